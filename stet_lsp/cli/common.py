@@ -1,0 +1,57 @@
+"""What every `stet` command shares: where it runs, which target, how it prints JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.targets import Target, resolve_target
+
+JSON_VERSION = 1
+
+
+def target_options() -> argparse.ArgumentParser:
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument(
+        "--target",
+        metavar="NAME",
+        help="an explicit target (a pull request, say) instead of the current branch",
+    )
+    options.add_argument(
+        "-C",
+        dest="directory",
+        metavar="DIR",
+        default=".",
+        help="run as if started in DIR (any folder inside the repository)",
+    )
+    return options
+
+
+def json_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON (see docs/cli.md)")
+
+
+def target_of(args: argparse.Namespace) -> Target:
+    return resolve_target(Path(args.directory), args.target)
+
+
+def sheet_of(args: argparse.Namespace) -> StyleSheet:
+    return StyleSheet(target_of(args))
+
+
+def target_json(target: Target) -> dict[str, Any]:
+    return {"kind": target.kind, "name": target.name, "key": target.key}
+
+
+def print_json(document: dict[str, Any]) -> None:
+    json.dump({"version": JSON_VERSION, **document}, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def read_text_argument(text: str) -> str:
+    """`-` reads the text from standard input (for multi-line notes from a harness)."""
+    return sys.stdin.read() if text == "-" else text

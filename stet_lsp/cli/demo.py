@@ -1,0 +1,111 @@
+"""`stet demo`: the flows that exist, walked through in a throwaway repository."""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from stet_lsp.core.anchors import make_anchor
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.targets import resolve_target
+
+_SERVICE = '''"""Payments service."""
+
+import requests
+
+
+def charge(customer, amount):
+    response = requests.post("https://payments.invalid/charge", json={"amount": amount})
+    return response.json()
+'''
+
+
+def register(commands: Any) -> None:
+    demo = commands.add_parser("demo", help="walk through Stet in a throwaway repository")
+    demo.add_argument("--keep", action="store_true", help="keep the repository afterwards")
+    demo.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.keep:
+        folder = Path(tempfile.mkdtemp(prefix="stet-demo-"))
+        _walk(folder)
+        print(f"\nThe repository is kept at {folder}")
+    else:
+        with tempfile.TemporaryDirectory(prefix="stet-demo-") as name:
+            _walk(Path(name))
+    return 0
+
+
+def _step(title: str) -> None:
+    print(f"\n== {title}")
+
+
+def _walk(folder: Path) -> None:
+    _step(f"A repository on branch feature/payments-retry ({folder})")
+    repo = pygit2.init_repository(str(folder), initial_head="feature/payments-retry")
+    service = folder / "payments.py"
+    service.write_text(_SERVICE, encoding="utf-8")
+    _commit(repo, "payments.py", "Add the payments service")
+    target = resolve_target(folder)
+    sheet = StyleSheet(target)
+    print(f"target: {target.label}; style sheet: {target.sheet_path.relative_to(folder)}")
+
+    _step("The agent records what it learned (stet note add --author agent …)")
+    learned = sheet.add(
+        "HTTP calls go through payments.http.session(), which retries and times out.",
+        kind="convention",
+        author="agent",
+    )
+    ruled_out = sheet.add(
+        "Tried urllib3's Retry on requests directly: it retries POSTs, double-charging.",
+        kind="ruled-out",
+        author="agent",
+    )
+    print(f"agent entries {learned.id} (convention) and {ruled_out.id} (ruled-out)")
+
+    _step("The reviewer marks up the galley at payments.py:7 (stet note add --file --line)")
+    markup = sheet.add(
+        "No bare requests.post here: use the session helper, it has the idempotency key.",
+        kind="markup",
+        author="human",
+        anchor=make_anchor(folder, service, 7),
+    )
+    print(f"human entry {markup.id} anchored to payments.py:7")
+
+    _step("Someone adds six lines above the anchored line")
+    service.write_text(
+        _SERVICE.replace('"""Payments service."""\n', '"""Payments service."""\n' + "#\n" * 6),
+        encoding="utf-8",
+    )
+    line = sheet.current_lines([markup])[markup.id]
+    print(f"{markup.id} is found again at payments.py:{line} (it was anchored at line 7)")
+
+    _step("The style sheet is plain Markdown, readable and editable by hand")
+    print(target.sheet_path.read_text(encoding="utf-8"), end="")
+
+    _step("The brief for the next agent run (stet brief)")
+    print(sheet.brief().text, end="")
+
+    _step("Pause without forgetting (stet pause; stet resume)")
+    sheet.pause()
+    try:
+        sheet.add("This should not be recorded.", author="agent")
+    except StetError as error:
+        print(f"refused: {error}")
+    sheet.resume()
+    print(f"resumed; still {len(sheet.entries())} entries")
+
+
+def _commit(repo: pygit2.Repository, path: str, message: str) -> None:
+    repo.index.add(path)
+    repo.index.write()
+    tree = repo.index.write_tree()
+    signature = pygit2.Signature("Stet demo", "demo@stet.invalid")
+    parents = [] if repo.head_is_unborn else [repo.head.target]
+    repo.create_commit("HEAD", signature, signature, message, tree, parents)

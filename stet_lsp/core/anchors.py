@@ -1,0 +1,120 @@
+"""Anchors: a path, a line and that line's text, found again after the code around it moves."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.model import Anchor, Entry
+
+ANCHOR_TEXT_LIMIT = 200
+_FUZZY_CUTOFF = 0.8
+
+
+def relative_path(root: Path, path: Path | str) -> str:
+    """`path` (absolute, or relative to the current folder) as a repository-relative POSIX path."""
+    absolute = Path(path).resolve()
+    try:
+        return absolute.relative_to(root).as_posix()
+    except ValueError:
+        raise StetError(f"{path} is outside the repository {root}") from None
+
+
+def line_key(line: str) -> str:
+    return line.strip()[:ANCHOR_TEXT_LIMIT]
+
+
+def make_anchor(root: Path, path: Path | str, line: int, text: str | None = None) -> Anchor:
+    """Anchor to `line` (1-based) of `path`; `text` is the file's content when the caller has
+    it (an editor buffer), else the file is read from disk."""
+    relative = relative_path(root, path)
+    if text is None:
+        text = read_text(root / relative)
+    lines = text.splitlines()
+    if not 1 <= line <= max(len(lines), 1):
+        raise StetError(f"{relative} has {len(lines)} lines; line {line} does not exist")
+    return Anchor(relative, line, line_key(lines[line - 1]) if lines else "")
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        raise StetError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise StetError(f"{path} is a folder, not a file") from None
+
+
+def locate(anchor: Anchor, lines: list[str]) -> int | None:
+    """The 1-based line where the anchored text is now, or None when it is gone.
+
+    The anchored line itself if unchanged; else the nearest line with the same text; else
+    the most similar line (a small edit to the line itself), nearest first on ties.
+    """
+    wanted = anchor.text
+    if 1 <= anchor.line <= len(lines) and line_key(lines[anchor.line - 1]) == wanted:
+        return anchor.line
+    if not wanted:
+        return anchor.line if anchor.line <= len(lines) else None
+    exact = [number for number, line in enumerate(lines, 1) if line_key(line) == wanted]
+    if exact:
+        return min(exact, key=lambda number: abs(number - anchor.line))
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(wanted)
+    best: tuple[float, int] | None = None
+    for number, line in enumerate(lines, 1):
+        key = line_key(line)
+        if not key:
+            continue
+        matcher.set_seq1(key)
+        if matcher.real_quick_ratio() < _FUZZY_CUTOFF or matcher.quick_ratio() < _FUZZY_CUTOFF:
+            continue
+        ratio = matcher.ratio()
+        if ratio >= _FUZZY_CUTOFF:
+            rank = (ratio, -abs(number - anchor.line))
+            if best is None or rank > (best[0], -abs(best[1] - anchor.line)):
+                best = (ratio, number)
+    return best[1] if best else None
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where an anchored entry is now: `line` is None when its anchor is lost."""
+
+    entry: Entry
+    line: int | None
+
+    @property
+    def lost(self) -> bool:
+        return self.line is None
+
+
+def place(
+    root: Path, entries: Iterable[Entry], texts: dict[str, str] | None = None
+) -> list[Placement]:
+    """Locate each anchored entry, reading each file once; `texts` overrides disk content by
+    repository-relative path (open editor buffers)."""
+    cache: dict[str, list[str] | None] = {}
+    placements = []
+    for entry in entries:
+        if entry.anchor is None:
+            continue
+        path = entry.anchor.path
+        if path not in cache:
+            cache[path] = _lines(root, path, texts)
+        lines = cache[path]
+        placements.append(Placement(entry, None if lines is None else locate(entry.anchor, lines)))
+    return placements
+
+
+def _lines(root: Path, path: str, texts: dict[str, str] | None) -> list[str] | None:
+    if texts is not None and path in texts:
+        return texts[path].splitlines()
+    file = root / path
+    try:
+        return file.read_bytes().decode("utf-8", errors="replace").splitlines()
+    except OSError:
+        return None

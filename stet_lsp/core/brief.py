@@ -1,0 +1,103 @@
+"""The brief: a target's style sheet as a deterministic, token-budgeted block for an agent."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from stet_lsp.core.model import KINDS, SECTION_TITLES, Entry, Kind
+
+DEFAULT_BUDGET = 800
+HEADING = "## Style sheet"
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free estimate (about four characters a token), the same on every machine."""
+    return (len(text) + 3) // 4
+
+
+@dataclass(frozen=True)
+class Brief:
+    text: str
+    included: int
+    left_out: int
+    tokens: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "included": self.included,
+            "left_out": self.left_out,
+            "tokens": self.tokens,
+        }
+
+
+def preamble(label: str) -> str:
+    return (
+        f"{HEADING}\n\n"
+        f"Working context recorded on this branch ({label}) by agents and reviewers during "
+        "earlier runs. Treat these entries as context for this branch, not as rules: where they "
+        "conflict with the repository's instructions or its house style (skills), those win.\n"
+    )
+
+
+def render_brief(
+    label: str,
+    entries: Iterable[Entry],
+    budget: int = DEFAULT_BUDGET,
+    lines: Mapping[str, int | None] | None = None,
+) -> Brief:
+    """Open entries, by kind then newest first, as many as fit in `budget` tokens; the block
+    says how many were left out. `lines` gives anchored entries' current lines by id."""
+    candidates = sorted(
+        (entry for entry in entries if entry.status == "open"),
+        key=lambda entry: (KINDS.index(entry.kind), -entry.created.timestamp(), entry.id),
+    )
+    head = preamble(label)
+    if not candidates:
+        text = head + "\nNo entries yet.\n"
+        return Brief(text, 0, 0, estimate_tokens(text))
+    # Reserve room for the note on left-out entries, so adding it never breaks the budget.
+    reserve = estimate_tokens(_left_out_note(len(candidates), budget))
+    spent = estimate_tokens(head) + reserve
+    chosen: list[Entry] = []
+    titled: set[Kind] = set()
+    for entry in candidates:
+        cost = estimate_tokens(_line(entry, lines or {}))
+        if entry.kind not in titled:
+            cost += estimate_tokens(_title(entry.kind))
+        if spent + cost <= budget:
+            chosen.append(entry)
+            titled.add(entry.kind)
+            spent += cost
+    parts = [head]
+    kind = None
+    for entry in chosen:
+        if entry.kind != kind:
+            kind = entry.kind
+            parts.append(_title(kind))
+        parts.append(_line(entry, lines or {}))
+    left_out = len(candidates) - len(chosen)
+    if left_out:
+        parts.append("\n" + _left_out_note(left_out, budget))
+    text = "".join(parts)
+    return Brief(text, len(chosen), left_out, estimate_tokens(text))
+
+
+def _title(kind: Kind) -> str:
+    return f"\n### {SECTION_TITLES[kind]}\n\n"
+
+
+def _line(entry: Entry, lines: Mapping[str, int | None]) -> str:
+    where = ""
+    if entry.anchor:
+        line = lines.get(entry.id, entry.anchor.line)
+        where = f" ({entry.anchor.path}:{line})" if line else f" ({entry.anchor.path}, line gone)"
+    first, *rest = entry.text.split("\n")
+    body = [f"- {first}{where}"] + [f"  {line}" if line else "" for line in rest]
+    return "\n".join(body) + "\n"
+
+
+def _left_out_note(count: int, budget: int) -> str:
+    noun = "entry" if count == 1 else "entries"
+    return f"_{count} more {noun} left out to fit {budget} tokens (`stet note list` shows all)._\n"

@@ -1,0 +1,304 @@
+"""One target's style sheet on disk: safe concurrent writes and the operations on entries."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from filelock import FileLock, Timeout
+
+from stet_lsp.core.anchors import place
+from stet_lsp.core.brief import DEFAULT_BUDGET, Brief, render_brief
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.model import (
+    AUTHORS,
+    KINDS,
+    STATUSES,
+    Anchor,
+    Author,
+    Entry,
+    Kind,
+    Status,
+    choice,
+    format_time,
+    utc_now,
+)
+from stet_lsp.core.sheet_format import (
+    SheetDocument,
+    SheetMeta,
+    new_document,
+    normalize_text,
+)
+from stet_lsp.core.targets import STET_DIR, Target
+
+LOCK_TIMEOUT_SECONDS = 15.0
+_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
+
+Via = Literal["direct", "margin"]
+
+
+@dataclass(frozen=True)
+class EntryFilter:
+    kind: Kind | None = None
+    author: Author | None = None
+    status: Status | None = None
+    file: str | None = None
+    """A repository-relative path: entries anchored in it."""
+
+    def __call__(self, entry: Entry) -> bool:
+        return (
+            (self.kind is None or entry.kind == self.kind)
+            and (self.author is None or entry.author == self.author)
+            and (self.status is None or entry.status == self.status)
+            and (self.file is None or (entry.anchor is not None and entry.anchor.path == self.file))
+        )
+
+
+def check_kind(value: str) -> Kind:
+    return _checked(value, KINDS, "kind")
+
+
+def check_author(value: str) -> Author:
+    return _checked(value, AUTHORS, "author")
+
+
+def check_status(value: str) -> Status:
+    return _checked(value, STATUSES, "status")
+
+
+_Choice = TypeVar("_Choice", bound=str)
+
+
+def _checked(value: str, allowed: tuple[_Choice, ...], what: str) -> _Choice:
+    try:
+        return choice(value, allowed, what)
+    except ValueError as error:
+        raise StetError(str(error)) from None
+
+
+class StyleSheet:
+    """The style sheet of one target. Every write holds the sheet's lock for a whole
+    read-modify-write and replaces the file atomically, so concurrent writers (CLI, server,
+    agents) never lose an entry and a crash never leaves a torn file."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self.path = target.sheet_path
+
+    # -- reading -----------------------------------------------------------------------
+
+    def read(self) -> SheetDocument:
+        """The sheet as it is on disk now (an empty one if it does not exist yet)."""
+        try:
+            data = self.path.read_bytes()
+            modified = datetime.fromtimestamp(self.path.stat().st_mtime, UTC)
+        except FileNotFoundError:
+            return self._new_document()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise StetError(
+                f"{self.path} is not UTF-8 (byte {error.start}); "
+                "fix or move it, nothing was changed"
+            ) from None
+        document = SheetDocument.parse(text, hand_written_time=modified.replace(microsecond=0))
+        self._check_owner(document)
+        return document
+
+    def entries(self, where: EntryFilter | None = None) -> list[Entry]:
+        return [entry for entry in self.read().entries() if where is None or where(entry)]
+
+    def get(self, entry_id: str) -> Entry:
+        return _find(self.read(), entry_id)
+
+    def current_lines(
+        self, entries: list[Entry], texts: dict[str, str] | None = None
+    ) -> dict[str, int | None]:
+        """Where each anchored entry's line is now (None: anchor lost), by entry id."""
+        return {p.entry.id: p.line for p in place(self.target.root, entries, texts)}
+
+    def brief(self, budget: int = DEFAULT_BUDGET) -> Brief:
+        entries = self.entries()
+        return render_brief(self.target.label, entries, budget, self.current_lines(entries))
+
+    def pause_state(self) -> tuple[bool, datetime | None]:
+        meta = self.read().meta
+        return _is_paused(meta), meta.paused_until if _is_paused(meta) else None
+
+    # -- writing -----------------------------------------------------------------------
+
+    def add(
+        self,
+        text: str,
+        *,
+        kind: Kind = "note",
+        author: Author = "human",
+        anchor: Anchor | None = None,
+        via: Via = "direct",
+    ) -> Entry:
+        body = normalize_text(text)
+        if not body:
+            raise StetError("an entry needs some text")
+        with self.edit() as document:
+            if (author == "agent" or via == "margin") and _is_paused(document.meta):
+                raise StetError(self._paused_message(document.meta))
+            entry = Entry(
+                id=_new_id(document),
+                kind=kind,
+                author=author,
+                text=body,
+                created=utc_now(),
+                anchor=anchor,
+            )
+            document.add(entry)
+        return entry
+
+    def edit_text(self, entry_id: str, text: str) -> Entry:
+        body = normalize_text(text)
+        if not body:
+            raise StetError("an entry needs some text; to remove one, discard it")
+        with self.edit() as document:
+            entry = _find(document, entry_id)
+            entry.text = body
+            document.touch(entry_id)
+        return entry
+
+    def set_status(self, entry_id: str, status: Status) -> Entry:
+        with self.edit() as document:
+            entry = _find(document, entry_id)
+            entry.status = status
+            document.touch(entry_id)
+        return entry
+
+    def reanchor(self, texts: dict[str, str] | None = None) -> list[Entry]:
+        """Store the current line of every open anchored entry whose code moved."""
+        moved = []
+        with self.edit() as document:
+            open_entries = [entry for entry in document.entries() if entry.status == "open"]
+            for placement in place(self.target.root, open_entries, texts):
+                anchor = placement.entry.anchor
+                if placement.line is not None and anchor and placement.line != anchor.line:
+                    placement.entry.anchor = replace(anchor, line=placement.line)
+                    document.touch(placement.entry.id)
+                    moved.append(placement.entry)
+        return moved
+
+    def pause(self, until: datetime | None = None) -> None:
+        if until is not None and until <= utc_now():
+            raise StetError(f"{format_time(until)} is in the past")
+        with self.edit() as document:
+            document.set_meta(replace(document.meta, paused=True, paused_until=until))
+
+    def resume(self) -> None:
+        with self.edit() as document:
+            document.set_meta(replace(document.meta, paused=False, paused_until=None))
+
+    @contextmanager
+    def edit(self) -> Iterator[SheetDocument]:
+        """Read, let the caller change, and write back atomically, all under the lock."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_stet_gitignore(self.target.root)
+        lock = FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT_SECONDS)
+        try:
+            with lock:
+                document = self.read()
+                yield document
+                self._write(document.render())
+        except Timeout:
+            raise StetError(
+                f"the style sheet is locked by another process ({lock.lock_file}); try again"
+            ) from None
+
+    def _write(self, text: str) -> None:
+        folder = self.path.parent
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=folder)
+        try:
+            with os.fdopen(descriptor, "wb") as stream:
+                stream.write(text.encode("utf-8"))
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temporary, self.path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        _fsync_folder(folder)
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _new_document(self) -> SheetDocument:
+        return new_document(self.target.kind, self.target.name, self.target.label)
+
+    def _check_owner(self, document: SheetDocument) -> None:
+        meta = document.meta
+        if meta.target_name and (meta.target_kind, meta.target_name) != (
+            self.target.kind,
+            self.target.name,
+        ):
+            raise StetError(
+                f"{self.path} belongs to target {meta.target_name!r}, not {self.target.name!r}; "
+                "nothing was changed"
+            )
+        if not meta.target_name:
+            document.set_meta(
+                replace(meta, target_kind=self.target.kind, target_name=self.target.name)
+            )
+
+    def _paused_message(self, meta: SheetMeta) -> str:
+        until = f" until {format_time(meta.paused_until)}" if meta.paused_until else ""
+        return (
+            f"the style sheet of {self.target.label} is paused{until}: new agent and margin "
+            "notes are not recorded (nothing was removed; `stet resume` resumes)"
+        )
+
+
+def _is_paused(meta: SheetMeta) -> bool:
+    return meta.paused and (meta.paused_until is None or meta.paused_until > utc_now())
+
+
+def _find(document: SheetDocument, entry_id: str) -> Entry:
+    entry = document.find(entry_id)
+    if entry is None:
+        raise StetError(f"no entry with id {entry_id!r} in this style sheet")
+    return entry
+
+
+def _new_id(document: SheetDocument) -> str:
+    while True:
+        candidate = "".join(secrets.choice(_ID_ALPHABET) for _ in range(6))
+        if document.find(candidate) is None:
+            return candidate
+
+
+def ensure_stet_gitignore(root: Path) -> None:
+    """`.stet/.gitignore` ignores `cache/`, so a style sheet is never committed by accident."""
+    path = root / STET_DIR / ".gitignore"
+    path.parent.mkdir(exist_ok=True)
+    try:
+        current = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        current = None
+    if current is not None and any(
+        line.strip() in {"cache/", "/cache/", "cache", "/cache"} for line in current.splitlines()
+    ):
+        return
+    with path.open("a", encoding="utf-8") as stream:
+        if current and not current.endswith("\n"):
+            stream.write("\n")
+        stream.write("cache/\n")
+
+
+def _fsync_folder(folder: Path) -> None:
+    if os.name != "posix":
+        return
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

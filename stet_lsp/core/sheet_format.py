@@ -1,0 +1,520 @@
+"""The style sheet's Markdown format: parse, edit in place, render.
+
+Every line of the file belongs to exactly one block, and a block nobody changed renders as
+the bytes it was read from, so reading and writing back an unchanged sheet is byte-identical
+and hand formatting survives. Only entries that changed are rendered in the canonical form.
+See docs/style-sheet.md for the format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from stet_lsp.core.model import (
+    AUTHORS,
+    KINDS,
+    SECTION_TITLES,
+    STATUSES,
+    Anchor,
+    Author,
+    Entry,
+    Kind,
+    Status,
+    choice,
+    format_time,
+    parse_time,
+)
+
+FORMAT_VERSION = 1
+
+_HEADING = re.compile(r"##[ \t]+(.*?)[ \t#]*$")
+_BULLET = re.compile(r"[-*+][ \t]+")
+_ENTRY_META = re.compile(r"[ \t]*<!--[ \t]*stet[ \t]+(.*?)[ \t]*-->[ \t]*$")
+_SHEET_META = re.compile(r"<!--[ \t]*stet-sheet\b(.*?)-->[ \t]*$")
+_FIELD = re.compile(r'([A-Za-z][\w-]*)=("(?:[^"\\]|\\.)*"|[^\s"]+)')
+_BARE_VALUE = re.compile(r"[A-Za-z0-9._:/@+,-]+")
+_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
+
+# A heading names its kind by title or by kind id, case-insensitively.
+_TITLE_TO_KIND: dict[str, Kind] = {
+    **{title.lower(): kind for kind, title in SECTION_TITLES.items()},
+    **{kind: kind for kind in KINDS},
+    "ruled out": "ruled-out",
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something in the sheet that could not be read as an entry; it is kept as written."""
+
+    line: int
+    code: str
+    message: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"line": self.line, "code": self.code, "message": self.message}
+
+
+@dataclass
+class SheetMeta:
+    target_kind: str
+    target_name: str
+    paused: bool = False
+    paused_until: datetime | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class RawBlock:
+    text: str
+
+
+@dataclass
+class EntryBlock:
+    entry: Entry
+    raw: str | None
+    """The source text; None once the entry changed and must be rendered anew."""
+
+
+Block = RawBlock | EntryBlock
+
+
+@dataclass
+class Section:
+    heading: str
+    kind: Kind | None
+    items: list[Block] = field(default_factory=list)
+
+
+def encode_value(value: str) -> str:
+    if _BARE_VALUE.fullmatch(value) and "--" not in value:
+        return value
+    # Escaping ">" keeps "-->" out of the comment whatever the value holds.
+    return json.dumps(value, ensure_ascii=False).replace(">", "\\u003e").replace("--", "-\\u002d")
+
+
+def decode_value(raw: str) -> str:
+    if raw.startswith('"'):
+        value = json.loads(raw)
+        if not isinstance(value, str):
+            raise ValueError(f"not a string: {raw}")
+        return value
+    return raw
+
+
+def parse_fields(text: str) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    position = 0
+    for match in _FIELD.finditer(text):
+        if text[position : match.start()].strip():
+            raise ValueError(f"cannot read {text[position : match.start()].strip()!r}")
+        fields[match.group(1)] = decode_value(match.group(2))
+        position = match.end()
+    if text[position:].strip():
+        raise ValueError(f"cannot read {text[position:].strip()!r}")
+    return fields
+
+
+def render_fields(fields: dict[str, str]) -> str:
+    return " ".join(f"{key}={encode_value(value)}" for key, value in fields.items())
+
+
+def normalize_text(text: str) -> str:
+    """Entry text as stored: no outer blank lines, no trailing spaces, tabs kept."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines)
+
+
+def provisional_id(kind: str, text: str, occurrence: int) -> str:
+    """The id a hand-written entry gets: derived from its content, so it is the same id at
+    every read until the next write stores it."""
+    digest = hashlib.sha256(f"{kind}\0{text}\0{occurrence}".encode()).digest()
+    return "".join(_ID_ALPHABET[byte % 32] for byte in digest[:6])
+
+
+def render_entry(entry: Entry) -> str:
+    fields = {
+        "id": entry.id,
+        "author": entry.author,
+        "status": entry.status,
+        "created": format_time(entry.created),
+    }
+    if entry.anchor is not None:
+        fields["anchor"] = f"{entry.anchor.path}:{entry.anchor.line}"
+        fields["anchor-text"] = entry.anchor.text
+    fields.update(entry.extra)
+    first, *rest = entry.text.split("\n")
+    lines = [f"- {first} <!-- stet {render_fields(fields)} -->"]
+    lines.extend(f"  {line}" if line else "" for line in rest)
+    return "\n".join(lines) + "\n"
+
+
+def _entry_from_fields(kind: Kind, text: str, fields: dict[str, str], line: int) -> Entry:
+    known = {"id", "author", "status", "created", "anchor", "anchor-text"}
+    entry_id = fields.get("id", "")
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", entry_id):
+        raise ValueError(f"missing or invalid id {entry_id!r}")
+    anchor = None
+    if "anchor" in fields:
+        path, _, number = fields["anchor"].rpartition(":")
+        if not path or not number.isdigit() or int(number) < 1:
+            raise ValueError(f"anchor {fields['anchor']!r} is not PATH:LINE")
+        anchor = Anchor(path, int(number), fields.get("anchor-text", ""))
+    return Entry(
+        id=entry_id,
+        kind=kind,
+        author=choice(fields.get("author", "human"), AUTHORS, "author"),
+        status=choice(fields.get("status", "open"), STATUSES, "status"),
+        text=text,
+        created=parse_time(fields["created"]) if "created" in fields else _EPOCH,
+        anchor=anchor,
+        extra={key: value for key, value in fields.items() if key not in known},
+        source_line=line,
+    )
+
+
+_EPOCH = parse_time("1970-01-01T00:00:00Z")
+
+
+class SheetDocument:
+    """A parsed style sheet that can be edited in place and rendered back."""
+
+    def __init__(self, preamble: list[str], sections: list[Section]) -> None:
+        self.preamble = preamble
+        self.sections = sections
+        self.problems: list[Problem] = []
+        self.meta = SheetMeta("", "")
+        self._meta_line: int | None = None
+        self._meta_dirty = False
+        self._index: dict[str, EntryBlock] | None = None
+
+    # -- reading -----------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, text: str, *, hand_written_time: datetime | None = None) -> SheetDocument:
+        lines = text.split("\n")
+        ends = [line + "\n" for line in lines[:-1]]
+        if lines[-1]:
+            ends.append(lines[-1])
+        return _Parser(ends, hand_written_time or _EPOCH).parse()
+
+    def entries(self) -> Iterator[Entry]:
+        for section in self.sections:
+            for item in section.items:
+                if isinstance(item, EntryBlock):
+                    yield item.entry
+
+    def find(self, entry_id: str) -> Entry | None:
+        if self._index is None:
+            self._index = {}
+            for section in self.sections:
+                for item in section.items:
+                    if isinstance(item, EntryBlock):
+                        self._index[item.entry.id] = item
+        block = self._index.get(entry_id)
+        return block.entry if block else None
+
+    @property
+    def dirty(self) -> bool:
+        return self._meta_dirty or any(
+            isinstance(item, EntryBlock) and item.raw is None
+            for section in self.sections
+            for item in section.items
+        )
+
+    # -- editing -----------------------------------------------------------------------
+
+    def set_meta(self, meta: SheetMeta) -> None:
+        self.meta = meta
+        self._meta_dirty = True
+
+    def touch(self, entry_id: str) -> None:
+        """Mark an entry as changed so it is rendered anew."""
+        self.find(entry_id)
+        assert self._index is not None
+        self._index[entry_id].raw = None
+
+    def add(self, entry: Entry) -> None:
+        section = self._section_for(entry.kind)
+        position = len(section.items)
+        while position > 0 and _is_blank(section.items[position - 1]):
+            position -= 1
+        if position == 0 and section.items:
+            position = 1  # after the blank line under the heading
+        if position > 0:
+            _end_with_newline(section.items[position - 1])
+        section.items.insert(position, EntryBlock(entry, None))
+        if position == len(section.items) - 1 and section is not self.sections[-1]:
+            section.items.append(RawBlock("\n"))
+        if self._index is not None:
+            self._index[entry.id] = section.items[position]  # type: ignore[assignment]
+
+    def _section_for(self, kind: Kind) -> Section:
+        for section in self.sections:
+            if section.kind == kind:
+                return section
+        order = KINDS.index(kind)
+        position = len(self.sections)
+        for number, section in enumerate(self.sections):
+            if section.kind is not None and KINDS.index(section.kind) > order:
+                position = number
+                break
+        before = self.sections[position - 1].items if position > 0 else None
+        if before is not None:
+            if before and not _is_blank(before[-1]):
+                _end_with_newline(before[-1])
+                before.append(RawBlock("\n"))
+        elif self.preamble:
+            if not self.preamble[-1].endswith("\n"):
+                self.preamble[-1] += "\n"
+            if self.preamble[-1].strip():
+                self.preamble.append("\n")
+        section = Section(f"## {SECTION_TITLES[kind]}\n", kind, [RawBlock("\n")])
+        self.sections.insert(position, section)
+        return section
+
+    # -- writing -----------------------------------------------------------------------
+
+    def render(self) -> str:
+        parts = list(self.preamble)
+        if self._meta_dirty:
+            rendered = render_sheet_meta(self.meta)
+            if self._meta_line is None:
+                insert_at = 1 if parts and parts[0].startswith("# ") else 0
+                parts.insert(insert_at, rendered)
+            else:
+                ending = "\r\n" if parts[self._meta_line].endswith("\r\n") else "\n"
+                parts[self._meta_line] = rendered.rstrip("\n") + ending
+        for section in self.sections:
+            parts.append(section.heading)
+            for item in section.items:
+                if isinstance(item, RawBlock):
+                    parts.append(item.text)
+                else:
+                    parts.append(item.raw if item.raw is not None else render_entry(item.entry))
+        return "".join(parts)
+
+
+def render_sheet_meta(meta: SheetMeta) -> str:
+    fields = {"version": str(FORMAT_VERSION), "kind": meta.target_kind, "target": meta.target_name}
+    if meta.paused:
+        fields["paused"] = "true"
+        if meta.paused_until is not None:
+            fields["paused-until"] = format_time(meta.paused_until)
+    fields.update(meta.extra)
+    return f"<!-- stet-sheet {render_fields(fields)} -->\n"
+
+
+def new_document(target_kind: str, target_name: str, label: str) -> SheetDocument:
+    title = "".join(char if char.isprintable() else "\ufffd" for char in label)
+    preamble = [
+        f"# Style sheet: {title}\n",
+        "PLACEHOLDER",
+        "\n",
+        "Working memory for this target: local to this machine, never committed. Agents and\n",
+        "people both write here. Edit freely: a line you add under a heading becomes an entry\n",
+        "at the next write. An entry becomes durable only by graduation.\n",
+        "\n",
+    ]
+    sections = [Section(f"## {SECTION_TITLES[kind]}\n", kind, [RawBlock("\n")]) for kind in KINDS]
+    document = SheetDocument(preamble, sections)
+    document._meta_line = 1
+    document.set_meta(SheetMeta(target_kind, target_name))
+    return document
+
+
+def _is_blank(item: Block) -> bool:
+    return isinstance(item, RawBlock) and not item.text.strip()
+
+
+def _end_with_newline(item: Block) -> None:
+    if isinstance(item, RawBlock):
+        if not item.text.endswith("\n"):
+            item.text += "\n"
+    elif item.raw is not None and not item.raw.endswith("\n"):
+        item.raw += "\n"
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+class _Parser:
+    def __init__(self, lines: list[str], hand_written_time: datetime) -> None:
+        self.lines = lines
+        self.hand_written_time = hand_written_time
+        self.problems: list[Problem] = []
+        self.first_seen: dict[str, int] = {}
+        self.occurrences: dict[tuple[str, str], int] = {}
+
+    def parse(self) -> SheetDocument:
+        lines = self.lines
+        count = len(lines)
+        number = 0
+        preamble: list[str] = []
+        meta_line: int | None = None
+        meta: SheetMeta | None = None
+        while number < count and not _HEADING.match(lines[number].rstrip("\r\n")):
+            match = _SHEET_META.match(lines[number].rstrip("\r\n"))
+            if match and meta_line is None:
+                meta_line = len(preamble)
+                meta = self._sheet_meta(match.group(1), number + 1)
+            preamble.append(lines[number])
+            number += 1
+        sections: list[Section] = []
+        while number < count:
+            heading = lines[number]
+            title = _HEADING.match(heading.rstrip("\r\n"))
+            assert title is not None
+            kind = _TITLE_TO_KIND.get(title.group(1).strip().lower())
+            if kind is None:
+                self.problems.append(
+                    Problem(
+                        number + 1,
+                        "unknown-section",
+                        f"unknown section {title.group(1)!r}: its lines are kept but are "
+                        f"not entries (sections: {', '.join(SECTION_TITLES.values())})",
+                    )
+                )
+            section = Section(heading, kind)
+            sections.append(section)
+            number = self._section_body(section, number + 1)
+        document = SheetDocument(preamble, sections)
+        document.problems = self.problems
+        document._meta_line = meta_line
+        if meta is not None:
+            document.meta = meta
+        return document
+
+    def _sheet_meta(self, text: str, line: int) -> SheetMeta | None:
+        try:
+            fields = parse_fields(text)
+            until = fields.pop("paused-until", None)
+            meta = SheetMeta(
+                target_kind=fields.pop("kind", ""),
+                target_name=fields.pop("target", ""),
+                paused=fields.pop("paused", "false") == "true",
+                paused_until=parse_time(until) if until else None,
+            )
+            fields.pop("version", None)
+            meta.extra = fields
+            return meta
+        except ValueError as error:
+            self.problems.append(Problem(line, "malformed-header", f"sheet header: {error}"))
+            return None
+
+    def _section_body(self, section: Section, number: int) -> int:
+        lines = self.lines
+        count = len(lines)
+        items = section.items
+        while number < count:
+            line = lines[number]
+            bare = line.rstrip("\r\n")
+            if bare.startswith("##") and _HEADING.match(bare):
+                break
+            if not bare.strip():
+                items.append(RawBlock(line))
+                number += 1
+                continue
+            if bare[0] in " \t":
+                self.problems.append(
+                    Problem(number + 1, "stray-line", "indented line outside an entry: kept as is")
+                )
+                items.append(RawBlock(line))
+                number += 1
+                continue
+            if section.kind is None or bare[0] == "#" or bare.startswith("<!--"):
+                items.append(RawBlock(line))
+                number += 1
+                continue
+            end = number + 1
+            last = number
+            while end < count:
+                following = lines[end].rstrip("\r\n")
+                if following and following[0] in " \t" and following.strip():
+                    last = end
+                elif following.strip():
+                    break
+                end += 1
+            items.append(self._entry_block(section.kind, number, last + 1))
+            number = last + 1
+        return number
+
+    def _entry_block(self, kind: Kind, start: int, stop: int) -> Block:
+        raw_lines = self.lines[start:stop]
+        raw = "".join(raw_lines)
+        first = raw_lines[0].rstrip("\r\n")
+        bullet = _BULLET.match(first)
+        if bullet:
+            first = first[bullet.end() :]
+        meta = _ENTRY_META.search(first) if "<!--" in first else None
+        if meta:
+            first = first[: meta.start()]
+        text = first.rstrip()
+        if len(raw_lines) > 1:
+            rest = [line.rstrip("\r\n").rstrip() for line in raw_lines[1:]]
+            depth = min(_indent(line) for line in rest if line)
+            text = normalize_text(text + "\n" + "\n".join(line[depth:] for line in rest))
+        if meta is None:
+            key = (kind, text)
+            occurrence = self.occurrences.get(key, 0)
+            self.occurrences[key] = occurrence + 1
+            entry = Entry(
+                id=provisional_id(kind, text, occurrence),
+                kind=kind,
+                author="human",
+                text=text,
+                created=self.hand_written_time,
+                source_line=start + 1,
+            )
+            return self._register(EntryBlock(entry, None), start, raw)
+        try:
+            entry = _entry_from_fields(kind, text, parse_fields(meta.group(1)), start + 1)
+        except (ValueError, KeyError) as error:
+            self.problems.append(Problem(start + 1, "malformed-entry", f"entry: {error}"))
+            return RawBlock(raw)
+        if not text:
+            self.problems.append(Problem(start + 1, "malformed-entry", "entry has no text"))
+            return RawBlock(raw)
+        return self._register(EntryBlock(entry, raw), start, raw)
+
+    def _register(self, block: EntryBlock, start: int, raw: str) -> Block:
+        entry_id = block.entry.id
+        if entry_id in self.first_seen:
+            self.problems.append(
+                Problem(
+                    start + 1,
+                    "duplicate-id",
+                    f"duplicate id {entry_id} (first at line {self.first_seen[entry_id]}): "
+                    "kept as written, not read as an entry",
+                )
+            )
+            return RawBlock(raw)
+        self.first_seen[entry_id] = start + 1
+        return block
+
+
+__all__ = [
+    "FORMAT_VERSION",
+    "Author",
+    "Block",
+    "EntryBlock",
+    "Problem",
+    "RawBlock",
+    "Section",
+    "SheetDocument",
+    "SheetMeta",
+    "Status",
+    "new_document",
+    "normalize_text",
+    "render_entry",
+]
