@@ -12,6 +12,7 @@ from stet_lsp.core.model import Anchor, Entry
 
 ANCHOR_TEXT_LIMIT = 200
 _FUZZY_CUTOFF = 0.8
+_FUZZY_MIN_LENGTH = 16  # shorter lines look alike too easily: only exact matches count
 
 
 def relative_path(root: Path, path: Path | str) -> str:
@@ -62,6 +63,8 @@ def locate(anchor: Anchor, lines: list[str]) -> int | None:
     exact = [number for number, line in enumerate(lines, 1) if line_key(line) == wanted]
     if exact:
         return min(exact, key=lambda number: abs(number - anchor.line))
+    if len(wanted) < _FUZZY_MIN_LENGTH:
+        return None
     matcher = difflib.SequenceMatcher(autojunk=False)
     matcher.set_seq2(wanted)
     best: tuple[float, int] | None = None

@@ -49,9 +49,13 @@ def render_brief(
 ) -> Brief:
     """Open entries, by kind then newest first, as many as fit in `budget` tokens; the block
     says how many were left out. `lines` gives anchored entries' current lines by id."""
+    # Newest first within a kind; entries created in the same second keep file order reversed
+    # (the later one was written later).
+    ordered = [entry for entry in entries if entry.status == "open"]
+    position = {id(entry): number for number, entry in enumerate(ordered)}
     candidates = sorted(
-        (entry for entry in entries if entry.status == "open"),
-        key=lambda entry: (KINDS.index(entry.kind), -entry.created.timestamp(), entry.id),
+        ordered,
+        key=lambda e: (KINDS.index(e.kind), -e.created.timestamp(), -position[id(e)]),
     )
     head = preamble(label)
     if not candidates:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pygit2
 
+from stet_lsp.core.sheet import TEMPORARY_SUFFIX
 from stet_lsp.core.sheet_format import SheetDocument
 from stet_lsp.core.targets import SHEETS_DIR, Target
 
@@ -40,6 +41,10 @@ def collect_garbage(
     branches = set(repo.branches.local)
     cutoff = (time.time() if now is None else now) - ttl_days * 86400
     removals = []
+    for leftover in folder.glob(f".*{TEMPORARY_SUFFIX}"):
+        # A writer killed between creating its temporary file and renaming it.
+        if leftover.stat().st_mtime < time.time() - 3600 and not dry_run:
+            leftover.unlink(missing_ok=True)
     for path in sorted(folder.glob("*.md")):
         if path == current.sheet_path:
             continue

@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -39,6 +39,7 @@ from stet_lsp.core.sheet_format import (
 from stet_lsp.core.targets import STET_DIR, Target
 
 LOCK_TIMEOUT_SECONDS = 15.0
+TEMPORARY_SUFFIX = ".tmp"
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 
 Via = Literal["direct", "margin"]
@@ -98,7 +99,6 @@ class StyleSheet:
         """The sheet as it is on disk now (an empty one if it does not exist yet)."""
         try:
             data = self.path.read_bytes()
-            modified = datetime.fromtimestamp(self.path.stat().st_mtime, UTC)
         except FileNotFoundError:
             return self._new_document()
         try:
@@ -108,7 +108,7 @@ class StyleSheet:
                 f"{self.path} is not UTF-8 (byte {error.start}); "
                 "fix or move it, nothing was changed"
             ) from None
-        document = SheetDocument.parse(text, hand_written_time=modified.replace(microsecond=0))
+        document = SheetDocument.parse(text)
         self._check_owner(document)
         return document
 
@@ -210,6 +210,7 @@ class StyleSheet:
             with lock:
                 document = self.read()
                 yield document
+                document.adopt_hand_written(utc_now())
                 self._write(document.render())
         except Timeout:
             raise StetError(
@@ -218,7 +219,9 @@ class StyleSheet:
 
     def _write(self, text: str) -> None:
         folder = self.path.parent
-        descriptor, temporary = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=folder)
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=f".{self.path.name}.", suffix=TEMPORARY_SUFFIX, dir=folder
+        )
         try:
             with os.fdopen(descriptor, "wb") as stream:
                 stream.write(text.encode("utf-8"))

@@ -79,6 +79,8 @@ class EntryBlock:
     entry: Entry
     raw: str | None
     """The source text; None once the entry changed and must be rendered anew."""
+    hand_written: bool = False
+    """Written by a person without metadata: it gets its id stored at the next write."""
 
 
 Block = RawBlock | EntryBlock
@@ -131,6 +133,8 @@ def normalize_text(text: str) -> str:
         lines.pop(0)
     while lines and not lines[-1]:
         lines.pop()
+    if lines:
+        lines[0] = lines[0].lstrip()
     return "\n".join(lines)
 
 
@@ -200,12 +204,12 @@ class SheetDocument:
     # -- reading -----------------------------------------------------------------------
 
     @classmethod
-    def parse(cls, text: str, *, hand_written_time: datetime | None = None) -> SheetDocument:
+    def parse(cls, text: str) -> SheetDocument:
         lines = text.split("\n")
         ends = [line + "\n" for line in lines[:-1]]
         if lines[-1]:
             ends.append(lines[-1])
-        return _Parser(ends, hand_written_time or _EPOCH).parse()
+        return _Parser(ends).parse()
 
     def entries(self) -> Iterator[Entry]:
         for section in self.sections:
@@ -242,6 +246,15 @@ class SheetDocument:
         self.find(entry_id)
         assert self._index is not None
         self._index[entry_id].raw = None
+
+    def adopt_hand_written(self, moment: datetime) -> None:
+        """Store ids (and this creation time) for the entries a person wrote by hand."""
+        for section in self.sections:
+            for item in section.items:
+                if isinstance(item, EntryBlock) and item.hand_written:
+                    item.hand_written = False
+                    item.raw = None
+                    item.entry.created = moment
 
     def add(self, entry: Entry) -> None:
         section = self._section_for(entry.kind)
@@ -344,14 +357,17 @@ def _end_with_newline(item: Block) -> None:
         item.raw += "\n"
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
+def _unindent(line: str) -> str:
+    """Continuation lines are indented by two spaces (or a tab); deeper indentation is text."""
+    for prefix in ("  ", "\t", " "):
+        if line.startswith(prefix):
+            return line[len(prefix) :]
+    return line
 
 
 class _Parser:
-    def __init__(self, lines: list[str], hand_written_time: datetime) -> None:
+    def __init__(self, lines: list[str]) -> None:
         self.lines = lines
-        self.hand_written_time = hand_written_time
         self.problems: list[Problem] = []
         self.first_seen: dict[str, int] = {}
         self.occurrences: dict[tuple[str, str], int] = {}
@@ -461,9 +477,8 @@ class _Parser:
             first = first[: meta.start()]
         text = first.rstrip()
         if len(raw_lines) > 1:
-            rest = [line.rstrip("\r\n").rstrip() for line in raw_lines[1:]]
-            depth = min(_indent(line) for line in rest if line)
-            text = normalize_text(text + "\n" + "\n".join(line[depth:] for line in rest))
+            rest = [_unindent(line.rstrip("\r\n").rstrip()) for line in raw_lines[1:]]
+            text = normalize_text(text + "\n" + "\n".join(rest))
         if meta is None:
             key = (kind, text)
             occurrence = self.occurrences.get(key, 0)
@@ -473,10 +488,10 @@ class _Parser:
                 kind=kind,
                 author="human",
                 text=text,
-                created=self.hand_written_time,
+                created=_EPOCH,  # set when the entry is adopted at the next write
                 source_line=start + 1,
             )
-            return self._register(EntryBlock(entry, None), start, raw)
+            return self._register(EntryBlock(entry, raw, hand_written=True), start, raw)
         try:
             entry = _entry_from_fields(kind, text, parse_fields(meta.group(1)), start + 1)
         except (ValueError, KeyError) as error:

@@ -1,0 +1,206 @@
+"""The `stet` command line, in-process and as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pygit2
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+def test_note_lifecycle_from_a_subfolder(stet: Run, root: Path) -> None:
+    where = str(root / "src")
+    code, out, err = stet(
+        "note",
+        "add",
+        "Wrap errors with %w",
+        "--kind",
+        "convention",
+        "--author",
+        "agent",
+        "-C",
+        where,
+    )
+    assert (code, err) == (0, "")
+    entry_id = out.strip()
+    code, out, _ = stet(
+        "note",
+        "add",
+        "use the helper",
+        "--kind",
+        "markup",
+        "--file",
+        "app.py",
+        "--line",
+        "3",
+        "-C",
+        where,
+        "--json",
+    )
+    assert code == 0
+    anchored = json.loads(out)["entry"]
+    assert anchored["anchor"] == {"path": "src/app.py", "line": 3, "text": "line 3"}
+
+    code, out, _ = stet("note", "list", "-C", where)
+    assert entry_id in out and "[src/app.py:3]" in out
+
+    assert stet("note", "edit", entry_id, "Wrap errors with %w, always", "-C", where)[0] == 0
+    assert stet("note", "discard", anchored["id"], "-C", where)[0] == 0
+    code, out, _ = stet("note", "show", entry_id, "-C", where)
+    assert "Wrap errors with %w, always" in out and "status:  open" in out
+    code, out, _ = stet("note", "list", "--status", "discarded", "--json", "-C", where)
+    assert [e["id"] for e in json.loads(out)["entries"]] == [anchored["id"]]
+
+
+def test_list_json_is_the_documented_shape(stet: Run, root: Path) -> None:
+    stet("note", "add", "anchored", "--file", "src/app.py", "--line", "2", "-C", str(root))
+    code, out, _ = stet("note", "list", "--json", "-C", str(root))
+    assert code == 0
+    document = json.loads(out)
+    assert set(document) == {
+        "version",
+        "target",
+        "sheet",
+        "paused",
+        "paused_until",
+        "entries",
+        "problems",
+    }
+    assert document["version"] == 1
+    assert document["target"]["kind"] == "branch" and document["target"]["name"] == "main"
+    entry = document["entries"][0]
+    assert set(entry) == {
+        "id",
+        "kind",
+        "author",
+        "status",
+        "text",
+        "created",
+        "anchor",
+        "placement",
+    }
+    assert entry["placement"] == {"line": 2, "lost": False}
+
+
+def test_filters(stet: Run, root: Path) -> None:
+    r = str(root)
+    stet("note", "add", "a", "--kind", "convention", "--author", "agent", "-C", r)
+    stet("note", "add", "b", "--kind", "ruled-out", "-C", r)
+    stet("note", "add", "c", "--file", "README.md", "--line", "1", "-C", r)
+
+    def texts(*filters: str) -> list[str]:
+        return [
+            e["text"]
+            for e in json.loads(stet("note", "list", "--json", "-C", r, *filters)[1])["entries"]
+        ]
+
+    assert texts("--kind", "convention") == ["a"]
+    assert texts("--author", "human") == ["b", "c"]
+    assert texts("--file", "README.md") == ["c"]
+    assert texts("--status", "open") == ["a", "b", "c"]
+
+
+def test_target_option_keeps_targets_apart(stet: Run, root: Path) -> None:
+    r = str(root)
+    stet("note", "add", "for the PR", "--target", "pr-42", "-C", r)
+    stet("note", "add", "for the branch", "-C", r)
+    pr = json.loads(stet("note", "list", "--json", "--target", "pr-42", "-C", r)[1])
+    branch = json.loads(stet("note", "list", "--json", "-C", r)[1])
+    assert [e["text"] for e in pr["entries"]] == ["for the PR"]
+    assert [e["text"] for e in branch["entries"]] == ["for the branch"]
+    assert pr["sheet"] != branch["sheet"]
+    assert stet("sheet", "path", "--target", "pr-42", "-C", r)[1].strip() == pr["sheet"]
+
+
+def test_brief_pause_resume(stet: Run, root: Path) -> None:
+    r = str(root)
+    stet("note", "add", "remember this", "--kind", "clarification", "-C", r)
+    code, out, _ = stet("brief", "-C", r)
+    assert out.startswith("## Style sheet\n") and "remember this" in out
+    assert json.loads(stet("brief", "--budget", "50", "--json", "-C", r)[1])["left_out"] == 1
+    assert stet("pause", "--until", "2999-01-01", "-C", r)[0] == 0
+    code, _, err = stet("note", "add", "agent note", "--author", "agent", "-C", r)
+    assert code == 1 and "paused until 2999-01-01T00:00:00Z" in err
+    listing = json.loads(stet("note", "list", "--json", "-C", r)[1])
+    assert listing["paused"] is True and listing["paused_until"] == "2999-01-01T00:00:00Z"
+    assert stet("resume", "-C", r)[0] == 0
+    assert stet("note", "add", "agent note", "--author", "agent", "-C", r)[0] == 0
+
+
+def test_errors_go_to_stderr_with_a_nonzero_exit(stet: Run, root: Path, tmp_path: Path) -> None:
+    r = str(root)
+    cases = [
+        (("note", "edit", "nosuch", "x", "-C", r), "no entry with id"),
+        (("note", "add", "x", "--file", "src/app.py", "-C", r), "--file and --line go together"),
+        (("note", "add", "x", "--file", "src/app.py", "--line", "500", "-C", r), "does not exist"),
+        (("pause", "--until", "tomorrow", "-C", r), "not an ISO date"),
+        (("brief", "--budget", "0", "-C", r), "positive"),
+        (("note", "add", "x", "--target", "", "-C", r), "cannot be empty"),
+    ]
+    for args, message in cases:
+        code, out, err = stet(*args)
+        assert code == 1 and out == "" and message in err, args
+        assert err.startswith("stet: error: ")
+    outside = tmp_path / "not-a-repo"
+    outside.mkdir()
+    code, _, err = stet("note", "list", "-C", str(outside))
+    assert code == 1 and "not inside a git repository" in err
+    code, _, err = stet("note", "add", "x", "--kind", "bogus", "-C", r)
+    assert code == 2 and "invalid choice" in err
+
+
+def test_sheet_gc(stet: Run, repo: pygit2.Repository, root: Path) -> None:
+    r = str(root)
+    repo.branches.local.create("old", repo[repo.head.target])
+    repo.checkout(repo.branches.local["old"])
+    stet("note", "add", "on old", "-C", r)
+    repo.checkout(repo.branches.local["main"])
+    repo.branches.local.delete("old")
+    code, out, _ = stet("sheet", "gc", "--dry-run", "--json", "-C", r)
+    assert code == 0
+    removed = json.loads(out)["removed"]
+    assert [item["target"] for item in removed] == ["old"]
+    assert Path(removed[0]["path"]).exists()
+    code, out, _ = stet("sheet", "gc", "-C", r)
+    assert code == 0
+    assert "removed" in out and not Path(removed[0]["path"]).exists()
+    assert stet("sheet", "gc", "-C", r)[1].strip() == "nothing to remove"
+
+
+def test_real_subprocess_with_text_from_stdin(root: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", "note", "add", "-", "--author", "agent"],
+        input="first line\nsecond line\n",
+        capture_output=True,
+        text=True,
+        cwd=root / "src",
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    shown = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", "note", "show", result.stdout.strip(), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=60,
+    )
+    assert json.loads(shown.stdout)["entry"]["text"] == "first line\nsecond line"
+
+
+def test_demo_walks_through_the_flows(stet: Run) -> None:
+    code, out, err = stet("demo")
+    assert code == 0, err
+    for step in [
+        "agent entries",
+        "anchored to payments.py:7",
+        "found again at payments.py:13",
+        "## Style sheet",
+        "refused: ",
+        "resumed; still 3 entries",
+    ]:
+        assert step in out, step

@@ -1,0 +1,118 @@
+"""Concurrent writers lose nothing; a writer killed mid-write leaves the previous sheet whole."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.targets import resolve_target
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.core.targets import resolve_target
+
+    root, worker, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    sheet = StyleSheet(resolve_target(root))
+    for number in range(count):
+        sheet.add(f"worker {worker} entry {number}", kind="note", author="agent")
+    """
+)
+
+
+def test_four_processes_adding_a_hundred_entries_each_lose_nothing(root: Path) -> None:
+    workers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(root), str(worker), "100"])
+        for worker in range(4)
+    ]
+    assert [worker.wait(timeout=300) for worker in workers] == [0, 0, 0, 0]
+    document = StyleSheet(resolve_target(root)).read()
+    texts = sorted(entry.text for entry in document.entries())
+    expected = sorted(f"worker {w} entry {n}" for w in range(4) for n in range(100))
+    assert texts == expected
+    assert len({entry.id for entry in document.entries()}) == 400
+    assert document.problems == []
+
+
+HANGING_WRITER = textwrap.dedent(
+    """
+    import os, sys, time
+    from pathlib import Path
+    from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.core.targets import resolve_target
+
+    root, signal_file = sys.argv[1], Path(sys.argv[2])
+    real_fsync = os.fsync
+
+    def fsync_then_hang(descriptor):
+        real_fsync(descriptor)
+        signal_file.write_text("writing")
+        time.sleep(600)
+
+    os.fsync = fsync_then_hang
+    StyleSheet(resolve_target(root)).add("never lands", author="agent")
+    """
+)
+
+
+def test_a_writer_killed_mid_write_leaves_the_previous_file_intact(
+    root: Path, tmp_path: Path
+) -> None:
+    sheet = StyleSheet(resolve_target(root))
+    for number in range(50):
+        sheet.add(f"entry {number}")
+    before = sheet.path.read_bytes()
+    signal_file = tmp_path / "writing"
+    writer = subprocess.Popen([sys.executable, "-c", HANGING_WRITER, str(root), str(signal_file)])
+    deadline = time.monotonic() + 60
+    while not signal_file.exists():
+        assert time.monotonic() < deadline, "the writer never reached its write"
+        assert writer.poll() is None
+        time.sleep(0.02)
+    # The new content is written and synced to a temporary file, not yet renamed.
+    leftovers = list(sheet.path.parent.glob(f".{sheet.path.name}.*.tmp"))
+    assert leftovers and b"never lands" in leftovers[0].read_bytes()
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.wait(timeout=30)
+    assert sheet.path.read_bytes() == before
+    assert len(sheet.entries()) == 50
+    # The lock died with the writer: the next write goes through.
+    sheet.add("after the crash")
+    assert len(sheet.entries()) == 51
+
+
+RANDOM_KILL_WRITER = textwrap.dedent(
+    """
+    import sys
+    from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.core.targets import resolve_target
+
+    sheet = StyleSheet(resolve_target(sys.argv[1]))
+    number = 0
+    while True:
+        sheet.add(f"bulk {number} " + "x" * 2000, author="agent")
+        number += 1
+    """
+)
+
+
+def test_writers_killed_at_random_moments_never_tear_the_sheet(root: Path) -> None:
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("seed")
+    counts = [1]
+    for delay in (0.35, 0.5, 0.65, 0.8, 0.95):
+        writer = subprocess.Popen([sys.executable, "-c", RANDOM_KILL_WRITER, str(root)])
+        time.sleep(delay)
+        os.kill(writer.pid, signal.SIGKILL)
+        writer.wait(timeout=30)
+        document = sheet.read()
+        assert document.problems == []
+        counts.append(len(list(document.entries())))
+    assert counts == sorted(counts)

@@ -1,0 +1,260 @@
+"""Style-sheet operations on real repositories: entries, anchors, pause, brief, retention."""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pygit2
+import pytest
+from conftest import commit_files
+
+from stet_lsp.core.anchors import make_anchor
+from stet_lsp.core.brief import estimate_tokens, render_brief
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.model import utc_now
+from stet_lsp.core.retention import collect_garbage
+from stet_lsp.core.sheet import EntryFilter, StyleSheet
+from stet_lsp.core.targets import resolve_target
+
+
+@pytest.fixture
+def sheet(root: Path) -> StyleSheet:
+    return StyleSheet(resolve_target(root))
+
+
+def test_first_write_creates_the_sheet_and_ignores_the_cache(sheet: StyleSheet, root: Path) -> None:
+    assert not sheet.path.exists()
+    assert sheet.entries() == []
+    sheet.add("first")
+    assert sheet.path.is_file()
+    assert (root / ".stet" / ".gitignore").read_text() == "cache/\n"
+    repo = pygit2.Repository(str(root))
+    assert repo.path_is_ignored(str(sheet.path.relative_to(root)))
+
+
+def test_existing_stet_gitignore_is_extended_not_replaced(sheet: StyleSheet, root: Path) -> None:
+    (root / ".stet").mkdir()
+    (root / ".stet" / ".gitignore").write_text("scratch/")
+    sheet.add("first")
+    assert (root / ".stet" / ".gitignore").read_text() == "scratch/\ncache/\n"
+    sheet.add("second")
+    assert (root / ".stet" / ".gitignore").read_text() == "scratch/\ncache/\n"
+
+
+def test_add_edit_discard_list_and_show(sheet: StyleSheet, root: Path) -> None:
+    convention = sheet.add("Wrap errors with %w.", kind="convention", author="agent")
+    ruled_out = sheet.add("sqlx breaks on\nnested transactions", kind="ruled-out", author="agent")
+    markup = sheet.add(
+        "Use the existing helper.",
+        kind="markup",
+        anchor=make_anchor(root, root / "src" / "app.py", 5),
+    )
+    assert sheet.get(ruled_out.id).text == "sqlx breaks on\nnested transactions"
+    sheet.edit_text(convention.id, "Wrap errors with %w at package boundaries.")
+    sheet.set_status(ruled_out.id, "discarded")
+    assert sheet.get(convention.id).text == "Wrap errors with %w at package boundaries."
+    assert sheet.get(ruled_out.id).status == "discarded"
+
+    assert [e.id for e in sheet.entries(EntryFilter(author="agent"))] == [
+        convention.id,
+        ruled_out.id,
+    ]
+    assert [e.id for e in sheet.entries(EntryFilter(status="open"))] == [convention.id, markup.id]
+    assert [e.id for e in sheet.entries(EntryFilter(kind="markup"))] == [markup.id]
+    assert [e.id for e in sheet.entries(EntryFilter(file="src/app.py"))] == [markup.id]
+    assert sheet.get(markup.id).anchor == make_anchor(root, root / "src/app.py", 5)
+    with pytest.raises(StetError, match="no entry with id"):
+        sheet.edit_text("nope", "x")
+    with pytest.raises(StetError, match="needs some text"):
+        sheet.add("  \n ")
+
+
+def test_writing_back_an_unchanged_sheet_is_byte_identical(sheet: StyleSheet) -> None:
+    sheet.add("one", kind="convention")
+    sheet.add("two\n\nwith a blank line", kind="note", author="agent")
+    before = sheet.path.read_bytes()
+    with sheet.edit():
+        pass
+    assert sheet.path.read_bytes() == before
+
+
+def test_hand_edits_are_kept_and_hand_added_lines_get_ids(sheet: StyleSheet) -> None:
+    entry = sheet.add("Original text", kind="convention")
+    text = sheet.path.read_text()
+    text = text.replace("Original text", "Text a person improved")
+    text = text.replace("## Ruled out\n\n", "## Ruled out\n\n- the ORM, it hides N+1 queries\n")
+    sheet.path.write_text(text)
+    hand = [e for e in sheet.entries() if e.kind == "ruled-out"]
+    assert [e.text for e in hand] == ["the ORM, it hides N+1 queries"]
+    sheet.add("an agent writes meanwhile", author="agent")
+    after = {e.id: e for e in sheet.entries()}
+    assert after[entry.id].text == "Text a person improved"
+    assert after[hand[0].id].text == "the ORM, it hides N+1 queries"
+    assert f"id={hand[0].id}" in sheet.path.read_text()
+    sheet.set_status(hand[0].id, "discarded")
+    assert sheet.get(hand[0].id).status == "discarded"
+
+
+def test_malformed_parts_survive_writes(sheet: StyleSheet) -> None:
+    sheet.add("valid")
+    broken = "- broken <!-- stet id=zzzzzz author=robot -->\n"
+    sheet.path.write_text(sheet.path.read_text().replace("## Notes\n\n", "## Notes\n\n" + broken))
+    sheet.add("another")
+    assert broken in sheet.path.read_text()
+    assert [p.code for p in sheet.read().problems] == ["malformed-entry"]
+
+
+def test_non_utf8_sheet_is_refused_and_left_alone(sheet: StyleSheet) -> None:
+    sheet.add("valid")
+    data = sheet.path.read_bytes() + b"\xff\xfe broken\n"
+    sheet.path.write_bytes(data)
+    with pytest.raises(StetError, match="not UTF-8"):
+        sheet.add("more")
+    assert sheet.path.read_bytes() == data
+
+
+def test_anchor_follows_its_line_and_is_reported_lost(sheet: StyleSheet, root: Path) -> None:
+    app = root / "service.py"
+    body = [f"step_{n} = run_step({n})\n" for n in range(1, 21)]
+    body[9] = "response = requests.post(url, json=payload)\n"
+    app.write_text("".join(body))
+    entry = sheet.add("use the session helper", anchor=make_anchor(root, app, 10))
+    app.write_text("".join(["import os\n"] * 3 + body[:4] + body[6:]))  # 3 above, 2 removed
+    assert sheet.current_lines([sheet.get(entry.id)]) == {entry.id: 11}
+    moved = sheet.reanchor()
+    assert [e.id for e in moved] == [entry.id]
+    assert sheet.get(entry.id).anchor.line == 11  # type: ignore[union-attr]
+    assert sheet.reanchor() == []
+    # A small edit to the line itself still finds it.
+    app.write_text(app.read_text().replace("payload)", "payload, timeout=5)"))
+    assert sheet.current_lines([sheet.get(entry.id)]) == {entry.id: 11}
+    app.write_text(app.read_text().replace("response = requests.post", "# gone"))
+    assert sheet.current_lines([sheet.get(entry.id)]) == {entry.id: None}
+    assert sheet.get(entry.id).status == "open"  # kept, only reported
+    app.unlink()
+    assert sheet.current_lines([sheet.get(entry.id)]) == {entry.id: None}
+
+
+def test_anchor_prefers_the_nearest_identical_line(sheet: StyleSheet, root: Path) -> None:
+    path = root / "dup.py"
+    path.write_text("x = 1\n" * 3 + "pass\n" * 10 + "x = 1\n")
+    entry = sheet.add("the last one", anchor=make_anchor(root, path, 14))
+    path.write_text("import os\n" + path.read_text())
+    assert sheet.current_lines([sheet.get(entry.id)]) == {entry.id: 15}
+
+
+def test_anchor_outside_the_repository_or_file_is_refused(
+    sheet: StyleSheet, root: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x\n")
+    with pytest.raises(StetError, match="outside the repository"):
+        make_anchor(root, outside, 1)
+    with pytest.raises(StetError, match="line 99 does not exist"):
+        make_anchor(root, root / "src" / "app.py", 99)
+    with pytest.raises(StetError, match="no such file"):
+        make_anchor(root, root / "missing.py", 1)
+
+
+def test_pause_refuses_agent_and_margin_writes_and_forgets_nothing(sheet: StyleSheet) -> None:
+    kept = sheet.add("kept", author="agent")
+    sheet.pause()
+    with pytest.raises(StetError, match="paused"):
+        sheet.add("refused", author="agent")
+    with pytest.raises(StetError, match="paused"):
+        sheet.add("refused margin", kind="markup", via="margin")
+    sheet.add("a person may still write directly", author="human")
+    assert sheet.pause_state() == (True, None)
+    assert kept.id in {e.id for e in sheet.entries()}
+    sheet.resume()
+    sheet.add("accepted", author="agent")
+    assert [e.text for e in sheet.entries()] == [
+        "kept",
+        "a person may still write directly",
+        "accepted",
+    ]
+
+
+def test_pause_until_a_date_lapses_by_itself(sheet: StyleSheet) -> None:
+    with pytest.raises(StetError, match="in the past"):
+        sheet.pause(utc_now() - timedelta(days=1))
+    sheet.pause(utc_now() + timedelta(seconds=2))
+    with pytest.raises(StetError, match="paused until"):
+        sheet.add("refused", author="agent")
+    time.sleep(2.1)
+    sheet.add("accepted", author="agent")
+    assert sheet.pause_state() == (False, None)
+
+
+def test_brief_is_ordered_deterministic_and_budgeted(sheet: StyleSheet, root: Path) -> None:
+    sheet.add("old note", kind="note")
+    sheet.add("a convention", kind="convention", author="agent")
+    discarded = sheet.add("discarded one", kind="convention")
+    sheet.set_status(discarded.id, "discarded")
+    sheet.add("anchored markup", kind="markup", anchor=make_anchor(root, root / "src/app.py", 2))
+    brief = sheet.brief()
+    assert brief.text.startswith("## Style sheet\n")
+    assert "house style" in brief.text and "those win" in brief.text
+    assert brief.text.index("a convention") < brief.text.index("anchored markup (src/app.py:2)")
+    assert brief.text.index("anchored markup") < brief.text.index("old note")
+    assert "discarded one" not in brief.text
+    assert (brief.included, brief.left_out) == (3, 0)
+    assert sheet.brief().text == brief.text
+
+    for number in range(60):
+        sheet.add(f"convention number {number} " + "padding " * 10, kind="convention")
+    small = sheet.brief(budget=300)
+    assert small.tokens <= 300
+    assert small.left_out > 0 and small.included + small.left_out == 63
+    assert f"{small.left_out} more entries left out" in small.text
+    assert "convention number 59" in small.text  # newest first within a kind
+    assert estimate_tokens(small.text) == small.tokens
+
+
+def test_brief_of_an_empty_sheet(root: Path) -> None:
+    assert "No entries yet." in render_brief("main", []).text
+
+
+def test_gc_removes_gone_branches_and_stale_sheets_never_the_current(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    head = repo[repo.head.target]
+    repo.branches.local.create("gone", head)
+    repo.branches.local.create("stale", head)
+    for name in ["gone", "stale"]:
+        repo.checkout(repo.branches.local[name])
+        StyleSheet(resolve_target(root)).add(f"on {name}")
+    repo.checkout(repo.branches.local["main"])
+    current = resolve_target(root)
+    StyleSheet(current).add("on main")
+    StyleSheet(resolve_target(root, "pr-7")).add("named")
+    repo.branches.local.delete("gone")
+    stale = resolve_target(root, "stale")
+    old = time.time() - 40 * 86400
+    for path in (root / ".stet/cache/sheets").glob("*.md"):
+        if "stale" in path.name or path == current.sheet_path:
+            os.utime(path, (old, old))
+
+    listed = collect_garbage(repo, current, dry_run=True)
+    assert sorted(r.target for r in listed) == ["gone", "stale"]
+    assert all(r.path.exists() for r in listed)
+    removed = collect_garbage(repo, current)
+    assert sorted(r.reason.split()[0] for r in removed) == ["branch", "untouched"]
+    assert not any(r.path.exists() for r in removed)
+    assert current.sheet_path.exists()  # old, but current
+    assert StyleSheet(resolve_target(root, "pr-7")).entries()
+    assert stale.kind == "named"  # an explicit name is not the branch: untouched
+    assert collect_garbage(repo, current, ttl_days=0, dry_run=True)[0].target == "pr-7"
+
+
+def test_sheet_survives_branch_switch_round_trip(repo: pygit2.Repository, root: Path) -> None:
+    StyleSheet(resolve_target(root)).add("main only")
+    repo.branches.local.create("other", repo[repo.head.target])
+    repo.checkout(repo.branches.local["other"])
+    assert StyleSheet(resolve_target(root)).entries() == []
+    commit_files(repo, {"b.txt": "b\n"})
+    repo.checkout(repo.branches.local["main"])
+    assert [e.text for e in StyleSheet(resolve_target(root)).entries()] == ["main only"]

@@ -1,0 +1,164 @@
+"""The Markdown format: byte-identical round trips, hand edits read, malformed parts kept."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from stet_lsp.core.model import KINDS, Anchor, Entry
+from stet_lsp.core.sheet_format import SheetDocument, new_document
+
+MOMENT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+line_text = st.text(
+    alphabet=st.characters(
+        blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="\x85"
+    ),
+    min_size=1,
+    max_size=40,
+).filter(lambda text: text.strip())
+
+entry_text = (
+    st.lists(st.one_of(line_text, st.just("")), min_size=1, max_size=4)
+    .map(lambda lines: "\n".join(line.rstrip() for line in lines).strip("\n"))
+    .filter(lambda text: text.strip() and text.strip("\n") == text and not text[0].isspace())
+)
+
+entries = st.builds(
+    lambda number, kind, author, text, anchored: Entry(
+        id=f"e{number}",
+        kind=kind,
+        author=author,
+        text=text,
+        created=MOMENT,
+        anchor=Anchor("src/a b.py", 3, "x = '-->' # \"q\"") if anchored else None,
+    ),
+    st.integers(0, 10**6),
+    st.sampled_from(KINDS),
+    st.sampled_from(["agent", "human"]),
+    entry_text,
+    st.booleans(),
+)
+
+
+def build(items: list[Entry]) -> str:
+    document = new_document("branch", "feature/x", "feature/x")
+    seen = set()
+    for item in items:
+        if item.id not in seen:
+            seen.add(item.id)
+            document.add(item)
+    return document.render()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(entries, max_size=12))
+def test_written_entries_read_back_exactly(items: list[Entry]) -> None:
+    text = build(items)
+    document = SheetDocument.parse(text)
+    assert document.problems == []
+    unique = {item.id: item for item in reversed(items)}
+    read = {entry.id: entry for entry in document.entries()}
+    assert set(read) == set(unique)
+    for entry_id, entry in read.items():
+        original = unique[entry_id]
+        assert (entry.text, entry.kind, entry.author, entry.anchor, entry.created) == (
+            original.text.strip(),
+            original.kind,
+            original.author,
+            original.anchor,
+            original.created,
+        )
+    assert document.render() == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400))
+def test_any_text_renders_back_byte_identical(text: str) -> None:
+    assert SheetDocument.parse(text).render() == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(entries, min_size=1, max_size=6), st.lists(line_text, min_size=1, max_size=4))
+def test_hand_added_lines_become_entries_and_nothing_is_lost(
+    items: list[Entry], added: list[str]
+) -> None:
+    text = build(items)
+    added = [line.strip() for line in added]
+    hand = "".join(f"- {line}\n" for line in added)
+    edited = text.replace("## Notes\n\n", "## Notes\n\n" + hand)
+    document = SheetDocument.parse(edited)
+    assert document.render() == edited
+    notes = [entry for entry in document.entries() if entry.kind == "note"]
+    assert [entry.text for entry in notes][: len(added)] == added
+    assert all(entry.author == "human" for entry in notes[: len(added)])
+    # The next write stores their ids and keeps every other byte.
+    document.adopt_hand_written(MOMENT)
+    written = document.render()
+    again = SheetDocument.parse(written)
+    assert [entry.id for entry in again.entries()] == [entry.id for entry in document.entries()]
+    assert again.render() == written
+    assert all(entry.created == MOMENT for entry in again.entries() if entry.kind == "note")
+
+
+SHEET = """# Style sheet: main
+<!-- stet-sheet version=1 kind=branch target=main -->
+
+Intro prose stays as written.
+
+## Conventions
+
+- Use the retry helper. <!-- stet id=aaaaaa author=agent status=open created=2026-11-30T10:00:00Z -->
+  It wraps errors too.
+* A person's own bullet, edited by hand.   <!-- stet id=bbbbbb author=human status=open created=2026-11-30T10:00:00Z -->
+A plain line a person typed
+
+## ruled-out
+
+- Broken metadata <!-- stet id=cccccc author=robot status=open -->
+- Copied twice <!-- stet id=aaaaaa author=agent status=open created=2026-11-30T10:00:00Z -->
+    stray indentation after a blank line belongs to the entry above
+
+## Ideas
+
+- not a known section
+"""
+
+
+def test_hand_edits_are_read_and_malformed_parts_reported_with_lines() -> None:
+    document = SheetDocument.parse(SHEET)
+    assert document.render() == SHEET
+    found = {entry.id: entry for entry in document.entries()}
+    assert found["aaaaaa"].text == "Use the retry helper.\nIt wraps errors too."
+    assert found["bbbbbb"].text == "A person's own bullet, edited by hand."
+    plain = [entry for entry in found.values() if entry.text == "A plain line a person typed"]
+    assert plain and plain[0].author == "human" and plain[0].kind == "convention"
+    problems = [(problem.line, problem.code) for problem in document.problems]
+    assert problems == [(15, "malformed-entry"), (16, "duplicate-id"), (19, "unknown-section")]
+    assert "robot" in document.problems[0].message
+
+
+def test_an_edit_rewrites_only_the_changed_entry() -> None:
+    document = SheetDocument.parse(SHEET)
+    entry = document.find("bbbbbb")
+    assert entry is not None
+    entry.text = "Edited through Stet."
+    document.touch("bbbbbb")
+    rendered = document.render()
+    assert "- Edited through Stet. <!-- stet id=bbbbbb" in rendered
+    untouched = SHEET.splitlines()
+    changed = rendered.splitlines()
+    # Every other line, malformed ones included, is still there as written.
+    assert [line for line in untouched if "bbbbbb" not in line and "plain line" not in line] == [
+        line for line in changed if "bbbbbb" not in line and "plain line" not in line
+    ]
+
+
+def test_crlf_sheets_round_trip() -> None:
+    text = SHEET.replace("\n", "\r\n")
+    document = SheetDocument.parse(text)
+    assert document.render() == text
+    assert document.find("aaaaaa") is not None
+    assert document.find("aaaaaa").text == "Use the retry helper.\nIt wraps errors too."  # type: ignore[union-attr]

@@ -1,0 +1,133 @@
+"""Targets: resolved from any folder of a real repository; keys safe and distinct."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+import pytest
+from conftest import commit_files, make_repo
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.targets import SHEETS_DIR, Target, resolve_target, target_key
+
+
+def test_branch_from_a_subfolder(repo: pygit2.Repository, root: Path) -> None:
+    target = resolve_target(root / "src")
+    assert (target.root, target.kind, target.name) == (root, "branch", "main")
+
+
+def test_branch_names_git_allows(repo: pygit2.Repository, root: Path) -> None:
+    head = repo[repo.head.target]
+    for name in ["feature/login", "ünïcødé/日本語", "x" * 250, "a.b-c_d/e"]:
+        repo.branches.local.create(name, head)
+        repo.checkout(repo.branches.local[name])
+        target = resolve_target(root)
+        assert (target.kind, target.name) == ("branch", name)
+        assert target.sheet_path.parent == root / SHEETS_DIR
+        assert len(target.sheet_path.name.encode()) < 255
+
+
+def test_detached_head_is_named_by_its_short_commit(repo: pygit2.Repository, root: Path) -> None:
+    commit = repo[repo.head.target]
+    repo.set_head(commit.id)
+    target = resolve_target(root)
+    assert target.kind == "detached"
+    assert str(commit.id).startswith(target.name)
+    assert "detached" in target.label
+
+
+def test_repository_without_commits_keeps_its_sheet_after_the_first(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "empty", branch="trunk")
+    unborn = resolve_target(tmp_path / "empty")
+    assert (unborn.kind, unborn.name) == ("branch", "trunk")
+    StyleSheet(unborn).add("first thought")
+    commit_files(repo, {"a.txt": "a\n"})
+    born = resolve_target(tmp_path / "empty")
+    assert born == unborn
+    assert [entry.text for entry in StyleSheet(born).entries()] == ["first thought"]
+
+
+def test_worktree_is_its_own_target(repo: pygit2.Repository, root: Path, tmp_path: Path) -> None:
+    repo.branches.local.create("side", repo[repo.head.target])
+    worktree = repo.add_worktree("side-tree", str(tmp_path / "side-tree"), repo.branches["side"])
+    target = resolve_target(Path(worktree.path))
+    assert (target.root, target.name) == (Path(worktree.path).resolve(), "side")
+    assert resolve_target(root).name == "main"
+
+
+def test_explicit_target(repo: pygit2.Repository, root: Path) -> None:
+    target = resolve_target(root, "pr-1234")
+    assert (target.kind, target.name) == ("named", "pr-1234")
+    assert target.key != resolve_target(root).key
+
+
+def test_outside_a_repository_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(StetError, match="not inside a git repository"):
+        resolve_target(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["", "   "])
+def test_empty_explicit_names_are_refused(root: Path, name: str) -> None:
+    with pytest.raises(StetError, match="empty"):
+        resolve_target(root, name)
+
+
+HOSTILE_NAMES = [
+    "../../etc/passwd",
+    "a/b/../../c",
+    "/abs",
+    "C:\\Windows\\system32",
+    "..",
+    ".",
+    "ünïcødé/日本語/🙂",
+    "x" * 300,
+    "Feature",
+    "feature",
+    "feature/a",
+    "feature-a",
+    "feature_a",
+    "feature a",
+    "feature\na",
+    "feature\x00a",
+    "feature\x1ba",
+    "con",
+    "nul.md",
+]
+
+
+def test_hostile_names_stay_inside_the_sheets_folder_and_never_collide(root: Path) -> None:
+    sheets = (root / SHEETS_DIR).resolve()
+    keys = {}
+    for name in HOSTILE_NAMES:
+        target = resolve_target(root, name)
+        path = target.sheet_path
+        assert path.resolve().parent == sheets, name
+        assert len(path.name.encode()) <= 120
+        assert all(char.isalnum() or char in "-._" for char in path.name), path.name
+        keys.setdefault(path.name.lower(), name)
+        assert keys[path.name.lower()] == name, (
+            f"{name!r} collides with {keys[path.name.lower()]!r}"
+        )
+    # The same name as a branch and as an explicit target are different targets too.
+    assert target_key("branch", "main") != target_key("named", "main")
+
+
+def test_hostile_names_get_separate_sheets_on_disk(root: Path) -> None:
+    for number, name in enumerate(HOSTILE_NAMES):
+        StyleSheet(resolve_target(root, name)).add(f"entry {number}")
+    for number, name in enumerate(HOSTILE_NAMES):
+        entries = StyleSheet(resolve_target(root, name)).entries()
+        assert [entry.text for entry in entries] == [f"entry {number}"], name
+    assert len(list((root / SHEETS_DIR).glob("*.md"))) == len(HOSTILE_NAMES)
+
+
+def test_a_sheet_is_never_read_for_another_target(root: Path) -> None:
+    one = StyleSheet(resolve_target(root, "one"))
+    one.add("private to one")
+    other = Target(root, "named", "two")
+    other.sheet_path.parent.mkdir(parents=True, exist_ok=True)
+    other.sheet_path.write_bytes(one.path.read_bytes())
+    with pytest.raises(StetError, match="belongs to target 'one'"):
+        StyleSheet(other).entries()
