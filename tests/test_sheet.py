@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import commit_files
+from repos import commit_files
 
 from stet_lsp.core.anchors import make_anchor
 from stet_lsp.core.brief import estimate_tokens, render_brief

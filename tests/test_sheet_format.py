@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stet_lsp.core.model import KINDS, Anchor, Entry
-from stet_lsp.core.sheet_format import SheetDocument, new_document
+from stet_lsp.core.sheet_format import SheetDocument, insert_entry, new_document
 
 MOMENT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -162,3 +162,35 @@ def test_crlf_sheets_round_trip() -> None:
     assert document.render() == text
     assert document.find("aaaaaa") is not None
     assert document.find("aaaaaa").text == "Use the retry helper.\nIt wraps errors too."  # type: ignore[union-attr]
+
+
+def full_add(text: str, entry: Entry) -> str:
+    document = SheetDocument.parse(text)
+    document.add(entry)
+    return document.render()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(entries, max_size=8),
+    entries,
+    st.lists(st.sampled_from(["\n", "  \n", "<!-- c -->\n", "### sub\n", "- hand\n"]), max_size=3),
+    st.sampled_from(KINDS),
+)
+def test_fast_insert_matches_a_full_parse_and_render(
+    items: list[Entry], new: Entry, noise: list[str], drop_kind: str
+) -> None:
+    text = build(items)
+    # Vary the layout the way people do: remove a section, add blank lines and comments.
+    from stet_lsp.core.model import SECTION_TITLES
+
+    heading = f"## {SECTION_TITLES[drop_kind]}\n\n"  # type: ignore[index]
+    text = text.replace(heading, "", 1)
+    text = text.replace("## Notes\n", "## Notes\n" + "".join(noise))
+    new.id = "zzzzzz"
+    fast = insert_entry(text, new)
+    if fast is not None:
+        assert fast == full_add(text, new)
+        assert "- hand" not in text  # hand-written lines always take the full path
+    else:
+        assert new.kind == drop_kind or "- hand" in text or not text.endswith("\n")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import commit_files, make_repo
+from repos import commit_files, make_repo
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.sheet import StyleSheet

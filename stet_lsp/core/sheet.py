@@ -33,6 +33,8 @@ from stet_lsp.core.model import (
 from stet_lsp.core.sheet_format import (
     SheetDocument,
     SheetMeta,
+    header_of,
+    insert_entry,
     new_document,
     normalize_text,
 )
@@ -97,17 +99,24 @@ class StyleSheet:
 
     def read(self) -> SheetDocument:
         """The sheet as it is on disk now (an empty one if it does not exist yet)."""
+        return self._parse(self._read_text())
+
+    def _read_text(self) -> str:
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
-            return self._new_document()
+            return ""
         try:
-            text = data.decode("utf-8")
+            return data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise StetError(
                 f"{self.path} is not UTF-8 (byte {error.start}); "
                 "fix or move it, nothing was changed"
             ) from None
+
+    def _parse(self, text: str) -> SheetDocument:
+        if not text:
+            return self._new_document()
         document = SheetDocument.parse(text)
         self._check_owner(document)
         return document
@@ -146,18 +155,27 @@ class StyleSheet:
         body = normalize_text(text)
         if not body:
             raise StetError("an entry needs some text")
-        with self.edit() as document:
-            if (author == "agent" or via == "margin") and _is_paused(document.meta):
-                raise StetError(self._paused_message(document.meta))
+        with self._locked():
+            current = self._read_text()
+            header = header_of(current) if current else self._new_document()
+            self._check_owner(header)
+            if (author == "agent" or via == "margin") and _is_paused(header.meta):
+                raise StetError(self._paused_message(header.meta))
             entry = Entry(
-                id=_new_id(document),
+                id=_new_id(current),
                 kind=kind,
                 author=author,
                 text=body,
                 created=utc_now(),
                 anchor=anchor,
             )
-            document.add(entry)
+            updated = insert_entry(current, entry) if current and not header.dirty else None
+            if updated is None:
+                document = self._parse(current)
+                document.add(entry)
+                document.adopt_hand_written(entry.created)
+                updated = document.render()
+            self._write(updated)
         return entry
 
     def edit_text(self, entry_id: str, text: str) -> Entry:
@@ -203,19 +221,27 @@ class StyleSheet:
     @contextmanager
     def edit(self) -> Iterator[SheetDocument]:
         """Read, let the caller change, and write back atomically, all under the lock."""
+        with self._locked():
+            document = self.read()
+            yield document
+            document.adopt_hand_written(utc_now())
+            self._write(document.render())
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         ensure_stet_gitignore(self.target.root)
         lock = FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT_SECONDS)
         try:
-            with lock:
-                document = self.read()
-                yield document
-                document.adopt_hand_written(utc_now())
-                self._write(document.render())
+            lock.acquire()
         except Timeout:
             raise StetError(
                 f"the style sheet is locked by another process ({lock.lock_file}); try again"
             ) from None
+        try:
+            yield
+        finally:
+            lock.release()
 
     def _write(self, text: str) -> None:
         folder = self.path.parent
@@ -272,10 +298,11 @@ def _find(document: SheetDocument, entry_id: str) -> Entry:
     return entry
 
 
-def _new_id(document: SheetDocument) -> str:
+def _new_id(sheet_text: str) -> str:
+    """A random id that appears nowhere in the sheet yet."""
     while True:
         candidate = "".join(secrets.choice(_ID_ALPHABET) for _ in range(6))
-        if document.find(candidate) is None:
+        if candidate not in sheet_text:
             return candidate
 
 

@@ -36,9 +36,17 @@ _HEADING = re.compile(r"##[ \t]+(.*?)[ \t#]*$")
 _BULLET = re.compile(r"[-*+][ \t]+")
 _ENTRY_META = re.compile(r"[ \t]*<!--[ \t]*stet[ \t]+(.*?)[ \t]*-->[ \t]*$")
 _SHEET_META = re.compile(r"<!--[ \t]*stet-sheet\b(.*?)-->[ \t]*$")
-_FIELD = re.compile(r'([A-Za-z][\w-]*)=("(?:[^"\\]|\\.)*"|[^\s"]+)')
 _BARE_VALUE = re.compile(r"[A-Za-z0-9._:/@+,-]+")
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
+_VALUE = r'"(?:[^"\\]|\\.)*"|[^\s"]+'
+_CANONICAL_ENTRY = re.compile(
+    r"- (\S.*?) <!-- stet id=([A-Za-z0-9_-]{1,64}) author=(agent|human) "
+    r"status=(open|graduated-trajectory|graduated-skill|discarded) "
+    r"created=(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"
+    rf"(?: anchor=({_VALUE}) anchor-text=({_VALUE}))? -->"
+)
+_FIELD = re.compile(rf"([A-Za-z][\w-]*)=({_VALUE})")
+_CONTINUING = frozenset(" \t\r\n")  # a next line starting so may continue the entry
 
 # A heading names its kind by title or by kind id, case-insensitively.
 _TITLE_TO_KIND: dict[str, Kind] = {
@@ -317,6 +325,65 @@ class SheetDocument:
         return "".join(parts)
 
 
+# A line that is neither blank, indented, a heading, a comment nor a "- " bullet.
+_UNUSUAL_LINE = re.compile(r"\n(?:[^ \t\r\n#<-]|-[^ ]|<(?!!--))")
+
+
+def _may_have_hand_written(text: str, start: int) -> bool:
+    """False only when every line from `start` is one Stet could have written: then no line
+    is a hand-written entry waiting for its id. (Cheaper than a per-line look.)"""
+    if _UNUSUAL_LINE.search(text, start - 1 if start else 0) is not None:
+        return True
+    return text.count("\n- ", start - 1 if start else 0) > text.count(" <!-- stet ", start)
+
+
+def _headings(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, title) of each `## ` heading line, found without a regex scan of every
+    line (a large sheet has thousands of lines and a handful of headings)."""
+    start = 0 if text.startswith("##") else text.find("\n##") + 1
+    while start >= 0 and (start > 0 or text.startswith("##")):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        match = _HEADING.match(text[start:end].rstrip("\r"))
+        if match:
+            yield start, end, match.group(1)
+        following = text.find("\n##", end)
+        start = following + 1 if following >= 0 else -1
+
+
+def header_of(text: str) -> SheetDocument:
+    """Only the part before the first section: the title, metadata and prose."""
+    first = next(_headings(text), None)
+    return SheetDocument.parse(text if first is None else text[: first[0]])
+
+
+def insert_entry(text: str, entry: Entry) -> str | None:
+    """`text` with `entry` added where `SheetDocument.add` would put it, without parsing every
+    entry (adding to a large sheet stays fast); None when that needs a full parse: a section
+    to create, hand-written lines to adopt, or an unusual layout."""
+    headings = list(_headings(text))
+    if not headings or _may_have_hand_written(text, headings[0][0]):
+        return None
+    kinds = [_TITLE_TO_KIND.get(title.strip().lower()) for _, _, title in headings]
+    if entry.kind not in kinds:
+        return None
+    number = kinds.index(entry.kind)
+    if headings[number][1] == len(text):
+        return None
+    start = headings[number][1] + 1
+    is_last = number == len(headings) - 1
+    end = len(text) if is_last else headings[number + 1][0]
+    body = text[start:end]
+    newline = body.find("\n", len(body.rstrip()))
+    if body and newline < 0:
+        return None
+    at = start + (newline + 1 if body else 0)
+    rendered = render_entry(entry)
+    if at == end and not is_last:
+        rendered += "\n"
+    return text[:at] + rendered + text[at:]
+
+
 def render_sheet_meta(meta: SheetMeta) -> str:
     fields = {"version": str(FORMAT_VERSION), "kind": meta.target_kind, "target": meta.target_name}
     if meta.paused:
@@ -432,8 +499,19 @@ class _Parser:
         lines = self.lines
         count = len(lines)
         items = section.items
+        kind = section.kind
+        canonical = _CANONICAL_ENTRY.fullmatch
         while number < count:
             line = lines[number]
+            if kind is not None and line[:2] == "- ":
+                # Fast path: one line as Stet writes it, followed by the start of another block.
+                following = lines[number + 1][:1] if number + 1 < count else "\n"
+                if following not in _CONTINUING:
+                    match = canonical(line.rstrip("\r\n"))
+                    if match is not None:
+                        items.append(self._canonical_entry(kind, number, match))
+                        number += 1
+                        continue
             bare = line.rstrip("\r\n")
             if bare.startswith("##") and _HEADING.match(bare):
                 break
@@ -466,6 +544,10 @@ class _Parser:
         return number
 
     def _entry_block(self, kind: Kind, start: int, stop: int) -> Block:
+        if stop == start + 1:
+            match = _CANONICAL_ENTRY.fullmatch(self.lines[start].rstrip("\r\n"))
+            if match is not None:
+                return self._canonical_entry(kind, start, match)
         raw_lines = self.lines[start:stop]
         raw = "".join(raw_lines)
         first = raw_lines[0].rstrip("\r\n")
@@ -501,6 +583,28 @@ class _Parser:
             self.problems.append(Problem(start + 1, "malformed-entry", "entry has no text"))
             return RawBlock(raw)
         return self._register(EntryBlock(entry, raw), start, raw)
+
+    def _canonical_entry(self, kind: Kind, start: int, match: re.Match[str]) -> Block:
+        """The common case, an entry as Stet writes it on one line, read with one regex."""
+        text, entry_id, author, status, created, anchor, anchor_text = match.groups()
+        entry = Entry(
+            id=entry_id,
+            kind=kind,
+            author=author,  # type: ignore[arg-type]  # the regex admits only valid values
+            status=status,  # type: ignore[arg-type]
+            text=text.rstrip(),
+            created=datetime.fromisoformat(created),
+            anchor=None,
+            source_line=start + 1,
+        )
+        if anchor is not None:
+            path, _, number = decode_value(anchor).rpartition(":")
+            if not path or not number.isdigit() or int(number) < 1:
+                message = f"entry: anchor {anchor} is not PATH:LINE"
+                self.problems.append(Problem(start + 1, "malformed-entry", message))
+                return RawBlock(self.lines[start])
+            entry.anchor = Anchor(path, int(number), decode_value(anchor_text))
+        return self._register(EntryBlock(entry, self.lines[start]), start, self.lines[start])
 
     def _register(self, block: EntryBlock, start: int, raw: str) -> Block:
         entry_id = block.entry.id

@@ -1,0 +1,33 @@
+"""Real git repositories for tests, made with pygit2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+
+SIGNATURE = pygit2.Signature("Stet tests", "tests@stet.invalid", 1_700_000_000, 0)
+
+
+def commit_files(
+    repo: pygit2.Repository, files: dict[str, str], message: str = "change"
+) -> pygit2.Oid:
+    root = Path(repo.workdir)
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+        repo.index.add(name)
+    repo.index.write()
+    tree = repo.index.write_tree()
+    parents = [] if repo.head_is_unborn else [repo.head.target]
+    return repo.create_commit("HEAD", SIGNATURE, SIGNATURE, message, tree, parents)
+
+
+def make_repo(
+    folder: Path, branch: str = "main", files: dict[str, str] | None = None
+) -> pygit2.Repository:
+    repo = pygit2.init_repository(str(folder), initial_head=branch)
+    if files is not None:
+        commit_files(repo, files, "initial")
+    return repo
