@@ -91,9 +91,12 @@ class StyleSheet:
     read-modify-write and replaces the file atomically, so concurrent writers (CLI, server,
     agents) never lose an entry and a crash never leaves a torn file."""
 
-    def __init__(self, target: Target) -> None:
+    def __init__(self, target: Target, buffer: str | None = None) -> None:
+        """`buffer`: work on this text (an editor's unsaved copy of the sheet) instead of the
+        file; writes then replace `self.buffer` and leave the file alone."""
         self.target = target
         self.path = target.sheet_path
+        self.buffer = buffer
 
     # -- reading -----------------------------------------------------------------------
 
@@ -102,6 +105,8 @@ class StyleSheet:
         return self._parse(self._read_text())
 
     def _read_text(self) -> str:
+        if self.buffer is not None:
+            return self.buffer
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -244,6 +249,9 @@ class StyleSheet:
             lock.release()
 
     def _write(self, text: str) -> None:
+        if self.buffer is not None:
+            self.buffer = text
+            return
         folder = self.path.parent
         descriptor, temporary = tempfile.mkstemp(
             prefix=f".{self.path.name}.", suffix=TEMPORARY_SUFFIX, dir=folder

@@ -13,6 +13,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--stdio", action="store_true", help="talk over stdio (the default)")
     parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="stet-lsp: %(message)s")
+    logging.getLogger("pygls").setLevel(logging.WARNING)
     from stet_lsp.server.server import create_server
 
     create_server().start_io()

@@ -1,11 +1,272 @@
-"""The Stet language server."""
+"""The Stet language server: shared state, and the features that register on it."""
 
 from __future__ import annotations
 
+import logging
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 
 from stet_lsp import __version__
+from stet_lsp.core.comments import SYNTAXES, CommentIndex, language_of
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.margin import MarginNote, find_notes
+from stet_lsp.core.session import RepositorySession
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.targets import SHEETS_DIR
+from stet_lsp.server.protocol import client_position
+from stet_lsp.server.settings import Settings
+
+log = logging.getLogger("stet_lsp")
+T = TypeVar("T")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def create_server() -> LanguageServer:
-    return LanguageServer("stet-lsp", __version__)
+def split_lines(text: str) -> list[str]:
+    """Lines as LSP counts them: only \\n, \\r\\n and \\r break a line."""
+    return _LINE_BREAK.split(text)
+
+
+@dataclass
+class DocumentState:
+    """What Stet keeps about one open document."""
+
+    uri: str
+    path: Path | None
+    session: RepositorySession | None
+    relative: str | None
+    lines: list[str]
+    comments: CommentIndex | None = None
+    notes: list[MarginNote] = field(default_factory=list)
+    is_sheet: bool = False
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+class DiagnosticsStore:
+    """Diagnostics per document and per source (margin notes, entries, the sheet, the gate),
+    served alike to clients that pull and pushed to those that cannot."""
+
+    def __init__(self) -> None:
+        self._by_uri: dict[str, dict[str, list[types.Diagnostic]]] = {}
+        self._versions: dict[str, int] = {}
+
+    def set(self, uri: str, source: str, diagnostics: list[types.Diagnostic]) -> None:
+        self._by_uri.setdefault(uri, {})[source] = diagnostics
+        self._versions[uri] = self._versions.get(uri, 0) + 1
+
+    def get(self, uri: str) -> list[types.Diagnostic]:
+        return [item for items in self._by_uri.get(uri, {}).values() for item in items]
+
+    def result_id(self, uri: str) -> str:
+        return str(self._versions.get(uri, 0))
+
+    def forget(self, uri: str) -> None:
+        self._by_uri.pop(uri, None)
+
+
+class StetServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("stet-lsp", __version__)
+        self.settings = Settings()
+        self.sessions: dict[Path, RepositorySession] = {}
+        self.documents: dict[str, DocumentState] = {}
+        self.diagnostics = DiagnosticsStore()
+        self.features: list[Any] = []
+        self.startup: list[Callable[[], object]] = []
+        """Run once the client is initialized (background tasks)."""
+        self.lock = threading.RLock()
+
+    # -- client capabilities -------------------------------------------------------------
+
+    @property
+    def pulls_diagnostics(self) -> bool:
+        capabilities = self.client_capabilities
+        document = capabilities.text_document if capabilities else None
+        return bool(document and document.diagnostic)
+
+    def supports(self, *path: str) -> bool:
+        node: Any = self.client_capabilities
+        for part in path:
+            node = getattr(node, part, None)
+            if node is None:
+                return False
+        return bool(node)
+
+    # -- documents -------------------------------------------------------------------
+
+    def session_for(self, path: Path) -> RepositorySession | None:
+        for root, session in self.sessions.items():
+            if path == root or root in path.parents:
+                return session
+        try:
+            session = RepositorySession(path.parent)
+        except StetError:
+            return None
+        except Exception:  # a broken repository must not stop the server
+            log.exception("cannot open the repository of %s", path)
+            return None
+        self.sessions[session.root] = session
+        return session
+
+    def open_document(self, uri: str, text: str, language_id: str | None) -> DocumentState:
+        path = local_path(uri)
+        session = self.session_for(path) if path else None
+        relative = None
+        if session is not None and path is not None:
+            try:
+                relative = path.relative_to(session.root).as_posix()
+            except ValueError:
+                session = None
+        state = DocumentState(uri, path, session, relative, split_lines(text))
+        if session is not None and relative is not None:
+            state.is_sheet = relative.startswith(SHEETS_DIR.as_posix() + "/")
+            language = language_of(relative, language_id)
+            if language is not None and not state.is_sheet:
+                state.comments = CommentIndex(state.lines, SYNTAXES[language])
+        self.documents[uri] = state
+        self.rescan_notes(state)
+        return state
+
+    def change_document(
+        self, uri: str, text: str, changes: list[types.TextDocumentContentChangeEvent]
+    ) -> DocumentState | None:
+        state = self.documents.get(uri)
+        if state is None:
+            return None
+        state.lines = split_lines(text)
+        if state.comments is not None:
+            change = changes[0] if len(changes) == 1 else None
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                first = change.range.start.line
+                removed = change.range.end.line - first + 1
+                added = len(split_lines(change.text))
+                state.comments.update(state.lines, first, removed, added)
+            else:
+                state.comments = CommentIndex(state.lines, state.comments.syntax)
+        self.rescan_notes(state)
+        return state
+
+    def rescan_notes(self, state: DocumentState) -> None:
+        if state.comments is not None:
+            state.notes = find_notes(state.lines, state.comments, self.settings.marker)
+
+    def close_document(self, uri: str) -> None:
+        self.documents.pop(uri, None)
+        self.diagnostics.forget(uri)
+
+    def document(self, uri: str) -> DocumentState:
+        state = self.documents.get(uri)
+        if state is None:
+            raise StetError(f"{uri} is not open in the editor")
+        return state
+
+    def session_of_uri(self, uri: str) -> RepositorySession:
+        """The repository of a document (open or not) or of a folder."""
+        state = self.documents.get(uri)
+        if state is not None and state.session is not None:
+            return state.session
+        path = local_path(uri)
+        session = self.session_for(path / "_") if path and path.is_dir() else None
+        session = session or (self.session_for(path) if path else None)
+        if session is None:
+            raise StetError(f"{uri} is not inside a git repository")
+        return session
+
+    # -- writing the sheet -----------------------------------------------------------
+
+    async def write_sheet(
+        self, session: RepositorySession, operation: Callable[[StyleSheet], T]
+    ) -> T:
+        """Run a style-sheet operation. When the sheet is open in the editor with unsaved
+        changes, the operation works on that text and the result reaches the editor as a
+        workspace edit, so the server never writes under the user."""
+        target = session.target()
+        state = next(
+            (s for s in self.documents.values() if s.path == target.sheet_path.resolve()), None
+        )
+        buffer = state.text if state is not None else None
+        if state is not None:
+            try:
+                on_disk = target.sheet_path.read_bytes().decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                on_disk = None
+            if on_disk is not None and split_lines(on_disk) == state.lines:
+                buffer = None
+        sheet = StyleSheet(target, buffer=buffer)
+        result = operation(sheet)
+        if state is not None and buffer is not None and sheet.buffer != buffer:
+            last = len(state.lines) - 1
+            end = client_position(
+                self.workspace.position_codec, state.lines, last, len(state.lines[last])
+            )
+            await self.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(
+                    label="Update the style sheet",
+                    edit=types.WorkspaceEdit(
+                        changes={
+                            state.uri: [
+                                types.TextEdit(
+                                    range=types.Range(
+                                        start=types.Position(line=0, character=0), end=end
+                                    ),
+                                    new_text=sheet.buffer or "",
+                                )
+                            ]
+                        }
+                    ),
+                )
+            )
+        self.refresh()
+        return result
+
+    # -- publishing ------------------------------------------------------------------
+
+    def refresh(self, states: list[DocumentState] | None = None) -> None:
+        """Recompute every feature's view of these documents (all open ones by default) and
+        tell the client."""
+        with self.lock:
+            targets = list(self.documents.values()) if states is None else states
+            for state in targets:
+                for feature in self.features:
+                    feature.analyse(state)
+        if self.pulls_diagnostics:
+            if self.supports("workspace", "diagnostics", "refresh_support"):
+                self.workspace_diagnostic_refresh(None)
+        else:
+            for state in targets:
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(
+                        uri=state.uri, diagnostics=self.diagnostics.get(state.uri)
+                    )
+                )
+        if self.supports("workspace", "code_lens", "refresh_support"):
+            self.workspace_code_lens_refresh(None)
+
+    def message(self, text: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        log.warning(text) if kind <= types.MessageType.Warning else log.info(text)
+        self.window_show_message(types.ShowMessageParams(type=kind, message=text))
+
+
+def local_path(uri: str) -> Path | None:
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    return Path(path).resolve() if path else None
+
+
+def create_server() -> StetServer:
+    from stet_lsp.server.features import register_all
+
+    server = StetServer()
+    register_all(server)
+    return server

@@ -1,0 +1,261 @@
+"""Comments in source text, per language, found line by line so edits re-lex only what changed.
+
+A small lexer that knows each language's line comments, block comments and string literals
+(so a marker inside a string is not a comment). It keeps the lexer state at the start of
+every line; after an edit it re-lexes from the first changed line until the state at a line
+start matches what it was before, which for ordinary edits is right after the edit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+
+@dataclass(frozen=True)
+class Syntax:
+    line: tuple[str, ...] = ()
+    blocks: tuple[tuple[str, str], ...] = ()
+    strings: tuple[str, ...] = ()
+    """String delimiters, longest first; a string ends at the same delimiter."""
+    multiline_strings: tuple[str, ...] = ()
+    escape: str = "\\"
+
+
+_C_LIKE = Syntax(line=("//",), blocks=(("/*", "*/"),), strings=('"', "'"))
+_HASH = Syntax(line=("#",), strings=('"', "'"))
+SYNTAXES: dict[str, Syntax] = {
+    "python": Syntax(
+        line=("#",),
+        strings=('"""', "'''", '"', "'"),
+        multiline_strings=('"""', "'''"),
+    ),
+    "javascript": Syntax(
+        line=("//",), blocks=(("/*", "*/"),), strings=("`", '"', "'"), multiline_strings=("`",)
+    ),
+    "go": Syntax(
+        line=("//",), blocks=(("/*", "*/"),), strings=("`", '"', "'"), multiline_strings=("`",)
+    ),
+    "rust": Syntax(line=("//",), blocks=(("/*", "*/"),), strings=('"',)),
+    "c": _C_LIKE,
+    "java": _C_LIKE,
+    "csharp": _C_LIKE,
+    "ruby": Syntax(line=("#",), blocks=(("=begin", "=end"),), strings=('"', "'")),
+    "shellscript": _HASH,
+    "lua": Syntax(line=("--",), blocks=(("--[[", "]]"),), strings=('"', "'")),
+    "sql": Syntax(line=("--",), blocks=(("/*", "*/"),), strings=("'", '"')),
+    "yaml": _HASH,
+    "toml": Syntax(line=("#",), strings=('"""', "'''", '"', "'"), multiline_strings=('"""', "'''")),
+    "html": Syntax(blocks=(("<!--", "-->"),)),
+    "markdown": Syntax(blocks=(("<!--", "-->"),)),
+}
+SYNTAXES["typescript"] = SYNTAXES["javascriptreact"] = SYNTAXES["javascript"]
+SYNTAXES["typescriptreact"] = SYNTAXES["javascript"]
+SYNTAXES["cpp"] = SYNTAXES["objective-c"] = _C_LIKE
+SYNTAXES["sh"] = SYNTAXES["bash"] = SYNTAXES["zsh"] = SYNTAXES["shellscript"]
+SYNTAXES["xml"] = SYNTAXES["vue"] = SYNTAXES["html"]
+SYNTAXES["dockerfile"] = SYNTAXES["make"] = SYNTAXES["makefile"] = _HASH
+
+_EXTENSIONS = {
+    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript",
+    ".cjs": "javascript", ".jsx": "javascript", ".ts": "typescript", ".tsx": "typescript",
+    ".go": "go", ".rs": "rust", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp",
+    ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".java": "java", ".cs": "csharp",
+    ".rb": "ruby", ".sh": "shellscript", ".bash": "shellscript", ".zsh": "shellscript",
+    ".lua": "lua", ".sql": "sql", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml",
+    ".html": "html", ".htm": "html", ".xml": "xml", ".vue": "html", ".md": "markdown",
+    ".markdown": "markdown", ".kt": "java", ".swift": "c", ".scala": "java", ".php": "c",
+}  # fmt: skip
+_FILE_NAMES = {"Dockerfile": "dockerfile", "Makefile": "make", "Gemfile": "ruby"}
+
+
+def language_of(path: str, language_id: str | None = None) -> str | None:
+    """The syntax name for a document: the editor's language id when known, else by name."""
+    if language_id and language_id in SYNTAXES:
+        return language_id
+    name = PurePosixPath(path)
+    return _FILE_NAMES.get(name.name) or _EXTENSIONS.get(name.suffix.lower())
+
+
+# Lexer state at a line start: None (code), ("block", index) or ("string", delimiter).
+State = tuple[str, object] | None
+
+
+@dataclass(frozen=True)
+class Comment:
+    """The comment text on one line: [start, end) columns (str indices), without delimiters.
+
+    `opener` is the delimiter that opened it on this line ("" for a block comment carried
+    over from an earlier line); `closed` says whether a block comment ends on this line.
+    """
+
+    start: int
+    end: int
+    opener: str
+    code_before: bool
+    """Whether code precedes the comment on this line (a trailing comment)."""
+    block: bool
+    end_with_delimiter: int
+    """Where the comment ends including its closing delimiter."""
+    start_with_delimiter: int
+
+
+def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], State]:
+    """Comments on one line, and the state the next line starts in."""
+    comments: list[Comment] = []
+    position = 0
+    length = len(line)
+    code_before = False
+    while position < length:
+        if state is not None:
+            kind, value = state
+            if kind == "block":
+                _, closer = syntax.blocks[value]  # type: ignore[index]
+                close = line.find(closer, position)
+                end = length if close < 0 else close
+                comments.append(
+                    Comment(
+                        start=position,
+                        end=end,
+                        opener="",
+                        code_before=code_before,
+                        block=True,
+                        end_with_delimiter=length if close < 0 else close + len(closer),
+                        start_with_delimiter=position,
+                    )
+                )
+                if close < 0:
+                    return comments, state
+                position = close + len(closer)
+                state = None
+                code_before = True
+                continue
+            delimiter = str(value)
+            close = _string_end(line, position, delimiter, syntax.escape)
+            if close < 0:
+                return comments, state
+            position = close
+            state = None
+            code_before = True
+            continue
+        char = line[position]
+        if char in " \t":
+            position += 1
+            continue
+        opened = _opening(line, position, syntax)
+        if opened is None:
+            code_before = True
+            position += 1
+            continue
+        kind, token, index = opened
+        if kind == "line":
+            comments.append(
+                Comment(position + len(token), length, token, code_before, False, length, position)
+            )
+            return comments, None
+        if kind == "block":
+            _, closer = syntax.blocks[index]
+            body = position + len(token)
+            close = line.find(closer, body)
+            end = length if close < 0 else close
+            comments.append(
+                Comment(
+                    start=body,
+                    end=end,
+                    opener=token,
+                    code_before=code_before,
+                    block=True,
+                    end_with_delimiter=length if close < 0 else close + len(closer),
+                    start_with_delimiter=position,
+                )
+            )
+            if close < 0:
+                return comments, ("block", index)
+            position = close + len(closer)
+            code_before = True
+            continue
+        close = _string_end(line, position + len(token), token, syntax.escape)
+        code_before = True
+        if close < 0:
+            if token in syntax.multiline_strings:
+                return comments, ("string", token)
+            return comments, None  # an unterminated single-line string ends with its line
+        position = close
+    return comments, state
+
+
+def _opening(line: str, position: int, syntax: Syntax) -> tuple[str, str, int] | None:
+    # Block openers before line comments: Lua's "--[[" starts with "--".
+    for index, (opener, _) in enumerate(syntax.blocks):
+        if line.startswith(opener, position):
+            if opener == "=begin" and position != 0:
+                continue
+            return "block", opener, index
+    for token in syntax.line:
+        if line.startswith(token, position):
+            return "line", token, 0
+    for token in syntax.strings:
+        if line.startswith(token, position):
+            return "string", token, 0
+    return None
+
+
+def _string_end(line: str, position: int, delimiter: str, escape: str) -> int:
+    """The index just past the closing delimiter, or -1 when the string goes on."""
+    while True:
+        close = line.find(delimiter, position)
+        if close < 0:
+            return -1
+        backslashes = 0
+        cursor = close - 1
+        while cursor >= position and line[cursor] == escape:
+            backslashes += 1
+            cursor -= 1
+        if backslashes % 2 == 0:
+            return close + len(delimiter)
+        position = close + 1
+
+
+class CommentIndex:
+    """Comments of a whole document, kept current under edits by re-lexing changed lines."""
+
+    def __init__(self, lines: list[str], syntax: Syntax) -> None:
+        self.syntax = syntax
+        self.starts: list[State] = []
+        self.comments: list[list[Comment]] = []
+        self._relex_from(lines, 0, 0)
+
+    def _relex_from(self, lines: list[str], first: int, stop_after: int) -> int:
+        """Re-lex from `first`; past `stop_after` stop as soon as a line starts in the state
+        it started in before. Returns the number of lines lexed."""
+        state = self.starts[first] if first < len(self.starts) else None
+        if first == 0:
+            state = None
+        number = first
+        count = len(lines)
+        del self.starts[count:]
+        del self.comments[count:]
+        while number < count:
+            if number > stop_after and number < len(self.starts) and self.starts[number] == state:
+                break
+            found, following = lex_line(lines[number], state, self.syntax)
+            if number < len(self.starts):
+                self.starts[number] = state
+                self.comments[number] = found
+            else:
+                self.starts.append(state)
+                self.comments.append(found)
+            state = following
+            number += 1
+        return number - first
+
+    def update(self, lines: list[str], first: int, removed: int, added: int) -> int:
+        """Lines [first, first+removed) were replaced by `added` lines; `lines` is the new text.
+        Returns how many lines were re-lexed."""
+        self.starts[first : first + removed] = [None] * added
+        self.comments[first : first + removed] = [[] for _ in range(added)]
+        if first < len(self.starts) and first > 0:
+            # The first changed line starts in the state the line before it ended in.
+            _, state = lex_line(lines[first - 1], self.starts[first - 1], self.syntax)
+            self.starts[first] = state
+        return self._relex_from(lines, first, first + added - 1)

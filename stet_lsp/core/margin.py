@@ -1,0 +1,180 @@
+"""Margin notes: comments carrying the marker (`stet:` or `stet(<kind>):`) in any language."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from stet_lsp.core.comments import Comment, CommentIndex
+from stet_lsp.core.model import KINDS, Kind
+
+DEFAULT_MARKER = "stet"
+
+
+@lru_cache(maxsize=16)
+def marker_pattern(marker: str) -> re.Pattern[str]:
+    word = re.escape(marker.rstrip(":").strip())
+    return re.compile(rf"(?<![\w-]){word}(?:\((?P<kind>[A-Za-z-]*)\))?:")
+
+
+@dataclass(frozen=True)
+class MarginNote:
+    line: int
+    """0-based line of the marker."""
+    column: int
+    end_line: int
+    end_column: int
+    kind: Kind
+    text: str
+    removal: tuple[int, int, int, int]
+    """(line, column, end line, end column) to delete to remove the note from the code."""
+    anchor_line: int
+    """0-based line of the code the note is about, in the text as it is."""
+    anchor_line_after_removal: int
+    unknown_kind: str | None = None
+    """A kind written in the marker that is not one of Stet's (recorded as markup)."""
+
+
+def find_notes(
+    lines: list[str], index: CommentIndex, marker: str = DEFAULT_MARKER
+) -> list[MarginNote]:
+    pattern = marker_pattern(marker)
+    word = marker.rstrip(":").strip()
+    notes = []
+    used: set[int] = set()
+    for number, line in enumerate(lines):
+        if word not in line or number in used:
+            continue
+        for comment in index.comments[number]:
+            match = pattern.search(line, comment.start, comment.end)
+            if match is None:
+                continue
+            note = _note_at(lines, index, number, comment, match, pattern)
+            used.update(range(note.line, note.end_line + 1))
+            notes.append(note)
+            break
+    return notes
+
+
+def _note_at(
+    lines: list[str],
+    index: CommentIndex,
+    number: int,
+    comment: Comment,
+    match: re.Match[str],
+    pattern: re.Pattern[str],
+) -> MarginNote:
+    written_kind = match.group("kind")
+    kind: Kind = "markup"
+    unknown = None
+    if written_kind:
+        if written_kind.lower() in KINDS:
+            kind = KINDS[KINDS.index(written_kind.lower())]  # type: ignore[arg-type]
+        else:
+            unknown = written_kind
+    parts = [lines[number][match.end() : comment.end].strip()]
+    last_line, last = number, comment
+    # The note goes on over the following lines of the same comment.
+    while last_line + 1 < len(lines):
+        following = _continuation(lines, index, last_line + 1, last, pattern)
+        if following is None:
+            break
+        text = _clean(lines[last_line + 1][following.start : following.end])
+        if not text and not following.block:
+            break
+        last_line, last = last_line + 1, following
+        if text:
+            parts.append(text)
+        if following.end_with_delimiter != following.end or following.end < len(lines[last_line]):
+            break
+    text = " ".join(part for part in parts if part).strip()
+    if comment.block and text.endswith(("*/", "-->")):
+        text = text.rsplit(None, 1)[0] if " " in text else ""
+    removal = _removal(lines, number, comment, match, last_line, last)
+    anchor = _anchor_line(lines, index, number, comment, last_line)
+    removed_lines = removal[2] - removal[0] if removal[3] == 0 and removal[1] == 0 else 0
+    after = anchor - removed_lines if anchor > last_line else anchor
+    return MarginNote(
+        line=number,
+        column=match.start(),
+        end_line=last_line,
+        end_column=last.end,
+        kind=kind,
+        text=text,
+        removal=removal,
+        anchor_line=anchor,
+        anchor_line_after_removal=after,
+        unknown_kind=unknown,
+    )
+
+
+def _continuation(
+    lines: list[str], index: CommentIndex, number: int, previous: Comment, pattern: re.Pattern[str]
+) -> Comment | None:
+    found = index.comments[number]
+    if not found:
+        return None
+    first = found[0]
+    if previous.block:
+        carried = first.opener == "" and first.start == 0
+        return first if carried else None
+    if first.code_before or first.block or first.opener != previous.opener:
+        return None
+    if pattern.search(lines[number], first.start, first.end):
+        return None
+    return first
+
+
+def _clean(text: str) -> str:
+    """Comment text without decoration: a block comment's leading `*`, surrounding space."""
+    stripped = text.strip()
+    if stripped.startswith("*") and not stripped.startswith("*/"):
+        stripped = stripped[1:].strip()
+    return stripped
+
+
+def _removal(
+    lines: list[str],
+    number: int,
+    comment: Comment,
+    match: re.Match[str],
+    last_line: int,
+    last: Comment,
+) -> tuple[int, int, int, int]:
+    first_line_text = lines[number]
+    before = first_line_text[comment.start : match.start()].strip()
+    whole_comment = not before or set(before) <= {"*", "/", "-", "!", "#", "<"}
+    after_end = lines[last_line][last.end_with_delimiter :].strip()
+    if whole_comment and not comment.code_before and not after_end:
+        return number, 0, last_line + 1, 0  # whole lines
+    if whole_comment and not after_end:
+        # A trailing comment: from the end of the code to the end of the line.
+        start = len(first_line_text[: comment.start_with_delimiter].rstrip())
+        return number, start, last_line, len(lines[last_line])
+    # Inside a longer comment: only the note's own text.
+    return number, match.start(), last_line, last.end
+
+
+def _anchor_line(
+    lines: list[str], index: CommentIndex, number: int, comment: Comment, last_line: int
+) -> int:
+    if comment.code_before:
+        return number
+    for candidate in range(last_line + 1, len(lines)):
+        if _is_code(lines, index, candidate):
+            return candidate
+    for candidate in range(number - 1, -1, -1):
+        if _is_code(lines, index, candidate):
+            return candidate
+    return number
+
+
+def _is_code(lines: list[str], index: CommentIndex, number: int) -> bool:
+    text = lines[number]
+    if not text.strip():
+        return False
+    found = index.comments[number]
+    if not found:
+        return True
+    return found[0].code_before or bool(text[: found[0].start_with_delimiter].strip())

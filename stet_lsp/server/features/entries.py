@@ -1,0 +1,108 @@
+"""Style-sheet entries beside the code: a diagnostic, a code lens and a hover at each anchor."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from stet_lsp.core.anchors import locate
+from stet_lsp.core.model import Entry
+from stet_lsp.server.protocol import SOURCE, line_range
+from stet_lsp.server.server import DocumentState, StetServer
+
+DISCARD = "stet.note.discard"
+
+
+class Entries:
+    def __init__(self, server: StetServer) -> None:
+        self.server = server
+        self.placed: dict[str, dict[int, list[Entry]]] = {}
+        """By document URI: the open entries anchored in it, by 0-based line."""
+
+    def analyse(self, state: DocumentState) -> None:
+        if state.session is None or state.is_sheet or state.relative is None:
+            return
+        document = state.session.snapshot().document
+        placed: dict[int, list[Entry]] = {}
+        for entry in document.entries():
+            if entry.status != "open" or entry.anchor is None:
+                continue
+            if entry.anchor.path != state.relative:
+                continue
+            line = locate(entry.anchor, state.lines)
+            if line is not None:
+                placed.setdefault(line - 1, []).append(entry)
+        self.placed[state.uri] = placed
+        codec = self.server.workspace.position_codec
+        severity = self.server.settings.severity("entry")
+        self.server.diagnostics.set(
+            state.uri,
+            "entries",
+            [
+                types.Diagnostic(
+                    range=line_range(codec, state.lines, line),
+                    message=f"style sheet ({entry.kind}, {entry.author}): {entry.text}",
+                    severity=severity,
+                    source=SOURCE,
+                    code=entry.kind,
+                    data={"type": "entry", "entryId": entry.id},
+                )
+                for line, entries in sorted(placed.items())
+                for entry in entries
+            ],
+        )
+
+    def code_lenses(self, state: DocumentState) -> list[types.CodeLens]:
+        codec = self.server.workspace.position_codec
+        lenses = []
+        for line, entries in sorted(self.placed.get(state.uri, {}).items()):
+            count = len(entries)
+            title = f"style sheet: {count} note{'s' if count != 1 else ''}"
+            lenses.append(
+                types.CodeLens(
+                    range=line_range(codec, state.lines, line),
+                    command=types.Command(
+                        title=title,
+                        command="stet.sheet.open",
+                        arguments=[{"uri": state.uri}],
+                    ),
+                )
+            )
+        return lenses
+
+    def hover(self, state: DocumentState, line: int) -> str | None:
+        entries = self.placed.get(state.uri, {}).get(line)
+        if not entries:
+            return None
+        blocks = [
+            f"**Style sheet** · {entry.kind} · {entry.author} · `{entry.id}`\n\n{entry.text}"
+            for entry in entries
+        ]
+        return "\n\n---\n\n".join(blocks)
+
+    def code_actions(
+        self, state: DocumentState, params: types.CodeActionParams
+    ) -> list[types.CodeAction]:
+        placed = self.placed.get(state.uri, {})
+        lines = range(params.range.start.line, params.range.end.line + 1)
+        actions = []
+        for entry in (entry for line in lines for entry in placed.get(line, [])):
+            related = [
+                item
+                for item in params.context.diagnostics
+                if isinstance(item.data, dict) and item.data.get("entryId") == entry.id
+            ]
+            title = f"Discard style-sheet entry {entry.id}"
+            actions.append(
+                types.CodeAction(
+                    title=title,
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=related or None,
+                    command=types.Command(
+                        title=title, command=DISCARD, arguments=[{"uri": state.uri, "id": entry.id}]
+                    ),
+                )
+            )
+        return actions
+
+    def forget(self, uri: str) -> None:
+        self.placed.pop(uri, None)

@@ -1,0 +1,72 @@
+"""Margin notes over stdio: diagnostics, code actions, recording, for both client flavours."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsp_harness import CLIENTS, SERVER, diagnostics, eventually, execute, open_file, start
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.targets import resolve_target
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS)
+async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await start(lsp_client, request.param)
+    yield
+    await lsp_client.shutdown_session()
+
+
+SOURCE = '''import requests
+
+# stet: use the retry helper,
+# it handles 429s
+response = requests.get(url)
+text = "# stet: not a note, a string"
+total = compute()  # stet(ruled-out): caching here broke invalidation
+'''
+
+
+async def test_margin_notes_become_hints_and_are_recorded(client: LanguageClient, root: Path) -> None:
+    path = root / "src" / "fetch.py"
+    path.write_text(SOURCE)
+    document = open_file(client, path)
+
+    found = await eventually(lambda: diagnostics(client, document))
+    notes = [d for d in found if d.code == "margin-note"]
+    assert [(d.range.start.line, d.severity) for d in notes] == [
+        (2, types.DiagnosticSeverity.Hint),
+        (6, types.DiagnosticSeverity.Hint),
+    ]
+    assert all(d.source == "stet" and d.message.startswith("margin note: record to style sheet") for d in notes)
+    assert "use the retry helper, it handles 429s" in notes[0].message
+    assert notes[0].data == {"type": "margin", "uri": document, "line": 2}
+
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            range=notes[0].range,
+            context=types.CodeActionContext(diagnostics=[notes[0]]),
+        )
+    )
+    titles = [action.title for action in actions or []]
+    assert titles == ["Record margin note to style sheet", "Record all margin notes in this file"]
+    record = actions[0].command  # type: ignore[index,union-attr]
+    result = await execute(client, record.command, **record.arguments[0])
+    assert result["removed"] is True
+    [entry] = result["recorded"]
+    assert entry["kind"] == "markup" and entry["author"] == "human"
+    assert entry["text"] == "use the retry helper, it handles 429s"
+    # Anchored to the code under the comment, at its line once the comment is gone.
+    assert entry["anchor"] == {"path": "src/fetch.py", "line": 3, "text": "response = requests.get(url)"}
+    [edit] = client.applied_edits  # type: ignore[attr-defined]
+    [change] = edit.changes[document]
+    assert (change.range.start.line, change.range.end.line, change.new_text) == (2, 4, "")
+
+    sheet = StyleSheet(resolve_target(root))
+    assert [e.text for e in sheet.entries()] == ["use the retry helper, it handles 429s"]
