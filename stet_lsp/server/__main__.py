@@ -1,4 +1,4 @@
-"""`stet-lsp`: the language server over stdio."""
+"""`stet-lsp`: the Stet language server, over stdio (default) or TCP."""
 
 from __future__ import annotations
 
@@ -7,16 +7,34 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from stet_lsp import __version__
+
+
+def _address(value: str) -> tuple[str, int]:
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {value!r}")
+    return host, int(port)
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="stet-lsp", description="The Stet language server.")
-    parser.add_argument("--stdio", action="store_true", help="talk over stdio (the default)")
-    parser.parse_args(argv)
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="stet-lsp: %(message)s")
+    parser.add_argument("--version", action="version", version=f"stet-lsp {__version__}")
+    channel = parser.add_mutually_exclusive_group()
+    channel.add_argument("--stdio", action="store_true", help="talk over stdio (the default)")
+    channel.add_argument("--tcp", type=_address, metavar="HOST:PORT", help="listen on TCP")
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING"])
+    args = parser.parse_args(argv)
+    # Logs go to stderr (and window/logMessage): stdout carries the protocol.
+    logging.basicConfig(stream=sys.stderr, level=args.log_level, format="stet-lsp: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)
     from stet_lsp.server.server import create_server
 
-    create_server().start_io()
+    server = create_server()
+    if args.tcp:
+        server.start_tcp(*args.tcp)
+    else:
+        server.start_io()
     return 0
 
 

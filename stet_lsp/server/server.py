@@ -253,7 +253,7 @@ class StetServer(LanguageServer):
             self.workspace_code_lens_refresh(None)
 
     def message(self, text: str, kind: types.MessageType = types.MessageType.Warning) -> None:
-        log.warning(text) if kind <= types.MessageType.Warning else log.info(text)
+        log.warning(text)
         self.window_show_message(types.ShowMessageParams(type=kind, message=text))
 
 
@@ -264,9 +264,33 @@ def local_path(uri: str) -> Path | None:
     return Path(path).resolve() if path else None
 
 
+class ClientLog(logging.Handler):
+    """Stet's log records also go to the client's log (window/logMessage)."""
+
+    LEVELS = {
+        logging.ERROR: types.MessageType.Error,
+        logging.WARNING: types.MessageType.Warning,
+        logging.INFO: types.MessageType.Info,
+    }
+
+    def __init__(self, server: StetServer) -> None:
+        super().__init__(logging.INFO)
+        self.server = server
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            kind = self.LEVELS.get(record.levelno, types.MessageType.Log)
+            self.server.window_log_message(
+                types.LogMessageParams(type=kind, message=self.format(record))
+            )
+        except Exception:  # logging must never break the server
+            pass
+
+
 def create_server() -> StetServer:
     from stet_lsp.server.features import register_all
 
     server = StetServer()
     register_all(server)
+    log.addHandler(ClientLog(server))
     return server

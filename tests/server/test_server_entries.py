@@ -1,0 +1,216 @@
+"""Entries in the editor, commands, the sheet file, outside writes and branch switches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+import pytest
+import pytest_lsp
+from lsp_harness import CLIENTS, SERVER, diagnostics, eventually, execute, open_file, start, uri
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
+
+from stet_lsp.core.anchors import make_anchor
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.targets import resolve_target
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS)
+async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await start(lsp_client, request.param)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def entries_of(found: list[types.Diagnostic]) -> list[types.Diagnostic]:
+    return [d for d in found if isinstance(d.data, dict) and d.data.get("type") == "entry"]
+
+
+async def test_anchored_entries_show_as_diagnostic_lens_and_hover(client: LanguageClient, root: Path) -> None:
+    sheet = StyleSheet(resolve_target(root))
+    app = root / "src" / "app.py"
+    entry = sheet.add("Use the existing helper here.", kind="convention", author="agent",
+                      anchor=make_anchor(root, app, 5))
+    document = open_file(client, app)
+    found = entries_of(await eventually(lambda: diagnostics(client, document)))
+    [diagnostic] = found
+    assert diagnostic.range.start.line == 4
+    assert diagnostic.severity == types.DiagnosticSeverity.Information
+    assert (diagnostic.source, diagnostic.code) == ("stet", "convention")
+    assert diagnostic.data == {"type": "entry", "entryId": entry.id}
+
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=document))
+    )
+    assert [(lens.range.start.line, lens.command.title) for lens in lenses or []] == [(4, "style sheet: 1 note")]  # type: ignore[union-attr]
+
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=document),
+                          position=types.Position(line=4, character=0))
+    )
+    assert hover is not None and "Use the existing helper here." in hover.contents.value  # type: ignore[union-attr]
+
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(text_document=types.TextDocumentIdentifier(uri=document),
+                               range=diagnostic.range,
+                               context=types.CodeActionContext(diagnostics=[diagnostic]))
+    )
+    [discard] = [a for a in actions or [] if a.title.startswith("Discard")]
+    await execute(client, discard.command.command, **discard.command.arguments[0])  # type: ignore[union-attr]
+    assert sheet.get(entry.id).status == "discarded"
+    await eventually(lambda: _no_entries(client, document))
+
+
+async def _no_entries(client: LanguageClient, document: str) -> bool:
+    return not entries_of(await diagnostics(client, document))
+
+
+async def test_outside_writes_and_branch_switches_reach_open_documents(
+    client: LanguageClient, repo: pygit2.Repository, root: Path
+) -> None:
+    app = root / "src" / "app.py"
+    document = open_file(client, app)
+    await eventually(lambda: _no_entries(client, document))
+    StyleSheet(resolve_target(root)).add("written by an agent", author="agent",
+                                         anchor=make_anchor(root, app, 3))
+
+    async def shown() -> list[types.Diagnostic]:
+        return entries_of(await diagnostics(client, document))
+
+    [found] = await eventually(shown, timeout=3)
+    assert found.range.start.line == 2 and "written by an agent" in found.message
+    repo.branches.local.create("other", repo[repo.head.target])
+    repo.checkout(repo.branches.local["other"])
+    await eventually(lambda: _no_entries(client, document), timeout=3)
+    repo.checkout(repo.branches.local["main"])
+    assert await eventually(shown, timeout=3)
+
+
+async def test_commands(client: LanguageClient, root: Path) -> None:
+    app = root / "src" / "app.py"
+    document = open_file(client, app)
+    added = await execute(client, "stet.note.add", uri=document, text="anchored note", kind="markup", line=6)
+    assert added["anchor"] == {"path": "src/app.py", "line": 7, "text": "line 7"}
+    plain = await execute(client, "stet.note.add", uri=uri(root), text="a folder works too")
+    listed = await execute(client, "stet.note.list", uri=document)
+    assert [e["id"] for e in listed["entries"]] == [plain["id"], added["id"]] or [
+        e["id"] for e in listed["entries"]
+    ] == [added["id"], plain["id"]]
+    assert {e["id"]: e["line"] for e in listed["entries"]}[added["id"]] == 7
+    edited = await execute(client, "stet.note.edit", uri=document, id=added["id"], text="better text")
+    assert edited["text"] == "better text"
+    brief = await execute(client, "stet.brief", uri=document, budget=500)
+    assert brief["text"].startswith("## Style sheet") and "better text" in brief["text"]
+    paused = await execute(client, "stet.pause", uri=document)
+    assert paused["paused"] is True
+    app.write_text(app.read_text() + "# stet: refused while paused\n")
+    notes = open_file(client, app)
+    with pytest.raises(JsonRpcException, match="paused"):
+        await execute(client, "stet.margin.record", uri=notes, all=True)
+    await execute(client, "stet.resume", uri=document)
+    discarded = await execute(client, "stet.note.discard", uri=document, id=plain["id"])
+    assert discarded["status"] == "discarded"
+    opened = await execute(client, "stet.sheet.open", uri=document)
+    assert opened["uri"] == uri(resolve_target(root).sheet_path)
+
+
+@pytest.mark.parametrize(
+    "command, arguments, message",
+    [
+        ("stet.note.add", [], "one object argument"),
+        ("stet.note.add", ["text"], "one object argument"),
+        ("stet.note.add", [{"uri": 5, "text": "x"}], "'uri' must be a str"),
+        ("stet.note.add", [{"text": "x"}], "missing argument 'uri'"),
+        ("stet.note.add", [{"uri": "file:///nowhere/x.py", "text": "x"}], "not inside a git repository"),
+        ("stet.note.add", [{"uri": "untitled:1", "text": "x"}], "not inside a git repository"),
+        ("stet.note.add", [{"uri": "URI", "text": "x", "kind": "bogus"}], "unknown kind"),
+        ("stet.note.add", [{"uri": "URI", "text": "x", "line": "3"}], "whole number"),
+        ("stet.note.add", [{"uri": "URI", "text": "x", "line": 999}], "does not exist"),
+        ("stet.note.edit", [{"uri": "URI", "id": "nope", "text": "x"}], "no entry with id"),
+        ("stet.margin.record", [{"uri": "URI", "line": 0}], "no margin note"),
+        ("stet.brief", [{"uri": "URI", "budget": 0}], "1 or more"),
+        ("stet.pause", [{"uri": "URI", "until": "soon"}], "ISO date"),
+        ("stet.nonsense", [{}], "not defined"),
+    ],
+)
+async def test_bad_command_arguments_get_clear_errors(
+    client: LanguageClient, root: Path, command: str, arguments: list[object], message: str
+) -> None:
+    document = open_file(client, root / "src" / "app.py")
+    arguments = [
+        {k: document if v == "URI" else v for k, v in a.items()} if isinstance(a, dict) else a
+        for a in arguments
+    ]
+    with pytest.raises(JsonRpcException, match=message):
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=command, arguments=arguments)
+        )
+    # The server keeps answering.
+    listed = await execute(client, "stet.note.list", uri=document)
+    assert listed["entries"] == []
+
+
+async def test_the_sheet_file_has_lenses_actions_outline_and_problems(client: LanguageClient, root: Path) -> None:
+    sheet = StyleSheet(resolve_target(root))
+    keep = sheet.add("keep me", kind="convention")
+    lost = sheet.add("about a vanished line", kind="markup",
+                     anchor=make_anchor(root, root / "src" / "app.py", 9))
+    (root / "src" / "app.py").write_text("rewritten\n")
+    text = sheet.path.read_text().replace("## Notes\n\n", "## Notes\n\n- a hand note\n## Ideas\n\n- x\n")
+    sheet.path.write_text(text)
+    document = open_file(client, sheet.path, language="markdown")
+
+    found = await eventually(lambda: diagnostics(client, document))
+    codes = sorted(str(d.code) for d in found)
+    assert codes == ["anchor-lost", "unknown-section"]
+    assert any(d.data == {"type": "entry", "entryId": lost.id} for d in found)
+
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=document))
+    )
+    assert sorted(lens.command.arguments[0]["id"] for lens in lenses or []) == sorted(  # type: ignore[union-attr,index]
+        [keep.id, lost.id, _hand_id(sheet)]
+    )
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=document))
+    )
+    names = {s.name: [c.name for c in s.children or []] for s in symbols or []}  # type: ignore[union-attr]
+    assert names["Conventions"] == ["keep me"] and names["Notes"] == ["a hand note"]
+    keep_line = next(s for s in symbols if s.name == "Conventions").children[0].range.start.line  # type: ignore[union-attr]
+    assert sheet.path.read_text().splitlines()[keep_line].startswith("- keep me")
+
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(text_document=types.TextDocumentIdentifier(uri=document),
+                               range=types.Range(start=types.Position(line=keep_line, character=0),
+                                                 end=types.Position(line=keep_line, character=0)),
+                               context=types.CodeActionContext(diagnostics=[]))
+    )
+    [discard] = actions or []
+    await execute(client, discard.command.command, **discard.command.arguments[0])  # type: ignore[union-attr]
+    assert sheet.get(keep.id).status == "discarded"
+
+
+def _hand_id(sheet: StyleSheet) -> str:
+    return next(e.id for e in sheet.entries() if e.text == "a hand note")
+
+
+async def test_unsaved_sheet_changes_are_never_written_under_the_user(client: LanguageClient, root: Path) -> None:
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("on disk", kind="note")
+    document = open_file(client, sheet.path, language="markdown")
+    on_disk = sheet.path.read_bytes()
+    unsaved = sheet.path.read_text().replace("## Notes\n\n", "## Notes\n\n- typed, not saved\n")
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=document, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=unsaved)],
+        )
+    )
+    added = await execute(client, "stet.note.add", uri=document, text="from a command", kind="convention")
+    assert sheet.path.read_bytes() == on_disk
+    [edit] = client.applied_edits  # type: ignore[attr-defined]
+    [change] = edit.changes[document]
+    assert "- typed, not saved" in change.new_text and f"id={added['id']}" in change.new_text
+    assert "on disk" in change.new_text
