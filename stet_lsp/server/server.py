@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import ResponseError
 from pygls.uris import to_fs_path
 
 from stet_lsp import __version__
@@ -74,9 +77,40 @@ class DiagnosticsStore:
         self._by_uri.pop(uri, None)
 
 
+@dataclass(frozen=True)
+class UnreadableRequest:
+    """A request whose params do not fit the method's type: it still gets an answer."""
+
+    id: Any
+    method: str
+    jsonrpc: str = "2.0"
+
+
+class StetProtocol(LanguageServerProtocol):
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException:
+            if isinstance(data, dict) and "id" in data and isinstance(data.get("method"), str):
+                return UnreadableRequest(data["id"], data["method"])
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, UnreadableRequest):
+            self._send_response(
+                message.id,
+                error=ResponseError(
+                    code=JsonRpcInvalidParams.CODE,
+                    message=f"invalid params for {message.method}",
+                ),
+            )
+            return
+        super().handle_message(message)
+
+
 class StetServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("stet-lsp", __version__)
+        super().__init__("stet-lsp", __version__, protocol_cls=StetProtocol)
         self.settings = Settings()
         self.sessions: dict[Path, RepositorySession] = {}
         self.documents: dict[str, DocumentState] = {}

@@ -1,0 +1,206 @@
+"""Malformed input at the protocol level, encodings, settings and workspaces."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsp_harness import SERVER, diagnostics, eventually, execute, open_file, start, uri
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+from repos import make_repo
+
+
+class RawServer:
+    """The server as a subprocess, spoken to in raw JSON-RPC frames."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "stet_lsp.server"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )
+        self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        while True:
+            length = 0
+            while True:
+                line = stream.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                name, _, value = line.decode().partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            self.messages.put(json.loads(stream.read(length)))
+
+    def send_bytes(self, body: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_bytes(json.dumps({"jsonrpc": "2.0", **message}).encode())
+
+    def answer(self, request_id: int, timeout: float = 15) -> dict[str, Any]:
+        """Skip notifications and server requests until the answer to `request_id`."""
+        while True:
+            message = self.messages.get(timeout=timeout)
+            if message.get("id") == request_id and "method" not in message:
+                return message
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def raw() -> Any:
+    server = RawServer()
+    server.send({"id": 1, "method": "initialize", "params": {"capabilities": {}}})
+    assert "result" in server.answer(1)
+    server.send({"method": "initialized", "params": {}})
+    yield server
+    server.close()
+
+
+def test_malformed_messages_get_errors_and_the_server_keeps_serving(raw: RawServer, root: Path) -> None:
+    document = uri(root / "src" / "app.py")
+    raw.send_bytes(b"{this is not json")
+    raw.send({"id": 2, "method": "textDocument/hover", "params": {"textDocument": {}}})
+    assert raw.answer(2)["error"]["code"] == -32602
+    raw.send({"id": 3, "method": "textDocument/codeAction", "params": "nonsense"})
+    assert "error" in raw.answer(3)
+    raw.send({"id": 4, "method": "workspace/executeCommand",
+              "params": {"command": "stet.note.add", "arguments": [1, 2, 3]}})
+    assert raw.answer(4)["error"]["code"] == -32602
+    raw.send({"id": 5, "method": "workspace/executeCommand",
+              "params": {"command": "stet.note.add", "arguments": [{"uri": document, "text": None}]}})
+    assert raw.answer(5)["error"]["code"] == -32602
+    raw.send({"id": 6, "method": "stet/unknownMethod", "params": {}})
+    assert raw.answer(6)["error"]["code"] == -32601
+    # Unknown documents and positions past the end.
+    raw.send({"id": 7, "method": "textDocument/hover", "params": {
+        "textDocument": {"uri": "file:///not/open.py"}, "position": {"line": 0, "character": 0}}})
+    assert raw.answer(7)["result"] is None
+    raw.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": document, "languageId": "python", "version": 1, "text": "x = 1\n"}}})
+    raw.send({"id": 8, "method": "textDocument/hover", "params": {
+        "textDocument": {"uri": document}, "position": {"line": 99, "character": 0}}})
+    assert raw.answer(8)["error"]["code"] == -32602
+    raw.send({"id": 9, "method": "textDocument/codeAction", "params": {
+        "textDocument": {"uri": document},
+        "range": {"start": {"line": 50, "character": 0}, "end": {"line": 60, "character": 0}},
+        "context": {"diagnostics": []}}})
+    assert raw.answer(9)["error"]["code"] == -32602
+    # Text that was not valid UTF-8 on disk arrives with replacement characters: still served.
+    raw.send({"method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": document, "version": 2},
+        "contentChanges": [{"text": "caf\udce9 = 1  # stet: note\n"}]}})
+    raw.send({"id": 10, "method": "workspace/executeCommand",
+              "params": {"command": "stet.note.list", "arguments": [{"uri": document}]}})
+    assert raw.answer(10)["result"]["entries"] == []
+    raw.send({"id": 11, "method": "shutdown"})
+    assert raw.answer(11)["result"] is None
+
+
+def test_non_utf8_bytes_in_a_frame_do_not_kill_the_server(raw: RawServer) -> None:
+    raw.send_bytes(b'{"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": "\xff\xfe"}')
+    raw.send({"id": 3, "method": "shutdown"})
+    assert raw.answer(3)["result"] is None
+
+
+@pytest_lsp.fixture(config=SERVER, params=["utf-16", "utf-8"])
+async def encoded(request: pytest.FixtureRequest, lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    lsp_client.applied_edits = []  # type: ignore[attr-defined]
+    capabilities = types.ClientCapabilities(
+        general=types.GeneralClientCapabilities(position_encodings=[request.param]),
+        workspace=types.WorkspaceClientCapabilities(apply_edit=True),
+    )
+    result = await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities))
+    assert result.capabilities.position_encoding == request.param
+    lsp_client.encoding = request.param  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_ranges_on_non_ascii_lines(encoded: LanguageClient, root: Path) -> None:
+    path = root / "src" / "unicode.py"
+    line = 'café = "日本🙂"  # stet: mind the 🙂 here'
+    path.write_text(line + "\nnext = 1\n", encoding="utf-8")
+    document = open_file(encoded, path)
+    [note] = await eventually(lambda: diagnostics(encoded, document))
+    marker = line.index("stet:")
+    units = {"utf-16": len(line[:marker].encode("utf-16-le")) // 2, "utf-8": len(line[:marker].encode())}
+    end = {"utf-16": len(line.encode("utf-16-le")) // 2, "utf-8": len(line.encode())}
+    encoding = encoded.encoding  # type: ignore[attr-defined]
+    assert (note.range.start.character, note.range.end.character) == (units[encoding], end[encoding])
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def configured(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await start(lsp_client, "neovim@v0.11.0", {"marker": "review", "brief": {"budget": -3},
+                                               "margin": {"severity": "loud"}})
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_settings_apply_and_bad_values_get_a_message_and_the_default(
+    configured: LanguageClient, root: Path
+) -> None:
+    path = root / "src" / "notes.py"
+    path.write_text("# stet: old marker\n# review: new marker\nx = 1\n")
+    document = open_file(configured, path)
+    [note] = await eventually(lambda: diagnostics(configured, document))
+    assert "new marker" in note.message and note.severity == types.DiagnosticSeverity.Hint
+    await eventually(lambda: len(configured.messages) >= 2)
+    messages = [m.message for m in configured.messages]
+    assert any("brief.budget" in m for m in (l.message for l in configured.log_messages))
+    assert any("brief.budget" in m and "800" in m for m in messages)
+    assert any("margin.severity" in m for m in messages)
+    configured.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"stet": {"marker": "stet", "margin": {"severity": "warning"}}})
+    )
+
+    async def switched() -> Any:
+        found = await diagnostics(configured, document)
+        return [d for d in found if "old marker" in d.message and d.severity == types.DiagnosticSeverity.Warning]
+
+    assert await eventually(switched)
+
+
+async def test_workspaces_each_repository_its_own_target_and_outside_files_quiet(
+    configured: LanguageClient, tmp_path: Path
+) -> None:
+    one = make_repo(tmp_path / "one", files={"a.py": "x = 1\n"})
+    two = make_repo(tmp_path / "two", branch="feature/two", files={"b.py": "y = 2\n"})
+    first = open_file(configured, Path(one.workdir) / "a.py")
+    second = open_file(configured, Path(two.workdir) / "b.py")
+    await execute(configured, "stet.note.add", uri=first, text="for one", line=0)
+    await execute(configured, "stet.note.add", uri=second, text="for two", line=0)
+    listed_one = await execute(configured, "stet.note.list", uri=first)
+    listed_two = await execute(configured, "stet.note.list", uri=second)
+    assert [e["text"] for e in listed_one["entries"]] == ["for one"]
+    assert [e["text"] for e in listed_two["entries"]] == ["for two"]
+    assert listed_two["target"]["name"] == "feature/two"
+
+    outside = tmp_path / "loose" / "c.py"
+    outside.parent.mkdir()
+    outside.write_text("# stet: not in a repository\n")
+    loose = open_file(configured, outside)
+    assert not await diagnostics(configured, loose)
+    lenses = await configured.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=loose))
+    )
+    assert not lenses
