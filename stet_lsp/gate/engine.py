@@ -1,0 +1,213 @@
+"""The gate's own rules applied to plain text: anchors first, then only the rules they wake."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from stet_lsp.gate import heuristics
+from stet_lsp.gate.allowlist import Allowlist
+from stet_lsp.gate.prefilter import AnchorHit, Prefilter, ascii_lower, prefilter_for
+from stet_lsp.gate.rules import (
+    GENERIC_ASSIGNMENT,
+    METADATA_KEY_SUFFIXES,
+    RULES,
+    Rule,
+    env_value_rule,
+)
+from stet_lsp.gate.spans import Span
+
+_IDENTIFIER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_CAMEL_BOUNDARY = re.compile(r"([a-z0-9])([A-Z])")
+_KEY_PARTS = re.compile(r"[_.\-]+")
+_MAX_EXTENSION = 8192
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    rules: tuple[Rule, ...]
+    by_anchor: dict[str, tuple[tuple[int, Rule], ...]]
+    everywhere: tuple[tuple[int, Rule], ...]
+    prefilter: Prefilter
+    """Finds the rules' anchors and the keywords given to detect-secrets, in one pass."""
+    keywords: frozenset[str]
+
+
+@lru_cache(maxsize=32)
+def rule_set(strict: bool, env_names: tuple[str, ...], keywords: tuple[str, ...] = ()) -> RuleSet:
+    rules = [rule for rule in RULES if strict or not rule.strict_only]
+    env_rule = env_value_rule(env_names)
+    if env_rule is not None:
+        rules.insert(0, env_rule)
+    by_anchor: dict[str, list[tuple[int, Rule]]] = {}
+    everywhere = []
+    for priority, rule in enumerate(rules):
+        if not rule.anchors:
+            everywhere.append((priority, rule))
+        for anchor in rule.anchors:
+            by_anchor.setdefault(anchor, []).append((priority, rule))
+    return RuleSet(
+        rules=tuple(rules),
+        by_anchor={anchor: tuple(entries) for anchor, entries in by_anchor.items()},
+        everywhere=tuple(everywhere),
+        prefilter=prefilter_for(tuple(sorted(set(by_anchor) | set(keywords)))),
+        keywords=frozenset(keywords),
+    )
+
+
+def is_metadata_key(key: str) -> bool:
+    """`token_type`, `max_tokens`, `apiKeyId`: names about a credential, not holding one."""
+    parts = _KEY_PARTS.split(_CAMEL_BOUNDARY.sub(r"\1_\2", key).lower().strip("_.-"))
+    return bool(parts) and parts[-1] in METADATA_KEY_SUFFIXES
+
+
+class RuleScanner:
+    """Runs one rule set over one text; holds the per-scan state."""
+
+    def __init__(
+        self,
+        text: str,
+        rules: RuleSet,
+        *,
+        strict: bool,
+        allowlist: Allowlist | None,
+        lowered: str | None = None,
+    ) -> None:
+        self.text = text
+        self.lowered = ascii_lower(text) if lowered is None else lowered
+        self.rules = rules
+        self.strict = strict
+        self.allowlist = allowlist
+        self.spans: list[Span] = []
+        self._tried: set[tuple[int, int]] = set()
+        self._covered_until: dict[int, int] = {}
+        self._block_ends: dict[int, tuple[int, re.Match[str] | None]] = {}
+        self.hits: list[AnchorHit] = []
+        """Anchors that found nothing but might behind JSON escapes: worth decoding."""
+        self.keyword_hits: list[int] = []
+        self.unmatched_prefixes: list[int] = []
+        """Offsets of token prefixes that led to no span: worth a second opinion."""
+
+    def run(self) -> list[Span]:
+        by_anchor = self.rules.by_anchor
+        keywords = self.rules.keywords
+        for hit in self.rules.prefilter.find(self.lowered):
+            if hit.anchor in keywords:
+                self.keyword_hits.append(hit.offset)
+            if hit.anchor not in by_anchor:
+                continue
+            found = False
+            prefix_rule = False
+            live = False
+            for priority, rule in by_anchor[hit.anchor]:
+                matched = self._try(priority, rule, hit.offset, len(hit.anchor))
+                found |= matched
+                prefix_rule |= rule.start == "anchor" and len(hit.anchor) >= 4
+                live |= not matched and self._may_hide_behind_escapes(rule, hit.offset)
+            if live:
+                self.hits.append(hit)
+            if prefix_rule and not found:
+                self.unmatched_prefixes.append(hit.offset)
+        for priority, rule in self.rules.everywhere:
+            for match in rule.pattern.finditer(self.text):
+                self._accept(priority, rule, match)
+        return self.spans
+
+    def _may_hide_behind_escapes(self, rule: Rule, offset: int) -> bool:
+        """Whether JSON escapes may hide a secret here that the raw text did not show."""
+        if rule.start == "identifier":
+            return self._assigns(offset)
+        if rule.start == "anchor":
+            # `\nghp_...`: the escape's letter defeats the rule's boundary look-behind.
+            return "\\" in self.text[max(0, offset - 6) : offset]
+        return True
+
+    def _assigns(self, offset: int) -> bool:
+        """Whether the identifier at `offset` is a credential's name followed by a value."""
+        text = self.text
+        end = offset
+        while end < len(text) and end - offset < 48 and text[end] in _IDENTIFIER_CHARS:
+            end += 1
+        following = text[end : end + 8]
+        if "=" not in following and ":" not in following:
+            return False
+        start = offset
+        while start > 0 and offset - start < 48 and text[start - 1] in _IDENTIFIER_CHARS:
+            start -= 1
+        return not is_metadata_key(text[start:end])
+
+    def _try(self, priority: int, rule: Rule, offset: int, anchor_length: int) -> bool:
+        text = self.text
+        if rule.start == "anchor":
+            if offset < self._covered_until.get(priority, -1):
+                return True
+            match = rule.pattern.match(text, offset)
+            return match is not None and self._accept(priority, rule, match)
+        if rule.start == "identifier":
+            start = offset
+            floor = max(0, offset - rule.lead)
+            while start > floor and text[start - 1] in _IDENTIFIER_CHARS:
+                start -= 1
+            if (priority, start) in self._tried:
+                return False
+            self._tried.add((priority, start))
+            match = rule.pattern.match(text, start, offset + anchor_length + rule.reach)
+            return match is not None and self._accept(priority, rule, match)
+        begin = max(0, offset - rule.lead)
+        end = offset + anchor_length + rule.reach
+        if not rule.multiline:
+            newline = text.rfind("\n", begin, offset)
+            begin = newline + 1 if newline >= 0 else begin
+            newline = text.find("\n", offset, end)
+            end = newline if newline >= 0 else end
+        if (priority, begin) in self._tried:
+            return False
+        self._tried.add((priority, begin))
+        found = False
+        for match in rule.pattern.finditer(text, begin, end):
+            found |= self._accept(priority, rule, match)
+        return found
+
+    def _accept(self, priority: int, rule: Rule, match: re.Match[str]) -> bool:
+        group = "secret" if "secret" in rule.pattern.groupindex else 0
+        start, end = match.span(group)
+        if rule.block_end is not None:
+            end = self._block_end(priority, rule, end)
+        if rule.extend_chars:
+            text = self.text
+            limit = min(len(text), end + _MAX_EXTENSION)
+            while end < limit and text[end] in rule.extend_chars:
+                end += 1
+        value = self.text[start:end]
+        if not value or not self._is_secret(rule, value, match):
+            return False
+        self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
+        self._covered_until[priority] = max(self._covered_until.get(priority, -1), end)
+        return True
+
+    def _block_end(self, priority: int, rule: Rule, header_end: int) -> int:
+        assert rule.block_end is not None
+        # The next end marker is remembered: many headers before one end cost one search.
+        searched_from, found = self._block_ends.get(priority, (len(self.text) + 1, None))
+        if header_end < searched_from or (found is not None and found.start() < header_end):
+            found = rule.block_end.search(self.text, header_end)
+            self._block_ends[priority] = (header_end, found)
+        if found is not None and found.start() - header_end <= rule.reach:
+            return found.end()
+        if rule.block_body is not None:
+            body = rule.block_body.match(self.text, header_end)
+            if body is not None:
+                return body.end()
+        return header_end
+
+    def _is_secret(self, rule: Rule, value: str, match: re.Match[str]) -> bool:
+        if rule.replacement is not None:
+            return True
+        if heuristics.is_documented_example(value):
+            return False
+        if self.allowlist is not None and self.allowlist.allows(value):
+            return False
+        if rule is GENERIC_ASSIGNMENT and is_metadata_key(match.group("key")):
+            return False
+        return rule.check is None or rule.check(value, self.strict)

@@ -1,0 +1,60 @@
+"""What the gate reports: where a secret is and what kind, never any of its characters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stet_lsp.gate.positions import LineIndex
+from stet_lsp.gate.spans import Span
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    line: int
+    """0-based."""
+    column: int
+    """0-based, in Python characters (code points) within the line."""
+    end_line: int
+    end_column: int
+    preview: str
+    """Masked: at most the first characters of the format's public prefix, then `…`."""
+    offset: int
+    """Start of the span in the scanned text (characters)."""
+    end_offset: int
+    replacement: str | None = None
+    """A fixed replacement (`~` for home paths); None: a numbered marker."""
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rule": self.rule,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "preview": self.preview,
+        }
+
+
+def masked_preview(span: Span, value: str) -> str:
+    if span.replacement is not None:
+        return value[:6] + "…"
+    if span.prefix and value.startswith(span.prefix):
+        return span.prefix[:2] + "…"
+    return "…"
+
+
+def finding_for(span: Span, text: str, lines: LineIndex) -> Finding:
+    line, column = lines.position(span.start)
+    end_line, end_column = lines.position(span.end)
+    return Finding(
+        rule=span.rule,
+        line=line,
+        column=column,
+        end_line=end_line,
+        end_column=end_column,
+        preview=masked_preview(span, text[span.start : span.end]),
+        offset=span.start,
+        end_offset=span.end,
+        replacement=span.replacement,
+    )

@@ -1,0 +1,83 @@
+"""The `.stet/` artifacts a repository commits or is about to commit, read from git itself."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+
+from stet_lsp.core.errors import StetError
+
+STET_DIR = ".stet/"
+CACHE_DIR = ".stet/cache/"
+
+
+@dataclass(frozen=True)
+class Artifact:
+    label: str
+    """`path` when HEAD and the index agree, else `HEAD:path` and `:path` (git's notation)."""
+    path: str
+    data: bytes
+
+
+def open_repository(start: Path | None = None) -> pygit2.Repository:
+    found = pygit2.discover_repository(str(start or Path(os.getcwd())))
+    if found is None:
+        raise StetError("not inside a git repository")
+    return pygit2.Repository(found)
+
+
+def repository_root(repository: pygit2.Repository) -> Path:
+    workdir = repository.workdir
+    return Path(workdir) if workdir else Path(repository.path)
+
+
+def _is_artifact(path: str) -> bool:
+    return path.startswith(STET_DIR) and not path.startswith(CACHE_DIR)
+
+
+def _walk(
+    repository: pygit2.Repository, tree: pygit2.Tree, prefix: str
+) -> Iterator[tuple[str, pygit2.Oid]]:
+    for entry in tree:
+        path = f"{prefix}{entry.name}"
+        if entry.type_str == "tree":
+            if (path + "/").startswith(CACHE_DIR):
+                continue
+            subtree = repository[entry.id]
+            assert isinstance(subtree, pygit2.Tree)
+            yield from _walk(repository, subtree, path + "/")
+        elif entry.type_str == "blob":
+            yield path, entry.id
+
+
+def committed_and_staged(repository: pygit2.Repository) -> list[Artifact]:
+    """Every `.stet/` blob in HEAD's tree and in the index, except `.stet/cache/`."""
+    head: dict[str, pygit2.Oid] = {}
+    if not repository.head_is_unborn:
+        tree = repository.head.peel(pygit2.Commit).tree
+        if ".stet" in tree:
+            stet_tree = repository[tree[".stet"].id]
+            if isinstance(stet_tree, pygit2.Tree):
+                head = dict(_walk(repository, stet_tree, STET_DIR))
+    staged = {entry.path: entry.id for entry in repository.index if _is_artifact(entry.path)}
+    artifacts: list[Artifact] = []
+    for path in sorted(set(head) | set(staged)):
+        in_head, in_index = head.get(path), staged.get(path)
+        if in_head is not None and in_index is not None and in_head == in_index:
+            artifacts.append(Artifact(path, path, _blob(repository, in_head)))
+            continue
+        if in_head is not None:
+            artifacts.append(Artifact(f"HEAD:{path}", path, _blob(repository, in_head)))
+        if in_index is not None:
+            artifacts.append(Artifact(f":{path}", path, _blob(repository, in_index)))
+    return artifacts
+
+
+def _blob(repository: pygit2.Repository, oid: pygit2.Oid) -> bytes:
+    blob = repository[oid]
+    assert isinstance(blob, pygit2.Blob)
+    return bytes(blob.data)

@@ -1,0 +1,161 @@
+"""Cheap value checks that separate secrets from look-alikes (ids, hashes, placeholders)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from collections import Counter
+
+# Values the vendors publish in their documentation; never real credentials.
+DOCUMENTED_EXAMPLES = frozenset(
+    {
+        "AKIAIOSFODNN7EXAMPLE",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    }
+)
+
+_PLACEHOLDER_WORDS = (
+    "redacted",
+    "placeholder",
+    "changeme",
+    "change_me",
+    "your_",
+    "your-",
+    "yourtoken",
+    "yourkey",
+    "dummy",
+    "xxxx",
+    "****",
+    "....",
+    "…",
+    "<",
+    ">",
+    "{{",
+    "${",
+    "%(",
+)
+_PLACEHOLDER_VALUES = frozenset(
+    {
+        "password",
+        "passwd",
+        "pass",
+        "pw",
+        "pwd",
+        "secret",
+        "token",
+        "apikey",
+        "api_key",
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "string",
+        "str",
+        "example",
+        "test",
+        "admin",
+    }
+)
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_.]*(?:\(\)?)?")
+_NUMBER = re.compile(r"[-+]?[0-9][0-9_.,:eE+-]*")
+# Identifiers of agent tool calls, messages and requests: opaque, random-looking, not secrets.
+_AGENT_ID_PREFIXES = (
+    "toolu_",
+    "srvtoolu_",
+    "call_",
+    "msg_",
+    "req_",
+    "run_",
+    "resp_",
+    "chatcmpl-",
+    "asst_",
+    "thread_",
+    "file-",
+    "file_",
+    "fc_",
+    "rs_",
+    "evt_",
+)
+_HASH_PREFIXES = ("sha1-", "sha256-", "sha384-", "sha512-", "sha256:", "sha512:", "md5-")
+
+
+def shannon_entropy(value: str) -> float:
+    if not value:
+        return 0.0
+    length = len(value)
+    return -sum(n / length * math.log2(n / length) for n in Counter(value).values())
+
+
+def is_documented_example(value: str) -> bool:
+    return value in DOCUMENTED_EXAMPLES or "EXAMPLE" in value
+
+
+def is_placeholder(value: str) -> bool:
+    """Templating, environment references, masks and the gate's own markers."""
+    lowered = value.lower()
+    if lowered.strip("\"'`") in _PLACEHOLDER_VALUES:
+        return True
+    if value.startswith("$") or value.startswith(("%s", "%(", "%{", "%d")):
+        return True
+    if any(word in lowered for word in _PLACEHOLDER_WORDS):
+        return True
+    return len(set(value)) <= 3
+
+
+def is_agent_id(value: str) -> bool:
+    return value.startswith(_AGENT_ID_PREFIXES)
+
+
+def is_hash_or_uuid(value: str) -> bool:
+    """Git object ids, content digests and UUIDs: random, public, everywhere."""
+    if value.startswith(_HASH_PREFIXES):
+        return True
+    if _UUID.fullmatch(value):
+        return True
+    return len(value) in (7, 8, 12, 40, 64) and _HEX.fullmatch(value) is not None
+
+
+def has_mixed_classes(value: str) -> bool:
+    digits = any(c.isdigit() for c in value)
+    upper = any(c.isupper() for c in value)
+    lower = any(c.islower() for c in value)
+    symbol = any(not c.isalnum() for c in value)
+    return sum((digits, upper, lower, symbol)) >= 2 and (digits or (upper and lower))
+
+
+def looks_like_code_or_word(value: str) -> bool:
+    """Identifiers, dotted names, numbers, paths and URLs are references, not values."""
+    if _NUMBER.fullmatch(value) or _IDENTIFIER.fullmatch(value):
+        return True
+    if value.startswith(("/", "./", "../", "~/", "http://", "https://", "file:")):
+        return True
+    return "(" in value or ")" in value
+
+
+def looks_random(value: str, *, min_length: int, min_entropy: float) -> bool:
+    """The shape of a generated credential: long enough, varied, not code, not a marker."""
+    if len(value) < min_length or is_placeholder(value) or looks_like_code_or_word(value):
+        return False
+    if is_agent_id(value) or is_hash_or_uuid(value):
+        return False
+    return has_mixed_classes(value) and shannon_entropy(value) >= min_entropy
+
+
+def is_basic_credential(encoded: str) -> bool:
+    """`Basic` carries base64("user:password"); prose like "Basic usage" does not decode so."""
+    try:
+        decoded = base64.b64decode(encoded + "=" * (-len(encoded) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    try:
+        text = decoded.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    _user, colon, password = text.partition(":")
+    return bool(colon) and text.isprintable() and bool(password) and not is_placeholder(password)

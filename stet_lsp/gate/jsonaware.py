@@ -1,0 +1,145 @@
+"""JSON and JSONL: string literals decoded for scanning, spans mapped back to the raw text.
+
+A span found in a decoded value maps to whole escape sequences in the raw text, and a span
+found in the raw text is trimmed to whole escape sequences inside its literal, so replacing
+spans never breaks a literal: redacted JSON stays JSON with the same structure.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from stet_lsp.gate.positions import LineIndex
+
+# A JSON string literal; raw newlines cannot occur inside one, so a broken line cannot
+# swallow the next. The unrolled form matches in linear time.
+_STRING_LITERAL = re.compile(r'"([^"\\\n]*(?:\\.[^"\\\n]*)*)"')
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|(.))", re.DOTALL)
+_SIMPLE_ESCAPES = {
+    '"': '"',
+    "\\": "\\",
+    "/": "/",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+}
+
+
+@dataclass(frozen=True)
+class Literal:
+    start: int
+    """Offset of the first content character (after the opening quote)."""
+    end: int
+    """Offset of the closing quote."""
+    raw: str
+
+    @property
+    def has_escapes(self) -> bool:
+        return "\\" in self.raw
+
+    @cached_property
+    def decoded(self) -> tuple[str, list[int]] | None:
+        """The value and, per decoded character, its raw offset (plus one past the end)."""
+        return decode_with_offsets(self.raw)
+
+
+def decode_with_offsets(raw: str) -> tuple[str, list[int]] | None:
+    parts: list[str] = []
+    offsets: list[int] = []
+    position = 0
+    pending_high: tuple[int, int] | None = None
+    for match in _ESCAPE.finditer(raw):
+        if match.start() > position:
+            if pending_high is not None:
+                parts.append(chr(pending_high[0]))
+                offsets.append(pending_high[1])
+                pending_high = None
+            parts.append(raw[position : match.start()])
+            offsets.extend(range(position, match.start()))
+        hex_digits, simple = match.groups()
+        if hex_digits is not None:
+            code = int(hex_digits, 16)
+            if pending_high is not None and 0xDC00 <= code <= 0xDFFF:
+                high, high_at = pending_high
+                parts.append(chr(0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00)))
+                offsets.append(high_at)
+                pending_high = None
+            else:
+                if pending_high is not None:
+                    parts.append(chr(pending_high[0]))
+                    offsets.append(pending_high[1])
+                    pending_high = None
+                if 0xD800 <= code <= 0xDBFF:
+                    pending_high = (code, match.start())
+                else:
+                    parts.append(chr(code))
+                    offsets.append(match.start())
+        else:
+            if pending_high is not None:
+                parts.append(chr(pending_high[0]))
+                offsets.append(pending_high[1])
+                pending_high = None
+            replacement = _SIMPLE_ESCAPES.get(simple)
+            if replacement is None:
+                return None
+            parts.append(replacement)
+            offsets.append(match.start())
+        position = match.end()
+    if pending_high is not None:
+        parts.append(chr(pending_high[0]))
+        offsets.append(pending_high[1])
+    parts.append(raw[position:])
+    offsets.extend(range(position, len(raw)))
+    offsets.append(len(raw))
+    return "".join(parts), offsets
+
+
+class LiteralIndex:
+    """String literals of the lines that need them, found lazily, line by line."""
+
+    def __init__(self, text: str, lines: LineIndex) -> None:
+        self.text = text
+        self.lines = lines
+        self._by_line: dict[int, tuple[list[int], list[Literal]]] = {}
+
+    def _literals_of_line(self, line: int) -> tuple[list[int], list[Literal]]:
+        cached = self._by_line.get(line)
+        if cached is None:
+            start, end = self.lines.line_bounds(line)
+            literals = [
+                Literal(m.start(1), m.end(1), m.group(1))
+                for m in _STRING_LITERAL.finditer(self.text, start, end)
+            ]
+            cached = ([literal.start for literal in literals], literals)
+            self._by_line[line] = cached
+        return cached
+
+    def literal_at(self, offset: int) -> Literal | None:
+        """The literal whose content (or closing quote) holds `offset`, if any."""
+        starts, literals = self._literals_of_line(self.lines.line_of(offset))
+        index = bisect.bisect_right(starts, offset) - 1
+        if index >= 0 and literals[index].start <= offset <= literals[index].end:
+            return literals[index]
+        return None
+
+
+def snap_to_literal(literal: Literal, start: int, end: int) -> tuple[int, int] | None:
+    """Trim a raw span to the literal's content and to whole escape sequences."""
+    start = max(start, literal.start)
+    end = min(end, literal.end)
+    if literal.has_escapes and literal.decoded is not None:
+        _, offsets = literal.decoded
+        relative_start = start - literal.start
+        relative_end = end - literal.start
+        first = bisect.bisect_left(offsets, relative_start)
+        last = bisect.bisect_right(offsets, relative_end) - 1
+        if first >= len(offsets) or last < 0:
+            return None
+        start = literal.start + offsets[first]
+        end = literal.start + offsets[last]
+    return (start, end) if end > start else None

@@ -1,0 +1,634 @@
+"""The gate's own rule catalogue: current credential formats, each tied to literal anchors.
+
+Every pattern caps its repetitions so that a match attempt costs a bounded number of steps,
+and every rule names the lowercase literals (anchors) near which it can match: the prefilter
+finds anchors in one pass and only then runs the rules that need them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from stet_lsp.gate import heuristics
+
+# Bump whenever a rule, a check or the span logic changes: cached results depend on it.
+RULESET_VERSION = "2025.1"
+
+Check = Callable[[str, bool], bool]
+"""(secret value, strict mode) -> whether the value is a secret."""
+
+TOKEN = "A-Za-z0-9_-"
+BASE64 = "A-Za-z0-9+/="
+NOT_ALNUM_BEFORE = r"(?<![A-Za-z0-9])"
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    pattern: re.Pattern[str]
+    anchors: tuple[str, ...]
+    """Lowercase literals; the rule runs only near them. Empty: the rule runs on all text."""
+    lead: int = 0
+    """How far before an anchor a match may start."""
+    reach: int = 512
+    """How far after an anchor a match may end."""
+    prefix: str = ""
+    """The public literal every value of this kind starts with (shown in previews)."""
+    check: Check | None = None
+    extend_with: str = ""
+    """Characters that continue the token after the match (redact the whole token)."""
+    multiline: bool = False
+    strict_only: bool = False
+    replacement: str | None = None
+    """A fixed replacement; None means a numbered `[REDACTED:<rule>#<n>]` marker."""
+    block_end: re.Pattern[str] | None = None
+    """For blocks (key files): the span runs from the match to this pattern's match..."""
+    block_body: re.Pattern[str] | None = None
+    """...or, when no end follows within `reach`, over what this pattern matches."""
+    start: str = "window"
+    """Where a match may start: "anchor" (prefix rules: exactly at the anchor), "identifier"
+    (at the start of the identifier holding the anchor), or "window" (search around it)."""
+    extend_chars: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        chars: set[str] = set()
+        spec = self.extend_with
+        index = 0
+        while index < len(spec):
+            if index + 2 < len(spec) and spec[index + 1] == "-":
+                chars.update(chr(c) for c in range(ord(spec[index]), ord(spec[index + 2]) + 1))
+                index += 3
+            else:
+                chars.add(spec[index])
+                index += 1
+        object.__setattr__(self, "extend_chars", frozenset(chars))
+
+
+def _not_placeholder(value: str, strict: bool) -> bool:
+    return not heuristics.is_placeholder(value)
+
+
+def _random_body(value: str, strict: bool) -> bool:
+    body = value.split("_", 1)[-1] if "_" in value[:12] else value
+    return not heuristics.is_placeholder(body) and heuristics.shannon_entropy(body) >= 2.5
+
+
+def _random_value(value: str, strict: bool) -> bool:
+    return heuristics.looks_random(value, min_length=8, min_entropy=2.5 if strict else 3.0)
+
+
+def _bearer_value(value: str, strict: bool) -> bool:
+    return heuristics.looks_random(value, min_length=12 if strict else 16, min_entropy=3.0)
+
+
+def _basic_value(value: str, strict: bool) -> bool:
+    return heuristics.is_basic_credential(value)
+
+
+def _password_value(value: str, strict: bool) -> bool:
+    stripped = value.strip()
+    return (
+        bool(stripped)
+        and not heuristics.is_placeholder(stripped)
+        and not any(c in stripped for c in "[](){}")
+    )
+
+
+def _high_entropy(value: str, strict: bool) -> bool:
+    return heuristics.looks_random(value, min_length=24, min_entropy=4.0) and any(
+        c.isdigit() for c in value
+    )
+
+
+def _token(
+    name: str,
+    prefixes: tuple[str, ...],
+    body: str,
+    *,
+    extend: str = TOKEN,
+    check: Check | None = _random_body,
+    flags: int = 0,
+) -> Rule:
+    """A credential that starts with a fixed public prefix."""
+    alternatives = "|".join(re.escape(p) for p in prefixes)
+    return Rule(
+        name=name,
+        pattern=re.compile(rf"{NOT_ALNUM_BEFORE}(?:{alternatives}){body}", flags),
+        anchors=tuple(p.lower() for p in prefixes),
+        prefix=prefixes[0] if len(prefixes) == 1 else _common_prefix(prefixes),
+        check=check,
+        extend_with=extend,
+        start="anchor",
+    )
+
+
+def _common_prefix(prefixes: tuple[str, ...]) -> str:
+    first, last = min(prefixes), max(prefixes)
+    length = 0
+    while length < min(len(first), len(last)) and first[length] == last[length]:
+        length += 1
+    return first[:length]
+
+
+# Key names that hold a credential, and suffixes that turn such a name into metadata.
+_SECRET_KEY_WORDS = (
+    r"secret|token|passw(?:or)?d|pwd|api[_\-]?key|access[_\-]?key|private[_\-]?key"
+    r"|auth[_\-]?key|client[_\-]?key|credentials?|signing[_\-]?key|encryption[_\-]?key"
+)
+_ASSIGN = r"[\"']?\]?[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}"
+_VALUE = r"[^\s\"'`,;\\<>(){}\[\]]"
+
+
+def _generic_check(value: str, strict: bool) -> bool:
+    return heuristics.looks_random(
+        value, min_length=6 if strict else 8, min_entropy=2.5 if strict else 3.0
+    )
+
+
+GENERIC_ASSIGNMENT = Rule(
+    name="secret-assignment",
+    pattern=re.compile(
+        r"(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z0-9_.\-]{0,40}?(?i:" + _SECRET_KEY_WORDS + r")"
+        r"[A-Za-z0-9_.\-]{0,30})" + _ASSIGN + r"[\"'`]?(?P<secret>" + _VALUE + r"{6,400})"
+    ),
+    anchors=(
+        "secret",
+        "token",
+        "password",
+        "passwd",
+        "pwd",
+        "api_key",
+        "apikey",
+        "api-key",
+        "access_key",
+        "accesskey",
+        "private_key",
+        "privatekey",
+        "auth_key",
+        "authkey",
+        "client_key",
+        "credentials",
+        "signing_key",
+        "encryption_key",
+    ),
+    lead=48,
+    reach=480,
+    check=_generic_check,
+    start="identifier",
+)
+# A key ending so names metadata about a credential, not the credential.
+METADATA_KEY_SUFFIXES = (
+    "id",
+    "ids",
+    "name",
+    "names",
+    "type",
+    "types",
+    "file",
+    "path",
+    "dir",
+    "url",
+    "uri",
+    "count",
+    "len",
+    "length",
+    "size",
+    "limit",
+    "tokens",
+    "env",
+    "var",
+    "ref",
+    "field",
+    "header",
+    "prefix",
+    "arn",
+    "version",
+    "ttl",
+    "expiry",
+    "expires",
+    "at",
+    "usage",
+    "budget",
+    "label",
+    "hint",
+    "format",
+    "policy",
+    "endpoint",
+    "mode",
+    "kind",
+    "source",
+    "provider",
+    "manager",
+    "store",
+    "class",
+    "method",
+    "rotation",
+    "location",
+    "scope",
+    "scopes",
+)
+
+
+def _home_path_rule() -> Rule:
+    user = r"(?!(?:Shared|Public|Default|All Users|runner|linuxbrew)\b)[A-Za-z0-9._\-]{1,64}"
+    sep = r"(?:\\\\|\\|/)"
+    return Rule(
+        name="home-path",
+        pattern=re.compile(
+            rf"(?<![A-Za-z0-9_.~/\\\-])(?:/home/{user}|/Users/{user}|[A-Za-z]:{sep}Users{sep}{user})"
+            r"(?![A-Za-z0-9._\-])"
+        ),
+        anchors=("/home/", "/users/", ":\\users", ":\\\\users"),
+        lead=2,
+        reach=80,
+        check=None,
+        replacement="~",
+    )
+
+
+def build_rules() -> tuple[Rule, ...]:
+    """Specific formats first: when two rules cover the same text the earlier one names it."""
+    hexd = "[0-9a-fA-F]"
+    rules = [
+        Rule(
+            name="private-key",
+            pattern=re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
+            anchors=("-----begin",),
+            reach=70000,
+            prefix="-----BEGIN",
+            multiline=True,
+            start="anchor",
+            block_end=re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
+            # A key cut short (a truncated log) still loses its whole body.
+            block_body=re.compile(r"[A-Za-z0-9+/=\s\\:,\-]{0,65536}"),
+        ),
+        Rule(
+            name="putty-private-key",
+            pattern=re.compile(
+                r"Private-Lines:[ \t]{0,4}\d{1,3}\r?\n[A-Za-z0-9+/=\r\n]{1,16384}"
+                r"(?:Private-MAC:[ \t]{0,4}[0-9a-fA-F]{1,128})?"
+            ),
+            anchors=("private-lines:",),
+            reach=17000,
+            multiline=True,
+            start="anchor",
+        ),
+        _token("age-secret-key", ("AGE-SECRET-KEY-1",), "[0-9A-Z]{58}"),
+        Rule(
+            name="aws-access-key-id",
+            pattern=re.compile(
+                NOT_ALNUM_BEFORE + r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])"
+            ),
+            # ASIA/ABIA/ACCA are common letters: look for them only near an "aws" mention.
+            anchors=("akia", "aws"),
+            lead=300,
+            reach=300,
+            prefix="A",
+            check=_random_body,
+        ),
+        Rule(
+            name="aws-secret-access-key",
+            pattern=re.compile(
+                r"(?i:aws[_\-]?secret[_\-]?(?:access[_\-]?)?key|secret[_\-]?access[_\-]?key)"
+                + _ASSIGN
+                + r"[\"'`]?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+            ),
+            anchors=(
+                "aws_secret",
+                "aws-secret",
+                "awssecret",
+                "secret_access_key",
+                "secretaccesskey",
+            ),
+            lead=12,
+            reach=120,
+            check=_not_placeholder,
+            start="anchor",
+        ),
+        _token("github-fine-grained-token", ("github_pat_",), "[A-Za-z0-9_]{50,255}"),
+        _token("github-token", ("ghp_",), "[A-Za-z0-9]{36,251}"),
+        _token("github-oauth-token", ("gho_",), "[A-Za-z0-9]{36,251}"),
+        _token("github-app-token", ("ghu_", "ghs_"), "[A-Za-z0-9]{36,251}"),
+        _token("github-refresh-token", ("ghr_",), "[A-Za-z0-9]{36,251}"),
+        _token(
+            "gitlab-token",
+            tuple(
+                f"gl{kind}-"
+                for kind in ("pat", "dt", "rt", "ptt", "cbt", "ft", "imt", "oas", "soat", "agent")
+            ),
+            "[A-Za-z0-9_\\-]{20,64}",
+        ),
+        _token(
+            "slack-token",
+            (*tuple(f"xox{kind}-" for kind in "abposre"), "xoxe.xox", "xapp-"),
+            "[A-Za-z0-9\\-]{10,250}",
+        ),
+        Rule(
+            name="slack-webhook",
+            pattern=re.compile(
+                r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{20,200}"
+            ),
+            anchors=("hooks.slack.com",),
+            lead=8,
+            reach=240,
+            prefix="https://hooks.slack.com/",
+        ),
+        _token(
+            "stripe-secret-key",
+            ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+            "[A-Za-z0-9]{20,247}",
+        ),
+        _token("stripe-webhook-secret", ("whsec_",), "[A-Za-z0-9+/=]{24,128}"),
+        _token("anthropic-api-key", ("sk-ant-",), "[A-Za-z0-9_\\-]{20,250}"),
+        _token(
+            "openai-api-key",
+            ("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-"),
+            "[A-Za-z0-9_\\-]{20,250}",
+        ),
+        Rule(
+            name="openai-api-key",
+            pattern=re.compile(
+                NOT_ALNUM_BEFORE + r"sk-(?!ant-|proj-|svcacct-|admin-)[A-Za-z0-9]{20,128}"
+                r"(?![A-Za-z0-9_\-])"
+            ),
+            anchors=("sk-",),
+            prefix="sk-",
+            check=lambda value, strict: heuristics.looks_random(
+                value[3:], min_length=20, min_entropy=3.5
+            ),
+        ),
+        _token("google-api-key", ("AIza",), "[0-9A-Za-z_\\-]{35}"),
+        _token("google-oauth-client-secret", ("GOCSPX-",), "[A-Za-z0-9_\\-]{24,40}"),
+        _token(
+            "google-oauth-access-token", ("ya29.",), "[A-Za-z0-9_\\-]{20,2048}", extend=TOKEN + "."
+        ),
+        Rule(
+            name="gcp-private-key-id",
+            pattern=re.compile(
+                r"\"private_key_id\"[ \t]{0,4}:[ \t]{0,4}\"(?P<secret>[0-9a-f]{40})\""
+            ),
+            anchors=("private_key_id",),
+            lead=1,
+            reach=64,
+        ),
+        Rule(
+            name="azure-storage-key",
+            pattern=re.compile(
+                r"(?i:accountkey|sharedaccesskey)[ \t]{0,2}=[ \t]{0,2}"
+                r"(?P<secret>[A-Za-z0-9+/]{40,90}={0,2})"
+            ),
+            anchors=("accountkey", "sharedaccesskey"),
+            reach=120,
+            start="anchor",
+        ),
+        Rule(
+            name="azure-client-secret",
+            pattern=re.compile(
+                r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])"
+            ),
+            anchors=("q~",),
+            lead=4,
+            reach=40,
+            check=_random_body,
+        ),
+        Rule(
+            name="azure-sas-signature",
+            pattern=re.compile(
+                r"(?<=[?&])sig=(?P<secret>[A-Za-z0-9%+/]{40,120}(?:={1,2}|%3[dD]){0,2})"
+            ),
+            anchors=("sig=",),
+            reach=140,
+            start="anchor",
+        ),
+        _token("huggingface-token", ("hf_",), "[A-Za-z0-9]{30,40}(?![A-Za-z0-9])"),
+        _token("huggingface-org-token", ("api_org_",), "[A-Za-z0-9]{30,40}"),
+        _token("npm-token", ("npm_",), "[A-Za-z0-9]{36}"),
+        Rule(
+            name="npm-auth-token",
+            pattern=re.compile(
+                r"_auth(?:Token)?[ \t]{0,2}=[ \t]{0,2}(?P<secret>[^\s\"'\\]{8,256})"
+            ),
+            anchors=("_authtoken", "_auth="),
+            reach=280,
+            check=_not_placeholder,
+            start="anchor",
+        ),
+        _token("pypi-token", ("pypi-AgE",), "[A-Za-z0-9_\\-]{50,400}"),
+        _token("twilio-api-key", ("SK",), "[0-9a-fA-F]{32}(?![A-Za-z0-9])", check=_random_body),
+        _token("sendgrid-api-key", ("SG.",), "[A-Za-z0-9_\\-]{22}\\.[A-Za-z0-9_\\-]{43}"),
+        Rule(
+            name="mailchimp-api-key",
+            pattern=re.compile(NOT_ALNUM_BEFORE + r"[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"),
+            anchors=("-us",),
+            lead=33,
+            reach=8,
+        ),
+        _token("mailgun-api-key", ("key-",), "[0-9a-f]{32}(?![A-Za-z0-9])"),
+        _token("brevo-api-key", ("xkeysib-",), "[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+        Rule(
+            name="discord-bot-token",
+            pattern=re.compile(
+                r"(?<![A-Za-z0-9_\-])[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6,7}\."
+                r"[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])"
+            ),
+            anchors=("discord", "bot "),
+            reach=400,
+            check=_random_body,
+        ),
+        Rule(
+            name="discord-webhook",
+            pattern=re.compile(
+                r"discord(?:app)?\.com/api/webhooks/\d{5,30}/(?P<secret>[A-Za-z0-9_\-]{50,100})"
+            ),
+            anchors=("/api/webhooks/",),
+            lead=20,
+            reach=200,
+        ),
+        Rule(
+            name="telegram-bot-token",
+            pattern=re.compile(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_\-]{32,34}(?![A-Za-z0-9_\-])"),
+            anchors=("bot",),
+            lead=300,
+            reach=300,
+        ),
+        _token("shopify-token", ("shpat_", "shpca_", "shppa_", "shpss_"), "[a-fA-F0-9]{32}"),
+        _token("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), "[a-f0-9]{64}"),
+        Rule(
+            name="databricks-token",
+            pattern=re.compile(NOT_ALNUM_BEFORE + r"dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])"),
+            anchors=("databricks",),
+            lead=300,
+            reach=300,
+            prefix="dapi",
+        ),
+        _token("vault-token", ("hvs.", "hvb.", "hvr."), "[A-Za-z0-9_\\-]{24,255}"),
+        _token(
+            "doppler-token",
+            tuple(f"dp.{kind}." for kind in ("pt", "st", "sa", "ct", "scim", "audit")),
+            "[A-Za-z0-9]{40,44}",
+        ),
+        _token("pulumi-token", ("pul-",), "[a-f0-9]{40}"),
+        _token(
+            "sentry-token", ("sntrys_", "sntryu_"), "[A-Za-z0-9+/=_]{50,400}", extend=TOKEN + "+/="
+        ),
+        _token("heroku-api-key", ("HRKU-",), "[A-Za-z0-9_\\-]{20,100}"),
+        Rule(
+            name="heroku-api-key",
+            pattern=re.compile(
+                r"(?i:heroku)[A-Za-z0-9_\-]{0,30}" + _ASSIGN + r"[\"'`]?(?P<secret>"
+                r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
+            ),
+            anchors=("heroku",),
+            reach=120,
+            start="anchor",
+        ),
+        _token("linear-api-key", ("lin_api_", "lin_oauth_"), "[A-Za-z0-9]{40,64}"),
+        _token("postman-api-key", ("PMAK-",), f"{hexd}{{24}}-{hexd}{{34}}"),
+        _token("grafana-token", ("glc_",), "[A-Za-z0-9+/]{32,400}={0,2}", extend=TOKEN + "+/="),
+        _token("grafana-service-account-token", ("glsa_",), f"[A-Za-z0-9]{{32}}_{hexd}{{8}}"),
+        _token("grafana-api-key", ("eyJrIjoi",), "[A-Za-z0-9+/]{30,400}={0,2}", extend=BASE64),
+        _token("new-relic-key", ("NRAK-", "NRII-", "NRJS-", "NRRA-"), "[A-Za-z0-9]{20,40}"),
+        Rule(
+            name="new-relic-license-key",
+            pattern=re.compile(NOT_ALNUM_BEFORE + r"[a-f0-9]{36}NRAL(?![A-Za-z0-9])"),
+            anchors=("newrelic", "new_relic", "new-relic"),
+            lead=300,
+            reach=300,
+        ),
+        _token(
+            "dynatrace-token",
+            ("dt0c01.", "dt0s01.", "dt0s02.", "dt0s16."),
+            "[A-Za-z0-9]{24}\\.[A-Za-z0-9]{64}",
+            extend=TOKEN + ".",
+        ),
+        _token("atlassian-api-token", ("ATATT3",), "[A-Za-z0-9_\\-=]{100,300}"),
+        _token("artifactory-api-key", ("AKCp",), "[A-Za-z0-9]{60,80}"),
+        _token("square-token", ("sq0csp-", "sq0atp-"), "[A-Za-z0-9_\\-]{22,100}"),
+        _token("supabase-token", ("sbp_",), "[a-f0-9]{40}"),
+        _token("figma-token", ("figd_",), "[A-Za-z0-9_\\-]{40,64}"),
+        _token("notion-token", ("ntn_",), "[A-Za-z0-9]{40,60}"),
+        _token("groq-api-key", ("gsk_",), "[A-Za-z0-9]{48,64}"),
+        _token("replicate-token", ("r8_",), "[A-Za-z0-9]{37,40}"),
+        _token("perplexity-api-key", ("pplx-",), "[A-Za-z0-9]{40,64}"),
+        _token("xai-api-key", ("xai-",), "[A-Za-z0-9]{60,100}"),
+        _token(
+            "jwt",
+            ("eyJ",),
+            "[A-Za-z0-9_\\-]{8,4000}\\.eyJ[A-Za-z0-9_\\-]{8,8000}\\.[A-Za-z0-9_\\-]{0,4000}",
+            extend=TOKEN,
+            check=None,
+        ),
+        Rule(
+            name="url-password",
+            pattern=re.compile(
+                r":(?://|\\/\\/)(?P<user>[^\s:@/\"'<>\\]{0,128}):(?P<secret>[^\s@/\"'<>\\]{1,256})"
+                r"@(?=[A-Za-z0-9\[._\-])"
+            ),
+            anchors=("://", ":\\/\\/"),
+            reach=400,
+            check=_password_value,
+            start="anchor",
+        ),
+        Rule(
+            name="jdbc-password",
+            pattern=re.compile(
+                r"jdbc:oracle:[a-z]{1,10}:(?P<user>[^/\s:@\"']{1,64})/(?P<secret>[^@\s\"']{1,128})@"
+            ),
+            anchors=("jdbc:oracle",),
+            reach=220,
+            check=_password_value,
+            start="anchor",
+        ),
+        Rule(
+            name="query-password",
+            pattern=re.compile(
+                r"(?<=[?&;])(?i:password|passwd|pwd|pass)=(?P<secret>[^&;\s\"'#\\]{1,256})"
+            ),
+            anchors=("password=", "passwd=", "pwd=", "pass="),
+            lead=1,
+            reach=280,
+            check=_password_value,
+            start="anchor",
+        ),
+        Rule(
+            name="connection-string-password",
+            pattern=re.compile(
+                r"(?:(?<=;)|(?<=^)|(?<=[\s\"']))[ \t]{0,4}(?i:password|pwd)[ \t]{0,4}=[ \t]{0,4}"
+                r"(?P<secret>[^;\"'\r\n\\]{1,256}?)[ \t]{0,4}(?=;|[\"'\r\n]|$)",
+                re.MULTILINE,
+            ),
+            anchors=("password", "pwd"),
+            lead=6,
+            reach=300,
+            check=_password_value,
+        ),
+        Rule(
+            name="basic-auth",
+            pattern=re.compile(
+                r"(?<![A-Za-z0-9])(?i:basic)[ \t]{1,4}(?P<secret>[A-Za-z0-9+/]{8,2000}={0,2})"
+                r"(?![A-Za-z0-9+/=])"
+            ),
+            anchors=("basic",),
+            reach=2100,
+            check=_basic_value,
+            start="anchor",
+        ),
+        Rule(
+            name="bearer-token",
+            pattern=re.compile(
+                r"(?<![A-Za-z0-9])(?i:bearer)[ \t]{1,4}(?P<secret>[A-Za-z0-9\-._~+/]{12,4000}=*)"
+            ),
+            anchors=("bearer",),
+            reach=4100,
+            check=_bearer_value,
+            start="anchor",
+        ),
+        Rule(
+            name="authorization-header",
+            pattern=re.compile(
+                r"(?i:authorization)[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
+                r"(?i:token|bot|apikey|api-key|key|sso-key|digest)[ \t]{1,4}"
+                r"(?P<secret>[A-Za-z0-9\-._~+/:=]{12,2000})"
+            ),
+            anchors=("authorization",),
+            reach=2100,
+            check=_bearer_value,
+            start="anchor",
+        ),
+        GENERIC_ASSIGNMENT,
+        Rule(
+            name="high-entropy-string",
+            pattern=re.compile(
+                r"(?<![A-Za-z0-9+/_\-])(?P<secret>[A-Za-z0-9+/_\-]{24,512}={0,2})"
+                r"(?![A-Za-z0-9+/_\-=])"
+            ),
+            anchors=(),
+            check=_high_entropy,
+            strict_only=True,
+        ),
+        _home_path_rule(),
+    ]
+    return tuple(rules)
+
+
+def env_value_rule(names: tuple[str, ...]) -> Rule | None:
+    """Values assigned to the configured environment variable names, in any common syntax."""
+    if not names:
+        return None
+    alternatives = "|".join(re.escape(name) for name in sorted(set(names), key=len, reverse=True))
+    return Rule(
+        name="env-value",
+        pattern=re.compile(
+            rf"(?<![A-Za-z0-9_])(?i:{alternatives})[\"']?[ \t]{{0,4}}(?:=|:)[ \t]{{0,4}}[\"']?"
+            r"(?P<secret>[^\s\"'\\]{1,1000})"
+        ),
+        anchors=tuple(sorted({name.lower() for name in names})),
+        reach=1100,
+        check=_password_value,
+    )
+
+
+RULES: tuple[Rule, ...] = build_rules()
+RULE_NAMES: frozenset[str] = frozenset(rule.name for rule in RULES) | {"env-value"}

@@ -1,0 +1,52 @@
+"""Spans of text to redact, and how overlapping spans combine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    start: int
+    end: int
+    rule: str
+    priority: int
+    """Lower wins when spans overlap: specific formats before generic ones."""
+    replacement: str | None = None
+    """A fixed replacement (e.g. `~`), or None for a numbered marker."""
+    prefix: str = ""
+
+    def shifted(self, offset: int) -> Span:
+        return Span(
+            self.start + offset,
+            self.end + offset,
+            self.rule,
+            self.priority,
+            self.replacement,
+            self.prefix,
+        )
+
+
+def merge_spans(spans: list[Span]) -> list[Span]:
+    """Sorted, non-overlapping spans; overlapping ones join and keep the specific rule."""
+    merged: list[Span] = []
+    for span in sorted(spans, key=lambda s: (s.start, -s.end, s.priority)):
+        if span.end <= span.start:
+            continue
+        if merged and span.start < merged[-1].end:
+            last = merged[-1]
+            winner = last if last.priority <= span.priority else span
+            # A fixed replacement (home path) never swallows a secret next to it.
+            if last.replacement is not None and span.replacement is None:
+                winner = span
+            merged[-1] = Span(
+                last.start,
+                max(last.end, span.end),
+                winner.rule,
+                winner.priority,
+                winner.replacement if winner.replacement and last.replacement else None,
+                winner.prefix,
+            )
+            continue
+        merged.append(span)
+    return merged

@@ -1,0 +1,47 @@
+"""`.stetignore`: gitignore-syntax paths whose content importers never capture."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from pathspec import GitIgnoreSpec
+
+from stet_lsp.core.errors import StetError
+
+STETIGNORE = ".stetignore"
+OMITTED = "[OMITTED: .stetignore]"
+"""What stands in for the content of an ignored path; the path itself is kept."""
+
+
+@dataclass(frozen=True)
+class StetIgnore:
+    spec: GitIgnoreSpec
+
+    @classmethod
+    def from_lines(cls, lines: list[str]) -> StetIgnore:
+        return cls(GitIgnoreSpec.from_lines(lines))
+
+    @classmethod
+    def load(cls, repo_root: Path) -> StetIgnore:
+        path = repo_root / STETIGNORE
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            lines = []
+        except (OSError, UnicodeDecodeError) as error:
+            raise StetError(f"{STETIGNORE}: cannot read: {error}") from error
+        return cls.from_lines(lines)
+
+    def matches(self, relpath: str) -> bool:
+        """Whether the content at `relpath` (relative to the repository root) is excluded."""
+        normalized = relpath.replace("\\", "/")
+        while normalized.startswith("./"):
+            normalized = normalized[2:]
+        if not normalized or normalized.startswith("/") or ".." in PurePosixPath(normalized).parts:
+            return False
+        return self.spec.match_file(normalized)
+
+    def omit(self, relpath: str, content: str) -> str:
+        """The content to capture for `relpath`: itself, or a marker when ignored."""
+        return OMITTED if self.matches(relpath) else content

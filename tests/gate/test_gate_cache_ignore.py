@@ -1,0 +1,62 @@
+"""The result cache and .stetignore."""
+
+import random
+
+import gate_corpus
+
+from stet_lsp.gate import GateConfig, ResultCache, StetIgnore, scan_text
+from stet_lsp.gate.stetignore import OMITTED
+
+RNG = random.Random(8)
+
+
+def text_with_secret() -> str:
+    return "log line\n" * 10 + "ghp_" + gate_corpus.pick(RNG, gate_corpus.ALNUM, 36) + "\n"
+
+
+def test_memory_cache_returns_the_same_findings() -> None:
+    cache = ResultCache()
+    text = text_with_secret()
+    first = scan_text(text, cache=cache)
+    assert scan_text(text, cache=cache) == first == scan_text(text, cache=None)
+
+
+def test_cache_keys_depend_on_configuration() -> None:
+    cache = ResultCache()
+    text = "ACME_PASS=lowentropy\n"
+    assert scan_text(text, cache=cache) == []
+    assert scan_text(text, config=GateConfig(env_names=("ACME_PASS",)), cache=cache) != []
+
+
+def test_disk_cache_survives_a_new_process_cache(tmp_path) -> None:
+    config = GateConfig(cache_dir=tmp_path / "gate")
+    text = text_with_secret()
+    first = scan_text(text, config=config, cache=ResultCache())
+    assert list((tmp_path / "gate").rglob("*.json"))
+    assert scan_text(text, config=config, cache=ResultCache()) == first
+
+
+def test_corrupt_disk_entries_are_misses(tmp_path) -> None:
+    config = GateConfig(cache_dir=tmp_path)
+    text = text_with_secret()
+    first = scan_text(text, config=config, cache=ResultCache())
+    for entry in tmp_path.rglob("*.json"):
+        entry.write_text("{torn")
+    assert scan_text(text, config=config, cache=ResultCache()) == first
+
+
+def test_stetignore_uses_gitignore_syntax(tmp_path) -> None:
+    (tmp_path / ".stetignore").write_text("secrets/\n*.pem\n!public.pem\n/.env\n")
+    ignore = StetIgnore.load(tmp_path)
+    assert ignore.matches("secrets/prod.yaml")
+    assert ignore.matches("deploy/key.pem")
+    assert not ignore.matches("deploy/public.pem")
+    assert ignore.matches(".env") and not ignore.matches("app/.env")
+    assert ignore.matches("./secrets/x") and ignore.matches("secrets\\x")
+    assert not ignore.matches("src/main.py")
+    assert ignore.omit("deploy/key.pem", "content") == OMITTED
+    assert ignore.omit("src/main.py", "content") == "content"
+
+
+def test_missing_stetignore_ignores_nothing(tmp_path) -> None:
+    assert not StetIgnore.load(tmp_path).matches("anything")

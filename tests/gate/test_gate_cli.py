@@ -1,0 +1,209 @@
+"""`stet gate scan | redact | check` in-process and as real processes, on real repositories."""
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import gate_corpus
+import pygit2
+import pytest
+
+from stet_lsp.gate import cli as gate_cli
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+RNG = random.Random(21)
+
+
+def ghp() -> str:
+    return "ghp_" + gate_corpus.pick(RNG, gate_corpus.ALNUM, 36)
+
+
+def _stet_has_gate() -> bool:
+    from stet_lsp import cli
+
+    try:
+        cli.build_parser().parse_args(["gate", "check"])
+    except SystemExit:
+        return False
+    return True
+
+
+def run(argv: list[str]) -> int:
+    return gate_cli.main(argv)
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def commit(repository: pygit2.Repository, files: dict[str, str], message: str = "c") -> None:
+    root = Path(repository.workdir)
+    for relpath, content in files.items():
+        (root / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (root / relpath).write_text(content)
+        repository.index.add(relpath)
+    repository.index.write()
+    tree = repository.index.write_tree()
+    signature = pygit2.Signature("Gate Test", "gate@example.invalid", 1_700_000_000, 0)
+    parents = [] if repository.head_is_unborn else [repository.head.target]
+    repository.create_commit("HEAD", signature, signature, message, tree, parents)
+
+
+def test_scan_reports_masked_findings(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    secret = ghp()
+    (in_tmp / "a.txt").write_text(f"ok\nexport T={secret}\n")
+    (in_tmp / "clean.txt").write_text("nothing here\n")
+    assert run(["scan", "a.txt", "clean.txt"]) == 1
+    out = capsys.readouterr().out
+    assert out == "a.txt:2:10: github-token gh…\n"
+    assert run(["scan", "clean.txt"]) == 0
+
+
+def test_scan_json_output(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    secret = ghp()
+    (in_tmp / "d").mkdir()
+    (in_tmp / "d" / "e.jsonl").write_text(json.dumps({"t": f"x\n{secret}"}) + "\n")
+    assert run(["scan", "--json", "d"]) == 1
+    out = capsys.readouterr().out
+    data = json.loads(out)
+    assert data["count"] == 1
+    [finding] = data["findings"]
+    assert finding["path"] == os.path.join("d", "e.jsonl")
+    assert finding["rule"] == "github-token" and finding["line"] == 0
+    assert secret[4:] not in out
+
+
+def test_redact_to_stdout_file_and_in_place(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = ghp()
+    source = in_tmp / "n.md"
+    source.write_text(f"token {secret} in /home/gina/x\n")
+    expected = "token [REDACTED:github-token#1] in ~/x\n"
+    assert run(["redact", "n.md"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == expected
+    assert "redacted 2 span(s)" in captured.err and secret not in captured.err
+    assert run(["redact", "n.md", "-o", "out.md", "--report", "r.json"]) == 0
+    assert (in_tmp / "out.md").read_text() == expected
+    report = json.loads((in_tmp / "r.json").read_text())
+    assert report["rules"]["github-token"]["count"] == 1
+    assert run(["redact", "n.md", "--in-place"]) == 0
+    assert source.read_text() == expected
+
+
+def test_user_errors(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["scan", "missing.txt"]) == 1
+    assert "stet: error: missing.txt: no such file or directory" in capsys.readouterr().err
+    (in_tmp / "bin").write_bytes(b"\0\1\2")
+    assert run(["redact", "bin"]) == 1
+    assert "binary" in capsys.readouterr().err
+    assert run(["check"]) == 1
+    assert "not inside a git repository" in capsys.readouterr().err
+
+
+def test_env_name_and_strict_options(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (in_tmp / "e.env").write_text("ACME_PASS=lowentropy\n")
+    assert run(["scan", "e.env"]) == 0
+    assert run(["scan", "e.env", "--env-name", "ACME_PASS"]) == 1
+    (in_tmp / "m.md").write_text(f"use `{gate_corpus.pick(RNG, gate_corpus.ALNUM, 40)}`\n")
+    assert run(["scan", "m.md"]) == 0
+    assert run(["scan", "m.md", "--strict"]) == 1
+
+
+def test_check_reads_head_and_index_not_the_work_tree(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repository = pygit2.init_repository(str(in_tmp))
+    commit(
+        repository,
+        {
+            ".stet/trajectories/t1/events.jsonl": '{"type": "note", "text": "clean"}\n',
+            ".stet/cache/sheets/main.md": f"{ghp()}\n",
+            "src/app.py": f"TOKEN = '{ghp()}'\n",
+        },
+    )
+    assert run(["check"]) == 0
+    assert "1 artifact(s) clean" in capsys.readouterr().err
+
+    # Staged with a secret, then the work tree cleaned: the index is what gets committed.
+    staged = in_tmp / ".stet" / "skills" / "s" / "SKILL.md"
+    staged.parent.mkdir(parents=True)
+    staged.write_text(f"use {ghp()}\n")
+    repository.index.add(".stet/skills/s/SKILL.md")
+    repository.index.write()
+    staged.write_text("clean\n")
+    assert run(["check"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(":.stet/skills/s/SKILL.md:1:5: github-token")
+
+
+def test_check_flags_committed_secrets_and_explicit_paths(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repository = pygit2.init_repository(str(in_tmp))
+    commit(repository, {".stet/feedback/t1.jsonl": json.dumps({"note": ghp()}) + "\n"})
+    assert run(["check", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert [f["path"] for f in data["findings"]] == [".stet/feedback/t1.jsonl"]
+    (in_tmp / "other.md").write_text("clean\n")
+    assert run(["check", "other.md"]) == 0
+
+
+def test_check_in_a_subdirectory_of_an_empty_repository(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pygit2.init_repository(str(in_tmp))
+    (in_tmp / "sub").mkdir()
+    monkeypatch.chdir(in_tmp / "sub")
+    assert run(["check"]) == 0
+
+
+def test_pre_commit_hook_definition() -> None:
+    text = (REPO_ROOT / ".pre-commit-hooks.yaml").read_text()
+    assert "id: stet-gate" in text and "entry: stet gate check" in text
+
+
+def test_real_process(tmp_path: Path) -> None:
+    secret = ghp()
+    (tmp_path / "a.md").write_text(f"{secret}\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    scan = subprocess.run(
+        [sys.executable, "-m", "stet_lsp.gate", "scan", "a.md"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert scan.returncode == 1 and scan.stdout == "a.md:1:1: github-token gh…\n"
+    redact = subprocess.run(
+        [sys.executable, "-m", "stet_lsp.gate", "redact", "a.md"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert redact.returncode == 0 and redact.stdout == "[REDACTED:github-token#1]\n"
+
+
+@pytest.mark.skipif(not _stet_has_gate(), reason="stet_lsp.cli does not register `gate` yet")
+def test_through_the_stet_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stet_lsp.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.md").write_text(f"{ghp()}\n")
+    assert main(["gate", "scan", "a.md"]) == 1
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    completed = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", "gate", "scan", "a.md"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert completed.returncode == 1 and "github-token" in completed.stdout

@@ -1,0 +1,57 @@
+"""Hostile input finishes (no catastrophic backtracking) and is still redacted."""
+
+import json
+import random
+
+import gate_corpus
+
+from stet_lsp.gate import GateConfig, ResultCache, redact_text, scan_text
+
+RNG = random.Random(3)
+
+
+def test_one_megabyte_line_of_near_matches() -> None:
+    near = [
+        "ghp_short ",
+        "password=",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "://user:",
+        "Bearer ",
+        "eyJhbGciOi.",
+        "api_key" * 7,
+        "x" * 50,
+        '"\\',
+        "AKIA",
+        "sk-",
+    ]
+    line = "".join(RNG.choice(near) for _ in range(60_000))[:1_000_000]
+    secret = "ghp_" + gate_corpus.pick(RNG, gate_corpus.ALNUM, 36)
+    for strict in (False, True):
+        result = redact_text(
+            line + " " + secret, config=GateConfig(strict=strict), cache=ResultCache()
+        )
+        assert secret not in result.text
+
+
+def test_ten_megabyte_minified_single_line_json() -> None:
+    rng = random.Random(4)
+    records = []
+    for index in range(32_000):
+        records.append({"i": index, "text": gate_corpus.pick(rng, gate_corpus.ALNUM + " \n", 300)})
+    secret = "glpat-" + gate_corpus.pick(rng, gate_corpus.ALNUM, 20)
+    records[12_345]["text"] += f"\ntoken {secret}"
+    raw = json.dumps(records, separators=(",", ":"))
+    assert len(raw) > 10_000_000 and "\n" not in raw
+    result = redact_text(raw, path="big.json", cache=ResultCache())
+    assert secret not in result.text
+    assert json.loads(result.text)[12_345]["text"].endswith("token [REDACTED:gitlab-token#1]")
+
+
+def test_unterminated_key_blocks_and_quotes() -> None:
+    text = ("-----BEGIN PRIVATE KEY-----" + "A" * 5000 + "\n") * 40 + '"' * 100_000
+    assert scan_text(text, cache=ResultCache())
+
+
+def test_binary_looking_text() -> None:
+    text = "".join(chr(RNG.randrange(0, 0x2FFF)) for _ in range(200_000))
+    scan_text(text, cache=ResultCache())

@@ -1,0 +1,89 @@
+"""JSON and JSONL: decoded scanning, spans mapped back, structure kept."""
+
+import json
+import random
+
+import gate_corpus
+import pytest
+
+from stet_lsp.gate import redact_text, scan_text
+from stet_lsp.gate.jsonaware import decode_with_offsets
+
+RNG = random.Random(11)
+
+
+def ghp() -> str:
+    return "ghp_" + gate_corpus.pick(RNG, gate_corpus.ALNUM, 36)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "line one\n{secret}\nline three",
+        'curl -H "Authorization: token {secret}"',
+        "tab\t{secret}\ttab",
+        "https://user:{password}@example.com/",
+        "emoji 😀 then {secret}",
+        "unicode é{secret}",
+    ],
+)
+def test_secrets_inside_escaped_strings(template: str) -> None:
+    secret, password = ghp(), gate_corpus.pick(RNG, gate_corpus.ALNUM, 20)
+    value = template.format(secret=secret, password=password)
+    for ensure_ascii in (True, False):
+        raw = json.dumps({"content": value, "n": 1}, ensure_ascii=ensure_ascii) + "\n"
+        redacted = redact_text(raw, path="events.jsonl").text
+        decoded = json.loads(redacted)
+        assert secret not in decoded["content"] and password not in decoded["content"]
+        assert decoded["n"] == 1 and set(decoded) == {"content", "n"}
+
+
+def test_escaped_slashes_in_urls() -> None:
+    password = gate_corpus.pick(RNG, gate_corpus.ALNUM, 20)
+    raw = '{"url": "postgres:\\/\\/app:' + password + '@db\\/app"}'
+    redacted = redact_text(raw, path="x.json").text
+    assert password not in redacted
+    assert json.loads(redacted)["url"] == "postgres://app:[REDACTED:url-password#1]@db/app"
+
+
+def test_private_key_in_service_account_json() -> None:
+    document, secrets = gate_corpus._gcp_service_account(RNG)
+    pretty = json.dumps(json.loads(document), indent=2)
+    redacted = redact_text(pretty, path="sa.json").text
+    assert not gate_corpus.surviving_fragments(redacted, secrets)
+    data = json.loads(redacted)
+    assert data["private_key"] == "[REDACTED:private-key#1]\n"
+    assert data["client_email"] == "ci@demo-project.iam.gserviceaccount.com"
+
+
+def test_findings_point_into_the_raw_text() -> None:
+    secret = ghp()
+    raw = json.dumps({"text": f"a\nb {secret}"})
+    [finding] = scan_text(raw, path="e.json")
+    assert raw[finding.offset : finding.end_offset] == secret
+    assert finding.column == raw.index(secret)
+
+
+def test_broken_jsonl_lines_are_still_scanned() -> None:
+    secret = ghp()
+    raw = '{"ok": 1}\n{"broken": "' + secret + "\n" + json.dumps({"t": secret}) + "\n"
+    redacted = redact_text(raw, path="e.jsonl").text
+    assert secret not in redacted
+    assert json.loads(redacted.splitlines()[2]) == {"t": "[REDACTED:github-token#1]"}
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["plain", "a\\nb", "\\u00e9\\ud83d\\ude00x", '\\\\\\/\\"', "\\ud800 lone", ""],
+)
+def test_decode_with_offsets_matches_json(raw: str) -> None:
+    decoded = decode_with_offsets(raw)
+    assert decoded is not None
+    text, offsets = decoded
+    assert text == json.loads(f'"{raw}"')
+    assert len(offsets) == len(text) + 1 and offsets[-1] == len(raw)
+    assert offsets == sorted(offsets)
+
+
+def test_invalid_escape_is_not_decoded() -> None:
+    assert decode_with_offsets("bad \\x escape") is None

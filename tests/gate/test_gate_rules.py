@@ -1,0 +1,149 @@
+"""Individual rules, previews, allowlist, environment names, home paths."""
+
+import random
+
+import gate_corpus
+import pytest
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.gate import RULE_NAMES, Allowlist, GateConfig, redact_text, scan_text
+
+RNG = random.Random(99)
+
+
+def token(prefix: str, alphabet: str = gate_corpus.ALNUM, length: int = 36) -> str:
+    return prefix + gate_corpus.pick(RNG, alphabet, length)
+
+
+def test_finding_positions_are_zero_based_characters() -> None:
+    secret = token("ghp_")
+    text = f"first line\n  é {secret} tail\n"
+    [finding] = scan_text(text)
+    assert (finding.line, finding.column) == (1, 4)
+    assert (finding.end_line, finding.end_column) == (1, 4 + len(secret))
+    assert text[finding.offset : finding.end_offset] == secret
+
+
+def test_preview_shows_at_most_the_public_prefix() -> None:
+    secret = token("ghp_")
+    [finding] = scan_text(f"token {secret}")
+    assert finding.preview == "gh…"
+    assert secret[4:8] not in finding.preview
+
+
+def test_previews_never_contain_secret_bodies() -> None:
+    for case in gate_corpus.positive_cases()[:200]:
+        for finding in scan_text(case.text, path=case.path):
+            for secret in case.secrets:
+                assert secret[:4] not in finding.preview or len(finding.preview) <= 3
+
+
+def test_rule_names_are_marker_safe() -> None:
+    for name in RULE_NAMES:
+        assert name == name.lower() and all(c.isalnum() or c == "-" for c in name)
+
+
+def test_whole_private_key_block_is_one_span() -> None:
+    key, _parts = gate_corpus._pem("OPENSSH PRIVATE KEY")(RNG)
+    text = f"before\n{key}\nafter\n"
+    [finding] = scan_text(text)
+    assert text[finding.offset : finding.end_offset] == key
+    assert redact_text(text).text == "before\n[REDACTED:private-key#1]\nafter\n"
+
+
+def test_truncated_private_key_still_redacts_its_body() -> None:
+    key, parts = gate_corpus._pem("RSA PRIVATE KEY")(RNG)
+    truncated = key.rsplit("\n", 3)[0]
+    redacted = redact_text(f"log: {truncated}\n").text
+    assert not gate_corpus.surviving_fragments(redacted, parts[:-2])
+
+
+def test_whole_token_is_redacted_not_the_reported_value() -> None:
+    body = gate_corpus.pick(RNG, gate_corpus.ALNUM, 36)
+    text = f"x=ghp_{body}-_tail y"
+    assert redact_text(text).text == "x=[REDACTED:github-token#1] y"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "aws_access_key_id = AKIA" + "IOSFODNN7EXAMPLE",
+        "GITHUB_TOKEN=<your-token>",
+        "token: ${GITHUB_TOKEN}",
+        "api_key: xxxxxxxxxxxxxxxxxxxxxxxx",
+        "password: ${DB_PASSWORD}",
+        "max_tokens: 4096",
+        "pk_live_" + "a1B2c3D4" * 3,
+    ],
+)
+def test_known_non_secrets(text: str) -> None:
+    assert scan_text(text) == []
+
+
+def test_in_band_pragma_cannot_switch_the_gate_off() -> None:
+    secret = token("ghp_")
+    for pragma in ("# pragma: allowlist secret", "# nosec", "// gitleaks:allow", "stet-gate: off"):
+        assert scan_text(f"{secret}  {pragma}\n")
+        assert scan_text(f"{pragma}\n{secret}\n")
+
+
+def test_allowlist_values_and_patterns(tmp_path) -> None:
+    allowed = token("ghp_")
+    pattern_allowed = token("sk_test_", length=30)
+    other = token("ghp_")
+    (tmp_path / ".stet").mkdir()
+    (tmp_path / ".stet" / "gate-allowlist.toml").write_text(
+        f'values = ["{allowed}"]\npatterns = ["sk_test_[A-Za-z0-9]{{30}}"]\n'
+    )
+    allowlist = Allowlist.load(tmp_path)
+    config = GateConfig(allowlist=allowlist)
+    text = f"{allowed}\n{pattern_allowed}\n{other}\n"
+    assert [f.line for f in scan_text(text, config=config)] == [2]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('patterns = [".*"]', "empty string"),
+        ('patterns = ["("]', "invalid pattern"),
+        ("values = 3", "lists of strings"),
+        ("colour = []", "unknown keys"),
+        ("values = [", "cannot read"),
+    ],
+)
+def test_bad_allowlists_are_user_errors(tmp_path, content: str, message: str) -> None:
+    (tmp_path / ".stet").mkdir()
+    (tmp_path / ".stet" / "gate-allowlist.toml").write_text(content)
+    with pytest.raises(StetError, match=message):
+        Allowlist.load(tmp_path)
+
+
+def test_configured_environment_names_in_every_syntax() -> None:
+    config = GateConfig(env_names=("ACME_PASS",))
+    for text in ("ACME_PASS=lowentropy", "ACME_PASS: lowentropy", '"ACME_PASS": "lowentropy"'):
+        assert "lowentropy" not in redact_text(text, config=config).text
+    assert redact_text("OTHER=lowentropy", config=config).text == "OTHER=lowentropy"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("cd /home/alice/src/app", "cd ~/src/app"),
+        ("open /Users/bob.smith/Library", "open ~/Library"),
+        ("C:\\Users\\carol\\repo", "~\\repo"),
+        ("/home/dave", "~"),
+        ("/srv/home/x stays", "/srv/home/x stays"),
+        ("/Users/Shared/x stays", "/Users/Shared/x stays"),
+    ],
+)
+def test_home_paths_become_tilde(text: str, expected: str) -> None:
+    assert redact_text(text).text == expected
+
+
+def test_url_passwords_only_the_password_goes() -> None:
+    password = gate_corpus.pick(RNG, gate_corpus.ALNUM, 16)
+    text = f"redis://:{password}@cache:6379/0 and postgres://app:{password}@db/app"
+    assert redact_text(text).text == (
+        "redis://:[REDACTED:url-password#1]@cache:6379/0 and "
+        "postgres://app:[REDACTED:url-password#1]@db/app"
+    )
