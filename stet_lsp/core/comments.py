@@ -110,7 +110,7 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
         if state is not None:
             kind, value = state
             if kind == "block":
-                _, closer = syntax.blocks[value]  # type: ignore[index]
+                _, closer = syntax.blocks[int(value)]  # type: ignore[call-overload]
                 close = line.find(closer, position)
                 end = length if close < 0 else close
                 comments.append(

@@ -70,7 +70,7 @@ def _note_at(
     unknown = None
     if written_kind:
         if written_kind.lower() in KINDS:
-            kind = KINDS[KINDS.index(written_kind.lower())]  # type: ignore[arg-type]
+            kind = KINDS[KINDS.index(written_kind.lower())]
         else:
             unknown = written_kind
     parts = [lines[number][match.end() : comment.end].strip()]

@@ -8,13 +8,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from lsprotocol import types
+from lsprotocol.types import ResponseError
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.json_rpc import ResponseError
 from pygls.uris import to_fs_path
 
 from stet_lsp import __version__
@@ -301,7 +301,7 @@ def local_path(uri: str) -> Path | None:
 class ClientLog(logging.Handler):
     """Stet's log records also go to the client's log (window/logMessage)."""
 
-    LEVELS = {
+    LEVELS: ClassVar[dict[int, types.MessageType]] = {
         logging.ERROR: types.MessageType.Error,
         logging.WARNING: types.MessageType.Warning,
         logging.INFO: types.MessageType.Info,

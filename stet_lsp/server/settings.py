@@ -97,8 +97,9 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
         try:
             changes[name] = check(value)
         except ValueError as error:
+            default = getattr(defaults, name)
             problems.append(
-                f"Stet setting stet.{path} = {value!r} is not {error}; using {getattr(defaults, name)!r}"
+                f"Stet setting stet.{path} = {value!r} is not {error}; using {default!r}"
             )
             changes[name] = getattr(defaults, name)
     return replace(settings, **changes), problems

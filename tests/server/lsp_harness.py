@@ -34,7 +34,8 @@ async def start(lsp_client: LanguageClient, spec: str, options: Any = None) -> N
     converter = lsp_client.protocol._converter
     _command_or_code_action.converter = converter  # type: ignore[attr-defined]
     converter.register_structure_hook(
-        Union[types.Command, types.CodeAction], _command_or_code_action  # noqa: UP007
+        Union[types.Command, types.CodeAction],  # noqa: UP007  # a runtime type object
+        _command_or_code_action,
     )
     lsp_client.applied_edits = []  # type: ignore[attr-defined]
 
@@ -70,7 +71,11 @@ def open_file(client: LanguageClient, path: Path, language: str = "python") -> s
 
 async def diagnostics(client: LanguageClient, document: str) -> list[types.Diagnostic]:
     """The document's diagnostics as this client gets them: pulled, or pushed."""
-    if client.capabilities and client.capabilities.text_document and client.capabilities.text_document.diagnostic:
+    if (
+        client.capabilities
+        and client.capabilities.text_document
+        and client.capabilities.text_document.diagnostic
+    ):
         report = await client.text_document_diagnostic_async(
             types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=document))
         )
@@ -79,9 +84,7 @@ async def diagnostics(client: LanguageClient, document: str) -> list[types.Diagn
     return list(client.diagnostics.get(document, []))
 
 
-async def eventually(
-    check: Callable[[], Any], timeout: float = 5.0, interval: float = 0.05
-) -> Any:
+async def eventually(check: Callable[[], Any], timeout: float = 5.0, interval: float = 0.05) -> Any:
     """Poll an async or sync check until it returns a truthy value."""
     deadline = time.monotonic() + timeout
     while True:

@@ -28,11 +28,17 @@ def entries_of(found: list[types.Diagnostic]) -> list[types.Diagnostic]:
     return [d for d in found if isinstance(d.data, dict) and d.data.get("type") == "entry"]
 
 
-async def test_anchored_entries_show_as_diagnostic_lens_and_hover(client: LanguageClient, root: Path) -> None:
+async def test_anchored_entries_show_as_diagnostic_lens_and_hover(
+    client: LanguageClient, root: Path
+) -> None:
     sheet = StyleSheet(resolve_target(root))
     app = root / "src" / "app.py"
-    entry = sheet.add("Use the existing helper here.", kind="convention", author="agent",
-                      anchor=make_anchor(root, app, 5))
+    entry = sheet.add(
+        "Use the existing helper here.",
+        kind="convention",
+        author="agent",
+        anchor=make_anchor(root, app, 5),
+    )
     document = open_file(client, app)
     found = entries_of(await eventually(lambda: diagnostics(client, document)))
     [diagnostic] = found
@@ -44,18 +50,24 @@ async def test_anchored_entries_show_as_diagnostic_lens_and_hover(client: Langua
     lenses = await client.text_document_code_lens_async(
         types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=document))
     )
-    assert [(lens.range.start.line, lens.command.title) for lens in lenses or []] == [(4, "style sheet: 1 note")]  # type: ignore[union-attr]
+    assert [(lens.range.start.line, lens.command.title) for lens in lenses or []] == [
+        (4, "style sheet: 1 note")
+    ]  # type: ignore[union-attr]
 
     hover = await client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=document),
-                          position=types.Position(line=4, character=0))
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            position=types.Position(line=4, character=0),
+        )
     )
     assert hover is not None and "Use the existing helper here." in hover.contents.value  # type: ignore[union-attr]
 
     actions = await client.text_document_code_action_async(
-        types.CodeActionParams(text_document=types.TextDocumentIdentifier(uri=document),
-                               range=diagnostic.range,
-                               context=types.CodeActionContext(diagnostics=[diagnostic]))
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
     )
     [discard] = [a for a in actions or [] if a.title.startswith("Discard")]
     await execute(client, discard.command.command, **discard.command.arguments[0])  # type: ignore[union-attr]
@@ -73,8 +85,9 @@ async def test_outside_writes_and_branch_switches_reach_open_documents(
     app = root / "src" / "app.py"
     document = open_file(client, app)
     await eventually(lambda: _no_entries(client, document))
-    StyleSheet(resolve_target(root)).add("written by an agent", author="agent",
-                                         anchor=make_anchor(root, app, 3))
+    StyleSheet(resolve_target(root)).add(
+        "written by an agent", author="agent", anchor=make_anchor(root, app, 3)
+    )
 
     async def shown() -> list[types.Diagnostic]:
         return entries_of(await diagnostics(client, document))
@@ -91,7 +104,9 @@ async def test_outside_writes_and_branch_switches_reach_open_documents(
 async def test_commands(client: LanguageClient, root: Path) -> None:
     app = root / "src" / "app.py"
     document = open_file(client, app)
-    added = await execute(client, "stet.note.add", uri=document, text="anchored note", kind="markup", line=6)
+    added = await execute(
+        client, "stet.note.add", uri=document, text="anchored note", kind="markup", line=6
+    )
     assert added["anchor"] == {"path": "src/app.py", "line": 7, "text": "line 7"}
     plain = await execute(client, "stet.note.add", uri=uri(root), text="a folder works too")
     listed = await execute(client, "stet.note.list", uri=document)
@@ -99,7 +114,9 @@ async def test_commands(client: LanguageClient, root: Path) -> None:
         e["id"] for e in listed["entries"]
     ] == [added["id"], plain["id"]]
     assert {e["id"]: e["line"] for e in listed["entries"]}[added["id"]] == 7
-    edited = await execute(client, "stet.note.edit", uri=document, id=added["id"], text="better text")
+    edited = await execute(
+        client, "stet.note.edit", uri=document, id=added["id"], text="better text"
+    )
     assert edited["text"] == "better text"
     brief = await execute(client, "stet.brief", uri=document, budget=500)
     assert brief["text"].startswith("## Style sheet") and "better text" in brief["text"]
@@ -123,7 +140,11 @@ async def test_commands(client: LanguageClient, root: Path) -> None:
         ("stet.note.add", ["text"], "one object argument"),
         ("stet.note.add", [{"uri": 5, "text": "x"}], "'uri' must be a str"),
         ("stet.note.add", [{"text": "x"}], "missing argument 'uri'"),
-        ("stet.note.add", [{"uri": "file:///nowhere/x.py", "text": "x"}], "not inside a git repository"),
+        (
+            "stet.note.add",
+            [{"uri": "file:///nowhere/x.py", "text": "x"}],
+            "not inside a git repository",
+        ),
         ("stet.note.add", [{"uri": "untitled:1", "text": "x"}], "not inside a git repository"),
         ("stet.note.add", [{"uri": "URI", "text": "x", "kind": "bogus"}], "unknown kind"),
         ("stet.note.add", [{"uri": "URI", "text": "x", "line": "3"}], "whole number"),
@@ -152,13 +173,18 @@ async def test_bad_command_arguments_get_clear_errors(
     assert listed["entries"] == []
 
 
-async def test_the_sheet_file_has_lenses_actions_outline_and_problems(client: LanguageClient, root: Path) -> None:
+async def test_the_sheet_file_has_lenses_actions_outline_and_problems(
+    client: LanguageClient, root: Path
+) -> None:
     sheet = StyleSheet(resolve_target(root))
     keep = sheet.add("keep me", kind="convention")
-    lost = sheet.add("about a vanished line", kind="markup",
-                     anchor=make_anchor(root, root / "src" / "app.py", 9))
+    lost = sheet.add(
+        "about a vanished line", kind="markup", anchor=make_anchor(root, root / "src" / "app.py", 9)
+    )
     (root / "src" / "app.py").write_text("rewritten\n")
-    text = sheet.path.read_text().replace("## Notes\n\n", "## Notes\n\n- a hand note\n## Ideas\n\n- x\n")
+    text = sheet.path.read_text().replace(
+        "## Notes\n\n", "## Notes\n\n- a hand note\n## Ideas\n\n- x\n"
+    )
     sheet.path.write_text(text)
     document = open_file(client, sheet.path, language="markdown")
 
@@ -182,10 +208,14 @@ async def test_the_sheet_file_has_lenses_actions_outline_and_problems(client: La
     assert sheet.path.read_text().splitlines()[keep_line].startswith("- keep me")
 
     actions = await client.text_document_code_action_async(
-        types.CodeActionParams(text_document=types.TextDocumentIdentifier(uri=document),
-                               range=types.Range(start=types.Position(line=keep_line, character=0),
-                                                 end=types.Position(line=keep_line, character=0)),
-                               context=types.CodeActionContext(diagnostics=[]))
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            range=types.Range(
+                start=types.Position(line=keep_line, character=0),
+                end=types.Position(line=keep_line, character=0),
+            ),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
     )
     [discard] = actions or []
     await execute(client, discard.command.command, **discard.command.arguments[0])  # type: ignore[union-attr]
@@ -196,7 +226,9 @@ def _hand_id(sheet: StyleSheet) -> str:
     return next(e.id for e in sheet.entries() if e.text == "a hand note")
 
 
-async def test_unsaved_sheet_changes_are_never_written_under_the_user(client: LanguageClient, root: Path) -> None:
+async def test_unsaved_sheet_changes_are_never_written_under_the_user(
+    client: LanguageClient, root: Path
+) -> None:
     sheet = StyleSheet(resolve_target(root))
     sheet.add("on disk", kind="note")
     document = open_file(client, sheet.path, language="markdown")
@@ -208,7 +240,9 @@ async def test_unsaved_sheet_changes_are_never_written_under_the_user(client: La
             content_changes=[types.TextDocumentContentChangeWholeDocument(text=unsaved)],
         )
     )
-    added = await execute(client, "stet.note.add", uri=document, text="from a command", kind="convention")
+    added = await execute(
+        client, "stet.note.add", uri=document, text="from a command", kind="convention"
+    )
     assert sheet.path.read_bytes() == on_disk
     [edit] = client.applied_edits  # type: ignore[attr-defined]
     [change] = edit.changes[document]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -22,17 +21,19 @@ async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient):  #
     await lsp_client.shutdown_session()
 
 
-SOURCE = '''import requests
+SOURCE = """import requests
 
 # stet: use the retry helper,
 # it handles 429s
 response = requests.get(url)
 text = "# stet: not a note, a string"
 total = compute()  # stet(ruled-out): caching here broke invalidation
-'''
+"""
 
 
-async def test_margin_notes_become_hints_and_are_recorded(client: LanguageClient, root: Path) -> None:
+async def test_margin_notes_become_hints_and_are_recorded(
+    client: LanguageClient, root: Path
+) -> None:
     path = root / "src" / "fetch.py"
     path.write_text(SOURCE)
     document = open_file(client, path)
@@ -43,7 +44,10 @@ async def test_margin_notes_become_hints_and_are_recorded(client: LanguageClient
         (2, types.DiagnosticSeverity.Hint),
         (6, types.DiagnosticSeverity.Hint),
     ]
-    assert all(d.source == "stet" and d.message.startswith("margin note: record to style sheet") for d in notes)
+    assert all(
+        d.source == "stet" and d.message.startswith("margin note: record to style sheet")
+        for d in notes
+    )
     assert "use the retry helper, it handles 429s" in notes[0].message
     assert notes[0].data == {"type": "margin", "uri": document, "line": 2}
 
@@ -63,7 +67,11 @@ async def test_margin_notes_become_hints_and_are_recorded(client: LanguageClient
     assert entry["kind"] == "markup" and entry["author"] == "human"
     assert entry["text"] == "use the retry helper, it handles 429s"
     # Anchored to the code under the comment, at its line once the comment is gone.
-    assert entry["anchor"] == {"path": "src/fetch.py", "line": 3, "text": "response = requests.get(url)"}
+    assert entry["anchor"] == {
+        "path": "src/fetch.py",
+        "line": 3,
+        "text": "response = requests.get(url)",
+    }
     [edit] = client.applied_edits  # type: ignore[attr-defined]
     [change] = edit.changes[document]
     assert (change.range.start.line, change.range.end.line, change.new_text) == (2, 4, "")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import queue
 import subprocess
-import threading
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,9 @@ class RawServer:
     def __init__(self) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "stet_lsp.server"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
         )
         self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -75,48 +77,107 @@ def raw() -> Any:
     server.close()
 
 
-def test_malformed_messages_get_errors_and_the_server_keeps_serving(raw: RawServer, root: Path) -> None:
+def test_malformed_messages_get_errors_and_the_server_keeps_serving(
+    raw: RawServer, root: Path
+) -> None:
     document = uri(root / "src" / "app.py")
     raw.send_bytes(b"{this is not json")
     raw.send({"id": 2, "method": "textDocument/hover", "params": {"textDocument": {}}})
     assert raw.answer(2)["error"]["code"] == -32602
     raw.send({"id": 3, "method": "textDocument/codeAction", "params": "nonsense"})
     assert "error" in raw.answer(3)
-    raw.send({"id": 4, "method": "workspace/executeCommand",
-              "params": {"command": "stet.note.add", "arguments": [1, 2, 3]}})
+    raw.send(
+        {
+            "id": 4,
+            "method": "workspace/executeCommand",
+            "params": {"command": "stet.note.add", "arguments": [1, 2, 3]},
+        }
+    )
     assert raw.answer(4)["error"]["code"] == -32602
-    raw.send({"id": 5, "method": "workspace/executeCommand",
-              "params": {"command": "stet.note.add", "arguments": [{"uri": document, "text": None}]}})
+    raw.send(
+        {
+            "id": 5,
+            "method": "workspace/executeCommand",
+            "params": {"command": "stet.note.add", "arguments": [{"uri": document, "text": None}]},
+        }
+    )
     assert raw.answer(5)["error"]["code"] == -32602
     raw.send({"id": 6, "method": "stet/unknownMethod", "params": {}})
     assert raw.answer(6)["error"]["code"] == -32601
     # Unknown documents and positions past the end.
-    raw.send({"id": 7, "method": "textDocument/hover", "params": {
-        "textDocument": {"uri": "file:///not/open.py"}, "position": {"line": 0, "character": 0}}})
+    raw.send(
+        {
+            "id": 7,
+            "method": "textDocument/hover",
+            "params": {
+                "textDocument": {"uri": "file:///not/open.py"},
+                "position": {"line": 0, "character": 0},
+            },
+        }
+    )
     assert raw.answer(7)["result"] is None
-    raw.send({"method": "textDocument/didOpen", "params": {"textDocument": {
-        "uri": document, "languageId": "python", "version": 1, "text": "x = 1\n"}}})
-    raw.send({"id": 8, "method": "textDocument/hover", "params": {
-        "textDocument": {"uri": document}, "position": {"line": 99, "character": 0}}})
+    raw.send(
+        {
+            "method": "textDocument/didOpen",
+            "params": {
+                "textDocument": {
+                    "uri": document,
+                    "languageId": "python",
+                    "version": 1,
+                    "text": "x = 1\n",
+                }
+            },
+        }
+    )
+    raw.send(
+        {
+            "id": 8,
+            "method": "textDocument/hover",
+            "params": {"textDocument": {"uri": document}, "position": {"line": 99, "character": 0}},
+        }
+    )
     assert raw.answer(8)["error"]["code"] == -32602
-    raw.send({"id": 9, "method": "textDocument/codeAction", "params": {
-        "textDocument": {"uri": document},
-        "range": {"start": {"line": 50, "character": 0}, "end": {"line": 60, "character": 0}},
-        "context": {"diagnostics": []}}})
+    raw.send(
+        {
+            "id": 9,
+            "method": "textDocument/codeAction",
+            "params": {
+                "textDocument": {"uri": document},
+                "range": {
+                    "start": {"line": 50, "character": 0},
+                    "end": {"line": 60, "character": 0},
+                },
+                "context": {"diagnostics": []},
+            },
+        }
+    )
     assert raw.answer(9)["error"]["code"] == -32602
     # Text that was not valid UTF-8 on disk arrives with replacement characters: still served.
-    raw.send({"method": "textDocument/didChange", "params": {
-        "textDocument": {"uri": document, "version": 2},
-        "contentChanges": [{"text": "caf\udce9 = 1  # stet: note\n"}]}})
-    raw.send({"id": 10, "method": "workspace/executeCommand",
-              "params": {"command": "stet.note.list", "arguments": [{"uri": document}]}})
+    raw.send(
+        {
+            "method": "textDocument/didChange",
+            "params": {
+                "textDocument": {"uri": document, "version": 2},
+                "contentChanges": [{"text": "caf\udce9 = 1  # stet: note\n"}],
+            },
+        }
+    )
+    raw.send(
+        {
+            "id": 10,
+            "method": "workspace/executeCommand",
+            "params": {"command": "stet.note.list", "arguments": [{"uri": document}]},
+        }
+    )
     assert raw.answer(10)["result"]["entries"] == []
     raw.send({"id": 11, "method": "shutdown"})
     assert raw.answer(11)["result"] is None
 
 
 def test_non_utf8_bytes_in_a_frame_do_not_kill_the_server(raw: RawServer) -> None:
-    raw.send_bytes(b'{"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": "\xff\xfe"}')
+    raw.send_bytes(
+        b'{"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": "\xff\xfe"}'
+    )
     raw.send({"id": 3, "method": "shutdown"})
     assert raw.answer(3)["result"] is None
 
@@ -142,16 +203,25 @@ async def test_ranges_on_non_ascii_lines(encoded: LanguageClient, root: Path) ->
     document = open_file(encoded, path)
     [note] = await eventually(lambda: diagnostics(encoded, document))
     marker = line.index("stet:")
-    units = {"utf-16": len(line[:marker].encode("utf-16-le")) // 2, "utf-8": len(line[:marker].encode())}
+    units = {
+        "utf-16": len(line[:marker].encode("utf-16-le")) // 2,
+        "utf-8": len(line[:marker].encode()),
+    }
     end = {"utf-16": len(line.encode("utf-16-le")) // 2, "utf-8": len(line.encode())}
     encoding = encoded.encoding  # type: ignore[attr-defined]
-    assert (note.range.start.character, note.range.end.character) == (units[encoding], end[encoding])
+    assert (note.range.start.character, note.range.end.character) == (
+        units[encoding],
+        end[encoding],
+    )
 
 
 @pytest_lsp.fixture(config=SERVER)
 async def configured(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
-    await start(lsp_client, "neovim@v0.11.0", {"marker": "review", "brief": {"budget": -3},
-                                               "margin": {"severity": "loud"}})
+    await start(
+        lsp_client,
+        "neovim@v0.11.0",
+        {"marker": "review", "brief": {"budget": -3}, "margin": {"severity": "loud"}},
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -166,16 +236,22 @@ async def test_settings_apply_and_bad_values_get_a_message_and_the_default(
     assert "new marker" in note.message and note.severity == types.DiagnosticSeverity.Hint
     await eventually(lambda: len(configured.messages) >= 2)
     messages = [m.message for m in configured.messages]
-    assert any("brief.budget" in m for m in (l.message for l in configured.log_messages))
+    assert any("brief.budget" in m for m in (log.message for log in configured.log_messages))
     assert any("brief.budget" in m and "800" in m for m in messages)
     assert any("margin.severity" in m for m in messages)
     configured.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(settings={"stet": {"marker": "stet", "margin": {"severity": "warning"}}})
+        types.DidChangeConfigurationParams(
+            settings={"stet": {"marker": "stet", "margin": {"severity": "warning"}}}
+        )
     )
 
     async def switched() -> Any:
         found = await diagnostics(configured, document)
-        return [d for d in found if "old marker" in d.message and d.severity == types.DiagnosticSeverity.Warning]
+        return [
+            d
+            for d in found
+            if "old marker" in d.message and d.severity == types.DiagnosticSeverity.Warning
+        ]
 
     assert await eventually(switched)
 

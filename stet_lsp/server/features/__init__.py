@@ -14,6 +14,7 @@ def register_all(server: StetServer) -> None:
         configuration,
         documents,
         entries,
+        gate_findings,
         language,
         margin_notes,
         sheet_file,
@@ -22,7 +23,12 @@ def register_all(server: StetServer) -> None:
 
     # Analysis order matters little; each feature owns one diagnostics source.
     server.features.extend(
-        [margin_notes.MarginNotes(server), entries.Entries(server), sheet_file.SheetFile(server)]
+        [
+            margin_notes.MarginNotes(server),
+            entries.Entries(server),
+            sheet_file.SheetFile(server),
+            gate_findings.GateFindings(server),
+        ]
     )
     documents.register(server)
     language.register(server)

@@ -3,7 +3,7 @@ Each command takes one object argument; docs/commands.md documents them."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from lsprotocol import types
@@ -20,8 +20,11 @@ from stet_lsp.server.server import StetServer, local_path
 
 
 def register(server: StetServer) -> None:
-    def command(name: str) -> Any:
-        return lambda handler: server.command(name)(answering(handler))
+    def command(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        def register_command(handler: Callable[..., Any]) -> Callable[..., Any]:
+            return server.command(name)(answering(handler))
+
+        return register_command
 
     def session_of(args: Mapping[str, Any]) -> RepositorySession:
         return server.session_of_uri(field(args, "uri", str))

@@ -1,0 +1,184 @@
+"""The redaction gate in the editor: diagnostics that never echo a secret, and 'Redact now'."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import string
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsp_harness import CLIENTS, SERVER, diagnostics, eventually, execute, open_file, start
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.targets import resolve_target
+from stet_lsp.server.features import gate_findings
+from stet_lsp.server.features.gate_findings import INLINE_LIMIT, REDACT, GateFindings
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS)
+async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await start(lsp_client, request.param)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def github_token() -> str:
+    """Built at run time: no credential-shaped literal lives in the source."""
+    alphabet = string.ascii_letters + string.digits
+    return "ghp_" + "".join(random.SystemRandom().choice(alphabet) for _ in range(36))
+
+
+def secrets_of(found: list[types.Diagnostic]) -> list[types.Diagnostic]:
+    return [d for d in found if isinstance(d.data, dict) and d.data.get("type") == "secret"]
+
+
+def assert_no_part_of(secret: str, diagnostic: types.Diagnostic) -> None:
+    shown = json.dumps(
+        {"message": diagnostic.message, "code": diagnostic.code, "data": diagnostic.data}
+    )
+    body = secret[4:]
+    assert all(body[i : i + 6] not in shown for i in range(len(body) - 5))
+
+
+def artifact(root: Path, content: str) -> Path:
+    path = root / ".stet" / "trajectories" / "x" / "events.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content, encoding="utf-8")
+    return path
+
+
+async def gate_diagnostics(client: LanguageClient, document: str) -> list[types.Diagnostic]:
+    return secrets_of(await diagnostics(client, document))
+
+
+async def test_a_secret_in_the_style_sheet_is_a_warning_that_never_shows_it(
+    client: LanguageClient, root: Path
+) -> None:
+    token = github_token()
+    target = resolve_target(root)
+    StyleSheet(target).add(f"The CI uses {token} for the release job.", kind="note")
+    document = open_file(client, target.sheet_path, "markdown")
+    [diagnostic] = await eventually(lambda: gate_diagnostics(client, document))
+    assert diagnostic.severity == types.DiagnosticSeverity.Warning
+    assert (diagnostic.source, diagnostic.code) == ("stet", "github-token")
+    assert diagnostic.message == "secret (github-token) will be redacted at graduation"
+    assert diagnostic.data == {"type": "secret", "rule": "github-token"}
+    assert_no_part_of(token, diagnostic)
+    line = target.sheet_path.read_text("utf-8").splitlines()[diagnostic.range.start.line]
+    assert line[diagnostic.range.start.character : diagnostic.range.end.character] == token
+
+
+async def test_redact_now_replaces_the_secret_through_an_edit(
+    client: LanguageClient, root: Path
+) -> None:
+    token = github_token()
+    path = artifact(root, json.dumps({"type": "tool", "output": f"export GH={token}"}) + "\n")
+    document = open_file(client, path, "json")
+    [diagnostic] = await eventually(lambda: gate_diagnostics(client, document))
+    assert diagnostic.severity == types.DiagnosticSeverity.Error
+    assert diagnostic.message == (
+        "unredacted secret (github-token) in a committed artifact: redact before committing"
+    )
+    assert_no_part_of(token, diagnostic)
+
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
+    [redact] = [a for a in actions or [] if a.title.startswith("Redact now")]
+    assert isinstance(redact, types.CodeAction) and redact.command is not None
+    assert redact.command.command == REDACT
+    answer = await execute(client, REDACT, **redact.command.arguments[0])  # type: ignore[index]
+    assert answer == {"redacted": 1, "applied": True}
+    [edit] = client.applied_edits  # type: ignore[attr-defined]
+    [text_edit] = _text_edits(edit, document)
+    assert text_edit.new_text == "[REDACTED:github-token#1]"
+    assert text_edit.range == diagnostic.range
+    assert path.read_text("utf-8").count(token) == 1  # the server never wrote the file
+
+
+async def test_a_clean_artifact_and_files_outside_stet_get_no_gate_diagnostics(
+    client: LanguageClient, root: Path
+) -> None:
+    clean = artifact(root, json.dumps({"type": "message", "text": "tests pass"}) + "\n")
+    source = root / "src" / "settings.py"
+    source.parent.mkdir(parents=True, exist_ok=True)
+    source.write_text(f'TOKEN = "{github_token()}"\n# stet: rotate this\n', encoding="utf-8")
+    clean_document = open_file(client, clean, "json")
+    source_document = open_file(client, source)
+    # The margin note proves the source file was analysed: the gate simply stays silent there.
+    await eventually(lambda: diagnostics(client, source_document))
+    assert await gate_diagnostics(client, source_document) == []
+    assert await gate_diagnostics(client, clean_document) == []
+
+
+async def test_a_large_artifact_is_scanned_off_the_event_loop(
+    client: LanguageClient, root: Path
+) -> None:
+    token = github_token()
+    filler = json.dumps({"type": "message", "text": "nothing to see " * 40}) + "\n"
+    lines = [filler] * (INLINE_LIMIT // len(filler) + 10)
+    lines.append(json.dumps({"type": "tool", "output": token}) + "\n")
+    document = open_file(client, artifact(root, "".join(lines)), "json")
+    [diagnostic] = await eventually(lambda: gate_diagnostics(client, document), timeout=20)
+    assert diagnostic.range.start.line == len(lines) - 1
+    assert_no_part_of(token, diagnostic)
+
+
+async def test_a_scan_longer_than_the_threshold_reports_progress(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[tuple[str, Any]] = []
+
+    class Progress:
+        async def create_async(self, token: str) -> None:
+            calls.append(("create", token))
+
+        def begin(self, token: str, value: types.WorkDoneProgressBegin) -> None:
+            calls.append(("begin", value.title))
+
+        def end(self, token: str, value: types.WorkDoneProgressEnd) -> None:
+            calls.append(("end", token))
+
+    server = SimpleNamespace(
+        command=lambda name: lambda handler: handler,
+        supports=lambda *path: True,
+        work_done_progress=Progress(),
+    )
+    feature = GateFindings(server)  # type: ignore[arg-type]
+    state = SimpleNamespace(relative=".stet/trajectories/x/events.jsonl")
+    monkeypatch.setattr(gate_findings, "PROGRESS_AFTER", 0.01)
+
+    async def slow() -> tuple[()]:
+        await asyncio.sleep(0.1)
+        return ()
+
+    assert await feature._with_progress(slow(), state) == ()  # type: ignore[arg-type]
+    assert [name for name, _ in calls] == ["create", "begin", "end"]
+
+    calls.clear()
+    monkeypatch.setattr(gate_findings, "PROGRESS_AFTER", 5.0)
+    assert await feature._with_progress(slow(), state) == ()  # type: ignore[arg-type]
+    assert calls == []
+
+
+def _text_edits(edit: types.WorkspaceEdit, document: str) -> list[types.TextEdit]:
+    if edit.document_changes:
+        return [
+            item
+            for change in edit.document_changes
+            if isinstance(change, types.TextDocumentEdit) and change.text_document.uri == document
+            for item in change.edits
+            if isinstance(item, types.TextEdit)
+        ]
+    return list((edit.changes or {}).get(document, []))
