@@ -202,5 +202,29 @@ def test_demo_walks_through_the_flows(stet: Run) -> None:
         "## Style sheet",
         "refused: ",
         "resumed; still 3 entries",
+        "payments.py:12: margin note (convention): amounts are integer cents",
     ]:
         assert step in out, step
+
+
+def test_check_lists_margin_notes_and_entries_and_strict_fails_on_notes(
+    stet: Run, root: Path
+) -> None:
+    r = str(root)
+    (root / "src" / "notes.go").write_text(
+        "package x\n\n// stet(ruled-out): no global state\nvar x = 1\n"
+    )
+    stet("note", "add", "anchored", "--file", "src/app.py", "--line", "4", "-C", r)
+    code, out, _ = stet("check", "-C", r)
+    assert code == 0
+    assert out.splitlines() == [
+        "src/app.py:4: style sheet (note, human, "
+        + out.split("(note, human, ")[1].split(")")[0]
+        + "): anchored",
+        "src/notes.go:3: margin note (ruled-out): no global state",
+    ]
+    assert stet("check", "--strict", "-C", r)[0] == 1
+    (root / "src" / "notes.go").write_text("package x\n\nvar x = 1\n")
+    assert stet("check", "--strict", "-C", r)[0] == 0
+    shown = json.loads(stet("check", "--json", "-C", r)[1])["shown"]
+    assert [item["kind"] for item in shown] == ["entry"]

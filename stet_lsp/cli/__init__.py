@@ -17,12 +17,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"stet {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    from stet_lsp.cli import demo, notes, sheet
+    from stet_lsp.cli import check, demo, notes, sheet
     from stet_lsp.gate import cli as gate_cli
 
     notes.register(commands)
     sheet.register(commands)
     gate_cli.register(commands)
+    check.register(commands)
     demo.register(commands)
     return parser
 

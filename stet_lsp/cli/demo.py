@@ -10,6 +10,7 @@ from typing import Any
 import pygit2
 
 from stet_lsp.core.anchors import make_anchor
+from stet_lsp.core.check import check
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
@@ -91,6 +92,18 @@ def _walk(folder: Path) -> None:
 
     _step("The brief for the next agent run (stet brief)")
     print(sheet.brief().text, end="")
+
+    _step("A reviewer leaves a margin note in the code; stet check shows what an editor would")
+    service.write_text(
+        service.read_text(encoding="utf-8").replace(
+            "def charge(",
+            "# stet(convention): amounts are integer cents, never floats\ndef charge(",
+        ),
+        encoding="utf-8",
+    )
+    for shown in check(repo, target):
+        print(shown)
+    print("(in the editor: a hint with the code action 'Record margin note to style sheet')")
 
     _step("Pause without forgetting (stet pause; stet resume)")
     sheet.pause()

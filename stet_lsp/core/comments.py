@@ -8,7 +8,9 @@ start matches what it was before, which for ordinary edits is right after the ed
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 
@@ -69,12 +71,17 @@ _EXTENSIONS = {
 _FILE_NAMES = {"Dockerfile": "dockerfile", "Makefile": "make", "Gemfile": "ruby"}
 
 
-def language_of(path: str, language_id: str | None = None) -> str | None:
-    """The syntax name for a document: the editor's language id when known, else by name."""
+# Any other text: the common line-comment leaders, and no strings (prose has apostrophes).
+SYNTAXES["plain"] = Syntax(line=("#", "//", "--", ";"))
+
+
+def language_of(path: str, language_id: str | None = None) -> str:
+    """The syntax name for a document: the editor's language id when known, else by name,
+    else plain text."""
     if language_id and language_id in SYNTAXES:
         return language_id
     name = PurePosixPath(path)
-    return _FILE_NAMES.get(name.name) or _EXTENSIONS.get(name.suffix.lower())
+    return _FILE_NAMES.get(name.name) or _EXTENSIONS.get(name.suffix.lower()) or "plain"
 
 
 # Lexer state at a line start: None (code), ("block", index) or ("string", delimiter).
@@ -106,6 +113,7 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
     position = 0
     length = len(line)
     code_before = False
+    pattern, table = _tokens(syntax)
     while position < length:
         if state is not None:
             kind, value = state
@@ -138,16 +146,19 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
             state = None
             code_before = True
             continue
-        char = line[position]
-        if char in " \t":
-            position += 1
-            continue
-        opened = _opening(line, position, syntax)
-        if opened is None:
+        found = pattern.search(line, position)
+        if found is None:
+            return comments, None  # code to the end of the line
+        token = found.group()
+        kind, index = table[token]
+        start = found.start()
+        if not code_before and line[position:start].strip():
             code_before = True
-            position += 1
+        if token == "=begin" and start != 0:  # Ruby's block comment starts a line
+            code_before = True
+            position = start + 1
             continue
-        kind, token, index = opened
+        position = start
         if kind == "line":
             comments.append(
                 Comment(position + len(token), length, token, code_before, False, length, position)
@@ -184,20 +195,25 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
     return comments, state
 
 
-def _opening(line: str, position: int, syntax: Syntax) -> tuple[str, str, int] | None:
-    # Block openers before line comments: Lua's "--[[" starts with "--".
-    for index, (opener, _) in enumerate(syntax.blocks):
-        if line.startswith(opener, position):
-            if opener == "=begin" and position != 0:
-                continue
-            return "block", opener, index
-    for token in syntax.line:
-        if line.startswith(token, position):
-            return "line", token, 0
-    for token in syntax.strings:
-        if line.startswith(token, position):
-            return "string", token, 0
-    return None
+@lru_cache(maxsize=64)
+def _tokens(syntax: Syntax) -> tuple[re.Pattern[str], dict[str, tuple[str, int]]]:
+    """One pattern for everything that opens a comment or a string, so the lexer jumps from
+    token to token instead of looking at every character. At one position block openers win
+    over line comments (Lua's "--[[" starts with "--"), and longer tokens over shorter."""
+    table: dict[str, tuple[str, int]] = {}
+    ordered = []
+    for kind, tokens in (
+        ("block", [opener for opener, _ in syntax.blocks]),
+        ("line", list(syntax.line)),
+        ("string", list(syntax.strings)),
+    ):
+        for token in sorted(tokens, key=len, reverse=True):
+            if token not in table:
+                table[token] = (kind, tokens.index(token) if kind == "block" else 0)
+                ordered.append(token)
+    if not ordered:
+        return re.compile(r"(?!)"), table
+    return re.compile("|".join(re.escape(token) for token in ordered)), table
 
 
 def _string_end(line: str, position: int, delimiter: str, escape: str) -> int:
@@ -223,23 +239,31 @@ class CommentIndex:
         self.syntax = syntax
         self.starts: list[State] = []
         self.comments: list[list[Comment]] = []
-        self._relex_from(lines, 0, 0)
+        self._relex(lines, 0, None, len(lines))
 
-    def _relex_from(self, lines: list[str], first: int, stop_after: int) -> int:
-        """Re-lex from `first`; past `stop_after` stop as soon as a line starts in the state
-        it started in before. Returns the number of lines lexed."""
-        state = self.starts[first] if first < len(self.starts) else None
-        if first == 0:
-            state = None
-        number = first
+    def update(self, lines: list[str], first: int, removed: int, added: int) -> int:
+        """Lines [first, first+removed) were replaced by `added` lines; `lines` is the new text.
+        Returns how many lines were re-lexed."""
+        state: State = None
+        if first > 0:
+            _, state = lex_line(lines[first - 1], self.starts[first - 1], self.syntax)
+        self.starts[first : first + removed] = [None] * added
+        self.comments[first : first + removed] = [[] for _ in range(added)]
+        return self._relex(lines, first, state, first + added - 1)
+
+    def _relex(self, lines: list[str], first: int, state: State, stop_after: int) -> int:
+        """Lex from `first`, which starts in `state`; past `stop_after` stop as soon as a line
+        starts in the state it started in before (what follows is unchanged)."""
         count = len(lines)
         del self.starts[count:]
         del self.comments[count:]
+        number = first
         while number < count:
-            if number > stop_after and number < len(self.starts) and self.starts[number] == state:
+            known = number < len(self.starts)
+            if number > stop_after and known and self.starts[number] == state:
                 break
             found, following = lex_line(lines[number], state, self.syntax)
-            if number < len(self.starts):
+            if known:
                 self.starts[number] = state
                 self.comments[number] = found
             else:
@@ -248,14 +272,3 @@ class CommentIndex:
             state = following
             number += 1
         return number - first
-
-    def update(self, lines: list[str], first: int, removed: int, added: int) -> int:
-        """Lines [first, first+removed) were replaced by `added` lines; `lines` is the new text.
-        Returns how many lines were re-lexed."""
-        self.starts[first : first + removed] = [None] * added
-        self.comments[first : first + removed] = [[] for _ in range(added)]
-        if first < len(self.starts) and first > 0:
-            # The first changed line starts in the state the line before it ended in.
-            _, state = lex_line(lines[first - 1], self.starts[first - 1], self.syntax)
-            self.starts[first] = state
-        return self._relex_from(lines, first, first + added - 1)

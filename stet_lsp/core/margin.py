@@ -43,9 +43,10 @@ def find_notes(
     word = marker.rstrip(":").strip()
     notes = []
     used: set[int] = set()
-    for number, line in enumerate(lines):
-        if word not in line or number in used:
+    for number in [number for number, line in enumerate(lines) if word in line]:
+        if number in used:
             continue
+        line = lines[number]
         for comment in index.comments[number]:
             match = pattern.search(line, comment.start, comment.end)
             if match is None:

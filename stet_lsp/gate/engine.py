@@ -22,6 +22,14 @@ _IDENTIFIER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW
 _CAMEL_BOUNDARY = re.compile(r"([a-z0-9])([A-Z])")
 _KEY_PARTS = re.compile(r"[_.\-]+")
 _MAX_EXTENSION = 8192
+# The rest of an identifier after an anchor (long enough for any key the identifier rules
+# match) when `=` or `:` follows within 8 characters.
+_KEY_THEN_OPERATOR = re.compile(r"[A-Za-z0-9_.\-]{0,128}+(?=[^=:]{0,7}[=:])")
+# From a key's end: operator, what may precede a value, the value as the rules see it, and no
+# backslash anywhere up to its end (decoding a literal cannot change such an assignment).
+_PLAIN_ASSIGNMENT = re.compile(
+    r"[^=:\\]{0,7}[=:][=> \t\"'`]{0,10}+[^\s\"'`,;\\<>(){}\[\]]{0,400}+(?!\\)"
+)
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,8 @@ class RuleSet:
     prefilter: Prefilter
     """Finds the rules' anchors and the keywords given to detect-secrets, in one pass."""
     keywords: frozenset[str]
+    key_anchors: frozenset[str]
+    """Anchors that wake identifier rules only: a hit not followed by `=` or `:` is skipped."""
 
 
 @lru_cache(maxsize=32)
@@ -53,6 +63,11 @@ def rule_set(strict: bool, env_names: tuple[str, ...], keywords: tuple[str, ...]
         everywhere=tuple(everywhere),
         prefilter=prefilter_for(tuple(sorted(set(by_anchor) | set(keywords)))),
         keywords=frozenset(keywords),
+        key_anchors=frozenset(
+            anchor
+            for anchor, entries in by_anchor.items()
+            if all(rule.start == "identifier" for _, rule in entries)
+        ),
     )
 
 
@@ -83,6 +98,8 @@ class RuleScanner:
         self._tried: set[tuple[int, int]] = set()
         self._covered_until: dict[int, int] = {}
         self._block_ends: dict[int, tuple[int, re.Match[str] | None]] = {}
+        self._key_end: tuple[int, int | None] = (-1, None)
+        """The last `_assigned_key_end` answer: each hit asks up to three times."""
         self.hits: list[AnchorHit] = []
         """Anchors that found nothing but might behind JSON escapes: worth decoding."""
         self.keyword_hits: list[int] = []
@@ -92,36 +109,57 @@ class RuleScanner:
     def run(self) -> list[Span]:
         by_anchor = self.rules.by_anchor
         keywords = self.rules.keywords
-        for hit in self.rules.prefilter.find(self.lowered):
-            if hit.anchor in keywords:
-                self.keyword_hits.append(hit.offset)
-            if hit.anchor not in by_anchor:
+        key_anchors = self.rules.key_anchors
+        for offset, anchor in self.rules.prefilter.find(self.lowered):
+            if anchor in keywords:
+                self.keyword_hits.append(offset)
+            if anchor not in by_anchor:
                 continue
+            if anchor in key_anchors and self._assigned_key_end(offset + len(anchor)) is None:
+                continue  # no identifier rule can match here, nor escapes hide one
             found = False
             prefix_rule = False
             live = False
-            for priority, rule in by_anchor[hit.anchor]:
-                matched = self._try(priority, rule, hit.offset, len(hit.anchor))
+            for priority, rule in by_anchor[anchor]:
+                matched = self._try(priority, rule, offset, len(anchor))
                 found |= matched
-                prefix_rule |= rule.start == "anchor" and len(hit.anchor) >= 4
-                live |= not matched and self._may_hide_behind_escapes(rule, hit.offset)
+                prefix_rule |= rule.start == "anchor" and len(anchor) >= 4
+                live |= not matched and self._may_hide_behind_escapes(rule, offset, len(anchor))
             if live:
-                self.hits.append(hit)
+                self.hits.append((offset, anchor))
             if prefix_rule and not found:
-                self.unmatched_prefixes.append(hit.offset)
+                self.unmatched_prefixes.append(offset)
         for priority, rule in self.rules.everywhere:
             for match in rule.pattern.finditer(self.text):
                 self._accept(priority, rule, match)
         return self.spans
 
-    def _may_hide_behind_escapes(self, rule: Rule, offset: int) -> bool:
+    def _may_hide_behind_escapes(self, rule: Rule, offset: int, anchor_length: int) -> bool:
         """Whether JSON escapes may hide a secret here that the raw text did not show."""
         if rule.start == "identifier":
-            return self._assigns(offset)
+            key_end = self._assigned_key_end(offset + anchor_length)
+            return (
+                key_end is not None
+                and self._escape_in_assignment(key_end)
+                and self._assigns(offset)
+            )
         if rule.start == "anchor":
             # `\nghp_...`: the escape's letter defeats the rule's boundary look-behind.
             return "\\" in self.text[max(0, offset - 6) : offset]
         return True
+
+    def _assigned_key_end(self, anchor_end: int) -> int | None:
+        """The end of the identifier holding an anchor when `=` or `:` follows it closely:
+        a cheap test every identifier-rule match and every `_assigns` passes."""
+        if self._key_end[0] != anchor_end:
+            match = _KEY_THEN_OPERATOR.match(self.text, anchor_end)
+            self._key_end = (anchor_end, None if match is None else match.end())
+        return self._key_end[1]
+
+    def _escape_in_assignment(self, key_end: int) -> bool:
+        """Whether a backslash sits between the key and its value or ends the raw value:
+        only then can decoding the literal change what the identifier rules see."""
+        return _PLAIN_ASSIGNMENT.match(self.text, key_end) is None
 
     def _assigns(self, offset: int) -> bool:
         """Whether the identifier at `offset` is a credential's name followed by a value."""
@@ -145,6 +183,8 @@ class RuleScanner:
             match = rule.pattern.match(text, offset)
             return match is not None and self._accept(priority, rule, match)
         if rule.start == "identifier":
+            if rule.after is not None and rule.after.match(text, offset + anchor_length) is None:
+                return False
             start = offset
             floor = max(0, offset - rule.lead)
             while start > floor and text[start - 1] in _IDENTIFIER_CHARS:

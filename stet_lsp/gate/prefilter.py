@@ -1,75 +1,68 @@
 """One pass over the text that finds every anchor literal of the active rules.
 
-Python's `re` has no multi-literal search, and an alternation of ~150 keywords tries every
-alternative at almost every position. Instead each anchor is split at a rare character
-(the pivot): the pattern starts with a character class of pivots only, which the regex engine
-skips through in a tight loop, and fixed-width look-arounds confirm the rest of the anchor.
-Pivots are rare in code, JSON and prose, so most positions cost one table lookup.
+An Aho-Corasick automaton (a DFA, from `ahocorasick_rs`) over all anchors runs once over the
+whole lowercased text as bytes, in native code, and reports every occurrence, overlapping ones
+included: time is linear in the text whatever it holds. The text is encoded one byte per
+character (anything not ASCII becomes `?`), so byte offsets are string offsets; the rare anchor
+that is not plain ASCII (a configured variable name) is searched for with `str.find`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
-# Pivots by preference. Each distinct pivot costs its frequency in every scanned text, so the
-# first choices are characters many anchors share (punctuation), then rare letters; the rest
-# ranks rare to common in source code, JSON and English text.
-_PREFERENCE = "-._=/~jzkwbc"
-_RARITY = "~`^|$@;!?{}<>%&*+7q695438j20z1/[]#x=-vykbw.:_\\g\"',)(hmcpudflonaiesrt "
-_RANK: dict[str, int] = {}
-for _char in _PREFERENCE + _RARITY:
-    _RANK.setdefault(_char, len(_RANK))
+import ahocorasick_rs
+
+_INDEX = itemgetter(0)
+_START = itemgetter(1)
+_START_THEN_INDEX = itemgetter(1, 0)
 
 
-def _pivot_index(anchor: str) -> int:
-    return min(range(len(anchor)), key=lambda i: _RANK.get(anchor[i], -1))
-
-
-@dataclass(frozen=True)
-class AnchorHit:
-    offset: int
-    anchor: str
+AnchorHit = tuple[int, str]
+"""(offset, anchor): where an anchor occurs in the scanned text."""
 
 
 class Prefilter:
     def __init__(self, anchors: Iterable[str]) -> None:
         self.anchors = tuple(sorted({a for a in anchors if a}))
-        by_pivot: dict[str, list[tuple[str, int]]] = {}
-        for anchor in self.anchors:
-            index = _pivot_index(anchor)
-            by_pivot.setdefault(anchor[index], []).append((anchor, index))
-        branches = []
-        # Common pivots first: the engine tries the branches in order at each candidate.
-        for pivot in sorted(by_pivot, key=lambda c: -_RANK.get(c, -1)):
-            checks = []
-            for anchor, index in by_pivot[pivot]:
-                head = f"(?<={re.escape(anchor[:index])}.)" if index else ""
-                tail = anchor[index + 1 :]
-                # Consume the pivot only, so that overlapping anchors are all found.
-                checks.append(head + (f"(?={re.escape(tail)})" if tail else ""))
-            body = "|".join(checks)
-            branches.append(re.escape(pivot) + (f"(?:{body})" if any(checks) else ""))
-        self._by_pivot = by_pivot
-        self._pattern = re.compile("|".join(branches)) if branches else None
+        self._plain = tuple(a for a in self.anchors if a.isascii() and "?" not in a)
+        self._others = tuple(a for a in self.anchors if a not in self._plain)
+        self._automaton = (
+            ahocorasick_rs.BytesAhoCorasick(
+                [anchor.encode("ascii") for anchor in self._plain],
+                implementation=ahocorasick_rs.Implementation.DFA,
+            )
+            if self._plain
+            else None
+        )
 
-    def find(self, lowered: str, start: int = 0, end: int | None = None) -> list[AnchorHit]:
-        """Every anchor occurrence in `lowered` (the scanned text, ASCII-lowercased)."""
-        if self._pattern is None:
-            return []
-        stop = len(lowered) if end is None else end
+    def find(self, lowered: str) -> list[AnchorHit]:
+        """Every anchor occurrence in `lowered` (the scanned text, ASCII-lowercased), ordered
+        by offset, then anchor."""
         hits: list[AnchorHit] = []
-        by_pivot = self._by_pivot
-        for match in self._pattern.finditer(lowered, start, stop):
-            pivot_at = match.start()
-            # Several anchors may share the pivot and overlap here; report each one.
-            for anchor, index in by_pivot[lowered[pivot_at]]:
-                begin = pivot_at - index
-                if begin >= 0 and lowered.startswith(anchor, begin):
-                    hits.append(AnchorHit(begin, anchor))
+        if self._automaton is not None:
+            data = lowered.encode("ascii", "replace")
+            found = self._automaton.find_matches_as_indexes(data, overlapping=True)
+            # (anchor index, start, end) by start, then anchor (indexes follow the sorted
+            # anchors); tens of thousands of hits are common: the work stays in built-ins.
+            found.sort(key=_START_THEN_INDEX)
+            anchors = map(self._plain.__getitem__, map(_INDEX, found))
+            hits = list(zip(map(_START, found), anchors, strict=True))
+        if self._others:
+            hits.extend((offset, a) for a in self._others for offset in _offsets(lowered, a))
+            hits.sort()
         return hits
+
+
+def _offsets(text: str, literal: str) -> list[int]:
+    found = []
+    at = text.find(literal)
+    while at >= 0:
+        found.append(at)
+        at = text.find(literal, at + 1)
+    return found
 
 
 @lru_cache(maxsize=16)

@@ -47,6 +47,8 @@ class Rule:
     """For blocks (key files): the span runs from the match to this pattern's match..."""
     block_body: re.Pattern[str] | None = None
     """...or, when no end follows within `reach`, over what this pattern matches."""
+    after: re.Pattern[str] | None = None
+    """For identifier rules: what must follow the anchor for any match (a cheap test)."""
     start: str = "window"
     """Where a match may start: "anchor" (prefix rules: exactly at the anchor), "identifier"
     (at the start of the identifier holding the anchor), or "window" (search around it)."""
@@ -176,6 +178,7 @@ GENERIC_ASSIGNMENT = Rule(
     lead=48,
     reach=480,
     check=_generic_check,
+    after=re.compile(r"[A-Za-z0-9_.\-]{0,128}" + _ASSIGN + r"[\"'`]?" + _VALUE + "{6}"),
     start="identifier",
 )
 # A key ending so names metadata about a credential, not the credential.

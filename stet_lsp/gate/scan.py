@@ -108,24 +108,14 @@ def _scan_chunk(text: str, config: GateConfig, as_json: bool, filename: str) -> 
 def _json_spans(
     text: str, raw_spans: list[Span], hits: list[AnchorHit], config: GateConfig, filename: str
 ) -> list[Span]:
-    literals = LiteralIndex(text, LineIndex(text))
-    spans: list[Span] = []
-    for span in raw_spans:
-        literal = literals.literal_at(span.start)
-        if literal is None:
-            spans.append(span)
-            continue
-        snapped = snap_to_literal(literal, span.start, span.end)
-        if snapped is not None:
-            spans.append(replace(span, start=snapped[0], end=snapped[1]))
+    spans = _snapped_to_literals(text, raw_spans)
     decoded_until = -1
-    for anchor_hit in hits:
-        hit = anchor_hit.offset
+    for hit, anchor in hits:
         if hit < decoded_until:
             continue
         if text.find("\\", max(0, hit - _ESCAPE_LOOKBEHIND), hit + _ESCAPE_LOOKAHEAD) < 0:
             continue
-        after = _BLOCK_ANCHORS.get(anchor_hit.anchor, _DECODE_AFTER)
+        after = _BLOCK_ANCHORS.get(anchor, _DECODE_AFTER)
         start, end = _literal_around(text, hit, after)
         start = max(start, hit - _DECODE_BEFORE)
         decoded_until = end - _ESCAPE_LOOKAHEAD
@@ -137,6 +127,23 @@ def _json_spans(
             spans.append(
                 replace(span, start=start + offsets[span.start], end=start + offsets[span.end])
             )
+    return spans
+
+
+def _snapped_to_literals(text: str, raw_spans: list[Span]) -> list[Span]:
+    """Raw spans trimmed to whole escape sequences inside their string literals."""
+    if not raw_spans:
+        return []
+    literals = LiteralIndex(text, LineIndex(text))
+    spans = []
+    for span in raw_spans:
+        literal = literals.literal_at(span.start)
+        if literal is None:
+            spans.append(span)
+            continue
+        snapped = snap_to_literal(literal, span.start, span.end)
+        if snapped is not None:
+            spans.append(replace(span, start=snapped[0], end=snapped[1]))
     return spans
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
@@ -15,6 +15,7 @@ from lsprotocol.types import ResponseError
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from stet_lsp import __version__
@@ -34,7 +35,7 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 def split_lines(text: str) -> list[str]:
     """Lines as LSP counts them: only \\n, \\r\\n and \\r break a line."""
-    return _LINE_BREAK.split(text)
+    return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")
 
 
 @dataclass
@@ -77,6 +78,20 @@ class DiagnosticsStore:
         self._by_uri.pop(uri, None)
 
 
+def pulls_diagnostics(capabilities: types.ClientCapabilities | None) -> bool:
+    """Pull only with clients that can also be told to pull again: writes from outside the
+    editor must show without waiting for the next keystroke."""
+    document = capabilities.text_document if capabilities else None
+    workspace = capabilities.workspace if capabilities else None
+    return bool(
+        document
+        and document.diagnostic
+        and workspace
+        and workspace.diagnostics
+        and workspace.diagnostics.refresh_support
+    )
+
+
 @dataclass(frozen=True)
 class UnreadableRequest:
     """A request whose params do not fit the method's type: it still gets an answer."""
@@ -87,6 +102,26 @@ class UnreadableRequest:
 
 
 class StetProtocol(LanguageServerProtocol):
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        result = yield from super().lsp_initialize(params)
+        if not pulls_diagnostics(params.capabilities):
+            # Such a client gets pushed diagnostics; offering pull too would show them twice.
+            result.capabilities.diagnostic_provider = None
+        return result
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        # Stet keeps the lines of each document itself and applies a change in proportion to
+        # its size; pygls's copy would rebuild the whole text on every keystroke.
+        handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
+        if handler is not None:
+            yield handler, (params,), None
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
             return super().structure_message(data)
@@ -124,9 +159,7 @@ class StetServer(LanguageServer):
 
     @property
     def pulls_diagnostics(self) -> bool:
-        capabilities = self.client_capabilities
-        document = capabilities.text_document if capabilities else None
-        return bool(document and document.diagnostic)
+        return pulls_diagnostics(self.client_capabilities)
 
     def supports(self, *path: str) -> bool:
         node: Any = self.client_capabilities
@@ -165,30 +198,57 @@ class StetServer(LanguageServer):
         if session is not None and relative is not None:
             state.is_sheet = relative.startswith(SHEETS_DIR.as_posix() + "/")
             language = language_of(relative, language_id)
-            if language is not None and not state.is_sheet:
+            if not state.is_sheet:
                 state.comments = CommentIndex(state.lines, SYNTAXES[language])
         self.documents[uri] = state
         self.rescan_notes(state)
         return state
 
     def change_document(
-        self, uri: str, text: str, changes: list[types.TextDocumentContentChangeEvent]
+        self, uri: str, changes: list[types.TextDocumentContentChangeEvent]
     ) -> DocumentState | None:
         state = self.documents.get(uri)
         if state is None:
             return None
-        state.lines = split_lines(text)
-        if state.comments is not None:
-            change = changes[0] if len(changes) == 1 else None
+        for change in changes:
             if isinstance(change, types.TextDocumentContentChangePartial):
-                first = change.range.start.line
-                removed = change.range.end.line - first + 1
-                added = len(split_lines(change.text))
-                state.comments.update(state.lines, first, removed, added)
+                first, removed, added = self._apply(state, change)
+                if state.comments is not None:
+                    state.comments.update(state.lines, first, removed, added)
             else:
-                state.comments = CommentIndex(state.lines, state.comments.syntax)
+                state.lines = split_lines(change.text)
+                if state.comments is not None:
+                    state.comments = CommentIndex(state.lines, state.comments.syntax)
         self.rescan_notes(state)
         return state
+
+    def _apply(
+        self, state: DocumentState, change: types.TextDocumentContentChangePartial
+    ) -> tuple[int, int, int]:
+        """Apply an incremental change to the lines: (first line, lines removed, lines added)."""
+        lines = state.lines
+        start_line, start = self._server_position(lines, change.range.start)
+        end_line, end = self._server_position(lines, change.range.end)
+        if (end_line, end) < (start_line, start):
+            start_line, start, end_line, end = end_line, end, start_line, start
+        replacement = split_lines(lines[start_line][:start] + change.text + lines[end_line][end:])
+        lines[start_line : end_line + 1] = replacement
+        return start_line, end_line - start_line + 1, len(replacement)
+
+    def _server_position(self, lines: list[str], position: types.Position) -> tuple[int, int]:
+        """A client position as (line, str index), clamped to the document."""
+        if position.line >= len(lines):
+            return len(lines) - 1, len(lines[-1])
+        line = lines[max(position.line, 0)]
+        if line.isascii():
+            return position.line, min(max(position.character, 0), len(line))
+        codec = self.workspace.position_codec
+        units = 0
+        for index, char in enumerate(line):
+            if units >= position.character:
+                return position.line, index
+            units += codec.client_num_units(char)
+        return position.line, len(line)
 
     def rescan_notes(self, state: DocumentState) -> None:
         if state.comments is not None:

@@ -81,8 +81,8 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
     """Settings from the client's `stet` object (nested, or with dotted keys); unknown keys
     are ignored, bad values reported and replaced by the default."""
     settings = base or Settings()
-    if raw is None:
-        return settings, []
+    if raw is None or raw == [] or raw == "":
+        return settings, []  # an empty Lua table arrives as []
     if not isinstance(raw, Mapping):
         return settings, [f"Stet settings must be an object, not {type(raw).__name__}"]
     if isinstance(raw.get("stet"), Mapping):

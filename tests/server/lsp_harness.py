@@ -50,11 +50,21 @@ async def start(lsp_client: LanguageClient, spec: str, options: Any = None) -> N
     def refresh_lenses(client: LanguageClient, params: None) -> None:
         client.lens_refreshes = getattr(client, "lens_refreshes", 0) + 1  # type: ignore[attr-defined]
 
-    await lsp_client.initialize_session(
+    result = await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities(spec), initialization_options=options
         )
     )
+    lsp_client.position_encoding = result.capabilities.position_encoding  # type: ignore[attr-defined]
+
+
+def units(client: LanguageClient, text: str) -> int:
+    """The length of `text` in the position units negotiated with the server."""
+    if client.position_encoding == "utf-8":  # type: ignore[attr-defined]
+        return len(text.encode())
+    if client.position_encoding == "utf-32":  # type: ignore[attr-defined]
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
 
 
 def open_file(client: LanguageClient, path: Path, language: str = "python") -> str:

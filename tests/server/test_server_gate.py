@@ -75,6 +75,15 @@ async def test_a_secret_in_the_style_sheet_is_a_warning_that_never_shows_it(
     assert line[diagnostic.range.start.character : diagnostic.range.end.character] == token
 
 
+async def test_a_broken_allowlist_flags_more_never_less(client: LanguageClient, root: Path) -> None:
+    (root / ".stet").mkdir(exist_ok=True)
+    (root / ".stet" / "gate-allowlist.toml").write_text("unknown = 1\n", encoding="utf-8")
+    path = artifact(root, json.dumps({"output": github_token()}) + "\n")
+    document = open_file(client, path, "json")
+    [diagnostic] = await eventually(lambda: gate_diagnostics(client, document))
+    assert diagnostic.code == "github-token"
+
+
 async def test_redact_now_replaces_the_secret_through_an_edit(
     client: LanguageClient, root: Path
 ) -> None:

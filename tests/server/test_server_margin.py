@@ -6,7 +6,16 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_harness import CLIENTS, SERVER, diagnostics, eventually, execute, open_file, start
+from lsp_harness import (
+    CLIENTS,
+    SERVER,
+    diagnostics,
+    eventually,
+    execute,
+    open_file,
+    start,
+    units,
+)
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -78,3 +87,63 @@ async def test_margin_notes_become_hints_and_are_recorded(
 
     sheet = StyleSheet(resolve_target(root))
     assert [e.text for e in sheet.entries()] == ["use the retry helper, it handles 429s"]
+
+
+async def test_incremental_edits_rescan_like_a_fresh_open(
+    client: LanguageClient, root: Path
+) -> None:
+    lines = ["import os", "", "x = '🙂'  # plain", "y = 2", '"""', "docstring", '"""', "z = 3"]
+    path = root / "src" / "edited.py"
+    path.write_text("\n".join(lines))
+    document = open_file(client, path)
+    edits = [
+        # (line, start, end line, end, new text) in str columns, converted to UTF-16 below
+        (2, len("x = '🙂'  # "), 2, len(lines[2]), "stet: after an emoji"),
+        (3, 0, 3, 0, "# stet(convention): inserted\n# over two lines\n"),
+        (6, 0, 6, 3, ""),  # unopens the docstring: its closing quotes now open a string
+        (9, 0, 9, 0, "# stet: inside that string\n"),  # so this is no note
+        (8, 0, 8, 3, ""),  # until those quotes go too
+    ]
+    version = 1
+    for line, start, end_line, end, text in edits:
+        current = lines
+        range_ = types.Range(
+            start=types.Position(line=line, character=units(client, current[line][:start])),
+            end=types.Position(line=end_line, character=units(client, current[end_line][:end])),
+        )
+        version += 1
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=document, version=version),
+                content_changes=[types.TextDocumentContentChangePartial(range=range_, text=text)],
+            )
+        )
+        merged = current[line][:start] + text + current[end_line][end:]
+        lines = current[:line] + merged.split("\n") + current[end_line + 1 :]
+    final = root / "src" / "fresh.py"
+    final.write_text("\n".join(lines))
+    fresh = open_file(client, final)
+
+    def shape(found: list[types.Diagnostic]) -> list[tuple[int, int, int, int, str]]:
+        return [
+            (
+                d.range.start.line,
+                d.range.start.character,
+                d.range.end.line,
+                d.range.end.character,
+                d.message,
+            )
+            for d in found
+            if d.code == "margin-note"
+        ]
+
+    async def same() -> bool:
+        edited = shape(await diagnostics(client, document))
+        return bool(edited) and edited == shape(await diagnostics(client, fresh))
+
+    await eventually(same)
+    assert [d[4].split("— ")[1] for d in shape(await diagnostics(client, document))] == [
+        "after an emoji",
+        "inserted over two lines",
+        "inside that string",
+    ]

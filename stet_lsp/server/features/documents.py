@@ -17,10 +17,8 @@ def register(server: StetServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: StetServer, params: types.DidChangeTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        text = ls.workspace.get_text_document(uri).source
         with ls.lock:
-            state = ls.change_document(uri, text, list(params.content_changes))
+            state = ls.change_document(params.text_document.uri, list(params.content_changes))
         if state is not None:
             ls.refresh([state])
 

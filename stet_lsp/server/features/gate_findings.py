@@ -47,6 +47,8 @@ class GateFindings:
         """By document URI: the findings of the last text scanned."""
         self.pending: dict[str, str] = {}
         """By document URI: the text a worker thread is scanning."""
+        self._tasks: set[asyncio.Task[None]] = set()
+        """Running background scans (the loop keeps only weak references to tasks)."""
         self._tokens = itertools.count(1)
         server.command(REDACT)(answering(self.redact))
 
@@ -91,9 +93,8 @@ class GateFindings:
 
     def _scan(self, state: DocumentState, text: str) -> tuple[Finding, ...]:
         """Runs in any thread; the gate's cache skips chunks it has already seen."""
-        config = load_config(state.session.root) if state.session is not None else GateConfig()
         path = state.relative or (state.path.name if state.path is not None else None)
-        return tuple(scan_text(text, config=config, path=path))
+        return tuple(scan_text(text, config=_config(state), path=path))
 
     def _scan_in_background(self, state: DocumentState, text: str) -> bool:
         """Start a worker-thread scan (unless one runs for this text); False without a loop."""
@@ -103,7 +104,9 @@ class GateFindings:
             return False
         if self.pending.get(state.uri) != text:
             self.pending[state.uri] = text
-            loop.create_task(self._scan_later(state, text))
+            task = loop.create_task(self._scan_later(state, text))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         return True
 
     async def _scan_later(self, state: DocumentState, text: str) -> None:
@@ -239,8 +242,19 @@ class GateFindings:
         )
 
 
+def _config(state: DocumentState) -> GateConfig:
+    """The repository's configuration; a broken allowlist flags more, never less."""
+    if state.session is None:
+        return GateConfig()
+    try:
+        return load_config(state.session.root)
+    except StetError as error:
+        log.warning("%s: the gate runs without the allowlist", error)
+        return GateConfig()
+
+
 def _kind(state: DocumentState) -> str | None:
-    """"sheet" for the style sheet, "artifact" for committed `.stet/` files, else None."""
+    """The kind of document the gate watches: "sheet", "artifact" (committed), or None."""
     if state.is_sheet:
         return "sheet"
     relative = state.relative

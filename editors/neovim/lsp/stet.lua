@@ -1,0 +1,52 @@
+-- The Stet language server, as a Neovim 0.11 `vim.lsp.config` file (the shape nvim-lspconfig
+-- uses for `lsp/<name>.lua`). No `filetypes`: every file buffer attaches, whatever its language,
+-- because margin notes (`# stet: …`, `// stet(ruled-out): …`) can sit in any comment.
+--
+-- Override anything with vim.lsp.config("stet", {...}) before the server starts, e.g.
+--   vim.lsp.config("stet", { cmd = { "/path/to/venv/bin/stet-lsp" } })
+
+--- Every loaded buffer the client is attached to.
+local function attached_buffers(client)
+  return vim.tbl_filter(vim.api.nvim_buf_is_loaded, vim.tbl_keys(client.attached_buffers))
+end
+
+---@type vim.lsp.Config
+return {
+  cmd = { "stet-lsp" },
+  root_markers = { ".stet", ".git" },
+  -- Settings mirror the VS Code extension's `stet.*` ones; the server's defaults apply when
+  -- left out. Set them with vim.lsp.config("stet", { settings = { stet = {
+  --   marker = "stet:", margin = { removeCommentOnRecord = true, severity = "hint" },
+  --   entries = { severity = "information" }, brief = { budget = 800 }, sheet = { ttlDays = 30 },
+  -- } } }). (No empty tables here: Lua sends `{}` as a JSON list.)
+  -- Neovim 0.11 pulls diagnostics but has no handler for the server asking it to pull again
+  -- (nor to refresh code lenses): a note added by a command or by an agent through the CLI
+  -- changes no text, so without these it would show only after the next edit.
+  capabilities = {
+    workspace = {
+      diagnostics = { refreshSupport = true },
+      codeLens = { refreshSupport = true },
+    },
+  },
+  handlers = {
+    ["workspace/diagnostic/refresh"] = function(_, _, ctx)
+      local client = vim.lsp.get_client_by_id(ctx.client_id)
+      if client then
+        for _, bufnr in ipairs(attached_buffers(client)) do
+          local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }
+          client:request("textDocument/diagnostic", params, nil, bufnr)
+        end
+      end
+      return vim.NIL
+    end,
+    ["workspace/codeLens/refresh"] = function(_, _, ctx)
+      local client = vim.lsp.get_client_by_id(ctx.client_id)
+      if client and vim.g.stet_codelens ~= false then
+        for _, bufnr in ipairs(attached_buffers(client)) do
+          vim.lsp.codelens.refresh({ bufnr = bufnr })
+        end
+      end
+      return vim.NIL
+    end,
+  },
+}

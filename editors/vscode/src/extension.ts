@@ -1,0 +1,286 @@
+// Stet for VS Code: starts the Stet language server (`stet-lsp`) for every file, forwards the
+// `stet.*` settings, and adds commands and comment threads that call the server's commands.
+// Diagnostics, code actions, code lenses and hovers come from the server itself.
+import * as vscode from "vscode";
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  TransportKind,
+} from "vscode-languageclient/node";
+
+const KINDS = ["note", "convention", "ruled-out", "clarification", "markup"] as const;
+
+/** A style-sheet entry as the server returns it. */
+interface Entry {
+  id: string;
+  kind: string;
+  author: string;
+  status: string;
+  text: string;
+  created?: string;
+  anchor?: { path: string; line: number; text?: string } | null;
+}
+
+let client: LanguageClient | undefined;
+let output: vscode.LogOutputChannel | undefined;
+
+/** The `stet` settings as one plain object, the shape the server reads. */
+function settings(): Record<string, unknown> {
+  const config = vscode.workspace.getConfiguration("stet");
+  return {
+    marker: config.get<string>("marker", "stet:"),
+    margin: {
+      removeCommentOnRecord: config.get<boolean>("margin.removeCommentOnRecord", true),
+      severity: config.get<string>("margin.severity", "hint"),
+    },
+    entries: { severity: config.get<string>("entries.severity", "information") },
+    brief: { budget: config.get<number>("brief.budget", 800) },
+    sheet: { ttlDays: config.get<number>("sheet.ttlDays", 30) },
+  };
+}
+
+function createClient(): LanguageClient {
+  const config = vscode.workspace.getConfiguration("stet");
+  const command = config.get<string>("server.path", "stet-lsp") || "stet-lsp";
+  const args = config.get<string[]>("server.args", []);
+  const serverOptions: ServerOptions = {
+    run: { command, args, transport: TransportKind.stdio },
+    debug: { command, args, transport: TransportKind.stdio },
+  };
+  const clientOptions: LanguageClientOptions = {
+    // Every file, whatever its language: margin notes live in any comment syntax.
+    documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
+    initializationOptions: settings(),
+    synchronize: { configurationSection: "stet" },
+    outputChannel: output,
+  };
+  return new LanguageClient("stet", "Stet", serverOptions, clientOptions);
+}
+
+async function startClient(): Promise<void> {
+  client = createClient();
+  try {
+    await client.start();
+  } catch (error) {
+    const path = vscode.workspace.getConfiguration("stet").get<string>("server.path");
+    void vscode.window.showErrorMessage(
+      `Stet: could not start the language server '${path}': ${String(error)}. ` +
+        "Install it (pip install stet-lsp) or set stet.server.path.",
+    );
+  }
+}
+
+async function stopClient(): Promise<void> {
+  const running = client;
+  client = undefined;
+  if (running && running.state !== State.Stopped) {
+    await running.stop();
+  }
+}
+
+/** Runs one of the server's commands (workspace/executeCommand with one object argument). */
+async function execute<T>(command: string, argument: Record<string, unknown>): Promise<T> {
+  if (!client || client.state !== State.Running) {
+    throw new Error("the Stet language server is not running");
+  }
+  return (await client.sendRequest(ExecuteCommandRequest.type, {
+    command,
+    arguments: [argument],
+  })) as T;
+}
+
+/** The document a command is about: the active editor's, else the first workspace folder. */
+function currentUri(): vscode.Uri | undefined {
+  return (
+    vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri
+  );
+}
+
+function reportFailure(what: string, error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  void vscode.window.showErrorMessage(`Stet: ${what} failed: ${message}`);
+}
+
+async function addNote(args?: { text?: string; kind?: string; line?: number }): Promise<Entry | undefined> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    void vscode.window.showWarningMessage("Stet: open a file to add a note to.");
+    return undefined;
+  }
+  const text =
+    args?.text ??
+    (await vscode.window.showInputBox({
+      title: "Stet: Add Note at Cursor",
+      prompt: `A note for the style sheet, anchored at line ${editor.selection.active.line + 1}`,
+      ignoreFocusOut: true,
+    }));
+  if (!text) {
+    return undefined;
+  }
+  const kind =
+    args?.kind ??
+    (await vscode.window.showQuickPick([...KINDS], { title: "Kind of note", ignoreFocusOut: true }));
+  if (!kind) {
+    return undefined;
+  }
+  try {
+    const entry = await execute<Entry>("stet.note.add", {
+      uri: editor.document.uri.toString(),
+      text,
+      kind,
+      line: args?.line ?? editor.selection.active.line,
+    });
+    vscode.window.setStatusBarMessage(`Stet: note ${entry.id} added`, 4000);
+    return entry;
+  } catch (error) {
+    reportFailure("adding the note", error);
+    return undefined;
+  }
+}
+
+async function openSheet(): Promise<void> {
+  const uri = currentUri();
+  if (!uri) {
+    void vscode.window.showWarningMessage("Stet: open a folder or a file of a repository first.");
+    return;
+  }
+  try {
+    const result = await execute<{ uri: string; shown?: boolean }>("stet.sheet.open", {
+      uri: uri.toString(),
+    });
+    if (!result.shown) {
+      await vscode.window.showTextDocument(vscode.Uri.parse(result.uri));
+    }
+  } catch (error) {
+    reportFailure("opening the style sheet", error);
+  }
+}
+
+async function showBrief(): Promise<void> {
+  const uri = currentUri();
+  if (!uri) {
+    void vscode.window.showWarningMessage("Stet: open a folder or a file of a repository first.");
+    return;
+  }
+  try {
+    const budget = vscode.workspace.getConfiguration("stet").get<number>("brief.budget", 800);
+    const brief = await execute<{ text: string }>("stet.brief", { uri: uri.toString(), budget });
+    const document = await vscode.workspace.openTextDocument({
+      language: "markdown",
+      content: brief.text,
+    });
+    await vscode.window.showTextDocument(document, { preview: true });
+  } catch (error) {
+    reportFailure("the brief", error);
+  }
+}
+
+async function recordMarginNotes(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    void vscode.window.showWarningMessage("Stet: open a file with margin notes first.");
+    return;
+  }
+  try {
+    await execute("stet.margin.record", { uri: editor.document.uri.toString(), all: true });
+  } catch (error) {
+    reportFailure("recording the margin notes", error);
+  }
+}
+
+// -- comment threads: a reviewer writes a note on a line, it goes to the style sheet -----------
+
+class NoteComment implements vscode.Comment {
+  mode = vscode.CommentMode.Preview;
+  contextValue = "stet-entry";
+  constructor(
+    public body: string | vscode.MarkdownString,
+    public author: vscode.CommentAuthorInformation,
+    public label: string | undefined,
+    public readonly entryId: string,
+  ) {}
+}
+
+function registerComments(context: vscode.ExtensionContext): void {
+  const controller = vscode.comments.createCommentController("stet", "Stet style sheet");
+  controller.options = {
+    prompt: "Add a note to the style sheet",
+    placeHolder: "A note for the next agent run (it stays out of the repository)",
+  };
+  controller.commentingRangeProvider = {
+    provideCommentingRanges(document: vscode.TextDocument): vscode.Range[] {
+      if (document.uri.scheme !== "file" || document.lineCount === 0) {
+        return [];
+      }
+      return [new vscode.Range(0, 0, document.lineCount - 1, 0)];
+    },
+  };
+  context.subscriptions.push(
+    controller,
+    vscode.commands.registerCommand("stet.comment.add", async (reply: vscode.CommentReply) => {
+      const thread = reply.thread;
+      const line = thread.range?.start.line ?? 0;
+      try {
+        const entry = await execute<Entry>("stet.note.add", {
+          uri: thread.uri.toString(),
+          text: reply.text,
+          kind: "note",
+          line,
+        });
+        thread.comments = [
+          new NoteComment(reply.text, { name: "style sheet" }, `${entry.kind} · ${entry.id}`, entry.id),
+        ];
+        thread.label = `Stet note ${entry.id}`;
+        thread.contextValue = "stet-entry";
+        thread.canReply = false;
+        thread.collapsibleState = vscode.CommentThreadCollapsibleState.Collapsed;
+      } catch (error) {
+        reportFailure("adding the note", error);
+      }
+    }),
+    vscode.commands.registerCommand("stet.comment.discard", async (thread: vscode.CommentThread) => {
+      const comment = thread.comments[0];
+      if (!(comment instanceof NoteComment)) {
+        thread.dispose();
+        return;
+      }
+      try {
+        await execute("stet.note.discard", { uri: thread.uri.toString(), id: comment.entryId });
+        thread.dispose();
+      } catch (error) {
+        reportFailure("discarding the note", error);
+      }
+    }),
+  );
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel("Stet", { log: true });
+  context.subscriptions.push(
+    output,
+    vscode.commands.registerCommand("stet.addNote", addNote),
+    vscode.commands.registerCommand("stet.openSheet", openSheet),
+    vscode.commands.registerCommand("stet.showBrief", showBrief),
+    vscode.commands.registerCommand("stet.recordMarginNotes", recordMarginNotes),
+    vscode.commands.registerCommand("stet.restartServer", async () => {
+      await stopClient();
+      await startClient();
+    }),
+    vscode.workspace.onDidChangeConfiguration(async (event) => {
+      if (event.affectsConfiguration("stet.server")) {
+        await stopClient();
+        await startClient();
+      }
+    }),
+    { dispose: () => void stopClient() },
+  );
+  registerComments(context);
+  await startClient();
+}
+
+export async function deactivate(): Promise<void> {
+  await stopClient();
+}

@@ -1,0 +1,249 @@
+-- Drives headless Neovim 0.11 through the Stet plugin like a reviewer would, and writes what
+-- it saw as JSON for test_editor_neovim.py to assert on. Configuration comes from the JSON
+-- file named by $STET_NVIM_TEST (plugin folder, server command, file, output path).
+local config = vim.json.decode(table.concat(vim.fn.readfile(vim.env.STET_NVIM_TEST), "\n"))
+local TIMEOUT = config.timeout_ms or 30000
+
+vim.opt.runtimepath:prepend(config.plugin)
+vim.opt.swapfile = false
+vim.opt.shadafile = "NONE"
+-- The server comes from this test's interpreter; everything else is the plugin's own config.
+vim.lsp.config("stet", { cmd = config.cmd })
+vim.cmd.runtime("plugin/stet.lua")
+
+local result = { steps = {}, notifications = {} }
+local started = vim.uv.hrtime()
+
+local function step(name)
+  result.steps[#result.steps + 1] = { name = name, ms = math.floor((vim.uv.hrtime() - started) / 1e6) }
+end
+
+vim.notify = function(message, level)
+  result.notifications[#result.notifications + 1] = { message = message, level = level }
+end
+-- What the server shows the user (window/showMessage): a warning there is a failure.
+result.server_messages = {}
+vim.lsp.handlers["window/showMessage"] = function(_, params)
+  result.server_messages[#result.server_messages + 1] = { type = params.type, message = params.message }
+  return vim.NIL
+end
+
+local function finish()
+  vim.fn.writefile({ vim.json.encode(result) }, config.out)
+  vim.cmd("qall!")
+end
+
+local function wait_for(what, predicate)
+  local ok = vim.wait(TIMEOUT, predicate, 50)
+  if not ok then
+    error("timed out waiting for " .. what)
+  end
+  step(what)
+end
+
+local function stet_diagnostics(bufnr)
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.source == "stet" then
+      local lsp = d.user_data and d.user_data.lsp or {}
+      out[#out + 1] = {
+        lnum = d.lnum,
+        severity = d.severity,
+        code = d.code,
+        message = d.message,
+        data = lsp.data,
+        lsp = lsp,
+      }
+    end
+  end
+  return out
+end
+
+local function find(list, predicate)
+  for _, item in ipairs(list) do
+    if predicate(item) then
+      return item
+    end
+  end
+end
+
+local function buffer_text(bufnr)
+  return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+end
+
+local function run()
+  vim.cmd.edit(vim.fn.fnameescape(config.file))
+  local bufnr = vim.api.nvim_get_current_buf()
+  local uri = vim.uri_from_bufnr(bufnr)
+  result.uri = uri
+
+  -- 1. The client attaches to a Python buffer (no filetype restriction).
+  local client
+  wait_for("client initialized", function()
+    client = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
+    return client ~= nil and client.initialized
+  end)
+  result.root_dir = client.root_dir
+  result.commands = (client.server_capabilities.executeCommandProvider or {}).commands
+
+  -- 2. The margin comment is a Hint diagnostic.
+  local margin
+  wait_for("margin-note diagnostic", function()
+    margin = find(stet_diagnostics(bufnr), function(d)
+      return d.code == "margin-note"
+    end)
+    return margin ~= nil
+  end)
+  result.margin = margin
+
+  -- 3. Its code actions.
+  local line = margin.lnum
+  local params = {
+    textDocument = { uri = uri },
+    range = { start = { line = line, character = 0 }, ["end"] = { line = line, character = 0 } },
+    context = { diagnostics = { margin.lsp }, only = { "quickfix" } },
+  }
+  local responses = vim.lsp.buf_request_sync(bufnr, "textDocument/codeAction", params, TIMEOUT) or {}
+  result.actions = {}
+  for _, response in pairs(responses) do
+    for _, action in ipairs(response.result or {}) do
+      result.actions[#result.actions + 1] = { title = action.title, kind = action.kind, command = action.command }
+    end
+  end
+  step("code actions")
+
+  -- 4. Apply "Record margin note to style sheet" the way a user does (:lua vim.lsp.buf.code_action()).
+  vim.api.nvim_win_set_cursor(0, { line + 1, 0 })
+  vim.lsp.buf.code_action({
+    apply = true,
+    filter = function(action)
+      return action.title == "Record margin note to style sheet"
+    end,
+  })
+  wait_for("margin comment removed", function()
+    return not buffer_text(bufnr):find("stet:", 1, true)
+  end)
+  result.after_record = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  -- Keep the buffer and the file in step, as a user would (:write).
+  vim.cmd("silent write")
+  wait_for("margin diagnostic gone", function()
+    return find(stet_diagnostics(bufnr), function(d)
+      return d.code == "margin-note"
+    end) == nil
+  end)
+
+  -- 5. :StetNote on another line becomes an anchored Information diagnostic.
+  local target = config.note_line
+  vim.api.nvim_win_set_cursor(0, { target + 1, 0 })
+  vim.cmd("StetNote " .. config.note_text)
+  local note
+  wait_for("note diagnostic", function()
+    note = find(stet_diagnostics(bufnr), function(d)
+      return d.severity == vim.diagnostic.severity.INFO and d.message:find(config.note_text, 1, true) ~= nil
+    end)
+    return note ~= nil
+  end)
+  result.note = note
+  result.diagnostics = stet_diagnostics(bufnr)
+
+  -- 6. The code lens and the hover on the note's line (best effort: reported, asserted loosely).
+  local lens_params = { textDocument = { uri = uri } }
+  local lens_responses = vim.lsp.buf_request_sync(bufnr, "textDocument/codeLens", lens_params, TIMEOUT) or {}
+  result.lenses = {}
+  for _, response in pairs(lens_responses) do
+    for _, lens in ipairs(response.result or {}) do
+      result.lenses[#result.lenses + 1] = {
+        line = lens.range.start.line,
+        title = lens.command and lens.command.title,
+        command = lens.command and lens.command.command,
+      }
+    end
+  end
+  local hover_params = { textDocument = { uri = uri }, position = { line = note.lnum, character = 0 } }
+  local hover_responses = vim.lsp.buf_request_sync(bufnr, "textDocument/hover", hover_params, TIMEOUT) or {}
+  for _, response in pairs(hover_responses) do
+    if response.result and response.result.contents then
+      local contents = response.result.contents
+      result.hover = type(contents) == "table" and (contents.value or vim.inspect(contents)) or contents
+    end
+  end
+  step("lens and hover")
+
+  -- 7. :StetBrief shows the brief in a scratch buffer.
+  vim.cmd("StetBrief")
+  wait_for("brief buffer", function()
+    return vim.api.nvim_buf_get_name(0):find("stet://brief", 1, true) ~= nil
+  end)
+  result.brief = buffer_text(0)
+  vim.cmd("close")
+
+  -- 8. :StetSheet opens the style sheet.
+  vim.api.nvim_set_current_buf(bufnr)
+  vim.cmd("StetSheet")
+  wait_for("sheet buffer", function()
+    return vim.api.nvim_buf_get_name(0):find("/.stet/cache/sheets/", 1, true) ~= nil
+  end)
+  result.sheet_buffer = vim.api.nvim_buf_get_name(0)
+
+  -- 9. An agent writes through the CLI: the open buffer shows the new entry without any edit.
+  vim.api.nvim_set_current_buf(bufnr)
+  local cli = vim.list_extend(vim.deepcopy(config.stet_cli), {
+    "note", "add", config.agent_text, "--author", "agent", "--kind", "convention",
+    "--file", config.file, "--line", tostring(config.agent_line + 1),
+  })
+  local done = vim.system(cli, { cwd = config.root_dir, text = true }):wait(TIMEOUT)
+  if done.code ~= 0 then
+    error("stet note add failed: " .. (done.stderr or ""))
+  end
+  local written = vim.uv.hrtime()
+  wait_for("agent note diagnostic", function()
+    return find(stet_diagnostics(bufnr), function(d)
+      return d.message:find(config.agent_text, 1, true) ~= nil
+    end) ~= nil
+  end)
+  result.agent_refresh_ms = math.floor((vim.uv.hrtime() - written) / 1e6)
+  result.agent = find(stet_diagnostics(bufnr), function(d)
+    return d.message:find(config.agent_text, 1, true) ~= nil
+  end)
+
+  -- 10. :StetList puts the entries in the quickfix list.
+  vim.cmd("StetList")
+  wait_for("quickfix list", function()
+    return #vim.fn.getqflist() >= 3
+  end)
+  result.quickfix = {}
+  for _, item in ipairs(vim.fn.getqflist()) do
+    result.quickfix[#result.quickfix + 1] = { file = vim.api.nvim_buf_get_name(item.bufnr), lnum = item.lnum, text = item.text }
+  end
+  vim.cmd("cclose")
+
+  -- 11. :StetDiscard on the agent note's line discards it; its diagnostic goes.
+  vim.api.nvim_set_current_buf(bufnr)
+  vim.api.nvim_win_set_cursor(0, { config.agent_line + 1, 0 })
+  vim.cmd("StetDiscard")
+  wait_for("discarded note gone", function()
+    return find(stet_diagnostics(bufnr), function(d)
+      return d.message:find(config.agent_text, 1, true) ~= nil
+    end) == nil
+  end)
+  result.ok = true
+end
+
+vim.api.nvim_create_autocmd("VimEnter", {
+  once = true,
+  nested = true, -- :edit inside must fire FileType (and so start the client)
+  callback = function()
+    local ok, err = xpcall(run, debug.traceback)
+    if not ok then
+      result.ok = false
+      result.error = tostring(err)
+      local bufnr = vim.fn.bufnr(config.file)
+      if bufnr > 0 then
+        result.buffer = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+        result.diagnostics = stet_diagnostics(bufnr)
+      end
+    end
+    result.total_ms = math.floor((vim.uv.hrtime() - started) / 1e6)
+    finish()
+  end,
+})

@@ -1,0 +1,176 @@
+"""Neovim 0.11 (headless, the real binary) with editors/neovim against the real `stet-lsp`.
+
+A margin comment in a Python file of a real git repository becomes a Hint diagnostic; its
+code action records it to the style sheet and removes the comment; `:StetNote` adds an
+anchored note that comes back as an Information diagnostic; `:StetBrief` and `:StetSheet`
+open what they should.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from editor_harness import (
+    HERE,
+    INSTALL_HINT,
+    MARGIN_LINE,
+    MARGIN_TEXT,
+    NEOVIM_PLUGIN,
+    find_nvim,
+    isolated_env,
+    make_workspace,
+    server_command,
+    sheet_entries,
+    stet,
+    stet_command,
+)
+
+NVIM = find_nvim()
+if NVIM is None:
+    pytest.skip(f"Neovim 0.11 is not installed: {INSTALL_HINT}", allow_module_level=True)
+
+NOTE_TEXT = "the retry helper lives in payments/retry.py"
+NOTE_LINE = 5  # 0-based: "return response.json()" once the margin comment is gone
+AGENT_TEXT = "HTTP calls go through payments.http.session"
+AGENT_LINE = 0  # 0-based: "import requests"
+
+
+def drive(tmp_path: Path, root: Path, file: Path, **settings: Any) -> dict[str, Any]:
+    out = tmp_path / "nvim-result.json"
+    config = {
+        "plugin": str(NEOVIM_PLUGIN),
+        "cmd": server_command(),
+        "file": str(file),
+        "out": str(out),
+        "timeout_ms": 30_000,
+        **settings,
+    }
+    config_path = tmp_path / "nvim-test.json"
+    config_path.write_text(json.dumps(config), encoding="utf-8")
+    env = isolated_env(tmp_path / "home", STET_NVIM_TEST=str(config_path))
+    done = subprocess.run(
+        [NVIM, "--headless", "--clean", "-u", str(HERE / "nvim_drive.lua")],
+        cwd=root,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if not out.exists():
+        log = tmp_path / "home" / "state" / "nvim" / "lsp.log"
+        pytest.fail(
+            f"nvim wrote no result (exit {done.returncode})\nstdout: {done.stdout}\n"
+            f"stderr: {done.stderr}\nlsp.log: {log.read_text() if log.exists() else '-'}"
+        )
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return result
+
+
+def test_margin_note_recorded_and_note_added_from_neovim(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "repo")
+    file = root / "src" / "pay.py"
+
+    result = drive(
+        tmp_path,
+        root,
+        file,
+        root_dir=str(root),
+        note_line=NOTE_LINE,
+        note_text=NOTE_TEXT,
+        stet_cli=stet_command(),
+        agent_text=AGENT_TEXT,
+        agent_line=AGENT_LINE,
+    )
+    print(json.dumps({"steps": result.get("steps"), "total_ms": result.get("total_ms")}))
+    assert result.get("ok"), f"{result.get('error')}\n{json.dumps(result, indent=1)}"
+
+    assert Path(result["root_dir"]).resolve() == root
+    # No errors or warnings from the server (1 = Error, 2 = Warning) nor from the plugin.
+    assert not [m for m in result["server_messages"] if m["type"] <= 2], result["server_messages"]
+    assert not [n for n in result["notifications"] if n["level"] >= 3], result["notifications"]
+
+    # The margin comment as a diagnostic.
+    margin = result["margin"]
+    assert margin["lnum"] == MARGIN_LINE
+    assert margin["severity"] == 4  # vim.diagnostic.severity.HINT
+    assert margin["code"] == "margin-note"
+    assert margin["message"].startswith("margin note: ")
+    assert MARGIN_TEXT in margin["message"]
+    assert margin["data"]["type"] == "margin"
+    assert margin["data"]["line"] == MARGIN_LINE
+
+    # Its two quick fixes, each a stet.margin.record command.
+    titles = {action["title"]: action for action in result["actions"]}
+    assert "Record margin note to style sheet" in titles, titles
+    assert "Record all margin notes in this file" in titles, titles
+    for action in titles.values():
+        if action["title"].startswith("Record"):
+            assert action["kind"] == "quickfix"
+            assert action["command"]["command"] == "stet.margin.record"
+
+    # Recording removed the comment from the buffer (and so from the file once written) ...
+    assert not any("stet:" in line for line in result["after_record"])
+    assert "    response = requests.post(url)" in result["after_record"]
+    assert "stet:" not in file.read_text(encoding="utf-8")
+
+    # ... and put an anchored human markup entry in the style sheet.
+    entries = sheet_entries(root)
+    margin_entries = [entry for entry in entries if MARGIN_TEXT in entry["text"]]
+    assert len(margin_entries) == 1, entries
+    recorded = margin_entries[0]
+    assert recorded["author"] == "human"
+    assert recorded["kind"] == "markup"
+    assert recorded["anchor"]["path"] == "src/pay.py"
+
+    # :StetNote: an anchored note, shown as an Information diagnostic on the cursor line.
+    note = result["note"]
+    assert note["severity"] == 3  # vim.diagnostic.severity.INFO
+    assert note["lnum"] == NOTE_LINE
+    assert note["data"]["type"] == "entry"
+    note_entries = [entry for entry in sheet_entries(root) if entry["text"] == NOTE_TEXT]
+    assert len(note_entries) == 1
+    assert note["data"]["entryId"] == note_entries[0]["id"]
+    assert note["code"] == note_entries[0]["kind"]
+    assert note_entries[0]["anchor"]["path"] == "src/pay.py"
+    assert note_entries[0]["anchor"]["line"] == NOTE_LINE + 1  # the sheet counts from 1
+    assert note_entries[0]["anchor"]["text"] == "return response.json()"
+
+    # A lens and a hover on the note's line.
+    lenses = result["lenses"]
+    titles = [lens["title"] or "" for lens in lenses if lens["line"] == note["lnum"]]
+    assert any(title.startswith("style sheet: ") for title in titles), lenses
+    assert NOTE_TEXT in (result.get("hover") or ""), result.get("hover")
+
+    # :StetBrief and :StetSheet.
+    assert NOTE_TEXT in result["brief"]
+    sheet = stet_sheet_path(root)
+    assert Path(result["sheet_buffer"]).resolve() == sheet
+
+    # An agent's CLI write reaches the open buffer without an edit (the server watches the sheet).
+    agent = result["agent"]
+    assert agent["lnum"] == AGENT_LINE
+    assert agent["severity"] == 3
+    assert agent["code"] == "convention"
+    assert result["agent_refresh_ms"] < 10_000
+
+    # :StetList: every entry in the quickfix list, at its current line.
+    quickfix = {item["text"].split("] ", 1)[1]: item for item in result["quickfix"]}
+    assert set(quickfix) == {MARGIN_TEXT, NOTE_TEXT, AGENT_TEXT}, result["quickfix"]
+    assert quickfix[NOTE_TEXT]["lnum"] == NOTE_LINE + 1
+    assert quickfix[AGENT_TEXT]["lnum"] == AGENT_LINE + 1
+    assert Path(quickfix[NOTE_TEXT]["file"]).resolve() == file
+
+    # :StetDiscard on the agent note's line.
+    statuses = {entry["text"]: entry["status"] for entry in sheet_entries(root)}
+    assert statuses == {MARGIN_TEXT: "open", NOTE_TEXT: "open", AGENT_TEXT: "discarded"}
+
+
+def stet_sheet_path(root: Path) -> Path:
+    done = stet(root, "sheet", "path", "--json")
+    assert done.returncode == 0, done.stderr
+    return Path(json.loads(done.stdout)["sheet"]).resolve()

@@ -1,0 +1,254 @@
+"""VS Code 1.100 (code-server) with the packaged extension against the real `stet-lsp`.
+
+code-server runs the .vsix in a throwaway profile; Debian's Chromium, driven by playwright-core
+(tests/editors/vscode_drive.mjs), opens a file with a margin comment, sees the note in the
+Problems panel, records it with Ctrl+. and Enter, adds a note with "Stet: Add Note at Cursor"
+and one through a comment thread, and changes a `stet.*` setting in the Settings editor. The
+style sheet on disk is the proof; screenshots are kept in the test's tmp folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from editor_harness import (
+    HERE,
+    INSTALL_HINT,
+    MARGIN_LINE,
+    MARGIN_TEXT,
+    VSIX,
+    find_chromium,
+    find_code_server,
+    free_port,
+    isolated_env,
+    make_workspace,
+    playwright_installed,
+    server_command,
+    sheet_entries,
+)
+
+CODE_SERVER = find_code_server()
+CHROMIUM = find_chromium()
+NODE = shutil.which("node")
+_missing = [
+    what
+    for what, present in (
+        ("code-server", CODE_SERVER),
+        ("chromium", CHROMIUM),
+        ("node", NODE),
+        ("playwright-core (tests/editors/node_modules)", playwright_installed()),
+        (f"the extension build ({VSIX.relative_to(VSIX.parents[2])})", VSIX.is_file()),
+    )
+    if not present
+]
+if _missing:
+    pytest.skip(f"missing {', '.join(_missing)}: {INSTALL_HINT}", allow_module_level=True)
+
+NOTE_TEXT = "Money amounts are integers of cents"
+NOTE_LINE = 5  # 0-based: "return response.json()" once the margin comment is gone
+COMMENT_TEXT = "Keep this module free of Django imports"
+COMMENT_LINE = 0  # 0-based: "import requests"
+
+SETTINGS = {
+    "security.workspace.trust.enabled": False,
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": False,
+    "workbench.welcomePage.walkthroughs.openOnInstall": False,
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "extensions.autoUpdate": False,
+    "extensions.autoCheckUpdates": False,
+    "extensions.ignoreRecommendations": True,
+    "git.enabled": False,
+    "chat.disableAIFeatures": True,
+    "files.autoSave": "off",
+}
+
+
+@pytest.fixture
+def code_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """code-server with the extension in a throwaway profile: (base URL, workspace root)."""
+    assert CODE_SERVER is not None
+    root = make_workspace(tmp_path / "repo")
+    profile = tmp_path / "profile"
+    extensions, user = profile / "ext", profile / "user"
+    (user / "User").mkdir(parents=True)
+    settings = {
+        **SETTINGS,
+        "stet.server.path": _server_path(),
+        # The Problems panel leaves out Hint diagnostics (the default for margin notes): list
+        # them as Information, which also proves the settings reach the server.
+        "stet.margin.severity": "information",
+    }
+    settings_file = user / "User" / "settings.json"
+    settings_file.write_text(json.dumps(settings, indent=1), encoding="utf-8")
+    env = isolated_env(tmp_path / "home")
+    common = ["--extensions-dir", str(extensions), "--user-data-dir", str(user)]
+    installed = subprocess.run(
+        [CODE_SERVER, *common, "--install-extension", str(VSIX)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+
+    port = free_port()
+    log = (tmp_path / "code-server.log").open("wb")
+    process = subprocess.Popen(
+        [
+            CODE_SERVER,
+            "--auth",
+            "none",
+            "--bind-addr",
+            f"127.0.0.1:{port}",
+            "--disable-telemetry",
+            "--disable-update-check",
+            "--disable-workspace-trust",
+            "--disable-getting-started-override",
+            *common,
+            str(root),
+        ],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group, ended as a whole below
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/healthz", timeout=2):
+                    break
+            except (urllib.error.URLError, OSError):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log.flush()
+                    pytest.fail(
+                        "code-server did not come up:\n"
+                        + (tmp_path / "code-server.log").read_text(errors="replace")
+                    )
+                time.sleep(0.2)
+        yield base, root
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=10)
+        except ProcessLookupError:
+            pass
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+        log.close()
+
+
+def _server_path() -> str:
+    command = server_command()
+    if len(command) != 1:
+        pytest.skip("the stet-lsp script is not installed (pip install -e .)")
+    return command[0]
+
+
+def drive(tmp_path: Path, base: str, root: Path) -> dict[str, Any]:
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    out = tmp_path / "vscode-result.json"
+    config = {
+        "url": f"{base}/?folder={root}",
+        "file": "src/pay.py",
+        "fileName": "pay.py",
+        "marginLine": MARGIN_LINE,
+        "noteLine": NOTE_LINE,
+        "noteText": NOTE_TEXT,
+        "commentLine": COMMENT_LINE,
+        "commentText": COMMENT_TEXT,
+        "screenshots": str(shots),
+        "out": str(out),
+        "chromium": CHROMIUM,
+        "timeoutMs": 30_000,
+    }
+    config_path = tmp_path / "vscode-drive.json"
+    config_path.write_text(json.dumps(config), encoding="utf-8")
+    assert NODE is not None
+    done = subprocess.run(
+        [NODE, str(HERE / "vscode_drive.mjs"), str(config_path)],
+        cwd=HERE,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=150,
+    )
+    if not out.exists():
+        pytest.fail(
+            f"the driver wrote no result (exit {done.returncode}):\n{done.stdout}\n{done.stderr}"
+        )
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    for path in result.get("screenshots", []):
+        print(f"screenshot: {path}")
+    print(json.dumps({"steps": result.get("steps"), "totalMs": result.get("totalMs")}))
+    return result
+
+
+def test_margin_note_recorded_and_note_added_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    base, root = code_server
+    result = drive(tmp_path, base, root)
+    if not result.get("ok"):
+        server_log = tmp_path / "code-server.log"
+        pytest.fail(
+            f"{result.get('error')}\n{json.dumps(result, indent=1)}\ncode-server log:\n"
+            + (server_log.read_text(errors="replace")[-4000:] if server_log.exists() else "-")
+        )
+
+    # The Problems panel listed the margin note, and Ctrl+. offered both record actions.
+    assert any("margin note: " in row and MARGIN_TEXT in row for row in result["problems"])
+    assert any("Record margin note to style sheet" in row for row in result["actions"])
+    assert any("Record all margin notes in this file" in row for row in result["actions"])
+
+    # Recording removed the comment (saved with Ctrl+S) and wrote the entry.
+    source = (root / "src" / "pay.py").read_text(encoding="utf-8")
+    assert "stet:" not in source
+    assert "    response = requests.post(url)" in source
+    entries = sheet_entries(root)
+    recorded = [entry for entry in entries if MARGIN_TEXT in entry["text"]]
+    assert len(recorded) == 1, entries
+    assert recorded[0]["kind"] == "markup"
+    assert recorded[0]["author"] == "human"
+    assert recorded[0]["anchor"]["path"] == "src/pay.py"
+    assert any(lens.startswith("style sheet:") for lens in result["lenses"]), result["lenses"]
+
+    # "Stet: Add Note at Cursor" anchored a convention at the cursor line.
+    notes = [entry for entry in entries if entry["text"] == NOTE_TEXT]
+    assert len(notes) == 1, entries
+    assert notes[0]["kind"] == "convention"
+    assert notes[0]["anchor"] == {
+        "path": "src/pay.py",
+        "line": NOTE_LINE + 1,
+        "text": "return response.json()",
+    }
+
+    # A reviewer's comment thread on a line went to the style sheet as an anchored note.
+    comments = [entry for entry in entries if entry["text"] == COMMENT_TEXT]
+    assert len(comments) == 1, entries
+    assert comments[0]["kind"] == "note"
+    assert comments[0]["author"] == "human"
+    assert comments[0]["anchor"]["path"] == "src/pay.py"
+    assert comments[0]["anchor"]["line"] == COMMENT_LINE + 1
+
+    # Changing stet.entries.severity in the Settings editor reached the running server: the
+    # three entries became warnings.
+    assert result["warningRows"] >= 3

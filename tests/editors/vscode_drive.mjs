@@ -1,0 +1,249 @@
+// Drives VS Code (code-server) in Debian's Chromium like a reviewer: opens a file with a margin
+// comment, checks the Problems panel, records the note through the quick fix (Ctrl+. and
+// Enter), adds a note with "Stet: Add Note at Cursor" and one through a comment thread, changes
+// a stet.* setting in the Settings editor, and writes what it saw as JSON.
+// Usage: node vscode_drive.mjs CONFIG.json   (url, file, marginLine, noteLine, noteText,
+// commentLine, commentText, screenshots, out, chromium, timeoutMs). test_editor_vscode.py asserts on the JSON.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const TIMEOUT = config.timeoutMs ?? 30000;
+const result = { steps: [], screenshots: [] };
+const started = Date.now();
+let shot = 0;
+
+function step(name) {
+  result.steps.push({ name, ms: Date.now() - started });
+}
+
+async function screenshot(page, name) {
+  shot += 1;
+  const path = join(config.screenshots, `${String(shot).padStart(2, "0")}-${name}.png`);
+  await page.screenshot({ path });
+  result.screenshots.push(path);
+  return path;
+}
+
+/** Waits until `probe()` returns something truthy, polling; returns it. */
+async function until(what, probe, timeout = TIMEOUT) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = await probe();
+    if (value) {
+      step(what);
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
+const texts = (locator) => locator.evaluateAll((nodes) => nodes.map((n) => n.textContent ?? ""));
+
+async function editorText(page) {
+  return (await texts(page.locator(".editor-instance .monaco-editor .view-lines"))).join("\n");
+}
+
+/** Runs a command from the command palette (F1), by its title. */
+async function runCommand(page, title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: TIMEOUT });
+  await input.fill(`>${title}`);
+  await until(`palette shows ${title}`, async () =>
+    (await texts(page.locator(".quick-input-list .monaco-list-row.focused"))).some((t) => t.includes(title)),
+  );
+  await page.keyboard.press("Enter");
+}
+
+async function goToLine(page, line) {
+  await page.keyboard.press("Control+G");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: TIMEOUT });
+  await input.fill(`:${line}`);
+  await page.keyboard.press("Enter");
+  await input.waitFor({ state: "hidden", timeout: TIMEOUT });
+}
+
+async function run(page) {
+  await page.goto(config.url, { timeout: TIMEOUT });
+  await page.locator(".monaco-workbench").waitFor({ timeout: TIMEOUT * 2 });
+  step("workbench");
+
+  // Open the file through quick open (Ctrl+P), as a user would.
+  await until("quick open", async () => {
+    await page.keyboard.press("Control+P");
+    return page.locator(".quick-input-widget input").isVisible();
+  });
+  await page.locator(".quick-input-widget input").fill(config.file);
+  await until("quick open lists the file", async () =>
+    (await texts(page.locator(".quick-input-list .monaco-list-row"))).some((t) => t.includes(config.fileName)),
+  );
+  await page.keyboard.press("Enter");
+  await until("file open", async () => (await editorText(page)).includes("stet:"));
+  await screenshot(page, "file-open");
+
+  // The margin comment in the Problems panel.
+  await page.keyboard.press("Control+Shift+M");
+  const rows = page.locator(".markers-panel .monaco-list-row");
+  result.problems = await until(
+    "margin note in Problems",
+    async () => {
+      const found = await texts(rows);
+      return found.some((t) => t.includes("margin note")) ? found : null;
+    },
+    TIMEOUT * 2,
+  );
+  await screenshot(page, "problems");
+
+  // Ctrl+. on the comment's line, pick "Record margin note to style sheet", Enter.
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  await goToLine(page, config.marginLine + 1);
+  await page.keyboard.press("Control+.");
+  const actions = page.locator(".action-widget .monaco-list-row");
+  result.actions = await until("quick fixes", async () => {
+    const found = await texts(actions);
+    return found.some((t) => t.includes("Record margin note to style sheet")) ? found : null;
+  });
+  await screenshot(page, "quick-fix");
+  for (let i = 0; i < 20; i += 1) {
+    const focused = await texts(page.locator(".action-widget .monaco-list-row.focused"));
+    if (focused.some((t) => t.includes("Record margin note to style sheet"))) {
+      break;
+    }
+    await page.keyboard.press("ArrowDown");
+  }
+  await page.keyboard.press("Enter");
+  await until("margin comment removed", async () => !(await editorText(page)).includes("stet:"));
+  await page.keyboard.press("Control+S");
+  result.afterRecord = await editorText(page);
+  result.problemsAfterRecord = await until("entry in Problems", async () => {
+    const found = await texts(rows);
+    return found.some((t) => t.includes("style sheet")) && !found.some((t) => t.includes("margin note"))
+      ? found
+      : null;
+  });
+
+  // The entry's code lens on its line.
+  result.lenses = await until("code lens", async () => {
+    const found = await texts(page.locator(".codelens-decoration"));
+    return found.some((t) => t.includes("style sheet:")) ? found : null;
+  });
+  await screenshot(page, "recorded");
+
+  // "Stet: Add Note at Cursor" from the command palette: text, then kind.
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  await goToLine(page, config.noteLine + 1);
+  await runCommand(page, "Stet: Add Note at Cursor");
+  const input = page.locator(".quick-input-widget input");
+  await until("note input box", async () =>
+    (await page.locator(".quick-input-widget .quick-input-title, .quick-input-widget .quick-input-message").allTextContents())
+      .join(" ")
+      .includes("Note"),
+  );
+  await input.fill(config.noteText);
+  await page.keyboard.press("Enter");
+  await until("kind picker", async () =>
+    (await texts(page.locator(".quick-input-list .monaco-list-row"))).some((t) => t.includes("convention")),
+  );
+  await input.fill("convention");
+  await page.keyboard.press("Enter");
+  result.problemsAfterNote = await until("note in Problems", async () => {
+    const found = await texts(rows);
+    return found.some((t) => t.includes(config.noteText)) ? found : null;
+  });
+  await screenshot(page, "note-added");
+
+  // A comment thread on a line ("Comments: Add Comment on Current Selection", then Ctrl+Enter,
+  // which runs the thread's first action, "Add to Style Sheet").
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  await goToLine(page, config.commentLine + 1);
+  await runCommand(page, "Add Comment on Current Selection");
+  const reply = page.locator(".review-widget .monaco-editor textarea").first();
+  await reply.waitFor({ state: "attached", timeout: TIMEOUT });
+  await until("comment editor focused", async () =>
+    page.evaluate(() => document.activeElement?.closest(".review-widget") != null),
+  );
+  await page.keyboard.type(config.commentText);
+  await screenshot(page, "comment-typed");
+  await page.keyboard.press("Control+Enter");
+  // The thread collapses into its gutter icon and shows up in the Comments panel.
+  result.commentThread = await until("comment in the Comments panel", async () => {
+    const found = await texts(page.locator(".monaco-list-row", { hasText: config.commentText }));
+    return found.length ? found : null;
+  });
+  await screenshot(page, "comment-thread");
+  await page.keyboard.press("Control+Shift+M");
+  result.problemsAfterComment = await until("comment in Problems", async () => {
+    const found = await texts(rows);
+    return found.some((t) => t.includes(config.commentText)) ? found : null;
+  });
+  await screenshot(page, "comment-added");
+
+  // A settings change reaches the running server (didChangeConfiguration): entries become
+  // warnings in the Problems panel.
+  // Through the Settings editor, as a user would (code-server does not notice a settings
+  // file written behind its back).
+  await runCommand(page, "Preferences: Open User Settings");
+  const search = page.locator(".settings-editor .suggest-input-container textarea, .settings-editor .search-container textarea").first();
+  await search.waitFor({ state: "visible", timeout: TIMEOUT });
+  await search.focus();
+  await page.keyboard.type("stet.entries.severity");
+  const select = page.locator(".settings-editor .setting-item-contents select").first();
+  await until("severity setting", async () =>
+    (await page.locator(".settings-editor .setting-item-contents", { hasText: "Entries" }).count()) > 0 &&
+    (await select.count()) > 0,
+  );
+  await select.selectOption("warning");
+  await screenshot(page, "settings-editor");
+  await page.keyboard.press("Control+W");
+  result.warningRows = await until("entries shown as warnings", async () => {
+    const count = await page.locator(".markers-panel .monaco-list-row .codicon-warning").count();
+    return count >= 3 ? count : null;
+  });
+  await screenshot(page, "settings-changed");
+}
+
+const browser = await chromium.launch({
+  executablePath: config.chromium,
+  headless: true,
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+});
+let failed = false;
+try {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  try {
+    await run(page);
+    result.ok = true;
+  } catch (error) {
+    failed = true;
+    result.ok = false;
+    result.error = String(error?.stack ?? error);
+    try {
+      await screenshot(page, "failure");
+      result.editor = await editorText(page);
+      result.problems = result.problems ?? (await texts(page.locator(".markers-panel .monaco-list-row")));
+    } catch {
+      // the page is gone: nothing more to show
+    }
+  }
+} finally {
+  await browser.close();
+  result.totalMs = Date.now() - started;
+  writeFileSync(config.out, JSON.stringify(result, null, 1));
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,64 @@
+"""The anchor prefilter and the shortcuts taken for credential names without a value."""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+import time
+
+from stet_lsp.gate import GateConfig, ResultCache, redact_text, scan_text
+from stet_lsp.gate.prefilter import Prefilter, ascii_lower
+
+
+def _random(length: int, seed: int) -> str:
+    rng = random.Random(seed)
+    return "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(length))
+
+
+def test_overlapping_anchors_are_all_found_in_order() -> None:
+    prefilter = Prefilter(["secret", "aws_secret", "secret_access_key", "key"])
+    assert prefilter.find("x aws_secret_access_key") == [
+        (2, "aws_secret"),
+        (6, "secret"),
+        (6, "secret_access_key"),
+        (20, "key"),
+    ]
+
+
+def test_offsets_are_string_offsets_in_non_ascii_text() -> None:
+    text = "héllo wörld 🙂 ghp_ and \ud800 secret"
+    hits = Prefilter(["ghp_", "secret"]).find(ascii_lower(text))
+    assert [(text[offset : offset + len(anchor)], anchor) for offset, anchor in hits] == [
+        ("ghp_", "ghp_"),
+        ("secret", "secret"),
+    ]
+
+
+def test_anchors_that_are_not_plain_ascii_are_found_too() -> None:
+    prefilter = Prefilter(["pässwort", "what?", "token"])
+    assert prefilter.find("a pässwort, what? token") == [
+        (2, "pässwort"),
+        (12, "what?"),
+        (18, "token"),
+    ]
+    value = _random(20, 1)
+    result = redact_text(f"PÄSSWORT={value}\n", config=GateConfig(env_names=("PÄSSWORT",)))
+    assert value not in result.text
+    assert result.findings[0].rule == "env-value"
+
+
+def test_escaped_quotes_around_a_value_still_reach_the_assignment_rule() -> None:
+    value = _random(24, 2)
+    line = json.dumps({"type": "tool", "output": f'config:\n  api_key = "{value}"\n'}) + "\n"
+    result = redact_text(line * 3, path="events.jsonl", cache=ResultCache())
+    assert value not in result.text
+    assert all(json.loads(record) for record in result.text.splitlines())
+
+
+def test_credential_names_without_values_cost_little() -> None:
+    usage = '{"usage": {"input_tokens": 1234, "output_tokens": 56, "token_type": "x"}}\n'
+    text = usage * 40_000  # 3 MB, 120 000 anchor hits
+    start = time.perf_counter()
+    assert scan_text(text, path="events.jsonl", cache=None) == []
+    assert time.perf_counter() - start < 5.0
