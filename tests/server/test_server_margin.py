@@ -105,10 +105,10 @@ async def test_incremental_edits_rescan_like_a_fresh_open(
         (8, 0, 8, 3, ""),  # until those quotes go too
     ]
     version = 1
-    for line, start, end_line, end, text in edits:
+    for line, column, end_line, end, text in edits:
         current = lines
         range_ = types.Range(
-            start=types.Position(line=line, character=units(client, current[line][:start])),
+            start=types.Position(line=line, character=units(client, current[line][:column])),
             end=types.Position(line=end_line, character=units(client, current[end_line][:end])),
         )
         version += 1
@@ -118,7 +118,7 @@ async def test_incremental_edits_rescan_like_a_fresh_open(
                 content_changes=[types.TextDocumentContentChangePartial(range=range_, text=text)],
             )
         )
-        merged = current[line][:start] + text + current[end_line][end:]
+        merged = current[line][:column] + text + current[end_line][end:]
         lines = current[:line] + merged.split("\n") + current[end_line + 1 :]
     final = root / "src" / "fresh.py"
     final.write_text("\n".join(lines))
