@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,7 +64,9 @@ def locate(anchor: Anchor, lines: list[str]) -> int | None:
         return min(exact, key=lambda number: abs(number - anchor.line))
     if len(wanted) < _FUZZY_MIN_LENGTH:
         return None
-    matcher = difflib.SequenceMatcher(autojunk=False)
+    from difflib import SequenceMatcher  # only this fallback needs it
+
+    matcher = SequenceMatcher(autojunk=False)
     matcher.set_seq2(wanted)
     best: tuple[float, int] | None = None
     for number, line in enumerate(lines, 1):

@@ -12,8 +12,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from filelock import FileLock, Timeout
-
 from stet_lsp.core.anchors import place
 from stet_lsp.core.brief import DEFAULT_BUDGET, Brief, render_brief
 from stet_lsp.core.errors import StetError
@@ -234,6 +232,8 @@ class StyleSheet:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
+        from filelock import FileLock, Timeout  # slow to import; only writers need it
+
         self.path.parent.mkdir(parents=True, exist_ok=True)
         ensure_stet_gitignore(self.target.root)
         lock = FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT_SECONDS)

@@ -7,9 +7,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import pygit2
+if TYPE_CHECKING:
+    import pygit2
 
 from stet_lsp.core.errors import StetError
 
@@ -56,6 +57,8 @@ def target_key(kind: str, name: str) -> str:
 
 
 def open_repository(path: Path | str) -> pygit2.Repository:
+    import pygit2  # a front end that never opens a repository never loads libgit2
+
     start = Path(path).resolve()
     found = pygit2.discover_repository(str(start))
     if found is None:

@@ -21,9 +21,6 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from detect_secrets.filters import heuristic
-from detect_secrets.settings import get_plugins, transient_settings
-
 from stet_lsp.gate import heuristics
 from stet_lsp.gate.allowlist import Allowlist
 from stet_lsp.gate.engine import is_metadata_key
@@ -102,8 +99,19 @@ _BUDGET_SHARE = 10
 _lock = threading.Lock()
 
 
+# detect-secrets takes a while to import (it loads requests): only on the first scan, so the
+# language server answers `initialize` without it.
+@lru_cache(maxsize=1)
+def _heuristic() -> Any:
+    from detect_secrets.filters import heuristic
+
+    return heuristic
+
+
 @lru_cache(maxsize=2)
 def _plugins(strict: bool) -> tuple[Any, ...]:
+    from detect_secrets.settings import get_plugins, transient_settings
+
     config: dict[str, Any] = {"plugins_used": [{"name": name} for name in _REGEX_PLUGINS]}
     if strict:
         config["plugins_used"].extend(_ENTROPY_PLUGINS)
@@ -113,6 +121,7 @@ def _plugins(strict: bool) -> tuple[Any, ...]:
 
 
 def _is_filtered(value: str) -> bool:
+    heuristic = _heuristic()
     return bool(
         heuristic.is_sequential_string(value)
         or heuristic.is_potential_uuid(value)
@@ -152,6 +161,7 @@ def scan_windows(
     windows = _windows(text, sorted(offsets))
     covered_ranges = sorted((s.start, s.end) for s in covered)
     plugins = _plugins(strict)
+    heuristic = _heuristic()
     spans: list[Span] = []
     budget = _BUDGET_BASE + len(text) // _BUDGET_SHARE
     for begin, end in windows:

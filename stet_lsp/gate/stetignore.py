@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from pathspec import GitIgnoreSpec
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 from stet_lsp.core.errors import StetError
 
@@ -20,6 +22,8 @@ class StetIgnore:
 
     @classmethod
     def from_lines(cls, lines: list[str]) -> StetIgnore:
+        from pathspec import GitIgnoreSpec  # imported when a .stetignore is read
+
         return cls(GitIgnoreSpec.from_lines(lines))
 
     @classmethod
