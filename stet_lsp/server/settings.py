@@ -26,6 +26,10 @@ class Settings:
     entry_severity: str = "information"
     brief_budget: int = 800
     ttl_days: float = 30.0
+    gate_strict: bool = False
+    """The gate's public-repository mode: broader entropy rules, lower thresholds."""
+    gate_env_names: tuple[str, ...] = ()
+    """Environment variables whose values the gate always redacts."""
 
     def severity(self, name: str) -> types.DiagnosticSeverity:
         return SEVERITIES[getattr(self, f"{name}_severity")]
@@ -66,6 +70,12 @@ def _days(value: Any) -> float:
     return float(value)
 
 
+def _names(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(n, str) and n for n in value):
+        raise ValueError("a list of environment variable names")
+    return tuple(value)
+
+
 _SCHEMA: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "marker": ("marker", _word),
     "remove_comment_on_record": ("margin.removeCommentOnRecord", _boolean),
@@ -73,6 +83,8 @@ _SCHEMA: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "entry_severity": ("entries.severity", _severity),
     "brief_budget": ("brief.budget", _positive_int),
     "ttl_days": ("sheet.ttlDays", _days),
+    "gate_strict": ("gate.strict", _boolean),
+    "gate_env_names": ("gate.envNames", _names),
 }
 assert set(_SCHEMA) == {field.name for field in fields(Settings)}
 

@@ -20,6 +20,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.gate import Finding, GateConfig, apply_redaction, load_config, scan_text
 from stet_lsp.server.protocol import SOURCE, answering, argument, client_range, field
 from stet_lsp.server.server import DocumentState, StetServer
+from stet_lsp.server.settings import Settings
 
 log = logging.getLogger("stet_lsp")
 
@@ -50,11 +51,17 @@ class GateFindings:
         self._tasks: set[asyncio.Task[None]] = set()
         """Running background scans (the loop keeps only weak references to tasks)."""
         self._tokens = itertools.count(1)
+        self._options: tuple[object, ...] = ()
         server.command(REDACT)(answering(self.redact))
 
     # -- diagnostics -------------------------------------------------------------------
 
     def analyse(self, state: DocumentState) -> None:
+        settings = self.server.settings
+        options = (settings.gate_strict, settings.gate_env_names)
+        if options != self._options:  # other settings find other secrets: scan again
+            self._options = options
+            self.scanned.clear()
         for uri in [uri for uri in self.scanned if uri not in self.server.documents]:
             del self.scanned[uri]
         kind = _kind(state)
@@ -94,7 +101,7 @@ class GateFindings:
     def _scan(self, state: DocumentState, text: str) -> tuple[Finding, ...]:
         """Runs in any thread; the gate's cache skips chunks it has already seen."""
         path = state.relative or (state.path.name if state.path is not None else None)
-        return tuple(scan_text(text, config=_config(state), path=path))
+        return tuple(scan_text(text, config=_config(state, self.server.settings), path=path))
 
     def _scan_in_background(self, state: DocumentState, text: str) -> bool:
         """Start a worker-thread scan (unless one runs for this text); False without a loop."""
@@ -242,15 +249,18 @@ class GateFindings:
         )
 
 
-def _config(state: DocumentState) -> GateConfig:
+def _config(state: DocumentState, settings: Settings) -> GateConfig:
     """The repository's configuration; a broken allowlist flags more, never less."""
+    fallback = GateConfig(strict=settings.gate_strict, env_names=settings.gate_env_names)
     if state.session is None:
-        return GateConfig()
+        return fallback
     try:
-        return load_config(state.session.root)
+        return load_config(
+            state.session.root, strict=settings.gate_strict, env_names=settings.gate_env_names
+        )
     except StetError as error:
         log.warning("%s: the gate runs without the allowlist", error)
-        return GateConfig()
+        return fallback
 
 
 def _kind(state: DocumentState) -> str | None:
