@@ -201,7 +201,9 @@ def test_demo_walks_through_the_flows(stet: Run) -> None:
         "found again at payments.py:13",
         "## Style sheet",
         "refused: ",
-        "resumed; still 3 entries",
+        "resumed; still 4 entries",
+        "github-token (gh…); redacted at graduation",
+        "- The CI token is [REDACTED:github-token#1]; do not log it.",
         "payments.py:12: margin note (convention): amounts are integer cents",
     ]:
         assert step in out, step

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import random
+import string
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ from stet_lsp.core.check import check
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
+from stet_lsp.gate import redact_text, scan_text
 
 _SERVICE = '''"""Payments service."""
 
@@ -104,6 +107,17 @@ def _walk(folder: Path) -> None:
     for shown in check(repo, target):
         print(shown)
     print("(in the editor: a hint with the code action 'Record margin note to style sheet')")
+
+    _step("A secret pasted into the sheet is caught by the redaction gate (stet gate scan)")
+    token = "ghp_" + "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=36))
+    sheet.add(f"The CI token is {token}; do not log it.", kind="clarification", author="agent")
+    for finding in scan_text(target.sheet_path.read_text(encoding="utf-8")):
+        print(
+            f"line {finding.line + 1}, columns {finding.column + 1}-{finding.end_column}: "
+            f"{finding.rule} ({finding.preview}); redacted at graduation"
+        )
+    redacted = redact_text(target.sheet_path.read_text(encoding="utf-8")).text
+    print(next(line for line in redacted.splitlines() if "CI token" in line).split(" <!--")[0])
 
     _step("Pause without forgetting (stet pause; stet resume)")
     sheet.pause()
