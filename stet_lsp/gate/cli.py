@@ -194,18 +194,3 @@ def run_check(args: argparse.Namespace) -> int:
     if not args.paths:
         print(f"stet gate: {checked} artifact(s) clean", file=sys.stderr)
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m stet_lsp.gate ACTION ...`: the gate alone, same handlers and exit codes."""
-    parser = argparse.ArgumentParser(prog="stet")
-    register(parser.add_subparsers(dest="command", metavar="COMMAND", required=True))
-    args = parser.parse_args(["gate", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        code: int = args.func(args)
-    except StetError as error:
-        print(f"stet: error: {error}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:
-        return 141
-    return code

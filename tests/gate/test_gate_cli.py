@@ -11,7 +11,7 @@ import gate_corpus
 import pygit2
 import pytest
 
-from stet_lsp.gate import cli as gate_cli
+from stet_lsp.cli import main
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RNG = random.Random(21)
@@ -21,18 +21,8 @@ def ghp() -> str:
     return "ghp_" + gate_corpus.pick(RNG, gate_corpus.ALNUM, 36)
 
 
-def _stet_has_gate() -> bool:
-    from stet_lsp import cli
-
-    try:
-        cli.build_parser().parse_args(["gate", "check"])
-    except SystemExit:
-        return False
-    return True
-
-
 def run(argv: list[str]) -> int:
-    return gate_cli.main(argv)
+    return main(["gate", *argv])
 
 
 @pytest.fixture
@@ -174,7 +164,7 @@ def test_real_process(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text(f"{secret}\n")
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     scan = subprocess.run(
-        [sys.executable, "-m", "stet_lsp.gate", "scan", "a.md"],
+        [sys.executable, "-m", "stet_lsp", "gate", "scan", "a.md"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -182,7 +172,7 @@ def test_real_process(tmp_path: Path) -> None:
     )
     assert scan.returncode == 1 and scan.stdout == "a.md:1:1: github-token gh…\n"
     redact = subprocess.run(
-        [sys.executable, "-m", "stet_lsp.gate", "redact", "a.md"],
+        [sys.executable, "-m", "stet_lsp", "gate", "redact", "a.md"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -191,10 +181,7 @@ def test_real_process(tmp_path: Path) -> None:
     assert redact.returncode == 0 and redact.stdout == "[REDACTED:github-token#1]\n"
 
 
-@pytest.mark.skipif(not _stet_has_gate(), reason="stet_lsp.cli does not register `gate` yet")
 def test_through_the_stet_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from stet_lsp.cli import main
-
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.md").write_text(f"{ghp()}\n")
     assert main(["gate", "scan", "a.md"]) == 1
