@@ -50,6 +50,8 @@ class DocumentState:
     comments: CommentIndex | None = None
     notes: list[MarginNote] = field(default_factory=list)
     is_sheet: bool = False
+    version: int | None = None
+    """The client's version of the text, for versioned workspace edits."""
 
     @property
     def text(self) -> str:
@@ -185,7 +187,9 @@ class StetServer(LanguageServer):
         self.sessions[session.root] = session
         return session
 
-    def open_document(self, uri: str, text: str, language_id: str | None) -> DocumentState:
+    def open_document(
+        self, uri: str, text: str, language_id: str | None, version: int | None = None
+    ) -> DocumentState:
         path = local_path(uri)
         session = self.session_for(path) if path else None
         relative = None
@@ -194,7 +198,7 @@ class StetServer(LanguageServer):
                 relative = path.relative_to(session.root).as_posix()
             except ValueError:
                 session = None
-        state = DocumentState(uri, path, session, relative, split_lines(text))
+        state = DocumentState(uri, path, session, relative, split_lines(text), version=version)
         if session is not None and relative is not None:
             state.is_sheet = relative.startswith(SHEETS_DIR.as_posix() + "/")
             language = language_of(relative, language_id)
@@ -205,11 +209,15 @@ class StetServer(LanguageServer):
         return state
 
     def change_document(
-        self, uri: str, changes: list[types.TextDocumentContentChangeEvent]
+        self,
+        uri: str,
+        changes: list[types.TextDocumentContentChangeEvent],
+        version: int | None = None,
     ) -> DocumentState | None:
         state = self.documents.get(uri)
         if state is None:
             return None
+        state.version = version
         for change in changes:
             if isinstance(change, types.TextDocumentContentChangePartial):
                 first, removed, added = self._apply(state, change)

@@ -96,6 +96,17 @@ async def test_redact_now_replaces_the_secret_through_an_edit(
         "unredacted secret (github-token) in a committed artifact: redact before committing"
     )
     assert_no_part_of(token, diagnostic)
+    end = types.Position(line=1, character=0)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=document, version=5),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(start=end, end=end), text='{"type": "more"}\n'
+                )
+            ],
+        )
+    )
 
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
@@ -110,6 +121,8 @@ async def test_redact_now_replaces_the_secret_through_an_edit(
     answer = await execute(client, REDACT, **redact.command.arguments[0])  # type: ignore[index]
     assert answer == {"redacted": 1, "applied": True}
     [edit] = client.applied_edits  # type: ignore[attr-defined]
+    for change in edit.document_changes or []:
+        assert change.text_document.version == 5  # type: ignore[union-attr]
     [text_edit] = _text_edits(edit, document)
     assert text_edit.new_text == "[REDACTED:github-token#1]"
     assert text_edit.range == diagnostic.range

@@ -12,13 +12,16 @@ def register(server: StetServer) -> None:
     def did_open(ls: StetServer, params: types.DidOpenTextDocumentParams) -> None:
         document = params.text_document
         with ls.lock:
-            state = ls.open_document(document.uri, document.text, document.language_id)
+            state = ls.open_document(
+                document.uri, document.text, document.language_id, document.version
+            )
         ls.refresh([state])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: StetServer, params: types.DidChangeTextDocumentParams) -> None:
         with ls.lock:
-            state = ls.change_document(params.text_document.uri, list(params.content_changes))
+            document = params.text_document
+            state = ls.change_document(document.uri, list(params.content_changes), document.version)
         if state is not None:
             ls.refresh([state])
 

@@ -198,7 +198,7 @@ class GateFindings:
         """Replace every finding of the open document by its marker, as one workspace edit."""
         uri = field(argument(arguments), "uri", str)
         state = self.server.document(uri)
-        version = self.server.workspace.get_text_document(uri).version
+        version = state.version
         text = state.text
         known = self.scanned.get(uri)
         if known is not None and known.text == text:
