@@ -3,10 +3,25 @@ pulled diagnostics. Each asks the features that offer it and joins their answers
 
 from __future__ import annotations
 
+from typing import Any
+
 from lsprotocol import types
 
 from stet_lsp.server.protocol import server_line
 from stet_lsp.server.server import StetServer
+
+
+def gather(ls: StetServer, uri: str, method: str, *args: Any) -> list[Any]:
+    """Every feature's answer to `method` for the document, joined (none when not open)."""
+    state = ls.documents.get(uri)
+    if state is None:
+        return []
+    return [
+        item
+        for feature in ls.features
+        if hasattr(feature, method)
+        for item in getattr(feature, method)(state, *args)
+    ]
 
 
 def register(server: StetServer) -> None:
@@ -16,27 +31,17 @@ def register(server: StetServer) -> None:
     )
     def code_action(ls: StetServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         state = ls.documents.get(params.text_document.uri)
-        if state is None:
-            return []
-        server_line(state.lines, params.range.start)
-        return [
-            action
-            for feature in ls.features
-            if hasattr(feature, "code_actions")
-            for action in feature.code_actions(state, params)
-        ]
+        if state is not None:
+            server_line(state.lines, params.range.start)
+        return gather(ls, params.text_document.uri, "code_actions", params)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     def code_lens(ls: StetServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-        state = ls.documents.get(params.text_document.uri)
-        if state is None:
-            return []
-        return [
-            lens
-            for feature in ls.features
-            if hasattr(feature, "code_lenses")
-            for lens in feature.code_lenses(state)
-        ]
+        return gather(ls, params.text_document.uri, "code_lenses")
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def symbols(ls: StetServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+        return gather(ls, params.text_document.uri, "symbols")
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: StetServer, params: types.HoverParams) -> types.Hover | None:
@@ -54,18 +59,6 @@ def register(server: StetServer) -> None:
         return types.Hover(
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n".join(parts))
         )
-
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def symbols(ls: StetServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
-        state = ls.documents.get(params.text_document.uri)
-        if state is None:
-            return []
-        return [
-            symbol
-            for feature in ls.features
-            if hasattr(feature, "symbols")
-            for symbol in feature.symbols(state)
-        ]
 
     @server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
