@@ -13,67 +13,18 @@ with no features in the same run (Python, pygls and lsprotocol alone). Targets: 
 from __future__ import annotations
 
 import argparse
-import json
-import queue
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pygit2
+from lsp_pipe import PipeServer
 from pygls.uris import from_fs_path
 
 BARE_PYGLS = "from pygls.lsp.server import LanguageServer\nLanguageServer('bare', '0').start_io()\n"
-
-
-class Server:
-    def __init__(self, command: list[str] | None = None) -> None:
-        self.process = subprocess.Popen(
-            command or [sys.executable, "-m", "stet_lsp.server"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        stream = self.process.stdout
-        assert stream is not None
-        while True:
-            length = 0
-            while True:
-                line = stream.readline()
-                if not line:
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            self.inbox.put(json.loads(stream.read(length)))
-
-    def send(self, message: dict[str, Any]) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.process.stdin.flush()
-
-    def wait_for(self, predicate: Any, timeout: float = 30) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while True:
-            message = self.inbox.get(timeout=max(deadline - time.monotonic(), 0.01))
-            if "method" in message and "id" in message:  # a request from the server
-                self.send({"id": message["id"], "result": None})
-            if predicate(message):
-                return message
-
-    def close(self) -> None:
-        self.process.kill()
-        self.process.wait()
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -88,7 +39,7 @@ def initialize_ms(rounds: int) -> tuple[float, float]:
     for _ in range(rounds):
         for command, times in (([sys.executable, "-c", BARE_PYGLS], bare), (None, stet)):
             start = time.perf_counter()
-            server = Server(command)
+            server = PipeServer(command)
             server.send({"id": 1, "method": "initialize", "params": {"capabilities": {}}})
             server.wait_for(lambda m: m.get("id") == 1)
             times.append((time.perf_counter() - start) * 1000)
@@ -103,7 +54,7 @@ def edits_ms(root: Path, lines: int, edits: int, incremental: bool) -> list[floa
         body[n] = f"# stet: note number {n}"
     path.write_text("\n".join(body) + "\n")
     uri = from_fs_path(str(path))
-    server = Server()
+    server = PipeServer()
     server.send({"id": 1, "method": "initialize", "params": {"capabilities": {}}})
     server.wait_for(lambda m: m.get("id") == 1)
     server.send({"method": "initialized", "params": {}})

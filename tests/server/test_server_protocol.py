@@ -2,74 +2,21 @@
 
 from __future__ import annotations
 
-import json
-import queue
-import subprocess
-import sys
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_lsp
 from lsp_harness import SERVER, diagnostics, eventually, execute, open_file, start, uri
+from lsp_pipe import PipeServer
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from repos import make_repo
 
 
-class RawServer:
-    """The server as a subprocess, spoken to in raw JSON-RPC frames."""
-
-    def __init__(self) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "stet_lsp.server"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        stream = self.process.stdout
-        assert stream is not None
-        while True:
-            length = 0
-            while True:
-                line = stream.readline()
-                if not line:
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                name, _, value = line.decode().partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            self.messages.put(json.loads(stream.read(length)))
-
-    def send_bytes(self, body: bytes) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.process.stdin.flush()
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.send_bytes(json.dumps({"jsonrpc": "2.0", **message}).encode())
-
-    def answer(self, request_id: int, timeout: float = 15) -> dict[str, Any]:
-        """Skip notifications and server requests until the answer to `request_id`."""
-        while True:
-            message = self.messages.get(timeout=timeout)
-            if message.get("id") == request_id and "method" not in message:
-                return message
-
-    def close(self) -> None:
-        self.process.kill()
-        self.process.wait(timeout=10)
-
-
 @pytest.fixture
 def raw() -> Any:
-    server = RawServer()
+    server = PipeServer()
     server.send({"id": 1, "method": "initialize", "params": {"capabilities": {}}})
     assert "result" in server.answer(1)
     server.send({"method": "initialized", "params": {}})
@@ -78,7 +25,7 @@ def raw() -> Any:
 
 
 def test_malformed_messages_get_errors_and_the_server_keeps_serving(
-    raw: RawServer, root: Path
+    raw: PipeServer, root: Path
 ) -> None:
     document = uri(root / "src" / "app.py")
     raw.send_bytes(b"{this is not json")
@@ -174,7 +121,7 @@ def test_malformed_messages_get_errors_and_the_server_keeps_serving(
     assert raw.answer(11)["result"] is None
 
 
-def test_non_utf8_bytes_in_a_frame_do_not_kill_the_server(raw: RawServer) -> None:
+def test_non_utf8_bytes_in_a_frame_do_not_kill_the_server(raw: PipeServer) -> None:
     raw.send_bytes(
         b'{"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": "\xff\xfe"}'
     )
