@@ -194,3 +194,19 @@ def test_fast_insert_matches_a_full_parse_and_render(
         assert "- hand" not in text  # hand-written lines always take the full path
     else:
         assert new.kind == drop_kind or "- hand" in text or not text.endswith("\n")
+
+
+def test_text_and_anchors_that_look_like_metadata_read_back_exactly() -> None:
+    tricky = "Write `<!-- stet id=aaaaaa author=agent status=open created=2026-01-01T00:00:00Z -->` by hand"
+    anchor = Anchor("a <!-- b -->.py", 2, "x = '<!-- stet id=q -->'  # -->")
+    document = new_document("branch", "main", "main")
+    document.add(Entry("zzzzzz", "note", "agent", tricky, MOMENT, anchor=anchor))
+    document.add(Entry("yyyyyy", "note", "human", "second <!-- stet x", MOMENT))
+    text = document.render()
+    again = SheetDocument.parse(text)
+    assert again.problems == []
+    assert [(e.id, e.text, e.anchor) for e in again.entries()] == [
+        ("zzzzzz", tricky, anchor),
+        ("yyyyyy", "second <!-- stet x", None),
+    ]
+    assert again.render() == text

@@ -34,13 +34,15 @@ FORMAT_VERSION = 1
 
 _HEADING = re.compile(r"##[ \t]+(.*?)[ \t#]*$")
 _BULLET = re.compile(r"[-*+][ \t]+")
-_ENTRY_META = re.compile(r"[ \t]*<!--[ \t]*stet[ \t]+(.*?)[ \t]*-->[ \t]*$")
+# The last `<!-- stet … -->` on the line is the metadata (the greedy text before it may hold
+# the same characters; values never do, as "<" and ">" in them are escaped).
+_ENTRY_META = re.compile(r"(.*)<!--[ \t]*stet[ \t]+(.*?)[ \t]*-->[ \t]*$")
 _SHEET_META = re.compile(r"<!--[ \t]*stet-sheet\b(.*?)-->[ \t]*$")
 _BARE_VALUE = re.compile(r"[A-Za-z0-9._:/@+,-]+")
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 _VALUE = r'"(?:[^"\\]|\\.)*"|[^\s"]+'
 _CANONICAL_ENTRY = re.compile(
-    r"- (\S.*?) <!-- stet id=([A-Za-z0-9_-]{1,64}) author=(agent|human) "
+    r"- (\S.*) <!-- stet id=([A-Za-z0-9_-]{1,64}) author=(agent|human) "
     r"status=(open|graduated-trajectory|graduated-skill|discarded) "
     r"created=(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"
     rf"(?: anchor=({_VALUE}) anchor-text=({_VALUE}))? -->"
@@ -104,8 +106,9 @@ class Section:
 def encode_value(value: str) -> str:
     if _BARE_VALUE.fullmatch(value) and "--" not in value:
         return value
-    # Escaping ">" keeps "-->" out of the comment whatever the value holds.
-    return json.dumps(value, ensure_ascii=False).replace(">", "\\u003e").replace("--", "-\\u002d")
+    # Escaping "<" and ">" keeps "<!--" and "-->" out of the comment whatever the value holds.
+    quoted = json.dumps(value, ensure_ascii=False)
+    return quoted.replace("<", "\\u003c").replace(">", "\\u003e").replace("--", "-\\u002d")
 
 
 def decode_value(raw: str) -> str:
@@ -554,9 +557,9 @@ class _Parser:
         bullet = _BULLET.match(first)
         if bullet:
             first = first[bullet.end() :]
-        meta = _ENTRY_META.search(first) if "<!--" in first else None
+        meta = _ENTRY_META.match(first) if "<!--" in first else None
         if meta:
-            first = first[: meta.start()]
+            first = meta.group(1)
         text = first.rstrip()
         if len(raw_lines) > 1:
             rest = [_unindent(line.rstrip("\r\n").rstrip()) for line in raw_lines[1:]]
@@ -575,7 +578,7 @@ class _Parser:
             )
             return self._register(EntryBlock(entry, raw, hand_written=True), start, raw)
         try:
-            entry = _entry_from_fields(kind, text, parse_fields(meta.group(1)), start + 1)
+            entry = _entry_from_fields(kind, text, parse_fields(meta.group(2)), start + 1)
         except (ValueError, KeyError) as error:
             self.problems.append(Problem(start + 1, "malformed-entry", f"entry: {error}"))
             return RawBlock(raw)
