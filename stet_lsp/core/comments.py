@@ -84,8 +84,9 @@ def language_of(path: str, language_id: str | None = None) -> str:
     return _FILE_NAMES.get(name.name) or _EXTENSIONS.get(name.suffix.lower()) or "plain"
 
 
-# Lexer state at a line start: None (code), ("block", index) or ("string", delimiter).
-State = tuple[str, object] | None
+# Lexer state at a line start: None (code), ("block", index of the block syntax) or
+# ("string", its delimiter).
+State = tuple[str, int | str] | None
 
 
 @dataclass(frozen=True)
@@ -108,88 +109,48 @@ class Comment:
 
 
 def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], State]:
-    """Comments on one line, and the state the next line starts in."""
+    """Comments on one line, and the state the next line starts in. A block comment or string
+    carried over from the line before is read as if its opener stood, empty, at column 0."""
     comments: list[Comment] = []
     position = 0
     length = len(line)
     code_before = False
     pattern, table = _tokens(syntax)
-    while position < length:
+    while position < length or state is not None:
         if state is not None:
-            kind, value = state
-            if kind == "block":
-                _, closer = syntax.blocks[int(value)]  # type: ignore[call-overload]
-                close = line.find(closer, position)
-                end = length if close < 0 else close
-                comments.append(
-                    Comment(
-                        start=position,
-                        end=end,
-                        opener="",
-                        code_before=code_before,
-                        block=True,
-                        end_with_delimiter=length if close < 0 else close + len(closer),
-                        start_with_delimiter=position,
-                    )
-                )
-                if close < 0:
-                    return comments, state
-                position = close + len(closer)
-                state = None
-                code_before = True
+            kind, carried = state
+            token, start, state = "", position, None
+            index = carried if isinstance(carried, int) else 0
+            delimiter = carried if isinstance(carried, str) else ""
+        else:
+            found = pattern.search(line, position)
+            if found is None:
+                return comments, None  # code to the end of the line
+            token, start = found.group(), found.start()
+            kind, index = table[token]
+            delimiter = token
+            code_before = code_before or bool(line[position:start].strip())
+            if token == "=begin" and start != 0:  # Ruby's block comment starts a line
+                code_before, position = True, start + 1
                 continue
-            delimiter = str(value)
-            close = _string_end(line, position, delimiter, syntax.escape)
-            if close < 0:
-                return comments, state
-            position = close
-            state = None
-            code_before = True
-            continue
-        found = pattern.search(line, position)
-        if found is None:
-            return comments, None  # code to the end of the line
-        token = found.group()
-        kind, index = table[token]
-        start = found.start()
-        if not code_before and line[position:start].strip():
-            code_before = True
-        if token == "=begin" and start != 0:  # Ruby's block comment starts a line
-            code_before = True
-            position = start + 1
-            continue
-        position = start
+        body = start + len(token)
         if kind == "line":
-            comments.append(
-                Comment(position + len(token), length, token, code_before, False, length, position)
-            )
+            comments.append(Comment(body, length, token, code_before, False, length, start))
             return comments, None
         if kind == "block":
-            _, closer = syntax.blocks[index]
-            body = position + len(token)
+            closer = syntax.blocks[index][1]
             close = line.find(closer, body)
-            end = length if close < 0 else close
-            comments.append(
-                Comment(
-                    start=body,
-                    end=end,
-                    opener=token,
-                    code_before=code_before,
-                    block=True,
-                    end_with_delimiter=length if close < 0 else close + len(closer),
-                    start_with_delimiter=position,
-                )
-            )
+            end, after = (length, length) if close < 0 else (close, close + len(closer))
+            comments.append(Comment(body, end, token, code_before, True, after, start))
             if close < 0:
                 return comments, ("block", index)
-            position = close + len(closer)
-            code_before = True
+            position, code_before = after, True
             continue
-        close = _string_end(line, position + len(token), token, syntax.escape)
+        close = _string_end(line, body, delimiter, syntax.escape)
         code_before = True
         if close < 0:
-            if token in syntax.multiline_strings:
-                return comments, ("string", token)
+            if delimiter in syntax.multiline_strings:
+                return comments, ("string", delimiter)
             return comments, None  # an unterminated single-line string ends with its line
         position = close
     return comments, state

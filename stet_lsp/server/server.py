@@ -150,6 +150,7 @@ class StetServer(LanguageServer):
         super().__init__("stet-lsp", __version__, protocol_cls=StetProtocol)
         self.settings = Settings()
         self.sessions: dict[Path, RepositorySession] = {}
+        self._folder_sessions: dict[Path, RepositorySession] = {}
         self.documents: dict[str, DocumentState] = {}
         self.diagnostics = DiagnosticsStore()
         self.features: list[Any] = []
@@ -174,18 +175,22 @@ class StetServer(LanguageServer):
     # -- documents -------------------------------------------------------------------
 
     def session_for(self, path: Path) -> RepositorySession | None:
-        for root, session in self.sessions.items():
-            if path == root or root in path.parents:
-                return session
+        """The repository holding `path` (the innermost one: a submodule, not its parent),
+        one session per repository, remembered per folder."""
+        folder = path.parent
+        if folder in self._folder_sessions:  # only found ones: a folder may become a repository
+            return self._folder_sessions[folder]
         try:
-            session = RepositorySession(path.parent)
+            found: RepositorySession | None = RepositorySession(folder)
         except StetError:
-            return None
+            found = None
         except Exception:  # a broken repository must not stop the server
             log.exception("cannot open the repository of %s", path)
-            return None
-        self.sessions[session.root] = session
-        return session
+            found = None
+        if found is not None:
+            found = self.sessions.setdefault(found.root, found)
+            self._folder_sessions[folder] = found
+        return found
 
     def open_document(
         self, uri: str, text: str, language_id: str | None, version: int | None = None
@@ -263,8 +268,12 @@ class StetServer(LanguageServer):
             state.notes = find_notes(state.lines, state.comments, self.settings.marker)
 
     def close_document(self, uri: str) -> None:
+        """Drop everything kept about a closed document, the features' state included."""
         self.documents.pop(uri, None)
         self.diagnostics.forget(uri)
+        for feature in self.features:
+            if hasattr(feature, "forget"):
+                feature.forget(uri)
 
     def document(self, uri: str) -> DocumentState:
         state = self.documents.get(uri)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -227,3 +232,52 @@ async def test_workspaces_each_repository_its_own_target_and_outside_files_quiet
         types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=loose))
     )
     assert not lenses
+
+
+def test_the_server_also_listens_on_tcp() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "stet_lsp.server", "--tcp", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                connection = socket.create_connection(("127.0.0.1", port), timeout=30)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server never listened"
+                time.sleep(0.1)
+        with connection:
+            body = json.dumps(
+                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
+            ).encode()
+            connection.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            stream = connection.makefile("rb")
+            length = 0
+            while (line := stream.readline()) not in (b"\r\n", b""):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            answer = json.loads(stream.read(length))
+        assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "stet-lsp"
+    finally:
+        server.kill()
+        server.wait(timeout=10)
+
+
+async def test_a_repository_inside_another_is_its_own(
+    configured: LanguageClient, tmp_path: Path
+) -> None:
+    outer = make_repo(tmp_path / "outer", files={"a.py": "x = 1\n"})
+    make_repo(
+        tmp_path / "outer" / "vendor" / "inner", branch="inner-main", files={"b.py": "y = 2\n"}
+    )
+    first = open_file(configured, Path(outer.workdir) / "a.py")
+    await execute(configured, "stet.note.add", uri=first, text="outer note")
+    second = open_file(configured, tmp_path / "outer" / "vendor" / "inner" / "b.py")
+    listed = await execute(configured, "stet.note.list", uri=second)
+    assert listed["target"]["name"] == "inner-main" and listed["entries"] == []

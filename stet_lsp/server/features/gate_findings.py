@@ -54,6 +54,9 @@ class GateFindings:
         self._options: tuple[object, ...] = ()
         server.command(REDACT)(answering(self.redact))
 
+    def forget(self, uri: str) -> None:
+        self.scanned.pop(uri, None)
+
     # -- diagnostics -------------------------------------------------------------------
 
     def analyse(self, state: DocumentState) -> None:
@@ -62,8 +65,6 @@ class GateFindings:
         if options != self._options:  # other settings find other secrets: scan again
             self._options = options
             self.scanned.clear()
-        for uri in [uri for uri in self.scanned if uri not in self.server.documents]:
-            del self.scanned[uri]
         kind = _kind(state)
         if kind is None:
             return

@@ -52,6 +52,9 @@ class SheetFile:
                 )
         self.server.diagnostics.set(state.uri, "sheet", diagnostics)
 
+    def forget(self, uri: str) -> None:
+        self.parsed.pop(uri, None)
+
     def _open_buffers(self) -> dict[str, str]:
         return {
             state.relative: state.text
