@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # gate_corpus
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import gate_corpus

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pygit2
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # lsp_pipe
 from lsp_pipe import PipeServer
 from pygls.uris import from_fs_path
 

@@ -1,7 +1,7 @@
 import sys
 from pathlib import Path
 
-# The corpus generator lives beside the benchmark, which imports it too.
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-if str(BENCH) not in sys.path:
-    sys.path.insert(0, str(BENCH))
+# Shared test code (the credential corpus, which the gate benchmark uses too) lives in tests/.
+TESTS = Path(__file__).resolve().parents[1]
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
