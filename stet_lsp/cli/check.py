@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from stet_lsp.cli.common import json_option, print_json, target_json, target_of, target_options
-from stet_lsp.core.check import check
+from stet_lsp.core.check import CheckOptions, check
 from stet_lsp.core.margin import DEFAULT_MARKER
 from stet_lsp.core.targets import open_repository
 
@@ -15,7 +15,7 @@ def register(commands: Any) -> None:
     parser = commands.add_parser(
         "check",
         parents=[target_options()],
-        help="list margin notes and anchored entries as file:line: message",
+        help="list what the editor would show (margin notes, entries, sheet problems, secrets)",
     )
     parser.add_argument(
         "--strict", action="store_true", help="exit 1 while margin notes are unrecorded"
@@ -27,19 +27,11 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     target = target_of(args)
-    shown = check(open_repository(target.root), target, args.marker)
+    shown = check(open_repository(target.root), target, CheckOptions(marker=args.marker))
     if args.json:
-        print_json(
-            {
-                "target": target_json(target),
-                "shown": [
-                    {"path": s.path, "line": s.line, "kind": s.kind, "message": s.message}
-                    for s in shown
-                ],
-            }
-        )
+        print_json({"target": target_json(target), "shown": [s.to_dict() for s in shown]})
     else:
         for item in shown:
             print(item)
-    unrecorded = sum(1 for item in shown if item.kind == "margin-note")
+    unrecorded = sum(1 for s in shown if s.item.kind == "margin-note")
     return 1 if args.strict and unrecorded else 0

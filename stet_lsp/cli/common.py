@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from stet_lsp.core.operations import JSON_VERSION
+from stet_lsp.core.operations import target_json as target_json
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import Target, resolve_target
-
-JSON_VERSION = 1
 
 
 def target_options() -> argparse.ArgumentParser:
@@ -43,11 +43,8 @@ def sheet_of(args: argparse.Namespace) -> StyleSheet:
     return StyleSheet(target_of(args))
 
 
-def target_json(target: Target) -> dict[str, Any]:
-    return {"kind": target.kind, "name": target.name, "key": target.key}
-
-
 def print_json(document: dict[str, Any]) -> None:
+    """A result of stet_lsp.core.operations as it is; other documents get the version."""
     json.dump({"version": JSON_VERSION, **document}, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
 

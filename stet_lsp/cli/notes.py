@@ -1,4 +1,7 @@
-"""`stet note …`, `stet brief`, `stet pause`, `stet resume`: the style sheet's entries."""
+"""`stet note …`, `stet brief`, `stet pause`, `stet resume`: the style sheet's entries.
+
+Each command calls one function of stet_lsp.core.operations; `--json` prints its result as
+it is, and the text output is read from the same result."""
 
 from __future__ import annotations
 
@@ -11,15 +14,12 @@ from stet_lsp.cli.common import (
     print_json,
     read_text_argument,
     sheet_of,
-    target_json,
     target_options,
 )
-from stet_lsp.core.anchors import make_anchor, relative_path
+from stet_lsp.core import operations
 from stet_lsp.core.brief import DEFAULT_BUDGET
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.model import AUTHORS, KINDS, STATUSES, Entry, format_time, parse_time
-from stet_lsp.core.sheet import EntryFilter, check_author, check_kind, check_status
-from stet_lsp.core.targets import Target
+from stet_lsp.core.model import AUTHORS, KINDS, STATUSES
 
 
 def register(commands: Any) -> None:
@@ -71,158 +71,116 @@ def register(commands: Any) -> None:
         "pause", parents=[shared], help="refuse new agent and margin notes, forgetting nothing"
     )
     pause.add_argument("--until", metavar="DATE", help="ISO date or time the pause ends")
+    json_option(pause)
     pause.set_defaults(func=_pause)
 
     resume = commands.add_parser("resume", parents=[shared], help="end a pause")
+    json_option(resume)
     resume.set_defaults(func=_resume)
 
 
 def _add(args: argparse.Namespace) -> int:
-    sheet = sheet_of(args)
-    anchor = None
     if (args.file is None) != (args.line is None):
         raise StetError("--file and --line go together")
-    if args.file is not None:
-        anchor = make_anchor(sheet.target.root, _from_directory(args, args.file), args.line)
-    entry = sheet.add(
+    result = operations.add_entry(
+        sheet_of(args),
         read_text_argument(args.text),
-        kind=check_kind(args.kind),
-        author=check_author(args.author),
-        anchor=anchor,
+        kind=args.kind,
+        author=args.author,
+        file=_from_directory(args, args.file) if args.file is not None else None,
+        line=args.line,
     )
-    if args.json:
-        print_json({"target": target_json(sheet.target), "entry": entry.to_dict()})
-    else:
-        print(entry.id)
-    return 0
+    return _print_id(args, result)
 
 
 def _list(args: argparse.Namespace) -> int:
-    sheet = sheet_of(args)
-    document = sheet.read()
-    where = EntryFilter(
-        kind=check_kind(args.kind) if args.kind else None,
-        author=check_author(args.author) if args.author else None,
-        status=check_status(args.status) if args.status else None,
-        file=relative_path(sheet.target.root, _from_directory(args, args.file))
-        if args.file
-        else None,
+    result = operations.list_entries(
+        sheet_of(args),
+        kind=args.kind,
+        author=args.author,
+        status=args.status,
+        file=_from_directory(args, args.file) if args.file else None,
     )
-    entries = [entry for entry in document.entries() if where(entry)]
-    lines = sheet.current_lines(entries)
     if args.json:
-        paused, until = sheet.pause_state()
-        print_json(
-            {
-                "target": target_json(sheet.target),
-                "sheet": str(sheet.path),
-                "paused": paused,
-                "paused_until": format_time(until) if until else None,
-                "entries": [_entry_json(entry, lines) for entry in entries],
-                "problems": [problem.to_dict() for problem in document.problems],
-            }
-        )
+        print_json(result)
         return 0
-    for entry in entries:
-        print(_summary(entry, lines))
-    for problem in document.problems:
-        print(f"{sheet.path}:{problem.line}: {problem.message}")
+    for entry in result["entries"]:
+        where = f"  [{_where(entry)}]" if entry["anchor"] else ""
+        first = entry["text"].split("\n", 1)[0]
+        print(
+            f"{entry['id']}  {entry['kind']:<13} {entry['author']:<5} {entry['status']:<8} "
+            f"{first}{where}"
+        )
+    for problem in result["problems"]:
+        print(f"{result['sheet']}:{problem['line']}: {problem['message']}")
     return 0
 
 
 def _show(args: argparse.Namespace) -> int:
-    sheet = sheet_of(args)
-    entry = sheet.get(args.id)
-    lines = sheet.current_lines([entry])
+    result = operations.show_entry(sheet_of(args), args.id)
     if args.json:
-        print_json({"target": target_json(sheet.target), "entry": _entry_json(entry, lines)})
+        print_json(result)
         return 0
-    print(f"id:      {entry.id}")
-    print(f"kind:    {entry.kind}")
-    print(f"author:  {entry.author}")
-    print(f"status:  {entry.status}")
-    print(f"created: {format_time(entry.created)}")
-    if entry.anchor:
-        print(f"anchor:  {_where(entry, lines)}")
+    entry = result["entry"]
+    for name in ("id", "kind", "author", "status", "created"):
+        print(f"{name + ':':<9}{entry[name]}")
+    if entry["anchor"]:
+        print(f"anchor:  {_where(entry)}")
     print()
-    print(entry.text)
+    print(entry["text"])
     return 0
 
 
 def _edit(args: argparse.Namespace) -> int:
-    sheet = sheet_of(args)
-    entry = sheet.edit_text(args.id, read_text_argument(args.text))
-    return _report(args, sheet.target, entry)
+    result = operations.edit_entry(sheet_of(args), args.id, read_text_argument(args.text))
+    return _print_id(args, result)
 
 
 def _discard(args: argparse.Namespace) -> int:
-    sheet = sheet_of(args)
-    entry = sheet.set_status(args.id, "discarded")
-    return _report(args, sheet.target, entry)
+    return _print_id(args, operations.discard_entry(sheet_of(args), args.id))
 
 
 def _brief(args: argparse.Namespace) -> int:
-    if args.budget < 1:
-        raise StetError("--budget must be a positive number of tokens")
-    sheet = sheet_of(args)
-    brief = sheet.brief(args.budget)
+    result = operations.brief(sheet_of(args), args.budget)
     if args.json:
-        print_json({"target": target_json(sheet.target), **brief.to_dict()})
+        print_json(result)
     else:
-        print(brief.text, end="")
+        print(result["text"], end="")
     return 0
 
 
 def _pause(args: argparse.Namespace) -> int:
-    until = None
-    if args.until:
-        try:
-            until = parse_time(args.until)
-        except ValueError:
-            raise StetError(f"--until {args.until!r} is not an ISO date or time") from None
-    sheet = sheet_of(args)
-    sheet.pause(until)
-    suffix = f" until {format_time(until)}" if until else ""
-    print(f"paused the style sheet of {sheet.target.label}{suffix}")
-    return 0
+    result = operations.pause(sheet_of(args), args.until)
+    until = f" until {result['paused_until']}" if result["paused_until"] else ""
+    return _print_state(args, result, "paused", until)
 
 
 def _resume(args: argparse.Namespace) -> int:
-    sheet = sheet_of(args)
-    sheet.resume()
-    print(f"resumed the style sheet of {sheet.target.label}")
+    return _print_state(args, operations.resume(sheet_of(args)), "resumed")
+
+
+def _print_state(
+    args: argparse.Namespace, result: dict[str, Any], verb: str, until: str = ""
+) -> int:
+    if args.json:
+        print_json(result)
+    else:
+        print(f"{verb} the style sheet of {result['target']['label']}{until}")
     return 0
 
 
-def _report(args: argparse.Namespace, target: Target, entry: Entry) -> int:
+def _print_id(args: argparse.Namespace, result: dict[str, Any]) -> int:
     if args.json:
-        print_json({"target": target_json(target), "entry": entry.to_dict()})
+        print_json(result)
     else:
-        print(entry.id)
+        print(result["entry"]["id"])
     return 0
 
 
 def _from_directory(args: argparse.Namespace, path: str) -> Path:
-    return Path(args.directory) / path
+    return (Path(args.directory) / path).resolve()
 
 
-def _entry_json(entry: Entry, lines: dict[str, int | None]) -> dict[str, Any]:
-    data = entry.to_dict()
-    if entry.anchor is not None:
-        line = lines.get(entry.id)
-        data["placement"] = {"line": line, "lost": line is None}
-    else:
-        data["placement"] = None
-    return data
-
-
-def _where(entry: Entry, lines: dict[str, int | None]) -> str:
-    assert entry.anchor is not None
-    line = lines.get(entry.id)
-    return f"{entry.anchor.path}:{line}" if line else f"{entry.anchor.path} (anchor lost)"
-
-
-def _summary(entry: Entry, lines: dict[str, int | None]) -> str:
-    first = entry.text.split("\n", 1)[0]
-    where = f"  [{_where(entry, lines)}]" if entry.anchor else ""
-    return f"{entry.id}  {entry.kind:<13} {entry.author:<5} {entry.status:<8} {first}{where}"
+def _where(entry: dict[str, Any]) -> str:
+    path, line = entry["anchor"]["path"], entry["placement"]["line"]
+    return f"{path}:{line}" if line else f"{path} (anchor lost)"

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.lines import split_lines
 from stet_lsp.core.model import Anchor, Entry
 
 ANCHOR_TEXT_LIMIT = 200
+# Opening a FIFO must not block; the resolved path must not become a symlink meanwhile.
+_NO_WAIT = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
 _FUZZY_CUTOFF = 0.8
 _FUZZY_MIN_LENGTH = 16  # shorter lines look alike too easily: only exact matches count
 
@@ -33,7 +38,7 @@ def make_anchor(root: Path, path: Path | str, line: int, text: str | None = None
     relative = relative_path(root, path)
     if text is None:
         text = read_text(root / relative)
-    lines = text.splitlines()
+    lines = split_lines(text)
     if not 1 <= line <= max(len(lines), 1):
         raise StetError(f"{relative} has {len(lines)} lines; line {line} does not exist")
     return Anchor(relative, line, line_key(lines[line - 1]) if lines else "")
@@ -116,9 +121,26 @@ def place(
 
 def _lines(root: Path, path: str, texts: dict[str, str] | None) -> list[str] | None:
     if texts is not None and path in texts:
-        return texts[path].splitlines()
-    file = root / path
+        return split_lines(texts[path])
+    data = _read_inside(root, path)
+    return None if data is None else split_lines(data.decode("utf-8", errors="replace"))
+
+
+def _read_inside(root: Path, path: str) -> bytes | None:
+    """The content of the regular file at `path` when it is a plain relative path that stays
+    inside the repository, symlinks resolved; else None (the anchor counts as lost), so no
+    anchor can make Stet read outside the repository or block on a FIFO."""
+    parts = path.replace("\\", "/").split("/")
+    if path.startswith(("/", "\\")) or ".." in parts or "\0" in path or PureWindowsPath(path).drive:
+        return None
     try:
-        return file.read_bytes().decode("utf-8", errors="replace").splitlines()
-    except OSError:
+        file = (root / path).resolve()
+        if not file.is_relative_to(root.resolve()):
+            return None
+        descriptor = os.open(file, os.O_RDONLY | _NO_WAIT)
+        with os.fdopen(descriptor, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return None
+            return stream.read()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
         return None

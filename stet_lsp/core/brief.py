@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -96,7 +97,10 @@ def _line(entry: Entry, lines: Mapping[str, int | None]) -> str:
     where = ""
     if entry.anchor:
         line = lines.get(entry.id, entry.anchor.line)
-        where = f" ({entry.anchor.path}:{line})" if line else f" ({entry.anchor.path}, line gone)"
+        path = entry.anchor.path
+        if not path.isprintable():  # a line break in a path must not open a line of its own
+            path = json.dumps(path)
+        where = f" ({path}:{line})" if line else f" ({path}, line gone)"
     first, *rest = entry.text.split("\n")
     body = [f"- {first}{where}"] + [f"  {line}" if line else "" for line in rest]
     return "\n".join(body) + "\n"

@@ -32,9 +32,15 @@ def format_time(moment: datetime) -> str:
 
 
 def parse_time(text: str) -> datetime:
-    """ISO 8601; a bare date means its midnight UTC, a naive time is taken as UTC."""
+    """ISO 8601, as UTC; a bare date means its midnight UTC, a naive time is taken as UTC.
+    ValueError also for a time that UTC cannot hold (9999-12-31T23:59:59-01:00)."""
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    if not moment.tzinfo:
+        return moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"{text} is out of range") from None
 
 
 _Choice = TypeVar("_Choice", bound=str)

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 import pygit2
 
-from stet_lsp.core.sheet import TEMPORARY_SUFFIX
-from stet_lsp.core.sheet_format import SheetDocument
-from stet_lsp.core.targets import SHEETS_DIR, Target
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import TEMPORARY_SUFFIX, inside, read_regular, remove_regular
+from stet_lsp.core.sheet_format import header_of
+from stet_lsp.core.targets import SHEETS_DIR, Target, target_key
 
 DEFAULT_TTL_DAYS = 30
 _HEADER_BYTES = 4096
@@ -34,36 +38,71 @@ def collect_garbage(
     dry_run: bool = False,
     now: float | None = None,
 ) -> list[Removal]:
-    """Remove (or with `dry_run` only list) stale sheets; never the current target's."""
-    folder = current.root / SHEETS_DIR
-    if not folder.is_dir():
+    """Remove (or with `dry_run` only list) stale sheets; never the current target's.
+
+    Only regular files in the real sheets folder are candidates, and a sheet only when its
+    header names a target whose key is its file name: anything else there is left alone."""
+    root = current.root
+    folder = inside(root, SHEETS_DIR)
+    try:
+        with os.scandir(folder) as found:
+            listing = sorted(found, key=lambda item: item.name)
+    except (FileNotFoundError, NotADirectoryError):
         return []
+    except OSError as error:
+        raise StetError(f"cannot list {folder}: {error.strerror or error}") from None
     branches = set(repo.branches.local)
     cutoff = (time.time() if now is None else now) - ttl_days * 86400
     removals = []
-    for leftover in folder.glob(f".*{TEMPORARY_SUFFIX}"):
-        # A writer killed between creating its temporary file and renaming it.
-        if leftover.stat().st_mtime < time.time() - 3600 and not dry_run:
-            leftover.unlink(missing_ok=True)
-    for path in sorted(folder.glob("*.md")):
+    for item in listing:
+        try:
+            status = item.stat(follow_symlinks=False)
+        except OSError:  # gone since the listing (a writer's temporary file, say)
+            continue
+        if not stat.S_ISREG(status.st_mode):
+            continue
+        path = folder / item.name
+        if item.name.startswith(".") and item.name.endswith(TEMPORARY_SUFFIX):
+            # A writer killed between creating its temporary file and renaming it.
+            if status.st_mtime < time.time() - 3600 and not dry_run:
+                _remove(path, root)
+            continue
+        if item.name.startswith(".") or not item.name.endswith(".md"):
+            continue
         if path == current.sheet_path:
             continue
-        kind, name = _owner(path)
-        if kind == "branch" and name and name not in branches and name != current.name:
+        owner = _proven_owner(path, root)
+        if owner is None:
+            continue
+        kind, name = owner
+        if kind == "branch" and name not in branches and name != current.name:
             reason = f"branch {name!r} no longer exists"
-        elif path.stat().st_mtime < cutoff:
+        elif status.st_mtime < cutoff:
             reason = f"untouched for more than {ttl_days:g} days"
         else:
             continue
-        removals.append(Removal(path, name or path.stem, reason))
+        removals.append(Removal(path, name, reason))
         if not dry_run:
-            path.unlink(missing_ok=True)
-            Path(str(path) + ".lock").unlink(missing_ok=True)
+            _remove(path, root)
+            _remove(path.with_name(path.name + ".lock"), root)
     return removals
 
 
-def _owner(path: Path) -> tuple[str, str]:
-    with path.open("rb") as stream:
-        head = stream.read(_HEADER_BYTES).decode("utf-8", errors="replace")
-    meta = SheetDocument.parse(head.rsplit("\n", 1)[0]).meta
+def _proven_owner(path: Path, root: Path) -> tuple[str, str] | None:
+    """(kind, name) of the target whose sheet `path` is, or None when that is not certain."""
+    try:
+        data = read_regular(path, root, limit=_HEADER_BYTES)
+        if data is None:
+            return None
+        head = data.decode("utf-8", errors="replace").rsplit("\n", 1)[0]
+        meta = header_of(head).meta
+    except Exception:  # a file the parser cannot read is not proven to be a sheet
+        return None
+    if not meta.target_name or path.name != f"{target_key(meta.target_kind, meta.target_name)}.md":
+        return None
     return meta.target_kind, meta.target_name
+
+
+def _remove(path: Path, root: Path) -> None:
+    with suppress(StetError):  # no longer a regular file, or the folder changed: not ours
+        remove_regular(path, root)

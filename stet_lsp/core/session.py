@@ -1,9 +1,14 @@
 """One repository as a long-lived front end sees it: the target follows HEAD, and the style
-sheet is re-read only when the file changes on disk."""
+sheet is re-read only when the file changes on disk.
+
+Every method reads the disk or git: a front end with an event loop calls them in a worker
+thread. The repository handle is used by one thread at a time."""
 
 from __future__ import annotations
 
 import os
+import stat
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +24,8 @@ class Snapshot:
     document: SheetDocument
     stamp: tuple[int, int] | None
     """(mtime_ns, size) of the sheet it was read from; None: no sheet yet."""
+    text: str | None
+    """The sheet's text as read ("" when there is none; None when it cannot be read)."""
     error: str | None = None
     """Why the sheet could not be read (it is then shown as empty)."""
 
@@ -27,12 +34,16 @@ class RepositorySession:
     def __init__(self, root: Path) -> None:
         self.repo = open_repository(root)
         self.root = Path(self.repo.workdir).resolve()
+        self.git_dir = Path(self.repo.path).resolve()
+        """Outside `root/.git` for a worktree or a submodule."""
+        self._git = threading.Lock()
         self._snapshot: Snapshot | None = None
         self.seen = self.fingerprint()
         """The fingerprint a watcher last acted on."""
 
     def target(self) -> Target:
-        return current_target(self.repo)
+        with self._git:
+            return current_target(self.repo)
 
     def sheet(self) -> StyleSheet:
         return StyleSheet(self.target())
@@ -42,24 +53,32 @@ class RepositorySession:
         target = self.target()
         return (target.kind, target.name, _stamp(target.sheet_path))
 
-    def snapshot(self) -> Snapshot:
+    def load(self) -> Snapshot:
+        """The target and its sheet now (the last snapshot when neither changed)."""
         target = self.target()
         stamp = _stamp(target.sheet_path)
         cached = self._snapshot
         if cached is not None and cached.target == target and cached.stamp == stamp:
             return cached
-        error = None
+        sheet = StyleSheet(target)
         try:
-            document = StyleSheet(target).read()
+            text: str | None = sheet.read_text()
+            document = sheet.parse(text or "")
+            error = None
         except StetError as problem:
-            document, error = SheetDocument.parse(""), str(problem)
-        self._snapshot = Snapshot(target, document, stamp, error)
+            text, document, error = None, SheetDocument.parse(""), str(problem)
+        self._snapshot = Snapshot(target, document, stamp, text, error)
         return self._snapshot
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
+    """Of the path itself, never what a link points to. Anything but a regular file gets a
+    stamp too (its type in place of a size): reading it then fails with a StetError, which
+    `snapshot` keeps as the error."""
     try:
-        status = os.stat(path)
+        status = os.lstat(path)
     except OSError:
         return None
+    if not stat.S_ISREG(status.st_mode):
+        return status.st_mtime_ns, -stat.S_IFMT(status.st_mode)
     return status.st_mtime_ns, status.st_size

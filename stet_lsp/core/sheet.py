@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import secrets
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -28,6 +26,7 @@ from stet_lsp.core.model import (
     format_time,
     utc_now,
 )
+from stet_lsp.core.safefs import atomic_write, ensure_regular, make_dirs, read_regular
 from stet_lsp.core.sheet_format import (
     SheetDocument,
     SheetMeta,
@@ -39,7 +38,6 @@ from stet_lsp.core.sheet_format import (
 from stet_lsp.core.targets import STET_DIR, Target
 
 LOCK_TIMEOUT_SECONDS = 15.0
-TEMPORARY_SUFFIX = ".tmp"
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 
 Via = Literal["direct", "margin"]
@@ -100,14 +98,14 @@ class StyleSheet:
 
     def read(self) -> SheetDocument:
         """The sheet as it is on disk now (an empty one if it does not exist yet)."""
-        return self._parse(self._read_text())
+        return self.parse(self.read_text())
 
-    def _read_text(self) -> str:
+    def read_text(self) -> str:
+        """The sheet's text (the buffer's, or the file's; "" when there is no file)."""
         if self.buffer is not None:
             return self.buffer
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
+        data = read_regular(self.path, self.target.root)
+        if data is None:
             return ""
         try:
             return data.decode("utf-8")
@@ -117,7 +115,8 @@ class StyleSheet:
                 "fix or move it, nothing was changed"
             ) from None
 
-    def _parse(self, text: str) -> SheetDocument:
+    def parse(self, text: str) -> SheetDocument:
+        """`text` as this target's sheet (a new one when empty); refused if another's."""
         if not text:
             return self._new_document()
         document = SheetDocument.parse(text)
@@ -159,7 +158,7 @@ class StyleSheet:
         if not body:
             raise StetError("an entry needs some text")
         with self._locked():
-            current = self._read_text()
+            current = self.read_text()
             header = header_of(current) if current else self._new_document()
             self._check_owner(header)
             if (author == "agent" or via == "margin") and _is_paused(header.meta):
@@ -174,7 +173,7 @@ class StyleSheet:
             )
             updated = insert_entry(current, entry) if current and not header.dirty else None
             if updated is None:
-                document = self._parse(current)
+                document = self.parse(current)
                 document.add(entry)
                 document.adopt_hand_written(entry.created)
                 updated = document.render()
@@ -234,15 +233,20 @@ class StyleSheet:
     def _locked(self) -> Iterator[None]:
         from filelock import FileLock, Timeout  # slow to import; only writers need it
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        ensure_stet_gitignore(self.target.root)
-        lock = FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT_SECONDS)
+        root = self.target.root
+        make_dirs(root, self.path.parent)
+        ensure_stet_gitignore(root)
+        # Created (or checked) here first: filelock itself may follow a link or open a FIFO.
+        lock_path = ensure_regular(self.path.with_name(self.path.name + ".lock"), root)
+        lock = FileLock(str(lock_path), timeout=LOCK_TIMEOUT_SECONDS)
         try:
             lock.acquire()
         except Timeout:
             raise StetError(
                 f"the style sheet is locked by another process ({lock.lock_file}); try again"
             ) from None
+        except OSError as error:
+            raise StetError(f"cannot lock {lock_path}: {error.strerror or error}") from None
         try:
             yield
         finally:
@@ -252,20 +256,8 @@ class StyleSheet:
         if self.buffer is not None:
             self.buffer = text
             return
-        folder = self.path.parent
-        descriptor, temporary = tempfile.mkstemp(
-            prefix=f".{self.path.name}.", suffix=TEMPORARY_SUFFIX, dir=folder
-        )
-        try:
-            with os.fdopen(descriptor, "wb") as stream:
-                stream.write(text.encode("utf-8"))
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        _fsync_folder(folder)
+        # A style sheet is private working memory: a new one is readable by its owner only.
+        atomic_write(self.path, text.encode("utf-8"), self.target.root, mode=0o600)
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -316,27 +308,13 @@ def _new_id(sheet_text: str) -> str:
 
 def ensure_stet_gitignore(root: Path) -> None:
     """`.stet/.gitignore` ignores `cache/`, so a style sheet is never committed by accident."""
-    path = root / STET_DIR / ".gitignore"
-    path.parent.mkdir(exist_ok=True)
-    try:
-        current = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        current = None
-    if current is not None and any(
+    path = make_dirs(root, STET_DIR) / ".gitignore"
+    data = read_regular(path, root)
+    current = "" if data is None else data.decode("utf-8", "surrogateescape")
+    if any(
         line.strip() in {"cache/", "/cache/", "cache", "/cache"} for line in current.splitlines()
     ):
         return
-    with path.open("a", encoding="utf-8") as stream:
-        if current and not current.endswith("\n"):
-            stream.write("\n")
-        stream.write("cache/\n")
-
-
-def _fsync_folder(folder: Path) -> None:
-    if os.name != "posix":
-        return
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+    separator = "\n" if current and not current.endswith("\n") else ""
+    updated = f"{current}{separator}cache/\n"
+    atomic_write(path, updated.encode("utf-8", "surrogateescape"), root)

@@ -48,6 +48,12 @@ _CANONICAL_ENTRY = re.compile(
     rf"(?: anchor=({_VALUE}) anchor-text=({_VALUE}))? -->"
 )
 _FIELD = re.compile(rf"([A-Za-z][\w-]*)=({_VALUE})")
+_ANCHOR_LINE = re.compile(r"[0-9]{1,10}")
+_LINE_LIMIT = 2**31 - 1  # the editor protocol's line numbers are 32-bit
+# A lone surrogate can come from a JSON escape ("\ud800") or an editor's buffer, never from a
+# decoded file; UTF-8 cannot store it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_HAS_SURROGATE = "it holds a lone surrogate, which UTF-8 cannot store"
 _CONTINUING = frozenset(" \t\r\n")  # a next line starting so may continue the entry
 
 # A heading names its kind by title or by kind id, case-insensitively.
@@ -111,26 +117,72 @@ def encode_value(value: str) -> str:
     return quoted.replace("<", "\\u003c").replace(">", "\\u003e").replace("--", "-\\u002d")
 
 
-def decode_value(raw: str) -> str:
-    if raw.startswith('"'):
-        value = json.loads(raw)
+def decode_value(key: str, raw: str) -> str:
+    """The value of field `key` as written (`raw`); ValueError naming the key when it cannot
+    be read or holds a lone surrogate."""
+    if not raw.startswith('"'):
+        value = raw
+    else:
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as error:
+            reason = f"{key} {_shown(raw)} is not a valid quoted value ({error.msg})"
+            raise ValueError(reason) from None
         if not isinstance(value, str):
-            raise ValueError(f"not a string: {raw}")
-        return value
-    return raw
+            raise ValueError(f"{key} {_shown(raw)} is not a string")
+    if not value.isascii() and _SURROGATE.search(value):
+        raise ValueError(f"{key} {_shown(raw)} holds a lone surrogate, which UTF-8 cannot store")
+    return value
 
 
-def parse_fields(text: str) -> dict[str, str]:
+def read_fields(text: str) -> tuple[dict[str, str], list[str]]:
+    """The fields of a metadata comment, and why each part that could not be read was not."""
     fields: dict[str, str] = {}
+    errors: list[str] = []
     position = 0
     for match in _FIELD.finditer(text):
         if text[position : match.start()].strip():
-            raise ValueError(f"cannot read {text[position : match.start()].strip()!r}")
-        fields[match.group(1)] = decode_value(match.group(2))
+            errors.append(f"cannot read {_shown(text[position : match.start()].strip())}")
+        try:
+            fields[match.group(1)] = decode_value(match.group(1), match.group(2))
+        except ValueError as error:
+            errors.append(str(error))
         position = match.end()
     if text[position:].strip():
-        raise ValueError(f"cannot read {text[position:].strip()!r}")
-    return fields
+        errors.append(f"cannot read {_shown(text[position:].strip())}")
+    return fields, errors
+
+
+def _has_surrogate(text: str) -> bool:
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")  # ten times faster than a regex search of a large sheet
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _shown(value: str) -> str:
+    """A value as a message quotes it: quoted values as written, at most 80 characters, on
+    one line, with only printable characters (a lone surrogate is shown escaped)."""
+    shown = value if value.startswith('"') else f"'{value}'"
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in shown)
+
+
+def _time(key: str, value: str) -> datetime:
+    try:
+        return parse_time(value)
+    except ValueError:
+        raise ValueError(f"{key} {_shown(value)} is not a valid time") from None
+
+
+def _anchor(value: str, text: str) -> Anchor:
+    path, _, number = value.rpartition(":")
+    if not path or not _ANCHOR_LINE.fullmatch(number) or not 1 <= int(number) <= _LINE_LIMIT:
+        raise ValueError(f"anchor {_shown(value)} is not PATH:LINE with a line from 1 to 2^31-1")
+    return Anchor(path, int(number), text)
 
 
 def render_fields(fields: dict[str, str]) -> str:
@@ -175,22 +227,21 @@ def render_entry(entry: Entry) -> str:
 
 def _entry_from_fields(kind: Kind, text: str, fields: dict[str, str], line: int) -> Entry:
     known = {"id", "author", "status", "created", "anchor", "anchor-text"}
-    entry_id = fields.get("id", "")
+    if "id" not in fields:
+        raise ValueError("id is missing")
+    entry_id = fields["id"]
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", entry_id):
-        raise ValueError(f"missing or invalid id {entry_id!r}")
+        raise ValueError(f"id {_shown(entry_id)} is not 1 to 64 of A-Z a-z 0-9 _ -")
     anchor = None
     if "anchor" in fields:
-        path, _, number = fields["anchor"].rpartition(":")
-        if not path or not number.isdigit() or int(number) < 1:
-            raise ValueError(f"anchor {fields['anchor']!r} is not PATH:LINE")
-        anchor = Anchor(path, int(number), fields.get("anchor-text", ""))
+        anchor = _anchor(fields["anchor"], fields.get("anchor-text", ""))
     return Entry(
         id=entry_id,
         kind=kind,
         author=choice(fields.get("author", "human"), AUTHORS, "author"),
         status=choice(fields.get("status", "open"), STATUSES, "status"),
         text=text,
-        created=parse_time(fields["created"]) if "created" in fields else _EPOCH,
+        created=_time("created", fields["created"]) if "created" in fields else _EPOCH,
         anchor=anchor,
         extra={key: value for key, value in fields.items() if key not in known},
         source_line=line,
@@ -216,11 +267,12 @@ class SheetDocument:
 
     @classmethod
     def parse(cls, text: str) -> SheetDocument:
+        """Never raises: what cannot be read is kept as written and reported in `problems`."""
         lines = text.split("\n")
         ends = [line + "\n" for line in lines[:-1]]
         if lines[-1]:
             ends.append(lines[-1])
-        return _Parser(ends).parse()
+        return _Parser(ends, _has_surrogate(text)).parse()
 
     def entries(self) -> Iterator[Entry]:
         for section in self.sections:
@@ -436,8 +488,9 @@ def _unindent(line: str) -> str:
 
 
 class _Parser:
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], surrogates: bool = False) -> None:
         self.lines = lines
+        self.surrogates = surrogates
         self.problems: list[Problem] = []
         self.first_seen: dict[str, int] = {}
         self.occurrences: dict[tuple[str, str], int] = {}
@@ -481,22 +534,28 @@ class _Parser:
             document.meta = meta
         return document
 
-    def _sheet_meta(self, text: str, line: int) -> SheetMeta | None:
-        try:
-            fields = parse_fields(text)
-            until = fields.pop("paused-until", None)
-            meta = SheetMeta(
-                target_kind=fields.pop("kind", ""),
-                target_name=fields.pop("target", ""),
-                paused=fields.pop("paused", "false") == "true",
-                paused_until=parse_time(until) if until else None,
-            )
-            fields.pop("version", None)
-            meta.extra = fields
-            return meta
-        except ValueError as error:
+    def _sheet_meta(self, text: str, line: int) -> SheetMeta:
+        """The header's values; one that cannot be read is reported and the others used. An
+        unreadable `paused-until` leaves a paused sheet paused with no end."""
+        fields, errors = read_fields(text)
+        errors = [f"{error}; the header's other values are used" for error in errors]
+        until = fields.pop("paused-until", None)
+        meta = SheetMeta(
+            target_kind=fields.pop("kind", ""),
+            target_name=fields.pop("target", ""),
+            paused=fields.pop("paused", "false") == "true",
+        )
+        if until:
+            try:
+                meta.paused_until = _time("paused-until", until)
+            except ValueError as bad:
+                end = "the sheet stays paused until `stet resume`" if meta.paused else "ignored"
+                errors.append(f"{bad}; {end}")
+        fields.pop("version", None)
+        meta.extra = fields
+        for error in errors:
             self.problems.append(Problem(line, "malformed-header", f"sheet header: {error}"))
-            return None
+        return meta
 
     def _section_body(self, section: Section, number: int) -> int:
         lines = self.lines
@@ -553,6 +612,8 @@ class _Parser:
                 return self._canonical_entry(kind, start, match)
         raw_lines = self.lines[start:stop]
         raw = "".join(raw_lines)
+        if self.surrogates and _SURROGATE.search(raw):
+            return self._malformed(start, raw, _HAS_SURROGATE)
         first = raw_lines[0].rstrip("\r\n")
         bullet = _BULLET.match(first)
         if bullet:
@@ -565,6 +626,8 @@ class _Parser:
             rest = [_unindent(line.rstrip("\r\n").rstrip()) for line in raw_lines[1:]]
             text = normalize_text(text + "\n" + "\n".join(rest))
         if meta is None:
+            if not text:
+                return RawBlock(raw)  # a bare bullet holds no entry yet
             key = (kind, text)
             occurrence = self.occurrences.get(key, 0)
             self.occurrences[key] = occurrence + 1
@@ -577,37 +640,49 @@ class _Parser:
                 source_line=start + 1,
             )
             return self._register(EntryBlock(entry, raw, hand_written=True), start, raw)
+        fields, errors = read_fields(meta.group(2))
+        if errors:
+            return self._malformed(start, raw, "; ".join(errors))
         try:
-            entry = _entry_from_fields(kind, text, parse_fields(meta.group(2)), start + 1)
-        except (ValueError, KeyError) as error:
-            self.problems.append(Problem(start + 1, "malformed-entry", f"entry: {error}"))
-            return RawBlock(raw)
+            entry = _entry_from_fields(kind, text, fields, start + 1)
+        except ValueError as error:
+            return self._malformed(start, raw, str(error))
         if not text:
-            self.problems.append(Problem(start + 1, "malformed-entry", "entry has no text"))
-            return RawBlock(raw)
+            return self._malformed(start, raw, "it has no text")
         return self._register(EntryBlock(entry, raw), start, raw)
 
     def _canonical_entry(self, kind: Kind, start: int, match: re.Match[str]) -> Block:
         """The common case, an entry as Stet writes it on one line, read with one regex."""
         text, entry_id, author, status, created, anchor, anchor_text = match.groups()
+        raw = self.lines[start]
+        if self.surrogates and _SURROGATE.search(raw):
+            return self._malformed(start, raw, _HAS_SURROGATE)
+        try:
+            moment = datetime.fromisoformat(created)
+        except ValueError:
+            return self._malformed(start, raw, f"created {_shown(created)} is not a valid time")
         entry = Entry(
             id=entry_id,
             kind=kind,
             author=author,  # type: ignore[arg-type]  # the regex admits only valid values
             status=status,  # type: ignore[arg-type]
             text=text.rstrip(),
-            created=datetime.fromisoformat(created),
+            created=moment,
             anchor=None,
             source_line=start + 1,
         )
         if anchor is not None:
-            path, _, number = decode_value(anchor).rpartition(":")
-            if not path or not number.isdigit() or int(number) < 1:
-                message = f"entry: anchor {anchor} is not PATH:LINE"
-                self.problems.append(Problem(start + 1, "malformed-entry", message))
-                return RawBlock(self.lines[start])
-            entry.anchor = Anchor(path, int(number), decode_value(anchor_text))
-        return self._register(EntryBlock(entry, self.lines[start]), start, self.lines[start])
+            try:
+                path = decode_value("anchor", anchor)
+                entry.anchor = _anchor(path, decode_value("anchor-text", anchor_text))
+            except ValueError as error:
+                return self._malformed(start, raw, str(error))
+        return self._register(EntryBlock(entry, raw), start, raw)
+
+    def _malformed(self, start: int, raw: str, reason: str) -> RawBlock:
+        message = f"entry: {reason}; kept as written, not read as an entry"
+        self.problems.append(Problem(start + 1, "malformed-entry", message))
+        return RawBlock(raw)
 
     def _register(self, block: EntryBlock, start: int, raw: str) -> Block:
         entry_id = block.entry.id

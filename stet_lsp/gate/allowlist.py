@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import read_regular
 
 ALLOWLIST_PATH = Path(".stet") / "gate-allowlist.toml"
 
@@ -49,12 +50,12 @@ class Allowlist:
 
     @classmethod
     def load(cls, repo_root: Path) -> Allowlist | None:
-        path = repo_root / ALLOWLIST_PATH
-        if not path.is_file():
+        content = read_regular(repo_root / ALLOWLIST_PATH, repo_root)
+        if content is None:
             return None
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+            data = tomllib.loads(content.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
             raise StetError(f"{ALLOWLIST_PATH}: cannot read: {error}") from error
         values = data.get("values", [])
         patterns = data.get("patterns", [])

@@ -13,6 +13,8 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import read_regular
 from stet_lsp.gate.spans import Span
 
 _MEMORY_ENTRIES = 4096
@@ -67,14 +69,15 @@ def _path(directory: Path, key: str) -> Path:
 
 def _read(directory: Path, key: str) -> tuple[Span, ...] | None:
     try:
-        data = json.loads(_path(directory, key).read_text(encoding="utf-8"))
-        if data.get("format") != _FORMAT:
+        content = read_regular(_path(directory, key))
+        data = json.loads(content.decode("utf-8")) if content is not None else None
+        if not isinstance(data, dict) or data.get("format") != _FORMAT:
             return None
         return tuple(
             Span(int(s), int(e), str(rule), int(p), None if fixed is None else str(fixed), str(pre))
             for s, e, rule, p, fixed, pre in data["spans"]
         )
-    except (OSError, ValueError, KeyError, TypeError):
+    except (StetError, ValueError, KeyError, TypeError):
         # A missing, torn or foreign entry is a miss: the chunk is simply scanned again.
         return None
 

@@ -13,6 +13,7 @@ from typing import Any
 import pygit2
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import atomic_write, read_regular
 from stet_lsp.gate import gitfiles
 from stet_lsp.gate.config import GateConfig, load_config
 from stet_lsp.gate.findings import Finding
@@ -88,10 +89,10 @@ def _decode(data: bytes) -> str | None:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        return _decode(path.read_bytes())
-    except OSError as error:
-        raise StetError(f"{path}: {error.strerror or error}") from error
+    data = read_regular(path)
+    if data is None:
+        raise StetError(f"{path}: no such file or directory")
+    return _decode(data)
 
 
 def _files(paths: list[str]) -> Iterator[Path]:
@@ -101,7 +102,9 @@ def _files(paths: list[str]) -> Iterator[Path]:
             for root, directories, files in os.walk(path):
                 directories[:] = sorted(d for d in directories if d != ".git")
                 for file in sorted(files):
-                    yield Path(root) / file
+                    # A link found in a folder is not followed: it may lead out of the tree.
+                    if not os.path.islink(os.path.join(root, file)):
+                        yield Path(root) / file
         elif path.exists():
             yield path
         else:
@@ -138,37 +141,25 @@ def run_scan(args: argparse.Namespace) -> int:
 
 def run_redact(args: argparse.Namespace) -> int:
     source = Path(args.path)
-    if not source.is_file():
-        raise StetError(f"{args.path}: not a file")
     text = _read(source)
     if text is None:
         raise StetError(f"{args.path}: binary content is not redacted")
     result = redact_text(text, config=_config(args), path=str(source))
     data = result.text.encode("utf-8", "surrogateescape")
     if args.in_place or args.output:
-        _write_atomically(source if args.in_place else Path(args.output), data)
+        atomic_write(source if args.in_place else Path(args.output), data)
     else:
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     if args.report:
         report = json.dumps(result.report.to_dict(), indent=2) + "\n"
-        _write_atomically(Path(args.report), report.encode("utf-8"))
+        atomic_write(Path(args.report), report.encode("utf-8"))
     counts = ", ".join(f"{rule} {n}" for rule, n in result.report.counts().items())
     print(
         f"redacted {result.report.total} span(s){': ' + counts if counts else ''}", file=sys.stderr
     )
     return 0
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.stet-tmp")
-    try:
-        temporary.write_bytes(data)
-        os.replace(temporary, path)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise StetError(f"{path}: {error.strerror or error}") from error
 
 
 def run_check(args: argparse.Namespace) -> int:

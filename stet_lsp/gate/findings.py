@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stet_lsp.gate.positions import LineIndex
+from stet_lsp.core.lines import LineIndex
 from stet_lsp.gate.spans import Span
 
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from stet_lsp.gate.positions import LineIndex
+from stet_lsp.core.lines import LineIndex
 
 # A JSON string literal; raw newlines cannot occur inside one, so a broken line cannot
 # swallow the next. The unrolled form matches in linear time.

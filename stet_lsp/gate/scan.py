@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from stet_lsp.core.lines import LineIndex
 from stet_lsp.gate import dslayer
 from stet_lsp.gate.cache import DEFAULT_CACHE, ResultCache, chunk_key
 from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.engine import RuleScanner, rule_set
 from stet_lsp.gate.findings import Finding, finding_for
 from stet_lsp.gate.jsonaware import LiteralIndex, decode_with_offsets, snap_to_literal
-from stet_lsp.gate.positions import LineIndex
 from stet_lsp.gate.prefilter import AnchorHit
 from stet_lsp.gate.spans import Span, merge_spans
 

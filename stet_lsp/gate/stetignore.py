@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import read_regular
 
 STETIGNORE = ".stetignore"
 OMITTED = "[OMITTED: .stetignore]"
@@ -28,12 +29,10 @@ class StetIgnore:
 
     @classmethod
     def load(cls, repo_root: Path) -> StetIgnore:
-        path = repo_root / STETIGNORE
+        content = read_regular(repo_root / STETIGNORE, repo_root)
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            lines = []
-        except (OSError, UnicodeDecodeError) as error:
+            lines = content.decode("utf-8").splitlines() if content is not None else []
+        except UnicodeDecodeError as error:
             raise StetError(f"{STETIGNORE}: cannot read: {error}") from error
         return cls.from_lines(lines)
 

@@ -35,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         server.start_tcp(*args.tcp)
     else:
         server.start_io()
-    return 0
+    return server.protocol.exit_code
 
 
 if __name__ == "__main__":

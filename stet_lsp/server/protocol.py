@@ -1,94 +1,254 @@
-"""Translation between Stet's view (0-based lines, str columns) and LSP's, and request errors."""
+"""The wire: Stet's JSON-RPC protocol and the loop that reads messages.
+
+pygls parses each message with `json.loads(..., object_hook=...)` and drops what it cannot
+read: a parse error, params nested too deep for the decoder, an envelope without `jsonrpc`
+or with a method that is not a string, a request after `shutdown`. Stet reads each frame
+itself so that every request gets an answer, and no error carries a traceback.
+"""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Mapping
-from functools import wraps
-from typing import Any, TypeVar
+import json
+import logging
+import re
+import threading
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from lsprotocol.types import ResponseError
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+)
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 
-from stet_lsp.core.errors import StetError
+log = logging.getLogger("stet_lsp")
 
-SOURCE = "stet"
-T = TypeVar("T")
-
-
-class RequestFailed(JsonRpcException):
-    """LSP's RequestFailed: the request was valid but could not be carried out."""
-
-    CODE = -32803
+MAX_DEPTH = 64
+"""Deepest nesting of objects and arrays accepted in a message (LSP's own types nest far
+less); deeper ones are refused before anything recurses over them."""
+_CONTENT_LENGTH = re.compile(rb"^Content-Length: *(\d+)\r\n$", re.IGNORECASE)
 
 
-def client_position(codec: Any, lines: list[str], line: int, column: int) -> types.Position:
-    text = lines[line] if 0 <= line < len(lines) else ""
-    return types.Position(line=line, character=codec.client_num_units(text[:column]))
-
-
-def client_range(
-    codec: Any, lines: list[str], line: int, column: int, end_line: int, end_column: int
-) -> types.Range:
-    return types.Range(
-        start=client_position(codec, lines, line, column),
-        end=client_position(codec, lines, end_line, end_column),
+def pulls_diagnostics(capabilities: types.ClientCapabilities | None) -> bool:
+    """Pull only with clients that can also be told to pull again: writes from outside the
+    editor must show without waiting for the next keystroke."""
+    document = capabilities.text_document if capabilities else None
+    workspace = capabilities.workspace if capabilities else None
+    return bool(
+        document
+        and document.diagnostic
+        and workspace
+        and workspace.diagnostics
+        and workspace.diagnostics.refresh_support
     )
 
 
-def line_range(codec: Any, lines: list[str], line: int) -> types.Range:
-    """The text of one line, from its first non-blank character."""
-    text = lines[line] if 0 <= line < len(lines) else ""
-    start = len(text) - len(text.lstrip())
-    return client_range(codec, lines, line, start, line, len(text))
+@dataclass(frozen=True)
+class Refused:
+    """Why a message cannot be handled; `answer`: whether it gets an error response (a
+    request, or a message whose id cannot be told, which is answered with a null id)."""
+
+    id: int | str | None
+    error: JsonRpcException
+    answer: bool = True
 
 
-def server_line(lines: list[str], position: types.Position) -> int:
-    if position.line < 0 or position.line >= max(len(lines), 1):
-        raise JsonRpcInvalidParams(
-            f"line {position.line} is outside the document ({len(lines)} lines)"
-        )
-    return position.line
+class StetProtocol(LanguageServerProtocol):
+    exit_code = 0
+    """What the process exits with: 1 when `exit` came without `shutdown` first."""
 
+    # -- reading -------------------------------------------------------------------------
 
-def argument(arguments: tuple[Any, ...]) -> Mapping[str, Any]:
-    """Stet's commands take one object argument."""
-    if len(arguments) != 1 or not isinstance(arguments[0], Mapping):
-        raise JsonRpcInvalidParams('expected one object argument, e.g. {"uri": "file:///…"}')
-    return arguments[0]
+    def receive(self, body: bytes) -> None:
+        """Read and handle one message body; a request that cannot be handled is answered
+        with an error, a notification that cannot is logged and dropped."""
+        message = self._read(body)
+        if isinstance(message, Refused):
+            log.warning("refused a message: %s", message.error.message)
+            if message.answer and message.id is None:
+                # JSON-RPC answers with "id": null here, which pygls's messages leave out.
+                error = {"code": message.error.code, "message": message.error.message}
+                self._send_data({"jsonrpc": "2.0", "id": None, "error": error})
+            elif message.answer:
+                self._send_response(message.id, error=_plain(message.error))
+            return
+        self.handle_message(message)
 
-
-def field(args: Mapping[str, Any], name: str, kind: type[T], default: Any = ...) -> T:
-    if name not in args or args[name] is None:
-        if default is ...:
-            raise JsonRpcInvalidParams(f"missing argument {name!r}")
-        return default  # type: ignore[no-any-return]
-    value = args[name]
-    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise JsonRpcInvalidParams(f"argument {name!r} must be a whole number")
-    if not isinstance(value, kind):
-        raise JsonRpcInvalidParams(f"argument {name!r} must be a {kind.__name__}")
-    return value
-
-
-def answering(handler: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn Stet's own errors into a RequestFailed answer with their message."""
-    if inspect.iscoroutinefunction(handler):
-
-        @wraps(handler)
-        async def asynchronous(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return await handler(*args, **kwargs)
-            except StetError as error:
-                raise RequestFailed(str(error)) from None
-
-        return asynchronous
-
-    @wraps(handler)
-    def synchronous(*args: Any, **kwargs: Any) -> Any:
+    def _read(self, body: bytes) -> Any:
         try:
-            return handler(*args, **kwargs)
-        except StetError as error:
-            raise RequestFailed(str(error)) from None
+            data = json.loads(body)
+        except RecursionError:
+            return Refused(_find_id(body), JsonRpcInvalidRequest("the message nests too deeply"))
+        except (ValueError, UnicodeDecodeError) as error:
+            return Refused(None, JsonRpcParseError(f"not JSON: {error}"))
+        if not isinstance(data, dict):
+            return Refused(None, JsonRpcInvalidRequest("a message must be a JSON object"))
+        raw_id = data.get("id")
+        request_id = raw_id if _valid_id(raw_id) else None
+        method = data.get("method")
+        problem = _envelope_problem(data)
+        if problem is not None:
+            return Refused(request_id, JsonRpcInvalidRequest(problem))
+        is_request = "id" in data
+        if _depth_exceeds(data.get("params"), MAX_DEPTH):
+            problem = f"params nest deeper than {MAX_DEPTH} levels"
+            return Refused(request_id, JsonRpcInvalidParams(problem), is_request)
+        if self._shutdown and method is not None and method != types.EXIT:
+            return Refused(request_id, JsonRpcInvalidRequest("the server is shut down"), is_request)
+        try:
+            return self.structure_message(data)
+        except JsonRpcException:
+            what = f"invalid params for {method}" if method else "an unreadable response"
+            return Refused(request_id, JsonRpcInvalidParams(what), is_request and bool(method))
 
-    return synchronous
+    def _send_response(
+        self, msg_id: Any, result: Any | None = None, error: ResponseError | None = None
+    ) -> None:
+        if error is not None and isinstance(error.data, dict) and "traceback" in error.data:
+            # The traceback is in the server's log; the client gets the one-line message.
+            error = ResponseError(code=error.code, message=error.message)
+        super()._send_response(msg_id, result, error)
+
+    # -- lifecycle and documents -----------------------------------------------------------
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        result = yield from super().lsp_initialize(params)
+        if not pulls_diagnostics(params.capabilities):
+            # Such a client gets pushed diagnostics; offering pull too would show them twice.
+            result.capabilities.diagnostic_provider = None
+        return result
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        self.exit_code = 0 if self._shutdown else 1
+        yield from super().lsp_exit(*args)
+
+    # Stet keeps each document's text itself (server/documents.py) and applies a change in
+    # proportion to its size; pygls's copy would be a second, stale one.
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(
+        self, params: types.DidOpenTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        yield from self._user_handler(types.TEXT_DOCUMENT_DID_OPEN, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        yield from self._user_handler(types.TEXT_DOCUMENT_DID_CHANGE, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(
+        self, params: types.DidCloseTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        yield from self._user_handler(types.TEXT_DOCUMENT_DID_CLOSE, params)
+
+    def _user_handler(self, method: str, params: Any) -> Generator[Any, Any, None]:
+        handler = self.fm.features.get(method)
+        if handler is not None:
+            yield handler, (params,), None
+
+
+def _plain(error: JsonRpcException) -> ResponseError:
+    return ResponseError(code=error.code, message=error.message)
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _envelope_problem(data: dict[str, Any]) -> str | None:
+    if data.get("jsonrpc") != "2.0":
+        return 'a message needs "jsonrpc": "2.0"'
+    if "id" in data and data["id"] is not None and not _valid_id(data["id"]):
+        return "a message id must be a number or a string"
+    if "method" in data:
+        if not isinstance(data["method"], str):
+            return "a method must be a string"
+        if "params" in data and not isinstance(data["params"], dict | list):
+            return "params must be an object or an array"
+    elif "id" not in data or ("result" not in data and "error" not in data):
+        return "a message needs a method, or an id with a result or an error"
+    return None
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    """Whether objects and arrays nest deeper than `limit` (without recursing)."""
+    level: list[tuple[Any, int]] = [(value, 1)]
+    while level:
+        item, depth = level.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        level.extend((child, depth + 1) for child in children)
+    return False
+
+
+_TOP_LEVEL_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
+
+
+def _find_id(body: bytes) -> int | str | None:
+    """The id of a message too deep to decode: the `"id"` member at the outermost level."""
+    depth, in_string, escaped = 0, False, False
+    for index, byte in enumerate(body):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+            continue
+        if byte == 0x22:
+            if depth == 1:
+                match = _TOP_LEVEL_ID.match(body, index)
+                if match:
+                    value = json.loads(match.group(1))
+                    return value if _valid_id(value) else None
+            in_string = True
+        elif byte in b"{[":
+            depth += 1
+        elif byte in b"}]":
+            depth -= 1
+    return None
+
+
+async def serve(stop: threading.Event, reader: Any, protocol: StetProtocol) -> None:
+    """Read framed messages until the stream ends; one bad message never ends the loop."""
+    length = 0
+    while not stop.is_set():
+        header = await reader.readline()
+        if not header:
+            break
+        match = _CONTENT_LENGTH.fullmatch(header)
+        if match:
+            length = int(match.group(1))
+            continue
+        if header.strip():
+            continue  # Content-Type or an unknown header
+        if not length:
+            continue
+        body = await reader.readexactly(length)
+        length = 0
+        if not body:
+            break
+        try:
+            protocol.receive(body)
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except Exception:  # a message that breaks a handler must not end the server
+            log.exception("could not handle a message")

@@ -1,162 +1,98 @@
-"""The Stet language server: shared state, and the features that register on it."""
+"""The Stet language server: shared state, and the features that register on it.
+
+Threading rule: all state here (documents, sessions, snapshots, diagnostics, the features'
+own state) lives on the event loop's thread and is changed only there. Work that can block
+(waiting for the sheet's lock, fsync, git, reading files, big scans) runs in worker threads
+on immutable inputs (`off_loop`), and its result is applied back on the loop. Background
+tasks are started with `spawn`, which keeps them and logs their failures.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-import re
+import sys
 import threading
-from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from lsprotocol import types
-from lsprotocol.types import ResponseError
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.language_server import lsp_method
-from pygls.uris import to_fs_path
 
 from stet_lsp import __version__
-from stet_lsp.core.comments import SYNTAXES, CommentIndex, language_of
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.margin import MarginNote, find_notes
-from stet_lsp.core.session import RepositorySession
+from stet_lsp.core.session import RepositorySession, Snapshot
 from stet_lsp.core.sheet import StyleSheet
-from stet_lsp.core.targets import SHEETS_DIR
-from stet_lsp.server.protocol import client_position
+from stet_lsp.core.targets import Target
+from stet_lsp.server.diagnostics import DiagnosticsStore
+from stet_lsp.server.documents import DocumentState, local_path, new_document
+from stet_lsp.server.feature import Feature
+from stet_lsp.server.protocol import StetProtocol, pulls_diagnostics, serve
 from stet_lsp.server.settings import Settings
 
 log = logging.getLogger("stet_lsp")
 T = TypeVar("T")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines as LSP counts them: only \\n, \\r\\n and \\r break a line."""
-    return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")
-
-
-@dataclass
-class DocumentState:
-    """What Stet keeps about one open document."""
-
-    uri: str
-    path: Path | None
-    session: RepositorySession | None
-    relative: str | None
-    lines: list[str]
-    comments: CommentIndex | None = None
-    notes: list[MarginNote] = field(default_factory=list)
-    is_sheet: bool = False
-    version: int | None = None
-    """The client's version of the text, for versioned workspace edits."""
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.lines)
-
-
-class DiagnosticsStore:
-    """Diagnostics per document and per source (margin notes, entries, the sheet, the gate),
-    served alike to clients that pull and pushed to those that cannot."""
-
-    def __init__(self) -> None:
-        self._by_uri: dict[str, dict[str, list[types.Diagnostic]]] = {}
-        self._versions: dict[str, int] = {}
-
-    def set(self, uri: str, source: str, diagnostics: list[types.Diagnostic]) -> None:
-        self._by_uri.setdefault(uri, {})[source] = diagnostics
-        self._versions[uri] = self._versions.get(uri, 0) + 1
-
-    def get(self, uri: str) -> list[types.Diagnostic]:
-        return [item for items in self._by_uri.get(uri, {}).values() for item in items]
-
-    def result_id(self, uri: str) -> str:
-        return str(self._versions.get(uri, 0))
-
-    def forget(self, uri: str) -> None:
-        self._by_uri.pop(uri, None)
-
-
-def pulls_diagnostics(capabilities: types.ClientCapabilities | None) -> bool:
-    """Pull only with clients that can also be told to pull again: writes from outside the
-    editor must show without waiting for the next keystroke."""
-    document = capabilities.text_document if capabilities else None
-    workspace = capabilities.workspace if capabilities else None
-    return bool(
-        document
-        and document.diagnostic
-        and workspace
-        and workspace.diagnostics
-        and workspace.diagnostics.refresh_support
-    )
-
-
-@dataclass(frozen=True)
-class UnreadableRequest:
-    """A request whose params do not fit the method's type: it still gets an answer."""
-
-    id: Any
-    method: str
-    jsonrpc: str = "2.0"
-
-
-class StetProtocol(LanguageServerProtocol):
-    @lsp_method(types.INITIALIZE)
-    def lsp_initialize(
-        self, params: types.InitializeParams
-    ) -> Generator[Any, Any, types.InitializeResult]:
-        result = yield from super().lsp_initialize(params)
-        if not pulls_diagnostics(params.capabilities):
-            # Such a client gets pushed diagnostics; offering pull too would show them twice.
-            result.capabilities.diagnostic_provider = None
-        return result
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(
-        self, params: types.DidChangeTextDocumentParams
-    ) -> Generator[Any, Any, None]:
-        # Stet keeps the lines of each document itself and applies a change in proportion to
-        # its size; pygls's copy would rebuild the whole text on every keystroke.
-        handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
-        if handler is not None:
-            yield handler, (params,), None
-
-    def structure_message(self, data: dict[str, Any]) -> Any:
-        try:
-            return super().structure_message(data)
-        except JsonRpcException:
-            if isinstance(data, dict) and "id" in data and isinstance(data.get("method"), str):
-                return UnreadableRequest(data["id"], data["method"])
-            raise
-
-    def handle_message(self, message: Any) -> None:
-        if isinstance(message, UnreadableRequest):
-            self._send_response(
-                message.id,
-                error=ResponseError(
-                    code=JsonRpcInvalidParams.CODE,
-                    message=f"invalid params for {message.method}",
-                ),
-            )
-            return
-        super().handle_message(message)
 
 
 class StetServer(LanguageServer):
+    protocol: StetProtocol
+
     def __init__(self) -> None:
         super().__init__("stet-lsp", __version__, protocol_cls=StetProtocol)
         self.settings = Settings()
         self.sessions: dict[Path, RepositorySession] = {}
-        self._folder_sessions: dict[Path, RepositorySession] = {}
+        """By repository root."""
+        self._folder_sessions: dict[Path, RepositorySession | None] = {}
+        self.snapshots: dict[Path, Snapshot] = {}
+        """By repository root: the target and its style sheet as last read (off the loop)."""
         self.documents: dict[str, DocumentState] = {}
         self.diagnostics = DiagnosticsStore()
-        self.features: list[Any] = []
-        self.startup: list[Callable[[], object]] = []
-        """Run once the client is initialized (background tasks)."""
-        self.lock = threading.RLock()
+        self.features: list[Feature] = []
+        self.startup: list[Callable[[], Awaitable[Any]]] = []
+        """Run in order once the client is initialized, after each feature's `started`."""
+        self._published: dict[str, str] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.sheet_edits = asyncio.Lock()
+        """Held while an edit of an open style sheet is computed and applied."""
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The event loop, once the client is initialized (for worker threads' messages)."""
+
+    # -- transport -------------------------------------------------------------------------
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        self._stop_event = threading.Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(serve(self._stop_event, reader, self.protocol))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def shutdown(self) -> None:
+        super().shutdown()  # type: ignore[no-untyped-call]
+
+    def start_tcp(self, host: str, port: int) -> None:
+        self._stop_event = stop = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)
+            await serve(stop, reader, self.protocol)
+            self.shutdown()
+
+        async def listen() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        with contextlib.suppress(asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+            asyncio.run(listen())
 
     # -- client capabilities -------------------------------------------------------------
 
@@ -172,108 +108,171 @@ class StetServer(LanguageServer):
                 return False
         return bool(node)
 
-    # -- documents -------------------------------------------------------------------
+    # -- features and tasks ----------------------------------------------------------------
 
-    def session_for(self, path: Path) -> RepositorySession | None:
+    def ask(self, method: str, *args: Any) -> Iterator[tuple[Feature, Any]]:
+        """Each feature's answer to `method`; a feature that fails is logged and skipped."""
+        for feature in self.features:
+            try:
+                yield feature, getattr(feature, method)(*args)
+            except Exception:
+                log.exception("the %s feature failed in %s", feature.name, method)
+
+    def gather(self, method: str, *args: Any) -> list[Any]:
+        return [item for _, answer in self.ask(method, *args) for item in answer or ()]
+
+    def spawn(self, work: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
+        """Run `work` in the background; its failure is logged, never lost."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+
+        def done(finished: asyncio.Task[Any]) -> None:
+            self._tasks.discard(finished)
+            if not finished.cancelled() and finished.exception() is not None:
+                log.error("%s failed", what, exc_info=finished.exception())
+
+        task.add_done_callback(done)
+        return task
+
+    @staticmethod
+    async def off_loop(function: Callable[..., T], *args: Any) -> T:
+        """Run blocking work in a worker thread."""
+        return await asyncio.to_thread(function, *args)
+
+    # -- repositories ------------------------------------------------------------------------
+
+    def known_session(self, path: Path) -> RepositorySession | bool | None:
+        """The repository of `path` if its folder was looked at (None: in none), else False."""
+        return self._folder_sessions.get(path.parent, False)
+
+    async def session_for(self, path: Path) -> RepositorySession | None:
         """The repository holding `path` (the innermost one: a submodule, not its parent),
-        one session per repository, remembered per folder."""
+        one session per repository, its snapshot loaded."""
         folder = path.parent
-        if folder in self._folder_sessions:  # only found ones: a folder may become a repository
+        if folder in self._folder_sessions:
             return self._folder_sessions[folder]
-        try:
-            found: RepositorySession | None = RepositorySession(folder)
-        except StetError:
-            found = None
-        except Exception:  # a broken repository must not stop the server
-            log.exception("cannot open the repository of %s", path)
-            found = None
+        found = await self.off_loop(_open_session, folder)
         if found is not None:
-            found = self.sessions.setdefault(found.root, found)
+            known = self.sessions.get(found.root)
+            if known is None:
+                self.sessions[found.root] = found
+                self.snapshots[found.root] = await self.off_loop(found.load)
+            else:
+                found = known
+        # Only remember folders inside a repository: a folder may become one later.
+        if found is not None:
             self._folder_sessions[folder] = found
         return found
 
-    def open_document(
-        self, uri: str, text: str, language_id: str | None, version: int | None = None
-    ) -> DocumentState:
+    def snapshot(self, session: RepositorySession) -> Snapshot | None:
+        return self.snapshots.get(session.root)
+
+    async def reload(self, session: RepositorySession) -> None:
+        """Read the target and its sheet again (after a write, a branch switch, an outside
+        write), bring open sheets along, and show the result."""
+        snapshot = await self.off_loop(session.load)
+        previous = self.snapshots.get(session.root)
+        self.snapshots[session.root] = snapshot
+        from stet_lsp.server.sheet_sync import sync_open_sheet
+
+        if previous is None or previous.target != snapshot.target or previous.text != snapshot.text:
+            await sync_open_sheet(self, snapshot)
+        self.refresh(outside=True)
+
+    async def session_of(self, uri: str | None) -> RepositorySession:
+        """The repository a command works on: of a document or folder URI; without one, of
+        the workspace's only repository."""
+        if uri is None:
+            return await self._only_session()
+        state = self.documents.get(uri)
+        if state is not None:
+            if state.ready is not None:
+                await state.ready
+            if state.session is not None:
+                return state.session
         path = local_path(uri)
-        session = self.session_for(path) if path else None
-        relative = None
-        if session is not None and path is not None:
-            try:
-                relative = path.relative_to(session.root).as_posix()
-            except ValueError:
-                session = None
-        state = DocumentState(uri, path, session, relative, split_lines(text), version=version)
-        if session is not None and relative is not None:
-            state.is_sheet = relative.startswith(SHEETS_DIR.as_posix() + "/")
-            language = language_of(relative, language_id)
-            if not state.is_sheet:
-                state.comments = CommentIndex(state.lines, SYNTAXES[language])
+        session = None
+        if path is not None:
+            is_folder = await self.off_loop(path.is_dir)
+            session = await self.session_for(path / "_" if is_folder else path)
+        if session is None:
+            raise StetError(f"{uri} is not inside a git repository")
+        return session
+
+    async def _only_session(self) -> RepositorySession:
+        folders = [local_path(folder.uri) for folder in self.workspace.folders.values()]
+        if not folders and self.workspace.root_uri:
+            folders = [local_path(self.workspace.root_uri)]
+        sessions = {
+            session.root: session
+            for folder in folders
+            if folder is not None and (session := await self.session_for(folder / "_"))
+        }
+        if len(sessions) == 1:
+            return next(iter(sessions.values()))
+        if not sessions:
+            raise StetError("missing argument 'uri': no workspace folder is in a git repository")
+        raise StetError(
+            f"missing argument 'uri': the workspace holds {len(sessions)} repositories; "
+            "name a file or folder in one of them"
+        )
+
+    # -- documents -------------------------------------------------------------------------
+
+    def open_document(
+        self, uri: str, text: str, language_id: str | None, version: int | None
+    ) -> DocumentState:
+        state = new_document(uri, text, language_id, version)
         self.documents[uri] = state
-        self.rescan_notes(state)
+        state.rescan_notes(self.settings.marker)
+        if state.path is not None:
+            known = self.known_session(state.path)
+            if known is not False:
+                assert not isinstance(known, bool)
+                state.attach(known)
+            else:
+                state.ready = asyncio.get_running_loop().create_future()
+                self.spawn(self._find_repository(state), f"finding the repository of {uri}")
         return state
+
+    async def _find_repository(self, state: DocumentState) -> None:
+        assert state.path is not None and state.ready is not None
+        try:
+            session = await self.session_for(state.path)
+            if self.documents.get(state.uri) is state:
+                state.attach(session)
+                state.rescan_notes(self.settings.marker)
+                # Requests about the document waited for this: no refresh to ask for.
+                self.refresh([state], outside=False)
+        finally:
+            state.ready.set_result(None)
 
     def change_document(
         self,
         uri: str,
-        changes: list[types.TextDocumentContentChangeEvent],
-        version: int | None = None,
+        changes: Sequence[types.TextDocumentContentChangeEvent],
+        version: int | None,
     ) -> DocumentState | None:
         state = self.documents.get(uri)
         if state is None:
             return None
         state.version = version
-        for change in changes:
-            if isinstance(change, types.TextDocumentContentChangePartial):
-                first, removed, added = self._apply(state, change)
-                if state.comments is not None:
-                    state.comments.update(state.lines, first, removed, added)
-            else:
-                state.lines = split_lines(change.text)
-                if state.comments is not None:
-                    state.comments = CommentIndex(state.lines, state.comments.syntax)
-        self.rescan_notes(state)
-        return state
-
-    def _apply(
-        self, state: DocumentState, change: types.TextDocumentContentChangePartial
-    ) -> tuple[int, int, int]:
-        """Apply an incremental change to the lines: (first line, lines removed, lines added)."""
-        lines = state.lines
-        start_line, start = self._server_position(lines, change.range.start)
-        end_line, end = self._server_position(lines, change.range.end)
-        if (end_line, end) < (start_line, start):
-            start_line, start, end_line, end = end_line, end, start_line, start
-        replacement = split_lines(lines[start_line][:start] + change.text + lines[end_line][end:])
-        lines[start_line : end_line + 1] = replacement
-        return start_line, end_line - start_line + 1, len(replacement)
-
-    def _server_position(self, lines: list[str], position: types.Position) -> tuple[int, int]:
-        """A client position as (line, str index), clamped to the document."""
-        if position.line >= len(lines):
-            return len(lines) - 1, len(lines[-1])
-        line = lines[max(position.line, 0)]
-        if line.isascii():
-            return position.line, min(max(position.character, 0), len(line))
         codec = self.workspace.position_codec
-        units = 0
-        for index, char in enumerate(line):
-            if units >= position.character:
-                return position.line, index
-            units += codec.client_num_units(char)
-        return position.line, len(line)
-
-    def rescan_notes(self, state: DocumentState) -> None:
-        if state.comments is not None:
-            state.notes = find_notes(state.lines, state.comments, self.settings.marker)
+        for change in changes:
+            state.apply(change, codec)
+        # Only the sheet needs to know (outside writes are merged into it); a reload from
+        # disk arrives as an edit that leaves the text the editor takes to be saved.
+        state.modified = not state.is_sheet or state.text != state.disk_text
+        state.rescan_notes(self.settings.marker)
+        return state
 
     def close_document(self, uri: str) -> None:
         """Drop everything kept about a closed document, the features' state included."""
         self.documents.pop(uri, None)
         self.diagnostics.forget(uri)
-        for feature in self.features:
-            if hasattr(feature, "forget"):
-                feature.forget(uri)
+        self._published.pop(uri, None)
+        for _ in self.ask("forget", uri):
+            pass
 
     def document(self, uri: str) -> DocumentState:
         state = self.documents.get(uri)
@@ -281,98 +280,86 @@ class StetServer(LanguageServer):
             raise StetError(f"{uri} is not open in the editor")
         return state
 
-    def session_of_uri(self, uri: str) -> RepositorySession:
-        """The repository of a document (open or not) or of a folder."""
+    async def ready(self, uri: str) -> DocumentState | None:
         state = self.documents.get(uri)
-        if state is not None and state.session is not None:
-            return state.session
-        path = local_path(uri)
-        session = self.session_for(path / "_") if path and path.is_dir() else None
-        session = session or (self.session_for(path) if path else None)
-        if session is None:
-            raise StetError(f"{uri} is not inside a git repository")
-        return session
+        if state is not None and state.ready is not None:
+            await state.ready
+        return self.documents.get(uri)
 
-    # -- writing the sheet -----------------------------------------------------------
+    def open_sheet(self, target: Target) -> DocumentState | None:
+        path = target.sheet_path
+        return next((s for s in self.documents.values() if s.path == path), None)
+
+    # -- writing the sheet -------------------------------------------------------------------
 
     async def write_sheet(
         self, session: RepositorySession, operation: Callable[[StyleSheet], T]
     ) -> T:
-        """Run a style-sheet operation. When the sheet is open in the editor with unsaved
-        changes, the operation works on that text and the result reaches the editor as a
-        workspace edit, so the server never writes under the user."""
-        target = session.target()
-        state = next(
-            (s for s in self.documents.values() if s.path == target.sheet_path.resolve()), None
-        )
-        buffer = state.text if state is not None else None
-        if state is not None:
-            try:
-                on_disk = target.sheet_path.read_bytes().decode("utf-8")
-            except (OSError, UnicodeDecodeError):
-                on_disk = None
-            if on_disk is not None and split_lines(on_disk) == state.lines:
-                buffer = None
-        sheet = StyleSheet(target, buffer=buffer)
-        result = operation(sheet)
-        if state is not None and buffer is not None and sheet.buffer != buffer:
-            last = len(state.lines) - 1
-            end = client_position(
-                self.workspace.position_codec, state.lines, last, len(state.lines[last])
-            )
-            await self.workspace_apply_edit_async(
-                types.ApplyWorkspaceEditParams(
-                    label="Update the style sheet",
-                    edit=types.WorkspaceEdit(
-                        changes={
-                            state.uri: [
-                                types.TextEdit(
-                                    range=types.Range(
-                                        start=types.Position(line=0, character=0), end=end
-                                    ),
-                                    new_text=sheet.buffer or "",
-                                )
-                            ]
-                        }
-                    ),
-                )
-            )
-        self.refresh()
+        """Run a style-sheet operation in a worker thread (it may wait for the sheet's lock).
+        When the sheet is open with unsaved edits, it works on that text and the result
+        reaches the editor as an edit, so the server never writes under the user."""
+        from stet_lsp.server.sheet_sync import write_into_buffer
+
+        target = await self.off_loop(session.target)
+        state = self.open_sheet(target)
+        if state is not None and state.modified:
+            result = await write_into_buffer(self, state, target, operation)
+        else:
+            result = await self.off_loop(operation, StyleSheet(target))
+        await self.reload(session)
         return result
 
-    # -- publishing ------------------------------------------------------------------
+    # -- publishing ------------------------------------------------------------------------
 
-    def refresh(self, states: list[DocumentState] | None = None) -> None:
+    def refresh(self, states: list[DocumentState] | None = None, *, outside: bool) -> None:
         """Recompute every feature's view of these documents (all open ones by default) and
-        tell the client."""
-        with self.lock:
-            targets = list(self.documents.values()) if states is None else states
-            for state in targets:
-                for feature in self.features:
-                    feature.analyse(state)
+        tell the client. `outside`: the change is not the client's own edit of the document,
+        so a pulling client must be asked to pull again."""
+        targets = list(self.documents.values()) if states is None else states
+        for state in targets:
+            for _ in self.ask("analyse", state):
+                pass
+        self.announce(targets, outside=outside)
+
+    def announce(self, states: list[DocumentState], *, outside: bool) -> None:
+        """Show these documents' stored diagnostics: pushed, or (for an outside change) by
+        asking a pulling client to pull; lenses are asked for again after outside changes."""
         if self.pulls_diagnostics:
-            if self.supports("workspace", "diagnostics", "refresh_support"):
+            if outside:
                 self.workspace_diagnostic_refresh(None)
         else:
-            for state in targets:
-                self.text_document_publish_diagnostics(
-                    types.PublishDiagnosticsParams(
-                        uri=state.uri, diagnostics=self.diagnostics.get(state.uri)
-                    )
-                )
-        if self.supports("workspace", "code_lens", "refresh_support"):
+            self.publish(states)
+        if outside and self.supports("workspace", "code_lens", "refresh_support"):
             self.workspace_code_lens_refresh(None)
+
+    def publish(self, states: list[DocumentState]) -> None:
+        with_version = self.supports("text_document", "publish_diagnostics", "version_support")
+        for state in states:
+            result_id = self.diagnostics.result_id(state.uri)
+            if self._published.get(state.uri) == result_id:
+                continue
+            self._published[state.uri] = result_id
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=state.uri,
+                    diagnostics=self.diagnostics.get(state.uri),
+                    version=state.version if with_version else None,
+                )
+            )
 
     def message(self, text: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         log.warning(text)
         self.window_show_message(types.ShowMessageParams(type=kind, message=text))
 
 
-def local_path(uri: str) -> Path | None:
-    if not uri.startswith("file:"):
+def _open_session(folder: Path) -> RepositorySession | None:
+    try:
+        return RepositorySession(folder)
+    except StetError:
         return None
-    path = to_fs_path(uri)
-    return Path(path).resolve() if path else None
+    except Exception:  # a broken repository must not stop the server
+        log.exception("cannot open the repository of %s", folder)
+        return None
 
 
 class ClientLog(logging.Handler):
@@ -391,9 +378,12 @@ class ClientLog(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             kind = self.LEVELS.get(record.levelno, types.MessageType.Log)
-            self.server.window_log_message(
-                types.LogMessageParams(type=kind, message=self.format(record))
-            )
+            params = types.LogMessageParams(type=kind, message=self.format(record))
+            loop = self.server.loop
+            if loop is None or threading.current_thread() is threading.main_thread():
+                self.server.window_log_message(params)
+            else:  # a worker thread: the message is written by the loop's thread
+                loop.call_soon_threadsafe(self.server.window_log_message, params)
         except Exception:  # logging must never break the server
             pass
 

@@ -6,6 +6,7 @@ import asyncio
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
 
@@ -38,24 +39,41 @@ async def start(lsp_client: LanguageClient, spec: str, options: Any = None) -> N
         _command_or_code_action,
     )
     lsp_client.applied_edits = []  # type: ignore[attr-defined]
+    lsp_client.buffers = {}  # type: ignore[attr-defined]
 
     @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
     def apply_edit(
         client: LanguageClient, params: types.ApplyWorkspaceEditParams
     ) -> types.ApplyWorkspaceEditResult:
         client.applied_edits.append(params.edit)  # type: ignore[attr-defined]
-        return types.ApplyWorkspaceEditResult(applied=True)
+        return types.ApplyWorkspaceEditResult(applied=apply_to_buffers(client, params.edit))
+
+    lsp_client.registered = []  # type: ignore[attr-defined]
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(client: LanguageClient, params: types.RegistrationParams) -> None:
+        client.registered.extend(params.registrations)  # type: ignore[attr-defined]
 
     @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def refresh_lenses(client: LanguageClient, params: None) -> None:
         client.lens_refreshes = getattr(client, "lens_refreshes", 0) + 1  # type: ignore[attr-defined]
 
+    capabilities = client_capabilities(spec)
     result = await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities(spec), initialization_options=options
-        )
+        types.InitializeParams(capabilities=capabilities, initialization_options=options)
     )
     lsp_client.position_encoding = result.capabilities.position_encoding  # type: ignore[attr-defined]
+    watched = capabilities.workspace and capabilities.workspace.did_change_watched_files
+    if watched and watched.dynamic_registration:
+        # The server is started once it has asked to be told of changed files.
+        await eventually(lambda: watches_files(lsp_client))
+
+
+def watches_files(client: LanguageClient) -> bool:
+    return any(
+        registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+        for registration in getattr(client, "registered", [])
+    )
 
 
 def units(client: LanguageClient, text: str) -> int:
@@ -69,14 +87,118 @@ def units(client: LanguageClient, text: str) -> int:
 
 def open_file(client: LanguageClient, path: Path, language: str = "python") -> str:
     document = uri(path)
+    text = path.read_text("utf-8")
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(
-                uri=document, language_id=language, version=1, text=path.read_text("utf-8")
+                uri=document, language_id=language, version=1, text=text
             )
         )
     )
+    buffers(client)[document] = Buffer(1, text)
     return document
+
+
+@dataclass
+class Buffer:
+    """What the test client, like an editor, holds of an open document."""
+
+    version: int
+    text: str
+
+
+def buffers(client: LanguageClient) -> dict[str, Buffer]:
+    if not hasattr(client, "buffers"):
+        client.buffers = {}  # type: ignore[attr-defined]
+    return client.buffers  # type: ignore[attr-defined, no-any-return]
+
+
+def type_text(client: LanguageClient, document: str, text: str) -> None:
+    """The user replaces the buffer's text (unsaved)."""
+    buffer = buffers(client)[document]
+    buffer.version += 1
+    buffer.text = text
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(
+                uri=document, version=buffer.version
+            ),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
+def edit_range(client: LanguageClient, document: str, where: types.Range, text: str) -> None:
+    """The user types `text` over a range (an incremental change)."""
+    buffer = buffers(client)[document]
+    start, end = _offset(client, buffer.text, where.start), _offset(client, buffer.text, where.end)
+    buffer.text = buffer.text[:start] + text + buffer.text[end:]
+    buffer.version += 1
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(
+                uri=document, version=buffer.version
+            ),
+            content_changes=[types.TextDocumentContentChangePartial(range=where, text=text)],
+        )
+    )
+
+
+def save(client: LanguageClient, document: str, path: Path) -> None:
+    path.write_text(buffers(client)[document].text, encoding="utf-8")
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=document))
+    )
+
+
+def text_edits(edit: types.WorkspaceEdit, document: str) -> list[types.TextEdit]:
+    if edit.document_changes:
+        return [
+            item
+            for change in edit.document_changes
+            if isinstance(change, types.TextDocumentEdit) and change.text_document.uri == document
+            for item in change.edits
+            if isinstance(item, types.TextEdit)
+        ]
+    return list((edit.changes or {}).get(document, []))
+
+
+def apply_to_buffers(client: LanguageClient, edit: types.WorkspaceEdit) -> bool:
+    """Apply a workspace edit to the tracked buffers and report each change, as an editor
+    does; an edit for a stale version is refused. Documents the test changed on its own
+    (untracked versions) only have the edit recorded."""
+    versions = {
+        change.text_document.uri: change.text_document.version
+        for change in edit.document_changes or []
+        if isinstance(change, types.TextDocumentEdit)
+    }
+    for document in set(versions) | set(edit.changes or {}):
+        buffer = buffers(client).get(document)
+        if buffer is None:
+            continue
+        if versions.get(document) not in (None, buffer.version):
+            return False
+        text = buffer.text
+        for item in sorted(
+            text_edits(edit, document),
+            key=lambda e: (e.range.start.line, e.range.start.character),
+            reverse=True,
+        ):
+            start = _offset(client, text, item.range.start)
+            end = _offset(client, text, item.range.end)
+            text = text[:start] + item.new_text + text[end:]
+        type_text(client, document, text)
+    return True
+
+
+def _offset(client: LanguageClient, text: str, position: types.Position) -> int:
+    lines = text.split("\n")
+    offset = sum(len(line) + 1 for line in lines[: position.line])
+    line = lines[position.line] if position.line < len(lines) else ""
+    column = 0
+    while column < len(line) and units(client, line[:column]) < position.character:
+        column += 1
+    return offset + column
 
 
 async def diagnostics(client: LanguageClient, document: str) -> list[types.Diagnostic]:
@@ -92,6 +214,19 @@ async def diagnostics(client: LanguageClient, document: str) -> list[types.Diagn
         return list(report.items)  # type: ignore[union-attr]
     await asyncio.sleep(0)
     return list(client.diagnostics.get(document, []))
+
+
+def files_changed(client: LanguageClient, *paths: Path) -> None:
+    """What an editor that watches files for the server sends after a write from outside."""
+    if watches_files(client):
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[
+                    types.FileEvent(uri=uri(path), type=types.FileChangeType.Changed)
+                    for path in paths
+                ]
+            )
+        )
 
 
 async def eventually(check: Callable[[], Any], timeout: float = 5.0, interval: float = 0.05) -> Any:

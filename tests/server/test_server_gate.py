@@ -12,7 +12,17 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from lsp_harness import CLIENTS, SERVER, diagnostics, eventually, execute, open_file, start
+from lsp_harness import (
+    CLIENTS,
+    SERVER,
+    diagnostics,
+    edit_range,
+    eventually,
+    execute,
+    open_file,
+    start,
+    text_edits,
+)
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -97,16 +107,7 @@ async def test_redact_now_replaces_the_secret_through_an_edit(
     )
     assert_no_part_of(token, diagnostic)
     end = types.Position(line=1, character=0)
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=document, version=5),
-            content_changes=[
-                types.TextDocumentContentChangePartial(
-                    range=types.Range(start=end, end=end), text='{"type": "more"}\n'
-                )
-            ],
-        )
-    )
+    edit_range(client, document, types.Range(start=end, end=end), '{"type": "more"}\n')
 
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
@@ -122,8 +123,8 @@ async def test_redact_now_replaces_the_secret_through_an_edit(
     assert answer == {"redacted": 1, "applied": True}
     [edit] = client.applied_edits  # type: ignore[attr-defined]
     for change in edit.document_changes or []:
-        assert change.text_document.version == 5  # type: ignore[union-attr]
-    [text_edit] = _text_edits(edit, document)
+        assert change.text_document.version == 2  # type: ignore[union-attr]
+    [text_edit] = text_edits(edit, document)
     assert text_edit.new_text == "[REDACTED:github-token#1]"
     assert text_edit.range == diagnostic.range
     assert path.read_text("utf-8").count(token) == 1  # the server never wrote the file
@@ -192,15 +193,3 @@ async def test_a_scan_longer_than_the_threshold_reports_progress(
     monkeypatch.setattr(gate_findings, "PROGRESS_AFTER", 5.0)
     assert await feature._with_progress(slow(), state) == ()  # type: ignore[arg-type]
     assert calls == []
-
-
-def _text_edits(edit: types.WorkspaceEdit, document: str) -> list[types.TextEdit]:
-    if edit.document_changes:
-        return [
-            item
-            for change in edit.document_changes
-            if isinstance(change, types.TextDocumentEdit) and change.text_document.uri == document
-            for item in change.edits
-            if isinstance(item, types.TextEdit)
-        ]
-    return list((edit.changes or {}).get(document, []))

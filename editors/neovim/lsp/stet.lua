@@ -14,11 +14,20 @@ end
 return {
   cmd = { "stet-lsp" },
   root_markers = { ".stet", ".git" },
-  -- Settings mirror the VS Code extension's `stet.*` ones; the server's defaults apply when
-  -- left out. Set them with vim.lsp.config("stet", { settings = { stet = {
-  --   marker = "stet:", margin = { removeCommentOnRecord = true, severity = "hint" },
-  --   entries = { severity = "information" }, brief = { budget = 800 }, sheet = { ttlDays = 30 },
-  -- } } }). (No empty tables here: Lua sends `{}` as a JSON list.)
+  -- The server's settings with their defaults (the server's schema, `stet_lsp/server/settings.py`,
+  -- which a test checks this table against). The server asks for them with
+  -- workspace/configuration, which Neovim answers from `settings`. Change some with
+  --   vim.lsp.config("stet", { settings = { stet = { margin = { severity = "information" } } } })
+  settings = {
+    stet = {
+      marker = "stet",
+      margin = { removeCommentOnRecord = true, severity = "hint" },
+      entries = { severity = "information" },
+      brief = { budget = 800 },
+      sheet = { ttlDays = 30 },
+      gate = { strict = false, envNames = {} },
+    },
+  },
   -- Neovim 0.11 pulls diagnostics but has no handler for the server asking it to pull again
   -- (nor to refresh code lenses): a note added by a command or by an agent through the CLI
   -- changes no text, so without these it would show only after the next edit.

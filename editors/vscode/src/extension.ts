@@ -1,6 +1,7 @@
-// Stet for VS Code: starts the Stet language server (`stet-lsp`) for every file, forwards the
-// `stet.*` settings, and adds commands and comment threads that call the server's commands.
-// Diagnostics, code actions, code lenses and hovers come from the server itself.
+// Stet for VS Code: starts the Stet language server (`stet-lsp`) for every file and adds
+// commands and comment threads that call the server's commands. Diagnostics, code actions,
+// code lenses and hovers come from the server itself, and so does reading the `stet.*`
+// settings: it asks for them (workspace/configuration) and registers for their changes.
 import * as vscode from "vscode";
 import {
   ExecuteCommandRequest,
@@ -27,21 +28,6 @@ interface Entry {
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel | undefined;
 
-/** The `stet` settings as one plain object, the shape the server reads. */
-function settings(): Record<string, unknown> {
-  const config = vscode.workspace.getConfiguration("stet");
-  return {
-    marker: config.get<string>("marker", "stet:"),
-    margin: {
-      removeCommentOnRecord: config.get<boolean>("margin.removeCommentOnRecord", true),
-      severity: config.get<string>("margin.severity", "hint"),
-    },
-    entries: { severity: config.get<string>("entries.severity", "information") },
-    brief: { budget: config.get<number>("brief.budget", 800) },
-    sheet: { ttlDays: config.get<number>("sheet.ttlDays", 30) },
-  };
-}
-
 function createClient(): LanguageClient {
   const config = vscode.workspace.getConfiguration("stet");
   const command = config.get<string>("server.path", "stet-lsp") || "stet-lsp";
@@ -53,8 +39,6 @@ function createClient(): LanguageClient {
   const clientOptions: LanguageClientOptions = {
     // Every file, whatever its language: margin notes live in any comment syntax.
     documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
-    initializationOptions: settings(),
-    synchronize: { configurationSection: "stet" },
     outputChannel: output,
   };
   return new LanguageClient("stet", "Stet", serverOptions, clientOptions);
@@ -166,8 +150,8 @@ async function showBrief(): Promise<void> {
     return;
   }
   try {
-    const budget = vscode.workspace.getConfiguration("stet").get<number>("brief.budget", 800);
-    const brief = await execute<{ text: string }>("stet.brief", { uri: uri.toString(), budget });
+    // The budget is the server's `stet.brief.budget` setting.
+    const brief = await execute<{ text: string }>("stet.brief", { uri: uri.toString() });
     const document = await vscode.workspace.openTextDocument({
       language: "markdown",
       content: brief.text,

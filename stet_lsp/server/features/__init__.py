@@ -1,4 +1,6 @@
-"""Each editor feature registers its own handlers on the server."""
+"""The editor features. Each analysing feature is a `Feature` (server/feature.py) that owns
+its diagnostics source and its commands; the request modules (documents, language, commands,
+configuration, watcher) register the LSP handlers that ask the features."""
 
 from __future__ import annotations
 
@@ -21,7 +23,6 @@ def register_all(server: StetServer) -> None:
         watcher,
     )
 
-    # Analysis order matters little; each feature owns one diagnostics source.
     server.features.extend(
         [
             margin_notes.MarginNotes(server),

@@ -1,5 +1,8 @@
 """workspace/executeCommand: the style sheet's operations, run in the server for every editor.
-Each command takes one object argument; docs/commands.md documents them."""
+
+Each command takes one object argument (or none, in a workspace with one repository) and
+returns what `stet … --json` prints for the same operation: both call `core/operations.py`.
+docs/commands.md documents them."""
 
 from __future__ import annotations
 
@@ -7,16 +10,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
-from stet_lsp.core.anchors import make_anchor
-from stet_lsp.core.errors import StetError
-from stet_lsp.core.model import Entry, format_time, parse_time
+from stet_lsp.core import operations
 from stet_lsp.core.session import RepositorySession
-from stet_lsp.core.sheet import EntryFilter, StyleSheet, check_author, check_kind, check_status
-from stet_lsp.server.protocol import answering, argument, field
-from stet_lsp.server.server import StetServer, local_path
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.server.documents import local_path
+from stet_lsp.server.requests import answering, argument, field
+from stet_lsp.server.server import StetServer
+
+Result = dict[str, Any]
 
 
 def register(server: StetServer) -> None:
@@ -26,112 +29,121 @@ def register(server: StetServer) -> None:
 
         return register_command
 
-    def session_of(args: Mapping[str, Any]) -> RepositorySession:
-        return server.session_of_uri(field(args, "uri", str))
+    async def session_of(args: Mapping[str, Any]) -> RepositorySession:
+        return await server.session_of(field(args, "uri", str, None))
 
-    @command("stet.note.add")
-    async def add(*arguments: Any) -> dict[str, Any]:
-        args = argument(arguments)
-        session = session_of(args)
-        text = field(args, "text", str)
-        kind = check_kind(field(args, "kind", str, "note"))
-        author = check_author(field(args, "author", str, "human"))
-        anchor = None
-        if "line" in args and args["line"] is not None:
-            anchor = _anchor(server, session, field(args, "uri", str), field(args, "line", int))
-        entry: Entry = await server.write_sheet(
-            session, lambda sheet: sheet.add(text, kind=kind, author=author, anchor=anchor)
-        )
-        return entry.to_dict()
+    async def read(args: Mapping[str, Any], operation: Callable[[StyleSheet], Result]) -> Result:
+        session = await session_of(args)
+        return await server.off_loop(lambda: operation(session.sheet()))
 
-    @command("stet.note.list")
-    def list_(*arguments: Any) -> dict[str, Any]:
-        args = argument(arguments)
-        session = session_of(args)
-        where = EntryFilter(
-            kind=check_kind(args["kind"]) if args.get("kind") else None,
-            author=check_author(args["author"]) if args.get("author") else None,
-            status=check_status(args["status"]) if args.get("status") else None,
-        )
-        sheet = session.sheet()
-        entries = sheet.entries(where)
-        lines = sheet.current_lines(entries)
-        paused, until = sheet.pause_state()
+    def open_texts() -> dict[str, str]:
         return {
-            "target": {"kind": sheet.target.kind, "name": sheet.target.name},
-            "sheet": from_fs_path(str(sheet.path)),
-            "paused": paused,
-            "paused_until": format_time(until) if until else None,
-            "entries": [{**entry.to_dict(), "line": lines.get(entry.id)} for entry in entries],
+            state.relative: state.text
+            for state in server.documents.values()
+            if state.relative is not None and not state.is_sheet
         }
 
-    @command("stet.note.edit")
-    async def edit(*arguments: Any) -> dict[str, Any]:
+    @command("stet.note.add")
+    async def add(*arguments: Any) -> Result:
         args = argument(arguments)
-        entry_id, text = field(args, "id", str), field(args, "text", str)
-        entry: Entry = await server.write_sheet(
-            session_of(args), lambda sheet: sheet.edit_text(entry_id, text)
+        session = await session_of(args)
+        text = field(args, "text", str)
+        kind = field(args, "kind", str, "note")
+        author = field(args, "author", str, "human")
+        line = field(args, "line", int, None)
+        file, file_text = None, None
+        if line is not None:
+            uri = field(args, "uri", str)
+            state = server.documents.get(uri)
+            file = state.path if state is not None else local_path(uri)
+            file_text = state.text if state is not None else None
+        return await server.write_sheet(
+            session,
+            lambda sheet: operations.add_entry(
+                sheet,
+                text,
+                kind=kind,
+                author=author,
+                file=file,
+                line=None if line is None else line + 1,
+                file_text=file_text,
+            ),
         )
-        return entry.to_dict()
 
-    @command("stet.note.discard")
-    async def discard(*arguments: Any) -> dict[str, Any]:
+    @command("stet.note.list")
+    async def list_(*arguments: Any) -> Result:
+        args = argument(arguments)
+        kind = field(args, "kind", str, None)
+        author = field(args, "author", str, None)
+        status = field(args, "status", str, None)
+        texts = open_texts()
+        return await read(
+            args,
+            lambda sheet: operations.list_entries(
+                sheet, kind=kind, author=author, status=status, texts=texts
+            ),
+        )
+
+    @command("stet.note.show")
+    async def show(*arguments: Any) -> Result:
         args = argument(arguments)
         entry_id = field(args, "id", str)
-        entry: Entry = await server.write_sheet(
-            session_of(args), lambda sheet: sheet.set_status(entry_id, "discarded")
+        texts = open_texts()
+        return await read(args, lambda sheet: operations.show_entry(sheet, entry_id, texts=texts))
+
+    @command("stet.note.edit")
+    async def edit(*arguments: Any) -> Result:
+        args = argument(arguments)
+        entry_id, text = field(args, "id", str), field(args, "text", str)
+        return await server.write_sheet(
+            await session_of(args), lambda sheet: operations.edit_entry(sheet, entry_id, text)
         )
-        return entry.to_dict()
+
+    @command("stet.note.discard")
+    async def discard(*arguments: Any) -> Result:
+        args = argument(arguments)
+        entry_id = field(args, "id", str)
+        return await server.write_sheet(
+            await session_of(args), lambda sheet: operations.discard_entry(sheet, entry_id)
+        )
 
     @command("stet.brief")
-    def brief(*arguments: Any) -> dict[str, Any]:
+    async def brief(*arguments: Any) -> Result:
         args = argument(arguments)
         budget = field(args, "budget", int, server.settings.brief_budget)
-        if budget < 1:
-            raise JsonRpcInvalidParams("argument 'budget' must be 1 or more")
-        return session_of(args).sheet().brief(budget).to_dict()
+        return await read(args, lambda sheet: operations.brief(sheet, budget))
 
     @command("stet.pause")
-    async def pause(*arguments: Any) -> dict[str, Any]:
+    async def pause(*arguments: Any) -> Result:
         args = argument(arguments)
-        until = None
-        if args.get("until") is not None:
-            try:
-                until = parse_time(field(args, "until", str))
-            except ValueError:
-                raise JsonRpcInvalidParams("argument 'until' must be an ISO date or time") from None
-        await server.write_sheet(session_of(args), lambda sheet: sheet.pause(until))
-        return {"paused": True, "until": format_time(until) if until else None}
+        until = field(args, "until", str, None)
+        return await server.write_sheet(
+            await session_of(args), lambda sheet: operations.pause(sheet, until)
+        )
 
     @command("stet.resume")
-    async def resume(*arguments: Any) -> dict[str, Any]:
+    async def resume(*arguments: Any) -> Result:
         args = argument(arguments)
-        await server.write_sheet(session_of(args), StyleSheet.resume)
-        return {"paused": False}
+        return await server.write_sheet(await session_of(args), operations.resume)
 
     @command("stet.sheet.open")
-    async def open_sheet(*arguments: Any) -> dict[str, Any]:
+    async def open_sheet(*arguments: Any) -> Result:
         args = argument(arguments)
-        sheet = session_of(args).sheet()
-        if not sheet.path.exists():
-            with sheet.edit():
-                pass  # write the empty sheet, so there is a file to show
+        session = await session_of(args)
+        sheet = await server.off_loop(session.sheet)
+        if not await server.off_loop(sheet.path.exists):
+            await server.write_sheet(session, _create)
         uri = from_fs_path(str(sheet.path))
         shown = False
         if server.supports("window", "show_document", "support"):
-            result = await server.window_show_document_async(
+            answer = await server.window_show_document_async(
                 types.ShowDocumentParams(uri=uri, take_focus=True)
             )
-            shown = bool(result and result.success)
+            shown = bool(answer and answer.success)
         return {"uri": uri, "shown": shown}
 
 
-def _anchor(server: StetServer, session: RepositorySession, uri: str, line: int) -> Any:
-    """An anchor at 0-based `line` of the document (its editor text when open)."""
-    state = server.documents.get(uri)
-    if state is not None and state.path is not None:
-        return make_anchor(session.root, state.path, line + 1, state.text)
-    path = local_path(uri)
-    if path is None:
-        raise StetError(f"{uri} is not a file")
-    return make_anchor(session.root, path, line + 1)
+def _create(sheet: StyleSheet) -> None:
+    """Write the empty sheet, so there is a file to show."""
+    with sheet.edit():
+        pass

@@ -1,41 +1,60 @@
-"""Open, change, save, close: keep each document's state and re-analyse what changed."""
+"""The lifecycle and the documents: start the features once the client is initialized; on
+open, change, save and close keep each document's state and re-analyse what changed.
+
+An edit by the client is followed by the client's own pull (or gets pushed diagnostics), so
+it never makes the server ask the client to refresh."""
 
 from __future__ import annotations
 
+import asyncio
+
 from lsprotocol import types
 
-from stet_lsp.server.server import StetServer
+from stet_lsp.server.server import StetServer, log
 
 
 def register(server: StetServer) -> None:
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: StetServer, params: types.InitializedParams) -> None:
+        ls.loop = asyncio.get_running_loop()
+        for _ in ls.ask("started"):
+            pass
+        for start in ls.startup:
+            try:
+                await start()
+            except Exception:  # one failed start must not keep the others from starting
+                log.exception("starting %s failed", getattr(start, "__qualname__", start))
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: StetServer, params: types.DidOpenTextDocumentParams) -> None:
         document = params.text_document
-        with ls.lock:
-            state = ls.open_document(
-                document.uri, document.text, document.language_id, document.version
-            )
-        ls.refresh([state])
+        state = ls.open_document(
+            document.uri, document.text, document.language_id, document.version
+        )
+        if state.ready is None:
+            ls.refresh([state], outside=False)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: StetServer, params: types.DidChangeTextDocumentParams) -> None:
-        with ls.lock:
-            document = params.text_document
-            state = ls.change_document(document.uri, list(params.content_changes), document.version)
-        if state is not None:
-            ls.refresh([state])
+        document = params.text_document
+        state = ls.change_document(document.uri, params.content_changes, document.version)
+        if state is not None and (state.ready is None or state.ready.done()):
+            ls.refresh([state], outside=False)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: StetServer, params: types.DidSaveTextDocumentParams) -> None:
         state = ls.documents.get(params.text_document.uri)
-        if state is not None and state.is_sheet:
-            ls.refresh()  # a saved sheet changes what every open document shows
+        if state is None:
+            return
+        state.disk_text, state.modified = state.text, False
+        if state.is_sheet and state.session is not None:
+            # A saved sheet changes what every open document shows.
+            ls.spawn(ls.reload(state.session), "reading the saved style sheet")
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: StetServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        with ls.lock:
-            ls.close_document(uri)
+        ls.close_document(uri)
         if not ls.pulls_diagnostics:
             ls.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=[])

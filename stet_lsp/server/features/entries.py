@@ -4,51 +4,41 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from stet_lsp.core.anchors import locate
+from stet_lsp.core.check import entry_items
 from stet_lsp.core.model import Entry
-from stet_lsp.server.protocol import SOURCE, line_range
-from stet_lsp.server.server import DocumentState, StetServer
+from stet_lsp.server.documents import DocumentState
+from stet_lsp.server.feature import Feature
+from stet_lsp.server.positions import diagnostic, line_range
+from stet_lsp.server.server import StetServer
 
 DISCARD = "stet.note.discard"
 
 
-class Entries:
+class Entries(Feature):
+    name = "entries"
+
     def __init__(self, server: StetServer) -> None:
-        self.server = server
+        super().__init__(server)
         self.placed: dict[str, dict[int, list[Entry]]] = {}
         """By document URI: the open entries anchored in it, by 0-based line."""
 
     def analyse(self, state: DocumentState) -> None:
-        if state.session is None or state.is_sheet or state.relative is None:
+        snapshot = self.server.snapshot(state.session) if state.session else None
+        if snapshot is None or state.is_sheet or state.relative is None:
             return
-        document = state.session.snapshot().document
+        document = snapshot.document
+        items = entry_items(
+            state.relative, state.lines, document.entries(), self.server.settings.entry_severity
+        )
         placed: dict[int, list[Entry]] = {}
-        for entry in document.entries():
-            if entry.status != "open" or entry.anchor is None:
-                continue
-            if entry.anchor.path != state.relative:
-                continue
-            line = locate(entry.anchor, state.lines)
-            if line is not None:
-                placed.setdefault(line - 1, []).append(entry)
+        for item in items:
+            entry = document.find(item.data["entryId"])
+            if entry is not None:
+                placed.setdefault(item.line, []).append(entry)
         self.placed[state.uri] = placed
         codec = self.server.workspace.position_codec
-        severity = self.server.settings.severity("entry")
         self.server.diagnostics.set(
-            state.uri,
-            "entries",
-            [
-                types.Diagnostic(
-                    range=line_range(codec, state.lines, line),
-                    message=f"style sheet ({entry.kind}, {entry.author}): {entry.text}",
-                    severity=severity,
-                    source=SOURCE,
-                    code=entry.kind,
-                    data={"type": "entry", "entryId": entry.id},
-                )
-                for line, entries in sorted(placed.items())
-                for entry in entries
-            ],
+            state.uri, "entries", [diagnostic(codec, state.lines, item) for item in items]
         )
 
     def code_lenses(self, state: DocumentState) -> list[types.CodeLens]:

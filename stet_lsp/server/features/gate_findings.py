@@ -12,22 +12,26 @@ import itertools
 import logging
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from lsprotocol import types
 
+from stet_lsp.core.check import gate_config, gate_items, gate_kind
 from stet_lsp.core.errors import StetError
-from stet_lsp.gate import Finding, GateConfig, apply_redaction, load_config, scan_text
-from stet_lsp.server.protocol import SOURCE, answering, argument, client_range, field
-from stet_lsp.server.server import DocumentState, StetServer
+from stet_lsp.gate import Finding, GateConfig, apply_redaction, scan_text
+from stet_lsp.server.documents import DocumentState
+from stet_lsp.server.feature import Feature
+from stet_lsp.server.positions import client_range, diagnostic
+from stet_lsp.server.requests import answering, argument, field
+from stet_lsp.server.server import StetServer
 from stet_lsp.server.settings import Settings
+from stet_lsp.server.sheet_sync import versioned_edit
 
 log = logging.getLogger("stet_lsp")
+GateKind = Literal["sheet", "artifact"]
 
 REDACT = "stet.gate.redact"
 REDACT_TITLE = "Redact now"
-_ARTIFACTS = ".stet/"
-_SCRATCH = ".stet/cache/"
 INLINE_LIMIT = 128 * 1024
 """Texts up to this many characters are scanned on the event loop (a few milliseconds);
 longer ones in a worker thread."""
@@ -41,15 +45,15 @@ class Scanned:
     findings: tuple[Finding, ...]
 
 
-class GateFindings:
+class GateFindings(Feature):
+    name = "gate"
+
     def __init__(self, server: StetServer) -> None:
-        self.server = server
+        super().__init__(server)
         self.scanned: dict[str, Scanned] = {}
         """By document URI: the findings of the last text scanned."""
         self.pending: dict[str, str] = {}
         """By document URI: the text a worker thread is scanning."""
-        self._tasks: set[asyncio.Task[None]] = set()
-        """Running background scans (the loop keeps only weak references to tasks)."""
         self._tokens = itertools.count(1)
         self._options: tuple[object, ...] = ()
         server.command(REDACT)(answering(self.redact))
@@ -80,22 +84,10 @@ class GateFindings:
         self.server.diagnostics.set(state.uri, "gate", self._diagnostics(state, kind, findings))
 
     def _diagnostics(
-        self, state: DocumentState, kind: str, findings: tuple[Finding, ...]
+        self, state: DocumentState, kind: GateKind, findings: tuple[Finding, ...]
     ) -> list[types.Diagnostic]:
         codec = self.server.workspace.position_codec
-        return [
-            types.Diagnostic(
-                range=client_range(
-                    codec, state.lines, item.line, item.column, item.end_line, item.end_column
-                ),
-                message=_message(kind, item),
-                severity=_severity(kind, item),
-                source=SOURCE,
-                code=item.rule,
-                data={"type": "secret", "rule": item.rule},
-            )
-            for item in findings
-        ]
+        return [diagnostic(codec, state.lines, item) for item in gate_items(kind, findings)]
 
     # -- scanning ----------------------------------------------------------------------
 
@@ -107,14 +99,12 @@ class GateFindings:
     def _scan_in_background(self, state: DocumentState, text: str) -> bool:
         """Start a worker-thread scan (unless one runs for this text); False without a loop."""
         try:
-            loop = asyncio.get_running_loop()
+            asyncio.get_running_loop()
         except RuntimeError:
             return False
         if self.pending.get(state.uri) != text:
             self.pending[state.uri] = text
-            task = loop.create_task(self._scan_later(state, text))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self.server.spawn(self._scan_later(state, text), f"scanning {state.uri}")
         return True
 
     async def _scan_later(self, state: DocumentState, text: str) -> None:
@@ -129,11 +119,10 @@ class GateFindings:
         current = self.server.documents.get(state.uri)
         if current is not None and current.text == text:
             self.scanned[state.uri] = Scanned(text, findings)
-            self.server.refresh([current])
+            self.server.refresh([current], outside=True)  # a finished background scan
 
     async def _scan_off_loop(self, state: DocumentState, text: str) -> tuple[Finding, ...]:
-        work = asyncio.get_running_loop().run_in_executor(None, self._scan, state, text)
-        return await self._with_progress(work, state)
+        return await self._with_progress(self.server.off_loop(self._scan, state, text), state)
 
     async def _with_progress(
         self, work: Awaitable[tuple[Finding, ...]], state: DocumentState
@@ -228,65 +217,18 @@ class GateFindings:
         ]
         answer = await self.server.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(
-                edit=self._edit(uri, version, edits), label="Redact secrets"
+                edit=versioned_edit(self.server, state, edits, version), label="Redact secrets"
             )
         )
         return {"redacted": len(findings), "applied": bool(answer and answer.applied)}
 
-    def _edit(
-        self,
-        uri: str,
-        version: int | None,
-        edits: list[types.TextEdit | types.AnnotatedTextEdit | types.SnippetTextEdit],
-    ) -> types.WorkspaceEdit:
-        """Versioned when the client can check it: an edit for a stale text is refused."""
-        if version is None or not self.server.supports(
-            "workspace", "workspace_edit", "document_changes"
-        ):
-            return types.WorkspaceEdit(changes={uri: list(edits)})  # type: ignore[arg-type]
-        document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
-        return types.WorkspaceEdit(
-            document_changes=[types.TextDocumentEdit(text_document=document, edits=edits)]
-        )
-
 
 def _config(state: DocumentState, settings: Settings) -> GateConfig:
-    """The repository's configuration; a broken allowlist flags more, never less."""
-    fallback = GateConfig(strict=settings.gate_strict, env_names=settings.gate_env_names)
     if state.session is None:
-        return fallback
-    try:
-        return load_config(
-            state.session.root, strict=settings.gate_strict, env_names=settings.gate_env_names
-        )
-    except StetError as error:
-        log.warning("%s: the gate runs without the allowlist", error)
-        return fallback
+        return GateConfig(strict=settings.gate_strict, env_names=settings.gate_env_names)
+    return gate_config(state.session.root, settings.gate_strict, settings.gate_env_names)
 
 
-def _kind(state: DocumentState) -> str | None:
+def _kind(state: DocumentState) -> GateKind | None:
     """The kind of document the gate watches: "sheet", "artifact" (committed), or None."""
-    if state.is_sheet:
-        return "sheet"
-    relative = state.relative
-    if relative is not None and relative.startswith(_ARTIFACTS):
-        return None if relative.startswith(_SCRATCH) else "artifact"
-    return None
-
-
-def _message(kind: str, finding: Finding) -> str:
-    personal = finding.replacement is not None
-    what = "home directory" if personal else "secret"
-    if kind == "sheet":
-        outcome = f"will become {finding.replacement}" if personal else "will be redacted"
-        return f"{what} ({finding.rule}) {outcome} at graduation"
-    unredacted = "" if personal else "unredacted "
-    return f"{unredacted}{what} ({finding.rule}) in a committed artifact: redact before committing"
-
-
-def _severity(kind: str, finding: Finding) -> types.DiagnosticSeverity:
-    if kind == "artifact":
-        return types.DiagnosticSeverity.Error
-    if finding.replacement is not None:
-        return types.DiagnosticSeverity.Information
-    return types.DiagnosticSeverity.Warning
+    return gate_kind(state.relative) if state.relative is not None else None

@@ -1,27 +1,13 @@
 """The requests every feature answers a part of: code actions, lenses, hovers, the outline and
-pulled diagnostics. Each asks the features that offer it and joins their answers."""
+pulled diagnostics. Each asks the features and joins their answers; a request about a
+document whose repository is still being looked up waits for it."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from lsprotocol import types
 
-from stet_lsp.server.protocol import server_line
+from stet_lsp.server.positions import server_line
 from stet_lsp.server.server import StetServer
-
-
-def gather(ls: StetServer, uri: str, method: str, *args: Any) -> list[Any]:
-    """Every feature's answer to `method` for the document, joined (none when not open)."""
-    state = ls.documents.get(uri)
-    if state is None:
-        return []
-    return [
-        item
-        for feature in ls.features
-        if hasattr(feature, method)
-        for item in getattr(feature, method)(state, *args)
-    ]
 
 
 def register(server: StetServer) -> None:
@@ -29,31 +15,32 @@ def register(server: StetServer) -> None:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
     )
-    def code_action(ls: StetServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        state = ls.documents.get(params.text_document.uri)
-        if state is not None:
-            server_line(state.lines, params.range.start)
-        return gather(ls, params.text_document.uri, "code_actions", params)
+    async def code_action(ls: StetServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        state = await ls.ready(params.text_document.uri)
+        if state is None:
+            return []
+        server_line(state.lines, params.range.start)
+        return ls.gather("code_actions", state, params)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    def code_lens(ls: StetServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-        return gather(ls, params.text_document.uri, "code_lenses")
+    async def code_lens(ls: StetServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+        state = await ls.ready(params.text_document.uri)
+        return [] if state is None else ls.gather("code_lenses", state)
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def symbols(ls: StetServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
-        return gather(ls, params.text_document.uri, "symbols")
+    async def symbols(
+        ls: StetServer, params: types.DocumentSymbolParams
+    ) -> list[types.DocumentSymbol]:
+        state = await ls.ready(params.text_document.uri)
+        return [] if state is None else ls.gather("symbols", state)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: StetServer, params: types.HoverParams) -> types.Hover | None:
-        state = ls.documents.get(params.text_document.uri)
+    async def hover(ls: StetServer, params: types.HoverParams) -> types.Hover | None:
+        state = await ls.ready(params.text_document.uri)
         if state is None:
             return None
         line = server_line(state.lines, params.position)
-        parts = [
-            text
-            for feature in ls.features
-            if hasattr(feature, "hover") and (text := feature.hover(state, line))
-        ]
+        parts = [text for _, text in ls.ask("hover", state, line) if text]
         if not parts:
             return None
         return types.Hover(
@@ -66,10 +53,14 @@ def register(server: StetServer) -> None:
             identifier="stet", inter_file_dependencies=True, workspace_diagnostics=False
         ),
     )
-    def diagnostic(
+    async def diagnostic(
         ls: StetServer, params: types.DocumentDiagnosticParams
-    ) -> types.FullDocumentDiagnosticReport:
+    ) -> types.FullDocumentDiagnosticReport | types.UnchangedDocumentDiagnosticReport:
         uri = params.text_document.uri
+        await ls.ready(uri)
+        result_id = ls.diagnostics.result_id(uri)
+        if params.previous_result_id == result_id:
+            return types.UnchangedDocumentDiagnosticReport(result_id=result_id)
         return types.FullDocumentDiagnosticReport(
-            items=ls.diagnostics.get(uri), result_id=ls.diagnostics.result_id(uri)
+            items=ls.diagnostics.get(uri), result_id=result_id
         )

@@ -7,49 +7,45 @@ from typing import Any
 from lsprotocol import types
 
 from stet_lsp.core.anchors import line_key
+from stet_lsp.core.check import margin_items
+from stet_lsp.core.errors import StetError
 from stet_lsp.core.margin import MarginNote
 from stet_lsp.core.model import Anchor, Entry
-from stet_lsp.server.protocol import SOURCE, answering, argument, client_range, field
-from stet_lsp.server.server import DocumentState, StetServer
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.server.documents import DocumentState
+from stet_lsp.server.feature import Feature
+from stet_lsp.server.positions import client_range, diagnostic
+from stet_lsp.server.requests import answering, argument, field
+from stet_lsp.server.server import StetServer
+from stet_lsp.server.sheet_sync import versioned_edit
 
 RECORD = "stet.margin.record"
 RECORD_ONE = "Record margin note to style sheet"
 RECORD_ALL = "Record all margin notes in this file"
 
 
-class MarginNotes:
+class MarginNotes(Feature):
+    name = "margin notes"
+
     def __init__(self, server: StetServer) -> None:
-        self.server = server
+        super().__init__(server)
         server.command(RECORD)(answering(self.record))
 
     def analyse(self, state: DocumentState) -> None:
-        if state.comments is None:
+        if state.session is None or state.is_sheet:
             return
         codec = self.server.workspace.position_codec
-        severity = self.server.settings.severity("margin")
-        diagnostics = []
-        for note in state.notes:
-            message = f"margin note: record to style sheet — {note.text or '(empty)'}"
-            if note.unknown_kind:
-                message += f" (unknown kind {note.unknown_kind!r}: recorded as markup)"
-            diagnostics.append(
-                types.Diagnostic(
-                    range=client_range(
-                        codec, state.lines, note.line, note.column, note.end_line, note.end_column
-                    ),
-                    message=message,
-                    severity=severity,
-                    source=SOURCE,
-                    code="margin-note",
-                    data={"type": "margin", "uri": state.uri, "line": note.line},
-                )
-            )
-        self.server.diagnostics.set(state.uri, "margin", diagnostics)
+        items = margin_items(state.notes, self.server.settings.margin_severity)
+        self.server.diagnostics.set(
+            state.uri,
+            "margin",
+            [diagnostic(codec, state.lines, item, uri=state.uri) for item in items],
+        )
 
     def code_actions(
         self, state: DocumentState, params: types.CodeActionParams
     ) -> list[types.CodeAction]:
-        if not state.notes:
+        if not state.notes or state.session is None:
             return []
         first, last = params.range.start.line, params.range.end.line
         here = [note for note in state.notes if note.line <= last and note.end_line >= first]
@@ -74,28 +70,36 @@ class MarginNotes:
             line = field(args, "line", int)
             notes = [note for note in state.notes if note.line <= line <= note.end_line]
         if not notes:
-            from stet_lsp.core.errors import StetError
-
             raise StetError("there is no margin note there to record")
-        assert state.session is not None and state.relative is not None
+        if state.session is None or state.relative is None:
+            raise StetError(f"{state.uri} is not inside a git repository")
         remove = server.settings.remove_comment_on_record
+        # Everything is taken from the text now: the write runs while the user may type.
+        anchored = [(note, self._anchor(state, note, remove)) for note in notes]
+        version = state.version
+        removal = self._removal(state, notes)
 
-        def write(sheet: Any) -> list[Entry]:
+        def write(sheet: StyleSheet) -> list[Entry]:
             return [
                 sheet.add(
                     note.text or "(empty margin note)",
                     kind=note.kind,
                     author="human",
-                    anchor=self._anchor(state, note, remove),
+                    anchor=anchor,
                     via="margin",
                 )
-                for note in notes
+                for note, anchor in anchored
             ]
 
         recorded: list[Entry] = await server.write_sheet(state.session, write)
         removed = False
-        if remove:
-            removed = await self._remove(state, notes)
+        if remove and server.documents.get(state.uri) is state and state.version == version:
+            answer = await server.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(
+                    edit=versioned_edit(server, state, removal), label="Record margin notes"
+                )
+            )
+            removed = bool(answer and answer.applied)
         return {"recorded": [entry.to_dict() for entry in recorded], "removed": removed}
 
     def _anchor(self, state: DocumentState, note: MarginNote, remove: bool) -> Anchor:
@@ -103,19 +107,14 @@ class MarginNotes:
         line = note.anchor_line_after_removal if remove else note.anchor_line
         return Anchor(state.relative, line + 1, line_key(state.lines[note.anchor_line]))
 
-    async def _remove(self, state: DocumentState, notes: list[MarginNote]) -> bool:
+    def _removal(
+        self, state: DocumentState, notes: list[MarginNote]
+    ) -> list[types.TextEdit | types.AnnotatedTextEdit | types.SnippetTextEdit]:
         codec = self.server.workspace.position_codec
-        edits = [
+        return [
             types.TextEdit(range=client_range(codec, state.lines, *note.removal), new_text="")
             for note in sorted(notes, key=lambda note: note.line, reverse=True)
         ]
-        result = await self.server.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(
-                edit=types.WorkspaceEdit(changes={state.uri: edits}),
-                label="Record margin notes",
-            )
-        )
-        return bool(result and result.applied)
 
 
 def _action(

@@ -2,58 +2,89 @@
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 from lsprotocol import types
 
 from stet_lsp.core.anchors import place
+from stet_lsp.core.check import Item, lost_anchor_items, open_entries, problem_items
 from stet_lsp.core.model import SECTION_TITLES, Entry
 from stet_lsp.core.sheet_format import EntryBlock, SheetDocument
-from stet_lsp.server.protocol import SOURCE, line_range
-from stet_lsp.server.server import DocumentState, StetServer
+from stet_lsp.server.documents import DocumentState
+from stet_lsp.server.feature import Feature
+from stet_lsp.server.positions import diagnostic, line_range
+from stet_lsp.server.server import StetServer
 
 DISCARD = "stet.note.discard"
 
 
-class SheetFile:
+class SheetFile(Feature):
+    name = "sheet file"
+
     def __init__(self, server: StetServer) -> None:
-        self.server = server
+        super().__init__(server)
         self.parsed: dict[str, SheetDocument] = {}
+        self.lost: dict[str, list[Item]] = {}
+        """By sheet URI: the entries whose anchor is lost, as last checked off the loop."""
+        self._checking: dict[str, asyncio.Task[None]] = {}
 
     def analyse(self, state: DocumentState) -> None:
         if not state.is_sheet or state.session is None:
             return
         document = SheetDocument.parse(state.text)
         self.parsed[state.uri] = document
+        self._check_anchors(state, document)
+        self._publish(state)
+
+    def _publish(self, state: DocumentState) -> None:
         codec = self.server.workspace.position_codec
-        diagnostics = [
-            types.Diagnostic(
-                range=line_range(codec, state.lines, problem.line - 1),
-                message=problem.message,
-                severity=types.DiagnosticSeverity.Warning,
-                source=SOURCE,
-                code=problem.code,
-            )
-            for problem in document.problems
-        ]
-        open_entries = [entry for entry in document.entries() if entry.status == "open"]
+        items = problem_items(self.parsed[state.uri], state.lines) + self.lost.get(state.uri, [])
+        self.server.diagnostics.set(
+            state.uri, "sheet", [diagnostic(codec, state.lines, item) for item in items]
+        )
+
+    def _check_anchors(self, state: DocumentState, document: SheetDocument) -> None:
+        """Reading the anchored files is I/O: it runs in a worker thread, the newest text
+        replacing a check still running."""
+        assert state.session is not None
+        running = self._checking.pop(state.uri, None)
+        if running is not None:
+            running.cancel()
+        entries = open_entries(document)
+        if not any(entry.anchor for entry in entries):
+            self.lost.pop(state.uri, None)
+            return
         buffers = self._open_buffers()
-        for placement in place(state.session.root, open_entries, buffers):
-            if placement.lost and placement.entry.anchor is not None:
-                anchor = placement.entry.anchor
-                diagnostics.append(
-                    types.Diagnostic(
-                        range=line_range(codec, state.lines, placement.entry.source_line - 1),
-                        message=f"anchor lost: {anchor.path}:{anchor.line} no longer holds "
-                        f"{anchor.text!r}; the entry is kept",
-                        severity=types.DiagnosticSeverity.Warning,
-                        source=SOURCE,
-                        code="anchor-lost",
-                        data={"type": "entry", "entryId": placement.entry.id},
-                    )
-                )
-        self.server.diagnostics.set(state.uri, "sheet", diagnostics)
+        root = state.session.root
+        self._checking[state.uri] = self.server.spawn(
+            self._lost_anchors(state, document, root, entries, buffers),
+            "checking the style sheet's anchors",
+        )
+
+    async def _lost_anchors(
+        self,
+        state: DocumentState,
+        document: SheetDocument,
+        root: Path,
+        entries: list[Entry],
+        buffers: dict[str, str],
+    ) -> None:
+        placements = await self.server.off_loop(place, root, entries, buffers)
+        if self.parsed.get(state.uri) is not document:
+            return  # the text changed meanwhile: its own check follows
+        lost = lost_anchor_items(state.lines, placements)
+        if lost != self.lost.get(state.uri, []):
+            self.lost[state.uri] = lost
+            self._publish(state)
+            self.server.announce([state], outside=True)  # a finished background check
 
     def forget(self, uri: str) -> None:
         self.parsed.pop(uri, None)
+        self.lost.pop(uri, None)
+        running = self._checking.pop(uri, None)
+        if running is not None:
+            running.cancel()
 
     def _open_buffers(self) -> dict[str, str]:
         return {

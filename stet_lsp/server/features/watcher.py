@@ -1,47 +1,114 @@
-"""Writes from outside the editor (the CLI, an agent) and branch switches reach open documents:
-a light poll of each repository's HEAD and style sheet."""
+"""Writes from outside the editor (the CLI, an agent) and branch switches reach open documents.
+
+Where the client watches files for the server (`workspace/didChangeWatchedFiles` with
+dynamic registration), it reports changes to style sheets and to git's HEAD and branches;
+otherwise a light poll of each repository's HEAD and sheet does, in a worker thread. The
+poll also covers repositories whose git folder no watcher in the workspace sees (worktrees,
+submodules). Either way a repository whose fingerprint moved is reloaded. Retention runs
+once per repository.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+
+from lsprotocol import types
 
 from stet_lsp.core.retention import collect_garbage
-from stet_lsp.core.session import RepositorySession
 from stet_lsp.core.targets import current_target, open_repository
 from stet_lsp.server.server import StetServer, log
 
 INTERVAL_SECONDS = 0.3
+WATCHED = ("**/.stet/cache/sheets/*.md", "**/.git/HEAD", "**/.git/refs/heads/**")
+
+
+class Watcher:
+    def __init__(self, server: StetServer) -> None:
+        self.server = server
+        self.collected: set[Path] = set()
+        self._checking: asyncio.Task[None] | None = None
+        self._again = False
+        self.watched = False
+        """Whether the client reports file changes."""
+
+    async def start(self) -> None:
+        if self.server.supports("workspace", "did_change_watched_files", "dynamic_registration"):
+            self.watched = await self._register()
+        self.server.spawn(self._poll(), "watching for outside changes")
+
+    async def _register(self) -> bool:
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in WATCHED]
+        )
+        try:
+            await self.server.client_register_capability_async(
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id="stet-watched-files",
+                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=options,
+                        )
+                    ]
+                )
+            )
+        except Exception as error:  # the poll stands in
+            log.warning("the client did not take the file watchers (%s); polling instead", error)
+            return False
+        return True
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(INTERVAL_SECONDS)
+            try:
+                await self.check(polled_only=True)
+            except Exception:  # keep watching whatever one poll ran into
+                log.exception("watching for outside changes failed")
+
+    def changed(self) -> None:
+        """Files changed: check the repositories (once more if a check is running)."""
+        if self._checking is not None and not self._checking.done():
+            self._again = True
+            return
+        self._checking = self.server.spawn(self._check_until_quiet(), "checking repositories")
+
+    async def _check_until_quiet(self) -> None:
+        self._again = True
+        while self._again:
+            self._again = False
+            await self.check()
+
+    async def check(self, *, polled_only: bool = False) -> None:
+        for session in list(self.server.sessions.values()):
+            if polled_only and self.watched and session.git_dir == session.root / ".git":
+                continue  # the client's watchers report this repository's changes
+            if session.root not in self.collected:
+                self.collected.add(session.root)
+                self.server.spawn(
+                    self.server.off_loop(_collect, session.root, self.server.settings.ttl_days),
+                    f"style-sheet retention in {session.root}",
+                )
+            fingerprint = await self.server.off_loop(session.fingerprint)
+            if fingerprint != session.seen:
+                session.seen = fingerprint
+                await self.server.reload(session)
 
 
 def register(server: StetServer) -> None:
-    server.startup.append(lambda: asyncio.get_running_loop().create_task(watch(server)))
+    watcher = Watcher(server)
+
+    server.startup.append(watcher.start)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(ls: StetServer, params: types.DidChangeWatchedFilesParams) -> None:
+        watcher.changed()
 
 
-async def watch(ls: StetServer) -> None:
-    collected: set[object] = set()
-    loop = asyncio.get_running_loop()
-    while True:
-        await asyncio.sleep(INTERVAL_SECONDS)
-        try:
-            changed = False
-            for session in list(ls.sessions.values()):
-                if session.root not in collected:
-                    # Retention runs once per repository and session, off the event loop.
-                    collected.add(session.root)
-                    loop.run_in_executor(None, _collect, session, ls.settings.ttl_days)
-                fingerprint = session.fingerprint()
-                changed = changed or fingerprint != session.seen
-                session.seen = fingerprint
-            if changed:
-                ls.refresh()
-        except Exception:  # keep watching whatever one poll ran into
-            log.exception("watching for outside changes failed")
-
-
-def _collect(session: RepositorySession, ttl_days: float) -> None:
+def _collect(root: Path, ttl_days: float) -> None:
     try:
-        repo = open_repository(session.root)  # its own handle: this runs on another thread
+        repo = open_repository(root)  # its own handle: this runs on another thread
         for removal in collect_garbage(repo, current_target(repo), ttl_days=ttl_days):
             log.info("removed the style sheet %s (%s)", removal.path.name, removal.reason)
     except Exception:
-        log.exception("style-sheet retention failed in %s", session.root)
+        log.exception("style-sheet retention failed in %s", root)

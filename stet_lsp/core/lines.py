@@ -1,0 +1,48 @@
+"""Lines as editors and the Language Server Protocol count them: only `\\n`, `\\r\\n` and `\\r`
+end a line. `str.splitlines()` also breaks at form feed, vertical tab, `\\x1c`-`\\x1e`, `\\x85`,
+`\\u2028` and `\\u2029`, so a line number counted that way can point below the line meant."""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of `text` without their breaks; a text ending in a break ends in ""."""
+    return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")
+
+
+class LineIndex:
+    """Offsets in a text to (line, column) pairs: 0-based, columns in Python characters."""
+
+    def __init__(self, text: str) -> None:
+        self.length = len(text)
+        self.starts = [0]
+        """Offset of each line's first character."""
+        self.ends: list[int] = []
+        """Offset of each line's break (the text's length for the last line)."""
+        if "\r" in text:
+            for found in _LINE_BREAK.finditer(text):
+                self.ends.append(found.start())
+                self.starts.append(found.end())
+        else:
+            at = text.find("\n")
+            while at >= 0:
+                self.ends.append(at)
+                self.starts.append(at + 1)
+                at = text.find("\n", at + 1)
+        self.ends.append(self.length)
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = self.line_of(offset)
+        return line, offset - self.starts[line]
+
+    def line_bounds(self, line: int) -> tuple[int, int]:
+        """Start of the line and offset of its break (or the end of the text)."""
+        return self.starts[line], self.ends[line]

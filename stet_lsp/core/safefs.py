@@ -1,0 +1,264 @@
+"""The boundary: the files Stet reads, writes and deletes.
+
+Under a repository's work tree (`root`), every component of a path is checked with lstat: no
+symbolic link, and every folder on the way is a folder. A file is opened only when it is a
+regular file, checked before opening (a FIFO or device is never opened) and again on the open
+descriptor, and opened with O_NOFOLLOW | O_NONBLOCK so nothing can block or lead elsewhere in
+between. New content goes to an exclusively created temporary file with a random name in the
+destination's folder and is renamed over the destination.
+
+Without `root`, a path is one a person named on the command line (a gate input or output, a
+transcript): a link to a regular file may be read, but only regular files are opened.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from contextlib import suppress
+from pathlib import Path
+
+from stet_lsp.core.errors import StetError
+
+TEMPORARY_SUFFIX = ".tmp"
+"""Temporary files are `.<name>.<random>.tmp` beside their destination."""
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_COMMON = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_UNCHANGED = "nothing was changed"
+
+
+def inside(root: Path, path: Path | str) -> Path:
+    """`path` (relative to `root`, or absolute below it) as an absolute path, after checking
+    that no existing component below `root` is a symbolic link and that all but the last are
+    folders. Missing components are fine; `make_dirs` creates them."""
+    full = _below(root, path)
+    parts = full.relative_to(root).parts
+    current = root
+    for number, part in enumerate(parts, start=1):
+        current = current / part
+        try:
+            status = os.lstat(current)
+        except FileNotFoundError:
+            break
+        except OSError as error:
+            raise _os_error(current, error) from None
+        if stat.S_ISLNK(status.st_mode):
+            raise StetError(
+                f"{current} is a symbolic link; Stet does not follow links in the repository "
+                f"({_UNCHANGED})"
+            )
+        if number < len(parts) and not stat.S_ISDIR(status.st_mode):
+            raise StetError(f"{current} is {_kind(status.st_mode)}, not a folder ({_UNCHANGED})")
+    _check_resolves_inside(root, full)
+    return full
+
+
+def make_dirs(root: Path, path: Path | str) -> Path:
+    """The folder `path` inside `root`, creating missing folders, never through a link."""
+    full = inside(root, path)
+    current = root
+    for part in full.relative_to(root).parts:
+        current = current / part
+        try:
+            os.mkdir(current)
+        except FileExistsError:
+            pass
+        except OSError as error:
+            raise _os_error(current, error) from None
+        status = os.lstat(current)
+        if not stat.S_ISDIR(status.st_mode):
+            raise StetError(f"{current} is {_kind(status.st_mode)}, not a folder ({_UNCHANGED})")
+    return full
+
+
+def read_regular(path: Path, root: Path | None = None, limit: int = -1) -> bytes | None:
+    """The content of the regular file at `path` (at most `limit` bytes when it is not -1),
+    None when there is no file. With `root`, `path` must be inside it."""
+    if root is not None:
+        path = inside(root, path)
+    try:
+        descriptor = _open_regular(path, os.O_RDONLY, follow=root is None)
+    except FileNotFoundError:
+        return None
+    try:
+        with os.fdopen(descriptor, "rb") as stream:
+            return stream.read(limit)
+    except OSError as error:
+        raise _os_error(path, error) from None
+
+
+def ensure_regular(path: Path, root: Path) -> Path:
+    """The regular file at `path` inside `root`, created empty when missing (a lock file)."""
+    path = inside(root, path)
+    try:
+        descriptor = _open_regular(path, os.O_RDWR | os.O_CREAT, follow=False)
+    except FileNotFoundError:
+        raise StetError(f"{path.parent} does not exist ({_UNCHANGED})") from None
+    os.close(descriptor)
+    return path
+
+
+def atomic_write(path: Path, data: bytes, root: Path | None = None, mode: int = 0o666) -> None:
+    """Replace the file at `path` with `data`: written to an exclusively created temporary file
+    in the same folder, synced, then renamed over `path`, so a crash leaves the old content or
+    the new. An existing file keeps its permissions; a new one gets `mode` (less the umask).
+    The destination may be missing or a regular file, never a link: it is replaced, not
+    written through."""
+    if root is not None:
+        path = inside(root, path)
+    existing = _regular_or_missing(path)
+    temporary, descriptor = _create_temporary(path, mode)
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            if existing is not None and os.chmod in os.supports_fd:
+                os.chmod(stream.fileno(), stat.S_IMODE(existing.st_mode))
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+        _fsync_folder(path.parent)
+    except OSError as error:
+        _discard(temporary)
+        raise _os_error(path, error) from None
+    except BaseException:
+        _discard(temporary)
+        raise
+
+
+def remove_regular(path: Path, root: Path) -> bool:
+    """Delete the regular file at `path` inside `root`; False when there was none."""
+    path = inside(root, path)
+    if _regular_or_missing(path) is None:
+        return False
+    try:
+        os.unlink(path)  # removes the name only: never a file a link points to
+    except FileNotFoundError:
+        return False
+    except OSError as error:
+        raise _os_error(path, error) from None
+    return True
+
+
+# -- helpers ----------------------------------------------------------------------------
+
+
+def _below(root: Path, path: Path | str) -> Path:
+    candidate = Path(path)
+    relative = candidate
+    if candidate.is_absolute():
+        try:
+            relative = candidate.relative_to(root)
+        except ValueError:
+            raise StetError(f"{candidate} is outside the repository at {root}") from None
+    if ".." in relative.parts:
+        raise StetError(f"{candidate} leaves the repository at {root} ({_UNCHANGED})")
+    return root / relative
+
+
+def _check_resolves_inside(root: Path, path: Path) -> None:
+    real_root = root.resolve()
+    try:
+        path.resolve().relative_to(real_root)
+    except ValueError:
+        raise StetError(f"{path} resolves outside the repository ({_UNCHANGED})") from None
+    except (OSError, RuntimeError) as error:  # RuntimeError: a loop of links
+        raise StetError(f"cannot resolve {path}: {error} ({_UNCHANGED})") from None
+
+
+def _open_regular(path: Path, flags: int, *, follow: bool) -> int:
+    """A descriptor on the regular file at `path`. The status is checked before opening, so a
+    FIFO or device is never opened, and again on the descriptor, in case it changed between."""
+    try:
+        status = os.stat(path) if follow else os.lstat(path)
+    except FileNotFoundError:
+        if not flags & os.O_CREAT:
+            raise
+    except OSError as error:
+        raise _os_error(path, error) from None
+    else:
+        _require_regular(path, status)
+    nofollow = 0 if follow else _NOFOLLOW
+    try:
+        descriptor = os.open(path, flags | nofollow | _NONBLOCK | _COMMON, 0o666)
+    except FileNotFoundError:
+        raise
+    except OSError as error:
+        raise _os_error(path, error) from None
+    try:
+        _require_regular(path, os.fstat(descriptor))
+        os.set_blocking(descriptor, True)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
+def _regular_or_missing(path: Path) -> os.stat_result | None:
+    try:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise _os_error(path, error) from None
+    _require_regular(path, status)
+    return status
+
+
+def _require_regular(path: Path, status: os.stat_result) -> None:
+    if stat.S_ISREG(status.st_mode):
+        return
+    if stat.S_ISLNK(status.st_mode):
+        raise StetError(f"{path} is a symbolic link; Stet does not follow it ({_UNCHANGED})")
+    raise StetError(f"{path} is {_kind(status.st_mode)}, not a regular file ({_UNCHANGED})")
+
+
+def _create_temporary(path: Path, mode: int) -> tuple[Path, int]:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _COMMON
+    for _ in range(100):
+        temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}{TEMPORARY_SUFFIX}")
+        try:
+            return temporary, os.open(temporary, flags, mode)
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise _os_error(temporary, error) from None
+    raise StetError(f"could not create a temporary file beside {path}")
+
+
+def _discard(temporary: Path) -> None:
+    with suppress(OSError):
+        os.unlink(temporary)
+
+
+def _fsync_folder(folder: Path) -> None:
+    if os.name != "posix":
+        return
+    descriptor = os.open(folder, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _COMMON)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return "not a regular file"
+
+
+def _os_error(path: Path, error: OSError) -> StetError:
+    return StetError(f"cannot use {path}: {error.strerror or error} ({_UNCHANGED})")

@@ -1,0 +1,103 @@
+"""What Stet keeps of each open document: its lines (kept in step with the client's edits in
+proportion to their size), its comments and margin notes, its repository, and whether the
+editor holds unsaved edits."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from stet_lsp.core.comments import SYNTAXES, CommentIndex, language_of
+from stet_lsp.core.lines import split_lines
+from stet_lsp.core.margin import MarginNote, find_notes
+from stet_lsp.core.session import RepositorySession
+from stet_lsp.core.targets import SHEETS_DIR
+from stet_lsp.server.positions import server_position
+
+
+@dataclass
+class DocumentState:
+    uri: str
+    path: Path | None
+    language_id: str | None
+    lines: list[str]
+    comments: CommentIndex
+    disk_text: str
+    """The text the editor takes to be on disk: as opened or saved, or as written from
+    outside while the buffer had no unsaved edits (the editor then reloads it)."""
+    version: int | None = None
+    """The client's version of the text, for versioned edits and published diagnostics."""
+    session: RepositorySession | None = None
+    relative: str | None = None
+    """The path inside the repository (POSIX), once the repository is known."""
+    notes: list[MarginNote] = field(default_factory=list)
+    modified: bool = False
+    """Whether the editor holds unsaved edits, from its own notifications: an edit makes the
+    buffer modified unless it leaves exactly `disk_text` (a reload); a save clears it."""
+    ready: asyncio.Future[None] | None = None
+    """Done once the document's repository is known (finding it reads the disk)."""
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    @property
+    def is_sheet(self) -> bool:
+        return self.relative is not None and self.relative.startswith(SHEETS_DIR.as_posix() + "/")
+
+    def attach(self, session: RepositorySession | None) -> None:
+        """Place the document in its repository (None: it is in none)."""
+        self.session, self.relative = None, None
+        if session is None or self.path is None:
+            return
+        try:
+            self.relative = self.path.relative_to(session.root).as_posix()
+        except ValueError:
+            return
+        self.session = session
+
+    def rescan_notes(self, marker: str) -> None:
+        self.notes = [] if self.is_sheet else find_notes(self.lines, self.comments, marker)
+
+    def apply(self, change: types.TextDocumentContentChangeEvent, codec: Any) -> None:
+        if isinstance(change, types.TextDocumentContentChangePartial):
+            lines = self.lines
+            start_line, start = server_position(codec, lines, change.range.start)
+            end_line, end = server_position(codec, lines, change.range.end)
+            if (end_line, end) < (start_line, start):
+                start_line, start, end_line, end = end_line, end, start_line, start
+            added = split_lines(lines[start_line][:start] + change.text + lines[end_line][end:])
+            lines[start_line : end_line + 1] = added
+            self.comments.update(lines, start_line, end_line - start_line + 1, len(added))
+        else:
+            self.lines = split_lines(change.text)
+            self.comments = CommentIndex(self.lines, self.comments.syntax)
+
+
+def new_document(
+    uri: str, text: str, language_id: str | None, version: int | None
+) -> DocumentState:
+    path = local_path(uri)
+    lines = split_lines(text)
+    language = language_of(path.name if path else uri, language_id)
+    return DocumentState(
+        uri,
+        path,
+        language_id,
+        lines,
+        CommentIndex(lines, SYNTAXES[language]),
+        text,
+        version=version,
+    )
+
+
+def local_path(uri: str) -> Path | None:
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    return Path(path).resolve() if path else None

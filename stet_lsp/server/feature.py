@@ -1,0 +1,50 @@
+"""The contract every editor feature implements.
+
+A feature owns one kind of knowledge (margin notes, entries, the sheet file, the gate's
+findings) and answers its part of the shared requests. The server asks every feature in
+turn; one that raises is logged and skipped, and the others still answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+if TYPE_CHECKING:
+    from stet_lsp.server.documents import DocumentState
+    from stet_lsp.server.server import StetServer
+
+
+class Feature:
+    """Every method has a default that contributes nothing: a feature overrides only what it
+    offers. All methods run on the event loop and must not block."""
+
+    name = "feature"
+
+    def __init__(self, server: StetServer) -> None:
+        self.server = server
+
+    def started(self) -> None:
+        """The client is initialized: start background work, register commands late."""
+
+    def analyse(self, state: DocumentState) -> None:
+        """Recompute this feature's view of the document and store its diagnostics."""
+
+    def code_actions(
+        self, state: DocumentState, params: types.CodeActionParams
+    ) -> Sequence[types.CodeAction]:
+        return ()
+
+    def code_lenses(self, state: DocumentState) -> Sequence[types.CodeLens]:
+        return ()
+
+    def hover(self, state: DocumentState, line: int) -> str | None:
+        return None
+
+    def symbols(self, state: DocumentState) -> Sequence[types.DocumentSymbol]:
+        return ()
+
+    def forget(self, uri: str) -> None:
+        """The document was closed: drop what is kept about it."""

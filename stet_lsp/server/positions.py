@@ -1,0 +1,79 @@
+"""Translation between Stet's positions (0-based lines, str columns) and the client's (lines
+and code units in the negotiated encoding)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from stet_lsp.core.check import Item
+from stet_lsp.server.settings import SEVERITIES
+
+SOURCE = "stet"
+"""`Diagnostic.source` of everything Stet shows."""
+
+
+def client_position(codec: Any, lines: list[str], line: int, column: int) -> types.Position:
+    text = lines[line] if 0 <= line < len(lines) else ""
+    return types.Position(line=line, character=codec.client_num_units(text[:column]))
+
+
+def client_range(
+    codec: Any, lines: list[str], line: int, column: int, end_line: int, end_column: int
+) -> types.Range:
+    return types.Range(
+        start=client_position(codec, lines, line, column),
+        end=client_position(codec, lines, end_line, end_column),
+    )
+
+
+def line_range(codec: Any, lines: list[str], line: int) -> types.Range:
+    """The text of one line, from its first non-blank character."""
+    text = lines[line] if 0 <= line < len(lines) else ""
+    start = len(text) - len(text.lstrip())
+    return client_range(codec, lines, line, start, line, len(text))
+
+
+def whole_text_range(codec: Any, lines: list[str]) -> types.Range:
+    last = len(lines) - 1
+    return types.Range(
+        start=types.Position(line=0, character=0),
+        end=client_position(codec, lines, last, len(lines[last])),
+    )
+
+
+def server_line(lines: list[str], position: types.Position) -> int:
+    if position.line < 0 or position.line >= max(len(lines), 1):
+        raise JsonRpcInvalidParams(
+            f"line {position.line} is outside the document ({len(lines)} lines)"
+        )
+    return position.line
+
+
+def server_position(codec: Any, lines: list[str], position: types.Position) -> tuple[int, int]:
+    """A client position as (line, str index), clamped to the document."""
+    if position.line >= len(lines):
+        return len(lines) - 1, len(lines[-1])
+    line = lines[max(position.line, 0)]
+    if line.isascii():
+        return position.line, min(max(position.character, 0), len(line))
+    units = 0
+    for index, char in enumerate(line):
+        if units >= position.character:
+            return position.line, index
+        units += codec.client_num_units(char)
+    return position.line, len(line)
+
+
+def diagnostic(codec: Any, lines: list[str], item: Item, **data: Any) -> types.Diagnostic:
+    """One of core's check items as the client sees it; `data` adds to the item's data."""
+    return types.Diagnostic(
+        range=client_range(codec, lines, item.line, item.column, item.end_line, item.end_column),
+        message=item.message,
+        severity=SEVERITIES[item.severity],
+        source=SOURCE,
+        code=item.code,
+        data={**item.data, **data} if item.data or data else None,
+    )

@@ -1,0 +1,129 @@
+"""The protocol's edges in raw JSON-RPC: every request gets an answer, errors carry no
+traceback, and the exit code follows the lifecycle."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from lsp_pipe import PipeServer
+
+
+@pytest.fixture
+def raw() -> Any:
+    server = PipeServer()
+    server.send({"id": 1, "method": "initialize", "params": {"capabilities": {}}})
+    assert "result" in server.answer(1)
+    server.send({"method": "initialized", "params": {}})
+    yield server
+    server.close()
+
+
+def nested(depth: int) -> str:
+    """JSON text of arrays and objects nested `depth` deep (more than `json.dumps` can)."""
+    return '{"a": [' * (depth // 2) + "0" + "]}" * (depth // 2)
+
+
+def message(**fields: Any) -> bytes:
+    """A JSON-RPC message whose "params" is raw JSON text."""
+    params = fields.pop("params")
+    head = json.dumps({"jsonrpc": "2.0", **fields})[:-1]
+    return f'{head}, "params": {params}}}'.encode()
+
+
+def assert_plain_error(answer: dict[str, Any], code: int) -> None:
+    error = answer["error"]
+    assert error["code"] == code, error
+    assert "traceback" not in json.dumps(error).lower()
+    assert "data" not in error or not error["data"]
+
+
+def test_params_nested_ten_thousand_deep_get_an_answer(raw: PipeServer) -> None:
+    raw.send_bytes(message(id=2, method="textDocument/hover", params=nested(10_000)))
+    assert_plain_error(raw.answer(2), -32600)
+    # Deep, but not too deep for the decoder: refused before anything recurses over it.
+    raw.send_bytes(message(id=3, method="textDocument/hover", params=nested(500)))
+    assert_plain_error(raw.answer(3), -32602)
+    raw.send({"id": 4, "method": "shutdown"})
+    assert raw.answer(4)["result"] is None
+
+
+def test_malformed_envelopes_get_invalid_request(raw: PipeServer) -> None:
+    raw.send_bytes(json.dumps({"id": 2, "method": "shutdown"}).encode())  # no "jsonrpc"
+    assert_plain_error(raw.answer(2), -32600)
+    raw.send({"id": 3, "method": 42, "params": {}})
+    assert_plain_error(raw.answer(3), -32600)
+    raw.send({"id": 4, "method": ["textDocument/hover"]})
+    assert_plain_error(raw.answer(4), -32600)
+    raw.send({"id": 5, "method": "textDocument/hover", "params": 7})
+    assert_plain_error(raw.answer(5), -32600)
+    raw.send({"id": 6, "jsonrpc": "1.0", "method": "shutdown"})
+    assert_plain_error(raw.answer(6), -32600)
+    raw.send_bytes(b"[1, 2, 3]")
+    assert_plain_error(raw.wait_for(lambda m: m.get("id", 0) is None), -32600)
+    raw.send_bytes(b"{not json")
+    assert_plain_error(raw.wait_for(lambda m: m.get("id", 0) is None), -32700)
+    raw.send({"id": 7, "method": "shutdown"})
+    assert raw.answer(7)["result"] is None
+
+
+def test_a_handler_failure_answers_without_a_traceback(raw: PipeServer) -> None:
+    # Positions past the end of a document are the client's error; an unexpected failure is
+    # the server's, and neither leaks the server's internals.
+    raw.send(
+        {
+            "id": 2,
+            "method": "workspace/executeCommand",
+            "params": {"command": "stet.note.list", "arguments": [{"uri": "file:///nowhere"}]},
+        }
+    )
+    answer = raw.answer(2)
+    assert "traceback" not in json.dumps(answer).lower()
+    assert answer["error"]["code"] == -32803
+
+
+def test_requests_after_shutdown_get_invalid_request_and_exit_exits_zero(
+    raw: PipeServer,
+) -> None:
+    raw.send({"id": 2, "method": "shutdown"})
+    assert raw.answer(2)["result"] is None
+    raw.send(
+        {
+            "id": 3,
+            "method": "textDocument/hover",
+            "params": {
+                "textDocument": {"uri": "file:///x.py"},
+                "position": {"line": 0, "character": 0},
+            },
+        }
+    )
+    assert_plain_error(raw.answer(3), -32600)
+    raw.send({"id": 4, "method": "shutdown"})
+    assert_plain_error(raw.answer(4), -32600)
+    raw.send({"method": "exit"})
+    assert raw.process.wait(timeout=10) == 0
+
+
+def test_exit_without_shutdown_exits_one(raw: PipeServer) -> None:
+    raw.send({"method": "exit"})
+    assert raw.process.wait(timeout=10) == 1
+
+
+def test_the_server_keeps_serving_after_each_bad_message(raw: PipeServer) -> None:
+    bad = [
+        b"{",
+        b"null",
+        b'"a string"',
+        b'{"jsonrpc": "2.0"}',
+        b'{"jsonrpc": "2.0", "id": {"nested": 1}, "method": "shutdown"}',
+        b'{"jsonrpc": "2.0", "id": 1.5, "method": "shutdown"}',
+        message(method="textDocument/didOpen", params=nested(9000)),
+    ]
+    started = time.monotonic()
+    for number, body in enumerate(bad, start=10):
+        raw.send_bytes(body)
+        raw.send({"id": number, "method": "stet/unknown", "params": {}})
+        assert raw.answer(number)["error"]["code"] == -32601
+    assert time.monotonic() - started < 10

@@ -1,0 +1,398 @@
+"""The boundary: Stet touches nothing outside the repository's work tree, follows no link on
+the way, and opens only regular files, without ever blocking on a FIFO."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import TypeVar, cast
+
+import pygit2
+import pytest
+from repos import SIGNATURE, make_repo
+
+from stet_lsp.core import safefs
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.retention import collect_garbage
+from stet_lsp.core.session import RepositorySession
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.sheet_format import new_document
+from stet_lsp.core.targets import SHEETS_DIR, Target, resolve_target, target_key
+
+Stet = Callable[..., tuple[int, str, str]]
+T = TypeVar("T")
+OLD = time.time() - 90 * 86400
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def sheet_text(kind: str, name: str) -> str:
+    return new_document(kind, name, name).render()
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A folder outside the repository holding what retention used to delete: old Markdown
+    files, one of them a genuine-looking sheet named by its target's key."""
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "diary.md").write_text("my private notes\n")
+    gone = folder / f"{target_key('branch', 'gone')}.md"
+    gone.write_text(sheet_text("branch", "gone"))
+    (folder / "victim.txt").write_text("do not touch\n")
+    for path in folder.iterdir():
+        os.utime(path, (OLD, OLD))
+    return folder
+
+
+def listing(folder: Path) -> dict[str, tuple[bytes | str, float]]:
+    """Everything under `folder`: content (or link target) and modification time."""
+    found: dict[str, tuple[bytes | str, float]] = {}
+    for path in sorted(folder.rglob("*")):
+        status = path.lstat()
+        name = str(path.relative_to(folder))
+        if path.is_symlink():
+            found[name] = (os.readlink(path), status.st_mtime)
+        elif path.is_file():
+            found[name] = (path.read_bytes(), status.st_mtime)
+        else:
+            found[name] = ("<folder>", 0.0)
+    return found
+
+
+def sheet_of(root: Path) -> Path:
+    return resolve_target(root).sheet_path
+
+
+# -- a hostile repository, cloned ------------------------------------------------------
+
+
+def test_a_cloned_repository_committing_the_sheets_folder_as_a_link(
+    tmp_path: Path, outside: Path, stet: Stet
+) -> None:
+    origin = make_repo(tmp_path / "origin", files={"README.md": "hi\n"})
+    link = Path(origin.workdir) / SHEETS_DIR
+    link.parent.mkdir(parents=True)
+    link.symlink_to(outside, target_is_directory=True)
+    origin.index.add(str(SHEETS_DIR))
+    origin.index.write()
+    tree = origin.index.write_tree()
+    origin.create_commit("HEAD", SIGNATURE, SIGNATURE, "sheets", tree, [origin.head.target])
+    clone = pygit2.clone_repository(str(origin.workdir), str(tmp_path / "clone"))
+    root = Path(clone.workdir).resolve()
+    cloned_link = root / SHEETS_DIR
+    assert cloned_link.is_symlink() and cloned_link.resolve() == outside.resolve()
+    before = listing(outside)
+
+    for arguments in (["sheet", "gc", "--ttl", "0"], ["note", "add", "a note"], ["note", "list"]):
+        code, _, err = stet(*arguments[:2], "-C", str(root), *arguments[2:])
+        assert code == 1
+        assert str(cloned_link) in err and "symbolic link" in err
+        assert "Traceback" not in err
+    with pytest.raises(StetError, match="symbolic link"):
+        collect_garbage(clone, resolve_target(root), ttl_days=0)
+    assert RepositorySession(root).load().error is not None
+    assert listing(outside) == before
+
+
+# -- each position a link can take -------------------------------------------------------
+
+
+LINKED = [".stet", ".stet/cache", ".stet/cache/sheets", ".stet/.gitignore", "SHEET", "LOCK"]
+
+
+@pytest.mark.parametrize("position", LINKED)
+def test_a_link_anywhere_on_the_way_is_refused_and_nothing_is_touched(
+    root: Path, outside: Path, stet: Stet, position: str
+) -> None:
+    sheet = sheet_of(root)
+    if position in {"SHEET", "LOCK"}:
+        sheet.parent.mkdir(parents=True)
+        (root / ".stet/.gitignore").write_text("cache/\n")
+        (outside / "sheet.md").write_text(sheet_text("branch", "main") + "- copied entry\n")
+        link = sheet if position == "SHEET" else sheet.with_name(sheet.name + ".lock")
+        pointed = outside / ("sheet.md" if position == "SHEET" else "victim.txt")
+    else:
+        link = root / position
+        link.parent.mkdir(parents=True, exist_ok=True)
+        pointed = outside / ("victim.txt" if position.endswith(".gitignore") else "")
+    link.symlink_to(pointed)
+    before = listing(outside)
+
+    code, _, err = stet("note", "add", "-C", str(root), "a note")
+    assert code == 1 and str(link) in err and "symbolic link" in err, err
+    assert "Traceback" not in err
+    assert listing(outside) == before
+    assert link.is_symlink() and os.readlink(link) == str(pointed)
+    if position not in {"LOCK", ".stet/.gitignore"}:  # `note list` opens neither
+        code, _, err = stet("note", "list", "-C", str(root))
+        assert code == 1 and str(link) in err
+
+
+def test_a_link_inside_the_repository_is_refused_as_well(root: Path, stet: Stet) -> None:
+    (root / "elsewhere").mkdir()
+    (root / ".stet").mkdir()
+    (root / ".stet/cache").symlink_to(root / "elsewhere")
+    code, _, err = stet("note", "add", "-C", str(root), "a note")
+    assert code == 1 and "symbolic link" in err
+    assert list((root / "elsewhere").iterdir()) == []
+
+
+def test_the_gitignore_is_extended_by_replacing_it(root: Path) -> None:
+    (root / ".stet").mkdir()
+    (root / ".stet/.gitignore").write_bytes(b"*.bak\n\xff")
+    StyleSheet(resolve_target(root)).add("a note")
+    assert (root / ".stet/.gitignore").read_bytes() == b"*.bak\n\xff\ncache/\n"
+
+
+# -- temporary files ---------------------------------------------------------------------
+
+
+def test_planted_temporary_links_do_not_redirect_gate_redact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outside: Path, stet: Stet
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    (work / "n.md").write_text(f"token {SECRET}\n")
+    # The names the gate used to write through, predictably.
+    (work / ".n.md.stet-tmp").symlink_to(outside / "victim.txt")
+    (work / ".r.json.stet-tmp").symlink_to(outside / "diary.md")
+    before = listing(outside)
+
+    code, _, err = stet("gate", "redact", "n.md", "--in-place", "--report", "r.json")
+    assert code == 0, err
+    assert SECRET not in (work / "n.md").read_text()
+    assert json.loads((work / "r.json").read_text())
+    assert listing(outside) == before
+    leftovers = sorted(p.name for p in work.iterdir())
+    assert leftovers == [".n.md.stet-tmp", ".r.json.stet-tmp", "n.md", "r.json"]
+
+
+def test_gate_outputs_are_never_written_through_a_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outside: Path, stet: Stet
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "n.md").write_text(f"token {SECRET}\n")
+    (tmp_path / "report.json").symlink_to(outside / "victim.txt")
+    (tmp_path / "out.md").symlink_to(outside / "diary.md")
+    before = listing(outside)
+    for arguments in (["--report", "report.json"], ["-o", "out.md"]):
+        code, _, err = stet("gate", "redact", "n.md", *arguments)
+        assert code == 1 and "symbolic link" in err
+    assert listing(outside) == before
+
+
+def test_temporary_files_are_created_exclusively(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outside: Path
+) -> None:
+    """Were a name ever guessed, the planted file is not opened: O_CREAT | O_EXCL."""
+    monkeypatch.setattr(secrets, "token_hex", lambda _: "guessed")
+    (tmp_path / ".out.guessed.tmp").symlink_to(outside / "victim.txt")
+    before = listing(outside)
+    with pytest.raises(StetError, match="temporary file"):
+        safefs.atomic_write(tmp_path / "out", b"data")
+    assert listing(outside) == before
+    assert not (tmp_path / "out").exists()
+
+
+def test_temporary_names_are_unpredictable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    names: list[str] = []
+    real_replace = os.replace
+
+    def spy(source: str | Path, destination: str | Path) -> None:
+        names.append(Path(source).name)
+        real_replace(source, destination)
+
+    monkeypatch.setattr(os, "replace", spy)
+    for _ in range(3):
+        safefs.atomic_write(tmp_path / "out", b"data")
+    assert len(set(names)) == 3 and all(name.startswith(".out.") for name in names)
+
+
+# -- only regular files, never blocking --------------------------------------------------
+
+
+def run_cli(*arguments: str, cwd: Path) -> tuple[int, str, float]:
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", *arguments],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=5,
+    )
+    return done.returncode, done.stderr, time.monotonic() - started
+
+
+def test_a_fifo_is_refused_at_once_by_the_command_line(root: Path) -> None:
+    sheet = sheet_of(root)
+    sheet.parent.mkdir(parents=True)
+    os.mkfifo(sheet)
+    other = sheet.with_name(f"{target_key('branch', 'gone')}.md")
+    os.mkfifo(other)
+    *_, startup = run_cli("--help", cwd=root)
+    for arguments in (["note", "list"], ["note", "add", "a note"], ["gate", "scan", str(sheet)]):
+        code, err, elapsed = run_cli(*arguments, cwd=root)
+        assert code == 1 and "named pipe" in err and "Traceback" not in err, err
+        assert elapsed < startup + 1.0
+    code, err, elapsed = run_cli("sheet", "gc", "--ttl", "0", cwd=root)
+    assert code == 0 and "Traceback" not in err and elapsed < startup + 1.0
+    assert other.exists()  # not a regular file: not proven to be a sheet
+
+
+def within(seconds: float, function: Callable[[], T]) -> T:
+    """Run `function`, failing (not hanging) when it takes longer than `seconds`: a daemon
+    thread, so a call stuck on a FIFO cannot keep the test run from ending either."""
+    outcome: list[tuple[bool, object]] = []
+
+    def call() -> None:
+        try:
+            outcome.append((True, function()))
+        except BaseException as error:
+            outcome.append((False, error))
+
+    worker = threading.Thread(target=call, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if not outcome:
+        pytest.fail(f"still running after {seconds}s")
+    finished, value = outcome[0]
+    if not finished:
+        raise cast(BaseException, value)
+    return cast(T, value)
+
+
+def test_a_fifo_sheet_is_an_error_in_the_session_not_a_hang(root: Path) -> None:
+    sheet = sheet_of(root)
+    sheet.parent.mkdir(parents=True)
+    os.mkfifo(sheet)
+    session = RepositorySession(root)
+    snapshot = within(1.0, session.load)
+    assert snapshot.error is not None and "named pipe" in snapshot.error
+    assert within(1.0, session.fingerprint) == session.fingerprint()
+
+
+def test_a_fifo_as_gate_input_or_in_a_scanned_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stet: Stet
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "folder/pipe")
+    for arguments in (["scan", "folder"], ["redact", "folder/pipe"], ["check", "folder"]):
+        code, _, err = within(1.0, partial(stet, "gate", *arguments))
+        assert code == 1 and "named pipe" in err
+
+
+def test_a_scanned_folder_never_follows_a_link_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outside: Path, stet: Stet
+) -> None:
+    (outside / "credentials").write_text(f"token {SECRET}\n")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder/link").symlink_to(outside / "credentials")
+    assert stet("gate", "scan", "folder")[0] == 0
+
+
+def test_a_folder_as_the_sheet_is_a_one_line_error(root: Path, stet: Stet) -> None:
+    sheet_of(root).mkdir(parents=True)
+    for arguments in (["note", "list"], ["note", "add", "x"], ["brief"]):
+        code, _, err = stet(*arguments[:2], "-C", str(root), *arguments[2:])
+        assert code == 1 and "is a folder, not a regular file" in err
+        assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_sheet_under_a_file_is_a_one_line_error(root: Path, stet: Stet) -> None:
+    (root / ".stet/cache").mkdir(parents=True)
+    (root / SHEETS_DIR).write_text("not a folder\n")
+    for arguments in (["note", "list"], ["note", "add", "x"]):
+        code, _, err = stet(*arguments[:2], "-C", str(root), *arguments[2:])
+        assert code == 1 and "not a folder" in err and err.count("\n") == 1
+    assert stet("sheet", "gc", "-C", str(root))[0] == 0
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_an_unreadable_sheet_is_a_one_line_error(root: Path, stet: Stet) -> None:
+    StyleSheet(resolve_target(root)).add("a note")
+    sheet_of(root).chmod(0)
+    code, _, err = stet("note", "list", "-C", str(root))
+    assert code == 1 and "Permission denied" in err and err.count("\n") == 1
+
+
+def test_a_sheet_that_cannot_be_opened_is_a_one_line_error(
+    root: Path, stet: Stet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What chmod 000 does for anyone but root, simulated so it runs as root too."""
+    StyleSheet(resolve_target(root)).add("a note")
+    sheet = sheet_of(root)
+    real_open = os.open
+
+    def refusing(path: str | Path, flags: int, mode: int = 0o777, **kwargs: object) -> int:
+        if Path(path) == sheet:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, mode)
+
+    monkeypatch.setattr(os, "open", refusing)
+    code, _, err = stet("note", "list", "-C", str(root))
+    assert code == 1 and "Permission denied" in err and err.count("\n") == 1
+
+
+def test_safefs_refuses_what_is_not_inside(root: Path, tmp_path: Path) -> None:
+    with pytest.raises(StetError, match="outside the repository"):
+        safefs.inside(root, tmp_path / "elsewhere")
+    with pytest.raises(StetError, match="leaves the repository"):
+        safefs.inside(root, ".stet/../../elsewhere")
+    assert safefs.read_regular(root / ".stet/missing", root) is None
+    safefs.atomic_write(root / ".stet-file", b"data", root)
+    assert safefs.read_regular(root / ".stet-file", root) == b"data"
+    assert safefs.remove_regular(root / ".stet-file", root)
+    assert not safefs.remove_regular(root / ".stet-file", root)
+
+
+# -- retention deletes only proven sheets ------------------------------------------------
+
+
+def test_retention_removes_only_what_it_proves_is_a_sheet(
+    repo: pygit2.Repository, root: Path, outside: Path
+) -> None:
+    current = resolve_target(root)
+    StyleSheet(current).add("current")
+    folder = root / SHEETS_DIR
+    stale = Target(root, "named", "stale")
+    StyleSheet(stale).add("stale")
+    foreign = folder / "readme.md"
+    foreign.write_text("# not a sheet\n")
+    misnamed = folder / "copy.md"
+    misnamed.write_text(sheet_text("named", "stale"))
+    (folder / "linked.md").symlink_to(outside / f"{target_key('branch', 'gone')}.md")
+    os.mkfifo(folder / "pipe.md")
+    leftover = folder / f".{stale.key}.md.abc.tmp"
+    leftover.write_text("torn")
+    planted = folder / ".planted.md.abc.tmp"
+    planted.symlink_to(outside / "victim.txt")
+    for path in folder.iterdir():
+        os.utime(path, (OLD, OLD), follow_symlinks=False)
+    before = listing(outside)
+
+    removed = collect_garbage(repo, current, ttl_days=1)
+    assert [removal.path for removal in removed] == [stale.sheet_path]
+    left = sorted(path.name for path in folder.iterdir())
+    assert left == sorted(
+        [
+            ".planted.md.abc.tmp",
+            current.sheet_path.name,
+            current.sheet_path.name + ".lock",
+            "copy.md",
+            "linked.md",
+            "pipe.md",
+            "readme.md",
+        ]
+    )
+    assert listing(outside) == before

