@@ -248,6 +248,17 @@ def test_a_fifo_is_refused_at_once_by_the_command_line(root: Path) -> None:
     assert other.exists()  # not a regular file: not proven to be a sheet
 
 
+def test_a_fifo_as_the_anchored_file_or_a_working_file_is_refused_at_once(root: Path) -> None:
+    os.mkfifo(root / "src" / "pipe.py")
+    *_, startup = run_cli("--help", cwd=root)
+    code, err, elapsed = run_cli(
+        "note", "add", "x", "--file", "src/pipe.py", "--line", "1", cwd=root
+    )
+    assert code == 1 and "named pipe" in err and elapsed < startup + 1.0
+    code, err, elapsed = run_cli("check", cwd=root)
+    assert "Traceback" not in err and elapsed < startup + 2.0
+
+
 def within(seconds: float, function: Callable[[], T]) -> T:
     """Run `function`, failing (not hanging) when it takes longer than `seconds`: a daemon
     thread, so a call stuck on a FIFO cannot keep the test run from ending either."""

@@ -6,6 +6,7 @@ it is, and the text output is read from the same result."""
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
@@ -183,4 +184,6 @@ def _from_directory(args: argparse.Namespace, path: str) -> Path:
 
 def _where(entry: dict[str, Any]) -> str:
     path, line = entry["anchor"]["path"], entry["placement"]["line"]
+    if not path.isprintable():  # a line break in a path must not open a line of its own
+        path = json.dumps(path)
     return f"{path}:{line}" if line else f"{path} (anchor lost)"

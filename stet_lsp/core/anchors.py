@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import read_regular
 from stet_lsp.core.lines import split_lines
 from stet_lsp.core.model import Anchor, Entry
 
@@ -37,20 +38,19 @@ def make_anchor(root: Path, path: Path | str, line: int, text: str | None = None
     it (an editor buffer), else the file is read from disk."""
     relative = relative_path(root, path)
     if text is None:
-        text = read_text(root / relative)
+        text = read_text(root / relative, root)
     lines = split_lines(text)
     if not 1 <= line <= max(len(lines), 1):
         raise StetError(f"{relative} has {len(lines)} lines; line {line} does not exist")
     return Anchor(relative, line, line_key(lines[line - 1]) if lines else "")
 
 
-def read_text(path: Path) -> str:
-    try:
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        raise StetError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise StetError(f"{path} is a folder, not a file") from None
+def read_text(path: Path, root: Path) -> str:
+    """A regular file inside `root` (never a FIFO, a device or a link out of it)."""
+    data = read_regular(path, root)
+    if data is None:
+        raise StetError(f"no such file: {path}")
+    return data.decode("utf-8", errors="replace")
 
 
 def locate(anchor: Anchor, lines: list[str]) -> int | None:

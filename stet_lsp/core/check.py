@@ -17,6 +17,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import split_lines
 from stet_lsp.core.margin import DEFAULT_MARKER, MarginNote, find_notes
 from stet_lsp.core.merge import conflict_markers
+from stet_lsp.core.safefs import read_regular
 from stet_lsp.core.model import Entry
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.sheet_format import SheetDocument
@@ -317,7 +318,7 @@ def check(
         paths.append(sheet_relative)
     shown: list[Shown] = []
     for path in paths:
-        text = _text(root / path)
+        text = _text(root, root / path)
         if text is not None:
             items = document_items(root, path, text, sheet, options)
             shown.extend(Shown(path, item) for item in items)
@@ -337,12 +338,14 @@ def working_files(repo: pygit2.Repository) -> Iterator[str]:
     yield from sorted(seen)
 
 
-def _text(path: Path) -> str | None:
+def _text(root: Path, path: Path) -> str | None:
+    """A working file's text; None for what is not a readable regular file inside the
+    repository, too large, or binary."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return None
-        data = path.read_bytes()
-    except OSError:
+        data = read_regular(path, root, limit=MAX_FILE_BYTES + 1)
+    except StetError:
+        return None
+    if data is None or len(data) > MAX_FILE_BYTES:
         return None
     if b"\0" in data[:8192]:
         return None

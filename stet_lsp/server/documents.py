@@ -38,7 +38,11 @@ class DocumentState:
     notes: list[MarginNote] = field(default_factory=list)
     modified: bool = False
     """Whether the editor holds unsaved edits, from its own notifications: an edit makes the
-    buffer modified unless it leaves exactly `disk_text` (a reload); a save clears it."""
+    buffer modified unless it leaves exactly `disk_text`; a save clears it."""
+    expected_reload: str | None = None
+    """A sheet written on disk while the buffer had no unsaved edits: the editor reloads it.
+    An edit that leaves this text is that reload; any other edit came first, and what was
+    written on disk is then merged into it."""
     ready: asyncio.Future[None] | None = None
     """Done once the document's repository is known (finding it reads the disk)."""
 

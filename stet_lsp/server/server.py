@@ -170,13 +170,11 @@ class StetServer(LanguageServer):
     async def reload(self, session: RepositorySession) -> None:
         """Read the target and its sheet again (after a write, a branch switch, an outside
         write), bring open sheets along, and show the result."""
-        snapshot = await self.off_loop(session.load)
-        previous = self.snapshots.get(session.root)
-        self.snapshots[session.root] = snapshot
         from stet_lsp.server.sheet_sync import sync_open_sheet
 
-        if previous is None or previous.target != snapshot.target or previous.text != snapshot.text:
-            await sync_open_sheet(self, snapshot)
+        snapshot = await self.off_loop(session.load)
+        self.snapshots[session.root] = snapshot
+        await sync_open_sheet(self, snapshot)
         self.refresh(outside=True)
 
     async def session_of(self, uri: str | None) -> RepositorySession:
@@ -230,6 +228,7 @@ class StetServer(LanguageServer):
             if known is not False:
                 assert not isinstance(known, bool)
                 state.attach(known)
+                self._compare_with_disk(state)
             else:
                 state.ready = asyncio.get_running_loop().create_future()
                 self.spawn(self._find_repository(state), f"finding the repository of {uri}")
@@ -242,10 +241,17 @@ class StetServer(LanguageServer):
             if self.documents.get(state.uri) is state:
                 state.attach(session)
                 state.rescan_notes(self.settings.marker)
+                self._compare_with_disk(state)
                 # Requests about the document waited for this: no refresh to ask for.
                 self.refresh([state], outside=False)
         finally:
             state.ready.set_result(None)
+
+    def _compare_with_disk(self, state: DocumentState) -> None:
+        """A sheet may have changed on disk since the editor read it (before the watcher
+        saw the write): read it again, so what differs is merged into unsaved edits."""
+        if state.is_sheet and state.session is not None:
+            self.spawn(self.reload(state.session), "reading the opened style sheet")
 
     def change_document(
         self,
@@ -260,11 +266,25 @@ class StetServer(LanguageServer):
         codec = self.workspace.position_codec
         for change in changes:
             state.apply(change, codec)
-        # Only the sheet needs to know (outside writes are merged into it); a reload from
-        # disk arrives as an edit that leaves the text the editor takes to be saved.
-        state.modified = not state.is_sheet or state.text != state.disk_text
+        if state.is_sheet:  # only the sheet needs to know: outside writes are merged into it
+            self._track_unsaved(state)
+        else:
+            state.modified = True
         state.rescan_notes(self.settings.marker)
         return state
+
+    def _track_unsaved(self, state: DocumentState) -> None:
+        text = state.text
+        if state.expected_reload is not None and text == state.expected_reload:
+            state.disk_text, state.expected_reload = text, None  # the editor reloaded
+        state.modified = text != state.disk_text
+        if state.modified and state.expected_reload is not None:
+            # Typed before the editor reloaded what was written on disk: merge that in.
+            from stet_lsp.server.sheet_sync import merge_from_disk
+
+            self.spawn(
+                merge_from_disk(self, state, state.expected_reload), "merging the style sheet"
+            )
 
     def close_document(self, uri: str) -> None:
         """Drop everything kept about a closed document, the features' state included."""

@@ -52,17 +52,23 @@ async def write_into_buffer(
 
 
 async def sync_open_sheet(server: StetServer, snapshot: Snapshot) -> None:
-    """The sheet changed on disk. An open buffer without unsaved edits is the editor's to
-    reload; one with unsaved edits gets the outside changes merged in, entry by entry."""
+    """The sheet as read from disk now, for the editor's copy if it is open."""
     state = server.open_sheet(snapshot.target)
-    if state is None or snapshot.text is None:
-        return
+    if state is not None and snapshot.text is not None:
+        await merge_from_disk(server, state, snapshot.text)
+
+
+async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str) -> None:
+    """The sheet on disk holds `theirs`. A buffer without unsaved edits is the editor's to
+    reload (the reload is expected, see `DocumentState.expected_reload`); one with unsaved
+    edits gets what changed on disk merged in, entry by entry."""
     async with server.sheet_edits:
-        theirs, base = snapshot.text, state.disk_text
+        base = state.disk_text
         if theirs == base:
+            state.expected_reload = None
             return
         if not state.modified:
-            state.disk_text = theirs
+            state.expected_reload = theirs
             return
         for _ in range(ATTEMPTS):
             ours, version = state.text, state.version
@@ -74,7 +80,7 @@ async def sync_open_sheet(server: StetServer, snapshot: Snapshot) -> None:
             ):
                 continue  # the editor refused a stale edit
             await _edit_arrived(state, version, result.changed)
-            state.disk_text = theirs
+            state.disk_text, state.expected_reload = theirs, None
             for conflict in result.conflicts:
                 server.message(f"style sheet: {conflict.message}", types.MessageType.Warning)
             return

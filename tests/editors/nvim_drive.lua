@@ -226,6 +226,21 @@ local function run()
       return d.message:find(config.agent_text, 1, true) ~= nil
     end) == nil
   end)
+
+  -- 12. :StetPause with a date and :StetResume report what the server answered.
+  local function notified(prefix)
+    return find(result.notifications, function(n)
+      return vim.startswith(n.message, prefix)
+    end)
+  end
+  vim.cmd("StetPause " .. config.pause_until)
+  wait_for("paused", function()
+    return notified("stet: paused") ~= nil
+  end)
+  vim.cmd("StetResume")
+  wait_for("resumed", function()
+    return notified("stet: resumed") ~= nil
+  end)
   result.ok = true
 end
 

@@ -37,6 +37,7 @@ NOTE_TEXT = "the retry helper lives in payments/retry.py"
 NOTE_LINE = 5  # 0-based: "return response.json()" once the margin comment is gone
 AGENT_TEXT = "HTTP calls go through payments.http.session"
 AGENT_LINE = 0  # 0-based: "import requests"
+PAUSE_UNTIL = "2999-01-01"
 
 
 def drive(tmp_path: Path, root: Path, file: Path, **settings: Any) -> dict[str, Any]:
@@ -85,6 +86,7 @@ def test_margin_note_recorded_and_note_added_from_neovim(tmp_path: Path) -> None
         stet_cli=stet_command(),
         agent_text=AGENT_TEXT,
         agent_line=AGENT_LINE,
+        pause_until=PAUSE_UNTIL,
     )
     print(json.dumps({"steps": result.get("steps"), "total_ms": result.get("total_ms")}))
     assert result.get("ok"), f"{result.get('error')}\n{json.dumps(result, indent=1)}"
@@ -99,7 +101,7 @@ def test_margin_note_recorded_and_note_added_from_neovim(tmp_path: Path) -> None
     assert margin["lnum"] == MARGIN_LINE
     assert margin["severity"] == 4  # vim.diagnostic.severity.HINT
     assert margin["code"] == "margin-note"
-    assert margin["message"].startswith("margin note: ")
+    assert margin["message"] == f"margin note (markup): {MARGIN_TEXT}"
     assert MARGIN_TEXT in margin["message"]
     assert margin["data"]["type"] == "margin"
     assert margin["data"]["line"] == MARGIN_LINE
@@ -139,6 +141,10 @@ def test_margin_note_recorded_and_note_added_from_neovim(tmp_path: Path) -> None
     assert note_entries[0]["anchor"]["path"] == "src/pay.py"
     assert note_entries[0]["anchor"]["line"] == NOTE_LINE + 1  # the sheet counts from 1
     assert note_entries[0]["anchor"]["text"] == "return response.json()"
+    # The plugin read the new entry's id from the command's result ({…, "entry": {…}}).
+    messages = [n["message"] for n in result["notifications"]]
+    assert f"stet: note {note['data']['entryId']} added" in messages, messages
+    assert note["message"] == f"style sheet (note, human, {note['data']['entryId']}): {NOTE_TEXT}"
 
     # A lens and a hover on the note's line.
     lenses = result["lenses"]
@@ -156,6 +162,7 @@ def test_margin_note_recorded_and_note_added_from_neovim(tmp_path: Path) -> None
     assert agent["lnum"] == AGENT_LINE
     assert agent["severity"] == 3
     assert agent["code"] == "convention"
+    assert agent["message"].startswith("style sheet (convention, agent, ")
     assert result["agent_refresh_ms"] < 10_000
 
     # :StetList: every entry in the quickfix list, at its current line.
@@ -168,6 +175,12 @@ def test_margin_note_recorded_and_note_added_from_neovim(tmp_path: Path) -> None
     # :StetDiscard on the agent note's line.
     statuses = {entry["text"]: entry["status"] for entry in sheet_entries(root)}
     assert statuses == {MARGIN_TEXT: "open", NOTE_TEXT: "open", AGENT_TEXT: "discarded"}
+
+    # :StetPause {date} names the moment the server answered (paused_until); :StetResume.
+    assert f"stet: paused until {PAUSE_UNTIL}T00:00:00Z" in messages, messages
+    assert "stet: resumed" in messages, messages
+    listed = json.loads(stet(root, "note", "list", "--json").stdout)
+    assert listed["paused"] is False
 
 
 def stet_sheet_path(root: Path) -> Path:

@@ -3,7 +3,9 @@
 // Enter), adds a note with "Stet: Add Note at Cursor" and one through a comment thread, changes
 // a stet.* setting in the Settings editor, and writes what it saw as JSON.
 // Usage: node vscode_drive.mjs CONFIG.json   (url, file, marginLine, noteLine, noteText,
-// commentLine, commentText, screenshots, out, chromium, timeoutMs). test_editor_vscode.py asserts on the JSON.
+// commentLine, commentText, root, stetCli, agentLine, agentText, screenshots, out, chromium,
+// timeoutMs). test_editor_vscode.py asserts on the JSON.
+import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -152,6 +154,11 @@ async function run(page) {
   );
   await input.fill("convention");
   await page.keyboard.press("Enter");
+  // The extension names the new entry in the status bar (for 4 s), from the command's result.
+  result.noteStatus = await until("note added in the status bar", async () => {
+    const found = await texts(page.locator(".statusbar .statusbar-item"));
+    return found.find((t) => /note \S+ added/.test(t)) ?? null;
+  });
   result.problemsAfterNote = await until("note in Problems", async () => {
     const found = await texts(rows);
     return found.some((t) => t.includes(config.noteText)) ? found : null;
@@ -184,6 +191,33 @@ async function run(page) {
   });
   await screenshot(page, "comment-added");
 
+  // An agent writes through the CLI: VS Code reports the sheet's change to the server
+  // (workspace/didChangeWatchedFiles, registered by the server), and the entry shows.
+  const [cli, ...cliArgs] = config.stetCli;
+  execFileSync(
+    cli,
+    [...cliArgs, "note", "add", config.agentText, "--author", "agent", "--kind", "convention",
+      "--file", config.file, "--line", String(config.agentLine + 1)],
+    { cwd: config.root, stdio: ["ignore", "pipe", "pipe"], timeout: TIMEOUT },
+  );
+  const written = Date.now();
+  try {
+    result.problemsAfterAgent = await until(
+      "agent note in Problems",
+      async () => {
+        const found = await texts(rows);
+        return found.some((t) => t.includes(config.agentText)) ? found : null;
+      },
+      10000,
+    );
+    result.agentRefreshMs = Date.now() - written;
+  } catch {
+    // Reported, not fatal: the test says what is missing after checking everything else.
+    result.problemsAfterAgent = await texts(rows);
+    result.agentRefreshMs = null;
+  }
+  await screenshot(page, "agent-note");
+
   // A settings change reaches the running server (didChangeConfiguration): entries become
   // warnings in the Problems panel.
   // Through the Settings editor, as a user would (code-server does not notice a settings
@@ -203,7 +237,8 @@ async function run(page) {
   await page.keyboard.press("Control+W");
   result.warningRows = await until("entries shown as warnings", async () => {
     const count = await page.locator(".markers-panel .monaco-list-row .codicon-warning").count();
-    return count >= 3 ? count : null;
+    // The three entries of the steps above, and the agent's when it showed.
+    return count >= (result.agentRefreshMs === null ? 3 : 4) ? count : null;
   });
   await screenshot(page, "settings-changed");
 }

@@ -1,5 +1,6 @@
 -- Client side of the Stet language server: every action is a workspace/executeCommand
--- with one object argument, as the server defines them.
+-- with one object argument, as the server defines them. Results have the shapes of
+-- `stet … --json` (docs/cli.md): `{version, target, …}`, with the entry under `entry`.
 local M = {}
 
 M.kinds = { "convention", "ruled-out", "clarification", "markup", "note" }
@@ -72,9 +73,9 @@ function M.add_note(text, kind)
   if kind then
     argument.kind = kind
   end
-  M.execute("stet.note.add", argument, function(entry)
-    local id = type(entry) == "table" and (entry.id or (entry.entry or {}).id) or nil
-    notify(("note %s added"):format(id or ""))
+  M.execute("stet.note.add", argument, function(result)
+    local entry = type(result) == "table" and result.entry or {}
+    notify(("note %s added"):format(entry.id or ""))
   end, bufnr)
 end
 
@@ -131,33 +132,72 @@ function M.brief(budget)
   end, bufnr)
 end
 
-function M.list()
-  local bufnr, uri = here()
-  M.execute("stet.note.list", { uri = uri }, function(result)
-    local items = {}
-    local root = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
-    root = root and root.root_dir or vim.fn.getcwd()
-    for _, entry in ipairs((result or {}).entries or {}) do
-      local anchor = entry.anchor
-      -- `line`: where the anchored line is now (1-based; null when the anchor is lost).
-      local line = entry.line
-      if type(line) ~= "number" then
-        line = anchor and anchor.line or 0
+--- A JSON value that may be null (vim.NIL once decoded) as nil.
+local function value(v)
+  if v == vim.NIL then
+    return nil
+  end
+  return v
+end
+
+--- The quickfix items of a `stet.note.list` result: each entry at its anchor (where the
+--- anchored text is now), unanchored ones and the sheet's problems in the sheet itself.
+---@param result table
+---@param root string the repository's root
+---@return table[] items
+function M.list_items(result, root)
+  local items = {}
+  local sheet = value(result.sheet)
+  for _, entry in ipairs(value(result.entries) or {}) do
+    local anchor = value(entry.anchor)
+    -- `placement`: null without an anchor, else `{line, lost}`, `line` the 1-based line
+    -- where the anchored text is now (null once it is gone).
+    local placement = value(entry.placement)
+    local text = ("[%s %s %s] %s"):format(entry.id, entry.kind, entry.status or "open", entry.text or "")
+    local item = { text = text, lnum = 1 }
+    if anchor and anchor.path then
+      item.filename = vim.fs.joinpath(root, anchor.path)
+      item.lnum = placement and value(placement.line) or anchor.line or 1
+      if placement and placement.lost then
+        item.text = text .. " (anchor lost)"
+        item.type = "W"
       end
-      local item = {
-        text = ("[%s %s %s] %s"):format(entry.id, entry.kind, entry.status or "open", entry.text or ""),
-        lnum = line,
-      }
-      if anchor and anchor.path then
-        item.filename = vim.fs.joinpath(root, anchor.path)
-      else
-        item.filename = vim.api.nvim_buf_get_name(bufnr)
-        item.lnum = 0
-      end
+    elseif sheet then
+      item.filename = sheet
+    end
+    if item.filename then
       items[#items + 1] = item
     end
+  end
+  for _, problem in ipairs(value(result.problems) or {}) do
+    if sheet then
+      items[#items + 1] = {
+        filename = sheet,
+        lnum = value(problem.line) or 1,
+        text = ("[%s] %s"):format(problem.code or "problem", problem.message or ""),
+        type = "W",
+      }
+    end
+  end
+  return items
+end
+
+function M.list()
+  local bufnr, uri = here()
+  M.execute("stet.note.list", { uri = uri }, function(result, client)
+    result = type(result) == "table" and result or {}
+    -- Anchors are relative to the repository's root, which holds the sheet under .stet/.
+    local sheet = type(result.sheet) == "string" and result.sheet or ""
+    local root = sheet:match("^(.*)[/\\]%.stet[/\\]cache[/\\]sheets[/\\][^/\\]+$")
+    local items = M.list_items(result, root or client.root_dir or vim.fn.getcwd())
+    local target = type(result.target) == "table" and result.target.label or nil
+    local title = "stet style sheet" .. (target and (" (" .. target .. ")") or "")
+    if result.paused == true then
+      local until_time = value(result.paused_until)
+      title = title .. (until_time and (" paused until " .. until_time) or " paused")
+    end
     vim.schedule(function()
-      vim.fn.setqflist({}, " ", { title = "stet style sheet", items = items })
+      vim.fn.setqflist({}, " ", { title = title, items = items })
       if #items > 0 then
         vim.cmd("botright copen")
       else
@@ -198,8 +238,9 @@ end
 
 function M.pause(until_date)
   local bufnr, uri = here()
-  M.execute("stet.pause", { uri = uri, ["until"] = until_date }, function()
-    notify("paused" .. (until_date and (" until " .. until_date) or ""))
+  M.execute("stet.pause", { uri = uri, ["until"] = until_date }, function(result)
+    local until_time = type(result) == "table" and value(result.paused_until) or nil
+    notify("paused" .. (until_time and (" until " .. until_time) or ""))
   end, bufnr)
 end
 

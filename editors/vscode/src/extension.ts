@@ -14,7 +14,15 @@ import {
 
 const KINDS = ["note", "convention", "ruled-out", "clarification", "markup"] as const;
 
-/** A style-sheet entry as the server returns it. */
+/** The target a command ran on: every command result names it (docs/cli.md). */
+interface Target {
+  kind: string;
+  name: string;
+  label: string;
+  key: string;
+}
+
+/** A style-sheet entry as the server returns it (docs/cli.md, "JSON output"). */
 interface Entry {
   id: string;
   kind: string;
@@ -23,6 +31,25 @@ interface Entry {
   text: string;
   created?: string;
   anchor?: { path: string; line: number; text?: string } | null;
+  /** null without an anchor, else the 1-based line where the anchored text is now. */
+  placement?: { line: number | null; lost: boolean } | null;
+}
+
+/** What `stet.note.add`, `stet.note.edit`, `stet.note.discard` and `stet.note.show` return. */
+interface EntryResult {
+  version: number;
+  target: Target;
+  entry: Entry;
+}
+
+/** What `stet.brief` returns. */
+interface BriefResult {
+  version: number;
+  target: Target;
+  text: string;
+  included: number;
+  left_out: number;
+  tokens: number;
 }
 
 let client: LanguageClient | undefined;
@@ -76,11 +103,23 @@ async function execute<T>(command: string, argument: Record<string, unknown>): P
   })) as T;
 }
 
-/** The document a command is about: the active editor's, else the first workspace folder. */
+/**
+ * The `uri` argument of a command about the repository: the active editor's file, else the
+ * first workspace folder. Undefined when there is neither (an untitled editor in an empty
+ * window): the server then takes the workspace's repository if there is only one.
+ */
 function currentUri(): vscode.Uri | undefined {
-  return (
-    vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri
-  );
+  const active = vscode.window.activeTextEditor?.document.uri;
+  if (active?.scheme === "file") {
+    return active;
+  }
+  return vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === "file")?.uri;
+}
+
+/** `{uri}` for currentUri(), or no argument at all. */
+function repositoryArgument(): Record<string, unknown> {
+  const uri = currentUri();
+  return uri ? { uri: uri.toString() } : {};
 }
 
 function reportFailure(what: string, error: unknown): void {
@@ -111,7 +150,7 @@ async function addNote(args?: { text?: string; kind?: string; line?: number }): 
     return undefined;
   }
   try {
-    const entry = await execute<Entry>("stet.note.add", {
+    const { entry } = await execute<EntryResult>("stet.note.add", {
       uri: editor.document.uri.toString(),
       text,
       kind,
@@ -126,15 +165,11 @@ async function addNote(args?: { text?: string; kind?: string; line?: number }): 
 }
 
 async function openSheet(): Promise<void> {
-  const uri = currentUri();
-  if (!uri) {
-    void vscode.window.showWarningMessage("Stet: open a folder or a file of a repository first.");
-    return;
-  }
   try {
-    const result = await execute<{ uri: string; shown?: boolean }>("stet.sheet.open", {
-      uri: uri.toString(),
-    });
+    const result = await execute<{ uri: string; shown?: boolean }>(
+      "stet.sheet.open",
+      repositoryArgument(),
+    );
     if (!result.shown) {
       await vscode.window.showTextDocument(vscode.Uri.parse(result.uri));
     }
@@ -144,14 +179,9 @@ async function openSheet(): Promise<void> {
 }
 
 async function showBrief(): Promise<void> {
-  const uri = currentUri();
-  if (!uri) {
-    void vscode.window.showWarningMessage("Stet: open a folder or a file of a repository first.");
-    return;
-  }
   try {
     // The budget is the server's `stet.brief.budget` setting.
-    const brief = await execute<{ text: string }>("stet.brief", { uri: uri.toString() });
+    const brief = await execute<BriefResult>("stet.brief", repositoryArgument());
     const document = await vscode.workspace.openTextDocument({
       language: "markdown",
       content: brief.text,
@@ -208,7 +238,7 @@ function registerComments(context: vscode.ExtensionContext): void {
       const thread = reply.thread;
       const line = thread.range?.start.line ?? 0;
       try {
-        const entry = await execute<Entry>("stet.note.add", {
+        const { entry } = await execute<EntryResult>("stet.note.add", {
           uri: thread.uri.toString(),
           text: reply.text,
           kind: "note",

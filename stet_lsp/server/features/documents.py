@@ -46,7 +46,7 @@ def register(server: StetServer) -> None:
         state = ls.documents.get(params.text_document.uri)
         if state is None:
             return
-        state.disk_text, state.modified = state.text, False
+        state.disk_text, state.modified, state.expected_reload = state.text, False, None
         if state.is_sheet and state.session is not None:
             # A saved sheet changes what every open document shows.
             ls.spawn(ls.reload(state.session), "reading the saved style sheet")

@@ -1,0 +1,434 @@
+"""The server's contract: refreshes only for outside changes, unchanged reports, versioned
+diagnostics, commands without a URI, a loop that never waits on a lock, file watching, one
+line rule, and the features' isolation."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import queue
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from filelock import FileLock
+from lsp_harness import SERVER, diagnostics, eventually, execute, open_file, start, uri
+from lsp_pipe import PipeServer
+from lsprotocol import types
+from pytest_lsp import LanguageClient, client_capabilities
+from repos import make_repo
+
+from stet_lsp.core.anchors import make_anchor
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.targets import resolve_target
+from stet_lsp.server.documents import DocumentState, new_document
+from stet_lsp.server.feature import Feature
+from stet_lsp.server.server import StetServer, create_server
+
+PULL_CAPABILITIES = {
+    "textDocument": {"diagnostic": {"dynamicRegistration": False}},
+    "workspace": {"diagnostics": {"refreshSupport": True}, "codeLens": {"refreshSupport": True}},
+}
+PUSH_CAPABILITIES = {"textDocument": {"publishDiagnostics": {"versionSupport": True}}}
+
+
+def started(capabilities: dict[str, Any], folders: Sequence[Path] = ()) -> PipeServer:
+    server = PipeServer()
+    params: dict[str, Any] = {"capabilities": capabilities}
+    if folders:
+        params["workspaceFolders"] = [{"uri": uri(f), "name": f.name} for f in folders]
+    server.send({"id": 1, "method": "initialize", "params": params})
+    assert "result" in server.answer(1)
+    server.send({"method": "initialized", "params": {}})
+    return server
+
+
+def drain(server: PipeServer, seconds: float) -> list[dict[str, Any]]:
+    """Every message for a while; the server's requests get a null result."""
+    messages = []
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            message = server.inbox.get(timeout=left)
+        except queue.Empty:
+            break
+        if "method" in message and "id" in message:
+            server.send({"id": message["id"], "result": None})
+        messages.append(message)
+    return messages
+
+
+def did_open(server: PipeServer, path: Path, text: str) -> str:
+    document = uri(path)
+    server.send(
+        {
+            "method": "textDocument/didOpen",
+            "params": {
+                "textDocument": {
+                    "uri": document,
+                    "languageId": "python",
+                    "version": 1,
+                    "text": text,
+                }
+            },
+        }
+    )
+    return document
+
+
+def did_change(server: PipeServer, document: str, version: int, line: int, text: str) -> None:
+    where = {"line": line, "character": 0}
+    server.send(
+        {
+            "method": "textDocument/didChange",
+            "params": {
+                "textDocument": {"uri": document, "version": version},
+                "contentChanges": [{"range": {"start": where, "end": where}, "text": text}],
+            },
+        }
+    )
+
+
+REFRESHES = ("workspace/diagnostic/refresh", "workspace/codeLens/refresh")
+
+
+def test_client_edits_cause_no_refresh_requests(root: Path) -> None:
+    server = started(PULL_CAPABILITIES)
+    try:
+        document = did_open(server, root / "src" / "app.py", (root / "src" / "app.py").read_text())
+        for version in range(2, 12):
+            did_change(server, document, version, 0, f"# stet: edit {version}\n")
+        server.send(
+            {
+                "id": 2,
+                "method": "textDocument/diagnostic",
+                "params": {"textDocument": {"uri": document}},
+            }
+        )
+        answer = server.answer(2)
+        assert len(answer["result"]["items"]) == 10
+        messages = drain(server, 1.0)
+        assert [m["method"] for m in messages if m.get("method") in REFRESHES] == []
+        # A write from outside (an agent) is not the client's edit: it is asked to pull again.
+        StyleSheet(resolve_target(root)).add("from an agent", author="agent")
+        messages = drain(server, 2.0)
+        assert "workspace/diagnostic/refresh" in [m.get("method") for m in messages]
+    finally:
+        server.close()
+
+
+def test_published_diagnostics_carry_the_document_version(root: Path) -> None:
+    server = started(PUSH_CAPABILITIES)
+    try:
+        document = did_open(server, root / "src" / "app.py", "x = 1\n")
+        did_change(server, document, 7, 0, "# stet: versioned\n")
+
+        def published(message: dict[str, Any]) -> bool:
+            return (
+                message.get("method") == "textDocument/publishDiagnostics"
+                and message["params"]["uri"] == document
+                and bool(message["params"]["diagnostics"])
+            )
+
+        params = server.wait_for(published)["params"]
+        assert params["version"] == 7
+        # The same diagnostics are not sent again on an edit that changes none of them.
+        did_change(server, document, 8, 2, "y = 2\n")
+        later = [
+            m for m in drain(server, 1.0) if m.get("method") == "textDocument/publishDiagnostics"
+        ]
+        assert later == []
+    finally:
+        server.close()
+
+
+def test_a_pull_whose_result_id_is_current_is_unchanged(root: Path) -> None:
+    server = started(PULL_CAPABILITIES)
+    try:
+        document = did_open(server, root / "src" / "app.py", "# stet: one\nx = 1\n")
+
+        def pull(number: int, previous: str | None) -> dict[str, Any]:
+            params: dict[str, Any] = {"textDocument": {"uri": document}}
+            if previous is not None:
+                params["previousResultId"] = previous
+            server.send({"id": number, "method": "textDocument/diagnostic", "params": params})
+            result: dict[str, Any] = server.answer(number)["result"]
+            return result
+
+        first = pull(2, None)
+        assert first["kind"] == "full" and len(first["items"]) == 1
+        assert pull(3, first["resultId"]) == {"kind": "unchanged", "resultId": first["resultId"]}
+        did_change(server, document, 2, 1, "z = 0\n")  # no diagnostic changes
+        assert pull(4, first["resultId"])["kind"] == "unchanged"
+        did_change(server, document, 3, 0, "# stet: two\n")
+        changed = pull(5, first["resultId"])
+        assert changed["kind"] == "full" and len(changed["items"]) == 2
+        assert changed["resultId"] != first["resultId"]
+    finally:
+        server.close()
+
+
+def test_commands_without_a_uri_work_in_a_workspace_of_one_repository(
+    root: Path, tmp_path: Path
+) -> None:
+    server = started({}, folders=[root])
+    try:
+        server.send(
+            {"id": 2, "method": "workspace/executeCommand", "params": {"command": "stet.note.list"}}
+        )
+        listed = server.answer(2)["result"]
+        assert listed["target"]["name"] == "main" and listed["entries"] == []
+        server.send(
+            {
+                "id": 3,
+                "method": "workspace/executeCommand",
+                "params": {"command": "stet.brief", "arguments": []},
+            }
+        )
+        assert server.answer(3)["result"]["text"].startswith("## Style sheet")
+    finally:
+        server.close()
+    other = make_repo(tmp_path / "other", files={"a.txt": "a\n"})
+    server = started({}, folders=[root, Path(other.workdir)])
+    try:
+        server.send(
+            {"id": 2, "method": "workspace/executeCommand", "params": {"command": "stet.note.list"}}
+        )
+        error = server.answer(2)["error"]
+        assert "missing argument 'uri'" in error["message"] and "2 repositories" in error["message"]
+    finally:
+        server.close()
+
+
+def test_the_server_keeps_answering_while_a_write_waits_for_the_lock(root: Path) -> None:
+    server = started(PUSH_CAPABILITIES)
+    sheet = StyleSheet(resolve_target(root))
+    lock = FileLock(str(sheet.path) + ".lock")
+    sheet.add("before")  # the sheet and its lock file exist
+    try:
+        document = did_open(server, root / "src" / "app.py", "x = 1\n")
+        with lock:
+            server.send(
+                {
+                    "id": 2,
+                    "method": "workspace/executeCommand",
+                    "params": {
+                        "command": "stet.note.add",
+                        "arguments": [{"uri": document, "text": "waits"}],
+                    },
+                }
+            )
+            time.sleep(0.3)  # the write is now waiting for the lock
+            for number in range(3, 13):
+                asked = time.monotonic()
+                server.send(
+                    {
+                        "id": number,
+                        "method": "textDocument/hover",
+                        "params": {
+                            "textDocument": {"uri": document},
+                            "position": {"line": 0, "character": 0},
+                        },
+                    }
+                )
+                assert "result" in server.answer(number, timeout=2)
+                assert time.monotonic() - asked < 1.0
+            assert [e.text for e in sheet.entries()] == ["before"]
+        added = server.answer(2, timeout=10)["result"]["entry"]
+        assert added["text"] == "waits"
+        assert [e.text for e in sheet.entries()] == ["before", "waits"]
+    finally:
+        server.close()
+
+
+def test_the_client_watches_files_where_it_can_and_nothing_is_polled(root: Path) -> None:
+    server = started(
+        {
+            **PUSH_CAPABILITIES,
+            "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}},
+        }
+    )
+    try:
+        registration = server.wait_for(lambda m: m.get("method") == "client/registerCapability")
+        [watched] = registration["params"]["registrations"]
+        assert watched["method"] == "workspace/didChangeWatchedFiles"
+        patterns = [w["globPattern"] for w in watched["registerOptions"]["watchers"]]
+        assert "**/.stet/cache/sheets/*.md" in patterns and "**/.git/HEAD" in patterns
+        app = root / "src" / "app.py"
+        document = did_open(server, app, app.read_text())
+        server.wait_for(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == document
+            )
+        )
+        sheet = StyleSheet(resolve_target(root))
+        sheet.add("first", anchor=make_anchor(root, app, 2))
+        # No poll: without a report from the client, nothing is shown.
+        quiet = drain(server, 1.5)
+        assert not any("first" in json.dumps(m) for m in quiet)
+        server.send(
+            {
+                "method": "workspace/didChangeWatchedFiles",
+                "params": {"changes": [{"uri": uri(sheet.path), "type": 2}]},
+            }
+        )
+
+        def shows_entry(message: dict[str, Any]) -> bool:
+            return message.get("method") == "textDocument/publishDiagnostics" and any(
+                "first" in d["message"] for d in message["params"]["diagnostics"]
+            )
+
+        assert server.wait_for(shows_entry, timeout=5)["params"]["uri"] == document
+    finally:
+        server.close()
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def vscode(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await start(lsp_client, "visual-studio-code")
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.parametrize(
+    "separator", ["\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+)
+async def test_a_note_below_a_character_only_python_breaks_at_is_on_its_line(
+    vscode: LanguageClient, root: Path, separator: str
+) -> None:
+    path = root / "src" / "odd.py"
+    path.write_text(f"a = 1  # {separator} not a line break for editors\nb = 2\nc = 3\n")
+    document = open_file(vscode, path)
+    added = await execute(vscode, "stet.note.add", uri=document, text="about c", line=2)
+    assert added["entry"]["anchor"] == {"path": "src/odd.py", "line": 3, "text": "c = 3"}
+
+    async def at_line_two() -> list[int]:
+        found = await diagnostics(vscode, document)
+        return [d.range.start.line for d in found if "about c" in d.message]
+
+    assert await eventually(at_line_two) == [2]
+
+
+async def test_the_cli_and_the_server_answer_with_the_same_shape(
+    vscode: LanguageClient, root: Path, stet: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    document = open_file(vscode, root / "src" / "app.py")
+    await execute(vscode, "stet.note.add", uri=document, text="shared", line=3, kind="convention")
+    served = await execute(vscode, "stet.note.list", uri=document)
+    monkeypatch.chdir(root)
+    code, out, _ = stet("note", "list", "--json")
+    assert code == 0 and json.loads(out) == served
+    served_brief = await execute(vscode, "stet.brief", uri=document, budget=300)
+    code, out, _ = stet("brief", "--budget", "300", "--json")
+    assert code == 0 and json.loads(out) == served_brief
+
+
+# -- in process: the feature contract and the documents pygls does not keep ---------------
+
+
+class Failing(Feature):
+    name = "failing"
+
+    def analyse(self, state: DocumentState) -> None:
+        raise RuntimeError("broken analysis")
+
+    def code_lenses(self, state: DocumentState) -> Sequence[types.CodeLens]:
+        raise RuntimeError("broken lenses")
+
+    def hover(self, state: DocumentState, line: int) -> str | None:
+        raise RuntimeError("broken hover")
+
+
+class Working(Feature):
+    name = "working"
+
+    def code_lenses(self, state: DocumentState) -> Sequence[types.CodeLens]:
+        position = types.Position(line=0, character=0)
+        return [types.CodeLens(range=types.Range(start=position, end=position))]
+
+    def hover(self, state: DocumentState, line: int) -> str | None:
+        return "still here"
+
+
+def test_a_failing_feature_is_logged_and_the_others_still_answer(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    server = StetServer()
+    server.features.extend([Failing(server), Working(server)])
+    state = new_document("untitled:1", "x = 1\n", "python", 1)
+    with caplog.at_level(logging.ERROR, logger="stet_lsp"):
+        for _ in server.ask("analyse", state):
+            pass
+        assert len(server.gather("code_lenses", state)) == 1
+        assert [answer for _, answer in server.ask("hover", state, 0)] == ["still here"]
+    failures = [r.getMessage() for r in caplog.records]
+    assert failures == [
+        "the failing feature failed in analyse",
+        "the failing feature failed in code_lenses",
+        "the failing feature failed in hover",
+    ]
+
+
+class Collected:
+    def __init__(self) -> None:
+        self.data = b""
+
+    def write(self, data: bytes) -> None:
+        self.data += data
+
+    def close(self) -> None:
+        pass
+
+
+def frame(message: dict[str, Any]) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", **message}).encode()
+
+
+async def test_pygls_keeps_no_copy_of_the_documents(root: Path) -> None:
+    server = create_server()
+    server.protocol.set_writer(Collected(), include_headers=True)
+    capabilities = client_capabilities("neovim@v0.11.0")
+    params = server.protocol._converter.unstructure(capabilities)
+    server.protocol.receive(
+        frame({"id": 1, "method": "initialize", "params": {"capabilities": params}})
+    )
+    document = uri(root / "src" / "app.py")
+    server.protocol.receive(
+        frame(
+            {
+                "method": "textDocument/didOpen",
+                "params": {
+                    "textDocument": {
+                        "uri": document,
+                        "languageId": "python",
+                        "version": 1,
+                        "text": "a\n",
+                    }
+                },
+            }
+        )
+    )
+    where = {"line": 1, "character": 0}
+    server.protocol.receive(
+        frame(
+            {
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": document, "version": 2},
+                    "contentChanges": [{"range": {"start": where, "end": where}, "text": "b\n"}],
+                },
+            }
+        )
+    )
+    await asyncio.sleep(0.1)
+    assert server.workspace.text_documents == {}
+    assert server.documents[document].text == "a\nb\n"
+    server.protocol.receive(
+        frame({"method": "textDocument/didClose", "params": {"textDocument": {"uri": document}}})
+    )
+    assert server.workspace.text_documents == {} and document not in server.documents

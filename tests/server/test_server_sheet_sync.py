@@ -1,0 +1,187 @@
+"""No writer loses an entry, and nothing outside the repository is touched, in the server:
+outside writes merged into an unsaved sheet, a sheet open without edits, a FIFO sheet, and a
+cloned repository that commits its sheets folder as a link."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pygit2
+import pytest
+import pytest_lsp
+from lsp_harness import (
+    CLIENTS,
+    SERVER,
+    buffers,
+    diagnostics,
+    eventually,
+    execute,
+    files_changed,
+    open_file,
+    save,
+    start,
+    type_text,
+)
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
+from repos import SIGNATURE, make_repo
+
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.sheet_format import SheetDocument
+from stet_lsp.core.targets import SHEETS_DIR, resolve_target
+
+WRITERS = 4
+NOTES_EACH = 50
+WRITER = """
+import sys
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.targets import resolve_target
+
+sheet = StyleSheet(resolve_target(sys.argv[1]))
+for number in range(int(sys.argv[3])):
+    sheet.add(f"writer {sys.argv[2]} note {number}", author="agent")
+"""
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS)
+async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await start(lsp_client, request.param)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def texts(text: str) -> list[str]:
+    return [entry.text for entry in SheetDocument.parse(text).entries()]
+
+
+async def test_outside_writes_are_merged_into_an_unsaved_sheet_and_saving_keeps_all(
+    client: LanguageClient, root: Path
+) -> None:
+    sheet = StyleSheet(resolve_target(root))
+    first = sheet.add("first, from before", kind="convention")
+    document = open_file(client, sheet.path, language="markdown")
+    typed = (
+        sheet.path.read_text().replace("first, from before", "first, reworded in the editor")
+        + "\n## Notes\n\n- typed in the editor, not saved\n"
+    )
+    type_text(client, document, typed)
+
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(root), str(n), str(NOTES_EACH)])
+        for n in range(WRITERS)
+    ]
+    while any(writer.poll() is None for writer in writers):
+        files_changed(client, sheet.path)  # what an editor watching the files reports
+        await asyncio.sleep(0.2)
+    assert all(writer.returncode == 0 for writer in writers)
+    files_changed(client, sheet.path)
+    expected = {f"writer {n} note {k}" for n in range(WRITERS) for k in range(NOTES_EACH)}
+
+    def merged() -> bool:
+        return expected <= set(texts(buffers(client)[document].text))
+
+    await eventually(merged, timeout=20)
+    save(client, document, sheet.path)
+    on_disk = texts(sheet.path.read_text())
+    assert sorted(on_disk) == sorted(
+        [*expected, "first, reworded in the editor", "typed in the editor, not saved"]
+    )
+    assert [e.id for e in StyleSheet(resolve_target(root)).entries()].count(first.id) == 1
+
+
+async def test_a_sheet_open_without_edits_is_written_on_disk_with_the_outside_notes(
+    client: LanguageClient, root: Path
+) -> None:
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("before opening")
+    document = open_file(client, sheet.path, language="markdown")
+    sheet.add("from the command line", author="agent")
+    files_changed(client, sheet.path)
+    await execute(client, "stet.note.add", uri=document, text="from the editor")
+    assert sorted(e.text for e in sheet.entries()) == [
+        "before opening",
+        "from the command line",
+        "from the editor",
+    ]
+    assert client.applied_edits == []  # type: ignore[attr-defined]
+
+
+async def test_a_conflict_keeps_both_versions_and_is_shown(
+    client: LanguageClient, root: Path
+) -> None:
+    sheet = StyleSheet(resolve_target(root))
+    entry = sheet.add("the original text")
+    document = open_file(client, sheet.path, language="markdown")
+    type_text(
+        client,
+        document,
+        buffers(client)[document].text.replace("the original text", "the editor's text"),
+    )
+    sheet.edit_text(entry.id, "the agent's text")
+    files_changed(client, sheet.path)
+
+    async def conflict() -> list[types.Diagnostic]:
+        found = await diagnostics(client, document)
+        return [d for d in found if d.code == "merge-conflict"]
+
+    [shown] = await eventually(conflict, timeout=10)
+    assert shown.severity == types.DiagnosticSeverity.Warning and entry.id in shown.message
+    kept = texts(buffers(client)[document].text)
+    assert "the editor's text" in kept and "the agent's text" in kept
+
+
+async def test_a_fifo_sheet_never_stops_the_server(client: LanguageClient, root: Path) -> None:
+    sheet = resolve_target(root).sheet_path
+    sheet.parent.mkdir(parents=True)
+    os.mkfifo(sheet)
+    document = open_file(client, root / "src" / "app.py")
+    started = time.monotonic()
+    with pytest.raises(JsonRpcException, match="named pipe"):
+        await execute(client, "stet.note.list", uri=document)
+    with pytest.raises(JsonRpcException, match="named pipe"):
+        await execute(client, "stet.note.add", uri=document, text="refused")
+    await diagnostics(client, document)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            position=types.Position(line=0, character=0),
+        )
+    )
+    assert hover is None
+    assert time.monotonic() - started < 1.0
+
+
+async def test_a_cloned_repository_linking_its_sheets_folder_out_is_left_alone(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    old = time.time() - 90 * 86400
+    for name in ("diary.md", "notes.md"):
+        (outside / name).write_text(f"{name}: private\n")
+        os.utime(outside / name, (old, old))
+    origin = make_repo(tmp_path / "origin", files={"README.md": "hi\n"})
+    link = Path(origin.workdir) / SHEETS_DIR
+    link.parent.mkdir(parents=True)
+    link.symlink_to(outside, target_is_directory=True)
+    origin.index.add(str(SHEETS_DIR))
+    origin.index.write()
+    tree = origin.index.write_tree()
+    origin.create_commit("HEAD", SIGNATURE, SIGNATURE, "sheets", tree, [origin.head.target])
+    clone = pygit2.clone_repository(str(origin.workdir), str(tmp_path / "clone"))
+    root = Path(clone.workdir).resolve()
+    before = sorted(p.name for p in outside.iterdir())
+
+    document = open_file(client, root / "README.md", language="markdown")
+    await diagnostics(client, document)
+    with pytest.raises(JsonRpcException, match="symbolic link"):
+        await execute(client, "stet.note.add", uri=document, text="refused")
+    await asyncio.sleep(1.0)  # retention has run for the repository by now
+    assert sorted(p.name for p in outside.iterdir()) == before
+    assert (outside / "diary.md").read_text() == "diary.md: private\n"
