@@ -39,6 +39,23 @@ class PipeServer:
                     length = int(line.split(b":")[1])
             self.inbox.put(json.loads(stream.read(length)))
 
+    def initialize(
+        self, capabilities: dict[str, Any] | None = None, folders: list[str] | None = None
+    ) -> PipeServer:
+        """Initialize the session (`folders`: workspace folder URIs) and say it is done."""
+        params: dict[str, Any] = {"capabilities": capabilities or {}}
+        if folders:
+            params["workspaceFolders"] = [{"uri": f, "name": f.rsplit("/", 1)[-1]} for f in folders]
+        self.send({"id": 1, "method": "initialize", "params": params})
+        assert "result" in self.answer(1)
+        self.send({"method": "initialized", "params": {}})
+        return self
+
+    def open(self, uri: str, text: str, language: str = "python") -> str:
+        item = {"uri": uri, "languageId": language, "version": 1, "text": text}
+        self.send({"method": "textDocument/didOpen", "params": {"textDocument": item}})
+        return uri
+
     def send_bytes(self, body: bytes) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)

@@ -31,3 +31,17 @@ def make_repo(
     if files is not None:
         commit_files(repo, files, "initial")
     return repo
+
+
+def clone_linking_sheets_to(folder: Path, outside: Path) -> pygit2.Repository:
+    """A clone of a repository that commits `.stet/cache/sheets` as a link to `outside`, as
+    a hostile repository could; the clone is made in `folder / "clone"`."""
+    origin = make_repo(folder / "origin", files={"README.md": "hi\n"})
+    link = Path(origin.workdir) / ".stet" / "cache" / "sheets"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(outside, target_is_directory=True)
+    origin.index.add(".stet/cache/sheets")
+    origin.index.write()
+    tree = origin.index.write_tree()
+    origin.create_commit("HEAD", SIGNATURE, SIGNATURE, "sheets", tree, [origin.head.target])
+    return pygit2.clone_repository(str(origin.workdir), str(folder / "clone"))

@@ -17,7 +17,7 @@ from typing import TypeVar, cast
 
 import pygit2
 import pytest
-from repos import SIGNATURE, make_repo
+from repos import clone_linking_sheets_to
 
 from stet_lsp.core import safefs
 from stet_lsp.core.errors import StetError
@@ -77,15 +77,7 @@ def sheet_of(root: Path) -> Path:
 def test_a_cloned_repository_committing_the_sheets_folder_as_a_link(
     tmp_path: Path, outside: Path, stet: Stet
 ) -> None:
-    origin = make_repo(tmp_path / "origin", files={"README.md": "hi\n"})
-    link = Path(origin.workdir) / SHEETS_DIR
-    link.parent.mkdir(parents=True)
-    link.symlink_to(outside, target_is_directory=True)
-    origin.index.add(str(SHEETS_DIR))
-    origin.index.write()
-    tree = origin.index.write_tree()
-    origin.create_commit("HEAD", SIGNATURE, SIGNATURE, "sheets", tree, [origin.head.target])
-    clone = pygit2.clone_repository(str(origin.workdir), str(tmp_path / "clone"))
+    clone = clone_linking_sheets_to(tmp_path, outside)
     root = Path(clone.workdir).resolve()
     cloned_link = root / SHEETS_DIR
     assert cloned_link.is_symlink() and cloned_link.resolve() == outside.resolve()

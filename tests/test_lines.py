@@ -10,8 +10,8 @@ from pathlib import Path
 import gate_corpus
 import pytest
 
+from stet_lsp.check import document_items
 from stet_lsp.core.anchors import locate, make_anchor, place
-from stet_lsp.core.check import document_items
 from stet_lsp.core.lines import LineIndex, split_lines
 from stet_lsp.core.model import Entry, utc_now
 from stet_lsp.core.sheet import StyleSheet

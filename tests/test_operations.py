@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from stet_lsp.check import document_items
 from stet_lsp.core import operations
-from stet_lsp.core.check import document_items
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from stet_lsp.cli.common import json_option, print_json, target_json, target_of, target_options
-from stet_lsp.core.check import CheckOptions, check
+from stet_lsp.check import CheckOptions, check
+from stet_lsp.cli.common import json_option, print_json, target_of, target_options
 from stet_lsp.core.margin import DEFAULT_MARKER
+from stet_lsp.core.operations import result
 from stet_lsp.core.targets import open_repository
 
 
@@ -29,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     target = target_of(args)
     shown = check(open_repository(target.root), target, CheckOptions(marker=args.marker))
     if args.json:
-        print_json({"target": target_json(target), "shown": [s.to_dict() for s in shown]})
+        print_json(result(target, shown=[s.to_dict() for s in shown]))
     else:
         for item in shown:
             print(item)

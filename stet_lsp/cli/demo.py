@@ -11,8 +11,8 @@ from typing import Any
 
 import pygit2
 
+from stet_lsp.check import check
 from stet_lsp.core.anchors import make_anchor
-from stet_lsp.core.check import check
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target

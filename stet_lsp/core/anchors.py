@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.safefs import read_regular
 from stet_lsp.core.lines import split_lines
 from stet_lsp.core.model import Anchor, Entry
+from stet_lsp.core.safefs import read_regular
 
 ANCHOR_TEXT_LIMIT = 200
 # Opening a FIFO must not block; the resolved path must not become a symlink meanwhile.

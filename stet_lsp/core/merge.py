@@ -16,6 +16,7 @@ from stet_lsp.core.sheet_format import (
     EntryBlock,
     RawBlock,
     SheetDocument,
+    end_with_newline,
     provisional_id,
 )
 
@@ -117,7 +118,7 @@ def _insert_after(document: SheetDocument, block: Block, new: Block) -> None:
     for section in document.sections:
         for number, item in enumerate(section.items):
             if item is block:
-                _end_with_newline(item)
+                end_with_newline(item)
                 section.items.insert(number + 1, new)
                 return
 
@@ -131,14 +132,6 @@ def _added_block(document: SheetDocument, entry: Entry) -> EntryBlock:
                 if isinstance(item, EntryBlock) and item.entry is entry:
                     return item
     raise AssertionError("SheetDocument.add did not add the entry")
-
-
-def _end_with_newline(item: Block) -> None:
-    if isinstance(item, RawBlock):
-        if not item.text.endswith("\n"):
-            item.text += "\n"
-    elif item.raw is not None and not item.raw.endswith("\n"):
-        item.raw += "\n"
 
 
 class _Merge:

@@ -327,7 +327,7 @@ class SheetDocument:
         if position == 0 and section.items:
             position = 1  # after the blank line under the heading
         if position > 0:
-            _end_with_newline(section.items[position - 1])
+            end_with_newline(section.items[position - 1])
         section.items.insert(position, EntryBlock(entry, None))
         if position == len(section.items) - 1 and section is not self.sections[-1]:
             section.items.append(RawBlock("\n"))
@@ -347,7 +347,7 @@ class SheetDocument:
         before = self.sections[position - 1].items if position > 0 else None
         if before is not None:
             if before and not _is_blank(before[-1]):
-                _end_with_newline(before[-1])
+                end_with_newline(before[-1])
                 before.append(RawBlock("\n"))
         elif self.preamble:
             if not self.preamble[-1].endswith("\n"):
@@ -471,7 +471,8 @@ def _is_blank(item: Block) -> bool:
     return isinstance(item, RawBlock) and not item.text.strip()
 
 
-def _end_with_newline(item: Block) -> None:
+def end_with_newline(item: Block) -> None:
+    """Make the block end its last line (a block inserted after it starts a line)."""
     if isinstance(item, RawBlock):
         if not item.text.endswith("\n"):
             item.text += "\n"

@@ -8,7 +8,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from stet_lsp.core.check import Item
+from stet_lsp.core.items import Item
 from stet_lsp.server.settings import SEVERITIES
 
 SOURCE = "stet"

@@ -19,16 +19,6 @@ from pytest_lsp import LanguageClient
 from repos import make_repo
 
 
-@pytest.fixture
-def raw() -> Any:
-    server = PipeServer()
-    server.send({"id": 1, "method": "initialize", "params": {"capabilities": {}}})
-    assert "result" in server.answer(1)
-    server.send({"method": "initialized", "params": {}})
-    yield server
-    server.close()
-
-
 def test_malformed_messages_get_errors_and_the_server_keeps_serving(
     raw: PipeServer, root: Path
 ) -> None:
@@ -68,19 +58,7 @@ def test_malformed_messages_get_errors_and_the_server_keeps_serving(
         }
     )
     assert raw.answer(7)["result"] is None
-    raw.send(
-        {
-            "method": "textDocument/didOpen",
-            "params": {
-                "textDocument": {
-                    "uri": document,
-                    "languageId": "python",
-                    "version": 1,
-                    "text": "x = 1\n",
-                }
-            },
-        }
-    )
+    raw.open(document, "x = 1\n")
     raw.send(
         {
             "id": 8,

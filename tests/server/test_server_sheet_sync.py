@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import pygit2
 import pytest
 import pytest_lsp
 from lsp_harness import (
@@ -30,11 +29,11 @@ from lsp_harness import (
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
-from repos import SIGNATURE, make_repo
+from repos import clone_linking_sheets_to
 
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.sheet_format import SheetDocument
-from stet_lsp.core.targets import SHEETS_DIR, resolve_target
+from stet_lsp.core.targets import resolve_target
 
 WRITERS = 4
 NOTES_EACH = 50
@@ -166,15 +165,7 @@ async def test_a_cloned_repository_linking_its_sheets_folder_out_is_left_alone(
     for name in ("diary.md", "notes.md"):
         (outside / name).write_text(f"{name}: private\n")
         os.utime(outside / name, (old, old))
-    origin = make_repo(tmp_path / "origin", files={"README.md": "hi\n"})
-    link = Path(origin.workdir) / SHEETS_DIR
-    link.parent.mkdir(parents=True)
-    link.symlink_to(outside, target_is_directory=True)
-    origin.index.add(str(SHEETS_DIR))
-    origin.index.write()
-    tree = origin.index.write_tree()
-    origin.create_commit("HEAD", SIGNATURE, SIGNATURE, "sheets", tree, [origin.head.target])
-    clone = pygit2.clone_repository(str(origin.workdir), str(tmp_path / "clone"))
+    clone = clone_linking_sheets_to(tmp_path, outside)
     root = Path(clone.workdir).resolve()
     before = sorted(p.name for p in outside.iterdir())
 

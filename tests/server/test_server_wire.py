@@ -7,18 +7,7 @@ import json
 import time
 from typing import Any
 
-import pytest
 from lsp_pipe import PipeServer
-
-
-@pytest.fixture
-def raw() -> Any:
-    server = PipeServer()
-    server.send({"id": 1, "method": "initialize", "params": {"capabilities": {}}})
-    assert "result" in server.answer(1)
-    server.send({"method": "initialized", "params": {}})
-    yield server
-    server.close()
 
 
 def nested(depth: int) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from stet_lsp.core.check import entry_items
+from stet_lsp.core.items import entry_items
 from stet_lsp.core.model import Entry
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature

@@ -16,8 +16,9 @@ from typing import Any, Literal
 
 from lsprotocol import types
 
-from stet_lsp.core.check import gate_config, gate_items, gate_kind
+from stet_lsp.check import gate_config
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.items import gate_items, gate_kind
 from stet_lsp.gate import Finding, GateConfig, apply_redaction, scan_text
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature

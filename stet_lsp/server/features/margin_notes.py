@@ -7,8 +7,8 @@ from typing import Any
 from lsprotocol import types
 
 from stet_lsp.core.anchors import line_key
-from stet_lsp.core.check import margin_items
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.items import margin_items
 from stet_lsp.core.margin import MarginNote
 from stet_lsp.core.model import Anchor, Entry
 from stet_lsp.core.sheet import StyleSheet

@@ -8,7 +8,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from stet_lsp.core.anchors import place
-from stet_lsp.core.check import Item, lost_anchor_items, open_entries, problem_items
+from stet_lsp.core.items import Item, lost_anchor_items, open_entries, problem_items
 from stet_lsp.core.model import SECTION_TITLES, Entry
 from stet_lsp.core.sheet_format import EntryBlock, SheetDocument
 from stet_lsp.server.documents import DocumentState

@@ -4,13 +4,16 @@ Where the client watches files for the server (`workspace/didChangeWatchedFiles`
 dynamic registration), it reports changes to style sheets and to git's HEAD and branches;
 otherwise a light poll of each repository's HEAD and sheet does, in a worker thread. The
 poll also covers repositories whose git folder no watcher in the workspace sees (worktrees,
-submodules). Either way a repository whose fingerprint moved is reloaded. Retention runs
-once per repository.
+submodules), and every repository once in a while: an editor's watcher can miss files in
+folders made after it started (VS Code does not report a sheet in a `.stet/cache/sheets/`
+created while it runs). Either way a repository whose fingerprint moved is reloaded.
+Retention runs once per repository.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 from pathlib import Path
 
 from lsprotocol import types
@@ -20,6 +23,8 @@ from stet_lsp.core.targets import current_target, open_repository
 from stet_lsp.server.server import StetServer, log
 
 INTERVAL_SECONDS = 0.3
+WATCHED_INTERVAL_SECONDS = 2.0
+"""How often repositories whose changes the client reports are polled all the same."""
 WATCHED = ("**/.stet/cache/sheets/*.md", "**/.git/HEAD", "**/.git/refs/heads/**")
 
 
@@ -59,10 +64,11 @@ class Watcher:
         return True
 
     async def _poll(self) -> None:
-        while True:
+        every = max(1, round(WATCHED_INTERVAL_SECONDS / INTERVAL_SECONDS))
+        for count in itertools.count(1):
             await asyncio.sleep(INTERVAL_SECONDS)
             try:
-                await self.check(polled_only=True)
+                await self.check(polled_only=count % every != 0)
             except Exception:  # keep watching whatever one poll ran into
                 log.exception("watching for outside changes failed")
 
@@ -80,9 +86,11 @@ class Watcher:
             await self.check()
 
     async def check(self, *, polled_only: bool = False) -> None:
+        """Reload the repositories that changed; `polled_only`: skip those whose changes the
+        client reports."""
         for session in list(self.server.sessions.values()):
             if polled_only and self.watched and session.git_dir == session.root / ".git":
-                continue  # the client's watchers report this repository's changes
+                continue
             if session.root not in self.collected:
                 self.collected.add(session.root)
                 self.server.spawn(

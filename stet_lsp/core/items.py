@@ -1,34 +1,46 @@
 """What an editor shows on one document, as plain items: margin notes, anchored entries, the
 sheet's problems and lost anchors, and the gate's findings. The language server turns them
-into diagnostics; `stet check` prints them for the whole repository."""
+into diagnostics; `stet check` (stet_lsp/check.py) prints them for the whole repository."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-import pygit2
+from typing import Any, Literal, Protocol
 
 from stet_lsp.core.anchors import Placement, locate, place
-from stet_lsp.core.comments import SYNTAXES, CommentIndex, language_of
-from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import split_lines
-from stet_lsp.core.margin import DEFAULT_MARKER, MarginNote, find_notes
+from stet_lsp.core.margin import MarginNote
 from stet_lsp.core.merge import conflict_markers
-from stet_lsp.core.safefs import read_regular
 from stet_lsp.core.model import Entry
-from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.sheet_format import SheetDocument
-from stet_lsp.core.targets import SHEETS_DIR, STET_DIR, Target
-from stet_lsp.gate import Finding, GateConfig, load_config, scan_text
+from stet_lsp.core.targets import SHEETS_DIR, STET_DIR
 
-MAX_FILE_BYTES = 2 * 1024 * 1024
 SHEETS_PREFIX = SHEETS_DIR.as_posix() + "/"
 SCRATCH_PREFIX = STET_DIR + "/cache/"
 
 Source = Literal["margin", "entries", "sheet", "gate"]
+GateKind = Literal["sheet", "artifact"]
+
+
+class Finding(Protocol):
+    """What the items need of a gate finding (`stet_lsp.gate.Finding`)."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def column(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+    @property
+    def end_column(self) -> int: ...
+    @property
+    def rule(self) -> str: ...
+    @property
+    def replacement(self) -> str | None: ...
+
+
 Severity = Literal["error", "warning", "information", "hint"]
 
 
@@ -66,43 +78,6 @@ class Item:
             "message": self.message,
             "data": dict(self.data),
         }
-
-
-@dataclass(frozen=True)
-class CheckOptions:
-    """The settings that change what is shown (the server's settings of the same names)."""
-
-    marker: str = DEFAULT_MARKER
-    margin_severity: Severity = "hint"
-    entry_severity: Severity = "information"
-    gate_strict: bool = False
-    gate_env_names: tuple[str, ...] = ()
-
-
-def document_items(
-    root: Path,
-    relative: str,
-    text: str,
-    sheet: SheetDocument,
-    options: CheckOptions | None = None,
-    texts: Mapping[str, str] | None = None,
-) -> list[Item]:
-    """Everything shown on the document at repository-relative `relative` holding `text`;
-    `sheet` is the current target's style sheet, `texts` the open editor buffers by
-    repository-relative path (for the sheet's lost anchors)."""
-    options = options or CheckOptions()
-    kind = gate_kind(relative)
-    if kind == "sheet":
-        return sheet_items(root, text, texts) + gate_items(
-            kind, _scan(root, relative, text, options)
-        )
-    lines = split_lines(text)
-    comments = CommentIndex(lines, SYNTAXES[language_of(relative)])
-    items = margin_items(find_notes(lines, comments, options.marker), options.margin_severity)
-    items += entry_items(relative, lines, sheet.entries(), options.entry_severity)
-    if kind == "artifact":
-        items += gate_items(kind, _scan(root, relative, text, options))
-    return items
 
 
 def margin_items(notes: Iterable[MarginNote], severity: Severity = "hint") -> list[Item]:
@@ -209,7 +184,7 @@ def lost_anchor_items(lines: list[str], placements: Iterable[Placement]) -> list
     return items
 
 
-def gate_kind(relative: str) -> Literal["sheet", "artifact"] | None:
+def gate_kind(relative: str) -> GateKind | None:
     """What the gate watches: a style sheet, a committed `.stet/` artifact, or nothing."""
     if relative.startswith(SHEETS_PREFIX):
         return "sheet"
@@ -218,7 +193,7 @@ def gate_kind(relative: str) -> Literal["sheet", "artifact"] | None:
     return None
 
 
-def gate_items(kind: Literal["sheet", "artifact"], findings: Iterable[Finding]) -> list[Item]:
+def gate_items(kind: GateKind, findings: Iterable[Finding]) -> list[Item]:
     """A committed artifact holding a secret is an error, the sheet's a warning (graduation
     redacts it); messages name the rule, never any part of the secret."""
     return [
@@ -235,19 +210,6 @@ def gate_items(kind: Literal["sheet", "artifact"], findings: Iterable[Finding]) 
         )
         for finding in findings
     ]
-
-
-def gate_config(root: Path, strict: bool = False, env_names: Iterable[str] = ()) -> GateConfig:
-    """The repository's configuration; a broken allowlist flags more, never less."""
-    try:
-        return load_config(root, strict=strict, env_names=env_names)
-    except StetError:
-        return GateConfig(strict=strict, env_names=tuple(env_names))
-
-
-def _scan(root: Path, relative: str, text: str, options: CheckOptions) -> list[Finding]:
-    config = gate_config(root, options.gate_strict, options.gate_env_names)
-    return scan_text(text, config=config, path=relative)
 
 
 def _gate_message(kind: str, finding: Finding) -> str:
@@ -279,74 +241,3 @@ def _line_item(
     text = lines[line] if 0 <= line < len(lines) else ""
     start = len(text) - len(text.lstrip())
     return Item(source, line, start, line, len(text), severity, code, message, data or {})
-
-
-# -- the whole repository (`stet check`) ---------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Shown:
-    """An item of one repository file."""
-
-    path: str
-    item: Item
-
-    def __str__(self) -> str:
-        message = " ".join(self.item.message.split("\n"))
-        return f"{self.path}:{self.item.line + 1}: {message}"
-
-    def to_dict(self) -> dict[str, Any]:
-        """`line` is 1-based as printed; `item` keeps the 0-based positions."""
-        return {
-            "path": self.path,
-            "line": self.item.line + 1,
-            "kind": self.item.kind,
-            "message": self.item.message,
-            "item": self.item.to_dict(),
-        }
-
-
-def check(
-    repo: pygit2.Repository, target: Target, options: CheckOptions | None = None
-) -> list[Shown]:
-    """The items of every working file, of committed `.stet/` artifacts and of the sheet."""
-    root = target.root
-    sheet = StyleSheet(target).read()
-    sheet_relative = target.sheet_path.relative_to(root).as_posix()
-    paths = [path for path in working_files(repo) if not path.startswith(SCRATCH_PREFIX)]
-    if target.sheet_path.exists():
-        paths.append(sheet_relative)
-    shown: list[Shown] = []
-    for path in paths:
-        text = _text(root, root / path)
-        if text is not None:
-            items = document_items(root, path, text, sheet, options)
-            shown.extend(Shown(path, item) for item in items)
-    return sorted(shown, key=lambda s: (s.path, s.item.line, s.item.column, s.item.kind))
-
-
-def working_files(repo: pygit2.Repository) -> Iterator[str]:
-    """Tracked files and untracked ones git does not ignore."""
-    seen = set()
-    for entry in repo.index:
-        seen.add(entry.path)
-    for path, flags in repo.status().items():
-        if flags & pygit2.GIT_STATUS_WT_NEW:
-            seen.add(path)
-        if flags & pygit2.GIT_STATUS_WT_DELETED:
-            seen.discard(path)
-    yield from sorted(seen)
-
-
-def _text(root: Path, path: Path) -> str | None:
-    """A working file's text; None for what is not a readable regular file inside the
-    repository, too large, or binary."""
-    try:
-        data = read_regular(path, root, limit=MAX_FILE_BYTES + 1)
-    except StetError:
-        return None
-    if data is None or len(data) > MAX_FILE_BYTES:
-        return None
-    if b"\0" in data[:8192]:
-        return None
-    return data.decode("utf-8", errors="replace")
