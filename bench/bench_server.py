@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import queue
 import statistics
 import sys
 import tempfile
@@ -216,14 +217,24 @@ def initialize_ms(rounds: int) -> tuple[list[float], list[float]]:
     bare: list[float] = []
     stet: list[float] = []
     for number in range(rounds + 1):
-        for command, times in (([sys.executable, "-c", BARE_PYGLS], bare), (None, stet)):
+        for name, command, times in (
+            ("bare pygls", [sys.executable, "-c", BARE_PYGLS], bare),
+            ("stet-lsp", None, stet),
+        ):
             start = time.perf_counter()
             server = PipeServer(command)
             server.send({"id": 1, "method": "initialize", "params": {"capabilities": {}}})
-            server.answer(1)
-            if number:
-                times.append((time.perf_counter() - start) * 1000)
-            server.close()
+            try:
+                server.answer(1, timeout=30)
+            except queue.Empty:
+                status = server.process.poll()
+                state = "running" if status is None else f"exited with {status}"
+                raise SystemExit(f"{name} gave no initialize answer in 30 s ({state})") from None
+            else:
+                if number:  # the first round is untimed
+                    times.append((time.perf_counter() - start) * 1000)
+            finally:
+                server.close()
     return stet, bare
 
 

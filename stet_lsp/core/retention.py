@@ -8,8 +8,10 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pygit2
+if TYPE_CHECKING:
+    import pygit2
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import TEMPORARY_SUFFIX, inside, read_regular, remove_regular

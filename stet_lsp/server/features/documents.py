@@ -13,12 +13,22 @@ from lsprotocol import types
 from stet_lsp.server.server import StetServer, log
 
 
+def _load_slow_modules() -> None:
+    """Imported after initialize (the answer does not wait for them), in a worker thread, so
+    the first scan or git call does not pay for them on the loop."""
+    import pygit2  # noqa: F401
+
+    import stet_lsp.check
+    import stet_lsp.gate  # noqa: F401
+
+
 def register(server: StetServer) -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: StetServer, params: types.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
         for _ in ls.ask("started"):
             pass
+        ls.spawn(ls.off_loop(_load_slow_modules), "loading the gate")
         for start in ls.startup:
             try:
                 await start()

@@ -12,14 +12,12 @@ import itertools
 import logging
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from lsprotocol import types
 
-from stet_lsp.check import gate_config
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.items import gate_items, gate_kind
-from stet_lsp.gate import Finding, GateConfig, apply_redaction, scan_text
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.positions import client_range, diagnostic
@@ -27,6 +25,9 @@ from stet_lsp.server.requests import answering, argument, field
 from stet_lsp.server.server import StetServer
 from stet_lsp.server.settings import Settings
 from stet_lsp.server.sheet_sync import versioned_edit
+
+if TYPE_CHECKING:  # the gate is imported on first use, so the server answers initialize sooner
+    from stet_lsp.gate import Finding, GateConfig
 
 log = logging.getLogger("stet_lsp")
 GateKind = Literal["sheet", "artifact"]
@@ -95,6 +96,8 @@ class GateFindings(Feature):
     def _scan(self, state: DocumentState, text: str) -> tuple[Finding, ...]:
         """Runs in any thread; the gate's cache skips chunks it has already seen."""
         path = state.relative or (state.path.name if state.path is not None else None)
+        from stet_lsp.gate import scan_text
+
         return tuple(scan_text(text, config=_config(state, self.server.settings), path=path))
 
     def _scan_in_background(self, state: DocumentState, text: str) -> bool:
@@ -201,6 +204,8 @@ class GateFindings(Feature):
         if self.server.documents.get(uri) is not state or state.text != text:
             raise StetError("the document changed while it was being scanned: try again")
         codec = self.server.workspace.position_codec
+        from stet_lsp.gate import apply_redaction
+
         result = apply_redaction(text, findings)
         edits: list[types.TextEdit | types.AnnotatedTextEdit | types.SnippetTextEdit] = [
             types.TextEdit(
@@ -225,6 +230,9 @@ class GateFindings(Feature):
 
 
 def _config(state: DocumentState, settings: Settings) -> GateConfig:
+    from stet_lsp.check import gate_config
+    from stet_lsp.gate import GateConfig
+
     if state.session is None:
         return GateConfig(strict=settings.gate_strict, env_names=settings.gate_env_names)
     return gate_config(state.session.root, settings.gate_strict, settings.gate_env_names)
