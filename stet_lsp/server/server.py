@@ -45,7 +45,7 @@ class StetServer(LanguageServer):
         self.settings = Settings()
         self.sessions: dict[Path, RepositorySession] = {}
         """By repository root."""
-        self._folder_sessions: dict[Path, RepositorySession | None] = {}
+        self._folder_sessions: dict[Path, RepositorySession] = {}
         self.snapshots: dict[Path, Snapshot] = {}
         """By repository root: the target and its style sheet as last read (off the loop)."""
         self.documents: dict[str, DocumentState] = {}
@@ -141,28 +141,25 @@ class StetServer(LanguageServer):
 
     # -- repositories ------------------------------------------------------------------------
 
-    def known_session(self, path: Path) -> RepositorySession | bool | None:
-        """The repository of `path` if its folder was looked at (None: in none), else False."""
-        return self._folder_sessions.get(path.parent, False)
+    def known_session(self, path: Path) -> RepositorySession | None:
+        """The repository of `path` when its folder is already known to be in one."""
+        return self._folder_sessions.get(path.parent)
 
     async def session_for(self, path: Path) -> RepositorySession | None:
         """The repository holding `path` (the innermost one: a submodule, not its parent),
-        one session per repository, its snapshot loaded."""
-        folder = path.parent
-        if folder in self._folder_sessions:
-            return self._folder_sessions[folder]
-        found = await self.off_loop(_open_session, folder)
-        if found is not None:
-            known = self.sessions.get(found.root)
-            if known is None:
-                self.sessions[found.root] = found
-                self.snapshots[found.root] = await self.off_loop(found.load)
-            else:
-                found = known
-        # Only remember folders inside a repository: a folder may become one later.
-        if found is not None:
-            self._folder_sessions[folder] = found
-        return found
+        one session per repository, its snapshot loaded. Only folders inside a repository
+        are remembered: a folder may become one later."""
+        known = self.known_session(path)
+        if known is not None:
+            return known
+        found = await self.off_loop(_open_session, path.parent)
+        if found is None:
+            return None
+        session = self.sessions.setdefault(found.root, found)
+        if session.root not in self.snapshots:
+            self.snapshots[session.root] = await self.off_loop(session.load)
+        self._folder_sessions[path.parent] = session
+        return session
 
     def snapshot(self, session: RepositorySession) -> Snapshot | None:
         return self.snapshots.get(session.root)
@@ -225,8 +222,7 @@ class StetServer(LanguageServer):
         state.rescan_notes(self.settings.marker)
         if state.path is not None:
             known = self.known_session(state.path)
-            if known is not False:
-                assert not isinstance(known, bool)
+            if known is not None:
                 state.attach(known)
                 self._compare_with_disk(state)
             else:
