@@ -31,7 +31,10 @@ def _command_or_code_action(value: Any, _: type) -> types.Command | types.CodeAc
     return converter.structure(value, types.CodeAction)  # type: ignore[no-any-return]
 
 
-async def start(lsp_client: LanguageClient, spec: str, options: Any = None) -> None:
+async def start(
+    lsp_client: LanguageClient, spec: str, options: Any = None, folders: list[Path] | None = None
+) -> None:
+    """Initialize as the editor `spec` would, with `folders` as the workspace's folders."""
     converter = lsp_client.protocol._converter
     _command_or_code_action.converter = converter  # type: ignore[attr-defined]
     converter.register_structure_hook(
@@ -60,7 +63,15 @@ async def start(lsp_client: LanguageClient, spec: str, options: Any = None) -> N
 
     capabilities = client_capabilities(spec)
     result = await lsp_client.initialize_session(
-        types.InitializeParams(capabilities=capabilities, initialization_options=options)
+        types.InitializeParams(
+            capabilities=capabilities,
+            initialization_options=options,
+            workspace_folders=[
+                types.WorkspaceFolder(uri=uri(folder), name=folder.name) for folder in folders
+            ]
+            if folders
+            else None,
+        )
     )
     lsp_client.position_encoding = result.capabilities.position_encoding  # type: ignore[attr-defined]
     watched = capabilities.workspace and capabilities.workspace.did_change_watched_files

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import pytest_lsp
 from filelock import FileLock
-from lsp_harness import SERVER, diagnostics, eventually, execute, open_file, start, uri
+from lsp_harness import CLIENTS, SERVER, diagnostics, eventually, execute, open_file, start, uri
 from lsp_pipe import PipeServer
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
@@ -265,42 +265,57 @@ def test_the_client_watches_files_where_it_can(root: Path) -> None:
         server.close()
 
 
-@pytest_lsp.fixture(config=SERVER)
-async def vscode(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
-    await start(lsp_client, "visual-studio-code")
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS)
+async def editor(request: pytest.FixtureRequest, lsp_client: LanguageClient, root: Path):  # type: ignore[no-untyped-def]
+    """VS Code (pulls, with refresh support) or Neovim 0.11 (pushed), in the folder `root`."""
+    await start(lsp_client, request.param, folders=[root])
     yield
     await lsp_client.shutdown_session()
+
+
+async def test_a_command_palette_call_without_arguments_works(
+    editor: LanguageClient, root: Path
+) -> None:
+    for command in ("stet.note.list", "stet.brief", "stet.pause", "stet.resume"):
+        answer = await editor.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=command)
+        )
+        assert answer["target"]["name"] == "main", command
+    opened = await editor.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="stet.sheet.open")
+    )
+    assert opened["uri"] == uri(resolve_target(root).sheet_path)
 
 
 @pytest.mark.parametrize(
     "separator", ["\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
 )
 async def test_a_note_below_a_character_only_python_breaks_at_is_on_its_line(
-    vscode: LanguageClient, root: Path, separator: str
+    editor: LanguageClient, root: Path, separator: str
 ) -> None:
     path = root / "src" / "odd.py"
     path.write_text(f"a = 1  # {separator} not a line break for editors\nb = 2\nc = 3\n")
-    document = open_file(vscode, path)
-    added = await execute(vscode, "stet.note.add", uri=document, text="about c", line=2)
+    document = open_file(editor, path)
+    added = await execute(editor, "stet.note.add", uri=document, text="about c", line=2)
     assert added["entry"]["anchor"] == {"path": "src/odd.py", "line": 3, "text": "c = 3"}
 
     async def at_line_two() -> list[int]:
-        found = await diagnostics(vscode, document)
+        found = await diagnostics(editor, document)
         return [d.range.start.line for d in found if "about c" in d.message]
 
     assert await eventually(at_line_two) == [2]
 
 
 async def test_the_cli_and_the_server_answer_with_the_same_shape(
-    vscode: LanguageClient, root: Path, stet: Any, monkeypatch: pytest.MonkeyPatch
+    editor: LanguageClient, root: Path, stet: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    document = open_file(vscode, root / "src" / "app.py")
-    await execute(vscode, "stet.note.add", uri=document, text="shared", line=3, kind="convention")
-    served = await execute(vscode, "stet.note.list", uri=document)
+    document = open_file(editor, root / "src" / "app.py")
+    await execute(editor, "stet.note.add", uri=document, text="shared", line=3, kind="convention")
+    served = await execute(editor, "stet.note.list", uri=document)
     monkeypatch.chdir(root)
     code, out, _ = stet("note", "list", "--json")
     assert code == 0 and json.loads(out) == served
-    served_brief = await execute(vscode, "stet.brief", uri=document, budget=300)
+    served_brief = await execute(editor, "stet.brief", uri=document, budget=300)
     code, out, _ = stet("brief", "--budget", "300", "--json")
     assert code == 0 and json.loads(out) == served_brief
 
