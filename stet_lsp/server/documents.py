@@ -36,6 +36,9 @@ class DocumentState:
     relative: str | None = None
     """The path inside the repository (POSIX), once the repository is known."""
     notes: list[MarginNote] = field(default_factory=list)
+    base_known: bool = False
+    """Whether `disk_text` is known to have been on disk (read back, saved, or reloaded); a
+    buffer opened with unsaved edits (after a restart) has a `disk_text` that never was."""
     modified: bool = False
     """Whether the editor holds unsaved edits, from its own notifications: an edit makes the
     buffer modified unless it leaves exactly `disk_text`; a save clears it."""
@@ -95,7 +98,7 @@ def new_document(
         language_id,
         lines,
         CommentIndex(lines, SYNTAXES[language]),
-        text,
+        "\n".join(lines),
         version=version,
     )
 

@@ -8,11 +8,13 @@ itself so that every request gets an answer, and no error carries a traceback.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
 import threading
 from collections.abc import Generator
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,20 +94,37 @@ class StetProtocol(LanguageServerProtocol):
         raw_id = data.get("id")
         request_id = raw_id if _valid_id(raw_id) else None
         method = data.get("method")
+        if data.get("params", 0) is None:
+            del data["params"]  # "params": null is read as no params
         problem = _envelope_problem(data)
         if problem is not None:
             return Refused(request_id, JsonRpcInvalidRequest(problem))
-        is_request = "id" in data
+        is_request = method is not None and "id" in data
         if _depth_exceeds(data.get("params"), MAX_DEPTH):
             problem = f"params nest deeper than {MAX_DEPTH} levels"
-            return Refused(request_id, JsonRpcInvalidParams(problem), is_request)
+            return self._refuse(data, request_id, JsonRpcInvalidParams(problem), is_request)
         if self._shutdown and method is not None and method != types.EXIT:
             return Refused(request_id, JsonRpcInvalidRequest("the server is shut down"), is_request)
         try:
             return self.structure_message(data)
         except JsonRpcException:
-            what = f"invalid params for {method}" if method else "an unreadable response"
-            return Refused(request_id, JsonRpcInvalidParams(what), is_request and bool(method))
+            if method is not None and "params" not in data:
+                with suppress(JsonRpcException):  # a notification such as `initialized`
+                    return self.structure_message({**data, "params": {}})
+            what = f"invalid params for {method}" if method else "an unreadable answer"
+            return self._refuse(data, request_id, JsonRpcInvalidParams(what), is_request)
+
+    def _refuse(
+        self, data: dict[str, Any], request_id: Any, error: JsonRpcException, is_request: bool
+    ) -> Refused:
+        """Refuse a message; an answer to one of the server's requests that cannot be read
+        fails that request, so nothing waits for it forever."""
+        if "method" not in data and request_id is not None:
+            self._result_types.pop(request_id, None)
+            waiting = self._request_futures.pop(request_id, None)
+            if waiting is not None and not waiting.done():
+                waiting.set_exception(JsonRpcException(message=error.message))
+        return Refused(request_id, error, is_request)
 
     def _send_response(
         self, msg_id: Any, result: Any | None = None, error: ResponseError | None = None
@@ -242,7 +261,10 @@ async def serve(stop: threading.Event, reader: Any, protocol: StetProtocol) -> N
             continue  # Content-Type or an unknown header
         if not length:
             continue
-        body = await reader.readexactly(length)
+        try:
+            body = await reader.readexactly(length)
+        except asyncio.IncompleteReadError:
+            break  # the client went away mid-message
         length = 0
         if not body:
             break

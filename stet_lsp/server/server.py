@@ -14,7 +14,7 @@ import contextlib
 import logging
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -32,6 +32,7 @@ from stet_lsp.server.documents import DocumentState, local_path, new_document
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.protocol import StetProtocol, pulls_diagnostics, serve
 from stet_lsp.server.settings import Settings
+from stet_lsp.server.sheet_sync import merge_from_disk, write_into_buffer
 
 log = logging.getLogger("stet_lsp")
 T = TypeVar("T")
@@ -51,10 +52,11 @@ class StetServer(LanguageServer):
         self.documents: dict[str, DocumentState] = {}
         self.diagnostics = DiagnosticsStore()
         self.features: list[Feature] = []
-        self.startup: list[Callable[[], Awaitable[Any]]] = []
-        """Run in order once the client is initialized, after each feature's `started`."""
+        self.startup: list[Callable[[], Coroutine[Any, Any, Any]]] = []
+        """Started once the client is initialized, each as its own task."""
         self._published: dict[str, str] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._reloading: dict[Path, asyncio.Lock] = {}
         self.sheet_edits = asyncio.Lock()
         """Held while an edit of an open style sheet is computed and applied."""
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -164,15 +166,23 @@ class StetServer(LanguageServer):
     def snapshot(self, session: RepositorySession) -> Snapshot | None:
         return self.snapshots.get(session.root)
 
-    async def reload(self, session: RepositorySession) -> None:
+    async def reload(self, session: RepositorySession, *, force: bool = False) -> None:
         """Read the target and its sheet again (after a write, a branch switch, an outside
-        write), bring open sheets along, and show the result."""
-        from stet_lsp.server.sheet_sync import sync_open_sheet
-
-        snapshot = await self.off_loop(session.load)
-        self.snapshots[session.root] = snapshot
-        await sync_open_sheet(self, snapshot)
-        self.refresh(outside=True)
+        write), bring an open sheet along, and show what changed (`force`: show it anyway).
+        One reload of a repository runs at a time, so the disk is applied in the order it
+        was read."""
+        async with self._reloading.setdefault(session.root, asyncio.Lock()):
+            previous = self.snapshots.get(session.root)
+            snapshot = await self.off_loop(session.load)
+            self.snapshots[session.root] = snapshot
+            if snapshot.error and (previous is None or previous.error != snapshot.error):
+                self.message(f"style sheet of {snapshot.target.label}: {snapshot.error}")
+            state = self.open_sheet(snapshot.target)
+            if state is not None and snapshot.text is not None:
+                async with self.sheet_edits:
+                    await merge_from_disk(self, state, snapshot.text)
+        if force or snapshot is not previous:
+            self.refresh(outside=True)
 
     async def session_of(self, uri: str | None) -> RepositorySession:
         """The repository a command works on: of a document or folder URI; without one, of
@@ -182,7 +192,7 @@ class StetServer(LanguageServer):
         state = self.documents.get(uri)
         if state is not None:
             if state.ready is not None:
-                await state.ready
+                await asyncio.shield(state.ready)  # a cancelled request must not cancel it
             if state.session is not None:
                 return state.session
         path = local_path(uri)
@@ -232,16 +242,18 @@ class StetServer(LanguageServer):
 
     async def _find_repository(self, state: DocumentState) -> None:
         assert state.path is not None and state.ready is not None
+        session = None
         try:
             session = await self.session_for(state.path)
+        finally:
             if self.documents.get(state.uri) is state:
                 state.attach(session)
                 state.rescan_notes(self.settings.marker)
                 self._compare_with_disk(state)
                 # Requests about the document waited for this: no refresh to ask for.
                 self.refresh([state], outside=False)
-        finally:
-            state.ready.set_result(None)
+            if not state.ready.done():
+                state.ready.set_result(None)
 
     def _compare_with_disk(self, state: DocumentState) -> None:
         """A sheet may have changed on disk since the editor read it (before the watcher
@@ -272,15 +284,16 @@ class StetServer(LanguageServer):
     def _track_unsaved(self, state: DocumentState) -> None:
         text = state.text
         if state.expected_reload is not None and text == state.expected_reload:
-            state.disk_text, state.expected_reload = text, None  # the editor reloaded
+            # The editor reloaded what was written on disk.
+            state.disk_text, state.base_known, state.expected_reload = text, True, None
         state.modified = text != state.disk_text
         if state.modified and state.expected_reload is not None:
             # Typed before the editor reloaded what was written on disk: merge that in.
-            from stet_lsp.server.sheet_sync import merge_from_disk
+            self.spawn(self._merge_expected(state), "merging the style sheet")
 
-            self.spawn(
-                merge_from_disk(self, state, state.expected_reload), "merging the style sheet"
-            )
+    async def _merge_expected(self, state: DocumentState) -> None:
+        async with self.sheet_edits:
+            await merge_from_disk(self, state, None)
 
     def close_document(self, uri: str) -> None:
         """Drop everything kept about a closed document, the features' state included."""
@@ -299,7 +312,7 @@ class StetServer(LanguageServer):
     async def ready(self, uri: str) -> DocumentState | None:
         state = self.documents.get(uri)
         if state is not None and state.ready is not None:
-            await state.ready
+            await asyncio.shield(state.ready)  # a cancelled request must not cancel it
         return self.documents.get(uri)
 
     def open_sheet(self, target: Target) -> DocumentState | None:
@@ -314,16 +327,17 @@ class StetServer(LanguageServer):
         """Run a style-sheet operation in a worker thread (it may wait for the sheet's lock).
         When the sheet is open with unsaved edits, it works on that text and the result
         reaches the editor as an edit, so the server never writes under the user."""
-        from stet_lsp.server.sheet_sync import write_into_buffer
-
         target = await self.off_loop(session.target)
-        state = self.open_sheet(target)
-        if state is not None and state.modified:
-            result = await write_into_buffer(self, state, target, operation)
-        else:
-            result = await self.off_loop(operation, StyleSheet(target))
-        await self.reload(session)
-        return result
+        async with self.sheet_edits:
+            state = self.open_sheet(target)
+            done = False
+            if state is not None and state.modified:
+                result = await write_into_buffer(self, state, target, operation)
+                done = result is not None
+            if not done:
+                result = await self.off_loop(operation, StyleSheet(target))
+        await self.reload(session, force=True)
+        return result  # type: ignore[return-value]
 
     # -- publishing ------------------------------------------------------------------------
 
@@ -396,9 +410,9 @@ class ClientLog(logging.Handler):
             kind = self.LEVELS.get(record.levelno, types.MessageType.Log)
             params = types.LogMessageParams(type=kind, message=self.format(record))
             loop = self.server.loop
-            if loop is None or threading.current_thread() is threading.main_thread():
+            if threading.current_thread() is threading.main_thread():
                 self.server.window_log_message(params)
-            else:  # a worker thread: the message is written by the loop's thread
+            elif loop is not None:  # a worker thread: the loop's thread writes the message
                 loop.call_soon_threadsafe(self.server.window_log_message, params)
         except Exception:  # logging must never break the server
             pass

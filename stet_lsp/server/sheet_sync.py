@@ -1,18 +1,21 @@
 """The style sheet open in the editor and the one on disk, kept from losing each other's
-entries: writes go into a buffer with unsaved edits, outside writes are merged into it."""
+entries: writes go into a buffer with unsaved edits, outside writes are merged into it.
+
+Everything here runs under `StetServer.sheet_edits`, so one change to an open sheet is
+computed and applied at a time, in the order the disk was read.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import split_lines
 from stet_lsp.core.merge import merge_sheets
-from stet_lsp.core.session import Snapshot
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import Target
 from stet_lsp.server.positions import client_position
@@ -24,6 +27,12 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 ATTEMPTS = 3
 EDIT_WAIT_STEPS = 100
+APPLY_TIMEOUT_SECONDS = 30.0
+
+
+def normalized(text: str) -> str:
+    """A text as the server keeps a document's lines (its line breaks as \\n)."""
+    return "\n".join(split_lines(text))
 
 
 async def write_into_buffer(
@@ -31,63 +40,72 @@ async def write_into_buffer(
     state: DocumentState,
     target: Target,
     operation: Callable[[StyleSheet], T],
-) -> T:
+) -> T | None:
     """Run the operation on the buffer's text and send the change as an edit; typing during
-    the operation makes it run again on the new text."""
-    async with server.sheet_edits:
-        for _ in range(ATTEMPTS):
-            version, text = state.version, state.text
-            sheet = StyleSheet(target, buffer=text)
-            result = await server.off_loop(operation, sheet)
-            if server.documents.get(state.uri) is not state or state.version != version:
-                continue
-            changed = sheet.buffer is not None and sheet.buffer != text
-            if changed and not await replace_text(
-                server, state, sheet.buffer or "", "Update the style sheet"
-            ):
-                continue
-            await _edit_arrived(state, version, changed)
-            return result
+    the operation makes it run again on the new text. None: the buffer is gone or was saved
+    meanwhile (the caller then writes to disk)."""
+    for _ in range(ATTEMPTS):
+        if server.documents.get(state.uri) is not state or not state.modified:
+            return None
+        version, text = state.version, state.text
+        sheet = StyleSheet(target, buffer=text)
+        result = await server.off_loop(operation, sheet)
+        if server.documents.get(state.uri) is not state or state.version != version:
+            continue
+        changed = sheet.buffer is not None and sheet.buffer != text
+        if changed and not await replace_text(
+            server, state, sheet.buffer or "", "Update the style sheet"
+        ):
+            continue
+        await _edit_arrived(state, version, changed)
+        return result
     raise StetError("the style sheet kept changing in the editor; nothing was written")
 
 
-async def sync_open_sheet(server: StetServer, snapshot: Snapshot) -> None:
-    """The sheet as read from disk now, for the editor's copy if it is open."""
-    state = server.open_sheet(snapshot.target)
-    if state is not None and snapshot.text is not None:
-        await merge_from_disk(server, state, snapshot.text)
-
-
-async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str) -> None:
-    """The sheet on disk holds `theirs`. A buffer without unsaved edits is the editor's to
-    reload (the reload is expected, see `DocumentState.expected_reload`); one with unsaved
-    edits gets what changed on disk merged in, entry by entry."""
-    async with server.sheet_edits:
-        base = state.disk_text
-        if theirs == base:
-            state.expected_reload = None
+async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str | None) -> None:
+    """The sheet on disk holds `theirs` (None: what the editor was expected to reload). A
+    buffer without unsaved edits is the editor's to reload; one with unsaved edits gets
+    what changed on disk merged in, entry by entry. Call with `sheet_edits` held."""
+    if theirs is None:
+        theirs = state.expected_reload
+    if theirs is None or server.documents.get(state.uri) is not state:
+        return
+    theirs = normalized(theirs)
+    if state.text == theirs:  # the editor already shows it
+        state.disk_text, state.base_known, state.expected_reload = theirs, True, None
+        state.modified = False
+        return
+    if theirs == state.disk_text:
+        state.base_known, state.expected_reload = True, None
+        return
+    if not state.modified:
+        state.expected_reload = theirs
+        return
+    # A buffer that had unsaved edits when it was opened was never seen in step with the
+    # disk: merging from an empty base keeps everything either side holds.
+    base = state.disk_text if state.base_known else ""
+    for _ in range(ATTEMPTS):
+        ours, version = state.text, state.version
+        result = await server.off_loop(merge_sheets, base, ours, theirs)
+        if server.documents.get(state.uri) is not state:
             return
-        if not state.modified:
-            state.expected_reload = theirs
-            return
-        for _ in range(ATTEMPTS):
-            ours, version = state.text, state.version
-            result = await server.off_loop(merge_sheets, base, ours, theirs)
-            if state.text != ours:
-                continue  # typed meanwhile: merge the new text
-            if result.changed and not await replace_text(
-                server, state, result.text, "Merge style-sheet changes from disk"
-            ):
-                continue  # the editor refused a stale edit
-            await _edit_arrived(state, version, result.changed)
-            state.disk_text, state.expected_reload = theirs, None
-            for conflict in result.conflicts:
-                server.message(f"style sheet: {conflict.message}", types.MessageType.Warning)
-            return
-        server.message(
-            "style sheet: changes on disk could not be merged into the unsaved editor text; "
-            "save or revert it, nothing on disk was lost",
-        )
+        if state.text != ours:
+            continue  # typed meanwhile: merge the new text
+        if result.changed and not await replace_text(
+            server, state, result.text, "Merge style-sheet changes from disk"
+        ):
+            continue  # the editor refused a stale edit
+        await _edit_arrived(state, version, result.changed)
+        state.disk_text, state.base_known, state.expected_reload = theirs, True, None
+        state.modified = state.text != theirs
+        for conflict in result.conflicts:
+            server.message(f"style sheet: {conflict.message}", types.MessageType.Warning)
+        return
+    state.expected_reload = theirs  # tried again at the next edit
+    server.message(
+        "style sheet: the changes on disk are not merged into the unsaved editor text yet; "
+        "they will be at the next edit (nothing on disk was lost)",
+    )
 
 
 async def _edit_arrived(state: DocumentState, version: int | None, changed: bool) -> None:
@@ -101,44 +119,47 @@ async def _edit_arrived(state: DocumentState, version: int | None, changed: bool
 
 async def replace_text(server: StetServer, state: DocumentState, new: str, label: str) -> bool:
     """Replace the document's text by `new` with one edit spanning only the changed lines,
-    versioned where the client checks versions."""
-    old_lines, new_lines = state.lines, split_lines(new)
-    first = 0
-    limit = min(len(old_lines), len(new_lines))
-    while first < limit and old_lines[first] == new_lines[first]:
+    versioned where the client checks versions. False: the client did not apply it."""
+    if not server.supports("workspace", "apply_edit"):
+        return False
+    edit = line_edit(server.workspace.position_codec, state.lines, split_lines(new))
+    try:
+        answer = await asyncio.wait_for(
+            server.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(
+                    edit=versioned_edit(server, state, [edit]), label=label
+                )
+            ),
+            APPLY_TIMEOUT_SECONDS,
+        )
+    except Exception as error:  # no answer, or one that cannot be read: not applied
+        server.message(f"style sheet: the editor did not apply the change ({error})")
+        return False
+    return bool(answer and answer.applied)
+
+
+def line_edit(codec: Any, old: list[str], new: list[str]) -> types.TextEdit:
+    """One edit turning the lines `old` into `new`, spanning only the lines that differ."""
+    first, limit = 0, min(len(old), len(new))
+    while first < limit and old[first] == new[first]:
         first += 1
     tail = 0
-    while (
-        tail < limit - first
-        and old_lines[len(old_lines) - 1 - tail] == new_lines[len(new_lines) - 1 - tail]
-    ):
+    while tail < limit - first and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
         tail += 1
-    codec = server.workspace.position_codec
-    old_end = len(old_lines) - tail
-    replacement = new_lines[first : len(new_lines) - tail]
-    if old_end < len(old_lines):
-        start = client_position(codec, old_lines, first, 0)
-        end = client_position(codec, old_lines, old_end, 0)
+    replacement, last = new[first : len(new) - tail], len(old) - 1
+    if tail:  # whole lines in the middle
+        start = client_position(codec, old, first, 0)
+        end = client_position(codec, old, len(old) - tail, 0)
         text = "".join(line + "\n" for line in replacement)
     else:  # the change reaches the end of the text
-        last = len(old_lines) - 1
-        end = client_position(codec, old_lines, last, len(old_lines[last]))
-        if first < len(old_lines) and replacement:
-            start, text = client_position(codec, old_lines, first, 0), "\n".join(replacement)
-        elif first < len(old_lines):  # lines removed at the end: from the previous line's end
-            start = (
-                client_position(codec, old_lines, first - 1, len(old_lines[first - 1]))
-                if first
-                else types.Position(line=0, character=0)
-            )
-            text = ""
-        else:  # lines added at the end
+        end = client_position(codec, old, last, len(old[last]))
+        if first > last:  # lines added at the end
             start, text = end, "\n" + "\n".join(replacement)
-    edit = types.TextEdit(range=types.Range(start=start, end=end), new_text=text)
-    answer = await server.workspace_apply_edit_async(
-        types.ApplyWorkspaceEditParams(edit=versioned_edit(server, state, [edit]), label=label)
-    )
-    return bool(answer and answer.applied)
+        elif replacement or not first:
+            start, text = client_position(codec, old, first, 0), "\n".join(replacement)
+        else:  # lines removed at the end: from the end of the last line kept
+            start, text = client_position(codec, old, first - 1, len(old[first - 1])), ""
+    return types.TextEdit(range=types.Range(start=start, end=end), new_text=text)
 
 
 def versioned_edit(

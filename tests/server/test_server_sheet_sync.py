@@ -16,6 +16,7 @@ import pytest_lsp
 from lsp_harness import (
     CLIENTS,
     SERVER,
+    Buffer,
     buffers,
     diagnostics,
     eventually,
@@ -25,6 +26,7 @@ from lsp_harness import (
     save,
     start,
     type_text,
+    uri,
 )
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -176,3 +178,63 @@ async def test_a_cloned_repository_linking_its_sheets_folder_out_is_left_alone(
     await asyncio.sleep(1.0)  # retention has run for the repository by now
     assert sorted(p.name for p in outside.iterdir()) == before
     assert (outside / "diary.md").read_text() == "diary.md: private\n"
+
+
+def open_text(client: LanguageClient, path: Path, text: str) -> str:
+    """Open `path` holding `text` in the editor (not what is on disk: a restored buffer)."""
+    document = uri(path)
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=document, language_id="markdown", version=1, text=text
+            )
+        )
+    )
+    buffers(client)[document] = Buffer(1, text)
+    return document
+
+
+async def test_a_buffer_restored_with_unsaved_entries_keeps_them_and_gets_the_disks(
+    client: LanguageClient, root: Path
+) -> None:
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("on disk before")
+    restored = sheet.path.read_text() + "- typed before the restart\n"
+    document = open_text(client, sheet.path, restored)
+    sheet.add("written while the editor was away", author="agent")
+    files_changed(client, sheet.path)
+    await asyncio.sleep(0.5)
+    type_text(client, document, buffers(client)[document].text + "- typed now\n")
+
+    def merged() -> bool:
+        return "written while the editor was away" in texts(buffers(client)[document].text)
+
+    await eventually(merged, timeout=10)
+    assert sorted(texts(buffers(client)[document].text)) == sorted(
+        [
+            "on disk before",
+            "typed before the restart",
+            "typed now",
+            "written while the editor was away",
+        ]
+    )
+
+
+async def test_a_reload_seen_before_the_write_leaves_the_buffer_unmodified(
+    client: LanguageClient, root: Path
+) -> None:
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("first")
+    document = open_file(client, sheet.path, language="markdown")
+    await diagnostics(client, document)
+    sheet.add("from the command line", author="agent")
+    type_text(client, document, sheet.path.read_text())  # the editor reloads the clean buffer
+    files_changed(client, sheet.path)
+    await asyncio.sleep(0.5)
+    await execute(client, "stet.note.add", uri=document, text="from the editor")
+    assert sorted(e.text for e in sheet.entries()) == [
+        "first",
+        "from the command line",
+        "from the editor",
+    ]
+    assert client.applied_edits == []  # type: ignore[attr-defined]

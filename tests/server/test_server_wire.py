@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
+from lsp_harness import uri
 from lsp_pipe import PipeServer
 
 
@@ -116,3 +118,55 @@ def test_the_server_keeps_serving_after_each_bad_message(raw: PipeServer) -> Non
         raw.send({"id": number, "method": "stet/unknown", "params": {}})
         assert raw.answer(number)["error"]["code"] == -32601
     assert time.monotonic() - started < 10
+
+
+def test_a_request_cancelled_while_its_document_is_read_leaves_the_document_served(
+    root: Path,
+) -> None:
+    capabilities = {
+        "textDocument": {"diagnostic": {}},
+        "workspace": {"diagnostics": {"refreshSupport": True}},
+    }
+    server = PipeServer().initialize(capabilities)
+    try:
+        document = server.open(uri(root / "src" / "app.py"), "# stet: a note\n")
+        pull = {"textDocument": {"uri": document}}
+        server.send({"id": 2, "method": "textDocument/diagnostic", "params": pull})
+        server.send({"method": "$/cancelRequest", "params": {"id": 2}})
+        assert server.answer(2)  # an answer, whether the result or "cancelled"
+        server.send({"id": 3, "method": "textDocument/diagnostic", "params": pull})
+        [note] = server.answer(3)["result"]["items"]
+        assert note["code"] == "margin-note"
+    finally:
+        server.close()
+
+
+def test_an_answer_the_server_cannot_read_fails_its_request_not_the_server(root: Path) -> None:
+    server = PipeServer()
+    server.send(
+        {
+            "id": 1,
+            "method": "initialize",
+            "params": {"capabilities": {"workspace": {"configuration": True}}},
+        }
+    )
+    server.answer(1)
+    server.send({"method": "initialized"})  # no params: read as {}
+    asked = server.wait_for(lambda m: m.get("method") == "workspace/configuration")
+    server.send({"id": asked["id"], "result": "not a list of settings"})
+    logged = server.wait_for(
+        lambda m: (
+            m.get("method") == "window/logMessage"
+            and "workspace/configuration failed" in m["params"]["message"]
+        )
+    )
+    assert logged
+    server.send(
+        {
+            "id": 2,
+            "method": "workspace/executeCommand",
+            "params": {"command": "stet.note.list", "arguments": [{"uri": uri(root)}]},
+        }
+    )
+    assert server.answer(2)["result"]["entries"] == []
+    server.close()

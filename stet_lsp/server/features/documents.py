@@ -10,7 +10,7 @@ import asyncio
 
 from lsprotocol import types
 
-from stet_lsp.server.server import StetServer, log
+from stet_lsp.server.server import StetServer
 
 
 def _load_slow_modules() -> None:
@@ -29,11 +29,8 @@ def register(server: StetServer) -> None:
         for _ in ls.ask("started"):
             pass
         ls.spawn(ls.off_loop(_load_slow_modules), "loading the gate")
-        for start in ls.startup:
-            try:
-                await start()
-            except Exception:  # one failed start must not keep the others from starting
-                log.exception("starting %s failed", getattr(start, "__qualname__", start))
+        for start in ls.startup:  # each on its own: one that waits or fails stops no other
+            ls.spawn(start(), f"starting {getattr(start, '__qualname__', start)}")
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: StetServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -56,7 +53,8 @@ def register(server: StetServer) -> None:
         state = ls.documents.get(params.text_document.uri)
         if state is None:
             return
-        state.disk_text, state.modified, state.expected_reload = state.text, False, None
+        state.disk_text, state.base_known = state.text, True
+        state.modified, state.expected_reload = False, None
         if state.is_sheet and state.session is not None:
             # A saved sheet changes what every open document shows.
             ls.spawn(ls.reload(state.session), "reading the saved style sheet")

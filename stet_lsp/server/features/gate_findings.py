@@ -101,12 +101,13 @@ class GateFindings(Feature):
         return tuple(scan_text(text, config=_config(state, self.server.settings), path=path))
 
     def _scan_in_background(self, state: DocumentState, text: str) -> bool:
-        """Start a worker-thread scan (unless one runs for this text); False without a loop."""
+        """Scan in a worker thread, one scan per document at a time: a newer text waits for
+        the running scan and is scanned next. False without a loop."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             return False
-        if self.pending.get(state.uri) != text:
+        if state.uri not in self.pending:
             self.pending[state.uri] = text
             self.server.spawn(self._scan_later(state, text), f"scanning {state.uri}")
         return True
@@ -118,12 +119,13 @@ class GateFindings(Feature):
             log.exception("the redaction gate could not scan %s", state.uri)
             return
         finally:
-            if self.pending.get(state.uri) == text:
-                del self.pending[state.uri]
+            del self.pending[state.uri]
         current = self.server.documents.get(state.uri)
-        if current is not None and current.text == text:
-            self.scanned[state.uri] = Scanned(text, findings)
-            self.server.refresh([current], outside=True)  # a finished background scan
+        if current is None:
+            return
+        self.scanned[state.uri] = Scanned(text, findings)
+        # Shows these findings, or scans the text typed meanwhile.
+        self.server.refresh([current], outside=True)
 
     async def _scan_off_loop(self, state: DocumentState, text: str) -> tuple[Finding, ...]:
         return await self._with_progress(self.server.off_loop(self._scan, state, text), state)

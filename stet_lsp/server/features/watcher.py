@@ -97,10 +97,13 @@ class Watcher:
                     self.server.off_loop(_collect, session.root, self.server.settings.ttl_days),
                     f"style-sheet retention in {session.root}",
                 )
-            fingerprint = await self.server.off_loop(session.fingerprint)
-            if fingerprint != session.seen:
-                session.seen = fingerprint
-                await self.server.reload(session)
+            try:
+                fingerprint = await self.server.off_loop(session.fingerprint)
+                if fingerprint != session.seen:
+                    await self.server.reload(session)
+                    session.seen = fingerprint
+            except Exception:  # one broken repository must not keep the others unchecked
+                log.exception("checking %s for outside changes failed", session.root)
 
 
 def register(server: StetServer) -> None:
