@@ -22,8 +22,10 @@ from stet_lsp.core.targets import Target, current_target, open_repository
 class Snapshot:
     target: Target
     document: SheetDocument
-    stamp: tuple[int, int] | None
-    """(mtime_ns, size) of the sheet it was read from; None: no sheet yet."""
+    stamp: tuple[int, int, int, int] | None
+    """(mtime_ns, ctime_ns, inode, size) of the sheet it was read from; None: no sheet yet.
+    The inode changes with every atomic replace, so even a same-size write within one
+    tick of the clock is seen."""
     text: str | None
     """The sheet's text as read ("" when there is none; None when it cannot be read)."""
     error: str | None = None
@@ -71,14 +73,13 @@ class RepositorySession:
         return self._snapshot
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
+def _stamp(path: Path) -> tuple[int, int, int, int] | None:
     """Of the path itself, never what a link points to. Anything but a regular file gets a
     stamp too (its type in place of a size): reading it then fails with a StetError, which
-    `snapshot` keeps as the error."""
+    `load` keeps as the error."""
     try:
         status = os.lstat(path)
     except OSError:
         return None
-    if not stat.S_ISREG(status.st_mode):
-        return status.st_mtime_ns, -stat.S_IFMT(status.st_mode)
-    return status.st_mtime_ns, status.st_size
+    size = status.st_size if stat.S_ISREG(status.st_mode) else -stat.S_IFMT(status.st_mode)
+    return status.st_mtime_ns, status.st_ctime_ns, status.st_ino, size

@@ -231,6 +231,9 @@ class StyleSheet:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
+        if self.buffer is not None:  # an editor's text: nothing on disk to guard
+            yield
+            return
         from filelock import FileLock, Timeout  # slow to import; only writers need it
 
         root = self.target.root

@@ -42,6 +42,9 @@ class DocumentState:
     modified: bool = False
     """Whether the editor holds unsaved edits, from its own notifications: an edit makes the
     buffer modified unless it leaves exactly `disk_text`; a save clears it."""
+    saves: int = 0
+    """How often the editor saved the document (a merge running across a save keeps the
+    saved text as what is on disk)."""
     expected_reload: str | None = None
     """A sheet written on disk while the buffer had no unsaved edits: the editor reloads it.
     An edit that leaves this text is that reload; any other edit came first, and what was

@@ -84,6 +84,7 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
     # A buffer that had unsaved edits when it was opened was never seen in step with the
     # disk: merging from an empty base keeps everything either side holds.
     base = state.disk_text if state.base_known else ""
+    saves = state.saves
     for _ in range(ATTEMPTS):
         ours, version = state.text, state.version
         result = await server.off_loop(merge_sheets, base, ours, theirs)
@@ -96,8 +97,9 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
         ):
             continue  # the editor refused a stale edit
         await _edit_arrived(state, version, result.changed)
-        state.disk_text, state.base_known, state.expected_reload = theirs, True, None
-        state.modified = state.text != theirs
+        if state.saves == saves:  # else the saved text is what is on disk now
+            state.disk_text, state.base_known, state.expected_reload = theirs, True, None
+            state.modified = state.text != theirs
         for conflict in result.conflicts:
             server.message(f"style sheet: {conflict.message}", types.MessageType.Warning)
         return

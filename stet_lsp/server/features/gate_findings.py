@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from lsprotocol import types
@@ -38,6 +40,8 @@ INLINE_LIMIT = 128 * 1024
 """Texts up to this many characters are scanned on the event loop (a few milliseconds);
 longer ones in a worker thread."""
 PROGRESS_AFTER = 1.0
+CONFIG_SECONDS = 5.0
+"""How old a repository's gate configuration may get before it is read again."""
 """A scan still running after this many seconds reports work-done progress."""
 
 
@@ -55,6 +59,9 @@ class GateFindings(Feature):
         self.scanned: dict[str, Scanned] = {}
         """By document URI: the findings of the last text scanned."""
         self.pending: dict[str, str] = {}
+        self.configs: dict[Path | None, tuple[float, GateConfig]] = {}
+        """By repository root: when its configuration was read, and the configuration."""
+        self.reading: set[Path | None] = set()
         """By document URI: the text a worker thread is scanning."""
         self._tokens = itertools.count(1)
         self._options: tuple[object, ...] = ()
@@ -71,6 +78,7 @@ class GateFindings(Feature):
         if options != self._options:  # other settings find other secrets: scan again
             self._options = options
             self.scanned.clear()
+            self.configs.clear()
         kind = _kind(state)
         if kind is None:
             return
@@ -94,11 +102,31 @@ class GateFindings(Feature):
     # -- scanning ----------------------------------------------------------------------
 
     def _scan(self, state: DocumentState, text: str) -> tuple[Finding, ...]:
-        """Runs in any thread; the gate's cache skips chunks it has already seen."""
-        path = state.relative or (state.path.name if state.path is not None else None)
-        from stet_lsp.gate import scan_text
+        return _scan(text, self._config(state), _path_of(state))
 
-        return tuple(scan_text(text, config=_config(state, self.server.settings), path=path))
+    def _config(self, state: DocumentState) -> GateConfig:
+        """The repository's gate configuration, read once and then again in a worker thread
+        every few seconds (an allowlist edited outside the editor is taken up)."""
+        settings = self.server.settings
+        root = state.session.root if state.session is not None else None
+        known = self.configs.get(root)
+        if known is None:
+            known = self.configs[root] = (time.monotonic(), _config(root, settings))
+        elif time.monotonic() - known[0] > CONFIG_SECONDS and root not in self.reading:
+            self.reading.add(root)
+            self.server.spawn(self._read_config(root, settings), "reading the gate allowlist")
+        return known[1]
+
+    async def _read_config(self, root: Path | None, settings: Settings) -> None:
+        try:
+            config = await self.server.off_loop(_config, root, settings)
+        finally:
+            self.reading.discard(root)
+        previous = self.configs.get(root)
+        self.configs[root] = (time.monotonic(), config)
+        if previous is not None and previous[1] != config:
+            self.scanned.clear()
+            self.server.refresh(outside=True)
 
     def _scan_in_background(self, state: DocumentState, text: str) -> bool:
         """Scan in a worker thread, one scan per document at a time: a newer text waits for
@@ -128,7 +156,8 @@ class GateFindings(Feature):
         self.server.refresh([current], outside=True)
 
     async def _scan_off_loop(self, state: DocumentState, text: str) -> tuple[Finding, ...]:
-        return await self._with_progress(self.server.off_loop(self._scan, state, text), state)
+        work = self.server.off_loop(_scan, text, self._config(state), _path_of(state))
+        return await self._with_progress(work, state)
 
     async def _with_progress(
         self, work: Awaitable[tuple[Finding, ...]], state: DocumentState
@@ -231,13 +260,24 @@ class GateFindings(Feature):
         return {"redacted": len(findings), "applied": bool(answer and answer.applied)}
 
 
-def _config(state: DocumentState, settings: Settings) -> GateConfig:
+def _scan(text: str, config: GateConfig, path: str | None) -> tuple[Finding, ...]:
+    """Runs in any thread; the gate's cache skips chunks it has already seen."""
+    from stet_lsp.gate import scan_text
+
+    return tuple(scan_text(text, config=config, path=path))
+
+
+def _path_of(state: DocumentState) -> str | None:
+    return state.relative or (state.path.name if state.path is not None else None)
+
+
+def _config(root: Path | None, settings: Settings) -> GateConfig:
     from stet_lsp.check import gate_config
     from stet_lsp.gate import GateConfig
 
-    if state.session is None:
+    if root is None:
         return GateConfig(strict=settings.gate_strict, env_names=settings.gate_env_names)
-    return gate_config(state.session.root, settings.gate_strict, settings.gate_env_names)
+    return gate_config(root, settings.gate_strict, settings.gate_env_names)
 
 
 def _kind(state: DocumentState) -> GateKind | None:
