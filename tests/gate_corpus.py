@@ -454,7 +454,11 @@ def _negative_values(rng: random.Random) -> list[tuple[str, str]]:
 def negative_cases(seed: int = 20250102) -> list[Negative]:
     rng = random.Random(seed)
     negatives = []
-    for kind, value in _negative_values(rng):
+    for kind, value in [
+        *_negative_values(rng),
+        *generic_negative_values(rng),
+        *provider_negatives(rng),
+    ]:
         negatives.append(Negative(kind, "text", "notes.md", f"Note: {value}\n"))
         event = {"type": "assistant", "message": {"content": [{"type": "text", "text": value}]}}
         negatives.append(Negative(kind, "json", "events.jsonl", json.dumps(event) + "\n"))
@@ -594,3 +598,12 @@ def transcript(
         total += len(line) + 1
         count += 1
     return "\n".join(lines) + "\n", planted
+
+
+from gate_corpus_generic import GENERIC_FORMATS, generic_negative_values  # noqa: E402
+
+FORMATS = (*FORMATS, *GENERIC_FORMATS)
+
+from gate_corpus_providers import PROVIDER_FORMATS, provider_negatives  # noqa: E402
+
+FORMATS = (*FORMATS, *(Format(*spec) for spec in PROVIDER_FORMATS))

@@ -5,11 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from stet_lsp.check import CheckOptions, check
-from stet_lsp.cli.common import json_option, print_json, target_of, target_options
-from stet_lsp.core.margin import DEFAULT_MARKER
-from stet_lsp.core.operations import result
-from stet_lsp.core.targets import open_repository
+from stet_lsp.cli.common import json_option, target_options
 
 
 def register(commands: Any) -> None:
@@ -21,14 +17,23 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="exit 1 while margin notes are unrecorded"
     )
-    parser.add_argument("--marker", default=DEFAULT_MARKER, help="the margin-note marker word")
+    parser.add_argument("--marker", help="the margin-note marker word (default: stet)")
     json_option(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    # Loaded only when run: stet_lsp.check imports pygit2 and the gate.
+    from stet_lsp.check import CheckOptions, check
+    from stet_lsp.cli.common import print_json, target_of
+    from stet_lsp.core.margin import DEFAULT_MARKER
+    from stet_lsp.core.operations import result
+    from stet_lsp.core.targets import open_repository
+
     target = target_of(args)
-    shown = check(open_repository(target.root), target, CheckOptions(marker=args.marker))
+    shown = check(
+        open_repository(target.root), target, CheckOptions(marker=args.marker or DEFAULT_MARKER)
+    )
     if args.json:
         print_json(result(target, shown=[s.to_dict() for s in shown]))
     else:

@@ -7,16 +7,10 @@ import random
 import string
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pygit2
-
-from stet_lsp.check import check
-from stet_lsp.core.anchors import make_anchor
-from stet_lsp.core.errors import StetError
-from stet_lsp.core.sheet import StyleSheet
-from stet_lsp.core.targets import resolve_target
-from stet_lsp.gate import redact_text, scan_text
+if TYPE_CHECKING:
+    import pygit2
 
 _SERVICE = '''"""Payments service."""
 
@@ -51,6 +45,16 @@ def _step(title: str) -> None:
 
 
 def _walk(folder: Path) -> None:
+    # Loaded only when run: registering `demo` must not load pygit2 or the gate.
+    import pygit2
+
+    from stet_lsp.check import check
+    from stet_lsp.core.anchors import make_anchor
+    from stet_lsp.core.errors import StetError
+    from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.core.targets import resolve_target
+    from stet_lsp.gate import redact_text, scan_text
+
     _step(f"A repository on branch feature/payments-retry ({folder})")
     repo = pygit2.init_repository(str(folder), initial_head="feature/payments-retry")
     service = folder / "payments.py"
@@ -130,6 +134,8 @@ def _walk(folder: Path) -> None:
 
 
 def _commit(repo: pygit2.Repository, path: str, message: str) -> None:
+    import pygit2
+
     repo.index.add(path)
     repo.index.write()
     tree = repo.index.write_tree()

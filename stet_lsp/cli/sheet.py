@@ -7,8 +7,7 @@ from typing import Any
 
 from stet_lsp.cli.common import json_option, print_json, target_json, target_of, target_options
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.retention import DEFAULT_TTL_DAYS, collect_garbage
-from stet_lsp.core.targets import open_repository
+from stet_lsp.core.retention import DEFAULT_TTL_DAYS
 
 
 def register(commands: Any) -> None:
@@ -55,6 +54,9 @@ def _path(args: argparse.Namespace) -> int:
 def _gc(args: argparse.Namespace) -> int:
     if args.ttl < 0:
         raise StetError("--ttl must be zero or more days")
+    from stet_lsp.core.retention import collect_garbage
+    from stet_lsp.core.targets import open_repository
+
     target = target_of(args)
     removals = collect_garbage(
         open_repository(target.root), target, ttl_days=args.ttl, dry_run=args.dry_run

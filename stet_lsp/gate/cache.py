@@ -1,6 +1,8 @@
 """Content-addressed results: (chunk digest, rule-set version, configuration) -> spans.
 
 An unchanged chunk is never scanned twice in a process; with a directory, never twice at all.
+The directory (`.stet/cache/gate` in a repository) is the root of the safefs rules: entries
+are read and folders made below it without following links.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from collections import OrderedDict
 from pathlib import Path
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.safefs import read_regular
+from stet_lsp.core.safefs import make_dirs, read_regular
 from stet_lsp.gate.spans import Span
 
 _MEMORY_ENTRIES = 4096
-_FORMAT = 1
+_FORMAT = 2
+"""2: home paths are no longer spans (stet_lsp/gate/homepaths.py)."""
 
 
 def chunk_key(chunk: str, fingerprint: str, json_mode: bool) -> str:
@@ -67,39 +70,53 @@ def _path(directory: Path, key: str) -> Path:
     return directory / key[:2] / f"{key}.json"
 
 
-def _read(directory: Path, key: str) -> tuple[Span, ...] | None:
+def read_entry(directory: Path, relative: Path) -> object | None:
+    """The JSON document at `directory/relative`, or None (missing, torn, unreadable)."""
     try:
-        content = read_regular(_path(directory, key))
-        data = json.loads(content.decode("utf-8")) if content is not None else None
+        content = read_regular(directory / relative, directory)
+        return json.loads(content.decode("utf-8")) if content is not None else None
+    except (StetError, ValueError):
+        return None
+
+
+def write_entry(directory: Path, relative: Path, payload: object) -> None:
+    """Write a JSON document at `directory/relative` (a temporary file renamed over it)."""
+    path = directory / relative
+    try:
+        directory.mkdir(parents=True, exist_ok=True)  # as configured; below it, no link
+        make_dirs(directory, path.parent)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    except (OSError, StetError):
+        return
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(payload, stream, separators=(",", ":"))
+        os.replace(temporary, path)
+    except OSError:
+        # The cache is an optimisation: a failed write leaves no file and no error.
+        Path(temporary).unlink(missing_ok=True)
+
+
+def _read(directory: Path, key: str) -> tuple[Span, ...] | None:
+    data = read_entry(directory, _path(directory, key).relative_to(directory))
+    try:
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
             return None
         return tuple(
             Span(int(s), int(e), str(rule), int(p), None if fixed is None else str(fixed), str(pre))
             for s, e, rule, p, fixed, pre in data["spans"]
         )
-    except (StetError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         # A missing, torn or foreign entry is a miss: the chunk is simply scanned again.
         return None
 
 
 def _write(directory: Path, key: str, spans: tuple[Span, ...]) -> None:
-    path = _path(directory, key)
     payload = {
         "format": _FORMAT,
         "spans": [[s.start, s.end, s.rule, s.priority, s.replacement, s.prefix] for s in spans],
     }
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    except OSError:
-        return
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(payload, stream)
-        os.replace(temporary, path)
-    except OSError:
-        # The cache is an optimisation: a failed write leaves no file and no error.
-        Path(temporary).unlink(missing_ok=True)
+    write_entry(directory, _path(directory, key).relative_to(directory), payload)
 
 
 DEFAULT_CACHE = ResultCache()

@@ -1,4 +1,10 @@
-"""`stet gate scan | redact | check`: the gate from the command line and from pre-commit."""
+"""`stet gate scan | redact | check`: the gate from the command line and from pre-commit.
+
+Registering the commands imports nothing of the gate (nor pygit2): other commands start fast.
+Inside a git repository the results are cached on disk in `.stet/cache/gate`, so scanning an
+unchanged file again reads its results instead of scanning. Home paths are reported as one
+line per file with their count; every secret is reported on its own.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +13,34 @@ import json
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pygit2
+from typing import TYPE_CHECKING, Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import atomic_write, read_regular
-from stet_lsp.gate import gitfiles
-from stet_lsp.gate.config import GateConfig, load_config
-from stet_lsp.gate.findings import Finding
-from stet_lsp.gate.redact import redact_text
-from stet_lsp.gate.scan import scan_text
+
+if TYPE_CHECKING:
+    from stet_lsp.gate.allowlist import Allowlist
+    from stet_lsp.gate.config import GateConfig
+    from stet_lsp.gate.findings import Finding
 
 _BINARY_PROBE = 8192
+CACHE_DIR = Path(".stet") / "cache" / "gate"
+"""The on-disk result cache, relative to the repository root (never committed)."""
+
+
+@dataclass(frozen=True)
+class HomePaths:
+    """All the home-directory paths of one file: one report line, with the first's place."""
+
+    count: int
+    line: int
+    column: int
+    rule: str = "home-path"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"rule": self.rule, "count": self.count, "line": self.line, "column": self.column}
 
 
 def register(commands: Any) -> None:
@@ -72,13 +92,109 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _config(args: argparse.Namespace) -> GateConfig:
-    found = pygit2.discover_repository(os.getcwd())
-    root = Path(os.getcwd())
-    if found is not None:
-        repository = pygit2.Repository(found)
-        root = gitfiles.repository_root(repository)
-    return load_config(root, strict=args.strict, env_names=args.env_name)
+class Setup:
+    """Where the command runs and with what options. The rules (slow to compile) load only
+    when a file is not in the on-disk cache."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.root, self.has_work_tree = _repository_root(Path(os.getcwd()))
+        self._cache_dir: Path | bool | None = False
+        self.strict: bool = args.strict
+        self.env_names: tuple[str, ...] = tuple(sorted(set(args.env_name)))
+        self.allowlist: Allowlist | None = None
+        if os.path.lexists(self.root / _ALLOWLIST):  # else tomllib need not load
+            from stet_lsp.gate.allowlist import Allowlist
+
+            self.allowlist = Allowlist.load(self.root)
+        self._config: GateConfig | None = None
+
+    @property
+    def config(self) -> GateConfig:
+        if self._config is None:
+            from stet_lsp.gate.config import GateConfig
+
+            self._config = GateConfig(
+                strict=self.strict,
+                env_names=self.env_names,
+                allowlist=self.allowlist,
+            )
+        return self._config
+
+    @property
+    def cache_dir(self) -> Path | None:
+        """Made the first time a repository's own file is cached."""
+        if self._cache_dir is False:
+            self._cache_dir = _cache_dir(self.root) if self.has_work_tree else None
+        return self._cache_dir  # type: ignore[return-value]
+
+    def file_key(self, label: str, data: bytes) -> str:
+        """The file's cache key: its bytes, the gate's code, every option, JSON or not."""
+        import hashlib
+
+        digest = hashlib.sha256(data)
+        material = [
+            _code_version(),
+            "strict" if self.strict else "normal",
+            self.allowlist.digest if self.allowlist else "",
+            # As stet_lsp.gate.scan.is_json_path (not imported: it loads the rules).
+            "json" if label.lower().endswith((".json", ".jsonl", ".ndjson")) else "text",
+            *self.env_names,
+        ]
+        digest.update("\0".join(["", *material]).encode("utf-8"))
+        return digest.hexdigest()
+
+
+_FILE_FORMAT = 1
+_ALLOWLIST = Path(".stet") / "gate-allowlist.toml"
+"""stet_lsp.gate.allowlist.ALLOWLIST_PATH (not imported here: it loads tomllib)."""
+
+
+def _repository_root(start: Path) -> tuple[Path, bool]:
+    """The work tree holding `start` and True; else where git finds a repository (a bare one:
+    no work tree, False) or `start` itself. A `.git` found walking up needs no libgit2."""
+    if "GIT_DIR" not in os.environ and "GIT_WORK_TREE" not in os.environ:
+        for folder in (start, *start.parents):
+            if os.path.lexists(folder / ".git"):
+                return folder, True
+    import pygit2
+
+    from stet_lsp.gate import gitfiles
+
+    found = pygit2.discover_repository(str(start))
+    if found is None:
+        return start, False
+    repository = pygit2.Repository(found)
+    return gitfiles.repository_root(repository), bool(repository.workdir)
+
+
+def _code_version() -> str:
+    """A digest of the gate's source (and the line index positions come from): any change
+    to a rule, a check or the span logic is a new version, whatever RULESET_VERSION says."""
+    import hashlib
+
+    from stet_lsp.core import lines
+
+    digest = hashlib.sha256()
+    folder = Path(__file__).parent
+    for source in [*sorted(folder.glob("*.py")), Path(lines.__file__)]:
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()
+
+
+def _cache_dir(root: Path) -> Path | None:
+    """`.stet/cache/gate` under the work tree, created through no link (and, the first time,
+    with `.stet/.gitignore` ignoring `cache/`, as the style sheet's writer does); None if it
+    cannot be."""
+    from stet_lsp.core.safefs import make_dirs
+
+    try:
+        if not os.path.isdir(root / CACHE_DIR):
+            from stet_lsp.core.sheet import ensure_stet_gitignore
+
+            ensure_stet_gitignore(root)
+        return make_dirs(root, CACHE_DIR)
+    except StetError:
+        return None
 
 
 def _decode(data: bytes) -> str | None:
@@ -111,30 +227,114 @@ def _files(paths: list[str]) -> Iterator[Path]:
             raise StetError(f"{name}: no such file or directory")
 
 
-def _emit(findings: list[tuple[str, Finding]], as_json: bool) -> None:
+def _emit(findings: list[tuple[str, Finding | HomePaths]], as_json: bool) -> None:
     if as_json:
         payload = {
             "count": len(findings),
             "findings": [{"path": path, **finding.to_dict()} for path, finding in findings],
         }
-        print(json.dumps(payload, indent=2))
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
+    lines = []
     for path, finding in findings:
-        print(f"{path}:{finding.line + 1}:{finding.column + 1}: {finding.rule} {finding.preview}")
+        place = f"{path}:{finding.line + 1}:{finding.column + 1}: {finding.rule}"
+        if isinstance(finding, HomePaths):
+            lines.append(f"{place} x{finding.count} (each becomes ~ when redacted)\n")
+        else:
+            lines.append(f"{place} {finding.preview}\n")
+    sys.stdout.write("".join(lines))
 
 
-def _scan_files(paths: list[str], config: GateConfig) -> list[tuple[str, Finding]]:
-    results: list[tuple[str, Finding]] = []
+def _within(path: Path, root: Path) -> bool:
+    """Only a repository's own files are cached in it (scanning a file elsewhere from inside
+    a repository writes nothing there)."""
+    try:
+        path.resolve().relative_to(root)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _scan_one(label: str, data: bytes, setup: Setup) -> list[tuple[str, Finding | HomePaths]]:
+    """The file's secrets one by one, then its home paths as one entry: from the on-disk
+    cache when the same bytes were scanned with the same gate and options before (then the
+    file is not even decoded). Binary content (a NUL byte early on) is skipped."""
+    if b"\0" in data[:_BINARY_PROBE]:
+        return []
+    own = setup.has_work_tree and _within(Path(label), setup.root) and bool(setup.cache_dir)
+    key = setup.file_key(label, data) if own else ""
+    cached = _cached(setup.cache_dir, key) if key else None
+    if cached is not None:
+        findings, homes = cached
+    else:
+        from stet_lsp.core.lines import LineIndex
+        from stet_lsp.gate.homepaths import home_path_summary
+        from stet_lsp.gate.scan import scan_text
+
+        text = data.decode("utf-8", "surrogateescape")
+        findings = scan_text(text, config=setup.config, path=label)
+        count, first = home_path_summary(text)
+        homes = None
+        if first is not None:
+            homes = HomePaths(count, *LineIndex(text).position(first))
+        if key and setup.cache_dir is not None:
+            _remember(setup.cache_dir, key, findings, homes)
+    found: list[tuple[str, Finding | HomePaths]] = [(label, f) for f in findings]
+    if homes is not None:
+        found.append((label, homes))
+    return found
+
+
+def _entry_path(key: str) -> Path:
+    return Path("files") / key[:2] / f"{key}.json"
+
+
+def _cached(directory: Path | None, key: str) -> tuple[list[Finding], HomePaths | None] | None:
+    from stet_lsp.gate.cache import read_entry
+    from stet_lsp.gate.findings import Finding
+
+    if directory is None:
+        return None
+    data = read_entry(directory, _entry_path(key))
+    try:
+        if not isinstance(data, dict) or data.get("format") != _FILE_FORMAT:
+            return None
+        findings = [
+            Finding(str(rule), int(a), int(b), int(c), int(d), str(pre), int(s), int(e))
+            for rule, a, b, c, d, pre, s, e in data["findings"]
+        ]
+        home = data["home"]
+        homes = None if home is None else HomePaths(int(home[0]), int(home[1]), int(home[2]))
+    except (KeyError, TypeError, ValueError):
+        return None  # a torn or foreign entry is a miss
+    return findings, homes
+
+
+def _remember(directory: Path, key: str, findings: list[Finding], homes: HomePaths | None) -> None:
+    from stet_lsp.gate.cache import write_entry
+
+    rows = [
+        [f.rule, f.line, f.column, f.end_line, f.end_column, f.preview, f.offset, f.end_offset]
+        for f in findings
+    ]
+    home = None if homes is None else [homes.count, homes.line, homes.column]
+    write_entry(
+        directory, _entry_path(key), {"format": _FILE_FORMAT, "findings": rows, "home": home}
+    )
+
+
+def _scan_files(paths: list[str], setup: Setup) -> list[tuple[str, Finding | HomePaths]]:
+    results: list[tuple[str, Finding | HomePaths]] = []
     for file in _files(paths):
-        text = _read(file)
-        if text is None:
-            continue
-        results.extend((str(file), f) for f in scan_text(text, config=config, path=str(file)))
+        data = read_regular(file)
+        if data is None:
+            raise StetError(f"{file}: no such file or directory")
+        results.extend(_scan_one(str(file), data, setup))
     return results
 
 
 def run_scan(args: argparse.Namespace) -> int:
-    findings = _scan_files(args.paths, _config(args))
+    findings = _scan_files(args.paths, Setup(args))
     _emit(findings, args.json)
     return 1 if findings else 0
 
@@ -144,7 +344,9 @@ def run_redact(args: argparse.Namespace) -> int:
     text = _read(source)
     if text is None:
         raise StetError(f"{args.path}: binary content is not redacted")
-    result = redact_text(text, config=_config(args), path=str(source))
+    from stet_lsp.gate.redact import redact_text
+
+    result = redact_text(text, config=Setup(args).config, path=str(source))
     data = result.text.encode("utf-8", "surrogateescape")
     if args.in_place or args.output:
         atomic_write(source if args.in_place else Path(args.output), data)
@@ -163,24 +365,23 @@ def run_redact(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    config = _config(args)
+    setup = Setup(args)
     if args.paths:
-        findings = _scan_files(args.paths, config)
+        findings = _scan_files(args.paths, setup)
         checked = len({path for path, _ in findings})
     else:
+        from stet_lsp.gate import gitfiles
+
         repository = gitfiles.open_repository()
         artifacts = gitfiles.committed_and_staged(repository)
         findings = []
         for artifact in artifacts:
-            text = _decode(artifact.data)
-            if text is None:
-                continue
-            found = scan_text(text, config=config, path=artifact.path)
-            findings.extend((artifact.label, finding) for finding in found)
+            found = _scan_one(artifact.path, artifact.data, setup)
+            findings.extend((artifact.label, f) for _, f in found)
         checked = len(artifacts)
     _emit(findings, args.json)
     if findings:
-        print(f"stet gate: {len(findings)} unredacted secret(s) found", file=sys.stderr)
+        print(f"stet gate: {len(findings)} unredacted finding(s)", file=sys.stderr)
         return 1
     if not args.paths:
         print(f"stet gate: {checked} artifact(s) clean", file=sys.stderr)

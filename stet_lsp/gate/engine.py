@@ -9,18 +9,14 @@ from functools import lru_cache
 from stet_lsp.gate import heuristics
 from stet_lsp.gate.allowlist import Allowlist
 from stet_lsp.gate.prefilter import AnchorHit, Prefilter, ascii_lower, prefilter_for
-from stet_lsp.gate.rules import (
-    GENERIC_ASSIGNMENT,
-    METADATA_KEY_SUFFIXES,
-    RULES,
-    Rule,
-    env_value_rule,
-)
+from stet_lsp.gate.rules import METADATA_KEY_SUFFIXES, RULES, Rule, env_value_rule
 from stet_lsp.gate.spans import Span
 
 _IDENTIFIER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _CAMEL_BOUNDARY = re.compile(r"([a-z0-9])([A-Z])")
 _KEY_PARTS = re.compile(r"[_.\-]+")
+# Parts of a name that say the value is public (`public_key`, `NEXT_PUBLIC_API_KEY`).
+_PUBLIC = frozenset(("public", "publishable", "pub"))
 _MAX_EXTENSION = 8192
 # The rest of an identifier after an anchor (long enough for any key the identifier rules
 # match) when `=` or `:` follows within 8 characters.
@@ -74,7 +70,7 @@ def rule_set(strict: bool, env_names: tuple[str, ...], keywords: tuple[str, ...]
 def is_metadata_key(key: str) -> bool:
     """`token_type`, `max_tokens`, `apiKeyId`: names about a credential, not holding one."""
     parts = _KEY_PARTS.split(_CAMEL_BOUNDARY.sub(r"\1_\2", key).lower().strip("_.-"))
-    return bool(parts) and parts[-1] in METADATA_KEY_SUFFIXES
+    return bool(parts) and (parts[-1] in METADATA_KEY_SUFFIXES or not _PUBLIC.isdisjoint(parts))
 
 
 class RuleScanner:
@@ -248,6 +244,6 @@ class RuleScanner:
             return False
         if self.allowlist is not None and self.allowlist.allows(value):
             return False
-        if rule is GENERIC_ASSIGNMENT and is_metadata_key(match.group("key")):
+        if "key" in match.re.groupindex and is_metadata_key(match.group("key")):
             return False
         return rule.check is None or rule.check(value, self.strict)

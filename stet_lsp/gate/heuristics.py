@@ -101,7 +101,7 @@ def is_placeholder(value: str) -> bool:
     lowered = value.lower()
     if lowered.strip("\"'`") in _PLACEHOLDER_VALUES:
         return True
-    if value.startswith("$") or value.startswith(("%s", "%(", "%{", "%d")):
+    if is_env_reference(value) or value.startswith(("%s", "%(", "%{", "%d")):
         return True
     if any(word in lowered for word in _PLACEHOLDER_WORDS):
         return True
@@ -159,3 +159,74 @@ def is_basic_credential(encoded: str) -> bool:
         return False
     _user, colon, password = text.partition(":")
     return bool(colon) and text.isprintable() and bool(password) and not is_placeholder(password)
+
+
+# Generic classes (values no prefix names): whole values assigned to credential names.
+_ENV_REFERENCE = re.compile(r"\$(?:[{(]|[A-Za-z_][A-Za-z0-9_]*(?:/|$))|%[A-Za-z_][A-Za-z0-9_]*%$")
+_REFERENCE = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_$.]{0,200}"  # names, dotted names...
+    r"(?:\([\w$.,:=\s\-'\"]{0,200}\)?|\[[\w$.,:\-'\"]{0,200}\]?)?"  # ...calls, subscripts
+    r"|[-+]?[0-9][0-9_.,:eE+\-]*"  # numbers, versions, times
+    r"|v?[0-9]{1,6}(?:\.[0-9A-Za-z\-]{1,20}){1,6}(?:\+[0-9A-Za-z.\-]{1,40})?"  # versions
+)
+_WORDS_ONLY = re.compile(r"[A-Za-z]{1,40}(?:[ _.\-/:][A-Za-z]{1,40}){0,20}")
+_HEX_VALUE = re.compile(r"[0-9a-fA-F]{16,1024}")
+_BASE64_VALUE = re.compile(r"[A-Za-z0-9+/_\-]{16,4096}={0,2}")
+_SEPARATORS = frozenset("-_.")
+# Paths have two segments at least (`/9f#Kq2` alone is a value that starts with a slash).
+_PATH = re.compile(r"(?:~|\.{1,2})?/[\w.\-]{0,80}(?:/[\w.\-]{0,80}){1,30}")
+_URL_SCHEMES = ("http://", "https://", "file:", "data:")
+
+
+def is_env_reference(value: str) -> bool:
+    """`$NAME`, `${NAME}`, `$(command)`, `%NAME%`: a reference to a value, not the value."""
+    return _ENV_REFERENCE.match(value) is not None
+
+
+def looks_like_reference(value: str) -> bool:
+    """Code names, calls, subscripts, numbers, versions, paths and URLs."""
+    core = value.rstrip(")]},;")
+    if not core or _REFERENCE.fullmatch(core) or _WORDS_ONLY.fullmatch(core):
+        return True
+    return _PATH.fullmatch(value) is not None or value.startswith(_URL_SCHEMES)
+
+
+def is_encoded_secret(value: str) -> bool:
+    """A random hex or base64 value (Laravel's `base64:` prefix allowed): what a name that says
+    credential holds. Hash lengths count: `openssl rand -hex 32` looks like a SHA-256."""
+    body = value[7:] if value.startswith("base64:") else value
+    if is_placeholder(body) or is_agent_id(body) or _UUID.fullmatch(body):
+        return False
+    if body.startswith(_HASH_PREFIXES) or "://" in body or _PATH.fullmatch(body):
+        return False
+    if _HEX_VALUE.fullmatch(body):
+        has_letter = any(c.isalpha() for c in body)
+        return has_letter and any(c.isdigit() for c in body) and shannon_entropy(body) >= 3.0
+    if not _BASE64_VALUE.fullmatch(body):
+        return False
+    upper = any(c.isupper() for c in body)
+    lower = any(c.islower() for c in body)
+    digit = any(c.isdigit() for c in body)
+    symbol = any(c in "+/=" for c in body)
+    entropy = shannon_entropy(body)
+    return upper and lower and (digit or symbol or entropy >= 4.0) and entropy >= 3.5
+
+
+def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: float = 3.0) -> bool:
+    """A value assigned to a credential's name: encoded, or password-like (any characters,
+    several classes, varied), and neither a placeholder nor a reference."""
+    if len(value) < min_length or value != value.strip():
+        return False
+    if is_placeholder(value) or is_env_reference(value) or is_agent_id(value):
+        return False
+    if is_encoded_secret(value):
+        return True
+    if _UUID.fullmatch(value) or value.startswith(_HASH_PREFIXES) or looks_like_reference(value):
+        return False
+    classes = (
+        any(c.islower() for c in value),
+        any(c.isupper() for c in value),
+        any(c.isdigit() for c in value),
+        any(not c.isalnum() and c not in _SEPARATORS and c != " " for c in value),
+    )
+    return sum(classes) >= 2 and shannon_entropy(value) >= min_entropy

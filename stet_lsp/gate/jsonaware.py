@@ -143,3 +143,105 @@ def snap_to_literal(literal: Literal, start: int, end: int) -> tuple[int, int] |
         start = literal.start + offsets[first]
         end = literal.start + offsets[last]
     return (start, end) if end > start else None
+
+
+class View:
+    """A decoded copy of `raw[base:...]` and the way back: each decoded character that came
+    from an escape sequence is a mark (view offset, raw start, raw end); every other
+    character maps one to one."""
+
+    def __init__(self, text: str, base: int, marks: list[tuple[int, int, int]]) -> None:
+        self.text = text
+        self.base = base
+        self._at = [mark[0] for mark in marks]
+        self._marks = marks
+
+    def _char(self, offset: int) -> tuple[int, int]:
+        """Raw bounds of the view character at `offset`."""
+        index = bisect.bisect_right(self._at, offset) - 1
+        if index < 0:
+            return self.base + offset, self.base + offset + 1
+        at, start, end = self._marks[index]
+        if at == offset:
+            return start, end
+        raw = end + offset - at - 1
+        return raw, raw + 1
+
+    def to_raw(self, start: int, end: int) -> tuple[int, int]:
+        """Raw bounds of the view span [start, end): whole escape sequences."""
+        if end <= start:
+            raw = self._char(start)[0] if start < len(self.text) else self._end()
+            return raw, raw
+        return self._char(start)[0], self._char(end - 1)[1]
+
+    def _end(self) -> int:
+        if not self.text:
+            return self.base
+        return self._char(len(self.text) - 1)[1]
+
+
+def escape_view(text: str, start: int, end: int) -> View:
+    """`text[start:end]` with every JSON escape decoded (surrogate pairs joined). `start` must
+    not fall inside an escape sequence (a line start does not). An invalid escape stays raw."""
+    parts: list[str] = []
+    marks: list[tuple[int, int, int]] = []
+    length = 0
+    position = start
+    pending: tuple[int, int, int] | None = None  # a high surrogate: (code, raw start, end)
+
+    def flush() -> None:
+        nonlocal pending, length
+        if pending is not None:
+            parts.append(chr(pending[0]))
+            marks.append((length, pending[1], pending[2]))
+            length += 1
+            pending = None
+
+    for match in _ESCAPE.finditer(text, start, end):
+        if match.start() > position:
+            flush()
+            parts.append(text[position : match.start()])
+            length += match.start() - position
+        hex_digits, simple = match.groups()
+        if hex_digits is not None:
+            code = int(hex_digits, 16)
+            if pending is not None and 0xDC00 <= code <= 0xDFFF:
+                joined = 0x10000 + ((pending[0] - 0xD800) << 10) + (code - 0xDC00)
+                parts.append(chr(joined))
+                marks.append((length, pending[1], match.end()))
+                length += 1
+                pending = None
+            else:
+                flush()
+                if 0xD800 <= code <= 0xDBFF:
+                    pending = (code, match.start(), match.end())
+                else:
+                    parts.append(chr(code))
+                    marks.append((length, match.start(), match.end()))
+                    length += 1
+        else:
+            flush()
+            replacement = _SIMPLE_ESCAPES.get(simple)
+            if replacement is None:  # not JSON (a broken line): kept as it is
+                parts.append(match.group())
+                length += len(match.group())
+            else:
+                parts.append(replacement)
+                marks.append((length, match.start(), match.end()))
+                length += 1
+        position = match.end()
+    flush()
+    parts.append(text[position:end])
+    return View("".join(parts), start, marks)
+
+
+def literals_between(text: str, lines: LiteralIndex, start: int, end: int) -> list[Literal]:
+    """The string literals whose content meets [start, end), in order (line by line)."""
+    found: list[Literal] = []
+    line = lines.lines.line_of(start)
+    last = lines.lines.line_of(max(start, end - 1))
+    while line <= last:
+        _, literals = lines._literals_of_line(line)
+        found.extend(literal for literal in literals if literal.start < end and literal.end > start)
+        line += 1
+    return found

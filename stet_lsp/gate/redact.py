@@ -1,8 +1,10 @@
-"""Redaction: each span replaced whole by `[REDACTED:<rule>#<n>]` (home paths by `~`).
+"""Redaction: each span replaced whole by `[REDACTED:<rule>#<n>]`, then home paths by `~`.
 
 Numbers count distinct values per rule in order of first appearance, after any number already
 used in the text, so redacting twice changes nothing and a second secret never reuses a marker.
-Nothing in a marker derives from the secret.
+Nothing in a marker derives from the secret. Home directories are normalised in one pass over
+the redacted text (stet_lsp/gate/homepaths.py), so the secrets' spans, found in the original
+text, stay valid and no home path goes through per-finding span handling.
 """
 
 from __future__ import annotations
@@ -10,12 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from stet_lsp.gate.cache import DEFAULT_CACHE, ResultCache
-from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.findings import Finding
+from stet_lsp.gate.homepaths import RULE as HOME_PATH_RULE
+from stet_lsp.gate.homepaths import normalize_counted
 from stet_lsp.gate.report import RedactionReport
-from stet_lsp.gate.scan import scan_text
+
+if TYPE_CHECKING:
+    from stet_lsp.gate.config import GateConfig
 
 _MARKER = re.compile(r"\[REDACTED:([a-z0-9-]+)#(\d+)\]")
 
@@ -37,7 +43,7 @@ class RedactionResult:
 
     @property
     def changed(self) -> bool:
-        return bool(self.findings)
+        return bool(self.findings) or self.report.total > 0
 
 
 def redact_text(
@@ -48,6 +54,9 @@ def redact_text(
     json_mode: bool | None = None,
     cache: ResultCache | None = DEFAULT_CACHE,
 ) -> RedactionResult:
+    """Every secret replaced by its marker, then every home path by `~`."""
+    from stet_lsp.gate.scan import scan_text  # the rules; apply_redaction alone needs none
+
     findings = scan_text(text, config=config, path=path, json_mode=json_mode, cache=cache)
     return apply_redaction(text, findings, path=path)
 
@@ -55,7 +64,10 @@ def redact_text(
 def apply_redaction(
     text: str, findings: Sequence[Finding], *, path: str | None = None
 ) -> RedactionResult:
-    """Replace the given findings of `text` (as returned by scan_text on that same text)."""
+    """Replace the given findings of `text` (as returned by scan_text on that same text), then
+    every home path of the result by `~` (one pass; counted in the report, not located).
+
+    `replacements` are the findings' edits only: positions in the original text."""
     ordered = sorted(findings, key=lambda f: f.offset)
     numbers: dict[str, dict[str, int]] = {}
     used = _used_numbers(text)
@@ -78,11 +90,13 @@ def apply_redaction(
         pieces.append(marker)
         position = finding.end_offset
     pieces.append(text[position:])
+    # Secrets first, on the original text (their spans are valid there), then home paths.
+    redacted, homes = normalize_counted("".join(pieces))
     return RedactionResult(
-        text="".join(pieces),
+        text=redacted,
         findings=list(ordered),
         replacements=replacements,
-        report=RedactionReport.from_findings(ordered, path),
+        report=RedactionReport.from_findings(ordered, path, {HOME_PATH_RULE: homes}),
     )
 
 

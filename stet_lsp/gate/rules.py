@@ -12,9 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stet_lsp.gate import heuristics
+from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2025.1"
+RULESET_VERSION = "2025.4"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -27,7 +28,7 @@ NOT_ALNUM_BEFORE = r"(?<![A-Za-z0-9])"
 @dataclass(frozen=True)
 class Rule:
     name: str
-    pattern: re.Pattern[str]
+    pattern: LazyPattern
     anchors: tuple[str, ...]
     """Lowercase literals; the rule runs only near them. Empty: the rule runs on all text."""
     lead: int = 0
@@ -43,11 +44,11 @@ class Rule:
     strict_only: bool = False
     replacement: str | None = None
     """A fixed replacement; None means a numbered `[REDACTED:<rule>#<n>]` marker."""
-    block_end: re.Pattern[str] | None = None
+    block_end: LazyPattern | None = None
     """For blocks (key files): the span runs from the match to this pattern's match..."""
-    block_body: re.Pattern[str] | None = None
+    block_body: LazyPattern | None = None
     """...or, when no end follows within `reach`, over what this pattern matches."""
-    after: re.Pattern[str] | None = None
+    after: LazyPattern | None = None
     """For identifier rules: what must follow the anchor for any match (a cheap test)."""
     start: str = "window"
     """Where a match may start: "anchor" (prefix rules: exactly at the anchor), "identifier"
@@ -117,7 +118,7 @@ def _token(
     alternatives = "|".join(re.escape(p) for p in prefixes)
     return Rule(
         name=name,
-        pattern=re.compile(rf"{NOT_ALNUM_BEFORE}(?:{alternatives}){body}", flags),
+        pattern=lazy(rf"{NOT_ALNUM_BEFORE}(?:{alternatives}){body}", flags),
         anchors=tuple(p.lower() for p in prefixes),
         prefix=prefixes[0] if len(prefixes) == 1 else _common_prefix(prefixes),
         check=check,
@@ -136,30 +137,47 @@ def _common_prefix(prefixes: tuple[str, ...]) -> str:
 
 # Key names that hold a credential, and suffixes that turn such a name into metadata.
 _SECRET_KEY_WORDS = (
-    r"secret|token|passw(?:or)?d|pwd|api[_\-]?key|access[_\-]?key|private[_\-]?key"
+    r"secret|token|pass|pwd|api[_\-]?key|access[_\-]?key|private[_\-]?key"
     r"|auth[_\-]?key|client[_\-]?key|credentials?|signing[_\-]?key|encryption[_\-]?key"
 )
 _ASSIGN = r"[\"']?\]?[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}"
-_VALUE = r"[^\s\"'`,;\\<>(){}\[\]]"
+
+
+# What may stand between a credential's name and its value (`"]`, `**` in Markdown included).
+KEY_ASSIGN = r"[\"'\]*]{0,3}[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}"
+# The first characters of a value, quoted or not (a cheap test before the full pattern).
+VALUE_START = r"[\"'`]?[^\s\"'`\\]{6}"
+
+
+def whole_value(least: int, most: int = 400) -> str:
+    """A whole value as group `secret`: up to its closing quote when quoted (any character a
+    secret key holds, escapes included), else up to whitespace (minus trailing `.,;`)."""
+    return (
+        r"[\"'`]?(?P<secret>"
+        rf"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=\")"
+        rf"|(?<=')[^'\r\n]{{{least},{most}}}+(?=')"
+        rf"|(?<=`)[^`\r\n]{{{least},{most}}}+(?=`)"
+        rf"|[^\s\"'`\\]{{{least},{most}}}(?<![.,;])"
+        r")"
+    )
 
 
 def _generic_check(value: str, strict: bool) -> bool:
-    return heuristics.looks_random(
+    return heuristics.looks_like_secret_value(
         value, min_length=6 if strict else 8, min_entropy=2.5 if strict else 3.0
     )
 
 
 GENERIC_ASSIGNMENT = Rule(
     name="secret-assignment",
-    pattern=re.compile(
+    pattern=lazy(
         r"(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z0-9_.\-]{0,40}?(?i:" + _SECRET_KEY_WORDS + r")"
-        r"[A-Za-z0-9_.\-]{0,30})" + _ASSIGN + r"[\"'`]?(?P<secret>" + _VALUE + r"{6,400})"
+        r"[A-Za-z0-9_.\-]{0,30})" + KEY_ASSIGN + whole_value(6)
     ),
     anchors=(
         "secret",
         "token",
-        "password",
-        "passwd",
+        "pass",
         "pwd",
         "api_key",
         "apikey",
@@ -178,7 +196,7 @@ GENERIC_ASSIGNMENT = Rule(
     lead=48,
     reach=480,
     check=_generic_check,
-    after=re.compile(r"[A-Za-z0-9_.\-]{0,128}" + _ASSIGN + r"[\"'`]?" + _VALUE + "{6}"),
+    after=lazy(r"[A-Za-z0-9_.\-]{0,128}" + KEY_ASSIGN + VALUE_START),
     start="identifier",
 )
 # A key ending so names metadata about a credential, not the credential.
@@ -204,7 +222,6 @@ METADATA_KEY_SUFFIXES = (
     "var",
     "ref",
     "field",
-    "header",
     "prefix",
     "arn",
     "version",
@@ -231,24 +248,13 @@ METADATA_KEY_SUFFIXES = (
     "location",
     "scope",
     "scopes",
+    "hash",
+    "digest",
+    "checksum",
+    "fingerprint",
+    "sha",
+    "thumbprint",
 )
-
-
-def _home_path_rule() -> Rule:
-    user = r"(?!(?:Shared|Public|Default|All Users|runner|linuxbrew)\b)[A-Za-z0-9._\-]{1,64}"
-    sep = r"(?:\\\\|\\|/)"
-    return Rule(
-        name="home-path",
-        pattern=re.compile(
-            rf"(?<![A-Za-z0-9_.~/\\\-])(?:/home/{user}|/Users/{user}|[A-Za-z]:{sep}Users{sep}{user})"
-            r"(?![A-Za-z0-9._\-])"
-        ),
-        anchors=("/home/", "/users/", ":\\users", ":\\\\users"),
-        lead=2,
-        reach=80,
-        check=None,
-        replacement="~",
-    )
 
 
 def build_rules() -> tuple[Rule, ...]:
@@ -257,19 +263,19 @@ def build_rules() -> tuple[Rule, ...]:
     rules = [
         Rule(
             name="private-key",
-            pattern=re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
+            pattern=lazy(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
             anchors=("-----begin",),
             reach=70000,
             prefix="-----BEGIN",
             multiline=True,
             start="anchor",
-            block_end=re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
+            block_end=lazy(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
             # A key cut short (a truncated log) still loses its whole body.
-            block_body=re.compile(r"[A-Za-z0-9+/=\s\\:,\-]{0,65536}"),
+            block_body=lazy(r"[A-Za-z0-9+/=\s\\:,\-]{0,65536}"),
         ),
         Rule(
             name="putty-private-key",
-            pattern=re.compile(
+            pattern=lazy(
                 r"Private-Lines:[ \t]{0,4}\d{1,3}\r?\n[A-Za-z0-9+/=\r\n]{1,16384}"
                 r"(?:Private-MAC:[ \t]{0,4}[0-9a-fA-F]{1,128})?"
             ),
@@ -281,9 +287,7 @@ def build_rules() -> tuple[Rule, ...]:
         _token("age-secret-key", ("AGE-SECRET-KEY-1",), "[0-9A-Z]{58}"),
         Rule(
             name="aws-access-key-id",
-            pattern=re.compile(
-                NOT_ALNUM_BEFORE + r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])"
-            ),
+            pattern=lazy(NOT_ALNUM_BEFORE + r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])"),
             # ASIA/ABIA/ACCA are common letters: look for them only near an "aws" mention.
             anchors=("akia", "aws"),
             lead=300,
@@ -293,7 +297,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="aws-secret-access-key",
-            pattern=re.compile(
+            pattern=lazy(
                 r"(?i:aws[_\-]?secret[_\-]?(?:access[_\-]?)?key|secret[_\-]?access[_\-]?key)"
                 + _ASSIGN
                 + r"[\"'`]?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
@@ -330,7 +334,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="slack-webhook",
-            pattern=re.compile(
+            pattern=lazy(
                 r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{20,200}"
             ),
             anchors=("hooks.slack.com",),
@@ -352,7 +356,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="openai-api-key",
-            pattern=re.compile(
+            pattern=lazy(
                 NOT_ALNUM_BEFORE + r"sk-(?!ant-|proj-|svcacct-|admin-)[A-Za-z0-9]{20,128}"
                 r"(?![A-Za-z0-9_\-])"
             ),
@@ -369,16 +373,14 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="gcp-private-key-id",
-            pattern=re.compile(
-                r"\"private_key_id\"[ \t]{0,4}:[ \t]{0,4}\"(?P<secret>[0-9a-f]{40})\""
-            ),
+            pattern=lazy(r"\"private_key_id\"[ \t]{0,4}:[ \t]{0,4}\"(?P<secret>[0-9a-f]{40})\""),
             anchors=("private_key_id",),
             lead=1,
             reach=64,
         ),
         Rule(
             name="azure-storage-key",
-            pattern=re.compile(
+            pattern=lazy(
                 r"(?i:accountkey|sharedaccesskey)[ \t]{0,2}=[ \t]{0,2}"
                 r"(?P<secret>[A-Za-z0-9+/]{40,90}={0,2})"
             ),
@@ -388,7 +390,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="azure-client-secret",
-            pattern=re.compile(
+            pattern=lazy(
                 r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])"
             ),
             anchors=("q~",),
@@ -398,9 +400,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="azure-sas-signature",
-            pattern=re.compile(
-                r"(?<=[?&])sig=(?P<secret>[A-Za-z0-9%+/]{40,120}(?:={1,2}|%3[dD]){0,2})"
-            ),
+            pattern=lazy(r"(?<=[?&])sig=(?P<secret>[A-Za-z0-9%+/]{40,120}(?:={1,2}|%3[dD]){0,2})"),
             anchors=("sig=",),
             reach=140,
             start="anchor",
@@ -410,9 +410,7 @@ def build_rules() -> tuple[Rule, ...]:
         _token("npm-token", ("npm_",), "[A-Za-z0-9]{36}"),
         Rule(
             name="npm-auth-token",
-            pattern=re.compile(
-                r"_auth(?:Token)?[ \t]{0,2}=[ \t]{0,2}(?P<secret>[^\s\"'\\]{8,256})"
-            ),
+            pattern=lazy(r"_auth(?:Token)?[ \t]{0,2}=[ \t]{0,2}(?P<secret>[^\s\"'\\]{8,256})"),
             anchors=("_authtoken", "_auth="),
             reach=280,
             check=_not_placeholder,
@@ -423,7 +421,7 @@ def build_rules() -> tuple[Rule, ...]:
         _token("sendgrid-api-key", ("SG.",), "[A-Za-z0-9_\\-]{22}\\.[A-Za-z0-9_\\-]{43}"),
         Rule(
             name="mailchimp-api-key",
-            pattern=re.compile(NOT_ALNUM_BEFORE + r"[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"),
+            pattern=lazy(NOT_ALNUM_BEFORE + r"[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"),
             anchors=("-us",),
             lead=33,
             reach=8,
@@ -432,7 +430,7 @@ def build_rules() -> tuple[Rule, ...]:
         _token("brevo-api-key", ("xkeysib-",), "[a-f0-9]{64}-[A-Za-z0-9]{16}"),
         Rule(
             name="discord-bot-token",
-            pattern=re.compile(
+            pattern=lazy(
                 r"(?<![A-Za-z0-9_\-])[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6,7}\."
                 r"[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])"
             ),
@@ -442,7 +440,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="discord-webhook",
-            pattern=re.compile(
+            pattern=lazy(
                 r"discord(?:app)?\.com/api/webhooks/\d{5,30}/(?P<secret>[A-Za-z0-9_\-]{50,100})"
             ),
             anchors=("/api/webhooks/",),
@@ -451,7 +449,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="telegram-bot-token",
-            pattern=re.compile(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_\-]{32,34}(?![A-Za-z0-9_\-])"),
+            pattern=lazy(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_\-]{32,34}(?![A-Za-z0-9_\-])"),
             anchors=("bot",),
             lead=300,
             reach=300,
@@ -460,7 +458,7 @@ def build_rules() -> tuple[Rule, ...]:
         _token("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), "[a-f0-9]{64}"),
         Rule(
             name="databricks-token",
-            pattern=re.compile(NOT_ALNUM_BEFORE + r"dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])"),
+            pattern=lazy(NOT_ALNUM_BEFORE + r"dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])"),
             anchors=("databricks",),
             lead=300,
             reach=300,
@@ -479,7 +477,7 @@ def build_rules() -> tuple[Rule, ...]:
         _token("heroku-api-key", ("HRKU-",), "[A-Za-z0-9_\\-]{20,100}"),
         Rule(
             name="heroku-api-key",
-            pattern=re.compile(
+            pattern=lazy(
                 r"(?i:heroku)[A-Za-z0-9_\-]{0,30}" + _ASSIGN + r"[\"'`]?(?P<secret>"
                 r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
             ),
@@ -495,7 +493,7 @@ def build_rules() -> tuple[Rule, ...]:
         _token("new-relic-key", ("NRAK-", "NRII-", "NRJS-", "NRRA-"), "[A-Za-z0-9]{20,40}"),
         Rule(
             name="new-relic-license-key",
-            pattern=re.compile(NOT_ALNUM_BEFORE + r"[a-f0-9]{36}NRAL(?![A-Za-z0-9])"),
+            pattern=lazy(NOT_ALNUM_BEFORE + r"[a-f0-9]{36}NRAL(?![A-Za-z0-9])"),
             anchors=("newrelic", "new_relic", "new-relic"),
             lead=300,
             reach=300,
@@ -525,7 +523,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="url-password",
-            pattern=re.compile(
+            pattern=lazy(
                 r":(?://|\\/\\/)(?P<user>[^\s:@/\"'<>\\]{0,128}):(?P<secret>[^\s@/\"'<>\\]{1,256})"
                 r"@(?=[A-Za-z0-9\[._\-])"
             ),
@@ -536,7 +534,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="jdbc-password",
-            pattern=re.compile(
+            pattern=lazy(
                 r"jdbc:oracle:[a-z]{1,10}:(?P<user>[^/\s:@\"']{1,64})/(?P<secret>[^@\s\"']{1,128})@"
             ),
             anchors=("jdbc:oracle",),
@@ -546,7 +544,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="query-password",
-            pattern=re.compile(
+            pattern=lazy(
                 r"(?<=[?&;])(?i:password|passwd|pwd|pass)=(?P<secret>[^&;\s\"'#\\]{1,256})"
             ),
             anchors=("password=", "passwd=", "pwd=", "pass="),
@@ -557,7 +555,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="connection-string-password",
-            pattern=re.compile(
+            pattern=lazy(
                 r"(?:(?<=;)|(?<=^)|(?<=[\s\"']))[ \t]{0,4}(?i:password|pwd)[ \t]{0,4}=[ \t]{0,4}"
                 r"(?P<secret>[^;\"'\r\n\\]{1,256}?)[ \t]{0,4}(?=;|[\"'\r\n]|$)",
                 re.MULTILINE,
@@ -569,7 +567,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="basic-auth",
-            pattern=re.compile(
+            pattern=lazy(
                 r"(?<![A-Za-z0-9])(?i:basic)[ \t]{1,4}(?P<secret>[A-Za-z0-9+/]{8,2000}={0,2})"
                 r"(?![A-Za-z0-9+/=])"
             ),
@@ -580,7 +578,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="bearer-token",
-            pattern=re.compile(
+            pattern=lazy(
                 r"(?<![A-Za-z0-9])(?i:bearer)[ \t]{1,4}(?P<secret>[A-Za-z0-9\-._~+/]{12,4000}=*)"
             ),
             anchors=("bearer",),
@@ -590,7 +588,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="authorization-header",
-            pattern=re.compile(
+            pattern=lazy(
                 r"(?i:authorization)[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
                 r"(?i:token|bot|apikey|api-key|key|sso-key|digest)[ \t]{1,4}"
                 r"(?P<secret>[A-Za-z0-9\-._~+/:=]{12,2000})"
@@ -603,7 +601,7 @@ def build_rules() -> tuple[Rule, ...]:
         GENERIC_ASSIGNMENT,
         Rule(
             name="high-entropy-string",
-            pattern=re.compile(
+            pattern=lazy(
                 r"(?<![A-Za-z0-9+/_\-])(?P<secret>[A-Za-z0-9+/_\-]{24,512}={0,2})"
                 r"(?![A-Za-z0-9+/_\-=])"
             ),
@@ -611,7 +609,6 @@ def build_rules() -> tuple[Rule, ...]:
             check=_high_entropy,
             strict_only=True,
         ),
-        _home_path_rule(),
     ]
     return tuple(rules)
 
@@ -623,7 +620,7 @@ def env_value_rule(names: tuple[str, ...]) -> Rule | None:
     alternatives = "|".join(re.escape(name) for name in sorted(set(names), key=len, reverse=True))
     return Rule(
         name="env-value",
-        pattern=re.compile(
+        pattern=lazy(
             rf"(?<![A-Za-z0-9_])(?i:{alternatives})[\"']?[ \t]{{0,4}}(?:=|:)[ \t]{{0,4}}[\"']?"
             r"(?P<secret>[^\s\"'\\]{1,1000})"
         ),
@@ -633,5 +630,8 @@ def env_value_rule(names: tuple[str, ...]) -> Rule | None:
     )
 
 
-RULES: tuple[Rule, ...] = build_rules()
+from stet_lsp.gate.rules_generic import GENERIC_RULES  # noqa: E402 (needs Rule)
+from stet_lsp.gate.rules_providers import PROVIDER_RULES  # noqa: E402 (needs Rule)
+
+RULES: tuple[Rule, ...] = PROVIDER_RULES + build_rules() + GENERIC_RULES
 RULE_NAMES: frozenset[str] = frozenset(rule.name for rule in RULES) | {"env-value"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import replace
 
 from stet_lsp.core.lines import LineIndex
@@ -10,9 +12,18 @@ from stet_lsp.gate.cache import DEFAULT_CACHE, ResultCache, chunk_key
 from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.engine import RuleScanner, rule_set
 from stet_lsp.gate.findings import Finding, finding_for
-from stet_lsp.gate.jsonaware import LiteralIndex, decode_with_offsets, snap_to_literal
-from stet_lsp.gate.prefilter import AnchorHit
+from stet_lsp.gate.jsonaware import (
+    Literal,
+    LiteralIndex,
+    View,
+    decode_with_offsets,
+    escape_view,
+    literals_between,
+    snap_to_literal,
+)
+from stet_lsp.gate.prefilter import AnchorHit, ascii_lower
 from stet_lsp.gate.spans import Span, merge_spans
+from stet_lsp.gate.urls import url_views
 
 JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
 CHUNK_SIZE = 256 * 1024
@@ -23,6 +34,38 @@ _ESCAPE_LOOKAHEAD = 256
 _DECODE_BEFORE = 512
 _DECODE_AFTER = 2048
 _BLOCK_ANCHORS = {"-----begin": 72 * 1024, "private-lines:": 20 * 1024}
+
+# Extra literals for the prefilter's one pass (reported as keyword hits, never given to
+# detect-secrets): escapes that can hide a token's characters (`\u0067hp_`, `https:\/\/`),
+# percent escapes, and a credential-like name ending a string that another string follows
+# (`["X-Api-Key", "..."]`, `{"name": "Authorization", "value": "..."}`).
+_HIDING_ESCAPES = ("\\u", "\\/")
+_PERCENT = ("%",)
+_NAME_WORDS = (
+    "key",
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "pwd",
+    "auth",
+    "authorization",
+    "credential",
+    "credentials",
+    "cookie",
+    "signature",
+)
+_NAME_JOINTS = tuple(
+    word + joint for word in _NAME_WORDS for joint in ('", "', '","', '",\n', '",\r', '" ,')
+)
+_NAME_WORD_SET = frozenset(_NAME_WORDS)
+_JSON_KEYWORDS = (*_HIDING_ESCAPES, *_NAME_JOINTS)
+_MAX_NAME = 96
+_MAX_NEIGHBOUR_VALUE = 8192
+_NEIGHBOUR_GAP = re.compile(
+    r'"[ \t\r\n]{0,32},[ \t\r\n]{0,32}(?:"value"[ \t\r\n]{0,32}:[ \t\r\n]{0,32})?"'
+)
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
 def is_json_path(path: str | None) -> bool:
@@ -81,38 +124,174 @@ def _chunks(text: str, as_json: bool) -> list[tuple[int, str]]:
     return chunks
 
 
-def _scan_chunk(text: str, config: GateConfig, as_json: bool, filename: str) -> list[Span]:
-    keywords = dslayer.DS_ANCHORS if config.use_detect_secrets else ()
+def _scan_chunk(
+    text: str, config: GateConfig, as_json: bool, filename: str, percent: bool = True
+) -> list[Span]:
+    ds_keywords = dslayer.DS_ANCHORS if config.use_detect_secrets else ()
+    own = (*(_PERCENT if percent else ()), *(_JSON_KEYWORDS if as_json else ()))
+    lowered = ascii_lower(text)
     scanner = RuleScanner(
         text,
-        rule_set(config.strict, config.env_names, keywords),
+        rule_set(config.strict, config.env_names, (*ds_keywords, *own)),
         strict=config.strict,
         allowlist=config.allowlist,
+        lowered=lowered,
     )
     spans = scanner.run()
+    ds_hits: list[int] = []
+    escape_hits: list[int] = []
+    percent_hits: list[int] = []
+    name_hits: list[int] = []
+    for offset in scanner.keyword_hits:
+        first = lowered[offset]
+        if first == "\\":
+            escape_hits.append(offset)
+        elif first == "%":
+            percent_hits.append(offset)
+        elif as_json and _is_name_joint(lowered, offset):
+            name_hits.append(offset)
+        else:
+            ds_hits.append(offset)
     if config.use_detect_secrets:
         spans += dslayer.scan_windows(
             text,
-            [*scanner.keyword_hits, *scanner.unmatched_prefixes],
+            [*ds_hits, *scanner.unmatched_prefixes],
             strict=config.strict,
             covered=spans,
             allowlist=config.allowlist,
             filename=filename,
             priority=len(scanner.rules.rules),
         )
+    for view in url_views(text, percent_hits):
+        spans += _mapped(view, _scan_chunk(view.text, config, False, filename, percent=False))
     if as_json:
-        spans = _json_spans(text, spans, scanner.hits, config, filename)
+        spans = _json_spans(text, spans, scanner.hits, config, filename, escape_hits, name_hits)
     return merge_spans(spans)
 
 
-def _json_spans(
-    text: str, raw_spans: list[Span], hits: list[AnchorHit], config: GateConfig, filename: str
+def _is_name_joint(lowered: str, offset: int) -> bool:
+    """Whether a keyword hit is one of `_NAME_JOINTS` (not a detect-secrets keyword)."""
+    quote = lowered.find('"', offset, offset + 16)
+    return quote > offset and lowered[offset:quote] in _NAME_WORD_SET
+
+
+def _mapped(view: View, spans: list[Span]) -> list[Span]:
+    mapped = []
+    for span in spans:
+        start, end = view.to_raw(span.start, span.end)
+        mapped.append(replace(span, start=start, end=end))
+    return mapped
+
+
+def _escaped_lines(
+    text: str, escape_hits: list[int], config: GateConfig, filename: str
+) -> tuple[list[Span], list[tuple[int, int]]]:
+    """Every line holding an escape that can hide a token's characters is decoded whole
+    (values and keys) and scanned as decoded text; the spans map back to the raw text."""
+    spans: list[Span] = []
+    ranges: list[tuple[int, int]] = []
+    for hit in escape_hits:
+        if ranges and hit < ranges[-1][1]:
+            continue
+        start = text.rfind("\n", 0, hit) + 1
+        end = text.find("\n", hit)
+        end = len(text) if end < 0 else end
+        if ranges and ranges[-1][1] + 1 == start:
+            start = ranges.pop()[0]  # runs of escaped lines are decoded together
+        ranges.append((start, end))
+    for start, end in ranges:
+        view = escape_view(text, start, end)
+        spans += _mapped(view, _scan_chunk(view.text, config, False, filename))
+    return spans, ranges
+
+
+def _neighbour_spans(
+    text: str, literals: LiteralIndex, hits: list[int], config: GateConfig, filename: str
 ) -> list[Span]:
-    spans = _snapped_to_literals(text, raw_spans)
+    """A credential-like name and the string after it (`["X-Api-Key", "v"]`, `{"name":
+    "Authorization", "value": "v"}`) scanned as `name: value`; spans land in the value."""
+    pairs: list[tuple[int, list[tuple[Literal, list[int]]]]] = []
+    by_line: dict[str, list[tuple[Literal, list[int]]]] = {}
+    parts: list[str] = []
+    length = 0
+    seen: set[int] = set()
+    for hit in hits:
+        quote = text.find('"', hit, hit + 24)
+        if quote < 0:
+            continue
+        name = literals.literal_at(hit)
+        if name is None or name.end != quote or name.start in seen:
+            continue
+        seen.add(name.start)
+        if quote - name.start > _MAX_NAME:
+            continue
+        gap = _NEIGHBOUR_GAP.match(text, quote)
+        if gap is None:
+            continue
+        value = literals.literal_at(gap.end())
+        if value is None or value.start != gap.end():
+            continue
+        if value.end - value.start > _MAX_NEIGHBOUR_VALUE:
+            continue
+        decoded_name = name.decoded
+        decoded_value = value.decoded
+        if decoded_name is None or decoded_value is None:
+            continue
+        key = decoded_name[0]
+        if not key or any(char not in _NAME_CHARS for char in key):
+            continue
+        line = f"{key}: {decoded_value[0]}\n"
+        same = by_line.get(line)  # the same pair again is scanned once
+        if same is None:
+            same = by_line[line] = []
+            pairs.append((length + len(key) + 2, same))
+            parts.append(line)
+            length += len(line)
+        same.append((value, decoded_value[1]))
+    if not pairs:
+        return []
+    synthetic = "".join(parts)
+    starts = [pair[0] for pair in pairs]
+    # The rules see the name; detect-secrets already had its windows on the raw text.
+    own_rules = replace(config, use_detect_secrets=False)
+    spans = []
+    for span in _scan_chunk(synthetic, own_rules, False, filename):
+        index = bisect.bisect_right(starts, span.start) - 1
+        if index < 0:
+            continue
+        base, values = pairs[index]
+        for value, offsets in values:
+            first = span.start - base
+            last = min(span.end - base, len(offsets) - 1)
+            if first < 0 or last <= first:
+                continue
+            spans.append(
+                replace(span, start=value.start + offsets[first], end=value.start + offsets[last])
+            )
+    return spans
+
+
+def _json_spans(
+    text: str,
+    raw_spans: list[Span],
+    hits: list[AnchorHit],
+    config: GateConfig,
+    filename: str,
+    escape_hits: list[int],
+    name_hits: list[int],
+) -> list[Span]:
+    spans = list(raw_spans)
+    decoded_lines, ranges = _escaped_lines(text, escape_hits, config, filename)
+    spans += decoded_lines
+    range_index = 0
     decoded_until = -1
     for hit, anchor in hits:
         if hit < decoded_until:
             continue
+        while range_index < len(ranges) and ranges[range_index][1] < hit:
+            range_index += 1
+        if range_index < len(ranges) and ranges[range_index][0] <= hit:
+            continue  # its whole line was decoded and scanned already
         if text.find("\\", max(0, hit - _ESCAPE_LOOKBEHIND), hit + _ESCAPE_LOOKAHEAD) < 0:
             continue
         after = _BLOCK_ANCHORS.get(anchor, _DECODE_AFTER)
@@ -127,24 +306,32 @@ def _json_spans(
             spans.append(
                 replace(span, start=start + offsets[span.start], end=start + offsets[span.end])
             )
-    return spans
-
-
-def _snapped_to_literals(text: str, raw_spans: list[Span]) -> list[Span]:
-    """Raw spans trimmed to whole escape sequences inside their string literals."""
-    if not raw_spans:
+    if not spans and not name_hits:
         return []
     literals = LiteralIndex(text, LineIndex(text))
-    spans = []
-    for span in raw_spans:
+    if name_hits:
+        spans += _neighbour_spans(text, literals, name_hits, config, filename)
+    return _fitted_to_literals(literals, spans)
+
+
+def _fitted_to_literals(literals: LiteralIndex, spans: list[Span]) -> list[Span]:
+    """Spans trimmed to whole escape sequences inside string literals; a span that runs over
+    several strings (a key block as an array of lines) becomes one span per string."""
+    fitted = []
+    for span in spans:
         literal = literals.literal_at(span.start)
         if literal is None:
-            spans.append(span)
+            fitted.append(span)
             continue
-        snapped = snap_to_literal(literal, span.start, span.end)
-        if snapped is not None:
-            spans.append(replace(span, start=snapped[0], end=snapped[1]))
-    return spans
+        if span.end <= literal.end:
+            pieces = [literal]
+        else:
+            pieces = literals_between(literals.text, literals, span.start, span.end)
+        for piece in pieces:
+            snapped = snap_to_literal(piece, span.start, span.end)
+            if snapped is not None:
+                fitted.append(replace(span, start=snapped[0], end=snapped[1]))
+    return fitted
 
 
 def _literal_around(text: str, offset: int, after: int) -> tuple[int, int]:

@@ -68,6 +68,56 @@ def test_scan_json_output(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert secret[4:] not in out
 
 
+def test_home_paths_are_one_line_per_file_with_a_count(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = ghp()
+    lines = [json.dumps({"cwd": f"/home/ivy/p{n}", "t": "x"}) for n in range(50)]
+    lines.append(json.dumps({"t": f"T={secret}"}))
+    (in_tmp / "e.jsonl").write_text("\n".join(lines) + "\n")
+    assert run(["scan", "e.jsonl"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "e.jsonl:51:10: github-token gh…",
+        "e.jsonl:1:10: home-path x50 (each becomes ~ when redacted)",
+    ]
+    assert run(["scan", "--json", "e.jsonl"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["count"] == 2
+    assert data["findings"][1] == {
+        "path": "e.jsonl",
+        "rule": "home-path",
+        "count": 50,
+        "line": 0,
+        "column": 9,
+    }
+    (in_tmp / "only.md").write_text("see /Users/ivy/x\n")
+    assert run(["scan", "only.md"]) == 1
+
+
+def test_check_fails_on_a_committed_home_path(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repository = pygit2.init_repository(str(in_tmp))
+    commit(repository, {".stet/trajectories/t/events.jsonl": '{"cwd": "/home/jo/app"}\n'})
+    assert run(["check"]) == 1
+    assert capsys.readouterr().out.startswith(
+        ".stet/trajectories/t/events.jsonl:1:10: home-path x1"
+    )
+
+
+def test_scan_in_a_repository_caches_on_disk(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pygit2.init_repository(str(in_tmp))
+    (in_tmp / "a.md").write_text(f"{ghp()}\n")
+    assert run(["scan", "a.md"]) == 1
+    first = capsys.readouterr().out
+    assert list((in_tmp / ".stet" / "cache" / "gate").rglob("*.json"))
+    assert run(["scan", "a.md"]) == 1
+    assert capsys.readouterr().out == first
+
+
 def test_redact_to_stdout_file_and_in_place(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -15,7 +15,7 @@ BARE_UNREACHABLE = {"aws-secret-key", "client-secret", "db-password", "configure
 
 
 def test_corpus_is_wide() -> None:
-    assert len(gate_corpus.FORMATS) >= 50
+    assert len(gate_corpus.FORMATS) >= 150
     assert {case.context for case in POSITIVES} == set(gate_corpus.CONTEXTS)
     assert len(NEGATIVES) >= 100
 

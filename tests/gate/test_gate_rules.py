@@ -1,12 +1,21 @@
 """Individual rules, previews, allowlist, environment names, home paths."""
 
+import json
 import random
 
 import gate_corpus
 import pytest
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.gate import RULE_NAMES, Allowlist, GateConfig, redact_text, scan_text
+from stet_lsp.gate import (
+    RULE_NAMES,
+    Allowlist,
+    GateConfig,
+    count_home_paths,
+    normalize_home_paths,
+    redact_text,
+    scan_text,
+)
 
 RNG = random.Random(99)
 
@@ -138,6 +147,26 @@ def test_configured_environment_names_in_every_syntax() -> None:
 )
 def test_home_paths_become_tilde(text: str, expected: str) -> None:
     assert redact_text(text).text == expected
+
+
+def test_home_paths_are_a_normalisation_not_findings() -> None:
+    secret = "ghp_" + gate_corpus.pick(RNG, gate_corpus.ALNUM, 36)
+    records = [
+        {"cwd": "/home/alice/proj", "out": f"cat /home/alice/.env\nT={secret}\n/home/bob x"},
+        {"path": "C:\\Users\\carol\\repo\\a.py", "mac": "/Users/dan/Library"},
+    ]
+    raw = "".join(json.dumps(record) + "\n" for record in records)
+    assert [f.rule for f in scan_text(raw, path="e.jsonl")] == ["github-token"]
+    assert count_home_paths(raw) == 5
+    result = redact_text(raw, path="e.jsonl")
+    assert [json.loads(line) for line in result.text.splitlines()] == [
+        {"cwd": "~/proj", "out": "cat ~/.env\nT=[REDACTED:github-token#1]\n~ x"},
+        {"path": "~\\repo\\a.py", "mac": "~/Library"},
+    ]
+    assert result.report.counts() == {"github-token": 1, "home-path": 5}
+    assert result.report.to_dict()["rules"]["home-path"] == {"count": 5}
+    assert normalize_home_paths(result.text) == result.text
+    assert redact_text(result.text, path="e.jsonl").text == result.text
 
 
 def test_url_passwords_only_the_password_goes() -> None:

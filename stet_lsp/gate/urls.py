@@ -1,0 +1,66 @@
+"""Percent-encoded URLs: the values behind `%XX` escapes, mapped back to the raw text.
+
+Only escapes that decode to a character that is not a URL delimiter are decoded, so the
+URL keeps its structure (userinfo, path, query) and the rules see `ghp_A...` where the text
+has `ghp_%41...`. A span found in the decoded URL maps back to whole escape sequences.
+"""
+
+from __future__ import annotations
+
+import re
+
+from stet_lsp.gate.jsonaware import View
+
+# A URL (or a query string) runs to the next space, quote, bracket or backslash (a JSON escape
+# ends the raw token; the decoded JSON view is scanned on its own).
+_URL_STOP = frozenset(" \t\r\n\"'`<>()[]{}\\")
+_MAX_URL = 4096
+_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+# Delimiters and characters that would change what the URL says are left encoded.
+_KEEP_ENCODED = frozenset(":/?#[]@!$&'()*,;=%\"<>\\`{}|^ ")
+
+
+def url_views(text: str, hits: list[int]) -> list[View]:
+    """Decoded views of the URL-like tokens holding the `%` at each offset in `hits`."""
+    views: list[View] = []
+    done_until = -1
+    for hit in hits:
+        if hit < done_until or _PERCENT.match(text, hit) is None:
+            continue
+        start = hit
+        floor = max(0, hit - _MAX_URL)
+        while start > floor and text[start - 1] not in _URL_STOP:
+            start -= 1
+        end = hit
+        ceiling = min(len(text), hit + _MAX_URL)
+        while end < ceiling and text[end] not in _URL_STOP:
+            end += 1
+        done_until = end
+        token = text[start:end]
+        if "=" not in token and "@" not in token and "://" not in token:
+            continue
+        view = _decode(text, start, end)
+        if view is not None:
+            views.append(view)
+    return views
+
+
+def _decode(text: str, start: int, end: int) -> View | None:
+    parts: list[str] = []
+    marks: list[tuple[int, int, int]] = []
+    length = 0
+    position = start
+    for match in _PERCENT.finditer(text, start, end):
+        char = chr(int(match.group(1), 16))
+        if char in _KEEP_ENCODED or not char.isprintable():
+            continue
+        parts.append(text[position : match.start()])
+        length += match.start() - position
+        parts.append(char)
+        marks.append((length, match.start(), match.end()))
+        length += 1
+        position = match.end()
+    if not marks:
+        return None
+    parts.append(text[position:end])
+    return View("".join(parts), start, marks)

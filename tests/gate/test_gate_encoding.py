@@ -1,0 +1,328 @@
+"""Encodings: JSON escapes anywhere in a token or key, secrets over several strings (key
+blocks as arrays of lines, header names and values as neighbours), percent-encoded URLs."""
+
+import json
+import random
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import gate_corpus
+import pygit2
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stet_lsp.cli import main
+from stet_lsp.gate import ResultCache, redact_text, scan_text
+
+RNG = random.Random(29)
+ALNUM = gate_corpus.ALNUM
+
+
+def token() -> str:
+    return "ghp_" + gate_corpus.pick(RNG, ALNUM, 36)
+
+
+def value() -> str:
+    return gate_corpus.pick(RNG, ALNUM, 28)
+
+
+def escape(char: str) -> str:
+    return f"\\u{ord(char):04x}"
+
+
+def line(raw_object_body: str) -> str:
+    """A JSONL record from a raw (already escaped) JSON object body."""
+    text = "{" + raw_object_body + "}"
+    json.loads(text)
+    return text + "\n"
+
+
+Case = tuple[str, str, tuple[str, ...]]
+"""(raw JSONL, the rule expected, the sensitive parts)."""
+
+
+def escaped_first() -> Case:
+    secret = token()
+    return line('"t": "x ' + escape("g") + secret[1:] + '"'), "github-token", (secret[4:],)
+
+
+def escaped_last() -> Case:
+    secret = token()
+    raw = line('"t": "' + secret[:-1] + escape(secret[-1]) + ' y"')
+    return raw, "github-token", (secret[4:],)
+
+
+def escaped_middle() -> Case:
+    secret = token()
+    raw = line('"t": "' + secret[:15] + escape(secret[15]) + secret[16:] + '"')
+    return raw, "github-token", (secret[4:],)
+
+
+def every_character_escaped() -> Case:
+    secret = token()
+    return line('"t": "' + "".join(map(escape, secret)) + '"'), "github-token", (secret[4:],)
+
+
+def escaped_key() -> Case:
+    secret = value()
+    raw = line('"' + escape("a") + 'pi_key": "' + secret + '", "n": 1')
+    return raw, "secret-assignment", (secret,)
+
+
+def escaped_key_and_value() -> Case:
+    secret = value()
+    raw = line(
+        '"p' + escape("a") + 'ssword": "' + secret[:5] + escape(secret[5]) + secret[6:] + '"'
+    )
+    return raw, "secret-assignment", (secret,)
+
+
+def escaped_slashes_in_url() -> Case:
+    password = value()
+    raw = line('"cmd": "psql https:\\/\\/deploy:' + password + '@db.internal\\/app"')
+    return raw, "url-password", (password,)
+
+
+def surrogate_pairs_next_to_a_token() -> Case:
+    secret = token()
+    record = {"text": "😀" + secret + "é😀 done"}
+    return json.dumps(record, ensure_ascii=True) + "\n", "github-token", (secret[4:],)
+
+
+def escaped_key_block(kind: str, pretty: bool) -> Callable[[], Case]:
+    def make() -> Case:
+        block, parts = gate_corpus._pem(kind)(RNG)
+        record = {"tool": "write", "key": block.split("\n"), "n": 1}
+        text = json.dumps(record, indent=2 if pretty else None) + "\n"
+        if pretty:  # a pretty-printed record between two compact ones
+            text = json.dumps({"n": 0}) + "\n" + text + json.dumps({"n": 2}) + "\n"
+        return text, "private-key", parts
+
+    return make
+
+
+def authorization_neighbours() -> Case:
+    secret = value()
+    record = {"args": ["curl", "-H", "Authorization", "Bearer " + secret]}
+    return json.dumps(record) + "\n", "bearer-token", (secret,)
+
+
+def api_key_header_neighbours() -> Case:
+    secret = value()
+    record = {"headers": ["X-Api-Key", secret, "Accept", "text/plain"]}
+    return json.dumps(record) + "\n", "secret-assignment", (secret,)
+
+
+def name_value_headers() -> Case:
+    secret = value()
+    record = {
+        "request": {
+            "headers": [
+                {"name": "Accept", "value": "application/json"},
+                {"name": "X-Auth-Token", "value": secret},
+            ]
+        }
+    }
+    return json.dumps(record) + "\n", "secret-assignment", (secret,)
+
+
+def escaped_header_name() -> Case:
+    secret = value()
+    raw = line('"h": ["X-' + escape("A") + 'pi-Key", "' + secret + '"]')
+    return raw, "secret-assignment", (secret,)
+
+
+def percent_encoded_password() -> Case:
+    password = gate_corpus.pick(RNG, ALNUM, 16)
+    encoded = "p%40" + password + "%21"
+    record = {"cmd": f"git clone https://deploy:{encoded}@git.example.com/x.git"}
+    return json.dumps(record) + "\n", "url-password", (password, encoded)
+
+
+def percent_encoded_token_in_query() -> Case:
+    secret = token()
+    encoded = "ghp_%" + format(ord(secret[4]), "02X") + secret[5:]
+    record = {"url": f"https://api.example.com/repos?page=2&q={encoded}&x=1"}
+    return json.dumps(record) + "\n", "github-token", (secret[5:], secret[4:12])
+
+
+def percent_encoded_access_token() -> Case:
+    secret = value()
+    encoded = secret[:10] + "%2B" + secret[10:] + "%3D"
+    record = {"url": f"https://cb.example.com/done?access_token={encoded}&state=ok"}
+    return json.dumps(record) + "\n", "secret-assignment", (secret[:10], secret[10:], encoded)
+
+
+CASES: dict[str, Callable[[], Case]] = {
+    "escaped-first": escaped_first,
+    "escaped-last": escaped_last,
+    "escaped-middle": escaped_middle,
+    "every-character-escaped": every_character_escaped,
+    "escaped-key": escaped_key,
+    "escaped-key-and-value": escaped_key_and_value,
+    "escaped-slashes": escaped_slashes_in_url,
+    "surrogate-pairs": surrogate_pairs_next_to_a_token,
+    **{
+        f"key-array-{kind.split()[0].lower()}-{'pretty' if pretty else 'compact'}": (
+            escaped_key_block(kind, pretty)
+        )
+        for kind in ("RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "EC PRIVATE KEY", "PRIVATE KEY")
+        for pretty in (False, True)
+    },
+    "authorization-neighbours": authorization_neighbours,
+    "api-key-neighbours": api_key_header_neighbours,
+    "name-value-headers": name_value_headers,
+    "escaped-header-name": escaped_header_name,
+    "percent-password": percent_encoded_password,
+    "percent-token-query": percent_encoded_token_in_query,
+    "percent-access-token": percent_encoded_access_token,
+}
+
+
+def strings(node: object) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, list):
+        return [s for item in node for s in strings(item)]
+    if isinstance(node, dict):
+        return [s for key, item in node.items() for s in [key, *strings(item)]]
+    return []
+
+
+def shape(node: object) -> object:
+    if isinstance(node, list):
+        return [shape(item) for item in node]
+    if isinstance(node, dict):
+        return {key: shape(item) for key, item in node.items()}
+    return type(node).__name__
+
+
+def records(text: str) -> list[object]:
+    """Each JSONL record; a pretty-printed record spans lines."""
+    decoder = json.JSONDecoder()
+    found = []
+    position = 0
+    text = text.strip()
+    while position < len(text):
+        record, position = decoder.raw_decode(text, position)
+        found.append(record)
+        while position < len(text) and text[position].isspace():
+            position += 1
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_encoded_secret_is_found_and_redacted(name: str) -> None:
+    raw, rule, secrets = CASES[name]()
+    findings = scan_text(raw, path="events.jsonl", cache=ResultCache())
+    assert rule in {finding.rule for finding in findings}, [f.rule for f in findings]
+    redacted = redact_text(raw, path="events.jsonl", cache=ResultCache()).text
+    assert not gate_corpus.surviving_fragments(redacted, secrets)
+    before, after = records(raw), records(redacted)
+    assert [shape(r) for r in after] == [shape(r) for r in before]
+    decoded = "\n".join(s for record in after for s in strings(record))
+    assert not gate_corpus.surviving_fragments(decoded, secrets)
+    assert redact_text(redacted, path="events.jsonl", cache=ResultCache()).text == redacted
+    assert redact_text(raw, path="events.jsonl", cache=ResultCache()).text == redacted
+
+
+@pytest.mark.parametrize(
+    "name", ["escaped-first", "escaped-key", "key-array-rsa-compact", "percent-token-query"]
+)
+@pytest.mark.parametrize("what", ["value", "neighbours"])
+def test_gate_check_fails_on_a_committed_artifact(
+    name: str, what: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if what == "neighbours":
+        name = "api-key-neighbours" if name != "key-array-rsa-compact" else "name-value-headers"
+    raw, _, _ = CASES[name]()
+    monkeypatch.chdir(tmp_path)
+    repository = pygit2.init_repository(str(tmp_path))
+    path = tmp_path / ".stet/trajectories/x/events.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"type": "start"}) + "\n" + raw)
+    repository.index.add(".stet/trajectories/x/events.jsonl")
+    repository.index.write()
+    tree = repository.index.write_tree()
+    signature = pygit2.Signature("Gate Test", "gate@example.invalid", 1_700_000_000, 0)
+    repository.create_commit("HEAD", signature, signature, "c", tree, [])
+    assert main(["gate", "check"]) == 1
+
+
+def test_spans_cover_whole_escape_sequences() -> None:
+    secret = token()
+    raw = '{"t": "' + escape(secret[0]) + secret[1:-1] + escape(secret[-1]) + '"}'
+    [finding] = scan_text(raw, path="e.json", cache=ResultCache())
+    assert raw[finding.offset : finding.end_offset] == raw[7:-2]
+    assert finding.rule == "github-token"
+
+
+def test_plain_neighbours_are_left_alone() -> None:
+    raw = json.dumps({"args": ["--token", "README.md", "X-Api-Key", "none"], "key": "value"})
+    assert redact_text(raw, path="e.json", cache=ResultCache()).text == raw
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32), st.sets(st.integers(0, 39), max_size=6), st.booleans())
+def test_escaped_variants_are_deterministic_and_idempotent(
+    seed: int, escaped: set[int], ascii_only: bool
+) -> None:
+    rng = random.Random(seed)
+    secret = "ghp_" + gate_corpus.pick(rng, ALNUM, 36)
+    body = "".join(escape(c) if i in escaped else c for i, c in enumerate(secret))
+    text = "é\\n" if not ascii_only else "\\u00e9\\t"
+    raw = '{"a": "' + text + body + '\\"", "b": ["x", "' + text + '"]}\n'
+    first = redact_text(raw, path="e.jsonl", cache=ResultCache()).text
+    assert first == redact_text(raw, path="e.jsonl", cache=ResultCache()).text
+    assert redact_text(first, path="e.jsonl", cache=ResultCache()).text == first
+    decoded = json.loads(first)
+    assert not gate_corpus.surviving_fragments(first + decoded["a"], (secret[4:],))
+
+
+def within(seconds: float, function: Callable[[], object]) -> None:
+    """Runs `function` and fails if it has not returned after `seconds` (a guard against a
+    hang, not a speed test)."""
+    done = threading.Event()
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            function()
+        except BaseException as error:
+            errors.append(error)
+        finally:
+            done.set()
+
+    threading.Thread(target=target, daemon=True).start()
+    started = time.monotonic()
+    assert done.wait(seconds), f"still running after {time.monotonic() - started:.0f} s"
+    if errors:
+        raise errors[0]
+
+
+def test_hostile_escapes_stay_linear() -> None:
+    secret = token()
+    huge = "\\u0041" * 170_000
+    backslashes = "\\\\" * 200_000 + "\\n" * 100_000
+    percents = "%41" * 100_000
+    raw = (
+        '{"a": "' + huge + '", "b": "' + backslashes + '", "c": "https://x/?q=' + percents + '"}\n'
+        '{"t": "'
+        + escape("g")
+        + secret[1:]
+        + '", "keys": '
+        + json.dumps(["token"] * 20_000 + ["X-Auth-Token"] * 20_000)
+        + "}\n"
+    )
+    assert len(raw) > 1_000_000
+
+    def run() -> None:
+        result = redact_text(raw, path="big.jsonl", cache=ResultCache())
+        assert secret[4:] not in result.text
+        for record in result.text.splitlines():
+            json.loads(record)
+
+    within(120, run)

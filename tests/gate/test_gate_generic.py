@@ -1,0 +1,132 @@
+"""Generic classes: framework secret keys, hex/base64 values under credential names, passwords
+with any character, quoted values in prose; whole-value spans; their look-alikes untouched."""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+from collections.abc import Callable
+
+import gate_corpus
+import gate_corpus_generic
+import pytest
+
+from stet_lsp.gate import GateConfig, ResultCache, redact_text, scan_text
+from stet_lsp.gate.rules_generic import GENERIC_RULES
+
+FORMAT_NAMES = {fmt.name for fmt in gate_corpus_generic.GENERIC_FORMATS}
+NEGATIVES = gate_corpus.negative_cases()
+
+
+def _missed(cases: list[gate_corpus.Case]) -> list[tuple[str, str]]:
+    missed = []
+    for case in cases:
+        redacted = redact_text(case.text, config=GateConfig(), path=case.path).text
+        if gate_corpus.surviving_fragments(redacted, case.secrets):
+            missed.append((case.format, case.context))
+    return missed
+
+
+def test_generic_formats_are_registered_in_the_corpus() -> None:
+    assert {fmt.name for fmt in gate_corpus.FORMATS} >= FORMAT_NAMES
+    kinds = {negative.kind for negative in NEGATIVES}
+    assert {kind for kind, _ in gate_corpus_generic.generic_negative_values(random.Random(1))} <= (
+        kinds
+    )
+
+
+@pytest.mark.parametrize("context", gate_corpus.CONTEXTS)
+def test_every_generic_class_in_every_context(context: str) -> None:
+    cases = [
+        case
+        for case in gate_corpus.positive_cases()
+        if case.format in FORMAT_NAMES and case.context == context
+    ]
+    assert len(cases) == len(FORMAT_NAMES)
+    assert _missed(cases) == []
+
+
+def test_every_generic_class_in_every_form() -> None:
+    """os.environ[...] =, setdefault, Dockerfile ENV, TOML, JSON keys, tool input, Markdown."""
+    assert _missed(gate_corpus_generic.form_cases()) == []
+
+
+def test_framework_settings_as_frameworks_write_them() -> None:
+    assert _missed(gate_corpus_generic.framework_cases()) == []
+
+
+def test_random_values_quoted_in_prose() -> None:
+    assert _missed(gate_corpus_generic.prose_cases()) == []
+
+
+def test_special_characters_anywhere_in_a_value_are_covered() -> None:
+    assert _missed(gate_corpus_generic.special_cases()) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('DB_PASSWORD="p@ss)w#rd%&*!^"\n', "p@ss)w#rd%&*!^"),
+        ("DB_PASSWORD=p@ss)w#rd%&*!^ ./run\n", "p@ss)w#rd%&*!^"),
+        ("export API_TOKEN='9x~Lq+z/Rw=$k2!'\n", "9x~Lq+z/Rw=$k2!"),
+    ],
+)
+def test_span_is_exactly_the_whole_value(text: str, value: str) -> None:
+    findings = scan_text(text, cache=ResultCache())
+    assert [text[f.offset : f.end_offset] for f in findings] == [value]
+
+
+def test_generic_negatives_are_untouched() -> None:
+    touched = []
+    for negative in NEGATIVES:
+        if negative.kind.startswith("generic-") and scan_text(negative.text, path=negative.path):
+            touched.append((negative.kind, negative.context))
+    assert touched == []
+
+
+def test_false_positive_rate_over_all_negatives_is_at_most_one_percent() -> None:
+    touched = sum(bool(scan_text(n.text, path=n.path)) for n in NEGATIVES)
+    assert touched / len(NEGATIVES) <= 0.01
+
+
+def test_redaction_is_idempotent_on_generic_cases() -> None:
+    for case in gate_corpus_generic.special_cases()[:40] + gate_corpus_generic.form_cases()[:40]:
+        once = redact_text(case.text, path=case.path).text
+        assert redact_text(once, path=case.path).text == once
+
+
+def _within(seconds: float, work: Callable[[], object]) -> None:
+    """Fails (instead of hanging the suite) when `work` takes longer than `seconds`."""
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "hostile input took too long"
+
+
+HOSTILE = {
+    "framework-secret-key": "SECRET_KEY_BASE=" + "a" * 7 + ' secret_key="' + "(" * 300,
+    "credential-assignment": "MY_AUTH_KEY: '" + "A1" * 3000 + " key=" + "b" * 15 + "\\",
+    "credential-env-call": 'os.environ.setdefault("API_TOKEN", "' + "x!" * 400 + "\n",
+    "credential-dockerfile-env": "\nENV SIGNING_KEY " + "z" * 7 + "\\n" * 10,
+    "prose-secret": "the token is `" + "q9" * 150 + " key `" + "`" * 50,
+    "secret-assignment": 'db_password="' + "\\x" * 500 + "p@ss)" * 200,
+}
+
+
+@pytest.mark.parametrize("near", HOSTILE.values(), ids=list(HOSTILE))
+def test_hostile_near_misses_finish(near: str) -> None:
+    assert {rule.name for rule in GENERIC_RULES} <= {
+        "framework-secret-key",
+        "credential-assignment",
+        "prose-secret",
+    }
+    text = (near + "\n") * (400_000 // (len(near) + 1) + 1)
+    text_oneline = re.sub("\n", " ", text)
+
+    def work() -> None:
+        for candidate in (text, text_oneline):
+            scan_text(candidate, config=GateConfig(), cache=ResultCache())
+            scan_text(candidate, config=GateConfig(strict=True), path="x.json", cache=None)
+
+    _within(60.0, work)

@@ -1,0 +1,503 @@
+"""Provider formats for the gate's generated corpus (registered in `gate_corpus.py`).
+
+Each entry is (format name, variable, service, maker): the maker builds a value of the
+provider's documented shape from a seeded `random.Random`, and says which parts are secret.
+Nothing here is, or was ever, a real credential. This module imports nothing from
+`gate_corpus`, so either may be imported first.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+from collections.abc import Callable
+
+ALNUM = string.ascii_letters + string.digits
+UPPER = string.ascii_uppercase + string.digits
+LOWER = string.ascii_lowercase + string.digits
+HEX = "0123456789abcdef"
+B64 = ALNUM + "+/"
+B64URL = ALNUM + "-_"
+DIGITS = string.digits
+
+Maker = Callable[[random.Random], tuple[str, tuple[str, ...]]]
+Part = tuple[str, int] | tuple[str, str, int] | str
+"""A literal, a secret run (alphabet, length), or a public one ("public", alphabet, length)."""
+
+
+def pick(rng: random.Random, alphabet: str, length: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(length))
+
+
+def uuid(rng: random.Random) -> str:
+    groups = (pick(rng, HEX, 8), pick(rng, HEX, 4), "4" + pick(rng, HEX, 3))
+    return "-".join((*groups, "a" + pick(rng, HEX, 3), pick(rng, HEX, 12)))
+
+
+def shape(*parts: Part | Callable[[random.Random], str]) -> Maker:
+    """Literals, secret runs (alphabet, length) and callables (a UUID: secret), concatenated."""
+
+    def make(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+        pieces: list[str] = []
+        secrets: list[str] = []
+        for part in parts:
+            if isinstance(part, str):
+                pieces.append(part)
+                continue
+            run = part(rng) if callable(part) else pick(rng, *part[-2:])  # type: ignore[arg-type]
+            pieces.append(run)
+            if callable(part) or len(part) == 2:
+                secrets.append(run)
+        return "".join(pieces), tuple(s for s in secrets if len(s) >= 8)
+
+    return make
+
+
+def whole(maker: Maker) -> Maker:
+    """The whole value is the secret (its random groups are too short to check alone)."""
+
+    def make(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+        value, _ = maker(rng)
+        return value, (value,)
+
+    return make
+
+
+def _intercom(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    token = base64.b64encode(f"tok:{uuid(rng)}:1:0".encode()).decode()
+    return token, (token,)
+
+
+def _jwt_base64(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    def segment(data: dict[str, object]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+    jwt = ".".join(
+        (
+            segment({"alg": "HS256", "typ": "JWT"}),
+            segment({"sub": pick(rng, HEX, 12), "iat": rng.randrange(10**9, 2 * 10**9)}),
+            pick(rng, B64URL, 43),
+        )
+    )
+    encoded = base64.b64encode(jwt.encode()).decode()
+    return encoded, (encoded,)
+
+
+def _teams(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    secret = pick(rng, ALNUM, 32)
+    tail = uuid(rng)
+    url = (
+        f"https://contoso.webhook.office.com/webhookb2/{uuid(rng)}@{uuid(rng)}"
+        f"/IncomingWebhook/{secret}/{tail}"
+    )
+    return url, (secret, tail)
+
+
+# (name, variable, service, maker)
+PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
+    # Cloud and hosting
+    ("alibaba-access-key-id", "ALIBABA_CLOUD_ACCESS_KEY_ID", "Alibaba", shape("LTAI", (ALNUM, 20))),
+    ("alibaba-secret", "ALIBABA_CLOUD_ACCESS_KEY_SECRET", "Alibaba", shape((ALNUM, 30))),
+    ("tencent-secret-id", "TENCENTCLOUD_SECRET_ID", "Tencent", shape("AKID", (ALNUM, 32))),
+    ("tencent-secret-key", "TENCENTCLOUD_SECRET_KEY", "Tencent", shape((ALNUM, 32))),
+    ("ibm-cloud", "IBMCLOUD_API_KEY", "IBM", shape((B64URL, 44))),
+    ("scaleway", "SCW_SECRET_KEY", "Scaleway", shape(uuid)),
+    ("linode", "LINODE_TOKEN", "Linode", shape((HEX, 64))),
+    ("vultr", "VULTR_API_KEY", "Vultr", shape((UPPER, 36))),
+    ("hetzner", "HCLOUD_TOKEN", "Hetzner", shape((ALNUM, 64))),
+    ("cloudflare-token", "CLOUDFLARE_API_TOKEN", "Cloudflare", shape((B64URL, 40))),
+    ("cloudflare-global", "CLOUDFLARE_API_KEY", "Cloudflare", shape((HEX, 37))),
+    (
+        "cloudflare-origin-ca",
+        "CF_ORIGIN_CA_KEY",
+        "Cloudflare",
+        shape("v1.0-", (HEX, 24), "-", (HEX, 146)),
+    ),
+    ("fastly", "FASTLY_API_TOKEN", "Fastly", shape((B64URL, 32))),
+    ("netlify-pat", "NETLIFY_AUTH_TOKEN", "Netlify", shape("nfp_", (ALNUM, 36))),
+    ("netlify-legacy", "NETLIFY_AUTH_TOKEN", "Netlify", shape((B64URL, 43))),
+    ("vercel", "VERCEL_TOKEN", "Vercel", shape((ALNUM, 24))),
+    (
+        "flyio-macaroon",
+        "FLY_API_TOKEN",
+        "Fly.io",
+        shape("FlyV1 fm2_", (B64, 120), ",fm2_", (B64, 80)),
+    ),
+    ("flyio-legacy", "FLY_ACCESS_TOKEN", "Fly.io", shape("fo1_", (B64URL, 43))),
+    ("render", "RENDER_API_KEY", "Render", shape("rnd_", (ALNUM, 32))),
+    ("bedrock-long", "AWS_BEARER_TOKEN_BEDROCK", "Bedrock", shape("ABSK", (B64, 132))),
+    ("bedrock-short", "AWS_BEARER_TOKEN_BEDROCK", "Bedrock", shape("bedrock-api-key-", (B64, 400))),
+    ("yandex-oauth", "YANDEX_OAUTH_TOKEN", "Yandex", shape("y0_AgAAAA", (B64URL, 50))),
+    ("yandex-api-key", "YC_API_KEY", "Yandex", shape("AQVN", (B64URL, 36))),
+    ("yandex-static", "YANDEX_SECRET_KEY", "Yandex", shape("YC", (B64URL, 38))),
+    ("openshift", "OPENSHIFT_TOKEN", "OpenShift", shape("sha256~", (B64URL, 43))),
+    ("confluent", "CONFLUENT_CLOUD_API_SECRET", "Confluent", shape((B64, 64))),
+    ("clickhouse", "CLICKHOUSE_SECRET", "ClickHouse", shape("4b1d", (ALNUM, 38))),
+    (
+        "defined-networking",
+        "DN_API_KEY",
+        "Defined Networking",
+        shape("dnkey-", (LOWER, 26), "-", (LOWER, 52)),
+    ),
+    (
+        "terraform-cloud",
+        "TFE_TOKEN",
+        "Terraform Cloud",
+        shape((ALNUM, 14), ".atlasv1.", (B64URL, 67)),
+    ),
+    ("infracost", "INFRACOST_API_KEY", "Infracost", shape("ico-", (ALNUM, 32))),
+    ("prefect", "PREFECT_API_KEY", "Prefect", shape("pnu_", (ALNUM, 36))),
+    ("scalingo", "SCALINGO_API_TOKEN", "Scalingo", shape("tk-us-", (B64URL, 48))),
+    ("settlemint", "SETTLEMINT_TOKEN", "SettleMint", shape("sm_pat_", (ALNUM, 16))),
+    ("azure-devops", "AZURE_DEVOPS_PAT", "Azure DevOps", shape((ALNUM, 76), "AZDO", (ALNUM, 4))),
+    # Package registries
+    ("rubygems", "GEM_HOST_API_KEY", "RubyGems", shape("rubygems_", (HEX, 48))),
+    ("nuget", "NUGET_API_KEY", "NuGet", shape("oy2", (LOWER, 43))),
+    (
+        "nuget-config",
+        "NUGET_CONFIG",
+        "NuGet",
+        shape('<add key="ClearTextPassword" value="', (ALNUM + "!#%", 18), '" />'),
+    ),
+    ("crates-io", "CARGO_REGISTRY_TOKEN", "crates.io", shape("cio", (ALNUM, 32))),
+    ("docker-hub-pat", "DOCKERHUB_TOKEN", "Docker Hub", shape("dckr_pat_", (B64URL, 27))),
+    ("docker-hub-oat", "DOCKER_ORG_TOKEN", "Docker Hub", shape("dckr_oat_", (B64URL, 32))),
+    ("jfrog-reference", "JFROG_ACCESS_TOKEN", "JFrog", shape("cmVmdGtuOjAxOj", (ALNUM, 54))),
+    ("artifactory-api-key", "ARTIFACTORY_API_KEY", "Artifactory", shape("AKCp", (ALNUM, 69))),
+    ("packagist", "PACKAGIST_TOKEN", "Packagist", shape("packagist_ort_", (HEX, 68))),
+    ("clojars", "CLOJARS_TOKEN", "Clojars", shape("CLOJARS_", (LOWER, 60))),
+    ("npmrc", "NPMRC", "npm", shape("//registry.npmjs.org/:_authToken=", uuid)),
+    # Source hosting and CI/CD
+    ("gitlab-feature-flags", "GITLAB_FF_TOKEN", "GitLab", shape("glffct-", (B64URL, 20))),
+    (
+        "gitlab-routable",
+        "GITLAB_TOKEN",
+        "GitLab",
+        shape("glpat-", (B64URL, 40), ".01.", (LOWER, 9)),
+    ),
+    ("gitlab-runner-registration", "RUNNER_TOKEN", "GitLab", shape("GR1348941", (B64URL, 20))),
+    ("gitlab-runner", "CI_RUNNER_TOKEN", "GitLab", shape("glrt-", (B64URL, 20))),
+    ("gitlab-job", "CI_JOB_TOKEN", "GitLab", shape("glcbt-64_", (B64URL, 20))),
+    ("gitlab-session", "GITLAB_COOKIE", "GitLab", shape("_gitlab_session=", (HEX, 32))),
+    ("bitbucket-app-password", "BITBUCKET_APP_PASSWORD", "Bitbucket", shape("ATBB", (ALNUM, 32))),
+    (
+        "bitbucket-access-token",
+        "BITBUCKET_ACCESS_TOKEN",
+        "Bitbucket",
+        shape("ATCTT3xFfGN0", (B64URL, 180)),
+    ),
+    (
+        "circleci",
+        "CIRCLE_TOKEN",
+        "CircleCI",
+        shape("CCIPAT_", (ALNUM, 22), "_", (HEX, 40)),
+    ),
+    ("travis", "TRAVIS_API_TOKEN", "Travis", shape((B64URL, 22))),
+    ("buildkite", "BUILDKITE_API_TOKEN", "Buildkite", shape("bkua_", (HEX, 40))),
+    (
+        "harness",
+        "HARNESS_API_KEY",
+        "Harness",
+        shape("pat.", (B64URL, 22), ".", (HEX, 24), ".", (ALNUM, 20)),
+    ),
+    ("codecov", "CODECOV_TOKEN", "Codecov", shape(uuid)),
+    ("drone", "DRONE_TOKEN", "Drone", shape((ALNUM, 32))),
+    ("octopus", "OCTOPUS_API_KEY", "Octopus", shape("API-", (UPPER, 26))),
+    ("jenkins", "JENKINS_API_TOKEN", "Jenkins", shape("11", (HEX, 32))),
+    ("sonarqube", "SONAR_TOKEN", "SonarQube", shape("squ_", (HEX, 40))),
+    ("snyk", "SNYK_TOKEN", "Snyk", shape(uuid)),
+    # Observability
+    ("datadog-api", "DD_API_KEY", "Datadog", shape((HEX, 32))),
+    ("datadog-app", "DATADOG_APP_KEY", "Datadog", shape((HEX, 40))),
+    ("sentry-legacy", "SENTRY_AUTH_TOKEN", "Sentry", shape((HEX, 64))),
+    ("sentry-user", "SENTRY_USER_TOKEN", "Sentry", shape("sntryu_", (HEX, 64))),
+    ("honeycomb-ingest", "HONEYCOMB_API_KEY", "Honeycomb", shape("hcaik_", (LOWER, 58))),
+    ("honeycomb-config", "HONEYCOMB_WRITEKEY", "Honeycomb", shape((ALNUM, 22))),
+    ("splunk-hec", "SPLUNK_HEC_TOKEN", "Splunk", shape(uuid)),
+    ("sumo-logic", "SUMO_ACCESS_KEY", "Sumo", shape((ALNUM, 64))),
+    ("logzio", "LOGZIO_TOKEN", "Logz.io", shape((ALNUM, 32))),
+    ("rollbar", "ROLLBAR_ACCESS_TOKEN", "Rollbar", shape((HEX, 32))),
+    ("bugsnag", "BUGSNAG_API_KEY", "Bugsnag", shape((HEX, 32))),
+    ("launchdarkly", "LAUNCHDARKLY_SDK_KEY", "LaunchDarkly", shape("sdk-", uuid)),
+    ("posthog", "POSTHOG_PERSONAL_API_KEY", "PostHog", shape("phx_", (ALNUM, 43))),
+    ("pagerduty", "PAGERDUTY_TOKEN", "PagerDuty", shape((ALNUM + "_+", 20))),
+    ("opsgenie", "OPSGENIE_API_KEY", "Opsgenie", shape(uuid)),
+    ("newrelic-insert", "NEW_RELIC_INSERT_KEY", "New Relic", shape("NRII-", (ALNUM, 32))),
+    ("newrelic-browser", "NEW_RELIC_BROWSER_KEY", "New Relic", shape("NRJS-", (HEX, 19))),
+    ("newrelic-license", "NEW_RELIC_LICENSE_KEY", "NewRelic", shape((HEX, 36), "NRAL")),
+    # Chat, messaging and email
+    ("teams-webhook", "TEAMS_WEBHOOK_URL", "Microsoft Teams", _teams),
+    ("twilio-auth", "TWILIO_AUTH_TOKEN", "Twilio", shape((HEX, 32))),
+    (
+        "mailgun-private",
+        "MAILGUN_API_KEY",
+        "Mailgun",
+        shape((HEX, 32), "-", (HEX, 8), "-", (HEX, 8)),
+    ),
+    ("postmark", "POSTMARK_SERVER_TOKEN", "Postmark", shape(uuid)),
+    ("mailjet", "MAILJET_API_SECRET", "Mailjet", shape((HEX, 32))),
+    ("sparkpost", "SPARKPOST_API_KEY", "SparkPost", shape((HEX, 40))),
+    ("resend", "RESEND_API_KEY", "Resend", shape("re_", (ALNUM, 8), "_", (ALNUM, 24))),
+    ("messagebird", "MESSAGEBIRD_ACCESS_KEY", "MessageBird", shape((ALNUM, 25))),
+    ("sendbird", "SENDBIRD_API_TOKEN", "Sendbird", shape((HEX, 40))),
+    ("mattermost", "MATTERMOST_TOKEN", "Mattermost", shape((LOWER, 26))),
+    ("gitter", "GITTER_TOKEN", "Gitter", shape((HEX, 40))),
+    ("intercom", "INTERCOM_ACCESS_TOKEN", "Intercom", _intercom),
+    ("zendesk", "ZENDESK_API_TOKEN", "Zendesk", shape((ALNUM, 40))),
+    ("vonage", "VONAGE_API_SECRET", "Vonage", shape((ALNUM, 16))),
+    ("discord-client-secret", "DISCORD_CLIENT_SECRET", "Discord", shape((B64URL, 32))),
+    (
+        "slack-config-refresh",
+        "SLACK_CONFIG_REFRESH",
+        "Slack",
+        shape("xoxe-1-", (ALNUM, 140)),
+    ),
+    ("slack-workspace", "SLACK_LEGACY", "Slack", shape("xoxa-2-", (ALNUM, 60))),
+    ("brevo", "BREVO_API_KEY", "Brevo", shape("xkeysib-", (HEX, 64), "-", (ALNUM, 16))),
+    # AI providers
+    ("openai-service-account", "OPENAI_API_KEY", "OpenAI", shape("sk-svcacct-", (B64URL, 120))),
+    ("openai-admin", "OPENAI_ADMIN_KEY", "OpenAI", shape("sk-admin-", (B64URL, 120))),
+    (
+        "anthropic-admin",
+        "ANTHROPIC_ADMIN_KEY",
+        "Anthropic",
+        shape("sk-ant-admin01-", (B64URL, 93), "AA"),
+    ),
+    ("huggingface-org", "HF_ORG_TOKEN", "Hugging Face", shape("api_org_", (ALNUM, 34))),
+    ("replicate", "REPLICATE_API_TOKEN", "Replicate", shape("r8_", (ALNUM, 37))),
+    ("perplexity", "PPLX_API_KEY", "Perplexity", shape("pplx-", (ALNUM, 48))),
+    ("xai", "XAI_API_KEY", "xAI", shape("xai-", (ALNUM, 80))),
+    ("cohere", "COHERE_API_KEY", "Cohere", shape((ALNUM, 40))),
+    ("mistral", "MISTRAL_API_KEY", "Mistral", shape((ALNUM, 32))),
+    ("openrouter", "OPENROUTER_API_KEY", "OpenRouter", shape("sk-or-v1-", (HEX, 64))),
+    ("langfuse", "LANGFUSE_SECRET_KEY", "Langfuse", shape("sk-lf-", uuid)),
+    (
+        "langsmith",
+        "LANGSMITH_API_KEY",
+        "LangSmith",
+        shape("lsv2_pt_", (HEX, 32), "_", (HEX, 10)),
+    ),
+    (
+        "pinecone",
+        "PINECONE_API_KEY",
+        "Pinecone",
+        shape("pcsk_", (ALNUM, 5), "_", (ALNUM, 63)),
+    ),
+    ("nvidia", "NVIDIA_API_KEY", "NVIDIA", shape("nvapi-", (B64URL, 64))),
+    ("tavily", "TAVILY_API_KEY", "Tavily", shape("tvly-dev-", (ALNUM, 32))),
+    ("elevenlabs", "ELEVENLABS_API_KEY", "ElevenLabs", shape("sk_", (HEX, 48))),
+    ("privateai", "PRIVATE_AI_API_KEY", "PrivateAI", shape((LOWER, 32))),
+    # Payments and finance
+    (
+        "braintree",
+        "BRAINTREE_ACCESS_TOKEN",
+        "Braintree",
+        shape("access_token$production$", (LOWER, 16), "$", (HEX, 32)),
+    ),
+    ("adyen", "ADYEN_API_KEY", "Adyen", shape("AQE", (B64, 80), "==-", (B64, 43), "=")),
+    ("razorpay", "RAZORPAY_KEY_SECRET", "Razorpay", shape((ALNUM, 24))),
+    ("plaid-access", "PLAID_ACCESS_TOKEN", "Plaid", shape("access-production-", uuid)),
+    ("plaid-secret", "PLAID_SECRET", "Plaid", shape((HEX, 30))),
+    (
+        "flutterwave",
+        "FLW_SECRET_KEY",
+        "Flutterwave",
+        shape("FLWSECK_TEST-", (HEX, 32), "-X"),
+    ),
+    ("coinbase", "COINBASE_API_SECRET", "Coinbase", shape((B64URL, 64))),
+    ("gocardless", "GOCARDLESS_ACCESS_TOKEN", "GoCardless", shape("live_", (ALNUM + "_-", 40))),
+    ("kraken", "KRAKEN_PRIVATE_KEY", "Kraken", shape((B64, 86), "==")),
+    ("kucoin", "KUCOIN_API_SECRET", "KuCoin", shape(uuid)),
+    ("bittrex", "BITTREX_API_SECRET", "Bittrex", shape((HEX, 32))),
+    ("finicity", "FINICITY_APP_SECRET", "Finicity", shape((LOWER, 20))),
+    ("finnhub", "FINNHUB_API_KEY", "Finnhub", shape((LOWER, 20))),
+    ("mollie", "MOLLIE_API_KEY", "Mollie", shape("live_", (ALNUM, 30))),
+    (
+        "paddle",
+        "PADDLE_API_KEY",
+        "Paddle",
+        shape("pdl_live_apikey_", (LOWER, 26), "_", (ALNUM, 22), "_", (ALNUM, 3)),
+    ),
+    ("lob", "LOB_API_KEY", "Lob", shape("live_", (HEX, 35))),
+    ("stripe-restricted-test", "STRIPE_TEST_KEY", "Stripe", shape("rk_test_", (ALNUM, 99))),
+    ("square-access", "SQUARE_ACCESS_TOKEN", "Square", shape("sq0atp-", (B64URL, 22))),
+    # Databases as a service
+    (
+        "planetscale-token",
+        "PLANETSCALE_SERVICE_TOKEN",
+        "PlanetScale",
+        shape("pscale_tkn_", (B64URL, 43)),
+    ),
+    ("planetscale-password", "DATABASE_PASSWORD", "PlanetScale", shape("pscale_pw_", (B64URL, 43))),
+    ("supabase-secret", "SUPABASE_SECRET_KEY", "Supabase", shape("sb_secret_", (B64URL, 31))),
+    ("supabase-pat", "SUPABASE_ACCESS_TOKEN", "Supabase", shape("sbp_", (HEX, 40))),
+    ("neon", "NEON_API_KEY", "Neon", shape("napi_", (ALNUM, 64))),
+    ("upstash", "UPSTASH_REDIS_REST_TOKEN", "Upstash", shape("A", (ALNUM, 60), "=")),
+    ("aiven", "AIVEN_SERVICE_PASSWORD", "Aiven", shape("AVNS_", (ALNUM, 23))),
+    (
+        "mongodb-atlas-url",
+        "MONGODB_URI",
+        "MongoDB",
+        shape("mongodb+srv://app:", (ALNUM, 20), "@cluster0.ab1cd.mongodb.net/app"),
+    ),
+    ("mongodb-atlas-key", "MONGODB_ATLAS_PRIVATE_KEY", "MongoDB_Atlas", shape(uuid)),
+    (
+        "cloudinary-url",
+        "CLOUDINARY_URL",
+        "Cloudinary",
+        shape("cloudinary://", ("public", DIGITS, 15), ":", (B64URL, 27), "@demo"),
+    ),
+    # SaaS and developer tools
+    (
+        "1password-service-account",
+        "OP_SERVICE_ACCOUNT_TOKEN",
+        "1Password",
+        shape("ops_eyJ", (B64URL, 300)),
+    ),
+    (
+        "1password-secret-key",
+        "OP_SECRET_KEY",
+        "1Password",
+        whole(
+            shape(
+                "A3-",
+                (UPPER, 6),
+                "-",
+                (UPPER, 6),
+                "-",
+                (UPPER, 5),
+                "-",
+                (UPPER, 5),
+                "-",
+                (UPPER, 5),
+                "-",
+                (UPPER, 5),
+            )
+        ),
+    ),
+    ("adobe", "ADOBE_CLIENT_SECRET", "Adobe", shape("p8e-", (B64URL, 32))),
+    ("airtable", "AIRTABLE_API_KEY", "Airtable", shape("pat", (ALNUM, 14), ".", (HEX, 64))),
+    (
+        "asana",
+        "ASANA_ACCESS_TOKEN",
+        "Asana",
+        shape("2/", ("public", DIGITS, 16), "/", ("public", DIGITS, 16), ":", (HEX, 32)),
+    ),
+    (
+        "authress",
+        "AUTHRESS_KEY",
+        "Authress",
+        shape("sc_", (LOWER, 12), ".", (LOWER, 5), ".acc_", (LOWER, 20), ".", (B64, 60)),
+    ),
+    ("hubspot-pat", "HUBSPOT_ACCESS_TOKEN", "HubSpot", shape("pat-na1-", uuid)),
+    ("hubspot-legacy", "HUBSPOT_API_KEY", "HubSpot", shape(uuid)),
+    ("okta", "OKTA_API_TOKEN", "Okta", shape("00", (B64URL, 40))),
+    ("auth0", "AUTH0_CLIENT_SECRET", "Auth0", shape((B64URL, 64))),
+    (
+        "infisical",
+        "INFISICAL_TOKEN",
+        "Infisical",
+        shape("st.", (HEX, 24), ".", (HEX, 32), ".", (HEX, 32)),
+    ),
+    ("sourcegraph", "SRC_ACCESS_TOKEN", "Sourcegraph", shape("sgp_", (HEX, 16), "_", (HEX, 40))),
+    ("contentful-pat", "CONTENTFUL_MANAGEMENT_TOKEN", "Contentful", shape("CFPAT-", (B64URL, 43))),
+    ("contentful-delivery", "CONTENTFUL_DELIVERY_TOKEN", "Contentful", shape((B64URL, 43))),
+    ("algolia", "ALGOLIA_ADMIN_KEY", "Algolia", shape((HEX, 32))),
+    (
+        "mapbox",
+        "MAPBOX_SECRET_TOKEN",
+        "Mapbox",
+        shape("sk.eyJ1Ijoi", (B64URL, 40), ".", (B64URL, 22)),
+    ),
+    ("dropbox-short", "DROPBOX_ACCESS_TOKEN", "Dropbox", shape("sl.B", (B64URL, 135))),
+    (
+        "dropbox-long",
+        "DROPBOX_TOKEN",
+        "Dropbox",
+        shape((LOWER, 11), "AAAAAAAAAA", (B64URL, 43)),
+    ),
+    ("twitch", "TWITCH_OAUTH_TOKEN", "Twitch", shape((LOWER, 30))),
+    ("twitter-bearer", "TWITTER_BEARER_TOKEN", "Twitter", shape("A" * 22, (ALNUM, 90))),
+    ("twitter-secret", "TWITTER_API_SECRET", "Twitter", shape((ALNUM, 50))),
+    ("facebook-secret", "FACEBOOK_APP_SECRET", "Facebook", shape((HEX, 32))),
+    ("facebook-token", "FACEBOOK_ACCESS_TOKEN", "Facebook", shape("EAA", (ALNUM, 180))),
+    ("easypost", "EASYPOST_API_KEY", "EasyPost", shape("EZAK", (ALNUM, 54))),
+    ("duffel", "DUFFEL_ACCESS_TOKEN", "Duffel", shape("duffel_test_", (B64URL, 43))),
+    ("frameio", "FRAMEIO_TOKEN", "Frame.io", shape("fio-u-", (B64URL, 64))),
+    ("typeform", "TYPEFORM_TOKEN", "Typeform", shape("tfp_", (B64URL, 44))),
+    ("shippo", "SHIPPO_API_TOKEN", "Shippo", shape("shippo_live_", (HEX, 40))),
+    ("readme", "README_API_KEY", "ReadMe", shape("rdme_", (LOWER, 70))),
+    ("rapidapi", "RAPIDAPI_KEY", "RapidAPI", shape((B64URL, 50))),
+    ("squarespace", "SQUARESPACE_API_KEY", "Squarespace", shape(uuid)),
+    ("etsy", "ETSY_API_KEY", "Etsy", shape((LOWER, 24))),
+    ("flickr", "FLICKR_API_KEY", "Flickr", shape((HEX, 32))),
+    ("freshbooks", "FRESHBOOKS_TOKEN", "FreshBooks", shape((LOWER, 64))),
+    ("nytimes", "NYTIMES_API_KEY", "NYTimes", shape((B64URL, 32))),
+    ("beamer", "BEAMER_API_KEY", "Beamer", shape("b_", (B64URL, 44))),
+    ("adafruit", "ADAFRUIT_IO_KEY", "Adafruit", shape((LOWER, 32))),
+    ("looker", "LOOKER_CLIENT_SECRET", "Looker", shape((ALNUM, 24))),
+    ("linkedin", "LINKEDIN_CLIENT_SECRET", "LinkedIn", shape((ALNUM, 16))),
+    ("meraki", "MERAKI_API_KEY", "Meraki", shape((HEX, 40))),
+    (
+        "maxmind",
+        "MAXMIND_LICENSE_KEY",
+        "MaxMind",
+        shape((ALNUM, 6), "_", (ALNUM, 29), "_mmk"),
+    ),
+    (
+        "sidekiq",
+        "BUNDLE_ENTERPRISE__CONTRIBSYS__COM",
+        "Sidekiq",
+        shape((HEX, 8), ":", (HEX, 8)),
+    ),
+    ("jwt-base64", "ENCODED_JWT", "auth", _jwt_base64),
+    ("vault-batch", "VAULT_TOKEN", "Vault", shape("hvb.", (B64URL, 130))),
+    ("doppler-service", "DOPPLER_TOKEN", "Doppler", shape("dp.st.prd.", (ALNUM, 43))),
+    ("shopify-shared-secret", "SHOPIFY_SECRET", "Shopify", shape("shpss_", (HEX, 32))),
+    ("linear-oauth", "LINEAR_TOKEN", "Linear", shape("lin_oauth_", (ALNUM, 64))),
+)
+
+
+def provider_negatives(rng: random.Random) -> list[tuple[str, str]]:
+    """Look-alikes of the provider formats that are not secrets: placeholders, documented
+    examples, public ids and keys, digests next to a vendor's name."""
+    return [
+        ("provider-placeholder-x", "STRIPE_KEY=sk_test_xxxxxxxxxxxxxxxxxxxxxxxx"),
+        ("provider-placeholder-angle", "CLOUDFLARE_API_TOKEN=<your-cloudflare-api-token>"),
+        ("provider-placeholder-env", "DD_API_KEY=${DD_API_KEY}"),
+        ("provider-placeholder-prefix", "RENDER_API_KEY=rnd_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+        ("provider-placeholder-docker", "docker login -u me -p dckr_pat_<your-token>"),
+        ("provider-placeholder-uuid", "CODECOV_TOKEN=00000000-0000-0000-0000-000000000000"),
+        ("provider-1password-doc", "OP_SECRET_KEY=A3-XXXXXX-XXXXXX-XXXXX-XXXXX-XXXXX-XXXXX"),
+        ("provider-example", "LINODE_TOKEN=EXAMPLE" + pick(rng, HEX, 57)),
+        ("provider-sentry-dsn", f"SENTRY_DSN=https://{pick(rng, HEX, 32)}@o12.ingest.sentry.io/4"),
+        ("provider-datadog-site", "DD_SITE=datadoghq.eu and datadog_env: production"),
+        ("provider-vendor-sha", f"DATADOG_COMMIT_SHA={pick(rng, HEX, 40)}"),
+        ("provider-vendor-id", f"PLAID_CLIENT_ID={pick(rng, HEX, 24)}"),
+        ("provider-twilio-number", "TWILIO_PHONE_NUMBER=+15005550006"),
+        ("provider-launchdarkly-client-id", f"LAUNCHDARKLY_CLIENT_SIDE_ID={pick(rng, HEX, 24)}"),
+        ("provider-flutterwave-public", f"FLWPUBK_TEST-{pick(rng, HEX, 32)}-X"),
+        (
+            "provider-mapbox-public",
+            f"style pk.eyJ1Ijoi{pick(rng, B64URL, 40)}.{pick(rng, B64URL, 22)} (public)",
+        ),
+        ("provider-hubspot-portal", "HUBSPOT_PORTAL_ID=21998877"),
+        ("provider-algolia-app-id", "ALGOLIA_APP_ID=LATENCY1AB"),
+        ("provider-facebook-app-id", "FACEBOOK_APP_ID=1234567890123456"),
+        ("provider-digest-4b1d", f"image: app@sha256:4b1d{pick(rng, HEX, 60)}"),
+        ("provider-re-variable", 're_whitespace = re.compile(r"\\s+")  # re_pattern_cache'),
+        ("provider-sk-words", "the task_runner and disk_usage_percent_threshold settings"),
+        ("provider-prose", "Datadog, Sentry and Honeycomb all ingest the same OpenTelemetry data."),
+        ("provider-global", f"global_{pick(rng, LOWER, 8)} = blob_storage.get('path')"),
+        (
+            "provider-openshift-placeholder",
+            "oc login --token=sha256~xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        ),
+        ("provider-nuget-placeholder", '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />'),
+        ("provider-braintree-doc", "access_token$sandbox$<merchant_id>$<token>"),
+        ("provider-yandex-region", "YANDEX_REGION=ru-central1"),
+        ("provider-slack-channel", "SLACK_CHANNEL_ID=C0123456789"),
+        ("provider-aws-account", "aws_account_id = 123456789012"),
+    ]
