@@ -32,7 +32,7 @@ from stet_lsp.server.documents import DocumentState, local_path, new_document
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.protocol import StetProtocol, pulls_diagnostics, serve
 from stet_lsp.server.settings import Settings
-from stet_lsp.server.sheet_sync import merge_from_disk, write_into_buffer
+from stet_lsp.server.sheet_sync import merge_from_disk, normalized, write_into_buffer
 
 log = logging.getLogger("stet_lsp")
 T = TypeVar("T")
@@ -256,10 +256,16 @@ class StetServer(LanguageServer):
                 state.ready.set_result(None)
 
     def _compare_with_disk(self, state: DocumentState) -> None:
-        """A sheet may have changed on disk since the editor read it (before the watcher
-        saw the write): read it again, so what differs is merged into unsaved edits."""
-        if state.is_sheet and state.session is not None:
-            self.spawn(self.reload(state.session), "reading the opened style sheet")
+        """An opened sheet whose text is the one last read from disk is known to be in step
+        with it. Otherwise it may have changed on disk since the editor read it, or the
+        editor restored unsaved edits: read it again, so what differs is merged in."""
+        if not state.is_sheet or state.session is None:
+            return
+        snapshot = self.snapshot(state.session)
+        if snapshot is not None and normalized(snapshot.text or "") == state.disk_text:
+            state.base_known = True
+            return
+        self.spawn(self.reload(state.session), "reading the opened style sheet")
 
     def change_document(
         self,

@@ -72,6 +72,7 @@ async def test_outside_writes_are_merged_into_an_unsaved_sheet_and_saving_keeps_
         + "\n## Notes\n\n- typed in the editor, not saved\n"
     )
     type_text(client, document, typed)
+    await diagnostics(client, document)  # the editor has the sheet open and edited
 
     writers = [
         subprocess.Popen([sys.executable, "-c", WRITER, str(root), str(n), str(NOTES_EACH)])
