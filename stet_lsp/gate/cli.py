@@ -168,8 +168,8 @@ def _repository_root(start: Path) -> tuple[Path, bool]:
 
 
 def _code_version() -> str:
-    """A digest of the gate's source (and the line index positions come from): any change
-    to a rule, a check or the span logic is a new version, whatever RULESET_VERSION says."""
+    """A digest of the gate's source and of the line rule its positions use: any change to a
+    rule, a check or the span logic is a new version, whatever RULESET_VERSION says."""
     import hashlib
 
     from stet_lsp.core import lines
