@@ -151,11 +151,13 @@ _ALLOWLIST = Path(".stet") / "gate-allowlist.toml"
 
 def _repository_root(start: Path) -> tuple[Path, bool]:
     """The work tree holding `start` and True; else where git finds a repository (a bare one:
-    no work tree, False) or `start` itself. A `.git` found walking up needs no libgit2."""
+    no work tree, False) or `start` itself. Without GIT_DIR or GIT_WORK_TREE, walking up for
+    a `.git` decides it, and libgit2 is not loaded."""
     if "GIT_DIR" not in os.environ and "GIT_WORK_TREE" not in os.environ:
         for folder in (start, *start.parents):
             if os.path.lexists(folder / ".git"):
                 return folder, True
+        return start, False
     import pygit2
 
     from stet_lsp.gate import gitfiles
