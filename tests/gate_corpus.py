@@ -14,11 +14,10 @@ import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-ALNUM = string.ascii_letters + string.digits
-UPPER_ALNUM = string.ascii_uppercase + string.digits
-HEX = "0123456789abcdef"
-B64 = ALNUM + "+/"
-B64URL = ALNUM + "-_"
+from corpus_parts import ALNUM, B64, B64URL, HEX, UPPER_ALNUM, pick, shaped, uuid4
+
+__all__ = ["ALNUM", "B64", "B64URL", "HEX", "UPPER_ALNUM", "pick", "uuid4"]
+
 CONTEXTS = ("json", "shell", "env", "yaml", "python", "markdown", "diff")
 
 
@@ -51,51 +50,12 @@ class Format:
     env_names: tuple[str, ...] = field(default=())
 
 
-def pick(rng: random.Random, alphabet: str, length: int) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(length))
-
-
-def uuid4(rng: random.Random) -> str:
-    return "-".join(
-        (
-            pick(rng, HEX, 8),
-            pick(rng, HEX, 4),
-            "4" + pick(rng, HEX, 3),
-            "a" + pick(rng, HEX, 3),
-            pick(rng, HEX, 12),
-        )
-    )
-
-
 def _prefixed(
     prefix: str, alphabet: str, length: int
 ) -> Callable[[random.Random], tuple[str, tuple[str, ...]]]:
     def make(rng: random.Random) -> tuple[str, tuple[str, ...]]:
         body = pick(rng, alphabet, length)
         return prefix + body, (body,)
-
-    return make
-
-
-def _shaped(
-    *parts: tuple[str, str, int] | str,
-) -> Callable[[random.Random], tuple[str, tuple[str, ...]]]:
-    """Literal strings and (kind, alphabet, length) random runs, concatenated; runs of kind
-    "s" are secret, others (ids, numbers) are public."""
-
-    def make(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-        pieces: list[str] = []
-        secret: list[str] = []
-        for part in parts:
-            if isinstance(part, str):
-                pieces.append(part)
-            else:
-                kind, alphabet, length = part
-                run = pick(rng, alphabet, length)
-                pieces.append(run)
-                if kind == "s":
-                    secret.append(run)
-        return "".join(pieces), tuple(s for s in secret if len(s) >= 8)
 
     return make
 
@@ -150,7 +110,7 @@ def _jwt(rng: random.Random) -> tuple[str, tuple[str, ...]]:
 FORMATS: tuple[Format, ...] = (
     Format("aws-access-key-id", "AWS_ACCESS_KEY_ID", "AWS", _prefixed("AKIA", UPPER_ALNUM, 16)),
     Format("aws-sts-key-id", "AWS_ACCESS_KEY_ID", "AWS", _prefixed("ASIA", UPPER_ALNUM, 16)),
-    Format("aws-secret-key", "AWS_SECRET_ACCESS_KEY", "AWS", _shaped(("s", ALNUM + "/+", 40))),
+    Format("aws-secret-key", "AWS_SECRET_ACCESS_KEY", "AWS", shaped(("s", ALNUM + "/+", 40))),
     Format("github-classic", "GITHUB_TOKEN", "GitHub", _prefixed("ghp_", ALNUM, 36)),
     Format("github-oauth", "GH_OAUTH", "GitHub", _prefixed("gho_", ALNUM, 36)),
     Format("github-user-app", "GH_APP_USER", "GitHub", _prefixed("ghu_", ALNUM, 36)),
@@ -160,7 +120,7 @@ FORMATS: tuple[Format, ...] = (
         "github-fine-grained",
         "GH_PAT",
         "GitHub",
-        _shaped("github_pat_", ("s", ALNUM, 22), "_", ("s", ALNUM, 59)),
+        shaped("github_pat_", ("s", ALNUM, 22), "_", ("s", ALNUM, 59)),
     ),
     Format("gitlab-pat", "GITLAB_TOKEN", "GitLab", _prefixed("glpat-", ALNUM, 20)),
     Format("gitlab-deploy", "CI_DEPLOY", "GitLab", _prefixed("gldt-", ALNUM, 20)),
@@ -168,7 +128,7 @@ FORMATS: tuple[Format, ...] = (
         "slack-bot",
         "SLACK_BOT",
         "Slack",
-        _shaped(
+        shaped(
             "xoxb-", ("d", string.digits, 11), "-", ("d", string.digits, 13), "-", ("s", ALNUM, 24)
         ),
     ),
@@ -176,7 +136,7 @@ FORMATS: tuple[Format, ...] = (
         "slack-user",
         "SLACK_USER",
         "Slack",
-        _shaped(
+        shaped(
             "xoxp-", ("d", string.digits, 11), "-", ("d", string.digits, 12), "-", ("s", HEX, 32)
         ),
     ),
@@ -184,7 +144,7 @@ FORMATS: tuple[Format, ...] = (
         "slack-app",
         "SLACK_APP",
         "Slack",
-        _shaped(
+        shaped(
             "xapp-1-A", ("s", UPPER_ALNUM, 10), "-", ("d", string.digits, 13), "-", ("s", HEX, 64)
         ),
     ),
@@ -192,7 +152,7 @@ FORMATS: tuple[Format, ...] = (
         "slack-webhook",
         "SLACK_HOOK",
         "Slack",
-        _shaped(
+        shaped(
             "https://hooks.slack.com/services/T",
             ("s", UPPER_ALNUM, 10),
             "/B",
@@ -209,13 +169,13 @@ FORMATS: tuple[Format, ...] = (
         "openai-legacy",
         "OPENAI_KEY",
         "OpenAI",
-        _shaped("sk-", ("s", ALNUM, 20), "T3BlbkFJ", ("s", ALNUM, 20)),
+        shaped("sk-", ("s", ALNUM, 20), "T3BlbkFJ", ("s", ALNUM, 20)),
     ),
     Format(
         "anthropic",
         "ANTHROPIC_KEY",
         "Anthropic",
-        _shaped("sk-ant-api03-", ("s", B64URL, 93), "AA"),
+        shaped("sk-ant-api03-", ("s", B64URL, 93), "AA"),
     ),
     Format("google-api-key", "GOOGLE_KEY", "Google", _prefixed("AIza", B64URL, 35)),
     Format("gcp-service-account", "GCP_SA", "GCP", _gcp_service_account),
@@ -223,7 +183,7 @@ FORMATS: tuple[Format, ...] = (
         "azure-storage",
         "AZURE_CONN",
         "Azure",
-        _shaped(
+        shaped(
             "DefaultEndpointsProtocol=https;AccountName=demo;AccountKey=",
             ("s", ALNUM + "+/", 86),
             "==;EndpointSuffix=core.windows.net",
@@ -233,7 +193,7 @@ FORMATS: tuple[Format, ...] = (
         "azure-client-secret",
         "AZURE_CLIENT",
         "Azure",
-        _shaped(("s", ALNUM, 3), "8Q~", ("s", ALNUM + "_~.-", 34)),
+        shaped(("s", ALNUM, 3), "8Q~", ("s", ALNUM + "_~.-", 34)),
     ),
     Format("huggingface", "HF_TOKEN", "Hugging Face", _prefixed("hf_", string.ascii_letters, 34)),
     Format("npm", "NPM_TOKEN", "npm", _prefixed("npm_", ALNUM, 36)),
@@ -243,20 +203,20 @@ FORMATS: tuple[Format, ...] = (
         "sendgrid",
         "SENDGRID",
         "SendGrid",
-        _shaped("SG.", ("s", B64URL, 22), ".", ("s", B64URL, 43)),
+        shaped("SG.", ("s", B64URL, 22), ".", ("s", B64URL, 43)),
     ),
-    Format("mailchimp", "MAILCHIMP", "Mailchimp", _shaped(("s", HEX, 32), "-us14")),
+    Format("mailchimp", "MAILCHIMP", "Mailchimp", shaped(("s", HEX, 32), "-us14")),
     Format(
         "discord-bot",
         "DISCORD_BOT",
         "Discord",
-        _shaped("M", ("s", ALNUM, 25), ".", "G", ("s", ALNUM, 5), ".", ("s", B64URL, 38)),
+        shaped("M", ("s", ALNUM, 25), ".", "G", ("s", ALNUM, 5), ".", ("s", B64URL, 38)),
     ),
     Format(
         "discord-webhook",
         "DISCORD_HOOK",
         "Discord",
-        _shaped(
+        shaped(
             "https://discord.com/api/webhooks/", ("d", string.digits, 18), "/", ("s", B64URL, 68)
         ),
     ),
@@ -264,7 +224,7 @@ FORMATS: tuple[Format, ...] = (
         "telegram",
         "TELEGRAM_BOT",
         "Telegram",
-        _shaped(("d", string.digits, 10), ":AA", ("s", B64URL, 33)),
+        shaped(("d", string.digits, 10), ":AA", ("s", B64URL, 33)),
     ),
     Format("shopify", "SHOPIFY", "Shopify", _prefixed("shpat_", HEX, 32)),
     Format("digitalocean", "DO_TOKEN", "DigitalOcean", _prefixed("dop_v1_", HEX, 64)),
@@ -275,20 +235,20 @@ FORMATS: tuple[Format, ...] = (
     Format("sentry", "SENTRY_AUTH", "Sentry", _prefixed("sntrys_eyJpYXQiOjE", ALNUM, 90)),
     Format("heroku", "HEROKU_KEY", "Heroku", _prefixed("HRKU-AA", B64URL, 58)),
     Format("linear", "LINEAR", "Linear", _prefixed("lin_api_", ALNUM, 40)),
-    Format("postman", "POSTMAN", "Postman", _shaped("PMAK-", ("s", HEX, 24), "-", ("s", HEX, 34))),
+    Format("postman", "POSTMAN", "Postman", shaped("PMAK-", ("s", HEX, 24), "-", ("s", HEX, 34))),
     Format("grafana-cloud", "GRAFANA", "Grafana", _prefixed("glc_", ALNUM, 80)),
     Format(
         "grafana-sa",
         "GRAFANA_SA",
         "Grafana",
-        _shaped("glsa_", ("s", ALNUM, 32), "_", ("s", HEX, 8)),
+        shaped("glsa_", ("s", ALNUM, 32), "_", ("s", HEX, 8)),
     ),
     Format("newrelic", "NEW_RELIC", "New Relic", _prefixed("NRAK-", UPPER_ALNUM, 27)),
     Format(
         "dynatrace",
         "DYNATRACE",
         "Dynatrace",
-        _shaped("dt0c01.", ("s", UPPER_ALNUM, 24), ".", ("s", UPPER_ALNUM, 64)),
+        shaped("dt0c01.", ("s", UPPER_ALNUM, 24), ".", ("s", UPPER_ALNUM, 64)),
     ),
     Format("jwt", "SESSION_JWT", "auth", _jwt),
     Format("rsa-key", "DEPLOY_KEY", "SSH", _pem("RSA PRIVATE KEY")),
@@ -303,18 +263,18 @@ FORMATS: tuple[Format, ...] = (
         "adonet",
         "SQL_CONN",
         "SQL Server",
-        _shaped("Server=tcp:db.internal;Database=app;User ID=app;Password=", ("s", ALNUM, 20), ";"),
+        shaped("Server=tcp:db.internal;Database=app;User ID=app;Password=", ("s", ALNUM, 20), ";"),
     ),
     Format(
         "jdbc",
         "JDBC_URL",
         "MySQL",
-        _shaped("jdbc:mysql://db:3306/app?user=app&password=", ("s", ALNUM, 20), "&ssl=true"),
+        shaped("jdbc:mysql://db:3306/app?user=app&password=", ("s", ALNUM, 20), "&ssl=true"),
     ),
     Format("basic-auth", "AUTH_HEADER", "HTTP", _basic),
-    Format("bearer", "AUTH_HEADER", "HTTP", _shaped("Authorization: Bearer ", ("s", B64URL, 40))),
-    Format("client-secret", "CLIENT_SECRET", "OAuth", _shaped(("s", ALNUM, 32))),
-    Format("db-password", "DB_PASSWORD", "database", _shaped(("s", ALNUM + "!#%", 18))),
+    Format("bearer", "AUTH_HEADER", "HTTP", shaped("Authorization: Bearer ", ("s", B64URL, 40))),
+    Format("client-secret", "CLIENT_SECRET", "OAuth", shaped(("s", ALNUM, 32))),
+    Format("db-password", "DB_PASSWORD", "database", shaped(("s", ALNUM + "!#%", 18))),
     Format("age-key", "AGE_KEY", "age", _prefixed("AGE-SECRET-KEY-1", UPPER_ALNUM, 58)),
     Format("atlassian", "JIRA_TOKEN", "Atlassian", _prefixed("ATATT3xFfGF0", B64URL, 180)),
     Format("groq", "GROQ_KEY", "Groq", _prefixed("gsk_", ALNUM, 52)),
@@ -323,7 +283,7 @@ FORMATS: tuple[Format, ...] = (
         "configured-env",
         "ACME_PASS",
         "Acme",
-        _shaped(("s", string.ascii_lowercase, 10)),
+        shaped(("s", string.ascii_lowercase, 10)),
         env_names=("ACME_PASS",),
     ),
 )

@@ -424,3 +424,41 @@ async def test_pygls_keeps_no_copy_of_the_documents(root: Path) -> None:
         frame({"method": "textDocument/didClose", "params": {"textDocument": {"uri": document}}})
     )
     assert server.workspace.text_documents == {} and document not in server.documents
+
+
+async def test_an_unexpected_failure_answers_with_its_message_and_no_traceback() -> None:
+    server = create_server()
+    written = Collected()
+    server.protocol.set_writer(written, include_headers=False)
+
+    @server.command("stet.test.broken")
+    def broken(*arguments: Any) -> None:
+        raise RuntimeError("an unexpected failure")
+
+    capabilities = server.protocol._converter.unstructure(client_capabilities("neovim@v0.11.0"))
+    server.protocol.receive(
+        frame({"id": 1, "method": "initialize", "params": {"capabilities": capabilities}})
+    )
+    server.protocol.receive(
+        frame(
+            {
+                "id": 2,
+                "method": "workspace/executeCommand",
+                "params": {"command": "stet.test.broken", "arguments": []},
+            }
+        )
+    )
+    await asyncio.sleep(0.1)
+    [answer] = [m for m in _messages(written.data) if m.get("id") == 2]
+    assert answer["error"]["code"] == -32603
+    assert "an unexpected failure" in answer["error"]["message"]
+    assert "data" not in answer["error"] and "Traceback" not in json.dumps(answer)
+
+
+def _messages(data: bytes) -> list[dict[str, Any]]:
+    """The JSON messages written one after another (no headers)."""
+    decoder, text, found, position = json.JSONDecoder(), data.decode(), [], 0
+    while position < len(text):
+        message, position = decoder.raw_decode(text, position)
+        found.append(message)
+    return found
