@@ -1,0 +1,202 @@
+"""The open trajectory format: one event a line in `events.jsonl`, one kind a model.
+
+Every event has the common fields of `EventBase`; `kind` says which of the models below it is.
+Readers must keep going on a kind they do not know (a later schema may add kinds) and may read
+it as `RawEvent`-like data. The JSON Schema in docs/schema/ is generated from these models.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+SCHEMA_VERSION = "1.0"
+
+
+class SourceRef(BaseModel):
+    """Where an event came from: a source transcript (by the name it has in meta.json's
+    `sources`) and the 1-based line the record starts on. `pointer` names the record inside
+    a file that is one JSON document (a JSON Pointer such as `/history/3`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    file: str
+    line: int = Field(ge=1)
+    pointer: str | None = None
+
+
+class EventBase(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    step: int = Field(0, ge=0, description="1-based position in the trajectory (0 before store)")
+    session: str = Field(description="the id of the agent session the event belongs to")
+    agent: str | None = Field(
+        None, description="the subagent that produced the event; null for the main agent"
+    )
+    time: str | None = Field(None, description="ISO 8601 time the harness recorded, if any")
+    source: SourceRef
+
+
+class SessionStart(EventBase):
+    kind: Literal["session_start"] = "session_start"
+    harness: str = Field(description="claude-code, codex, aider, swe-agent, ...")
+    harness_version: str | None = None
+    model: str | None = None
+    cwd: str | None = None
+    branch: str | None = None
+    commit: str | None = None
+    title: str | None = None
+
+
+class UserMessage(EventBase):
+    kind: Literal["user_message"] = "user_message"
+    text: str
+
+
+class AgentMessage(EventBase):
+    kind: Literal["agent_message"] = "agent_message"
+    text: str
+    model: str | None = None
+
+
+class Reasoning(EventBase):
+    """A readable reasoning summary. Encrypted or opaque reasoning is never stored: the
+    importer drops it and counts it in meta.json (`dropped.opaque_reasoning`)."""
+
+    kind: Literal["reasoning"] = "reasoning"
+    text: str
+
+
+class ToolCall(EventBase):
+    kind: Literal["tool_call"] = "tool_call"
+    call_id: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolResult(EventBase):
+    kind: Literal["tool_result"] = "tool_result"
+    call_id: str
+    ok: bool = True
+    output: str = ""
+
+
+class FileChange(EventBase):
+    """A change to one file. `diff` is a unified diff (`---`/`+++` headers, `@@` hunks).
+    When `anchored` is true the hunk line numbers are the file's real line numbers, so the
+    lines the change wrote can be placed in the file after it; otherwise (an edit recorded as
+    search and replace text only) the hunks start at line 1 and only their text is known.
+    `content` is the whole file after the change when the harness recorded it."""
+
+    kind: Literal["file_change"] = "file_change"
+    path: str
+    operation: Literal["create", "modify", "delete", "rename"]
+    old_path: str | None = None
+    diff: str = ""
+    anchored: bool = False
+    content: str | None = None
+    call_id: str | None = Field(None, description="the tool call that made the change")
+    added: int = Field(0, ge=0)
+    removed: int = Field(0, ge=0)
+
+
+class Usage(EventBase):
+    """Tokens of one model request (deduplicated: a request counts once)."""
+
+    kind: Literal["usage"] = "usage"
+    model: str | None = None
+    input_tokens: int = Field(0, ge=0)
+    output_tokens: int = Field(0, ge=0)
+    cache_read_tokens: int = Field(0, ge=0)
+    cache_write_tokens: int = Field(0, ge=0)
+    cost_usd: float | None = None
+    cost_basis: Literal["reported", "estimated"] | None = None
+
+
+class Compaction(EventBase):
+    kind: Literal["compaction"] = "compaction"
+    summary: str
+
+
+class Subagent(EventBase):
+    """A subagent started by a tool call: its own events follow with `agent` set to
+    `agent_id`; `call_id` is the main agent's call that started it."""
+
+    kind: Literal["subagent"] = "subagent"
+    agent_id: str
+    call_id: str | None = None
+    description: str | None = None
+
+
+class Commit(EventBase):
+    kind: Literal["commit"] = "commit"
+    sha: str | None = None
+    message: str
+
+
+class Error(EventBase):
+    kind: Literal["error"] = "error"
+    message: str
+    interrupt: bool = False
+
+
+class Note(EventBase):
+    """A style sheet entry graduated into the trajectory."""
+
+    kind: Literal["note"] = "note"
+    entry_id: str
+    entry_kind: str
+    text: str
+    author: str | None = None
+
+
+class SessionEnd(EventBase):
+    kind: Literal["session_end"] = "session_end"
+    reason: str | None = None
+
+
+class RawEvent(EventBase):
+    """A source record the importer did not understand, kept as it was (never dropped)."""
+
+    kind: Literal["raw"] = "raw"
+    record: Any
+    reason: str | None = None
+
+
+Event = Annotated[
+    SessionStart
+    | UserMessage
+    | AgentMessage
+    | Reasoning
+    | ToolCall
+    | ToolResult
+    | FileChange
+    | Usage
+    | Compaction
+    | Subagent
+    | Commit
+    | Error
+    | Note
+    | SessionEnd
+    | RawEvent,
+    Field(discriminator="kind"),
+]
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def event_json(event: EventBase) -> str:
+    """One line of events.jsonl: `kind` first, then the fields in model order with defaults
+    left out; no spaces, non-ASCII as is. The same event always gives the same bytes."""
+    fields = event.model_dump(mode="json", exclude_defaults=True)
+    fields.pop("kind", None)
+    return json.dumps(
+        {"kind": getattr(event, "kind"), **fields}, ensure_ascii=False, separators=(",", ":")
+    )
+
+
+def parse_event(line: str | bytes) -> Event:
+    """One events.jsonl line as its model (pydantic.ValidationError when it is not one)."""
+    return EVENT_ADAPTER.validate_json(line)

@@ -1,0 +1,50 @@
+"""The importers, in the order formats are tried, and detection from the content."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.importers.base import SNIFF_BYTES, Importer
+
+# name -> module exposing IMPORTER; more specific formats come first.
+_MODULES = {
+    "atif": "stet_lsp.trajectory.importers.atif",
+    "claude-code": "stet_lsp.trajectory.importers.claude_code",
+    "codex": "stet_lsp.trajectory.importers.codex",
+    "gemini-cli": "stet_lsp.trajectory.importers.gemini",
+    "openhands": "stet_lsp.trajectory.importers.openhands",
+    "mini-swe-agent": "stet_lsp.trajectory.importers.swe_agent",
+    "swe-agent": "stet_lsp.trajectory.importers.swe_agent",
+    "aider": "stet_lsp.trajectory.importers.aider",
+}
+
+
+def importer(name: str) -> Importer:
+    if name not in _MODULES:
+        raise StetError(f"unknown format {name!r}; formats: {', '.join(FORMATS)}")
+    module = importlib.import_module(_MODULES[name])
+    found: Importer = module.IMPORTERS[name]
+    return found
+
+
+FORMATS = tuple(_MODULES)
+
+
+def read_head(path: Path) -> str:
+    """The start of a file as `sniff` sees it (zstd-compressed files are decompressed)."""
+    from stet_lsp.trajectory.importers.files import open_text
+
+    with open_text(path) as stream:
+        return stream.read(SNIFF_BYTES)
+
+
+def detect(path: Path) -> Importer:
+    head = read_head(path)
+    for name in FORMATS:
+        found = importer(name)
+        if found.sniff(head):
+            return found
+    labels = ", ".join(importer(name).label for name in FORMATS)
+    raise StetError(f"{path}: not a transcript of a known format (tried {labels})")

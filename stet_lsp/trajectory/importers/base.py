@@ -1,0 +1,52 @@
+"""The contract every importer keeps: recognise its format from the content, parse a file into
+events. Importers only read and translate: they do not redact, relativise paths or write
+(the import pipeline does that, on everything an importer returns)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from stet_lsp.trajectory.events import EventBase
+
+# How much of a file `sniff` sees: enough for a header record or the first few JSONL lines.
+SNIFF_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A record the importer could not read (the import goes on without it)."""
+
+    source: str
+    line: int
+    message: str
+
+
+@dataclass
+class ParsedSession:
+    """One agent session read from one transcript (and the files that belong to it, such as
+    Claude Code's subagent files). `sources` maps each `SourceRef.file` name the events use to
+    the file on disk. Events are in the session's order; `step` is left at 0."""
+
+    format: str
+    session_id: str
+    events: list[EventBase] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    dropped: Counter[str] = field(default_factory=Counter)
+    sources: dict[str, Path] = field(default_factory=dict)
+
+
+class Importer(Protocol):
+    name: str  # the --format value: "claude-code", "codex", ...
+    label: str  # how an error names it: "Claude Code session JSONL"
+
+    def sniff(self, head: str) -> bool:
+        """Whether the file is in this format, from its first SNIFF_BYTES (decoded as UTF-8
+        with replacement; the last line may be cut off)."""
+        ...
+
+    def parse(self, path: Path) -> ParsedSession:
+        """The session in `path`. Raises StetError only when nothing of it can be read."""
+        ...

@@ -1,0 +1,54 @@
+"""Reading transcripts: plain or zstd-compressed text, JSONL records with their line numbers."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.importers.base import Problem
+
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def open_text(path: Path) -> IO[str]:
+    """The file as text (invalid UTF-8 replaced, never an error); zstd frames are decompressed
+    whatever the file is called."""
+    try:
+        raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - returned, closed by the caller
+    except OSError as error:
+        raise StetError(f"{path}: {error.strerror or error}") from None
+    if raw.read(4) == _ZSTD_MAGIC:
+        raw.seek(0)
+        import zstandard
+
+        raw = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)  # type: ignore[assignment]
+    else:
+        raw.seek(0)
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")  # type: ignore[type-var]
+
+
+def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
+    """(line number, decoded value) of every JSON line; blank lines are skipped and a line
+    that is not JSON (a truncated last line, say) becomes a Problem and is skipped."""
+    with open_text(path) as stream:
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except ValueError as error:
+                problems.append(Problem(source, number, f"not JSON: {error}"))
+
+
+def json_document(path: Path) -> Any:
+    """A file that is one JSON document."""
+    with open_text(path) as stream:
+        text = stream.read()
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise StetError(f"{path}: not JSON: {error}") from None
