@@ -30,6 +30,7 @@ class SourceRef(BaseModel):
 class EventBase(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    kind: str
     step: int = Field(0, ge=0, description="1-based position in the trajectory (0 before store)")
     session: str = Field(description="the id of the agent session the event belongs to")
     agent: str | None = Field(
@@ -192,9 +193,7 @@ def event_json(event: EventBase) -> str:
     left out; no spaces, non-ASCII as is. The same event always gives the same bytes."""
     fields = event.model_dump(mode="json", exclude_defaults=True)
     fields.pop("kind", None)
-    return json.dumps(
-        {"kind": getattr(event, "kind"), **fields}, ensure_ascii=False, separators=(",", ":")
-    )
+    return json.dumps({"kind": event.kind, **fields}, ensure_ascii=False, separators=(",", ":"))
 
 
 def parse_event(line: str | bytes) -> Event:

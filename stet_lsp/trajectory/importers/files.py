@@ -25,10 +25,10 @@ def open_text(path: Path) -> IO[str]:
         raw.seek(0)
         import zstandard
 
-        raw = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)  # type: ignore[assignment]
+        raw = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
     else:
         raw.seek(0)
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")  # type: ignore[type-var]
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
 
 
 def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
