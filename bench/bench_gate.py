@@ -89,7 +89,10 @@ def run_process(argv: list[str], cwd: Path) -> Run:
     if timed_argv is not argv:
         lines = [line for line in errors.strip().splitlines() if line.strip().isdigit()]
         peak_kb = int(lines[-1]) if lines else peak_kb
-    return Run(seconds, peak_kb / 1024, os.waitstatus_to_exitcode(status))
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):  # 1: findings; anything else means the figure measures a failure
+        raise SystemExit(f"{' '.join(argv)} exited with {code}:\n{errors}")
+    return Run(seconds, peak_kb / 1024, code)
 
 
 def gitleaks_binary() -> str | None:

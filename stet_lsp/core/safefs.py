@@ -16,8 +16,10 @@ from __future__ import annotations
 import os
 import secrets
 import stat
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import BinaryIO
 
 from stet_lsp.core.errors import StetError
 
@@ -78,17 +80,26 @@ def make_dirs(root: Path, path: Path | str) -> Path:
 def read_regular(path: Path, root: Path | None = None, limit: int = -1) -> bytes | None:
     """The content of the regular file at `path` (at most `limit` bytes when it is not -1),
     None when there is no file. With `root`, `path` must be inside it."""
+    stream = open_regular(path, root)
+    if stream is None:
+        return None
+    try:
+        with stream:
+            return stream.read(limit)
+    except OSError as error:
+        raise _os_error(path, error) from None
+
+
+def open_regular(path: Path, root: Path | None = None) -> BinaryIO | None:
+    """The regular file at `path` open for reading, None when there is no file. With `root`,
+    `path` must be inside it."""
     if root is not None:
         path = inside(root, path)
     try:
         descriptor = _open_regular(path, os.O_RDONLY, follow=root is None)
     except FileNotFoundError:
         return None
-    try:
-        with os.fdopen(descriptor, "rb") as stream:
-            return stream.read(limit)
-    except OSError as error:
-        raise _os_error(path, error) from None
+    return os.fdopen(descriptor, "rb")
 
 
 def ensure_regular(path: Path, root: Path) -> Path:
@@ -103,18 +114,25 @@ def ensure_regular(path: Path, root: Path) -> Path:
 
 
 def atomic_write(path: Path, data: bytes, root: Path | None = None, mode: int = 0o666) -> None:
-    """Replace the file at `path` with `data`: written to an exclusively created temporary file
-    in the same folder, synced, then renamed over `path`, so a crash leaves the old content or
-    the new. An existing file keeps its permissions; a new one gets `mode` (less the umask).
-    The destination may be missing or a regular file, never a link: it is replaced, not
-    written through."""
+    """Replace the file at `path` with `data` (see `atomic_writer`)."""
+    with atomic_writer(path, root, mode) as stream:
+        stream.write(data)
+
+
+@contextmanager
+def atomic_writer(path: Path, root: Path | None = None, mode: int = 0o666) -> Iterator[BinaryIO]:
+    """A stream whose bytes replace the file at `path` when the block ends without an error:
+    written to an exclusively created temporary file in the same folder, synced, then renamed
+    over `path`, so a crash leaves the old content or the new. An existing file keeps its
+    permissions; a new one gets `mode` (less the umask). The destination may be missing or a
+    regular file, never a link: it is replaced, not written through."""
     if root is not None:
         path = inside(root, path)
     existing = _regular_or_missing(path)
     temporary, descriptor = _create_temporary(path, mode)
     try:
         with os.fdopen(descriptor, "wb") as stream:
-            stream.write(data)
+            yield stream
             stream.flush()
             if existing is not None and os.chmod in os.supports_fd:
                 os.chmod(stream.fileno(), stat.S_IMODE(existing.st_mode))
@@ -262,3 +280,17 @@ def _kind(mode: int) -> str:
 
 def _os_error(path: Path, error: OSError) -> StetError:
     return StetError(f"cannot use {path}: {error.strerror or error} ({_UNCHANGED})")
+
+
+def ensure_stet_gitignore(root: Path) -> None:
+    """`.stet/.gitignore` ignores `cache/`, so a style sheet is never committed by accident."""
+    path = make_dirs(root, ".stet") / ".gitignore"
+    data = read_regular(path, root)
+    current = "" if data is None else data.decode("utf-8", "surrogateescape")
+    if any(
+        line.strip() in {"cache/", "/cache/", "cache", "/cache"} for line in current.splitlines()
+    ):
+        return
+    separator = "\n" if current and not current.endswith("\n") else ""
+    updated = f"{current}{separator}cache/\n"
+    atomic_write(path, updated.encode("utf-8", "surrogateescape"), root)

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
-from pathlib import Path
 from typing import Literal, TypeVar
 
 from stet_lsp.core.anchors import place
@@ -26,7 +25,13 @@ from stet_lsp.core.model import (
     format_time,
     utc_now,
 )
-from stet_lsp.core.safefs import atomic_write, ensure_regular, make_dirs, read_regular
+from stet_lsp.core.safefs import (
+    atomic_write,
+    ensure_regular,
+    ensure_stet_gitignore,
+    make_dirs,
+    read_regular,
+)
 from stet_lsp.core.sheet_format import (
     SheetDocument,
     SheetMeta,
@@ -35,7 +40,7 @@ from stet_lsp.core.sheet_format import (
     new_document,
     normalize_text,
 )
-from stet_lsp.core.targets import STET_DIR, Target
+from stet_lsp.core.targets import Target
 
 LOCK_TIMEOUT_SECONDS = 15.0
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
@@ -307,17 +312,3 @@ def _new_id(sheet_text: str) -> str:
         candidate = "".join(secrets.choice(_ID_ALPHABET) for _ in range(6))
         if candidate not in sheet_text:
             return candidate
-
-
-def ensure_stet_gitignore(root: Path) -> None:
-    """`.stet/.gitignore` ignores `cache/`, so a style sheet is never committed by accident."""
-    path = make_dirs(root, STET_DIR) / ".gitignore"
-    data = read_regular(path, root)
-    current = "" if data is None else data.decode("utf-8", "surrogateescape")
-    if any(
-        line.strip() in {"cache/", "/cache/", "cache", "/cache"} for line in current.splitlines()
-    ):
-        return
-    separator = "\n" if current and not current.endswith("\n") else ""
-    updated = f"{current}{separator}cache/\n"
-    atomic_write(path, updated.encode("utf-8", "surrogateescape"), root)

@@ -9,16 +9,17 @@ line per file with their count; every secret is reported on its own.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.safefs import atomic_write, read_regular
+from stet_lsp.core.safefs import atomic_write, atomic_writer, open_regular
 
 if TYPE_CHECKING:
     from stet_lsp.gate.allowlist import Allowlist
@@ -127,11 +128,13 @@ class Setup:
             self._cache_dir = _cache_dir(self.root) if self.has_work_tree else None
         return self._cache_dir  # type: ignore[return-value]
 
-    def file_key(self, label: str, data: bytes) -> str:
+    def file_key(self, label: str, stream: BinaryIO) -> str:
         """The file's cache key: its bytes, the gate's code, every option, JSON or not."""
         import hashlib
 
-        digest = hashlib.sha256(data)
+        digest = hashlib.sha256()
+        while block := stream.read(1 << 20):
+            digest.update(block)
         material = [
             _code_version(),
             "strict" if self.strict else "normal",
@@ -191,7 +194,7 @@ def _cache_dir(root: Path) -> Path | None:
 
     try:
         if not os.path.isdir(root / CACHE_DIR):
-            from stet_lsp.core.sheet import ensure_stet_gitignore
+            from stet_lsp.core.safefs import ensure_stet_gitignore
 
             ensure_stet_gitignore(root)
         return make_dirs(root, CACHE_DIR)
@@ -199,18 +202,18 @@ def _cache_dir(root: Path) -> Path | None:
         return None
 
 
-def _decode(data: bytes) -> str | None:
-    """Text, or None for binary content (a NUL byte early on)."""
-    if b"\0" in data[:_BINARY_PROBE]:
-        return None
-    return data.decode("utf-8", "surrogateescape")
-
-
-def _read(path: Path) -> str | None:
-    data = read_regular(path)
-    if data is None:
+def _open(path: Path) -> BinaryIO:
+    stream = open_regular(path)
+    if stream is None:
         raise StetError(f"{path}: no such file or directory")
-    return _decode(data)
+    return stream
+
+
+def _is_binary(stream: BinaryIO) -> bool:
+    """Whether the content is binary (a NUL byte early on); the stream is left at its start."""
+    binary = b"\0" in stream.read(_BINARY_PROBE)
+    stream.seek(0)
+    return binary
 
 
 def _files(paths: list[str]) -> Iterator[Path]:
@@ -257,28 +260,29 @@ def _within(path: Path, root: Path) -> bool:
     return True
 
 
-def _scan_one(label: str, data: bytes, setup: Setup) -> list[tuple[str, Finding | HomePaths]]:
+def _scan_one(label: str, stream: BinaryIO, setup: Setup) -> list[tuple[str, Finding | HomePaths]]:
     """The file's secrets one by one, then its home paths as one entry: from the on-disk
     cache when the same bytes were scanned with the same gate and options before (then the
-    file is not even decoded). Binary content (a NUL byte early on) is skipped."""
-    if b"\0" in data[:_BINARY_PROBE]:
+    file is not even decoded). Binary content (a NUL byte early on) is skipped. The file is
+    read a block at a time: memory does not grow with its size."""
+    if _is_binary(stream):
         return []
     own = setup.has_work_tree and _within(Path(label), setup.root) and bool(setup.cache_dir)
-    key = setup.file_key(label, data) if own else ""
+    key = ""
+    if own:
+        key = setup.file_key(label, stream)
+        stream.seek(0)
     cached = _cached(setup.cache_dir, key) if key else None
     if cached is not None:
         findings, homes = cached
     else:
-        from stet_lsp.core.lines import LineIndex
-        from stet_lsp.gate.homepaths import home_path_summary
-        from stet_lsp.gate.scan import scan_text
+        from stet_lsp.gate.stream import scan_blocks, text_blocks
 
-        text = data.decode("utf-8", "surrogateescape")
-        findings = scan_text(text, config=setup.config, path=label)
-        count, first = home_path_summary(text)
+        scanned = scan_blocks(text_blocks(stream), setup.config, label)
+        findings = scanned.findings
         homes = None
-        if first is not None:
-            homes = HomePaths(count, *LineIndex(text).position(first))
+        if scanned.first_home_path is not None:
+            homes = HomePaths(scanned.home_paths, *scanned.first_home_path)
         if key and setup.cache_dir is not None:
             _remember(setup.cache_dir, key, findings, homes)
     found: list[tuple[str, Finding | HomePaths]] = [(label, f) for f in findings]
@@ -328,10 +332,8 @@ def _remember(directory: Path, key: str, findings: list[Finding], homes: HomePat
 def _scan_files(paths: list[str], setup: Setup) -> list[tuple[str, Finding | HomePaths]]:
     results: list[tuple[str, Finding | HomePaths]] = []
     for file in _files(paths):
-        data = read_regular(file)
-        if data is None:
-            raise StetError(f"{file}: no such file or directory")
-        results.extend(_scan_one(str(file), data, setup))
+        with _open(file) as stream:
+            results.extend(_scan_one(str(file), stream, setup))
     return results
 
 
@@ -342,28 +344,35 @@ def run_scan(args: argparse.Namespace) -> int:
 
 
 def run_redact(args: argparse.Namespace) -> int:
-    source = Path(args.path)
-    text = _read(source)
-    if text is None:
-        raise StetError(f"{args.path}: binary content is not redacted")
-    from stet_lsp.gate.redact import redact_text
+    from stet_lsp.gate.stream import redact_blocks, text_blocks
 
-    result = redact_text(text, config=Setup(args).config, path=str(source))
-    data = result.text.encode("utf-8", "surrogateescape")
-    if args.in_place or args.output:
-        atomic_write(source if args.in_place else Path(args.output), data)
-    else:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+    source = Path(args.path)
+    with _open(source) as stream:
+        if _is_binary(stream):
+            raise StetError(f"{args.path}: binary content is not redacted")
+
+        def blocks() -> Iterator[str]:
+            stream.seek(0)
+            return text_blocks(stream)
+
+        config = Setup(args).config
+        if args.in_place or args.output:
+            target = source if args.in_place else Path(args.output)
+            with atomic_writer(target) as output:
+                report = redact_blocks(blocks, config, str(source), _encoder(output))
+        else:
+            sys.stdout.flush()
+            report = redact_blocks(blocks, config, str(source), _encoder(sys.stdout.buffer))
+            sys.stdout.flush()
     if args.report:
-        report = json.dumps(result.report.to_dict(), indent=2) + "\n"
-        atomic_write(Path(args.report), report.encode("utf-8"))
-    counts = ", ".join(f"{rule} {n}" for rule, n in result.report.counts().items())
-    print(
-        f"redacted {result.report.total} span(s){': ' + counts if counts else ''}", file=sys.stderr
-    )
+        atomic_write(Path(args.report), (json.dumps(report.to_dict(), indent=2) + "\n").encode())
+    counts = ", ".join(f"{rule} {n}" for rule, n in report.counts().items())
+    print(f"redacted {report.total} span(s){': ' + counts if counts else ''}", file=sys.stderr)
     return 0
+
+
+def _encoder(output: BinaryIO) -> Callable[[str], object]:
+    return lambda text: output.write(text.encode("utf-8", "surrogateescape"))
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -378,7 +387,7 @@ def run_check(args: argparse.Namespace) -> int:
         artifacts = gitfiles.committed_and_staged(repository)
         findings = []
         for artifact in artifacts:
-            found = _scan_one(artifact.path, artifact.data, setup)
+            found = _scan_one(artifact.path, io.BytesIO(artifact.data), setup)
             findings.extend((artifact.label, f) for _, f in found)
         checked = len(artifacts)
     _emit(findings, args.json)

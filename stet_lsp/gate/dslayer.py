@@ -16,8 +16,11 @@ windows around its own keywords, and only where the gate's rules found nothing.
 from __future__ import annotations
 
 import re
+import sys
 import threading
-from collections.abc import Iterable
+import types
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -110,14 +113,45 @@ def _heuristic() -> Any:
 
 @lru_cache(maxsize=2)
 def _plugins(strict: bool) -> tuple[Any, ...]:
-    from detect_secrets.settings import get_plugins, transient_settings
-
     config: dict[str, Any] = {"plugins_used": [{"name": name} for name in _REGEX_PLUGINS]}
     if strict:
         config["plugins_used"].extend(_ENTROPY_PLUGINS)
-    # transient_settings swaps a process-wide singleton: serialise it.
-    with _lock, transient_settings(config):
-        return tuple(get_plugins())
+    # transient_settings swaps a process-wide singleton: serialise it. The plugins' modules
+    # load in get_plugins.
+    with _lock, _without_requests():
+        from detect_secrets.settings import get_plugins, transient_settings
+
+        with transient_settings(config):
+            return tuple(get_plugins())
+
+
+@contextmanager
+def _without_requests() -> Iterator[None]:
+    """detect-secrets imports `requests` (a third of a whole scan's start-up) only to verify
+    secrets online, which the gate never asks of it: no verification filter is configured, so
+    no plugin's `verify` runs. While detect-secrets loads, `requests` is a stand-in module
+    whose attributes are inert; a process that imported the real one keeps it, and the name is
+    freed afterwards so a later `import requests` gets the real module."""
+    if "requests" in sys.modules or "detect_secrets" in sys.modules:
+        yield
+        return
+    stand_in = _InertModule("requests")
+    sys.modules["requests"] = stand_in
+    try:
+        yield
+    finally:
+        if sys.modules.get("requests") is stand_in:
+            del sys.modules["requests"]
+
+
+class _InertModule(types.ModuleType):
+    """A module whose every attribute is an inert placeholder (annotations such as
+    `-> requests.Response`, `except requests.exceptions.RequestException` never reached)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _InertModule(f"{self.__name__}.{name}")
 
 
 def _is_filtered(value: str) -> bool:

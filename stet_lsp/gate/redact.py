@@ -62,29 +62,24 @@ def redact_text(
 
 
 def apply_redaction(
-    text: str, findings: Sequence[Finding], *, path: str | None = None
+    text: str,
+    findings: Sequence[Finding],
+    *,
+    path: str | None = None,
+    numbering: Numbering | None = None,
 ) -> RedactionResult:
     """Replace the given findings of `text` (as returned by scan_text on that same text), then
     every home path of the result by `~` (one pass; counted in the report, not located).
 
-    `replacements` are the findings' edits only: positions in the original text."""
+    `replacements` are the findings' edits only: positions in the original text. A text
+    redacted in parts shares one `numbering` made from the whole text's markers."""
+    numbering = numbering or Numbering(used_numbers(text))
     ordered = sorted(findings, key=lambda f: f.offset)
-    numbers: dict[str, dict[str, int]] = {}
-    used = _used_numbers(text)
     replacements: list[Replacement] = []
     pieces: list[str] = []
     position = 0
     for finding in ordered:
-        value = text[finding.offset : finding.end_offset]
-        if finding.replacement is not None:
-            marker = finding.replacement
-        else:
-            per_value = numbers.setdefault(finding.rule, {})
-            number = per_value.get(value)
-            if number is None:
-                number = used.get(finding.rule, 0) + len(per_value) + 1
-                per_value[value] = number
-            marker = f"[REDACTED:{finding.rule}#{number}]"
+        marker = numbering.marker(finding, text[finding.offset : finding.end_offset])
         replacements.append(Replacement(finding, marker))
         pieces.append(text[position : finding.offset])
         pieces.append(marker)
@@ -100,10 +95,30 @@ def apply_redaction(
     )
 
 
-def _used_numbers(text: str) -> dict[str, int]:
+class Numbering:
+    """Marker numbers: per rule, one per distinct value in order of first appearance, after
+    the highest number the text already uses for that rule."""
+
+    def __init__(self, used: dict[str, int]) -> None:
+        self._used = used
+        self._numbers: dict[str, dict[str, int]] = {}
+
+    def marker(self, finding: Finding, value: str) -> str:
+        if finding.replacement is not None:
+            return finding.replacement
+        per_value = self._numbers.setdefault(finding.rule, {})
+        number = per_value.get(value)
+        if number is None:
+            number = self._used.get(finding.rule, 0) + len(per_value) + 1
+            per_value[value] = number
+        return f"[REDACTED:{finding.rule}#{number}]"
+
+
+def used_numbers(text: str, highest: dict[str, int] | None = None) -> dict[str, int]:
+    """The highest marker number of each rule in `text` (added to `highest` when given)."""
+    highest = {} if highest is None else highest
     if "[REDACTED:" not in text:
-        return {}
-    highest: dict[str, int] = {}
+        return highest
     for match in _MARKER.finditer(text):
         rule, number = match.group(1), int(match.group(2))
         highest[rule] = max(highest.get(rule, 0), number)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from stet_lsp.core.lines import LineIndex
@@ -96,32 +97,55 @@ def detect_spans(
 ) -> list[Span]:
     config = config or GateConfig()
     as_json = is_json_path(path) if json_mode is None else json_mode
-    filename = path or ("artifact.json" if as_json else "artifact.txt")
     spans: list[Span] = []
-    for offset, chunk in _chunks(text, as_json):
-        key = chunk_key(chunk, config.fingerprint, as_json) if cache is not None else ""
-        found = cache.get(key, config.cache_dir) if cache is not None else None
-        if found is None:
-            found = tuple(_scan_chunk(chunk, config, as_json, filename))
-            if cache is not None:
-                cache.put(key, found, config.cache_dir)
+    offset = 0
+    for chunk in split_chunks(text) if as_json else (text,):
+        found = chunk_spans(chunk, config, path, as_json, cache)
         spans.extend(span.shifted(offset) for span in found)
+        offset += len(chunk)
     return spans
 
 
-def _chunks(text: str, as_json: bool) -> list[tuple[int, str]]:
-    """JSON lines split between records (a record never spans lines); other text stays whole,
-    since a key block or a multi-line value may cross any line boundary."""
-    if not as_json or len(text) <= CHUNK_SIZE:
-        return [(0, text)]
-    chunks = []
-    start = 0
-    while start < len(text):
-        cut = text.find("\n{", start + CHUNK_SIZE)
-        end = len(text) if cut < 0 else cut + 1
-        chunks.append((start, text[start:end]))
-        start = end
-    return chunks
+def chunk_spans(
+    chunk: str,
+    config: GateConfig,
+    path: str | None,
+    as_json: bool,
+    cache: ResultCache | None = DEFAULT_CACHE,
+) -> tuple[Span, ...]:
+    """The spans of one chunk (as `split_chunks` cuts JSON; other text is one chunk)."""
+    filename = path or ("artifact.json" if as_json else "artifact.txt")
+    key = chunk_key(chunk, config.fingerprint, as_json) if cache is not None else ""
+    found = cache.get(key, config.cache_dir) if cache is not None else None
+    if found is None:
+        found = tuple(_scan_chunk(chunk, config, as_json, filename))
+        if cache is not None:
+            cache.put(key, found, config.cache_dir)
+    return found
+
+
+def split_chunks(text: str) -> list[str]:
+    """JSON text cut between records (a record never spans lines) into chunks of about
+    CHUNK_SIZE characters; other text stays whole, since a key block or a multi-line value
+    may cross any line boundary."""
+    return list(stream_chunks((text,)))
+
+
+def stream_chunks(blocks: Iterable[str]) -> Iterator[str]:
+    """`split_chunks` over text that arrives in blocks: the same chunks, whatever the blocks."""
+    pending = ""
+    for block in blocks:
+        pending = pending + block if pending else block
+        start = 0
+        while len(pending) - start > CHUNK_SIZE:
+            cut = pending.find("\n{", start + CHUNK_SIZE)
+            if cut < 0:
+                break
+            yield pending[start : cut + 1]
+            start = cut + 1
+        pending = pending[start:]
+    if pending:
+        yield pending
 
 
 def _scan_chunk(

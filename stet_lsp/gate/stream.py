@@ -1,0 +1,127 @@
+"""Scanning and redacting text as it is read, a chunk at a time: a file of any size costs the
+memory of one chunk. JSON text is cut as `scan.split_chunks` cuts it, so the results are the
+ones scanning the whole text at once gives; other text is read whole (a key block or a
+multi-line value may cross any line)."""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from typing import BinaryIO
+
+from stet_lsp.core.lines import LineIndex
+from stet_lsp.gate.config import GateConfig
+from stet_lsp.gate.findings import Finding, finding_for
+from stet_lsp.gate.homepaths import RULE as HOME_PATH_RULE
+from stet_lsp.gate.homepaths import home_path_summary
+from stet_lsp.gate.redact import Numbering, apply_redaction, used_numbers
+from stet_lsp.gate.report import RedactionReport
+from stet_lsp.gate.scan import chunk_spans, is_json_path, stream_chunks
+
+BLOCK_SIZE = 1 << 20
+
+
+def text_blocks(stream: BinaryIO, block_size: int = BLOCK_SIZE) -> Iterator[str]:
+    """The stream's bytes as text blocks (UTF-8; undecodable bytes kept as surrogates, so
+    writing the text back gives the same bytes)."""
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+    while block := stream.read(block_size):
+        yield decoder.decode(block)
+    if tail := decoder.decode(b"", final=True):
+        yield tail
+
+
+def _chunks(blocks: Iterable[str], path: str) -> Iterable[str]:
+    return stream_chunks(blocks) if is_json_path(path) else ("".join(blocks),)
+
+
+@dataclass(frozen=True)
+class ChunkFindings:
+    """One chunk's findings, positioned in the whole text."""
+
+    text: str
+    offset: int
+    """Where the chunk starts in the whole text."""
+    findings: list[Finding]
+    home_paths: int
+    first_home_path: tuple[int, int] | None
+    """(line, column) in the whole text."""
+
+
+def scan_chunks(blocks: Iterable[str], config: GateConfig, path: str) -> Iterator[ChunkFindings]:
+    """Each chunk of the text with its findings, positions counted from the text's start."""
+    as_json = is_json_path(path)
+    line_base = 0
+    offset_base = 0
+    for chunk in _chunks(blocks, path):
+        lines = LineIndex(chunk)
+        findings = [
+            _shifted(finding_for(span, chunk, lines), line_base, offset_base)
+            for span in chunk_spans(chunk, config, path, as_json, cache=None)
+        ]
+        count, first = home_path_summary(chunk)
+        position = None
+        if first is not None:
+            line, column = lines.position(first)
+            position = (line + line_base, column)
+        yield ChunkFindings(chunk, offset_base, findings, count, position)
+        line_base += len(lines.starts) - 1
+        offset_base += len(chunk)
+
+
+@dataclass(frozen=True)
+class FileFindings:
+    findings: list[Finding]
+    home_paths: int
+    first_home_path: tuple[int, int] | None
+
+
+def scan_blocks(blocks: Iterable[str], config: GateConfig, path: str) -> FileFindings:
+    findings: list[Finding] = []
+    homes = 0
+    first: tuple[int, int] | None = None
+    for part in scan_chunks(blocks, config, path):
+        findings += part.findings
+        homes += part.home_paths
+        first = first or part.first_home_path
+    return FileFindings(findings, homes, first)
+
+
+def redact_blocks(
+    blocks: Callable[[], Iterable[str]],
+    config: GateConfig,
+    path: str,
+    write: Callable[[str], object],
+) -> RedactionReport:
+    """Write the redacted text, chunk by chunk. `blocks` is called twice: the first reading
+    collects the marker numbers the text already uses (so redacting twice changes nothing and
+    no marker is reused), the second redacts."""
+    used: dict[str, int] = {}
+    for chunk in _chunks(blocks(), path):
+        used_numbers(chunk, used)
+    numbering = Numbering(used)
+    findings: list[Finding] = []
+    homes = 0
+    for part in scan_chunks(blocks(), config, path):
+        local = [
+            replace(f, offset=f.offset - part.offset, end_offset=f.end_offset - part.offset)
+            for f in part.findings
+        ]
+        result = apply_redaction(part.text, local, path=path, numbering=numbering)
+        write(result.text)
+        findings += part.findings
+        homes += result.report.tallies.get(HOME_PATH_RULE, 0)
+    return RedactionReport.from_findings(findings, path, {HOME_PATH_RULE: homes})
+
+
+def _shifted(finding: Finding, lines: int, offset: int) -> Finding:
+    if not lines and not offset:
+        return finding
+    return replace(
+        finding,
+        line=finding.line + lines,
+        end_line=finding.end_line + lines,
+        offset=finding.offset + offset,
+        end_offset=finding.end_offset + offset,
+    )
