@@ -16,6 +16,7 @@ _MODULES = {
     "stet_lsp.cli.sheet": ("sheet",),
     "stet_lsp.gate.cli": ("gate",),
     "stet_lsp.cli.check": ("check",),
+    "stet_lsp.cli.trajectory": ("trajectory",),
     "stet_lsp.cli.demo": ("demo",),
 }
 

@@ -12,6 +12,7 @@ from typing import Literal, TypeVar
 from stet_lsp.core.anchors import place
 from stet_lsp.core.brief import DEFAULT_BUDGET, Brief, render_brief
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.locking import file_lock
 from stet_lsp.core.model import (
     AUTHORS,
     KINDS,
@@ -27,9 +28,7 @@ from stet_lsp.core.model import (
 )
 from stet_lsp.core.safefs import (
     atomic_write,
-    ensure_regular,
     ensure_stet_gitignore,
-    make_dirs,
     read_regular,
 )
 from stet_lsp.core.sheet_format import (
@@ -42,7 +41,6 @@ from stet_lsp.core.sheet_format import (
 )
 from stet_lsp.core.targets import Target
 
-LOCK_TIMEOUT_SECONDS = 15.0
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 
 Via = Literal["direct", "margin"]
@@ -239,26 +237,9 @@ class StyleSheet:
         if self.buffer is not None:  # an editor's text: nothing on disk to guard
             yield
             return
-        from filelock import FileLock, Timeout  # slow to import; only writers need it
-
-        root = self.target.root
-        make_dirs(root, self.path.parent)
-        ensure_stet_gitignore(root)
-        # Created (or checked) here first: filelock itself may follow a link or open a FIFO.
-        lock_path = ensure_regular(self.path.with_name(self.path.name + ".lock"), root)
-        lock = FileLock(str(lock_path), timeout=LOCK_TIMEOUT_SECONDS)
-        try:
-            lock.acquire()
-        except Timeout:
-            raise StetError(
-                f"the style sheet is locked by another process ({lock.lock_file}); try again"
-            ) from None
-        except OSError as error:
-            raise StetError(f"cannot lock {lock_path}: {error.strerror or error}") from None
-        try:
+        ensure_stet_gitignore(self.target.root)
+        with file_lock(self.path, self.target.root, "the style sheet"):
             yield
-        finally:
-            lock.release()
 
     def _write(self, text: str) -> None:
         if self.buffer is not None:

@@ -1,0 +1,299 @@
+"""`stet trajectory …`: import agent sessions, list, show, render, validate and export
+trajectories. Registering imports nothing of the trajectory modules (other commands start
+fast)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from stet_lsp.cli.common import json_option, print_json, target_of, target_options
+from stet_lsp.core.errors import StetError
+
+if TYPE_CHECKING:
+    from stet_lsp.trajectory.sessions import SessionInfo
+
+_HARNESSES = ("claude-code", "codex", "gemini-cli", "aider")
+
+
+def register(commands: Any) -> None:
+    shared = target_options()
+    trajectory = commands.add_parser("trajectory", help="agent runs as versioned artifacts")
+    actions = trajectory.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    imports = actions.add_parser(
+        "import", parents=[shared], help="import a transcript into the working trajectory"
+    )
+    which = imports.add_mutually_exclusive_group(required=True)
+    which.add_argument("path", nargs="?", help="a transcript file")
+    which.add_argument("--latest", action="store_true", help="the newest session found")
+    which.add_argument("--session", metavar="ID", help="a session found, by id or prefix")
+    imports.add_argument("--harness", choices=_HARNESSES, help="with --latest: only this one")
+    imports.add_argument("--format", dest="format_name", metavar="FORMAT", help=_formats_help())
+    json_option(imports)
+    imports.set_defaults(func=_import)
+
+    sessions = actions.add_parser(
+        "sessions", parents=[shared], help="the agent sessions of this repository"
+    )
+    sessions.add_argument("--harness", choices=_HARNESSES, help="only this harness")
+    json_option(sessions)
+    sessions.set_defaults(func=_sessions)
+
+    listing = actions.add_parser("list", parents=[shared], help="the trajectories")
+    json_option(listing)
+    listing.set_defaults(func=_list)
+
+    show = actions.add_parser("show", parents=[shared], help="a trajectory's steps")
+    show.add_argument("id", nargs="?", help="trajectory id (default: the working one)")
+    json_option(show)
+    show.set_defaults(func=_show)
+
+    render = actions.add_parser("render", parents=[shared], help="print narration.md")
+    render.add_argument("id", nargs="?", help="trajectory id (default: the working one)")
+    render.set_defaults(func=_render)
+
+    validate = actions.add_parser("validate", help="check a trajectory against the format")
+    validate.add_argument("path", help="a trajectory folder or its events.jsonl")
+    json_option(validate)
+    validate.set_defaults(func=_validate)
+
+    export = actions.add_parser("export", parents=[shared], help="export to another format")
+    export.add_argument("id", nargs="?", help="trajectory id (default: the working one)")
+    export.add_argument(
+        "--format", dest="export_format", required=True, choices=("atif", "agent-trace")
+    )
+    export.add_argument("-o", "--output", metavar="FILE", help="write here, not to stdout")
+    export.set_defaults(func=_export)
+
+
+def _formats_help() -> str:
+    from stet_lsp.trajectory.importers import FORMATS
+
+    return "the transcript's format, when detection is not wanted: " + ", ".join(FORMATS)
+
+
+def _import(args: argparse.Namespace) -> int:
+    from stet_lsp.trajectory.importing import import_transcript
+
+    target = target_of(args)
+    source = Path(args.path) if args.path else _found_session(args, target.root).path
+    progress = _ProgressLine(enabled=not args.json and sys.stderr.isatty())
+    try:
+        result = import_transcript(
+            target, source, format_name=args.format_name, progress=progress.phase
+        )
+    finally:
+        progress.done()
+    if args.json:
+        print_json(result.to_json())
+        return 0
+    state = "imported" if result.changed else "already imported, unchanged"
+    print(f"{source}: {result.format} session {result.session}: {state}")
+    print(f"  {result.events} events into {result.folder}")
+    redacted = sum(result.redaction.values())
+    if redacted:
+        rules = ", ".join(f"{rule} {n}" for rule, n in result.redaction.items())
+        print(f"  redacted {redacted} span(s): {rules}")
+    for reason, count in result.dropped.items():
+        print(f"  dropped {count} ({reason})")
+    for problem in result.problems:
+        print(f"  {problem.source}:{problem.line}: {problem.message}")
+    return 0
+
+
+def _found_session(args: argparse.Namespace, root: Path) -> SessionInfo:
+    from stet_lsp.trajectory.sessions import find_sessions, match_session
+
+    found = [s for s in find_sessions(root) if not args.harness or s.harness == args.harness]
+    if args.session:
+        return match_session(found, args.session)
+    if not found:
+        harness = f" of {args.harness}" if args.harness else ""
+        raise StetError(f"no agent sessions{harness} found for {root}")
+    return found[0]
+
+
+def _sessions(args: argparse.Namespace) -> int:
+    from stet_lsp.trajectory.importing import imported_sessions
+    from stet_lsp.trajectory.sessions import find_sessions
+
+    target = target_of(args)
+    found = [s for s in find_sessions(target.root) if not args.harness or s.harness == args.harness]
+    imported = imported_sessions(target)
+    rows: list[dict[str, Any]] = [
+        {
+            "harness": s.harness,
+            "session": s.session_id,
+            "started": s.started,
+            "first_prompt": s.first_prompt,
+            "size": s.size,
+            "path": str(s.path),
+            "imported": (s.harness, s.session_id) in imported,
+        }
+        for s in found
+    ]
+    if args.json:
+        print_json({"sessions": rows})
+        return 0
+    if not rows:
+        print(f"no agent sessions found for {target.root}")
+    for row in rows:
+        mark = "*" if row["imported"] else " "
+        started = (row["started"] or "?")[:19]
+        prompt = row["first_prompt"] or ""
+        session, size = row["session"][:12], _size(row["size"])
+        print(f"{mark} {started}  {row['harness']:<11} {session:<12}  {size}  {prompt}")
+    if any(row["imported"] for row in rows):
+        print("(* already imported)")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from stet_lsp.trajectory.store import folders
+
+    target = target_of(args)
+    rows: list[dict[str, Any]] = []
+    for folder in folders(target.root):
+        meta = folder.read_meta()
+        rows.append(
+            {
+                "id": folder.id,
+                "working": folder.working,
+                "path": str(folder.relative),
+                "target": meta.target.name,
+                "steps": meta.steps,
+                "started": meta.started,
+                "ended": meta.ended,
+                "harnesses": [h.name for h in meta.harnesses],
+                "brief": meta.brief,
+            }
+        )
+    if args.json:
+        print_json({"trajectories": rows})
+        return 0
+    if not rows:
+        print("no trajectories yet (stet trajectory import …)")
+    for row in rows:
+        kind = "working " if row["working"] else "committed"
+        brief = " ".join((row["brief"] or "").split())[:60]
+        print(f"{kind} {row['id']}  {row['steps']} steps  {','.join(row['harnesses'])}  {brief}")
+    return 0
+
+
+def _folder(args: argparse.Namespace) -> Any:
+    from stet_lsp.trajectory.store import find_folder, working_folder
+
+    target = target_of(args)
+    if args.id:
+        return find_folder(target.root, args.id)
+    folder = working_folder(target)
+    if not (folder.path / "meta.json").is_file():
+        raise StetError(f"{target.label} has no working trajectory yet (stet trajectory import …)")
+    return folder
+
+
+def _show(args: argparse.Namespace) -> int:
+    from stet_lsp.trajectory.outline import summary
+
+    folder = _folder(args)
+    events = folder.read_events()
+    if args.json:
+        steps = [
+            {
+                "step": e.step,
+                "kind": e.kind,
+                "agent": e.agent,
+                "time": e.time,
+                "summary": summary(e),
+            }
+            for e in events
+        ]
+        print_json({"trajectory": folder.id, "steps": steps})
+        return 0
+    for event in events:
+        agent = f"  [{event.agent}]" if event.agent else ""
+        print(f"{event.step:>5}  {event.kind:<13} {summary(event)}{agent}")
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    from stet_lsp.core.safefs import read_regular
+
+    folder = _folder(args)
+    data = read_regular(folder.path / "narration.md", folder.root)
+    if data is None:
+        raise StetError(f"{folder.relative}/narration.md: no such file")
+    sys.stdout.write(data.decode("utf-8", "replace"))
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from stet_lsp.trajectory.validate import validate_path
+
+    issues = validate_path(Path(args.path))
+    errors = [issue for issue in issues if issue.severity == "error"]
+    if args.json:
+        print_json({"valid": not errors, "issues": [issue.to_json() for issue in issues]})
+    else:
+        for issue in issues:
+            print(f"{issue.file}:{issue.line}: {issue.severity}: {issue.message}")
+        print(
+            f"{args.path}: {'valid' if not errors else f'{len(errors)} error(s)'}", file=sys.stderr
+        )
+    return 1 if errors else 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    folder = _folder(args)
+    meta = folder.read_meta().model_dump(mode="json")
+    events = folder.read_events()
+    document: dict[str, Any]
+    if args.export_format == "atif":
+        from stet_lsp.trajectory.export_atif import to_atif
+
+        document = to_atif(meta, events)
+    else:
+        from stet_lsp.trajectory.export_agent_trace import to_agent_trace
+
+        document = to_agent_trace(meta, events)
+    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    if args.output:
+        from stet_lsp.core.safefs import atomic_write
+
+        atomic_write(Path(args.output), text.encode("utf-8"))
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _size(size: int) -> str:
+    for unit in ("B", "KB", "MB"):
+        if size < 1000:
+            return f"{size:>4}{unit}" if unit == "B" else f"{size:>4.0f}{unit}"
+        size /= 1000  # type: ignore[assignment]
+    return f"{size:>4.0f}GB"
+
+
+class _ProgressLine:
+    """A progress line on a terminal for an import that runs over a second."""
+
+    def __init__(self, enabled: bool) -> None:
+        self._enabled = enabled
+        self._start = time.monotonic()
+        self._shown = False
+
+    def phase(self, name: str) -> None:
+        if self._enabled and time.monotonic() - self._start > 1.0:
+            sys.stderr.write(f"\rimporting: {name}…   ")
+            sys.stderr.flush()
+            self._shown = True
+
+    def done(self) -> None:
+        if self._shown:
+            sys.stderr.write("\r" + " " * 40 + "\r")
+            sys.stderr.flush()

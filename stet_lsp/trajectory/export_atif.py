@@ -1,0 +1,482 @@
+"""A trajectory as Harbor's Agent Trajectory Interchange Format (ATIF v1.8).
+
+An ATIF document is one JSON object: the `agent` (name, version, default model), `steps`
+numbered from 1 in order, each from the `user`, the `agent` or the `system`, and
+`final_metrics` (token and cost totals). An agent step is one model request: its text
+(`message`, empty when the request only called tools), `reasoning_content`, `tool_calls`, the
+`observation` holding the results of those calls, and `metrics` (tokens and cost of the
+request). Only agent steps may carry a model name, reasoning, tool calls or metrics; an
+observation result names the call it answers (`source_call_id`), which must be a call of the
+same step. A subagent's run is embedded whole in `subagent_trajectories` (with its own
+`trajectory_id` and steps from 1) and referenced from the result of the call that started it.
+
+What ATIF has no field for stays in a step's `extra` (file changes, commits, notes, records the
+importer did not understand) or becomes a system step (compactions, errors); session details and
+meta.json go to the root `extra`. Nothing of the trajectory is left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Commit,
+    Compaction,
+    Error,
+    EventBase,
+    FileChange,
+    Note,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    Subagent,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+)
+
+SCHEMA_VERSION = "ATIF-v1.8"
+UNKNOWN = "unknown"
+
+
+def to_atif(meta: dict[str, Any], events: Sequence[EventBase]) -> dict[str, Any]:
+    """The trajectory (meta.json as a dict, its events in order) as one ATIF v1.8 document."""
+    by_agent: dict[str | None, list[EventBase]] = {}
+    for event in events:
+        by_agent.setdefault(event.agent, []).append(event)
+    parents = _subagent_parents(events, by_agent)
+    main_events = by_agent.get(None, [])
+    starts = [event for event in main_events if isinstance(event, SessionStart)]
+    agent = _agent(meta, starts, main_events)
+    document = _Builder(main_events).trajectory(agent, None, by_agent, parents)
+    sessions = sorted({event.session for event in events})
+    session_id = sessions[0] if len(sessions) == 1 else _text(meta.get("id"))
+    root: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
+    if session_id:
+        root["session_id"] = session_id
+    if _text(meta.get("id")):
+        root["trajectory_id"] = meta["id"]
+    root.update(document)
+    if meta:
+        root.setdefault("extra", {})["meta"] = dict(meta)
+    return root
+
+
+def _subagent_parents(
+    events: Sequence[EventBase], by_agent: dict[str | None, list[EventBase]]
+) -> dict[str, str | None]:
+    """Each subagent's parent agent (None: the main agent). A subagent whose start was not
+    recorded, or that would be its own ancestor, is taken as started by the main agent."""
+    parents: dict[str, str | None] = {}
+    for event in events:
+        if isinstance(event, Subagent) and event.agent_id != event.agent:
+            parents.setdefault(event.agent_id, event.agent)
+    for agent_id in by_agent:
+        if agent_id is not None:
+            parents.setdefault(agent_id, None)
+    for agent_id in parents:
+        ancestors = {agent_id}
+        parent = parents[agent_id]
+        while parent is not None:
+            if parent in ancestors:
+                parents[agent_id] = None
+                break
+            ancestors.add(parent)
+            parent = parents.get(parent)
+    return parents
+
+
+def _agent(
+    meta: dict[str, Any], starts: list[SessionStart], main_events: list[EventBase]
+) -> dict[str, Any]:
+    first = starts[0] if starts else None
+    harnesses = meta.get("harnesses")
+    harness = first.harness if first else _meta_first(harnesses, ("name", "harness"), True)
+    version = first.harness_version if first else None
+    version = version or _meta_first(harnesses, ("version", "harness_version"), False)
+    model = next((start.model for start in starts if start.model), None)
+    model = model or _first_model(main_events)
+    model = model or _meta_first(meta.get("models"), ("id", "name", "model"), True)
+    agent: dict[str, Any] = {"name": harness or UNKNOWN, "version": version or UNKNOWN}
+    if model:
+        agent["model_name"] = model
+    return agent
+
+
+def _meta_first(value: Any, keys: tuple[str, ...], plain: bool) -> str | None:
+    """The first entry of a meta.json list, whether its entries are strings (taken as is
+    when `plain`) or objects (the first of `keys` that is a string)."""
+    if not isinstance(value, list) or not value:
+        return None
+    entry = value[0]
+    if isinstance(entry, str):
+        return entry if plain else None
+    if isinstance(entry, dict):
+        return next((entry[key] for key in keys if isinstance(entry.get(key), str)), None)
+    return None
+
+
+def _first_model(events: list[EventBase]) -> str | None:
+    for event in events:
+        if isinstance(event, AgentMessage | Usage) and event.model:
+            return event.model
+    return None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+@dataclass
+class _Step:
+    """A step while it is being gathered."""
+
+    source: str
+    session: str
+    message: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    usages: list[Usage] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    time: str | None = None
+    model: str | None = None
+    first_event: int = 0
+    last_event: int = 0
+    # The model has seen results: the next text or call is a new request.
+    answered: bool = False
+
+    def add_extra(self, key: str, value: Any) -> None:
+        self.extra.setdefault(key, []).append(value)
+
+
+class _Builder:
+    """The steps of one agent's events (the main agent's or one subagent's)."""
+
+    def __init__(self, events: list[EventBase]) -> None:
+        self.events = events
+        self.steps: list[_Step] = []
+        self.call_steps: dict[str, _Step] = {}
+        self.call_results: dict[str, dict[str, Any]] = {}
+        self.later_calls = {event.call_id for event in events if isinstance(event, ToolCall)}
+        self.waiting_results: dict[str, list[tuple[ToolResult, int]]] = {}
+        # Subagent references by the call that started them, or by step when none did.
+        self.call_subagents: list[tuple[str, dict[str, Any]]] = []
+        self.step_subagents: list[tuple[_Step, dict[str, Any]]] = []
+        self.sessions: dict[str, dict[str, Any]] = {}
+        self.several_sessions = len({event.session for event in events}) > 1
+        self.unknown_kinds = 0
+
+    def trajectory(
+        self,
+        agent: dict[str, Any],
+        agent_id: str | None,
+        by_agent: dict[str | None, list[EventBase]],
+        parents: dict[str, str | None],
+    ) -> dict[str, Any]:
+        """This agent's part of a document: agent, steps, final metrics, extra and its
+        embedded subagents (each built the same way, recursively)."""
+        for position, event in enumerate(self.events, 1):
+            self._add(event, event.step or position)
+        children = [child for child, parent in parents.items() if parent == agent_id]
+        embedded = []
+        for child in children:
+            child_events = by_agent.get(child, [])
+            child_agent = {**agent, "extra": {"agent_id": child}}
+            model = _first_model(child_events)
+            if model:
+                child_agent["model_name"] = model
+            built = _Builder(child_events).trajectory(child_agent, child, by_agent, parents)
+            header = {"schema_version": SCHEMA_VERSION, "trajectory_id": child}
+            sessions = {event.session for event in child_events}
+            if len(sessions) == 1:
+                header["session_id"] = sessions.pop()
+            embedded.append({**header, **built})
+        self._attach_subagent_refs(set(children))
+        if not self.steps:
+            self.steps.append(_Step("system", "", message=["(no events)"]))
+        steps = [self._step_json(step, number) for number, step in enumerate(self.steps, 1)]
+        document: dict[str, Any] = {"agent": agent, "steps": steps}
+        document["final_metrics"] = _final_metrics(steps, embedded)
+        extra: dict[str, Any] = {}
+        if self.sessions:
+            extra["sessions"] = list(self.sessions.values())
+        if self.unknown_kinds:
+            extra["unknown_event_kinds"] = self.unknown_kinds
+        if extra:
+            document["extra"] = extra
+        if embedded:
+            document["subagent_trajectories"] = embedded
+        return document
+
+    # Grouping events into steps.
+
+    def _add(self, event: EventBase, number: int) -> None:
+        if isinstance(event, SessionStart | SessionEnd):
+            self._session(event)
+        elif isinstance(event, UserMessage):
+            self._new("user", event, number).message.append(event.text)
+        elif isinstance(event, AgentMessage):
+            step = self._agent_output(event, number)
+            step.message.append(event.text)
+            step.model = step.model or event.model
+        elif isinstance(event, Reasoning):
+            self._agent_output(event, number).reasoning.append(event.text)
+        elif isinstance(event, ToolCall):
+            self._call(event, number)
+        elif isinstance(event, ToolResult):
+            self._result(event, number)
+        elif isinstance(event, Usage):
+            self._usage(event, number)
+        elif isinstance(event, Compaction):
+            step = self._new("system", event, number)
+            step.message.append(event.summary)
+            step.extra["compaction"] = True
+        elif isinstance(event, Error):
+            step = self._new("system", event, number)
+            step.message.append(event.message)
+            step.extra["error"] = {"interrupt": event.interrupt}
+        elif isinstance(event, Subagent):
+            self._subagent(event, number)
+        else:
+            self._annotate(event, number)
+
+    def _new(self, source: str, event: EventBase, number: int) -> _Step:
+        step = _Step(source, event.session, first_event=number)
+        self.steps.append(step)
+        self._touch(step, event, number)
+        return step
+
+    def _touch(self, step: _Step, event: EventBase, number: int) -> None:
+        if step.time is None and event.time:
+            if _iso_time(event.time):
+                step.time = event.time
+            else:
+                step.extra.setdefault("recorded_time", event.time)
+        step.first_event = min(step.first_event or number, number)
+        step.last_event = max(step.last_event, number)
+
+    def _current_agent_step(self, event: EventBase) -> _Step | None:
+        step = self.steps[-1] if self.steps else None
+        if step is None or step.source != "agent" or step.session != event.session:
+            return None
+        return step
+
+    def _agent_output(self, event: EventBase, number: int) -> _Step:
+        """The agent step a reasoning, text or call belongs to: the open one, unless the model
+        has seen tool results since (then this is the next request)."""
+        step = self._current_agent_step(event)
+        if step is None or step.answered:
+            return self._new("agent", event, number)
+        self._touch(step, event, number)
+        return step
+
+    def _call(self, event: ToolCall, number: int) -> None:
+        step = self._agent_output(event, number)
+        step.tool_calls.append(
+            {"tool_call_id": event.call_id, "function_name": event.name, "arguments": event.input}
+        )
+        self.call_steps.setdefault(event.call_id, step)
+        for waiting, waiting_number in self.waiting_results.pop(event.call_id, []):
+            self._result(waiting, waiting_number)
+
+    def _result(self, event: ToolResult, number: int) -> None:
+        result: dict[str, Any] = {"source_call_id": event.call_id, "content": event.output}
+        if not event.ok:
+            result["extra"] = {"is_error": True}
+        step = self.call_steps.get(event.call_id)
+        if step is None and event.call_id in self.later_calls:
+            # The call is recorded after its result: the result waits for it.
+            self.waiting_results.setdefault(event.call_id, []).append((event, number))
+            return
+        if step is None:
+            # A result with no call: it cannot name a call of its step.
+            result["source_call_id"] = None
+            result["extra"] = {**result.get("extra", {}), "call_id": event.call_id}
+            step = self._current_agent_step(event) or self._new("system", event, number)
+        else:
+            self.call_results.setdefault(event.call_id, result)
+        step.results.append(result)
+        if step is self.steps[-1]:
+            step.answered = True
+        self._touch(step, event, number)
+
+    def _usage(self, event: Usage, number: int) -> None:
+        step = self._current_agent_step(event)
+        if step is None or step.usages or step.answered:
+            # A request's usage recorded before its output: the step of the next request.
+            step = self._new("agent", event, number)
+        step.usages.append(event)
+        step.model = step.model or event.model
+        self._touch(step, event, number)
+
+    def _subagent(self, event: Subagent, number: int) -> None:
+        ref: dict[str, Any] = {"trajectory_id": event.agent_id, "session_id": event.session}
+        if event.description:
+            ref["extra"] = {"description": event.description}
+        if event.call_id and event.call_id in self.later_calls:
+            self.call_subagents.append((event.call_id, ref))
+            return
+        if event.call_id:
+            ref.setdefault("extra", {})["call_id"] = event.call_id
+        step = self._current_agent_step(event) or self._new("system", event, number)
+        self.step_subagents.append((step, ref))
+        self._touch(step, event, number)
+
+    def _attach_subagent_refs(self, embedded: set[str]) -> None:
+        """Puts each subagent reference on the result of the call that started it (a result
+        with no content when the call has none), else on a result of its own."""
+        placed: list[tuple[_Step, str | None, dict[str, Any]]] = [
+            (self.call_steps[call_id], call_id, ref) for call_id, ref in self.call_subagents
+        ]
+        placed += [(step, None, ref) for step, ref in self.step_subagents]
+        for step, call_id, ref in placed:
+            if ref["trajectory_id"] not in embedded:
+                # Embedded under the agent that first said it started it.
+                step.add_extra("subagents", {**ref, "call_id": call_id})
+                continue
+            result = self.call_results.get(call_id) if call_id else None
+            if result is None:
+                result = {"source_call_id": call_id}
+                step.results.append(result)
+                if call_id:
+                    self.call_results[call_id] = result
+            result.setdefault("subagent_trajectory_ref", []).append(ref)
+
+    def _annotate(self, event: EventBase, number: int) -> None:
+        """Events ATIF has no place for: kept in the `extra` of the step they belong to."""
+        step: _Step | None = None
+        if isinstance(event, FileChange) and event.call_id:
+            step = self.call_steps.get(event.call_id)
+        step = step or (self.steps[-1] if self.steps else self._new("system", event, number))
+        key, value = _annotation(event)
+        if key == "unknown_events":
+            self.unknown_kinds += 1
+        step.add_extra(key, value)
+        self._touch(step, event, number)
+
+    def _session(self, event: SessionStart | SessionEnd) -> None:
+        entry = self.sessions.setdefault(event.session, {"session": event.session})
+        if isinstance(event, SessionStart):
+            fields = event.model_dump(
+                include={"harness", "harness_version", "model", "cwd", "branch", "commit", "title"},
+                exclude_none=True,
+            )
+            entry.update(fields)
+            if event.time:
+                entry["started"] = event.time
+        else:
+            if event.time:
+                entry["ended"] = event.time
+            if event.reason:
+                entry["end_reason"] = event.reason
+
+    # Output.
+
+    def _step_json(self, step: _Step, number: int) -> dict[str, Any]:
+        out: dict[str, Any] = {"step_id": number}
+        if step.time:
+            out["timestamp"] = step.time
+        out["source"] = step.source
+        is_agent = step.source == "agent"
+        if is_agent and step.model:
+            out["model_name"] = step.model
+        out["message"] = "\n\n".join(step.message)
+        if is_agent and step.reasoning:
+            out["reasoning_content"] = "\n\n".join(step.reasoning)
+        if is_agent and step.tool_calls:
+            out["tool_calls"] = step.tool_calls
+        if step.results:
+            out["observation"] = {"results": step.results}
+        if is_agent and step.usages:
+            out["metrics"] = _metrics(step.usages)
+            out["llm_call_count"] = len(step.usages)
+        extra = dict(step.extra)
+        if step.first_event:
+            extra["event_steps"] = [step.first_event, step.last_event]
+        if self.several_sessions and step.session:
+            extra["session"] = step.session
+        if extra:
+            out["extra"] = extra
+        return out
+
+
+def _annotation(event: EventBase) -> tuple[str, Any]:
+    """The `extra` key and value an event without an ATIF field is kept under."""
+    if isinstance(event, FileChange):
+        change = event.model_dump(
+            include={"path", "operation", "old_path", "diff", "anchored", "content", "call_id"},
+            exclude_none=True,
+        )
+        return "file_changes", {**change, "added": event.added, "removed": event.removed}
+    if isinstance(event, Commit):
+        return "commits", event.model_dump(include={"sha", "message"}, exclude_none=True)
+    if isinstance(event, Note):
+        fields = {"entry_id", "entry_kind", "text", "author"}
+        return "notes", event.model_dump(include=fields, exclude_none=True)
+    if isinstance(event, RawEvent):
+        raw = {"record": event.record, "source": event.source.model_dump(exclude_none=True)}
+        return "raw_records", {**raw, **({"reason": event.reason} if event.reason else {})}
+    return "unknown_events", event.model_dump(mode="json", exclude_defaults=True)
+
+
+def _iso_time(value: str) -> bool:
+    """Whether ATIF accepts the time (it reads timestamps as ISO 8601)."""
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+def _prompt_tokens(usage: Usage) -> int:
+    """ATIF's prompt tokens count the whole input, cached or not; the events count cache
+    reads and writes apart from `input_tokens`, so they are added back."""
+    return usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+
+
+def _metrics(usages: list[Usage]) -> dict[str, Any]:
+    metrics: dict[str, Any] = {
+        "prompt_tokens": sum(_prompt_tokens(usage) for usage in usages),
+        "completion_tokens": sum(usage.output_tokens for usage in usages),
+        "cached_tokens": sum(usage.cache_read_tokens for usage in usages),
+    }
+    costs = [usage for usage in usages if usage.cost_usd is not None]
+    if costs:
+        metrics["cost_usd"] = sum(usage.cost_usd or 0.0 for usage in costs)
+    extra: dict[str, Any] = {
+        "input_tokens": sum(usage.input_tokens for usage in usages),
+        "cache_write_tokens": sum(usage.cache_write_tokens for usage in usages),
+    }
+    bases = sorted({usage.cost_basis for usage in costs if usage.cost_basis})
+    if bases:
+        extra["cost_basis"] = bases[0] if len(bases) == 1 else bases
+    metrics["extra"] = extra
+    return metrics
+
+
+def _final_metrics(steps: list[dict[str, Any]], embedded: list[dict[str, Any]]) -> dict[str, Any]:
+    """Token totals of this trajectory's own steps; the cost includes its subagents' (as ATIF
+    defines `total_cost_usd`)."""
+    metrics = [step["metrics"] for step in steps if "metrics" in step]
+    final: dict[str, Any] = {}
+    if metrics:
+        final["total_prompt_tokens"] = sum(item["prompt_tokens"] for item in metrics)
+        final["total_completion_tokens"] = sum(item["completion_tokens"] for item in metrics)
+        final["total_cached_tokens"] = sum(item["cached_tokens"] for item in metrics)
+    costs = [item["cost_usd"] for item in metrics if "cost_usd" in item]
+    costs += [
+        sub["final_metrics"]["total_cost_usd"]
+        for sub in embedded
+        if "total_cost_usd" in sub["final_metrics"]
+    ]
+    if costs:
+        final["total_cost_usd"] = sum(costs)
+    final["total_steps"] = len(steps)
+    return final

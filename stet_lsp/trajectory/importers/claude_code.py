@@ -1,0 +1,1040 @@
+"""Claude Code session transcripts: `~/.claude/projects/<cwd with separators as ->/<id>.jsonl`.
+
+One JSON object a line, appended as the session runs. The records, by `type`:
+
+* `user`: what went to the model in the user role. `message.content` is the prompt text, or a
+  list of `text`/`image` blocks and `tool_result` blocks (the answer to a `tool_use`, with the
+  tool's structured output beside it in `toolUseResult`: an Edit's `structuredPatch` and
+  `originalFile`, a Write's `type` "create"/"update" and `content`, a Task's `agentId`).
+  `isCompactSummary` marks the summary that replaces a compacted conversation, `isMeta` text
+  the harness added (command caveats, skill bodies); "[Request interrupted by user…]" is the
+  user stopping the agent.
+* `assistant`: one content block of a model reply (`text`, `thinking`, `redacted_thinking`,
+  `tool_use`). A reply with several blocks is written as several records that repeat the same
+  `message.id`, `requestId` and `usage`. `isApiErrorMessage` marks an error the harness wrote
+  in the model's place.
+* `system`: harness events by `subtype`: `compact_boundary` (the conversation was compacted;
+  the summary follows as a `user` record), `api_error` (a retried request), `local_command`
+  (a slash command), `turn_duration`, `stop_hook_summary`, informational notices.
+* `summary` (a title for the conversation ending at `leafUuid`), `ai-title`, `custom-title`.
+* `progress` (hook, bash, MCP and subagent progress; `agent_progress` carries a subagent's
+  messages while it runs), `attachment` (context the harness attached: hook output, skill
+  listings, a prompt queued while the agent worked), `file-history-snapshot`,
+  `queue-operation`, `last-prompt`, `permission-mode`.
+
+Subagents: older versions wrote a subagent's records into the session file itself, marked
+`isSidechain`; later ones write each to `agent-<id>.jsonl`, first beside the session file and
+now in `<session id>/subagents/` (with `agent-<id>.meta.json` holding its description). Their
+events follow the Task/Agent call that started them, after a Subagent event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Compaction,
+    Error,
+    EventBase,
+    FileChange,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    SourceRef,
+    Subagent,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+)
+from stet_lsp.trajectory.importers.base import ParsedSession, Problem
+from stet_lsp.trajectory.importers.diffs import Diff, count, file_diff, fragment_diff
+from stet_lsp.trajectory.importers.files import jsonl_records, open_text
+
+FORMAT = "claude-code"
+
+_RECORD_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "progress",
+        "attachment",
+        "file-history-snapshot",
+        "queue-operation",
+        "last-prompt",
+        "permission-mode",
+        "ai-title",
+        "custom-title",
+        "agent-name",
+    }
+)
+# Keys only Claude Code's records carry next to `type` (other JSONL formats have none of them).
+_RECORD_KEYS = ("sessionId", "parentUuid", "uuid", "leafUuid", "messageId")
+
+# Records kept as they are, with what they are.
+_KEPT_RECORDS = {
+    "summary": "conversation title (summary of the conversation ending at leafUuid)",
+    "ai-title": "session title the harness generated",
+    "custom-title": "session title the user set",
+    "agent-name": "agent name",
+    "file-history-snapshot": "file history snapshot (backups for rewinding edits)",
+    "queue-operation": "prompt queue operation",
+    "last-prompt": "pointer to the last prompt",
+    "permission-mode": "permission mode change",
+}
+
+_SPAWN_TOOLS = frozenset({"Task", "Agent"})
+_EDIT_TOOLS = frozenset({"Edit", "MultiEdit"})
+_INTERRUPTED = "[Request interrupted by user"
+_SYNTHETIC_MODEL = "<synthetic>"
+_AGENT_ID_MARK = "agentId: "
+
+E = TypeVar("E", bound=EventBase)
+
+
+class ClaudeCodeImporter:
+    name = FORMAT
+    label = "Claude Code session JSONL"
+
+    def sniff(self, head: str) -> bool:
+        """A JSONL file whose first records are Claude Code's: a known `type` beside one of
+        its own keys (sessionId, parentUuid, uuid, leafUuid, messageId) and no `payload`
+        (Codex rollouts wrap everything in one)."""
+        lines = head.splitlines()
+        for text in lines[:20]:
+            text = text.strip()
+            if not text:
+                continue
+            try:
+                value = json.loads(text)
+            except ValueError:
+                break
+            if not isinstance(value, dict) or "payload" in value:
+                return False
+            if value.get("type") in _RECORD_TYPES and any(k in value for k in _RECORD_KEYS):
+                return True
+        # A first record larger than the sniff window: Claude Code writes parentUuid first.
+        return (
+            len(lines) == 1
+            and lines[0].startswith('{"parentUuid":')
+            and '"sessionId":' in lines[0][:8192]
+        )
+
+    def parse(self, path: Path) -> ParsedSession:
+        return _SessionReader(path).read()
+
+
+IMPORTERS = {FORMAT: ClaudeCodeImporter()}
+
+
+class _At(NamedTuple):
+    """Where and when a record was written, and which agent wrote it."""
+
+    source: SourceRef
+    time: str | None
+    agent: str | None
+
+
+@dataclass
+class _Spawn:
+    """A Task/Agent call: what the subagent it started was told."""
+
+    call_id: str
+    prompt: str | None
+    description: str | None
+
+
+@dataclass
+class _Transcript:
+    """The events of one file (the session or one subagent), before subagents are placed."""
+
+    source: str
+    agent: str | None
+    events: list[EventBase] = field(default_factory=list)
+    records: int = 0
+    first_line: int = 1
+    last_line: int = 1
+    first_time: str | None = None
+    last_time: str | None = None
+    session_id: str | None = None
+    version: str | None = None
+    cwd: str | None = None
+    branch: str | None = None
+    model: str | None = None
+    first_prompt: str | None = None
+    uuids: set[str] = field(default_factory=set)
+    summaries: list[tuple[str | None, str]] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)
+    call_ids: set[str] = field(default_factory=set)
+    spawns: dict[str, _Spawn] = field(default_factory=dict)
+    agent_calls: dict[str, str] = field(default_factory=dict)  # subagent id -> call id
+    run_calls: dict[str, str] = field(default_factory=dict)  # workflow run id -> call id
+    # Set for subagent files: the workflow run folder it is in and its meta.json description.
+    run: str | None = None
+    description: str | None = None
+
+
+@dataclass
+class _Shared:
+    """What the readers of one session's files share."""
+
+    problems: list[Problem] = field(default_factory=list)
+    dropped: Counter[str] = field(default_factory=Counter)
+    agent_files: dict[str, Path] = field(default_factory=dict)
+    folder: Path = Path()
+    beside: dict[str, bool] = field(default_factory=dict)  # agent id -> agent-<id>.jsonl exists
+
+    def has_own_file(self, agent_id: str) -> bool:
+        if agent_id in self.agent_files:
+            return True
+        if agent_id not in self.beside:
+            self.beside[agent_id] = (self.folder / f"agent-{agent_id}.jsonl").is_file()
+        return self.beside[agent_id]
+
+
+class _SessionReader:
+    """Reads a session file and the subagent files that belong to it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.shared = _Shared(folder=path.parent)
+        self.sources: dict[str, Path] = {path.name: path}
+
+    def read(self) -> ParsedSession:
+        self._find_subagent_folder_files()
+        main = _FileReader(self.path.name, None, self.shared).read(self.path)
+        if main.records == 0:
+            raise StetError(f"{self.path}: no Claude Code records in it")
+        session_id = main.session_id or _file_hash(self.path)
+        subagents = self._read_subagents(main, session_id)
+        events: list[EventBase] = [_session_start(main)]
+        events.extend(_place_subagents(main, subagents))
+        events.append(
+            SessionEnd(
+                step=0,
+                session=session_id,
+                agent=None,
+                time=main.last_time,
+                source=SourceRef(file=main.source, line=main.last_line),
+            )
+        )
+        for event in events:
+            event.session = session_id
+        return ParsedSession(
+            format=FORMAT,
+            session_id=session_id,
+            events=events,
+            problems=self.shared.problems,
+            dropped=self.shared.dropped,
+            sources=self.sources,
+        )
+
+    def _find_subagent_folder_files(self) -> None:
+        folder = self.path.parent / self.path.name.split(".", 1)[0] / "subagents"
+        if not folder.is_dir():
+            return
+        for file in sorted(folder.rglob("agent-*.jsonl")):
+            self.shared.agent_files.setdefault(file.name[len("agent-") : -len(".jsonl")], file)
+
+    def _read_subagents(self, main: _Transcript, session_id: str) -> list[_Transcript]:
+        """Every subagent file in the session's folder, then the older `agent-<id>.jsonl`
+        files beside the session file that a Task call of this session names."""
+        read: list[_Transcript] = []
+        done = set(self.shared.agent_files)
+        for agent_id, file in self.shared.agent_files.items():
+            self._read_subagent(agent_id, file, read)
+        pending = [main, *read]
+        while pending:
+            transcript = pending.pop()
+            for agent_id in transcript.agent_calls:
+                if agent_id in done:
+                    continue
+                done.add(agent_id)
+                file = self.path.parent / f"agent-{agent_id}.jsonl"
+                if file.is_file() and _first_session_id(file) in (session_id, None):
+                    pending.extend(self._read_subagent(agent_id, file, read))
+        return read
+
+    def _read_subagent(
+        self, agent_id: str, file: Path, read: list[_Transcript]
+    ) -> list[_Transcript]:
+        """Reads one subagent file into `read`; returns it (nothing when it cannot be read)."""
+        name = file.relative_to(self.path.parent).as_posix()
+        try:
+            transcript = _FileReader(name, agent_id, self.shared).read(file)
+        except StetError as error:
+            self.shared.problems.append(Problem(name, 1, str(error)))
+            return []
+        self.sources[name] = file
+        if file.parent.parent.name == "workflows":
+            transcript.run = file.parent.name
+        transcript.description = self._meta_description(file, name)
+        read.append(transcript)
+        return [transcript]
+
+    def _meta_description(self, file: Path, name: str) -> str | None:
+        meta = file.with_name(file.name[: -len(".jsonl")] + ".meta.json")
+        if not meta.is_file():
+            return None
+        try:
+            with open_text(meta) as stream:
+                value = json.loads(stream.read())
+        except (ValueError, StetError) as error:
+            self.shared.problems.append(Problem(name, 1, f"unreadable {meta.name}: {error}"))
+            return None
+        return _str(value.get("description")) if isinstance(value, dict) else None
+
+
+class _FileReader:
+    """Translates the records of one file into events."""
+
+    def __init__(self, source: str, agent: str | None, shared: _Shared) -> None:
+        self.out = _Transcript(source=source, agent=agent)
+        self.shared = shared
+        self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
+        self.usage: dict[str, Usage] = {}
+        self.sidechain_of: dict[str, str] = {}  # record uuid -> inline sidechain agent id
+        self.call_of_record: dict[str, list[str]] = {}  # assistant record uuid -> its calls
+        self.started: set[str] = set()  # agents whose Subagent event is out
+        self.pending_compaction: Compaction | None = None
+        self.latest_sidechain: str | None = None
+
+    def read(self, path: Path) -> _Transcript:
+        for line, value in jsonl_records(path, self.out.source, self.shared.problems):
+            if self.out.records == 0:
+                self.out.first_line = line
+            self.out.records += 1
+            self.out.last_line = line
+            self._record(line, value)
+        return self.out
+
+    # -- records ---------------------------------------------------------------------------
+
+    def _record(self, line: int, record: Any) -> None:
+        source = SourceRef(file=self.out.source, line=line)
+        if not isinstance(record, dict):
+            self._emit(
+                RawEvent,
+                _At(source, None, self.out.agent),
+                record=record,
+                reason="not a JSON object",
+            )
+            return
+        time = _str(record.get("timestamp"))
+        self._note_metadata(record, time)
+        kind = record.get("type")
+        agent = self.out.agent
+        if agent is None and record.get("isSidechain") is True:
+            agent = self._sidechain_agent(source, time, record)
+        at = _At(source, time, agent)
+        if not isinstance(kind, str):
+            self._emit(RawEvent, at, record=record, reason="record has no type")
+        elif kind in ("user", "assistant"):
+            self._message(at, record)
+        elif kind == "system":
+            self._system(at, record)
+        elif kind == "progress":
+            self._progress(at, record)
+        elif kind == "attachment":
+            self._attachment(at, record)
+        elif kind in _KEPT_RECORDS:
+            self._note_title(kind, record)
+            self._emit(RawEvent, at, record=record, reason=_KEPT_RECORDS[kind])
+        else:
+            self._emit(RawEvent, at, record=record, reason=f"unknown record type {kind!r}")
+
+    def _note_metadata(self, record: dict[str, Any], time: str | None) -> None:
+        out = self.out
+        if time is not None:
+            out.first_time = out.first_time or time
+            out.last_time = time
+        uuid = record.get("uuid")
+        if isinstance(uuid, str):
+            out.uuids.add(uuid)
+        # The last: a continued conversation starts with records copied from the one before.
+        out.session_id = _str(record.get("sessionId")) or out.session_id
+        out.version = out.version or _str(record.get("version"))
+        out.cwd = out.cwd or _str(record.get("cwd"))
+        out.branch = out.branch or _str(record.get("gitBranch"))
+
+    def _note_title(self, kind: str, record: dict[str, Any]) -> None:
+        if kind == "summary":
+            summary = _str(record.get("summary"))
+            if summary:
+                self.out.summaries.append((_str(record.get("leafUuid")), summary))
+            return
+        title = _str(record.get("customTitle" if kind == "custom-title" else "aiTitle"))
+        if title:
+            self.out.titles[kind] = title
+
+    def _message(self, at: _At, record: dict[str, Any]) -> None:
+        message = record.get("message")
+        if not isinstance(message, dict):
+            self._emit(RawEvent, at, record=record, reason="message record without a message")
+        elif record["type"] == "assistant":
+            self._assistant(at, record, message)
+        else:
+            self._user(at, record, message)
+
+    def _user(self, at: _At, record: dict[str, Any], message: dict[str, Any]) -> None:
+        content = message.get("content")
+        if record.get("isCompactSummary"):
+            self._compaction_summary(at, _text_of(content))
+            return
+        self.pending_compaction = None
+        if record.get("isMeta"):
+            reason = "text the harness added to the conversation (isMeta)"
+            self._emit(RawEvent, at, record=record, reason=reason)
+            return
+        if isinstance(content, str):
+            self._user_text(at, content)
+            return
+        if not isinstance(content, list):
+            self._emit(RawEvent, at, record=record, reason="user message without content")
+            return
+        results = sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
+        structured = record.get("toolUseResult") if results == 1 else None
+        texts: list[str] = []
+        for block in content:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+                continue
+            if kind in ("image", "document"):
+                texts.append(f"[{kind}]")
+                continue
+            self._user_text(at, "\n\n".join(texts))
+            texts = []
+            if kind == "tool_result":
+                self._tool_result(at, block, structured)
+            else:
+                self._emit(RawEvent, at, record=block, reason="unknown user content block")
+        self._user_text(at, "\n\n".join(texts))
+
+    def _user_text(self, at: _At, text: str) -> None:
+        if not text:
+            return
+        if text.startswith(_INTERRUPTED):
+            self._emit(Error, at, message=text, interrupt=True)
+            return
+        if self.out.first_prompt is None:
+            self.out.first_prompt = text
+        self._emit(UserMessage, at, text=text)
+
+    def _compaction_summary(self, at: _At, summary: str) -> None:
+        pending, self.pending_compaction = self.pending_compaction, None
+        if pending is not None:
+            pending.summary = summary
+        else:
+            self._emit(Compaction, at, summary=summary)
+
+    def _assistant(self, at: _At, record: dict[str, Any], message: dict[str, Any]) -> None:
+        self.pending_compaction = None
+        content = message.get("content")
+        if record.get("isApiErrorMessage"):
+            text = _text_of(content) or _str(record.get("error")) or "API error"
+            self._emit(Error, at, message=text)
+            return
+        model = _str(message.get("model"))
+        if model and model != _SYNTHETIC_MODEL and self.out.model is None:
+            self.out.model = model
+        if isinstance(content, str):
+            if content:
+                self._emit(AgentMessage, at, text=content, model=model)
+        elif isinstance(content, list):
+            calls = [self._assistant_block(at, block, model) for block in content]
+            uuid = _str(record.get("uuid"))
+            if uuid:
+                self.call_of_record[uuid] = [call for call in calls if call]
+        self._usage(at, record, message, model)
+
+    def _assistant_block(self, at: _At, block: Any, model: str | None) -> str | None:
+        """Emits one content block of a reply; returns the call id of a Task/Agent call."""
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            text = _str(block.get("text"))
+            if text and text.strip():
+                self._emit(AgentMessage, at, text=text, model=model)
+        elif kind == "thinking" and (_str(block.get("thinking")) or "").strip():
+            self._emit(Reasoning, at, text=block["thinking"])
+        elif kind in ("thinking", "redacted_thinking"):
+            self.shared.dropped["opaque_reasoning"] += 1
+        elif kind in ("tool_use", "server_tool_use") and isinstance(block.get("id"), str):
+            return self._tool_call(at, block)
+        elif isinstance(kind, str) and kind.endswith("_tool_result"):
+            call_id = _str(block.get("tool_use_id")) or ""
+            output = _result_text(block.get("content"))
+            self._emit(ToolResult, at, call_id=call_id, output=output)
+        else:
+            self._emit(RawEvent, at, record=block, reason="unknown assistant content block")
+        return None
+
+    def _tool_call(self, at: _At, block: dict[str, Any]) -> str | None:
+        call_id: str = block["id"]
+        name = _str(block.get("name")) or ""
+        tool_input = block.get("input")
+        if not isinstance(tool_input, dict):
+            tool_input = {} if tool_input is None else {"input": tool_input}
+        self.calls[call_id] = (name, tool_input)
+        self.out.call_ids.add(call_id)
+        self._emit(ToolCall, at, call_id=call_id, name=name, input=tool_input)
+        if name not in _SPAWN_TOOLS:
+            return None
+        prompt = _str(tool_input.get("prompt"))
+        description = _str(tool_input.get("description"))
+        self.out.spawns[call_id] = _Spawn(call_id, prompt, description)
+        return call_id
+
+    def _usage(
+        self, at: _At, record: dict[str, Any], message: dict[str, Any], model: str | None
+    ) -> None:
+        """One Usage event per model request: the records that repeat a request's message id
+        (or request id) update the first one's counts to the largest seen."""
+        usage = message.get("usage")
+        if not isinstance(usage, dict):
+            return
+        counts = {
+            "input_tokens": _int(usage.get("input_tokens")),
+            "output_tokens": _int(usage.get("output_tokens")),
+            "cache_read_tokens": _int(usage.get("cache_read_input_tokens")),
+            "cache_write_tokens": _int(usage.get("cache_creation_input_tokens")),
+        }
+        cost = record.get("costUSD")
+        cost_usd = float(cost) if isinstance(cost, int | float) and cost >= 0 else None
+        if not any(counts.values()) and cost_usd is None:
+            return
+        key = _str(message.get("id")) or _str(record.get("requestId"))
+        known = self.usage.get(key) if key else None
+        if known is None:
+            basis = "reported" if cost_usd is not None else None
+            event = self._emit(
+                Usage, at, model=model, cost_usd=cost_usd, cost_basis=basis, **counts
+            )
+            if key:
+                self.usage[key] = event
+            return
+        for name, value in counts.items():
+            setattr(known, name, max(getattr(known, name), value))
+        if cost_usd is not None:
+            known.cost_usd = max(known.cost_usd or 0.0, cost_usd)
+            known.cost_basis = "reported"
+
+    # -- tool results and the changes they made --------------------------------------------
+
+    def _tool_result(self, at: _At, block: dict[str, Any], structured: Any) -> None:
+        call_id = _str(block.get("tool_use_id")) or ""
+        ok = not block.get("is_error")
+        output = _result_text(block.get("content"))
+        self._emit(ToolResult, at, call_id=call_id, ok=ok, output=output)
+        name, tool_input = self.calls.get(call_id, ("", {}))
+        name = name or _tool_of_result(structured)
+        if name in _SPAWN_TOOLS or (isinstance(structured, dict) and "runId" in structured):
+            self._note_spawned(call_id, structured, output)
+        if ok and name:
+            for change in _file_changes(name, tool_input, structured, output):
+                self._emit(FileChange, at, call_id=call_id, **change)
+
+    def _note_spawned(self, call_id: str, structured: Any, output: str) -> None:
+        """Which subagent (or workflow run) a call started, from its structured result or
+        the "agentId: …" line of its output."""
+        agent_id = _str(structured.get("agentId")) if isinstance(structured, dict) else None
+        if agent_id is None and _AGENT_ID_MARK in output:
+            rest = output.split(_AGENT_ID_MARK, 1)[1]
+            agent_id = rest.split(None, 1)[0].strip("(),.;") if rest.strip() else None
+        if agent_id:
+            self.out.agent_calls.setdefault(agent_id, call_id)
+        run_id = _str(structured.get("runId")) if isinstance(structured, dict) else None
+        if run_id:
+            self.out.run_calls.setdefault(run_id, call_id)
+
+    # -- system, progress, attachments -----------------------------------------------------
+
+    def _system(self, at: _At, record: dict[str, Any]) -> None:
+        subtype = _str(record.get("subtype"))
+        content = _str(record.get("content")) or ""
+        if subtype == "compact_boundary":
+            compaction = self._emit(Compaction, at, summary=content or "Conversation compacted")
+            self.pending_compaction = compaction
+        elif subtype == "api_error":
+            self._emit(Error, at, message=_api_error_text(record))
+        elif subtype == "local_command" and "<command-name>" in content:
+            self._emit(UserMessage, at, text=content)
+        elif record.get("level") == "error" and content:
+            self._emit(Error, at, message=content)
+        else:
+            reason = f"harness notice ({subtype or record.get('level') or 'system'})"
+            self._emit(RawEvent, at, record=record, reason=reason)
+
+    def _progress(self, at: _At, record: dict[str, Any]) -> None:
+        data = record.get("data")
+        kind = _str(data.get("type")) if isinstance(data, dict) else None
+        if isinstance(data, dict) and kind == "agent_progress":
+            self._agent_progress(at, record, data)
+            return
+        self._emit(RawEvent, at, record=record, reason=f"{kind or 'unknown'} progress")
+
+    def _agent_progress(self, at: _At, record: dict[str, Any], data: dict[str, Any]) -> None:
+        """A message of a running subagent. When the subagent has its own file the message is
+        there too and this record stays raw; otherwise it is the only copy and is read as the
+        subagent's."""
+        agent_id = _str(data.get("agentId"))
+        call_id = _str(record.get("parentToolUseID"))
+        if agent_id and call_id:
+            self.out.agent_calls.setdefault(agent_id, call_id)
+        nested = data.get("message")
+        if (
+            not agent_id
+            or self.shared.has_own_file(agent_id)
+            or not isinstance(nested, dict)
+            or nested.get("type") not in ("user", "assistant")
+        ):
+            self._emit(RawEvent, at, record=record, reason="subagent progress")
+            return
+        if agent_id not in self.started:
+            self.started.add(agent_id)
+            spawn = self.out.spawns.get(call_id or "")
+            description = spawn.description if spawn else None
+            self._emit(Subagent, at, agent_id=agent_id, call_id=call_id, description=description)
+        time = _str(nested.get("timestamp")) or at.time
+        self._message(_At(at.source, time, agent_id), nested)
+
+    def _attachment(self, at: _At, record: dict[str, Any]) -> None:
+        attachment = record.get("attachment")
+        kind = _str(attachment.get("type")) if isinstance(attachment, dict) else None
+        if (
+            isinstance(attachment, dict)
+            and kind == "queued_command"
+            and attachment.get("commandMode", "prompt") == "prompt"
+        ):
+            text = _text_of(attachment.get("prompt"))
+            if text:
+                self._user_text(at, text)
+                return
+        self._emit(RawEvent, at, record=record, reason=f"attachment ({kind or 'unknown'})")
+
+    # -- subagents written into the session file -------------------------------------------
+
+    def _sidechain_agent(self, source: SourceRef, time: str | None, record: dict[str, Any]) -> str:
+        """The subagent an inline sidechain record belongs to: its agentId, else the one its
+        parent record belongs to. A prompt whose parent is not a sidechain record starts a new
+        one (started by the Task call whose prompt it repeats, or that its parent made); any
+        other record with an unknown parent continues the latest one."""
+        parent = _str(record.get("parentUuid"))
+        agent_id = _str(record.get("agentId"))
+        if agent_id is None and parent in self.sidechain_of:
+            agent_id = self.sidechain_of[parent or ""]
+        if agent_id is None and self.latest_sidechain and not _is_prompt(record):
+            agent_id = self.latest_sidechain
+        if agent_id is None:
+            agent_id = f"sidechain-{len(self.started) + 1}"
+        uuid = _str(record.get("uuid"))
+        if uuid:
+            self.sidechain_of[uuid] = agent_id
+        self.latest_sidechain = agent_id
+        if agent_id not in self.started:
+            self.started.add(agent_id)
+            spawn = self._spawn_for_sidechain(parent, record)
+            self._emit(
+                Subagent,
+                _At(source, time, None),
+                agent_id=agent_id,
+                call_id=spawn.call_id if spawn else None,
+                description=spawn.description if spawn else None,
+            )
+            if spawn:
+                self.out.agent_calls.setdefault(agent_id, spawn.call_id)
+        return agent_id
+
+    def _spawn_for_sidechain(self, parent: str | None, record: dict[str, Any]) -> _Spawn | None:
+        claimed = set(self.out.agent_calls.values())
+        free = [s for s in self.out.spawns.values() if s.call_id not in claimed]
+        message = record.get("message")
+        prompt = _text_of(message.get("content")) if isinstance(message, dict) else ""
+        for spawn in free:
+            if prompt and spawn.prompt and spawn.prompt.strip() == prompt.strip():
+                return spawn
+        parent_calls = self.call_of_record.get(parent or "", [])
+        return next((s for s in free if s.call_id in parent_calls), None)
+
+    def _emit(self, event_type: type[E], at: _At, **fields: Any) -> E:
+        event = event_type(session="", agent=at.agent, time=at.time, source=at.source, **fields)
+        self.out.events.append(event)
+        return event
+
+
+# -- placing subagents ---------------------------------------------------------------------
+
+
+def _place_subagents(main: _Transcript, subagents: list[_Transcript]) -> list[EventBase]:
+    """The session's events with each subagent file's events after the call that started it
+    (found by the agent id in the call's result, its workflow run, or the prompt it was
+    given); subagents no call started come at the end."""
+    transcripts = [main, *subagents]
+    agent_calls: dict[str, str] = {}
+    run_calls: dict[str, str] = {}
+    spawns: dict[str, _Spawn] = {}
+    known_calls: set[str] = set()
+    for transcript in transcripts:
+        for agent_id, started_by in transcript.agent_calls.items():
+            agent_calls.setdefault(agent_id, started_by)
+        for run_id, started_by in transcript.run_calls.items():
+            run_calls.setdefault(run_id, started_by)
+        spawns.update(transcript.spawns)
+        known_calls |= transcript.call_ids
+    children: dict[str, list[_Transcript]] = {}
+    claimed: set[str] = set()
+    for subagent in subagents:
+        call_id = agent_calls.get(subagent.agent or "")
+        if call_id is None and subagent.run:
+            call_id = run_calls.get(subagent.run)
+        if call_id is None:
+            call_id = _call_by_prompt(subagent, spawns, claimed)
+        if call_id is not None and call_id in known_calls:
+            claimed.add(call_id)
+            children.setdefault(call_id, []).append(subagent)
+    placer = _Placer(children, spawns)
+    placer.place(main)
+    for subagent in subagents:
+        if id(subagent) not in placer.placed:
+            placer.out.append(_subagent_event(subagent, None, None, None))
+            placer.place(subagent)
+    return placer.out
+
+
+def _call_by_prompt(
+    subagent: _Transcript, spawns: dict[str, _Spawn], claimed: set[str]
+) -> str | None:
+    """The first unclaimed Task/Agent call whose prompt is the subagent's first message."""
+    prompt = (subagent.first_prompt or "").strip()
+    if not prompt:
+        return None
+    for spawn in spawns.values():
+        if spawn.call_id not in claimed and spawn.prompt and spawn.prompt.strip() == prompt:
+            return spawn.call_id
+    return None
+
+
+class _Placer:
+    """Lays out transcripts, each subagent right after the call that started it."""
+
+    def __init__(self, children: dict[str, list[_Transcript]], spawns: dict[str, _Spawn]) -> None:
+        self.children = children
+        self.spawns = spawns
+        self.placed: set[int] = set()
+        self.out: list[EventBase] = []
+
+    def place(self, transcript: _Transcript) -> None:
+        self.placed.add(id(transcript))
+        for event in transcript.events:
+            self.out.append(event)
+            if not isinstance(event, ToolCall):
+                continue
+            for child in self.children.pop(event.call_id, []):
+                if id(child) in self.placed:
+                    continue
+                spawn = self.spawns.get(event.call_id)
+                description = child.description or (spawn.description if spawn else None)
+                self.out.append(_subagent_event(child, event.agent, event.call_id, description))
+                self.place(child)
+
+
+def _subagent_event(
+    child: _Transcript, agent: str | None, call_id: str | None, description: str | None
+) -> Subagent:
+    return Subagent(
+        step=0,
+        session="",
+        agent=agent,
+        time=child.first_time,
+        source=SourceRef(file=child.source, line=child.first_line),
+        agent_id=child.agent or "",
+        call_id=call_id,
+        description=description or child.description,
+    )
+
+
+def _session_start(main: _Transcript) -> SessionStart:
+    return SessionStart(
+        step=0,
+        session="",
+        agent=None,
+        time=main.first_time,
+        source=SourceRef(file=main.source, line=main.first_line),
+        harness=FORMAT,
+        harness_version=main.version,
+        model=main.model,
+        cwd=main.cwd,
+        branch=main.branch,
+        title=_title(main),
+    )
+
+
+def _title(main: _Transcript) -> str | None:
+    """The title the user set, else the one the harness generated, else the summary of this
+    file's conversation (or, when none names a record here, the last summary)."""
+    if "custom-title" in main.titles:
+        return main.titles["custom-title"]
+    if "ai-title" in main.titles:
+        return main.titles["ai-title"]
+    own = [summary for leaf, summary in main.summaries if leaf in main.uuids]
+    if own:
+        return own[-1]
+    return main.summaries[-1][1] if main.summaries else None
+
+
+# -- file changes --------------------------------------------------------------------------
+
+
+def _file_changes(
+    name: str, tool_input: dict[str, Any], structured: Any, output: str
+) -> list[dict[str, Any]]:
+    """The FileChange fields of a successful Edit, MultiEdit, Write or NotebookEdit call:
+    from the tool's structured result when there is one, else from the call's input."""
+    if name not in _EDIT_TOOLS and name not in ("Write", "NotebookEdit"):
+        return []
+    result = structured if isinstance(structured, dict) else {}
+    path = (
+        _str(result.get("filePath"))
+        or _str(result.get("notebook_path"))
+        or _str(tool_input.get("file_path"))
+        or _str(tool_input.get("notebook_path"))
+    )
+    if not path:
+        return []
+    if name == "NotebookEdit":
+        return _notebook_change(path, result)
+    if name == "Write":
+        return [_write_change(path, tool_input, result, output)]
+    return _edit_changes(path, name, tool_input, result, output)
+
+
+def _tool_of_result(structured: Any) -> str:
+    """The file tool a structured result came from, for a result whose call is not in the
+    file."""
+    if not isinstance(structured, dict) or "filePath" not in structured:
+        return ""
+    if structured.get("type") in ("create", "update"):
+        return "Write"
+    if "edits" in structured:
+        return "MultiEdit"
+    return "Edit" if "structuredPatch" in structured else ""
+
+
+def _write_change(
+    path: str, tool_input: dict[str, Any], result: dict[str, Any], output: str
+) -> dict[str, Any]:
+    content = _str(result.get("content"))
+    if content is None:
+        content = _str(tool_input.get("content")) or ""
+    original = _str(result.get("originalFile"))
+    if result.get("type") == "create" or (not result and output.startswith("File created")):
+        return _change(path, "create", file_diff(path, None, content), content)
+    if original is not None:
+        return _change(path, "modify", file_diff(path, original, content), content)
+    hunks = _hunks_diff(path, result.get("structuredPatch"))
+    if hunks is not None:
+        return _change(path, "modify", hunks, content)
+    return {"path": path, "operation": "modify", "content": content}
+
+
+def _edit_changes(
+    path: str, name: str, tool_input: dict[str, Any], result: dict[str, Any], output: str
+) -> list[dict[str, Any]]:
+    edits = _edits(name, tool_input, result)
+    original = _str(result.get("originalFile"))
+    if original is None:
+        original = _str(result.get("originalFileContents"))
+    if original is not None:
+        after = _apply_edits(original, edits)
+        if after is not None:
+            return [_change(path, "modify", file_diff(path, original, after), after)]
+    hunks = _hunks_diff(path, result.get("structuredPatch"))
+    if hunks is not None:
+        return [_change(path, "modify", hunks, None)]
+    if len(edits) == 1 and edits[0][0] == "" and output.startswith("File created"):
+        return [_change(path, "create", file_diff(path, None, edits[0][1]), edits[0][1])]
+    return [_change(path, "modify", fragment_diff(path, old, new), None) for old, new, _ in edits]
+
+
+def _notebook_change(path: str, result: dict[str, Any]) -> list[dict[str, Any]]:
+    before, after = _str(result.get("original_file")), _str(result.get("updated_file"))
+    if before is None or after is None:
+        return []
+    return [_change(path, "modify", file_diff(path, before, after), after)]
+
+
+def _edits(
+    name: str, tool_input: dict[str, Any], result: dict[str, Any]
+) -> list[tuple[str, str, bool]]:
+    """(old text, new text, replace all) of each replacement the call made."""
+    if name == "Edit":
+        old = _str(result.get("oldString"))
+        new = _str(result.get("newString"))
+        if old is None or new is None:
+            old, new = _str(tool_input.get("old_string")), _str(tool_input.get("new_string"))
+        replace_all = result.get("replaceAll", tool_input.get("replace_all"))
+        return [(old, new, replace_all is True)] if old is not None and new is not None else []
+    listed = result.get("edits")
+    if not isinstance(listed, list):
+        listed = tool_input.get("edits")
+    edits = []
+    for edit in listed if isinstance(listed, list) else []:
+        if isinstance(edit, dict):
+            old, new = _str(edit.get("old_string")), _str(edit.get("new_string"))
+            if old is not None and new is not None:
+                edits.append((old, new, edit.get("replace_all") is True))
+    return edits
+
+
+def _apply_edits(original: str, edits: list[tuple[str, str, bool]]) -> str | None:
+    """The file after the replacements, or None when one of them does not apply as written."""
+    if not edits:
+        return None
+    text = original
+    for old, new, replace_all in edits:
+        if old == "":
+            if text:
+                return None
+            text = new
+        elif old not in text:
+            return None
+        else:
+            text = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    return text
+
+
+def _hunks_diff(path: str, hunks: Any) -> Diff | None:
+    """A unified diff from the tool's structuredPatch hunks (real line numbers: anchored)."""
+    if not isinstance(hunks, list) or not hunks:
+        return None
+    parts = [f"--- a/{path}\n", f"+++ b/{path}\n"]
+    for hunk in hunks:
+        if not isinstance(hunk, dict) or not isinstance(hunk.get("lines"), list):
+            return None
+        spans = [hunk.get(k) for k in ("oldStart", "oldLines", "newStart", "newLines")]
+        if not all(isinstance(n, int) for n in spans):
+            return None
+        parts.append(f"@@ -{spans[0]},{spans[1]} +{spans[2]},{spans[3]} @@\n")
+        parts.extend(f"{line}\n" for line in hunk["lines"] if isinstance(line, str))
+    text = "".join(parts)
+    added, removed = count(text)
+    return Diff(text, added, removed, True)
+
+
+def _change(path: str, operation: str, diff: Diff, content: str | None) -> dict[str, Any]:
+    return {
+        "path": path,
+        "operation": operation,
+        "diff": diff.text,
+        "anchored": diff.anchored,
+        "content": content,
+        "added": diff.added,
+        "removed": diff.removed,
+    }
+
+
+# -- values --------------------------------------------------------------------------------
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _is_prompt(record: dict[str, Any]) -> bool:
+    """Whether a record is a user message with text (not tool results): how a subagent's
+    conversation starts."""
+    message = record.get("message")
+    if record.get("type") != "user" or not isinstance(message, dict):
+        return False
+    content = message.get("content")
+    if isinstance(content, list):
+        return not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    return isinstance(content, str)
+
+
+def _text_of(content: Any) -> str:
+    """The text of message content: a string, or the text blocks of a list (images and
+    documents as a short placeholder)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif isinstance(block, dict) and block.get("type") in ("image", "document"):
+            parts.append(f"[{block['type']}]")
+    return "\n\n".join(parts)
+
+
+def _result_text(content: Any) -> str:
+    """A tool result's content as text: a string, or its blocks one a line (an image as
+    "[image]", a tool reference by the tool's name)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return json.dumps(content, ensure_ascii=False)
+    parts = []
+    for block in content:
+        if not isinstance(block, dict):
+            parts.append(block if isinstance(block, str) else json.dumps(block))
+        elif isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif block.get("type") == "tool_reference":
+            parts.append(f"[tool: {block.get('tool_name')}]")
+        else:
+            parts.append(f"[{block.get('type') or 'block'}]")
+    return "\n".join(parts)
+
+
+def _api_error_text(record: dict[str, Any]) -> str:
+    """ "API error 529: overloaded (retry 1 of 10)" from a system api_error record."""
+    error = record.get("error")
+    status: Any = None
+    detail = _str(record.get("content")) or _str(error)
+    while isinstance(error, dict):
+        status = status or error.get("status")
+        detail = _str(error.get("message")) or _str(error.get("code")) or detail
+        error = error.get("error") if isinstance(error.get("error"), dict) else error.get("cause")
+    text = "API error" + (f" {status}" if status else "") + (f": {detail}" if detail else "")
+    attempt, retries = record.get("retryAttempt"), record.get("maxRetries")
+    if isinstance(attempt, int):
+        text += f" (retry {attempt}" + (f" of {retries})" if isinstance(retries, int) else ")")
+    return text
+
+
+def _first_session_id(path: Path) -> str | None:
+    """The sessionId of a file's first record (None when it has none)."""
+    try:
+        with open_text(path) as stream:
+            value = json.loads(stream.readline())
+    except (ValueError, StetError):
+        return None
+    return _str(value.get("sessionId")) if isinstance(value, dict) else None
+
+
+def _file_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for chunk in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()[:16]

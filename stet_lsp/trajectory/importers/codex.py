@@ -1,0 +1,958 @@
+"""Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl` (or `.jsonl.zst`).
+
+Each line is one record `{"timestamp", "type", "payload"}`:
+
+* `session_meta` (first line): the thread `id`, `cwd`, `cli_version`, `originator`, `git`
+  (`commit_hash`, `branch`, `repository_url`) and `source`; a subagent thread has
+  `source = {"subagent": {"thread_spawn": {"parent_thread_id", "agent_role", ...}}}` (or
+  `{"subagent": "review"}`). A fork or resume may repeat it further down.
+* `turn_context`: the settings of the turn that follows (`model`, `cwd`, approval and sandbox
+  policy). The model of a turn is the model of the agent messages and token counts after it.
+* `response_item`: what the model saw and said, in the Responses API's shapes: `message` (role
+  `user`, `assistant` or `developer`, with `input_text`/`output_text` parts), `reasoning`
+  (readable `summary` texts and/or an opaque `encrypted_content`), `function_call` (JSON
+  `arguments` as a string) and `function_call_output`, `custom_tool_call` (a free-form `input`,
+  e.g. the `apply_patch` envelope) and `custom_tool_call_output`, `local_shell_call`,
+  `web_search_call`, `tool_search_call`/`tool_search_output`, `image_generation_call`, and
+  harness bookkeeping (`ghost_snapshot`, opaque `compaction`). Tool outputs are a string, a
+  JSON string `{"output", "metadata": {"exit_code"}}`, text headed by `Exit code: N` or
+  `Process exited with code N`, or a list of content parts.
+* `event_msg`: the UI's event stream. `user_message`, `agent_message` and `agent_reasoning`
+  repeat response items (they are used only for what the response items lack); `token_count`
+  carries the usage of the last model request (`info.last_token_usage`, repeated while
+  `info.total_token_usage` stays the same); `patch_apply_end` says whether a patch applied and
+  may carry the applied changes with diffs against the real files; `exec_command_end` and
+  `mcp_tool_call_end` repeat tool outputs with their exit status; `turn_aborted` and `error`.
+* `compacted`: a context compaction, its summary in `message` (empty for a server-side
+  compaction, whose summary is opaque).
+
+Rollouts written before `session_meta` existed (Codex CLI of early to mid 2025) start with a
+bare header `{"id", "timestamp", "instructions", "git"?}` followed by bare response items (no
+`payload` wrapper, usually no timestamp) and `{"record_type": "state"}` markers.
+
+A subagent thread is a rollout of its own: its events carry `agent` = its thread id, after a
+Subagent event (`agent_id` = that id) whose description names the parent thread. Developer
+and system messages (the harness's instructions) are kept as RawEvents, having no kind of
+their own. Codex's `input_tokens` include the cached ones; Usage splits them into uncached
+`input_tokens` and `cache_read_tokens` (as Claude Code counts them); `output_tokens` include
+the reasoning tokens.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Compaction,
+    Error,
+    EventBase,
+    FileChange,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    SourceRef,
+    Subagent,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+)
+from stet_lsp.trajectory.importers import diffs
+from stet_lsp.trajectory.importers.base import Importer, ParsedSession, Problem
+from stet_lsp.trajectory.importers.files import jsonl_records
+
+FORMAT = "codex"
+HARNESS = "codex"
+
+Record = dict[str, Any]
+
+_ROLLOUT_TYPES = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+)
+# Response item types a legacy rollout holds bare (and the current format wraps in `payload`).
+_RESPONSE_ITEM_TYPES = frozenset(
+    {
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "web_search_call",
+        "tool_search_call",
+        "tool_search_output",
+        "image_generation_call",
+        "ghost_snapshot",
+        "compaction",
+        "compaction_summary",
+        "context_compaction",
+    }
+)
+_ROLE_KINDS = {"user": "user", "assistant": "agent"}
+_TURN_STARTS = frozenset({"task_started", "turn_started"})
+_OPAQUE_COMPACTIONS = frozenset({"compaction", "compaction_summary", "context_compaction"})
+# event_msg types that only repeat what response items, turn contexts or `compacted` records
+# already say (or mark turn boundaries): they add no event.
+_REPEATING_EVENTS = frozenset(
+    {
+        "task_started",
+        "task_complete",
+        "turn_started",
+        "turn_complete",
+        "context_compacted",
+        "thread_name_updated",
+        "exec_command_end",
+        "mcp_tool_call_end",
+        "web_search_end",
+        "view_image_tool_call",
+        "image_generation_end",
+        "agent_reasoning_section_break",
+        "collab_agent_spawn_end",
+        "collab_agent_interaction_end",
+        "collab_waiting_end",
+        "collab_close_end",
+        "collab_resume_end",
+        "dynamic_tool_call_request",
+        "dynamic_tool_call_response",
+    }
+)
+_PATCH_BEGIN = "*** Begin Patch"
+_PATCH_END = "*** End Patch"
+
+
+class CodexImporter:
+    name = FORMAT
+    label = "Codex CLI rollout JSONL"
+
+    def sniff(self, head: str) -> bool:
+        lines = [line for line in head.lstrip("\ufeff").split("\n", 3)[:3] if line.strip()]
+        if not lines:
+            return False
+        first = _loads(lines[0])
+        if first is None:
+            return _is_cut_session_meta(lines[0])
+        if not isinstance(first, dict):
+            return False
+        if first.get("type") in _ROLLOUT_TYPES and isinstance(first.get("payload"), dict):
+            return True
+        if not _is_legacy_header(first):
+            return False
+        second = _loads(lines[1]) if len(lines) > 1 else None
+        if not isinstance(second, dict):
+            return "instructions" in first
+        return "record_type" in second or second.get("type") in _RESPONSE_ITEM_TYPES
+
+    def parse(self, path: Path) -> ParsedSession:
+        source = path.name
+        problems: list[Problem] = []
+        with _without_cyclic_gc():
+            records = list(jsonl_records(path, source, problems))
+            if not records:
+                raise StetError(f"{path}: no Codex rollout records could be read")
+            facts = _Facts.gather(records)
+            session_id = facts.session_id or _file_digest(path)
+            session = ParsedSession(FORMAT, session_id, problems=problems, sources={source: path})
+            _Reader(session, source, facts).read(records)
+        return session
+
+
+IMPORTERS: dict[str, Importer] = {FORMAT: CodexImporter()}
+
+
+@contextmanager
+def _without_cyclic_gc() -> Iterator[None]:
+    """Pauses the cyclic garbage collector: the hundreds of thousands of small dicts and
+    models a large rollout becomes set it off again and again (over half the import time),
+    and none of them form cycles, so reference counting frees them all the same."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@dataclass
+class _Facts:
+    """What the whole rollout says that events need before the record saying it is reached:
+    the session's metadata, the outcome records of tool calls keyed by call id, and what the
+    response items said (`said`: their texts by kind, `said_per_turn`: how many of each kind
+    every turn holds) so that the event_msg copies of them, written just before or after
+    them, can be told from what only the event stream has."""
+
+    meta: Record | None = None
+    meta_line: int = 0
+    meta_time: str | None = None
+    legacy: bool = False
+    first_model: str | None = None
+    title: str | None = None
+    said: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    said_per_turn: Counter[tuple[int, str]] = field(default_factory=Counter)
+    patch_ends: dict[str, Record] = field(default_factory=dict)
+    exec_exit_codes: dict[str, int] = field(default_factory=dict)
+    failed_mcp_calls: set[str] = field(default_factory=set)
+
+    @property
+    def session_id(self) -> str | None:
+        return _str(self.meta.get("id")) if self.meta else None
+
+    @classmethod
+    def gather(cls, records: list[tuple[int, Any]]) -> _Facts:
+        facts = cls()
+        first_line, first = records[0]
+        if isinstance(first, dict) and _is_legacy_header(first):
+            facts.meta, facts.meta_line, facts.legacy = first, first_line, True
+            facts.meta_time = _str(first.get("timestamp"))
+            facts.first_model = _str(first.get("model"))
+        turn = 0
+        for line, value in records:
+            found = _rollout_record(value)
+            if found is None:
+                continue
+            kind, payload = found
+            if kind == "session_meta" and facts.meta is None:
+                facts.meta, facts.meta_line = payload, line
+                facts.meta_time = _str(value.get("timestamp")) or _str(payload.get("timestamp"))
+            elif kind == "turn_context" and facts.first_model is None:
+                facts.first_model = _str(payload.get("model"))
+            elif kind == "response_item":
+                facts._note_item(turn, payload)
+            elif kind == "event_msg":
+                turn += payload.get("type") in _TURN_STARTS
+                facts._note_event(payload)
+        return facts
+
+    def _note_item(self, turn: int, item: Record) -> None:
+        kind = item.get("type")
+        if kind == "message" and item.get("role") in _ROLE_KINDS:
+            said = _ROLE_KINDS[item["role"]]
+            parts = _text_parts(item.get("content"))
+            self.said[said].update(part.strip() for part in parts)
+            self.said[said].add(_join(parts).strip())
+            self.said_per_turn[turn, said] += 1
+        elif kind == "reasoning":
+            parts = _text_parts(item.get("summary")) + _text_parts(item.get("content"))
+            readable = [part.strip() for part in parts if part.strip()]
+            self.said["reasoning"].update(readable)
+            self.said_per_turn[turn, "reasoning"] += len(readable)
+
+    def _note_event(self, event: Record) -> None:
+        kind = event.get("type")
+        call_id = _str(event.get("call_id"))
+        if kind == "thread_name_updated":
+            self.title = _str(event.get("thread_name")) or self.title
+        elif kind == "patch_apply_end" and call_id:
+            self.patch_ends[call_id] = event
+        elif kind == "exec_command_end" and call_id:
+            exit_code = event.get("exit_code")
+            if isinstance(exit_code, int):
+                self.exec_exit_codes[call_id] = exit_code
+        elif kind == "mcp_tool_call_end" and call_id and _mcp_failed(event.get("result")):
+            self.failed_mcp_calls.add(call_id)
+
+
+class _Reader:
+    """Turns the records into events, in order, keeping the state a rollout carries from
+    record to record: the current model, the pending patches and the last token totals."""
+
+    def __init__(self, session: ParsedSession, source: str, facts: _Facts) -> None:
+        self.session = session
+        self.events = session.events
+        self.source = source
+        self.facts = facts
+        self.model = facts.first_model
+        self.agent: str | None = None
+        self.patches: dict[str, str] = {}
+        self.calls: set[str] = set()
+        self.last_total: Any = None
+        self.turn = 0
+        self.copies: Counter[tuple[int, str]] = Counter()
+        self.line = 1
+        self.value: Any = None
+        self.time: str | None = None
+        self.last_time: str | None = None
+
+    def read(self, records: list[tuple[int, Any]]) -> None:
+        self.start(records[0][0])
+        for line, value in records:
+            self.line, self.value = line, value
+            self.time = _str(value.get("timestamp")) if isinstance(value, dict) else None
+            self.last_time = self.time or self.last_time
+            self.record(value)
+        self.time = self.last_time
+        self.emit(SessionEnd, agent=None)
+
+    def start(self, first_line: int) -> None:
+        meta = self.facts.meta or {}
+        git = meta.get("git")
+        git = git if isinstance(git, dict) else {}
+        self.line = self.facts.meta_line or first_line
+        self.time = self.facts.meta_time
+        self.emit(
+            SessionStart,
+            agent=None,
+            harness=HARNESS,
+            harness_version=_str(meta.get("cli_version")),
+            model=self.model,
+            cwd=_str(meta.get("cwd")),
+            branch=_str(git.get("branch")),
+            commit=_str(git.get("commit_hash")),
+            title=self.facts.title,
+        )
+        description = _subagent_description(meta)
+        if description is not None:
+            self.agent = self.session.session_id
+            self.emit(Subagent, agent=None, agent_id=self.agent, description=description)
+
+    def emit(self, kind: type[EventBase], **fields: Any) -> None:
+        fields.setdefault("agent", self.agent)
+        self.events.append(
+            kind(
+                session=self.session.session_id,
+                source=SourceRef(file=self.source, line=self.line),
+                time=self.time,
+                **fields,
+            )
+        )
+
+    def raw(self, reason: str) -> None:
+        """Keeps the current record, whole, as a RawEvent."""
+        self.emit(RawEvent, record=self.value, reason=reason)
+
+    def record(self, value: Any) -> None:
+        if not isinstance(value, dict):
+            self.raw("not a JSON object")
+            return
+        found = _rollout_record(value)
+        if found is not None:
+            kind, payload = found
+            _RECORD_HANDLERS[kind](self, payload)
+        elif self.facts.legacy and self.line == self.facts.meta_line:
+            return  # the legacy header, read by start()
+        elif "record_type" in value:
+            return  # a legacy state marker: it holds nothing
+        elif "type" not in value:
+            self.raw("record has no type")
+        elif value.get("type") in _ROLLOUT_TYPES:
+            self.raw(f"{value['type']} record without a payload object")
+        else:
+            self.raw(f"unknown record type {value.get('type')!r}")
+
+    # --- top-level records -------------------------------------------------------------------
+
+    def on_session_meta(self, meta: Record) -> None:
+        if self.line == self.facts.meta_line or _str(meta.get("id")) == self.session.session_id:
+            return
+        self.raw("session_meta of another thread (history copied into this rollout)")
+
+    def on_turn_context(self, context: Record) -> None:
+        self.model = _str(context.get("model")) or self.model
+
+    def on_compacted(self, compacted: Record) -> None:
+        summary = _str(compacted.get("message"))
+        if summary is None:
+            # A server-side compaction: its summary is in an encrypted history item.
+            self.session.dropped["opaque_compaction"] += 1
+        self.emit(Compaction, summary=summary or "")
+
+    def on_response_item(self, item: Record) -> None:
+        kind = item.get("type")
+        handler = _ITEM_HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is not None:
+            handler(self, item)
+        elif kind == "ghost_snapshot":
+            self.session.dropped["ghost_snapshot"] += 1
+        elif kind in _OPAQUE_COMPACTIONS:
+            self.session.dropped["opaque_compaction"] += 1
+        else:
+            self.raw(f"unknown response_item type {kind!r}")
+
+    def on_event_msg(self, event: Record) -> None:
+        kind = event.get("type")
+        self.turn += kind in _TURN_STARTS
+        handler = _EVENT_HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is not None:
+            handler(self, event)
+        elif kind in _REPEATING_EVENTS:
+            return
+        elif kind == "item_completed" and _is_plan_item(event.get("item")):
+            return  # a plan, as the update_plan call already recorded it
+        else:
+            self.raw(f"event_msg of type {kind!r} is not translated")
+
+    # --- response items ----------------------------------------------------------------------
+
+    def message(self, item: Record) -> None:
+        role = item.get("role")
+        text = _join(_text_parts(item.get("content")))
+        if role == "user":
+            self.emit(UserMessage, text=text)
+        elif role == "assistant":
+            self.emit(AgentMessage, text=text, model=self.model)
+        elif role in ("developer", "system"):
+            self.raw(f"{role} message (instructions from the harness)")
+        else:
+            self.raw(f"message with role {role!r}")
+
+    def reasoning(self, item: Record) -> None:
+        text = _join(_text_parts(item.get("content")) or _text_parts(item.get("summary")))
+        if text.strip():
+            self.emit(Reasoning, text=text)
+        elif item.get("encrypted_content"):
+            self.session.dropped["opaque_reasoning"] += 1
+
+    def function_call(self, item: Record) -> None:
+        name = _tool_name(item)
+        arguments = item.get("arguments")
+        tool_input = _arguments(arguments)
+        call_id = self.call(item, name, tool_input)
+        if name == "apply_patch":
+            patch = tool_input.get("input") or tool_input.get("patch") or arguments
+            self.expect_patch(call_id, patch if isinstance(patch, str) else None)
+        else:
+            self.expect_patch(call_id, _shell_patch(tool_input))
+
+    def custom_tool_call(self, item: Record) -> None:
+        name = _tool_name(item)
+        raw_input = item.get("input")
+        call_id = self.call(item, name, {"input": raw_input})
+        if name == "apply_patch" and isinstance(raw_input, str):
+            self.expect_patch(call_id, raw_input)
+
+    def local_shell_call(self, item: Record) -> None:
+        action = item.get("action")
+        tool_input = action if isinstance(action, dict) else {"action": action}
+        call_id = self.call(item, "local_shell", tool_input)
+        self.expect_patch(call_id, _shell_patch(tool_input))
+
+    def web_search_call(self, item: Record) -> None:
+        action = item.get("action")
+        self.call(item, "web_search", action if isinstance(action, dict) else {})
+
+    def tool_search_call(self, item: Record) -> None:
+        arguments = item.get("arguments")
+        self.call(item, "tool_search", arguments if isinstance(arguments, dict) else {})
+
+    def image_generation_call(self, item: Record) -> None:
+        prompt = item.get("revised_prompt")
+        call_id = self.call(item, "image_generation", {"revised_prompt": prompt})
+        self.emit(ToolResult, call_id=call_id, ok=item.get("status") != "failed", output="")
+
+    def tool_output(self, item: Record) -> None:
+        call_id = _str(item.get("call_id")) or ""
+        text, ok = _output(item.get("output"))
+        if ok is None:
+            ok = self.outcome(call_id, text)
+        self.emit(ToolResult, call_id=call_id, ok=ok, output=text)
+        patch = self.patches.pop(call_id, None)
+        if ok and patch is not None:
+            self.file_changes(call_id, patch)
+
+    def tool_search_output(self, item: Record) -> None:
+        call_id = _str(item.get("call_id")) or ""
+        tools = item.get("tools")
+        output = json.dumps(tools, ensure_ascii=False) if tools is not None else ""
+        self.emit(ToolResult, call_id=call_id, ok=item.get("status") != "failed", output=output)
+
+    def call(self, item: Record, name: str, tool_input: dict[str, Any]) -> str:
+        call_id = _str(item.get("call_id")) or _str(item.get("id")) or f"{name}@{self.line}"
+        self.calls.add(call_id)
+        self.emit(ToolCall, call_id=call_id, name=name, input=tool_input)
+        return call_id
+
+    def expect_patch(self, call_id: str, patch: str | None) -> None:
+        if patch is not None and _PATCH_BEGIN in patch:
+            self.patches[call_id] = patch
+
+    def outcome(self, call_id: str, text: str) -> bool:
+        """Whether a call whose output does not say so succeeded, from the other records."""
+        patch_end = self.facts.patch_ends.get(call_id)
+        if patch_end is not None and isinstance(patch_end.get("success"), bool):
+            return bool(patch_end["success"])
+        if call_id in self.facts.exec_exit_codes:
+            return self.facts.exec_exit_codes[call_id] == 0
+        if call_id in self.facts.failed_mcp_calls:
+            return False
+        if call_id in self.patches and "verification failed" in text[:200]:
+            return False
+        return text.strip() != "aborted"
+
+    def file_changes(self, call_id: str, patch: str | None) -> None:
+        """The changes of a patch that applied: as patch_apply_end reports them (diffed against
+        the real files) when it does, else as the patch text says."""
+        patch_end = self.facts.patch_ends.get(call_id)
+        changes = patch_end.get("changes") if patch_end else None
+        if isinstance(changes, dict) and changes:
+            found = list(_applied_changes(changes))
+        elif patch is not None:
+            found = list(_patch_changes(patch))
+        else:
+            found = []
+        made_by = call_id if call_id in self.calls else None
+        for change in found:
+            self.emit(FileChange, call_id=made_by, **change)
+
+    # --- event messages ----------------------------------------------------------------------
+
+    def user_message(self, event: Record) -> None:
+        text = _event_text(event.get("message"))
+        if text and not self.is_copy("user", text):
+            self.emit(UserMessage, text=text)
+
+    def agent_message(self, event: Record) -> None:
+        text = _event_text(event.get("message"))
+        if text and not self.is_copy("agent", text):
+            self.emit(AgentMessage, text=text, model=self.model)
+
+    def agent_reasoning(self, event: Record) -> None:
+        text = _event_text(event.get("text"))
+        if text and not self.is_copy("reasoning", text):
+            self.emit(Reasoning, text=text)
+
+    def is_copy(self, said: str, text: str) -> bool:
+        """Whether an event_msg repeats a response item: the same text, or the n-th copy of
+        its kind in a turn whose response items hold at least n of that kind."""
+        self.copies[self.turn, said] += 1
+        if self.copies[self.turn, said] <= self.facts.said_per_turn[self.turn, said]:
+            return True
+        return text.strip() in self.facts.said[said]
+
+    def token_count(self, event: Record) -> None:
+        info = event.get("info")
+        if isinstance(info, dict):
+            total = info.get("total_token_usage")
+            if total is not None and total == self.last_total:
+                return  # the same request reported again
+            last = info.get("last_token_usage")
+            usage = last if isinstance(last, dict) else _difference(total, self.last_total)
+            if total is not None:
+                self.last_total = total
+        elif "input_tokens" in event:
+            usage = event  # early rollouts: the usage fields on the event itself
+        else:
+            return  # rate limits only
+        input_tokens = _count(usage, "input_tokens")
+        cached = min(_count(usage, "cached_input_tokens"), input_tokens)
+        output_tokens = _count(usage, "output_tokens")
+        if input_tokens or output_tokens:
+            self.emit(
+                Usage,
+                model=self.model,
+                input_tokens=input_tokens - cached,
+                cache_read_tokens=cached,
+                output_tokens=output_tokens,
+            )
+
+    def turn_aborted(self, event: Record) -> None:
+        reason = _str(event.get("reason")) or "interrupted"
+        self.emit(Error, message=f"turn aborted: {reason}", interrupt=True)
+
+    def error(self, event: Record) -> None:
+        self.emit(Error, message=_str(event.get("message")) or json.dumps(event))
+
+    def patch_apply_end(self, event: Record) -> None:
+        call_id = _str(event.get("call_id")) or ""
+        # The changes of a known call follow that call's result; these have no call here.
+        if call_id not in self.calls and event.get("success") is True:
+            self.file_changes(call_id, None)
+
+
+_RECORD_HANDLERS = {
+    "session_meta": _Reader.on_session_meta,
+    "turn_context": _Reader.on_turn_context,
+    "compacted": _Reader.on_compacted,
+    "response_item": _Reader.on_response_item,
+    "event_msg": _Reader.on_event_msg,
+}
+_ITEM_HANDLERS = {
+    "message": _Reader.message,
+    "reasoning": _Reader.reasoning,
+    "function_call": _Reader.function_call,
+    "custom_tool_call": _Reader.custom_tool_call,
+    "local_shell_call": _Reader.local_shell_call,
+    "web_search_call": _Reader.web_search_call,
+    "tool_search_call": _Reader.tool_search_call,
+    "image_generation_call": _Reader.image_generation_call,
+    "function_call_output": _Reader.tool_output,
+    "custom_tool_call_output": _Reader.tool_output,
+    "tool_search_output": _Reader.tool_search_output,
+}
+_EVENT_HANDLERS = {
+    "user_message": _Reader.user_message,
+    "agent_message": _Reader.agent_message,
+    "agent_reasoning": _Reader.agent_reasoning,
+    "agent_reasoning_raw_content": _Reader.agent_reasoning,
+    "token_count": _Reader.token_count,
+    "turn_aborted": _Reader.turn_aborted,
+    "error": _Reader.error,
+    "stream_error": _Reader.error,
+    "patch_apply_end": _Reader.patch_apply_end,
+}
+
+
+# --- records -----------------------------------------------------------------------------------
+
+
+def _rollout_record(value: Any) -> tuple[str, Record] | None:
+    """(record type, payload) of a record of either format; None when it is not one."""
+    if not isinstance(value, dict):
+        return None
+    kind = value.get("type")
+    payload = value.get("payload")
+    if kind in _ROLLOUT_TYPES and isinstance(payload, dict):
+        return kind, payload
+    if kind in _RESPONSE_ITEM_TYPES and "payload" not in value:
+        return "response_item", value
+    return None
+
+
+def _is_legacy_header(value: Record) -> bool:
+    return (
+        isinstance(value.get("id"), str)
+        and isinstance(value.get("timestamp"), str)
+        and "type" not in value
+        and "payload" not in value
+    )
+
+
+def _is_cut_session_meta(line: str) -> bool:
+    """A first line cut off by the sniff limit (session_meta can hold long instructions)."""
+    start = line[:160].replace(" ", "")
+    return start.startswith('{"timestamp":') and '"type":"session_meta","payload":{' in start
+
+
+def _loads(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def _subagent_description(meta: Record) -> str | None:
+    """How a subagent thread names its parent; None for a thread a person started."""
+    source = meta.get("source")
+    origin = source.get("subagent") if isinstance(source, dict) else None
+    if origin is None and meta.get("thread_source") != "subagent":
+        return None
+    spawn = origin.get("thread_spawn") if isinstance(origin, dict) else None
+    spawn = spawn if isinstance(spawn, dict) else {}
+    parent = _str(spawn.get("parent_thread_id")) or _str(meta.get("parent_thread_id"))
+    if isinstance(origin, str):
+        kind = f"{origin} subagent"
+    elif isinstance(origin, dict) and origin and "thread_spawn" not in origin:
+        key, value = next(iter(origin.items()))
+        kind = f"{value if key == 'other' and isinstance(value, str) else key} subagent"
+    else:
+        kind = "subagent"
+    description = f"{kind} of thread {parent}" if parent else kind
+    details = [
+        f"{label}: {value}"
+        for label, value in (
+            ("role", _str(spawn.get("agent_role")) or _str(meta.get("agent_role"))),
+            ("nickname", _str(spawn.get("agent_nickname")) or _str(meta.get("agent_nickname"))),
+            ("path", _str(spawn.get("agent_path")) or _str(meta.get("agent_path"))),
+        )
+        if value
+    ]
+    return f"{description} ({', '.join(details)})" if details else description
+
+
+def _is_plan_item(item: Any) -> bool:
+    return isinstance(item, dict) and str(item.get("type", "")).lower() == "plan"
+
+
+# --- texts -------------------------------------------------------------------------------------
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _text_parts(content: Any) -> list[str]:
+    """The texts of a list of content parts (input_text, output_text, summary_text, ...);
+    an image part reads as `[image]`."""
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    parts = []
+    for part in content:
+        if isinstance(part, dict):
+            text = part.get("text")
+            if isinstance(text, str):
+                parts.append(text)
+            elif "image" in str(part.get("type", "")):
+                parts.append("[image]")
+        elif isinstance(part, str):
+            parts.append(part)
+    return parts
+
+
+def _join(parts: list[str]) -> str:
+    return "\n".join(parts)
+
+
+def _event_text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    parts = _text_parts(value)
+    return _join(parts) if parts else None
+
+
+# --- tools -------------------------------------------------------------------------------------
+
+
+def _tool_name(item: Record) -> str:
+    name = _str(item.get("name")) or "unknown"
+    namespace = _str(item.get("namespace"))
+    # MCP tools get the mcp__server__tool name other harnesses use; built-in namespaces
+    # ("collaboration", "functions") only group tools whose bare names are well known.
+    if namespace is not None and namespace.startswith("mcp__"):
+        return f"{namespace}__{name}"
+    return name
+
+
+def _arguments(arguments: Any) -> dict[str, Any]:
+    if isinstance(arguments, dict):
+        return arguments
+    if isinstance(arguments, str) and arguments.lstrip().startswith("{"):
+        parsed = _loads(arguments)
+        if isinstance(parsed, dict):
+            return parsed
+    return {"arguments": arguments}
+
+
+def _shell_patch(tool_input: dict[str, Any]) -> str | None:
+    """The patch of a shell command that runs `apply_patch` with the patch as its argument
+    (or as a here-document), which Codex intercepts and applies itself."""
+    command = tool_input.get("command", tool_input.get("cmd"))
+    if isinstance(command, list):
+        text = "\n".join(part for part in command if isinstance(part, str))
+    elif isinstance(command, str):
+        text = command
+    else:
+        return None
+    start = text.find(_PATCH_BEGIN)
+    if start < 0 or ("apply_patch" not in text and "applypatch" not in text):
+        return None
+    end = text.find(_PATCH_END, start)
+    return text[start : end + len(_PATCH_END)] if end >= 0 else text[start:]
+
+
+def _output(output: Any) -> tuple[str, bool | None]:
+    """A tool output's text and, when the output says it, whether the call succeeded."""
+    if isinstance(output, str):
+        if output.startswith("{"):
+            wrapped = _loads(output)
+            if isinstance(wrapped, dict) and isinstance(wrapped.get("output"), str):
+                metadata = wrapped.get("metadata")
+                exit_code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+                ok = exit_code == 0 if isinstance(exit_code, int) else None
+                return wrapped["output"], ok
+        exit_code = _header_exit_code(output)
+        return output, None if exit_code is None else exit_code == 0
+    if isinstance(output, list):
+        return _join(_text_parts(output)), None
+    if isinstance(output, dict):
+        # {"content", "success"} of early versions, or a single content part.
+        body = output.get("content", output.get("output", output.get("text")))
+        if isinstance(body, str | list):
+            text = _join(_text_parts(body))
+        else:
+            text = json.dumps(output, ensure_ascii=False)
+        success = output.get("success")
+        return text, success if isinstance(success, bool) else None
+    return ("" if output is None else json.dumps(output, ensure_ascii=False)), None
+
+
+def _header_exit_code(text: str) -> int | None:
+    """The exit code in the header Codex puts before a command's output (`Exit code: 1`,
+    `Process exited with code 1`, ... then `Output:`)."""
+    for line in text[:400].splitlines()[:6]:
+        if line.startswith("Output:"):
+            break
+        for prefix in ("Exit code: ", "Process exited with code "):
+            if line.startswith(prefix):
+                number = line[len(prefix) :].strip()
+                return int(number) if number.lstrip("-").isdigit() else None
+    return None
+
+
+def _mcp_failed(result: Any) -> bool:
+    if not isinstance(result, dict):
+        return False
+    if "Err" in result:
+        return True
+    ok = result.get("Ok")
+    return isinstance(ok, dict) and (ok.get("isError") is True or ok.get("is_error") is True)
+
+
+def _count(usage: Any, key: str) -> int:
+    value = usage.get(key) if isinstance(usage, dict) else None
+    return value if isinstance(value, int) and value > 0 else 0
+
+
+def _difference(total: Any, previous: Any) -> dict[str, int]:
+    keys = ("input_tokens", "cached_input_tokens", "output_tokens")
+    return {key: _count(total, key) - _count(previous, key) for key in keys}
+
+
+# --- patches -----------------------------------------------------------------------------------
+
+
+@dataclass
+class _PatchFile:
+    """One file of an `*** Begin Patch` envelope: its added lines (Add File) or the old and
+    new lines of its hunks, context lines on both sides (Update File)."""
+
+    operation: str
+    path: str
+    move_to: str | None = None
+    old: list[str] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)
+
+
+def _parse_patch(text: str) -> list[_PatchFile]:
+    files: list[_PatchFile] = []
+    current: _PatchFile | None = None
+    for line in text.splitlines():
+        if line.startswith("*** "):
+            marker = line[4:]
+            for prefix, operation in (
+                ("Add File: ", "create"),
+                ("Delete File: ", "delete"),
+                ("Update File: ", "modify"),
+            ):
+                if marker.startswith(prefix):
+                    current = _PatchFile(operation, marker[len(prefix) :].strip())
+                    files.append(current)
+                    break
+            else:
+                if marker.startswith("Move to: ") and current is not None:
+                    current.move_to = marker[len("Move to: ") :].strip()
+                elif marker.startswith("End Patch"):
+                    current = None
+            continue
+        if current is None or current.operation == "delete" or line.startswith("@@"):
+            continue
+        if current.operation == "create":
+            current.new.append(line[1:] if line.startswith("+") else line)
+        elif line.startswith("+"):
+            current.new.append(line[1:])
+        elif line.startswith("-"):
+            current.old.append(line[1:])
+        else:
+            context = line[1:] if line.startswith(" ") else line
+            current.old.append(context)
+            current.new.append(context)
+    return files
+
+
+def _lines_text(lines: list[str]) -> str:
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _patch_changes(patch: str) -> Iterator[dict[str, Any]]:
+    """FileChange fields of a patch envelope. Its hunks carry no line numbers, so updates are
+    unanchored; a file's hunks are diffed as one run of text."""
+    for patched in _parse_patch(patch):
+        if patched.operation == "create":
+            content = _lines_text(patched.new)
+            diff = diffs.file_diff(patched.path, None, content)
+            yield _change(patched.path, "create", diff, content=content)
+        elif patched.operation == "delete":
+            yield {"path": patched.path, "operation": "delete"}
+        else:
+            target = patched.move_to or patched.path
+            old, new = _lines_text(patched.old), _lines_text(patched.new)
+            diff = diffs.fragment_diff(target, old, new)
+            operation = "rename" if patched.move_to else "modify"
+            yield _change(target, operation, diff, old_path=patched.move_to and patched.path)
+
+
+def _applied_changes(changes: Record) -> Iterator[dict[str, Any]]:
+    """FileChange fields of the `changes` a patch_apply_end reports: whole contents of added
+    and deleted files, and diffs computed against the real file for updates (anchored)."""
+    for path, change in changes.items():
+        kind, body = _change_kind(change)
+        if kind == "add":
+            content = _str(body.get("content")) or ""
+            yield _change(path, "create", diffs.file_diff(path, None, content), content=content)
+        elif kind == "delete":
+            before = _str(body.get("content"))
+            if before is None:
+                yield {"path": path, "operation": "delete"}
+            else:
+                yield _change(path, "delete", diffs.file_diff(path, before, None))
+        elif kind == "update":
+            target = _str(body.get("move_path")) or path
+            text = _str(body.get("unified_diff")) or ""
+            if text and not text.startswith("--- "):
+                text = f"--- a/{path}\n+++ b/{target}\n{text}"
+            if text and not text.endswith("\n"):
+                text += "\n"
+            added, removed = diffs.count(text)
+            yield {
+                "path": target,
+                "operation": "rename" if target != path else "modify",
+                "old_path": path if target != path else None,
+                "diff": text,
+                "anchored": bool(text),
+                "content": _str(body.get("new_content")),
+                "added": added,
+                "removed": removed,
+            }
+
+
+def _change_kind(change: Any) -> tuple[str | None, Record]:
+    """A FileChange of the protocol: `{"type": "add", ...}`, or in early versions
+    `{"add": {...}}`."""
+    if not isinstance(change, dict):
+        return None, {}
+    if isinstance(change.get("type"), str):
+        return change["type"], change
+    if len(change) == 1:
+        kind, body = next(iter(change.items()))
+        return kind, body if isinstance(body, dict) else {}
+    return None, {}
+
+
+def _change(
+    path: str,
+    operation: str,
+    diff: diffs.Diff,
+    *,
+    content: str | None = None,
+    old_path: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "path": path,
+        "operation": operation,
+        "old_path": old_path,
+        "diff": diff.text,
+        "anchored": diff.anchored,
+        "content": content,
+        "added": diff.added,
+        "removed": diff.removed,
+    }

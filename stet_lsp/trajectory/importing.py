@@ -1,0 +1,278 @@
+"""Importing a transcript into a target's working trajectory.
+
+read (an importer) → normalise (relative paths, `.stetignore`) → serialise → the gate (every
+byte, before anything is written, even to the cache) → `sessions/<n>.jsonl` → compose
+`events.jsonl`, `meta.json` and `narration.md` from every session imported so far.
+Importing the same session again with the same source bytes changes nothing.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.locking import file_lock
+from stet_lsp.core.safefs import atomic_write, make_dirs, read_regular
+from stet_lsp.core.targets import Target
+from stet_lsp.trajectory.events import event_json, parse_event
+from stet_lsp.trajectory.importers import detect, importer
+from stet_lsp.trajectory.importers.base import Importer, ParsedSession
+from stet_lsp.trajectory.meta import ProblemRecord, SourceFile, TargetRef, summarise
+from stet_lsp.trajectory.normalize import Normalizer
+from stet_lsp.trajectory.store import Folder, working_folder
+
+Progress = Callable[[str], None]
+"""Told what the import is doing now (a phase name), for a progress line or report."""
+
+SESSIONS = "sessions"
+_RECORD_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    trajectory: str
+    folder: str
+    session: str
+    format: str
+    events: int
+    changed: bool
+    problems: list[ProblemRecord] = field(default_factory=list)
+    redaction: dict[str, int] = field(default_factory=dict)
+    dropped: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "trajectory": self.trajectory,
+            "folder": self.folder,
+            "session": self.session,
+            "format": self.format,
+            "events": self.events,
+            "changed": self.changed,
+            "problems": [problem.model_dump() for problem in self.problems],
+            "redaction": self.redaction,
+            "dropped": self.dropped,
+        }
+
+
+def import_transcript(
+    target: Target,
+    source: Path,
+    *,
+    format_name: str | None = None,
+    progress: Progress | None = None,
+) -> ImportResult:
+    tell = progress or (lambda phase: None)
+    tell("reading")
+    chosen: Importer = importer(format_name) if format_name else detect(source)
+    with _collector_paused():
+        parsed = chosen.parse(source)
+    if not parsed.events:
+        raise StetError(f"{source}: no events in this {chosen.label}")
+    folder = working_folder(target)
+    stem = _session_stem(parsed)
+    sources = [
+        SourceFile(name=name, sha256=_sha256(path), format=parsed.format, session=parsed.session_id)
+        for name, path in sorted(parsed.sources.items())
+    ]
+    with file_lock(folder.path, target.root, "the working trajectory"):
+        record = _read_record(folder, stem)
+        if record is not None and record.get("sources") == [s.model_dump() for s in sources]:
+            return _result(folder, parsed, record, changed=False)
+        tell("redacting")
+        with _collector_paused():
+            text, record = _gated_session(target, parsed, sources)
+        sessions = make_dirs(target.root, folder.relative / SESSIONS)
+        atomic_write(sessions / f"{stem}.jsonl", text.encode("utf-8", "surrogatepass"), target.root)
+        record_text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
+        atomic_write(sessions / f"{stem}.json", record_text.encode("utf-8"), target.root)
+        tell("composing")
+        with _collector_paused():
+            compose(target, folder)
+    return _result(folder, parsed, record, changed=True)
+
+
+def compose(target: Target, folder: Folder) -> None:
+    """events.jsonl, meta.json and narration.md from every imported session, in the order
+    the sessions started; steps are numbered from 1 across them."""
+    from stet_lsp.gate import redact_text
+    from stet_lsp.trajectory.narration import render
+
+    records = _records(folder)
+    lines: list[str] = []
+    redaction: Counter[str] = Counter()
+    dropped: Counter[str] = Counter()
+    problems: list[ProblemRecord] = []
+    sources: list[SourceFile] = []
+    for stem, record in records:
+        data = read_regular(folder.path / SESSIONS / f"{stem}.jsonl", target.root)
+        if data is None:
+            raise StetError(f"{folder.relative / SESSIONS / stem}.jsonl: missing; import again")
+        for line in data.decode("utf-8", "surrogatepass").splitlines():
+            lines.append(_with_step(line, len(lines) + 1))
+        redaction.update(record.get("redaction", {}))
+        dropped.update(record.get("dropped", {}))
+        problems += [ProblemRecord(**problem) for problem in record.get("problems", [])]
+        sources += [SourceFile(**source) for source in record.get("sources", [])]
+    events = [parse_event(line) for line in lines]
+    previous = _previous_base(folder)
+    meta = summarise(
+        trajectory_id=folder.id,
+        target=TargetRef(kind=target.kind, name=target.name, key=target.key),
+        base_commit=previous,
+        events=events,
+        redaction=redaction,
+        dropped=dropped,
+        problems=problems,
+        sources=sources,
+    )
+    if meta.base_commit is None:
+        meta.base_commit = _head(target.root)
+    narration = render(meta.model_dump(mode="json"), events)
+    gated = redact_text(narration, path="narration.md", cache=None)  # every written byte
+    folder.write("".join(line + "\n" for line in lines), meta, gated.text)
+
+
+def _gated_session(
+    target: Target, parsed: ParsedSession, sources: list[SourceFile]
+) -> tuple[str, dict[str, Any]]:
+    from stet_lsp.gate import redact_text
+    from stet_lsp.gate.stetignore import StetIgnore
+
+    normalizer = Normalizer(target.root, StetIgnore.load(target.root))
+    events = normalizer.events(parsed.events)
+    text = "".join(normalizer.line(event_json(event)) + "\n" for event in events)
+    result = redact_text(text, path="events.jsonl", cache=None)
+    record: dict[str, Any] = {
+        "format": _RECORD_FORMAT,
+        "importer": parsed.format,
+        "session": parsed.session_id,
+        "first_time": next((event.time for event in events if event.time), None),
+        "events": len(events),
+        "sources": [source.model_dump() for source in sources],
+        "redaction": dict(sorted(result.report.counts().items())),
+        "dropped": dict(sorted(parsed.dropped.items())),
+        "problems": [
+            {"source": p.source, "line": p.line, "message": p.message} for p in parsed.problems
+        ],
+    }
+    # The record names files and quotes parse errors: it goes through the gate too.
+    gated_record = redact_text(json.dumps(record, ensure_ascii=False), path="record.json")
+    return result.text, json.loads(gated_record.text)
+
+
+def _with_step(line: str, step: int) -> str:
+    """The serialised event with its step: `"step"` follows `"kind"` in event_json's order."""
+    head, comma, rest = line.partition(",")
+    if not head.startswith('{"kind":') or not comma:
+        raise StetError(f"not a trajectory event line: {line[:80]!r}")
+    if rest.startswith('"step":'):
+        rest = rest.partition(",")[2]
+    return f'{head},"step":{step},{rest}'
+
+
+def _records(folder: Folder) -> list[tuple[str, dict[str, Any]]]:
+    directory = folder.path / SESSIONS
+    found: list[tuple[str, dict[str, Any]]] = []
+    if directory.is_dir():
+        for path in sorted(directory.glob("*.json")):
+            record = _read_record(folder, path.stem)
+            if record is not None:
+                found.append((path.stem, record))
+    found.sort(key=lambda item: (item[1].get("first_time") or "", item[0]))
+    return found
+
+
+def _read_record(folder: Folder, stem: str) -> dict[str, Any] | None:
+    data = read_regular(folder.path / SESSIONS / f"{stem}.json", folder.root)
+    if data is None:
+        return None
+    try:
+        record = json.loads(data)
+    except ValueError:
+        return None  # a torn record: the session is imported again
+    if not isinstance(record, dict) or record.get("format") != _RECORD_FORMAT:
+        return None
+    return record
+
+
+def _previous_base(folder: Folder) -> str | None:
+    """The base commit the working trajectory recorded first (it does not move with HEAD)."""
+    data = read_regular(folder.path / "meta.json", folder.root)
+    if data is None:
+        return None
+    try:
+        base = json.loads(data).get("base_commit")
+    except (ValueError, AttributeError):
+        return None
+    return base if isinstance(base, str) else None
+
+
+def _head(root: Path) -> str | None:
+    import pygit2
+
+    from stet_lsp.core.targets import open_repository
+
+    try:
+        repository = open_repository(root)
+        return None if repository.head_is_unborn else str(repository.head.target)
+    except (StetError, pygit2.GitError):  # no repository or no HEAD: no base to record
+        return None
+
+
+def _session_stem(parsed: ParsedSession) -> str:
+    """A file name for the session, whatever characters its id holds."""
+    digest = hashlib.sha256(f"{parsed.format}\0{parsed.session_id}".encode()).hexdigest()
+    return digest[:20]
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        while block := stream.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _result(
+    folder: Folder, parsed: ParsedSession, record: dict[str, Any], *, changed: bool
+) -> ImportResult:
+    return ImportResult(
+        trajectory=folder.id,
+        folder=str(folder.relative),
+        session=parsed.session_id,
+        format=parsed.format,
+        events=int(record.get("events", len(parsed.events))),
+        changed=changed,
+        problems=[ProblemRecord(**problem) for problem in record.get("problems", [])],
+        redaction=dict(record.get("redaction", {})),
+        dropped=dict(record.get("dropped", {})),
+    )
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while many small objects are made (more than half
+    the time of a large import otherwise); nothing made here forms cycles."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def imported_sessions(target: Target) -> set[tuple[str, str]]:
+    """(format, session id) of every session in the target's working trajectory."""
+    folder = working_folder(target)
+    return {
+        (str(record.get("importer")), str(record.get("session"))) for _, record in _records(folder)
+    }

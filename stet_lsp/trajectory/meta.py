@@ -1,0 +1,177 @@
+"""meta.json: a trajectory's header, computed from its events and the import's records."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from stet_lsp.trajectory.events import (
+    SCHEMA_VERSION,
+    EventBase,
+    FileChange,
+    SessionStart,
+    Usage,
+    UserMessage,
+)
+from stet_lsp.trajectory.pricing import estimate_cost
+
+_BRIEF_LIMIT = 2000
+
+
+class TargetRef(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str = Field(description="branch, detached or named")
+    name: str
+    key: str = Field(description="the target's file-name-safe key")
+
+
+class Harness(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    version: str | None = None
+
+
+class Totals(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float | None = None
+    cost_basis: Literal["reported", "estimated", "mixed"] | None = Field(
+        None, description="reported by the harness, estimated from token prices, or both"
+    )
+
+
+class FileStat(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    added: int = 0
+    removed: int = 0
+
+
+class SourceFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="the name events' `source.file` use")
+    sha256: str
+    format: str
+    session: str
+
+
+class ProblemRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: str
+    line: int
+    message: str
+
+
+class Meta(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: str = SCHEMA_VERSION
+    id: str
+    target: TargetRef
+    base_commit: str | None = None
+    harnesses: list[Harness] = Field(default_factory=list)
+    models: list[str] = Field(default_factory=list)
+    sessions: list[str] = Field(default_factory=list)
+    started: str | None = None
+    ended: str | None = None
+    steps: int = 0
+    totals: Totals = Field(default_factory=Totals)
+    files: list[FileStat] = Field(default_factory=list)
+    brief: str | None = Field(None, description="the first user request")
+    redaction: dict[str, int] = Field(
+        default_factory=dict, description="spans the gate redacted, by rule"
+    )
+    dropped: dict[str, int] = Field(
+        default_factory=dict, description="what the importers left out, by reason"
+    )
+    problems: list[ProblemRecord] = Field(
+        default_factory=list, description="source records that could not be read"
+    )
+    sources: list[SourceFile] = Field(default_factory=list)
+
+
+def summarise(
+    *,
+    trajectory_id: str,
+    target: TargetRef,
+    base_commit: str | None,
+    events: Sequence[EventBase],
+    redaction: Counter[str],
+    dropped: Counter[str],
+    problems: Iterable[ProblemRecord],
+    sources: Iterable[SourceFile],
+) -> Meta:
+    harnesses: dict[Harness, None] = {}
+    models: dict[str, None] = {}
+    sessions: dict[str, None] = {}
+    files: dict[str, FileStat] = {}
+    times = [event.time for event in events if event.time]
+    totals = Totals()
+    reported = estimated = False
+    cost = 0.0
+    brief = None
+    for event in events:
+        sessions.setdefault(event.session)
+        if isinstance(event, SessionStart):
+            harnesses.setdefault(Harness(name=event.harness, version=event.harness_version))
+            if event.model:
+                models.setdefault(event.model)
+            if base_commit is None and event.commit:
+                base_commit = event.commit
+        elif isinstance(event, Usage):
+            if event.model:
+                models.setdefault(event.model)
+            totals.input_tokens += event.input_tokens
+            totals.output_tokens += event.output_tokens
+            totals.cache_read_tokens += event.cache_read_tokens
+            totals.cache_write_tokens += event.cache_write_tokens
+            if event.cost_usd is not None:
+                cost += event.cost_usd
+                reported |= event.cost_basis != "estimated"
+                estimated |= event.cost_basis == "estimated"
+            else:
+                guess = estimate_cost(event)
+                if guess is not None:
+                    cost += guess
+                    estimated = True
+        elif isinstance(event, FileChange):
+            stat = files.setdefault(event.path, FileStat(path=event.path))
+            stat.added += event.added
+            stat.removed += event.removed
+        elif isinstance(event, UserMessage) and brief is None and event.agent is None:
+            brief = event.text[:_BRIEF_LIMIT]
+    if reported or estimated:
+        totals.cost_usd = round(cost, 6)
+        totals.cost_basis = (
+            "mixed" if reported and estimated else ("reported" if reported else "estimated")
+        )
+    return Meta(
+        id=trajectory_id,
+        target=target,
+        base_commit=base_commit,
+        harnesses=list(harnesses),
+        models=list(models),
+        sessions=list(sessions),
+        started=min(times) if times else None,
+        ended=max(times) if times else None,
+        steps=len(events),
+        totals=totals,
+        files=sorted(files.values(), key=lambda stat: stat.path),
+        brief=brief,
+        redaction=dict(sorted(redaction.items())),
+        dropped=dict(sorted(dropped.items())),
+        problems=list(problems),
+        sources=list(sources),
+    )

@@ -1,0 +1,800 @@
+"""narration.md: a trajectory as a document a person reads from top to bottom.
+
+The rendering is a pure function of meta.json and the events: no clock, no locale, no
+dependence on anything but the input, so the same trajectory always gives the same bytes.
+Every event is introduced by an anchor named after its step (`#step-12`), so other documents
+(and the file table at the top) can link to it.
+
+Texts written by people or models are kept readable as Markdown but cannot break the
+document's structure: headings and setext underlines are escaped, HTML is shown as text,
+an unclosed code fence is closed, and verbatim bodies (tool input and output, diffs) get a
+fence longer than any backtick run they contain.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Commit,
+    Compaction,
+    Error,
+    EventBase,
+    FileChange,
+    Note,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    Subagent,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+)
+
+# How much of a verbatim body is shown before "… N more lines".
+OUTPUT_LINES = 60
+OUTPUT_CHARS = 8_000
+INPUT_LINES = 80
+INPUT_CHARS = 8_000
+DIFF_LINES = 400
+DIFF_CHARS = 40_000
+# The minus sign of removed-line counts (typographic, so it never reads as a diff or list marker).
+MINUS = "\u2212"
+# Tool summaries and raw-record previews stay on one short line.
+SUMMARY_CHARS = 80
+PREVIEW_CHARS = 120
+
+# Input fields that say best what a tool call does, in order of preference.
+_SALIENT_INPUT_KEYS = (
+    "command",
+    "cmd",
+    "file_path",
+    "path",
+    "filePath",
+    "absolute_path",
+    "pattern",
+    "query",
+    "url",
+    "description",
+    "prompt",
+)
+
+_OPERATION_TITLES = {
+    "create": "Created",
+    "modify": "Modified",
+    "delete": "Deleted",
+    "rename": "Renamed",
+}
+
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_HEADING_START = re.compile(r"^( {0,3})#")
+_SETEXT_LINE = re.compile(r"^( {0,3})(=+|-+)[ \t]*$")
+_BACKTICK_RUN = re.compile(r"`+")
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>|#&~])")
+
+
+def render(meta: Mapping[str, Any], events: Sequence[EventBase]) -> str:
+    """narration.md for a trajectory: title, header table, brief, files changed, every
+    event turn by turn, and the token and cost table."""
+    context = _Context.of(list(events))
+    blocks = [
+        _title(meta),
+        _header(meta, context),
+        _brief(meta, context),
+        _files(meta, context),
+        _timeline(context),
+        _costs(meta, context),
+    ]
+    return "\n\n".join("\n".join(block) for block in blocks if block) + "\n"
+
+
+@dataclass
+class _Context:
+    """The events with what rendering needs to know about them as a whole."""
+
+    events: list[EventBase]
+    # The number each event shows: its step, or its position while steps are unassigned.
+    numbers: list[int]
+    # Index of a tool call -> index of its result.
+    results: dict[int, int]
+    # Subagent id -> the agent that started it (None: the main agent).
+    parents: dict[str, str | None] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, events: list[EventBase]) -> _Context:
+        numbers = [event.step or position for position, event in enumerate(events, 1)]
+        results: dict[int, int] = {}
+        # Call ids are unique within a session only.
+        waiting: dict[tuple[str, str], int] = {}
+        parents: dict[str, str | None] = {}
+        for index, event in enumerate(events):
+            if isinstance(event, ToolCall):
+                waiting[event.session, event.call_id] = index
+            elif isinstance(event, ToolResult) and (event.session, event.call_id) in waiting:
+                results[waiting.pop((event.session, event.call_id))] = index
+            elif isinstance(event, Subagent):
+                parents.setdefault(event.agent_id, event.agent)
+        return cls(events, numbers, results, parents)
+
+    def depth(self, agent: str | None) -> int:
+        """How deep an agent's events are nested: 0 for the main agent."""
+        depth = 0
+        seen: set[str] = set()
+        while agent is not None and agent not in seen:
+            seen.add(agent)
+            depth += 1
+            agent = self.parents.get(agent)
+        return depth
+
+
+# --- the top of the document ----------------------------------------------------------------
+
+
+def _title(meta: Mapping[str, Any]) -> list[str]:
+    target = _text(meta.get("target"))
+    if target:
+        return [f"# Trajectory: {_inline(target)}"]
+    identifier = _text(meta.get("id"))
+    return [f"# Trajectory {_inline(identifier)}" if identifier else "# Trajectory"]
+
+
+def _header(meta: Mapping[str, Any], context: _Context) -> list[str]:
+    identifier = _text(meta.get("id"))
+    totals = _totals(meta, context)
+    rows = [
+        ("Target", _inline(_text(meta.get("target")))),
+        ("Base commit", _code(_text(meta.get("base_commit")))),
+        ("Harnesses", _harnesses(meta.get("harnesses"))),
+        ("Models", ", ".join(_inline(model) for model in _strings(meta.get("models")))),
+        ("Started", _inline(_text(meta.get("started")))),
+        ("Ended", _inline(_text(meta.get("ended")))),
+        ("Steps", f"{len(context.events):,}"),
+        ("Tokens", _token_summary(totals)),
+        ("Cost", _total_cost(totals)),
+        ("Files changed", _files_summary(_file_rows(meta, context))),
+        ("Sources", ", ".join(_code(name) for name in _source_names(meta.get("sources")))),
+    ]
+    head = _code(identifier) if identifier else "—"
+    lines = [f"| Trajectory | {_cell(head)} |", "|---|---|"]
+    lines += [f"| {name} | {_cell(value)} |" for name, value in rows if value]
+    return lines
+
+
+def _harnesses(value: Any) -> str:
+    names = []
+    for harness in value if isinstance(value, list) else []:
+        if isinstance(harness, Mapping):
+            words = [_text(harness.get("name")), _text(harness.get("version"))]
+            label = " ".join(word for word in words if word)
+        else:
+            label = _text(harness)
+        if label:
+            names.append(_inline(label))
+    return ", ".join(names)
+
+
+def _source_names(value: Any) -> list[str]:
+    names = []
+    for source in value if isinstance(value, list) else []:
+        name = _text(source.get("name")) if isinstance(source, Mapping) else _text(source)
+        if name:
+            names.append(name)
+    return names
+
+
+def _brief(meta: Mapping[str, Any], context: _Context) -> list[str]:
+    brief = _text(meta.get("brief"))
+    if not brief:
+        first = _first_user_message(context.events)
+        brief = first.text if first else ""
+    body = _quote(_markdown(brief)) if brief.strip() else ["_No request was recorded._"]
+    return ["## Brief", "", *body]
+
+
+def _first_user_message(events: Sequence[EventBase]) -> UserMessage | None:
+    messages = [event for event in events if isinstance(event, UserMessage)]
+    main = [message for message in messages if message.agent is None]
+    candidates = main or messages
+    return candidates[0] if candidates else None
+
+
+@dataclass(frozen=True)
+class _FileRow:
+    path: str
+    added: int
+    removed: int
+    steps: tuple[int, ...]
+
+
+def _file_rows(meta: Mapping[str, Any], context: _Context) -> list[_FileRow]:
+    """The files the trajectory changed: from meta.json when it lists them, else summed from
+    the file changes; each with the steps that changed it."""
+    steps: dict[str, list[int]] = {}
+    added: dict[str, int] = {}
+    removed: dict[str, int] = {}
+    for number, event in zip(context.numbers, context.events, strict=True):
+        if isinstance(event, FileChange):
+            steps.setdefault(event.path, []).append(number)
+            added[event.path] = added.get(event.path, 0) + event.added
+            removed[event.path] = removed.get(event.path, 0) + event.removed
+    listed = meta.get("files")
+    if isinstance(listed, list) and listed:
+        rows = []
+        for entry in listed:
+            if not isinstance(entry, Mapping) or not _text(entry.get("path")):
+                continue
+            path = _text(entry.get("path"))
+            rows.append(
+                _FileRow(
+                    path,
+                    _count(entry.get("added")),
+                    _count(entry.get("removed")),
+                    tuple(steps.get(path, ())),
+                )
+            )
+        return rows
+    return [
+        _FileRow(path, added[path], removed[path], tuple(steps[path])) for path in sorted(steps)
+    ]
+
+
+def _files_summary(rows: list[_FileRow]) -> str:
+    if not rows:
+        return ""
+    added = sum(row.added for row in rows)
+    removed = sum(row.removed for row in rows)
+    return f"{len(rows):,} (+{added:,} {MINUS}{removed:,})"
+
+
+def _files(meta: Mapping[str, Any], context: _Context) -> list[str]:
+    rows = _file_rows(meta, context)
+    if not rows:
+        return []
+    lines = ["## Files changed", "", "| File | Added | Removed | Steps |", "|---|---:|---:|---|"]
+    for row in rows:
+        links = ", ".join(f"[{step}](#step-{step})" for step in row.steps)
+        lines.append(
+            f"| {_cell(_code(row.path))} | +{row.added:,} | {MINUS}{row.removed:,} | {links} |"
+        )
+    return lines
+
+
+# --- the events -------------------------------------------------------------------------------
+
+
+def _timeline(context: _Context) -> list[str]:
+    """Every event, in turns that start at each request of the user to the main agent.
+    Subagents' events are quoted (one level per nesting) under the subagent's heading."""
+    lines = ["## Turns"]
+    shown_results = set(context.results.values())
+    turn = 0
+    # The agent of the block just rendered, and the subagent last named by a heading.
+    previous_agent: str | None = None
+    announced: str | None = None
+    for index, event in enumerate(context.events):
+        if index in shown_results:
+            continue
+        if isinstance(event, UserMessage) and event.agent is None:
+            turn += 1
+            lines += ["", f"### Turn {turn}"]
+        elif len(lines) == 1:
+            lines += ["", "### Before the first request"]
+        block = _event_block(context, index)
+        agent = event.agent
+        depth = context.depth(agent)
+        if agent is not None and agent != announced:
+            block = [f"**Subagent {_code(agent)}**", "", *block]
+        # Consecutive blocks of one subagent stay in one quote.
+        joined = agent is not None and agent == previous_agent
+        lines += [">" * depth if joined else "", *_quote(block, depth)]
+        previous_agent = agent
+        announced = event.agent_id if isinstance(event, Subagent) else agent
+    if len(lines) == 1:
+        lines += ["", "_No events._"]
+    return lines
+
+
+def _event_block(context: _Context, index: int) -> list[str]:
+    event = context.events[index]
+    number = context.numbers[index]
+    if isinstance(event, ToolCall):
+        return _tool_call(context, index)
+    if isinstance(event, UserMessage):
+        return [_label(number, "User", event.time), "", *_quote(_markdown(event.text))]
+    if isinstance(event, AgentMessage):
+        return [_label(number, "Agent", event.time), "", *_markdown(event.text)]
+    if isinstance(event, Reasoning):
+        title = _label(number, "Reasoning", event.time, emphasis="*")
+        return [title, "", *_quote(_markdown(event.text))]
+    if isinstance(event, ToolResult):
+        return _orphan_result(number, event)
+    if isinstance(event, FileChange):
+        return _file_change(number, event)
+    if isinstance(event, Usage):
+        return [_label(number, "Usage", event.time, f"— {_usage_line(event)}", emphasis="*")]
+    if isinstance(event, Compaction):
+        return _compaction(number, event)
+    if isinstance(event, Subagent):
+        return _subagent(number, event)
+    if isinstance(event, Commit):
+        return _commit(number, event)
+    if isinstance(event, Error):
+        title = _label(number, "Interrupted" if event.interrupt else "Error", event.time)
+        return [title, "", *_quote(_markdown(event.message))]
+    if isinstance(event, Note):
+        return _note(number, event)
+    if isinstance(event, SessionStart):
+        return _session_start(number, event)
+    if isinstance(event, SessionEnd):
+        reason = f"— {_inline(event.reason)}" if event.reason else ""
+        return [_label(number, "Session end", event.time, reason)]
+    if isinstance(event, RawEvent):
+        reason = _inline(event.reason or "not understood")
+        preview = _code(_preview(event.record))
+        return [_label(number, "Raw record", event.time, f"— {reason}: {preview}", emphasis="*")]
+    fields = event.model_dump(
+        mode="json",
+        exclude={"kind", "step", "session", "source", "agent", "time"},
+        exclude_defaults=True,
+    )
+    title = f"Event of kind {_inline(event.kind)}"
+    return [_label(number, title, event.time, _code(_preview(fields)), emphasis="*")]
+
+
+def _label(
+    number: int, title: str, time: str | None, detail: str = "", emphasis: str = "**"
+) -> str:
+    """The line that introduces an event: its anchor, step number, title, what it is about
+    (inline Markdown) and the time it was recorded."""
+    about = f" {detail}" if detail else ""
+    when = f" · {_inline(time)}" if time else ""
+    return f'<a id="step-{number}"></a>{emphasis}Step {number} · {title}{emphasis}{about}{when}'
+
+
+def _tool_call(context: _Context, index: int) -> list[str]:
+    call = context.events[index]
+    assert isinstance(call, ToolCall)
+    number = context.numbers[index]
+    result_index = context.results.get(index)
+    result = context.events[result_index] if result_index is not None else None
+    assert result is None or isinstance(result, ToolResult)
+    title = _label(number, "Tool call", call.time)
+    if result_index is not None:
+        # The result's anchor sits beside the call's, where the reader lands, not inside
+        # the folded details.
+        anchor = f'<a id="step-{number}"></a>'
+        result_anchor = f'<a id="step-{context.numbers[result_index]}"></a>'
+        title = title.replace(anchor, anchor + result_anchor, 1)
+    summary = f"Tool: {call.name}"
+    gist = _input_gist(call.input)
+    if gist:
+        summary += f" — {gist}"
+    if result is not None and not result.ok:
+        summary += " (error)"
+    lines = [title, "", "<details>", f"<summary>{html.escape(summary)}</summary>", ""]
+    lines += _verbatim(_json(call.input), "json", INPUT_LINES, INPUT_CHARS)
+    lines.append("")
+    if result_index is None or result is None:
+        lines.append("_No result was recorded._")
+    else:
+        outcome = "error" if not result.ok else "result"
+        lines += [f"**Result** (step {context.numbers[result_index]}, {outcome}):", ""]
+        lines += _output(result.output)
+    return [*lines, "", "</details>"]
+
+
+def _orphan_result(number: int, result: ToolResult) -> list[str]:
+    outcome = "error" if not result.ok else "result"
+    title = _label(number, f"Tool {outcome}", result.time)
+    summary = html.escape(f"Result of call {result.call_id}")
+    lines = [title, "", "<details>", f"<summary>{summary}</summary>", ""]
+    return [*lines, *_output(result.output), "", "</details>"]
+
+
+def _output(output: str) -> list[str]:
+    if not output.strip():
+        return ["_No output._"]
+    return _verbatim(output, "text", OUTPUT_LINES, OUTPUT_CHARS)
+
+
+def _input_gist(tool_input: Mapping[str, Any]) -> str:
+    """One short line saying what a tool call was asked to do."""
+    value: Any = None
+    for key in _SALIENT_INPUT_KEYS:
+        if tool_input.get(key) not in (None, "", []):
+            value = tool_input[key]
+            break
+    if value is None:
+        value = next((item for item in tool_input.values() if isinstance(item, str)), None)
+    if value is None:
+        value = tool_input if tool_input else ""
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        text = " ".join(value)
+    elif isinstance(value, str):
+        text = value
+    else:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return _shorten(text, SUMMARY_CHARS)
+
+
+def _file_change(number: int, change: FileChange) -> list[str]:
+    operation = _OPERATION_TITLES.get(change.operation, change.operation)
+    detail = f"{_code(change.path)} +{change.added:,} {MINUS}{change.removed:,}"
+    if change.operation == "rename" and change.old_path:
+        detail += f" (from {_code(change.old_path)})"
+    lines = [_label(number, operation, change.time, detail), ""]
+    if not change.anchored and change.diff:
+        lines += ["_The hunks' line numbers are not the file's: only the text is known._", ""]
+    if change.diff.strip():
+        lines += _verbatim(change.diff, "diff", DIFF_LINES, DIFF_CHARS)
+    else:
+        lines.append("_No diff was recorded._")
+    return lines
+
+
+def _compaction(number: int, compaction: Compaction) -> list[str]:
+    return [
+        _label(number, "Compaction", compaction.time),
+        "",
+        "<details>",
+        "<summary>Summary of the conversation so far</summary>",
+        "",
+        *_quote(_markdown(compaction.summary)),
+        "",
+        "</details>",
+    ]
+
+
+def _subagent(number: int, subagent: Subagent) -> list[str]:
+    heading = f"#### Subagent {_code(subagent.agent_id)}"
+    if subagent.description:
+        heading += f": {_inline(subagent.description)}"
+    detail = f"by call {_code(subagent.call_id)}" if subagent.call_id else ""
+    return [heading, "", _label(number, "Subagent started", subagent.time, detail)]
+
+
+def _commit(number: int, commit: Commit) -> list[str]:
+    title = _label(number, "Commit", commit.time, _code(commit.sha[:12] if commit.sha else ""))
+    return [title, "", *_quote(_markdown(commit.message))]
+
+
+def _note(number: int, note: Note) -> list[str]:
+    detail = f"{_inline(note.entry_kind)} {_code(note.entry_id)}"
+    if note.author:
+        detail += f" by {_inline(note.author)}"
+    return [_label(number, "Note", note.time, detail), "", *_quote(_markdown(note.text))]
+
+
+def _session_start(number: int, start: SessionStart) -> list[str]:
+    facts = [
+        ("Session", _code(start.session)),
+        ("Harness", _inline(" ".join(filter(None, [start.harness, start.harness_version])))),
+        ("Model", _inline(start.model)),
+        ("Title", _inline(start.title)),
+        ("Directory", _code(start.cwd)),
+        ("Branch", _code(start.branch)),
+        ("Commit", _code(start.commit)),
+    ]
+    items = [f"- {name}: {value}" for name, value in facts if value]
+    return [_label(number, "Session start", start.time), "", *items]
+
+
+# --- costs ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Tally:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float | None = None
+    bases: set[str] = field(default_factory=set)
+
+    def add(self, usage: Usage) -> None:
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        self.cache_read_tokens += usage.cache_read_tokens
+        self.cache_write_tokens += usage.cache_write_tokens
+        if usage.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + usage.cost_usd
+            self.bases.add(usage.cost_basis or "estimated")
+
+    def merge(self, other: _Tally) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_read_tokens += other.cache_read_tokens
+        self.cache_write_tokens += other.cache_write_tokens
+        if other.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + other.cost_usd
+        self.bases |= other.bases
+
+    @property
+    def basis(self) -> str:
+        return " + ".join(sorted(self.bases))
+
+
+def _tallies(events: Sequence[EventBase]) -> dict[str | None, _Tally]:
+    tallies: dict[str | None, _Tally] = {}
+    for event in events:
+        if isinstance(event, Usage):
+            tallies.setdefault(event.model, _Tally()).add(event)
+    return tallies
+
+
+def _totals(meta: Mapping[str, Any], context: _Context) -> _Tally:
+    """The trajectory's totals: meta.json's when it has them, else summed from usage."""
+    totals = meta.get("totals")
+    if isinstance(totals, Mapping) and totals:
+        cost = totals.get("cost_usd")
+        basis = _text(totals.get("cost_basis"))
+        return _Tally(
+            _count(totals.get("input_tokens")),
+            _count(totals.get("output_tokens")),
+            _count(totals.get("cache_read_tokens")),
+            _count(totals.get("cache_write_tokens")),
+            float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
+            {basis} if basis else set(),
+        )
+    total = _Tally()
+    for tally in _tallies(context.events).values():
+        total.merge(tally)
+    return total
+
+
+def _token_summary(tally: _Tally) -> str:
+    if not (
+        tally.input_tokens
+        or tally.output_tokens
+        or tally.cache_read_tokens
+        or tally.cache_write_tokens
+    ):
+        return ""
+    return (
+        f"{tally.input_tokens:,} input · {tally.output_tokens:,} output · "
+        f"{tally.cache_read_tokens:,} cache read · {tally.cache_write_tokens:,} cache write"
+    )
+
+
+def _total_cost(tally: _Tally) -> str:
+    return _cost(tally) if tally.cost_usd is not None else ""
+
+
+def _cost(tally: _Tally) -> str:
+    if tally.cost_usd is None:
+        return "—"
+    basis = f" ({tally.basis})" if tally.basis else ""
+    return f"${tally.cost_usd:.4f}{basis}"
+
+
+def _usage_line(usage: Usage) -> str:
+    tally = _Tally()
+    tally.add(usage)
+    model = f"{_inline(usage.model)}: " if usage.model else ""
+    tokens = _token_summary(tally) or "no tokens"
+    cost = f" · {_cost(tally)}" if tally.cost_usd is not None else ""
+    return f"{model}{tokens}{cost}"
+
+
+def _costs(meta: Mapping[str, Any], context: _Context) -> list[str]:
+    lines = ["## Cost", ""]
+    tallies = _tallies(context.events)
+    header = [
+        "| Model | Input | Output | Cache read | Cache write | Cost |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    if not tallies:
+        totals = _totals(meta, context)
+        if not _token_summary(totals) and totals.cost_usd is None:
+            return [*lines, "_No token usage was recorded._"]
+        return [*lines, *header, _cost_row("All models", totals)]
+    lines += header
+    models = sorted(tallies, key=lambda model: (model is None, model or ""))
+    for model in models:
+        name = _cell(_inline(model)) if model else "_unknown_"
+        lines.append(_cost_row(name, tallies[model]))
+    if len(models) > 1:
+        total = _Tally()
+        for model in models:
+            total.merge(tallies[model])
+        lines.append(_cost_row("**Total**", total))
+    return lines
+
+
+def _cost_row(name: str, tally: _Tally) -> str:
+    return (
+        f"| {name} | {tally.input_tokens:,} | {tally.output_tokens:,} | "
+        f"{tally.cache_read_tokens:,} | {tally.cache_write_tokens:,} | {_cost(tally)} |"
+    )
+
+
+# --- Markdown safety --------------------------------------------------------------------------
+
+
+def _lines(text: str) -> list[str]:
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def _markdown(text: str) -> list[str]:
+    """A Markdown text that cannot break the document around it: outside code fences,
+    headings and setext underlines are escaped and HTML is shown as text; a fence left open
+    is closed."""
+    lines = _lines(text.strip("\n"))
+    out: list[str] = []
+    fence: tuple[str, int] | None = None
+    for line in lines:
+        opening = _FENCE_LINE.match(line)
+        if fence is None:
+            if opening and not _is_inline_backticks(line, opening):
+                run = opening.group(1)
+                fence = (run[0], len(run))
+                out.append(line)
+            else:
+                out.append(_escape_line(line))
+        else:
+            if (
+                opening
+                and opening.group(1)[0] == fence[0]
+                and len(opening.group(1)) >= fence[1]
+                and not line[opening.end() :].strip()
+            ):
+                fence = None
+            out.append(line)
+    if fence is not None:
+        out.append(fence[0] * fence[1])
+    return out
+
+
+def _is_inline_backticks(line: str, opening: re.Match[str]) -> bool:
+    """A backtick "fence" whose info string has a backtick is not a fence (CommonMark)."""
+    return opening.group(1)[0] == "`" and "`" in line[opening.end() :]
+
+
+def _escape_line(line: str) -> str:
+    line = _HEADING_START.sub(r"\1\\#", line, count=1)
+    line = _SETEXT_LINE.sub(r"\1\\\2", line, count=1)
+    return _escape_html(line)
+
+
+def _escape_html(line: str) -> str:
+    """`<` that would open a tag, comment or declaration becomes `&lt;`, except in code spans
+    (where an entity would show as written)."""
+    if "<" not in line:
+        return line
+    out: list[str] = []
+    position = 0
+    length = len(line)
+    while position < length:
+        char = line[position]
+        if char == "\\" and position + 1 < length:
+            out.append(line[position : position + 2])
+            position += 2
+        elif char == "`":
+            run = _BACKTICK_RUN.match(line, position)
+            assert run is not None
+            end = _code_span_end(line, run.end(), len(run.group()))
+            out.append(line[position:end])
+            position = end
+        elif char == "<" and position + 1 < length and _opens_tag(line[position + 1]):
+            out.append("&lt;")
+            position += 1
+        else:
+            out.append(char)
+            position += 1
+    return "".join(out)
+
+
+def _code_span_end(line: str, start: int, ticks: int) -> int:
+    """Where the code span opened by `ticks` backticks ending at `start` ends; just the
+    backticks when nothing closes it."""
+    for run in _BACKTICK_RUN.finditer(line, start):
+        if len(run.group()) == ticks:
+            return run.end()
+    return start
+
+
+def _opens_tag(char: str) -> bool:
+    return char.isascii() and (char.isalpha() or char in "/!?")
+
+
+def _quote(lines: list[str], depth: int = 1) -> list[str]:
+    if depth <= 0:
+        return lines
+    prefix = ">" * depth
+    return [f"{prefix} {line}" if line else prefix for line in lines]
+
+
+def _verbatim(body: str, info: str, max_lines: int, max_chars: int) -> list[str]:
+    """A fenced block of `body` cut to the limits, with a note of what was left out."""
+    shown, note = _cut(_lines(body.rstrip("\n")), max_lines, max_chars)
+    text = "\n".join(shown)
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    lines = [fence + info, *shown, fence]
+    if note:
+        lines += ["", f"_{note}_"]
+    return lines
+
+
+def _cut(lines: list[str], max_lines: int, max_chars: int) -> tuple[list[str], str | None]:
+    shown: list[str] = []
+    budget = max_chars
+    cut_line = False
+    for line in lines[:max_lines]:
+        if len(line) > budget:
+            shown.append(line[:budget])
+            cut_line = True
+            break
+        shown.append(line)
+        budget -= len(line) + 1
+    hidden = len(lines) - len(shown)
+    more = f"{hidden:,} more line" + ("" if hidden == 1 else "s")
+    if cut_line:
+        rest = f" and {more}" if hidden else ""
+        return shown, f"… line {len(shown):,} is cut at {max_chars:,} characters{rest}"
+    if hidden:
+        return shown, f"… {more}"
+    return shown, None
+
+
+def _inline(text: str | None) -> str:
+    """Text on one line with the characters Markdown would act on escaped."""
+    if not text:
+        return ""
+    return _INLINE_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def _code(text: str | None) -> str:
+    """A one-line code span holding `text` whatever backticks it contains."""
+    if not text:
+        return ""
+    one = " ".join(_lines(text))
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(one)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if one.startswith("`") or one.endswith("`") or not one.strip() else ""
+    return f"{ticks}{pad}{one}{pad}{ticks}"
+
+
+def _cell(text: str) -> str:
+    """Inline Markdown made safe inside a table cell: a pipe is escaped even inside code
+    spans (GFM reads the table before the spans)."""
+    return re.sub(r"(?<!\\)\|", r"\\|", text)
+
+
+def _shorten(text: str, limit: int) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 1].rstrip() + "…"
+
+
+def _preview(value: Any) -> str:
+    compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return _shorten(compact, PREVIEW_CHARS)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, default=str)
+
+
+def _text(value: Any) -> str:
+    if value is None or isinstance(value, Mapping | list):
+        return ""
+    return str(value)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    for item in value if isinstance(value, list) else []:
+        text = _text(item)
+        if text:
+            yield text
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

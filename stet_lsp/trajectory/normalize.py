@@ -1,0 +1,71 @@
+"""What an import changes before the gate sees it: paths inside the repository become relative
+to it, and what `.stetignore` names keeps its path but loses its content. (Home directories
+become `~` in the gate's own pass, everywhere.)"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from stet_lsp.gate.stetignore import OMITTED, StetIgnore
+from stet_lsp.trajectory.events import EventBase, FileChange, ToolCall, ToolResult
+
+# Tool input keys that name the file a call reads or writes, and keys that carry its content.
+_PATH_KEYS = ("file_path", "path", "notebook_path", "filename", "file", "absolute_path")
+_CONTENT_KEYS = ("content", "new_string", "old_string", "edits", "new_source", "file_text")
+
+
+class Normalizer:
+    def __init__(self, root: Path, ignore: StetIgnore | None) -> None:
+        roots = {str(root), str(root.resolve())}
+        alternatives = "|".join(re.escape(r) for r in sorted(roots, key=len, reverse=True))
+        # The root itself becomes ".", a path under it loses the root and its slash; a longer
+        # name that merely starts with the root's (`/src/app-old`) is left alone.
+        self._root = re.compile(f"(?:{alternatives})(?:(/)|(?![\\w.\\-]))")
+        self._roots = tuple(roots)
+        self._ignore = ignore
+
+    def relative(self, value: str) -> str:
+        if not any(root in value for root in self._roots):
+            return value
+        return self._root.sub(lambda m: "" if m.group(1) else ".", value)
+
+    def line(self, line: str) -> str:
+        """One serialised event with every repository path in it made relative (JSON strings
+        hold paths unescaped on POSIX, so the serialised text is rewritten as it is)."""
+        return self.relative(line)
+
+    def events(self, events: Iterable[EventBase]) -> list[EventBase]:
+        """The events with ignored content replaced by the `.stetignore` marker."""
+        if self._ignore is None:
+            return list(events)
+        ignored_calls: set[str] = set()
+        out: list[EventBase] = []
+        for event in events:
+            if isinstance(event, FileChange) and self._ignored(event.path):
+                event = event.model_copy(
+                    update={"diff": OMITTED, "content": None, "anchored": False}
+                )
+            elif isinstance(event, ToolCall) and self._call_is_ignored(event.input):
+                ignored_calls.add(event.call_id)
+                event = event.model_copy(update={"input": _without_content(event.input)})
+            elif isinstance(event, ToolResult) and event.call_id in ignored_calls:
+                event = event.model_copy(update={"output": OMITTED})
+            out.append(event)
+        return out
+
+    def _ignored(self, path: str) -> bool:
+        assert self._ignore is not None
+        return self._ignore.matches(self.relative(path))
+
+    def _call_is_ignored(self, arguments: dict[str, Any]) -> bool:
+        return any(
+            isinstance(arguments.get(key), str) and self._ignored(arguments[key])
+            for key in _PATH_KEYS
+        )
+
+
+def _without_content(arguments: dict[str, Any]) -> dict[str, Any]:
+    return {key: OMITTED if key in _CONTENT_KEYS else value for key, value in arguments.items()}

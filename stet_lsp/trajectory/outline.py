@@ -1,0 +1,81 @@
+"""One line per step: what `stet trajectory show` prints and an editor's outline lists."""
+
+from __future__ import annotations
+
+import json
+
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Commit,
+    Compaction,
+    Error,
+    EventBase,
+    FileChange,
+    Note,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    Subagent,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+)
+
+WIDTH = 100
+
+
+def summary(event: EventBase, width: int = WIDTH) -> str:
+    """A short, single-line description of the event (no kind prefix)."""
+    return _one_line(_describe(event), width)
+
+
+def _describe(event: EventBase) -> str:
+    if isinstance(event, SessionStart):
+        version = f" {event.harness_version}" if event.harness_version else ""
+        model = f", {event.model}" if event.model else ""
+        branch = f" on {event.branch}" if event.branch else ""
+        return f"{event.harness}{version}{model}{branch}"
+    if isinstance(event, UserMessage | AgentMessage | Reasoning):
+        return event.text
+    if isinstance(event, ToolCall):
+        return f"{event.name} {_arguments(event.input)}"
+    if isinstance(event, ToolResult):
+        state = "ok" if event.ok else "error"
+        return f"{state}: {event.output}"
+    if isinstance(event, FileChange):
+        moved = f" (from {event.old_path})" if event.old_path else ""
+        return f"{event.operation} {event.path}{moved} +{event.added} -{event.removed}"
+    if isinstance(event, Usage):
+        cost = f", ${event.cost_usd:.4f}" if event.cost_usd is not None else ""
+        return f"{event.input_tokens} in, {event.output_tokens} out{cost}"
+    if isinstance(event, Compaction):
+        return event.summary
+    if isinstance(event, Subagent):
+        return f"{event.agent_id}: {event.description or ''}"
+    if isinstance(event, Commit):
+        sha = f"{event.sha[:10]} " if event.sha else ""
+        return f"{sha}{event.message}"
+    if isinstance(event, Error):
+        return ("interrupted: " if event.interrupt else "") + event.message
+    if isinstance(event, Note):
+        return f"[{event.entry_kind}] {event.text}"
+    if isinstance(event, SessionEnd):
+        return event.reason or ""
+    if isinstance(event, RawEvent):
+        return event.reason or "kept as recorded"
+    return ""
+
+
+def _arguments(arguments: dict[str, object]) -> str:
+    for key in ("file_path", "path", "command", "pattern", "url", "query", "description"):
+        value = arguments.get(key)
+        if isinstance(value, str):
+            return value
+    return json.dumps(arguments, ensure_ascii=False)
+
+
+def _one_line(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

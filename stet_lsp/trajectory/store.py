@@ -1,0 +1,131 @@
+"""Trajectory folders on disk: `events.jsonl`, `meta.json`, `narration.md`.
+
+A target's working trajectory lives in `.stet/cache/trajectories/<target-key>/` until the
+capstone commits it to `.stet/trajectories/<id>/`. The working folder also keeps each
+imported session apart (`sessions/<n>.jsonl` and its record `sessions/<n>.json`) so that a
+re-import replaces one session and the trajectory is composed again from all of them.
+Everything is written through the repository boundary (stet_lsp/core/safefs.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import (
+    atomic_write,
+    ensure_stet_gitignore,
+    inside,
+    make_dirs,
+    read_regular,
+)
+from stet_lsp.core.targets import Target
+from stet_lsp.trajectory.events import Event, parse_event
+from stet_lsp.trajectory.meta import Meta
+
+WORKING = Path(".stet") / "cache" / "trajectories"
+COMMITTED = Path(".stet") / "trajectories"
+EVENTS = "events.jsonl"
+META = "meta.json"
+NARRATION = "narration.md"
+
+
+@dataclass(frozen=True)
+class Folder:
+    """One trajectory's folder, inside `root`."""
+
+    root: Path
+    relative: Path
+    working: bool
+
+    @property
+    def path(self) -> Path:
+        return self.root / self.relative
+
+    @property
+    def id(self) -> str:
+        return self.relative.name
+
+    def read_meta(self) -> Meta:
+        data = read_regular(self.path / META, self.root)
+        if data is None:
+            raise StetError(f"{self.relative / META}: no such file")
+        try:
+            return Meta.model_validate_json(data)
+        except ValidationError as error:
+            raise StetError(f"{self.relative / META}: {_first_error(error)}") from None
+
+    def read_events(self) -> list[Event]:
+        return [event for _, event in self.iter_events()]
+
+    def iter_events(self) -> Iterator[tuple[int, Event]]:
+        data = read_regular(self.path / EVENTS, self.root)
+        if data is None:
+            raise StetError(f"{self.relative / EVENTS}: no such file")
+        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                yield number, parse_event(line)
+            except ValidationError as error:
+                message = _first_error(error)
+                raise StetError(f"{self.relative / EVENTS}:{number}: {message}") from None
+
+    def write(self, events_text: str, meta: Meta, narration: str) -> None:
+        ensure_stet_gitignore(self.root)
+        make_dirs(self.root, self.relative)
+        atomic_write(self.path / EVENTS, events_text.encode("utf-8", "surrogatepass"), self.root)
+        atomic_write(self.path / NARRATION, narration.encode("utf-8", "surrogatepass"), self.root)
+        # meta.json last: a folder whose meta.json is there is complete.
+        atomic_write(self.path / META, meta_json(meta).encode("utf-8"), self.root)
+
+
+def meta_json(meta: Meta) -> str:
+    return json.dumps(meta.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"
+
+
+def working_folder(target: Target) -> Folder:
+    return Folder(target.root, WORKING / target.key, working=True)
+
+
+def folders(root: Path) -> list[Folder]:
+    """Every trajectory of the repository: committed ones by id, then working ones."""
+    found: list[Folder] = []
+    for base, working in ((COMMITTED, False), (WORKING, True)):
+        try:
+            directory = inside(root, base)
+        except StetError:
+            continue
+        if not directory.is_dir():
+            continue
+        for child in sorted(directory.iterdir()):
+            if child.is_dir() and not child.is_symlink() and (child / META).is_file():
+                found.append(Folder(root, base / child.name, working))
+    return found
+
+
+def find_folder(root: Path, trajectory_id: str) -> Folder:
+    """A trajectory by id (or an unambiguous prefix of one)."""
+    every = folders(root)
+    exact = [folder for folder in every if folder.id == trajectory_id]
+    if exact:
+        return exact[0]
+    matching = [folder for folder in every if folder.id.startswith(trajectory_id)]
+    if len(matching) == 1:
+        return matching[0]
+    if not matching:
+        known = ", ".join(folder.id for folder in every) or "none yet"
+        raise StetError(f"no trajectory {trajectory_id!r} (trajectories: {known})")
+    names = ", ".join(folder.id for folder in matching)
+    raise StetError(f"{trajectory_id!r} names several trajectories: {names}")
+
+
+def _first_error(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']}" if where else str(first["msg"])

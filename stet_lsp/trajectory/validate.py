@@ -1,0 +1,93 @@
+"""Checking a trajectory against the open format: each line of events.jsonl is an event of
+the schema, steps count from 1, meta.json agrees; every problem with its line."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import read_regular
+from stet_lsp.trajectory.events import SCHEMA_VERSION, ToolCall, ToolResult, parse_event
+from stet_lsp.trajectory.meta import Meta
+from stet_lsp.trajectory.store import EVENTS, META
+
+
+@dataclass(frozen=True)
+class Issue:
+    file: str
+    line: int
+    message: str
+    severity: str = "error"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "severity": self.severity,
+            "message": self.message,
+        }
+
+
+def validate_path(path: Path) -> list[Issue]:
+    """A trajectory folder, or an events.jsonl on its own."""
+    if path.is_dir():
+        events_path, meta_path = path / EVENTS, path / META
+    else:
+        events_path, meta_path = path, path.with_name(META)
+    data = read_regular(events_path)
+    if data is None:
+        raise StetError(f"{events_path}: no such file")
+    issues, steps = validate_events(data.decode("utf-8", "replace"), events_path.name)
+    meta_data = read_regular(meta_path) if path.is_dir() or meta_path.exists() else None
+    if meta_data is not None:
+        issues += _validate_meta(meta_data, meta_path.name, steps)
+    elif path.is_dir():
+        issues.append(Issue(META, 1, "missing"))
+    return issues
+
+
+def validate_events(text: str, name: str = EVENTS) -> tuple[list[Issue], int]:
+    """The problems of an events.jsonl text, and how many events it holds."""
+    issues: list[Issue] = []
+    calls: set[str] = set()
+    count = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        count += 1
+        try:
+            event = parse_event(line)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            issues.append(
+                Issue(name, number, f"{where}: {first['msg']}" if where else first["msg"])
+            )
+            continue
+        if event.step != count:
+            issues.append(Issue(name, number, f"step is {event.step}, expected {count}"))
+        if isinstance(event, ToolCall):
+            calls.add(event.call_id)
+        elif isinstance(event, ToolResult) and event.call_id not in calls:
+            message = f"result of call {event.call_id!r}, which no earlier step made"
+            issues.append(Issue(name, number, message, "warning"))
+    return issues, count
+
+
+def _validate_meta(data: bytes, name: str, steps: int) -> list[Issue]:
+    try:
+        json.loads(data)
+        meta = Meta.model_validate_json(data)
+    except ValueError as error:
+        return [Issue(name, 1, str(error).splitlines()[0])]
+    issues = []
+    if meta.schema_version != SCHEMA_VERSION:
+        message = f"schema_version {meta.schema_version}; this Stet reads {SCHEMA_VERSION}"
+        issues.append(Issue(name, 1, message, "warning"))
+    if meta.steps != steps:
+        issues.append(Issue(name, 1, f"steps is {meta.steps}, events.jsonl holds {steps}"))
+    return issues

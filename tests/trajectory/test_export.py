@@ -1,0 +1,1172 @@
+"""Exports of a trajectory: ATIF v1.8 (Harbor's trajectory format) and Agent Trace (line
+attribution). Events are built by hand, modelled on the public Claude Code sample
+(claude-code/entireio-cli__37_995ebed6e4_0_full.jsonl); each export is checked by a validator
+of its format's rules written here, and the ATIF export also by Harbor's own models when they
+are importable."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import uuid
+from datetime import datetime
+from typing import Any
+
+import pytest
+from conftest import sample
+
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Commit,
+    Compaction,
+    Error,
+    EventBase,
+    FileChange,
+    Note,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    SourceRef,
+    Subagent,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+)
+from stet_lsp.trajectory.export_agent_trace import (
+    attributed_lines,
+    line_attribution,
+    model_id,
+    parse_hunks,
+    to_agent_trace,
+)
+from stet_lsp.trajectory.export_atif import to_atif
+from stet_lsp.trajectory.importers.diffs import file_diff, fragment_diff
+
+# ---------------------------------------------------------------------------------------------
+# Validators: the rules of ATIF v1.8 (Harbor's pydantic models, harbor 0.26) and of Agent Trace
+# 0.1.0 (the RFC's JSON Schema), written out so the tests need neither package.
+
+ATIF_VERSIONS = {f"ATIF-v1.{minor}" for minor in range(9)}
+ROOT_KEYS = {
+    "schema_version",
+    "session_id",
+    "trajectory_id",
+    "agent",
+    "steps",
+    "notes",
+    "final_metrics",
+    "continued_trajectory_ref",
+    "extra",
+    "subagent_trajectories",
+}
+AGENT_KEYS = {"name", "version", "model_name", "tool_definitions", "extra"}
+STEP_KEYS = {
+    "step_id",
+    "timestamp",
+    "source",
+    "model_name",
+    "reasoning_effort",
+    "message",
+    "reasoning_content",
+    "tool_calls",
+    "observation",
+    "metrics",
+    "is_copied_context",
+    "llm_call_count",
+    "extra",
+}
+AGENT_ONLY = {"model_name", "reasoning_effort", "reasoning_content", "tool_calls", "metrics"}
+CALL_KEYS = {"tool_call_id", "function_name", "arguments", "extra"}
+RESULT_KEYS = {"source_call_id", "content", "subagent_trajectory_ref", "extra"}
+REF_KEYS = {"trajectory_id", "session_id", "trajectory_path", "extra"}
+METRIC_KEYS = {
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_tokens",
+    "cost_usd",
+    "prompt_token_ids",
+    "completion_token_ids",
+    "logprobs",
+    "extra",
+}
+FINAL_KEYS = {
+    "total_prompt_tokens",
+    "total_completion_tokens",
+    "total_cached_tokens",
+    "total_cost_usd",
+    "total_steps",
+    "extra",
+}
+
+
+def _keys(
+    where: str, value: Any, allowed: set[str], required: set[str] | frozenset[str] = frozenset()
+) -> None:
+    assert isinstance(value, dict), f"{where}: not an object"
+    assert not set(value) - allowed, f"{where}: unknown fields {set(value) - allowed}"
+    assert not required - set(value), f"{where}: missing {required - set(value)}"
+
+
+def _optional(where: str, value: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> None:
+    if value.get(key) is not None:
+        assert isinstance(value[key], kind), f"{where}.{key}: {value[key]!r}"
+        assert not isinstance(value[key], bool) or kind is bool, f"{where}.{key}: a boolean"
+
+
+def validate_atif(doc: dict[str, Any], where: str = "$", version: str | None = None) -> None:
+    """Raises AssertionError at the first rule of ATIF v1.8 the document breaks."""
+    json.dumps(doc, allow_nan=False)
+    _keys(where, doc, ROOT_KEYS, {"schema_version", "agent", "steps"})
+    assert doc["schema_version"] in ATIF_VERSIONS, doc["schema_version"]
+    if version:
+        assert doc["schema_version"] == version
+    for key in ("session_id", "trajectory_id", "notes", "continued_trajectory_ref"):
+        _optional(where, doc, key, str)
+    _optional(where, doc, "extra", dict)
+    _keys(f"{where}.agent", doc["agent"], AGENT_KEYS, {"name", "version"})
+    for key in ("name", "version"):
+        assert isinstance(doc["agent"][key], str)
+    _optional(f"{where}.agent", doc["agent"], "model_name", str)
+    _optional(f"{where}.agent", doc["agent"], "extra", dict)
+    steps = doc["steps"]
+    assert isinstance(steps, list) and steps, f"{where}.steps: empty"
+    embedded = {}
+    for index, sub in enumerate(doc.get("subagent_trajectories") or []):
+        validate_atif(sub, f"{where}.subagent_trajectories[{index}]")
+        assert isinstance(sub.get("trajectory_id"), str), "an embedded subagent needs its id"
+        assert sub["trajectory_id"] not in embedded, "embedded subagent ids must be unique"
+        embedded[sub["trajectory_id"]] = sub
+    for index, step in enumerate(steps):
+        _validate_step(f"{where}.steps[{index}]", step, index + 1, embedded)
+    final = doc.get("final_metrics")
+    if final is not None:
+        _keys(f"{where}.final_metrics", final, FINAL_KEYS)
+        for key in ("total_prompt_tokens", "total_completion_tokens", "total_cached_tokens"):
+            _optional(f"{where}.final_metrics", final, key, int)
+        _optional(f"{where}.final_metrics", final, "total_cost_usd", (int, float))
+        if final.get("total_steps") is not None:
+            assert isinstance(final["total_steps"], int) and final["total_steps"] >= 0
+            if final["total_steps"] != len(steps):
+                assert doc.get("notes"), "a total_steps unlike len(steps) must be explained"
+
+
+def _validate_step(where: str, step: Any, number: int, embedded: dict[str, Any]) -> None:
+    _keys(where, step, STEP_KEYS, {"step_id", "source", "message"})
+    assert step["step_id"] == number, f"{where}: step_id {step['step_id']}, expected {number}"
+    assert step["source"] in ("system", "user", "agent")
+    assert isinstance(step["message"], str | list)
+    if step.get("timestamp") is not None:
+        datetime.fromisoformat(step["timestamp"].replace("Z", "+00:00"))
+    if step["source"] != "agent":
+        present = {key for key in AGENT_ONLY if step.get(key) is not None}
+        assert not present, f"{where}: {present} only belong to agent steps"
+    count = step.get("llm_call_count")
+    if count is not None:
+        assert isinstance(count, int) and count >= 0
+        if count == 0 and step["source"] == "agent":
+            assert step.get("metrics") is None and step.get("reasoning_content") is None
+    _optional(where, step, "reasoning_content", str)
+    _optional(where, step, "model_name", str)
+    _optional(where, step, "extra", dict)
+    calls = set()
+    for index, call in enumerate(step.get("tool_calls") or []):
+        _keys(f"{where}.tool_calls[{index}]", call, CALL_KEYS, CALL_KEYS - {"extra"})
+        assert isinstance(call["tool_call_id"], str) and isinstance(call["function_name"], str)
+        assert isinstance(call["arguments"], dict)
+        calls.add(call["tool_call_id"])
+    observation = step.get("observation")
+    if observation is not None:
+        _keys(f"{where}.observation", observation, {"results"}, {"results"})
+        for index, result in enumerate(observation["results"]):
+            at = f"{where}.observation.results[{index}]"
+            _keys(at, result, RESULT_KEYS)
+            source = result.get("source_call_id")
+            assert source is None or source in calls, f"{at}: {source} is no call of its step"
+            assert result.get("content") is None or isinstance(result["content"], str | list)
+            _optional(at, result, "extra", dict)
+            for ref in result.get("subagent_trajectory_ref") or []:
+                _keys(f"{at}.subagent_trajectory_ref", ref, REF_KEYS)
+                assert ref.get("trajectory_id") or ref.get("trajectory_path"), "unresolvable"
+                if not ref.get("trajectory_path"):
+                    assert ref["trajectory_id"] in embedded, f"{at}: no embedded trajectory"
+    metrics = step.get("metrics")
+    if metrics is not None:
+        _keys(f"{where}.metrics", metrics, METRIC_KEYS)
+        for key in ("prompt_tokens", "completion_tokens", "cached_tokens"):
+            _optional(f"{where}.metrics", metrics, key, int)
+        _optional(f"{where}.metrics", metrics, "cost_usd", (int, float))
+
+
+def validate_with_harbor(doc: dict[str, Any]) -> None:
+    """Harbor's own models, when importable (they are not a dependency of this project)."""
+    trajectories = pytest.importorskip("harbor.models.trajectories")
+    trajectories.Trajectory.model_validate(doc)
+
+
+SEMVER = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
+RFC3339_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
+
+
+def validate_agent_trace(record: dict[str, Any]) -> None:
+    """Raises AssertionError at the first rule of the Agent Trace 0.1.0 schema the record
+    breaks (timestamps in UTC with `Z`, as the reference implementation's schema wants)."""
+    json.dumps(record, allow_nan=False)
+    allowed = {"version", "id", "timestamp", "vcs", "tool", "files", "metadata"}
+    _keys("record", record, allowed, {"version", "id", "timestamp", "files"})
+    assert SEMVER.match(record["version"])
+    assert str(uuid.UUID(record["id"])) == record["id"]
+    assert RFC3339_UTC.match(record["timestamp"]), record["timestamp"]
+    if "vcs" in record:
+        _keys("vcs", record["vcs"], {"type", "revision"}, {"type", "revision"})
+        assert record["vcs"]["type"] in ("git", "jj", "hg", "svn")
+    if "tool" in record:
+        _keys("tool", record["tool"], {"name", "version"}, {"name", "version"})
+    assert isinstance(record.get("metadata", {}), dict)
+    for file in record["files"]:
+        assert isinstance(file["path"], str) and isinstance(file["conversations"], list)
+        for conversation in file["conversations"]:
+            assert isinstance(conversation["ranges"], list)
+            if "url" in conversation:
+                assert re.match(r"^[a-z][a-z0-9+.-]*:", conversation["url"])
+            _validate_contributor(conversation.get("contributor"))
+            for item in conversation["ranges"]:
+                assert isinstance(item["start_line"], int) and item["start_line"] >= 1
+                assert isinstance(item["end_line"], int) and item["end_line"] >= item["start_line"]
+                assert isinstance(item.get("content_hash", ""), str)
+                _validate_contributor(item.get("contributor"))
+
+
+def _validate_contributor(contributor: Any) -> None:
+    if contributor is None:
+        return
+    _keys("contributor", contributor, {"type", "model_id"}, {"type"})
+    assert contributor["type"] in ("human", "ai", "mixed", "unknown")
+    assert len(contributor.get("model_id", "")) <= 250
+
+
+# ---------------------------------------------------------------------------------------------
+# Hand-built events.
+
+
+class Events:
+    """Events of one transcript, each on its own source line."""
+
+    def __init__(self, session: str = "48f428f9-72d8-40b2-9594-953019809473") -> None:
+        self.session = session
+        self.items: list[EventBase] = []
+
+    def add(self, kind: type[EventBase], **fields: Any) -> EventBase:
+        fields.setdefault("session", self.session)
+        fields.setdefault("source", SourceRef(file="session.jsonl", line=len(self.items) + 1))
+        event = kind(**fields)
+        self.items.append(event)
+        return event
+
+
+CC_MODEL = "claude-opus-4-5-20251101"
+WORKDIR = "/Users/gtrrz-victor/wks/cli"
+GORELEASER = f"{WORKDIR}/.goreleaser.yaml"
+BREWS = """brews:
+  - name: entire
+    repository:
+      owner: entireio
+      name: homebrew-tap
+      token: "{{ .Env.TAP_GITHUB_TOKEN }}"
+    directory: Formula
+    homepage: "https://github.com/entireio/cli"
+    description: "CLI for Entire"
+    license: "MIT"
+    install: |
+      bin.install "entire"
+      generate_completions_from_executable(bin/"entire", "completion")
+    test: |
+      assert_match "entire", shell_output("#{bin}/entire --help", 2)
+"""
+CASKS = """homebrew_casks:
+  - name: entire
+    repository:
+      owner: entireio
+      name: homebrew-tap
+      token: "{{ .Env.TAP_GITHUB_TOKEN }}"
+    directory: Casks
+    homepage: "https://github.com/entireio/cli"
+    description: "CLI for Entire"
+    binaries:
+      - entire
+    completions:
+      bash: bash
+      zsh: zsh
+      fish: fish
+"""
+
+
+def claude_code_session() -> list[EventBase]:
+    """The first turn of the public Claude Code sample as its importer would give it: one
+    request (thinking, text, WebFetch), one (thinking, Read: no text), one (thinking, text,
+    Edit of .goreleaser.yaml at line 48) and the closing answer; usage once a request."""
+    ev = Events()
+    ev.add(
+        SessionStart,
+        harness="claude-code",
+        harness_version="2.1.12",
+        model=CC_MODEL,
+        cwd=WORKDIR,
+        branch="gtrrz-victor/goreleaser-release-homebrew-tap",
+        time="2026-01-22T03:41:30.416Z",
+    )
+    ev.add(
+        UserMessage,
+        text="brews is being phased out in favor of homebrew_casks, check "
+        "https://goreleaser.com/deprecations#brews for more info",
+        time="2026-01-22T03:41:30.416Z",
+    )
+    ev.add(
+        Reasoning,
+        text="The user is telling me that `brews` is being deprecated in favor of "
+        "`homebrew_casks`. Let me check the GoReleaser documentation.",
+        time="2026-01-22T03:41:36.732Z",
+    )
+    ev.add(
+        AgentMessage,
+        text="Let me check the GoReleaser deprecation documentation to understand the correct "
+        "syntax.",
+        model=CC_MODEL,
+        time="2026-01-22T03:41:37.373Z",
+    )
+    ev.add(
+        ToolCall,
+        call_id="toolu_01SVcvPbWB4WQVExbMoC1ZaJ",
+        name="WebFetch",
+        input={
+            "url": "https://goreleaser.com/deprecations",
+            "prompt": "Find information about the brews deprecation.",
+        },
+        time="2026-01-22T03:41:38.189Z",
+    )
+    ev.add(
+        Usage,
+        model=CC_MODEL,
+        input_tokens=10,
+        output_tokens=3,
+        cache_write_tokens=46900,
+        time="2026-01-22T03:41:38.189Z",
+    )
+    ev.add(
+        ToolResult,
+        call_id="toolu_01SVcvPbWB4WQVExbMoC1ZaJ",
+        output="# Brews Deprecation Information\n\n`brews` has been deprecated in favor of "
+        "`homebrew_casks`.",
+        time="2026-01-22T03:41:45.168Z",
+    )
+    ev.add(
+        Reasoning,
+        text="Let me read the current goreleaser file first to see what we have.",
+        time="2026-01-22T03:41:59.373Z",
+    )
+    ev.add(
+        ToolCall,
+        call_id="toolu_01JubBrzvBodVeHK9JyzdnWP",
+        name="Read",
+        input={"file_path": GORELEASER},
+        time="2026-01-22T03:41:59.725Z",
+    )
+    ev.add(
+        Usage,
+        model=CC_MODEL,
+        input_tokens=8,
+        output_tokens=2,
+        cache_read_tokens=47449,
+        cache_write_tokens=603,
+        time="2026-01-22T03:41:59.725Z",
+    )
+    ev.add(
+        ToolResult,
+        call_id="toolu_01JubBrzvBodVeHK9JyzdnWP",
+        output="     1\tversion: 2\n     2\t\n     3\tbuilds:",
+        time="2026-01-22T03:41:59.777Z",
+    )
+    ev.add(
+        Reasoning,
+        text="The homebrew page redirects to homebrew_casks. Let me update the configuration.",
+        time="2026-01-22T03:42:13.939Z",
+    )
+    ev.add(
+        AgentMessage,
+        text="The documentation redirects to `homebrew_casks`, confirming the migration. Let me "
+        "update the configuration.",
+        model=CC_MODEL,
+        time="2026-01-22T03:42:14.520Z",
+    )
+    ev.add(
+        ToolCall,
+        call_id="toolu_01ATHwvPn1cd4TMU7zd7bwZq",
+        name="Edit",
+        input={
+            "replace_all": False,
+            "file_path": GORELEASER,
+            "old_string": BREWS.rstrip("\n"),
+            "new_string": CASKS.rstrip("\n"),
+        },
+        time="2026-01-22T03:42:17.010Z",
+    )
+    ev.add(
+        Usage,
+        model=CC_MODEL,
+        input_tokens=8,
+        output_tokens=2,
+        cache_read_tokens=49097,
+        cache_write_tokens=462,
+        time="2026-01-22T03:42:17.010Z",
+    )
+    ev.add(
+        ToolResult,
+        call_id="toolu_01ATHwvPn1cd4TMU7zd7bwZq",
+        output=f"The file {GORELEASER} has been updated successfully.",
+        time="2026-01-22T03:42:21.666Z",
+    )
+    diff = fragment_diff(GORELEASER, BREWS, CASKS, first_line=48)
+    ev.add(
+        FileChange,
+        path=GORELEASER,
+        operation="modify",
+        diff=diff.text,
+        anchored=diff.anchored,
+        added=diff.added,
+        removed=diff.removed,
+        call_id="toolu_01ATHwvPn1cd4TMU7zd7bwZq",
+        time="2026-01-22T03:42:21.666Z",
+    )
+    ev.add(
+        Reasoning,
+        text="The configuration looks good.",
+        time="2026-01-22T03:42:34.736Z",
+    )
+    ev.add(
+        AgentMessage,
+        text="Updated `.goreleaser.yaml` to use the new `homebrew_casks` format (lines 48-62).",
+        model=CC_MODEL,
+        time="2026-01-22T03:42:37.094Z",
+    )
+    ev.add(
+        Usage,
+        model=CC_MODEL,
+        input_tokens=8,
+        output_tokens=1,
+        cache_read_tokens=50402,
+        cache_write_tokens=977,
+        time="2026-01-22T03:42:37.094Z",
+    )
+    ev.add(SessionEnd, reason="stop_hook", time="2026-01-22T03:42:40.000Z")
+    return ev.items
+
+
+META = {
+    "schema_version": "1.0",
+    "id": "2026-01-22-goreleaser-casks",
+    "target": "main",
+    "base_commit": "995ebed6e4a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5",
+    "harnesses": ["claude-code"],
+    "models": [CC_MODEL],
+    "started": "2026-01-22T03:41:30.416Z",
+    "ended": "2026-01-22T03:42:40.000Z",
+    "brief": "Move the Homebrew release from brews to homebrew_casks",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# ATIF
+
+
+def test_claude_code_session_is_one_user_step_and_one_agent_step_a_request() -> None:
+    doc = to_atif(META, claude_code_session())
+    validate_atif(doc, version="ATIF-v1.8")
+    assert doc["session_id"] == "48f428f9-72d8-40b2-9594-953019809473"
+    assert doc["trajectory_id"] == META["id"]
+    assert doc["agent"] == {"name": "claude-code", "version": "2.1.12", "model_name": CC_MODEL}
+    steps = doc["steps"]
+    assert [step["source"] for step in steps] == ["user", "agent", "agent", "agent", "agent"]
+    assert [step["step_id"] for step in steps] == [1, 2, 3, 4, 5]
+    user, fetch, read, edit, answer = steps
+    assert user["message"].startswith("brews is being phased out")
+    assert user["timestamp"] == "2026-01-22T03:41:30.416Z"
+    assert set(user) == {"step_id", "timestamp", "source", "message", "extra"}
+
+    assert fetch["message"].startswith("Let me check the GoReleaser deprecation")
+    assert fetch["reasoning_content"].startswith("The user is telling me")
+    assert fetch["timestamp"] == "2026-01-22T03:41:36.732Z"
+    assert fetch["model_name"] == CC_MODEL
+    assert fetch["tool_calls"] == [
+        {
+            "tool_call_id": "toolu_01SVcvPbWB4WQVExbMoC1ZaJ",
+            "function_name": "WebFetch",
+            "arguments": {
+                "url": "https://goreleaser.com/deprecations",
+                "prompt": "Find information about the brews deprecation.",
+            },
+        }
+    ]
+    [result] = fetch["observation"]["results"]
+    assert result["source_call_id"] == "toolu_01SVcvPbWB4WQVExbMoC1ZaJ"
+    assert result["content"].startswith("# Brews Deprecation Information")
+    # Prompt tokens count the whole input, cache included (as Harbor counts Claude's).
+    assert fetch["metrics"] == {
+        "prompt_tokens": 46910,
+        "completion_tokens": 3,
+        "cached_tokens": 0,
+        "extra": {"input_tokens": 10, "cache_write_tokens": 46900},
+    }
+    assert fetch["llm_call_count"] == 1
+
+    # A request that only calls tools has an empty message, as in Harbor's export.
+    assert read["message"] == ""
+    assert read["tool_calls"][0]["function_name"] == "Read"
+    assert read["observation"]["results"][0]["content"].startswith("     1\tversion: 2")
+    assert read["metrics"]["prompt_tokens"] == 8 + 47449 + 603
+    assert read["metrics"]["cached_tokens"] == 47449
+
+    [change] = edit["extra"]["file_changes"]
+    assert change["path"] == GORELEASER and change["call_id"] == "toolu_01ATHwvPn1cd4TMU7zd7bwZq"
+    assert change["anchored"] is True and (change["added"], change["removed"]) == (8, 8)
+    assert "@@ -48,15 +48,15 @@" in change["diff"]
+    assert edit["observation"]["results"][0]["source_call_id"] == "toolu_01ATHwvPn1cd4TMU7zd7bwZq"
+
+    assert answer["message"].endswith("(lines 48-62).")
+    assert "tool_calls" not in answer and "observation" not in answer
+    assert doc["final_metrics"] == {
+        "total_prompt_tokens": 46910 + 48060 + 49567 + 51387,
+        "total_completion_tokens": 8,
+        "total_cached_tokens": 47449 + 49097 + 50402,
+        "total_steps": 5,
+    }
+    [session] = doc["extra"]["sessions"]
+    assert session["cwd"] == WORKDIR and session["end_reason"] == "stop_hook"
+    assert session["started"] == "2026-01-22T03:41:30.416Z"
+    assert doc["extra"]["meta"]["base_commit"] == META["base_commit"]
+    # Each step names the trajectory steps (event positions) it was made from.
+    assert [step["extra"]["event_steps"] for step in steps] == [
+        [2, 2],
+        [3, 7],
+        [8, 11],
+        [12, 17],
+        [18, 20],
+    ]
+
+
+def test_the_export_follows_harbors_conventions_for_claude_code() -> None:
+    harbor = json.loads(sample("atif/harbor__trajectory_pass.json").read_text())
+    validate_atif(harbor)  # the validator accepts Harbor's own export of a Claude Code run
+    ours = to_atif(META, claude_code_session())
+    for doc in (harbor, ours):
+        agent_steps = [step for step in doc["steps"] if step["source"] == "agent"]
+        assert doc["steps"][0]["source"] == "user"
+        assert doc["agent"]["name"] == "claude-code"
+        for step in agent_steps:
+            calls = [call["tool_call_id"] for call in step.get("tool_calls", [])]
+            results = [r["source_call_id"] for r in step.get("observation", {}).get("results", [])]
+            assert results == calls  # each call answered in its own step, in order
+            assert isinstance(step["message"], str)
+            assert set(step["metrics"]) >= {"prompt_tokens", "completion_tokens", "cached_tokens"}
+            assert step["metrics"]["cached_tokens"] <= step["metrics"]["prompt_tokens"]
+        tool_only = [step for step in agent_steps if step.get("tool_calls") and not step["message"]]
+        assert tool_only and all(step["message"] == "" for step in tool_only)
+        final = doc["final_metrics"]
+        assert final["total_steps"] == len(doc["steps"])
+        assert final["total_prompt_tokens"] == sum(
+            s["metrics"]["prompt_tokens"] for s in agent_steps
+        )
+    step_keys = {key for doc in (harbor, ours) for step in doc["steps"] for key in step}
+    assert step_keys <= STEP_KEYS
+
+
+def test_harbors_models_accept_the_export() -> None:
+    validate_with_harbor(to_atif(META, claude_code_session()))
+    validate_with_harbor(to_atif({}, subagent_session()))
+    validate_with_harbor(to_atif({}, []))
+
+
+def test_usage_before_or_after_its_request_gives_the_same_steps() -> None:
+    def session(usage_first: bool) -> list[EventBase]:
+        ev = Events("s")
+        ev.add(UserMessage, text="fix it")
+        for number in (1, 2):
+            if usage_first:
+                ev.add(Usage, input_tokens=number, output_tokens=1)
+            ev.add(Reasoning, text=f"thinking {number}")
+            ev.add(ToolCall, call_id=f"c{number}", name="Bash", input={"command": "ls"})
+            if not usage_first:
+                ev.add(Usage, input_tokens=number, output_tokens=1)
+            ev.add(ToolResult, call_id=f"c{number}", output=f"out {number}")
+        if usage_first:
+            ev.add(Usage, input_tokens=3, output_tokens=1)
+        ev.add(AgentMessage, text="done")
+        if not usage_first:
+            ev.add(Usage, input_tokens=3, output_tokens=1)
+        return ev.items
+
+    def shape(doc: dict[str, Any]) -> list[tuple[Any, ...]]:
+        return [
+            (
+                step["source"],
+                step["message"],
+                step.get("reasoning_content"),
+                [call["tool_call_id"] for call in step.get("tool_calls", [])],
+                [r["content"] for r in step.get("observation", {}).get("results", [])],
+                step.get("metrics", {}).get("prompt_tokens"),
+            )
+            for step in doc["steps"]
+        ]
+
+    first, last = to_atif({}, session(True)), to_atif({}, session(False))
+    validate_atif(first)
+    validate_atif(last)
+    assert (
+        shape(first)
+        == shape(last)
+        == [
+            ("user", "fix it", None, [], [], None),
+            ("agent", "", "thinking 1", ["c1"], ["out 1"], 1),
+            ("agent", "", "thinking 2", ["c2"], ["out 2"], 2),
+            ("agent", "done", None, [], [], 3),
+        ]
+    )
+
+
+def test_results_join_the_step_of_their_call() -> None:
+    ev = Events("s")
+    ev.add(UserMessage, text="run the tests in the background")
+    ev.add(ToolCall, call_id="bg", name="Bash", input={"command": "make test &"})
+    ev.add(ToolCall, call_id="ls", name="Bash", input={"command": "ls"})
+    ev.add(ToolResult, call_id="ls", output="Makefile")
+    ev.add(AgentMessage, text="Waiting for the tests.")
+    ev.add(ToolResult, call_id="bg", output="ok 12 tests", ok=False)  # after the next request
+    ev.add(ToolResult, call_id="early", output="result before its call")
+    ev.add(ToolCall, call_id="early", name="Read", input={"file_path": "a"})
+    ev.add(ToolResult, call_id="ghost", output="a result of no call")
+    doc = to_atif({}, ev.items)
+    validate_atif(doc)
+    _, first, second = doc["steps"]
+    assert [c["tool_call_id"] for c in first["tool_calls"]] == ["bg", "ls"]
+    results = first["observation"]["results"]
+    assert [(r["source_call_id"], r["content"]) for r in results] == [
+        ("ls", "Makefile"),
+        ("bg", "ok 12 tests"),
+    ]
+    assert results[1]["extra"] == {"is_error": True}
+    assert second["message"] == "Waiting for the tests."
+    assert [c["tool_call_id"] for c in second["tool_calls"]] == ["early"]
+    early, ghost = second["observation"]["results"]
+    assert (early["source_call_id"], early["content"]) == ("early", "result before its call")
+    assert ghost["source_call_id"] is None and ghost["extra"] == {"call_id": "ghost"}
+    assert ghost["content"] == "a result of no call"
+
+
+def test_events_without_an_atif_field_are_kept_in_extra_or_system_steps() -> None:
+    class Future(EventBase):
+        kind: str = "checkpoint"
+        label: str
+
+    ev = Events("s")
+    ev.add(RawEvent, record={"type": "file-history-snapshot"}, reason="unknown record type")
+    ev.add(UserMessage, text="commit it", time="1769053290")  # not ISO 8601
+    ev.add(ToolCall, call_id="c1", name="Bash", input={"command": "git commit -am casks"})
+    ev.add(ToolResult, call_id="c1", output="[main 1a2b3c4] casks")
+    ev.add(Commit, sha="1a2b3c4", message="casks")
+    ev.add(FileChange, path="notes.txt", operation="create", diff="", added=0)
+    ev.add(Note, entry_id="n1", entry_kind="decision", text="use casks", author="ana")
+    ev.add(Future, label="before compaction")
+    ev.add(Compaction, summary="The user asked to move to homebrew_casks; done.")
+    ev.add(Error, message="API Error: 529 overloaded", interrupt=True)
+    ev.add(AgentMessage, text="Retrying.")
+    doc = to_atif({}, ev.items)
+    validate_atif(doc)
+    raw, user, agent, compaction, error, retry = doc["steps"]
+    assert raw["source"] == "system" and raw["extra"]["raw_records"] == [
+        {
+            "record": {"type": "file-history-snapshot"},
+            "source": {"file": "session.jsonl", "line": 1},
+            "reason": "unknown record type",
+        }
+    ]
+    assert "timestamp" not in user and user["extra"]["recorded_time"] == "1769053290"
+    assert agent["extra"]["commits"] == [{"sha": "1a2b3c4", "message": "casks"}]
+    assert agent["extra"]["file_changes"][0]["path"] == "notes.txt"
+    assert agent["extra"]["notes"] == [
+        {"entry_id": "n1", "entry_kind": "decision", "text": "use casks", "author": "ana"}
+    ]
+    assert agent["extra"]["unknown_events"][0]["label"] == "before compaction"
+    assert doc["extra"]["unknown_event_kinds"] == 1
+    assert compaction["source"] == "system" and compaction["extra"]["compaction"] is True
+    assert compaction["message"].startswith("The user asked")
+    assert error["message"] == "API Error: 529 overloaded"
+    assert error["extra"]["error"] == {"interrupt": True}
+    assert retry["source"] == "agent" and retry["message"] == "Retrying."
+
+
+def subagent_session() -> list[EventBase]:
+    """A Task call whose subagent starts a subagent of its own, and a subagent whose events
+    were never recorded."""
+    ev = Events("main")
+    ev.add(SessionStart, harness="claude-code", harness_version="2.1.12", model=CC_MODEL)
+    ev.add(UserMessage, text="find the release config")
+    ev.add(ToolCall, call_id="task1", name="Task", input={"prompt": "search the repo"})
+    ev.add(Usage, input_tokens=5, output_tokens=5, cost_usd=0.5, cost_basis="reported")
+    ev.add(Subagent, agent_id="a1", call_id="task1", description="Search the repo")
+    ev.add(UserMessage, text="search the repo", agent="a1")
+    ev.add(AgentMessage, text="Looking.", model="claude-haiku-4-5", agent="a1")
+    ev.add(ToolCall, call_id="g1", name="Grep", input={"pattern": "brews"}, agent="a1")
+    ev.add(Usage, input_tokens=1, output_tokens=1, cost_usd=0.25, agent="a1")
+    ev.add(Subagent, agent_id="a2", description="Nested", agent="a1")
+    ev.add(AgentMessage, text="nested answer", agent="a2")
+    ev.add(Usage, input_tokens=1, output_tokens=1, cost_usd=0.125, agent="a2")
+    ev.add(ToolResult, call_id="g1", output=".goreleaser.yaml:48", agent="a1")
+    ev.add(AgentMessage, text="It is .goreleaser.yaml.", agent="a1")
+    ev.add(ToolResult, call_id="task1", output="It is .goreleaser.yaml.")
+    ev.add(ToolCall, call_id="task2", name="Task", input={"prompt": "nothing"})
+    ev.add(Subagent, agent_id="a3", call_id="task2")
+    ev.add(AgentMessage, text="Found it.")
+    return ev.items
+
+
+def test_subagents_are_embedded_and_referenced_from_their_call() -> None:
+    doc = to_atif({"id": "t"}, subagent_session())
+    validate_atif(doc)
+    assert doc["session_id"] == "main"
+    _, task, task2 = doc["steps"]
+    assert [c["tool_call_id"] for c in task["tool_calls"]] == ["task1"]
+    [first] = task["observation"]["results"]
+    assert first["content"] == "It is .goreleaser.yaml."
+    assert first["subagent_trajectory_ref"] == [
+        {"trajectory_id": "a1", "session_id": "main", "extra": {"description": "Search the repo"}}
+    ]
+    # The call after the result is the next request; with no result seen, the text after
+    # it belongs to the same request.
+    assert [c["tool_call_id"] for c in task2["tool_calls"]] == ["task2"]
+    assert task2["message"] == "Found it."
+    # A call whose result was never recorded still points at its subagent.
+    [second] = task2["observation"]["results"]
+    assert second == {
+        "source_call_id": "task2",
+        "subagent_trajectory_ref": [{"trajectory_id": "a3", "session_id": "main"}],
+    }
+    a1, a3 = doc["subagent_trajectories"]
+    assert a1["trajectory_id"] == "a1" and a1["session_id"] == "main"
+    assert a1["agent"]["model_name"] == "claude-haiku-4-5"
+    assert a1["agent"]["extra"] == {"agent_id": "a1"}
+    assert [s["source"] for s in a1["steps"]] == ["user", "agent", "agent"]
+    assert a1["steps"][1]["tool_calls"][0]["tool_call_id"] == "g1"
+    assert a1["steps"][1]["observation"]["results"][0]["content"] == ".goreleaser.yaml:48"
+    nested = a1["steps"][1]["observation"]["results"][1]
+    assert nested["source_call_id"] is None
+    assert nested["subagent_trajectory_ref"][0]["trajectory_id"] == "a2"
+    [a2] = a1["subagent_trajectories"]
+    assert a2["steps"][0]["message"] == "nested answer"
+    assert a3["steps"] == [{"step_id": 1, "source": "system", "message": "(no events)"}]
+    # The total cost includes the subagents'; token totals are each trajectory's own.
+    assert doc["final_metrics"]["total_cost_usd"] == 0.5 + 0.25 + 0.125
+    assert doc["final_metrics"]["total_prompt_tokens"] == 5
+    assert a1["final_metrics"]["total_cost_usd"] == 0.25 + 0.125
+    assert task["metrics"]["extra"]["cost_basis"] == "reported"
+
+
+def test_a_subagent_started_before_its_call_and_subagents_starting_each_other() -> None:
+    ev = Events("s")
+    ev.add(UserMessage, text="go")
+    ev.add(Subagent, agent_id="early", call_id="t1")
+    ev.add(ToolCall, call_id="t1", name="Task", input={})
+    ev.add(ToolResult, call_id="t1", output="done")
+    ev.add(Subagent, agent_id="b", agent="c")  # b and c say they started each other
+    ev.add(Subagent, agent_id="c", agent="b")
+    ev.add(Subagent, agent_id="lost", call_id="never-recorded")
+    doc = to_atif({}, ev.items)
+    validate_atif(doc)
+    _, task = doc["steps"]
+    result, lost = task["observation"]["results"]
+    assert result["content"] == "done"
+    assert result["subagent_trajectory_ref"][0]["trajectory_id"] == "early"
+    # With its call never recorded, the reference is a result of the step it was seen in.
+    assert lost == {
+        "source_call_id": None,
+        "subagent_trajectory_ref": [
+            {"trajectory_id": "lost", "session_id": "s", "extra": {"call_id": "never-recorded"}}
+        ],
+    }
+    embedded = {sub["trajectory_id"]: sub for sub in doc["subagent_trajectories"]}
+    assert set(embedded) == {"early", "b", "lost"}
+    [c] = embedded["b"]["subagent_trajectories"]
+    assert c["trajectory_id"] == "c"
+
+
+def test_usage_after_results_belongs_to_the_next_request() -> None:
+    ev = Events("s")
+    ev.add(ToolCall, call_id="c1", name="Bash", input={"command": "ls"})
+    ev.add(ToolResult, call_id="c1", output="a.py")
+    ev.add(Usage, input_tokens=7, output_tokens=2)
+    ev.add(AgentMessage, text="There is a.py.")
+    doc = to_atif({}, ev.items)
+    validate_atif(doc)
+    first, second = doc["steps"]
+    assert "metrics" not in first
+    assert second["message"] == "There is a.py." and second["metrics"]["prompt_tokens"] == 7
+
+
+def test_several_sessions_and_a_meta_without_session_start() -> None:
+    one, two = Events("first"), Events("second")
+    one.add(UserMessage, text="start")
+    one.add(AgentMessage, text="part one", model="gpt-5-codex")
+    two.add(AgentMessage, text="part two")
+    two.add(SessionEnd, reason="exit")
+    meta = {"id": "traj-7", "harnesses": [{"name": "codex", "version": "0.77.0"}]}
+    doc = to_atif(meta, one.items + two.items)
+    validate_atif(doc)
+    assert doc["session_id"] == "traj-7"
+    assert doc["agent"] == {"name": "codex", "version": "0.77.0", "model_name": "gpt-5-codex"}
+    messages = [(s["message"], s["extra"]["session"]) for s in doc["steps"]]
+    assert messages == [("start", "first"), ("part one", "first"), ("part two", "second")]
+    assert doc["extra"]["sessions"] == [{"session": "second", "end_reason": "exit"}]
+
+    empty = to_atif({}, [])
+    validate_atif(empty)
+    assert empty["agent"] == {"name": "unknown", "version": "unknown"}
+    assert "session_id" not in empty and "extra" not in empty
+    assert empty["final_metrics"] == {"total_steps": 1}
+
+
+def test_the_same_trajectory_exports_to_the_same_document() -> None:
+    first = json.dumps(to_atif(META, claude_code_session()), sort_keys=True)
+    assert first == json.dumps(to_atif(META, claude_code_session()), sort_keys=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Line attribution
+
+
+def change(
+    path: str,
+    before: str | None,
+    after: str | None,
+    step: int,
+    operation: str | None = None,
+    old_path: str | None = None,
+    **fields: Any,
+) -> FileChange:
+    """A file change with a whole-file (anchored) diff, as importers make when they know the
+    texts."""
+    diff = file_diff(path, before, after)
+    operation = operation or (
+        "create" if before is None else "delete" if after is None else "modify"
+    )
+    return FileChange(
+        session="s",
+        step=step,
+        source=SourceRef(file="session.jsonl", line=step),
+        path=path,
+        old_path=old_path,
+        operation=operation,
+        diff=diff.text,
+        anchored=True,
+        added=diff.added,
+        removed=diff.removed,
+        **fields,
+    )
+
+
+def lines(*names: str) -> str:
+    return "".join(f"{name}\n" for name in names)
+
+
+def test_a_created_file_is_its_steps_lines() -> None:
+    events = [change("a.py", None, lines("a", "b", "c"), step=1)]
+    assert attributed_lines(events) == {"a.py": [(1, 3, 1)]}
+
+
+def test_lines_inserted_above_move_earlier_ranges_down() -> None:
+    v1 = lines("x1", "x2", "x3", "a", "b", "c")
+    events = [
+        change("a.py", None, v1, step=1),
+        change("a.py", v1, lines("new1", "new2", *v1.split()), step=4),
+    ]
+    assert attributed_lines(events) == {"a.py": [(1, 2, 4), (3, 8, 1)]}
+
+
+def test_lines_a_later_change_removes_drop_out_and_split_ranges() -> None:
+    base = lines(*(f"l{n}" for n in range(1, 11)))
+    after = lines("l1", "l2", "l5", "l6", "L7", "l8", "l9", "l10")  # removes 3-4, rewrites 7
+    events = [change("m.py", None, base, step=1), change("m.py", base, after, step=2)]
+    assert attributed_lines(events) == {"m.py": [(1, 4, 1), (5, 5, 2), (6, 8, 1)]}
+
+
+def test_a_change_below_leaves_earlier_ranges_where_they_are() -> None:
+    base = lines(*(f"l{n}" for n in range(1, 30)))
+    after = base.replace("l25\n", "l25\nextra1\nextra2\n")
+    events = [change("f.py", None, base, step=1), change("f.py", base, after, step=2)]
+    attribution = line_attribution(events).files["f.py"]
+    assert attribution[1].step == 1 and attribution[25].text == "l25"
+    assert (attribution[26].step, attribution[26].text) == (2, "extra1")
+    assert (attribution[31].step, attribution[31].text) == (1, "l29")
+    assert attributed_lines(events)["f.py"] == [(1, 25, 1), (26, 27, 2), (28, 31, 1)]
+
+
+def test_several_hunks_shift_by_what_each_hunk_above_did() -> None:
+    # Lines 1-40 existed before the trajectory (not attributed); step 1 wrote lines 10 and 30.
+    old = [f"o{n}" for n in range(1, 41)]
+    v1 = old.copy()
+    v1[9], v1[29] = "s1-a", "s1-b"
+    v2 = v1[:2] + v1[4:]  # step 2 removes lines 3-4 ...
+    v2 = [*v2[:20], "s2-x", "s2-y", "s2-z", *v2[20:]]  # ... and inserts three lines at 21
+    events = [
+        change("g.py", lines(*old), lines(*v1), step=1),
+        change("g.py", lines(*v1), lines(*v2), step=2),
+    ]
+    assert "@@" in events[1].diff and events[1].diff.count("@@ ") == 2
+    files = line_attribution(events).files["g.py"]
+    placed = {line: (origin.step, origin.text) for line, origin in files.items()}
+    assert placed == {
+        8: (1, "s1-a"),
+        21: (2, "s2-x"),
+        22: (2, "s2-y"),
+        23: (2, "s2-z"),
+        31: (1, "s1-b"),
+    }
+    assert all(v2[line - 1] == text for line, (_, text) in placed.items())
+
+
+def test_anchored_fragment_edits_in_the_middle_of_a_file() -> None:
+    events = claude_code_session()
+    assert attributed_lines(events) == {GORELEASER: [(48, 48, 17), (54, 54, 17), (57, 62, 17)]}
+    files = line_attribution(events).files[GORELEASER]
+    assert files[57].text == "    binaries:" and files[62].text == "      fish: fish"
+    # A later edit above (two lines inserted at line 10) moves all of them down by two.
+    patch = fragment_diff(GORELEASER, "", "# release\n# notes\n", first_line=10)
+    later = FileChange(
+        session="s",
+        source=SourceRef(file="session.jsonl", line=99),
+        path=GORELEASER,
+        operation="modify",
+        diff=patch.text,
+        anchored=True,
+    )
+    assert attributed_lines([*events, later])[GORELEASER] == [
+        (10, 11, len(events) + 1),
+        (50, 50, 17),
+        (56, 56, 17),
+        (59, 64, 17),
+    ]
+
+
+def test_deletes_creates_and_renames() -> None:
+    events = [
+        change("old.py", None, lines("a", "b"), step=1),
+        change("gone.py", None, lines("z"), step=2),
+        change("gone.py", lines("z"), None, step=3),
+        change("new.py", lines("a", "b"), lines("a", "b", "c"), 4, "rename", old_path="old.py"),
+        change("plain.py", None, lines("p"), step=5),
+        FileChange(
+            session="s",
+            step=6,
+            source=SourceRef(file="session.jsonl", line=6),
+            path="moved.py",
+            old_path="plain.py",
+            operation="rename",
+        ),
+        change("gone.py", None, lines("again"), step=7),
+        change("over.py", None, lines("first"), step=8),
+        change("over.py", None, lines("second", "write"), step=9),  # a create over a file
+    ]
+    assert attributed_lines(events) == {
+        "gone.py": [(1, 1, 7)],
+        "moved.py": [(1, 1, 5)],
+        "new.py": [(1, 2, 1), (3, 3, 4)],
+        "over.py": [(1, 2, 9)],
+    }
+
+
+def test_a_rename_over_a_file_and_a_create_over_a_file() -> None:
+    events = [
+        change("a.py", None, lines("a1", "a2"), step=1),
+        change("b.py", None, lines("b1"), step=2),
+        # b.py is replaced by a.py: b.py's own lines are gone.
+        change("b.py", lines("a1", "a2"), lines("a1", "a2"), 3, "rename", old_path="a.py"),
+        change("c.py", None, lines("c1", "c2", "c3"), step=4),
+        # A create whose diff has an old side rewrote an existing file: kept lines stay.
+        change("c.py", lines("c1", "c2", "c3"), lines("c1", "new", "c3"), 5, "create"),
+    ]
+    assert attributed_lines(events) == {
+        "b.py": [(1, 2, 1)],
+        "c.py": [(1, 1, 4), (2, 2, 5), (3, 3, 4)],
+    }
+
+
+def test_unanchored_changes_are_left_out_with_the_lines_they_could_move() -> None:
+    base = lines("a", "b", "c")
+    loose = fragment_diff("u.py", "b\n", "B\nB2\n")  # search and replace: no position
+    assert not loose.anchored
+    unanchored = FileChange(
+        session="s",
+        step=2,
+        source=SourceRef(file="session.jsonl", line=2),
+        path="u.py",
+        operation="modify",
+        diff=loose.text,
+        anchored=False,
+        added=2,
+        removed=1,
+    )
+    after = lines("a", "B", "B2", "c", "d")
+    events = [
+        change("u.py", None, base, step=1),
+        unanchored,
+        change("u.py", lines("a", "B", "B2", "c"), after, step=3),
+        change("other.py", None, lines("o"), step=4),
+    ]
+    attribution = line_attribution(events)
+    assert attributed_lines(events) == {"other.py": [(1, 1, 4)], "u.py": [(5, 5, 3)]}
+    assert [(i.path, i.step, i.reason, i.lines) for i in attribution.left_out] == [
+        ("u.py", 2, "unanchored", 2),
+        ("u.py", 1, "moved by the unanchored change of step 2", 3),
+    ]
+
+
+def test_events_before_storage_count_steps_by_position() -> None:
+    ev = Events("s")
+    ev.add(UserMessage, text="make it")
+    diff = file_diff("x.txt", None, "one\ntwo\n")
+    ev.add(FileChange, path="x.txt", operation="create", diff=diff.text, anchored=True)
+    assert attributed_lines(ev.items) == {"x.txt": [(1, 2, 2)]}
+
+
+def test_hunk_headers_and_bodies_are_read_by_their_counts() -> None:
+    diff = (
+        "--- a/q.sql\n+++ b/q.sql\n"
+        "@@ -1,3 +1,2 @@\n"
+        " select 1;\n"
+        "--- a comment line\n"  # a removed line that reads like a header
+        " select 2;\n"
+        "@@ -9 +8 @@\n"
+        "-old\n"
+        "+new\n"
+        "\\ No newline at end of file\n"
+        "@@ -20,0 +20,2 @@\n"
+        "+ins1\n"
+        "+ins2\n"
+        "@@ -30,2 +30,0 @@\n"
+        "-gone1\n"
+        "-gone2\n"
+    )
+    hunks = parse_hunks(diff)
+    assert [(h.old_first, h.new_first, len(h.lines)) for h in hunks] == [
+        (1, 1, 3),
+        (9, 8, 2),
+        (21, 20, 2),  # an empty side starts after the line its header names
+        (30, 31, 2),
+    ]
+    assert hunks[0].lines[1] == ("-", "-- a comment line")
+    assert hunks[1].lines == (("-", "old"), ("+", "new"))
+
+
+def test_random_whole_file_edits_match_a_simulated_file() -> None:
+    """Each line's origin tracked by hand in a simulated file, against the attribution
+    followed through the diffs (lines are unique, so a diff can only mean one thing)."""
+    for seed in range(40):
+        rng = random.Random(seed)
+        text: list[tuple[str, int | None]] = [(f"orig{n}", None) for n in range(rng.randint(0, 30))]
+        events = []
+        for step in range(1, 9):
+            before = text.copy()
+            for edit in range(rng.randint(1, 4)):
+                where = rng.randint(0, len(text))
+                if text and rng.random() < 0.4:
+                    del text[where : where + rng.randint(1, 4)]
+                else:
+                    fresh = [(f"s{step}e{edit}n{n}", step) for n in range(rng.randint(1, 3))]
+                    text[where:where] = fresh
+            events.append(
+                change("r.py", lines(*(t for t, _ in before)), lines(*(t for t, _ in text)), step)
+            )
+        expected = {n: (t, origin) for n, (t, origin) in enumerate(text, 1) if origin}
+        got = line_attribution(events).files.get("r.py", {})
+        assert {n: (o.text, o.step) for n, o in got.items()} == expected, f"seed {seed}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Agent Trace
+
+
+def test_agent_trace_record_of_the_claude_code_session() -> None:
+    events = claude_code_session()
+    record = to_agent_trace(META, events)
+    validate_agent_trace(record)
+    assert record["version"] == "0.1.0"
+    assert record["timestamp"] == "2026-01-22T03:42:40Z"
+    assert record["vcs"] == {"type": "git", "revision": META["base_commit"]}
+    assert record["tool"] == {"name": "claude-code", "version": "2.1.12"}
+    [file] = record["files"]
+    assert file["path"] == GORELEASER
+    [conversation] = file["conversations"]
+    assert conversation["contributor"] == {"type": "ai", "model_id": f"anthropic/{CC_MODEL}"}
+    assert conversation["id"] == "48f428f9-72d8-40b2-9594-953019809473"
+    spans = [(r["start_line"], r["end_line"]) for r in conversation["ranges"]]
+    assert spans == [(48, 48), (54, 54), (57, 62)]
+    casks = CASKS.splitlines()
+    expected = "".join(line + "\n" for line in casks[9:15])  # binaries .. fish
+    assert conversation["ranges"][2]["content_hash"] == (
+        "sha256:" + hashlib.sha256(expected.encode()).hexdigest()
+    )
+    assert record["metadata"]["stet"]["trajectory"] == META["id"]
+    assert "left_out" not in record["metadata"]["stet"]
+    assert record == to_agent_trace(META, events)  # the same id and bytes every time
+
+
+def test_agent_trace_names_other_models_per_range_and_lists_what_was_left_out() -> None:
+    ev = Events("s")
+    ev.add(SessionStart, harness="codex", model="gpt-5-codex")
+    create = file_diff("app.py", None, lines("main", "run"))
+    ev.add(FileChange, path="app.py", operation="create", diff=create.text, anchored=True)
+    ev.add(Subagent, agent_id="helper")
+    ev.add(AgentMessage, text="adding a test", model="claude-sonnet-4-5", agent="helper")
+    patch = fragment_diff("app.py", "", "test\n", first_line=3)
+    ev.add(
+        FileChange,
+        path="app.py",
+        operation="modify",
+        diff=patch.text,
+        anchored=True,
+        agent="helper",
+    )
+    loose = fragment_diff("lib.py", "a\n", "b\n")
+    ev.add(FileChange, path="lib.py", operation="modify", diff=loose.text, added=1, removed=1)
+    record = to_agent_trace({}, ev.items)
+    validate_agent_trace(record)
+    assert "vcs" not in record
+    assert record["tool"] == {"name": "codex", "version": "unknown"}
+    [file] = record["files"]
+    [conversation] = file["conversations"]
+    assert conversation["contributor"] == {"type": "ai", "model_id": "openai/gpt-5-codex"}
+    assert (
+        conversation["ranges"][0]["start_line"] == 1
+        and "contributor" not in conversation["ranges"][0]
+    )
+    other = conversation["ranges"][1]
+    assert (other["start_line"], other["end_line"]) == (3, 3)
+    assert other["contributor"] == {"type": "ai", "model_id": "anthropic/claude-sonnet-4-5"}
+    assert record["metadata"]["stet"]["left_out"] == [
+        {"path": "lib.py", "step": 6, "reason": "unanchored", "lines": 1}
+    ]
+
+
+def test_model_ids_follow_models_dev() -> None:
+    assert model_id("claude-opus-4-5-20251101") == "anthropic/claude-opus-4-5-20251101"
+    assert model_id("gpt-5-codex") == "openai/gpt-5-codex"
+    assert model_id("gemini-2.5-pro") == "google/gemini-2.5-pro"
+    assert model_id("openrouter/qwen3-coder") == "openrouter/qwen3-coder"
+    assert model_id("qwen3-coder") == "qwen3-coder"
+    assert len(model_id("x" * 400)) == 250
+
+
+def test_an_empty_trajectory_is_a_valid_record() -> None:
+    record = to_agent_trace({"harnesses": ["aider"]}, [])
+    validate_agent_trace(record)
+    assert record["files"] == [] and record["tool"] == {"name": "aider", "version": "unknown"}

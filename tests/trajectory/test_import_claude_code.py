@@ -1,0 +1,1147 @@
+"""The Claude Code session importer: hand-written records in the real shape (modelled on
+Claude Code 1.0, 2.0 and 2.1 sessions) and the public sample."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from conftest import sample
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Compaction,
+    Error,
+    EventBase,
+    FileChange,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    Subagent,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+    event_json,
+)
+from stet_lsp.trajectory.importers import importer
+from stet_lsp.trajectory.importers.base import SNIFF_BYTES
+from stet_lsp.trajectory.importers.claude_code import IMPORTERS
+
+E = TypeVar("E", bound=EventBase)
+IMPORTER = IMPORTERS["claude-code"]
+SID = "5c0ffee0-1111-4222-8333-444455556666"
+MODEL = "claude-opus-4-5-20251101"
+COMMON = {
+    "isSidechain": False,
+    "userType": "external",
+    "cwd": "/work/app",
+    "sessionId": SID,
+    "version": "2.1.12",
+    "gitBranch": "feature/x",
+}
+
+
+def user(uuid: str, parent: str | None, content: Any, ts: str, **extra: Any) -> dict[str, Any]:
+    message = {"role": "user", "content": content}
+    record = {"parentUuid": parent, **COMMON, "type": "user", "message": message, "uuid": uuid}
+    return record | {"timestamp": ts, **extra}
+
+
+def assistant(
+    uuid: str,
+    parent: str | None,
+    msg_id: str,
+    blocks: list[Any],
+    ts: str,
+    usage: dict[str, int] | None = None,
+    model: str = MODEL,
+    **extra: Any,
+) -> dict[str, Any]:
+    message = {
+        "model": model,
+        "id": msg_id,
+        "type": "message",
+        "role": "assistant",
+        "content": blocks,
+        "stop_reason": None,
+        "usage": usage or {"input_tokens": 10, "output_tokens": 3},
+    }
+    record = {"parentUuid": parent, **COMMON, "message": message, "requestId": f"req_{msg_id}"}
+    return record | {"type": "assistant", "uuid": uuid, "timestamp": ts, **extra}
+
+
+def tool_use(call_id: str, name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call_id, "name": name, "input": tool_input}
+
+
+def result(call_id: str, content: Any, is_error: bool = False) -> dict[str, Any]:
+    return {"tool_use_id": call_id, "type": "tool_result", "content": content, "is_error": is_error}
+
+
+def write(path: Path, records: list[Any]) -> Path:
+    """One record a line: dicts and lists as JSON, str and bytes as they are."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as stream:
+        for record in records:
+            if isinstance(record, bytes):
+                stream.write(record + b"\n")
+            elif isinstance(record, str):
+                stream.write(record.encode() + b"\n")
+            else:
+                stream.write(json.dumps(record).encode() + b"\n")
+    return path
+
+
+def of(events: list[EventBase], kind: type[E]) -> list[E]:
+    return [event for event in events if isinstance(event, kind)]
+
+
+def kinds(events: list[EventBase]) -> list[str]:
+    return [event.kind for event in events]
+
+
+def call_ids(events: list[EventBase]) -> list[str]:
+    return [event.call_id for event in events if isinstance(event, ToolCall | ToolResult)]
+
+
+# -- sniff ---------------------------------------------------------------------------------
+
+
+def test_sniff_accepts_the_first_records_claude_code_writes() -> None:
+    heads = [
+        user("u1", None, "hi", "2026-01-01T00:00:00Z"),
+        {"type": "summary", "summary": "A title", "leafUuid": "u9"},
+        {
+            "type": "file-history-snapshot",
+            "messageId": "m1",
+            "snapshot": {},
+            "isSnapshotUpdate": False,
+        },
+        {"type": "queue-operation", "operation": "enqueue", "timestamp": "t", "sessionId": SID},
+        {"type": "permission-mode", "permissionMode": "acceptEdits", "sessionId": SID},
+        # no parentUuid or uuid: older converters write only sessionId beside type
+        {"type": "user", "timestamp": "t", "sessionId": "s", "message": {"content": "x"}},
+    ]
+    for head in heads:
+        assert IMPORTER.sniff(json.dumps(head) + "\n"), head
+
+
+def test_sniff_reads_a_first_record_larger_than_the_sniff_window() -> None:
+    huge = assistant("a1", None, "msg_1", [{"type": "text", "text": "x" * 200_000}], "t")
+    head = json.dumps(huge, separators=(",", ":"))[:SNIFF_BYTES]
+    assert "\n" not in head
+    assert IMPORTER.sniff(head)
+
+
+def test_sniff_leaves_other_formats_alone() -> None:
+    codex = {"timestamp": "t", "type": "session_meta", "payload": {"id": "x", "cwd": "/w"}}
+    codex_item = {"timestamp": "t", "type": "response_item", "payload": {"type": "message"}}
+    gemini = {"sessionId": "s", "projectHash": "h", "messages": [{"type": "user", "content": "x"}]}
+    heads = [
+        json.dumps(codex) + "\n" + json.dumps(codex_item) + "\n",
+        json.dumps(gemini),
+        json.dumps(gemini, indent=2),
+        '[{"id": 0, "source": "user", "action": "message"}]',
+        '{\n  "schema_version": "ATIF-v1.2",\n  "session_id": "x",\n  "steps": []\n}',
+        '{"trajectory": [], "history": [{"role": "system", "content": "x"}], "info": {}}',
+        "# aider chat started at 2025-01-01 10:00:00\n\n#### fix the bug\n",
+        json.dumps({"timestamp": "t", "sessionId": "s", "message": {"role": "assistant"}}),
+        '{"type":"system","subtype":"init","session_id":"s","cwd":"/w"}',
+        "",
+    ]
+    for head in heads:
+        assert not IMPORTER.sniff(head), head
+
+
+def test_registry_names_the_importer() -> None:
+    assert importer("claude-code") is IMPORTER
+    assert IMPORTER.name == "claude-code"
+    assert IMPORTER.label == "Claude Code session JSONL"
+
+
+# -- conversation --------------------------------------------------------------------------
+
+
+def conversation(tmp_path: Path) -> Path:
+    """A 2.1-style turn: a prompt, a reply of four blocks written as four records of one
+    message id, a tool call and its result, and the metadata records around them."""
+    usage_1 = {"input_tokens": 10, "output_tokens": 3, "cache_creation_input_tokens": 4000}
+    usage_2 = usage_1 | {"output_tokens": 250, "cache_read_input_tokens": 100}
+    return write(
+        tmp_path / f"{SID}.jsonl",
+        [
+            {"type": "summary", "summary": "Another conversation", "leafUuid": "elsewhere"},
+            {"type": "summary", "summary": "Fix the parser", "leafUuid": "a4"},
+            {"type": "file-history-snapshot", "messageId": "u1", "snapshot": {}},
+            user("u1", None, "Fix the parser please", "2026-01-22T03:41:30.416Z"),
+            assistant(
+                "a1",
+                "u1",
+                "msg_A",
+                [{"type": "thinking", "thinking": "The parser drops tabs.", "signature": "Eu4C"}],
+                "2026-01-22T03:41:36.000Z",
+                usage_1,
+            ),
+            assistant(
+                "a2",
+                "a1",
+                "msg_A",
+                [{"type": "thinking", "thinking": "", "signature": "EpAx"}],
+                "2026-01-22T03:41:36.500Z",
+                usage_1,
+            ),
+            assistant(
+                "a3",
+                "a2",
+                "msg_A",
+                [{"type": "redacted_thinking", "data": "opaque"}],
+                "2026-01-22T03:41:37.000Z",
+                usage_2,
+            ),
+            assistant(
+                "a4",
+                "a3",
+                "msg_A",
+                [
+                    {"type": "text", "text": "Let me look."},
+                    tool_use("toolu_1", "Bash", {"command": "ls", "description": "List"}),
+                ],
+                "2026-01-22T03:41:38.000Z",
+                usage_1,
+            ),
+            user(
+                "r1",
+                "a4",
+                [result("toolu_1", "parser.py\nREADME.md")],
+                "2026-01-22T03:41:39.000Z",
+                toolUseResult={
+                    "stdout": "parser.py\nREADME.md",
+                    "stderr": "",
+                    "interrupted": False,
+                },
+            ),
+            assistant(
+                "a5",
+                "r1",
+                "msg_B",
+                [tool_use("toolu_2", "Read", {"file_path": "/work/app/parser.py"})],
+                "2026-01-22T03:41:40.000Z",
+                {"input_tokens": 5, "output_tokens": 7, "cache_read_input_tokens": 4100},
+            ),
+            {"type": "system", "subtype": "turn_duration", "durationMs": 38110, **COMMON}
+            | {"timestamp": "2026-01-22T03:41:41.000Z", "uuid": "s1", "parentUuid": "a5"},
+        ],
+    )
+
+
+def test_a_turn_becomes_messages_reasoning_calls_and_one_usage_per_request(
+    tmp_path: Path,
+) -> None:
+    parsed = IMPORTER.parse(conversation(tmp_path))
+    events = parsed.events
+    assert parsed.format == "claude-code"
+    assert parsed.session_id == SID
+    assert parsed.sources == {f"{SID}.jsonl": tmp_path / f"{SID}.jsonl"}
+    assert kinds(events) == [
+        "session_start",
+        "raw",
+        "raw",
+        "raw",
+        "user_message",
+        "reasoning",
+        "usage",
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "tool_call",
+        "usage",
+        "raw",
+        "session_end",
+    ]
+    assert all(event.session == SID and event.agent is None for event in events)
+    start = events[0]
+    assert isinstance(start, SessionStart)
+    assert (start.harness, start.harness_version, start.model) == ("claude-code", "2.1.12", MODEL)
+    assert (start.cwd, start.branch, start.title) == ("/work/app", "feature/x", "Fix the parser")
+    assert start.source.line == 1
+    prompt = of(events, UserMessage)[0]
+    assert (prompt.text, prompt.source.line, prompt.time) == (
+        "Fix the parser please",
+        4,
+        "2026-01-22T03:41:30.416Z",
+    )
+    assert [r.text for r in of(events, Reasoning)] == ["The parser drops tabs."]
+    assert parsed.dropped["opaque_reasoning"] == 2
+    first, second = of(events, Usage)
+    # msg_A's four records count once, with the largest counts any of them reported
+    assert (first.input_tokens, first.output_tokens) == (10, 250)
+    assert (first.cache_read_tokens, first.cache_write_tokens) == (100, 4000)
+    assert (first.model, first.source.line, first.cost_usd) == (MODEL, 5, None)
+    assert (second.output_tokens, second.cache_read_tokens, second.source.line) == (7, 4100, 10)
+    assert of(events, AgentMessage)[0].text == "Let me look."
+    assert of(events, AgentMessage)[0].model == MODEL
+    call, read = of(events, ToolCall)
+    assert (call.call_id, call.name, call.input) == (
+        "toolu_1",
+        "Bash",
+        {"command": "ls", "description": "List"},
+    )
+    assert (read.call_id, read.name) == ("toolu_2", "Read")
+    (output,) = of(events, ToolResult)
+    assert (output.call_id, output.ok, output.output) == ("toolu_1", True, "parser.py\nREADME.md")
+    assert output.source.line == 9
+    raws = of(events, RawEvent)
+    assert [raw.record.get("type") for raw in raws] == [
+        "summary",
+        "summary",
+        "file-history-snapshot",
+        "system",
+    ]
+    assert "turn_duration" in (raws[-1].reason or "")
+    end = events[-1]
+    assert isinstance(end, SessionEnd)
+    assert (end.time, end.source.line) == ("2026-01-22T03:41:41.000Z", 11)
+    for event in events:  # every event serialises
+        assert json.loads(event_json(event))["kind"] == event.kind
+
+
+def test_tool_results_as_text_images_errors_and_calls_without_results(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "s.jsonl",
+        [
+            assistant(
+                "a1",
+                None,
+                "msg_1",
+                [
+                    tool_use("t1", "mcp__ide__getDiagnostics", {"uri": "/w/a.py"}),
+                    tool_use("t2", "Read", {"file_path": "/w/shot.png"}),
+                    tool_use("t3", "Bash", {"command": "false"}),
+                    tool_use("t4", "ToolSearch", {"query": "select:TaskCreate"}),
+                    tool_use("t5", "Bash", {"command": "sleep 999"}),
+                ],
+                "2026-01-01T00:00:01Z",
+            ),
+            user(
+                "r1", "a1", [result("t1", [{"type": "text", "text": "[]"}])], "2026-01-01T00:00:02Z"
+            ),
+            user(
+                "r2",
+                "r1",
+                [
+                    result(
+                        "t2",
+                        [
+                            {"type": "text", "text": "A screenshot:"},
+                            {"type": "image", "source": {"type": "base64", "data": "iVBOR"}},
+                        ],
+                    )
+                ],
+                "2026-01-01T00:00:03Z",
+            ),
+            user(
+                "r3",
+                "r2",
+                [result("t3", "<tool_use_error>Exit code 1</tool_use_error>", True)],
+                "2026-01-01T00:00:04Z",
+                toolUseResult="Error: Exit code 1",
+            ),
+            user(
+                "r4",
+                "r3",
+                [result("t4", [{"type": "tool_reference", "tool_name": "TaskCreate"}])],
+                "2026-01-01T00:00:05Z",
+            ),
+        ],
+    )
+    events = IMPORTER.parse(path).events
+    results = {r.call_id: r for r in of(events, ToolResult)}
+    assert set(results) == {"t1", "t2", "t3", "t4"}  # t5 never answered: fine
+    assert results["t1"].output == "[]"
+    assert results["t2"].output == "A screenshot:\n[image]"
+    assert "iVBOR" not in event_json(results["t2"])
+    assert (results["t3"].ok, results["t3"].output) == (
+        False,
+        "<tool_use_error>Exit code 1</tool_use_error>",
+    )
+    assert results["t4"].output == "[tool: TaskCreate]"
+    assert [c.call_id for c in of(events, ToolCall)] == ["t1", "t2", "t3", "t4", "t5"]
+
+
+def test_user_images_and_interruptions(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "s.jsonl",
+        [
+            user(
+                "u1",
+                None,
+                [
+                    {"type": "image", "source": {"type": "base64", "data": "iVBOR"}},
+                    {"type": "text", "text": "What is wrong here?"},
+                ],
+                "2026-01-01T00:00:01Z",
+            ),
+            assistant("a1", "u1", "m1", [tool_use("t1", "Bash", {"command": "make"})], "t"),
+            user(
+                "r1",
+                "a1",
+                [result("t1", "The user doesn't want to proceed with this tool use.", True)],
+                "2026-01-01T00:00:03Z",
+            ),
+            user(
+                "u2",
+                "r1",
+                [{"type": "text", "text": "[Request interrupted by user for tool use]"}],
+                "2026-01-01T00:00:04Z",
+            ),
+            user("u3", "u2", "[Request interrupted by user]", "2026-01-01T00:00:05Z"),
+        ],
+    )
+    events = IMPORTER.parse(path).events
+    assert of(events, UserMessage)[0].text == "[image]\n\nWhat is wrong here?"
+    assert of(events, ToolResult)[0].ok is False
+    errors = of(events, Error)
+    assert [(e.message, e.interrupt, e.source.line) for e in errors] == [
+        ("[Request interrupted by user for tool use]", True, 4),
+        ("[Request interrupted by user]", True, 5),
+    ]
+
+
+# -- file changes --------------------------------------------------------------------------
+
+
+def edit_session(tmp_path: Path, tool: dict[str, Any], structured: Any, ok: bool = True) -> Path:
+    call_id = tool["id"]
+    return write(
+        tmp_path / "edit.jsonl",
+        [
+            assistant("a1", None, "m1", [tool], "2026-01-01T00:00:01Z"),
+            user(
+                "r1",
+                "a1",
+                [result(call_id, "The file has been updated successfully.", not ok)],
+                "2026-01-01T00:00:02Z",
+                **({} if structured is None else {"toolUseResult": structured}),
+            ),
+        ],
+    )
+
+
+def only_change(path: Path) -> FileChange:
+    events = IMPORTER.parse(path).events
+    (change,) = of(events, FileChange)
+    index = events.index(change)
+    before = events[index - 1]
+    assert isinstance(before, ToolResult) and before.call_id == change.call_id  # right after it
+    return change
+
+
+def test_edit_with_the_original_file_is_a_whole_file_diff(tmp_path: Path) -> None:
+    original = "a\nb\nc\nd\n"
+    tool = tool_use(
+        "t1", "Edit", {"file_path": "/w/f.txt", "old_string": "b\n", "new_string": "B\nB2\n"}
+    )
+    structured = {
+        "filePath": "/w/f.txt",
+        "oldString": "b\n",
+        "newString": "B\nB2\n",
+        "originalFile": original,
+        "structuredPatch": [
+            {"oldStart": 1, "oldLines": 4, "newStart": 1, "newLines": 5, "lines": []}
+        ],
+        "userModified": False,
+        "replaceAll": False,
+    }
+    change = only_change(edit_session(tmp_path, tool, structured))
+    assert (change.path, change.operation, change.call_id) == ("/w/f.txt", "modify", "t1")
+    assert change.diff == (
+        "--- a//w/f.txt\n+++ b//w/f.txt\n@@ -1,4 +1,5 @@\n a\n-b\n+B\n+B2\n c\n d\n"
+    )
+    assert (change.anchored, change.added, change.removed) == (True, 2, 1)
+    assert change.content == "a\nB\nB2\nc\nd\n"
+
+
+def test_edit_with_only_the_structured_patch_keeps_its_line_numbers(tmp_path: Path) -> None:
+    tool = tool_use("t1", "Edit", {"file_path": "/w/f.py", "old_string": "y", "new_string": "Y"})
+    structured = {
+        "filePath": "/w/f.py",
+        "oldString": "y",
+        "newString": "Y",
+        "structuredPatch": [
+            {
+                "oldStart": 45,
+                "oldLines": 3,
+                "newStart": 45,
+                "newLines": 3,
+                "lines": [" x", "-y", "+Y", " z", "\\ No newline at end of file"],
+            }
+        ],
+    }
+    change = only_change(edit_session(tmp_path, tool, structured))
+    assert change.diff == (
+        "--- a//w/f.py\n+++ b//w/f.py\n@@ -45,3 +45,3 @@\n x\n-y\n+Y\n z\n"
+        "\\ No newline at end of file\n"
+    )
+    assert (change.anchored, change.added, change.removed, change.content) == (True, 1, 1, None)
+
+
+def test_edit_without_a_structured_result_is_an_unanchored_fragment(tmp_path: Path) -> None:
+    tool = tool_use(
+        "t1", "Edit", {"file_path": "/w/f.py", "old_string": "x = 1\n", "new_string": "x = 2\n"}
+    )
+    change = only_change(edit_session(tmp_path, tool, None))
+    assert change.diff == "--- a//w/f.py\n+++ b//w/f.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+    assert (change.anchored, change.added, change.removed) == (False, 1, 1)
+
+
+def test_a_failed_edit_changes_nothing(tmp_path: Path) -> None:
+    tool = tool_use("t1", "Edit", {"file_path": "/w/f.py", "old_string": "a", "new_string": "b"})
+    path = edit_session(tmp_path, tool, "Error: String to replace not found in file.", ok=False)
+    assert of(IMPORTER.parse(path).events, FileChange) == []
+
+
+def test_multi_edit_applies_its_edits_to_the_original(tmp_path: Path) -> None:
+    edits = [
+        {"old_string": "one", "new_string": "ONE", "replace_all": False},
+        {"old_string": "two", "new_string": "TWO", "replace_all": True},
+    ]
+    tool = tool_use("t1", "MultiEdit", {"file_path": "/w/m.txt", "edits": edits})
+    structured = {
+        "filePath": "/w/m.txt",
+        "edits": edits,
+        "originalFileContents": "one\ntwo\nthree\ntwo\n",
+        "structuredPatch": [],
+        "userModified": False,
+    }
+    change = only_change(edit_session(tmp_path, tool, structured))
+    assert change.content == "ONE\nTWO\nthree\nTWO\n"
+    assert (change.anchored, change.added, change.removed) == (True, 3, 3)
+
+
+def test_write_that_creates_a_file(tmp_path: Path) -> None:
+    content = "def hello():\n    return 1\n"
+    tool = tool_use("t1", "Write", {"file_path": "/w/new.py", "content": content})
+    structured: dict[str, Any] = {"type": "create", "filePath": "/w/new.py", "content": content}
+    structured |= {"structuredPatch": [], "originalFile": None}
+    change = only_change(edit_session(tmp_path, tool, structured))
+    assert change.operation == "create"
+    assert change.diff.startswith("--- /dev/null\n+++ b//w/new.py\n@@ -0,0 +1,2 @@\n")
+    assert (change.added, change.removed, change.anchored, change.content) == (2, 0, True, content)
+
+
+def test_write_that_replaces_a_file(tmp_path: Path) -> None:
+    tool = tool_use("t1", "Write", {"file_path": "/w/r.md", "content": "# New\n"})
+    with_original: dict[str, Any] = {"type": "update", "filePath": "/w/r.md", "content": "# New\n"}
+    with_original |= {"originalFile": "# Old\n", "structuredPatch": []}
+    change = only_change(edit_session(tmp_path / "a", tool, with_original))
+    assert (change.operation, change.added, change.removed, change.anchored) == (
+        "modify",
+        1,
+        1,
+        True,
+    )
+    # Claude Code 2.0 left originalFile out: the hunks still place the change
+    patch_only = {
+        "type": "update",
+        "filePath": "/w/r.md",
+        "content": "# New\n",
+        "structuredPatch": [
+            {
+                "oldStart": 1,
+                "oldLines": 1,
+                "newStart": 1,
+                "newLines": 1,
+                "lines": ["-# Old", "+# New"],
+            }
+        ],
+    }
+    change = only_change(edit_session(tmp_path / "b", tool, patch_only))
+    assert change.diff == "--- a//w/r.md\n+++ b//w/r.md\n@@ -1,1 +1,1 @@\n-# Old\n+# New\n"
+    assert (change.anchored, change.content) == (True, "# New\n")
+
+
+# -- compaction, system records and the rest -----------------------------------------------
+
+
+def test_compaction_boundary_and_its_summary_make_one_compaction(tmp_path: Path) -> None:
+    summary = "This session is being continued from a previous conversation. Summary: ..."
+    path = write(
+        tmp_path / "c.jsonl",
+        [
+            user("u1", None, "Start", "2026-01-01T00:00:00Z"),
+            {"parentUuid": None, "logicalParentUuid": "u1", **COMMON, "type": "system"}
+            | {
+                "subtype": "compact_boundary",
+                "content": "Conversation compacted",
+                "level": "info",
+                "compactMetadata": {"trigger": "auto", "preTokens": 155025},
+                "timestamp": "2026-01-01T00:10:00Z",
+                "uuid": "c1",
+            },
+            user(
+                "cs1",
+                "c1",
+                summary,
+                "2026-01-01T00:10:01Z",
+                isCompactSummary=True,
+                isVisibleInTranscriptOnly=True,
+            ),
+            user("u2", "cs1", "Go on", "2026-01-01T00:11:00Z"),
+            # an older summary with no boundary before it
+            user(
+                "cs2",
+                "u2",
+                [{"type": "text", "text": "Earlier summary"}],
+                "t",
+                isCompactSummary=True,
+            ),
+        ],
+    )
+    events = IMPORTER.parse(path).events
+    compactions = of(events, Compaction)
+    assert [(c.summary, c.source.line) for c in compactions] == [
+        (summary, 2),
+        ("Earlier summary", 5),
+    ]
+    assert [u.text for u in of(events, UserMessage)] == ["Start", "Go on"]
+
+
+def test_system_records(tmp_path: Path) -> None:
+    base = {**COMMON, "type": "system", "timestamp": "2026-01-01T00:00:00Z"}
+    api_error = base | {
+        "subtype": "api_error",
+        "level": "error",
+        "error": {"status": 529, "error": {"type": "error", "error": {"message": "Overloaded"}}},
+        "retryInMs": 558.9,
+        "retryAttempt": 1,
+        "maxRetries": 10,
+    }
+    command = "<command-name>/model</command-name>\n<command-message>model</command-message>"
+    path = write(
+        tmp_path / "s.jsonl",
+        [
+            api_error,
+            base | {"subtype": "local_command", "content": command, "level": "info"},
+            base
+            | {
+                "subtype": "local_command",
+                "content": "<local-command-stdout>ok</local-command-stdout>",
+            },
+            base | {"subtype": "stop_hook_summary", "hookCount": 1, "hookErrors": []},
+            base
+            | {"content": "Claude Opus 4 limit reached, now using Sonnet 4", "level": "warning"},
+            base | {"subtype": "informational", "content": "Hook failed", "level": "error"},
+            assistant(
+                "a1",
+                None,
+                "m1",
+                [{"type": "text", "text": "API Error: 529 Overloaded"}],
+                "t",
+                {"input_tokens": 0, "output_tokens": 0},
+                model="<synthetic>",
+                isApiErrorMessage=True,
+                error="server_error",
+            ),
+        ],
+    )
+    events = IMPORTER.parse(path).events
+    assert [e.message for e in of(events, Error)] == [
+        "API error 529: Overloaded (retry 1 of 10)",
+        "Hook failed",
+        "API Error: 529 Overloaded",
+    ]
+    assert [u.text for u in of(events, UserMessage)] == [command]
+    assert [r.source.line for r in of(events, RawEvent)] == [3, 4, 5]
+    assert of(events, Usage) == [] and of(events, AgentMessage) == []
+    assert of(events, SessionStart)[0].model is None  # the synthetic one is not the model
+
+
+def test_records_without_an_event_of_their_own_are_kept(tmp_path: Path) -> None:
+    progress = {**COMMON, "type": "progress", "timestamp": "t", "parentToolUseID": "x"}
+    attachment = {**COMMON, "type": "attachment", "timestamp": "t"}
+    records: list[Any] = [
+        {"type": "file-history-snapshot", "messageId": "m", "snapshot": {"trackedFileBackups": {}}},
+        {"type": "queue-operation", "operation": "enqueue", "content": "also x", "sessionId": SID},
+        {"type": "last-prompt", "lastPrompt": "do it", "sessionId": SID},
+        {"type": "permission-mode", "permissionMode": "plan", "sessionId": SID},
+        {"type": "ai-title", "aiTitle": "Generated title", "sessionId": SID},
+        {"type": "custom-title", "customTitle": "My title", "sessionId": SID},
+        progress | {"data": {"type": "hook_progress", "hookEvent": "Stop", "command": "x"}},
+        progress | {"data": {"type": "bash_progress", "output": "building...", "totalLines": 1}},
+        attachment | {"attachment": {"type": "hook_success", "stdout": "ok", "exitCode": 0}},
+        attachment | {"attachment": {"type": "skill_listing", "content": "- a skill"}},
+        attachment
+        | {
+            "attachment": {
+                "type": "queued_command",
+                "prompt": "and the tests",
+                "commandMode": "prompt",
+            }
+        },
+        attachment
+        | {
+            "attachment": {
+                "type": "queued_command",
+                "prompt": "<task-notification>done</task-notification>",
+                "commandMode": "task-notification",
+            }
+        },
+        user("m1", None, "<local-command-caveat>Caveat</local-command-caveat>", "t", isMeta=True),
+        {"type": "brand-new-kind", "sessionId": SID},
+        {"no": "type"},
+        [1, 2],
+        '"just a string"',
+    ]
+    events = IMPORTER.parse(write(tmp_path / "k.jsonl", records)).events
+    raws = of(events, RawEvent)
+    assert len(raws) == len(records) - 1  # all but the queued prompt
+    by_line = {raw.source.line: raw for raw in raws}
+    assert by_line[1].record["type"] == "file-history-snapshot"
+    assert "progress" in (by_line[8].reason or "")
+    assert by_line[16].record == [1, 2] and by_line[17].record == "just a string"
+    assert "unknown record type" in (by_line[14].reason or "")
+    assert "no type" in (by_line[15].reason or "")
+    assert "isMeta" in (by_line[13].reason or "")
+    assert [(u.text, u.source.line) for u in of(events, UserMessage)] == [("and the tests", 11)]
+    assert of(events, SessionStart)[0].title == "My title"
+
+
+# -- subagents -----------------------------------------------------------------------------
+
+
+def subagent_record(agent_id: str, uuid: str, parent: str | None, content: Any, ts: str) -> Any:
+    return user(uuid, parent, content, ts, isSidechain=True, agentId=agent_id)
+
+
+def test_subagent_files_follow_the_call_that_started_them(tmp_path: Path) -> None:
+    session = write(
+        tmp_path / f"{SID}.jsonl",
+        [
+            user("u1", None, "Survey the repo", "2026-01-01T00:00:00Z"),
+            assistant(
+                "a1",
+                "u1",
+                "m1",
+                [
+                    tool_use(
+                        "toolu_web",
+                        "Agent",
+                        {
+                            "description": "Survey web",
+                            "prompt": "Survey src/web.",
+                            "subagent_type": "x",
+                        },
+                    ),
+                    tool_use(
+                        "toolu_jobs",
+                        "Task",
+                        {"description": "Survey jobs", "prompt": "Survey src/jobs."},
+                    ),
+                ],
+                "2026-01-01T00:00:01Z",
+            ),
+            user(
+                "r1",
+                "a1",
+                [result("toolu_web", [{"type": "text", "text": "Web is fine."}])],
+                "2026-01-01T00:01:00Z",
+                toolUseResult={"status": "completed", "agentId": "aweb1", "totalTokens": 10},
+            ),
+            user(
+                "r2",
+                "r1",
+                [result("toolu_jobs", "Jobs are fine.")],
+                "2026-01-01T00:01:01Z",
+            ),
+        ],
+    )
+    folder = tmp_path / SID / "subagents"
+    write(
+        folder / "agent-aweb1.jsonl",
+        [
+            subagent_record("aweb1", "w1", None, "Survey src/web.", "2026-01-01T00:00:02Z"),
+            assistant(
+                "w2",
+                "w1",
+                "mw",
+                [
+                    tool_use(
+                        "tw",
+                        "Write",
+                        {"file_path": "/work/app/NOTES.md", "content": "notes\n"},
+                    )
+                ],
+                "2026-01-01T00:00:03Z",
+                isSidechain=True,
+                agentId="aweb1",
+            ),
+            subagent_record(
+                "aweb1",
+                "w3",
+                "w2",
+                [result("tw", "File created successfully at: /work/app/NOTES.md")],
+                "2026-01-01T00:00:04Z",
+            )
+            | {
+                "toolUseResult": {
+                    "type": "create",
+                    "filePath": "/work/app/NOTES.md",
+                    "content": "notes\n",
+                }
+            },
+        ],
+    )
+    (folder / "agent-aweb1.meta.json").write_text(
+        json.dumps({"agentType": "general-purpose", "description": "Web survey (meta)"})
+    )
+    # matched by its prompt: the call's result does not name it
+    write(
+        folder / "agent-ajobs2.jsonl",
+        [subagent_record("ajobs2", "j1", None, "Survey src/jobs.", "t")],
+    )
+    # started by no call of this session
+    write(
+        folder / "agent-aprompt_suggestion-1.jsonl",
+        [subagent_record("x", "s1", None, "Suggest", "t")],
+    )
+
+    parsed = IMPORTER.parse(session)
+    events = parsed.events
+    assert set(parsed.sources) == {
+        f"{SID}.jsonl",
+        f"{SID}/subagents/agent-aweb1.jsonl",
+        f"{SID}/subagents/agent-ajobs2.jsonl",
+        f"{SID}/subagents/agent-aprompt_suggestion-1.jsonl",
+    }
+    subagents = of(events, Subagent)
+    assert [(s.agent_id, s.call_id, s.description, s.agent) for s in subagents] == [
+        ("aweb1", "toolu_web", "Web survey (meta)", None),
+        ("ajobs2", "toolu_jobs", "Survey jobs", None),
+        ("aprompt_suggestion-1", None, None, None),
+    ]
+    web = events.index(subagents[0])
+    assert call_ids(events[web - 1 : web]) == ["toolu_web"]
+    web_events = events[web + 1 : web + 1 + 6]
+    assert kinds(web_events) == [
+        "user_message",
+        "tool_call",
+        "usage",
+        "tool_result",
+        "file_change",
+        "tool_call",  # the second call of the same reply, then its subagent
+    ]
+    assert all(e.agent == "aweb1" for e in web_events[:5])
+    assert web_events[0].source.file == f"{SID}/subagents/agent-aweb1.jsonl"
+    assert web_events[0].source.line == 1
+    notes = web_events[4]
+    assert isinstance(notes, FileChange)
+    assert (notes.path, notes.operation, notes.call_id) == ("/work/app/NOTES.md", "create", "tw")
+    jobs = events.index(subagents[1])
+    assert call_ids(events[jobs - 1 : jobs]) == ["toolu_jobs"]
+    assert events[jobs + 1].agent == "ajobs2"
+    assert isinstance(events[-1], SessionEnd)
+    assert events[-2].agent == "aprompt_suggestion-1"
+    assert all(e.session == SID for e in events)
+
+
+def test_a_subagent_of_a_subagent_and_an_unreadable_subagent_file(tmp_path: Path) -> None:
+    session = write(
+        tmp_path / f"{SID}.jsonl",
+        [
+            assistant("a1", None, "m1", [tool_use("t1", "Agent", {"prompt": "Plan"})], "t"),
+            user(
+                "r1",
+                "a1",
+                [result("t1", "agentId: aouter (use SendMessage to continue)")],
+                "t",
+            ),
+        ],
+    )
+    folder = tmp_path / SID / "subagents"
+    write(
+        folder / "agent-aouter.jsonl",
+        [
+            subagent_record("aouter", "o1", None, "Plan", "t"),
+            assistant("o2", "o1", "mo", [tool_use("t2", "Agent", {"prompt": "Dig"})], "t"),
+            subagent_record("aouter", "o3", "o2", [result("t2", "dug")], "t")
+            | {"toolUseResult": {"status": "completed", "agentId": "ainner"}},
+        ],
+    )
+    write(folder / "agent-ainner.jsonl", [subagent_record("ainner", "i1", None, "Dig", "t")])
+    (folder / "agent-broken.jsonl").mkdir()
+    parsed = IMPORTER.parse(session)
+    assert [(s.agent_id, s.call_id, s.agent) for s in of(parsed.events, Subagent)] == [
+        ("aouter", "t1", None),
+        ("ainner", "t2", "aouter"),
+    ]
+    assert [(e.kind, e.agent) for e in parsed.events if e.kind != "usage"][1:9] == [
+        ("tool_call", None),
+        ("subagent", None),
+        ("user_message", "aouter"),
+        ("tool_call", "aouter"),
+        ("subagent", "aouter"),
+        ("user_message", "ainner"),
+        ("tool_result", "aouter"),
+        ("tool_result", None),
+    ]
+    (problem,) = parsed.problems
+    assert problem.source == f"{SID}/subagents/agent-broken.jsonl"
+
+
+def test_older_agent_files_beside_the_session_file(tmp_path: Path) -> None:
+    """Claude Code 2.0 wrote `agent-<id>.jsonl` next to the session file; the Task result's
+    toolUseResult names the agent."""
+    session = write(
+        tmp_path / f"{SID}.jsonl",
+        [
+            assistant(
+                "a1",
+                None,
+                "m1",
+                [tool_use("t1", "Task", {"prompt": "Look", "description": "Look around"})],
+                "t",
+            ),
+            user(
+                "r1",
+                "a1",
+                [result("t1", [{"type": "text", "text": "Done"}])],
+                "t",
+                toolUseResult={"status": "completed", "agentId": "c8d9b115", "prompt": "Look"},
+            ),
+        ],
+    )
+    write(tmp_path / "agent-c8d9b115.jsonl", [subagent_record("c8d9b115", "s1", None, "Look", "t")])
+    other = dict(subagent_record("0000aaaa", "o1", None, "Look", "t"), sessionId="another-session")
+    write(tmp_path / "agent-0000aaaa.jsonl", [other])
+    parsed = IMPORTER.parse(session)
+    (subagent,) = of(parsed.events, Subagent)
+    assert (subagent.agent_id, subagent.call_id, subagent.description) == (
+        "c8d9b115",
+        "t1",
+        "Look around",
+    )
+    assert set(parsed.sources) == {f"{SID}.jsonl", "agent-c8d9b115.jsonl"}
+    assert [u.agent for u in of(parsed.events, UserMessage)] == ["c8d9b115"]
+
+
+def test_inline_sidechain_records_are_a_subagent(tmp_path: Path) -> None:
+    """Claude Code 1.0 wrote a Task's conversation into the session file, marked
+    isSidechain, starting with the Task's prompt."""
+    sidechain = {"isSidechain": True}
+    path = write(
+        tmp_path / "old.jsonl",
+        [
+            user("u1", None, "Debug the test", "t"),
+            assistant(
+                "a1",
+                "u1",
+                "m1",
+                [
+                    tool_use(
+                        "t1", "Task", {"description": "Debug", "prompt": "Find why test_x fails."}
+                    )
+                ],
+                "t",
+            ),
+            user("s1", None, "Find why test_x fails.", "t") | sidechain,
+            assistant("s2", "s1", "m2", [tool_use("t2", "Read", {"file_path": "/w/t.py"})], "t")
+            | sidechain,
+            user("s3", "s2", [result("t2", "def test_x(): ...")], "t") | sidechain,
+            # its parent record is missing from the file: still the same subagent
+            assistant("s5", "s4", "m3", [{"type": "text", "text": "It fails because..."}], "t")
+            | sidechain,
+            user("r1", "a1", [result("t1", "It fails because...")], "t"),
+            assistant("a2", "r1", "m4", [{"type": "text", "text": "Fixed."}], "t"),
+        ],
+    )
+    events = IMPORTER.parse(path).events
+    (subagent,) = of(events, Subagent)
+    assert (subagent.agent_id, subagent.call_id, subagent.description) == (
+        "sidechain-1",
+        "t1",
+        "Debug",
+    )
+    assert subagent.source.line == 3
+    index = events.index(subagent)
+    assert events[index - 2].kind == "tool_call"  # the Task call, then its usage
+    inside = [e for e in events if e.agent == "sidechain-1"]
+    assert [e.source.line for e in inside] == [3, 4, 4, 5, 6, 6]
+    assert of(events, UserMessage)[0].agent is None
+    assert of(events, AgentMessage)[-1].agent is None
+
+
+def test_agent_progress_is_the_subagent_when_it_has_no_file(tmp_path: Path) -> None:
+    def progress(agent_id: str, nested: dict[str, Any]) -> dict[str, Any]:
+        data = {
+            "type": "agent_progress",
+            "agentId": agent_id,
+            "prompt": "Explore",
+            "message": nested,
+        }
+        return {**COMMON, "type": "progress", "data": data, "parentToolUseID": "t1"} | {
+            "toolUseID": "agent_msg_1",
+            "timestamp": "2026-01-01T00:00:05Z",
+        }
+
+    nested_user = {"type": "user", "message": {"role": "user", "content": "Explore"}, "uuid": "n1"}
+    nested_reply = {
+        "type": "assistant",
+        "timestamp": "2026-01-01T00:00:06Z",
+        "message": {"id": "mn", "model": MODEL, "content": [{"type": "text", "text": "Explored."}]},
+    }
+    path = write(
+        tmp_path / f"{SID}.jsonl",
+        [
+            assistant(
+                "a1",
+                None,
+                "m1",
+                [tool_use("t1", "Task", {"prompt": "Explore", "description": "Explore it"})],
+                "t",
+            ),
+            progress("a123", nested_user),
+            progress("a123", nested_reply),
+            progress("afile", nested_user),
+            user("r1", "a1", [result("t1", "Explored.")], "t"),
+        ],
+    )
+    write(
+        tmp_path / SID / "subagents" / "agent-afile.jsonl",
+        [subagent_record("afile", "f1", None, "Other", "t")],
+    )
+    events = IMPORTER.parse(path).events
+    # afile has its own file: it follows the Task call; a123 starts at its first progress
+    assert [s.agent_id for s in of(events, Subagent)] == ["afile", "a123"]
+    mapped = of(events, Subagent)[1]
+    assert (mapped.agent_id, mapped.call_id, mapped.description, mapped.source.line) == (
+        "a123",
+        "t1",
+        "Explore it",
+        2,
+    )
+    assert [(e.kind, e.source.line, e.time) for e in events if e.agent == "a123"] == [
+        ("user_message", 2, "2026-01-01T00:00:05Z"),
+        ("agent_message", 3, "2026-01-01T00:00:06Z"),
+    ]
+    (raw,) = of(events, RawEvent)  # afile's progress: its own file has the message
+    assert raw.source.line == 4
+
+
+# -- odd input -----------------------------------------------------------------------------
+
+
+def test_truncated_lines_invalid_utf8_and_a_huge_record(tmp_path: Path) -> None:
+    huge_output = "line of output\n" * 150_000  # 2.2 MB in one record
+    records: list[Any] = [
+        assistant("a1", None, "m1", [tool_use("t1", "Bash", {"command": "cat big.log"})], "t"),
+        user("r1", "a1", [result("t1", huge_output)], "t"),
+        json.dumps(user("u2", "r1", "caf@", "t")).encode().replace(b"@", b"\xe9"),  # Latin-1
+        '{"parentUuid": "u2", "type": "assistant", "message": {"content": [{"type": "te',
+    ]
+    path = write(tmp_path / "odd.jsonl", records)
+    assert path.stat().st_size > 2_000_000
+    parsed = IMPORTER.parse(path)
+    assert of(parsed.events, ToolResult)[0].output == huge_output
+    assert of(parsed.events, UserMessage)[0].text == "caf\ufffd"
+    (problem,) = parsed.problems
+    assert (problem.source, problem.line) == ("odd.jsonl", 4)
+    assert "not JSON" in problem.message
+    assert isinstance(parsed.events[-1], SessionEnd)
+    assert IMPORTER.sniff(path.read_text(errors="replace")[:SNIFF_BYTES])
+
+
+def test_session_id_without_one_in_the_transcript_is_the_file_hash(tmp_path: Path) -> None:
+    path = write(tmp_path / "anon.jsonl", [{"type": "summary", "summary": "x", "leafUuid": "y"}])
+    parsed = IMPORTER.parse(path)
+    expected = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    assert parsed.session_id == expected
+    assert all(e.session == expected for e in parsed.events)
+
+
+def test_nothing_readable_is_an_error(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(StetError):
+        IMPORTER.parse(empty)
+    with pytest.raises(StetError):
+        IMPORTER.parse(write(tmp_path / "bad.jsonl", ["not json", "{also not"]))
+    with pytest.raises(StetError):
+        IMPORTER.parse(tmp_path / "missing.jsonl")
+
+
+def test_a_large_session_imports_quickly(tmp_path: Path) -> None:
+    records: list[Any] = []
+    for n in range(6000):
+        records.append(
+            assistant(
+                f"a{n}", None, f"m{n}", [tool_use(f"t{n}", "Bash", {"command": f"echo {n}"})], "t"
+            )
+        )
+        records.append(user(f"r{n}", f"a{n}", [result(f"t{n}", "x" * 1500)], "t"))
+    path = write(tmp_path / "big.jsonl", records)
+    started = time.perf_counter()
+    events = IMPORTER.parse(path).events
+    assert time.perf_counter() - started < 5
+    assert len(of(events, ToolResult)) == 6000 and len(of(events, Usage)) == 6000
+
+
+# -- the public sample ---------------------------------------------------------------------
+
+
+def test_public_sample_claude_code_2_1_12() -> None:
+    path = sample("claude-code/entireio-cli__37_995ebed6e4_0_full.jsonl")
+    assert IMPORTER.sniff(path.read_text()[:SNIFF_BYTES])
+    parsed = IMPORTER.parse(path)
+    events = parsed.events
+    assert parsed.session_id == "48f428f9-72d8-40b2-9594-953019809473"
+    assert parsed.problems == []
+    start = events[0]
+    assert isinstance(start, SessionStart)
+    assert (start.harness_version, start.model, start.cwd) == (
+        "2.1.12",
+        "claude-opus-4-5-20251101",
+        "/Users/gtrrz-victor/wks/cli",
+    )
+    assert start.branch == "gtrrz-victor/goreleaser-release-homebrew-tap"
+    # no summary names a record of this file: the last one
+    assert start.title == "GoReleaser Pro Homebrew Tap Auto-Release Setup"
+    assert [u.text[:30] for u in of(events, UserMessage)] == [
+        "brews is being phased out in f",
+        "how can I install the generate",
+        "brew tap local/test ~/homebrew",
+    ]
+    calls = of(events, ToolCall)
+    results = of(events, ToolResult)
+    assert [c.name for c in calls] == [
+        "WebFetch",
+        "WebFetch",
+        "Read",
+        "WebFetch",
+        "Edit",
+        "mcp__ide__getDiagnostics",
+        "Read",
+    ]
+    assert [r.call_id for r in results] == [c.call_id for c in calls]
+    assert all(r.ok for r in results)
+    # ten API requests, each written as two or three records
+    usages = of(events, Usage)
+    assert len(usages) == 10
+    assert usages[0].cache_write_tokens == 46900 and usages[0].model == start.model
+    assert len(of(events, Reasoning)) == 10 and parsed.dropped["opaque_reasoning"] == 0
+    (change,) = of(events, FileChange)
+    assert change.path == "/Users/gtrrz-victor/wks/cli/.goreleaser.yaml"
+    assert change.anchored and change.call_id == calls[4].call_id
+    assert "@@ -45,18 +45,18 @@" in change.diff
+    assert "-brews:\n+homebrew_casks:\n" in change.diff
+    assert (change.added, change.removed) == (8, 8)
+    assert change.content is not None and "homebrew_casks:\n  - name: entire\n" in change.content
+    assert change.source.line == 41
+    assert len(of(events, RawEvent)) == 33  # summaries, snapshots, hooks, progress, timings
+    assert events[-1].source.line == 67

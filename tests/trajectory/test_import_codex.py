@@ -1,0 +1,1095 @@
+"""The Codex CLI rollout importer: hand-written rollouts in the real record shapes (modelled on
+Codex 0.77-0.146 rollouts and the legacy pre-`session_meta` files), odd input, and the
+public samples."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zstandard
+from conftest import sample
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Compaction,
+    Error,
+    EventBase,
+    FileChange,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    Subagent,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+    event_json,
+    parse_event,
+)
+from stet_lsp.trajectory.importers import detect, importer, read_head
+from stet_lsp.trajectory.importers.base import ParsedSession
+from stet_lsp.trajectory.importers.codex import IMPORTERS, CodexImporter
+
+CODEX = CodexImporter()
+SESSION = "019b64e5-57fa-7463-b644-fba7e456f905"
+T0 = "2025-12-28T12:18:30.533Z"
+
+
+def record(kind: str, payload: dict[str, Any], at: str = T0) -> dict[str, Any]:
+    return {"timestamp": at, "type": kind, "payload": payload}
+
+
+def meta(**extra: Any) -> dict[str, Any]:
+    payload = {
+        "id": SESSION,
+        "timestamp": "2025-12-28T12:18:30.522Z",
+        "cwd": "/home/dev/shop",
+        "originator": "codex_cli_rs",
+        "cli_version": "0.77.0",
+        "instructions": "## Skills\n...",
+        "source": "cli",
+        "model_provider": "openai",
+        "git": {
+            "commit_hash": "7078dc6b1ce5dd75a54ad14563c663530b82963b",
+            "branch": "main",
+            "repository_url": "git@github.com:dev/shop.git",
+        },
+    }
+    payload.update(extra)
+    return record("session_meta", payload)
+
+
+def turn_context(model: str = "gpt-5.2-codex") -> dict[str, Any]:
+    return record(
+        "turn_context",
+        {
+            "cwd": "/home/dev/shop",
+            "approval_policy": "on-request",
+            "sandbox_policy": {"type": "workspace-write", "network_access": False},
+            "model": model,
+            "summary": "auto",
+        },
+    )
+
+
+def item(payload: dict[str, Any], at: str = T0) -> dict[str, Any]:
+    return record("response_item", payload, at)
+
+
+def event(payload: dict[str, Any], at: str = T0) -> dict[str, Any]:
+    return record("event_msg", payload, at)
+
+
+def message(role: str, text: str) -> dict[str, Any]:
+    part = "output_text" if role == "assistant" else "input_text"
+    return item({"type": "message", "role": role, "content": [{"type": part, "text": text}]})
+
+
+def function_call(name: str, arguments: Any, call_id: str) -> dict[str, Any]:
+    return item({"type": "function_call", "name": name, "arguments": arguments, "call_id": call_id})
+
+
+def call_output(call_id: str, output: Any, kind: str = "function_call_output") -> dict[str, Any]:
+    return item({"type": kind, "call_id": call_id, "output": output})
+
+
+def patch_call(patch: str, call_id: str) -> dict[str, Any]:
+    return item(
+        {
+            "type": "custom_tool_call",
+            "status": "completed",
+            "call_id": call_id,
+            "name": "apply_patch",
+            "input": patch,
+        }
+    )
+
+
+def wrapped_output(text: str, exit_code: int) -> str:
+    return json.dumps(
+        {"output": text, "metadata": {"exit_code": exit_code, "duration_seconds": 0.1}}
+    )
+
+
+def token_count(last: tuple[int, int, int], total: tuple[int, int, int]) -> dict[str, Any]:
+    def usage(numbers: tuple[int, int, int]) -> dict[str, int]:
+        tokens, cached, output = numbers
+        return {
+            "input_tokens": tokens,
+            "cached_input_tokens": cached,
+            "output_tokens": output,
+            "reasoning_output_tokens": output // 2,
+            "total_tokens": tokens + output,
+        }
+
+    return event(
+        {
+            "type": "token_count",
+            "info": {
+                "total_token_usage": usage(total),
+                "last_token_usage": usage(last),
+                "model_context_window": 258400,
+            },
+            "rate_limits": {"primary": {"used_percent": 13.0, "window_minutes": 300}},
+        }
+    )
+
+
+def write(path: Path, records: list[Any]) -> Path:
+    lines = [value if isinstance(value, str) else json.dumps(value) for value in records]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def parse(tmp_path: Path, records: list[Any], name: str = "rollout.jsonl") -> ParsedSession:
+    return CODEX.parse(write(tmp_path / name, records))
+
+
+def of(session: ParsedSession, kind: type[EventBase]) -> list[Any]:
+    return [e for e in session.events if isinstance(e, kind)]
+
+
+def kinds(session: ParsedSession) -> list[str]:
+    return [e.kind for e in session.events]
+
+
+# --- registry and sniffing ----------------------------------------------------------------------
+
+
+def test_registry_exposes_the_importer() -> None:
+    assert IMPORTERS["codex"] is importer("codex")
+    assert importer("codex").label == "Codex CLI rollout JSONL"
+
+
+def test_sniff_recognises_the_current_format(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.jsonl", [meta(), turn_context(), message("user", "hi")])
+    assert CODEX.sniff(read_head(path))
+
+
+def test_sniff_recognises_a_session_meta_line_cut_off_by_the_head_limit() -> None:
+    head = json.dumps(meta(instructions="x" * 100_000), separators=(",", ":"))[:65536]
+    assert CODEX.sniff(head)
+
+
+def test_sniff_recognises_the_legacy_format() -> None:
+    header = {"id": SESSION, "timestamp": T0, "instructions": None, "git": {"branch": "main"}}
+    state = {"record_type": "state"}
+    user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+    assert CODEX.sniff("\n".join(json.dumps(r) for r in (header, state, user)))
+    assert CODEX.sniff("\n".join(json.dumps(r) for r in (header, user)))
+    assert CODEX.sniff(json.dumps(header))
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        # Claude Code JSONL
+        '{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user",'
+        '"content":"session_meta payload"},"uuid":"u1","timestamp":"2025-01-01T00:00:00Z",'
+        '"sessionId":"s1"}\n',
+        '{"type":"summary","summary":"Fix the bug","leafUuid":"u9"}\n',
+        # whole-document JSON formats
+        '{\n  "sessionId": "s1",\n  "projectHash": "ab",\n  "messages": []\n}\n',
+        '{"schema_version":"ATIF-v1.2","session_id":"s1","agent":{"name":"x"},"steps":[]}',
+        '[{"id": 1, "timestamp": "2025-01-01T00:00:00", "source": "user", "action": "message"}]',
+        '{"trajectory": [], "history": [], "info": {}}',
+        # aider history, a bare id+timestamp object followed by something else, nothing
+        "# aider chat started at 2025-01-01 10:00:00\n\n> /add x.py\n",
+        '{"id":"x","timestamp":"2025-01-01T00:00:00Z"}\n{"role":"user","content":"hi"}\n',
+        "",
+        "not json at all",
+    ],
+)
+def test_sniff_does_not_claim_other_formats(head: str) -> None:
+    assert not CODEX.sniff(head)
+
+
+def test_detect_picks_codex_for_a_rollout(tmp_path: Path) -> None:
+    path = write(tmp_path / "rollout.jsonl", [meta(), turn_context(), message("user", "hi")])
+    assert detect(path).name == "codex"
+
+
+# --- session metadata ---------------------------------------------------------------------------
+
+
+def test_session_start_and_end_carry_the_session_metadata(tmp_path: Path) -> None:
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            message("user", "hi"),
+            turn_context("gpt-5.2-codex"),
+            event({"type": "thread_name_updated", "thread_id": SESSION, "thread_name": "Shop"}),
+            record("turn_context", {"model": "gpt-5.3-codex"}, "2025-12-28T12:30:00.000Z"),
+        ],
+    )
+    start, end = session.events[0], session.events[-1]
+    assert isinstance(start, SessionStart) and isinstance(end, SessionEnd)
+    assert session.session_id == SESSION and session.format == "codex"
+    assert start.harness == "codex" and start.harness_version == "0.77.0"
+    assert start.model == "gpt-5.2-codex"  # the first turn's model
+    assert (start.cwd, start.branch) == ("/home/dev/shop", "main")
+    assert start.commit == "7078dc6b1ce5dd75a54ad14563c663530b82963b"
+    assert start.title == "Shop"
+    assert start.source.line == 1 and start.time == T0
+    assert end.source.line == 5 and end.time == "2025-12-28T12:30:00.000Z"
+    assert session.sources == {"rollout.jsonl": tmp_path / "rollout.jsonl"}
+    assert all(e.session == SESSION and e.step == 0 and e.agent is None for e in session.events)
+    assert all(e.source.file == "rollout.jsonl" for e in session.events)
+
+
+def test_a_rollout_without_session_meta_is_named_by_its_digest(tmp_path: Path) -> None:
+    path = write(tmp_path / "r.jsonl", [turn_context(), message("user", "hi")])
+    session = CODEX.parse(path)
+    assert session.session_id == hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    start = session.events[0]
+    assert isinstance(start, SessionStart) and start.source.line == 1
+    assert start.model == "gpt-5.2-codex" and start.harness_version is None
+
+
+def test_a_repeated_session_meta_of_the_same_thread_adds_nothing(tmp_path: Path) -> None:
+    other = meta(id="0199aaaa-0000-7000-8000-000000000000")
+    session = parse(tmp_path, [meta(), message("user", "hi"), meta(), other])
+    raws = of(session, RawEvent)
+    assert kinds(session) == ["session_start", "user_message", "raw", "session_end"]
+    assert raws[0].source.line == 4 and "another thread" in (raws[0].reason or "")
+
+
+# --- messages and reasoning ---------------------------------------------------------------------
+
+
+def test_messages_come_from_response_items_and_their_event_copies_are_skipped(
+    tmp_path: Path,
+) -> None:
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            event({"type": "task_started", "turn_id": "t1"}),
+            message("user", "<environment_context>\n  <cwd>/home/dev/shop</cwd>\n"),
+            turn_context(),
+            message("user", "Fix the cart total"),
+            event({"type": "user_message", "message": "Fix the cart total", "images": []}),
+            # Some versions write the event copy first.
+            event({"type": "agent_message", "message": "Looking at cart.py"}),
+            message("assistant", "Looking at cart.py"),
+            event({"type": "task_complete", "turn_id": "t1"}),
+            event({"type": "task_started", "turn_id": "t2"}),
+            message("user", "thanks"),
+            # The copy may differ from the item it repeats (a citation stripped, say).
+            event({"type": "user_message", "message": "thanks\n<citation/>"}),
+            # ... but this agent message has no response item in its turn.
+            event({"type": "agent_message", "message": "You're welcome"}),
+        ],
+    )
+    users = [e.text for e in of(session, UserMessage)]
+    agents = of(session, AgentMessage)
+    assert users == [
+        "<environment_context>\n  <cwd>/home/dev/shop</cwd>\n",
+        "Fix the cart total",
+        "thanks",
+    ]
+    assert [(e.text, e.model, e.source.line) for e in agents] == [
+        ("Looking at cart.py", "gpt-5.2-codex", 8),
+        ("You're welcome", "gpt-5.2-codex", 13),
+    ]
+
+
+def test_developer_messages_are_kept_as_raw_events(tmp_path: Path) -> None:
+    developer = message("developer", "<permissions instructions>...")
+    session = parse(tmp_path, [meta(), developer])
+    (raw,) = of(session, RawEvent)
+    assert raw.record == developer
+    assert raw.reason == "developer message (instructions from the harness)"
+
+
+def test_message_parts_and_images(tmp_path: Path) -> None:
+    user = item(
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "What is on this screen?"},
+                {"type": "input_image", "image_url": "data:image/png;base64,AAAA"},
+            ],
+        }
+    )
+    session = parse(tmp_path, [meta(), user])
+    assert of(session, UserMessage)[0].text == "What is on this screen?\n[image]"
+
+
+def test_reasoning_summaries_are_kept_and_opaque_reasoning_is_counted(tmp_path: Path) -> None:
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            event({"type": "agent_reasoning", "text": "**Inspecting the cart**"}),
+            item(
+                {
+                    "type": "reasoning",
+                    "summary": [
+                        {"type": "summary_text", "text": "**Inspecting the cart**"},
+                        {"type": "summary_text", "text": "Totals skip discounts."},
+                    ],
+                    "content": None,
+                    "encrypted_content": "gAAAAABp-cc5iFLAT0ORTXQ",
+                }
+            ),
+            event({"type": "agent_reasoning", "text": "Totals skip discounts."}),
+            item({"type": "reasoning", "summary": [], "encrypted_content": "gAAAAABpOPAQUE"}),
+            item({"type": "reasoning", "summary": [], "encrypted_content": "gAAAAABpOPAQUE"}),
+            item(
+                {
+                    "type": "reasoning",
+                    "summary": [],
+                    "content": [{"type": "reasoning_text", "text": "raw chain of thought"}],
+                }
+            ),
+        ],
+    )
+    texts = [e.text for e in of(session, Reasoning)]
+    assert texts == ["**Inspecting the cart**\nTotals skip discounts.", "raw chain of thought"]
+    assert session.dropped["opaque_reasoning"] == 2
+    assert "gAAAA" not in "".join(event_json(e) for e in session.events)
+
+
+# --- tool calls ---------------------------------------------------------------------------------
+
+
+def test_function_calls_pair_with_their_outputs(tmp_path: Path) -> None:
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            function_call("shell", '{"command":["bash","-lc","ls"],"workdir":"/w"}', "call_1"),
+            call_output("call_1", wrapped_output("cart.py\nREADME.md\n", 0)),
+            function_call("shell", '{"command":["false"]}', "call_2"),
+            call_output("call_2", wrapped_output("", 1)),
+            function_call("exec_command", '{"cmd":"pytest -q"}', "call_3"),
+            call_output(
+                "call_3",
+                "Chunk ID: c2e076\nWall time: 1.2 seconds\nProcess exited with code 2\n"
+                "Original token count: 4\nOutput:\n1 failed\n",
+            ),
+            function_call("shell_command", '{"command":"git status"}', "call_4"),
+            call_output("call_4", "Exit code: 0\nWall time: 0 seconds\nOutput:\nclean\n"),
+            function_call("view_image", "not json {", "call_5"),
+            call_output("call_5", [{"type": "input_text", "text": "seen"}]),
+            function_call("lookup", "{}", "call_6"),
+            call_output("call_6", {"content": "server down", "success": False}),
+        ],
+    )
+    calls = of(session, ToolCall)
+    results = of(session, ToolResult)
+    assert (
+        [c.call_id for c in calls]
+        == [r.call_id for r in results]
+        == [f"call_{n}" for n in range(1, 7)]
+    )
+    assert calls[0].name == "shell"
+    assert calls[0].input == {"command": ["bash", "-lc", "ls"], "workdir": "/w"}
+    assert calls[4].input == {"arguments": "not json {"}
+    assert [r.ok for r in results] == [True, False, False, True, True, False]
+    assert results[0].output == "cart.py\nREADME.md\n"
+    assert results[2].output.endswith("Output:\n1 failed\n")
+    assert results[4].output == "seen"
+    assert results[5].output == "server down"
+    # Each result comes right after its call here, on its own line.
+    assert [r.source.line for r in results] == [3, 5, 7, 9, 11, 13]
+
+
+def test_outcome_records_decide_when_the_output_does_not(tmp_path: Path) -> None:
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            function_call("exec_command", '{"cmd":"make"}', "call_1"),
+            event({"type": "exec_command_end", "call_id": "call_1", "exit_code": 2}),
+            call_output("call_1", "make: *** [all] Error 2"),
+            item(
+                {
+                    "type": "function_call",
+                    "name": "query",
+                    "namespace": "mcp__db",
+                    "arguments": '{"sql":"select 1"}',
+                    "call_id": "call_2",
+                }
+            ),
+            event({"type": "mcp_tool_call_end", "call_id": "call_2", "result": {"Err": "boom"}}),
+            call_output("call_2", "err: boom"),
+            function_call("shell", '{"command":["sleep","100"]}', "call_3"),
+            call_output("call_3", "aborted"),
+        ],
+    )
+    assert of(session, ToolCall)[1].name == "mcp__db__query"
+    assert [r.ok for r in of(session, ToolResult)] == [False, False, False]
+    assert not of(session, RawEvent)  # the outcome records repeat the outputs
+
+
+def test_other_tool_items(tmp_path: Path) -> None:
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            item(
+                {
+                    "type": "local_shell_call",
+                    "call_id": "call_ls",
+                    "status": "completed",
+                    "action": {"type": "exec", "command": ["ls", "-la"], "timeout_ms": 1000},
+                }
+            ),
+            call_output("call_ls", "total 0"),
+            item(
+                {
+                    "type": "web_search_call",
+                    "id": "ws_1",
+                    "status": "completed",
+                    "action": {"type": "search", "query": "pydantic discriminator"},
+                }
+            ),
+            event({"type": "web_search_end", "call_id": "ws_1", "query": "pydantic"}),
+            item(
+                {
+                    "type": "tool_search_call",
+                    "call_id": "call_ts",
+                    "execution": "local",
+                    "arguments": {"query": "calendar"},
+                }
+            ),
+            item(
+                {
+                    "type": "tool_search_output",
+                    "call_id": "call_ts",
+                    "status": "completed",
+                    "tools": [{"name": "calendar_list"}],
+                }
+            ),
+            item(
+                {
+                    "type": "image_generation_call",
+                    "id": "ig_1",
+                    "status": "completed",
+                    "revised_prompt": "a cat",
+                    "result": "iVBORw0KGgo=",
+                }
+            ),
+        ],
+    )
+    calls = of(session, ToolCall)
+    assert [(c.name, c.call_id) for c in calls] == [
+        ("local_shell", "call_ls"),
+        ("web_search", "ws_1"),
+        ("tool_search", "call_ts"),
+        ("image_generation", "ig_1"),
+    ]
+    assert calls[0].input["command"] == ["ls", "-la"]
+    assert calls[1].input == {"type": "search", "query": "pydantic discriminator"}
+    results = {r.call_id: r for r in of(session, ToolResult)}
+    assert set(results) == {"call_ls", "call_ts", "ig_1"}  # a web search records no result
+    assert results["call_ts"].output == '[{"name": "calendar_list"}]'
+    assert "iVBOR" not in results["ig_1"].output
+
+
+def test_a_tool_call_with_no_result_is_kept(tmp_path: Path) -> None:
+    session = parse(tmp_path, [meta(), function_call("shell", '{"command":["ls"]}', "c1")])
+    assert kinds(session) == ["session_start", "tool_call", "session_end"]
+
+
+# --- patches ------------------------------------------------------------------------------------
+
+PATCH = """*** Begin Patch
+*** Add File: docs/notes.md
++# Notes
++first
+*** Update File: src/app.py
+@@ def greet():
+-    print("Hi")
++    print("Hello")
+     return None
+*** Delete File: old.txt
+*** Update File: lib/a.py
+*** Move to: lib/b.py
+@@
+ x = 1
+-y = 2
++y = 3
+*** End of File
+*** End Patch
+"""
+
+
+def test_apply_patch_becomes_file_changes_after_its_result(tmp_path: Path) -> None:
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            patch_call(PATCH, "call_p"),
+            call_output(
+                "call_p",
+                wrapped_output("Success. Updated the following files:\nA docs/notes.md\n", 0),
+                "custom_tool_call_output",
+            ),
+            message("assistant", "Done"),
+        ],
+    )
+    assert kinds(session)[1:8] == ["tool_call"] + ["tool_result"] + ["file_change"] * 4 + [
+        "agent_message"
+    ]
+    call = of(session, ToolCall)[0]
+    assert call.name == "apply_patch" and call.input == {"input": PATCH}
+    add, update, delete, move = of(session, FileChange)
+    assert all(c.call_id == "call_p" and c.source.line == 3 for c in (add, update, delete, move))
+    assert (add.path, add.operation, add.content) == ("docs/notes.md", "create", "# Notes\nfirst\n")
+    assert add.diff == ("--- /dev/null\n+++ b/docs/notes.md\n@@ -0,0 +1,2 @@\n+# Notes\n+first\n")
+    assert add.anchored and (add.added, add.removed) == (2, 0)
+    assert (update.path, update.operation, update.anchored) == ("src/app.py", "modify", False)
+    assert update.diff == (
+        "--- a/src/app.py\n+++ b/src/app.py\n@@ -1,2 +1,2 @@\n"
+        '-    print("Hi")\n+    print("Hello")\n     return None\n'
+    )
+    assert (update.added, update.removed) == (1, 1)
+    assert (delete.path, delete.operation, delete.diff) == ("old.txt", "delete", "")
+    assert (move.path, move.old_path, move.operation) == ("lib/b.py", "lib/a.py", "rename")
+    assert "-y = 2\n+y = 3\n" in move.diff and (move.added, move.removed) == (1, 1)
+
+
+def test_a_failed_patch_changes_nothing(tmp_path: Path) -> None:
+    failed = wrapped_output("Failed to find expected lines in src/app.py", 1)
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            patch_call(PATCH, "call_1"),
+            call_output("call_1", failed, "custom_tool_call_output"),
+            patch_call(PATCH, "call_2"),
+            call_output(
+                "call_2",
+                "apply_patch verification failed: invalid hunk at line 3",
+                "custom_tool_call_output",
+            ),
+            patch_call(PATCH, "call_3"),
+            call_output("call_3", "Exit code: 1\nWall time: 0 seconds\nOutput:\nerror\n"),
+        ],
+    )
+    assert [r.ok for r in of(session, ToolResult)] == [False, False, False]
+    assert not of(session, FileChange)
+
+
+def test_apply_patch_through_a_function_or_a_shell_command(tmp_path: Path) -> None:
+    small = "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch"
+    heredoc = f"apply_patch <<'EOF'\n{small.replace('a.txt', 'b.txt')}\nEOF\n"
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            function_call("apply_patch", json.dumps({"input": small}), "call_f"),
+            call_output("call_f", wrapped_output("Success.", 0)),
+            function_call(
+                "shell",
+                json.dumps({"command": ["apply_patch", small.replace("a.txt", "c.txt")]}),
+                "call_s",
+            ),
+            call_output("call_s", wrapped_output("Success.", 0)),
+            function_call("exec_command", json.dumps({"cmd": heredoc}), "call_e"),
+            call_output("call_e", "Process exited with code 0\nOutput:\nSuccess.\n"),
+            # Mentioning a patch without running apply_patch changes nothing.
+            function_call("shell", json.dumps({"command": ["cat", small]}), "call_c"),
+            call_output("call_c", wrapped_output(small, 0)),
+        ],
+    )
+    changes = of(session, FileChange)
+    assert [(c.path, c.call_id, c.content) for c in changes] == [
+        ("a.txt", "call_f", "a\n"),
+        ("c.txt", "call_s", "a\n"),
+        ("b.txt", "call_e", "a\n"),
+    ]
+
+
+def test_patch_apply_end_supplies_anchored_diffs_and_the_outcome(tmp_path: Path) -> None:
+    applied = {
+        "/home/dev/shop/src/app.py": {
+            "type": "update",
+            "unified_diff": '@@ -10,2 +10,2 @@\n-    print("Hi")\n+    print("Hello")\n     return None\n',
+            "move_path": None,
+        },
+        "/home/dev/shop/docs/notes.md": {"type": "add", "content": "# Notes\nfirst\n"},
+        "/home/dev/shop/old.txt": {"delete": {"content": "gone\n"}},
+    }
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            patch_call(PATCH, "call_ok"),
+            event(
+                {
+                    "type": "patch_apply_end",
+                    "call_id": "call_ok",
+                    "stdout": "Success.",
+                    "stderr": "",
+                    "success": True,
+                    "changes": applied,
+                }
+            ),
+            call_output("call_ok", "Success. Updated the following files:\nM src/app.py\n"),
+            patch_call(PATCH, "call_bad"),
+            event(
+                {
+                    "type": "patch_apply_end",
+                    "call_id": "call_bad",
+                    "stdout": "",
+                    "stderr": "no match",
+                    "success": False,
+                }
+            ),
+            call_output("call_bad", "no match"),
+            # A patch applied for no call this rollout holds.
+            event(
+                {
+                    "type": "patch_apply_end",
+                    "call_id": "call_lost",
+                    "success": True,
+                    "changes": {"z.txt": {"type": "add", "content": "z\n"}},
+                }
+            ),
+        ],
+    )
+    assert [r.ok for r in of(session, ToolResult)] == [True, False]
+    update, add, delete, lost = of(session, FileChange)
+    assert update.path == "/home/dev/shop/src/app.py" and update.anchored
+    assert update.diff.startswith(
+        "--- a//home/dev/shop/src/app.py\n+++ b//home/dev/shop/src/app.py\n@@ -10,2 +10,2 @@\n"
+    )
+    assert (update.added, update.removed, update.call_id) == (1, 1, "call_ok")
+    assert add.content == "# Notes\nfirst\n" and add.operation == "create"
+    assert delete.operation == "delete" and delete.diff.startswith("--- a/")
+    assert (delete.added, delete.removed) == (0, 1)
+    assert (lost.path, lost.call_id, lost.source.line) == ("z.txt", None, 8)
+
+
+# --- usage, errors, compaction ------------------------------------------------------------------
+
+
+def test_token_counts_become_one_usage_per_request(tmp_path: Path) -> None:
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            turn_context("gpt-5.2-codex"),
+            event({"type": "token_count", "info": None, "rate_limits": {}}),
+            token_count((17088, 3456, 350), (17088, 3456, 350)),
+            token_count((17088, 3456, 350), (17088, 3456, 350)),  # the same request again
+            token_count((18686, 17408, 456), (35774, 20864, 806)),
+            turn_context("gpt-5.3-codex"),
+            token_count((1000, 0, 10), (36774, 20864, 816)),
+            # Early rollouts: the usage fields on the event itself.
+            event(
+                {
+                    "type": "token_count",
+                    "input_tokens": 500,
+                    "cached_input_tokens": 100,
+                    "output_tokens": 20,
+                }
+            ),
+        ],
+    )
+    usages = of(session, Usage)
+    assert [
+        (u.model, u.input_tokens, u.cache_read_tokens, u.output_tokens, u.source.line)
+        for u in usages
+    ] == [
+        ("gpt-5.2-codex", 13632, 3456, 350, 4),
+        ("gpt-5.2-codex", 1278, 17408, 456, 6),
+        ("gpt-5.3-codex", 1000, 0, 10, 8),
+        ("gpt-5.3-codex", 400, 100, 20, 9),
+    ]
+    assert all(u.cost_usd is None and u.cache_write_tokens == 0 for u in usages)
+
+
+def test_aborted_turns_and_errors(tmp_path: Path) -> None:
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            event({"type": "turn_aborted", "turn_id": "t1", "reason": "interrupted"}),
+            event({"type": "error", "message": "Selected model is at capacity."}),
+        ],
+    )
+    errors = of(session, Error)
+    assert [(e.message, e.interrupt) for e in errors] == [
+        ("turn aborted: interrupted", True),
+        ("Selected model is at capacity.", False),
+    ]
+
+
+def test_compactions(tmp_path: Path) -> None:
+    summary = "**Progress**\n- cart totals fixed\n\n**Next**\n- tests"
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            record("compacted", {"message": summary, "replacement_history": []}),
+            event({"type": "context_compacted"}),
+            record(
+                "compacted",
+                {
+                    "message": "",
+                    "replacement_history": [
+                        {"type": "compaction", "encrypted_content": "gAAAAB-summary"}
+                    ],
+                },
+            ),
+            item({"type": "compaction", "encrypted_content": "gAAAAB-summary"}),
+            item({"type": "ghost_snapshot", "ghost_commit": {"id": "abc", "parent": "def"}}),
+        ],
+    )
+    assert [c.summary for c in of(session, Compaction)] == [summary, ""]
+    assert session.dropped == {"opaque_compaction": 2, "ghost_snapshot": 1}
+    assert not of(session, RawEvent)
+
+
+# --- subagents ----------------------------------------------------------------------------------
+
+PARENT = "019c0000-1111-7222-8333-444444444444"
+
+
+def test_a_subagent_thread_names_its_parent(tmp_path: Path) -> None:
+    source = {
+        "subagent": {
+            "thread_spawn": {
+                "parent_thread_id": PARENT,
+                "depth": 1,
+                "agent_nickname": "Boyle",
+                "agent_role": "reviewer",
+            }
+        }
+    }
+    session = parse(
+        tmp_path,
+        [
+            meta(source=source),
+            turn_context(),
+            message("user", "Review the diff"),
+            message("assistant", "Looks fine"),
+        ],
+    )
+    start, subagent = session.events[:2]
+    assert isinstance(start, SessionStart) and start.agent is None
+    assert isinstance(subagent, Subagent)
+    assert subagent.agent_id == SESSION and subagent.agent is None
+    assert subagent.description == (
+        f"subagent of thread {PARENT} (role: reviewer, nickname: Boyle)"
+    )
+    assert subagent.source.line == 1
+    body = session.events[2:-1]
+    assert [e.kind for e in body] == ["user_message", "agent_message"]
+    assert all(e.agent == SESSION for e in body)
+    assert session.events[-1].agent is None
+
+
+@pytest.mark.parametrize(
+    ("extra", "description"),
+    [
+        ({"source": {"subagent": "review"}}, "review subagent"),
+        (
+            {"source": {"subagent": {"other": "guardian"}}, "parent_thread_id": PARENT},
+            f"guardian subagent of thread {PARENT}",
+        ),
+        ({"source": "vscode"}, None),
+        ({"source": "exec", "forked_from_id": PARENT}, None),
+    ],
+)
+def test_other_thread_sources(
+    tmp_path: Path, extra: dict[str, Any], description: str | None
+) -> None:
+    session = parse(tmp_path, [meta(**extra), message("user", "go")])
+    found = [e.description for e in of(session, Subagent)]
+    assert found == ([description] if description else [])
+
+
+# --- the legacy format --------------------------------------------------------------------------
+
+
+def test_legacy_rollouts(tmp_path: Path) -> None:
+    header = {
+        "id": "c27a914d-0000-4000-8000-000000000000",
+        "timestamp": "2025-08-20T13:20:47.060Z",
+        "instructions": None,
+        "git": {"branch": "main", "commit_hash": "abc123"},
+    }
+    records = [
+        header,
+        {"record_type": "state"},
+        {
+            "type": "message",
+            "id": None,
+            "role": "user",
+            "content": [{"type": "input_text", "text": "index the rollouts"}],
+        },
+        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "opaque"},
+        {
+            "type": "function_call",
+            "id": "fc_1",
+            "name": "shell",
+            "arguments": '{"command":["ls"]}',
+            "call_id": "call_1",
+        },
+        {"record_type": "state"},
+        {
+            "type": "function_call_output",
+            "call_id": "call_1",
+            "output": '{"output":"README.md\\n","metadata":{"exit_code":0,"duration_seconds":0}}',
+        },
+        {
+            "type": "message",
+            "id": None,
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "listed the directory"}],
+        },
+        {"type": "future_item", "id": "x"},
+    ]
+    path = write(tmp_path / "rollout-2025-08-20T13-20-47-c27a914d.jsonl", records)
+    assert CODEX.sniff(read_head(path))
+    session = CODEX.parse(path)
+    assert session.session_id == header["id"]
+    assert kinds(session) == [
+        "session_start",
+        "user_message",
+        "tool_call",
+        "tool_result",
+        "agent_message",
+        "raw",
+        "session_end",
+    ]
+    start = session.events[0]
+    assert isinstance(start, SessionStart)
+    assert (start.time, start.branch, start.commit, start.source.line) == (
+        "2025-08-20T13:20:47.060Z",
+        "main",
+        "abc123",
+        1,
+    )
+    assert [e.source.line for e in session.events[1:6]] == [3, 5, 7, 8, 9]
+    assert all(e.time is None for e in session.events[1:6])
+    assert of(session, ToolResult)[0].output == "README.md\n"
+    assert session.dropped["opaque_reasoning"] == 1
+    assert session.events[-1].time == "2025-08-20T13:20:47.060Z"
+
+
+# --- odd input ----------------------------------------------------------------------------------
+
+
+def test_records_it_does_not_understand_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "odd.jsonl"
+    lines = [
+        json.dumps(meta()),
+        "[1, 2, 3]",
+        '"just a string"',
+        json.dumps({"timestamp": T0, "payload": {"a": 1}}),
+        json.dumps(record("future_synthetic_record", {"safe": "ignored"})),
+        json.dumps({"timestamp": T0, "type": "response_item", "payload": "not an object"}),
+        json.dumps(item({"type": "brand_new_item", "x": 1})),
+        json.dumps(event({"type": "thread_rolled_back", "num_turns": 2})),
+        json.dumps(message("user", "still here")),
+        '{"timestamp":"2025-12-28T12:19:00.000Z","type":"response_item","payload":{"type":"mes',
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    session = CODEX.parse(path)
+    raws = of(session, RawEvent)
+    assert [(r.source.line, r.reason) for r in raws] == [
+        (2, "not a JSON object"),
+        (3, "not a JSON object"),
+        (4, "record has no type"),
+        (5, "unknown record type 'future_synthetic_record'"),
+        (6, "response_item record without a payload object"),
+        (7, "unknown response_item type 'brand_new_item'"),
+        (8, "event_msg of type 'thread_rolled_back' is not translated"),
+    ]
+    assert raws[0].record == [1, 2, 3] and raws[1].record == "just a string"
+    assert of(session, UserMessage)[0].text == "still here"
+    assert [(p.source, p.line) for p in session.problems] == [("odd.jsonl", 10)]
+    assert session.problems[0].message.startswith("not JSON")
+    # Everything still serialises and reads back as the same event.
+    for e in session.events:
+        assert event_json(parse_event(event_json(e))) == event_json(e)
+
+
+def test_a_two_megabyte_record(tmp_path: Path) -> None:
+    big = "line of output\n" * 140_000
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            function_call("shell", '{"command":["cat","big.log"]}', "c1"),
+            call_output("c1", wrapped_output(big, 0)),
+        ],
+    )
+    assert (tmp_path / "rollout.jsonl").stat().st_size > 2_000_000
+    assert of(session, ToolResult)[0].output == big
+
+
+def test_invalid_utf8_is_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    good = json.dumps(meta()).encode()
+    bad = json.dumps(message("user", "caf@ ok")).encode().replace(b"@", b"\xff\xfe")
+    path.write_bytes(good + b"\n" + bad + b"\n")
+    session = CODEX.parse(path)
+    assert of(session, UserMessage)[0].text == "caf\ufffd\ufffd ok"
+
+
+def test_an_empty_file_cannot_be_read(tmp_path: Path) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(StetError):
+        CODEX.parse(path)
+    with pytest.raises(StetError):
+        CODEX.parse(tmp_path / "missing.jsonl")
+
+
+def test_the_garbage_collector_is_left_as_it_was(tmp_path: Path) -> None:
+    path = write(tmp_path / "r.jsonl", [meta(), message("user", "hi")])
+    assert gc.isenabled()
+    CODEX.parse(path)
+    assert gc.isenabled()
+    with pytest.raises(StetError):
+        CODEX.parse(write(tmp_path / "junk.jsonl", ["not json"]))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        CODEX.parse(path)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_zstd_compressed_rollout(tmp_path: Path) -> None:
+    plain = write(
+        tmp_path / "plain.jsonl",
+        [meta(), turn_context(), message("user", "hi"), message("assistant", "hello")],
+    )
+    packed = tmp_path / "rollout-2025-12-28T12-18-30-019b64e5.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+    assert CODEX.sniff(read_head(packed))
+    assert detect(packed).name == "codex"
+    session = CODEX.parse(packed)
+    assert session.sources == {packed.name: packed}
+    assert [e.source.file for e in session.events] == [packed.name] * 4
+    assert [event_json(e) for e in session.events[1:3]] == [
+        event_json(
+            e.model_copy(update={"source": e.source.model_copy(update={"file": packed.name})})
+        )
+        for e in CODEX.parse(plain).events[1:3]
+    ]
+
+
+def test_a_large_rollout_imports_quickly(tmp_path: Path) -> None:
+    turn = [
+        message("user", "run the tests " * 20),
+        event({"type": "user_message", "message": "run the tests " * 20}),
+        item(
+            {
+                "type": "reasoning",
+                "summary": [{"type": "summary_text", "text": "thinking"}],
+                "encrypted_content": "g" * 2000,
+            }
+        ),
+        function_call("exec_command", json.dumps({"cmd": "pytest -q"}), "CALL"),
+        call_output("CALL", "Process exited with code 0\nOutput:\n" + "ok\n" * 500),
+        message("assistant", "All green. " * 30),
+        event({"type": "agent_message", "message": "All green. " * 30}),
+    ]
+    records: list[Any] = [meta()]
+    for n in range(1, 2501):
+        records.extend(json.dumps(value).replace("CALL", f"call_{n}") for value in turn)
+        records.append(token_count((20000, 15000, 300), (20000 * n, 15000 * n, 300 * n)))
+        records.append(token_count((20000, 15000, 300), (20000 * n, 15000 * n, 300 * n)))
+    path = write(tmp_path / "big.jsonl", records)
+    assert path.stat().st_size > 10_000_000
+    started = time.perf_counter()
+    session = CODEX.parse(path)
+    elapsed = time.perf_counter() - started
+    assert len(of(session, ToolResult)) == len(of(session, UserMessage)) == 2500
+    assert len(of(session, Usage)) == 2500
+    assert elapsed < 3.0
+
+
+# --- public samples -----------------------------------------------------------------------------
+
+
+def test_public_sample_codex_077_opening() -> None:
+    path = sample("codex/claude-code-transcripts__sample_codex_session.jsonl")
+    assert CODEX.sniff(read_head(path))
+    session = CODEX.parse(path)
+    start = session.events[0]
+    assert isinstance(start, SessionStart)
+    assert session.session_id == "019b64e5-57fa-7463-b644-fba7e456f905"
+    assert (start.harness_version, start.model, start.cwd) == (
+        "0.77.0",
+        "gpt-5.2-codex",
+        "/Users/macmini/Code/homelab-migration",
+    )
+    users = of(session, UserMessage)
+    assert [u.source.line for u in users] == [2, 3, 4]
+    assert users[0].text.startswith("# AGENTS.md instructions for")
+    assert users[2].text.startswith("can you analyse the MD files in this directory")
+    assert kinds(session) == [
+        "session_start",
+        "user_message",
+        "user_message",
+        "user_message",
+        "session_end",
+    ]
+    assert not session.problems
+
+
+def test_public_sample_synthetic_rollout() -> None:
+    path = sample(
+        "codex/claude-code-log__rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl"
+    )
+    session = CODEX.parse(path)
+    assert kinds(session) == [
+        "session_start",
+        "user_message",
+        "reasoning",
+        "tool_call",
+        "tool_result",
+        "tool_call",
+        "tool_result",
+        "file_change",
+        "tool_call",
+        "tool_result",
+        "agent_message",
+        "raw",
+        "session_end",
+    ]
+    assert of(session, UserMessage)[0].text == "List the synthetic files."
+    assert of(session, Reasoning)[0].text == "I will inspect the synthetic directory."
+    calls = of(session, ToolCall)
+    assert [(c.name, c.call_id) for c in calls] == [
+        ("exec_command", "call-structured-001"),
+        ("apply_patch", "call-custom-001"),
+        ("mcp__synthetic__lookup", "call-mcp-001"),
+    ]
+    assert calls[0].input == {"cmd": "find . -maxdepth 1 -type f"}
+    assert [r.output for r in of(session, ToolResult)] == [
+        "./alpha.txt\n./beta.txt",
+        "Done!",
+        '{"status":"ok"}',
+    ]
+    (change,) = of(session, FileChange)
+    assert (change.path, change.operation, change.content, change.call_id) == (
+        "gamma.txt",
+        "create",
+        "synthetic\n",
+        "call-custom-001",
+    )
+    assert "SYNTHETIC_ENCRYPTED_CONTENT" not in "".join(event_json(e) for e in session.events)
+    assert of(session, RawEvent)[0].reason == "unknown record type 'future_synthetic_record'"
