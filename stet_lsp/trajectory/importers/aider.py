@@ -1,0 +1,724 @@
+"""aider's chat history: `.aider.chat.history.md`, Markdown appended to by every aider run.
+
+What aider writes, line by line:
+
+* `# aider chat started at 2025-07-15 11:38:37`: a run starts (local time, no zone). Each run
+  is a session of its own inside the one file: a session_start/session_end pair whose session
+  id is the file's id and the run's 1-based index (`<file id>-3`).
+* `> text  `: aider's own output, each message ending in two spaces (a Markdown line break).
+  A message of several lines gets `> ` on its first line only, the rest follow bare up to the
+  line that ends in the two spaces (the token report with cache counts, the report of edits
+  that failed to apply). The start of a run announces `Aider v0.85.1`, `Main model: gpt-4o with
+  diff edit format` (or `Model: ...`), `Weak model: ...`, `Git repo: .git with 16 files`; later
+  come `Tokens: 2.3k sent, 150 received. Cost: $0.01 message, $0.05 session.` after each model
+  request, `Applied edit to <path>`, `Commit <sha> <message>`, `Running <command>` (a shell
+  command the model suggested), questions with their answers (`Create new file? (Y)es/(N)o
+  [Yes]: y`), warnings and errors.
+* `#### text  `: what the user typed; a multi-line input is consecutive `#### ` lines (`<blank>`
+  for an empty input). Slash commands (`/add file`, `/model x`) are user messages too. A
+  question answered by an earlier "all"/"skip" is written this way as well, and is kept as
+  aider output.
+* anything else: the model's answer (Markdown), until the next `> `/`#### ` line. It may start
+  with the model's reasoning in `<thinking-content-...>`/`<think>` tags (a reasoning event).
+
+How they map: user input -> user_message; an answer -> agent_message (with the model the run
+announced last); its *SEARCH/REPLACE* blocks (a file path line, a fence, `<<<<<<< SEARCH`,
+`=======`, `>>>>>>> REPLACE`) -> file_change events, only for the files aider reports
+`Applied edit to <path>` for (or the blocks a failure report says were applied), as unanchored
+fragment diffs; an empty SEARCH for a file aider asked to create -> a created file with its
+whole content. With the `whole` edit format a file listing (path line and fenced content) is
+the new content of a file aider applied. `Tokens:` -> usage (one a request, `2.3k` read as
+2300; the cost of the request is the message cost less what earlier requests of the same user
+message cost); `Commit` -> commit; `Running` -> a `shell` tool call (aider does not record the
+output); `^C KeyboardInterrupt` -> an interrupting error; `The LLM did not conform to the edit
+format.` and `Exception while updating files:` with the report after them -> error. All other
+output (announcements, questions, warnings, model switches) is kept in order as raw events,
+consecutive lines together; announcements also fill in the session_start (version, model) and a
+later `Model:` line (after `/model`, `/chat-mode`, `/architect`) sets the model of the answers
+and usage after it.
+
+Files whose trailing spaces were stripped by an editor lose the message boundaries: then every
+`> `/`#### ` line is taken as aider output or user input.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Commit,
+    Error,
+    EventBase,
+    FileChange,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    SourceRef,
+    ToolCall,
+    Usage,
+    UserMessage,
+)
+from stet_lsp.trajectory.importers import diffs
+from stet_lsp.trajectory.importers.base import Importer, ParsedSession
+from stet_lsp.trajectory.importers.files import open_text
+
+Made = TypeVar("Made", bound=EventBase)
+
+RUN_HEADER = "# aider chat started at"
+_HEAD = re.compile(r"<{5,9} SEARCH>?\s*$")
+_DIVIDER = re.compile(r"={5,9}\s*$")
+_UPDATED = re.compile(r">{5,9} REPLACE\s*$")
+_VERSION = re.compile(r"Aider v(\S+)")
+_MODEL = re.compile(r"(Main model|Model|Editor model): (\S+) with (\S+) edit format")
+_TOKENS = re.compile(
+    r"Tokens: ([\d.,]+k?) sent(?:, ([\d.,]+k?) cache write)?(?:, ([\d.,]+k?) cache hit)?,"
+    r" ([\d.,]+k?) received\."
+)
+_COST = re.compile(r"Cost: \$([\d.]+) (message|request), \$([\d.]+) session\.")
+_COMMIT = re.compile(r"Commit ([0-9a-f]{7,40}) (.*)", re.DOTALL)
+_FAILED_BLOCK = re.compile(
+    r"^## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$",
+    re.MULTILINE,
+)
+_REASONING_TAGS = (("<thinking-content-", "</thinking-content-"), ("<think>", "</think>"))
+_ERROR_STARTS = ("The LLM did not conform to the edit format.", "Exception while updating files:")
+# Messages that end the report an error start is followed by.
+_KNOWN_STARTS = ("Tokens: ", "Applied edit to ", "Commit ", "Running ", "Aider v")
+
+
+class AiderImporter:
+    name = "aider"
+    label = "aider chat history Markdown"
+
+    def sniff(self, head: str) -> bool:
+        text = head.lstrip("\ufeff\r\n")
+        if text[:1] in ("{", "["):
+            return False
+        return text.startswith(RUN_HEADER) or ("\n" + RUN_HEADER) in text
+
+    def parse(self, path: Path) -> ParsedSession:
+        with open_text(path) as stream:
+            text = stream.read()
+        if not text.strip():
+            raise StetError(f"{path}: empty aider chat history")
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        session = ParsedSession(format=self.name, session_id=digest)
+        session.sources[path.name] = path
+        lines = [line.rstrip("\r") for line in text.split("\n")]
+        _History(session, path.name, lines).read()
+        return session
+
+
+IMPORTERS: dict[str, Importer] = {AiderImporter.name: AiderImporter()}
+
+
+# --- reading the file into blocks ----------------------------------------------------------
+
+
+@dataclass
+class _Block:
+    """A run header, an aider message, a user input or an answer; `line` is 1-based."""
+
+    kind: str  # "run", "aider", "user", "answer"
+    line: int
+    lines: list[str]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def _blocks(lines: list[str]) -> Iterator[_Block]:
+    """The file's blocks in order. Whether aider kept its two-space line ends decides where a
+    message of aider output or an answer ends (see the module docstring)."""
+    strict = _keeps_line_breaks(lines)
+    count = len(lines)
+    index = 0
+    answer: _Block | None = None
+    while index < count:
+        line = lines[index]
+        marker = line[:1]
+        if marker != "#" and marker != ">":
+            # Most lines: answer text (or blank lines between blocks).
+            if answer is not None:
+                answer.lines.append(line)
+            elif line.strip():
+                answer = _Block("answer", index + 1, [line])
+            index += 1
+            continue
+        if line.startswith(RUN_HEADER):
+            if answer is not None:
+                yield answer
+                answer = None
+            yield _Block("run", index + 1, [line[len(RUN_HEADER) :].strip()])
+            index += 1
+            continue
+        end = _aider_message_end(lines, index, strict, answer is not None)
+        if end is not None:
+            if answer is not None:
+                yield answer
+                answer = None
+            message = [_unquote(lines[index])] + [
+                part.rstrip() for part in lines[index + 1 : end + 1]
+            ]
+            # Answers and user input follow a blank line: bare lines right after aider output
+            # are more of it (a padded multi-line question subject, a bare cost line).
+            while end + 1 < count and _continues_output(lines[end + 1]):
+                end += 1
+                message.append(lines[end].rstrip())
+            yield _Block("aider", index + 1, message)
+            index = end + 1
+            continue
+        if line.startswith("####") and (not strict or answer is None or line.endswith("  ")):
+            if answer is not None:
+                yield answer
+                answer = None
+            start = index
+            user = []
+            while index < count and lines[index].startswith("####"):
+                user.append(lines[index][5:].rstrip() if len(lines[index]) > 4 else "")
+                index += 1
+            yield _Block("user", start + 1, user)
+            continue
+        if answer is None:
+            if line.strip():
+                answer = _Block("answer", index + 1, [line])
+        else:
+            answer.lines.append(line)
+        index += 1
+    if answer is not None:
+        yield answer
+
+
+def _continues_output(line: str) -> bool:
+    return bool(line.strip()) and not line.startswith((">", "####", RUN_HEADER))
+
+
+def _keeps_line_breaks(lines: list[str]) -> bool:
+    seen = 0
+    for line in lines:
+        if line.startswith(("> ", "#### ")):
+            if line.endswith("  "):
+                return True
+            seen += 1
+            if seen > 200:
+                break
+    return False
+
+
+def _aider_message_end(lines: list[str], index: int, strict: bool, in_answer: bool) -> int | None:
+    """The index of the last line of the aider message starting at `index`, or None when that
+    line is not aider output (a Markdown quote inside an answer, `>>>>>>> REPLACE`)."""
+    line = lines[index]
+    if not (line.startswith("> ") or line.rstrip() == ">"):
+        return None
+    if not strict or line.endswith("  ") or not line[1:].strip():
+        return index
+    # The message goes on to the first line that ends in the two spaces (its bare lines can
+    # hold `>>>>>>> REPLACE` and the like), unless another message or input comes first.
+    for ahead in range(index + 1, len(lines)):
+        following = lines[ahead]
+        if following.startswith(("> ", "####", RUN_HEADER)):
+            break
+        if following.endswith("  "):
+            return ahead
+    # Every message aider writes ends in the two spaces: without them this is a Markdown
+    # quote of an answer (a token report cut off at the end of the file aside).
+    return index if line.startswith("> Tokens: ") else None
+
+
+def _unquote(line: str) -> str:
+    return line[2:].rstrip() if line.startswith("> ") else line[1:].strip()
+
+
+# --- the events of a history ---------------------------------------------------------------
+
+
+@dataclass
+class _Edit:
+    """A SEARCH/REPLACE block (or, with `whole`, a file listing) of an answer."""
+
+    path: str
+    search: str
+    replace: str
+    whole: bool = False
+    done: bool = False
+
+
+@dataclass
+class _Run:
+    index: int
+    session: str
+    start: SessionStart
+    model: str | None = None
+    edit_format: str | None = None
+    editor_format: str | None = None
+    announced: bool = True  # until the first user input, announcements describe the run
+    last_line: int = 1
+    interrupted: bool = False
+
+
+@dataclass
+class _History:
+    session: ParsedSession
+    source: str
+    lines: list[str]
+    run: _Run | None = None
+    edits: list[_Edit] = field(default_factory=list)
+    created: set[str] = field(default_factory=set)
+    raw: _Block | None = None
+    architect_plan_next: bool = False
+
+    @property
+    def events(self) -> list[EventBase]:
+        return self.session.events
+
+    def ref(self, line: int) -> SourceRef:
+        return SourceRef(file=self.source, line=line)
+
+    def emit(self, kind: type[Made], line: int, **fields: Any) -> Made:
+        assert self.run is not None
+        event = _new(kind, session=self.run.session, source=self.ref(line), **fields)
+        self.events.append(event)
+        return event
+
+    def read(self) -> None:
+        for block in _blocks(self.lines):
+            if block.kind == "run":
+                self._end_run()
+                self._start_run(block.line, block.lines[0])
+                continue
+            if self.run is None:
+                self._start_run(1, None, implicit=True)
+            assert self.run is not None
+            self.run.last_line = block.line + len(block.lines) - 1
+            if block.kind == "aider":
+                self._aider(block)
+                continue
+            self._flush_raw()
+            if block.kind == "user":
+                self._user(block)
+            else:
+                self._answer(block)
+        self._end_run()
+
+    def _start_run(self, line: int, started: str | None, implicit: bool = False) -> None:
+        index = 0 if implicit else self._next_run_index()
+        session = f"{self.session.session_id}-{index}"
+        time = started.replace(" ", "T", 1) if started else None
+        start = _new(
+            SessionStart, session=session, source=self.ref(line), time=time, harness="aider"
+        )
+        self.events.append(start)
+        self.run = _Run(index=index, session=session, start=start, last_line=line)
+        self.edits = []
+        self.created = set()
+        self.architect_plan_next = False
+
+    def _next_run_index(self) -> int:
+        return (self.run.index + 1) if self.run is not None else 1
+
+    def _end_run(self) -> None:
+        if self.run is None:
+            return
+        self._flush_raw()
+        self.emit(
+            SessionEnd,
+            self.run.last_line,
+            reason="interrupted" if self.run.interrupted else None,
+        )
+
+    # --- user input and answers ---
+
+    def _user(self, block: _Block) -> None:
+        assert self.run is not None
+        self.run.announced = False
+        self.run.interrupted = False
+        text = "\n".join(block.lines)
+        if text == "<blank>":
+            text = ""
+        if len(block.lines) == 1 and "(Y)es/(N)o" in text and "]: " in text:
+            # A question answered by an earlier "all" or "skip": aider's output.
+            self._raw_line(block.line, text)
+            self._flush_raw()
+            return
+        if self.architect_plan_next:
+            self.architect_plan_next = False
+            self.emit(RawEvent, block.line, record=text, reason="architect plan sent to editor")
+            return
+        self.emit(UserMessage, block.line, text=text)
+
+    def _answer(self, block: _Block) -> None:
+        assert self.run is not None
+        self.run.interrupted = False
+        lines = list(block.lines)
+        while lines and not lines[-1].strip():
+            lines.pop()
+        first = block.line
+        reasoning, lines, first = _split_reasoning(lines, first)
+        if reasoning.strip():
+            self.emit(Reasoning, block.line, text=reasoning.strip())
+        text = "\n".join(lines).strip()
+        if not text:
+            return
+        self.emit(AgentMessage, first, text=text, model=self.run.model)
+        self.edits = _search_replace_blocks(lines) if "<<<<<" in text else []
+        if self._whole_format():
+            self.edits += _file_listings(lines)
+        self.created = set()
+
+    def _whole_format(self) -> bool:
+        assert self.run is not None
+        active = self.run.edit_format
+        if active == "architect":
+            active = self.run.editor_format
+        return active is not None and "whole" in active
+
+    # --- aider output ---
+
+    def _aider(self, block: _Block) -> None:
+        assert self.run is not None
+        text = block.text.strip()
+        if not text:
+            return
+        first = block.lines[0]
+        if first.startswith(_ERROR_STARTS):
+            self._flush_raw()
+            self.emit(Error, block.line, message=text)
+            self._error_report(text)
+            return
+        if self._error_continues(first, text):
+            return
+        if first.startswith("Tokens: "):
+            self._flush_raw()
+            self._usage(block.line, text)
+        elif first.startswith("Applied edit to "):
+            self._flush_raw()
+            self._applied(block.line, first[len("Applied edit to ") :].strip())
+        elif first.startswith("Commit ") and (commit := _COMMIT.fullmatch(text)):
+            self._flush_raw()
+            self.emit(Commit, block.line, sha=commit.group(1), message=commit.group(2).strip())
+        elif first.startswith("Running ") and len(block.lines) == 1:
+            self._flush_raw()
+            command = first[len("Running ") :]
+            call_id = f"{self.run.session}-shell-{block.line}"
+            self.emit(
+                ToolCall, block.line, call_id=call_id, name="shell", input={"command": command}
+            )
+        elif first == "^C KeyboardInterrupt":
+            self._flush_raw()
+            self.emit(Error, block.line, message=first, interrupt=True)
+            self.run.interrupted = True
+        elif "SEARCH/REPLACE block" in first and "failed to match" in first:
+            self._flush_raw()
+            self.emit(Error, block.line, message=text)
+            self._error_report(text)
+        else:
+            self._announcement(first)
+            self._answer_question(first)
+            self._raw_line(block.line, text)
+
+    def _error_continues(self, first: str, text: str) -> bool:
+        """A message after an error start that belongs to its report joins that error."""
+        last = self.events[-1] if self.events else None
+        if not isinstance(last, Error) or last.interrupt or first.startswith(_KNOWN_STARTS):
+            return False
+        if not (first.startswith("https://aider.chat/") or "\n" in text or "SEARCH" in text):
+            return False
+        if not last.message.startswith(_ERROR_STARTS):
+            return False
+        last.message += "\n" + text
+        self._error_report(text)
+        return True
+
+    def _announcement(self, first: str) -> None:
+        assert self.run is not None
+        if not first.startswith("Aider v") and "odel: " not in first:
+            return
+        version = _VERSION.fullmatch(first)
+        if version and self.run.announced:
+            self.run.start.harness_version = version.group(1)
+        model = _MODEL.match(first)
+        if model is None:
+            return
+        role, name, edit_format = model.groups()
+        if role == "Editor model":
+            self.run.editor_format = edit_format
+            return
+        self.run.model = name
+        self.run.edit_format = edit_format.rstrip(",")
+        if self.run.announced:
+            self.run.start.model = name
+
+    def _answer_question(self, first: str) -> None:
+        """Notes the answers that matter later: a new file aider may create, an architect's
+        plan the editor is given."""
+        if "]: " not in first:
+            return
+        answer = first.rsplit(" ", 1)[-1].lower()
+        yes = answer.startswith(("y", "a"))
+        if first.startswith("Create new file?") and yes and self.raw is not None:
+            subject = self.raw.lines[-1].strip()
+            if subject:
+                self.created.add(subject)
+        elif first.startswith("Edit the files?") and yes:
+            self.architect_plan_next = True
+
+    def _raw_line(self, line: int, text: str) -> None:
+        if self.raw is None:
+            self.raw = _Block("aider", line, [text])
+        else:
+            self.raw.lines.append(text)
+
+    def _flush_raw(self) -> None:
+        if self.raw is None or self.run is None:
+            self.raw = None
+            return
+        self.emit(RawEvent, self.raw.line, record=self.raw.text, reason="aider output")
+        self.raw = None
+
+    def _usage(self, line: int, text: str) -> None:
+        assert self.run is not None
+        tokens = _TOKENS.search(text)
+        if tokens is None:
+            self._raw_line(line, text)
+            return
+        sent, cache_write, cache_hit, received = (_count(group) for group in tokens.groups())
+        cost = None
+        found = _COST.search(text)
+        if found is not None:
+            # The cost of the request(s) this report counts (`request` before aider 0.59).
+            cost = float(found.group(1))
+        self.emit(
+            Usage,
+            line,
+            model=self.run.model,
+            # aider counts cache writes (and providers count cache hits) in the tokens sent.
+            input_tokens=max(0, sent - cache_write - cache_hit),
+            output_tokens=received,
+            cache_read_tokens=cache_hit,
+            cache_write_tokens=cache_write,
+            cost_usd=cost,
+            cost_basis="reported" if cost is not None else None,
+        )
+
+    def _applied(self, line: int, path: str) -> None:
+        edits = _edits_for(self.edits, path)
+        if not edits:
+            self.emit(FileChange, line, path=path, operation="modify")
+            return
+        for edit in edits:
+            self._file_change(line, path, edit)
+
+    def _error_report(self, text: str) -> None:
+        """Edits the failure report says were applied although it lists others as failed."""
+        if "were applied successfully" not in text:
+            return
+        failed = _failed_blocks(text)
+        line = self.events[-1].source.line
+        for edit in self.edits:
+            if edit.done or (_normal(edit.path), edit.search.strip()) in failed:
+                continue
+            self._file_change(line, edit.path, edit)
+
+    def _file_change(self, line: int, path: str, edit: _Edit) -> None:
+        edit.done = True
+        created = path in self.created or edit.path in self.created
+        if created and not edit.search.strip():
+            diff = diffs.file_diff(path, None, edit.replace)
+            operation = "create"
+            content: str | None = edit.replace
+        elif edit.whole:
+            diff = diffs.Diff("", 0, 0, False)
+            operation = "modify"
+            content = edit.replace
+        else:
+            diff = diffs.fragment_diff(path, edit.search, edit.replace)
+            operation = "modify"
+            content = None
+        self.emit(
+            FileChange,
+            line,
+            path=path,
+            operation=operation,
+            diff=diff.text,
+            anchored=diff.anchored,
+            content=content,
+            added=diff.added,
+            removed=diff.removed,
+        )
+
+
+def _new(kind: type[Made], **fields: Any) -> Made:
+    """An event of `kind` (built through keywords: the models' positional `Field` defaults are
+    not seen by type checkers)."""
+    return kind(**fields)
+
+
+# --- answers: reasoning, edit blocks, file listings ----------------------------------------
+
+
+def _split_reasoning(lines: list[str], first: int) -> tuple[str, list[str], int]:
+    """(the reasoning an answer starts with, the rest, the line the rest starts on)."""
+    if not lines:
+        return "", lines, first
+    opening = lines[0].strip()
+    for start, end in _REASONING_TAGS:
+        if not opening.startswith(start):
+            continue
+        for index in range(len(lines)):
+            if lines[index].strip().startswith(end):
+                reasoning = "\n".join(lines[1:index])
+                rest = lines[index + 1 :]
+                skipped = index + 1
+                while rest and not rest[0].strip():
+                    rest = rest[1:]
+                    skipped += 1
+                return reasoning, rest, first + skipped
+        return "", lines, first
+    return "", lines, first
+
+
+def _search_replace_blocks(lines: list[str]) -> list[_Edit]:
+    """The SEARCH/REPLACE blocks of an answer, read the way aider reads them: the path is on
+    one of the three lines before `<<<<<<< SEARCH` (fences between), else the previous
+    block's."""
+    edits: list[_Edit] = []
+    path: str | None = None
+    index = 0
+    count = len(lines)
+    while index < count:
+        stripped = lines[index].strip()
+        if not (stripped.startswith("<<<<<") and _HEAD.match(stripped)):
+            index += 1
+            continue
+        path = _filename(lines[max(0, index - 3) : index]) or path
+        search: list[str] = []
+        index += 1
+        while index < count and not _is_divider(lines[index]):
+            search.append(lines[index])
+            index += 1
+        replace: list[str] = []
+        index += 1
+        while index < count and not (_is_divider(lines[index]) or _is_updated(lines[index])):
+            replace.append(lines[index])
+            index += 1
+        if index >= count:
+            break
+        if path:
+            edits.append(_Edit(path, _joined(search), _joined(replace)))
+        index += 1
+    return edits
+
+
+def _is_divider(line: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith("=====") and _DIVIDER.match(stripped) is not None
+
+
+def _is_updated(line: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith(">>>>>") and _UPDATED.match(stripped) is not None
+
+
+def _joined(lines: list[str]) -> str:
+    return "".join(line + "\n" for line in lines)
+
+
+def _filename(before: list[str]) -> str | None:
+    found: list[str] = []
+    for line in reversed(before):
+        name = _strip_filename(line)
+        if name:
+            found.append(name)
+        if not line.startswith("```"):
+            break
+    for name in found:
+        if "." in name:
+            return name
+    return found[0] if found else None
+
+
+def _strip_filename(line: str) -> str | None:
+    name = line.strip()
+    if name == "...":
+        return None
+    if name.startswith("```"):
+        candidate = name.lstrip("`")
+        return candidate if candidate and ("." in candidate or "/" in candidate) else None
+    name = name.rstrip(":").lstrip("#").strip().strip("`").strip("*")
+    return name or None
+
+
+def _file_listings(lines: list[str]) -> list[_Edit]:
+    """The file listings of a `whole` answer: a path line, then the file in a fence."""
+    edits: list[_Edit] = []
+    path: str | None = None
+    content: list[str] = []
+    inside = False
+    for index, line in enumerate(lines):
+        if not line.startswith("```"):
+            if inside:
+                content.append(line)
+            continue
+        if inside:
+            if path:
+                edits.append(_Edit(path, "", _joined(content), whole=True))
+            inside, path, content = False, None, []
+            continue
+        inside = True
+        previous = lines[index - 1] if index else ""
+        path = previous.strip().strip("*").rstrip(":").strip("`").lstrip("#").strip() or None
+        if path is not None and len(path) > 250:
+            path = None
+    return edits
+
+
+def _edits_for(edits: list[_Edit], path: str) -> list[_Edit]:
+    wanted = _normal(path)
+    found = [edit for edit in edits if not edit.done and _normal(edit.path) == wanted]
+    if found:
+        return found
+    name = Path(wanted).name
+    return [edit for edit in edits if not edit.done and Path(_normal(edit.path)).name == name]
+
+
+def _normal(path: str) -> str:
+    """A path to compare: aider on Windows reports `a\\b.py` for a block's `a/b.py`."""
+    path = path.replace("\\", "/")
+    return path[2:] if path.startswith("./") else path
+
+
+def _failed_blocks(report: str) -> set[tuple[str, str]]:
+    """(path, SEARCH text) of each block a failure report lists."""
+    failed: set[tuple[str, str]] = set()
+    for match in _FAILED_BLOCK.finditer(report):
+        rest = report[match.end() :]
+        start = rest.find("<<<<<<< SEARCH\n")
+        divider = rest.find("\n=======\n", start)
+        if start == -1 or divider == -1:
+            continue
+        search = rest[start + len("<<<<<<< SEARCH\n") : divider + 1]
+        failed.add((_normal(match.group(1).strip()), search.strip()))
+    return failed
+
+
+def _count(value: str | None) -> int:
+    """A token count as aider prints it: `150`, `2.3k`, `11k` (older: `1,234`)."""
+    if not value:
+        return 0
+    value = value.replace(",", "")
+    try:
+        if value.endswith("k"):
+            return round(float(value[:-1]) * 1000)
+        return round(float(value))
+    except ValueError:
+        return 0

@@ -1,0 +1,1191 @@
+"""SWE-agent `.traj` files and mini-swe-agent trajectory JSON: one JSON document a run.
+
+SWE-agent (`<instance_id>.traj`, written with `json.dumps(indent=2)`):
+
+* `trajectory`: the executed steps, each `{"action", "observation", "response", "thought",
+  "state", "execution_time"?, "query"? (1.1+) or "messages"? (1.0), "extra_info"?}`.
+  `response` is the model's whole output, `thought` the part before the command, `action` the
+  command that ran (its first word names the tool: `edit`, `create`, `submit`, `bash`...) and
+  `observation` what it printed. `state` holds `working_dir` (a JSON string in 0.x, a dict in
+  1.x). `query`/`messages` repeat the conversation the model saw and are not read.
+* `history`: the conversation. 0.x items are `{"role", "content", "agent", "is_demo"?}`; 1.x
+  items add `message_type` (`system_prompt`, `demonstration`, `observation`, `action`...),
+  and for function-calling models `tool_calls` (with the call ids) on actions and
+  `tool_call_ids` on observations, and `thinking_blocks`. The system prompt becomes a raw
+  event; demonstrations (canned example sessions shown to the model) are skipped and counted
+  in `dropped["demonstration"]`; the user messages before the first action (the issue) are
+  user messages. The rest of the history repeats the trajectory and is read only for call ids
+  and thinking.
+* `info`: `exit_status` (the session's end reason), `submission` (the final patch: a git
+  diff, imported as one anchored file change per file), `model_stats` (`instance_cost`,
+  `tokens_sent`, `tokens_received`, `api_calls`: one usage event for the whole run, the cost
+  reported), `swe_agent_version` (1.x), `edited_files30`...
+* `replay_config` (a JSON string or object): the run's configuration, read for the model
+  (`agent.model.name`), the base commit (`env.repo.base_commit`) and the instance id.
+* `attempts` (the retry agent): one such document per attempt; each attempt is imported as a
+  session of its own (start to end), and the top-level copy of the chosen attempt is skipped.
+
+mini-swe-agent (`<instance_id>.traj.json`): `{"info", "messages", "trajectory_format"}` with
+`trajectory_format` `mini-swe-agent-1` (v1) or `mini-swe-agent-1.1` (v2); older files are a
+bare list of messages. `info` has `exit_status`, `submission`, `model_stats`
+(`instance_cost`, `api_calls`), `mini_version` and `config` (`model.model_name`,
+`environment.cwd`). `messages` are chat messages:
+
+* `system` (the prompt: a raw event), then `user` (the task: a user message);
+* `assistant`: in v1 the content is a THOUGHT and one ```` ```bash ```` block (v2 text-based
+  models: ```` ```mswea_bash_command ````) holding the command; v2 adds `extra.actions`
+  (`[{"command", "tool_call_id"?}]`), `extra.cost` and `extra.response` (the raw API response
+  with its `usage`), and tool-calling models put the command in `tool_calls`. Each command is a
+  `bash` tool call; a response with its own cost or token counts is one usage event.
+* the observation after it: `user` (text models) or `tool` (with `tool_call_id`) content
+  `<returncode>N</returncode><output>...</output>`, v2 adding `extra.returncode` and
+  `extra.raw_output`; the tool result is ok when the return code is 0.
+* a harness message that is not an observation: a v1 format error (after a response that did
+  not hold exactly one command) or a v2 message with `extra.interrupt_type` is an error event;
+  a v2 `exit` message ends the run (`extra.exit_status`); in v1 the last user message is the
+  submitted output.
+* Responses API models store the whole response object (`"object": "response"`, its
+  `output` items `message`, `reasoning`, `function_call`) and `function_call_output` items.
+
+Lines: a SourceRef points at the element (`/trajectory/3`, `/messages/5`) and its line in the
+file when the file is indented JSON (as both harnesses write it), else line 1.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Error,
+    EventBase,
+    FileChange,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    SourceRef,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+)
+from stet_lsp.trajectory.importers import diffs
+from stet_lsp.trajectory.importers.base import Importer, ParsedSession
+from stet_lsp.trajectory.importers.files import open_text
+
+Record = dict[str, Any]
+Made = TypeVar("Made", bound=EventBase)
+Operation = Literal["create", "modify", "delete", "rename"]
+
+# The first key of the document, as both harnesses write it.
+_FIRST_KEY = re.compile(r'\{\s*"([A-Za-z_]+)"\s*:')
+_TRAJECTORY_ARRAY = re.compile(r'"trajectory"\s*:\s*\[')
+# mini-swe-agent's `info` (first in both versions) starts with `exit_status` (v1) or
+# `model_stats` (v2).
+_MINI_INFO_FIRST = re.compile(r'\{\s*"info"\s*:\s*\{\s*"(?:exit_status|model_stats)"\s*:')
+_MINI_MARKER = re.compile(r'"trajectory_format"\s*:\s*"mini-swe-agent|"mini_version"\s*:')
+_LEADING = "\ufeff \t\r\n"
+_SWE_AGENT_FIRST_KEYS = frozenset(
+    {"environment", "trajectory", "history", "info", "attempts", "replay_config"}
+)
+_MINI_FIRST_KEYS = frozenset({"info", "messages", "trajectory_format", "instance_id"})
+# The command block of a text-based mini-swe-agent response (v1 `bash`, v2 `mswea_bash_command`).
+_ACTION_BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
+_RETURNCODE = re.compile(r"\s*<returncode>\s*(-?\d+)\s*</returncode>")
+_THINKING_TYPES = frozenset({"thinking"})
+_OPAQUE_THINKING_TYPES = frozenset({"redacted_thinking"})
+
+
+class SweAgentImporter:
+    """SWE-agent `.traj` files (0.x and 1.x)."""
+
+    name = "swe-agent"
+    label = "SWE-agent .traj"
+
+    def sniff(self, head: str) -> bool:
+        first = _FIRST_KEY.match(head.lstrip(_LEADING))
+        if first is None or first.group(1) not in _SWE_AGENT_FIRST_KEYS:
+            return False
+        if _MINI_MARKER.search(head):
+            return False
+        return (
+            _TRAJECTORY_ARRAY.search(head) is not None
+            and '"observation"' in head
+            and '"thought"' in head
+            and '"response"' in head
+        )
+
+    def parse(self, path: Path) -> ParsedSession:
+        document = _Document.read(path)
+        data = document.data
+        if not isinstance(data, dict):
+            raise StetError(f"{path}: not a SWE-agent trajectory (the document is not an object)")
+        session = ParsedSession(format=self.name, session_id=document.session_id)
+        session.sources[document.source] = path
+        attempts = data.get("attempts")
+        if isinstance(attempts, list) and _has_steps(attempts):
+            self._attempts(document, attempts, session)
+        elif isinstance(data.get("trajectory"), list) or isinstance(data.get("history"), list):
+            _SweAgentRun(document, session, data, document.session_id, "").read()
+        else:
+            raise StetError(f"{path}: not a SWE-agent trajectory (no `trajectory` list)")
+        return session
+
+    def _attempts(self, document: _Document, attempts: list[Any], session: ParsedSession) -> None:
+        for index, attempt in enumerate(attempts):
+            pointer = f"/attempts/{index}"
+            if not isinstance(attempt, dict):
+                session.events.append(
+                    _make(
+                        RawEvent,
+                        session=document.session_id,
+                        source=document.ref(pointer),
+                        record=attempt,
+                        reason="retry attempt is not an object",
+                    )
+                )
+                continue
+            run_id = f"{document.session_id}-attempt-{index + 1}"
+            _SweAgentRun(document, session, attempt, run_id, pointer).read()
+
+
+class MiniSweAgentImporter:
+    """mini-swe-agent trajectories (`mini-swe-agent-1` and `mini-swe-agent-1.1`)."""
+
+    name = "mini-swe-agent"
+    label = "mini-swe-agent trajectory JSON"
+
+    def sniff(self, head: str) -> bool:
+        first = _FIRST_KEY.match(head.lstrip(_LEADING))
+        if first is None or first.group(1) not in _MINI_FIRST_KEYS:
+            return False
+        if _MINI_MARKER.search(head):
+            return True
+        # v1 writes `info` first and its `submission` (a patch) can push the version marker
+        # past the head; SWE-agent never starts with `info`.
+        return _MINI_INFO_FIRST.match(head.lstrip(_LEADING)) is not None
+
+    def parse(self, path: Path) -> ParsedSession:
+        document = _Document.read(path)
+        data = document.data
+        if isinstance(data, list):
+            info: Record = {}
+            messages = data
+            pointer = ""
+        elif isinstance(data, dict) and isinstance(data.get("messages"), list):
+            info = data["info"] if isinstance(data.get("info"), dict) else {}
+            messages = data["messages"]
+            pointer = "/messages"
+        else:
+            raise StetError(f"{path}: not a mini-swe-agent trajectory (no `messages` list)")
+        session = ParsedSession(format=self.name, session_id=document.session_id)
+        session.sources[document.source] = path
+        title = data.get("instance_id") if isinstance(data, dict) else None
+        _MiniRun(document, session, info, messages, pointer, title).read()
+        return session
+
+
+IMPORTERS: dict[str, Importer] = {
+    SweAgentImporter.name: SweAgentImporter(),
+    MiniSweAgentImporter.name: MiniSweAgentImporter(),
+}
+
+
+# --- the document and its lines ------------------------------------------------------------
+
+
+@dataclass
+class _Document:
+    """The parsed file, its session id and where its top-level elements start."""
+
+    source: str
+    data: Any
+    session_id: str
+    key_lines: dict[str, int] = field(default_factory=dict)
+    element_lines: dict[str, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: Path) -> _Document:
+        with open_text(path) as stream:
+            text = stream.read()
+        try:
+            data = json.loads(text)
+        except ValueError as error:
+            raise StetError(f"{path}: not JSON: {error}") from None
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        document = cls(source=path.name, data=data, session_id=digest)
+        document._index_lines(text)
+        return document
+
+    def _index_lines(self, text: str) -> None:
+        """The lines of the top-level keys and of the elements of top-level arrays, read from
+        the indentation of indented JSON (every line of such a file is structure: strings hold
+        no raw newlines). Compact JSON gets none: its events point at line 1."""
+        lines = text.split("\n")
+        if len(lines) < 3 or isinstance(self.data, list):
+            if isinstance(self.data, list):
+                self.element_lines[""] = _list_elements(lines, len(self.data))
+            return
+        unit = len(lines[1]) - len(lines[1].lstrip(" "))
+        if unit == 0:
+            return
+        key_prefix = " " * unit + '"'
+        element_indent = 2 * unit
+        current: list[int] | None = None
+        for number, line in enumerate(lines, 1):
+            if line.startswith(key_prefix):
+                end = line.find('"', unit + 1)
+                key = line[unit + 1 : end]
+                self.key_lines[key] = number
+                current = [] if line.rstrip().endswith("[") else None
+                if current is not None:
+                    self.element_lines[key] = current
+            elif (
+                current is not None
+                and len(line) > element_indent
+                and line[element_indent] not in " }]"
+                and line.startswith(" " * element_indent)
+            ):
+                current.append(number)
+        if isinstance(self.data, dict):
+            for key, starts in list(self.element_lines.items()):
+                value = self.data.get(key)
+                if not isinstance(value, list) or len(value) != len(starts):
+                    del self.element_lines[key]
+
+    def line_of(self, array: str, index: int) -> int:
+        starts = self.element_lines.get(array)
+        if starts is not None and index < len(starts):
+            return starts[index]
+        return 1
+
+    def ref(self, pointer: str, line: int | None = None) -> SourceRef:
+        if line is None:
+            line = self._line_of_pointer(pointer)
+        return SourceRef(file=self.source, line=line, pointer=pointer or None)
+
+    def _line_of_pointer(self, pointer: str) -> int:
+        parts = pointer.split("/")
+        if len(parts) >= 3 and parts[2].isdigit():
+            return self.line_of(parts[1], int(parts[2]))
+        if len(parts) >= 2 and parts[1] in self.key_lines:
+            return self.key_lines[parts[1]]
+        if len(parts) == 2 and parts[1].isdigit():
+            return self.line_of("", int(parts[1]))
+        return 1
+
+
+def _list_elements(lines: list[str], expected: int) -> list[int]:
+    """Element lines of an indented top-level JSON list (a bare list of messages)."""
+    if len(lines) < 3:
+        return []
+    unit = len(lines[1]) - len(lines[1].lstrip(" "))
+    if unit == 0:
+        return []
+    indent = " " * unit
+    starts = [
+        number
+        for number, line in enumerate(lines, 1)
+        if line.startswith(indent) and len(line) > unit and line[unit] not in " }]"
+    ]
+    return starts if len(starts) == expected else []
+
+
+def _has_steps(attempts: list[Any]) -> bool:
+    return any(isinstance(attempt, dict) and "trajectory" in attempt for attempt in attempts)
+
+
+# --- SWE-agent -----------------------------------------------------------------------------
+
+
+class _SweAgentRun:
+    """One SWE-agent run (the document, or one retry attempt) as events."""
+
+    def __init__(
+        self, document: _Document, session: ParsedSession, data: Record, run_id: str, base: str
+    ) -> None:
+        self.document = document
+        self.session = session
+        self.data = data
+        self.run_id = run_id
+        self.base = base
+        self.events = session.events
+        info = data.get("info")
+        self.info: Record = info if isinstance(info, dict) else {}
+        self.replay = _replay_config(data.get("replay_config"))
+        self.model = _text_at(self.replay, "agent", "model", "name")
+
+    def ref(self, pointer: str) -> SourceRef:
+        if self.base:
+            # Inside a retry attempt: the attempt's own line is the best known.
+            return self.document.ref(self.base + pointer, self.document.ref(self.base).line)
+        return self.document.ref(pointer)
+
+    def read(self) -> None:
+        trajectory = self.data.get("trajectory")
+        steps: list[Any] = trajectory if isinstance(trajectory, list) else []
+        history_value = self.data.get("history")
+        history: list[Any] = history_value if isinstance(history_value, list) else []
+        self._start(steps)
+        self._preamble(history)
+        actions = [item for item in history if _is_history_action(item)]
+        paired = actions if len(actions) == len(steps) else [None] * len(steps)
+        submit_at: int | None = None
+        submit_call: str | None = None
+        for index, (step, action_item) in enumerate(zip(steps, paired, strict=True)):
+            call_id = self._step(index, step, action_item)
+            if call_id is not None and _first_word(step.get("action")) == "submit":
+                submit_at, submit_call = len(self.events), call_id
+        self._submission(submit_at, submit_call)
+        self._usage()
+        self.events.append(
+            _make(
+                SessionEnd,
+                session=self.run_id,
+                source=self.ref("/info"),
+                reason=_text(self.info.get("exit_status")),
+            )
+        )
+
+    def _start(self, steps: list[Any]) -> None:
+        cwd = None
+        for step in steps:
+            if isinstance(step, dict):
+                cwd = _working_dir(step.get("state"))
+                if cwd:
+                    break
+        self.events.append(
+            _make(
+                SessionStart,
+                session=self.run_id,
+                source=self.ref(""),
+                harness="swe-agent",
+                harness_version=_text(self.info.get("swe_agent_version")),
+                model=self.model,
+                cwd=cwd,
+                commit=_text_at(self.replay, "env", "repo", "base_commit"),
+                title=_text_at(self.replay, "problem_statement", "id"),
+            )
+        )
+
+    def _preamble(self, history: list[Any]) -> None:
+        """The history before the first action: system prompt, demonstrations, the issue."""
+        for index, item in enumerate(history):
+            pointer = f"/history/{index}"
+            if not isinstance(item, dict):
+                self._raw(pointer, item, "history item is not an object")
+                continue
+            if _is_history_action(item):
+                return
+            kind = item.get("message_type")
+            if item.get("is_demo") or kind == "demonstration":
+                self.session.dropped["demonstration"] += 1
+            elif kind == "system_prompt" or item.get("role") == "system":
+                self._raw(pointer, item, "system prompt")
+            elif item.get("role") == "user":
+                self.events.append(
+                    _make(
+                        UserMessage,
+                        session=self.run_id,
+                        source=self.ref(pointer),
+                        text=_content_text(item.get("content")),
+                    )
+                )
+            else:
+                self._raw(pointer, item, "history item before the first step")
+
+    def _step(self, index: int, step: Any, action_item: Record | None) -> str | None:
+        """One executed step; returns its call id when it ran a command."""
+        pointer = f"/trajectory/{index}"
+        if not isinstance(step, dict):
+            self._raw(pointer, step, "trajectory step is not an object")
+            return None
+        source = self.ref(pointer)
+        if action_item is not None:
+            self._thinking(source, action_item.get("thinking_blocks"))
+        action = _text(step.get("action")) or ""
+        thought = (_text(step.get("thought")) or "").strip()
+        if not thought and not action.strip():
+            thought = (_text(step.get("response")) or "").strip()
+        if thought:
+            self.events.append(
+                _make(
+                    AgentMessage, session=self.run_id, source=source, text=thought, model=self.model
+                )
+            )
+        observation = _content_text(step.get("observation"))
+        if not action.strip():
+            if observation.strip():
+                self._raw(pointer, step, "observation without an action")
+            return None
+        call_id = _history_call_id(action_item) or f"step-{index + 1}"
+        self.events.append(
+            _make(
+                ToolCall,
+                session=self.run_id,
+                source=source,
+                call_id=call_id,
+                name=_first_word(action) or "bash",
+                input={"command": action},
+            )
+        )
+        self.events.append(
+            _make(
+                ToolResult, session=self.run_id, source=source, call_id=call_id, output=observation
+            )
+        )
+        return call_id
+
+    def _thinking(self, source: SourceRef, blocks: Any) -> None:
+        if not isinstance(blocks, list):
+            return
+        for block in blocks:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind in _THINKING_TYPES and isinstance(block.get("thinking"), str):
+                if block["thinking"].strip():
+                    self.events.append(
+                        _make(Reasoning, session=self.run_id, source=source, text=block["thinking"])
+                    )
+            elif kind in _OPAQUE_THINKING_TYPES:
+                self.session.dropped["opaque_reasoning"] += 1
+
+    def _submission(self, submit_at: int | None, submit_call: str | None) -> None:
+        patch = self.info.get("submission")
+        if not isinstance(patch, str) or not patch.strip():
+            return
+        source = self.ref("/info/submission")
+        changes = _patch_changes(patch, self.run_id, source, submit_call)
+        if submit_at is None:
+            self.events.extend(changes)
+        else:
+            self.events[submit_at:submit_at] = changes
+
+    def _usage(self) -> None:
+        stats = self.info.get("model_stats")
+        if not isinstance(stats, dict):
+            return
+        cost = _number(stats.get("instance_cost"))
+        self.events.append(
+            _make(
+                Usage,
+                session=self.run_id,
+                source=self.ref("/info/model_stats"),
+                model=self.model,
+                input_tokens=int(_number(stats.get("tokens_sent")) or 0),
+                output_tokens=int(_number(stats.get("tokens_received")) or 0),
+                cost_usd=cost,
+                cost_basis="reported" if cost is not None else None,
+            )
+        )
+
+    def _raw(self, pointer: str, record: Any, reason: str) -> None:
+        self.events.append(
+            _make(
+                RawEvent,
+                session=self.run_id,
+                source=self.ref(pointer),
+                record=record,
+                reason=reason,
+            )
+        )
+
+
+def _is_history_action(item: Any) -> bool:
+    if not isinstance(item, dict) or item.get("is_demo"):
+        return False
+    kind = item.get("message_type")
+    if kind is not None:
+        return bool(kind == "action")
+    return item.get("role") == "assistant"
+
+
+def _history_call_id(item: Record | None) -> str | None:
+    if item is None:
+        return None
+    calls = item.get("tool_calls")
+    if isinstance(calls, list) and calls and isinstance(calls[0], dict):
+        return _text(calls[0].get("id"))
+    return None
+
+
+def _replay_config(value: Any) -> Record:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _working_dir(state: Any) -> str | None:
+    if isinstance(state, str) and len(state) < 100_000:
+        try:
+            state = json.loads(state)
+        except ValueError:
+            # SWE-agent 1.0 wrote the state dict's Python repr.
+            try:
+                state = ast.literal_eval(state.strip())
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                return None
+    if isinstance(state, dict):
+        return _text(state.get("working_dir"))
+    return None
+
+
+def _first_word(action: Any) -> str:
+    if not isinstance(action, str):
+        return ""
+    words = action.split(maxsplit=1)
+    return words[0] if words else ""
+
+
+# --- the submitted patch -------------------------------------------------------------------
+
+
+def _patch_changes(
+    patch: str, session: str, source: SourceRef, call_id: str | None
+) -> list[EventBase]:
+    """One anchored file change per file of a git (or plain unified) diff."""
+    changes: list[EventBase] = []
+    for section in _split_patch(patch):
+        parsed = _parse_section(section)
+        if parsed is None:
+            continue
+        path, operation, old_path, diff_text = parsed
+        added, removed = diffs.count(diff_text)
+        changes.append(
+            _make(
+                FileChange,
+                session=session,
+                source=source,
+                path=path,
+                operation=operation,
+                old_path=old_path,
+                diff=diff_text,
+                anchored=True,
+                call_id=call_id,
+                added=added,
+                removed=removed,
+            )
+        )
+    return changes
+
+
+def _split_patch(patch: str) -> list[list[str]]:
+    sections: list[list[str]] = []
+    current: list[str] | None = None
+    lines = patch.splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        starts_git = line.startswith("diff --git ")
+        starts_plain = (
+            line.startswith("--- ")
+            and index + 1 < len(lines)
+            and lines[index + 1].startswith("+++ ")
+            and (current is None or any(part.startswith("@@") for part in current))
+        )
+        if starts_git or starts_plain:
+            current = [line]
+            sections.append(current)
+        elif current is not None:
+            current.append(line)
+    return sections
+
+
+def _parse_section(lines: list[str]) -> tuple[str, Operation, str | None, str] | None:
+    old_path: str | None = None
+    new_path: str | None = None
+    operation: Operation = "modify"
+    if lines[0].startswith("diff --git "):
+        old_path, new_path = _git_header_paths(lines[0][len("diff --git ") :].rstrip("\r\n"))
+    body_start = len(lines)
+    for index, line in enumerate(lines):
+        text = line.rstrip("\r\n")
+        if text.startswith("new file mode"):
+            operation = "create"
+        elif text.startswith("deleted file mode"):
+            operation = "delete"
+        elif text.startswith("rename from "):
+            operation, old_path = "rename", text[len("rename from ") :]
+        elif text.startswith("rename to "):
+            new_path = text[len("rename to ") :]
+        elif text.startswith("--- ") and index + 1 < len(lines):
+            side = _diff_path(text[4:])
+            if side is None:
+                operation = "create"
+            else:
+                old_path = side
+            after = _diff_path(lines[index + 1].rstrip("\r\n")[4:])
+            if after is None:
+                operation = "delete"
+            else:
+                new_path = after
+            body_start = index
+            break
+    path = old_path if operation == "delete" else new_path or old_path
+    if not path:
+        return None
+    diff_text = "".join(lines[body_start:])
+    return path, operation, old_path if operation == "rename" else None, diff_text
+
+
+def _git_header_paths(rest: str) -> tuple[str | None, str | None]:
+    if rest.startswith("a/") and " b/" in rest:
+        old, _, new = rest[2:].rpartition(" b/")
+        return old, new
+    return None, None
+
+
+def _diff_path(side: str) -> str | None:
+    side = side.split("\t", 1)[0].strip()
+    if side == "/dev/null":
+        return None
+    if side.startswith(("a/", "b/")):
+        return side[2:]
+    return side
+
+
+# --- mini-swe-agent ------------------------------------------------------------------------
+
+
+class _MiniRun:
+    """A mini-swe-agent run as events."""
+
+    def __init__(
+        self,
+        document: _Document,
+        session: ParsedSession,
+        info: Record,
+        messages: list[Any],
+        pointer: str,
+        title: Any,
+    ) -> None:
+        self.document = document
+        self.session = session
+        self.events = session.events
+        self.info = info
+        self.messages = messages
+        self.pointer = pointer
+        self.title = _text(title)
+        self.model = _text_at(info, "config", "model", "model_name")
+        self.id = document.session_id
+        self.pending: deque[str] = deque()
+        self.awaiting_harness_reply = False
+        self.seen_task = False
+        self.last_call: str | None = None
+        self.submit_call: str | None = None
+        self.usage_costs = 0
+        self.exit_status: str | None = None
+        self.exit_ref: SourceRef | None = None
+        self.submission_at: int | None = None
+        self.seen_responses: set[str] = set()
+
+    def ref(self, index: int) -> SourceRef:
+        return self.document.ref(f"{self.pointer}/{index}")
+
+    def read(self) -> None:
+        self.events.append(
+            _make(
+                SessionStart,
+                session=self.id,
+                source=self.document.ref("", 1),
+                time=self._first_time(),
+                harness="mini-swe-agent",
+                harness_version=_text(self.info.get("mini_version")),
+                model=self.model,
+                cwd=_text_at(self.info, "config", "environment", "cwd"),
+                title=self.title,
+            )
+        )
+        for index, message in enumerate(self.messages):
+            if not isinstance(message, dict):
+                self._raw(index, message, "message is not an object")
+                continue
+            self._message(index, message)
+        self._submission()
+        self._total_cost()
+        end_source = self.exit_ref or (
+            self.document.ref("/info") if self.pointer else self.document.ref("", 1)
+        )
+        self.events.append(
+            _make(
+                SessionEnd,
+                session=self.id,
+                source=end_source,
+                reason=_text(self.info.get("exit_status")) or self.exit_status,
+            )
+        )
+
+    def _first_time(self) -> str | None:
+        for message in self.messages[:3]:
+            if isinstance(message, dict):
+                found = _message_time(message)
+                if found:
+                    return found
+        return None
+
+    def _message(self, index: int, message: Record) -> None:
+        self._event(index, message)
+        self._usage(index, message)
+
+    def _event(self, index: int, message: Record) -> None:
+        role = message.get("role")
+        kind = message.get("type")
+        if message.get("object") == "response" or kind == "assistant":
+            self._response(index, message)
+        elif role == "assistant":
+            self._assistant(index, message)
+        elif role == "system":
+            self._raw(index, message, "system prompt")
+        elif role == "tool" or kind == "function_call_output":
+            self._observation(index, message)
+        elif role == "user":
+            self._user(index, message)
+        elif role == "exit":
+            self._exit(index, message)
+        elif kind == "function_call":
+            self._function_call(index, message)
+        elif kind == "reasoning":
+            self._reasoning_item(index, message)
+        else:
+            self._raw(index, message, "message without a known role")
+
+    def _assistant(self, index: int, message: Record) -> None:
+        source = self.ref(index)
+        time = _message_time(message)
+        self.pending.clear()
+        reasoning = message.get("reasoning_content")
+        if isinstance(reasoning, str) and reasoning.strip():
+            self.events.append(
+                _make(Reasoning, session=self.id, source=source, time=time, text=reasoning)
+            )
+        self._thinking_blocks(source, time, message.get("thinking_blocks"))
+        content = _content_text(message.get("content"))
+        commands = _message_commands(message, content)
+        text = content
+        if commands and not message.get("tool_calls"):
+            blocks = list(_ACTION_BLOCK.finditer(content))
+            if len(blocks) == 1:
+                text = (content[: blocks[0].start()] + content[blocks[0].end() :]).strip()
+        if text.strip():
+            self.events.append(
+                _make(
+                    AgentMessage,
+                    session=self.id,
+                    source=source,
+                    time=time,
+                    text=text.strip(),
+                    model=self.model,
+                )
+            )
+        self.awaiting_harness_reply = not commands
+        for number, (command, call_id) in enumerate(commands):
+            call = call_id or f"message-{index}-{number + 1}"
+            self.events.append(
+                _make(
+                    ToolCall,
+                    session=self.id,
+                    source=source,
+                    time=time,
+                    call_id=call,
+                    name="bash",
+                    input={"command": command},
+                )
+            )
+            self.pending.append(call)
+            self.last_call = call
+
+    def _response(self, index: int, message: Record) -> None:
+        """A Responses API response object: its output items in order."""
+        self.pending.clear()
+        output = message.get("output")
+        items: list[Any] = output if isinstance(output, list) else []
+        time = _message_time(message)
+        source = self.ref(index)
+        for item in items:
+            if not isinstance(item, dict):
+                self._raw(index, item, "response output item is not an object")
+                continue
+            kind = item.get("type")
+            if kind == "message":
+                text = _content_text(item.get("content"))
+                if text.strip():
+                    self.events.append(
+                        _make(
+                            AgentMessage,
+                            session=self.id,
+                            source=source,
+                            time=time,
+                            text=text,
+                            model=self.model,
+                        )
+                    )
+            elif kind == "function_call":
+                self._function_call(index, item, time)
+            elif kind == "reasoning":
+                self._reasoning_item(index, item, time)
+            else:
+                self._raw(index, item, "unknown response output item")
+        self.awaiting_harness_reply = not self.pending
+
+    def _function_call(self, index: int, item: Record, time: str | None = None) -> None:
+        call = _text(item.get("call_id")) or _text(item.get("id")) or f"message-{index}"
+        arguments = _json_object(item.get("arguments"))
+        self.events.append(
+            _make(
+                ToolCall,
+                session=self.id,
+                source=self.ref(index),
+                time=time,
+                call_id=call,
+                name=_text(item.get("name")) or "bash",
+                input=arguments,
+            )
+        )
+        self.pending.append(call)
+        self.last_call = call
+
+    def _reasoning_item(self, index: int, item: Record, time: str | None = None) -> None:
+        summary = item.get("summary")
+        texts = [
+            part.get("text", "")
+            for part in summary or []
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        ]
+        if any(text.strip() for text in texts):
+            self.events.append(
+                _make(
+                    Reasoning,
+                    session=self.id,
+                    source=self.ref(index),
+                    time=time,
+                    text="\n\n".join(texts),
+                )
+            )
+        elif item.get("encrypted_content"):
+            self.session.dropped["opaque_reasoning"] += 1
+
+    def _thinking_blocks(self, source: SourceRef, time: str | None, blocks: Any) -> None:
+        if not isinstance(blocks, list):
+            return
+        for block in blocks:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind in _THINKING_TYPES and isinstance(block.get("thinking"), str):
+                if block["thinking"].strip():
+                    self.events.append(
+                        _make(
+                            Reasoning,
+                            session=self.id,
+                            source=source,
+                            time=time,
+                            text=block["thinking"],
+                        )
+                    )
+            elif kind in _OPAQUE_THINKING_TYPES:
+                self.session.dropped["opaque_reasoning"] += 1
+
+    def _observation(self, index: int, message: Record) -> None:
+        wanted = _text(message.get("tool_call_id")) or _text(message.get("call_id"))
+        if wanted is not None and wanted in self.pending:
+            self.pending.remove(wanted)
+            call = wanted
+        elif self.pending:
+            call = self.pending.popleft()
+        else:
+            call = wanted or f"message-{index}"
+        content = message.get("content") if "content" in message else message.get("output")
+        self._result(index, message, call, _content_text(content))
+
+    def _user(self, index: int, message: Record) -> None:
+        source = self.ref(index)
+        time = _message_time(message)
+        text = _content_text(message.get("content"))
+        extra = _extra(message)
+        if self.pending:
+            self._result(index, message, self.pending.popleft(), text)
+            return
+        if "interrupt_type" in extra or (self.awaiting_harness_reply and self.seen_task):
+            model_output = extra.get("model_response")
+            if isinstance(model_output, str) and model_output.strip():
+                self.events.append(
+                    _make(
+                        AgentMessage,
+                        session=self.id,
+                        source=source,
+                        time=time,
+                        text=model_output.strip(),
+                        model=self.model,
+                    )
+                )
+            self.events.append(
+                _make(Error, session=self.id, source=source, time=time, message=text)
+            )
+            self.awaiting_harness_reply = False
+            return
+        self.seen_task = True
+        if not text.strip():
+            return  # the empty message v1 adds when a limit ends the run
+        self.events.append(_make(UserMessage, session=self.id, source=source, time=time, text=text))
+
+    def _result(self, index: int, message: Record, call: str, text: str) -> None:
+        extra = _extra(message)
+        returncode = extra.get("returncode")
+        if not isinstance(returncode, int):
+            found = _RETURNCODE.match(text)
+            returncode = int(found.group(1)) if found else None
+        if returncode is not None:
+            ok = returncode == 0
+        else:
+            ok = not extra.get("exception_info") and "timed out and has been killed" not in text
+        raw_output = extra.get("raw_output")
+        output = raw_output if isinstance(raw_output, str) else _observation_output(text)
+        self.events.append(
+            _make(
+                ToolResult,
+                session=self.id,
+                source=self.ref(index),
+                time=_message_time(message),
+                call_id=call,
+                ok=ok,
+                output=output,
+            )
+        )
+        self.awaiting_harness_reply = False
+        if index == len(self.messages) - 1:
+            # v1 answers the submitting command with the submitted output as the last message.
+            self.submit_call = call
+            self.submission_at = len(self.events)
+
+    def _exit(self, index: int, message: Record) -> None:
+        extra = _extra(message)
+        self.exit_status = _text(extra.get("exit_status")) or _content_text(message.get("content"))
+        self.exit_ref = self.ref(index)
+        if extra.get("exception_str") or extra.get("traceback"):
+            self.events.append(
+                _make(
+                    Error,
+                    session=self.id,
+                    source=self.exit_ref,
+                    time=_message_time(message),
+                    message=_content_text(message.get("content"))
+                    or _text(extra.get("exception_str"))
+                    or "",
+                )
+            )
+        if self.submission_at is None:
+            self.submission_at = len(self.events)
+
+    def _usage(self, index: int, message: Record) -> None:
+        """One usage event for a message that carries its model request's cost or tokens."""
+        extra = _extra(message)
+        response = extra.get("response")
+        response = response if isinstance(response, dict) else {}
+        if message.get("object") == "response":
+            response = message
+        usage = response.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        cost = _number(extra.get("cost"))
+        if not usage and cost is None:
+            return
+        request_id = _text(response.get("id"))
+        if request_id is not None:
+            if request_id in self.seen_responses:
+                return
+            self.seen_responses.add(request_id)
+        if cost is not None:
+            self.usage_costs += 1
+        self.events.append(_request_usage(self, index, message, response, usage, cost))
+
+    def _submission(self) -> None:
+        patch = self.info.get("submission")
+        if not isinstance(patch, str) or "+++ " not in patch:
+            return
+        source = self.document.ref("/info/submission")
+        at = self.submission_at
+        call = self.submit_call if at is not None and self.submit_call else None
+        changes = _patch_changes(patch, self.id, source, call)
+        if at is None:
+            self.events.extend(changes)
+        else:
+            self.events[at:at] = changes
+
+    def _total_cost(self) -> None:
+        """The run's reported cost when no request carried its own."""
+        stats = self.info.get("model_stats")
+        if not isinstance(stats, dict) or self.usage_costs:
+            return
+        cost = _number(stats.get("instance_cost"))
+        if cost is None:
+            return
+        self.events.append(
+            _make(
+                Usage,
+                session=self.id,
+                source=self.document.ref("/info/model_stats"),
+                model=self.model,
+                cost_usd=cost,
+                cost_basis="reported",
+            )
+        )
+
+    def _raw(self, index: int, record: Any, reason: str) -> None:
+        self.events.append(
+            _make(RawEvent, session=self.id, source=self.ref(index), record=record, reason=reason)
+        )
+
+
+def _request_usage(
+    run: _MiniRun, index: int, message: Record, response: Record, usage: Record, cost: float | None
+) -> Usage:
+    prompt = _int(usage.get("prompt_tokens") or usage.get("input_tokens"))
+    output = _int(usage.get("completion_tokens") or usage.get("output_tokens"))
+    details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details")
+    cached = _int(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    cache_read = _int(usage.get("cache_read_input_tokens")) or cached
+    cache_write = _int(usage.get("cache_creation_input_tokens"))
+    # Chat-completions `prompt_tokens` count the cached tokens too.
+    fresh = max(0, prompt - cache_read - cache_write) if prompt else 0
+    return _make(
+        Usage,
+        session=run.id,
+        source=run.ref(index),
+        time=_message_time(message),
+        model=_text(response.get("model")) or run.model,
+        input_tokens=fresh,
+        output_tokens=output,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
+        cost_usd=cost,
+        cost_basis="reported" if cost is not None else None,
+    )
+
+
+def _message_commands(message: Record, content: str) -> list[tuple[str, str | None]]:
+    """The commands a response ran: `extra.actions` (v2), `tool_calls`, or the one command
+    block of a text response (v1; none when there is not exactly one)."""
+    actions = _extra(message).get("actions")
+    if isinstance(actions, list) and actions:
+        found = []
+        for action in actions:
+            if isinstance(action, dict) and isinstance(action.get("command"), str):
+                found.append((action["command"], _text(action.get("tool_call_id"))))
+        return found
+    calls = message.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        found = []
+        for call in calls:
+            if not isinstance(call, dict):
+                continue
+            function = call.get("function")
+            arguments = _json_object(
+                function.get("arguments") if isinstance(function, dict) else None
+            )
+            command = arguments.get("command")
+            found.append((command if isinstance(command, str) else "", _text(call.get("id"))))
+        return found
+    blocks = _ACTION_BLOCK.findall(content)
+    if len(blocks) == 1:
+        return [(blocks[0].strip(), None)]
+    return []
+
+
+def _observation_output(text: str) -> str:
+    """The command output inside `<output>...</output>` of a rendered observation."""
+    if not text.lstrip().startswith("<returncode>"):
+        return text
+    start = text.find("<output>")
+    end = text.rfind("</output>")
+    if start == -1 or end < start:
+        return text
+    body = text[start + len("<output>") : end]
+    return body[1:] if body.startswith("\n") else body
+
+
+def _message_time(message: Record) -> str | None:
+    stamp = message.get("timestamp")
+    if stamp is None:
+        stamp = _extra(message).get("timestamp")
+    if isinstance(stamp, bool):
+        return None
+    if isinstance(stamp, int | float):
+        try:
+            return datetime.fromtimestamp(stamp, tz=UTC).isoformat()
+        except (OverflowError, OSError, ValueError):
+            return None
+    return stamp if isinstance(stamp, str) else None
+
+
+def _make(kind: type[Made], **fields: Any) -> Made:
+    """An event of `kind` (built through keywords: the models' positional `Field` defaults are
+    not seen by type checkers)."""
+    return kind(**fields)
+
+
+# --- small readers -------------------------------------------------------------------------
+
+
+def _extra(message: Record) -> Record:
+    extra = message.get("extra")
+    return extra if isinstance(extra, dict) else {}
+
+
+def _content_text(content: Any) -> str:
+    """A message content as text: a string, or the text parts of a list of parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+        return "\n".join(texts)
+    return json.dumps(content, ensure_ascii=False)
+
+
+def _json_object(value: Any) -> Record:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return {"arguments": value}
+        return parsed if isinstance(parsed, dict) else {"arguments": parsed}
+    return {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _text_at(record: Any, *keys: str) -> str | None:
+    for key in keys:
+        if not isinstance(record, dict):
+            return None
+        record = record.get(key)
+    return _text(record)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return max(0, int(value))

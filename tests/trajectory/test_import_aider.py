@@ -1,0 +1,401 @@
+"""The aider chat history importer: hand-written histories in aider's own shapes, odd input,
+and the public sample."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Commit,
+    Error,
+    EventBase,
+    FileChange,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    ToolCall,
+    Usage,
+    UserMessage,
+)
+from stet_lsp.trajectory.importers.aider import IMPORTERS
+from tests.trajectory.conftest import sample
+
+AIDER = IMPORTERS["aider"]
+Kind = TypeVar("Kind", bound=EventBase)
+
+# Two runs as aider writes them: `> ` output and `#### ` input end in two spaces (written `¶`
+# here), answers are bare Markdown after a blank line.
+HISTORY = """
+# aider chat started at 2025-07-15 11:38:37
+
+> /usr/bin/aider¶
+> Aider v0.85.1¶
+> Main model: gpt-4o with diff edit format¶
+> Weak model: gpt-4o-mini¶
+> Git repo: .git with 16 files¶
+
+#### add a greeting¶
+#### and a farewell¶
+
+<think>
+The user wants two functions.
+</think>
+
+Here are the edits:
+
+hello.py
+```python
+<<<<<<< SEARCH
+def main():
+    pass
+=======
+def main():
+    print("hello")
+>>>>>>> REPLACE
+```
+
+bye.py
+```python
+<<<<<<< SEARCH
+=======
+print("bye")
+>>>>>>> REPLACE
+```
+
+other.py
+```python
+<<<<<<< SEARCH
+x = 1
+=======
+x = 2
+>>>>>>> REPLACE
+```
+
+> Tokens: 2.3k sent, 1.2k cache write, 5.0k cache hit, 150 received.
+Cost: $0.01 message, $0.05 session.¶
+> bye.py¶
+> Create new file? (Y)es/(N)o [Yes]: y¶
+> Applied edit to hello.py¶
+> Applied edit to bye.py¶
+> Commit abc1234 feat: greet and say goodbye¶
+> mkdir -p out                               ¶
+touch out/a.txt out/b.txt out/c.txt out/d.txt¶
+> Run shell commands? (Y)es/(N)o/(D)on't ask again [Yes]: y¶
+> Running mkdir -p out¶
+> You can use /undo to undo and discard each aider commit.¶
+
+#### /add util.py¶
+> Added util.py to the chat¶
+
+#### Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all¶
+
+#### fix util¶
+
+util.py
+```python
+<<<<<<< SEARCH
+a = 1
+=======
+a = 10
+>>>>>>> REPLACE
+```
+
+util.py
+```python
+<<<<<<< SEARCH
+b = 2
+=======
+b = 20
+>>>>>>> REPLACE
+```
+
+> Tokens: 11k sent, 338 received. Cost: $0.03 message, $0.08 session.¶
+> The LLM did not conform to the edit format.¶
+> https://aider.chat/docs/troubleshooting/edit-errors.html¶
+> # 1 SEARCH/REPLACE block failed to match!
+
+## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in util.py
+<<<<<<< SEARCH
+b = 2
+=======
+b = 20
+>>>>>>> REPLACE
+
+The SEARCH section must exactly match an existing block of lines including all white space, comments, indentation, docstrings, etc
+
+# The other 1 SEARCH/REPLACE block were applied successfully.
+Don't re-send them.
+Just reply with fixed versions of the block above that failed to match.¶
+> Commit def5678 fix: util¶
+
+#### /model claude-3-5-sonnet¶
+> Aider v0.85.1¶
+> Main model: claude-3-5-sonnet with whole edit format¶
+
+#### rewrite notes¶
+
+> quoted in the answer
+
+notes.txt
+```
+all new
+```
+
+> Tokens: 1,234 sent, 56 received. Cost: $0.000123 request, $0.09 session.¶
+> Applied edit to notes.txt¶
+>¶
+> ^C KeyboardInterrupt¶
+
+# aider chat started at 2025-07-16 09:00:00
+
+> Aider v0.86.0¶
+> Model: gpt-4.1 with diff edit format¶
+
+#### hi¶
+
+Hello!
+
+> Tokens: 900 sent, 5 received.¶
+""".replace("¶", "  ")
+
+
+def write(tmp_path: Path, text: str | bytes, name: str = ".aider.chat.history.md") -> Path:
+    path = tmp_path / name
+    if isinstance(text, str):
+        path.write_text(text, encoding="utf-8")
+    else:
+        path.write_bytes(text)
+    return path
+
+
+def of(events: list[EventBase], kind: type[Kind]) -> list[Kind]:
+    return [event for event in events if isinstance(event, kind)]
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(n for n, line in enumerate(text.split("\n"), 1) if line.startswith(needle))
+
+
+def test_runs_are_sessions_of_their_own(tmp_path: Path) -> None:
+    path = write(tmp_path, HISTORY)
+    parsed = AIDER.parse(path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    assert parsed.session_id == digest
+    assert parsed.sources == {path.name: path}
+    starts = of(parsed.events, SessionStart)
+    ends = of(parsed.events, SessionEnd)
+    assert [s.session for s in starts] == [f"{digest}-1", f"{digest}-2"]
+    assert [e.session for e in ends] == [f"{digest}-1", f"{digest}-2"]
+    first, second = starts
+    assert isinstance(first, SessionStart) and isinstance(second, SessionStart)
+    assert (first.harness, first.harness_version, first.model) == ("aider", "0.85.1", "gpt-4o")
+    assert first.time == "2025-07-15T11:38:37"
+    assert first.source.line == 2
+    assert (second.harness_version, second.model, second.time) == (
+        "0.86.0",
+        "gpt-4.1",
+        "2025-07-16T09:00:00",
+    )
+    # Every run's events sit between its start and its end.
+    kinds = [event.kind for event in parsed.events]
+    assert kinds[0] == "session_start" and kinds[-1] == "session_end"
+    assert kinds.count("session_start") == kinds.count("session_end") == 2
+    end_first = parsed.events.index(ends[0])
+    assert parsed.events[end_first + 1] is second
+    assert isinstance(ends[0], SessionEnd) and ends[0].reason == "interrupted"
+    assert all(event.step == 0 and event.agent is None for event in parsed.events)
+    assert all(event.source.file == path.name for event in parsed.events)
+
+
+def test_user_input_answers_and_reasoning(tmp_path: Path) -> None:
+    parsed = AIDER.parse(write(tmp_path, HISTORY))
+    users = [event.text for event in of(parsed.events, UserMessage)]
+    assert users == [
+        "add a greeting\nand a farewell",
+        "/add util.py",
+        "fix util",
+        "/model claude-3-5-sonnet",
+        "rewrite notes",
+        "hi",
+    ]
+    first_user = of(parsed.events, UserMessage)[0]
+    assert first_user.source.line == line_of(HISTORY, "#### add a greeting")
+    reasoning = of(parsed.events, Reasoning)
+    assert [r.text for r in reasoning] == ["The user wants two functions."]
+    answers = of(parsed.events, AgentMessage)
+    first = answers[0]
+    assert isinstance(first, AgentMessage)
+    assert first.text.startswith("Here are the edits:\n\nhello.py\n```python\n<<<<<<< SEARCH")
+    assert first.source.line == line_of(HISTORY, "Here are the edits:")
+    assert first.model == "gpt-4o"
+    # A quote inside an answer (no two-space line end) stays in the answer.
+    notes = next(a for a in answers if "notes.txt" in a.text)
+    assert isinstance(notes, AgentMessage)
+    assert notes.text.startswith("> quoted in the answer\n\nnotes.txt")
+    assert notes.model == "claude-3-5-sonnet"
+    # A question answered by an earlier "all" is aider's output, not the user's.
+    raws = [r.record for r in of(parsed.events, RawEvent)]
+    assert any(str(r).startswith("Add file to the chat?") for r in raws)
+    assert any("Weak model: gpt-4o-mini" in str(r) for r in raws)
+    assert any("Added util.py to the chat" in str(r) for r in raws)
+
+
+def test_applied_edits_become_file_changes(tmp_path: Path) -> None:
+    parsed = AIDER.parse(write(tmp_path, HISTORY))
+    changes = of(parsed.events, FileChange)
+    assert [(c.path, c.operation) for c in changes] == [
+        ("hello.py", "modify"),
+        ("bye.py", "create"),
+        ("util.py", "modify"),
+        ("notes.txt", "modify"),
+    ]
+    hello, bye, util, notes = changes
+    assert isinstance(hello, FileChange)
+    assert not hello.anchored
+    assert hello.diff.startswith("--- a/hello.py\n+++ b/hello.py\n@@ -1,2 +1,2 @@\n")
+    assert '+    print("hello")\n' in hello.diff and "-    pass\n" in hello.diff
+    assert (hello.added, hello.removed) == (1, 1)
+    assert hello.source.line == line_of(HISTORY, "> Applied edit to hello.py")
+    assert isinstance(bye, FileChange)
+    assert bye.anchored and bye.content == 'print("bye")\n'
+    assert bye.diff.startswith("--- /dev/null\n+++ b/bye.py\n@@ -0,0 +1 @@\n")
+    # other.py was proposed but never applied: it stays in the answer only.
+    assert "other.py" not in {c.path for c in changes}
+    # The failure report says the other block was applied: a = 10, not b = 20.
+    assert isinstance(util, FileChange)
+    assert "+a = 10\n" in util.diff and "b = 20" not in util.diff
+    # `whole` edit format: the listing is the file's new content.
+    assert isinstance(notes, FileChange)
+    assert notes.content == "all new\n" and notes.diff == ""
+
+
+def test_usage_commits_shell_and_errors(tmp_path: Path) -> None:
+    parsed = AIDER.parse(write(tmp_path, HISTORY))
+    usage = of(parsed.events, Usage)
+    assert len(usage) == 4
+    first = usage[0]
+    assert isinstance(first, Usage)
+    # 2.3k sent counts the 1.2k cache write and the 5.0k cache hit... as aider prints it.
+    assert (first.input_tokens, first.cache_write_tokens, first.cache_read_tokens) == (
+        0,
+        1200,
+        5000,
+    )
+    assert first.output_tokens == 150
+    assert first.cost_usd == 0.01 and first.cost_basis == "reported"
+    assert first.source.line == line_of(HISTORY, "> Tokens: 2.3k")
+    second, third, fourth = usage[1:]
+    assert isinstance(second, Usage) and isinstance(third, Usage) and isinstance(fourth, Usage)
+    assert (second.input_tokens, second.output_tokens, second.cost_usd) == (11000, 338, 0.03)
+    assert (third.input_tokens, third.cost_usd, third.model) == (
+        1234,
+        0.000123,
+        "claude-3-5-sonnet",
+    )
+    assert (fourth.input_tokens, fourth.cost_usd, fourth.cost_basis) == (900, None, None)
+    commits = of(parsed.events, Commit)
+    assert [(c.sha, c.message) for c in commits] == [
+        ("abc1234", "feat: greet and say goodbye"),
+        ("def5678", "fix: util"),
+    ]
+    calls = of(parsed.events, ToolCall)
+    assert [(c.name, c.input) for c in calls] == [("shell", {"command": "mkdir -p out"})]
+    # The padded two-line question subject stays one piece of aider output.
+    raws = [str(r.record) for r in of(parsed.events, RawEvent)]
+    assert any(r.startswith("mkdir -p out") and "touch out/a.txt" in r for r in raws)
+    errors = of(parsed.events, Error)
+    assert len(errors) == 2
+    conform, interrupt = errors
+    assert isinstance(conform, Error) and isinstance(interrupt, Error)
+    assert conform.message.startswith("The LLM did not conform to the edit format.\nhttps://")
+    assert "# 1 SEARCH/REPLACE block failed to match!" in conform.message
+    assert "Just reply with fixed versions" in conform.message
+    assert interrupt.message == "^C KeyboardInterrupt" and interrupt.interrupt
+
+
+def test_history_without_trailing_spaces(tmp_path: Path) -> None:
+    stripped = "\n".join(line.rstrip() for line in HISTORY.split("\n"))
+    parsed = AIDER.parse(write(tmp_path, stripped))
+    counts = Counter(event.kind for event in parsed.events)
+    assert counts["session_start"] == 2 and counts["session_end"] == 2
+    assert of(parsed.events, UserMessage)[0].text == "add a greeting\nand a farewell"
+    changes = of(parsed.events, FileChange)
+    assert [c.path for c in changes][:2] == ["hello.py", "bye.py"]
+    usage = of(parsed.events, Usage)
+    assert usage[0].cost_usd == 0.01
+
+
+def test_odd_input(tmp_path: Path) -> None:
+    # Content before the first run header, invalid UTF-8, a huge answer, a cut-off last line.
+    big = "x" * (2 * 1024 * 1024)
+    raw = (
+        b"stray line\n\n# aider chat started at 2025-01-01 00:00:00\n\n#### caf\xe9  \n\n"
+        + big.encode()
+        + b"\n\n> Tokens: 10 sent, 2 rec"
+    )
+    parsed = AIDER.parse(write(tmp_path, raw))
+    starts = of(parsed.events, SessionStart)
+    assert [s.session.rsplit("-", 1)[1] for s in starts] == ["0", "1"]
+    users = of(parsed.events, UserMessage)
+    assert users[0].text == "caf\ufffd"
+    answers = of(parsed.events, AgentMessage)
+    assert answers[0].text == "stray line"
+    assert answers[1].text == big
+    # The cut-off token report cannot be read: it is kept as aider output.
+    assert of(parsed.events, RawEvent)[-1].record == "Tokens: 10 sent, 2 rec"
+    assert parsed.events[-1].kind == "session_end"
+    with pytest.raises(StetError):
+        AIDER.parse(write(tmp_path, "\n\n", "empty.md"))
+
+
+def test_sniff() -> None:
+    assert AIDER.sniff(HISTORY)
+    assert AIDER.sniff("# aider chat started at 2025-01-01 00:00:00\n")
+    assert AIDER.sniff("\ufeff\n# aider chat started at 2025-01-01 00:00:00\n")
+    assert AIDER.sniff("notes\n\n# aider chat started at 2025-01-01 00:00:00\n\n#### hi  \n")
+    assert not AIDER.sniff('{"type":"user","message":"# aider chat started at 2025"}\n')
+    assert not AIDER.sniff('[{"role": "user", "content": "x"}]')
+    assert not AIDER.sniff("# My notes\n\nSome text about aider chat started at noon.\n")
+
+
+def test_public_sample() -> None:
+    path = sample("aider/afi-core__.aider.chat.history.md")
+    parsed = AIDER.parse(path)
+    counts = Counter(event.kind for event in parsed.events)
+    assert counts["session_start"] == counts["session_end"] == 9
+    assert counts["commit"] == 13
+    assert counts["file_change"] == 20
+    assert counts["usage"] == counts["agent_message"] == 39
+    first = parsed.events[0]
+    assert isinstance(first, SessionStart)
+    assert (first.time, first.harness_version, first.model) == (
+        "2025-07-15T11:38:37",
+        "0.85.1",
+        "gpt-4o",
+    )
+    created = [
+        c
+        for c in of(parsed.events, FileChange)
+        if isinstance(c, FileChange) and c.operation == "create"
+    ]
+    assert [c.path for c in created][:2] == ["aider-afi.sh", "sync-afi.sh"]
+    assert created[0].content == (
+        '#!/bin/bash\n# Script to aid AFI operations\n\necho "Aiding AFI operations..."\n'
+        "# Add your aiding logic here\n"
+    )
+    # The two blocks the failure report says were applied; the failed one is not a change.
+    report = next(e for e in of(parsed.events, Error) if "failed to match" in e.message)
+    after = parsed.events[parsed.events.index(report) + 1 :][:3]
+    assert [(e.kind, getattr(e, "path", None)) for e in after] == [
+        ("file_change", "tests/poi_validator.test.ts"),
+        ("file_change", "tests/poi_validator.test.ts"),
+        ("commit", None),
+    ]

@@ -1,0 +1,738 @@
+"""The SWE-agent `.traj` and mini-swe-agent trajectory importers: hand-written files in the
+harnesses' shapes (written with `json.dumps(indent=2)` as both write them), odd input, and
+the public sample."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Error,
+    EventBase,
+    FileChange,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+)
+from stet_lsp.trajectory.importers.swe_agent import IMPORTERS
+from tests.trajectory.conftest import sample
+
+SWE = IMPORTERS["swe-agent"]
+MINI = IMPORTERS["mini-swe-agent"]
+Kind = TypeVar("Kind", bound=EventBase)
+
+PATCH = (
+    "diff --git a/src/app.py b/src/app.py\n"
+    "index 1111111..2222222 100644\n"
+    "--- a/src/app.py\n"
+    "+++ b/src/app.py\n"
+    "@@ -10,3 +10,4 @@ def main():\n"
+    "     a = 1\n"
+    "-    b = 2\n"
+    "+    b = 3\n"
+    "+    c = 4\n"
+    "     return a\n"
+    "diff --git a/docs/new.md b/docs/new.md\n"
+    "new file mode 100644\n"
+    "index 0000000..3333333\n"
+    "--- /dev/null\n"
+    "+++ b/docs/new.md\n"
+    "@@ -0,0 +1 @@\n"
+    "+hello\n"
+)
+
+
+def of(events: list[EventBase], kind: type[Kind]) -> list[Kind]:
+    return [event for event in events if isinstance(event, kind)]
+
+
+def write(tmp_path: Path, value: Any, name: str, indent: int | None = 2) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(value, indent=indent), encoding="utf-8")
+    return path
+
+
+def line_of(path: Path, needle: str, occurrence: int = 1) -> int:
+    found = 0
+    for number, line in enumerate(path.read_text().split("\n"), 1):
+        if needle in line:
+            found += 1
+            if found == occurrence:
+                return number
+    raise AssertionError(needle)
+
+
+def swe_agent_1x() -> dict[str, Any]:
+    """A SWE-agent 1.x run with a function-calling model."""
+    return {
+        "trajectory": [
+            {
+                "action": "str_replace_editor view /repo/src/app.py",
+                "observation": "1 a = 1",
+                "response": "Let me look at the file.",
+                "thought": "Let me look at the file.",
+                "execution_time": 0.1,
+                "state": {"open_file": "n/a", "working_dir": "/repo"},
+                "query": [{"role": "system", "content": "..."}],
+                "extra_info": {},
+            },
+            {
+                "action": "",
+                "observation": "",
+                "response": "I am stuck.",
+                "thought": "",
+                "execution_time": 0.0,
+                "state": {},
+                "query": [],
+                "extra_info": {},
+            },
+            "not a step",
+            {
+                "action": "submit",
+                "observation": PATCH,
+                "response": "Done.",
+                "thought": "Done.",
+                "execution_time": 0.2,
+                "state": {},
+                "query": [],
+                "extra_info": {},
+            },
+        ],
+        "history": [
+            {
+                "role": "system",
+                "content": "SETTING: ...",
+                "agent": "main",
+                "message_type": "system_prompt",
+            },
+            {
+                "role": "user",
+                "content": "Here is a demonstration...",
+                "agent": "main",
+                "is_demo": True,
+                "message_type": "demonstration",
+            },
+            {
+                "role": "user",
+                "content": "Fix the bug in app.py",
+                "agent": "main",
+                "message_type": "observation",
+            },
+            {
+                "role": "assistant",
+                "content": "Let me look at the file.",
+                "thought": "Let me look at the file.",
+                "action": "str_replace_editor view /repo/src/app.py",
+                "agent": "main",
+                "tool_calls": [
+                    {
+                        "id": "call_view",
+                        "type": "function",
+                        "function": {"name": "str_replace_editor", "arguments": "{}"},
+                    }
+                ],
+                "message_type": "action",
+                "thinking_blocks": [
+                    {"type": "thinking", "thinking": "The bug is in main.", "signature": "x"},
+                    {"type": "redacted_thinking", "data": "opaque"},
+                ],
+            },
+            {
+                "role": "tool",
+                "content": "1 a = 1",
+                "agent": "main",
+                "message_type": "observation",
+                "tool_call_ids": ["call_view"],
+            },
+            {
+                "role": "assistant",
+                "content": "I am stuck.",
+                "thought": "",
+                "action": "",
+                "agent": "main",
+                "message_type": "action",
+            },
+            {
+                "role": "assistant",
+                "content": "x",
+                "thought": "x",
+                "action": "x",
+                "agent": "main",
+                "message_type": "action",
+            },
+            {
+                "role": "assistant",
+                "content": "Done.",
+                "thought": "Done.",
+                "action": "submit",
+                "agent": "main",
+                "tool_calls": [
+                    {
+                        "id": "call_submit",
+                        "type": "function",
+                        "function": {"name": "submit", "arguments": "{}"},
+                    }
+                ],
+                "message_type": "action",
+            },
+        ],
+        "info": {
+            "swe_agent_hash": "abc",
+            "swe_agent_version": "1.1.0",
+            "submission": PATCH,
+            "exit_status": "submitted",
+            "edited_files30": "...",
+            "model_stats": {
+                "instance_cost": 0.42,
+                "tokens_sent": 12000,
+                "tokens_received": 345,
+                "api_calls": 4,
+            },
+        },
+        "replay_config": json.dumps(
+            {
+                "agent": {"model": {"name": "claude-sonnet-4"}},
+                "env": {"repo": {"base_commit": "deadbeef"}},
+                "problem_statement": {"id": "repo__issue-1"},
+            }
+        ),
+        "environment": "main",
+    }
+
+
+def test_swe_agent_1x(tmp_path: Path) -> None:
+    path = write(tmp_path, swe_agent_1x(), "repo__issue-1.traj")
+    parsed = SWE.parse(path)
+    events = parsed.events
+    assert [e.kind for e in events] == [
+        "session_start",
+        "raw",
+        "user_message",
+        "reasoning",
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "agent_message",
+        "raw",
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "file_change",
+        "file_change",
+        "usage",
+        "session_end",
+    ]
+    start = events[0]
+    assert isinstance(start, SessionStart)
+    assert (start.harness, start.harness_version, start.model) == (
+        "swe-agent",
+        "1.1.0",
+        "claude-sonnet-4",
+    )
+    assert (start.cwd, start.commit, start.title) == ("/repo", "deadbeef", "repo__issue-1")
+    assert parsed.dropped == Counter({"demonstration": 1, "opaque_reasoning": 1})
+    system = events[1]
+    assert isinstance(system, RawEvent) and system.reason == "system prompt"
+    assert system.source.pointer == "/history/0"
+    user = events[2]
+    assert isinstance(user, UserMessage) and user.text == "Fix the bug in app.py"
+    assert of(events, Reasoning)[0].text == "The bug is in main."
+    call, result = of(events, ToolCall)[0], of(events, ToolResult)[0]
+    assert (call.call_id, call.name, call.input) == (
+        "call_view",
+        "str_replace_editor",
+        {"command": "str_replace_editor view /repo/src/app.py"},
+    )
+    assert (result.call_id, result.output, result.ok) == ("call_view", "1 a = 1", True)
+    assert call.source.pointer == "/trajectory/0"
+    assert call.source.line == line_of(path, '"trajectory"') + 1
+    assert of(events, AgentMessage)[1].text == "I am stuck."
+    bad = events[8]
+    assert isinstance(bad, RawEvent) and bad.record == "not a step"
+    assert bad.source.pointer == "/trajectory/2"
+    # The patch: one anchored change per file, right after the submit call's result.
+    submit = of(events, ToolCall)[1]
+    assert submit.call_id == "call_submit"
+    changes = of(events, FileChange)
+    assert [(c.path, c.operation, c.call_id, c.anchored) for c in changes] == [
+        ("src/app.py", "modify", "call_submit", True),
+        ("docs/new.md", "create", "call_submit", True),
+    ]
+    assert changes[0].diff.startswith("--- a/src/app.py\n+++ b/src/app.py\n@@ -10,3 +10,4 @@")
+    assert (changes[0].added, changes[0].removed) == (2, 1)
+    assert changes[1].diff == "--- /dev/null\n+++ b/docs/new.md\n@@ -0,0 +1 @@\n+hello\n"
+    usage = events[-2]
+    assert isinstance(usage, Usage)
+    assert (usage.input_tokens, usage.output_tokens, usage.cost_usd, usage.cost_basis) == (
+        12000,
+        345,
+        0.42,
+        "reported",
+    )
+    assert usage.model == "claude-sonnet-4"
+    end = events[-1]
+    assert isinstance(end, SessionEnd) and end.reason == "submitted"
+    assert end.source.line == line_of(path, '"info"')
+    assert {e.session for e in events} == {parsed.session_id}
+
+
+def test_swe_agent_0x_and_compact_json(tmp_path: Path) -> None:
+    data = {
+        "environment": "swe_main",
+        "trajectory": [
+            {
+                "action": "create reproduce.py\n",
+                "observation": "[File: /repo/reproduce.py (1 lines total)]",
+                "response": "First, reproduce.\n\n```\ncreate reproduce.py\n```",
+                "state": '{"open_file": "n/a", "working_dir": "/repo"}\n',
+                "thought": "First, reproduce.\n\n",
+            }
+        ],
+        "history": [
+            {"role": "system", "content": "SETTING", "agent": "primary"},
+            {
+                "agent": "primary",
+                "content": "Here is a demonstration",
+                "is_demo": True,
+                "role": "user",
+            },
+            {"role": "user", "content": "ISSUE: it breaks", "agent": "primary"},
+            {
+                "role": "assistant",
+                "content": "...",
+                "thought": "...",
+                "action": "create reproduce.py\n",
+            },
+        ],
+        "info": {
+            "exit_status": "exit_cost",
+            "model_stats": {
+                "instance_cost": 1.5,
+                "tokens_sent": 10,
+                "tokens_received": 2,
+                "api_calls": 1,
+            },
+        },
+    }
+    path = write(tmp_path, data, "old.traj", indent=None)
+    parsed = SWE.parse(path)
+    kinds = [e.kind for e in parsed.events]
+    assert kinds == [
+        "session_start",
+        "raw",
+        "user_message",
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "usage",
+        "session_end",
+    ]
+    assert parsed.dropped["demonstration"] == 1
+    start = parsed.events[0]
+    assert isinstance(start, SessionStart) and start.cwd == "/repo"
+    call = of(parsed.events, ToolCall)[0]
+    assert (call.call_id, call.name) == ("step-1", "create")
+    assert of(parsed.events, AgentMessage)[0].text == "First, reproduce."
+    # One line of compact JSON: every event points at line 1.
+    assert {e.source.line for e in parsed.events} == {1}
+    end = parsed.events[-1]
+    assert isinstance(end, SessionEnd) and end.reason == "exit_cost"
+
+
+def test_swe_agent_retry_attempts(tmp_path: Path) -> None:
+    attempt = swe_agent_1x()
+    data = {"attempts": [attempt, dict(attempt, info={"exit_status": "exit_format"})]}
+    data |= attempt
+    parsed = SWE.parse(write(tmp_path, data, "retry.traj"))
+    starts = of(parsed.events, SessionStart)
+    assert [s.session for s in starts] == [
+        f"{parsed.session_id}-attempt-1",
+        f"{parsed.session_id}-attempt-2",
+    ]
+    assert [e.reason for e in of(parsed.events, SessionEnd)] == ["submitted", "exit_format"]
+    assert of(parsed.events, ToolCall)[0].source.pointer == "/attempts/0/trajectory/0"
+
+
+def test_swe_agent_odd_input(tmp_path: Path) -> None:
+    truncated = tmp_path / "cut.traj"
+    truncated.write_text(json.dumps(swe_agent_1x(), indent=2)[:-40], encoding="utf-8")
+    with pytest.raises(StetError):
+        SWE.parse(truncated)
+    listed = write(tmp_path, [1, 2], "list.traj")
+    with pytest.raises(StetError):
+        SWE.parse(listed)
+    data = swe_agent_1x()
+    big = "y" * (2 * 1024 * 1024)
+    data["trajectory"][0]["observation"] = big
+    path = write(tmp_path, data, "big.traj")
+    raw = path.read_bytes().replace(b"Fix the bug", b"Fix the \xff bug")
+    path.write_bytes(raw)
+    parsed = SWE.parse(path)
+    assert of(parsed.events, ToolResult)[0].output == big
+    assert of(parsed.events, UserMessage)[0].text == "Fix the \ufffd bug in app.py"
+
+
+def mini_v1() -> dict[str, Any]:
+    return {
+        "info": {
+            "exit_status": "Submitted",
+            "submission": PATCH,
+            "model_stats": {"instance_cost": 0.25, "api_calls": 4},
+            "mini_version": "1.17.5",
+            "config": {
+                "model": {"model_name": "anthropic/claude-sonnet-4"},
+                "environment": {"cwd": "/testbed"},
+            },
+        },
+        "messages": [
+            {
+                "role": "system",
+                "content": "You are a helpful assistant.",
+                "timestamp": 1750000000.0,
+            },
+            {
+                "role": "user",
+                "content": "Please solve this issue: it breaks",
+                "timestamp": 1750000001.0,
+            },
+            {
+                "role": "assistant",
+                "content": "THOUGHT: look around.\n\n```bash\nls -la\n```",
+                "timestamp": 1750000002.0,
+                "extra": {
+                    "response": {
+                        "id": "resp-1",
+                        "model": "claude-sonnet-4-20250514",
+                        "usage": {
+                            "prompt_tokens": 1000,
+                            "completion_tokens": 50,
+                            "prompt_tokens_details": {"cached_tokens": 600},
+                        },
+                    }
+                },
+            },
+            {
+                "role": "user",
+                "content": "<returncode>0</returncode>\n<output>\nfile.py\n</output>",
+                "timestamp": 1750000003.0,
+            },
+            {
+                "role": "assistant",
+                "content": "THOUGHT: two commands\n```bash\na\n```\n```bash\nb\n```",
+                "timestamp": 1750000004.0,
+            },
+            {
+                "role": "user",
+                "content": "Please always provide EXACTLY ONE action in triple backticks.",
+                "timestamp": 1750000005.0,
+            },
+            {
+                "role": "assistant",
+                "content": "THOUGHT: slow one.\n```bash\nsleep 100\n```",
+                "timestamp": 1750000006.0,
+            },
+            {
+                "role": "user",
+                "content": "The last command <command>sleep 100</command> timed out and has been killed.",
+                "timestamp": 1750000007.0,
+            },
+            {
+                "role": "assistant",
+                "content": "THOUGHT: fails.\n```bash\nfalse\n```",
+                "timestamp": 1750000008.0,
+            },
+            {
+                "role": "user",
+                "content": "<returncode>1</returncode>\n<output>\n</output>",
+                "timestamp": 1750000009.0,
+            },
+            {
+                "role": "assistant",
+                "content": "THOUGHT: submit.\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff\n```",
+                "timestamp": 1750000010.0,
+            },
+            42,
+            {"content": "no role"},
+            {"role": "user", "content": PATCH, "timestamp": 1750000011.0},
+        ],
+        "trajectory_format": "mini-swe-agent-1",
+        "instance_id": "repo__issue-2",
+    }
+
+
+def test_mini_swe_agent_v1(tmp_path: Path) -> None:
+    path = write(tmp_path, mini_v1(), "repo__issue-2.traj.json")
+    parsed = MINI.parse(path)
+    events = parsed.events
+    start = events[0]
+    assert isinstance(start, SessionStart)
+    assert (start.harness, start.harness_version, start.model, start.cwd, start.title) == (
+        "mini-swe-agent",
+        "1.17.5",
+        "anthropic/claude-sonnet-4",
+        "/testbed",
+        "repo__issue-2",
+    )
+    assert start.time == "2025-06-15T15:06:40+00:00"
+    assert of(events, UserMessage)[0].text == "Please solve this issue: it breaks"
+    messages = [m.text for m in of(events, AgentMessage)]
+    assert messages[0] == "THOUGHT: look around."
+    # A response without exactly one command is kept whole, and the harness's reply is an error.
+    assert messages[1].startswith("THOUGHT: two commands\n```bash\na\n```")
+    errors = of(events, Error)
+    assert [e.message for e in errors] == [
+        "Please always provide EXACTLY ONE action in triple backticks."
+    ]
+    calls = of(events, ToolCall)
+    results = of(events, ToolResult)
+    assert [c.input["command"] for c in calls] == [
+        "ls -la",
+        "sleep 100",
+        "false",
+        "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff",
+    ]
+    assert [c.call_id for c in calls] == [r.call_id for r in results]
+    assert [(r.ok, r.output) for r in results][:3] == [
+        (True, "file.py\n"),
+        (False, "The last command <command>sleep 100</command> timed out and has been killed."),
+        (False, ""),
+    ]
+    assert results[0].source.pointer == "/messages/3"
+    # The line the message's object starts on (its `role` and `content` follow).
+    assert results[0].source.line == line_of(path, "<returncode>0</returncode>") - 2
+    assert results[0].time == "2025-06-15T15:06:43+00:00"
+    raws = of(events, RawEvent)
+    assert [r.reason for r in raws] == [
+        "system prompt",
+        "message is not an object",
+        "message without a known role",
+    ]
+    # The submitted patch follows the result of the command that submitted it.
+    last_result = events.index(results[-1])
+    assert [e.kind for e in events[last_result + 1 : last_result + 3]] == [
+        "file_change",
+        "file_change",
+    ]
+    assert of(events, FileChange)[0].call_id == results[-1].call_id
+    usage = of(events, Usage)
+    assert [
+        (u.input_tokens, u.cache_read_tokens, u.output_tokens, u.cost_usd, u.model) for u in usage
+    ] == [
+        (400, 600, 50, None, "claude-sonnet-4-20250514"),
+        (0, 0, 0, 0.25, "anthropic/claude-sonnet-4"),
+    ]
+    end = events[-1]
+    assert isinstance(end, SessionEnd) and end.reason == "Submitted"
+
+
+def test_mini_swe_agent_v2_toolcalls(tmp_path: Path) -> None:
+    data = {
+        "info": {
+            "model_stats": {"instance_cost": 0.03, "api_calls": 2},
+            "config": {"model": {"model_name": "openai/gpt-5"}},
+            "mini_version": "2.0.0",
+            "exit_status": "Submitted",
+            "submission": "",
+        },
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "List files."},
+            {
+                "role": "assistant",
+                "content": "Checking.",
+                "reasoning_content": "I should list.",
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "bash", "arguments": '{"command": "ls"}'},
+                    },
+                    {
+                        "id": "call_2",
+                        "type": "function",
+                        "function": {"name": "bash", "arguments": '{"command": "pwd"}'},
+                    },
+                ],
+                "extra": {
+                    "actions": [
+                        {"command": "ls", "tool_call_id": "call_1"},
+                        {"command": "pwd", "tool_call_id": "call_2"},
+                    ],
+                    "cost": 0.01,
+                    "timestamp": 1750000000.5,
+                    "response": {
+                        "id": "r1",
+                        "usage": {"prompt_tokens": 100, "completion_tokens": 10},
+                    },
+                },
+            },
+            {
+                "role": "tool",
+                "tool_call_id": "call_2",
+                "content": "<returncode>0</returncode>\n<output>\n/w\n</output>",
+                "extra": {"returncode": 0, "raw_output": "/w\n"},
+            },
+            {
+                "role": "tool",
+                "tool_call_id": "call_1",
+                "content": "<returncode>2</returncode>\n<output>\nerr\n</output>",
+                "extra": {"returncode": 2, "raw_output": "err\n"},
+            },
+            {
+                "role": "user",
+                "content": "No tool calls found.",
+                "extra": {
+                    "interrupt_type": "FormatError",
+                    "cost": 0.02,
+                    "response": {"id": "r2", "usage": {"prompt_tokens": 5}},
+                },
+            },
+            {
+                "object": "response",
+                "id": "r3",
+                "output": [
+                    {"type": "reasoning", "summary": [], "encrypted_content": "gAAA"},
+                    {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": "Submitting."}],
+                    },
+                    {
+                        "type": "function_call",
+                        "call_id": "fc_1",
+                        "name": "bash",
+                        "arguments": '{"command": "echo done"}',
+                    },
+                ],
+                "usage": {"input_tokens": 50, "output_tokens": 5},
+                "extra": {"cost": 0.005},
+            },
+            {
+                "type": "function_call_output",
+                "call_id": "fc_1",
+                "output": "done",
+                "extra": {"returncode": 0},
+            },
+            {
+                "role": "exit",
+                "content": "Submitted",
+                "extra": {"exit_status": "Submitted", "submission": ""},
+            },
+        ],
+        "trajectory_format": "mini-swe-agent-1.1",
+    }
+    parsed = MINI.parse(write(tmp_path, data, "run.traj.json"))
+    events = parsed.events
+    assert of(events, Reasoning)[0].text == "I should list."
+    assert parsed.dropped["opaque_reasoning"] == 1
+    calls = of(events, ToolCall)
+    assert [(c.call_id, c.input) for c in calls] == [
+        ("call_1", {"command": "ls"}),
+        ("call_2", {"command": "pwd"}),
+        ("fc_1", {"command": "echo done"}),
+    ]
+    results = of(events, ToolResult)
+    assert [(r.call_id, r.ok, r.output) for r in results] == [
+        ("call_2", True, "/w\n"),
+        ("call_1", False, "err\n"),
+        ("fc_1", True, "done"),
+    ]
+    assert of(events, Error)[0].message == "No tool calls found."
+    assert [m.text for m in of(events, AgentMessage)] == ["Checking.", "Submitting."]
+    usage = of(events, Usage)
+    assert [(u.input_tokens, u.output_tokens, u.cost_usd) for u in usage] == [
+        (100, 10, 0.01),
+        (5, 0, 0.02),
+        (50, 5, 0.005),
+    ]
+    end = events[-1]
+    assert isinstance(end, SessionEnd) and end.reason == "Submitted"
+    assert end.source.pointer == "/messages/8"
+
+
+def test_mini_swe_agent_bare_list_and_errors(tmp_path: Path) -> None:
+    messages = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "task"},
+        {"role": "assistant", "content": "Run it.\n\n```mswea_bash_command\necho hi\n```"},
+        {"role": "user", "content": "<returncode>0</returncode>\n<output>\nhi\n</output>"},
+    ]
+    path = write(tmp_path, messages, "local.traj.json")
+    parsed = MINI.parse(path)
+    assert [e.kind for e in parsed.events] == [
+        "session_start",
+        "raw",
+        "user_message",
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "session_end",
+    ]
+    assert of(parsed.events, ToolResult)[0].output == "hi\n"
+    assert of(parsed.events, ToolCall)[0].source.line == line_of(path, "Run it.") - 2
+    with pytest.raises(StetError):
+        MINI.parse(write(tmp_path, {"something": "else"}, "other.json"))
+
+
+def test_sniff(tmp_path: Path) -> None:
+    swe = json.dumps(swe_agent_1x(), indent=2)
+    old = json.dumps(
+        {
+            "environment": "swe_main",
+            "trajectory": [
+                {"action": "ls", "observation": "", "response": "", "state": "", "thought": ""}
+            ],
+        }
+    )
+    mini = json.dumps(mini_v1(), indent=2)
+    assert SWE.sniff(swe) and SWE.sniff(old)
+    assert not MINI.sniff(swe) and not MINI.sniff(old)
+    assert MINI.sniff(mini) and not SWE.sniff(mini)
+    # v1 files whose long submission pushes the version marker out of the head.
+    assert MINI.sniff(
+        '{\n  "info": {\n    "exit_status": "Submitted",\n    "submission": "diff --git a/x b/x\\n'
+    )
+    assert not MINI.sniff('{\n  "info": {\n    "name": "x"')
+    claude = '{"type":"user","message":{"content":"\\"trajectory\\": [ \\"observation\\" \\"thought\\" \\"response\\""}}\n'
+    assert not SWE.sniff(claude) and not MINI.sniff(claude)
+    assert not SWE.sniff('[{"role": "user"}]') and not MINI.sniff('[{"role": "user"}]')
+    assert not SWE.sniff("# aider chat started at 2025-01-01 00:00:00\n")
+
+
+def test_public_swe_agent_sample() -> None:
+    parsed = SWE.parse(sample("swe-agent/SWE-agent__pydicom__pydicom-1458.traj"))
+    counts = Counter(e.kind for e in parsed.events)
+    assert counts == Counter(
+        {
+            "session_start": 1,
+            "raw": 1,
+            "user_message": 1,
+            "agent_message": 12,
+            "tool_call": 12,
+            "tool_result": 12,
+            "file_change": 1,
+            "usage": 1,
+            "session_end": 1,
+        }
+    )
+    assert parsed.dropped["demonstration"] == 1
+    calls = of(parsed.events, ToolCall)
+    assert [c.name for c in calls][:2] == ["create", "edit"] and calls[-1].name == "submit"
+    change = of(parsed.events, FileChange)[0]
+    assert change.path == "pydicom/pixel_data_handlers/numpy_handler.py"
+    assert (change.added, change.removed, change.call_id) == (3, 2, calls[-1].call_id)
+    usage = of(parsed.events, Usage)[0]
+    assert (usage.input_tokens, usage.output_tokens, usage.cost_usd) == (122612, 1369, 1.26719)
+    assert calls[0].source.line == 4
