@@ -205,8 +205,21 @@ def test_demo_walks_through_the_flows(stet: Run) -> None:
         "github-token (gh…); redacted at graduation",
         "- The CI token is [REDACTED:github-token#1]; do not log it.",
         "payments.py:12: margin note (convention): amounts are integer cents",
+        "13 events; redacted aws-access-key-id 1",
+        "file_change   modify payments.py +1 -1",
     ]:
         assert step in out, step
+    assert "AKIA" not in out.split("stet trajectory import")[1]
+
+
+def test_demo_imports_a_given_transcript(stet: Run) -> None:
+    from samples import sample
+
+    transcript = sample("codex/claude-code-transcripts__sample_codex_session.jsonl")
+    code, out, err = stet("demo", "--transcript", str(transcript))
+    assert code == 0, err
+    assert "codex session 019b64e5-57fa-7463-b644-fba7e456f905: 5 events" in out
+    assert "session_start codex 0.77.0" in out
 
 
 def test_check_lists_margin_notes_and_entries_and_strict_fails_on_notes(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import string
 import tempfile
@@ -11,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pygit2
+
+    from stet_lsp.core.targets import Target
 
 _SERVICE = '''"""Payments service."""
 
@@ -26,17 +29,23 @@ def charge(customer, amount):
 def register(commands: Any) -> None:
     demo = commands.add_parser("demo", help="walk through Stet in a throwaway repository")
     demo.add_argument("--keep", action="store_true", help="keep the repository afterwards")
+    demo.add_argument(
+        "--transcript",
+        metavar="FILE",
+        help="an agent transcript to import and show (default: a short Claude Code session)",
+    )
     demo.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    transcript = Path(args.transcript).resolve() if args.transcript else None
     if args.keep:
         folder = Path(tempfile.mkdtemp(prefix="stet-demo-"))
-        _walk(folder)
+        _walk(folder, transcript)
         print(f"\nThe repository is kept at {folder}")
     else:
         with tempfile.TemporaryDirectory(prefix="stet-demo-") as name:
-            _walk(Path(name))
+            _walk(Path(name), transcript)
     return 0
 
 
@@ -44,7 +53,7 @@ def _step(title: str) -> None:
     print(f"\n== {title}")
 
 
-def _walk(folder: Path) -> None:
+def _walk(folder: Path, transcript: Path | None) -> None:
     # Loaded only when run: registering `demo` must not load pygit2 or the gate.
     import pygit2
 
@@ -131,6 +140,146 @@ def _walk(folder: Path) -> None:
         print(f"refused: {error}")
     sheet.resume()
     print(f"resumed; still {len(sheet.entries())} entries")
+
+    _trajectory(folder, target, transcript)
+
+
+def _trajectory(folder: Path, target: Target, transcript: Path | None) -> None:
+    from stet_lsp.trajectory.importing import import_transcript
+    from stet_lsp.trajectory.outline import summary
+    from stet_lsp.trajectory.store import working_folder
+
+    _step("The agent's run becomes a trajectory (stet trajectory import; stet trajectory show)")
+    with tempfile.TemporaryDirectory(prefix="stet-demo-session-") as scratch:
+        if transcript is None:
+            transcript = Path(scratch) / "session.jsonl"
+            transcript.write_text(_claude_session(folder), encoding="utf-8")
+        result = import_transcript(target, transcript)
+    redacted = ", ".join(f"{rule} {n}" for rule, n in result.redaction.items()) or "nothing"
+    print(f"{result.format} session {result.session}: {result.events} events; redacted {redacted}")
+    trajectory = working_folder(target)
+    for event in trajectory.read_events()[:40]:
+        agent = f"  [{event.agent}]" if event.agent else ""
+        print(f"{event.step:>4}  {event.kind:<13} {summary(event, 80)}{agent}")
+    print(f"(in {trajectory.relative}: events.jsonl, meta.json, narration.md)")
+
+
+def _claude_session(folder: Path) -> str:
+    """A short Claude Code session in this repository: a request, a read whose output holds
+    an access key, an edit, and the answer."""
+    original = (folder / "payments.py").read_text(encoding="utf-8")
+    old = "    response = requests.post("
+    new = "    response = http.session().post("
+    line = next(n for n, text in enumerate(original.splitlines(), 1) if text.startswith(old))
+    path = str(folder / "payments.py")
+    key = "AKIA" + "".join(random.Random(9).choices(string.ascii_uppercase + string.digits, k=16))
+    base = {
+        "sessionId": "5f0c1b9e-7d2a-4c1e-9a43-2b8f0d6e1a77",
+        "version": "2.1.12",
+        "gitBranch": "feature/payments-retry",
+        "cwd": str(folder),
+        "userType": "external",
+        "isSidechain": False,
+    }
+    usage = {"input_tokens": 1200, "output_tokens": 180, "cache_read_input_tokens": 9000}
+    records: list[dict[str, Any]] = [
+        {
+            "type": "user",
+            "message": {"role": "user", "content": "Make charge() use the session helper."},
+        },
+        {
+            "type": "assistant",
+            "message": {
+                "id": "msg_01",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [
+                    {"type": "thinking", "thinking": "Read the service first.", "signature": "s"},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_01",
+                        "name": "Read",
+                        "input": {"file_path": path},
+                    },
+                ],
+                "usage": usage,
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_01",
+                        "content": original + f"\n# debug: AWS_ACCESS_KEY_ID={key}\n",
+                    }
+                ],
+            },
+        },
+        {
+            "type": "assistant",
+            "message": {
+                "id": "msg_02",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_02",
+                        "name": "Edit",
+                        "input": {"file_path": path, "old_string": old, "new_string": new},
+                    }
+                ],
+                "usage": usage,
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_02", "content": "ok"}],
+            },
+            "toolUseResult": {
+                "filePath": path,
+                "oldString": old,
+                "newString": new,
+                "originalFile": original,
+                "structuredPatch": [
+                    {
+                        "oldStart": line,
+                        "oldLines": 1,
+                        "newStart": line,
+                        "newLines": 1,
+                        "lines": [
+                            f"-{original.splitlines()[line - 1]}",
+                            f"+{new}{original.splitlines()[line - 1][len(old) :]}",
+                        ],
+                    }
+                ],
+            },
+        },
+        {
+            "type": "assistant",
+            "message": {
+                "id": "msg_03",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "charge() now posts through http.session()."}],
+                "usage": usage,
+            },
+        },
+    ]
+    lines = []
+    for number, record in enumerate(records):
+        stamp = f"2026-01-22T10:00:{number * 7:02d}.000Z"
+        uuid = f"00000000-0000-4000-8000-{number:012d}"
+        parent = f"00000000-0000-4000-8000-{number - 1:012d}" if number else None
+        lines.append(
+            json.dumps({**base, **record, "uuid": uuid, "parentUuid": parent, "timestamp": stamp})
+        )
+    return "\n".join(lines) + "\n"
 
 
 def _commit(repo: pygit2.Repository, path: str, message: str) -> None:
