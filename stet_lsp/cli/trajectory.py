@@ -9,13 +9,10 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from stet_lsp.cli.common import json_option, print_json, target_of, target_options
 from stet_lsp.core.errors import StetError
-
-if TYPE_CHECKING:
-    from stet_lsp.trajectory.sessions import SessionInfo
 
 _HARNESSES = ("claude-code", "codex", "gemini-cli", "aider")
 
@@ -78,14 +75,19 @@ def _formats_help() -> str:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from stet_lsp.trajectory.importing import import_transcript
+    from stet_lsp.trajectory.operations import import_session
 
     target = target_of(args)
-    source = Path(args.path) if args.path else _found_session(args, target.root).path
     progress = _ProgressLine(enabled=not args.json and sys.stderr.isatty())
     try:
-        result = import_transcript(
-            target, source, format_name=args.format_name, progress=progress.phase
+        result = import_session(
+            target,
+            path=Path(args.path) if args.path else None,
+            session=args.session,
+            latest=args.latest,
+            harness=args.harness,
+            format_name=args.format_name,
+            progress=progress.phase,
         )
     finally:
         progress.done()
@@ -93,7 +95,7 @@ def _import(args: argparse.Namespace) -> int:
         print_json(result.to_json())
         return 0
     state = "imported" if result.changed else "already imported, unchanged"
-    print(f"{source}: {result.format} session {result.session}: {state}")
+    print(f"{result.format} session {result.session}: {state}")
     print(f"  {result.events} events into {result.folder}")
     redacted = sum(result.redaction.values())
     if redacted:
@@ -106,37 +108,11 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _found_session(args: argparse.Namespace, root: Path) -> SessionInfo:
-    from stet_lsp.trajectory.sessions import find_sessions, match_session
-
-    found = [s for s in find_sessions(root) if not args.harness or s.harness == args.harness]
-    if args.session:
-        return match_session(found, args.session)
-    if not found:
-        harness = f" of {args.harness}" if args.harness else ""
-        raise StetError(f"no agent sessions{harness} found for {root}")
-    return found[0]
-
-
 def _sessions(args: argparse.Namespace) -> int:
-    from stet_lsp.trajectory.importing import imported_sessions
-    from stet_lsp.trajectory.sessions import find_sessions
+    from stet_lsp.trajectory.operations import session_rows
 
     target = target_of(args)
-    found = [s for s in find_sessions(target.root) if not args.harness or s.harness == args.harness]
-    imported = imported_sessions(target)
-    rows: list[dict[str, Any]] = [
-        {
-            "harness": s.harness,
-            "session": s.session_id,
-            "started": s.started,
-            "first_prompt": s.first_prompt,
-            "size": s.size,
-            "path": str(s.path),
-            "imported": (s.harness, s.session_id) in imported,
-        }
-        for s in found
-    ]
+    rows = session_rows(target, args.harness)["sessions"]
     if args.json:
         print_json({"sessions": rows})
         return 0
@@ -154,25 +130,9 @@ def _sessions(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from stet_lsp.trajectory.store import folders
+    from stet_lsp.trajectory.operations import trajectory_rows
 
-    target = target_of(args)
-    rows: list[dict[str, Any]] = []
-    for folder in folders(target.root):
-        meta = folder.read_meta()
-        rows.append(
-            {
-                "id": folder.id,
-                "working": folder.working,
-                "path": str(folder.relative),
-                "target": meta.target.name,
-                "steps": meta.steps,
-                "started": meta.started,
-                "ended": meta.ended,
-                "harnesses": [h.name for h in meta.harnesses],
-                "brief": meta.brief,
-            }
-        )
+    rows = trajectory_rows(target_of(args).root)["trajectories"]
     if args.json:
         print_json({"trajectories": rows})
         return 0

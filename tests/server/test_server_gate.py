@@ -28,8 +28,9 @@ from pytest_lsp import LanguageClient
 
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
-from stet_lsp.server.features import gate_findings
-from stet_lsp.server.features.gate_findings import INLINE_LIMIT, REDACT, GateFindings
+from stet_lsp.server import progress as progress_module
+from stet_lsp.server.features.gate_findings import INLINE_LIMIT, REDACT
+from stet_lsp.server.progress import Progress
 
 
 @pytest_lsp.fixture(config=SERVER, params=CLIENTS)
@@ -158,38 +159,40 @@ async def test_a_large_artifact_is_scanned_off_the_event_loop(
     assert_no_part_of(token, diagnostic)
 
 
-async def test_a_scan_longer_than_the_threshold_reports_progress(
+async def test_work_longer_than_the_threshold_reports_progress(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[tuple[str, Any]] = []
 
-    class Progress:
+    class WorkDone:
         async def create_async(self, token: str) -> None:
             calls.append(("create", token))
 
         def begin(self, token: str, value: types.WorkDoneProgressBegin) -> None:
             calls.append(("begin", value.title))
 
+        def report(self, token: str, value: types.WorkDoneProgressReport) -> None:
+            calls.append(("report", value.message))
+
         def end(self, token: str, value: types.WorkDoneProgressEnd) -> None:
             calls.append(("end", token))
 
-    server = SimpleNamespace(
-        command=lambda name: lambda handler: handler,
-        supports=lambda *path: True,
-        work_done_progress=Progress(),
-    )
-    feature = GateFindings(server)  # type: ignore[arg-type]
-    state = SimpleNamespace(relative=".stet/trajectories/x/events.jsonl")
-    monkeypatch.setattr(gate_findings, "PROGRESS_AFTER", 0.01)
+    server = SimpleNamespace(supports=lambda *path: True, work_done_progress=WorkDone())
+    monkeypatch.setattr(progress_module, "PROGRESS_AFTER", 0.01)
 
-    async def slow() -> tuple[()]:
+    async def slow(progress: Progress) -> tuple[()]:
         await asyncio.sleep(0.1)
+        progress.phase("halfway")
+        await asyncio.sleep(0.05)
         return ()
 
-    assert await feature._with_progress(slow(), state) == ()  # type: ignore[arg-type]
-    assert [name for name, _ in calls] == ["create", "begin", "end"]
+    progress = Progress(server, "Stet: scanning for secrets")  # type: ignore[arg-type]
+    assert await progress.run(slow(progress)) == ()
+    assert [name for name, _ in calls] == ["create", "begin", "report", "end"]
+    assert ("report", "halfway") in calls
 
     calls.clear()
-    monkeypatch.setattr(gate_findings, "PROGRESS_AFTER", 5.0)
-    assert await feature._with_progress(slow(), state) == ()  # type: ignore[arg-type]
+    monkeypatch.setattr(progress_module, "PROGRESS_AFTER", 5.0)
+    progress = Progress(server, "Stet: scanning for secrets")  # type: ignore[arg-type]
+    assert await progress.run(slow(progress)) == ()
     assert calls == []

@@ -20,6 +20,7 @@ def register_all(server: StetServer) -> None:
         language,
         margin_notes,
         sheet_file,
+        trajectories,
         watcher,
     )
 
@@ -34,5 +35,6 @@ def register_all(server: StetServer) -> None:
     documents.register(server)
     language.register(server)
     commands.register(server)
+    trajectories.register(server)
     configuration.register(server)
     watcher.register(server)

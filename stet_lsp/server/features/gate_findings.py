@@ -8,10 +8,8 @@ never writes under the user. Messages and data name the rule, never any part of 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import time
-from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -23,6 +21,7 @@ from stet_lsp.core.items import gate_items, gate_kind
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.positions import client_range, diagnostic
+from stet_lsp.server.progress import Progress
 from stet_lsp.server.requests import answering, argument, field
 from stet_lsp.server.server import StetServer
 from stet_lsp.server.settings import Settings
@@ -39,10 +38,8 @@ REDACT_TITLE = "Redact now"
 INLINE_LIMIT = 128 * 1024
 """Texts up to this many characters are scanned on the event loop (a few milliseconds);
 longer ones in a worker thread."""
-PROGRESS_AFTER = 1.0
 CONFIG_SECONDS = 5.0
 """How old a repository's gate configuration may get before it is read again."""
-"""A scan still running after this many seconds reports work-done progress."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +60,6 @@ class GateFindings(Feature):
         """By repository root: when its configuration was read, and the configuration."""
         self.reading: set[Path | None] = set()
         """By document URI: the text a worker thread is scanning."""
-        self._tokens = itertools.count(1)
         self._options: tuple[object, ...] = ()
         server.command(REDACT)(answering(self.redact))
 
@@ -157,39 +153,8 @@ class GateFindings(Feature):
 
     async def _scan_off_loop(self, state: DocumentState, text: str) -> tuple[Finding, ...]:
         work = self.server.off_loop(_scan, text, self._config(state), _path_of(state))
-        return await self._with_progress(work, state)
-
-    async def _with_progress(
-        self, work: Awaitable[tuple[Finding, ...]], state: DocumentState
-    ) -> tuple[Finding, ...]:
-        future = asyncio.ensure_future(work)
-        try:
-            return await asyncio.wait_for(asyncio.shield(future), PROGRESS_AFTER)
-        except TimeoutError:
-            pass
-        token = await self._begin_progress(state)
-        try:
-            return await future
-        finally:
-            if token is not None:
-                self.server.work_done_progress.end(token, types.WorkDoneProgressEnd())
-
-    async def _begin_progress(self, state: DocumentState) -> str | None:
-        if not self.server.supports("window", "work_done_progress"):
-            return None
-        token = f"stet-gate-{next(self._tokens)}"
-        try:
-            await self.server.work_done_progress.create_async(token)
-        except Exception:  # a client that refuses progress still gets the diagnostics
-            log.warning("the client refused a progress token", exc_info=True)
-            return None
-        self.server.work_done_progress.begin(
-            token,
-            types.WorkDoneProgressBegin(
-                title="Stet: scanning for secrets", message=state.relative, cancellable=False
-            ),
-        )
-        return token
+        progress = Progress(self.server, "Stet: scanning for secrets", state.relative)
+        return await progress.run(work)
 
     # -- redacting ---------------------------------------------------------------------
 

@@ -1,0 +1,83 @@
+"""The trajectory operations both front ends run (`stet trajectory …` and the language
+server's commands): one operation, one result shape (docs/cli.md, docs/commands.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.targets import Target
+from stet_lsp.trajectory.importing import ImportResult, Progress, import_transcript
+from stet_lsp.trajectory.sessions import SessionInfo, find_sessions, match_session
+
+
+def import_session(
+    target: Target,
+    *,
+    path: Path | None = None,
+    session: str | None = None,
+    latest: bool = False,
+    harness: str | None = None,
+    format_name: str | None = None,
+    progress: Progress | None = None,
+) -> ImportResult:
+    """Import a transcript file, a session found by id (or prefix), or the newest session."""
+    if sum(1 for given in (path, session, latest or None) if given) != 1:
+        raise StetError("give one of a transcript path, a session id or latest")
+    if path is None:
+        found = sessions_of(target, harness)
+        if session is not None:
+            path = match_session(found, session).path
+        elif found:
+            path = found[0].path
+        else:
+            of = f" of {harness}" if harness else ""
+            raise StetError(f"no agent sessions{of} found for {target.root}")
+    return import_transcript(target, path, format_name=format_name, progress=progress)
+
+
+def sessions_of(target: Target, harness: str | None = None) -> list[SessionInfo]:
+    return [s for s in find_sessions(target.root) if not harness or s.harness == harness]
+
+
+def session_rows(target: Target, harness: str | None = None) -> dict[str, Any]:
+    from stet_lsp.trajectory.importing import imported_sessions
+
+    imported = imported_sessions(target)
+    return {
+        "sessions": [
+            {
+                "harness": s.harness,
+                "session": s.session_id,
+                "started": s.started,
+                "first_prompt": s.first_prompt,
+                "size": s.size,
+                "path": str(s.path),
+                "imported": (s.harness, s.session_id) in imported,
+            }
+            for s in sessions_of(target, harness)
+        ]
+    }
+
+
+def trajectory_rows(root: Path) -> dict[str, Any]:
+    from stet_lsp.trajectory.store import folders
+
+    rows: list[dict[str, Any]] = []
+    for folder in folders(root):
+        meta = folder.read_meta()
+        rows.append(
+            {
+                "id": folder.id,
+                "working": folder.working,
+                "path": str(folder.relative),
+                "target": meta.target.name,
+                "steps": meta.steps,
+                "started": meta.started,
+                "ended": meta.ended,
+                "harnesses": [h.name for h in meta.harnesses],
+                "brief": meta.brief,
+            }
+        )
+    return {"trajectories": rows}

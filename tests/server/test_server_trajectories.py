@@ -1,0 +1,96 @@
+"""Trajectory commands in the server: import (with work-done progress past a second), the
+sessions and the trajectories, answering as `stet trajectory … --json` does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsp_harness import CLIENTS, SERVER, execute, start, uri
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
+from samples import sample
+
+from stet_lsp.core.targets import resolve_target
+from stet_lsp.trajectory.store import working_folder
+
+CLAUDE = "claude-code/entireio-cli__37_995ebed6e4_0_full.jsonl"
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS)
+async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await start(lsp_client, request.param)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_import_answers_as_the_command_line_and_twice_changes_nothing(
+    client: LanguageClient, root: Path
+) -> None:
+    transcript = sample(CLAUDE)
+    first = await execute(client, "stet.trajectory.import", uri=uri(root), path=str(transcript))
+    assert first["format"] == "claude-code"
+    assert first["session"] == "48f428f9-72d8-40b2-9594-953019809473"
+    assert first["changed"] is True and first["events"] == 80
+    folder = working_folder(resolve_target(root))
+    assert first["folder"] == str(folder.relative)
+    events = (folder.path / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["step"] for line in events] == list(range(1, 81))
+    again = await execute(client, "stet.trajectory.import", uri=uri(root), path=str(transcript))
+    assert again["changed"] is False
+
+    listed = await execute(client, "stet.trajectory.list", uri=uri(root))
+    [row] = listed["trajectories"]
+    assert (row["id"], row["working"], row["steps"]) == (folder.id, True, 80)
+
+
+async def test_bad_import_arguments_fail_the_request_and_the_server_goes_on(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    unknown = tmp_path / "notes.txt"
+    unknown.write_text("just some text\n", encoding="utf-8")
+    with pytest.raises(JsonRpcException, match="not a transcript of a known format"):
+        await execute(client, "stet.trajectory.import", uri=uri(root), path=str(unknown))
+    with pytest.raises(JsonRpcException, match="give one of"):
+        await execute(client, "stet.trajectory.import", uri=uri(root))
+    with pytest.raises(JsonRpcException, match="must be"):
+        await execute(client, "stet.trajectory.import", uri=uri(root), path=7)
+    listed = await execute(client, "stet.trajectory.list", uri=uri(root))
+    assert listed == {"trajectories": []}
+
+
+async def test_a_long_import_reports_work_done_progress(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """A session of some 20 MB (the public sample's records over and over, each with its own
+    ids) takes well over the one second after which progress shows."""
+    records = [
+        json.loads(line)
+        for line in sample(CLAUDE).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    lines = []
+    for copy in range(len(records) and 20_000_000 // sum(len(json.dumps(r)) for r in records)):
+        for number, record in enumerate(records):
+            if "uuid" in record:
+                record = {**record, "uuid": f"{copy:08d}-0000-4000-8000-{number:012d}"}
+            if isinstance(record.get("message"), dict) and "id" in record["message"]:
+                record = {**record, "message": {**record["message"], "id": f"msg_{copy}_{number}"}}
+            lines.append(json.dumps(record))
+    big = tmp_path / "big.jsonl"
+    big.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    result = await execute(client, "stet.trajectory.import", uri=uri(root), path=str(big))
+    assert result["changed"] is True and result["events"] > 10_000
+    reports = [
+        report
+        for token, reports in client.progress_reports.items()
+        if str(token).startswith("stet-")
+        for report in reports
+    ]
+    kinds = [report.kind for report in reports]
+    assert kinds[0] == "begin" and kinds[-1] == "end"
+    assert reports[0].title == "Stet: importing an agent session"
+    assert {"composing"} <= {report.message for report in reports if report.kind == "report"}
