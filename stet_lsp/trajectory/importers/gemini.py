@@ -1,0 +1,695 @@
+"""Gemini CLI sessions: `~/.gemini/tmp/<project>/chats/session-<time>-<id>.jsonl` (and
+`.json` before April 2026), the older `logs.json` and `/chat save` checkpoints.
+
+A session file starts with its metadata (`sessionId`, `projectHash`, `startTime`,
+`lastUpdated`, `summary`, `directories`, `kind`). The `.json` form is one document holding
+`messages`; the `.jsonl` form appends records as the session runs: the metadata line, each
+message (written again, whole, each time it changes, so the last copy of an id counts),
+`{"$set": {...}}` metadata updates (a `messages` list there re-syncs the history after a
+compression or a resume) and `{"$rewindTo": id}` (the user rewound the conversation to
+before that message). A message has `id`, `timestamp`, `type` and `content` (a string or
+Gemini API parts):
+
+* `user`: the prompt (`displayContent` is what the user typed when it differs); parts
+  holding only `functionResponse`s repeat tool results; `<session_context>` text is the
+  workspace context the harness sends first; `<state_snapshot>` text is the summary a
+  compression left.
+* `gemini`: a model reply: text, `thoughts` (`subject`, `description`), `tokens` (`input`
+  including `cached`, `output`, `cached`, `thoughts`, `tool`, `total`), `model`, and
+  `toolCalls`: `id`, `name`, `args`, `result` (functionResponse parts), `status` ("success",
+  "error", "cancelled"...), `resultDisplay` (for edits a FileDiff with `originalContent` and
+  `newContent`), `agentId` when the call ran a subagent.
+* `info`, `warning`: notices the CLI showed; `error`: an error it showed.
+
+A subagent's session is `<session id>/<agent id>.jsonl` beside the main file; its events
+follow the call that ran it. `logs.json` is a list of `{sessionId, messageId, type, message,
+timestamp}` prompts; a checkpoint is the model history itself (`{role, parts}` contents,
+alone or under `history`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Compaction,
+    Error,
+    EventBase,
+    FileChange,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    SourceRef,
+    Subagent,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+)
+from stet_lsp.trajectory.importers.atif import (
+    JsonDocument,
+    as_text,
+    count_field,
+    file_digest,
+    leading_members,
+    mapping,
+    sequence,
+    text_field,
+)
+from stet_lsp.trajectory.importers.base import ParsedSession
+from stet_lsp.trajectory.importers.diffs import Diff, count, file_diff
+from stet_lsp.trajectory.importers.files import jsonl_records, open_text
+
+FORMAT = "gemini-cli"
+
+E = TypeVar("E", bound=EventBase)
+
+_HARNESS_CONTEXT = ("<session_context>", "<hook_context>")
+_SNAPSHOT = "<state_snapshot>"
+_FINISHED = frozenset({"success", "error", "cancelled"})
+_WORKSPACE_MARK = "Workspace Directories:**"
+_OLD_WORKSPACE_MARK = "I'm currently working in the directory: "
+
+
+class GeminiImporter:
+    name = FORMAT
+    label = "Gemini CLI session JSON"
+
+    def sniff(self, head: str) -> bool:
+        """A session (its metadata first: `sessionId` then `projectHash`), a `logs.json`
+        list of prompts, or a checkpoint (a list of `{role, parts}` contents, or one under
+        `history`)."""
+        start = head.lstrip()[:1]
+        if start == "{":
+            members = leading_members(head)
+            if "sessionId" in members and "projectHash" in members:
+                return True
+            return _is_content(leading_members(head, ("history", 0)))
+        if start == "[":
+            first = leading_members(head, (0,))
+            return _is_content(first) or {"sessionId", "messageId", "type"} <= first.keys()
+        return False
+
+    def parse(self, path: Path) -> ParsedSession:
+        return _Reader(path).read()
+
+
+IMPORTERS = {FORMAT: GeminiImporter()}
+
+
+def _is_content(members: dict[str, Any]) -> bool:
+    return "parts" in members and members.get("role") in ("user", "model")
+
+
+@dataclass
+class _Entry:
+    """A record of a transcript where it was read; messages are keyed by id."""
+
+    at: SourceRef
+    record: Any
+    message_id: str | None = None
+
+
+@dataclass
+class _Transcript:
+    """One session file read into the order its records mean."""
+
+    name: str
+    path: Path
+    metadata: dict[str, Any] = field(default_factory=dict)
+    entries: list[_Entry] = field(default_factory=list)
+    messages: dict[str, _Entry] = field(default_factory=dict)
+    form: str = "session"  # or "logs", "checkpoint"
+
+    def add_message(self, at: SourceRef, record: Any, replace: bool) -> None:
+        message_id = text_field(record.get("id")) if isinstance(record, dict) else None
+        if message_id is None:
+            self.entries.append(_Entry(at, record))
+        elif message_id not in self.messages:
+            entry = _Entry(at, record, message_id)
+            self.messages[message_id] = entry
+            self.entries.append(entry)
+        elif replace:
+            self.messages[message_id].at = at
+            self.messages[message_id].record = record
+
+    def records(self) -> Iterator[_Entry]:
+        for entry in self.entries:
+            yield self.messages[entry.message_id] if entry.message_id else entry
+
+
+@dataclass
+class _Call:
+    name: str
+    answered: bool = False
+
+
+@dataclass
+class _Context:
+    """Where the events being made go: whose they are and the calls they answer."""
+
+    transcript: _Transcript
+    agent: str | None
+    calls: dict[str, _Call] = field(default_factory=dict)
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.folder = path.parent
+        self.parsed = ParsedSession(format=FORMAT, session_id="")
+        self.loaded: set[Path] = set()
+
+    def read(self) -> ParsedSession:
+        main = self._transcript(self.path, self.path.name)
+        if main is None:
+            raise StetError(f"{self.path}: not a Gemini CLI session")
+        self.parsed.session_id = self._session_id(main)
+        self._start(main)
+        self._events(_Context(main, None))
+        for sub, agent_id in self._unplaced_subagents(main):
+            at = SourceRef(file=sub.name, line=1)
+            self._emit(Subagent, at, None, None, agent_id=agent_id)
+            self._events(_Context(sub, agent_id))
+        last = self.parsed.events[-1]
+        end_time = text_field(main.metadata.get("lastUpdated")) or last.time
+        self._emit(SessionEnd, last.source, end_time, None)
+        return self.parsed
+
+    def _session_id(self, main: _Transcript) -> str:
+        if main.form == "logs":
+            ids = {e.record.get("sessionId") for e in main.entries if isinstance(e.record, dict)}
+            if len(ids) == 1 and (only := text_field(ids.pop())):
+                return only
+        return text_field(main.metadata.get("sessionId")) or file_digest(self.path)
+
+    # -- reading files ----------------------------------------------------------------------
+
+    def _transcript(self, path: Path, name: str) -> _Transcript | None:
+        resolved = path.resolve()
+        if resolved in self.loaded:
+            return None
+        self.loaded.add(resolved)
+        transcript = _Transcript(name, path)
+        with open_text(path) as stream:
+            first_line = stream.readline()
+        opening = first_line.lstrip()[:1]
+        if opening == "{" and _whole_object(first_line):
+            self._read_jsonl(transcript)
+        elif opening in ("{", "["):
+            if not self._read_document(transcript):
+                return None
+        else:
+            return None
+        self.parsed.sources[name] = path
+        return transcript
+
+    def _read_jsonl(self, transcript: _Transcript) -> None:
+        name = transcript.name
+        for line, record in jsonl_records(transcript.path, name, self.parsed.problems):
+            at = SourceRef(file=name, line=line)
+            if not isinstance(record, dict) or "$rewindTo" in record:
+                transcript.entries.append(_Entry(at, record))
+            elif isinstance(record.get("$set"), dict):
+                update = record["$set"]
+                self._metadata(transcript, update, at, "/$set/messages")
+            elif "id" in record and "type" in record:
+                transcript.add_message(at, record, replace=True)
+            elif "sessionId" in record and "projectHash" in record:
+                self._metadata(transcript, record, at, "/messages")
+            else:
+                transcript.entries.append(_Entry(at, record))
+
+    def _metadata(
+        self, transcript: _Transcript, update: dict[str, Any], at: SourceRef, pointer: str
+    ) -> None:
+        """Metadata, and the messages a metadata record carries: the ones not seen yet join
+        the conversation here (a re-synced history repeats the rest, possibly masked)."""
+        transcript.metadata.update({k: v for k, v in update.items() if k != "messages"})
+        for index, message in enumerate(sequence(update.get("messages"))):
+            where = SourceRef(file=at.file, line=at.line, pointer=f"{pointer}/{index}")
+            transcript.add_message(where, message, replace=False)
+
+    def _read_document(self, transcript: _Transcript) -> bool:
+        name = transcript.name
+        document = JsonDocument.read(transcript.path)
+        root = document.load(
+            {"messages": [None], "history": [None]}
+            if document.text.lstrip().startswith("{")
+            else [None]
+        )
+        problem = document.problem(name)
+        if problem is not None:
+            self.parsed.problems.append(problem)
+        if isinstance(root, dict) and isinstance(root.get("messages"), list):
+            transcript.metadata = {k: v for k, v in root.items() if k != "messages"}
+            items, pointer = root["messages"], "/messages"
+        elif isinstance(root, dict) and isinstance(root.get("history"), list):
+            transcript.form, items, pointer = "checkpoint", root["history"], "/history"
+        elif isinstance(root, list):
+            first = root[0] if root and isinstance(root[0], dict) else {}
+            transcript.form = "logs" if "messageId" in first else "checkpoint"
+            items, pointer = root, ""
+        else:
+            return False
+        for index, item in enumerate(items):
+            item_pointer = f"{pointer}/{index}"
+            at = SourceRef(file=name, line=document.line(item_pointer), pointer=item_pointer)
+            if transcript.form == "session":
+                transcript.add_message(at, item, replace=True)
+            else:
+                transcript.entries.append(_Entry(at, item))
+        return True
+
+    # -- session start ----------------------------------------------------------------------
+
+    def _start(self, main: _Transcript) -> None:
+        metadata = main.metadata
+        records = [e.record for e in main.records() if isinstance(e.record, dict)]
+        model = next((m for r in records if (m := text_field(r.get("model")))), None)
+        directories = [d for d in sequence(metadata.get("directories")) if text_field(d)]
+        cwd = directories[0] if directories else _context_directory(records)
+        first_time = text_field(metadata.get("startTime")) or next(
+            (t for r in records if (t := text_field(r.get("timestamp")))), None
+        )
+        self._emit(
+            SessionStart,
+            SourceRef(file=main.name, line=1),
+            first_time,
+            None,
+            harness=FORMAT,
+            model=model,
+            cwd=cwd,
+            title=text_field(metadata.get("summary")),
+        )
+
+    # -- events -----------------------------------------------------------------------------
+
+    def _events(self, context: _Context) -> None:
+        transcript = context.transcript
+        for entry in transcript.records():
+            record, at = entry.record, entry.at
+            if transcript.form == "logs":
+                self._log_entry(context, record, at)
+            elif transcript.form == "checkpoint":
+                self._content(context, record, at)
+            else:
+                self._message(context, record, at)
+
+    def _message(self, context: _Context, record: Any, at: SourceRef) -> None:
+        agent = context.agent
+        if not isinstance(record, dict):
+            self._emit(
+                RawEvent, at, None, agent, record=record, reason="record is not a JSON object"
+            )
+            return
+        time = text_field(record.get("timestamp"))
+        kind = record.get("type")
+        if "$rewindTo" in record:
+            reason = "the user rewound the conversation to before this message"
+            self._emit(RawEvent, at, time, agent, record=record, reason=reason)
+        elif kind == "user":
+            self._user(context, record, at, time)
+        elif kind == "gemini":
+            self._reply(context, record, at, time)
+        elif kind == "error":
+            self._emit(Error, at, time, agent, message=_parts_text(record.get("content")))
+        elif kind in ("info", "warning"):
+            self._emit(RawEvent, at, time, agent, record=record, reason=f"{kind} message")
+        else:
+            reason = "record has no type" if kind is None else f"unknown message type {kind!r}"
+            self._emit(RawEvent, at, time, agent, record=record, reason=reason)
+
+    def _user(
+        self, context: _Context, record: dict[str, Any], at: SourceRef, time: str | None
+    ) -> None:
+        agent = context.agent
+        shown = record.get("displayContent")
+        text = _parts_text(shown if shown is not None else record.get("content"))
+        stripped = text.lstrip()
+        if stripped.startswith(_HARNESS_CONTEXT):
+            self._emit(RawEvent, at, time, agent, record=record, reason="context the harness sent")
+        elif _SNAPSHOT in text:
+            self._emit(Compaction, at, time, agent, summary=text)
+        elif stripped:
+            self._emit(UserMessage, at, time, agent, text=text)
+        for part in _parts(record.get("content")):
+            response = part.get("functionResponse")
+            if isinstance(response, dict):
+                self._late_response(context, response, at, time)
+
+    def _reply(
+        self, context: _Context, record: dict[str, Any], at: SourceRef, time: str | None
+    ) -> None:
+        agent = context.agent
+        model = text_field(record.get("model"))
+        parts = _parts(record.get("content"))
+        thoughts = [t for t in sequence(record.get("thoughts")) if isinstance(t, dict)]
+        for thought in thoughts:
+            text = _thought_text(thought)
+            if text:
+                self._emit(
+                    Reasoning, at, text_field(thought.get("timestamp")) or time, agent, text=text
+                )
+        for part in parts:
+            if part.get("thought") is True:
+                if thoughts:
+                    continue
+                if text_field(part.get("text")):
+                    self._emit(Reasoning, at, time, agent, text=part["text"])
+                else:
+                    self.parsed.dropped["opaque_reasoning"] += 1
+        text = "".join(
+            as_text(p.get("text")) for p in parts if "text" in p and p.get("thought") is not True
+        )
+        if text.strip():
+            self._emit(AgentMessage, at, time, agent, text=text, model=model)
+        calls = sequence(record.get("toolCalls"))
+        recorded = {text_field(c.get("id")) for c in calls if isinstance(c, dict)}
+        for index, part in enumerate(parts):
+            call = part.get("functionCall")
+            if isinstance(call, dict) and text_field(call.get("id")) not in recorded:
+                # Calls only in the content (checkpoints, older files) may have no id.
+                call_id = text_field(call.get("id")) or f"{at.pointer or at.line}#{index}"
+                self._call(context, {**call, "id": call_id}, at, time)
+        for call in calls:
+            if not isinstance(call, dict) or not text_field(call.get("id")):
+                self._emit(RawEvent, at, time, agent, record=call, reason="tool call without an id")
+            else:
+                self._call(context, call, at, time)
+        self._usage(record, model, at, time, agent)
+        for call in calls:
+            if isinstance(call, dict) and text_field(call.get("id")):
+                self._outcome(context, call, at, text_field(call.get("timestamp")) or time)
+
+    def _call(
+        self, context: _Context, call: dict[str, Any], at: SourceRef, time: str | None
+    ) -> None:
+        name = as_text(call.get("name")) or "tool"
+        call_id = as_text(call.get("id"))
+        arguments = call.get("args")
+        arguments = arguments if isinstance(arguments, dict) else {"args": arguments}
+        context.calls[call_id] = _Call(name)
+        self._emit(ToolCall, at, time, context.agent, call_id=call_id, name=name, input=arguments)
+
+    def _outcome(
+        self, context: _Context, call: dict[str, Any], at: SourceRef, time: str | None
+    ) -> None:
+        """A recorded call's subagent, result and file change."""
+        agent, call_id = context.agent, call["id"]
+        display = call.get("resultDisplay")
+        agent_id = text_field(call.get("agentId"))
+        if agent_id:
+            description = text_field(mapping(display).get("agentName")) or text_field(
+                mapping(call.get("args")).get("agent_name")
+            )
+            self._emit(
+                Subagent,
+                at,
+                time,
+                agent,
+                agent_id=agent_id,
+                call_id=call_id,
+                description=description,
+            )
+            sub = self._subagent_file(context.transcript, agent_id)
+            if sub is not None:
+                self._events(_Context(sub, agent_id))
+        status = as_text(call.get("status"))
+        if status not in _FINISHED:
+            return
+        ok = status == "success"
+        output = _result_text(call.get("result"), call_id) or (
+            display if isinstance(display, str) else ""
+        )
+        context.calls[call_id].answered = True
+        self._emit(ToolResult, at, time, agent, call_id=call_id, ok=ok, output=output)
+        if ok and isinstance(display, dict) and "fileDiff" in display:
+            fields = _file_diff_fields(display, mapping(call.get("args")))
+            if fields is not None:
+                self._emit(FileChange, at, time, agent, call_id=call_id, **fields)
+
+    def _late_response(
+        self, context: _Context, response: dict[str, Any], at: SourceRef, time: str | None
+    ) -> None:
+        """A functionResponse in the user role: a copy of a result already taken from the
+        call's record, or the only record of the result of a call made in the content."""
+        call_id = text_field(response.get("id"))
+        if call_id is None:
+            # Responses without ids answer the oldest open call of their tool.
+            name = response.get("name")
+            call_id = next(
+                (k for k, c in context.calls.items() if c.name == name and not c.answered), None
+            )
+        call = context.calls.get(call_id) if call_id else None
+        if call is not None and call.answered:
+            return
+        if call is None or call_id is None:
+            self._emit(
+                RawEvent,
+                at,
+                time,
+                context.agent,
+                record=response,
+                reason="tool response without a call",
+            )
+            return
+        call.answered = True
+        body = response.get("response")
+        ok = not (isinstance(body, dict) and "error" in body)
+        self._emit(
+            ToolResult, at, time, context.agent, call_id=call_id, ok=ok, output=_response_text(body)
+        )
+
+    def _usage(
+        self,
+        record: dict[str, Any],
+        model: str | None,
+        at: SourceRef,
+        time: str | None,
+        agent: str | None,
+    ) -> None:
+        """Gemini counts cached tokens inside `input` and thinking beside `output`."""
+        tokens = record.get("tokens")
+        if not isinstance(tokens, dict):
+            return
+        prompt, cached = count_field(tokens.get("input")), count_field(tokens.get("cached"))
+        output = count_field(tokens.get("output")) + count_field(tokens.get("thoughts"))
+        if not (prompt or output):
+            return
+        self._emit(
+            Usage,
+            at,
+            time,
+            agent,
+            model=model,
+            input_tokens=max(prompt - cached, 0) + count_field(tokens.get("tool")),
+            output_tokens=output,
+            cache_read_tokens=min(cached, prompt) if prompt else cached,
+        )
+
+    # -- logs.json and checkpoints ------------------------------------------------------------
+
+    def _log_entry(self, context: _Context, record: Any, at: SourceRef) -> None:
+        if not isinstance(record, dict):
+            self._emit(
+                RawEvent, at, None, None, record=record, reason="log entry is not a JSON object"
+            )
+            return
+        time = text_field(record.get("timestamp"))
+        if record.get("type") == "user" and isinstance(record.get("message"), str):
+            event = self._emit(UserMessage, at, time, None, text=record["message"])
+            # logs.json holds the prompts of every session of a project.
+            event.session = text_field(record.get("sessionId")) or event.session
+        else:
+            self._emit(
+                RawEvent, at, time, None, record=record, reason="log entry that is not a prompt"
+            )
+
+    def _content(self, context: _Context, record: Any, at: SourceRef) -> None:
+        """One content of a checkpoint's model history."""
+        if not isinstance(record, dict) or record.get("role") not in ("user", "model"):
+            self._emit(
+                RawEvent, at, None, None, record=record, reason="not a user or model content"
+            )
+            return
+        kind = "user" if record["role"] == "user" else "gemini"
+        self._message(context, {"type": kind, "content": record.get("parts")}, at)
+
+    # -- subagents ----------------------------------------------------------------------------
+
+    def _subagent_file(self, parent: _Transcript, agent_id: str) -> _Transcript | None:
+        session = text_field(parent.metadata.get("sessionId"))
+        if session is None:
+            return None
+        folder = self.folder / _safe(session)
+        for suffix in (".jsonl", ".json"):
+            candidate = folder / f"{_safe(agent_id)}{suffix}"
+            if candidate.is_file():
+                name = candidate.relative_to(self.folder).as_posix()
+                return self._transcript(candidate, name)
+        return None
+
+    def _unplaced_subagents(self, main: _Transcript) -> Iterator[tuple[_Transcript, str]]:
+        """Subagent sessions in the session's folder that no recorded call named."""
+        session = text_field(main.metadata.get("sessionId"))
+        folder = self.folder / _safe(session) if session else None
+        if folder is None or not folder.is_dir():
+            return
+        for candidate in sorted(folder.iterdir()):
+            if candidate.suffix in (".jsonl", ".json") and candidate.resolve() not in self.loaded:
+                sub = self._transcript(candidate, candidate.relative_to(self.folder).as_posix())
+                if sub is not None:
+                    yield sub, text_field(sub.metadata.get("sessionId")) or candidate.stem
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _emit(
+        self, kind: type[E], at: SourceRef, time: str | None, agent: str | None, **fields: Any
+    ) -> E:
+        event = kind(session=self.parsed.session_id, source=at, time=time, agent=agent, **fields)
+        self.parsed.events.append(event)
+        return event
+
+
+def _whole_object(line: str) -> bool:
+    """Whether a file's first line is a whole JSON object (a JSONL record), not the start
+    of a document spread over lines."""
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
+
+
+def _safe(part: str) -> str:
+    """A file name part as Gemini CLI writes it: anything but letters, digits, - and _ as _."""
+    return "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in part)
+
+
+def _parts(content: Any) -> list[dict[str, Any]]:
+    """Content as parts: a string is one text part."""
+    if isinstance(content, str):
+        return [{"text": content}]
+    if isinstance(content, dict):
+        return [content]
+    return [p if isinstance(p, dict) else {"text": as_text(p)} for p in sequence(content)]
+
+
+def _parts_text(content: Any) -> str:
+    """The text of content: its text parts, and what other parts hold by name."""
+    texts = []
+    for part in _parts(content):
+        if part.get("thought") is True or "functionResponse" in part:
+            continue
+        if "text" in part:
+            texts.append(as_text(part["text"]))
+        elif isinstance(part.get("inlineData"), dict):
+            texts.append(f"[inline data: {as_text(part['inlineData'].get('mimeType'))}]")
+        elif isinstance(part.get("fileData"), dict):
+            texts.append(f"[file: {as_text(part['fileData'].get('fileUri'))}]")
+    return "".join(texts)
+
+
+def _thought_text(thought: dict[str, Any]) -> str:
+    subject = as_text(thought.get("subject")).strip()
+    description = as_text(thought.get("description")).strip()
+    if subject and description:
+        return f"{subject}: {description}"
+    return subject or description
+
+
+def _result_text(result: Any, call_id: str) -> str:
+    """A call's output from its result parts. A call of several made together may hold all
+    of their responses; its own is the one with its id."""
+    parts = _parts(result) if result is not None else []
+    responses = [
+        p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)
+    ]
+    own = [r for r in responses if r.get("id") == call_id]
+    if own or len(responses) == 1:
+        texts = [_response_text((own or responses)[0].get("response"))]
+    else:
+        texts = []
+    texts.append(_parts_text([p for p in parts if "functionResponse" not in p]))
+    return "\n".join(t for t in texts if t)
+
+
+def _response_text(body: Any) -> str:
+    if isinstance(body, dict) and body.keys() <= {"output", "error"}:
+        return "\n".join(as_text(body[k]) for k in ("output", "error") if body.get(k))
+    return as_text(body)
+
+
+def _file_diff_fields(display: dict[str, Any], args: dict[str, Any]) -> dict[str, Any] | None:
+    """A FileChange's fields from an edit's FileDiff: the whole file before and after when
+    recorded, else the diff the CLI showed."""
+    path = text_field(display.get("filePath")) or next(
+        (p for key in ("file_path", "absolute_path", "path") if (p := text_field(args.get(key)))),
+        None,
+    )
+    path = path or text_field(display.get("fileName"))
+    if path is None:
+        return None
+    before, after = display.get("originalContent"), display.get("newContent")
+    created = display.get("isNewFile") is True or ("originalContent" in display and before is None)
+    if isinstance(after, str) and (before is None or isinstance(before, str)):
+        if before == after:
+            return None
+        diff = file_diff(path, None if created else before or "", after)
+        content: str | None = after
+    else:
+        diff = _shown_diff(path, as_text(display.get("fileDiff")), created)
+        content = None
+        if not diff.text:
+            return None
+    fields: dict[str, Any] = {
+        "path": path,
+        "operation": "create" if created else "modify",
+        "diff": diff.text,
+        "anchored": diff.anchored,
+        "added": diff.added,
+        "removed": diff.removed,
+    }
+    if content is not None:
+        fields["content"] = content
+    return fields
+
+
+def _shown_diff(path: str, shown: str, created: bool) -> Diff:
+    """The patch the CLI displayed, with the file headers every importer writes."""
+    start = shown.find("\n@@")
+    if start < 0 and not shown.startswith("@@"):
+        return Diff("", 0, 0, True)
+    hunks = shown[start + 1 :] if start >= 0 else shown
+    if not hunks.endswith("\n"):
+        hunks += "\n"
+    text = f"--- {'/dev/null' if created else f'a/{path}'}\n+++ b/{path}\n{hunks}"
+    added, removed = count(text)
+    return Diff(text, added, removed, True)
+
+
+def _context_directory(records: list[dict[str, Any]]) -> str | None:
+    """The working directory the harness's first context message names."""
+    for record in records[:5]:
+        if record.get("type") != "user":
+            continue
+        text = _parts_text(record.get("content"))
+        if not text.lstrip().startswith("<session_context>"):
+            continue
+        at = text.find(_WORKSPACE_MARK)
+        if at >= 0:
+            first = text[at + len(_WORKSPACE_MARK) :].lstrip("\n").split("\n", 1)[0].strip()
+            if first.startswith("- "):
+                return first[2:].strip() or None
+            return None
+        at = text.find(_OLD_WORKSPACE_MARK)
+        if at >= 0:
+            return text[at + len(_OLD_WORKSPACE_MARK) :].split("\n", 1)[0].strip() or None
+    return None

@@ -1,0 +1,583 @@
+"""OpenHands event lists: the trajectory OpenHands saves (`--save-trajectory-path`, the
+web UI's trajectory download), a JSON array of serialised events; and the older evaluation
+form, an object whose `history` holds `[action, observation]` pairs (or the events as such).
+
+Every event has `id`, `timestamp`, `source` ("user", "agent" or "environment") and
+`message`, and is one of:
+
+* an action (`action`, `args`): `message` (a user or agent message), `system` (the system
+  prompt; `args.openhands_version`, `args.agent_class`), `run`, `run_ipython`, `read`,
+  `write`, `edit` (str_replace_editor commands; older files encode them in
+  `args.translated_ipython_code`), `browse`, `browse_interactive`, `call_tool_mcp`,
+  `delegate`, `recall`, `task_tracking`, `condensation_request` (tools), `think`, `finish`,
+  `reject`, `condensation` (the history was condensed into `args.summary`),
+  `change_agent_state`. An action the model chose carries `tool_call_metadata` (the tool
+  name and the whole model response, with its `usage`) and `llm_metrics` (the session's
+  cost and tokens so far: `accumulated_cost`, `accumulated_token_usage`).
+  `args.thought` is the text the model wrote beside the call.
+* an observation (`observation`, `content`, `extras`, `cause`: the id of the action it
+  answers): `run` (`extras.metadata.exit_code`, `working_dir`), `read`, `write`, `edit`
+  (`extras.diff`, or `old_content`/`new_content`), `error`, `browse`, `mcp`, `recall`
+  (workspace context: `repo_directory`, `repo_branch`), `agent_state_changed`, `condense`,
+  `null`, `think`, `user_rejected`, `success`, `delegate`, `task_tracking`.
+
+Tool actions become tool calls whose id is the action's id, answered by the observations
+that name it as their `cause`. `llm_metrics` is cumulative, so each action's usage is what
+was added since the one before (with the cost OpenHands reported); a file without it gives
+the usage of each model response once, from the responses themselves. Agent state changes,
+empty observations and the think tool's acknowledgements have no event of their own and are
+counted in `dropped`.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Compaction,
+    Error,
+    EventBase,
+    FileChange,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    SourceRef,
+    Subagent,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+)
+from stet_lsp.trajectory.importers.atif import (
+    Edit,
+    JsonDocument,
+    as_text,
+    cost_field,
+    count_field,
+    edits_from_arguments,
+    file_change_fields,
+    file_digest,
+    leading_members,
+    mapping,
+    sequence,
+    text_field,
+)
+from stet_lsp.trajectory.importers.base import ParsedSession
+from stet_lsp.trajectory.importers.diffs import Diff, count, file_diff
+
+FORMAT = "openhands"
+
+E = TypeVar("E", bound=EventBase)
+
+_TOOL_ACTIONS = frozenset(
+    {
+        "run",
+        "run_ipython",
+        "read",
+        "write",
+        "edit",
+        "browse",
+        "browse_interactive",
+        "call_tool_mcp",
+        "delegate",
+        "recall",
+        "task_tracking",
+        "condensation_request",
+    }
+)
+_FAILED_OBSERVATIONS = frozenset({"error", "user_rejected"})
+# Arguments that say how OpenHands ran a call rather than what the model asked for.
+_BOOKKEEPING_ARGS = frozenset(
+    {"thought", "translated_ipython_code", "impl_source", "confirmation_state", "hidden"}
+)
+_EVENT_KEYS = frozenset({"id", "timestamp", "source", "message"})
+_SOURCES = frozenset({"user", "agent", "environment"})
+_FILE_EDITOR = "print(file_editor(**"
+_INTERRUPTING_STATES = frozenset({"stopped", "paused"})
+
+
+class OpenHandsImporter:
+    name = FORMAT
+    label = "OpenHands event list JSON"
+
+    def sniff(self, head: str) -> bool:
+        """A JSON array whose first item is an OpenHands event, or an object whose `history`
+        starts with one (alone or as the first of an action/observation pair)."""
+        start = head.lstrip()[:1]
+        if start == "[":
+            return _looks_like_event(leading_members(head, (0,)))
+        if start == "{":
+            return _looks_like_event(leading_members(head, ("history", 0))) or (
+                _looks_like_event(leading_members(head, ("history", 0, 0)))
+            )
+        return False
+
+    def parse(self, path: Path) -> ParsedSession:
+        return _Reader(path).read()
+
+
+IMPORTERS = {FORMAT: OpenHandsImporter()}
+
+
+def _looks_like_event(members: dict[str, Any]) -> bool:
+    source = members.get("source")
+    if not isinstance(source, str):
+        source = None
+    if "action" in members or "observation" in members:
+        return source in _SOURCES or "args" in members or "extras" in members
+    # A first event too long for the sniffed bytes (a system prompt): its leading keys.
+    return members.keys() >= _EVENT_KEYS and source in _SOURCES
+
+
+@dataclass
+class _Call:
+    """A tool action waiting for its observation."""
+
+    action: str
+    name: str
+    arguments: dict[str, Any]
+    answered: bool = False
+
+
+@dataclass
+class _Facts:
+    """What the session start says, gathered from the whole file first."""
+
+    version: str | None = None
+    model: str | None = None
+    cwd: str | None = None
+    branch: str | None = None
+    metered: bool = False  # whether any action carries llm_metrics
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.name = path.name
+        self.parsed = ParsedSession(format=FORMAT, session_id="")
+        self.document = JsonDocument.read(path)
+        self.calls: dict[str, _Call] = {}
+        self.other_actions: set[str] = set()
+        self.responses: set[str] = set()  # model responses whose usage and reasoning are out
+        self.totals: tuple[float, int, int, int, int] = (0.0, 0, 0, 0, 0)
+        self.end_reason: str | None = None
+        self.last_error: str | None = None
+        self.facts = _Facts()
+
+    def read(self) -> ParsedSession:
+        root = self.document.load({"history": [[None]]} if self._is_object() else [None])
+        problem = self.document.problem(self.name)
+        if problem is not None:
+            self.parsed.problems.append(problem)
+        events = self._events(root)
+        if events is None:
+            raise StetError(f"{self.path}: not an OpenHands event list")
+        self.parsed.session_id = file_digest(self.path)
+        self.parsed.sources[self.name] = self.path
+        self._gather(events)
+        facts = self.facts
+        first_time = next((_time(e) for _, e in events if _time(e)), None)
+        self._emit(
+            SessionStart,
+            SourceRef(file=self.name, line=1, pointer=""),
+            first_time,
+            harness=FORMAT,
+            harness_version=facts.version,
+            model=facts.model,
+            cwd=facts.cwd,
+            branch=facts.branch,
+        )
+        for pointer, event in events:
+            self._event(pointer, event)
+        last_pointer, last_event = events[-1] if events else ("", None)
+        self._emit(
+            SessionEnd,
+            self._at(last_pointer),
+            _time(last_event),
+            reason=self.end_reason,
+        )
+        return self.parsed
+
+    def _is_object(self) -> bool:
+        return self.document.text.lstrip()[:1] == "{"
+
+    def _events(self, root: Any) -> list[tuple[str, Any]] | None:
+        """The events with their JSON pointers, pairs flattened."""
+        if isinstance(root, dict):
+            history, prefix = root.get("history"), "/history"
+        else:
+            history, prefix = root, ""
+        if not isinstance(history, list):
+            return None
+        events: list[tuple[str, Any]] = []
+        for index, item in enumerate(history):
+            if isinstance(item, list):
+                events.extend((f"{prefix}/{index}/{i}", e) for i, e in enumerate(item))
+            else:
+                events.append((f"{prefix}/{index}", item))
+        return events
+
+    def _gather(self, events: list[tuple[str, Any]]) -> None:
+        facts = self.facts
+        for _, event in events:
+            if not isinstance(event, dict):
+                continue
+            args, extras = mapping(event.get("args")), mapping(event.get("extras"))
+            if event.get("action") == "system":
+                facts.version = facts.version or text_field(args.get("openhands_version"))
+            if "llm_metrics" in event and "action" in event:
+                facts.metered = True
+            if facts.model is None:
+                facts.model = _model(event)
+            if event.get("observation") == "recall":
+                facts.cwd = facts.cwd or text_field(extras.get("repo_directory"))
+                facts.cwd = facts.cwd or text_field(extras.get("working_dir"))
+                facts.branch = facts.branch or text_field(extras.get("repo_branch"))
+            elif event.get("observation") == "run" and facts.cwd is None:
+                facts.cwd = text_field(mapping(extras.get("metadata")).get("working_dir"))
+
+    # -- events -----------------------------------------------------------------------------
+
+    def _event(self, pointer: str, event: Any) -> None:
+        at = self._at(pointer)
+        if not isinstance(event, dict):
+            self._emit(RawEvent, at, None, record=event, reason="event is not a JSON object")
+            return
+        time = _time(event)
+        if isinstance(event.get("action"), str):
+            self._action(event, at, time)
+        elif isinstance(event.get("observation"), str):
+            self._observation(event, at, time)
+        else:
+            reason = "event is neither an action nor an observation"
+            self._emit(RawEvent, at, time, record=event, reason=reason)
+
+    def _action(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
+        kind, source = event["action"], event.get("source")
+        args = mapping(event.get("args"))
+        event_id = as_text(event.get("id"))
+        response = self._new_response(event)
+        if response is not None:
+            self._reasoning(response, at, time)
+        if kind in _TOOL_ACTIONS:
+            self._tool_action(event, kind, args, at, time)
+        elif kind == "message":
+            self._message(event, args, source, at, time)
+        elif kind == "think":
+            self._emit(Reasoning, at, time, text=as_text(args.get("thought")))
+        elif kind in ("finish", "reject"):
+            self._finish(kind, args, at, time)
+        elif kind == "condensation":
+            summary = text_field(args.get("summary")) or _forgotten(args)
+            self._emit(Compaction, at, time, summary=summary)
+        elif kind == "system":
+            self._emit(RawEvent, at, time, record=event, reason="system prompt")
+        elif kind == "change_agent_state":
+            self.parsed.dropped["agent_state_change"] += 1
+        else:
+            self._emit(RawEvent, at, time, record=event, reason=f"unknown action {kind!r}")
+        if kind not in _TOOL_ACTIONS and event_id:
+            self.other_actions.add(event_id)
+        if self.facts.metered:
+            self._usage(event, at, time)
+        elif response is not None:
+            self._response_usage(response, at, time)
+
+    def _tool_action(
+        self,
+        event: dict[str, Any],
+        kind: str,
+        args: dict[str, Any],
+        at: SourceRef,
+        time: str | None,
+    ) -> None:
+        thought = text_field(args.get("thought"))
+        if thought:
+            self._emit(AgentMessage, at, time, text=thought, model=_model(event))
+        metadata = mapping(event.get("tool_call_metadata"))
+        name = text_field(metadata.get("function_name")) or kind
+        arguments = _arguments(args)
+        call_id = as_text(event.get("id"))
+        if not call_id:
+            self._emit(RawEvent, at, time, record=event, reason="action without an id")
+            return
+        self.calls[call_id] = _Call(kind, name, arguments)
+        self._emit(ToolCall, at, time, call_id=call_id, name=name, input=arguments)
+        if kind == "delegate":
+            inputs = mapping(args.get("inputs"))
+            agent_id = as_text(args.get("agent")) or "delegate"
+            description = text_field(inputs.get("task"))
+            self._emit(
+                Subagent, at, time, agent_id=agent_id, call_id=call_id, description=description
+            )
+
+    def _message(
+        self,
+        event: dict[str, Any],
+        args: dict[str, Any],
+        source: Any,
+        at: SourceRef,
+        time: str | None,
+    ) -> None:
+        text = as_text(args.get("content", event.get("message")))
+        urls = [*sequence(args.get("image_urls")), *sequence(args.get("file_urls"))]
+        text = "\n".join([text, *(f"[attachment: {as_text(u)}]" for u in urls)]) if urls else text
+        if source == "user":
+            self._emit(UserMessage, at, time, text=text)
+            self.end_reason = None  # the session goes on after a finish
+        elif source == "agent":
+            self._emit(AgentMessage, at, time, text=text, model=_model(event))
+        else:
+            self._emit(RawEvent, at, time, record=event, reason=f"message from {source!r}")
+
+    def _finish(self, kind: str, args: dict[str, Any], at: SourceRef, time: str | None) -> None:
+        outputs = mapping(args.get("outputs"))
+        texts = [
+            text_field(args.get("thought")),
+            text_field(args.get("final_thought")),
+            text_field(outputs.get("reason")) or text_field(outputs.get("content")),
+        ]
+        for text in dict.fromkeys(t for t in texts if t):
+            self._emit(AgentMessage, at, time, text=text)
+        self.end_reason = kind
+
+    def _observation(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
+        kind = event["observation"]
+        cause = as_text(event.get("cause"))
+        content = as_text(event.get("content"))
+        call = self.calls.get(cause)
+        if call is not None:
+            self._result(event, kind, cause, call, content, at, time)
+        elif kind == "error":
+            self._error(content or as_text(event.get("message")), at, time, interrupt=False)
+        elif kind == "condense":
+            self._emit(Compaction, at, time, summary=content or "history condensed")
+        elif kind == "agent_state_changed":
+            self._state(mapping(event.get("extras")), at, time)
+        elif kind == "think":
+            self.parsed.dropped["think_acknowledgement"] += 1
+        elif kind == "null" or (not content and cause in self.other_actions):
+            self.parsed.dropped["empty_observation"] += 1
+        else:
+            reason = "observation without a matching action"
+            self._emit(RawEvent, at, time, record=event, reason=reason)
+
+    def _result(
+        self,
+        event: dict[str, Any],
+        kind: str,
+        call_id: str,
+        call: _Call,
+        content: str,
+        at: SourceRef,
+        time: str | None,
+    ) -> None:
+        extras = mapping(event.get("extras"))
+        exit_code = mapping(extras.get("metadata")).get("exit_code", extras.get("exit_code"))
+        failed = kind in _FAILED_OBSERVATIONS or (isinstance(exit_code, int) and exit_code > 0)
+        call.answered = True
+        self._emit(ToolResult, at, time, call_id=call_id, ok=not failed, output=content)
+        if failed:
+            return
+        for edit in self._edits(kind, call, extras, content):
+            self._emit(FileChange, at, time, call_id=call_id, **file_change_fields(edit))
+
+    def _edits(self, kind: str, call: _Call, extras: dict[str, Any], content: str) -> list[Edit]:
+        path = text_field(extras.get("path")) or text_field(call.arguments.get("path"))
+        if path is None:
+            return []
+        if kind == "edit":
+            recorded = _recorded_edit(path, call, extras)
+            if recorded is not None:
+                return [recorded] if recorded.diff is None or recorded.diff.text else []
+            return edits_from_arguments(call.name, call.arguments, content)
+        whole_file = (
+            call.arguments.get("start", 0) in (0, 1) and call.arguments.get("end", -1) == -1
+        )
+        written = call.arguments.get("content")
+        if kind == "write" and whole_file and isinstance(written, str):
+            return [Edit(path, "modify", None, written)]
+        return []
+
+    def _state(self, extras: dict[str, Any], at: SourceRef, time: str | None) -> None:
+        state = as_text(extras.get("agent_state"))
+        reason = text_field(extras.get("reason"))
+        if state == "error":
+            self._error(reason or "agent error", at, time, interrupt=False)
+        elif state in _INTERRUPTING_STATES:
+            self._error(reason or f"agent {state}", at, time, interrupt=True)
+        else:
+            self.parsed.dropped["agent_state_change"] += 1
+        if state and self.end_reason not in ("finish", "reject"):
+            self.end_reason = state
+
+    def _error(self, message: str, at: SourceRef, time: str | None, interrupt: bool) -> None:
+        # An error observation and the state change it causes often say the same thing.
+        if message == self.last_error and not interrupt:
+            return
+        self.last_error = message
+        self._emit(Error, at, time, message=message, interrupt=interrupt)
+
+    # -- model responses ----------------------------------------------------------------------
+
+    def _new_response(self, event: dict[str, Any]) -> dict[str, Any] | None:
+        """The model response behind an action, the first time an action shows it (the
+        actions of one response, and their observations, all carry it)."""
+        response = mapping(mapping(event.get("tool_call_metadata")).get("model_response"))
+        response_id = as_text(response.get("id"))
+        if not response_id or response_id in self.responses:
+            return None
+        self.responses.add(response_id)
+        return response
+
+    def _reasoning(self, response: dict[str, Any], at: SourceRef, time: str | None) -> None:
+        """A response's readable reasoning; redacted thinking is counted and left out."""
+        choices = sequence(response.get("choices"))
+        message = mapping(mapping(choices[0]).get("message")) if choices else {}
+        reasoning = text_field(message.get("reasoning_content"))
+        blocks = [b for b in sequence(message.get("thinking_blocks")) if isinstance(b, dict)]
+        if reasoning is None:
+            readable = [t for b in blocks if (t := text_field(b.get("thinking")))]
+            reasoning = "\n\n".join(readable) or None
+        opaque = sum(1 for b in blocks if b.get("type") == "redacted_thinking")
+        if opaque:
+            self.parsed.dropped["opaque_reasoning"] += opaque
+        if reasoning:
+            self._emit(Reasoning, at, time, text=reasoning)
+
+    def _response_usage(self, response: dict[str, Any], at: SourceRef, time: str | None) -> None:
+        usage = mapping(response.get("usage"))
+        prompt = count_field(usage.get("prompt_tokens"))
+        cached = count_field(
+            mapping(usage.get("prompt_tokens_details")).get("cached_tokens")
+            or usage.get("cache_read_input_tokens")
+        )
+        written = count_field(usage.get("cache_creation_input_tokens"))
+        output = count_field(usage.get("completion_tokens"))
+        if prompt or output:
+            self._emit(
+                Usage,
+                at,
+                time,
+                model=text_field(response.get("model")),
+                input_tokens=max(prompt - cached - written, 0),
+                output_tokens=output,
+                cache_read_tokens=cached,
+                cache_write_tokens=written,
+            )
+
+    def _usage(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
+        """What an action's cumulative metrics added since the last ones: the requests that
+        produced it. Metrics that went down started over (a resumed session)."""
+        metrics = event.get("llm_metrics")
+        if not isinstance(metrics, dict) or event.get("source") != "agent":
+            return
+        tokens = mapping(metrics.get("accumulated_token_usage"))
+        totals = (
+            cost_field(metrics.get("accumulated_cost")) or 0.0,
+            count_field(tokens.get("prompt_tokens")),
+            count_field(tokens.get("completion_tokens")),
+            count_field(tokens.get("cache_read_tokens")),
+            count_field(tokens.get("cache_write_tokens")),
+        )
+        before = self.totals
+        if any(now < then for now, then in zip(totals, before, strict=True)):
+            before = (0.0, 0, 0, 0, 0)
+        self.totals = totals
+        cost, prompt, output, cached, written = (
+            now - then for now, then in zip(totals, before, strict=True)
+        )
+        if not (prompt or output or cost):
+            return
+        self._emit(
+            Usage,
+            at,
+            time,
+            model=text_field(tokens.get("model")) or _model(event),
+            input_tokens=max(int(prompt - cached - written), 0),
+            output_tokens=int(output),
+            cache_read_tokens=int(cached),
+            cache_write_tokens=int(written),
+            cost_usd=round(cost, 10),
+            cost_basis="reported",
+        )
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _at(self, pointer: str) -> SourceRef:
+        return SourceRef(file=self.name, line=self.document.line(pointer), pointer=pointer)
+
+    def _emit(self, kind: type[E], at: SourceRef, time: str | None, **fields: Any) -> E:
+        event = kind(session=self.parsed.session_id, source=at, time=time, **fields)
+        self.parsed.events.append(event)
+        return event
+
+
+def _time(event: Any) -> str | None:
+    return text_field(event.get("timestamp")) if isinstance(event, dict) else None
+
+
+def _model(event: dict[str, Any]) -> str | None:
+    response = mapping(mapping(event.get("tool_call_metadata")).get("model_response"))
+    tokens = mapping(mapping(event.get("llm_metrics")).get("accumulated_token_usage"))
+    return text_field(response.get("model")) or text_field(tokens.get("model"))
+
+
+def _arguments(args: dict[str, Any]) -> dict[str, Any]:
+    """A tool action's arguments as the model gave them: older files hold the editor's
+    arguments only in `translated_ipython_code` ("print(file_editor(**{...}))")."""
+    arguments = {k: v for k, v in args.items() if k not in _BOOKKEEPING_ARGS}
+    code = args.get("translated_ipython_code")
+    if isinstance(code, str) and code.startswith(_FILE_EDITOR) and code.endswith("))"):
+        try:
+            editor = ast.literal_eval(code[len(_FILE_EDITOR) : -2])
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            editor = None
+        if isinstance(editor, dict):
+            arguments.update({str(k): v for k, v in editor.items()})
+    return arguments
+
+
+def _recorded_edit(path: str, call: _Call, extras: dict[str, Any]) -> Edit | None:
+    """The change an edit observation recorded: the whole-file diff OpenHands computed, or
+    the file before and after (the LLM-based editor). None when it recorded neither."""
+    created = call.arguments.get("command") == "create"
+    diff_text = extras.get("diff")
+    if isinstance(diff_text, str) and diff_text.strip():
+        return Edit(path, "create" if created else "modify", _rebased(path, diff_text, created))
+    old, new = extras.get("old_content"), extras.get("new_content")
+    if extras.get("impl_source") == "llm_based_edit" and isinstance(new, str):
+        before = old if isinstance(old, str) and extras.get("prev_exist") is not False else None
+        if before == new:
+            return Edit(path, "modify", Diff("", 0, 0, True))
+        return Edit(
+            path, "create" if before is None else "modify", file_diff(path, before, new), new
+        )
+    return None
+
+
+def _rebased(path: str, diff_text: str, created: bool) -> Diff:
+    """A recorded unified diff with the same file headers every importer writes."""
+    hunks = diff_text[diff_text.find("@@") :] if "@@" in diff_text else ""
+    if not hunks:
+        return Diff("", 0, 0, True)
+    if not hunks.endswith("\n"):
+        hunks += "\n"
+    before = "/dev/null" if created else f"a/{path}"
+    text = f"--- {before}\n+++ b/{path}\n{hunks}"
+    added, removed = count(text)
+    return Diff(text, added, removed, True)
+
+
+def _forgotten(args: dict[str, Any]) -> str:
+    ids = args.get("forgotten_event_ids")
+    if isinstance(ids, list):
+        return f"forgot {len(ids)} events"
+    first, last = args.get("forgotten_events_start_id"), args.get("forgotten_events_end_id")
+    return f"forgot events {as_text(first)} to {as_text(last)}"

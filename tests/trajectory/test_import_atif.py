@@ -1,0 +1,593 @@
+"""ATIF trajectories: hand-written files in the real shapes (Harbor's models, v1.0 to v1.8)
+and the public sample."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from samples import sample
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.events import EventBase, event_json
+from stet_lsp.trajectory.importers import detect, importer
+from stet_lsp.trajectory.importers.atif import (
+    IMPORTERS,
+    JsonDocument,
+    edits_from_arguments,
+    leading_members,
+)
+
+ATIF = IMPORTERS["atif"]
+
+
+def write(path: Path, document: Any) -> Path:
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    return path
+
+
+def kinds(events: list[EventBase]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def of(events: list[EventBase], kind: str) -> list[Any]:
+    return [e for e in events if e.kind == kind]
+
+
+def trajectory(steps: list[Any], **root: Any) -> dict[str, Any]:
+    return {
+        "schema_version": "ATIF-v1.7",
+        "session_id": "sess-1",
+        "agent": {"name": "claude-code", "version": "2.1.178", "model_name": "claude-opus-4-6"},
+        "steps": steps,
+        **root,
+    }
+
+
+EDIT_STEP = {
+    "step_id": 2,
+    "timestamp": "2026-06-16T12:35:55.543Z",
+    "source": "agent",
+    "model_name": "claude-opus-4-6",
+    "message": "I'll fix the hostname filter.",
+    "reasoning_content": "The test expects a second parameter.",
+    "tool_calls": [
+        {
+            "tool_call_id": "toolu_edit",
+            "function_name": "Edit",
+            "arguments": {
+                "replace_all": False,
+                "file_path": "/repo/pkg/providers.go",
+                "old_string": "func get(l string) {\n",
+                "new_string": "func get(l string, hosts []string) {\n",
+            },
+            "extra": {"tool_use_name": "Edit"},
+        },
+        {
+            "tool_call_id": "toolu_bash",
+            "function_name": "Bash",
+            "arguments": {"command": "go test ./...", "description": "Run tests"},
+        },
+        {
+            "tool_call_id": "toolu_pending",
+            "function_name": "Read",
+            "arguments": {"file_path": "/a"},
+        },
+    ],
+    "observation": {
+        "results": [
+            {
+                "source_call_id": "toolu_edit",
+                "content": "The file /repo/pkg/providers.go has been updated.",
+            },
+            {
+                "source_call_id": "toolu_bash",
+                "content": "FAIL\n[error] tool reported failure",
+                "extra": {"tool_result_is_error": True},
+            },
+        ]
+    },
+    "metrics": {
+        "prompt_tokens": 43273,
+        "completion_tokens": 846,
+        "cached_tokens": 38961,
+        "cost_usd": 0.0123,
+        "extra": {"cache_creation_input_tokens": 4300},
+    },
+}
+
+
+def test_agent_step_maps_to_reasoning_message_calls_usage_results_and_changes(
+    tmp_path: Path,
+) -> None:
+    steps = [
+        {
+            "step_id": 1,
+            "timestamp": "2026-06-16T12:35:24.221Z",
+            "source": "user",
+            "message": "Fix it.",
+        },
+        EDIT_STEP,
+    ]
+    parsed = ATIF.parse(write(tmp_path / "trajectory.json", trajectory(steps)))
+    events = parsed.events
+    assert kinds(events) == [
+        "session_start",
+        "user_message",
+        "reasoning",
+        "agent_message",
+        "tool_call",
+        "tool_call",
+        "tool_call",
+        "usage",
+        "tool_result",
+        "file_change",
+        "tool_result",
+        "session_end",
+    ]
+    start = events[0]
+    assert (start.harness, start.harness_version, start.model) == (
+        "claude-code",
+        "2.1.178",
+        "claude-opus-4-6",
+    )
+    assert start.time == "2026-06-16T12:35:24.221Z"
+    assert parsed.session_id == "sess-1" and all(e.session == "sess-1" for e in events)
+    assert events[1].text == "Fix it." and events[1].source.pointer == "/steps/0"
+    assert events[2].text == "The test expects a second parameter."
+    assert events[3].model == "claude-opus-4-6"
+    calls = of(events, "tool_call")
+    assert [c.call_id for c in calls] == ["toolu_edit", "toolu_bash", "toolu_pending"]
+    assert calls[1].input == {"command": "go test ./...", "description": "Run tests"}
+    usage = of(events, "usage")[0]
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens) == (
+        12,
+        38961,
+        4300,
+    )
+    assert (usage.output_tokens, usage.cost_usd, usage.cost_basis) == (846, 0.0123, "reported")
+    results = of(events, "tool_result")
+    assert [(r.call_id, r.ok) for r in results] == [("toolu_edit", True), ("toolu_bash", False)]
+    change = of(events, "file_change")[0]
+    assert change.call_id == "toolu_edit" and change.path == "/repo/pkg/providers.go"
+    assert change.operation == "modify" and not change.anchored
+    assert "-func get(l string) {\n+func get(l string, hosts []string) {\n" in change.diff
+    assert (change.added, change.removed) == (1, 1)
+    # Every event of the edit step names the line the step starts on.
+    document = (tmp_path / "trajectory.json").read_text().splitlines()
+    line = events[2].source.line
+    assert document[line - 1].strip() == "{" and '"step_id": 2' in document[line]
+    assert events[-1].source.pointer == "/steps/1"
+
+
+def test_system_steps_copied_context_and_multimodal_content(tmp_path: Path) -> None:
+    steps = [
+        {"step_id": 1, "source": "system", "message": "You are a coding agent."},
+        {"step_id": 2, "source": "user", "message": "old prompt", "is_copied_context": True},
+        {
+            "step_id": 3,
+            "source": "user",
+            "message": [
+                {"type": "text", "text": "What is in this screenshot?"},
+                {"type": "image", "source": {"media_type": "image/png", "path": "images/shot.png"}},
+                {
+                    "type": "audio",
+                    "source": {"media_type": "audio/wav", "path": "a.wav", "duration_sec": 2},
+                },
+            ],
+        },
+        {
+            "step_id": 4,
+            "source": "system",
+            "message": "Performed context summarization and handoff to continue task.",
+            "extra": {"context_management": {"type": "compaction", "boundary": "replace"}},
+        },
+        {"step_id": 5, "source": "agent", "message": "dispatch", "llm_call_count": 0},
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps, schema_version="ATIF-v1.8")))
+    events = parsed.events
+    assert kinds(events) == [
+        "session_start",
+        "raw",
+        "user_message",
+        "compaction",
+        "agent_message",
+        "session_end",
+    ]
+    assert events[1].reason == "system prompt or harness message"
+    assert events[1].record["message"] == "You are a coding agent."
+    assert events[2].text == "What is in this screenshot?\n[image: images/shot.png]\n[audio: a.wav]"
+    assert events[3].summary.startswith("Performed context summarization")
+    assert parsed.dropped["copied_context"] == 1
+    assert not of(events, "usage")
+
+
+def test_embedded_subagent_follows_the_call_that_started_it(tmp_path: Path) -> None:
+    child = trajectory(
+        [
+            {"step_id": 1, "source": "user", "message": "Find the config."},
+            {
+                "step_id": 2,
+                "source": "agent",
+                "message": "It is in conf/app.yaml.",
+                "metrics": {"prompt_tokens": 100, "completion_tokens": 7},
+            },
+        ],
+        trajectory_id="child-1",
+        session_id="sess-1",
+    )
+    orphan = trajectory(
+        [{"step_id": 1, "source": "user", "message": "never referenced"}], trajectory_id="child-2"
+    )
+    steps = [
+        {
+            "step_id": 1,
+            "source": "agent",
+            "message": "",
+            "tool_calls": [
+                {
+                    "tool_call_id": "call_1",
+                    "function_name": "spawn_agent",
+                    "arguments": {"task": "find"},
+                }
+            ],
+            "observation": {
+                "results": [
+                    {
+                        "source_call_id": "call_1",
+                        "content": '{"task_name": "finder"}',
+                        "subagent_trajectory_ref": [
+                            {
+                                "trajectory_id": "child-1",
+                                "session_id": "sess-1",
+                                "extra": {"agent_name": "finder"},
+                            }
+                        ],
+                    }
+                ]
+            },
+        }
+    ]
+    path = write(tmp_path / "t.json", trajectory(steps, subagent_trajectories=[child, orphan]))
+    events = ATIF.parse(path).events
+    assert kinds(events) == [
+        "session_start",
+        "tool_call",
+        "subagent",
+        "user_message",
+        "agent_message",
+        "usage",
+        "tool_result",
+        "subagent",
+        "user_message",
+        "session_end",
+    ]
+    spawn = events[2]
+    assert (spawn.agent_id, spawn.call_id, spawn.description, spawn.agent) == (
+        "child-1",
+        "call_1",
+        "finder",
+        None,
+    )
+    assert [e.agent for e in events[3:6]] == ["child-1"] * 3
+    assert events[3].source.pointer == "/subagent_trajectories/0/steps/0"
+    assert events[6].call_id == "call_1" and events[6].agent is None
+    assert (events[7].agent_id, events[7].call_id) == ("child-2", None)
+    assert events[8].agent == "child-2" and events[8].text == "never referenced"
+
+
+def test_subagent_and_continuation_files_are_read_as_the_same_session(tmp_path: Path) -> None:
+    summary = trajectory(
+        [
+            {"step_id": 1, "source": "user", "message": "Summarise."},
+            {"step_id": 2, "source": "agent", "message": "Done so far: x."},
+        ],
+        session_id="sess-1-summary",
+    )
+    write(tmp_path / "trajectory.summarization-1-summary.json", summary)
+    continuation = trajectory(
+        [
+            {
+                "step_id": 1,
+                "source": "user",
+                "message": "the task again",
+                "is_copied_context": True,
+            },
+            {"step_id": 2, "source": "agent", "message": "Continuing."},
+        ]
+    )
+    write(tmp_path / "trajectory.cont-1.json", continuation)
+    main = trajectory(
+        [
+            {"step_id": 1, "source": "user", "message": "Do the task."},
+            {
+                "step_id": 2,
+                "source": "system",
+                "message": "Performed context summarization and handoff to continue task.",
+                "observation": {
+                    "results": [
+                        {
+                            "subagent_trajectory_ref": [
+                                {
+                                    "session_id": "sess-1-summary",
+                                    "trajectory_path": "trajectory.summarization-1-summary.json",
+                                    "extra": {
+                                        "summary": "Context summarization 1: Step 1 - Summary generation"
+                                    },
+                                },
+                                {
+                                    "session_id": "missing",
+                                    "trajectory_path": "trajectory.nowhere.json",
+                                },
+                            ]
+                        }
+                    ]
+                },
+                "extra": {"context_management": {"type": "compaction", "boundary": "replace"}},
+            },
+        ],
+        continued_trajectory_ref="trajectory.cont-1.json",
+    )
+    parsed = ATIF.parse(write(tmp_path / "trajectory.json", main))
+    events = parsed.events
+    assert kinds(events) == [
+        "session_start",
+        "user_message",
+        "compaction",
+        "subagent",
+        "user_message",
+        "agent_message",
+        "subagent",
+        "agent_message",
+        "session_end",
+    ]
+    assert events[3].agent_id == "sess-1-summary" and events[3].description.endswith(
+        "Summary generation"
+    )
+    assert events[4].source.file == "trajectory.summarization-1-summary.json"
+    assert events[4].agent == "sess-1-summary"
+    assert events[6].agent_id == "missing"
+    assert events[7].source.file == "trajectory.cont-1.json" and events[7].agent is None
+    assert set(parsed.sources) == {
+        "trajectory.json",
+        "trajectory.summarization-1-summary.json",
+        "trajectory.cont-1.json",
+    }
+    assert parsed.dropped["copied_context"] == 1
+
+
+def test_odd_input_is_kept_and_a_tool_call_may_have_no_result(tmp_path: Path) -> None:
+    steps = [
+        "not a step",
+        {"step_id": 2, "message": "no source"},
+        {"step_id": 3, "source": "robot", "message": "?"},
+        {
+            "step_id": 4,
+            "source": "agent",
+            "message": "",
+            "tool_calls": [{"function_name": "Bash", "arguments": {}}],
+            "observation": {"results": [{"content": "orphan output"}, 7]},
+        },
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", {"schema_version": "ATIF-v1.0", "steps": steps}))
+    raws = of(parsed.events, "raw")
+    assert [r.reason for r in raws] == [
+        "step is not a JSON object",
+        "step has no source",
+        "unknown step source 'robot'",
+        "tool call without an id",
+        "observation result without a tool call",
+        "observation result is not a JSON object",
+    ]
+    assert raws[0].record == "not a step"
+    start = parsed.events[0]
+    assert start.harness == "atif" and start.model is None
+    # No session id in the file: the file's digest names the session.
+    assert len(parsed.session_id) == 16 and int(parsed.session_id, 16) >= 0
+
+
+def test_result_without_an_id_answers_the_steps_only_call(tmp_path: Path) -> None:
+    steps = [
+        {
+            "step_id": 1,
+            "source": "agent",
+            "message": "",
+            "tool_calls": [
+                {
+                    "tool_call_id": "c1",
+                    "function_name": "bash_command",
+                    "arguments": {"keystrokes": "ls\n"},
+                }
+            ],
+            "observation": {"results": [{"content": "a.txt\n"}]},
+        }
+    ]
+    events = ATIF.parse(write(tmp_path / "t.json", trajectory(steps))).events
+    result = of(events, "tool_result")[0]
+    assert (result.call_id, result.output) == ("c1", "a.txt\n")
+
+
+def test_truncated_document_keeps_the_steps_before_the_cut(tmp_path: Path) -> None:
+    text = json.dumps(
+        trajectory([{"step_id": 1, "source": "user", "message": "one"}, EDIT_STEP]), indent=2
+    )
+    cut = text.index('"tool_calls"')
+    path = tmp_path / "t.json"
+    path.write_text(text[:cut], encoding="utf-8")
+    parsed = ATIF.parse(path)
+    assert kinds(parsed.events) == ["session_start", "user_message", "session_end"]
+    assert len(parsed.problems) == 1
+    problem = parsed.problems[0]
+    assert problem.source == "t.json" and problem.line == text[:cut].count("\n") + 1
+
+
+def test_invalid_utf8_and_a_2mb_record(tmp_path: Path) -> None:
+    big = "x" * (2 * 1024 * 1024)
+    steps = [{"step_id": 1, "source": "user", "message": "caf\u00e9 " + big}]
+    document = json.dumps(trajectory(steps), ensure_ascii=False)
+    raw = document.encode().replace("caf\u00e9".encode(), b"caf\xff")
+    path = tmp_path / "t.json"
+    path.write_bytes(raw)
+    events = ATIF.parse(path).events
+    text = of(events, "user_message")[0].text
+    assert text.startswith("caf\ufffd ") and len(text) == len(big) + 5
+    assert ATIF.sniff(raw[:65536].decode("utf-8", "replace"))
+
+
+def test_nothing_readable_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_text("[1, 2", encoding="utf-8")
+    with pytest.raises(StetError):
+        ATIF.parse(path)
+
+
+def test_sniff_claims_only_atif() -> None:
+    assert ATIF.sniff('{\n  "schema_version": "ATIF-v1.4",\n  "session_id": "x"')
+    assert ATIF.sniff('{"session_id": "x", "schema_version": "ATIF-v1.2", "steps": [')
+    assert not ATIF.sniff('{"schema_version": "2.0", "steps": []}')
+    assert not ATIF.sniff('[{"schema_version": "ATIF-v1.2"}]')
+    # ATIF quoted inside another transcript's string is not ATIF.
+    assert not ATIF.sniff('{"type": "user", "text": "{\\"schema_version\\": \\"ATIF-v1.2\\"}"}')
+    assert not ATIF.sniff('{"type":"session_meta","payload":{}}\n')
+
+
+def test_detect_picks_atif(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "whatever.txt", trajectory([{"step_id": 1, "source": "user", "message": "hi"}])
+    )
+    assert detect(path).name == "atif"
+    assert importer("atif").label == "ATIF trajectory JSON (v1.0-v1.8)"
+
+
+def test_edits_from_arguments_covers_the_common_edit_tools() -> None:
+    create = edits_from_arguments(
+        "str_replace_editor", {"command": "create", "path": "a.py", "file_text": "x\ny\n"}, ""
+    )
+    assert (
+        create[0].operation == "create" and create[0].diff is not None and create[0].diff.added == 2
+    )
+    assert create[0].diff.text.startswith("--- /dev/null\n+++ b/a.py\n")
+    insert = edits_from_arguments(
+        "str_replace_editor",
+        {"command": "insert", "path": "a.py", "insert_line": 4, "new_str": "z\n"},
+        "",
+    )
+    assert (
+        insert[0].diff is not None
+        and insert[0].diff.anchored
+        and "@@ -4,0 +5 @@" in insert[0].diff.text
+    )
+    multi = edits_from_arguments(
+        "MultiEdit",
+        {
+            "file_path": "b.py",
+            "edits": [
+                {"old_string": "1", "new_string": "2"},
+                {"old_string": "3", "new_string": "4"},
+            ],
+        },
+        "",
+    )
+    assert len(multi) == 2
+    written = edits_from_arguments(
+        "Write", {"file_path": "c.py", "content": "print()\n"}, "File created successfully at: c.py"
+    )
+    assert written[0].operation == "create" and written[0].content == "print()\n"
+    overwritten = edits_from_arguments(
+        "Write", {"file_path": "c.py", "content": "print()\n"}, "The file c.py has been updated."
+    )
+    assert overwritten[0].operation == "modify" and overwritten[0].diff is None
+    assert edits_from_arguments("Bash", {"command": "ls", "path": "x"}, "") == []
+    assert (
+        edits_from_arguments(
+            "Edit", {"file_path": "d.py", "old_string": "same", "new_string": "same"}, ""
+        )
+        == []
+    )
+
+
+def test_json_document_locates_lines_and_leading_members() -> None:
+    document = JsonDocument('{\n "a": 1,\n "steps": [\n  {"x": 1},\n\n  {"y": 2}\n ]\n}\n')
+    value = document.load({"steps": [None]})
+    assert value == {"a": 1, "steps": [{"x": 1}, {"y": 2}]}
+    assert (document.line("/steps"), document.line("/steps/0"), document.line("/steps/1")) == (
+        3,
+        4,
+        6,
+    )
+    assert leading_members('{"a": 1, "b": {"c": [1, 2]}, "d": "cut') == {
+        "a": 1,
+        "b": {"c": [1, 2]},
+        "d": None,
+    }
+    assert leading_members('{"h": [{"role": "user", "parts": [', ("h", 0)) == {
+        "role": "user",
+        "parts": None,
+    }
+    assert leading_members('[{"k": 1}, 2]', (0,)) == {"k": 1}
+
+
+def test_public_sample_claude_code_run() -> None:
+    path = sample("atif/harbor__trajectory_pass.json")
+    assert detect(path).name == "atif"
+    parsed = ATIF.parse(path)
+    events = parsed.events
+    assert parsed.session_id == "a3b10bae-3ebd-4b8e-8779-3d21ce098521"
+    assert (
+        not parsed.problems
+        and events[0].kind == "session_start"
+        and events[-1].kind == "session_end"
+    )
+    assert (events[0].harness, events[0].harness_version) == ("claude-code", "2.1.178")
+    calls, results = of(events, "tool_call"), of(events, "tool_result")
+    assert len(calls) == 12 and {r.call_id for r in results} == {c.call_id for c in calls}
+    assert len(of(events, "usage")) == 11
+    changes = of(events, "file_change")
+    assert len(changes) == 3 and {c.path for c in changes} == {
+        "/repo/maas-controller/pkg/controller/maas/providers_llmisvc.go"
+    }
+    for change in changes:
+        position = next(i for i, e in enumerate(events) if e is change)
+        assert (
+            events[position - 1].kind == "tool_result"
+            and events[position - 1].call_id == change.call_id
+        )
+    for event in events:
+        json.loads(event_json(event))
+
+
+def test_string_arguments_and_references_outside_the_folder(tmp_path: Path) -> None:
+    outside = write(
+        tmp_path / "outside.json",
+        trajectory([{"step_id": 1, "source": "user", "message": "secret"}]),
+    )
+    folder = tmp_path / "run"
+    folder.mkdir()
+    steps = [
+        {
+            "step_id": 1,
+            "source": "agent",
+            "message": "",
+            "tool_calls": [
+                {"tool_call_id": "c1", "function_name": "Bash", "arguments": '{"command": "ls"}'}
+            ],
+            "observation": {
+                "results": [
+                    {
+                        "source_call_id": "c1",
+                        "content": "ok",
+                        "subagent_trajectory_ref": [
+                            {"session_id": "x", "trajectory_path": f"../{outside.name}"}
+                        ],
+                    }
+                ]
+            },
+        }
+    ]
+    parsed = ATIF.parse(write(folder / "trajectory.json", trajectory(steps)))
+    assert of(parsed.events, "tool_call")[0].input == {"command": "ls"}
+    assert of(parsed.events, "subagent")[0].agent_id == "x"
+    assert "secret" not in [e.text for e in of(parsed.events, "user_message")]
+    assert list(parsed.sources) == ["trajectory.json"]

@@ -1,0 +1,640 @@
+"""Gemini CLI sessions: hand-written files in the shapes chatRecordingService writes
+(the `.json` document, the `.jsonl` log with its updates and rewinds, subagent sessions),
+`logs.json` and checkpoints, modelled on real sessions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.events import EventBase, event_json
+from stet_lsp.trajectory.importers import detect, importer
+from stet_lsp.trajectory.importers.gemini import IMPORTERS
+
+GEMINI = IMPORTERS["gemini-cli"]
+SESSION = "b7db9eb8-618e-400c-a422-56b794b1ed60"
+
+
+def kinds(events: list[EventBase]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def of(events: list[EventBase], kind: str) -> list[Any]:
+    return [e for e in events if e.kind == kind]
+
+
+def jsonl(path: Path, records: list[Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def response(call_id: str, name: str, body: dict[str, Any]) -> dict[str, Any]:
+    return {"functionResponse": {"id": call_id, "name": name, "response": body}}
+
+
+READ = response("read_file_1", "read_file", {"output": "flask==3.1.3\n"})
+SHELL = response(
+    "shell_2",
+    "run_shell_command",
+    {"error": "[Operation Cancelled] Reason: User denied execution."},
+)
+
+MESSAGES: list[Any] = [
+    {
+        "id": "d049",
+        "timestamp": "2026-06-12T04:14:14.034Z",
+        "type": "user",
+        "content": [
+            {
+                "text": "<session_context>\nThis is the Gemini CLI.\n- **Workspace Directories:**\n  - /home/u/expense\n- **Directory Structure:**\n"
+            }
+        ],
+    },
+    {
+        "id": "u1",
+        "timestamp": "2026-06-12T04:16:58.419Z",
+        "type": "user",
+        "content": [{"text": "explain the error"}],
+    },
+    {
+        "id": "g1",
+        "timestamp": "2026-06-12T04:17:09.308Z",
+        "type": "gemini",
+        "content": [
+            {"text": "**Analyzing User Errors** I'm examining the traceback.", "thought": True},
+            {
+                "functionCall": {
+                    "id": "read_file_1",
+                    "name": "read_file",
+                    "args": {"file_path": "requirements.txt"},
+                }
+            },
+            {
+                "functionCall": {
+                    "id": "shell_2",
+                    "name": "run_shell_command",
+                    "args": {"command": "pip list"},
+                }
+            },
+        ],
+        "thoughts": [
+            {
+                "subject": "Analyzing User Errors",
+                "description": "I'm examining the traceback.",
+                "timestamp": "2026-06-12T04:17:07.158Z",
+            }
+        ],
+        "tokens": {
+            "input": 12312,
+            "output": 172,
+            "cached": 3809,
+            "thoughts": 525,
+            "tool": 7,
+            "total": 13016,
+        },
+        "model": "gemini-3-flash-preview",
+        "toolCalls": [
+            {
+                "id": "read_file_1",
+                "name": "read_file",
+                "args": {"file_path": "requirements.txt"},
+                "result": [READ, SHELL],
+                "status": "success",
+                "timestamp": "2026-06-12T04:17:54.266Z",
+                "resultDisplay": "",
+                "displayName": "ReadFile",
+            },
+            {
+                "id": "shell_2",
+                "name": "run_shell_command",
+                "args": {"command": "pip list"},
+                "result": [READ, SHELL],
+                "status": "cancelled",
+                "timestamp": "2026-06-12T04:17:54.266Z",
+                "displayName": "Shell",
+            },
+        ],
+    },
+    {
+        "id": "g1_response",
+        "timestamp": "2026-06-12T11:53:02.301Z",
+        "type": "user",
+        "content": [READ, SHELL],
+    },
+    {
+        "id": "g2",
+        "timestamp": "2026-06-12T04:20:00.000Z",
+        "type": "gemini",
+        "content": "I'll fix app.py and add a test.",
+        "thoughts": [],
+        "model": "gemini-3-flash-preview",
+        "tokens": {"input": 100, "output": 10, "cached": 0, "thoughts": 0, "tool": 0, "total": 110},
+        "toolCalls": [
+            {
+                "id": "replace_3",
+                "name": "replace",
+                "args": {
+                    "file_path": "/home/u/expense/app.py",
+                    "old_string": "b\n",
+                    "new_string": "B\n",
+                },
+                "result": [
+                    response("replace_3", "replace", {"output": "Successfully modified file"})
+                ],
+                "status": "success",
+                "timestamp": "2026-06-12T04:20:01.000Z",
+                "resultDisplay": {
+                    "fileDiff": "Index: app.py\n===\n--- app.py\tCurrent\n+++ app.py\tProposed\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n",
+                    "fileName": "app.py",
+                    "filePath": "/home/u/expense/app.py",
+                    "originalContent": "a\nb\nc\n",
+                    "newContent": "a\nB\nc\n",
+                },
+            },
+            {
+                "id": "write_4",
+                "name": "write_file",
+                "args": {
+                    "file_path": "/home/u/expense/test_app.py",
+                    "content": "def test():\n    pass\n",
+                },
+                "result": [
+                    response(
+                        "write_4",
+                        "write_file",
+                        {"output": "Successfully created and wrote to new file"},
+                    )
+                ],
+                "status": "success",
+                "timestamp": "2026-06-12T04:20:02.000Z",
+                "resultDisplay": {
+                    "fileDiff": "...",
+                    "fileName": "test_app.py",
+                    "originalContent": None,
+                    "newContent": "def test():\n    pass\n",
+                    "isNewFile": True,
+                },
+            },
+            {
+                "id": "replace_5",
+                "name": "replace",
+                "args": {
+                    "file_path": "/home/u/expense/app.py",
+                    "old_string": "x",
+                    "new_string": "y",
+                },
+                "result": [
+                    response(
+                        "replace_5", "replace", {"error": "Failed to edit, 0 occurrences found"}
+                    )
+                ],
+                "status": "error",
+                "timestamp": "2026-06-12T04:20:03.000Z",
+                "resultDisplay": "Error: Failed to edit",
+            },
+            {
+                "id": "shell_6",
+                "name": "run_shell_command",
+                "args": {"command": "pytest"},
+                "status": "executing",
+                "timestamp": "2026-06-12T04:20:04.000Z",
+            },
+        ],
+    },
+    {
+        "id": "e1",
+        "timestamp": "2026-06-12T13:10:21.208Z",
+        "type": "error",
+        "content": "Please provide a file path.",
+    },
+    {
+        "id": "i1",
+        "timestamp": "2026-06-12T13:10:22.208Z",
+        "type": "info",
+        "content": "Switched to fallback model.",
+    },
+    {
+        "id": "w1",
+        "timestamp": "2026-06-12T13:10:23.208Z",
+        "type": "warning",
+        "content": "Context window almost full",
+    },
+]
+
+
+def test_json_session_maps_every_message_type(tmp_path: Path) -> None:
+    document = {
+        "sessionId": SESSION,
+        "projectHash": "7302744c",
+        "startTime": "2026-06-12T04:14:14.031Z",
+        "lastUpdated": "2026-06-12T13:10:23.208Z",
+        "summary": "Fix the expense tracker",
+        "kind": "main",
+        "messages": MESSAGES,
+    }
+    path = tmp_path / "session-2026-06-12T04-14-b7db9eb8.json"
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    parsed = GEMINI.parse(path)
+    events = parsed.events
+    assert kinds(events) == [
+        "session_start",
+        "raw",  # session context
+        "user_message",
+        "reasoning",
+        "tool_call",
+        "tool_call",
+        "usage",
+        "tool_result",
+        "tool_result",
+        "agent_message",
+        "tool_call",
+        "tool_call",
+        "tool_call",
+        "tool_call",
+        "usage",
+        "tool_result",
+        "file_change",
+        "tool_result",
+        "file_change",
+        "tool_result",
+        "error",
+        "raw",
+        "raw",
+        "session_end",
+    ]
+    start = events[0]
+    assert (start.harness, start.model, start.cwd, start.title) == (
+        "gemini-cli",
+        "gemini-3-flash-preview",
+        "/home/u/expense",
+        "Fix the expense tracker",
+    )
+    assert (start.time, parsed.session_id) == ("2026-06-12T04:14:14.031Z", SESSION)
+    assert events[1].reason == "context the harness sent"
+    assert events[2].text == "explain the error" and events[2].source.pointer == "/messages/1"
+    assert events[3].text == "Analyzing User Errors: I'm examining the traceback."
+    assert events[3].time == "2026-06-12T04:17:07.158Z"
+    usage = events[6]
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (8510, 697, 3809)
+    read, shell = events[7], events[8]
+    assert (read.call_id, read.ok, read.output) == ("read_file_1", True, "flask==3.1.3\n")
+    assert (shell.call_id, shell.ok, shell.output) == (
+        "shell_2",
+        False,
+        "[Operation Cancelled] Reason: User denied execution.",
+    )
+    assert events[9].text == "I'll fix app.py and add a test."
+    modified, created = events[16], events[18]
+    assert (modified.call_id, modified.operation, modified.anchored, modified.content) == (
+        "replace_3",
+        "modify",
+        True,
+        "a\nB\nc\n",
+    )
+    assert (
+        modified.diff
+        == "--- a//home/u/expense/app.py\n+++ b//home/u/expense/app.py\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
+    )
+    assert (created.path, created.operation, created.added) == (
+        "/home/u/expense/test_app.py",
+        "create",
+        2,
+    )
+    failed = events[19]
+    assert (failed.call_id, failed.ok, failed.output) == (
+        "replace_5",
+        False,
+        "Failed to edit, 0 occurrences found",
+    )
+    assert not [r for r in of(events, "tool_result") if r.call_id == "shell_6"]
+    assert events[20].message == "Please provide a file path."
+    assert [e.reason for e in events[21:23]] == ["info message", "warning message"]
+    assert events[-1].time == "2026-06-12T13:10:23.208Z"
+    assert not parsed.dropped
+
+
+def test_jsonl_session_updates_rewinds_and_subagents(tmp_path: Path) -> None:
+    chats = tmp_path / "chats"
+    subagent = "74ce6840-5aef-46f0-af7f-f9c45b43c809"
+    jsonl(
+        chats / SESSION / f"{subagent}.jsonl",
+        [
+            {
+                "sessionId": subagent,
+                "projectHash": "7302",
+                "startTime": "2026-06-12T12:39:06Z",
+                "kind": "subagent",
+                "directories": ["/home/u"],
+            },
+            {
+                "id": "s1",
+                "timestamp": "2026-06-12T12:39:06Z",
+                "type": "user",
+                "content": [{"text": "How do I name a session?"}],
+            },
+            {
+                "id": "s2",
+                "timestamp": "2026-06-12T12:39:07Z",
+                "type": "gemini",
+                "content": "Use --resume.",
+                "model": "gemini-3-flash-preview",
+            },
+        ],
+    )
+    jsonl(
+        chats / SESSION / "other.jsonl",
+        [
+            {"sessionId": "other", "projectHash": "7302", "kind": "subagent"},
+            {
+                "id": "o1",
+                "timestamp": "2026-06-12T12:50:00Z",
+                "type": "user",
+                "content": "unreferenced",
+            },
+        ],
+    )
+    first_reply = {
+        "id": "g1",
+        "timestamp": "2026-06-12T12:39:05Z",
+        "type": "gemini",
+        "content": "",
+        "model": "gemini-3-flash-preview",
+        "thoughts": [],
+    }
+    invoke = {
+        "id": "invoke_1",
+        "name": "invoke_agent",
+        "args": {"agent_name": "cli_help", "prompt": "How do I name a session?"},
+        "result": [
+            response("invoke_1", "invoke_agent", {"output": "Subagent 'cli_help' finished."})
+        ],
+        "status": "success",
+        "timestamp": "2026-06-12T12:40:38Z",
+        "agentId": subagent,
+        "resultDisplay": {
+            "isSubagentProgress": True,
+            "agentName": "cli_help",
+            "state": "completed",
+        },
+    }
+    records = [
+        {
+            "sessionId": SESSION,
+            "projectHash": "7302",
+            "startTime": "2026-06-12T12:39:00Z",
+            "lastUpdated": "2026-06-12T12:39:00Z",
+            "kind": "main",
+        },
+        {
+            "id": "u1",
+            "timestamp": "2026-06-12T12:39:01Z",
+            "type": "user",
+            "content": [{"text": "name my session"}],
+            "displayContent": [{"text": "name my session"}],
+        },
+        {"$set": {"lastUpdated": "2026-06-12T12:39:01Z"}},
+        first_reply,
+        {**first_reply, "toolCalls": [invoke]},
+        {
+            **first_reply,
+            "toolCalls": [invoke],
+            "tokens": {
+                "input": 50,
+                "output": 5,
+                "cached": 0,
+                "thoughts": 0,
+                "tool": 0,
+                "total": 55,
+            },
+        },
+        {"id": "u2", "timestamp": "2026-06-12T12:45:00Z", "type": "user", "content": "try again"},
+        {"$rewindTo": "u2"},
+        {
+            "$set": {
+                "messages": [
+                    {"id": "u1", "type": "user", "content": [{"text": "<masked>"}]},
+                    {
+                        "id": "c1",
+                        "timestamp": "2026-06-12T12:46:00Z",
+                        "type": "user",
+                        "content": [
+                            {
+                                "text": "<state_snapshot>\n<overall_goal>name the session</overall_goal>\n</state_snapshot>"
+                            }
+                        ],
+                    },
+                    {
+                        "id": "c2",
+                        "timestamp": "2026-06-12T12:46:00Z",
+                        "type": "gemini",
+                        "content": [{"text": "Got it. Thanks for the additional context!"}],
+                    },
+                ],
+                "summary": "Naming sessions",
+            }
+        },
+        "not a record",
+        {"id": "x1", "timestamp": "2026-06-12T12:47:00Z", "content": "no type"},
+        {"unknown": True},
+    ]
+    path = jsonl(chats / "session-2026-06-12T12-39-b7db9eb8.jsonl", records)
+    with path.open("a", encoding="utf-8") as stream:
+        stream.write('{"id": "cut", "type": "gem')
+    parsed = GEMINI.parse(path)
+    events = parsed.events
+    assert kinds(events) == [
+        "session_start",
+        "user_message",
+        "tool_call",
+        "usage",
+        "subagent",
+        "user_message",
+        "agent_message",
+        "tool_result",
+        "user_message",
+        "raw",  # the rewind
+        "compaction",
+        "agent_message",
+        "raw",
+        "raw",
+        "raw",
+        "subagent",
+        "user_message",
+        "session_end",
+    ]
+    start = events[0]
+    assert (start.title, start.model, start.time) == (
+        "Naming sessions",
+        "gemini-3-flash-preview",
+        "2026-06-12T12:39:00Z",
+    )
+    # A message written again keeps its place and takes its last copy.
+    assert events[1].text == "name my session" and events[1].source.line == 2
+    assert events[2].source.line == 6 and events[3].input_tokens == 50
+    spawn = events[4]
+    assert (spawn.agent_id, spawn.call_id, spawn.description) == (subagent, "invoke_1", "cli_help")
+    assert events[5].agent == subagent and events[5].source.file == f"{SESSION}/{subagent}.jsonl"
+    assert events[5].source.line == 2
+    assert (events[7].call_id, events[7].agent) == ("invoke_1", None)
+    assert events[9].reason == "the user rewound the conversation to before this message"
+    assert (
+        events[10].summary.startswith("<state_snapshot>")
+        and events[10].source.pointer == "/$set/messages/1"
+    )
+    assert [e.reason for e in events[12:15]] == [
+        "record is not a JSON object",
+        "record has no type",
+        "record has no type",
+    ]
+    assert (events[15].agent_id, events[15].call_id) == ("other", None)
+    assert events[16].agent == "other"
+    assert set(parsed.sources) == {
+        path.name,
+        f"{SESSION}/{subagent}.jsonl",
+        f"{SESSION}/other.jsonl",
+    }
+    assert [(p.source, p.line) for p in parsed.problems] == [(path.name, len(records) + 1)]
+
+
+def test_thought_parts_without_summaries_and_opaque_signatures(tmp_path: Path) -> None:
+    records = [
+        {"sessionId": "s", "projectHash": "p"},
+        {
+            "id": "g",
+            "timestamp": "t",
+            "type": "gemini",
+            "content": [
+                {"text": "Binary content received.", "thought": True},
+                {"thought": True, "thoughtSignature": "opaque=="},
+                {"text": "Here it is."},
+            ],
+        },
+    ]
+    parsed = GEMINI.parse(jsonl(tmp_path / "s.jsonl", records))
+    assert [e.text for e in of(parsed.events, "reasoning")] == ["Binary content received."]
+    assert of(parsed.events, "agent_message")[0].text == "Here it is."
+    assert parsed.dropped["opaque_reasoning"] == 1
+
+
+def test_logs_json_holds_prompts(tmp_path: Path) -> None:
+    logs = [
+        {
+            "sessionId": "s1",
+            "messageId": 0,
+            "type": "user",
+            "message": "first prompt",
+            "timestamp": "2025-07-01T10:00:00.000Z",
+        },
+        {
+            "sessionId": "s2",
+            "messageId": 0,
+            "type": "user",
+            "message": "/help",
+            "timestamp": "2025-07-02T10:00:00.000Z",
+        },
+        {
+            "sessionId": "s2",
+            "messageId": 1,
+            "type": "model",
+            "message": "?",
+            "timestamp": "2025-07-02T10:00:01.000Z",
+        },
+    ]
+    path = tmp_path / "logs.json"
+    path.write_text(json.dumps(logs, indent=2), encoding="utf-8")
+    parsed = GEMINI.parse(path)
+    prompts = of(parsed.events, "user_message")
+    assert [(p.session, p.text) for p in prompts] == [("s1", "first prompt"), ("s2", "/help")]
+    assert of(parsed.events, "raw")[0].reason == "log entry that is not a prompt"
+    assert len(parsed.session_id) == 16  # two sessions: the file names it
+
+
+def test_checkpoints_are_model_histories(tmp_path: Path) -> None:
+    history = [
+        {"role": "user", "parts": [{"text": "list the files"}]},
+        {
+            "role": "model",
+            "parts": [
+                {"text": "Listing."},
+                {"functionCall": {"name": "list_directory", "args": {"path": "."}}},
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                {"functionResponse": {"name": "list_directory", "response": {"output": "a.py"}}}
+            ],
+        },
+        {"role": "system", "parts": []},
+    ]
+    for name, document in (
+        ("checkpoint-a.json", history),
+        ("checkpoint-b.json", {"history": history, "authType": "oauth"}),
+    ):
+        path = tmp_path / name
+        path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+        assert detect(path).name == "gemini-cli"
+        events = GEMINI.parse(path).events
+        assert kinds(events) == [
+            "session_start",
+            "user_message",
+            "agent_message",
+            "tool_call",
+            "tool_result",
+            "raw",
+            "session_end",
+        ]
+        call, result = events[3], events[4]
+        assert call.call_id == result.call_id and call.call_id.endswith("/1#1")
+        assert result.output == "a.py"
+
+
+def test_2mb_record_and_invalid_utf8(tmp_path: Path) -> None:
+    big = "z" * (2 * 1024 * 1024)
+    records = [
+        {"sessionId": "s", "projectHash": "p"},
+        {"id": "u", "timestamp": "t", "type": "user", "content": "caf\u00e9 " + big},
+    ]
+    path = tmp_path / "s.jsonl"
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    path.write_bytes(text.encode().replace("caf\u00e9".encode(), b"caf\xc3"))
+    message = of(GEMINI.parse(path).events, "user_message")[0]
+    assert message.text == "caf\ufffd " + big
+
+
+def test_nothing_readable_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text("not json at all", encoding="utf-8")
+    with pytest.raises(StetError):
+        GEMINI.parse(path)
+
+
+def test_sniff_claims_only_gemini() -> None:
+    assert GEMINI.sniff('{\n  "sessionId": "x",\n  "projectHash": "y",\n  "messages": [')
+    assert GEMINI.sniff('{"sessionId":"x","projectHash":"y","startTime":"t"}\n{"id":"a"')
+    assert GEMINI.sniff(
+        '[\n  {\n    "sessionId": "s",\n    "messageId": 0,\n    "type": "user",\n    "message": "hi"'
+    )
+    assert GEMINI.sniff('[{"role": "user", "parts": [{"text": "hi"}]}]')
+    assert GEMINI.sniff('{"history": [{"role": "model", "parts": []}], "authType": "x"}')
+    assert not GEMINI.sniff('{"parentUuid":null,"sessionId":"x","type":"user"}\n')
+    assert not GEMINI.sniff('{"history": [{"role": "system", "content": "x"}], "trajectory": []}')
+    assert not GEMINI.sniff('[{"id": 0, "source": "user", "action": "message", "args": {}}]')
+    assert not GEMINI.sniff('{"schema_version": "ATIF-v1.6", "steps": []}')
+    assert importer("gemini-cli").label == "Gemini CLI session JSON"
+
+
+def test_events_serialise(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(
+        json.dumps({"sessionId": SESSION, "projectHash": "p", "messages": MESSAGES}),
+        encoding="utf-8",
+    )
+    assert detect(path).name == "gemini-cli"
+    for event in GEMINI.parse(path).events:
+        json.loads(event_json(event))

@@ -1,0 +1,811 @@
+"""OpenHands event lists: hand-written trajectories in the shapes OpenHands serialises
+(`event_to_trajectory`), modelled on its own test trajectories."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.events import EventBase, event_json
+from stet_lsp.trajectory.importers import detect, importer
+from stet_lsp.trajectory.importers.openhands import IMPORTERS
+
+OPENHANDS = IMPORTERS["openhands"]
+
+
+def write(path: Path, document: Any) -> Path:
+    path.write_text(json.dumps(document, indent=4), encoding="utf-8")
+    return path
+
+
+def kinds(events: list[EventBase]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def of(events: list[EventBase], kind: str) -> list[Any]:
+    return [e for e in events if e.kind == kind]
+
+
+def response(
+    response_id: str, content: str = "", reasoning: str | None = None, **usage: int
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"content": content, "role": "assistant", "tool_calls": []}
+    if reasoning is not None:
+        message["reasoning_content"] = reasoning
+    return {
+        "id": response_id,
+        "created": 1737433775,
+        "model": "claude-3-5-sonnet-20241022",
+        "object": "chat.completion",
+        "choices": [{"finish_reason": "tool_calls", "index": 0, "message": message}],
+        "usage": {
+            "completion_tokens": usage.get("output", 0),
+            "prompt_tokens": usage.get("prompt", 0),
+            "prompt_tokens_details": {"cached_tokens": usage.get("cached", 0)},
+            "cache_creation_input_tokens": usage.get("written", 0),
+            "cache_read_input_tokens": usage.get("cached", 0),
+        },
+    }
+
+
+def metadata(tool: str, call: str, model_response: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "function_name": tool,
+        "tool_call_id": call,
+        "model_response": model_response,
+        "total_calls_in_response": 1,
+    }
+
+
+def metrics(
+    cost: float, prompt: int, output: int, cached: int = 0, written: int = 0
+) -> dict[str, Any]:
+    return {
+        "accumulated_cost": cost,
+        "max_budget_per_task": None,
+        "accumulated_token_usage": {
+            "model": "claude-sonnet-4",
+            "prompt_tokens": prompt,
+            "completion_tokens": output,
+            "cache_read_tokens": cached,
+            "cache_write_tokens": written,
+            "context_window": 200000,
+            "per_turn_token": 0,
+            "response_id": "",
+        },
+        "costs": [],
+        "response_latencies": [],
+        "token_usages": [],
+    }
+
+
+def session() -> list[Any]:
+    """A session of the current serialisation: every record type the importer maps."""
+    first = response("chatcmpl-1", "Let me look.", reasoning="The user wants a fix.")
+    return [
+        {
+            "id": 0,
+            "timestamp": "2025-06-01T10:00:00.000001",
+            "source": "agent",
+            "message": "You are OpenHands agent...",
+            "action": "system",
+            "args": {
+                "content": "You are OpenHands agent...",
+                "tools": [],
+                "openhands_version": "0.40.0",
+                "agent_class": "CodeActAgent",
+            },
+        },
+        {
+            "id": 1,
+            "timestamp": "2025-06-01T10:00:01",
+            "source": "user",
+            "message": "Fix the greeting in app.py",
+            "action": "message",
+            "args": {
+                "content": "Fix the greeting in app.py",
+                "image_urls": ["https://x/y.png"],
+                "wait_for_response": False,
+            },
+        },
+        {
+            "id": 2,
+            "timestamp": "2025-06-01T10:00:01.5",
+            "source": "user",
+            "message": "Retrieving content for: Fix the greeting",
+            "action": "recall",
+            "args": {
+                "recall_type": "workspace_context",
+                "query": "Fix the greeting in app.py",
+                "thought": "",
+            },
+        },
+        {
+            "id": 3,
+            "timestamp": "2025-06-01T10:00:01.6",
+            "source": "environment",
+            "message": "Added workspace context",
+            "cause": 2,
+            "observation": "recall",
+            "content": "Added workspace context",
+            "extras": {
+                "recall_type": "workspace_context",
+                "repo_name": "acme/app",
+                "repo_directory": "/workspace/app",
+                "repo_branch": "main",
+            },
+        },
+        {
+            "id": 4,
+            "timestamp": "2025-06-01T10:00:05",
+            "source": "agent",
+            "message": "Running command: cat app.py",
+            "action": "run",
+            "tool_call_metadata": metadata("execute_bash", "toolu_1", first),
+            "llm_metrics": metrics(0.01, 1000, 50, cached=200, written=300),
+            "args": {
+                "command": "cat app.py",
+                "is_input": False,
+                "thought": "Let me look.",
+                "blocking": False,
+                "hidden": False,
+                "confirmation_state": "confirmed",
+            },
+        },
+        {
+            "id": 5,
+            "timestamp": "2025-06-01T10:00:06",
+            "source": "agent",
+            "message": "Command `cat app.py` executed with exit code 0.",
+            "cause": 4,
+            "observation": "run",
+            "tool_call_metadata": metadata("execute_bash", "toolu_1", first),
+            "content": "print('helo')\n",
+            "extras": {
+                "command": "cat app.py",
+                "metadata": {"exit_code": 0, "working_dir": "/workspace/app"},
+                "hidden": False,
+            },
+            "success": True,
+        },
+        {
+            "id": 6,
+            "timestamp": "2025-06-01T10:00:09",
+            "source": "agent",
+            "message": "",
+            "action": "edit",
+            "tool_call_metadata": metadata("str_replace_editor", "toolu_2", response("chatcmpl-2")),
+            "llm_metrics": metrics(0.025, 2100, 120, cached=900, written=300),
+            "args": {
+                "path": "/workspace/app/app.py",
+                "command": "str_replace",
+                "file_text": None,
+                "old_str": "print('helo')",
+                "new_str": "print('hello')",
+                "insert_line": None,
+                "content": "",
+                "start": 1,
+                "end": -1,
+                "thought": "",
+                "impl_source": "oh_aci",
+            },
+        },
+        {
+            "id": 7,
+            "timestamp": "2025-06-01T10:00:09.1",
+            "source": "agent",
+            "message": "I edited the file /workspace/app/app.py.",
+            "cause": 6,
+            "observation": "edit",
+            "content": "The file /workspace/app/app.py has been edited.",
+            "extras": {
+                "path": "/workspace/app/app.py",
+                "prev_exist": False,
+                "old_content": "print('helo')",
+                "new_content": "print('hello')",
+                "impl_source": "oh_aci",
+                "diff": "--- /workspace/app/app.py\n+++ /workspace/app/app.py\n@@ -1 +1 @@\n-print('helo')\n+print('hello')\n",
+            },
+        },
+        {
+            "id": 8,
+            "timestamp": "2025-06-01T10:00:10",
+            "source": "agent",
+            "message": "I am thinking...",
+            "action": "think",
+            "tool_call_metadata": metadata("think", "toolu_3", response("chatcmpl-3")),
+            "llm_metrics": metrics(0.025, 2100, 120, cached=900, written=300),
+            "args": {"thought": "Tests should pass now."},
+        },
+        {
+            "id": 9,
+            "timestamp": "2025-06-01T10:00:10.1",
+            "source": "agent",
+            "message": "Your thought has been logged.",
+            "cause": 8,
+            "observation": "think",
+            "content": "Your thought has been logged.",
+            "extras": {},
+        },
+        {
+            "id": 10,
+            "timestamp": "2025-06-01T10:00:11",
+            "source": "agent",
+            "message": "Running command: pytest",
+            "action": "run",
+            "tool_call_metadata": metadata("execute_bash", "toolu_4", response("chatcmpl-4")),
+            "llm_metrics": metrics(0.04, 3300, 160),
+            "args": {"command": "pytest", "is_input": False, "thought": ""},
+        },
+        {
+            "id": 11,
+            "timestamp": "2025-06-01T10:00:15",
+            "source": "agent",
+            "message": "Command `pytest` executed with exit code 1.",
+            "cause": 10,
+            "observation": "run",
+            "content": "1 failed",
+            "extras": {"command": "pytest", "metadata": {"exit_code": 1}},
+            "success": False,
+        },
+        {
+            "id": 12,
+            "timestamp": "2025-06-01T10:00:16",
+            "source": "agent",
+            "message": "Running command: sleep 999",
+            "action": "run",
+            "args": {"command": "sleep 999", "thought": ""},
+        },
+        {
+            "id": 13,
+            "timestamp": "2025-06-01T10:00:17",
+            "source": "agent",
+            "message": "",
+            "observation": "error",
+            "content": "Agent got stuck in a loop",
+            "extras": {"error_id": "AGENT_ERROR"},
+        },
+        {
+            "id": 14,
+            "timestamp": "2025-06-01T10:00:18",
+            "source": "environment",
+            "message": "",
+            "observation": "agent_state_changed",
+            "content": "",
+            "extras": {"agent_state": "error", "reason": "Agent got stuck in a loop"},
+        },
+        {
+            "id": 15,
+            "timestamp": "2025-06-01T10:00:19",
+            "source": "environment",
+            "message": "",
+            "observation": "agent_state_changed",
+            "content": "",
+            "extras": {"agent_state": "running"},
+        },
+        {
+            "id": 16,
+            "timestamp": "2025-06-01T10:00:20",
+            "source": "agent",
+            "message": "Summary: ...",
+            "action": "condensation",
+            "args": {
+                "forgotten_event_ids": None,
+                "forgotten_events_start_id": 4,
+                "forgotten_events_end_id": 9,
+                "summary": "Fixed the typo; tests fail.",
+                "summary_offset": 1,
+            },
+        },
+        {
+            "id": 17,
+            "timestamp": "2025-06-01T10:00:21",
+            "source": "agent",
+            "message": "Delegating",
+            "action": "delegate",
+            "args": {"agent": "BrowsingAgent", "inputs": {"task": "Read the docs"}, "thought": ""},
+        },
+        {
+            "id": 18,
+            "timestamp": "2025-06-01T10:00:30",
+            "source": "agent",
+            "message": "Done.",
+            "cause": 17,
+            "observation": "delegate",
+            "content": "The docs say X.",
+            "extras": {"outputs": {}},
+        },
+        {
+            "id": 19,
+            "timestamp": "2025-06-01T10:00:31",
+            "source": "agent",
+            "message": "Anything else?",
+            "action": "message",
+            "args": {
+                "content": "The typo is fixed.",
+                "image_urls": None,
+                "wait_for_response": True,
+            },
+        },
+        {
+            "id": 20,
+            "timestamp": "2025-06-01T10:00:31.1",
+            "source": "agent",
+            "message": "No observation",
+            "cause": 19,
+            "observation": "null",
+            "content": "",
+            "extras": {},
+        },
+        {
+            "id": 21,
+            "timestamp": "2025-06-01T10:00:40",
+            "source": "agent",
+            "message": "All done!",
+            "action": "finish",
+            "tool_call_metadata": metadata("finish", "toolu_5", response("chatcmpl-5")),
+            "llm_metrics": metrics(0.05, 4000, 200),
+            "args": {
+                "final_thought": "Fixed the greeting.",
+                "outputs": {},
+                "thought": "Wrapping up.",
+            },
+        },
+        {
+            "id": 22,
+            "timestamp": "2025-06-01T10:00:41",
+            "source": "environment",
+            "message": "",
+            "observation": "agent_state_changed",
+            "content": "",
+            "extras": {"agent_state": "finished"},
+        },
+    ]
+
+
+def test_every_record_type_of_a_session(tmp_path: Path) -> None:
+    path = write(tmp_path / "abc.json", session())
+    parsed = OPENHANDS.parse(path)
+    events = parsed.events
+    assert kinds(events) == [
+        "session_start",
+        "raw",  # system prompt
+        "user_message",
+        "tool_call",  # recall
+        "tool_result",
+        "reasoning",
+        "agent_message",
+        "tool_call",
+        "usage",
+        "tool_result",
+        "tool_call",  # edit
+        "usage",
+        "tool_result",
+        "file_change",
+        "reasoning",  # think (no new usage: the metrics did not move)
+        "tool_call",
+        "usage",
+        "tool_result",
+        "tool_call",  # sleep: no result
+        "error",
+        "compaction",
+        "tool_call",
+        "subagent",
+        "tool_result",
+        "agent_message",
+        "agent_message",
+        "agent_message",
+        "usage",
+        "session_end",
+    ]
+    start = events[0]
+    assert (start.harness, start.harness_version, start.model) == (
+        "openhands",
+        "0.40.0",
+        "claude-3-5-sonnet-20241022",
+    )
+    assert (start.cwd, start.branch, start.time) == (
+        "/workspace/app",
+        "main",
+        "2025-06-01T10:00:00.000001",
+    )
+    assert events[1].reason == "system prompt"
+    assert events[2].text == "Fix the greeting in app.py\n[attachment: https://x/y.png]"
+    assert events[5].text == "The user wants a fix."
+    assert events[6].text == "Let me look." and events[6].model == "claude-3-5-sonnet-20241022"
+    run = events[7]
+    assert (run.call_id, run.name) == ("4", "execute_bash")
+    assert run.input == {"command": "cat app.py", "is_input": False, "blocking": False}
+    first_usage = events[8]
+    assert (first_usage.input_tokens, first_usage.output_tokens) == (500, 50)
+    assert (first_usage.cache_read_tokens, first_usage.cache_write_tokens) == (200, 300)
+    assert (first_usage.cost_usd, first_usage.cost_basis, first_usage.model) == (
+        0.01,
+        "reported",
+        "claude-sonnet-4",
+    )
+    assert (events[9].call_id, events[9].output, events[9].ok) == ("4", "print('helo')\n", True)
+    second_usage = events[11]
+    assert (second_usage.input_tokens, second_usage.cache_read_tokens, second_usage.cost_usd) == (
+        400,
+        700,
+        0.015,
+    )
+    change = events[13]
+    assert (change.call_id, change.path, change.operation, change.anchored) == (
+        "6",
+        "/workspace/app/app.py",
+        "modify",
+        True,
+    )
+    assert change.diff == (
+        "--- a//workspace/app/app.py\n+++ b//workspace/app/app.py\n@@ -1 +1 @@\n-print('helo')\n+print('hello')\n"
+    )
+    assert (change.added, change.removed) == (1, 1)
+    assert events[14].text == "Tests should pass now."
+    assert (events[17].call_id, events[17].ok) == ("10", False)
+    assert events[18].call_id == "12" and not [
+        r for r in of(events, "tool_result") if r.call_id == "12"
+    ]
+    errors = of(events, "error")
+    assert len(errors) == 1 and errors[0].message == "Agent got stuck in a loop"
+    assert events[20].summary == "Fixed the typo; tests fail."
+    assert (events[22].agent_id, events[22].call_id, events[22].description) == (
+        "BrowsingAgent",
+        "17",
+        "Read the docs",
+    )
+    assert events[23].output == "The docs say X."
+    assert [e.text for e in events[24:27]] == [
+        "The typo is fixed.",
+        "Wrapping up.",
+        "Fixed the greeting.",
+    ]
+    assert events[-1].reason == "finish"
+    assert parsed.dropped == {
+        "agent_state_change": 2,
+        "empty_observation": 1,
+        "think_acknowledgement": 1,
+    }
+    assert all(e.session == parsed.session_id for e in events) and len(parsed.session_id) == 16
+    lines = path.read_text().splitlines()
+    assert events[2].source.pointer == "/1"
+    assert (
+        lines[events[2].source.line - 1] == "    {" and '"id": 1,' in lines[events[2].source.line]
+    )
+
+
+def test_older_files_without_metrics_take_usage_and_edits_from_the_responses(
+    tmp_path: Path,
+) -> None:
+    first = response(
+        "chatcmpl-a", "I'll create it.", prompt=3439, output=104, cached=0, written=3435
+    )
+    editor = "print(file_editor(**{'command': 'create', 'path': '/workspace/todo/index.html', 'file_text': '<html>\\n</html>\\n'}))"
+    events_in = [
+        {
+            "id": 0,
+            "timestamp": "2025-01-20T20:29:13",
+            "source": "environment",
+            "message": "",
+            "observation": "agent_state_changed",
+            "content": "",
+            "extras": {"agent_state": "loading"},
+        },
+        {
+            "id": 1,
+            "timestamp": "2025-01-20T20:29:32",
+            "source": "environment",
+            "message": "Agent state changed to init",
+            "action": "change_agent_state",
+            "args": {"agent_state": "init", "thought": ""},
+        },
+        {
+            "id": 2,
+            "timestamp": "2025-01-20T20:29:32.1",
+            "source": "environment",
+            "message": "No observation",
+            "cause": 1,
+            "observation": "null",
+            "content": "",
+            "extras": {},
+        },
+        {
+            "id": 9,
+            "timestamp": "2025-01-20T20:29:48",
+            "source": "agent",
+            "message": "",
+            "action": "edit",
+            "tool_call_metadata": metadata("str_replace_editor", "toolu_9", first),
+            "args": {
+                "path": "/workspace/todo/index.html",
+                "content": "",
+                "start": 1,
+                "end": -1,
+                "thought": "Let's create the page:",
+                "impl_source": "oh_aci",
+                "translated_ipython_code": editor,
+            },
+        },
+        {
+            "id": 10,
+            "timestamp": "2025-01-20T20:29:49",
+            "source": "agent",
+            "message": "I edited the file /workspace/todo/index.html.",
+            "cause": 9,
+            "observation": "edit",
+            "tool_call_metadata": metadata("str_replace_editor", "toolu_9", first),
+            "content": "--- /workspace/todo/index.html\n+++ /workspace/todo/index.html\n@@ -0,0 +1,2 @@\n+<html>\n+</html>\n",
+            "extras": {
+                "path": "/workspace/todo/index.html",
+                "prev_exist": False,
+                "old_content": None,
+                "new_content": "<html>\n</html>\n",
+                "impl_source": "oh_aci",
+                "formatted_output_and_error": "File created successfully at: /workspace/todo/index.html",
+            },
+        },
+        {
+            "id": 11,
+            "timestamp": "2025-01-20T20:29:50",
+            "source": "agent",
+            "message": "Writing file",
+            "action": "write",
+            "args": {
+                "path": "/workspace/todo/a.txt",
+                "content": "a\n",
+                "start": 0,
+                "end": -1,
+                "thought": "",
+            },
+        },
+        {
+            "id": 12,
+            "timestamp": "2025-01-20T20:29:51",
+            "source": "agent",
+            "message": "I wrote to the file",
+            "cause": 11,
+            "observation": "write",
+            "content": "",
+            "extras": {"path": "/workspace/todo/a.txt"},
+        },
+        {
+            "id": 13,
+            "timestamp": "2025-01-20T20:29:52",
+            "source": "environment",
+            "message": "",
+            "observation": "agent_state_changed",
+            "content": "",
+            "extras": {"agent_state": "awaiting_user_input"},
+        },
+    ]
+    parsed = OPENHANDS.parse(write(tmp_path / "t.json", events_in))
+    events = parsed.events
+    assert kinds(events) == [
+        "session_start",
+        "agent_message",
+        "tool_call",
+        "usage",
+        "tool_result",
+        "file_change",
+        "tool_call",
+        "tool_result",
+        "file_change",
+        "session_end",
+    ]
+    call = events[2]
+    assert call.input == {
+        "path": "/workspace/todo/index.html",
+        "content": "",
+        "start": 1,
+        "end": -1,
+        "command": "create",
+        "file_text": "<html>\n</html>\n",
+    }
+    usage = events[3]
+    assert (usage.input_tokens, usage.cache_write_tokens, usage.output_tokens, usage.cost_usd) == (
+        4,
+        3435,
+        104,
+        None,
+    )
+    created = events[5]
+    assert (created.operation, created.anchored, created.added) == ("create", True, 2)
+    assert created.diff.startswith(
+        "--- /dev/null\n+++ b//workspace/todo/index.html\n@@ -0,0 +1,2 @@"
+    )
+    written = events[8]
+    assert (written.path, written.operation, written.content, written.diff) == (
+        "/workspace/todo/a.txt",
+        "modify",
+        "a\n",
+        "",
+    )
+    assert events[-1].reason == "awaiting_user_input"
+    assert parsed.dropped == {"agent_state_change": 3, "empty_observation": 1}
+
+
+def test_history_pairs_of_evaluation_outputs(tmp_path: Path) -> None:
+    history = [
+        [
+            {
+                "id": 1,
+                "timestamp": "2024-06-01T10:00:00",
+                "source": "user",
+                "message": "Solve it",
+                "action": "message",
+                "args": {"content": "Solve it", "images_urls": None, "wait_for_response": False},
+            },
+            {"message": "No observation", "observation": "null", "content": "", "extras": {}},
+        ],
+        [
+            {
+                "id": 2,
+                "timestamp": "2024-06-01T10:00:05",
+                "source": "agent",
+                "message": "Running command: ls",
+                "action": "run",
+                "args": {"command": "ls", "thought": "First, list files."},
+            },
+            {
+                "id": 3,
+                "timestamp": "2024-06-01T10:00:06",
+                "source": "agent",
+                "message": "Command `ls` executed with exit code 0.",
+                "cause": 2,
+                "observation": "run",
+                "content": "a.py",
+                "extras": {"command_id": -1, "command": "ls", "exit_code": 0},
+            },
+        ],
+    ]
+    path = write(tmp_path / "output.json", {"instance_id": "x__y-1", "history": history})
+    assert OPENHANDS.sniff(path.read_text())
+    events = OPENHANDS.parse(path).events
+    assert kinds(events) == [
+        "session_start",
+        "user_message",
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "session_end",
+    ]
+    assert events[1].source.pointer == "/history/0/0"
+    assert (events[4].source.pointer, events[4].call_id, events[4].output) == (
+        "/history/1/1",
+        "2",
+        "a.py",
+    )
+
+
+def test_odd_input(tmp_path: Path) -> None:
+    records = [
+        "text",
+        {"id": 1, "source": "agent", "message": "?"},
+        {"id": 2, "source": "agent", "message": "", "action": "teleport", "args": {}},
+        {
+            "id": 3,
+            "source": "agent",
+            "message": "",
+            "observation": "browse",
+            "content": "<html>",
+            "cause": 99,
+            "extras": {},
+        },
+        {
+            "id": 4,
+            "source": "environment",
+            "message": "",
+            "action": "message",
+            "args": {"content": "from env"},
+        },
+    ]
+    events = OPENHANDS.parse(write(tmp_path / "t.json", records)).events
+    assert [e.reason for e in of(events, "raw")] == [
+        "event is not a JSON object",
+        "event is neither an action nor an observation",
+        "unknown action 'teleport'",
+        "observation without a matching action",
+        "message from 'environment'",
+    ]
+    assert of(events, "raw")[0].record == "text"
+
+
+def test_interrupting_states_and_redacted_reasoning(tmp_path: Path) -> None:
+    thinking = response("chatcmpl-t", "")
+    thinking["choices"][0]["message"]["thinking_blocks"] = [
+        {"type": "thinking", "thinking": "Check the file first.", "signature": "sig"},
+        {"type": "redacted_thinking", "data": "opaque"},
+    ]
+    records = [
+        {
+            "id": 1,
+            "timestamp": "t1",
+            "source": "agent",
+            "message": "",
+            "action": "run",
+            "tool_call_metadata": metadata("execute_bash", "c", thinking),
+            "args": {"command": "ls"},
+        },
+        {
+            "id": 2,
+            "timestamp": "t2",
+            "source": "environment",
+            "message": "",
+            "observation": "agent_state_changed",
+            "content": "",
+            "extras": {"agent_state": "stopped"},
+        },
+    ]
+    parsed = OPENHANDS.parse(write(tmp_path / "t.json", records))
+    assert of(parsed.events, "reasoning")[0].text == "Check the file first."
+    assert parsed.dropped["opaque_reasoning"] == 1
+    error = of(parsed.events, "error")[0]
+    assert (error.message, error.interrupt) == ("agent stopped", True)
+    assert parsed.events[-1].reason == "stopped"
+
+
+def test_truncated_file_2mb_record_and_invalid_utf8(tmp_path: Path) -> None:
+    big = "y" * (2 * 1024 * 1024)
+    records = [
+        {
+            "id": 1,
+            "timestamp": "t",
+            "source": "user",
+            "message": "caf\u00e9",
+            "action": "message",
+            "args": {"content": "caf\u00e9 " + big},
+        },
+        {
+            "id": 2,
+            "timestamp": "t",
+            "source": "agent",
+            "message": "",
+            "action": "run",
+            "args": {"command": "ls"},
+        },
+    ]
+    text = json.dumps(records, indent=4, ensure_ascii=False)
+    cut = text.index('"command": "ls"')
+    path = tmp_path / "t.json"
+    path.write_bytes(text[:cut].encode().replace("caf\u00e9 ".encode(), b"caf\xfe "))
+    parsed = OPENHANDS.parse(path)
+    assert kinds(parsed.events) == ["session_start", "user_message", "session_end"]
+    assert parsed.events[1].text == "caf\ufffd " + big
+    assert len(parsed.problems) == 1 and parsed.problems[0].line == text[:cut].count("\n") + 1
+
+
+def test_nothing_readable_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_text('{"instance_id": "x"}', encoding="utf-8")
+    with pytest.raises(StetError):
+        OPENHANDS.parse(path)
+
+
+def test_sniff_claims_only_openhands(tmp_path: Path) -> None:
+    assert OPENHANDS.sniff(json.dumps(session()[:2], indent=4))
+    # A system prompt longer than the sniffed bytes: the leading keys decide.
+    assert OPENHANDS.sniff(
+        '[\n    {\n        "id": 0,\n        "timestamp": "2025", "source": "agent", "message": "You are'
+        + "x" * 100
+    )
+    assert not OPENHANDS.sniff(
+        '[{"sessionId": "s", "messageId": 0, "type": "user", "message": "hi"}]'
+    )
+    assert not OPENHANDS.sniff('[{"role": "user", "parts": [{"text": "\\"action\\": \\"run\\""}]}]')
+    assert not OPENHANDS.sniff(
+        '{"environment": "swe_main", "trajectory": [{"action": "ls", "observation": "a"}], "history": [{"role": "system", "content": "x", "agent": "main"}]}'
+    )
+    assert not OPENHANDS.sniff('{"schema_version": "ATIF-v1.2", "steps": []}')
+    path = write(tmp_path / "trajectory.txt", session())
+    assert detect(path).name == "openhands"
+    assert importer("openhands").label == "OpenHands event list JSON"
+
+
+def test_events_serialise(tmp_path: Path) -> None:
+    for event in OPENHANDS.parse(write(tmp_path / "t.json", session())).events:
+        json.loads(event_json(event))
