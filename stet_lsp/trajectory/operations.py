@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.operations import JSON_VERSION
 from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.importing import ImportResult, Progress, import_transcript
 from stet_lsp.trajectory.sessions import SessionInfo, find_sessions, match_session
@@ -37,6 +38,11 @@ def import_session(
     return import_transcript(target, path, format_name=format_name, progress=progress)
 
 
+def document(fields: dict[str, Any]) -> dict[str, Any]:
+    """A JSON result as both front ends give it: with the JSON version first."""
+    return {"version": JSON_VERSION, **fields}
+
+
 def sessions_of(target: Target, harness: str | None = None) -> list[SessionInfo]:
     return [s for s in find_sessions(target.root) if not harness or s.harness == harness]
 
@@ -45,20 +51,22 @@ def session_rows(target: Target, harness: str | None = None) -> dict[str, Any]:
     from stet_lsp.trajectory.importing import imported_sessions
 
     imported = imported_sessions(target)
-    return {
-        "sessions": [
-            {
-                "harness": s.harness,
-                "session": s.session_id,
-                "started": s.started,
-                "first_prompt": s.first_prompt,
-                "size": s.size,
-                "path": str(s.path),
-                "imported": (s.harness, s.session_id) in imported,
-            }
-            for s in sessions_of(target, harness)
-        ]
-    }
+    return document(
+        {
+            "sessions": [
+                {
+                    "harness": s.harness,
+                    "session": s.session_id,
+                    "started": s.started,
+                    "first_prompt": s.first_prompt,
+                    "size": s.size,
+                    "path": str(s.path),
+                    "imported": (s.harness, s.session_id) in imported,
+                }
+                for s in sessions_of(target, harness)
+            ]
+        }
+    )
 
 
 def trajectory_rows(root: Path) -> dict[str, Any]:
@@ -80,4 +88,4 @@ def trajectory_rows(root: Path) -> dict[str, Any]:
                 "brief": meta.brief,
             }
         )
-    return {"trajectories": rows}
+    return document({"trajectories": rows})

@@ -58,7 +58,7 @@ async def test_bad_import_arguments_fail_the_request_and_the_server_goes_on(
     with pytest.raises(JsonRpcException, match="must be"):
         await execute(client, "stet.trajectory.import", uri=uri(root), path=7)
     listed = await execute(client, "stet.trajectory.list", uri=uri(root))
-    assert listed == {"trajectories": []}
+    assert listed == {"version": 1, "trajectories": []}
 
 
 async def test_a_long_import_reports_work_done_progress(

@@ -18,7 +18,7 @@ LIST = "stet.trajectory.list"
 
 def register(server: StetServer) -> None:
     async def import_(*arguments: Any) -> dict[str, Any]:
-        from stet_lsp.trajectory.operations import import_session
+        from stet_lsp.trajectory.operations import document, import_session
 
         args = argument(arguments)
         session = await server.session_of(field(args, "uri", str, None))
@@ -30,15 +30,17 @@ def register(server: StetServer) -> None:
         format_name = field(args, "format", str, None)
         progress = Progress(server, "Stet: importing an agent session", path or wanted)
         work = server.off_loop(
-            lambda: import_session(
-                target,
-                path=None if path is None else Path(path),
-                session=wanted,
-                latest=latest,
-                harness=harness,
-                format_name=format_name,
-                progress=progress.phase,
-            ).to_json()
+            lambda: document(
+                import_session(
+                    target,
+                    path=None if path is None else Path(path),
+                    session=wanted,
+                    latest=latest,
+                    harness=harness,
+                    format_name=format_name,
+                    progress=progress.phase,
+                ).to_json()
+            )
         )
         return await progress.run(work)
 
