@@ -11,6 +11,8 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import os
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,7 +24,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.safefs import atomic_write, make_dirs, read_regular
 from stet_lsp.core.targets import Target
-from stet_lsp.trajectory.events import event_json, parse_event
+from stet_lsp.trajectory.events import SessionStart, event_json, parse_event
 from stet_lsp.trajectory.importers import detect, importer
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession
 from stet_lsp.trajectory.meta import ProblemRecord, SourceFile, TargetRef, summarise
@@ -71,6 +73,7 @@ def import_transcript(
 ) -> ImportResult:
     tell = progress or (lambda phase: None)
     tell("reading")
+    _check_source(source)
     chosen: Importer = importer(format_name) if format_name else detect(source)
     with _collector_paused():
         parsed = chosen.parse(source)
@@ -85,7 +88,13 @@ def import_transcript(
     with file_lock(folder.path, target.root, "the working trajectory"):
         record = _read_record(folder, stem)
         if record is not None and record.get("sources") == [s.model_dump() for s in sources]:
-            return _result(folder, parsed, record, changed=False)
+            if _composed(folder, record["sources"]):
+                return _result(folder, parsed, record, changed=False)
+            # Stored, but an import stopped before composing: compose now.
+            tell("composing")
+            with _collector_paused():
+                compose(target, folder)
+            return _result(folder, parsed, record, changed=True)
         tell("redacting")
         with _collector_paused():
             text, record = _gated_session(target, parsed, sources)
@@ -115,8 +124,11 @@ def compose(target: Target, folder: Folder) -> None:
         data = read_regular(folder.path / SESSIONS / f"{stem}.jsonl", target.root)
         if data is None:
             raise StetError(f"{folder.relative / SESSIONS / stem}.jsonl: missing; import again")
-        for line in data.decode("utf-8", "surrogatepass").splitlines():
-            lines.append(_with_step(line, len(lines) + 1))
+        # Only "\n" ends a line: a text may hold U+2028, NEL and the like (json.dumps with
+        # ensure_ascii=False writes them as they are), which str.splitlines() would split at.
+        for line in data.decode("utf-8", "surrogatepass").split("\n"):
+            if line:
+                lines.append(_with_step(line, len(lines) + 1))
         redaction.update(record.get("redaction", {}))
         dropped.update(record.get("dropped", {}))
         problems += [ProblemRecord(**problem) for problem in record.get("problems", [])]
@@ -146,7 +158,8 @@ def _gated_session(
     from stet_lsp.gate import redact_text
     from stet_lsp.gate.stetignore import StetIgnore
 
-    normalizer = Normalizer(target.root, StetIgnore.load(target.root))
+    cwds = [event.cwd for event in parsed.events if isinstance(event, SessionStart) and event.cwd]
+    normalizer = Normalizer(target.root, StetIgnore.load(target.root), cwds)
     events = normalizer.events(parsed.events)
     text = "".join(normalizer.line(event_json(event)) + "\n" for event in events)
     result = redact_text(text, path="events.jsonl", cache=None)
@@ -203,6 +216,16 @@ def _read_record(folder: Folder, stem: str) -> dict[str, Any] | None:
     return record
 
 
+def _composed(folder: Folder, sources: list[Any]) -> bool:
+    """Whether meta.json (written last) lists these sources: the session is in the trajectory."""
+    data = read_regular(folder.path / "meta.json", folder.root)
+    try:
+        listed = json.loads(data)["sources"] if data is not None else []
+    except (ValueError, TypeError, KeyError):
+        return False
+    return isinstance(listed, list) and all(source in listed for source in sources)
+
+
 def _previous_base(folder: Folder) -> str | None:
     """The base commit the working trajectory recorded first (it does not move with HEAD)."""
     data = read_regular(folder.path / "meta.json", folder.root)
@@ -231,6 +254,18 @@ def _session_stem(parsed: ParsedSession) -> str:
     """A file name for the session, whatever characters its id holds."""
     digest = hashlib.sha256(f"{parsed.format}\0{parsed.session_id}".encode()).hexdigest()
     return digest[:20]
+
+
+def _check_source(source: Path) -> None:
+    """A transcript is a regular file with something in it (a FIFO would block the read)."""
+    try:
+        status = os.stat(source)
+    except OSError as error:
+        raise StetError(f"{source}: {error.strerror or error}") from None
+    if not stat.S_ISREG(status.st_mode):
+        raise StetError(f"{source}: not a regular file")
+    if status.st_size == 0:
+        raise StetError(f"{source}: the file is empty; there is no transcript to import")
 
 
 def _sha256(path: Path) -> str:

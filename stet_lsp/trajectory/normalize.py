@@ -4,6 +4,7 @@ become `~` in the gate's own pass, everywhere.)"""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -15,11 +16,13 @@ from stet_lsp.trajectory.events import EventBase, FileChange, ToolCall, ToolResu
 # Tool input keys that name the file a call reads or writes, and keys that carry its content.
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filename", "file", "absolute_path")
 _CONTENT_KEYS = ("content", "new_string", "old_string", "edits", "new_source", "file_text")
+# Arguments that say where a call runs, not what it writes.
+_WHERE_KEYS = ("workdir", "cwd", "description")
 
 
 class Normalizer:
-    def __init__(self, root: Path, ignore: StetIgnore | None) -> None:
-        roots = {str(root), str(root.resolve())}
+    def __init__(self, root: Path, ignore: StetIgnore | None, cwds: Iterable[str] = ()) -> None:
+        roots = {str(root), str(root.resolve()), *linked_roots(root, cwds)}
         alternatives = "|".join(re.escape(r) for r in sorted(roots, key=len, reverse=True))
         # The root itself becomes ".", a path under it loses the root and its slash; a longer
         # name that merely starts with the root's (`/src/app-old`) is left alone.
@@ -38,23 +41,42 @@ class Normalizer:
         return self.relative(line)
 
     def events(self, events: Iterable[EventBase]) -> list[EventBase]:
-        """The events with ignored content replaced by the `.stetignore` marker."""
+        """The events with ignored content replaced by the `.stetignore` marker: a call that
+        names an ignored file loses its content arguments, a call that changed one (a patch,
+        whose input holds the content without a path argument) all but its path arguments,
+        and the result of either its output."""
         if self._ignore is None:
             return list(events)
+        events = list(events)
+        changed_ignored = {
+            event.call_id
+            for event in events
+            if isinstance(event, FileChange) and event.call_id and self._change_is_ignored(event)
+        }
         ignored_calls: set[str] = set()
         out: list[EventBase] = []
         for event in events:
-            if isinstance(event, FileChange) and self._ignored(event.path):
+            if isinstance(event, FileChange) and self._change_is_ignored(event):
                 event = event.model_copy(
                     update={"diff": OMITTED, "content": None, "anchored": False}
                 )
             elif isinstance(event, ToolCall) and self._call_is_ignored(event.input):
                 ignored_calls.add(event.call_id)
                 event = event.model_copy(update={"input": _without_content(event.input)})
-            elif isinstance(event, ToolResult) and event.call_id in ignored_calls:
+            elif isinstance(event, ToolCall) and event.call_id in changed_ignored:
+                ignored_calls.add(event.call_id)
+                event = event.model_copy(update={"input": _only_paths(event.input)})
+            elif isinstance(event, ToolResult) and (
+                event.call_id in ignored_calls or event.call_id in changed_ignored
+            ):
                 event = event.model_copy(update={"output": OMITTED})
             out.append(event)
         return out
+
+    def _change_is_ignored(self, change: FileChange) -> bool:
+        return self._ignored(change.path) or (
+            change.old_path is not None and self._ignored(change.old_path)
+        )
 
     def _ignored(self, path: str) -> bool:
         assert self._ignore is not None
@@ -69,3 +91,36 @@ class Normalizer:
 
 def _without_content(arguments: dict[str, Any]) -> dict[str, Any]:
     return {key: OMITTED if key in _CONTENT_KEYS else value for key, value in arguments.items()}
+
+
+def _only_paths(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of a call that changed an ignored file without naming it in a path
+    argument (a patch, a shell command): any of them may hold the content."""
+    return {
+        key: value
+        if key in _PATH_KEYS or key in _WHERE_KEYS or isinstance(value, bool | int | float)
+        else OMITTED
+        for key, value in arguments.items()
+    }
+
+
+def linked_roots(root: Path, cwds: Iterable[str]) -> set[str]:
+    """Other spellings of the repository's root that the harness recorded: a session's working
+    folder reached through a link (macOS' /tmp, a linked projects folder) names the root by
+    the link, or a folder inside it by a path that ends in the same relative part."""
+    real_root = root.resolve()
+    found: set[str] = set()
+    for cwd in cwds:
+        if not os.path.isabs(cwd) or "\0" in cwd:
+            continue
+        cwd = os.path.normpath(cwd)
+        try:
+            inner = Path(os.path.realpath(cwd)).relative_to(real_root)
+        except (ValueError, OSError):
+            continue
+        spelled = cwd
+        for _ in inner.parts:
+            spelled = os.path.dirname(spelled)
+        if Path(spelled, inner) == Path(cwd) and spelled != os.sep:
+            found.add(spelled)
+    return found

@@ -67,7 +67,8 @@ class Folder:
         data = read_regular(self.path / EVENTS, self.root)
         if data is None:
             raise StetError(f"{self.relative / EVENTS}: no such file")
-        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        # Only "\n" ends a line (str.splitlines() would also split at a U+2028 in a text).
+        for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
             if not line.strip():
                 continue
             try:

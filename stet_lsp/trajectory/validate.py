@@ -55,18 +55,15 @@ def validate_events(text: str, name: str = EVENTS) -> tuple[list[Issue], int]:
     issues: list[Issue] = []
     calls: set[str] = set()
     count = 0
-    for number, line in enumerate(text.splitlines(), 1):
+    # Only "\n" ends a line (str.splitlines() would also split at a U+2028 in a text).
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         count += 1
         try:
             event = parse_event(line)
         except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            issues.append(
-                Issue(name, number, f"{where}: {first['msg']}" if where else first["msg"])
-            )
+            issues.append(Issue(name, number, _first_error(error)))
             continue
         if event.step != count:
             issues.append(Issue(name, number, f"step is {event.step}, expected {count}"))
@@ -81,9 +78,12 @@ def validate_events(text: str, name: str = EVENTS) -> tuple[list[Issue], int]:
 def _validate_meta(data: bytes, name: str, steps: int) -> list[Issue]:
     try:
         json.loads(data)
-        meta = Meta.model_validate_json(data)
     except ValueError as error:
-        return [Issue(name, 1, str(error).splitlines()[0])]
+        return [Issue(name, 1, f"not JSON: {error}")]
+    try:
+        meta = Meta.model_validate_json(data)
+    except ValidationError as error:  # the field and what is wrong with it, not a summary
+        return [Issue(name, 1, _first_error(error))]
     issues = []
     if meta.schema_version != SCHEMA_VERSION:
         message = f"schema_version {meta.schema_version}; this Stet reads {SCHEMA_VERSION}"
@@ -91,3 +91,9 @@ def _validate_meta(data: bytes, name: str, steps: int) -> list[Issue]:
     if meta.steps != steps:
         issues.append(Issue(name, 1, f"steps is {meta.steps}, events.jsonl holds {steps}"))
     return issues
+
+
+def _first_error(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']}" if where else str(first["msg"])

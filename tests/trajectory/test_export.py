@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from conftest import sample
+from samples import sample
 
 from stet_lsp.trajectory.events import (
     AgentMessage,

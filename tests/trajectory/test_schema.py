@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from samples import sample
 
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.trajectory.events import (
@@ -37,7 +38,6 @@ from stet_lsp.trajectory.schema import (
     write_schemas,
 )
 from stet_lsp.trajectory.store import EVENTS, META, working_folder
-from tests.trajectory.conftest import sample
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 DOCS_SCHEMA = DOCS / "schema"

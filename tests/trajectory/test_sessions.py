@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import zstandard
-from conftest import sample
+from samples import sample
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory import sessions

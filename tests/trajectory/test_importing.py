@@ -1,0 +1,1099 @@
+"""The import pipeline end to end, in real repositories: importer → relative paths and
+`.stetignore` → the gate → `.stet/cache/trajectories/<target-key>/` (sessions, events.jsonl,
+meta.json, narration.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import threading
+from collections import Counter
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import gate_corpus
+import pygit2
+import pytest
+from samples import sample
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.targets import Target, resolve_target
+from stet_lsp.gate import count_home_paths
+from stet_lsp.gate.stetignore import OMITTED
+from stet_lsp.trajectory.events import (
+    EventBase,
+    FileChange,
+    SessionStart,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+    parse_event,
+)
+from stet_lsp.trajectory.importing import ImportResult, compose, import_transcript
+from stet_lsp.trajectory.store import working_folder
+from stet_lsp.trajectory.validate import validate_path
+
+MODEL = "claude-sonnet-4-5-20250929"
+SESSION_A = "aaaaaaaa-1111-4222-8333-444455556666"
+SESSION_B = "bbbbbbbb-1111-4222-8333-444455556666"
+START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+# -- a Claude Code transcript, written record by record --------------------------------------
+
+
+class Claude:
+    """A Claude Code 2.x session file as the harness writes it: one record a line, each
+    message record with the session id, cwd, version and branch, chained by parentUuid."""
+
+    def __init__(self, session: str, cwd: Path | str, start: datetime = START) -> None:
+        self.session = session
+        self.cwd = str(cwd)
+        self.clock = start
+        self.records: list[Any] = []
+        self.parent: str | None = None
+        self.count = 0
+
+    def _record(self, kind: str, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        self.count += 1
+        self.clock += timedelta(seconds=2)
+        uuid = f"{self.session[:8]}-{self.count:04d}"
+        record = {
+            "parentUuid": self.parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": self.cwd,
+            "sessionId": self.session,
+            "version": "2.1.12",
+            "gitBranch": "main",
+            "type": kind,
+            "message": message,
+            "uuid": uuid,
+            "timestamp": self.clock.isoformat().replace("+00:00", ".000Z"),
+            **extra,
+        }
+        self.parent = uuid
+        self.records.append(record)
+        return record
+
+    def user(self, content: Any, **extra: Any) -> Claude:
+        self._record("user", {"role": "user", "content": content}, **extra)
+        return self
+
+    def assistant(self, *blocks: dict[str, Any], tokens: tuple[int, int] = (100, 20)) -> Claude:
+        message = {
+            "model": MODEL,
+            "id": f"msg_{self.session[:8]}_{self.count:04d}",
+            "type": "message",
+            "role": "assistant",
+            "content": list(blocks),
+            "stop_reason": None,
+            "usage": {"input_tokens": tokens[0], "output_tokens": tokens[1]},
+        }
+        self._record("assistant", message, requestId=f"req_{self.count:04d}")
+        return self
+
+    def say(self, text: str) -> Claude:
+        return self.assistant({"type": "text", "text": text})
+
+    def tool(
+        self,
+        call_id: str,
+        name: str,
+        tool_input: dict[str, Any],
+        output: str,
+        structured: Any = None,
+        *,
+        thinking: str | None = None,
+    ) -> Claude:
+        blocks: list[dict[str, Any]] = []
+        if thinking is not None:
+            blocks.append(
+                {"type": "thinking", "thinking": thinking, "signature": "EqQBCkYIBxgCKkB"}
+            )
+        blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": tool_input})
+        self.assistant(*blocks)
+        result = {"tool_use_id": call_id, "type": "tool_result", "content": output}
+        extra = {} if structured is None else {"toolUseResult": structured}
+        return self.user([result], **extra)
+
+    def write_file(self, call_id: str, path: str, content: str) -> Claude:
+        structured = {
+            "type": "create",
+            "filePath": path,
+            "content": content,
+            "structuredPatch": [],
+            "originalFile": None,
+        }
+        output = f"File created successfully at: {path}"
+        return self.tool(
+            call_id, "Write", {"file_path": path, "content": content}, output, structured
+        )
+
+    def read_file(self, call_id: str, path: str, content: str) -> Claude:
+        numbered = "".join(f"{n:>6}\t{line}\n" for n, line in enumerate(content.splitlines(), 1))
+        structured = {
+            "type": "text",
+            "file": {"filePath": path, "content": content, "numLines": 1, "startLine": 1},
+        }
+        return self.tool(call_id, "Read", {"file_path": path}, numbered, structured)
+
+    def save(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self.records))
+        return path
+
+
+def simple_session(root: Path, session: str, prompt: str, start: datetime = START) -> Claude:
+    """A prompt, a tool call that creates a file, its result and a closing reply."""
+    name = f"src/{session[:4]}.py"
+    return (
+        Claude(session, root, start)
+        .user(prompt)
+        .write_file(f"toolu_{session[:4]}", f"{root}/{name}", "print('hi')\nprint('bye')\n")
+        .say(f"Created {name}.")
+    )
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def target_of(root: Path) -> Target:
+    return resolve_target(root)
+
+
+def stet_files(root: Path) -> dict[str, bytes]:
+    """Every regular file under .stet/, by its path relative to the repository."""
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted((root / ".stet").rglob("*"))
+        if path.is_file() and not path.is_symlink()
+    }
+
+
+def stet_times(root: Path) -> dict[str, int]:
+    return {name: os.stat(root / name).st_mtime_ns for name in stet_files(root)}
+
+
+def lines_of(root: Path, name: str = "events.jsonl") -> list[dict[str, Any]]:
+    text = (working_folder(target_of(root)).path / name).read_text(encoding="utf-8")
+    assert text.endswith("\n")
+    return [json.loads(line) for line in text.split("\n")[:-1]]
+
+
+def events_of(root: Path) -> list[EventBase]:
+    return working_folder(target_of(root)).read_events()
+
+
+def meta_of(root: Path) -> dict[str, Any]:
+    meta: dict[str, Any] = json.loads(
+        (working_folder(target_of(root)).path / "meta.json").read_text()
+    )
+    return meta
+
+
+def records_of(root: Path) -> dict[str, dict[str, Any]]:
+    """The per-session records, by session id."""
+    sessions = working_folder(target_of(root)).path / "sessions"
+    found = {}
+    for path in sorted(sessions.glob("*.json")):
+        record = json.loads(path.read_text())
+        found[record["session"]] = record | {"stem": path.stem}
+    return found
+
+
+def everything_under_stet(root: Path) -> str:
+    return "\n".join(data.decode("utf-8") for data in stet_files(root).values())
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def of(events: list[EventBase], kind: type[Any]) -> list[Any]:
+    return [event for event in events if isinstance(event, kind)]
+
+
+# -- the public samples -----------------------------------------------------------------------
+
+# (sample, format, session id, [(harness, version)], models, text the brief starts with)
+PUBLIC = [
+    (
+        "claude-code/entireio-cli__37_995ebed6e4_0_full.jsonl",
+        "claude-code",
+        "48f428f9-72d8-40b2-9594-953019809473",
+        [("claude-code", "2.1.12")],
+        ["claude-opus-4-5-20251101"],
+        "brews is being phased out",
+    ),
+    (
+        "codex/claude-code-log__rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl",
+        "codex",
+        "11111111-1111-4111-8111-111111111111",
+        [("codex", "0.0.0-test")],
+        ["synthetic-model"],
+        "List the synthetic files.",
+    ),
+    (
+        "codex/claude-code-transcripts__sample_codex_session.jsonl",
+        "codex",
+        "019b64e5-57fa-7463-b644-fba7e456f905",
+        [("codex", "0.77.0")],
+        ["gpt-5.2-codex"],
+        None,  # see test_the_brief_of_a_codex_session_is_the_request_not_the_instructions
+    ),
+    (
+        "aider/afi-core__.aider.chat.history.md",
+        "aider",
+        "ddd6b8bf40bade55",
+        [("aider", "0.85.1"), ("aider", None), ("aider", "0.85.2")],
+        ["gpt-4o", "gpt-4.1"],
+        "add a comment at the top of schemas/pipeline_config_schema",
+    ),
+    (
+        "swe-agent/SWE-agent__pydicom__pydicom-1458.traj",
+        "swe-agent",
+        "f081b131803e16ed",
+        [("swe-agent", None)],
+        [],
+        "We're currently solving the following issue within our repository.",
+    ),
+    (
+        "atif/harbor__trajectory_pass.json",
+        "atif",
+        "a3b10bae-3ebd-4b8e-8779-3d21ce098521",
+        [("claude-code", "2.1.178")],
+        ["claude-opus-4-6"],
+        "You are a software engineer.",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("relative", "format_name", "session", "harnesses", "models", "brief"),
+    PUBLIC,
+    ids=[entry[0].split("/")[0] + "-" + str(n) for n, entry in enumerate(PUBLIC)],
+)
+def test_a_public_sample_imports_into_a_valid_trajectory(
+    root: Path,
+    repo: pygit2.Repository,
+    relative: str,
+    format_name: str,
+    session: str,
+    harnesses: list[tuple[str, str | None]],
+    models: list[str],
+    brief: str | None,
+) -> None:
+    source = sample(relative)
+    target = target_of(root)
+    result = import_transcript(target, source)
+    assert (result.format, result.session, result.changed) == (format_name, session, True)
+    folder = working_folder(target)
+    assert result.folder == str(folder.relative) == f".stet/cache/trajectories/{target.key}"
+    assert result.trajectory == folder.id == target.key
+
+    # events.jsonl: every line an event of the schema, steps 1..N, nothing else
+    lines = lines_of(root)
+    events = [parse_event(json.dumps(line)) for line in lines]
+    assert [line["step"] for line in lines] == list(range(1, len(lines) + 1))
+    assert [list(line)[:2] for line in lines] == [["kind", "step"]] * len(lines)
+    assert len(lines) == result.events > 0
+    assert isinstance(events[0], SessionStart)
+
+    meta = meta_of(root)
+    assert meta["schema_version"] == "1.0"
+    assert meta["id"] == target.key
+    assert meta["target"] == {"kind": "branch", "name": "main", "key": target.key}
+    assert meta["base_commit"] == str(repo.head.target)
+    assert meta["steps"] == len(lines)
+    assert [(h["name"], h["version"]) for h in meta["harnesses"]] == harnesses
+    assert meta["models"] == models
+    assert meta["sessions"] == list(dict.fromkeys(event.session for event in events))
+    times = [event.time for event in events if event.time]
+    assert (meta["started"], meta["ended"]) == ((min(times), max(times)) if times else (None, None))
+    # totals are the sums of the usage events
+    usages = of(events, Usage)
+    totals = meta["totals"]
+    assert totals["input_tokens"] == sum(u.input_tokens for u in usages)
+    assert totals["output_tokens"] == sum(u.output_tokens for u in usages)
+    assert totals["cache_read_tokens"] == sum(u.cache_read_tokens for u in usages)
+    assert totals["cache_write_tokens"] == sum(u.cache_write_tokens for u in usages)
+    assert (totals["cost_usd"] is None) == (totals["cost_basis"] is None)
+    # files: each changed path once, sorted, with the lines its changes added and removed
+    added: Counter[str] = Counter()
+    removed: Counter[str] = Counter()
+    for change in of(events, FileChange):
+        added[change.path] += change.added
+        removed[change.path] += change.removed
+    assert meta["files"] == [
+        {"path": path, "added": added[path], "removed": removed[path]} for path in sorted(added)
+    ]
+    # brief: the first request of the main agent
+    first = next(e for e in of(events, UserMessage) if e.agent is None)
+    assert meta["brief"] == first.text[:2000]
+    if brief is not None:
+        assert meta["brief"].startswith(brief)
+    # sources: the file, its hash and the session it holds
+    assert meta["sources"] == [
+        {"name": source.name, "sha256": sha256(source), "format": format_name, "session": session}
+    ]
+    # redaction and dropped: as the session's record counted them
+    (record,) = records_of(root).values()
+    assert meta["redaction"] == record["redaction"] == result.redaction
+    assert meta["dropped"] == record["dropped"] == result.dropped
+    assert meta["problems"] == record["problems"] == []
+    assert record["events"] == len(lines)
+    assert record["first_time"] == next((e.time for e in events if e.time), None)
+    # home folders are `~` everywhere under .stet/
+    for name, data in stet_files(root).items():
+        assert count_home_paths(data.decode("utf-8")) == 0, name
+
+    # narration.md is there, and composing again writes the same bytes
+    before = stet_files(root)
+    assert before[f"{result.folder}/narration.md"].startswith(b"#")
+    compose(target, folder)
+    assert stet_files(root) == before
+    assert validate_path(folder.path) == []
+
+
+def test_the_home_paths_of_a_sample_are_counted_and_gone(root: Path) -> None:
+    source = sample("claude-code/entireio-cli__37_995ebed6e4_0_full.jsonl")
+    home_paths = count_home_paths(source.read_text(encoding="utf-8"))
+    assert home_paths > 0
+    result = import_transcript(target_of(root), source)
+    assert result.redaction["home-path"] > 0
+    assert meta_of(root)["redaction"]["home-path"] == result.redaction["home-path"]
+    assert "~/" in (working_folder(target_of(root)).path / "events.jsonl").read_text()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the Codex importer emits the AGENTS.md and <environment_context> texts Codex sends "
+    "as user-role messages as user_message events, so meta.json's brief is the instructions",
+)
+def test_the_brief_of_a_codex_session_is_the_request_not_the_instructions(root: Path) -> None:
+    import_transcript(
+        target_of(root), sample("codex/claude-code-transcripts__sample_codex_session.jsonl")
+    )
+    assert meta_of(root)["brief"].startswith("can you analyse the MD files in this directory")
+
+
+def test_every_sample_into_one_trajectory(root: Path) -> None:
+    """All six samples in one target: sessions in start order (those without times first),
+    steps 1..N across them, and validate agrees."""
+    target = target_of(root)
+    sources = [sample(entry[0]) for entry in PUBLIC]
+    for source in sources:
+        assert import_transcript(target, source).changed
+    lines = lines_of(root)
+    assert [line["step"] for line in lines] == list(range(1, len(lines) + 1))
+    meta = meta_of(root)
+    assert meta["steps"] == len(lines)
+    assert sorted(s["name"] for s in meta["sources"]) == sorted(s.name for s in sources)
+    firsts = [record["first_time"] or "" for record in records_of(root).values()]
+    order = [s["session"] for s in meta["sources"]]
+    by_session = {r["session"]: r["first_time"] or "" for r in records_of(root).values()}
+    assert [by_session[s] for s in order] == sorted(firsts)
+    assert validate_path(working_folder(target).path) == []
+
+
+# -- the same file again, a changed file, two sessions ----------------------------------------
+
+
+def test_importing_the_same_file_again_changes_nothing(root: Path, tmp_path: Path) -> None:
+    target = target_of(root)
+    source = simple_session(root, SESSION_A, "Add a greeting").save(tmp_path / "a.jsonl")
+    first = import_transcript(target, source)
+    assert first.changed
+    files, times = stet_files(root), stet_times(root)
+    assert f"{first.folder}/events.jsonl" in files
+
+    again = import_transcript(target, source)
+    assert not again.changed
+    assert stet_files(root) == files
+    assert stet_times(root) == times
+    assert (again.session, again.events, again.redaction) == (
+        first.session,
+        first.events,
+        first.redaction,
+    )
+    # the same bytes under another name are the same source only when the name matches too
+    copy = tmp_path / "copy" / "a.jsonl"
+    copy.parent.mkdir()
+    copy.write_bytes(source.read_bytes())
+    assert not import_transcript(target, copy).changed
+
+
+def test_a_changed_source_replaces_that_session_only(root: Path, tmp_path: Path) -> None:
+    target = target_of(root)
+    first = simple_session(root, SESSION_A, "First task", START)
+    second = simple_session(root, SESSION_B, "Second task", START + timedelta(hours=1))
+    path_a = first.save(tmp_path / "a.jsonl")
+    path_b = second.save(tmp_path / "b.jsonl")
+    import_transcript(target, path_a)
+    import_transcript(target, path_b)
+    records = records_of(root)
+    sessions = working_folder(target).path / "sessions"
+    b_files = {
+        p.name: (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sessions.glob(f"{records[SESSION_B]['stem']}.*")
+    }
+    a_events = (sessions / f"{records[SESSION_A]['stem']}.jsonl").read_bytes()
+    steps_before = meta_of(root)["steps"]
+
+    first.say("One more thing: the tests pass.").save(path_a)  # the session went on
+    result = import_transcript(target, path_a)
+    assert result.changed and result.session == SESSION_A
+    assert {
+        p.name: (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sessions.glob(f"{records[SESSION_B]['stem']}.*")
+    } == b_files
+    assert (sessions / f"{records[SESSION_A]['stem']}.jsonl").read_bytes() != a_events
+    assert records_of(root)[SESSION_A]["sources"][0]["sha256"] == sha256(path_a)
+    assert len(list(sessions.glob("*.json"))) == 2
+    lines = lines_of(root)
+    assert meta_of(root)["steps"] == len(lines) > steps_before
+    # the new reply is in the first session, which still comes first
+    added = [line.get("text") for line in lines].index("One more thing: the tests pass.")
+    assert lines[added]["session"] == SESSION_A
+    sessions = [line["session"] for line in lines]
+    split = sessions.index(SESSION_B)
+    assert added < split and set(sessions[split:]) == {SESSION_B}
+    assert [line["step"] for line in lines] == list(range(1, len(lines) + 1))
+
+
+def test_an_import_that_stopped_before_composing_is_finished_by_the_next(
+    root: Path, tmp_path: Path
+) -> None:
+    """The session's files were written but the import stopped before meta.json (written
+    last) listed it: importing the same file again composes instead of saying unchanged."""
+    target = target_of(root)
+    folder = working_folder(target).path
+    import_transcript(target, simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl"))
+    after_first = {
+        name: (folder / name).read_bytes() for name in ("events.jsonl", "meta.json", "narration.md")
+    }
+    second = simple_session(root, SESSION_B, "Second", START + timedelta(hours=1))
+    source = second.save(tmp_path / "b.jsonl")
+    import_transcript(target, source)
+    complete = stet_files(root)
+    for name, data in after_first.items():  # as if the second import stopped before composing
+        (folder / name).write_bytes(data)
+    result = import_transcript(target, source)
+    assert result.changed
+    assert stet_files(root) == complete
+    (folder / "meta.json").unlink()  # stopped halfway through writing the trajectory
+    assert import_transcript(target, source).changed
+    assert stet_files(root) == complete
+    assert not import_transcript(target, source).changed
+
+
+AIDER_HISTORY = """
+# aider chat started at 2026-03-01 09:00:00
+
+> Aider v0.85.1
+> Main model: gpt-4o with diff edit format
+
+#### add a greeting to hello.py
+
+I will add the greeting.
+
+> Tokens: 1.0k sent, 12 received. Cost: $0.0026 message, $0.0026 session.
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the aider importer's session id is a hash of the whole history file, and aider "
+    "appends to that file: each import of a grown history adds the earlier turns again",
+)
+def test_a_grown_aider_history_replaces_its_session(root: Path) -> None:
+    history = root / ".aider.chat.history.md"
+    history.write_text(AIDER_HISTORY)
+    target = target_of(root)
+    import_transcript(target, history)
+    with open(history, "a") as stream:
+        stream.write("\n#### now a farewell\n\nAdded the farewell.\n")
+    import_transcript(target, history)
+    prompts = [e.text for e in of(events_of(root), UserMessage)]
+    assert prompts == ["add a greeting to hello.py", "now a farewell"]
+
+
+def test_sessions_compose_in_start_order_with_steps_renumbered(root: Path, tmp_path: Path) -> None:
+    target = target_of(root)
+    later = simple_session(root, SESSION_B, "The later task", START + timedelta(days=1))
+    earlier = simple_session(root, SESSION_A, "The earlier task", START)
+    import_transcript(target, later.save(tmp_path / "later.jsonl"))
+    only_later = lines_of(root)
+    assert only_later[0]["session"] == SESSION_B and only_later[0]["step"] == 1
+
+    import_transcript(target, earlier.save(tmp_path / "earlier.jsonl"))
+    lines = lines_of(root)
+    sessions = [line["session"] for line in lines]
+    split = sessions.index(SESSION_B)
+    assert set(sessions[:split]) == {SESSION_A} and set(sessions[split:]) == {SESSION_B}
+    assert [line["step"] for line in lines] == list(range(1, len(lines) + 1))
+    # the later session's events are the same, only their steps moved
+    assert [{**line, "step": 0} for line in lines[split:]] == [
+        {**line, "step": 0} for line in only_later
+    ]
+    meta = meta_of(root)
+    assert meta["sessions"] == [SESSION_A, SESSION_B]
+    assert meta["brief"] == "The earlier task"
+    assert meta["started"] < meta["ended"]
+    assert [s["session"] for s in meta["sources"]] == [SESSION_A, SESSION_B]
+    assert meta["files"] == [
+        {"path": "src/aaaa.py", "added": 2, "removed": 0},
+        {"path": "src/bbbb.py", "added": 2, "removed": 0},
+    ]
+    assert meta["totals"]["input_tokens"] == 2 * 2 * 100
+    narration = (working_folder(target).path / "narration.md").read_text()
+    assert narration.index("The earlier task") < narration.index("The later task")
+
+
+def test_the_base_commit_stays_where_the_trajectory_started(
+    root: Path, repo: pygit2.Repository, tmp_path: Path
+) -> None:
+    from repos import commit_files
+
+    target = target_of(root)
+    base = str(repo.head.target)
+    import_transcript(target, simple_session(root, SESSION_A, "one").save(tmp_path / "a.jsonl"))
+    commit_files(repo, {"src/more.py": "x = 1\n"}, "more")
+    import_transcript(target, simple_session(root, SESSION_B, "two").save(tmp_path / "b.jsonl"))
+    assert str(repo.head.target) != base
+    assert meta_of(root)["base_commit"] == base
+
+
+# -- every byte through the gate --------------------------------------------------------------
+
+
+def make(name: str, rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    fmt = next(f for f in gate_corpus.FORMATS if f.name == name)
+    return fmt.make(rng)
+
+
+def test_no_fragment_of_a_planted_secret_is_stored_anywhere(root: Path, tmp_path: Path) -> None:
+    rng = random.Random(20260301)
+    github, github_parts = make("github-classic", rng)
+    key_id, key_id_parts = make("aws-access-key-id", rng)
+    aws_secret, aws_secret_parts = make("aws-secret-key", rng)
+    rsa, rsa_parts = make("rsa-key", rng)
+    openssh, openssh_parts = make("openssh-key", rng)
+    stripe, stripe_parts = make("stripe-live", rng)
+    anthropic, anthropic_parts = make("anthropic", rng)
+    database, database_parts = make("postgres-url", rng)
+    planted = (
+        github_parts
+        + key_id_parts
+        + aws_secret_parts
+        + rsa_parts
+        + openssh_parts
+        + stripe_parts
+        + anthropic_parts
+        + database_parts
+    )
+    dotenv = f"AWS_ACCESS_KEY_ID={key_id}\nAWS_SECRET_ACCESS_KEY={aws_secret}\nDEBUG=false\n"
+    written = f"{root}/deploy/id_rsa"
+    session = (
+        Claude(SESSION_A, root)
+        .user(
+            f"Push with GITHUB_TOKEN={github}, my notes are in /home/alice/notes.txt and /Users/bob/todo.md"
+        )
+        .tool(
+            "toolu_env",
+            "Bash",
+            {"command": f"cat .env && STRIPE_KEY='{stripe}' ./deploy.sh", "description": "Deploy"},
+            f"$ cat .env\n{dotenv}deployed\n",
+            {"stdout": f"{dotenv}deployed", "stderr": "", "interrupted": False},
+            thinking=f"The key id {key_id} is in .env; connect with {database} afterwards.",
+        )
+        .write_file("toolu_key", written, rsa + "\n")
+        .read_file("toolu_read", f"{root}/deploy/ssh_key", openssh + "\n")
+        .say(f"Done. I used the Anthropic key `{anthropic}` for the check.")
+    )
+    result = import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+
+    stored = stet_files(root)
+    names = {name.rsplit("/", 1)[-1] for name in stored}
+    assert {"events.jsonl", "meta.json", "narration.md", ".gitignore"} <= names
+    assert any(name.endswith(".json") and "/sessions/" in name for name in stored)
+    assert any(name.endswith(".jsonl") and "/sessions/" in name for name in stored)
+    for name, data in stored.items():
+        text = data.decode("utf-8")
+        assert gate_corpus.surviving_fragments(text, planted) == [], name
+        assert "/home/alice" not in text and "/Users/bob" not in text, name
+
+    events = events_of(root)
+    assert "~/notes.txt" in of(events, UserMessage)[0].text
+    assert "~/todo.md" in of(events, UserMessage)[0].text
+    # the file the session wrote keeps its path and its (redacted) content
+    (change,) = of(events, FileChange)
+    assert change.path == "deploy/id_rsa" and change.operation == "create"
+    assert change.diff.startswith("--- /dev/null\n+++ b/deploy/id_rsa\n@@ -0,0 +1,14 @@\n")
+    assert "[REDACTED:private-key#" in change.diff
+    assert change.content is not None and change.content.startswith("[REDACTED:private-key#")
+
+    meta = meta_of(root)
+    counts = meta["redaction"]
+    assert counts == result.redaction
+    for rule in ("github-token", "aws-access-key-id", "aws-secret-access-key", "private-key"):
+        assert counts.get(rule, 0) >= 1, (rule, counts)
+    assert counts["home-path"] >= 2
+    # each planted value is in the events at least once: at least one span each
+    secrets_found = sum(n for rule, n in counts.items() if rule != "home-path")
+    assert secrets_found >= 8
+    narration = stored[f"{result.folder}/narration.md"].decode()
+    assert "[REDACTED:" in narration
+
+
+def test_paths_in_the_repository_become_relative(root: Path, tmp_path: Path) -> None:
+    sibling = f"{root}-old/src/app.py"  # a folder whose name starts with the repository's
+    longer = f"{root}2/notes.md"
+    session = (
+        Claude(SESSION_A, root)
+        .user(f"Compare {root}/src/app.py with {sibling} and {longer}; work in {root}")
+        .read_file("toolu_1", f"{root}/src/app.py", "line 1\n")
+        .tool(
+            "toolu_2",
+            "Bash",
+            {"command": f"cd {root} && ls {root}/src {sibling}"},
+            f"{root}/src/app.py\n{sibling}\n",
+        )
+        .write_file("toolu_3", f"{root}/src/new.py", "x = 1\n")
+    )
+    import_transcript(target_of(root), session.save(tmp_path / "s.jsonl"))
+    events = events_of(root)
+    start = of(events, SessionStart)[0]
+    assert start.cwd == "."
+    prompt = of(events, UserMessage)[0].text
+    assert prompt == f"Compare src/app.py with {sibling} and {longer}; work in ."
+    read, bash, write = of(events, ToolCall)
+    assert read.input == {"file_path": "src/app.py"}
+    assert bash.input == {"command": f"cd . && ls src {sibling}"}
+    assert write.input["file_path"] == "src/new.py"
+    assert of(events, ToolResult)[1].output == f"src/app.py\n{sibling}\n"
+    (change,) = of(events, FileChange)
+    assert change.path == "src/new.py"
+    assert change.diff.startswith("--- /dev/null\n+++ b/src/new.py\n")
+    assert meta_of(root)["files"] == [{"path": "src/new.py", "added": 1, "removed": 0}]
+    text = everything_under_stet(root)
+    assert f"{root}/" not in text
+    assert text.count(f"{root}-old/") > 0 and text.count(f"{root}2/") > 0
+
+
+def test_paths_through_a_link_to_the_repository_become_relative(root: Path, tmp_path: Path) -> None:
+    """The harness recorded the repository by a linked path (macOS' /tmp and /var/folders,
+    a linked projects folder): those paths are the repository's too."""
+    link = tmp_path / "linked"
+    link.symlink_to(root, target_is_directory=True)
+    session = (
+        Claude(SESSION_A, link)
+        .user(f"Look at {link}/src/app.py")
+        .write_file("toolu_1", f"{link}/src/new.py", "x = 1\n")
+    )
+    import_transcript(resolve_target(link), session.save(tmp_path / "s.jsonl"))
+    events = events_of(root)
+    assert of(events, SessionStart)[0].cwd == "."
+    assert of(events, UserMessage)[0].text == "Look at src/app.py"
+    assert of(events, FileChange)[0].path == "src/new.py"
+    assert str(link) not in everything_under_stet(root)
+
+
+def test_a_session_started_in_a_linked_subfolder(root: Path, tmp_path: Path) -> None:
+    link = tmp_path / "linked"
+    link.symlink_to(root, target_is_directory=True)
+    session = Claude(SESSION_A, f"{link}/src").user(f"Fix {link}/src/app.py and {link}/README.md")
+    import_transcript(target_of(root), session.save(tmp_path / "s.jsonl"))
+    events = events_of(root)
+    assert of(events, SessionStart)[0].cwd == "src"
+    assert of(events, UserMessage)[0].text == "Fix src/app.py and README.md"
+
+
+# -- .stetignore --------------------------------------------------------------------------------
+
+
+def test_stetignore_keeps_the_path_and_drops_the_content(root: Path, tmp_path: Path) -> None:
+    (root / ".stetignore").write_text("config/prod.env\nprivate/\n")
+    secret_line = "SERVICE_TOKEN=customer-data-xyzzy-42"
+    kept_line = "print('visible')"
+    session = (
+        Claude(SESSION_A, root)
+        .user("Set up the production configuration")
+        .write_file("toolu_w", f"{root}/config/prod.env", secret_line + "\n")
+        .read_file("toolu_r", f"{root}/private/customers.csv", "name,plan\nacme-xyzzy-42,gold\n")
+        .tool(
+            "toolu_e",
+            "Edit",
+            {
+                "file_path": f"{root}/config/prod.env",
+                "old_string": secret_line,
+                "new_string": "SERVICE_TOKEN=xyzzy-43",
+            },
+            "The file has been updated successfully.",
+            {
+                "filePath": f"{root}/config/prod.env",
+                "oldString": secret_line,
+                "newString": "SERVICE_TOKEN=xyzzy-43",
+                "originalFile": secret_line + "\n",
+                "structuredPatch": [],
+            },
+        )
+        .write_file("toolu_k", f"{root}/src/kept.py", kept_line + "\n")
+    )
+    import_transcript(target_of(root), session.save(tmp_path / "s.jsonl"))
+    events = events_of(root)
+
+    calls = {call.call_id: call for call in of(events, ToolCall)}
+    assert calls["toolu_w"].input == {"file_path": "config/prod.env", "content": OMITTED}
+    assert calls["toolu_r"].input == {"file_path": "private/customers.csv"}
+    assert calls["toolu_e"].input == {
+        "file_path": "config/prod.env",
+        "old_string": OMITTED,
+        "new_string": OMITTED,
+    }
+    results = {result.call_id: result for result in of(events, ToolResult)}
+    assert results["toolu_w"].output == OMITTED
+    assert results["toolu_r"].output == OMITTED
+    assert results["toolu_e"].output == OMITTED
+    changes = {change.call_id: change for change in of(events, FileChange)}
+    for call_id in ("toolu_w", "toolu_e"):
+        assert changes[call_id].path == "config/prod.env"
+        assert (changes[call_id].diff, changes[call_id].content) == (OMITTED, None)
+        assert not changes[call_id].anchored
+    assert changes["toolu_w"].operation == "create"
+    # the file not listed keeps everything
+    assert calls["toolu_k"].input["content"] == kept_line + "\n"
+    assert kept_line in changes["toolu_k"].diff and changes["toolu_k"].content == kept_line + "\n"
+    text = everything_under_stet(root)
+    assert "xyzzy" not in text
+    paths = [stat["path"] for stat in meta_of(root)["files"]]
+    assert paths == ["config/prod.env", "src/kept.py"]
+
+
+def codex_rollout(root: Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def line(second: int, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "timestamp": f"2026-03-01T09:00:{second:02d}.000Z",
+            "type": kind,
+            "payload": payload,
+        }
+
+    head = [
+        line(
+            0,
+            "session_meta",
+            {
+                "id": SESSION_B,
+                "timestamp": "2026-03-01T09:00:00.000Z",
+                "cwd": str(root),
+                "originator": "codex_cli_rs",
+                "cli_version": "0.77.0",
+            },
+        ),
+        line(1, "turn_context", {"cwd": str(root), "model": "gpt-5-codex"}),
+        line(
+            2,
+            "response_item",
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "Configure it"}],
+            },
+        ),
+    ]
+    return head + [
+        line(3 + n, kind, payload)
+        for n, (kind, payload) in enumerate((r["type"], r["payload"]) for r in records)
+    ]
+
+
+def test_stetignore_covers_a_codex_patch_that_touches_an_ignored_file(
+    root: Path, tmp_path: Path
+) -> None:
+    """Codex writes files with apply_patch, whose input is the whole patch, not a path and a
+    content: the patch of a call that changed an ignored file is left out too."""
+    (root / ".stetignore").write_text("config/prod.env\n")
+    patch = (
+        "*** Begin Patch\n*** Add File: config/prod.env\n+SERVICE_TOKEN=customer-xyzzy-42\n"
+        "*** Add File: src/kept.py\n+print('visible')\n*** End Patch"
+    )
+    shell_patch = "*** Begin Patch\n*** Update File: config/prod.env\n@@\n-SERVICE_TOKEN=customer-xyzzy-42\n+SERVICE_TOKEN=xyzzy-43\n*** End Patch"
+    records = [
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "custom_tool_call",
+                "name": "apply_patch",
+                "input": patch,
+                "call_id": "call_p",
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "custom_tool_call_output",
+                "call_id": "call_p",
+                "output": "Success. Updated the following files:\nA config/prod.env\nA src/kept.py\n",
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "shell",
+                "arguments": json.dumps(
+                    {"command": ["apply_patch", shell_patch], "workdir": str(root)}
+                ),
+                "call_id": "call_s",
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call_output",
+                "call_id": "call_s",
+                "output": "Success. Updated the following files:\nM config/prod.env\n",
+            },
+        },
+    ]
+    source = tmp_path / "rollout-2026-03-01T09-00-00-bbbb.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in codex_rollout(root, records)))
+    import_transcript(target_of(root), source)
+    events = events_of(root)
+    assert "xyzzy" not in everything_under_stet(root)
+    changes = of(events, FileChange)
+    assert [(c.path, c.diff == OMITTED) for c in changes] == [
+        ("config/prod.env", True),
+        ("src/kept.py", False),
+        ("config/prod.env", True),
+    ]
+    assert "print('visible')" in changes[1].diff
+    calls = {call.call_id: call for call in of(events, ToolCall)}
+    assert calls["call_p"].input == {"input": OMITTED}
+    assert calls["call_s"].input == {"command": OMITTED, "workdir": "."}
+    results = {result.call_id: result for result in of(events, ToolResult)}
+    assert results["call_p"].output == OMITTED and results["call_s"].output == OMITTED
+
+
+def test_stetignore_covers_a_file_renamed_away_from_an_ignored_path(
+    root: Path, tmp_path: Path
+) -> None:
+    (root / ".stetignore").write_text("*.secret\n")
+    patch = "*** Begin Patch\n*** Update File: keys.secret\n*** Move to: keys.txt\n@@\n-KEY=xyzzy-1\n+KEY=xyzzy-2\n*** End Patch"
+    records = [
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "custom_tool_call",
+                "name": "apply_patch",
+                "input": patch,
+                "call_id": "call_m",
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "custom_tool_call_output",
+                "call_id": "call_m",
+                "output": "Success.",
+            },
+        },
+    ]
+    source = tmp_path / "rollout.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in codex_rollout(root, records)))
+    import_transcript(target_of(root), source)
+    (change,) = of(events_of(root), FileChange)
+    assert (change.path, change.old_path, change.diff) == ("keys.txt", "keys.secret", OMITTED)
+    assert "xyzzy" not in everything_under_stet(root)
+
+
+# -- odd input ------------------------------------------------------------------------------
+
+
+def test_a_file_of_no_known_format_names_the_formats_tried(root: Path, tmp_path: Path) -> None:
+    source = tmp_path / "notes.txt"
+    source.write_text("Just some notes.\nNot a transcript.\n")
+    with pytest.raises(StetError) as caught:
+        import_transcript(target_of(root), source)
+    message = str(caught.value)
+    assert str(source) in message and "not a transcript of a known format" in message
+    for label in (
+        "Claude Code session JSONL",
+        "Codex CLI rollout JSONL",
+        "aider chat history",
+        "SWE-agent",
+    ):
+        assert label in message
+    assert not (root / ".stet").exists()
+
+
+def test_an_empty_file_is_a_clear_error(root: Path, tmp_path: Path) -> None:
+    source = tmp_path / "empty.jsonl"
+    source.write_bytes(b"")
+    with pytest.raises(StetError, match="is empty"):
+        import_transcript(target_of(root), source)
+    assert not (root / ".stet").exists()
+
+
+def test_a_source_that_is_not_a_regular_file(root: Path, tmp_path: Path) -> None:
+    with pytest.raises(StetError, match="No such file"):
+        import_transcript(target_of(root), tmp_path / "missing.jsonl")
+    with pytest.raises(StetError, match="not a regular file"):
+        import_transcript(target_of(root), tmp_path)
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)  # opening it would wait for a writer forever
+    with pytest.raises(StetError, match="not a regular file"):
+        import_transcript(target_of(root), fifo)
+    assert not (root / ".stet").exists()
+
+
+def test_a_truncated_last_line_is_a_problem_and_the_import_goes_on(
+    root: Path, tmp_path: Path, stet: Callable[..., tuple[int, str, str]]
+) -> None:
+    session = simple_session(root, SESSION_A, "Half a session")
+    source = session.save(tmp_path / "cut.jsonl")
+    complete = len(session.records)
+    with open(source, "a") as stream:
+        stream.write(json.dumps(session.records[-1])[:70])  # the harness was killed mid-write
+    code, out, err = stet("trajectory", "import", str(source), "-C", str(root))
+    assert (code, err) == (0, "")
+    assert f"  cut.jsonl:{complete + 1}: not JSON: " in out
+    meta = meta_of(root)
+    (problem,) = meta["problems"]
+    assert (problem["source"], problem["line"]) == ("cut.jsonl", complete + 1)
+    assert problem["message"].startswith("not JSON: ")
+    assert meta["brief"] == "Half a session"
+    assert meta["files"] == [{"path": "src/aaaa.py", "added": 2, "removed": 0}]
+    assert validate_path(working_folder(target_of(root)).path) == []
+
+
+def test_invalid_utf8_is_replaced_not_fatal(root: Path, tmp_path: Path) -> None:
+    session = Claude(SESSION_A, root).user("caf\u00e9 MARK").say("ok")
+    source = session.save(tmp_path / "bytes.jsonl")
+    source.write_bytes(source.read_bytes().replace(b"MARK", b"\xff\xfe\xc3"))
+    result = import_transcript(target_of(root), source)
+    assert result.changed and result.problems == []
+    (prompt,) = of(events_of(root), UserMessage)
+    assert prompt.text == "caf\u00e9 \ufffd\ufffd\ufffd"
+    for data in stet_files(root).values():
+        data.decode("utf-8")  # everything written is UTF-8
+    assert validate_path(working_folder(target_of(root)).path) == []
+
+
+def test_line_separators_inside_texts_stay_inside_their_event(root: Path, tmp_path: Path) -> None:
+    """U+2028, U+2029 and NEL are characters in a JSON string (event_json writes them as they
+    are), not line breaks of events.jsonl."""
+    text = "one\u2028two\u2029three\x85four\x0cfive"
+    session = Claude(SESSION_A, root).user("Echo what follows").say("Go on.").user(text)
+    import_transcript(target_of(root), session.save(tmp_path / "seps.jsonl"))
+    events = events_of(root)
+    assert of(events, UserMessage)[1].text == text
+    assert [e.step for e in events] == list(range(1, len(events) + 1))
+    raw = (working_folder(target_of(root)).path / "events.jsonl").read_text()
+    assert "\u2028" in raw and raw.count("\n") == len(events)
+    assert validate_path(working_folder(target_of(root)).path) == []
+
+
+# -- concurrency ------------------------------------------------------------------------------
+
+
+def test_imports_at_once_all_land(root: Path, tmp_path: Path) -> None:
+    """Six imports of different sessions into one target from six threads: the working
+    trajectory's lock makes each compose see every session written before it."""
+    target = target_of(root)
+    sessions = [f"{n}{n}{n}{n}{n}{n}{n}{n}-1111-4222-8333-444455556666" for n in range(1, 7)]
+    sources = [
+        simple_session(root, session, f"Task {n}", START + timedelta(minutes=n)).save(
+            tmp_path / f"{n}.jsonl"
+        )
+        for n, session in enumerate(sessions)
+    ]
+    results: list[ImportResult] = []
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(len(sources))
+
+    def run(source: Path) -> None:
+        try:
+            barrier.wait()
+            results.append(import_transcript(target, source))
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(source,)) for source in sources]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert errors == []
+    assert sorted(r.session for r in results) == sessions
+    meta = meta_of(root)
+    assert meta["sessions"] == sessions
+    assert set(records_of(root)) == set(sessions)
+    lines = lines_of(root)
+    assert [line["step"] for line in lines] == list(range(1, len(lines) + 1))
+    assert meta["steps"] == len(lines) == sum(r.events for r in results)
+    assert validate_path(working_folder(target).path) == []
+
+
+def test_an_import_waits_for_the_working_trajectorys_lock(root: Path, tmp_path: Path) -> None:
+    """Whoever holds the lock (another import, the language server) finishes first: the
+    import writes nothing until it is released."""
+    from stet_lsp.core.locking import file_lock
+
+    target = target_of(root)
+    folder = working_folder(target)
+    source = simple_session(root, SESSION_A, "Wait for it").save(tmp_path / "a.jsonl")
+    done = threading.Event()
+    results: list[ImportResult] = []
+    with file_lock(folder.path, root, "the working trajectory"):
+        worker = threading.Thread(
+            target=lambda: (results.append(import_transcript(target, source)), done.set())
+        )
+        worker.start()
+        assert not done.wait(0.4)
+        assert not folder.path.exists()
+    worker.join(10)
+    assert done.is_set() and results[0].changed
+    assert meta_of(root)["brief"] == "Wait for it"
+
+
+# -- the repository boundary ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "linked", [".stet", ".stet/cache", ".stet/cache/trajectories", "TARGET", "TARGET/sessions"]
+)
+def test_a_linked_folder_on_the_way_is_refused_and_nothing_is_written_outside(
+    root: Path, tmp_path: Path, linked: str
+) -> None:
+    target = target_of(root)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    relative = linked.replace("TARGET", f".stet/cache/trajectories/{target.key}")
+    link = root / relative
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(outside, target_is_directory=True)
+    source = simple_session(root, SESSION_A, "Escape").save(tmp_path / "s.jsonl")
+    with pytest.raises(StetError, match="symbolic link"):
+        import_transcript(target, source)
+    assert list(outside.iterdir()) == []
+    assert link.is_symlink()
+
+
+def test_a_linked_lock_file_is_refused(root: Path, tmp_path: Path) -> None:
+    target = target_of(root)
+    outside = tmp_path / "outside.lock"
+    outside.write_bytes(b"")
+    lock = root / ".stet" / "cache" / "trajectories" / f"{target.key}.lock"
+    lock.parent.mkdir(parents=True)
+    lock.symlink_to(outside)
+    with pytest.raises(StetError):
+        import_transcript(target, simple_session(root, SESSION_A, "x").save(tmp_path / "s.jsonl"))
+    assert outside.read_bytes() == b""
+    assert not (lock.parent / target.key).exists()
