@@ -12,6 +12,7 @@ import gc
 import hashlib
 import json
 import os
+import re
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -25,7 +26,7 @@ from stet_lsp.core.locking import file_lock
 from stet_lsp.core.safefs import atomic_write, make_dirs, read_regular
 from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.events import SessionStart, event_json, parse_event
-from stet_lsp.trajectory.importers import detect, importer
+from stet_lsp.trajectory.importers import detect, importer, read_head
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession
 from stet_lsp.trajectory.meta import ProblemRecord, SourceFile, TargetRef, summarise
 from stet_lsp.trajectory.normalize import Normalizer
@@ -35,6 +36,7 @@ Progress = Callable[[str], None]
 """Told what the import is doing now (a phase name), for a progress line or report."""
 
 SESSIONS = "sessions"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _RECORD_FORMAT = 1
 
 
@@ -75,6 +77,8 @@ def import_transcript(
     tell("reading")
     _check_source(source)
     chosen: Importer = importer(format_name) if format_name else detect(source)
+    if format_name and not chosen.sniff(read_head(source)):
+        raise StetError(f"{source}: not a {chosen.label} (leave out --format to detect it)")
     with _collector_paused():
         parsed = chosen.parse(source)
     if not parsed.events:
@@ -99,7 +103,7 @@ def import_transcript(
         with _collector_paused():
             text, record = _gated_session(target, parsed, sources)
         sessions = make_dirs(target.root, folder.relative / SESSIONS)
-        atomic_write(sessions / f"{stem}.jsonl", text.encode("utf-8", "surrogatepass"), target.root)
+        atomic_write(sessions / f"{stem}.jsonl", text.encode("utf-8"), target.root)
         record_text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
         atomic_write(sessions / f"{stem}.json", record_text.encode("utf-8"), target.root)
         tell("composing")
@@ -126,7 +130,7 @@ def compose(target: Target, folder: Folder) -> None:
             raise StetError(f"{folder.relative / SESSIONS / stem}.jsonl: missing; import again")
         # Only "\n" ends a line: a text may hold U+2028, NEL and the like (json.dumps with
         # ensure_ascii=False writes them as they are), which str.splitlines() would split at.
-        for line in data.decode("utf-8", "surrogatepass").split("\n"):
+        for line in data.decode("utf-8", "replace").split("\n"):
             if line:
                 lines.append(_with_step(line, len(lines) + 1))
         redaction.update(record.get("redaction", {}))
@@ -162,6 +166,8 @@ def _gated_session(
     normalizer = Normalizer(target.root, StetIgnore.load(target.root), cwds)
     events = normalizer.events(parsed.events)
     text = "".join(normalizer.line(event_json(event)) + "\n" for event in events)
+    # A lone surrogate (JSON allows "\ud800") is no character a UTF-8 file can hold.
+    text = _LONE_SURROGATE.sub("\ufffd", text)
     result = redact_text(text, path="events.jsonl", cache=None)
     record: dict[str, Any] = {
         "format": _RECORD_FORMAT,

@@ -80,8 +80,8 @@ class Folder:
     def write(self, events_text: str, meta: Meta, narration: str) -> None:
         ensure_stet_gitignore(self.root)
         make_dirs(self.root, self.relative)
-        atomic_write(self.path / EVENTS, events_text.encode("utf-8", "surrogatepass"), self.root)
-        atomic_write(self.path / NARRATION, narration.encode("utf-8", "surrogatepass"), self.root)
+        atomic_write(self.path / EVENTS, events_text.encode("utf-8"), self.root)
+        atomic_write(self.path / NARRATION, narration.encode("utf-8"), self.root)
         # meta.json last: a folder whose meta.json is there is complete.
         atomic_write(self.path / META, meta_json(meta).encode("utf-8"), self.root)
 

@@ -986,6 +986,22 @@ def test_invalid_utf8_is_replaced_not_fatal(root: Path, tmp_path: Path) -> None:
     assert validate_path(working_folder(target_of(root)).path) == []
 
 
+def test_a_lone_surrogate_escape_becomes_a_replacement_character(
+    root: Path, tmp_path: Path
+) -> None:
+    """JSON allows "\\ud800"; a UTF-8 file cannot hold it, so it becomes U+FFFD and the
+    import (and every later one) goes on."""
+    source = tmp_path / "lone.jsonl"
+    lines = Claude(SESSION_A, root).user("PLACE").say("ok").save(tmp_path / "x.jsonl").read_text()
+    source.write_text(lines.replace("PLACE", "odd \\ud800 end"), encoding="utf-8")
+    assert import_transcript(target_of(root), source).changed
+    (prompt,) = of(events_of(root), UserMessage)
+    assert prompt.text == "odd \ufffd end"
+    other = simple_session(root, SESSION_B, "Another").save(tmp_path / "b.jsonl")
+    assert import_transcript(target_of(root), other).changed
+    assert validate_path(working_folder(target_of(root)).path) == []
+
+
 def test_line_separators_inside_texts_stay_inside_their_event(root: Path, tmp_path: Path) -> None:
     """U+2028, U+2029 and NEL are characters in a JSON string (event_json writes them as they
     are), not line breaks of events.jsonl."""
