@@ -49,24 +49,29 @@ class ChunkFindings:
     """(line, column) in the whole text."""
 
 
-def scan_chunks(blocks: Iterable[str], config: GateConfig, path: str) -> Iterator[ChunkFindings]:
-    """Each chunk of the text with its findings, positions counted from the text's start."""
+def scan_chunks(
+    blocks: Iterable[str], config: GateConfig, path: str, *, home_paths: bool = True
+) -> Iterator[ChunkFindings]:
+    """Each chunk of the text with its findings, positions counted from the text's start;
+    with `home_paths`, also how many home paths it holds and where the first is."""
     as_json = is_json_path(path)
     line_base = 0
     offset_base = 0
     for chunk in _chunks(blocks, path):
-        lines = LineIndex(chunk)
-        findings = [
-            _shifted(finding_for(span, chunk, lines), line_base, offset_base)
-            for span in chunk_spans(chunk, config, path, as_json, cache=None)
-        ]
-        count, first = home_path_summary(chunk)
+        spans = chunk_spans(chunk, config, path, as_json, cache=None)
+        count, first = home_path_summary(chunk) if home_paths else (0, None)
+        lines = LineIndex(chunk) if spans or first is not None or "\r" in chunk else None
+        findings = []
         position = None
-        if first is not None:
-            line, column = lines.position(first)
-            position = (line + line_base, column)
+        if lines is not None:
+            findings = [
+                _shifted(finding_for(span, chunk, lines), line_base, offset_base) for span in spans
+            ]
+            if first is not None:
+                line, column = lines.position(first)
+                position = (line + line_base, column)
         yield ChunkFindings(chunk, offset_base, findings, count, position)
-        line_base += len(lines.starts) - 1
+        line_base += len(lines.starts) - 1 if lines is not None else chunk.count("\n")
         offset_base += len(chunk)
 
 
@@ -103,7 +108,7 @@ def redact_blocks(
     numbering = Numbering(used)
     findings: list[Finding] = []
     homes = 0
-    for part in scan_chunks(blocks(), config, path):
+    for part in scan_chunks(blocks(), config, path, home_paths=False):
         local = [
             replace(f, offset=f.offset - part.offset, end_offset=f.end_offset - part.offset)
             for f in part.findings
