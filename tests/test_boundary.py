@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import subprocess
 import sys
 import threading
@@ -186,7 +185,7 @@ def test_temporary_files_are_created_exclusively(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outside: Path
 ) -> None:
     """Were a name ever guessed, the planted file is not opened: O_CREAT | O_EXCL."""
-    monkeypatch.setattr(secrets, "token_hex", lambda _: "guessed")
+    monkeypatch.setattr(safefs, "_random_suffix", lambda: "guessed")
     (tmp_path / ".out.guessed.tmp").symlink_to(outside / "victim.txt")
     before = listing(outside)
     with pytest.raises(StetError, match="temporary file"):

@@ -14,7 +14,6 @@ transcript): a link to a regular file may be read, but only regular files are op
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -237,7 +236,7 @@ def _require_regular(path: Path, status: os.stat_result) -> None:
 def _create_temporary(path: Path, mode: int) -> tuple[Path, int]:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _COMMON
     for _ in range(100):
-        temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}{TEMPORARY_SUFFIX}")
+        temporary = path.with_name(f".{path.name}.{_random_suffix()}{TEMPORARY_SUFFIX}")
         try:
             return temporary, os.open(temporary, flags, mode)
         except FileExistsError:
@@ -245,6 +244,10 @@ def _create_temporary(path: Path, mode: int) -> tuple[Path, int]:
         except OSError as error:
             raise _os_error(temporary, error) from None
     raise StetError(f"could not create a temporary file beside {path}")
+
+
+def _random_suffix() -> str:
+    return os.urandom(8).hex()  # what secrets.token_hex does, without importing hmac
 
 
 def _discard(temporary: Path) -> None:

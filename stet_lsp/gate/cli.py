@@ -13,8 +13,10 @@ import io
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -172,6 +174,7 @@ def _repository_root(start: Path) -> tuple[Path, bool]:
     return gitfiles.repository_root(repository), bool(repository.workdir)
 
 
+@lru_cache(maxsize=1)
 def _code_version() -> str:
     """A digest of the gate's source and of the line rule its positions use: any change to a
     rule, a check or the span logic is a new version, whatever RULESET_VERSION says."""
@@ -260,18 +263,25 @@ def _within(path: Path, root: Path) -> bool:
     return True
 
 
-def _scan_one(label: str, stream: BinaryIO, setup: Setup) -> list[tuple[str, Finding | HomePaths]]:
+def _scan_one(
+    label: str, stream: BinaryIO, setup: Setup, on_disk: bool = True
+) -> list[tuple[str, Finding | HomePaths]]:
     """The file's secrets one by one, then its home paths as one entry: from the on-disk
     cache when the same bytes were scanned with the same gate and options before (then the
-    file is not even decoded). Binary content (a NUL byte early on) is skipped. The file is
-    read a block at a time: memory does not grow with its size."""
+    file is not even decoded; a file on disk whose status is unchanged is not even read).
+    Binary content (a NUL byte early on) is skipped. The file is read a block at a time:
+    memory does not grow with its size."""
     if _is_binary(stream):
         return []
     own = setup.has_work_tree and _within(Path(label), setup.root) and bool(setup.cache_dir)
     key = ""
     if own:
-        key = setup.file_key(label, stream)
-        stream.seek(0)
+        status = _status(stream) if on_disk else None
+        key = _known_key(setup, label, status) or ""
+        if not key:
+            key = setup.file_key(label, stream)
+            stream.seek(0)
+            _remember_key(setup, label, status, key)
     cached = _cached(setup.cache_dir, key) if key else None
     if cached is not None:
         findings, homes = cached
@@ -289,6 +299,48 @@ def _scan_one(label: str, stream: BinaryIO, setup: Setup) -> list[tuple[str, Fin
     if homes is not None:
         found.append((label, homes))
     return found
+
+
+# A file whose status (size, times, inode) is what it was when its bytes were hashed is not
+# hashed again, unless it was modified so close to that moment that a later change could
+# keep the same times (as git treats "racily clean" files).
+_RACY_NANOSECONDS = 2_000_000_000
+
+
+def _status(stream: BinaryIO) -> list[int]:
+    status = os.fstat(stream.fileno())
+    return [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino, status.st_dev]
+
+
+def _status_entry(setup: Setup, label: str) -> Path:
+    import hashlib
+
+    material = "\0".join([str(Path(label).resolve()), setup.file_key(label, io.BytesIO())])
+    name = hashlib.sha256(material.encode("utf-8", "surrogateescape")).hexdigest()
+    return Path("status") / name[:2] / f"{name}.json"
+
+
+def _known_key(setup: Setup, label: str, status: list[int] | None) -> str | None:
+    from stet_lsp.gate.cache import read_entry
+
+    if status is None or setup.cache_dir is None:
+        return None
+    entry = read_entry(setup.cache_dir, _status_entry(setup, label))
+    if not isinstance(entry, dict) or entry.get("status") != status:
+        return None
+    hashed_at, key = entry.get("hashed_at"), entry.get("key")
+    if not isinstance(hashed_at, int) or not isinstance(key, str):
+        return None
+    return key if status[1] + _RACY_NANOSECONDS < hashed_at else None
+
+
+def _remember_key(setup: Setup, label: str, status: list[int] | None, key: str) -> None:
+    from stet_lsp.gate.cache import write_entry
+
+    if status is None or setup.cache_dir is None:
+        return
+    entry = {"status": status, "key": key, "hashed_at": time.time_ns()}
+    write_entry(setup.cache_dir, _status_entry(setup, label), entry)
 
 
 def _entry_path(key: str) -> Path:
@@ -387,7 +439,7 @@ def run_check(args: argparse.Namespace) -> int:
         artifacts = gitfiles.committed_and_staged(repository)
         findings = []
         for artifact in artifacts:
-            found = _scan_one(artifact.path, io.BytesIO(artifact.data), setup)
+            found = _scan_one(artifact.path, io.BytesIO(artifact.data), setup, on_disk=False)
             findings.extend((artifact.label, f) for _, f in found)
         checked = len(artifacts)
     _emit(findings, args.json)

@@ -5,7 +5,9 @@ import os
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import gate_corpus
 import pygit2
@@ -116,6 +118,48 @@ def test_scan_in_a_repository_caches_on_disk(
     assert list((in_tmp / ".stet" / "cache" / "gate").rglob("*.json"))
     assert run(["scan", "a.md"]) == 1
     assert capsys.readouterr().out == first
+
+
+def test_an_unchanged_file_is_not_hashed_again_and_a_changed_one_is(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stet_lsp.gate import cli
+
+    pygit2.init_repository(str(in_tmp))
+    source = in_tmp / "a.md"
+    secret = ghp()
+    source.write_text(f"{secret}\n")
+    old = time.time_ns() - 10_000_000_000
+    os.utime(source, ns=(old, old))  # not racily clean: its times say it is older
+    hashed: list[str] = []
+    file_key = cli.Setup.file_key
+
+    def counting(self: cli.Setup, label: str, stream: Any) -> str:
+        if stream.read(1):
+            hashed.append(label)
+        stream.seek(0)
+        return file_key(self, label, stream)
+
+    monkeypatch.setattr(cli.Setup, "file_key", counting)
+    assert run(["scan", "a.md"]) == 1
+    first = capsys.readouterr().out
+    assert hashed == ["a.md"]
+    assert run(["scan", "a.md"]) == 1
+    assert capsys.readouterr().out == first
+    assert hashed == ["a.md"]  # the status matched: not read again
+
+    # Same size and the same modification time, other bytes: the change time tells.
+    source.write_text(f"{ghp()}\n")
+    os.utime(source, ns=(old, old))
+    assert run(["scan", "a.md"]) == 1
+    assert hashed == ["a.md", "a.md"]
+    capsys.readouterr()
+
+    # Just modified: racily clean, hashed every time until its times are old enough.
+    source.write_text("nothing here\n")
+    assert run(["scan", "a.md"]) == 0
+    assert run(["scan", "a.md"]) == 0
+    assert hashed == ["a.md"] * 4
 
 
 def test_redact_to_stdout_file_and_in_place(
