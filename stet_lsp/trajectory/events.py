@@ -104,7 +104,8 @@ class FileChange(EventBase):
 
 
 class Usage(EventBase):
-    """Tokens of one model request (deduplicated: a request counts once)."""
+    """Tokens of one model request (deduplicated: a request counts once). `input_tokens`
+    counts uncached input only; cache reads and writes are counted in their own fields."""
 
     kind: Literal["usage"] = "usage"
     model: str | None = None

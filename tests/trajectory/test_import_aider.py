@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from samples import sample
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (
@@ -26,7 +27,6 @@ from stet_lsp.trajectory.events import (
     UserMessage,
 )
 from stet_lsp.trajectory.importers.aider import IMPORTERS
-from tests.trajectory.conftest import sample
 
 AIDER = IMPORTERS["aider"]
 Kind = TypeVar("Kind", bound=EventBase)

@@ -13,12 +13,9 @@ from samples import sample
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import EventBase, event_json
 from stet_lsp.trajectory.importers import detect, importer
-from stet_lsp.trajectory.importers.atif import (
-    IMPORTERS,
-    JsonDocument,
-    edits_from_arguments,
-    leading_members,
-)
+from stet_lsp.trajectory.importers.atif import IMPORTERS
+from stet_lsp.trajectory.importers.edits import edits_from_arguments
+from stet_lsp.trajectory.importers.jsondoc import JsonDocument, leading_members
 
 ATIF = IMPORTERS["atif"]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from conftest import sample
+from samples import sample
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import zstandard
-from conftest import sample
+from samples import sample
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (

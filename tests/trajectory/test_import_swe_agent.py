@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from samples import sample
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (
@@ -27,7 +28,6 @@ from stet_lsp.trajectory.events import (
     UserMessage,
 )
 from stet_lsp.trajectory.importers.swe_agent import IMPORTERS
-from tests.trajectory.conftest import sample
 
 SWE = IMPORTERS["swe-agent"]
 MINI = IMPORTERS["mini-swe-agent"]

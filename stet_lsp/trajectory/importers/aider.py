@@ -43,7 +43,6 @@ Files whose trailing spaces were stripped by an editor lose the message boundari
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -67,8 +66,9 @@ from stet_lsp.trajectory.events import (
     UserMessage,
 )
 from stet_lsp.trajectory.importers import diffs
-from stet_lsp.trajectory.importers.base import Importer, ParsedSession
-from stet_lsp.trajectory.importers.files import open_text
+from stet_lsp.trajectory.importers.base import Importer, ParsedSession, new_event
+from stet_lsp.trajectory.importers.edits import change_fields
+from stet_lsp.trajectory.importers.files import file_digest, open_text
 
 Made = TypeVar("Made", bound=EventBase)
 
@@ -109,8 +109,7 @@ class AiderImporter:
             text = stream.read()
         if not text.strip():
             raise StetError(f"{path}: empty aider chat history")
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        session = ParsedSession(format=self.name, session_id=digest)
+        session = ParsedSession(format=self.name, session_id=file_digest(path))
         session.sources[path.name] = path
         lines = [line.rstrip("\r") for line in text.split("\n")]
         _History(session, path.name, lines).read()
@@ -286,7 +285,7 @@ class _History:
 
     def emit(self, kind: type[Made], line: int, **fields: Any) -> Made:
         assert self.run is not None
-        event = _new(kind, session=self.run.session, source=self.ref(line), **fields)
+        event = new_event(kind, session=self.run.session, source=self.ref(line), **fields)
         self.events.append(event)
         return event
 
@@ -314,7 +313,7 @@ class _History:
         index = 0 if implicit else self._next_run_index()
         session = f"{self.session.session_id}-{index}"
         time = started.replace(" ", "T", 1) if started else None
-        start = _new(
+        start = new_event(
             SessionStart, session=session, source=self.ref(line), time=time, harness="aider"
         )
         self.events.append(start)
@@ -544,23 +543,7 @@ class _History:
             diff = diffs.fragment_diff(path, edit.search, edit.replace)
             operation = "modify"
             content = None
-        self.emit(
-            FileChange,
-            line,
-            path=path,
-            operation=operation,
-            diff=diff.text,
-            anchored=diff.anchored,
-            content=content,
-            added=diff.added,
-            removed=diff.removed,
-        )
-
-
-def _new(kind: type[Made], **fields: Any) -> Made:
-    """An event of `kind` (built through keywords: the models' positional `Field` defaults are
-    not seen by type checkers)."""
-    return kind(**fields)
+        self.emit(FileChange, line, **change_fields(path, operation, diff, content))
 
 
 # --- answers: reasoning, edit blocks, file listings ----------------------------------------

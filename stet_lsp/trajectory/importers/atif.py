@@ -24,23 +24,16 @@ Subagents: a result's `subagent_trajectory_ref` names a trajectory embedded in
 relative to this one); its steps follow the call's result as the subagent's events. A
 trajectory continued in another file (`continued_trajectory_ref`) is read on as the same
 session.
-
-This module also holds what the JSON-document importers share: reading a document with the
-line each of its records starts on, sniffing a document from its first bytes, and file
-changes recorded only as edit tools' arguments.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
-from json.decoder import scanstring  # type: ignore[attr-defined]
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (
@@ -59,356 +52,22 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.importers.base import ParsedSession, Problem
-from stet_lsp.trajectory.importers.diffs import Diff, file_diff, fragment_diff
-from stet_lsp.trajectory.importers.files import open_text
+from stet_lsp.trajectory.importers.base import ParsedSession
+from stet_lsp.trajectory.importers.edits import edits_from_arguments, file_change_fields
+from stet_lsp.trajectory.importers.fields import (
+    as_text,
+    cost_field,
+    count_field,
+    mapping,
+    sequence,
+    text_field,
+)
+from stet_lsp.trajectory.importers.files import file_digest
+from stet_lsp.trajectory.importers.jsondoc import JsonDocument, leading_members
 
 FORMAT = "atif"
 
 E = TypeVar("E", bound=EventBase)
-
-# ---------------------------------------------------------------------------------------------
-# JSON documents with line numbers
-# ---------------------------------------------------------------------------------------------
-
-# Which parts of a document to locate: a dict names the members of an object to descend into,
-# a one-element list applies its element to every item of an array, None decodes the value
-# whole. Every value reached through a spec has its offset recorded under its JSON pointer.
-Spec = dict[str, Any] | list[Any] | None
-
-_DECODER = json.JSONDecoder()
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
-
-
-class _Stop(Exception):
-    def __init__(self, position: int, message: str) -> None:
-        super().__init__(message)
-        self.position = position
-        self.message = message
-
-
-class JsonDocument:
-    """A file that is one JSON document, decoded with the offset of each located value, so
-    that a record inside it can name the line it starts on. A document cut short decodes as
-    far as it goes (`error` then says where it stopped)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.offsets: dict[str, int] = {}
-        self.error: tuple[int, str] | None = None
-        self._lines: dict[int, int] | None = None
-
-    @classmethod
-    def read(cls, path: Path) -> JsonDocument:
-        with open_text(path) as stream:
-            return cls(stream.read())
-
-    def load(self, spec: Spec) -> Any:
-        """The document's value (None when not even its start is JSON)."""
-        holder: list[Any] = []
-        try:
-            end = self._value(self._skip(0), spec, "", holder.append)
-            end = self._skip(end)
-            if end < len(self.text):
-                raise _Stop(end, "more data after the JSON document")
-        except _Stop as stop:
-            self.error = (stop.position, stop.message)
-        return holder[0] if holder else None
-
-    def line(self, pointer: str) -> int:
-        """The 1-based line the value at `pointer` starts on (1 when it was not located)."""
-        offset = self.offsets.get(pointer)
-        return 1 if offset is None else self.line_at(offset)
-
-    def line_at(self, offset: int) -> int:
-        if self._lines is None:
-            # One pass over the located offsets in order: linear in the document's size.
-            self._lines = {}
-            line, last = 1, 0
-            for position in sorted({*self.offsets.values()}):
-                line += self.text.count("\n", last, position)
-                last = position
-                self._lines[position] = line
-        found = self._lines.get(offset)
-        return found if found is not None else 1 + self.text.count("\n", 0, offset)
-
-    def problem(self, source: str) -> Problem | None:
-        if self.error is None:
-            return None
-        position, message = self.error
-        return Problem(source, self.line_at(position), f"not JSON: {message}")
-
-    def _skip(self, position: int) -> int:
-        match = _WHITESPACE.match(self.text, position)
-        return match.end() if match else position
-
-    def _decode(self, position: int) -> tuple[Any, int]:
-        try:
-            return _DECODER.raw_decode(self.text, position)
-        except json.JSONDecodeError as error:
-            raise _Stop(error.pos, error.msg) from None
-
-    def _value(self, position: int, spec: Spec, pointer: str, put: Callable[[Any], Any]) -> int:
-        self.offsets[pointer] = position
-        opening = self.text[position : position + 1]
-        if isinstance(spec, dict) and opening == "{":
-            return self._object(position, spec, pointer, put)
-        if isinstance(spec, list) and opening == "[":
-            return self._array(position, spec[0], pointer, put)
-        value, end = self._decode(position)
-        put(value)
-        return end
-
-    def _object(
-        self, position: int, spec: dict[str, Any], pointer: str, put: Callable[[Any], Any]
-    ) -> int:
-        text = self.text
-        members: dict[str, Any] = {}
-        put(members)
-        position = self._skip(position + 1)
-        if text.startswith("}", position):
-            return position + 1
-        while True:
-            if not text.startswith('"', position):
-                raise _Stop(position, "expected a member name")
-            try:
-                key, position = scanstring(text, position + 1)
-            except ValueError as error:
-                raise _Stop(position, str(error)) from None
-            position = self._skip(position)
-            if not text.startswith(":", position):
-                raise _Stop(position, "expected ':'")
-            position = self._skip(position + 1)
-            if key in spec:
-                put_member = partial(members.__setitem__, key)
-                position = self._value(position, spec[key], f"{pointer}/{escape(key)}", put_member)
-            else:
-                members[key], position = self._decode(position)
-            position = self._skip(position)
-            if text.startswith(",", position):
-                position = self._skip(position + 1)
-            elif text.startswith("}", position):
-                return position + 1
-            else:
-                raise _Stop(position, "expected ',' or '}'")
-
-    def _array(self, position: int, spec: Spec, pointer: str, put: Callable[[Any], Any]) -> int:
-        text = self.text
-        items: list[Any] = []
-        put(items)
-        position = self._skip(position + 1)
-        if text.startswith("]", position):
-            return position + 1
-        while True:
-            position = self._value(position, spec, f"{pointer}/{len(items)}", items.append)
-            position = self._skip(position)
-            if text.startswith(",", position):
-                position = self._skip(position + 1)
-            elif text.startswith("]", position):
-                return position + 1
-            else:
-                raise _Stop(position, "expected ',' or ']'")
-
-
-def escape(key: str) -> str:
-    """A member name as a JSON Pointer token."""
-    return key.replace("~", "~0").replace("/", "~1")
-
-
-def leading_members(head: str, path: Sequence[str | int] = ()) -> dict[str, Any]:
-    """The members of the object at `path` (member names and 0 for an array's first item)
-    that are whole within `head`, the start of a file; a member cut off by the end of `head`
-    maps to None. Empty when `head` does not start that way. For sniffing: cheap, and never
-    fooled by JSON quoted inside a string."""
-    found: dict[str, Any] = {}
-    document = JsonDocument(head)
-    try:
-        position = document._skip(0)
-        for step in path:
-            position = _enter(document, position, step)
-        if not head.startswith("{", position):
-            return found
-        position = document._skip(position + 1)
-        while head.startswith('"', position):
-            key, position = scanstring(head, position + 1)
-            position = document._skip(position)
-            if not head.startswith(":", position):
-                break
-            found[key] = None
-            found[key], position = document._decode(document._skip(position + 1))
-            position = document._skip(position)
-            if not head.startswith(",", position):
-                break
-            position = document._skip(position + 1)
-    except (_Stop, ValueError):
-        pass
-    return found
-
-
-def _enter(document: JsonDocument, position: int, step: str | int) -> int:
-    head = document.text
-    if isinstance(step, int):
-        if not head.startswith("[", position):
-            raise _Stop(position, "not an array")
-        return document._skip(position + 1)
-    if not head.startswith("{", position):
-        raise _Stop(position, "not an object")
-    position = document._skip(position + 1)
-    while head.startswith('"', position):
-        key, position = scanstring(head, position + 1)
-        position = document._skip(position)
-        if not head.startswith(":", position):
-            break
-        position = document._skip(position + 1)
-        if key == step:
-            return position
-        _, position = document._decode(position)
-        position = document._skip(position)
-        if not head.startswith(",", position):
-            break
-        position = document._skip(position + 1)
-    raise _Stop(position, f"no member {step!r}")
-
-
-def file_digest(path: Path) -> str:
-    """The first 16 hex digits of the SHA-256 of a file's bytes: the session id of a
-    transcript that names none."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(partial(stream.read, 1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:16]
-
-
-# ---------------------------------------------------------------------------------------------
-# Small readers of loosely typed records
-# ---------------------------------------------------------------------------------------------
-
-
-def text_field(value: Any) -> str | None:
-    """A non-empty string, else None."""
-    return value if isinstance(value, str) and value else None
-
-
-def count_field(value: Any) -> int:
-    """A token count as a non-negative int (0 when missing or not a number)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    return max(int(value), 0)
-
-
-def cost_field(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
-def mapping(value: Any) -> dict[str, Any]:
-    """A JSON object, or an empty one in place of anything else."""
-    return value if isinstance(value, dict) else {}
-
-
-def sequence(value: Any) -> list[Any]:
-    """A JSON array, or an empty one in place of anything else."""
-    return value if isinstance(value, list) else []
-
-
-def as_text(value: Any) -> str:
-    """A tool's output or argument as text: strings as they are, other JSON compactly."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    return json.dumps(value, ensure_ascii=False)
-
-
-# ---------------------------------------------------------------------------------------------
-# File changes known only from an edit tool's arguments
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Edit:
-    """One file change an edit tool call made, as far as its arguments tell."""
-
-    path: str
-    operation: Literal["create", "modify"]
-    diff: Diff | None = None
-    content: str | None = None
-
-
-# Tools that write a whole file from a `content` argument (Claude Code, Gemini CLI, others).
-_WRITE_TOOLS = frozenset({"Write", "write_file", "WriteFile", "write", "create_file"})
-_PATH_KEYS = ("file_path", "path", "absolute_path", "filePath")
-
-
-def edits_from_arguments(name: str, arguments: Mapping[str, Any], output: str) -> list[Edit]:
-    """The changes a successful edit tool call made, from its arguments: search and replace
-    pairs (Claude Code's Edit and MultiEdit, Gemini CLI's replace), the str_replace_editor
-    commands (create, str_replace, insert) and whole-file writes. A write says only the
-    file's new content unless its output says it created the file."""
-    path = next((p for key in _PATH_KEYS if (p := text_field(arguments.get(key)))), None)
-    if path is None:
-        return []
-    command = arguments.get("command")
-    if command is not None:
-        return _editor_command(path, command, arguments)
-    if isinstance(arguments.get("edits"), list):
-        pairs = [e for e in arguments["edits"] if isinstance(e, dict)]
-        return [edit for pair in pairs for edit in _replacement(path, pair)]
-    replaced = _replacement(path, arguments)
-    if replaced or name not in _WRITE_TOOLS:
-        return replaced
-    content = arguments.get("content")
-    if not isinstance(content, str):
-        return []
-    if "created" in output[:500].lower():
-        return [Edit(path, "create", file_diff(path, None, content), content)]
-    return [Edit(path, "modify", None, content)]
-
-
-def _editor_command(path: str, command: Any, arguments: Mapping[str, Any]) -> list[Edit]:
-    if command == "create":
-        text = arguments.get("file_text")
-        if isinstance(text, str):
-            return [Edit(path, "create", file_diff(path, None, text), text)]
-    elif command == "str_replace":
-        return _replacement(path, arguments)
-    elif command == "insert":
-        text, after = arguments.get("new_str"), arguments.get("insert_line")
-        if isinstance(text, str) and text and isinstance(after, int) and after >= 0:
-            return [Edit(path, "modify", fragment_diff(path, "", text, first_line=after + 1))]
-    return []
-
-
-def _replacement(path: str, arguments: Mapping[str, Any]) -> list[Edit]:
-    old = arguments.get("old_string", arguments.get("old_str"))
-    new = arguments.get("new_string", arguments.get("new_str"))
-    if not isinstance(old, str) or not isinstance(new, str) or old == new:
-        return []
-    return [Edit(path, "modify", fragment_diff(path, old, new))]
-
-
-def file_change_fields(edit: Edit) -> dict[str, Any]:
-    """A FileChange's own fields for an edit."""
-    fields: dict[str, Any] = {"path": edit.path, "operation": edit.operation}
-    if edit.diff is not None:
-        fields.update(
-            diff=edit.diff.text,
-            anchored=edit.diff.anchored,
-            added=edit.diff.added,
-            removed=edit.diff.removed,
-        )
-    if edit.content is not None:
-        fields["content"] = edit.content
-    return fields
-
-
-# ---------------------------------------------------------------------------------------------
-# The importer
-# ---------------------------------------------------------------------------------------------
 
 # A trajectory, its embedded subagent trajectories (recursively) and their steps are located.
 _TRAJECTORY: dict[str, Any] = {"steps": [None]}

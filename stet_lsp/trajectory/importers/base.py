@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from stet_lsp.trajectory.events import EventBase
+
+E = TypeVar("E", bound=EventBase)
 
 # How much of a file `sniff` sees: enough for a header record or the first few JSONL lines.
 SNIFF_BYTES = 64 * 1024
@@ -50,3 +52,9 @@ class Importer(Protocol):
     def parse(self, path: Path) -> ParsedSession:
         """The session in `path`. Raises StetError only when nothing of it can be read."""
         ...
+
+
+def new_event(kind: type[E], **fields: Any) -> E:
+    """An event of `kind` (built through keywords: the models' positional `Field` defaults are
+    not seen by type checkers)."""
+    return kind(**fields)

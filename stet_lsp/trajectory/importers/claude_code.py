@@ -30,7 +30,6 @@ events follow the Task/Agent call that started them, after a Subagent event.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -56,8 +55,9 @@ from stet_lsp.trajectory.events import (
     UserMessage,
 )
 from stet_lsp.trajectory.importers.base import ParsedSession, Problem
-from stet_lsp.trajectory.importers.diffs import Diff, count, file_diff, fragment_diff
-from stet_lsp.trajectory.importers.files import jsonl_records, open_text
+from stet_lsp.trajectory.importers.diffs import Diff, file_diff, fragment_diff, hunks_diff
+from stet_lsp.trajectory.importers.edits import change_fields
+from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
 
 FORMAT = "claude-code"
 
@@ -215,7 +215,7 @@ class _SessionReader:
         main = _FileReader(self.path.name, None, self.shared).read(self.path)
         if main.records == 0:
             raise StetError(f"{self.path}: no Claude Code records in it")
-        session_id = main.session_id or _file_hash(self.path)
+        session_id = main.session_id or file_digest(self.path)
         subagents = self._read_subagents(main, session_id)
         events: list[EventBase] = [_session_start(main)]
         events.extend(_place_subagents(main, subagents))
@@ -838,13 +838,13 @@ def _write_change(
         content = _str(tool_input.get("content")) or ""
     original = _str(result.get("originalFile"))
     if result.get("type") == "create" or (not result and output.startswith("File created")):
-        return _change(path, "create", file_diff(path, None, content), content)
+        return change_fields(path, "create", file_diff(path, None, content), content)
     if original is not None:
-        return _change(path, "modify", file_diff(path, original, content), content)
+        return change_fields(path, "modify", file_diff(path, original, content), content)
     hunks = _hunks_diff(path, result.get("structuredPatch"))
     if hunks is not None:
-        return _change(path, "modify", hunks, content)
-    return {"path": path, "operation": "modify", "content": content}
+        return change_fields(path, "modify", hunks, content)
+    return change_fields(path, "modify", content=content)
 
 
 def _edit_changes(
@@ -857,20 +857,20 @@ def _edit_changes(
     if original is not None:
         after = _apply_edits(original, edits)
         if after is not None:
-            return [_change(path, "modify", file_diff(path, original, after), after)]
+            return [change_fields(path, "modify", file_diff(path, original, after), after)]
     hunks = _hunks_diff(path, result.get("structuredPatch"))
     if hunks is not None:
-        return [_change(path, "modify", hunks, None)]
+        return [change_fields(path, "modify", hunks)]
     if len(edits) == 1 and edits[0][0] == "" and output.startswith("File created"):
-        return [_change(path, "create", file_diff(path, None, edits[0][1]), edits[0][1])]
-    return [_change(path, "modify", fragment_diff(path, old, new), None) for old, new, _ in edits]
+        return [change_fields(path, "create", file_diff(path, None, edits[0][1]), edits[0][1])]
+    return [change_fields(path, "modify", fragment_diff(path, old, new)) for old, new, _ in edits]
 
 
 def _notebook_change(path: str, result: dict[str, Any]) -> list[dict[str, Any]]:
     before, after = _str(result.get("original_file")), _str(result.get("updated_file"))
     if before is None or after is None:
         return []
-    return [_change(path, "modify", file_diff(path, before, after), after)]
+    return [change_fields(path, "modify", file_diff(path, before, after), after)]
 
 
 def _edits(
@@ -917,7 +917,7 @@ def _hunks_diff(path: str, hunks: Any) -> Diff | None:
     """A unified diff from the tool's structuredPatch hunks (real line numbers: anchored)."""
     if not isinstance(hunks, list) or not hunks:
         return None
-    parts = [f"--- a/{path}\n", f"+++ b/{path}\n"]
+    parts = []
     for hunk in hunks:
         if not isinstance(hunk, dict) or not isinstance(hunk.get("lines"), list):
             return None
@@ -926,21 +926,7 @@ def _hunks_diff(path: str, hunks: Any) -> Diff | None:
             return None
         parts.append(f"@@ -{spans[0]},{spans[1]} +{spans[2]},{spans[3]} @@\n")
         parts.extend(f"{line}\n" for line in hunk["lines"] if isinstance(line, str))
-    text = "".join(parts)
-    added, removed = count(text)
-    return Diff(text, added, removed, True)
-
-
-def _change(path: str, operation: str, diff: Diff, content: str | None) -> dict[str, Any]:
-    return {
-        "path": path,
-        "operation": operation,
-        "diff": diff.text,
-        "anchored": diff.anchored,
-        "content": content,
-        "added": diff.added,
-        "removed": diff.removed,
-    }
+    return hunks_diff(path, "".join(parts))
 
 
 # -- values --------------------------------------------------------------------------------
@@ -1030,11 +1016,3 @@ def _first_session_id(path: Path) -> str | None:
     except (ValueError, StetError):
         return None
     return _str(value.get("sessionId")) if isinstance(value, dict) else None
-
-
-def _file_hash(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for chunk in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()[:16]

@@ -41,7 +41,6 @@ the reasoning tokens.
 from __future__ import annotations
 
 import gc
-import hashlib
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -70,7 +69,9 @@ from stet_lsp.trajectory.events import (
 )
 from stet_lsp.trajectory.importers import diffs
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession, Problem
-from stet_lsp.trajectory.importers.files import jsonl_records
+from stet_lsp.trajectory.importers.edits import change_fields
+from stet_lsp.trajectory.importers.fields import text_field
+from stet_lsp.trajectory.importers.files import file_digest, jsonl_records
 
 FORMAT = "codex"
 HARNESS = "codex"
@@ -162,7 +163,7 @@ class CodexImporter:
             if not records:
                 raise StetError(f"{path}: no Codex rollout records could be read")
             facts = _Facts.gather(records)
-            session_id = facts.session_id or _file_digest(path)
+            session_id = facts.session_id or file_digest(path)
             session = ParsedSession(FORMAT, session_id, problems=problems, sources={source: path})
             _Reader(session, source, facts).read(records)
         return session
@@ -207,7 +208,7 @@ class _Facts:
 
     @property
     def session_id(self) -> str | None:
-        return _str(self.meta.get("id")) if self.meta else None
+        return text_field(self.meta.get("id")) if self.meta else None
 
     @classmethod
     def gather(cls, records: list[tuple[int, Any]]) -> _Facts:
@@ -215,8 +216,8 @@ class _Facts:
         first_line, first = records[0]
         if isinstance(first, dict) and _is_legacy_header(first):
             facts.meta, facts.meta_line, facts.legacy = first, first_line, True
-            facts.meta_time = _str(first.get("timestamp"))
-            facts.first_model = _str(first.get("model"))
+            facts.meta_time = text_field(first.get("timestamp"))
+            facts.first_model = text_field(first.get("model"))
         turn = 0
         for line, value in records:
             found = _rollout_record(value)
@@ -225,9 +226,11 @@ class _Facts:
             kind, payload = found
             if kind == "session_meta" and facts.meta is None:
                 facts.meta, facts.meta_line = payload, line
-                facts.meta_time = _str(value.get("timestamp")) or _str(payload.get("timestamp"))
+                facts.meta_time = text_field(value.get("timestamp")) or text_field(
+                    payload.get("timestamp")
+                )
             elif kind == "turn_context" and facts.first_model is None:
-                facts.first_model = _str(payload.get("model"))
+                facts.first_model = text_field(payload.get("model"))
             elif kind == "response_item":
                 facts._note_item(turn, payload)
             elif kind == "event_msg":
@@ -251,9 +254,9 @@ class _Facts:
 
     def _note_event(self, event: Record) -> None:
         kind = event.get("type")
-        call_id = _str(event.get("call_id"))
+        call_id = text_field(event.get("call_id"))
         if kind == "thread_name_updated":
-            self.title = _str(event.get("thread_name")) or self.title
+            self.title = text_field(event.get("thread_name")) or self.title
         elif kind == "patch_apply_end" and call_id:
             self.patch_ends[call_id] = event
         elif kind == "exec_command_end" and call_id:
@@ -289,7 +292,7 @@ class _Reader:
         self.start(records[0][0])
         for line, value in records:
             self.line, self.value = line, value
-            self.time = _str(value.get("timestamp")) if isinstance(value, dict) else None
+            self.time = text_field(value.get("timestamp")) if isinstance(value, dict) else None
             self.last_time = self.time or self.last_time
             self.record(value)
         self.time = self.last_time
@@ -305,11 +308,11 @@ class _Reader:
             SessionStart,
             agent=None,
             harness=HARNESS,
-            harness_version=_str(meta.get("cli_version")),
+            harness_version=text_field(meta.get("cli_version")),
             model=self.model,
-            cwd=_str(meta.get("cwd")),
-            branch=_str(git.get("branch")),
-            commit=_str(git.get("commit_hash")),
+            cwd=text_field(meta.get("cwd")),
+            branch=text_field(git.get("branch")),
+            commit=text_field(git.get("commit_hash")),
             title=self.facts.title,
         )
         description = _subagent_description(meta)
@@ -354,15 +357,18 @@ class _Reader:
     # --- top-level records -------------------------------------------------------------------
 
     def on_session_meta(self, meta: Record) -> None:
-        if self.line == self.facts.meta_line or _str(meta.get("id")) == self.session.session_id:
+        if (
+            self.line == self.facts.meta_line
+            or text_field(meta.get("id")) == self.session.session_id
+        ):
             return
         self.raw("session_meta of another thread (history copied into this rollout)")
 
     def on_turn_context(self, context: Record) -> None:
-        self.model = _str(context.get("model")) or self.model
+        self.model = text_field(context.get("model")) or self.model
 
     def on_compacted(self, compacted: Record) -> None:
-        summary = _str(compacted.get("message"))
+        summary = text_field(compacted.get("message"))
         if summary is None:
             # A server-side compaction: its summary is in an encrypted history item.
             self.session.dropped["opaque_compaction"] += 1
@@ -452,7 +458,7 @@ class _Reader:
         self.emit(ToolResult, call_id=call_id, ok=item.get("status") != "failed", output="")
 
     def tool_output(self, item: Record) -> None:
-        call_id = _str(item.get("call_id")) or ""
+        call_id = text_field(item.get("call_id")) or ""
         text, ok = _output(item.get("output"))
         if ok is None:
             ok = self.outcome(call_id, text)
@@ -462,13 +468,15 @@ class _Reader:
             self.file_changes(call_id, patch)
 
     def tool_search_output(self, item: Record) -> None:
-        call_id = _str(item.get("call_id")) or ""
+        call_id = text_field(item.get("call_id")) or ""
         tools = item.get("tools")
         output = json.dumps(tools, ensure_ascii=False) if tools is not None else ""
         self.emit(ToolResult, call_id=call_id, ok=item.get("status") != "failed", output=output)
 
     def call(self, item: Record, name: str, tool_input: dict[str, Any]) -> str:
-        call_id = _str(item.get("call_id")) or _str(item.get("id")) or f"{name}@{self.line}"
+        call_id = (
+            text_field(item.get("call_id")) or text_field(item.get("id")) or f"{name}@{self.line}"
+        )
         self.calls.add(call_id)
         self.emit(ToolCall, call_id=call_id, name=name, input=tool_input)
         return call_id
@@ -557,14 +565,14 @@ class _Reader:
             )
 
     def turn_aborted(self, event: Record) -> None:
-        reason = _str(event.get("reason")) or "interrupted"
+        reason = text_field(event.get("reason")) or "interrupted"
         self.emit(Error, message=f"turn aborted: {reason}", interrupt=True)
 
     def error(self, event: Record) -> None:
-        self.emit(Error, message=_str(event.get("message")) or json.dumps(event))
+        self.emit(Error, message=text_field(event.get("message")) or json.dumps(event))
 
     def patch_apply_end(self, event: Record) -> None:
-        call_id = _str(event.get("call_id")) or ""
+        call_id = text_field(event.get("call_id")) or ""
         # The changes of a known call follow that call's result; these have no call here.
         if call_id not in self.calls and event.get("success") is True:
             self.file_changes(call_id, None)
@@ -641,14 +649,6 @@ def _loads(line: str) -> Any:
         return None
 
 
-def _file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:16]
-
-
 def _subagent_description(meta: Record) -> str | None:
     """How a subagent thread names its parent; None for a thread a person started."""
     source = meta.get("source")
@@ -657,7 +657,7 @@ def _subagent_description(meta: Record) -> str | None:
         return None
     spawn = origin.get("thread_spawn") if isinstance(origin, dict) else None
     spawn = spawn if isinstance(spawn, dict) else {}
-    parent = _str(spawn.get("parent_thread_id")) or _str(meta.get("parent_thread_id"))
+    parent = text_field(spawn.get("parent_thread_id")) or text_field(meta.get("parent_thread_id"))
     if isinstance(origin, str):
         kind = f"{origin} subagent"
     elif isinstance(origin, dict) and origin and "thread_spawn" not in origin:
@@ -669,9 +669,12 @@ def _subagent_description(meta: Record) -> str | None:
     details = [
         f"{label}: {value}"
         for label, value in (
-            ("role", _str(spawn.get("agent_role")) or _str(meta.get("agent_role"))),
-            ("nickname", _str(spawn.get("agent_nickname")) or _str(meta.get("agent_nickname"))),
-            ("path", _str(spawn.get("agent_path")) or _str(meta.get("agent_path"))),
+            ("role", text_field(spawn.get("agent_role")) or text_field(meta.get("agent_role"))),
+            (
+                "nickname",
+                text_field(spawn.get("agent_nickname")) or text_field(meta.get("agent_nickname")),
+            ),
+            ("path", text_field(spawn.get("agent_path")) or text_field(meta.get("agent_path"))),
         )
         if value
     ]
@@ -683,10 +686,6 @@ def _is_plan_item(item: Any) -> bool:
 
 
 # --- texts -------------------------------------------------------------------------------------
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _text_parts(content: Any) -> list[str]:
@@ -724,8 +723,8 @@ def _event_text(value: Any) -> str | None:
 
 
 def _tool_name(item: Record) -> str:
-    name = _str(item.get("name")) or "unknown"
-    namespace = _str(item.get("namespace"))
+    name = text_field(item.get("name")) or "unknown"
+    namespace = text_field(item.get("namespace"))
     # MCP tools get the mcp__server__tool name other harnesses use; built-in namespaces
     # ("collaboration", "functions") only group tools whose bare names are well known.
     if namespace is not None and namespace.startswith("mcp__"):
@@ -880,15 +879,15 @@ def _patch_changes(patch: str) -> Iterator[dict[str, Any]]:
         if patched.operation == "create":
             content = _lines_text(patched.new)
             diff = diffs.file_diff(patched.path, None, content)
-            yield _change(patched.path, "create", diff, content=content)
+            yield change_fields(patched.path, "create", diff, content=content)
         elif patched.operation == "delete":
-            yield {"path": patched.path, "operation": "delete"}
+            yield change_fields(patched.path, "delete")
         else:
             target = patched.move_to or patched.path
             old, new = _lines_text(patched.old), _lines_text(patched.new)
             diff = diffs.fragment_diff(target, old, new)
             operation = "rename" if patched.move_to else "modify"
-            yield _change(target, operation, diff, old_path=patched.move_to and patched.path)
+            yield change_fields(target, operation, diff, old_path=patched.move_to and patched.path)
 
 
 def _applied_changes(changes: Record) -> Iterator[dict[str, Any]]:
@@ -897,32 +896,31 @@ def _applied_changes(changes: Record) -> Iterator[dict[str, Any]]:
     for path, change in changes.items():
         kind, body = _change_kind(change)
         if kind == "add":
-            content = _str(body.get("content")) or ""
-            yield _change(path, "create", diffs.file_diff(path, None, content), content=content)
+            content = text_field(body.get("content")) or ""
+            yield change_fields(
+                path, "create", diffs.file_diff(path, None, content), content=content
+            )
         elif kind == "delete":
-            before = _str(body.get("content"))
+            before = text_field(body.get("content"))
             if before is None:
-                yield {"path": path, "operation": "delete"}
+                yield change_fields(path, "delete")
             else:
-                yield _change(path, "delete", diffs.file_diff(path, before, None))
+                yield change_fields(path, "delete", diffs.file_diff(path, before, None))
         elif kind == "update":
-            target = _str(body.get("move_path")) or path
-            text = _str(body.get("unified_diff")) or ""
+            target = text_field(body.get("move_path")) or path
+            text = text_field(body.get("unified_diff")) or ""
             if text and not text.startswith("--- "):
-                text = f"--- a/{path}\n+++ b/{target}\n{text}"
+                text = diffs.headers(path, new_path=target) + text
             if text and not text.endswith("\n"):
                 text += "\n"
             added, removed = diffs.count(text)
-            yield {
-                "path": target,
-                "operation": "rename" if target != path else "modify",
-                "old_path": path if target != path else None,
-                "diff": text,
-                "anchored": bool(text),
-                "content": _str(body.get("new_content")),
-                "added": added,
-                "removed": removed,
-            }
+            yield change_fields(
+                target,
+                "rename" if target != path else "modify",
+                diffs.Diff(text, added, removed, bool(text)),
+                content=text_field(body.get("new_content")),
+                old_path=path if target != path else None,
+            )
 
 
 def _change_kind(change: Any) -> tuple[str | None, Record]:
@@ -936,23 +934,3 @@ def _change_kind(change: Any) -> tuple[str | None, Record]:
         kind, body = next(iter(change.items()))
         return kind, body if isinstance(body, dict) else {}
     return None, {}
-
-
-def _change(
-    path: str,
-    operation: str,
-    diff: diffs.Diff,
-    *,
-    content: str | None = None,
-    old_path: str | None = None,
-) -> dict[str, Any]:
-    return {
-        "path": path,
-        "operation": operation,
-        "old_path": old_path,
-        "diff": diff.text,
-        "anchored": diff.anchored,
-        "content": content,
-        "added": diff.added,
-        "removed": diff.removed,
-    }

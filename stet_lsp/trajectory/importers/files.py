@@ -1,10 +1,13 @@
-"""Reading transcripts: plain or zstd-compressed text, JSONL records with their line numbers."""
+"""Reading transcripts: plain or zstd-compressed text, JSONL records with their line numbers,
+and the digest of a file's bytes."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -44,11 +47,21 @@ def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[
                 problems.append(Problem(source, number, f"not JSON: {error}"))
 
 
-def json_document(path: Path) -> Any:
-    """A file that is one JSON document."""
+def json_document(path: Path) -> tuple[str, Any]:
+    """A file that is one JSON document: its text and its value."""
     with open_text(path) as stream:
         text = stream.read()
     try:
-        return json.loads(text)
+        return text, json.loads(text)
     except ValueError as error:
         raise StetError(f"{path}: not JSON: {error}") from None
+
+
+def file_digest(path: Path) -> str:
+    """The first 16 hex digits of the SHA-256 of a file's bytes (as stored: a compressed file's
+    compressed bytes): the session id of a transcript that names none."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(partial(stream.read, 1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]

@@ -53,19 +53,12 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.importers.atif import (
-    JsonDocument,
-    as_text,
-    count_field,
-    file_digest,
-    leading_members,
-    mapping,
-    sequence,
-    text_field,
-)
 from stet_lsp.trajectory.importers.base import ParsedSession
-from stet_lsp.trajectory.importers.diffs import Diff, count, file_diff
-from stet_lsp.trajectory.importers.files import jsonl_records, open_text
+from stet_lsp.trajectory.importers.diffs import file_diff, hunks_diff
+from stet_lsp.trajectory.importers.edits import change_fields
+from stet_lsp.trajectory.importers.fields import as_text, count_field, mapping, sequence, text_field
+from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
+from stet_lsp.trajectory.importers.jsondoc import JsonDocument, leading_members
 
 FORMAT = "gemini-cli"
 
@@ -645,34 +638,19 @@ def _file_diff_fields(display: dict[str, Any], args: dict[str, Any]) -> dict[str
         diff = file_diff(path, None if created else before or "", after)
         content: str | None = after
     else:
-        diff = _shown_diff(path, as_text(display.get("fileDiff")), created)
+        diff = hunks_diff(path, _shown_hunks(as_text(display.get("fileDiff"))), created)
         content = None
         if not diff.text:
             return None
-    fields: dict[str, Any] = {
-        "path": path,
-        "operation": "create" if created else "modify",
-        "diff": diff.text,
-        "anchored": diff.anchored,
-        "added": diff.added,
-        "removed": diff.removed,
-    }
-    if content is not None:
-        fields["content"] = content
-    return fields
+    return change_fields(path, "create" if created else "modify", diff, content)
 
 
-def _shown_diff(path: str, shown: str, created: bool) -> Diff:
-    """The patch the CLI displayed, with the file headers every importer writes."""
+def _shown_hunks(shown: str) -> str:
+    """The hunks of the patch the CLI displayed (empty when it shows none)."""
     start = shown.find("\n@@")
     if start < 0 and not shown.startswith("@@"):
-        return Diff("", 0, 0, True)
-    hunks = shown[start + 1 :] if start >= 0 else shown
-    if not hunks.endswith("\n"):
-        hunks += "\n"
-    text = f"--- {'/dev/null' if created else f'a/{path}'}\n+++ b/{path}\n{hunks}"
-    added, removed = count(text)
-    return Diff(text, added, removed, True)
+        return ""
+    return shown[start + 1 :] if start >= 0 else shown
 
 
 def _context_directory(records: list[dict[str, Any]]) -> str | None:

@@ -54,22 +54,19 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.importers.atif import (
-    Edit,
-    JsonDocument,
+from stet_lsp.trajectory.importers.base import ParsedSession
+from stet_lsp.trajectory.importers.diffs import Diff, file_diff, hunks_diff
+from stet_lsp.trajectory.importers.edits import Edit, edits_from_arguments, file_change_fields
+from stet_lsp.trajectory.importers.fields import (
     as_text,
     cost_field,
     count_field,
-    edits_from_arguments,
-    file_change_fields,
-    file_digest,
-    leading_members,
     mapping,
     sequence,
     text_field,
 )
-from stet_lsp.trajectory.importers.base import ParsedSession
-from stet_lsp.trajectory.importers.diffs import Diff, count, file_diff
+from stet_lsp.trajectory.importers.files import file_digest
+from stet_lsp.trajectory.importers.jsondoc import JsonDocument, leading_members
 
 FORMAT = "openhands"
 
@@ -550,7 +547,8 @@ def _recorded_edit(path: str, call: _Call, extras: dict[str, Any]) -> Edit | Non
     created = call.arguments.get("command") == "create"
     diff_text = extras.get("diff")
     if isinstance(diff_text, str) and diff_text.strip():
-        return Edit(path, "create" if created else "modify", _rebased(path, diff_text, created))
+        hunks = diff_text[diff_text.find("@@") :] if "@@" in diff_text else ""
+        return Edit(path, "create" if created else "modify", hunks_diff(path, hunks, created))
     old, new = extras.get("old_content"), extras.get("new_content")
     if extras.get("impl_source") == "llm_based_edit" and isinstance(new, str):
         before = old if isinstance(old, str) and extras.get("prev_exist") is not False else None
@@ -560,19 +558,6 @@ def _recorded_edit(path: str, call: _Call, extras: dict[str, Any]) -> Edit | Non
             path, "create" if before is None else "modify", file_diff(path, before, new), new
         )
     return None
-
-
-def _rebased(path: str, diff_text: str, created: bool) -> Diff:
-    """A recorded unified diff with the same file headers every importer writes."""
-    hunks = diff_text[diff_text.find("@@") :] if "@@" in diff_text else ""
-    if not hunks:
-        return Diff("", 0, 0, True)
-    if not hunks.endswith("\n"):
-        hunks += "\n"
-    before = "/dev/null" if created else f"a/{path}"
-    text = f"--- {before}\n+++ b/{path}\n{hunks}"
-    added, removed = count(text)
-    return Diff(text, added, removed, True)
 
 
 def _forgotten(args: dict[str, Any]) -> str:

@@ -54,14 +54,13 @@ file when the file is indented JSON (as both harnesses write it), else line 1.
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
 import re
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (
@@ -80,11 +79,12 @@ from stet_lsp.trajectory.events import (
     UserMessage,
 )
 from stet_lsp.trajectory.importers import diffs
-from stet_lsp.trajectory.importers.base import Importer, ParsedSession
-from stet_lsp.trajectory.importers.files import open_text
+from stet_lsp.trajectory.importers.base import Importer, ParsedSession, new_event
+from stet_lsp.trajectory.importers.edits import change_fields
+from stet_lsp.trajectory.importers.fields import cost_field, count_field, mapping, text_field
+from stet_lsp.trajectory.importers.files import file_digest, json_document
 
 Record = dict[str, Any]
-Made = TypeVar("Made", bound=EventBase)
 Operation = Literal["create", "modify", "delete", "rename"]
 
 # The first key of the document, as both harnesses write it.
@@ -146,7 +146,7 @@ class SweAgentImporter:
             pointer = f"/attempts/{index}"
             if not isinstance(attempt, dict):
                 session.events.append(
-                    _make(
+                    new_event(
                         RawEvent,
                         session=document.session_id,
                         source=document.ref(pointer),
@@ -216,14 +216,8 @@ class _Document:
 
     @classmethod
     def read(cls, path: Path) -> _Document:
-        with open_text(path) as stream:
-            text = stream.read()
-        try:
-            data = json.loads(text)
-        except ValueError as error:
-            raise StetError(f"{path}: not JSON: {error}") from None
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        document = cls(source=path.name, data=data, session_id=digest)
+        text, data = json_document(path)
+        document = cls(source=path.name, data=data, session_id=file_digest(path))
         document._index_lines(text)
         return document
 
@@ -349,11 +343,11 @@ class _SweAgentRun:
         self._submission(submit_at, submit_call)
         self._usage()
         self.events.append(
-            _make(
+            new_event(
                 SessionEnd,
                 session=self.run_id,
                 source=self.ref("/info"),
-                reason=_text(self.info.get("exit_status")),
+                reason=text_field(self.info.get("exit_status")),
             )
         )
 
@@ -365,12 +359,12 @@ class _SweAgentRun:
                 if cwd:
                     break
         self.events.append(
-            _make(
+            new_event(
                 SessionStart,
                 session=self.run_id,
                 source=self.ref(""),
                 harness="swe-agent",
-                harness_version=_text(self.info.get("swe_agent_version")),
+                harness_version=text_field(self.info.get("swe_agent_version")),
                 model=self.model,
                 cwd=cwd,
                 commit=_text_at(self.replay, "env", "repo", "base_commit"),
@@ -394,7 +388,7 @@ class _SweAgentRun:
                 self._raw(pointer, item, "system prompt")
             elif item.get("role") == "user":
                 self.events.append(
-                    _make(
+                    new_event(
                         UserMessage,
                         session=self.run_id,
                         source=self.ref(pointer),
@@ -412,14 +406,17 @@ class _SweAgentRun:
             return None
         source = self.ref(pointer)
         if action_item is not None:
-            self._thinking(source, action_item.get("thinking_blocks"))
-        action = _text(step.get("action")) or ""
-        thought = (_text(step.get("thought")) or "").strip()
+            for text in _thinking(action_item.get("thinking_blocks"), self.session.dropped):
+                self.events.append(
+                    new_event(Reasoning, session=self.run_id, source=source, text=text)
+                )
+        action = text_field(step.get("action")) or ""
+        thought = (text_field(step.get("thought")) or "").strip()
         if not thought and not action.strip():
-            thought = (_text(step.get("response")) or "").strip()
+            thought = (text_field(step.get("response")) or "").strip()
         if thought:
             self.events.append(
-                _make(
+                new_event(
                     AgentMessage, session=self.run_id, source=source, text=thought, model=self.model
                 )
             )
@@ -430,7 +427,7 @@ class _SweAgentRun:
             return None
         call_id = _history_call_id(action_item) or f"step-{index + 1}"
         self.events.append(
-            _make(
+            new_event(
                 ToolCall,
                 session=self.run_id,
                 source=source,
@@ -440,24 +437,11 @@ class _SweAgentRun:
             )
         )
         self.events.append(
-            _make(
+            new_event(
                 ToolResult, session=self.run_id, source=source, call_id=call_id, output=observation
             )
         )
         return call_id
-
-    def _thinking(self, source: SourceRef, blocks: Any) -> None:
-        if not isinstance(blocks, list):
-            return
-        for block in blocks:
-            kind = block.get("type") if isinstance(block, dict) else None
-            if kind in _THINKING_TYPES and isinstance(block.get("thinking"), str):
-                if block["thinking"].strip():
-                    self.events.append(
-                        _make(Reasoning, session=self.run_id, source=source, text=block["thinking"])
-                    )
-            elif kind in _OPAQUE_THINKING_TYPES:
-                self.session.dropped["opaque_reasoning"] += 1
 
     def _submission(self, submit_at: int | None, submit_call: str | None) -> None:
         patch = self.info.get("submission")
@@ -474,15 +458,15 @@ class _SweAgentRun:
         stats = self.info.get("model_stats")
         if not isinstance(stats, dict):
             return
-        cost = _number(stats.get("instance_cost"))
+        cost = cost_field(stats.get("instance_cost"))
         self.events.append(
-            _make(
+            new_event(
                 Usage,
                 session=self.run_id,
                 source=self.ref("/info/model_stats"),
                 model=self.model,
-                input_tokens=int(_number(stats.get("tokens_sent")) or 0),
-                output_tokens=int(_number(stats.get("tokens_received")) or 0),
+                input_tokens=int(cost_field(stats.get("tokens_sent")) or 0),
+                output_tokens=int(cost_field(stats.get("tokens_received")) or 0),
                 cost_usd=cost,
                 cost_basis="reported" if cost is not None else None,
             )
@@ -490,7 +474,7 @@ class _SweAgentRun:
 
     def _raw(self, pointer: str, record: Any, reason: str) -> None:
         self.events.append(
-            _make(
+            new_event(
                 RawEvent,
                 session=self.run_id,
                 source=self.ref(pointer),
@@ -514,7 +498,7 @@ def _history_call_id(item: Record | None) -> str | None:
         return None
     calls = item.get("tool_calls")
     if isinstance(calls, list) and calls and isinstance(calls[0], dict):
-        return _text(calls[0].get("id"))
+        return text_field(calls[0].get("id"))
     return None
 
 
@@ -538,7 +522,7 @@ def _working_dir(state: Any) -> str | None:
             except (ValueError, SyntaxError, MemoryError, RecursionError):
                 return None
     if isinstance(state, dict):
-        return _text(state.get("working_dir"))
+        return text_field(state.get("working_dir"))
     return None
 
 
@@ -562,21 +546,10 @@ def _patch_changes(
         if parsed is None:
             continue
         path, operation, old_path, diff_text = parsed
-        added, removed = diffs.count(diff_text)
+        diff = diffs.Diff(diff_text, *diffs.count(diff_text), anchored=True)
+        fields = change_fields(path, operation, diff, old_path=old_path)
         changes.append(
-            _make(
-                FileChange,
-                session=session,
-                source=source,
-                path=path,
-                operation=operation,
-                old_path=old_path,
-                diff=diff_text,
-                anchored=True,
-                call_id=call_id,
-                added=added,
-                removed=removed,
-            )
+            new_event(FileChange, session=session, source=source, call_id=call_id, **fields)
         )
     return changes
 
@@ -675,7 +648,7 @@ class _MiniRun:
         self.info = info
         self.messages = messages
         self.pointer = pointer
-        self.title = _text(title)
+        self.title = text_field(title)
         self.model = _text_at(info, "config", "model", "model_name")
         self.id = document.session_id
         self.pending: deque[str] = deque()
@@ -694,13 +667,13 @@ class _MiniRun:
 
     def read(self) -> None:
         self.events.append(
-            _make(
+            new_event(
                 SessionStart,
                 session=self.id,
                 source=self.document.ref("", 1),
                 time=self._first_time(),
                 harness="mini-swe-agent",
-                harness_version=_text(self.info.get("mini_version")),
+                harness_version=text_field(self.info.get("mini_version")),
                 model=self.model,
                 cwd=_text_at(self.info, "config", "environment", "cwd"),
                 title=self.title,
@@ -717,11 +690,11 @@ class _MiniRun:
             self.document.ref("/info") if self.pointer else self.document.ref("", 1)
         )
         self.events.append(
-            _make(
+            new_event(
                 SessionEnd,
                 session=self.id,
                 source=end_source,
-                reason=_text(self.info.get("exit_status")) or self.exit_status,
+                reason=text_field(self.info.get("exit_status")) or self.exit_status,
             )
         )
 
@@ -764,11 +737,11 @@ class _MiniRun:
         time = _message_time(message)
         self.pending.clear()
         reasoning = message.get("reasoning_content")
-        if isinstance(reasoning, str) and reasoning.strip():
+        texts = [reasoning] if isinstance(reasoning, str) and reasoning.strip() else []
+        for text in texts + _thinking(message.get("thinking_blocks"), self.session.dropped):
             self.events.append(
-                _make(Reasoning, session=self.id, source=source, time=time, text=reasoning)
+                new_event(Reasoning, session=self.id, source=source, time=time, text=text)
             )
-        self._thinking_blocks(source, time, message.get("thinking_blocks"))
         content = _content_text(message.get("content"))
         commands = _message_commands(message, content)
         text = content
@@ -778,7 +751,7 @@ class _MiniRun:
                 text = (content[: blocks[0].start()] + content[blocks[0].end() :]).strip()
         if text.strip():
             self.events.append(
-                _make(
+                new_event(
                     AgentMessage,
                     session=self.id,
                     source=source,
@@ -791,7 +764,7 @@ class _MiniRun:
         for number, (command, call_id) in enumerate(commands):
             call = call_id or f"message-{index}-{number + 1}"
             self.events.append(
-                _make(
+                new_event(
                     ToolCall,
                     session=self.id,
                     source=source,
@@ -820,7 +793,7 @@ class _MiniRun:
                 text = _content_text(item.get("content"))
                 if text.strip():
                     self.events.append(
-                        _make(
+                        new_event(
                             AgentMessage,
                             session=self.id,
                             source=source,
@@ -838,16 +811,16 @@ class _MiniRun:
         self.awaiting_harness_reply = not self.pending
 
     def _function_call(self, index: int, item: Record, time: str | None = None) -> None:
-        call = _text(item.get("call_id")) or _text(item.get("id")) or f"message-{index}"
+        call = text_field(item.get("call_id")) or text_field(item.get("id")) or f"message-{index}"
         arguments = _json_object(item.get("arguments"))
         self.events.append(
-            _make(
+            new_event(
                 ToolCall,
                 session=self.id,
                 source=self.ref(index),
                 time=time,
                 call_id=call,
-                name=_text(item.get("name")) or "bash",
+                name=text_field(item.get("name")) or "bash",
                 input=arguments,
             )
         )
@@ -863,7 +836,7 @@ class _MiniRun:
         ]
         if any(text.strip() for text in texts):
             self.events.append(
-                _make(
+                new_event(
                     Reasoning,
                     session=self.id,
                     source=self.ref(index),
@@ -874,27 +847,8 @@ class _MiniRun:
         elif item.get("encrypted_content"):
             self.session.dropped["opaque_reasoning"] += 1
 
-    def _thinking_blocks(self, source: SourceRef, time: str | None, blocks: Any) -> None:
-        if not isinstance(blocks, list):
-            return
-        for block in blocks:
-            kind = block.get("type") if isinstance(block, dict) else None
-            if kind in _THINKING_TYPES and isinstance(block.get("thinking"), str):
-                if block["thinking"].strip():
-                    self.events.append(
-                        _make(
-                            Reasoning,
-                            session=self.id,
-                            source=source,
-                            time=time,
-                            text=block["thinking"],
-                        )
-                    )
-            elif kind in _OPAQUE_THINKING_TYPES:
-                self.session.dropped["opaque_reasoning"] += 1
-
     def _observation(self, index: int, message: Record) -> None:
-        wanted = _text(message.get("tool_call_id")) or _text(message.get("call_id"))
+        wanted = text_field(message.get("tool_call_id")) or text_field(message.get("call_id"))
         if wanted is not None and wanted in self.pending:
             self.pending.remove(wanted)
             call = wanted
@@ -917,7 +871,7 @@ class _MiniRun:
             model_output = extra.get("model_response")
             if isinstance(model_output, str) and model_output.strip():
                 self.events.append(
-                    _make(
+                    new_event(
                         AgentMessage,
                         session=self.id,
                         source=source,
@@ -927,14 +881,16 @@ class _MiniRun:
                     )
                 )
             self.events.append(
-                _make(Error, session=self.id, source=source, time=time, message=text)
+                new_event(Error, session=self.id, source=source, time=time, message=text)
             )
             self.awaiting_harness_reply = False
             return
         self.seen_task = True
         if not text.strip():
             return  # the empty message v1 adds when a limit ends the run
-        self.events.append(_make(UserMessage, session=self.id, source=source, time=time, text=text))
+        self.events.append(
+            new_event(UserMessage, session=self.id, source=source, time=time, text=text)
+        )
 
     def _result(self, index: int, message: Record, call: str, text: str) -> None:
         extra = _extra(message)
@@ -949,7 +905,7 @@ class _MiniRun:
         raw_output = extra.get("raw_output")
         output = raw_output if isinstance(raw_output, str) else _observation_output(text)
         self.events.append(
-            _make(
+            new_event(
                 ToolResult,
                 session=self.id,
                 source=self.ref(index),
@@ -967,17 +923,19 @@ class _MiniRun:
 
     def _exit(self, index: int, message: Record) -> None:
         extra = _extra(message)
-        self.exit_status = _text(extra.get("exit_status")) or _content_text(message.get("content"))
+        self.exit_status = text_field(extra.get("exit_status")) or _content_text(
+            message.get("content")
+        )
         self.exit_ref = self.ref(index)
         if extra.get("exception_str") or extra.get("traceback"):
             self.events.append(
-                _make(
+                new_event(
                     Error,
                     session=self.id,
                     source=self.exit_ref,
                     time=_message_time(message),
                     message=_content_text(message.get("content"))
-                    or _text(extra.get("exception_str"))
+                    or text_field(extra.get("exception_str"))
                     or "",
                 )
             )
@@ -993,10 +951,10 @@ class _MiniRun:
             response = message
         usage = response.get("usage")
         usage = usage if isinstance(usage, dict) else {}
-        cost = _number(extra.get("cost"))
+        cost = cost_field(extra.get("cost"))
         if not usage and cost is None:
             return
-        request_id = _text(response.get("id"))
+        request_id = text_field(response.get("id"))
         if request_id is not None:
             if request_id in self.seen_responses:
                 return
@@ -1023,11 +981,11 @@ class _MiniRun:
         stats = self.info.get("model_stats")
         if not isinstance(stats, dict) or self.usage_costs:
             return
-        cost = _number(stats.get("instance_cost"))
+        cost = cost_field(stats.get("instance_cost"))
         if cost is None:
             return
         self.events.append(
-            _make(
+            new_event(
                 Usage,
                 session=self.id,
                 source=self.document.ref("/info/model_stats"),
@@ -1039,27 +997,29 @@ class _MiniRun:
 
     def _raw(self, index: int, record: Any, reason: str) -> None:
         self.events.append(
-            _make(RawEvent, session=self.id, source=self.ref(index), record=record, reason=reason)
+            new_event(
+                RawEvent, session=self.id, source=self.ref(index), record=record, reason=reason
+            )
         )
 
 
 def _request_usage(
     run: _MiniRun, index: int, message: Record, response: Record, usage: Record, cost: float | None
 ) -> Usage:
-    prompt = _int(usage.get("prompt_tokens") or usage.get("input_tokens"))
-    output = _int(usage.get("completion_tokens") or usage.get("output_tokens"))
+    prompt = count_field(usage.get("prompt_tokens") or usage.get("input_tokens"))
+    output = count_field(usage.get("completion_tokens") or usage.get("output_tokens"))
     details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details")
-    cached = _int(details.get("cached_tokens")) if isinstance(details, dict) else 0
-    cache_read = _int(usage.get("cache_read_input_tokens")) or cached
-    cache_write = _int(usage.get("cache_creation_input_tokens"))
+    cached = count_field(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    cache_read = count_field(usage.get("cache_read_input_tokens")) or cached
+    cache_write = count_field(usage.get("cache_creation_input_tokens"))
     # Chat-completions `prompt_tokens` count the cached tokens too.
     fresh = max(0, prompt - cache_read - cache_write) if prompt else 0
-    return _make(
+    return new_event(
         Usage,
         session=run.id,
         source=run.ref(index),
         time=_message_time(message),
-        model=_text(response.get("model")) or run.model,
+        model=text_field(response.get("model")) or run.model,
         input_tokens=fresh,
         output_tokens=output,
         cache_read_tokens=cache_read,
@@ -1077,7 +1037,7 @@ def _message_commands(message: Record, content: str) -> list[tuple[str, str | No
         found = []
         for action in actions:
             if isinstance(action, dict) and isinstance(action.get("command"), str):
-                found.append((action["command"], _text(action.get("tool_call_id"))))
+                found.append((action["command"], text_field(action.get("tool_call_id"))))
         return found
     calls = message.get("tool_calls")
     if isinstance(calls, list) and calls:
@@ -1090,7 +1050,7 @@ def _message_commands(message: Record, content: str) -> list[tuple[str, str | No
                 function.get("arguments") if isinstance(function, dict) else None
             )
             command = arguments.get("command")
-            found.append((command if isinstance(command, str) else "", _text(call.get("id"))))
+            found.append((command if isinstance(command, str) else "", text_field(call.get("id"))))
         return found
     blocks = _ACTION_BLOCK.findall(content)
     if len(blocks) == 1:
@@ -1124,18 +1084,25 @@ def _message_time(message: Record) -> str | None:
     return stamp if isinstance(stamp, str) else None
 
 
-def _make(kind: type[Made], **fields: Any) -> Made:
-    """An event of `kind` (built through keywords: the models' positional `Field` defaults are
-    not seen by type checkers)."""
-    return kind(**fields)
-
-
 # --- small readers -------------------------------------------------------------------------
 
 
+def _thinking(blocks: Any, dropped: Counter[str]) -> list[str]:
+    """The readable texts of a message's `thinking_blocks`; redacted ones are counted in
+    `dropped`."""
+    texts = []
+    for block in blocks if isinstance(blocks, list) else []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind in _THINKING_TYPES and isinstance(block.get("thinking"), str):
+            if block["thinking"].strip():
+                texts.append(block["thinking"])
+        elif kind in _OPAQUE_THINKING_TYPES:
+            dropped["opaque_reasoning"] += 1
+    return texts
+
+
 def _extra(message: Record) -> Record:
-    extra = message.get("extra")
-    return extra if isinstance(extra, dict) else {}
+    return mapping(message.get("extra"))
 
 
 def _content_text(content: Any) -> str:
@@ -1167,25 +1134,9 @@ def _json_object(value: Any) -> Record:
     return {}
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _text_at(record: Any, *keys: str) -> str | None:
     for key in keys:
         if not isinstance(record, dict):
             return None
         record = record.get(key)
-    return _text(record)
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
-def _int(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    return max(0, int(value))
+    return text_field(record)

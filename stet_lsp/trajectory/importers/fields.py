@@ -1,0 +1,46 @@
+"""Small readers of loosely typed JSON records: a value of the expected type, or a neutral one."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def text_field(value: Any) -> str | None:
+    """A non-empty string, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def count_field(value: Any) -> int:
+    """A token count as a non-negative int (0 when missing or not a number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return max(int(value), 0)
+
+
+def cost_field(value: Any) -> float | None:
+    """A number (a cost) as a float; None when missing or not a number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """A JSON object, or an empty one in place of anything else."""
+    return value if isinstance(value, dict) else {}
+
+
+def sequence(value: Any) -> list[Any]:
+    """A JSON array, or an empty one in place of anything else."""
+    return value if isinstance(value, list) else []
+
+
+def as_text(value: Any) -> str:
+    """A tool's output or argument as text: strings as they are, other JSON compactly."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False)
