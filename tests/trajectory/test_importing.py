@@ -250,7 +250,7 @@ PUBLIC = [
     (
         "aider/afi-core__.aider.chat.history.md",
         "aider",
-        "ddd6b8bf40bade55",
+        "968aa415f9b49d25",
         [("aider", "0.85.1"), ("aider", None), ("aider", "0.85.2")],
         ["gpt-4o", "gpt-4.1"],
         "add a comment at the top of schemas/pipeline_config_schema",
@@ -371,11 +371,6 @@ def test_the_home_paths_of_a_sample_are_counted_and_gone(root: Path) -> None:
     assert "~/" in (working_folder(target_of(root)).path / "events.jsonl").read_text()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the Codex importer emits the AGENTS.md and <environment_context> texts Codex sends "
-    "as user-role messages as user_message events, so meta.json's brief is the instructions",
-)
 def test_the_brief_of_a_codex_session_is_the_request_not_the_instructions(root: Path) -> None:
     import_transcript(
         target_of(root), sample("codex/claude-code-transcripts__sample_codex_session.jsonl")
@@ -507,11 +502,6 @@ I will add the greeting.
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the aider importer's session id is a hash of the whole history file, and aider "
-    "appends to that file: each import of a grown history adds the earlier turns again",
-)
 def test_a_grown_aider_history_replaces_its_session(root: Path) -> None:
     history = root / ".aider.chat.history.md"
     history.write_text(AIDER_HISTORY)

@@ -14,6 +14,7 @@ from samples import sample
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory import sessions
+from stet_lsp.trajectory.importers.aider import history_id
 from stet_lsp.trajectory.sessions import (
     SessionInfo,
     claude_project_folder,
@@ -595,7 +596,7 @@ def test_aider_history_is_one_session(repo: Path, home: Path) -> None:
     assert found == SessionInfo(
         harness="aider",
         path=path,
-        session_id=hashlib.sha256(path.read_bytes()).hexdigest()[:16],
+        session_id=history_id(path),
         started="2025-08-04T13:59:12",
         first_prompt="add a comment at the top of schemas/config.ts",
         size=path.stat().st_size,
@@ -610,7 +611,7 @@ def test_aider_long_lines_are_scanned_in_pieces(repo: Path, home: Path) -> None:
     (found,) = find_sessions(repo, home=home, env={})
     assert found.started == "2025-08-04T13:59:12"
     assert found.first_prompt == "add a comment at the top of schemas/config.ts"
-    assert found.session_id == hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    assert found.session_id == history_id(path)
 
 
 # --- all together, ordering and robustness ----------------------------------------------------
@@ -813,4 +814,4 @@ def test_public_aider_sample(repo: Path, home: Path) -> None:
         "add a comment at the top of schemas/pipeline_config_schema.ts"
     )
     assert len(found.first_prompt) <= sessions.PROMPT_CHARS
-    assert found.session_id == hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    assert found.session_id == history_id(source)

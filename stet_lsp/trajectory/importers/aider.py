@@ -43,6 +43,7 @@ Files whose trailing spaces were stripped by an editor lose the message boundari
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -68,7 +69,7 @@ from stet_lsp.trajectory.events import (
 from stet_lsp.trajectory.importers import diffs
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession, new_event
 from stet_lsp.trajectory.importers.edits import change_fields
-from stet_lsp.trajectory.importers.files import file_digest, open_text
+from stet_lsp.trajectory.importers.files import open_text
 
 Made = TypeVar("Made", bound=EventBase)
 
@@ -109,7 +110,7 @@ class AiderImporter:
             text = stream.read()
         if not text.strip():
             raise StetError(f"{path}: empty aider chat history")
-        session = ParsedSession(format=self.name, session_id=file_digest(path))
+        session = ParsedSession(format=self.name, session_id=history_id(path))
         session.sources[path.name] = path
         lines = [line.rstrip("\r") for line in text.split("\n")]
         _History(session, path.name, lines).read()
@@ -117,6 +118,25 @@ class AiderImporter:
 
 
 IMPORTERS: dict[str, Importer] = {AiderImporter.name: AiderImporter()}
+
+
+def history_id(path: Path) -> str:
+    """The history's session id, stable while aider appends to the file: the first 16 hex
+    digits of the sha256 of its first line that is not blank (the first run's start, to the
+    second)."""
+    with open(path, "rb") as stream:
+        while line := stream.readline(_FIRST_LINE_BYTES):
+            if line.strip():
+                return first_line_id(line)
+    return first_line_id(b"")
+
+
+def first_line_id(line: bytes) -> str:
+    """The id of a history whose first line that is not blank is `line`."""
+    return hashlib.sha256(line.rstrip(b"\r\n")).hexdigest()[:16]
+
+
+_FIRST_LINE_BYTES = 64 * 1024
 
 
 # --- reading the file into blocks ----------------------------------------------------------

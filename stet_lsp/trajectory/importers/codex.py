@@ -132,6 +132,15 @@ _REPEATING_EVENTS = frozenset(
 _PATCH_BEGIN = "*** Begin Patch"
 _PATCH_END = "*** End Patch"
 
+# Texts Codex sends with the user's role around a request: instructions and environment.
+HARNESS_TEXTS = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "<user_shell_command>",
+    "# AGENTS.md instructions",
+)
+
 
 class CodexImporter:
     name = FORMAT
@@ -404,7 +413,9 @@ class _Reader:
     def message(self, item: Record) -> None:
         role = item.get("role")
         text = _join(_text_parts(item.get("content")))
-        if role == "user":
+        if role == "user" and text.lstrip().startswith(HARNESS_TEXTS):
+            self.raw("instructions or environment the harness sent as a user message")
+        elif role == "user":
             self.emit(UserMessage, text=text)
         elif role == "assistant":
             self.emit(AgentMessage, text=text, model=self.model)
