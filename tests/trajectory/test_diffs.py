@@ -188,3 +188,12 @@ def test_fragment_diffs_are_unchanged() -> None:
                 text = diffs._shift(text, first_line - 1)
             expected = Diff(text, *count(text), first_line is not None)
             assert fragment_diff("f.py", old, new, first_line) == expected
+
+
+def test_count_takes_lines_that_read_like_file_headers_inside_a_hunk() -> None:
+    change = diffs.file_diff("q.sql", "-- a comment\nselect 1;\n", "++i;\nselect 1;\n")
+    assert "\n--- a comment\n+++i;\n" in change.text
+    assert (change.added, change.removed) == (1, 1)
+    two_files = change.text + diffs.file_diff("r.sql", None, "--- x\n").text
+    assert diffs.count(two_files) == (2, 1)
+    assert diffs.count("@@\n-a\n+b\n+c\n") == (2, 1)  # a hunk without lengths

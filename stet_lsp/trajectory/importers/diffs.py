@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -59,14 +60,31 @@ def headers(
 
 
 def count(diff_text: str) -> tuple[int, int]:
-    """(added, removed) lines of a unified diff."""
+    """(added, removed) lines of a unified diff. Inside a hunk whose header gives its lengths,
+    every line counts, even one that reads like a file header (`-- a comment`, `++i`)."""
     added = removed = 0
-    for line in diff_text.splitlines():
-        if line.startswith("+") and not line.startswith("+++"):
-            added += 1
+    old_left = new_left = 0
+    for line in diff_text.split("\n"):
+        if old_left > 0 or new_left > 0:
+            if line.startswith("+"):
+                added, new_left = added + 1, new_left - 1
+            elif line.startswith("-"):
+                removed, old_left = removed + 1, old_left - 1
+            elif not line.startswith("\\"):
+                old_left, new_left = old_left - 1, new_left - 1
+            continue
+        header = _HUNK_LENGTHS.match(line)
+        if header is not None:
+            old_left = 1 if header.group(1) is None else int(header.group(1))
+            new_left = 1 if header.group(2) is None else int(header.group(2))
+        elif line.startswith("+") and not line.startswith("+++"):
+            added += 1  # a hunk without lengths: file headers are told apart by their marks
         elif line.startswith("-") and not line.startswith("---"):
             removed += 1
     return added, removed
+
+
+_HUNK_LENGTHS = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
 def _diff(
