@@ -45,6 +45,17 @@ async def test_import_answers_as_the_command_line_and_twice_changes_nothing(
     [row] = listed["trajectories"]
     assert (row["id"], row["working"], row["steps"]) == (folder.id, True, 80)
 
+    opened = await execute(client, "stet.trajectory.open", uri=uri(root))
+    assert opened["uri"] == uri(folder.path / "narration.md")
+    opened = await execute(
+        client, "stet.trajectory.open", uri=uri(root), id=folder.id[:12], file="events"
+    )
+    assert opened["uri"] == uri(folder.path / "events.jsonl")
+    with pytest.raises(JsonRpcException, match='"file" is one of'):
+        await execute(client, "stet.trajectory.open", uri=uri(root), file="other")
+    with pytest.raises(JsonRpcException, match="no trajectory 'nope'"):
+        await execute(client, "stet.trajectory.open", uri=uri(root), id="nope")
+
 
 async def test_bad_import_arguments_fail_the_request_and_the_server_goes_on(
     client: LanguageClient, root: Path, tmp_path: Path
