@@ -67,6 +67,17 @@ def register(commands: Any) -> None:
     export.add_argument("-o", "--output", metavar="FILE", help="write here, not to stdout")
     export.set_defaults(func=_export)
 
+    mark = actions.add_parser("mark", parents=[shared], help="record a verdict on a step")
+    mark.add_argument("id", help="trajectory id (or an unambiguous prefix)")
+    mark.add_argument("step", type=int, help="the step's number (stet trajectory show)")
+    mark.add_argument("--verdict", required=True, choices=("wrong", "clever", "note"))
+    mark.add_argument("--text", help="what is wrong, clever or to note (`-` reads stdin)")
+    mark.add_argument(
+        "--note-to-sheet", action="store_true", help="also add it to the target's style sheet"
+    )
+    json_option(mark)
+    mark.set_defaults(func=_mark)
+
 
 def _formats_help() -> str:
     from stet_lsp.trajectory.importers import FORMATS
@@ -228,6 +239,27 @@ def _export(args: argparse.Namespace) -> int:
         atomic_write(Path(args.output), text.encode("utf-8"))
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _mark(args: argparse.Namespace) -> int:
+    from stet_lsp.cli.common import read_text_argument
+    from stet_lsp.trajectory.feedback import feedback_path, mark_step, to_sheet
+    from stet_lsp.trajectory.store import find_folder
+
+    target = target_of(args)
+    folder = find_folder(target.root, args.id)
+    text = read_text_argument(args.text) if args.text is not None else None
+    verdict = mark_step(target.root, folder, args.step, args.verdict, text)
+    entry = to_sheet(target.root, verdict, target) if args.note_to_sheet else None
+    if args.json:
+        print_json({"verdict": json.loads(verdict.line()), "entry": entry})
+        return 0
+    said = f": {verdict.text}" if verdict.text else ""
+    print(f"step {verdict.step} of {verdict.trajectory}: {verdict.verdict}{said}")
+    print(f"  recorded in {feedback_path(verdict.trajectory)}")
+    if entry is not None:
+        print(f"  style sheet entry {entry['id']} ({entry['kind']})")
     return 0
 
 

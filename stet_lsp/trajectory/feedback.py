@@ -1,0 +1,276 @@
+"""Human verdicts on a trajectory's steps: `.stet/feedback/<trajectory-id>.jsonl`.
+
+One verdict a line, appended (the file is a log: the same verdict twice is recorded twice):
+
+    {"schema_version":"1.0","trajectory":"…","step":12,"session":"…","kind":"tool_call",
+     "source":{"file":"….jsonl","line":40},"part":1,"verdict":"wrong","text":"…","author":"human",
+     "time":"2026-03-01T09:00:00Z"}
+
+`step` is the step's number when it was marked; `session`, `source` (the transcript and line
+the event came from), `part` (its place among the events made from that one record) and
+`kind` find the same step again if the steps are numbered anew (another session imported
+before it): see `current_step`. Fields left empty (`text`, `source.pointer`) are omitted.
+Every line passes the redaction gate before it is written, and the file is replaced atomically
+under a lock (kept in `.stet/cache/`, which is never committed), so concurrent writers never
+tear or lose a line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.locking import file_lock
+from stet_lsp.core.model import AUTHORS, Author, Kind, choice, format_time, parse_time, utc_now
+from stet_lsp.core.safefs import atomic_write, ensure_stet_gitignore, make_dirs, read_regular
+from stet_lsp.trajectory.events import EventBase, SourceRef
+
+if TYPE_CHECKING:
+    from stet_lsp.core.targets import Target
+    from stet_lsp.trajectory.store import Folder
+
+FEEDBACK = Path(".stet") / "feedback"
+LOCKS = Path(".stet") / "cache" / "feedback"
+"""Lock files: beside a path in the cache, so no lock file ever lands in a committed folder."""
+FEEDBACK_VERSION = "1.0"
+MAX_TEXT = 20_000
+"""Characters of a verdict's text: a remark on a step, not a document."""
+
+VerdictName = Literal["wrong", "clever", "note"]
+VERDICTS: tuple[VerdictName, ...] = get_args(VerdictName)
+SHEET_KINDS: dict[VerdictName, Kind] = {"wrong": "markup", "clever": "convention", "note": "note"}
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_Choice = TypeVar("_Choice", bound=str)
+
+
+class Verdict(BaseModel):
+    """One human (or agent) verdict on one step of a trajectory."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: str = FEEDBACK_VERSION
+    trajectory: str = Field(description="the trajectory's id")
+    step: int = Field(ge=1, description="the step's number when it was marked")
+    session: str = Field(description="the agent session the step belongs to")
+    kind: str = Field(description="the step's event kind")
+    source: SourceRef = Field(description="where the step's event came from")
+    part: int = Field(
+        0, ge=0, description="the event's place (from 0) among those of its source record"
+    )
+    verdict: VerdictName
+    text: str | None = Field(None, description="optional for wrong and clever; a note's text")
+    author: Author = "human"
+    time: str = Field(description="when it was marked, UTC, ISO 8601")
+
+    @field_validator("time")
+    @classmethod
+    def _iso_time(cls, value: str) -> str:
+        parse_time(value)  # a ValueError becomes a validation error
+        return value
+
+    @model_validator(mode="after")
+    def _note_has_text(self) -> Verdict:
+        if self.verdict == "note" and not self.text:
+            raise ValueError("a note needs a text")
+        return self
+
+    def line(self) -> str:
+        """The verdict as one line of the feedback file (without its newline)."""
+        fields = self.model_dump(mode="json", exclude_none=True)
+        return json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A line of a feedback file that is not a verdict."""
+
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Feedback:
+    verdicts: list[Verdict] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def feedback_path(trajectory_id: str) -> Path:
+    """`.stet/feedback/<trajectory-id>.jsonl`, relative to the repository's root."""
+    return FEEDBACK / f"{_checked_id(trajectory_id)}.jsonl"
+
+
+def mark_step(
+    root: Path,
+    folder: Folder,
+    step: int,
+    verdict: str,
+    text: str | None = None,
+    author: str = "human",
+    now: datetime | None = None,
+) -> Verdict:
+    """Record a verdict on `step` of the trajectory in `folder`: checked, through the gate,
+    appended to the trajectory's feedback file. Returns the verdict as written (redacted)."""
+    name = _checked(verdict, VERDICTS, "verdict")
+    who = _checked(author, AUTHORS, "author")
+    body = _checked_text(name, text)
+    event, part = _find_step(folder, step)
+    marked = Verdict(
+        trajectory=folder.id,
+        step=event.step,
+        session=event.session,
+        kind=event.kind,
+        source=event.source,
+        part=part,
+        verdict=name,
+        text=body,
+        author=who,
+        time=format_time(now or utc_now()),
+    )
+    gated = _gated(marked)
+    _append(root, feedback_path(folder.id), gated.line())
+    return gated
+
+
+def read_feedback(root: Path, trajectory_id: str) -> Feedback:
+    """Every verdict of a trajectory, in the order recorded, and the lines that are not one."""
+    data = read_regular(root / feedback_path(trajectory_id), root)
+    if data is None:
+        return Feedback()
+    verdicts: list[Verdict] = []
+    skipped: list[Skipped] = []
+    for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            verdicts.append(Verdict.model_validate_json(line))
+        except ValidationError as error:
+            skipped.append(Skipped(number, _first_error(error)))
+    return Feedback(verdicts, skipped)
+
+
+def read_verdicts(root: Path, trajectory_id: str) -> list[Verdict]:
+    """The verdicts of a trajectory (read_feedback reports the lines skipped)."""
+    return read_feedback(root, trajectory_id).verdicts
+
+
+def current_step(folder: Folder, verdict: Verdict) -> int | None:
+    """The number the verdict's step has in the trajectory now (None: it is gone)."""
+    wanted = (verdict.session, verdict.source, verdict.part)
+    for event, part in _with_parts(folder):
+        if (event.session, event.source, part) == wanted:
+            return event.step if event.kind == verdict.kind else None
+    return None
+
+
+def sheet_text(verdict: Verdict) -> str:
+    """The style-sheet entry's text for a verdict: which step, what was said."""
+    where = f"step {verdict.step} ({verdict.kind}) of trajectory {verdict.trajectory}"
+    if verdict.verdict == "note":
+        return f"Note on {where}: {verdict.text}"
+    said = f": {verdict.text}" if verdict.text else "."
+    return f"{where[0].upper()}{where[1:]} was {verdict.verdict}{said}"
+
+
+def to_sheet(root: Path, verdict: Verdict, target: Target | None = None) -> dict[str, Any]:
+    """Add the verdict to the style sheet of `target` (default: the repository's current
+    target), so the next agent run sees it; the new entry as `stet note add --json` shows it."""
+    from stet_lsp.core.operations import add_entry
+    from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.core.targets import resolve_target
+
+    sheet = StyleSheet(target or resolve_target(root))
+    kind = SHEET_KINDS[verdict.verdict]
+    added = add_entry(sheet, sheet_text(verdict), kind=kind, author=verdict.author)
+    entry: dict[str, Any] = added["entry"]
+    return entry
+
+
+# -- helpers ----------------------------------------------------------------------------
+
+
+def _checked_id(trajectory_id: str) -> str:
+    bad = not trajectory_id or trajectory_id in {".", ".."} or "\0" in trajectory_id
+    if bad or "/" in trajectory_id or "\\" in trajectory_id:
+        raise StetError(f"{trajectory_id!r} is not a trajectory id")
+    return trajectory_id
+
+
+def _checked(value: object, allowed: tuple[_Choice, ...], what: str) -> _Choice:
+    if not isinstance(value, str):
+        raise StetError(f"{what} must be a string, not {value!r}")
+    try:
+        return choice(value, allowed, what)
+    except ValueError as error:
+        raise StetError(str(error)) from None
+
+
+def _checked_text(verdict: VerdictName, text: str | None) -> str | None:
+    if text is not None and not isinstance(text, str):
+        raise StetError(f"text must be a string, not {text!r}")
+    body = _LONE_SURROGATE.sub("\ufffd", text or "").strip()
+    if verdict == "note" and not body:
+        raise StetError("a note needs a text")
+    if len(body) > MAX_TEXT:
+        raise StetError(f"the text has {len(body)} characters; a verdict takes {MAX_TEXT} at most")
+    return body or None
+
+
+def _find_step(folder: Folder, step: int) -> tuple[EventBase, int]:
+    """The event of `step` and its part (see Verdict.part)."""
+    if isinstance(step, bool) or not isinstance(step, int) or step < 1:
+        raise StetError(f"a step is a whole number from 1, not {step!r}")
+    last = 0
+    for event, part in _with_parts(folder):
+        if event.step == step:
+            return event, part
+        last = max(last, event.step)
+    steps = f"its steps are 1 to {last}" if last else "it has no steps"
+    raise StetError(f"trajectory {folder.id} has no step {step} ({steps}); nothing was written")
+
+
+def _with_parts(folder: Folder) -> Iterator[tuple[EventBase, int]]:
+    """Each event with its place among the events made from the same source record."""
+    seen: Counter[tuple[str, SourceRef]] = Counter()
+    for _, event in folder.iter_events():
+        key = (event.session, event.source)
+        yield event, seen[key]
+        seen[key] += 1
+
+
+def _gated(verdict: Verdict) -> Verdict:
+    """The verdict after the redaction gate (secrets replaced, home paths as `~`)."""
+    from stet_lsp.gate import redact_text
+
+    result = redact_text(verdict.line(), path="feedback.jsonl", json_mode=True, cache=None)
+    try:
+        return Verdict.model_validate_json(result.text)
+    except ValidationError as error:  # the gate keeps JSON valid; this guards the model
+        raise StetError(f"the redacted verdict is not valid: {_first_error(error)}") from None
+
+
+def _append(root: Path, relative: Path, line: str) -> None:
+    """Add `line` to the file under the lock: read, append, replace atomically."""
+    folder = make_dirs(root, relative.parent)
+    ensure_stet_gitignore(root)
+    path = folder / relative.name
+    with file_lock(root / LOCKS / relative.name, root, "the feedback file"):
+        current = read_regular(path, root) or b""
+        if current and not current.endswith(b"\n"):
+            current += b"\n"  # a hand edit without a final newline keeps its last line
+        atomic_write(path, current + line.encode("utf-8") + b"\n", root)
+
+
+def _first_error(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']}" if where else str(first["msg"])
