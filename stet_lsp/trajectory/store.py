@@ -110,6 +110,14 @@ def folders(root: Path) -> list[Folder]:
     return found
 
 
+def folder_of(root: Path, path: Path) -> Folder | None:
+    """The trajectory whose folder holds the file at `path`, if any."""
+    for folder in folders(root):
+        if path.parent == folder.path:
+            return folder
+    return None
+
+
 def find_folder(root: Path, trajectory_id: str) -> Folder:
     """A trajectory by id (or an unambiguous prefix of one)."""
     every = folders(root)

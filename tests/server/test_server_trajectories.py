@@ -105,3 +105,50 @@ async def test_a_long_import_reports_work_done_progress(
     assert kinds[0] == "begin" and kinds[-1] == "end"
     assert reports[0].title == "Stet: importing an agent session"
     assert {"composing"} <= {report.message for report in reports if report.kind == "report"}
+
+
+async def test_a_step_is_marked_from_its_line_in_events_or_narration(
+    client: LanguageClient, root: Path
+) -> None:
+    await execute(client, "stet.trajectory.import", uri=uri(root), path=str(sample(CLAUDE)))
+    folder = working_folder(resolve_target(root))
+    events = folder.path / "events.jsonl"
+    line = next(
+        number
+        for number, text in enumerate(events.read_text(encoding="utf-8").split("\n"))
+        if '"kind":"tool_call"' in text
+    )
+    step = json.loads(events.read_text(encoding="utf-8").split("\n")[line])["step"]
+    token = "ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8"
+    marked = await execute(
+        client,
+        "stet.step.mark",
+        uri=uri(events),
+        line=line,
+        verdict="wrong",
+        text=f"it pasted {token}",
+        toSheet=True,
+    )
+    assert marked["verdict"]["step"] == step and marked["verdict"]["verdict"] == "wrong"
+    assert marked["entry"]["kind"] == "markup"
+    feedback = (root / ".stet" / "feedback" / f"{folder.id}.jsonl").read_text(encoding="utf-8")
+    assert token not in feedback and "[REDACTED:github-token#1]" in feedback
+    assert token not in resolve_target(root).sheet_path.read_text(encoding="utf-8")
+
+    narration = folder.path / "narration.md"
+    anchor = f'<a id="step-{step}"></a>'
+    below = next(
+        number
+        for number, text in enumerate(narration.read_text(encoding="utf-8").split("\n"))
+        if anchor in text
+    )
+    marked = await execute(
+        client, "stet.step.mark", uri=uri(narration), line=below, verdict="clever"
+    )
+    assert marked["verdict"]["step"] == step and marked["entry"] is None
+    with pytest.raises(JsonRpcException, match="not a file of a trajectory"):
+        await execute(
+            client, "stet.step.mark", uri=uri(root / "src" / "app.py"), line=0, verdict="note"
+        )
+    with pytest.raises(JsonRpcException, match="no step at line 1"):
+        await execute(client, "stet.step.mark", uri=uri(narration), line=0, verdict="clever")

@@ -5,7 +5,7 @@ what `stet trajectory … --json` prints for the same operation."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -13,6 +13,11 @@ from pygls.uris import from_fs_path
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.targets import Target
+
+if TYPE_CHECKING:
+    from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.trajectory.feedback import Verdict
+from stet_lsp.server.documents import local_path
 from stet_lsp.server.progress import Progress
 from stet_lsp.server.requests import answering, argument, field
 from stet_lsp.server.server import StetServer
@@ -21,6 +26,7 @@ IMPORT = "stet.trajectory.import"
 SESSIONS = "stet.trajectory.sessions"
 LIST = "stet.trajectory.list"
 OPEN = "stet.trajectory.open"
+MARK = "stet.step.mark"
 _FILES = {"narration": "narration.md", "events": "events.jsonl", "meta": "meta.json"}
 
 
@@ -86,7 +92,29 @@ def register(server: StetServer) -> None:
             shown = bool(answer and answer.success)
         return {"uri": uri, "shown": shown}
 
+    async def mark(*arguments: Any) -> dict[str, Any]:
+        from stet_lsp.trajectory.operations import document
+
+        args = argument(arguments)
+        document_uri = field(args, "uri", str)
+        line = field(args, "line", int)
+        verdict = field(args, "verdict", str)
+        text = field(args, "text", str, None)
+        to_sheet = field(args, "toSheet", bool, False)
+        session = await server.session_of(document_uri)
+        state = server.documents.get(document_uri)
+        path = local_path(document_uri)
+        content = state.text if state is not None else None
+        target = await server.off_loop(session.target)
+        recorded = await server.off_loop(_mark, target, path, content, line, verdict, text)
+        entry = None
+        if to_sheet:
+            added = await server.write_sheet(session, lambda sheet: _sheet_entry(sheet, recorded))
+            entry = added["entry"]
+        return document({"verdict": recorded.model_dump(mode="json"), "entry": entry})
+
     server.command(IMPORT)(answering(import_))
+    server.command(MARK)(answering(mark))
     server.command(OPEN)(answering(open_))
     server.command(SESSIONS)(answering(sessions))
     server.command(LIST)(answering(list_))
@@ -101,3 +129,32 @@ def _trajectory_file(target: Target, wanted: str | None, name: str) -> Path:
     if not path.is_file():
         raise StetError(f"{folder.relative / name}: no such file (stet trajectory import …)")
     return path
+
+
+def _mark(
+    target: Target, path: Path, content: str | None, line: int, verdict: str, text: str | None
+) -> Verdict:
+    """A verdict on the step at `line` of an events.jsonl or narration.md."""
+    from stet_lsp.core.safefs import read_regular
+    from stet_lsp.trajectory.feedback import mark_step
+    from stet_lsp.trajectory.outline import step_at
+    from stet_lsp.trajectory.store import folder_of
+
+    folder = folder_of(target.root, path)
+    if folder is None:
+        raise StetError(f"{path.name} is not a file of a trajectory")
+    if content is None:
+        data = read_regular(path, target.root)
+        content = "" if data is None else data.decode("utf-8", "replace")
+    step = step_at(path.name, content, line)
+    if step is None:
+        raise StetError(f"no step at line {line + 1} of {path.name}")
+    return mark_step(target.root, folder, step, verdict, text)
+
+
+def _sheet_entry(sheet: StyleSheet, verdict: Verdict) -> dict[str, Any]:
+    from stet_lsp.core.operations import add_entry
+    from stet_lsp.trajectory.feedback import SHEET_KINDS, sheet_text
+
+    kind = SHEET_KINDS[verdict.verdict]
+    return add_entry(sheet, sheet_text(verdict), kind=kind, author=verdict.author)
