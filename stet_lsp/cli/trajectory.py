@@ -99,6 +99,7 @@ def _import(args: argparse.Namespace) -> int:
             harness=args.harness,
             format_name=args.format_name,
             progress=progress.phase,
+            reached=Path(args.directory),
         )
     finally:
         progress.done()
@@ -123,7 +124,7 @@ def _sessions(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.operations import session_rows
 
     target = target_of(args)
-    rows = session_rows(target, args.harness)["sessions"]
+    rows = session_rows(target, args.harness, Path(args.directory))["sessions"]
     if args.json:
         print_json({"sessions": rows})
         return 0

@@ -3,6 +3,7 @@ server's commands): one operation, one result shape (docs/cli.md, docs/commands.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +23,13 @@ def import_session(
     harness: str | None = None,
     format_name: str | None = None,
     progress: Progress | None = None,
+    reached: Path | None = None,
 ) -> ImportResult:
     """Import a transcript file, a session found by id (or prefix), or the newest session."""
     if sum(1 for given in (path, session, latest or None) if given) != 1:
         raise StetError("give one of a transcript path, a session id or latest")
     if path is None:
-        found = sessions_of(target, harness)
+        found = sessions_of(target, harness, reached)
         if session is not None:
             path = match_session(found, session).path
         elif found:
@@ -43,11 +45,27 @@ def document(fields: dict[str, Any]) -> dict[str, Any]:
     return {"version": JSON_VERSION, **fields}
 
 
-def sessions_of(target: Target, harness: str | None = None) -> list[SessionInfo]:
-    return [s for s in find_sessions(target.root) if not harness or s.harness == harness]
+def sessions_of(
+    target: Target, harness: str | None = None, reached: Path | None = None
+) -> list[SessionInfo]:
+    """The target's sessions. `reached` is the folder the repository was reached through
+    (a link to it, say): harnesses name their folders after the path they were started in."""
+    root = _spelled_root(reached, target.root) if reached is not None else target.root
+    return [s for s in find_sessions(root) if not harness or s.harness == harness]
 
 
-def session_rows(target: Target, harness: str | None = None) -> dict[str, Any]:
+def _spelled_root(reached: Path, root: Path) -> Path:
+    """The repository's root as `reached` spells it: its ancestor that resolves to `root`."""
+    absolute = Path(os.path.abspath(reached))
+    for candidate in (absolute, *absolute.parents):
+        if os.path.realpath(candidate) == str(root):
+            return candidate
+    return root
+
+
+def session_rows(
+    target: Target, harness: str | None = None, reached: Path | None = None
+) -> dict[str, Any]:
     from stet_lsp.trajectory.importing import imported_sessions
 
     imported = imported_sessions(target)
@@ -63,7 +81,7 @@ def session_rows(target: Target, harness: str | None = None) -> dict[str, Any]:
                     "path": str(s.path),
                     "imported": (s.harness, s.session_id) in imported,
                 }
-                for s in sessions_of(target, harness)
+                for s in sessions_of(target, harness, reached)
             ]
         }
     )

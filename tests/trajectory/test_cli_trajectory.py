@@ -419,11 +419,6 @@ def test_sessions_latest_and_session_prefix(stet: Run, root: Path, home: Path) -
     assert code == 2 and "not allowed with argument" in err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="trajectory/operations.py looks for sessions under target.root, which is resolved: "
-    "a Claude Code project folder named after the linked path is never looked at",
-)
 def test_sessions_of_a_repository_reached_through_a_link(
     stet: Run, root: Path, home: Path, tmp_path: Path
 ) -> None:
