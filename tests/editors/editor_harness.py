@@ -114,9 +114,16 @@ def make_workspace(folder: Path, files: dict[str, str] | None = None) -> Path:
     return Path(repo.workdir).resolve()
 
 
+def this_tree_path() -> str:
+    """PYTHONPATH with this tree first: the installed `stet-lsp` script (or an editable
+    install made from another checkout) must run this tree's code."""
+    return os.pathsep.join([str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+
+
 def stet_command() -> list[str]:
-    """The `stet` command line of this interpreter."""
-    return [sys.executable, "-c", "import sys; from stet_lsp.cli import main; sys.exit(main())"]
+    """The `stet` command line of this interpreter, running this tree's code."""
+    code = f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); from stet_lsp.cli import main; sys.exit(main())"
+    return [sys.executable, "-c", code]
 
 
 def stet(root: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -139,6 +146,16 @@ def sheet_entries(root: Path) -> list[dict[str, Any]]:
     return entries
 
 
+def working_trajectory(root: Path) -> dict[str, Any]:
+    """The working trajectory, as `stet trajectory list --json` reports it."""
+    done = stet(root, "trajectory", "list", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = [row for row in json.loads(done.stdout)["trajectories"] if row["working"]]
+    assert len(rows) == 1, done.stdout
+    row: dict[str, Any] = rows[0]
+    return row
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -159,5 +176,127 @@ def isolated_env(home: Path, **extra: str) -> dict[str, str]:
     env["XDG_RUNTIME_DIR"] = str(runtime)
     # The server and the CLI must be the ones of this interpreter.
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["PYTHONPATH"] = this_tree_path()
+    # Where the server looks for agent sessions: in `home`, never the user's own.
+    env["CLAUDE_CONFIG_DIR"] = str(claude_config_dir(home))
+    env["CODEX_HOME"] = str(home / "codex")
+    env["GEMINI_CLI_HOME"] = str(home / "gemini")
     env.update(extra)
     return env
+
+
+# -- a Claude Code session of the workspace, where Claude Code keeps it -----------------------
+
+SESSION_ID = "5e551011-ed17-4a0b-9c3e-0123456789ab"
+SESSION_PROMPT = "Add a retry helper for the payment calls"
+
+
+def claude_transcript(root: Path, session: str = SESSION_ID) -> str:
+    """A small Claude Code 2.x transcript (one record a line, chained by parentUuid, as the
+    harness writes it) of a session run in `root`: a request, a file written through the
+    Write tool, its result and a closing reply. The tool's output holds a token for the
+    redaction gate to find."""
+    records: list[dict[str, Any]] = []
+    parent: str | None = None
+
+    def record(kind: str, message: dict[str, Any], **extra: Any) -> None:
+        nonlocal parent
+        uuid = f"{session[:8]}-{len(records) + 1:04d}"
+        records.append(
+            {
+                "parentUuid": parent,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": str(root),
+                "sessionId": session,
+                "version": "2.1.12",
+                "gitBranch": "main",
+                "type": kind,
+                "message": message,
+                "uuid": uuid,
+                "timestamp": f"2026-03-01T09:00:{2 * len(records):02d}.000Z",
+                **extra,
+            }
+        )
+        parent = uuid
+
+    def assistant(*blocks: dict[str, Any]) -> None:
+        message = {
+            "model": "claude-sonnet-4-5-20250929",
+            "id": f"msg_{session[:8]}_{len(records):04d}",
+            "type": "message",
+            "role": "assistant",
+            "content": list(blocks),
+            "stop_reason": None,
+            "usage": {"input_tokens": 100, "output_tokens": 20},
+        }
+        record("assistant", message, requestId=f"req_{len(records):04d}")
+
+    path = f"{root}/src/retry.py"
+    content = "def retry(call, times=3):\n    return call()\n"
+    token = "ghp_" + "Zq7Xw2Lm9Pk4Rt8Yv3Nb6Hc1Jd5Fs0Gx2Qa8"
+    record("user", {"role": "user", "content": SESSION_PROMPT})
+    assistant(
+        {
+            "type": "tool_use",
+            "id": "toolu_01",
+            "name": "Write",
+            "input": {"file_path": path, "content": content},
+        }
+    )
+    record(
+        "user",
+        {
+            "role": "user",
+            "content": [
+                {
+                    "tool_use_id": "toolu_01",
+                    "type": "tool_result",
+                    "content": f"File created successfully at: {path}",
+                }
+            ],
+        },
+        toolUseResult={
+            "type": "create",
+            "filePath": path,
+            "content": content,
+            "structuredPatch": [],
+            "originalFile": None,
+        },
+    )
+    assistant(
+        {
+            "type": "tool_use",
+            "id": "toolu_02",
+            "name": "Bash",
+            "input": {"command": "git config --get github.token"},
+        }
+    )
+    record(
+        "user",
+        {
+            "role": "user",
+            "content": [{"tool_use_id": "toolu_02", "type": "tool_result", "content": token}],
+        },
+    )
+    assistant({"type": "text", "text": "Added src/retry.py with a retry helper."})
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+def claude_config_dir(home: Path) -> Path:
+    """The CLAUDE_CONFIG_DIR of an editor run in `home` (see isolated_env)."""
+    return home / "claude"
+
+
+def claude_session(root: Path, home: Path, session: str = SESSION_ID) -> Path:
+    """Writes `claude_transcript` where Claude Code keeps the sessions of `root`
+    (`$CLAUDE_CONFIG_DIR/projects/<root, every other character "-">/<session>.jsonl`), so
+    the server finds it when the editor runs with `isolated_env(home)`."""
+    from stet_lsp.trajectory.sessions import claude_project_folder
+
+    path = (
+        claude_config_dir(home) / "projects" / claude_project_folder(str(root)) / f"{session}.jsonl"
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(claude_transcript(root, session), encoding="utf-8")
+    return path

@@ -71,7 +71,7 @@ local function buffer_text(bufnr)
   return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
 end
 
-local function run()
+local function run_notes()
   vim.cmd.edit(vim.fn.fnameescape(config.file))
   local bufnr = vim.api.nvim_get_current_buf()
   local uri = vim.uri_from_bufnr(bufnr)
@@ -243,6 +243,116 @@ local function run()
   end)
   result.ok = true
 end
+
+-- Opens config.file and waits for the Stet client; returns the buffer and the client.
+local function open_file()
+  vim.cmd.edit(vim.fn.fnameescape(config.file))
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client
+  wait_for("client initialized", function()
+    client = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
+    return client ~= nil and client.initialized
+  end)
+  result.root_dir = client.root_dir
+  return bufnr, client
+end
+
+-- Every workspace/executeCommand the plugin sends, as sent.
+local function record_commands(client)
+  result.sent = {}
+  local request = client.request
+  client.request = function(self, method, params, ...)
+    if method == "workspace/executeCommand" then
+      result.sent[#result.sent + 1] = vim.deepcopy(params)
+    end
+    return request(self, method, params, ...)
+  end
+end
+
+local function notified(pattern)
+  return find(result.notifications, function(n)
+    return n.message:find(pattern) ~= nil
+  end)
+end
+
+-- :StetImport (pick the session), :StetImport {path} (already imported), :StetTrajectory.
+local function run_import()
+  local _, client = open_file()
+  record_commands(client)
+
+  -- vim.ui.select as a user answers it: the offered items as shown, the session picked.
+  result.offered = {}
+  vim.ui.select = function(items, opts, on_choice)
+    local picked
+    for _, item in ipairs(items) do
+      result.offered[#result.offered + 1] = { label = opts.format_item(item), path = item.path }
+      if item.path == config.session_path then
+        picked = item
+      end
+    end
+    result.select_prompt = opts.prompt
+    on_choice(picked)
+  end
+  vim.cmd("StetImport")
+  wait_for("import notified", function()
+    return notified("events imported into") ~= nil
+  end)
+  result.imported = notified("events imported into").message
+
+  vim.cmd("StetImport " .. vim.fn.fnameescape(config.session_path))
+  wait_for("second import notified", function()
+    return notified("already imported") ~= nil
+  end)
+  result.again = notified("already imported").message
+
+  vim.cmd("StetTrajectory")
+  wait_for("narration buffer", function()
+    return vim.api.nvim_buf_get_name(0):find("narration.md", 1, true) ~= nil
+  end)
+  result.trajectory_buffer = vim.api.nvim_buf_get_name(0)
+  result.trajectory_lines = vim.api.nvim_buf_get_lines(0, 0, 3, false)
+  result.ok = true
+end
+
+-- :StetTrajectory, then :StetMark! on a step's line of the narration.
+local function run_mark()
+  local bufnr, client = open_file()
+  record_commands(client)
+
+  -- Outside a trajectory file the command refuses before asking the server.
+  vim.cmd("StetMark wrong not here")
+  wait_for("refused outside a trajectory", function()
+    return notified("open a trajectory") ~= nil
+  end)
+
+  vim.cmd("StetTrajectory")
+  wait_for("narration buffer", function()
+    return vim.api.nvim_buf_get_name(0):find("narration.md", 1, true) ~= nil
+  end)
+  local narration = vim.api.nvim_get_current_buf()
+  result.trajectory_buffer = vim.api.nvim_buf_get_name(narration)
+  local line = find(vim.fn.range(vim.api.nvim_buf_line_count(narration)), function(n)
+    return vim.api.nvim_buf_get_lines(narration, n, n + 1, false)[1]:find(config.mark_heading, 1, true) ~= nil
+  end)
+  if not line then
+    error("no line holding " .. config.mark_heading .. " in " .. result.trajectory_buffer)
+  end
+  result.mark_line = line
+  vim.api.nvim_win_set_cursor(0, { line + 1, 0 })
+  vim.cmd("StetMark! wrong " .. config.mark_text)
+  wait_for("mark notified", function()
+    return notified("^stet: step ") ~= nil or notified("stet.step.mark failed") ~= nil
+  end)
+  result.marked = (notified("^stet: step ") or notified("stet.step.mark failed")).message
+  result.ok = notified("^stet: step ") ~= nil
+  if not result.ok then
+    result.error = result.marked
+  end
+  vim.api.nvim_set_current_buf(bufnr)
+end
+
+local scenarios = { notes = run_notes, import = run_import, mark = run_mark }
+local run = scenarios[config.scenario or "notes"]
 
 vim.api.nvim_create_autocmd("VimEnter", {
   once = true,

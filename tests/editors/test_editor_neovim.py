@@ -3,7 +3,9 @@
 A margin comment in a Python file of a real git repository becomes a Hint diagnostic; its
 code action records it to the style sheet and removes the comment; `:StetNote` adds an
 anchored note that comes back as an Information diagnostic; `:StetBrief` and `:StetSheet`
-open what they should.
+open what they should. `:StetImport` imports a Claude Code session of the repository (picked
+with vim.ui.select, then again by its path) and `:StetTrajectory` opens its narration;
+`:StetMark!` marks a step of it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from editor_harness import (
     MARGIN_LINE,
     MARGIN_TEXT,
     NEOVIM_PLUGIN,
+    SESSION_PROMPT,
+    claude_session,
     find_nvim,
     isolated_env,
     make_workspace,
@@ -27,6 +31,7 @@ from editor_harness import (
     sheet_entries,
     stet,
     stet_command,
+    working_trajectory,
 )
 
 NVIM = find_nvim()
@@ -187,3 +192,97 @@ def stet_sheet_path(root: Path) -> Path:
     done = stet(root, "sheet", "path", "--json")
     assert done.returncode == 0, done.stderr
     return Path(json.loads(done.stdout)["sheet"]).resolve()
+
+
+def test_agent_session_imported_and_opened_from_neovim(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "repo")
+    session = claude_session(root, tmp_path / "home")
+
+    result = drive(
+        tmp_path, root, root / "src" / "pay.py", scenario="import", session_path=str(session)
+    )
+    print(json.dumps({"steps": result.get("steps"), "total_ms": result.get("total_ms")}))
+    assert result.get("ok"), f"{result.get('error')}\n{json.dumps(result, indent=1)}"
+    assert not [n for n in result["notifications"] if n["level"] >= 3], result["notifications"]
+
+    # :StetImport asked for the sessions and offered the one session, labelled.
+    assert [item["path"] for item in result["offered"]] == [str(session)]
+    label = result["offered"][0]["label"]
+    assert label.startswith(f"claude-code · 2026-03-01 09:00 · {SESSION_PROMPT}  ("), label
+    assert label.endswith(" KB)"), label  # not imported yet
+    uri = result["sent"][0]["arguments"][0]["uri"]
+    assert result["sent"][:2] == [
+        {"command": "stet.trajectory.sessions", "arguments": [{"uri": uri}]},
+        {"command": "stet.trajectory.import", "arguments": [{"uri": uri, "path": str(session)}]},
+    ]
+
+    # The working trajectory is under .stet/cache/trajectories/, the token redacted.
+    trajectory = working_trajectory(root)
+    folder = root / ".stet" / "cache" / "trajectories" / trajectory["id"]
+    assert trajectory["path"] == str(folder.relative_to(root))
+    assert trajectory["harnesses"] == ["claude-code"]
+    events = (folder / "events.jsonl").read_text(encoding="utf-8")
+    assert SESSION_PROMPT in events
+    assert "ghp_" not in events
+    rel = folder.relative_to(root)
+    assert result["imported"] == (
+        f"stet: {trajectory['steps']} events imported into {rel}, redacted 1 (github-token 1)"
+    )
+    # :StetImport {path}: the same file again.
+    assert result["again"].startswith("stet: claude-code session 5e551011 already imported")
+
+    # :StetTrajectory shows its narration.
+    assert Path(result["trajectory_buffer"]).resolve() == folder / "narration.md"
+    assert result["trajectory_lines"][0] == f"# Trajectory {trajectory['id']}"
+
+
+MARK_TEXT = "retry.py duplicates payments/retry.py"
+MARK_STEP = 6  # the Write that created src/retry.py
+
+
+def test_step_marked_from_neovim(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "repo")
+    session = claude_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    trajectory = working_trajectory(root)
+
+    result = drive(
+        tmp_path,
+        root,
+        root / "src" / "pay.py",
+        scenario="mark",
+        mark_heading=f'<a id="step-{MARK_STEP}"></a>**Step {MARK_STEP} ',
+        mark_text=MARK_TEXT,
+    )
+    print(json.dumps({"steps": result.get("steps"), "total_ms": result.get("total_ms")}))
+    assert result.get("ok"), f"{result.get('error')}\n{json.dumps(result, indent=1)}"
+
+    # Outside a trajectory file nothing was sent; in the narration, the cursor's line was.
+    narration = root / ".stet" / "cache" / "trajectories" / trajectory["id"] / "narration.md"
+    assert Path(result["trajectory_buffer"]).resolve() == narration
+    marks = [sent for sent in result["sent"] if sent["command"] == "stet.step.mark"]
+    assert len(marks) == 1, result["sent"]
+    argument = marks[0]["arguments"][0]
+    assert Path(argument.pop("uri").removeprefix("file://")).resolve() == narration
+    assert argument == {
+        "line": result["mark_line"],
+        "verdict": "wrong",
+        "text": MARK_TEXT,
+        "toSheet": True,
+    }
+
+    # The server found the step at that line: the verdict is in the feedback file, and in the
+    # style sheet (the bang).
+    feedback = root / ".stet" / "feedback" / f"{trajectory['id']}.jsonl"
+    verdicts = [json.loads(line) for line in feedback.read_text(encoding="utf-8").splitlines()]
+    assert [(v["step"], v["verdict"], v["text"]) for v in verdicts] == [
+        (MARK_STEP, "wrong", MARK_TEXT)
+    ]
+    entries = [entry for entry in sheet_entries(root) if MARK_TEXT in entry["text"]]
+    assert len(entries) == 1, sheet_entries(root)
+    assert entries[0]["kind"] == "markup"
+    assert (
+        result["marked"]
+        == f"stet: step {MARK_STEP} marked wrong; style sheet entry {entries[0]['id']} added"
+    )

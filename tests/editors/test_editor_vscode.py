@@ -4,13 +4,16 @@ code-server runs the .vsix in a throwaway profile; Debian's Chromium, driven by 
 (tests/editors/vscode_drive.mjs), opens a file with a margin comment, sees the note in the
 Problems panel, records it with Ctrl+. and Enter, adds a note with "Stet: Add Note at Cursor"
 and one through a comment thread, and changes a `stet.*` setting in the Settings editor. The
-style sheet on disk is the proof; screenshots are kept in the test's tmp folder.
+style sheet on disk is the proof; screenshots are kept in the test's tmp folder. Two shorter
+runs import a Claude Code session of the repository ("Stet: Import Agent Session…"), open its
+narration ("Stet: Open Trajectory") and mark a step of it ("Stet: Mark Step…").
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -27,7 +30,9 @@ from editor_harness import (
     INSTALL_HINT,
     MARGIN_LINE,
     MARGIN_TEXT,
+    SESSION_PROMPT,
     VSIX,
+    claude_session,
     find_chromium,
     find_code_server,
     free_port,
@@ -36,7 +41,9 @@ from editor_harness import (
     playwright_installed,
     server_command,
     sheet_entries,
+    stet,
     stet_command,
+    working_trajectory,
 )
 
 CODE_SERVER = find_code_server()
@@ -165,7 +172,7 @@ def _server_path() -> str:
     return command[0]
 
 
-def drive(tmp_path: Path, base: str, root: Path) -> dict[str, Any]:
+def drive(tmp_path: Path, base: str, root: Path, **extra: Any) -> dict[str, Any]:
     shots = tmp_path / "screenshots"
     shots.mkdir()
     out = tmp_path / "vscode-result.json"
@@ -186,6 +193,7 @@ def drive(tmp_path: Path, base: str, root: Path) -> dict[str, Any]:
         "out": str(out),
         "chromium": CHROMIUM,
         "timeoutMs": 30_000,
+        **extra,
     }
     config_path = tmp_path / "vscode-drive.json"
     config_path.write_text(json.dumps(config), encoding="utf-8")
@@ -206,6 +214,12 @@ def drive(tmp_path: Path, base: str, root: Path) -> dict[str, Any]:
     for path in result.get("screenshots", []):
         print(f"screenshot: {path}")
     print(json.dumps({"steps": result.get("steps"), "totalMs": result.get("totalMs")}))
+    if not result.get("ok"):
+        server_log = tmp_path / "code-server.log"
+        pytest.fail(
+            f"{result.get('error')}\n{json.dumps(result, indent=1)}\ncode-server log:\n"
+            + (server_log.read_text(errors="replace")[-4000:] if server_log.exists() else "-")
+        )
     return result
 
 
@@ -214,12 +228,6 @@ def test_margin_note_recorded_and_note_added_from_vscode(
 ) -> None:
     base, root = code_server
     result = drive(tmp_path, base, root)
-    if not result.get("ok"):
-        server_log = tmp_path / "code-server.log"
-        pytest.fail(
-            f"{result.get('error')}\n{json.dumps(result, indent=1)}\ncode-server log:\n"
-            + (server_log.read_text(errors="replace")[-4000:] if server_log.exists() else "-")
-        )
 
     # The Problems panel listed the margin note, and Ctrl+. offered both record actions.
     margin_message = f"margin note (markup): {MARGIN_TEXT}"
@@ -280,3 +288,66 @@ def test_margin_note_recorded_and_note_added_from_vscode(
     ]
     assert result["agentRefreshMs"] < 10_000
     assert result["warningRows"] >= 4
+
+
+def test_agent_session_imported_and_opened_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    base, root = code_server
+    # Where Claude Code keeps the sessions of `root` (CLAUDE_CONFIG_DIR in the editor's env).
+    session = claude_session(root, tmp_path / "home")
+    result = drive(tmp_path, base, root, scenario="import", sessionPrompt=SESSION_PROMPT)
+
+    # The quick pick offered the session: harness, start, first prompt; its size.
+    # (A row's text runs label, description and detail together.)
+    [offered] = result["sessions"]
+    label = f"claude-code · 2026-03-01 09:00 · {SESSION_PROMPT}"
+    assert re.match(rf"{re.escape(label)}\d+\.\d KB{re.escape(str(session))}", offered), offered
+
+    # The working trajectory is under .stet/cache/trajectories/, the token redacted ...
+    trajectory = working_trajectory(root)
+    folder = root / ".stet" / "cache" / "trajectories" / trajectory["id"]
+    assert trajectory["harnesses"] == ["claude-code"]
+    events = (folder / "events.jsonl").read_text(encoding="utf-8")
+    assert SESSION_PROMPT in events and "ghp_" not in events
+    # ... as the notification said.
+    rel = folder.relative_to(root)
+    assert result["imported"] == (
+        f"Stet: {trajectory['steps']} events imported into {rel}, redacted 1 (github-token 1)"
+    )
+
+    # "Stet: Open Trajectory" showed its narration.
+    assert "narration.md" in result["activeTab"]
+    assert f"# Trajectory {trajectory['id']}" in result["trajectoryText"]
+
+
+MARK_TEXT = "retry.py duplicates payments/retry.py"
+MARK_STEP = 6  # the Write that created src/retry.py
+
+
+def test_step_marked_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) -> None:
+    base, root = code_server
+    session = claude_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    trajectory = working_trajectory(root)
+    narration = root / ".stet" / "cache" / "trajectories" / trajectory["id"] / "narration.md"
+    heading = f'<a id="step-{MARK_STEP}"></a>**Step {MARK_STEP} '
+    lines = narration.read_text(encoding="utf-8").split("\n")
+    line = next(n for n, text in enumerate(lines) if text.startswith(heading))
+
+    result = drive(tmp_path, base, root, scenario="mark", markLine=line, markText=MARK_TEXT)
+
+    # The server found the step at the cursor's line: the verdict is in the feedback file and,
+    # as picked, in the style sheet.
+    feedback = root / ".stet" / "feedback" / f"{trajectory['id']}.jsonl"
+    verdicts = [json.loads(text) for text in feedback.read_text(encoding="utf-8").splitlines()]
+    assert [(v["step"], v["verdict"], v["text"]) for v in verdicts] == [
+        (MARK_STEP, "wrong", MARK_TEXT)
+    ]
+    entries = [entry for entry in sheet_entries(root) if MARK_TEXT in entry["text"]]
+    assert len(entries) == 1, sheet_entries(root)
+    assert entries[0]["kind"] == "markup"
+    assert result["marked"].startswith(
+        f"Stet: step {MARK_STEP} marked wrong; style sheet entry {entries[0]['id']} added"
+    ), result["marked"]

@@ -1,10 +1,13 @@
-// Drives VS Code (code-server) in Debian's Chromium like a reviewer: opens a file with a margin
-// comment, checks the Problems panel, records the note through the quick fix (Ctrl+. and
-// Enter), adds a note with "Stet: Add Note at Cursor" and one through a comment thread, changes
-// a stet.* setting in the Settings editor, and writes what it saw as JSON.
-// Usage: node vscode_drive.mjs CONFIG.json   (url, file, marginLine, noteLine, noteText,
-// commentLine, commentText, root, stetCli, agentLine, agentText, screenshots, out, chromium,
-// timeoutMs). test_editor_vscode.py asserts on the JSON.
+// Drives VS Code (code-server) in Debian's Chromium like a reviewer, and writes what it saw as
+// JSON for test_editor_vscode.py to assert on. config.scenario picks what it does:
+// - "notes" (the default): opens a file with a margin comment, checks the Problems panel,
+//   records the note through the quick fix (Ctrl+. and Enter), adds a note with "Stet: Add Note
+//   at Cursor" and one through a comment thread, changes a stet.* setting in the Settings editor;
+// - "import": "Stet: Import Agent Session…" (picks the session), "Stet: Open Trajectory";
+// - "mark": "Stet: Open Trajectory", then "Stet: Mark Step…" on a line of the narration.
+// Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
+// commentLine, commentText, root, stetCli, agentLine, agentText, sessionPrompt, markLine,
+// markText, screenshots, out, chromium, timeoutMs).
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -50,15 +53,26 @@ async function editorText(page) {
   return (await texts(page.locator(".editor-instance .monaco-editor .view-lines"))).join("\n");
 }
 
-/** Runs a command from the command palette (F1), by its title. */
+/**
+ * Runs a command from the command palette (F1), by its title. Right after the workbench shows,
+ * the extensions' commands may not be listed yet: the palette is opened again until they are.
+ */
 async function runCommand(page, title) {
-  await page.keyboard.press("F1");
   const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: TIMEOUT });
-  await input.fill(`>${title}`);
-  await until(`palette shows ${title}`, async () =>
-    (await texts(page.locator(".quick-input-list .monaco-list-row.focused"))).some((t) => t.includes(title)),
-  );
+  const focused = page.locator(".quick-input-list .monaco-list-row.focused");
+  await until(`palette shows ${title}`, async () => {
+    await page.keyboard.press("F1");
+    await input.waitFor({ state: "visible", timeout: TIMEOUT });
+    await input.fill(`>${title}`);
+    for (let i = 0; i < 10; i += 1) {
+      if ((await texts(focused)).some((t) => t.includes(title))) {
+        return true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    await page.keyboard.press("Escape");
+    return false;
+  });
   await page.keyboard.press("Enter");
 }
 
@@ -71,10 +85,14 @@ async function goToLine(page, line) {
   await input.waitFor({ state: "hidden", timeout: TIMEOUT });
 }
 
-async function run(page) {
+async function openWorkbench(page) {
   await page.goto(config.url, { timeout: TIMEOUT });
   await page.locator(".monaco-workbench").waitFor({ timeout: TIMEOUT * 2 });
   step("workbench");
+}
+
+async function runNotes(page) {
+  await openWorkbench(page);
 
   // Open the file through quick open (Ctrl+P), as a user would.
   await until("quick open", async () => {
@@ -243,6 +261,76 @@ async function run(page) {
   await screenshot(page, "settings-changed");
 }
 
+/** The text of the notification toasts shown now. */
+async function toasts(page) {
+  return texts(page.locator(".notifications-toasts .notification-toast .notification-list-item-message"));
+}
+
+/** "Stet: Open Trajectory" from the palette; waits for the narration in the active editor. */
+async function openTrajectory(page) {
+  await runCommand(page, "Stet: Open Trajectory");
+  // The editor renders spaces as no-break spaces.
+  const shown = async () => (await editorText(page)).replace(/\u00a0/g, " ");
+  result.activeTab = await until("narration.md open", async () => {
+    const [active] = await texts(page.locator(".tabs-container .tab.active"));
+    return active?.includes("narration.md") && (await shown()).includes("# Trajectory") ? active : null;
+  });
+  result.trajectoryText = (await shown()).slice(0, 400);
+}
+
+async function runImport(page) {
+  await openWorkbench(page);
+  await runCommand(page, "Stet: Import Agent Session");
+  const sessions = page.locator(".quick-input-list .monaco-list-row");
+  result.sessions = await until("sessions offered", async () => {
+    const found = await texts(sessions);
+    return found.some((t) => t.includes(config.sessionPrompt)) ? found : null;
+  });
+  await screenshot(page, "sessions");
+  await page.keyboard.press("Enter");
+  result.imported = await until("import reported", async () =>
+    (await toasts(page)).find((t) => t.includes("events imported into")) ?? null,
+  );
+  await screenshot(page, "imported");
+  await openTrajectory(page);
+  await screenshot(page, "trajectory");
+}
+
+async function runMark(page) {
+  await openWorkbench(page);
+  await openTrajectory(page);
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  await goToLine(page, config.markLine + 1);
+  await runCommand(page, "Stet: Mark Step");
+  const input = page.locator(".quick-input-widget input");
+  const rows = page.locator(".quick-input-list .monaco-list-row");
+  result.verdicts = await until("verdict picker", async () => {
+    const found = await texts(rows);
+    return found.some((t) => t.includes("clever")) ? found : null;
+  });
+  await screenshot(page, "verdicts");
+  await input.fill("wrong");
+  await page.keyboard.press("Enter");
+  await until("text input box", async () =>
+    (await page.locator(".quick-input-widget .quick-input-title").allTextContents()).join(" ").includes("wrong") &&
+    !(await rows.count()),
+  );
+  await input.fill(config.markText);
+  await page.keyboard.press("Enter");
+  await until("style sheet choice", async () =>
+    (await texts(rows)).some((t) => t.includes("add it to the style sheet")),
+  );
+  await input.fill("add it to the style sheet");
+  await page.keyboard.press("Enter");
+  result.marked = await until("mark in the status bar", async () => {
+    const found = await texts(page.locator(".statusbar .statusbar-item"));
+    return found.find((t) => /step \S+ marked/.test(t)) ?? null;
+  });
+  await screenshot(page, "marked");
+}
+
+const run = { notes: runNotes, import: runImport, mark: runMark }[config.scenario ?? "notes"];
+
 const browser = await chromium.launch({
   executablePath: config.chromium,
   headless: true,
@@ -271,6 +359,7 @@ try {
     try {
       await screenshot(page, "failure");
       result.editor = await editorText(page);
+      result.toasts = await toasts(page);
       result.problems = result.problems ?? (await texts(page.locator(".markers-panel .monaco-list-row")));
     } catch {
       // the page is gone: nothing more to show

@@ -251,4 +251,166 @@ function M.resume()
   end, bufnr)
 end
 
+-- Trajectories: import an agent session, open a trajectory, mark its steps. -----------------
+
+M.verdicts = { "wrong", "clever", "note" }
+
+--- A size in bytes as people read it.
+local function size_text(size)
+  size = tonumber(size) or 0
+  for _, unit in ipairs({ "B", "KB", "MB" }) do
+    if size < 1000 then
+      return unit == "B" and ("%d B"):format(size) or ("%.1f %s"):format(size, unit)
+    end
+    size = size / 1000
+  end
+  return ("%.1f GB"):format(size)
+end
+
+--- How a session of `stet.trajectory.sessions` is offered: harness, start, first prompt;
+--- its size and whether it was imported already.
+---@param row table
+---@return string
+function M.session_label(row)
+  local started = value(row.started)
+  started = started and started:sub(1, 16):gsub("T", " ") or nil
+  local parts = { row.harness, started, value(row.first_prompt) }
+  local label = table.concat(vim.tbl_filter(function(part)
+    return part ~= nil and part ~= ""
+  end, parts), " · ")
+  local size = size_text(row.size)
+  return label .. "  (" .. size .. (row.imported == true and ", imported" or "") .. ")"
+end
+
+--- One line about an import, from the server's result (`stet trajectory import --json`).
+---@param result table
+---@return string
+function M.import_message(result)
+  local where = ("%d events %s %s"):format(result.events or 0, result.changed and "imported into" or "in", result.folder or "?")
+  if not result.changed then
+    return ("%s session %s already imported (%s)"):format(result.format or "?", (result.session or ""):sub(1, 8), where)
+  end
+  local total, rules = 0, {}
+  for rule, count in pairs(value(result.redaction) or {}) do
+    total = total + count
+    rules[#rules + 1] = ("%s %d"):format(rule, count)
+  end
+  table.sort(rules)
+  local redacted = total > 0 and ("redacted %d (%s)"):format(total, table.concat(rules, ", ")) or "nothing redacted"
+  local problems = #(value(result.problems) or {})
+  return where .. ", " .. redacted .. (problems > 0 and (", %d problem(s)"):format(problems) or "")
+end
+
+--- Imports a transcript file (`path`), or the session picked from those the server finds.
+---@param path string?
+function M.import(path)
+  local bufnr, uri = here()
+  local function import(file)
+    M.execute("stet.trajectory.import", { uri = uri, path = file }, function(result)
+      notify(M.import_message(type(result) == "table" and result or {}))
+    end, bufnr)
+  end
+  if path then
+    import(vim.fn.fnamemodify(vim.fn.expand(path), ":p"))
+    return
+  end
+  M.execute("stet.trajectory.sessions", { uri = uri }, function(result)
+    local sessions = type(result) == "table" and value(result.sessions) or {}
+    vim.schedule(function()
+      if #sessions == 0 then
+        notify("no agent sessions found for this repository (Claude Code, Codex, Gemini CLI, aider)")
+        return
+      end
+      vim.ui.select(sessions, { prompt = "Import agent session", format_item = M.session_label, kind = "stet.session" },
+        function(choice)
+          if choice then
+            import(choice.path)
+          end
+        end)
+    end)
+  end, bufnr)
+end
+
+--- Opens a trajectory's narration (`id` or prefix; default the working trajectory).
+---@param id string?
+---@param file string? "narration", "events" or "meta"
+function M.open_trajectory(id, file)
+  local bufnr, uri = here()
+  M.execute("stet.trajectory.open", { uri = uri, id = id, file = file }, function(result)
+    local target = type(result) == "table" and result.uri or nil
+    if not target then
+      return
+    end
+    vim.schedule(function()
+      -- The server asks the client to show it (window/showDocument); edit it here when
+      -- that did not happen.
+      if result.shown ~= true or vim.uri_from_bufnr(vim.api.nvim_get_current_buf()) ~= target then
+        vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(target)))
+      end
+    end)
+  end, bufnr)
+end
+
+--- The ids of the repository's trajectories (for completion; empty when the server is slow).
+---@return string[]
+function M.trajectory_ids()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
+  if not client then
+    return {}
+  end
+  local params = { command = "stet.trajectory.list", arguments = { { uri = vim.uri_from_bufnr(bufnr) } } }
+  local response = client:request_sync("workspace/executeCommand", params, 1000, bufnr)
+  local rows = response and type(response.result) == "table" and value(response.result.trajectories) or {}
+  return vim.tbl_map(function(row)
+    return row.id
+  end, rows)
+end
+
+--- Whether a file is one of a trajectory's (events.jsonl or narration.md under
+--- .stet/cache/trajectories/<id>/ or .stet/trajectories/<id>/).
+---@param name string
+---@return boolean
+function M.is_trajectory_file(name)
+  name = name:gsub("\\", "/")
+  for _, pattern in ipairs({
+    "/%.stet/cache/trajectories/[^/]+/events%.jsonl$",
+    "/%.stet/cache/trajectories/[^/]+/narration%.md$",
+    "/%.stet/trajectories/[^/]+/events%.jsonl$",
+    "/%.stet/trajectories/[^/]+/narration%.md$",
+  }) do
+    if name:find(pattern) then
+      return true
+    end
+  end
+  return false
+end
+
+--- Records a verdict on the step at the cursor of an open trajectory file; the server finds
+--- the step at that line. `to_sheet` also adds it to the style sheet.
+---@param verdict string wrong, clever or note
+---@param text string?
+---@param to_sheet boolean?
+function M.mark(verdict, text, to_sheet)
+  local bufnr, uri, line = here()
+  if not M.is_trajectory_file(vim.api.nvim_buf_get_name(bufnr)) then
+    notify("open a trajectory (:StetTrajectory) and put the cursor on a step first", vim.log.levels.WARN)
+    return
+  end
+  local argument = { uri = uri, line = line, verdict = verdict }
+  if text and text ~= "" then
+    argument.text = text
+  end
+  if to_sheet then
+    argument.toSheet = true
+  end
+  M.execute("stet.step.mark", argument, function(result)
+    result = type(result) == "table" and result or {}
+    local marked = value(result.verdict) or {}
+    local entry = value(result.entry)
+    local sheet = type(entry) == "table" and ("; style sheet entry %s added"):format(entry.id) or ""
+    notify(("step %s marked %s%s"):format(marked.step or "?", marked.verdict or verdict, sheet))
+  end, bufnr)
+end
+
 return M

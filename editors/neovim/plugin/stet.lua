@@ -111,3 +111,44 @@ end, { nargs = "?", desc = "Stet: refuse new agent and margin entries [until DAT
 command("StetResume", function()
   stet.resume()
 end, { desc = "Stet: end a pause" })
+
+command("StetImport", function(opts)
+  stet.import(opts.args ~= "" and opts.args or nil)
+end, {
+  nargs = "?",
+  complete = "file",
+  desc = "Stet: import an agent session into the working trajectory (pick one, or a transcript [path])",
+})
+
+command("StetTrajectory", function(opts)
+  stet.open_trajectory(opts.args ~= "" and opts.args or nil)
+end, {
+  nargs = "?",
+  complete = function(arg_lead)
+    return vim.tbl_filter(function(id)
+      return vim.startswith(id, arg_lead)
+    end, stet.trajectory_ids())
+  end,
+  desc = "Stet: open a trajectory's narration [id] (default the working trajectory)",
+})
+
+command("StetMark", function(opts)
+  local verdict, text = opts.args:match("^(%S+)%s*(.*)$")
+  if not verdict or not vim.tbl_contains(stet.verdicts, verdict) then
+    vim.notify("stet: usage: :StetMark[!] {wrong|clever|note} [text]", vim.log.levels.ERROR)
+    return
+  end
+  stet.mark(verdict, text ~= "" and text or nil, opts.bang)
+end, {
+  nargs = "+",
+  bang = true,
+  complete = function(arg_lead, cmdline)
+    if #vim.split(cmdline, "%s+", { trimempty = false }) > 2 then
+      return {}
+    end
+    return vim.tbl_filter(function(verdict)
+      return vim.startswith(verdict, arg_lead)
+    end, stet.verdicts)
+  end,
+  desc = "Stet: mark the step at the cursor of a trajectory wrong, clever or with a note (! also adds it to the style sheet)",
+})

@@ -52,7 +52,47 @@ interface BriefResult {
   tokens: number;
 }
 
+/** A session `stet.trajectory.sessions` lists (as `stet trajectory sessions --json`). */
+interface SessionRow {
+  harness: string;
+  session: string;
+  started: string | null;
+  first_prompt: string | null;
+  size: number;
+  path: string;
+  imported: boolean;
+}
+
+/** What `stet.trajectory.import` returns (as `stet trajectory import --json`). */
+interface ImportResult {
+  version: number;
+  trajectory: string;
+  folder: string;
+  session: string;
+  format: string;
+  events: number;
+  changed: boolean;
+  problems: unknown[];
+  redaction: Record<string, number>;
+  dropped: Record<string, number>;
+}
+
+/** What `stet.step.mark` returns: the verdict as recorded, and the style-sheet entry made from it. */
+interface MarkResult {
+  version: number;
+  verdict: { trajectory?: string; step?: number; verdict?: string; text?: string };
+  entry?: Entry | null;
+}
+
+const VERDICTS = [
+  { label: "wrong", description: "the step went wrong" },
+  { label: "clever", description: "the step is worth repeating" },
+  { label: "note", description: "a remark on the step (needs a text)" },
+] as const;
+
 let client: LanguageClient | undefined;
+/** The client's start while it runs: commands wait for it (the palette is usable earlier). */
+let starting: Promise<void> | undefined;
 let output: vscode.LogOutputChannel | undefined;
 
 function createClient(): LanguageClient {
@@ -73,14 +113,20 @@ function createClient(): LanguageClient {
 
 async function startClient(): Promise<void> {
   client = createClient();
+  const start = client.start();
+  starting = start;
   try {
-    await client.start();
+    await start;
   } catch (error) {
     const path = vscode.workspace.getConfiguration("stet").get<string>("server.path");
     void vscode.window.showErrorMessage(
       `Stet: could not start the language server '${path}': ${String(error)}. ` +
         "Install it (pip install stet-lsp) or set stet.server.path.",
     );
+  } finally {
+    if (starting === start) {
+      starting = undefined;
+    }
   }
 }
 
@@ -94,6 +140,8 @@ async function stopClient(): Promise<void> {
 
 /** Runs one of the server's commands (workspace/executeCommand with one object argument). */
 async function execute<T>(command: string, argument: Record<string, unknown>): Promise<T> {
+  // Failing to start was reported when it happened.
+  await starting?.catch(() => undefined);
   if (!client || client.state !== State.Running) {
     throw new Error("the Stet language server is not running");
   }
@@ -205,6 +253,167 @@ async function recordMarginNotes(): Promise<void> {
   }
 }
 
+// -- trajectories: import an agent session, open it, mark its steps ----------------------------
+
+function formatSize(size: number): string {
+  for (const unit of ["B", "KB", "MB"]) {
+    if (size < 1000) {
+      return unit === "B" ? `${size} B` : `${size.toFixed(1)} ${unit}`;
+    }
+    size /= 1000;
+  }
+  return `${size.toFixed(1)} GB`;
+}
+
+/** One line about an import, from the server's result. */
+function importMessage(result: ImportResult): string {
+  const where = `${result.events} events ${result.changed ? "imported into" : "in"} ${result.folder}`;
+  if (!result.changed) {
+    return `${result.format} session ${result.session.slice(0, 8)} already imported (${where})`;
+  }
+  const rules = Object.entries(result.redaction ?? {});
+  const total = rules.reduce((sum, [, count]) => sum + count, 0);
+  const redacted = total
+    ? `redacted ${total} (${rules.map(([rule, count]) => `${rule} ${count}`).join(", ")})`
+    : "nothing redacted";
+  const problems = result.problems?.length ? `, ${result.problems.length} problem(s)` : "";
+  return `${where}, ${redacted}${problems}`;
+}
+
+async function importSession(args?: { path?: string } | string): Promise<ImportResult | undefined> {
+  const repository = repositoryArgument();
+  let path = typeof args === "string" ? args : args?.path;
+  try {
+    if (!path) {
+      const { sessions } = await execute<{ sessions: SessionRow[] }>(
+        "stet.trajectory.sessions",
+        repository,
+      );
+      if (!sessions.length) {
+        void vscode.window.showInformationMessage(
+          "Stet: no agent sessions found for this repository (Claude Code, Codex, Gemini CLI, aider).",
+        );
+        return undefined;
+      }
+      const picked = await vscode.window.showQuickPick(
+        sessions.map((row) => ({
+          label: [row.harness, (row.started ?? "").slice(0, 16).replace("T", " "), row.first_prompt ?? ""]
+            .filter(Boolean)
+            .join(" · "),
+          description: [formatSize(row.size), row.imported ? "imported" : ""].filter(Boolean).join(" · "),
+          detail: row.path,
+          row,
+        })),
+        { title: "Stet: Import Agent Session", placeHolder: "an agent session of this repository", ignoreFocusOut: true },
+      );
+      if (!picked) {
+        return undefined;
+      }
+      path = picked.row.path;
+    }
+    // The server reports work-done progress for a long import.
+    const result = await execute<ImportResult>("stet.trajectory.import", { ...repository, path });
+    void vscode.window
+      .showInformationMessage(`Stet: ${importMessage(result)}`, "Open Trajectory")
+      .then((choice) => (choice ? openTrajectory({ id: result.trajectory }) : undefined));
+    return result;
+  } catch (error) {
+    reportFailure("importing the agent session", error);
+    return undefined;
+  }
+}
+
+async function openTrajectory(args?: { id?: string; file?: string }): Promise<void> {
+  const argument: Record<string, unknown> = { ...repositoryArgument() };
+  if (args?.id) {
+    argument.id = args.id;
+  }
+  if (args?.file) {
+    argument.file = args.file;
+  }
+  try {
+    // The server shows the file itself (window/showDocument) when it can.
+    const result = await execute<{ uri: string; shown?: boolean }>("stet.trajectory.open", argument);
+    if (!result.shown) {
+      await vscode.window.showTextDocument(vscode.Uri.parse(result.uri));
+    }
+  } catch (error) {
+    reportFailure("opening the trajectory", error);
+  }
+}
+
+/** A trajectory's events.jsonl or narration.md (the working one under .stet/cache/, or a kept one). */
+const TRAJECTORY_FILE = /[\\/]\.stet[\\/](?:cache[\\/])?trajectories[\\/][^\\/]+[\\/](?:events\.jsonl|narration\.md)$/;
+
+async function markStep(args?: { verdict?: string; text?: string; toSheet?: boolean }): Promise<MarkResult | undefined> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || editor.document.uri.scheme !== "file" || !TRAJECTORY_FILE.test(editor.document.uri.fsPath)) {
+    void vscode.window.showWarningMessage(
+      "Stet: open a trajectory (Stet: Open Trajectory) and put the cursor on a step first.",
+    );
+    return undefined;
+  }
+  const line = editor.selection.active.line;
+  const verdict =
+    args?.verdict ??
+    (
+      await vscode.window.showQuickPick([...VERDICTS], {
+        title: `Stet: Mark Step (line ${line + 1})`,
+        placeHolder: "verdict on the step at the cursor",
+        ignoreFocusOut: true,
+      })
+    )?.label;
+  if (!verdict) {
+    return undefined;
+  }
+  let text = args?.text;
+  if (text === undefined && !args?.verdict) {
+    text = await vscode.window.showInputBox({
+      title: `Stet: Mark Step ${verdict}`,
+      prompt: verdict === "note" ? "The note on this step" : "What about this step (optional)",
+      ignoreFocusOut: true,
+    });
+    if (text === undefined) {
+      return undefined;
+    }
+  }
+  let toSheet = args?.toSheet;
+  if (toSheet === undefined && !args?.verdict) {
+    const where = await vscode.window.showQuickPick(
+      [
+        { label: "Mark the step", toSheet: false },
+        { label: "Mark the step and add it to the style sheet", description: "for the next agent run", toSheet: true },
+      ],
+      { title: `Stet: Mark Step ${verdict}`, ignoreFocusOut: true },
+    );
+    if (!where) {
+      return undefined;
+    }
+    toSheet = where.toSheet;
+  }
+  const argument: Record<string, unknown> = { uri: editor.document.uri.toString(), line, verdict };
+  if (text) {
+    argument.text = text;
+  }
+  if (toSheet) {
+    argument.toSheet = true;
+  }
+  try {
+    // The server finds the step at that line of the file.
+    const result = await execute<MarkResult>("stet.step.mark", argument);
+    const step = result.verdict?.step;
+    const sheet = result.entry ? `; style sheet entry ${result.entry.id} added` : "";
+    vscode.window.setStatusBarMessage(
+      `Stet: step ${step ?? "?"} marked ${result.verdict?.verdict ?? verdict}${sheet}`,
+      6000,
+    );
+    return result;
+  } catch (error) {
+    reportFailure("marking the step", error);
+    return undefined;
+  }
+}
+
 // -- comment threads: a reviewer writes a note on a line, it goes to the style sheet -----------
 
 class NoteComment implements vscode.Comment {
@@ -279,6 +488,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("stet.openSheet", openSheet),
     vscode.commands.registerCommand("stet.showBrief", showBrief),
     vscode.commands.registerCommand("stet.recordMarginNotes", recordMarginNotes),
+    vscode.commands.registerCommand("stet.importSession", importSession),
+    vscode.commands.registerCommand("stet.openTrajectory", openTrajectory),
+    vscode.commands.registerCommand("stet.markStep", markStep),
     vscode.commands.registerCommand("stet.restartServer", async () => {
       await stopClient();
       await startClient();
