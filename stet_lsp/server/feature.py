@@ -46,5 +46,12 @@ class Feature:
     def symbols(self, state: DocumentState) -> Sequence[types.DocumentSymbol]:
         return ()
 
+    def definition(self, state: DocumentState, line: int) -> Sequence[types.Location]:
+        return ()
+
+    def workspace_symbols(self, query: str) -> Sequence[types.WorkspaceSymbol]:
+        """Runs in a worker thread (it may read files): use only state that is safe there."""
+        return ()
+
     def forget(self, uri: str) -> None:
         """The document was closed: drop what is kept about it."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 from stet_lsp.trajectory.events import (
     AgentMessage,
@@ -82,23 +81,12 @@ def _one_line(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-_ANCHOR = re.compile(r'<a id="step-(\d+)"></a>')
-
-
 def step_at(file_name: str, text: str, line: int) -> int | None:
     """The step shown at 0-based `line` of a trajectory's events.jsonl (the step of that line)
     or narration.md (the step whose anchor is the nearest above)."""
-    lines = text.split("\n")
-    if not 0 <= line < len(lines):
-        return None
-    if file_name.endswith(".jsonl"):
-        try:
-            step = json.loads(lines[line]).get("step")
-        except (ValueError, AttributeError):
-            return None
-        return step if isinstance(step, int) and not isinstance(step, bool) else None
-    for above in range(line, -1, -1):
-        found = _ANCHOR.search(lines[above])
-        if found is not None:
-            return int(found.group(1))
-    return None
+    from stet_lsp.trajectory.index import NarrationIndex, TrajectoryIndex
+
+    if not file_name.endswith(".jsonl"):
+        return NarrationIndex(text).step_at(line)
+    entry = TrajectoryIndex.from_events_text(text).at_line(line)
+    return entry.step if entry is not None and entry.step else None

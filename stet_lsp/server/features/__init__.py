@@ -21,6 +21,7 @@ def register_all(server: StetServer) -> None:
         margin_notes,
         sheet_file,
         trajectories,
+        trajectory_files,
         watcher,
     )
 
@@ -30,6 +31,7 @@ def register_all(server: StetServer) -> None:
             entries.Entries(server),
             sheet_file.SheetFile(server),
             gate_findings.GateFindings(server),
+            trajectory_files.TrajectoryFiles(server),
         ]
     )
     documents.register(server)

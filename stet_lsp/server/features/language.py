@@ -1,6 +1,6 @@
-"""The requests every feature answers a part of: code actions, lenses, hovers, the outline and
-pulled diagnostics. Each asks the features and joins their answers; a request about a
-document whose repository is still being looked up waits for it."""
+"""The requests every feature answers a part of: code actions, lenses, hovers, the outline,
+definitions, workspace symbols and pulled diagnostics. Each asks the features and joins their
+answers; a request about a document whose repository is still being looked up waits for it."""
 
 from __future__ import annotations
 
@@ -33,6 +33,19 @@ def register(server: StetServer) -> None:
     ) -> list[types.DocumentSymbol]:
         state = await ls.ready(params.text_document.uri)
         return [] if state is None else ls.gather("symbols", state)
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    async def definition(ls: StetServer, params: types.DefinitionParams) -> list[types.Location]:
+        state = await ls.ready(params.text_document.uri)
+        if state is None:
+            return []
+        return ls.gather("definition", state, server_line(state.lines, params.position))
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    async def workspace_symbols(
+        ls: StetServer, params: types.WorkspaceSymbolParams
+    ) -> list[types.WorkspaceSymbol]:
+        return await ls.off_loop(ls.gather, "workspace_symbols", params.query)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: StetServer, params: types.HoverParams) -> types.Hover | None:

@@ -1,0 +1,275 @@
+"""A trajectory's own files in the editor: in `events.jsonl` and `narration.md`, a code lens
+and a hover per step, the outline by session, turn and subagent (events.jsonl), go to
+definition from a file-change step to the file at its hunk, schema problems as diagnostics;
+and workspace symbols over the steps of every trajectory of the open repositories.
+
+Indexing a large events.jsonl (or the events a narration shows) runs in a worker thread; its
+results replace the last ones when ready, and the views refresh."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from stet_lsp.server.documents import DocumentState
+from stet_lsp.server.feature import Feature
+from stet_lsp.server.positions import SOURCE, line_range
+from stet_lsp.server.server import StetServer
+from stet_lsp.trajectory.index import LineIssue, OutlineNode, TrajectoryIndex, narration_steps
+
+log = logging.getLogger(__name__)
+
+INLINE_LIMIT = 256 * 1024
+"""Texts up to this many characters are indexed on the event loop; longer ones in a thread."""
+_FILE = re.compile(r"^\.stet/(?:cache/)?trajectories/[^/]+/(events\.jsonl|narration\.md)$")
+_SYMBOL_LIMIT = 500
+_SYMBOL_KINDS = {
+    "session": types.SymbolKind.Namespace,
+    "turn": types.SymbolKind.Event,
+    "subagent": types.SymbolKind.Class,
+}
+
+
+@dataclass(frozen=True)
+class Indexed:
+    text: str
+    index: TrajectoryIndex
+    anchors: dict[int, int]
+    """For a narration: each step's anchor line; empty for events.jsonl."""
+    issues: list[LineIssue]
+    """For events.jsonl: the lines that are not events of the schema, and the like."""
+
+
+class TrajectoryFiles(Feature):
+    name = "trajectory"
+
+    def __init__(self, server: StetServer) -> None:
+        super().__init__(server)
+        self.indexed: dict[str, Indexed] = {}
+        """By document URI: the index of the text last indexed."""
+        self.pending: set[str] = set()
+        self._folders: dict[Path, tuple[tuple[int, int], TrajectoryIndex]] = {}
+        self._folders_lock = threading.Lock()
+
+    def forget(self, uri: str) -> None:
+        self.indexed.pop(uri, None)
+
+    # -- indexing ------------------------------------------------------------------------
+
+    def analyse(self, state: DocumentState) -> None:
+        kind = _kind(state)
+        if kind is None or state.path is None:
+            return
+        text = state.text
+        known = self.indexed.get(state.uri)
+        if known is None or known.text != text:
+            if len(text) > INLINE_LIMIT or kind == "narration.md":
+                self._index_in_background(state, kind, text)
+                if known is None:
+                    return
+            else:
+                known = self.indexed[state.uri] = _index(kind, text, state.path, self)
+        self._publish_issues(state, known)
+
+    def _index_in_background(self, state: DocumentState, kind: str, text: str) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if state.uri in self.pending:
+            return
+        self.pending.add(state.uri)
+        self.server.spawn(self._index_later(state, kind, text), f"indexing {state.uri}")
+
+    async def _index_later(self, state: DocumentState, kind: str, text: str) -> None:
+        assert state.path is not None
+        try:
+            indexed = await self.server.off_loop(_index, kind, text, state.path, self)
+        finally:
+            self.pending.discard(state.uri)
+        current = self.server.documents.get(state.uri)
+        if current is None:
+            return
+        self.indexed[state.uri] = indexed
+        self.server.refresh([current], outside=True)
+
+    def folder_index(self, folder: Path) -> TrajectoryIndex | None:
+        """The index of the events.jsonl in `folder` on disk (a narration's steps), read
+        again when the file changed. Blocking: call from a worker thread."""
+        path = folder / "events.jsonl"
+        try:
+            status = path.stat()
+        except OSError:
+            return None
+        stamp = (status.st_mtime_ns, status.st_size)
+        with self._folders_lock:
+            known = self._folders.get(folder)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        index = TrajectoryIndex.from_events_text(path.read_text(encoding="utf-8", errors="replace"))
+        with self._folders_lock:
+            self._folders[folder] = (stamp, index)
+        return index
+
+    def _publish_issues(self, state: DocumentState, known: Indexed) -> None:
+        codec = self.server.workspace.position_codec
+        diagnostics = [
+            types.Diagnostic(
+                range=line_range(codec, state.lines, issue.line),
+                message=issue.message,
+                severity=types.DiagnosticSeverity.Error
+                if issue.severity == "error"
+                else types.DiagnosticSeverity.Warning,
+                source=SOURCE,
+                code="trajectory-schema",
+                data={"type": "trajectory", "line": issue.line},
+            )
+            for issue in known.issues
+            if issue.line < len(state.lines)
+        ]
+        self.server.diagnostics.set(state.uri, "trajectory", diagnostics)
+
+    # -- what the editor asks ------------------------------------------------------------
+
+    def code_lenses(self, state: DocumentState) -> list[types.CodeLens]:
+        known = self.indexed.get(state.uri)
+        if known is None:
+            return []
+        codec = self.server.workspace.position_codec
+        return [
+            types.CodeLens(
+                range=line_range(codec, state.lines, line),
+                command=types.Command(title=known.index.lens_title(step), command=""),
+            )
+            for step, line in _step_lines(known)
+            if line < len(state.lines)
+        ]
+
+    def hover(self, state: DocumentState, line: int) -> str | None:
+        known = self.indexed.get(state.uri)
+        step = _step_at(known, line) if known is not None else None
+        if known is None or step is None:
+            return None
+        try:
+            return known.index.hover(step)
+        except KeyError:
+            return None
+
+    def symbols(self, state: DocumentState) -> list[types.DocumentSymbol]:
+        known = self.indexed.get(state.uri)
+        if known is None or known.anchors or not state.lines:
+            return []
+        codec = self.server.workspace.position_codec
+        return [_symbol(codec, state.lines, node) for node in known.index.outline()]
+
+    def definition(self, state: DocumentState, line: int) -> list[types.Location]:
+        known = self.indexed.get(state.uri)
+        step = _step_at(known, line) if known is not None else None
+        if known is None or step is None or state.session is None:
+            return []
+        root = state.session.root
+        locations = []
+        for path, target_line in known.index.file_targets(step):
+            file = root / path
+            uri = from_fs_path(str(file))
+            if uri is None or Path(path).is_absolute() or ".." in Path(path).parts:
+                continue
+            position = types.Position(line=max(target_line - 1, 0), character=0)
+            locations.append(
+                types.Location(uri=uri, range=types.Range(start=position, end=position))
+            )
+        return locations
+
+    def workspace_symbols(self, query: str) -> list[types.WorkspaceSymbol]:
+        """Steps of every trajectory of the open repositories whose title holds the query's
+        words. Runs in a worker thread (it may read events.jsonl files)."""
+        from stet_lsp.trajectory.store import folders
+
+        roots = {
+            state.session.root for state in list(self.server.documents.values()) if state.session
+        }
+        found: list[types.WorkspaceSymbol] = []
+        for root in sorted(roots):
+            for folder in folders(root):
+                index = self.folder_index(folder.path)
+                if index is None:
+                    continue
+                uri = from_fs_path(str(folder.path / "events.jsonl")) or ""
+                for match in index.symbols(query, limit=_SYMBOL_LIMIT - len(found)):
+                    position = types.Position(line=match.line, character=0)
+                    found.append(
+                        types.WorkspaceSymbol(
+                            name=match.name,
+                            kind=types.SymbolKind.Event,
+                            location=types.Location(
+                                uri=uri, range=types.Range(start=position, end=position)
+                            ),
+                            container_name=folder.id,
+                        )
+                    )
+                if len(found) >= _SYMBOL_LIMIT:
+                    return found
+        return found
+
+
+def _kind(state: DocumentState) -> str | None:
+    if state.relative is None:
+        return None
+    found = _FILE.match(state.relative)
+    return found.group(1) if found else None
+
+
+def _index(kind: str, text: str, path: Path, feature: TrajectoryFiles) -> Indexed:
+    """The document's index (blocking: the issues parse every line; a narration reads the
+    events.jsonl beside it)."""
+    if kind == "events.jsonl":
+        index = TrajectoryIndex.from_events_text(text)
+        return Indexed(text, index, {}, index.issues())
+    folder_index = feature.folder_index(path.parent)
+    anchors = narration_steps(text)
+    return Indexed(text, folder_index or TrajectoryIndex.from_events_text(""), anchors, [])
+
+
+def _step_lines(known: Indexed) -> list[tuple[int, int]]:
+    """(step, line) of every step shown in the document."""
+    if known.anchors:
+        return sorted(known.anchors.items(), key=lambda item: item[1])
+    return [(entry.step, entry.line) for entry in known.index.steps if entry.step]
+
+
+def _step_at(known: Indexed, line: int) -> int | None:
+    if not known.anchors:
+        entry = known.index.at_line(line)
+        return entry.step if entry is not None and entry.step else None
+    above = [
+        (anchor_line, step) for step, anchor_line in known.anchors.items() if anchor_line <= line
+    ]
+    return max(above)[1] if above else None
+
+
+def _symbol(codec: object, lines: list[str], node: OutlineNode) -> types.DocumentSymbol:
+    last = min(node.last_line, len(lines) - 1)
+    first = min(node.first_line, last)
+    line = min(max(node.line, first), last)
+    whole = types.Range(
+        start=types.Position(line=first, character=0),
+        end=types.Position(line=last, character=0),
+    )
+    selection = types.Range(
+        start=types.Position(line=line, character=0), end=types.Position(line=line, character=0)
+    )
+    return types.DocumentSymbol(
+        name=node.name or node.kind,
+        detail=node.detail,
+        kind=_SYMBOL_KINDS.get(node.kind, types.SymbolKind.Field),
+        range=whole,
+        selection_range=selection,
+        children=[_symbol(codec, lines, child) for child in node.children] or None,
+    )

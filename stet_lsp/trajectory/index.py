@@ -1,0 +1,1072 @@
+"""What an editor shows of an open trajectory: an index of `events.jsonl` (one entry a line
+holding an event) with each step's code lens title, hover, outline place, file targets and
+workspace symbol, and the step anchors of a `narration.md`.
+
+Indexing reads each line as plain JSON (pydantic-core's parser, which reads what `json.loads`
+reads, twice as fast) and keeps only what titles and the outline need; the full event (the
+pydantic model) is parsed only for the step a hover asks about. Document
+lines are 0-based here, as editors count them; file targets are 1-based lines of the changed
+file, as its diff counts them. Nothing here knows an editor protocol.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from pydantic import ValidationError
+from pydantic_core import from_json
+
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Commit,
+    Compaction,
+    Error,
+    EventBase,
+    FileChange,
+    Note,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    Subagent,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UserMessage,
+    parse_event,
+)
+from stet_lsp.trajectory.narration import MINUS
+from stet_lsp.trajectory.validate import validate_events
+
+# How long a one-line summary (a lens title's detail, a symbol's name) gets.
+SUMMARY_CHARS = 80
+TURN_NAME_CHARS = 60
+# How much of each part a hover shows before a note says what was cut.
+PROSE_CHARS = 3_000
+PROSE_LINES = 60
+INPUT_CHARS = 3_000
+INPUT_LINES = 40
+OUTPUT_CHARS = 3_000
+OUTPUT_LINES = 40
+DIFF_CHARS = 6_000
+DIFF_LINES = 120
+# A string inside a tool's arguments or a raw record is clipped to this before it is shown.
+VALUE_CHARS = 2_000
+
+# Tool arguments that say best what a call does, in order of preference.
+_SALIENT_INPUT_KEYS = (
+    "file_path",
+    "path",
+    "filePath",
+    "absolute_path",
+    "command",
+    "cmd",
+    "pattern",
+    "query",
+    "url",
+    "description",
+    "prompt",
+)
+
+_BACKTICK_RUN = re.compile(r"`+")
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_HUNK_HEADER = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>|#&~])")
+# A line of narration.md that may open or close a code block, hold anchors or be a heading
+# (after a line break: a search for a literal first character is fast).
+_MARK = r"(?P<quote>(?:> ?)*)(?: {0,3}(?:`{3}|~{3})|<a id=|#{2,3} )"
+_MARK_LINE = re.compile(_MARK)
+_NEXT_MARK_LINE = re.compile("\n" + _MARK)
+_ANCHORS = re.compile(r'(?:<a id="step-\d+"></a>)+')
+_ANCHOR_STEP = re.compile(r'<a id="step-(\d+)"></a>')
+_SECTION_HEADING = re.compile(r"^#{2,3} ")
+
+
+# --- what the index keeps -------------------------------------------------------------------
+
+
+class StepLine(NamedTuple):
+    """One line of events.jsonl that holds an event: where it is and what titles need.
+
+    `line` is 0-based; `start`/`end` are the line's character offsets in the text; `step` is
+    0 when the line has none. `tool` is the tool of a call (and of the call a result
+    answers); `agent_id` the subagent a `subagent` step starts."""
+
+    line: int
+    start: int
+    end: int
+    step: int
+    kind: str
+    session: str
+    agent: str | None
+    time: str | None
+    summary: str
+    call_id: str | None
+    tool: str | None
+    agent_id: str | None
+
+
+@dataclass(slots=True)
+class OutlineNode:
+    """A node of the outline: a session, a turn, a subagent or a step. `line` is the line
+    that names it (a session's start, a turn's request); `first_line`/`last_line` span it
+    and its children; `step` is the step it stands for, if any."""
+
+    name: str
+    detail: str
+    kind: str
+    line: int
+    first_line: int
+    last_line: int
+    step: int | None = None
+    children: list[OutlineNode] = field(default_factory=list)
+
+
+class SymbolMatch(NamedTuple):
+    step: int
+    name: str
+    line: int
+    kind: str
+
+
+class LineIssue(NamedTuple):
+    """A problem of one line of events.jsonl (0-based); severity "error" or "warning"."""
+
+    line: int
+    message: str
+    severity: str
+
+
+StepRef = int | StepLine
+
+
+class TrajectoryIndex:
+    """The steps of an events.jsonl text, in the order of its lines."""
+
+    def __init__(self, text: str) -> None:
+        builder = _Builder(text)
+        for line, start, end in _line_spans(text):
+            builder.add(line, start, end)
+        self.text = text
+        self.steps = builder.steps
+        # (session, call id) -> position in `steps` of the call; a call's and its result's
+        # positions -> each other's.
+        self._calls = builder.calls
+        self._pairs = builder.pairs
+        self._by_step: dict[int, int] = {}
+        for position, entry in enumerate(self.steps):
+            self._by_step.setdefault(entry.step, position)
+        self._lines = [entry.line for entry in self.steps]
+        self._outline: list[OutlineNode] | None = None
+        self._issues: list[LineIssue] | None = None
+        self._search_keys: list[str] | None = None
+
+    @classmethod
+    def from_events_text(cls, text: str) -> TrajectoryIndex:
+        return cls(text)
+
+    # -- finding steps --
+
+    def get(self, step: StepRef) -> StepLine:
+        """The entry of a step: by its number (the first line holding it when numbers
+        repeat), or the entry itself. KeyError when no line holds that step."""
+        if isinstance(step, StepLine):
+            return step
+        position = self._by_step.get(step)
+        if position is None:
+            raise KeyError(f"no step {step}")
+        return self.steps[position]
+
+    def at_line(self, line: int) -> StepLine | None:
+        """The step on a 0-based line of the document, if the line holds one."""
+        position = self._position(line)
+        return self.steps[position] if position is not None else None
+
+    def _position(self, line: int) -> int | None:
+        position = bisect.bisect_left(self._lines, line)
+        if position < len(self._lines) and self._lines[position] == line:
+            return position
+        return None
+
+    def _partner(self, entry: StepLine) -> StepLine | None:
+        """The result of a call, or the call of a result."""
+        position = self._position(entry.line)
+        partner = self._pairs.get(position) if position is not None else None
+        return self.steps[partner] if partner is not None else None
+
+    # -- what the editor shows --
+
+    def lens_title(self, step: StepRef) -> str:
+        """`12 · tool_call Edit src/app.py`: number, kind and a short summary."""
+        return _title(self.get(step))
+
+    def hover(self, step: StepRef) -> str:
+        """Markdown with the step's detail; a call shows its result and a result its call."""
+        entry = self.get(step)
+        lines = [_hover_heading(entry), ""]
+        lines += self._detail(entry)
+        return "\n".join(lines).rstrip("\n") + "\n"
+
+    def outline(self) -> list[OutlineNode]:
+        """Sessions, their turns, the steps of each turn, subagents under the call that
+        started them (built once, then shared: do not change the nodes)."""
+        if self._outline is None:
+            self._outline = _OutlineBuilder(self).build()
+        return self._outline
+
+    def file_targets(self, step: StepRef) -> list[tuple[str, int]]:
+        """Where a file_change lands: for an anchored diff, each hunk's first changed line in
+        the file right after the change (1-based); otherwise line 1. Nothing for a deletion
+        or a step that is not a file change."""
+        entry = self.get(step)
+        if entry.kind != "file_change":
+            return []
+        record = self._record(entry)
+        path = record.get("path") if record is not None else None
+        if record is None or not isinstance(path, str) or record.get("operation") == "delete":
+            return []
+        diff = record.get("diff")
+        if record.get("anchored") is True and isinstance(diff, str):
+            lines = changed_lines(diff)
+            if lines:
+                return [(path, line) for line in lines]
+        return [(path, 1)]
+
+    def symbols(self, query: str, limit: int | None = None) -> list[SymbolMatch]:
+        """Steps whose title holds every word of `query` (case-insensitive), in order."""
+        words = query.lower().split()
+        if self._search_keys is None:
+            self._search_keys = [_title(entry).lower() for entry in self.steps]
+        found: list[SymbolMatch] = []
+        for entry, key in zip(self.steps, self._search_keys, strict=True):
+            if all(word in key for word in words):
+                found.append(SymbolMatch(entry.step, _title(entry), entry.line, entry.kind))
+                if limit is not None and len(found) >= limit:
+                    break
+        return found
+
+    def issues(self) -> list[LineIssue]:
+        """Every line that is not an event of the schema, steps out of sequence, results of
+        no earlier call (checked once, on the first call: it parses every line)."""
+        if self._issues is None:
+            found, _ = validate_events(self.text)
+            self._issues = [
+                LineIssue(issue.line - 1, issue.message, issue.severity) for issue in found
+            ]
+        return self._issues
+
+    # -- reading one step in full --
+
+    def line_text(self, step: StepRef) -> str:
+        entry = self.get(step)
+        return self.text[entry.start : entry.end]
+
+    def _record(self, entry: StepLine) -> dict[str, Any] | None:
+        try:
+            record = json.loads(self.line_text(entry))
+        except ValueError:
+            return None
+        return record if isinstance(record, dict) else None
+
+    def _event(self, entry: StepLine) -> EventBase | str:
+        """The step's event, or why it is not one of the schema."""
+        try:
+            return parse_event(self.line_text(entry))
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            return f"{where}: {first['msg']}" if where else str(first["msg"])
+        except ValueError as error:  # text the JSON reader cannot take (a lone surrogate)
+            return str(error)
+
+    def _detail(self, entry: StepLine) -> list[str]:
+        event = self._event(entry)
+        if isinstance(event, str):
+            return _not_an_event(event, self._record(entry))
+        if isinstance(event, ToolCall):
+            return [*_tool_call(event), "", *self._paired_result(entry)]
+        if isinstance(event, ToolResult):
+            return [*_tool_result(event), "", *self._paired_call(entry)]
+        if isinstance(event, FileChange):
+            return [*_file_change(event), *self._made_by(event)]
+        if isinstance(event, Subagent):
+            return [*_subagent(event), *self._started_by(event)]
+        return _DETAILS.get(type(event), _generic)(event)
+
+    def _paired_result(self, entry: StepLine) -> list[str]:
+        result_entry = self._partner(entry)
+        if result_entry is None:
+            return ["_No result was recorded._"]
+        result = self._event(result_entry)
+        if not isinstance(result, ToolResult):
+            return [f"_The result (step {result_entry.step}) is not a valid event._"]
+        outcome = "ok" if result.ok else "error"
+        return [f"**Result** · step {result_entry.step} · {outcome}", "", *_output(result.output)]
+
+    def _paired_call(self, entry: StepLine) -> list[str]:
+        call_entry = self._partner(entry)
+        if call_entry is None:
+            return ["_No earlier call made this result._"]
+        call = self._event(call_entry)
+        if not isinstance(call, ToolCall):
+            return [f"_The call (step {call_entry.step}) is not a valid event._"]
+        title = f"**Call** · step {call_entry.step} · {_code(call.name)}"
+        return [title, "", *_arguments(call.input)]
+
+    def _call_step(self, session: str, call_id: str | None) -> int | None:
+        position = self._calls.get((session, call_id)) if call_id else None
+        return self.steps[position].step if position is not None else None
+
+    def _made_by(self, change: FileChange) -> list[str]:
+        if not change.call_id:
+            return []
+        step = self._call_step(change.session, change.call_id)
+        where = f" (step {step})" if step is not None else ""
+        return ["", f"Made by call {_code(change.call_id)}{where}."]
+
+    def _started_by(self, subagent: Subagent) -> list[str]:
+        if not subagent.call_id:
+            return []
+        step = self._call_step(subagent.session, subagent.call_id)
+        where = f" (step {step})" if step is not None else ""
+        return ["", f"Started by call {_code(subagent.call_id)}{where}."]
+
+
+def _title(entry: StepLine) -> str:
+    return f"{entry.step} · {entry.kind} {entry.summary}".rstrip()
+
+
+# --- indexing -------------------------------------------------------------------------------
+
+
+def _line_spans(text: str) -> Iterator[tuple[int, int, int]]:
+    """(0-based line, start, end) of every line; only "\\n" ends a line, as in validate."""
+    start = 0
+    line = 0
+    size = len(text)
+    while start <= size:
+        end = text.find("\n", start)
+        if end < 0:
+            end = size
+        yield line, start, end
+        start = end + 1
+        line += 1
+
+
+class _Builder:
+    """Reads lines into StepLines, pairing calls with their results on the way."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.steps: list[StepLine] = []
+        # (session, call_id) -> position of the call; `waiting` only until its result comes.
+        self.calls: dict[tuple[str, str], int] = {}
+        self.waiting: dict[tuple[str, str], int] = {}
+        self.pairs: dict[int, int] = {}
+        # One copy of each repeated string (sessions, kinds, agents, tools).
+        self.shared: dict[str, str] = {}
+
+    def add(self, line: int, start: int, end: int) -> None:
+        record = _json_object(self.text[start:end])
+        kind = record.get("kind") if record is not None else None
+        if record is None or not isinstance(kind, str):
+            return
+        session = self._share(record.get("session")) or ""
+        call_id = tool = agent_id = None
+        if kind in _LINKED_KINDS:
+            call_id, tool, agent_id = self._link(kind, session, record)
+        describe = _SUMMARIES.get(kind)
+        summary = _fit(describe(record), SUMMARY_CHARS) if describe is not None else ""
+        if kind == "tool_result":
+            summary = f"{tool or call_id or ''} {summary}".lstrip()
+        step = record.get("step")
+        self.steps.append(
+            StepLine(
+                line,
+                start,
+                end,
+                step if type(step) is int and step > 0 else 0,
+                self.shared.setdefault(kind, kind),
+                session,
+                self._share(record.get("agent")),
+                _optional_text(record.get("time")),
+                summary,
+                call_id,
+                tool,
+                agent_id,
+            )
+        )
+
+    def _link(
+        self, kind: str, session: str, record: dict[str, Any]
+    ) -> tuple[str | None, str | None, str | None]:
+        """(call id, tool, subagent id) of a call, a result or a subagent; a result is paired
+        with the earliest unanswered call of its id in its session."""
+        call_id = _optional_text(record.get("call_id"))
+        position = len(self.steps)
+        if kind == "subagent":
+            return call_id, None, self._share(record.get("agent_id"))
+        tool = self._share(record.get("name")) if kind == "tool_call" else None
+        if call_id is None:
+            return None, tool, None
+        key = (session, call_id)
+        if kind == "tool_call":
+            self.calls[key] = self.waiting[key] = position
+            return call_id, tool, None
+        call = self.waiting.pop(key, None)
+        if call is None:
+            return call_id, None, None
+        self.pairs[call] = position
+        self.pairs[position] = call
+        return call_id, self.steps[call].tool, None
+
+    def _share(self, value: Any) -> str | None:
+        return self.shared.setdefault(value, value) if isinstance(value, str) else None
+
+
+_LINKED_KINDS = frozenset({"tool_call", "tool_result", "subagent"})
+
+
+def _json_object(line: str) -> dict[str, Any] | None:
+    """The JSON object on a line, or None (a blank line, not JSON, not an object)."""
+    if not line or line.isspace():
+        return None
+    try:
+        record = from_json(line)
+    except (ValueError, TypeError):  # TypeError: a lone surrogate in the text
+        return None
+    return record if isinstance(record, dict) else None
+
+
+# --- one-line summaries, from the JSON of a line ----------------------------------------------
+
+
+def _session_start_summary(record: dict[str, Any]) -> str:
+    words = [record.get("harness"), record.get("harness_version"), record.get("model")]
+    return " ".join(word for word in words if isinstance(word, str) and word)
+
+
+def _text_summary(key: str) -> Callable[[dict[str, Any]], str]:
+    return lambda record: _head(_text(record.get(key)))
+
+
+def _tool_call_summary(record: dict[str, Any]) -> str:
+    name = _text(record.get("name"))
+    arguments = record.get("input")
+    gist = _input_gist(arguments) if isinstance(arguments, dict) else ""
+    if not gist or gist == name or gist.startswith(f"{name} "):
+        return gist or name  # a command that starts with the tool's name says it already
+    return f"{name} {gist}"
+
+
+def _input_gist(arguments: dict[str, Any]) -> str:
+    for key in _SALIENT_INPUT_KEYS:
+        value = arguments.get(key)
+        if isinstance(value, str) and value.strip():
+            return _head(value)
+        if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+            return _head(" ".join(value[:20]))
+    first = next((value for value in arguments.values() if isinstance(value, str)), "")
+    return _head(first)
+
+
+def _tool_result_summary(record: dict[str, Any]) -> str:
+    state = "error" if record.get("ok") is False else "ok"
+    output = _text(record.get("output"))
+    if not output:
+        return f"{state} · no output"
+    lines = output.count("\n") + (0 if output.endswith("\n") else 1)
+    return f"{state} · {lines:,} line" + ("" if lines == 1 else "s")
+
+
+def _file_change_summary(record: dict[str, Any]) -> str:
+    operation = _text(record.get("operation"))
+    path = _text(record.get("path"))
+    counts = f"+{_count(record.get('added')):,} {MINUS}{_count(record.get('removed')):,}"
+    old_path = record.get("old_path")
+    moved = f" (from {old_path})" if isinstance(old_path, str) and old_path else ""
+    shown = "" if operation == "modify" else f"{operation} "
+    return f"{shown}{path}{moved} {counts}"
+
+
+def _usage_summary(record: dict[str, Any]) -> str:
+    cached = _count(record.get("cache_read_tokens")) + _count(record.get("cache_write_tokens"))
+    cache = f" (+{cached:,} cache)" if cached else ""
+    text = f"{_count(record.get('input_tokens')):,} in{cache} / "
+    text += f"{_count(record.get('output_tokens')):,} out"
+    cost = record.get("cost_usd")
+    if isinstance(cost, int | float) and not isinstance(cost, bool):
+        text += f" · ${cost:.4f}"
+    return text
+
+
+def _subagent_summary(record: dict[str, Any]) -> str:
+    description = _text(record.get("description"))
+    agent_id = _text(record.get("agent_id"))
+    return f"{agent_id}: {_head(description)}" if description else agent_id
+
+
+def _commit_summary(record: dict[str, Any]) -> str:
+    sha = _text(record.get("sha"))[:10]
+    message = _head(_text(record.get("message")))
+    return f"{sha} {message}" if sha else message
+
+
+def _error_summary(record: dict[str, Any]) -> str:
+    message = _head(_text(record.get("message")))
+    return f"interrupted: {message}" if record.get("interrupt") is True else message
+
+
+def _note_summary(record: dict[str, Any]) -> str:
+    return f"[{_text(record.get('entry_kind'))}] {_head(_text(record.get('text')))}"
+
+
+def _raw_summary(record: dict[str, Any]) -> str:
+    return _head(_text(record.get("reason"))) or "kept as recorded"
+
+
+_SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "session_start": _session_start_summary,
+    "user_message": _text_summary("text"),
+    "agent_message": _text_summary("text"),
+    "reasoning": _text_summary("text"),
+    "tool_call": _tool_call_summary,
+    "tool_result": _tool_result_summary,
+    "file_change": _file_change_summary,
+    "usage": _usage_summary,
+    "compaction": _text_summary("summary"),
+    "subagent": _subagent_summary,
+    "commit": _commit_summary,
+    "error": _error_summary,
+    "note": _note_summary,
+    "session_end": _text_summary("reason"),
+    "raw": _raw_summary,
+}
+
+
+# --- the outline ------------------------------------------------------------------------------
+
+
+class _OutlineBuilder:
+    """Sessions in order of their first step; in each, the steps before its first request,
+    then one node a turn (from each request of the user to the main agent); a subagent's
+    steps under the subagent, and the subagent under the call that started it."""
+
+    def __init__(self, index: TrajectoryIndex) -> None:
+        self.index = index
+        self.roots: list[OutlineNode] = []
+        self.sessions: dict[str, OutlineNode] = {}
+        self.turns: dict[str, OutlineNode] = {}
+        self.turn_counts: dict[str, int] = {}
+        self.agents: dict[tuple[str, str], OutlineNode] = {}
+        self.calls: dict[tuple[str, str], OutlineNode] = {}
+
+    def build(self) -> list[OutlineNode]:
+        for entry in self.index.steps:
+            self._place(entry)
+        for root in self.roots:
+            _span(root)
+        return self.roots
+
+    def _place(self, entry: StepLine) -> None:
+        session = self._session(entry)
+        if entry.kind == "session_start" and session.step is None:
+            _name_session(session, entry)
+        elif entry.kind == "user_message" and entry.agent is None:
+            self._start_turn(session, entry)
+        elif entry.kind == "subagent" and self._starts_subagent(entry):
+            self._subagent(entry)
+        else:
+            node = _leaf(entry)
+            self._container(entry).children.append(node)
+            if entry.kind == "tool_call" and entry.call_id is not None:
+                self.calls[entry.session, entry.call_id] = node
+
+    def _session(self, entry: StepLine) -> OutlineNode:
+        node = self.sessions.get(entry.session)
+        if node is None:
+            name = entry.session or "session"
+            node = OutlineNode(name, entry.session, "session", entry.line, entry.line, entry.line)
+            self.sessions[entry.session] = node
+            self.roots.append(node)
+        return node
+
+    def _start_turn(self, session: OutlineNode, entry: StepLine) -> None:
+        number = self.turn_counts.get(entry.session, 0) + 1
+        self.turn_counts[entry.session] = number
+        name = _first_words(entry.summary, TURN_NAME_CHARS) or f"Turn {number}"
+        turn = OutlineNode(name, f"turn {number}", "turn", entry.line, entry.line, entry.line)
+        turn.step = entry.step
+        session.children.append(turn)
+        self.turns[entry.session] = turn
+
+    def _container(self, entry: StepLine) -> OutlineNode:
+        """Where a step of `entry.agent` goes: its subagent, else the session's turn."""
+        if entry.agent is not None:
+            return self._agent(entry.session, entry.agent, entry)
+        return self.turns.get(entry.session) or self.sessions[entry.session]
+
+    def _agent(self, session: str, agent: str, entry: StepLine) -> OutlineNode:
+        """The node of a subagent, made where its first step is when no `subagent` step
+        started it before."""
+        node = self.agents.get((session, agent))
+        if node is None:
+            node = OutlineNode(agent, "subagent", "subagent", entry.line, entry.line, entry.line)
+            self.agents[session, agent] = node
+            parent = self.turns.get(session) or self.sessions[session]
+            parent.children.append(node)
+        return node
+
+    def _starts_subagent(self, entry: StepLine) -> bool:
+        """Whether a `subagent` step is the first to start its subagent (a later one for the
+        same subagent is a step like any other)."""
+        if entry.agent_id is None:
+            return False
+        node = self.agents.get((entry.session, entry.agent_id))
+        return node is None or node.step is None
+
+    def _subagent(self, entry: StepLine) -> None:
+        assert entry.agent_id is not None
+        key = (entry.session, entry.agent_id)
+        node = self.agents.get(key)
+        if node is None:
+            node = OutlineNode("", "", "subagent", entry.line, entry.line, entry.line)
+            self.agents[key] = node
+            call = self.calls.get((entry.session, entry.call_id or ""))
+            parent = call if call is not None else self._container(entry)
+            parent.children.append(node)
+        node.name = entry.summary or entry.agent_id
+        node.detail = f"subagent · step {entry.step}"
+        node.line = entry.line
+        node.step = entry.step
+
+
+def _leaf(entry: StepLine) -> OutlineNode:
+    line = entry.line
+    return OutlineNode(
+        _title(entry), entry.time or "", entry.kind, line, line, line, entry.step, []
+    )
+
+
+def _name_session(node: OutlineNode, entry: StepLine) -> None:
+    parts = [entry.summary, entry.time or ""]
+    node.name = " · ".join(part for part in parts if part) or node.name
+    node.line = entry.line
+    node.step = entry.step
+
+
+def _span(node: OutlineNode) -> None:
+    """Stretch each node over its children (a leaf spans its own line already)."""
+    first = last = node.line
+    for child in node.children:
+        if child.children:
+            _span(child)
+        first = min(first, child.first_line)
+        last = max(last, child.last_line)
+    node.first_line, node.last_line = first, last
+
+
+# --- file targets -----------------------------------------------------------------------------
+
+
+def changed_lines(diff: str) -> list[int]:
+    """For each hunk of an anchored unified diff, the first line it changes in the file after
+    the change (1-based): its first added line, else where it removed lines."""
+    found: list[int] = []
+    start = current = 0
+    pending = False
+    for line in diff.split("\n"):
+        header = _HUNK_HEADER.match(line)
+        if header is not None:
+            if pending:
+                found.append(max(start, 1))
+            start = current = int(header.group(1))
+            pending = True
+        elif not pending or line.startswith("\\"):
+            continue
+        elif line.startswith(("+", "-")):
+            found.append(max(current, 1))
+            pending = False
+        else:
+            current += 1
+    if pending:
+        found.append(max(start, 1))
+    return found
+
+
+# --- hovers -----------------------------------------------------------------------------------
+
+
+def _hover_heading(entry: StepLine) -> str:
+    parts = [f"**Step {entry.step} · {_plain(entry.kind)}**"]
+    if entry.agent is not None:
+        parts.append(f"subagent {_code(entry.agent)}")
+    if entry.time:
+        parts.append(_plain(entry.time))
+    return " · ".join(parts)
+
+
+def _session_start(event: SessionStart) -> list[str]:
+    facts = [
+        ("Session", _code(event.session)),
+        ("Harness", _plain(" ".join(filter(None, [event.harness, event.harness_version])))),
+        ("Model", _plain(event.model)),
+        ("Title", _plain(event.title)),
+        ("Directory", _code(event.cwd)),
+        ("Branch", _code(event.branch)),
+        ("Commit", _code(event.commit)),
+    ]
+    return [f"- {name}: {value}" for name, value in facts if value]
+
+
+def _user_message(event: UserMessage) -> list[str]:
+    return _prose(event.text)
+
+
+def _agent_message(event: AgentMessage) -> list[str]:
+    model = [f"_{_plain(event.model)}_", ""] if event.model else []
+    return [*model, *_prose(event.text)]
+
+
+def _reasoning(event: Reasoning) -> list[str]:
+    return _prose(event.text)
+
+
+def _tool_call(event: ToolCall) -> list[str]:
+    title = f"Tool {_code(event.name)} · call {_code(event.call_id)}"
+    return [title, "", *_arguments(event.input)]
+
+
+def _tool_result(event: ToolResult) -> list[str]:
+    outcome = "ok" if event.ok else "error"
+    title = f"Result of call {_code(event.call_id)} · {outcome}"
+    return [title, "", *_output(event.output)]
+
+
+def _file_change(event: FileChange) -> list[str]:
+    counts = f"+{event.added:,} {MINUS}{event.removed:,}"
+    moved = f" (from {_code(event.old_path)})" if event.old_path else ""
+    lines = [f"{_plain(event.operation)} {_code(event.path)}{moved} {counts}", ""]
+    if not event.anchored and "\n@@ " in event.diff:
+        lines += ["_The hunks' line numbers are not the file's: only the text is known._", ""]
+    if event.diff.strip():
+        lines += _verbatim(event.diff, "diff", DIFF_LINES, DIFF_CHARS)
+    else:
+        lines.append("_No diff was recorded._")
+    if event.content is not None:
+        size = f"{len(event.content):,} characters"
+        lines += ["", f"_The whole file after the change was recorded ({size})._"]
+    return lines
+
+
+def _usage(event: Usage) -> list[str]:
+    whole = event.input_tokens + event.cache_read_tokens + event.cache_write_tokens
+    rows = [
+        ("Model", _plain(event.model)),
+        ("Input (uncached)", f"{event.input_tokens:,}"),
+        ("Cache read", f"{event.cache_read_tokens:,}"),
+        ("Cache write", f"{event.cache_write_tokens:,}"),
+        ("Whole input", f"{whole:,}"),
+        ("Output", f"{event.output_tokens:,}"),
+        ("Cost", _cost(event)),
+    ]
+    return [f"- {name}: {value}" for name, value in rows if value]
+
+
+def _cost(event: Usage) -> str:
+    if event.cost_usd is None:
+        return ""
+    basis = f" ({event.cost_basis})" if event.cost_basis else ""
+    return f"${event.cost_usd:.4f}{basis}"
+
+
+def _compaction(event: Compaction) -> list[str]:
+    if not event.summary.strip():
+        return ["_The harness kept the summary opaque._"]
+    return ["Summary of the conversation so far:", "", *_prose(event.summary)]
+
+
+def _subagent(event: Subagent) -> list[str]:
+    lines = [f"Subagent {_code(event.agent_id)}"]
+    if event.description:
+        lines += ["", *_prose(event.description)]
+    return lines
+
+
+def _commit(event: Commit) -> list[str]:
+    sha = f" {_code(event.sha)}" if event.sha else ""
+    return [f"Commit{sha}", "", *_prose(event.message)]
+
+
+def _error(event: Error) -> list[str]:
+    title = "The user interrupted the agent." if event.interrupt else "The harness reported:"
+    return [title, "", *_prose(event.message)]
+
+
+def _note(event: Note) -> list[str]:
+    author = f" by {_plain(event.author)}" if event.author else ""
+    title = f"Note {_code(event.entry_id)} · {_plain(event.entry_kind)}{author}"
+    return [title, "", *_prose(event.text)]
+
+
+def _session_end(event: SessionEnd) -> list[str]:
+    return [f"Reason: {_plain(event.reason)}" if event.reason else "_No reason was recorded._"]
+
+
+def _raw(event: RawEvent) -> list[str]:
+    reason = f"Kept as recorded: {_plain(event.reason)}" if event.reason else "Kept as recorded."
+    return [reason, "", *_json_block(event.record)]
+
+
+def _generic(event: EventBase) -> list[str]:
+    fields = event.model_dump(
+        mode="json", exclude={"kind", "step", "session", "agent", "time", "source"}
+    )
+    return _json_block(fields)
+
+
+def _not_an_event(problem: str, record: dict[str, Any] | None) -> list[str]:
+    lines = [f"_Not an event of this format:_ {_code(problem)}"]
+    if record is not None:
+        known = ("kind", "step", "session", "agent", "time", "source")
+        rest = {key: value for key, value in record.items() if key not in known}
+        lines += ["", *_json_block(rest)]
+    return lines
+
+
+_DETAILS: dict[type[EventBase], Callable[[Any], list[str]]] = {
+    SessionStart: _session_start,
+    UserMessage: _user_message,
+    AgentMessage: _agent_message,
+    Reasoning: _reasoning,
+    Usage: _usage,
+    Compaction: _compaction,
+    Commit: _commit,
+    Error: _error,
+    Note: _note,
+    SessionEnd: _session_end,
+    RawEvent: _raw,
+}
+
+
+# --- Markdown that holds whatever the content is ------------------------------------------------
+
+
+def _arguments(arguments: Mapping[str, Any]) -> list[str]:
+    if not arguments:
+        return ["_No arguments._"]
+    return _json_block(dict(arguments), INPUT_LINES, INPUT_CHARS)
+
+
+def _output(output: str) -> list[str]:
+    if not output.strip():
+        return ["_No output._"]
+    return _verbatim(output, "text", OUTPUT_LINES, OUTPUT_CHARS)
+
+
+def _json_block(
+    value: Any, max_lines: int = INPUT_LINES, max_chars: int = INPUT_CHARS
+) -> list[str]:
+    text = json.dumps(_clip(value), ensure_ascii=False, indent=2, default=str)
+    return _verbatim(text, "json", max_lines, max_chars)
+
+
+def _clip(value: Any) -> Any:
+    """A JSON value with each long string cut, so a huge argument costs little to show."""
+    if isinstance(value, str):
+        return value if len(value) <= VALUE_CHARS else value[:VALUE_CHARS] + "…"
+    if isinstance(value, dict):
+        return {key: _clip(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_clip(item) for item in value]
+    return value
+
+
+def _verbatim(body: str, info: str, max_lines: int, max_chars: int) -> list[str]:
+    """A fenced block of `body` cut to the limits, its fence longer than any backtick run
+    inside, and a note of what was cut."""
+    shown, note = _cut(body, max_lines, max_chars)
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(shown)), default=0)
+    fence = "`" * max(3, longest + 1)
+    lines = [fence + info, shown, fence]
+    return [*lines, "", f"_{note}_"] if note else lines
+
+
+def _prose(text: str) -> list[str]:
+    """Markdown written by a person or a model, cut to the limits, with a code fence it
+    leaves open closed (so it cannot swallow what follows)."""
+    if not text.strip():
+        return ["_Empty._"]
+    shown, note = _cut(text, PROSE_LINES, PROSE_CHARS)
+    lines = shown.split("\n")
+    opened = _open_fence(lines)
+    if opened:
+        lines.append(opened)
+    return [*lines, "", f"_{note}_"] if note else lines
+
+
+def _open_fence(lines: list[str]) -> str:
+    """The fence a closing line needs when `lines` leave a code block open, else ""."""
+    fence = ""
+    for line in lines:
+        match = _FENCE_LINE.match(line)
+        if match is None:
+            continue
+        run, rest = match.group(1), match.group(2)
+        if not fence:
+            if not (run[0] == "`" and "`" in rest):
+                fence = run
+        elif run[0] == fence[0] and len(run) >= len(fence) and not rest.strip():
+            fence = ""
+    return fence
+
+
+def _cut(text: str, max_lines: int, max_chars: int) -> tuple[str, str | None]:
+    """The start of `text` within both limits, and a note when some of it is left out."""
+    body = text[:-1] if text.endswith("\n") else text
+    pieces = body[:max_chars].split("\n")
+    shown = "\n".join(pieces[:max_lines])
+    if len(shown) == len(body):
+        return shown, None
+    if len(pieces) > max_lines:
+        total = body.count("\n") + 1
+        return shown, f"… {max_lines:,} of {total:,} lines shown"
+    return shown, f"… {len(shown):,} of {len(body):,} characters shown"
+
+
+def _code(text: str | None) -> str:
+    """A one-line code span holding `text` whatever backticks it contains."""
+    if not text:
+        return ""
+    one = " ".join(text[: SUMMARY_CHARS * 4].split("\n"))
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(one)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if one.startswith("`") or one.endswith("`") or not one.strip() else ""
+    return f"{ticks}{pad}{one}{pad}{ticks}"
+
+
+def _plain(text: str | None) -> str:
+    """Text on one line, the characters Markdown would act on escaped."""
+    if not text:
+        return ""
+    return _INLINE_SPECIAL.sub(r"\\\1", " ".join(text[: SUMMARY_CHARS * 4].split()))
+
+
+# --- narration.md ------------------------------------------------------------------------------
+
+
+def narration_steps(text: str) -> dict[int, int]:
+    """The 0-based line of each step's anchor (`<a id="step-N"></a>`) in a narration.md.
+    A call and its result share the call's line; anchor-like text inside code blocks is
+    content, not an anchor."""
+    return NarrationIndex(text).steps
+
+
+class NarrationIndex:
+    """Both ways between a narration.md's lines and the steps it narrates."""
+
+    def __init__(self, text: str) -> None:
+        # step -> the line of its first anchor
+        self.steps: dict[int, int] = {}
+        self._starts: list[int] = []
+        self._owners: list[int | None] = []
+        for line, step in _narration_marks(text):
+            if step is not None:
+                self.steps.setdefault(step, line)
+            if self._starts and self._starts[-1] == line:
+                continue  # a second anchor on a line (a call's result): the line is the call's
+            self._starts.append(line)
+            self._owners.append(step)
+
+    def line_of(self, step: int) -> int | None:
+        return self.steps.get(step)
+
+    def step_at(self, line: int) -> int | None:
+        """The step a line belongs to: the nearest anchor above it (or on it), unless a
+        section or turn heading comes between them."""
+        position = bisect.bisect_right(self._starts, line) - 1
+        return self._owners[position] if position >= 0 else None
+
+
+def _narration_marks(text: str) -> Iterator[tuple[int, int | None]]:
+    """(line, step) of each anchor in order, and (line, None) of each section or turn
+    heading, which ends the step above it."""
+    fence = ""
+    number = counted = 0
+    for start, quote_end in _mark_lines(text):
+        number += text.count("\n", counted, start)
+        counted = start
+        end = text.find("\n", start)
+        inner = text[quote_end : end if end >= 0 else len(text)]
+        if fence:
+            fence = _still_open(fence, inner)
+            continue
+        opening = _FENCE_LINE.match(inner)
+        if opening is not None and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            fence = opening.group(1)
+        elif inner.startswith("<a id="):
+            anchors = _ANCHORS.match(inner)
+            for step in _ANCHOR_STEP.findall(anchors.group() if anchors else ""):
+                yield number, int(step)
+        elif quote_end == start and _SECTION_HEADING.match(inner):
+            yield number, None
+
+
+def _mark_lines(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end of the quote marks) of each line that may open or close a code block,
+    hold anchors or be a heading: the only lines worth a look."""
+    first = _MARK_LINE.match(text)
+    if first is not None:
+        yield 0, first.end("quote")
+    for match in _NEXT_MARK_LINE.finditer(text):
+        yield match.start() + 1, match.end("quote")
+
+
+def _still_open(fence: str, line: str) -> str:
+    """The open fence after `line`: "" when the line closes it."""
+    closing = _FENCE_LINE.match(line)
+    if closing is None:
+        return fence
+    run, rest = closing.group(1), closing.group(2)
+    closes = run[0] == fence[0] and len(run) >= len(fence) and not rest.strip()
+    return "" if closes else fence
+
+
+# --- small helpers -----------------------------------------------------------------------------
+
+
+def _head(text: str) -> str:
+    """The start of a text on one line, cut a little past what a summary shows."""
+    return " ".join(text[: SUMMARY_CHARS * 2].split())
+
+
+def _fit(text: str, width: int) -> str:
+    """A summary cut to `width` (the summaries are one line already but for stray breaks)."""
+    if "\n" in text or "\r" in text:
+        text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+def _first_words(text: str, width: int) -> str:
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > width // 2 else cut).rstrip() + "…"
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _optional_text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

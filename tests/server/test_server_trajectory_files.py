@@ -1,0 +1,210 @@
+"""A trajectory's files in the editor: lenses and hovers per step, the outline, go to
+definition from a file change, schema problems as diagnostics, workspace symbols; with the
+VS Code and Neovim 0.11 client capabilities, on real repositories."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsp_harness import CLIENTS, SERVER, diagnostics, eventually, open_file, start, uri
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+from samples import sample
+
+from stet_lsp.core.targets import resolve_target
+from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.store import working_folder
+
+CLAUDE = "claude-code/entireio-cli__37_995ebed6e4_0_full.jsonl"
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS)
+async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await start(lsp_client, request.param)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def session_writing(root: Path, tmp_path: Path) -> Path:
+    """A short Claude Code session in `root`: a request, a Write creating src/retry.py."""
+    path = f"{root}/src/retry.py"
+    content = "def retry(call):\n    return call()\n"
+    base = {
+        "sessionId": "6a1e0c2d-3b4f-4a5e-8d9c-0b1a2c3d4e5f",
+        "cwd": str(root),
+        "version": "2.1.12",
+    }
+    records: list[dict[str, Any]] = [
+        {"type": "user", "message": {"role": "user", "content": "Add a retry helper."}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": "msg_1",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "Write",
+                        "input": {"file_path": path, "content": content},
+                    }
+                ],
+                "usage": {"input_tokens": 10, "output_tokens": 5},
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_1", "content": "File created"}
+                ],
+            },
+            "toolUseResult": {
+                "type": "create",
+                "filePath": path,
+                "content": content,
+                "structuredPatch": [],
+            },
+        },
+        {
+            "type": "assistant",
+            "message": {
+                "id": "msg_2",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "Added retry()."}],
+            },
+        },
+    ]
+    source = tmp_path / "session.jsonl"
+    source.write_text(
+        "".join(
+            json.dumps({**base, **r, "uuid": f"u{n}", "timestamp": f"2026-01-01T10:00:0{n}Z"})
+            + "\n"
+            for n, r in enumerate(records)
+        )
+    )
+    return source
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+async def lenses(client: LanguageClient, document: str) -> list[types.CodeLens]:
+    return await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=document))
+    )
+
+
+async def test_events_show_a_lens_and_a_hover_per_step_and_an_outline(
+    client: LanguageClient, root: Path
+) -> None:
+    import_transcript(resolve_target(root), sample(CLAUDE))
+    events = working_folder(resolve_target(root)).path / "events.jsonl"
+    records = lines_of(events)
+    document = open_file(client, events, "json")
+
+    found = await eventually(lambda: lenses(client, document), timeout=10)
+    assert len(found) == len(records)
+    assert found[0].command is not None and found[0].command.title.startswith("1 · session_start")
+    call = next(n for n, r in enumerate(records) if r["kind"] == "tool_call")
+    assert found[call].range.start.line == call
+    assert (
+        f"{records[call]['step']} · tool_call {records[call]['name']}" in found[call].command.title
+    )
+
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            position=types.Position(line=call, character=0),
+        )
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    result = next(
+        r
+        for r in records
+        if r["kind"] == "tool_result" and r["call_id"] == records[call]["call_id"]
+    )
+    assert records[call]["name"] in hover.contents.value
+    assert (
+        result["output"].splitlines()[0][:30] in hover.contents.value
+    )  # the call shows its result
+
+    outline = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=document))
+    )
+    assert outline and isinstance(outline[0], types.DocumentSymbol)
+    [session] = outline
+    assert "claude-code" in session.name + (session.detail or "")
+    assert session.children and session.range.end.line >= len(records) - 2
+
+
+async def test_definition_goes_from_a_file_change_to_the_file(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    (root / "src" / "retry.py").write_text("def retry(call):\n    return call()\n")
+    import_transcript(resolve_target(root), session_writing(root, tmp_path))
+    folder = working_folder(resolve_target(root))
+    records = lines_of(folder.path / "events.jsonl")
+    change = next(n for n, r in enumerate(records) if r["kind"] == "file_change")
+    assert records[change]["path"] == "src/retry.py"
+    document = open_file(client, folder.path / "events.jsonl", "json")
+    await eventually(lambda: lenses(client, document), timeout=10)
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            position=types.Position(line=change, character=2),
+        )
+    )
+    assert isinstance(found, list) and [(f.uri, f.range.start.line) for f in found] == [
+        (uri(root / "src" / "retry.py"), 0)
+    ]
+
+    narration = folder.path / "narration.md"
+    narrated = open_file(client, narration, "markdown")
+    text = narration.read_text().split("\n")
+    anchor = next(
+        n for n, line in enumerate(text) if f'id="step-{records[change]["step"]}"' in line
+    )
+    narration_lenses = await eventually(lambda: lenses(client, narrated), timeout=10)
+    assert anchor in [lens.range.start.line for lens in narration_lenses]
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=narrated),
+            position=types.Position(line=anchor + 1, character=0),
+        )
+    )
+    assert hover is not None and "src/retry.py" in str(hover.contents)
+
+    symbols = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="retry.py"))
+    assert symbols and any("file_change" in s.name for s in symbols)
+
+
+async def test_schema_problems_are_diagnostics_and_the_server_goes_on(
+    client: LanguageClient, root: Path
+) -> None:
+    folder = root / ".stet" / "trajectories" / "t1"
+    folder.mkdir(parents=True)
+    events = folder / "events.jsonl"
+    events.write_text(
+        '{"kind":"user_message","step":1,"session":"s","source":{"file":"a","line":1},"text":"hi"}\n'
+        "not json at all\n"
+        '{"kind":"user_message","step":7,"session":"s","source":{"file":"a","line":2},"text":"x"}\n'
+    )
+    document = open_file(client, events, "json")
+
+    async def problems() -> Any:
+        found = await diagnostics(client, document)
+        return [d for d in found if d.code == "trajectory-schema"]
+
+    found = await eventually(problems, timeout=10)
+    assert sorted(d.range.start.line for d in found) == [1, 2]
+    assert all(d.source == "stet" for d in found)
+    assert len(await lenses(client, document)) == 2
