@@ -143,6 +143,9 @@ def test_configured_environment_names_in_every_syntax() -> None:
         ("/home/dave", "~"),
         ("/srv/home/x stays", "/srv/home/x stays"),
         ("/Users/Shared/x stays", "/Users/Shared/x stays"),
+        ("--- a//home/erin/p/x.py\n+++ b//home/erin/p/x.py", "--- a/~/p/x.py\n+++ b/~/p/x.py"),
+        ('"--- a//Users/fay/x\\n+++ b//Users/fay/x"', '"--- a/~/x\\n+++ b/~/x"'),
+        ("data//home/x/y stays", "data//home/x/y stays"),
     ],
 )
 def test_home_paths_become_tilde(text: str, expected: str) -> None:

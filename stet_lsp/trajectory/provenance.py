@@ -1,0 +1,1220 @@
+"""Provenance: which step of which trajectory wrote a line of a file as it is now.
+
+A trajectory knows where its file changes left their lines (export_agent_trace's
+`line_attribution`: the lines each anchored change wrote, placed in each file after all the
+trajectory's changes). Since then people edited the files, committed, renamed them, and the
+editor's buffer may hold unsaved text. So a trajectory's lines are not looked up by number:
+each file's lines after the trajectory form a *reference* (the texts of the attributed lines
+at their positions; the file's other lines where the text after the last change is known,
+from a recorded content or from one with anchored diffs applied after it; placeholders that
+pair with nothing where it is not), and the reference is aligned with the current text. A
+line the alignment pairs with an attributed line keeps that line's step; a line edited since
+no longer equals its reference line and is not attributed; lines inserted or removed above
+only move the pairs.
+
+The alignment (`align`) pairs equal lines in order: the common head and tail first, then
+lines that stand once on each side (patience), then, in the stretches between those, the
+same again with uniqueness counted in the stretch, and an exact longest common subsequence
+for a small stretch with nothing unique. Where a stretch has the same length on both sides
+and every known reference line equals the current line at its place, the lines pair by
+position (the unknown lines in between are taken as unchanged). An ordered alignment loses
+a block moved past more lines than it holds; such attributed lines are paired afterwards
+when a distinctive line of them (`MOVABLE_TEXT`) stands once among the unpaired lines on
+both sides, together with the equal lines around it.
+
+Paths: a change's path is taken as the repository-relative path it was recorded as. A path
+that stayed absolute (or `~/...`) names a file of the session's working folder as the
+harness recorded it (a session recorded on another machine, or before the repository moved):
+relative to the session's `cwd`, recorded the same way, it is a repository path; any other
+absolute path is outside the repository and left out.
+
+Renames since the run: a path a trajectory changed that is no longer in the work tree is
+followed through git, commit by commit along HEAD's first parents, then from HEAD to the
+index and from the index to the work tree (untracked files included), with libgit2's rename
+detection in each step. The walk goes back past both marks it has: meta.json's
+`base_commit` (HEAD when the trajectory was first imported, which may be after the run and
+after a rename) and the trajectory's start (less `CLOCK_SLACK`: the transcript's clock and
+the commits' may disagree), and never past `RENAME_WALK_LIMIT` commits. Walking every
+commit, not diffing one commit against HEAD, also follows a file the trajectory created
+(absent from the base) and renamed later. Nothing is followed for a file that is still
+where the trajectory left it.
+
+Several trajectories may have written the same line (a later run rewrote it with the same
+text): the newest step wins, by the change's time, then working before committed, then
+step number.
+
+Nothing here imports pygls or lsprotocol: the language server and the command line use it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import posixpath
+import re
+import threading
+from bisect import bisect_left, bisect_right
+from collections import Counter, OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import open_regular, read_regular
+from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
+from stet_lsp.trajectory.export_agent_trace import LeftOut, line_attribution, parse_hunks
+from stet_lsp.trajectory.store import EVENTS, META, Folder, folders
+
+if TYPE_CHECKING:
+    import pygit2
+    from pygit2.enums import DiffFind
+
+PLACEHOLDER = -1
+"""A reference line whose text is unknown: it pairs with no current line."""
+ABSENT = -2
+"""A current line whose text no reference line has."""
+RENAME_WALK_LIMIT = 2000
+"""The most commits followed for renames."""
+CLOCK_SLACK = 86_400
+"""Seconds of disagreement allowed between a transcript's clock and commit times."""
+SMALL_STRETCH = 4096
+"""The largest stretch (known reference lines x current lines) solved exactly."""
+MOVABLE_TEXT = 12
+"""The fewest characters (spaces aside) of a line that is followed when moved."""
+CACHE_SIZE = 32
+"""Results kept per Provenance, by (path, text): an editor asks again for the same text."""
+
+_NEEDED_KINDS = frozenset(
+    {"session_start", "agent_message", "reasoning", "tool_call", "file_change"}
+)
+_OPERATIONS = frozenset({"create", "modify", "delete", "rename"})
+_NO_SOURCE = SourceRef(file="", line=1)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+# -- what callers get ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepDetail:
+    """What a hover on an attributed line shows: the change (its step, path, tool call and
+    diff) and the agent's message or reasoning that led to it (the agent's last one before
+    the change's tool call)."""
+
+    trajectory: str
+    step: int
+    path: str
+    operation: str
+    diff: str
+    call_id: str | None
+    time: str | None
+    session: str
+    agent: str | None
+    message: str | None
+    message_step: int | None
+    message_kind: str | None
+
+
+class LineProvenance(NamedTuple):
+    """A line of the current text (0-based) that a trajectory step wrote; `path` is the
+    repository path the step wrote it to (the file may have been renamed since). A named
+    tuple: a file may have thousands, made on each new text."""
+
+    line: int
+    trajectory: str
+    step: int
+    path: str
+
+
+@dataclass(frozen=True)
+class ProvenanceHunk:
+    """Consecutive current lines (0-based, inclusive) written by one step: one code lens."""
+
+    first_line: int
+    last_line: int
+    trajectory: str
+    step: int
+    path: str
+
+
+@dataclass(frozen=True)
+class Unattributed:
+    """A change whose lines could not be placed (an unanchored diff: search and replace text
+    without line numbers), or earlier lines such a change may have moved."""
+
+    trajectory: str
+    path: str
+    step: int
+    reason: str
+    lines: int
+
+
+def grouped(lines: Iterable[LineProvenance]) -> list[ProvenanceHunk]:
+    """Consecutive lines of one step grouped, in line order."""
+    ordered = sorted(lines, key=lambda item: item.line)
+    return _runs((item.line, (item.trajectory, item.step, item.path)) for item in ordered)
+
+
+Origin = tuple[str, int, str]
+"""Who wrote a line: (trajectory, step, path written)."""
+
+
+def _single_runs(
+    trajectory: str, path: str, lines: list[int], steps: list[int]
+) -> list[ProvenanceHunk]:
+    """The runs of one trajectory's claims (lines in order, and their steps)."""
+    found: list[ProvenanceHunk] = []
+    first = last = -2
+    current = 0
+    for line, step in zip(lines, steps, strict=True):
+        if line == last + 1 and step == current:
+            last = line
+            continue
+        if current:
+            found.append(ProvenanceHunk(first, last, trajectory, current, path))
+        first = last = line
+        current = step
+    if current:
+        found.append(ProvenanceHunk(first, last, trajectory, current, path))
+    return found
+
+
+def _runs(claims: Iterable[tuple[int, Origin]]) -> list[ProvenanceHunk]:
+    """Hunks of claims in line order: a run of consecutive lines with one origin each."""
+    found: list[ProvenanceHunk] = []
+    first = last = -2
+    origin: Origin | None = None
+    for line, claim in claims:
+        if line == last + 1 and claim == origin:
+            last = line
+            continue
+        if origin is not None:
+            found.append(ProvenanceHunk(first, last, *origin))
+        first = last = line
+        origin = claim
+    if origin is not None:
+        found.append(ProvenanceHunk(first, last, *origin))
+    return found
+
+
+# -- one trajectory --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileLines:
+    """One file's lines after the trajectory, as the reference to align with its current
+    text: an id per line (`PLACEHOLDER` when the text is unknown), the step that wrote each
+    line (0: not the trajectory's), and the ids of the known texts. `open_end`: the file's
+    length is unknown (no recorded content), so lines past the reference are unknown too.
+    `movable`: the ids of texts distinctive enough to be followed when moved."""
+
+    path: str
+    reference: tuple[int, ...]
+    steps: tuple[int, ...]
+    ids: dict[str, int]
+    open_end: bool
+    movable: frozenset[int]
+
+    def current_ids(self, lines: Sequence[str]) -> list[int]:
+        get = self.ids.get
+        return [get(line, ABSENT) for line in lines]
+
+    def claims(self, lines: Sequence[str]) -> tuple[list[int], list[int]]:
+        """The current lines (in order) paired with lines the trajectory wrote, and the step
+        that wrote each, as two lists."""
+        current = self.current_ids(lines)
+        reference: Sequence[int] = self.reference
+        if self.open_end and len(current) > len(reference):
+            reference = self.reference + (PLACEHOLDER,) * (len(current) - len(reference))
+        steps = self.steps
+        paired = align(reference, current)
+        if _pair_moved(reference, current, paired, self.movable, steps):
+            claimed = sorted(
+                (line, step)
+                for step, line in zip(steps, paired, strict=False)
+                if line >= 0 and step
+            )
+            return [line for line, _ in claimed], [step for _, step in claimed]
+        found_lines: list[int] = []  # two lists of ints, no tuple a line (see align)
+        found_steps: list[int] = []
+        for step, line in zip(steps, paired, strict=False):
+            if line >= 0 and step:
+                found_lines.append(line)
+                found_steps.append(step)
+        return found_lines, found_steps
+
+
+@dataclass
+class TrajectoryLines:
+    """What provenance needs of one trajectory, computed once from its events: each file's
+    reference lines, each file change's detail, and the changes that could not be placed."""
+
+    id: str
+    working: bool
+    base_commit: str | None
+    started: str | None
+    folder: str = ""
+    files: dict[str, FileLines] = field(default_factory=dict)
+    steps: dict[int, StepDetail] = field(default_factory=dict)
+    unattributed: list[Unattributed] = field(default_factory=list)
+    order: dict[int, tuple[float, int, int]] = field(default_factory=dict)
+
+    def paths(self) -> set[str]:
+        """Every repository path the trajectory's changes placed or left out lines of."""
+        return set(self.files) | {item.path for item in self.unattributed}
+
+    @classmethod
+    def read(cls, folder: Folder) -> TrajectoryLines:
+        """A trajectory folder's lines (StetError when meta.json or events.jsonl is missing
+        or meta.json is not JSON)."""
+        meta = _read_json(folder, META)
+        stream = open_regular(folder.path / EVENTS, folder.root)
+        if stream is None:
+            raise StetError(f"{folder.relative / EVENTS}: no such file")
+        try:
+            # Read as bytes, line by line (only "\n" ends a line): most lines are skipped
+            # by their kind without being decoded or parsed, and the file is never whole in
+            # memory.
+            with stream:
+                trajectory = cls.from_lines(folder.id, meta, stream, working=folder.working)
+        except OSError as error:
+            raise StetError(f"{folder.relative / EVENTS}: {error.strerror or error}") from None
+        trajectory.folder = str(folder.relative)
+        return trajectory
+
+    @classmethod
+    def from_lines(
+        cls,
+        trajectory_id: str,
+        meta: dict[str, Any],
+        lines: Iterable[str] | Iterable[bytes],
+        *,
+        working: bool,
+    ) -> TrajectoryLines:
+        """From events.jsonl's lines: only the kinds provenance reads are parsed (a line's
+        kind is read from its head, as event_json writes it, before any JSON is parsed)."""
+        return cls.from_records(trajectory_id, meta, _records(lines), working=working)
+
+    @classmethod
+    def from_events(
+        cls, trajectory_id: str, meta: dict[str, Any], events: Iterable[EventBase], *, working: bool
+    ) -> TrajectoryLines:
+        records = (event.model_dump(mode="json") for event in events)
+        return cls.from_records(trajectory_id, meta, records, working=working)
+
+    @classmethod
+    def from_records(
+        cls,
+        trajectory_id: str,
+        meta: dict[str, Any],
+        records: Iterable[dict[str, Any]],
+        *,
+        working: bool,
+    ) -> TrajectoryLines:
+        base = meta.get("base_commit")
+        started = meta.get("started")
+        trajectory = cls(
+            id=trajectory_id,
+            working=working,
+            base_commit=base if isinstance(base, str) and base else None,
+            started=started if isinstance(started, str) else None,
+        )
+        reader = _EventReader(trajectory_id)
+        for position, record in enumerate(records, 1):
+            reader.read(record, position)
+        trajectory._place(reader, meta)
+        return trajectory
+
+    def _place(self, reader: _EventReader, meta: dict[str, Any]) -> None:
+        attribution = line_attribution(reader.changes)
+        self.steps = reader.details
+        self.unattributed = [_unattributed(self.id, item) for item in attribution.left_out]
+        for path, origins in attribution.files.items():
+            content = reader.content_lines(path)
+            self.files[path] = _file_lines(
+                path,
+                {n: o.step for n, o in origins.items()},
+                {n: o.text for n, o in origins.items()},
+                content,
+            )
+        ended = meta.get("ended")
+        fallback = _epoch(ended) if isinstance(ended, str) else None
+        rank = int(self.working)
+        for step, detail in self.steps.items():
+            moment = _epoch(detail.time) if detail.time else None
+            self.order[step] = (moment or fallback or 0.0, rank, step)
+
+
+def _file_lines(
+    path: str, steps: dict[int, int], texts: dict[int, str], content: list[str] | None
+) -> FileLines:
+    """The reference of one file: its recorded content where that agrees with every
+    attributed line, else the attributed lines and placeholders between them."""
+    if content is not None and all(
+        0 < number <= len(content) and content[number - 1] == text for number, text in texts.items()
+    ):
+        length, open_end = len(content), False
+    else:
+        content, length, open_end = None, max(texts, default=0), True
+    ids: dict[str, int] = {}
+    reference: list[int] = []
+    line_steps: list[int] = []
+    for number in range(1, length + 1):
+        text = content[number - 1] if content is not None else texts.get(number)
+        if text is None:
+            reference.append(PLACEHOLDER)
+        else:
+            reference.append(ids.setdefault(text, len(ids)))
+        line_steps.append(steps.get(number, 0))
+    movable = frozenset(
+        number for text, number in ids.items() if len(text) - text.count(" ") >= MOVABLE_TEXT
+    )
+    return FileLines(path, tuple(reference), tuple(line_steps), ids, open_end, movable)
+
+
+def _unattributed(trajectory: str, item: LeftOut) -> Unattributed:
+    return Unattributed(trajectory, item.path, item.step, item.reason, item.lines)
+
+
+class _EventReader:
+    """Reads a trajectory's events in order: each session's working folder, the agent's last
+    message at each tool call, and each file change (its path made repository-relative) with
+    its detail and the file's content after it, where that is known."""
+
+    def __init__(self, trajectory: str) -> None:
+        self.trajectory = trajectory
+        self.cwds: dict[str, str] = {}
+        self.last_message: dict[tuple[str, str | None], tuple[int, str, str]] = {}
+        self.at_call: dict[tuple[str, str], tuple[int, str, str]] = {}
+        self.changes: list[FileChange] = []
+        self.details: dict[int, StepDetail] = {}
+        # Split into lines only when a diff is applied to it or at the end: most recorded
+        # contents are replaced by the next change's.
+        self.contents: dict[str, str | list[str]] = {}
+
+    def read(self, record: dict[str, Any], position: int) -> None:
+        kind = record.get("kind")
+        session = _text(record.get("session")) or ""
+        agent = _text(record.get("agent"))
+        step = record.get("step")
+        step = step if isinstance(step, int) and step > 0 else position
+        if kind == "session_start":
+            cwd = _text(record.get("cwd"))
+            if cwd and session not in self.cwds:
+                self.cwds[session] = cwd
+        elif kind in ("agent_message", "reasoning"):
+            text = _text(record.get("text"))
+            if text:
+                self.last_message[(session, agent)] = (step, str(kind), text)
+        elif kind == "tool_call":
+            call_id = _text(record.get("call_id"))
+            message = self.last_message.get((session, agent))
+            if call_id and message:
+                self.at_call[(session, call_id)] = message
+        elif kind == "file_change":
+            self._change(record, step, session, agent)
+
+    def _change(self, record: dict[str, Any], step: int, session: str, agent: str | None) -> None:
+        cwd = self.cwds.get(session)
+        path = repository_path(_text(record.get("path")) or "", cwd)
+        operation = record.get("operation")
+        if path is None or operation not in _OPERATIONS:
+            return
+        old_path = repository_path(_text(record.get("old_path")) or "", cwd)
+        diff = _text(record.get("diff")) or ""
+        call_id = _text(record.get("call_id"))
+        # Validating these few fields is faster than pydantic's model_construct.
+        change = FileChange.model_validate(
+            {
+                "source": _NO_SOURCE,
+                "step": step,
+                "session": session,
+                "agent": agent,
+                "path": path,
+                "operation": operation,
+                "old_path": old_path,
+                "diff": diff,
+                "anchored": record.get("anchored") is True,
+            }
+        )
+        self.changes.append(change)
+        self._follow_content(change, _text(record.get("content")))
+        message = self.at_call.get((session, call_id)) if call_id else None
+        message = message or self.last_message.get((session, agent))
+        self.details[step] = StepDetail(
+            trajectory=self.trajectory,
+            step=step,
+            path=path,
+            operation=str(operation),
+            diff=diff,
+            call_id=call_id,
+            time=_text(record.get("time")),
+            session=session,
+            agent=agent,
+            message=message[2] if message else None,
+            message_step=message[0] if message else None,
+            message_kind=message[1] if message else None,
+        )
+
+    def _follow_content(self, change: FileChange, content: str | None) -> None:
+        """The file's whole text after the change: recorded, or the text before it with an
+        anchored diff applied; unknown otherwise."""
+        before = self.contents.pop(change.path, None)
+        if change.operation == "rename" and change.old_path:
+            before = self.contents.pop(change.old_path, None)
+        if change.operation == "delete":
+            return
+        after: str | list[str] | None = None
+        if content is not None:
+            after = content
+        elif change.operation == "create" and change.anchored:
+            after = _patched([], change.diff)
+        elif before is not None and change.anchored:
+            after = _patched(_lines(before), change.diff)
+        if after is not None:
+            self.contents[change.path] = after
+
+    def content_lines(self, path: str) -> list[str] | None:
+        content = self.contents.get(path)
+        return None if content is None else _lines(content)
+
+
+def _lines(content: str | list[str]) -> list[str]:
+    """A recorded content's lines, split as parse_hunks splits a diff's."""
+    return content.splitlines() if isinstance(content, str) else content
+
+
+def _patched(lines: list[str], diff: str) -> list[str] | None:
+    """`lines` with an anchored diff applied, or None when its context does not agree."""
+    result: list[str] = []
+    index = 0
+    for hunk in sorted(parse_hunks(diff), key=lambda hunk: hunk.old_first):
+        start = hunk.old_first - 1
+        if start < index or start > len(lines):
+            return None
+        result.extend(lines[index:start])
+        index = start
+        for op, text in hunk.lines:
+            if op == "+":
+                result.append(text)
+                continue
+            if index >= len(lines) or lines[index] != text:
+                return None
+            if op == " ":
+                result.append(text)
+            index += 1
+    result.extend(lines[index:])
+    return result
+
+
+def repository_path(path: str, cwd: str | None) -> str | None:
+    """A change's path as a path in the repository, or None when it names a file outside.
+    A relative path is one already (as the import wrote it); an absolute or `~/` path is one
+    when it lies under the session's recorded working folder."""
+    if not path or "\0" in path:
+        return None
+    if _is_absolute(path):
+        if not cwd or not _is_absolute(cwd):
+            return None
+        folder = posixpath.normpath(cwd)
+        if not path.startswith(folder.rstrip("/") + "/"):
+            return None
+        path = path[len(folder.rstrip("/")) + 1 :]
+    normal = posixpath.normpath(path)
+    if normal in (".", "..") or normal.startswith("../") or _is_absolute(normal):
+        return None
+    return normal
+
+
+def _is_absolute(path: str) -> bool:
+    return path.startswith("/") or path == "~" or path.startswith("~/")
+
+
+def _records(lines: Iterable[str] | Iterable[bytes]) -> Iterator[dict[str, Any]]:
+    """The events.jsonl lines of the kinds provenance reads, parsed; a line of another kind
+    (told by its head, as event_json writes it) or that is not JSON gives an empty record
+    (validation reports bad lines; provenance keeps going)."""
+    for line in lines:
+        if not line.strip():
+            continue
+        if _skipped_kind(line):
+            yield {}  # keeps the positions of events without a step
+            continue
+        yield _parsed(line)
+
+
+def _parsed(line: str | bytes) -> dict[str, Any]:
+    try:
+        record = json.loads(line)
+    except UnicodeDecodeError:
+        assert isinstance(line, bytes)
+        return _parsed(line.decode("utf-8", "replace"))
+    except ValueError:
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def _skipped_kind(line: str | bytes) -> bool:
+    head = line[:40] if isinstance(line, str) else line[:40].decode("utf-8", "replace")
+    if not head.startswith('{"kind":"'):
+        return False
+    end = head.find('"', 9)
+    return end > 0 and head[9:end] not in _NEEDED_KINDS
+
+
+def _read_json(folder: Folder, name: str) -> dict[str, Any]:
+    data = read_regular(folder.path / name, folder.root)
+    if data is None:
+        raise StetError(f"{folder.relative / name}: no such file")
+    try:
+        value = json.loads(data)
+    except ValueError as error:
+        raise StetError(f"{folder.relative / name}: not JSON ({error})") from None
+    if not isinstance(value, dict):
+        raise StetError(f"{folder.relative / name}: not a JSON object")
+    return value
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _epoch(value: str) -> float | None:
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+# -- alignment ------------------------------------------------------------------------------
+#
+# Pairs are kept as a list of ints (for each reference line, the current line it pairs with,
+# or -1) rather than as tuples: an editor aligns on every new text, and thousands of tuples
+# a call, some alive when the garbage collector runs, make its full collections frequent.
+
+
+def align(reference: Sequence[int], current: Sequence[int]) -> list[int]:
+    """For each reference line, the index of the current line it pairs with (-1: none).
+    Paired lines are equal and both sides' indices increase; ids below 0 never pair
+    (`PLACEHOLDER` in the reference, `ABSENT` in the current text)."""
+    ref, cur = list(reference), list(current)  # one type: slices of both compare equal
+    paired = [-1] * len(ref)
+    stack = [(0, len(ref), 0, len(cur))]
+    while stack:
+        stack.extend(_stretch(ref, cur, *stack.pop(), paired))
+    return paired
+
+
+Stretch = tuple[int, int, int, int]
+
+
+def _stretch(
+    ref: list[int], cur: list[int], rlo: int, rhi: int, clo: int, chi: int, paired: list[int]
+) -> list[Stretch]:
+    """Pairs what is certain in one stretch and returns the stretches left to align."""
+    head = _head_length(ref, cur, rlo, clo, min(rhi - rlo, chi - clo))
+    paired[rlo : rlo + head] = range(clo, clo + head)
+    rlo, clo = rlo + head, clo + head
+    tail = _tail_length(ref, cur, rhi, chi, min(rhi - rlo, chi - clo))
+    paired[rhi - tail : rhi] = range(chi - tail, chi)
+    rhi, chi = rhi - tail, chi - tail
+    if rlo >= rhi or clo >= chi:
+        return []
+    if rhi - rlo == 1 or chi - clo == 1:
+        _pair_single(ref, cur, (rlo, rhi, clo, chi), paired)
+        return []
+    if rhi - rlo == chi - clo and _same_places(ref, cur, rlo, rhi, clo):
+        _pair_in_place(ref, rlo, rhi, clo, paired)
+        return []
+    anchors = _unique_pairs(ref, cur, rlo, rhi, clo, chi)
+    if not anchors[0]:
+        known = sum(1 for i in range(rlo, rhi) if ref[i] >= 0)
+        if known == 0:
+            return []
+        if known * (chi - clo) <= SMALL_STRETCH:
+            _pair_common_subsequence(ref, cur, (rlo, rhi, clo, chi), paired)
+            return []
+        anchors = _rarest_pairs(ref, cur, rlo, rhi, clo, chi)
+        if not anchors[0]:
+            return []
+    return _between(ref, cur, anchors, (rlo, rhi, clo, chi), paired)
+
+
+def _head_length(ref: list[int], cur: list[int], rlo: int, clo: int, limit: int) -> int:
+    """How many lines from (rlo, clo) on are equal, found by comparing growing slices (in
+    C) rather than line by line."""
+    length, step = 0, 8
+    while length < limit:
+        size = min(step, limit - length)
+        if ref[rlo + length : rlo + length + size] == cur[clo + length : clo + length + size]:
+            length, step = length + size, step * 2
+        elif size == 1:
+            break
+        else:
+            step = size // 2
+    return length
+
+
+def _tail_length(ref: list[int], cur: list[int], rhi: int, chi: int, limit: int) -> int:
+    """How many lines before (rhi, chi) are equal."""
+    length, step = 0, 8
+    while length < limit:
+        size = min(step, limit - length)
+        if ref[rhi - length - size : rhi - length] == cur[chi - length - size : chi - length]:
+            length, step = length + size, step * 2
+        elif size == 1:
+            break
+        else:
+            step = size // 2
+    return length
+
+
+def _pair_single(ref: list[int], cur: list[int], stretch: Stretch, paired: list[int]) -> None:
+    """A stretch of one line on a side: it pairs with the first equal line of the other."""
+    rlo, rhi, clo, chi = stretch
+    if rhi - rlo == 1:
+        if ref[rlo] >= 0:
+            j = next((j for j in range(clo, chi) if cur[j] == ref[rlo]), -1)
+            paired[rlo] = j
+        return
+    i = next((i for i in range(rlo, rhi) if ref[i] == cur[clo]), -1)
+    if i >= 0:
+        paired[i] = clo
+
+
+def _same_places(ref: list[int], cur: list[int], rlo: int, rhi: int, clo: int) -> bool:
+    """Whether every known reference line of the stretch equals the current line at its
+    place (the stretch has the same length on both sides)."""
+    if ref[rlo:rhi] == cur[clo : clo + rhi - rlo]:
+        return True
+    shift = clo - rlo
+    return all(ref[i] < 0 or ref[i] == cur[i + shift] for i in range(rlo, rhi))
+
+
+def _pair_in_place(ref: list[int], rlo: int, rhi: int, clo: int, paired: list[int]) -> None:
+    paired[rlo:rhi] = range(clo, clo + rhi - rlo)
+    for i in range(rlo, rhi):
+        if ref[i] < 0:
+            paired[i] = -1
+
+
+Anchors = tuple[list[int], list[int]]
+"""Paired reference and current indices, both increasing, as two lists."""
+
+
+def _unique_pairs(
+    ref: list[int], cur: list[int], rlo: int, rhi: int, clo: int, chi: int
+) -> Anchors:
+    """Lines that stand once in each side of the stretch, paired, the longest run of pairs
+    in order on both sides (patience)."""
+    ref_part, cur_part = ref[rlo:rhi], cur[clo:chi]
+    ref_counts, cur_counts = Counter(ref_part), Counter(cur_part)
+    cur_place = {value: j for j, value in enumerate(cur_part, clo)}
+    ref_points = [
+        i
+        for i, value in enumerate(ref_part, rlo)
+        if value >= 0 and ref_counts[value] == 1 and cur_counts.get(value) == 1
+    ]
+    return _increasing(ref_points, [cur_place[ref[i]] for i in ref_points])
+
+
+def _rarest_pairs(
+    ref: list[int], cur: list[int], rlo: int, rhi: int, clo: int, chi: int
+) -> Anchors:
+    """A stretch where no line is unique: the least frequent common line's places, paired
+    in order, as anchors (the stretches between them become smaller)."""
+    ref_counts = Counter(value for value in ref[rlo:rhi] if value >= 0)
+    cur_counts = Counter(cur[clo:chi])
+    common = [value for value in ref_counts if value in cur_counts]
+    if not common:
+        return [], []
+    rarest = min(common, key=lambda value: (ref_counts[value] + cur_counts[value], value))
+    ref_points = [i for i in range(rlo, rhi) if ref[i] == rarest]
+    cur_points = [j for j in range(clo, chi) if cur[j] == rarest]
+    size = min(len(ref_points), len(cur_points))
+    return ref_points[:size], cur_points[:size]
+
+
+def _increasing(ref_points: list[int], cur_points: list[int]) -> Anchors:
+    """The longest run of pairs whose current indices increase too (the reference indices
+    already do)."""
+    if all(a < b for a, b in itertools.pairwise(cur_points)):
+        return ref_points, cur_points
+    tails: list[int] = []  # the current index ending the best run of each length
+    tail_at: list[int] = []  # the pair ending it
+    previous: list[int] = []
+    for number, j in enumerate(cur_points):
+        length = bisect_left(tails, j)
+        if length == len(tails):
+            tails.append(j)
+            tail_at.append(number)
+        else:
+            tails[length] = j
+            tail_at[length] = number
+        previous.append(tail_at[length - 1] if length else -1)
+    chosen: list[int] = []
+    number = tail_at[-1] if tail_at else -1
+    while number >= 0:
+        chosen.append(number)
+        number = previous[number]
+    chosen.reverse()
+    return [ref_points[n] for n in chosen], [cur_points[n] for n in chosen]
+
+
+def _between(
+    ref: list[int], cur: list[int], anchors: Anchors, stretch: Stretch, paired: list[int]
+) -> list[Stretch]:
+    """Pairs the anchors and returns the stretches between them that are left to align; one
+    of the same length on both sides whose known lines all stand at their places pairs at
+    once (most of them do)."""
+    rlo, rhi, clo, chi = stretch
+    left: list[Stretch] = []
+    ref_points, cur_points = anchors
+    for i, j in zip([*ref_points, rhi], [*cur_points, chi], strict=True):
+        if i < rhi:
+            paired[i] = j
+        if i > rlo and j > clo:
+            if i - rlo == j - clo and _same_places(ref, cur, rlo, i, clo):
+                _pair_in_place(ref, rlo, i, clo, paired)
+            else:
+                left.append((rlo, i, clo, j))
+        rlo, clo = i + 1, j + 1
+    return left
+
+
+def _pair_common_subsequence(
+    ref: list[int], cur: list[int], stretch: Stretch, paired: list[int]
+) -> None:
+    """The longest common subsequence of the known reference lines and the current lines of
+    a small stretch (dynamic programming)."""
+    rlo, rhi, clo, chi = stretch
+    rows = [i for i in range(rlo, rhi) if ref[i] >= 0]
+    columns = list(range(clo, chi))
+    width = len(columns) + 1
+    table = [0] * ((len(rows) + 1) * width)
+    for r in range(len(rows) - 1, -1, -1):
+        value = ref[rows[r]]
+        here, below = r * width, (r + 1) * width
+        for c in range(len(columns) - 1, -1, -1):
+            if cur[columns[c]] == value:
+                table[here + c] = table[below + c + 1] + 1
+            else:
+                table[here + c] = max(table[below + c], table[here + c + 1])
+    r = c = 0
+    while r < len(rows) and c < len(columns):
+        if cur[columns[c]] == ref[rows[r]]:
+            paired[rows[r]] = columns[c]
+            r, c = r + 1, c + 1
+        elif table[(r + 1) * width + c] >= table[r * width + c + 1]:
+            r += 1
+        else:
+            c += 1
+
+
+def _pair_moved(
+    ref: Sequence[int],
+    cur: Sequence[int],
+    paired: list[int],
+    movable: frozenset[int],
+    steps: Sequence[int],
+) -> bool:
+    """Pairs attributed lines that moved past others (the ordered alignment leaves them
+    out): an unpaired attributed line whose distinctive text stands once among the unpaired
+    lines on each side, then the equal unpaired lines around it (the rest of a moved
+    block). Whether any was paired."""
+    loose = [
+        i
+        for i, j in enumerate(paired)
+        if j < 0 and i < len(steps) and steps[i] and ref[i] in movable
+    ]
+    if not loose:
+        return False
+    moved = False
+    taken = set(paired)
+    free = [j for j in range(len(cur)) if j not in taken and cur[j] >= 0]
+    free_counts = Counter(cur[j] for j in free)
+    free_place = {cur[j]: j for j in free}
+    loose_counts = Counter(ref[i] for i in loose)
+    for i in loose:
+        value = ref[i]
+        if paired[i] >= 0 or loose_counts[value] != 1 or free_counts.get(value) != 1:
+            continue
+        j = free_place[value]
+        if j in taken:
+            continue
+        paired[i] = j
+        taken.add(j)
+        moved = True
+        for direction in (-1, 1):
+            _grow_moved(ref, cur, paired, taken, (i, j), direction)
+    return moved
+
+
+def _grow_moved(
+    ref: Sequence[int],
+    cur: Sequence[int],
+    paired: list[int],
+    taken: set[int],
+    start: tuple[int, int],
+    direction: int,
+) -> None:
+    i, j = start[0] + direction, start[1] + direction
+    while 0 <= i < len(ref) and 0 <= j < len(cur):
+        if paired[i] >= 0 or j in taken or ref[i] < 0 or ref[i] != cur[j]:
+            return
+        paired[i] = j
+        taken.add(j)
+        i, j = i + direction, j + direction
+
+
+def split_lines(text: str) -> list[str]:
+    """The text's lines as an editor numbers them (a line ends at \\n, \\r\\n or \\r)."""
+    if "\r" not in text:
+        return text.split("\n")
+    return _LINE_BREAK.split(text)
+
+
+# -- every trajectory of a repository --------------------------------------------------------
+
+FileStamp = tuple[int, int, int] | None
+Signature = tuple[tuple[tuple[str, FileStamp, FileStamp], ...], str | None, FileStamp]
+
+
+class Provenance:
+    """Every trajectory of a repository (committed ones and the working ones), ready to
+    attribute the lines of any file's current text. Load it once; `stale()` says when the
+    trajectories, HEAD or the index changed, and `load(root, previous)` then reads again only
+    the trajectories whose files changed."""
+
+    def __init__(
+        self,
+        root: Path,
+        trajectories: list[TrajectoryLines],
+        stamps: dict[str, tuple[FileStamp, FileStamp]],
+        signature: Signature,
+        problems: list[str],
+        commit_renames: dict[str, dict[str, str]] | None = None,
+    ) -> None:
+        self.root = root
+        self.trajectories = trajectories
+        self.problems = problems
+        self.signature = signature
+        self._stamps = stamps
+        # The renames each commit made (by commit id): a commit never changes, so they are
+        # handed from one load to the next.
+        self._commit_renames = {} if commit_renames is None else commit_renames
+        self._by_id = {trajectory.id: trajectory for trajectory in reversed(trajectories)}
+        index = _PathIndex.build(root, trajectories, self._commit_renames)
+        self._by_path = index.files
+        self._unattributed = index.unattributed
+        self._cache: OrderedDict[tuple[str, str], tuple[ProvenanceHunk, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def load(cls, root: Path, previous: Provenance | None = None) -> Provenance:
+        """Every trajectory under `root`; those whose events.jsonl and meta.json are as
+        `previous` read them are taken from it. A trajectory that cannot be read is named in
+        `problems` and the others are used."""
+        signature = repository_signature(root)
+        reusable: dict[str, tuple[tuple[FileStamp, FileStamp], TrajectoryLines]] = {}
+        if previous is not None and previous.root == root:
+            for trajectory in previous.trajectories:
+                key = trajectory.folder
+                reusable[key] = (previous._stamps[key], trajectory)
+        trajectories: list[TrajectoryLines] = []
+        stamps: dict[str, tuple[FileStamp, FileStamp]] = {}
+        problems: list[str] = []
+        for folder, stamp in _stamped_folders(root):
+            key = str(folder.relative)
+            known = reusable.get(key)
+            if known is not None and known[0] == stamp:
+                trajectory = known[1]
+            else:
+                try:
+                    trajectory = TrajectoryLines.read(folder)
+                except StetError as error:
+                    problems.append(str(error))
+                    continue
+            trajectories.append(trajectory)
+            stamps[key] = stamp
+        renames = previous._commit_renames if previous is not None else None
+        return cls(root, trajectories, stamps, signature, problems, renames)
+
+    def stale(self) -> bool:
+        """Whether a trajectory, HEAD or the index changed since this was loaded."""
+        return repository_signature(self.root) != self.signature
+
+    def paths(self) -> list[str]:
+        """The current paths of the files some trajectory wrote lines of (these may have
+        attributed lines; other files have none)."""
+        return sorted(self._by_path)
+
+    def step(self, trajectory: str, step: int) -> StepDetail | None:
+        """A file change's detail for a hover (None for a step that changed no file)."""
+        found = self._by_id.get(trajectory)
+        return found.steps.get(step) if found is not None else None
+
+    def unattributed(self, path: str) -> list[Unattributed]:
+        """The changes to the file now at `path` whose lines are not attributed, and why."""
+        return list(self._unattributed.get(path, []))
+
+    def hunks(self, path: str, text: str) -> list[ProvenanceHunk]:
+        """The runs of lines of `text` (the current text of the file at the repository path
+        `path`, saved or not) that one trajectory step wrote, in line order. Kept for the
+        last CACHE_SIZE texts: an editor asks again for a text it already asked for (lenses,
+        then hovers), and a few hunks cost the garbage collector less than every line."""
+        entries = self._by_path.get(path)
+        if not entries:
+            return []
+        key = (path, text)
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None:
+                self._cache.move_to_end(key)
+                return list(cached)
+        found = tuple(_hunks(entries, split_lines(text)))
+        with self._lock:
+            self._cache[key] = found
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return list(found)
+
+    def attribute(self, path: str, text: str) -> list[LineProvenance]:
+        """Each line of `text` that a trajectory step wrote, in line order. Lenses and hovers
+        are better served by `hunks` and `at`: thousands of lines are thousands of objects
+        made on each new text."""
+        return [
+            LineProvenance(line, hunk.trajectory, hunk.step, hunk.path)
+            for hunk in self.hunks(path, text)
+            for line in range(hunk.first_line, hunk.last_line + 1)
+        ]
+
+    def at(self, path: str, text: str, line: int) -> ProvenanceHunk | None:
+        """The hunk holding a line (0-based) of `text`, for a hover."""
+        found = self.hunks(path, text)
+        index = bisect_right([hunk.first_line for hunk in found], line) - 1
+        if index >= 0 and found[index].last_line >= line:
+            return found[index]
+        return None
+
+
+def _hunks(
+    entries: list[tuple[TrajectoryLines, FileLines]], lines: list[str]
+) -> list[ProvenanceHunk]:
+    """Each trajectory's pairs; a line several trajectories claim goes to the newest step."""
+    if len(entries) == 1:
+        trajectory, file = entries[0]
+        return _single_runs(trajectory.id, file.path, *file.claims(lines))
+    best: dict[int, tuple[tuple[float, int, int], Origin]] = {}
+    for trajectory, file in entries:
+        claimed_lines, claimed_steps = file.claims(lines)
+        for line, step in zip(claimed_lines, claimed_steps, strict=True):
+            order = trajectory.order.get(step, (0.0, int(trajectory.working), step))
+            known = best.get(line)
+            if known is None or order > known[0]:
+                best[line] = (order, (trajectory.id, step, file.path))
+    return _runs((line, claim) for line, (_, claim) in sorted(best.items()))
+
+
+def _stamped_folders(root: Path) -> list[tuple[Folder, tuple[FileStamp, FileStamp]]]:
+    return [
+        (folder, (_stamp(folder.path / EVENTS), _stamp(folder.path / META)))
+        for folder in folders(root)
+    ]
+
+
+def repository_signature(root: Path) -> Signature:
+    """What provenance depends on, cheaply: each trajectory folder's events.jsonl and
+    meta.json (modification time, size, inode), HEAD's commit and the index file."""
+    trajectories = tuple(
+        (str(folder.relative), *stamps) for folder, stamps in _stamped_folders(root)
+    )
+    head, index = _head_and_index(root)
+    return trajectories, head, index
+
+
+def _head_and_index(root: Path) -> tuple[str | None, FileStamp]:
+    import pygit2
+
+    from stet_lsp.core.targets import open_repository
+
+    try:
+        repository = open_repository(root)
+    except (StetError, pygit2.GitError):
+        return None, None
+    head = None if repository.head_is_unborn else str(repository.head.target)
+    return head, _stamp(Path(repository.path) / "index")
+
+
+def _stamp(path: Path) -> FileStamp:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size, status.st_ino
+
+
+# -- renames since the run -------------------------------------------------------------------
+
+
+@dataclass
+class _PathIndex:
+    """Each trajectory's attributed files and unattributed changes by the path the file has
+    now (renames since the run followed)."""
+
+    files: dict[str, list[tuple[TrajectoryLines, FileLines]]] = field(default_factory=dict)
+    unattributed: dict[str, list[Unattributed]] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls,
+        root: Path,
+        trajectories: list[TrajectoryLines],
+        commit_renames: dict[str, dict[str, str]],
+    ) -> _PathIndex:
+        moved = _moves(root, trajectories, commit_renames)
+        index = cls()
+        for number, trajectory in enumerate(trajectories):
+            for path, file in trajectory.files.items():
+                current = moved.get((number, path), path)
+                index.files.setdefault(current, []).append((trajectory, file))
+            for item in trajectory.unattributed:
+                current = moved.get((number, item.path), item.path)
+                index.unattributed.setdefault(current, []).append(item)
+        return index
+
+
+def _moves(
+    root: Path, trajectories: list[TrajectoryLines], commit_renames: dict[str, dict[str, str]]
+) -> dict[tuple[int, str], str]:
+    """(trajectory's place in the list, path) → the path now, for each path a trajectory
+    changed that is no longer in the work tree and that git saw renamed since."""
+    missing = [
+        (number, trajectory, path)
+        for number, trajectory in enumerate(trajectories)
+        for path in sorted(trajectory.paths())
+        if not (root / path).is_file()
+    ]
+    if not missing:
+        return {}
+    import pygit2
+
+    from stet_lsp.core.targets import open_repository
+
+    try:
+        repository = open_repository(root)
+    except (StetError, pygit2.GitError):
+        return {}
+    walks: dict[tuple[str | None, str | None], list[dict[str, str]]] = {}
+    moves: dict[tuple[int, str], str] = {}
+    for number, trajectory, path in missing:
+        key = (trajectory.base_commit, trajectory.started)
+        if key not in walks:
+            walks[key] = _rename_steps(repository, key, commit_renames)
+        current = path
+        for renames in walks[key]:
+            current = renames.get(current, current)
+        if current != path and (root / current).is_file():
+            moves[(number, path)] = current
+    return moves
+
+
+def _rename_steps(
+    repository: pygit2.Repository,
+    marks: tuple[str | None, str | None],
+    commit_renames: dict[str, dict[str, str]],
+) -> list[dict[str, str]]:
+    """The renames (old path → new path) of each commit since the trajectory's marks (base
+    commit, start), oldest first, then of the index against HEAD and of the work tree
+    against the index. Each commit's renames are kept in `commit_renames`."""
+    import pygit2
+    from pygit2.enums import DiffFind, DiffOption
+
+    steps = []
+    for commit in _commits_since(repository, *marks):
+        if commit.parents:
+            key = str(commit.id)
+            if key not in commit_renames:
+                diff = repository.diff(commit.parents[0], commit)
+                commit_renames[key] = _renames(diff, DiffFind.FIND_RENAMES)
+            steps.append(commit_renames[key])
+    try:
+        if not repository.head_is_unborn:
+            head = repository.head.peel(pygit2.Commit).tree
+            staged = repository.index.diff_to_tree(head)
+            steps.append(_renames(staged, DiffFind.FIND_RENAMES))
+        untracked = DiffOption.INCLUDE_UNTRACKED | DiffOption.RECURSE_UNTRACKED_DIRS
+        unstaged = repository.index.diff_to_workdir(untracked)
+        find = DiffFind.FIND_RENAMES | DiffFind.FIND_FOR_UNTRACKED
+        steps.append(_renames(unstaged, find))
+    except pygit2.GitError:
+        pass
+    return steps
+
+
+def _renames(diff: pygit2.Diff, find: DiffFind) -> dict[str, str]:
+    """Old path → new path of the renames in a diff."""
+    from pygit2.enums import DeltaStatus
+
+    diff.find_similar(find)
+    found = {}
+    for delta in diff.deltas:
+        if delta.status == DeltaStatus.RENAMED:
+            found[delta.old_file.path] = delta.new_file.path
+    return found
+
+
+def _commits_since(
+    repository: pygit2.Repository, base: str | None, started: str | None
+) -> list[pygit2.Commit]:
+    """HEAD's first-parent commits made after the earlier of the trajectory's base commit
+    and its start (less CLOCK_SLACK), oldest first, at most RENAME_WALK_LIMIT. A base commit
+    that is not an ancestor of HEAD, or not on its first-parent line (once the walk is past
+    its time), no longer holds the walk back; with neither mark the limit ends it."""
+    import pygit2
+
+    if repository.head_is_unborn:
+        return []
+    head = repository.head.peel(pygit2.Commit)
+    moment = _epoch(started) if started else None
+    start_mark = None if moment is None else moment - CLOCK_SLACK
+    base_commit = _ancestor_commit(repository, head, base)
+    pending_base = base_commit is not None
+    chain: list[pygit2.Commit] = []
+    commit: pygit2.Commit | None = head
+    while commit is not None and len(chain) < RENAME_WALK_LIMIT:
+        if base_commit is not None and pending_base:
+            pending_base = commit.id != base_commit.id and (
+                commit.commit_time >= base_commit.commit_time - CLOCK_SLACK
+            )
+        marked = base_commit is not None or start_mark is not None
+        before_start = start_mark is None or commit.commit_time < start_mark
+        if marked and not pending_base and before_start:
+            break
+        chain.append(commit)
+        commit = commit.parents[0] if commit.parents else None
+    chain.reverse()
+    return chain
+
+
+def _ancestor_commit(
+    repository: pygit2.Repository, head: pygit2.Commit, base: str | None
+) -> pygit2.Commit | None:
+    """The base commit when it is HEAD or one of its ancestors."""
+    import pygit2
+
+    if not base:
+        return None
+    try:
+        found = repository.revparse_single(base)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    if not isinstance(found, pygit2.Commit):
+        return None
+    if found.id == head.id or repository.descendant_of(head.id, found.id):
+        return found
+    return None

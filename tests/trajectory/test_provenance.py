@@ -1,0 +1,670 @@
+"""Provenance end to end, in real repositories: hand-written Claude Code (and Codex) transcripts
+imported into trajectories, then the lines of the files' current texts (saved, committed,
+renamed, or only in an editor's buffer) attributed to the steps that wrote them."""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import json
+import re
+import shutil
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from repos import commit_files
+from test_importing import SESSION_A, SESSION_B, START, Claude, codex_rollout
+
+from stet_lsp.core.targets import Target, resolve_target
+from stet_lsp.trajectory.events import FileChange
+from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.provenance import (
+    ABSENT,
+    PLACEHOLDER,
+    LineProvenance,
+    Provenance,
+    ProvenanceHunk,
+    TrajectoryLines,
+    align,
+    grouped,
+    repository_path,
+)
+from stet_lsp.trajectory.store import COMMITTED, working_folder
+
+APP = "".join(f"line {number}\n" for number in range(1, 21))  # the `repo` fixture's src/app.py
+NEW = "def greet(name):\n    return f'hello {name}'\n\n\nprint(greet('you'))\n"
+
+
+# -- transcripts ------------------------------------------------------------------------------
+
+
+def structured_patch(before: str, after: str) -> list[dict[str, Any]]:
+    """An Edit result's `structuredPatch`: the hunks of the change with their line numbers."""
+    hunks: list[dict[str, Any]] = []
+    diff = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=3)
+    for line in list(diff)[2:]:
+        header = re.match(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", line)
+        if header:
+            old_start, old_lines, new_start, new_lines = header.groups()
+            hunks.append(
+                {
+                    "oldStart": int(old_start),
+                    "oldLines": int(old_lines or 1),
+                    "newStart": int(new_start),
+                    "newLines": int(new_lines or 1),
+                    "lines": [],
+                }
+            )
+        else:
+            hunks[-1]["lines"].append(line)
+    return hunks
+
+
+def edit(
+    session: Claude,
+    call_id: str,
+    path: str,
+    before: str,
+    old: str,
+    new: str,
+    *,
+    anchored: bool = True,
+    original: bool = True,
+) -> str:
+    """An Edit call and its result; with `anchored` the result carries `originalFile` (unless
+    not `original`, as older versions wrote it) and `structuredPatch` as Claude Code writes
+    them, else there is no structured result (only the search and replace text is known).
+    Returns the file's text after the edit."""
+    after = before.replace(old, new, 1)
+    tool_input = {"file_path": path, "old_string": old, "new_string": new}
+    structured = {
+        "filePath": path,
+        "oldString": old,
+        "newString": new,
+        "originalFile": before,
+        "structuredPatch": structured_patch(before, after),
+        "userModified": False,
+        "replaceAll": False,
+    }
+    if not original:
+        del structured["originalFile"]
+    output = f"The file {path} has been updated successfully."
+    session.tool(call_id, "Edit", tool_input, output, structured if anchored else None)
+    return after
+
+
+def run_into(target: Target, session: Claude, tmp_path: Path) -> None:
+    name = f"{session.session[:8]}-{len(session.records)}.jsonl"
+    import_transcript(target, session.save(tmp_path / "transcripts" / name))
+
+
+def change_step(root: Path, call_id: str, target: Target | None = None) -> int:
+    """The step of the file change a tool call made."""
+    folder = working_folder(target or resolve_target(root))
+    changes = [e for e in folder.read_events() if isinstance(e, FileChange)]
+    (step,) = [change.step for change in changes if change.call_id == call_id]
+    return step
+
+
+def attributed(provenance: Provenance, path: str, text: str) -> dict[int, int]:
+    """Each attributed line (0-based) of the text and the step that wrote it."""
+    return {line.line: line.step for line in provenance.attribute(path, text)}
+
+
+def write(root: Path, path: str, text: str) -> None:
+    (root / path).parent.mkdir(parents=True, exist_ok=True)
+    (root / path).write_text(text, encoding="utf-8")
+
+
+def later_signature(days: int) -> pygit2.Signature:
+    """A signature dated after the transcripts' sessions (they ran in March 2026)."""
+    moment = START + timedelta(days=days)
+    return pygit2.Signature("Stet tests", "tests@stet.invalid", int(moment.timestamp()), 0)
+
+
+def commit_all(repo: pygit2.Repository, message: str, signature: pygit2.Signature) -> None:
+    """Commit the work tree as it is (additions, changes and removals)."""
+    repo.index.add_all()
+    repo.index.write()
+    tree = repo.index.write_tree()
+    repo.create_commit("HEAD", signature, signature, message, tree, [repo.head.target])
+
+
+def git_mv(repo: pygit2.Repository, old: str, new: str) -> None:
+    root = Path(repo.workdir)
+    (root / new).parent.mkdir(parents=True, exist_ok=True)
+    (root / old).rename(root / new)
+    repo.index.remove(old)
+    repo.index.add(new)
+    repo.index.write()
+
+
+@pytest.fixture
+def edited_app(root: Path, tmp_path: Path) -> str:
+    """A run that rewrote line 5 of src/app.py as two lines and created src/new.py; the work
+    tree holds both files as the run left them. Returns src/app.py's text."""
+    session = Claude(SESSION_A, root).user("Make line five two constants, and add a greeter")
+    session.say("Line five becomes two constants.")
+    app = edit(
+        session,
+        "toolu_e1",
+        f"{root}/src/app.py",
+        APP,
+        "line 5\n",
+        "FIVE_SECONDS = 5\nSIX_SECONDS = 6\n",
+    )
+    session.say("Now the greeter.")
+    session.write_file("toolu_w1", f"{root}/src/new.py", NEW)
+    session.say("Done.")
+    run_into(resolve_target(root), session, tmp_path)
+    write(root, "src/app.py", app)
+    write(root, "src/new.py", NEW)
+    return app
+
+
+# -- attribution after the run ----------------------------------------------------------------
+
+
+def test_lines_written_in_the_run_are_attributed(root: Path, edited_app: str) -> None:
+    provenance = Provenance.load(root)
+    assert provenance.problems == []
+    assert provenance.paths() == ["src/app.py", "src/new.py"]
+    edit_step, write_step = change_step(root, "toolu_e1"), change_step(root, "toolu_w1")
+    trajectory = resolve_target(root).key
+
+    lines = provenance.attribute("src/app.py", edited_app)
+    assert lines == [
+        LineProvenance(4, trajectory, edit_step, "src/app.py"),
+        LineProvenance(5, trajectory, edit_step, "src/app.py"),
+    ]
+    assert provenance.hunks("src/app.py", edited_app) == [
+        ProvenanceHunk(4, 5, trajectory, edit_step, "src/app.py")
+    ]
+    assert grouped(lines) == provenance.hunks("src/app.py", edited_app)
+    assert provenance.at("src/app.py", edited_app, 5) == ProvenanceHunk(
+        4, 5, trajectory, edit_step, "src/app.py"
+    )
+    assert provenance.at("src/app.py", edited_app, 6) is None
+
+    created = provenance.hunks("src/new.py", NEW)
+    assert created == [ProvenanceHunk(0, 4, trajectory, write_step, "src/new.py")]
+
+    detail = provenance.step(trajectory, edit_step)
+    assert detail is not None
+    assert (detail.path, detail.operation, detail.call_id) == ("src/app.py", "modify", "toolu_e1")
+    assert (detail.message, detail.message_kind) == (
+        "Line five becomes two constants.",
+        "agent_message",
+    )
+    assert detail.message_step is not None and detail.message_step < edit_step
+    assert "-line 5\n+FIVE_SECONDS = 5\n+SIX_SECONDS = 6\n" in detail.diff
+    greeter = provenance.step(trajectory, write_step)
+    assert greeter is not None and greeter.message == "Now the greeter."
+    assert greeter.operation == "create"
+    assert provenance.unattributed("src/app.py") == []
+
+
+def test_the_message_is_the_agents_last_before_the_tool_call(root: Path, tmp_path: Path) -> None:
+    """Two calls whose results come back together: each change gets the message that came
+    before its own call (reasoning counts), not one written after it."""
+
+    def write_call(call_id: str, name: str) -> dict[str, Any]:
+        content = f"{name.upper()} = 1\n"
+        tool_input = {"file_path": f"{root}/src/{name}.py", "content": content}
+        return {"type": "tool_use", "id": call_id, "name": "Write", "input": tool_input}
+
+    def result(call_id: str, name: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        path = f"{root}/src/{name}.py"
+        structured = {"type": "create", "filePath": path, "content": f"{name.upper()} = 1\n"}
+        output = f"File created successfully at: {path}"
+        return [{"tool_use_id": call_id, "type": "tool_result", "content": output}], structured
+
+    session = Claude(SESSION_A, root).user("Add two modules")
+    session.say("Writing a.")
+    session.assistant(write_call("toolu_a", "a"))
+    thinking = {"type": "thinking", "thinking": "b matters more.", "signature": "EqQBCkYIBxgC"}
+    session.assistant(thinking, write_call("toolu_b", "b"))
+    for call_id, name in (("toolu_a", "a"), ("toolu_b", "b")):
+        blocks, structured = result(call_id, name)
+        session.user(blocks, toolUseResult=structured)
+    session.say("Both written.")
+    run_into(resolve_target(root), session, tmp_path)
+    write(root, "src/a.py", "A = 1\n")
+    write(root, "src/b.py", "B = 1\n")
+
+    provenance = Provenance.load(root)
+    messages = {}
+    for name in ("a", "b"):
+        (line,) = provenance.attribute(f"src/{name}.py", f"{name.upper()} = 1\n")
+        detail = provenance.step(line.trajectory, line.step)
+        assert detail is not None
+        messages[name] = (detail.message, detail.message_kind)
+    assert messages == {
+        "a": ("Writing a.", "agent_message"),
+        "b": ("b matters more.", "reasoning"),
+    }
+
+
+def test_a_human_edit_on_an_attributed_line_drops_it(root: Path, edited_app: str) -> None:
+    provenance = Provenance.load(root)
+    step = change_step(root, "toolu_e1")
+    changed = edited_app.replace("SIX_SECONDS = 6\n", "SIX_SECONDS = 7  # a person changed this\n")
+    assert attributed(provenance, "src/app.py", changed) == {4: step}
+    # typed back as it was: the line is the run's again
+    assert attributed(provenance, "src/app.py", edited_app) == {4: step, 5: step}
+    # both lines rewritten: nothing is left of the run
+    rewritten = edited_app.replace("FIVE_SECONDS = 5\nSIX_SECONDS = 6\n", "five, six = 5, 6\n")
+    assert attributed(provenance, "src/app.py", rewritten) == {}
+
+
+def test_lines_inserted_or_removed_above_move_the_attribution(root: Path, edited_app: str) -> None:
+    provenance = Provenance.load(root)
+    step = change_step(root, "toolu_e1")
+    above = "import os\nimport sys\n\n" + edited_app
+    assert attributed(provenance, "src/app.py", above) == {7: step, 8: step}
+    fewer = edited_app.replace("line 1\nline 2\n", "")
+    assert attributed(provenance, "src/app.py", fewer) == {2: step, 3: step}
+    between = edited_app.replace("FIVE_SECONDS = 5\n", "FIVE_SECONDS = 5\n# a comment\n")
+    assert attributed(provenance, "src/app.py", between) == {4: step, 6: step}
+    # the two lines moved to the end, past more lines than they are: followed as a move
+    moved = (
+        edited_app.replace("FIVE_SECONDS = 5\nSIX_SECONDS = 6\n", "")
+        + "FIVE_SECONDS = 5\nSIX_SECONDS = 6\n"
+    )
+    assert attributed(provenance, "src/app.py", moved) == {19: step, 20: step}
+
+
+def test_lines_of_a_file_whose_text_was_never_recorded(root: Path, tmp_path: Path) -> None:
+    """An Edit recorded with its hunks only: the run's lines are known, the file's other
+    lines are not, and the attributed lines are still followed."""
+    session = Claude(SESSION_A, root).user("Name lines 8 and 15")
+    app = edit(
+        session,
+        "toolu_1",
+        f"{root}/src/app.py",
+        APP,
+        "line 8\n",
+        "EIGHTH_LINE = 8\n",
+        original=False,
+    )
+    app = edit(
+        session,
+        "toolu_2",
+        f"{root}/src/app.py",
+        app,
+        "line 15\n",
+        "FIFTEENTH = 15\n",
+        original=False,
+    )
+    run_into(resolve_target(root), session, tmp_path)
+    changes = [
+        e for e in working_folder(resolve_target(root)).read_events() if isinstance(e, FileChange)
+    ]
+    assert [(c.anchored, c.content) for c in changes] == [(True, None), (True, None)]
+    provenance = Provenance.load(root)
+    (file,) = provenance.trajectories[0].files.values()
+    assert file.open_end and PLACEHOLDER in file.reference
+    first, second = change_step(root, "toolu_1"), change_step(root, "toolu_2")
+    assert attributed(provenance, "src/app.py", app) == {7: first, 14: second}
+    edited = "# top\n" + app.replace("line 1\n", "").replace("line 10\n", "line 10\nmore\n")
+    assert attributed(provenance, "src/app.py", edited) == {7: first, 15: second}
+    assert attributed(provenance, "src/app.py", edited + "tail\n" * 50) == {7: first, 15: second}
+    assert attributed(provenance, "src/app.py", "".join(app.splitlines(True)[:10])) == {7: first}
+
+
+def test_edits_then_a_commit_then_more_edits_in_the_buffer(
+    root: Path, repo: pygit2.Repository, edited_app: str
+) -> None:
+    """Commits made since the run change nothing by themselves: the current text is what is
+    aligned. A buffer holds unsaved text."""
+    step = change_step(root, "toolu_e1")
+    commit_files(repo, {"src/app.py": edited_app, "src/new.py": NEW}, "the agent's work")
+    provenance = Provenance.load(root)
+    first = "# header\n" + edited_app.replace("line 10\n", "line ten\n")
+    commit_files(repo, {"src/app.py": first}, "a person's edits")
+    second = first.replace("line 2\n", "").replace("line 19\n", "line 19\nline 19b\n")
+    commit_files(repo, {"src/app.py": second}, "more edits")
+    assert attributed(provenance, "src/app.py", second) == {4: step, 5: step}
+    buffer = "#!/usr/bin/env python3\n" + second.replace(
+        "FIVE_SECONDS = 5\n", "FIVE_SECONDS = 5  # kept?\n"
+    )
+    assert attributed(provenance, "src/app.py", buffer) == {6: step}
+    assert attributed(provenance, "src/new.py", "# greeter\n" + NEW) == {
+        n: change_step(root, "toolu_w1") for n in range(1, 6)
+    }
+
+
+def test_reloading_reads_only_what_changed(
+    root: Path, repo: pygit2.Repository, edited_app: str, tmp_path: Path
+) -> None:
+    provenance = Provenance.load(root)
+    assert not provenance.stale()
+    commit_files(repo, {"src/app.py": edited_app}, "commit")
+    assert provenance.stale()  # HEAD moved: renames may have happened
+    again = Provenance.load(root, provenance)
+    assert not again.stale()
+    assert again.trajectories[0] is provenance.trajectories[0]  # not read again
+
+    session = Claude(SESSION_B, root, START + timedelta(hours=1)).user("One more file")
+    session.write_file("toolu_w2", f"{root}/src/more.py", "B = 2\n")
+    run_into(resolve_target(root), session, tmp_path)
+    assert again.stale()
+    third = Provenance.load(root, again)
+    assert third.trajectories[0] is not again.trajectories[0]
+    assert attributed(third, "src/more.py", "B = 2\n") == {0: change_step(root, "toolu_w2")}
+
+
+# -- renames ----------------------------------------------------------------------------------
+
+
+def test_a_file_renamed_since_is_found_under_its_new_path(
+    root: Path, repo: pygit2.Repository, edited_app: str
+) -> None:
+    commit_files(repo, {"src/app.py": edited_app, "src/new.py": NEW}, "the agent's work")
+    git_mv(repo, "src/new.py", "lib/greeting.py")
+    commit_all(repo, "move the greeter", later_signature(2))
+    provenance = Provenance.load(root)
+    assert provenance.paths() == ["lib/greeting.py", "src/app.py"]
+    (hunk,) = provenance.hunks("lib/greeting.py", NEW)
+    assert (hunk.first_line, hunk.last_line, hunk.path) == (0, 4, "src/new.py")
+    assert provenance.hunks("src/new.py", NEW) == []
+
+    # renamed again, staged only
+    git_mv(repo, "lib/greeting.py", "lib/hello.py")
+    assert provenance.stale()
+    provenance = Provenance.load(root, provenance)
+    assert [h.first_line for h in provenance.hunks("lib/hello.py", NEW)] == [0]
+
+    # and again in the work tree only (untracked)
+    (root / "lib/hello.py").rename(root / "lib/hi.py")
+    provenance = Provenance.load(root, provenance)
+    assert [h.first_line for h in provenance.hunks("lib/hi.py", NEW)] == [0]
+
+
+def test_a_rename_committed_before_the_import_is_followed(
+    root: Path, repo: pygit2.Repository, tmp_path: Path
+) -> None:
+    """The working trajectory's base commit is HEAD at its first import, here after the
+    rename: the walk goes back to the run's start."""
+    write(root, "src/new.py", NEW)
+    commit_all(repo, "the agent's work", later_signature(1))
+    git_mv(repo, "src/new.py", "src/greeter.py")
+    commit_all(repo, "rename", later_signature(2))
+    session = Claude(SESSION_A, root).user("Add a greeter")
+    session.write_file("toolu_w", f"{root}/src/new.py", NEW)
+    run_into(resolve_target(root), session, tmp_path)
+    provenance = Provenance.load(root)
+    assert provenance.paths() == ["src/greeter.py"]
+    assert attributed(provenance, "src/greeter.py", NEW) == dict.fromkeys(
+        range(5), change_step(root, "toolu_w")
+    )
+
+
+# -- paths ------------------------------------------------------------------------------------
+
+
+def test_a_session_recorded_on_another_machine(root: Path, tmp_path: Path) -> None:
+    """Recorded in /home/alice/proj (stored as ~/proj) and in /srv/build: paths under the
+    session's working folder are the repository's, others are left out."""
+    alice = Claude(SESSION_A, "/home/alice/proj").user("Edit app and notes")
+    alice.say("Editing.")
+    app = edit(alice, "toolu_a", "/home/alice/proj/src/app.py", APP, "line 3\n", "THREE = 3\n")
+    alice.write_file("toolu_n", "/home/alice/notes.md", "outside the project\n")
+    run_into(resolve_target(root), alice, tmp_path)
+    build = Claude(SESSION_B, "/srv/build", START + timedelta(hours=1)).user("Add a tool")
+    build.write_file("toolu_t", "/srv/build/tools/run.py", "run()\n")
+    run_into(resolve_target(root), build, tmp_path)
+    raw = (working_folder(resolve_target(root)).path / "events.jsonl").read_text()
+    assert '"path":"~/proj/src/app.py"' in raw and '"cwd":"~/proj"' in raw
+    write(root, "src/app.py", app)
+    write(root, "tools/run.py", "run()\n")
+
+    provenance = Provenance.load(root)
+    assert provenance.paths() == ["src/app.py", "tools/run.py"]
+    assert attributed(provenance, "src/app.py", app) == {2: change_step(root, "toolu_a")}
+    assert attributed(provenance, "tools/run.py", "run()\n") == {0: change_step(root, "toolu_t")}
+
+
+@pytest.mark.parametrize(
+    ("path", "cwd", "expected"),
+    [
+        ("src/a.py", None, "src/a.py"),
+        ("./src/../src/a.py", ".", "src/a.py"),
+        ("../outside.py", ".", None),
+        ("~/proj/src/a.py", "~/proj", "src/a.py"),
+        ("~/proj/src/a.py", "~/proj/", "src/a.py"),
+        ("~/project/a.py", "~/proj", None),
+        ("/other/root/src/a.py", "/other/root", "src/a.py"),
+        ("/other/root/src/a.py", ".", None),
+        ("/other/root/src/a.py", None, None),
+        ("/other/root", "/other/root", None),
+        ("", ".", None),
+    ],
+)
+def test_repository_paths(path: str, cwd: str | None, expected: str | None) -> None:
+    assert repository_path(path, cwd) == expected
+
+
+# -- several trajectories -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("second_is_newer", [True, False])
+def test_the_newest_step_wins_a_line_two_trajectories_wrote(
+    root: Path, tmp_path: Path, second_is_newer: bool
+) -> None:
+    """One run created src/both.py and its trajectory was committed; the file was removed
+    and another run created it again with the same first lines."""
+    older = resolve_target(root, "earlier-work")
+    first = Claude(SESSION_A, root).user("Create both.py")
+    first.write_file("toolu_1", f"{root}/src/both.py", "a = 1\nb = 2\nc = 3\n")
+    run_into(older, first, tmp_path)
+    first_step = change_step(root, "toolu_1", older)
+    committed = root / COMMITTED / "first-run"
+    committed.parent.mkdir(parents=True)
+    shutil.move(working_folder(older).path, committed)
+
+    moment = START + timedelta(days=1 if second_is_newer else -1)
+    second = Claude(SESSION_B, root, moment).user("Create both.py again")
+    second.write_file("toolu_2", f"{root}/src/both.py", "a = 1\nb = 2\nc = 3\nd = 4\n")
+    run_into(resolve_target(root), second, tmp_path)
+    second_step = change_step(root, "toolu_2")
+    text = "a = 1\nb = 2\nc = 3\nd = 4\n"
+    write(root, "src/both.py", text)
+
+    provenance = Provenance.load(root)
+    working = resolve_target(root).key
+    assert [trajectory.id for trajectory in provenance.trajectories] == ["first-run", working]
+    newest = (working, second_step) if second_is_newer else ("first-run", first_step)
+    claims = [(line.trajectory, line.step) for line in provenance.attribute("src/both.py", text)]
+    assert claims == [newest, newest, newest, (working, second_step)]
+    # a line only one run wrote as it is now is that run's, whichever is newer
+    changed = text.replace("d = 4\n", "d = 5\n")
+    claims = [(line.trajectory, line.step) for line in provenance.attribute("src/both.py", changed)]
+    assert claims == [newest, newest, newest]
+
+
+def test_a_repository_without_trajectories(root: Path) -> None:
+    provenance = Provenance.load(root)
+    assert (provenance.trajectories, provenance.problems, provenance.paths()) == ([], [], [])
+    assert provenance.attribute("src/app.py", APP) == []
+    assert not provenance.stale()
+
+
+def test_a_broken_trajectory_is_named_and_the_others_are_used(root: Path, edited_app: str) -> None:
+    broken = root / COMMITTED / "broken"
+    broken.mkdir(parents=True)
+    (broken / "meta.json").write_text("{not json")
+    (broken / "events.jsonl").write_text("")
+    provenance = Provenance.load(root)
+    assert len(provenance.problems) == 1 and "broken/meta.json" in provenance.problems[0]
+    assert attributed(provenance, "src/app.py", edited_app) == dict.fromkeys(
+        (4, 5), change_step(root, "toolu_e1")
+    )
+
+
+# -- what is not attributed -------------------------------------------------------------------
+
+
+def test_a_file_the_run_created_then_deleted_has_no_attribution(root: Path, tmp_path: Path) -> None:
+    """Codex's apply_patch adds a file, then deletes it; a person later writes a file of the
+    same name and text."""
+    patches = [
+        "*** Begin Patch\n*** Add File: src/gone.py\n+x = 1\n+y = 2\n*** End Patch",
+        "*** Begin Patch\n*** Delete File: src/gone.py\n*** End Patch",
+    ]
+    records = []
+    for number, patch in enumerate(patches):
+        call = f"call_{number}"
+        records += [
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "custom_tool_call",
+                    "name": "apply_patch",
+                    "input": patch,
+                    "call_id": call,
+                },
+            },
+            {
+                "type": "response_item",
+                "payload": {"type": "custom_tool_call_output", "call_id": call, "output": "Done"},
+            },
+        ]
+    source = tmp_path / "rollout-2026-03-01T09-00-00-gone.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in codex_rollout(root, records)))
+    import_transcript(resolve_target(root), source)
+    changes = [
+        e for e in working_folder(resolve_target(root)).read_events() if isinstance(e, FileChange)
+    ]
+    assert [(c.path, c.operation) for c in changes] == [
+        ("src/gone.py", "create"),
+        ("src/gone.py", "delete"),
+    ]
+    write(root, "src/gone.py", "x = 1\ny = 2\n")
+    provenance = Provenance.load(root)
+    assert provenance.paths() == []
+    assert provenance.attribute("src/gone.py", "x = 1\ny = 2\n") == []
+
+
+def test_unanchored_changes_give_no_attribution_and_say_so(root: Path, tmp_path: Path) -> None:
+    """An Edit known only by its search and replace text has no line numbers: its lines are
+    not placed, nor are the lines written before it that it may have moved."""
+    session = Claude(SESSION_A, root).user("Write and fix u.py")
+    session.write_file("toolu_w", f"{root}/src/u.py", "one\ntwo\nthree\n")
+    fixed = edit(
+        session,
+        "toolu_e",
+        f"{root}/src/u.py",
+        "one\ntwo\nthree\n",
+        "two\n",
+        "TWO\n",
+        anchored=False,
+    )
+    run_into(resolve_target(root), session, tmp_path)
+    write(root, "src/u.py", fixed)
+    provenance = Provenance.load(root)
+    assert provenance.attribute("src/u.py", fixed) == []
+    write_step, edit_step = change_step(root, "toolu_w"), change_step(root, "toolu_e")
+    reasons = [(item.step, item.reason) for item in provenance.unattributed("src/u.py")]
+    assert reasons == [
+        (edit_step, "unanchored"),
+        (write_step, f"moved by the unanchored change of step {edit_step}"),
+    ]
+    detail = provenance.step(resolve_target(root).key, edit_step)
+    assert detail is not None and "+TWO" in detail.diff  # the hover can still show the change
+
+
+# -- the alignment --------------------------------------------------------------------------------
+
+lines_of_few_texts = st.lists(st.integers(min_value=0, max_value=5), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    reference=lines_of_few_texts, current=lines_of_few_texts, unknown=st.sets(st.integers(0, 39))
+)
+def test_pairs_are_equal_lines_in_order(
+    reference: list[int], current: list[int], unknown: set[int]
+) -> None:
+    reference = [PLACEHOLDER if n in unknown else value for n, value in enumerate(reference)]
+    paired = align(reference, current)
+    assert len(paired) == len(reference)
+    pairs = [(i, j) for i, j in enumerate(paired) if j >= 0]
+    assert all(reference[i] == current[j] >= 0 for i, j in pairs)
+    assert all(a[1] < b[1] for a, b in itertools.pairwise(pairs))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    reference=lines_of_few_texts,
+    inserted=st.lists(st.tuples(st.integers(0, 40), st.integers(0, 9)), max_size=10),
+)
+def test_lines_inserted_anywhere_leave_every_line_paired(
+    reference: list[int], inserted: list[tuple[int, int]]
+) -> None:
+    current: list[int] = list(reference)
+    for place, value in inserted:
+        current.insert(min(place, len(current)), value)
+    paired = align(reference, current)
+    assert -1 not in paired
+    assert align(reference, reference) == list(range(len(reference)))
+
+
+def test_unknown_lines_pair_with_nothing() -> None:
+    assert align([PLACEHOLDER, 0, PLACEHOLDER], [ABSENT, 0, ABSENT]) == [-1, 1, -1]
+    assert align([0, 1], [ABSENT, ABSENT]) == [-1, -1]
+
+
+def test_a_trajectory_from_events_in_memory() -> None:
+    """TrajectoryLines reads the same from events as from events.jsonl."""
+    source = {"file": "s.jsonl", "line": 1}
+    change = FileChange(
+        step=2,
+        session="s",
+        source=source,
+        path="a.py",
+        operation="create",
+        diff="--- /dev/null\n+++ b/a.py\n@@ -0,0 +1,2 @@\n+x\n+y\n",
+        anchored=True,
+    )
+    trajectory = TrajectoryLines.from_events("t", {}, [change], working=True)
+    assert trajectory.files["a.py"].claims(["x", "y"]) == ([0, 1], [2, 2])
+    lines = [json.dumps(change.model_dump(mode="json") | {"kind": "file_change"})]
+    same = TrajectoryLines.from_lines("t", {}, lines, working=True)
+    assert same.files["a.py"].claims(["z", "x", "y"]) == ([1, 2], [2, 2])
+
+
+# -- a guard against slow alignment ---------------------------------------------------------------
+
+
+def test_a_large_file_is_attributed_quickly(root: Path, tmp_path: Path) -> None:
+    """A generous guard (not a benchmark): a 5,000-line file the run wrote, edited in 30
+    places since, is attributed in well under a second a text."""
+    body = "".join(
+        f"def function_{n}(value):\n    return value + {n}\n\n" if n % 3 else "\n"
+        for n in range(2200)
+    )
+    lines = body.splitlines(keepends=True)[:5000]
+    assert len(lines) == 5000
+    text = "".join(lines)
+    session = Claude(SESSION_A, root).user("Write the big module")
+    session.write_file("toolu_big", f"{root}/src/big.py", text)
+    run_into(resolve_target(root), session, tmp_path)
+    write(root, "src/big.py", text)
+    provenance = Provenance.load(root)
+    step = change_step(root, "toolu_big")
+    for round_number in range(5):
+        edited = list(lines)
+        for n in range(30):
+            place = (n * 167 + round_number * 31) % len(edited)
+            edited.insert(place, f"# note {round_number} {n}\n")
+        started = time.thread_time()
+        found = provenance.attribute("src/big.py", "".join(edited))
+        assert time.thread_time() - started < 1.0
+        assert len(found) == len(lines) and {line.step for line in found} == {step}
