@@ -10,7 +10,16 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from lsp_harness import CLIENTS, SERVER, diagnostics, eventually, open_file, start, uri
+from lsp_harness import (
+    CLIENTS,
+    SERVER,
+    diagnostics,
+    edit_range,
+    eventually,
+    open_file,
+    start,
+    uri,
+)
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from samples import sample
@@ -208,3 +217,133 @@ async def test_schema_problems_are_diagnostics_and_the_server_goes_on(
     assert sorted(d.range.start.line for d in found) == [1, 2]
     assert all(d.source == "stet" for d in found)
     assert len(await lenses(client, document)) == 2
+
+
+def edit_session(root: Path, tmp_path: Path) -> Path:
+    """A Claude Code session that edits line 3 of src/app.py (an anchored patch)."""
+    app = root / "src" / "app.py"
+    original = app.read_text()
+    lines = original.splitlines(keepends=True)
+    new_line = "value = compute_with_retry()  # the agent's\n"
+    after = "".join([*lines[:2], new_line, *lines[3:]])
+    path = str(app)
+    base = {
+        "sessionId": "7b2f1d3e-4c5a-4b6d-9e8f-1a2b3c4d5e6f",
+        "cwd": str(root),
+        "version": "2.1.12",
+    }
+    records: list[dict[str, Any]] = [
+        {"type": "user", "message": {"role": "user", "content": "Retry the computation."}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": "msg_1",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "Line 3 should retry: wrapping it in compute_with_retry.",
+                    },
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_9",
+                        "name": "Edit",
+                        "input": {
+                            "file_path": path,
+                            "old_string": lines[2],
+                            "new_string": new_line,
+                        },
+                    },
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_9", "content": "ok"}],
+            },
+            "toolUseResult": {
+                "filePath": path,
+                "oldString": lines[2],
+                "newString": new_line,
+                "originalFile": original,
+                "structuredPatch": [
+                    {
+                        "oldStart": 3,
+                        "oldLines": 1,
+                        "newStart": 3,
+                        "newLines": 1,
+                        "lines": ["-" + lines[2].rstrip("\n"), "+" + new_line.rstrip("\n")],
+                    }
+                ],
+            },
+        },
+    ]
+    app.write_text(after)
+    source = tmp_path / "edit.jsonl"
+    source.write_text(
+        "".join(
+            json.dumps({**base, **r, "uuid": f"e{n}", "timestamp": f"2026-01-02T10:00:0{n}Z"})
+            + "\n"
+            for n, r in enumerate(records)
+        )
+    )
+    return source
+
+
+async def test_a_line_the_agent_wrote_says_which_step_wrote_it_and_why(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    import_transcript(resolve_target(root), edit_session(root, tmp_path))
+    app = root / "src" / "app.py"
+    document = open_file(client, app)
+
+    async def provenance_lenses() -> list[types.CodeLens]:
+        found = await lenses(client, document)
+        return [lens for lens in found if lens.command and "agent: step" in lens.command.title]
+
+    [lens] = await eventually(provenance_lenses, timeout=15)
+    assert lens.range.start.line == 2
+    assert lens.command is not None and lens.command.command == "stet.trajectory.open"
+    step = lens.command.arguments[0]["step"]  # type: ignore[index]
+
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            position=types.Position(line=2, character=4),
+        )
+    )
+    assert hover is not None
+    text = str(hover.contents)
+    assert f"Written by step {step}" in text
+    assert "wrapping it in compute_with_retry" in text  # the message that led to it
+    assert "+value = compute_with_retry()" in text  # the step's diff
+
+    opened = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
+    )
+    narration = working_folder(resolve_target(root)).path / "narration.md"
+    assert opened["uri"] == uri(narration)
+    assert f'<a id="step-{step}"></a>' in narration.read_text().split("\n")[opened["line"]]
+
+    # The reviewer adds two lines above: the agent's line moves with them.
+    top = types.Position(line=0, character=0)
+    edit_range(client, document, types.Range(start=top, end=top), "# one\n# two\n")
+
+    async def moved() -> Any:
+        found = await provenance_lenses()
+        return found if [lens.range.start.line for lens in found] == [4] else None
+
+    await eventually(moved, timeout=10)
+    # and then rewrites the agent's line: it is theirs now.
+    line = types.Range(
+        start=types.Position(line=4, character=0), end=types.Position(line=4, character=5)
+    )
+    edit_range(client, document, line, "total")
+
+    async def gone() -> bool:
+        return not await provenance_lenses()
+
+    await eventually(gone, timeout=10)

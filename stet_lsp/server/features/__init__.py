@@ -19,6 +19,7 @@ def register_all(server: StetServer) -> None:
         gate_findings,
         language,
         margin_notes,
+        provenance,
         sheet_file,
         trajectories,
         trajectory_files,
@@ -32,6 +33,7 @@ def register_all(server: StetServer) -> None:
             sheet_file.SheetFile(server),
             gate_findings.GateFindings(server),
             trajectory_files.TrajectoryFiles(server),
+            provenance.ProvenanceFeature(server),
         ]
     )
     documents.register(server)

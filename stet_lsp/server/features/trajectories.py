@@ -79,18 +79,24 @@ def register(server: StetServer) -> None:
         session = await server.session_of(field(args, "uri", str, None))
         wanted = field(args, "id", str, None)
         which = field(args, "file", str, "narration")
+        step = field(args, "step", int, None)
         if which not in _FILES:
             raise JsonRpcInvalidParams(f'"file" is one of {", ".join(_FILES)}')
         target = await server.off_loop(session.target)
-        path = await server.off_loop(_trajectory_file, target, wanted, _FILES[which])
+        path, line = await server.off_loop(_trajectory_file, target, wanted, _FILES[which], step)
         uri = from_fs_path(str(path)) or ""
         shown = False
         if server.supports("window", "show_document", "support"):
+            position = types.Position(line=line, character=0)
             answer = await server.window_show_document_async(
-                types.ShowDocumentParams(uri=uri, take_focus=True)
+                types.ShowDocumentParams(
+                    uri=uri,
+                    take_focus=True,
+                    selection=types.Range(start=position, end=position) if step else None,
+                )
             )
             shown = bool(answer and answer.success)
-        return {"uri": uri, "shown": shown}
+        return {"uri": uri, "shown": shown, "line": line}
 
     async def mark(*arguments: Any) -> dict[str, Any]:
         from stet_lsp.trajectory.operations import document
@@ -120,15 +126,31 @@ def register(server: StetServer) -> None:
     server.command(LIST)(answering(list_))
 
 
-def _trajectory_file(target: Target, wanted: str | None, name: str) -> Path:
-    """A file of the trajectory `wanted` (an id or prefix), or of the target's working one."""
+def _trajectory_file(
+    target: Target, wanted: str | None, name: str, step: int | None
+) -> tuple[Path, int]:
+    """A file of the trajectory `wanted` (an id or prefix), or of the target's working one,
+    and the 0-based line where `step` shows in it (0 without a step)."""
+    from stet_lsp.trajectory.index import NarrationIndex, TrajectoryIndex
     from stet_lsp.trajectory.store import find_folder, working_folder
 
     folder = find_folder(target.root, wanted) if wanted else working_folder(target)
     path = folder.path / name
     if not path.is_file():
         raise StetError(f"{folder.relative / name}: no such file (stet trajectory import …)")
-    return path
+    if step is None or name == "meta.json":
+        return path, 0
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if name == "narration.md":
+        line = NarrationIndex(text).line_of(step)
+    else:
+        try:
+            line = TrajectoryIndex.from_events_text(text).get(step).line
+        except KeyError:
+            line = None
+    if line is None:
+        raise StetError(f"no step {step} in {folder.relative / name}")
+    return path, line
 
 
 def _mark(

@@ -1,0 +1,159 @@
+"""Provenance in source files: a line an agent's step wrote carries a hover ("written by step
+N of trajectory T", the agent's message that led to it, the step's diff, a link to the step)
+and a code lens on the first line of each hunk. Attribution follows the current buffer: a
+line edited since is no longer attributed, untouched lines stay attributed after edits above.
+
+A repository's trajectories are loaded in a worker thread, and loaded again when a
+trajectory, HEAD or the index changed (checked at most every CHECK_SECONDS, also in a
+thread); the lines of an open document are attributed on the loop (a few milliseconds for
+a 5,000-line file) from what is loaded."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from stet_lsp.server.documents import DocumentState
+from stet_lsp.server.feature import Feature
+from stet_lsp.server.positions import line_range
+from stet_lsp.server.server import StetServer
+from stet_lsp.trajectory.provenance import Provenance, ProvenanceHunk, StepDetail
+
+log = logging.getLogger(__name__)
+
+CHECK_SECONDS = 2.0
+OPEN_STEP = "stet.trajectory.open"
+_DIFF_LINES = 40
+_MESSAGE_CHARS = 1500
+
+
+class ProvenanceFeature(Feature):
+    name = "provenance"
+
+    def __init__(self, server: StetServer) -> None:
+        super().__init__(server)
+        self.loaded: dict[Path, Provenance] = {}
+        self._checked: dict[Path, float] = {}
+        self._loading: set[Path] = set()
+        self.hunks: dict[str, list[ProvenanceHunk]] = {}
+        """By document URI: the hunks of the text last analysed."""
+
+    def forget(self, uri: str) -> None:
+        self.hunks.pop(uri, None)
+
+    def analyse(self, state: DocumentState) -> None:
+        if state.session is None or state.relative is None or state.relative.startswith(".stet/"):
+            return
+        root = state.session.root
+        provenance = self.loaded.get(root)
+        self._refresh_later(root)
+        if provenance is None:
+            return
+        self.hunks[state.uri] = provenance.hunks(state.relative, state.text)
+
+    def _refresh_later(self, root: Path) -> None:
+        """Load the repository's trajectories, or check whether they changed, in a worker
+        thread (at most every CHECK_SECONDS); the documents refresh when they did."""
+        now = time.monotonic()
+        if root in self._loading or now - self._checked.get(root, -CHECK_SECONDS) < CHECK_SECONDS:
+            return
+        self._checked[root] = now
+        self._loading.add(root)
+        try:
+            self.server.spawn(self._reload(root), f"loading the trajectories of {root}")
+        except RuntimeError:  # no loop (a test calling analyse directly)
+            self._loading.discard(root)
+
+    async def _reload(self, root: Path) -> None:
+        try:
+            previous = self.loaded.get(root)
+            if previous is not None and not await self.server.off_loop(previous.stale):
+                return
+            self.loaded[root] = await self.server.off_loop(Provenance.load, root, previous)
+        finally:
+            self._loading.discard(root)
+        states = [
+            state
+            for state in self.server.documents.values()
+            if state.session is not None and state.session.root == root
+        ]
+        self.server.refresh(states, outside=True)
+
+    def code_lenses(self, state: DocumentState) -> list[types.CodeLens]:
+        codec = self.server.workspace.position_codec
+        return [
+            types.CodeLens(
+                range=line_range(codec, state.lines, hunk.first_line),
+                command=types.Command(
+                    title=_lens_title(hunk),
+                    command=OPEN_STEP,
+                    arguments=[{"uri": state.uri, "id": hunk.trajectory, "step": hunk.step}],
+                ),
+            )
+            for hunk in self.hunks.get(state.uri, [])
+            if hunk.first_line < len(state.lines)
+        ]
+
+    def hover(self, state: DocumentState, line: int) -> str | None:
+        if state.session is None:
+            return None
+        hunk = next(
+            (h for h in self.hunks.get(state.uri, []) if h.first_line <= line <= h.last_line),
+            None,
+        )
+        provenance = self.loaded.get(state.session.root)
+        if hunk is None or provenance is None:
+            return None
+        detail = provenance.step(hunk.trajectory, hunk.step)
+        folder = next(
+            (t.folder for t in provenance.trajectories if t.id == hunk.trajectory and t.folder),
+            None,
+        )
+        narration = state.session.root / folder / "narration.md" if folder else None
+        return _hover(hunk, detail, narration)
+
+
+def _lens_title(hunk: ProvenanceHunk) -> str:
+    lines = hunk.last_line - hunk.first_line + 1
+    plural = "s" if lines != 1 else ""
+    return f"agent: step {hunk.step} of {_short(hunk.trajectory)} wrote {lines} line{plural}"
+
+
+def _short(trajectory: str) -> str:
+    return trajectory if len(trajectory) <= 32 else trajectory[:29] + "…"
+
+
+def _hover(hunk: ProvenanceHunk, detail: StepDetail | None, narration: Path | None) -> str:
+    parts = [f"**Written by step {hunk.step}** of trajectory `{hunk.trajectory}`"]
+    if detail is not None:
+        if detail.path != "" and hunk.path != detail.path:
+            parts[0] += f" (as `{detail.path}`)"
+        if detail.message:
+            said = "reasoned" if detail.message_kind == "reasoning" else "said"
+            message = detail.message.strip()
+            if len(message) > _MESSAGE_CHARS:
+                message = message[:_MESSAGE_CHARS] + " …"
+            quoted = "\n".join("> " + line for line in message.splitlines())
+            parts.append(f"The agent {said} (step {detail.message_step}):\n\n{quoted}")
+        if detail.diff:
+            diff = detail.diff.splitlines()
+            shown = "\n".join(diff[:_DIFF_LINES])
+            more = f"\n\n… {len(diff) - _DIFF_LINES} more lines" if len(diff) > _DIFF_LINES else ""
+            fence = "`" * max(3, _longest_backticks(shown) + 1)
+            parts.append(f"{fence}diff\n{shown}\n{fence}{more}")
+    uri = from_fs_path(str(narration)) if narration is not None else None
+    if uri:
+        parts.append(f"[Open step {hunk.step}]({uri}#step-{hunk.step})")
+    return "\n\n".join(parts)
+
+
+def _longest_backticks(text: str) -> int:
+    longest = current = 0
+    for char in text:
+        current = current + 1 if char == "`" else 0
+        longest = max(longest, current)
+    return longest
