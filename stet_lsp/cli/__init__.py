@@ -17,6 +17,8 @@ _MODULES = {
     "stet_lsp.gate.cli": ("gate",),
     "stet_lsp.cli.check": ("check",),
     "stet_lsp.cli.trajectory": ("trajectory",),
+    "stet_lsp.cli.graduate": ("graduate",),
+    "stet_lsp.cli.capstone": ("capstone",),
     "stet_lsp.cli.demo": ("demo",),
 }
 

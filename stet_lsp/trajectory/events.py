@@ -12,7 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
+"""1.1 added the `graduation` event and meta.json's `supersedes`; readers of 1.0 read 1.1
+files but for those."""
 
 
 class SourceRef(BaseModel):
@@ -154,6 +156,22 @@ class Note(EventBase):
     author: str | None = None
 
 
+class Graduation(EventBase):
+    """A person's decision on a style sheet entry at graduation: into the trajectory (a `note`
+    event carries its text), into a skill (`skill` names it; `.stet/skills/<skill>/SKILL.md`
+    holds the text), or discarded. The entry's text is not repeated here, so a discarded
+    entry's text stays out of every durable file. `edited`: the text was changed before it
+    graduated; `proposed_name`: the skill name Stet proposed, when another one was chosen."""
+
+    kind: Literal["graduation"] = "graduation"
+    entry_id: str
+    entry_kind: str
+    route: Literal["trajectory", "skill", "discard"]
+    skill: str | None = None
+    edited: bool = False
+    proposed_name: str | None = None
+
+
 class SessionEnd(EventBase):
     kind: Literal["session_end"] = "session_end"
     reason: str | None = None
@@ -181,6 +199,7 @@ Event = Annotated[
     | Commit
     | Error
     | Note
+    | Graduation
     | SessionEnd
     | RawEvent,
     Field(discriminator="kind"),

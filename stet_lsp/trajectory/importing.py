@@ -4,6 +4,10 @@ read (an importer) → normalise (relative paths, `.stetignore`) → serialise �
 byte, before anything is written, even to the cache) → `sessions/<n>.jsonl` → compose
 `events.jsonl`, `meta.json` and `narration.md` from every session imported so far.
 Importing the same session again with the same source bytes changes nothing.
+
+Graduation (stet_lsp/trajectory/graduation.py) keeps its events in a session of its own,
+`sessions/graduation.jsonl` with its record, written through `write_session` and composed
+with the imported ones.
 """
 
 from __future__ import annotations
@@ -37,7 +41,9 @@ Progress = Callable[[str], None]
 
 SESSIONS = "sessions"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_RECORD_FORMAT = 1
+RECORD_FORMAT = 1
+"""The version of a session record (`sessions/<n>.json`) this code reads and writes."""
+_RECORD_FORMAT = RECORD_FORMAT  # the name bench/bench_import.py reads
 
 
 @dataclass(frozen=True)
@@ -90,7 +96,7 @@ def import_transcript(
         for name, path in sorted(parsed.sources.items())
     ]
     with file_lock(folder.path, target.root, "the working trajectory"):
-        record = _read_record(folder, stem)
+        record = read_record(folder, stem)
         if record is not None and record.get("sources") == [s.model_dump() for s in sources]:
             if _composed(folder, record["sources"]):
                 return _result(folder, parsed, record, changed=False)
@@ -102,19 +108,29 @@ def import_transcript(
         tell("redacting")
         with _collector_paused():
             text, record = _gated_session(target, parsed, sources)
-        sessions = make_dirs(target.root, folder.relative / SESSIONS)
-        atomic_write(sessions / f"{stem}.jsonl", text.encode("utf-8"), target.root)
-        record_text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
-        atomic_write(sessions / f"{stem}.json", record_text.encode("utf-8"), target.root)
+        write_session(target, folder, stem, text, record)
         tell("composing")
         with _collector_paused():
             compose(target, folder)
     return _result(folder, parsed, record, changed=True)
 
 
+def write_session(
+    target: Target, folder: Folder, stem: str, text: str, record: dict[str, Any]
+) -> None:
+    """Store one session of the working trajectory: its events (`text`, already through the
+    gate) and then its record, each atomically. Call it holding the working trajectory's
+    lock; `compose` afterwards puts the session into the trajectory."""
+    sessions = make_dirs(target.root, folder.relative / SESSIONS)
+    atomic_write(sessions / f"{stem}.jsonl", text.encode("utf-8"), target.root)
+    record_text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
+    atomic_write(sessions / f"{stem}.json", record_text.encode("utf-8"), target.root)
+
+
 def compose(target: Target, folder: Folder) -> None:
-    """events.jsonl, meta.json and narration.md from every imported session, in the order
-    the sessions started; steps are numbered from 1 across them."""
+    """events.jsonl, meta.json and narration.md from every session of the working folder (the
+    imported ones and graduation's), in the order the sessions started (their records'
+    `first_time`); steps are numbered from 1 across them."""
     from stet_lsp.gate import redact_text
     from stet_lsp.trajectory.narration import render
 
@@ -170,7 +186,7 @@ def _gated_session(
     text = _LONE_SURROGATE.sub("\ufffd", text)
     result = redact_text(text, path="events.jsonl", cache=None)
     record: dict[str, Any] = {
-        "format": _RECORD_FORMAT,
+        "format": RECORD_FORMAT,
         "importer": parsed.format,
         "session": parsed.session_id,
         "first_time": next((event.time for event in events if event.time), None),
@@ -202,14 +218,15 @@ def _records(folder: Folder) -> list[tuple[str, dict[str, Any]]]:
     found: list[tuple[str, dict[str, Any]]] = []
     if directory.is_dir():
         for path in sorted(directory.glob("*.json")):
-            record = _read_record(folder, path.stem)
+            record = read_record(folder, path.stem)
             if record is not None:
                 found.append((path.stem, record))
     found.sort(key=lambda item: (item[1].get("first_time") or "", item[0]))
     return found
 
 
-def _read_record(folder: Folder, stem: str) -> dict[str, Any] | None:
+def read_record(folder: Folder, stem: str) -> dict[str, Any] | None:
+    """The record of session `stem`; None when there is none or it cannot be read."""
     data = read_regular(folder.path / SESSIONS / f"{stem}.json", folder.root)
     if data is None:
         return None
@@ -217,7 +234,7 @@ def _read_record(folder: Folder, stem: str) -> dict[str, Any] | None:
         record = json.loads(data)
     except ValueError:
         return None  # a torn record: the session is imported again
-    if not isinstance(record, dict) or record.get("format") != _RECORD_FORMAT:
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         return None
     return record
 

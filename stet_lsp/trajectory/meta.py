@@ -74,6 +74,13 @@ class ProblemRecord(BaseModel):
     message: str
 
 
+class Superseded(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    trajectory: str = Field(description="the id of the capstone this one follows")
+    commit: str = Field(description="the commit that added it (this capstone's parent)")
+
+
 class Meta(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -100,6 +107,9 @@ class Meta(BaseModel):
         default_factory=list, description="source records that could not be read"
     )
     sources: list[SourceFile] = Field(default_factory=list)
+    supersedes: Superseded | None = Field(
+        None, description="the capstone HEAD was when this one was made (committed ones only)"
+    )
 
 
 def summarise(

@@ -85,8 +85,8 @@ def _validate_meta(data: bytes, name: str, steps: int) -> list[Issue]:
     except ValidationError as error:  # the field and what is wrong with it, not a summary
         return [Issue(name, 1, _first_error(error))]
     issues = []
-    if meta.schema_version != SCHEMA_VERSION:
-        message = f"schema_version {meta.schema_version}; this Stet reads {SCHEMA_VERSION}"
+    if not _readable(meta.schema_version):
+        message = f"schema_version {meta.schema_version}; this Stet reads up to {SCHEMA_VERSION}"
         issues.append(Issue(name, 1, message, "warning"))
     if meta.steps != steps:
         issues.append(Issue(name, 1, f"steps is {meta.steps}, events.jsonl holds {steps}"))
@@ -97,3 +97,13 @@ def _first_error(error: ValidationError) -> str:
     first = error.errors()[0]
     where = ".".join(str(part) for part in first["loc"])
     return f"{where}: {first['msg']}" if where else str(first["msg"])
+
+
+def _readable(version: str) -> bool:
+    """Whether this Stet reads a file of `version`: the same major version, no newer minor."""
+    try:
+        major, minor = (int(part) for part in version.split(".", 1))
+        own_major, own_minor = (int(part) for part in SCHEMA_VERSION.split(".", 1))
+    except ValueError:
+        return False
+    return major == own_major and minor <= own_minor

@@ -152,3 +152,31 @@ async def test_a_step_is_marked_from_its_line_in_events_or_narration(
         )
     with pytest.raises(JsonRpcException, match="no step at line 1"):
         await execute(client, "stet.step.mark", uri=uri(narration), line=0, verdict="clever")
+
+
+async def test_capstone_commits_the_working_trajectory_and_refuses_clearly(
+    client: LanguageClient, root: Path
+) -> None:
+    import pygit2
+
+    repository = pygit2.Repository(str(root))
+    repository.config["user.name"] = "Reviewer"
+    repository.config["user.email"] = "reviewer@example.invalid"
+    head = repository.head.target
+    await execute(client, "stet.trajectory.import", uri=uri(root), path=str(sample(CLAUDE)))
+
+    dry = await execute(client, "stet.capstone", uri=uri(root), dryRun=True)
+    assert dry["dry_run"] is True and repository.head.target == head
+    done = await execute(client, "stet.capstone", uri=uri(root))
+    assert done["trajectory"] == dry["trajectory"] and done["version"] == 1
+    commit = repository[repository.head.target]
+    assert str(commit.id) == done["commit"] and commit.parents[0].id == head
+    assert f"Stet-Trajectory: {done['trajectory']}" in commit.message
+    committed = {p["path"] for p in done["paths"]}
+    assert committed == {
+        f".stet/trajectories/{done['trajectory']}/{name}"
+        for name in ("events.jsonl", "meta.json", "narration.md")
+    }
+    with pytest.raises(JsonRpcException, match="no working trajectory"):
+        await execute(client, "stet.capstone", uri=uri(root))
+    assert repository.head.target == commit.id

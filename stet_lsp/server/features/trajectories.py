@@ -27,6 +27,7 @@ SESSIONS = "stet.trajectory.sessions"
 LIST = "stet.trajectory.list"
 OPEN = "stet.trajectory.open"
 MARK = "stet.step.mark"
+CAPSTONE = "stet.capstone"
 _FILES = {"narration": "narration.md", "events": "events.jsonl", "meta": "meta.json"}
 
 
@@ -119,7 +120,38 @@ def register(server: StetServer) -> None:
             entry = added["entry"]
         return document({"verdict": recorded.model_dump(mode="json"), "entry": entry})
 
+    async def capstone(*arguments: Any) -> dict[str, Any]:
+        from stet_lsp.trajectory.capstone import capstone as commit_trajectory
+        from stet_lsp.trajectory.operations import document
+
+        args = argument(arguments)
+        session = await server.session_of(field(args, "uri", str, None))
+        message = field(args, "message", str, None)
+        dry_run = field(args, "dryRun", bool, False)
+        detached = field(args, "detached", bool, False)
+        target = await server.off_loop(session.target)
+        progress = Progress(server, "Stet: committing the trajectory", target.label)
+        result = await progress.run(
+            server.off_loop(
+                lambda: commit_trajectory(
+                    target,
+                    message=message,
+                    dry_run=dry_run,
+                    allow_detached=detached,
+                    progress=progress.phase,
+                )
+            )
+        )
+        if result.changed and not dry_run and result.commit:
+            server.message(
+                f"Stet: trajectory {result.trajectory} committed as {result.commit[:12]}",
+                types.MessageType.Info,
+            )
+            server.refresh(outside=True)
+        return document(result.to_json())
+
     server.command(IMPORT)(answering(import_))
+    server.command(CAPSTONE)(answering(capstone))
     server.command(MARK)(answering(mark))
     server.command(OPEN)(answering(open_))
     server.command(SESSIONS)(answering(sessions))

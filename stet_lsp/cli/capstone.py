@@ -1,0 +1,103 @@
+"""`stet capstone`: commit the working trajectory as the branch's final commit. Registering
+imports nothing of the trajectory modules nor pygit2 (other commands start fast)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from stet_lsp.cli.common import json_option, print_json, target_of, target_options
+
+if TYPE_CHECKING:
+    from stet_lsp.trajectory.capstone import CapstoneResult
+
+
+def register(commands: Any) -> None:
+    capstone = commands.add_parser(
+        "capstone",
+        parents=[target_options()],
+        help="commit the working trajectory on top of HEAD",
+        description="Run the target's working trajectory through the redaction gate once "
+        "more and commit it, with the .stet/ files graduation staged and nothing else, as "
+        "the branch's final commit (docs/cli.md).",
+    )
+    capstone.add_argument(
+        "-m", "--message", metavar="M", help="the commit message (the trailers are added)"
+    )
+    capstone.add_argument(
+        "--dry-run", action="store_true", help="print what would be committed; change nothing"
+    )
+    capstone.add_argument(
+        "--detached", action="store_true", help="allow committing on a detached HEAD"
+    )
+    json_option(capstone)
+    capstone.set_defaults(func=_capstone)
+
+
+def _capstone(args: argparse.Namespace) -> int:
+    from stet_lsp.trajectory.capstone import capstone
+
+    target = target_of(args)
+    progress = _ProgressLine(enabled=not args.json and sys.stderr.isatty())
+    try:
+        result = capstone(
+            target,
+            message=args.message,
+            dry_run=args.dry_run,
+            allow_detached=args.detached,
+            progress=progress.phase,
+        )
+    finally:
+        progress.done()
+    if args.json:
+        print_json(result.to_json())
+    else:
+        _print(result)
+    return 0
+
+
+def _print(result: CapstoneResult) -> None:
+    where = result.branch or "detached HEAD"
+    parent = result.parent[:12]
+    if not result.changed and not result.dry_run:
+        print(f"trajectory {result.trajectory} is already committed; nothing to do")
+        return
+    if result.dry_run:
+        print(f"would commit trajectory {result.trajectory} on top of {parent} ({where}):")
+    else:
+        commit = (result.commit or "")[:12]
+        print(f"committed trajectory {result.trajectory} as {commit} on {where}:")
+    for change in result.paths:
+        print(f"  {change.status:<8} {change.path}")
+    if result.supersedes is not None:
+        superseded = result.supersedes
+        print(f"  follows {superseded.trajectory} ({superseded.commit[:12]})")
+    print("message:")
+    for line in result.message.rstrip("\n").split("\n"):
+        print(f"  {line}".rstrip())
+    if result.archived:
+        print(f"working trajectory archived to {result.archived}")
+    for warning in result.warnings:
+        print(f"stet: warning: {warning}", file=sys.stderr)
+
+
+class _ProgressLine:
+    """A progress line on a terminal for a capstone that runs over a second."""
+
+    def __init__(self, enabled: bool) -> None:
+        self._enabled = enabled
+        self._start = time.monotonic()
+        self._shown = False
+
+    def phase(self, name: str) -> None:
+        if self._enabled and time.monotonic() - self._start > 1.0:
+            sys.stderr.write(f"\rcapstone: {name}…   ")
+            sys.stderr.flush()
+            self._shown = True
+
+    def done(self) -> None:
+        if self._shown:
+            sys.stderr.write("\r" + " " * 40 + "\r")
+            sys.stderr.flush()

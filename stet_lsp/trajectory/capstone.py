@@ -1,0 +1,838 @@
+"""The capstone: the branch's final commit, holding the trajectory of the work up to its parent.
+
+A trajectory cannot sit inside the commit it produced without changing that commit's hash
+(ADR-0011), so it is committed on top of the work, as the branch's last commit. The capstone
+takes the target's working trajectory (`.stet/cache/trajectories/<key>/`), runs it through
+the gate one final time, writes it to `.stet/trajectories/<id>/` and commits exactly those
+files (and the `.stet/` files graduation staged) on top of HEAD, with pygit2: other staged
+changes stay staged and the work tree is left alone.
+
+Every refusal is decided before anything is written. The one check that needs the files on
+disk, the repository's own `pre-commit` and `commit-msg` hooks (pygit2 runs none), runs after
+the trajectory files are written and undoes that write when a hook fails. The working
+trajectory is then moved to `.stet/cache/trajectories/.archive/<key>-<id>/`, so the next
+import starts a new one and nothing imported is lost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import tempfile
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.locking import file_lock
+from stet_lsp.core.safefs import atomic_write, inside, make_dirs, read_regular, remove_regular
+from stet_lsp.core.targets import Target
+from stet_lsp.trajectory.events import EventBase, parse_event
+from stet_lsp.trajectory.meta import Meta, summarise
+from stet_lsp.trajectory.store import (
+    COMMITTED,
+    EVENTS,
+    META,
+    NARRATION,
+    WORKING,
+    Folder,
+    working_folder,
+)
+from stet_lsp.trajectory.store import meta_json as dump_meta
+
+if TYPE_CHECKING:
+    import pygit2
+
+Progress = Callable[[str], None]
+"""Told the phase the capstone is in: `redacting`, `writing`, `committing`."""
+
+TRAILER = "Stet-Trajectory"
+SUPERSEDES_TRAILER = "Stet-Supersedes"
+ARCHIVE = WORKING / ".archive"
+"""Where a committed working trajectory goes (`folders()` lists no folder without meta.json)."""
+
+STET = ".stet/"
+CACHE = ".stet/cache/"
+HOOKS = ("pre-commit", "commit-msg")
+_SLUG_LENGTH = 40
+_HASH_LENGTH = 12
+_SUBJECT_LENGTH = 72
+_HOOK_OUTPUT_LINES = 20
+_UNSAFE = re.compile(r"[^a-z0-9]+")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_UNCHANGED = "nothing was changed"
+_MESSAGE = ("the commit message", "message")
+"""The label and the path the gate is given for a commit message (plain text)."""
+_TRAILER_LINE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*: ")
+# What git leaves in the git folder while an operation is under way, beside what
+# repository.state() reports (it misses a sequencer left by `git cherry-pick A..B`).
+_IN_PROGRESS_FILES = {
+    "MERGE_HEAD": "a merge",
+    "CHERRY_PICK_HEAD": "a cherry-pick",
+    "REVERT_HEAD": "a revert",
+    "BISECT_LOG": "a bisect",
+    "rebase-merge": "a rebase",
+    "rebase-apply": "a rebase or `git am`",
+    "sequencer": "a cherry-pick or revert sequence",
+}
+_STATE_NAMES = {
+    "MERGE": "a merge",
+    "REVERT": "a revert",
+    "REVERT_SEQUENCE": "a revert",
+    "CHERRYPICK": "a cherry-pick",
+    "CHERRYPICK_SEQUENCE": "a cherry-pick",
+    "BISECT": "a bisect",
+    "REBASE": "a rebase",
+    "REBASE_INTERACTIVE": "a rebase",
+    "REBASE_MERGE": "a rebase",
+    "APPLY_MAILBOX": "`git am`",
+    "APPLY_MAILBOX_OR_REBASE": "a rebase or `git am`",
+}
+
+
+class CapstoneRefused(StetError):
+    """A refusal that changed nothing; `reason` names it for a front end (docs/cli.md)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class PathChange:
+    path: str
+    status: str
+    """`added`, `modified` or `deleted`, against HEAD's tree."""
+
+
+@dataclass(frozen=True)
+class Superseded:
+    """The capstone HEAD already was: the new one follows it as the branch's final commit."""
+
+    trajectory: str
+    commit: str
+
+
+@dataclass(frozen=True)
+class CapstoneResult:
+    target: Target
+    trajectory: str
+    parent: str
+    branch: str | None
+    message: str
+    paths: list[PathChange]
+    dry_run: bool = False
+    changed: bool = True
+    commit: str | None = None
+    supersedes: Superseded | None = None
+    archived: str | None = None
+    redaction: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        from stet_lsp.core.operations import target_json
+
+        return {
+            "target": target_json(self.target),
+            "trajectory": self.trajectory,
+            "dry_run": self.dry_run,
+            "changed": self.changed,
+            "commit": self.commit,
+            "parent": self.parent,
+            "branch": self.branch,
+            "message": self.message,
+            "paths": [{"path": p.path, "status": p.status} for p in self.paths],
+            "supersedes": None
+            if self.supersedes is None
+            else {"trajectory": self.supersedes.trajectory, "commit": self.supersedes.commit},
+            "archived": self.archived,
+            "redaction": self.redaction,
+            "warnings": self.warnings,
+        }
+
+
+def capstone(
+    target: Target,
+    message: str | None = None,
+    dry_run: bool = False,
+    allow_detached: bool = False,
+    progress: Progress | None = None,
+) -> CapstoneResult:
+    """Commit the target's working trajectory on top of HEAD (or, with `dry_run`, say what
+    would be committed). Raises CapstoneRefused, having changed nothing, when it cannot."""
+    tell = progress or (lambda phase: None)
+    if message is not None and not message.strip():
+        raise CapstoneRefused("message", f"the commit message is empty ({_UNCHANGED})")
+    repository = _open(target)
+    folder = working_folder(target)
+    _require_working(target, folder)
+    with file_lock(folder.path, target.root, "the working trajectory"):
+        head = _check_repository(repository, target, allow_detached)
+        signature = _signature(repository)
+        tell("redacting")
+        plan = _plan(repository, target, folder, head, message)
+        if plan.committed or dry_run:
+            return plan.result(dry_run=dry_run)
+        tell("writing")
+        return _apply(repository, target, folder, plan, signature, tell)
+
+
+# -- checks: each refusal before anything is written ------------------------------------------
+
+
+def _open(target: Target) -> pygit2.Repository:
+    import pygit2
+
+    found = pygit2.discover_repository(str(target.root))
+    if found is None:
+        raise CapstoneRefused("no-repository", f"not inside a git repository: {target.root}")
+    repository = pygit2.Repository(found)
+    if repository.is_bare or repository.workdir is None:
+        raise CapstoneRefused(
+            "bare",
+            f"the repository at {found} is bare: a capstone needs a work tree ({_UNCHANGED})",
+        )
+    return repository
+
+
+def _require_working(target: Target, folder: Folder) -> None:
+    """Checked before the lock is taken, so a refusal creates not even a lock file."""
+    if read_regular(folder.path / META, target.root) is None:
+        raise CapstoneRefused(
+            "no-working-trajectory",
+            f"{target.label} has no working trajectory to commit: import an agent session "
+            f"first (stet trajectory import --latest) ({_UNCHANGED})",
+        )
+
+
+@dataclass(frozen=True)
+class _Head:
+    commit: pygit2.Commit
+    branch: str | None
+    """`refs/heads/…`; None for a detached HEAD."""
+
+
+def _check_repository(repository: pygit2.Repository, target: Target, allow_detached: bool) -> _Head:
+    import pygit2
+
+    if repository.head_is_unborn:
+        raise CapstoneRefused(
+            "unborn",
+            f"HEAD has no commit yet: a capstone describes the work up to its parent, so "
+            f"commit the work first ({_UNCHANGED})",
+        )
+    _check_in_progress(repository)
+    detached = repository.head_is_detached
+    if detached and not allow_detached:
+        raise CapstoneRefused(
+            "detached",
+            f"HEAD is detached: check out the branch the work belongs to, or pass --detached "
+            f"to commit on the detached HEAD ({_UNCHANGED})",
+        )
+    branch = None if detached else repository.head.name
+    _check_target(target, repository, branch)
+    if repository.index.conflicts is not None:
+        raise CapstoneRefused(
+            "conflicts", f"the index has unresolved conflicts: resolve them first ({_UNCHANGED})"
+        )
+    return _Head(repository.head.peel(pygit2.Commit), branch)
+
+
+def _check_in_progress(repository: pygit2.Repository) -> None:
+    """A commit in the middle of a merge, rebase, cherry-pick, revert or bisect would be
+    taken into that operation (or lost by it): git's own state first, then its files."""
+    import pygit2
+
+    state = pygit2.enums.RepositoryState(repository.state())
+    what = _STATE_NAMES.get(state.name) if state != pygit2.enums.RepositoryState.NONE else None
+    if what is None:
+        git_dir = Path(repository.path)
+        what = next(
+            (w for name, w in _IN_PROGRESS_FILES.items() if (git_dir / name).exists()), None
+        )
+    if what is not None:
+        raise CapstoneRefused(
+            "in-progress", f"{what} is in progress: finish or abort it first ({_UNCHANGED})"
+        )
+
+
+def _check_target(target: Target, repository: pygit2.Repository, branch: str | None) -> None:
+    """The working trajectory of one branch is never committed on another."""
+    if target.kind == "branch" and (branch is None or repository.head.shorthand != target.name):
+        where = repository.head.shorthand if branch else "a detached HEAD"
+        raise CapstoneRefused(
+            "target",
+            f"the target is branch {target.name} but HEAD is on {where}: check out "
+            f"{target.name} first ({_UNCHANGED})",
+        )
+
+
+def _signature(repository: pygit2.Repository) -> pygit2.Signature:
+    import pygit2
+
+    try:
+        return repository.default_signature
+    except (KeyError, pygit2.GitError):
+        raise CapstoneRefused(
+            "signature",
+            "git has no author configured: set user.name and user.email "
+            f'(git config user.name "…"; git config user.email "…") ({_UNCHANGED})',
+        ) from None
+
+
+# -- the plan: what would be committed, decided without writing ------------------------------
+
+
+@dataclass
+class _Plan:
+    target: Target
+    head: _Head
+    trajectory: str
+    files: dict[str, bytes]
+    """The trajectory's files by path in the repository, in the order they are written."""
+    staged: dict[str, pygit2.IndexEntry | None]
+    """The index's `.stet/` entries that differ from HEAD's tree (None: deleted)."""
+    tree: pygit2.Index
+    """HEAD's tree, in memory."""
+    message: str
+    supersedes: Superseded | None
+    redaction: dict[str, int]
+    committed: bool
+    paths: list[PathChange]
+
+    def result(self, **fields: Any) -> CapstoneResult:
+        values: dict[str, Any] = {
+            "target": self.target,
+            "trajectory": self.trajectory,
+            "parent": str(self.head.commit.id),
+            "branch": _short_branch(self.head.branch),
+            "message": self.message,
+            "paths": [] if self.committed else self.paths,
+            "changed": not self.committed and not fields.get("dry_run", False),
+            "supersedes": None if self.committed else self.supersedes,
+            "redaction": self.redaction,
+        }
+        return CapstoneResult(**(values | fields))
+
+
+def _plan(
+    repository: pygit2.Repository,
+    target: Target,
+    folder: Folder,
+    head: _Head,
+    message: str | None,
+) -> _Plan:
+    import pygit2
+
+    working = folder.read_meta()
+    events_text, counts = _gated_events(folder, target)
+    events = _parse_events(events_text)
+    trajectory = trajectory_id(target, events_text, events, head.commit)
+    supersedes = _superseded(head.commit)
+    meta = _meta(working, trajectory, events, counts, head.commit, supersedes)
+    meta_text = _gated(dump_meta(meta), "meta.json")
+    meta = _parse_meta(meta_text)
+    narration = _render(meta, events)
+    tree = pygit2.Index()
+    tree.read_tree(head.commit.tree)
+    relative = (COMMITTED / trajectory).as_posix()
+    files = {
+        f"{relative}/{EVENTS}": events_text.encode("utf-8"),
+        f"{relative}/{NARRATION}": narration.encode("utf-8"),
+        f"{relative}/{META}": meta_text.encode("utf-8"),
+    }
+    staged = _staged_stet(repository, tree)
+    _check_staged(repository, staged)
+    return _Plan(
+        target=target,
+        head=head,
+        trajectory=trajectory,
+        files=files,
+        staged=staged,
+        tree=tree,
+        message=_message(message, meta.brief, trajectory, supersedes),
+        supersedes=supersedes,
+        redaction=counts,
+        committed=_already_committed(tree, files),
+        paths=_changes(tree, files, staged),
+    )
+
+
+def _gated_events(folder: Folder, target: Target) -> tuple[str, dict[str, int]]:
+    """events.jsonl through the gate once more: rules may have grown since the import, and
+    the cache is a file anyone can edit."""
+    data = read_regular(folder.path / EVENTS, target.root)
+    if data is None:
+        raise CapstoneRefused(
+            "no-working-trajectory",
+            f"{folder.relative / EVENTS} is missing: import the session again ({_UNCHANGED})",
+        )
+    from stet_lsp import gate
+
+    result = gate.redact_text(data.decode("utf-8", "replace"), path=EVENTS, cache=None)
+    _require_clean(result.text, EVENTS)
+    return result.text, result.report.counts()
+
+
+def _gated(text: str, label: str, path: str | None = None) -> str:
+    from stet_lsp import gate
+
+    redacted = gate.redact_text(text, path=path or label, cache=None).text
+    _require_clean(redacted, label, path or label)
+    return redacted
+
+
+def _require_clean(text: str, label: str, path: str | None = None) -> None:
+    """What the gate still finds after redacting is what it cannot redact: refuse it."""
+    from stet_lsp import gate
+
+    findings = gate.scan_text(text, path=path or label, cache=None)
+    if findings:
+        places = ", ".join(f"{f.rule} at line {f.line + 1}" for f in findings[:5])
+        raise CapstoneRefused(
+            "gate",
+            f"{label}: the gate finds what it cannot redact ({places}); nothing is committed "
+            f"until it passes ({_UNCHANGED})",
+        )
+
+
+def _parse_events(text: str) -> list[EventBase]:
+    events: list[EventBase] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line:
+            continue
+        try:
+            events.append(parse_event(line))
+        except ValidationError:
+            raise CapstoneRefused(
+                "gate",
+                f"{EVENTS}:{number} is not a trajectory event after the gate ({_UNCHANGED})",
+            ) from None
+    if not events:
+        raise CapstoneRefused("no-working-trajectory", "the working trajectory has no events")
+    return events
+
+
+def _parse_meta(text: str) -> Meta:
+    try:
+        return Meta.model_validate_json(text)
+    except ValidationError:
+        raise CapstoneRefused(
+            "gate", f"{META} is not a trajectory header after the gate ({_UNCHANGED})"
+        ) from None
+
+
+def _render(meta: Meta, events: list[EventBase]) -> str:
+    from stet_lsp.trajectory.narration import render
+
+    return _gated(render(meta.model_dump(mode="json"), events), NARRATION)
+
+
+def _meta(
+    working: Meta,
+    trajectory: str,
+    events: list[EventBase],
+    counts: dict[str, int],
+    head: pygit2.Commit,
+    supersedes: Superseded | None,
+) -> Meta:
+    """The header again from the gated events; base_commit is HEAD, the capstone's parent:
+    the trajectory describes the work up to it."""
+    meta = summarise(
+        trajectory_id=trajectory,
+        target=working.target,
+        base_commit=str(head.id),
+        events=events,
+        redaction=Counter(working.redaction) + Counter(counts),
+        dropped=Counter(working.dropped),
+        problems=working.problems,
+        sources=working.sources,
+    )
+    if supersedes is not None and "supersedes" in Meta.model_fields:
+        link = {"trajectory": supersedes.trajectory, "commit": supersedes.commit}
+        meta = Meta.model_validate(meta.model_dump(mode="json") | {"supersedes": link})
+    return meta
+
+
+def trajectory_id(
+    target: Target, events_text: str, events: list[EventBase], head: pygit2.Commit
+) -> str:
+    """`<date>-<slug>-<hash>`: the date of the first event (UTC when its time has a zone; the
+    date of HEAD's commit when no event has a time), the target's name folded to
+    `[a-z0-9-]` (at most 40 characters), and the first 12 hex digits of the SHA-256 of the
+    committed events.jsonl. Readable in a listing, sorted by date, and stable: the same
+    events on the same target always get the same id."""
+    started = min((event.time for event in events if event.time), default=None)
+    digest = hashlib.sha256(events_text.encode("utf-8")).hexdigest()[:_HASH_LENGTH]
+    return f"{_date(started, head)}-{_slug(target)}-{digest}"
+
+
+def _date(started: str | None, head: pygit2.Commit) -> str:
+    if started:
+        try:
+            moment = datetime.fromisoformat(started)
+        except ValueError:
+            if _DATE.match(started):
+                return started[:10]
+        else:
+            if moment.tzinfo is not None:
+                moment = moment.astimezone(UTC)
+            return moment.date().isoformat()
+    return datetime.fromtimestamp(head.commit_time, UTC).date().isoformat()
+
+
+def _slug(target: Target) -> str:
+    folded = unicodedata.normalize("NFKD", target.name).encode("ascii", "ignore").decode()
+    slug = _UNSAFE.sub("-", folded.lower()).strip("-")[:_SLUG_LENGTH].rstrip("-")
+    return slug or target.kind
+
+
+def _superseded(head: pygit2.Commit) -> Superseded | None:
+    """HEAD is a capstone when its message has the trailer: the new capstone follows it."""
+    previous = head.message_trailers.get(TRAILER)
+    return None if not previous else Superseded(previous.strip(), str(head.id))
+
+
+def _message(
+    given: str | None, brief: str | None, trajectory: str, supersedes: Superseded | None
+) -> str:
+    """The given message, or `Trajectory: <the brief's first line>`, then the trailers that
+    find the trajectory from the commit (git interpret-trailers reads them)."""
+    if given is not None:
+        body = given.strip()
+    else:
+        first = (brief or "").strip().split("\n", 1)[0].strip() or trajectory
+        body = _shortened(f"Trajectory: {first}")
+    trailers = [f"{TRAILER}: {trajectory}"]
+    if supersedes is not None:
+        trailers.append(f"{SUPERSEDES_TRAILER}: {supersedes.trajectory}")
+    return _gated(f"{body}\n\n" + "\n".join(trailers) + "\n", *_MESSAGE)
+
+
+def _trailers_of(message: str) -> list[str]:
+    """Stet's trailer lines of a message this module made."""
+    prefixes = (f"{TRAILER}: ", f"{SUPERSEDES_TRAILER}: ")
+    return [line for line in message.split("\n") if line.startswith(prefixes)]
+
+
+def _shortened(subject: str) -> str:
+    if len(subject) <= _SUBJECT_LENGTH:
+        return subject
+    return subject[: _SUBJECT_LENGTH - 1].rstrip() + "…"
+
+
+def _staged_stet(
+    repository: pygit2.Repository, tree: pygit2.Index
+) -> dict[str, pygit2.IndexEntry | None]:
+    """What graduation staged: the index's `.stet/` entries (the cache aside) that differ
+    from HEAD's tree, and HEAD's `.stet/` files the index no longer has."""
+    index = repository.index
+    staged = {e.path: e for e in index if e.path.startswith(STET) and not _cached(e.path)}
+    changes: dict[str, pygit2.IndexEntry | None] = {}
+    for path, entry in staged.items():
+        if path not in tree or (tree[path].id, tree[path].mode) != (entry.id, entry.mode):
+            changes[path] = entry
+    for committed in tree:
+        path = committed.path
+        if path.startswith(STET) and not _cached(path) and path not in staged:
+            changes[path] = None
+    return changes
+
+
+def _cached(path: str) -> bool:
+    return path.startswith(CACHE)
+
+
+def _check_staged(
+    repository: pygit2.Repository, staged: dict[str, pygit2.IndexEntry | None]
+) -> None:
+    """Staged `.stet/` files are committed as they are: each passes the gate or the capstone
+    stops (graduation gates them; a `git add` by hand does not)."""
+    import pygit2
+
+    for path, entry in sorted(staged.items()):
+        if entry is None:
+            continue
+        blob = repository[entry.id]
+        if isinstance(blob, pygit2.Blob):
+            _require_clean(bytes(blob.data).decode("utf-8", "replace"), f"{path} (staged)", path)
+
+
+def _already_committed(tree: pygit2.Index, files: dict[str, bytes]) -> bool:
+    """The same id means the same events: HEAD's tree has this trajectory already."""
+    import pygit2
+
+    events = next(iter(files))
+    return events in tree and tree[events].id == pygit2.hash(files[events])
+
+
+def _changes(
+    tree: pygit2.Index, files: dict[str, bytes], staged: dict[str, pygit2.IndexEntry | None]
+) -> list[PathChange]:
+    """Each path the capstone changes, against HEAD's tree."""
+    paths = set(files) | set(staged)
+    return [
+        PathChange(
+            path,
+            "deleted"
+            if path not in files and staged.get(path) is None
+            else ("modified" if path in tree else "added"),
+        )
+        for path in sorted(paths)
+    ]
+
+
+def _short_branch(branch: str | None) -> str | None:
+    return branch.removeprefix("refs/heads/") if branch else None
+
+
+# -- applying the plan --------------------------------------------------------------------
+
+
+def _apply(
+    repository: pygit2.Repository,
+    target: Target,
+    folder: Folder,
+    plan: _Plan,
+    signature: pygit2.Signature,
+    tell: Progress,
+) -> CapstoneResult:
+    tree_id, blobs = _write_tree(repository, plan)
+    written = _WorkTreeWrite(target.root)
+    try:
+        written.write(plan.files)
+        tell("committing")
+        message = _run_hooks(repository, target.root, tree_id, plan.message)
+        commit = _commit(repository, plan, signature, message, tree_id)
+    except BaseException:
+        written.undo()
+        raise
+    warnings = _update_index(repository, blobs)
+    archived = _archive(target, folder, plan.trajectory, warnings)
+    return plan.result(commit=str(commit), message=message, archived=archived, warnings=warnings)
+
+
+def _write_tree(
+    repository: pygit2.Repository, plan: _Plan
+) -> tuple[pygit2.Oid, dict[str, pygit2.Oid]]:
+    """HEAD's tree with the trajectory's files and the staged `.stet/` entries: nothing else.
+    The objects written are unreachable until the commit is made."""
+    import pygit2
+
+    blobs = {path: repository.create_blob(data) for path, data in plan.files.items()}
+    tree = plan.tree
+    for path, entry in plan.staged.items():
+        if entry is None:
+            tree.remove(path)
+        else:
+            tree.add(pygit2.IndexEntry(path, entry.id, entry.mode))
+    for path, blob in blobs.items():
+        tree.add(pygit2.IndexEntry(path, blob, pygit2.enums.FileMode.BLOB))
+    return tree.write_tree(repository), blobs
+
+
+def _commit(
+    repository: pygit2.Repository,
+    plan: _Plan,
+    signature: pygit2.Signature,
+    message: str,
+    tree_id: pygit2.Oid,
+) -> pygit2.Oid:
+    """Created through HEAD, so libgit2 moves the branch (or the detached HEAD) only while it
+    still points at the parent, and writes the reflog (`commit: <subject>`) as git does."""
+    import pygit2
+
+    parent = plan.head.commit.id
+    try:
+        return repository.create_commit("HEAD", signature, signature, message, tree_id, [parent])
+    except pygit2.GitError as error:
+        raise CapstoneRefused(
+            "head-moved", f"HEAD moved while the capstone was made ({error}); {_UNCHANGED}"
+        ) from None
+
+
+def _update_index(repository: pygit2.Repository, blobs: dict[str, pygit2.Oid]) -> list[str]:
+    """The trajectory's files enter the index at the commit's blobs; every other entry stays
+    as it was (read again: another process may have staged something meanwhile)."""
+    import pygit2
+
+    try:
+        index = repository.index
+        index.read(True)
+        for path, blob in blobs.items():
+            index.add(pygit2.IndexEntry(path, blob, pygit2.enums.FileMode.BLOB))
+        index.write()
+    except (OSError, pygit2.GitError) as error:
+        paths = " ".join(sorted(blobs))
+        return [f"the commit is made but the index was not updated ({error}): git add {paths}"]
+    return []
+
+
+class _WorkTreeWrite:
+    """The trajectory's files written through the boundary, with what is needed to undo it
+    (the previous bytes of each file, the folders created) when a hook refuses."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.previous: list[tuple[Path, bytes | None]] = []
+        self.created: list[Path] = []
+
+    def write(self, files: dict[str, bytes]) -> None:
+        folder = Path(next(iter(files))).parent
+        for part in reversed([folder, *folder.parents][:-1]):
+            if not os.path.lexists(inside(self.root, part)):
+                self.created.append(part)
+        make_dirs(self.root, folder)
+        for path, data in files.items():  # meta.json last: the folder is complete with it
+            self.previous.append((Path(path), read_regular(self.root / path, self.root)))
+            atomic_write(self.root / path, data, self.root)
+
+    def undo(self) -> None:
+        """Best effort, so that the refusal that caused it is the error reported."""
+        for path, data in reversed(self.previous):
+            with suppress(OSError, StetError):
+                if data is None:
+                    remove_regular(self.root / path, self.root)
+                else:
+                    atomic_write(self.root / path, data, self.root)
+        for folder in reversed(self.created):
+            with suppress(OSError):
+                os.rmdir(inside(self.root, folder))
+
+
+# -- the repository's commit hooks ----------------------------------------------------------
+
+
+def _run_hooks(repository: pygit2.Repository, root: Path, tree: pygit2.Oid, message: str) -> str:
+    """pygit2 runs no hooks, so the repository's `pre-commit` and `commit-msg` run here, as
+    `git commit` runs them: in the work tree, with GIT_INDEX_FILE naming an index that holds
+    exactly the commit's tree (a temporary one, as `git commit --only` uses), commit-msg given
+    the message's file, which it may edit. A hook's changes to that index are not committed."""
+    folder = _hooks_folder(repository, root)
+    present = [name for name in HOOKS if _executable(folder / name)]
+    if not present:
+        return message
+    with _temporary_index(repository, tree) as (index_file, message_file):
+        environment = {**os.environ, "GIT_INDEX_FILE": str(index_file), "GIT_EDITOR": ":"}
+        if "pre-commit" in present:
+            _run_hook(folder / "pre-commit", [], root, environment)
+        if "commit-msg" in present:
+            message_file.write_text(message, encoding="utf-8")
+            _run_hook(folder / "commit-msg", [str(message_file)], root, environment)
+            message = _edited_message(message_file, _trailers_of(message))
+    return message
+
+
+def _hooks_folder(repository: pygit2.Repository, root: Path) -> Path:
+    """`core.hooksPath` (relative to the work tree), else the hooks of the common git folder
+    (a linked worktree shares its main repository's)."""
+    config = repository.config
+    if "core.hooksPath" in config:
+        configured = Path(os.path.expanduser(str(config["core.hooksPath"])))
+        return configured if configured.is_absolute() else root / configured
+    git_dir = Path(repository.path)
+    common = git_dir / "commondir"
+    if common.is_file():
+        git_dir = (git_dir / common.read_text(encoding="utf-8").strip()).resolve()
+    return git_dir / "hooks"
+
+
+def _executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+@contextmanager
+def _temporary_index(
+    repository: pygit2.Repository, tree: pygit2.Oid
+) -> Iterator[tuple[Path, Path]]:
+    """An index file outside the repository holding the commit's tree, and a message file."""
+    import pygit2
+
+    with tempfile.TemporaryDirectory(prefix="stet-capstone-") as scratch:
+        index_file = Path(scratch) / "index"
+        index = pygit2.Index(str(index_file))
+        tree_object = repository[tree]
+        assert isinstance(tree_object, pygit2.Tree)
+        index.read_tree(tree_object)
+        index.write()
+        yield index_file, Path(scratch) / "COMMIT_EDITMSG"
+
+
+def _run_hook(hook: Path, arguments: list[str], root: Path, environment: dict[str, str]) -> None:
+    """The hook's output is captured (a language server's standard output is the protocol)
+    and its end quoted in the refusal."""
+    try:
+        completed = subprocess.run(
+            [str(hook), *arguments],
+            cwd=root,
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            check=False,
+        )
+    except OSError as error:
+        raise CapstoneRefused(
+            "hook", f"the {hook.name} hook could not run: {error.strerror or error}"
+        ) from None
+    if completed.returncode != 0:
+        output = completed.stdout.decode("utf-8", "replace").rstrip().split("\n")
+        tail = "\n".join(output[-_HOOK_OUTPUT_LINES:]).strip()
+        raise CapstoneRefused(
+            "hook",
+            f"the {hook.name} hook failed (exit status {completed.returncode}); "
+            f"{_UNCHANGED}" + (f":\n{tail}" if tail else ""),
+        )
+
+
+def _edited_message(message_file: Path, trailers: list[str]) -> str:
+    """The message as commit-msg left it, with Stet's trailers put back at its end (a hook
+    that appends a paragraph would otherwise leave them out of the trailer block), through
+    the gate again."""
+    edited = message_file.read_text(encoding="utf-8", errors="replace")
+    lines: list[str] = []
+    for line in edited.rstrip().split("\n"):
+        if line.rstrip() in trailers or (not line.strip() and lines and not lines[-1].strip()):
+            continue
+        lines.append(line.rstrip())
+    text = "\n".join(lines).rstrip()
+    if not text:
+        raise CapstoneRefused("hook", f"the commit-msg hook left the message empty; {_UNCHANGED}")
+    last = text.rsplit("\n\n", 1)[-1]
+    is_block = "\n\n" in text and all(_TRAILER_LINE.match(line) for line in last.split("\n"))
+    joined = "\n".join(trailers)
+    return _gated(f"{text}\n{joined}\n" if is_block else f"{text}\n\n{joined}\n", *_MESSAGE)
+
+
+# -- the working trajectory, archived ---------------------------------------------------------
+
+
+def _archive(target: Target, folder: Folder, trajectory: str, warnings: list[str]) -> str | None:
+    """Moved, not deleted: the imported sessions stay at hand should the commit be undone.
+    A failure here leaves the commit made: the working trajectory then equals the committed
+    one, and a second capstone changes nothing."""
+    try:
+        make_dirs(target.root, ARCHIVE)
+        destination = _free_name(target.root, ARCHIVE / f"{target.key}-{trajectory}")
+        os.rename(inside(target.root, folder.relative), inside(target.root, destination))
+    except (OSError, StetError) as error:
+        warnings.append(f"the working trajectory was not archived: {error}")
+        return None
+    return destination.as_posix()
+
+
+def _free_name(root: Path, wanted: Path) -> Path:
+    candidate, number = wanted, 1
+    while os.path.lexists(inside(root, candidate)):
+        number += 1
+        candidate = wanted.with_name(f"{wanted.name}-{number}")
+    return candidate

@@ -1,0 +1,652 @@
+"""Graduation: the only way an entry of the style sheet becomes durable.
+
+A person decides, entry by entry, where each goes: into the trajectory (a `note` event of the
+target's working trajectory, committed with the capstone), into a proposed skill
+(`.stet/skills/<name>/SKILL.md`, staged in the git index for review), or nowhere (discarded).
+Nothing is promoted on its own: `review` proposes a route for every open entry and
+`apply_review` carries out only the lines a person checked.
+
+Every byte written passes the redaction gate first. Each decision is a `graduation` event in
+the working trajectory, kept with the notes in a session of their own
+(`sessions/graduation.jsonl`), which compose orders among the imported sessions by its first
+time. The entry's status changes last, through the sheet's own locked, atomic writer, so a
+graduation stopped halfway leaves the entry open and doing it again adds nothing twice.
+
+This module joins the style sheet (core), the gate and the trajectory package, so it lives
+here: core imports neither.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.lines import split_lines
+from stet_lsp.core.locking import file_lock
+from stet_lsp.core.model import KINDS, SECTION_TITLES, Entry, Status, format_time, utc_now
+from stet_lsp.core.operations import Result, entry_json, result
+from stet_lsp.core.safefs import (
+    atomic_write,
+    ensure_stet_gitignore,
+    make_dirs,
+    read_regular,
+    remove_regular,
+)
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.sheet_format import normalize_text
+from stet_lsp.core.targets import Target, open_repository
+from stet_lsp.trajectory.events import Graduation, Note, SourceRef, event_json, parse_event
+from stet_lsp.trajectory.importing import (
+    RECORD_FORMAT,
+    SESSIONS,
+    compose,
+    read_record,
+    write_session,
+)
+from stet_lsp.trajectory.skills import (
+    META_TARGET,
+    META_TRAJECTORY,
+    Context,
+    Skill,
+    check_name,
+    describe,
+    new_skill,
+    parse_skill,
+    propose_name,
+    render_skill,
+    shorten,
+    skill_path,
+    validate_skill,
+    with_entry,
+)
+from stet_lsp.trajectory.store import Folder, working_folder
+
+if TYPE_CHECKING:
+    from stet_lsp.gate.redact import RedactionResult
+
+Route = Literal["trajectory", "skill", "discard"]
+ROUTES: tuple[Route, ...] = get_args(Route)
+STATUS_OF: dict[Route, Status] = {
+    "trajectory": "graduated-trajectory",
+    "skill": "graduated-skill",
+    "discard": "discarded",
+}
+SESSION = "graduation"
+"""The session id of graduation's events, and the stem of their file in `sessions/`."""
+IMPORTER = "stet-graduation"
+NOTE_MAX_AGE = timedelta(days=14)
+"""A note older than this is proposed for discarding: scratch nobody came back to."""
+CONTEXT_AROUND = 2
+"""Lines shown before and after an anchored line in a skill."""
+SKILL_LOCKS = Path(".stet") / "cache" / "skills"
+"""Lock files of the skills being written: in the cache, never in a committed folder."""
+INDEX_LOCK = Path(".stet") / "cache" / "git-index"
+"""The lock Stet's writers of the git index take (its file is `git-index.lock`)."""
+REVIEW_VERSION = 1
+
+_SUMMARY_CHARS = 100
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_HEADER = re.compile(
+    r"<!-- stet-review version=(?P<version>\d+) kind=(?P<kind>[a-z]+) "
+    r'target=(?P<target>"(?:[^"\\]|\\.)*") -->'
+)
+_REVIEW_LINE = re.compile(
+    r"^\s*[-*+]\s+\[(?P<mark>[ xX])\]\s+(?P<id>[A-Za-z0-9_-]{1,64})\s+(?:→|->)\s+"
+    r"(?P<route>trajectory|discard|skill(?::(?P<skill>\S*))?)(?:\s+(?:—|--|-)(?:\s.*)?)?\s*$"
+)
+_CHECKBOX = re.compile(r"^\s*[-*+]\s+\[.?\]")
+
+
+@dataclass(frozen=True)
+class SkillOutcome:
+    """What graduating into a skill did."""
+
+    name: str
+    path: str
+    proposed: str
+    created: bool
+    added: bool
+    staged: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": self.path,
+            "proposed_name": self.proposed,
+            "created": self.created,
+            "added": self.added,
+        }
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """The route the review proposes for one open entry, and why."""
+
+    entry: Entry
+    route: Route
+    skill: str | None
+    reason: str
+    text: str
+    """The entry's text after the gate: what the review shows and the skill name comes from."""
+
+    @property
+    def route_text(self) -> str:
+        return f"skill:{self.skill}" if self.route == "skill" else self.route
+
+
+@dataclass(frozen=True)
+class ReviewLine:
+    """One entry's line of a review document: `line` is its 1-based line number."""
+
+    line: int
+    checked: bool
+    entry_id: str
+    route: Route
+    skill: str | None
+
+
+# -- graduating one entry -----------------------------------------------------------------------
+
+
+def graduate(
+    sheet_or_target: StyleSheet | Target,
+    entry_id: str,
+    route: str,
+    skill_name: str | None = None,
+    text: str | None = None,
+    *,
+    now: datetime | None = None,
+) -> Result:
+    """Carry out a person's decision on one open entry: `route` `trajectory`, `skill` (into
+    `skill_name`, or a name proposed from the text) or `discard`; `text` replaces the entry's
+    text in what graduates. Returns `version`, `target`, `entry` (with its new status),
+    `route`, `trajectory` (the working trajectory that records the decision), `skill` (skill
+    route only), `edited` and `staged` (repository-relative paths put in the git index)."""
+    sheet = _sheet_of(sheet_or_target)
+    chosen = check_route(route)
+    entry = sheet.get(_string(entry_id, "id"))
+    _check_request(entry, chosen, skill_name, text)
+    body = entry.text if text is None else _edited(text)
+    edited = body != entry.text
+    moment = now or utc_now()
+    outcome = _into_skill(sheet, entry, body, skill_name) if chosen == "skill" else None
+    folder = _record(sheet, entry, chosen, body, edited, outcome, moment)
+    updated = sheet.set_status(entry.id, STATUS_OF[chosen])
+    return _result(sheet, updated, chosen, folder, edited, outcome)
+
+
+def _result(
+    sheet: StyleSheet,
+    entry: Entry,
+    route: Route,
+    folder: Folder,
+    edited: bool,
+    outcome: SkillOutcome | None,
+) -> Result:
+    """The one shape the CLI prints and the language server returns (docs/cli.md)."""
+    lines = sheet.current_lines([entry]) if entry.anchor else {}
+    fields: dict[str, Any] = {"entry": entry_json(entry, lines), "route": route}
+    fields["trajectory"] = folder.id
+    if outcome is not None:
+        fields["skill"] = outcome.to_json()
+    fields["edited"] = edited
+    fields["staged"] = [outcome.path] if outcome is not None and outcome.staged else []
+    return result(sheet.target, **fields)
+
+
+def check_route(route: object) -> Route:
+    for known in ROUTES:
+        if route == known:
+            return known
+    raise StetError(f"unknown route {route!r} (expected one of: {', '.join(ROUTES)})")
+
+
+def _check_request(entry: Entry, route: Route, skill_name: object, text: object) -> None:
+    """Refuse what cannot be meant, before anything is written."""
+    if entry.status != "open":
+        raise StetError(
+            f"entry {entry.id} is {entry.status}: only open entries graduate (nothing was changed)"
+        )
+    if skill_name is not None and (route != "skill" or not isinstance(skill_name, str)):
+        raise StetError("a skill name goes with the skill route, as a string")
+    if text is not None and route == "discard":
+        raise StetError("a discarded entry keeps no text: give a text only to graduate it")
+
+
+def _edited(text: object) -> str:
+    body = normalize_text(_string(text, "text"))
+    if not body:
+        raise StetError("the text to graduate is empty; to drop the entry, discard it")
+    return body
+
+
+# -- into a skill -------------------------------------------------------------------------------
+
+
+def _into_skill(sheet: StyleSheet, entry: Entry, body: str, skill_name: str | None) -> SkillOutcome:
+    """Write the entry into the skill's SKILL.md (creating it) and stage that file alone.
+    The name is proposed from the text after the gate, so no part of a secret can reach a
+    folder name."""
+    target = sheet.target
+    proposed = propose_name(_gate(body, "SKILL.md"))
+    name = proposed if skill_name is None else skill_name
+    relative = skill_path(name)  # refused here, naming the rule, when the name breaks one
+    context = _context(sheet, entry)
+    provenance = {META_TARGET: target.label, META_TRAJECTORY: working_folder(target).id}
+    root = target.root
+    with file_lock(root / SKILL_LOCKS / name, root, f"the skill {name}"):
+        current, existing_text = _existing_skill(root, relative, name)
+        text, context = _gated_section(body, context, existing_text)
+        where = entry.anchor.path if entry.anchor else None
+        skill = current or new_skill(name, describe(text, where), target.label)
+        extended = with_entry(skill, entry.id, text, context, provenance)
+        added = extended is not skill
+        if added:
+            _write_skill(root, relative, extended, existing_text if current else None)
+        staged = added or _stage_if_missing(root, relative, existing_text)
+    return SkillOutcome(
+        name, str(relative), proposed, created=current is None, added=added, staged=staged
+    )
+
+
+def _gated_section(body: str, context: Context | None, existing: str) -> tuple[str, Context | None]:
+    """The entry's text and its code through the gate with one numbering, continuing the
+    skill's own markers: a secret in both gets the same marker. The description and heading
+    are cut from this text, never from the raw one (a cut secret may not be recognised)."""
+    if context is None or not context.lines:
+        return _gate_parts([body], "SKILL.md", existing)[0], context
+    text, code = _gate_parts([body, "\n".join(context.lines)], "SKILL.md", existing)
+    return text, replace(context, lines=tuple(code.split("\n")))
+
+
+def _existing_skill(root: Path, relative: PurePosixPath, name: str) -> tuple[Skill | None, str]:
+    """The skill already at `relative` (None when there is none) and its text."""
+    data = read_regular(root / relative, root)
+    if data is None:
+        return None, ""
+    try:
+        text = data.decode("utf-8")
+        return parse_skill(text, folder=name), text
+    except UnicodeDecodeError:
+        raise StetError(f"{relative} is not UTF-8; nothing was changed") from None
+    except StetError as error:
+        raise StetError(
+            f"{relative} does not follow the Agent Skills spec ({error}); fix it before "
+            "graduating into it, or choose another skill name; nothing was changed"
+        ) from None
+
+
+def _write_skill(root: Path, relative: PurePosixPath, skill: Skill, previous: str | None) -> None:
+    """Gate, check against the spec, write atomically, stage; when staging fails, the file
+    is put back as it was (`previous`; None: there was none), so trying again does it all."""
+    text = _gate(render_skill(skill), "SKILL.md")
+    problems = validate_skill(text, folder=skill.name)
+    if problems:
+        raise StetError(
+            f"the skill {skill.name} would break the Agent Skills spec: {'; '.join(problems)} "
+            "(choose another skill name, or shorten the text); nothing was changed"
+        )
+    data = text.encode("utf-8")
+    make_dirs(root, str(relative.parent))
+    atomic_write(root / relative, data, root)
+    try:
+        stage(root, relative, data)
+    except StetError:
+        if previous is None:
+            remove_regular(root / relative, root)
+        else:
+            atomic_write(root / relative, previous.encode("utf-8"), root)
+        raise
+
+
+def _stage_if_missing(root: Path, relative: PurePosixPath, text: str) -> bool:
+    """Stage a skill the index does not hold at all (a graduation stopped between writing it
+    and staging it); one the index holds, in any version, is left to the person."""
+    with _index_lock(root):
+        if relative.as_posix() in open_repository(root).index:
+            return False
+    stage(root, relative, text.encode("utf-8"))
+    return True
+
+
+def stage(root: Path, relative: PurePosixPath, data: bytes) -> None:
+    """Put exactly `data` at `relative` in the git index: one blob, one index entry, the
+    index written back. Every other entry, staged or not, stays as it was."""
+    import pygit2
+
+    try:
+        with _index_lock(root):
+            repository = open_repository(root)
+            index = repository.index
+            index.read(False)
+            blob = repository.create_blob(data)
+            index.add(pygit2.IndexEntry(relative.as_posix(), blob, pygit2.enums.FileMode.BLOB))
+            index.write()
+    except pygit2.GitError as error:
+        raise StetError(f"{relative} could not be staged: {error}; nothing was changed") from None
+
+
+def _index_lock(root: Path) -> AbstractContextManager[None]:
+    """Stet's writers of the git index, one at a time (libgit2 refuses a second writer while
+    the first holds `index.lock`; git itself is not held back by this)."""
+    return file_lock(root / INDEX_LOCK, root, "the git index")
+
+
+def _context(sheet: StyleSheet, entry: Entry) -> Context | None:
+    """The anchored code around the entry's current line (none for a lost anchor, only the
+    path for a file `.stetignore` names)."""
+    from stet_lsp.gate.stetignore import StetIgnore
+
+    anchor = entry.anchor
+    if anchor is None:
+        return None
+    root = sheet.target.root
+    line = sheet.current_lines([entry]).get(entry.id)
+    if StetIgnore.load(root).matches(anchor.path):
+        return Context(anchor.path, line or anchor.line, 0, (), omitted=True)
+    lines = _file_lines(root, anchor.path) if line is not None else None
+    if line is None or lines is None:
+        return Context(anchor.path, anchor.line, 0, ())
+    first, last = max(1, line - CONTEXT_AROUND), min(len(lines), line + CONTEXT_AROUND)
+    return Context(anchor.path, line, first, tuple(lines[first - 1 : last]))
+
+
+def _file_lines(root: Path, path: str) -> list[str] | None:
+    """The lines of a text file inside the repository; None for anything else."""
+    try:
+        data = read_regular(root / path, root)
+    except StetError:
+        return None
+    if data is None or b"\0" in data:
+        return None
+    return split_lines(data.decode("utf-8", "replace"))
+
+
+# -- the working trajectory ---------------------------------------------------------------------
+
+
+def _record(
+    sheet: StyleSheet,
+    entry: Entry,
+    route: Route,
+    body: str,
+    edited: bool,
+    outcome: SkillOutcome | None,
+    moment: datetime,
+) -> Folder:
+    """The decision (and, into the trajectory, the note) as events of the working trajectory,
+    which is composed again."""
+    target = sheet.target
+    source = SourceRef(
+        file=sheet.path.relative_to(target.root).as_posix(), line=max(1, entry.source_line)
+    )
+    common: dict[str, Any] = {"session": SESSION, "time": format_time(moment), "source": source}
+    events: list[Note | Graduation] = []
+    if route == "trajectory":
+        events.append(
+            Note(**common, entry_id=entry.id, entry_kind=entry.kind, text=body, author=entry.author)
+        )
+    renamed = outcome is not None and outcome.proposed != outcome.name
+    events.append(
+        Graduation(
+            **common,
+            entry_id=entry.id,
+            entry_kind=entry.kind,
+            route=route,
+            skill=outcome.name if outcome else None,
+            edited=edited,
+            proposed_name=outcome.proposed if outcome and renamed else None,
+        )
+    )
+    folder = working_folder(target)
+    ensure_stet_gitignore(target.root)
+    with file_lock(folder.path, target.root, "the working trajectory"):
+        _append(target, folder, events)
+        compose(target, folder)
+    return folder
+
+
+def _append(target: Target, folder: Folder, events: list[Note | Graduation]) -> None:
+    """Add the events to graduation's session, through the gate. The whole session is gated
+    again (what it held is redacted already, and the gate is idempotent) so that markers
+    are numbered across it; an event already there (the same decision, a graduation done
+    again after it stopped halfway) is not added twice."""
+    data = read_regular(folder.path / SESSIONS / f"{SESSION}.jsonl", target.root)
+    old = [line for line in (data or b"").decode("utf-8", "replace").split("\n") if line]
+    new = [_LONE_SURROGATE.sub("\ufffd", event_json(event)) for event in events]
+    gated = _gate_result("".join(line + "\n" for line in old + new), "events.jsonl")
+    lines = [line for line in gated.text.split("\n") if line]
+    seen = {_identity(line) for line in lines[: len(old)]}
+    kept = lines[: len(old)]
+    for line in lines[len(old) :]:
+        if _identity(line) not in seen:
+            seen.add(_identity(line))
+            kept.append(line)
+    if len(kept) == len(old):
+        return
+    record = read_record(folder, SESSION) or {}
+    counts = Counter(record.get("redaction", {}))
+    counts.update(gated.report.counts())
+    text = "".join(line + "\n" for line in kept)
+    write_session(target, folder, SESSION, text, _session_record(record, kept, counts))
+
+
+def _session_record(
+    previous: dict[str, Any], lines: list[str], counts: Counter[str]
+) -> dict[str, Any]:
+    """The record compose reads: its first time places the session among the others."""
+    first = previous.get("first_time") or next(
+        (event.time for event in map(parse_event, lines) if event.time), None
+    )
+    record: dict[str, Any] = {
+        "format": RECORD_FORMAT,
+        "importer": IMPORTER,
+        "session": SESSION,
+        "first_time": first,
+        "events": len(lines),
+        "sources": [],
+        "redaction": dict(sorted(counts.items())),
+        "dropped": {},
+        "problems": [],
+    }
+    gated = _gate(json.dumps(record, ensure_ascii=False), "record.json")
+    loaded: dict[str, Any] = json.loads(gated)
+    return loaded
+
+
+def _identity(line: str) -> str:
+    """An event without its time and step: the same decision recorded twice compares equal."""
+    try:
+        event = parse_event(line)
+    except ValueError:
+        return line
+    fields = event.model_dump(mode="json", exclude={"time", "step"})
+    return json.dumps(fields, sort_keys=True)
+
+
+# -- the review ---------------------------------------------------------------------------------
+
+
+def proposals(sheet_or_target: StyleSheet | Target, now: datetime | None = None) -> list[Proposal]:
+    """A route for every open entry, by simple rules a person can check at a glance:
+    a convention → a skill named from its text; ruled-out, clarification and margin markup →
+    the trajectory; a note → the trajectory, or discard when it is older than 14 days."""
+    sheet = _sheet_of(sheet_or_target)
+    moment = now or utc_now()
+    return [_propose(entry, moment) for entry in sheet.entries() if entry.status == "open"]
+
+
+def _propose(entry: Entry, now: datetime) -> Proposal:
+    gated = _gate(entry.text, "SKILL.md")  # the same gate as graduation: the same name
+    if entry.kind == "convention":
+        return Proposal(entry, "skill", propose_name(gated), "a convention is house style", gated)
+    if entry.kind == "note" and now - entry.created > NOTE_MAX_AGE:
+        return Proposal(entry, "discard", None, "a note older than 14 days", gated)
+    return Proposal(entry, "trajectory", None, "part of the record of this work", gated)
+
+
+def review(sheet_or_target: StyleSheet | Target, *, now: datetime | None = None) -> str:
+    """The graduation review: Markdown listing every open entry with its proposed route, one
+    line each (`- [ ] <id> → <route> — <text>`), by kind. Checking a line's box (and
+    changing its route, if wanted) and passing the document to `apply_review` carries it
+    out; the document itself changes nothing. It passes the gate (entries may hold secrets
+    and the file may be saved anywhere)."""
+    sheet = _sheet_of(sheet_or_target)
+    return render_review(sheet.target, proposals(sheet, now))
+
+
+def render_review(target: Target, found: list[Proposal]) -> str:
+    """The review document of `found` (see `review`); its header names the target, so a
+    review can never be applied to another target's sheet."""
+    # The name as a JSON string that cannot close the comment it is in.
+    label = json.dumps(target.name, ensure_ascii=False)
+    label = label.replace("<", "\\u003c").replace(">", "\\u003e")
+    header = [
+        f"# Graduation review: {target.label}",
+        f"<!-- stet-review version={REVIEW_VERSION} kind={target.kind} target={label} -->",
+        "",
+        "Every open entry of the style sheet, with a proposed route. Check the box of each",
+        "line to carry out (`[x]`), change its route if you like (`trajectory`, `skill:NAME`",
+        "or `discard`), then run `stet graduate --apply FILE`. Unchecked lines change nothing.",
+        "",
+        "Proposed: a convention becomes a skill named from its text; ruled-out approaches,",
+        "clarifications and margin markup go into the trajectory; a note goes into the",
+        "trajectory, or is discarded when it is older than 14 days.",
+    ]
+    body: list[str] = []
+    for kind in KINDS:
+        of_kind = [proposal for proposal in found if proposal.entry.kind == kind]
+        if of_kind:
+            body += ["", f"## {SECTION_TITLES[kind]}", ""]
+            body += [_review_line(proposal) for proposal in of_kind]
+    if not found:
+        body = ["", "No open entries."]
+    return _gate("\n".join(header + body) + "\n", "review.md")
+
+
+def _review_line(proposal: Proposal) -> str:
+    text = shorten(proposal.text, _SUMMARY_CHARS)  # the gated text, cut after the gate
+    return f"- [ ] {proposal.entry.id} → {proposal.route_text} — {text}"
+
+
+def parse_review(text: str) -> tuple[tuple[str, str] | None, list[ReviewLine]]:
+    """The target a review document names ((kind, name), None without a header) and its
+    entry lines. A line that looks like one (`- [`) but cannot be read is an error with its
+    number, so a typo is never taken for "not checked"."""
+    header = _HEADER.search(text)
+    named = None
+    if header is not None:
+        if int(header["version"]) != REVIEW_VERSION:
+            raise StetError(f"review version {header['version']}: this Stet reads version 1")
+        named = (header["kind"], str(json.loads(header["target"])))
+    lines = []
+    for number, line in enumerate(split_lines(text), 1):
+        found = _REVIEW_LINE.match(line)
+        if found is None:
+            if _CHECKBOX.match(line):
+                raise StetError(
+                    f"line {number}: not a review line (`- [ ] ID → trajectory|skill:NAME|"
+                    f"discard — text`): {line.strip()[:80]!r}; nothing was changed"
+                )
+            continue
+        route = check_route(found["route"].partition(":")[0])
+        skill = found["skill"] or None
+        lines.append(ReviewLine(number, found["mark"] != " ", found["id"], route, skill))
+    return named, lines
+
+
+def apply_review(sheet_or_target: StyleSheet | Target, document_text: str) -> list[Result]:
+    """Carry out the checked lines of a review document, in order; each result is
+    `graduate`'s. Every checked line is checked first (the entry exists, is open, is named
+    once, its skill name is valid): one bad line changes nothing."""
+    sheet = _sheet_of(sheet_or_target)
+    named, lines = parse_review(_string(document_text, "document"))
+    target = sheet.target
+    if named is not None and named != (target.kind, target.name):
+        raise StetError(
+            f"this review is for target {named[1]!r}, not {target.name!r}; nothing was changed"
+        )
+    checked = [line for line in lines if line.checked]
+    _check_lines(sheet, checked)
+    results: list[Result] = []
+    for line in checked:
+        try:
+            results.append(graduate(sheet, line.entry_id, line.route, skill_name=line.skill))
+        except StetError as error:
+            done = f"the {len(results)} checked line(s) before it were carried out"
+            raise StetError(f"line {line.line}: {error} ({done})") from None
+    return results
+
+
+def _check_lines(sheet: StyleSheet, lines: list[ReviewLine]) -> None:
+    entries = {entry.id: entry for entry in sheet.entries()}
+    problems = []
+    seen: set[str] = set()
+    for line in lines:
+        entry = entries.get(line.entry_id)
+        if entry is None:
+            problems.append(f"line {line.line}: no entry with id {line.entry_id!r}")
+        elif entry.status != "open":
+            problems.append(f"line {line.line}: entry {entry.id} is {entry.status}, not open")
+        if line.entry_id in seen:
+            problems.append(f"line {line.line}: entry {line.entry_id} is checked twice")
+        seen.add(line.entry_id)
+        if line.skill is not None:
+            problems += [f"line {line.line}: {problem}" for problem in check_name(line.skill)]
+    if problems:
+        raise StetError("; ".join(problems) + "; nothing was changed")
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _sheet_of(sheet_or_target: StyleSheet | Target) -> StyleSheet:
+    if isinstance(sheet_or_target, StyleSheet):
+        return sheet_or_target
+    if isinstance(sheet_or_target, Target):
+        return StyleSheet(sheet_or_target)
+    raise StetError(f"expected a style sheet or a target, not {sheet_or_target!r}")
+
+
+def _string(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise StetError(f"{what} must be a string, not {value!r}")
+    return value
+
+
+def _gate(text: str, path: str) -> str:
+    return _gate_result(text, path).text
+
+
+def _gate_parts(parts: list[str], path: str, existing: str = "") -> list[str]:
+    """Texts that will stand side by side, through the gate with one numbering that follows
+    the markers `existing` already uses: a value gets the same marker in every part."""
+    from stet_lsp.gate import scan_text
+    from stet_lsp.gate.redact import Numbering, apply_redaction, used_numbers
+
+    clean = [_LONE_SURROGATE.sub("\ufffd", part) for part in parts]
+    highest = used_numbers(existing)
+    for part in clean:
+        used_numbers(part, highest)
+    numbering = Numbering(highest)
+    return [
+        apply_redaction(
+            part, scan_text(part, path=path, cache=None), path=path, numbering=numbering
+        ).text
+        for part in clean
+    ]
+
+
+def _gate_result(text: str, path: str) -> RedactionResult:
+    """The redaction gate, without its result cache: the same text always gives the same
+    bytes, and nothing of it is kept in memory."""
+    from stet_lsp.gate import redact_text
+
+    return redact_text(_LONE_SURROGATE.sub("\ufffd", text), path=path, cache=None)

@@ -1,0 +1,784 @@
+"""The capstone in real repositories made with pygit2: the working trajectory (imported from a
+hand-written Claude Code transcript holding a planted GitHub token) committed on top of HEAD,
+with only `.stet/` files, through the gate; every refusal leaves the repository as it was."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+from repos import SIGNATURE, commit_files, make_repo
+
+from stet_lsp.core.targets import Target, resolve_target
+from stet_lsp.gate.redact import RedactionResult
+from stet_lsp.gate.report import RedactionReport
+from stet_lsp.trajectory.capstone import CapstoneRefused, CapstoneResult, capstone
+from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.store import working_folder
+
+Stet = Callable[..., tuple[int, str, str]]
+
+TOKEN = "ghp_" + "Q7x2Lm9Kp4Rt8Vw1Yz3Bc6Df0Gh5Jk2Mn7Ps9T"
+OTHER_TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2H1g0"
+START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+ID = r"2026-03-01-main-[0-9a-f]{12}"
+SKILL = ".stet/skills/x/SKILL.md"
+GIT = shutil.which("git")
+POSIX = pytest.mark.skipif(sys.platform == "win32", reason="hooks here are shell scripts")
+
+
+# -- a Claude Code transcript, written record by record ---------------------------------------
+
+
+class Claude:
+    """A Claude Code session file: one record a line, chained by parentUuid."""
+
+    def __init__(self, session: str, cwd: Path, start: datetime = START) -> None:
+        self.session, self.cwd, self.clock = session, str(cwd), start
+        self.records: list[dict[str, Any]] = []
+        self.parent: str | None = None
+
+    def _record(self, kind: str, message: dict[str, Any]) -> Claude:
+        self.clock += timedelta(seconds=2)
+        uuid = f"{self.session[:8]}-{len(self.records):04d}"
+        self.records.append(
+            {
+                "parentUuid": self.parent,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": self.cwd,
+                "sessionId": self.session,
+                "version": "2.1.12",
+                "gitBranch": "main",
+                "type": kind,
+                "message": message,
+                "uuid": uuid,
+                "timestamp": self.clock.isoformat().replace("+00:00", ".000Z"),
+            }
+        )
+        self.parent = uuid
+        return self
+
+    def user(self, content: Any) -> Claude:
+        return self._record("user", {"role": "user", "content": content})
+
+    def assistant(self, *blocks: dict[str, Any]) -> Claude:
+        message = {
+            "model": "claude-sonnet-4-5-20250929",
+            "id": f"msg_{len(self.records):04d}",
+            "type": "message",
+            "role": "assistant",
+            "content": list(blocks),
+            "usage": {"input_tokens": 100, "output_tokens": 20},
+        }
+        return self._record("assistant", message)
+
+    def tool(self, call_id: str, name: str, tool_input: dict[str, Any], output: str) -> Claude:
+        self.assistant({"type": "tool_use", "id": call_id, "name": name, "input": tool_input})
+        return self.user([{"tool_use_id": call_id, "type": "tool_result", "content": output}])
+
+    def say(self, text: str) -> Claude:
+        return self.assistant({"type": "text", "text": text})
+
+    def save(self, path: Path) -> Path:
+        path.write_text("".join(json.dumps(record) + "\n" for record in self.records))
+        return path
+
+
+def session_with_a_secret(root: Path, session: str, prompt: str) -> Claude:
+    """The token in a tool's output and in the agent's reply."""
+    return (
+        Claude(session, root)
+        .user(prompt)
+        .tool("toolu_1", "Bash", {"command": "cat .env"}, f"GITHUB_TOKEN={TOKEN}\nDEBUG=1\n")
+        .tool("toolu_2", "Write", {"file_path": f"{root}/src/health.py", "content": "ok = 1\n"}, "")
+        .say(f"Done. I pushed with {TOKEN} as you asked.")
+    )
+
+
+def import_work(root: Path, tmp_path: Path, number: int = 1, prompt: str | None = None) -> Target:
+    session = f"{number:08d}-1111-4222-8333-444455556666"
+    text = prompt or f"Add a health check endpoint (round {number})"
+    source = session_with_a_secret(root, session, text).save(tmp_path / f"{session}.jsonl")
+    target = resolve_target(root)
+    import_transcript(target, source)
+    return target
+
+
+# -- fixtures and helpers ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> pygit2.Repository:
+    """`main` with one commit (src/app.py, README.md) and an identity in its own config."""
+    made = make_repo(tmp_path / "repo", files={"src/app.py": "x = 1\n", "README.md": "hi\n"})
+    made.config["user.name"] = "Ada Reviewer"
+    made.config["user.email"] = "ada@example.invalid"
+    return made
+
+
+@pytest.fixture
+def no_identity(tmp_path: Path) -> Iterator[None]:
+    """No git configuration but the repository's own: libgit2 reads global files by path."""
+    empty = tmp_path / "no-config"
+    empty.mkdir()
+    levels = (
+        pygit2.enums.ConfigLevel.GLOBAL,
+        pygit2.enums.ConfigLevel.XDG,
+        pygit2.enums.ConfigLevel.SYSTEM,
+    )
+    saved = {level: pygit2.settings.search_path[level] for level in levels}
+    for level in levels:
+        pygit2.settings.search_path[level] = str(empty)
+    try:
+        yield
+    finally:
+        for level, value in saved.items():
+            pygit2.settings.search_path[level] = value
+
+
+def reopen(repo: pygit2.Repository) -> pygit2.Repository:
+    return pygit2.Repository(repo.path)
+
+
+def snapshot(repo: pygit2.Repository) -> dict[str, Any]:
+    """HEAD, every ref and reflog, the index (bytes and entries) and every file and folder
+    of the work tree."""
+    fresh = reopen(repo)
+    root = Path(fresh.workdir)
+    head = fresh.references["HEAD"]
+    refs = {name: str(fresh.references[name].resolve().target) for name in fresh.references}
+    logs = {}
+    if not fresh.head_is_unborn:
+        logs = {
+            name: [(str(e.oid_new), e.message) for e in fresh.references[name].log()]
+            for name in ("HEAD", *fresh.references)
+            if name.startswith(("HEAD", "refs/heads/"))
+        }
+    index_file = Path(fresh.path) / "index"
+    tree = {}
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root).as_posix()
+        if relative == ".git" or relative.startswith(".git/"):
+            continue
+        tree[relative] = path.read_bytes() if path.is_file() else "folder"
+    return {
+        "head": str(head.target),
+        "refs": refs,
+        "logs": logs,
+        "index": index_file.read_bytes() if index_file.exists() else None,
+        "entries": index_entries(fresh),
+        "work tree": tree,
+    }
+
+
+def index_entries(repo: pygit2.Repository) -> dict[str, tuple[str, int]]:
+    return {entry.path: (str(entry.id), entry.mode) for entry in reopen(repo).index}
+
+
+def flat(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str = "") -> dict[str, Any]:
+    """Every blob of a tree by path, with its id and mode; every object is read."""
+    found: dict[str, Any] = {}
+    for entry in tree:
+        obj = repo[entry.id]
+        if isinstance(obj, pygit2.Tree):
+            found |= flat(repo, obj, f"{prefix}{entry.name}/")
+        else:
+            assert isinstance(obj, pygit2.Blob)
+            found[f"{prefix}{entry.name}"] = (str(entry.id), entry.filemode)
+    return found
+
+
+def blob_text(repo: pygit2.Repository, commit: pygit2.Commit, path: str) -> str:
+    blob = repo[commit.tree[path].id]
+    assert isinstance(blob, pygit2.Blob)
+    return bytes(blob.data).decode("utf-8")
+
+
+def head_commit(repo: pygit2.Repository) -> pygit2.Commit:
+    return reopen(repo).head.peel(pygit2.Commit)
+
+
+def trajectory_files(trajectory: str) -> list[str]:
+    return [
+        f".stet/trajectories/{trajectory}/{name}"
+        for name in ("events.jsonl", "meta.json", "narration.md")
+    ]
+
+
+def stage(repo: pygit2.Repository, path: str, content: str) -> None:
+    full = Path(repo.workdir) / path
+    full.parent.mkdir(parents=True, exist_ok=True)
+    full.write_text(content)
+    index = repo.index
+    index.read()
+    index.add(path)
+    index.write()
+
+
+def refused(reason: str, run: Callable[[], CapstoneResult]) -> CapstoneRefused:
+    with pytest.raises(CapstoneRefused) as caught:
+        run()
+    assert caught.value.reason == reason, str(caught.value)
+    assert "nothing was changed" in str(caught.value)
+    return caught.value
+
+
+def history_is_whole(repo: pygit2.Repository) -> list[str]:
+    """What `git fsck` checks that matters here, with pygit2: every commit from HEAD, its
+    tree and every blob in it readable; the real git agrees when it is installed."""
+    fresh = reopen(repo)
+    walked = []
+    for commit in fresh.walk(fresh.head.target, pygit2.enums.SortMode.TOPOLOGICAL):
+        walked.append(str(commit.id))
+        flat(fresh, commit.tree)
+        for parent_id in commit.parent_ids:
+            assert isinstance(fresh[parent_id], pygit2.Commit)
+    if GIT:
+        root = fresh.workdir
+        fsck = subprocess.run([GIT, "fsck", "--strict"], cwd=root, capture_output=True, text=True)
+        assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+        log = subprocess.run(
+            [GIT, "log", "--format=%H"], cwd=root, capture_output=True, text=True, check=True
+        )
+        assert log.stdout.split() == walked
+    return walked
+
+
+def git_status(root: Path) -> list[str]:
+    assert GIT
+    done = subprocess.run(
+        [GIT, "status", "--porcelain", "--untracked-files=all"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return sorted(done.stdout.splitlines())
+
+
+def write_hook(folder: Path, name: str, body: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    hook = folder / name
+    hook.write_text("#!/bin/sh\n" + body)
+    hook.chmod(0o755)
+    return hook
+
+
+# -- the capstone ---------------------------------------------------------------------------------
+
+
+def test_the_capstone_commits_the_trajectory_and_the_staged_stet_files_only(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    target = import_work(root, tmp_path)
+    stage(repo, "src/app.py", "x = 2\n")  # an unrelated staged change
+    stage(repo, SKILL, "---\nname: x\ndescription: retries\n---\nUse the retry helper.\n")
+    (root / "README.md").write_text("hi, unstaged\n")  # an unstaged change
+    (root / "notes.txt").write_text("untracked\n")
+    parent = head_commit(repo)
+    entries_before = index_entries(repo)
+    status_before = git_status(root) if GIT else []
+    phases: list[str] = []
+
+    result = capstone(target, progress=phases.append)
+
+    assert phases == ["redacting", "writing", "committing"]
+    commit = head_commit(repo)
+    assert result.commit == str(commit.id) and result.parent == str(parent.id)
+    assert result.changed and not result.dry_run and result.branch == "main"
+    assert commit.parent_ids == [parent.id]
+    assert str(reopen(repo).references["refs/heads/main"].target) == result.commit
+    assert not reopen(repo).head_is_detached
+    trajectory = result.trajectory
+    assert re.fullmatch(ID, trajectory)
+
+    # the tree: HEAD's tree, the trajectory's three files and the staged skill; nothing else
+    before, after = flat(repo, parent.tree), flat(repo, commit.tree)
+    added = sorted(set(after) - set(before))
+    assert added == sorted([*trajectory_files(trajectory), SKILL])
+    assert {path: after[path] for path in before} == before
+    assert after[SKILL][0] == entries_before[SKILL][0]
+    assert [(c.path, c.status) for c in result.paths] == sorted((path, "added") for path in added)
+
+    # meta.json: the id, the parent as base commit; events and narration as re-rendered
+    meta = json.loads(blob_text(repo, commit, f".stet/trajectories/{trajectory}/meta.json"))
+    assert meta["id"] == trajectory and meta["base_commit"] == str(parent.id)
+    assert meta["target"]["name"] == "main"
+    events = blob_text(repo, commit, f".stet/trajectories/{trajectory}/events.jsonl")
+    assert meta["steps"] == len(events.splitlines()) > 0
+    assert meta["redaction"]["github-token"] >= 2
+    narration = blob_text(repo, commit, f".stet/trajectories/{trajectory}/narration.md")
+    assert "[REDACTED:github-token#1]" in narration and "[REDACTED:github-token#1]" in events
+
+    # no part of the secret in any blob of the commit, nor in its message
+    for path in after:
+        assert TOKEN[4:] not in blob_text(repo, commit, path), path
+    assert TOKEN[4:] not in commit.message
+
+    # the message and its trailer, the reflog
+    brief = "Add a health check endpoint (round 1)"
+    assert commit.message == f"Trajectory: {brief}\n\nStet-Trajectory: {trajectory}\n"
+    assert commit.message_trailers == {"Stet-Trajectory": trajectory}
+    assert result.message == commit.message
+    assert (commit.author.name, commit.author.email) == ("Ada Reviewer", "ada@example.invalid")
+    assert commit.committer.email == "ada@example.invalid"
+    for ref in ("refs/heads/main", "HEAD"):
+        newest = next(iter(reopen(repo).references[ref].log()))
+        assert (newest.oid_old, newest.oid_new) == (parent.id, commit.id)
+        assert newest.message == f"commit: Trajectory: {brief}"
+
+    # the index: the new files at the commit's blobs, every other entry as it was
+    entries_after = index_entries(repo)
+    expected = dict(entries_before)
+    for path in trajectory_files(trajectory):
+        expected[path] = (after[path][0], pygit2.enums.FileMode.BLOB)
+    assert entries_after == expected
+    assert entries_after["src/app.py"] != (before["src/app.py"][0], before["src/app.py"][1])
+
+    # the work tree: the trajectory's files as committed, the rest untouched
+    assert (root / "README.md").read_text() == "hi, unstaged\n"
+    assert (root / "src/app.py").read_text() == "x = 2\n"
+    assert (root / "notes.txt").read_text() == "untracked\n"
+    for path in trajectory_files(trajectory):
+        assert (root / path).read_text(encoding="utf-8") == blob_text(repo, commit, path)
+
+    # the working trajectory archived: the next import starts a new one
+    assert not working_folder(target).path.exists()
+    archived = root / ".stet/cache/trajectories/.archive" / f"{target.key}-{trajectory}"
+    assert result.archived == archived.relative_to(root).as_posix()
+    assert (archived / "meta.json").is_file() and (archived / "sessions").is_dir()
+    assert result.warnings == []
+
+    history_is_whole(repo)
+    if GIT:
+        # what git shows: the staged skill is committed, nothing else moved
+        assert git_status(root) == [line for line in status_before if SKILL not in line]
+
+
+def test_the_id_is_the_first_events_date_the_target_and_a_hash_of_the_events(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    repo.references.create("refs/heads/Feature/Login_ÜX", repo.head.target)
+    repo.set_head("refs/heads/Feature/Login_ÜX")
+    import_work(root, tmp_path)
+    result = capstone(resolve_target(root))
+    events = (root / f".stet/trajectories/{result.trajectory}/events.jsonl").read_bytes()
+    digest = hashlib.sha256(events).hexdigest()[:12]
+    assert result.trajectory == f"2026-03-01-feature-login-ux-{digest}"
+
+
+def test_a_secret_written_into_the_working_trajectory_by_hand_is_redacted_at_the_capstone(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    target = import_work(root, tmp_path)
+    events = working_folder(target).path / "events.jsonl"
+    text = events.read_text(encoding="utf-8")
+    events.write_text(text.replace("Done. I pushed", f"Done ({OTHER_TOKEN}). I pushed"))
+
+    result = capstone(target)
+
+    assert result.redaction.get("github-token") == 1
+    commit = head_commit(repo)
+    for path in flat(repo, commit.tree):
+        assert OTHER_TOKEN[4:] not in blob_text(repo, commit, path)
+    committed = blob_text(repo, commit, f".stet/trajectories/{result.trajectory}/events.jsonl")
+    assert "Done ([REDACTED:github-token#2]). I pushed" in committed
+
+
+def test_a_second_capstone_after_more_work_follows_the_first(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    first = capstone(import_work(root, tmp_path, 1))
+    assert first.supersedes is None
+
+    second = capstone(import_work(root, tmp_path, 2))
+
+    assert second.trajectory != first.trajectory
+    assert second.supersedes is not None
+    assert (second.supersedes.trajectory, second.supersedes.commit) == (
+        first.trajectory,
+        first.commit,
+    )
+    commit = head_commit(repo)
+    assert [str(p) for p in commit.parent_ids] == [first.commit]
+    assert commit.message_trailers == {
+        "Stet-Trajectory": second.trajectory,
+        "Stet-Supersedes": first.trajectory,
+    }
+    assert commit.message.startswith("Trajectory: Add a health check endpoint (round 2)\n\n")
+    paths = flat(repo, commit.tree)
+    for trajectory in (first.trajectory, second.trajectory):
+        assert set(trajectory_files(trajectory)) <= set(paths)
+    meta = json.loads(blob_text(repo, commit, f".stet/trajectories/{second.trajectory}/meta.json"))
+    assert meta["base_commit"] == first.commit
+    assert [c.path for c in second.paths] == trajectory_files(second.trajectory)
+    assert second.to_json()["supersedes"] == {
+        "trajectory": first.trajectory,
+        "commit": first.commit,
+    }
+
+    # work committed after a capstone: the next capstone follows no capstone
+    commit_files(reopen(repo), {"src/app.py": "x = 3\n"}, "more code")
+    third = capstone(import_work(root, tmp_path, 3))
+    assert third.supersedes is None
+    assert head_commit(repo).message_trailers == {"Stet-Trajectory": third.trajectory}
+    assert len(history_is_whole(repo)) == 5
+
+
+def test_a_capstone_again_without_new_work_changes_nothing(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    target = import_work(root, tmp_path)
+    done = capstone(target)
+    before = snapshot(repo)
+
+    refused("no-working-trajectory", lambda: capstone(target))
+    code, out, err = stet("capstone", "-C", str(root))
+    assert (code, out) == (1, "") and "no working trajectory" in err
+    assert snapshot(repo) == before
+
+    # the same session imported again: the working trajectory is the committed one
+    import_work(root, tmp_path)
+    before = snapshot(repo)
+    again = capstone(target)
+    assert (again.trajectory, again.changed, again.commit, again.paths) == (
+        done.trajectory,
+        False,
+        None,
+        [],
+    )
+    assert again.supersedes is None and again.archived is None
+    assert snapshot(repo) == before
+    code, out, _ = stet("capstone", "-C", str(root))
+    assert code == 0 and "already committed" in out
+    assert snapshot(repo) == before
+
+
+def test_dry_run_says_what_would_be_committed_and_changes_nothing(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    import_work(root, tmp_path)
+    stage(repo, SKILL, "---\nname: x\ndescription: d\n---\nbody\n")
+    before = snapshot(repo)
+
+    code, out, err = stet("capstone", "-C", str(root), "--dry-run")
+    assert (code, err) == (0, "")
+    first_line = out.splitlines()[0]
+    assert first_line.startswith("would commit trajectory 2026-03-01-main-")
+    trajectory = first_line.split()[3]
+    for path in [*trajectory_files(trajectory), SKILL]:
+        assert f"added    {path}" in out
+    assert (
+        f"  Trajectory: Add a health check endpoint (round 1)\n\n  Stet-Trajectory: {trajectory}\n"
+        in out
+    )
+
+    code, out, _ = stet("capstone", "-C", str(root), "--dry-run", "--json")
+    document = json.loads(out)
+    assert code == 0 and document["dry_run"] is True and document["changed"] is False
+    assert document["trajectory"] == trajectory and document["commit"] is None
+    assert document["archived"] is None
+    assert snapshot(repo) == before
+
+    result = capstone(resolve_target(root))
+    assert result.trajectory == trajectory  # the id does not depend on the run
+    assert [c.path for c in result.paths] == [p["path"] for p in document["paths"]]
+
+
+def test_json_output(repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet) -> None:
+    target = import_work(root, tmp_path)
+
+    code, out, err = stet("capstone", "-C", str(root), "--json", "-m", "Add the health check")
+
+    assert (code, err) == (0, "")
+    document = json.loads(out)
+    commit = head_commit(repo)
+    trajectory = document["trajectory"]
+    assert document == {
+        "version": 1,
+        "target": {"kind": "branch", "name": "main", "label": "main", "key": target.key},
+        "trajectory": trajectory,
+        "dry_run": False,
+        "changed": True,
+        "commit": str(commit.id),
+        "parent": str(commit.parent_ids[0]),
+        "branch": "main",
+        "message": f"Add the health check\n\nStet-Trajectory: {trajectory}\n",
+        "paths": [{"path": path, "status": "added"} for path in trajectory_files(trajectory)],
+        "supersedes": None,
+        "archived": f".stet/cache/trajectories/.archive/{target.key}-{trajectory}",
+        "redaction": {},
+        "warnings": [],
+    }
+    assert commit.message == document["message"]
+
+
+def test_the_plain_output(repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet) -> None:
+    import_work(root, tmp_path)
+    code, out, _ = stet("capstone", "-C", str(root))
+    commit = head_commit(repo)
+    assert code == 0
+    assert out.startswith("committed trajectory 2026-03-01-main-")
+    assert f"as {str(commit.id)[:12]} on main:" in out.splitlines()[0]
+    assert "working trajectory archived to .stet/cache/trajectories/.archive/" in out
+
+
+def test_on_a_detached_head_only_when_asked(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    main = repo.head.target
+    repo.set_head(main)
+    target = import_work(root, tmp_path)
+    assert target.kind == "detached"
+    before = snapshot(repo)
+    refused("detached", lambda: capstone(target))
+    code, _, err = stet("capstone", "-C", str(root))
+    assert code == 1 and "--detached" in err
+    assert snapshot(repo) == before
+
+    result = capstone(target, allow_detached=True)
+
+    fresh = reopen(repo)
+    assert fresh.head_is_detached and str(fresh.head.target) == result.commit
+    assert result.branch is None
+    assert fresh.references["refs/heads/main"].target == main
+    assert next(iter(fresh.references["HEAD"].log())).oid_new == fresh.head.target
+
+
+# -- hooks -----------------------------------------------------------------------------------------
+
+
+@POSIX
+@pytest.mark.skipif(GIT is None, reason="the hook asks git what is staged")
+def test_the_hooks_see_what_is_committed_and_commit_msg_may_edit_the_message(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    import_work(root, tmp_path)
+    stage(repo, "src/app.py", "x = 2\n")  # staged, but not committed: the hook must not see it
+    seen = tmp_path / "seen.txt"
+    hooks = Path(repo.path) / "hooks"
+    write_hook(
+        hooks,
+        "pre-commit",
+        f'git diff --cached --name-only > "{seen}"\nls .stet/trajectories/*/meta.json >> "{seen}"\n',
+    )
+    write_hook(hooks, "commit-msg", 'printf "\\nReviewed-by: a hook\\n" >> "$1"\n')
+
+    result = capstone(resolve_target(root))
+
+    files = trajectory_files(result.trajectory)
+    assert seen.read_text().splitlines() == [*files, files[1]]
+    commit = head_commit(repo)
+    assert commit.message == (
+        "Trajectory: Add a health check endpoint (round 1)\n\n"
+        f"Reviewed-by: a hook\nStet-Trajectory: {result.trajectory}\n"
+    )
+    assert commit.message_trailers == {
+        "Reviewed-by": "a hook",
+        "Stet-Trajectory": result.trajectory,
+    }
+    assert index_entries(repo)["src/app.py"] != flat(repo, commit.tree)["src/app.py"]
+
+
+@POSIX
+def test_the_trailers_survive_a_commit_msg_hook_that_rewrites_the_message(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    import_work(root, tmp_path)
+    write_hook(Path(repo.path) / "hooks", "commit-msg", 'echo "Health check, reviewed" > "$1"\n')
+    result = capstone(resolve_target(root))
+    expected = f"Health check, reviewed\n\nStet-Trajectory: {result.trajectory}\n"
+    assert head_commit(repo).message == result.message == expected
+
+
+@POSIX
+def test_a_commit_msg_hook_that_empties_the_message_refuses(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    target = import_work(root, tmp_path)
+    write_hook(Path(repo.path) / "hooks", "commit-msg", ': > "$1"\n')
+    before = snapshot(repo)
+    refused("hook", lambda: capstone(target))
+    assert snapshot(repo) == before
+
+
+@POSIX
+@pytest.mark.parametrize("hook", ["pre-commit", "commit-msg"])
+def test_a_failing_hook_refuses_and_the_files_written_are_taken_back(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, hook: str
+) -> None:
+    target = import_work(root, tmp_path)
+    write_hook(Path(repo.path) / "hooks", hook, "echo 'lint: trailing spaces' >&2\nexit 3\n")
+    before = snapshot(repo)
+
+    error = refused("hook", lambda: capstone(target))
+
+    assert f"the {hook} hook failed (exit status 3)" in str(error)
+    assert "lint: trailing spaces" in str(error)
+    assert snapshot(repo) == before
+    assert not (root / ".stet/trajectories").exists()
+
+
+@POSIX
+def test_hooks_are_found_through_core_hooks_path(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    target = import_work(root, tmp_path)
+    repo.config["core.hooksPath"] = "githooks"
+    write_hook(root / "githooks", "pre-commit", "exit 1\n")
+    write_hook(Path(repo.path) / "hooks", "pre-commit", "exit 0\n")  # not the one git runs
+    before = snapshot(repo)
+    refused("hook", lambda: capstone(target))
+    assert snapshot(repo) == before
+
+
+# -- refusals: each changes nothing ------------------------------------------------------------------
+
+
+def test_no_working_trajectory(repo: pygit2.Repository, root: Path, stet: Stet) -> None:
+    before = snapshot(repo)
+    refused("no-working-trajectory", lambda: capstone(resolve_target(root)))
+    assert stet("capstone", "-C", str(root), "--json")[0] == 1
+    assert snapshot(repo) == before
+
+
+def test_what_the_gate_cannot_redact_is_refused(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = import_work(root, tmp_path)
+    events = working_folder(target).path / "events.jsonl"
+    events.write_text(events.read_text().replace("Done.", f"Done ({OTHER_TOKEN})."))
+    before = snapshot(repo)
+
+    def unable(text: str, **_: Any) -> RedactionResult:  # a redaction that leaves the secret
+        return RedactionResult(text, [], [], RedactionReport())
+
+    monkeypatch.setattr("stet_lsp.gate.redact_text", unable)
+    error = refused("gate", lambda: capstone(target))
+
+    assert "events.jsonl" in str(error) and "github-token at line" in str(error)
+    assert OTHER_TOKEN[4:] not in str(error)
+    assert snapshot(repo) == before
+
+
+def test_a_staged_stet_file_with_a_secret_is_refused(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    target = import_work(root, tmp_path)
+    stage(repo, SKILL, f"---\nname: x\ndescription: d\n---\nexport GITHUB_TOKEN={TOKEN}\n")
+    before = snapshot(repo)
+    error = refused("gate", lambda: capstone(target))
+    assert f"{SKILL} (staged)" in str(error)
+    assert snapshot(repo) == before
+
+
+IN_PROGRESS = {
+    "MERGE_HEAD": "a merge",
+    "CHERRY_PICK_HEAD": "a cherry-pick",
+    "REVERT_HEAD": "a revert",
+    "BISECT_LOG": "a bisect",
+    "rebase-merge/": "a rebase",
+    "rebase-apply/": "a rebase",
+    "sequencer/": "a cherry-pick or revert",
+}
+
+
+@pytest.mark.parametrize("left", list(IN_PROGRESS))
+def test_an_operation_in_progress(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, left: str
+) -> None:
+    target = import_work(root, tmp_path)
+    place = Path(repo.path) / left
+    if left.endswith("/"):
+        place.mkdir()
+        (place / "head-name").write_text("refs/heads/main\n")
+    else:
+        place.write_text(f"{repo.head.target}\n")
+    before = snapshot(repo)
+    error = refused("in-progress", lambda: capstone(target))
+    assert IN_PROGRESS[left] in str(error)
+    assert snapshot(repo) == before
+
+
+def test_a_bare_repository(tmp_path: Path, stet: Stet) -> None:
+    bare = pygit2.init_repository(str(tmp_path / "bare.git"), bare=True, initial_head="main")
+    blob = bare.create_blob(b"hi\n")
+    builder = bare.TreeBuilder()
+    builder.insert("README.md", blob, pygit2.enums.FileMode.BLOB)
+    bare.create_commit("HEAD", SIGNATURE, SIGNATURE, "initial", builder.write(), [])
+    folder = Path(bare.path)
+    before = sorted(str(p) for p in folder.rglob("*"))
+
+    refused("bare", lambda: capstone(Target(folder, "branch", "main")))
+    code, _, err = stet("capstone", "-C", str(folder))
+    assert code == 1 and "no work tree" in err
+    assert sorted(str(p) for p in folder.rglob("*")) == before
+
+
+def test_an_unborn_head(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "empty")
+    root = Path(repo.workdir).resolve()
+    target = import_work(root, tmp_path)
+    before = snapshot(repo)
+    refused("unborn", lambda: capstone(target))
+    assert snapshot(repo) == before
+
+
+def test_no_author_configured(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, no_identity: None
+) -> None:
+    target = import_work(root, tmp_path)
+    del repo.config["user.name"]
+    del repo.config["user.email"]
+    before = snapshot(repo)
+    error = refused("signature", lambda: capstone(target))
+    assert "user.name" in str(error)
+    assert snapshot(repo) == before
+
+
+def test_unresolved_conflicts_in_the_index(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    main = repo.head.target
+    other = commit_files(repo, {"README.md": "theirs\n"}, "theirs")
+    repo.references["refs/heads/main"].set_target(main)
+    repo.checkout_head(strategy=pygit2.enums.CheckoutStrategy.FORCE)
+    commit_files(repo, {"README.md": "ours\n"}, "ours")
+    repo.merge(other)
+    repo.state_cleanup()  # as after `git stash pop` with conflicts: no merge, but conflicts
+    assert repo.index.conflicts is not None
+    target = import_work(root, tmp_path)
+    before = snapshot(repo)
+    refused("conflicts", lambda: capstone(target))
+    assert snapshot(repo) == before
+
+
+def test_the_working_trajectory_of_another_branch(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    target = import_work(root, tmp_path)
+    repo.references.create("refs/heads/other", repo.head.target)
+    repo.set_head("refs/heads/other")
+    before = snapshot(repo)
+    error = refused("target", lambda: capstone(target))
+    assert "HEAD is on other" in str(error)
+    assert snapshot(repo) == before
+
+
+def test_an_empty_message(repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet) -> None:
+    import_work(root, tmp_path)
+    before = snapshot(repo)
+    code, _, err = stet("capstone", "-C", str(root), "-m", "  ")
+    assert code == 1 and "empty" in err
+    assert snapshot(repo) == before

@@ -1,0 +1,587 @@
+"""Graduation end to end, in real repositories with real style sheets: into the working
+trajectory, into a skill staged in the git index (and nothing else staged), discarded; the
+decisions as events; the gate on every file written; the review and its application; the CLI."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+import yaml
+
+from stet_lsp.core.anchors import make_anchor
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.model import Entry, Kind, format_time, utc_now
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.targets import resolve_target
+from stet_lsp.trajectory.events import EventBase, Graduation, Note
+from stet_lsp.trajectory.graduation import apply_review, graduate, parse_review, review
+from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.skills import propose_name, validate_skill
+from stet_lsp.trajectory.store import working_folder
+from stet_lsp.trajectory.validate import validate_path
+
+Run = Callable[..., tuple[int, str, str]]
+TOKEN = "ghp_" + "Zq8RkT3vXw9LmN2pQs7YbC4dFg6HjK1aVe5U"  # 36 alphanumerics after the prefix
+RESULT_KEYS = {"version", "target", "entry", "route", "trajectory", "edited", "staged"}
+NOW = utc_now()
+
+
+@pytest.fixture
+def sheet(root: Path) -> StyleSheet:
+    return StyleSheet(resolve_target(root))
+
+
+def add(
+    sheet: StyleSheet, text: str, kind: Kind = "note", line: int | None = None, **extra: Any
+) -> Entry:
+    root = sheet.target.root
+    anchor = make_anchor(root, root / "src/app.py", line) if line is not None else None
+    return sheet.add(text, kind=kind, anchor=anchor, **extra)
+
+
+def events(sheet: StyleSheet) -> list[EventBase]:
+    return working_folder(sheet.target).read_events()
+
+
+def of(found: list[EventBase], kind: type[Any]) -> list[Any]:
+    return [event for event in found if isinstance(event, kind)]
+
+
+def status(sheet: StyleSheet, entry: Entry) -> str:
+    return sheet.get(entry.id).status
+
+
+def transcript(folder: Path, session: str, start: str, prompt: str) -> Path:
+    """A two-record Claude Code session starting at `start`."""
+    common = {"cwd": str(folder), "sessionId": session, "version": "2.1.12", "gitBranch": "main"}
+    records = [
+        {
+            **common,
+            "type": "user",
+            "uuid": f"{session}-1",
+            "parentUuid": None,
+            "timestamp": start,
+            "message": {"role": "user", "content": prompt},
+        },
+        {
+            **common,
+            "type": "assistant",
+            "uuid": f"{session}-2",
+            "parentUuid": f"{session}-1",
+            "timestamp": start,
+            "message": {
+                "id": f"m-{session}",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "Done."}],
+            },
+        },
+    ]
+    path = folder.parent / f"{session}.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
+
+
+def stamp(delta: timedelta) -> str:
+    return (NOW + delta).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def stet_files(root: Path) -> dict[str, str]:
+    """Every file under .stet/ but the style sheets (working memory, never committed)."""
+    return {
+        str(path.relative_to(root)): path.read_text(encoding="utf-8")
+        for path in sorted((root / ".stet").rglob("*"))
+        if path.is_file() and "sheets" not in path.parts
+    }
+
+
+def frontmatter(text: str) -> dict[str, Any]:
+    fields: dict[str, Any] = yaml.safe_load(text.split("---\n")[1])
+    return fields
+
+
+# -- the three routes -----------------------------------------------------------------------------
+
+
+def test_into_the_trajectory_between_imported_sessions(sheet: StyleSheet, root: Path) -> None:
+    import_transcript(sheet.target, transcript(root, "before", stamp(-timedelta(days=1)), "first"))
+    entry = add(sheet, "Tried urllib3's Retry: it retries POSTs.", "ruled-out", author="agent")
+
+    done = graduate(sheet, entry.id, "trajectory", now=NOW)
+
+    assert set(done) == RESULT_KEYS
+    assert done["route"] == "trajectory" and done["staged"] == [] and done["edited"] is False
+    assert done["trajectory"] == working_folder(sheet.target).id == sheet.target.key
+    assert done["entry"]["id"] == entry.id and done["entry"]["status"] == "graduated-trajectory"
+    assert status(sheet, entry) == "graduated-trajectory"
+    import_transcript(sheet.target, transcript(root, "after", stamp(timedelta(hours=1)), "later"))
+
+    found = events(sheet)
+    assert [event.step for event in found] == list(range(1, len(found) + 1))
+    sessions = [event.session for event in found]
+    assert sessions.index("graduation") > max(i for i, s in enumerate(sessions) if s == "before")
+    assert sessions.index("after") > max(i for i, s in enumerate(sessions) if s == "graduation")
+    (note,) = of(found, Note)
+    sheet_name = sheet.path.relative_to(root).as_posix()
+    assert (note.entry_id, note.entry_kind, note.author) == (entry.id, "ruled-out", "agent")
+    assert note.text == entry.text and note.source.file == sheet_name
+    line = sheet.path.read_text().split("\n")[note.source.line - 1]
+    assert f"id={entry.id}" in line and note.time == format_time(NOW)
+    (decision,) = of(found, Graduation)
+    assert (decision.entry_id, decision.route, decision.edited) == (entry.id, "trajectory", False)
+    assert decision.skill is None and decision.proposed_name is None
+    assert decision.step == note.step + 1 and decision.time == note.time
+    assert validate_path(working_folder(sheet.target).path) == []
+    assert not [
+        path
+        for path, flags in pygit2.Repository(str(root)).status().items()
+        if flags & pygit2.enums.FileStatus.INDEX_NEW
+    ]
+
+
+def test_into_a_skill_stages_it_and_nothing_else(
+    sheet: StyleSheet, root: Path, repo: pygit2.Repository
+) -> None:
+    (root / "src/app.py").write_text("staged change\n" + (root / "src/app.py").read_text())
+    repo.index.add("src/app.py")
+    repo.index.write()
+    staged_app = repo.index["src/app.py"].id
+    (root / "README.md").write_text("not staged\n")
+    entry = add(sheet, "Wrap errors with wrap_error(). Never raise bare.", "convention", line=5)
+
+    done = graduate(sheet, entry.id, "skill", now=NOW)
+
+    name = propose_name(entry.text)
+    path = f".stet/skills/{name}/SKILL.md"
+    assert set(done) == RESULT_KEYS | {"skill"}
+    assert done["skill"] == {
+        "name": name,
+        "path": path,
+        "proposed_name": name,
+        "created": True,
+        "added": True,
+    }
+    assert done["staged"] == [path] and status(sheet, entry) == "graduated-skill"
+    text = (root / path).read_text()
+    assert validate_skill(text, folder=name) == []
+    fields = frontmatter(text)
+    assert fields["name"] == name == Path(path).parent.name
+    assert 1 <= len(fields["description"]) <= 1024
+    assert fields["metadata"] == {
+        "stet-entries": entry.id,
+        "stet-target": "main",
+        "stet-trajectory": sheet.target.key,
+    }
+    assert "Wrap errors with wrap_error(). Never raise bare." in text
+    assert (
+        "Noted at `src/app.py`, line 5:\n\n```python\nline 2\nline 3\nline 4\nline 5\nline 6\n```"
+        in text
+    )
+
+    after = pygit2.Repository(str(root))
+    assert after.index["src/app.py"].id == staged_app
+    assert after[after.index[path].id].data == (root / path).read_bytes()
+    staged = {p: f for p, f in after.status().items() if f & ~pygit2.enums.FileStatus.WT_NEW}
+    assert staged == {
+        path: pygit2.enums.FileStatus.INDEX_NEW,
+        "src/app.py": pygit2.enums.FileStatus.INDEX_MODIFIED,
+        "README.md": pygit2.enums.FileStatus.WT_MODIFIED,
+    }
+    (decision,) = of(events(sheet), Graduation)
+    assert (decision.route, decision.skill, decision.proposed_name) == ("skill", name, None)
+    assert not of(events(sheet), Note)
+
+
+def test_discard(sheet: StyleSheet, root: Path) -> None:
+    entry = add(sheet, "a passing thought about zebrafish", "note")
+    done = graduate(sheet, entry.id, "discard", now=NOW)
+    assert set(done) == RESULT_KEYS and done["entry"]["status"] == "discarded"
+    assert status(sheet, entry) == "discarded" and done["staged"] == []
+    (decision,) = of(events(sheet), Graduation)
+    assert (decision.entry_id, decision.entry_kind, decision.route) == (entry.id, "note", "discard")
+    assert not of(events(sheet), Note) and not (root / ".stet/skills").exists()
+    for name, content in stet_files(root).items():
+        assert "zebrafish" not in content, name
+
+
+def test_edited_text_and_a_chosen_name_are_recorded(sheet: StyleSheet, root: Path) -> None:
+    convention = add(sheet, "Prefer dataclasses for records", "convention")
+    ruled = add(sheet, "Tried threads", "ruled-out")
+
+    skill = graduate(
+        sheet, convention.id, "skill", skill_name="records", text="Use frozen dataclasses"
+    )
+    note = graduate(sheet, ruled.id, "trajectory", text="Tried threads: the GIL\n")
+
+    assert skill["edited"] and note["edited"]
+    assert skill["skill"]["proposed_name"] == "frozen-dataclasses"
+    text = (root / ".stet/skills/records/SKILL.md").read_text()
+    assert "Use frozen dataclasses" in text and "Prefer dataclasses" not in text
+    found = events(sheet)
+    first, second = of(found, Graduation)
+    assert (first.skill, first.proposed_name, first.edited) == (
+        "records",
+        "frozen-dataclasses",
+        True,
+    )
+    assert second.edited and second.proposed_name is None
+    assert of(found, Note)[0].text == "Tried threads: the GIL"
+    assert sheet.get(ruled.id).text == "Tried threads"  # the sheet keeps what was written
+    unchanged = add(sheet, "Same text", "ruled-out")
+    assert graduate(sheet, unchanged.id, "trajectory", text="Same text")["edited"] is False
+
+
+# -- the gate ---------------------------------------------------------------------------------------
+
+
+def test_a_planted_secret_reaches_no_file(
+    sheet: StyleSheet, root: Path, repo: pygit2.Repository
+) -> None:
+    lines = (root / "src/app.py").read_text().split("\n")
+    lines[9] = f'TOKEN = "{TOKEN}"'
+    (root / "src/app.py").write_text("\n".join(lines))
+    routes: dict[str, Kind] = {"trajectory": "ruled-out", "skill": "convention", "discard": "note"}
+    for route, kind in routes.items():
+        entry = add(sheet, f"Push with GITHUB_TOKEN={TOKEN} ({route})", kind, line=10)
+        done = graduate(sheet, entry.id, route, text=None)
+        assert done["route"] == route
+
+    written = stet_files(root)
+    assert any(name.endswith("SKILL.md") for name in written)
+    assert any(name.endswith("sessions/graduation.json") for name in written)
+    for name, content in written.items():
+        for part in (TOKEN, TOKEN[4:], TOKEN[-16:], TOKEN[:14]):
+            assert part not in content, (name, part)
+    skill = next(content for name, content in written.items() if name.endswith("SKILL.md"))
+    # one value, one marker: in the description, the heading, the text and the code around it
+    assert skill.count("[REDACTED:github-token#1]") == 4 and "github-token#2" not in skill
+    assert (
+        "[REDACTED:github-token#"
+        in written[f"{working_folder(sheet.target).relative}/events.jsonl"]
+    )
+    record = json.loads(
+        written[f"{working_folder(sheet.target).relative}/sessions/graduation.json"]
+    )
+    assert record["redaction"]["github-token"] >= 1 and record["session"] == "graduation"
+    index = pygit2.Repository(str(root)).index
+    for entry in index:
+        if entry.path.startswith(".stet/"):
+            assert TOKEN[4:] not in repo[entry.id].data.decode(), entry.path
+    add(sheet, "x" * 60 + f" {TOKEN} where the review cuts the line", "ruled-out")
+    document = review(sheet)
+    assert "[REDACTED:github-token#1]" in document
+    for part in (TOKEN[4:], TOKEN[:14], TOKEN[4:20]):
+        assert part not in document
+
+
+# -- refusals ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "rule"),
+    [
+        ("Bad_Name", "name: only lowercase letters a-z, digits and hyphens"),
+        ("-x", "name: must not start or end with a hyphen"),
+        ("a--b", "name: must not contain consecutive hyphens"),
+        ("x" * 65, "name: at most 64 characters"),
+    ],
+)
+def test_a_bad_skill_name_is_refused_with_the_rule(
+    sheet: StyleSheet, root: Path, name: str, rule: str
+) -> None:
+    entry = add(sheet, "Use the retry helper", "convention")
+    with pytest.raises(StetError, match=rule):
+        graduate(sheet, entry.id, "skill", skill_name=name)
+    assert status(sheet, entry) == "open"
+    assert not (root / ".stet/skills").exists()
+    assert not (working_folder(sheet.target).path / "events.jsonl").exists()
+
+
+def test_refusals_change_nothing(sheet: StyleSheet, root: Path) -> None:
+    entry = add(sheet, "Keep it", "ruled-out")
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"entry_id": "nosuch"}, "no entry with id 'nosuch'"),
+        ({"route": "archive"}, "unknown route 'archive'"),
+        ({"route": "trajectory", "skill_name": "x"}, "a skill name goes with the skill route"),
+        ({"route": "discard", "text": "new"}, "a discarded entry keeps no text"),
+        ({"route": "trajectory", "text": "  \n"}, "the text to graduate is empty"),
+        ({"entry_id": 3}, "id must be a string"),
+    ]
+    before = sheet.path.read_bytes()
+    for arguments, message in cases:
+        call = {"entry_id": entry.id, "route": "trajectory", **arguments}
+        with pytest.raises(StetError, match=message):
+            graduate(sheet, call.pop("entry_id"), call.pop("route"), **call)
+    assert sheet.path.read_bytes() == before
+    assert not (working_folder(sheet.target).path).exists()
+    graduate(sheet, entry.id, "trajectory")
+    with pytest.raises(StetError, match="is graduated-trajectory: only open entries graduate"):
+        graduate(sheet, entry.id, "discard")
+
+
+def test_a_paused_sheet_still_graduates(sheet: StyleSheet) -> None:
+    """A pause refuses agent and margin entries; graduation is a person's decision."""
+    entry = add(sheet, "Found: config lives in settings.toml", "clarification", author="agent")
+    sheet.pause()
+    with pytest.raises(StetError, match="paused"):
+        add(sheet, "another agent note", author="agent")
+    assert (
+        graduate(sheet.target, entry.id, "trajectory")["entry"]["status"] == "graduated-trajectory"
+    )
+    assert sheet.pause_state()[0] is True
+
+
+def test_a_hand_written_entry_graduates_under_its_id(sheet: StyleSheet) -> None:
+    add(sheet, "first", "convention")
+    sheet.path.write_text(sheet.path.read_text() + "- typed by hand: no ORMs\n")
+    (hand,) = [entry for entry in sheet.entries() if entry.text.startswith("typed")]
+    graduate(sheet, hand.id, "trajectory")
+    assert sheet.get(hand.id).status == "graduated-trajectory"
+    assert of(events(sheet), Note)[0].text == "typed by hand: no ORMs"
+
+
+def test_graduations_at_once_all_land(sheet: StyleSheet, root: Path) -> None:
+    """Threads graduating into one working trajectory and one skill lose nothing."""
+    notes = [add(sheet, f"ruled out number {n}", "ruled-out") for n in range(4)]
+    conventions = [add(sheet, f"convention number {n}", "convention") for n in range(3)]
+    calls = [(entry.id, "trajectory", None) for entry in notes]
+    calls += [(entry.id, "skill", "shared") for entry in conventions]
+    failures: list[BaseException] = []
+
+    def run(entry_id: str, route: str, name: str | None) -> None:
+        try:
+            graduate(StyleSheet(sheet.target), entry_id, route, skill_name=name)
+        except BaseException as error:  # reported below
+            failures.append(error)
+
+    threads = [threading.Thread(target=run, args=call) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    found = events(sheet)
+    assert sorted(note.entry_id for note in of(found, Note)) == sorted(e.id for e in notes)
+    assert len(of(found, Graduation)) == 7
+    assert [event.step for event in found] == list(range(1, 12))
+    skill = frontmatter((root / ".stet/skills/shared/SKILL.md").read_text())
+    assert sorted(skill["metadata"]["stet-entries"].split()) == sorted(e.id for e in conventions)
+    assert {entry.status for entry in sheet.entries()} == {
+        "graduated-trajectory",
+        "graduated-skill",
+    }
+
+
+# -- extending a skill ------------------------------------------------------------------------------
+
+
+def test_extending_a_skill_never_duplicates_an_entry(sheet: StyleSheet, root: Path) -> None:
+    first = add(sheet, "HTTP calls go through the session helper", "convention")
+    second = add(sheet, "Timeouts are 10 seconds", "convention", line=3)
+    graduate(sheet, first.id, "skill", skill_name="http")
+    path = root / ".stet/skills/http/SKILL.md"
+    text = path.read_text().replace("Use when writing", "Use when you write")  # a person's edit
+    path.write_text(text)
+
+    done = graduate(sheet, second.id, "skill", skill_name="http")
+
+    assert done["skill"]["created"] is False and done["skill"]["added"] is True
+    assert done["skill"]["proposed_name"] == "timeouts-10-seconds"
+    extended = path.read_text()
+    assert validate_skill(extended, folder="http") == []
+    fields = frontmatter(extended)
+    assert fields["metadata"]["stet-entries"] == f"{first.id} {second.id}"
+    assert fields["metadata"]["stet-target"] == "main"
+    assert "Use when you write" in fields["description"]
+    assert extended.count("## ") == 2 and extended.index("HTTP calls") < extended.index("Timeouts")
+    assert text.split("\n---\n", 1)[1] in extended  # the body so far, as it was
+
+    sheet.set_status(second.id, "open")  # by hand: the same entry graduates again
+    again = graduate(sheet, second.id, "skill", skill_name="http")
+    assert again["skill"]["added"] is False and again["staged"] == []
+    assert path.read_text() == extended
+
+
+def test_a_skill_that_cannot_be_staged_is_taken_back(
+    sheet: StyleSheet, root: Path, repo: pygit2.Repository
+) -> None:
+    entry = add(sheet, "Use the retry helper", "convention")
+    lock = Path(repo.path) / "index.lock"  # another git process is writing the index
+    lock.write_text("")
+    with pytest.raises(StetError, match="could not be staged"):
+        graduate(sheet, entry.id, "skill")
+    assert not (root / ".stet/skills/retry-helper/SKILL.md").exists()
+    assert status(sheet, entry) == "open"
+    lock.unlink()
+    assert graduate(sheet, entry.id, "skill")["staged"] == [".stet/skills/retry-helper/SKILL.md"]
+
+
+def test_a_skill_written_but_never_staged_is_staged_when_done_again(
+    sheet: StyleSheet, root: Path
+) -> None:
+    entry = add(sheet, "Use the retry helper", "convention")
+    path = ".stet/skills/retry-helper/SKILL.md"
+    graduate(sheet, entry.id, "skill")
+    index = pygit2.Repository(str(root)).index
+    index.remove(path)  # as if it stopped between writing and staging
+    index.write()
+    sheet.set_status(entry.id, "open")
+    again = graduate(sheet, entry.id, "skill")
+    assert again["skill"]["added"] is False and again["staged"] == [path]
+    assert path in pygit2.Repository(str(root)).index
+
+
+def test_a_skill_that_breaks_the_spec_is_not_extended(sheet: StyleSheet, root: Path) -> None:
+    folder = root / ".stet/skills/http"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: web\ndescription: d\n---\nbody\n")
+    entry = add(sheet, "x", "convention")
+    with pytest.raises(
+        StetError, match=r"does not follow the Agent Skills spec \(name: must match"
+    ):
+        graduate(sheet, entry.id, "skill", skill_name="http")
+    assert status(sheet, entry) == "open"
+
+
+def test_a_skill_past_the_size_guidance_is_refused(sheet: StyleSheet, root: Path) -> None:
+    entry = add(sheet, "\n".join(f"rule {n}" for n in range(600)), "convention")
+    with pytest.raises(StetError, match=r"would break the Agent Skills spec: size: SKILL\.md has"):
+        graduate(sheet, entry.id, "skill", skill_name="big")
+    assert not (root / ".stet/skills/big/SKILL.md").exists() and status(sheet, entry) == "open"
+
+
+# -- the review -------------------------------------------------------------------------------------
+
+
+def test_the_review_proposes_and_apply_carries_out_only_checked_lines(
+    sheet: StyleSheet, root: Path
+) -> None:
+    convention = add(sheet, "Use the retry helper for HTTP calls", "convention")
+    ruled = add(sheet, "Tried urllib3 Retry", "ruled-out")
+    clarification = add(sheet, "The API is internal only", "clarification")
+    markup = add(sheet, "No bare requests.post here", "markup", line=2)
+    note = add(sheet, "look at the cache later", "note")
+    graduated = add(sheet, "already done", "note")
+    graduate(sheet, graduated.id, "discard")
+
+    document = review(sheet)
+    named, lines = parse_review(document)
+    assert named == ("branch", "main")
+    routes = {line.entry_id: (line.route, line.skill, line.checked) for line in lines}
+    assert routes == {
+        convention.id: ("skill", "retry-helper-http-calls", False),
+        ruled.id: ("trajectory", None, False),
+        clarification.id: ("trajectory", None, False),
+        markup.id: ("trajectory", None, False),
+        note.id: ("trajectory", None, False),
+    }
+    assert (
+        f"- [ ] {convention.id} → skill:retry-helper-http-calls — Use the retry helper" in document
+    )
+    later = review(sheet, now=NOW + timedelta(days=15))
+    assert f"- [ ] {note.id} → discard — look at the cache later" in later
+    assert apply_review(sheet, document) == []  # nothing checked: nothing happens
+
+    checked = (
+        document.replace(
+            f"[ ] {convention.id} → skill:retry-helper-http-calls",
+            f"[x] {convention.id} → skill:http-style",
+        )
+        .replace(f"[ ] {ruled.id}", f"[x] {ruled.id}")
+        .replace(f"[ ] {note.id} → trajectory", f"[X] {note.id} -> discard")
+    )
+    results = apply_review(sheet.target, checked)
+
+    assert [(r["entry"]["id"], r["route"]) for r in results] == [
+        (convention.id, "skill"),
+        (ruled.id, "trajectory"),
+        (note.id, "discard"),
+    ]
+    assert results[0]["skill"]["name"] == "http-style" and results[0]["staged"]
+    assert [status(sheet, e) for e in (convention, ruled, note, clarification, markup)] == [
+        "graduated-skill",
+        "graduated-trajectory",
+        "discarded",
+        "open",
+        "open",
+    ]
+    decision = next(e for e in of(events(sheet), Graduation) if e.entry_id == convention.id)
+    assert (decision.skill, decision.proposed_name) == ("http-style", "retry-helper-http-calls")
+    with pytest.raises(StetError, match=f"entry {ruled.id} is graduated-trajectory, not open"):
+        apply_review(sheet, checked)
+
+
+def test_a_bad_review_changes_nothing(sheet: StyleSheet, root: Path) -> None:
+    entry = add(sheet, "Tried threads", "ruled-out")
+    document = review(sheet).replace("[ ]", "[x]")
+    before = sheet.path.read_bytes()
+    cases = {
+        document + "- [x] zzzzzz → trajectory — gone\n": "line 15: no entry with id 'zzzzzz'",
+        document + f"- [x] {entry.id} → discard\n": f"entry {entry.id} is checked twice",
+        document.replace("→ trajectory", "→ skill:Bad"): "line 14: name: only lowercase",
+        document + "- [x] oops\n": "line 15: not a review line",
+        document.replace('target="main"', 'target="other"'): "this review is for target 'other'",
+    }
+    for text, message in cases.items():
+        with pytest.raises(StetError, match=message):
+            apply_review(sheet, text)
+    assert sheet.path.read_bytes() == before
+    assert review(StyleSheet(resolve_target(root, "empty"))).endswith("\nNo open entries.\n")
+
+
+# -- the command line -------------------------------------------------------------------------------
+
+
+def test_cli(sheet: StyleSheet, root: Path, stet: Run, tmp_path: Path) -> None:
+    first = add(sheet, "Tried threads", "ruled-out")
+    second = add(sheet, "Use the retry helper", "convention")
+    third = add(sheet, "scratch", "note")
+
+    code, out, err = stet("graduate", first.id, "--to", "trajectory", "-C", str(root), "--json")
+    assert (code, err) == (0, "")
+    done = json.loads(out)
+    assert set(done) == RESULT_KEYS and done["entry"]["status"] == "graduated-trajectory"
+
+    code, out, _ = stet("graduate", "--review", "-C", str(root), "--json")
+    listed = json.loads(out)
+    assert set(listed) == {"version", "target", "document", "proposals"}
+    assert listed["proposals"] == [
+        {
+            "id": second.id,
+            "route": "skill",
+            "skill": "retry-helper",
+            "reason": "a convention is house style",
+        },
+        {
+            "id": third.id,
+            "route": "trajectory",
+            "skill": None,
+            "reason": "part of the record of this work",
+        },
+    ]
+    code, out, _ = stet("graduate", "--review", "-C", str(root))
+    assert out == listed["document"]
+    reviewed = tmp_path / "review.md"
+    reviewed.write_text(out.replace(f"[ ] {second.id}", f"[x] {second.id}"))
+    code, out, _ = stet("graduate", "--apply", str(reviewed), "-C", str(root), "--json")
+    applied = json.loads(out)
+    assert set(applied) == {"version", "target", "results"}
+    assert [r["skill"]["path"] for r in applied["results"]] == [
+        ".stet/skills/retry-helper/SKILL.md"
+    ]
+
+    code, out, _ = stet("graduate", third.id, "--to", "discard", "-C", str(root))
+    assert (code, out) == (0, f"{third.id}: discarded\n")
+    code, _, err = stet("graduate", "nosuch", "--to", "discard", "-C", str(root))
+    assert code == 1 and "no entry with id 'nosuch'" in err
+    for usage in ([], [first.id], ["--review", "--to", "skill"], [first.id, "--review"]):
+        code, _, err = stet("graduate", *usage, "-C", str(root))
+        assert code == 2, usage
