@@ -73,9 +73,11 @@ class ProvenanceFeature(Feature):
             previous = self.loaded.get(root)
             if previous is not None and not await self.server.off_loop(previous.stale):
                 return
-            self.loaded[root] = await self.server.off_loop(Provenance.load, root, previous)
+            loaded = self.loaded[root] = await self.server.off_loop(Provenance.load, root, previous)
         finally:
             self._loading.discard(root)
+        if not loaded.trajectories and (previous is None or not previous.trajectories):
+            return  # nothing was attributed and nothing is: the views stay as they are
         states = [
             state
             for state in self.server.documents.values()
