@@ -219,9 +219,15 @@ async def test_the_sheet_file_has_lenses_actions_outline_and_problems(
     lenses = await client.text_document_code_lens_async(
         types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=document))
     )
-    assert sorted(lens.command.arguments[0]["id"] for lens in lenses or []) == sorted(  # type: ignore[union-attr,index]
-        [keep.id, lost.id, _hand_id(sheet)]
-    )
+    per_entry = {
+        (lens.command.arguments[0]["id"], lens.command.title)  # type: ignore[union-attr,index]
+        for lens in lenses or []
+    }
+    assert per_entry == {
+        (entry_id, title)
+        for entry_id in (keep.id, lost.id, _hand_id(sheet))
+        for title in ("graduate", "propose skill", "discard")
+    }
     symbols = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=document))
     )
@@ -240,7 +246,12 @@ async def test_the_sheet_file_has_lenses_actions_outline_and_problems(
             context=types.CodeActionContext(diagnostics=[]),
         )
     )
-    [discard] = actions or []
+    assert [a.title for a in actions or []] == [  # type: ignore[union-attr]
+        f"Graduate entry {keep.id} into the trajectory",
+        f"Propose entry {keep.id} as a skill",
+        f"Discard entry {keep.id}",
+    ]
+    discard = (actions or [])[-1]
     await execute(client, discard.command.command, **discard.command.arguments[0])  # type: ignore[union-attr]
     assert sheet.get(keep.id).status == "discarded"
 

@@ -180,3 +180,81 @@ async def test_capstone_commits_the_working_trajectory_and_refuses_clearly(
     with pytest.raises(JsonRpcException, match="no working trajectory"):
         await execute(client, "stet.capstone", uri=uri(root))
     assert repository.head.target == commit.id
+
+
+async def test_graduation_from_code_actions_and_the_review(
+    client: LanguageClient, root: Path
+) -> None:
+    import pygit2
+    from lsp_harness import open_file
+    from lsprotocol import types
+
+    from stet_lsp.core.sheet import StyleSheet
+
+    sheet = StyleSheet(resolve_target(root))
+    convention = sheet.add(
+        "Errors are wrapped with context at package boundaries.", kind="convention"
+    )
+    ruled_out = sheet.add("Tried a global retry decorator: it retried writes.", kind="ruled-out")
+    later = sheet.add("Check the cache headers before the release.", kind="note")
+    document = open_file(client, sheet.path, "markdown")
+
+    async def actions_at(entry_id: str) -> list[types.CodeAction]:
+        line = next(
+            n
+            for n, text in enumerate(sheet.path.read_text().split("\n"))
+            if f"id={entry_id}" in text
+        )
+        here = types.Position(line=line, character=0)
+        found = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=document),
+                range=types.Range(start=here, end=here),
+                context=types.CodeActionContext(diagnostics=[]),
+            )
+        )
+        return [a for a in found or [] if isinstance(a, types.CodeAction)]
+
+    skill_action = next(a for a in await actions_at(convention.id) if "as a skill" in a.title)
+    assert skill_action.command is not None
+    result = await execute(
+        client, skill_action.command.command, **skill_action.command.arguments[0]
+    )  # type: ignore[index]
+    skill_path = result["skill"]["path"]
+    assert (root / skill_path).read_text().startswith("---\nname: " + result["skill"]["name"])
+    repository = pygit2.Repository(str(root))
+    assert skill_path in [entry.path for entry in repository.index]
+    assert sheet.get(convention.id).status == "graduated-skill"
+
+    into = next(a for a in await actions_at(ruled_out.id) if "into the trajectory" in a.title)
+    assert into.command is not None
+    await execute(client, into.command.command, **into.command.arguments[0])  # type: ignore[index]
+    events = lines_of_events(root)
+    assert any(e["kind"] == "note" and e["entry_id"] == ruled_out.id for e in events)
+    assert sheet.get(ruled_out.id).status == "graduated-trajectory"
+
+    reviewed = await execute(client, "stet.graduation.review", uri=uri(root))
+    assert reviewed["entries"] == 1
+    review_path = Path(reviewed["uri"].removeprefix("file://"))
+    review_document = open_file(client, review_path, "markdown")
+    line = next(n for n, t in enumerate(review_path.read_text().split("\n")) if later.id in t)
+    here = types.Position(line=line, character=0)
+    offered = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=review_document),
+            range=types.Range(start=here, end=here),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    accept = next(
+        a for a in offered or [] if isinstance(a, types.CodeAction) and later.id in a.title
+    )
+    assert accept.command is not None
+    applied = await execute(client, accept.command.command, **accept.command.arguments[0])  # type: ignore[index]
+    assert [r["entry"]["id"] for r in applied["results"]] == [later.id]
+    assert sheet.get(later.id).status != "open"
+
+
+def lines_of_events(root: Path) -> list[dict[str, object]]:
+    events = working_folder(resolve_target(root)).path / "events.jsonl"
+    return [json.loads(line) for line in events.read_text().split("\n") if line]

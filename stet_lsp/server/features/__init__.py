@@ -17,6 +17,7 @@ def register_all(server: StetServer) -> None:
         documents,
         entries,
         gate_findings,
+        graduation,
         language,
         margin_notes,
         provenance,
@@ -34,6 +35,7 @@ def register_all(server: StetServer) -> None:
             gate_findings.GateFindings(server),
             trajectory_files.TrajectoryFiles(server),
             provenance.ProvenanceFeature(server),
+            graduation.Graduation(server),
         ]
     )
     documents.register(server)

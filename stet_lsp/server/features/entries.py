@@ -8,6 +8,7 @@ from stet_lsp.core.items import entry_items
 from stet_lsp.core.model import Entry
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
+from stet_lsp.server.features.graduation import actions_for
 from stet_lsp.server.positions import diagnostic, line_range
 from stet_lsp.server.server import StetServer
 
@@ -81,17 +82,7 @@ class Entries(Feature):
                 for item in params.context.diagnostics
                 if isinstance(item.data, dict) and item.data.get("entryId") == entry.id
             ]
-            title = f"Discard style-sheet entry {entry.id}"
-            actions.append(
-                types.CodeAction(
-                    title=title,
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=related or None,
-                    command=types.Command(
-                        title=title, command=DISCARD, arguments=[{"uri": state.uri, "id": entry.id}]
-                    ),
-                )
-            )
+            actions += actions_for(state.uri, entry, related)
         return actions
 
     def forget(self, uri: str) -> None:

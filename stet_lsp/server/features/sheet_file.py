@@ -13,6 +13,7 @@ from stet_lsp.core.model import SECTION_TITLES, Entry
 from stet_lsp.core.sheet_format import EntryBlock, SheetDocument
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
+from stet_lsp.server.features.graduation import actions_for, lenses_for
 from stet_lsp.server.positions import diagnostic, line_range
 from stet_lsp.server.server import StetServer
 
@@ -104,16 +105,7 @@ class SheetFile(Feature):
             where = line_range(codec, state.lines, entry.source_line - 1)
             if entry.status != "open":
                 continue
-            lenses.append(
-                types.CodeLens(
-                    range=where,
-                    command=types.Command(
-                        title="discard",
-                        command=DISCARD,
-                        arguments=[{"uri": state.uri, "id": entry.id}],
-                    ),
-                )
-            )
+            lenses += lenses_for(state.uri, entry, where)
         return lenses
 
     def code_actions(
@@ -125,18 +117,7 @@ class SheetFile(Feature):
         actions = []
         for entry in self._entries(state):
             if first <= entry.source_line <= last and entry.status == "open":
-                title = f"Discard entry {entry.id}"
-                actions.append(
-                    types.CodeAction(
-                        title=title,
-                        kind=types.CodeActionKind.QuickFix,
-                        command=types.Command(
-                            title=title,
-                            command=DISCARD,
-                            arguments=[{"uri": state.uri, "id": entry.id}],
-                        ),
-                    )
-                )
+                actions += actions_for(state.uri, entry)
         return actions
 
     def symbols(self, state: DocumentState) -> list[types.DocumentSymbol]:

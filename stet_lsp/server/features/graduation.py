@@ -1,0 +1,195 @@
+"""Graduation in the editor: the code actions and lenses on an entry ("Graduate into the
+trajectory", "Propose as a skill", "Discard"), the command `stet.graduate`, and the review
+(`stet.graduation.review`): a document listing every open entry with a proposed route, with
+a code action on each line to accept it and one to accept them all.
+
+Every graduation writes the style sheet through `StetServer.write_sheet` (into the open
+sheet's buffer when it has unsaved edits), and the rest (the gate, the skill file, the
+working trajectory, the git index) in a worker thread."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from stet_lsp.core.model import Entry
+from stet_lsp.core.safefs import atomic_write, make_dirs
+from stet_lsp.core.targets import Target
+from stet_lsp.server.documents import DocumentState
+from stet_lsp.server.feature import Feature
+from stet_lsp.server.requests import answering, argument, field
+from stet_lsp.server.server import StetServer
+
+GRADUATE = "stet.graduate"
+REVIEW = "stet.graduation.review"
+APPLY = "stet.graduation.apply"
+REVIEWS = Path(".stet") / "cache" / "graduation"
+_ROUTES = (
+    ("trajectory", "Graduate entry {id} into the trajectory"),
+    ("skill", "Propose entry {id} as a skill"),
+    ("discard", "Discard entry {id}"),
+)
+_LINE = re.compile(r"^- \[[ xX]\] (?P<id>\S+) ")
+
+
+def actions_for(
+    uri: str, entry: Entry, diagnostics: list[types.Diagnostic] | None = None
+) -> list[types.CodeAction]:
+    """The three graduation routes of an open entry, as code actions."""
+    return [
+        types.CodeAction(
+            title=title.format(id=entry.id),
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=diagnostics or None,
+            command=types.Command(
+                title=title.format(id=entry.id),
+                command=GRADUATE,
+                arguments=[{"uri": uri, "id": entry.id, "route": route}],
+            ),
+        )
+        for route, title in _ROUTES
+    ]
+
+
+def lenses_for(uri: str, entry: Entry, where: types.Range) -> list[types.CodeLens]:
+    """The sheet's per-entry lenses: graduate, propose skill, discard."""
+    titles = {"trajectory": "graduate", "skill": "propose skill", "discard": "discard"}
+    return [
+        types.CodeLens(
+            range=where,
+            command=types.Command(
+                title=titles[route],
+                command=GRADUATE,
+                arguments=[{"uri": uri, "id": entry.id, "route": route}],
+            ),
+        )
+        for route, _ in _ROUTES
+    ]
+
+
+class Graduation(Feature):
+    """The review document's line actions; the routes' actions on entries are offered by the
+    features that show entries (entries.py, sheet_file.py) through `actions_for`."""
+
+    name = "graduation"
+
+    def __init__(self, server: StetServer) -> None:
+        super().__init__(server)
+        server.command(GRADUATE)(answering(self.graduate))
+        server.command(REVIEW)(answering(self.review))
+        server.command(APPLY)(answering(self.apply))
+
+    async def graduate(self, *arguments: Any) -> dict[str, Any]:
+        from stet_lsp.trajectory.graduation import graduate
+
+        args = argument(arguments)
+        session = await self.server.session_of(field(args, "uri", str, None))
+        entry_id = field(args, "id", str)
+        route = field(args, "route", str)
+        skill = field(args, "skill", str, None)
+        text = field(args, "text", str, None)
+        result: dict[str, Any] = await self.server.write_sheet(
+            session, lambda sheet: graduate(sheet, entry_id, route, skill, text)
+        )
+        self.server.refresh(outside=True)
+        return result
+
+    async def review(self, *arguments: Any) -> dict[str, Any]:
+        args = argument(arguments)
+        session = await self.server.session_of(field(args, "uri", str, None))
+        target = await self.server.off_loop(session.target)
+        path, count = await self.server.off_loop(_write_review, target)
+        uri = from_fs_path(str(path)) or ""
+        shown = False
+        if self.server.supports("window", "show_document", "support"):
+            answer = await self.server.window_show_document_async(
+                types.ShowDocumentParams(uri=uri, take_focus=True)
+            )
+            shown = bool(answer and answer.success)
+        return {"uri": uri, "shown": shown, "entries": count}
+
+    async def apply(self, *arguments: Any) -> dict[str, Any]:
+        """Accept the review's line `line` (0-based), or every line with `all`."""
+        from stet_lsp.trajectory.graduation import apply_review
+
+        args = argument(arguments)
+        document = field(args, "uri", str)
+        line = field(args, "line", int, None)
+        every = field(args, "all", bool, False)
+        state = self.server.documents.get(document)
+        session = await self.server.session_of(document)
+        text = (
+            state.text
+            if state is not None
+            else await self.server.off_loop(_read, document, session.root)
+        )
+        accepted = _accepted(text, None if every else line)
+        results: list[dict[str, Any]] = await self.server.write_sheet(
+            session, lambda sheet: apply_review(sheet, accepted)
+        )
+        target = await self.server.off_loop(session.target)
+        await self.server.off_loop(_write_review, target)  # the accepted entries leave it
+        self.server.refresh(outside=True)
+        return {"results": results}
+
+    def code_actions(
+        self, state: DocumentState, params: types.CodeActionParams
+    ) -> list[types.CodeAction]:
+        if not _is_review(state):
+            return []
+        actions = []
+        for line in range(params.range.start.line, params.range.end.line + 1):
+            text = state.lines[line] if line < len(state.lines) else ""
+            found = _LINE.match(text)
+            if found is None:
+                continue
+            title = f"Accept the proposal for entry {found.group('id')}"
+            actions.append(_apply_action(title, {"uri": state.uri, "line": line}))
+        if any(_LINE.match(text) for text in state.lines):
+            actions.append(_apply_action("Accept every proposal", {"uri": state.uri, "all": True}))
+        return actions
+
+
+def _apply_action(title: str, arguments: dict[str, Any]) -> types.CodeAction:
+    return types.CodeAction(
+        title=title,
+        kind=types.CodeActionKind.QuickFix,
+        command=types.Command(title=title, command=APPLY, arguments=[arguments]),
+    )
+
+
+def _is_review(state: DocumentState) -> bool:
+    return state.relative is not None and state.relative.startswith(REVIEWS.as_posix() + "/")
+
+
+def _accepted(text: str, line: int | None) -> str:
+    """The review with the accepted lines checked (`line`, or all of them) and the others not."""
+    lines = text.split("\n")
+    for number, content in enumerate(lines):
+        if _LINE.match(content):
+            checked = line is None or number == line
+            lines[number] = f"- [{'x' if checked else ' '}]" + content[5:]
+    return "\n".join(lines)
+
+
+def _write_review(target: Target) -> tuple[Path, int]:
+    from stet_lsp.trajectory.graduation import proposals, review
+
+    text = review(target)
+    folder = make_dirs(target.root, REVIEWS)
+    path = folder / f"{target.key}.md"
+    atomic_write(path, text.encode("utf-8"), target.root)
+    return path, len(proposals(target))
+
+
+def _read(uri: str, root: Path) -> str:
+    from stet_lsp.core.safefs import read_regular
+    from stet_lsp.server.documents import local_path
+
+    path = local_path(uri)
+    data = None if path is None else read_regular(path, root)
+    return "" if data is None else data.decode("utf-8", "replace")
