@@ -207,6 +207,10 @@ def test_demo_walks_through_the_flows(stet: Run) -> None:
         "payments.py:12: margin note (convention): amounts are integer cents",
         "13 events; redacted aws-access-key-id 1",
         "file_change   modify payments.py +1 -1",
+        "-> skill http-calls-go-through (.stet/skills/http-calls-go-through/SKILL.md, staged)",
+        "-> a note in the working trajectory (through the gate)",
+        "  added .stet/skills/http-calls-go-through/SKILL.md",
+        "4 artifact(s) checked, 0 finding(s)",
     ]:
         assert step in out, step
     assert "AKIA" not in out.split("stet trajectory import")[1]

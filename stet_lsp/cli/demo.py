@@ -123,7 +123,9 @@ def _walk(folder: Path, transcript: Path | None) -> None:
 
     _step("A secret pasted into the sheet is caught by the redaction gate (stet gate scan)")
     token = "ghp_" + "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=36))
-    sheet.add(f"The CI token is {token}; do not log it.", kind="clarification", author="agent")
+    secret = sheet.add(
+        f"The CI token is {token}; do not log it.", kind="clarification", author="agent"
+    )
     for finding in scan_text(target.sheet_path.read_text(encoding="utf-8")):
         print(
             f"line {finding.line + 1}, columns {finding.column + 1}-{finding.end_column}: "
@@ -142,6 +144,7 @@ def _walk(folder: Path, transcript: Path | None) -> None:
     print(f"resumed; still {len(sheet.entries())} entries")
 
     _trajectory(folder, target, transcript)
+    _graduate_and_commit(repo, target, learned.id, ruled_out.id, secret.id)
 
 
 def _trajectory(folder: Path, target: Target, transcript: Path | None) -> None:
@@ -162,6 +165,34 @@ def _trajectory(folder: Path, target: Target, transcript: Path | None) -> None:
         agent = f"  [{event.agent}]" if event.agent else ""
         print(f"{event.step:>4}  {event.kind:<13} {summary(event, 80)}{agent}")
     print(f"(in {trajectory.relative}: events.jsonl, meta.json, narration.md)")
+
+
+def _graduate_and_commit(
+    repo: pygit2.Repository, target: Target, learned: str, ruled_out: str, secret: str
+) -> None:
+    from stet_lsp.gate import gitfiles, scan_text
+    from stet_lsp.trajectory.capstone import capstone
+    from stet_lsp.trajectory.graduation import graduate
+
+    _step("Graduation: the reviewer decides what becomes durable (stet graduate)")
+    skill = graduate(target, learned, "skill")["skill"]
+    print(f"{learned} -> skill {skill['name']} ({skill['path']}, staged)")
+    for entry_id in (ruled_out, secret):
+        graduate(target, entry_id, "trajectory")
+        print(f"{entry_id} -> a note in the working trajectory (through the gate)")
+
+    _step("The capstone: the trajectory as the branch's last commit (stet capstone)")
+    repo.config["user.name"] = "Stet demo"
+    repo.config["user.email"] = "demo@stet.invalid"
+    result = capstone(target)
+    print(f"commit {str(result.commit)[:12]} on {result.branch}: {result.message.splitlines()[0]}")
+    for change in result.paths:
+        print(f"  {change.status} {change.path}")
+
+    _step("The gate in CI (stet gate check): committed .stet/ files hold no secret")
+    artifacts = gitfiles.committed_and_staged(repo)
+    found = [(a.label, f) for a in artifacts for f in scan_text(a.data.decode(), path=a.path)]
+    print(f"{len(artifacts)} artifact(s) checked, {len(found)} finding(s)")
 
 
 def _claude_session(folder: Path) -> str:
