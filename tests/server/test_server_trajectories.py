@@ -220,6 +220,7 @@ async def test_graduation_from_code_actions_and_the_review(
     result = await execute(
         client, skill_action.command.command, **skill_action.command.arguments[0]
     )  # type: ignore[index]
+    assert result["skill"]["name"] == skill_action.command.arguments[0]["proposedName"]  # type: ignore[index]
     skill_path = result["skill"]["path"]
     assert (root / skill_path).read_text().startswith("---\nname: " + result["skill"]["name"])
     repository = pygit2.Repository(str(root))

@@ -39,7 +39,10 @@ _LINE = re.compile(r"^- \[[ xX]\] (?P<id>\S+) ")
 def actions_for(
     uri: str, entry: Entry, diagnostics: list[types.Diagnostic] | None = None
 ) -> list[types.CodeAction]:
-    """The three graduation routes of an open entry, as code actions."""
+    """The three graduation routes of an open entry, as code actions. The skill route's
+    arguments carry `proposedName` (from the entry's redacted text): a client that can ask
+    for a name offers it, then sends `skill`; one that cannot sends the arguments as they are
+    and the server uses the proposed name."""
     return [
         types.CodeAction(
             title=title.format(id=entry.id),
@@ -48,11 +51,21 @@ def actions_for(
             command=types.Command(
                 title=title.format(id=entry.id),
                 command=GRADUATE,
-                arguments=[{"uri": uri, "id": entry.id, "route": route}],
+                arguments=[_arguments(uri, entry, route)],
             ),
         )
         for route, title in _ROUTES
     ]
+
+
+def _arguments(uri: str, entry: Entry, route: str) -> dict[str, Any]:
+    arguments: dict[str, Any] = {"uri": uri, "id": entry.id, "route": route}
+    if route == "skill":
+        from stet_lsp.gate import redact_text
+        from stet_lsp.trajectory.skills import propose_name
+
+        arguments["proposedName"] = propose_name(redact_text(entry.text, cache=None).text)
+    return arguments
 
 
 def lenses_for(uri: str, entry: Entry, where: types.Range) -> list[types.CodeLens]:
@@ -62,9 +75,7 @@ def lenses_for(uri: str, entry: Entry, where: types.Range) -> list[types.CodeLen
         types.CodeLens(
             range=where,
             command=types.Command(
-                title=titles[route],
-                command=GRADUATE,
-                arguments=[{"uri": uri, "id": entry.id, "route": route}],
+                title=titles[route], command=GRADUATE, arguments=[_arguments(uri, entry, route)]
             ),
         )
         for route, _ in _ROUTES
