@@ -72,7 +72,9 @@ class DocumentState:
         self.session = session
 
     def rescan_notes(self, marker: str) -> None:
-        self.notes = [] if self.is_sheet else find_notes(self.lines, self.comments, marker)
+        """Margin notes belong in code: Stet's own files (the sheet, trajectories) have none."""
+        own = self.relative is not None and self.relative.startswith(".stet/")
+        self.notes = [] if own else find_notes(self.lines, self.comments, marker)
 
     def apply(self, change: types.TextDocumentContentChangeEvent, codec: Any) -> None:
         if isinstance(change, types.TextDocumentContentChangePartial):

@@ -17,7 +17,20 @@ SOURCE = "stet"
 
 def client_position(codec: Any, lines: list[str], line: int, column: int) -> types.Position:
     text = lines[line] if 0 <= line < len(lines) else ""
-    return types.Position(line=line, character=codec.client_num_units(text[:column]))
+    return types.Position(line=line, character=units(codec, text[:column]))
+
+
+def units(codec: Any, text: str) -> int:
+    """How many code units of the negotiated encoding `text` takes (encoded in C: the
+    codec's own count walks the text a character at a time in Python)."""
+    if text.isascii():
+        return len(text)
+    encoding = getattr(codec, "encoding", types.PositionEncodingKind.Utf16)
+    if encoding == types.PositionEncodingKind.Utf8:
+        return len(text.encode("utf-8", "surrogatepass"))
+    if encoding == types.PositionEncodingKind.Utf32:
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def client_range(

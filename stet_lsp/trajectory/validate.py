@@ -4,6 +4,7 @@ the schema, steps count from 1, meta.json agrees; every problem with its line.""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,8 +56,7 @@ def validate_events(text: str, name: str = EVENTS) -> tuple[list[Issue], int]:
     issues: list[Issue] = []
     calls: set[str] = set()
     count = 0
-    # Only "\n" ends a line (str.splitlines() would also split at a U+2028 in a text).
-    for number, line in enumerate(text.split("\n"), 1):
+    for number, line in enumerate(_lines(text), 1):
         if not line.strip():
             continue
         count += 1
@@ -107,3 +107,17 @@ def _readable(version: str) -> bool:
     except ValueError:
         return False
     return major == own_major and minor <= own_minor
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of `text`, one at a time (a copy of a large events.jsonl split at once would
+    double its memory). Only "\n" ends a line: str.splitlines() would also split at a U+2028
+    inside a text."""
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            yield text[start:]
+            return
+        yield text[start:end]
+        start = end + 1

@@ -8,12 +8,13 @@ results replace the last ones when ready, and the views refresh."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import threading
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -39,12 +40,11 @@ _SYMBOL_KINDS = {
 
 @dataclass(frozen=True)
 class Indexed:
-    text: str
+    key: tuple[int | None, int]
+    """The document's version and line count when it was indexed."""
     index: TrajectoryIndex
     anchors: dict[int, int]
     """For a narration: each step's anchor line; empty for events.jsonl."""
-    issues: list[LineIssue]
-    """For events.jsonl: the lines that are not events of the schema, and the like."""
 
 
 class TrajectoryFiles(Feature):
@@ -54,12 +54,16 @@ class TrajectoryFiles(Feature):
         super().__init__(server)
         self.indexed: dict[str, Indexed] = {}
         """By document URI: the index of the text last indexed."""
+        self.issues: dict[str, tuple[tuple[int | None, int], list[LineIssue]]] = {}
+        """By document URI: the schema problems of an events.jsonl, checked after indexing
+        (it parses every line) so the lenses do not wait for it."""
         self.pending: set[str] = set()
         self._folders: dict[Path, tuple[tuple[int, int], TrajectoryIndex]] = {}
         self._folders_lock = threading.Lock()
 
     def forget(self, uri: str) -> None:
         self.indexed.pop(uri, None)
+        self.issues.pop(uri, None)
 
     # -- indexing ------------------------------------------------------------------------
 
@@ -67,37 +71,64 @@ class TrajectoryFiles(Feature):
         kind = _kind(state)
         if kind is None or state.path is None:
             return
-        text = state.text
+        key = (state.version, len(state.lines))
         known = self.indexed.get(state.uri)
-        if known is None or known.text != text:
-            if len(text) > INLINE_LIMIT or kind == "narration.md":
-                self._index_in_background(state, kind, text)
-                if known is None:
-                    return
+        large = kind == "narration.md" or sum(map(len, state.lines)) > INLINE_LIMIT
+        if known is None or known.key != key:
+            if large:
+                self._in_background(state, self._index_later(state, kind, key))
             else:
-                known = self.indexed[state.uri] = _index(kind, text, state.path, self)
-        self._publish_issues(state, known)
-
-    def _index_in_background(self, state: DocumentState, kind: str, text: str) -> None:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
+                known = self.indexed[state.uri] = _index(kind, state.text, state.path, self, key)
+        if kind != "events.jsonl" or known is None:
             return
+        checked = self.issues.get(state.uri)
+        if checked is None or checked[0] != known.key:
+            if large:
+                self._in_background(state, self._check_later(state, known))
+                return
+            checked = self.issues[state.uri] = (known.key, known.index.issues())
+        self._publish_issues(state, checked[1])
+
+    def _in_background(self, state: DocumentState, work: Coroutine[Any, Any, None]) -> None:
+        """One piece of background work per document at a time; the next analyse after it
+        finishes starts the next."""
         if state.uri in self.pending:
+            work.close()
+            return
+        try:
+            self.server.spawn(work, f"indexing {state.uri}")
+        except RuntimeError:  # no loop
+            work.close()
             return
         self.pending.add(state.uri)
-        self.server.spawn(self._index_later(state, kind, text), f"indexing {state.uri}")
 
-    async def _index_later(self, state: DocumentState, kind: str, text: str) -> None:
-        assert state.path is not None
+    async def _index_later(
+        self, state: DocumentState, kind: str, key: tuple[int | None, int]
+    ) -> None:
+        path = state.path
+        assert path is not None
+        lines = list(state.lines)  # a snapshot for the worker (joined there, not on the loop)
         try:
-            indexed = await self.server.off_loop(_index, kind, text, state.path, self)
+            indexed = await self.server.off_loop(
+                lambda: _index(kind, "\n".join(lines), path, self, key)
+            )
         finally:
             self.pending.discard(state.uri)
         current = self.server.documents.get(state.uri)
         if current is None:
             return
         self.indexed[state.uri] = indexed
+        self.server.refresh([current], outside=True)
+
+    async def _check_later(self, state: DocumentState, known: Indexed) -> None:
+        try:
+            issues = await self.server.off_loop(known.index.issues)
+        finally:
+            self.pending.discard(state.uri)
+        current = self.server.documents.get(state.uri)
+        if current is None:
+            return
+        self.issues[state.uri] = (known.key, issues)
         self.server.refresh([current], outside=True)
 
     def folder_index(self, folder: Path) -> TrajectoryIndex | None:
@@ -118,7 +149,7 @@ class TrajectoryFiles(Feature):
             self._folders[folder] = (stamp, index)
         return index
 
-    def _publish_issues(self, state: DocumentState, known: Indexed) -> None:
+    def _publish_issues(self, state: DocumentState, issues: list[LineIssue]) -> None:
         codec = self.server.workspace.position_codec
         diagnostics = [
             types.Diagnostic(
@@ -131,7 +162,7 @@ class TrajectoryFiles(Feature):
                 code="trajectory-schema",
                 data={"type": "trajectory", "line": issue.line},
             )
-            for issue in known.issues
+            for issue in issues
             if issue.line < len(state.lines)
         ]
         self.server.diagnostics.set(state.uri, "trajectory", diagnostics)
@@ -142,10 +173,9 @@ class TrajectoryFiles(Feature):
         known = self.indexed.get(state.uri)
         if known is None:
             return []
-        codec = self.server.workspace.position_codec
         return [
             types.CodeLens(
-                range=line_range(codec, state.lines, line),
+                range=_line_start(line),  # a lens needs only its line
                 command=types.Command(title=known.index.lens_title(step), command=""),
             )
             for step, line in _step_lines(known)
@@ -167,7 +197,7 @@ class TrajectoryFiles(Feature):
         if known is None or known.anchors or not state.lines:
             return []
         codec = self.server.workspace.position_codec
-        return [_symbol(codec, state.lines, node) for node in known.index.outline()]
+        return [_symbol(codec, state.lines, node) for node in _groups(known.index.outline())]
 
     def definition(self, state: DocumentState, line: int) -> list[types.Location]:
         known = self.indexed.get(state.uri)
@@ -226,15 +256,15 @@ def _kind(state: DocumentState) -> str | None:
     return found.group(1) if found else None
 
 
-def _index(kind: str, text: str, path: Path, feature: TrajectoryFiles) -> Indexed:
-    """The document's index (blocking: the issues parse every line; a narration reads the
-    events.jsonl beside it)."""
+def _index(
+    kind: str, text: str, path: Path, feature: TrajectoryFiles, key: tuple[int | None, int]
+) -> Indexed:
+    """The document's index (blocking: a narration reads the events.jsonl beside it)."""
     if kind == "events.jsonl":
-        index = TrajectoryIndex.from_events_text(text)
-        return Indexed(text, index, {}, index.issues())
+        return Indexed(key, TrajectoryIndex.from_events_text(text), {})
     folder_index = feature.folder_index(path.parent)
     anchors = narration_steps(text)
-    return Indexed(text, folder_index or TrajectoryIndex.from_events_text(""), anchors, [])
+    return Indexed(key, folder_index or TrajectoryIndex.from_events_text(""), anchors)
 
 
 def _step_lines(known: Indexed) -> list[tuple[int, int]]:
@@ -254,6 +284,26 @@ def _step_at(known: Indexed, line: int) -> int | None:
     return max(above)[1] if above else None
 
 
+def _line_start(line: int) -> types.Range:
+    position = types.Position(line=line, character=0)
+    return types.Range(start=position, end=position)
+
+
+_GROUPS = frozenset({"session", "turn", "subagent"})
+"""The outline's nodes: sessions, turns and subagents (steps have lenses and symbols)."""
+
+
+def _groups(nodes: list[OutlineNode]) -> list[OutlineNode]:
+    """The group nodes among `nodes`, and those under a step (a subagent under its call)."""
+    found: list[OutlineNode] = []
+    for node in nodes:
+        if node.kind in _GROUPS:
+            found.append(node)
+        elif node.children:
+            found += _groups(node.children)
+    return found
+
+
 def _symbol(codec: object, lines: list[str], node: OutlineNode) -> types.DocumentSymbol:
     last = min(node.last_line, len(lines) - 1)
     first = min(node.first_line, last)
@@ -271,5 +321,5 @@ def _symbol(codec: object, lines: list[str], node: OutlineNode) -> types.Documen
         kind=_SYMBOL_KINDS.get(node.kind, types.SymbolKind.Field),
         range=whole,
         selection_range=selection,
-        children=[_symbol(codec, lines, child) for child in node.children] or None,
+        children=[_symbol(codec, lines, child) for child in _groups(node.children)] or None,
     )
