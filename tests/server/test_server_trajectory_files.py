@@ -347,3 +347,62 @@ async def test_a_line_the_agent_wrote_says_which_step_wrote_it_and_why(
         return not await provenance_lenses()
 
     await eventually(gone, timeout=10)
+
+
+async def test_a_step_is_marked_from_its_code_action(client: LanguageClient, root: Path) -> None:
+    import_transcript(resolve_target(root), sample(CLAUDE))
+    folder = working_folder(resolve_target(root))
+    events = folder.path / "events.jsonl"
+    records = lines_of(events)
+    document = open_file(client, events, "json")
+    await eventually(lambda: lenses(client, document), timeout=10)
+    call = next(n for n, r in enumerate(records) if r["kind"] == "tool_call")
+    here = types.Position(line=call, character=0)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            range=types.Range(start=here, end=here),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    wrong = next(
+        a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.endswith("wrong")
+    )
+    assert wrong.title == f"Mark step {records[call]['step']} as wrong"
+    assert wrong.command is not None
+    await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=wrong.command.command, arguments=wrong.command.arguments)
+    )
+    feedback = root / ".stet" / "feedback" / f"{folder.id}.jsonl"
+    [verdict] = lines_of(feedback)
+    assert (verdict["step"], verdict["verdict"]) == (records[call]["step"], "wrong")
+
+
+async def test_provenance_follows_a_rename_and_commits_made_since(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    import pygit2
+
+    import_transcript(resolve_target(root), edit_session(root, tmp_path))
+    repository = pygit2.Repository(str(root))
+    signature = pygit2.Signature("Reviewer", "reviewer@example.invalid")
+    moved = root / "src" / "compute.py"
+    (root / "src" / "app.py").rename(moved)
+    moved.write_text("# reviewed\n" + moved.read_text())
+    repository.index.remove("src/app.py")
+    repository.index.add("src/compute.py")
+    repository.index.write()
+    tree = repository.index.write_tree()
+    repository.create_commit("HEAD", signature, signature, "rename", tree, [repository.head.target])
+
+    document = open_file(client, moved)
+
+    async def provenance_lines() -> list[int]:
+        found = await lenses(client, document)
+        return [
+            lens.range.start.line
+            for lens in found
+            if lens.command and "agent: step" in lens.command.title
+        ]
+
+    assert await eventually(provenance_lines, timeout=15) == [3]  # line 3, one line lower now

@@ -192,6 +192,29 @@ class TrajectoryFiles(Feature):
         except KeyError:
             return None
 
+    def code_actions(
+        self, state: DocumentState, params: types.CodeActionParams
+    ) -> list[types.CodeAction]:
+        """A verdict on the step under the cursor (`stet.step.mark`; a note, which needs a
+        text, is the editors' "Mark Step…" command)."""
+        known = self.indexed.get(state.uri)
+        step = _step_at(known, params.range.start.line) if known is not None else None
+        if step is None:
+            return []
+        arguments = {"uri": state.uri, "line": params.range.start.line}
+        return [
+            types.CodeAction(
+                title=f"Mark step {step} as {verdict}",
+                kind=types.CodeActionKind.QuickFix,
+                command=types.Command(
+                    title=f"Mark step {step} as {verdict}",
+                    command="stet.step.mark",
+                    arguments=[{**arguments, "verdict": verdict}],
+                ),
+            )
+            for verdict in ("wrong", "clever")
+        ]
+
     def symbols(self, state: DocumentState) -> list[types.DocumentSymbol]:
         known = self.indexed.get(state.uri)
         if known is None or known.anchors or not state.lines:
