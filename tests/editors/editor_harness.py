@@ -300,3 +300,52 @@ def claude_session(root: Path, home: Path, session: str = SESSION_ID) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(claude_transcript(root, session), encoding="utf-8")
     return path
+
+
+# -- graduation: a convention entry to propose as a skill, then the capstone --------------------
+
+SKILL_ENTRY_TEXT = "Wrap errors with context using fmt.Errorf and %w"
+SKILL_NAME = "error-wrapping"  # the name the tests type instead of the proposed one
+CAPSTONE_MESSAGE = "Add the error-wrapping skill"
+
+
+def add_skill_entry(root: Path) -> tuple[str, str]:
+    """Gives the repository a committer (the capstone commits) and its sheet a convention
+    entry; returns the entry's id and the skill name proposed for it (the review's, the
+    same as its code action's `proposedName`)."""
+    import pygit2
+
+    config = pygit2.Repository(str(root)).config
+    config["user.name"] = "Stet Reviewer"
+    config["user.email"] = "reviewer@stet.invalid"
+    done = stet(root, "note", "add", SKILL_ENTRY_TEXT, "--kind", "convention", "--json")
+    assert done.returncode == 0, done.stderr
+    entry_id: str = json.loads(done.stdout)["entry"]["id"]
+    review = stet(root, "graduate", "--review", "--json")
+    assert review.returncode == 0, review.stderr
+    [proposal] = json.loads(review.stdout)["proposals"]
+    assert (proposal["id"], proposal["route"]) == (entry_id, "skill"), proposal
+    return entry_id, proposal["skill"]
+
+
+def check_skill_and_capstone(root: Path, entry_id: str, message: str) -> dict[str, Any]:
+    """Asserts what graduating `entry_id` as the skill SKILL_NAME and then the capstone
+    leave behind: the skill file, staged and committed; the entry graduated; HEAD the
+    capstone, with `message` and the trailer. Returns the entry."""
+    import pygit2
+
+    relative = f".stet/skills/{SKILL_NAME}/SKILL.md"
+    skill = root / relative
+    assert skill.is_file(), sorted(str(p.relative_to(root)) for p in root.rglob("SKILL.md"))
+    assert SKILL_ENTRY_TEXT in skill.read_text(encoding="utf-8")
+    [entry] = [entry for entry in sheet_entries(root) if entry["id"] == entry_id]
+    assert entry["status"] == "graduated-skill", entry
+    repo = pygit2.Repository(str(root))
+    assert relative in repo.index  # graduation staged it ...
+    head = repo.head.peel(pygit2.Commit)
+    assert relative in head.tree  # ... and the capstone committed what was staged
+    assert head.message.startswith(message + "\n"), head.message
+    trailer = re.search(r"^Stet-Trajectory: (\S+)$", head.message, re.MULTILINE)
+    assert trailer is not None, head.message
+    assert f".stet/trajectories/{trailer.group(1)}/events.jsonl" in head.tree
+    return entry

@@ -351,7 +351,68 @@ local function run_mark()
   vim.api.nvim_set_current_buf(bufnr)
 end
 
-local scenarios = { notes = run_notes, import = run_import, mark = run_mark }
+-- The sheet (:StetSheet), "Propose entry ID as a skill" through vim.lsp.buf.code_action with
+-- the name asked for (a bad name first, then a good one), :StetCapstone! and :StetCapstone.
+local function run_graduate()
+  local _, client = open_file()
+  record_commands(client)
+
+  vim.cmd("StetSheet")
+  wait_for("sheet buffer", function()
+    return vim.api.nvim_buf_get_name(0):find("/.stet/cache/sheets/", 1, true) ~= nil
+  end)
+  local sheet = vim.api.nvim_get_current_buf()
+  wait_for("client on the sheet", function()
+    return vim.lsp.get_clients({ bufnr = sheet, name = "stet" })[1] ~= nil
+  end)
+  local line = find(vim.fn.range(vim.api.nvim_buf_line_count(sheet)), function(n)
+    return vim.api.nvim_buf_get_lines(sheet, n, n + 1, false)[1]:find("id=" .. config.entry_id, 1, true) ~= nil
+  end)
+  if not line then
+    error("no line of entry " .. config.entry_id .. " in " .. vim.api.nvim_buf_get_name(sheet))
+  end
+  vim.api.nvim_win_set_cursor(0, { line + 1, 0 })
+
+  -- vim.ui.input as a user answers it: a bad name first (asked again), then the good one.
+  result.prompts = {}
+  local answers = { config.bad_name, config.skill_name }
+  vim.ui.input = function(opts, on_confirm)
+    result.prompts[#result.prompts + 1] = { prompt = opts.prompt, default = opts.default }
+    on_confirm(table.remove(answers, 1))
+  end
+  local title = ("Propose entry %s as a skill"):format(config.entry_id)
+  vim.lsp.buf.code_action({
+    apply = true,
+    filter = function(action)
+      return action.title == title
+    end,
+  })
+  wait_for("graduation notified", function()
+    return notified("into the skill") ~= nil or notified("failed") ~= nil
+  end)
+  result.graduated = (notified("into the skill") or notified("failed")).message
+  result.bad_name = (notified("is not a skill name") or {}).message
+
+  vim.cmd("StetCapstone!")
+  wait_for("dry run buffer", function()
+    return vim.api.nvim_buf_get_name(0):find("stet://capstone", 1, true) ~= nil
+  end)
+  result.dry_run = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  vim.cmd("close")
+
+  vim.cmd("StetCapstone " .. config.capstone_message)
+  wait_for("capstone message", function()
+    return find(result.server_messages, function(m)
+      return m.message:find("committed as", 1, true) ~= nil
+    end) ~= nil or notified("failed") ~= nil
+  end)
+  result.committed = (find(result.server_messages, function(m)
+    return m.message:find("committed as", 1, true) ~= nil
+  end) or notified("failed")).message
+  result.ok = notified("failed") == nil
+end
+
+local scenarios = { notes = run_notes, import = run_import, mark = run_mark, graduate = run_graduate }
 local run = scenarios[config.scenario or "notes"]
 
 vim.api.nvim_create_autocmd("VimEnter", {

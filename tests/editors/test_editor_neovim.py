@@ -17,12 +17,16 @@ from typing import Any
 
 import pytest
 from editor_harness import (
+    CAPSTONE_MESSAGE,
     HERE,
     INSTALL_HINT,
     MARGIN_LINE,
     MARGIN_TEXT,
     NEOVIM_PLUGIN,
     SESSION_PROMPT,
+    SKILL_NAME,
+    add_skill_entry,
+    check_skill_and_capstone,
     claude_session,
     find_nvim,
     isolated_env,
@@ -286,3 +290,45 @@ def test_step_marked_from_neovim(tmp_path: Path) -> None:
         result["marked"]
         == f"stet: step {MARK_STEP} marked wrong; style sheet entry {entries[0]['id']} added"
     )
+
+
+def test_entry_proposed_as_skill_and_capstone_from_neovim(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "repo")
+    entry_id, proposed = add_skill_entry(root)
+
+    result = drive(
+        tmp_path,
+        root,
+        root / "src" / "pay.py",
+        scenario="graduate",
+        entry_id=entry_id,
+        bad_name="Error Wrapping",
+        skill_name=SKILL_NAME,
+        capstone_message=CAPSTONE_MESSAGE,
+    )
+    print(json.dumps({"steps": result.get("steps"), "total_ms": result.get("total_ms")}))
+    assert result.get("ok"), f"{result.get('error')}\n{json.dumps(result, indent=1)}"
+    assert not [m for m in result["server_messages"] if m["type"] <= 2], result["server_messages"]
+
+    # The code action's command asked for the name, offering the proposed one; a bad name
+    # was refused and asked again; then stet.graduate ran with the name given.
+    [first, second] = result["prompts"]
+    assert first["prompt"] == f"Skill name for entry {entry_id}: "
+    assert first["default"] == proposed != SKILL_NAME
+    assert second["default"] == "Error Wrapping"
+    assert result["bad_name"].startswith('stet: "Error Wrapping" is not a skill name')
+    [sent] = [s for s in result["sent"] if s["command"] == "stet.graduate"]
+    assert sent["arguments"][0]["route"] == "skill"
+    assert sent["arguments"][0]["skill"] == SKILL_NAME
+    relative = f".stet/skills/{SKILL_NAME}/SKILL.md"
+    assert (
+        result["graduated"]
+        == f"stet: entry {entry_id} into the skill {SKILL_NAME} ({relative}, staged)"
+    )
+
+    # :StetCapstone! showed what would be committed; :StetCapstone {message} committed it.
+    assert result["dry_run"][0].startswith("would commit trajectory "), result["dry_run"]
+    assert f"  added    {relative}" in result["dry_run"]
+    assert "message:" in result["dry_run"]
+    check_skill_and_capstone(root, entry_id, CAPSTONE_MESSAGE)
+    assert "committed as" in result["committed"]

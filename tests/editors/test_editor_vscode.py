@@ -26,12 +26,17 @@ from typing import Any
 
 import pytest
 from editor_harness import (
+    CAPSTONE_MESSAGE,
     HERE,
     INSTALL_HINT,
     MARGIN_LINE,
     MARGIN_TEXT,
     SESSION_PROMPT,
+    SKILL_ENTRY_TEXT,
+    SKILL_NAME,
     VSIX,
+    add_skill_entry,
+    check_skill_and_capstone,
     claude_session,
     find_chromium,
     find_code_server,
@@ -351,3 +356,41 @@ def test_step_marked_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) 
     assert result["marked"].startswith(
         f"Stet: step {MARK_STEP} marked wrong; style sheet entry {entries[0]['id']} added"
     ), result["marked"]
+
+
+def test_entry_proposed_as_skill_and_capstone_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    base, root = code_server
+    entry_id, proposed = add_skill_entry(root)
+    sheet = Path(json.loads(stet(root, "sheet", "path", "--json").stdout)["sheet"])
+    lines = sheet.read_text(encoding="utf-8").split("\n")
+    line = next(n for n, text in enumerate(lines) if f"id={entry_id} " in text)
+
+    result = drive(
+        tmp_path,
+        base,
+        root,
+        scenario="graduate",
+        entryId=entry_id,
+        entryLine=line,
+        entryText=SKILL_ENTRY_TEXT,
+        badName="Error Wrapping",
+        skillName=SKILL_NAME,
+        capstoneMessage=CAPSTONE_MESSAGE,
+    )
+
+    # The quick fix asked for the name with the proposed one filled in, refused a bad one and
+    # ran stet.graduate with the name typed.
+    assert result["proposed"] == proposed != SKILL_NAME
+    assert "lowercase letters, digits and hyphens" in result["refused"]
+    relative = f".stet/skills/{SKILL_NAME}/SKILL.md"
+    assert (
+        f"entry {entry_id} into the skill {SKILL_NAME} ({relative}, staged)" in result["graduated"]
+    )
+
+    # The dry run listed the paths and the default message; the commit used the one typed.
+    assert f"added    {relative}" in result["dryRun"], result["dryRun"]
+    assert "Trajectory: " in result["dryRun"]
+    check_skill_and_capstone(root, entry_id, CAPSTONE_MESSAGE)
+    assert "committed as" in result["committed"], result["committed"]

@@ -4,10 +4,13 @@
 //   records the note through the quick fix (Ctrl+. and Enter), adds a note with "Stet: Add Note
 //   at Cursor" and one through a comment thread, changes a stet.* setting in the Settings editor;
 // - "import": "Stet: Import Agent Session…" (picks the session), "Stet: Open Trajectory";
-// - "mark": "Stet: Open Trajectory", then "Stet: Mark Step…" on a line of the narration.
+// - "mark": "Stet: Open Trajectory", then "Stet: Mark Step…" on a line of the narration;
+// - "graduate": "Stet: Open Style Sheet", Ctrl+. on an entry: "Propose entry ID as a skill" with
+//   the name typed, then "Stet: Commit Trajectory (Capstone)" as a dry run and for real.
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
 // commentLine, commentText, root, stetCli, agentLine, agentText, sessionPrompt, markLine,
-// markText, screenshots, out, chromium, timeoutMs).
+// markText, entryId, entryLine, entryText, badName, skillName, capstoneMessage, screenshots,
+// out, chromium, timeoutMs).
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -329,7 +332,108 @@ async function runMark(page) {
   await screenshot(page, "marked");
 }
 
-const run = { notes: runNotes, import: runImport, mark: runMark }[config.scenario ?? "notes"];
+/** The text of the panel (the Output view, say). */
+async function panelText(page) {
+  return (await texts(page.locator(".part.panel .monaco-editor .view-lines"))).join("\n").replace(/\u00a0/g, " ");
+}
+
+/** The quick input's title and message, and whether it lists rows (a quick pick) or not (an input box). */
+async function quickInput(page) {
+  const widget = page.locator(".quick-input-widget");
+  if (!(await widget.isVisible())) {
+    return null;
+  }
+  return {
+    title: (await widget.locator(".quick-input-title").allTextContents()).join(" "),
+    message: (await widget.locator(".quick-input-message").allTextContents()).join(" "),
+    rows: await texts(widget.locator(".quick-input-list .monaco-list-row")),
+    value: await widget.locator("input").first().inputValue(),
+  };
+}
+
+/** "Stet: Commit Trajectory (Capstone)": the message (an input box), then "Dry run" or "Commit". */
+async function runCapstone(page, message, mode) {
+  await runCommand(page, "Stet: Commit Trajectory (Capstone)");
+  const input = page.locator(".quick-input-widget input");
+  await until("capstone message box", async () => {
+    const shown = await quickInput(page);
+    return shown?.title.includes("Capstone") && !shown.rows.length;
+  });
+  await input.fill(message);
+  await page.keyboard.press("Enter");
+  await until("capstone mode picker", async () => (await quickInput(page))?.rows.some((t) => t.includes("Dry run")));
+  await input.fill(mode);
+  await page.keyboard.press("Enter");
+}
+
+// The style sheet, Ctrl+. on an entry's line: "Propose entry ID as a skill", the name asked for
+// (a bad one first, then config.skillName); the capstone as a dry run, then committed.
+async function runGraduate(page) {
+  await openWorkbench(page);
+  await runCommand(page, "Stet: Open Style Sheet");
+  await until("style sheet open", async () => {
+    const [active] = await texts(page.locator(".tabs-container .tab.active"));
+    const shown = (await editorText(page)).replace(/\u00a0/g, " "); // no-break spaces
+    return active?.endsWith(".md") && shown.includes(config.entryText) ? active : null;
+  });
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  await goToLine(page, config.entryLine + 1);
+  const title = `Propose entry ${config.entryId} as a skill`;
+  const actions = page.locator(".action-widget .monaco-list-row");
+  result.actions = await until("graduation quick fixes", async () => {
+    if (!(await actions.count())) {
+      await page.keyboard.press("Control+.");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    const found = await texts(actions);
+    return found.some((t) => t.includes(title)) ? found : null;
+  });
+  await screenshot(page, "graduation-actions");
+  for (let i = 0; i < 20; i += 1) {
+    if ((await texts(page.locator(".action-widget .monaco-list-row.focused"))).some((t) => t.includes(title))) {
+      break;
+    }
+    await page.keyboard.press("ArrowDown");
+  }
+  await page.keyboard.press("Enter");
+
+  // The name, asked for with the proposed one filled in.
+  const input = page.locator(".quick-input-widget input");
+  const asked = await until("skill name box", async () => {
+    const shown = await quickInput(page);
+    return shown?.title.includes("as a skill") ? shown : null;
+  });
+  result.proposed = asked.value;
+  await input.fill(config.badName);
+  result.refused = await until("bad name refused", async () => {
+    const shown = await quickInput(page);
+    return shown?.message.includes("lowercase") ? shown.message : null;
+  });
+  await screenshot(page, "skill-name-refused");
+  await input.fill(config.skillName);
+  await until("good name accepted", async () => !(await quickInput(page))?.message.includes("lowercase"));
+  await page.keyboard.press("Enter");
+  result.graduated = await until("graduation in the status bar", async () => {
+    const found = await texts(page.locator(".statusbar .statusbar-item"));
+    return found.find((t) => t.includes("into the skill")) ?? null;
+  });
+  await screenshot(page, "graduated");
+
+  // The capstone: a dry run (the output channel), then the commit (the server's message).
+  await runCapstone(page, "", "Dry run");
+  result.dryRun = await until("dry run in the output", async () => {
+    const text = await panelText(page);
+    return text.includes("would commit trajectory") && text.includes("Stet-Trajectory:") ? text : null;
+  });
+  await screenshot(page, "capstone-dry-run");
+  await runCapstone(page, config.capstoneMessage, "Commit");
+  result.committed = await until("capstone reported", async () =>
+    (await toasts(page)).find((t) => t.includes("committed as") || t.includes("failed")) ?? null,
+  );
+  await screenshot(page, "capstone");
+}
+
+const run = { notes: runNotes, import: runImport, mark: runMark, graduate: runGraduate }[config.scenario ?? "notes"];
 
 const browser = await chromium.launch({
   executablePath: config.chromium,

@@ -413,4 +413,175 @@ function M.mark(verdict, text, to_sheet)
   end, bufnr)
 end
 
+-- Graduation: a skill's name, the review, the capstone. --------------------------------------
+
+--- Why `name` is not a skill name (the Agent Skills format: 1 to 64 characters, lowercase
+--- letters, digits and single hyphens inside), or nil when it is one.
+---@param name string
+---@return string?
+function M.skill_name_problem(name)
+  if #name == 0 or #name > 64 then
+    return "1 to 64 characters"
+  end
+  if not name:find("^[a-z0-9%-]+$") or name:find("^%-") or name:find("%-$") or name:find("%-%-") then
+    return "lowercase letters, digits and hyphens only, no hyphen at either end nor two in a row"
+  end
+end
+
+--- One line about a `stet.graduate` result (as `stet graduate` prints it).
+---@param result table
+---@return string
+function M.graduation_message(result)
+  local entry = type(result.entry) == "table" and result.entry.id or "?"
+  local edited = result.edited == true and " (text edited)" or ""
+  if result.route == "discard" then
+    return ("entry %s discarded"):format(entry)
+  end
+  local skill = value(result.skill)
+  if result.route == "skill" and type(skill) == "table" then
+    local staged = #(value(result.staged) or {}) > 0 and "staged" or "unchanged"
+    return ("entry %s into the skill %s (%s, %s)%s"):format(entry, skill.name, skill.path, staged, edited)
+  end
+  return ("entry %s into the trajectory %s%s"):format(entry, value(result.trajectory) or "?", edited)
+end
+
+--- The handler of the server's `stet.graduate` (vim.lsp.commands), which code actions and the
+--- sheet's lenses run: the skill route without a `skill` asks for the name (vim.ui.input,
+--- offering the server's `proposedName`; an empty answer or cancelling runs nothing). Every
+--- route then goes to the server as workspace/executeCommand.
+---@param command lsp.Command
+---@param ctx table
+function M.graduate_command(command, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if not client then
+    return
+  end
+  local function run(arguments)
+    local params = { command = command.command, arguments = arguments }
+    client:request("workspace/executeCommand", params, function(err, result)
+      if err then
+        notify(command.command .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      elseif type(result) == "table" then
+        notify(M.graduation_message(result))
+      end
+    end, ctx.bufnr)
+  end
+  local arguments = command.arguments or {}
+  local argument = arguments[1]
+  if type(argument) ~= "table" or argument.route ~= "skill" or value(argument.skill) ~= nil then
+    run(arguments)
+    return
+  end
+  local function ask(default)
+    local prompt = ("Skill name for entry %s: "):format(argument.id or "?")
+    vim.ui.input({ prompt = prompt, default = default }, function(name)
+      if name == nil or name == "" then
+        return -- cancelled: nothing runs
+      end
+      local problem = M.skill_name_problem(name)
+      if problem then
+        notify(("%q is not a skill name: %s"):format(name, problem), vim.log.levels.WARN)
+        vim.schedule(function()
+          ask(name)
+        end)
+        return
+      end
+      local answered = vim.deepcopy(arguments)
+      answered[1].skill = name
+      run(answered)
+    end)
+  end
+  ask(value(argument.proposedName))
+end
+
+--- Writes the graduation review of the open entries and shows it; each line's code action
+--- accepts its proposal (`stet.graduation.apply`).
+function M.review()
+  local bufnr, uri = here()
+  M.execute("stet.graduation.review", { uri = uri }, function(result)
+    local target = type(result) == "table" and result.uri or nil
+    if not target then
+      return
+    end
+    vim.schedule(function()
+      if vim.uri_from_bufnr(vim.api.nvim_get_current_buf()) ~= target then
+        vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(target)))
+      end
+      local count = tonumber(result.entries) or 0
+      notify(("%d open entr%s to review (code action on a line accepts it)"):format(count, count == 1 and "y" or "ies"))
+    end)
+  end, bufnr)
+end
+
+--- A capstone's result as `stet capstone` prints it.
+---@param result table
+---@return string[]
+function M.capstone_lines(result)
+  local where = value(result.branch) or "detached HEAD"
+  if not result.changed and not result.dry_run then
+    return { ("trajectory %s is already committed; nothing to do"):format(result.trajectory) }
+  end
+  local lines = {}
+  if result.dry_run then
+    lines[1] = ("would commit trajectory %s on top of %s (%s):"):format(result.trajectory, (result.parent or ""):sub(1, 12), where)
+  else
+    lines[1] = ("committed trajectory %s as %s on %s:"):format(result.trajectory, (value(result.commit) or ""):sub(1, 12), where)
+  end
+  for _, change in ipairs(value(result.paths) or {}) do
+    lines[#lines + 1] = ("  %-8s %s"):format(change.status, change.path)
+  end
+  local supersedes = value(result.supersedes)
+  if type(supersedes) == "table" then
+    lines[#lines + 1] = ("  follows %s (%s)"):format(supersedes.trajectory, supersedes.commit:sub(1, 12))
+  end
+  local rules = {}
+  for rule, count in pairs(value(result.redaction) or {}) do
+    rules[#rules + 1] = ("%s %d"):format(rule, count)
+  end
+  if #rules > 0 then
+    table.sort(rules)
+    lines[#lines + 1] = "redacted: " .. table.concat(rules, ", ")
+  end
+  lines[#lines + 1] = "message:"
+  for _, line in ipairs(vim.split(((result.message or ""):gsub("\n+$", "")), "\n", { plain = true })) do
+    lines[#lines + 1] = (("  " .. line):gsub("%s+$", ""))
+  end
+  if value(result.archived) then
+    lines[#lines + 1] = "working trajectory archived to " .. result.archived
+  end
+  for _, warning in ipairs(value(result.warnings) or {}) do
+    lines[#lines + 1] = "warning: " .. warning
+  end
+  return lines
+end
+
+--- Commits the working trajectory on top of HEAD (`message`: the commit message, default the
+--- server's); `dry_run` shows what would be committed in a scratch buffer and changes nothing.
+---@param message string?
+---@param dry_run boolean?
+function M.capstone(message, dry_run)
+  local bufnr, uri = here()
+  local argument = { uri = uri }
+  if message and message ~= "" then
+    argument.message = message
+  end
+  if dry_run then
+    argument.dryRun = true
+  end
+  -- The server reports progress while it runs, and a message with the new commit's id.
+  M.execute("stet.capstone", argument, function(result)
+    result = type(result) == "table" and result or {}
+    vim.schedule(function()
+      for _, warning in ipairs(value(result.warnings) or {}) do
+        notify(warning, vim.log.levels.WARN)
+      end
+      if result.dry_run then
+        M.scratch("stet://capstone", table.concat(M.capstone_lines(result), "\n"), "text")
+      elseif not result.changed then
+        notify(M.capstone_lines(result)[1])
+      end
+    end)
+  end, bufnr)
+end
+
 return M

@@ -45,6 +45,10 @@ if vim.g.stet_enable ~= false then
   })
 end
 
+-- The server's code actions and lenses for the skill route leave the name to the client:
+-- ask for it (vim.ui.input) before `stet.graduate` runs. A handler set before is kept.
+vim.lsp.commands["stet.graduate"] = vim.lsp.commands["stet.graduate"] or stet.graduate_command
+
 local command = vim.api.nvim_create_user_command
 
 command("StetNote", function(opts)
@@ -151,4 +155,16 @@ end, {
     end, stet.verdicts)
   end,
   desc = "Stet: mark the step at the cursor of a trajectory wrong, clever or with a note (! also adds it to the style sheet)",
+})
+
+command("StetReview", function()
+  stet.review()
+end, { desc = "Stet: the graduation review of the open entries (a code action on a line accepts it)" })
+
+command("StetCapstone", function(opts)
+  stet.capstone(opts.args ~= "" and opts.args or nil, opts.bang)
+end, {
+  nargs = "*",
+  bang = true,
+  desc = "Stet: commit the working trajectory on top of HEAD [message] (! shows what would be committed)",
 })

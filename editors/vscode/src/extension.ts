@@ -5,6 +5,7 @@
 import * as vscode from "vscode";
 import {
   ExecuteCommandRequest,
+  ExecuteCommandSignature,
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
@@ -84,6 +85,36 @@ interface MarkResult {
   entry?: Entry | null;
 }
 
+/** What `stet.graduate` returns (as `stet graduate --json`). */
+interface GraduateResult {
+  version: number;
+  target: Target;
+  entry: Entry;
+  route: string;
+  trajectory: string | null;
+  skill: { name: string; path: string; proposed_name: string; created: boolean; added: boolean } | null;
+  edited: boolean;
+  staged: string[];
+}
+
+/** What `stet.capstone` returns (as `stet capstone --json`). */
+interface CapstoneResult {
+  version: number;
+  target: Target;
+  trajectory: string;
+  dry_run: boolean;
+  changed: boolean;
+  commit: string | null;
+  parent: string;
+  branch: string | null;
+  message: string;
+  paths: { path: string; status: string }[];
+  supersedes: { trajectory: string; commit: string } | null;
+  archived: string | null;
+  redaction: Record<string, number>;
+  warnings: string[];
+}
+
 const VERDICTS = [
   { label: "wrong", description: "the step went wrong" },
   { label: "clever", description: "the step is worth repeating" },
@@ -94,6 +125,8 @@ let client: LanguageClient | undefined;
 /** The client's start while it runs: commands wait for it (the palette is usable earlier). */
 let starting: Promise<void> | undefined;
 let output: vscode.LogOutputChannel | undefined;
+/** Where a capstone's result is written (made on first use). */
+let capstoneOutput: vscode.OutputChannel | undefined;
 
 function createClient(): LanguageClient {
   const config = vscode.workspace.getConfiguration("stet");
@@ -107,6 +140,10 @@ function createClient(): LanguageClient {
     // Every file, whatever its language: margin notes live in any comment syntax.
     documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
     outputChannel: output,
+    // Server commands run from code actions and lenses (and the palette's Stet: Commit
+    // Trajectory, which is the server's own stet.capstone) pass through here: where the
+    // server leaves a choice to the client, the client asks, then sends the answer.
+    middleware: { executeCommand: interceptCommand },
   };
   return new LanguageClient("stet", "Stet", serverOptions, clientOptions);
 }
@@ -414,6 +451,159 @@ async function markStep(args?: { verdict?: string; text?: string; toSheet?: bool
   }
 }
 
+// -- graduation: a skill's name, the review, the capstone -----------------------------------
+
+/** A skill's name as the Agent Skills format has it: lowercase letters, digits and single
+ * hyphens inside, 1 to 64 characters. The message, or undefined when the name is good. */
+function skillNameProblem(name: string): string | undefined {
+  if (!name.length || name.length > 64) {
+    return "1 to 64 characters";
+  }
+  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name)) {
+    return "lowercase letters, digits and hyphens only, no hyphen at either end nor two in a row";
+  }
+  return undefined;
+}
+
+/** The middleware for server commands (workspace/executeCommand). */
+async function interceptCommand(command: string, args: unknown[], next: ExecuteCommandSignature): Promise<unknown> {
+  if (command === "stet.graduate") {
+    return graduate(args, next);
+  }
+  if (command === "stet.capstone" && args.length === 0) {
+    return capstone();
+  }
+  return next(command, args);
+}
+
+/** `stet.graduate`: the skill route without a name asks for one, offering `proposedName`. */
+async function graduate(args: unknown[], next: ExecuteCommandSignature): Promise<unknown> {
+  const [argument] = args;
+  if (
+    typeof argument !== "object" ||
+    argument === null ||
+    (argument as { route?: unknown }).route !== "skill" ||
+    (argument as { skill?: unknown }).skill !== undefined
+  ) {
+    return next("stet.graduate", args);
+  }
+  const request = argument as { id?: string; proposedName?: string };
+  const skill = await vscode.window.showInputBox({
+    title: `Stet: Propose entry ${request.id ?? ""} as a skill`,
+    prompt: "The skill's name (.stet/skills/NAME/SKILL.md)",
+    value: request.proposedName ?? "",
+    ignoreFocusOut: true,
+    validateInput: (name) => skillNameProblem(name),
+  });
+  if (skill === undefined) {
+    return undefined; // Escape: nothing runs
+  }
+  const result = (await next("stet.graduate", [{ ...request, skill }, ...args.slice(1)])) as
+    | GraduateResult
+    | undefined;
+  if (result?.skill) {
+    const state = result.staged.length ? "staged" : "unchanged";
+    vscode.window.setStatusBarMessage(
+      `Stet: entry ${result.entry.id} into the skill ${result.skill.name} (${result.skill.path}, ${state})`,
+      6000,
+    );
+  }
+  return result;
+}
+
+async function graduationReview(): Promise<void> {
+  try {
+    // The server writes the review and shows it (window/showDocument).
+    const result = await execute<{ uri: string; shown?: boolean; entries: number }>(
+      "stet.graduation.review",
+      repositoryArgument(),
+    );
+    if (!result.shown) {
+      await vscode.window.showTextDocument(vscode.Uri.parse(result.uri));
+    }
+    vscode.window.setStatusBarMessage(
+      `Stet: ${result.entries} open entr${result.entries === 1 ? "y" : "ies"} to review (Ctrl+. on a line accepts it)`,
+      6000,
+    );
+  } catch (error) {
+    reportFailure("the graduation review", error);
+  }
+}
+
+/** A capstone's result as `stet capstone` prints it. */
+function capstoneText(result: CapstoneResult): string {
+  const where = result.branch ?? "detached HEAD";
+  if (!result.changed && !result.dry_run) {
+    return `trajectory ${result.trajectory} is already committed; nothing to do\n`;
+  }
+  const lines = [
+    result.dry_run
+      ? `would commit trajectory ${result.trajectory} on top of ${result.parent.slice(0, 12)} (${where}):`
+      : `committed trajectory ${result.trajectory} as ${(result.commit ?? "").slice(0, 12)} on ${where}:`,
+    ...result.paths.map((change) => `  ${change.status.padEnd(8)} ${change.path}`),
+  ];
+  if (result.supersedes) {
+    lines.push(`  follows ${result.supersedes.trajectory} (${result.supersedes.commit.slice(0, 12)})`);
+  }
+  const rules = Object.entries(result.redaction ?? {});
+  if (rules.length) {
+    lines.push(`redacted: ${rules.map(([rule, count]) => `${rule} ${count}`).join(", ")}`);
+  }
+  lines.push("message:", ...result.message.replace(/\n+$/, "").split("\n").map((line) => `  ${line}`.trimEnd()));
+  if (result.archived) {
+    lines.push(`working trajectory archived to ${result.archived}`);
+  }
+  lines.push(...(result.warnings ?? []).map((warning) => `warning: ${warning}`));
+  return lines.join("\n") + "\n";
+}
+
+/** Stet: Commit Trajectory (Capstone): the palette's run of the server's `stet.capstone`. */
+async function capstone(): Promise<CapstoneResult | undefined> {
+  const message = await vscode.window.showInputBox({
+    title: "Stet: Commit Trajectory (Capstone)",
+    prompt: "The commit message (empty: the default, 'Trajectory: ID'); the trailers are added",
+    ignoreFocusOut: true,
+  });
+  if (message === undefined) {
+    return undefined;
+  }
+  const mode = await vscode.window.showQuickPick(
+    [
+      { label: "Dry run", description: "show what would be committed; change nothing", dryRun: true },
+      { label: "Commit", description: "commit the working trajectory on top of HEAD", dryRun: false },
+    ],
+    { title: "Stet: Commit Trajectory (Capstone)", ignoreFocusOut: true },
+  );
+  if (!mode) {
+    return undefined;
+  }
+  const argument: Record<string, unknown> = { ...repositoryArgument() };
+  if (message.trim()) {
+    argument.message = message;
+  }
+  if (mode.dryRun) {
+    argument.dryRun = true;
+  }
+  try {
+    // The server reports progress while it runs, and a message with the new commit's id.
+    const result = await execute<CapstoneResult>("stet.capstone", argument);
+    capstoneOutput ??= vscode.window.createOutputChannel("Stet: Capstone");
+    capstoneOutput.appendLine(capstoneText(result));
+    if (result.dry_run) {
+      capstoneOutput.show(true);
+    } else if (!result.changed) {
+      void vscode.window.showInformationMessage(`Stet: trajectory ${result.trajectory} is already committed`);
+    }
+    for (const warning of result.warnings ?? []) {
+      void vscode.window.showWarningMessage(`Stet: ${warning}`);
+    }
+    return result;
+  } catch (error) {
+    reportFailure("the capstone", error);
+    return undefined;
+  }
+}
+
 // -- comment threads: a reviewer writes a note on a line, it goes to the style sheet -----------
 
 class NoteComment implements vscode.Comment {
@@ -491,6 +681,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("stet.importSession", importSession),
     vscode.commands.registerCommand("stet.openTrajectory", openTrajectory),
     vscode.commands.registerCommand("stet.markStep", markStep),
+    vscode.commands.registerCommand("stet.graduationReview", graduationReview),
+    // "stet.capstone" is the server's own command (registered by the language client); the
+    // middleware asks for its arguments when the palette runs it without any.
     vscode.commands.registerCommand("stet.restartServer", async () => {
       await stopClient();
       await startClient();
@@ -502,6 +695,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
     { dispose: () => void stopClient() },
+    { dispose: () => capstoneOutput?.dispose() },
   );
   registerComments(context);
   await startClient();
