@@ -196,11 +196,17 @@ def _string_end(line: str, position: int, delimiter: str, escape: str) -> int:
 class CommentIndex:
     """Comments of a whole document, kept current under edits by re-lexing changed lines."""
 
-    def __init__(self, lines: list[str], syntax: Syntax) -> None:
+    def __init__(self, lines: list[str], syntax: Syntax, lex: bool = True) -> None:
+        """`lex=False` for a document whose comments nobody reads (Stet's own files): the
+        lines are taken to hold none, and only edited lines are lexed."""
         self.syntax = syntax
         self.starts: list[State] = []
         self.comments: list[list[Comment]] = []
-        self._relex(lines, 0, None, len(lines))
+        if lex:
+            self._relex(lines, 0, None, len(lines))
+        else:
+            self.starts = [None] * len(lines)
+            self.comments = [[] for _ in lines]
 
     def update(self, lines: list[str], first: int, removed: int, added: int) -> int:
         """Lines [first, first+removed) were replaced by `added` lines; `lines` is the new text.

@@ -97,13 +97,14 @@ def new_document(
     path = local_path(uri)
     lines = split_lines(text)
     language = language_of(path.name if path else uri, language_id)
+    own = path is not None and ".stet" in path.parts  # Stet's files hold no margin notes
     return DocumentState(
         uri,
         path,
         language_id,
         lines,
-        CommentIndex(lines, SYNTAXES[language]),
-        "\n".join(lines),
+        CommentIndex(lines, SYNTAXES[language], lex=not own),
+        text if "\r" not in text else "\n".join(lines),  # the same text: no second copy
         version=version,
     )
 

@@ -45,6 +45,8 @@ class Indexed:
     index: TrajectoryIndex
     anchors: dict[int, int]
     """For a narration: each step's anchor line; empty for events.jsonl."""
+    lenses: list[types.CodeLens]
+    """A lens per step, made with the index (in the worker for a large file)."""
 
 
 class TrajectoryFiles(Feature):
@@ -173,14 +175,8 @@ class TrajectoryFiles(Feature):
         known = self.indexed.get(state.uri)
         if known is None:
             return []
-        return [
-            types.CodeLens(
-                range=_line_start(line),  # a lens needs only its line
-                command=types.Command(title=known.index.lens_title(step), command=""),
-            )
-            for step, line in _step_lines(known)
-            if line < len(state.lines)
-        ]
+        count = len(state.lines)
+        return [lens for lens in known.lenses if lens.range.start.line < count]
 
     def hover(self, state: DocumentState, line: int) -> str | None:
         known = self.indexed.get(state.uri)
@@ -284,17 +280,27 @@ def _index(
 ) -> Indexed:
     """The document's index (blocking: a narration reads the events.jsonl beside it)."""
     if kind == "events.jsonl":
-        return Indexed(key, TrajectoryIndex.from_events_text(text), {})
-    folder_index = feature.folder_index(path.parent)
-    anchors = narration_steps(text)
-    return Indexed(key, folder_index or TrajectoryIndex.from_events_text(""), anchors)
+        index = TrajectoryIndex.from_events_text(text)
+        anchors: dict[int, int] = {}
+    else:
+        index = feature.folder_index(path.parent) or TrajectoryIndex.from_events_text("")
+        anchors = narration_steps(text)
+    lenses = []
+    for step, line in _step_lines(index, anchors):
+        try:
+            title = index.lens_title(step)
+        except KeyError:  # a narration naming a step its events.jsonl does not hold
+            continue
+        command = types.Command(title=title, command="")
+        lenses.append(types.CodeLens(range=_line_start(line), command=command))
+    return Indexed(key, index, anchors, lenses)
 
 
-def _step_lines(known: Indexed) -> list[tuple[int, int]]:
+def _step_lines(index: TrajectoryIndex, anchors: dict[int, int]) -> list[tuple[int, int]]:
     """(step, line) of every step shown in the document."""
-    if known.anchors:
-        return sorted(known.anchors.items(), key=lambda item: item[1])
-    return [(entry.step, entry.line) for entry in known.index.steps if entry.step]
+    if anchors:
+        return sorted(anchors.items(), key=lambda item: item[1])
+    return [(entry.step, entry.line) for entry in index.steps if entry.step]
 
 
 def _step_at(known: Indexed, line: int) -> int | None:
