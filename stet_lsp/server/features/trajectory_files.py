@@ -109,10 +109,15 @@ class TrajectoryFiles(Feature):
     ) -> None:
         path = state.path
         assert path is not None
-        lines = list(state.lines)  # a snapshot for the worker (joined there, not on the loop)
+        # The text as opened when the buffer holds no edit (no copy); else a snapshot of the
+        # lines for the worker, joined there rather than on the loop.
+        saved = None if state.modified else state.disk_text
+        lines = list(state.lines) if saved is None else []
         try:
             indexed = await self.server.off_loop(
-                lambda: _index(kind, "\n".join(lines), path, self, key)
+                lambda: _index(
+                    kind, saved if saved is not None else "\n".join(lines), path, self, key
+                )
             )
         finally:
             self.pending.discard(state.uri)
@@ -285,6 +290,8 @@ def _index(
     else:
         index = feature.folder_index(path.parent) or TrajectoryIndex.from_events_text("")
         anchors = narration_steps(text)
+    if kind == "events.jsonl":
+        index.outline()  # built here, not on the loop at the first outline request
     lenses = []
     for step, line in _step_lines(index, anchors):
         try:
