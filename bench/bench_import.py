@@ -690,6 +690,7 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
     """import_transcript's pieces, one after the other as it runs them (stet_lsp/trajectory/
     importing.py: import_transcript, _gated_session, compose), each on the clock. A copy of
     that code: `breakdown` checks that it writes the same events.jsonl as the CLI."""
+    from stet_lsp.core.collector import collector_paused as paused
     from stet_lsp.core.safefs import atomic_write, make_dirs, read_regular
     from stet_lsp.core.targets import resolve_target
     from stet_lsp.gate import redact_text
@@ -702,7 +703,6 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
     from stet_lsp.trajectory.normalize import Normalizer
     from stet_lsp.trajectory.store import working_folder
 
-    paused = importing._collector_paused
     target = resolve_target(root)
     with clock.phase("parse: detect + Claude Code importer"), paused():
         importing._check_source(source)

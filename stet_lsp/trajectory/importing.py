@@ -12,19 +12,18 @@ with the imported ones.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
 import re
 import stat
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from stet_lsp.core.collector import collector_paused
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.safefs import atomic_write, make_dirs, read_regular
@@ -85,7 +84,7 @@ def import_transcript(
     chosen: Importer = importer(format_name) if format_name else detect(source)
     if format_name and not chosen.sniff(read_head(source)):
         raise StetError(f"{source}: not a {chosen.label} (leave out --format to detect it)")
-    with _collector_paused():
+    with collector_paused():
         parsed = chosen.parse(source)
     if not parsed.events:
         raise StetError(f"{source}: no events in this {chosen.label}")
@@ -102,15 +101,15 @@ def import_transcript(
                 return _result(folder, parsed, record, changed=False)
             # Stored, but an import stopped before composing: compose now.
             tell("composing")
-            with _collector_paused():
+            with collector_paused():
                 compose(target, folder)
             return _result(folder, parsed, record, changed=True)
         tell("redacting")
-        with _collector_paused():
+        with collector_paused():
             text, record = _gated_session(target, parsed, sources)
         write_session(target, folder, stem, text, record)
         tell("composing")
-        with _collector_paused():
+        with collector_paused():
             compose(target, folder)
     return _result(folder, parsed, record, changed=True)
 
@@ -313,19 +312,6 @@ def _result(
         redaction=dict(record.get("redaction", {})),
         dropped=dict(record.get("dropped", {})),
     )
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused while many small objects are made (more than half
-    the time of a large import otherwise); nothing made here forms cycles."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def imported_sessions(target: Target) -> set[tuple[str, str]]:

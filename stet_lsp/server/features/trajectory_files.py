@@ -19,6 +19,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from stet_lsp.core.collector import collector_paused
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.positions import SOURCE, line_range
@@ -284,6 +285,13 @@ def _index(
     kind: str, text: str, path: Path, feature: TrajectoryFiles, key: tuple[int | None, int]
 ) -> Indexed:
     """The document's index (blocking: a narration reads the events.jsonl beside it)."""
+    with collector_paused():
+        return _indexed(kind, text, path, feature, key)
+
+
+def _indexed(
+    kind: str, text: str, path: Path, feature: TrajectoryFiles, key: tuple[int | None, int]
+) -> Indexed:
     if kind == "events.jsonl":
         index = TrajectoryIndex.from_events_text(text)
         anchors: dict[int, int] = {}

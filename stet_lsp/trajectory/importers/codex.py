@@ -40,15 +40,14 @@ the reasoning tokens.
 
 from __future__ import annotations
 
-import gc
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from stet_lsp.core.collector import collector_paused
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (
     AgentMessage,
@@ -167,7 +166,7 @@ class CodexImporter:
     def parse(self, path: Path) -> ParsedSession:
         source = path.name
         problems: list[Problem] = []
-        with _without_cyclic_gc():
+        with collector_paused():
             records = list(jsonl_records(path, source, problems))
             if not records:
                 raise StetError(f"{path}: no Codex rollout records could be read")
@@ -179,20 +178,6 @@ class CodexImporter:
 
 
 IMPORTERS: dict[str, Importer] = {FORMAT: CodexImporter()}
-
-
-@contextmanager
-def _without_cyclic_gc() -> Iterator[None]:
-    """Pauses the cyclic garbage collector: the hundreds of thousands of small dicts and
-    models a large rollout becomes set it off again and again (over half the import time),
-    and none of them form cycles, so reference counting frees them all the same."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 @dataclass
