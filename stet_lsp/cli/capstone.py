@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import TYPE_CHECKING, Any
 
-from stet_lsp.cli.common import json_option, print_json, target_of, target_options
+from stet_lsp.cli.common import (
+    ProgressLine,
+    json_option,
+    print_json,
+    target_of,
+    target_options,
+)
 
 if TYPE_CHECKING:
     from stet_lsp.trajectory.capstone import CapstoneResult
@@ -40,7 +45,7 @@ def _capstone(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.capstone import capstone
 
     target = target_of(args)
-    progress = _ProgressLine(enabled=not args.json and sys.stderr.isatty())
+    progress = ProgressLine("capstone", enabled=not args.json and sys.stderr.isatty())
     try:
         result = capstone(
             target,
@@ -81,23 +86,3 @@ def _print(result: CapstoneResult) -> None:
         print(f"working trajectory archived to {result.archived}")
     for warning in result.warnings:
         print(f"stet: warning: {warning}", file=sys.stderr)
-
-
-class _ProgressLine:
-    """A progress line on a terminal for a capstone that runs over a second."""
-
-    def __init__(self, enabled: bool) -> None:
-        self._enabled = enabled
-        self._start = time.monotonic()
-        self._shown = False
-
-    def phase(self, name: str) -> None:
-        if self._enabled and time.monotonic() - self._start > 1.0:
-            sys.stderr.write(f"\rcapstone: {name}…   ")
-            sys.stderr.flush()
-            self._shown = True
-
-    def done(self) -> None:
-        if self._shown:
-            sys.stderr.write("\r" + " " * 40 + "\r")
-            sys.stderr.flush()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -52,3 +53,25 @@ def print_json(document: dict[str, Any]) -> None:
 def read_text_argument(text: str) -> str:
     """`-` reads the text from standard input (for multi-line notes from a harness)."""
     return sys.stdin.read() if text == "-" else text
+
+
+class ProgressLine:
+    """A progress line on standard error for work that runs over a second, on a terminal
+    only: `phase` names what the work does now, `done` clears the line."""
+
+    def __init__(self, label: str, enabled: bool) -> None:
+        self._label = label
+        self._enabled = enabled
+        self._start = time.monotonic()
+        self._shown = False
+
+    def phase(self, name: str) -> None:
+        if self._enabled and time.monotonic() - self._start > 1.0:
+            sys.stderr.write(f"\r{self._label}: {name}…   ")
+            sys.stderr.flush()
+            self._shown = True
+
+    def done(self) -> None:
+        if self._shown:
+            sys.stderr.write("\r" + " " * 40 + "\r")
+            sys.stderr.flush()

@@ -7,11 +7,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from stet_lsp.cli.common import json_option, print_json, target_of, target_options
+from stet_lsp.cli.common import (
+    ProgressLine,
+    json_option,
+    print_json,
+    target_of,
+    target_options,
+)
 from stet_lsp.core.errors import StetError
 
 _HARNESSES = ("claude-code", "codex", "gemini-cli", "aider")
@@ -89,7 +94,7 @@ def _import(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.operations import import_session
 
     target = target_of(args)
-    progress = _ProgressLine(enabled=not args.json and sys.stderr.isatty())
+    progress = ProgressLine("importing", enabled=not args.json and sys.stderr.isatty())
     try:
         result = import_session(
             target,
@@ -270,23 +275,3 @@ def _size(size: int) -> str:
             return f"{size:>4}{unit}" if unit == "B" else f"{size:>4.0f}{unit}"
         size /= 1000  # type: ignore[assignment]
     return f"{size:>4.0f}GB"
-
-
-class _ProgressLine:
-    """A progress line on a terminal for an import that runs over a second."""
-
-    def __init__(self, enabled: bool) -> None:
-        self._enabled = enabled
-        self._start = time.monotonic()
-        self._shown = False
-
-    def phase(self, name: str) -> None:
-        if self._enabled and time.monotonic() - self._start > 1.0:
-            sys.stderr.write(f"\rimporting: {name}…   ")
-            sys.stderr.flush()
-            self._shown = True
-
-    def done(self) -> None:
-        if self._shown:
-            sys.stderr.write("\r" + " " * 40 + "\r")
-            sys.stderr.flush()
