@@ -1,6 +1,7 @@
-"""Trajectory commands: import an agent session into the working trajectory (work-done
-progress when it takes over a second), list the sessions and the trajectories. Each returns
-what `stet trajectory … --json` prints for the same operation."""
+"""Trajectory commands: import an agent session into the working trajectory, list the
+sessions and the trajectories, open a trajectory's file (at a step), mark a step, and the
+capstone. Slow ones run in a worker with work-done progress past a second; each returns what
+the command line's `--json` prints for the same operation."""
 
 from __future__ import annotations
 
@@ -13,14 +14,14 @@ from pygls.uris import from_fs_path
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.targets import Target
-
-if TYPE_CHECKING:
-    from stet_lsp.core.sheet import StyleSheet
-    from stet_lsp.trajectory.feedback import Verdict
 from stet_lsp.server.documents import local_path
 from stet_lsp.server.progress import Progress
 from stet_lsp.server.requests import answering, argument, field
 from stet_lsp.server.server import StetServer
+
+if TYPE_CHECKING:
+    from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.trajectory.feedback import Verdict
 
 IMPORT = "stet.trajectory.import"
 SESSIONS = "stet.trajectory.sessions"
