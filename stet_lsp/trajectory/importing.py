@@ -107,6 +107,7 @@ def import_transcript(
         tell("redacting")
         with collector_paused():
             text, record = _gated_session(target, parsed, sources)
+        parsed.events.clear()  # what is written from here on is the gated text
         write_session(target, folder, stem, text, record)
         tell("composing")
         with collector_paused():
