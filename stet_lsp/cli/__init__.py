@@ -20,6 +20,8 @@ _MODULES = {
     "stet_lsp.cli.graduate": ("graduate",),
     "stet_lsp.cli.capstone": ("capstone",),
     "stet_lsp.cli.demo": ("demo",),
+    "stet_lsp.cli.mcp": ("mcp",),
+    "stet_lsp.cli.hooks": ("hooks",),
 }
 
 

@@ -1,0 +1,450 @@
+"""Claude Code's hooks in `.claude/settings.local.json` (the local, uncommitted settings; the
+committed `.claude/settings.json` is never written).
+
+Claude Code reads `hooks` → event → a list of matcher groups, each `{"matcher"?, "hooks":
+[{"type": "command", "command", "timeout"?}]}`; it runs each command through the shell with
+the event's JSON on standard input. Stet adds one group per event, recognised afterwards by
+its exact command:
+
+- `SessionStart`: `stet hooks run session-start` prints the brief, which Claude Code adds
+  to the session's context;
+- `SessionEnd`: `stet hooks run session-end` imports the session's transcript into the
+  working trajectory;
+- `Stop`: `stet hooks run stop` does the same, at most once every two minutes per session.
+
+Everything else in the file is kept as it is. Installing twice adds nothing. Uninstalling
+removes exactly Stet's handlers, and gives back the file's original bytes when its content is
+then what it was before the first install (`.stet/cache/hooks/claude-code.json` keeps them,
+readable by the owner only); a file Stet created is removed again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import (
+    atomic_write,
+    ensure_stet_gitignore,
+    inside,
+    make_dirs,
+    read_regular,
+    remove_regular,
+)
+from stet_lsp.hooks.files import read_record, remove_record, write_record
+
+HARNESS = "claude-code"
+FOLDER = Path(".claude")
+LOCAL_SETTINGS = FOLDER / "settings.local.json"
+PROJECT_SETTINGS = FOLDER / "settings.json"
+RECORD = "claude-code.json"
+TIMEOUT_SECONDS = 10
+"""Each hook returns within a second (an import runs detached); the timeout is a ceiling, and
+for SessionEnd it raises Claude Code's default budget of 1.5 seconds."""
+
+COMMANDS: dict[str, str] = {
+    "SessionStart": "stet hooks run session-start",
+    "SessionEnd": "stet hooks run session-end",
+    "Stop": "stet hooks run stop",
+}
+"""The hooks Stet adds, by event, in the order they are added."""
+
+Settings = dict[str, Any]
+
+
+def handler(event: str) -> dict[str, Any]:
+    return {"type": "command", "command": COMMANDS[event], "timeout": TIMEOUT_SECONDS}
+
+
+# -- reading and changing settings -------------------------------------------------------------
+
+
+def parse_settings(data: bytes | None, where: Path | str) -> Settings:
+    """A settings file's object ({} for a missing or empty file). Refused, naming what is
+    wrong, when it is not UTF-8 JSON holding an object, when a key appears twice in one object
+    (writing it back would drop one), or when the hooks Stet touches are not shaped as Claude
+    Code reads them."""
+    if data is None:
+        return {}
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise StetError(f"{where} is not UTF-8 (byte {error.start}); nothing was changed") from None
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(
+            text.removeprefix("\ufeff"),
+            object_pairs_hook=_unique_keys,
+            parse_constant=_no_constant,
+        )
+    except _DuplicateKey as duplicate:
+        raise StetError(
+            f"{where} has the key {duplicate.key!r} twice in one object; fix it, nothing was "
+            "changed"
+        ) from None
+    except ValueError as error:
+        raise StetError(f"{where} is not valid JSON ({error}); nothing was changed") from None
+    if not isinstance(value, dict):
+        raise StetError(f"{where} does not hold a JSON object; nothing was changed")
+    _check_shape(value, where)
+    return value
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+def _check_shape(settings: Settings, where: Path | str) -> None:
+    hooks = settings.get("hooks")
+    if hooks is None:
+        return
+    if not isinstance(hooks, dict):
+        raise StetError(f"{where}: `hooks` is not an object; nothing was changed")
+    for event in COMMANDS:
+        groups = hooks.get(event)
+        if groups is not None and not isinstance(groups, list):
+            raise StetError(f"{where}: `hooks.{event}` is not a list; nothing was changed")
+
+
+def installed_events(settings: Settings) -> list[str]:
+    """The events for which Stet's command is among the settings' hooks."""
+    return [event for event in COMMANDS if _has_command(settings, event)]
+
+
+def _has_command(settings: Settings, event: str) -> bool:
+    hooks = settings.get("hooks")
+    groups = hooks.get(event) if isinstance(hooks, dict) else None
+    if not isinstance(groups, list):
+        return False
+    return any(_is_ours(item, event) for group in groups for item in _handlers(group))
+
+
+def _handlers(group: Any) -> list[Any]:
+    if not isinstance(group, dict):
+        return []
+    items = group.get("hooks")
+    return items if isinstance(items, list) else []
+
+
+def _is_ours(item: Any, event: str) -> bool:
+    return isinstance(item, dict) and item.get("command") == COMMANDS[event]
+
+
+def add_hooks(settings: Settings) -> list[str]:
+    """Add Stet's group to each event that lacks its command; the events added to."""
+    added: list[str] = []
+    for event in COMMANDS:
+        if _has_command(settings, event):
+            continue
+        hooks = settings.setdefault("hooks", {})
+        hooks.setdefault(event, []).append({"hooks": [handler(event)]})
+        added.append(event)
+    return added
+
+
+def remove_hooks(settings: Settings) -> list[str]:
+    """Take Stet's handlers out (a group left with no handler goes too, then an event left
+    with no group, then `hooks` left empty); the events removed from."""
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return []
+    removed: list[str] = []
+    for event in COMMANDS:
+        groups = hooks.get(event)
+        if not isinstance(groups, list) or not _has_command(settings, event):
+            continue
+        kept_groups: list[Any] = []
+        for group in groups:
+            items = _handlers(group)
+            kept = [item for item in items if not _is_ours(item, event)]
+            if len(kept) == len(items):
+                kept_groups.append(group)
+            elif kept:
+                kept_groups.append({**group, "hooks": kept})
+        if kept_groups:
+            hooks[event] = kept_groups
+        else:
+            del hooks[event]
+        removed.append(event)
+    if not hooks:
+        del settings["hooks"]
+    return removed
+
+
+def render(settings: Settings, like: str | None) -> str:
+    """The settings as JSON, indented, with line endings and a final line break like `like`
+    (the file's current text; Claude Code's own style when there is none)."""
+    indent: int | str = 2
+    if like:
+        found = re.search(r"^([ \t]+)\S", like, re.M)
+        if found:
+            spaces = found.group(1)
+            indent = spaces if "\t" in spaces else len(spaces)
+    text = json.dumps(settings, indent=indent, ensure_ascii=False)
+    if like is None or like.endswith("\n") or not like.strip():
+        text += "\n"
+    if like and "\r\n" in like:
+        text = text.replace("\n", "\r\n")
+    return text
+
+
+# -- install, uninstall, status ----------------------------------------------------------------
+
+
+def install(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
+    """Add Stet's hooks to the local settings. Before the file is written, git is made to
+    ignore it (a line in the repository's own `info/exclude`) unless it does already; a file
+    git tracks is refused, since the hooks would be committed with it."""
+    path = inside(root, LOCAL_SETTINGS)
+    data = read_regular(path, root)
+    settings = parse_settings(data, LOCAL_SETTINGS)
+    added = add_hooks(settings)
+    before = data.decode("utf-8") if data is not None else None
+    text = render(settings, before) if added else None
+    exclusion = _exclusion(root) if added else None
+    result = _result(root, dry_run, added=added, content=text, created=data is None and bool(added))
+    result["excluded"] = str(exclusion.path) if exclusion is not None else None
+    if not added or dry_run:
+        return result
+    ensure_stet_gitignore(root)
+    record = read_record(root, RECORD)
+    if record is None:
+        # The first install keeps what the file was; a later one (after some of Stet's
+        # hooks were taken out by hand) keeps that first record.
+        record = {
+            "version": 1,
+            "path": LOCAL_SETTINGS.as_posix(),
+            "before": before,
+            "created_folder": not os.path.lexists(root / FOLDER),
+            "excluded": None,
+        }
+    if exclusion is not None:
+        record["excluded"] = {
+            "path": str(exclusion.path),
+            "created": exclusion.created,
+            "added": exclusion.added.decode("utf-8"),
+        }
+    write_record(root, RECORD, record)
+    if exclusion is not None:
+        exclusion.write()
+    make_dirs(root, FOLDER)
+    assert text is not None
+    atomic_write(path, text.encode("utf-8"), root)
+    return result
+
+
+def uninstall(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
+    """Take Stet's hooks out of the local settings: the file's original bytes when nothing
+    else in it changed, removed when Stet created it and nothing else is in it; and the
+    `info/exclude` line install added."""
+    path = inside(root, LOCAL_SETTINGS)
+    data = read_regular(path, root)
+    record = read_record(root, RECORD) or {}
+    settings = parse_settings(data, LOCAL_SETTINGS)
+    removed = remove_hooks(settings)
+    if not removed:
+        if not dry_run and record:
+            remove_record(root, RECORD)
+        return _result(root, dry_run, removed=[])
+    current = data.decode("utf-8") if data is not None else None
+    before = record.get("before")
+    text: str | None
+    if "before" in record and before is None and not settings:
+        text = None  # Stet created the file, and nothing else is in it
+    elif isinstance(before, str) and _same(before, settings):
+        text = before  # nothing else changed: the original bytes
+    else:
+        text = render(settings, current)
+    if not dry_run:
+        if text is None:
+            remove_regular(path, root)
+            if record.get("created_folder"):
+                _remove_empty_folder(root, FOLDER)
+        else:
+            atomic_write(path, text.encode("utf-8"), root)
+        _unexclude(record.get("excluded"))
+        remove_record(root, RECORD)
+    return _result(root, dry_run, removed=removed, content=text, removed_file=text is None)
+
+
+@dataclass(frozen=True)
+class _Exclusion:
+    """The line that makes git ignore the local settings, for the repository's own
+    `info/exclude` (in the git folder, shared by its worktrees, never committed)."""
+
+    path: Path
+    base: Path
+    before: bytes | None
+
+    @property
+    def created(self) -> bool:
+        return self.before is None
+
+    @property
+    def added(self) -> bytes:
+        """What is appended: the line, after a line break when the file lacks a final one."""
+        separator = b"\n" if self.before and not self.before.endswith(b"\n") else b""
+        return separator + EXCLUDE_LINE.encode("utf-8") + b"\n"
+
+    def write(self) -> None:
+        make_dirs(self.base, self.path.parent.relative_to(self.base))
+        atomic_write(self.path, (self.before or b"") + self.added, self.base)
+
+
+EXCLUDE_LINE = "/" + LOCAL_SETTINGS.as_posix()
+
+
+def _exclusion(root: Path) -> _Exclusion | None:
+    from stet_lsp.core.targets import open_repository
+
+    repo = open_repository(root)
+    relative = LOCAL_SETTINGS.as_posix()
+    if relative in repo.index:
+        raise StetError(
+            f"{relative} is tracked by git: Stet's hooks would be committed with it. Add them "
+            "to that file by hand if that is meant; nothing was changed"
+        )
+    if repo.path_is_ignored(relative):
+        return None
+    base = _common_dir(Path(repo.path))
+    path = base / "info" / "exclude"
+    return _Exclusion(path, base, read_regular(path, base))
+
+
+def _common_dir(git_dir: Path) -> Path:
+    """The folder git reads `info/exclude` from: a linked worktree's shared git folder."""
+    pointer = read_regular(git_dir / "commondir", git_dir)
+    if pointer is None:
+        return git_dir.resolve()
+    return (git_dir / pointer.decode("utf-8").strip()).resolve()
+
+
+def _unexclude(excluded: Any) -> None:
+    """Take out the `info/exclude` line install added: the bytes it appended when they are
+    still at the end, else the line's last occurrence; the file goes when install created it
+    and nothing else is in it."""
+    if not isinstance(excluded, dict) or not isinstance(excluded.get("path"), str):
+        return
+    path = Path(excluded["path"])
+    base = path.parent.parent
+    try:
+        data = read_regular(path, base)
+        if data is None:
+            return
+        text = data.decode("utf-8", "surrogateescape")
+        added = excluded.get("added")
+        if isinstance(added, str) and added and text.endswith(added):
+            rest = text[: -len(added)]
+        else:
+            lines = text.splitlines(keepends=True)
+            mine = [n for n, line in enumerate(lines) if line.rstrip("\r\n") == EXCLUDE_LINE]
+            if not mine:
+                return
+            del lines[mine[-1]]
+            rest = "".join(lines)
+        if excluded.get("created") and not rest:
+            remove_regular(path, base)
+        else:
+            atomic_write(path, rest.encode("utf-8", "surrogateescape"), base)
+    except StetError:
+        return
+
+
+def _same(before: str, settings: Settings) -> bool:
+    try:
+        return parse_settings(before.encode("utf-8"), LOCAL_SETTINGS) == settings
+    except StetError:
+        return False
+
+
+def _remove_empty_folder(root: Path, relative: Path) -> None:
+    folder = inside(root, relative)
+    with suppress(OSError):
+        os.rmdir(folder)  # only an empty folder; never a link (inside() refused one)
+
+
+def _result(
+    root: Path,
+    dry_run: bool,
+    *,
+    added: list[str] | None = None,
+    removed: list[str] | None = None,
+    content: str | None = None,
+    created: bool = False,
+    removed_file: bool = False,
+) -> dict[str, Any]:
+    changed = bool(added or removed)
+    return {
+        "harness": HARNESS,
+        "path": str(root / LOCAL_SETTINGS),
+        "dry_run": dry_run,
+        "changed": changed,
+        "added": added or [],
+        "removed": removed or [],
+        "created": created,
+        "removed_file": removed_file,
+        "content": content if changed and not removed_file else None,
+        "commands": dict(COMMANDS),
+    }
+
+
+def status(root: Path, home: Path | None) -> dict[str, Any]:
+    """Where Stet's hooks are: the local settings (what install writes), and, when someone put
+    them there, the committed project settings and the user's settings."""
+    places: list[tuple[str, Path, Path | None]] = [
+        ("local", root / LOCAL_SETTINGS, root),
+        ("project", root / PROJECT_SETTINGS, root),
+    ]
+    if home is not None:
+        places.append(("user", home / ".claude" / "settings.json", None))
+    files = []
+    for scope, path, inside_root in places:
+        entry: dict[str, Any] = {"scope": scope, "path": str(path), "exists": False}
+        entry.update({"events": [], "problem": None})
+        try:
+            data = read_regular(path, inside_root)
+            entry["exists"] = data is not None
+            entry["events"] = installed_events(parse_settings(data, path))
+        except StetError as error:
+            entry["problem"] = str(error)
+        files.append(entry)
+    local = files[0]
+    return {
+        "harness": HARNESS,
+        "installed": local["events"] == list(COMMANDS),
+        "settings": files,
+        "commands": dict(COMMANDS),
+        "ignored_by_git": _ignored(root, LOCAL_SETTINGS),
+    }
+
+
+def _ignored(root: Path, relative: Path) -> bool | None:
+    """Whether git ignores the path (None when that cannot be told)."""
+    try:
+        from stet_lsp.core.targets import open_repository
+
+        return bool(open_repository(root).path_is_ignored(relative.as_posix()))
+    except Exception:
+        return None

@@ -1,0 +1,238 @@
+"""Codex CLI: its `notify` program imports each finished turn.
+
+Codex runs the program named by the top-level `notify` array of `$CODEX_HOME/config.toml`
+(`~/.codex/config.toml` by default) after every turn, with one more argument: a JSON object
+such as `{"type": "agent-turn-complete", "thread-id", "turn-id", "cwd", "input-messages",
+"last-assistant-message"}`. Stet sets `notify = ["stet", "hooks", "run", "codex-notify"]`,
+which finds the thread's rollout with the sessions finder and imports it into the working
+trajectory of the repository at `cwd`.
+
+That setting is global, so each repository consents on its own: installing in a repository
+records `.stet/cache/hooks/codex.json`, and a Codex turn is imported only into a repository
+that has it. Codex runs a single notify program: when `notify` already names another one,
+Stet refuses and changes nothing (replacing it would silently end the user's notifications;
+the message says how to call Stet from that program instead).
+
+The setting is written as two lines at the top of the file (a top-level key must come before
+the first table), after a comment that says who wrote them; uninstalling removes exactly
+those lines, and a file Stet created (the comment says so) is removed when nothing else is in
+it. The notes and the brief reach Codex through its MCP configuration (`stet mcp install
+codex`, docs/mcp.md)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import atomic_write, read_regular
+from stet_lsp.hooks.files import read_record, remove_record, write_record
+
+HARNESS = "codex"
+NOTIFY = ["stet", "hooks", "run", "codex-notify"]
+NOTIFY_LINE = 'notify = ["stet", "hooks", "run", "codex-notify"]'
+MARKER = "# Added by `stet hooks install codex` (undo: stet hooks uninstall codex)"
+MARKER_CREATED = (
+    "# Added by `stet hooks install codex`, which created this file "
+    "(undo: stet hooks uninstall codex)"
+)
+CONSENT = "codex.json"
+"""This repository's consent to imports of Codex turns, under `.stet/cache/hooks/`."""
+
+
+def codex_home(home: Path | None, env: Mapping[str, str]) -> Path | None:
+    configured = env.get("CODEX_HOME", "").strip()
+    if configured:
+        return Path(configured)
+    return home / ".codex" if home is not None else None
+
+
+def config_path(home: Path | None, env: Mapping[str, str]) -> Path:
+    folder = codex_home(home, env)
+    if folder is None:
+        raise StetError("no home folder and no CODEX_HOME: cannot find Codex's config.toml")
+    return folder / "config.toml"
+
+
+def consented(root: Path) -> bool:
+    record = read_record(root, CONSENT)
+    return record is not None and record.get("imports") is True
+
+
+# -- the config file -------------------------------------------------------------------------
+
+
+def _read_config(path: Path) -> str | None:
+    try:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise StetError(f"cannot use {path}: {error.strerror or error}") from None
+    if stat.S_ISLNK(status.st_mode):
+        raise StetError(
+            f"{path} is a symbolic link; Stet does not write through links. Add this line "
+            f"near its top (before any [table]) by hand instead:\n  {NOTIFY_LINE}"
+        )
+    data = read_regular(path)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise StetError(f"{path} is not UTF-8 (byte {error.start}); nothing was changed") from None
+
+
+def _parse(text: str, path: Path) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise StetError(f"{path} is not valid TOML ({error}); nothing was changed") from None
+
+
+def with_notify(text: str | None) -> str:
+    """The config's text with Stet's notify block at the top."""
+    if not text:
+        return f"{MARKER_CREATED if text is None else MARKER}\n{NOTIFY_LINE}\n"
+    return f"{MARKER}\n{NOTIFY_LINE}\n\n{text}"
+
+
+def without_notify(text: str) -> tuple[str, bool] | None:
+    """The config's text without Stet's lines, and whether Stet created the file; None when
+    the text has no line Stet wrote. Lines are compared without their line ending, so an
+    editor that changed those is no obstacle."""
+    lines = text.splitlines(keepends=True)
+    bare = [line.rstrip("\r\n") for line in lines]
+    if NOTIFY_LINE not in bare:
+        return None
+    index = bare.index(NOTIFY_LINE)
+    start, end = index, index + 1
+    created = False
+    if index > 0 and bare[index - 1] in (MARKER, MARKER_CREATED):
+        start = index - 1
+        created = bare[start] == MARKER_CREATED
+        if start == 0 and end < len(lines) and bare[end] == "":
+            end += 1  # the blank line written between Stet's block and the file's text
+    return "".join(lines[:start] + lines[end:]), created
+
+
+def install(
+    root: Path,
+    *,
+    home: Path | None,
+    env: Mapping[str, str],
+    dry_run: bool = False,
+    keep_notify: bool = False,
+) -> dict[str, Any]:
+    """Set notify to Stet and record this repository's consent. With `keep_notify`, notify
+    stays as it is (the user's own notify program calls `stet hooks run codex-notify`) and
+    only the consent is recorded."""
+    path = config_path(home, env)
+    text = _read_config(path)
+    current = _parse(text, path).get("notify") if text is not None else None
+    content = None
+    if keep_notify or current == NOTIFY:
+        pass
+    elif current is None:
+        content = with_notify(text)
+        if _parse(content, path).get("notify") != NOTIFY:
+            raise StetError(f"{path}: cannot add notify at its top; nothing was changed")
+    else:
+        raise StetError(
+            f"{path} already sets notify = {current!r}, and Codex runs one notify program: "
+            "Stet leaves yours in place and changed nothing. To import Codex turns too, have "
+            "that program also run `stet hooks run codex-notify` with the same JSON argument "
+            "it receives, and record this repository's consent with `stet hooks install codex "
+            "--keep-notify`."
+        )
+    consent = not consented(root)
+    if not dry_run:
+        if content is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, content.encode("utf-8"))
+        if consent:
+            write_record(root, CONSENT, {"version": 1, "imports": True})
+    return _result(path, dry_run, config_changed=content is not None, content=content) | {
+        "repository": str(root),
+        "consent_added": consent,
+        "consent_removed": False,
+        "kept_notify": keep_notify and current != NOTIFY,
+    }
+
+
+def uninstall(
+    root: Path, *, home: Path | None, env: Mapping[str, str], dry_run: bool = False
+) -> dict[str, Any]:
+    path = config_path(home, env)
+    text = _read_config(path)
+    content: str | None = None
+    remove_file = False
+    changed = False
+    if text is not None:
+        parsed = _parse(text, path)
+        found = without_notify(text)
+        if found is None:
+            if parsed.get("notify") == NOTIFY:
+                raise StetError(
+                    f"{path} sets notify to Stet in a form Stet did not write; remove that "
+                    "line by hand (nothing was changed)"
+                )
+        else:
+            content, created = found
+            if _parse(content, path).get("notify") == NOTIFY:
+                raise StetError(f"{path}: cannot take notify out; nothing was changed")
+            changed = True
+            remove_file = created and not content
+    consent = consented(root)
+    if not dry_run:
+        if remove_file:
+            os.unlink(path)
+        elif changed and content is not None:
+            atomic_write(path, content.encode("utf-8"))
+        if consent:
+            remove_record(root, CONSENT)
+    return _result(
+        path, dry_run, config_changed=changed, content=None if remove_file else content
+    ) | {
+        "repository": str(root),
+        "consent_added": False,
+        "consent_removed": consent,
+        "kept_notify": False,
+        "removed_file": remove_file,
+    }
+
+
+def _result(
+    path: Path, dry_run: bool, *, config_changed: bool, content: str | None
+) -> dict[str, Any]:
+    return {
+        "harness": HARNESS,
+        "path": str(path),
+        "dry_run": dry_run,
+        "changed": config_changed,
+        "content": content if config_changed else None,
+        "notify": list(NOTIFY),
+        "removed_file": False,
+    }
+
+
+def status(root: Path, *, home: Path | None, env: Mapping[str, str]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"harness": HARNESS, "path": None, "exists": False, "notify": None}
+    entry.update({"installed": False, "problem": None, "repository": consented(root)})
+    try:
+        path = config_path(home, env)
+        entry["path"] = str(path)
+        text = _read_config(path)
+        entry["exists"] = text is not None
+        if text is not None:
+            notify = _parse(text, path).get("notify")
+            entry["notify"] = notify
+            entry["installed"] = notify == NOTIFY
+    except StetError as error:
+        entry["problem"] = str(error)
+    return entry

@@ -1,0 +1,190 @@
+"""Stet's own files for the hooks, under `.stet/cache/hooks/` (ignored by `.stet/.gitignore`):
+the log, what an install needs to undo itself, and per session a throttle stamp and a lock.
+Every write goes through the boundary (core/safefs.py) with the repository's root."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import (
+    atomic_write,
+    ensure_regular,
+    ensure_stet_gitignore,
+    inside,
+    make_dirs,
+    read_regular,
+    remove_regular,
+)
+from stet_lsp.core.targets import STET_DIR
+
+HOOKS_DIR = Path(STET_DIR) / "cache" / "hooks"
+LOG = HOOKS_DIR / "hooks.log"
+SESSIONS = HOOKS_DIR / "sessions"
+LOG_LINES = 400
+"""The log keeps its newest lines only."""
+MESSAGE_CHARS = 600
+STALE_SECONDS = 7 * 24 * 3600
+"""Stamps and locks of sessions nobody touched for this long are removed."""
+
+
+def has_stet(root: Path) -> bool:
+    """True when the repository has a `.stet` folder (a real one, not a link): the hooks
+    write only into repositories where Stet is set up."""
+    try:
+        return stat.S_ISDIR(os.lstat(root / STET_DIR).st_mode)
+    except OSError:
+        return False
+
+
+def hooks_dir(root: Path) -> Path:
+    """`.stet/cache/hooks/`, created (with `.stet/.gitignore`) when missing."""
+    ensure_stet_gitignore(root)
+    return make_dirs(root, HOOKS_DIR)
+
+
+def session_key(session: str) -> str:
+    """A file name for a harness's session id, whatever characters the id holds."""
+    return hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def now_text() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def log(root: Path | None, event: str, message: str) -> None:
+    """Add a line to `.stet/cache/hooks/hooks.log` (standard error when there is no
+    repository with a `.stet` folder). Never raises: a hook must not fail on its log."""
+    text = " ".join(message.split())
+    if len(text) > MESSAGE_CHARS:
+        text = text[: MESSAGE_CHARS - 1] + "…"
+    line = f"{now_text()} {event}: {text}\n"
+    try:
+        if root is None or not has_stet(root):
+            raise StetError("no .stet folder")
+        _append(root, line)
+    except Exception:
+        with suppress(OSError, ValueError):
+            sys.stderr.write(f"stet hooks: {line}")
+
+
+def _append(root: Path, line: str) -> None:
+    from stet_lsp.core.locking import file_lock
+
+    path = hooks_dir(root) / LOG.name
+    with file_lock(path, root, "the hooks log"):
+        data = read_regular(path, root) or b""
+        lines = data.decode("utf-8", "replace").splitlines(keepends=True)
+        kept = lines[-(LOG_LINES - 1) :] if len(lines) >= LOG_LINES else lines
+        atomic_write(path, ("".join(kept) + line).encode("utf-8"), root)
+
+
+def last_log_line(root: Path) -> str | None:
+    try:
+        data = read_regular(inside(root, LOG), root)
+    except StetError:
+        return None
+    if not data:
+        return None
+    lines = data.decode("utf-8", "replace").splitlines()
+    return lines[-1] if lines else None
+
+
+# -- per session: a throttle stamp and a lock ----------------------------------------------
+
+
+def seconds_since_stamp(root: Path, key: str, name: str) -> float | None:
+    """Seconds since the stamp `name` of session `key` was set; None when it never was."""
+    try:
+        data = read_regular(inside(root, SESSIONS / f"{key}.{name}"), root)
+    except StetError:
+        return None
+    try:
+        return time.time() - float((data or b"").decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def set_stamp(root: Path, key: str, name: str) -> None:
+    folder = _sessions_dir(root)
+    atomic_write(folder / f"{key}.{name}", f"{time.time():.3f}\n".encode("ascii"), root)
+    _remove_stale(root, folder)
+
+
+@contextmanager
+def session_lock(root: Path, key: str, wait: float) -> Iterator[bool]:
+    """Hold the lock of session `key` (one import of a session at a time), waiting at most
+    `wait` seconds (0: try once); yields False when another process holds it."""
+    from filelock import FileLock, Timeout
+
+    path = ensure_regular(_sessions_dir(root) / f"{key}.lock", root)
+    lock = FileLock(str(path), timeout=wait)
+    try:
+        lock.acquire()
+    except Timeout:
+        yield False
+        return
+    except OSError as error:
+        raise StetError(f"cannot lock {path}: {error.strerror or error}") from None
+    try:
+        yield True
+    finally:
+        lock.release()
+
+
+def _sessions_dir(root: Path) -> Path:
+    hooks_dir(root)
+    return make_dirs(root, SESSIONS)
+
+
+def _remove_stale(root: Path, folder: Path) -> None:
+    limit = time.time() - STALE_SECONDS
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        path = folder / name
+        try:
+            if os.lstat(path).st_mtime < limit:
+                remove_regular(path, root)
+        except (OSError, StetError):
+            continue
+
+
+# -- install records -------------------------------------------------------------------------
+
+
+def read_record(root: Path, name: str) -> dict[str, Any] | None:
+    """A JSON record of `.stet/cache/hooks/` (None when missing or unreadable)."""
+    try:
+        data = read_regular(inside(root, HOOKS_DIR / name), root)
+    except StetError:
+        return None
+    if data is None:
+        return None
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def write_record(root: Path, name: str, record: dict[str, Any]) -> None:
+    """Written readable by the owner only: a record may hold a copy of a settings file."""
+    text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
+    atomic_write(hooks_dir(root) / name, text.encode("utf-8"), root, mode=0o600)
+
+
+def remove_record(root: Path, name: str) -> None:
+    with suppress(StetError):
+        remove_regular(inside(root, HOOKS_DIR / name), root)

@@ -1,0 +1,521 @@
+"""`stet mcp install CLIENT`: the `stet` server in the configuration file each MCP client
+reads (docs/mcp.md says which file, and why).
+
+| client | local (the default, but codex) | user |
+|---|---|---|
+| claude-code | ~/.claude.json, `projects[<root>].mcpServers` | ~/.claude.json, `mcpServers` |
+| codex | .codex/config.toml, `[mcp_servers.stet]` | ~/.codex/config.toml (default) |
+| cursor | .cursor/mcp.json, `mcpServers` | ~/.cursor/mcp.json |
+| vscode | .vscode/mcp.json, `servers` | the user profile's mcp.json |
+
+A file is parsed, the `stet` server added or replaced, everything else kept, and the result
+written atomically; a file that does not parse is refused, unchanged. A file inside the
+repository is kept out of commits: it is refused when git tracks it, and added to the
+repository's own `info/exclude` (never committed) unless git ignores it already. Nothing is
+written until `apply`; a plan shows the exact result as a diff.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import atomic_write, inside, make_dirs, read_regular
+from stet_lsp.core.targets import open_repository, repository_root
+
+CLIENTS = ("claude-code", "codex", "cursor", "vscode")
+SCOPES = ("local", "user")
+DEFAULT_SCOPES = {"claude-code": "local", "codex": "user", "cursor": "local", "vscode": "local"}
+SERVER = "stet"
+WORKSPACE = "${workspaceFolder}"
+"""Cursor and VS Code put the open folder here; `stet mcp -C` starts from it."""
+_NOTHING = "nothing was changed"
+
+Format = Literal["json", "toml"]
+
+
+@dataclass(frozen=True)
+class Environment:
+    """Where the user's files are: the home folder, the environment (CODEX_HOME,
+    CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME, APPDATA) and the platform; injectable for tests."""
+
+    home: Path
+    variables: Mapping[str, str] = field(default_factory=dict)
+    platform: str = sys.platform
+
+    @classmethod
+    def current(cls) -> Environment:
+        return cls(Path.home(), dict(os.environ), sys.platform)
+
+    def shown(self, path: Path) -> str:
+        """`path` with the home folder as `~`."""
+        try:
+            return "~/" + path.relative_to(self.home).as_posix()
+        except ValueError:
+            return str(path)
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """A line for the repository's `info/exclude`, which keeps a file out of commits."""
+
+    path: Path
+    base: Path
+    pattern: str
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What `apply` writes: the configuration file's text before (None: no file) and after."""
+
+    client: str
+    scope: str
+    path: Path
+    shown: str
+    where: str
+    """Where in the file the server is, for messages (`mcpServers.stet`)."""
+    before: str | None
+    after: str
+    server: dict[str, Any]
+    root: Path | None
+    """The repository's root when the file is inside it (the boundary of the write)."""
+    exclusion: Exclusion | None
+    notes: tuple[str, ...]
+    mode: int = 0o644
+
+    @property
+    def action(self) -> str:
+        if self.before is None:
+            return "create"
+        return "unchanged" if self.before == self.after else "update"
+
+    def diff(self) -> str:
+        before = (self.before or "").splitlines(keepends=True)
+        after = self.after.splitlines(keepends=True)
+        start = self.shown if self.before is not None else "/dev/null"
+        lines = difflib.unified_diff(before, after, fromfile=start, tofile=self.shown)
+        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+    def to_json(self, dry_run: bool) -> dict[str, Any]:
+        return {
+            "client": self.client,
+            "scope": self.scope,
+            "path": str(self.path),
+            "action": self.action,
+            "dry_run": dry_run,
+            "server": self.server,
+            "excluded": self.exclusion.pattern if self.exclusion else None,
+            "exclude_file": str(self.exclusion.path) if self.exclusion else None,
+            "diff": self.diff(),
+            "notes": list(self.notes),
+        }
+
+
+def server_command() -> list[str]:
+    """How a client starts `stet`: the `stet` on PATH (as an absolute path: an editor started
+    from the desktop may have another PATH), else this Python with `-m stet_lsp`."""
+    found = shutil.which("stet")
+    if found:
+        return [os.path.abspath(found)]
+    return [sys.executable, "-m", "stet_lsp"]
+
+
+def plan(
+    client: str,
+    scope: str | None = None,
+    *,
+    directory: Path | str = ".",
+    environment: Environment | None = None,
+    command: Sequence[str] | None = None,
+) -> Plan:
+    """The plan for `client` at `scope` (its default when None), run from `directory`."""
+    if client not in CLIENTS:
+        raise StetError(f"unknown client {client!r} (expected one of: {', '.join(CLIENTS)})")
+    scope = scope or DEFAULT_SCOPES[client]
+    if scope not in SCOPES:
+        raise StetError(f"unknown scope {scope!r} (expected one of: {', '.join(SCOPES)})")
+    env = environment or Environment.current()
+    start = list(command or server_command())
+    if not start or not all(isinstance(part, str) and part for part in start):
+        raise StetError("the server's command cannot be empty")
+    root: Path | None = None
+    repo = None
+    if scope == "local":
+        repo = open_repository(directory)
+        root = repository_root(repo)
+    if client == "claude-code":
+        return _claude(scope, start, env, root)
+    if client == "codex":
+        return _codex(scope, start, env, root, repo)
+    return _editor(client, scope, start, env, root, repo)
+
+
+def apply(plan: Plan) -> None:
+    """Write the plan: the exclusion first, so the file is never there unignored (also when
+    the file holds the server already)."""
+    if plan.exclusion is not None:
+        exclusion = plan.exclusion
+        make_dirs(exclusion.base, exclusion.path.parent.relative_to(exclusion.base))
+        data = exclusion.after.encode("utf-8", "surrogateescape")
+        atomic_write(exclusion.path, data, exclusion.base)
+    if plan.action == "unchanged":
+        return
+    data = plan.after.encode("utf-8")
+    if plan.root is not None:
+        make_dirs(plan.root, plan.path.parent.relative_to(plan.root))
+        atomic_write(plan.path, data, plan.root, mode=plan.mode)
+    else:
+        plan.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(plan.path, data, mode=plan.mode)
+
+
+# -- the clients ------------------------------------------------------------------------------
+
+
+def _claude(scope: str, start: list[str], env: Environment, root: Path | None) -> Plan:
+    folder = env.variables.get("CLAUDE_CONFIG_DIR")
+    path = _followed(_followed(Path(folder) if folder else env.home) / ".claude.json")
+    server = {"type": "stdio", "command": start[0], "args": [*start[1:], "mcp"], "env": {}}
+    keys: tuple[str, ...] = ("mcpServers",)
+    if root is not None:
+        keys = ("projects", str(root), "mcpServers")
+    shown = env.shown(path)
+    before = _read(path, None)
+    after = merge_json(before, keys, SERVER, server, shown)
+    command = " ".join(shlex.quote(part) for part in start)
+    where = "mcpServers" if root is None else f"projects[{json.dumps(str(root))}].mcpServers"
+    notes = (
+        f"the same as: claude mcp add --scope {scope} {SERVER} -- {command} mcp",
+        "Claude Code rewrites this file while it runs: quit open sessions first (or run the "
+        "command above instead)",
+        "in a new session"
+        + (f" started in {root}" if root is not None else "")
+        + ", /mcp lists the stet server",
+    )
+    return Plan(
+        "claude-code",
+        scope,
+        path,
+        shown,
+        f"{where}.{SERVER}",
+        before,
+        after,
+        server,
+        root=None,
+        exclusion=None,
+        notes=notes,
+        mode=0o600,
+    )
+
+
+def _codex(scope: str, start: list[str], env: Environment, root: Path | None, repo: Any) -> Plan:
+    server = {"command": start[0], "args": [*start[1:], "mcp"]}
+    exclusion = None
+    if root is not None:
+        relative = ".codex/config.toml"
+        path = inside(root, relative)
+        exclusion = _exclusion(repo, root, relative)
+        shown = relative
+        before = _read(path, root)
+        notes: tuple[str, ...] = (
+            "Codex reads a project's .codex/config.toml only when the project is trusted",
+        )
+    else:
+        folder = env.variables.get("CODEX_HOME")
+        path = _followed(_followed(Path(folder) if folder else env.home / ".codex") / "config.toml")
+        shown = env.shown(path)
+        before = _read(path, None)
+        notes = ("Codex starts the server in the folder it runs in: that repository's branch",)
+    after = merge_toml(before, SERVER, server, shown)
+    notes = (*notes, "restart Codex; /mcp lists the stet server")
+    where = f"[mcp_servers.{SERVER}]"
+    return Plan("codex", scope, path, shown, where, before, after, server, root, exclusion, notes)
+
+
+def _editor(
+    client: str, scope: str, start: list[str], env: Environment, root: Path | None, repo: Any
+) -> Plan:
+    server = {
+        "type": "stdio",
+        "command": start[0],
+        "args": [*start[1:], "mcp", "-C", WORKSPACE],
+    }
+    key = "mcpServers" if client == "cursor" else "servers"
+    exclusion = None
+    if root is not None:
+        relative = ".cursor/mcp.json" if client == "cursor" else ".vscode/mcp.json"
+        path = inside(root, relative)
+        exclusion = _exclusion(repo, root, relative)
+        shown = relative
+        before = _read(path, root)
+    else:
+        path = _followed(_user_file(client, env))
+        shown = env.shown(path)
+        before = _read(path, None)
+    after = merge_json(before, (key,), SERVER, server, shown)
+    if client == "cursor":
+        notes: tuple[str, ...] = ("Cursor lists the server in its settings (MCP): switch it on",)
+    else:
+        notes = ("VS Code: run MCP: List Servers, start stet (Copilot's agent mode uses it)",)
+    where = f"{key}.{SERVER}"
+    return Plan(client, scope, path, shown, where, before, after, server, root, exclusion, notes)
+
+
+def _user_file(client: str, env: Environment) -> Path:
+    if client == "cursor":
+        return env.home / ".cursor" / "mcp.json"
+    if env.platform == "darwin":
+        base = env.home / "Library" / "Application Support"
+    elif env.platform == "win32":
+        appdata = env.variables.get("APPDATA")
+        base = Path(appdata) if appdata else env.home / "AppData" / "Roaming"
+    else:
+        config = env.variables.get("XDG_CONFIG_HOME")
+        base = Path(config) if config else env.home / ".config"
+    return base / "Code" / "User" / "mcp.json"
+
+
+# -- reading and keeping out of commits --------------------------------------------------------
+
+
+def _followed(path: Path) -> Path:
+    """A file in the user's home that is a symbolic link (a dotfiles manager's) is written
+    where the link points, as an editor would; inside a repository links are refused."""
+    return path.resolve() if path.is_symlink() else path
+
+
+def _read(path: Path, root: Path | None) -> str | None:
+    data = read_regular(path, root)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise StetError(f"{path} is not UTF-8 (byte {error.start}); {_NOTHING}") from None
+
+
+def _exclusion(repo: Any, root: Path, relative: str) -> Exclusion | None:
+    """The `info/exclude` line that keeps `relative` out of commits; None when git ignores it
+    already. A file git tracks is refused: the server would be committed with it."""
+    if relative in repo.index:
+        raise StetError(
+            f"{relative} is tracked by git: the stet server would be committed with it. Use "
+            f"--scope user, or add the server to that file by hand; {_NOTHING}"
+        )
+    if repo.path_is_ignored(relative):
+        return None
+    base = _common_dir(Path(repo.path))
+    path = base / "info" / "exclude"
+    data = read_regular(path, base)
+    before = data.decode("utf-8", "surrogateescape") if data is not None else ""
+    pattern = "/" + relative
+    separator = "\n" if before and not before.endswith("\n") else ""
+    after = f"{before}{separator}{pattern}\n"
+    return Exclusion(path, base, pattern, before, after)
+
+
+def _common_dir(git_dir: Path) -> Path:
+    """The folder git reads `info/exclude` from: a linked worktree's shared git folder."""
+    pointer = read_regular(git_dir / "commondir", git_dir)
+    if pointer is None:
+        return git_dir.resolve()
+    return (git_dir / pointer.decode("utf-8").strip()).resolve()
+
+
+# -- JSON ---------------------------------------------------------------------------------------
+
+
+def merge_json(
+    text: str | None, keys: Sequence[str], name: str, server: dict[str, Any], shown: str
+) -> str:
+    """`text` with `server` as `name` in the object at `keys` (created when missing), every
+    other value kept, in the file's indentation."""
+    data = _parse_json(text, shown) if text is not None and text.strip() else {}
+    table = data
+    for depth, key in enumerate(keys):
+        value = table.setdefault(key, {})
+        if not isinstance(value, dict):
+            path = keys[: depth + 1]
+            where = ".".join(json.dumps(k) if "." in k or "/" in k else k for k in path)
+            raise StetError(f"{shown}: {where} is not an object; {_NOTHING}")
+        table = value
+    if text is not None and table.get(name) == server:
+        return text  # there already: not even the formatting changes
+    table[name] = server
+    indent = _json_indent(text) if text is not None and text.strip() else "  "
+    rendered = json.dumps(data, ensure_ascii=False, indent=indent)
+    return rendered + "\n"
+
+
+def _parse_json(text: str, shown: str) -> dict[str, Any]:
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in items:
+            if key in result:
+                raise StetError(f"{shown} holds the key {json.dumps(key)} twice; {_NOTHING}")
+            result[key] = value
+        return result
+
+    def constant(name: str) -> Any:
+        raise StetError(f"{shown} holds {name}, which JSON does not have; {_NOTHING}")
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    except json.JSONDecodeError as error:
+        raise StetError(
+            f"{shown} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}; "
+            f"comments and trailing commas are not read); {_NOTHING}"
+        ) from None
+    except RecursionError:
+        raise StetError(f"{shown} nests too deeply to read; {_NOTHING}") from None
+    if not isinstance(data, dict):
+        raise StetError(f"{shown} does not hold a JSON object; {_NOTHING}")
+    return data
+
+
+def _json_indent(text: str) -> str | None:
+    """The indentation of the file's first indented line; None for a one-line file."""
+    lines = text.strip().splitlines()
+    if len(lines) < 2:
+        return None
+    for line in lines[1:]:
+        body = line.lstrip(" \t")
+        if body and len(body) < len(line):
+            return line[: len(line) - len(body)]
+    return "  "
+
+
+# -- TOML ---------------------------------------------------------------------------------------
+
+_HEADER = re.compile(r"^[ \t]*\[\[?(?P<key>[^\[\]#]+?)\]\]?[ \t]*(?:#.*)?$")
+_KEY_PART = re.compile(r"""[ \t]*("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)[ \t]*(?:\.|$)""")
+_QUIET = re.compile(r"^[ \t]*(?:#.*)?$")
+
+
+def merge_toml(text: str | None, name: str, server: dict[str, Any], shown: str) -> str:
+    """`text` with `[mcp_servers.<name>]` holding `server` (in place of any such table and its
+    subtables), every other line kept as written. The result is parsed again and must equal
+    the file's data with only that server changed; else nothing is written."""
+    source = text or ""
+    try:
+        data = tomllib.loads(source)
+    except tomllib.TOMLDecodeError as error:
+        raise StetError(f"{shown} is not valid TOML ({error}); {_NOTHING}") from None
+    servers = data.get("mcp_servers", {})
+    if not isinstance(servers, dict):
+        raise StetError(f"{shown}: mcp_servers is not a table; {_NOTHING}")
+    if text is not None and servers.get(name) == server:
+        return text
+    block = _toml_table(name, server)
+    lines = source.splitlines(keepends=True)
+    spans = _table_spans(lines, ["mcp_servers", name])
+    if spans:
+        first = spans[0][0]
+        kept = [line for number, line in enumerate(lines) if not _in(number, spans)]
+        before, after = kept[:first], kept[first:]
+        separator = "\n" if after and after[0].strip() else ""
+        result = "".join(before) + block + separator + "".join(after)
+    else:
+        result = source
+        if result and not result.endswith("\n"):
+            result += "\n"
+        if result.strip() and not result.endswith("\n\n"):
+            result += "\n"
+        result += block
+    expected = copy.deepcopy(data)
+    expected.setdefault("mcp_servers", {})[name] = server
+    try:
+        merged = tomllib.loads(result)
+    except tomllib.TOMLDecodeError:
+        merged = None
+    if merged != expected:
+        raise StetError(
+            f"{shown} defines mcp_servers in a form Stet does not edit line by line (an inline "
+            f"table, or dotted keys); {_NOTHING}. Add this table by hand:\n\n{block}"
+        )
+    return result
+
+
+def _toml_table(name: str, server: Mapping[str, Any]) -> str:
+    lines = [f"[mcp_servers.{_toml_key(name)}]\n"]
+    for key, value in server.items():
+        if isinstance(value, list):
+            rendered = "[" + ", ".join(_toml_string(item) for item in value) + "]"
+        else:
+            rendered = _toml_string(value)
+        lines.append(f"{_toml_key(key)} = {rendered}\n")
+    return "".join(lines)
+
+
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _toml_string(key)
+
+
+def _toml_string(value: str) -> str:
+    """A TOML basic string: quotes, backslashes and control characters escaped."""
+    escaped = []
+    for character in value:
+        if character in '"\\':
+            escaped.append("\\" + character)
+        elif ord(character) < 0x20 or ord(character) == 0x7F:
+            escaped.append(f"\\u{ord(character):04x}")
+        else:
+            escaped.append(character)
+    return '"' + "".join(escaped) + '"'
+
+
+def _table_spans(lines: list[str], wanted: list[str]) -> list[tuple[int, int]]:
+    """The line ranges of the tables whose key starts with `wanted` (the table and its
+    subtables), each up to the next other table, less the blank and comment lines before it
+    (they belong to what follows)."""
+    headers = [(number, _header_key(line)) for number, line in enumerate(lines)]
+    starts = [(number, key) for number, key in headers if key is not None]
+    spans = []
+    for index, (number, key) in enumerate(starts):
+        if key[: len(wanted)] != wanted:
+            continue
+        end = starts[index + 1][0] if index + 1 < len(starts) else len(lines)
+        while end > number + 1 and _QUIET.match(lines[end - 1]):
+            end -= 1
+        spans.append((number, end))
+    return spans
+
+
+def _header_key(line: str) -> list[str] | None:
+    match = _HEADER.match(line.rstrip("\r\n"))
+    if match is None:
+        return None
+    text, parts, position = match["key"], [], 0
+    while position < len(text):
+        part = _KEY_PART.match(text, position)
+        if part is None or part.end() == position:
+            return None
+        token = part[1]
+        if token.startswith('"'):
+            try:
+                token = json.loads(token)
+            except json.JSONDecodeError:
+                return None
+        elif token.startswith("'"):
+            token = token[1:-1]
+        parts.append(token)
+        position = part.end()
+    return parts
+
+
+def _in(number: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= number < end for start, end in spans)

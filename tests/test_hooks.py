@@ -1,0 +1,728 @@
+"""Harness hooks: `stet hooks install|uninstall|status|run`.
+
+The hook commands run as the harnesses run them: a separate process, Claude Code's JSON on
+standard input (Codex's as the last argument), started in a folder other than the
+repository. Imports run in a detached worker; the tests wait for its line in the log."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+from repos import commit_files, make_repo
+from samples import sample
+
+from stet_lsp.core.targets import resolve_target
+from stet_lsp.hooks import files
+from stet_lsp.hooks.claude_code import COMMANDS, LOCAL_SETTINGS
+from stet_lsp.hooks.codex import NOTIFY
+from stet_lsp.hooks.repository import branch_target, find_target
+from stet_lsp.hooks.run import run_hook, work
+from stet_lsp.trajectory.store import EVENTS, working_folder
+
+Stet = Callable[..., tuple[int, str, str]]
+SID = "5c0ffee0-1111-4222-8333-444455556666"
+THREAD = "0199a000-1111-7222-8333-444455556666"
+SAMPLE = "claude-code/entireio-cli__37_995ebed6e4_0_full.jsonl"
+HARNESS_VARIABLES = ("CODEX_HOME", "CLAUDE_PROJECT_DIR", "CLAUDE_CONFIG_DIR")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home folder of the test's own, for this process and the hooks it starts."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    for name in HARNESS_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    return folder
+
+
+@pytest.fixture
+def elsewhere(tmp_path: Path) -> Path:
+    """A folder outside every repository: where the harness starts the hook process."""
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    return folder
+
+
+def hook(
+    event: str,
+    stdin: str | dict[str, Any],
+    cwd: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    importtime: bool = False,
+) -> subprocess.CompletedProcess[str]:
+    """`stet hooks run EVENT` as a harness runs it: a process of its own, the JSON on
+    standard input."""
+    text = stdin if isinstance(stdin, str) else json.dumps(stdin)
+    inherited = {k: v for k, v in os.environ.items() if k not in HARNESS_VARIABLES}
+    command = [sys.executable, *(["-X", "importtime"] if importtime else [])]
+    return subprocess.run(
+        [*command, "-m", "stet_lsp", "hooks", "run", event, *args],
+        input=text,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**inherited, **(env or {})},
+        timeout=60,
+    )
+
+
+def log_lines(root: Path) -> list[str]:
+    path = root / files.LOG
+    return path.read_text("utf-8").splitlines() if path.exists() else []
+
+
+def wait_for_log(root: Path, *needles: str, count: int = 1) -> list[str]:
+    """The log's lines holding every needle, once there are `count` of them (a worker runs
+    detached: this is how a test knows it finished)."""
+    deadline = time.monotonic() + 60
+    while True:
+        found = [line for line in log_lines(root) if all(n in line for n in needles)]
+        if len(found) >= count:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no log line with {needles}: {log_lines(root)}")
+        time.sleep(0.05)
+
+
+def events_text(root: Path) -> str:
+    folder = working_folder(resolve_target(root))
+    return (folder.path / EVENTS).read_text("utf-8")
+
+
+def claude_transcript(path: Path, cwd: Path, prompt: str = "Rename the helper") -> Path:
+    """A small Claude Code session in the shape Claude Code 2.1 writes."""
+    common = {
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": str(cwd),
+        "sessionId": SID,
+        "version": "2.1.12",
+        "gitBranch": "main",
+    }
+    records = [
+        {"parentUuid": None, **common, "type": "user", "uuid": "u1"}
+        | {"message": {"role": "user", "content": prompt}, "timestamp": "2026-01-22T03:41:30Z"},
+        {"parentUuid": "u1", **common, "type": "assistant", "uuid": "a1"}
+        | {
+            "timestamp": "2026-01-22T03:41:36Z",
+            "requestId": "req_1",
+            "message": {
+                "model": "claude-opus-4-5-20251101",
+                "id": "msg_A",
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Renamed it."}],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": 10, "output_tokens": 3},
+            },
+        },
+    ]
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), "utf-8")
+    return path
+
+
+def codex_rollout(home: Path, cwd: Path, thread: str = THREAD) -> Path:
+    """A Codex rollout of one finished turn, where Codex keeps it under `home`."""
+    time_ = "2026-01-03T08:00:00.000Z"
+    meta = {"id": thread, "timestamp": time_, "cwd": str(cwd), "originator": "codex_cli_rs"}
+    meta |= {"cli_version": "0.77.0", "instructions": None, "source": "cli"}
+    user = {"type": "message", "role": "user"}
+    records: list[dict[str, Any]] = [
+        {"timestamp": time_, "type": "session_meta", "payload": meta},
+        {
+            "timestamp": time_,
+            "type": "response_item",
+            "payload": user | {"content": [{"type": "input_text", "text": "List the files"}]},
+        },
+        {
+            "timestamp": time_,
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": "List the files", "images": []},
+        },
+        {
+            "timestamp": time_,
+            "type": "turn_context",
+            "payload": {"cwd": str(cwd), "model": "gpt-5-codex", "approval_policy": "never"},
+        },
+        {
+            "timestamp": time_,
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "README.md and src/."}],
+            },
+        },
+    ]
+    folder = home / ".codex" / "sessions" / "2026" / "01" / "03"
+    folder.mkdir(parents=True)
+    path = folder / f"rollout-2026-01-03T08-00-00-{thread}.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), "utf-8")
+    return path
+
+
+def agent_note(stet: Stet, root: Path, text: str) -> None:
+    code, _, err = stet(
+        "note", "add", text, "--kind", "convention", "--author", "agent", "-C", str(root)
+    )
+    assert code == 0, err
+
+
+# -- session-start -------------------------------------------------------------------------------
+
+
+def test_session_start_prints_the_brief_of_the_repository_at_cwd(
+    tmp_path: Path, root: Path, stet: Stet, home: Path
+) -> None:
+    agent_note(stet, root, "Errors are wrapped with %w at package boundaries")
+    other = Path(make_repo(tmp_path / "other", files={"a.txt": "a\n"}).workdir)
+    agent_note(stet, other, "A note of another repository")
+    # Started in another repository, with Claude Code's cwd in a folder of this one.
+    payload = {"session_id": SID, "transcript_path": "", "cwd": str(root / "src")}
+    done = hook("session-start", payload | {"hook_event_name": "SessionStart"}, other)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    output = json.loads(done.stdout)
+    context = output["hookSpecificOutput"]["additionalContext"]
+    assert output["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    _, brief, _ = stet("brief", "-C", str(root))
+    assert context == brief  # exactly what `stet brief` prints
+    assert "Errors are wrapped with %w" in context
+    assert "another repository" not in context
+    assert "those win" in context  # the precedence wording
+
+
+def test_session_start_loads_neither_libgit2_nor_the_gate(
+    root: Path, stet: Stet, elsewhere: Path
+) -> None:
+    agent_note(stet, root, "Use the retry helper")
+    done = hook("session-start", {"cwd": str(root)}, elsewhere, importtime=True)
+    assert done.returncode == 0
+    assert "Use the retry helper" in done.stdout
+    imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()]
+    assert "stet_lsp.hooks.repository" in imported
+    assert not [name for name in imported if name.startswith(("pygit2", "stet_lsp.gate"))]
+    assert not [name for name in imported if name.startswith(("pydantic", "stet_lsp.trajectory"))]
+
+
+def test_a_paused_sheet_still_gives_its_brief(root: Path, stet: Stet, elsewhere: Path) -> None:
+    agent_note(stet, root, "Keep the public API stable")
+    assert stet("pause", "-C", str(root))[0] == 0
+    done = hook("session-start", {"cwd": str(root)}, elsewhere)
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context == stet("brief", "-C", str(root))[1]
+    assert "Keep the public API stable" in context
+
+
+def test_session_start_says_nothing_where_stet_is_not_set_up(root: Path, elsewhere: Path) -> None:
+    done = hook("session-start", {"cwd": str(root)}, elsewhere)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert not (root / ".stet").exists()
+
+
+def test_claude_project_dir_is_used_when_cwd_is_in_no_repository(
+    root: Path, stet: Stet, elsewhere: Path
+) -> None:
+    agent_note(stet, root, "Prefer small commits")
+    env = {"CLAUDE_PROJECT_DIR": str(root)}
+    done = hook("session-start", {"cwd": str(elsewhere)}, elsewhere, env=env)
+    assert (
+        "Prefer small commits" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    )
+
+
+# -- session-end and stop: imports ----------------------------------------------------------------
+
+
+def test_session_end_imports_the_public_sample_once(
+    tmp_path: Path, root: Path, stet: Stet, elsewhere: Path
+) -> None:
+    transcript = tmp_path / "transcripts" / "session.jsonl"
+    transcript.parent.mkdir()
+    shutil.copyfile(sample(SAMPLE), transcript)
+    agent_note(stet, root, "Set up")
+    payload = {
+        "session_id": "48f428f9-72d8-40b2-9594-953019809473",
+        "transcript_path": str(transcript),
+        "cwd": str(root),
+        "hook_event_name": "SessionEnd",
+        "reason": "prompt_input_exit",
+    }
+    started = time.monotonic()
+    done = hook("session-end", payload, elsewhere)
+    assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
+    assert time.monotonic() - started < 5  # the import runs detached
+    (line,) = wait_for_log(root, "session-end", "imported")
+    assert "claude-code session 48f428f9" in line
+    first = events_text(root)
+    assert '"kind":"user_message"' in first.replace(" ", "")
+    # The same transcript again changes nothing.
+    hook("session-end", payload, elsewhere)
+    wait_for_log(root, "session-end", "unchanged")
+    assert events_text(root) == first
+
+
+def test_session_end_imports_a_hand_written_transcript(
+    tmp_path: Path, root: Path, stet: Stet, elsewhere: Path
+) -> None:
+    agent_note(stet, root, "Set up")
+    transcript = claude_transcript(tmp_path / f"{SID}.jsonl", root)
+    payload = {"session_id": SID, "transcript_path": str(transcript), "cwd": str(root / "src")}
+    assert hook("session-end", payload, elsewhere).returncode == 0
+    wait_for_log(root, "session-end", SID, "imported")
+    text = events_text(root)
+    assert "Rename the helper" in text and "Renamed it." in text
+
+
+def test_stop_imports_too(tmp_path: Path, root: Path, stet: Stet, elsewhere: Path) -> None:
+    agent_note(stet, root, "Set up")
+    transcript = claude_transcript(tmp_path / f"{SID}.jsonl", root, "Add the parser test")
+    payload = {"session_id": SID, "transcript_path": str(transcript), "cwd": str(root)}
+    done = hook("stop", payload | {"stop_hook_active": False}, elsewhere)
+    assert (done.returncode, done.stdout) == (0, "")
+    wait_for_log(root, "stop:", SID, "imported")
+    assert "Add the parser test" in events_text(root)
+
+
+def test_stop_is_throttled_per_session(tmp_path: Path, root: Path, stet: Stet) -> None:
+    agent_note(stet, root, "Set up")
+    transcript = claude_transcript(tmp_path / "t.jsonl", root)
+    started: list[tuple[str, dict[str, Any]]] = []
+
+    def spawn(at: Path, event: str, job: dict[str, Any]) -> None:
+        assert at == root
+        started.append((event, job))
+
+    def stop(session: str, *args: str) -> None:
+        payload = {"session_id": session, "transcript_path": str(transcript), "cwd": str(root)}
+        code = run_hook("stop", args, stdin=io.StringIO(json.dumps(payload)), spawn=spawn)
+        assert code == 0
+
+    stop("one")
+    stop("one")
+    stop("two")
+    assert [job["session"] for _, job in started] == ["one", "two"]
+    stop("one", "--every", "0")
+    assert [job["session"] for _, job in started] == ["one", "two", "one"]
+    assert started[0] == (
+        "stop",
+        {
+            "root": str(root),
+            "session": "one",
+            "transcript": str(transcript),
+            "harness": "claude-code",
+        },
+    )
+    assert log_lines(root) == []
+
+
+def test_a_stop_import_skips_while_one_of_the_same_session_runs(
+    tmp_path: Path, root: Path, stet: Stet
+) -> None:
+    agent_note(stet, root, "Set up")
+    transcript = claude_transcript(tmp_path / "t.jsonl", root)
+    job = {"root": str(root), "session": SID, "transcript": str(transcript)}
+    job["harness"] = "claude-code"
+    with files.session_lock(root, files.session_key(SID), 0) as held:
+        assert held
+        work("stop", job, os.environ)
+    assert "an import is running; skipped" in log_lines(root)[-1]
+    work("stop", job, os.environ)
+    assert "imported" in log_lines(root)[-1]
+
+
+def test_bad_input_exits_0_and_is_logged(root: Path, stet: Stet, elsewhere: Path) -> None:
+    agent_note(stet, root, "Set up")
+    project = {"CLAUDE_PROJECT_DIR": str(root)}
+    cases = [
+        ("session-end", "{not json", project, "is not JSON"),
+        ("stop", "[1, 2]", project, "is not a JSON object"),
+        ("session-end", {"cwd": str(root), "session_id": SID}, {}, "no transcript_path"),
+        (
+            "session-end",
+            {"cwd": str(root), "session_id": SID, "transcript_path": str(root / "gone.jsonl")},
+            {},
+            "no transcript at",
+        ),
+        ("stopp", "{}", project, "unknown hook 'stopp'"),
+        ("session-start", {"cwd": "relative/dir"}, project, "is not an absolute path"),
+    ]
+    for event, stdin, env, message in cases:
+        done = hook(event, stdin, elsewhere, env=env)
+        assert (done.returncode, done.stdout) == (0, ""), (event, stdin, done.stderr)
+        assert message in log_lines(root)[-1], (message, log_lines(root))
+    done = hook("stop", "{}", elsewhere, "--bogus", env=project)
+    assert done.returncode == 0 and "unknown option --bogus" in log_lines(root)[-1]
+    # Nowhere to log: standard error, still exit 0.
+    done = hook("session-end", "{not json", elsewhere)
+    assert done.returncode == 0 and "is not JSON" in done.stderr
+
+
+def test_a_transcript_that_cannot_be_imported_is_logged(
+    tmp_path: Path, root: Path, stet: Stet, elsewhere: Path
+) -> None:
+    agent_note(stet, root, "Set up")
+    transcript = tmp_path / "notes.jsonl"
+    transcript.write_text('{"hello": "world"}\n', "utf-8")
+    payload = {"session_id": SID, "transcript_path": str(transcript), "cwd": str(root)}
+    assert hook("session-end", payload, elsewhere).returncode == 0
+    (line,) = wait_for_log(root, "session-end", SID, "error")
+    assert "not a Claude Code session JSONL" in line
+    assert not working_folder(resolve_target(root)).path.exists()
+
+
+def test_hooks_write_nothing_where_stet_is_not_set_up(
+    tmp_path: Path, root: Path, elsewhere: Path
+) -> None:
+    transcript = claude_transcript(tmp_path / "t.jsonl", root)
+    payload = {"session_id": SID, "transcript_path": str(transcript), "cwd": str(root)}
+    for event in ("session-end", "stop"):
+        assert hook(event, payload, elsewhere).returncode == 0
+    assert not (root / ".stet").exists()  # the hook starts no worker there
+
+
+# -- install and uninstall: Claude Code -----------------------------------------------------------
+
+USER_SETTINGS = {
+    "permissions": {"allow": ["Bash(npm run test:*)"], "deny": ["Read(./.env)"]},
+    "env": {"FOO": "bar"},
+    "hooks": {
+        "SessionStart": [
+            {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}
+        ],
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}
+        ],
+    },
+}
+
+
+def write_settings(root: Path, value: Any, indent: int | None = 4, end: str = "") -> bytes:
+    path = root / LOCAL_SETTINGS
+    path.parent.mkdir(exist_ok=True)
+    data = (json.dumps(value, indent=indent) + end).encode("utf-8")
+    path.write_bytes(data)
+    return data
+
+
+def stet_hooks(stet: Stet, root: Path, *args: str) -> tuple[int, str, str]:
+    return stet("hooks", *args, "-C", str(root))
+
+
+def test_install_merges_into_local_settings_and_uninstall_restores_the_bytes(
+    root: Path, stet: Stet, home: Path
+) -> None:
+    original = write_settings(root, USER_SETTINGS)  # four spaces, no final line break
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.write_bytes(b"# mine\n*.log")
+    committed = root / ".claude" / "settings.json"
+    committed.write_text('{"model": "opus"}\n', "utf-8")
+    code, out, err = stet_hooks(stet, root, "install", "claude-code")
+    assert code == 0, err
+    assert "SessionStart  stet hooks run session-start" in out
+    assert "stet mcp install claude-code" in out
+    installed = (root / LOCAL_SETTINGS).read_bytes()
+    settings = json.loads(installed)
+    # The user's settings and hooks are kept as they were; Stet's group comes after theirs.
+    assert settings["permissions"] == USER_SETTINGS["permissions"]
+    assert settings["env"] == USER_SETTINGS["env"]
+    assert settings["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]
+    start = settings["hooks"]["SessionStart"]
+    assert start[0] == USER_SETTINGS["hooks"]["SessionStart"][0]
+    assert start[1] == {
+        "hooks": [{"type": "command", "command": "stet hooks run session-start", "timeout": 10}]
+    }
+    for event, command in COMMANDS.items():
+        assert settings["hooks"][event][-1]["hooks"][0]["command"] == command
+    assert installed.startswith(b'{\n    "permissions"') and not installed.endswith(b"\n")
+    assert exclude.read_bytes() == b"# mine\n*.log\n/.claude/settings.local.json\n"
+    assert pygit2.Repository(str(root)).path_is_ignored(".claude/settings.local.json")
+    # Installing again adds nothing.
+    code, out, _ = stet_hooks(stet, root, "install", "claude-code")
+    assert code == 0 and "already" in out
+    assert (root / LOCAL_SETTINGS).read_bytes() == installed
+    code, out, err = stet_hooks(stet, root, "uninstall", "claude-code")
+    assert code == 0, err
+    assert (root / LOCAL_SETTINGS).read_bytes() == original
+    assert exclude.read_bytes() == b"# mine\n*.log"
+    assert committed.read_text("utf-8") == '{"model": "opus"}\n'
+    assert not (root / files.HOOKS_DIR / "claude-code.json").exists()
+    code, out, _ = stet_hooks(stet, root, "uninstall", "claude-code")
+    assert code == 0 and "nothing changed" in out
+
+
+def test_uninstall_keeps_what_changed_meanwhile(root: Path, stet: Stet) -> None:
+    write_settings(root, USER_SETTINGS, indent=2, end="\n")
+    assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
+    # Claude Code records a permission the user granted during a session.
+    settings = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
+    settings["permissions"]["allow"].append("Bash(ls:*)")
+    write_settings(root, settings, indent=2, end="\n")
+    assert stet_hooks(stet, root, "uninstall", "claude-code")[0] == 0
+    expected = json.loads(json.dumps(USER_SETTINGS))
+    expected["permissions"]["allow"].append("Bash(ls:*)")
+    text = (root / LOCAL_SETTINGS).read_text("utf-8")
+    assert json.loads(text) == expected
+    assert text == json.dumps(expected, indent=2) + "\n"
+
+
+def test_a_hook_taken_out_by_hand_comes_back_and_uninstall_still_restores(
+    root: Path, stet: Stet
+) -> None:
+    original = write_settings(root, {"model": "sonnet"}, indent=2, end="\n")
+    stet_hooks(stet, root, "install", "claude-code")
+    settings = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
+    del settings["hooks"]["Stop"]
+    write_settings(root, settings, indent=2, end="\n")
+    code, out, _ = stet_hooks(stet, root, "install", "claude-code")
+    assert code == 0 and "Stop" in out and "SessionStart" not in out
+    assert json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))["hooks"]["Stop"]
+    stet_hooks(stet, root, "uninstall", "claude-code")
+    assert (root / LOCAL_SETTINGS).read_bytes() == original
+
+
+def test_a_settings_file_stet_created_is_removed_again(root: Path, stet: Stet) -> None:
+    code, out, _ = stet_hooks(stet, root, "install", "claude-code")
+    assert code == 0 and "create .claude/settings.local.json" in out
+    assert "keep it out of commits with a line in" in out
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.unlink()  # git init writes one; here there is none, so Stet creates it
+    assert stet_hooks(stet, root, "uninstall", "claude-code")[0] == 0
+    assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
+    assert exclude.read_text("utf-8") == "/.claude/settings.local.json\n"
+    assert (root / ".stet" / ".gitignore").read_text("utf-8") == "cache/\n"
+    assert stet_hooks(stet, root, "status")[1].startswith(
+        "Claude Code  .claude/settings.local.json: SessionStart, SessionEnd, Stop"
+    )
+    code, out, _ = stet_hooks(stet, root, "uninstall", "claude-code")
+    assert code == 0 and "remove .claude/settings.local.json" in out
+    assert not (root / ".claude").exists() and not exclude.exists()
+
+
+def test_settings_git_tracks_are_refused(repo: pygit2.Repository, root: Path, stet: Stet) -> None:
+    commit_files(repo, {".claude/settings.local.json": "{}\n"})
+    code, out, err = stet_hooks(stet, root, "install", "claude-code")
+    assert code == 1 and out == "" and "is tracked by git" in err
+    assert (root / LOCAL_SETTINGS).read_text("utf-8") == "{}\n"
+    assert not (root / ".stet").exists()
+
+
+def test_a_settings_file_that_does_not_parse_is_refused_unchanged(root: Path, stet: Stet) -> None:
+    cases = [
+        b'{"permissions": {"allow": []},',
+        b'{"env": {}, "env": {"A": "1"}}',
+        b'{"hooks": {"Stop": {"command": "x"}}}',
+        b"[1, 2]",
+        b'{"a": "\xff"}',
+        b'{"a": NaN}',
+    ]
+    for data in cases:
+        (root / ".claude").mkdir(exist_ok=True)
+        (root / LOCAL_SETTINGS).write_bytes(data)
+        for action in ("install", "uninstall"):
+            code, out, err = stet_hooks(stet, root, action, "claude-code")
+            assert code == 1 and out == "", (data, out)
+            assert "nothing was changed" in err
+            assert (root / LOCAL_SETTINGS).read_bytes() == data
+    assert not (root / files.HOOKS_DIR / "claude-code.json").exists()
+
+
+def test_dry_run_writes_nothing(root: Path, stet: Stet) -> None:
+    code, out, _ = stet_hooks(stet, root, "install", "claude-code", "--dry-run")
+    assert code == 0 and "would create .claude/settings.local.json" in out
+    assert '"command": "stet hooks run session-end"' in out
+    assert not (root / ".claude").exists() and not (root / ".stet").exists()
+    stet_hooks(stet, root, "install", "claude-code")
+    before = (root / LOCAL_SETTINGS).read_bytes()
+    code, out, _ = stet_hooks(stet, root, "uninstall", "claude-code", "--dry-run", "--json")
+    result = json.loads(out)
+    assert result["removed_file"] and result["dry_run"] and result["removed"] == list(COMMANDS)
+    assert (root / LOCAL_SETTINGS).read_bytes() == before
+
+
+# -- Codex ------------------------------------------------------------------------------------------
+
+
+def test_codex_install_sets_notify_and_uninstall_restores_the_config(
+    root: Path, stet: Stet, home: Path
+) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = b'# my settings\nmodel = "o3"\n\n[tui]\nnotifications = true\n'
+    config.write_bytes(original)
+    code, out, err = stet_hooks(stet, root, "install", "codex")
+    assert code == 0, err
+    assert "stet mcp install codex" in out
+    parsed = tomllib.loads(config.read_text("utf-8"))
+    assert parsed["notify"] == NOTIFY == ["stet", "hooks", "run", "codex-notify"]
+    assert parsed["model"] == "o3" and parsed["tui"] == {"notifications": True}
+    assert config.read_bytes().endswith(original)
+    installed = config.read_bytes()
+    assert stet_hooks(stet, root, "install", "codex")[0] == 0
+    assert config.read_bytes() == installed
+    status = json.loads(stet_hooks(stet, root, "status", "--json")[1])["codex"]
+    assert status["installed"] and status["repository"] and status["path"] == str(config)
+    assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
+    assert config.read_bytes() == original
+    assert not json.loads(stet_hooks(stet, root, "status", "--json")[1])["codex"]["repository"]
+
+
+def test_codex_config_stet_created_is_removed_again(root: Path, stet: Stet, home: Path) -> None:
+    config = home / ".codex" / "config.toml"
+    code, out, _ = stet_hooks(stet, root, "install", "codex", "--dry-run")
+    assert code == 0 and "would set notify" in out and not config.exists()
+    assert stet_hooks(stet, root, "install", "codex")[0] == 0
+    assert tomllib.loads(config.read_text("utf-8")) == {"notify": NOTIFY}
+    assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
+    assert not config.exists()
+
+
+def test_codex_install_refuses_to_replace_another_notify(
+    root: Path, stet: Stet, home: Path
+) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = b'notify = ["python3", "/home/me/notify.py"]\n'
+    config.write_bytes(original)
+    code, out, err = stet_hooks(stet, root, "install", "codex")
+    assert code == 1 and out == ""
+    assert "Codex runs one notify program" in err and "--keep-notify" in err
+    assert config.read_bytes() == original
+    assert not (root / ".stet").exists()
+    # Their program calls Stet itself: only this repository's consent is recorded.
+    code, out, _ = stet_hooks(stet, root, "install", "codex", "--keep-notify")
+    assert code == 0 and "left as it is" in out
+    assert config.read_bytes() == original
+    assert json.loads(stet_hooks(stet, root, "status", "--json")[1])["codex"]["repository"]
+    config.write_bytes(b"notify = [\n")
+    code, _, err = stet_hooks(stet, root, "install", "codex")
+    assert code == 1 and "is not valid TOML" in err and config.read_bytes() == b"notify = [\n"
+
+
+def test_codex_notify_imports_the_finished_turn(
+    root: Path, stet: Stet, home: Path, elsewhere: Path
+) -> None:
+    codex_rollout(home, root)
+    notification = {
+        "type": "agent-turn-complete",
+        "thread-id": THREAD,
+        "turn-id": "1",
+        "cwd": str(root / "src"),
+        "input-messages": ["List the files"],
+        "last-assistant-message": "README.md and src/.",
+    }
+    argument = json.dumps(notification)
+    # A repository that did not consent gets nothing.
+    agent_note(stet, root, "Set up")
+    assert hook("codex-notify", "", elsewhere, argument).returncode == 0
+    assert log_lines(root) == []  # the hook starts no worker there
+    assert stet_hooks(stet, root, "install", "codex")[0] == 0
+    done = hook("codex-notify", "", elsewhere, argument)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    (line,) = wait_for_log(root, "codex-notify", THREAD, "imported")
+    assert "codex session" in line
+    assert "List the files" in events_text(root)
+    # Another thread, whose rollout is nowhere: logged.
+    other = json.dumps(notification | {"thread-id": "0199a000-0000-7000-8000-000000000000"})
+    assert hook("codex-notify", "", elsewhere, other).returncode == 0
+    wait_for_log(root, "codex-notify", "no Codex rollout of thread")
+    assert len([line for line in log_lines(root) if "imported" in line]) == 1
+
+
+# -- status ------------------------------------------------------------------------------------------
+
+
+def test_status_says_what_is_installed_where(root: Path, stet: Stet, home: Path) -> None:
+    code, out, _ = stet_hooks(stet, root, "status")
+    assert code == 0
+    assert "Claude Code  .claude/settings.local.json: no file" in out
+    assert "Codex        ~/.codex/config.toml: no file; this repository has not opted in" in out
+    stet_hooks(stet, root, "install", "claude-code")
+    stet_hooks(stet, root, "install", "codex")
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "Stop": [{"hooks": [{"type": "command", "command": "stet hooks run stop"}]}]
+                }
+            }
+        ),
+        "utf-8",
+    )
+    code, out, _ = stet_hooks(stet, root, "status")
+    assert "Claude Code  .claude/settings.local.json: SessionStart, SessionEnd, Stop" in out
+    assert "Claude Code  ~/.claude/settings.json: Stop" in out
+    assert (
+        "Codex        ~/.codex/config.toml: notify runs Stet; this repository has opted in" in out
+    )
+    document = json.loads(stet_hooks(stet, root, "status", "--json")[1])
+    assert document["version"] == 1 and document["repository"] == str(root)
+    claude = document["claude_code"]
+    assert claude["installed"] and claude["settings"][0]["events"] == list(COMMANDS)
+    assert [entry["scope"] for entry in claude["settings"]] == ["local", "project", "user"]
+    assert document["codex"]["installed"] and document["codex"]["notify"] == NOTIFY
+    assert document["log"] == str(root / files.LOG)
+
+
+# -- the repository of a hook, without libgit2 ----------------------------------------------------
+
+
+def test_the_files_give_the_target_libgit2_gives(tmp_path: Path, root: Path) -> None:
+    repo = pygit2.Repository(str(root))
+    repo.branches.local.create("feature/ü-x", repo.head.peel(pygit2.Commit))
+    repo.checkout("refs/heads/feature/ü-x")
+    unborn = Path(make_repo(tmp_path / "unborn", branch="trunk").workdir)
+    worktree_path = tmp_path / "linked"
+    branch = repo.branches.local.create("side", repo.head.peel(pygit2.Commit))
+    repo.add_worktree("linked", str(worktree_path), branch)
+    for folder in (root, root / "src", unborn, worktree_path):
+        fast = branch_target(folder)
+        assert fast is not None, folder
+        assert fast == resolve_target(folder), folder
+    detached = Path(make_repo(tmp_path / "detached", files={"a": "a\n"}).workdir)
+    other = pygit2.Repository(str(detached))
+    other.set_head(other.head.target)
+    assert branch_target(detached) is None
+    assert find_target(detached) == resolve_target(detached)
+    assert find_target(detached).kind == "detached"
+
+
+def test_a_hook_returns_when_its_input_is_whole_even_if_the_stream_stays_open(
+    root: Path, stet: Stet, elsewhere: Path
+) -> None:
+    agent_note(stet, root, "Use the session helper")
+    env = {k: v for k, v in os.environ.items() if k not in HARNESS_VARIABLES}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "stet_lsp", "hooks", "run", "session-start"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=elsewhere,
+        env=env,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(json.dumps({"cwd": str(root)}))
+    process.stdin.flush()  # and not closed, as a harness tearing down might leave it
+    try:
+        assert process.wait(timeout=4) == 0
+        assert "Use the session helper" in process.stdout.read()
+    finally:
+        process.stdin.close()
+        process.kill()
+        process.stdout.close()

@@ -1,0 +1,765 @@
+"""`stet mcp`: the real server driven by the MCP SDK's own client over stdio, in real
+repositories; and `stet mcp install`: each client's configuration file, merged in a temporary
+home and repository.
+
+One server serves a whole module's worth of calls (started once, through an anyio blocking
+portal), so the tests stay fast; each test adds its own entries and looks only at those."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import tomllib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+from repos import commit_files, make_repo
+
+from stet_lsp.core import operations
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.targets import resolve_target
+from stet_lsp.mcp.install import WORKSPACE, Environment, plan, server_command
+from stet_lsp.mcp.tools import MAX_TEXT, TOOLS, check_arguments
+from stet_lsp.trajectory.feedback import read_verdicts
+from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.store import working_folder
+
+PROJECT = Path(__file__).resolve().parents[1]
+APP = "".join(f"line {number}\n" for number in range(1, 21))
+SESSION = "cccccccc-1111-4222-8333-444455556666"
+
+Stet = Callable[..., tuple[int, str, str]]
+
+
+# -- a server, and a client that calls it from synchronous tests ---------------------------
+
+
+class Client:
+    def __init__(self, portal: BlockingPortal, session: ClientSession, started: Any) -> None:
+        self.portal = portal
+        self.session = session
+        self.started = started
+        """The server's answer to `initialize`."""
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        return self.portal.call(self.session.call_tool, name, arguments)
+
+    def ok(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        result = self.call(name, arguments)
+        assert not result.is_error, result.content[0].text
+        document = json.loads(result.content[0].text)
+        assert result.structured_content == document  # the same document twice
+        return dict(document)
+
+    def error(self, name: str, arguments: Any = None) -> str:
+        result = self.call(name, arguments)
+        assert result.is_error, f"{name}({arguments!r}) did not fail: {result.content}"
+        text: str = result.content[0].text
+        assert text.startswith("stet: error: ")
+        # The server keeps serving: the next request is answered.
+        assert self.portal.call(self.session.list_tools).tools
+        return text
+
+    def read(self, uri: str) -> Any:
+        return self.portal.call(self.session.read_resource, uri)
+
+
+@contextmanager
+def serving(root: Path, *args: str) -> Iterator[Client]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "stet_lsp", "mcp", *args],
+        cwd=str(root),
+        env={"PYTHONPATH": str(PROJECT)},
+    )
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(stdio_client(params)) as (read, write),
+        portal.wrap_async_context_manager(ClientSession(read, write)) as session,
+    ):
+        yield Client(portal, session, portal.call(session.initialize))
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("mcp")
+    repo = make_repo(folder / "repo", files={"src/app.py": APP, "README.md": "hi\n"})
+    (folder / "outside.py").write_text("secret = 1\n")
+    return Path(repo.workdir).resolve()
+
+
+@pytest.fixture(scope="module")
+def server(workspace: Path) -> Iterator[Client]:
+    with serving(workspace) as client:
+        yield client
+
+
+def sheet_of(root: Path, target: str | None = None) -> StyleSheet:
+    return StyleSheet(resolve_target(root, target))
+
+
+# -- what the server offers ---------------------------------------------------------------------
+
+
+def test_tools_are_listed_with_their_input_schemas(server: Client) -> None:
+    listed = {tool.name: tool for tool in server.portal.call(server.session.list_tools).tools}
+    assert set(listed) == {
+        "add_note",
+        "list_notes",
+        "show_note",
+        "edit_note",
+        "get_brief",
+        "mark_step",
+    }
+    add = listed["add_note"].input_schema
+    assert add["required"] == ["text"]
+    assert add["additionalProperties"] is False
+    assert add["properties"]["kind"]["enum"] == ["convention", "ruled-out", "clarification", "note"]
+    assert add["properties"]["line"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 2**31 - 1,
+        "description": "The 1-based line of file the note is about.",
+    }
+    assert listed["edit_note"].input_schema["required"] == ["id", "text"]
+    assert listed["get_brief"].input_schema["properties"]["budget"]["default"] == 800
+    mark = listed["mark_step"].input_schema
+    assert mark["required"] == ["step", "verdict"]
+    assert mark["properties"]["verdict"]["enum"] == ["wrong", "clever", "note"]
+    # Descriptions say when to use each tool.
+    assert "convention" in listed["add_note"].description
+    assert "ruled out" in listed["add_note"].description.replace("rule out", "ruled out")
+    assert "clarifi" in listed["add_note"].description
+    assert "start of work" in listed["get_brief"].description
+    assert listed["list_notes"].annotations.read_only_hint is True
+    assert listed["add_note"].annotations.read_only_hint is False
+
+
+def test_the_server_says_how_to_use_it(server: Client) -> None:
+    assert server.started.server_info.name == "stet"
+    instructions = server.started.instructions or ""
+    assert "get_brief" in instructions and "add_note" in instructions
+    assert "stet://brief" in instructions
+
+
+# -- happy paths ----------------------------------------------------------------------------------
+
+
+def test_an_agent_adds_lists_shows_and_edits_its_notes(server: Client, workspace: Path) -> None:
+    added = server.ok(
+        "add_note", {"text": "Errors are wrapped with wrap_error().", "kind": "convention"}
+    )
+    assert added["version"] == 1 and added["target"]["name"] == "main"
+    entry = added["entry"]
+    assert (entry["kind"], entry["author"], entry["status"]) == ("convention", "agent", "open")
+
+    # It landed in the style sheet, by the agent.
+    stored = sheet_of(workspace).get(entry["id"])
+    assert (stored.author, stored.text) == ("agent", "Errors are wrapped with wrap_error().")
+
+    anchored = server.ok(
+        "add_note",
+        {"text": "line 7 is the retry loop", "kind": "ruled-out", "file": "src/app.py", "line": 7},
+    )["entry"]
+    assert anchored["anchor"] == {"path": "src/app.py", "line": 7, "text": "line 7"}
+    assert anchored["placement"] == {"line": 7, "lost": False}
+    absolute = server.ok(
+        "add_note", {"text": "absolute paths work", "file": str(workspace / "README.md"), "line": 1}
+    )["entry"]
+    assert absolute["anchor"]["path"] == "README.md"
+
+    listed = server.ok("list_notes", {"author": "agent", "kind": "ruled-out"})
+    assert anchored["id"] in [e["id"] for e in listed["entries"]]
+    assert all(e["kind"] == "ruled-out" for e in listed["entries"])
+    assert listed["sheet"] == str(sheet_of(workspace).path)
+    in_file = server.ok("list_notes", {"file": "src/app.py"})["entries"]
+    assert [e["id"] for e in in_file] == [anchored["id"]]
+    # The same document `stet note list --json` prints.
+    assert listed == operations.list_entries(sheet_of(workspace), kind="ruled-out", author="agent")
+
+    shown = server.ok("show_note", {"id": entry["id"]})
+    assert shown == operations.show_entry(sheet_of(workspace), entry["id"])
+
+    edited = server.ok("edit_note", {"id": entry["id"], "text": "Errors go through wrap_error()."})
+    assert edited["entry"]["text"] == "Errors go through wrap_error()."
+    assert sheet_of(workspace).get(entry["id"]).text == "Errors go through wrap_error()."
+
+
+def test_the_brief_as_a_tool_and_as_a_resource(server: Client, workspace: Path) -> None:
+    server.ok("add_note", {"text": "Use the session helper for HTTP.", "kind": "clarification"})
+    brief = server.ok("get_brief", {})
+    assert brief == operations.brief(sheet_of(workspace))
+    assert brief["text"].startswith("## Style sheet")
+    assert "Use the session helper for HTTP." in brief["text"]
+    short = server.ok("get_brief", {"budget": 40})
+    assert short == operations.brief(sheet_of(workspace), 40) and short["left_out"] >= 1
+
+    resources = server.portal.call(server.session.list_resources).resources
+    assert [(r.uri, r.mime_type) for r in resources] == [("stet://brief", "text/markdown")]
+    contents = server.read("stet://brief").contents
+    assert contents[0].text == operations.brief(sheet_of(workspace))["text"]
+    with pytest.raises(MCPError, match="no resource stet://sheet"):
+        server.read("stet://sheet")
+    assert server.read("stet://brief").contents  # still serving
+
+
+def test_a_step_of_the_working_trajectory_is_marked(server: Client, workspace: Path) -> None:
+    target = resolve_target(workspace)
+    import_transcript(target, transcript(workspace, workspace.parent / "session.jsonl"))
+    trajectory = working_folder(target).id
+
+    marked = server.ok("mark_step", {"step": 2, "verdict": "wrong", "text": "not this file"})
+    assert marked["version"] == 1 and marked["entry"] is None
+    verdict = marked["verdict"]
+    assert (verdict["trajectory"], verdict["step"], verdict["verdict"]) == (trajectory, 2, "wrong")
+    assert verdict["author"] == "agent" and verdict["text"] == "not this file"
+    assert [v.text for v in read_verdicts(workspace, trajectory)][-1] == "not this file"
+
+    noted = server.ok(
+        "mark_step",
+        {"trajectory": trajectory[:20], "step": 1, "verdict": "clever", "note_to_sheet": True},
+    )
+    assert noted["entry"]["author"] == "agent" and noted["entry"]["kind"] == "convention"
+    assert sheet_of(workspace).get(noted["entry"]["id"]).author == "agent"
+
+    assert "has no step 999" in server.error("mark_step", {"step": 999, "verdict": "wrong"})
+    assert "a note needs a text" in server.error("mark_step", {"step": 1, "verdict": "note"})
+    assert "unknown verdict" in server.error("mark_step", {"step": 1, "verdict": "meh"})
+    assert "no trajectory 'nope'" in server.error(
+        "mark_step", {"trajectory": "nope", "step": 1, "verdict": "wrong"}
+    )
+    assert "step must be a whole number" in server.error(
+        "mark_step", {"step": "1", "verdict": "wrong"}
+    )
+
+
+# -- bad input: a tool error, and the server keeps serving -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "message"),
+    [
+        ("add_note", {}, "text is required"),
+        ("add_note", None, "text is required"),
+        ("add_note", {"text": 5}, "text must be a string, not 5"),
+        ("add_note", {"text": "   "}, "text cannot be empty"),
+        ("add_note", {"text": "x" * (MAX_TEXT + 1)}, f"takes {MAX_TEXT} at most"),
+        ("add_note", {"text": "x", "kind": "opinion"}, 'unknown kind "opinion"'),
+        ("add_note", {"text": "x", "kind": "markup"}, "markup is a person's margin note"),
+        ("add_note", {"text": "x", "author": "human"}, 'unknown argument "author"'),
+        ("add_note", {"text": "x", "file": "src/app.py"}, "file and line go together"),
+        ("add_note", {"text": "x", "file": "src/app.py", "line": 0}, "line must be from 1"),
+        ("add_note", {"text": "x", "file": "src/app.py", "line": 99}, "line 99 does not exist"),
+        ("add_note", {"text": "x", "file": "src/app.py", "line": True}, "whole number"),
+        ("add_note", {"text": "x", "file": "src/app.py", "line": 1.5}, "whole number"),
+        ("add_note", {"text": "x", "file": "src/app.py", "line": 2**31}, "line must be from"),
+        ("add_note", {"text": "x", "file": "../outside.py", "line": 1}, "goes up with '..'"),
+        ("add_note", {"text": "x", "file": "src/../README.md", "line": 1}, "goes up with '..'"),
+        ("add_note", {"text": "x", "file": "/etc/passwd", "line": 1}, "outside the repository"),
+        ("add_note", {"text": "x", "file": ".git/config", "line": 1}, "inside .git"),
+        ("add_note", {"text": "x", "file": ".GIT/HEAD", "line": 1}, "inside .git"),
+        ("add_note", {"text": "x", "file": "src", "line": 1}, "not a regular file"),
+        ("add_note", {"text": "x", "file": "src/nope.py", "line": 1}, "no such file"),
+        ("add_note", {"text": "x", "file": "a\u0000b", "line": 1}, "NUL character"),
+        ("list_notes", {"kind": 3}, "kind must be a string"),
+        ("list_notes", {"status": "closed"}, "unknown status"),
+        ("list_notes", {"file": "../x"}, "goes up with '..'"),
+        ("show_note", {"id": "zzzzzz"}, "no entry with id 'zzzzzz'"),
+        ("show_note", {"id": "../../etc"}, "does not match"),
+        ("show_note", {"id": ["a"]}, "id must be a string"),
+        ("edit_note", {"id": "zzzzzz", "text": "x"}, "no entry with id 'zzzzzz'"),
+        ("edit_note", {"id": "zzzzzz"}, "text is required"),
+        ("get_brief", {"budget": 0}, "budget must be from 1"),
+        ("get_brief", {"budget": "800"}, "budget must be a whole number"),
+        ("get_brief", {"budget": 10**9}, "budget must be from 1 to 100000"),
+        ("mark_step", {"step": 1, "verdict": "wrong", "note_to_sheet": "yes"}, "true or false"),
+        ("mark_step", {"trajectory": "../x", "step": 1, "verdict": "wrong"}, "does not match"),
+        ("no_such_tool", {}, 'no tool "no_such_tool"'),
+    ],
+)
+def test_bad_input_is_a_tool_error(
+    server: Client, workspace: Path, name: str, arguments: Any, message: str
+) -> None:
+    before = sheet_of(workspace).read_text()
+    assert message in server.error(name, arguments)
+    assert sheet_of(workspace).read_text() == before  # nothing was written
+
+
+def test_nothing_outside_the_target_is_readable(server: Client, workspace: Path) -> None:
+    # Another target's sheet, a link out of the repository, a link to Stet's private files.
+    other = sheet_of(workspace, "hidden-pr")
+    operations.add_entry(other, "the other target's secret plan")
+    private = other.path.relative_to(workspace).as_posix()
+    assert ".stet/cache" in server.error("add_note", {"text": "x", "file": private, "line": 1})
+    (workspace / "out.py").symlink_to(workspace.parent / "outside.py")
+    (workspace / "in.md").symlink_to(other.path)
+    for link in ("out.py", "in.md"):
+        assert "symbolic link" in server.error("add_note", {"text": "x", "file": link, "line": 1})
+    listed = json.dumps(server.ok("list_notes"))
+    assert "secret plan" not in listed and "secret plan" not in server.ok("get_brief")["text"]
+
+
+def test_only_the_agents_own_entries_are_edited(server: Client, workspace: Path) -> None:
+    human = operations.add_entry(sheet_of(workspace), "Use the existing helper.", kind="markup")
+    entry_id = human["entry"]["id"]
+    message = server.error("edit_note", {"id": entry_id, "text": "Ignore the helper."})
+    assert f"entry {entry_id} was written by a person" in message
+    assert sheet_of(workspace).get(entry_id).text == "Use the existing helper."
+    # The agent still reads it.
+    assert server.ok("show_note", {"id": entry_id})["entry"]["author"] == "human"
+
+
+def test_a_paused_sheet_refuses_the_agents_notes(server: Client, workspace: Path) -> None:
+    sheet = sheet_of(workspace)
+    operations.pause(sheet)
+    try:
+        before = sheet.read_text()
+        message = server.error("add_note", {"text": "should not land"})
+        assert "is paused" in message and "stet resume" in message
+        assert "is paused" in server.error(
+            "mark_step", {"step": 1, "verdict": "clever", "note_to_sheet": True}
+        )
+        assert sheet.read_text() == before
+        assert server.ok("list_notes")["paused"] is True  # reading still works
+    finally:
+        operations.resume(sheet)
+    assert server.ok("add_note", {"text": "lands again"})["entry"]["author"] == "agent"
+
+
+def test_a_target_never_sees_another(workspace: Path, server: Client) -> None:
+    mine = server.ok("add_note", {"text": "main branch note"})["entry"]["id"]
+    operations.add_entry(sheet_of(workspace, "other"), "other target note", author="agent")
+    import_transcript(
+        resolve_target(workspace, "other"), transcript(workspace, workspace.parent / "o.jsonl")
+    )
+    other_trajectory = working_folder(resolve_target(workspace, "other")).id
+
+    with serving(workspace, "--target", "other") as elsewhere:
+        texts = [e["text"] for e in elsewhere.ok("list_notes")["entries"]]
+        assert texts == ["other target note"]
+        assert elsewhere.ok("get_brief")["target"] == {
+            "kind": "named",
+            "name": "other",
+            "label": "other",
+            "key": resolve_target(workspace, "other").key,
+        }
+        assert "no entry with id" in elsewhere.error("show_note", {"id": mine})
+        added = elsewhere.ok("add_note", {"text": "written for other"})["entry"]["id"]
+
+    main_texts = [e["text"] for e in server.ok("list_notes")["entries"]]
+    assert "other target note" not in main_texts and "written for other" not in main_texts
+    assert "no entry with id" in server.error("show_note", {"id": added})
+    assert "no entry with id" in server.error("edit_note", {"id": added, "text": "x"})
+    # Another target's working trajectory is neither markable nor named.
+    message = server.error(
+        "mark_step", {"trajectory": other_trajectory, "step": 1, "verdict": "wrong"}
+    )
+    assert f"no trajectory {other_trajectory!r}" in message
+    assert message.count(other_trajectory) == 1
+
+
+def test_garbage_on_the_wire_does_not_stop_the_server(workspace: Path) -> None:
+    """Raw JSON-RPC: a line that is not JSON and a call with arguments that are not an
+    object get errors; the requests after them are answered."""
+    lines = [
+        "this is not JSON",
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "add_note", "arguments": "x"},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "get_brief", "arguments": {"budget": -1}},
+        },
+        # A lone surrogate cannot be encoded by the SDK's client; raw, it arrives escaped.
+        '{"jsonrpc": "2.0", "id": 5, "method": "tools/call", '
+        '"params": {"name": "add_note", "arguments": {"text": "\\ud800 half"}}}',
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
+    ]
+    payload = "".join(
+        (line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines
+    )
+    answers = raw_exchange(workspace, payload, wanted={1, 2, 3, 4})
+    assert answers[1]["result"]["serverInfo"]["name"] == "stet"
+    assert "error" in answers[2]
+    assert answers[3]["result"]["isError"] is True
+    assert len(answers[4]["result"]["tools"]) == len(TOOLS)
+    # The SDK drops a message with a lone surrogate as JSON it cannot read; nothing lands.
+    assert "half" not in sheet_of(workspace).read_text()
+
+
+def raw_exchange(root: Path, payload: str, wanted: set[int]) -> dict[Any, dict[str, Any]]:
+    """Write `payload` to a server and read its answers until every id in `wanted` has one
+    (standard input stays open until then: a request in flight at its end may go unanswered)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "stet_lsp", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(PROJECT)},
+    )
+    assert process.stdin is not None and process.stdout is not None
+    answers: dict[Any, dict[str, Any]] = {}
+    watchdog = threading.Timer(30, process.kill)  # a server that stops answering fails the test
+    watchdog.start()
+    try:
+        process.stdin.write(payload)
+        process.stdin.flush()
+        for line in process.stdout:
+            message = json.loads(line)
+            if "id" in message:
+                answers[message["id"]] = message
+            if wanted <= set(answers):
+                break
+        process.stdin.close()
+        assert process.wait(timeout=15) == 0
+    finally:
+        watchdog.cancel()
+        process.kill()
+    assert wanted <= set(answers), answers
+    return answers
+
+
+def test_arguments_are_checked_against_the_schema_itself() -> None:
+    schema = {tool.name: tool.schema for tool in TOOLS}
+    assert check_arguments(schema["get_brief"], None) == {"budget": 800}
+    assert check_arguments(schema["get_brief"], {"budget": 12.0}) == {"budget": 12}
+    assert check_arguments(schema["add_note"], {"text": "t", "file": None, "line": None}) == {
+        "text": "t",
+        "kind": "note",
+    }
+    with pytest.raises(Exception, match="must be a JSON object"):
+        check_arguments(schema["get_brief"], [1])
+
+
+def test_registering_the_command_loads_no_sdk() -> None:
+    code = (
+        "import sys; from stet_lsp.cli import build_parser; build_parser([]); "
+        "build_parser(['mcp', 'install', 'codex']); "
+        "loaded = [m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'stet_lsp.mcp'))]; "
+        "print(loaded)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
+# -- install -----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    for name in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "APPDATA"):
+        monkeypatch.delenv(name, raising=False)
+    return folder
+
+
+def install(stet: Stet, root: Path, *args: str) -> tuple[int, str, str]:
+    return stet("mcp", "install", *args, "-C", str(root))
+
+
+def test_claude_code_local_scope_is_the_project_in_claude_json(
+    stet: Stet, home: Path, root: Path
+) -> None:
+    config = home / ".claude.json"
+    original = {
+        "numStartups": 12,
+        "mcpServers": {"docs": {"type": "stdio", "command": "docs-mcp", "args": []}},
+        "projects": {
+            "/elsewhere": {"allowedTools": [], "mcpServers": {"db": {"command": "db"}}},
+            str(root): {"allowedTools": ["Bash"], "history": [{"display": "hi"}]},
+        },
+    }
+    config.write_text(json.dumps(original, indent=2) + "\n")
+    code, out, err = install(stet, root, "claude-code")
+    assert code == 0, err
+    assert "claude mcp add --scope local stet --" in out
+    data = json.loads(config.read_text())
+    server = data["projects"][str(root)]["mcpServers"]["stet"]
+    assert server["type"] == "stdio" and server["args"][-1] == "mcp" and server["env"] == {}
+    del data["projects"][str(root)]["mcpServers"]
+    assert data == original  # everything else kept
+    written = config.read_bytes()
+    assert install(stet, root, "claude-code")[0] == 0
+    assert config.read_bytes() == written  # again: unchanged
+    assert not (root / ".mcp.json").exists()  # the committed project file is never written
+
+
+def test_claude_code_user_scope_and_a_new_file(stet: Stet, home: Path, root: Path) -> None:
+    code, _, err = install(stet, root, "claude-code", "--scope", "user")
+    assert code == 0, err
+    config = home / ".claude.json"
+    assert set(json.loads(config.read_text())) == {"mcpServers"}
+    assert config.stat().st_mode & 0o077 == 0  # a new ~/.claude.json is private
+
+
+def test_codex_user_scope_keeps_the_file_line_for_line(stet: Stet, home: Path, root: Path) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = (
+        '# my settings\nmodel = "gpt-5"\n\n[mcp_servers.docs]\ncommand = "docs"  # keep\n'
+        'args = ["--x"]\n\n[mcp_servers.docs.env]\nTOKEN = "t"\n\n[profiles.fast]\nmodel = "m"'
+    )
+    config.write_text(original)
+    code, _, err = install(stet, root, "codex")
+    assert code == 0, err
+    text = config.read_text()
+    assert text.startswith(original + "\n")  # appended; not a byte of the rest changed
+    data = tomllib.loads(text)
+    assert data["mcp_servers"]["stet"]["args"][-1] == "mcp"
+    assert data["mcp_servers"]["docs"] == {
+        "command": "docs",
+        "args": ["--x"],
+        "env": {"TOKEN": "t"},
+    }
+    assert data["profiles"] == {"fast": {"model": "m"}}
+
+
+def test_codex_replaces_only_its_own_table(stet: Stet, home: Path, root: Path) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(
+        '[mcp_servers.stet]\ncommand = "old-stet"\nargs = ["serve"]\n\n'
+        '[mcp_servers.stet.env]\nX = "1"\n\n# the docs server\n[mcp_servers.docs]\n'
+        'command = "docs"\n'
+    )
+    assert install(stet, root, "codex")[0] == 0
+    text = config.read_text()
+    assert "old-stet" not in text and "X = " not in text
+    assert text.endswith('\n\n# the docs server\n[mcp_servers.docs]\ncommand = "docs"\n')
+    data = tomllib.loads(text)
+    assert set(data["mcp_servers"]) == {"stet", "docs"}
+    assert set(data["mcp_servers"]["stet"]) == {"command", "args"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        'mcp_servers = { docs = { command = "docs" } }\n',  # an inline table: not edited
+        "[mcp_servers\nbroken",  # not TOML
+    ],
+)
+def test_codex_refuses_what_it_cannot_edit_safely(
+    stet: Stet, home: Path, root: Path, content: str
+) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(content)
+    code, _, err = install(stet, root, "codex")
+    assert code == 1 and "nothing was changed" in err
+    assert config.read_text() == content
+
+
+def test_codex_local_scope_is_kept_out_of_commits(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository
+) -> None:
+    assert install(stet, root, "codex", "--scope", "local")[0] == 0
+    assert tomllib.loads((root / ".codex" / "config.toml").read_text())["mcp_servers"]["stet"]
+    assert repo.path_is_ignored(".codex/config.toml")
+    assert repo.status() == {}
+
+
+def test_cursor_project_file_is_merged_and_excluded(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository
+) -> None:
+    config = root / ".cursor" / "mcp.json"
+    config.parent.mkdir()
+    original = {"mcpServers": {"db": {"command": "db", "args": ["--ro"]}}, "other": [1, 2]}
+    config.write_text(json.dumps(original, indent=4))
+    exclude = Path(repo.path) / "info" / "exclude"
+    exclude_before = exclude.read_text() if exclude.exists() else ""
+    code, out, err = install(stet, root, "cursor")
+    assert code == 0, err
+    assert "out of commits" in out
+    data = json.loads(config.read_text())
+    assert data["mcpServers"]["db"] == original["mcpServers"]["db"] and data["other"] == [1, 2]
+    assert data["mcpServers"]["stet"]["args"][-3:] == ["mcp", "-C", "${workspaceFolder}"]
+    assert config.read_text().startswith('{\n    "mcpServers"')  # the file's own indentation
+    assert exclude.read_text() == exclude_before + "/.cursor/mcp.json\n"
+    assert repo.status() == {}  # nothing to commit
+    assert install(stet, root, "cursor")[0] == 0
+    assert exclude.read_text() == exclude_before + "/.cursor/mcp.json\n"  # once
+
+
+def test_a_file_holding_the_server_already_is_kept_as_it_is(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository
+) -> None:
+    start = server_command()
+    entry = {"type": "stdio", "command": start[0], "args": [*start[1:], "mcp", "-C", WORKSPACE]}
+    config = root / ".cursor" / "mcp.json"
+    config.parent.mkdir()
+    config.write_text(json.dumps({"mcpServers": {"stet": entry}}))  # one line, by hand
+    code, out, err = install(stet, root, "cursor")
+    assert code == 0, err
+    assert "there already" in out and "out of commits" in out
+    assert config.read_text() == json.dumps({"mcpServers": {"stet": entry}})
+    assert repo.path_is_ignored(".cursor/mcp.json")  # but no longer on its way into a commit
+
+
+def test_a_tracked_project_file_is_refused(stet: Stet, home: Path, repo: pygit2.Repository) -> None:
+    commit_files(repo, {".vscode/mcp.json": '{"servers": {}}\n'})
+    root = Path(repo.workdir).resolve()
+    code, _, err = install(stet, root, "vscode")
+    assert code == 1 and "tracked by git" in err and "--scope user" in err
+    assert (root / ".vscode" / "mcp.json").read_text() == '{"servers": {}}\n'
+
+
+def test_vscode_project_file_keeps_inputs_and_servers(stet: Stet, home: Path, root: Path) -> None:
+    config = root / ".vscode" / "mcp.json"
+    config.parent.mkdir()
+    original = {
+        "inputs": [{"type": "promptString", "id": "key", "password": True}],
+        "servers": {"gh": {"type": "http", "url": "https://example.invalid/mcp"}},
+    }
+    config.write_text(json.dumps(original, indent=2) + "\n")
+    assert install(stet, root, "vscode")[0] == 0
+    data = json.loads(config.read_text())
+    assert (
+        data["inputs"] == original["inputs"] and data["servers"]["gh"] == original["servers"]["gh"]
+    )
+    assert data["servers"]["stet"]["type"] == "stdio"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{\n  // a comment\n  "servers": {}\n}\n',  # JSON with comments is refused, not rewritten
+        '{"servers": []}',
+        '{"servers": {}, "servers": {}}',
+        "[1, 2]",
+        "{",
+    ],
+)
+def test_a_file_that_does_not_parse_is_refused_unchanged(
+    stet: Stet, home: Path, root: Path, content: str
+) -> None:
+    config = root / ".vscode" / "mcp.json"
+    config.parent.mkdir()
+    config.write_text(content)
+    code, _, err = install(stet, root, "vscode")
+    assert code == 1 and "nothing was changed" in err, err
+    assert config.read_text() == content
+    assert "/.vscode/mcp.json" not in (Path(root) / ".git" / "info" / "exclude").read_text()
+
+
+def test_user_scopes_of_the_editors(stet: Stet, home: Path, root: Path) -> None:
+    assert install(stet, root, "cursor", "--scope", "user")[0] == 0
+    assert "stet" in json.loads((home / ".cursor" / "mcp.json").read_text())["mcpServers"]
+    macos = plan("vscode", "user", environment=Environment(home, {}, "darwin"), command=["s"])
+    assert macos.path == home / "Library" / "Application Support" / "Code" / "User" / "mcp.json"
+    linux = plan(
+        "vscode", "user", environment=Environment(home, {"XDG_CONFIG_HOME": "/x"}, "linux")
+    )
+    assert linux.path == Path("/x/Code/User/mcp.json")
+    codex = plan("codex", environment=Environment(home, {"CODEX_HOME": str(home / "c")}))
+    assert codex.path == home / "c" / "config.toml" and codex.scope == "user"
+
+
+def test_dry_run_shows_the_result_and_writes_nothing(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository
+) -> None:
+    exclude = Path(repo.path) / "info" / "exclude"
+    exclude_before = exclude.read_bytes() if exclude.exists() else None
+    for client in ("claude-code", "codex", "cursor", "vscode"):
+        code, out, err = install(stet, root, client, "--dry-run")
+        assert code == 0, err
+        assert "would add" in out and "+++ " in out
+    assert list(home.iterdir()) == []
+    assert not (root / ".cursor").exists() and not (root / ".vscode").exists()
+    assert (exclude.read_bytes() if exclude.exists() else None) == exclude_before
+    code, out, _ = install(stet, root, "cursor", "--dry-run", "--json")
+    document = json.loads(out)
+    assert document["action"] == "create" and document["dry_run"] is True
+    added = "".join(line[1:] for line in document["diff"].splitlines(keepends=True)[3:])
+    assert json.loads(added)["mcpServers"]["stet"] == document["server"]
+    assert not (root / ".cursor").exists()
+
+
+def test_install_outside_a_repository(stet: Stet, home: Path, tmp_path: Path) -> None:
+    code, _, err = install(stet, tmp_path / "home", "cursor")
+    assert code == 1 and "not inside a git repository" in err
+    assert install(stet, tmp_path / "home", "codex")[0] == 0  # user scope needs none
+
+
+# -- a small Claude Code transcript ------------------------------------------------------------------
+
+
+def transcript(root: Path, path: Path) -> Path:
+    """A prompt, a Write of a file with its result, and a reply: Claude Code's records."""
+    clock = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+    records: list[dict[str, Any]] = []
+
+    def record(kind: str, message: dict[str, Any], **extra: Any) -> None:
+        nonlocal clock
+        clock += timedelta(seconds=2)
+        records.append(
+            {
+                "parentUuid": records[-1]["uuid"] if records else None,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": str(root),
+                "sessionId": SESSION,
+                "version": "2.1.12",
+                "gitBranch": "main",
+                "type": kind,
+                "message": message,
+                "uuid": f"cccccccc-{len(records):04d}",
+                "timestamp": clock.isoformat().replace("+00:00", ".000Z"),
+                **extra,
+            }
+        )
+
+    def assistant(*blocks: dict[str, Any]) -> None:
+        message = {
+            "model": "claude-sonnet-4-5-20250929",
+            "id": f"msg_{len(records):04d}",
+            "type": "message",
+            "role": "assistant",
+            "content": list(blocks),
+            "stop_reason": None,
+            "usage": {"input_tokens": 100, "output_tokens": 20},
+        }
+        record("assistant", message, requestId=f"req_{len(records):04d}")
+
+    written = f"{root}/src/new.py"
+    record("user", {"role": "user", "content": "Add a module"})
+    tool_input = {"file_path": written, "content": "print('hi')\n"}
+    assistant({"type": "tool_use", "id": "toolu_1", "name": "Write", "input": tool_input})
+    result = {"tool_use_id": "toolu_1", "type": "tool_result", "content": "File created"}
+    structured = {"type": "create", "filePath": written, "content": "print('hi')\n"}
+    record("user", {"role": "user", "content": [result]}, toolUseResult=structured)
+    assistant({"type": "text", "text": "Created src/new.py."})
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
