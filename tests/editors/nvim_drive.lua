@@ -132,10 +132,10 @@ local function run_notes()
     end) == nil
   end)
 
-  -- 5. :StetNote on another line becomes an anchored Information diagnostic.
+  -- 5. :Stet note on another line becomes an anchored Information diagnostic.
   local target = config.note_line
   vim.api.nvim_win_set_cursor(0, { target + 1, 0 })
-  vim.cmd("StetNote " .. config.note_text)
+  vim.cmd("Stet note " .. config.note_text)
   local note
   wait_for("note diagnostic", function()
     note = find(stet_diagnostics(bufnr), function(d)
@@ -169,17 +169,17 @@ local function run_notes()
   end
   step("lens and hover")
 
-  -- 7. :StetBrief shows the brief in a scratch buffer.
-  vim.cmd("StetBrief")
+  -- 7. :Stet brief shows the brief in a scratch buffer.
+  vim.cmd("Stet brief")
   wait_for("brief buffer", function()
     return vim.api.nvim_buf_get_name(0):find("stet://brief", 1, true) ~= nil
   end)
   result.brief = buffer_text(0)
   vim.cmd("close")
 
-  -- 8. :StetSheet opens the style sheet.
+  -- 8. :Stet sheet opens the style sheet.
   vim.api.nvim_set_current_buf(bufnr)
-  vim.cmd("StetSheet")
+  vim.cmd("Stet sheet")
   wait_for("sheet buffer", function()
     return vim.api.nvim_buf_get_name(0):find("/.stet/cache/sheets/", 1, true) ~= nil
   end)
@@ -206,8 +206,8 @@ local function run_notes()
     return d.message:find(config.agent_text, 1, true) ~= nil
   end)
 
-  -- 10. :StetList puts the entries in the quickfix list.
-  vim.cmd("StetList")
+  -- 10. :Stet list puts the entries in the quickfix list.
+  vim.cmd("Stet list")
   wait_for("quickfix list", function()
     return #vim.fn.getqflist() >= 3
   end)
@@ -217,30 +217,44 @@ local function run_notes()
   end
   vim.cmd("cclose")
 
-  -- 11. :StetDiscard on the agent note's line discards it; its diagnostic goes.
+  -- 11. :Stet discard on the agent note's line discards it; its diagnostic goes.
   vim.api.nvim_set_current_buf(bufnr)
   vim.api.nvim_win_set_cursor(0, { config.agent_line + 1, 0 })
-  vim.cmd("StetDiscard")
+  vim.cmd("Stet discard")
   wait_for("discarded note gone", function()
     return find(stet_diagnostics(bufnr), function(d)
       return d.message:find(config.agent_text, 1, true) ~= nil
     end) == nil
   end)
 
-  -- 12. :StetPause with a date and :StetResume report what the server answered.
+  -- 12. :Stet pause with a date and :Stet resume report what the server answered.
   local function notified(prefix)
     return find(result.notifications, function(n)
       return vim.startswith(n.message, prefix)
     end)
   end
-  vim.cmd("StetPause " .. config.pause_until)
+  vim.cmd("Stet pause " .. config.pause_until)
   wait_for("paused", function()
     return notified("stet: paused") ~= nil
   end)
-  vim.cmd("StetResume")
+  vim.cmd("Stet resume")
   wait_for("resumed", function()
     return notified("stet: resumed") ~= nil
   end)
+
+  -- 13. Completion of :Stet's subcommands and arguments.
+  vim.api.nvim_set_current_buf(bufnr)
+  result.completion = {
+    subcommands = vim.fn.getcompletion("Stet ", "cmdline"),
+    note = vim.fn.getcompletion("Stet note c", "cmdline"),
+    graduate = vim.fn.getcompletion("Stet graduate ", "cmdline"),
+    mark = vim.fn.getcompletion("Stet! mark ", "cmdline"),
+    ids = vim.fn.getcompletion("Stet discard ", "cmdline"),
+  }
+
+  -- 14. :checkhealth stet, from the source buffer.
+  vim.cmd("checkhealth stet")
+  result.health = vim.api.nvim_buf_get_lines(0, 0, -1, false)
   result.ok = true
 end
 
@@ -275,7 +289,7 @@ local function notified(pattern)
   end)
 end
 
--- :StetImport (pick the session), :StetImport {path} (already imported), :StetTrajectory.
+-- :Stet import (pick the session), :Stet import {path} (already imported), :Stet trajectory.
 local function run_import()
   local _, client = open_file()
   record_commands(client)
@@ -293,19 +307,19 @@ local function run_import()
     result.select_prompt = opts.prompt
     on_choice(picked)
   end
-  vim.cmd("StetImport")
+  vim.cmd("Stet import")
   wait_for("import notified", function()
     return notified("events imported into") ~= nil
   end)
   result.imported = notified("events imported into").message
 
-  vim.cmd("StetImport " .. vim.fn.fnameescape(config.session_path))
+  vim.cmd("Stet import " .. vim.fn.fnameescape(config.session_path))
   wait_for("second import notified", function()
     return notified("already imported") ~= nil
   end)
   result.again = notified("already imported").message
 
-  vim.cmd("StetTrajectory")
+  vim.cmd("Stet trajectory")
   wait_for("narration buffer", function()
     return vim.api.nvim_buf_get_name(0):find("narration.md", 1, true) ~= nil
   end)
@@ -314,18 +328,18 @@ local function run_import()
   result.ok = true
 end
 
--- :StetTrajectory, then :StetMark! on a step's line of the narration.
+-- :Stet trajectory, then :Stet! mark on a step's line of the narration.
 local function run_mark()
   local bufnr, client = open_file()
   record_commands(client)
 
   -- Outside a trajectory file the command refuses before asking the server.
-  vim.cmd("StetMark wrong not here")
+  vim.cmd("Stet mark wrong not here")
   wait_for("refused outside a trajectory", function()
     return notified("open a trajectory") ~= nil
   end)
 
-  vim.cmd("StetTrajectory")
+  vim.cmd("Stet trajectory")
   wait_for("narration buffer", function()
     return vim.api.nvim_buf_get_name(0):find("narration.md", 1, true) ~= nil
   end)
@@ -339,7 +353,7 @@ local function run_mark()
   end
   result.mark_line = line
   vim.api.nvim_win_set_cursor(0, { line + 1, 0 })
-  vim.cmd("StetMark! wrong " .. config.mark_text)
+  vim.cmd("Stet! mark wrong " .. config.mark_text)
   wait_for("mark notified", function()
     return notified("^stet: step ") ~= nil or notified("stet.step.mark failed") ~= nil
   end)
@@ -351,13 +365,42 @@ local function run_mark()
   vim.api.nvim_set_current_buf(bufnr)
 end
 
--- The sheet (:StetSheet), "Propose entry ID as a skill" through vim.lsp.buf.code_action with
--- the name asked for (a bad name first, then a good one), :StetCapstone! and :StetCapstone.
+-- :Stet graduate on the entry anchored at the cursor line of the source (route picked:
+-- trajectory), then in the sheet on the entry's line (route skill; the name asked for, the
+-- server's proposal offered, a bad name first and then a good one); :Stet steps,
+-- :Stet! capstone and :Stet capstone {message}.
 local function run_graduate()
-  local _, client = open_file()
+  local source, client = open_file()
   record_commands(client)
 
-  vim.cmd("StetSheet")
+  -- vim.ui.select and vim.ui.input as a user answers them.
+  result.selects = {}
+  local routes = { "trajectory", "skill" }
+  vim.ui.select = function(items, opts, on_choice)
+    local shown = {}
+    for _, item in ipairs(items) do
+      shown[#shown + 1] = opts.format_item and opts.format_item(item) or item
+    end
+    result.selects[#result.selects + 1] = { prompt = opts.prompt, items = items, shown = shown }
+    on_choice(table.remove(routes, 1))
+  end
+  result.prompts = {}
+  local answers = { config.bad_name, config.skill_name }
+  vim.ui.input = function(opts, on_confirm)
+    result.prompts[#result.prompts + 1] = { prompt = opts.prompt, default = opts.default }
+    on_confirm(table.remove(answers, 1))
+  end
+
+  -- 1. In the source, on the anchored entry's line (found through stet.note.list).
+  vim.api.nvim_win_set_cursor(0, { config.anchored_line + 1, 0 })
+  vim.cmd("Stet graduate")
+  wait_for("anchored entry graduated", function()
+    return notified("into the trajectory") ~= nil or notified("failed") ~= nil or notified("no style%-sheet entry") ~= nil
+  end)
+  result.graduated_anchored = (notified("into the trajectory") or notified("failed") or notified("no style%-sheet entry")).message
+
+  -- 2. In the sheet, on the entry's line.
+  vim.cmd("Stet sheet")
   wait_for("sheet buffer", function()
     return vim.api.nvim_buf_get_name(0):find("/.stet/cache/sheets/", 1, true) ~= nil
   end)
@@ -372,43 +415,48 @@ local function run_graduate()
     error("no line of entry " .. config.entry_id .. " in " .. vim.api.nvim_buf_get_name(sheet))
   end
   vim.api.nvim_win_set_cursor(0, { line + 1, 0 })
-
-  -- vim.ui.input as a user answers it: a bad name first (asked again), then the good one.
-  result.prompts = {}
-  local answers = { config.bad_name, config.skill_name }
-  vim.ui.input = function(opts, on_confirm)
-    result.prompts[#result.prompts + 1] = { prompt = opts.prompt, default = opts.default }
-    on_confirm(table.remove(answers, 1))
-  end
-  local title = ("Propose entry %s as a skill"):format(config.entry_id)
-  vim.lsp.buf.code_action({
-    apply = true,
-    filter = function(action)
-      return action.title == title
-    end,
-  })
+  vim.cmd("Stet graduate")
   wait_for("graduation notified", function()
     return notified("into the skill") ~= nil or notified("failed") ~= nil
   end)
   result.graduated = (notified("into the skill") or notified("failed")).message
   result.bad_name = (notified("is not a skill name") or {}).message
 
-  vim.cmd("StetCapstone!")
+  -- 3. :Stet steps: the working trajectory's steps in the quickfix list.
+  vim.api.nvim_set_current_buf(source)
+  vim.cmd("Stet steps")
+  wait_for("steps in quickfix", function()
+    return #vim.fn.getqflist() > 0
+  end)
+  result.steps_title = vim.fn.getqflist({ title = 1 }).title
+  result.quickfix = {}
+  for _, item in ipairs(vim.fn.getqflist()) do
+    result.quickfix[#result.quickfix + 1] = { file = vim.api.nvim_buf_get_name(item.bufnr), lnum = item.lnum, text = item.text }
+  end
+  vim.cmd("cclose")
+  vim.api.nvim_set_current_buf(source)
+
+  -- 4. :Stet! capstone shows what would be committed; :Stet capstone {message} commits it.
+  vim.cmd("Stet! capstone")
   wait_for("dry run buffer", function()
     return vim.api.nvim_buf_get_name(0):find("stet://capstone", 1, true) ~= nil
   end)
   result.dry_run = vim.api.nvim_buf_get_lines(0, 0, -1, false)
   vim.cmd("close")
 
-  vim.cmd("StetCapstone " .. config.capstone_message)
+  vim.cmd("Stet capstone " .. config.capstone_message)
+  wait_for("capstone notified", function()
+    return notified("^stet: committed trajectory") ~= nil or notified("failed") ~= nil
+  end)
+  result.committed_notice = (notified("^stet: committed trajectory") or notified("failed")).message
   wait_for("capstone message", function()
     return find(result.server_messages, function(m)
       return m.message:find("committed as", 1, true) ~= nil
-    end) ~= nil or notified("failed") ~= nil
+    end) ~= nil
   end)
-  result.committed = (find(result.server_messages, function(m)
+  result.committed = find(result.server_messages, function(m)
     return m.message:find("committed as", 1, true) ~= nil
-  end) or notified("failed")).message
+  end).message
   result.ok = notified("failed") == nil
 end
 

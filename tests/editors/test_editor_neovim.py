@@ -1,16 +1,20 @@
 """Neovim 0.11 (headless, the real binary) with editors/neovim against the real `stet-lsp`.
 
 A margin comment in a Python file of a real git repository becomes a Hint diagnostic; its
-code action records it to the style sheet and removes the comment; `:StetNote` adds an
-anchored note that comes back as an Information diagnostic; `:StetBrief` and `:StetSheet`
-open what they should. `:StetImport` imports a Claude Code session of the repository (picked
-with vim.ui.select, then again by its path) and `:StetTrajectory` opens its narration;
-`:StetMark!` marks a step of it.
+code action records it to the style sheet and removes the comment; `:Stet note` adds an
+anchored note that comes back as an Information diagnostic; `:Stet brief` and `:Stet sheet`
+open what they should; `:Stet` completes; `:checkhealth stet` reports no error. `:Stet import`
+imports a Claude Code session of the repository (picked with vim.ui.select, then again by its
+path) and `:Stet trajectory` opens its narration; `:Stet! mark` marks a step of it.
+`:Stet graduate` graduates the entry under the cursor (in a source file and in the sheet),
+`:Stet steps` lists the working trajectory's steps, `:Stet capstone` commits it. The help file
+passes `:helptags`, and the README's minimal configuration attaches the client.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -47,6 +51,10 @@ NOTE_LINE = 5  # 0-based: "return response.json()" once the margin comment is go
 AGENT_TEXT = "HTTP calls go through payments.http.session"
 AGENT_LINE = 0  # 0-based: "import requests"
 PAUSE_UNTIL = "2999-01-01"
+SUBCOMMANDS = [
+    *("note", "record", "sheet", "brief", "list", "edit", "discard", "pause", "resume"),
+    *("import", "trajectory", "steps", "mark", "graduate", "review", "capstone"),
+]
 
 
 def drive(tmp_path: Path, root: Path, file: Path, **settings: Any) -> dict[str, Any]:
@@ -138,7 +146,7 @@ def test_margin_note_recorded_and_note_added_from_neovim(tmp_path: Path) -> None
     assert recorded["kind"] == "markup"
     assert recorded["anchor"]["path"] == "src/pay.py"
 
-    # :StetNote: an anchored note, shown as an Information diagnostic on the cursor line.
+    # :Stet note: an anchored note, shown as an Information diagnostic on the cursor line.
     note = result["note"]
     assert note["severity"] == 3  # vim.diagnostic.severity.INFO
     assert note["lnum"] == NOTE_LINE
@@ -161,7 +169,7 @@ def test_margin_note_recorded_and_note_added_from_neovim(tmp_path: Path) -> None
     assert any(title.startswith("style sheet: ") for title in titles), lenses
     assert NOTE_TEXT in (result.get("hover") or ""), result.get("hover")
 
-    # :StetBrief and :StetSheet.
+    # :Stet brief and :Stet sheet.
     assert NOTE_TEXT in result["brief"]
     sheet = stet_sheet_path(root)
     assert Path(result["sheet_buffer"]).resolve() == sheet
@@ -174,22 +182,38 @@ def test_margin_note_recorded_and_note_added_from_neovim(tmp_path: Path) -> None
     assert agent["message"].startswith("style sheet (convention, agent, ")
     assert result["agent_refresh_ms"] < 10_000
 
-    # :StetList: every entry in the quickfix list, at its current line.
+    # :Stet list: every entry in the quickfix list, at its current line.
     quickfix = {item["text"].split("] ", 1)[1]: item for item in result["quickfix"]}
     assert set(quickfix) == {MARGIN_TEXT, NOTE_TEXT, AGENT_TEXT}, result["quickfix"]
     assert quickfix[NOTE_TEXT]["lnum"] == NOTE_LINE + 1
     assert quickfix[AGENT_TEXT]["lnum"] == AGENT_LINE + 1
     assert Path(quickfix[NOTE_TEXT]["file"]).resolve() == file
 
-    # :StetDiscard on the agent note's line.
+    # :Stet discard on the agent note's line.
     statuses = {entry["text"]: entry["status"] for entry in sheet_entries(root)}
     assert statuses == {MARGIN_TEXT: "open", NOTE_TEXT: "open", AGENT_TEXT: "discarded"}
 
-    # :StetPause {date} names the moment the server answered (paused_until); :StetResume.
+    # :Stet pause {date} names the moment the server answered (paused_until); :Stet resume.
     assert f"stet: paused until {PAUSE_UNTIL}T00:00:00Z" in messages, messages
     assert "stet: resumed" in messages, messages
     listed = json.loads(stet(root, "note", "list", "--json").stdout)
     assert listed["paused"] is False
+
+    # :Stet completes its subcommands, then their arguments.
+    completion = result["completion"]
+    assert set(SUBCOMMANDS) <= set(completion["subcommands"]), completion
+    assert sorted(completion["note"]) == ["clarification", "convention"], completion
+    assert completion["graduate"] == ["trajectory", "skill", "discard"], completion
+    assert completion["mark"] == ["wrong", "clever", "note"], completion
+    open_ids = {e["id"] for e in sheet_entries(root) if e["status"] == "open"}
+    assert set(completion["ids"]) == open_ids, completion
+
+    # :checkhealth stet: the server and its version, the client attached, Neovim's version.
+    health = "\n".join(result["health"])
+    assert "ERROR" not in health and "WARNING" not in health, health
+    assert "- ✅ OK stet-lsp " in health, health
+    assert "attached to src/pay.py" in health, health
+    assert "- ✅ OK Neovim 0.1" in health, health
 
 
 def stet_sheet_path(root: Path) -> Path:
@@ -209,7 +233,7 @@ def test_agent_session_imported_and_opened_from_neovim(tmp_path: Path) -> None:
     assert result.get("ok"), f"{result.get('error')}\n{json.dumps(result, indent=1)}"
     assert not [n for n in result["notifications"] if n["level"] >= 3], result["notifications"]
 
-    # :StetImport asked for the sessions and offered the one session, labelled.
+    # :Stet import asked for the sessions and offered the one session, labelled.
     assert [item["path"] for item in result["offered"]] == [str(session)]
     label = result["offered"][0]["label"]
     assert label.startswith(f"claude-code · 2026-03-01 09:00 · {SESSION_PROMPT}  ("), label
@@ -232,10 +256,10 @@ def test_agent_session_imported_and_opened_from_neovim(tmp_path: Path) -> None:
     assert result["imported"] == (
         f"stet: {trajectory['steps']} events imported into {rel}, redacted 1 (github-token 1)"
     )
-    # :StetImport {path}: the same file again.
+    # :Stet import {path}: the same file again.
     assert result["again"].startswith("stet: claude-code session 5e551011 already imported")
 
-    # :StetTrajectory shows its narration.
+    # :Stet trajectory shows its narration.
     assert Path(result["trajectory_buffer"]).resolve() == folder / "narration.md"
     assert result["trajectory_lines"][0] == f"# Trajectory {trajectory['id']}"
 
@@ -292,9 +316,19 @@ def test_step_marked_from_neovim(tmp_path: Path) -> None:
     )
 
 
-def test_entry_proposed_as_skill_and_capstone_from_neovim(tmp_path: Path) -> None:
+ANCHORED_TEXT = "import requests only through payments.http"
+ANCHORED_LINE = 0  # 0-based: "import requests"
+
+
+def test_entries_graduated_steps_listed_and_capstone_from_neovim(tmp_path: Path) -> None:
     root = make_workspace(tmp_path / "repo")
     entry_id, proposed = add_skill_entry(root)
+    added = stet(
+        root, "note", "add", ANCHORED_TEXT, "--file", "src/pay.py",
+        "--line", str(ANCHORED_LINE + 1), "--json",
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    anchored_id = json.loads(added.stdout)["entry"]["id"]
 
     result = drive(
         tmp_path,
@@ -302,6 +336,7 @@ def test_entry_proposed_as_skill_and_capstone_from_neovim(tmp_path: Path) -> Non
         root / "src" / "pay.py",
         scenario="graduate",
         entry_id=entry_id,
+        anchored_line=ANCHORED_LINE,
         bad_name="Error Wrapping",
         skill_name=SKILL_NAME,
         capstone_message=CAPSTONE_MESSAGE,
@@ -309,26 +344,130 @@ def test_entry_proposed_as_skill_and_capstone_from_neovim(tmp_path: Path) -> Non
     print(json.dumps({"steps": result.get("steps"), "total_ms": result.get("total_ms")}))
     assert result.get("ok"), f"{result.get('error')}\n{json.dumps(result, indent=1)}"
     assert not [m for m in result["server_messages"] if m["type"] <= 2], result["server_messages"]
+    # The one warning: the bad skill name.
+    warned = [n["message"] for n in result["notifications"] if n["level"] >= 3]
+    assert len(warned) == 1 and "is not a skill name" in warned[0], warned
 
-    # The code action's command asked for the name, offering the proposed one; a bad name
+    # :Stet graduate in the source: the entry anchored at the cursor line, route picked.
+    [first_select, second_select] = result["selects"]
+    assert first_select["prompt"] == f"Graduate entry {anchored_id}"
+    assert first_select["items"] == ["trajectory", "skill", "discard"]
+    assert second_select["prompt"] == f"Graduate entry {entry_id}"
+    assert result["graduated_anchored"].startswith(
+        f"stet: entry {anchored_id} into the trajectory "
+    ), result["graduated_anchored"]
+    statuses = {entry["id"]: entry["status"] for entry in sheet_entries(root)}
+    assert statuses[anchored_id] == "graduated-trajectory", statuses
+
+    # In the sheet, the skill route asked for the name, offering the proposed one; a bad name
     # was refused and asked again; then stet.graduate ran with the name given.
     [first, second] = result["prompts"]
     assert first["prompt"] == f"Skill name for entry {entry_id}: "
     assert first["default"] == proposed != SKILL_NAME
     assert second["default"] == "Error Wrapping"
     assert result["bad_name"].startswith('stet: "Error Wrapping" is not a skill name')
-    [sent] = [s for s in result["sent"] if s["command"] == "stet.graduate"]
-    assert sent["arguments"][0]["route"] == "skill"
-    assert sent["arguments"][0]["skill"] == SKILL_NAME
+    graduations = [s for s in result["sent"] if s["command"] == "stet.graduate"]
+    assert [g["arguments"][0]["id"] for g in graduations] == [anchored_id, entry_id]
+    assert graduations[1]["arguments"][0]["route"] == "skill"
+    assert graduations[1]["arguments"][0]["skill"] == SKILL_NAME
     relative = f".stet/skills/{SKILL_NAME}/SKILL.md"
     assert (
         result["graduated"]
         == f"stet: entry {entry_id} into the skill {SKILL_NAME} ({relative}, staged)"
     )
 
-    # :StetCapstone! showed what would be committed; :StetCapstone {message} committed it.
+    # :Stet steps: a quickfix item per step of the working trajectory, at its events.jsonl line.
+    # (The capstone has since moved it to .stet/trajectories/, unchanged.)
+    [trajectory] = json.loads(stet(root, "trajectory", "list", "--json").stdout)["trajectories"]
+    events = root / trajectory["path"] / "events.jsonl"
+    lines = events.read_text(encoding="utf-8").splitlines()
+    assert len(result["quickfix"]) == len(lines) == trajectory["steps"]
+    working = Path(result["quickfix"][0]["file"]).resolve()
+    assert working.name == "events.jsonl"
+    assert working.parent.parent == root / ".stet" / "cache" / "trajectories"
+    assert result["steps_title"] == f"stet trajectory {working.parent.name}"
+    for index, item in enumerate(result["quickfix"]):
+        event = json.loads(lines[item["lnum"] - 1])
+        assert Path(item["file"]).resolve() == working
+        assert item["lnum"] == index + 1
+        assert item["text"].startswith(f"step {event['step']} {event['kind']}"), item
+
+    # :Stet! capstone showed what would be committed; :Stet capstone {message} committed it
+    # and named the commit.
     assert result["dry_run"][0].startswith("would commit trajectory "), result["dry_run"]
     assert f"  added    {relative}" in result["dry_run"]
     assert "message:" in result["dry_run"]
     check_skill_and_capstone(root, entry_id, CAPSTONE_MESSAGE)
     assert "committed as" in result["committed"]
+    import pygit2
+
+    head = str(pygit2.Repository(str(root)).head.target)
+    assert result["committed_notice"] == (
+        f"stet: committed trajectory {trajectory['id']} as {head} on main"
+    ), result["committed_notice"]
+
+
+def test_help_file_has_clean_tags_for_every_subcommand(tmp_path: Path) -> None:
+    doc = tmp_path / "doc"
+    doc.mkdir()
+    (doc / "stet.txt").write_bytes((NEOVIM_PLUGIN / "doc" / "stet.txt").read_bytes())
+    done = subprocess.run(
+        [NVIM, "--headless", "--clean", "-c", f"helptags {doc}", "-c", "qall!"],
+        env=isolated_env(tmp_path / "home"),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    # :helptags reports duplicate tags and other problems as errors (on stderr, exit code 1).
+    assert done.returncode == 0 and not done.stderr.strip(), (done.returncode, done.stderr)
+    tags = {line.split("\t", 1)[0] for line in (doc / "tags").read_text().splitlines()}
+    missing = [name for name in SUBCOMMANDS if f":Stet-{name}" not in tags]
+    assert not missing, sorted(tags)
+    for tag in (":Stet", "stet.setup()", "stet-health", "<Plug>(StetGraduate)", "g:stet_enable"):
+        assert tag in tags, sorted(tags)
+
+
+def readme_minimal_config() -> str:
+    readme = (NEOVIM_PLUGIN / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"<!-- minimal-config -->\s*```lua\n(.*?)```", readme, re.DOTALL)
+    assert match, "README.md has no minimal configuration block"
+    lines = [line.strip() for line in match.group(1).splitlines() if line.strip()]
+    return "\n".join(lines).replace("/path/to/stet/editors/neovim", str(NEOVIM_PLUGIN)) + "\n"
+
+
+def test_readme_minimal_configuration_attaches(tmp_path: Path) -> None:
+    if len(server_command()) != 1:
+        pytest.skip("stet-lsp is not installed as a script (pip install -e .)")
+    root = make_workspace(tmp_path / "repo")
+    init = tmp_path / "init.lua"
+    init.write_text(readme_minimal_config(), encoding="utf-8")
+    out = tmp_path / "attached.json"
+    check = (
+        "lua local ok = vim.wait(30000, function() "
+        "local c = vim.lsp.get_clients({bufnr = 0, name = 'stet'})[1] "
+        "return c ~= nil and c.initialized end, 50) "
+        f"vim.fn.writefile({{vim.json.encode({{attached = ok, "
+        "keys = vim.tbl_map(function(m) return m.lhs end, vim.tbl_filter(function(m) "
+        "return vim.startswith(m.desc or '', 'Stet:') end, vim.api.nvim_get_keymap('n')))"
+        ", loaded = package.loaded['stet'] ~= nil or package.loaded['stet.commands'] ~= nil"
+        f"}})}}, {json.dumps(str(out))}) "
+        "vim.cmd('qall!')"
+    )
+    # `stet-lsp` from PATH, as a user has it (isolated_env puts this interpreter's bin first).
+    done = subprocess.run(
+        [NVIM, "--headless", "--clean", "-u", str(init), "-c", check, str(root / "src" / "pay.py")],
+        cwd=root,
+        env=isolated_env(tmp_path / "home"),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert out.exists(), (done.returncode, done.stdout, done.stderr)
+    seen = json.loads(out.read_text())
+    assert seen["attached"] is True, done.stderr
+    # Its Lua is required on first use only, and its mappings are all <Plug> ones.
+    assert seen["loaded"] is False, seen
+    assert "<Plug>(StetNote)" in seen["keys"], seen
+    assert all(key.startswith("<Plug>") for key in seen["keys"]), seen

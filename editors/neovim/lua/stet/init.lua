@@ -1,7 +1,29 @@
 -- Client side of the Stet language server: every action is a workspace/executeCommand
 -- with one object argument, as the server defines them. Results have the shapes of
 -- `stet … --json` (docs/cli.md): `{version, target, …}`, with the entry under `entry`.
+-- Loaded on first use (`:Stet`, a <Plug> mapping, `require("stet").setup()`); the
+-- subcommands of `:Stet` are in lua/stet/commands.lua.
 local M = {}
+
+--- The plugin's settings (`require("stet").setup({...})`); all optional.
+M.config = {
+  -- Ask the server for code lenses on attach, BufEnter, BufWritePost and InsertLeave.
+  codelens = true,
+}
+
+--- Optional: changes settings, and the server's configuration with `lsp` (passed to
+--- `vim.lsp.config("stet", …)`, e.g. `{ cmd = {…}, settings = { stet = {…} } }`).
+---@param opts table?
+function M.setup(opts)
+  opts = opts or {}
+  if opts.lsp then
+    vim.lsp.config("stet", opts.lsp)
+  end
+  if opts.codelens ~= nil then
+    M.config.codelens = opts.codelens
+    vim.g.stet_codelens = opts.codelens
+  end
+end
 
 M.kinds = { "convention", "ruled-out", "clarification", "markup", "note" }
 
@@ -394,7 +416,7 @@ end
 function M.mark(verdict, text, to_sheet)
   local bufnr, uri, line = here()
   if not M.is_trajectory_file(vim.api.nvim_buf_get_name(bufnr)) then
-    notify("open a trajectory (:StetTrajectory) and put the cursor on a step first", vim.log.levels.WARN)
+    notify("open a trajectory (:Stet trajectory) and put the cursor on a step first", vim.log.levels.WARN)
     return
   end
   local argument = { uri = uri, line = line, verdict = verdict }
@@ -447,8 +469,8 @@ end
 
 --- The handler of the server's `stet.graduate` (vim.lsp.commands), which code actions and the
 --- sheet's lenses run: the skill route without a `skill` asks for the name (vim.ui.input,
---- offering the server's `proposedName`; an empty answer or cancelling runs nothing). Every
---- route then goes to the server as workspace/executeCommand.
+--- offering the server's `proposedName`; cancelling runs nothing, an empty answer lets the
+--- server propose the name). Every route then goes to the server as workspace/executeCommand.
 ---@param command lsp.Command
 ---@param ctx table
 function M.graduate_command(command, ctx)
@@ -475,8 +497,12 @@ function M.graduate_command(command, ctx)
   local function ask(default)
     local prompt = ("Skill name for entry %s: "):format(argument.id or "?")
     vim.ui.input({ prompt = prompt, default = default }, function(name)
-      if name == nil or name == "" then
+      if name == nil then
         return -- cancelled: nothing runs
+      end
+      if vim.trim(name) == "" then
+        run(arguments) -- the server proposes the name
+        return
       end
       local problem = M.skill_name_problem(name)
       if problem then
@@ -577,11 +603,231 @@ function M.capstone(message, dry_run)
       end
       if result.dry_run then
         M.scratch("stet://capstone", table.concat(M.capstone_lines(result), "\n"), "text")
-      elseif not result.changed then
+      elseif result.changed then
+        -- The commit's full id (the server's own message shows it too).
+        notify(("committed trajectory %s as %s on %s"):format(
+          result.trajectory or "?", value(result.commit) or "?", value(result.branch) or "detached HEAD"))
+      else
         notify(M.capstone_lines(result)[1])
       end
     end)
   end, bufnr)
 end
 
+-- The entry under the cursor, graduation from a command, the steps in quickfix. ------------
+
+M.routes = { "trajectory", "skill", "discard" }
+
+--- The id of the style-sheet entry written on `line` (0-based) of a sheet buffer: the
+--- `<!-- stet id=… -->` of that line, or of the entry the line continues.
+---@param bufnr integer
+---@param line integer
+---@return string?
+function M.sheet_entry_at(bufnr, line)
+  local lines = vim.api.nvim_buf_get_lines(bufnr, line, line + 20, false)
+  for index, text in ipairs(lines) do
+    if index > 1 and (text:find("^%s*%- ") or text:find("^#")) then
+      return nil
+    end
+    local id = text:match("<!%-%- stet id=([%w%-_]+)")
+    if id then
+      return id
+    end
+  end
+end
+
+--- Whether a buffer is a style sheet (.stet/cache/sheets/*.md).
+local function is_sheet(bufnr)
+  return vim.api.nvim_buf_get_name(bufnr):gsub("\\", "/"):find("/%.stet/cache/sheets/[^/]+%.md$") ~= nil
+end
+
+--- Finds the entry under the cursor and calls `on_id(id)` (nil when there is none): in the
+--- style sheet the entry on the cursor line; elsewhere a style-sheet diagnostic on the cursor
+--- line, else the open entry anchored at it (`stet.note.list`, `placement.line`).
+---@param on_id fun(id: string?)
+function M.entry_at_cursor(on_id)
+  local bufnr, uri, line = here()
+  if is_sheet(bufnr) then
+    on_id(M.sheet_entry_at(bufnr, line))
+    return
+  end
+  local id = entry_at_cursor(bufnr, line)
+  if id then
+    on_id(id)
+    return
+  end
+  M.execute("stet.note.list", { uri = uri, status = "open" }, function(result)
+    local name = vim.fs.normalize(vim.api.nvim_buf_get_name(bufnr))
+    for _, entry in ipairs(type(result) == "table" and value(result.entries) or {}) do
+      local anchor = value(entry.anchor)
+      local placement = value(entry.placement)
+      if anchor and placement and value(placement.line) == line + 1
+        and vim.endswith(name, "/" .. anchor.path) then
+        vim.schedule(function()
+          on_id(entry.id)
+        end)
+        return
+      end
+    end
+    vim.schedule(function()
+      on_id(nil)
+    end)
+  end, bufnr)
+end
+
+--- The arguments of the server's "Propose entry ID as a skill" code action on the cursor
+--- line (they carry `proposedName`), or nil.
+local function skill_action_arguments(bufnr, client, id)
+  local line = vim.api.nvim_win_get_cursor(0)[1] - 1
+  local diagnostics = {}
+  for _, diagnostic in ipairs(vim.diagnostic.get(bufnr, { lnum = line })) do
+    local lsp = diagnostic.user_data and diagnostic.user_data.lsp
+    if lsp then
+      diagnostics[#diagnostics + 1] = lsp
+    end
+  end
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = { line = line, character = 0 }, ["end"] = { line = line, character = 0 } },
+    context = { diagnostics = diagnostics },
+  }
+  local response = client:request_sync("textDocument/codeAction", params, 3000, bufnr)
+  for _, action in ipairs(response and type(response.result) == "table" and response.result or {}) do
+    local command = type(action.command) == "table" and action.command or {}
+    local argument = type(command.arguments) == "table" and command.arguments[1] or nil
+    if command.command == "stet.graduate" and type(argument) == "table" and argument.id == id
+      and argument.route == "skill" then
+      return argument
+    end
+  end
+end
+
+--- Graduates an entry (`id`, default the entry under the cursor) by `route` (default: asked
+--- with vim.ui.select). The skill route asks for the name, offering the server's proposal.
+---@param route string?
+---@param id string?
+function M.graduate(route, id)
+  local bufnr, uri = here()
+  local client = M.client(bufnr)
+  if not client then
+    return
+  end
+  local function go(entry)
+    local function with_route(chosen)
+      if not chosen then
+        return
+      end
+      local argument = { uri = uri, id = entry, route = chosen }
+      if chosen == "skill" then
+        local proposed = skill_action_arguments(bufnr, client, entry)
+        argument.proposedName = proposed and value(proposed.proposedName) or nil
+      end
+      M.graduate_command({ command = "stet.graduate", arguments = { argument } }, { client_id = client.id, bufnr = bufnr })
+    end
+    if route then
+      with_route(route)
+      return
+    end
+    local labels = {
+      trajectory = "graduate into the trajectory",
+      skill = "propose as a skill",
+      discard = "discard",
+    }
+    vim.ui.select(M.routes, {
+      prompt = ("Graduate entry %s"):format(entry),
+      format_item = function(item)
+        return labels[item] or item
+      end,
+      kind = "stet.route",
+    }, with_route)
+  end
+  if id then
+    go(id)
+    return
+  end
+  M.entry_at_cursor(function(found)
+    if not found then
+      notify("no style-sheet entry under the cursor; give an id", vim.log.levels.WARN)
+      return
+    end
+    go(found)
+  end)
+end
+
+--- One quickfix line about an event of events.jsonl: "step N kind detail".
+---@param event table
+---@return string
+function M.step_text(event)
+  local detail
+  for _, key in ipairs({ "name", "path", "text", "prompt", "reason", "title" }) do
+    local v = value(event[key])
+    if type(v) == "string" and v ~= "" then
+      detail = v
+      break
+    end
+  end
+  if detail == nil and type(value(event.input)) == "table" then
+    detail = vim.json.encode(event.input)
+  end
+  local text = ("step %s %s"):format(tostring(value(event.step) or "?"), tostring(value(event.kind) or "?"))
+  if detail then
+    detail = detail:gsub("%s+", " ")
+    text = text .. " " .. (#detail > 100 and (detail:sub(1, 99) .. "…") or detail)
+  end
+  return text
+end
+
+--- The quickfix items of an events.jsonl file: one per step, at its line.
+---@param path string
+---@return table[]
+function M.step_items(path)
+  local items = {}
+  for lnum, line in ipairs(vim.fn.readfile(path)) do
+    local ok, event = pcall(vim.json.decode, line)
+    if ok and type(event) == "table" and value(event.step) ~= nil then
+      items[#items + 1] = { filename = path, lnum = lnum, col = 1, text = M.step_text(event) }
+    end
+  end
+  return items
+end
+
+--- Fills the quickfix list with a trajectory's steps (`id` or prefix; default the working
+--- trajectory): each at its line of events.jsonl.
+---@param id string?
+function M.steps(id)
+  local bufnr, uri = here()
+  M.execute("stet.trajectory.open", { uri = uri, id = id, file = "events" }, function(result)
+    local target = type(result) == "table" and result.uri or nil
+    if not target then
+      return
+    end
+    vim.schedule(function()
+      local path = vim.uri_to_fname(target)
+      local items = M.step_items(path)
+      local name = vim.fs.basename(vim.fs.dirname(path))
+      vim.fn.setqflist({}, " ", { title = "stet trajectory " .. name, items = items })
+      if #items > 0 then
+        vim.cmd("botright copen")
+      else
+        notify("the trajectory has no steps")
+      end
+    end)
+  end, bufnr)
+end
+
+--- The ids of the open entries (for completion; empty when the server is slow).
+---@return string[]
+function M.entry_ids()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
+  if not client then
+    return {}
+  end
+  local params = { command = "stet.note.list", arguments = { { uri = vim.uri_from_bufnr(bufnr), status = "open" } } }
+  local response = client:request_sync("workspace/executeCommand", params, 1000, bufnr)
+  local entries = response and type(response.result) == "table" and value(response.result.entries) or {}
+  return vim.tbl_map(function(entry)
+    return entry.id
+  end, entries)
+end
 return M

@@ -1,0 +1,230 @@
+-- The subcommands of `:Stet {subcommand} [args]` (see `:help :Stet`): each runs a function of
+-- lua/stet/init.lua, and completes its arguments. Loaded on the first `:Stet` or completion.
+local stet = require("stet")
+
+local M = {}
+
+local function usage(text)
+  vim.notify("stet: usage: :Stet " .. text, vim.log.levels.ERROR)
+end
+
+--- The candidates starting with `lead`.
+local function matching(candidates, lead)
+  return vim.tbl_filter(function(candidate)
+    return vim.startswith(candidate, lead)
+  end, candidates)
+end
+
+--- `args` (what follows the subcommand) as its first word and the rest.
+local function first_word(args)
+  local word, rest = args:match("^(%S+)%s*(.-)%s*$")
+  return word, rest or ""
+end
+
+local function optional(args)
+  return args ~= "" and args or nil
+end
+
+---@class stet.Subcommand
+---@field run fun(args: string, opts: table) `args`: the text after the subcommand; `opts`: :command's
+---@field complete? fun(lead: string, words: string[]): string[] `words`: the arguments before `lead`
+
+---@type table<string, stet.Subcommand>
+M.subcommands = {
+  note = {
+    -- :Stet note [{kind}] {text}
+    run = function(args)
+      local kind, text = first_word(args)
+      if kind and text ~= "" and vim.tbl_contains(stet.kinds, kind) then
+        stet.add_note(text, kind)
+      elseif args ~= "" then
+        stet.add_note(args, nil)
+      else
+        usage("note [kind] {text}")
+      end
+    end,
+    complete = function(lead, words)
+      return #words == 0 and matching(stet.kinds, lead) or {}
+    end,
+  },
+  record = {
+    -- :Stet record [all]
+    run = function(args)
+      stet.record(args == "all")
+    end,
+    complete = function(lead, words)
+      return #words == 0 and matching({ "all" }, lead) or {}
+    end,
+  },
+  sheet = {
+    run = function()
+      stet.open_sheet()
+    end,
+  },
+  brief = {
+    -- :Stet brief [budget]
+    run = function(args)
+      stet.brief(tonumber(args))
+    end,
+  },
+  list = {
+    run = function()
+      stet.list()
+    end,
+  },
+  edit = {
+    -- :Stet edit {id} {text}
+    run = function(args)
+      local id, text = first_word(args)
+      if not id or text == "" then
+        return usage("edit {id} {text}")
+      end
+      stet.edit(id, text)
+    end,
+    complete = function(lead, words)
+      return #words == 0 and matching(stet.entry_ids(), lead) or {}
+    end,
+  },
+  discard = {
+    -- :Stet discard [id]
+    run = function(args)
+      stet.discard(optional(args))
+    end,
+    complete = function(lead, words)
+      return #words == 0 and matching(stet.entry_ids(), lead) or {}
+    end,
+  },
+  pause = {
+    -- :Stet pause [until]
+    run = function(args)
+      stet.pause(optional(args))
+    end,
+  },
+  resume = {
+    run = function()
+      stet.resume()
+    end,
+  },
+  import = {
+    -- :Stet import [path]
+    run = function(args)
+      stet.import(optional(args))
+    end,
+    complete = function(lead, words)
+      return #words == 0 and vim.fn.getcompletion(lead, "file") or {}
+    end,
+  },
+  trajectory = {
+    -- :Stet trajectory [id]
+    run = function(args)
+      stet.open_trajectory(optional(args))
+    end,
+    complete = function(lead, words)
+      return #words == 0 and matching(stet.trajectory_ids(), lead) or {}
+    end,
+  },
+  steps = {
+    -- :Stet steps [id]
+    run = function(args)
+      stet.steps(optional(args))
+    end,
+    complete = function(lead, words)
+      return #words == 0 and matching(stet.trajectory_ids(), lead) or {}
+    end,
+  },
+  mark = {
+    -- :Stet[!] mark {wrong|clever|note} [text]
+    run = function(args, opts)
+      local verdict, text = first_word(args)
+      if not verdict or not vim.tbl_contains(stet.verdicts, verdict) then
+        return usage("mark {wrong|clever|note} [text] (:Stet! mark also adds it to the style sheet)")
+      end
+      stet.mark(verdict, optional(text), opts.bang)
+    end,
+    complete = function(lead, words)
+      return #words == 0 and matching(stet.verdicts, lead) or {}
+    end,
+  },
+  graduate = {
+    -- :Stet graduate [trajectory|skill|discard] [id]
+    run = function(args)
+      local route, id = first_word(args)
+      if route and not vim.tbl_contains(stet.routes, route) then
+        return usage("graduate [trajectory|skill|discard] [id]")
+      end
+      stet.graduate(route, optional(id))
+    end,
+    complete = function(lead, words)
+      if #words == 0 then
+        return matching(stet.routes, lead)
+      end
+      return #words == 1 and matching(stet.entry_ids(), lead) or {}
+    end,
+  },
+  review = {
+    run = function()
+      stet.review()
+    end,
+  },
+  capstone = {
+    -- :Stet[!] capstone [--dry-run] [message]
+    run = function(args, opts)
+      local dry_run = opts.bang
+      local word, rest = first_word(args)
+      if word == "--dry-run" then
+        dry_run, args = true, rest
+      end
+      stet.capstone(optional(args), dry_run)
+    end,
+    complete = function(lead, words)
+      return #words == 0 and matching({ "--dry-run" }, lead) or {}
+    end,
+  },
+}
+
+--- The subcommands' names, sorted.
+---@return string[]
+function M.names()
+  local names = vim.tbl_keys(M.subcommands)
+  table.sort(names)
+  return names
+end
+
+--- Runs `:Stet {subcommand} [args]` (`opts` as nvim_create_user_command gives them).
+---@param opts table
+function M.run(opts)
+  local name, args = first_word(opts.args)
+  local subcommand = name and M.subcommands[name]
+  if not subcommand then
+    local known = table.concat(M.names(), ", ")
+    vim.notify(
+      ("stet: %s; one of %s"):format(name and ("unknown subcommand " .. name) or "a subcommand is needed", known),
+      vim.log.levels.ERROR
+    )
+    return
+  end
+  subcommand.run(args, opts)
+end
+
+--- Completion of `:Stet …`: the subcommands, then each one's arguments.
+---@param lead string
+---@param cmdline string
+---@return string[]
+function M.complete(lead, cmdline)
+  local words = vim.split(cmdline, "%s+", { trimempty = true })
+  -- words[1] is "Stet" (or "Stet!"); the word being typed is `lead` (empty after a space).
+  table.remove(words, 1)
+  if lead ~= "" then
+    table.remove(words)
+  end
+  if #words == 0 then
+    return matching(M.names(), lead)
+  end
+  local subcommand = M.subcommands[words[1]]
+  if not subcommand or not subcommand.complete then
+    return {}
+  end
+  return subcommand.complete(lead, vim.list_slice(words, 2))
+end
+
+return M

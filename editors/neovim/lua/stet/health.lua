@@ -1,0 +1,101 @@
+-- `:checkhealth stet`: Neovim's version, the server (found, and its version), the client
+-- attached to the current buffer, and advice for what is missing.
+local M = {}
+
+local INSTALL = "install the server: `pip install stet-lsp` (or `pip install -e .` in a checkout), "
+  .. 'or point the plugin at it: vim.lsp.config("stet", { cmd = { "/path/to/stet-lsp" } })'
+
+--- The first line a command prints, or nil with why not.
+local function first_line(cmd)
+  local ok, process = pcall(vim.system, cmd, { text = true })
+  if not ok then
+    return nil, tostring(process)
+  end
+  local done = process:wait(10000)
+  local out = vim.trim((done.stdout or "") .. "\n" .. (done.stderr or ""))
+  if done.code ~= 0 then
+    return nil, ("exit %s: %s"):format(tostring(done.code), out)
+  end
+  return (vim.split(out, "\n", { plain = true })[1])
+end
+
+--- The buffer `:checkhealth` was run from (it runs checks in its own health:// buffer, in a
+--- new tab or a split).
+local function user_buffer()
+  local current = vim.api.nvim_get_current_buf()
+  if not vim.startswith(vim.api.nvim_buf_get_name(current), "health://") then
+    return current
+  end
+  local tab = vim.fn.tabpagenr("#")
+  if tab > 0 and tab ~= vim.fn.tabpagenr() then
+    local tabpage = vim.api.nvim_list_tabpages()[tab]
+    if tabpage then
+      return vim.api.nvim_win_get_buf(vim.api.nvim_tabpage_get_win(tabpage))
+    end
+  end
+  local previous = vim.fn.win_getid(vim.fn.winnr("#"))
+  if previous ~= 0 then
+    return vim.api.nvim_win_get_buf(previous)
+  end
+  return current
+end
+
+function M.check()
+  local health = vim.health
+  health.start("Neovim")
+  local version = vim.version()
+  local text = ("%d.%d.%d"):format(version.major, version.minor, version.patch)
+  if vim.fn.has("nvim-0.11") == 1 then
+    health.ok("Neovim " .. text)
+  else
+    health.error("Neovim " .. text .. ": the plugin needs 0.11 or newer", { "upgrade Neovim" })
+  end
+
+  health.start("Server")
+  local config = vim.lsp.config and vim.lsp.config.stet or nil
+  local cmd = config and config.cmd or nil
+  if type(cmd) == "function" then
+    health.info("`cmd` is a function: not checked here")
+  elseif type(cmd) ~= "table" or not cmd[1] then
+    health.error("no `cmd` in vim.lsp.config.stet (is editors/neovim on 'runtimepath'?)", { INSTALL })
+  elseif vim.fn.executable(cmd[1]) == 0 then
+    health.error(("`%s` is not an executable (cmd = %s)"):format(cmd[1], vim.inspect(cmd)), { INSTALL })
+  else
+    local path = vim.fn.exepath(cmd[1])
+    local answer, why = first_line({ path, "--version" })
+    if answer then
+      health.ok(("%s (%s)"):format(answer, path))
+    else
+      -- An older server without --version: ask the CLI beside it.
+      local cli = vim.fs.joinpath(vim.fs.dirname(path), "stet")
+      local cli_answer = vim.fn.executable(cli) == 1 and first_line({ cli, "--version" }) or nil
+      if cli_answer then
+        health.ok(("%s (%s; version from %s)"):format(path, cli_answer, cli))
+      else
+        health.warn(("%s found, but its version is unknown: %s"):format(path, why or "?"), { INSTALL })
+      end
+    end
+  end
+  if vim.g.stet_enable == false then
+    health.warn("vim.g.stet_enable is false: the plugin does not enable the server", {
+      'remove it, or call vim.lsp.enable("stet") yourself',
+    })
+  elseif config and not vim.lsp.is_enabled("stet") then
+    health.warn("the stet configuration is not enabled", { 'vim.lsp.enable("stet")' })
+  end
+
+  health.start("Client")
+  local bufnr = user_buffer()
+  local attached = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
+  local any = vim.lsp.get_clients({ name = "stet" })
+  if attached then
+    health.ok(("attached to %s (client %d, root %s)"):format(
+      vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":~:."), attached.id, attached.root_dir or "none"))
+  elseif #any > 0 then
+    health.info(("%d stet client(s) running, none attached to this buffer"):format(#any))
+  else
+    health.info("no stet client running: open a file inside a git repository (a folder with .git or .stet)")
+  end
+end
+
+return M
