@@ -6,7 +6,10 @@ Problems panel, records it with Ctrl+. and Enter, adds a note with "Stet: Add No
 and one through a comment thread, and changes a `stet.*` setting in the Settings editor. The
 style sheet on disk is the proof; screenshots are kept in the test's tmp folder. Two shorter
 runs import a Claude Code session of the repository ("Stet: Import Agent Session…"), open its
-narration ("Stet: Open Trajectory") and mark a step of it ("Stet: Mark Step…").
+narration ("Stet: Open Trajectory") and mark a step of it ("Stet: Mark Step…"). One reads the
+status bar item (branch, open entries, trajectory), opens the Stet view from it, opens an entry's
+anchor and a step from its tree and graduates the entry from its context menu; one finds the
+server in the workspace's `.venv` with no `stet.server.path`.
 """
 
 from __future__ import annotations
@@ -92,16 +95,29 @@ SETTINGS = {
 
 
 @pytest.fixture
-def code_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """code-server with the extension in a throwaway profile: (base URL, workspace root)."""
+def code_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """code-server with the extension in a throwaway profile: (base URL, workspace root).
+
+    Parametrized indirectly with "venv", it sets no `stet.server.path`: the workspace has a
+    `.venv` whose `bin/stet-lsp` leaves a mark, then runs the real server."""
     assert CODE_SERVER is not None
     root = make_workspace(tmp_path / "repo")
+    venv = getattr(request, "param", None) == "venv"
+    if venv:
+        script = root / ".venv" / "bin" / "stet-lsp"
+        script.parent.mkdir(parents=True)
+        script.write_text(
+            f"#!/bin/sh\necho started > {tmp_path / 'venv-server-started'}\n"
+            f'exec {_server_path()} "$@"\n',
+            encoding="utf-8",
+        )
+        script.chmod(0o755)
     profile = tmp_path / "profile"
     extensions, user = profile / "ext", profile / "user"
     (user / "User").mkdir(parents=True)
     settings = {
         **SETTINGS,
-        "stet.server.path": _server_path(),
+        "stet.server.path": "" if venv else _server_path(),
         # The Problems panel leaves out Hint diagnostics (the default for margin notes): list
         # them as Information, which also proves the settings reach the server.
         "stet.margin.severity": "information",
@@ -394,3 +410,82 @@ def test_entry_proposed_as_skill_and_capstone_from_vscode(
     assert "Trajectory: " in result["dryRun"]
     check_skill_and_capstone(root, entry_id, CAPSTONE_MESSAGE)
     assert "committed as" in result["committed"], result["committed"]
+
+
+TREE_TEXT = "Payment functions return cents"
+TREE_LINE = 4  # 1-based: "def pay(url):"
+TREE_STEP = MARK_STEP  # the Write that created src/retry.py
+
+
+def test_status_bar_and_side_bar_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) -> None:
+    base, root = code_server
+    session = claude_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    trajectory = working_trajectory(root)
+    added = stet(
+        root,
+        "note",
+        "add",
+        TREE_TEXT,
+        "--kind",
+        "convention",
+        "--file",
+        "src/pay.py",
+        "--line",
+        str(TREE_LINE),
+        "--json",
+    )
+    assert added.returncode == 0, added.stderr
+    entry_id = json.loads(added.stdout)["entry"]["id"]
+    events = root / ".stet" / "cache" / "trajectories" / trajectory["id"] / "events.jsonl"
+    step_line = next(
+        n
+        for n, text in enumerate(events.read_text(encoding="utf-8").splitlines())
+        if json.loads(text).get("step") == TREE_STEP
+    )
+    step_kind = json.loads(events.read_text(encoding="utf-8").splitlines()[step_line])["kind"]
+
+    result = drive(
+        tmp_path,
+        base,
+        root,
+        scenario="sidebar",
+        branch="main",
+        entryText=TREE_TEXT,
+        sessionPrompt=SESSION_PROMPT,
+        stepLabel=f"{TREE_STEP} · {step_kind}",
+    )
+
+    # The status bar item names the branch, counts the open entries, shows the trajectory.
+    status = result["status"]
+    assert "Stet: main" in status and "1 open" in status and "trajectory" in status, status
+    # Clicking it showed the view; its tree lists the entry (by kind, with status and anchor).
+    assert any("convention" in row for row in result["tree"]), result["tree"]
+    [row] = [row for row in result["tree"] if TREE_TEXT in row]
+    assert f"open · src/pay.py:{TREE_LINE}" in row, row
+    # Clicking the entry opened its file at the anchor.
+    assert "pay.py" in result["activeTab"]
+    assert result["cursor"].startswith(f"Ln {TREE_LINE}, Col 1"), result["cursor"]
+
+    # The working trajectory's session lists its steps; a click opens events.jsonl at the step.
+    assert "events.jsonl" in result["stepTab"]
+    assert result["stepCursor"].startswith(f"Ln {step_line + 1}, Col 1"), result["stepCursor"]
+
+    # The entry's context menu graduated it into the working trajectory.
+    assert any("Propose as a Skill" in item for item in result["menu"]), result["menu"]
+    assert "0 open" in result["statusAfter"]
+    [graduated] = [entry for entry in sheet_entries(root) if entry["id"] == entry_id]
+    assert graduated["status"] == "graduated-trajectory", graduated
+
+
+@pytest.mark.parametrize("code_server", ["venv"], indirect=True)
+def test_server_found_in_the_workspace_venv(tmp_path: Path, code_server: tuple[str, Path]) -> None:
+    base, root = code_server
+    added = stet(root, "note", "add", TREE_TEXT, "--file", "src/pay.py", "--line", "4")
+    assert added.returncode == 0, added.stderr
+
+    # With no stet.server.path, the extension started the workspace's .venv/bin/stet-lsp.
+    result = drive(tmp_path, base, root, scenario="sidebar", branch="main", entryText=TREE_TEXT)
+    assert (tmp_path / "venv-server-started").exists()
+    assert "Stet: main" in result["status"] and "1 open" in result["status"], result["status"]

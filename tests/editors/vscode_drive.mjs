@@ -6,10 +6,13 @@
 // - "import": "Stet: Import Agent Session…" (picks the session), "Stet: Open Trajectory";
 // - "mark": "Stet: Open Trajectory", then "Stet: Mark Step…" on a line of the narration;
 // - "graduate": "Stet: Open Style Sheet", Ctrl+. on an entry: "Propose entry ID as a skill" with
-//   the name typed, then "Stet: Commit Trajectory (Capstone)" as a dry run and for real.
+//   the name typed, then "Stet: Commit Trajectory (Capstone)" as a dry run and for real;
+// - "sidebar": the status bar item (branch, open entries), a click opens the Stet view, a click
+//   on the entry in its tree opens the anchor; with a trajectory (sessionPrompt), a step of it
+//   opens from the tree and the entry graduates into it from its context menu.
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
 // commentLine, commentText, root, stetCli, agentLine, agentText, sessionPrompt, markLine,
-// markText, entryId, entryLine, entryText, badName, skillName, capstoneMessage, screenshots,
+// markText, entryId, entryLine, entryText, branch, stepLabel, badName, skillName, capstoneMessage, screenshots,
 // out, chromium, timeoutMs).
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -433,7 +436,81 @@ async function runGraduate(page) {
   await screenshot(page, "capstone");
 }
 
-const run = { notes: runNotes, import: runImport, mark: runMark, graduate: runGraduate }[config.scenario ?? "notes"];
+// The status bar item names the branch and the open entries; clicking it opens the Stet view,
+// whose tree lists the entry; clicking the entry opens its file at the anchor.
+async function runSidebar(page) {
+  await openWorkbench(page);
+  const item = page.locator(".statusbar .statusbar-item", { hasText: "Stet:" });
+  result.status = await until("Stet status bar item", async () => {
+    const found = await texts(item);
+    return found.find((t) => t.includes(config.branch) && /\d+ open/.test(t)) ?? null;
+  });
+  await screenshot(page, "status-bar");
+  await item.first().locator("a, .statusbar-item-label").first().click();
+  const rows = page.locator(".part.sidebar .monaco-list-row");
+  result.tree = await until("entry in the Stet view", async () => {
+    const found = await texts(rows);
+    return found.some((t) => t.includes(config.entryText)) ? found : null;
+  });
+  await screenshot(page, "stet-view");
+  await rows.filter({ hasText: config.entryText }).first().click();
+  result.activeTab = await until("anchor's file open", async () => {
+    const [active] = await texts(page.locator(".tabs-container .tab.active"));
+    return active?.includes(config.fileName) ? active : null;
+  });
+  result.cursor = await until("cursor at the anchor", async () => {
+    const found = await texts(page.locator(".statusbar .statusbar-item"));
+    return found.find((t) => /Ln \d+, Col \d+/.test(t)) ?? null;
+  });
+  await screenshot(page, "anchor-open");
+  if (!config.sessionPrompt) {
+    return;
+  }
+
+  // The working trajectory: expand it, then its session, click a step: events.jsonl at its line.
+  await rows.filter({ hasText: "working " }).first().click();
+  const session = rows.filter({ hasText: "session " }).first();
+  await session.waitFor({ timeout: TIMEOUT });
+  await session.click();
+  const stepRow = rows.filter({ hasText: config.stepLabel }).first();
+  await stepRow.waitFor({ timeout: TIMEOUT });
+  result.stepRows = await texts(rows);
+  await stepRow.click();
+  result.stepTab = await until("events.jsonl open", async () => {
+    const [active] = await texts(page.locator(".tabs-container .tab.active"));
+    return active?.includes("events.jsonl") ? active : null;
+  });
+  result.stepCursor = await until("cursor at the step", async () => {
+    const found = await texts(page.locator(".statusbar .statusbar-item"));
+    return found.find((t) => /Ln \d+, Col \d+/.test(t) && !t.startsWith(result.cursor)) ?? null;
+  });
+  await screenshot(page, "step-open");
+
+  // The entry's context menu: "Graduate into the Trajectory".
+  await rows.filter({ hasText: config.entryText }).first().click({ button: "right" });
+  const menuItem = page.locator(".context-view .action-item", { hasText: "Graduate into the Trajectory" });
+  await menuItem.first().waitFor({ timeout: TIMEOUT });
+  result.menu = await texts(page.locator(".context-view .action-item"));
+  await screenshot(page, "entry-menu");
+  await menuItem.first().click();
+  result.graduatedRow = await until("entry graduated in the tree", async () => {
+    const found = await texts(rows);
+    return found.find((t) => t.includes(config.entryText) && t.includes("graduated-trajectory")) ?? null;
+  });
+  result.statusAfter = await until("status bar counts no open entry", async () => {
+    const found = await texts(item);
+    return found.find((t) => t.includes("0 open")) ?? null;
+  });
+  await screenshot(page, "entry-graduated");
+}
+
+const run = {
+  notes: runNotes,
+  import: runImport,
+  mark: runMark,
+  graduate: runGraduate,
+  sidebar: runSidebar,
+}[config.scenario ?? "notes"];
 
 const browser = await chromium.launch({
   executablePath: config.chromium,

@@ -2,6 +2,8 @@
 // commands and comment threads that call the server's commands. Diagnostics, code actions,
 // code lenses and hovers come from the server itself, and so does reading the `stet.*`
 // settings: it asks for them (workspace/configuration) and registers for their changes.
+import * as fs from "node:fs";
+import * as path from "node:path";
 import * as vscode from "vscode";
 import {
   ExecuteCommandRequest,
@@ -128,10 +130,108 @@ let output: vscode.LogOutputChannel | undefined;
 /** Where a capstone's result is written (made on first use). */
 let capstoneOutput: vscode.OutputChannel | undefined;
 
-function createClient(): LanguageClient {
+/** Where the server was found, for the messages. */
+interface ServerCommand {
+  command: string;
+  args: string[];
+  /** How it was found: "stet.server.path", "the Python extension's interpreter", ".venv", "PATH". */
+  source: string;
+}
+
+const SERVER_NAME = "stet-lsp";
+const EXE = process.platform === "win32" ? ".exe" : "";
+const BIN = process.platform === "win32" ? "Scripts" : "bin";
+
+function isFile(path: string): boolean {
+  try {
+    return fs.statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** `name` looked up on PATH (with PATHEXT's extensions on Windows), or undefined. */
+function onPath(name: string): string | undefined {
+  if (path.isAbsolute(name) || name.includes("/") || name.includes("\\")) {
+    return isFile(name) ? name : undefined;
+  }
+  const extensions = process.platform === "win32" ? (process.env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";") : [""];
+  for (const folder of (process.env.PATH ?? "").split(path.delimiter).filter(Boolean)) {
+    for (const extension of ["", ...extensions]) {
+      const candidate = path.join(folder, name + extension);
+      if (isFile(candidate)) {
+        return candidate;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The folder of the Python interpreter the Python extension has selected, when it is there. */
+async function pythonExtensionBin(folder: vscode.Uri | undefined): Promise<string | undefined> {
+  try {
+    const extension = vscode.extensions.getExtension("ms-python.python");
+    if (!extension) {
+      return undefined;
+    }
+    const api = (extension.isActive ? extension.exports : await extension.activate()) as
+      | {
+          environments?: { getActiveEnvironmentPath?: (resource?: vscode.Uri) => { path?: string } | undefined };
+          settings?: { getExecutionDetails?: (resource?: vscode.Uri) => { execCommand?: string[] } | undefined };
+        }
+      | undefined;
+    const interpreter =
+      api?.environments?.getActiveEnvironmentPath?.(folder)?.path ??
+      api?.settings?.getExecutionDetails?.(folder)?.execCommand?.[0];
+    if (!interpreter) {
+      return undefined;
+    }
+    // A venv's interpreter is bin/python (Scripts\python.exe): the script is next to it. The
+    // path may also be the environment's folder.
+    return isFile(interpreter) ? path.dirname(interpreter) : path.join(interpreter, BIN);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The server to start: `stet.server.path` when set (other than the bare default name), else
+ * the workspace's Python environment (the Python extension's interpreter, a `.venv` or `venv`
+ * folder), else `stet-lsp` on PATH. Undefined when none is there.
+ */
+async function findServer(): Promise<ServerCommand | undefined> {
   const config = vscode.workspace.getConfiguration("stet");
-  const command = config.get<string>("server.path", "stet-lsp") || "stet-lsp";
+  const configured = (config.get<string>("server.path", "") ?? "").trim();
   const args = config.get<string[]>("server.args", []);
+  if (configured && configured !== SERVER_NAME) {
+    // Set by the user: used as it is (a name is looked up on PATH by the spawn).
+    return { command: configured, args, source: "stet.server.path" };
+  }
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((folder) => folder.uri.scheme === "file");
+  for (const folder of folders.length ? folders : [undefined]) {
+    const bin = await pythonExtensionBin(folder?.uri);
+    if (bin && isFile(path.join(bin, SERVER_NAME + EXE))) {
+      return { command: path.join(bin, SERVER_NAME + EXE), args, source: "the Python extension's interpreter" };
+    }
+  }
+  for (const folder of folders) {
+    for (const venv of [".venv", "venv"]) {
+      const candidate = path.join(folder.uri.fsPath, venv, BIN, SERVER_NAME + EXE);
+      if (isFile(candidate)) {
+        return { command: candidate, args, source: venv };
+      }
+    }
+  }
+  const found = onPath(SERVER_NAME);
+  return found ? { command: found, args, source: "PATH" } : undefined;
+}
+
+const INSTALL_MESSAGE =
+  "Install it into the workspace's Python environment (pip install stet-lsp, or pip install -e . in a " +
+  "checkout of Stet), or set stet.server.path to the stet-lsp executable.";
+
+function createClient(server: ServerCommand): LanguageClient {
+  const { command, args } = server;
   const serverOptions: ServerOptions = {
     run: { command, args, transport: TransportKind.stdio },
     debug: { command, args, transport: TransportKind.stdio },
@@ -149,22 +249,29 @@ function createClient(): LanguageClient {
 }
 
 async function startClient(): Promise<void> {
-  client = createClient();
+  const server = await findServer();
+  if (!server) {
+    output?.error(`stet-lsp not found (stet.server.path, the Python environment, .venv, PATH)`);
+    void vscode.window.showErrorMessage(`Stet: the language server (stet-lsp) was not found. ${INSTALL_MESSAGE}`);
+    return;
+  }
+  output?.info(`starting ${server.command} (from ${server.source})`);
+  client = createClient(server);
   const start = client.start();
   starting = start;
   try {
     await start;
   } catch (error) {
-    const path = vscode.workspace.getConfiguration("stet").get<string>("server.path");
     void vscode.window.showErrorMessage(
-      `Stet: could not start the language server '${path}': ${String(error)}. ` +
-        "Install it (pip install stet-lsp) or set stet.server.path.",
+      `Stet: could not start the language server '${server.command}' (from ${server.source}): ${String(error)}. ` +
+        INSTALL_MESSAGE,
     );
   } finally {
     if (starting === start) {
       starting = undefined;
     }
   }
+  stetView?.refresh();
 }
 
 async function stopClient(): Promise<void> {
@@ -182,11 +289,27 @@ async function execute<T>(command: string, argument: Record<string, unknown>): P
   if (!client || client.state !== State.Running) {
     throw new Error("the Stet language server is not running");
   }
-  return (await client.sendRequest(ExecuteCommandRequest.type, {
+  const result = (await client.sendRequest(ExecuteCommandRequest.type, {
     command,
     arguments: [argument],
   })) as T;
+  if (!READ_ONLY.has(command)) {
+    // The status bar and the view show the change (the sheet's watcher may lag).
+    setTimeout(() => void afterChange(), 100);
+  }
+  return result;
 }
+
+/** Commands that change nothing: no refresh after them. */
+const READ_ONLY = new Set([
+  "stet.note.list",
+  "stet.note.show",
+  "stet.trajectory.list",
+  "stet.trajectory.sessions",
+  "stet.trajectory.open",
+  "stet.brief",
+  "stet.sheet.open",
+]);
 
 /**
  * The `uri` argument of a command about the repository: the active editor's file, else the
@@ -468,12 +591,22 @@ function skillNameProblem(name: string): string | undefined {
 /** The middleware for server commands (workspace/executeCommand). */
 async function interceptCommand(command: string, args: unknown[], next: ExecuteCommandSignature): Promise<unknown> {
   if (command === "stet.graduate") {
-    return graduate(args, next);
+    try {
+      return await graduate(args, next);
+    } finally {
+      setTimeout(() => void afterChange(), 100);
+    }
   }
   if (command === "stet.capstone" && args.length === 0) {
     return capstone();
   }
-  return next(command, args);
+  try {
+    return await next(command, args);
+  } finally {
+    if (!READ_ONLY.has(command)) {
+      setTimeout(() => void afterChange(), 100);
+    }
+  }
 }
 
 /** `stet.graduate`: the skill route without a name asks for one, offering `proposedName`. */
@@ -670,6 +803,561 @@ function registerComments(context: vscode.ExtensionContext): void {
   );
 }
 
+// -- the target at a glance: status bar, entries, the tree view -----------------------------------
+
+/** What `stet.note.list` returns. */
+interface ListResult {
+  version: number;
+  target: Target;
+  sheet: string;
+  paused: boolean;
+  paused_until: string | null;
+  entries: Entry[];
+}
+
+/** A trajectory `stet.trajectory.list` lists (as `stet trajectory list --json`). */
+interface TrajectoryRow {
+  id: string;
+  working: boolean;
+  path: string;
+  steps: number;
+  started: string | null;
+  harnesses: string[];
+}
+
+/** One event of a trajectory's events.jsonl, with the file's 0-based line it is on. */
+interface StepRow {
+  step: number;
+  kind: string;
+  session: string;
+  line: number;
+  title: string;
+}
+
+const ROUTES = [
+  { label: "trajectory", description: "graduate into the working trajectory" },
+  { label: "skill", description: "propose as a skill (.stet/skills/NAME/SKILL.md)" },
+  { label: "discard", description: "discard the entry" },
+] as const;
+
+let stetView: StetTree | undefined;
+
+/** The repository's root folder from the sheet's path (ROOT/.stet/…), else the first folder. */
+function repositoryRoot(list: ListResult | undefined): string | undefined {
+  const sheet = list?.sheet;
+  const at = sheet ? sheet.lastIndexOf(`${path.sep}.stet${path.sep}`) : -1;
+  if (sheet && at > 0) {
+    return sheet.slice(0, at);
+  }
+  return vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === "file")?.uri.fsPath;
+}
+
+function entryLine(entry: Entry): number | undefined {
+  const line = entry.placement?.line ?? entry.anchor?.line;
+  return typeof line === "number" ? line : undefined;
+}
+
+function entryWhere(entry: Entry): string {
+  if (!entry.anchor) {
+    return "no anchor";
+  }
+  if (entry.placement?.lost) {
+    return `${entry.anchor.path} (anchor lost)`;
+  }
+  return `${entry.anchor.path}:${entryLine(entry) ?? "?"}`;
+}
+
+/** Opens an entry's anchor: its file at the line where the anchored text is now. */
+async function openAnchor(entry: Entry, root?: string): Promise<void> {
+  if (!entry.anchor) {
+    void vscode.window.showInformationMessage(`Stet: entry ${entry.id} has no anchor.`);
+    return;
+  }
+  const base = root ?? repositoryRoot(stetView?.list);
+  if (!base) {
+    return;
+  }
+  const line = Math.max(0, (entryLine(entry) ?? 1) - 1);
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(base, entry.anchor.path)));
+  const position = new vscode.Position(Math.min(line, Math.max(0, document.lineCount - 1)), 0);
+  await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position) });
+}
+
+async function listEntries(status?: string): Promise<ListResult> {
+  const argument: Record<string, unknown> = { ...repositoryArgument() };
+  if (status) {
+    argument.status = status;
+  }
+  return execute<ListResult>("stet.note.list", argument);
+}
+
+/** A quick pick of the target's entries (open ones unless `all`); undefined on Escape. */
+async function pickEntry(title: string, all = false): Promise<{ entry: Entry; list: ListResult } | undefined> {
+  const list = await listEntries(all ? undefined : "open");
+  if (!list.entries.length) {
+    void vscode.window.showInformationMessage(`Stet: no ${all ? "" : "open "}entries on ${list.target.label}.`);
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    list.entries.map((entry) => ({
+      label: entry.text.split("\n")[0],
+      description: `${entry.kind} · ${entry.author} · ${entry.id}${all ? ` · ${entry.status}` : ""}`,
+      detail: entryWhere(entry),
+      entry,
+    })),
+    { title, matchOnDescription: true, matchOnDetail: true, ignoreFocusOut: true },
+  );
+  return picked ? { entry: picked.entry, list } : undefined;
+}
+
+/** An entry given by the tree (its item) or a command argument ({id}), else picked. */
+async function entryArgument(
+  given: unknown,
+  title: string,
+): Promise<{ id: string; text?: string } | undefined> {
+  if (given instanceof EntryItem) {
+    return given.entry;
+  }
+  if (typeof given === "object" && given !== null && typeof (given as { id?: unknown }).id === "string") {
+    return given as { id: string; text?: string };
+  }
+  return (await pickEntry(title))?.entry;
+}
+
+async function afterChange(): Promise<void> {
+  await statusBar?.refresh();
+  stetView?.refresh();
+}
+
+async function graduateEntry(given?: unknown, route?: string): Promise<unknown> {
+  try {
+    const entry = await entryArgument(given, "Stet: Graduate Entry");
+    if (!entry) {
+      return undefined;
+    }
+    const picked =
+      route ??
+      (await vscode.window.showQuickPick([...ROUTES], { title: `Stet: Graduate entry ${entry.id}`, ignoreFocusOut: true }))
+        ?.label;
+    if (!picked) {
+      return undefined;
+    }
+    // Through the server's own command, so the skill route asks for the name (middleware).
+    const result = (await vscode.commands.executeCommand("stet.graduate", {
+      ...repositoryArgument(),
+      id: entry.id,
+      route: picked,
+    })) as GraduateResult | undefined;
+    if (result?.entry && picked !== "skill") {
+      vscode.window.setStatusBarMessage(`Stet: entry ${result.entry.id} is now ${result.entry.status}`, 6000);
+    }
+    return result;
+  } catch (error) {
+    reportFailure("graduating the entry", error);
+    return undefined;
+  } finally {
+    await afterChange();
+  }
+}
+
+async function editNote(given?: unknown, newText?: string): Promise<Entry | undefined> {
+  try {
+    const entry = await entryArgument(given, "Stet: Edit Note");
+    if (!entry) {
+      return undefined;
+    }
+    const text =
+      newText ??
+      (await vscode.window.showInputBox({
+        title: `Stet: Edit entry ${entry.id}`,
+        value: entry.text ?? "",
+        ignoreFocusOut: true,
+        validateInput: (value) => (value.trim() ? undefined : "the text cannot be empty"),
+      }));
+    if (!text) {
+      return undefined;
+    }
+    const result = await execute<EntryResult>("stet.note.edit", { ...repositoryArgument(), id: entry.id, text });
+    vscode.window.setStatusBarMessage(`Stet: entry ${result.entry.id} edited`, 4000);
+    return result.entry;
+  } catch (error) {
+    reportFailure("editing the note", error);
+    return undefined;
+  } finally {
+    await afterChange();
+  }
+}
+
+async function discardNote(given?: unknown): Promise<Entry | undefined> {
+  try {
+    const entry = await entryArgument(given, "Stet: Discard Note");
+    if (!entry) {
+      return undefined;
+    }
+    const result = await execute<EntryResult>("stet.note.discard", { ...repositoryArgument(), id: entry.id });
+    vscode.window.setStatusBarMessage(`Stet: entry ${result.entry.id} discarded`, 4000);
+    return result.entry;
+  } catch (error) {
+    reportFailure("discarding the note", error);
+    return undefined;
+  } finally {
+    await afterChange();
+  }
+}
+
+async function showEntries(): Promise<void> {
+  try {
+    const picked = await pickEntry("Stet: List Entries", true);
+    if (picked) {
+      await openAnchor(picked.entry, repositoryRoot(picked.list));
+    }
+  } catch (error) {
+    reportFailure("listing the entries", error);
+  }
+}
+
+async function setPaused(paused: boolean): Promise<void> {
+  try {
+    let until: string | undefined;
+    if (paused) {
+      until = await vscode.window.showInputBox({
+        title: "Stet: Pause Style Sheet",
+        prompt: "Pause until (an ISO date or time, e.g. 2026-12-31); empty: until resumed",
+        ignoreFocusOut: true,
+      });
+      if (until === undefined) {
+        return;
+      }
+    }
+    const argument: Record<string, unknown> = { ...repositoryArgument() };
+    if (until?.trim()) {
+      argument.until = until.trim();
+    }
+    const result = await execute<{ target: Target; paused: boolean; paused_until: string | null }>(
+      paused ? "stet.pause" : "stet.resume",
+      argument,
+    );
+    const when = result.paused_until ? ` until ${result.paused_until}` : "";
+    vscode.window.setStatusBarMessage(
+      `Stet: ${result.target.label} ${result.paused ? `paused${when}` : "resumed"}`,
+      4000,
+    );
+  } catch (error) {
+    reportFailure(paused ? "pausing" : "resuming", error);
+  } finally {
+    await afterChange();
+  }
+}
+
+/** The status bar item: target, open entries, paused, working trajectory. */
+class StatusBar {
+  readonly item = vscode.window.createStatusBarItem("stet.status", vscode.StatusBarAlignment.Left, 10);
+  private timer: NodeJS.Timeout | undefined;
+  private busy = false;
+  /** What the last refresh saw: the view is refreshed when it changes. */
+  private seen: string | undefined;
+
+  constructor() {
+    this.item.name = "Stet";
+    this.item.command = "stet.showView";
+    this.item.text = "$(note) Stet";
+    this.item.tooltip = "Stet: starting the language server";
+    this.item.show();
+    this.timer = setInterval(() => void this.refresh(), 4000);
+  }
+
+  async refresh(): Promise<void> {
+    if (this.busy || !client || client.state !== State.Running) {
+      if (!starting && (!client || client.state === State.Stopped)) {
+        this.item.text = "$(warning) Stet";
+        this.item.tooltip = "Stet: the language server is not running (Stet: Restart Language Server)";
+      }
+      return;
+    }
+    this.busy = true;
+    try {
+      const list = await listEntries();
+      const open = list.entries.filter((entry) => entry.status === "open").length;
+      let working = false;
+      try {
+        const { trajectories } = await execute<{ trajectories: TrajectoryRow[] }>(
+          "stet.trajectory.list",
+          repositoryArgument(),
+        );
+        working = trajectories.some((row) => row.working);
+      } catch {
+        // no trajectories: nothing to show
+      }
+      const parts = [`$(note) Stet: ${list.target.label}`, `${open} open`];
+      if (list.paused) {
+        parts.push("$(debug-pause) paused");
+      }
+      if (working) {
+        parts.push("$(history) trajectory");
+      }
+      this.item.text = parts.join(" · ");
+      const seen = JSON.stringify([
+        list.target.key,
+        list.paused,
+        list.entries.map((entry) => [entry.id, entry.status, entry.text, entry.placement]),
+        working,
+      ]);
+      if (this.seen !== undefined && seen !== this.seen) {
+        stetView?.refresh();
+      }
+      this.seen = seen;
+      this.item.tooltip = new vscode.MarkdownString(
+        [
+          `**Stet** · ${list.target.kind} \`${list.target.label}\``,
+          `${open} open entr${open === 1 ? "y" : "ies"} of ${list.entries.length}`,
+          list.paused ? `paused${list.paused_until ? ` until ${list.paused_until}` : ""}` : "not paused",
+          working ? "a working trajectory is there" : "no working trajectory",
+          "",
+          "Click to open the Stet view.",
+        ].join("\n\n"),
+      );
+    } catch (error) {
+      this.item.text = "$(note) Stet";
+      this.item.tooltip = `Stet: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  dispose(): void {
+    clearInterval(this.timer);
+    this.item.dispose();
+  }
+}
+
+let statusBar: StatusBar | undefined;
+
+// The tree: "Entries" (by kind) and "Trajectories" (sessions → steps).
+
+class GroupItem extends vscode.TreeItem {
+  constructor(
+    label: string,
+    readonly group: "entries" | "trajectories" | "kind",
+    readonly entries: Entry[] = [],
+  ) {
+    super(label, vscode.TreeItemCollapsibleState.Expanded);
+    this.contextValue = `stet-${group}`;
+  }
+}
+
+class EntryItem extends vscode.TreeItem {
+  constructor(readonly entry: Entry, root: string | undefined) {
+    super(entry.text.split("\n")[0], vscode.TreeItemCollapsibleState.None);
+    this.id = `entry:${entry.id}`;
+    this.description = `${entry.status} · ${entryWhere(entry)}`;
+    this.tooltip = new vscode.MarkdownString(
+      `**${entry.kind}** · ${entry.author} · \`${entry.id}\` · ${entry.status}\n\n${entry.text}\n\n${entryWhere(entry)}`,
+    );
+    this.contextValue = entry.status === "open" ? "stet-entry-open" : "stet-entry";
+    this.iconPath = new vscode.ThemeIcon(entry.status === "open" ? "note" : "pass");
+    this.command = { command: "stet.openEntry", title: "Open Anchor", arguments: [entry, root] };
+  }
+}
+
+class TrajectoryItem extends vscode.TreeItem {
+  constructor(readonly row: TrajectoryRow) {
+    super(`${row.working ? "working " : ""}${row.id}`, vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = `trajectory:${row.id}`;
+    this.description = `${row.steps} steps · ${(row.harnesses ?? []).join(", ")}`;
+    this.contextValue = "stet-trajectory";
+    this.iconPath = new vscode.ThemeIcon(row.working ? "history" : "git-commit");
+  }
+}
+
+class SessionItem extends vscode.TreeItem {
+  constructor(
+    readonly trajectory: string,
+    readonly session: string,
+    readonly file: vscode.Uri,
+    readonly steps: StepRow[],
+  ) {
+    super(`session ${session.slice(0, 12)}`, vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = `session:${trajectory}:${session}`;
+    this.description = `${steps.length} steps`;
+    this.contextValue = "stet-session";
+  }
+}
+
+class StepItem extends vscode.TreeItem {
+  constructor(readonly trajectory: string, readonly file: vscode.Uri, readonly row: StepRow) {
+    super(`${row.step} · ${row.kind}`, vscode.TreeItemCollapsibleState.None);
+    this.id = `step:${trajectory}:${row.step}:${row.line}`;
+    this.description = row.title;
+    this.contextValue = "stet-step";
+    this.command = { command: "stet.openStep", title: "Open Step", arguments: [this] };
+  }
+}
+
+type Node = GroupItem | EntryItem | TrajectoryItem | SessionItem | StepItem | vscode.TreeItem;
+
+/** A step's title: what it did, in a few words. */
+function stepTitle(event: Record<string, unknown>): string {
+  const first = (value: unknown) => (typeof value === "string" ? value.split("\n")[0].slice(0, 80) : "");
+  const input = event.input as Record<string, unknown> | undefined;
+  return (
+    first(event.path) ||
+    [first(event.name), first(input?.file_path ?? input?.command ?? input?.path)].filter(Boolean).join(" ") ||
+    first(event.text) ||
+    first(event.output) ||
+    first(event.reason) ||
+    ""
+  );
+}
+
+class StetTree implements vscode.TreeDataProvider<Node> {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  list: ListResult | undefined;
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    return node;
+  }
+
+  async getChildren(node?: Node): Promise<Node[]> {
+    if (!client || client.state !== State.Running) {
+      await starting?.catch(() => undefined);
+      if (!client || client.state !== State.Running) {
+        return [];
+      }
+    }
+    try {
+      if (!node) {
+        this.list = await listEntries();
+        const entries = new GroupItem(`Entries · ${this.list.target.label}`, "entries", this.list.entries);
+        entries.id = "group:entries";
+        entries.description = `${this.list.entries.filter((entry) => entry.status === "open").length} open${
+          this.list.paused ? " · paused" : ""
+        }`;
+        const trajectories = new GroupItem("Trajectories", "trajectories");
+        trajectories.id = "group:trajectories";
+        return [entries, trajectories];
+      }
+      if (node instanceof GroupItem && node.group === "entries") {
+        const kinds = [...new Set([...KINDS, ...node.entries.map((entry) => entry.kind)])];
+        return kinds
+          .map((kind) => {
+            const entries = node.entries.filter((entry) => entry.kind === kind);
+            const group = new GroupItem(kind, "kind", entries);
+            group.id = `kind:${kind}`;
+            group.description = `${entries.length}`;
+            return group;
+          })
+          .filter((group) => group.entries.length);
+      }
+      if (node instanceof GroupItem && node.group === "kind") {
+        const root = repositoryRoot(this.list);
+        return node.entries.map((entry) => new EntryItem(entry, root));
+      }
+      if (node instanceof GroupItem && node.group === "trajectories") {
+        const { trajectories } = await execute<{ trajectories: TrajectoryRow[] }>(
+          "stet.trajectory.list",
+          repositoryArgument(),
+        );
+        if (!trajectories.length) {
+          const none = new vscode.TreeItem("no trajectories yet: Stet: Import Agent Session…");
+          none.command = { command: "stet.importSession", title: "Import Agent Session" };
+          return [none];
+        }
+        return [...trajectories]
+          .sort((a, b) => Number(b.working) - Number(a.working))
+          .map((row) => new TrajectoryItem(row));
+      }
+      if (node instanceof TrajectoryItem) {
+        const opened = await execute<{ uri: string }>("stet.trajectory.open", {
+          ...repositoryArgument(),
+          id: node.row.id,
+          file: "events",
+        });
+        const file = vscode.Uri.parse(opened.uri);
+        const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+        const sessions = new Map<string, StepRow[]>();
+        text.split("\n").forEach((line, index) => {
+          if (!line.trim()) {
+            return;
+          }
+          try {
+            const event = JSON.parse(line) as Record<string, unknown>;
+            const session = typeof event.session === "string" ? event.session : "";
+            const rows = sessions.get(session) ?? [];
+            rows.push({
+              step: typeof event.step === "number" ? event.step : index + 1,
+              kind: String(event.kind ?? "?"),
+              session,
+              line: index,
+              title: stepTitle(event),
+            });
+            sessions.set(session, rows);
+          } catch {
+            // not an event: the server's diagnostics say so in the file
+          }
+        });
+        return [...sessions].map(([session, steps]) => new SessionItem(node.row.id, session, file, steps));
+      }
+      if (node instanceof SessionItem) {
+        return node.steps.map((row) => new StepItem(node.trajectory, node.file, row));
+      }
+    } catch (error) {
+      output?.warn(`the Stet view: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return [];
+  }
+}
+
+/** Opens a step of the tree: the trajectory's events.jsonl at the step's line. */
+async function openStep(item: StepItem): Promise<vscode.TextEditor> {
+  const position = new vscode.Position(item.row.line, 0);
+  return vscode.window.showTextDocument(item.file, { selection: new vscode.Range(position, position) });
+}
+
+function registerViews(context: vscode.ExtensionContext): void {
+  statusBar = new StatusBar();
+  stetView = new StetTree();
+  const tree = vscode.window.createTreeView("stet.tree", { treeDataProvider: stetView, showCollapseAll: true });
+  context.subscriptions.push(
+    statusBar,
+    tree,
+    vscode.commands.registerCommand("stet.showView", () => vscode.commands.executeCommand("stet.tree.focus")),
+    vscode.commands.registerCommand("stet.refreshView", afterChange),
+    vscode.commands.registerCommand("stet.openEntry", (entry: Entry | EntryItem, root?: string) =>
+      openAnchor(entry instanceof EntryItem ? entry.entry : entry, root),
+    ),
+    vscode.commands.registerCommand("stet.openStep", openStep),
+    vscode.commands.registerCommand("stet.markStepInTree", async (item: StepItem) => {
+      await openStep(item);
+      await markStep();
+    }),
+    vscode.commands.registerCommand("stet.pauseSheet", () => setPaused(true)),
+    vscode.commands.registerCommand("stet.resumeSheet", () => setPaused(false)),
+    vscode.commands.registerCommand("stet.graduateEntry", (given?: unknown, route?: string) =>
+      graduateEntry(given, route),
+    ),
+    vscode.commands.registerCommand("stet.graduateEntry.trajectory", (given?: unknown) =>
+      graduateEntry(given, "trajectory"),
+    ),
+    vscode.commands.registerCommand("stet.graduateEntry.skill", (given?: unknown) => graduateEntry(given, "skill")),
+    vscode.commands.registerCommand("stet.graduateEntry.discard", (given?: unknown) =>
+      graduateEntry(given, "discard"),
+    ),
+    vscode.commands.registerCommand("stet.editNote", (given?: unknown, text?: string) => editNote(given, text)),
+    vscode.commands.registerCommand("stet.discardNote", (given?: unknown) => discardNote(given)),
+    vscode.commands.registerCommand("stet.listEntries", showEntries),
+    vscode.workspace.onDidSaveTextDocument(() => void afterChange()),
+  );
+}
+
+function hasFolder(): boolean {
+  return (vscode.workspace.workspaceFolders ?? []).some((folder) => folder.uri.scheme === "file");
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("Stet", { log: true });
   context.subscriptions.push(
@@ -698,7 +1386,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     { dispose: () => capstoneOutput?.dispose() },
   );
   registerComments(context);
+  registerViews(context);
+  if (!hasFolder()) {
+    // A window with no folder (a command or the view activated the extension): no server
+    // until a folder is opened in it.
+    output.info("no folder open: the language server starts when one is added");
+    const waiting = vscode.workspace.onDidChangeWorkspaceFolders(async () => {
+      if (hasFolder() && !client) {
+        waiting.dispose();
+        await startClient();
+        void statusBar?.refresh();
+      }
+    });
+    context.subscriptions.push(waiting);
+    return;
+  }
   await startClient();
+  void statusBar?.refresh();
 }
 
 export async function deactivate(): Promise<void> {
