@@ -455,6 +455,7 @@ def test_status_bar_and_side_bar_from_vscode(tmp_path: Path, code_server: tuple[
         entryText=TREE_TEXT,
         sessionPrompt=SESSION_PROMPT,
         stepLabel=f"{TREE_STEP} · {step_kind}",
+        stepLine=step_line + 1,
     )
 
     # The status bar item names the branch, counts the open entries, shows the trajectory.

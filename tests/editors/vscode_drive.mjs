@@ -480,9 +480,10 @@ async function runSidebar(page) {
     const [active] = await texts(page.locator(".tabs-container .tab.active"));
     return active?.includes("events.jsonl") ? active : null;
   });
+  // The tab shows before the editor reveals the step's line: wait for that line itself.
   result.stepCursor = await until("cursor at the step", async () => {
     const found = await texts(page.locator(".statusbar .statusbar-item"));
-    return found.find((t) => /Ln \d+, Col \d+/.test(t) && !t.startsWith(result.cursor)) ?? null;
+    return found.find((t) => t.startsWith(`Ln ${config.stepLine}, Col 1`)) ?? null;
   });
   await screenshot(page, "step-open");
 
