@@ -16,9 +16,11 @@ import starts a new one and nothing imported is lost.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import signal
 import subprocess
 import tempfile
 import unicodedata
@@ -767,29 +769,43 @@ def _temporary_index(
         yield index_file, Path(scratch) / "COMMIT_EDITMSG"
 
 
+HOOK_TIMEOUT_SECONDS = 600
+"""A hook still running after this long is a refusal (a capstone must never hang the editor)."""
+
+
 def _run_hook(hook: Path, arguments: list[str], root: Path, environment: dict[str, str]) -> None:
     """The hook's output is captured (a language server's standard output is the protocol)
     and its end quoted in the refusal."""
     try:
-        completed = subprocess.run(
+        process = subprocess.Popen(
             [str(hook), *arguments],
             cwd=root,
             env=environment,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            check=False,
+            start_new_session=True,  # its own process group: a timeout ends all it started
         )
     except OSError as error:
         raise CapstoneRefused(
             "hook", f"the {hook.name} hook could not run: {error.strerror or error}"
         ) from None
-    if completed.returncode != 0:
-        output = completed.stdout.decode("utf-8", "replace").rstrip().split("\n")
-        tail = "\n".join(output[-_HOOK_OUTPUT_LINES:]).strip()
+    try:
+        output, _ = process.communicate(timeout=HOOK_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
         raise CapstoneRefused(
             "hook",
-            f"the {hook.name} hook failed (exit status {completed.returncode}); "
+            f"the {hook.name} hook did not finish within {HOOK_TIMEOUT_SECONDS} s; {_UNCHANGED}",
+        ) from None
+    if process.returncode != 0:
+        lines = output.decode("utf-8", "replace").rstrip().split("\n")
+        tail = "\n".join(lines[-_HOOK_OUTPUT_LINES:]).strip()
+        raise CapstoneRefused(
+            "hook",
+            f"the {hook.name} hook failed (exit status {process.returncode}); "
             f"{_UNCHANGED}" + (f":\n{tail}" if tail else ""),
         )
 

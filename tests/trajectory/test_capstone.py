@@ -631,6 +631,23 @@ def test_a_failing_hook_refuses_and_the_files_written_are_taken_back(
 
 
 @POSIX
+def test_a_hook_that_never_finishes_refuses_and_changes_nothing(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stet_lsp.trajectory import capstone as module
+
+    monkeypatch.setattr(module, "HOOK_TIMEOUT_SECONDS", 0.5)
+    target = import_work(root, tmp_path)
+    write_hook(Path(repo.path) / "hooks", "pre-commit", "sleep 30 &\nsleep 30\n")
+    before = snapshot(repo)
+
+    error = refused("hook", lambda: capstone(target))
+
+    assert "the pre-commit hook did not finish within 0.5 s" in str(error)
+    assert snapshot(repo) == before
+
+
+@POSIX
 def test_hooks_are_found_through_core_hooks_path(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
