@@ -250,6 +250,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _mark(args: argparse.Namespace) -> int:
     from stet_lsp.cli.common import read_text_argument
+    from stet_lsp.core.sheet import StyleSheet
     from stet_lsp.trajectory.feedback import feedback_path, mark_step, to_sheet
     from stet_lsp.trajectory.store import find_folder
 
@@ -257,7 +258,7 @@ def _mark(args: argparse.Namespace) -> int:
     folder = find_folder(target.root, args.id)
     text = read_text_argument(args.text) if args.text is not None else None
     verdict = mark_step(target.root, folder, args.step, args.verdict, text)
-    entry = to_sheet(target.root, verdict, target) if args.note_to_sheet else None
+    entry = to_sheet(StyleSheet(target), verdict) if args.note_to_sheet else None
     if args.json:
         print_json({"verdict": json.loads(verdict.line()), "entry": entry})
         return 0

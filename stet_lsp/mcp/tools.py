@@ -201,7 +201,7 @@ def _mark_step(place: Place, arguments: dict[str, Any]) -> dict[str, Any]:
         arguments.get("text"),
         author=AGENT,
     )
-    entry = to_sheet(target.root, verdict, target) if note_to_sheet else None
+    entry = to_sheet(StyleSheet(target), verdict) if note_to_sheet else None
     return {
         "version": operations.JSON_VERSION,
         "verdict": json.loads(verdict.line()),

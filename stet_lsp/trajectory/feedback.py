@@ -35,7 +35,7 @@ from stet_lsp.core.safefs import atomic_write, ensure_stet_gitignore, make_dirs,
 from stet_lsp.trajectory.events import EventBase, SourceRef
 
 if TYPE_CHECKING:
-    from stet_lsp.core.targets import Target
+    from stet_lsp.core.sheet import StyleSheet
     from stet_lsp.trajectory.store import Folder
 
 FEEDBACK = Path(".stet") / "feedback"
@@ -181,14 +181,11 @@ def sheet_text(verdict: Verdict) -> str:
     return f"{where[0].upper()}{where[1:]} was {verdict.verdict}{said}"
 
 
-def to_sheet(root: Path, verdict: Verdict, target: Target | None = None) -> dict[str, Any]:
-    """Add the verdict to the style sheet of `target` (default: the repository's current
-    target), so the next agent run sees it; the new entry as `stet note add --json` shows it."""
+def to_sheet(sheet: StyleSheet, verdict: Verdict) -> dict[str, Any]:
+    """Add the verdict to `sheet` (a target's style sheet, or the server's view of an open
+    one), so the next agent run sees it; the new entry as `stet note add --json` shows it."""
     from stet_lsp.core.operations import add_entry
-    from stet_lsp.core.sheet import StyleSheet
-    from stet_lsp.core.targets import resolve_target
 
-    sheet = StyleSheet(target or resolve_target(root))
     kind = SHEET_KINDS[verdict.verdict]
     added = add_entry(sheet, sheet_text(verdict), kind=kind, author=verdict.author)
     entry: dict[str, Any] = added["entry"]

@@ -650,3 +650,32 @@ def _gate_result(text: str, path: str) -> RedactionResult:
     from stet_lsp.gate import redact_text
 
     return redact_text(_LONE_SURROGATE.sub("\ufffd", text), path=path, cache=None)
+
+
+REVIEWS = Path(".stet") / "cache" / "graduation"
+"""Where the editor's review documents are written (one per target, never committed)."""
+
+
+def write_review(target: Target) -> tuple[Path, int]:
+    """Write the target's review document to REVIEWS/<target-key>.md: its path and how
+    many open entries it lists."""
+    from stet_lsp.core.safefs import atomic_write, make_dirs
+
+    text = review(target)
+    path = make_dirs(target.root, REVIEWS) / f"{target.key}.md"
+    atomic_write(path, text.encode("utf-8"), target.root)
+    return path, len(parse_review(text)[1])
+
+
+def checked_only(text: str, numbers: set[int] | None) -> str:
+    """The review with exactly the entry lines `numbers` (1-based; None: all) checked."""
+    _, lines = parse_review(text)
+    wanted = {line.line for line in lines} if numbers is None else numbers
+    rows = split_lines(text)
+    for line in lines:
+        row = rows[line.line - 1]
+        box = row.index("[")
+        rows[line.line - 1] = (
+            f"{row[: box + 1]}{'x' if line.line in wanted else ' '}{row[box + 2 :]}"
+        )
+    return "\n".join(rows)

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.operations import JSON_VERSION
 from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.importing import ImportResult, Progress, import_transcript
 from stet_lsp.trajectory.sessions import SessionInfo, find_sessions, match_session
+
+if TYPE_CHECKING:
+    from stet_lsp.trajectory.feedback import Verdict
 
 
 def import_session(
@@ -107,3 +110,60 @@ def trajectory_rows(root: Path) -> dict[str, Any]:
             }
         )
     return document({"trajectories": rows})
+
+
+TRAJECTORY_FILES = {"narration": "narration.md", "events": "events.jsonl", "meta": "meta.json"}
+
+
+def trajectory_file(
+    target: Target, wanted: str | None, which: str, step: int | None = None
+) -> tuple[Path, int]:
+    """A file of the trajectory `wanted` (an id or prefix; the target's working one without),
+    `which` one of TRAJECTORY_FILES, and the 0-based line where `step` shows in it (0
+    without a step)."""
+    from stet_lsp.trajectory.index import NarrationIndex, TrajectoryIndex
+    from stet_lsp.trajectory.store import find_folder, working_folder
+
+    name = TRAJECTORY_FILES.get(which)
+    if name is None:
+        raise StetError(f"{which!r} is not a trajectory file: {', '.join(TRAJECTORY_FILES)}")
+    folder = find_folder(target.root, wanted) if wanted else working_folder(target)
+    path = folder.path / name
+    if not path.is_file():
+        raise StetError(f"{folder.relative / name}: no such file (stet trajectory import …)")
+    if step is None or name == "meta.json":
+        return path, 0
+    text = path.read_text(encoding="utf-8", errors="replace")
+    line: int | None
+    if name == "narration.md":
+        line = NarrationIndex(text).line_of(step)
+    else:
+        try:
+            line = TrajectoryIndex.from_events_text(text).get(step).line
+        except KeyError:
+            line = None
+    if line is None:
+        raise StetError(f"no step {step} in {folder.relative / name}")
+    return path, line
+
+
+def mark_at(
+    target: Target, path: Path, content: str | None, line: int, verdict: str, text: str | None
+) -> Verdict:
+    """A verdict on the step shown at 0-based `line` of a trajectory's events.jsonl or
+    narration.md (`content`: an editor's unsaved text, else the file on disk)."""
+    from stet_lsp.core.safefs import read_regular
+    from stet_lsp.trajectory.feedback import mark_step
+    from stet_lsp.trajectory.outline import step_at
+    from stet_lsp.trajectory.store import folder_of
+
+    folder = folder_of(target.root, path)
+    if folder is None:
+        raise StetError(f"{path.name} is not a file of a trajectory")
+    if content is None:
+        data = read_regular(path, target.root)
+        content = "" if data is None else data.decode("utf-8", "replace")
+    step = step_at(path.name, content, line)
+    if step is None:
+        raise StetError(f"no step at line {line + 1} of {path.name}")
+    return mark_step(target.root, folder, step, verdict, text)

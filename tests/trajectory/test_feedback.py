@@ -295,7 +295,7 @@ def test_a_verdict_goes_to_the_current_targets_style_sheet(
     root: Path, trajectory: Folder, verdict: str, text: str | None, kind: str, entry_text: str
 ) -> None:
     marked = mark_step(root, trajectory, 3, verdict, text)
-    entry = to_sheet(root, marked)
+    entry = to_sheet(StyleSheet(resolve_target(root)), marked)
     assert (entry["kind"], entry["author"], entry["status"]) == (kind, "human", "open")
     assert entry["text"] == entry_text.format(f"3 (tool_call) of trajectory {trajectory.id}")
     entries = StyleSheet(resolve_target(root)).entries()
@@ -304,7 +304,9 @@ def test_a_verdict_goes_to_the_current_targets_style_sheet(
 
 
 def test_the_style_sheet_gets_the_redacted_text(root: Path, trajectory: Folder) -> None:
-    to_sheet(root, mark_step(root, trajectory, 3, "wrong", f"leaked {TOKEN}"))
+    to_sheet(
+        StyleSheet(resolve_target(root)), mark_step(root, trajectory, 3, "wrong", f"leaked {TOKEN}")
+    )
     sheet = StyleSheet(resolve_target(root))
     assert TOKEN[4:12] not in sheet.read_text()
 

@@ -9,16 +9,13 @@ working trajectory, the git index) in a worker thread."""
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from stet_lsp.core.errors import StetError
 from stet_lsp.core.model import Entry
-from stet_lsp.core.safefs import atomic_write, make_dirs
-from stet_lsp.core.targets import Target
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.requests import answering, argument, field
@@ -27,13 +24,11 @@ from stet_lsp.server.server import StetServer
 GRADUATE = "stet.graduate"
 REVIEW = "stet.graduation.review"
 APPLY = "stet.graduation.apply"
-REVIEWS = Path(".stet") / "cache" / "graduation"
 _ROUTES = (
     ("trajectory", "Graduate entry {id} into the trajectory"),
     ("skill", "Propose entry {id} as a skill"),
     ("discard", "Discard entry {id}"),
 )
-_LINE = re.compile(r"^- \[[ xX]\] (?P<id>\S+) ")
 
 
 def actions_for(
@@ -113,7 +108,9 @@ class Graduation(Feature):
         args = argument(arguments)
         session = await self.server.session_of(field(args, "uri", str, None))
         target = await self.server.off_loop(session.target)
-        path, count = await self.server.off_loop(_write_review, target)
+        from stet_lsp.trajectory.graduation import write_review
+
+        path, count = await self.server.off_loop(write_review, target)
         uri = from_fs_path(str(path)) or ""
         shown = False
         if self.server.supports("window", "show_document", "support"):
@@ -125,7 +122,7 @@ class Graduation(Feature):
 
     async def apply(self, *arguments: Any) -> dict[str, Any]:
         """Accept the review's line `line` (0-based), or every line with `all`."""
-        from stet_lsp.trajectory.graduation import apply_review
+        from stet_lsp.trajectory.graduation import apply_review, checked_only, write_review
 
         args = argument(arguments)
         document = field(args, "uri", str)
@@ -133,17 +130,15 @@ class Graduation(Feature):
         every = field(args, "all", bool, False)
         state = self.server.documents.get(document)
         session = await self.server.session_of(document)
-        text = (
-            state.text
-            if state is not None
-            else await self.server.off_loop(_read, document, session.root)
-        )
-        accepted = _accepted(text, None if every else line)
+        if state is None:
+            raise StetError("open the review document to accept its proposals")
+        numbers = None if every else {(line or 0) + 1}
+        accepted = checked_only(state.text, numbers)
         results: list[dict[str, Any]] = await self.server.write_sheet(
             session, lambda sheet: apply_review(sheet, accepted)
         )
         target = await self.server.off_loop(session.target)
-        await self.server.off_loop(_write_review, target)  # the accepted entries leave it
+        await self.server.off_loop(write_review, target)  # the accepted entries leave it
         self.server.refresh(outside=True)
         return {"results": results}
 
@@ -152,15 +147,22 @@ class Graduation(Feature):
     ) -> list[types.CodeAction]:
         if not _is_review(state):
             return []
-        actions = []
-        for line in range(params.range.start.line, params.range.end.line + 1):
-            text = state.lines[line] if line < len(state.lines) else ""
-            found = _LINE.match(text)
-            if found is None:
-                continue
-            title = f"Accept the proposal for entry {found.group('id')}"
-            actions.append(_apply_action(title, {"uri": state.uri, "line": line}))
-        if any(_LINE.match(text) for text in state.lines):
+        from stet_lsp.trajectory.graduation import parse_review
+
+        try:
+            _, lines = parse_review(state.text)
+        except StetError:  # a line being typed: no actions until it reads again
+            return []
+        first, last = params.range.start.line + 1, params.range.end.line + 1
+        actions = [
+            _apply_action(
+                f"Accept the proposal for entry {line.entry_id}",
+                {"uri": state.uri, "line": line.line - 1},
+            )
+            for line in lines
+            if first <= line.line <= last
+        ]
+        if lines:
             actions.append(_apply_action("Accept every proposal", {"uri": state.uri, "all": True}))
         return actions
 
@@ -174,33 +176,8 @@ def _apply_action(title: str, arguments: dict[str, Any]) -> types.CodeAction:
 
 
 def _is_review(state: DocumentState) -> bool:
-    return state.relative is not None and state.relative.startswith(REVIEWS.as_posix() + "/")
+    if state.relative is None or not state.relative.startswith(".stet/cache/"):
+        return False
+    from stet_lsp.trajectory.graduation import REVIEWS
 
-
-def _accepted(text: str, line: int | None) -> str:
-    """The review with the accepted lines checked (`line`, or all of them) and the others not."""
-    lines = text.split("\n")
-    for number, content in enumerate(lines):
-        if _LINE.match(content):
-            checked = line is None or number == line
-            lines[number] = f"- [{'x' if checked else ' '}]" + content[5:]
-    return "\n".join(lines)
-
-
-def _write_review(target: Target) -> tuple[Path, int]:
-    from stet_lsp.trajectory.graduation import proposals, review
-
-    text = review(target)
-    folder = make_dirs(target.root, REVIEWS)
-    path = folder / f"{target.key}.md"
-    atomic_write(path, text.encode("utf-8"), target.root)
-    return path, len(proposals(target))
-
-
-def _read(uri: str, root: Path) -> str:
-    from stet_lsp.core.safefs import read_regular
-    from stet_lsp.server.documents import local_path
-
-    path = local_path(uri)
-    data = None if path is None else read_regular(path, root)
-    return "" if data is None else data.decode("utf-8", "replace")
+    return state.relative.startswith(REVIEWS.as_posix() + "/")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -21,7 +22,9 @@ from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.positions import line_range
 from stet_lsp.server.server import StetServer
-from stet_lsp.trajectory.provenance import Provenance, ProvenanceHunk, StepDetail
+
+if TYPE_CHECKING:  # loaded with the first repository: the server starts without pydantic
+    from stet_lsp.trajectory.provenance import Provenance, ProvenanceHunk, StepDetail
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +76,8 @@ class ProvenanceFeature(Feature):
             previous = self.loaded.get(root)
             if previous is not None and not await self.server.off_loop(previous.stale):
                 return
+            from stet_lsp.trajectory.provenance import Provenance
+
             loaded = self.loaded[root] = await self.server.off_loop(Provenance.load, root, previous)
         finally:
             self._loading.discard(root)

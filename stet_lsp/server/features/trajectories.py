@@ -12,16 +12,13 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
-from stet_lsp.core.errors import StetError
-from stet_lsp.core.targets import Target
 from stet_lsp.server.documents import local_path
 from stet_lsp.server.progress import Progress
 from stet_lsp.server.requests import answering, argument, field
 from stet_lsp.server.server import StetServer
 
 if TYPE_CHECKING:
-    from stet_lsp.core.sheet import StyleSheet
-    from stet_lsp.trajectory.feedback import Verdict
+    pass
 
 IMPORT = "stet.trajectory.import"
 SESSIONS = "stet.trajectory.sessions"
@@ -29,7 +26,6 @@ LIST = "stet.trajectory.list"
 OPEN = "stet.trajectory.open"
 MARK = "stet.step.mark"
 CAPSTONE = "stet.capstone"
-_FILES = {"narration": "narration.md", "events": "events.jsonl", "meta": "meta.json"}
 
 
 def register(server: StetServer) -> None:
@@ -77,15 +73,17 @@ def register(server: StetServer) -> None:
         return await server.off_loop(trajectory_rows, session.root)
 
     async def open_(*arguments: Any) -> dict[str, Any]:
+        from stet_lsp.trajectory.operations import TRAJECTORY_FILES, trajectory_file
+
         args = argument(arguments)
         session = await server.session_of(field(args, "uri", str, None))
         wanted = field(args, "id", str, None)
         which = field(args, "file", str, "narration")
         step = field(args, "step", int, None)
-        if which not in _FILES:
-            raise JsonRpcInvalidParams(f'"file" is one of {", ".join(_FILES)}')
+        if which not in TRAJECTORY_FILES:
+            raise JsonRpcInvalidParams(f'"file" is one of {", ".join(TRAJECTORY_FILES)}')
         target = await server.off_loop(session.target)
-        path, line = await server.off_loop(_trajectory_file, target, wanted, _FILES[which], step)
+        path, line = await server.off_loop(trajectory_file, target, wanted, which, step)
         uri = from_fs_path(str(path)) or ""
         shown = False
         if server.supports("window", "show_document", "support"):
@@ -101,7 +99,8 @@ def register(server: StetServer) -> None:
         return {"uri": uri, "shown": shown, "line": line}
 
     async def mark(*arguments: Any) -> dict[str, Any]:
-        from stet_lsp.trajectory.operations import document
+        from stet_lsp.trajectory.feedback import to_sheet as sheet_entry
+        from stet_lsp.trajectory.operations import document, mark_at
 
         args = argument(arguments)
         document_uri = field(args, "uri", str)
@@ -114,11 +113,10 @@ def register(server: StetServer) -> None:
         path = local_path(document_uri)
         content = state.text if state is not None else None
         target = await server.off_loop(session.target)
-        recorded = await server.off_loop(_mark, target, path, content, line, verdict, text)
+        recorded = await server.off_loop(mark_at, target, path, content, line, verdict, text)
         entry = None
         if to_sheet:
-            added = await server.write_sheet(session, lambda sheet: _sheet_entry(sheet, recorded))
-            entry = added["entry"]
+            entry = await server.write_sheet(session, lambda sheet: sheet_entry(sheet, recorded))
         return document({"verdict": recorded.model_dump(mode="json"), "entry": entry})
 
     async def capstone(*arguments: Any) -> dict[str, Any]:
@@ -157,59 +155,3 @@ def register(server: StetServer) -> None:
     server.command(OPEN)(answering(open_))
     server.command(SESSIONS)(answering(sessions))
     server.command(LIST)(answering(list_))
-
-
-def _trajectory_file(
-    target: Target, wanted: str | None, name: str, step: int | None
-) -> tuple[Path, int]:
-    """A file of the trajectory `wanted` (an id or prefix), or of the target's working one,
-    and the 0-based line where `step` shows in it (0 without a step)."""
-    from stet_lsp.trajectory.index import NarrationIndex, TrajectoryIndex
-    from stet_lsp.trajectory.store import find_folder, working_folder
-
-    folder = find_folder(target.root, wanted) if wanted else working_folder(target)
-    path = folder.path / name
-    if not path.is_file():
-        raise StetError(f"{folder.relative / name}: no such file (stet trajectory import …)")
-    if step is None or name == "meta.json":
-        return path, 0
-    text = path.read_text(encoding="utf-8", errors="replace")
-    if name == "narration.md":
-        line = NarrationIndex(text).line_of(step)
-    else:
-        try:
-            line = TrajectoryIndex.from_events_text(text).get(step).line
-        except KeyError:
-            line = None
-    if line is None:
-        raise StetError(f"no step {step} in {folder.relative / name}")
-    return path, line
-
-
-def _mark(
-    target: Target, path: Path, content: str | None, line: int, verdict: str, text: str | None
-) -> Verdict:
-    """A verdict on the step at `line` of an events.jsonl or narration.md."""
-    from stet_lsp.core.safefs import read_regular
-    from stet_lsp.trajectory.feedback import mark_step
-    from stet_lsp.trajectory.outline import step_at
-    from stet_lsp.trajectory.store import folder_of
-
-    folder = folder_of(target.root, path)
-    if folder is None:
-        raise StetError(f"{path.name} is not a file of a trajectory")
-    if content is None:
-        data = read_regular(path, target.root)
-        content = "" if data is None else data.decode("utf-8", "replace")
-    step = step_at(path.name, content, line)
-    if step is None:
-        raise StetError(f"no step at line {line + 1} of {path.name}")
-    return mark_step(target.root, folder, step, verdict, text)
-
-
-def _sheet_entry(sheet: StyleSheet, verdict: Verdict) -> dict[str, Any]:
-    from stet_lsp.core.operations import add_entry
-    from stet_lsp.trajectory.feedback import SHEET_KINDS, sheet_text
-
-    kind = SHEET_KINDS[verdict.verdict]
-    return add_entry(sheet, sheet_text(verdict), kind=kind, author=verdict.author)

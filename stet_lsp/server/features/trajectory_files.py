@@ -14,7 +14,7 @@ import threading
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -24,7 +24,9 @@ from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.positions import SOURCE, line_range
 from stet_lsp.server.server import StetServer
-from stet_lsp.trajectory.index import LineIssue, OutlineNode, TrajectoryIndex, narration_steps
+
+if TYPE_CHECKING:  # loaded with the first trajectory file: the server starts without pydantic
+    from stet_lsp.trajectory.index import LineIssue, OutlineNode, TrajectoryIndex
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +154,8 @@ class TrajectoryFiles(Feature):
             known = self._folders.get(folder)
         if known is not None and known[0] == stamp:
             return known[1]
+        from stet_lsp.trajectory.index import TrajectoryIndex
+
         index = TrajectoryIndex.from_events_text(path.read_text(encoding="utf-8", errors="replace"))
         with self._folders_lock:
             self._folders[folder] = (stamp, index)
@@ -292,6 +296,8 @@ def _index(
 def _indexed(
     kind: str, text: str, path: Path, feature: TrajectoryFiles, key: tuple[int | None, int]
 ) -> Indexed:
+    from stet_lsp.trajectory.index import TrajectoryIndex, narration_steps
+
     if kind == "events.jsonl":
         index = TrajectoryIndex.from_events_text(text)
         anchors: dict[int, int] = {}
