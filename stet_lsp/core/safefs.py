@@ -18,9 +18,12 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import BinaryIO
 
 from stet_lsp.core.errors import StetError
+
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 TEMPORARY_SUFFIX = ".tmp"
 """Temporary files are `.<name>.<random>.tmp` beside their destination."""

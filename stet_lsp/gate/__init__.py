@@ -10,9 +10,11 @@ Names load on first use, so importing a submodule (the command line's registrati
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
 if TYPE_CHECKING:
+    from typing import Any
+
     from stet_lsp.gate.allowlist import ALLOWLIST_PATH, Allowlist
     from stet_lsp.gate.cache import DEFAULT_CACHE, ResultCache
     from stet_lsp.gate.config import GateConfig, load_config

@@ -8,16 +8,15 @@ are read and folders made below it without following links.
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from stet_lsp.core.errors import StetError
-from stet_lsp.core.safefs import make_dirs, read_regular
-from stet_lsp.gate.spans import Span
+from stet_lsp.gate.entries import read_entry, write_entry
+
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
+if TYPE_CHECKING:
+    from stet_lsp.gate.spans import Span
 
 _MEMORY_ENTRIES = 4096
 _FORMAT = 2
@@ -70,34 +69,9 @@ def _path(directory: Path, key: str) -> Path:
     return directory / key[:2] / f"{key}.json"
 
 
-def read_entry(directory: Path, relative: Path) -> object | None:
-    """The JSON document at `directory/relative`, or None (missing, torn, unreadable)."""
-    try:
-        content = read_regular(directory / relative, directory)
-        return json.loads(content.decode("utf-8")) if content is not None else None
-    except (StetError, ValueError):
-        return None
-
-
-def write_entry(directory: Path, relative: Path, payload: object) -> None:
-    """Write a JSON document at `directory/relative` (a temporary file renamed over it)."""
-    path = directory / relative
-    try:
-        directory.mkdir(parents=True, exist_ok=True)  # as configured; below it, no link
-        make_dirs(directory, path.parent)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    except (OSError, StetError):
-        return
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(payload, stream, separators=(",", ":"))
-        os.replace(temporary, path)
-    except OSError:
-        # The cache is an optimisation: a failed write leaves no file and no error.
-        Path(temporary).unlink(missing_ok=True)
-
-
 def _read(directory: Path, key: str) -> tuple[Span, ...] | None:
+    from stet_lsp.gate.spans import Span
+
     data = read_entry(directory, _path(directory, key).relative_to(directory))
     try:
         if not isinstance(data, dict) or data.get("format") != _FORMAT:

@@ -15,35 +15,29 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import atomic_write, atomic_writer, open_regular
 
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
 if TYPE_CHECKING:
+    from hashlib import blake2b
+    from typing import Any, BinaryIO
+
     from stet_lsp.gate.allowlist import Allowlist
     from stet_lsp.gate.config import GateConfig
-    from stet_lsp.gate.findings import Finding
 
 _BINARY_PROBE = 8192
 CACHE_DIR = Path(".stet") / "cache" / "gate"
 """The on-disk result cache, relative to the repository root (never committed)."""
 
 
-@dataclass(frozen=True)
-class HomePaths:
-    """All the home-directory paths of one file: one report line, with the first's place."""
-
-    count: int
-    line: int
-    column: int
-    rule: str = "home-path"
-
-    def to_dict(self) -> dict[str, object]:
-        return {"rule": self.rule, "count": self.count, "line": self.line, "column": self.column}
+Report = dict[str, object]
+"""One line of `scan`'s report, as `--json` prints it (without the path): a finding
+(rule, line, column, end_line, end_column, preview) or a file's home paths (rule
+`home-path`, count, and the first one's line and column)."""
 
 
 def register(commands: Any) -> None:
@@ -132,9 +126,7 @@ class Setup:
 
     def file_key(self, label: str, stream: BinaryIO) -> str:
         """The file's cache key: its bytes, the gate's code, every option, JSON or not."""
-        import hashlib
-
-        digest = hashlib.sha256()
+        digest = _digest()
         while block := stream.read(1 << 20):
             digest.update(block)
         material = [
@@ -149,7 +141,8 @@ class Setup:
         return digest.hexdigest()
 
 
-_FILE_FORMAT = 1
+_FILE_FORMAT = 2
+"""2: the reports as `--json` prints them (keys are BLAKE2b digests)."""
 _ALLOWLIST = Path(".stet") / "gate-allowlist.toml"
 """stet_lsp.gate.allowlist.ALLOWLIST_PATH (not imported here: it loads tomllib)."""
 
@@ -178,15 +171,21 @@ def _repository_root(start: Path) -> tuple[Path, bool]:
 def _code_version() -> str:
     """A digest of the gate's source and of the line rule its positions use: any change to a
     rule, a check or the span logic is a new version, whatever RULESET_VERSION says."""
-    import hashlib
-
-    from stet_lsp.core import lines
-
-    digest = hashlib.sha256()
+    digest = _digest()
     folder = Path(__file__).parent
-    for source in [*sorted(folder.glob("*.py")), Path(lines.__file__)]:
+    for source in [*sorted(folder.glob("*.py")), folder.parent / "core" / "lines.py"]:
         digest.update(source.name.encode() + b"\0" + source.read_bytes())
     return digest.hexdigest()
+
+
+def _digest() -> blake2b:
+    """A BLAKE2b hasher for the file keys and entry names. `_blake2` is where hashlib itself
+    takes it from; importing hashlib would load OpenSSL, a tenth of a cached re-scan's time."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # an interpreter without the module
+        from hashlib import blake2b
+    return blake2b(digest_size=32)
 
 
 def _cache_dir(root: Path) -> Path | None:
@@ -235,22 +234,26 @@ def _files(paths: list[str]) -> Iterator[Path]:
             raise StetError(f"{name}: no such file or directory")
 
 
-def _emit(findings: list[tuple[str, Finding | HomePaths]], as_json: bool) -> None:
+def _emit(reports: list[tuple[str, Report]], as_json: bool) -> None:
     if as_json:
         payload = {
-            "count": len(findings),
-            "findings": [{"path": path, **finding.to_dict()} for path, finding in findings],
+            "count": len(reports),
+            "findings": [{"path": path, **report} for path, report in reports],
         }
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
     lines = []
-    for path, finding in findings:
-        place = f"{path}:{finding.line + 1}:{finding.column + 1}: {finding.rule}"
-        if isinstance(finding, HomePaths):
-            lines.append(f"{place} x{finding.count} (each becomes ~ when redacted)\n")
+    for path, report in reports:
+        place = f"{path}:{_int(report['line']) + 1}:{_int(report['column']) + 1}: {report['rule']}"
+        if "count" in report:  # a file's home paths
+            lines.append(f"{place} x{report['count']} (each becomes ~ when redacted)\n")
         else:
-            lines.append(f"{place} {finding.preview}\n")
+            lines.append(f"{place} {report['preview']}\n")
     sys.stdout.write("".join(lines))
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) else 0
 
 
 def _within(path: Path, root: Path) -> bool:
@@ -263,10 +266,8 @@ def _within(path: Path, root: Path) -> bool:
     return True
 
 
-def _scan_one(
-    label: str, stream: BinaryIO, setup: Setup, on_disk: bool = True
-) -> list[tuple[str, Finding | HomePaths]]:
-    """The file's secrets one by one, then its home paths as one entry: from the on-disk
+def _scan_one(label: str, stream: BinaryIO, setup: Setup, on_disk: bool = True) -> list[Report]:
+    """The file's secrets one by one, then its home paths as one report: from the on-disk
     cache when the same bytes were scanned with the same gate and options before (then the
     file is not even decoded; a file on disk whose status is unchanged is not even read).
     Binary content (a NUL byte early on) is skipped. The file is read a block at a time:
@@ -284,21 +285,21 @@ def _scan_one(
             _remember_key(setup, label, status, key)
     cached = _cached(setup.cache_dir, key) if key else None
     if cached is not None:
-        findings, homes = cached
-    else:
-        from stet_lsp.gate.stream import scan_blocks, text_blocks
+        return cached
+    from stet_lsp.gate.stream import scan_blocks, text_blocks
 
-        scanned = scan_blocks(text_blocks(stream), setup.config, label)
-        findings = scanned.findings
-        homes = None
-        if scanned.first_home_path is not None:
-            homes = HomePaths(scanned.home_paths, *scanned.first_home_path)
-        if key and setup.cache_dir is not None:
-            _remember(setup.cache_dir, key, findings, homes)
-    found: list[tuple[str, Finding | HomePaths]] = [(label, f) for f in findings]
-    if homes is not None:
-        found.append((label, homes))
-    return found
+    scanned = scan_blocks(text_blocks(stream), setup.config, label)
+    reports = [finding.to_dict() for finding in scanned.findings]
+    if scanned.first_home_path is not None:
+        line, column = scanned.first_home_path
+        reports.append(
+            {"rule": "home-path", "count": scanned.home_paths, "line": line, "column": column}
+        )
+    if key and setup.cache_dir is not None:
+        from stet_lsp.gate.entries import write_entry
+
+        write_entry(setup.cache_dir, _entry_path(key), {"format": _FILE_FORMAT, "reports": reports})
+    return reports
 
 
 # A file whose status (size, times, inode) is what it was when its bytes were hashed is not
@@ -313,15 +314,15 @@ def _status(stream: BinaryIO) -> list[int]:
 
 
 def _status_entry(setup: Setup, label: str) -> Path:
-    import hashlib
-
     material = "\0".join([str(Path(label).resolve()), setup.file_key(label, io.BytesIO())])
-    name = hashlib.sha256(material.encode("utf-8", "surrogateescape")).hexdigest()
+    digest = _digest()
+    digest.update(material.encode("utf-8", "surrogateescape"))
+    name = digest.hexdigest()
     return Path("status") / name[:2] / f"{name}.json"
 
 
 def _known_key(setup: Setup, label: str, status: list[int] | None) -> str | None:
-    from stet_lsp.gate.cache import read_entry
+    from stet_lsp.gate.entries import read_entry
 
     if status is None or setup.cache_dir is None:
         return None
@@ -335,7 +336,7 @@ def _known_key(setup: Setup, label: str, status: list[int] | None) -> str | None
 
 
 def _remember_key(setup: Setup, label: str, status: list[int] | None, key: str) -> None:
-    from stet_lsp.gate.cache import write_entry
+    from stet_lsp.gate.entries import write_entry
 
     if status is None or setup.cache_dir is None:
         return
@@ -347,45 +348,25 @@ def _entry_path(key: str) -> Path:
     return Path("files") / key[:2] / f"{key}.json"
 
 
-def _cached(directory: Path | None, key: str) -> tuple[list[Finding], HomePaths | None] | None:
-    from stet_lsp.gate.cache import read_entry
-    from stet_lsp.gate.findings import Finding
+def _cached(directory: Path | None, key: str) -> list[Report] | None:
+    from stet_lsp.gate.entries import read_entry
 
     if directory is None:
         return None
     data = read_entry(directory, _entry_path(key))
-    try:
-        if not isinstance(data, dict) or data.get("format") != _FILE_FORMAT:
-            return None
-        findings = [
-            Finding(str(rule), int(a), int(b), int(c), int(d), str(pre), int(s), int(e))
-            for rule, a, b, c, d, pre, s, e in data["findings"]
-        ]
-        home = data["home"]
-        homes = None if home is None else HomePaths(int(home[0]), int(home[1]), int(home[2]))
-    except (KeyError, TypeError, ValueError):
+    if not isinstance(data, dict) or data.get("format") != _FILE_FORMAT:
+        return None
+    reports = data.get("reports")
+    if not isinstance(reports, list) or not all(isinstance(r, dict) for r in reports):
         return None  # a torn or foreign entry is a miss
-    return findings, homes
+    return reports
 
 
-def _remember(directory: Path, key: str, findings: list[Finding], homes: HomePaths | None) -> None:
-    from stet_lsp.gate.cache import write_entry
-
-    rows = [
-        [f.rule, f.line, f.column, f.end_line, f.end_column, f.preview, f.offset, f.end_offset]
-        for f in findings
-    ]
-    home = None if homes is None else [homes.count, homes.line, homes.column]
-    write_entry(
-        directory, _entry_path(key), {"format": _FILE_FORMAT, "findings": rows, "home": home}
-    )
-
-
-def _scan_files(paths: list[str], setup: Setup) -> list[tuple[str, Finding | HomePaths]]:
-    results: list[tuple[str, Finding | HomePaths]] = []
+def _scan_files(paths: list[str], setup: Setup) -> list[tuple[str, Report]]:
+    results: list[tuple[str, Report]] = []
     for file in _files(paths):
         with _open(file) as stream:
-            results.extend(_scan_one(str(file), stream, setup))
+            results.extend((str(file), report) for report in _scan_one(str(file), stream, setup))
     return results
 
 
@@ -440,7 +421,7 @@ def run_check(args: argparse.Namespace) -> int:
         findings = []
         for artifact in artifacts:
             found = _scan_one(artifact.path, io.BytesIO(artifact.data), setup, on_disk=False)
-            findings.extend((artifact.label, f) for _, f in found)
+            findings.extend((artifact.label, report) for report in found)
         checked = len(artifacts)
     _emit(findings, args.json)
     if findings:

@@ -203,7 +203,7 @@ def _mapped(view: View, spans: list[Span]) -> list[Span]:
     mapped = []
     for span in spans:
         start, end = view.to_raw(span.start, span.end)
-        mapped.append(replace(span, start=start, end=end))
+        mapped.append(span._replace(start=start, end=end))
     return mapped
 
 
@@ -290,7 +290,7 @@ def _neighbour_spans(
             if first < 0 or last <= first:
                 continue
             spans.append(
-                replace(span, start=value.start + offsets[first], end=value.start + offsets[last])
+                span._replace(start=value.start + offsets[first], end=value.start + offsets[last])
             )
     return spans
 
@@ -328,7 +328,7 @@ def _json_spans(
         value, offsets = decoded
         for span in _scan_chunk(value, config, False, filename):
             spans.append(
-                replace(span, start=start + offsets[span.start], end=start + offsets[span.end])
+                span._replace(start=start + offsets[span.start], end=start + offsets[span.end])
             )
     if not spans and not name_hits:
         return []
@@ -354,7 +354,7 @@ def _fitted_to_literals(literals: LiteralIndex, spans: list[Span]) -> list[Span]
         for piece in pieces:
             snapped = snap_to_literal(piece, span.start, span.end)
             if snapped is not None:
-                fitted.append(replace(span, start=snapped[0], end=snapped[1]))
+                fitted.append(span._replace(start=snapped[0], end=snapped[1]))
     return fitted
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import BinaryIO
 
 from stet_lsp.core.lines import LineIndex
@@ -110,7 +110,7 @@ def redact_blocks(
     homes = 0
     for part in scan_chunks(blocks(), config, path, home_paths=False):
         local = [
-            replace(f, offset=f.offset - part.offset, end_offset=f.end_offset - part.offset)
+            f._replace(offset=f.offset - part.offset, end_offset=f.end_offset - part.offset)
             for f in part.findings
         ]
         result = apply_redaction(part.text, local, path=path, numbering=numbering)
@@ -123,8 +123,7 @@ def redact_blocks(
 def _shifted(finding: Finding, lines: int, offset: int) -> Finding:
     if not lines and not offset:
         return finding
-    return replace(
-        finding,
+    return finding._replace(
         line=finding.line + lines,
         end_line=finding.end_line + lines,
         offset=finding.offset + offset,
