@@ -14,6 +14,7 @@ from lsprotocol import types
 
 if TYPE_CHECKING:
     from stet_lsp.server.documents import DocumentState
+    from stet_lsp.server.positions import LensesJSON
     from stet_lsp.server.server import StetServer
 
 
@@ -37,7 +38,8 @@ class Feature:
     ) -> Sequence[types.CodeAction]:
         return ()
 
-    def code_lenses(self, state: DocumentState) -> Sequence[types.CodeLens]:
+    def code_lenses(self, state: DocumentState) -> Sequence[types.CodeLens] | LensesJSON:
+        """The document's lenses: objects, or (very many of them) already written as JSON."""
         return ()
 
     def hover(self, state: DocumentState, line: int) -> str | None:

@@ -3,6 +3,9 @@ and code units in the negotiated encoding)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
@@ -90,3 +93,27 @@ def diagnostic(codec: Any, lines: list[str], item: Item, **data: Any) -> types.D
         code=item.code,
         data={**item.data, **data} if item.data or data else None,
     )
+
+
+class RawJSON(str):
+    """A result already written as JSON text, sent as it is (`StetProtocol._send_response`)."""
+
+
+@dataclass(frozen=True)
+class LensesJSON:
+    """Code lenses already written as JSON, the items of their array joined by commas: a
+    trajectory's 100,000 step lenses are made once, in the worker that indexes it, and each
+    answer sends the text instead of making and converting an object per lens."""
+
+    items: str
+
+    @classmethod
+    def at_line_starts(cls, lenses: Iterable[tuple[int, str]]) -> LensesJSON:
+        """A lens with a title (and no command) at the start of each line."""
+        return cls(",".join(_lens_json(line, title) for line, title in lenses))
+
+
+def _lens_json(line: int, title: str) -> str:
+    start = f'{{"line":{line},"character":0}}'
+    command = f'{{"title":{json.dumps(title)},"command":""}}'
+    return f'{{"range":{{"start":{start},"end":{start}}},"command":{command}}}'

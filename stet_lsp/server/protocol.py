@@ -29,6 +29,8 @@ from pygls.exceptions import (
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
+from stet_lsp.server.positions import RawJSON
+
 log = logging.getLogger("stet_lsp")
 
 MAX_DEPTH = 64
@@ -132,7 +134,23 @@ class StetProtocol(LanguageServerProtocol):
         if error is not None and isinstance(error.data, dict) and "traceback" in error.data:
             # The traceback is in the server's log; the client gets the one-line message.
             error = ResponseError(code=error.code, message=error.message)
+        if error is None and isinstance(result, RawJSON):
+            self._result_types.pop(msg_id, None)
+            self._send_body(f'{{"jsonrpc":"2.0","id":{json.dumps(msg_id)},"result":{result}}}')
+            return
         super()._send_response(msg_id, result, error)
+
+    def _send_body(self, body: str) -> None:
+        """Write one message whose JSON is already made (as pygls' `_send_data` writes)."""
+        if self.writer is None:
+            log.error("unable to send a response: no transport")
+            return
+        data = body.encode(self.CHARSET)
+        header = (
+            f"Content-Length: {len(data)}\r\n"
+            f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+        )
+        self.writer.write(header.encode(self.CHARSET) + data)  # Stet's writers are not async
 
     # -- lifecycle and documents -----------------------------------------------------------
 

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import msgspec
 from pydantic import ValidationError
-from pydantic_core import from_json
 
 from stet_lsp.trajectory.events import (
     AgentMessage,
@@ -403,7 +403,7 @@ class _Builder:
         )
 
     def _link(
-        self, kind: str, session: str, record: dict[str, Any]
+        self, kind: str, session: str, record: _Fields
     ) -> tuple[str | None, str | None, str | None]:
         """(call id, tool, subagent id) of a call, a result or a subagent; a result is paired
         with the earliest unanswered call of its id in its session."""
@@ -432,30 +432,75 @@ class _Builder:
 _LINKED_KINDS = frozenset({"tool_call", "tool_result", "subagent"})
 
 
-def _json_object(line: str) -> dict[str, Any] | None:
-    """The JSON object on a line, or None (a blank line, not JSON, not an object)."""
+class _Fields(msgspec.Struct):
+    """The fields of an event line that the index reads (its place, its pairing, its
+    title). Decoding skips every other field without building it: a line's output, diff
+    or content is never materialised unless a title needs it."""
+
+    kind: Any = None
+    step: Any = None
+    session: Any = None
+    agent: Any = None
+    time: Any = None
+    call_id: Any = None
+    name: Any = None
+    agent_id: Any = None
+    harness: Any = None
+    harness_version: Any = None
+    model: Any = None
+    text: Any = None
+    summary: Any = None
+    input: Any = None
+    ok: Any = None
+    output: Any = None
+    operation: Any = None
+    path: Any = None
+    added: Any = None
+    removed: Any = None
+    old_path: Any = None
+    cache_read_tokens: Any = None
+    cache_write_tokens: Any = None
+    input_tokens: Any = None
+    output_tokens: Any = None
+    cost_usd: Any = None
+    description: Any = None
+    sha: Any = None
+    message: Any = None
+    interrupt: Any = None
+    entry_kind: Any = None
+    reason: Any = None
+
+    def get(self, key: str) -> Any:
+        return getattr(self, key, None)
+
+
+_FIELDS = msgspec.json.Decoder(_Fields)
+
+
+def _json_object(line: str) -> _Fields | None:
+    """The fields of the JSON object on a line, or None (a blank line, not JSON, not an
+    object)."""
     if not line or line.isspace():
         return None
     try:
-        record = from_json(line)
-    except (ValueError, TypeError):  # TypeError: a lone surrogate in the text
+        return _FIELDS.decode(line)
+    except (msgspec.DecodeError, UnicodeEncodeError):  # not an object; a lone surrogate
         return None
-    return record if isinstance(record, dict) else None
 
 
 # --- one-line summaries, from the JSON of a line ----------------------------------------------
 
 
-def _session_start_summary(record: dict[str, Any]) -> str:
+def _session_start_summary(record: _Fields) -> str:
     words = [record.get("harness"), record.get("harness_version"), record.get("model")]
     return " ".join(word for word in words if isinstance(word, str) and word)
 
 
-def _text_summary(key: str) -> Callable[[dict[str, Any]], str]:
+def _text_summary(key: str) -> Callable[[_Fields], str]:
     return lambda record: _head(_text(record.get(key)))
 
 
-def _tool_call_summary(record: dict[str, Any]) -> str:
+def _tool_call_summary(record: _Fields) -> str:
     name = _text(record.get("name"))
     arguments = record.get("input")
     gist = _input_gist(arguments) if isinstance(arguments, dict) else ""
@@ -475,7 +520,7 @@ def _input_gist(arguments: dict[str, Any]) -> str:
     return _head(first)
 
 
-def _tool_result_summary(record: dict[str, Any]) -> str:
+def _tool_result_summary(record: _Fields) -> str:
     state = "error" if record.get("ok") is False else "ok"
     output = _text(record.get("output"))
     if not output:
@@ -484,7 +529,7 @@ def _tool_result_summary(record: dict[str, Any]) -> str:
     return f"{state} · {lines:,} line" + ("" if lines == 1 else "s")
 
 
-def _file_change_summary(record: dict[str, Any]) -> str:
+def _file_change_summary(record: _Fields) -> str:
     operation = _text(record.get("operation"))
     path = _text(record.get("path"))
     counts = f"+{_count(record.get('added')):,} {MINUS}{_count(record.get('removed')):,}"
@@ -494,7 +539,7 @@ def _file_change_summary(record: dict[str, Any]) -> str:
     return f"{shown}{path}{moved} {counts}"
 
 
-def _usage_summary(record: dict[str, Any]) -> str:
+def _usage_summary(record: _Fields) -> str:
     cached = _count(record.get("cache_read_tokens")) + _count(record.get("cache_write_tokens"))
     cache = f" (+{cached:,} cache)" if cached else ""
     text = f"{_count(record.get('input_tokens')):,} in{cache} / "
@@ -505,32 +550,32 @@ def _usage_summary(record: dict[str, Any]) -> str:
     return text
 
 
-def _subagent_summary(record: dict[str, Any]) -> str:
+def _subagent_summary(record: _Fields) -> str:
     description = _text(record.get("description"))
     agent_id = _text(record.get("agent_id"))
     return f"{agent_id}: {_head(description)}" if description else agent_id
 
 
-def _commit_summary(record: dict[str, Any]) -> str:
+def _commit_summary(record: _Fields) -> str:
     sha = _text(record.get("sha"))[:10]
     message = _head(_text(record.get("message")))
     return f"{sha} {message}" if sha else message
 
 
-def _error_summary(record: dict[str, Any]) -> str:
+def _error_summary(record: _Fields) -> str:
     message = _head(_text(record.get("message")))
     return f"interrupted: {message}" if record.get("interrupt") is True else message
 
 
-def _note_summary(record: dict[str, Any]) -> str:
+def _note_summary(record: _Fields) -> str:
     return f"[{_text(record.get('entry_kind'))}] {_head(_text(record.get('text')))}"
 
 
-def _raw_summary(record: dict[str, Any]) -> str:
+def _raw_summary(record: _Fields) -> str:
     return _head(_text(record.get("reason"))) or "kept as recorded"
 
 
-_SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
+_SUMMARIES: dict[str, Callable[[_Fields], str]] = {
     "session_start": _session_start_summary,
     "user_message": _text_summary("text"),
     "agent_message": _text_summary("text"),

@@ -4,9 +4,11 @@ answers; a request about a document whose repository is still being looked up wa
 
 from __future__ import annotations
 
+import json
+
 from lsprotocol import types
 
-from stet_lsp.server.positions import server_line
+from stet_lsp.server.positions import LensesJSON, RawJSON, server_line
 from stet_lsp.server.server import StetServer
 
 
@@ -23,9 +25,22 @@ def register(server: StetServer) -> None:
         return ls.gather("code_actions", state, params)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    async def code_lens(ls: StetServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    async def code_lens(
+        ls: StetServer, params: types.CodeLensParams
+    ) -> list[types.CodeLens] | RawJSON:
         state = await ls.ready(params.text_document.uri)
-        return [] if state is None else ls.gather("code_lenses", state)
+        if state is None:
+            return []
+        answers = [answer for _, answer in ls.ask("code_lenses", state) if answer]
+        written = [answer.items for answer in answers if isinstance(answer, LensesJSON)]
+        lenses = [
+            lens for answer in answers if not isinstance(answer, LensesJSON) for lens in answer
+        ]
+        if not written:
+            return lenses
+        converter = ls.protocol._converter  # pygls' own, as for every other answer
+        items = [*written, *(json.dumps(converter.unstructure(lens)) for lens in lenses)]
+        return RawJSON("[" + ",".join(item for item in items if item) + "]")
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     async def symbols(

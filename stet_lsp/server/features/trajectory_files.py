@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +22,7 @@ from pygls.uris import from_fs_path
 from stet_lsp.core.collector import collector_paused
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
-from stet_lsp.server.positions import SOURCE, line_range
+from stet_lsp.server.positions import SOURCE, LensesJSON, line_range
 from stet_lsp.server.server import StetServer
 
 if TYPE_CHECKING:  # loaded with the first trajectory file: the server starts without pydantic
@@ -48,7 +48,7 @@ class Indexed:
     index: TrajectoryIndex
     anchors: dict[int, int]
     """For a narration: each step's anchor line; empty for events.jsonl."""
-    lenses: list[types.CodeLens]
+    lenses: LensesJSON
     """A lens per step, made with the index (in the worker for a large file)."""
 
 
@@ -181,12 +181,13 @@ class TrajectoryFiles(Feature):
 
     # -- what the editor asks ------------------------------------------------------------
 
-    def code_lenses(self, state: DocumentState) -> list[types.CodeLens]:
+    def code_lenses(self, state: DocumentState) -> Sequence[types.CodeLens] | LensesJSON:
         known = self.indexed.get(state.uri)
         if known is None:
             return []
-        count = len(state.lines)
-        return [lens for lens in known.lenses if lens.range.start.line < count]
+        # A large file edited since it was indexed keeps its lenses while it is indexed again
+        # if its lines are as many (the lenses stay inside it); else it has none until then.
+        return known.lenses if known.key[1] == len(state.lines) else ()
 
     def hover(self, state: DocumentState, line: int) -> str | None:
         known = self.indexed.get(state.uri)
@@ -312,9 +313,8 @@ def _indexed(
             title = index.lens_title(step)
         except KeyError:  # a narration naming a step its events.jsonl does not hold
             continue
-        command = types.Command(title=title, command="")
-        lenses.append(types.CodeLens(range=_line_start(line), command=command))
-    return Indexed(key, index, anchors, lenses)
+        lenses.append((line, title))
+    return Indexed(key, index, anchors, LensesJSON.at_line_starts(lenses))
 
 
 def _step_lines(index: TrajectoryIndex, anchors: dict[int, int]) -> list[tuple[int, int]]:
@@ -332,11 +332,6 @@ def _step_at(known: Indexed, line: int) -> int | None:
         (anchor_line, step) for step, anchor_line in known.anchors.items() if anchor_line <= line
     ]
     return max(above)[1] if above else None
-
-
-def _line_start(line: int) -> types.Range:
-    position = types.Position(line=line, character=0)
-    return types.Range(start=position, end=position)
 
 
 _GROUPS = frozenset({"session", "turn", "subagent"})
