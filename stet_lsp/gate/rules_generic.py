@@ -1,6 +1,8 @@
 """Generic classes that no prefix names: framework secret keys, hex and base64 values assigned
 to any name that says credential, credentials set through environment calls and Dockerfile
-`ENV`, and random-looking values quoted next to a credential word in prose.
+`ENV`, and random-looking values quoted next to a credential word in prose; and structures
+that hold credentials whatever they look like (Kubernetes Secret manifests, `curl -u` and
+`curl -H` credentials).
 
 Each rule anchors on credential words. The assignment rules start at the identifier holding
 the anchor (`start="identifier"`: the engine skips the hit unless `=` or `:` follows the
@@ -8,6 +10,8 @@ identifier closely); the others start exactly at their anchor. Every repetition 
 """
 
 from __future__ import annotations
+
+import re
 
 from stet_lsp.gate import heuristics
 from stet_lsp.gate.patterns import lazy
@@ -42,7 +46,21 @@ def _framework_check(value: str, strict: bool) -> bool:
 
 
 def _encoded_check(value: str, strict: bool) -> bool:
-    return heuristics.is_encoded_secret(value)
+    return heuristics.is_encoded_secret(value) or _lower_alnum_secret(value)
+
+
+def _lower_alnum_secret(value: str) -> bool:
+    """A random run of lowercase letters and digits (many vendors' token alphabet), which
+    base64's mixed-case test misses: long, letters and digits throughout, varied."""
+    if not 24 <= len(value) <= 128 or not value.isalnum() or not value.islower():
+        return False
+    digits = sum(c.isdigit() for c in value)
+    return (
+        digits >= 4
+        and len(value) - digits >= 8
+        and heuristics.shannon_entropy(value) >= 3.8
+        and not heuristics.is_placeholder(value)
+    )
 
 
 def _prose_check(value: str, strict: bool) -> bool:
@@ -126,6 +144,164 @@ PROSE_SECRET = Rule(
     check=_prose_check,
     start="anchor",
 )
+
+# --- Structures that hold credentials whatever the values look like -------------------------
+# The curl rules search a window from their anchor on (not `start="anchor"`): a `curl `
+# without credentials is no token prefix that detect-secrets should look behind.
+
+_NEWLINE = r"(?:\r?\n|\\n)"
+# A Kubernetes Secret manifest in YAML: every value of its `data:` (base64) or `stringData:`
+# block, the block's lines indented under the header. `kubectl get secret -o yaml` writes
+# `data:` before `kind: Secret`; hand-written manifests put it after. Neither side may
+# reach over a `---` document separator (a ConfigMap's `data:` is not secret).
+_SECRET_KIND = r"kind:[ \t]{0,4}[\"']?(?i:secret)[\"']?[ \t]{0,4}"
+_OTHER_LINE = r"(?:" + _NEWLINE + r"(?!---)[^\r\n]{0,500}?){0,60}?"
+_DATA_BLOCK = (
+    r"(?P<indent>[ \t]{0,12})(?:data|stringData):[ \t]{0,4}(?:#[^\r\n]{0,200})?"
+    + _NEWLINE
+    + r"(?P=indent)[ \t]{1,16}(?P<secret>[^\s\\][^\r\n\\]{0,65536}"
+    r"(?:" + _NEWLINE + r"(?P=indent)[ \t]{1,16}[^\s\\][^\r\n\\]{0,65536}){0,500})"
+)
+_K8S_ANCHORS = ("kind: secret", 'kind: "secret"', "kind: 'secret'", "kind:secret")
+
+
+def _manifest_values(block: str, strict: bool) -> bool:
+    """A data block holds at least one value that is neither empty nor a template."""
+    for line in block.replace("\\n", "\n").splitlines():
+        key, colon, value = line.strip().partition(":")
+        if not colon:  # a line of a block scalar (`key: |`)
+            value = key
+        value = value.strip().strip("\"'")
+        if key.startswith("#") or "[REDACTED:" in line or value in ("", "|", ">", "|-", ">-"):
+            continue
+        if value.startswith(("{{", "${", "<", "$(")) or heuristics.is_placeholder(value):
+            continue
+        return True
+    return False
+
+
+KUBERNETES_SECRET_AFTER_KIND = Rule(
+    name="kubernetes-secret",
+    pattern=lazy(_SECRET_KIND + _OTHER_LINE + _NEWLINE + _DATA_BLOCK),
+    anchors=_K8S_ANCHORS,
+    reach=70000,
+    multiline=True,
+    check=_manifest_values,
+    start="anchor",
+)
+KUBERNETES_SECRET_BEFORE_KIND = Rule(
+    name="kubernetes-secret",
+    pattern=lazy(
+        r"(?:\r?\n|\\n)?"
+        + _DATA_BLOCK
+        + r"(?="
+        + _OTHER_LINE
+        + _NEWLINE
+        + r"[ \t]{0,12}"
+        + _SECRET_KIND
+        + r"(?:$|[\r\n\\]))",
+        re.MULTILINE,
+    ),
+    # The header ends its line; what precedes it on the line is indentation.
+    anchors=tuple(
+        f"{before}{header}:{after}"
+        for before in ("\n", " ", "\t", "\\n")
+        for header in ("data", "stringdata")
+        for after in ("\n", "\r\n", "\\n")
+    ),
+    reach=70000,
+    multiline=True,
+    check=_manifest_values,
+    start="anchor",
+)
+# The same manifest as JSON (`kubectl get secret -o json`), raw or inside a JSON string.
+KUBERNETES_SECRET_JSON = Rule(
+    name="kubernetes-secret",
+    pattern=lazy(r"\\?\"(?:data|stringData)\\?\":[ \t]{0,4}\{(?P<secret>[^{}]{1,65536}?)\}"),
+    anchors=('"kind": "secret"', '\\"kind\\": \\"secret\\"', '"kind":"secret"'),
+    lead=20000,
+    reach=20000,
+    multiline=True,
+    check=lambda value, strict: ":" in value and _manifest_values(value.replace(",", "\n"), strict),
+)
+
+# `curl -u user:password`, `curl --user 'user:password'` (the whole pair: a user name next to
+# its password is as sensitive), also on a continuation line of the same command.
+_CURL_VALUE = (
+    r"[\"']?(?P<secret>(?<=\")[^\"\r\n]{3,256}(?=\")|(?<=')[^'\r\n]{3,256}(?=')"
+    r"|[^\s\"']{1,128}:[\"']?[^\s\"']{3,256}[\"']?)"
+)
+
+
+_SHELL_REFERENCE = re.compile(r"\$[{(A-Za-z_]")
+
+
+def _curl_user(value: str, strict: bool) -> bool:
+    if "[REDACTED:" in value:
+        return False
+    _, colon, password = value.partition(":")
+    password = password.strip("\"'")
+    if not colon or len(password) < 3:
+        return False
+    if _SHELL_REFERENCE.search(password) or password.isdigit() or password[:1] in "{<%":
+        return False
+    return not heuristics.is_placeholder(password)
+
+
+CURL_USER = Rule(
+    name="curl-auth-user",
+    pattern=lazy(
+        r"curl(?=[ \t])(?:[^\r\n]{0,400}?\\\r?\n){0,8}?[^\r\n]{0,400}?(?<=[ \t])"
+        r"(?:-u|--user)(?:=|[ \t]{1,4})" + _CURL_VALUE
+    ),
+    anchors=("curl ", "curl\t"),
+    reach=4000,
+    multiline=True,
+    check=_curl_user,
+)
+
+# `-H "Authorization: <scheme> <value>"`, `--header 'X-Api-Key: <value>'`: a header whose
+# name says credential, in a command line (the name is not followed by `=`, so the
+# assignment rules do not see it).
+_HEADER_NAME = (
+    r"(?P<key>[A-Za-z0-9_\-]{0,40}(?i:auth|key|token|secret|session|password|cookie)"
+    r"[A-Za-z0-9_\-]{0,40})(?<![Ee]mail)(?<![Uu]ser)(?<![Uu]sername)(?<![Tt]ype)"
+)
+_SCHEME = (
+    r"(?:(?i:basic|bearer|token|api-token|apikey|api-key|key|sso-key|digest|bot|ssws|splunk)"
+    r"[ \t]{1,4})?"
+)
+
+
+def _header_value(value: str, strict: bool) -> bool:
+    if value.startswith(("$", "{{", "<", "%", "[REDACTED:")) or heuristics.is_placeholder(value):
+        return False
+    return len(set(value)) >= 6
+
+
+CURL_HEADER = Rule(
+    name="curl-auth-header",
+    pattern=lazy(
+        r"(?:-H|--header)(?:=|[ \t]{0,5})\\?[\"']"
+        + _HEADER_NAME
+        + r":[ \t]{0,5}"
+        + _SCHEME
+        + r"(?P<secret>[^\s\"'\\]{8,4000})\\?[\"']"
+    ),
+    anchors=('-h "', "-h '", '-h"', "-h'", '-h \\"', "--header"),
+    reach=4200,
+    check=_header_value,
+)
+
+STRUCTURE_RULES: tuple[Rule, ...] = (
+    KUBERNETES_SECRET_AFTER_KIND,
+    KUBERNETES_SECRET_BEFORE_KIND,
+    KUBERNETES_SECRET_JSON,
+    CURL_USER,
+    CURL_HEADER,
+)
+"""Registered with the provider rules (`rules_providers.PROVIDER_RULES`): they name what
+they find ahead of the assignment rules."""
 
 GENERIC_RULES: tuple[Rule, ...] = (
     FRAMEWORK_SECRET_KEY,

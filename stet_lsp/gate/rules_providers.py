@@ -100,6 +100,51 @@ def _base64_jwt(value: str, strict: bool) -> bool:
     return decoded.startswith(b"eyJ") and b".eyJ" in decoded[:4096]
 
 
+def _random_mixed(value: str, strict: bool) -> bool:
+    """A token after a short prefix that words and encoded blobs also start with (`EAAA`):
+    varied, of several character classes, not a placeholder."""
+    return (
+        not _placeholder(value)
+        and heuristics.has_mixed_classes(value)
+        and heuristics.shannon_entropy(value) >= 3.5
+    )
+
+
+# An OCI auth token: 20 printable characters, punctuation included (`;`, `(`, `<`, `#`).
+_OCI_CHARS = "!#-&(-\\[\\]-_a-~"
+
+
+_PATH_LIKE = re.compile(r"[\w.\-]{0,20}(?:/[\w.\-]{1,20}){1,10}(?::[\w.\-]{1,20})?/?")
+
+
+def _oci_auth_token(value: str, strict: bool) -> bool:
+    if value.startswith(("$", "%", "{{", "<")) or value.lower().startswith("ocid1."):
+        return False
+    if _PATH_LIKE.fullmatch(value) or "://" in value:
+        return False
+    classes = (
+        any(c.islower() for c in value),
+        any(c.isupper() for c in value),
+        any(c.isdigit() for c in value),
+        any(not c.isalnum() for c in value),
+    )
+    return sum(classes) >= 3 and len(set(value)) >= 12
+
+
+# PKCS#12 (`.p12`, `.pfx`) in base64. The file is a DER SEQUENCE with two length bytes
+# holding version 3 and another such SEQUENCE (`30 82 xx xx 02 01 03 30 82`), so its base64
+# reads `MII??[AQgw]IBAzCC`; the rarer indefinite-length form (`30 80 02 01 03 30 80`) reads
+# `MIACAQMwgA`. Wrapped at 64 or 76 columns by `openssl base64`/`base64` (indented in a YAML
+# block), or on one line.
+_PKCS12 = (
+    r"(?:(?<![A-Za-z0-9+/])|(?<=\\n))(?:MII[A-Za-z0-9+/]{2}[AQgw]IBAzCC|MIACAQMwgA)"
+    r"[A-Za-z0-9+/]{20,262144}={0,2}"
+    r"(?:(?:\r?\n|\\n)[ \t]{0,16}[A-Za-z0-9+/]{60,76}={0,2}(?![A-Za-z0-9+/])){0,4000}"
+    r"(?:(?:\r?\n|\\n)[ \t]{0,16}(?=[A-Za-z]{0,75}[0-9+/=])[A-Za-z0-9+/]{1,76}={0,2}"
+    r"(?![A-Za-z0-9+/]))?"
+)
+
+
 def _keyword(
     name: str,
     vendors: tuple[str, ...],
@@ -136,6 +181,7 @@ _KEYED_UUID = "A-Fa-f0-9-"
 def _build() -> tuple[Rule, ...]:
     from stet_lsp.gate.rules import Rule
     from stet_lsp.gate.rules import _token as token
+    from stet_lsp.gate.rules_generic import STRUCTURE_RULES
 
     def _token(
         name: str,
@@ -186,6 +232,12 @@ def _build() -> tuple[Rule, ...]:
             extend=TOKEN + "+/=,",
         ),
         _token("flyio-token", ("fo1_",), "[A-Za-z0-9_\\-]{43}", extend=TOKEN),
+        _token(
+            "flyio-token",
+            ("fm1a_", "fm1r_", "fm2_"),
+            f"[{B64}]{{100,4000}}={{0,3}}",
+            extend=TOKEN + "+/=",
+        ),
         _token("render-api-key", ("rnd_",), "[A-Za-z0-9]{32}", extend="A-Za-z0-9"),
         _token("aws-bedrock-api-key", ("ABSK",), f"[{B64}]{{100,600}}={{0,2}}", extend=f"{B64}="),
         _token(
@@ -201,6 +253,7 @@ def _build() -> tuple[Rule, ...]:
         _keyword(
             "confluent-secret-key", ("confluent",), f"[{B64}]{{64}}", chars=B64, check=_keyed_value
         ),
+        _keyword("confluent-api-key", ("confluent",), "[A-Za-z0-9]{16}", chars="A-Za-z0-9"),
         _token(
             "clickhouse-cloud-key",
             ("4b1d",),
@@ -233,6 +286,20 @@ def _build() -> tuple[Rule, ...]:
             reach=8,
             check=_random_body,
         ),
+        _token(
+            "databricks-token",
+            ("dapi",),
+            "[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9])",
+            extend="",
+            check=_prefixed_not_hash,
+        ),
+        _keyword(
+            "oci-auth-token",
+            ("oci_", "oci-", "oci ", "ocir_", "ocir-", "oracle_cloud", "oracle-cloud"),
+            f"[{_OCI_CHARS}]{{20}}(?![{_OCI_CHARS}])",
+            chars="",
+            check=_oci_auth_token,
+        ),
         # --- Package registries ----------------------------------------------------------------
         _token("rubygems-api-key", ("rubygems_",), "[a-f0-9]{48}", extend="a-f0-9"),
         _token("nuget-api-key", ("oy2",), "[a-z0-9]{43}", extend="a-z0-9"),
@@ -250,6 +317,12 @@ def _build() -> tuple[Rule, ...]:
         _token("crates-io-token", ("cio",), "[A-Za-z0-9]{32}(?![A-Za-z0-9])"),
         _token("docker-hub-token", ("dckr_pat_", "dckr_oat_"), "[A-Za-z0-9_\\-]{27,40}"),
         _token("artifactory-reference-token", ("cmVmdGtu",), "[A-Za-z0-9]{56,80}"),
+        _keyword(
+            "jfrog-token",
+            ("jfrog", "artifactory", "bintray", "xray"),
+            "(?:[A-Za-z0-9]{73}|[A-Za-z0-9]{64})",
+            chars="A-Za-z0-9",
+        ),
         _token(
             "packagist-token",
             ("packagist_ort_", "packagist_out_", "packagist_uut_", "packagist_uot_"),
@@ -294,7 +367,8 @@ def _build() -> tuple[Rule, ...]:
             name="harness-token",
             pattern=lazy(
                 NOT_ALNUM_BEFORE
-                + r"(?:pat|sat)\.[A-Za-z0-9_\-]{22}\.[0-9a-f]{24}\.[A-Za-z0-9]{20}(?![A-Za-z0-9])"
+                + r"(?:pat|sat)\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"
+                + r"(?![A-Za-z0-9])"
             ),
             anchors=("pat.", "sat."),
             prefix="",
@@ -302,17 +376,19 @@ def _build() -> tuple[Rule, ...]:
             start="anchor",
         ),
         _keyword("codecov-token", ("codecov",), UUID, chars=_KEYED_UUID, check=_keyed_uuid),
+        _keyword("codecov-token", ("codecov",), "[A-Za-z0-9]{32}", chars="A-Za-z0-9"),
         _keyword("drone-ci-token", ("drone",), "[A-Za-z0-9]{32}", chars="A-Za-z0-9"),
         _keyword("octopus-deploy-api-key", ("octopus",), "API-[A-Z0-9]{26,32}", chars="A-Z0-9"),
         _keyword("jenkins-api-token", ("jenkins",), "11[a-f0-9]{32}", chars="a-f0-9"),
         _token("sonar-token", ("squ_", "sqp_", "sqa_"), "[a-f0-9]{40}", extend="a-f0-9"),
+        _keyword("sonar-token", ("sonar",), "[A-Za-z0-9]{40}", chars="A-Za-z0-9"),
         _keyword("snyk-token", ("snyk",), UUID, chars=_KEYED_UUID, check=_keyed_uuid),
         # --- Observability ---------------------------------------------------------------------
         _keyword(
             "datadog-api-key",
             ("datadog", "dd_api_key", "dd_app_key", "dd_application_key"),
-            "[a-f0-9]{32,40}",
-            chars="a-f0-9",
+            "[A-Za-z0-9]{32,40}",
+            chars="A-Za-z0-9",
         ),
         _keyword("sentry-legacy-token", ("sentry",), "[a-f0-9]{64}", chars="a-f0-9"),
         _keyword(
@@ -403,6 +479,13 @@ def _build() -> tuple[Rule, ...]:
             f"[{B64}]{{20,400}}={{0,2}}-[{B64}]{{20,100}}={{0,2}}",
             extend=f"{B64}=-",
         ),
+        _token(
+            "square-token",
+            ("EAAA",),
+            "[A-Za-z0-9_\\-]{22,60}(?![A-Za-z0-9_+/=\\-])",
+            extend="",
+            check=_random_mixed,
+        ),
         _keyword("razorpay-key-secret", ("razorpay", "rzp_"), "[A-Za-z0-9]{24}", chars="A-Za-z0-9"),
         _token(
             "plaid-access-token",
@@ -410,7 +493,7 @@ def _build() -> tuple[Rule, ...]:
             UUID,
             extend=_KEYED_UUID,
         ),
-        _keyword("plaid-secret", ("plaid",), "[a-f0-9]{30}", chars="a-f0-9"),
+        _keyword("plaid-secret", ("plaid",), "[A-Za-z0-9]{30}", chars="A-Za-z0-9"),
         _token(
             "flutterwave-secret-key",
             ("FLWSECK_TEST-", "FLWSECK-", "FLWSECK_TEST"),
@@ -430,6 +513,9 @@ def _build() -> tuple[Rule, ...]:
         _keyword("finicity-secret", ("finicity",), "[a-z0-9]{20,32}", chars="a-z0-9"),
         _keyword("finnhub-token", ("finnhub",), "[a-z0-9]{20}", chars="a-z0-9"),
         _keyword("mollie-api-key", ("mollie",), "(?:live|test)_[A-Za-z0-9]{30}", chars="A-Za-z0-9"),
+        _token(
+            "stripe-secret-key", ("sk_prod_", "rk_prod_"), "[A-Za-z0-9]{20,247}", extend="A-Za-z0-9"
+        ),
         _token(
             "paddle-api-key",
             ("pdl_live_apikey_", "pdl_sdbx_apikey_"),
@@ -465,7 +551,7 @@ def _build() -> tuple[Rule, ...]:
         _token(
             "1password-secret-key",
             ("A3-",),
-            "[A-Z0-9]{6}-[A-Z0-9]{5,6}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+            "[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{5,6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
             extend="A-Z0-9",
         ),
         _token("doppler-token", ("dp.st.",), "[a-z0-9_\\-]{1,30}\\.[A-Za-z0-9]{40,44}"),
@@ -473,7 +559,7 @@ def _build() -> tuple[Rule, ...]:
         _keyword(
             "airtable-token",
             ("airtable",),
-            f"(?:pat[A-Za-z0-9]{{14}}\\.{HEX}{{64}}|key[A-Za-z0-9]{{14}})",
+            f"(?:pat[A-Za-z0-9]{{14}}\\.{HEX}{{64}}|[A-Za-z0-9]{{17}})",
             chars="A-Za-z0-9",
         ),
         _keyword(
@@ -481,6 +567,13 @@ def _build() -> tuple[Rule, ...]:
             ("asana",),
             f"[0-2]/[0-9]{{10,20}}(?:/[0-9]{{10,20}})?:{HEX}{{32}}",
             chars="a-f0-9",
+        ),
+        _keyword("asana-client-secret", ("asana",), "[A-Za-z0-9]{32}", chars="A-Za-z0-9"),
+        _keyword(
+            "atlassian-api-token",
+            ("atlassian", "jira", "confluence"),
+            "[A-Za-z0-9]{24}",
+            chars="A-Za-z0-9",
         ),
         Rule(
             name="authress-key",
@@ -509,12 +602,13 @@ def _build() -> tuple[Rule, ...]:
         _token(
             "sourcegraph-token",
             ("sgp_", "sgph_"),
-            f"(?:{HEX}{{16}}_|local_)?{HEX}{{40}}",
-            extend="a-f0-9",
+            f"(?:{HEXI}{{16}}_|local_)?{HEXI}{{40}}",
+            extend="a-fA-F0-9",
         ),
+        _keyword("sourcegraph-token", ("sourcegraph",), f"{HEXI}{{40}}", chars="a-fA-F0-9"),
         _token("contentful-token", ("CFPAT-",), "[A-Za-z0-9_\\-]{43}"),
         _keyword("contentful-token", ("contentful",), "[A-Za-z0-9_\\-]{43}", chars=TOKEN),
-        _keyword("algolia-api-key", ("algolia",), "[a-f0-9]{32}", chars="a-f0-9"),
+        _keyword("algolia-api-key", ("algolia",), "[A-Za-z0-9]{32}", chars="A-Za-z0-9"),
         _token(
             "mapbox-secret-token",
             ("sk.eyJ",),
@@ -538,9 +632,32 @@ def _build() -> tuple[Rule, ...]:
             check=_keyed_padded,
         ),
         _keyword("twitter-secret", ("twitter",), "[A-Za-z0-9]{45,50}", chars="A-Za-z0-9"),
+        _keyword("twitter-api-key", ("twitter",), "[A-Za-z0-9]{25}", chars="A-Za-z0-9"),
         _keyword("facebook-secret", ("facebook",), "[a-f0-9]{32}", chars="a-f0-9"),
         _keyword(
             "facebook-access-token", ("facebook",), "EAA[A-Za-z0-9]{90,400}", chars="A-Za-z0-9"
+        ),
+        _token(
+            "facebook-access-token",
+            ("EAA",),
+            "[A-Za-z0-9]{97,400}(?![A-Za-z0-9_+/=\\-])",
+            extend="",
+            check=_random_mixed,
+        ),
+        Rule(
+            # An app access token: `<app id>|<app secret>` (`%7C` in a query string).
+            name="facebook-access-token",
+            pattern=lazy(
+                r"(?<![0-9])[0-9]{15,16}(?:\||%7[Cc])[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])"
+            ),
+            anchors=("facebook", "fb_", "graph.facebook", "access_token"),
+            lead=300,
+            reach=300,
+            check=lambda value, strict: _random_mixed(value.split("|")[-1][-27:], strict),
+        ),
+        _keyword("vault-token", ("vault",), "s\\.[A-Za-z0-9]{24}", chars="A-Za-z0-9"),
+        _token(
+            "intra42-client-secret", ("s-s4t2ud-", "s-s4t2af-"), "[a-f0-9]{64}", extend="a-f0-9"
         ),
         _token("easypost-api-key", ("EZAK", "EZTK"), "[A-Za-z0-9]{54}"),
         _token(
@@ -583,6 +700,25 @@ def _build() -> tuple[Rule, ...]:
             chars="a-f0-9",
             check=lambda value, strict: len(set(value)) >= 6,
         ),
+        Rule(
+            name="sidekiq-secret",
+            pattern=lazy(
+                r"https?://(?P<secret>[a-f0-9]{8}:[a-f0-9]{8})@(?:gems|enterprise)\.contribsys\.com"
+            ),
+            anchors=("contribsys.com",),
+            lead=40,
+            reach=20,
+            check=lambda value, strict: len(set(value)) >= 6,
+        ),
+        Rule(
+            name="pkcs12-content",
+            pattern=lazy(_PKCS12),
+            anchors=("ibazcc", "miacaqmwga"),
+            lead=8,
+            reach=300000,
+            multiline=True,
+            check=None,
+        ),
         _token(
             "jwt-base64",
             ("ZXlK",),
@@ -590,6 +726,8 @@ def _build() -> tuple[Rule, ...]:
             check=_base64_jwt,
             extend=f"{B64}=",
         ),
+        # --- Structures: Kubernetes Secret manifests, curl credentials ---------------------
+        *STRUCTURE_RULES,
     )
 
 

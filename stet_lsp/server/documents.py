@@ -27,9 +27,11 @@ class DocumentState:
     language_id: str | None
     lines: list[str]
     comments: CommentIndex
-    disk_text: str
-    """The text the editor takes to be on disk: as opened or saved, or as written from
-    outside while the buffer had no unsaved edits (the editor then reloads it)."""
+    disk_lines: list[str]
+    """The lines of the text the editor takes to be on disk: as opened or saved, or as
+    written from outside while the buffer had no unsaved edits (the editor then reloads it).
+    A list of its own whose strings `lines` shares until they are edited: no second copy of
+    a large document's text."""
     version: int | None = None
     """The client's version of the text, for versioned edits and published diagnostics."""
     session: RepositorySession | None = None
@@ -55,6 +57,14 @@ class DocumentState:
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
+
+    @property
+    def disk_text(self) -> str:
+        return "\n".join(self.disk_lines)
+
+    @disk_text.setter
+    def disk_text(self, text: str) -> None:
+        self.disk_lines = split_lines(text)
 
     @property
     def is_sheet(self) -> bool:
@@ -104,7 +114,7 @@ def new_document(
         language_id,
         lines,
         CommentIndex(lines, SYNTAXES[language], lex=not own),
-        text if "\r" not in text else "\n".join(lines),  # the same text: no second copy
+        list(lines),
         version=version,
     )
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -93,13 +93,10 @@ _SECTION_HEADING = re.compile(r"^#{2,3} ")
 class StepLine(NamedTuple):
     """One line of events.jsonl that holds an event: where it is and what titles need.
 
-    `line` is 0-based; `start`/`end` are the line's character offsets in the text; `step` is
-    0 when the line has none. `tool` is the tool of a call (and of the call a result
-    answers); `agent_id` the subagent a `subagent` step starts."""
+    `line` is 0-based; `step` is 0 when the line has none. `tool` is the tool of a call (and
+    of the call a result answers); `agent_id` the subagent a `subagent` step starts."""
 
     line: int
-    start: int
-    end: int
     step: int
     kind: str
     session: str
@@ -148,11 +145,12 @@ StepRef = int | StepLine
 class TrajectoryIndex:
     """The steps of an events.jsonl text, in the order of its lines."""
 
-    def __init__(self, text: str) -> None:
-        builder = _Builder(text)
-        for line, start, end in _line_spans(text):
-            builder.add(line, start, end)
-        self.text = text
+    def __init__(self, lines: Sequence[str]) -> None:
+        """`lines`: of the text, without their breaks (kept, not copied: do not change it)."""
+        builder = _Builder()
+        for number, line in enumerate(lines):
+            builder.add(number, line)
+        self.lines = lines
         self.steps = builder.steps
         # (session, call id) -> position in `steps` of the call; a call's and its result's
         # positions -> each other's.
@@ -168,7 +166,8 @@ class TrajectoryIndex:
 
     @classmethod
     def from_events_text(cls, text: str) -> TrajectoryIndex:
-        return cls(text)
+        """Only "\n" ends a line (as in validate): a U+2028 inside a text does not."""
+        return cls(text.split("\n"))
 
     # -- finding steps --
 
@@ -254,7 +253,7 @@ class TrajectoryIndex:
         """Every line that is not an event of the schema, steps out of sequence, results of
         no earlier call (checked once, on the first call: it parses every line)."""
         if self._issues is None:
-            found, _ = validate_events(self.text)
+            found, _ = validate_events(self.lines)
             self._issues = [
                 LineIssue(issue.line - 1, issue.message, issue.severity) for issue in found
             ]
@@ -264,7 +263,7 @@ class TrajectoryIndex:
 
     def line_text(self, step: StepRef) -> str:
         entry = self.get(step)
-        return self.text[entry.start : entry.end]
+        return self.lines[entry.line]
 
     def _record(self, entry: StepLine) -> dict[str, Any] | None:
         try:
@@ -344,25 +343,10 @@ def _title(entry: StepLine) -> str:
 # --- indexing -------------------------------------------------------------------------------
 
 
-def _line_spans(text: str) -> Iterator[tuple[int, int, int]]:
-    """(0-based line, start, end) of every line; only "\\n" ends a line, as in validate."""
-    start = 0
-    line = 0
-    size = len(text)
-    while start <= size:
-        end = text.find("\n", start)
-        if end < 0:
-            end = size
-        yield line, start, end
-        start = end + 1
-        line += 1
-
-
 class _Builder:
     """Reads lines into StepLines, pairing calls with their results on the way."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self) -> None:
         self.steps: list[StepLine] = []
         # (session, call_id) -> position of the call; `waiting` only until its result comes.
         self.calls: dict[tuple[str, str], int] = {}
@@ -371,8 +355,8 @@ class _Builder:
         # One copy of each repeated string (sessions, kinds, agents, tools).
         self.shared: dict[str, str] = {}
 
-    def add(self, line: int, start: int, end: int) -> None:
-        record = _json_object(self.text[start:end])
+    def add(self, line: int, text: str) -> None:
+        record = _json_object(text)
         kind = record.get("kind") if record is not None else None
         if record is None or not isinstance(kind, str):
             return
@@ -388,8 +372,6 @@ class _Builder:
         self.steps.append(
             StepLine(
                 line,
-                start,
-                end,
                 step if type(step) is int and step > 0 else 0,
                 self.shared.setdefault(kind, kind),
                 session,

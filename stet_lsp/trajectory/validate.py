@@ -4,7 +4,7 @@ the schema, steps count from 1, meta.json agrees; every problem with its line.""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,12 +51,12 @@ def validate_path(path: Path) -> list[Issue]:
     return issues
 
 
-def validate_events(text: str, name: str = EVENTS) -> tuple[list[Issue], int]:
-    """The problems of an events.jsonl text, and how many events it holds."""
+def validate_events(text: str | Sequence[str], name: str = EVENTS) -> tuple[list[Issue], int]:
+    """The problems of an events.jsonl text (or of its lines), and how many events it holds."""
     issues: list[Issue] = []
     calls: set[str] = set()
     count = 0
-    for number, line in enumerate(_lines(text), 1):
+    for number, line in enumerate(_lines(text) if isinstance(text, str) else text, 1):
         if not line.strip():
             continue
         count += 1

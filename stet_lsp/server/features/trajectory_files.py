@@ -83,7 +83,8 @@ class TrajectoryFiles(Feature):
             if large:
                 self._in_background(state, self._index_later(state, kind, key))
             else:
-                known = self.indexed[state.uri] = _index(kind, state.text, state.path, self, key)
+                lines = list(state.lines)
+                known = self.indexed[state.uri] = _index(kind, lines, state.path, self, key)
         if kind != "events.jsonl" or known is None:
             return
         checked = self.issues.get(state.uri)
@@ -112,16 +113,11 @@ class TrajectoryFiles(Feature):
     ) -> None:
         path = state.path
         assert path is not None
-        # The text as opened when the buffer holds no edit (no copy); else a snapshot of the
-        # lines for the worker, joined there rather than on the loop.
-        saved = None if state.modified else state.disk_text
-        lines = list(state.lines) if saved is None else []
+        # A snapshot of the list of lines (the strings are shared, not copied): the worker
+        # indexes it while edits change the document's own list.
+        lines = list(state.lines)
         try:
-            indexed = await self.server.off_loop(
-                lambda: _index(
-                    kind, saved if saved is not None else "\n".join(lines), path, self, key
-                )
-            )
+            indexed = await self.server.off_loop(_index, kind, lines, path, self, key)
         finally:
             self.pending.discard(state.uri)
         current = self.server.documents.get(state.uri)
@@ -287,24 +283,24 @@ def _kind(state: DocumentState) -> str | None:
 
 
 def _index(
-    kind: str, text: str, path: Path, feature: TrajectoryFiles, key: tuple[int | None, int]
+    kind: str, lines: list[str], path: Path, feature: TrajectoryFiles, key: tuple[int | None, int]
 ) -> Indexed:
     """The document's index (blocking: a narration reads the events.jsonl beside it)."""
     with collector_paused():
-        return _indexed(kind, text, path, feature, key)
+        return _indexed(kind, lines, path, feature, key)
 
 
 def _indexed(
-    kind: str, text: str, path: Path, feature: TrajectoryFiles, key: tuple[int | None, int]
+    kind: str, lines: list[str], path: Path, feature: TrajectoryFiles, key: tuple[int | None, int]
 ) -> Indexed:
     from stet_lsp.trajectory.index import TrajectoryIndex, narration_steps
 
     if kind == "events.jsonl":
-        index = TrajectoryIndex.from_events_text(text)
+        index = TrajectoryIndex(lines)
         anchors: dict[int, int] = {}
     else:
         index = feature.folder_index(path.parent) or TrajectoryIndex.from_events_text("")
-        anchors = narration_steps(text)
+        anchors = narration_steps("\n".join(lines))
     if kind == "events.jsonl":
         index.outline()  # built here, not on the loop at the first outline request
     lenses = []
