@@ -93,8 +93,9 @@ _SECTION_HEADING = re.compile(r"^#{2,3} ")
 class StepLine(NamedTuple):
     """One line of events.jsonl that holds an event: where it is and what titles need.
 
-    `line` is 0-based; `step` is 0 when the line has none. `tool` is the tool of a call (and
-    of the call a result answers); `agent_id` the subagent a `subagent` step starts."""
+    `line` is 0-based; `step` is 0 when the line has none. `title` is what lenses, symbols and
+    the outline show: `12 · tool_call Edit src/app.py`. `tool` is the tool of a call (and of
+    the call a result answers); `agent_id` the subagent a `subagent` step starts."""
 
     line: int
     step: int
@@ -103,6 +104,7 @@ class StepLine(NamedTuple):
     agent: str | None
     time: str | None
     summary: str
+    title: str
     call_id: str | None
     tool: str | None
     agent_id: str | None
@@ -202,7 +204,7 @@ class TrajectoryIndex:
 
     def lens_title(self, step: StepRef) -> str:
         """`12 · tool_call Edit src/app.py`: number, kind and a short summary."""
-        return _title(self.get(step))
+        return self.get(step).title
 
     def hover(self, step: StepRef) -> str:
         """Markdown with the step's detail; a call shows its result and a result its call."""
@@ -240,11 +242,11 @@ class TrajectoryIndex:
         """Steps whose title holds every word of `query` (case-insensitive), in order."""
         words = query.lower().split()
         if self._search_keys is None:
-            self._search_keys = [_title(entry).lower() for entry in self.steps]
+            self._search_keys = [entry.title.lower() for entry in self.steps]
         found: list[SymbolMatch] = []
         for entry, key in zip(self.steps, self._search_keys, strict=True):
             if all(word in key for word in words):
-                found.append(SymbolMatch(entry.step, _title(entry), entry.line, entry.kind))
+                found.append(SymbolMatch(entry.step, entry.title, entry.line, entry.kind))
                 if limit is not None and len(found) >= limit:
                     break
         return found
@@ -336,10 +338,6 @@ class TrajectoryIndex:
         return ["", f"Started by call {_code(subagent.call_id)}{where}."]
 
 
-def _title(entry: StepLine) -> str:
-    return f"{entry.step} · {entry.kind} {entry.summary}".rstrip()
-
-
 # --- indexing -------------------------------------------------------------------------------
 
 
@@ -357,10 +355,10 @@ class _Builder:
 
     def add(self, line: int, text: str) -> None:
         record = _json_object(text)
-        kind = record.get("kind") if record is not None else None
+        kind = record.kind if record is not None else None
         if record is None or not isinstance(kind, str):
             return
-        session = self._share(record.get("session")) or ""
+        session = self._share(record.session) or ""
         call_id = tool = agent_id = None
         if kind in _LINKED_KINDS:
             call_id, tool, agent_id = self._link(kind, session, record)
@@ -368,16 +366,18 @@ class _Builder:
         summary = _fit(describe(record), SUMMARY_CHARS) if describe is not None else ""
         if kind == "tool_result":
             summary = f"{tool or call_id or ''} {summary}".lstrip()
-        step = record.get("step")
+        step = record.step if type(record.step) is int and record.step > 0 else 0
+        kind = self.shared.setdefault(kind, kind)
         self.steps.append(
             StepLine(
                 line,
-                step if type(step) is int and step > 0 else 0,
-                self.shared.setdefault(kind, kind),
+                step,
+                kind,
                 session,
-                self._share(record.get("agent")),
-                _optional_text(record.get("time")),
+                self._share(record.agent),
+                _optional_text(record.time),
                 summary,
+                f"{step} · {kind} {summary}".rstrip(),
                 call_id,
                 tool,
                 agent_id,
@@ -389,11 +389,11 @@ class _Builder:
     ) -> tuple[str | None, str | None, str | None]:
         """(call id, tool, subagent id) of a call, a result or a subagent; a result is paired
         with the earliest unanswered call of its id in its session."""
-        call_id = _optional_text(record.get("call_id"))
+        call_id = _optional_text(record.call_id)
         position = len(self.steps)
         if kind == "subagent":
-            return call_id, None, self._share(record.get("agent_id"))
-        tool = self._share(record.get("name")) if kind == "tool_call" else None
+            return call_id, None, self._share(record.agent_id)
+        tool = self._share(record.name) if kind == "tool_call" else None
         if call_id is None:
             return None, tool, None
         key = (session, call_id)
@@ -474,7 +474,7 @@ def _json_object(line: str) -> _Fields | None:
 
 
 def _session_start_summary(record: _Fields) -> str:
-    words = [record.get("harness"), record.get("harness_version"), record.get("model")]
+    words = [record.harness, record.harness_version, record.model]
     return " ".join(word for word in words if isinstance(word, str) and word)
 
 
@@ -483,8 +483,8 @@ def _text_summary(key: str) -> Callable[[_Fields], str]:
 
 
 def _tool_call_summary(record: _Fields) -> str:
-    name = _text(record.get("name"))
-    arguments = record.get("input")
+    name = _text(record.name)
+    arguments = record.input
     gist = _input_gist(arguments) if isinstance(arguments, dict) else ""
     if not gist or gist == name or gist.startswith(f"{name} "):
         return gist or name  # a command that starts with the tool's name says it already
@@ -503,8 +503,8 @@ def _input_gist(arguments: dict[str, Any]) -> str:
 
 
 def _tool_result_summary(record: _Fields) -> str:
-    state = "error" if record.get("ok") is False else "ok"
-    output = _text(record.get("output"))
+    state = "error" if record.ok is False else "ok"
+    output = _text(record.output)
     if not output:
         return f"{state} · no output"
     lines = output.count("\n") + (0 if output.endswith("\n") else 1)
@@ -512,49 +512,49 @@ def _tool_result_summary(record: _Fields) -> str:
 
 
 def _file_change_summary(record: _Fields) -> str:
-    operation = _text(record.get("operation"))
-    path = _text(record.get("path"))
-    counts = f"+{_count(record.get('added')):,} {MINUS}{_count(record.get('removed')):,}"
-    old_path = record.get("old_path")
+    operation = _text(record.operation)
+    path = _text(record.path)
+    counts = f"+{_count(record.added):,} {MINUS}{_count(record.removed):,}"
+    old_path = record.old_path
     moved = f" (from {old_path})" if isinstance(old_path, str) and old_path else ""
     shown = "" if operation == "modify" else f"{operation} "
     return f"{shown}{path}{moved} {counts}"
 
 
 def _usage_summary(record: _Fields) -> str:
-    cached = _count(record.get("cache_read_tokens")) + _count(record.get("cache_write_tokens"))
+    cached = _count(record.cache_read_tokens) + _count(record.cache_write_tokens)
     cache = f" (+{cached:,} cache)" if cached else ""
-    text = f"{_count(record.get('input_tokens')):,} in{cache} / "
-    text += f"{_count(record.get('output_tokens')):,} out"
-    cost = record.get("cost_usd")
+    text = f"{_count(record.input_tokens):,} in{cache} / "
+    text += f"{_count(record.output_tokens):,} out"
+    cost = record.cost_usd
     if isinstance(cost, int | float) and not isinstance(cost, bool):
         text += f" · ${cost:.4f}"
     return text
 
 
 def _subagent_summary(record: _Fields) -> str:
-    description = _text(record.get("description"))
-    agent_id = _text(record.get("agent_id"))
+    description = _text(record.description)
+    agent_id = _text(record.agent_id)
     return f"{agent_id}: {_head(description)}" if description else agent_id
 
 
 def _commit_summary(record: _Fields) -> str:
-    sha = _text(record.get("sha"))[:10]
-    message = _head(_text(record.get("message")))
+    sha = _text(record.sha)[:10]
+    message = _head(_text(record.message))
     return f"{sha} {message}" if sha else message
 
 
 def _error_summary(record: _Fields) -> str:
-    message = _head(_text(record.get("message")))
-    return f"interrupted: {message}" if record.get("interrupt") is True else message
+    message = _head(_text(record.message))
+    return f"interrupted: {message}" if record.interrupt is True else message
 
 
 def _note_summary(record: _Fields) -> str:
-    return f"[{_text(record.get('entry_kind'))}] {_head(_text(record.get('text')))}"
+    return f"[{_text(record.entry_kind)}] {_head(_text(record.text))}"
 
 
 def _raw_summary(record: _Fields) -> str:
-    return _head(_text(record.get("reason"))) or "kept as recorded"
+    return _head(_text(record.reason)) or "kept as recorded"
 
 
 _SUMMARIES: dict[str, Callable[[_Fields], str]] = {
@@ -675,9 +675,7 @@ class _OutlineBuilder:
 
 def _leaf(entry: StepLine) -> OutlineNode:
     line = entry.line
-    return OutlineNode(
-        _title(entry), entry.time or "", entry.kind, line, line, line, entry.step, []
-    )
+    return OutlineNode(entry.title, entry.time or "", entry.kind, line, line, line, entry.step, [])
 
 
 def _name_session(node: OutlineNode, entry: StepLine) -> None:
