@@ -44,7 +44,9 @@ CONFIG_SECONDS = 5.0
 
 @dataclass(frozen=True)
 class Scanned:
-    text: str
+    key: tuple[int | None, int]
+    """The document's version and line count when it was scanned (a large document's text
+    is not kept a second time to tell whether it changed)."""
     findings: tuple[Finding, ...]
 
 
@@ -55,7 +57,8 @@ class GateFindings(Feature):
         super().__init__(server)
         self.scanned: dict[str, Scanned] = {}
         """By document URI: the findings of the last text scanned."""
-        self.pending: dict[str, str] = {}
+        self.pending: set[str] = set()
+        """The documents a worker thread is scanning."""
         self.configs: dict[Path | None, tuple[float, GateConfig]] = {}
         """By repository root: when its configuration was read, and the configuration."""
         self.reading: set[Path | None] = set()
@@ -78,15 +81,15 @@ class GateFindings(Feature):
         kind = _kind(state)
         if kind is None:
             return
-        text = state.text
+        key = _key(state)
         known = self.scanned.get(state.uri)
-        if known is not None and known.text == text:
+        if known is not None and known.key == key:
             findings = known.findings
-        elif len(text) > INLINE_LIMIT and self._scan_in_background(state, text):
+        elif _size(state) > INLINE_LIMIT and self._scan_in_background(state):
             return  # the last diagnostics stay until the worker is done
         else:
-            findings = self._scan(state, text)
-            self.scanned[state.uri] = Scanned(text, findings)
+            findings = self._scan(state, state.text)
+            self.scanned[state.uri] = Scanned(key, findings)
         self.server.diagnostics.set(state.uri, "gate", self._diagnostics(state, kind, findings))
 
     def _diagnostics(
@@ -124,7 +127,7 @@ class GateFindings(Feature):
             self.scanned.clear()
             self.server.refresh(outside=True)
 
-    def _scan_in_background(self, state: DocumentState, text: str) -> bool:
+    def _scan_in_background(self, state: DocumentState) -> bool:
         """Scan in a worker thread, one scan per document at a time: a newer text waits for
         the running scan and is scanned next. False without a loop."""
         try:
@@ -132,27 +135,29 @@ class GateFindings(Feature):
         except RuntimeError:
             return False
         if state.uri not in self.pending:
-            self.pending[state.uri] = text
-            self.server.spawn(self._scan_later(state, text), f"scanning {state.uri}")
+            self.pending.add(state.uri)
+            self.server.spawn(self._scan_later(state), f"scanning {state.uri}")
         return True
 
-    async def _scan_later(self, state: DocumentState, text: str) -> None:
+    async def _scan_later(self, state: DocumentState) -> None:
+        key = _key(state)
         try:
-            findings = await self._scan_off_loop(state, text)
+            findings = await self._scan_off_loop(state, list(state.lines))
         except Exception:  # a failed scan must not stop the server
             log.exception("the redaction gate could not scan %s", state.uri)
             return
         finally:
-            del self.pending[state.uri]
+            self.pending.discard(state.uri)
         current = self.server.documents.get(state.uri)
         if current is None:
             return
-        self.scanned[state.uri] = Scanned(text, findings)
+        self.scanned[state.uri] = Scanned(key, findings)
         # Shows these findings, or scans the text typed meanwhile.
         self.server.refresh([current], outside=True)
 
-    async def _scan_off_loop(self, state: DocumentState, text: str) -> tuple[Finding, ...]:
-        work = self.server.off_loop(_scan, text, self._config(state), _path_of(state))
+    async def _scan_off_loop(self, state: DocumentState, lines: list[str]) -> tuple[Finding, ...]:
+        """Scan a snapshot of the document's lines (joined in the worker, not on the loop)."""
+        work = self.server.off_loop(_scan_lines, lines, self._config(state), _path_of(state))
         progress = Progress(self.server, "Stet: scanning for secrets", state.relative)
         return await progress.run(work)
 
@@ -188,17 +193,17 @@ class GateFindings(Feature):
         """Replace every finding of the open document by its marker, as one workspace edit."""
         uri = field(argument(arguments), "uri", str)
         state = self.server.document(uri)
-        version = state.version
-        text = state.text
+        version, key, lines = state.version, _key(state), list(state.lines)
         known = self.scanned.get(uri)
-        if known is not None and known.text == text:
+        if known is not None and known.key == key:
             findings = known.findings
         else:
-            findings = await self._scan_off_loop(state, text)
+            findings = await self._scan_off_loop(state, lines)
         if not findings:
             return {"redacted": 0, "applied": False}
-        if self.server.documents.get(uri) is not state or state.text != text:
+        if self.server.documents.get(uri) is not state or _key(state) != key:
             raise StetError("the document changed while it was being scanned: try again")
+        text = state.text
         codec = self.server.workspace.position_codec
         from stet_lsp.gate import apply_redaction
 
@@ -223,6 +228,18 @@ class GateFindings(Feature):
             )
         )
         return {"redacted": len(findings), "applied": bool(answer and answer.applied)}
+
+
+def _key(state: DocumentState) -> tuple[int | None, int]:
+    return state.version, len(state.lines)
+
+
+def _size(state: DocumentState) -> int:
+    return sum(map(len, state.lines))
+
+
+def _scan_lines(lines: list[str], config: GateConfig, path: str | None) -> tuple[Finding, ...]:
+    return _scan("\n".join(lines), config, path)
 
 
 def _scan(text: str, config: GateConfig, path: str | None) -> tuple[Finding, ...]:
