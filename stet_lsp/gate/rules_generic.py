@@ -153,14 +153,19 @@ _NEWLINE = r"(?:\r?\n|\\n)"
 # A Kubernetes Secret manifest in YAML: every value of its `data:` (base64) or `stringData:`
 # block, the block's lines indented under the header. `kubectl get secret -o yaml` writes
 # `data:` before `kind: Secret`; hand-written manifests put it after. Neither side may
-# reach over a `---` document separator (a ConfigMap's `data:` is not secret).
+# reach over a `---` document separator (a ConfigMap's `data:` is not secret). The block takes
+# every line indented under its header, possessively: nothing is retried at a shorter length.
+# A `kind:` line ends it (a list item's header may start on an indented anchor, whose
+# indentation the match then only partly sees).
 _SECRET_KIND = r"kind:[ \t]{0,4}[\"']?(?i:secret)[\"']?[ \t]{0,4}"
-_OTHER_LINE = r"(?:" + _NEWLINE + r"(?!---)[^\r\n]{0,500}?){0,60}?"
+# A line in between: its characters, an escape (`\"`) but never an escaped newline (`\n`), so
+# where a line ends is never ambiguous.
+_OTHER_LINE = r"(?:" + _NEWLINE + r"(?!---)(?:[^\r\n\\]|\\[^n\r\n]){0,500}?){0,60}?"
 _DATA_BLOCK = (
     r"(?P<indent>[ \t]{0,12})(?:data|stringData):[ \t]{0,4}(?:#[^\r\n]{0,200})?"
     + _NEWLINE
-    + r"(?P=indent)[ \t]{1,16}(?P<secret>[^\s\\][^\r\n\\]{0,65536}"
-    r"(?:" + _NEWLINE + r"(?P=indent)[ \t]{1,16}[^\s\\][^\r\n\\]{0,65536}){0,500})"
+    + r"(?P=indent)[ \t]{1,16}(?P<secret>[^\s\\][^\r\n\\]{0,65536}+"
+    r"(?:" + _NEWLINE + r"(?P=indent)[ \t]{1,16}(?!kind:)[^\s\\][^\r\n\\]{0,65536}+){0,500}+)"
 )
 _K8S_ANCHORS = ("kind: secret", 'kind: "secret"', "kind: 'secret'", "kind:secret")
 

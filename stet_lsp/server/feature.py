@@ -55,5 +55,9 @@ class Feature:
         """Runs in a worker thread (it may read files): use only state that is safe there."""
         return ()
 
+    async def settled(self, state: DocumentState) -> None:
+        """Return once this feature's background work on the document (indexing a large
+        file) is done: for requests a client cannot be told to repeat, such as the outline."""
+
     def forget(self, uri: str) -> None:
         """The document was closed: drop what is kept about it."""

@@ -36,6 +36,8 @@ from stet_lsp.server.sheet_sync import merge_from_disk, normalized, write_into_b
 
 log = logging.getLogger("stet_lsp")
 T = TypeVar("T")
+SETTLE_SECONDS = 30.0
+"""How long a request that cannot be repeated (the outline) waits for background indexing."""
 
 
 class StetServer(LanguageServer):
@@ -119,6 +121,16 @@ class StetServer(LanguageServer):
                 yield feature, getattr(feature, method)(*args)
             except Exception:
                 log.exception("the %s feature failed in %s", feature.name, method)
+
+    async def settled(self, state: DocumentState, timeout: float = SETTLE_SECONDS) -> None:
+        """Wait, at most `timeout` seconds, for the features' background work on a document."""
+        waits = [asyncio.ensure_future(feature.settled(state)) for feature in self.features]
+        done, late = await asyncio.wait(waits, timeout=timeout)
+        for wait in late:
+            wait.cancel()
+        for wait in done:
+            if not wait.cancelled() and wait.exception() is not None:
+                log.error("waiting for the %s feature failed", state.uri, exc_info=wait.exception())
 
     def gather(self, method: str, *args: Any) -> list[Any]:
         return [item for _, answer in self.ask(method, *args) for item in answer or ()]

@@ -155,6 +155,32 @@ async def test_events_show_a_lens_and_a_hover_per_step_and_an_outline(
     assert session.children and session.range.end.line >= len(records) - 2
 
 
+async def test_the_outline_of_a_large_trajectory_is_answered_once_it_is_indexed(
+    client: LanguageClient, root: Path
+) -> None:
+    """A file over the inline limit is indexed in a worker; the outline, which a client is
+    never told to ask for again, waits for it instead of answering empty."""
+    events = working_folder(resolve_target(root)).path / "events.jsonl"
+    events.parent.mkdir(parents=True, exist_ok=True)
+    records: list[dict[str, Any]] = []
+    for turn in range(60):
+        records.append({"kind": "user_message", "session": "s1", "text": f"request {turn}"})
+        records += [{"kind": "agent_message", "session": "s1", "text": "x" * 2_000}] * 3
+    events.write_text(
+        "".join(json.dumps({**r, "step": n}) + "\n" for n, r in enumerate(records, 1))
+    )
+    assert events.stat().st_size > 256 * 1024  # trajectory_files.INLINE_LIMIT
+    document = open_file(client, events, "json")
+
+    outline = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=document))
+    )
+    assert outline and isinstance(outline[0], types.DocumentSymbol)
+    [session] = outline
+    assert [turn.name for turn in session.children or []][:2] == ["request 0", "request 1"]
+    assert len(session.children or []) == 60
+
+
 async def test_definition_goes_from_a_file_change_to_the_file(
     client: LanguageClient, root: Path, tmp_path: Path
 ) -> None:

@@ -47,7 +47,11 @@ def register(server: StetServer) -> None:
         ls: StetServer, params: types.DocumentSymbolParams
     ) -> list[types.DocumentSymbol]:
         state = await ls.ready(params.text_document.uri)
-        return [] if state is None else ls.gather("symbols", state)
+        if state is None:
+            return []
+        # LSP has no request to make the client ask for the outline again: wait for it.
+        await ls.settled(state)
+        return ls.gather("symbols", state)
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     async def definition(ls: StetServer, params: types.DefinitionParams) -> list[types.Location]:

@@ -8,6 +8,7 @@ results replace the last ones when ready, and the views refresh."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import threading
@@ -63,6 +64,8 @@ class TrajectoryFiles(Feature):
         """By document URI: the schema problems of an events.jsonl, checked after indexing
         (it parses every line) so the lenses do not wait for it."""
         self.pending: set[str] = set()
+        self.indexing: dict[str, asyncio.Task[None]] = {}
+        """By document URI: the worker's indexing of a large file, while it runs."""
         self._folders: dict[Path, tuple[tuple[int, int], TrajectoryIndex]] = {}
         self._folders_lock = threading.Lock()
 
@@ -81,7 +84,9 @@ class TrajectoryFiles(Feature):
         large = kind == "narration.md" or sum(map(len, state.lines)) > INLINE_LIMIT
         if known is None or known.key != key:
             if large:
-                self._in_background(state, self._index_later(state, kind, key))
+                task = self._in_background(state, self._index_later(state, kind, key))
+                if task is not None:
+                    self.indexing[state.uri] = task
             else:
                 lines = list(state.lines)
                 known = self.indexed[state.uri] = _index(kind, lines, state.path, self, key)
@@ -95,18 +100,26 @@ class TrajectoryFiles(Feature):
             checked = self.issues[state.uri] = (known.key, known.index.issues())
         self._publish_issues(state, checked[1])
 
-    def _in_background(self, state: DocumentState, work: Coroutine[Any, Any, None]) -> None:
+    def _in_background(
+        self, state: DocumentState, work: Coroutine[Any, Any, None]
+    ) -> asyncio.Task[None] | None:
         """One piece of background work per document at a time; the next analyse after it
         finishes starts the next."""
         if state.uri in self.pending:
             work.close()
-            return
+            return None
         try:
-            self.server.spawn(work, f"indexing {state.uri}")
+            task = self.server.spawn(work, f"indexing {state.uri}")
         except RuntimeError:  # no loop
             work.close()
-            return
+            return None
         self.pending.add(state.uri)
+        return task
+
+    async def settled(self, state: DocumentState) -> None:
+        task = self.indexing.get(state.uri)
+        if task is not None:
+            await asyncio.wait({task})
 
     async def _index_later(
         self, state: DocumentState, kind: str, key: tuple[int | None, int]
@@ -120,6 +133,7 @@ class TrajectoryFiles(Feature):
             indexed = await self.server.off_loop(_index, kind, lines, path, self, key)
         finally:
             self.pending.discard(state.uri)
+            self.indexing.pop(state.uri, None)
         current = self.server.documents.get(state.uri)
         if current is None:
             return
