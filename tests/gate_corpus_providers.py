@@ -58,6 +58,36 @@ def _teams(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     return url, (secret, tail)
 
 
+def _pkcs12(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    """base64 of a PKCS#12 file (`30 82 len 02 01 03 30 82 ...`), wrapped at 64 columns."""
+    body = bytes([0x30, 0x82, 0x06, 0x1F, 0x02, 0x01, 0x03, 0x30, 0x82, 0x05, 0xE5])
+    der = body + bytes(rng.randrange(256) for _ in range(1200))
+    encoded = base64.b64encode(der).decode()
+    lines = [encoded[i : i + 64] for i in range(0, len(encoded), 64)]
+    return "\n".join(lines), tuple(line for line in lines if len(line) >= 8)
+
+
+def _kubernetes_secret(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    password = base64.b64encode(pick(rng, ALNUM, 24).encode()).decode()
+    token = base64.b64encode(pick(rng, ALNUM, 40).encode()).decode()
+    manifest = (
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: app-credentials\ntype: Opaque\n"
+        f"data:\n  password: {password}\n  api-token: {token}"
+    )
+    return manifest, (password, token)
+
+
+def _kubernetes_secret_listed(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    """`kubectl get secret -o yaml`: keys in order, so `data:` comes before `kind:`."""
+    password = pick(rng, ALNUM, 20)
+    encoded = base64.b64encode(password.encode()).decode()
+    manifest = (
+        f"apiVersion: v1\ndata:\n  password: {encoded}\nkind: Secret\n"
+        "metadata:\n  name: db\n  namespace: default\ntype: Opaque"
+    )
+    return manifest, (encoded,)
+
+
 # (name, variable, service, maker)
 PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
     # Cloud and hosting
@@ -435,6 +465,49 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
     ("doppler-service", "DOPPLER_TOKEN", "Doppler", shaped("dp.st.prd.", (ALNUM, 43))),
     ("shopify-shared-secret", "SHOPIFY_SECRET", "Shopify", shaped("shpss_", (HEX, 32))),
     ("linear-oauth", "LINEAR_TOKEN", "Linear", shaped("lin_oauth_", (ALNUM, 64))),
+    # Formats without a vendor's name next to them, and vendor keys of other shapes.
+    ("square-eaaa", "SQUARE_ACCESS_TOKEN", "Square", shaped("EAAA", (B64URL, 60))),
+    ("facebook-page-token", "PAGE_TOKEN", "Meta", shaped("EAAG", (ALNUM, 180))),
+    (
+        "facebook-app-token",
+        "FACEBOOK_APP_TOKEN",
+        "Facebook",
+        shaped((DIGITS, 16), "|", (B64URL, 27)),
+    ),
+    ("flyio-macaroon", "FLY_TOKEN", "deploy", shaped("fm2_", (B64, 180))),
+    ("databricks-bare", "WORKSPACE_PAT", "workspace", shaped("dapi", (HEX, 32))),
+    ("intra42", "INTRA_SECRET", "42", shaped("s-s4t2ud-", (HEX, 64))),
+    ("stripe-prod", "STRIPE_KEY", "Stripe", shaped("sk_prod_", (ALNUM, 99))),
+    (
+        "oci-auth-token",
+        "OCI_AUTH_TOKEN",
+        "OCI",
+        shaped(("d", ALNUM, 1), (ALNUM + ";(<#+-._", 19)),
+    ),
+    ("jfrog-token", "JFROG_ACCESS_TOKEN", "JFrog", shaped((ALNUM, 64))),
+    ("atlassian-legacy", "JIRA_API_TOKEN", "Jira", shaped((ALNUM, 24))),
+    ("asana-secret", "ASANA_CLIENT_SECRET", "Asana", shaped((ALNUM, 32))),
+    ("confluent-key", "CONFLUENT_API_KEY", "Confluent", shaped((UPPER, 16))),
+    ("codecov-alnum", "CODECOV_TOKEN", "Codecov", shaped((ALNUM, 32))),
+    ("twitter-api-key", "TWITTER_API_KEY", "Twitter", shaped((ALNUM, 25))),
+    ("vault-legacy", "VAULT_TOKEN", "Vault", shaped("s.", (ALNUM, 24))),
+    ("sonar-legacy", "SONAR_TOKEN", "SonarQube", shaped((HEX, 40))),
+    ("sourcegraph-legacy", "SOURCEGRAPH_TOKEN", "Sourcegraph", shaped((HEX, 40))),
+    ("pkcs12", "CLIENT_P12", "TLS", _pkcs12),
+    ("kubernetes-secret", "MANIFEST", "Kubernetes", _kubernetes_secret),
+    ("kubernetes-secret-listed", "MANIFEST", "Kubernetes", _kubernetes_secret_listed),
+    (
+        "curl-user",
+        "CURL_COMMAND",
+        "API",
+        shaped("curl -sS -u deploy:", (ALNUM + "@#%!", 18), " https://api.internal/v1/items"),
+    ),
+    (
+        "curl-header",
+        "CURL_COMMAND",
+        "API",
+        shaped('curl -H "X-Api-Key: ', (ALNUM, 32), '" https://api.internal/v1/items'),
+    ),
 )
 
 
@@ -478,4 +551,33 @@ def provider_negatives(rng: random.Random) -> list[tuple[str, str]]:
         ("provider-yandex-region", "YANDEX_REGION=ru-central1"),
         ("provider-slack-channel", "SLACK_CHANNEL_ID=C0123456789"),
         ("provider-aws-account", "aws_account_id = 123456789012"),
+        ("provider-eaaa-blob", "payload EAAAAQAAAAEAAAABAAAAAQAAAAEAAAAB"),
+        ("provider-eaaa-digest", f"aws-cli@sha256:eaaa{pick(rng, HEX, 60)}"),
+        (
+            "provider-oci-ids",
+            f"OCI_USER_OCID=ocid1.user.oc1..aaaaaaaa{pick(rng, LOWER, 52)}\n"
+            f"OCI_FINGERPRINT={':'.join(pick(rng, HEX, 2) for _ in range(16))}\n"
+            "OCI_REGION=us-ashburn-1",
+        ),
+        (
+            "provider-certificate-base64",
+            "MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ"
+            "RTESMBAGA1UEChMJQmFsdGltb3JlMRMwEQYDVQQLEwpDeWJlclRydXN0MSIwIAYD",
+        ),
+        (
+            "provider-kubernetes-configmap",
+            "apiVersion: v1\nkind: ConfigMap\ndata:\n  mode: production\n  workers: '4'",
+        ),
+        (
+            "provider-kubernetes-templated",
+            "apiVersion: v1\nkind: Secret\nstringData:\n  password: {{ .Values.dbPassword }}\n"
+            '  token: ""',
+        ),
+        ("provider-curl-references", 'curl -u "$API_USER:$API_PASS" https://api.internal/v1'),
+        (
+            "provider-curl-headers",
+            'curl -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" '
+            '-H "X-Auth-Email: ops@example.com" https://api.internal',
+        ),
+        ("provider-curl-no-password", "curl -u admin: https://localhost:9200"),
     ]

@@ -3,6 +3,8 @@ values redacted, and linear time on near-misses."""
 
 from __future__ import annotations
 
+import base64
+import json
 import random
 import signal
 import time
@@ -119,3 +121,210 @@ def test_one_megabyte_of_provider_near_misses_is_scanned_and_redacted() -> None:
                 line + " " + secret, config=GateConfig(strict=strict), cache=ResultCache()
             )
             assert secret not in result.text
+
+
+def _found(text: str, path: str = "notes.md") -> list[tuple[str, str]]:
+    return [(f.rule, text[f.offset : f.end_offset]) for f in scan_text(text, path=path)]
+
+
+def _b64(rng: random.Random, size: int) -> str:
+    return base64.b64encode(gate_corpus.pick(rng, gate_corpus.ALNUM, size).encode()).decode()
+
+
+def test_square_and_facebook_tokens_without_a_vendor_name() -> None:
+    rng = random.Random(41)
+    square = "EAAA" + gate_corpus.pick(rng, gate_corpus.B64URL, 60)
+    page = "EAAG" + gate_corpus.pick(rng, gate_corpus.ALNUM, 160)
+    app = "1308742762612587|" + gate_corpus.pick(rng, gate_corpus.B64URL, 27)
+    assert _found(f"ARG token={square}\n") == [("square-token", square)]
+    assert _found(f"Use `{page}` for the page.\n") == [("facebook-access-token", page)]
+    assert _found(f"facebook app token {app}\n") == [("facebook-access-token", app)]
+    for text in (
+        "payload EAAAAQAAAAEAAAABAAAAAQAAAAEAAAAB and EAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n",
+        "aws-cli@sha256:eaaa" + gate_corpus.pick(rng, gate_corpus.HEX, 60) + "\n",
+        "EAAA" + gate_corpus.pick(rng, gate_corpus.B64, 200) + "+/==\n",  # inside base64
+        "order 1308742762612587|status\n",  # no vendor, not random
+    ):
+        assert _found(text) == [], text
+
+
+def test_oracle_cloud_auth_token() -> None:
+    token = "Ab3;kZ9(qR7<mT2#xW5p"
+    for text, path in (
+        (f'OCI_AUTH_TOKEN="{token}"\n', "session.sh"),
+        (json.dumps({"oci_auth_token": token}) + "\n", "events.jsonl"),
+        (f"Use the OCI credential `{token}` for the registry.\n", "notes.md"),
+    ):
+        found = scan_text(text, path=path)
+        assert [f.rule for f in found] == ["oci-auth-token"], text
+        assert token in text[found[0].offset : found[0].end_offset] or path.endswith("jsonl")
+    for text in (
+        "OCI_USER_OCID=ocid1.user.oc1..aaaaaaaab3xnqk2vq2vz6rjzqzrhp5aq4syjv3x7o2wf4pqgm\n",
+        "OCI_FINGERPRINT=12:34:56:78:90:ab:cd:ef:12:34:56:78:90:ab:cd:ef\n",
+        "OCI_REGION=us-ashburn-1\n",
+        "the OCI image `ghcr.io/acme/app:1.0` runs\n",
+        "OCI_AUTH_TOKEN=${OCI_AUTH_TOKEN}\n",
+    ):
+        assert _found(text) == [], text
+
+
+def test_pkcs12_content_in_base64() -> None:
+    rng = random.Random(42)
+    der = bytes([0x30, 0x82, 0x09, 0xCF, 0x02, 0x01, 0x03, 0x30, 0x82, 0x09, 0x85])
+    encoded = base64.b64encode(der + bytes(rng.randrange(256) for _ in range(900))).decode()
+    wrapped = "\n".join(encoded[i : i + 64] for i in range(0, len(encoded), 64))
+    text = f"$ base64 client.p12\n{wrapped}\nEOF\n$ echo done\n"
+    assert _found(text, "session.sh") == [("pkcs12-content", wrapped)]
+    assert _found(f'P12="{encoded}"\n', ".env") == [("pkcs12-content", encoded)]
+    line = json.dumps({"content": text}) + "\n"
+    redacted = redact_text(line, path="events.jsonl").text
+    assert json.loads(redacted)["content"] == (
+        "$ base64 client.p12\n[REDACTED:pkcs12-content#1]\nEOF\n$ echo done\n"
+    )
+    # An X.509 certificate is public: its DER starts `30 82 .. .. 30 82`, not version 3.
+    cert = "MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJRTES"
+    assert _found(f"-----BEGIN CERTIFICATE-----\n{cert}\n-----END CERTIFICATE-----\n") == []
+    assert _found(f"cert: {cert}\n") == []
+
+
+def test_kubernetes_secret_manifests() -> None:
+    rng = random.Random(43)
+    password, token = _b64(rng, 20), _b64(rng, 32)
+    after = (
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\ntype: Opaque\n"
+        f"data:\n  password: {password}\n  api-token: {token}\n"
+    )
+    before = f"apiVersion: v1\ndata:\n  password: {password}\nkind: Secret\nmetadata:\n  name: db\n"
+    string_data = "kind: Secret\nstringData:\n  password: hunter2-Xy9!\n"
+    listed = (
+        "apiVersion: v1\nitems:\n- apiVersion: v1\n  data:\n"
+        f"    password: {password}\n    api-token: {token}\n  kind: Secret\nkind: List\n"
+    )
+    as_json = json.dumps({"apiVersion": "v1", "data": {"password": password}, "kind": "Secret"})
+    for text, path in (
+        (after, "secret.yaml"),
+        (before, "notes.md"),
+        (string_data, "notes.md"),
+        (listed, "notes.md"),
+        (as_json + "\n", "secret.json"),
+        (json.dumps({"content": before}) + "\n", "events.jsonl"),
+        (json.dumps({"content": json.dumps(json.loads(as_json), indent=2)}) + "\n", "e.jsonl"),
+    ):
+        redacted = redact_text(text, path=path).text
+        assert "kubernetes-secret#1" in redacted, text
+        assert password not in redacted and "hunter2" not in redacted and token not in redacted
+    for text in (
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n  mode: production\n  workers: '4'\n",
+        "kind: Secret\nstringData:\n  password: {{ .Values.dbPassword }}\n  token: ''\n",
+        # A Secret's neighbour across a document separator keeps its data.
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n  mode: production\n---\nkind: Secret\n",
+        "kind: Secret\nmetadata:\n  name: x\n---\nkind: ConfigMap\ndata:\n  mode: production\n",
+        "kind: ExternalSecret\ndata:\n  - secretKey: password\n",
+    ):
+        assert _found(text, "k8s.yaml") == [], text
+
+
+def test_curl_user_and_header_credentials() -> None:
+    cases = [
+        ("curl --cacert ca.crt -u elastic:P@ssw0rd$1 https://localhost:9200", "elastic:P@ssw0rd$1"),
+        (
+            'curl -s --user "j.smith:dB2yF6@qL9vZm1P#4J" https://api.test',
+            "j.smith:dB2yF6@qL9vZm1P#4J",
+        ),
+        (
+            "curl -k -X POST https://x/hello \\\n  -H 'Content-type: text/plain' \\\n"
+            "  -u developer:yqDVtkqPECriaLRi\n",
+            "developer:yqDVtkqPECriaLRi",
+        ),
+        (
+            'curl -H "Authorization: Token 22cb987851bc5659229114c62e60c79abd0d2c08" https://a',
+            "22cb987851bc5659229114c62e60c79abd0d2c08",
+        ),
+        ("curl -H 'apikey: c4ed6c21-9dd5-4a05-8e3f-c56d1151cce8' https://a", None),
+        ('curl -X POST --header "Api-Token: Sk94HG7f6KBq" https://a', "Sk94HG7f6KBq"),
+    ]
+    for command, value in cases:
+        for text, path in ((command + "\n", "session.sh"), (json.dumps([command]), "e.json")):
+            redacted = redact_text(text, path=path).text
+            assert "[REDACTED:curl-auth-" in redacted, text
+            if value is not None and path == "session.sh":
+                assert value not in redacted
+                assert any(v == value for _, v in _found(text, path)), text
+    for text in (
+        'curl -u "$API_USER:$API_PASS" https://api.internal',
+        "curl -u admin: https://localhost:9200",
+        "curl -u admin:password https://localhost:9200",
+        "docker run -u 1000:1000 app && curl https://x",
+        'curl -H "Authorization: Bearer $TOKEN" -H "X-Auth-Email: ops@example.com" https://x',
+        'curl -H "Content-Type: application/json" -H "X-GitHub-Api-Version: 2022-11-28" https://x',
+    ):
+        assert _found(text + "\n", "session.sh") == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        (
+            "export JFROG_ACCESS_TOKEN=AHIS3hlyosbohKagkXGStSOyLzXSQuwev1sNkhGeLgr9ug8O0scwygEE6mmiqVpX",
+            "jfrog-token",
+        ),
+        ("JIRA_API_TOKEN=Zk3LmQ9pRt2XvB7nWc4YhJ6s", "atlassian-api-token"),
+        ("ASANA_CLIENT_SECRET=kR4mZ8qL2vX6nB9tW3cY7hJ5sD1fG0aP", "asana-client-secret"),
+        ("CONFLUENT_API_KEY=KQ7ZLM4R2XW9T3BN", "confluent-api-key"),
+        ("CODECOV_TOKEN=kR4mZ8qL2vX6nB9tW3cY7hJ5sD1fG0aP", "codecov-token"),
+        ("TWITTER_API_KEY=kR4mZ8qL2vX6nB9tW3cY7hJ5s", "twitter-api-key"),
+        ("VAULT_TOKEN=s.ZC9Ecf4M5g9o34Q6RkzGsj0z", "vault-token"),
+        ("SONAR_TOKEN=11d1abfe47feb1850709b6c3ba371d1f34509282", "sonar-token"),
+        ("SOURCEGRAPH_TOKEN=6d2FabeB6ADd229Bc199FabA28fD3efb57dF0bD3", "sourcegraph-token"),
+        ("sgp_local_d7dfFD43cF2503B1da673EB560aAa3e80f16FA42", "sourcegraph-token"),
+        ("STRIPE_KEY=sk_prod_51OuEMLAlTWGaDypquDn9aZigaJOsa9NR1w1BxZXs9J", "stripe-secret-key"),
+        ("DATABRICKS_HOST=x dapic06ed3bb5aa7ad18a4bcd39680cb587d", "databricks-token"),
+        ("s-s4t2ud-" + "d91c558a2ba6b47f" * 4, "intra42-client-secret"),
+        ("A3-ASWWYB-798JRYLJVD4-23DC2-86TVM-H43EB", "1password-secret-key"),
+        ("https://cafeb4b3:d3adb33f@enterprise.contribsys.com/", "sidekiq-secret"),
+        ("harness: pat.jSYomKKXDDF4e1WF0_zm0m.hEqFvmTCSVH2oBbDUK8gaLnt.FFOxrjyu3rC0yfLbdeFk", None),
+    ],
+)
+def test_vendor_shapes(text: str, rule: str | None) -> None:
+    found = _found(text + "\n", "settings.env")
+    assert found, text
+    if rule is not None:
+        assert found[0][0] == rule
+        assert found[0][1] in text and len(found[0][1]) >= 16
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "JFROG_URL=https://acme.jfrog.io/artifactory/api/npm/npm-remote",
+        "JIRA_PROJECT_KEY=PLATFORM",
+        "CONFLUENT_CLUSTER_ID=lkc-9q8w7e",
+        "SONAR_PROJECT_KEY=acme_payments-service",
+        "SOURCEGRAPH_COMMIT_SHA=" + "0123456789abcdef" * 2 + "01234567",
+        "VAULT_ADDR=https://vault.internal:8200",
+        "TWITTER_HANDLE=acme_engineering",
+        "ASANA_WORKSPACE_ID=1204567890123456",
+    ],
+)
+def test_vendor_shapes_leave_metadata_alone(text: str) -> None:
+    assert _found(text + "\n", "settings.env") == []
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "kind: Secret\ndata:\n" + "  k: " + "A" * 300 + "\n",
+        "data:\n" + ("  " + "x" * 400 + "\n") * 3 + "kind: Secret\n",
+        '"kind": "Secret", "data": {' + '"k": "v", ' * 40,
+        "curl " + "a " * 200 + "\\\n",
+        "curl -u " + "user" * 100 + " -H 'X-Api-Key: " + "k" * 300,
+        "MIIJzwIBAzCC" + "A" * 500 + "\n" + ("B" * 64 + "\n") * 5,
+    ],
+)
+def test_structure_rules_are_linear(unit: str) -> None:
+    text = (unit * (300_000 // len(unit) + 1))[:300_000]
+    with time_limit(60):
+        for path in ("notes.md", "events.jsonl"):
+            started = time.perf_counter()
+            redact_text(text, path=path, cache=None)
+            assert time.perf_counter() - started < 20
