@@ -1,15 +1,21 @@
 """VS Code 1.100 (code-server) with the packaged extension against the real `stet-lsp`.
 
 code-server runs the .vsix in a throwaway profile; Debian's Chromium, driven by playwright-core
-(tests/editors/vscode_drive.mjs), opens a file with a margin comment, sees the note in the
-Problems panel, records it with Ctrl+. and Enter, adds a note with "Stet: Add Note at Cursor"
-and one through a comment thread, and changes a `stet.*` setting in the Settings editor. The
-style sheet on disk is the proof; screenshots are kept in the test's tmp folder. Two shorter
-runs import a Claude Code session of the repository ("Stet: Import Agent Session…"), open its
-narration ("Stet: Open Trajectory") and mark a step of it ("Stet: Mark Step…"). One reads the
-status bar item (branch, open entries, trajectory), opens the Stet view from it, opens an entry's
-anchor and a step from its tree and graduates the entry from its context menu; one finds the
-server in the workspace's `.venv` with no `stet.server.path`.
+(tests/editors/vscode_drive.mjs), works as a reviewer would; the files on disk (the style
+sheet, the trajectory, the commit) are the proof, and screenshots are kept in the test's tmp
+folder (`screenshots/`, printed with -s).
+
+- The review scenario, in one window: a margin note in the Problems panel, recorded with the
+  quick fix; the entry in the side bar (the status bar item opens it) and, once the file is
+  opened again, in a comment thread; an agent session imported from the quick pick and its
+  narration; a step opened from the trajectory tree and a file change's diff; the provenance
+  hover on a line the agent wrote; the entry graduated from the tree; the capstone's commit.
+- Notes: "Stet: Add Note at Cursor", a note through a new comment thread, an agent's note
+  written with the CLI, a `stet.*` setting changed in the Settings editor.
+- Comment threads mirroring entries recorded before the window opened: they follow lines
+  inserted above them, and are edited, replied to, discarded and graduated from the thread.
+- A step marked from the narration ("Stet: Mark Step…"); an entry proposed as a skill and the
+  capstone (dry run, then commit); the server found in the workspace's `.venv`.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from editor_harness import (
     INSTALL_HINT,
     MARGIN_LINE,
     MARGIN_TEXT,
+    SESSION_ID,
     SESSION_PROMPT,
     SKILL_ENTRY_TEXT,
     SKILL_NAME,
@@ -91,6 +98,9 @@ SETTINGS = {
     "git.enabled": False,
     "chat.disableAIFeatures": True,
     "files.autoSave": "off",
+    # VS Code opens the Comments panel over the Problems panel the first time a file with
+    # comment threads opens; the tests open it themselves.
+    "comments.openView": "never",
 }
 
 
@@ -311,37 +321,6 @@ def test_margin_note_recorded_and_note_added_from_vscode(
     assert result["warningRows"] >= 4
 
 
-def test_agent_session_imported_and_opened_from_vscode(
-    tmp_path: Path, code_server: tuple[str, Path]
-) -> None:
-    base, root = code_server
-    # Where Claude Code keeps the sessions of `root` (CLAUDE_CONFIG_DIR in the editor's env).
-    session = claude_session(root, tmp_path / "home")
-    result = drive(tmp_path, base, root, scenario="import", sessionPrompt=SESSION_PROMPT)
-
-    # The quick pick offered the session: harness, start, first prompt; its size.
-    # (A row's text runs label, description and detail together.)
-    [offered] = result["sessions"]
-    label = f"claude-code · 2026-03-01 09:00 · {SESSION_PROMPT}"
-    assert re.match(rf"{re.escape(label)}\d+\.\d KB{re.escape(str(session))}", offered), offered
-
-    # The working trajectory is under .stet/cache/trajectories/, the token redacted ...
-    trajectory = working_trajectory(root)
-    folder = root / ".stet" / "cache" / "trajectories" / trajectory["id"]
-    assert trajectory["harnesses"] == ["claude-code"]
-    events = (folder / "events.jsonl").read_text(encoding="utf-8")
-    assert SESSION_PROMPT in events and "ghp_" not in events
-    # ... as the notification said.
-    rel = folder.relative_to(root)
-    assert result["imported"] == (
-        f"Stet: {trajectory['steps']} events imported into {rel}, redacted 1 (github-token 1)"
-    )
-
-    # "Stet: Open Trajectory" showed its narration.
-    assert "narration.md" in result["activeTab"]
-    assert f"# Trajectory {trajectory['id']}" in result["trajectoryText"]
-
-
 MARK_TEXT = "retry.py duplicates payments/retry.py"
 MARK_STEP = 6  # the Write that created src/retry.py
 
@@ -413,71 +392,6 @@ def test_entry_proposed_as_skill_and_capstone_from_vscode(
 
 
 TREE_TEXT = "Payment functions return cents"
-TREE_LINE = 4  # 1-based: "def pay(url):"
-TREE_STEP = MARK_STEP  # the Write that created src/retry.py
-
-
-def test_status_bar_and_side_bar_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) -> None:
-    base, root = code_server
-    session = claude_session(root, tmp_path / "home")
-    imported = stet(root, "trajectory", "import", str(session), "--json")
-    assert imported.returncode == 0, imported.stderr
-    trajectory = working_trajectory(root)
-    added = stet(
-        root,
-        "note",
-        "add",
-        TREE_TEXT,
-        "--kind",
-        "convention",
-        "--file",
-        "src/pay.py",
-        "--line",
-        str(TREE_LINE),
-        "--json",
-    )
-    assert added.returncode == 0, added.stderr
-    entry_id = json.loads(added.stdout)["entry"]["id"]
-    events = root / ".stet" / "cache" / "trajectories" / trajectory["id"] / "events.jsonl"
-    step_line = next(
-        n
-        for n, text in enumerate(events.read_text(encoding="utf-8").splitlines())
-        if json.loads(text).get("step") == TREE_STEP
-    )
-    step_kind = json.loads(events.read_text(encoding="utf-8").splitlines()[step_line])["kind"]
-
-    result = drive(
-        tmp_path,
-        base,
-        root,
-        scenario="sidebar",
-        branch="main",
-        entryText=TREE_TEXT,
-        sessionPrompt=SESSION_PROMPT,
-        stepLabel=f"{TREE_STEP} · {step_kind}",
-        stepLine=step_line + 1,
-    )
-
-    # The status bar item names the branch, counts the open entries, shows the trajectory.
-    status = result["status"]
-    assert "Stet: main" in status and "1 open" in status and "trajectory" in status, status
-    # Clicking it showed the view; its tree lists the entry (by kind, with status and anchor).
-    assert any("convention" in row for row in result["tree"]), result["tree"]
-    [row] = [row for row in result["tree"] if TREE_TEXT in row]
-    assert f"open · src/pay.py:{TREE_LINE}" in row, row
-    # Clicking the entry opened its file at the anchor.
-    assert "pay.py" in result["activeTab"]
-    assert result["cursor"].startswith(f"Ln {TREE_LINE}, Col 1"), result["cursor"]
-
-    # The working trajectory's session lists its steps; a click opens events.jsonl at the step.
-    assert "events.jsonl" in result["stepTab"]
-    assert result["stepCursor"].startswith(f"Ln {step_line + 1}, Col 1"), result["stepCursor"]
-
-    # The entry's context menu graduated it into the working trajectory.
-    assert any("Propose as a Skill" in item for item in result["menu"]), result["menu"]
-    assert "0 open" in result["statusAfter"]
-    [graduated] = [entry for entry in sheet_entries(root) if entry["id"] == entry_id]
-    assert graduated["status"] == "graduated-trajectory", graduated
 
 
 @pytest.mark.parametrize("code_server", ["venv"], indirect=True)
@@ -490,3 +404,189 @@ def test_server_found_in_the_workspace_venv(tmp_path: Path, code_server: tuple[s
     result = drive(tmp_path, base, root, scenario="sidebar", branch="main", entryText=TREE_TEXT)
     assert (tmp_path / "venv-server-started").exists()
     assert "Stet: main" in result["status"] and "1 open" in result["status"], result["status"]
+
+
+THREAD_ENTRIES = [
+    # (text, kind, author, 1-based line): two on one line share a thread.
+    ("Payment functions take the URL as their only argument", "convention", "human", 4),
+    ("Callers retry, not pay()", "clarification", "agent", 4),
+    ("Return the parsed body, never the response", "convention", "human", 7),
+]
+EDITED_TEXT = "Payment functions take the URL and nothing else"
+REPLY_TEXT = "Checked with the payments team"
+
+
+def test_comment_threads_mirror_the_sheet_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    base, root = code_server
+    ids = []
+    for text, kind, author, line in THREAD_ENTRIES:
+        added = stet(
+            root,
+            "note",
+            "add",
+            text,
+            "--kind",
+            kind,
+            "--author",
+            author,
+            "--file",
+            "src/pay.py",
+            "--line",
+            str(line),
+            "--json",
+        )
+        assert added.returncode == 0, added.stderr
+        ids.append(json.loads(added.stdout)["entry"]["id"])
+
+    started = time.monotonic()
+    result = drive(
+        tmp_path,
+        base,
+        root,
+        scenario="threads",
+        threadEntries=[{"text": text, "line": line} for text, _, _, line in THREAD_ENTRIES],
+        editedText=EDITED_TEXT,
+        replyText=REPLY_TEXT,
+    )
+    print(f"comment threads: {time.monotonic() - started:.1f} s")
+
+    # Entries written before the window opened showed as threads at their lines, moved down
+    # with the two lines inserted above them; the line with two entries has one thread with
+    # both.
+    assert "[Ln 4]" in " ".join(result["threadsAtOpen"]), result["threadsAtOpen"]
+    assert "[Ln 9]" in " ".join(result["threadsMoved"]), result["threadsMoved"]
+    assert THREAD_ENTRIES[0][0] in result["threadText"], result["threadText"]
+    assert THREAD_ENTRIES[1][0] in result["threadText"], result["threadText"]
+    # The reply joined the edited entry's thread.
+    assert REPLY_TEXT in result["threadReplied"] and EDITED_TEXT in result["threadReplied"]
+    assert any("2 replies" in row for row in result["threadsReplied"]), result["threadsReplied"]
+
+    # Editing, replying and discarding in the threads changed the sheet on disk.
+    entries = {entry["id"]: entry for entry in sheet_entries(root)}
+    assert entries[ids[0]]["text"] == EDITED_TEXT, entries[ids[0]]
+    assert entries[ids[0]]["status"] == "open"
+    # The second entry was graduated into the working trajectory from its comment's menu.
+    assert any("Propose as a Skill" in item for item in result["commentMenu"]), result[
+        "commentMenu"
+    ]
+    assert entries[ids[1]]["status"] == "graduated-trajectory", entries[ids[1]]
+    assert entries[ids[2]]["status"] == "discarded", entries[ids[2]]
+    [reply] = [entry for entry in entries.values() if entry["text"] == REPLY_TEXT]
+    assert (reply["kind"], reply["author"], reply["status"]) == ("note", "human", "open")
+    assert reply["anchor"]["path"] == "src/pay.py"
+    assert reply["anchor"]["text"] == "def pay(url):"
+    # The file was saved with the two new lines: every anchor on "def pay" is at line 6 now.
+    assert reply["placement"] == {"line": 6, "lost": False}, reply
+    assert entries[ids[0]]["placement"] == {"line": 6, "lost": False}
+
+
+RETRY_SOURCE = "def retry(call, times=3):\n    return call()\n"
+
+
+def test_review_scenario_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) -> None:
+    """The whole flow in one window, from a margin note to the capstone's commit."""
+    import pygit2
+
+    base, root = code_server
+    # The file the agent's session wrote, as it left it; a committer for the capstone.
+    (root / "src" / "retry.py").write_text(RETRY_SOURCE, encoding="utf-8")
+    config = pygit2.Repository(str(root)).config
+    config["user.name"] = "Stet Reviewer"
+    config["user.email"] = "reviewer@stet.invalid"
+    session = claude_session(root, tmp_path / "home")
+    # The session's steps, as the import numbers them (the same transcript, imported apart).
+    events = _imported_events(tmp_path / "scratch", session)
+    call = next(event for event in events if event["kind"] == "tool_call")
+    change = next(event for event in events if event["kind"] == "file_change")
+
+    started = time.monotonic()
+    result = drive(
+        tmp_path,
+        base,
+        root,
+        scenario="scenario",
+        timeoutMs=45_000,
+        branch="main",
+        entryText=MARGIN_TEXT,
+        entryLine=MARGIN_LINE + 1,  # 1-based: the line under the comment, once it is removed
+        sessionPrompt=SESSION_PROMPT,
+        sessionLabel=f"session {SESSION_ID[:8]}",  # the session's row: its description
+        stepLabel=f"{call['step']} · tool_call",
+        stepLine=events.index(call) + 1,
+        changeLabel=f"{change['step']} · file_change",
+        diffTitle=f"src/retry.py (step {change['step']})",
+        diffShows="def retry(call, times=3):",
+        provenanceFile="src/retry.py",
+        provenanceFileName="retry.py",
+        capstoneMessage=CAPSTONE_MESSAGE,
+    )
+    print(f"review scenario: {time.monotonic() - started:.1f} s")
+
+    # The margin note was listed in the Problems panel and recorded through the quick fix.
+    margin_message = f"margin note (markup): {MARGIN_TEXT}"
+    assert any(margin_message in row for row in result["problems"]), result["problems"]
+    assert any("Record all margin notes in this file" in row for row in result["actions"])
+    assert "stet:" not in (root / "src" / "pay.py").read_text(encoding="utf-8")
+    [entry] = [entry for entry in sheet_entries(root) if entry["text"] == MARGIN_TEXT]
+
+    # The side bar listed it (open, at its anchor), and so did a comment thread on its line
+    # once the file was opened again.
+    [row] = [row for row in result["tree"] if MARGIN_TEXT in row]
+    assert f"open · src/pay.py:{MARGIN_LINE + 1}" in row, row
+    assert "Stet: main" in result["status"] and "1 open" in result["status"]
+    assert result["cursor"].startswith(f"Ln {MARGIN_LINE + 1}, Col 1"), result["cursor"]
+    assert any(MARGIN_TEXT in row for row in result["threadRows"]), result["threadRows"]
+    assert MARGIN_TEXT in result["threadText"] and entry["id"] in result["threadText"]
+
+    # The session picked in the quick pick was imported through the gate.
+    # (harness, start, first prompt; size; the file: a row's text runs them together)
+    [offered] = result["sessions"]
+    label = f"claude-code · 2026-03-01 09:00 · {SESSION_PROMPT}"
+    assert re.match(rf"{re.escape(label)}\d+\.\d KB{re.escape(str(session))}", offered), offered
+    # (The capstone has since moved the working trajectory to .stet/trajectories/.)
+    imported = re.fullmatch(
+        rf"Stet: {len(events)} events imported into \.stet/cache/trajectories/([^,/]+), "
+        r"redacted 1 \(github-token 1\)",
+        result["imported"],
+    )
+    assert imported is not None, result["imported"]
+    [committed] = (root / ".stet" / "trajectories").glob("*/events.jsonl")
+    events_text = committed.read_text(encoding="utf-8")
+    assert SESSION_PROMPT in events_text and "ghp_" not in events_text
+    # "Stet: Open Trajectory" showed its narration.
+    assert "narration.md" in result["activeTab"]
+    assert f"# Trajectory {imported.group(1)}" in result["trajectoryText"]
+
+    # The tree: session → turn (named by the request) → steps. A step opened events.jsonl at
+    # its line, the file change its diff.
+    assert any(SESSION_PROMPT in row and "turn 1" in row for row in result["stepRows"]), result[
+        "stepRows"
+    ]
+    assert "events.jsonl" in result["stepTab"]
+    assert "src/retry.py (step" in result["diffTab"], result["diffTab"]
+    assert "return call()" in result["diffText"], result["diffText"]
+
+    # The provenance hover named the step that wrote the line.
+    assert f"Written by step {change['step']}" in result["hover"], result["hover"]
+
+    # The entry graduated from the tree into the trajectory; the capstone committed it and
+    # said the commit's id.
+    [graduated] = [row for row in sheet_entries(root) if row["id"] == entry["id"]]
+    assert graduated["status"] == "graduated-trajectory", graduated
+    head = pygit2.Repository(str(root)).head.peel(pygit2.Commit)
+    assert head.message.startswith(CAPSTONE_MESSAGE + "\n"), head.message
+    assert "Stet-Trajectory: " in head.message
+    assert str(head.id)[:7] in result["committed"], (result["committed"], str(head.id))
+
+
+def _imported_events(folder: Path, session: Path) -> list[dict[str, Any]]:
+    """The events `stet trajectory import` makes of `session`, imported into a scratch copy of
+    the workspace (so the editor's own import is the first there)."""
+    scratch = make_workspace(folder)
+    (scratch / "src" / "retry.py").write_text(RETRY_SOURCE, encoding="utf-8")
+    done = stet(scratch, "trajectory", "import", str(session), "--json")
+    assert done.returncode == 0, done.stderr
+    events_file = next((scratch / ".stet" / "cache" / "trajectories").glob("*/events.jsonl"))
+    return [json.loads(line) for line in events_file.read_text(encoding="utf-8").splitlines()]

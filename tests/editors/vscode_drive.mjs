@@ -3,17 +3,25 @@
 // - "notes" (the default): opens a file with a margin comment, checks the Problems panel,
 //   records the note through the quick fix (Ctrl+. and Enter), adds a note with "Stet: Add Note
 //   at Cursor" and one through a comment thread, changes a stet.* setting in the Settings editor;
-// - "import": "Stet: Import Agent Session…" (picks the session), "Stet: Open Trajectory";
 // - "mark": "Stet: Open Trajectory", then "Stet: Mark Step…" on a line of the narration;
 // - "graduate": "Stet: Open Style Sheet", Ctrl+. on an entry: "Propose entry ID as a skill" with
 //   the name typed, then "Stet: Commit Trajectory (Capstone)" as a dry run and for real;
 // - "sidebar": the status bar item (branch, open entries), a click opens the Stet view, a click
-//   on the entry in its tree opens the anchor; with a trajectory (sessionPrompt), a step of it
-//   opens from the tree and the entry graduates into it from its context menu.
+//   on the entry in its tree opens the anchor;
+// - "threads": entries recorded before the window opened are comment threads (the Comments
+//   panel lists them with their lines), follow lines inserted above them, and are edited,
+//   replied to, discarded and graduated from the thread;
+// - "scenario": the whole review in one window: the margin note in the Problems panel,
+//   recorded with the quick fix; the entry in the side bar and, once the file is opened
+//   again, in a comment thread; "Stet: Import Agent Session…" from the quick pick and its
+//   narration; a step opened from the tree (events.jsonl at its line) and a file change's
+//   diff; the provenance hover on a line the agent wrote; the entry graduated from the tree's
+//   context menu; "Stet: Commit Trajectory (Capstone)" and the commit's id.
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
 // commentLine, commentText, root, stetCli, agentLine, agentText, sessionPrompt, markLine,
-// markText, entryId, entryLine, entryText, branch, stepLabel, badName, skillName, capstoneMessage, screenshots,
-// out, chromium, timeoutMs).
+// markText, entryId, entryLine, entryText, branch, stepLabel, stepLine, sessionLabel, changeLabel,
+// diffTitle, diffShows, provenanceFile, provenanceFileName, threadEntries, editedText, replyText,
+// badName, skillName, capstoneMessage, screenshots, out, chromium, timeoutMs).
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -202,7 +210,8 @@ async function runNotes(page) {
   await page.keyboard.type(config.commentText);
   await screenshot(page, "comment-typed");
   await page.keyboard.press("Control+Enter");
-  // The thread collapses into its gutter icon and shows up in the Comments panel.
+  // The thread stays, now the entry's, and shows up in the Comments panel.
+  await showComments(page);
   result.commentThread = await until("comment in the Comments panel", async () => {
     const found = await texts(page.locator(".monaco-list-row", { hasText: config.commentText }));
     return found.length ? found : null;
@@ -267,6 +276,18 @@ async function runNotes(page) {
   await screenshot(page, "settings-changed");
 }
 
+/** The Comments panel (its rows: "author · text[Ln N]"). */
+async function showComments(page) {
+  await runCommand(page, "Comments: Focus on Comments View");
+  await page.locator(".part.panel .comments-panel, .part.panel .comments-tree, .part.panel [id='workbench.panel.comments']").first()
+    .waitFor({ state: "attached", timeout: TIMEOUT }).catch(() => undefined);
+}
+
+/** The rows of the Comments panel. */
+async function commentRows(page) {
+  return texts(page.locator(".part.panel .monaco-list-row"));
+}
+
 /** The text of the notification toasts shown now. */
 async function toasts(page) {
   return texts(page.locator(".notifications-toasts .notification-toast .notification-list-item-message"));
@@ -282,24 +303,6 @@ async function openTrajectory(page) {
     return active?.includes("narration.md") && (await shown()).includes("# Trajectory") ? active : null;
   });
   result.trajectoryText = (await shown()).slice(0, 400);
-}
-
-async function runImport(page) {
-  await openWorkbench(page);
-  await runCommand(page, "Stet: Import Agent Session");
-  const sessions = page.locator(".quick-input-list .monaco-list-row");
-  result.sessions = await until("sessions offered", async () => {
-    const found = await texts(sessions);
-    return found.some((t) => t.includes(config.sessionPrompt)) ? found : null;
-  });
-  await screenshot(page, "sessions");
-  await page.keyboard.press("Enter");
-  result.imported = await until("import reported", async () =>
-    (await toasts(page)).find((t) => t.includes("events imported into")) ?? null,
-  );
-  await screenshot(page, "imported");
-  await openTrajectory(page);
-  await screenshot(page, "trajectory");
 }
 
 async function runMark(page) {
@@ -463,54 +466,329 @@ async function runSidebar(page) {
     return found.find((t) => /Ln \d+, Col \d+/.test(t)) ?? null;
   });
   await screenshot(page, "anchor-open");
-  if (!config.sessionPrompt) {
-    return;
-  }
+}
 
-  // The working trajectory: expand it, then its session, click a step: events.jsonl at its line.
-  await rows.filter({ hasText: "working " }).first().click();
-  const session = rows.filter({ hasText: "session " }).first();
-  await session.waitFor({ timeout: TIMEOUT });
-  await session.click();
+/** Opens a file through quick open (Ctrl+P), as a user would; waits for `shows` in the editor. */
+async function quickOpen(page, file, fileName, shows) {
+  await until(`quick open for ${fileName}`, async () => {
+    await page.keyboard.press("Control+P");
+    return page.locator(".quick-input-widget input").isVisible();
+  });
+  await page.locator(".quick-input-widget input").fill(file);
+  await until(`quick open lists ${fileName}`, async () =>
+    (await texts(page.locator(".quick-input-list .monaco-list-row"))).some((t) => t.includes(fileName)),
+  );
+  // The file itself, not a recently opened diff of it ("src/retry.py (step 6)").
+  for (let i = 0; i < 10; i += 1) {
+    const [focused] = await texts(page.locator(".quick-input-list .monaco-list-row.focused"));
+    if (focused?.includes(fileName) && !focused.includes("(step")) {
+      break;
+    }
+    await page.keyboard.press("ArrowDown");
+  }
+  await page.keyboard.press("Enter");
+  await until(`${fileName} open`, async () => {
+    const [active] = await texts(page.locator(".tabs-container .tab.active"));
+    // The file's own tab ("retry.py", not the diff "src/retry.py (step 6)").
+    return active?.trim().startsWith(fileName) && (await editorText(page)).replace(/\u00a0/g, " ").includes(shows);
+  });
+}
+
+/** Waits for the Comments panel to list `text` at line `line` (1-based); returns the rows. */
+async function commentAt(page, text, line, timeout = TIMEOUT) {
+  return until(`comment "${text}" at line ${line}`, async () => {
+    const rows = await commentRows(page);
+    return rows.some((t) => t.includes(text) && t.includes(`[Ln ${line}]`)) ? rows : null;
+  }, timeout);
+}
+
+/** Clicks the Comments panel's row of `text`: the thread opens in the editor. */
+async function openThread(page, text) {
+  await page.locator(".part.panel .monaco-list-row", { hasText: text }).first().click();
+  const comment = page.locator(".review-widget .review-comment", { hasText: text }).first();
+  await comment.waitFor({ state: "visible", timeout: TIMEOUT });
+  return comment;
+}
+
+/** Runs a comment's title action (Edit Note, Discard Entry, …) on the comment showing `text`. */
+async function commentAction(page, text, title) {
+  const comment = await openThread(page, text);
+  await comment.hover();
+  const action = comment.locator(`.action-label[aria-label="${title}"], .action-label[title="${title}"]`).first();
+  await action.waitFor({ state: "attached", timeout: TIMEOUT });
+  await action.click({ force: true });
+  return comment;
+}
+
+// Entries recorded before the window opened show as comment threads (several on one line in one
+// thread), follow lines inserted above them, and are edited, replied to and discarded there.
+async function runThreads(page) {
+  await openWorkbench(page);
+  await quickOpen(page, config.file, config.fileName, "def pay");
+  await showComments(page);
+  // The panel lists a thread by its first comment (the others are its replies).
+  const heads = config.threadEntries.filter(
+    (entry, at) => !config.threadEntries.slice(0, at).some((other) => other.line === entry.line),
+  );
+  for (const entry of heads) {
+    result.threadsAtOpen = await commentAt(page, entry.text, entry.line, TIMEOUT * 2);
+  }
+  await screenshot(page, "threads-at-open");
+
+  // Two lines inserted at the top: the threads move down with their anchors.
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  await page.keyboard.press("Control+Home");
+  await page.keyboard.type("# one\n# two\n");
+  for (const entry of heads) {
+    result.threadsMoved = await commentAt(page, entry.text, entry.line + 2, TIMEOUT * 2);
+  }
+  await page.keyboard.press("Control+S");
+  await screenshot(page, "threads-moved");
+
+  // The thread of the first line holds both of its entries.
+  const [first, second, other] = config.threadEntries;
+  await openThread(page, first.text);
+  result.threadText = (await texts(page.locator(".review-widget"))).join("\n");
+  await screenshot(page, "thread-open");
+
+  // Edit: the comment's edit action, the new text, Save.
+  const comment = await commentAction(page, first.text, "Edit Note");
+  const editor = comment.locator(".edit-container .monaco-editor, .monaco-editor").first();
+  await editor.waitFor({ state: "visible", timeout: TIMEOUT });
+  await editor.click();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.type(config.editedText);
+  await screenshot(page, "comment-editing");
+  await page.locator(".review-widget .monaco-button, .review-widget .monaco-text-button", { hasText: "Save" }).first().click();
+  result.threadsEdited = await commentAt(page, config.editedText, first.line + 2);
+
+  // Reply on the thread: a new note at its line, a comment of the same thread.
+  await openThread(page, config.editedText);
+  const replyButton = page.locator(".review-widget .review-thread-reply-button").first();
+  if (await replyButton.isVisible().catch(() => false)) {
+    await replyButton.click();
+  }
+  const replyBox = page.locator(".review-widget .comment-form .monaco-editor").first();
+  await replyBox.waitFor({ state: "visible", timeout: TIMEOUT });
+  await replyBox.click();
+  await page.keyboard.type(config.replyText);
+  await page.keyboard.press("Control+Enter");
+  result.threadReplied = await until("reply in the thread", async () => {
+    const shown = (await texts(page.locator(".review-widget"))).join("\n");
+    return shown.includes(config.replyText) && shown.includes(config.editedText) ? shown : null;
+  });
+  result.threadsReplied = await until("the thread's two replies in the panel", async () => {
+    const rows = await commentRows(page);
+    return rows.some((t) => t.includes(config.editedText) && t.includes("2 replies")) ? rows : null;
+  });
+  await screenshot(page, "comment-replied");
+
+  // Discard: the comment's discard action; its thread goes.
+  await commentAction(page, other.text, "Discard Entry");
+  result.threadsDiscarded = await until("discarded comment gone", async () => {
+    const rows = await commentRows(page);
+    return rows.some((t) => t.includes(config.editedText)) && !rows.some((t) => t.includes(other.text)) ? rows : null;
+  });
+  await screenshot(page, "comment-discarded");
+
+  // Graduate: the comment's "…" menu, "Graduate into the Trajectory"; the comment leaves the
+  // thread (the entry is no longer open).
+  await openThread(page, config.editedText);
+  const graduating = page.locator(".review-widget .review-comment", { hasText: second.text }).first();
+  await graduating.hover();
+  const more = graduating.locator('.action-label[aria-label^="More Actions"], .action-label.codicon-toolbar-more').first();
+  await more.click({ force: true });
+  const menuItem = page.locator(".context-view .action-item", { hasText: "Graduate into the Trajectory" });
+  await menuItem.first().waitFor({ timeout: TIMEOUT });
+  result.commentMenu = await texts(page.locator(".context-view .action-item"));
+  await screenshot(page, "comment-menu");
+  await menuItem.first().click();
+  result.threadGraduated = await until("graduated comment gone", async () => {
+    const shown = (await texts(page.locator(".review-widget"))).join("\n");
+    return shown.includes(config.editedText) && !shown.includes(second.text) ? shown : null;
+  });
+  await screenshot(page, "comment-graduated");
+}
+
+// The whole flow in one window: a margin note in the Problems panel, recorded with the quick fix,
+// the entry in the side bar and in a comment thread once the file is opened again; an agent
+// session imported from the quick pick; a step opened from the tree (and a file change's diff);
+// the provenance hover on a line the agent wrote; the entry graduated from the tree; the capstone.
+async function runScenario(page) {
+  await openWorkbench(page);
+  await quickOpen(page, config.file, config.fileName, "stet:");
+  await screenshot(page, "file-open");
+
+  await page.keyboard.press("Control+Shift+M");
+  const problems = page.locator(".markers-panel .monaco-list-row");
+  result.problems = await until(
+    "margin note in Problems",
+    async () => {
+      const found = await texts(problems);
+      return found.some((t) => t.includes("margin note")) ? found : null;
+    },
+    TIMEOUT * 2,
+  );
+  await screenshot(page, "problems");
+
+  // Ctrl+. on the comment: "Record margin note to style sheet".
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  await goToLine(page, config.marginLine + 1);
+  const actions = page.locator(".action-widget .monaco-list-row");
+  const record = "Record margin note to style sheet";
+  result.actions = await until("quick fixes", async () => {
+    if (!(await actions.count())) {
+      await page.keyboard.press("Control+.");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    const found = await texts(actions);
+    return found.some((t) => t.includes(record)) ? found : null;
+  });
+  await screenshot(page, "quick-fix");
+  for (let i = 0; i < 20; i += 1) {
+    if ((await texts(page.locator(".action-widget .monaco-list-row.focused"))).some((t) => t.includes(record))) {
+      break;
+    }
+    await page.keyboard.press("ArrowDown");
+  }
+  await page.keyboard.press("Enter");
+  await until("margin comment removed", async () => !(await editorText(page)).includes("stet:"));
+  await page.keyboard.press("Control+S");
+  await until("saved", async () => !(await texts(page.locator(".tabs-container .tab.active.dirty"))).length);
+
+  // The side bar: the status bar item opens the Stet view, which lists the entry.
+  const item = page.locator(".statusbar .statusbar-item", { hasText: "Stet:" });
+  result.status = await until("status bar counts the entry", async () => {
+    const found = await texts(item);
+    return found.find((t) => t.includes(config.branch) && t.includes("1 open")) ?? null;
+  });
+  await item.first().locator("a, .statusbar-item-label").first().click();
+  const rows = page.locator(".part.sidebar .monaco-list-row");
+  result.tree = await until("entry in the Stet view", async () => {
+    const found = await texts(rows);
+    return found.some((t) => t.includes(config.entryText)) ? found : null;
+  });
+  await screenshot(page, "side-bar");
+  // A click on the entry opens its anchor.
+  await rows.filter({ hasText: config.entryText }).first().click();
+  result.cursor = await until("cursor at the anchor", async () => {
+    const found = await texts(page.locator(".statusbar .statusbar-item"));
+    return found.find((t) => t.startsWith(`Ln ${config.entryLine}, Col 1`)) ?? null;
+  });
+
+  // The file closed and opened again: the entry is a comment thread on its line.
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  await page.keyboard.press("Control+W");
+  await until("file closed", async () => !(await texts(page.locator(".tabs-container .tab"))).some((t) => t.includes(config.fileName)));
+  await quickOpen(page, config.file, config.fileName, "def pay");
+  await showComments(page);
+  result.threadRows = await commentAt(page, config.entryText, config.entryLine, TIMEOUT * 2);
+  await openThread(page, config.entryText);
+  result.threadText = (await texts(page.locator(".review-widget"))).join("\n");
+  await screenshot(page, "comment-thread");
+
+  // An agent session, imported from the quick pick.
+  await runCommand(page, "Stet: Import Agent Session");
+  const picks = page.locator(".quick-input-list .monaco-list-row");
+  result.sessions = await until("sessions offered", async () => {
+    const found = await texts(picks);
+    return found.some((t) => t.includes(config.sessionPrompt)) ? found : null;
+  });
+  await screenshot(page, "sessions");
+  await page.keyboard.press("Enter");
+  result.imported = await until("import reported", async () =>
+    (await toasts(page)).find((t) => t.includes("events imported into")) ?? null,
+  );
+  await screenshot(page, "imported");
+  await openTrajectory(page);
+  await screenshot(page, "narration");
+
+  // The tree: trajectory → session → turn → steps. A step opens events.jsonl at its line; a
+  // file change opens its diff.
+  await runCommand(page, "Stet: Show Stet View");
+  const expand = async (text) => {
+    const row = rows.filter({ hasText: text }).first();
+    await row.waitFor({ timeout: TIMEOUT });
+    // A hover's tooltip covers the row below it: the pointer leaves the tree first.
+    await page.mouse.move(700, 880);
+    await until(`${text} expanded`, async () => {
+      if ((await row.getAttribute("aria-expanded")) === "true") {
+        return true;
+      }
+      await row.click();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return (await row.getAttribute("aria-expanded")) === "true";
+    });
+  };
+  await expand("working ");
+  await expand(config.sessionLabel);
+  await expand(config.sessionPrompt);
   const stepRow = rows.filter({ hasText: config.stepLabel }).first();
   await stepRow.waitFor({ timeout: TIMEOUT });
   result.stepRows = await texts(rows);
+  await screenshot(page, "trajectory-tree");
   await stepRow.click();
   result.stepTab = await until("events.jsonl open", async () => {
     const [active] = await texts(page.locator(".tabs-container .tab.active"));
     return active?.includes("events.jsonl") ? active : null;
   });
-  // The tab shows before the editor reveals the step's line: wait for that line itself.
   result.stepCursor = await until("cursor at the step", async () => {
     const found = await texts(page.locator(".statusbar .statusbar-item"));
     return found.find((t) => t.startsWith(`Ln ${config.stepLine}, Col 1`)) ?? null;
   });
   await screenshot(page, "step-open");
+  await rows.filter({ hasText: config.changeLabel }).first().click();
+  result.diffTab = await until("the change's diff open", async () => {
+    const [active] = await texts(page.locator(".tabs-container .tab.active"));
+    return active?.includes(config.diffTitle) && (await page.locator(".monaco-diff-editor").count()) ? active : null;
+  });
+  result.diffText = await until("the diff's text", async () => {
+    const shown = (await texts(page.locator(".monaco-diff-editor .editor.modified .view-lines"))).join("\n").replace(/\u00a0/g, " ");
+    return shown.includes(config.diffShows) ? shown : null;
+  });
+  await screenshot(page, "step-diff");
 
-  // The entry's context menu: "Graduate into the Trajectory".
+  // The provenance hover on a line the agent wrote.
+  await quickOpen(page, config.provenanceFile, config.provenanceFileName, config.diffShows);
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  await goToLine(page, 1);
+  result.hover = await until("provenance hover", async () => {
+    await runCommand(page, "Show or Focus Hover");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const found = (await texts(page.locator(".monaco-hover"))).join("\n");
+    return found.includes("Written by step") ? found : null;
+  });
+  await screenshot(page, "provenance-hover");
+  await page.keyboard.press("Escape");
+
+  // The entry graduated from the tree's context menu.
+  await runCommand(page, "Stet: Show Stet View");
   await rows.filter({ hasText: config.entryText }).first().click({ button: "right" });
   const menuItem = page.locator(".context-view .action-item", { hasText: "Graduate into the Trajectory" });
   await menuItem.first().waitFor({ timeout: TIMEOUT });
-  result.menu = await texts(page.locator(".context-view .action-item"));
   await screenshot(page, "entry-menu");
   await menuItem.first().click();
   result.graduatedRow = await until("entry graduated in the tree", async () => {
     const found = await texts(rows);
     return found.find((t) => t.includes(config.entryText) && t.includes("graduated-trajectory")) ?? null;
   });
-  result.statusAfter = await until("status bar counts no open entry", async () => {
-    const found = await texts(item);
-    return found.find((t) => t.includes("0 open")) ?? null;
-  });
   await screenshot(page, "entry-graduated");
+
+  // The capstone, and the commit's id in its message.
+  await runCapstone(page, config.capstoneMessage, "Commit");
+  result.committed = await until("capstone reported", async () =>
+    (await toasts(page)).find((t) => t.includes("committed as") || t.includes("failed")) ?? null,
+  );
+  await screenshot(page, "capstone");
 }
 
 const run = {
   notes: runNotes,
-  import: runImport,
   mark: runMark,
   graduate: runGraduate,
   sidebar: runSidebar,
+  threads: runThreads,
+  scenario: runScenario,
 }[config.scenario ?? "notes"];
 
 const browser = await chromium.launch({

@@ -737,17 +737,182 @@ async function capstone(): Promise<CapstoneResult | undefined> {
   }
 }
 
-// -- comment threads: a reviewer writes a note on a line, it goes to the style sheet -----------
+// -- comment threads: the style sheet's anchored entries, one thread per line ------------------
+//
+// The server publishes a diagnostic per open entry anchored in a document, at the line where
+// its anchor is now (source "stet", data {type: "entry", entryId}, message
+// "style sheet (<kind>, <author>, <id>): <text>"). The threads mirror those: one thread per
+// line carrying entries (a comment per entry), made when the diagnostics arrive, moved when
+// they move, gone with the entry. Replying adds a note at the line; a comment can be edited,
+// discarded and graduated from its title bar.
+
+/** An entry as its diagnostic shows it. */
+interface PlacedEntry {
+  id: string;
+  kind: string;
+  author: string;
+  text: string;
+  line: number;
+}
+
+const ENTRY_MESSAGE = /^style sheet \(([^,()]+), ([^,()]+), ([^()\s]+)\): ([\s\S]*)$/;
+
+/** The entries the server shows in a document, from its diagnostics. */
+function placedEntries(uri: vscode.Uri): PlacedEntry[] {
+  const found: PlacedEntry[] = [];
+  for (const diagnostic of vscode.languages.getDiagnostics(uri)) {
+    if (diagnostic.source !== "stet") {
+      continue;
+    }
+    const match = ENTRY_MESSAGE.exec(diagnostic.message);
+    if (!match) {
+      continue;
+    }
+    const data = (diagnostic as vscode.Diagnostic & { data?: { type?: string; entryId?: unknown } }).data;
+    if (data && data.type !== undefined && data.type !== "entry") {
+      continue;
+    }
+    const id = typeof data?.entryId === "string" ? data.entryId : match[3];
+    found.push({ id, kind: match[1], author: match[2], text: match[4], line: diagnostic.range.start.line });
+  }
+  return found;
+}
 
 class NoteComment implements vscode.Comment {
   mode = vscode.CommentMode.Preview;
   contextValue = "stet-entry";
+  /** The text before an edit started (restored on cancel). */
+  saved: string;
   constructor(
     public body: string | vscode.MarkdownString,
     public author: vscode.CommentAuthorInformation,
     public label: string | undefined,
     public readonly entryId: string,
-  ) {}
+    public thread: vscode.CommentThread,
+  ) {
+    this.saved = typeof body === "string" ? body : body.value;
+  }
+}
+
+function noteComment(entry: { id: string; kind: string; author: string; text: string }, thread: vscode.CommentThread) {
+  return new NoteComment(entry.text, { name: entry.author }, `${entry.kind} · ${entry.id}`, entry.id, thread);
+}
+
+/** The mirrored threads of every document. */
+class CommentMirror {
+  /** uri → the document's threads, each with the line it is on and what it shows. */
+  private readonly threads = new Map<
+    string,
+    { thread: vscode.CommentThread; line: number; shown: string; pendingUntil?: number }[]
+  >();
+
+  constructor(private readonly controller: vscode.CommentController) {}
+
+  /** Takes a thread made through the comment UI as the mirror of the entry just added there. */
+  adopt(thread: vscode.CommentThread, entry: Entry, line: number): void {
+    this.prepare(thread);
+    thread.comments = [...thread.comments, noteComment(entry, thread)];
+    const list = this.threads.get(thread.uri.toString()) ?? [];
+    if (!list.some((known) => known.thread === thread)) {
+      // Kept until the entry's diagnostic comes (the server publishes it after the write).
+      list.push({ thread, line, shown: "", pendingUntil: Date.now() + 15000 });
+      this.threads.set(thread.uri.toString(), list);
+    }
+  }
+
+  private prepare(thread: vscode.CommentThread): void {
+    thread.contextValue = "stet-entry";
+    thread.label = "Stet style sheet";
+    thread.canReply = true;
+  }
+
+  /** Brings a document's threads in line with its diagnostics. */
+  update(uri: vscode.Uri): void {
+    if (uri.scheme !== "file") {
+      return;
+    }
+    const key = uri.toString();
+    const byLine = new Map<number, PlacedEntry[]>();
+    for (const entry of placedEntries(uri)) {
+      byLine.set(entry.line, [...(byLine.get(entry.line) ?? []), entry]);
+    }
+    const known = this.threads.get(key) ?? [];
+    const kept: typeof known = [];
+    const free = [...known];
+    for (const [line, entries] of [...byLine].sort((a, b) => a[0] - b[0])) {
+      const ids = new Set(entries.map((entry) => entry.id));
+      // The thread that showed one of these entries (it moved with them), else a new one.
+      let at = free.findIndex(({ thread }) =>
+        thread.comments.some((comment) => comment instanceof NoteComment && ids.has(comment.entryId)),
+      );
+      if (at < 0) {
+        at = free.findIndex((known) => known.line === line);
+      }
+      let slot = at >= 0 ? free.splice(at, 1)[0] : undefined;
+      if (!slot) {
+        const thread = this.controller.createCommentThread(uri, new vscode.Range(line, 0, line, 0), []);
+        thread.collapsibleState = vscode.CommentThreadCollapsibleState.Collapsed;
+        slot = { thread, line, shown: "" };
+      }
+      const { thread } = slot;
+      slot.pendingUntil = undefined;
+      this.prepare(thread);
+      if (slot.line !== line || !thread.range || thread.range.start.line !== line) {
+        thread.range = new vscode.Range(line, 0, line, 0);
+        slot.line = line;
+      }
+      const shown = JSON.stringify(entries.map((entry) => [entry.id, entry.kind, entry.author, entry.text]));
+      const editing = thread.comments.some((comment) => comment.mode === vscode.CommentMode.Editing);
+      if (shown !== slot.shown && !editing) {
+        thread.comments = entries.map((entry) => noteComment(entry, thread));
+        slot.shown = shown;
+      }
+      kept.push(slot);
+    }
+    for (const slot of free) {
+      if (slot.pendingUntil !== undefined && Date.now() < slot.pendingUntil) {
+        kept.push(slot);
+      } else {
+        slot.thread.dispose();
+      }
+    }
+    if (kept.length) {
+      this.threads.set(key, kept);
+    } else {
+      this.threads.delete(key);
+    }
+  }
+
+  /** Forgets a thread disposed elsewhere. */
+  forget(thread: vscode.CommentThread): void {
+    for (const [key, list] of this.threads) {
+      const left = list.filter((known) => known.thread !== thread);
+      if (left.length) {
+        this.threads.set(key, left);
+      } else {
+        this.threads.delete(key);
+      }
+    }
+  }
+
+  dispose(): void {
+    for (const list of this.threads.values()) {
+      for (const { thread } of list) {
+        thread.dispose();
+      }
+    }
+    this.threads.clear();
+  }
+}
+
+/** The comment a comment-title action was run on (VS Code passes the comment itself). */
+function commentArgument(given: unknown): NoteComment | undefined {
+  return given instanceof NoteComment ? given : undefined;
+}
+
+/** Redraws a thread's comments (a comment's mode or body changed). */
+function redraw(thread: vscode.CommentThread): void {
+  thread.comments = [...thread.comments];
 }
 
 function registerComments(context: vscode.ExtensionContext): void {
@@ -764,8 +929,13 @@ function registerComments(context: vscode.ExtensionContext): void {
       return [new vscode.Range(0, 0, document.lineCount - 1, 0)];
     },
   };
+  const mirror = new CommentMirror(controller);
+  const update = (uris: readonly vscode.Uri[]) => uris.forEach((uri) => mirror.update(uri));
   context.subscriptions.push(
     controller,
+    mirror,
+    vscode.languages.onDidChangeDiagnostics((event) => update(event.uris)),
+    // A new thread, or a reply on a mirrored one: a note at the thread's line.
     vscode.commands.registerCommand("stet.comment.add", async (reply: vscode.CommentReply) => {
       const thread = reply.thread;
       const line = thread.range?.start.line ?? 0;
@@ -776,31 +946,118 @@ function registerComments(context: vscode.ExtensionContext): void {
           kind: "note",
           line,
         });
-        thread.comments = [
-          new NoteComment(reply.text, { name: "style sheet" }, `${entry.kind} · ${entry.id}`, entry.id),
-        ];
-        thread.label = `Stet note ${entry.id}`;
-        thread.contextValue = "stet-entry";
-        thread.canReply = false;
-        thread.collapsibleState = vscode.CommentThreadCollapsibleState.Collapsed;
+        // The entry's diagnostic follows: this thread is the one that mirrors it.
+        mirror.adopt(thread, entry, line);
+        thread.collapsibleState = vscode.CommentThreadCollapsibleState.Expanded;
       } catch (error) {
         reportFailure("adding the note", error);
       }
     }),
+    // The thread's title: discard every entry it shows (an empty thread is just closed).
     vscode.commands.registerCommand("stet.comment.discard", async (thread: vscode.CommentThread) => {
-      const comment = thread.comments[0];
-      if (!(comment instanceof NoteComment)) {
+      const notes = thread.comments.filter((comment): comment is NoteComment => comment instanceof NoteComment);
+      if (!notes.length) {
+        mirror.forget(thread);
         thread.dispose();
         return;
       }
       try {
-        await execute("stet.note.discard", { uri: thread.uri.toString(), id: comment.entryId });
+        for (const note of notes) {
+          await execute("stet.note.discard", { uri: thread.uri.toString(), id: note.entryId });
+        }
+        mirror.forget(thread);
         thread.dispose();
       } catch (error) {
         reportFailure("discarding the note", error);
       }
     }),
+    vscode.commands.registerCommand("stet.comment.edit", (given: unknown) => {
+      const comment = commentArgument(given);
+      if (!comment) {
+        return;
+      }
+      comment.saved = typeof comment.body === "string" ? comment.body : comment.body.value;
+      comment.mode = vscode.CommentMode.Editing;
+      comment.contextValue = "stet-entry-editing";
+      redraw(comment.thread);
+    }),
+    vscode.commands.registerCommand("stet.comment.cancelEdit", (given: unknown) => {
+      const comment = commentArgument(given);
+      if (!comment) {
+        return;
+      }
+      comment.body = comment.saved;
+      comment.mode = vscode.CommentMode.Preview;
+      comment.contextValue = "stet-entry";
+      redraw(comment.thread);
+    }),
+    vscode.commands.registerCommand("stet.comment.save", async (given: unknown) => {
+      const comment = commentArgument(given);
+      if (!comment) {
+        return;
+      }
+      const text = (typeof comment.body === "string" ? comment.body : comment.body.value).trim();
+      if (!text) {
+        void vscode.window.showWarningMessage("Stet: a note cannot be empty.");
+        return;
+      }
+      try {
+        const { entry } = await execute<EntryResult>("stet.note.edit", {
+          uri: comment.thread.uri.toString(),
+          id: comment.entryId,
+          text,
+        });
+        comment.body = entry.text;
+        comment.saved = entry.text;
+        comment.mode = vscode.CommentMode.Preview;
+        comment.contextValue = "stet-entry";
+        redraw(comment.thread);
+        vscode.window.setStatusBarMessage(`Stet: entry ${entry.id} edited`, 4000);
+      } catch (error) {
+        reportFailure("editing the note", error);
+      }
+    }),
+    vscode.commands.registerCommand("stet.comment.discardEntry", async (given: unknown) => {
+      const comment = commentArgument(given);
+      if (!comment) {
+        return;
+      }
+      try {
+        const { entry } = await execute<EntryResult>("stet.note.discard", {
+          uri: comment.thread.uri.toString(),
+          id: comment.entryId,
+        });
+        dropComment(mirror, comment);
+        vscode.window.setStatusBarMessage(`Stet: entry ${entry.id} discarded`, 4000);
+      } catch (error) {
+        reportFailure("discarding the note", error);
+      }
+    }),
+    ...(["trajectory", "skill", "discard"] as const).map((route) =>
+      vscode.commands.registerCommand(`stet.comment.graduate.${route}`, async (given: unknown) => {
+        const comment = commentArgument(given);
+        if (!comment) {
+          return;
+        }
+        const result = (await graduateEntry({ id: comment.entryId }, route)) as GraduateResult | undefined;
+        if (result?.entry && result.entry.status !== "open") {
+          dropComment(mirror, comment);
+        }
+      }),
+    ),
   );
+  // Documents open before the extension started.
+  update(vscode.workspace.textDocuments.map((document) => document.uri));
+}
+
+/** Takes a comment off its thread once its entry is no longer open (the thread goes when empty). */
+function dropComment(mirror: CommentMirror, comment: NoteComment): void {
+  const thread = comment.thread;
+  thread.comments = thread.comments.filter((other) => other !== comment);
+  if (!thread.comments.length) {
+    mirror.forget(thread);
+    thread.dispose();
+  }
 }
 
 // -- the target at a glance: status bar, entries, the tree view -----------------------------------
@@ -832,6 +1089,8 @@ interface StepRow {
   session: string;
   line: number;
   title: string;
+  /** A file_change step's change. */
+  change?: { path: string; diff: string; content?: string; operation: string };
 }
 
 const ROUTES = [
@@ -1132,7 +1391,7 @@ class StatusBar {
 
 let statusBar: StatusBar | undefined;
 
-// The tree: "Entries" (by kind) and "Trajectories" (sessions → steps).
+// The tree: "Entries" (by kind) and "Trajectories" (sessions → turns → steps, subagents a level of their own).
 
 class GroupItem extends vscode.TreeItem {
   constructor(
@@ -1169,18 +1428,43 @@ class TrajectoryItem extends vscode.TreeItem {
   }
 }
 
-class SessionItem extends vscode.TreeItem {
+/** A session, a turn (a request of the user and what followed) or a subagent in the tree. */
+class OutlineItem extends vscode.TreeItem {
+  readonly children: (OutlineItem | StepRow)[] = [];
   constructor(
     readonly trajectory: string,
-    readonly session: string,
     readonly file: vscode.Uri,
-    readonly steps: StepRow[],
+    readonly level: "session" | "turn" | "subagent",
+    key: string,
+    readonly line: number,
+    label: string,
   ) {
-    super(`session ${session.slice(0, 12)}`, vscode.TreeItemCollapsibleState.Collapsed);
-    this.id = `session:${trajectory}:${session}`;
-    this.description = `${steps.length} steps`;
-    this.contextValue = "stet-session";
+    super(label, vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = `${level}:${trajectory}:${key}`;
+    this.contextValue = `stet-${level}`;
+    this.iconPath = new vscode.ThemeIcon(
+      level === "session" ? "terminal" : level === "turn" ? "comment-discussion" : "hubot",
+    );
   }
+
+  /** The steps under it, its subagents' included. */
+  count(): number {
+    return this.children.reduce((sum, child) => sum + (child instanceof OutlineItem ? child.count() : 1), 0);
+  }
+
+  /** Sets the descriptions once the children are in. */
+  finish(): void {
+    const steps = this.count();
+    const parts = [`${steps} step${steps === 1 ? "" : "s"}`];
+    if (this.detail) {
+      parts.push(this.detail);
+    }
+    this.description = parts.join(" · ");
+    this.children.forEach((child) => child instanceof OutlineItem && child.finish());
+  }
+
+  /** What the server's outline says of it (a turn's number, a subagent's step). */
+  detail?: string;
 }
 
 class StepItem extends vscode.TreeItem {
@@ -1188,12 +1472,16 @@ class StepItem extends vscode.TreeItem {
     super(`${row.step} · ${row.kind}`, vscode.TreeItemCollapsibleState.None);
     this.id = `step:${trajectory}:${row.step}:${row.line}`;
     this.description = row.title;
-    this.contextValue = "stet-step";
-    this.command = { command: "stet.openStep", title: "Open Step", arguments: [this] };
+    const change = row.change !== undefined;
+    this.contextValue = change ? "stet-step-change" : "stet-step";
+    this.iconPath = new vscode.ThemeIcon(change ? "diff" : "debug-stackframe-dot");
+    this.command = change
+      ? { command: "stet.openStepDiff", title: "Open Diff", arguments: [this] }
+      : { command: "stet.openStep", title: "Open Step", arguments: [this] };
   }
 }
 
-type Node = GroupItem | EntryItem | TrajectoryItem | SessionItem | StepItem | vscode.TreeItem;
+type Node = GroupItem | EntryItem | TrajectoryItem | OutlineItem | StepItem | vscode.TreeItem;
 
 /** A step's title: what it did, in a few words. */
 function stepTitle(event: Record<string, unknown>): string {
@@ -1204,9 +1492,212 @@ function stepTitle(event: Record<string, unknown>): string {
     [first(event.name), first(input?.file_path ?? input?.command ?? input?.path)].filter(Boolean).join(" ") ||
     first(event.text) ||
     first(event.output) ||
+    first(event.description) ||
     first(event.reason) ||
     ""
   );
+}
+
+/** The server's outline of a trajectory's events.jsonl (sessions, turns, subagents), as
+ * name and detail by the line that names each; empty when the server gives none in time. */
+async function outlineNames(file: vscode.Uri): Promise<Map<number, { name: string; detail?: string }>> {
+  const names = new Map<number, { name: string; detail?: string }>();
+  try {
+    const symbols = await Promise.race([
+      vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>(
+        "vscode.executeDocumentSymbolProvider",
+        file,
+      ),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 8000)),
+    ]);
+    const visit = (symbol: vscode.DocumentSymbol | vscode.SymbolInformation) => {
+      if ("selectionRange" in symbol) {
+        names.set(symbol.selectionRange.start.line, { name: symbol.name, detail: symbol.detail || undefined });
+        symbol.children?.forEach(visit);
+      }
+    };
+    symbols?.forEach(visit);
+  } catch (error) {
+    output?.warn(`the outline of ${file.fsPath}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return names;
+}
+
+/** Sessions → turns → steps, subagents a level of their own under the turn that started them
+ * (as the server's outline places them), named from the server's outline when it gave one. */
+function outlineTree(
+  trajectory: string,
+  file: vscode.Uri,
+  text: string,
+  names: Map<number, { name: string; detail?: string }>,
+): OutlineItem[] {
+  const sessions = new Map<string, OutlineItem>();
+  const turns = new Map<string, OutlineItem>();
+  const turnCounts = new Map<string, number>();
+  const agents = new Map<string, OutlineItem>();
+  const named = (item: OutlineItem, line: number) => {
+    const known = names.get(line);
+    if (known) {
+      item.label = known.name;
+      item.detail = item.level === "session" ? `session ${known.detail?.slice(0, 8) ?? ""}`.trim() : known.detail;
+    }
+    return item;
+  };
+  const sessionOf = (session: string, line: number) => {
+    let node = sessions.get(session);
+    if (!node) {
+      node = named(
+        new OutlineItem(trajectory, file, "session", session, line, `session ${session.slice(0, 12)}`),
+        line,
+      );
+      sessions.set(session, node);
+    }
+    return node;
+  };
+  const agentOf = (session: string, agent: string, line: number) => {
+    const key = `${session}\u0000${agent}`;
+    let node = agents.get(key);
+    if (!node) {
+      node = named(
+        new OutlineItem(trajectory, file, "subagent", `${session}:${agent}`, line, `subagent ${agent}`),
+        line,
+      );
+      agents.set(key, node);
+      (turns.get(session) ?? sessionOf(session, line)).children.push(node);
+    }
+    return node;
+  };
+  text.split("\n").forEach((raw, index) => {
+    if (!raw.trim()) {
+      return;
+    }
+    let event: Record<string, unknown>;
+    try {
+      event = JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      return; // not an event: the server's diagnostics say so in the file
+    }
+    if (typeof event !== "object" || event === null) {
+      return;
+    }
+    const session = typeof event.session === "string" ? event.session : "";
+    const kind = String(event.kind ?? "?");
+    const agent = typeof event.agent === "string" ? event.agent : undefined;
+    const row: StepRow = {
+      step: typeof event.step === "number" ? event.step : index + 1,
+      kind,
+      session,
+      line: index,
+      title: stepTitle(event),
+    };
+    if (kind === "file_change" && typeof event.path === "string") {
+      row.change = {
+        path: event.path,
+        diff: typeof event.diff === "string" ? event.diff : "",
+        content: typeof event.content === "string" ? event.content : undefined,
+        operation: typeof event.operation === "string" ? event.operation : "modify",
+      };
+    }
+    const home = sessionOf(session, index);
+    if (kind === "user_message" && agent === undefined) {
+      const number = (turnCounts.get(session) ?? 0) + 1;
+      turnCounts.set(session, number);
+      const turn = named(
+        new OutlineItem(trajectory, file, "turn", `${session}:${number}`, index, row.title || `turn ${number}`),
+        index,
+      );
+      turn.detail ??= `turn ${number}`;
+      home.children.push(turn);
+      turns.set(session, turn);
+      turn.children.push(row);
+      return;
+    }
+    if (kind === "subagent" && typeof event.agent_id === "string" && agent === undefined) {
+      const node = agentOf(session, event.agent_id, index);
+      named(node, index);
+      node.children.push(row);
+      return;
+    }
+    (agent !== undefined ? agentOf(session, agent, index) : (turns.get(session) ?? home)).children.push(row);
+  });
+  const roots = [...sessions.values()];
+  roots.forEach((root) => root.finish());
+  return roots;
+}
+
+// -- a file change's diff: two read-only documents built from the step's unified diff ----------
+
+/** The two sides of a unified diff: context and removed lines; context and added lines. */
+function diffSides(diff: string): { left: string; right: string } {
+  const left: string[] = [];
+  const right: string[] = [];
+  let inHunk = false;
+  for (const line of diff.split("\n")) {
+    if (line.startsWith("@@")) {
+      inHunk = true;
+      continue;
+    }
+    if (!inHunk || line.startsWith("\\")) {
+      continue; // the file header, "\ No newline at end of file"
+    }
+    if (line.startsWith("+")) {
+      right.push(line.slice(1));
+    } else if (line.startsWith("-")) {
+      left.push(line.slice(1));
+    } else if (line.startsWith(" ") || line === "") {
+      left.push(line.slice(1));
+      right.push(line.slice(1));
+    }
+  }
+  // The diff's last line ends with a newline: its empty tail is not a line of the file.
+  while (left.length && right.length && left[left.length - 1] === "" && right[right.length - 1] === "") {
+    left.pop();
+    right.pop();
+  }
+  return { left: left.join("\n"), right: right.join("\n") };
+}
+
+const DIFF_SCHEME = "stet-diff";
+
+/** The documents of the `stet-diff` scheme: `stet-diff:/<key>/<side>/<path>`. */
+class DiffDocuments implements vscode.TextDocumentContentProvider {
+  private readonly sides = new Map<string, { left: string; right: string }>();
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    const [, key, side] = uri.path.split("/");
+    const sides = this.sides.get(key);
+    return sides ? (side === "left" ? sides.left : sides.right) : "";
+  }
+
+  /** The left and right URIs of a step's change. */
+  add(trajectory: string, row: StepRow): { left: vscode.Uri; right: vscode.Uri } {
+    const change = row.change!;
+    let sides = diffSides(change.diff);
+    if (!change.diff.trim() && change.content !== undefined) {
+      sides = { left: "", right: change.content };
+    }
+    const key = `${trajectory}.${row.step}`;
+    this.sides.set(key, sides);
+    const path = change.path.replace(/^\/+/, "");
+    return {
+      left: vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${key}/left/${path}` }),
+      right: vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${key}/right/${path}` }),
+    };
+  }
+}
+
+let diffDocuments: DiffDocuments | undefined;
+
+/** Opens a file change of the tree as a diff: "<path> (step N)". */
+async function openStepDiff(item: StepItem): Promise<void> {
+  if (!item.row.change || !diffDocuments) {
+    await openStep(item);
+    return;
+  }
+  const { left, right } = diffDocuments.add(item.trajectory, item.row);
+  await vscode.commands.executeCommand("vscode.diff", left, right, `${item.row.change.path} (step ${item.row.step})`, {
+    preview: true,
+  });
 }
 
 class StetTree implements vscode.TreeDataProvider<Node> {
@@ -1272,38 +1763,26 @@ class StetTree implements vscode.TreeDataProvider<Node> {
           .map((row) => new TrajectoryItem(row));
       }
       if (node instanceof TrajectoryItem) {
-        const opened = await execute<{ uri: string }>("stet.trajectory.open", {
-          ...repositoryArgument(),
-          id: node.row.id,
-          file: "events",
-        });
-        const file = vscode.Uri.parse(opened.uri);
+        // Its events.jsonl, read here (stet.trajectory.open would also show it in an editor).
+        const root = repositoryRoot(this.list);
+        const file = root
+          ? vscode.Uri.file(path.resolve(root, node.row.path, "events.jsonl"))
+          : vscode.Uri.parse(
+              (
+                await execute<{ uri: string }>("stet.trajectory.open", {
+                  ...repositoryArgument(),
+                  id: node.row.id,
+                  file: "events",
+                })
+              ).uri,
+            );
         const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
-        const sessions = new Map<string, StepRow[]>();
-        text.split("\n").forEach((line, index) => {
-          if (!line.trim()) {
-            return;
-          }
-          try {
-            const event = JSON.parse(line) as Record<string, unknown>;
-            const session = typeof event.session === "string" ? event.session : "";
-            const rows = sessions.get(session) ?? [];
-            rows.push({
-              step: typeof event.step === "number" ? event.step : index + 1,
-              kind: String(event.kind ?? "?"),
-              session,
-              line: index,
-              title: stepTitle(event),
-            });
-            sessions.set(session, rows);
-          } catch {
-            // not an event: the server's diagnostics say so in the file
-          }
-        });
-        return [...sessions].map(([session, steps]) => new SessionItem(node.row.id, session, file, steps));
+        return outlineTree(node.row.id, file, text, await outlineNames(file));
       }
-      if (node instanceof SessionItem) {
-        return node.steps.map((row) => new StepItem(node.trajectory, node.file, row));
+      if (node instanceof OutlineItem) {
+        return node.children.map((child) =>
+          child instanceof OutlineItem ? child : new StepItem(node.trajectory, node.file, child),
+        );
       }
     } catch (error) {
       output?.warn(`the Stet view: ${error instanceof Error ? error.message : String(error)}`);
@@ -1321,6 +1800,7 @@ async function openStep(item: StepItem): Promise<vscode.TextEditor> {
 function registerViews(context: vscode.ExtensionContext): void {
   statusBar = new StatusBar();
   stetView = new StetTree();
+  diffDocuments = new DiffDocuments();
   const tree = vscode.window.createTreeView("stet.tree", { treeDataProvider: stetView, showCollapseAll: true });
   context.subscriptions.push(
     statusBar,
@@ -1331,6 +1811,8 @@ function registerViews(context: vscode.ExtensionContext): void {
       openAnchor(entry instanceof EntryItem ? entry.entry : entry, root),
     ),
     vscode.commands.registerCommand("stet.openStep", openStep),
+    vscode.commands.registerCommand("stet.openStepDiff", openStepDiff),
+    vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, diffDocuments),
     vscode.commands.registerCommand("stet.markStepInTree", async (item: StepItem) => {
       await openStep(item);
       await markStep();
