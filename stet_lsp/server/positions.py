@@ -3,9 +3,9 @@ and code units in the negotiated encoding)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from lsprotocol import types
@@ -115,5 +115,5 @@ class LensesJSON:
 
 def _lens_json(line: int, title: str) -> str:
     start = f'{{"line":{line},"character":0}}'
-    command = f'{{"title":{json.dumps(title)},"command":""}}'
+    command = f'{{"title":{encode_basestring_ascii(title)},"command":""}}'
     return f'{{"range":{{"start":{start},"end":{start}}},"command":{command}}}'

@@ -112,9 +112,10 @@ class StepLine(NamedTuple):
 
 @dataclass(slots=True)
 class OutlineNode:
-    """A node of the outline: a session, a turn, a subagent or a step. `line` is the line
-    that names it (a session's start, a turn's request); `first_line`/`last_line` span it
-    and its children; `step` is the step it stands for, if any."""
+    """A node of the outline: a session, a turn or a subagent. `line` is the line that names
+    it (a session's start, a turn's request, the step that started a subagent);
+    `first_line`/`last_line` span its steps and its children; `step` is the step it stands
+    for, if any. Steps are not nodes: each step has its lens and its symbol."""
 
     name: str
     detail: str
@@ -214,7 +215,7 @@ class TrajectoryIndex:
         return "\n".join(lines).rstrip("\n") + "\n"
 
     def outline(self) -> list[OutlineNode]:
-        """Sessions, their turns, the steps of each turn, subagents under the call that
+        """Sessions, their turns, and subagents under the turn (or subagent) whose call
         started them (built once, then shared: do not change the nodes)."""
         if self._outline is None:
             self._outline = _OutlineBuilder(self).build()
@@ -580,9 +581,9 @@ _SUMMARIES: dict[str, Callable[[_Fields], str]] = {
 
 
 class _OutlineBuilder:
-    """Sessions in order of their first step; in each, the steps before its first request,
-    then one node a turn (from each request of the user to the main agent); a subagent's
-    steps under the subagent, and the subagent under the call that started it."""
+    """Sessions in order of their first step; in each, one node a turn (from each request of
+    the user to the main agent); a subagent under the node that holds the call that started
+    it. Each node spans the steps it holds."""
 
     def __init__(self, index: TrajectoryIndex) -> None:
         self.index = index
@@ -609,10 +610,10 @@ class _OutlineBuilder:
         elif entry.kind == "subagent" and self._starts_subagent(entry):
             self._subagent(entry)
         else:
-            node = _leaf(entry)
-            self._container(entry).children.append(node)
+            holder = self._container(entry)
+            holder.last_line = max(holder.last_line, entry.line)
             if entry.kind == "tool_call" and entry.call_id is not None:
-                self.calls[entry.session, entry.call_id] = node
+                self.calls[entry.session, entry.call_id] = holder
 
     def _session(self, entry: StepLine) -> OutlineNode:
         node = self.sessions.get(entry.session)
@@ -673,11 +674,6 @@ class _OutlineBuilder:
         node.step = entry.step
 
 
-def _leaf(entry: StepLine) -> OutlineNode:
-    line = entry.line
-    return OutlineNode(entry.title, entry.time or "", entry.kind, line, line, line, entry.step, [])
-
-
 def _name_session(node: OutlineNode, entry: StepLine) -> None:
     parts = [entry.summary, entry.time or ""]
     node.name = " · ".join(part for part in parts if part) or node.name
@@ -686,11 +682,10 @@ def _name_session(node: OutlineNode, entry: StepLine) -> None:
 
 
 def _span(node: OutlineNode) -> None:
-    """Stretch each node over its children (a leaf spans its own line already)."""
-    first = last = node.line
+    """Stretch each node over its children (its own steps it spans already)."""
+    first, last = node.first_line, node.last_line
     for child in node.children:
-        if child.children:
-            _span(child)
+        _span(child)
         first = min(first, child.first_line)
         last = max(last, child.last_line)
     node.first_line, node.last_line = first, last

@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 
 INLINE_LIMIT = 256 * 1024
 """Texts up to this many characters are indexed on the event loop; longer ones in a thread."""
+CHECK_DELAY_SECONDS = 1.0
+"""How long after indexing a large file its schema check starts."""
 _FILE = re.compile(r"^\.stet/(?:cache/)?trajectories/[^/]+/(events\.jsonl|narration\.md)$")
 _SYMBOL_LIMIT = 500
 _SYMBOL_KINDS = {
@@ -142,6 +144,9 @@ class TrajectoryFiles(Feature):
 
     async def _check_later(self, state: DocumentState, known: Indexed) -> None:
         try:
+            # Checking every line against the schema takes seconds on a long run, and its
+            # thread would slow the answers an editor asks for as the index comes in.
+            await asyncio.sleep(CHECK_DELAY_SECONDS)
             issues = await self.server.off_loop(known.index.issues)
         finally:
             self.pending.discard(state.uri)
@@ -237,7 +242,7 @@ class TrajectoryFiles(Feature):
         if known is None or known.anchors or not state.lines:
             return []
         codec = self.server.workspace.position_codec
-        return [_symbol(codec, state.lines, node) for node in _groups(known.index.outline())]
+        return [_symbol(codec, state.lines, node) for node in known.index.outline()]
 
     def definition(self, state: DocumentState, line: int) -> list[types.Location]:
         known = self.indexed.get(state.uri)
@@ -344,21 +349,6 @@ def _step_at(known: Indexed, line: int) -> int | None:
     return max(above)[1] if above else None
 
 
-_GROUPS = frozenset({"session", "turn", "subagent"})
-"""The outline's nodes: sessions, turns and subagents (steps have lenses and symbols)."""
-
-
-def _groups(nodes: list[OutlineNode]) -> list[OutlineNode]:
-    """The group nodes among `nodes`, and those under a step (a subagent under its call)."""
-    found: list[OutlineNode] = []
-    for node in nodes:
-        if node.kind in _GROUPS:
-            found.append(node)
-        elif node.children:
-            found += _groups(node.children)
-    return found
-
-
 def _symbol(codec: object, lines: list[str], node: OutlineNode) -> types.DocumentSymbol:
     last = min(node.last_line, len(lines) - 1)
     first = min(node.first_line, last)
@@ -376,5 +366,5 @@ def _symbol(codec: object, lines: list[str], node: OutlineNode) -> types.Documen
         kind=_SYMBOL_KINDS.get(node.kind, types.SymbolKind.Field),
         range=whole,
         selection_range=selection,
-        children=[_symbol(codec, lines, child) for child in _groups(node.children)] or None,
+        children=[_symbol(codec, lines, child) for child in node.children] or None,
     )
