@@ -29,12 +29,12 @@ from pathlib import Path
 from typing import Any
 
 import pygit2
-from filelock import FileLock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # lsp_pipe
 from lsp_pipe import PipeServer
 from pygls.uris import from_fs_path
 
+from stet_lsp.core.locking import held as held_lock
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
 
@@ -169,7 +169,7 @@ def locked_ms(
     the lock is let go (its entry must then be on disk)."""
     target = resolve_target(root)
     StyleSheet(target).add("seed entry: the sheet and its folder exist")
-    lock = FileLock(str(target.sheet_path) + ".lock")
+    lock = target.sheet_path.with_name(target.sheet_path.name + ".lock")
     document = Document(root / "big_lock.py", lines)
     free: list[float] = []
     held: list[float] = []
@@ -181,7 +181,7 @@ def locked_ms(
             free += [document.toggle() for _ in range(edits // blocks)]
             note = f"written while the lock was held, {block}"
             request = ADD_ID + block
-            with lock:
+            with held_lock(lock, root, 0):
                 document.server.send(
                     {
                         "id": request,

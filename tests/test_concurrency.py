@@ -10,6 +10,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
 
@@ -116,3 +118,64 @@ def test_writers_killed_at_random_moments_never_tear_the_sheet(root: Path) -> No
         assert document.problems == []
         counts.append(len(list(document.entries())))
     assert counts == sorted(counts)
+
+
+def test_a_held_lock_excludes_another_process_and_a_thread_until_released(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from stet_lsp.core import locking
+    from stet_lsp.core.errors import StetError
+    from stet_lsp.core.locking import file_lock, held
+
+    lock = tmp_path / "sheet.md.lock"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                f"""
+                import sys, time
+                from pathlib import Path
+                from stet_lsp.core.locking import held
+                with held(Path({str(lock)!r}), Path({str(tmp_path)!r}), 0) as acquired:
+                    print(acquired, flush=True)
+                    sys.stdin.readline()
+                """
+            ),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "True"
+        with held(lock, tmp_path, 0) as acquired:
+            assert not acquired  # another process holds it
+        started = time.monotonic()
+        with held(lock, tmp_path, 0.3) as acquired:
+            assert not acquired and time.monotonic() - started >= 0.3  # waited, then gave up
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.write("\n")
+        holder.stdin.close()
+        holder.wait(timeout=10)
+    with held(lock, tmp_path, 0) as acquired:
+        assert acquired
+        seen: list[bool] = []
+
+        def other_thread() -> None:
+            with held(lock, tmp_path, 0) as got:
+                seen.append(got)
+
+        thread = threading.Thread(target=other_thread)
+        thread.start()
+        thread.join()
+        assert seen == [False]  # a second open file of this process is excluded too
+    monkeypatch.setattr(locking, "LOCK_TIMEOUT_SECONDS", 0.1)
+    try:
+        with held(lock, tmp_path, 0) as outer, file_lock(tmp_path / "sheet.md", tmp_path, "it"):
+            raise AssertionError("the second lock must not be taken")
+    except StetError as error:
+        assert "locked by another process" in str(error) and outer

@@ -1,35 +1,82 @@
-"""An advisory lock file beside what several processes write (the style sheet, a working
-trajectory): created through the boundary first, since filelock itself may follow a link or
-open a FIFO."""
+"""Advisory locks on a lock file beside what several processes write (the style sheet, a
+working trajectory, a session's import). The lock file is created and opened through the
+boundary (no link followed, no FIFO opened), then the descriptor itself is locked: flock on
+POSIX, msvcrt on Windows. A lock is waited for at most its timeout.
+
+Locks are per open file: two threads of one process that each take the lock exclude each
+other as two processes do."""
 
 from __future__ import annotations
 
+import os
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.safefs import ensure_regular, make_dirs
+from stet_lsp.core.safefs import make_dirs, open_lock_file
 
 LOCK_TIMEOUT_SECONDS = 15.0
+_POLL_SECONDS = 0.02
 
 
 @contextmanager
 def file_lock(path: Path, root: Path, what: str) -> Iterator[None]:
     """Hold `<path>.lock` (inside `root`); `what` names the locked thing in the error."""
-    from filelock import FileLock, Timeout  # slow to import; only writers need it
-
-    make_dirs(root, path.parent)
-    lock_path = ensure_regular(path.with_name(path.name + ".lock"), root)
-    lock = FileLock(str(lock_path), timeout=LOCK_TIMEOUT_SECONDS)
-    try:
-        lock.acquire()
-    except Timeout:
-        message = f"{what} is locked by another process ({lock.lock_file}); try again"
-        raise StetError(message) from None
-    except OSError as error:
-        raise StetError(f"cannot lock {lock_path}: {error.strerror or error}") from None
-    try:
+    lock_path = path.with_name(path.name + ".lock")
+    with held(lock_path, root, LOCK_TIMEOUT_SECONDS) as acquired:
+        if not acquired:
+            raise StetError(f"{what} is locked by another process ({lock_path}); try again")
         yield
+
+
+@contextmanager
+def held(lock_path: Path, root: Path, timeout: float) -> Iterator[bool]:
+    """Hold the lock file `lock_path` (inside `root`), waiting at most `timeout` seconds (0:
+    try once); yields whether it was acquired."""
+    make_dirs(root, lock_path.parent)
+    descriptor = open_lock_file(lock_path, root)
+    try:
+        deadline = time.monotonic() + timeout
+        while not _try_lock(descriptor, lock_path):
+            if time.monotonic() >= deadline:
+                yield False
+                return
+            time.sleep(_POLL_SECONDS)
+        try:
+            yield True
+        finally:
+            _unlock(descriptor)
     finally:
-        lock.release()
+        os.close(descriptor)
+
+
+if sys.platform == "win32":
+    import msvcrt
+
+    def _try_lock(descriptor: int, path: Path) -> bool:
+        try:
+            msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(descriptor: int) -> None:
+        msvcrt.locking(descriptor, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(descriptor: int, path: Path) -> bool:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        except OSError as error:
+            raise StetError(f"cannot lock {path}: {error.strerror or error}") from None
+        return True
+
+    def _unlock(descriptor: int) -> None:
+        fcntl.flock(descriptor, fcntl.LOCK_UN)

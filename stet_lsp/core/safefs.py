@@ -104,15 +104,14 @@ def open_regular(path: Path, root: Path | None = None) -> BinaryIO | None:
     return os.fdopen(descriptor, "rb")
 
 
-def ensure_regular(path: Path, root: Path) -> Path:
-    """The regular file at `path` inside `root`, created empty when missing (a lock file)."""
+def open_lock_file(path: Path, root: Path) -> int:
+    """A descriptor on the regular file at `path` inside `root`, created empty when missing
+    (a lock file): no link is followed, no FIFO or device is opened."""
     path = inside(root, path)
     try:
-        descriptor = _open_regular(path, os.O_RDWR | os.O_CREAT, follow=False)
+        return _open_regular(path, os.O_RDWR | os.O_CREAT, follow=False)
     except FileNotFoundError:
         raise StetError(f"{path.parent} does not exist ({_UNCHANGED})") from None
-    os.close(descriptor)
-    return path
 
 
 def atomic_write(path: Path, data: bytes, root: Path | None = None, mode: int = 0o666) -> None:

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.locking import held
 from stet_lsp.core.safefs import (
     atomic_write,
-    ensure_regular,
     ensure_stet_gitignore,
     inside,
     make_dirs,
@@ -124,21 +124,8 @@ def set_stamp(root: Path, key: str, name: str) -> None:
 def session_lock(root: Path, key: str, wait: float) -> Iterator[bool]:
     """Hold the lock of session `key` (one import of a session at a time), waiting at most
     `wait` seconds (0: try once); yields False when another process holds it."""
-    from filelock import FileLock, Timeout
-
-    path = ensure_regular(_sessions_dir(root) / f"{key}.lock", root)
-    lock = FileLock(str(path), timeout=wait)
-    try:
-        lock.acquire()
-    except Timeout:
-        yield False
-        return
-    except OSError as error:
-        raise StetError(f"cannot lock {path}: {error.strerror or error}") from None
-    try:
-        yield True
-    finally:
-        lock.release()
+    with held(_sessions_dir(root) / f"{key}.lock", root, wait) as acquired:
+        yield acquired
 
 
 def _sessions_dir(root: Path) -> Path:

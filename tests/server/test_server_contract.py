@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from filelock import FileLock
 from lsp_harness import CLIENTS, SERVER, diagnostics, eventually, execute, open_file, start, uri
 from lsp_pipe import PipeServer
 from lsprotocol import types
@@ -23,6 +22,7 @@ from pytest_lsp import LanguageClient, client_capabilities
 from repos import make_repo
 
 from stet_lsp.core.anchors import make_anchor
+from stet_lsp.core.locking import held
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.server.documents import DocumentState, new_document
@@ -186,11 +186,12 @@ def test_commands_without_a_uri_work_in_a_workspace_of_one_repository(
 def test_the_server_keeps_answering_while_a_write_waits_for_the_lock(root: Path) -> None:
     server = started(PUSH_CAPABILITIES)
     sheet = StyleSheet(resolve_target(root))
-    lock = FileLock(str(sheet.path) + ".lock")
+    lock = sheet.path.with_name(sheet.path.name + ".lock")
     sheet.add("before")  # the sheet and its lock file exist
     try:
         document = did_open(server, root / "src" / "app.py", "x = 1\n")
-        with lock:
+        with held(lock, root, 0) as acquired:
+            assert acquired
             server.send(
                 {
                     "id": 2,
