@@ -131,3 +131,64 @@ def test_a_sheet_is_never_read_for_another_target(root: Path) -> None:
     other.sheet_path.write_bytes(one.path.read_bytes())
     with pytest.raises(StetError, match="belongs to target 'one'"):
         StyleSheet(other).entries()
+
+
+def _age_head(root: Path) -> None:
+    """HEAD written long ago (a HEAD changed within two seconds is never taken from the
+    cache: a later change could keep the same times)."""
+    import os
+    import time
+
+    old = time.time_ns() - 60_000_000_000
+    os.utime(root / ".git" / "HEAD", ns=(old, old))
+
+
+def test_the_branch_is_remembered_while_head_is_unchanged(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    StyleSheet(resolve_target(root)).add("the sheet and .stet/cache exist")
+    _age_head(root)
+    first = resolve_target(root / "src")
+    cache = root / ".stet" / "cache" / "head.json"
+    assert json.loads(cache.read_text())["branch"] == "main"
+    # Another process finds the target without loading libgit2.
+    probe = (
+        "import sys; from stet_lsp.core.targets import resolve_target; "
+        f"t = resolve_target({str(root / 'src')!r}); "
+        "print(t.kind, t.name, 'pygit2' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["branch", "main", "False"]
+    assert resolve_target(root) == first
+
+    # A switch of branch rewrites HEAD: the remembered branch no longer counts.
+    repo.branches.local.create("feature", repo[repo.head.target])
+    repo.checkout(repo.branches.local["feature"])
+    assert resolve_target(root).name == "feature"
+    _age_head(root)
+    assert resolve_target(root).name == "feature"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["branch", "feature", "False"]
+
+
+def test_a_forged_or_steered_cache_is_not_believed(
+    repo: pygit2.Repository, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    StyleSheet(resolve_target(root)).add("x")
+    _age_head(root)
+    resolve_target(root)
+    cache = root / ".stet" / "cache" / "head.json"
+    entry = json.loads(cache.read_text())
+    cache.write_text(json.dumps({**entry, "branch": "forged", "status": [1, 2, 3, 4, 5]}))
+    assert resolve_target(root).name == "main"  # HEAD's status differs: read by git
+    entry = json.loads(cache.read_text())
+    cache.write_text(json.dumps({**entry, "branch": "forged"}))
+    assert resolve_target(root).name == "forged"  # (what the cache is for)
+    monkeypatch.setenv("GIT_DIR", str(root / ".git"))
+    assert resolve_target(root).name == "main"  # GIT_DIR decides: git reads HEAD

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -290,6 +289,8 @@ def _find(document: SheetDocument, entry_id: str) -> Entry:
 def _new_id(sheet_text: str) -> str:
     """A random id that appears nowhere in the sheet yet."""
     while True:
+        import secrets  # only a new entry needs it (and it loads OpenSSL's hmac)
+
         candidate = "".join(secrets.choice(_ID_ALPHABET) for _ in range(6))
         if candidate not in sheet_text:
             return candidate

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import re
+import time
 import unicodedata
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -87,11 +91,93 @@ def current_target(repo: pygit2.Repository) -> Target:
 
 def resolve_target(path: Path | str = ".", explicit: str | None = None) -> Target:
     """The target for a path inside a repository; `explicit` names one (a PR, say) instead."""
+    if explicit is None:
+        known = _known_branch(Path(path))
+        if known is not None:
+            return known
     repo = open_repository(path)
     if explicit is None:
-        return current_target(repo)
+        target = current_target(repo)
+        _remember_branch(repo, target)
+        return target
     if not explicit or not explicit.strip():
         raise StetError("a target name cannot be empty")
     if len(explicit) > 1024:
         raise StetError("a target name is limited to 1024 characters")
     return Target(repository_root(repo), "named", explicit)
+
+
+# The branch a repository's HEAD named, kept in `.stet/cache/head.json` with HEAD's status
+# (size, times, inode), so the commands agents call often resolve their target without
+# loading libgit2 while HEAD is unchanged. Only a plain repository (`.git` a folder at the
+# root, no variable steering where git looks) on a branch is remembered, and not when HEAD
+# changed within two seconds of being read (a later change could keep the same times).
+_HEAD_CACHE = Path(STET_DIR) / "cache" / "head.json"
+_RACY_NANOSECONDS = 2_000_000_000
+_DISCOVERY_VARIABLES = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+)
+
+
+def _head_status(git_dir: Path) -> list[int] | None:
+    try:
+        status = os.lstat(git_dir / "HEAD")
+    except OSError:
+        return None
+    return [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino, status.st_dev]
+
+
+def _plain_root(start: Path) -> Path | None:
+    """The work tree holding `start` when git would find it by walking up to a `.git`
+    folder; None when a variable or a `.git` file (a worktree, a submodule) decides."""
+    if any(name in os.environ for name in _DISCOVERY_VARIABLES):
+        return None
+    for folder in (start, *start.parents):
+        git = folder / ".git"
+        if os.path.lexists(git):
+            return folder if git.is_dir() and not git.is_symlink() else None
+    return None
+
+
+def _known_branch(path: Path) -> Target | None:
+    from stet_lsp.core.safefs import read_regular
+
+    try:
+        root = _plain_root(path.resolve())
+        if root is None or not os.path.isdir(root / STET_DIR):
+            return None
+        data = json.loads(read_regular(root / _HEAD_CACHE, root) or b"null")
+    except (OSError, StetError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("root") != str(root):
+        return None
+    status, read_at, name = data.get("status"), data.get("read_at"), data.get("branch")
+    if not isinstance(read_at, int) or not isinstance(name, str) or not name:
+        return None
+    if not isinstance(status, list) or len(status) != 5:
+        return None
+    if status != _head_status(root / ".git") or status[1] + _RACY_NANOSECONDS >= read_at:
+        return None
+    return Target(root, "branch", name)
+
+
+def _remember_branch(repo: pygit2.Repository, target: Target) -> None:
+    from stet_lsp.core.safefs import atomic_write
+
+    root = target.root
+    if target.kind != "branch" or _plain_root(root) != root:
+        return
+    if Path(repo.path).resolve() != (root / ".git").resolve():
+        return
+    if not os.path.isdir(root / STET_DIR / "cache"):  # Stet writes nothing new for this
+        return
+    status = _head_status(root / ".git")
+    if status is None:
+        return
+    entry = {"root": str(root), "status": status, "read_at": time.time_ns(), "branch": target.name}
+    with suppress(OSError, StetError):
+        atomic_write(root / _HEAD_CACHE, json.dumps(entry).encode("utf-8"), root)

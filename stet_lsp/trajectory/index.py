@@ -355,11 +355,17 @@ class _Builder:
         self.shared: dict[str, str] = {}
 
     def add(self, line: int, text: str) -> None:
-        record = _json_object(text)
-        kind = record.kind if record is not None else None
-        if record is None or not isinstance(kind, str):
+        # Runs once a line of files with 100,000 lines: calls are kept few.
+        try:
+            record = _FIELDS.decode(text)
+        except (msgspec.DecodeError, UnicodeEncodeError):  # not an object; a lone surrogate
             return
-        session = self._share(record.session) or ""
+        kind = record.kind
+        if type(kind) is not str:
+            return
+        shared = self.shared
+        session = record.session
+        session = shared.setdefault(session, session) if type(session) is str else ""
         call_id = tool = agent_id = None
         if kind in _LINKED_KINDS:
             call_id, tool, agent_id = self._link(kind, session, record)
@@ -368,20 +374,25 @@ class _Builder:
         if kind == "tool_result":
             summary = f"{tool or call_id or ''} {summary}".lstrip()
         step = record.step if type(record.step) is int and record.step > 0 else 0
-        kind = self.shared.setdefault(kind, kind)
+        kind = shared.setdefault(kind, kind)
+        agent = record.agent
+        time = record.time
         self.steps.append(
-            StepLine(
-                line,
-                step,
-                kind,
-                session,
-                self._share(record.agent),
-                _optional_text(record.time),
-                summary,
-                f"{step} · {kind} {summary}".rstrip(),
-                call_id,
-                tool,
-                agent_id,
+            _new_step(
+                StepLine,
+                (
+                    line,
+                    step,
+                    kind,
+                    session,
+                    shared.setdefault(agent, agent) if type(agent) is str else None,
+                    time if type(time) is str else None,
+                    summary,
+                    f"{step} · {kind} {summary}".rstrip(),
+                    call_id,
+                    tool,
+                    agent_id,
+                ),
             )
         )
 
@@ -460,15 +471,7 @@ class _Fields(msgspec.Struct):
 _FIELDS = msgspec.json.Decoder(_Fields)
 
 
-def _json_object(line: str) -> _Fields | None:
-    """The fields of the JSON object on a line, or None (a blank line, not JSON, not an
-    object)."""
-    if not line or line.isspace():
-        return None
-    try:
-        return _FIELDS.decode(line)
-    except (msgspec.DecodeError, UnicodeEncodeError):  # not an object; a lone surrogate
-        return None
+_new_step = tuple.__new__  # a StepLine from its fields in order, without NamedTuple's checks
 
 
 # --- one-line summaries, from the JSON of a line ----------------------------------------------
