@@ -175,9 +175,9 @@ def _remember_branch(repo: pygit2.Repository, target: Target) -> None:
         return
     if not os.path.isdir(root / STET_DIR / "cache"):  # Stet writes nothing new for this
         return
-    status = _head_status(root / ".git")
-    if status is None:
-        return
-    entry = {"root": str(root), "status": status, "read_at": time.time_ns(), "branch": target.name}
+    status, now = _head_status(root / ".git"), time.time_ns()
+    if status is None or status[1] + _RACY_NANOSECONDS >= now:
+        return  # it would not be believed: nothing to write
+    entry = {"root": str(root), "status": status, "read_at": now, "branch": target.name}
     with suppress(OSError, StetError):
         atomic_write(root / _HEAD_CACHE, json.dumps(entry).encode("utf-8"), root)
