@@ -9,6 +9,7 @@ start matches what it was before, which for ordinary edits is right after the ed
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -201,12 +202,12 @@ class CommentIndex:
         lines are taken to hold none, and only edited lines are lexed."""
         self.syntax = syntax
         self.starts: list[State] = []
-        self.comments: list[list[Comment]] = []
+        self.comments: list[Sequence[Comment]] = []
         if lex:
             self._relex(lines, 0, None, len(lines))
         else:
             self.starts = [None] * len(lines)
-            self.comments = [[] for _ in lines]
+            self.comments = [()] * len(lines)
 
     def update(self, lines: list[str], first: int, removed: int, added: int) -> int:
         """Lines [first, first+removed) were replaced by `added` lines; `lines` is the new text.
@@ -215,7 +216,7 @@ class CommentIndex:
         if first > 0:
             _, state = lex_line(lines[first - 1], self.starts[first - 1], self.syntax)
         self.starts[first : first + removed] = [None] * added
-        self.comments[first : first + removed] = [[] for _ in range(added)]
+        self.comments[first : first + removed] = [()] * added
         return self._relex(lines, first, state, first + added - 1)
 
     def _relex(self, lines: list[str], first: int, state: State, stop_after: int) -> int:

@@ -83,7 +83,10 @@ class DocumentState:
 
     def rescan_notes(self, marker: str) -> None:
         """Margin notes belong in code: Stet's own files (the sheet, trajectories) have none."""
-        own = self.relative is not None and self.relative.startswith(".stet/")
+        if self.relative is not None:
+            own = self.relative.startswith(".stet/")
+        else:  # not placed in its repository yet: judged by its path, as its comments are
+            own = self.path is not None and ".stet" in self.path.parts
         self.notes = [] if own else find_notes(self.lines, self.comments, marker)
 
     def apply(self, change: types.TextDocumentContentChangeEvent, codec: Any) -> None:

@@ -14,51 +14,18 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import msgspec
-from pydantic import ValidationError
-
-from stet_lsp.trajectory.events import (
-    AgentMessage,
-    Commit,
-    Compaction,
-    Error,
-    EventBase,
-    FileChange,
-    Note,
-    RawEvent,
-    Reasoning,
-    SessionEnd,
-    SessionStart,
-    Subagent,
-    ToolCall,
-    ToolResult,
-    Usage,
-    UserMessage,
-    parse_event,
-)
-from stet_lsp.trajectory.narration import MINUS
-from stet_lsp.trajectory.validate import validate_events
 
 # How long a one-line summary (a lens title's detail, a symbol's name) gets.
 SUMMARY_CHARS = 80
 TURN_NAME_CHARS = 60
-# How much of each part a hover shows before a note says what was cut.
-PROSE_CHARS = 3_000
-PROSE_LINES = 60
-INPUT_CHARS = 3_000
-INPUT_LINES = 40
-OUTPUT_CHARS = 3_000
-OUTPUT_LINES = 40
-DIFF_CHARS = 6_000
-DIFF_LINES = 120
-# A string inside a tool's arguments or a raw record is clipped to this before it is shown.
-VALUE_CHARS = 2_000
-
 # Tool arguments that say best what a call does, in order of preference.
+_MINUS = "\u2212"
+"""narration.MINUS (not imported: narration loads the event models)."""
 _SALIENT_INPUT_KEYS = (
     "file_path",
     "path",
@@ -73,10 +40,8 @@ _SALIENT_INPUT_KEYS = (
     "prompt",
 )
 
-_BACKTICK_RUN = re.compile(r"`+")
-_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _HUNK_HEADER = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
-_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>|#&~])")
 # A line of narration.md that may open or close a code block, hold anchors or be a heading
 # (after a line break: a search for a literal first character is fast).
 _MARK = r"(?P<quote>(?:> ?)*)(?: {0,3}(?:`{3}|~{3})|<a id=|#{2,3} )"
@@ -195,7 +160,7 @@ class TrajectoryIndex:
             return position
         return None
 
-    def _partner(self, entry: StepLine) -> StepLine | None:
+    def partner(self, entry: StepLine) -> StepLine | None:
         """The result of a call, or the call of a result."""
         position = self._position(entry.line)
         partner = self._pairs.get(position) if position is not None else None
@@ -209,10 +174,9 @@ class TrajectoryIndex:
 
     def hover(self, step: StepRef) -> str:
         """Markdown with the step's detail; a call shows its result and a result its call."""
-        entry = self.get(step)
-        lines = [_hover_heading(entry), ""]
-        lines += self._detail(entry)
-        return "\n".join(lines).rstrip("\n") + "\n"
+        from stet_lsp.trajectory.step_detail import hover  # loads the event models
+
+        return hover(self, self.get(step))
 
     def outline(self) -> list[OutlineNode]:
         """Sessions, their turns, and subagents under the turn (or subagent) whose call
@@ -228,7 +192,7 @@ class TrajectoryIndex:
         entry = self.get(step)
         if entry.kind != "file_change":
             return []
-        record = self._record(entry)
+        record = self.record(entry)
         path = record.get("path") if record is not None else None
         if record is None or not isinstance(path, str) or record.get("operation") == "delete":
             return []
@@ -256,6 +220,8 @@ class TrajectoryIndex:
         """Every line that is not an event of the schema, steps out of sequence, results of
         no earlier call (checked once, on the first call: it parses every line)."""
         if self._issues is None:
+            from stet_lsp.trajectory.validate import validate_events  # the event models
+
             found, _ = validate_events(self.lines)
             self._issues = [
                 LineIssue(issue.line - 1, issue.message, issue.severity) for issue in found
@@ -268,75 +234,17 @@ class TrajectoryIndex:
         entry = self.get(step)
         return self.lines[entry.line]
 
-    def _record(self, entry: StepLine) -> dict[str, Any] | None:
+    def record(self, entry: StepLine) -> dict[str, Any] | None:
         try:
             record = json.loads(self.line_text(entry))
         except ValueError:
             return None
         return record if isinstance(record, dict) else None
 
-    def _event(self, entry: StepLine) -> EventBase | str:
-        """The step's event, or why it is not one of the schema."""
-        try:
-            return parse_event(self.line_text(entry))
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            return f"{where}: {first['msg']}" if where else str(first["msg"])
-        except ValueError as error:  # text the JSON reader cannot take (a lone surrogate)
-            return str(error)
-
-    def _detail(self, entry: StepLine) -> list[str]:
-        event = self._event(entry)
-        if isinstance(event, str):
-            return _not_an_event(event, self._record(entry))
-        if isinstance(event, ToolCall):
-            return [*_tool_call(event), "", *self._paired_result(entry)]
-        if isinstance(event, ToolResult):
-            return [*_tool_result(event), "", *self._paired_call(entry)]
-        if isinstance(event, FileChange):
-            return [*_file_change(event), *self._made_by(event)]
-        if isinstance(event, Subagent):
-            return [*_subagent(event), *self._started_by(event)]
-        return _DETAILS.get(type(event), _generic)(event)
-
-    def _paired_result(self, entry: StepLine) -> list[str]:
-        result_entry = self._partner(entry)
-        if result_entry is None:
-            return ["_No result was recorded._"]
-        result = self._event(result_entry)
-        if not isinstance(result, ToolResult):
-            return [f"_The result (step {result_entry.step}) is not a valid event._"]
-        outcome = "ok" if result.ok else "error"
-        return [f"**Result** · step {result_entry.step} · {outcome}", "", *_output(result.output)]
-
-    def _paired_call(self, entry: StepLine) -> list[str]:
-        call_entry = self._partner(entry)
-        if call_entry is None:
-            return ["_No earlier call made this result._"]
-        call = self._event(call_entry)
-        if not isinstance(call, ToolCall):
-            return [f"_The call (step {call_entry.step}) is not a valid event._"]
-        title = f"**Call** · step {call_entry.step} · {_code(call.name)}"
-        return [title, "", *_arguments(call.input)]
-
-    def _call_step(self, session: str, call_id: str | None) -> int | None:
+    def call_step(self, session: str, call_id: str | None) -> int | None:
+        """The step of the call `call_id` of `session`, if an event made it."""
         position = self._calls.get((session, call_id)) if call_id else None
         return self.steps[position].step if position is not None else None
-
-    def _made_by(self, change: FileChange) -> list[str]:
-        if not change.call_id:
-            return []
-        step = self._call_step(change.session, change.call_id)
-        where = f" (step {step})" if step is not None else ""
-        return ["", f"Made by call {_code(change.call_id)}{where}."]
-
-    def _started_by(self, subagent: Subagent) -> list[str]:
-        if not subagent.call_id:
-            return []
-        step = self._call_step(subagent.session, subagent.call_id)
-        where = f" (step {step})" if step is not None else ""
-        return ["", f"Started by call {_code(subagent.call_id)}{where}."]
 
 
 # --- indexing -------------------------------------------------------------------------------
@@ -518,7 +426,7 @@ def _tool_result_summary(record: _Fields) -> str:
 def _file_change_summary(record: _Fields) -> str:
     operation = _text(record.operation)
     path = _text(record.path)
-    counts = f"+{_count(record.added):,} {MINUS}{_count(record.removed):,}"
+    counts = f"+{_count(record.added):,} {_MINUS}{_count(record.removed):,}"
     old_path = record.old_path
     moved = f" (from {old_path})" if isinstance(old_path, str) and old_path else ""
     shown = "" if operation == "modify" else f"{operation} "
@@ -722,264 +630,6 @@ def changed_lines(diff: str) -> list[int]:
     return found
 
 
-# --- hovers -----------------------------------------------------------------------------------
-
-
-def _hover_heading(entry: StepLine) -> str:
-    parts = [f"**Step {entry.step} · {_plain(entry.kind)}**"]
-    if entry.agent is not None:
-        parts.append(f"subagent {_code(entry.agent)}")
-    if entry.time:
-        parts.append(_plain(entry.time))
-    return " · ".join(parts)
-
-
-def _session_start(event: SessionStart) -> list[str]:
-    facts = [
-        ("Session", _code(event.session)),
-        ("Harness", _plain(" ".join(filter(None, [event.harness, event.harness_version])))),
-        ("Model", _plain(event.model)),
-        ("Title", _plain(event.title)),
-        ("Directory", _code(event.cwd)),
-        ("Branch", _code(event.branch)),
-        ("Commit", _code(event.commit)),
-    ]
-    return [f"- {name}: {value}" for name, value in facts if value]
-
-
-def _user_message(event: UserMessage) -> list[str]:
-    return _prose(event.text)
-
-
-def _agent_message(event: AgentMessage) -> list[str]:
-    model = [f"_{_plain(event.model)}_", ""] if event.model else []
-    return [*model, *_prose(event.text)]
-
-
-def _reasoning(event: Reasoning) -> list[str]:
-    return _prose(event.text)
-
-
-def _tool_call(event: ToolCall) -> list[str]:
-    title = f"Tool {_code(event.name)} · call {_code(event.call_id)}"
-    return [title, "", *_arguments(event.input)]
-
-
-def _tool_result(event: ToolResult) -> list[str]:
-    outcome = "ok" if event.ok else "error"
-    title = f"Result of call {_code(event.call_id)} · {outcome}"
-    return [title, "", *_output(event.output)]
-
-
-def _file_change(event: FileChange) -> list[str]:
-    counts = f"+{event.added:,} {MINUS}{event.removed:,}"
-    moved = f" (from {_code(event.old_path)})" if event.old_path else ""
-    lines = [f"{_plain(event.operation)} {_code(event.path)}{moved} {counts}", ""]
-    if not event.anchored and "\n@@ " in event.diff:
-        lines += ["_The hunks' line numbers are not the file's: only the text is known._", ""]
-    if event.diff.strip():
-        lines += _verbatim(event.diff, "diff", DIFF_LINES, DIFF_CHARS)
-    else:
-        lines.append("_No diff was recorded._")
-    if event.content is not None:
-        size = f"{len(event.content):,} characters"
-        lines += ["", f"_The whole file after the change was recorded ({size})._"]
-    return lines
-
-
-def _usage(event: Usage) -> list[str]:
-    whole = event.input_tokens + event.cache_read_tokens + event.cache_write_tokens
-    rows = [
-        ("Model", _plain(event.model)),
-        ("Input (uncached)", f"{event.input_tokens:,}"),
-        ("Cache read", f"{event.cache_read_tokens:,}"),
-        ("Cache write", f"{event.cache_write_tokens:,}"),
-        ("Whole input", f"{whole:,}"),
-        ("Output", f"{event.output_tokens:,}"),
-        ("Cost", _cost(event)),
-    ]
-    return [f"- {name}: {value}" for name, value in rows if value]
-
-
-def _cost(event: Usage) -> str:
-    if event.cost_usd is None:
-        return ""
-    basis = f" ({event.cost_basis})" if event.cost_basis else ""
-    return f"${event.cost_usd:.4f}{basis}"
-
-
-def _compaction(event: Compaction) -> list[str]:
-    if not event.summary.strip():
-        return ["_The harness kept the summary opaque._"]
-    return ["Summary of the conversation so far:", "", *_prose(event.summary)]
-
-
-def _subagent(event: Subagent) -> list[str]:
-    lines = [f"Subagent {_code(event.agent_id)}"]
-    if event.description:
-        lines += ["", *_prose(event.description)]
-    return lines
-
-
-def _commit(event: Commit) -> list[str]:
-    sha = f" {_code(event.sha)}" if event.sha else ""
-    return [f"Commit{sha}", "", *_prose(event.message)]
-
-
-def _error(event: Error) -> list[str]:
-    title = "The user interrupted the agent." if event.interrupt else "The harness reported:"
-    return [title, "", *_prose(event.message)]
-
-
-def _note(event: Note) -> list[str]:
-    author = f" by {_plain(event.author)}" if event.author else ""
-    title = f"Note {_code(event.entry_id)} · {_plain(event.entry_kind)}{author}"
-    return [title, "", *_prose(event.text)]
-
-
-def _session_end(event: SessionEnd) -> list[str]:
-    return [f"Reason: {_plain(event.reason)}" if event.reason else "_No reason was recorded._"]
-
-
-def _raw(event: RawEvent) -> list[str]:
-    reason = f"Kept as recorded: {_plain(event.reason)}" if event.reason else "Kept as recorded."
-    return [reason, "", *_json_block(event.record)]
-
-
-def _generic(event: EventBase) -> list[str]:
-    fields = event.model_dump(
-        mode="json", exclude={"kind", "step", "session", "agent", "time", "source"}
-    )
-    return _json_block(fields)
-
-
-def _not_an_event(problem: str, record: dict[str, Any] | None) -> list[str]:
-    lines = [f"_Not an event of this format:_ {_code(problem)}"]
-    if record is not None:
-        known = ("kind", "step", "session", "agent", "time", "source")
-        rest = {key: value for key, value in record.items() if key not in known}
-        lines += ["", *_json_block(rest)]
-    return lines
-
-
-_DETAILS: dict[type[EventBase], Callable[[Any], list[str]]] = {
-    SessionStart: _session_start,
-    UserMessage: _user_message,
-    AgentMessage: _agent_message,
-    Reasoning: _reasoning,
-    Usage: _usage,
-    Compaction: _compaction,
-    Commit: _commit,
-    Error: _error,
-    Note: _note,
-    SessionEnd: _session_end,
-    RawEvent: _raw,
-}
-
-
-# --- Markdown that holds whatever the content is ------------------------------------------------
-
-
-def _arguments(arguments: Mapping[str, Any]) -> list[str]:
-    if not arguments:
-        return ["_No arguments._"]
-    return _json_block(dict(arguments), INPUT_LINES, INPUT_CHARS)
-
-
-def _output(output: str) -> list[str]:
-    if not output.strip():
-        return ["_No output._"]
-    return _verbatim(output, "text", OUTPUT_LINES, OUTPUT_CHARS)
-
-
-def _json_block(
-    value: Any, max_lines: int = INPUT_LINES, max_chars: int = INPUT_CHARS
-) -> list[str]:
-    text = json.dumps(_clip(value), ensure_ascii=False, indent=2, default=str)
-    return _verbatim(text, "json", max_lines, max_chars)
-
-
-def _clip(value: Any) -> Any:
-    """A JSON value with each long string cut, so a huge argument costs little to show."""
-    if isinstance(value, str):
-        return value if len(value) <= VALUE_CHARS else value[:VALUE_CHARS] + "…"
-    if isinstance(value, dict):
-        return {key: _clip(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_clip(item) for item in value]
-    return value
-
-
-def _verbatim(body: str, info: str, max_lines: int, max_chars: int) -> list[str]:
-    """A fenced block of `body` cut to the limits, its fence longer than any backtick run
-    inside, and a note of what was cut."""
-    shown, note = _cut(body, max_lines, max_chars)
-    longest = max((len(run) for run in _BACKTICK_RUN.findall(shown)), default=0)
-    fence = "`" * max(3, longest + 1)
-    lines = [fence + info, shown, fence]
-    return [*lines, "", f"_{note}_"] if note else lines
-
-
-def _prose(text: str) -> list[str]:
-    """Markdown written by a person or a model, cut to the limits, with a code fence it
-    leaves open closed (so it cannot swallow what follows)."""
-    if not text.strip():
-        return ["_Empty._"]
-    shown, note = _cut(text, PROSE_LINES, PROSE_CHARS)
-    lines = shown.split("\n")
-    opened = _open_fence(lines)
-    if opened:
-        lines.append(opened)
-    return [*lines, "", f"_{note}_"] if note else lines
-
-
-def _open_fence(lines: list[str]) -> str:
-    """The fence a closing line needs when `lines` leave a code block open, else ""."""
-    fence = ""
-    for line in lines:
-        match = _FENCE_LINE.match(line)
-        if match is None:
-            continue
-        run, rest = match.group(1), match.group(2)
-        if not fence:
-            if not (run[0] == "`" and "`" in rest):
-                fence = run
-        elif run[0] == fence[0] and len(run) >= len(fence) and not rest.strip():
-            fence = ""
-    return fence
-
-
-def _cut(text: str, max_lines: int, max_chars: int) -> tuple[str, str | None]:
-    """The start of `text` within both limits, and a note when some of it is left out."""
-    body = text[:-1] if text.endswith("\n") else text
-    pieces = body[:max_chars].split("\n")
-    shown = "\n".join(pieces[:max_lines])
-    if len(shown) == len(body):
-        return shown, None
-    if len(pieces) > max_lines:
-        total = body.count("\n") + 1
-        return shown, f"… {max_lines:,} of {total:,} lines shown"
-    return shown, f"… {len(shown):,} of {len(body):,} characters shown"
-
-
-def _code(text: str | None) -> str:
-    """A one-line code span holding `text` whatever backticks it contains."""
-    if not text:
-        return ""
-    one = " ".join(text[: SUMMARY_CHARS * 4].split("\n"))
-    longest = max((len(run) for run in _BACKTICK_RUN.findall(one)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if one.startswith("`") or one.endswith("`") or not one.strip() else ""
-    return f"{ticks}{pad}{one}{pad}{ticks}"
-
-
-def _plain(text: str | None) -> str:
-    """Text on one line, the characters Markdown would act on escaped."""
-    if not text:
-        return ""
-    return _INLINE_SPECIAL.sub(r"\\\1", " ".join(text[: SUMMARY_CHARS * 4].split()))
-
-
 # --- narration.md ------------------------------------------------------------------------------
 
 
@@ -1029,7 +679,7 @@ def _narration_marks(text: str) -> Iterator[tuple[int, int | None]]:
         if fence:
             fence = _still_open(fence, inner)
             continue
-        opening = _FENCE_LINE.match(inner)
+        opening = FENCE_LINE.match(inner)
         if opening is not None and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
             fence = opening.group(1)
         elif inner.startswith("<a id="):
@@ -1052,7 +702,7 @@ def _mark_lines(text: str) -> Iterator[tuple[int, int]]:
 
 def _still_open(fence: str, line: str) -> str:
     """The open fence after `line`: "" when the line closes it."""
-    closing = _FENCE_LINE.match(line)
+    closing = FENCE_LINE.match(line)
     if closing is None:
         return fence
     run, rest = closing.group(1), closing.group(2)
