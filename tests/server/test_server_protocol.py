@@ -259,3 +259,37 @@ async def test_a_repository_inside_another_is_its_own(
     second = open_file(configured, tmp_path / "outer" / "vendor" / "inner" / "b.py")
     listed = await execute(configured, "stet.note.list", uri=second)
     assert listed["target"]["name"] == "inner-main" and listed["entries"] == []
+
+
+def test_step_lenses_written_as_json_arrive_as_a_valid_answer(raw: PipeServer, root: Path) -> None:
+    """The lenses of a large trajectory are sent as JSON text made in the indexing worker:
+    the answer is one well-formed JSON-RPC response with the request's id, a lens per step.
+    And a message msgspec refuses (a number out of its range) is read as json reads it."""
+    from stet_lsp.core.targets import resolve_target
+    from stet_lsp.trajectory.store import working_folder
+
+    events = working_folder(resolve_target(root)).path / "events.jsonl"
+    events.parent.mkdir(parents=True, exist_ok=True)
+    records = [
+        {"kind": "agent_message", "step": n, "session": "s", "text": f'say "{n}" \u00e9 ' * 40}
+        for n in range(1, 1201)
+    ]
+    text = "".join(json.dumps(record) + "\n" for record in records)
+    assert len(text) > 256 * 1024  # indexed in the worker, lenses made there
+    document = raw.open(uri(events), text, "json")
+    symbols = {"textDocument": {"uri": document}}
+    raw.send({"id": 2, "method": "textDocument/documentSymbol", "params": symbols})
+    assert raw.answer(2, timeout=30)["result"]  # answered once indexed
+    raw.send({"id": 3, "method": "textDocument/codeLens", "params": symbols})
+    answer = raw.answer(3, timeout=30)
+    assert answer["jsonrpc"] == "2.0" and answer["id"] == 3
+    lenses = answer["result"]
+    assert [lens["range"]["start"]["line"] for lens in lenses] == list(range(1200))
+    assert lenses[0]["command"]["title"].startswith("1 · agent_message say")
+    raw.send_bytes(
+        b'{"jsonrpc": "2.0", "id": 4, "method": "textDocument/hover", "params": {"textDocument":'
+        b' {"uri": "' + document.encode() + b'"}, "position": {"line": 1e400, "character": 0}}}'
+    )
+    assert raw.answer(4)["error"]["code"] == -32602
+    raw.send({"id": 5, "method": "shutdown"})
+    assert raw.answer(5)["result"] is None
