@@ -357,9 +357,30 @@ def _cached(directory: Path | None, key: str) -> list[Report] | None:
     if not isinstance(data, dict) or data.get("format") != _FILE_FORMAT:
         return None
     reports = data.get("reports")
-    if not isinstance(reports, list) or not all(isinstance(r, dict) for r in reports):
+    if not isinstance(reports, list) or not all(_is_report(report) for report in reports):
         return None  # a torn or foreign entry is a miss
     return reports
+
+
+_FINDING_FIELDS = {
+    "rule": str,
+    "line": int,
+    "column": int,
+    "end_line": int,
+    "end_column": int,
+    "preview": str,
+}
+_HOME_FIELDS = {"rule": str, "count": int, "line": int, "column": int}
+
+
+def _is_report(report: object) -> bool:
+    """Whether a cached report has exactly the fields of a finding or of a file's home paths."""
+    if not isinstance(report, dict):
+        return False
+    fields = _HOME_FIELDS if "count" in report else _FINDING_FIELDS
+    return report.keys() == fields.keys() and all(
+        type(report[name]) is kind for name, kind in fields.items()
+    )
 
 
 def _scan_files(paths: list[str], setup: Setup) -> list[tuple[str, Report]]:

@@ -130,7 +130,9 @@ class StetServer(LanguageServer):
             wait.cancel()
         for wait in done:
             if not wait.cancelled() and wait.exception() is not None:
-                log.error("waiting for the %s feature failed", state.uri, exc_info=wait.exception())
+                log.error(
+                    "waiting for a feature on %s failed", state.uri, exc_info=wait.exception()
+                )
 
     def gather(self, method: str, *args: Any) -> list[Any]:
         return [item for _, answer in self.ask(method, *args) for item in answer or ()]

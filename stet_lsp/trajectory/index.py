@@ -2,9 +2,10 @@
 holding an event) with each step's code lens title, hover, outline place, file targets and
 workspace symbol, and the step anchors of a `narration.md`.
 
-Indexing reads each line as plain JSON (pydantic-core's parser, which reads what `json.loads`
-reads, twice as fast) and keeps only what titles and the outline need; the full event (the
-pydantic model) is parsed only for the step a hover asks about. Document
+Indexing reads from each line only what titles and the outline need (msgspec, which skips the
+other fields unbuilt; what it refuses, such as NaN or a number out of its range, is read with
+json as the schema reads it); the full event (the pydantic model, `step_detail.py`) is parsed
+only for the step a hover asks about. Document
 lines are 0-based here, as editors count them; file targets are 1-based lines of the changed
 file, as its diff counts them. Nothing here knows an editor protocol.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -266,8 +268,11 @@ class _Builder:
         # Runs once a line of files with 100,000 lines: calls are kept few.
         try:
             record = _FIELDS.decode(text)
-        except (msgspec.DecodeError, UnicodeEncodeError):  # not an object; a lone surrogate
-            return
+        except (msgspec.MsgspecError, UnicodeEncodeError):
+            found = _read_as_json(text)
+            if found is None:
+                return
+            record = found
         kind = record.kind
         if type(kind) is not str:
             return
@@ -379,6 +384,16 @@ class _Fields(msgspec.Struct):
 _FIELDS = msgspec.json.Decoder(_Fields)
 
 
+def _read_as_json(line: str) -> _Fields | None:
+    """The fields of a line msgspec refuses (NaN, Infinity, a number out of its range, a lone
+    surrogate) as json reads it; None for what is not a JSON object."""
+    try:
+        value = json.loads(line)
+        return msgspec.convert(value, _Fields) if isinstance(value, dict) else None
+    except (ValueError, RecursionError, msgspec.MsgspecError):
+        return None
+
+
 _new_step = tuple.__new__  # a StepLine from its fields in order, without NamedTuple's checks
 
 
@@ -439,7 +454,7 @@ def _usage_summary(record: _Fields) -> str:
     text = f"{_count(record.input_tokens):,} in{cache} / "
     text += f"{_count(record.output_tokens):,} out"
     cost = record.cost_usd
-    if isinstance(cost, int | float) and not isinstance(cost, bool):
+    if isinstance(cost, int | float) and not isinstance(cost, bool) and math.isfinite(cost):
         text += f" · ${cost:.4f}"
     return text
 

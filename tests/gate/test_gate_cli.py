@@ -120,6 +120,23 @@ def test_scan_in_a_repository_caches_on_disk(
     assert capsys.readouterr().out == first
 
 
+@pytest.mark.parametrize(
+    "reports",
+    [[{"rule": "x"}], [{}], [{"path": "elsewhere", "rule": "x", "count": 1, "line": 0}], ["x"]],
+)
+def test_a_forged_or_torn_cache_entry_is_a_miss(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], reports: list[Any]
+) -> None:
+    pygit2.init_repository(str(in_tmp))
+    (in_tmp / "a.md").write_text(f"{ghp()}\n")
+    assert run(["scan", "a.md", "--json"]) == 1
+    first = capsys.readouterr().out
+    for entry in (in_tmp / ".stet" / "cache" / "gate" / "files").rglob("*.json"):
+        entry.write_text(json.dumps({"format": 2, "reports": reports}))
+    assert run(["scan", "a.md", "--json"]) == 1  # scanned again
+    assert capsys.readouterr().out == first
+
+
 def test_an_unchanged_file_is_not_hashed_again_and_a_changed_one_is(
     in_tmp: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

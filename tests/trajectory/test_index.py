@@ -228,6 +228,23 @@ def test_usage_titles_count_the_cache_and_the_cost() -> None:
     assert index.lens_title(1) == "1 · usage 12 in (+40,900 cache) / 3 out · $0.0123"
 
 
+def test_lines_json_reads_but_msgspec_refuses_are_still_steps() -> None:
+    """NaN, Infinity and numbers out of range are JSON as Python writes it: such a line is a
+    step like any other (its title shows no cost it cannot print)."""
+    text = (
+        '{"kind": "usage", "step": 1, "session": "s", "input_tokens": 5, "cost_usd": NaN}\n'
+        '{"kind": "agent_message", "step": 2, "session": "s", "text": "hi", "x": 1e400}\n'
+        '{"kind": "agent_message", "step": 3, "session": "s", "text": "lone \\ud800"}\n'
+        "[1]\nnot json\n"
+    )
+    index = TrajectoryIndex.from_events_text(text)
+    assert [entry.title for entry in index.steps] == [
+        "1 · usage 5 in / 0 out",
+        "2 · agent_message hi",
+        "3 · agent_message lone \ud800",
+    ]
+
+
 def test_a_long_text_is_one_short_line_in_its_title() -> None:
     text = "word " * 500 + "\n\nmore"
     index = TrajectoryIndex.from_events_text(events_text([AgentMessage(**common(), text=text)]))

@@ -1658,10 +1658,14 @@ function diffSides(diff: string): { left: string; right: string } {
 }
 
 const DIFF_SCHEME = "stet-diff";
+const KEPT_DIFFS = 20;
 
-/** The documents of the `stet-diff` scheme: `stet-diff:/<key>/<side>/<path>`. */
+/** The documents of the `stet-diff` scheme: `stet-diff:/<key>/<side>/<path>`. Each opening
+ * gets a key of its own (a step's change may have been imported again since, and step numbers
+ * may repeat), and only the last few are kept. */
 class DiffDocuments implements vscode.TextDocumentContentProvider {
   private readonly sides = new Map<string, { left: string; right: string }>();
+  private opened = 0;
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     const [, key, side] = uri.path.split("/");
@@ -1676,8 +1680,14 @@ class DiffDocuments implements vscode.TextDocumentContentProvider {
     if (!change.diff.trim() && change.content !== undefined) {
       sides = { left: "", right: change.content };
     }
-    const key = `${trajectory}.${row.step}`;
+    const key = `${trajectory}.${row.line}.${++this.opened}`;
     this.sides.set(key, sides);
+    for (const old of this.sides.keys()) {
+      if (this.sides.size <= KEPT_DIFFS) {
+        break;
+      }
+      this.sides.delete(old);
+    }
     const path = change.path.replace(/^\/+/, "");
     return {
       left: vscode.Uri.from({ scheme: DIFF_SCHEME, path: `/${key}/left/${path}` }),

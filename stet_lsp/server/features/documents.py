@@ -53,7 +53,8 @@ def register(server: StetServer) -> None:
         state = ls.documents.get(params.text_document.uri)
         if state is None:
             return
-        state.disk_text, state.base_known, state.saves = state.text, True, state.saves + 1
+        # What the editor saved is its lines: shared, not joined and split again.
+        state.disk_lines, state.base_known, state.saves = list(state.lines), True, state.saves + 1
         state.modified, state.expected_reload = False, None
         if state.is_sheet and state.session is not None:
             # A saved sheet changes what every open document shows.

@@ -65,9 +65,11 @@ class TrajectoryFiles(Feature):
         self.issues: dict[str, tuple[tuple[int | None, int], list[LineIssue]]] = {}
         """By document URI: the schema problems of an events.jsonl, checked after indexing
         (it parses every line) so the lenses do not wait for it."""
-        self.pending: set[str] = set()
         self.indexing: dict[str, asyncio.Task[None]] = {}
-        """By document URI: the worker's indexing of a large file, while it runs."""
+        """By document URI: the worker's indexing of a large file, while it runs (one at a
+        time; the next analyse after it finishes starts the next)."""
+        self.checking: set[str] = set()
+        """The documents whose schema check runs in a worker (one at a time each)."""
         self._folders: dict[Path, tuple[tuple[int, int], TrajectoryIndex]] = {}
         self._folders_lock = threading.Lock()
 
@@ -86,9 +88,10 @@ class TrajectoryFiles(Feature):
         large = kind == "narration.md" or sum(map(len, state.lines)) > INLINE_LIMIT
         if known is None or known.key != key:
             if large:
-                task = self._in_background(state, self._index_later(state, kind, key))
-                if task is not None:
-                    self.indexing[state.uri] = task
+                if state.uri not in self.indexing:
+                    task = self._spawn(self._index_later(state, kind, key), state)
+                    if task is not None:
+                        self.indexing[state.uri] = task
             else:
                 lines = list(state.lines)
                 known = self.indexed[state.uri] = _index(kind, lines, state.path, self, key)
@@ -97,26 +100,22 @@ class TrajectoryFiles(Feature):
         checked = self.issues.get(state.uri)
         if checked is None or checked[0] != known.key:
             if large:
-                self._in_background(state, self._check_later(state, known))
+                if state.uri not in self.checking and self._spawn(
+                    self._check_later(state, known), state
+                ):
+                    self.checking.add(state.uri)
                 return
             checked = self.issues[state.uri] = (known.key, known.index.issues())
         self._publish_issues(state, checked[1])
 
-    def _in_background(
-        self, state: DocumentState, work: Coroutine[Any, Any, None]
+    def _spawn(
+        self, work: Coroutine[Any, Any, None], state: DocumentState
     ) -> asyncio.Task[None] | None:
-        """One piece of background work per document at a time; the next analyse after it
-        finishes starts the next."""
-        if state.uri in self.pending:
-            work.close()
-            return None
         try:
-            task = self.server.spawn(work, f"indexing {state.uri}")
+            return self.server.spawn(work, f"indexing {state.uri}")
         except RuntimeError:  # no loop
             work.close()
             return None
-        self.pending.add(state.uri)
-        return task
 
     async def settled(self, state: DocumentState) -> None:
         task = self.indexing.get(state.uri)
@@ -134,7 +133,6 @@ class TrajectoryFiles(Feature):
         try:
             indexed = await self.server.off_loop(_index, kind, lines, path, self, key)
         finally:
-            self.pending.discard(state.uri)
             self.indexing.pop(state.uri, None)
         current = self.server.documents.get(state.uri)
         if current is None:
@@ -149,7 +147,7 @@ class TrajectoryFiles(Feature):
             await asyncio.sleep(CHECK_DELAY_SECONDS)
             issues = await self.server.off_loop(known.index.issues)
         finally:
-            self.pending.discard(state.uri)
+            self.checking.discard(state.uri)
         current = self.server.documents.get(state.uri)
         if current is None:
             return
