@@ -23,7 +23,8 @@ repository, as when importing a session that worked in it (--keep-cwd: not).
 
 Whole processes run --rounds times, interleaved, best wall time kept (the machine may be
 shared); the import is cold each round (.stet/cache/trajectories removed). Peak memory is
-each process's maximum resident set from /usr/bin/time -f %M.
+each process's maximum resident set from /usr/bin/time -f %M. They run through the
+interpreter a user's install gives (bench/interpreters.py), as the gate's bench does.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # transcripts
 
 import gate_corpus
 import transcripts
+from interpreters import Interpreter, clean_interpreter
 
 MB = 1_000_000
 SAMPLE = transcripts.SAMPLES / "claude-code" / "entireio-cli__37_995ebed6e4_0_full.jsonl"
@@ -631,14 +633,21 @@ def make_repository(root: Path) -> None:
 
 
 def whole_processes(source: Path, repo: Path, rounds: int) -> dict[str, Run]:
-    python = sys.executable
+    """The import and the floor as processes, through the interpreter a user's install gives
+    (bench/interpreters.py)."""
+    with tempfile.TemporaryDirectory(prefix="stet-bench-venv-") as venv:
+        return _whole_processes(source, repo, rounds, clean_interpreter(Path(venv)))
+
+
+def _whole_processes(
+    source: Path, repo: Path, rounds: int, interpreter: Interpreter
+) -> dict[str, Run]:
+    python = interpreter.python
     working = repo / ".stet" / "cache" / "trajectories"
     commands = {
         "floor: read + json.loads per line": [python, "-c", FLOOR, str(source)],
         "stet trajectory import --json (cold)": [
-            python,
-            "-m",
-            "stet_lsp",
+            *interpreter.stet,
             "trajectory",
             "import",
             str(source),
