@@ -508,6 +508,12 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
         "API",
         shaped('curl -H "X-Api-Key: ', (ALNUM, 32), '" https://api.internal/v1/items'),
     ),
+    (
+        "registry-login",
+        "LOGIN_COMMAND",
+        "Registry",
+        shaped("docker login -u ci -p ", (ALNUM + "@#%!", 20), " registry.example.com"),
+    ),
 )
 
 
@@ -580,4 +586,9 @@ def provider_negatives(rng: random.Random) -> list[tuple[str, str]]:
             '-H "X-Auth-Email: ops@example.com" https://api.internal',
         ),
         ("provider-curl-no-password", "curl -u admin: https://localhost:9200"),
+        (
+            "provider-registry-login-stdin",
+            'echo "$CR_PAT" | docker login ghcr.io -u octocat --password-stdin',
+        ),
+        ("provider-registry-login-reference", 'docker login -u ci -p "$REGISTRY_PASSWORD" ghcr.io'),
     ]

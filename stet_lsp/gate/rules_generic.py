@@ -298,12 +298,36 @@ CURL_HEADER = Rule(
     check=_header_value,
 )
 
+
+# `docker login -u me -p <password>` (and podman, nerdctl, helm registry, oras): the password
+# given on the command line rather than through --password-stdin.
+def _login_password(value: str, strict: bool) -> bool:
+    if value.startswith(("$", "{{", "<", "%", "[REDACTED:")) or heuristics.is_placeholder(value):
+        return False
+    return len(value) >= 6 and len(set(value)) >= 5
+
+
+REGISTRY_LOGIN = Rule(
+    name="registry-login-password",
+    pattern=lazy(
+        r"(?:docker|podman|nerdctl|oras|helm[ 	]{1,4}registry)[ 	]{1,4}login(?=[ 	])"
+        r"[^\r\n|;&]{0,300}?[ 	](?:-p|--password)(?:=|[ 	]{1,4})[\"']?"
+        r"(?P<secret>(?<=\")[^\"\r\n]{1,256}(?=\")|(?<=')[^'\r\n]{1,256}(?=')"
+        r"|[^\s\"']{1,256})"
+    ),
+    anchors=("docker login", "podman login", "nerdctl login", "oras login", "registry login"),
+    lead=12,  # `helm ` before `registry login`
+    reach=600,
+    check=_login_password,
+)
+
 STRUCTURE_RULES: tuple[Rule, ...] = (
     KUBERNETES_SECRET_AFTER_KIND,
     KUBERNETES_SECRET_BEFORE_KIND,
     KUBERNETES_SECRET_JSON,
     CURL_USER,
     CURL_HEADER,
+    REGISTRY_LOGIN,
 )
 """Registered with the provider rules (`rules_providers.PROVIDER_RULES`): they name what
 they find ahead of the assignment rules."""

@@ -224,6 +224,27 @@ def test_kubernetes_secret_manifests() -> None:
         assert _found(text, "k8s.yaml") == [], text
 
 
+def test_registry_logins_with_a_password_on_the_command_line() -> None:
+    cases = [
+        ("docker login -u ci -p dckr_pat_1abcXYZ9mnQ registry.example.com", "dckr_pat_1abcXYZ9mnQ"),
+        ('podman login --password="Qw3rty!2345zz" quay.io', "Qw3rty!2345zz"),
+        ("helm registry login -u me -p 'x7Kq2LmZ9wTr' reg.io", "x7Kq2LmZ9wTr"),
+        ("docker login --username=ci --password=S3cr3tPassw0rdXY docker.io", "S3cr3tPassw0rdXY"),
+    ]
+    for command, value in cases:
+        for text, path in ((command + "\n", "session.sh"), (json.dumps([command]), "e.json")):
+            redacted = redact_text(text, path=path).text
+            assert "[REDACTED:registry-login-password" in redacted, text
+            assert value not in redacted, text
+    for text in (
+        "echo x | docker login -u ci --password-stdin ghcr.io",
+        "docker login -p $REGISTRY_PASSWORD ghcr.io",
+        "docker login -p <password> registry.example.com",
+        "docker logout registry.example.com && docker pull app:1",
+    ):
+        assert scan_text(text + "\n", path="session.sh") == [], text
+
+
 def test_curl_user_and_header_credentials() -> None:
     cases = [
         ("curl --cacert ca.crt -u elastic:P@ssw0rd$1 https://localhost:9200", "elastic:P@ssw0rd$1"),
@@ -319,6 +340,7 @@ def test_vendor_shapes_leave_metadata_alone(text: str) -> None:
         "curl " + "a " * 200 + "\\\n",
         "curl -u " + "user" * 100 + " -H 'X-Api-Key: " + "k" * 300,
         "MIIJzwIBAzCC" + "A" * 500 + "\n" + ("B" * 64 + "\n") * 5,
+        "helm registry login " + "-u x " * 200 + "--password",
     ],
 )
 def test_structure_rules_are_linear(unit: str) -> None:
