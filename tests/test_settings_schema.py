@@ -88,3 +88,17 @@ def test_readme_lists_every_setting_with_its_default() -> None:
         for item in SCHEMA
     }
     assert rows == shown
+
+
+def test_the_server_prints_its_settings_schema_and_serves_nothing() -> None:
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "stet_lsp.server", "--settings-schema"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == json_schema()

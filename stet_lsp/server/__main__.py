@@ -23,8 +23,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     channel = parser.add_mutually_exclusive_group()
     channel.add_argument("--stdio", action="store_true", help="talk over stdio (the default)")
     channel.add_argument("--tcp", type=_address, metavar="HOST:PORT", help="listen on TCP")
+    channel.add_argument(
+        "--settings-schema",
+        action="store_true",
+        help="print the settings' JSON Schema (what the editors' settings follow) and exit",
+    )
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING"])
     args = parser.parse_args(argv)
+    if args.settings_schema:  # no protocol runs: stdout is free
+        import json
+
+        from stet_lsp.server.settings import json_schema
+
+        sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
+        return 0
     # Logs go to stderr (and window/logMessage): stdout carries the protocol.
     logging.basicConfig(stream=sys.stderr, level=args.log_level, format="stet-lsp: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)

@@ -308,7 +308,3 @@ def _lookup(raw: Mapping[str, Any], path: str) -> tuple[bool, Any]:
             return False, None
         node = node[part]
     return True, node
-
-
-if __name__ == "__main__":
-    print(json.dumps(json_schema(), indent=2))
