@@ -540,7 +540,7 @@ def trajectory_folder(target: Target, trajectory_id: str | None) -> Folder:
     """The target's working trajectory, or the committed trajectory `trajectory_id` names
     (exactly, or by an unambiguous prefix). Another target's working trajectory is never
     reachable, nor named in a message."""
-    from stet_lsp.trajectory.store import META, folders, working_folder
+    from stet_lsp.trajectory.store import META, folders, pick_folder, working_folder
 
     if trajectory_id is None:
         folder = working_folder(target)
@@ -556,12 +556,4 @@ def trajectory_folder(target: Target, trajectory_id: str | None) -> Folder:
         for folder in folders(target.root)
         if not folder.working or folder.relative == working.relative
     ]
-    exact = [folder for folder in reachable if folder.id == trajectory_id]
-    matching = exact or [f for f in reachable if f.id.startswith(trajectory_id)]
-    if len(matching) == 1:
-        return matching[0]
-    if not matching:
-        known = ", ".join(folder.id for folder in reachable) or "none yet"
-        raise StetError(f"no trajectory {trajectory_id!r} (trajectories here: {known})")
-    names = ", ".join(folder.id for folder in matching)
-    raise StetError(f"{trajectory_id!r} names several trajectories: {names}")
+    return pick_folder(reachable, trajectory_id)

@@ -119,16 +119,21 @@ def folder_of(root: Path, path: Path) -> Folder | None:
 
 
 def find_folder(root: Path, trajectory_id: str) -> Folder:
-    """A trajectory by id (or an unambiguous prefix of one)."""
-    every = folders(root)
-    exact = [folder for folder in every if folder.id == trajectory_id]
+    """A trajectory of the repository by id (or an unambiguous prefix of one)."""
+    return pick_folder(folders(root), trajectory_id)
+
+
+def pick_folder(candidates: list[Folder], trajectory_id: str) -> Folder:
+    """The one of `candidates` with the id `trajectory_id`, or the only one whose id starts
+    with it; the error names the candidates (and only them)."""
+    exact = [folder for folder in candidates if folder.id == trajectory_id]
     if exact:
         return exact[0]
-    matching = [folder for folder in every if folder.id.startswith(trajectory_id)]
+    matching = [folder for folder in candidates if folder.id.startswith(trajectory_id)]
     if len(matching) == 1:
         return matching[0]
     if not matching:
-        known = ", ".join(folder.id for folder in every) or "none yet"
+        known = ", ".join(folder.id for folder in candidates) or "none yet"
         raise StetError(f"no trajectory {trajectory_id!r} (trajectories: {known})")
     names = ", ".join(folder.id for folder in matching)
     raise StetError(f"{trajectory_id!r} names several trajectories: {names}")
