@@ -649,26 +649,13 @@ class Client(PipeServer):
         super().__init__(command)
         self.pid = self.process.pid
 
-    def _read(self) -> None:
-        stream = self.process.stdout
-        assert stream is not None
-        while True:
-            length = 0
-            while True:
-                line = stream.readline()
-                if not line:
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            body = stream.read(length)
-            received = time.perf_counter()
-            message = json.loads(body)
-            message["_received"], message["_bytes"] = received, length
-            if message.get("method") == "workspace/codeLens/refresh":
-                self.refreshes.append(received)
-            self.inbox.put(message)
+    def received(self, body: bytes) -> dict[str, Any]:
+        received = time.perf_counter()
+        message = super().received(body)
+        message["_received"], message["_bytes"] = received, len(body)
+        if message.get("method") == "workspace/codeLens/refresh":
+            self.refreshes.append(received)
+        return message
 
     def call(self, method: str, params: Any, timeout: float = WAIT_SECONDS) -> Answer:
         request_id = self.next_id

@@ -37,7 +37,13 @@ class PipeServer:
                     break
                 if line.lower().startswith(b"content-length:"):
                     length = int(line.split(b":")[1])
-            self.inbox.put(json.loads(stream.read(length)))
+            body = stream.read(length)
+            self.inbox.put(self.received(body))
+
+    def received(self, body: bytes) -> dict[str, Any]:
+        """A message read from the server (a subclass may stamp it)."""
+        message: dict[str, Any] = json.loads(body)
+        return message
 
     def initialize(
         self, capabilities: dict[str, Any] | None = None, folders: list[str] | None = None
