@@ -286,9 +286,10 @@ def _scan_one(label: str, stream: BinaryIO, setup: Setup, on_disk: bool = True) 
     cached = _cached(setup.cache_dir, key) if key else None
     if cached is not None:
         return cached
-    from stet_lsp.gate.stream import scan_blocks, text_blocks
+    from stet_lsp.gate.stream import scan_blocks, stream_blocks
 
-    scanned = scan_blocks(text_blocks(stream), setup.config, label)
+    blocks, parallel = stream_blocks(stream)
+    scanned = scan_blocks(blocks, setup.config, label, parallel=parallel)
     reports = [finding.to_dict() for finding in scanned.findings]
     if scanned.first_home_path is not None:
         line, column = scanned.first_home_path
@@ -398,25 +399,23 @@ def run_scan(args: argparse.Namespace) -> int:
 
 
 def run_redact(args: argparse.Namespace) -> int:
-    from stet_lsp.gate.stream import redact_blocks, text_blocks
+    from stet_lsp.gate.stream import redact_blocks, stream_blocks
 
     source = Path(args.path)
     with _open(source) as stream:
         if _is_binary(stream):
             raise StetError(f"{args.path}: binary content is not redacted")
-
-        def blocks() -> Iterator[str]:
-            stream.seek(0)
-            return text_blocks(stream)
-
+        blocks, parallel = stream_blocks(stream)
         config = Setup(args).config
         if args.in_place or args.output:
             target = source if args.in_place else Path(args.output)
             with atomic_writer(target) as output:
-                report = redact_blocks(blocks, config, str(source), _encoder(output))
+                write = _encoder(output)
+                report = redact_blocks(blocks, config, str(source), write, parallel=parallel)
         else:
             sys.stdout.flush()
-            report = redact_blocks(blocks, config, str(source), _encoder(sys.stdout.buffer))
+            write = _encoder(sys.stdout.buffer)
+            report = redact_blocks(blocks, config, str(source), write, parallel=parallel)
             sys.stdout.flush()
     if args.report:
         atomic_write(Path(args.report), (json.dumps(report.to_dict(), indent=2) + "\n").encode())

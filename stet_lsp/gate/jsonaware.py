@@ -8,7 +8,9 @@ spans never breaks a literal: redacted JSON stays JSON with the same structure.
 from __future__ import annotations
 
 import bisect
+import json.decoder
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -18,6 +20,9 @@ from stet_lsp.core.lines import LineIndex
 # swallow the next. The unrolled form matches in linear time.
 _STRING_LITERAL = re.compile(r'"([^"\\\n]*(?:\\.[^"\\\n]*)*)"')
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|(.))", re.DOTALL)
+# json's C string scanner (typeshed does not list it): (decoded, offset after the quote).
+_ScanString = Callable[[str, int, bool], tuple[str, int]]
+_scan_string: _ScanString = json.decoder.scanstring  # type: ignore[attr-defined]
 _SIMPLE_ESCAPES = {
     '"': '"',
     "\\": "\\",
@@ -150,11 +155,24 @@ class View:
     from an escape sequence is a mark (view offset, raw start, raw end); every other
     character maps one to one."""
 
-    def __init__(self, text: str, base: int, marks: list[tuple[int, int, int]]) -> None:
+    def __init__(
+        self,
+        text: str,
+        base: int,
+        marks: list[tuple[int, int, int]] | Callable[[], list[tuple[int, int, int]]],
+    ) -> None:
         self.text = text
         self.base = base
-        self._at = [mark[0] for mark in marks]
-        self._marks = marks
+        self._marks_source = marks
+
+    @cached_property
+    def _marks(self) -> list[tuple[int, int, int]]:
+        source = self._marks_source
+        return source if isinstance(source, list) else source()
+
+    @cached_property
+    def _at(self) -> list[int]:
+        return [mark[0] for mark in self._marks]
 
     def _char(self, offset: int) -> tuple[int, int]:
         """Raw bounds of the view character at `offset`."""
@@ -182,7 +200,42 @@ class View:
 
 def escape_view(text: str, start: int, end: int) -> View:
     """`text[start:end]` with every JSON escape decoded (surrogate pairs joined). `start` must
-    not fall inside an escape sequence (a line start does not). An invalid escape stays raw."""
+    not fall inside an escape sequence (a line start does not). An invalid escape stays raw.
+
+    A span found in a view is rare: the way back (a mark per escape) is worked out only when
+    one is mapped. The text comes from the C decoder, string literal by string literal, when
+    every escape in the range is valid JSON inside a literal; otherwise escape by escape."""
+    decoded = _decoded_literals(text, start, end)
+    if decoded is None:
+        view_text, marks = _decode_escapes(text, start, end)
+        return View(view_text, start, marks)
+    return View(decoded, start, lambda: _decode_escapes(text, start, end)[1])
+
+
+def _decoded_literals(text: str, start: int, end: int) -> str | None:
+    """`text[start:end]` with each string literal decoded by json's C scanner; None when a
+    backslash stands outside a literal, an escape is not JSON or a literal does not end in
+    the range (the escape-by-escape decoder keeps such text as it is)."""
+    parts: list[str] = []
+    position = start
+    while (quote := text.find('"', position, end)) >= 0:
+        try:
+            value, after = _scan_string(text, quote + 1, False)
+        except ValueError:
+            return None
+        if after > end:
+            return None
+        parts.append(text[position : quote + 1])
+        parts.append(value)
+        parts.append('"')
+        position = after
+    parts.append(text[position:end])
+    if any("\\" in parts[index] for index in range(0, len(parts), 3)):
+        return None
+    return "".join(parts)
+
+
+def _decode_escapes(text: str, start: int, end: int) -> tuple[str, list[tuple[int, int, int]]]:
     parts: list[str] = []
     marks: list[tuple[int, int, int]] = []
     length = 0
@@ -232,7 +285,7 @@ def escape_view(text: str, start: int, end: int) -> View:
         position = match.end()
     flush()
     parts.append(text[position:end])
-    return View("".join(parts), start, marks)
+    return "".join(parts), marks
 
 
 def literals_between(text: str, lines: LiteralIndex, start: int, end: int) -> list[Literal]:

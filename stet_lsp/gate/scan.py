@@ -22,6 +22,7 @@ from stet_lsp.gate.jsonaware import (
     literals_between,
     snap_to_literal,
 )
+from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE, chunk_results
 from stet_lsp.gate.prefilter import AnchorHit, ascii_lower
 from stet_lsp.gate.spans import Span, merge_spans
 from stet_lsp.gate.urls import url_views
@@ -97,10 +98,17 @@ def detect_spans(
 ) -> list[Span]:
     config = config or GateConfig()
     as_json = is_json_path(path) if json_mode is None else json_mode
+    chunks = split_chunks(text) if as_json else [text]
     spans: list[Span] = []
     offset = 0
-    for chunk in split_chunks(text) if as_json else (text,):
-        found = chunk_spans(chunk, config, path, as_json, cache)
+    # Without a cache to fill, a long text is scanned on two cores (gate/parallel.py).
+    parallel = cache is None and len(text) >= MIN_PARALLEL_SIZE
+    found_by_chunk = chunk_results(
+        lambda: chunks,
+        lambda chunk: chunk_spans(chunk, config, path, as_json, cache),
+        parallel=parallel,
+    )
+    for chunk, found in found_by_chunk:
         spans.extend(span.shifted(offset) for span in found)
         offset += len(chunk)
     return spans

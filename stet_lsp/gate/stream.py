@@ -6,6 +6,7 @@ multi-line value may cross any line)."""
 from __future__ import annotations
 
 import codecs
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -15,6 +16,7 @@ from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.findings import Finding, finding_for
 from stet_lsp.gate.homepaths import RULE as HOME_PATH_RULE
 from stet_lsp.gate.homepaths import home_path_summary
+from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE, chunk_results
 from stet_lsp.gate.redact import Numbering, apply_redaction, used_numbers
 from stet_lsp.gate.report import RedactionReport
 from stet_lsp.gate.scan import chunk_spans, is_json_path, stream_chunks
@@ -25,8 +27,38 @@ BLOCK_SIZE = 1 << 20
 def text_blocks(stream: BinaryIO, block_size: int = BLOCK_SIZE) -> Iterator[str]:
     """The stream's bytes as text blocks (UTF-8; undecodable bytes kept as surrogates, so
     writing the text back gives the same bytes)."""
+    return _decoded(iter(lambda: stream.read(block_size), b""))
+
+
+def stream_blocks(stream: BinaryIO) -> tuple[Callable[[], Iterator[str]], bool]:
+    """The stream's text from its start at each call, and whether two processes may scan it
+    (gate/parallel.py). A large regular file qualifies: it is read by offset, so there is no
+    shared file position; any other stream is read by seeking, in this process only."""
+    try:
+        fd = stream.fileno()
+        size = os.fstat(fd).st_size
+    except (OSError, ValueError):  # io.BytesIO and the like have no descriptor
+        fd, size = -1, 0
+    if fd < 0 or not hasattr(os, "pread"):
+
+        def again() -> Iterator[str]:
+            stream.seek(0)
+            return text_blocks(stream)
+
+        return again, False
+
+    def by_offset() -> Iterator[bytes]:
+        offset = 0
+        while block := os.pread(fd, BLOCK_SIZE, offset):
+            offset += len(block)
+            yield block
+
+    return lambda: _decoded(by_offset()), size >= MIN_PARALLEL_SIZE
+
+
+def _decoded(reads: Iterable[bytes]) -> Iterator[str]:
     decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
-    while block := stream.read(block_size):
+    for block in reads:
         yield decoder.decode(block)
     if tail := decoder.decode(b"", final=True):
         yield tail
@@ -50,29 +82,44 @@ class ChunkFindings:
 
 
 def scan_chunks(
-    blocks: Iterable[str], config: GateConfig, path: str, *, home_paths: bool = True
+    blocks: Callable[[], Iterable[str]],
+    config: GateConfig,
+    path: str,
+    *,
+    home_paths: bool = True,
+    parallel: bool = False,
 ) -> Iterator[ChunkFindings]:
     """Each chunk of the text with its findings, positions counted from the text's start;
-    with `home_paths`, also how many home paths it holds and where the first is."""
+    with `home_paths`, also how many home paths it holds and where the first is. `blocks`
+    gives the text; with `parallel` it is called a second time, by a helper process that
+    scans every other chunk (gate/parallel.py)."""
     as_json = is_json_path(path)
-    line_base = 0
-    offset_base = 0
-    for chunk in _chunks(blocks, path):
+
+    def work(chunk: str) -> _Scanned:
         spans = chunk_spans(chunk, config, path, as_json, cache=None)
         count, first = home_path_summary(chunk) if home_paths else (0, None)
         lines = LineIndex(chunk) if spans or first is not None or "\r" in chunk else None
-        findings = []
+        if lines is None:
+            return [], count, None, chunk.count("\n")
+        findings = [finding_for(span, chunk, lines) for span in spans]
+        position = lines.position(first) if first is not None else None
+        return findings, count, position, len(lines.starts) - 1
+
+    line_base = 0
+    offset_base = 0
+    results = chunk_results(lambda: _chunks(blocks(), path), work, parallel=parallel)
+    for chunk, (found, count, first_position, line_count) in results:
+        findings = [_shifted(finding, line_base, offset_base) for finding in found]
         position = None
-        if lines is not None:
-            findings = [
-                _shifted(finding_for(span, chunk, lines), line_base, offset_base) for span in spans
-            ]
-            if first is not None:
-                line, column = lines.position(first)
-                position = (line + line_base, column)
+        if first_position is not None:
+            position = (first_position[0] + line_base, first_position[1])
         yield ChunkFindings(chunk, offset_base, findings, count, position)
-        line_base += len(lines.starts) - 1 if lines is not None else chunk.count("\n")
+        line_base += line_count
         offset_base += len(chunk)
+
+
+_Scanned = tuple[list[Finding], int, "tuple[int, int] | None", int]
+"""A chunk's findings and first home path (positions in the chunk), its home paths and lines."""
 
 
 @dataclass(frozen=True)
@@ -82,11 +129,13 @@ class FileFindings:
     first_home_path: tuple[int, int] | None
 
 
-def scan_blocks(blocks: Iterable[str], config: GateConfig, path: str) -> FileFindings:
+def scan_blocks(
+    blocks: Callable[[], Iterable[str]], config: GateConfig, path: str, *, parallel: bool = False
+) -> FileFindings:
     findings: list[Finding] = []
     homes = 0
     first: tuple[int, int] | None = None
-    for part in scan_chunks(blocks, config, path):
+    for part in scan_chunks(blocks, config, path, parallel=parallel):
         findings += part.findings
         homes += part.home_paths
         first = first or part.first_home_path
@@ -98,6 +147,8 @@ def redact_blocks(
     config: GateConfig,
     path: str,
     write: Callable[[str], object],
+    *,
+    parallel: bool = False,
 ) -> RedactionReport:
     """Write the redacted text, chunk by chunk. `blocks` is called twice: the first reading
     collects the marker numbers the text already uses (so redacting twice changes nothing and
@@ -108,7 +159,7 @@ def redact_blocks(
     numbering = Numbering(used)
     findings: list[Finding] = []
     homes = 0
-    for part in scan_chunks(blocks(), config, path, home_paths=False):
+    for part in scan_chunks(blocks, config, path, home_paths=False, parallel=parallel):
         local = [
             f._replace(offset=f.offset - part.offset, end_offset=f.end_offset - part.offset)
             for f in part.findings

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from stet_lsp.cli import main
 from stet_lsp.gate import ResultCache, redact_text, scan_text
+from stet_lsp.gate.jsonaware import View
 
 RNG = random.Random(29)
 ALNUM = gate_corpus.ALNUM
@@ -326,3 +327,37 @@ def test_hostile_escapes_stay_linear() -> None:
             json.loads(record)
 
     within(120, run)
+
+
+_JSON_TEXT = st.text(
+    alphabet=st.sampled_from(list('ab"\\/\n\t\x1bé😀\ud83d\ude00 u0')), max_size=12
+)
+_JSON_LINE = st.recursive(
+    st.none() | st.booleans() | st.integers() | _JSON_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_JSON_TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+_BROKEN = st.text(alphabet=st.sampled_from(list('ab"\\u0{}:,\n')), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_JSON_LINE, st.booleans()) | _BROKEN, min_size=1, max_size=4))
+def test_a_decoded_line_reads_the_same_by_either_decoder(lines: list[object]) -> None:
+    """escape_view decodes literal by literal in C when it can: the text and the way back
+    are those of the escape-by-escape decoder, on JSON lines and on broken ones."""
+    from stet_lsp.gate.jsonaware import _decode_escapes, _decoded_literals, escape_view
+
+    text = "\n".join(
+        json.dumps(line[0], ensure_ascii=line[1]) if isinstance(line, tuple) else line
+        for line in lines
+    )
+    if all(isinstance(line, tuple) for line in lines):  # JSON: the C decoder's path
+        assert _decoded_literals(text, 0, len(text)) is not None
+    view = escape_view(text, 0, len(text))
+    expected_text, expected_marks = _decode_escapes(text, 0, len(text))
+    assert view.text == expected_text
+    assert view._marks == expected_marks
+    for start in range(len(view.text)):
+        assert view.to_raw(start, start + 1) == View(expected_text, 0, expected_marks).to_raw(
+            start, start + 1
+        )

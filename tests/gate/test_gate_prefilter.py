@@ -7,7 +7,11 @@ import random
 import string
 import time
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from stet_lsp.gate import GateConfig, ResultCache, redact_text, scan_text
+from stet_lsp.gate.dslayer import _is_indirect_reference
 from stet_lsp.gate.prefilter import Prefilter, ascii_lower
 
 
@@ -62,3 +66,30 @@ def test_credential_names_without_values_cost_little() -> None:
     start = time.perf_counter()
     assert scan_text(text, path="events.jsonl", cache=None) == []
     assert time.perf_counter() - start < 5.0
+
+
+_REFERENCE_ALPHABET = "ab_.-=!:()[] \t\x0b\n'\"x1"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=_REFERENCE_ALPHABET, max_size=60))
+def test_the_indirect_reference_filter_answers_as_detect_secrets_does(window: str) -> None:
+    from detect_secrets.filters.heuristic import is_indirect_reference
+
+    assert _is_indirect_reference(window) == is_indirect_reference(window)
+
+
+def test_the_indirect_reference_filter_on_the_lines_it_is_for() -> None:
+    from detect_secrets.filters.heuristic import is_indirect_reference
+
+    lines = [
+        "secret = get_secret_key()",
+        "secret = request.headers['apikey']",
+        "token := os.Getenv(name)",
+        "password == config[key]",
+        'api_key = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"',
+        "x" * 990 + " = f(a)",
+        "x" * 1001 + " = f(a)",
+    ]
+    for line in lines:
+        assert _is_indirect_reference(line) == is_indirect_reference(line), line

@@ -37,9 +37,12 @@ def test_chunks_do_not_depend_on_the_blocks(block_size: int) -> None:
     assert "".join(split_chunks(text)) == text
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-@pytest.mark.parametrize("block_size", [333, 1 << 16])
-def test_streamed_scan_and_redaction_equal_the_whole_text(seed: int, block_size: int) -> None:
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize(("seed", "block_size"), [(1, 333), (2, 1 << 16)])
+def test_streamed_scan_and_redaction_equal_the_whole_text(
+    seed: int, block_size: int, parallel: bool
+) -> None:
+    """Also with a helper process scanning every other chunk (gate/parallel.py)."""
     text = _text(seed)
     data = text.encode("utf-8")
     assert len(split_chunks(text)) >= 3
@@ -49,12 +52,12 @@ def test_streamed_scan_and_redaction_equal_the_whole_text(seed: int, block_size:
 
     assert "".join(blocks()) == text  # multi-byte characters split between blocks decode whole
     whole = scan_text(text, path="t.jsonl", cache=None)
-    streamed = scan_blocks(blocks(), GateConfig(), "t.jsonl")
+    streamed = scan_blocks(blocks, GateConfig(), "t.jsonl", parallel=parallel)
     assert streamed.findings == whole
     assert len(whole) > 10
 
     written: list[str] = []
-    report = redact_blocks(blocks, GateConfig(), "t.jsonl", written.append)
+    report = redact_blocks(blocks, GateConfig(), "t.jsonl", written.append, parallel=parallel)
     expected = redact_text(text, path="t.jsonl", cache=ResultCache())
     assert "".join(written) == expected.text
     assert report.to_dict() == expected.report.to_dict()

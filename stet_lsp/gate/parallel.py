@@ -1,0 +1,108 @@
+"""A long scan on two cores: a forked helper process takes every other chunk.
+
+Scanning a chunk is a pure function of its text and the gate's configuration, so which
+process scans it changes nothing: results come back in chunk order, the same as scanning
+alone. The helper reads the chunks itself (`chunks` is called once in each process; a file
+is opened again, text already in memory is shared by the fork) and sends each result back
+through a pipe as it finishes. If the helper fails or dies, the chunks it did not answer are
+scanned here, so an error surfaces exactly as it would without it.
+
+Forking is for a process with one thread on Linux (the command line): a language server's
+worker threads, and platforms where fork is unsafe or missing, scan alone.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import BinaryIO, TypeVar
+
+Result = TypeVar("Result")
+
+MIN_PARALLEL_SIZE = 1 << 20
+"""Below this many characters (or bytes) a second process costs more than it saves."""
+
+
+def can_fork() -> bool:
+    return sys.platform.startswith("linux") and threading.active_count() == 1
+
+
+def chunk_results(
+    chunks: Callable[[], Iterable[str]],
+    work: Callable[[str], Result],
+    *,
+    parallel: bool,
+) -> Iterator[tuple[str, Result]]:
+    """(chunk, work(chunk)) for each chunk, in order; with `parallel` (and fork allowed) a
+    helper process does the work of every odd-numbered chunk."""
+    if not parallel or not can_fork():
+        for chunk in chunks():
+            yield chunk, work(chunk)
+        return
+    mine = iter(chunks())
+    first = next(mine, None)
+    if first is None:
+        return
+    # The first chunk is scanned before forking: what it loads (rules, plugins, compiled
+    # patterns) is then loaded once, for both processes.
+    first_result = work(first)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the helper: never returns
+        os.close(read_end)
+        _serve(chunks, work, write_end)
+    os.close(write_end)
+    helper: BinaryIO | None = os.fdopen(read_end, "rb")
+    try:
+        yield first, first_result
+        for index, chunk in enumerate(mine, start=1):
+            if index % 2 == 0 or helper is None:
+                yield chunk, work(chunk)
+                continue
+            answer: tuple[Result] | None = _receive(helper, index)
+            if answer is None:  # the helper stopped: the rest is done here
+                helper.close()
+                helper = None
+                yield chunk, work(chunk)
+            else:
+                yield chunk, answer[0]
+    finally:
+        if helper is not None:
+            helper.close()
+        _stop(pid)
+
+
+def _serve(chunks: Callable[[], Iterable[str]], work: Callable[[str], object], fd: int) -> None:
+    code = 0
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for index, chunk in enumerate(chunks()):
+                if index % 2:
+                    pickle.dump((index, work(chunk)), out, protocol=pickle.HIGHEST_PROTOCOL)
+                    out.flush()
+    except BaseException:  # the parent scans what is left; it reports the error if any
+        code = 1
+    finally:
+        os._exit(code)  # no atexit handlers, no flushing the parent's buffered output twice
+
+
+def _receive(helper: BinaryIO, index: int) -> tuple[Result] | None:
+    try:
+        answered, result = pickle.load(helper)
+    except Exception:  # EOF or a torn message: the helper is gone
+        return None
+    return (result,) if answered == index else None
+
+
+def _stop(pid: int) -> None:
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done == 0:  # still scanning (this scan stopped early): not needed any more
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    except OSError:
+        pass
