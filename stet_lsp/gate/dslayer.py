@@ -88,7 +88,7 @@ DS_ANCHORS = (
 WINDOW_BEFORE = 240
 WINDOW_AFTER = 360
 # Widening stops at quotes, brackets and URL or assignment punctuation.
-_VALUE_STOP = frozenset(" \t\r\n\"'`,;<>()[]{}\\:@/?&=")
+_VALUE_STOP = frozenset(" \t\r\n\"'`,;<>()[]{}\\:@/?&=\x1b")
 _KEY_BEFORE = re.compile(
     r"([A-Za-z0-9_.\-]{1,80})[\"']?\]?[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}[\"'`]?$"
 )

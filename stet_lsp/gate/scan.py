@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from stet_lsp.core.lines import LineIndex
 from stet_lsp.gate import dslayer
+from stet_lsp.gate.ansi import ansi_views
 from stet_lsp.gate.cache import DEFAULT_CACHE, ResultCache, chunk_key
 from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.engine import RuleScanner, rule_set
@@ -157,7 +158,12 @@ def stream_chunks(blocks: Iterable[str]) -> Iterator[str]:
 
 
 def _scan_chunk(
-    text: str, config: GateConfig, as_json: bool, filename: str, percent: bool = True
+    text: str,
+    config: GateConfig,
+    as_json: bool,
+    filename: str,
+    percent: bool = True,
+    ansi: bool = True,
 ) -> list[Span]:
     ds_keywords = dslayer.DS_ANCHORS if config.use_detect_secrets else ()
     own = (*(_PERCENT if percent else ()), *(_JSON_KEYWORDS if as_json else ()))
@@ -196,6 +202,8 @@ def _scan_chunk(
         )
     for view in url_views(text, percent_hits):
         spans += _mapped(view, _scan_chunk(view.text, config, False, filename, percent=False))
+    for view in ansi_views(text) if ansi else ():
+        spans += _mapped(view, _scan_chunk(view.text, config, False, filename, ansi=False))
     if as_json:
         spans = _json_spans(text, spans, scanner.hits, config, filename, escape_hits, name_hits)
     return merge_spans(spans)

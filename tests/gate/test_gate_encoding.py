@@ -361,3 +361,38 @@ def test_a_decoded_line_reads_the_same_by_either_decoder(lines: list[object]) ->
         assert view.to_raw(start, start + 1) == View(expected_text, 0, expected_marks).to_raw(
             start, start + 1
         )
+
+
+_COLOURED = [
+    ("github-token", "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"),
+    ("gitlab-token", "glpat-" + "Zx8Yw7Vu6Ts5Rq4Po3Nm"),
+    ("slack-token", "xoxb-" + "2837465019-2837465019283-" + "aB3dE5fG7hJ9kL1mN3pQ5rS7"),
+]
+
+
+@pytest.mark.parametrize(("rule", "secret"), _COLOURED)
+@pytest.mark.parametrize("escaped", [False, True])
+def test_a_token_in_terminal_colours_is_found_without_the_colours(
+    rule: str, secret: str, escaped: bool
+) -> None:
+    """`ESC[1;32m<token>ESC[0m`, as a command prints it: the sequence's final letter stands
+    right before the token; raw in a log, `\\u001b` in a JSON transcript."""
+    line = f"printed \x1b[1;32m{secret}\x1b[0m done"
+    text = json.dumps({"output": line}) + "\n" if escaped else line + "\n"
+    path = "t.jsonl" if escaped else "t.log"
+    found = scan_text(text, path=path, cache=None)
+    assert [finding.rule for finding in found] == [rule]
+    redacted = redact_text(text, path=path, cache=None).text
+    assert secret not in redacted
+    shown = json.loads(redacted)["output"] if escaped else redacted
+    # The token is replaced; at most the colour codes touching it go with it.
+    assert shown.startswith("printed \x1b[1;") and shown.endswith(
+        "\x1b[0m done" + "\n" * (not escaped)
+    )
+    assert f"[REDACTED:{rule}#1]" in shown
+
+
+def test_control_sequences_without_a_secret_find_nothing() -> None:
+    line = "\x1b[31mFAILED\x1b[0m tests/test_a.py::test_b - \x1b[1mAssertionError\x1b[0m"
+    assert scan_text(line, path="t.log", cache=None) == []
+    assert scan_text(json.dumps({"o": line}), path="t.jsonl", cache=None) == []

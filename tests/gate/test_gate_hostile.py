@@ -55,3 +55,13 @@ def test_unterminated_key_blocks_and_quotes() -> None:
 def test_binary_looking_text() -> None:
     text = "".join(chr(RNG.randrange(0, 0x2FFF)) for _ in range(200_000))
     scan_text(text, cache=ResultCache())
+
+
+def test_lines_of_control_sequences_stay_linear() -> None:
+    secret = "ghp_" + gate_corpus.pick(RNG, gate_corpus.ALNUM, 36)
+    hostile = "\x1b[" + "1;" * 40_000 + "\x1b[" * 20_000 + "m\n"
+    coloured = ("\x1b[1;31mE\x1b[0m " * 2_000 + "\n") * 50
+    text = hostile + coloured + f"\x1b[32m{secret}\x1b[0m\n"
+    for path in ("t.log", "t.jsonl"):
+        raw = text if path == "t.log" else json.dumps({"o": text}) + "\n"
+        assert secret not in redact_text(raw, path=path, cache=ResultCache()).text
