@@ -106,7 +106,7 @@ class RuleScanner:
         by_anchor = self.rules.by_anchor
         keywords = self.rules.keywords
         key_anchors = self.rules.key_anchors
-        for offset, anchor in self.rules.prefilter.find(self.lowered):
+        for offset, anchor in self.rules.prefilter.find(self.lowered, self.text):
             if anchor in keywords:
                 self.keyword_hits.append(offset)
             if anchor not in by_anchor:

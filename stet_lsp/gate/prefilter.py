@@ -2,13 +2,15 @@
 
 An Aho-Corasick automaton (a DFA, from `ahocorasick_rs`) over all anchors runs once over the
 whole lowercased text as bytes, in native code, and reports every occurrence, overlapping ones
-included: time is linear in the text whatever it holds. The text is encoded one byte per
+included: time is linear in the text whatever it holds. The text is lowercased one byte per
 character (anything not ASCII becomes `?`), so byte offsets are string offsets; the rare anchor
-that is not plain ASCII (a configured variable name) is searched for with `str.find`.
+that is not plain ASCII (a configured variable name) is searched for in the text itself,
+ignoring case.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 from operator import itemgetter
@@ -29,6 +31,10 @@ class Prefilter:
         self.anchors = tuple(sorted({a for a in anchors if a}))
         self._plain = tuple(a for a in self.anchors if a.isascii() and "?" not in a)
         self._others = tuple(a for a in self.anchors if a not in self._plain)
+        # Overlapping occurrences, either case, at the text's own offsets.
+        self._other_patterns = tuple(
+            re.compile(f"(?={re.escape(anchor)})", re.IGNORECASE) for anchor in self._others
+        )
         self._automaton = (
             ahocorasick_rs.BytesAhoCorasick(
                 [anchor.encode("ascii") for anchor in self._plain],
@@ -38,9 +44,10 @@ class Prefilter:
             else None
         )
 
-    def find(self, lowered: str) -> list[AnchorHit]:
-        """Every anchor occurrence in `lowered` (the scanned text, ASCII-lowercased), ordered
-        by offset, then anchor."""
+    def find(self, lowered: str, text: str | None = None) -> list[AnchorHit]:
+        """Every anchor occurrence in `lowered` (the scanned text through `ascii_lower`),
+        ordered by offset, then anchor. Anchors that are not plain ASCII are looked for in
+        `text`, the scanned text itself (or `lowered` when not given)."""
         hits: list[AnchorHit] = []
         if self._automaton is not None:
             data = lowered.encode("ascii", "replace")
@@ -51,18 +58,11 @@ class Prefilter:
             anchors = map(self._plain.__getitem__, map(_INDEX, found))
             hits = list(zip(map(_START, found), anchors, strict=True))
         if self._others:
-            hits.extend((offset, a) for a in self._others for offset in _offsets(lowered, a))
+            source = lowered if text is None else text
+            for anchor, pattern in zip(self._others, self._other_patterns, strict=True):
+                hits.extend((match.start(), anchor) for match in pattern.finditer(source))
             hits.sort()
         return hits
-
-
-def _offsets(text: str, literal: str) -> list[int]:
-    found = []
-    at = text.find(literal)
-    while at >= 0:
-        found.append(at)
-        at = text.find(literal, at + 1)
-    return found
 
 
 @lru_cache(maxsize=16)
@@ -70,12 +70,8 @@ def prefilter_for(anchors: tuple[str, ...]) -> Prefilter:
     return Prefilter(anchors)
 
 
-_ASCII_LOWER = str.maketrans({chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)})
-
-
 def ascii_lower(text: str) -> str:
-    """Lowercase with offsets preserved (str.lower may lengthen some non-ASCII characters)."""
-    lowered = text.lower()
-    if len(lowered) == len(text):
-        return lowered
-    return text.translate(_ASCII_LOWER)
+    """ASCII letters lowercased and every other character `?`: one character per character,
+    so offsets are the text's. (bytes.lower touches ASCII only, and is far faster than
+    str.lower on text that is not all ASCII.)"""
+    return text.encode("ascii", "replace").lower().decode("ascii")

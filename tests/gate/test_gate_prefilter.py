@@ -93,3 +93,23 @@ def test_the_indirect_reference_filter_on_the_lines_it_is_for() -> None:
     ]
     for line in lines:
         assert _is_indirect_reference(line) == is_indirect_reference(line), line
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40))
+def test_ascii_lower_keeps_every_offset(text: str) -> None:
+    lowered = ascii_lower(text)
+    assert len(lowered) == len(text) and lowered.isascii()
+    for char, low in zip(text, lowered, strict=True):
+        assert low == (char.lower() if char.isascii() else "?")
+
+
+def test_an_anchor_that_is_not_ascii_is_found_in_the_text_in_either_case() -> None:
+    text = "🙂 İx PÄSSWORT=1 and pässwort=2"
+    prefilter = Prefilter(["pässwort", "x"])
+    hits = prefilter.find(ascii_lower(text), text)
+    assert [(offset, anchor) for offset, anchor in hits if anchor == "pässwort"] == [
+        (text.index("PÄSSWORT"), "pässwort"),
+        (text.index("pässwort"), "pässwort"),
+    ]
+    assert (text.index("x"), "x") in hits
