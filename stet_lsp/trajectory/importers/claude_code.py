@@ -524,7 +524,8 @@ class _FileReader:
                 self.usage[key] = event
             return
         for name, value in counts.items():
-            setattr(known, name, max(getattr(known, name), value))
+            if value > getattr(known, name):  # most repeats carry the same counts
+                setattr(known, name, value)
         if cost_usd is not None:
             known.cost_usd = max(known.cost_usd or 0.0, cost_usd)
             known.cost_basis = "reported"
