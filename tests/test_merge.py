@@ -5,10 +5,9 @@ from __future__ import annotations
 import difflib
 import threading
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,11 +15,22 @@ from hypothesis import strategies as st
 from stet_lsp.core.merge import conflict_markers, merge_sheets
 from stet_lsp.core.model import KINDS, STATUSES, Anchor, Entry, Kind
 from stet_lsp.core.sheet import StyleSheet
-from stet_lsp.core.sheet_format import EntryBlock, SheetDocument, new_document
+from stet_lsp.core.sheet_format import EntryBlock, SheetDocument, SheetMeta, new_document
 from stet_lsp.core.targets import resolve_target
 
 MOMENT = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 LATER = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
+
+
+_Copied = TypeVar("_Copied", Entry, SheetMeta)
+
+
+def copied(record: _Copied, **fields: object) -> _Copied:
+    """A copy of `record` with `fields` changed (the record itself stays as it is)."""
+    copy = record.copy()
+    for name, value in fields.items():
+        setattr(copy, name, value)
+    return copy
 
 
 def note(entry_id: str, text: str, kind: Kind = "note", **fields: object) -> Entry:
@@ -65,7 +75,7 @@ def added(text: str, *entries: Entry) -> str:
 def moved(sheet_text: str, entry_id: str, kind: Kind) -> str:
     entry = SheetDocument.parse(sheet_text).find(entry_id)
     assert entry is not None
-    return added(deleted(sheet_text, entry_id), replace(entry, kind=kind))
+    return added(deleted(sheet_text, entry_id), copied(entry, kind=kind))
 
 
 def deleted(text: str, entry_id: str) -> str:
@@ -125,7 +135,7 @@ def test_an_entry_added_on_disk_joins_its_section_with_all_its_metadata() -> Non
     assert result.conflicts == []
     merged = SheetDocument.parse(result.text)
     entry = merged.find("mrk001")
-    assert entry is not None and replace(entry, source_line=0) == new
+    assert entry is not None and copied(entry, source_line=0) == new
     markup = next(section for section in merged.sections if section.kind == "markup")
     assert [item.entry for item in markup.items if isinstance(item, EntryBlock)] == [entry]
     removed, inserted = line_diff(ours, result.text)
@@ -310,7 +320,7 @@ def test_a_hand_written_entry_stored_by_the_cli_takes_its_id_and_time_without_co
 
 def test_the_sheet_header_takes_values_changed_only_on_disk() -> None:
     def paused(document: SheetDocument) -> None:
-        document.set_meta(replace(document.meta, paused=True, paused_until=LATER))
+        document.set_meta(copied(document.meta, paused=True, paused_until=LATER))
 
     theirs = edited(BASE, paused)
     ours = changed(BASE, "note01", status="discarded")
@@ -320,7 +330,7 @@ def test_the_sheet_header_takes_values_changed_only_on_disk() -> None:
     assert entries(result.text)["note01"].status == "discarded"
 
     def resumed_target(document: SheetDocument) -> None:
-        document.set_meta(replace(document.meta, paused=False, target_name="other"))
+        document.set_meta(copied(document.meta, paused=False, target_name="other"))
 
     result = merge_sheets(BASE, theirs, edited(BASE, resumed_target))
     meta = SheetDocument.parse(result.text).meta

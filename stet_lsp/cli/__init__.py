@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from stet_lsp import __version__
 from stet_lsp.core.errors import StetError
+
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Which module registers each command, in the order `stet --help` lists them.
 _MODULES = {
@@ -25,10 +30,51 @@ _MODULES = {
 }
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's, sized as shutil.get_terminal_size would size it, without importing shutil
+    (with bz2 and lzma): argparse makes a formatter for every argument added, so the default
+    one loads shutil at every start, whether or not help is printed."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+        **options: Any,
+    ) -> None:
+        if width is None:
+            width = _terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width, **options)
+
+
+def _terminal_columns() -> int:
+    """$COLUMNS, else the width of the terminal on standard output, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0 and sys.__stdout__ is not None:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An ArgumentParser with `HelpFormatter` by default; argparse makes the parsers of
+    subcommands of their parent's class, so they have it too."""
+
+    def __init__(self, **options: Any) -> None:
+        options.setdefault("formatter_class", HelpFormatter)
+        super().__init__(**options)
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser; given the arguments, with only the module of the command they name (a
     command that starts fast imports and sets up nothing of the others)."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="stet",
         description="Stet: an AI coding agent's working memory and provenance, per branch.",
     )

@@ -7,16 +7,20 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
+from stet_lsp.cli import CommandParser
 from stet_lsp.core.operations import JSON_VERSION
 from stet_lsp.core.operations import target_json as target_json
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import Target, resolve_target
 
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def target_options() -> argparse.ArgumentParser:
-    options = argparse.ArgumentParser(add_help=False)
+    options = CommandParser(add_help=False)
     options.add_argument(
         "--target",
         metavar="NAME",

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
 from stet_lsp.cli.common import (
     json_option,
@@ -21,6 +20,10 @@ from stet_lsp.core import operations
 from stet_lsp.core.brief import DEFAULT_BUDGET
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.model import AUTHORS, KINDS, STATUSES
+
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def register(commands: Any) -> None:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from stet_lsp.cli.common import json_option, print_json, target_json, target_of, target_options
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.retention import DEFAULT_TTL_DAYS
+
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def register(commands: Any) -> None:

@@ -5,13 +5,17 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import split_lines
 from stet_lsp.core.model import Anchor, Entry
+from stet_lsp.core.records import FrozenRecord
 from stet_lsp.core.safefs import read_regular
+
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
+if TYPE_CHECKING:
+    from typing import Final
 
 ANCHOR_TEXT_LIMIT = 200
 # Opening a FIFO must not block; the resolved path must not become a symlink meanwhile.
@@ -89,12 +93,16 @@ def locate(anchor: Anchor, lines: list[str]) -> int | None:
     return best[1] if best else None
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(FrozenRecord):
     """Where an anchored entry is now: `line` is None when its anchor is lost."""
 
-    entry: Entry
-    line: int | None
+    __slots__ = ("entry", "line")
+    entry: Final[Entry]
+    line: Final[int | None]
+
+    def __init__(self, entry: Entry, line: int | None) -> None:
+        self.entry = entry
+        self.line = line
 
     @property
     def lost(self) -> bool:

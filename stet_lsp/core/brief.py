@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
-from stet_lsp.core.model import KINDS, SECTION_TITLES, Entry, Kind
+from stet_lsp.core.model import KINDS, SECTION_TITLES, Entry
+from stet_lsp.core.records import FrozenRecord
+
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
+if TYPE_CHECKING:
+    from typing import Final
+
+    from stet_lsp.core.model import Kind
 
 DEFAULT_BUDGET = 800
 HEADING = "## Style sheet"
@@ -17,12 +23,18 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
-@dataclass(frozen=True)
-class Brief:
-    text: str
-    included: int
-    left_out: int
-    tokens: int
+class Brief(FrozenRecord):
+    __slots__ = ("included", "left_out", "text", "tokens")
+    text: Final[str]
+    included: Final[int]
+    left_out: Final[int]
+    tokens: Final[int]
+
+    def __init__(self, text: str, included: int, left_out: int, tokens: int) -> None:
+        self.text = text
+        self.included = included
+        self.left_out = left_out
+        self.tokens = tokens
 
     def to_dict(self) -> dict[str, object]:
         return {

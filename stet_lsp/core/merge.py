@@ -8,7 +8,7 @@ at once". The buffer's bytes are kept wherever nothing from the disk applies.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from stet_lsp.core.model import Entry
 from stet_lsp.core.sheet_format import (
@@ -65,7 +65,8 @@ def _fields(entry: Entry) -> tuple[object, ...]:
 
 def _merge_entry(base: Entry, ours: Entry, theirs: Entry) -> Entry | None:
     """`ours` with the fields only `theirs` changed; None when both changed one differently."""
-    merged = replace(ours, extra={})
+    merged = ours.copy()
+    merged.extra = {}
     for name in _FIELDS:
         was, mine, other = (getattr(entry, name) for entry in (base, ours, theirs))
         if mine == was:
@@ -193,7 +194,7 @@ class _Merge:
         base, ours, theirs = self.base.meta, self.result.meta, self.theirs.meta
         if not theirs.target_name or theirs == base:
             return  # nothing changed on disk, or a header that cannot be read there
-        merged = replace(ours)
+        merged = ours.copy()
         for name in ("target_kind", "target_name", "paused", "paused_until", "extra"):
             if getattr(ours, name) == getattr(base, name):
                 setattr(merged, name, getattr(theirs, name))
@@ -208,7 +209,7 @@ class _Merge:
         if entry.id in self.unreadable_in_ours:
             self._keep_both(None, entry, "changed on disk while the editor has it unreadable")
             return
-        added = _added_block(self.result, replace(entry, extra=dict(entry.extra)))
+        added = _added_block(self.result, entry.copy())
         if block.hand_written and block.raw is not None:
             added.raw = block.raw if block.raw.endswith("\n") else block.raw + "\n"
             added.hand_written = True
@@ -218,7 +219,7 @@ class _Merge:
 
     def _keep_both(self, mine: EntryBlock | None, theirs: Entry, why: str) -> None:
         for entry in conflict_markers(self.result):
-            copy = replace(entry, extra=dict(entry.extra))
+            copy = entry.copy()
             if copy.extra.pop(CONFLICT_OF) == theirs.id and _content(copy) == _content(theirs):
                 self.conflicts.append((theirs.id, entry.id, why))
                 return  # kept by an earlier merge
@@ -231,7 +232,9 @@ class _Merge:
         ):
             number += 1
         self.taken.add(new_id)
-        copy = replace(theirs, id=new_id, extra={**theirs.extra, CONFLICT_OF: theirs.id})
+        copy = theirs.copy()
+        copy.id = new_id
+        copy.extra[CONFLICT_OF] = theirs.id
         if mine is not None and mine.entry.kind == copy.kind:
             _insert_after(self.result, mine, EntryBlock(copy, None))
         else:

@@ -2,17 +2,38 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal, TypeVar, get_args
 
-Kind = Literal["convention", "ruled-out", "clarification", "markup", "note"]
-Author = Literal["agent", "human"]
-Status = Literal["open", "graduated-trajectory", "graduated-skill", "discarded"]
+from stet_lsp.core.records import FrozenRecord, Record
 
-KINDS: tuple[Kind, ...] = get_args(Kind)
-AUTHORS: tuple[Author, ...] = get_args(Author)
-STATUSES: tuple[Status, ...] = get_args(Status)
+# The command line starts without the typing module: the aliases exist for the type checker,
+# and are built at run time only when something asks for them (a pydantic model's field).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, Literal, TypeVar
+
+    Kind = Literal["convention", "ruled-out", "clarification", "markup", "note"]
+    Author = Literal["agent", "human"]
+    Status = Literal["open", "graduated-trajectory", "graduated-skill", "discarded"]
+    _Choice = TypeVar("_Choice", bound=str)
+
+KINDS: tuple[Kind, ...] = ("convention", "ruled-out", "clarification", "markup", "note")
+AUTHORS: tuple[Author, ...] = ("agent", "human")
+STATUSES: tuple[Status, ...] = ("open", "graduated-trajectory", "graduated-skill", "discarded")
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        """`Kind`, `Author` and `Status` as the Literal types of the values above."""
+        values = {"Kind": KINDS, "Author": AUTHORS, "Status": STATUSES}.get(name)
+        if values is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from typing import Literal
+
+        alias = Literal[values]
+        globals()[name] = alias
+        return alias
+
 
 SECTION_TITLES: dict[Kind, str] = {
     "convention": "Conventions",
@@ -43,9 +64,6 @@ def parse_time(text: str) -> datetime:
         raise ValueError(f"{text} is out of range") from None
 
 
-_Choice = TypeVar("_Choice", bound=str)
-
-
 def choice(value: str, allowed: tuple[_Choice, ...], what: str) -> _Choice:
     for option in allowed:
         if option == value:
@@ -53,31 +71,75 @@ def choice(value: str, allowed: tuple[_Choice, ...], what: str) -> _Choice:
     raise ValueError(f"unknown {what} {value!r} (expected one of: {', '.join(allowed)})")
 
 
-@dataclass(frozen=True)
-class Anchor:
+class Anchor(FrozenRecord):
     """Where an entry points: a repository-relative path, a 1-based line, and that line's text."""
 
-    path: str
-    line: int
-    text: str
+    __slots__ = ("line", "path", "text")
+    path: Final[str]
+    line: Final[int]
+    text: Final[str]
+
+    def __init__(self, path: str, line: int, text: str) -> None:
+        self.path = path
+        self.line = line
+        self.text = text
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "line": self.line, "text": self.text}
 
 
-@dataclass
-class Entry:
-    id: str
-    kind: Kind
-    author: Author
-    text: str
-    created: datetime
-    status: Status = "open"
-    anchor: Anchor | None = None
-    extra: dict[str, str] = field(default_factory=dict)
-    """Metadata keys this version does not know, kept as written."""
-    source_line: int = 0
-    """1-based line of the entry in the sheet file it was read from (0: not from a file)."""
+class Entry(Record):
+    """One entry of a style sheet. `extra`: metadata keys this version does not know, kept as
+    written; `source_line`: the entry's 1-based line in the sheet file it was read from (0:
+    not from a file)."""
+
+    __slots__ = (
+        "anchor",
+        "author",
+        "created",
+        "extra",
+        "id",
+        "kind",
+        "source_line",
+        "status",
+        "text",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        kind: Kind,
+        author: Author,
+        text: str,
+        created: datetime,
+        status: Status = "open",
+        anchor: Anchor | None = None,
+        extra: dict[str, str] | None = None,
+        source_line: int = 0,
+    ) -> None:
+        self.id = id
+        self.kind = kind
+        self.author = author
+        self.text = text
+        self.created = created
+        self.status = status
+        self.anchor = anchor
+        self.extra = {} if extra is None else extra
+        self.source_line = source_line
+
+    def copy(self) -> Entry:
+        """A copy to change on its own (its `extra` too)."""
+        return Entry(
+            self.id,
+            self.kind,
+            self.author,
+            self.text,
+            self.created,
+            self.status,
+            self.anchor,
+            dict(self.extra),
+            self.source_line,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

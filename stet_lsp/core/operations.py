@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
 
 from stet_lsp.core.anchors import make_anchor, relative_path
 from stet_lsp.core.brief import DEFAULT_BUDGET
@@ -17,11 +16,16 @@ from stet_lsp.core.model import Entry, format_time, parse_time, utc_now
 from stet_lsp.core.sheet import EntryFilter, StyleSheet, check_author, check_kind, check_status
 from stet_lsp.core.targets import Target
 
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _Checked = TypeVar("_Checked")
+
 JSON_VERSION = 1
 """Fields are only ever added within a version."""
 
-Result = dict[str, Any]
-_Checked = TypeVar("_Checked")
+Result = dict[str, "Any"]
 
 
 def target_json(target: Target) -> dict[str, Any]:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Literal, TypeVar
 
 from stet_lsp.core.anchors import place
 from stet_lsp.core.brief import DEFAULT_BUDGET, Brief, render_brief
@@ -17,14 +16,12 @@ from stet_lsp.core.model import (
     KINDS,
     STATUSES,
     Anchor,
-    Author,
     Entry,
-    Kind,
-    Status,
     choice,
     format_time,
     utc_now,
 )
+from stet_lsp.core.records import FrozenRecord
 from stet_lsp.core.safefs import (
     atomic_write,
     ensure_stet_gitignore,
@@ -40,18 +37,40 @@ from stet_lsp.core.sheet_format import (
 )
 from stet_lsp.core.targets import Target
 
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
+if TYPE_CHECKING:
+    from typing import Final, Literal, TypeVar
+
+    from stet_lsp.core.model import Author, Kind, Status
+
+    Via = Literal["direct", "margin"]
+    _Choice = TypeVar("_Choice", bound=str)
+
+# 32 characters: each random byte picks one of them with the same chance.
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
+_ID_LENGTH = 6
 
-Via = Literal["direct", "margin"]
 
+class EntryFilter(FrozenRecord):
+    """Which entries to keep; `file`: a repository-relative path, for entries anchored in it."""
 
-@dataclass(frozen=True)
-class EntryFilter:
-    kind: Kind | None = None
-    author: Author | None = None
-    status: Status | None = None
-    file: str | None = None
-    """A repository-relative path: entries anchored in it."""
+    __slots__ = ("author", "file", "kind", "status")
+    kind: Final[Kind | None]
+    author: Final[Author | None]
+    status: Final[Status | None]
+    file: Final[str | None]
+
+    def __init__(
+        self,
+        kind: Kind | None = None,
+        author: Author | None = None,
+        status: Status | None = None,
+        file: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.author = author
+        self.status = status
+        self.file = file
 
     def __call__(self, entry: Entry) -> bool:
         return (
@@ -72,9 +91,6 @@ def check_author(value: str) -> Author:
 
 def check_status(value: str) -> Status:
     return _checked(value, STATUSES, "status")
-
-
-_Choice = TypeVar("_Choice", bound=str)
 
 
 def _checked(value: str, allowed: tuple[_Choice, ...], what: str) -> _Choice:
@@ -207,7 +223,7 @@ class StyleSheet:
             for placement in place(self.target.root, open_entries, texts):
                 anchor = placement.entry.anchor
                 if placement.line is not None and anchor and placement.line != anchor.line:
-                    placement.entry.anchor = replace(anchor, line=placement.line)
+                    placement.entry.anchor = Anchor(anchor.path, placement.line, anchor.text)
                     document.touch(placement.entry.id)
                     moved.append(placement.entry)
         return moved
@@ -216,11 +232,15 @@ class StyleSheet:
         if until is not None and until <= utc_now():
             raise StetError(f"{format_time(until)} is in the past")
         with self.edit() as document:
-            document.set_meta(replace(document.meta, paused=True, paused_until=until))
+            meta = document.meta.copy()
+            meta.paused, meta.paused_until = True, until
+            document.set_meta(meta)
 
     def resume(self) -> None:
         with self.edit() as document:
-            document.set_meta(replace(document.meta, paused=False, paused_until=None))
+            meta = document.meta.copy()
+            meta.paused, meta.paused_until = False, None
+            document.set_meta(meta)
 
     @contextmanager
     def edit(self) -> Iterator[SheetDocument]:
@@ -263,9 +283,9 @@ class StyleSheet:
                 "nothing was changed"
             )
         if not meta.target_name:
-            document.set_meta(
-                replace(meta, target_kind=self.target.kind, target_name=self.target.name)
-            )
+            owned = meta.copy()
+            owned.target_kind, owned.target_name = self.target.kind, self.target.name
+            document.set_meta(owned)
 
     def _paused_message(self, meta: SheetMeta) -> str:
         until = f" until {format_time(meta.paused_until)}" if meta.paused_until else ""
@@ -289,8 +309,6 @@ def _find(document: SheetDocument, entry_id: str) -> Entry:
 def _new_id(sheet_text: str) -> str:
     """A random id that appears nowhere in the sheet yet."""
     while True:
-        import secrets  # only a new entry needs it (and it loads OpenSSL's hmac)
-
-        candidate = "".join(secrets.choice(_ID_ALPHABET) for _ in range(6))
+        candidate = "".join([_ID_ALPHABET[byte % 32] for byte in os.urandom(_ID_LENGTH)])
         if candidate not in sheet_text:
             return candidate

@@ -8,27 +8,30 @@ See docs/style-sheet.md for the format.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
 
+from stet_lsp.core.digests import sha256
 from stet_lsp.core.model import (
     AUTHORS,
     KINDS,
     SECTION_TITLES,
     STATUSES,
     Anchor,
-    Author,
     Entry,
-    Kind,
-    Status,
     choice,
     format_time,
     parse_time,
 )
+from stet_lsp.core.records import FrozenRecord, Record
+
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
+if TYPE_CHECKING:
+    from typing import Final
+
+    from stet_lsp.core.model import Kind
 
 FORMAT_VERSION = 1
 
@@ -64,49 +67,78 @@ _TITLE_TO_KIND: dict[str, Kind] = {
 }
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(FrozenRecord):
     """Something in the sheet that could not be read as an entry; it is kept as written."""
 
-    line: int
-    code: str
-    message: str
+    __slots__ = ("code", "line", "message")
+    line: Final[int]
+    code: Final[str]
+    message: Final[str]
+
+    def __init__(self, line: int, code: str, message: str) -> None:
+        self.line = line
+        self.code = code
+        self.message = message
 
     def to_dict(self) -> dict[str, object]:
         return {"line": self.line, "code": self.code, "message": self.message}
 
 
-@dataclass
-class SheetMeta:
-    target_kind: str
-    target_name: str
-    paused: bool = False
-    paused_until: datetime | None = None
-    extra: dict[str, str] = field(default_factory=dict)
+class SheetMeta(Record):
+    """The sheet's header: whose sheet it is, whether it is paused, and the keys this version
+    does not know (`extra`, kept as written)."""
+
+    __slots__ = ("extra", "paused", "paused_until", "target_kind", "target_name")
+
+    def __init__(
+        self,
+        target_kind: str,
+        target_name: str,
+        paused: bool = False,
+        paused_until: datetime | None = None,
+        extra: dict[str, str] | None = None,
+    ) -> None:
+        self.target_kind = target_kind
+        self.target_name = target_name
+        self.paused = paused
+        self.paused_until = paused_until
+        self.extra = {} if extra is None else extra
+
+    def copy(self) -> SheetMeta:
+        """A copy to change on its own (its `extra` too)."""
+        return SheetMeta(
+            self.target_kind, self.target_name, self.paused, self.paused_until, dict(self.extra)
+        )
 
 
-@dataclass
-class RawBlock:
-    text: str
+class RawBlock(Record):
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
-@dataclass
-class EntryBlock:
-    entry: Entry
-    raw: str | None
-    """The source text; None once the entry changed and must be rendered anew."""
-    hand_written: bool = False
-    """Written by a person without metadata: it gets its id stored at the next write."""
+class EntryBlock(Record):
+    __slots__ = ("entry", "hand_written", "raw")
+
+    def __init__(self, entry: Entry, raw: str | None, hand_written: bool = False) -> None:
+        self.entry = entry
+        self.raw = raw
+        """The source text; None once the entry changed and must be rendered anew."""
+        self.hand_written = hand_written
+        """Written by a person without metadata: it gets its id stored at the next write."""
 
 
 Block = RawBlock | EntryBlock
 
 
-@dataclass
-class Section:
-    heading: str
-    kind: Kind | None
-    items: list[Block] = field(default_factory=list)
+class Section(Record):
+    __slots__ = ("heading", "items", "kind")
+
+    def __init__(self, heading: str, kind: Kind | None, items: list[Block] | None = None) -> None:
+        self.heading = heading
+        self.kind = kind
+        self.items: list[Block] = [] if items is None else items
 
 
 def encode_value(value: str) -> str:
@@ -204,7 +236,7 @@ def normalize_text(text: str) -> str:
 def provisional_id(kind: str, text: str, occurrence: int) -> str:
     """The id a hand-written entry gets: derived from its content, so it is the same id at
     every read until the next write stores it."""
-    digest = hashlib.sha256(f"{kind}\0{text}\0{occurrence}".encode()).digest()
+    digest = sha256(f"{kind}\0{text}\0{occurrence}".encode()).digest()
     return "".join(_ID_ALPHABET[byte % 32] for byte in digest[:6])
 
 
@@ -703,7 +735,6 @@ class _Parser:
 
 __all__ = [
     "FORMAT_VERSION",
-    "Author",
     "Block",
     "EntryBlock",
     "Problem",
@@ -711,7 +742,6 @@ __all__ = [
     "Section",
     "SheetDocument",
     "SheetMeta",
-    "Status",
     "new_document",
     "normalize_text",
     "render_entry",

@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import time
 import unicodedata
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
+from stet_lsp.core.digests import sha256
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.records import FrozenRecord
+
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
 if TYPE_CHECKING:
+    from typing import Final, Literal
+
     import pygit2
 
-from stet_lsp.core.errors import StetError
-
-TargetKind = Literal["branch", "detached", "named"]
+    TargetKind = Literal["branch", "detached", "named"]
 
 STET_DIR = ".stet"
 SHEETS_DIR = Path(STET_DIR) / "cache" / "sheets"
@@ -26,13 +28,18 @@ _SLUG_LENGTH = 48
 _UNSAFE = re.compile(r"[^a-z0-9._-]+")
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(FrozenRecord):
     """One unit of work. `kind` + `name` identify it; `root` is the repository's work tree."""
 
-    root: Path
-    kind: TargetKind
-    name: str
+    __slots__ = ("kind", "name", "root")
+    root: Final[Path]
+    kind: Final[TargetKind]
+    name: Final[str]
+
+    def __init__(self, root: Path, kind: TargetKind, name: str) -> None:
+        self.root = root
+        self.kind = kind
+        self.name = name
 
     @property
     def key(self) -> str:
@@ -54,7 +61,7 @@ class Target:
 
 
 def target_key(kind: str, name: str) -> str:
-    digest = hashlib.sha256(f"{kind}\0{name}".encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    digest = sha256(f"{kind}\0{name}".encode("utf-8", "surrogatepass")).hexdigest()[:24]
     folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
     slug = _UNSAFE.sub("-", folded).strip(".-_")[:_SLUG_LENGTH].rstrip(".-_")
     return f"{kind}--{slug}--{digest}" if slug else f"{kind}--{digest}"
