@@ -594,6 +594,116 @@ def test_checkpoints_are_model_histories(tmp_path: Path) -> None:
         assert result.output == "a.py"
 
 
+def test_harness_continuation_and_edits_without_a_file_diff(tmp_path: Path) -> None:
+    """Shapes seen in real sessions: the "System: Please continue." turn the CLI sends itself
+    (shown as the tool output it follows), and edit calls recorded without a FileDiff."""
+    write = {
+        "id": "write_file-1",
+        "name": "write_file",
+        "args": {"file_path": "pkg/tool.py", "content": "print(2)\n"},
+        "result": [
+            response(
+                "write_file-1",
+                "write_file",
+                {"output": "Successfully created and wrote to new file: /w/pkg/tool.py."},
+            )
+        ],
+        "status": "success",
+        "timestamp": "2026-01-02T10:00:03Z",
+    }
+    replace = {
+        "id": "replace-1",
+        "name": "replace",
+        "args": {"file_path": "pkg/tool.py", "old_string": "print(2)", "new_string": "print(3)"},
+        "result": [response("replace-1", "replace", {"output": "Successfully modified file."})],
+        "status": "success",
+        "resultDisplay": "",
+    }
+    topic = response("topic-1", "update_topic", {"output": "Intent: done."})
+    records = [
+        {"sessionId": SESSION, "projectHash": "p", "startTime": "2026-01-02T10:00:00Z"},
+        {
+            "id": "u1",
+            "timestamp": "2026-01-02T10:00:01Z",
+            "type": "user",
+            "content": [{"text": "make a tool"}],
+        },
+        {
+            "id": "g1",
+            "timestamp": "2026-01-02T10:00:02Z",
+            "type": "gemini",
+            "content": "",
+            "toolCalls": [
+                write,
+                replace,
+                {
+                    "id": "topic-1",
+                    "name": "update_topic",
+                    "args": {},
+                    "result": [topic],
+                    "status": "success",
+                },
+            ],
+        },
+        {
+            "id": "u2",
+            "timestamp": "2026-01-02T10:00:04Z",
+            "type": "user",
+            "content": [{"text": "System: Please continue."}],
+            "displayContent": [topic],
+        },
+        {
+            "id": "u3",
+            "timestamp": "2026-01-02T10:00:05Z",
+            "type": "user",
+            "content": "System: Please continue.",
+        },
+        {
+            "id": "u4",
+            "timestamp": "2026-01-02T10:00:06Z",
+            "type": "user",
+            "content": [{"text": "go on with the plan"}],
+            "displayContent": [
+                {"functionResponse": {"id": "x", "name": "update_topic", "response": {}}}
+            ],
+        },
+    ]
+    events = GEMINI.parse(jsonl(tmp_path / "s.jsonl", records)).events
+    assert kinds(events) == [
+        "session_start",
+        "user_message",
+        "tool_call",
+        "tool_call",
+        "tool_call",
+        "tool_result",
+        "file_change",
+        "tool_result",
+        "file_change",
+        "tool_result",
+        "raw",
+        "raw",
+        "raw",
+        "raw",
+        "session_end",
+    ]
+    created, modified = of(events, "file_change")
+    assert (created.path, created.operation, created.content, created.call_id) == (
+        "pkg/tool.py",
+        "create",
+        "print(2)\n",
+        "write_file-1",
+    )
+    assert (modified.operation, modified.added, modified.removed) == ("modify", 1, 1)
+    raws = of(events, "raw")
+    assert [r.reason for r in raws] == [
+        "continuation the harness sent",
+        "continuation the harness sent",
+        "text the harness sent in the user's turn",
+        "tool response without a call",
+    ]
+    assert raws[0].record["id"] == "u2" and raws[2].record["id"] == "u4"
+
+
 def test_2mb_record_and_invalid_utf8(tmp_path: Path) -> None:
     big = "z" * (2 * 1024 * 1024)
     records = [

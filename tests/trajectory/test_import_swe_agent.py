@@ -27,6 +27,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
+from stet_lsp.trajectory.importers import detect
 from stet_lsp.trajectory.importers.swe_agent import IMPORTERS
 
 SWE = IMPORTERS["swe-agent"]
@@ -684,6 +685,74 @@ def test_mini_swe_agent_bare_list_and_errors(tmp_path: Path) -> None:
     assert of(parsed.events, ToolCall)[0].source.line == line_of(path, "Run it.") - 2
     with pytest.raises(StetError):
         MINI.parse(write(tmp_path, {"something": "else"}, "other.json"))
+
+
+def test_mini_swe_agent_bare_list_is_detected(tmp_path: Path) -> None:
+    """Early mini-swe-agent runs saved `agent.messages` alone: found from the content."""
+    messages = [
+        {
+            "role": "system",
+            "content": "Reply with a THOUGHT and one block:\n```bash\nyour_command\n```",
+        },
+        {"role": "user", "content": "Fix the bug."},
+        {"role": "assistant", "content": "THOUGHT: look.\n\n```bash\nls\n```"},
+        {"role": "user", "content": "<returncode>0</returncode>\n<output>\na.py\n</output>"},
+    ]
+    path = write(tmp_path, messages, "run.traj.json")
+    assert detect(path) is MINI
+    assert [r.output for r in of(MINI.parse(path).events, ToolResult)] == ["a.py\n"]
+    chat = json.dumps([{"role": "system", "content": "You are helpful."}, {"role": "user"}])
+    assert not MINI.sniff(chat)
+
+
+def test_mini_swe_agent_v2_submission_answers_the_submitting_call(tmp_path: Path) -> None:
+    """v2 ends a run in the middle of a step: the exit message holds the output of the
+    command that submitted (the patch), and the patch's changes belong to that call."""
+    data = {
+        "info": {
+            "model_stats": {"instance_cost": 0.01, "api_calls": 1},
+            "mini_version": "2.2.0",
+            "exit_status": "Submitted",
+            "submission": PATCH,
+        },
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "task", "extra": {"timestamp": 1760000000.0}},
+            {
+                "role": "assistant",
+                "content": "Submitting.",
+                "tool_calls": [
+                    {
+                        "id": "call_9",
+                        "type": "function",
+                        "function": {
+                            "name": "bash",
+                            "arguments": '{"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}',
+                        },
+                    }
+                ],
+                "extra": {
+                    "actions": [{"command": "echo ...", "tool_call_id": "call_9"}],
+                    "timestamp": 1760000100.0,
+                },
+            },
+            {
+                "role": "exit",
+                "content": PATCH,
+                "extra": {"exit_status": "Submitted", "submission": PATCH},
+            },
+        ],
+        "trajectory_format": "mini-swe-agent-1.1",
+    }
+    events = MINI.parse(write(tmp_path, data, "run.traj.json")).events
+    result = of(events, ToolResult)[0]
+    assert (result.call_id, result.ok, result.output) == ("call_9", True, PATCH)
+    changes = of(events, FileChange)
+    assert [c.call_id for c in changes] == ["call_9", "call_9"]
+    assert events.index(result) < events.index(changes[0])
+    end = events[-1]
+    assert isinstance(end, SessionEnd) and end.reason == "Submitted"
+    assert end.time is not None and end.time.startswith("2025-10-09T08:55:00")
 
 
 def test_sniff(tmp_path: Path) -> None:

@@ -55,7 +55,11 @@ from stet_lsp.trajectory.events import (
 )
 from stet_lsp.trajectory.importers.base import ParsedSession
 from stet_lsp.trajectory.importers.diffs import file_diff, hunks_diff
-from stet_lsp.trajectory.importers.edits import change_fields
+from stet_lsp.trajectory.importers.edits import (
+    change_fields,
+    edits_from_arguments,
+    file_change_fields,
+)
 from stet_lsp.trajectory.importers.fields import as_text, count_field, mapping, sequence, text_field
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
 from stet_lsp.trajectory.importers.jsondoc import JsonDocument, leading_members
@@ -66,6 +70,8 @@ E = TypeVar("E", bound=EventBase)
 
 _HARNESS_CONTEXT = ("<session_context>", "<hook_context>")
 _SNAPSHOT = "<state_snapshot>"
+# What the CLI sends in the user's turn to make the model go on (after an invalid stream).
+_CONTINUE = "System: Please continue."
 _FINISHED = frozenset({"success", "error", "cancelled"})
 _WORKSPACE_MARK = "Workspace Directories:**"
 _OLD_WORKSPACE_MARK = "I'm currently working in the directory: "
@@ -325,18 +331,27 @@ class _Reader:
     ) -> None:
         agent = context.agent
         shown = record.get("displayContent")
-        text = _parts_text(shown if shown is not None else record.get("content"))
-        stripped = text.lstrip()
+        sent = _parts_text(record.get("content"))
+        text = _parts_text(shown) if shown is not None else sent
+        stripped = text.strip()
         if stripped.startswith(_HARNESS_CONTEXT):
             self._emit(RawEvent, at, time, agent, record=record, reason="context the harness sent")
         elif _SNAPSHOT in text:
             self._emit(Compaction, at, time, agent, summary=text)
+        elif _CONTINUE in (stripped, sent.strip()):
+            reason = "continuation the harness sent"
+            self._emit(RawEvent, at, time, agent, record=record, reason=reason)
         elif stripped:
             self._emit(UserMessage, at, time, agent, text=text)
-        for part in _parts(record.get("content")):
-            response = part.get("functionResponse")
-            if isinstance(response, dict):
-                self._late_response(context, response, at, time)
+        elif sent.strip():
+            # Shown as something else (a tool's output, say): text the harness sent itself.
+            reason = "text the harness sent in the user's turn"
+            self._emit(RawEvent, at, time, agent, record=record, reason=reason)
+        responses = _function_responses(record.get("content"))
+        if not responses and shown is not None:
+            responses = _function_responses(shown)
+        for response in responses:
+            self._late_response(context, response, at, time)
 
     def _reply(
         self, context: _Context, record: dict[str, Any], at: SourceRef, time: str | None
@@ -424,10 +439,18 @@ class _Reader:
         )
         context.calls[call_id].answered = True
         self._emit(ToolResult, at, time, agent, call_id=call_id, ok=ok, output=output)
-        if ok and isinstance(display, dict) and "fileDiff" in display:
-            fields = _file_diff_fields(display, mapping(call.get("args")))
+        if not ok:
+            return
+        arguments = mapping(call.get("args"))
+        if isinstance(display, dict) and "fileDiff" in display:
+            fields = _file_diff_fields(display, arguments)
             if fields is not None:
                 self._emit(FileChange, at, time, agent, call_id=call_id, **fields)
+            return
+        # An edit recorded without its FileDiff: the change as its arguments tell it.
+        name = context.calls[call_id].name
+        for edit in edits_from_arguments(name, arguments, output):
+            self._emit(FileChange, at, time, agent, call_id=call_id, **file_change_fields(edit))
 
     def _late_response(
         self, context: _Context, response: dict[str, Any], at: SourceRef, time: str | None
@@ -573,6 +596,11 @@ def _parts(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, dict):
         return [content]
     return [p if isinstance(p, dict) else {"text": as_text(p)} for p in sequence(content)]
+
+
+def _function_responses(content: Any) -> list[dict[str, Any]]:
+    parts = _parts(content)
+    return [p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)]
 
 
 def _parts_text(content: Any) -> str:

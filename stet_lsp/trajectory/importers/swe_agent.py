@@ -99,6 +99,10 @@ _SWE_AGENT_FIRST_KEYS = frozenset(
     {"environment", "trajectory", "history", "info", "attempts", "replay_config"}
 )
 _MINI_FIRST_KEYS = frozenset({"info", "messages", "trajectory_format", "instance_id"})
+# The bare message list early mini-swe-agent wrote (before `info`): a system prompt first,
+# and that prompt (or a response soon after) showing the command block the agent parses.
+_MINI_LIST_START = re.compile(r'\[\s*\{\s*"role"\s*:\s*"system"\s*,\s*"content"\s*:')
+_MINI_BLOCK_MARK = re.compile(r"```(?:bash|mswea_bash_command)\\n")
 # The command block of a text-based mini-swe-agent response (v1 `bash`, v2 `mswea_bash_command`).
 _ACTION_BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
 _RETURNCODE = re.compile(r"\s*<returncode>\s*(-?\d+)\s*</returncode>")
@@ -166,7 +170,10 @@ class MiniSweAgentImporter:
     label = "mini-swe-agent trajectory JSON"
 
     def sniff(self, head: str) -> bool:
-        first = _FIRST_KEY.match(head.lstrip(_LEADING))
+        start = head.lstrip(_LEADING)
+        if _MINI_LIST_START.match(start):
+            return _MINI_BLOCK_MARK.search(start) is not None
+        first = _FIRST_KEY.match(start)
         if first is None or first.group(1) not in _MINI_FIRST_KEYS:
             return False
         if _MINI_MARKER.search(head):
@@ -694,12 +701,22 @@ class _MiniRun:
                 SessionEnd,
                 session=self.id,
                 source=end_source,
+                time=self._last_time(),
                 reason=text_field(self.info.get("exit_status")) or self.exit_status,
             )
         )
 
     def _first_time(self) -> str | None:
         for message in self.messages[:3]:
+            if isinstance(message, dict):
+                found = _message_time(message)
+                if found:
+                    return found
+        return None
+
+    def _last_time(self) -> str | None:
+        """The time of the last message that has one (v2's exit message has none)."""
+        for message in reversed(self.messages):
             if isinstance(message, dict):
                 found = _message_time(message)
                 if found:
@@ -923,9 +940,14 @@ class _MiniRun:
 
     def _exit(self, index: int, message: Record) -> None:
         extra = _extra(message)
-        self.exit_status = text_field(extra.get("exit_status")) or _content_text(
-            message.get("content")
-        )
+        status = text_field(extra.get("exit_status"))
+        if status == "Submitted" and self.pending:
+            # v2 ends the run when a command's output starts with the submit marker: the exit
+            # message holds the rest of that output (the submission) and answers the command.
+            self._result(
+                index, message, self.pending.popleft(), _content_text(message.get("content"))
+            )
+        self.exit_status = status or _content_text(message.get("content"))
         self.exit_ref = self.ref(index)
         if extra.get("exception_str") or extra.get("traceback"):
             self.events.append(
