@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from stet_lsp.gate.jsonaware import View
+from stet_lsp.gate.jsonaware import View, view_replacing
 
 # ECMA-48 control sequences: ESC [, parameter bytes, intermediate bytes, one final byte.
 # Bounded repetitions keep a hostile run of parameters linear.
@@ -34,18 +34,5 @@ def ansi_views(text: str) -> list[View]:
 
 
 def _without_sequences(text: str, start: int, end: int) -> View | None:
-    parts: list[str] = []
-    marks: list[tuple[int, int, int]] = []
-    length = 0
-    position = start
-    for match in _SEQUENCE.finditer(text, start, end):
-        parts.append(text[position : match.start()])
-        length += match.start() - position
-        parts.append("\x1b")
-        marks.append((length, match.start(), match.end()))
-        length += 1
-        position = match.end()
-    if not marks:
-        return None
-    parts.append(text[position:end])
-    return View("".join(parts), start, marks)
+    found = _SEQUENCE.finditer(text, start, end)
+    return view_replacing(text, start, end, ((m.start(), m.end(), "\x1b") for m in found))

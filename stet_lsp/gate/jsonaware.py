@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import json.decoder
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -196,6 +196,28 @@ class View:
         if not self.text:
             return self.base
         return self._char(len(self.text) - 1)[1]
+
+
+def view_replacing(
+    text: str, start: int, end: int, replaced: Iterable[tuple[int, int, str]]
+) -> View | None:
+    """`text[start:end]` with each raw range (start, end, in order, within the range) read as
+    its one replacement character; None when there is none."""
+    parts: list[str] = []
+    marks: list[tuple[int, int, int]] = []
+    length = 0
+    position = start
+    for raw_start, raw_end, char in replaced:
+        parts.append(text[position:raw_start])
+        length += raw_start - position
+        parts.append(char)
+        marks.append((length, raw_start, raw_end))
+        length += 1
+        position = raw_end
+    if not marks:
+        return None
+    parts.append(text[position:end])
+    return View("".join(parts), start, marks)
 
 
 def escape_view(text: str, start: int, end: int) -> View:

@@ -8,8 +8,9 @@ has `ghp_%41...`. A span found in the decoded URL maps back to whole escape sequ
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
-from stet_lsp.gate.jsonaware import View
+from stet_lsp.gate.jsonaware import View, view_replacing
 
 # A URL (or a query string) runs to the next space, quote, bracket or backslash (a JSON escape
 # ends the raw token; the decoded JSON view is scanned on its own).
@@ -46,21 +47,11 @@ def url_views(text: str, hits: list[int]) -> list[View]:
 
 
 def _decode(text: str, start: int, end: int) -> View | None:
-    parts: list[str] = []
-    marks: list[tuple[int, int, int]] = []
-    length = 0
-    position = start
+    return view_replacing(text, start, end, _decoded_escapes(text, start, end))
+
+
+def _decoded_escapes(text: str, start: int, end: int) -> Iterator[tuple[int, int, str]]:
     for match in _PERCENT.finditer(text, start, end):
         char = chr(int(match.group(1), 16))
-        if char in _KEEP_ENCODED or not char.isprintable():
-            continue
-        parts.append(text[position : match.start()])
-        length += match.start() - position
-        parts.append(char)
-        marks.append((length, match.start(), match.end()))
-        length += 1
-        position = match.end()
-    if not marks:
-        return None
-    parts.append(text[position:end])
-    return View("".join(parts), start, marks)
+        if char not in _KEEP_ENCODED and char.isprintable():
+            yield match.start(), match.end(), char
