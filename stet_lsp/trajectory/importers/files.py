@@ -36,15 +36,27 @@ def open_text(path: Path) -> IO[str]:
 
 def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
     """(line number, decoded value) of every JSON line; blank lines are skipped and a line
-    that is not JSON (a truncated last line, say) becomes a Problem and is skipped."""
+    that is not JSON (a truncated last line, say) becomes a Problem and is skipped.
+
+    msgspec decodes a line in about a third of json.loads' time; what it refuses (NaN, a lone
+    surrogate escape, a number out of range, broken JSON) goes to json.loads, so every value
+    and every error message is json's."""
+    import msgspec
+
+    decode = msgspec.json.Decoder().decode
     with open_text(path) as stream:
         for number, line in enumerate(stream, 1):
             if not line.strip():
                 continue
             try:
-                yield number, json.loads(line)
-            except ValueError as error:
-                problems.append(Problem(source, number, f"not JSON: {error}"))
+                value = decode(line)
+            except msgspec.DecodeError:
+                try:
+                    value = json.loads(line)
+                except ValueError as error:
+                    problems.append(Problem(source, number, f"not JSON: {error}"))
+                    continue
+            yield number, value
 
 
 def json_document(path: Path) -> tuple[str, Any]:

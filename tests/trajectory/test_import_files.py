@@ -1,0 +1,47 @@
+"""Reading JSON Lines transcripts (stet_lsp/trajectory/importers/files.py): every value and
+every error is json's, whichever decoder read the line."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from stet_lsp.trajectory.importers.base import Problem
+from stet_lsp.trajectory.importers.files import jsonl_records
+
+LINES = [
+    '{"type": "user", "text": "héllo ✓ \\u00e9", "n": 3}',
+    '{"big": 123456789012345678901234567890, "neg": -9223372036854775809}',
+    '{"lone": "\\ud800", "pair": "\\ud83d\\ude00"}',  # a lone surrogate: json keeps it
+    '{"nan": NaN, "inf": Infinity, "huge": 1e400}',  # not JSON, but json.loads reads them
+    '{"dup": 1, "dup": 2}',
+    "",
+    "[1, 2",  # broken
+    '"a string"',
+    '{"type": "assistant", "cut": "trunc',  # a truncated last line
+]
+
+
+def test_values_and_problems_are_json_s(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(LINES), encoding="utf-8")
+    problems: list[Problem] = []
+    records = list(jsonl_records(path, "t.jsonl", problems))
+
+    expected: list[tuple[int, object]] = []
+    expected_problems = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(True), 1):
+        if not line.strip():
+            continue
+        try:
+            expected.append((number, json.loads(line)))
+        except ValueError as error:
+            expected_problems.append(Problem("t.jsonl", number, f"not JSON: {error}"))
+    assert [number for number, _ in records] == [number for number, _ in expected]
+    for (_, value), (_, wanted) in zip(records, expected, strict=True):
+        assert json.dumps(value, sort_keys=True) == json.dumps(wanted, sort_keys=True)
+    assert problems == expected_problems and len(problems) == 2
+    nan = records[3][1]
+    assert math.isnan(nan["nan"]) and nan["huge"] == math.inf
+    assert records[2][1]["lone"] == "\ud800" and records[2][1]["pair"] == "😀"
