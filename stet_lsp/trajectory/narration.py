@@ -78,6 +78,7 @@ _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING_START = re.compile(r"^( {0,3})#")
 _SETEXT_LINE = re.compile(r"^( {0,3})(=+|-+)[ \t]*$")
 _BACKTICK_RUN = re.compile(r"`+")
+_HTML_SPECIAL = re.compile(r"[\\`<]")
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>|#&~])")
 
 
@@ -659,36 +660,44 @@ def _is_inline_backticks(line: str, opening: re.Match[str]) -> bool:
 
 
 def _escape_line(line: str) -> str:
-    line = _HEADING_START.sub(r"\1\\#", line, count=1)
-    line = _SETEXT_LINE.sub(r"\1\\\2", line, count=1)
+    # Matched first: most lines need nothing, and re.sub's template costs a call each time.
+    heading = _HEADING_START.match(line)
+    if heading is not None:
+        line = f"{heading.group(1)}\\#{line[heading.end() :]}"
+    setext = _SETEXT_LINE.match(line)
+    if setext is not None:  # the whole line; its trailing blanks go
+        line = f"{setext.group(1)}\\{setext.group(2)}"
     return _escape_html(line)
 
 
 def _escape_html(line: str) -> str:
     """`<` that would open a tag, comment or declaration becomes `&lt;`, except in code spans
-    (where an entity would show as written)."""
+    (where an entity would show as written). The text between backslashes, backticks and `<`
+    is copied whole."""
     if "<" not in line:
         return line
     out: list[str] = []
     position = 0
     length = len(line)
-    while position < length:
-        char = line[position]
-        if char == "\\" and position + 1 < length:
-            out.append(line[position : position + 2])
-            position += 2
+    while (special := _HTML_SPECIAL.search(line, position)) is not None:
+        at = special.start()
+        out.append(line[position:at])
+        char = line[at]
+        if char == "\\" and at + 1 < length:
+            out.append(line[at : at + 2])
+            position = at + 2
         elif char == "`":
-            run = _BACKTICK_RUN.match(line, position)
+            run = _BACKTICK_RUN.match(line, at)
             assert run is not None
-            end = _code_span_end(line, run.end(), len(run.group()))
-            out.append(line[position:end])
-            position = end
-        elif char == "<" and position + 1 < length and _opens_tag(line[position + 1]):
+            position = _code_span_end(line, run.end(), len(run.group()))
+            out.append(line[at:position])
+        elif char == "<" and at + 1 < length and _opens_tag(line[at + 1]):
             out.append("&lt;")
-            position += 1
+            position = at + 1
         else:
             out.append(char)
-            position += 1
+            position = at + 1
+    out.append(line[position:])
     return "".join(out)
 
 

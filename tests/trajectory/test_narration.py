@@ -6,6 +6,8 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stet_lsp.trajectory.events import (
     AgentMessage,
@@ -625,3 +627,41 @@ Done.
 |---|---:|---:|---:|---:|---|
 | gpt-5 | 10 | 2 | 0 | 0 | $0.0010 (estimated) |
 """
+
+
+def _escaped_char_by_char(line: str) -> str:
+    """The escaping rule, one character at a time: the reference the narration's faster
+    escaping must equal."""
+    from stet_lsp.trajectory import narration
+
+    line = re.sub(r"^( {0,3})#", r"\1\\#", line, count=1)
+    line = re.sub(r"^( {0,3})(=+|-+)[ \t]*$", r"\1\\\2", line, count=1)
+    if "<" not in line:
+        return line
+    out, position = [], 0
+    while position < len(line):
+        char = line[position]
+        if char == "\\" and position + 1 < len(line):
+            out.append(line[position : position + 2])
+            position += 2
+        elif char == "`":
+            run = re.match(r"`+", line[position:])
+            assert run is not None
+            end = narration._code_span_end(line, position + run.end(), run.end())
+            out.append(line[position:end])
+            position = end
+        elif char == "<" and position + 1 < len(line) and narration._opens_tag(line[position + 1]):
+            out.append("&lt;")
+            position += 1
+        else:
+            out.append(char)
+            position += 1
+    return "".join(out)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=" #=-\t`\\<a/!?é>", max_size=24))
+def test_markdown_escaping_equals_the_character_rule(line: str) -> None:
+    from stet_lsp.trajectory.narration import _escape_line
+
+    assert _escape_line(line) == _escaped_char_by_char(line)
