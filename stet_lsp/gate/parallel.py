@@ -63,8 +63,8 @@ def chunk_results(
             if index % 2 == 0 or helper is None:
                 yield chunk, work(chunk)
                 continue
-            answer: tuple[Result] | None = _receive(helper, index)
-            if answer is None:  # the helper stopped: the rest is done here
+            answer: tuple[Result] | None = _receive(helper, index, hash(chunk))
+            if answer is None:  # the helper stopped or read other text: the rest is done here
                 helper.close()
                 helper = None
                 yield chunk, work(chunk)
@@ -82,7 +82,8 @@ def _serve(chunks: Callable[[], Iterable[str]], work: Callable[[str], object], f
         with os.fdopen(fd, "wb") as out:
             for index, chunk in enumerate(chunks()):
                 if index % 2:
-                    pickle.dump((index, work(chunk)), out, protocol=pickle.HIGHEST_PROTOCOL)
+                    answer = (index, hash(chunk), work(chunk))
+                    pickle.dump(answer, out, protocol=pickle.HIGHEST_PROTOCOL)
                     out.flush()
     except BaseException:  # the parent scans what is left; it reports the error if any
         code = 1
@@ -90,12 +91,14 @@ def _serve(chunks: Callable[[], Iterable[str]], work: Callable[[str], object], f
         os._exit(code)  # no atexit handlers, no flushing the parent's buffered output twice
 
 
-def _receive(helper: BinaryIO, index: int) -> tuple[Result] | None:
+def _receive(helper: BinaryIO, index: int, text_hash: int) -> tuple[Result] | None:
+    """The helper's answer for chunk `index`, if it read the same text (a file changed while
+    it was read gives other chunks: a forked process shares the parent's string hashes)."""
     try:
-        answered, result = pickle.load(helper)
+        answered, answered_hash, result = pickle.load(helper)
     except Exception:  # EOF or a torn message: the helper is gone
         return None
-    return (result,) if answered == index else None
+    return (result,) if (answered, answered_hash) == (index, text_hash) else None
 
 
 def _stop(pid: int) -> None:

@@ -108,3 +108,18 @@ def test_the_command_line_scans_a_large_file_in_two_processes_as_in_one(tmp_path
     out = tmp_path / "out.jsonl"
     subprocess.run([*stet, "gate", "redact", str(source), "-o", str(out)], check=True, cwd=tmp_path)
     assert out.read_text(encoding="utf-8") == redact_text(text, path=str(source), cache=None).text
+
+
+def test_a_helper_that_read_other_text_is_not_believed() -> None:
+    """A file changed while it was read: the helper's chunks are not the ones scanned here,
+    so its answers are dropped and this process scans the rest."""
+    parent = os.getpid()
+
+    def chunks() -> list[str]:
+        if os.getpid() == parent:
+            return CHUNKS
+        return [chunk.replace("chunk", "CHANGED") for chunk in CHUNKS]
+
+    results = list(chunk_results(chunks, _who, parallel=True))
+    assert [upper for _, (upper, _) in results] == [chunk.upper() for chunk in CHUNKS]
+    assert {pid for _, (_, pid) in results} == {parent}
