@@ -19,7 +19,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from typing import BinaryIO, TypeVar
+from typing import BinaryIO, NoReturn, TypeVar
 
 Result = TypeVar("Result")
 
@@ -50,13 +50,14 @@ def chunk_results(
     # The first chunk is scanned before forking: what it loads (rules, plugins, compiled
     # patterns) is then loaded once, for both processes.
     first_result = work(first)
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the helper: never returns
-        os.close(read_end)
-        _serve(chunks, work, write_end)
-    os.close(write_end)
-    helper: BinaryIO | None = os.fdopen(read_end, "rb")
+    started = _start_helper(chunks, work)
+    if started is None:  # no process to be had (a process limit, memory): scan alone
+        yield first, first_result
+        for chunk in mine:
+            yield chunk, work(chunk)
+        return
+    pid, helper_pipe = started
+    helper: BinaryIO | None = helper_pipe
     try:
         yield first, first_result
         for index, chunk in enumerate(mine, start=1):
@@ -76,7 +77,28 @@ def chunk_results(
         _stop(pid)
 
 
-def _serve(chunks: Callable[[], Iterable[str]], work: Callable[[str], object], fd: int) -> None:
+def _start_helper(
+    chunks: Callable[[], Iterable[str]], work: Callable[[str], object]
+) -> tuple[int, BinaryIO] | None:
+    """The helper's process id and the pipe its answers come through; None if it cannot run."""
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return None
+    if pid == 0:  # the helper: never returns
+        os.close(read_end)
+        _serve(chunks, work, write_end)
+    os.close(write_end)
+    return pid, os.fdopen(read_end, "rb")
+
+
+def _serve(chunks: Callable[[], Iterable[str]], work: Callable[[str], object], fd: int) -> NoReturn:
     code = 0
     try:
         with os.fdopen(fd, "wb") as out:

@@ -123,3 +123,13 @@ def test_a_helper_that_read_other_text_is_not_believed() -> None:
     results = list(chunk_results(chunks, _who, parallel=True))
     assert [upper for _, (upper, _) in results] == [chunk.upper() for chunk in CHUNKS]
     assert {pid for _, (_, pid) in results} == {parent}
+
+
+def test_when_no_process_can_be_forked_the_scan_runs_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refused)
+    results = list(chunk_results(lambda: CHUNKS, _who, parallel=True))
+    assert [upper for _, (upper, _) in results] == [chunk.upper() for chunk in CHUNKS]
+    assert {pid for _, (_, pid) in results} == {os.getpid()}
