@@ -191,96 +191,94 @@ SESSION_ID = "5e551011-ed17-4a0b-9c3e-0123456789ab"
 SESSION_PROMPT = "Add a retry helper for the payment calls"
 
 
-def claude_transcript(root: Path, session: str = SESSION_ID) -> str:
-    """A small Claude Code 2.x transcript (one record a line, chained by parentUuid, as the
-    harness writes it) of a session run in `root`: a request, a file written through the
-    Write tool, its result and a closing reply. The tool's output holds a token for the
-    redaction gate to find."""
-    records: list[dict[str, Any]] = []
-    parent: str | None = None
+class _ClaudeRecords:
+    """The records of one Claude Code 2.x transcript file, one a line and chained by
+    parentUuid as the harness writes them; a subagent's (`agent`) are marked as its."""
 
-    def record(kind: str, message: dict[str, Any], **extra: Any) -> None:
-        nonlocal parent
-        uuid = f"{session[:8]}-{len(records) + 1:04d}"
-        records.append(
+    def __init__(self, root: Path, session: str, agent: str | None = None, minute: int = 0):
+        self.root, self.session, self.agent, self.minute = root, session, agent, minute
+        self.records: list[dict[str, Any]] = []
+        self.parent: str | None = None
+
+    def record(self, kind: str, message: dict[str, Any], **extra: Any) -> None:
+        count = len(self.records)
+        uuid = f"{self.agent or self.session[:8]}-{count + 1:04d}"
+        mark = {"isSidechain": True, "agentId": self.agent} if self.agent else {}
+        self.records.append(
             {
-                "parentUuid": parent,
+                "parentUuid": self.parent,
                 "isSidechain": False,
                 "userType": "external",
-                "cwd": str(root),
-                "sessionId": session,
+                "cwd": str(self.root),
+                "sessionId": self.session,
                 "version": "2.1.12",
                 "gitBranch": "main",
+                **mark,
                 "type": kind,
                 "message": message,
                 "uuid": uuid,
-                "timestamp": f"2026-03-01T09:00:{2 * len(records):02d}.000Z",
+                "timestamp": f"2026-03-01T09:{self.minute:02d}:{2 * count:02d}.000Z",
                 **extra,
             }
         )
-        parent = uuid
+        self.parent = uuid
 
-    def assistant(*blocks: dict[str, Any]) -> None:
+    def user(self, content: Any, **extra: Any) -> None:
+        self.record("user", {"role": "user", "content": content}, **extra)
+
+    def result(self, call_id: str, content: str, **extra: Any) -> None:
+        self.user([{"tool_use_id": call_id, "type": "tool_result", "content": content}], **extra)
+
+    def assistant(self, *blocks: dict[str, Any]) -> None:
+        count = len(self.records)
         message = {
             "model": "claude-sonnet-4-5-20250929",
-            "id": f"msg_{session[:8]}_{len(records):04d}",
+            "id": f"msg_{self.agent or self.session[:8]}_{count:04d}",
             "type": "message",
             "role": "assistant",
             "content": list(blocks),
             "stop_reason": None,
             "usage": {"input_tokens": 100, "output_tokens": 20},
         }
-        record("assistant", message, requestId=f"req_{len(records):04d}")
+        self.record("assistant", message, requestId=f"req_{self.agent or ''}{count:04d}")
 
+    def call(self, call_id: str, name: str, **tool_input: Any) -> None:
+        self.assistant({"type": "tool_use", "id": call_id, "name": name, "input": tool_input})
+
+    def text(self) -> str:
+        return "".join(json.dumps(r) + "\n" for r in self.records)
+
+
+def _write_result(path: str, content: str) -> dict[str, Any]:
+    """A Write's structured result (`toolUseResult`) for a file it created."""
+    return {
+        "type": "create",
+        "filePath": path,
+        "content": content,
+        "structuredPatch": [],
+        "originalFile": None,
+    }
+
+
+def claude_transcript(root: Path, session: str = SESSION_ID) -> str:
+    """A small Claude Code 2.x transcript of a session run in `root`: a request, a file
+    written through the Write tool, its result and a closing reply. The tool's output holds
+    a token for the redaction gate to find."""
+    out = _ClaudeRecords(root, session)
     path = f"{root}/src/retry.py"
     content = "def retry(call, times=3):\n    return call()\n"
     token = "ghp_" + "Zq7Xw2Lm9Pk4Rt8Yv3Nb6Hc1Jd5Fs0Gx2Qa8"
-    record("user", {"role": "user", "content": SESSION_PROMPT})
-    assistant(
-        {
-            "type": "tool_use",
-            "id": "toolu_01",
-            "name": "Write",
-            "input": {"file_path": path, "content": content},
-        }
+    out.user(SESSION_PROMPT)
+    out.call("toolu_01", "Write", file_path=path, content=content)
+    out.result(
+        "toolu_01",
+        f"File created successfully at: {path}",
+        toolUseResult=_write_result(path, content),
     )
-    record(
-        "user",
-        {
-            "role": "user",
-            "content": [
-                {
-                    "tool_use_id": "toolu_01",
-                    "type": "tool_result",
-                    "content": f"File created successfully at: {path}",
-                }
-            ],
-        },
-        toolUseResult={
-            "type": "create",
-            "filePath": path,
-            "content": content,
-            "structuredPatch": [],
-            "originalFile": None,
-        },
-    )
-    assistant(
-        {
-            "type": "tool_use",
-            "id": "toolu_02",
-            "name": "Bash",
-            "input": {"command": "git config --get github.token"},
-        }
-    )
-    record(
-        "user",
-        {
-            "role": "user",
-            "content": [{"tool_use_id": "toolu_02", "type": "tool_result", "content": token}],
-        },
-    )
-    assistant({"type": "text", "text": "Added src/retry.py with a retry helper."})
-    return "".join(json.dumps(r) + "\n" for r in records)
+    out.call("toolu_02", "Bash", command="git config --get github.token")
+    out.result("toolu_02", token)
+    out.assistant({"type": "text", "text": "Added src/retry.py with a retry helper."})
+    return out.text()
 
 
 def claude_config_dir(home: Path) -> Path:
@@ -288,17 +286,85 @@ def claude_config_dir(home: Path) -> Path:
     return home / "claude"
 
 
-def claude_session(root: Path, home: Path, session: str = SESSION_ID) -> Path:
-    """Writes `claude_transcript` where Claude Code keeps the sessions of `root`
-    (`$CLAUDE_CONFIG_DIR/projects/<root, every other character "-">/<session>.jsonl`), so
-    the server finds it when the editor runs with `isolated_env(home)`."""
+def claude_session_path(root: Path, home: Path, session: str = SESSION_ID) -> Path:
+    """Where Claude Code keeps a session of `root`:
+    `$CLAUDE_CONFIG_DIR/projects/<root, every other character "-">/<session>.jsonl`, so the
+    server finds it when the editor runs with `isolated_env(home)`."""
     from stet_lsp.trajectory.sessions import claude_project_folder
 
-    path = (
-        claude_config_dir(home) / "projects" / claude_project_folder(str(root)) / f"{session}.jsonl"
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
+    folder = claude_config_dir(home) / "projects" / claude_project_folder(str(root))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{session}.jsonl"
+
+
+def claude_session(root: Path, home: Path, session: str = SESSION_ID) -> Path:
+    """Writes `claude_transcript` where Claude Code keeps the sessions of `root`."""
+    path = claude_session_path(root, home, session)
     path.write_text(claude_transcript(root, session), encoding="utf-8")
+    return path
+
+
+# A session whose request is handed to a subagent (a Task call), then a second request.
+SUBAGENT_SESSION_ID = "5e551012-ab17-4a0b-9c3e-0123456789ab"
+SUBAGENT_PROMPT = "Find the payment calls that need a retry"
+SUBAGENT_ID = "a4c9e1f0b2d3"
+SUBAGENT_TASK = "List every requests.post call under src/."
+SUBAGENT_DESCRIPTION = "Survey payment calls"
+INNER_ID = "a7b8c9d0e1f2"  # a subagent the subagent starts
+INNER_TASK = "Read src/pay.py and say what pay() posts to."
+INNER_DESCRIPTION = "Read pay.py"
+SECOND_PROMPT = "Now run the tests"
+
+
+def claude_subagent_session(root: Path, home: Path, session: str = SUBAGENT_SESSION_ID) -> Path:
+    """A Claude Code session of `root`, where Claude Code keeps it, whose first request the
+    main agent hands to a subagent through the Task tool (the result names the subagent's
+    `agentId`) and then answers; a second request runs a command. The subagent searches and
+    hands a question to a subagent of its own (an Agent call). Each subagent's transcript is
+    `<session>/subagents/agent-<id>.jsonl` beside its `agent-<id>.meta.json` (the
+    description), where Claude Code 2.1 writes them. Returns the session file."""
+    main = _ClaudeRecords(root, session)
+    main.user(SUBAGENT_PROMPT)
+    main.call("toolu_11", "Task", description="Survey", prompt=SUBAGENT_TASK)
+    found = "src/pay.py:6: response = requests.post(url)"
+    main.result(
+        "toolu_11",
+        f"One call: {found}\nagentId: {SUBAGENT_ID} (use SendMessage to continue)",
+        toolUseResult={"status": "completed", "agentId": SUBAGENT_ID, "totalTokens": 240},
+    )
+    main.assistant({"type": "text", "text": "Only pay() posts: it needs the retry."})
+    main.user(SECOND_PROMPT)
+    main.call("toolu_12", "Bash", command="python -m pytest -q")
+    main.result("toolu_12", "1 passed")
+    main.assistant({"type": "text", "text": "The tests pass."})
+
+    agent = _ClaudeRecords(root, session, agent=SUBAGENT_ID, minute=1)
+    agent.user(SUBAGENT_TASK)
+    agent.call("toolu_21", "Grep", pattern="requests.post", path=f"{root}/src")
+    agent.result("toolu_21", found)
+    agent.call("toolu_22", "Agent", description="Read", prompt=INNER_TASK)
+    agent.result(
+        "toolu_22",
+        "To the URL it is given.",
+        toolUseResult={"status": "completed", "agentId": INNER_ID, "totalTokens": 90},
+    )
+    agent.assistant({"type": "text", "text": f"One call: {found}"})
+    inner = _ClaudeRecords(root, session, agent=INNER_ID, minute=2)
+    inner.user(INNER_TASK)
+    inner.assistant({"type": "text", "text": "To the URL it is given."})
+
+    path = claude_session_path(root, home, session)
+    path.write_text(main.text(), encoding="utf-8")
+    folder = path.parent / session / "subagents"
+    folder.mkdir(parents=True)
+    (folder / f"agent-{SUBAGENT_ID}.jsonl").write_text(agent.text(), encoding="utf-8")
+    (folder / f"agent-{INNER_ID}.jsonl").write_text(inner.text(), encoding="utf-8")
+    for agent_id, description in (
+        (SUBAGENT_ID, SUBAGENT_DESCRIPTION),
+        (INNER_ID, INNER_DESCRIPTION),
+    ):
+        meta = {"agentType": "general-purpose", "description": description}
+        (folder / f"agent-{agent_id}.meta.json").write_text(json.dumps(meta), encoding="utf-8")
     return path
 
 

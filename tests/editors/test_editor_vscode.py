@@ -16,6 +16,8 @@ folder (`screenshots/`, printed with -s).
   inserted above them, and are edited, replied to, discarded and graduated from the thread.
 - A step marked from the narration ("Stet: Mark Step…"); an entry proposed as a skill and the
   capstone (dry run, then commit); the server found in the workspace's `.venv`.
+- A subagent's steps grouped under the turn whose Task call started it, in the side bar's
+  trajectory tree.
 """
 
 from __future__ import annotations
@@ -37,17 +39,25 @@ import pytest
 from editor_harness import (
     CAPSTONE_MESSAGE,
     HERE,
+    INNER_DESCRIPTION,
+    INNER_ID,
     INSTALL_HINT,
     MARGIN_LINE,
     MARGIN_TEXT,
+    SECOND_PROMPT,
     SESSION_ID,
     SESSION_PROMPT,
     SKILL_ENTRY_TEXT,
     SKILL_NAME,
+    SUBAGENT_DESCRIPTION,
+    SUBAGENT_ID,
+    SUBAGENT_PROMPT,
+    SUBAGENT_SESSION_ID,
     VSIX,
     add_skill_entry,
     check_skill_and_capstone,
     claude_session,
+    claude_subagent_session,
     find_chromium,
     find_code_server,
     free_port,
@@ -351,6 +361,104 @@ def test_step_marked_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) 
     assert result["marked"].startswith(
         f"Stet: step {MARK_STEP} marked wrong; style sheet entry {entries[0]['id']} added"
     ), result["marked"]
+
+
+def test_subagent_steps_grouped_in_the_tree_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    base, root = code_server
+    session = claude_subagent_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    trajectory = working_trajectory(root)
+    events_file = root / trajectory["path"] / "events.jsonl"
+    events = [json.loads(line) for line in events_file.read_text(encoding="utf-8").splitlines()]
+
+    expand = [f"session {SUBAGENT_SESSION_ID[:8]}", SUBAGENT_PROMPT, SUBAGENT_ID, INNER_ID]
+    expand.append(SECOND_PROMPT)
+    result = drive(
+        tmp_path, base, root, scenario="tree", expand=["working ", *expand], viewportHeight=1300
+    )
+
+    # The tree, rebuilt from the rows' levels: each row's children, by the row's index.
+    rows = result["treeRows"]
+    children: dict[int, list[int]] = {}
+    parents: list[int] = []
+    for at, row in enumerate(rows):
+        del parents[row["level"] - 1 :]
+        if parents:
+            children.setdefault(parents[-1], []).append(at)
+        parents.append(at)
+
+    def labels(at: int) -> list[str]:
+        return [rows[child]["label"] for child in children.get(at, [])]
+
+    def the_row(label: str) -> int:
+        found = [at for at, row in enumerate(rows) if row["label"] == label]
+        assert len(found) == 1, (label, rows)
+        return found[0]
+
+    def label(event: dict[str, Any]) -> str:
+        return f"{event['step']} · {event['kind']}"
+
+    # The events as imported: each subagent right after the call that started it (the main
+    # agent's Task call, the subagent's own Agent call), then the steps of its own.
+    def started(agent_id: str) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+        [spawn] = [e for e in events if e["kind"] == "subagent" and e["agent_id"] == agent_id]
+        [call] = [
+            e for e in events if e.get("call_id") == spawn["call_id"] and e["kind"] == "tool_call"
+        ]
+        assert events.index(spawn) == events.index(call) + 1, [label(e) for e in events]
+        own = [e for e in events if e.get("agent") == agent_id and e is not spawn]
+        return call, spawn, own
+
+    outer_call, outer_spawn, outer_own = started(SUBAGENT_ID)
+    inner_call, inner_spawn, inner_own = started(INNER_ID)
+    assert outer_call["name"] == "Task" and inner_call["name"] == "Agent"
+    assert inner_spawn["agent"] == SUBAGENT_ID and inner_spawn in outer_own
+    main = [e for e in events if e.get("agent") is None and e is not outer_spawn]
+    first, second = [e for e in main if e["kind"] == "user_message"]
+    turn1 = main[main.index(first) : main.index(second)]
+    turn2 = main[main.index(second) :]
+    after = turn1[turn1.index(outer_call) + 1 :]  # the Task's result, the reply: the main agent's
+    assert [e["kind"] for e in after][:2] == ["usage", "tool_result"], [label(e) for e in after]
+    outer_own.remove(inner_spawn)
+    inner_after = outer_own[outer_own.index(inner_call) + 1 :]  # the subagent's, after its call
+
+    # Each subagent's group row, named by the server's outline (its id and meta.json's
+    # description, the step that started it), holds that step and every step of its own...
+    outer_label = f"{SUBAGENT_ID}: {SUBAGENT_DESCRIPTION}"
+    inner_label = f"{INNER_ID}: {INNER_DESCRIPTION}"
+    outer, inner = the_row(outer_label), the_row(inner_label)
+    steps = 1 + len(outer_own) + 1 + len(inner_own)
+    assert rows[outer]["description"] == f"{steps} steps · subagent · step {outer_spawn['step']}"
+    steps = 1 + len(inner_own)
+    assert rows[inner]["description"] == f"{steps} steps · subagent · step {inner_spawn['step']}"
+    assert labels(inner) == [label(inner_spawn), *(label(e) for e in inner_own)], rows
+    # ... the subagent's own subagent right after the call that started it, ...
+    assert labels(outer) == [
+        label(outer_spawn),
+        *(label(e) for e in outer_own[: outer_own.index(inner_call) + 1]),
+        inner_label,
+        *(label(e) for e in inner_after),
+    ], rows
+    # ... and the first one under the first turn, right after the Task call, before the main
+    # agent's later steps (none of which are in a subagent's group).
+    turn = the_row(SUBAGENT_PROMPT)
+    assert rows[turn]["description"].endswith("turn 1"), rows[turn]
+    assert labels(turn) == [
+        *(label(e) for e in turn1[: turn1.index(outer_call) + 1]),
+        outer_label,
+        *(label(e) for e in after),
+    ], rows
+    assert not {label(e) for e in after + turn2} & set(labels(outer) + labels(inner))
+    # The second turn holds only the main agent's steps of the second request.
+    later = the_row(SECOND_PROMPT)
+    assert rows[later]["description"].endswith("turn 2"), rows[later]
+    assert labels(later) == [label(e) for e in turn2], rows
+    # Both turns under the session row, beside its start.
+    session_row = next(at for at, row in enumerate(rows) if turn in children.get(at, []))
+    assert [at for at in children[session_row] if at in (turn, later)] == [turn, later]
 
 
 def test_entry_proposed_as_skill_and_capstone_from_vscode(

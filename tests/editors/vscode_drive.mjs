@@ -16,12 +16,14 @@
 //   again, in a comment thread; "Stet: Import Agent Session…" from the quick pick and its
 //   narration; a step opened from the tree (events.jsonl at its line) and a file change's
 //   diff; the provenance hover on a line the agent wrote; the entry graduated from the tree's
-//   context menu; "Stet: Commit Trajectory (Capstone)" and the commit's id.
+//   context menu; "Stet: Commit Trajectory (Capstone)" and the commit's id;
+// - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
+//   every row's level, label and description (a tall viewport keeps every row drawn).
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
 // commentLine, commentText, root, stetCli, agentLine, agentText, sessionPrompt, markLine,
 // markText, entryId, entryLine, entryText, branch, stepLabel, stepLine, sessionLabel, changeLabel,
 // diffTitle, diffShows, provenanceFile, provenanceFileName, threadEntries, editedText, replyText,
-// badName, skillName, capstoneMessage, screenshots, out, chromium, timeoutMs).
+// badName, skillName, capstoneMessage, expand, viewportHeight, screenshots, out, chromium, timeoutMs).
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -782,6 +784,48 @@ async function runScenario(page) {
   await screenshot(page, "capstone");
 }
 
+/** The rows of the side bar's tree: level (1 at the top), label, description, expanded. */
+async function treeRows(page) {
+  return page.locator(".part.sidebar .monaco-list-row").evaluateAll((nodes) =>
+    nodes.map((n) => ({
+      level: Number(n.getAttribute("aria-level")),
+      label: n.querySelector(".label-name")?.textContent ?? "",
+      description: n.querySelector(".label-description")?.textContent ?? "",
+      expanded: n.getAttribute("aria-expanded"),
+    })),
+  );
+}
+
+// The Stet view's trajectory tree: the rows config.expand names (text each holds), expanded in
+// turn; then every row, with its level, for the test to rebuild the tree from.
+async function runTree(page) {
+  await openWorkbench(page);
+  await runCommand(page, "Stet: Show Stet View");
+  const rows = page.locator(".part.sidebar .monaco-list-row");
+  for (const text of config.expand) {
+    const row = rows.filter({ hasText: text }).first();
+    await row.waitFor({ timeout: TIMEOUT });
+    // A hover's tooltip covers the row below it: the pointer leaves the tree first.
+    await page.mouse.move(700, 880);
+    await until(`${text} expanded`, async () => {
+      if ((await row.getAttribute("aria-expanded")) === "true") {
+        return true;
+      }
+      await row.click();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return (await row.getAttribute("aria-expanded")) === "true";
+    });
+  }
+  await page.mouse.move(700, 880);
+  // The last expanded row's children are in.
+  result.treeRows = await until("the expanded tree", async () => {
+    const found = await treeRows(page);
+    const last = found.findIndex((row) => `${row.label}${row.description}`.includes(config.expand.at(-1)));
+    return last >= 0 && found[last + 1]?.level > found[last].level ? found : null;
+  });
+  await screenshot(page, "trajectory-tree");
+}
+
 const run = {
   notes: runNotes,
   mark: runMark,
@@ -789,6 +833,7 @@ const run = {
   sidebar: runSidebar,
   threads: runThreads,
   scenario: runScenario,
+  tree: runTree,
 }[config.scenario ?? "notes"];
 
 const browser = await chromium.launch({
@@ -806,7 +851,7 @@ const browser = await chromium.launch({
 });
 let failed = false;
 try {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1400, height: config.viewportHeight ?? 900 } });
   const page = await context.newPage();
   page.setDefaultTimeout(TIMEOUT);
   try {

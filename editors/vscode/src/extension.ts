@@ -1554,7 +1554,9 @@ function outlineTree(
     }
     return node;
   };
-  const agentOf = (session: string, agent: string, line: number) => {
+  /** A subagent's node, made under `parent` (the node of the agent whose call started it),
+   * else under the session's turn. */
+  const agentOf = (session: string, agent: string, line: number, parent?: OutlineItem) => {
     const key = `${session}\u0000${agent}`;
     let node = agents.get(key);
     if (!node) {
@@ -1563,7 +1565,7 @@ function outlineTree(
         line,
       );
       agents.set(key, node);
-      (turns.get(session) ?? sessionOf(session, line)).children.push(node);
+      (parent ?? turns.get(session) ?? sessionOf(session, line)).children.push(node);
     }
     return node;
   };
@@ -1612,8 +1614,10 @@ function outlineTree(
       turn.children.push(row);
       return;
     }
-    if (kind === "subagent" && typeof event.agent_id === "string" && agent === undefined) {
-      const node = agentOf(session, event.agent_id, index);
+    if (kind === "subagent" && typeof event.agent_id === "string") {
+      // A subagent's own subagent goes under it, as the server's outline has it.
+      const parent = agent !== undefined ? agentOf(session, agent, index) : undefined;
+      const node = agentOf(session, event.agent_id, index, parent);
       named(node, index);
       node.children.push(row);
       return;
