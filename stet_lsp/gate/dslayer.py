@@ -104,6 +104,10 @@ _lock = threading.Lock()
 # `([^\v=!:]*)\s*(:=?|[!=]{1,3})\s*([\w.-]+[\[\(][^\v]*[\]\)])`: its first group may be
 # empty, so a match exists exactly when the operator and what follows match somewhere. Searching
 # from the operator gives the same answer without retrying the unbounded prefix at every offset.
+# A control sequence still open where a widened token would start (`ESC[1;` before `32m…`;
+# ESC raw or as a JSON escape), and the rest of it: parameters, intermediates, the final byte.
+_CONTROL_OPEN = re.compile(r"(?:\x1b|\\u001[bB])\[[0-?]{0,64}\Z")
+_CONTROL_TAIL = re.compile(r"[0-?]{0,64}[ -/]{0,8}[@-~]")
 _INDIRECT_REFERENCE = re.compile(r"(?::=?|[!=]{1,3})\s*[\w.-]+[\[\(][^\v]*[\]\)]")
 
 
@@ -180,9 +184,15 @@ def rule_name(secret_type: str) -> str:
 
 
 def _expand(text: str, start: int, end: int, lower: int, upper: int) -> tuple[int, int]:
-    """detect-secrets reports values, often cut short: widen to the whole token."""
+    """detect-secrets reports values, often cut short: widen to the whole token, but not
+    into the terminal control sequence it may follow (`ESC[1;32m` + token)."""
+    reported = start
     while start > lower and text[start - 1] not in _VALUE_STOP:
         start -= 1
+    if start < reported and _CONTROL_OPEN.search(text, max(lower, start - 64), start):
+        tail = _CONTROL_TAIL.match(text, start, reported)
+        if tail is not None:
+            start = tail.end()
     while end < upper and text[end] not in _VALUE_STOP:
         end += 1
     return start, end
