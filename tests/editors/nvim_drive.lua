@@ -460,7 +460,246 @@ local function run_graduate()
   result.ok = notified("failed") == nil
 end
 
-local scenarios = { notes = run_notes, import = run_import, mark = run_mark, graduate = run_graduate }
+-- The notes and stet diagnostics of a buffer whose message holds `text`.
+local function diagnostic_with(bufnr, text)
+  return find(stet_diagnostics(bufnr), function(d)
+    return d.message:find(text, 1, true) ~= nil
+  end)
+end
+
+-- A paused sheet refuses the margin note (:Stet record) and says so; :Stet list's title says
+-- it is paused; :Stet resume, then :Stet record records it; :Stet edit {id} {text} changes an
+-- entry's text; :Stet graduate discard on its line discards it.
+local function run_upkeep()
+  local bufnr = open_file()
+  wait_for("margin and entry diagnostics", function()
+    return diagnostic_with(bufnr, "margin note") ~= nil and diagnostic_with(bufnr, config.entry_text) ~= nil
+  end)
+  result.entry_before = diagnostic_with(bufnr, config.entry_text)
+
+  vim.cmd("Stet pause")
+  wait_for("paused", function()
+    return notified("^stet: paused") ~= nil
+  end)
+  result.paused = notified("^stet: paused").message
+  vim.cmd("Stet list")
+  wait_for("quickfix title", function()
+    return vim.fn.getqflist({ title = 1 }).title:find("paused", 1, true) ~= nil
+  end)
+  result.list_title = vim.fn.getqflist({ title = 1 }).title
+  vim.cmd("cclose")
+  vim.api.nvim_set_current_buf(bufnr)
+
+  vim.api.nvim_win_set_cursor(0, { config.margin_line + 1, 0 })
+  vim.cmd("Stet record")
+  wait_for("record refused", function()
+    return notified("stet.margin.record failed") ~= nil or notified("margin note recorded") ~= nil
+  end)
+  result.refused = (notified("stet.margin.record failed") or notified("margin note recorded")).message
+  result.buffer_paused = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  result.margin_while_paused = diagnostic_with(bufnr, "margin note")
+
+  vim.cmd("Stet resume")
+  wait_for("resumed", function()
+    return notified("^stet: resumed") ~= nil
+  end)
+  vim.api.nvim_win_set_cursor(0, { config.margin_line + 1, 0 })
+  vim.cmd("Stet record")
+  wait_for("margin note recorded", function()
+    return notified("^stet: margin note recorded") ~= nil and not buffer_text(bufnr):find("stet:", 1, true)
+  end)
+  vim.cmd("silent write")
+  result.after_record = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+
+  vim.cmd("Stet edit " .. config.entry_id .. " " .. config.edited_text)
+  wait_for("edited diagnostic", function()
+    return diagnostic_with(bufnr, config.edited_text) ~= nil
+  end)
+  result.edited = diagnostic_with(bufnr, config.edited_text)
+  result.edited_notice = (notified("^stet: note .* edited") or {}).message
+
+  vim.api.nvim_win_set_cursor(0, { result.edited.lnum + 1, 0 })
+  vim.cmd("Stet graduate discard")
+  wait_for("discarded entry gone", function()
+    return notified("^stet: entry .* discarded") ~= nil and diagnostic_with(bufnr, config.edited_text) == nil
+  end)
+  result.discarded = notified("^stet: entry .* discarded").message
+  result.diagnostics = stet_diagnostics(bufnr)
+  result.ok = true
+end
+
+-- The floating window vim.lsp.buf.hover() opened: its lines (then it is closed).
+local function hover_shown(what)
+  local lines
+  wait_for(what, function()
+    vim.lsp.buf.hover()
+    local found = vim.wait(1000, function()
+      for _, win in ipairs(vim.api.nvim_list_wins()) do
+        if vim.api.nvim_win_get_config(win).relative ~= "" then
+          lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+          pcall(vim.api.nvim_win_close, win, true)
+          return true
+        end
+      end
+      return false
+    end, 50)
+    return found
+  end)
+  return lines
+end
+
+-- The code lenses the plugin shows in a buffer (vim.lsp.codelens.get), once there are some.
+local function lenses_shown(bufnr, what)
+  local lenses
+  wait_for(what, function()
+    lenses = {}
+    for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
+      lenses[#lenses + 1] = {
+        line = lens.range.start.line,
+        title = lens.command and lens.command.title,
+        command = lens.command and lens.command.command,
+      }
+    end
+    if #lenses == 0 then
+      vim.lsp.codelens.refresh({ bufnr = bufnr })
+    end
+    return #lenses > 0
+  end)
+  table.sort(lenses, function(a, b)
+    return a.line < b.line
+  end)
+  return lenses
+end
+
+-- A trajectory's events.jsonl: the outline (vim.lsp.buf.document_symbol), the lenses, the
+-- hover on a step's line and its code actions; then, in a file a step wrote, the provenance
+-- lens and hover.
+local function run_trajectory()
+  vim.cmd.edit(vim.fn.fnameescape(config.events))
+  local events = vim.api.nvim_get_current_buf()
+  wait_for("client on events.jsonl", function()
+    local client = vim.lsp.get_clients({ bufnr = events, name = "stet" })[1]
+    return client ~= nil and client.initialized
+  end)
+  result.lenses = lenses_shown(events, "step lenses")
+  wait_for("outline", function()
+    vim.lsp.buf.document_symbol({
+      on_list = function(list)
+        result.outline = {}
+        for _, item in ipairs(list.items) do
+          result.outline[#result.outline + 1] = { lnum = item.lnum, text = item.text }
+        end
+      end,
+    })
+    return vim.wait(2000, function()
+      return result.outline ~= nil
+    end, 50)
+  end)
+  vim.api.nvim_win_set_cursor(0, { config.step_line + 1, 0 })
+  result.step_hover = hover_shown("step hover")
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(events) },
+    range = { start = { line = config.step_line, character = 0 }, ["end"] = { line = config.step_line, character = 0 } },
+    context = { diagnostics = {} },
+  }
+  result.actions = {}
+  for _, response in pairs(vim.lsp.buf_request_sync(events, "textDocument/codeAction", params, TIMEOUT) or {}) do
+    for _, action in ipairs(response.result or {}) do
+      result.actions[#result.actions + 1] = { title = action.title, command = action.command }
+    end
+  end
+  result.events_diagnostics = stet_diagnostics(events)
+
+  vim.cmd.edit(vim.fn.fnameescape(config.written))
+  local written = vim.api.nvim_get_current_buf()
+  wait_for("client on the written file", function()
+    local client = vim.lsp.get_clients({ bufnr = written, name = "stet" })[1]
+    return client ~= nil and client.initialized
+  end)
+  result.written_lenses = lenses_shown(written, "provenance lens")
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  result.provenance_hover = hover_shown("provenance hover")
+  -- Running the lens (as a user would, :lua vim.lsp.codelens.run()) opens the step.
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.lsp.codelens.run()
+  wait_for("the lens's step open", function()
+    return vim.api.nvim_buf_get_name(0):find("narration.md", 1, true) ~= nil
+  end)
+  result.opened = vim.api.nvim_buf_get_name(0)
+  result.opened_line = vim.api.nvim_buf_get_lines(0, vim.api.nvim_win_get_cursor(0)[1] - 1, vim.api.nvim_win_get_cursor(0)[1], false)[1]
+  result.ok = true
+end
+
+-- :Stet review shows the graduation review; the code action on one line accepts its proposal;
+-- the review, read again, holds the other line; "Accept every proposal" accepts it.
+local function run_review()
+  open_file()
+  vim.cmd("Stet review")
+  wait_for("review buffer", function()
+    return vim.api.nvim_buf_get_name(0):find("/.stet/cache/graduation/", 1, true) ~= nil
+  end)
+  local review = vim.api.nvim_get_current_buf()
+  result.review_buffer = vim.api.nvim_buf_get_name(review)
+  result.review_lines = vim.api.nvim_buf_get_lines(review, 0, -1, false)
+  result.review_notice = (notified("to review") or {}).message
+  wait_for("client on the review", function()
+    return vim.lsp.get_clients({ bufnr = review, name = "stet" })[1] ~= nil
+  end)
+  local line = find(vim.fn.range(vim.api.nvim_buf_line_count(review)), function(n)
+    return result.review_lines[n + 1]:find(config.accept_id, 1, true) ~= nil
+  end)
+  if not line then
+    error("no line of entry " .. config.accept_id .. " in the review")
+  end
+  vim.api.nvim_win_set_cursor(0, { line + 1, 0 })
+  local title = "Accept the proposal for entry " .. config.accept_id
+  local offered = {}
+  vim.lsp.buf.code_action({
+    apply = true,
+    filter = function(action)
+      offered[#offered + 1] = action.title
+      return action.title == title
+    end,
+  })
+  result.offered = offered
+  local path = result.review_buffer
+  wait_for("accepted entry left the review", function()
+    return not table.concat(vim.fn.readfile(path), "\n"):find(config.accept_id, 1, true)
+  end)
+  -- The buffer follows the file the server wrote again (no :edit! needed), or the next
+  -- action would read the stale buffer.
+  wait_for("review buffer read again", function()
+    return not buffer_text(review):find(config.accept_id, 1, true)
+  end)
+  result.review_after = vim.api.nvim_buf_get_lines(review, 0, -1, false)
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.lsp.buf.code_action({
+    apply = true,
+    filter = function(action)
+      return action.title == "Accept every proposal"
+    end,
+  })
+  wait_for("every proposal accepted", function()
+    return not table.concat(vim.fn.readfile(path), "\n"):find(config.other_id, 1, true)
+      or notified("failed") ~= nil
+  end)
+  wait_for("review buffer read again after all", function()
+    return not buffer_text(review):find(config.other_id, 1, true)
+  end)
+  result.review_shown = vim.api.nvim_buf_get_lines(review, 0, -1, false)
+  result.review_last = vim.fn.readfile(path)
+  result.ok = true
+end
+
+local scenarios = {
+  notes = run_notes,
+  import = run_import,
+  mark = run_mark,
+  graduate = run_graduate,
+  upkeep = run_upkeep,
+  trajectory = run_trajectory,
+  review = run_review,
+}
 local run = scenarios[config.scenario or "notes"]
 
 vim.api.nvim_create_autocmd("VimEnter", {

@@ -7,8 +7,12 @@ open what they should; `:Stet` completes; `:checkhealth stet` reports no error. 
 imports a Claude Code session of the repository (picked with vim.ui.select, then again by its
 path) and `:Stet trajectory` opens its narration; `:Stet! mark` marks a step of it.
 `:Stet graduate` graduates the entry under the cursor (in a source file and in the sheet),
-`:Stet steps` lists the working trajectory's steps, `:Stet capstone` commits it. The help file
-passes `:helptags`, and the README's minimal configuration attaches the client.
+`:Stet steps` lists the working trajectory's steps, `:Stet capstone` commits it. A paused sheet
+refuses `:Stet record` (then `:Stet resume`, `:Stet edit`, `:Stet graduate discard`); a
+trajectory's events.jsonl shows its lenses, outline, hover and verdict actions, and a file a
+step wrote its provenance lens (run, it opens the step) and hover; `:Stet review` and its code
+actions graduate the entries. The help file passes `:helptags`, and the README's minimal
+configuration attaches the client.
 """
 
 from __future__ import annotations
@@ -25,9 +29,11 @@ from editor_harness import (
     HERE,
     INSTALL_HINT,
     MARGIN_LINE,
+    MARGIN_SOURCE,
     MARGIN_TEXT,
     NEOVIM_PLUGIN,
     SESSION_PROMPT,
+    SKILL_ENTRY_TEXT,
     SKILL_NAME,
     add_skill_entry,
     check_skill_and_capstone,
@@ -471,3 +477,253 @@ def test_readme_minimal_configuration_attaches(tmp_path: Path) -> None:
     assert seen["loaded"] is False, seen
     assert "<Plug>(StetNote)" in seen["keys"], seen
     assert all(key.startswith("<Plug>") for key in seen["keys"]), seen
+
+
+UPKEEP_TEXT = "pay() takes the URL and nothing else"
+UPKEEP_EDITED = "pay() takes the URL from settings, never from callers"
+UPKEEP_LINE = 3  # 0-based: "def pay(url):"
+
+
+def test_paused_sheet_entry_edited_and_discarded_from_neovim(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "repo")
+    added = stet(
+        root, "note", "add", UPKEEP_TEXT, "--kind", "convention", "--file", "src/pay.py",
+        "--line", str(UPKEEP_LINE + 1), "--json",
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    entry_id = json.loads(added.stdout)["entry"]["id"]
+    file = root / "src" / "pay.py"
+
+    result = drive(
+        tmp_path,
+        root,
+        file,
+        scenario="upkeep",
+        margin_line=MARGIN_LINE,
+        entry_id=entry_id,
+        entry_text=UPKEEP_TEXT,
+        edited_text=UPKEEP_EDITED,
+    )
+    print(json.dumps({"steps": result.get("steps"), "total_ms": result.get("total_ms")}))
+    assert result.get("ok"), f"{result.get('error')}\n{json.dumps(result, indent=1)}"
+    assert not [m for m in result["server_messages"] if m["type"] <= 2], result["server_messages"]
+    assert result["entry_before"]["lnum"] == UPKEEP_LINE
+    assert result["entry_before"]["message"] == (
+        f"style sheet (convention, human, {entry_id}): {UPKEEP_TEXT}"
+    )
+
+    # :Stet pause (no date): paused until resumed, and :Stet list's title says so.
+    assert result["paused"] == "stet: paused"
+    assert result["list_title"] == "stet style sheet (main) paused"
+    # While paused, :Stet record is refused with the server's reason; the comment stays, and
+    # so does its diagnostic.
+    assert result["refused"] == (
+        "stet: stet.margin.record failed: the style sheet of main is paused: new agent and "
+        "margin notes are not recorded (nothing was removed; `stet resume` resumes)"
+    )
+    assert result["buffer_paused"][MARGIN_LINE] == f"    # stet: {MARGIN_TEXT}"
+    assert result["margin_while_paused"]["lnum"] == MARGIN_LINE
+    # Only the errors of the refused record were shown (level 4 = ERROR).
+    errors = [n["message"] for n in result["notifications"] if n["level"] >= 3]
+    assert errors == [result["refused"]], errors
+
+    # :Stet resume, then :Stet record on the comment's line: recorded, the comment removed.
+    assert (
+        result["after_record"]
+        == MARGIN_SOURCE.replace(f"    # stet: {MARGIN_TEXT}\n", "").splitlines()
+    )
+    assert file.read_text(encoding="utf-8") == "\n".join(result["after_record"]) + "\n"
+
+    # :Stet edit {id} {text}: the diagnostic shows the new text, at the same line.
+    assert result["edited_notice"] == f"stet: note {entry_id} edited"
+    assert result["edited"]["lnum"] == UPKEEP_LINE
+    assert result["edited"]["message"] == (
+        f"style sheet (convention, human, {entry_id}): {UPKEEP_EDITED}"
+    )
+    # :Stet graduate discard on its line: gone from the buffer, discarded in the sheet.
+    assert result["discarded"] == f"stet: entry {entry_id} discarded"
+    entries = {entry["id"]: entry for entry in sheet_entries(root)}
+    [margin] = [entry for entry in entries.values() if entry["text"] == MARGIN_TEXT]
+    assert (margin["kind"], margin["author"], margin["status"]) == ("markup", "human", "open")
+    assert margin["anchor"]["path"] == "src/pay.py"
+    assert (entries[entry_id]["text"], entries[entry_id]["status"]) == (UPKEEP_EDITED, "discarded")
+    assert len(entries) == 2, entries
+    shown = [(d["lnum"], d["message"]) for d in result["diagnostics"]]
+    assert shown == [
+        (MARGIN_LINE, f"style sheet (markup, human, {margin['id']}): {MARGIN_TEXT}")
+    ], shown
+    listed = json.loads(stet(root, "note", "list", "--json").stdout)
+    assert (listed["paused"], listed["paused_until"]) == (False, None)
+
+
+RETRY_SOURCE = "def retry(call, times=3):\n    return call()\n"
+MINUS = "\N{MINUS SIGN}"  # the sign the server writes before a change's removed lines
+
+
+def test_trajectory_outline_lenses_hovers_and_provenance_from_neovim(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "repo")
+    # The file the session's Write created, as it left it.
+    (root / "src" / "retry.py").write_text(RETRY_SOURCE, encoding="utf-8")
+    session = claude_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    trajectory = working_trajectory(root)
+    events_file = root / trajectory["path"] / "events.jsonl"
+    events = [json.loads(line) for line in events_file.read_text(encoding="utf-8").splitlines()]
+    [change] = [event for event in events if event["kind"] == "file_change"]
+    step_line = events.index(change)
+
+    result = drive(
+        tmp_path,
+        root,
+        root / "src" / "pay.py",
+        scenario="trajectory",
+        events=str(events_file),
+        step_line=step_line,
+        written=str(root / "src" / "retry.py"),
+    )
+    print(json.dumps({"steps": result.get("steps"), "total_ms": result.get("total_ms")}))
+    assert result.get("ok"), f"{result.get('error')}\n{json.dumps(result, indent=1)}"
+    assert not result["notifications"], result["notifications"]
+    assert not [m for m in result["server_messages"] if m["type"] <= 2], result["server_messages"]
+    short = trajectory["id"]
+    [call] = [e for e in events if e["kind"] == "tool_call" and e["name"] == "Write"]
+
+    # events.jsonl: a title-only lens per step, at its line (the plugin asked for them).
+    lenses = result["lenses"]
+    assert [(lens["line"], lens["command"]) for lens in lenses] == [
+        (at, "") for at in range(len(events))
+    ], lenses
+    for lens, event in zip(lenses, events, strict=True):
+        assert lens["title"].startswith(f"{event['step']} · {event['kind']}"), (lens, event)
+    assert (
+        lenses[step_line]["title"]
+        == f"{change['step']} · file_change create src/retry.py +2 {MINUS}0"
+    )
+    assert lenses[events.index(call)]["title"] == f"{call['step']} · tool_call Write src/retry.py"
+    # The outline (vim.lsp.buf.document_symbol): the session, then its one turn, named by the
+    # request.
+    assert result["outline"] == [
+        {
+            "lnum": 1,
+            "text": "[Namespace] claude-code 2.1.12 claude-sonnet-4-5-20250929"
+            " · 2026-03-01T09:00:00.000Z",
+        },
+        {"lnum": 2, "text": f"[Event] {SESSION_PROMPT}"},
+    ]
+    # The hover on the change's line: the step, its diff, the call that made it.
+    hover = result["step_hover"]
+    assert hover[0] == f"**Step {change['step']} · file\\_change** · {change['time']}", hover
+    assert f"create `src/retry.py` +2 {MINUS}0" in hover
+    assert hover[hover.index("```diff") : hover.index("```diff") + 7] == [
+        "```diff",
+        "--- /dev/null",
+        "+++ b/src/retry.py",
+        "@@ -0,0 +1,2 @@",
+        "+def retry(call, times=3):",
+        "+    return call()",
+        "```",
+    ], hover
+    assert hover[-1] == f"Made by call `{call['call_id']}` (step {call['step']}).", hover
+    # Its code actions: the two verdicts on that step.
+    assert [
+        (action["title"], action["command"]["command"], action["command"]["arguments"][0]["line"])
+        for action in result["actions"]
+    ] == [
+        (f"Mark step {change['step']} as wrong", "stet.step.mark", step_line),
+        (f"Mark step {change['step']} as clever", "stet.step.mark", step_line),
+    ]
+    assert result["events_diagnostics"] == []  # the import wrote it valid and redacted
+
+    # src/retry.py: its two lines carry one lens and a hover back to the step that wrote them.
+    assert [
+        (lens["line"], lens["title"], lens["command"]) for lens in result["written_lenses"]
+    ] == [
+        (
+            0,
+            f"agent: step {change['step']} of {short[:29]}… wrote 2 lines",
+            "stet.trajectory.open",
+        )
+    ]
+    narration = root / trajectory["path"] / "narration.md"
+    assert result["provenance_hover"] == [
+        f"**Written by step {change['step']}** of trajectory `{short}`",
+        "",
+        "```diff",
+        "--- /dev/null",
+        "+++ b/src/retry.py",
+        "@@ -0,0 +1,2 @@",
+        "+def retry(call, times=3):",
+        "+    return call()",
+        "```",
+        "",
+        f"[Open step {change['step']}]({narration.as_uri()}#step-{change['step']})",
+    ]
+    # Running the lens opened the narration at the step.
+    assert Path(result["opened"]).resolve() == narration.resolve()
+    assert result["opened_line"].startswith(
+        f'<a id="step-{change["step"]}"></a>**Step {change["step"]} · Created** `src/retry.py`'
+    ), result["opened_line"]
+
+
+CLARIFICATION = "The payment API answers 409 for a repeated idempotency key"
+
+
+def test_graduation_review_accepted_from_neovim(tmp_path: Path) -> None:
+    import pygit2
+
+    root = make_workspace(tmp_path / "repo")
+    skill_id, proposed = add_skill_entry(root)
+    added = stet(root, "note", "add", CLARIFICATION, "--kind", "clarification", "--json")
+    assert added.returncode == 0, added.stderr
+    clarification_id = json.loads(added.stdout)["entry"]["id"]
+
+    result = drive(
+        tmp_path,
+        root,
+        root / "src" / "pay.py",
+        scenario="review",
+        accept_id=clarification_id,
+        other_id=skill_id,
+    )
+    print(json.dumps({"steps": result.get("steps"), "total_ms": result.get("total_ms")}))
+    assert result.get("ok"), f"{result.get('error')}\n{json.dumps(result, indent=1)}"
+    assert not [m for m in result["server_messages"] if m["type"] <= 2], result["server_messages"]
+    assert not [n for n in result["notifications"] if n["level"] >= 3], result["notifications"]
+
+    # :Stet review wrote the review under .stet/cache/graduation/ and showed it: a line per
+    # open entry, with its proposed route.
+    review = Path(result["review_buffer"])
+    assert review.parent == root / ".stet" / "cache" / "graduation", review
+    skill_line = f"- [ ] {skill_id} → skill:{proposed} — {SKILL_ENTRY_TEXT}"
+    clarification_line = f"- [ ] {clarification_id} → trajectory — {CLARIFICATION}"
+    lines = result["review_lines"]
+    assert lines[0] == "# Graduation review: main"
+    assert lines[-7:] == [
+        "## Conventions", "", skill_line, "", "## Clarifications", "", clarification_line,
+    ], lines  # fmt: skip
+    messages = [n["message"] for n in result["notifications"]]
+    assert messages[0] == "stet: 2 open entries to review (code action on a line accepts it)"
+
+    # The code actions on the clarification's line: its own and "Accept every proposal".
+    assert result["offered"] == [
+        f"Accept the proposal for entry {clarification_id}",
+        "Accept every proposal",
+    ]
+    # Accepted: reported, and the buffer read again holds only the convention's line.
+    [trajectory] = json.loads(stet(root, "trajectory", "list", "--json").stdout)["trajectories"]
+    assert messages[1] == f"stet: entry {clarification_id} into the trajectory {trajectory['id']}"
+    assert result["review_after"] == lines[:-4], result["review_after"]
+    # "Accept every proposal" then graduated the convention as the proposed skill, staged.
+    relative = f".stet/skills/{proposed}/SKILL.md"
+    assert messages[2:] == [
+        f"stet: entry {skill_id} into the skill {proposed} ({relative}, staged)"
+    ], messages
+    assert result["review_shown"][-1] == "No open entries."
+    assert result["review_last"] == result["review_shown"]
+    statuses = {entry["id"]: entry["status"] for entry in sheet_entries(root)}
+    assert statuses == {clarification_id: "graduated-trajectory", skill_id: "graduated-skill"}
+    assert SKILL_ENTRY_TEXT in (root / relative).read_text(encoding="utf-8")
+    assert relative in pygit2.Repository(str(root)).index
+    events = (root / trajectory["path"] / "events.jsonl").read_text(encoding="utf-8")
+    assert CLARIFICATION in events

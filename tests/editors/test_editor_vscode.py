@@ -16,6 +16,8 @@ folder (`screenshots/`, printed with -s).
   inserted above them, and are edited, replied to, discarded and graduated from the thread.
 - A step marked from the narration ("Stet: Mark Step…"); an entry proposed as a skill and the
   capstone (dry run, then commit); the server found in the workspace's `.venv`.
+- The sheet paused, an entry edited and another discarded, the sheet resumed, all from the
+  command palette; the status bar and the Problems panel after.
 - A subagent's steps grouped under the turn whose Task call started it, in the side bar's
   trajectory tree.
 """
@@ -698,3 +700,80 @@ def _imported_events(folder: Path, session: Path) -> list[dict[str, Any]]:
     assert done.returncode == 0, done.stderr
     events_file = next((scratch / ".stet" / "cache" / "trajectories").glob("*/events.jsonl"))
     return [json.loads(line) for line in events_file.read_text(encoding="utf-8").splitlines()]
+
+
+UPKEEP_ENTRIES = [
+    # (text, kind, 1-based line)
+    ("pay() takes the URL and nothing else", "convention", 4),
+    ("Callers retry, not pay()", "clarification", 6),
+]
+UPKEEP_EDITED = "pay() takes the URL from settings, never from callers"
+PAUSE_UNTIL = "2999-01-01"
+
+
+def test_sheet_paused_entry_edited_and_discarded_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    base, root = code_server
+    ids = []
+    for text, kind, line in UPKEEP_ENTRIES:
+        added = stet(
+            root, "note", "add", text, "--kind", kind, "--file", "src/pay.py",
+            "--line", str(line), "--json",
+        )  # fmt: skip
+        assert added.returncode == 0, added.stderr
+        ids.append(json.loads(added.stdout)["entry"]["id"])
+    (edit_text, _, edit_line), (discard_text, _, _) = UPKEEP_ENTRIES
+
+    result = drive(
+        tmp_path,
+        base,
+        root,
+        scenario="upkeep",
+        pauseUntil=PAUSE_UNTIL,
+        editText=edit_text,
+        editedText=UPKEEP_EDITED,
+        discardText=discard_text,
+    )
+    edit_id, discard_id = ids
+    until = f"{PAUSE_UNTIL}T00:00:00Z"
+
+    # "Stet: Pause Style Sheet…": the date asked for, the server's answer in the status bar,
+    # the item marked paused, the sheet's header paused until then.
+    assert result["statusBefore"].strip() == "Stet: main · 2 open"
+    assert result["pauseBox"]["title"] == "Stet: Pause Style Sheet"
+    assert result["paused"] == f"Stet: main paused until {until}"
+    assert result["statusPaused"].strip() == "Stet: main · 2 open ·  paused"
+    assert result["pausedOnDisk"] == {"paused": True, "paused_until": until}
+
+    # "Stet: Edit Note…": the open entries offered (text, kind · author · id, anchor), the
+    # picked one's text filled in, the new text written.
+    assert result["editPicks"] == [
+        f"{text}{kind} · human · {entry_id}src/pay.py:{line}"
+        for (text, kind, line), entry_id in zip(UPKEEP_ENTRIES, ids, strict=True)
+    ]
+    assert result["editBox"]["title"] == f"Stet: Edit entry {edit_id}"
+    assert result["editBox"]["value"] == edit_text
+    assert result["edited"] == f"Stet: entry {edit_id} edited"
+    # "Stet: Discard Entry…": the list shows the edited text; the other one discarded.
+    assert result["discardPicks"][0].startswith(f"{UPKEEP_EDITED}convention · human · {edit_id}")
+    assert result["discarded"] == f"Stet: entry {discard_id} discarded"
+    assert result["statusDiscarded"].strip() == "Stet: main · 1 open ·  paused"
+    # "Stet: Resume Style Sheet".
+    assert result["resumed"] == "Stet: main resumed"
+    assert result["statusResumed"].strip() == "Stet: main · 1 open"
+
+    # On disk: the edited entry open at its line, the other discarded, the sheet resumed.
+    listed = json.loads(stet(root, "note", "list", "--json").stdout)
+    assert (listed["paused"], listed["paused_until"]) == (False, None)
+    entries = {entry["id"]: entry for entry in listed["entries"]}
+    assert (entries[edit_id]["text"], entries[edit_id]["status"]) == (UPKEEP_EDITED, "open")
+    assert entries[edit_id]["placement"] == {"line": edit_line, "lost": False}
+    assert (entries[discard_id]["text"], entries[discard_id]["status"]) == (
+        discard_text,
+        "discarded",
+    )
+    # The Problems panel: the edited entry at its line, nothing of the discarded one.
+    message = f"style sheet (convention, human, {edit_id}): {UPKEEP_EDITED}"
+    assert f"{message}stetconvention[Ln {edit_line}, Col 1]" in result["problems"]
+    assert not [row for row in result["problems"] if discard_text in row], result["problems"]

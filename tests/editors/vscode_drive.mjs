@@ -17,13 +17,15 @@
 //   narration; a step opened from the tree (events.jsonl at its line) and a file change's
 //   diff; the provenance hover on a line the agent wrote; the entry graduated from the tree's
 //   context menu; "Stet: Commit Trajectory (Capstone)" and the commit's id;
+// - "upkeep": "Stet: Pause Style Sheet…", "Stet: Edit Note…", "Stet: Discard Entry…" and
+//   "Stet: Resume Style Sheet" from the palette; the status bar and the Problems panel after;
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn).
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
 // commentLine, commentText, root, stetCli, agentLine, agentText, sessionPrompt, markLine,
 // markText, entryId, entryLine, entryText, branch, stepLabel, stepLine, sessionLabel, changeLabel,
 // diffTitle, diffShows, provenanceFile, provenanceFileName, threadEntries, editedText, replyText,
-// badName, skillName, capstoneMessage, expand, viewportHeight, screenshots, out, chromium, timeoutMs).
+// badName, skillName, capstoneMessage, pauseUntil, editText, discardText, expand, viewportHeight, screenshots, out, chromium, timeoutMs).
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -826,7 +828,96 @@ async function runTree(page) {
   await screenshot(page, "trajectory-tree");
 }
 
+/** The status bar's transient message (setStatusBarMessage) matching `pattern`. */
+async function statusMessage(page, what, pattern) {
+  return until(what, async () => {
+    const found = await texts(page.locator(".statusbar .statusbar-item"));
+    return found.find((t) => pattern.test(t)) ?? null;
+  });
+}
+
+/** Picks the row of the quick pick showing `text` (typed to filter it), Enter. */
+async function pickRow(page, what, text) {
+  const rows = page.locator(".quick-input-list .monaco-list-row");
+  const shown = await until(what, async () => {
+    const found = await texts(rows);
+    return found.some((t) => t.includes(text)) ? found : null;
+  });
+  await page.locator(".quick-input-widget input").fill(text);
+  await until(`${what}: focused`, async () =>
+    (await texts(page.locator(".quick-input-list .monaco-list-row.focused"))).some((t) => t.includes(text)),
+  );
+  await page.keyboard.press("Enter");
+  return shown;
+}
+
+// The style sheet's upkeep from the command palette: "Stet: Pause Style Sheet…" (a date),
+// "Stet: Edit Note…" (an entry picked, its text changed), "Stet: Discard Entry…" (another
+// picked), "Stet: Resume Style Sheet"; the status bar item says paused and counts the open
+// entries; the Problems panel shows the edited entry and not the discarded one.
+async function runUpkeep(page) {
+  await openWorkbench(page);
+  const item = page.locator(".statusbar .statusbar-item", { hasText: "Stet:" });
+  const itemText = async (want) => (await texts(item)).find((t) => t.includes(want) && !t.includes(" paused until ")) ?? null;
+  result.statusBefore = await until("status bar: 2 open", () => itemText("2 open"));
+
+  await runCommand(page, "Stet: Pause Style Sheet");
+  const input = page.locator(".quick-input-widget input");
+  result.pauseBox = await until("pause date box", async () => {
+    const shown = await quickInput(page);
+    return shown?.title.includes("Pause Style Sheet") && !shown.rows.length ? shown : null;
+  });
+  await input.fill(config.pauseUntil);
+  await page.keyboard.press("Enter");
+  result.paused = await statusMessage(page, "paused message", /paused until/);
+  result.statusPaused = await until("status bar: paused", async () =>
+    (await texts(item)).find((t) => t.includes("2 open") && t.includes("paused") && !t.includes("until")) ?? null,
+  );
+  await screenshot(page, "paused");
+  // What the sheet on disk says meanwhile (the CLI reads it).
+  const [cli, ...cliArgs] = config.stetCli;
+  const listed = JSON.parse(
+    execFileSync(cli, [...cliArgs, "note", "list", "--json"], { cwd: config.root, encoding: "utf8", timeout: TIMEOUT }),
+  );
+  result.pausedOnDisk = { paused: listed.paused, paused_until: listed.paused_until };
+
+  await runCommand(page, "Stet: Edit Note");
+  result.editPicks = await pickRow(page, "entries to edit", config.editText);
+  result.editBox = await until("edit box", async () => {
+    const shown = await quickInput(page);
+    return shown?.title.includes("Edit entry") && !shown.rows.length ? shown : null;
+  });
+  await input.fill(config.editedText);
+  await page.keyboard.press("Enter");
+  result.edited = await statusMessage(page, "edited message", /entry \S+ edited/);
+  await screenshot(page, "edited");
+
+  await runCommand(page, "Stet: Discard Entry");
+  result.discardPicks = await pickRow(page, "entries to discard", config.discardText);
+  result.discarded = await statusMessage(page, "discarded message", /entry \S+ discarded/);
+  result.statusDiscarded = await until("status bar: 1 open, paused", async () =>
+    (await texts(item)).find((t) => t.includes("1 open") && t.includes("paused") && !t.includes("until")) ?? null,
+  );
+
+  await runCommand(page, "Stet: Resume Style Sheet");
+  result.resumed = await statusMessage(page, "resumed message", /resumed/);
+  result.statusResumed = await until("status bar: resumed", async () =>
+    (await texts(item)).find((t) => t.includes("1 open") && !t.includes("paused")) ?? null,
+  );
+  await screenshot(page, "resumed");
+
+  await quickOpen(page, config.file, config.fileName, "def pay");
+  await page.keyboard.press("Control+Shift+M");
+  const rows = page.locator(".markers-panel .monaco-list-row");
+  result.problems = await until("edited entry in Problems", async () => {
+    const found = await texts(rows);
+    return found.some((t) => t.includes(config.editedText)) ? found : null;
+  });
+  await screenshot(page, "problems");
+}
+
 const run = {
+  upkeep: runUpkeep,
   notes: runNotes,
   mark: runMark,
   graduate: runGraduate,

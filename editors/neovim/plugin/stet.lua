@@ -51,6 +51,12 @@ vim.lsp.commands["stet.graduate"] = vim.lsp.commands["stet.graduate"]
     require("stet").graduate_command(command, ctx)
   end
 
+-- The graduation review's code actions: read the review again once the server rewrote it.
+vim.lsp.commands["stet.graduation.apply"] = vim.lsp.commands["stet.graduation.apply"]
+  or function(command, ctx)
+    require("stet").apply_review_command(command, ctx)
+  end
+
 vim.api.nvim_create_user_command("Stet", function(opts)
   require("stet.commands").run(opts)
 end, {

@@ -539,6 +539,44 @@ function M.review()
   end, bufnr)
 end
 
+--- The handler of the server's `stet.graduation.apply` (vim.lsp.commands), which the review's
+--- code actions run: the command goes to the server, which carries out the accepted lines and
+--- writes the review again without them; the review's buffer is then read again (when it has
+--- no changes of its own), so that its lines and the next code action match the file, and
+--- each graduation is reported.
+---@param command lsp.Command
+---@param ctx table
+function M.apply_review_command(command, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if not client then
+    return
+  end
+  local argument = (command.arguments or {})[1]
+  local params = { command = command.command, arguments = command.arguments }
+  client:request("workspace/executeCommand", params, function(err, result)
+    if err then
+      notify(command.command .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return
+    end
+    vim.schedule(function()
+      local uri = type(argument) == "table" and argument.uri or nil
+      local review = uri and vim.fn.bufnr(vim.uri_to_fname(uri)) or -1
+      if review > 0 and vim.api.nvim_buf_is_loaded(review) then
+        if vim.bo[review].modified then
+          notify("the review was written again: :edit! reads it", vim.log.levels.WARN)
+        else
+          vim.api.nvim_buf_call(review, function()
+            vim.cmd("silent edit!")
+          end)
+        end
+      end
+      local results = type(result) == "table" and value(result.results) or {}
+      local lines = vim.tbl_map(M.graduation_message, results)
+      notify(#lines > 0 and table.concat(lines, "; ") or "no proposal accepted")
+    end)
+  end, ctx.bufnr)
+end
+
 --- A capstone's result as `stet capstone` prints it.
 ---@param result table
 ---@return string[]
