@@ -710,20 +710,7 @@ async function runScenario(page) {
   // The tree: trajectory → session → turn → steps. A step opens events.jsonl at its line; a
   // file change opens its diff.
   await runCommand(page, "Stet: Show Stet View");
-  const expand = async (text) => {
-    const row = rows.filter({ hasText: text }).first();
-    await row.waitFor({ timeout: TIMEOUT });
-    // A hover's tooltip covers the row below it: the pointer leaves the tree first.
-    await page.mouse.move(700, 880);
-    await until(`${text} expanded`, async () => {
-      if ((await row.getAttribute("aria-expanded")) === "true") {
-        return true;
-      }
-      await row.click();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      return (await row.getAttribute("aria-expanded")) === "true";
-    });
-  };
+  const expand = (text) => expandRow(page, rows, text);
   await expand("working ");
   await expand(config.sessionLabel);
   await expand(config.sessionPrompt);
@@ -798,6 +785,22 @@ async function treeRows(page) {
   );
 }
 
+/** Expands the first tree row holding `text` (clicking until it says it is expanded). */
+async function expandRow(page, rows, text) {
+  const row = rows.filter({ hasText: text }).first();
+  await row.waitFor({ timeout: TIMEOUT });
+  // A hover's tooltip covers the row below it: the pointer leaves the tree first.
+  await page.mouse.move(700, 880);
+  await until(`${text} expanded`, async () => {
+    if ((await row.getAttribute("aria-expanded")) === "true") {
+      return true;
+    }
+    await row.click();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return (await row.getAttribute("aria-expanded")) === "true";
+  });
+}
+
 // The Stet view's trajectory tree: the rows config.expand names (text each holds), expanded in
 // turn; then every row, with its level, for the test to rebuild the tree from.
 async function runTree(page) {
@@ -805,18 +808,7 @@ async function runTree(page) {
   await runCommand(page, "Stet: Show Stet View");
   const rows = page.locator(".part.sidebar .monaco-list-row");
   for (const text of config.expand) {
-    const row = rows.filter({ hasText: text }).first();
-    await row.waitFor({ timeout: TIMEOUT });
-    // A hover's tooltip covers the row below it: the pointer leaves the tree first.
-    await page.mouse.move(700, 880);
-    await until(`${text} expanded`, async () => {
-      if ((await row.getAttribute("aria-expanded")) === "true") {
-        return true;
-      }
-      await row.click();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      return (await row.getAttribute("aria-expanded")) === "true";
-    });
+    await expandRow(page, rows, text);
   }
   await page.mouse.move(700, 880);
   // The last expanded row's children are in.
