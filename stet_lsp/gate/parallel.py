@@ -4,8 +4,9 @@ Scanning a chunk is a pure function of its text and the gate's configuration, so
 process scans it changes nothing: results come back in chunk order, the same as scanning
 alone. The helper reads the chunks itself (`chunks` is called once in each process: a file
 is read again by offset through the same descriptor, text already in memory is shared by the
-fork) and sends each result back through a pipe as it finishes. If the helper fails or dies, the chunks it did not answer are
-scanned here, so an error surfaces exactly as it would without it.
+fork) and sends each result back through a pipe as it finishes. If the helper fails or dies,
+the chunks it did not answer are scanned here, so an error surfaces exactly as it would
+without it.
 
 Forking is for a process with one thread on Linux (the command line): a language server's
 worker threads, and platforms where fork is unsafe or missing, scan alone.

@@ -6,6 +6,7 @@ multi-line value may cross any line)."""
 from __future__ import annotations
 
 import codecs
+import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -150,16 +151,19 @@ def redact_blocks(
     *,
     parallel: bool = False,
 ) -> RedactionReport:
-    """Write the redacted text, chunk by chunk. `blocks` is called twice: the first reading
+    """Write the redacted text, chunk by chunk. `blocks` is called twice: one reading
     collects the marker numbers the text already uses (so redacting twice changes nothing and
-    no marker is reused), the second redacts."""
+    no marker is reused), the other redacts. In a parallel scan the helper is already at work
+    on its chunks while this process collects the numbers."""
+    parts = scan_chunks(blocks, config, path, home_paths=False, parallel=parallel)
+    first = next(parts, None)
     used: dict[str, int] = {}
     for chunk in _chunks(blocks(), path):
         used_numbers(chunk, used)
     numbering = Numbering(used)
     findings: list[Finding] = []
     homes = 0
-    for part in scan_chunks(blocks, config, path, home_paths=False, parallel=parallel):
+    for part in itertools.chain([first] if first is not None else [], parts):
         local = [
             f._replace(offset=f.offset - part.offset, end_offset=f.end_offset - part.offset)
             for f in part.findings
