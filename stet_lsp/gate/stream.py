@@ -6,9 +6,10 @@ multi-line value may cross any line)."""
 from __future__ import annotations
 
 import codecs
+import contextlib
 import itertools
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -89,7 +90,7 @@ def scan_chunks(
     *,
     home_paths: bool = True,
     parallel: bool = False,
-) -> Iterator[ChunkFindings]:
+) -> Generator[ChunkFindings, None, None]:
     """Each chunk of the text with its findings, positions counted from the text's start;
     with `home_paths`, also how many home paths it holds and where the first is. `blocks`
     gives the text; with `parallel` it is called a second time, by a helper process that
@@ -156,22 +157,23 @@ def redact_blocks(
     no marker is reused), the other redacts. In a parallel scan the helper is already at work
     on its chunks while this process collects the numbers."""
     parts = scan_chunks(blocks, config, path, home_paths=False, parallel=parallel)
-    first = next(parts, None)
-    used: dict[str, int] = {}
-    for chunk in _chunks(blocks(), path):
-        used_numbers(chunk, used)
-    numbering = Numbering(used)
     findings: list[Finding] = []
     homes = 0
-    for part in itertools.chain([first] if first is not None else [], parts):
-        local = [
-            f._replace(offset=f.offset - part.offset, end_offset=f.end_offset - part.offset)
-            for f in part.findings
-        ]
-        result = apply_redaction(part.text, local, path=path, numbering=numbering)
-        write(result.text)
-        findings += part.findings
-        homes += result.report.tallies.get(HOME_PATH_RULE, 0)
+    with contextlib.closing(parts):  # a helper still at work stops if this one fails
+        first = next(parts, None)
+        used: dict[str, int] = {}
+        for chunk in _chunks(blocks(), path):
+            used_numbers(chunk, used)
+        numbering = Numbering(used)
+        for part in itertools.chain([first] if first is not None else [], parts):
+            local = [
+                f._replace(offset=f.offset - part.offset, end_offset=f.end_offset - part.offset)
+                for f in part.findings
+            ]
+            result = apply_redaction(part.text, local, path=path, numbering=numbering)
+            write(result.text)
+            findings += part.findings
+            homes += result.report.tallies.get(HOME_PATH_RULE, 0)
     return RedactionReport.from_findings(findings, path, {HOME_PATH_RULE: homes})
 
 
