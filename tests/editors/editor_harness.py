@@ -415,3 +415,69 @@ def check_skill_and_capstone(root: Path, entry_id: str, message: str) -> dict[st
     assert trailer is not None, head.message
     assert f".stet/trajectories/{trailer.group(1)}/events.jsonl" in head.tree
     return entry
+
+
+# -- the style sheet itself: a pasted secret and a lost anchor ----------------------------------
+
+
+def stet_sheet_path(root: Path) -> Path:
+    done = stet(root, "sheet", "path", "--json")
+    assert done.returncode == 0, done.stderr
+    return Path(json.loads(done.stdout)["sheet"]).resolve()
+
+
+LOST_TEXT = "pay() posts once and never retries"
+LOST_ANCHOR = 6  # 1-based, as the sheet counts: "    response = requests.post(url)"
+SECRET_NOTE = "deploy with the CI token"
+DISCARDED_TEXT = "use httpx instead of requests"
+REDACTED_TOKEN = "[REDACTED:github-token#1]"
+TOKEN_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+
+def fake_github_token() -> str:
+    """A token of GitHub's shape (`ghp_` and 36 letters and digits), made up here; seeded, so
+    the checks that no fragment of it shows are the same on every run."""
+    import random
+
+    pick = random.Random("stet-editor-sheet")
+    return "ghp_" + "".join(pick.choice(TOKEN_ALPHABET) for _ in range(36))
+
+
+def fragments(secret: str, size: int = 3) -> set[str]:
+    return {secret[at : at + size] for at in range(len(secret) - size + 1)}
+
+
+def sheet_with_secret_and_lost_anchor(root: Path, token: str) -> tuple[Path, dict[str, str]]:
+    """Entries written with the `stet` CLI: a convention anchored on a line of src/pay.py, a
+    note, a ruled-out entry then discarded. Then the anchored line is edited away, and the
+    token pasted after the note's text in the sheet file. Returns the sheet and the ids."""
+    ids = {}
+    for name, args in (
+        ("lost", [LOST_TEXT, "--kind", "convention", "--file", "src/pay.py",
+                  "--line", str(LOST_ANCHOR)]),
+        ("secret", [SECRET_NOTE]),
+        ("discarded", [DISCARDED_TEXT, "--kind", "ruled-out"]),
+    ):  # fmt: skip
+        added = stet(root, "note", "add", *args, "--json")
+        assert added.returncode == 0, added.stderr
+        ids[name] = json.loads(added.stdout)["entry"]["id"]
+    discarded = stet(root, "note", "discard", ids["discarded"])
+    assert discarded.returncode == 0, discarded.stderr
+    source = root / "src" / "pay.py"
+    text = source.read_text(encoding="utf-8")
+    source.write_text(
+        text.replace("    response = requests.post(url)\n    return response.json()\n",
+                     "    return requests.get(url).json()\n"),
+        encoding="utf-8",
+    )  # fmt: skip
+    sheet = stet_sheet_path(root)
+    text = sheet.read_text(encoding="utf-8")
+    pasted = text.replace(f"- {SECRET_NOTE} <!--", f"- {SECRET_NOTE} {token} <!--")
+    assert pasted.count(token) == 1, text
+    sheet.write_text(pasted, encoding="utf-8")
+    return sheet, ids
+
+
+def find_line(lines: list[str], text: str) -> int:
+    [line] = [at for at, line in enumerate(lines) if text in line]
+    return line

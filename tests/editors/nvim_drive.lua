@@ -48,6 +48,8 @@ local function stet_diagnostics(bufnr)
       local lsp = d.user_data and d.user_data.lsp or {}
       out[#out + 1] = {
         lnum = d.lnum,
+        col = d.col,
+        end_col = d.end_col,
         severity = d.severity,
         code = d.code,
         message = d.message,
@@ -558,6 +560,7 @@ local function lenses_shown(bufnr, what)
         line = lens.range.start.line,
         title = lens.command and lens.command.title,
         command = lens.command and lens.command.command,
+        arguments = lens.command and lens.command.arguments,
       }
     end
     if #lenses == 0 then
@@ -691,6 +694,62 @@ local function run_review()
   result.ok = true
 end
 
+-- The style sheet itself, holding a pasted secret and an entry whose anchored line is gone:
+-- its diagnostics and per-entry lenses, then the quick fix "Redact now" (one workspace edit,
+-- recorded as the server sent it), the file on disk before and after :write.
+local function run_sheet()
+  result.applied_edits = {}
+  local apply_edit = vim.lsp.handlers["workspace/applyEdit"]
+  vim.lsp.handlers["workspace/applyEdit"] = function(err, params, ctx, ...)
+    result.applied_edits[#result.applied_edits + 1] = vim.deepcopy(params)
+    return apply_edit(err, params, ctx, ...)
+  end
+
+  vim.cmd.edit(vim.fn.fnameescape(config.file))
+  local sheet = vim.api.nvim_get_current_buf()
+  wait_for("client on the sheet", function()
+    local client = vim.lsp.get_clients({ bufnr = sheet, name = "stet" })[1]
+    return client ~= nil and client.initialized
+  end)
+  local function with_code(code)
+    return find(stet_diagnostics(sheet), function(d)
+      return d.code == code
+    end)
+  end
+  wait_for("secret and lost-anchor diagnostics", function()
+    return with_code("github-token") ~= nil and with_code("anchor-lost") ~= nil
+  end)
+  result.diagnostics = stet_diagnostics(sheet)
+  result.lenses = lenses_shown(sheet, "sheet lenses")
+  result.before = vim.api.nvim_buf_get_lines(sheet, 0, -1, false)
+
+  -- "Redact now" from the code actions at the secret, as a user picks it (vim.lsp.buf.code_action).
+  local secret = with_code("github-token")
+  vim.api.nvim_win_set_cursor(0, { secret.lnum + 1, secret.col })
+  local offered = {}
+  vim.lsp.buf.code_action({
+    apply = true,
+    filter = function(action)
+      offered[#offered + 1] = action.title
+      return vim.startswith(action.title, "Redact now")
+    end,
+  })
+  result.offered = offered
+  wait_for("secret replaced in the buffer", function()
+    return vim.api.nvim_buf_get_lines(sheet, secret.lnum, secret.lnum + 1, false)[1]:find("[REDACTED:", 1, true) ~= nil
+  end)
+  result.redacted_line = vim.api.nvim_buf_get_lines(sheet, secret.lnum, secret.lnum + 1, false)[1]
+  result.modified = vim.bo[sheet].modified
+  result.disk_before_write = vim.fn.readfile(config.file)
+  wait_for("secret diagnostic gone", function()
+    return with_code("github-token") == nil
+  end)
+  result.diagnostics_after = stet_diagnostics(sheet)
+  vim.cmd("silent write")
+  result.buffer_written = vim.api.nvim_buf_get_lines(sheet, 0, -1, false)
+  result.ok = true
+end
+
 local scenarios = {
   notes = run_notes,
   import = run_import,
@@ -699,6 +758,7 @@ local scenarios = {
   upkeep = run_upkeep,
   trajectory = run_trajectory,
   review = run_review,
+  sheet = run_sheet,
 }
 local run = scenarios[config.scenario or "notes"]
 

@@ -11,7 +11,9 @@ path) and `:Stet trajectory` opens its narration; `:Stet! mark` marks a step of 
 refuses `:Stet record` (then `:Stet resume`, `:Stet edit`, `:Stet graduate discard`); a
 trajectory's events.jsonl shows its lenses, outline, hover and verdict actions, and a file a
 step wrote its provenance lens (run, it opens the step) and hover; `:Stet review` and its code
-actions graduate the entries. The help file passes `:helptags`, and the README's minimal
+actions graduate the entries. The style sheet holding a pasted secret and a lost anchor
+shows both as warnings, and its lenses; "Redact now" puts the marker in the buffer, not on
+disk until `:write`. The help file passes `:helptags`, and the README's minimal
 configuration attaches the client.
 """
 
@@ -28,23 +30,31 @@ from editor_harness import (
     CAPSTONE_MESSAGE,
     HERE,
     INSTALL_HINT,
+    LOST_ANCHOR,
     MARGIN_LINE,
     MARGIN_SOURCE,
     MARGIN_TEXT,
     NEOVIM_PLUGIN,
+    REDACTED_TOKEN,
+    SECRET_NOTE,
     SESSION_PROMPT,
     SKILL_ENTRY_TEXT,
     SKILL_NAME,
     add_skill_entry,
     check_skill_and_capstone,
     claude_session,
+    fake_github_token,
+    find_line,
     find_nvim,
+    fragments,
     isolated_env,
     make_workspace,
     server_command,
     sheet_entries,
+    sheet_with_secret_and_lost_anchor,
     stet,
     stet_command,
+    stet_sheet_path,
     working_trajectory,
 )
 
@@ -220,12 +230,6 @@ def test_margin_note_recorded_and_note_added_from_neovim(tmp_path: Path) -> None
     assert "- ✅ OK stet-lsp " in health, health
     assert "attached to src/pay.py" in health, health
     assert "- ✅ OK Neovim 0.1" in health, health
-
-
-def stet_sheet_path(root: Path) -> Path:
-    done = stet(root, "sheet", "path", "--json")
-    assert done.returncode == 0, done.stderr
-    return Path(json.loads(done.stdout)["sheet"]).resolve()
 
 
 def test_agent_session_imported_and_opened_from_neovim(tmp_path: Path) -> None:
@@ -727,3 +731,99 @@ def test_graduation_review_accepted_from_neovim(tmp_path: Path) -> None:
     assert relative in pygit2.Repository(str(root)).index
     events = (root / trajectory["path"] / "events.jsonl").read_text(encoding="utf-8")
     assert CLARIFICATION in events
+
+
+def test_style_sheet_secret_redacted_and_lost_anchor_from_neovim(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "repo")
+    token = fake_github_token()
+    sheet, ids = sheet_with_secret_and_lost_anchor(root, token)
+    original = sheet.read_text(encoding="utf-8")
+
+    result = drive(tmp_path, root, sheet, scenario="sheet")
+    print(json.dumps({"steps": result.get("steps"), "total_ms": result.get("total_ms")}))
+    assert result.get("ok"), f"{result.get('error')}\n{json.dumps(result, indent=1)}"
+    assert not [m for m in result["server_messages"] if m["type"] <= 2], result["server_messages"]
+    assert not [n for n in result["notifications"] if n["level"] >= 3], result["notifications"]
+    lines = original.splitlines()
+    assert result["before"] == lines
+    at = {name: find_line(lines, f"id={entry_id} ") for name, entry_id in ids.items()}
+    column = lines[at["secret"]].index(token)
+
+    # The sheet's diagnostics: both warnings (2), from stet, the rule or problem as code.
+    shown = [
+        (d["lnum"], d["col"], d["end_col"], d["severity"], d["code"], d["message"], d["data"])
+        for d in result["diagnostics"]
+    ]
+    lost = (
+        at["lost"], 0, len(lines[at["lost"]]), 2, "anchor-lost",
+        f"anchor lost ({ids['lost']}): src/pay.py:{LOST_ANCHOR} no longer holds "
+        "'response = requests.post(url)'; the entry is kept",
+        {"type": "entry", "entryId": ids["lost"]},
+    )  # fmt: skip
+    assert sorted(shown) == [
+        lost,
+        (
+            at["secret"], column, column + len(token), 2, "github-token",
+            "secret (github-token) will be redacted at graduation",
+            {"type": "secret", "rule": "github-token"},
+        ),
+    ], shown  # fmt: skip
+    # No fragment of the secret in what is shown: messages, data, lens titles and proposals.
+    said = json.dumps([result["diagnostics"], result["offered"]]) + json.dumps(
+        [(lens["title"], lens["arguments"][0].get("proposedName")) for lens in result["lenses"]]
+    )
+    assert not [part for part in fragments(token) if part in said], said
+
+    # A lens per route on each open entry's line, none on the discarded one's.
+    lenses = sorted(
+        (lens["line"], lens["title"], lens["command"], lens["arguments"][0]["id"],
+         lens["arguments"][0]["route"])
+        for lens in result["lenses"]
+    )  # fmt: skip
+    assert lenses == sorted(
+        (at[name], title, "stet.graduate", ids[name], route)
+        for name in ("lost", "secret")
+        for title, route in (
+            ("graduate", "trajectory"), ("propose skill", "skill"), ("discard", "discard"),
+        )
+    ), lenses  # fmt: skip
+
+    # At the secret: the entry's three routes and the gate's quick fix.
+    secret_id = ids["secret"]
+    assert result["offered"] == [
+        f"Graduate entry {secret_id} into the trajectory",
+        f"Propose entry {secret_id} as a skill",
+        f"Discard entry {secret_id}",
+        "Redact now: 1 secret in this file",
+    ]
+    # "Redact now": one workspace edit, one text edit replacing the token by its marker ...
+    [applied] = result["applied_edits"]
+    assert applied["label"] == "Redact secrets"
+    edit = applied["edit"]
+    changes = edit.get("changes") or {
+        change["textDocument"]["uri"]: change["edits"] for change in edit["documentChanges"]
+    }
+    assert [Path(uri.removeprefix("file://")).resolve() for uri in changes] == [sheet]
+    [[text_edit]] = changes.values()
+    assert text_edit == {
+        "range": {
+            "start": {"line": at["secret"], "character": column},
+            "end": {"line": at["secret"], "character": column + len(token)},
+        },
+        "newText": REDACTED_TOKEN,
+    }
+    # ... in the buffer only: modified, the file on disk untouched until :write.
+    redacted = original.replace(token, REDACTED_TOKEN)
+    assert result["redacted_line"] == redacted.splitlines()[at["secret"]]
+    assert result["modified"] is True
+    assert result["disk_before_write"] == lines
+    # The warning went with the secret; the lost anchor stays.
+    assert [
+        (d["lnum"], d["col"], d["end_col"], d["severity"], d["code"], d["message"], d["data"])
+        for d in result["diagnostics_after"]
+    ] == [lost]
+    # Saved: the file holds the marker, and the note reads so.
+    assert result["buffer_written"] == redacted.splitlines()
+    assert sheet.read_text(encoding="utf-8") == redacted
+    notes = {entry["id"]: entry["text"] for entry in sheet_entries(root)}
+    assert notes[secret_id] == f"{SECRET_NOTE} {REDACTED_TOKEN}"

@@ -20,6 +20,9 @@ folder (`screenshots/`, printed with -s).
   command palette; the status bar and the Problems panel after.
 - A subagent's steps grouped under the turn whose Task call started it, in the side bar's
   trajectory tree.
+- The style sheet holding a pasted secret and a lost anchor: both in the Problems panel, the
+  lenses above the open entries, "Redact now" from Ctrl+. (the editor changed, the file on
+  disk not until Ctrl+S).
 """
 
 from __future__ import annotations
@@ -44,9 +47,12 @@ from editor_harness import (
     INNER_DESCRIPTION,
     INNER_ID,
     INSTALL_HINT,
+    LOST_ANCHOR,
     MARGIN_LINE,
     MARGIN_TEXT,
+    REDACTED_TOKEN,
     SECOND_PROMPT,
+    SECRET_NOTE,
     SESSION_ID,
     SESSION_PROMPT,
     SKILL_ENTRY_TEXT,
@@ -60,14 +66,18 @@ from editor_harness import (
     check_skill_and_capstone,
     claude_session,
     claude_subagent_session,
+    fake_github_token,
     find_chromium,
     find_code_server,
+    find_line,
+    fragments,
     free_port,
     isolated_env,
     make_workspace,
     playwright_installed,
     server_command,
     sheet_entries,
+    sheet_with_secret_and_lost_anchor,
     stet,
     stet_command,
     working_trajectory,
@@ -777,3 +787,81 @@ def test_sheet_paused_entry_edited_and_discarded_from_vscode(
     message = f"style sheet (convention, human, {edit_id}): {UPKEEP_EDITED}"
     assert f"{message}stetconvention[Ln {edit_line}, Col 1]" in result["problems"]
     assert not [row for row in result["problems"] if discard_text in row], result["problems"]
+
+
+def test_style_sheet_secret_redacted_and_lost_anchor_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    base, root = code_server
+    token = fake_github_token()
+    sheet, ids = sheet_with_secret_and_lost_anchor(root, token)
+    original = sheet.read_text(encoding="utf-8")
+    lines = original.splitlines()
+    at = {name: find_line(lines, f"id={entry_id} ") for name, entry_id in ids.items()}
+
+    result = drive(
+        tmp_path,
+        base,
+        root,
+        scenario="sheetfile",
+        secretNote=SECRET_NOTE,
+        secretLine=at["secret"],
+        secretId=ids["secret"],
+        sheetPath=str(sheet),
+        lensCount=2,
+    )
+    secret_id = ids["secret"]
+    print("lenses drawn only once the sheet was opened again" if result.get("lensReopened") else "")
+
+    # The Problems panel: the sheet's two warnings, from stet, the rule or problem as code, at
+    # their lines (1-based; the secret's column where the token starts).
+    column = lines[at["secret"]].index(token) + 1
+    lost = (
+        f"anchor lost ({ids['lost']}): src/pay.py:{LOST_ANCHOR} no longer holds "
+        f"'response = requests.post(url)'; the entry is keptstetanchor-lost[Ln {at['lost'] + 1}, Col 1]"
+    )
+    secret = (
+        "secret (github-token) will be redacted at graduation"
+        f"stetgithub-token[Ln {at['secret'] + 1}, Col {column}]"
+    )
+    rows = [row for row in result["problems"] if "[Ln " in row["text"]]
+    assert [row["text"] for row in rows] == [lost, secret], result["problems"]
+    assert all("codicon codicon codicon-warning" in row["icons"] for row in rows), rows
+    # No fragment of the secret in what is shown: the rows, the lenses, the quick fixes.
+    said = json.dumps([[row["text"] for row in rows], result["actions"]]) + json.dumps(
+        [lens["text"] for lens in result["lenses"]]
+    )
+    assert not [part for part in fragments(token) if part in said], said
+
+    # The lenses: one row of the three routes above each open entry's line (not the discarded).
+    above = [
+        (
+            lens["text"],
+            [name for name, entry in ids.items() if f"id={entry} " in (lens["line"] or "")],
+        )
+        for lens in result["lenses"]
+    ]
+    routes = "graduate | propose skill | discard"
+    assert above == [(routes, ["lost"]), (routes, ["secret"])], result["lenses"]
+
+    # Ctrl+. at the secret: "Redact now" first, then the entry's routes.
+    assert result["actions"] == [
+        "Quick Fix",
+        "Redact now: 1 secret in this file",
+        f"Graduate entry {secret_id} into the trajectory",
+        f"Propose entry {secret_id} as a skill",
+        f"Discard entry {secret_id}",
+    ]
+    # "Redact now" changed the editor only: the marker in the line, the tab dirty, the file on
+    # disk as it was; the warning gone from the Problems panel, the lost anchor still there.
+    redacted = original.replace(token, REDACTED_TOKEN)
+    shown = result["redactedLine"]  # the first row of the wrapped line
+    assert REDACTED_TOKEN in shown and redacted.splitlines()[at["secret"]].startswith(shown)
+    assert result["dirty"] == 1
+    assert result["diskBeforeSave"] == original
+    after = [row["text"] for row in result["problemsAfter"] if "[Ln " in row["text"]]
+    assert after == [lost], result["problemsAfter"]
+    # Ctrl+S wrote the marker; the note reads so.
+    assert result["diskAfterSave"] == redacted == sheet.read_text(encoding="utf-8")
+    notes = {entry["id"]: entry["text"] for entry in sheet_entries(root)}
+    assert notes[secret_id] == f"{SECRET_NOTE} {REDACTED_TOKEN}"
