@@ -811,7 +811,6 @@ def test_style_sheet_secret_redacted_and_lost_anchor_from_vscode(
         lensCount=2,
     )
     secret_id = ids["secret"]
-    print("lenses drawn only once the sheet was opened again" if result.get("lensReopened") else "")
 
     # The Problems panel: the sheet's two warnings, from stet, the rule or problem as code, at
     # their lines (1-based; the secret's column where the token starts).
