@@ -126,6 +126,14 @@ def stet_command() -> list[str]:
     return [sys.executable, "-c", code]
 
 
+def add_note(root: Path, *args: str) -> str:
+    """`stet note add ARGS` in `root` (it must succeed): the new entry's id."""
+    added = stet(root, "note", "add", *args, "--json")
+    assert added.returncode == 0, added.stderr
+    entry_id: str = json.loads(added.stdout)["entry"]["id"]
+    return entry_id
+
+
 def stet(root: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """Run the `stet` command line in `root`."""
     return subprocess.run(
@@ -384,9 +392,7 @@ def add_skill_entry(root: Path) -> tuple[str, str]:
     config = pygit2.Repository(str(root)).config
     config["user.name"] = "Stet Reviewer"
     config["user.email"] = "reviewer@stet.invalid"
-    done = stet(root, "note", "add", SKILL_ENTRY_TEXT, "--kind", "convention", "--json")
-    assert done.returncode == 0, done.stderr
-    entry_id: str = json.loads(done.stdout)["entry"]["id"]
+    entry_id = add_note(root, SKILL_ENTRY_TEXT, "--kind", "convention")
     review = stet(root, "graduate", "--review", "--json")
     assert review.returncode == 0, review.stderr
     [proposal] = json.loads(review.stdout)["proposals"]
@@ -458,9 +464,7 @@ def sheet_with_secret_and_lost_anchor(root: Path, token: str) -> tuple[Path, dic
         ("secret", [SECRET_NOTE]),
         ("discarded", [DISCARDED_TEXT, "--kind", "ruled-out"]),
     ):  # fmt: skip
-        added = stet(root, "note", "add", *args, "--json")
-        assert added.returncode == 0, added.stderr
-        ids[name] = json.loads(added.stdout)["entry"]["id"]
+        ids[name] = add_note(root, *args)
     discarded = stet(root, "note", "discard", ids["discarded"])
     assert discarded.returncode == 0, discarded.stderr
     source = root / "src" / "pay.py"

@@ -40,6 +40,7 @@ from editor_harness import (
     SESSION_PROMPT,
     SKILL_ENTRY_TEXT,
     SKILL_NAME,
+    add_note,
     add_skill_entry,
     check_skill_and_capstone,
     claude_session,
@@ -333,12 +334,9 @@ ANCHORED_LINE = 0  # 0-based: "import requests"
 def test_entries_graduated_steps_listed_and_capstone_from_neovim(tmp_path: Path) -> None:
     root = make_workspace(tmp_path / "repo")
     entry_id, proposed = add_skill_entry(root)
-    added = stet(
-        root, "note", "add", ANCHORED_TEXT, "--file", "src/pay.py",
-        "--line", str(ANCHORED_LINE + 1), "--json",
-    )  # fmt: skip
-    assert added.returncode == 0, added.stderr
-    anchored_id = json.loads(added.stdout)["entry"]["id"]
+    anchored_id = add_note(
+        root, ANCHORED_TEXT, "--file", "src/pay.py", "--line", str(ANCHORED_LINE + 1)
+    )
 
     result = drive(
         tmp_path,
@@ -490,12 +488,10 @@ UPKEEP_LINE = 3  # 0-based: "def pay(url):"
 
 def test_paused_sheet_entry_edited_and_discarded_from_neovim(tmp_path: Path) -> None:
     root = make_workspace(tmp_path / "repo")
-    added = stet(
-        root, "note", "add", UPKEEP_TEXT, "--kind", "convention", "--file", "src/pay.py",
-        "--line", str(UPKEEP_LINE + 1), "--json",
+    entry_id = add_note(
+        root, UPKEEP_TEXT, "--kind", "convention", "--file", "src/pay.py",
+        "--line", str(UPKEEP_LINE + 1),
     )  # fmt: skip
-    assert added.returncode == 0, added.stderr
-    entry_id = json.loads(added.stdout)["entry"]["id"]
     file = root / "src" / "pay.py"
 
     result = drive(
@@ -678,9 +674,7 @@ def test_graduation_review_accepted_from_neovim(tmp_path: Path) -> None:
 
     root = make_workspace(tmp_path / "repo")
     skill_id, proposed = add_skill_entry(root)
-    added = stet(root, "note", "add", CLARIFICATION, "--kind", "clarification", "--json")
-    assert added.returncode == 0, added.stderr
-    clarification_id = json.loads(added.stdout)["entry"]["id"]
+    clarification_id = add_note(root, CLARIFICATION, "--kind", "clarification")
 
     result = drive(
         tmp_path,

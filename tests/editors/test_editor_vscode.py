@@ -62,6 +62,7 @@ from editor_harness import (
     SUBAGENT_PROMPT,
     SUBAGENT_SESSION_ID,
     VSIX,
+    add_note,
     add_skill_entry,
     check_skill_and_capstone,
     claude_session,
@@ -542,23 +543,8 @@ def test_comment_threads_mirror_the_sheet_from_vscode(
     base, root = code_server
     ids = []
     for text, kind, author, line in THREAD_ENTRIES:
-        added = stet(
-            root,
-            "note",
-            "add",
-            text,
-            "--kind",
-            kind,
-            "--author",
-            author,
-            "--file",
-            "src/pay.py",
-            "--line",
-            str(line),
-            "--json",
-        )
-        assert added.returncode == 0, added.stderr
-        ids.append(json.loads(added.stdout)["entry"]["id"])
+        where = ["--file", "src/pay.py", "--line", str(line)]
+        ids.append(add_note(root, text, "--kind", kind, "--author", author, *where))
 
     started = time.monotonic()
     result = drive(
@@ -727,12 +713,9 @@ def test_sheet_paused_entry_edited_and_discarded_from_vscode(
     base, root = code_server
     ids = []
     for text, kind, line in UPKEEP_ENTRIES:
-        added = stet(
-            root, "note", "add", text, "--kind", kind, "--file", "src/pay.py",
-            "--line", str(line), "--json",
-        )  # fmt: skip
-        assert added.returncode == 0, added.stderr
-        ids.append(json.loads(added.stdout)["entry"]["id"])
+        ids.append(
+            add_note(root, text, "--kind", kind, "--file", "src/pay.py", "--line", str(line))
+        )
     (edit_text, _, edit_line), (discard_text, _, _) = UPKEEP_ENTRIES
 
     result = drive(
