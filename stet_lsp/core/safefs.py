@@ -13,17 +13,22 @@ transcript): a link to a regular file may be read, but only regular files are op
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from pathlib import Path
 
 from stet_lsp.core.errors import StetError
 
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import BinaryIO
+
+# Paths are checked as strings: a read (a cached re-scan of the gate) never imports pathlib,
+# with urllib.parse and ipaddress, a tenth of that command's time. Functions that return a
+# Path import it when called.
 
 TEMPORARY_SUFFIX = ".tmp"
 """Temporary files are `.<name>.<random>.tmp` beside their destination."""
@@ -35,15 +40,22 @@ _COMMON = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _UNCHANGED = "nothing was changed"
 
 
-def inside(root: Path, path: Path | str) -> Path:
+def inside(root: Path | str, path: Path | str) -> Path:
     """`path` (relative to `root`, or absolute below it) as an absolute path, after checking
     that no existing component below `root` is a symbolic link and that all but the last are
     folders. Missing components are fine; `make_dirs` creates them."""
-    full = _below(root, path)
-    parts = full.relative_to(root).parts
+    from pathlib import Path
+
+    return Path(checked_path(root, path))
+
+
+def checked_path(root: Path | str, path: Path | str) -> str:
+    """`inside`, as a string (no pathlib)."""
+    root, path = os.fspath(root), os.fspath(path)
+    full, parts = _below(root, path)
     current = root
     for number, part in enumerate(parts, start=1):
-        current = current / part
+        current = os.path.join(current, part)
         try:
             status = os.lstat(current)
         except FileNotFoundError:
@@ -61,11 +73,13 @@ def inside(root: Path, path: Path | str) -> Path:
     return full
 
 
-def make_dirs(root: Path, path: Path | str) -> Path:
+def make_dirs(root: Path | str, path: Path | str) -> Path:
     """The folder `path` inside `root`, creating missing folders, never through a link."""
+    from pathlib import Path
+
     full = inside(root, path)
-    current = root
-    for part in full.relative_to(root).parts:
+    current = Path(root)
+    for part in full.relative_to(current).parts:
         current = current / part
         try:
             os.mkdir(current)
@@ -79,7 +93,7 @@ def make_dirs(root: Path, path: Path | str) -> Path:
     return full
 
 
-def read_regular(path: Path, root: Path | None = None, limit: int = -1) -> bytes | None:
+def read_regular(path: Path | str, root: Path | str | None = None, limit: int = -1) -> bytes | None:
     """The content of the regular file at `path` (at most `limit` bytes when it is not -1),
     None when there is no file. With `root`, `path` must be inside it."""
     stream = open_regular(path, root)
@@ -92,13 +106,12 @@ def read_regular(path: Path, root: Path | None = None, limit: int = -1) -> bytes
         raise _os_error(path, error) from None
 
 
-def open_regular(path: Path, root: Path | None = None) -> BinaryIO | None:
+def open_regular(path: Path | str, root: Path | str | None = None) -> BinaryIO | None:
     """The regular file at `path` open for reading, None when there is no file. With `root`,
     `path` must be inside it."""
-    if root is not None:
-        path = inside(root, path)
+    name = os.fspath(path) if root is None else checked_path(root, path)
     try:
-        descriptor = _open_regular(path, os.O_RDONLY, follow=root is None)
+        descriptor = _open_regular(name, os.O_RDONLY, follow=root is None)
     except FileNotFoundError:
         return None
     return os.fdopen(descriptor, "rb")
@@ -165,30 +178,54 @@ def remove_regular(path: Path, root: Path) -> bool:
 # -- helpers ----------------------------------------------------------------------------
 
 
-def _below(root: Path, path: Path | str) -> Path:
-    candidate = Path(path)
-    relative = candidate
-    if candidate.is_absolute():
-        try:
-            relative = candidate.relative_to(root)
-        except ValueError:
-            raise StetError(f"{candidate} is outside the repository at {root}") from None
-    if ".." in relative.parts:
-        raise StetError(f"{candidate} leaves the repository at {root} ({_UNCHANGED})")
-    return root / relative
+def _below(root: str, path: str) -> tuple[str, list[str]]:
+    """The path below `root` that `path` names, and its parts below `root` (as pathlib reads
+    a path: empty and `.` parts dropped), refusing one outside `root` or with a `..`."""
+    parts = _parts(path)
+    if os.path.isabs(path):
+        base = _parts(root)
+        if parts[: len(base)] != base:
+            raise StetError(f"{_joined(parts)} is outside the repository at {root}")
+        parts = parts[len(base) :]
+    if ".." in parts:
+        raise StetError(f"{_joined(_parts(path))} leaves the repository at {root} ({_UNCHANGED})")
+    return os.path.join(root, *parts), parts
 
 
-def _check_resolves_inside(root: Path, path: Path) -> None:
-    real_root = root.resolve()
+def _parts(path: str) -> list[str]:
+    drive, rest = os.path.splitdrive(path)
+    names = rest.replace(os.altsep or os.sep, os.sep).split(os.sep)
+    parts = [part for part in names if part not in ("", ".")]
+    if os.path.isabs(path):
+        parts.insert(0, drive + os.sep)
+    return parts
+
+
+def _joined(parts: list[str]) -> str:
+    if parts and parts[0].endswith(os.sep):
+        return parts[0] + os.sep.join(parts[1:])
+    return os.sep.join(parts)
+
+
+def _check_resolves_inside(root: str, path: str) -> None:
+    real_root = _resolve(root)
+    real = _resolve(path)
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise StetError(f"{path} resolves outside the repository ({_UNCHANGED})")
+
+
+def _resolve(path: str) -> str:
+    """os.path.realpath, refusing a loop of links (as Path.resolve does)."""
+    real = os.path.realpath(path)
     try:
-        path.resolve().relative_to(real_root)
-    except ValueError:
-        raise StetError(f"{path} resolves outside the repository ({_UNCHANGED})") from None
-    except (OSError, RuntimeError) as error:  # RuntimeError: a loop of links
-        raise StetError(f"cannot resolve {path}: {error} ({_UNCHANGED})") from None
+        os.stat(real)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise StetError(f"cannot resolve {path}: {error} ({_UNCHANGED})") from None
+    return real
 
 
-def _open_regular(path: Path, flags: int, *, follow: bool) -> int:
+def _open_regular(path: Path | str, flags: int, *, follow: bool) -> int:
     """A descriptor on the regular file at `path`. The status is checked before opening, so a
     FIFO or device is never opened, and again on the descriptor, in case it changed between."""
     try:
@@ -227,7 +264,7 @@ def _regular_or_missing(path: Path) -> os.stat_result | None:
     return status
 
 
-def _require_regular(path: Path, status: os.stat_result) -> None:
+def _require_regular(path: Path | str, status: os.stat_result) -> None:
     if stat.S_ISREG(status.st_mode):
         return
     if stat.S_ISLNK(status.st_mode):
@@ -283,7 +320,7 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _os_error(path: Path, error: OSError) -> StetError:
+def _os_error(path: Path | str, error: OSError) -> StetError:
     return StetError(f"cannot use {path}: {error.strerror or error} ({_UNCHANGED})")
 
 

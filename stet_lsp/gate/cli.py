@@ -16,10 +16,9 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from functools import lru_cache
-from pathlib import Path
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.safefs import atomic_write, atomic_writer, open_regular
+from stet_lsp.core.safefs import open_regular
 
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
 if TYPE_CHECKING:
@@ -30,8 +29,9 @@ if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
 
 _BINARY_PROBE = 8192
-CACHE_DIR = Path(".stet") / "cache" / "gate"
-"""The on-disk result cache, relative to the repository root (never committed)."""
+CACHE_DIR = os.path.join(".stet", "cache", "gate")
+"""The on-disk result cache, relative to the repository root (never committed). Paths here
+are strings: a cached re-scan never imports pathlib (with urllib.parse and ipaddress)."""
 
 
 Report = dict[str, object]
@@ -94,15 +94,17 @@ class Setup:
     when a file is not in the on-disk cache."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        self.root, self.has_work_tree = _repository_root(Path(os.getcwd()))
-        self._cache_dir: Path | bool | None = False
+        self.root, self.has_work_tree = _repository_root(os.getcwd())
+        self._cache_dir: str | bool | None = False
         self.strict: bool = args.strict
         self.env_names: tuple[str, ...] = tuple(sorted(set(args.env_name)))
         self.allowlist: Allowlist | None = None
-        if os.path.lexists(self.root / _ALLOWLIST):  # else tomllib need not load
+        if os.path.lexists(os.path.join(self.root, _ALLOWLIST)):  # else tomllib need not load
+            from pathlib import Path
+
             from stet_lsp.gate.allowlist import Allowlist
 
-            self.allowlist = Allowlist.load(self.root)
+            self.allowlist = Allowlist.load(Path(self.root))
         self._config: GateConfig | None = None
 
     @property
@@ -118,7 +120,7 @@ class Setup:
         return self._config
 
     @property
-    def cache_dir(self) -> Path | None:
+    def cache_dir(self) -> str | None:
         """Made the first time a repository's own file is cached."""
         if self._cache_dir is False:
             self._cache_dir = _cache_dir(self.root) if self.has_work_tree else None
@@ -153,28 +155,32 @@ class Setup:
 
 _FILE_FORMAT = 3
 """3: the reports as `--json` prints them (keys: BLAKE2b of the bytes' SHA-256 and options)."""
-_ALLOWLIST = Path(".stet") / "gate-allowlist.toml"
+_ALLOWLIST = os.path.join(".stet", "gate-allowlist.toml")
 """stet_lsp.gate.allowlist.ALLOWLIST_PATH (not imported here: it loads tomllib)."""
 
 
-def _repository_root(start: Path) -> tuple[Path, bool]:
+def _repository_root(start: str) -> tuple[str, bool]:
     """The work tree holding `start` and True; else where git finds a repository (a bare one:
     no work tree, False) or `start` itself. Without GIT_DIR or GIT_WORK_TREE, walking up for
     a `.git` decides it, and libgit2 is not loaded."""
     if "GIT_DIR" not in os.environ and "GIT_WORK_TREE" not in os.environ:
-        for folder in (start, *start.parents):
-            if os.path.lexists(folder / ".git"):
+        folder = start
+        while True:
+            if os.path.lexists(os.path.join(folder, ".git")):
                 return folder, True
-        return start, False
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return start, False
+            folder = parent
     import pygit2
 
     from stet_lsp.gate import gitfiles
 
-    found = pygit2.discover_repository(str(start))
+    found = pygit2.discover_repository(start)
     if found is None:
         return start, False
     repository = pygit2.Repository(found)
-    return gitfiles.repository_root(repository), bool(repository.workdir)
+    return str(gitfiles.repository_root(repository)), bool(repository.workdir)
 
 
 @lru_cache(maxsize=1)
@@ -204,23 +210,26 @@ def _digest() -> blake2b:
     return blake2b(digest_size=32)
 
 
-def _cache_dir(root: Path) -> Path | None:
+def _cache_dir(root: str) -> str | None:
     """`.stet/cache/gate` under the work tree, created through no link (and, the first time,
     with `.stet/.gitignore` ignoring `cache/`, as the style sheet's writer does); None if it
     cannot be."""
-    from stet_lsp.core.safefs import make_dirs
+    from stet_lsp.core.safefs import checked_path
 
     try:
-        if not os.path.isdir(root / CACHE_DIR):
-            from stet_lsp.core.safefs import ensure_stet_gitignore
+        if os.path.isdir(os.path.join(root, CACHE_DIR)):
+            return checked_path(root, CACHE_DIR)  # no link on the way
+        from pathlib import Path
 
-            ensure_stet_gitignore(root)
-        return make_dirs(root, CACHE_DIR)
+        from stet_lsp.core.safefs import ensure_stet_gitignore, make_dirs
+
+        ensure_stet_gitignore(Path(root))
+        return str(make_dirs(root, CACHE_DIR))
     except StetError:
         return None
 
 
-def _open(path: Path) -> BinaryIO:
+def _open(path: str) -> BinaryIO:
     stream = open_regular(path)
     if stream is None:
         raise StetError(f"{path}: no such file or directory")
@@ -234,20 +243,25 @@ def _is_binary(stream: BinaryIO) -> bool:
     return binary
 
 
-def _files(paths: list[str]) -> Iterator[Path]:
+def _files(paths: list[str]) -> Iterator[str]:
     for name in paths:
-        path = Path(name)
-        if path.is_dir():
-            for root, directories, files in os.walk(path):
+        if os.path.isdir(name):
+            for root, directories, files in os.walk(name):
                 directories[:] = sorted(d for d in directories if d != ".git")
                 for file in sorted(files):
                     # A link found in a folder is not followed: it may lead out of the tree.
                     if not os.path.islink(os.path.join(root, file)):
-                        yield Path(root) / file
-        elif path.exists():
-            yield path
+                        yield _label(os.path.join(root, file))
+        elif os.path.exists(name):
+            yield _label(name)
         else:
             raise StetError(f"{name}: no such file or directory")
+
+
+def _label(name: str) -> str:
+    """The path as pathlib prints it (`./a//b` is `a/b`; a `..` stays)."""
+    parts = [part for part in name.split(os.sep) if part not in ("", ".")]
+    return (os.sep if name.startswith(os.sep) else "") + os.sep.join(parts) or "."
 
 
 def _emit(reports: list[tuple[str, Report]], as_json: bool) -> None:
@@ -272,14 +286,11 @@ def _int(value: object) -> int:
     return value if isinstance(value, int) else 0
 
 
-def _within(path: Path, root: Path) -> bool:
+def _within(path: str, root: str) -> bool:
     """Only a repository's own files are cached in it (scanning a file elsewhere from inside
     a repository writes nothing there)."""
-    try:
-        path.resolve().relative_to(root)
-    except (OSError, ValueError):
-        return False
-    return True
+    real = os.path.realpath(path)
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _scan_one(label: str, stream: BinaryIO, setup: Setup, on_disk: bool = True) -> list[Report]:
@@ -290,7 +301,7 @@ def _scan_one(label: str, stream: BinaryIO, setup: Setup, on_disk: bool = True) 
     memory does not grow with its size."""
     if _is_binary(stream):
         return []
-    own = setup.has_work_tree and _within(Path(label), setup.root) and bool(setup.cache_dir)
+    own = setup.has_work_tree and _within(label, setup.root) and bool(setup.cache_dir)
     key = ""
     if own:
         status = _status(stream) if on_disk else None
@@ -330,12 +341,12 @@ def _status(stream: BinaryIO) -> list[int]:
     return [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino, status.st_dev]
 
 
-def _status_entry(setup: Setup, label: str) -> Path:
-    material = "\0".join([str(Path(label).resolve()), setup.options_key(label)])
+def _status_entry(setup: Setup, label: str) -> str:
+    material = "\0".join([os.path.realpath(label), setup.options_key(label)])
     digest = _digest()
     digest.update(material.encode("utf-8", "surrogateescape"))
     name = digest.hexdigest()
-    return Path("status") / name[:2] / f"{name}.json"
+    return os.path.join("status", name[:2], f"{name}.json")
 
 
 def _known_key(setup: Setup, label: str, status: list[int] | None) -> str | None:
@@ -361,11 +372,11 @@ def _remember_key(setup: Setup, label: str, status: list[int] | None, key: str) 
     write_entry(setup.cache_dir, _status_entry(setup, label), entry)
 
 
-def _entry_path(key: str) -> Path:
-    return Path("files") / key[:2] / f"{key}.json"
+def _entry_path(key: str) -> str:
+    return os.path.join("files", key[:2], f"{key}.json")
 
 
-def _cached(directory: Path | None, key: str) -> list[Report] | None:
+def _cached(directory: str | None, key: str) -> list[Report] | None:
     from stet_lsp.gate.entries import read_entry
 
     if directory is None:
@@ -415,10 +426,13 @@ def run_scan(args: argparse.Namespace) -> int:
 
 
 def run_redact(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from stet_lsp.core.safefs import atomic_write, atomic_writer
     from stet_lsp.gate.stream import redact_blocks, stream_blocks
 
     source = Path(args.path)
-    with _open(source) as stream:
+    with _open(str(source)) as stream:
         if _is_binary(stream):
             raise StetError(f"{args.path}: binary content is not redacted")
         blocks, parallel = stream_blocks(stream)

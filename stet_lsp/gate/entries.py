@@ -7,32 +7,36 @@ entry reads as None; a failed write leaves nothing (the cache is an optimisation
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from pathlib import Path
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import make_dirs, read_regular
 
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def read_entry(directory: Path, relative: Path) -> object | None:
+
+def read_entry(directory: Path | str, relative: Path | str) -> object | None:
     """The JSON document at `directory/relative`, or None (missing, torn, unreadable)."""
     try:
-        content = read_regular(directory / relative, directory)
+        content = read_regular(os.path.join(directory, relative), directory)
         return json.loads(content.decode("utf-8")) if content is not None else None
     except (StetError, ValueError):
         return None
 
 
-def write_entry(directory: Path, relative: Path, payload: object) -> None:
+def write_entry(directory: Path | str, relative: Path | str, payload: object) -> None:
     """Write a JSON document at `directory/relative` (a temporary file renamed over it)."""
-    path = directory / relative
+    path = os.path.join(directory, relative)
     try:
-        directory.mkdir(parents=True, exist_ok=True)  # as configured; below it, no link
+        os.makedirs(directory, exist_ok=True)  # as configured; below it, no link
         import tempfile  # only writers pay for it (a cached re-scan writes nothing)
 
-        make_dirs(directory, path.parent)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        folder = make_dirs(directory, os.path.dirname(path))
+        handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
     except (OSError, StetError):
         return
     try:
@@ -41,4 +45,5 @@ def write_entry(directory: Path, relative: Path, payload: object) -> None:
         os.replace(temporary, path)
     except OSError:
         # The cache is an optimisation: a failed write leaves no file and no error.
-        Path(temporary).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)

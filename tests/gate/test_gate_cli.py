@@ -305,3 +305,34 @@ def test_through_the_stet_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         env=env,
     )
     assert completed.returncode == 1 and "github-token" in completed.stdout
+
+
+def test_a_cached_re_scan_reads_its_answer_and_loads_nothing_else(tmp_path: Path) -> None:
+    """The second scan of an unchanged file is the cache's answer, from a process that loads
+    neither the rules, hashlib nor pathlib (with urllib.parse: a tenth of its time). `-S`: no
+    site start-up hook can load those first and hide them from -X importtime."""
+    pygit2.init_repository(str(tmp_path))
+    source = tmp_path / "session.jsonl"
+    source.write_text(json.dumps({"cwd": "/home/jo/app", "out": f"token {ghp()}"}) + "\n")
+    old = time.time_ns() - 10_000_000_000
+    os.utime(source, ns=(old, old))  # not racily clean
+    stet = ["-c", "import sys\nfrom stet_lsp.cli import main\nsys.exit(main())"]
+    scan = ["gate", "scan", "session.jsonl", "--json"]
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    runs = [
+        subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env)
+        for command in (
+            [sys.executable, *stet, *scan],  # the first scan needs the site's packages
+            [sys.executable, "-S", "-X", "importtime", *stet, *scan],
+        )
+    ]
+    assert [done.returncode for done in runs] == [1, 1]
+    assert runs[1].stdout == runs[0].stdout
+    assert {f["rule"] for f in json.loads(runs[1].stdout)["findings"]} == {
+        "github-token",
+        "home-path",
+    }
+    imported = [line.rsplit("|", 1)[-1].strip() for line in runs[1].stderr.splitlines()]
+    assert "stet_lsp.gate.entries" in imported
+    unwanted = ("pathlib", "hashlib", "tempfile", "pygit2", "detect_secrets", "stet_lsp.gate.rules")
+    assert not [name for name in imported if name.startswith(unwanted)], imported
