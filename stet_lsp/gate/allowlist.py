@@ -6,12 +6,11 @@ switch the gate off: there is no in-line pragma.
 
 from __future__ import annotations
 
-import hashlib
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from stet_lsp.core.digests import sha256
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import read_regular
 
@@ -45,7 +44,7 @@ class Allowlist:
                 )
             compiled.append(regex)
         material = "\0".join(["values", *sorted(values), "patterns", *patterns])
-        digest = hashlib.sha256(material.encode("utf-8")).hexdigest()[:16]
+        digest = sha256(material.encode("utf-8")).hexdigest()[:16]
         return cls(frozenset(values), tuple(compiled), digest)
 
     @classmethod
@@ -53,6 +52,8 @@ class Allowlist:
         content = read_regular(repo_root / ALLOWLIST_PATH, repo_root)
         if content is None:
             return None
+        import tomllib  # only a repository with an allowlist pays for the TOML parser
+
         try:
             data = tomllib.loads(content.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
