@@ -682,6 +682,36 @@ def test_history_pairs_of_evaluation_outputs(tmp_path: Path) -> None:
     )
 
 
+def test_an_evaluation_output_of_several_instances_is_refused_by_name(tmp_path: Path) -> None:
+    def instance(number: int) -> str:
+        history = [
+            {
+                "id": 1,
+                "source": "user",
+                "message": f"Task {number}",
+                "action": "message",
+                "args": {"content": f"Task {number}"},
+            }
+        ]
+        return json.dumps({"instance_id": f"repo__issue-{number}", "history": history})
+
+    path = tmp_path / "output.jsonl"
+    path.write_text("".join(instance(n) + "\n" for n in range(7)), encoding="utf-8")
+    assert detect(path) is OPENHANDS
+    with pytest.raises(StetError) as raised:
+        OPENHANDS.parse(path)
+    message = str(raised.value)
+    assert "7 OpenHands evaluation instances" in message
+    assert "repo__issue-0, repo__issue-1, repo__issue-2, repo__issue-3, repo__issue-4" in message
+    assert "and 2 more" in message
+
+    # One instance on its own (as the message asks) imports.
+    single = tmp_path / "one.json"
+    single.write_text(instance(3) + "\n", encoding="utf-8")
+    events = OPENHANDS.parse(single).events
+    assert [e.text for e in of(events, "user_message")] == ["Task 3"]
+
+
 def test_odd_input(tmp_path: Path) -> None:
     records = [
         "text",

@@ -32,6 +32,7 @@ counted in `dropped`.
 from __future__ import annotations
 
 import ast
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -169,6 +170,7 @@ class _Reader:
 
     def read(self) -> ParsedSession:
         root = self.document.load({"history": [[None]]} if self._is_object() else [None])
+        self._refuse_several_instances(root)
         problem = self.document.problem(self.name)
         if problem is not None:
             self.parsed.problems.append(problem)
@@ -200,6 +202,29 @@ class _Reader:
             reason=self.end_reason,
         )
         return self.parsed
+
+    def _refuse_several_instances(self, root: Any) -> None:
+        """An evaluation's `output.jsonl` holds one instance per line, each a run of its own on
+        its own task: importing the first and dropping the rest would lose them quietly."""
+        error = self.document.error
+        if not isinstance(root, dict) or "instance_id" not in root or error is None:
+            return
+        ids: list[str] = []
+        for line in self.document.text.splitlines():
+            try:
+                instance = json.loads(line)
+            except ValueError:
+                return  # not one instance per line: a document with trailing garbage
+            if isinstance(instance, dict) and "history" in instance:
+                ids.append(str(instance.get("instance_id")))
+        if len(ids) < 2:
+            return
+        shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        raise StetError(
+            f"{self.path}: {len(ids)} OpenHands evaluation instances, one per line ({shown}); "
+            "a trajectory is one run: put the line of the instance to import in a file of its "
+            "own and import that file"
+        )
 
     def _is_object(self) -> bool:
         return self.document.text.lstrip()[:1] == "{"
