@@ -19,7 +19,8 @@ from stet_lsp.cli.common import (
 )
 from stet_lsp.core.errors import StetError
 
-_HARNESSES = ("claude-code", "codex", "gemini-cli", "aider")
+_HARNESSES = ("claude-code", "codex", "gemini-cli", "aider", "openhands-v1")
+"""Where `stet trajectory sessions` finds sessions (stet_lsp/trajectory/sessions.py)."""
 
 
 def register(commands: Any) -> None:
@@ -135,12 +136,13 @@ def _sessions(args: argparse.Namespace) -> int:
         return 0
     if not rows:
         print(f"no agent sessions found for {target.root}")
+    width = max(len(row["harness"]) for row in rows) if rows else 0
     for row in rows:
         mark = "*" if row["imported"] else " "
         started = (row["started"] or "?")[:19]
         prompt = row["first_prompt"] or ""
         session, size = row["session"][:12], _size(row["size"])
-        print(f"{mark} {started}  {row['harness']:<11} {session:<12}  {size}  {prompt}")
+        print(f"{mark} {started}  {row['harness']:<{width}} {session:<12}  {size}  {prompt}")
     if any(row["imported"] for row in rows):
         print("(* already imported)")
     return 0

@@ -80,7 +80,7 @@ def import_transcript(
 ) -> ImportResult:
     tell = progress or (lambda phase: None)
     tell("reading")
-    _check_source(source)
+    source = _check_source(source)
     chosen: Importer = importer(format_name) if format_name else detect(source)
     if format_name and not chosen.sniff(read_head(source)):
         raise StetError(f"{source}: not a {chosen.label} (leave out --format to detect it)")
@@ -279,8 +279,11 @@ def _session_stem(parsed: ParsedSession) -> str:
     return digest[:20]
 
 
-def _check_source(source: Path) -> None:
-    """A transcript is a regular file with something in it (a FIFO would block the read)."""
+def _check_source(source: Path) -> Path:
+    """A transcript is a regular file with something in it (a FIFO would block the read); an
+    OpenHands V1 conversation folder is read from its base_state.json. The file to read."""
+    if os.path.isfile(os.path.join(source, "base_state.json")):
+        source = source / "base_state.json"
     try:
         status = os.stat(source)
     except OSError as error:
@@ -289,6 +292,7 @@ def _check_source(source: Path) -> None:
         raise StetError(f"{source}: not a regular file")
     if status.st_size == 0:
         raise StetError(f"{source}: the file is empty; there is no transcript to import")
+    return source
 
 
 def _sha256(path: Path) -> str:

@@ -15,6 +15,11 @@
   of the project root path (its first 16 characters in early versions), or a short name
   that `~/.gemini/projects.json` and a `.project_root` file in the folder tie to the path.
 - aider: `<root>/.aider.chat.history.md`, one history for the repository.
+- OpenHands (V1, the `openhands` CLI and the software-agent-sdk): a folder a conversation,
+  `<conversations>/<id>/` with `base_state.json` and `events/event-*.json`, `<conversations>`
+  being `$OPENHANDS_CONVERSATIONS_DIR`, else `$OPENHANDS_PERSISTENCE_DIR/conversations`, else
+  `~/.openhands/conversations`. `base_state.json` names the workspace (`working_dir`); the
+  first event gives the start and the first user message the request.
 
 Only the head of each transcript is read (the aider history is scanned line by line), and
 links that lead out of a harness's folder are not followed.
@@ -36,6 +41,14 @@ from typing import Any
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.importers.codex import HARNESS_TEXTS
 from stet_lsp.trajectory.importers.files import open_text
+from stet_lsp.trajectory.importers.openhands_v1 import (
+    BASE_STATE,
+    conversation_id,
+    event_files,
+    event_kind,
+    working_dir,
+)
+from stet_lsp.trajectory.importers.openhands_v1 import FORMAT as OPENHANDS_V1
 
 # How much of a transcript is read to describe it.
 HEAD_CHARS = 256 * 1024
@@ -49,6 +62,10 @@ _REGISTRY_BYTES = 1024 * 1024
 _AIDER_LINE_BYTES = 64 * 1024
 _AIDER_START = b"# aider chat started at "
 _AIDER_PROMPT = b"#### "
+# A conversation's state is small, but its agent's settings (tools, MCP servers) can grow.
+_OPENHANDS_STATE_BYTES = 4 * 1024 * 1024
+# How many of a conversation's first events are read looking for its request.
+_OPENHANDS_PROMPT_EVENTS = 50
 
 # User texts in Claude Code transcripts that are not a request: slash commands, local
 # shell commands and their output, interruptions, editor context and reminders.
@@ -80,7 +97,7 @@ _UUID_AT_END = re.compile(
 class SessionInfo:
     """One agent session found for a repository."""
 
-    harness: str  # the importer's format name: claude-code, codex, gemini-cli, aider
+    harness: str  # the importer's name: claude-code, codex, gemini-cli, aider, openhands-v1
     path: Path
     session_id: str
     started: str | None  # ISO 8601, as recorded
@@ -102,6 +119,7 @@ def find_sessions(
     found += _codex_sessions(roots, _codex_home(home, environment))
     found += _gemini_sessions(roots, _gemini_dir(home, environment))
     found += _aider_sessions(Path(roots[0]))
+    found += _openhands_sessions(roots, _openhands_conversations(home, environment))
     found.sort(key=lambda item: (-item.instant, item.info.harness, str(item.info.path)))
     return [item.info for item in found]
 
@@ -561,6 +579,69 @@ def _read_aider_line(line: bytes, head: _Head) -> None:
         text = line[len(_AIDER_PROMPT) :].decode("utf-8", "replace")
         if text.strip():
             head.prompt = _one_line(text)
+
+
+# --- OpenHands ---------------------------------------------------------------------------------
+
+
+def _openhands_conversations(home: Path | None, env: Mapping[str, str]) -> Path | None:
+    configured = env.get("OPENHANDS_CONVERSATIONS_DIR", "").strip()
+    if configured:
+        return Path(configured)
+    persistence = env.get("OPENHANDS_PERSISTENCE_DIR", "").strip()
+    if persistence:
+        return Path(persistence) / "conversations"
+    return home / ".openhands" / "conversations" if home is not None else None
+
+
+def _openhands_sessions(roots: list[str], conversations: Path | None) -> list[_Found]:
+    if conversations is None:
+        return []
+    base = _real_dir(conversations)
+    if base is None:
+        return []
+    found: list[_Found] = []
+    for entry in _entries(conversations):
+        folder = conversations / entry
+        for path, status in _regular_files(folder, base, lambda name: name == BASE_STATE):
+            head = _openhands_head(path, roots)
+            if head is not None:
+                found.append(_found(OPENHANDS_V1, path, status, head))
+    return found
+
+
+def _openhands_head(path: Path, roots: list[str]) -> _Head | None:
+    """The conversation when its workspace is in the repository, else None: id and workspace
+    from base_state.json, the start from the first event, the request from the first user
+    message among the first events."""
+    state = _small_json(path, _OPENHANDS_STATE_BYTES)
+    cwd = working_dir(state)
+    if cwd is None or not _inside_any(cwd, roots):
+        return None
+    head = _Head(session_id=conversation_id(state, path.parent), cwd=cwd)
+    base = _real_dir(path.parent)
+    for number, event_path in enumerate(event_files(path.parent)[:_OPENHANDS_PROMPT_EVENTS]):
+        real = os.path.realpath(event_path)
+        if base is None or not real.startswith(base.rstrip(os.sep) + os.sep):
+            continue
+        event = _small_json(event_path, _OPENHANDS_STATE_BYTES)
+        if not isinstance(event, dict):
+            continue
+        if number == 0:
+            head.start_at(event.get("timestamp"))
+        if event_kind(event.get("kind")) == "MessageEvent" and event.get("source") == "user":
+            head.prompt = _openhands_prompt(event.get("llm_message"))
+            if head.prompt:
+                break
+    return head
+
+
+def _openhands_prompt(message: Any) -> str | None:
+    content = message.get("content") if isinstance(message, dict) else None
+    parts = content if isinstance(content, list) else []
+    texts = [part.get("text") for part in parts if isinstance(part, dict)]
+    text = "".join(text for text in texts if isinstance(text, str))
+    return _one_line(text) if text.strip() else None
 
 
 # --- reading safely ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ _MODULES = {
     "codex": "stet_lsp.trajectory.importers.codex",
     "gemini-cli": "stet_lsp.trajectory.importers.gemini",
     "openhands": "stet_lsp.trajectory.importers.openhands",
+    "openhands-v1": "stet_lsp.trajectory.importers.openhands_v1",
     "mini-swe-agent": "stet_lsp.trajectory.importers.swe_agent",
     "swe-agent": "stet_lsp.trajectory.importers.swe_agent",
     "aider": "stet_lsp.trajectory.importers.aider",

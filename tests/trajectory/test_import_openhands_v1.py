@@ -1,0 +1,1166 @@
+"""OpenHands V1 conversations (software-agent-sdk, the `openhands` CLI): hand-written
+conversation folders in the shapes the SDK persists.
+
+Where each shape comes from (github.com/OpenHands/software-agent-sdk):
+
+* the folder and file names: openhands-sdk/openhands/sdk/conversation/persistence_const.py
+  (`base_state.json`, `events/event-{idx:05d}-{event_id}.json`), written by
+  conversation/event_store.py and conversation/state.py with
+  `model_dump_json(exclude_none=True)`: one line, no null members, the computed `kind` (the
+  class name, from utils/models.py `DiscriminatedUnionMixin`) last;
+* `base_state.json`: conversation/state.py `ConversationState`, modelled on the SDK's
+  tests/fixtures/conversations/v1_11_5_cli_default/base_state.json; its
+  `stats.usage_to_metrics` values are llm/utils/metrics.py `Metrics` (`costs`,
+  `response_latencies`, `token_usages`, filled by llm/utils/telemetry.py);
+* the events: event/base.py (`id`, `timestamp`, `source`, `parent_id`),
+  event/llm_convertible/{message,action,observation,system}.py, event/condenser.py,
+  event/conversation_state.py, event/user_action.py; the message parts are llm/message.py
+  (`TextContent` with `cache_prompt`, `ThinkingBlock`, `RedactedThinkingBlock`,
+  `MessageToolCall`); an action and its observation follow the SDK's own recorded events in
+  tests/sdk/conversation/goal/fixtures/events.jsonl;
+* the tools: openhands-tools/openhands/tools/terminal/definition.py (`TerminalAction`,
+  `TerminalObservation` with metadata.py `CmdOutputMetadata`),
+  file_editor/definition.py and editor.py (`FileEditorObservation`: the whole file as
+  `old_content` and `new_content`), sdk/tool/builtins/{finish,think}.py;
+* the CLI's conversations folder: OpenHands/OpenHands-CLI openhands_cli/locations.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from samples import SAMPLES
+
+from stet_lsp.core.targets import resolve_target
+from stet_lsp.trajectory.events import EventBase, event_json
+from stet_lsp.trajectory.importers import detect, importer
+from stet_lsp.trajectory.importers.base import SNIFF_BYTES
+from stet_lsp.trajectory.importers.openhands_v1 import IMPORTERS
+from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.sessions import find_sessions
+from stet_lsp.trajectory.store import working_folder
+
+V1 = IMPORTERS["openhands-v1"]
+CONVERSATION = "4f1c2a7e-9b3d-4e8a-a6c5-0d2e8f9b1c34"
+FOLDER = CONVERSATION.replace("-", "")
+MODEL = "litellm_proxy/claude-sonnet-4-5-20250929"
+RESPONSE_1 = "chatcmpl-0680149d625114e6a97f54b158714212"
+RESPONSE_2 = "chatcmpl-1eb65bb322e7473f855c2dcf26ae8e08"
+RESPONSE_3 = "chatcmpl-9051d3d10f914188a3ff0c1d2e4b5a67"
+RESPONSE_CONDENSER = "chatcmpl-c0ffee00aa114e6a97f54b1587142bb"
+RESPONSE_TITLE = "chatcmpl-7171e000aa114e6a97f54b1587142ccc"
+BEFORE = "".join(f"line {n}\n" for n in range(1, 11))
+AFTER = BEFORE.replace("line 5\n", "line five\n")
+
+
+# -- the shapes ---------------------------------------------------------------------------------
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"cache_prompt": False, "type": "text", "text": value}
+
+
+def token_usage(response_id: str, prompt: int, output: int, cached: int = 0) -> dict[str, Any]:
+    return {
+        "model": MODEL,
+        "prompt_tokens": prompt,
+        "completion_tokens": output,
+        "cache_read_tokens": cached,
+        "cache_write_tokens": 0,
+        "reasoning_tokens": 0,
+        "context_window": 200000,
+        "per_turn_token": prompt + output,
+        "response_id": response_id,
+    }
+
+
+def metrics(usages: list[dict[str, Any]], costs: list[float]) -> dict[str, Any]:
+    return {
+        "model_name": MODEL,
+        "accumulated_cost": sum(costs),
+        "accumulated_token_usage": {
+            "model": MODEL,
+            "prompt_tokens": sum(u["prompt_tokens"] for u in usages),
+            "completion_tokens": sum(u["completion_tokens"] for u in usages),
+            "cache_read_tokens": sum(u["cache_read_tokens"] for u in usages),
+            "cache_write_tokens": 0,
+            "reasoning_tokens": 0,
+            "context_window": 200000,
+            "per_turn_token": 0,
+            "response_id": "",
+        },
+        "costs": [{"model": MODEL, "cost": c, "timestamp": 1781589558.8} for c in costs],
+        "response_latencies": [
+            {"model": MODEL, "latency": 2.5, "response_id": u["response_id"]} for u in usages
+        ],
+        "token_usages": usages,
+    }
+
+
+def llm(usage_id: str) -> dict[str, Any]:
+    return {
+        "model": MODEL,
+        "api_key": "**********",
+        "num_retries": 5,
+        "timeout": 300,
+        "temperature": 0.0,
+        "max_input_tokens": 200000,
+        "max_output_tokens": 64000,
+        "stream": False,
+        "drop_params": True,
+        "caching_prompt": True,
+        "native_tool_calling": True,
+        "reasoning_effort": "high",
+        "usage_id": usage_id,
+        "litellm_extra_body": {},
+    }
+
+
+def base_state(
+    working_dir: Path | str, usage: dict[str, Any] | None = None, status: str = "finished"
+) -> dict[str, Any]:
+    if usage is None:
+        usage = {
+            "agent": metrics(
+                [
+                    token_usage(RESPONSE_1, 12000, 300, cached=8000),
+                    token_usage(RESPONSE_2, 13000, 200, cached=11000),
+                    token_usage(RESPONSE_3, 14000, 100, cached=12000),
+                ],
+                [0.02, 0.015, 0.01],
+            ),
+            # The condenser's costs are not all there: none of its requests gets one.
+            "condenser": metrics(
+                [
+                    token_usage(RESPONSE_CONDENSER, 9000, 400),
+                    token_usage(RESPONSE_TITLE, 500, 12),
+                ],
+                [0.03],
+            ),
+        }
+    return {
+        "id": CONVERSATION,
+        "agent": {
+            "llm": llm("agent"),
+            "tools": [
+                {"name": "terminal", "params": {}},
+                {"name": "file_editor", "params": {}},
+                {"name": "task_tracker", "params": {}},
+            ],
+            "mcp_config": {},
+            "include_default_tools": ["FinishTool", "ThinkTool"],
+            "system_prompt_filename": "system_prompt.j2",
+            "condenser": {
+                "llm": llm("condenser"),
+                "max_size": 80,
+                "keep_first": 4,
+                "kind": "LLMSummarizingCondenser",
+            },
+            "kind": "Agent",
+        },
+        "workspace": {"working_dir": str(working_dir), "kind": "LocalWorkspace"},
+        "persistence_dir": f"/home/dev/.openhands/conversations/{FOLDER}",
+        "max_iterations": 500,
+        "stuck_detection": True,
+        "execution_status": status,
+        "confirmation_policy": {"kind": "NeverConfirm"},
+        "activated_knowledge_skills": [],
+        "blocked_actions": {},
+        "blocked_messages": {},
+        "stats": {"usage_to_metrics": usage},
+        "secret_registry": {"secret_sources": {}},
+        "agent_state": {},
+    }
+
+
+class Clock:
+    """Event ids and the SDK's naive local timestamps, in order."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def stamp(self) -> dict[str, str]:
+        self.count += 1
+        return {
+            "id": f"{self.count:08x}-1111-4222-8333-444455556666",
+            "timestamp": f"2026-06-16T05:39:{self.count:02d}.809928",
+        }
+
+
+def system_prompt(clock: Clock) -> dict[str, Any]:
+    return {
+        **clock.stamp(),
+        "source": "agent",
+        "system_prompt": text("You are OpenHands agent, a helpful AI assistant..."),
+        "tools": [
+            {
+                "description": "Execute a bash command in the terminal...",
+                "action_type": "TerminalAction",
+                "observation_type": "TerminalObservation",
+                "annotations": {"title": "terminal", "readOnlyHint": False},
+                "kind": "TerminalTool",
+            }
+        ],
+        "kind": "SystemPromptEvent",
+    }
+
+
+def user_message(clock: Clock, said: str) -> dict[str, Any]:
+    return {
+        **clock.stamp(),
+        "source": "user",
+        "llm_message": {"role": "user", "content": [text(said)], "thinking_blocks": []},
+        "activated_skills": [],
+        "extended_content": [],
+        "kind": "MessageEvent",
+    }
+
+
+def agent_message(clock: Clock, said: str, response_id: str) -> dict[str, Any]:
+    return {
+        **clock.stamp(),
+        "source": "agent",
+        "llm_message": {
+            "role": "assistant",
+            "content": [text(said)],
+            "thinking_blocks": [
+                {"type": "thinking", "thinking": "Done; tell the user.", "signature": "EqQB"},
+                {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"},
+            ],
+        },
+        "llm_response_id": response_id,
+        "activated_skills": [],
+        "extended_content": [],
+        "kind": "MessageEvent",
+    }
+
+
+def action(
+    clock: Clock,
+    tool: str,
+    call_id: str,
+    arguments: dict[str, Any],
+    action_kind: str | None,
+    response_id: str,
+    thought: str = "",
+    reasoning: str | None = None,
+) -> dict[str, Any]:
+    event: dict[str, Any] = {
+        **clock.stamp(),
+        "source": "agent",
+        "thought": [text(thought)] if thought else [],
+        "thinking_blocks": [],
+    }
+    if reasoning is not None:
+        event["reasoning_content"] = reasoning
+    if action_kind is not None:
+        event["action"] = {**arguments, "kind": action_kind}
+    event.update(
+        {
+            "tool_name": tool,
+            "tool_call_id": call_id,
+            "tool_call": {
+                "id": call_id,
+                "name": tool,
+                "arguments": json.dumps(arguments),
+                "origin": "completion",
+            },
+            "llm_response_id": response_id,
+            "security_risk": "LOW",
+            "summary": f"{tool} call",
+            "kind": "ActionEvent",
+        }
+    )
+    return event
+
+
+def observation(
+    clock: Clock, tool: str, call_id: str, action_id: str, result: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        **clock.stamp(),
+        "source": "environment",
+        "tool_name": tool,
+        "tool_call_id": call_id,
+        "observation": result,
+        "action_id": action_id,
+        "kind": "ObservationEvent",
+    }
+
+
+def terminal_result(output: str, exit_code: int, working_dir: str) -> dict[str, Any]:
+    return {
+        "content": [text(output)],
+        "is_error": False,
+        "command": "pytest -q",
+        "exit_code": exit_code,
+        "timeout": False,
+        "metadata": {
+            "exit_code": exit_code,
+            "pid": -1,
+            "username": "dev",
+            "hostname": "box",
+            "working_dir": working_dir,
+            "prefix": "",
+            "suffix": "",
+        },
+        "kind": "TerminalObservation",
+    }
+
+
+def conversation(root: Path | str) -> list[dict[str, Any]]:
+    """Every event kind the importer maps, in the order a run writes them."""
+    clock = Clock()
+    app = f"{root}/src/app.py"
+    events = [system_prompt(clock), user_message(clock, "Fix line 5 of src/app.py")]
+    run = action(
+        clock,
+        "terminal",
+        "toolu_01",
+        {"command": "pytest -q", "is_input": False, "reset": False},
+        "TerminalAction",
+        RESPONSE_1,
+        thought="Let me run the tests first.",
+        reasoning="The user wants line 5 fixed.",
+    )
+    # A second call of the same response: parallel tool calls share the reasoning.
+    view = action(
+        clock,
+        "file_editor",
+        "toolu_02",
+        {"command": "view", "path": app},
+        "FileEditorAction",
+        RESPONSE_1,
+        reasoning="The user wants line 5 fixed.",
+    )
+    events += [run, view]
+    events.append(
+        observation(
+            clock, "terminal", "toolu_01", run["id"], terminal_result("1 failed", 1, str(root))
+        )
+    )
+    events.append(
+        observation(
+            clock,
+            "file_editor",
+            "toolu_02",
+            view["id"],
+            {
+                "content": [text(BEFORE)],
+                "is_error": False,
+                "command": "view",
+                "path": app,
+                "prev_exist": True,
+                "kind": "FileEditorObservation",
+            },
+        )
+    )
+    edit_arguments = {
+        "command": "str_replace",
+        "path": app,
+        "old_str": "line 5\n",
+        "new_str": "line five\n",
+    }
+    edit = action(clock, "file_editor", "toolu_03", edit_arguments, "FileEditorAction", RESPONSE_2)
+    events.append(edit)
+    events.append(
+        observation(
+            clock,
+            "file_editor",
+            "toolu_03",
+            edit["id"],
+            {
+                "content": [text(f"The file {app} has been edited. ...")],
+                "is_error": False,
+                "command": "str_replace",
+                "path": app,
+                "prev_exist": True,
+                "old_content": BEFORE,
+                "new_content": AFTER,
+                "kind": "FileEditorObservation",
+            },
+        )
+    )
+    # An invalid call: no action, an AgentErrorEvent answers it.
+    bad = action(clock, "browser", "toolu_04", {"url": "x"}, None, RESPONSE_3)
+    events.append(bad)
+    events.append(
+        {
+            **clock.stamp(),
+            "source": "agent",
+            "tool_name": "browser",
+            "tool_call_id": "toolu_04",
+            "error": "Tool 'browser' not found. Available: ['terminal', 'file_editor']",
+            "classification": {"kind": "agent_action", "retryable": False},
+            "kind": "AgentErrorEvent",
+        }
+    )
+    rejected = action(
+        clock,
+        "terminal",
+        "toolu_05",
+        {"command": "rm -rf build", "is_input": False, "reset": False},
+        "TerminalAction",
+        RESPONSE_3,
+    )
+    events.append(rejected)
+    events.append(
+        {
+            **clock.stamp(),
+            "source": "user",
+            "tool_name": "terminal",
+            "tool_call_id": "toolu_05",
+            "rejection_reason": "Not that folder",
+            "rejection_source": "user",
+            "action_id": rejected["id"],
+            "kind": "UserRejectObservation",
+        }
+    )
+    think = action(
+        clock,
+        "think",
+        "toolu_06",
+        {"thought": "The fix is in place."},
+        "ThinkAction",
+        "chatcmpl-think",
+    )
+    events.append(think)
+    events.append(
+        observation(
+            clock,
+            "think",
+            "toolu_06",
+            think["id"],
+            {
+                "content": [text("Your thought has been logged.")],
+                "is_error": False,
+                "kind": "ThinkObservation",
+            },
+        )
+    )
+    events.append(
+        {
+            **clock.stamp(),
+            "source": "environment",
+            "forgotten_event_ids": [run["id"], view["id"]],
+            "summary": "The tests failed; line 5 was fixed.",
+            "summary_offset": 1,
+            "llm_response_id": RESPONSE_CONDENSER,
+            "kind": "Condensation",
+        }
+    )
+    events.append(
+        {
+            **clock.stamp(),
+            "source": "environment",
+            "summary": "Earlier: the tests failed.",
+            "kind": "CondensationSummaryEvent",
+        }
+    )
+    events.append(
+        {
+            **clock.stamp(),
+            "source": "environment",
+            "key": "execution_status",
+            "value": "running",
+            "kind": "ConversationStateUpdateEvent",
+        }
+    )
+    events.append(
+        {
+            **clock.stamp(),
+            "source": "environment",
+            "key": "stats",
+            "value": {"usage_to_metrics": {"agent": {"model_name": MODEL}}},
+            "kind": "ConversationStateUpdateEvent",
+        }
+    )
+    events.append({**clock.stamp(), "source": "user", "kind": "PauseEvent"})
+    events.append(
+        {
+            **clock.stamp(),
+            "source": "agent",
+            "shiny": "a kind this importer does not know",
+            "kind": "FutureEvent",
+        }
+    )
+    events.append(agent_message(clock, "Line 5 now reads 'line five'.", "chatcmpl-final"))
+    finish = action(
+        clock,
+        "finish",
+        "toolu_07",
+        {"message": "Fixed line 5."},
+        "FinishAction",
+        "chatcmpl-finish",
+    )
+    events.append(finish)
+    events.append(
+        observation(
+            clock,
+            "finish",
+            "toolu_07",
+            finish["id"],
+            {"content": [text("Fixed line 5.")], "is_error": False, "kind": "FinishObservation"},
+        )
+    )
+    return events
+
+
+def write_conversation(
+    conversations: Path,
+    state: dict[str, Any] | None,
+    events: list[Any],
+    folder: str = FOLDER,
+) -> Path:
+    """The conversation's folder, written as the SDK writes it (compact JSON)."""
+    path = conversations / folder
+    (path / "events").mkdir(parents=True)
+    if state is not None:
+        (path / "base_state.json").write_text(compact(state), encoding="utf-8")
+    for index, event in enumerate(events):
+        event_id = event.get("id", "x") if isinstance(event, dict) else "x"
+        name = f"event-{index:05d}-{event_id}.json"
+        (path / "events" / name).write_text(compact(event), encoding="utf-8")
+    (path / "events" / ".eventlog.lock").write_text("", encoding="utf-8")
+    return path
+
+
+def compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def kinds(events: list[EventBase]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def of(events: list[EventBase], kind: str) -> list[Any]:
+    return [e for e in events if e.kind == kind]
+
+
+# -- mapping ------------------------------------------------------------------------------------
+
+
+def test_every_event_kind_of_a_conversation(tmp_path: Path) -> None:
+    folder = write_conversation(tmp_path, base_state("/work/app"), conversation("/work/app"))
+    parsed = V1.parse(folder / "base_state.json")
+    events = parsed.events
+    assert parsed.format == "openhands-v1"
+    assert parsed.session_id == CONVERSATION
+    assert kinds(events) == [
+        "session_start",
+        "raw",  # the system prompt
+        "user_message",
+        "reasoning",  # once for the response's two calls
+        "agent_message",
+        "tool_call",
+        "usage",
+        "tool_call",
+        "tool_result",
+        "tool_result",
+        "tool_call",
+        "usage",
+        "tool_result",
+        "file_change",
+        "tool_call",
+        "usage",
+        "tool_result",  # the AgentErrorEvent
+        "tool_call",
+        "tool_result",  # the rejection
+        "reasoning",  # the think tool
+        "compaction",
+        "usage",  # the condenser's request
+        "compaction",
+        "error",  # the pause
+        "raw",  # the unknown kind
+        "reasoning",
+        "agent_message",
+        "agent_message",  # the finish tool's message
+        "usage",  # the title's request: no event of its own
+        "session_end",
+    ]
+    start = events[0]
+    assert (start.harness, start.model, start.cwd) == ("openhands", MODEL, "/work/app")
+    assert start.harness_version is None  # the SDK records no version
+    assert start.time == "2026-06-16T05:39:01.809928"
+    assert start.source.file == f"{FOLDER}/base_state.json"
+    assert events[1].record["kind"] == "SystemPromptEvent"
+    assert events[1].reason == "system prompt"
+    assert of(events, "user_message")[0].text == "Fix line 5 of src/app.py"
+    assert of(events, "reasoning")[0].text == "The user wants line 5 fixed."
+    assert of(events, "reasoning")[1].text == "The fix is in place."
+    assert of(events, "reasoning")[2].text == "Done; tell the user."
+    messages = [m.text for m in of(events, "agent_message")]
+    assert messages == [
+        "Let me run the tests first.",
+        "Line 5 now reads 'line five'.",
+        "Fixed line 5.",
+    ]
+    assert all(m.model == MODEL for m in of(events, "agent_message"))
+    assert [c.summary for c in of(events, "compaction")] == [
+        "The tests failed; line 5 was fixed.",
+        "Earlier: the tests failed.",
+    ]
+    pause = of(events, "error")[0]
+    assert (pause.message, pause.interrupt) == ("paused by the user", True)
+    unknown = of(events, "raw")[1]
+    assert unknown.record["shiny"] == "a kind this importer does not know"
+    assert unknown.reason == "unknown event kind 'FutureEvent'"
+    assert events[-1].reason == "finish"
+    assert parsed.dropped == {
+        "think_acknowledgement": 1,
+        "finish_acknowledgement": 1,
+        "state_update": 2,
+        "opaque_reasoning": 1,
+        "unattributed_cost": 1,
+    }
+    assert parsed.problems == []
+
+
+def test_every_event_names_its_file(tmp_path: Path) -> None:
+    events = conversation("/work/app")
+    folder = write_conversation(tmp_path, base_state("/work/app"), events)
+    parsed = V1.parse(folder / "base_state.json")
+    names = sorted(p.name for p in (folder / "events").glob("event-*.json"))
+    assert set(parsed.sources) == {f"{FOLDER}/base_state.json"} | {
+        f"{FOLDER}/events/{name}" for name in names
+    }
+    assert all(path.is_file() for path in parsed.sources.values())
+    for event in parsed.events:
+        assert event.source.file in parsed.sources
+        assert event.source.pointer is not None
+    calls = of(parsed.events, "tool_call")
+    assert calls[0].source.file == f"{FOLDER}/events/{names[2]}"
+    assert (calls[0].source.line, calls[0].source.pointer) == (1, "")
+    usages = of(parsed.events, "usage")
+    assert usages[0].source.file == f"{FOLDER}/base_state.json"
+    assert usages[0].source.pointer == "/stats/usage_to_metrics/agent/token_usages/0"
+    assert usages[-1].source.pointer == "/stats/usage_to_metrics/condenser/token_usages/1"
+
+
+def test_tool_calls_are_paired_with_their_results(tmp_path: Path) -> None:
+    folder = write_conversation(tmp_path, base_state("/work/app"), conversation("/work/app"))
+    events = V1.parse(folder / "base_state.json").events
+    calls = {c.call_id: c for c in of(events, "tool_call")}
+    results = {r.call_id: r for r in of(events, "tool_result")}
+    assert list(calls) == ["toolu_01", "toolu_02", "toolu_03", "toolu_04", "toolu_05"]
+    assert set(results) == set(calls)
+    assert calls["toolu_01"].name == "terminal"
+    assert calls["toolu_01"].input == {"command": "pytest -q", "is_input": False, "reset": False}
+    # a non-zero exit status is a failure
+    assert (results["toolu_01"].ok, results["toolu_01"].output) == (False, "1 failed")
+    assert (results["toolu_02"].ok, results["toolu_02"].output) == (True, BEFORE)
+    assert results["toolu_03"].ok
+    # an invalid call keeps the arguments the model wrote; its error answers it
+    assert (calls["toolu_04"].name, calls["toolu_04"].input) == ("browser", {"url": "x"})
+    assert not results["toolu_04"].ok
+    assert results["toolu_04"].output.startswith("Tool 'browser' not found")
+    assert not results["toolu_05"].ok
+    assert results["toolu_05"].output == "Action rejected: Not that folder"
+
+
+def test_a_file_edit_is_a_change_with_the_files_own_diff(tmp_path: Path) -> None:
+    folder = write_conversation(tmp_path, base_state("/work/app"), conversation("/work/app"))
+    (change,) = of(V1.parse(folder / "base_state.json").events, "file_change")
+    assert (change.path, change.operation, change.call_id) == (
+        "/work/app/src/app.py",
+        "modify",
+        "toolu_03",
+    )
+    assert change.anchored
+    assert change.content == AFTER
+    assert (change.added, change.removed) == (1, 1)
+    assert change.diff == (
+        "--- a//work/app/src/app.py\n"
+        "+++ b//work/app/src/app.py\n"
+        "@@ -2,7 +2,7 @@\n"
+        " line 2\n"
+        " line 3\n"
+        " line 4\n"
+        "-line 5\n"
+        "+line five\n"
+        " line 6\n"
+        " line 7\n"
+        " line 8\n"
+    )
+
+
+def test_created_files_patches_and_edits_known_only_from_arguments(tmp_path: Path) -> None:
+    clock = Clock()
+    created = action(
+        clock,
+        "file_editor",
+        "c1",
+        {"command": "create", "path": "/w/new.py", "file_text": "x = 1\n"},
+        "FileEditorAction",
+        "r1",
+    )
+    # An early (2025) editor observation: `output` text, no contents recorded.
+    old_style = action(
+        clock,
+        "str_replace_editor",
+        "c2",
+        {"command": "str_replace", "path": "/w/a.py", "old_str": "a", "new_str": "b"},
+        "StrReplaceEditorAction",
+        "r2",
+    )
+    patch = action(
+        clock, "apply_patch", "c3", {"patch": "*** Begin Patch..."}, "ApplyPatchAction", "r3"
+    )
+    events = [
+        created,
+        observation(
+            clock,
+            "file_editor",
+            "c1",
+            created["id"],
+            {
+                "content": [text("File created successfully at: /w/new.py")],
+                "is_error": False,
+                "command": "create",
+                "path": "/w/new.py",
+                "prev_exist": False,
+                "new_content": "x = 1\n",
+                "kind": "FileEditorObservation",
+            },
+        ),
+        old_style,
+        observation(
+            clock,
+            "str_replace_editor",
+            "c2",
+            old_style["id"],
+            {
+                "command": "str_replace",
+                "output": "The file /w/a.py has been edited.",
+                "path": "/w/a.py",
+                "prev_exist": True,
+                "kind": "StrReplaceEditorObservation",
+            },
+        ),
+        patch,
+        observation(
+            clock,
+            "apply_patch",
+            "c3",
+            patch["id"],
+            {
+                "content": [text("Done!")],
+                "is_error": False,
+                "message": "Done!",
+                "fuzz": 0,
+                "commit": {
+                    "changes": {
+                        "gone.py": {"type": "delete", "old_content": "old\n"},
+                        "b.py": {
+                            "type": "update",
+                            "old_content": "1\n2\n",
+                            "new_content": "1\n3\n",
+                            "move_path": "c.py",
+                        },
+                    }
+                },
+                "kind": "ApplyPatchObservation",
+            },
+        ),
+    ]
+    folder = write_conversation(tmp_path, base_state("/w", usage={}), events)
+    changes = of(V1.parse(folder / "base_state.json").events, "file_change")
+    assert [(c.path, c.operation, c.old_path) for c in changes] == [
+        ("/w/new.py", "create", None),
+        ("/w/a.py", "modify", None),
+        ("gone.py", "delete", None),
+        ("c.py", "rename", "b.py"),
+    ]
+    assert changes[0].diff == "--- /dev/null\n+++ b//w/new.py\n@@ -0,0 +1 @@\n+x = 1\n"
+    assert not changes[1].anchored and changes[1].diff.endswith(
+        "-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n"
+    )
+    assert changes[3].diff.startswith("--- a/b.py\n+++ b/c.py\n@@ -1,2 +1,2 @@\n")
+
+
+def test_usage_is_counted_once(tmp_path: Path) -> None:
+    folder = write_conversation(tmp_path, base_state("/work/app"), conversation("/work/app"))
+    usages = of(V1.parse(folder / "base_state.json").events, "usage")
+    assert [(u.input_tokens, u.cache_read_tokens, u.output_tokens) for u in usages] == [
+        (4000, 8000, 300),
+        (2000, 11000, 200),
+        (2000, 12000, 100),
+        (9000, 0, 400),
+        (500, 0, 12),
+    ]
+    # the agent's costs line up with its requests; the condenser's do not
+    assert [u.cost_usd for u in usages] == [0.02, 0.015, 0.01, None, None]
+    assert [u.cost_basis for u in usages] == ["reported"] * 3 + [None, None]
+    assert {u.model for u in usages} == {MODEL}
+
+
+def test_without_per_request_usage_the_cumulative_stats_give_it(tmp_path: Path) -> None:
+    clock = Clock()
+    snapshot = {
+        "model_name": MODEL,
+        "accumulated_cost": 0.0,
+        "max_budget_per_task": None,
+        "accumulated_token_usage": {"model": MODEL, "prompt_tokens": 0, "completion_tokens": 0},
+    }
+
+    def stats(cost: float, prompt: int, output: int, cached: int) -> dict[str, Any]:
+        tokens = {
+            "model": MODEL,
+            "prompt_tokens": prompt,
+            "completion_tokens": output,
+            "cache_read_tokens": cached,
+            "cache_write_tokens": 0,
+            "reasoning_tokens": 0,
+            "context_window": 0,
+            "per_turn_token": 0,
+            "response_id": "",
+        }
+        value = {**snapshot, "accumulated_cost": cost, "accumulated_token_usage": tokens}
+        return {
+            **clock.stamp(),
+            "source": "environment",
+            "key": "stats",
+            "value": {"usage_to_metrics": {"default": value, "condenser": snapshot}},
+            "kind": "ConversationStateUpdateEvent",
+        }
+
+    events = [
+        stats(0.01, 596, 775, 0),
+        stats(0.01, 596, 775, 0),  # the same figures again: nothing new
+        stats(0.03, 35895, 960, 1115),
+    ]
+    # September 2025: a metrics snapshot on the action itself
+    early = action(clock, "terminal", "c1", {"command": "ls"}, "TerminalAction", "r1")
+    early["metrics"] = {**snapshot, "accumulated_cost": 0.5}
+    early["metrics"]["accumulated_token_usage"] = {"prompt_tokens": 100, "completion_tokens": 5}
+    events.append(early)
+    folder = write_conversation(tmp_path, base_state("/w", usage={}), events)
+    usages = of(V1.parse(folder / "base_state.json").events, "usage")
+    assert [(u.input_tokens, u.cache_read_tokens, u.output_tokens, u.cost_usd) for u in usages] == [
+        (596, 0, 775, 0.01),
+        (34184, 1115, 185, 0.02),
+        (100, 0, 5, 0.5),
+    ]
+
+
+def test_a_malformed_event_file_is_a_problem_and_the_import_goes_on(tmp_path: Path) -> None:
+    events = conversation("/work/app")
+    folder = write_conversation(tmp_path, base_state("/work/app"), events)
+    broken = sorted((folder / "events").glob("event-00003-*.json"))[0]
+    broken.write_text('{"id": "cut off', encoding="utf-8")
+    (folder / "events" / "event-00004-x.json").write_text("[1, 2]", encoding="utf-8")
+    parsed = V1.parse(folder / "base_state.json")
+    (problem,) = parsed.problems
+    assert problem.source == f"{FOLDER}/events/{broken.name}"
+    assert problem.message.startswith("not JSON: Unterminated string")
+    assert f"{FOLDER}/events/{broken.name}" in parsed.sources
+    raw = [e for e in of(parsed.events, "raw") if e.reason == "event is not a JSON object"]
+    assert [r.record for r in raw] == [[1, 2]]
+    assert of(parsed.events, "session_end")
+    # the lost file held the second call: its result has nothing to answer
+    assert [c.call_id for c in of(parsed.events, "tool_call")][:2] == ["toolu_01", "toolu_03"]
+    orphans = [e for e in of(parsed.events, "raw") if e.reason.startswith("observation without")]
+    assert [o.record["tool_call_id"] for o in orphans] == ["toolu_02"]
+
+
+def test_any_file_of_the_folder_reads_the_whole_conversation(tmp_path: Path) -> None:
+    folder = write_conversation(tmp_path, base_state("/work/app"), conversation("/work/app"))
+    whole = V1.parse(folder / "base_state.json")
+    for event_file in sorted((folder / "events").glob("event-*.json"))[::7]:
+        again = V1.parse(event_file)
+        assert again.sources == whole.sources
+        assert [event_json(e) for e in again.events] == [event_json(e) for e in whole.events]
+
+
+def test_a_loose_event_file_or_event_lines_are_read_alone(tmp_path: Path) -> None:
+    clock = Clock()
+    said = user_message(clock, "Hello")
+    single = tmp_path / "message.json"
+    single.write_text(json.dumps(said, indent=2), encoding="utf-8")
+    parsed = V1.parse(single)
+    assert kinds(parsed.events) == ["session_start", "user_message", "session_end"]
+    assert parsed.session_id == said["id"]
+    assert list(parsed.sources) == ["message.json"]
+    lines = tmp_path / "events.jsonl"
+    lines.write_text(
+        compact(said) + "\n" + compact(agent_message(clock, "Hi", "r1")) + "\n",
+        encoding="utf-8",
+    )
+    parsed = V1.parse(lines)
+    assert kinds(parsed.events)[1:4] == ["user_message", "reasoning", "agent_message"]
+    assert parsed.events[3].source.line == 2
+
+
+def test_less_common_event_kinds(tmp_path: Path) -> None:
+    clock = Clock()
+    acp = {
+        **clock.stamp(),
+        "source": "agent",
+        "tool_call_id": "acp-1",
+        "title": "Edit src/app.py",
+        "status": "in_progress",
+        "tool_kind": "edit",
+        "raw_input": {"file_path": "/w/src/app.py"},
+        "is_error": False,
+        "kind": "ACPToolCallEvent",
+    }
+    done = {
+        **acp,
+        **clock.stamp(),
+        "status": "completed",
+        "raw_output": "ok",
+        "content": [
+            {"type": "diff", "path": "/w/src/app.py", "old_text": "a\n", "new_text": "b\n"}
+        ],
+    }
+    events = [
+        acp,
+        done,
+        {**clock.stamp(), "source": "environment", "kind": "CondensationRequest"},
+        {
+            **clock.stamp(),
+            "source": "agent",
+            "prompt_token_ids": [1, 2],
+            "response_token_ids": [3],
+            "kind": "TokenEvent",
+        },
+        {
+            **clock.stamp(),
+            "source": "hook",
+            "hook_event_type": "PreToolUse",
+            "hook_command": "./check.sh",
+            "tool_name": "terminal",
+            "success": True,
+            "blocked": False,
+            "exit_code": 0,
+            "stdout": "",
+            "stderr": "",
+            "kind": "HookExecutionEvent",
+        },
+        {
+            **clock.stamp(),
+            "source": "environment",
+            "key": "execution_status",
+            "value": "error",
+            "kind": "ConversationStateUpdateEvent",
+        },
+        {
+            **clock.stamp(),
+            "source": "environment",
+            "code": "LLMBadRequestError",
+            "detail": "context window exceeded",
+            "kind": "ConversationErrorEvent",
+        },
+        {**clock.stamp(), "source": "user", "kind": "InterruptEvent"},
+    ]
+    folder = write_conversation(tmp_path, base_state("/w", usage={}, status="error"), events)
+    parsed = V1.parse(folder / "base_state.json")
+    assert kinds(parsed.events) == [
+        "session_start",
+        "tool_call",
+        "tool_result",
+        "file_change",
+        "raw",
+        "error",
+        "error",
+        "error",
+        "session_end",
+    ]
+    call, result, change = parsed.events[1:4]
+    assert (call.call_id, call.name, call.input) == (
+        "acp-1",
+        "edit",
+        {"file_path": "/w/src/app.py"},
+    )
+    assert (result.ok, result.output) == (True, "ok")
+    assert change.diff == "--- a//w/src/app.py\n+++ b//w/src/app.py\n@@ -1 +1 @@\n-a\n+b\n"
+    assert parsed.events[4].reason == "hook execution"
+    errors = of(parsed.events, "error")
+    assert [(e.message, e.interrupt) for e in errors] == [
+        ("the conversation is error", False),
+        ("context window exceeded", False),
+        ("interrupted by the user", True),
+    ]
+    assert parsed.events[-1].reason == "error"
+    assert parsed.dropped == {"condensation_request": 1, "token_ids": 1}
+
+
+# -- detection ----------------------------------------------------------------------------------
+
+
+def test_sniff_claims_v1_files_and_nothing_else(tmp_path: Path) -> None:
+    events = conversation("/work/app")
+    state = base_state("/work/app")
+    assert V1.sniff(compact(state))
+    assert V1.sniff(json.dumps(state, indent=2))
+    for event in events:
+        assert V1.sniff(compact(event)), event["kind"]
+    # a first event longer than the sniffed bytes: its leading members decide
+    long_prompt = system_prompt(Clock())
+    long_prompt["system_prompt"]["text"] = "x" * (2 * SNIFF_BYTES)
+    assert V1.sniff(compact(long_prompt)[:SNIFF_BYTES])
+    huge_agent = {**state, "agent": {**state["agent"], "mcp_config": {"x": "y" * SNIFF_BYTES}}}
+    assert V1.sniff(compact(huge_agent)[:SNIFF_BYTES])
+    # early versions wrote the dotted class path as the kind
+    assert V1.sniff('{"id":"e-0","source":"user","kind":"openhands.sdk.event.MessageEvent"}')
+    # the V0 formats: integer ids, string actions, arrays, an evaluation's history
+    v0_event = {"id": 4, "timestamp": "2025-06-01T10:00:05", "source": "agent", "message": ""}
+    assert not V1.sniff(json.dumps({**v0_event, "action": "run", "args": {}}))
+    assert not V1.sniff(json.dumps([{**v0_event, "action": "run", "args": {}}]))
+    assert not V1.sniff(json.dumps({"instance_id": "x", "history": [v0_event]}))
+    assert not V1.sniff(json.dumps([compact(events[1])]))
+    # other formats' records
+    assert not V1.sniff('{"schema_version": "ATIF-v1.2", "session_id": "s", "steps": []}')
+    assert not V1.sniff('{"sessionId": "s", "projectHash": "p", "messages": []}')
+    assert not V1.sniff('{"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}}')
+    assert not V1.sniff('{"kind":"session_start","session":"s","source":{"file":"f","line":1}}')
+    assert not V1.sniff('{"id": "x", "source": "user", "kind": "Unrelated"}')
+    for path in sorted(SAMPLES.rglob("*")) if SAMPLES.is_dir() else []:
+        if path.is_file():
+            head = path.read_bytes()[:SNIFF_BYTES].decode("utf-8", "replace")
+            assert not V1.sniff(head), path
+
+
+def test_detection_by_content(tmp_path: Path) -> None:
+    folder = write_conversation(tmp_path, base_state("/work/app"), conversation("/work/app"))
+    assert detect(folder / "base_state.json") is V1
+    for event_file in (folder / "events").glob("event-*.json"):
+        assert detect(event_file) is V1
+    renamed = tmp_path / "state-copy.txt"
+    renamed.write_bytes((folder / "base_state.json").read_bytes())
+    assert detect(renamed) is V1
+    v0 = tmp_path / "trajectory.json"
+    v0.write_text(
+        json.dumps(
+            [
+                {
+                    "id": 0,
+                    "timestamp": "2025-06-01T10:00:00",
+                    "source": "user",
+                    "message": "hi",
+                    "action": "message",
+                    "args": {"content": "hi"},
+                }
+            ]
+        ),
+        encoding="utf-8",
+    )
+    assert detect(v0) is importer("openhands")
+
+
+# -- import and discovery -----------------------------------------------------------------------
+
+
+def test_importing_twice_changes_nothing(root: Path, tmp_path: Path) -> None:
+    conversations = tmp_path / "conversations"
+    events = conversation(root)
+    folder = write_conversation(conversations, base_state(root), events)
+    target = resolve_target(root)
+    first = import_transcript(target, folder / "base_state.json")
+    assert first.changed and first.format == "openhands-v1"
+    assert first.session == CONVERSATION
+    trajectory = working_folder(target).path
+    files = {p: p.read_bytes() for p in sorted(trajectory.rglob("*")) if p.is_file()}
+    times = {p: p.stat().st_mtime_ns for p in files}
+
+    again = import_transcript(target, folder / "base_state.json")
+    assert not again.changed
+    assert not import_transcript(target, folder).changed  # the folder stands for its state
+    # any file of the conversation is the same session from the same sources
+    event_file = sorted((folder / "events").glob("event-*.json"))[5]
+    assert not import_transcript(target, event_file).changed
+    assert {p: p.read_bytes() for p in files} == files
+    assert {p: p.stat().st_mtime_ns for p in files} == times
+
+    meta = json.loads((trajectory / "meta.json").read_text(encoding="utf-8"))
+    assert len(meta["sources"]) == 1 + len(events)
+    assert {s["format"] for s in meta["sources"]} == {"openhands-v1"}
+    assert meta["harnesses"] == [{"name": "openhands", "version": None}]
+    assert meta["files"] == [{"path": "src/app.py", "added": 1, "removed": 1}]
+    assert meta["totals"]["output_tokens"] == 300 + 200 + 100 + 400 + 12
+    assert meta["brief"] == "Fix line 5 of src/app.py"
+    lines = (trajectory / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[0])["cwd"] == "."
+
+    # a new event changes the session, and only its file is new among the sources
+    (folder / "events" / f"event-{len(events):05d}-extra.json").write_text(
+        compact(user_message(Clock(), "One more thing")), encoding="utf-8"
+    )
+    grown = import_transcript(target, folder / "base_state.json")
+    assert grown.changed and grown.events == first.events + 1
+
+
+def test_sessions_lists_the_conversations_of_this_repository(root: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    conversations = home / ".openhands" / "conversations"
+    write_conversation(conversations, base_state(root), conversation(root))
+    other = base_state("/somewhere/else")
+    other["id"] = "0a0b0c0d-0000-4000-8000-000000000000"
+    write_conversation(conversations, other, conversation("/else"), folder="0a0b0c0d")
+    write_conversation(conversations, None, conversation(root), folder="no-state")
+    found = [s for s in find_sessions(root, home=home, env={}) if s.harness == "openhands-v1"]
+    assert len(found) == 1
+    (session,) = found
+    assert session.session_id == CONVERSATION
+    assert session.path == conversations / FOLDER / "base_state.json"
+    assert session.started == "2026-06-16T05:39:01.809928"
+    assert session.first_prompt == "Fix line 5 of src/app.py"
+    # the folder the CLI is told to use
+    moved = tmp_path / "elsewhere"
+    write_conversation(moved, base_state(root / "src"), conversation(root), folder="moved")
+    env = {"OPENHANDS_CONVERSATIONS_DIR": str(moved)}
+    found = [s for s in find_sessions(root, home=home, env=env) if s.harness == "openhands-v1"]
+    assert [s.path.parent.name for s in found] == ["moved"]
+    env = {"OPENHANDS_PERSISTENCE_DIR": str(home / ".openhands")}
+    found = [s for s in find_sessions(root, home=None, env=env) if s.harness == "openhands-v1"]
+    assert [s.session_id for s in found] == [CONVERSATION]
+
+
+@pytest.mark.parametrize("state", ["{", "not json", None])
+def test_a_conversation_without_a_readable_state(tmp_path: Path, state: str | None) -> None:
+    folder = write_conversation(tmp_path, base_state("/w"), conversation("/w"))
+    if state is None:
+        (folder / "base_state.json").unlink()
+    else:
+        (folder / "base_state.json").write_text(state, encoding="utf-8")
+    parsed = V1.parse(sorted((folder / "events").glob("event-*.json"))[0])
+    if state is None:
+        assert parsed.problems == []
+        assert f"{FOLDER}/base_state.json" not in parsed.sources
+    else:
+        assert parsed.problems[0].source == f"{FOLDER}/base_state.json"
+    assert len(parsed.sources) == len(list((folder / "events").glob("event-*.json"))) + (
+        state is not None
+    )
+    assert parsed.session_id == FOLDER
+    assert len(of(parsed.events, "tool_call")) == 5
+    assert of(parsed.events, "session_start")[0].cwd == "/w"  # from the terminal's metadata
+
+
+def test_the_command_line_lists_and_imports_a_conversation(
+    stet: Callable[..., tuple[int, str, str]],
+    root: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    home = tmp_path / "home"
+    for name in ("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    write_conversation(home / ".openhands" / "conversations", base_state(root), conversation(root))
+    code, out, _ = stet("trajectory", "sessions", "--harness", "openhands-v1", "-C", str(root))
+    assert code == 0
+    (row,) = out.splitlines()
+    assert row.startswith(f"  2026-06-16T05:39:01  openhands-v1 {CONVERSATION[:12]}  ")
+    assert row.endswith("Fix line 5 of src/app.py")
+    code, out, _ = stet(
+        "trajectory", "import", "--latest", "--harness", "openhands-v1", "--json", "-C", str(root)
+    )
+    assert code == 0
+    assert (json.loads(out)["session"], json.loads(out)["format"]) == (CONVERSATION, "openhands-v1")
