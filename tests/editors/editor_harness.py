@@ -485,3 +485,97 @@ def sheet_with_secret_and_lost_anchor(root: Path, token: str) -> tuple[Path, dic
 def find_line(lines: list[str], text: str) -> int:
     [line] = [at for at, line in enumerate(lines) if text in line]
     return line
+
+
+# -- a session that edits a line in the middle of a file: where go-to-definition lands ----------
+
+EDIT_SESSION_ID = "5e551013-cd17-4a0b-9c3e-0123456789ab"
+EDIT_PROMPT = "Make pay() retry its post"
+EDIT_OLD = "    response = requests.post(url)"
+EDIT_NEW = "    response = retry(lambda: requests.post(url))"
+EDIT_LINE = 6  # 1-based: the line of src/pay.py the edit changed (MARGIN_SOURCE's line 6)
+
+
+def claude_edit_session(root: Path, home: Path, session: str = EDIT_SESSION_ID) -> Path:
+    """A Claude Code session of `root`, where Claude Code keeps it, whose one Edit changes
+    line EDIT_LINE of src/pay.py (the tool's result holds the file before it, so the import
+    makes a diff anchored at the real line). The working tree is left as the edit left it.
+    Returns the session file."""
+    out = _ClaudeRecords(root, session)
+    path = f"{root}/src/pay.py"
+    source = root / "src" / "pay.py"
+    before = source.read_text(encoding="utf-8")
+    assert before.splitlines()[EDIT_LINE - 1] == EDIT_OLD, before
+    after = before.replace(EDIT_OLD, EDIT_NEW, 1)
+    out.user(EDIT_PROMPT)
+    out.call("toolu_31", "Edit", file_path=path, old_string=EDIT_OLD, new_string=EDIT_NEW)
+    out.result(
+        "toolu_31",
+        f"The file {path} has been updated.",
+        toolUseResult={
+            "filePath": path,
+            "oldString": EDIT_OLD,
+            "newString": EDIT_NEW,
+            "originalFile": before,
+            "replaceAll": False,
+            "structuredPatch": [],
+        },
+    )
+    out.assistant({"type": "text", "text": "pay() now retries its post."})
+    source.write_text(after, encoding="utf-8")
+    target = claude_session_path(root, home, session)
+    target.write_text(out.text(), encoding="utf-8")
+    return target
+
+
+# -- trajectory files the server finds fault with ------------------------------------------------
+
+SCHEMA_STEP = 7  # the agent's closing reply of claude_edit_session, made invalid
+SCHEMA_MESSAGE = (
+    "agent_message.step: Input should be a valid integer, unable to parse string as an integer"
+)
+
+
+def _imported_edit_session(root: Path, home: Path) -> tuple[dict[str, Any], Path]:
+    session = claude_edit_session(root, home)
+    done = stet(root, "trajectory", "import", str(session), "--json")
+    assert done.returncode == 0, done.stderr
+    trajectory = working_trajectory(root)
+    return trajectory, root / trajectory["path"] / "events.jsonl"
+
+
+def events_with_schema_error(root: Path, home: Path) -> tuple[Path, int]:
+    """The working trajectory of claude_edit_session, imported, with one line broken by hand:
+    step SCHEMA_STEP's number written as a word. Returns events.jsonl and that line (0-based)."""
+    _, events = _imported_edit_session(root, home)
+    lines = events.read_text(encoding="utf-8").split("\n")
+    [at] = [n for n, line in enumerate(lines) if f'"step":{SCHEMA_STEP},' in line]
+    lines[at] = lines[at].replace(f'"step":{SCHEMA_STEP},', '"step":"seven",', 1)
+    events.write_text("\n".join(lines), encoding="utf-8")
+    return events, at
+
+
+SECRET_MESSAGE = (
+    "unredacted secret (github-token) in a committed artifact: redact before committing"
+)
+
+
+def committed_events_with_secret(root: Path, home: Path, token: str) -> tuple[Path, int]:
+    """claude_edit_session imported and committed by the capstone (`.stet/trajectories/ID/`,
+    a committed artifact the gate watches, unlike `.stet/cache/`), then `token` pasted by hand
+    into the agent's closing reply. Returns events.jsonl and the token's line (0-based)."""
+    import pygit2
+
+    config = pygit2.Repository(str(root)).config
+    config["user.name"] = "Stet Reviewer"
+    config["user.email"] = "reviewer@stet.invalid"
+    _imported_edit_session(root, home)
+    done = stet(root, "capstone", "-m", CAPSTONE_MESSAGE, "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    [events] = (root / ".stet" / "trajectories").glob("*/events.jsonl")
+    lines = events.read_text(encoding="utf-8").split("\n")
+    reply = '"text":"pay() now retries its post."'
+    [at] = [n for n, line in enumerate(lines) if reply in line]
+    lines[at] = lines[at].replace(reply, f'"text":"pay() now retries its post. {token}"', 1)
+    events.write_text("\n".join(lines), encoding="utf-8")
+    return events, at

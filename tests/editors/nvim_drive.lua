@@ -750,6 +750,69 @@ local function run_sheet()
   result.ok = true
 end
 
+-- Go to definition from a step of a trajectory's events.jsonl, as a user does
+-- (:lua vim.lsp.buf.definition() on the step's line): what the server answered, and where
+-- the window went.
+local function run_definition()
+  vim.cmd.edit(vim.fn.fnameescape(config.events))
+  local events = vim.api.nvim_get_current_buf()
+  wait_for("client on events.jsonl", function()
+    local client = vim.lsp.get_clients({ bufnr = events, name = "stet" })[1]
+    return client ~= nil and client.initialized
+  end)
+  -- The step lenses show the server has indexed the file.
+  lenses_shown(events, "step lenses")
+  vim.api.nvim_win_set_cursor(0, { config.step_line + 1, 0 })
+  local params = vim.lsp.util.make_position_params(0, "utf-16")
+  result.locations = {}
+  for _, response in pairs(vim.lsp.buf_request_sync(events, "textDocument/definition", params, TIMEOUT) or {}) do
+    for _, location in ipairs(response.result or {}) do
+      result.locations[#result.locations + 1] = location
+    end
+  end
+  vim.lsp.buf.definition()
+  wait_for("the step's file open", function()
+    return vim.api.nvim_get_current_buf() ~= events
+  end)
+  result.landed = vim.api.nvim_buf_get_name(0)
+  result.cursor = vim.api.nvim_win_get_cursor(0)
+  result.landed_line = vim.api.nvim_get_current_line()
+  result.landed_modified = vim.bo.modified
+  result.events_modified = vim.bo[events].modified
+  result.ok = true
+end
+
+-- A trajectory file the server finds fault with (a schema error, a secret): its stet
+-- diagnostics once the one of config.code is there, and whether the buffer stayed unmodified.
+local function run_trajectory_diagnostics()
+  vim.cmd.edit(vim.fn.fnameescape(config.events))
+  local events = vim.api.nvim_get_current_buf()
+  wait_for("client on events.jsonl", function()
+    local client = vim.lsp.get_clients({ bufnr = events, name = "stet" })[1]
+    return client ~= nil and client.initialized
+  end)
+  wait_for(config.code .. " diagnostic", function()
+    return find(stet_diagnostics(events), function(d)
+      return d.code == config.code
+    end) ~= nil
+  end)
+  -- What vim.diagnostic shows the user on that line (the float's text, as :lua
+  -- vim.diagnostic.open_float() would), and every stet diagnostic of the buffer.
+  result.diagnostics = {}
+  for _, d in ipairs(stet_diagnostics(events)) do
+    d.lsp = nil
+    result.diagnostics[#result.diagnostics + 1] = d
+  end
+  vim.api.nvim_win_set_cursor(0, { config.line + 1, 0 })
+  local _, win = vim.diagnostic.open_float({ bufnr = events, scope = "line" })
+  if win then
+    result.float = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+    vim.api.nvim_win_close(win, true)
+  end
+  result.modified = vim.bo[events].modified
+  result.ok = true
+end
+
 local scenarios = {
   notes = run_notes,
   import = run_import,
@@ -759,6 +822,8 @@ local scenarios = {
   trajectory = run_trajectory,
   review = run_review,
   sheet = run_sheet,
+  definition = run_definition,
+  trajectory_diagnostics = run_trajectory_diagnostics,
 }
 local run = scenarios[config.scenario or "notes"]
 

@@ -13,8 +13,10 @@ trajectory's events.jsonl shows its lenses, outline, hover and verdict actions, 
 step wrote its provenance lens (run, it opens the step) and hover; `:Stet review` and its code
 actions graduate the entries. The style sheet holding a pasted secret and a lost anchor
 shows both as warnings, and its lenses; "Redact now" puts the marker in the buffer, not on
-disk until `:write`. The help file passes `:helptags`, and the README's minimal
-configuration attaches the client.
+disk until `:write`. Go to definition from a file-change step of events.jsonl lands on the
+line the step changed; a trajectory's schema error and a committed one's secret show as
+errors. The help file passes `:helptags`, and the README's minimal configuration attaches
+the client.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from typing import Any
 import pytest
 from editor_harness import (
     CAPSTONE_MESSAGE,
+    EDIT_LINE,
+    EDIT_NEW,
     HERE,
     INSTALL_HINT,
     LOST_ANCHOR,
@@ -36,6 +40,8 @@ from editor_harness import (
     MARGIN_TEXT,
     NEOVIM_PLUGIN,
     REDACTED_TOKEN,
+    SCHEMA_MESSAGE,
+    SECRET_MESSAGE,
     SECRET_NOTE,
     SESSION_PROMPT,
     SKILL_ENTRY_TEXT,
@@ -43,7 +49,10 @@ from editor_harness import (
     add_note,
     add_skill_entry,
     check_skill_and_capstone,
+    claude_edit_session,
     claude_session,
+    committed_events_with_secret,
+    events_with_schema_error,
     fake_github_token,
     find_line,
     find_nvim,
@@ -821,3 +830,94 @@ def test_style_sheet_secret_redacted_and_lost_anchor_from_neovim(tmp_path: Path)
     assert sheet.read_text(encoding="utf-8") == redacted
     notes = {entry["id"]: entry["text"] for entry in sheet_entries(root)}
     assert notes[secret_id] == f"{SECRET_NOTE} {REDACTED_TOKEN}"
+
+
+def test_definition_from_a_trajectory_step_from_neovim(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "repo")
+    session = claude_edit_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    events_file = root / working_trajectory(root)["path"] / "events.jsonl"
+    events_text = events_file.read_text(encoding="utf-8")
+    events = [json.loads(line) for line in events_text.splitlines()]
+    [change] = [event for event in events if event["kind"] == "file_change"]
+    source = root / "src" / "pay.py"
+    source_text = source.read_text(encoding="utf-8")
+
+    result = drive(
+        tmp_path, root, source, scenario="definition", events=str(events_file),
+        step_line=events.index(change),
+    )  # fmt: skip
+    print(json.dumps({"steps": result.get("steps"), "total_ms": result.get("total_ms")}))
+    assert result.get("ok"), f"{result.get('error')}\n{json.dumps(result, indent=1)}"
+    assert not result["notifications"], result["notifications"]
+
+    # The server sends the file-change step to the line the edit changed (0-based on the wire).
+    [location] = result["locations"]
+    assert Path(location["uri"].removeprefix("file://")).resolve() == source
+    assert location["range"]["start"] == {"line": EDIT_LINE - 1, "character": 0}
+    # vim.lsp.buf.definition() opened src/pay.py with the cursor on that line (1-based).
+    assert Path(result["landed"]).resolve() == source
+    assert result["cursor"] == [EDIT_LINE, 0]
+    assert result["landed_line"] == EDIT_NEW
+    # Nothing changed: neither buffer modified, both files as they were.
+    assert (result["landed_modified"], result["events_modified"]) == (False, False)
+    assert source.read_text(encoding="utf-8") == source_text
+    assert events_file.read_text(encoding="utf-8") == events_text
+
+
+def _trajectory_diagnostics(
+    tmp_path: Path, root: Path, events_file: Path, line: int, code: str
+) -> dict[str, Any]:
+    text = events_file.read_text(encoding="utf-8")
+    result = drive(
+        tmp_path, root, events_file, scenario="trajectory_diagnostics",
+        events=str(events_file), line=line, code=code,
+    )  # fmt: skip
+    print(json.dumps({"steps": result.get("steps"), "total_ms": result.get("total_ms")}))
+    assert result.get("ok"), f"{result.get('error')}\n{json.dumps(result, indent=1)}"
+    assert not [n for n in result["notifications"] if n["level"] >= 3], result["notifications"]
+    # Showing the diagnostics changed nothing: the buffer unmodified, the file as it was.
+    assert result["modified"] is False
+    assert events_file.read_text(encoding="utf-8") == text
+    return result
+
+
+def test_trajectory_schema_error_shown_from_neovim(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "repo")
+    events_file, line = events_with_schema_error(root, tmp_path / "home")
+    text = events_file.read_text(encoding="utf-8").split("\n")[line]
+
+    result = _trajectory_diagnostics(tmp_path, root, events_file, line, "trajectory-schema")
+
+    # One error (1), over the broken line's text, saying what is wrong with it.
+    assert [
+        (d["lnum"], d["col"], d["end_col"], d["severity"], d["code"], d["message"], d["data"])
+        for d in result["diagnostics"]
+    ] == [
+        (line, 0, len(text), 1, "trajectory-schema", SCHEMA_MESSAGE,
+         {"type": "trajectory", "line": line}),
+    ]  # fmt: skip
+    assert result["float"] == ["Diagnostics:", f"1. {SCHEMA_MESSAGE} [trajectory-schema]"]
+
+
+def test_trajectory_secret_shown_from_neovim(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "repo")
+    token = fake_github_token()
+    events_file, line = committed_events_with_secret(root, tmp_path / "home", token)
+    column = events_file.read_text(encoding="utf-8").split("\n")[line].index(token)
+
+    result = _trajectory_diagnostics(tmp_path, root, events_file, line, "github-token")
+
+    # One error over the token, naming the rule; the file is valid, so nothing else.
+    assert [
+        (d["lnum"], d["col"], d["end_col"], d["severity"], d["code"], d["message"], d["data"])
+        for d in result["diagnostics"]
+    ] == [
+        (line, column, column + len(token), 1, "github-token", SECRET_MESSAGE,
+         {"type": "secret", "rule": "github-token"}),
+    ]  # fmt: skip
+    assert result["float"] == ["Diagnostics:", f"1. {SECRET_MESSAGE} [github-token]"]
+    # No fragment of the secret in what the user is shown.
+    said = json.dumps([result["diagnostics"], result["float"]])
+    assert not [part for part in fragments(token) if part in said], said

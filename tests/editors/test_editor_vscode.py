@@ -23,6 +23,10 @@ folder (`screenshots/`, printed with -s).
 - The style sheet holding a pasted secret and a lost anchor: both in the Problems panel, the
   lenses above the open entries, "Redact now" from Ctrl+. (the editor changed, the file on
   disk not until Ctrl+S).
+- One behaviour each: "Stet: Show Brief"; "Stet: Restart Language Server" and a note through
+  the new server; the skill and discard routes from the side bar; a whole comment thread
+  discarded; an edit of a note cancelled with Escape; Go to Definition from a step of
+  events.jsonl; a trajectory's schema error and a committed one's secret in the Problems panel.
 """
 
 from __future__ import annotations
@@ -43,15 +47,22 @@ from typing import Any
 import pytest
 from editor_harness import (
     CAPSTONE_MESSAGE,
+    EDIT_LINE,
+    EDIT_NEW,
+    EDIT_PROMPT,
+    EDIT_SESSION_ID,
     HERE,
     INNER_DESCRIPTION,
     INNER_ID,
     INSTALL_HINT,
     LOST_ANCHOR,
     MARGIN_LINE,
+    MARGIN_SOURCE,
     MARGIN_TEXT,
     REDACTED_TOKEN,
+    SCHEMA_MESSAGE,
     SECOND_PROMPT,
+    SECRET_MESSAGE,
     SECRET_NOTE,
     SESSION_ID,
     SESSION_PROMPT,
@@ -65,8 +76,11 @@ from editor_harness import (
     add_note,
     add_skill_entry,
     check_skill_and_capstone,
+    claude_edit_session,
     claude_session,
     claude_subagent_session,
+    committed_events_with_secret,
+    events_with_schema_error,
     fake_github_token,
     find_chromium,
     find_code_server,
@@ -81,6 +95,7 @@ from editor_harness import (
     sheet_with_secret_and_lost_anchor,
     stet,
     stet_command,
+    stet_sheet_path,
     working_trajectory,
 )
 
@@ -132,7 +147,9 @@ def code_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tupl
     """code-server with the extension in a throwaway profile: (base URL, workspace root).
 
     Parametrized indirectly with "venv", it sets no `stet.server.path`: the workspace has a
-    `.venv` whose `bin/stet-lsp` leaves a mark, then runs the real server."""
+    `.venv` whose `bin/stet-lsp` leaves a mark, then runs the real server. With "logged",
+    `stet.server.path` is a script that appends a line to `server-starts` in the test's tmp
+    folder, then runs the real server."""
     assert CODE_SERVER is not None
     root = make_workspace(tmp_path / "repo")
     venv = getattr(request, "param", None) == "venv"
@@ -145,12 +162,22 @@ def code_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tupl
             encoding="utf-8",
         )
         script.chmod(0o755)
+    server_path = _server_path()
+    if getattr(request, "param", None) == "logged":
+        # Each start of the server appends a line to `server-starts`.
+        wrapper = tmp_path / "stet-lsp-logged"
+        wrapper.write_text(
+            f'#!/bin/sh\necho started >> {tmp_path / "server-starts"}\nexec {server_path} "$@"\n',
+            encoding="utf-8",
+        )
+        wrapper.chmod(0o755)
+        server_path = str(wrapper)
     profile = tmp_path / "profile"
     extensions, user = profile / "ext", profile / "user"
     (user / "User").mkdir(parents=True)
     settings = {
         **SETTINGS,
-        "stet.server.path": "" if venv else _server_path(),
+        "stet.server.path": "" if venv else server_path,
         # The Problems panel leaves out Hint diagnostics (the default for margin notes): list
         # them as Information, which also proves the settings reach the server.
         "stet.margin.severity": "information",
@@ -671,6 +698,8 @@ def test_review_scenario_from_vscode(tmp_path: Path, code_server: tuple[str, Pat
         "stepRows"
     ]
     assert "events.jsonl" in result["stepTab"]
+    change_line = events.index(change) + 1
+    assert result["stepCursor"].startswith(f"Ln {change_line}, Col {STEP_COLUMN}")
     assert "src/retry.py (step" in result["diffTab"], result["diffTab"]
     assert "return call()" in result["diffText"], result["diffText"]
 
@@ -847,3 +876,310 @@ def test_style_sheet_secret_redacted_and_lost_anchor_from_vscode(
     assert result["diskAfterSave"] == redacted == sheet.read_text(encoding="utf-8")
     notes = {entry["id"]: entry["text"] for entry in sheet_entries(root)}
     assert notes[secret_id] == f"{SECRET_NOTE} {REDACTED_TOKEN}"
+
+
+def _git_status(root: Path) -> str:
+    done = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=root, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return done.stdout
+
+
+BRIEF_ENTRIES = [
+    # (text, kind, where)
+    ("Money amounts are integers of cents", "convention", ["--file", "src/pay.py", "--line", "4"]),
+    ("The payment API answers 409 for a repeated key", "clarification", []),
+]
+BRIEF_DISCARDED = "Use httpx instead of requests"
+
+
+def test_brief_shown_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) -> None:
+    base, root = code_server
+    for text, kind, where in BRIEF_ENTRIES:
+        add_note(root, text, "--kind", kind, *where)
+    discarded = add_note(root, BRIEF_DISCARDED, "--kind", "ruled-out")
+    assert stet(root, "note", "discard", discarded).returncode == 0
+    brief = json.loads(stet(root, "brief", "--json").stdout)["text"]
+    sheet = stet_sheet_path(root)
+    sheet_before, status_before = sheet.read_bytes(), _git_status(root)
+
+    result = drive(tmp_path, base, root, scenario="brief", briefShows=f"- {BRIEF_ENTRIES[0][0]}")
+
+    # One editor, untitled (VS Code names it by its first line), in Markdown, holding the brief
+    # as the server gives it (its lines as the editor draws them, long ones wrapped), nothing of
+    # the discarded entry.
+    assert result["tabs"] == ["## Style sheetUntitled-1"], result["tabs"]
+    assert result["language"].strip() == "Markdown", result["language"]
+    assert "".join(result["briefLines"]) == brief.replace("\n", ""), result["briefLines"]
+    for text, _, _ in BRIEF_ENTRIES:
+        assert any(line.startswith(f"- {text}") for line in result["briefLines"])
+    assert BRIEF_DISCARDED not in result["briefText"]
+    # Nothing written: the sheet as it was, no file added or changed in the repository.
+    assert sheet.read_bytes() == sheet_before
+    assert _git_status(root) == status_before
+
+
+RESTART_TEXT = "pay() takes the URL and nothing else"
+RESTART_NOTE = "Retries belong to the caller"
+RESTART_LINE = 4  # 1-based: "def pay(url):"
+
+
+@pytest.mark.parametrize("code_server", ["logged"], indirect=True)
+def test_server_restarted_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) -> None:
+    base, root = code_server
+    entry_id = add_note(root, RESTART_TEXT, "--file", "src/pay.py", "--line", str(RESTART_LINE))
+
+    result = drive(
+        tmp_path, base, root, scenario="restart", entryText=RESTART_TEXT,
+        entryLine=RESTART_LINE, noteText=RESTART_NOTE,
+        startLog=str(tmp_path / "server-starts"),
+    )  # fmt: skip
+
+    # "Stet: Restart Language Server" started a second server ...
+    assert (result["startsBefore"], result["startsAfter"]) == (1, 2)
+    assert (tmp_path / "server-starts").read_text(encoding="utf-8") == "started\n" * 2
+    # ... which ran "Stet: Add Note at Cursor" and showed both entries: the new note's row in
+    # the Problems panel and the lens's count can only come from the new server (the old one
+    # had stopped before it started).
+    message = f"style sheet (note, human, {entry_id}): {RESTART_TEXT}"
+    for rows in (result["problemsBefore"], result["problemsAfterRestart"]):
+        assert any(f"{message}stetnote[Ln {RESTART_LINE}, Col 1]" in row for row in rows), rows
+    assert not [toast for toast in result["toasts"] if "Stet" in toast], result["toasts"]
+    entries = {entry["text"]: entry for entry in sheet_entries(root)}
+    note = entries[RESTART_NOTE]
+    assert result["noteStatus"] == f"Stet: note {note['id']} added", result["noteStatus"]
+    assert (note["kind"], note["author"], note["status"]) == ("convention", "human", "open")
+    assert (note["anchor"]["path"], note["anchor"]["line"]) == ("src/pay.py", RESTART_LINE)
+    assert any(RESTART_NOTE in row for row in result["problemsAfterNote"])
+    assert any(
+        "style sheet: 2 notes" in lens.replace("\xa0", " ") for lens in result["lensAfterNote"]
+    )
+    assert entries[RESTART_TEXT]["status"] == "open"
+
+
+def test_entry_proposed_as_skill_from_the_tree_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    import pygit2
+
+    base, root = code_server
+    entry_id, proposed = add_skill_entry(root)
+
+    result = drive(
+        tmp_path, base, root, scenario="treeroute", entryText=SKILL_ENTRY_TEXT,
+        menuItem="Propose as a Skill", skillName="", said="into the skill",
+        status="graduated-skill", openAfter="0 open",
+    )  # fmt: skip
+
+    # The entry's context menu offered the three routes. The tree has no proposal of the
+    # server's to fill in: the name box says an empty name takes the one Stet proposes, and
+    # Enter on it graduated the entry into the skill the server named.
+    assert [item for item in result["menu"] if item.strip()][:3] == [
+        "Graduate into the Trajectory", "Propose as a Skill…", "Discard (Graduate)",
+    ], result["menu"]  # fmt: skip
+    box = result["nameBox"]
+    assert (box["value"], box["placeholder"]) == ("", "empty: the name Stet proposes"), box
+    assert "empty: the name Stet proposes from the entry's text" in box["message"], box
+    relative = f".stet/skills/{proposed}/SKILL.md"
+    said = f"Stet: entry {entry_id} into the skill {proposed} ({relative}, staged)"
+    assert result["said"] == said, result["said"]
+    [row] = [row for row in result["treeAfter"] if SKILL_ENTRY_TEXT in row]
+    assert "graduated-skill" in row, row
+    # On disk: the skill file, staged; the entry graduated.
+    assert SKILL_ENTRY_TEXT in (root / relative).read_text(encoding="utf-8")
+    assert relative in pygit2.Repository(str(root)).index
+    [entry] = [entry for entry in sheet_entries(root) if entry["id"] == entry_id]
+    assert entry["status"] == "graduated-skill", entry
+
+
+TREE_DISCARD_TEXT = "Payment functions return cents"
+
+
+def test_entry_discarded_from_the_tree_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    base, root = code_server
+    entry_id = add_note(root, TREE_DISCARD_TEXT, "--file", "src/pay.py", "--line", "4")
+
+    result = drive(
+        tmp_path, base, root, scenario="treeroute", entryText=TREE_DISCARD_TEXT,
+        menuItem="Discard (Graduate)", said="is now discarded", status="discarded",
+        openAfter="0 open",
+    )  # fmt: skip
+
+    assert result["said"] == f"Stet: entry {entry_id} is now discarded", result["said"]
+    [row] = [row for row in result["treeAfter"] if TREE_DISCARD_TEXT in row]
+    assert "discarded · src/pay.py:4" in row, row
+    # On disk: the entry discarded, its text kept; nothing graduated anywhere.
+    [entry] = sheet_entries(root)
+    assert (entry["id"], entry["text"], entry["status"]) == (
+        entry_id,
+        TREE_DISCARD_TEXT,
+        "discarded",
+    )
+    # The working trajectory records the decision; no skill was written.
+    events_file = root / working_trajectory(root)["path"] / "events.jsonl"
+    events = [json.loads(line) for line in events_file.read_text(encoding="utf-8").splitlines()]
+    assert [(e["kind"], e["entry_id"], e["route"]) for e in events] == [
+        ("graduation", entry_id, "discard")
+    ], events
+    assert not (root / ".stet" / "skills").exists()
+
+
+def test_comment_thread_discarded_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    base, root = code_server
+    ids = []
+    for text, kind, author, line in THREAD_ENTRIES:
+        where = ["--file", "src/pay.py", "--line", str(line)]
+        ids.append(add_note(root, text, "--kind", kind, "--author", author, *where))
+    (first, _, _, _), (second, _, _, _), (other, _, _, other_line) = THREAD_ENTRIES
+
+    result = drive(
+        tmp_path, base, root, scenario="threaddiscard",
+        threadEntries=[{"text": text, "line": line} for text, _, _, line in THREAD_ENTRIES],
+    )  # fmt: skip
+
+    # The thread showed both entries of its line; its title action discarded both, and it went
+    # from the Comments panel and the editor; the other line's thread stayed.
+    assert first in result["threadText"] and second in result["threadText"]
+    assert any(other in row and f"[Ln {other_line}]" in row for row in result["threadsAfter"])
+    assert result["widgets"] == 0
+    # The Problems panel lists the other entry (at its line's first non-blank) and no other.
+    line_text = MARGIN_SOURCE.splitlines()[other_line - 1]
+    column = len(line_text) - len(line_text.lstrip()) + 1
+    message = f"style sheet (convention, human, {ids[2]}): {other}"
+    rows = [row["text"] for row in result["problems"] if "style sheet (" in row["text"]]
+    assert rows == [f"{message}stetconvention[Ln {other_line}, Col {column}]"], rows
+    # On disk: the thread's two entries discarded, the other open.
+    statuses = {entry["id"]: entry["status"] for entry in sheet_entries(root)}
+    assert statuses == {ids[0]: "discarded", ids[1]: "discarded", ids[2]: "open"}
+
+
+CANCELLED_TEXT = "pay() takes the URL from the environment"
+
+
+def test_note_edit_cancelled_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) -> None:
+    base, root = code_server
+    ids = [
+        add_note(root, text, "--kind", kind, "--file", "src/pay.py", "--line", str(line))
+        for text, kind, line in UPKEEP_ENTRIES
+    ]
+    (edit_text, _, _), (other_text, _, _) = UPKEEP_ENTRIES
+    sheet = stet_sheet_path(root)
+    before = sheet.read_bytes()
+
+    result = drive(
+        tmp_path, base, root, scenario="editcancel", editText=edit_text,
+        typedText=CANCELLED_TEXT,
+    )  # fmt: skip
+
+    # The box held the entry's text, then what was typed; Escape dismissed it.
+    assert result["editBox"]["title"] == f"Stet: Edit entry {ids[0]}"
+    assert result["editBox"]["value"] == edit_text
+    assert result["typed"] == CANCELLED_TEXT
+    # Nothing was sent: no "edited" message, no error, and the server still lists the old text.
+    assert not [item for item in result["statusItems"] if "edited" in item], result["statusItems"]
+    assert not result["toasts"], result["toasts"]
+    assert any(row.startswith(edit_text) for row in result["listed"]), result["listed"]
+    assert not [row for row in result["listed"] if CANCELLED_TEXT in row], result["listed"]
+    # On disk: the sheet byte for byte as it was.
+    assert sheet.read_bytes() == before
+    assert {e["id"]: e["text"] for e in sheet_entries(root)} == {
+        ids[0]: edit_text, ids[1]: other_text,
+    }  # fmt: skip
+
+
+def _edit_session_events(root: Path, events_file: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in events_file.read_text(encoding="utf-8").splitlines()]
+
+
+STEP_COLUMN = 20  # where the cursor stands on the step's line (1-based)
+
+
+def test_definition_from_a_trajectory_step_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    base, root = code_server
+    session = claude_edit_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    events_file = root / working_trajectory(root)["path"] / "events.jsonl"
+    events_text = events_file.read_text(encoding="utf-8")
+    events = _edit_session_events(root, events_file)
+    [change] = [event for event in events if event["kind"] == "file_change"]
+    [call] = [event for event in events if event["kind"] == "tool_call"]
+    source = root / "src" / "pay.py"
+    source_text = source.read_text(encoding="utf-8")
+
+    result = drive(
+        tmp_path, base, root, scenario="definition", fileName="pay.py",
+        sessionLabel=f"session {EDIT_SESSION_ID[:8]}", sessionPrompt=EDIT_PROMPT,
+        stepLabel=f"{call['step']} · tool_call", changeLine=events.index(change) + 1,
+        changeColumn=STEP_COLUMN,
+    )  # fmt: skip
+
+    # From the file change's line, Go to Definition opened src/pay.py at the line it changed.
+    assert "events.jsonl" in result["stepTab"]
+    assert result["landedTab"].strip().startswith("pay.py"), result["landedTab"]
+    assert result["cursor"].startswith(f"Ln {EDIT_LINE}, Col 1"), result["cursor"]
+    assert source_text.splitlines()[EDIT_LINE - 1] == EDIT_NEW
+    assert EDIT_NEW in result["landedText"]
+    # Nothing changed: no tab dirty, both files as they were.
+    assert result["dirty"] == 0
+    assert source.read_text(encoding="utf-8") == source_text
+    assert events_file.read_text(encoding="utf-8") == events_text
+
+
+def test_trajectory_schema_error_shown_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    base, root = code_server
+    events_file, line = events_with_schema_error(root, tmp_path / "home")
+    text = events_file.read_text(encoding="utf-8")
+    events = text.split("\n")
+    call_step = next(json.loads(e)["step"] for e in events if '"kind":"tool_call"' in e)
+
+    result = drive(
+        tmp_path, base, root, scenario="eventsdiag", message=SCHEMA_MESSAGE,
+        sessionLabel=f"session {EDIT_SESSION_ID[:8]}", sessionPrompt=EDIT_PROMPT,
+        stepLabel=f"{call_step} · tool_call",
+    )  # fmt: skip
+
+    # One error, from stet, at the broken line (1-based), saying what is wrong with it.
+    rows = [row for row in result["problems"] if "[Ln " in row["text"]]
+    assert [row["text"] for row in rows] == [
+        f"{SCHEMA_MESSAGE}stettrajectory-schema[Ln {line + 1}, Col 1]"
+    ], result["problems"]
+    assert "codicon-error" in " ".join(rows[0]["icons"]), rows
+    # Opening it changed nothing.
+    assert result["dirty"] == 0
+    assert events_file.read_text(encoding="utf-8") == text
+
+
+def test_trajectory_secret_shown_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) -> None:
+    base, root = code_server
+    token = fake_github_token()
+    events_file, line = committed_events_with_secret(root, tmp_path / "home", token)
+    text = events_file.read_text(encoding="utf-8")
+    column = text.split("\n")[line].index(token)
+
+    result = drive(
+        tmp_path, base, root, scenario="eventsdiag", message="unredacted secret",
+        eventsFile=str(events_file.relative_to(root)), eventsShows='"kind"',
+    )  # fmt: skip
+
+    # One error over the token (1-based line and column), naming the rule.
+    rows = [row for row in result["problems"] if "[Ln " in row["text"]]
+    assert [row["text"] for row in rows] == [
+        f"{SECRET_MESSAGE}stetgithub-token[Ln {line + 1}, Col {column + 1}]"
+    ], result["problems"]
+    assert "codicon-error" in " ".join(rows[0]["icons"]), rows
+    # No fragment of the secret in what the Problems panel shows.
+    said = json.dumps(result["problems"])
+    assert not [part for part in fragments(token) if part in said], said
+    # Opening it changed nothing.
+    assert result["dirty"] == 0
+    assert events_file.read_text(encoding="utf-8") == text

@@ -361,6 +361,7 @@ async function quickInput(page) {
     message: (await widget.locator(".quick-input-message").allTextContents()).join(" "),
     rows: await texts(widget.locator(".quick-input-list .monaco-list-row")),
     value: await widget.locator("input").first().inputValue(),
+    placeholder: await widget.locator("input").first().getAttribute("placeholder"),
   };
 }
 
@@ -1017,7 +1018,283 @@ async function runSheetFile(page) {
   await screenshot(page, "saved");
 }
 
+/** The status bar's items now (texts). */
+async function statusItems(page) {
+  return texts(page.locator(".statusbar .statusbar-item"));
+}
+
+/** The Problems panel's rows (text and icons) once two looks in a row agree and `want` holds. */
+async function settledProblems(page, what, want) {
+  const rows = page.locator(".markers-panel .monaco-list-row");
+  let last = null;
+  return until(what, async () => {
+    const found = await rows.evaluateAll((nodes) =>
+      nodes.map((n) => ({
+        text: n.textContent ?? "",
+        icons: [...n.querySelectorAll(".codicon")].map((icon) => icon.className),
+      })),
+    );
+    const reading = JSON.stringify(found);
+    const same = reading === last;
+    last = reading;
+    return same && want(found.map((row) => row.text).join("\n")) ? found : null;
+  });
+}
+
+// "Stet: Show Brief": an untitled Markdown editor holding the brief; its tab, its language (the
+// status bar) and its text.
+async function runBrief(page) {
+  await openWorkbench(page);
+  // The status bar item counts the entries once the server answers.
+  await until("the server answers", async () => (await statusItems(page)).some((t) => /Stet: \S+ · \d+ open/.test(t)));
+  await runCommand(page, "Stet: Show Brief");
+  const shown = async () => (await editorText(page)).replace(/\u00a0/g, " ");
+  result.briefTab = await until("the brief's tab", async () => {
+    const [active] = await texts(page.locator(".tabs-container .tab.active"));
+    return active?.includes("Untitled") && (await shown()).includes(config.briefShows) ? active : null;
+  });
+  result.briefText = await shown();
+  result.briefLines = (await texts(page.locator(".editor-instance .monaco-editor .view-line"))).map((t) =>
+    t.replace(/\u00a0/g, " "),
+  );
+  result.language = await until("the language mode", async () =>
+    (await texts(page.locator(".statusbar .statusbar-item#status\\.editor\\.mode"))).find((t) => t.trim()) ?? null,
+  );
+  result.tabs = await texts(page.locator(".tabs-container .tab"));
+  await screenshot(page, "brief");
+}
+
+// "Stet: Restart Language Server": the entry's diagnostic and lens before; the restart (the
+// server's start log gets a second line); then "Stet: Add Note at Cursor" through the new server,
+// and both entries in the Problems panel and the lens.
+async function runRestart(page) {
+  await openWorkbench(page);
+  await quickOpen(page, config.file, config.fileName, "def pay");
+  await page.keyboard.press("Control+Shift+M");
+  const rows = page.locator(".markers-panel .monaco-list-row");
+  result.problemsBefore = await until("the entry in Problems", async () => {
+    const found = await texts(rows);
+    return found.some((t) => t.includes(config.entryText)) ? found : null;
+  });
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  const lens = (want) =>
+    until(`lens "${want}"`, async () => {
+      const found = await texts(page.locator(".editor-instance .codelens-decoration"));
+      return found.some((t) => t.replace(/\u00a0/g, " ").includes(want)) ? found : null;
+    });
+  result.lensBefore = await lens("style sheet: 1 note");
+  const starts = () => readFileSync(config.startLog, "utf8").split("\n").filter(Boolean).length;
+  result.startsBefore = starts();
+  await screenshot(page, "before-restart");
+
+  await runCommand(page, "Stet: Restart Language Server");
+  await until("a second server started", async () => starts() >= 2);
+  result.problemsAfterRestart = await until("the entry back in Problems", async () => {
+    const found = await texts(rows);
+    return found.some((t) => t.includes(config.entryText)) ? found : null;
+  });
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  result.lensAfterRestart = await lens("style sheet: 1 note");
+  await screenshot(page, "after-restart");
+
+  // A command through the new server: a note on the entry's line.
+  await goToLine(page, config.entryLine);
+  await runCommand(page, "Stet: Add Note at Cursor");
+  const input = page.locator(".quick-input-widget input");
+  await until("note input box", async () => (await quickInput(page))?.title.includes("Add Note"));
+  await input.fill(config.noteText);
+  await page.keyboard.press("Enter");
+  await until("kind picker", async () => (await quickInput(page))?.rows.some((t) => t.includes("convention")));
+  await input.fill("convention");
+  await page.keyboard.press("Enter");
+  result.noteStatus = await statusMessage(page, "note added", /note \S+ added/);
+  result.problemsAfterNote = await until("the new note in Problems", async () => {
+    const found = await texts(rows);
+    return found.some((t) => t.includes(config.noteText)) && found.some((t) => t.includes(config.entryText))
+      ? found
+      : null;
+  });
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  result.lensAfterNote = await lens("style sheet: 2 notes");
+  result.startsAfter = starts();
+  result.toasts = await toasts(page);
+  await screenshot(page, "note-after-restart");
+}
+
+// A graduation route from the Stet view: the entry's context menu (config.menuItem); for the
+// skill route the name asked for (the proposal shown, config.skillName typed); the entry's row
+// after, and the status bar's message.
+async function runTreeRoute(page) {
+  await openWorkbench(page);
+  await runCommand(page, "Stet: Show Stet View");
+  const rows = page.locator(".part.sidebar .monaco-list-row");
+  result.treeBefore = await until("the entry in the Stet view", async () => {
+    const found = await texts(rows);
+    return found.some((t) => t.includes(config.entryText)) ? found : null;
+  });
+  await rows.filter({ hasText: config.entryText }).first().click({ button: "right" });
+  const menu = page.locator(".context-view .action-item");
+  const menuItem = menu.filter({ hasText: config.menuItem });
+  await menuItem.first().waitFor({ timeout: TIMEOUT });
+  result.menu = await texts(menu);
+  await screenshot(page, "entry-menu");
+  await menuItem.first().click();
+  if (config.skillName !== undefined) {
+    const asked = await until("skill name box", async () => {
+      const shown = await quickInput(page);
+      return shown?.title.includes("as a skill") && !shown.rows.length ? shown : null;
+    });
+    result.nameBox = asked;
+    await page.locator(".quick-input-widget input").fill(config.skillName);
+    await until("the name accepted", async () => !(await quickInput(page))?.message.includes("lowercase"));
+    await page.keyboard.press("Enter");
+  }
+  result.said = await statusMessage(page, "graduation reported", new RegExp(config.said));
+  result.treeAfter = await until("the entry's new status in the tree", async () => {
+    const found = await texts(rows);
+    return found.find((t) => t.includes(config.entryText) && t.includes(config.status)) ? found : null;
+  });
+  result.status = await until("the status bar counts it", async () =>
+    (await statusItems(page)).find((t) => t.includes("Stet:") && t.includes(config.openAfter)) ?? null,
+  );
+  await screenshot(page, "entry-graduated");
+}
+
+// A comment thread's title action "Discard the Thread's Entries": every entry of the thread
+// discarded, the thread gone; the other thread stays.
+async function runThreadDiscard(page) {
+  await openWorkbench(page);
+  await quickOpen(page, config.file, config.fileName, "def pay");
+  await showComments(page);
+  const [first, second, other] = config.threadEntries;
+  result.threadsBefore = await commentAt(page, first.text, first.line, TIMEOUT * 2);
+  await commentAt(page, other.text, other.line, TIMEOUT * 2);
+  await openThread(page, first.text);
+  const thread = page.locator(".review-widget", { hasText: second.text }).first();
+  result.threadText = (await texts(thread)).join("\n");
+  const action = thread.locator('.head .action-label[aria-label^="Discard the Thread"]').first();
+  await action.waitFor({ state: "attached", timeout: TIMEOUT });
+  await screenshot(page, "thread-open");
+  await action.click({ force: true });
+  result.threadsAfter = await until("the thread gone from the Comments panel", async () => {
+    const rows = await commentRows(page);
+    return rows.some((t) => t.includes(other.text)) && !rows.some((t) => t.includes(first.text) || t.includes(second.text))
+      ? rows
+      : null;
+  });
+  result.widgets = await until("the thread's widget closed", async () => {
+    const shown = await texts(page.locator(".review-widget"));
+    return shown.some((t) => t.includes(first.text) || t.includes(second.text)) ? null : shown.length + 1;
+  }) - 1;
+  await page.keyboard.press("Control+Shift+M");
+  result.problems = await settledProblems(page, "only the other entry in Problems", (all) =>
+    all.includes(other.text) && !all.includes(first.text) && !all.includes(second.text),
+  );
+  await screenshot(page, "thread-discarded");
+}
+
+// "Stet: Edit Note…": an entry picked, a new text typed into the box, then Escape. Afterwards
+// "Stet: List Entries" shows what the server holds.
+async function runEditCancel(page) {
+  await openWorkbench(page);
+  await until("the server answers", async () => (await statusItems(page)).some((t) => /Stet: \S+ · \d+ open/.test(t)));
+  await runCommand(page, "Stet: Edit Note");
+  result.editPicks = await pickRow(page, "entries to edit", config.editText);
+  const input = page.locator(".quick-input-widget input");
+  result.editBox = await until("edit box", async () => {
+    const shown = await quickInput(page);
+    return shown?.title.includes("Edit entry") && !shown.rows.length ? shown : null;
+  });
+  await input.fill(config.typedText);
+  result.typed = (await quickInput(page))?.value;
+  await screenshot(page, "edit-typed");
+  await page.keyboard.press("Escape");
+  await until("the box dismissed", async () => !(await page.locator(".quick-input-widget").isVisible()));
+  // Then what the server lists (a request that follows any the Escape might have sent).
+  await runCommand(page, "Stet: List Entries");
+  result.listed = await until("the entries listed", async () => {
+    const shown = await quickInput(page);
+    return shown?.rows.length ? shown.rows : null;
+  });
+  await screenshot(page, "listed-after-escape");
+  await page.keyboard.press("Escape");
+  result.statusItems = await statusItems(page);
+  result.toasts = await toasts(page);
+}
+
+/** The Stet view's tree down to a step of the working trajectory; a click on it opens
+ * events.jsonl at its line. */
+async function openStepFromTree(page) {
+  await runCommand(page, "Stet: Show Stet View");
+  const rows = page.locator(".part.sidebar .monaco-list-row");
+  for (const text of ["working ", config.sessionLabel, config.sessionPrompt]) {
+    await expandRow(page, rows, text);
+  }
+  const stepRow = rows.filter({ hasText: config.stepLabel }).first();
+  await stepRow.waitFor({ timeout: TIMEOUT });
+  await stepRow.click();
+  return until("events.jsonl open", async () => {
+    const [active] = await texts(page.locator(".tabs-container .tab.active"));
+    return active?.includes("events.jsonl") ? active : null;
+  });
+}
+
+/** The cursor's place in the status bar ("Ln 6, Col 1"). */
+async function cursorAt(page, what, want) {
+  return until(what, async () => (await statusItems(page)).find((t) => want.test(t)) ?? null);
+}
+
+// Go to Definition on a file_change step's line of events.jsonl (opened from the tree): the
+// file it changed, at the line.
+async function runDefinition(page) {
+  await openWorkbench(page);
+  result.stepTab = await openStepFromTree(page);
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  // A column past the line's start, so the status bar tells this cursor from the one the jump
+  // leaves at the start of the changed line.
+  await goToLine(page, `${config.changeLine}:${config.changeColumn}`);
+  result.stepCursor = await cursorAt(
+    page,
+    "cursor on the change's line",
+    new RegExp(`^Ln ${config.changeLine}, Col ${config.changeColumn}\\b`),
+  );
+  // The step lenses say the server has indexed the file.
+  await until("step lenses", async () => (await page.locator(".editor-instance .codelens-decoration").count()) > 0);
+  await screenshot(page, "step-line");
+  await runCommand(page, "Go to Definition");
+  result.landedTab = await until("the changed file open", async () => {
+    const [active] = await texts(page.locator(".tabs-container .tab.active"));
+    return active?.trim().startsWith(config.fileName) ? active : null;
+  });
+  result.cursor = await cursorAt(page, "cursor at the changed line", /^Ln \d+, Col 1\b/);
+  result.landedText = (await editorText(page)).replace(/\u00a0/g, " ");
+  result.dirty = await page.locator(".tabs-container .tab.dirty").count();
+  await screenshot(page, "definition");
+}
+
+// A trajectory's events.jsonl the server finds fault with, opened from the tree (the working
+// trajectory) or quick open (a committed one): the Problems panel once config.message is in it.
+async function runEventsDiagnostics(page) {
+  await openWorkbench(page);
+  if (config.eventsFile) {
+    await quickOpen(page, config.eventsFile, "events.jsonl", config.eventsShows);
+  } else {
+    await openStepFromTree(page);
+  }
+  await page.keyboard.press("Control+Shift+M");
+  result.problems = await settledProblems(page, "the diagnostic in Problems", (all) => all.includes(config.message));
+  result.dirty = await page.locator(".tabs-container .tab.dirty").count();
+  await screenshot(page, "events-problems");
+}
+
 const run = {
+  brief: runBrief,
+  restart: runRestart,
+  treeroute: runTreeRoute,
+  threaddiscard: runThreadDiscard,
+  editcancel: runEditCancel,
+  definition: runDefinition,
+  eventsdiag: runEventsDiagnostics,
   upkeep: runUpkeep,
   notes: runNotes,
   mark: runMark,

@@ -621,19 +621,25 @@ async function graduate(args: unknown[], next: ExecuteCommandSignature): Promise
     return next("stet.graduate", args);
   }
   const request = argument as { id?: string; proposedName?: string };
+  // The server's code actions and lenses carry its proposal; the Stet view's and a comment's
+  // "Propose as a Skill…" do not: there an empty name leaves the choice to the server, which
+  // proposes one from the entry's text (as `stet graduate --to skill` without `--skill`).
+  const proposed = request.proposedName;
   const skill = await vscode.window.showInputBox({
     title: `Stet: Propose entry ${request.id ?? ""} as a skill`,
-    prompt: "The skill's name (.stet/skills/NAME/SKILL.md)",
-    value: request.proposedName ?? "",
+    prompt: proposed
+      ? "The skill's name (.stet/skills/NAME/SKILL.md)"
+      : "The skill's name (.stet/skills/NAME/SKILL.md); empty: the name Stet proposes from the entry's text",
+    placeHolder: proposed ? undefined : "empty: the name Stet proposes",
+    value: proposed ?? "",
     ignoreFocusOut: true,
-    validateInput: (name) => skillNameProblem(name),
+    validateInput: (name) => (!name && !proposed ? undefined : skillNameProblem(name)),
   });
   if (skill === undefined) {
     return undefined; // Escape: nothing runs
   }
-  const result = (await next("stet.graduate", [{ ...request, skill }, ...args.slice(1)])) as
-    | GraduateResult
-    | undefined;
+  const sent = skill ? { ...request, skill } : request;
+  const result = (await next("stet.graduate", [sent, ...args.slice(1)])) as GraduateResult | undefined;
   if (result?.skill) {
     const state = result.staged.length ? "staged" : "unchanged";
     vscode.window.setStatusBarMessage(
