@@ -84,8 +84,14 @@ def import_transcript(
     chosen: Importer = importer(format_name) if format_name else detect(source)
     if format_name and not chosen.sniff(read_head(source)):
         raise StetError(f"{source}: not a {chosen.label} (leave out --format to detect it)")
+    # Paused for the whole import: the parsed events stay alive to the end, and a collection
+    # between its phases would walk every one of them.
     with collector_paused():
-        parsed = chosen.parse(source)
+        return _import(target, source, chosen, tell)
+
+
+def _import(target: Target, source: Path, chosen: Importer, tell: Progress) -> ImportResult:
+    parsed = chosen.parse(source)
     if not parsed.events:
         raise StetError(f"{source}: no events in this {chosen.label}")
     folder = working_folder(target)
@@ -101,17 +107,14 @@ def import_transcript(
                 return _result(folder, parsed, record, changed=False)
             # Stored, but an import stopped before composing: compose now.
             tell("composing")
-            with collector_paused():
-                compose(target, folder)
+            compose(target, folder)
             return _result(folder, parsed, record, changed=True)
         tell("redacting")
-        with collector_paused():
-            text, record = _gated_session(target, parsed, sources)
+        text, record = _gated_session(target, parsed, sources)
         parsed.events.clear()  # what is written from here on is the gated text
         write_session(target, folder, stem, text, record)
         tell("composing")
-        with collector_paused():
-            compose(target, folder)
+        compose(target, folder)
     return _result(folder, parsed, record, changed=True)
 
 
@@ -169,7 +172,7 @@ def compose(target: Target, folder: Folder) -> None:
         meta.base_commit = _head(target.root)
     narration = render(meta.model_dump(mode="json"), events)
     gated = redact_text(narration, path="narration.md", cache=None)  # every written byte
-    folder.write("".join(line + "\n" for line in lines), meta, gated.text)
+    folder.write("\n".join([*lines, ""]), meta, gated.text)
 
 
 def _gated_session(
@@ -181,9 +184,8 @@ def _gated_session(
     cwds = [event.cwd for event in parsed.events if isinstance(event, SessionStart) and event.cwd]
     normalizer = Normalizer(target.root, StetIgnore.load(target.root), cwds)
     events = normalizer.events(parsed.events)
-    text = "".join(normalizer.line(event_json(event)) + "\n" for event in events)
-    # A lone surrogate (JSON allows "\ud800") is no character a UTF-8 file can hold.
-    text = _LONE_SURROGATE.sub("\ufffd", text)
+    text = normalizer.serialised("\n".join([*map(event_json, events), ""]))
+    text = _without_lone_surrogates(text)
     result = redact_text(text, path="events.jsonl", cache=None)
     record: dict[str, Any] = {
         "format": RECORD_FORMAT,
@@ -201,6 +203,16 @@ def _gated_session(
     # The record names files and quotes parse errors: it goes through the gate too.
     gated_record = redact_text(json.dumps(record, ensure_ascii=False), path="record.json")
     return result.text, json.loads(gated_record.text)
+
+
+def _without_lone_surrogates(text: str) -> str:
+    """A lone surrogate (JSON allows "\\ud800") is no character a UTF-8 file can hold: it
+    becomes U+FFFD."""
+    try:
+        text.encode("utf-8")  # a few times faster than searching, and there rarely is one
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
 
 
 def _with_step(line: str, step: int) -> str:

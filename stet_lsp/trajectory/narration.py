@@ -14,12 +14,12 @@ fence longer than any backtick run they contain.
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from stet_lsp.trajectory import jsontext
 from stet_lsp.trajectory.events import (
     AgentMessage,
     Commit,
@@ -80,17 +80,20 @@ _SETEXT_LINE = re.compile(r"^( {0,3})(=+|-+)[ \t]*$")
 _BACKTICK_RUN = re.compile(r"`+")
 _HTML_SPECIAL = re.compile(r"[\\`<]")
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>|#&~])")
+# A line that may be a heading or a setext underline starts with one of these.
+_MAY_NEED_ESCAPE = re.compile(r"^[ #=-]", re.MULTILINE)
 
 
 def render(meta: Mapping[str, Any], events: Sequence[EventBase]) -> str:
     """narration.md for a trajectory: title, header table, brief, files changed, every
     event turn by turn, and the token and cost table."""
     context = _Context.of(list(events))
+    file_rows = _file_rows(meta, context)
     blocks = [
         _title(meta),
-        _header(meta, context),
+        _header(meta, context, file_rows),
         _brief(meta, context),
-        _files(meta, context),
+        _files(file_rows),
         _timeline(context),
         _costs(meta, context),
     ]
@@ -147,7 +150,7 @@ def _title(meta: Mapping[str, Any]) -> list[str]:
     return [f"# Trajectory {_inline(identifier)}" if identifier else "# Trajectory"]
 
 
-def _header(meta: Mapping[str, Any], context: _Context) -> list[str]:
+def _header(meta: Mapping[str, Any], context: _Context, file_rows: list[_FileRow]) -> list[str]:
     identifier = _text(meta.get("id"))
     totals = _totals(meta, context)
     rows = [
@@ -160,7 +163,7 @@ def _header(meta: Mapping[str, Any], context: _Context) -> list[str]:
         ("Steps", f"{len(context.events):,}"),
         ("Tokens", _token_summary(totals)),
         ("Cost", _total_cost(totals)),
-        ("Files changed", _files_summary(_file_rows(meta, context))),
+        ("Files changed", _files_summary(file_rows)),
         ("Sources", ", ".join(_code(name) for name in _source_names(meta.get("sources")))),
     ]
     head = _code(identifier) if identifier else "—"
@@ -196,7 +199,7 @@ def _brief(meta: Mapping[str, Any], context: _Context) -> list[str]:
     if not brief:
         first = _first_user_message(context.events)
         brief = first.text if first else ""
-    body = _quote(_markdown(brief)) if brief.strip() else ["_No request was recorded._"]
+    body = _quote(_markdown(brief)) if _has_text(brief) else ["_No request was recorded._"]
     return ["## Brief", "", *body]
 
 
@@ -255,8 +258,7 @@ def _files_summary(rows: list[_FileRow]) -> str:
     return f"{len(rows):,} (+{added:,} {MINUS}{removed:,})"
 
 
-def _files(meta: Mapping[str, Any], context: _Context) -> list[str]:
-    rows = _file_rows(meta, context)
+def _files(rows: list[_FileRow]) -> list[str]:
     if not rows:
         return []
     lines = ["## Files changed", "", "| File | Added | Removed | Steps |", "|---|---:|---:|---|"]
@@ -295,7 +297,8 @@ def _timeline(context: _Context) -> list[str]:
             block = [f"**Subagent {_code(agent)}**", "", *block]
         # Consecutive blocks of one subagent stay in one quote.
         joined = agent is not None and agent == previous_agent
-        lines += [">" * depth if joined else "", *_quote(block, depth)]
+        lines.append(">" * depth if joined else "")
+        lines += _quote(block, depth)
         previous_agent = agent
         announced = event.agent_id if isinstance(event, Subagent) else agent
     if len(lines) == 1:
@@ -401,7 +404,7 @@ def _orphan_result(number: int, result: ToolResult) -> list[str]:
 
 
 def _output(output: str) -> list[str]:
-    if not output.strip():
+    if not _has_text(output):
         return ["_No output._"]
     return _verbatim(output, "text", OUTPUT_LINES, OUTPUT_CHARS)
 
@@ -422,7 +425,7 @@ def _input_gist(tool_input: Mapping[str, Any]) -> str:
     elif isinstance(value, str):
         text = value
     else:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+        text = jsontext.compact(value, default=str)
     return _shorten(text, SUMMARY_CHARS)
 
 
@@ -434,7 +437,7 @@ def _file_change(number: int, change: FileChange) -> list[str]:
     lines = [_label(number, operation, change.time, detail), ""]
     if not change.anchored and change.diff:
         lines += ["_The hunks' line numbers are not the file's: only the text is known._", ""]
-    if change.diff.strip():
+    if _has_text(change.diff):
         lines += _verbatim(change.diff, "diff", DIFF_LINES, DIFF_CHARS)
     else:
         lines.append("_No diff was recorded._")
@@ -621,14 +624,28 @@ def _cost_row(name: str, tally: _Tally) -> str:
 
 
 def _lines(text: str) -> list[str]:
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return _line_breaks_as_newlines(text).split("\n")
+
+
+def _line_breaks_as_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _has_text(text: str) -> bool:
+    """Whether `text` holds more than whitespace (text.strip() would copy it)."""
+    return bool(text) and not text.isspace()
 
 
 def _markdown(text: str) -> list[str]:
     """A Markdown text that cannot break the document around it: outside code fences,
     headings and setext underlines are escaped and HTML is shown as text; a fence left open
     is closed."""
-    lines = _lines(text.strip("\n"))
+    text = _line_breaks_as_newlines(text.strip("\n"))
+    lines = text.split("\n")
+    if "```" not in text and "~~~" not in text:  # no fence: every line is escaped
+        if "<" not in text and _MAY_NEED_ESCAPE.search(text) is None:
+            return lines
+        return [_escape_line(line) for line in lines]
     out: list[str] = []
     fence: tuple[str, int] | None = None
     for line in lines:
@@ -660,6 +677,8 @@ def _is_inline_backticks(line: str, opening: re.Match[str]) -> bool:
 
 
 def _escape_line(line: str) -> str:
+    if not line or line[0] not in " #=-":  # no heading, no setext underline
+        return _escape_html(line)
     # Matched first: most lines need nothing, and re.sub's template costs a call each time.
     heading = _HEADING_START.match(line)
     if heading is not None:
@@ -723,28 +742,30 @@ def _quote(lines: list[str], depth: int = 1) -> list[str]:
 
 def _verbatim(body: str, info: str, max_lines: int, max_chars: int) -> list[str]:
     """A fenced block of `body` cut to the limits, with a note of what was left out."""
-    shown, note = _cut(_lines(body.rstrip("\n")), max_lines, max_chars)
-    text = "\n".join(shown)
-    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
-    fence = "`" * max(3, longest + 1)
+    shown, note = _cut(_line_breaks_as_newlines(body.rstrip("\n")), max_lines, max_chars)
+    fence = "`" * max(3, _longest_backtick_run("\n".join(shown)) + 1)
     lines = [fence + info, *shown, fence]
     if note:
         lines += ["", f"_{note}_"]
     return lines
 
 
-def _cut(lines: list[str], max_lines: int, max_chars: int) -> tuple[list[str], str | None]:
+def _cut(text: str, max_lines: int, max_chars: int) -> tuple[list[str], str | None]:
+    """The lines of `text` (broken at "\\n" only) that fit the limits, and what was left out;
+    only the lines that can be shown are split off."""
+    if len(text) <= max_chars and text.count("\n") < max_lines:
+        return text.split("\n"), None  # every line fits
     shown: list[str] = []
     budget = max_chars
     cut_line = False
-    for line in lines[:max_lines]:
+    for line in text.split("\n", max_lines)[:max_lines]:
         if len(line) > budget:
             shown.append(line[:budget])
             cut_line = True
             break
         shown.append(line)
         budget -= len(line) + 1
-    hidden = len(lines) - len(shown)
+    hidden = text.count("\n") + 1 - len(shown)
     more = f"{hidden:,} more line" + ("" if hidden == 1 else "s")
     if cut_line:
         rest = f" and {more}" if hidden else ""
@@ -758,7 +779,8 @@ def _inline(text: str | None) -> str:
     """Text on one line with the characters Markdown would act on escaped."""
     if not text:
         return ""
-    return _INLINE_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+    one = " ".join(text.split())
+    return _INLINE_SPECIAL.sub(r"\\\1", one) if _INLINE_SPECIAL.search(one) else one
 
 
 def _code(text: str | None) -> str:
@@ -766,10 +788,15 @@ def _code(text: str | None) -> str:
     if not text:
         return ""
     one = " ".join(_lines(text))
-    longest = max((len(run) for run in _BACKTICK_RUN.findall(one)), default=0)
-    ticks = "`" * (longest + 1)
+    ticks = "`" * (_longest_backtick_run(one) + 1)
     pad = " " if one.startswith("`") or one.endswith("`") or not one.strip() else ""
     return f"{ticks}{pad}{one}{pad}{ticks}"
+
+
+def _longest_backtick_run(text: str) -> int:
+    if "`" not in text:
+        return 0
+    return max(len(run) for run in _BACKTICK_RUN.findall(text))
 
 
 def _cell(text: str) -> str:
@@ -784,12 +811,11 @@ def _shorten(text: str, limit: int) -> str:
 
 
 def _preview(value: Any) -> str:
-    compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    return _shorten(compact, PREVIEW_CHARS)
+    return _shorten(jsontext.compact(value, default=str), PREVIEW_CHARS)
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=2, default=str)
+    return jsontext.indented(value, default=str)
 
 
 def _text(value: Any) -> str:
