@@ -48,6 +48,8 @@ DIFF_LINES = 400
 DIFF_CHARS = 40_000
 # The minus sign of removed-line counts (typographic, so it never reads as a diff or list marker).
 MINUS = "\u2212"
+# How many source files the header names before "and N more".
+SOURCES_SHOWN = 6
 # Tool summaries and raw-record previews stay on one short line.
 SUMMARY_CHARS = 80
 PREVIEW_CHARS = 120
@@ -164,7 +166,7 @@ def _header(meta: Mapping[str, Any], context: _Context, file_rows: list[_FileRow
         ("Tokens", _token_summary(totals)),
         ("Cost", _total_cost(totals)),
         ("Files changed", _files_summary(file_rows)),
-        ("Sources", ", ".join(_code(name) for name in _source_names(meta.get("sources")))),
+        ("Sources", _sources(_source_names(meta.get("sources")))),
     ]
     head = _code(identifier) if identifier else "—"
     lines = [f"| Trajectory | {_cell(head)} |", "|---|---|"]
@@ -183,6 +185,15 @@ def _harnesses(value: Any) -> str:
         if label:
             names.append(_inline(label))
     return ", ".join(names)
+
+
+def _sources(names: list[str]) -> str:
+    """The source files by name, the first few of many (an OpenHands V1 conversation is a
+    file an event): meta.json lists them all."""
+    if len(names) <= SOURCES_SHOWN:
+        return ", ".join(_code(name) for name in names)
+    shown = ", ".join(_code(name) for name in names[: SOURCES_SHOWN - 1])
+    return f"{shown} and {len(names) - SOURCES_SHOWN + 1:,} more (listed in meta.json)"
 
 
 def _source_names(value: Any) -> list[str]:

@@ -479,6 +479,19 @@ def test_meta_values_of_the_wrong_shape_are_ignored() -> None:
     assert "| Cost |" not in text
 
 
+def test_many_sources_are_named_a_few_and_counted() -> None:
+    names = ["c/base_state.json", *(f"c/events/event-{n:05d}-x.json" for n in range(1200))]
+    text = render({**META, "sources": [{"name": name} for name in names]}, [])
+    (row,) = [line for line in text.splitlines() if line.startswith("| Sources |")]
+    assert row == (
+        "| Sources | `c/base_state.json`, `c/events/event-00000-x.json`, "
+        "`c/events/event-00001-x.json`, `c/events/event-00002-x.json`, "
+        "`c/events/event-00003-x.json` and 1,196 more (listed in meta.json) |"
+    )
+    six = render({**META, "sources": [{"name": name} for name in names[:6]]}, [])
+    assert "`c/events/event-00004-x.json` |" in six and "more" not in six.split("## ")[0]
+
+
 def test_brief_from_meta_and_unassigned_steps() -> None:
     events = [
         AgentMessage(**common(agent="sub"), text="sub first"),
