@@ -698,8 +698,7 @@ def test_review_scenario_from_vscode(tmp_path: Path, code_server: tuple[str, Pat
         "stepRows"
     ]
     assert "events.jsonl" in result["stepTab"]
-    change_line = events.index(change) + 1
-    assert result["stepCursor"].startswith(f"Ln {change_line}, Col {STEP_COLUMN}")
+    assert result["stepCursor"].startswith(f"Ln {events.index(call) + 1}, Col 1")
     assert "src/retry.py (step" in result["diffTab"], result["diffTab"]
     assert "return call()" in result["diffText"], result["diffText"]
 
