@@ -182,6 +182,16 @@ def graduate(
     return _result(sheet, updated, chosen, folder, edited, outcome)
 
 
+def skill_proposal(sheet_or_target: StyleSheet | Target, entry_id: str) -> Result:
+    """The skill name the skill route would propose for an entry (from its text after the
+    gate), for a client that asks a person for the name first: `entry`, `proposed_name`."""
+    sheet = _sheet_of(sheet_or_target)
+    entry = sheet.get(_string(entry_id, "id"))
+    lines = sheet.current_lines([entry]) if entry.anchor else {}
+    proposed = propose_name(_gate(entry.text, "SKILL.md"))
+    return result(sheet.target, entry=entry_json(entry, lines), proposed_name=proposed)
+
+
 def _result(
     sheet: StyleSheet,
     entry: Entry,

@@ -967,19 +967,19 @@ def test_entry_proposed_as_skill_from_the_tree_from_vscode(
 
     result = drive(
         tmp_path, base, root, scenario="treeroute", entryText=SKILL_ENTRY_TEXT,
-        menuItem="Propose as a Skill", skillName="", said="into the skill",
+        menuItem="Propose as a Skill", skillName=proposed, said="into the skill",
         status="graduated-skill", openAfter="0 open",
     )  # fmt: skip
 
-    # The entry's context menu offered the three routes. The tree has no proposal of the
-    # server's to fill in: the name box says an empty name takes the one Stet proposes, and
-    # Enter on it graduated the entry into the skill the server named.
+    # The entry's context menu offered the three routes. The name box offered the name the
+    # server proposes (stet.graduate.proposal, as its code actions carry it), and Enter on it
+    # graduated the entry into that skill.
     assert [item for item in result["menu"] if item.strip()][:3] == [
         "Graduate into the Trajectory", "Propose as a Skill…", "Discard (Graduate)",
     ], result["menu"]  # fmt: skip
     box = result["nameBox"]
-    assert (box["value"], box["placeholder"]) == ("", "empty: the name Stet proposes"), box
-    assert "empty: the name Stet proposes from the entry's text" in box["message"], box
+    assert box["value"] == proposed, box
+    assert "empty" not in box["message"] + (box["placeholder"] or ""), box
     relative = f".stet/skills/{proposed}/SKILL.md"
     said = f"Stet: entry {entry_id} into the skill {proposed} ({relative}, staged)"
     assert result["said"] == said, result["said"]

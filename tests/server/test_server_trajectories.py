@@ -217,6 +217,12 @@ async def test_graduation_from_code_actions_and_the_review(
 
     skill_action = next(a for a in await actions_at(convention.id) if "as a skill" in a.title)
     assert skill_action.command is not None
+    # A client without the action (a tree's menu) asks for the same proposal.
+    asked = await execute(client, "stet.graduate.proposal", uri=uri(root), id=convention.id)
+    proposed = skill_action.command.arguments[0]["proposedName"]  # type: ignore[index]
+    assert (asked["proposed_name"], asked["entry"]["id"]) == (proposed, convention.id)
+    with pytest.raises(JsonRpcException, match="no entry"):
+        await execute(client, "stet.graduate.proposal", uri=uri(root), id="zzzz")
     result = await execute(
         client, skill_action.command.command, **skill_action.command.arguments[0]
     )  # type: ignore[index]

@@ -21,7 +21,13 @@ from stet_lsp.core.model import Entry, Kind, format_time, utc_now
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.trajectory.events import EventBase, Graduation, Note
-from stet_lsp.trajectory.graduation import apply_review, graduate, parse_review, review
+from stet_lsp.trajectory.graduation import (
+    apply_review,
+    graduate,
+    parse_review,
+    review,
+    skill_proposal,
+)
 from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.skills import propose_name, validate_skill
 from stet_lsp.trajectory.store import working_folder
@@ -145,6 +151,18 @@ def test_into_the_trajectory_between_imported_sessions(sheet: StyleSheet, root: 
         for path, flags in pygit2.Repository(str(root)).status().items()
         if flags & pygit2.enums.FileStatus.INDEX_NEW
     ]
+
+
+def test_the_proposed_name_is_the_skill_routes_and_holds_no_secret(sheet: StyleSheet) -> None:
+    entry = add(sheet, f"Deploy keys live in the vault, never {TOKEN} inline.", "convention")
+    asked = skill_proposal(sheet, entry.id)
+    assert asked["entry"]["id"] == entry.id
+    name = asked["proposed_name"]
+    assert not any(TOKEN[i : i + 4].lower() in name for i in range(len(TOKEN) - 3)), name
+    assert status(sheet, entry) == "open"  # asking changes nothing
+    assert graduate(sheet, entry.id, "skill", now=NOW)["skill"]["name"] == name
+    with pytest.raises(StetError, match="no entry"):
+        skill_proposal(sheet, "zzzz")
 
 
 def test_into_a_skill_stages_it_and_nothing_else(

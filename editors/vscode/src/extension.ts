@@ -302,6 +302,7 @@ async function execute<T>(command: string, argument: Record<string, unknown>): P
 
 /** Commands that change nothing: no refresh after them. */
 const READ_ONLY = new Set([
+  "stet.graduate.proposal",
   "stet.note.list",
   "stet.note.show",
   "stet.trajectory.list",
@@ -609,7 +610,7 @@ async function interceptCommand(command: string, args: unknown[], next: ExecuteC
   }
 }
 
-/** `stet.graduate`: the skill route without a name asks for one, offering `proposedName`. */
+/** `stet.graduate`: the skill route without a name asks for one, offering the proposal. */
 async function graduate(args: unknown[], next: ExecuteCommandSignature): Promise<unknown> {
   const [argument] = args;
   if (
@@ -620,11 +621,11 @@ async function graduate(args: unknown[], next: ExecuteCommandSignature): Promise
   ) {
     return next("stet.graduate", args);
   }
-  const request = argument as { id?: string; proposedName?: string };
-  // The server's code actions and lenses carry its proposal; the Stet view's and a comment's
-  // "Propose as a Skill…" do not: there an empty name leaves the choice to the server, which
-  // proposes one from the entry's text (as `stet graduate --to skill` without `--skill`).
-  const proposed = request.proposedName;
+  const request = argument as { id?: string; uri?: string; proposedName?: string };
+  // The server's code actions and lenses carry its proposal; for the Stet view's and a
+  // comment's "Propose as a Skill…" it is asked for. Without one, an empty name leaves the
+  // choice to the server, as `stet graduate --to skill` without `--skill` does.
+  const proposed = request.proposedName ?? (await skillProposal(request));
   const skill = await vscode.window.showInputBox({
     title: `Stet: Propose entry ${request.id ?? ""} as a skill`,
     prompt: proposed
@@ -648,6 +649,23 @@ async function graduate(args: unknown[], next: ExecuteCommandSignature): Promise
     );
   }
   return result;
+}
+
+/** The skill name the server proposes for an entry (`stet.graduate.proposal`), or none. */
+async function skillProposal(request: { id?: string; uri?: string }): Promise<string | undefined> {
+  if (!request.id) {
+    return undefined;
+  }
+  const where = request.uri ? { uri: request.uri } : repositoryArgument();
+  try {
+    const answer = await execute<{ proposed_name?: string }>("stet.graduate.proposal", {
+      ...where,
+      id: request.id,
+    });
+    return answer.proposed_name || undefined;
+  } catch {
+    return undefined; // the box then leaves the name to the server
+  }
 }
 
 async function graduationReview(): Promise<void> {

@@ -22,6 +22,7 @@ from stet_lsp.server.requests import answering, argument, field
 from stet_lsp.server.server import StetServer
 
 GRADUATE = "stet.graduate"
+PROPOSE = "stet.graduate.proposal"
 REVIEW = "stet.graduation.review"
 APPLY = "stet.graduation.apply"
 _ROUTES = (
@@ -86,6 +87,7 @@ class Graduation(Feature):
     def __init__(self, server: StetServer) -> None:
         super().__init__(server)
         server.command(GRADUATE)(answering(self.graduate))
+        server.command(PROPOSE)(answering(self.proposal))
         server.command(REVIEW)(answering(self.review))
         server.command(APPLY)(answering(self.apply))
 
@@ -103,6 +105,17 @@ class Graduation(Feature):
         )
         self.server.refresh(outside=True)
         return result
+
+    async def proposal(self, *arguments: Any) -> dict[str, Any]:
+        from stet_lsp.trajectory.graduation import skill_proposal
+
+        args = argument(arguments)
+        session = await self.server.session_of(field(args, "uri", str, None))
+        entry_id = field(args, "id", str)
+        proposed: dict[str, Any] = await self.server.off_loop(
+            lambda: skill_proposal(session.sheet(), entry_id)
+        )
+        return proposed
 
     async def review(self, *arguments: Any) -> dict[str, Any]:
         args = argument(arguments)
