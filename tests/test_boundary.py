@@ -351,6 +351,17 @@ def test_safefs_refuses_what_is_not_inside(root: Path, tmp_path: Path) -> None:
         safefs.inside(root, tmp_path / "elsewhere")
     with pytest.raises(StetError, match="leaves the repository"):
         safefs.inside(root, ".stet/../../elsewhere")
+    # Paths are read as pathlib reads them, strings or not: `.` and doubled separators are
+    # nothing, a root's name is no prefix of another's, and a relative root holds no
+    # absolute path.
+    assert safefs.inside(str(root), f"{root}//.stet/./a") == root / ".stet" / "a"
+    assert safefs.checked_path(root, "./.stet//a") == str(root / ".stet" / "a")
+    with pytest.raises(StetError, match="outside the repository"):
+        safefs.inside(root, f"{root}-old/a")
+    with pytest.raises(StetError, match="outside the repository"):
+        safefs.checked_path(".", root / "a")
+    with pytest.raises(StetError, match=f"{root}/x/../y leaves the repository"):
+        safefs.read_regular(f"{root}/x/../y", root)
     assert safefs.read_regular(root / ".stet/missing", root) is None
     safefs.atomic_write(root / ".stet-file", b"data", root)
     assert safefs.read_regular(root / ".stet-file", root) == b"data"

@@ -184,7 +184,7 @@ def _below(root: str, path: str) -> tuple[str, list[str]]:
     parts = _parts(path)
     if os.path.isabs(path):
         base = _parts(root)
-        if parts[: len(base)] != base:
+        if not os.path.isabs(root) or parts[: len(base)] != base:
             raise StetError(f"{_joined(parts)} is outside the repository at {root}")
         parts = parts[len(base) :]
     if ".." in parts:
