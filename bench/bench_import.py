@@ -737,7 +737,7 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
         with clock.phase("serialise: event_json"):
             serialised = [event_json(event) for event in events]
         with clock.phase("normalise: relative paths (line)"):
-            text = normalizer.serialised("".join(line + "\n" for line in serialised))
+            text = normalizer.relative("".join(line + "\n" for line in serialised))
         del serialised
         with clock.phase("gate: redact_text(session JSONL)"):
             result = redact_text(text, path="events.jsonl", cache=None)

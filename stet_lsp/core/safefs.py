@@ -185,10 +185,10 @@ def _below(root: str, path: str) -> tuple[str, list[str]]:
     if os.path.isabs(path):
         base = _parts(root)
         if not os.path.isabs(root) or parts[: len(base)] != base:
-            raise StetError(f"{_joined(parts)} is outside the repository at {root}")
+            raise StetError(f"{normal_path(path)} is outside the repository at {root}")
         parts = parts[len(base) :]
     if ".." in parts:
-        raise StetError(f"{_joined(_parts(path))} leaves the repository at {root} ({_UNCHANGED})")
+        raise StetError(f"{normal_path(path)} leaves the repository at {root} ({_UNCHANGED})")
     return os.path.join(root, *parts), parts
 
 
@@ -201,10 +201,12 @@ def _parts(path: str) -> list[str]:
     return parts
 
 
-def _joined(parts: list[str]) -> str:
+def normal_path(path: str) -> str:
+    """`path` as pathlib prints it: `./a//b/` is `a/b`, a `..` stays, `` is `.`."""
+    parts = _parts(path)
     if parts and parts[0].endswith(os.sep):
         return parts[0] + os.sep.join(parts[1:])
-    return os.sep.join(parts)
+    return os.sep.join(parts) or "."
 
 
 def _check_resolves_inside(root: str, path: str) -> None:

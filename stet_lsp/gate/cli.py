@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.safefs import open_regular
+from stet_lsp.core.safefs import normal_path, open_regular
 
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
 if TYPE_CHECKING:
@@ -251,17 +251,11 @@ def _files(paths: list[str]) -> Iterator[str]:
                 for file in sorted(files):
                     # A link found in a folder is not followed: it may lead out of the tree.
                     if not os.path.islink(os.path.join(root, file)):
-                        yield _label(os.path.join(root, file))
+                        yield normal_path(os.path.join(root, file))
         elif os.path.exists(name):
-            yield _label(name)
+            yield normal_path(name)
         else:
             raise StetError(f"{name}: no such file or directory")
-
-
-def _label(name: str) -> str:
-    """The path as pathlib prints it (`./a//b` is `a/b`; a `..` stays)."""
-    parts = [part for part in name.split(os.sep) if part not in ("", ".")]
-    return (os.sep if name.startswith(os.sep) else "") + os.sep.join(parts) or "."
 
 
 def _emit(reports: list[tuple[str, Report]], as_json: bool) -> None:

@@ -36,8 +36,15 @@ class StetIgnore:
             raise StetError(f"{STETIGNORE}: cannot read: {error}") from error
         return cls.from_lines(lines)
 
+    @property
+    def empty(self) -> bool:
+        """Whether it ignores nothing (no file, or only comments and blank lines)."""
+        return all(pattern.include is None for pattern in self.spec.patterns)
+
     def matches(self, relpath: str) -> bool:
         """Whether the content at `relpath` (relative to the repository root) is excluded."""
+        if self.empty:
+            return False
         normalized = relpath.replace("\\", "/")
         while normalized.startswith("./"):
             normalized = normalized[2:]

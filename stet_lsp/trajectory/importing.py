@@ -184,7 +184,7 @@ def _gated_session(
     cwds = [event.cwd for event in parsed.events if isinstance(event, SessionStart) and event.cwd]
     normalizer = Normalizer(target.root, StetIgnore.load(target.root), cwds)
     events = normalizer.events(parsed.events)
-    text = normalizer.serialised("\n".join([*map(event_json, events), ""]))
+    text = normalizer.relative("\n".join([*map(event_json, events), ""]))
     text = _without_lone_surrogates(text)
     result = redact_text(text, path="events.jsonl", cache=None)
     record: dict[str, Any] = {

@@ -28,19 +28,14 @@ class Normalizer:
         # name that merely starts with the root's (`/src/app-old`) is left alone.
         self._root = re.compile(f"(?:{alternatives})(?:(/)|(?![\\w.\\-]))")
         self._roots = tuple(roots)
-        # A .stetignore without patterns ignores nothing: no path of any event is matched.
-        self._ignore = ignore if ignore is not None and ignore.spec.patterns else None
+        self._ignore = None if ignore is None or ignore.empty else ignore
 
     def relative(self, value: str) -> str:
+        """`value` with every repository path in it made relative. Serialised events (JSON
+        Lines) go through it whole: JSON strings hold paths unescaped on POSIX."""
         if not any(root in value for root in self._roots):
             return value
         return self._root.sub(lambda m: "" if m.group(1) else ".", value)
-
-    def serialised(self, text: str) -> str:
-        """Serialised events (JSON Lines) with every repository path in them made relative
-        (JSON strings hold paths unescaped on POSIX, so the serialised text is rewritten as
-        it is)."""
-        return self.relative(text)
 
     def events(self, events: Iterable[EventBase]) -> list[EventBase]:
         """The events with ignored content replaced by the `.stetignore` marker: a call that

@@ -60,3 +60,12 @@ def test_stetignore_uses_gitignore_syntax(tmp_path) -> None:
 
 def test_missing_stetignore_ignores_nothing(tmp_path) -> None:
     assert not StetIgnore.load(tmp_path).matches("anything")
+    assert StetIgnore.load(tmp_path).empty
+
+
+def test_a_stetignore_of_comments_ignores_nothing_and_one_pattern_is_not_empty(tmp_path) -> None:
+    (tmp_path / ".stetignore").write_text("# nothing yet\n\n")
+    ignore = StetIgnore.load(tmp_path)
+    assert ignore.empty and not ignore.matches("anything") and not ignore.matches(".env")
+    assert not StetIgnore.from_lines(["# only", "!kept.txt"]).matches("kept.txt")
+    assert not StetIgnore.from_lines(["*.pem"]).empty
