@@ -241,17 +241,12 @@ def _plain_values(model: BaseModel) -> bool:
     """Whether every field of `model` holds a plain JSON value (jsontext.plain) or a model of
     such values."""
     for value in model.__dict__.values():
-        if type(value) in _SCALARS:
-            continue
         if isinstance(value, BaseModel):
             if not _plain_values(value):
                 return False
         elif not jsontext.plain(value):
             return False
     return True
-
-
-_SCALARS = frozenset({str, int, bool, type(None)})
 
 
 def parse_event(line: str | bytes) -> Event:

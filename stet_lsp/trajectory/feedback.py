@@ -18,7 +18,6 @@ tear or lose a line.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from stet_lsp.core.locking import file_lock
 from stet_lsp.core.model import AUTHORS, Author, Kind, choice, format_time, parse_time, utc_now
 from stet_lsp.core.safefs import atomic_write, ensure_stet_gitignore, make_dirs, read_regular
 from stet_lsp.trajectory.events import EventBase, SourceRef
+from stet_lsp.trajectory.jsontext import without_lone_surrogates
 
 if TYPE_CHECKING:
     from stet_lsp.core.sheet import StyleSheet
@@ -49,7 +49,6 @@ VerdictName = Literal["wrong", "clever", "note"]
 VERDICTS: tuple[VerdictName, ...] = get_args(VerdictName)
 SHEET_KINDS: dict[VerdictName, Kind] = {"wrong": "markup", "clever": "convention", "note": "note"}
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _Choice = TypeVar("_Choice", bound=str)
 
 
@@ -214,7 +213,7 @@ def _checked(value: object, allowed: tuple[_Choice, ...], what: str) -> _Choice:
 def _checked_text(verdict: VerdictName, text: str | None) -> str | None:
     if text is not None and not isinstance(text, str):
         raise StetError(f"text must be a string, not {text!r}")
-    body = _LONE_SURROGATE.sub("\ufffd", text or "").strip()
+    body = without_lone_surrogates(text or "").strip()
     if verdict == "note" and not body:
         raise StetError("a note needs a text")
     if len(body) > MAX_TEXT:

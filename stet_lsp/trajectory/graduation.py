@@ -50,6 +50,7 @@ from stet_lsp.trajectory.importing import (
     read_record,
     write_session,
 )
+from stet_lsp.trajectory.jsontext import without_lone_surrogates
 from stet_lsp.trajectory.skills import (
     META_TARGET,
     META_TRAJECTORY,
@@ -92,7 +93,6 @@ INDEX_LOCK = Path(".stet") / "cache" / "git-index"
 REVIEW_VERSION = 1
 
 _SUMMARY_CHARS = 100
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _HEADER = re.compile(
     r"<!-- stet-review version=(?P<version>\d+) kind=(?P<kind>[a-z]+) "
     r'target=(?P<target>"(?:[^"\\]|\\.)*") -->'
@@ -430,7 +430,7 @@ def _append(target: Target, folder: Folder, events: list[Note | Graduation]) -> 
     again after it stopped halfway) is not added twice."""
     data = read_regular(folder.path / SESSIONS / f"{SESSION}.jsonl", target.root)
     old = [line for line in (data or b"").decode("utf-8", "replace").split("\n") if line]
-    new = [_LONE_SURROGATE.sub("\ufffd", event_json(event)) for event in events]
+    new = [without_lone_surrogates(event_json(event)) for event in events]
     gated = _gate_result("".join(line + "\n" for line in old + new), "events.jsonl")
     lines = [line for line in gated.text.split("\n") if line]
     seen = {_identity(line) for line in lines[: len(old)]}
@@ -641,7 +641,7 @@ def _gate_parts(parts: list[str], path: str, existing: str = "") -> list[str]:
     from stet_lsp.gate import scan_text
     from stet_lsp.gate.redact import Numbering, apply_redaction, used_numbers
 
-    clean = [_LONE_SURROGATE.sub("\ufffd", part) for part in parts]
+    clean = [without_lone_surrogates(part) for part in parts]
     highest = used_numbers(existing)
     for part in clean:
         used_numbers(part, highest)
@@ -659,7 +659,7 @@ def _gate_result(text: str, path: str) -> RedactionResult:
     bytes, and nothing of it is kept in memory."""
     from stet_lsp.gate import redact_text
 
-    return redact_text(_LONE_SURROGATE.sub("\ufffd", text), path=path, cache=None)
+    return redact_text(without_lone_surrogates(text), path=path, cache=None)
 
 
 REVIEWS = Path(".stet") / "cache" / "graduation"

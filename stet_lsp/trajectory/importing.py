@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import stat
 from collections import Counter
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.events import SessionStart, event_json, parse_event
 from stet_lsp.trajectory.importers import detect, importer, read_head
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession
+from stet_lsp.trajectory.jsontext import without_lone_surrogates
 from stet_lsp.trajectory.meta import ProblemRecord, SourceFile, TargetRef, summarise
 from stet_lsp.trajectory.normalize import Normalizer
 from stet_lsp.trajectory.store import Folder, working_folder
@@ -39,7 +39,6 @@ Progress = Callable[[str], None]
 """Told what the import is doing now (a phase name), for a progress line or report."""
 
 SESSIONS = "sessions"
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 RECORD_FORMAT = 1
 """The version of a session record (`sessions/<n>.json`) this code reads and writes."""
 _RECORD_FORMAT = RECORD_FORMAT  # the name bench/bench_import.py reads
@@ -185,7 +184,7 @@ def _gated_session(
     normalizer = Normalizer(target.root, StetIgnore.load(target.root), cwds)
     events = normalizer.events(parsed.events)
     text = normalizer.relative("\n".join([*map(event_json, events), ""]))
-    text = _without_lone_surrogates(text)
+    text = without_lone_surrogates(text)
     result = redact_text(text, path="events.jsonl", cache=None)
     record: dict[str, Any] = {
         "format": RECORD_FORMAT,
@@ -203,16 +202,6 @@ def _gated_session(
     # The record names files and quotes parse errors: it goes through the gate too.
     gated_record = redact_text(json.dumps(record, ensure_ascii=False), path="record.json")
     return result.text, json.loads(gated_record.text)
-
-
-def _without_lone_surrogates(text: str) -> str:
-    """A lone surrogate (JSON allows "\\ud800") is no character a UTF-8 file can hold: it
-    becomes U+FFFD."""
-    try:
-        text.encode("utf-8")  # a few times faster than searching, and there rarely is one
-    except UnicodeEncodeError:
-        return _LONE_SURROGATE.sub("\ufffd", text)
-    return text
 
 
 def _with_step(line: str, step: int) -> str:

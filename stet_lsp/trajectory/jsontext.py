@@ -7,12 +7,14 @@ refuses) is written by json.dumps itself."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
 _encode = msgspec.json.Encoder().encode
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _LEAVES = frozenset({str, int, bool, type(None)})
 
 
@@ -64,3 +66,13 @@ def _plain(value: dict[Any, Any] | list[Any]) -> bool:
         elif kind not in _LEAVES:
             return False
     return True
+
+
+def without_lone_surrogates(text: str) -> str:
+    """`text` with each lone surrogate (JSON allows "\\ud800") made U+FFFD: no UTF-8 file can
+    hold one."""
+    try:
+        text.encode("utf-8")  # a few times faster than searching, and there rarely is one
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text

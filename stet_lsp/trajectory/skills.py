@@ -32,6 +32,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.jsontext import without_lone_surrogates
 
 SKILLS = PurePosixPath(".stet") / "skills"
 SKILL_FILE = "SKILL.md"
@@ -59,7 +60,6 @@ _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _PLAIN_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 _MARKER = re.compile(r"\[(?:REDACTED|OMITTED):[^\]]*\]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # What YAML cannot hold as a raw character in a double-quoted scalar, or reads as a line break.
 _YAML_UNSAFE = re.compile(
     "[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\u2028\u2029\ufeff]"
@@ -386,7 +386,7 @@ def _context_lines(context: Context) -> list[str]:
 
 
 def _strip(text: str) -> str:
-    return _LONE_SURROGATE.sub("\ufffd", text).strip()
+    return without_lone_surrogates(text).strip()
 
 
 def _scalar(name: str) -> str:
@@ -411,5 +411,5 @@ def _value(value: Any) -> str:
 def _quoted(value: str) -> str:
     """A JSON string, which YAML reads as the same double-quoted scalar once the characters
     YAML cannot hold raw (or reads as line breaks) are escaped too."""
-    text = json.dumps(_LONE_SURROGATE.sub("\ufffd", value), ensure_ascii=False)
+    text = json.dumps(without_lone_surrogates(value), ensure_ascii=False)
     return _YAML_UNSAFE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)

@@ -75,3 +75,9 @@ def test_event_json_is_json_dumps_for_floats_surrogates_and_plain_values() -> No
     ]
     for event in events:
         assert _outcome(event_json, event) == _outcome(_written_by_json_dumps, event)
+
+
+def test_lone_surrogates_become_replacement_characters_and_pairs_stay() -> None:
+    assert jsontext.without_lone_surrogates("a\ud800b\udfffc") == "a\ufffdb\ufffdc"
+    text = "plain, é and 😀"
+    assert jsontext.without_lone_surrogates(text) is text
