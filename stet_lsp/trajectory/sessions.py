@@ -621,9 +621,8 @@ def _openhands_head(path: Path, roots: list[str]) -> _Head | None:
     head = _Head(session_id=conversation_id(state, path.parent), cwd=cwd)
     base = _real_dir(path.parent)
     for number, event_path in enumerate(event_files(path.parent)[:_OPENHANDS_PROMPT_EVENTS]):
-        real = os.path.realpath(event_path)
-        if base is None or not real.startswith(base.rstrip(os.sep) + os.sep):
-            continue
+        if base is None or not _is_below(os.path.realpath(event_path), base):
+            continue  # a link leading out of the conversation's folder
         event = _small_json(event_path, _OPENHANDS_STATE_BYTES)
         if not isinstance(event, dict):
             continue
@@ -673,6 +672,10 @@ def _real_dir(path: Path) -> str | None:
     return real if os.path.isdir(real) else None
 
 
+def _is_below(real: str, base: str) -> bool:
+    return real.startswith(base.rstrip(os.sep) + os.sep)
+
+
 def _entries(folder: Path) -> list[str]:
     try:
         return sorted(os.listdir(folder))
@@ -691,7 +694,7 @@ def _regular_files(
     for name in names:
         path = folder / name
         real = os.path.realpath(path)
-        if not real.startswith(base.rstrip(os.sep) + os.sep):
+        if not _is_below(real, base):
             continue
         try:
             status = os.stat(real)

@@ -1164,3 +1164,23 @@ def test_the_command_line_lists_and_imports_a_conversation(
     )
     assert code == 0
     assert (json.loads(out)["session"], json.loads(out)["format"]) == (CONVERSATION, "openhands-v1")
+
+
+def test_sessions_read_no_event_through_a_link_out_of_the_conversation(
+    root: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    conversations = home / ".openhands" / "conversations"
+    folder = write_conversation(conversations, base_state(root), conversation(root))
+    outside = tmp_path / "outside.json"
+    outside.write_text(compact(user_message(Clock(), "Read from elsewhere")), encoding="utf-8")
+    # The conversation's request, replaced by a link to a file outside its folder.
+    [request] = [
+        path
+        for path in (folder / "events").glob("event-*.json")
+        if "Fix line 5" in path.read_text(encoding="utf-8")
+    ]
+    request.unlink()
+    request.symlink_to(outside)
+    [session] = [s for s in find_sessions(root, home=home, env={}) if s.harness == "openhands-v1"]
+    assert session.first_prompt != "Read from elsewhere"
