@@ -60,6 +60,7 @@ from stet_lsp.trajectory.skills import (
     describe,
     new_skill,
     parse_skill,
+    propose_gated_name,
     propose_name,
     render_skill,
     shorten,
@@ -188,7 +189,7 @@ def skill_proposal(sheet_or_target: StyleSheet | Target, entry_id: str) -> Resul
     sheet = _sheet_of(sheet_or_target)
     entry = sheet.get(_string(entry_id, "id"))
     lines = sheet.current_lines([entry]) if entry.anchor else {}
-    proposed = propose_name(_gate(entry.text, "SKILL.md"))
+    proposed = propose_gated_name(entry.text)
     return result(sheet.target, entry=entry_json(entry, lines), proposed_name=proposed)
 
 
@@ -245,7 +246,7 @@ def _into_skill(sheet: StyleSheet, entry: Entry, body: str, skill_name: str | No
     The name is proposed from the text after the gate, so no part of a secret can reach a
     folder name."""
     target = sheet.target
-    proposed = propose_name(_gate(body, "SKILL.md"))
+    proposed = propose_gated_name(body)
     name = proposed if skill_name is None else skill_name
     relative = skill_path(name)  # refused here, naming the rule, when the name breaks one
     context = _context(sheet, entry)

@@ -156,6 +156,16 @@ def check_name(name: object, folder: str | None = None) -> list[str]:
     return problems
 
 
+def propose_gated_name(text: str) -> str:
+    """`propose_name` of the text after the gate (as SKILL.md): no part of a secret can reach
+    a folder name."""
+    from stet_lsp.gate import redact_text
+
+    return propose_name(
+        redact_text(without_lone_surrogates(text), path="SKILL.md", cache=None).text
+    )
+
+
 def propose_name(text: str) -> str:
     """A skill name from an entry's text: its first few words that say something (common
     words, one-letter words and redaction markers left out), lowercased, ASCII, joined by

@@ -57,10 +57,9 @@ def actions_for(
 def _arguments(uri: str, entry: Entry, route: str) -> dict[str, Any]:
     arguments: dict[str, Any] = {"uri": uri, "id": entry.id, "route": route}
     if route == "skill":
-        from stet_lsp.gate import redact_text
-        from stet_lsp.trajectory.skills import propose_name
+        from stet_lsp.trajectory.skills import propose_gated_name
 
-        arguments["proposedName"] = propose_name(redact_text(entry.text, cache=None).text)
+        arguments["proposedName"] = propose_gated_name(entry.text)
     return arguments
 
 
