@@ -9,7 +9,7 @@ working trajectory, the git index) in a worker thread."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -20,6 +20,12 @@ from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.requests import answering, argument, field
 from stet_lsp.server.server import StetServer
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.core.targets import Target
 
 GRADUATE = "stet.graduate"
 PROPOSE = "stet.graduate.proposal"
@@ -91,38 +97,40 @@ class Graduation(Feature):
         server.command(APPLY)(answering(self.apply))
 
     async def graduate(self, *arguments: Any) -> dict[str, Any]:
-        from stet_lsp.trajectory.graduation import graduate
-
         args = argument(arguments)
         session = await self.server.session_of(field(args, "uri", str, None))
         entry_id = field(args, "id", str)
         route = field(args, "route", str)
         skill = field(args, "skill", str, None)
         text = field(args, "text", str, None)
-        result: dict[str, Any] = await self.server.write_sheet(
-            session, lambda sheet: graduate(sheet, entry_id, route, skill, text)
-        )
+
+        def decide(sheet: StyleSheet) -> dict[str, Any]:
+            from stet_lsp.trajectory.graduation import graduate  # in the worker: heavy
+
+            return graduate(sheet, entry_id, route, skill, text)
+
+        result: dict[str, Any] = await self.server.write_sheet(session, decide)
         self.server.refresh(outside=True)
         return result
 
     async def proposal(self, *arguments: Any) -> dict[str, Any]:
-        from stet_lsp.trajectory.graduation import skill_proposal
-
         args = argument(arguments)
         session = await self.server.session_of(field(args, "uri", str, None))
         entry_id = field(args, "id", str)
-        proposed: dict[str, Any] = await self.server.off_loop(
-            lambda: skill_proposal(session.sheet(), entry_id)
-        )
+
+        def propose() -> dict[str, Any]:
+            from stet_lsp.trajectory.graduation import skill_proposal  # in the worker: heavy
+
+            return skill_proposal(session.sheet(), entry_id)
+
+        proposed: dict[str, Any] = await self.server.off_loop(propose)
         return proposed
 
     async def review(self, *arguments: Any) -> dict[str, Any]:
         args = argument(arguments)
         session = await self.server.session_of(field(args, "uri", str, None))
         target = await self.server.off_loop(session.target)
-        from stet_lsp.trajectory.graduation import write_review
-
-        path, count = await self.server.off_loop(write_review, target)
+        path, count = await self.server.off_loop(_write_review, target)
         uri = from_fs_path(str(path)) or ""
         shown = False
         if self.server.supports("window", "show_document", "support"):
@@ -134,8 +142,6 @@ class Graduation(Feature):
 
     async def apply(self, *arguments: Any) -> dict[str, Any]:
         """Accept the review's line `line` (0-based), or every line with `all`."""
-        from stet_lsp.trajectory.graduation import apply_review, checked_only, write_review
-
         args = argument(arguments)
         document = field(args, "uri", str)
         line = field(args, "line", int, None)
@@ -145,12 +151,16 @@ class Graduation(Feature):
         if state is None:
             raise StetError("open the review document to accept its proposals")
         numbers = None if every else {(line or 0) + 1}
-        accepted = checked_only(state.text, numbers)
-        results: list[dict[str, Any]] = await self.server.write_sheet(
-            session, lambda sheet: apply_review(sheet, accepted)
-        )
+        text = state.text
+
+        def accept(sheet: StyleSheet) -> list[dict[str, Any]]:
+            from stet_lsp.trajectory.graduation import apply_review, checked_only
+
+            return apply_review(sheet, checked_only(text, numbers))
+
+        results: list[dict[str, Any]] = await self.server.write_sheet(session, accept)
         target = await self.server.off_loop(session.target)
-        await self.server.off_loop(write_review, target)  # the accepted entries leave it
+        await self.server.off_loop(_write_review, target)  # the accepted entries leave it
         self.server.refresh(outside=True)
         return {"results": results}
 
@@ -177,6 +187,12 @@ class Graduation(Feature):
         if lines:
             actions.append(_apply_action("Accept every proposal", {"uri": state.uri, "all": True}))
         return actions
+
+
+def _write_review(target: Target) -> tuple[Path, int]:
+    from stet_lsp.trajectory.graduation import write_review  # in the worker: heavy
+
+    return write_review(target)
 
 
 def _apply_action(title: str, arguments: dict[str, Any]) -> types.CodeAction:
