@@ -80,7 +80,8 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.importers.base import SNIFF_BYTES, ParsedSession, Problem
+from stet_lsp.trajectory.importers import read_head
+from stet_lsp.trajectory.importers.base import ParsedSession, Problem
 from stet_lsp.trajectory.importers.diffs import Diff, file_diff, headers
 from stet_lsp.trajectory.importers.edits import (
     change_fields,
@@ -271,7 +272,7 @@ class _Reader:
         self.state_path: Path | None = None
         if self.folder is not None:
             self.state_path = self.folder / BASE_STATE
-        elif _is_base_state(leading_members(_head(path))):
+        elif _is_base_state(leading_members(read_head(path))):
             self.state_path = path  # a base state under another name: its folder is the rest
             self.folder = path.parent
         # Sources are named from the conversation's folder on, so two conversations' files
@@ -714,14 +715,6 @@ class _Reader:
         event = kind(session=self.parsed.session_id, source=at, time=time, **fields)
         self.parsed.events.append(event)
         return event
-
-
-def _head(path: Path) -> str:
-    try:
-        with open_text(path) as stream:
-            return stream.read(SNIFF_BYTES)
-    except StetError:
-        return ""
 
 
 def _time(event: Any) -> str | None:
