@@ -41,6 +41,16 @@ local function wait_for(what, predicate)
   step(what)
 end
 
+-- Waits until the stet client is attached to `bufnr` and initialized; returns it.
+local function attached(bufnr, what)
+  local client
+  wait_for("client on " .. what, function()
+    client = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
+    return client ~= nil and client.initialized
+  end)
+  return client
+end
+
 local function stet_diagnostics(bufnr)
   local out = {}
   for _, d in ipairs(vim.diagnostic.get(bufnr)) do
@@ -580,10 +590,7 @@ end
 local function run_trajectory()
   vim.cmd.edit(vim.fn.fnameescape(config.events))
   local events = vim.api.nvim_get_current_buf()
-  wait_for("client on events.jsonl", function()
-    local client = vim.lsp.get_clients({ bufnr = events, name = "stet" })[1]
-    return client ~= nil and client.initialized
-  end)
+  attached(events, "events.jsonl")
   result.lenses = lenses_shown(events, "step lenses")
   wait_for("outline", function()
     vim.lsp.buf.document_symbol({
@@ -615,10 +622,7 @@ local function run_trajectory()
 
   vim.cmd.edit(vim.fn.fnameescape(config.written))
   local written = vim.api.nvim_get_current_buf()
-  wait_for("client on the written file", function()
-    local client = vim.lsp.get_clients({ bufnr = written, name = "stet" })[1]
-    return client ~= nil and client.initialized
-  end)
+  attached(written, "the written file")
   result.written_lenses = lenses_shown(written, "provenance lens")
   vim.api.nvim_win_set_cursor(0, { 1, 0 })
   result.provenance_hover = hover_shown("provenance hover")
@@ -707,10 +711,7 @@ local function run_sheet()
 
   vim.cmd.edit(vim.fn.fnameescape(config.file))
   local sheet = vim.api.nvim_get_current_buf()
-  wait_for("client on the sheet", function()
-    local client = vim.lsp.get_clients({ bufnr = sheet, name = "stet" })[1]
-    return client ~= nil and client.initialized
-  end)
+  attached(sheet, "the sheet")
   local function with_code(code)
     return find(stet_diagnostics(sheet), function(d)
       return d.code == code
@@ -756,10 +757,7 @@ end
 local function run_definition()
   vim.cmd.edit(vim.fn.fnameescape(config.events))
   local events = vim.api.nvim_get_current_buf()
-  wait_for("client on events.jsonl", function()
-    local client = vim.lsp.get_clients({ bufnr = events, name = "stet" })[1]
-    return client ~= nil and client.initialized
-  end)
+  attached(events, "events.jsonl")
   -- The step lenses show the server has indexed the file.
   lenses_shown(events, "step lenses")
   vim.api.nvim_win_set_cursor(0, { config.step_line + 1, 0 })
@@ -787,10 +785,7 @@ end
 local function run_trajectory_diagnostics()
   vim.cmd.edit(vim.fn.fnameescape(config.events))
   local events = vim.api.nvim_get_current_buf()
-  wait_for("client on events.jsonl", function()
-    local client = vim.lsp.get_clients({ bufnr = events, name = "stet" })[1]
-    return client ~= nil and client.initialized
-  end)
+  attached(events, "events.jsonl")
   wait_for(config.code .. " diagnostic", function()
     return find(stet_diagnostics(events), function(d)
       return d.code == config.code
