@@ -19,8 +19,9 @@ from stet_lsp.cli.common import (
 )
 from stet_lsp.core.errors import StetError
 
+# sessions.HARNESSES, written out so that building the parser loads nothing (a test holds
+# the two equal).
 _HARNESSES = ("claude-code", "codex", "gemini-cli", "aider", "openhands-v1")
-"""Where `stet trajectory sessions` finds sessions (stet_lsp/trajectory/sessions.py)."""
 
 
 def register(commands: Any) -> None:

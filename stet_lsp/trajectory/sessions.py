@@ -93,11 +93,15 @@ _UUID_AT_END = re.compile(
 )
 
 
+HARNESSES = ("claude-code", "codex", "gemini-cli", "aider", "openhands-v1")
+"""The harnesses whose sessions find_sessions lists (the CLI's `--harness` choices)."""
+
+
 @dataclass(frozen=True)
 class SessionInfo:
     """One agent session found for a repository."""
 
-    harness: str  # the importer's name: claude-code, codex, gemini-cli, aider, openhands-v1
+    harness: str  # the importer's name: one of HARNESSES
     path: Path
     session_id: str
     started: str | None  # ISO 8601, as recorded

@@ -11,7 +11,11 @@ from typing import Any
 import pytest
 import zstandard
 from samples import sample
+from test_import_openhands_v1 import base_state as openhands_state
+from test_import_openhands_v1 import conversation as openhands_events
+from test_import_openhands_v1 import write_conversation
 
+from stet_lsp.cli import trajectory as cli_trajectory
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory import sessions
 from stet_lsp.trajectory.importers.aider import history_id
@@ -624,13 +628,19 @@ def test_all_harnesses_newest_first(repo: Path, home: Path) -> None:
     chats.mkdir(parents=True)
     (chats / "session-g.json").write_text(json.dumps(gemini_document()))
     (repo / ".aider.chat.history.md").write_text(AIDER_HISTORY)
+    conversations = home / ".openhands" / "conversations"
+    write_conversation(conversations, openhands_state(repo), openhands_events(repo))
     found = find_sessions(repo, home=home, env={})
     assert [(s.harness, s.started) for s in found] == [
+        ("openhands-v1", "2026-06-16T05:39:01.809928"),
         ("gemini-cli", "2026-01-04T12:00:00.000Z"),
         ("codex", "2026-01-03T08:00:00.000Z"),
         ("claude-code", "2026-01-02T10:00:01.000Z"),
         ("aider", "2025-08-04T13:59:12"),
     ]
+    # Every harness listed is one `--harness` names, and the command line offers no other.
+    assert {s.harness for s in found} == set(sessions.HARNESSES)
+    assert cli_trajectory._HARNESSES == sessions.HARNESSES
 
 
 def test_sessions_without_a_start_sort_by_file_time(repo: Path, home: Path) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from stet_lsp.trajectory.events import EventBase
+from stet_lsp.trajectory.events import EventBase, SourceRef
 
 E = TypeVar("E", bound=EventBase)
 
@@ -38,6 +38,19 @@ class ParsedSession:
     problems: list[Problem] = field(default_factory=list)
     dropped: Counter[str] = field(default_factory=Counter)
     sources: dict[str, Path] = field(default_factory=dict)
+
+    def emit(
+        self,
+        kind: type[E],
+        at: SourceRef,
+        time: str | None,
+        agent: str | None = None,
+        **fields: Any,
+    ) -> E:
+        """Adds an event of `kind` of this session, read from `at`; returns it."""
+        event = kind(session=self.session_id, source=at, time=time, agent=agent, **fields)
+        self.events.append(event)
+        return event
 
 
 class Importer(Protocol):

@@ -33,14 +33,13 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (
     AgentMessage,
     Compaction,
     Error,
-    EventBase,
     FileChange,
     RawEvent,
     Reasoning,
@@ -66,7 +65,6 @@ from stet_lsp.trajectory.importers.jsondoc import JsonDocument, leading_members
 
 FORMAT = "gemini-cli"
 
-E = TypeVar("E", bound=EventBase)
 
 _HARNESS_CONTEXT = ("<session_context>", "<hook_context>")
 _SNAPSHOT = "<state_snapshot>"
@@ -175,11 +173,11 @@ class _Reader:
         self._events(_Context(main, None))
         for sub, agent_id in self._unplaced_subagents(main):
             at = SourceRef(file=sub.name, line=1)
-            self._emit(Subagent, at, None, None, agent_id=agent_id)
+            self.parsed.emit(Subagent, at, None, None, agent_id=agent_id)
             self._events(_Context(sub, agent_id))
         last = self.parsed.events[-1]
         end_time = text_field(main.metadata.get("lastUpdated")) or last.time
-        self._emit(SessionEnd, last.source, end_time, None)
+        self.parsed.emit(SessionEnd, last.source, end_time, None)
         return self.parsed
 
     def _session_id(self, main: _Transcript) -> str:
@@ -278,7 +276,7 @@ class _Reader:
         first_time = text_field(metadata.get("startTime")) or next(
             (t for r in records if (t := text_field(r.get("timestamp")))), None
         )
-        self._emit(
+        self.parsed.emit(
             SessionStart,
             SourceRef(file=main.name, line=1),
             first_time,
@@ -305,7 +303,7 @@ class _Reader:
     def _message(self, context: _Context, record: Any, at: SourceRef) -> None:
         agent = context.agent
         if not isinstance(record, dict):
-            self._emit(
+            self.parsed.emit(
                 RawEvent, at, None, agent, record=record, reason="record is not a JSON object"
             )
             return
@@ -313,18 +311,18 @@ class _Reader:
         kind = record.get("type")
         if "$rewindTo" in record:
             reason = "the user rewound the conversation to before this message"
-            self._emit(RawEvent, at, time, agent, record=record, reason=reason)
+            self.parsed.emit(RawEvent, at, time, agent, record=record, reason=reason)
         elif kind == "user":
             self._user(context, record, at, time)
         elif kind == "gemini":
             self._reply(context, record, at, time)
         elif kind == "error":
-            self._emit(Error, at, time, agent, message=_parts_text(record.get("content")))
+            self.parsed.emit(Error, at, time, agent, message=_parts_text(record.get("content")))
         elif kind in ("info", "warning"):
-            self._emit(RawEvent, at, time, agent, record=record, reason=f"{kind} message")
+            self.parsed.emit(RawEvent, at, time, agent, record=record, reason=f"{kind} message")
         else:
             reason = "record has no type" if kind is None else f"unknown message type {kind!r}"
-            self._emit(RawEvent, at, time, agent, record=record, reason=reason)
+            self.parsed.emit(RawEvent, at, time, agent, record=record, reason=reason)
 
     def _user(
         self, context: _Context, record: dict[str, Any], at: SourceRef, time: str | None
@@ -335,18 +333,20 @@ class _Reader:
         text = _parts_text(shown) if shown is not None else sent
         stripped = text.strip()
         if stripped.startswith(_HARNESS_CONTEXT):
-            self._emit(RawEvent, at, time, agent, record=record, reason="context the harness sent")
+            self.parsed.emit(
+                RawEvent, at, time, agent, record=record, reason="context the harness sent"
+            )
         elif _SNAPSHOT in text:
-            self._emit(Compaction, at, time, agent, summary=text)
+            self.parsed.emit(Compaction, at, time, agent, summary=text)
         elif _CONTINUE in (stripped, sent.strip()):
             reason = "continuation the harness sent"
-            self._emit(RawEvent, at, time, agent, record=record, reason=reason)
+            self.parsed.emit(RawEvent, at, time, agent, record=record, reason=reason)
         elif stripped:
-            self._emit(UserMessage, at, time, agent, text=text)
+            self.parsed.emit(UserMessage, at, time, agent, text=text)
         elif sent.strip():
             # Shown as something else (a tool's output, say): text the harness sent itself.
             reason = "text the harness sent in the user's turn"
-            self._emit(RawEvent, at, time, agent, record=record, reason=reason)
+            self.parsed.emit(RawEvent, at, time, agent, record=record, reason=reason)
         responses = _function_responses(record.get("content"))
         if not responses and shown is not None:
             responses = _function_responses(shown)
@@ -363,7 +363,7 @@ class _Reader:
         for thought in thoughts:
             text = _thought_text(thought)
             if text:
-                self._emit(
+                self.parsed.emit(
                     Reasoning, at, text_field(thought.get("timestamp")) or time, agent, text=text
                 )
         for part in parts:
@@ -371,14 +371,14 @@ class _Reader:
                 if thoughts:
                     continue
                 if text_field(part.get("text")):
-                    self._emit(Reasoning, at, time, agent, text=part["text"])
+                    self.parsed.emit(Reasoning, at, time, agent, text=part["text"])
                 else:
                     self.parsed.dropped["opaque_reasoning"] += 1
         text = "".join(
             as_text(p.get("text")) for p in parts if "text" in p and p.get("thought") is not True
         )
         if text.strip():
-            self._emit(AgentMessage, at, time, agent, text=text, model=model)
+            self.parsed.emit(AgentMessage, at, time, agent, text=text, model=model)
         calls = sequence(record.get("toolCalls"))
         recorded = {text_field(c.get("id")) for c in calls if isinstance(c, dict)}
         for index, part in enumerate(parts):
@@ -389,7 +389,9 @@ class _Reader:
                 self._call(context, {**call, "id": call_id}, at, time)
         for call in calls:
             if not isinstance(call, dict) or not text_field(call.get("id")):
-                self._emit(RawEvent, at, time, agent, record=call, reason="tool call without an id")
+                self.parsed.emit(
+                    RawEvent, at, time, agent, record=call, reason="tool call without an id"
+                )
             else:
                 self._call(context, call, at, time)
         self._usage(record, model, at, time, agent)
@@ -405,7 +407,9 @@ class _Reader:
         arguments = call.get("args")
         arguments = arguments if isinstance(arguments, dict) else {"args": arguments}
         context.calls[call_id] = _Call(name)
-        self._emit(ToolCall, at, time, context.agent, call_id=call_id, name=name, input=arguments)
+        self.parsed.emit(
+            ToolCall, at, time, context.agent, call_id=call_id, name=name, input=arguments
+        )
 
     def _outcome(
         self, context: _Context, call: dict[str, Any], at: SourceRef, time: str | None
@@ -418,7 +422,7 @@ class _Reader:
             description = text_field(mapping(display).get("agentName")) or text_field(
                 mapping(call.get("args")).get("agent_name")
             )
-            self._emit(
+            self.parsed.emit(
                 Subagent,
                 at,
                 time,
@@ -438,19 +442,21 @@ class _Reader:
             display if isinstance(display, str) else ""
         )
         context.calls[call_id].answered = True
-        self._emit(ToolResult, at, time, agent, call_id=call_id, ok=ok, output=output)
+        self.parsed.emit(ToolResult, at, time, agent, call_id=call_id, ok=ok, output=output)
         if not ok:
             return
         arguments = mapping(call.get("args"))
         if isinstance(display, dict) and "fileDiff" in display:
             fields = _file_diff_fields(display, arguments)
             if fields is not None:
-                self._emit(FileChange, at, time, agent, call_id=call_id, **fields)
+                self.parsed.emit(FileChange, at, time, agent, call_id=call_id, **fields)
             return
         # An edit recorded without its FileDiff: the change as its arguments tell it.
         name = context.calls[call_id].name
         for edit in edits_from_arguments(name, arguments, output):
-            self._emit(FileChange, at, time, agent, call_id=call_id, **file_change_fields(edit))
+            self.parsed.emit(
+                FileChange, at, time, agent, call_id=call_id, **file_change_fields(edit)
+            )
 
     def _late_response(
         self, context: _Context, response: dict[str, Any], at: SourceRef, time: str | None
@@ -468,7 +474,7 @@ class _Reader:
         if call is not None and call.answered:
             return
         if call is None or call_id is None:
-            self._emit(
+            self.parsed.emit(
                 RawEvent,
                 at,
                 time,
@@ -480,7 +486,7 @@ class _Reader:
         call.answered = True
         body = response.get("response")
         ok = not (isinstance(body, dict) and "error" in body)
-        self._emit(
+        self.parsed.emit(
             ToolResult, at, time, context.agent, call_id=call_id, ok=ok, output=_response_text(body)
         )
 
@@ -500,7 +506,7 @@ class _Reader:
         output = count_field(tokens.get("output")) + count_field(tokens.get("thoughts"))
         if not (prompt or output):
             return
-        self._emit(
+        self.parsed.emit(
             Usage,
             at,
             time,
@@ -515,24 +521,24 @@ class _Reader:
 
     def _log_entry(self, context: _Context, record: Any, at: SourceRef) -> None:
         if not isinstance(record, dict):
-            self._emit(
+            self.parsed.emit(
                 RawEvent, at, None, None, record=record, reason="log entry is not a JSON object"
             )
             return
         time = text_field(record.get("timestamp"))
         if record.get("type") == "user" and isinstance(record.get("message"), str):
-            event = self._emit(UserMessage, at, time, None, text=record["message"])
+            event = self.parsed.emit(UserMessage, at, time, None, text=record["message"])
             # logs.json holds the prompts of every session of a project.
             event.session = text_field(record.get("sessionId")) or event.session
         else:
-            self._emit(
+            self.parsed.emit(
                 RawEvent, at, time, None, record=record, reason="log entry that is not a prompt"
             )
 
     def _content(self, context: _Context, record: Any, at: SourceRef) -> None:
         """One content of a checkpoint's model history."""
         if not isinstance(record, dict) or record.get("role") not in ("user", "model"):
-            self._emit(
+            self.parsed.emit(
                 RawEvent, at, None, None, record=record, reason="not a user or model content"
             )
             return
@@ -566,13 +572,6 @@ class _Reader:
                     yield sub, text_field(sub.metadata.get("sessionId")) or candidate.stem
 
     # -- helpers ------------------------------------------------------------------------------
-
-    def _emit(
-        self, kind: type[E], at: SourceRef, time: str | None, agent: str | None, **fields: Any
-    ) -> E:
-        event = kind(session=self.parsed.session_id, source=at, time=time, agent=agent, **fields)
-        self.parsed.events.append(event)
-        return event
 
 
 def _whole_object(line: str) -> bool:

@@ -35,14 +35,13 @@ import ast
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (
     AgentMessage,
     Compaction,
     Error,
-    EventBase,
     FileChange,
     RawEvent,
     Reasoning,
@@ -71,7 +70,6 @@ from stet_lsp.trajectory.importers.jsondoc import JsonDocument, leading_members
 
 FORMAT = "openhands"
 
-E = TypeVar("E", bound=EventBase)
 
 _TOOL_ACTIONS = frozenset(
     {
@@ -182,7 +180,7 @@ class _Reader:
         self._gather(events)
         facts = self.facts
         first_time = next((_time(e) for _, e in events if _time(e)), None)
-        self._emit(
+        self.parsed.emit(
             SessionStart,
             SourceRef(file=self.name, line=1, pointer=""),
             first_time,
@@ -195,7 +193,7 @@ class _Reader:
         for pointer, event in events:
             self._event(pointer, event)
         last_pointer, last_event = events[-1] if events else ("", None)
-        self._emit(
+        self.parsed.emit(
             SessionEnd,
             self._at(last_pointer),
             _time(last_event),
@@ -269,7 +267,7 @@ class _Reader:
     def _event(self, pointer: str, event: Any) -> None:
         at = self._at(pointer)
         if not isinstance(event, dict):
-            self._emit(RawEvent, at, None, record=event, reason="event is not a JSON object")
+            self.parsed.emit(RawEvent, at, None, record=event, reason="event is not a JSON object")
             return
         time = _time(event)
         if isinstance(event.get("action"), str):
@@ -278,7 +276,7 @@ class _Reader:
             self._observation(event, at, time)
         else:
             reason = "event is neither an action nor an observation"
-            self._emit(RawEvent, at, time, record=event, reason=reason)
+            self.parsed.emit(RawEvent, at, time, record=event, reason=reason)
 
     def _action(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
         kind, source = event["action"], event.get("source")
@@ -292,18 +290,18 @@ class _Reader:
         elif kind == "message":
             self._message(event, args, source, at, time)
         elif kind == "think":
-            self._emit(Reasoning, at, time, text=as_text(args.get("thought")))
+            self.parsed.emit(Reasoning, at, time, text=as_text(args.get("thought")))
         elif kind in ("finish", "reject"):
             self._finish(kind, args, at, time)
         elif kind == "condensation":
             summary = text_field(args.get("summary")) or _forgotten(args)
-            self._emit(Compaction, at, time, summary=summary)
+            self.parsed.emit(Compaction, at, time, summary=summary)
         elif kind == "system":
-            self._emit(RawEvent, at, time, record=event, reason="system prompt")
+            self.parsed.emit(RawEvent, at, time, record=event, reason="system prompt")
         elif kind == "change_agent_state":
             self.parsed.dropped["agent_state_change"] += 1
         else:
-            self._emit(RawEvent, at, time, record=event, reason=f"unknown action {kind!r}")
+            self.parsed.emit(RawEvent, at, time, record=event, reason=f"unknown action {kind!r}")
         if kind not in _TOOL_ACTIONS and event_id:
             self.other_actions.add(event_id)
         if self.facts.metered:
@@ -321,21 +319,21 @@ class _Reader:
     ) -> None:
         thought = text_field(args.get("thought"))
         if thought:
-            self._emit(AgentMessage, at, time, text=thought, model=_model(event))
+            self.parsed.emit(AgentMessage, at, time, text=thought, model=_model(event))
         metadata = mapping(event.get("tool_call_metadata"))
         name = text_field(metadata.get("function_name")) or kind
         arguments = _arguments(args)
         call_id = as_text(event.get("id"))
         if not call_id:
-            self._emit(RawEvent, at, time, record=event, reason="action without an id")
+            self.parsed.emit(RawEvent, at, time, record=event, reason="action without an id")
             return
         self.calls[call_id] = _Call(kind, name, arguments)
-        self._emit(ToolCall, at, time, call_id=call_id, name=name, input=arguments)
+        self.parsed.emit(ToolCall, at, time, call_id=call_id, name=name, input=arguments)
         if kind == "delegate":
             inputs = mapping(args.get("inputs"))
             agent_id = as_text(args.get("agent")) or "delegate"
             description = text_field(inputs.get("task"))
-            self._emit(
+            self.parsed.emit(
                 Subagent, at, time, agent_id=agent_id, call_id=call_id, description=description
             )
 
@@ -351,12 +349,12 @@ class _Reader:
         urls = [*sequence(args.get("image_urls")), *sequence(args.get("file_urls"))]
         text = "\n".join([text, *(f"[attachment: {as_text(u)}]" for u in urls)]) if urls else text
         if source == "user":
-            self._emit(UserMessage, at, time, text=text)
+            self.parsed.emit(UserMessage, at, time, text=text)
             self.end_reason = None  # the session goes on after a finish
         elif source == "agent":
-            self._emit(AgentMessage, at, time, text=text, model=_model(event))
+            self.parsed.emit(AgentMessage, at, time, text=text, model=_model(event))
         else:
-            self._emit(RawEvent, at, time, record=event, reason=f"message from {source!r}")
+            self.parsed.emit(RawEvent, at, time, record=event, reason=f"message from {source!r}")
 
     def _finish(self, kind: str, args: dict[str, Any], at: SourceRef, time: str | None) -> None:
         outputs = mapping(args.get("outputs"))
@@ -366,7 +364,7 @@ class _Reader:
             text_field(outputs.get("reason")) or text_field(outputs.get("content")),
         ]
         for text in dict.fromkeys(t for t in texts if t):
-            self._emit(AgentMessage, at, time, text=text)
+            self.parsed.emit(AgentMessage, at, time, text=text)
         self.end_reason = kind
 
     def _observation(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
@@ -379,7 +377,7 @@ class _Reader:
         elif kind == "error":
             self._error(content or as_text(event.get("message")), at, time, interrupt=False)
         elif kind == "condense":
-            self._emit(Compaction, at, time, summary=content or "history condensed")
+            self.parsed.emit(Compaction, at, time, summary=content or "history condensed")
         elif kind == "agent_state_changed":
             self._state(mapping(event.get("extras")), at, time)
         elif kind == "think":
@@ -388,7 +386,7 @@ class _Reader:
             self.parsed.dropped["empty_observation"] += 1
         else:
             reason = "observation without a matching action"
-            self._emit(RawEvent, at, time, record=event, reason=reason)
+            self.parsed.emit(RawEvent, at, time, record=event, reason=reason)
 
     def _result(
         self,
@@ -404,11 +402,11 @@ class _Reader:
         exit_code = mapping(extras.get("metadata")).get("exit_code", extras.get("exit_code"))
         failed = kind in _FAILED_OBSERVATIONS or (isinstance(exit_code, int) and exit_code > 0)
         call.answered = True
-        self._emit(ToolResult, at, time, call_id=call_id, ok=not failed, output=content)
+        self.parsed.emit(ToolResult, at, time, call_id=call_id, ok=not failed, output=content)
         if failed:
             return
         for edit in self._edits(kind, call, extras, content):
-            self._emit(FileChange, at, time, call_id=call_id, **file_change_fields(edit))
+            self.parsed.emit(FileChange, at, time, call_id=call_id, **file_change_fields(edit))
 
     def _edits(self, kind: str, call: _Call, extras: dict[str, Any], content: str) -> list[Edit]:
         path = text_field(extras.get("path")) or text_field(call.arguments.get("path"))
@@ -444,7 +442,7 @@ class _Reader:
         if message == self.last_error and not interrupt:
             return
         self.last_error = message
-        self._emit(Error, at, time, message=message, interrupt=interrupt)
+        self.parsed.emit(Error, at, time, message=message, interrupt=interrupt)
 
     # -- model responses ----------------------------------------------------------------------
 
@@ -471,7 +469,7 @@ class _Reader:
         if opaque:
             self.parsed.dropped["opaque_reasoning"] += opaque
         if reasoning:
-            self._emit(Reasoning, at, time, text=reasoning)
+            self.parsed.emit(Reasoning, at, time, text=reasoning)
 
     def _response_usage(self, response: dict[str, Any], at: SourceRef, time: str | None) -> None:
         usage = mapping(response.get("usage"))
@@ -483,7 +481,7 @@ class _Reader:
         written = count_field(usage.get("cache_creation_input_tokens"))
         output = count_field(usage.get("completion_tokens"))
         if prompt or output:
-            self._emit(
+            self.parsed.emit(
                 Usage,
                 at,
                 time,
@@ -517,7 +515,7 @@ class _Reader:
         )
         if not (prompt or output or cost):
             return
-        self._emit(
+        self.parsed.emit(
             Usage,
             at,
             time,
@@ -534,11 +532,6 @@ class _Reader:
 
     def _at(self, pointer: str) -> SourceRef:
         return SourceRef(file=self.name, line=self.document.line(pointer), pointer=pointer)
-
-    def _emit(self, kind: type[E], at: SourceRef, time: str | None, **fields: Any) -> E:
-        event = kind(session=self.parsed.session_id, source=at, time=time, **fields)
-        self.parsed.events.append(event)
-        return event
 
 
 def _time(event: Any) -> str | None:

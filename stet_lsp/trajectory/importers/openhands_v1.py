@@ -61,14 +61,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (
     AgentMessage,
     Compaction,
     Error,
-    EventBase,
     FileChange,
     RawEvent,
     Reasoning,
@@ -105,7 +104,6 @@ BASE_STATE = "base_state.json"
 EVENTS_FOLDER = "events"
 EVENT_FILE = re.compile(r"^event-(\d{5,})-(.+)\.json$")
 
-E = TypeVar("E", bound=EventBase)
 
 _SOURCES = frozenset({"user", "agent", "environment", "hook"})
 _KINDS = frozenset(
@@ -318,7 +316,7 @@ class _Reader:
             self._emit_usage(usage, None)
         end_at = records[-1].at if records else self._state_ref()
         reason = self.end_reason or self.state.status
-        self._emit(SessionEnd, end_at, self.last_time, reason=reason)
+        self.parsed.emit(SessionEnd, end_at, self.last_time, reason=reason)
         return self.parsed
 
     def _state_ref(self) -> SourceRef:
@@ -426,14 +424,14 @@ class _Reader:
         cwd = self.state.cwd or _terminal_dir(records)
         at = self._state_ref() if base_state is not None else records[0].at
         first_time = next((t for r in records if (t := _time(r.value))), None)
-        self._emit(SessionStart, at, first_time, harness=HARNESS, model=model, cwd=cwd)
+        self.parsed.emit(SessionStart, at, first_time, harness=HARNESS, model=model, cwd=cwd)
 
     # -- events -----------------------------------------------------------------------------
 
     def _event(self, record: _Record) -> None:
         event, at = record.value, record.at
         if not isinstance(event, dict):
-            self._emit(RawEvent, at, None, record=event, reason="event is not a JSON object")
+            self.parsed.emit(RawEvent, at, None, record=event, reason="event is not a JSON object")
             return
         time = _time(event)
         kind = event_kind(event.get("kind"))
@@ -449,26 +447,28 @@ class _Reader:
             reason = text_field(event.get("rejection_reason")) or "the user rejected the action"
             self._failure(event, f"Action rejected: {reason}", at, time)
         elif kind == "SystemPromptEvent":
-            self._emit(RawEvent, at, time, record=event, reason="system prompt")
+            self.parsed.emit(RawEvent, at, time, record=event, reason="system prompt")
         elif kind in ("Condensation", "CondensationSummaryEvent"):
             self._compaction(event, at, time)
         elif kind == "ConversationStateUpdateEvent":
             self._state_update(event, at, time)
         elif kind == "ConversationErrorEvent":
             detail = text_field(event.get("detail")) or as_text(event.get("code"))
-            self._emit(Error, at, time, message=detail or "conversation error")
+            self.parsed.emit(Error, at, time, message=detail or "conversation error")
         elif kind in ("PauseEvent", "InterruptEvent"):
             verb = "paused" if kind == "PauseEvent" else "interrupted"
-            self._emit(Error, at, time, message=f"{verb} by the user", interrupt=True)
+            self.parsed.emit(Error, at, time, message=f"{verb} by the user", interrupt=True)
         elif kind == "ACPToolCallEvent":
             self._acp_tool_call(event, at, time)
         elif kind == "HookExecutionEvent":
-            self._emit(RawEvent, at, time, record=event, reason="hook execution")
+            self.parsed.emit(RawEvent, at, time, record=event, reason="hook execution")
         elif kind in _UNRECORDED:
             self.parsed.dropped[_UNRECORDED[kind]] += 1
         else:
             shown = as_text(event.get("kind")) or "none"
-            self._emit(RawEvent, at, time, record=event, reason=f"unknown event kind {shown!r}")
+            self.parsed.emit(
+                RawEvent, at, time, record=event, reason=f"unknown event kind {shown!r}"
+            )
         if kind != "ConversationStateUpdateEvent" and isinstance(event.get("metrics"), dict):
             key = "condenser" if kind == "Condensation" else "agent"
             self._cumulative_usage(key, mapping(event["metrics"]), at, time)
@@ -481,22 +481,22 @@ class _Reader:
             self.parsed.dropped["agent_context"] += 1
         source, role = event.get("source"), message.get("role")
         if source == "user" and role in ("user", None):
-            self._emit(UserMessage, at, time, text=text)
+            self.parsed.emit(UserMessage, at, time, text=text)
             self.end_reason = None  # the conversation goes on after a finish
         elif source == "agent" and role in ("assistant", None):
             self._response(event, message, at, time)
             if text:
-                self._emit(AgentMessage, at, time, text=text, model=self.state.model)
+                self.parsed.emit(AgentMessage, at, time, text=text, model=self.state.model)
             self._response_usage(event, at, time)
         else:
             reason = f"message from {as_text(source)!r} with role {as_text(role)!r}"
-            self._emit(RawEvent, at, time, record=event, reason=reason)
+            self.parsed.emit(RawEvent, at, time, record=event, reason=reason)
 
     def _action(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
         self._response(event, event, at, time)
         thought = _content_text(event.get("thought"), "\n\n")
         if thought:
-            self._emit(AgentMessage, at, time, text=thought, model=self.state.model)
+            self.parsed.emit(AgentMessage, at, time, text=thought, model=self.state.model)
         call_id = as_text(event.get("tool_call_id"))
         name = as_text(event.get("tool_name")) or "tool"
         action = event.get("action")
@@ -504,21 +504,23 @@ class _Reader:
         action_kind = event_kind(mapping(action).get("kind"))
         if action_kind == "ThinkAction" or (name == "think" and "thought" in arguments):
             self.absorbed.add(call_id)
-            self._emit(Reasoning, at, time, text=as_text(arguments.get("thought")))
+            self.parsed.emit(Reasoning, at, time, text=as_text(arguments.get("thought")))
         elif action_kind == "FinishAction" or (name == "finish" and "message" in arguments):
             self.absorbed.add(call_id)
             text = as_text(arguments.get("message"))
             if text:
-                self._emit(AgentMessage, at, time, text=text, model=self.state.model)
+                self.parsed.emit(AgentMessage, at, time, text=text, model=self.state.model)
             self.end_reason = "finish"
         elif not call_id:
-            self._emit(RawEvent, at, time, record=event, reason="action without a tool_call_id")
+            self.parsed.emit(
+                RawEvent, at, time, record=event, reason="action without a tool_call_id"
+            )
         else:
             self.calls[call_id] = _Call(call_id, name, arguments)
             action_id = text_field(event.get("id"))
             if action_id is not None:
                 self.calls.setdefault(action_id, self.calls[call_id])
-            self._emit(ToolCall, at, time, call_id=call_id, name=name, input=arguments)
+            self.parsed.emit(ToolCall, at, time, call_id=call_id, name=name, input=arguments)
         self._response_usage(event, at, time)
 
     def _observation(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
@@ -529,17 +531,17 @@ class _Reader:
                 self.parsed.dropped[f"{tool}_acknowledgement"] += 1
                 return
             reason = "observation without a matching action"
-            self._emit(RawEvent, at, time, record=event, reason=reason)
+            self.parsed.emit(RawEvent, at, time, record=event, reason=reason)
             return
         observation = mapping(event.get("observation"))
         output = _observation_text(observation)
         failed = _failed(observation)
         call.answered = True
-        self._emit(ToolResult, at, time, call_id=call.call_id, ok=not failed, output=output)
+        self.parsed.emit(ToolResult, at, time, call_id=call.call_id, ok=not failed, output=output)
         if failed:
             return
         for change in _observed_changes(call, observation, output):
-            self._emit(FileChange, at, time, call_id=call.call_id, **change)
+            self.parsed.emit(FileChange, at, time, call_id=call.call_id, **change)
 
     def _failure(
         self, event: dict[str, Any], message: str, at: SourceRef, time: str | None
@@ -547,10 +549,10 @@ class _Reader:
         """An error or a rejection answering a tool call (an error of its own without one)."""
         call = self._call_of(event)
         if call is None:
-            self._emit(Error, at, time, message=message)
+            self.parsed.emit(Error, at, time, message=message)
             return
         call.answered = True
-        self._emit(ToolResult, at, time, call_id=call.call_id, ok=False, output=message)
+        self.parsed.emit(ToolResult, at, time, call_id=call.call_id, ok=False, output=message)
 
     def _call_of(self, event: dict[str, Any]) -> _Call | None:
         for key in ("tool_call_id", "action_id"):
@@ -565,14 +567,14 @@ class _Reader:
             forgotten = event.get("forgotten_event_ids")
             count = len(forgotten) if isinstance(forgotten, list) else 0
             summary = f"forgot {count} events"
-        self._emit(Compaction, at, time, summary=summary)
+        self.parsed.emit(Compaction, at, time, summary=summary)
         self._response_usage(event, at, time)
 
     def _state_update(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
         key, value = event.get("key"), event.get("value")
         if key == "execution_status" and isinstance(value, str):
             if value in _FAILED_STATUSES:
-                self._emit(Error, at, time, message=f"the conversation is {value}")
+                self.parsed.emit(Error, at, time, message=f"the conversation is {value}")
             else:
                 self.parsed.dropped["state_update"] += 1
             return
@@ -587,7 +589,7 @@ class _Reader:
         same call may be reported again as it progresses."""
         call_id = as_text(event.get("tool_call_id"))
         if not call_id:
-            self._emit(RawEvent, at, time, record=event, reason="ACP tool call without an id")
+            self.parsed.emit(RawEvent, at, time, record=event, reason="ACP tool call without an id")
             return
         call = self.calls.get(call_id)
         if call is None:
@@ -595,14 +597,14 @@ class _Reader:
             arguments = raw if isinstance(raw, dict) else ({} if raw is None else {"input": raw})
             name = text_field(event.get("tool_kind")) or as_text(event.get("title")) or "tool"
             call = self.calls[call_id] = _Call(call_id, name, arguments)
-            self._emit(ToolCall, at, time, call_id=call_id, name=name, input=arguments)
+            self.parsed.emit(ToolCall, at, time, call_id=call_id, name=name, input=arguments)
         status = event.get("status")
         if call.answered or status not in _ACP_DONE:
             return
         call.answered = True
         failed = status == "failed" or event.get("is_error") is True
         output = as_text(event.get("raw_output")) or _content_text(event.get("content"), "\n")
-        self._emit(ToolResult, at, time, call_id=call_id, ok=not failed, output=output)
+        self.parsed.emit(ToolResult, at, time, call_id=call_id, ok=not failed, output=output)
         if failed:
             return
         for block in sequence(event.get("content")):
@@ -615,7 +617,7 @@ class _Reader:
             before = old if isinstance(old, str) else None
             operation = "modify" if before is not None else "create"
             fields = change_fields(path, operation, file_diff(path, before, new), new)
-            self._emit(FileChange, at, time, call_id=call_id, **fields)
+            self.parsed.emit(FileChange, at, time, call_id=call_id, **fields)
 
     # -- reasoning and usage --------------------------------------------------------------------
 
@@ -644,7 +646,7 @@ class _Reader:
             ]
             text = "\n\n".join(readable) or None
         if text:
-            self._emit(Reasoning, at, time, text=text)
+            self.parsed.emit(Reasoning, at, time, text=text)
 
     def _response_usage(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
         """The usage of the requests behind a response, at the first of its events."""
@@ -658,7 +660,7 @@ class _Reader:
     def _emit_usage(self, usage: _RequestUsage, time: str | None) -> None:
         if not (usage.prompt or usage.output or usage.cost):
             return
-        self._emit(
+        self.parsed.emit(
             Usage,
             usage.at,
             time,
@@ -696,7 +698,7 @@ class _Reader:
         )
         if not (prompt or output or cost):
             return
-        self._emit(
+        self.parsed.emit(
             Usage,
             at,
             time,
@@ -710,11 +712,6 @@ class _Reader:
         )
 
     # -- helpers ----------------------------------------------------------------------------
-
-    def _emit(self, kind: type[E], at: SourceRef, time: str | None, **fields: Any) -> E:
-        event = kind(session=self.parsed.session_id, source=at, time=time, **fields)
-        self.parsed.events.append(event)
-        return event
 
 
 def _time(event: Any) -> str | None:
