@@ -816,7 +816,7 @@ def events_digest(repo: Path) -> str:
     return hashlib.sha256(found[0].read_bytes()).hexdigest()[:16]
 
 
-def breakdown(source: Path, repo: Path, rounds: int, profile: bool) -> None:
+def breakdown(source: Path, repo: Path, rounds: int, profile: bool, floor: float) -> None:
     from stet_lsp.core.targets import resolve_target
     from stet_lsp.trajectory.importing import import_transcript
 
@@ -855,6 +855,11 @@ def breakdown(source: Path, repo: Path, rounds: int, profile: bool) -> None:
     for name, seconds in best.items():
         groups[name.split(":")[0]] += seconds
     print("by stage: " + ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in groups.items()))
+    gate = best["gate: redact_text(session JSONL)"] + best["compose: gate on narration"]
+    print(
+        f"the gate alone on what the import writes: {gate:.3f} s; an import that parsed at the "
+        f"floor's speed and did nothing but gate would score {floor / (floor + gate):.3f}"
+    )
     same = "yes" if digest == cli_digest else f"NO ({digest} vs {cli_digest})"
     print(f"events.jsonl the same bytes as the CLI's: {same}")
     if profile:
@@ -945,7 +950,7 @@ def main() -> None:
         )
         print(f"(Python {sys.version.split()[0]}, {cpus} CPUs; the machine may be shared)")
         if not options.skip_breakdown:
-            breakdown(source, repo, options.rounds, options.profile)
+            breakdown(source, repo, options.rounds, options.profile, floor.seconds)
 
 
 if __name__ == "__main__":

@@ -701,6 +701,8 @@ def test_review_scenario_from_vscode(tmp_path: Path, code_server: tuple[str, Pat
     assert result["stepCursor"].startswith(f"Ln {events.index(call) + 1}, Col 1")
     assert "src/retry.py (step" in result["diffTab"], result["diffTab"]
     assert "return call()" in result["diffText"], result["diffText"]
+    # The session created the file: the diff adds its two lines to an empty left side.
+    assert result["diffAdded"] == 2, result["diffText"]
 
     # The provenance hover named the step that wrote the line.
     assert f"Written by step {change['step']}" in result["hover"], result["hover"]

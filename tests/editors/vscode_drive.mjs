@@ -741,6 +741,11 @@ async function runScenario(page) {
     const shown = (await texts(page.locator(".monaco-diff-editor .editor.modified .view-lines"))).join("\n").replace(/\u00a0/g, " ");
     return shown.includes(config.diffShows) ? shown : null;
   });
+  // The lines the diff marks as added, once it is computed.
+  result.diffAdded = await until("the diff's added lines", async () => {
+    const added = await page.locator(".monaco-diff-editor .editor.modified .line-insert").count();
+    return added > 0 ? added : null;
+  });
   await screenshot(page, "step-diff");
 
   // The provenance hover on a line the agent wrote.
