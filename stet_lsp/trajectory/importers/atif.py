@@ -495,8 +495,7 @@ class _Reader:
     def _emit(
         self, kind: type[E], at: SourceRef, time: str | None, agent: str | None, **fields: Any
     ) -> E:
-        event = kind(session=self.parsed.session_id, source=at, time=time, agent=agent, **fields)
-        self.parsed.events.append(event)
+        event = self.parsed.emit(kind, at, time, agent, **fields)
         if agent is None and kind is not SessionStart:
             self.last, self.last_time = at, time or self.last_time
         return event
