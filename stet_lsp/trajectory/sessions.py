@@ -176,6 +176,7 @@ class _Head:
     cwd: str | None = None
     prompt: str | None = None
     earliest: float | None = None  # `started` in seconds since the epoch
+    more_bytes: int = 0  # the size of the session's files besides the one listed
 
     def start_at(self, stamp: Any) -> None:
         """Keep the earliest of the times seen (a value that is not a time is ignored)."""
@@ -624,9 +625,13 @@ def _openhands_head(path: Path, roots: list[str]) -> _Head | None:
         return None
     head = _Head(session_id=conversation_id(state, path.parent), cwd=cwd)
     base = _real_dir(path.parent)
-    for number, event_path in enumerate(event_files(path.parent)[:_OPENHANDS_PROMPT_EVENTS]):
-        if base is None or not _is_below(os.path.realpath(event_path), base):
-            continue  # a link leading out of the conversation's folder
+    inside = [
+        event_path
+        for event_path in event_files(path.parent)
+        if base is not None and _is_below(os.path.realpath(event_path), base)
+    ]  # not a link leading out of the conversation's folder
+    head.more_bytes = sum(_size_of(event_path) for event_path in inside)
+    for number, event_path in enumerate(inside[:_OPENHANDS_PROMPT_EVENTS]):
         event = _small_json(event_path, _OPENHANDS_STATE_BYTES)
         if not isinstance(event, dict):
             continue
@@ -799,9 +804,16 @@ def _found(harness: str, path: Path, status: os.stat_result, head: _Head) -> _Fo
         session_id=head.session_id or path.stem,
         started=head.started,
         first_prompt=head.prompt,
-        size=status.st_size,
+        size=status.st_size + head.more_bytes,
     )
     return _Found(info, head.earliest if head.earliest is not None else status.st_mtime)
+
+
+def _size_of(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _instant(stamp: str) -> float | None:

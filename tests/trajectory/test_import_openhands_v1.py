@@ -1109,6 +1109,10 @@ def test_sessions_lists_the_conversations_of_this_repository(root: Path, tmp_pat
     assert session.path == conversations / FOLDER / "base_state.json"
     assert session.started == "2026-06-16T05:39:01.809928"
     assert session.first_prompt == "Fix line 5 of src/app.py"
+    # its size is the whole conversation's: the state and every event file
+    files = [conversations / FOLDER / "base_state.json"]
+    files += (conversations / FOLDER / "events").glob("event-*.json")
+    assert session.size == sum(path.stat().st_size for path in files)
     # the folder the CLI is told to use
     moved = tmp_path / "elsewhere"
     write_conversation(moved, base_state(root / "src"), conversation(root), folder="moved")
