@@ -804,7 +804,7 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
         with clock.phase("compose: gate on narration"):
             gated = redact_text(narration, path="narration.md", cache=None)
         with clock.phase("compose: write events, narration, meta"):
-            folder.write("".join(line + "\n" for line in lines), meta, gated.text)
+            folder.write(b"".join([line.encode() + b"\n" for line in lines]), meta, gated.text)
     counts["narration bytes"] = len(gated.text.encode("utf-8"))
     return counts
 

@@ -578,7 +578,7 @@ def make_world(root: Path, events: int, seed: int) -> World:
         sources=sources,
     )
     events_text = "".join(event_json(event) + "\n" for event in made)
-    folder.write(events_text, meta, render(meta.model_dump(mode="json"), made))
+    folder.write(events_text.encode("utf-8"), meta, render(meta.model_dump(mode="json"), made))
     big = files[BIG_FILE]
     return World(
         root=root,

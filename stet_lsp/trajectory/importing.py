@@ -171,7 +171,9 @@ def compose(target: Target, folder: Folder) -> None:
         meta.base_commit = _head(target.root)
     narration = render(meta.model_dump(mode="json"), events)
     gated = redact_text(narration, path="narration.md", cache=None)  # every written byte
-    folder.write("\n".join([*lines, ""]), meta, gated.text)
+    # Line by line: one string of every line would take up to four bytes a character, all of
+    # them as wide as the widest.
+    folder.write(b"".join([line.encode("utf-8") + b"\n" for line in lines]), meta, gated.text)
 
 
 def _gated_session(

@@ -77,10 +77,11 @@ class Folder:
                 message = _first_error(error)
                 raise StetError(f"{self.relative / EVENTS}:{number}: {message}") from None
 
-    def write(self, events_text: str, meta: Meta, narration: str) -> None:
+    def write(self, events: bytes, meta: Meta, narration: str) -> None:
+        """events.jsonl (its bytes), narration.md and meta.json, each atomically."""
         ensure_stet_gitignore(self.root)
         make_dirs(self.root, self.relative)
-        atomic_write(self.path / EVENTS, events_text.encode("utf-8"), self.root)
+        atomic_write(self.path / EVENTS, events, self.root)
         atomic_write(self.path / NARRATION, narration.encode("utf-8"), self.root)
         # meta.json last: a folder whose meta.json is there is complete.
         atomic_write(self.path / META, meta_json(meta).encode("utf-8"), self.root)
