@@ -739,6 +739,9 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
         with clock.phase("normalise: relative paths (line)"):
             text = normalizer.relative("".join(line + "\n" for line in serialised))
         del serialised
+        first_time = next((event.time for event in events if event.time), None)
+        counts = {"events": len(events), "session bytes": len(text.encode("utf-8"))}
+        del events, parsed.events[:]
         with clock.phase("gate: redact_text(session JSONL)"):
             result = redact_text(text, path="events.jsonl", cache=None)
         with clock.phase("gate: session record"):
@@ -746,8 +749,8 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
                 "format": importing._RECORD_FORMAT,
                 "importer": parsed.format,
                 "session": parsed.session_id,
-                "first_time": next((event.time for event in events if event.time), None),
-                "events": len(events),
+                "first_time": first_time,
+                "events": counts["events"],
                 "sources": [source.model_dump() for source in sources],
                 "redaction": dict(sorted(result.report.counts().items())),
                 "dropped": dict(sorted(parsed.dropped.items())),
@@ -758,8 +761,7 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
             }
             gated_record = redact_text(json.dumps(record, ensure_ascii=False), path="record.json")
             record = json.loads(gated_record.text)
-    counts = {"events": len(events), "session bytes": len(text.encode("utf-8"))}
-    del events, parsed, text
+    del parsed, text
     with clock.phase("write sessions/"):
         sessions = make_dirs(target.root, folder.relative / importing.SESSIONS)
         data = result.text.encode("utf-8", "surrogatepass")

@@ -83,8 +83,8 @@ def import_transcript(
     chosen: Importer = importer(format_name) if format_name else detect(source)
     if format_name and not chosen.sniff(read_head(source)):
         raise StetError(f"{source}: not a {chosen.label} (leave out --format to detect it)")
-    # Paused for the whole import: the parsed events stay alive to the end, and a collection
-    # between its phases would walk every one of them.
+    # Paused for the whole import: the events (parsed, then composed) are alive through most
+    # of it, and a collection between its phases would walk every one of them.
     with collector_paused():
         return _import(target, source, chosen, tell)
 
@@ -110,7 +110,6 @@ def _import(target: Target, source: Path, chosen: Importer, tell: Progress) -> I
             return _result(folder, parsed, record, changed=True)
         tell("redacting")
         text, record = _gated_session(target, parsed, sources)
-        parsed.events.clear()  # what is written from here on is the gated text
         write_session(target, folder, stem, text, record)
         tell("composing")
         compose(target, folder)
@@ -187,13 +186,19 @@ def _gated_session(
     events = normalizer.events(parsed.events)
     text = normalizer.relative("\n".join([*map(event_json, events), ""]))
     text = without_lone_surrogates(text)
+    first_time = next((event.time for event in events if event.time), None)
+    count = len(events)
+    # What is gated and written from here on is the text: the events go before the gate,
+    # which holds the text twice.
+    events.clear()
+    parsed.events.clear()
     result = redact_text(text, path="events.jsonl", cache=None)
     record: dict[str, Any] = {
         "format": RECORD_FORMAT,
         "importer": parsed.format,
         "session": parsed.session_id,
-        "first_time": next((event.time for event in events if event.time), None),
-        "events": len(events),
+        "first_time": first_time,
+        "events": count,
         "sources": [source.model_dump() for source in sources],
         "redaction": dict(sorted(result.report.counts().items())),
         "dropped": dict(sorted(parsed.dropped.items())),
