@@ -12,6 +12,7 @@ import pytest
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import EventBase, event_json
 from stet_lsp.trajectory.importers import detect, importer
+from stet_lsp.trajectory.importers.base import SNIFF_BYTES
 from stet_lsp.trajectory.importers.openhands import IMPORTERS
 
 OPENHANDS = IMPORTERS["openhands"]
@@ -701,7 +702,7 @@ def test_an_evaluation_output_of_several_instances_is_refused_by_name(tmp_path: 
     with pytest.raises(StetError) as raised:
         OPENHANDS.parse(path)
     message = str(raised.value)
-    assert "7 OpenHands evaluation instances" in message
+    assert "7 OpenHands runs, one per line" in message
     assert "repo__issue-0, repo__issue-1, repo__issue-2, repo__issue-3, repo__issue-4" in message
     assert "and 2 more" in message
 
@@ -710,6 +711,72 @@ def test_an_evaluation_output_of_several_instances_is_refused_by_name(tmp_path: 
     single.write_text(instance(3) + "\n", encoding="utf-8")
     events = OPENHANDS.parse(single).events
     assert [e.text for e in of(events, "user_message")] == ["Task 3"]
+
+
+def resolver_output(number: int, patch_bytes: int) -> dict[str, Any]:
+    """What the issue resolver writes for one issue (a line of its output.jsonl): the issue,
+    the instruction and the patch come before `history`."""
+    return {
+        "issue": {"owner": "acme", "repo": "app", "number": number, "title": "Crash", "body": "x"},
+        "issue_type": "issue",
+        "instruction": "Please fix the crash.",
+        "base_commit": "0" * 40,
+        "git_patch": "diff --git a/app.py b/app.py\n" + "+pass\n" * (patch_bytes // 6),
+        "history": session(),
+        "metrics": {"accumulated_cost": 0.25},
+        "success": True,
+        "comment_success": None,
+        "result_explanation": "Fixed.",
+        "error": None,
+    }
+
+
+def test_resolver_and_evaluation_outputs_are_recognised_past_the_sniffed_bytes(
+    tmp_path: Path,
+) -> None:
+    plain = kinds(OPENHANDS.parse(write(tmp_path / "plain.json", session())).events)
+    # A patch longer than the sniffed bytes pushes `history` out of them.
+    for name, patch_bytes in (("small.json", 100), ("large.json", 2 * SNIFF_BYTES)):
+        path = write(tmp_path / name, resolver_output(7, patch_bytes))
+        assert detect(path) is OPENHANDS, name
+        events = OPENHANDS.parse(path).events
+        assert kinds(events) == plain
+        assert all(e.source.pointer.startswith("/history/") for e in events[1:-1])
+    line = tmp_path / "line.jsonl"
+    line.write_text(json.dumps(resolver_output(7, 2 * SNIFF_BYTES)) + "\n", encoding="utf-8")
+    assert detect(line) is OPENHANDS
+    evaluation = {
+        "instance_id": "acme__app-7",
+        "test_result": {"git_patch": "+pass\n" * SNIFF_BYTES},
+        "instruction": "Fix the crash.",
+        "metadata": {"agent_class": "CodeActAgent"},
+        "history": session(),
+    }
+    path = write(tmp_path / "evaluation.json", evaluation)
+    assert detect(path) is OPENHANDS
+    assert kinds(OPENHANDS.parse(path).events) == plain
+    # Leading members alone claim nothing else: no `instance_id` with other members, nor a
+    # resolver's members without an issue or pull request.
+    assert not OPENHANDS.sniff(json.dumps({"instance_id": "x", "model_patch": "+x"}))
+    assert not OPENHANDS.sniff(
+        json.dumps({"instruction": "i", "base_commit": "c", "git_patch": ""})
+    )
+    # With `history` in the sniffed bytes, its events decide.
+    assert not OPENHANDS.sniff(json.dumps({"instance_id": "x", "history": [{"role": "user"}]}))
+
+
+def test_a_resolver_output_of_several_issues_is_refused_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "output.jsonl"
+    lines = [json.dumps(resolver_output(number, 100)) for number in (7, 9)]
+    review = resolver_output(12, 100)
+    review["pr_review"] = review.pop("issue")
+    lines.append(json.dumps(review))
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    with pytest.raises(StetError) as raised:
+        OPENHANDS.parse(path)
+    assert "3 OpenHands runs, one per line (issue #7, issue #9, pull request #12)" in str(
+        raised.value
+    )
 
 
 def test_odd_input(tmp_path: Path) -> None:

@@ -1,6 +1,10 @@
 """OpenHands event lists: the trajectory OpenHands saves (`--save-trajectory-path`, the
-web UI's trajectory download), a JSON array of serialised events; and the older evaluation
-form, an object whose `history` holds `[action, observation]` pairs (or the events as such).
+web UI's trajectory download), a JSON array of serialised events; and the objects whose
+`history` holds the events as such or as `[action, observation]` pairs: an evaluation's
+output (`instance_id`, `instruction`, `metadata`, `test_result`…) and the issue resolver's
+(`issue` or `pr_review`, `instruction`, `base_commit`, `git_patch`…), one object a file or a
+line. Their other members can fill the sniffed bytes before `history` starts, so their
+leading names recognise them too.
 
 Every event has `id`, `timestamp`, `source` ("user", "agent" or "environment") and
 `message`, and is one of:
@@ -93,6 +97,9 @@ _BOOKKEEPING_ARGS = frozenset(
     {"thought", "translated_ipython_code", "impl_source", "confirmation_state", "hidden"}
 )
 _EVENT_KEYS = frozenset({"id", "timestamp", "source", "message"})
+# Members of an evaluation's output besides `instance_id`, and of the resolver's.
+_EVALUATION_KEYS = frozenset({"test_result", "metadata", "history"})
+_RESOLVER_KEYS = frozenset({"instruction", "base_commit", "git_patch"})
 _SOURCES = frozenset({"user", "agent", "environment"})
 _FILE_EDITOR = "print(file_editor(**"
 _INTERRUPTING_STATES = frozenset({"stopped", "paused"})
@@ -103,15 +110,20 @@ class OpenHandsImporter:
     label = "OpenHands event list JSON"
 
     def sniff(self, head: str) -> bool:
-        """A JSON array whose first item is an OpenHands event, or an object whose `history`
-        starts with one (alone or as the first of an action/observation pair)."""
+        """A JSON array whose first item is an OpenHands event, an object whose `history`
+        starts with one (alone or as the first of an action/observation pair), or an object
+        that begins as an evaluation's or the resolver's output does."""
         start = head.lstrip()[:1]
         if start == "[":
             return _looks_like_event(leading_members(head, (0,)))
         if start == "{":
-            return _looks_like_event(leading_members(head, ("history", 0))) or (
-                _looks_like_event(leading_members(head, ("history", 0, 0)))
-            )
+            if _looks_like_event(leading_members(head, ("history", 0))) or _looks_like_event(
+                leading_members(head, ("history", 0, 0))
+            ):
+                return True
+            # `history` beyond the sniffed bytes: the members before it decide.
+            members = leading_members(head)
+            return "history" not in members and _output_name(members) is not None
         return False
 
     def parse(self, path: Path) -> ParsedSession:
@@ -119,6 +131,22 @@ class OpenHandsImporter:
 
 
 IMPORTERS = {FORMAT: OpenHandsImporter()}
+
+
+def _output_name(members: dict[str, Any]) -> str | None:
+    """What an evaluation's or the resolver's output is the run of (`members` its leading
+    members, a cut one None): its instance, or its issue or pull request with the number when
+    known; None for an object of neither."""
+    names = members.keys()
+    instance = members.get("instance_id")
+    if isinstance(instance, str) and names & _EVALUATION_KEYS:
+        return instance
+    if names >= _RESOLVER_KEYS and ("issue" in names or "pr_review" in names):
+        subject = members.get("issue") or members.get("pr_review")
+        number = subject.get("number") if isinstance(subject, dict) else None
+        what = "issue" if "issue" in names else "pull request"
+        return f"{what} #{number}" if isinstance(number, int) else what
+    return None
 
 
 def _looks_like_event(members: dict[str, Any]) -> bool:
@@ -202,26 +230,27 @@ class _Reader:
         return self.parsed
 
     def _refuse_several_instances(self, root: Any) -> None:
-        """An evaluation's `output.jsonl` holds one instance per line, each a run of its own on
-        its own task: importing the first and dropping the rest would lose them quietly."""
+        """An evaluation's or the resolver's `output.jsonl` holds one run per line, each on a
+        task of its own: importing the first and dropping the rest would lose them quietly."""
         error = self.document.error
-        if not isinstance(root, dict) or "instance_id" not in root or error is None:
+        if not isinstance(root, dict) or _output_name(root) is None or error is None:
             return
-        ids: list[str] = []
+        names: list[str] = []
         for line in self.document.text.splitlines():
             try:
-                instance = json.loads(line)
+                run = json.loads(line)
             except ValueError:
-                return  # not one instance per line: a document with trailing garbage
-            if isinstance(instance, dict) and "history" in instance:
-                ids.append(str(instance.get("instance_id")))
-        if len(ids) < 2:
+                return  # not one run per line: a document with trailing garbage
+            name = _output_name(run) if isinstance(run, dict) and "history" in run else None
+            if name is not None:
+                names.append(name)
+        if len(names) < 2:
             return
-        shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         raise StetError(
-            f"{self.path}: {len(ids)} OpenHands evaluation instances, one per line ({shown}); "
-            "a trajectory is one run: put the line of the instance to import in a file of its "
-            "own and import that file"
+            f"{self.path}: {len(names)} OpenHands runs, one per line ({shown}); a trajectory "
+            "is one run: put the line of the run to import in a file of its own and import "
+            "that file"
         )
 
     def _is_object(self) -> bool:
