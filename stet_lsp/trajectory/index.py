@@ -82,7 +82,8 @@ class OutlineNode:
     """A node of the outline: a session, a turn or a subagent. `line` is the line that names
     it (a session's start, a turn's request, the step that started a subagent);
     `first_line`/`last_line` span its steps and its children; `step` is the step it stands
-    for, if any. Steps are not nodes: each step has its lens and its symbol."""
+    for, if any. Steps are not nodes (each step has its lens): `steps` are the ones it holds
+    itself, its children's not included."""
 
     name: str
     detail: str
@@ -92,6 +93,7 @@ class OutlineNode:
     last_line: int
     step: int | None = None
     children: list[OutlineNode] = field(default_factory=list)
+    steps: list[StepLine] = field(default_factory=list)
 
 
 class SymbolMatch(NamedTuple):
@@ -531,12 +533,14 @@ class _OutlineBuilder:
         session = self._session(entry)
         if entry.kind == "session_start" and session.step is None:
             _name_session(session, entry)
+            session.steps.append(entry)
         elif entry.kind == "user_message" and entry.agent is None:
             self._start_turn(session, entry)
         elif entry.kind == "subagent" and self._starts_subagent(entry):
             self._subagent(entry)
         else:
             holder = self._container(entry)
+            holder.steps.append(entry)
             holder.last_line = max(holder.last_line, entry.line)
             if entry.kind == "tool_call" and entry.call_id is not None:
                 self.calls[entry.session, entry.call_id] = holder
@@ -556,6 +560,7 @@ class _OutlineBuilder:
         name = _first_words(entry.summary, TURN_NAME_CHARS) or f"Turn {number}"
         turn = OutlineNode(name, f"turn {number}", "turn", entry.line, entry.line, entry.line)
         turn.step = entry.step
+        turn.steps.append(entry)
         session.children.append(turn)
         self.turns[entry.session] = turn
 
@@ -598,6 +603,7 @@ class _OutlineBuilder:
         node.detail = f"subagent · step {entry.step}"
         node.line = entry.line
         node.step = entry.step
+        node.steps.append(entry)
 
 
 def _name_session(node: OutlineNode, entry: StepLine) -> None:

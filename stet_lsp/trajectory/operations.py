@@ -15,6 +15,7 @@ from stet_lsp.trajectory.sessions import SessionInfo, find_sessions, match_sessi
 
 if TYPE_CHECKING:
     from stet_lsp.trajectory.feedback import Verdict
+    from stet_lsp.trajectory.store import Folder
 
 
 def import_session(
@@ -122,15 +123,12 @@ def trajectory_file(
     `which` one of TRAJECTORY_FILES, and the 0-based line where `step` shows in it (0
     without a step)."""
     from stet_lsp.trajectory.index import NarrationIndex, TrajectoryIndex
-    from stet_lsp.trajectory.store import find_folder, working_folder
 
     name = TRAJECTORY_FILES.get(which)
     if name is None:
         raise StetError(f"{which!r} is not a trajectory file: {', '.join(TRAJECTORY_FILES)}")
-    folder = find_folder(target.root, wanted) if wanted else working_folder(target)
-    path = folder.path / name
-    if not path.is_file():
-        raise StetError(f"{folder.relative / name}: no such file (stet trajectory import …)")
+    folder = _folder(target, wanted)
+    path = _file_of(folder, name)
     if step is None or name == "meta.json":
         return path, 0
     text = path.read_text(encoding="utf-8", errors="replace")
@@ -145,6 +143,36 @@ def trajectory_file(
     if line is None:
         raise StetError(f"no step {step} in {folder.relative / name}")
     return path, line
+
+
+def trajectory_tree(target: Target, wanted: str | None) -> dict[str, Any]:
+    """The outline of the trajectory `wanted` (an id or prefix; the target's working one
+    without) with every step under its session, turn or subagent: `{version, trajectory,
+    path, nodes}`, `path` its events.jsonl and `nodes` as outline.tree gives them."""
+    from stet_lsp.core.safefs import read_regular
+    from stet_lsp.trajectory.index import TrajectoryIndex
+    from stet_lsp.trajectory.outline import tree
+
+    folder = _folder(target, wanted)
+    path = _file_of(folder, TRAJECTORY_FILES["events"])
+    data = read_regular(path, target.root)
+    index = TrajectoryIndex.from_events_text(
+        "" if data is None else data.decode("utf-8", "replace")
+    )
+    return document({"trajectory": folder.id, "path": str(path), "nodes": tree(index)})
+
+
+def _folder(target: Target, wanted: str | None) -> Folder:
+    from stet_lsp.trajectory.store import find_folder, working_folder
+
+    return find_folder(target.root, wanted) if wanted else working_folder(target)
+
+
+def _file_of(folder: Folder, name: str) -> Path:
+    path = folder.path / name
+    if not path.is_file():
+        raise StetError(f"{folder.relative / name}: no such file (stet trajectory import …)")
+    return path
 
 
 def mark_at(

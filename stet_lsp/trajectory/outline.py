@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 from stet_lsp.trajectory.events import (
     AgentMessage,
@@ -22,6 +23,9 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
+
+if TYPE_CHECKING:
+    from stet_lsp.trajectory.index import OutlineNode, TrajectoryIndex
 
 WIDTH = 100
 
@@ -90,3 +94,41 @@ def step_at(file_name: str, text: str, line: int) -> int | None:
         return NarrationIndex(text).step_at(line)
     entry = TrajectoryIndex.from_events_text(text).at_line(line)
     return entry.step if entry is not None and entry.step else None
+
+
+def tree(index: TrajectoryIndex) -> list[dict[str, Any]]:
+    """The outline as a tree view shows it: sessions, turns and subagents (as the outline
+    places them), each holding its steps and child nodes in the order of their lines.
+
+    A node is `{"type": "session"|"turn"|"subagent", "name", "detail", "line", "step",
+    "children"}`; a step `{"type": "step", "step", "kind", "line", "title"}`, with `path` and
+    `operation` for a file change. Lines are 0-based lines of events.jsonl."""
+    return [_tree_node(index, node) for node in index.outline()]
+
+
+def _tree_node(index: TrajectoryIndex, node: OutlineNode) -> dict[str, Any]:
+    placed: list[tuple[int, dict[str, Any]]] = [
+        (child.line, _tree_node(index, child)) for child in node.children
+    ]
+    for entry in node.steps:
+        step: dict[str, Any] = {
+            "type": "step",
+            "step": entry.step,
+            "kind": entry.kind,
+            "line": entry.line,
+            "title": entry.summary,
+        }
+        if entry.kind == "file_change":
+            record = index.record(entry) or {}
+            step["path"] = record.get("path")
+            step["operation"] = record.get("operation")
+        placed.append((entry.line, step))
+    placed.sort(key=lambda item: item[0])
+    return {
+        "type": node.kind,
+        "name": node.name,
+        "detail": node.detail,
+        "line": node.line,
+        "step": node.step,
+        "children": [item for _, item in placed],
+    }

@@ -4,16 +4,33 @@ sessions and the trajectories, answering as `stet trajectory … --json` does.""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
 from lsp_harness import CLIENTS, SERVER, execute, start, uri
+from lsp_pipe import PipeServer
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 from samples import sample
 
 from stet_lsp.core.targets import resolve_target
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    EventBase,
+    FileChange,
+    SessionStart,
+    SourceRef,
+    Subagent,
+    ToolCall,
+    ToolResult,
+    UserMessage,
+    event_json,
+)
+from stet_lsp.trajectory.meta import TargetRef, summarise
+from stet_lsp.trajectory.narration import render
 from stet_lsp.trajectory.store import working_folder
 
 CLAUDE = "claude-code/entireio-cli__37_995ebed6e4_0_full.jsonl"
@@ -265,3 +282,105 @@ async def test_graduation_from_code_actions_and_the_review(
 def lines_of_events(root: Path) -> list[dict[str, object]]:
     events = working_folder(resolve_target(root)).path / "events.jsonl"
     return [json.loads(line) for line in events.read_text().split("\n") if line]
+
+
+def write_working_events(root: Path, events: list[EventBase]) -> Path:
+    """A working trajectory of `events` (steps numbered from 1), written as compose writes
+    one; its events.jsonl."""
+    target = resolve_target(root)
+    folder = working_folder(target)
+    for step, event in enumerate(events, 1):
+        event.step = step
+    meta = summarise(
+        trajectory_id=folder.id,
+        target=TargetRef(kind=target.kind, name=target.name, key=target.key),
+        base_commit=None,
+        events=events,
+        redaction=Counter(),
+        dropped=Counter(),
+        problems=[],
+        sources=[],
+    )
+    text = "".join(event_json(event) + "\n" for event in events)
+    folder.write(text.encode("utf-8"), meta, render(meta.model_dump(mode="json"), events))
+    return folder.path / "events.jsonl"
+
+
+async def test_the_outline_command_gives_every_step_under_its_turn_and_subagent(
+    client: LanguageClient, root: Path
+) -> None:
+    source = SourceRef(file="session.jsonl", line=1)
+    common: dict[str, Any] = {"session": "s-1", "source": source}
+    events_path = write_working_events(
+        root,
+        [
+            SessionStart(**common, harness="claude-code"),
+            UserMessage(**common, text="Add a retry helper"),
+            ToolCall(**common, call_id="t1", name="Task", input={"prompt": "look"}),
+            Subagent(**common, agent_id="a-1", call_id="t1", description="Look around"),
+            AgentMessage(**common, agent="a-1", text="Found it."),
+            ToolResult(**common, call_id="t1", output="Found it."),
+            FileChange(
+                **common, path="src/retry.py", operation="create", diff="@@ -0,0 +1 @@\n+x\n"
+            ),
+        ],
+    )
+    answer = await execute(client, "stet.trajectory.outline", uri=uri(root))
+    folder = working_folder(resolve_target(root))
+    assert (answer["version"], answer["trajectory"]) == (1, folder.id)
+    assert answer["uri"] == uri(events_path)
+    (session,) = answer["nodes"]
+    assert (session["type"], session["detail"], session["step"]) == ("session", "s-1", 1)
+    start, turn = session["children"]
+    assert (start["type"], start["step"], start["kind"], start["line"]) == (
+        "step",
+        1,
+        "session_start",
+        0,
+    )
+    assert (turn["type"], turn["name"], turn["detail"]) == ("turn", "Add a retry helper", "turn 1")
+    shown = [
+        child.get("step") if child["type"] == "step" else child["name"]
+        for child in turn["children"]
+    ]
+    assert shown == [2, 3, "a-1: Look around", 6, 7]
+    subagent = turn["children"][2]
+    assert [child["step"] for child in subagent["children"]] == [4, 5]
+    change = turn["children"][4]
+    assert (change["kind"], change["path"], change["operation"]) == (
+        "file_change",
+        "src/retry.py",
+        "create",
+    )
+    # By id (a prefix does), and a trajectory that is not there.
+    again = await execute(client, "stet.trajectory.outline", uri=uri(root), id=folder.id[:12])
+    assert again == answer
+    with pytest.raises(JsonRpcException, match="no trajectory 'nope'"):
+        await execute(client, "stet.trajectory.outline", uri=uri(root), id="nope")
+
+
+async def test_the_outline_command_without_a_trajectory_fails_and_the_server_goes_on(
+    client: LanguageClient, root: Path
+) -> None:
+    with pytest.raises(JsonRpcException, match=r"events\.jsonl: no such file"):
+        await execute(client, "stet.trajectory.outline", uri=uri(root))
+    with pytest.raises(JsonRpcException, match="must be"):
+        await execute(client, "stet.trajectory.outline", uri=uri(root), id=7)
+    listed = await execute(client, "stet.trajectory.list", uri=uri(root))
+    assert listed == {"version": 1, "trajectories": []}
+
+
+def test_the_outline_command_answers_malformed_arguments_on_the_wire(
+    raw: PipeServer, root: Path
+) -> None:
+    for number, arguments in enumerate(([1, 2], "nonsense", [{"uri": uri(root), "id": []}]), 2):
+        raw.send(
+            {
+                "id": number,
+                "method": "workspace/executeCommand",
+                "params": {"command": "stet.trajectory.outline", "arguments": arguments},
+            }
+        )
+        assert raw.answer(number)["error"]["code"] == -32602, arguments
+    raw.send({"id": 9, "method": "shutdown"})
+    assert raw.answer(9)["result"] is None

@@ -46,6 +46,7 @@ from stet_lsp.trajectory.index import (
     narration_steps,
 )
 from stet_lsp.trajectory.narration import MINUS, render
+from stet_lsp.trajectory.outline import tree
 from stet_lsp.trajectory.store import EVENTS, NARRATION, working_folder
 
 SOURCE = SourceRef(file="session.jsonl", line=1)
@@ -456,6 +457,110 @@ def test_nested_subagents_and_subagents_nobody_started() -> None:
     assert (inner.first_line, inner.last_line) == (4, 5)
     assert (stray.first_line, stray.last_line) == (6, 6)
     assert (turn.first_line, turn.last_line) == (0, 6)
+
+
+def rows(nodes: list[dict[str, Any]], depth: int = 0) -> Iterator[tuple[int, str]]:
+    """The tree as indented rows: a node by its type and name, a step by its number."""
+    for node in nodes:
+        if node["type"] == "step":
+            yield depth, f"{node['step']} {node['kind']}"
+        else:
+            yield depth, f"{node['type']} {node['name']}"
+            yield from rows(node["children"], depth + 1)
+
+
+def test_the_tree_holds_every_step_once_under_its_node(index: TrajectoryIndex) -> None:
+    nodes = tree(index)
+    assert list(rows(nodes)) == [
+        (0, "session claude-code 2.1.12 claude-sonnet-4-5 · 2026-01-22T03:29:18Z"),
+        (1, "1 session_start"),
+        (1, "turn Fix the off-by-one in app.py and tell me what changed"),
+        (2, "2 user_message"),
+        *((2, f"{step} {kind}") for step, kind in enumerate(KINDS_OF_THE_FIRST_TURN, 3)),
+        (2, "subagent agent-7: Find callers"),
+        (3, "12 subagent"),
+        (3, "13 user_message"),
+        (3, "14 tool_call"),
+        (3, "15 tool_result"),
+        (3, "16 agent_message"),
+        (2, "17 tool_result"),
+        (1, "turn Now write notes"),
+        *((2, f"{step} {kind}") for step, kind in enumerate(KINDS_OF_THE_SECOND_TURN, 18)),
+        (0, "session codex gpt-5"),
+        (1, "26 session_start"),
+        (1, "turn Second session request"),
+        (2, "27 user_message"),
+        (2, "28 agent_message"),
+    ]
+    # Each step's line, title (its summary), and a file change's path and operation.
+    steps = [node for node in walk_tree(nodes) if node["type"] == "step"]
+    assert [step["line"] for step in steps] == [entry.line for entry in index.steps]
+    assert [step["title"] for step in steps] == [entry.summary for entry in index.steps]
+    changes = [(s["step"], s["path"], s["operation"]) for s in steps if s["kind"] == "file_change"]
+    assert changes == [(9, "src/app.py", "modify"), (20, "notes.md", "create")]
+    assert all("path" not in s for s in steps if s["kind"] != "file_change")
+    (first, _) = nodes
+    assert (first["line"], first["step"], first["detail"]) == (0, 1, SESSION)
+
+
+KINDS_OF_THE_FIRST_TURN = (
+    "reasoning",
+    "agent_message",
+    "tool_call",
+    "tool_result",
+    "tool_call",
+    "tool_result",
+    "file_change",
+    "usage",
+    "tool_call",
+)
+KINDS_OF_THE_SECOND_TURN = (
+    "user_message",
+    "compaction",
+    "file_change",
+    "commit",
+    "error",
+    "note",
+    "raw",
+    "session_end",
+)
+
+
+def walk_tree(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for node in nodes:
+        yield node
+        yield from walk_tree(node.get("children", []))
+
+
+def test_the_tree_places_nested_and_unstarted_subagents_as_the_outline_does() -> None:
+    text = events_text(
+        [
+            UserMessage(**common(), text="Go"),
+            ToolCall(**common(), call_id="t1", name="Task", input={"prompt": "outer"}),
+            Subagent(**common(), agent_id="outer", call_id="t1"),
+            ToolCall(**common(agent="outer"), call_id="t2", name="Task", input={"prompt": "in"}),
+            Subagent(**common(agent="outer"), agent_id="inner", call_id="t2"),
+            AgentMessage(**common(agent="inner"), text="deep"),
+            AgentMessage(**common(agent="stray"), text="no subagent event started me"),
+            AgentMessage(**common(), text="back in the main agent"),
+        ]
+    )
+    assert list(rows(tree(TrajectoryIndex.from_events_text(text)))) == [
+        (0, f"session {SESSION}"),
+        (1, "turn Go"),
+        (2, "1 user_message"),
+        (2, "2 tool_call"),
+        (2, "subagent outer"),
+        (3, "3 subagent"),
+        (3, "4 tool_call"),
+        (3, "subagent inner"),
+        (4, "5 subagent"),
+        (4, "6 agent_message"),
+        (2, "subagent stray"),
+        (3, "7 agent_message"),
+        (2, "8 agent_message"),
+    ]
+    assert tree(TrajectoryIndex.from_events_text("")) == []
 
 
 # -- file targets ------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Trajectory commands: import an agent session into the working trajectory, list the
-sessions and the trajectories, open a trajectory's file (at a step), mark a step, and the
-capstone. Slow ones run in a worker with work-done progress past a second; each returns what
-the command line's `--json` prints for the same operation."""
+sessions and the trajectories, open a trajectory's file (at a step), a trajectory's steps as a
+tree, mark a step, and the capstone. Slow ones run in a worker with work-done progress past a
+second; each returns what the command line's `--json` prints for the same operation."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ IMPORT = "stet.trajectory.import"
 SESSIONS = "stet.trajectory.sessions"
 LIST = "stet.trajectory.list"
 OPEN = "stet.trajectory.open"
+OUTLINE = "stet.trajectory.outline"
 MARK = "stet.step.mark"
 CAPSTONE = "stet.capstone"
 
@@ -98,6 +99,17 @@ def register(server: StetServer) -> None:
             shown = bool(answer and answer.success)
         return {"uri": uri, "shown": shown, "line": line}
 
+    async def outline(*arguments: Any) -> dict[str, Any]:
+        from stet_lsp.trajectory.operations import trajectory_tree
+
+        args = argument(arguments)
+        session = await server.session_of(field(args, "uri", str, None))
+        wanted = field(args, "id", str, None)
+        target = await server.off_loop(session.target)
+        answer = await server.off_loop(trajectory_tree, target, wanted)
+        path = answer.pop("path")
+        return {**answer, "uri": from_fs_path(path) or ""}
+
     async def mark(*arguments: Any) -> dict[str, Any]:
         from stet_lsp.trajectory.feedback import to_sheet as sheet_entry
         from stet_lsp.trajectory.operations import document, mark_at
@@ -153,5 +165,6 @@ def register(server: StetServer) -> None:
     server.command(CAPSTONE)(answering(capstone))
     server.command(MARK)(answering(mark))
     server.command(OPEN)(answering(open_))
+    server.command(OUTLINE)(answering(outline))
     server.command(SESSIONS)(answering(sessions))
     server.command(LIST)(answering(list_))
