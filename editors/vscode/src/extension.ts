@@ -1106,15 +1106,31 @@ interface TrajectoryRow {
   harnesses: string[];
 }
 
-/** One event of a trajectory's events.jsonl, with the file's 0-based line it is on. */
+/** A step of the server's trajectory outline (`stet.trajectory.outline`): its 0-based line of
+ * events.jsonl, and the path and operation of a file change. */
 interface StepRow {
+  type: "step";
   step: number;
   kind: string;
-  session: string;
   line: number;
   title: string;
-  /** A file_change step's change. */
-  change?: { path: string; diff: string; content?: string; operation: string };
+  path?: string | null;
+  operation?: string | null;
+}
+
+/** A session, turn or subagent of the server's trajectory outline. */
+interface OutlineNodeRow {
+  type: "session" | "turn" | "subagent";
+  name: string;
+  detail: string;
+  line: number;
+  children: (OutlineNodeRow | StepRow)[];
+}
+
+interface OutlineResult {
+  trajectory: string;
+  uri: string;
+  nodes: OutlineNodeRow[];
 }
 
 const ROUTES = [
@@ -1489,6 +1505,9 @@ class OutlineItem extends vscode.TreeItem {
 
   /** What the server's outline says of it (a turn's number, a subagent's step). */
   detail?: string;
+
+  /** Its rows in the view, made once. */
+  rows?: Node[];
 }
 
 class StepItem extends vscode.TreeItem {
@@ -1496,7 +1515,7 @@ class StepItem extends vscode.TreeItem {
     super(`${row.step} · ${row.kind}`, vscode.TreeItemCollapsibleState.None);
     this.id = `step:${trajectory}:${row.step}:${row.line}`;
     this.description = row.title;
-    const change = row.change !== undefined;
+    const change = row.kind === "file_change" && typeof row.path === "string";
     this.contextValue = change ? "stet-step-change" : "stet-step";
     this.iconPath = new vscode.ThemeIcon(change ? "diff" : "debug-stackframe-dot");
     this.command = change
@@ -1507,150 +1526,15 @@ class StepItem extends vscode.TreeItem {
 
 type Node = GroupItem | EntryItem | TrajectoryItem | OutlineItem | StepItem | vscode.TreeItem;
 
-/** A step's title: what it did, in a few words. */
-function stepTitle(event: Record<string, unknown>): string {
-  const first = (value: unknown) => (typeof value === "string" ? value.split("\n")[0].slice(0, 80) : "");
-  const input = event.input as Record<string, unknown> | undefined;
-  return (
-    first(event.path) ||
-    [first(event.name), first(input?.file_path ?? input?.command ?? input?.path)].filter(Boolean).join(" ") ||
-    first(event.text) ||
-    first(event.output) ||
-    first(event.description) ||
-    first(event.reason) ||
-    ""
-  );
-}
-
-/** The server's outline of a trajectory's events.jsonl (sessions, turns, subagents), as
- * name and detail by the line that names each; empty when the server gives none in time. */
-async function outlineNames(file: vscode.Uri): Promise<Map<number, { name: string; detail?: string }>> {
-  const names = new Map<number, { name: string; detail?: string }>();
-  try {
-    const symbols = await Promise.race([
-      vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>(
-        "vscode.executeDocumentSymbolProvider",
-        file,
-      ),
-      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 8000)),
-    ]);
-    const visit = (symbol: vscode.DocumentSymbol | vscode.SymbolInformation) => {
-      if ("selectionRange" in symbol) {
-        names.set(symbol.selectionRange.start.line, { name: symbol.name, detail: symbol.detail || undefined });
-        symbol.children?.forEach(visit);
-      }
-    };
-    symbols?.forEach(visit);
-  } catch (error) {
-    output?.warn(`the outline of ${file.fsPath}: ${error instanceof Error ? error.message : String(error)}`);
+/** The tree of a trajectory's outline node: its child nodes and steps, in the server's order. */
+function outlineItem(trajectory: string, file: vscode.Uri, node: OutlineNodeRow): OutlineItem {
+  const label = node.type === "session" ? node.name || `session ${node.detail.slice(0, 12)}` : node.name;
+  const item = new OutlineItem(trajectory, file, node.type, `${node.detail}:${node.line}`, node.line, label);
+  item.detail = node.type === "session" ? `session ${node.detail.slice(0, 8)}`.trim() : node.detail;
+  for (const child of node.children) {
+    item.children.push(child.type === "step" ? child : outlineItem(trajectory, file, child));
   }
-  return names;
-}
-
-/** Sessions → turns → steps, subagents a level of their own under the turn that started them
- * (as the server's outline places them), named from the server's outline when it gave one. */
-function outlineTree(
-  trajectory: string,
-  file: vscode.Uri,
-  text: string,
-  names: Map<number, { name: string; detail?: string }>,
-): OutlineItem[] {
-  const sessions = new Map<string, OutlineItem>();
-  const turns = new Map<string, OutlineItem>();
-  const turnCounts = new Map<string, number>();
-  const agents = new Map<string, OutlineItem>();
-  const named = (item: OutlineItem, line: number) => {
-    const known = names.get(line);
-    if (known) {
-      item.label = known.name;
-      item.detail = item.level === "session" ? `session ${known.detail?.slice(0, 8) ?? ""}`.trim() : known.detail;
-    }
-    return item;
-  };
-  const sessionOf = (session: string, line: number) => {
-    let node = sessions.get(session);
-    if (!node) {
-      node = named(
-        new OutlineItem(trajectory, file, "session", session, line, `session ${session.slice(0, 12)}`),
-        line,
-      );
-      sessions.set(session, node);
-    }
-    return node;
-  };
-  /** A subagent's node, made under `parent` (the node of the agent whose call started it),
-   * else under the session's turn. */
-  const agentOf = (session: string, agent: string, line: number, parent?: OutlineItem) => {
-    const key = `${session}\u0000${agent}`;
-    let node = agents.get(key);
-    if (!node) {
-      node = named(
-        new OutlineItem(trajectory, file, "subagent", `${session}:${agent}`, line, `subagent ${agent}`),
-        line,
-      );
-      agents.set(key, node);
-      (parent ?? turns.get(session) ?? sessionOf(session, line)).children.push(node);
-    }
-    return node;
-  };
-  text.split("\n").forEach((raw, index) => {
-    if (!raw.trim()) {
-      return;
-    }
-    let event: Record<string, unknown>;
-    try {
-      event = JSON.parse(raw) as Record<string, unknown>;
-    } catch {
-      return; // not an event: the server's diagnostics say so in the file
-    }
-    if (typeof event !== "object" || event === null) {
-      return;
-    }
-    const session = typeof event.session === "string" ? event.session : "";
-    const kind = String(event.kind ?? "?");
-    const agent = typeof event.agent === "string" ? event.agent : undefined;
-    const row: StepRow = {
-      step: typeof event.step === "number" ? event.step : index + 1,
-      kind,
-      session,
-      line: index,
-      title: stepTitle(event),
-    };
-    if (kind === "file_change" && typeof event.path === "string") {
-      row.change = {
-        path: event.path,
-        diff: typeof event.diff === "string" ? event.diff : "",
-        content: typeof event.content === "string" ? event.content : undefined,
-        operation: typeof event.operation === "string" ? event.operation : "modify",
-      };
-    }
-    const home = sessionOf(session, index);
-    if (kind === "user_message" && agent === undefined) {
-      const number = (turnCounts.get(session) ?? 0) + 1;
-      turnCounts.set(session, number);
-      const turn = named(
-        new OutlineItem(trajectory, file, "turn", `${session}:${number}`, index, row.title || `turn ${number}`),
-        index,
-      );
-      turn.detail ??= `turn ${number}`;
-      home.children.push(turn);
-      turns.set(session, turn);
-      turn.children.push(row);
-      return;
-    }
-    if (kind === "subagent" && typeof event.agent_id === "string") {
-      // A subagent's own subagent goes under it, as the server's outline has it.
-      const parent = agent !== undefined ? agentOf(session, agent, index) : undefined;
-      const node = agentOf(session, event.agent_id, index, parent);
-      named(node, index);
-      node.children.push(row);
-      return;
-    }
-    (agent !== undefined ? agentOf(session, agent, index) : (turns.get(session) ?? home)).children.push(row);
-  });
-  const roots = [...sessions.values()];
-  roots.forEach((root) => root.finish());
-  return roots;
+  return item;
 }
 
 // -- a file change's diff: two read-only documents built from the step's unified diff ----------
@@ -1701,9 +1585,13 @@ class DiffDocuments implements vscode.TextDocumentContentProvider {
     return sides ? (side === "left" ? sides.left : sides.right) : "";
   }
 
-  /** The left and right URIs of a step's change. */
-  add(trajectory: string, row: StepRow): { left: vscode.Uri; right: vscode.Uri } {
-    const change = row.change!;
+  /** The left and right URIs of a step's change (`diff`, and `content` when the diff is
+   * empty: a created file stored whole). */
+  add(
+    trajectory: string,
+    row: StepRow,
+    change: { path: string; diff: string; content?: string },
+  ): { left: vscode.Uri; right: vscode.Uri } {
     let sides = diffSides(change.diff);
     if (!change.diff.trim() && change.content !== undefined) {
       sides = { left: "", right: change.content };
@@ -1726,22 +1614,48 @@ class DiffDocuments implements vscode.TextDocumentContentProvider {
 
 let diffDocuments: DiffDocuments | undefined;
 
-/** Opens a file change of the tree as a diff: "<path> (step N)". */
+/** Opens a file change of the tree as a diff: "<path> (step N)", from the step's line of
+ * events.jsonl. */
 async function openStepDiff(item: StepItem): Promise<void> {
-  if (!item.row.change || !diffDocuments) {
+  const change = await changeOf(item);
+  if (!change || !diffDocuments) {
     await openStep(item);
     return;
   }
-  const { left, right } = diffDocuments.add(item.trajectory, item.row);
-  await vscode.commands.executeCommand("vscode.diff", left, right, `${item.row.change.path} (step ${item.row.step})`, {
+  const { left, right } = diffDocuments.add(item.trajectory, item.row, change);
+  await vscode.commands.executeCommand("vscode.diff", left, right, `${change.path} (step ${item.row.step})`, {
     preview: true,
   });
+}
+
+/** The change a file_change step's line of events.jsonl holds; undefined when the line is not
+ * one (the file changed since the tree was built). */
+async function changeOf(item: StepItem): Promise<{ path: string; diff: string; content?: string } | undefined> {
+  const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(item.file));
+  let event: Record<string, unknown>;
+  try {
+    event = JSON.parse(text.split("\n")[item.row.line] ?? "") as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (typeof event !== "object" || event === null || event.kind !== "file_change" || typeof event.path !== "string") {
+    return undefined;
+  }
+  return {
+    path: event.path,
+    diff: typeof event.diff === "string" ? event.diff : "",
+    content: typeof event.content === "string" ? event.content : undefined,
+  };
 }
 
 class StetTree implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   list: ListResult | undefined;
+  /** Each trajectory's outline by its events.jsonl's time and size: a refresh of the view
+   * (any change of the sheet) gives the same items back while the file is unchanged, so a
+   * click on a row is never lost to a row that was just replaced. */
+  private readonly outlines = new Map<string, { stamp: string; items: OutlineItem[] }>();
 
   refresh(): void {
     this.changed.fire(undefined);
@@ -1749,6 +1663,23 @@ class StetTree implements vscode.TreeDataProvider<Node> {
 
   getTreeItem(node: Node): vscode.TreeItem {
     return node;
+  }
+
+  /** Sessions, turns and subagents with their steps, as the server's outline places them. */
+  private async outline(row: TrajectoryRow): Promise<OutlineItem[]> {
+    const stamp = await eventsStamp(row);
+    const known = this.outlines.get(row.id);
+    if (stamp !== undefined && known?.stamp === stamp) {
+      return known.items;
+    }
+    const outline = await execute<OutlineResult>("stet.trajectory.outline", { ...repositoryArgument(), id: row.id });
+    const file = vscode.Uri.parse(outline.uri);
+    const items = outline.nodes.map((child) => outlineItem(row.id, file, child));
+    items.forEach((item) => item.finish());
+    if (stamp !== undefined) {
+      this.outlines.set(row.id, { stamp, items });
+    }
+    return items;
   }
 
   async getChildren(node?: Node): Promise<Node[]> {
@@ -1801,31 +1732,32 @@ class StetTree implements vscode.TreeDataProvider<Node> {
           .map((row) => new TrajectoryItem(row));
       }
       if (node instanceof TrajectoryItem) {
-        // Its events.jsonl, read here (stet.trajectory.open would also show it in an editor).
-        const root = repositoryRoot(this.list);
-        const file = root
-          ? vscode.Uri.file(path.resolve(root, node.row.path, "events.jsonl"))
-          : vscode.Uri.parse(
-              (
-                await execute<{ uri: string }>("stet.trajectory.open", {
-                  ...repositoryArgument(),
-                  id: node.row.id,
-                  file: "events",
-                })
-              ).uri,
-            );
-        const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
-        return outlineTree(node.row.id, file, text, await outlineNames(file));
+        return await this.outline(node.row);
       }
       if (node instanceof OutlineItem) {
-        return node.children.map((child) =>
+        node.rows ??= node.children.map((child) =>
           child instanceof OutlineItem ? child : new StepItem(node.trajectory, node.file, child),
         );
+        return node.rows;
       }
     } catch (error) {
       output?.warn(`the Stet view: ${error instanceof Error ? error.message : String(error)}`);
     }
     return [];
+  }
+}
+
+/** The time and size of a trajectory's events.jsonl; undefined when it cannot be told. */
+async function eventsStamp(row: TrajectoryRow): Promise<string | undefined> {
+  const root = repositoryRoot(stetView?.list);
+  if (!root) {
+    return undefined;
+  }
+  try {
+    const found = await vscode.workspace.fs.stat(vscode.Uri.file(path.resolve(root, row.path, "events.jsonl")));
+    return `${found.mtime}:${found.size}`;
+  } catch {
+    return undefined;
   }
 }
 
