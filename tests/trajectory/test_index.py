@@ -433,19 +433,23 @@ def test_the_outline_spans_every_step(index: TrajectoryIndex) -> None:
             assert before.last_line < after.first_line
 
 
+def nested_subagents() -> list[EventBase]:
+    """A subagent that starts one of its own, one that no subagent event started, and the
+    main agent after them."""
+    return [
+        UserMessage(**common(), text="Go"),
+        ToolCall(**common(), call_id="t1", name="Task", input={"prompt": "outer"}),
+        Subagent(**common(), agent_id="outer", call_id="t1"),
+        ToolCall(**common(agent="outer"), call_id="t2", name="Task", input={"prompt": "in"}),
+        Subagent(**common(agent="outer"), agent_id="inner", call_id="t2"),
+        AgentMessage(**common(agent="inner"), text="deep"),
+        AgentMessage(**common(agent="stray"), text="no subagent event started me"),
+        AgentMessage(**common(), text="back in the main agent"),
+    ]
+
+
 def test_nested_subagents_and_subagents_nobody_started() -> None:
-    text = events_text(
-        [
-            UserMessage(**common(), text="Go"),
-            ToolCall(**common(), call_id="t1", name="Task", input={"prompt": "outer"}),
-            Subagent(**common(), agent_id="outer", call_id="t1"),
-            ToolCall(**common(agent="outer"), call_id="t2", name="Task", input={"prompt": "in"}),
-            Subagent(**common(agent="outer"), agent_id="inner", call_id="t2"),
-            AgentMessage(**common(agent="inner"), text="deep"),
-            AgentMessage(**common(agent="stray"), text="no subagent event started me"),
-        ]
-    )
-    index = TrajectoryIndex.from_events_text(text)
+    index = TrajectoryIndex.from_events_text(events_text(nested_subagents()))
     (session,) = index.outline()
     (turn,) = session.children
     outer, stray = turn.children
@@ -456,7 +460,7 @@ def test_nested_subagents_and_subagents_nobody_started() -> None:
     assert (outer.first_line, outer.last_line) == (2, 5)
     assert (inner.first_line, inner.last_line) == (4, 5)
     assert (stray.first_line, stray.last_line) == (6, 6)
-    assert (turn.first_line, turn.last_line) == (0, 6)
+    assert (turn.first_line, turn.last_line) == (0, 7)
 
 
 def rows(nodes: list[dict[str, Any]], depth: int = 0) -> Iterator[tuple[int, str]]:
@@ -533,18 +537,7 @@ def walk_tree(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 
 def test_the_tree_places_nested_and_unstarted_subagents_as_the_outline_does() -> None:
-    text = events_text(
-        [
-            UserMessage(**common(), text="Go"),
-            ToolCall(**common(), call_id="t1", name="Task", input={"prompt": "outer"}),
-            Subagent(**common(), agent_id="outer", call_id="t1"),
-            ToolCall(**common(agent="outer"), call_id="t2", name="Task", input={"prompt": "in"}),
-            Subagent(**common(agent="outer"), agent_id="inner", call_id="t2"),
-            AgentMessage(**common(agent="inner"), text="deep"),
-            AgentMessage(**common(agent="stray"), text="no subagent event started me"),
-            AgentMessage(**common(), text="back in the main agent"),
-        ]
-    )
+    text = events_text(nested_subagents())
     assert list(rows(tree(TrajectoryIndex.from_events_text(text)))) == [
         (0, f"session {SESSION}"),
         (1, "turn Go"),
