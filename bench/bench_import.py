@@ -803,8 +803,10 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
                 meta.base_commit = importing._head(target.root)
         with clock.phase("compose: narration (render)"):
             narration = render(meta.model_dump(mode="json"), composed)
+        composed.clear()
         with clock.phase("compose: gate on narration"):
             gated = redact_text(narration, path="narration.md", cache=None)
+        del narration
         with clock.phase("compose: write events, narration, meta"):
             folder.write(b"".join([line.encode() + b"\n" for line in lines]), meta, gated.text)
     counts["narration bytes"] = len(gated.text.encode("utf-8"))

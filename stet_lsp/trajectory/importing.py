@@ -169,7 +169,9 @@ def compose(target: Target, folder: Folder) -> None:
     if meta.base_commit is None:
         meta.base_commit = _head(target.root)
     narration = render(meta.model_dump(mode="json"), events)
+    events.clear()  # from here on only text: the narration's gate and the writes
     gated = redact_text(narration, path="narration.md", cache=None)  # every written byte
+    del narration
     # Line by line: one string of every line would take up to four bytes a character, all of
     # them as wide as the widest.
     folder.write(b"".join([line.encode("utf-8") + b"\n" for line in lines]), meta, gated.text)
