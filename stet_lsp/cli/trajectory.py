@@ -54,6 +54,9 @@ def register(commands: Any) -> None:
 
     show = actions.add_parser("show", parents=[shared], help="a trajectory's steps")
     show.add_argument("id", nargs="?", help="trajectory id (default: the working one)")
+    show.add_argument(
+        "--tree", action="store_true", help="steps under their sessions, turns and subagents"
+    )
     json_option(show)
     show.set_defaults(func=_show)
 
@@ -180,6 +183,8 @@ def _folder(args: argparse.Namespace) -> Any:
 def _show(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.outline import summary
 
+    if args.tree:
+        return _show_tree(args)
     folder = _folder(args)
     events = folder.read_events()
     if args.json:
@@ -199,6 +204,30 @@ def _show(args: argparse.Namespace) -> int:
         agent = f"  [{event.agent}]" if event.agent else ""
         print(f"{event.step:>5}  {event.kind:<13} {summary(event)}{agent}")
     return 0
+
+
+def _show_tree(args: argparse.Namespace) -> int:
+    from stet_lsp.trajectory.operations import trajectory_tree
+
+    tree = trajectory_tree(target_of(args), _folder(args).id)
+    if args.json:
+        print_json(tree)
+        return 0
+    rows: list[str] = []
+    _tree_rows(tree["nodes"], 0, rows)
+    print("\n".join(rows))
+    return 0
+
+
+def _tree_rows(nodes: list[dict[str, Any]], depth: int, rows: list[str]) -> None:
+    indent = "  " * depth
+    for node in nodes:
+        if node["type"] == "step":
+            rows.append(f"{indent}{node['step']:>5}  {node['kind']:<13} {node['title']}")
+            continue
+        detail = f"  ({node['detail']})" if node["detail"] else ""
+        rows.append(f"{indent}{node['type']} {node['name']}{detail}")
+        _tree_rows(node["children"], depth + 1, rows)
 
 
 def _render(args: argparse.Namespace) -> int:

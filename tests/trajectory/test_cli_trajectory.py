@@ -207,6 +207,47 @@ def test_list_show_and_render(stet: Run, root: Path, two_sessions: tuple[Path, P
 # -- export ----------------------------------------------------------------------------------
 
 
+def test_show_tree_groups_the_steps_as_the_editors_outline(
+    stet: Run, root: Path, two_sessions: tuple[Path, Path]
+) -> None:
+    code, _, err = stet("trajectory", "show", "--tree", "-C", str(root))
+    assert code == 1 and "has no working trajectory yet" in err
+    for source in two_sessions:
+        imported(stet, root, source)
+    meta = json.loads((folder_of(root) / "meta.json").read_text())
+
+    code, out, _ = stet("trajectory", "show", "--tree", "--json", "-C", str(root))
+    document = json.loads(out)
+    assert set(document) == {"version", "trajectory", "path", "nodes"}
+    assert document["path"] == str(folder_of(root) / "events.jsonl")
+    sessions = document["nodes"]
+    assert [node["detail"] for node in sessions] == [SESSION_A, SESSION_B]
+    assert {node["type"] for node in sessions} == {"session"}
+
+    def steps(nodes: list[dict[str, Any]]) -> list[int]:
+        found: list[int] = []
+        for node in nodes:
+            found += [node["step"]] if node["type"] == "step" else steps(node["children"])
+        return found
+
+    # Every step once, in order; each session's first row its start, then its turn.
+    assert steps(sessions) == list(range(1, meta["steps"] + 1))
+    start, turn = sessions[0]["children"]
+    assert (start["kind"], turn["type"], turn["name"]) == (
+        "session_start",
+        "turn",
+        "Add the greeting module",
+    )
+
+    code, out, _ = stet("trajectory", "show", "--tree", "-C", str(root))
+    rows = out.splitlines()
+    assert code == 0 and rows[0].startswith("session claude-code 2.1.12") and SESSION_A in rows[0]
+    assert rows[1] == f"      1  session_start claude-code 2.1.12 {MODEL}"
+    assert rows[2] == "  turn Add the greeting module  (turn 1)"
+    assert rows[3] == "        2  user_message  Add the greeting module"
+    assert sum(1 for row in rows if row.lstrip().split(" ")[0].isdigit()) == meta["steps"]
+
+
 def test_export_atif_and_agent_trace(
     stet: Run, root: Path, repo: pygit2.Repository, tmp_path: Path, two_sessions: tuple[Path, Path]
 ) -> None:
