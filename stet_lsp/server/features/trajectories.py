@@ -106,7 +106,8 @@ def register(server: StetServer) -> None:
         session = await server.session_of(field(args, "uri", str, None))
         wanted = field(args, "id", str, None)
         target = await server.off_loop(session.target)
-        answer = await server.off_loop(trajectory_tree, target, wanted)
+        progress = Progress(server, "Stet: reading the trajectory", wanted or target.label)
+        answer = await progress.run(server.off_loop(trajectory_tree, target, wanted))
         path = answer.pop("path")
         return {**answer, "uri": from_fs_path(path) or ""}
 
