@@ -337,6 +337,16 @@ local function run_import()
   end)
   result.trajectory_buffer = vim.api.nvim_buf_get_name(0)
   result.trajectory_lines = vim.api.nvim_buf_get_lines(0, 0, 3, false)
+
+  -- :Stet steps: the steps under their session and turn headings.
+  vim.cmd("Stet steps")
+  wait_for("steps in quickfix", function()
+    return #vim.fn.getqflist() > 0
+  end)
+  result.steps_list = {}
+  for _, item in ipairs(vim.fn.getqflist()) do
+    result.steps_list[#result.steps_list + 1] = { text = item.text, lnum = item.lnum, valid = item.valid }
+  end
   result.ok = true
 end
 
@@ -443,7 +453,8 @@ local function run_graduate()
   result.steps_title = vim.fn.getqflist({ title = 1 }).title
   result.quickfix = {}
   for _, item in ipairs(vim.fn.getqflist()) do
-    result.quickfix[#result.quickfix + 1] = { file = vim.api.nvim_buf_get_name(item.bufnr), lnum = item.lnum, text = item.text }
+    local file = item.bufnr > 0 and vim.api.nvim_buf_get_name(item.bufnr) or ""
+    result.quickfix[#result.quickfix + 1] = { file = file, lnum = item.lnum, text = item.text, valid = item.valid }
   end
   vim.cmd("cclose")
   vim.api.nvim_set_current_buf(source)

@@ -283,6 +283,17 @@ def test_agent_session_imported_and_opened_from_neovim(tmp_path: Path) -> None:
     assert Path(result["trajectory_buffer"]).resolve() == folder / "narration.md"
     assert result["trajectory_lines"][0] == f"# Trajectory {trajectory['id']}"
 
+    # :Stet steps: the session's heading, its start, the turn's heading, then the turn's steps.
+    rows = result["steps_list"]
+    assert rows[0]["valid"] == 0 and rows[0]["text"].startswith("session claude-code 2.1.12")
+    assert (rows[1]["valid"], rows[1]["lnum"]) == (1, 1)
+    assert rows[1]["text"].startswith("step 1 session_start claude-code")
+    assert rows[2] == {"text": f"│ turn {SESSION_PROMPT} (turn 1)", "lnum": 0, "valid": 0}
+    steps = rows[3:]
+    assert [row["lnum"] for row in steps] == list(range(2, trajectory["steps"] + 1))
+    assert all(row["valid"] == 1 for row in steps)
+    assert steps[0]["text"] == f"step 2 user_message {SESSION_PROMPT}"
+
 
 MARK_TEXT = "retry.py duplicates payments/retry.py"
 MARK_STEP = 6  # the Write that created src/retry.py
@@ -393,17 +404,23 @@ def test_entries_graduated_steps_listed_and_capstone_from_neovim(tmp_path: Path)
         == f"stet: entry {entry_id} into the skill {SKILL_NAME} ({relative}, staged)"
     )
 
-    # :Stet steps: a quickfix item per step of the working trajectory, at its events.jsonl line.
+    # :Stet steps: a quickfix item per step of the working trajectory, at its events.jsonl line,
+    # under a heading for its session (the server's outline: graduation keeps a session of its
+    # own).
     # (The capstone has since moved it to .stet/trajectories/, unchanged.)
     [trajectory] = json.loads(stet(root, "trajectory", "list", "--json").stdout)["trajectories"]
     events = root / trajectory["path"] / "events.jsonl"
     lines = events.read_text(encoding="utf-8").splitlines()
-    assert len(result["quickfix"]) == len(lines) == trajectory["steps"]
-    working = Path(result["quickfix"][0]["file"]).resolve()
+    steps = [item for item in result["quickfix"] if item["valid"] == 1]
+    headings = [item["text"] for item in result["quickfix"] if item["valid"] == 0]
+    assert len(steps) == len(lines) == trajectory["steps"]
+    assert headings == ["session graduation (graduation)"], headings
+    assert result["quickfix"][0]["text"] == headings[0]
+    working = Path(steps[0]["file"]).resolve()
     assert working.name == "events.jsonl"
     assert working.parent.parent == root / ".stet" / "cache" / "trajectories"
     assert result["steps_title"] == f"stet trajectory {working.parent.name}"
-    for index, item in enumerate(result["quickfix"]):
+    for index, item in enumerate(steps):
         event = json.loads(lines[item["lnum"] - 1])
         assert Path(item["file"]).resolve() == working
         assert item["lnum"] == index + 1

@@ -792,56 +792,51 @@ function M.graduate(route, id)
   end)
 end
 
---- One quickfix line about an event of events.jsonl: "step N kind detail".
----@param event table
----@return string
-function M.step_text(event)
-  local detail
-  for _, key in ipairs({ "name", "path", "text", "prompt", "reason", "title" }) do
-    local v = value(event[key])
-    if type(v) == "string" and v ~= "" then
-      detail = v
-      break
-    end
-  end
-  if detail == nil and type(value(event.input)) == "table" then
-    detail = vim.json.encode(event.input)
-  end
-  local text = ("step %s %s"):format(tostring(value(event.step) or "?"), tostring(value(event.kind) or "?"))
-  if detail then
-    detail = detail:gsub("%s+", " ")
-    text = text .. " " .. (#detail > 100 and (detail:sub(1, 99) .. "…") or detail)
-  end
-  return text
-end
-
---- The quickfix items of an events.jsonl file: one per step, at its line.
----@param path string
+--- The quickfix items of a trajectory's outline (`stet.trajectory.outline`): each session,
+--- turn and subagent a heading line, its steps after it ("step N kind title", at their line
+--- of `path`), in the server's order.
+---@param nodes table[]
+---@param path string the trajectory's events.jsonl
+---@param items table[]? added to
+---@param depth integer?
 ---@return table[]
-function M.step_items(path)
-  local items = {}
-  for lnum, line in ipairs(vim.fn.readfile(path)) do
-    local ok, event = pcall(vim.json.decode, line)
-    if ok and type(event) == "table" and value(event.step) ~= nil then
-      items[#items + 1] = { filename = path, lnum = lnum, col = 1, text = M.step_text(event) }
+function M.tree_items(nodes, path, items, depth)
+  items = items or {}
+  depth = depth or 0
+  for _, node in ipairs(nodes) do
+    if node.type == "step" then
+      local text = ("step %s %s"):format(tostring(node.step), node.kind)
+      local title = value(node.title)
+      if type(title) == "string" and title ~= "" then
+        text = text .. " " .. title
+      end
+      items[#items + 1] = { filename = path, lnum = node.line + 1, col = 1, text = text }
+    else
+      local detail = value(node.detail)
+      local heading = ("%s%s %s"):format(("│ "):rep(depth), node.type, node.name)
+      if type(detail) == "string" and detail ~= "" then
+        heading = heading .. " (" .. detail .. ")"
+      end
+      items[#items + 1] = { text = heading, valid = 0 }
+      M.tree_items(node.children or {}, path, items, depth + 1)
     end
   end
   return items
 end
 
 --- Fills the quickfix list with a trajectory's steps (`id` or prefix; default the working
---- trajectory): each at its line of events.jsonl.
+--- trajectory), under its sessions, turns and subagents as the server's outline groups them.
 ---@param id string?
 function M.steps(id)
   local bufnr, uri = here()
-  M.execute("stet.trajectory.open", { uri = uri, id = id, file = "events" }, function(result)
+  M.execute("stet.trajectory.outline", { uri = uri, id = id }, function(result)
     local target = type(result) == "table" and result.uri or nil
     if not target then
       return
     end
     vim.schedule(function()
       local path = vim.uri_to_fname(target)
-      local items = M.step_items(path)
+      local items = M.tree_items(result.nodes or {}, path)
       local name = vim.fs.basename(vim.fs.dirname(path))
       vim.fn.setqflist({}, " ", { title = "stet trajectory " .. name, items = items })
       if #items > 0 then
