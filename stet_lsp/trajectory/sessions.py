@@ -217,8 +217,24 @@ def _claude_sessions(roots: list[str], config_dirs: list[Path]) -> list[_Found]:
                 if head.cwd is not None and not _inside_any(head.cwd, roots):
                     continue
                 seen.add(real)
+                head.more_bytes = _claude_subagent_bytes(path, base)
                 found.append(_found("claude-code", path, status, head))
     return found
+
+
+def _claude_subagent_bytes(path: Path, base: str) -> int:
+    """The size of the session's subagent files (`<session>/subagents/…/agent-*.jsonl`), read
+    with it; links leading out of the projects folder do not count."""
+    total = 0
+    folder = path.parent / path.name.split(".", 1)[0] / "subagents"
+    for directory, _, names in os.walk(folder):  # links to folders are not followed
+        for name in names:
+            file = os.path.join(directory, name)
+            if name.startswith("agent-") and name.endswith(".jsonl"):
+                real = os.path.realpath(file)
+                if _is_below(real, base) and os.path.isfile(real):
+                    total += _size_of(Path(real))
+    return total
 
 
 def _claude_project_folders(projects: Path, roots: list[str]) -> Iterator[tuple[Path, bool]]:

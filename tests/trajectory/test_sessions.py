@@ -183,6 +183,24 @@ def test_claude_sessions_with_prompt_id_start_and_size(repo: Path, home: Path) -
     ]
 
 
+def test_a_claude_sessions_size_counts_its_subagent_files(
+    repo: Path, home: Path, tmp_path: Path
+) -> None:
+    folder = claude_folder(home, repo)
+    path = write_jsonl(folder / f"{CLAUDE_ID}.jsonl", claude_session(repo))
+    subagents = folder / CLAUDE_ID / "subagents"
+    first = write_jsonl(subagents / "agent-a1.jsonl", claude_session(repo, session="s1"))
+    nested = write_jsonl(subagents / "deeper" / "agent-a2.jsonl", claude_session(repo))
+    (subagents / "agent-a1.meta.json").write_text('{"description": "look"}')
+    # A link out of the projects folder does not count, nor a folder linked in.
+    outside = write_jsonl(tmp_path / "elsewhere" / "agent-x.jsonl", claude_session(repo))
+    (subagents / "agent-x.jsonl").symlink_to(outside)
+    (subagents / "linked").symlink_to(outside.parent, target_is_directory=True)
+    (session,) = find_sessions(repo, home=home, env={})
+    files = (path, first, nested)
+    assert session.size == sum(file.stat().st_size for file in files)
+
+
 def test_claude_sessions_in_folders_inside_the_repository(
     repo: Path, home: Path, tmp_path: Path
 ) -> None:
