@@ -564,14 +564,30 @@ EDITED_TEXT = "Payment functions take the URL and nothing else"
 REPLY_TEXT = "Checked with the payments team"
 
 
+def add_thread_entries(root: Path) -> list[str]:
+    """THREAD_ENTRIES written with the `stet` CLI, anchored in src/pay.py; their ids."""
+    return [
+        add_note(
+            root,
+            text,
+            "--kind",
+            kind,
+            "--author",
+            author,
+            "--file",
+            "src/pay.py",
+            "--line",
+            str(line),
+        )
+        for text, kind, author, line in THREAD_ENTRIES
+    ]
+
+
 def test_comment_threads_mirror_the_sheet_from_vscode(
     tmp_path: Path, code_server: tuple[str, Path]
 ) -> None:
     base, root = code_server
-    ids = []
-    for text, kind, author, line in THREAD_ENTRIES:
-        where = ["--file", "src/pay.py", "--line", str(line)]
-        ids.append(add_note(root, text, "--kind", kind, "--author", author, *where))
+    ids = add_thread_entries(root)
 
     started = time.monotonic()
     result = drive(
@@ -1032,10 +1048,7 @@ def test_comment_thread_discarded_from_vscode(
     tmp_path: Path, code_server: tuple[str, Path]
 ) -> None:
     base, root = code_server
-    ids = []
-    for text, kind, author, line in THREAD_ENTRIES:
-        where = ["--file", "src/pay.py", "--line", str(line)]
-        ids.append(add_note(root, text, "--kind", kind, "--author", author, *where))
+    ids = add_thread_entries(root)
     (first, _, _, _), (second, _, _, _), (other, _, _, other_line) = THREAD_ENTRIES
 
     result = drive(

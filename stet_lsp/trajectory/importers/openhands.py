@@ -63,7 +63,6 @@ from stet_lsp.trajectory.importers.diffs import Diff, file_diff, hunks_diff
 from stet_lsp.trajectory.importers.edits import Edit, edits_from_arguments, file_change_fields
 from stet_lsp.trajectory.importers.fields import (
     as_text,
-    cost_field,
     count_field,
     mapping,
     sequence,
@@ -71,6 +70,7 @@ from stet_lsp.trajectory.importers.fields import (
 )
 from stet_lsp.trajectory.importers.files import file_digest
 from stet_lsp.trajectory.importers.jsondoc import JsonDocument, leading_members
+from stet_lsp.trajectory.importers.openhands_metrics import CumulativeUsage
 
 FORMAT = "openhands"
 
@@ -189,7 +189,7 @@ class _Reader:
         self.calls: dict[str, _Call] = {}
         self.other_actions: set[str] = set()
         self.responses: set[str] = set()  # model responses whose usage and reasoning are out
-        self.totals: tuple[float, int, int, int, int] = (0.0, 0, 0, 0, 0)
+        self.usage = CumulativeUsage()
         self.end_reason: str | None = None
         self.last_error: str | None = None
         self.facts = _Facts()
@@ -523,39 +523,14 @@ class _Reader:
 
     def _usage(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
         """What an action's cumulative metrics added since the last ones: the requests that
-        produced it. Metrics that went down started over (a resumed session)."""
+        produced it."""
         metrics = event.get("llm_metrics")
         if not isinstance(metrics, dict) or event.get("source") != "agent":
             return
-        tokens = mapping(metrics.get("accumulated_token_usage"))
-        totals = (
-            cost_field(metrics.get("accumulated_cost")) or 0.0,
-            count_field(tokens.get("prompt_tokens")),
-            count_field(tokens.get("completion_tokens")),
-            count_field(tokens.get("cache_read_tokens")),
-            count_field(tokens.get("cache_write_tokens")),
-        )
-        before = self.totals
-        if any(now < then for now, then in zip(totals, before, strict=True)):
-            before = (0.0, 0, 0, 0, 0)
-        self.totals = totals
-        cost, prompt, output, cached, written = (
-            now - then for now, then in zip(totals, before, strict=True)
-        )
-        if not (prompt or output or cost):
-            return
-        self.parsed.emit(
-            Usage,
-            at,
-            time,
-            model=text_field(tokens.get("model")) or _model(event),
-            input_tokens=max(int(prompt - cached - written), 0),
-            output_tokens=int(output),
-            cache_read_tokens=int(cached),
-            cache_write_tokens=int(written),
-            cost_usd=round(cost, 10),
-            cost_basis="reported",
-        )
+        fields = self.usage.added(metrics)
+        if fields is not None:
+            fields["model"] = fields["model"] or _model(event)
+            self.parsed.emit(Usage, at, time, **fields)
 
     # -- helpers ----------------------------------------------------------------------------
 

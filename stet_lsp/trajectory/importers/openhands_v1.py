@@ -97,6 +97,7 @@ from stet_lsp.trajectory.importers.fields import (
 )
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
 from stet_lsp.trajectory.importers.jsondoc import JsonDocument, escape, leading_members
+from stet_lsp.trajectory.importers.openhands_metrics import CumulativeUsage
 
 FORMAT = "openhands-v1"
 HARNESS = "openhands"
@@ -282,7 +283,7 @@ class _Reader:
         self.calls: dict[str, _Call] = {}
         self.absorbed: set[str] = set()  # think and finish calls: no tool call of their own
         self.responses: set[str] = set()  # responses whose reasoning and usage are out
-        self.totals: dict[str, tuple[float, int, int, int, int]] = {}
+        self.usage = CumulativeUsage()
         self.end_reason: str | None = None
         self.last_time: str | None = None
 
@@ -676,40 +677,14 @@ class _Reader:
     def _cumulative_usage(
         self, key: str, snapshot: dict[str, Any], at: SourceRef, time: str | None
     ) -> None:
-        """What an LLM's cumulative figures added since it last showed them. Figures that
-        went down started over (a restored conversation). Per-request usage from
-        base_state.json, when there is any, already counts them."""
+        """What an LLM's cumulative figures added since it last showed them. Per-request
+        usage from base_state.json, when there is any, already counts them."""
         if self.per_request:
             return
-        tokens = mapping(snapshot.get("accumulated_token_usage"))
-        totals = (
-            cost_field(snapshot.get("accumulated_cost")) or 0.0,
-            count_field(tokens.get("prompt_tokens")),
-            count_field(tokens.get("completion_tokens")),
-            count_field(tokens.get("cache_read_tokens")),
-            count_field(tokens.get("cache_write_tokens")),
-        )
-        before = self.totals.get(key, (0.0, 0, 0, 0, 0))
-        if any(now < then for now, then in zip(totals, before, strict=True)):
-            before = (0.0, 0, 0, 0, 0)
-        self.totals[key] = totals
-        cost, prompt, output, cached, written = (
-            now - then for now, then in zip(totals, before, strict=True)
-        )
-        if not (prompt or output or cost):
-            return
-        self.parsed.emit(
-            Usage,
-            at,
-            time,
-            model=text_field(tokens.get("model")) or text_field(snapshot.get("model_name")),
-            input_tokens=max(int(prompt - cached - written), 0),
-            output_tokens=int(output),
-            cache_read_tokens=int(cached),
-            cache_write_tokens=int(written),
-            cost_usd=round(cost, 10) if cost else None,
-            cost_basis="reported" if cost else None,
-        )
+        fields = self.usage.added(snapshot, key)
+        if fields is not None:
+            fields["model"] = fields["model"] or text_field(snapshot.get("model_name"))
+            self.parsed.emit(Usage, at, time, **fields)
 
     # -- helpers ----------------------------------------------------------------------------
 
