@@ -8,6 +8,7 @@ import bisect
 import re
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_NEWLINE = re.compile("\n")
 
 
 def split_lines(text: str) -> list[str]:
@@ -22,19 +23,16 @@ class LineIndex:
         self.length = len(text)
         self.starts = [0]
         """Offset of each line's first character."""
-        self.ends: list[int] = []
-        """Offset of each line's break (the text's length for the last line)."""
+        self._ends: list[int] | None = None
+        """Offset of each line's break, where a break can be two characters (`\\r\\n`)."""
         if "\r" in text:
+            self._ends = []
             for found in _LINE_BREAK.finditer(text):
-                self.ends.append(found.start())
+                self._ends.append(found.start())
                 self.starts.append(found.end())
+            self._ends.append(self.length)
         else:
-            at = text.find("\n")
-            while at >= 0:
-                self.ends.append(at)
-                self.starts.append(at + 1)
-                at = text.find("\n", at + 1)
-        self.ends.append(self.length)
+            self.starts += [found.end() for found in _NEWLINE.finditer(text)]
 
     def line_of(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset) - 1
@@ -45,4 +43,7 @@ class LineIndex:
 
     def line_bounds(self, line: int) -> tuple[int, int]:
         """Start of the line and offset of its break (or the end of the text)."""
-        return self.starts[line], self.ends[line]
+        if self._ends is not None:
+            return self.starts[line], self._ends[line]
+        last = line + 1 == len(self.starts)
+        return self.starts[line], self.length if last else self.starts[line + 1] - 1
