@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from repos import make_repo
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -26,6 +27,18 @@ VSIX = EDITORS / "vscode" / "stet-lsp.vsix"
 HERE = Path(__file__).resolve().parent
 INSTALL_HINT = "run .ci/install-editors (as root) to install it"
 CODE_SERVER_PREFIX = Path(os.environ.get("STET_EDITORS_PREFIX", "/opt/stet-editors"))
+REQUIRE_EDITORS = "STET_REQUIRE_EDITORS"
+"""Set (as .ci/run sets it) to make a missing editor fail the run instead of skipping."""
+
+
+def editor_missing(what: str) -> None:
+    """Skip the calling test module because `what` is not installed; fail it instead where
+    the editors are required, so an install step that left something out cannot pass."""
+    message = f"{what}: {INSTALL_HINT}"
+    if os.environ.get(REQUIRE_EDITORS) == "1":
+        pytest.fail(f"{message} ({REQUIRE_EDITORS}=1)", pytrace=False)
+    pytest.skip(message, allow_module_level=True)
+
 
 MARGIN_SOURCE = (
     "import requests\n"

@@ -33,7 +33,6 @@ from editor_harness import (
     EDIT_LINE,
     EDIT_NEW,
     HERE,
-    INSTALL_HINT,
     LOST_ANCHOR,
     MARGIN_LINE,
     MARGIN_SOURCE,
@@ -52,6 +51,7 @@ from editor_harness import (
     claude_edit_session,
     claude_session,
     committed_events_with_secret,
+    editor_missing,
     events_with_schema_error,
     fake_github_token,
     find_line,
@@ -70,7 +70,7 @@ from editor_harness import (
 
 NVIM = find_nvim()
 if NVIM is None:
-    pytest.skip(f"Neovim 0.11 is not installed: {INSTALL_HINT}", allow_module_level=True)
+    editor_missing("Neovim 0.11 is not installed")
 
 NOTE_TEXT = "the retry helper lives in payments/retry.py"
 NOTE_LINE = 5  # 0-based: "return response.json()" once the margin comment is gone

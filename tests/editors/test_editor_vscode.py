@@ -54,7 +54,6 @@ from editor_harness import (
     HERE,
     INNER_DESCRIPTION,
     INNER_ID,
-    INSTALL_HINT,
     LOST_ANCHOR,
     MARGIN_LINE,
     MARGIN_SOURCE,
@@ -80,6 +79,7 @@ from editor_harness import (
     claude_session,
     claude_subagent_session,
     committed_events_with_secret,
+    editor_missing,
     events_with_schema_error,
     fake_github_token,
     find_chromium,
@@ -114,7 +114,7 @@ _missing = [
     if not present
 ]
 if _missing:
-    pytest.skip(f"missing {', '.join(_missing)}: {INSTALL_HINT}", allow_module_level=True)
+    editor_missing(f"missing {', '.join(_missing)}")
 
 NOTE_TEXT = "Money amounts are integers of cents"
 NOTE_LINE = 5  # 0-based: "return response.json()" once the margin comment is gone
