@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -209,4 +210,108 @@ def test_text_and_anchors_that_look_like_metadata_read_back_exactly() -> None:
         ("zzzzzz", tricky, anchor),
         ("yyyyyy", "second <!-- stet x", None),
     ]
+    assert again.render() == text
+
+
+# -- an entry's text broken over lines by hand: the metadata comment moves with it ------------
+
+META = (
+    "<!-- stet id=wlszwp author=agent status=discarded created=2026-11-30T10:00:00Z "
+    'anchor=src/app.py:7 anchor-text="b = 2" -->'
+)
+BROKEN = {
+    "two lines": (
+        f"- Keep b at two\n  because the tests pin it {META}\n",
+        "Keep b at two\nbecause the tests pin it",
+    ),
+    "three lines": (
+        f"- Keep b\n  at two because\n  the tests pin it {META}\n",
+        "Keep b\nat two because\nthe tests pin it",
+    ),
+    "comment on a middle line": (
+        f"- Keep b\n  at two because {META}\n  the tests pin it\n",
+        "Keep b\nat two because\nthe tests pin it",
+    ),
+    "comment on a line of its own": (
+        f"- Keep b at two\n  because the tests pin it\n  {META}\n",
+        "Keep b at two\nbecause the tests pin it",
+    ),
+    "tab-indented, CRLF": (
+        f"* Keep b at two\r\n\tbecause the tests pin it   {META}  \r\n",
+        "Keep b at two\nbecause the tests pin it",
+    ),
+}
+
+
+def in_sheet(entry: str) -> str:
+    return (
+        "# Style sheet: main\n<!-- stet-sheet version=1 kind=branch target=main -->\n\n"
+        "## Conventions\n\n"
+        f"{entry}"
+        "- after <!-- stet id=after1 author=human status=open created=2026-11-30T10:00:00Z -->\n"
+    )
+
+
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_an_entry_broken_over_lines_keeps_its_metadata(case: str) -> None:
+    written, words = BROKEN[case]
+    text = in_sheet(written)
+    document = SheetDocument.parse(text)
+    assert document.problems == []
+    assert [entry.id for entry in document.entries()] == ["wlszwp", "after1"]
+    entry = document.find("wlszwp")
+    assert entry is not None
+    assert (entry.text, entry.author, entry.status, entry.kind, entry.source_line) == (
+        words,
+        "agent",
+        "discarded",
+        "convention",
+        6,
+    )
+    assert entry.anchor == Anchor("src/app.py", 7, "b = 2")
+    assert entry.created == datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
+    assert document.render() == text  # unchanged, it is written back as the person wrote it
+    # Changed through Stet, it is written in the canonical form, and reads back the same.
+    document.touch("wlszwp")
+    rendered = document.render()
+    assert rendered.count("<!-- stet id=wlszwp") == 1
+    again = SheetDocument.parse(rendered)
+    assert again.problems == []
+    read = again.find("wlszwp")
+    assert read is not None
+    assert (read.text, read.status, read.anchor, read.created) == (
+        words,
+        "discarded",
+        entry.anchor,
+        entry.created,
+    )
+    again.touch("wlszwp")
+    assert again.render() == rendered
+
+
+def test_two_metadata_comments_in_an_entry_are_reported() -> None:
+    other = "<!-- stet id=other1 author=human status=open created=2026-11-30T10:00:00Z -->"
+    written = f"- Keep b\n  at two {META}\n  because the tests pin it {other}\n"
+    text = in_sheet(written)
+    document = SheetDocument.parse(text)
+    assert [entry.id for entry in document.entries()] == ["after1"]  # no new entry either
+    assert [(problem.line, problem.code) for problem in document.problems] == [
+        (6, "malformed-entry")
+    ]
+    assert "lines 7, 8" in document.problems[0].message
+    assert document.render() == text
+    document.touch("after1")
+    assert written in document.render()  # kept as written
+
+
+def test_a_comment_ending_a_later_line_is_text_when_the_first_line_has_the_metadata() -> None:
+    """The writer's layout: the first line's comment is the metadata, so a text whose own line
+    ends in something like one reads back exactly."""
+    words = "Entries end with\n<!-- stet id=abc -->\nat the end of the line <!-- stet x -->"
+    document = new_document("branch", "main", "main")
+    document.add(Entry("zzzzzz", "note", "agent", words, MOMENT))
+    text = document.render()
+    again = SheetDocument.parse(text)
+    assert again.problems == []
+    assert [(entry.id, entry.text) for entry in again.entries()] == [("zzzzzz", words)]
     assert again.render() == text

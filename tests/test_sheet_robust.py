@@ -358,3 +358,48 @@ def test_the_cli_reads_an_impossible_pause_end_as_paused(stet: Run, root: Path) 
     assert stet("resume", "-C", r)[0] == 0
     assert stet("note", "add", "agent note", "--author", "agent", "-C", r)[0] == 0
     assert json.loads(stet("note", "list", "--json", "-C", r)[1])["problems"] == []
+
+
+def test_the_cli_keeps_an_entry_whose_text_a_person_broke_over_lines(stet: Run, root: Path) -> None:
+    r = str(root)
+    (root / "f.py").write_text("a = 1\nb = 2\nc = 3\n")
+    args = ("--author", "agent", "--kind", "convention", "--file", "f.py", "--line", "2", "-C", r)
+    gone = stet("note", "add", "Keep b at two because the tests pin it", *args)[1].strip()
+    assert stet("note", "discard", gone, "-C", r)[0] == 0
+    kept = stet("note", "add", "Call the session helper for every request", *args)[1].strip()
+    path = Path(stet("sheet", "path", "-C", r)[1].strip())
+    written = path.read_text()
+    edited = written.replace(" because the tests", "\n  because the tests").replace(
+        " for every request", "\n  for every\n  request"
+    )
+    assert edited.count("\n  ") == 3
+    path.write_text(edited)
+
+    listing = json.loads(stet("note", "list", "--json", "-C", r)[1])
+    assert listing["problems"] == []
+    found = {entry["id"]: entry for entry in listing["entries"]}
+    assert set(found) == {gone, kept}
+    assert found[gone]["text"] == "Keep b at two\nbecause the tests pin it"
+    assert found[kept]["text"] == "Call the session helper\nfor every\nrequest"
+    assert [found[gone]["status"], found[kept]["status"]] == ["discarded", "open"]
+    for entry in found.values():
+        assert entry["author"] == "agent"
+        assert entry["anchor"] == {"path": "f.py", "line": 2, "text": "b = 2"}
+
+    code, out, _ = stet("brief", "-C", r)
+    assert code == 0
+    assert "- Call the session helper (f.py:2)\n  for every\n  request\n" in out
+    assert "<!--" not in out and "Keep b" not in out
+
+    # Another write keeps the person's lines, and the sheet reads the same afterwards.
+    assert stet("note", "add", "a third", "-C", r)[0] == 0
+    assert edited.split("## Conventions")[1].split("##")[0] in path.read_text()
+    again = json.loads(stet("note", "list", "--json", "-C", r)[1])
+    assert again["problems"] == []
+    assert {entry["id"]: entry for entry in again["entries"] if entry["id"] in found} == found
+    assert stet("note", "edit", kept, "Call the session helper\nfor every request", "-C", r)[0] == 0
+    assert "helper <!-- stet id=" in path.read_text()
+    edited_entry = stet("note", "list", "--json", "-C", r)[1]
+    texts = {entry["id"]: entry["text"] for entry in json.loads(edited_entry)["entries"]}
+    assert texts[kept] == "Call the session helper\nfor every request"
+    assert texts[gone] == "Keep b at two\nbecause the tests pin it"

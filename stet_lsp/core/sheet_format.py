@@ -657,6 +657,26 @@ class _Parser:
         text = first.rstrip()
         if len(raw_lines) > 1:
             rest = [_unindent(line.rstrip("\r\n").rstrip()) for line in raw_lines[1:]]
+            if meta is None:
+                # A person broke the first line in their editor: the metadata comment now
+                # ends a continuation line, and is still the entry's.
+                ending = [n for n, line in enumerate(rest) if "<!--" in line]
+                ending = [n for n in ending if _ENTRY_META.match(rest[n])]
+                if len(ending) > 1:
+                    where = ", ".join(str(start + 2 + n) for n in ending)
+                    reason = (
+                        f"{len(ending)} of its lines end in a metadata comment (lines {where}), "
+                        "so which one is its metadata is unclear; an entry has one"
+                    )
+                    return self._malformed(start, raw, reason)
+                if ending:
+                    meta = _ENTRY_META.match(rest[ending[0]])
+                    assert meta is not None
+                    before = meta.group(1).rstrip()
+                    if before.strip():
+                        rest[ending[0]] = before
+                    else:  # a line holding only the comment is no line of the text
+                        del rest[ending[0]]
             text = normalize_text(text + "\n" + "\n".join(rest))
         if meta is None:
             if not text:
