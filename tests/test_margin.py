@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stet_lsp.core.comments import SYNTAXES, CommentIndex, language_of
-from stet_lsp.core.margin import find_notes
+from stet_lsp.core.margin import anchor_lines_after_removal, find_notes, line_after_removals
 
 
 def notes_in(text: str, language: str, marker: str = "stet") -> list[tuple[int, str, str]]:
@@ -110,6 +110,211 @@ def test_note_removal_and_anchor_lines() -> None:
         own.removal == (2, 0, 4, 0) and own.anchor_line == 4 and own.anchor_line_after_removal == 2
     )
     assert trailing.removal == (5, 8, 5, len(lines[5])) and trailing.anchor_line == 5
+
+
+def recorded(text: str, language: str) -> tuple[str, list[int]]:
+    """The text once every note in it is removed, as recording them all does, and each note's
+    anchor line (0-based) in that text."""
+    lines = text.split("\n")
+    notes = find_notes(lines, CommentIndex(lines, SYNTAXES[language]))
+    for note in sorted(notes, key=lambda note: note.line, reverse=True):
+        line, column, end_line, end = note.removal
+        tail = lines[end_line][end:] if end_line < len(lines) else ""
+        lines[line : end_line + 1] = [lines[line][:column] + tail]
+    return "\n".join(lines), anchor_lines_after_removal(notes)
+
+
+BLOCK_CASES = [
+    (
+        "c doc comment, closer on its own line",
+        "c",
+        "/**\n * Returns the size.\n * stet: use the cached size\n */\nint size(void);\n",
+        "/**\n * Returns the size.\n */\nint size(void);\n",
+        [3],
+    ),
+    (
+        "c doc comment, closer after the note",
+        "c",
+        "/**\n * Returns the size.\n * stet: use the cached size */\nint size(void);\n",
+        "/**\n * Returns the size.\n */\nint size(void);\n",
+        [3],
+    ),
+    (
+        "c doc comment, note over two lines, closer after it",
+        "c",
+        "/**\n * Returns the size.\n * stet: use the\n * cached size */\nint size(void);\n",
+        "/**\n * Returns the size.\n */\nint size(void);\n",
+        [3],
+    ),
+    (
+        "c block comment, note over two lines, closer on its own line",
+        "c",
+        "/* Returns the size.\n   stet: use the\n   cached size\n */\nint size(void);\n",
+        "/* Returns the size.\n */\nint size(void);\n",
+        [2],
+    ),
+    (
+        "c block comment, code after the closer",
+        "c",
+        "/*\n * Size.\n * stet: cached */ int size(void);\n",
+        "/*\n * Size.\n */ int size(void);\n",
+        [2],
+    ),
+    (
+        "c one-line block comment",
+        "c",
+        "/* stet: use the cached size */\nint size(void);\n",
+        "int size(void);\n",
+        [0],
+    ),
+    (
+        "c block comment opened on the note's line",
+        "c",
+        "/* stet: use the\n * cached size\n */\nint size(void);\n",
+        "int size(void);\n",
+        [0],
+    ),
+    (
+        "html comment, closer on its own line",
+        "html",
+        "<!--\n  The header.\n  stet: sentence case\n-->\n<h1>Hi</h1>\n",
+        "<!--\n  The header.\n-->\n<h1>Hi</h1>\n",
+        [3],
+    ),
+    (
+        "html comment, closer after the note",
+        "html",
+        "<!--\n  The header.\n  stet: sentence case -->\n<h1>Hi</h1>\n",
+        "<!--\n  The header.\n  -->\n<h1>Hi</h1>\n",
+        [3],
+    ),
+    (
+        "markdown comment, closer on its own line",
+        "markdown",
+        "# Title\n\n<!--\nDraft.\nstet: sentence case\n-->\nText\n",
+        "# Title\n\n<!--\nDraft.\n-->\nText\n",
+        [5],
+    ),
+    (
+        "markdown one-line comment",
+        "markdown",
+        "<!-- stet: sentence case -->\n# Title\n",
+        "# Title\n",
+        [0],
+    ),
+    (
+        "ruby =begin block",
+        "ruby",
+        "=begin\nDocs.\nstet: freeze strings\n=end\nx = 1\n",
+        "=begin\nDocs.\n=end\nx = 1\n",
+        [3],
+    ),
+    (
+        "lua block, closer on its own line",
+        "lua",
+        "--[[\nDocs.\nstet: locals\n]]\nlocal x = 1\n",
+        "--[[\nDocs.\n]]\nlocal x = 1\n",
+        [3],
+    ),
+    (
+        "lua block, closer after the note",
+        "lua",
+        "--[[\nDocs.\n  stet: locals ]]\nlocal x = 1\n",
+        "--[[\nDocs.\n  ]]\nlocal x = 1\n",
+        [3],
+    ),
+    (
+        "text before the note inside the comment",
+        "c",
+        "/**\n * Returns the size. stet: cached\n */\nint size(void);\n",
+        "/**\n * Returns the size. */\nint size(void);\n",
+        [2],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "language, text, expected, anchors",
+    [case[1:] for case in BLOCK_CASES],
+    ids=[case[0] for case in BLOCK_CASES],
+)
+def test_removing_a_note_in_a_block_comment_keeps_the_comment_closed(
+    language: str, text: str, expected: str, anchors: list[int]
+) -> None:
+    after, lines = recorded(text, language)
+    assert after == expected
+    assert lines == anchors
+    [note] = find_notes(text.split("\n"), CommentIndex(text.split("\n"), SYNTAXES[language]))
+    assert note.anchor_line_after_removal == anchors[0]
+
+
+def test_notes_recorded_together_anchor_past_every_removal_above() -> None:
+    text = (
+        "# stet: one\n"
+        "x = 1\n"
+        "# stet: two\n"
+        "# goes on\n"
+        "y = 2\n"
+        "# stet: three\n"
+        "result = compute()\n"
+        "z = 3  # stet: trailing\n"
+    )
+    lines = text.split("\n")
+    notes = find_notes(lines, CommentIndex(lines, SYNTAXES["python"]))
+    # Alone, each note's anchor moves only by its own removal.
+    assert [note.anchor_line_after_removal for note in notes] == [0, 2, 5, 7]
+    after, anchors = recorded(text, "python")
+    assert after == "x = 1\ny = 2\nresult = compute()\nz = 3\n"
+    assert anchors == [0, 1, 2, 3]
+    assert [after.split("\n")[line] for line in anchors] == [
+        "x = 1",
+        "y = 2",
+        "result = compute()",
+        "z = 3",
+    ]
+
+
+def test_notes_in_block_comments_recorded_together() -> None:
+    text = (
+        "/**\n"
+        " * Returns the size.\n"
+        " * stet: use the cached size\n"
+        " */\n"
+        "int size(void);\n"
+        "/* stet(convention): const */\n"
+        "int count(void);\n"
+        "/*\n"
+        " * Frees it.\n"
+        " * stet: check for NULL */\n"
+        "void release(void);\n"
+    )
+    after, anchors = recorded(text, "c")
+    assert after == (
+        "/**\n"
+        " * Returns the size.\n"
+        " */\n"
+        "int size(void);\n"
+        "int count(void);\n"
+        "/*\n"
+        " * Frees it.\n"
+        " */\n"
+        "void release(void);\n"
+    )
+    assert anchors == [3, 4, 8]
+
+
+def test_line_after_removals() -> None:
+    removals = [(1, 0, 3, 0), (5, 4, 6, 2)]
+    # Above, between, after; a line inside a removal joins the line it starts on.
+    assert [line_after_removals(line, removals) for line in (0, 3, 4, 5, 6, 7)] == [
+        0,
+        1,
+        2,
+        3,
+        3,
+        4,
+    ]
+    assert line_after_removals(2, removals) == 1
 
 
 line_pieces = st.sampled_from(

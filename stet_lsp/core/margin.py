@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -94,8 +95,7 @@ def _note_at(
         text = text.rsplit(None, 1)[0] if " " in text else ""
     removal = _removal(lines, number, comment, match, last_line, last)
     anchor = _anchor_line(lines, index, number, comment, last_line)
-    removed_lines = removal[2] - removal[0] if removal[3] == 0 and removal[1] == 0 else 0
-    after = anchor - removed_lines if anchor > last_line else anchor
+    after = line_after_removals(anchor, [removal])
     return MarginNote(
         line=number,
         column=match.start(),
@@ -108,6 +108,23 @@ def _note_at(
         anchor_line_after_removal=after,
         unknown_kind=unknown,
     )
+
+
+def anchor_lines_after_removal(notes: Sequence[MarginNote]) -> list[int]:
+    """Each note's anchor line once every one of `notes` is removed: notes recorded together
+    are removed together, so each anchor moves up by the lines all the removals above it take."""
+    removals = [note.removal for note in notes]
+    return [line_after_removals(note.anchor_line, removals) for note in notes]
+
+
+def line_after_removals(line: int, removals: Iterable[tuple[int, int, int, int]]) -> int:
+    """Where 0-based `line` is once the (non-overlapping) `removals` are deleted. A removal
+    takes the line breaks it spans; a line it ends on joins the line it starts on."""
+    shift = 0
+    for start, _, end, _ in removals:
+        if line > start:
+            shift += min(line, end) - start
+    return line - shift
 
 
 def _continuation(
@@ -147,6 +164,8 @@ def _removal(
     before = first_line_text[comment.start : match.start()].strip()
     whole_comment = not before or set(before) <= {"*", "/", "-", "!", "#", "<"}
     after_end = lines[last_line][last.end_with_delimiter :].strip()
+    if whole_comment and comment.block and comment.opener == "":
+        return _removal_in_block(lines, number, last_line, last)
     if whole_comment and not comment.code_before and not after_end:
         return number, 0, last_line + 1, 0  # whole lines
     if whole_comment and not after_end:
@@ -155,6 +174,21 @@ def _removal(
         return number, start, last_line, len(lines[last_line])
     # Inside a longer comment: only the note's own text.
     return number, match.start(), last_line, last.end
+
+
+def _removal_in_block(
+    lines: list[str], number: int, last_line: int, last: Comment
+) -> tuple[int, int, int, int]:
+    """A note in a block comment opened on an earlier line: its own lines go, the comment's
+    closer stays (with what follows it), so the opener still has it."""
+    if last.end_with_delimiter == last.end:
+        return number, 0, last_line + 1, 0  # the comment runs on past the note (unclosed)
+    if last_line > number and not _clean(lines[last_line][last.start : last.end]):
+        return number, 0, last_line, 0  # the closer on a line of its own: keep that line
+    # The closer right after the note's text: keep it, at the note's indentation.
+    first_line_text = lines[number]
+    indent = len(first_line_text) - len(first_line_text.lstrip())
+    return number, indent, last_line, last.end
 
 
 def _anchor_line(

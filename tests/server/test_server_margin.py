@@ -9,6 +9,7 @@ import pytest_lsp
 from lsp_harness import (
     CLIENTS,
     SERVER,
+    buffers,
     diagnostics,
     eventually,
     execute,
@@ -145,3 +146,91 @@ async def test_incremental_edits_rescan_like_a_fresh_open(
         "inserted over two lines",
         "inside that string",
     ]
+
+
+async def test_recording_a_note_inside_a_doc_comment_keeps_the_comment_closed(
+    client: LanguageClient, root: Path
+) -> None:
+    path = root / "src" / "size.c"
+    path.write_text(
+        "#include <stddef.h>\n"
+        "\n"
+        "/**\n"
+        " * Returns the size.\n"
+        " * stet: use the cached size\n"
+        " */\n"
+        "size_t size(void);\n"
+        "/*\n"
+        " * Frees it.\n"
+        " * stet(convention): check for NULL first */\n"
+        "void release(void *p);\n"
+    )
+    document = open_file(client, path, "c")
+    found = await eventually(lambda: diagnostics(client, document))
+    assert [d.range.start.line for d in found if d.code == "margin-note"] == [4, 9]
+
+    first = await execute(client, "stet.margin.record", uri=document, line=4)
+    assert first["removed"] is True
+    assert [entry["anchor"] for entry in first["recorded"]] == [
+        {"path": "src/size.c", "line": 6, "text": "size_t size(void);"}
+    ]
+    expected = (
+        "#include <stddef.h>\n"
+        "\n"
+        "/**\n"
+        " * Returns the size.\n"
+        " */\n"
+        "size_t size(void);\n"
+        "/*\n"
+        " * Frees it.\n"
+        " * stet(convention): check for NULL first */\n"
+        "void release(void *p);\n"
+    )
+    assert buffers(client)[document].text == expected
+
+    async def rescanned() -> bool:
+        notes = [d for d in await diagnostics(client, document) if d.code == "margin-note"]
+        return [d.range.start.line for d in notes] == [8]
+
+    await eventually(rescanned)
+    second = await execute(client, "stet.margin.record", uri=document, line=8)
+    assert second["removed"] is True
+    assert [entry["anchor"] for entry in second["recorded"]] == [
+        {"path": "src/size.c", "line": 10, "text": "void release(void *p);"}
+    ]
+    assert buffers(client)[document].text == expected.replace(
+        " * stet(convention): check for NULL first */\n", " */\n"
+    )
+    listed = await execute(client, "stet.note.list", uri=document)
+    assert sorted(
+        (e["anchor"]["line"], e["placement"]["line"], e["text"]) for e in listed["entries"]
+    ) == [(6, 6, "use the cached size"), (10, 10, "check for NULL first")]
+
+
+async def test_recording_all_notes_anchors_each_past_every_removal_above_it(
+    client: LanguageClient, root: Path
+) -> None:
+    path = root / "src" / "batch.py"
+    path.write_text(
+        "# stet: one\n"
+        "first = 1\n"
+        "# stet: two,\n"
+        "# over two lines\n"
+        "second = 2\n"
+        "# stet: three\n"
+        "result = compute()\n"
+    )
+    document = open_file(client, path)
+    found = await eventually(lambda: diagnostics(client, document))
+    assert [d.range.start.line for d in found if d.code == "margin-note"] == [0, 2, 5]
+
+    answer = await execute(client, "stet.margin.record", uri=document, all=True)
+    assert answer["removed"] is True
+    assert buffers(client)[document].text == "first = 1\nsecond = 2\nresult = compute()\n"
+    assert [(e["text"], e["anchor"]) for e in answer["recorded"]] == [
+        ("one", {"path": "src/batch.py", "line": 1, "text": "first = 1"}),
+        ("two, over two lines", {"path": "src/batch.py", "line": 2, "text": "second = 2"}),
+        ("three", {"path": "src/batch.py", "line": 3, "text": "result = compute()"}),
+    ]
+    stored = {e.text: e.anchor.line for e in StyleSheet(resolve_target(root)).entries()}
+    assert stored == {"one": 1, "two, over two lines": 2, "three": 3}
