@@ -7,15 +7,15 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import TypeVar
 
 import pygit2
 import pytest
+from bounded import within
 from repos import clone_linking_sheets_to
 
 from stet_lsp.core import safefs
@@ -248,28 +248,6 @@ def test_a_fifo_as_the_anchored_file_or_a_working_file_is_refused_at_once(root: 
     assert code == 1 and "named pipe" in err and elapsed < startup + 1.0
     code, err, elapsed = run_cli("check", cwd=root)
     assert "Traceback" not in err and elapsed < startup + 2.0
-
-
-def within(seconds: float, function: Callable[[], T]) -> T:
-    """Run `function`, failing (not hanging) when it takes longer than `seconds`: a daemon
-    thread, so a call stuck on a FIFO cannot keep the test run from ending either."""
-    outcome: list[tuple[bool, object]] = []
-
-    def call() -> None:
-        try:
-            outcome.append((True, function()))
-        except BaseException as error:
-            outcome.append((False, error))
-
-    worker = threading.Thread(target=call, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if not outcome:
-        pytest.fail(f"still running after {seconds}s")
-    finished, value = outcome[0]
-    if not finished:
-        raise cast(BaseException, value)
-    return cast(T, value)
 
 
 def test_a_fifo_sheet_is_an_error_in_the_session_not_a_hang(root: Path) -> None:

@@ -30,6 +30,7 @@ from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.events import SessionStart, event_json, parse_event
 from stet_lsp.trajectory.importers import detect, importer, read_head
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession
+from stet_lsp.trajectory.importers.files import open_source
 from stet_lsp.trajectory.jsontext import without_lone_surrogates
 from stet_lsp.trajectory.meta import ProblemRecord, SourceFile, TargetRef, summarise
 from stet_lsp.trajectory.normalize import Normalizer
@@ -307,7 +308,7 @@ def _check_source(source: Path) -> Path:
 
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as stream:
+    with open_source(path) as stream:
         while block := stream.read(1 << 20):
             digest.update(block)
     return digest.hexdigest()

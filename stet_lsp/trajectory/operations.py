@@ -4,11 +4,13 @@ server's commands): one operation, one result shape (docs/cli.md, docs/commands.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.operations import JSON_VERSION
+from stet_lsp.core.safefs import read_regular
 from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.importing import ImportResult, Progress, import_transcript
 from stet_lsp.trajectory.sessions import SessionInfo, find_sessions, match_session
@@ -131,7 +133,7 @@ def trajectory_file(
     path = _file_of(folder, name)
     if step is None or name == "meta.json":
         return path, 0
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = (read_regular(path, target.root) or b"").decode("utf-8", "replace")
     line: int | None
     if name == "narration.md":
         line = NarrationIndex(text).line_of(step)
@@ -149,7 +151,6 @@ def trajectory_tree(target: Target, wanted: str | None) -> dict[str, Any]:
     """The outline of the trajectory `wanted` (an id or prefix; the target's working one
     without) with every step under its session, turn or subagent: `{version, trajectory,
     path, nodes}`, `path` its events.jsonl and `nodes` as outline.tree gives them."""
-    from stet_lsp.core.safefs import read_regular
     from stet_lsp.trajectory.index import TrajectoryIndex
     from stet_lsp.trajectory.outline import tree
 
@@ -169,9 +170,17 @@ def _folder(target: Target, wanted: str | None) -> Folder:
 
 
 def _file_of(folder: Folder, name: str) -> Path:
+    """The trajectory's file `name`: a regular file in its folder (a link or FIFO in a cloned
+    repository is refused, never followed or opened)."""
     path = folder.path / name
-    if not path.is_file():
-        raise StetError(f"{folder.relative / name}: no such file (stet trajectory import …)")
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        raise StetError(
+            f"{folder.relative / name}: no such file (stet trajectory import …)"
+        ) from None
+    if not stat.S_ISREG(mode):
+        raise StetError(f"{folder.relative / name}: not a regular file; Stet does not open it")
     return path
 
 
@@ -180,7 +189,6 @@ def mark_at(
 ) -> Verdict:
     """A verdict on the step shown at 0-based `line` of a trajectory's events.jsonl or
     narration.md (`content`: an editor's unsaved text, else the file on disk)."""
-    from stet_lsp.core.safefs import read_regular
     from stet_lsp.trajectory.feedback import mark_step
     from stet_lsp.trajectory.outline import step_at
     from stet_lsp.trajectory.store import folder_of

@@ -4,7 +4,9 @@ VS Code and Neovim 0.11 client capabilities, on real repositories."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +18,13 @@ from lsp_harness import (
     diagnostics,
     edit_range,
     eventually,
+    execute,
     open_file,
     start,
     uri,
 )
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 from samples import sample
 
@@ -432,3 +436,38 @@ async def test_provenance_follows_a_rename_and_commits_made_since(
         ]
 
     assert await eventually(provenance_lines, timeout=15) == [3]  # line 3, one line lower now
+
+
+async def test_trajectory_files_linked_out_or_fifos_are_never_read(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """A cloned repository whose committed events.jsonl is a link out of it, or a FIFO: the
+    narration beside it shows no step from outside, workspace symbols find none, opening a
+    step is refused, and the server keeps answering."""
+    import_transcript(resolve_target(root), session_writing(root, tmp_path))
+    working = working_folder(resolve_target(root)).path
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text((working / "events.jsonl").read_text().replace("retry", "OUTSIDE"))
+    committed = root / ".stet" / "trajectories"
+    for name in ("linked", "piped"):
+        folder = committed / name
+        folder.mkdir(parents=True)
+        for file in ("meta.json", "narration.md"):
+            (folder / file).write_bytes((working / file).read_bytes())
+    (committed / "linked" / "events.jsonl").symlink_to(outside)
+    os.mkfifo(committed / "piped" / "events.jsonl")
+
+    for name in ("linked", "piped"):
+        narrated = open_file(client, committed / name / "narration.md", "markdown")
+        await asyncio.sleep(1)  # the index is built in a worker
+        assert list(await lenses(client, narrated)) == []
+        with pytest.raises(JsonRpcException, match="not a regular file"):
+            await execute(
+                client, "stet.trajectory.open", uri=uri(root), id=name, file="events", step=2
+            )
+    symbols = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="OUTSIDE"))
+    assert symbols == [] or symbols is None
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="retry.py"))
+    assert found and {s.container_name for s in found} == {working.name}
+    listed = await asyncio.wait_for(execute(client, "stet.note.list", uri=uri(root)), 5)
+    assert listed is not None

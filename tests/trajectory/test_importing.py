@@ -18,6 +18,7 @@ from typing import Any
 import gate_corpus
 import pygit2
 import pytest
+from bounded import within
 from samples import sample
 
 from stet_lsp.core.errors import StetError
@@ -941,6 +942,19 @@ def test_a_source_that_is_not_a_regular_file(root: Path, tmp_path: Path) -> None
     with pytest.raises(StetError, match="not a regular file"):
         import_transcript(target_of(root), fifo)
     assert not (root / ".stet").exists()
+
+
+def test_a_subagent_file_that_is_a_fifo_is_a_problem_not_a_hang(root: Path, tmp_path: Path) -> None:
+    session = simple_session(root, SESSION_A, "With a planted pipe")
+    source = session.save(tmp_path / f"{SESSION_A}.jsonl")
+    subagents = tmp_path / SESSION_A / "subagents"
+    subagents.mkdir(parents=True)
+    os.mkfifo(subagents / "agent-abc.jsonl")  # opening it would wait for a writer forever
+    result = within(10, lambda: import_transcript(target_of(root), source))
+    assert result.events == len(events_of(root))
+    (problem,) = result.problems
+    assert problem.source.endswith("agent-abc.jsonl")
+    assert "not a regular file" in problem.message
 
 
 def test_a_truncated_last_line_is_a_problem_and_the_import_goes_on(

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
+import stat
 import threading
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
@@ -21,6 +23,8 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from stet_lsp.core.collector import collector_paused
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import read_regular
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.positions import SOURCE, LensesJSON, line_range
@@ -94,7 +98,7 @@ class TrajectoryFiles(Feature):
                         self.indexing[state.uri] = task
             else:
                 lines = list(state.lines)
-                known = self.indexed[state.uri] = _index(kind, lines, state.path, self, key)
+                known = self.indexed[state.uri] = _index(kind, lines, _where(state), self, key)
         if kind != "events.jsonl" or known is None:
             return
         checked = self.issues.get(state.uri)
@@ -125,13 +129,12 @@ class TrajectoryFiles(Feature):
     async def _index_later(
         self, state: DocumentState, kind: str, key: tuple[int | None, int]
     ) -> None:
-        path = state.path
-        assert path is not None
+        where = _where(state)
         # A snapshot of the list of lines (the strings are shared, not copied): the worker
         # indexes it while edits change the document's own list.
         lines = list(state.lines)
         try:
-            indexed = await self.server.off_loop(_index, kind, lines, path, self, key)
+            indexed = await self.server.off_loop(_index, kind, lines, where, self, key)
         finally:
             self.indexing.pop(state.uri, None)
         current = self.server.documents.get(state.uri)
@@ -154,13 +157,17 @@ class TrajectoryFiles(Feature):
         self.issues[state.uri] = (known.key, issues)
         self.server.refresh([current], outside=True)
 
-    def folder_index(self, folder: Path) -> TrajectoryIndex | None:
+    def folder_index(self, folder: Path, root: Path) -> TrajectoryIndex | None:
         """The index of the events.jsonl in `folder` on disk (a narration's steps), read
-        again when the file changed. Blocking: call from a worker thread."""
+        again when the file changed; None when it is missing or not a regular file inside
+        `root` (a link or FIFO in a cloned repository is never followed or opened).
+        Blocking: call from a worker thread."""
         path = folder / "events.jsonl"
         try:
-            status = path.stat()
+            status = os.lstat(path)
         except OSError:
+            return None
+        if not stat.S_ISREG(status.st_mode):
             return None
         stamp = (status.st_mtime_ns, status.st_size)
         with self._folders_lock:
@@ -169,7 +176,14 @@ class TrajectoryFiles(Feature):
             return known[1]
         from stet_lsp.trajectory.index import TrajectoryIndex
 
-        index = TrajectoryIndex.from_events_text(path.read_text(encoding="utf-8", errors="replace"))
+        try:
+            data = read_regular(path, root)
+        except StetError as error:
+            log.warning("%s", error)
+            return None
+        if data is None:
+            return None
+        index = TrajectoryIndex.from_events_text(data.decode("utf-8", "replace"))
         with self._folders_lock:
             self._folders[folder] = (stamp, index)
         return index
@@ -271,7 +285,7 @@ class TrajectoryFiles(Feature):
         found: list[types.WorkspaceSymbol] = []
         for root in sorted(roots):
             for folder in folders(root):
-                index = self.folder_index(folder.path)
+                index = self.folder_index(folder.path, root)
                 if index is None:
                     continue
                 uri = from_fs_path(str(folder.path / "events.jsonl")) or ""
@@ -299,16 +313,30 @@ def _kind(state: DocumentState) -> str | None:
     return found.group(1) if found else None
 
 
+def _where(state: DocumentState) -> tuple[Path, Path]:
+    """The document's path and its repository's root (a trajectory file has both)."""
+    assert state.path is not None and state.session is not None
+    return state.path, state.session.root
+
+
 def _index(
-    kind: str, lines: list[str], path: Path, feature: TrajectoryFiles, key: tuple[int | None, int]
+    kind: str,
+    lines: list[str],
+    where: tuple[Path, Path],
+    feature: TrajectoryFiles,
+    key: tuple[int | None, int],
 ) -> Indexed:
     """The document's index (blocking: a narration reads the events.jsonl beside it)."""
     with collector_paused():
-        return _indexed(kind, lines, path, feature, key)
+        return _indexed(kind, lines, where, feature, key)
 
 
 def _indexed(
-    kind: str, lines: list[str], path: Path, feature: TrajectoryFiles, key: tuple[int | None, int]
+    kind: str,
+    lines: list[str],
+    where: tuple[Path, Path],
+    feature: TrajectoryFiles,
+    key: tuple[int | None, int],
 ) -> Indexed:
     from stet_lsp.trajectory.index import TrajectoryIndex, narration_steps
 
@@ -316,7 +344,8 @@ def _indexed(
         index = TrajectoryIndex(lines)
         anchors: dict[int, int] = {}
     else:
-        index = feature.folder_index(path.parent) or TrajectoryIndex.from_events_text("")
+        path, root = where
+        index = feature.folder_index(path.parent, root) or TrajectoryIndex.from_events_text("")
         anchors = narration_steps("\n".join(lines))
     if kind == "events.jsonl":
         index.outline()  # built here, not on the loop at the first outline request

@@ -69,7 +69,7 @@ from stet_lsp.trajectory.events import (
 from stet_lsp.trajectory.importers import diffs
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession, new_event
 from stet_lsp.trajectory.importers.edits import change_fields
-from stet_lsp.trajectory.importers.files import open_text
+from stet_lsp.trajectory.importers.files import open_source, open_text
 
 Made = TypeVar("Made", bound=EventBase)
 
@@ -124,7 +124,7 @@ def history_id(path: Path) -> str:
     """The history's session id, stable while aider appends to the file: the first 16 hex
     digits of the sha256 of its first line that is not blank (the first run's start, to the
     second)."""
-    with open(path, "rb") as stream:
+    with open_source(path) as stream:
         while line := stream.readline(_FIRST_LINE_BYTES):
             if line.strip():
                 return first_line_id(line)

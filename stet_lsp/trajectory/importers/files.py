@@ -9,21 +9,31 @@ import json
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import open_regular
 from stet_lsp.trajectory.importers.base import Problem
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
+def open_source(path: Path) -> BinaryIO:
+    """A transcript's file open for reading: a regular file (links followed), refused at once
+    when it is anything else (a FIFO would block the read forever)."""
+    try:
+        stream = open_regular(path)
+    except OSError as error:
+        raise StetError(f"{path}: {error.strerror or error}") from None
+    if stream is None:
+        raise StetError(f"{path}: no such file")
+    return stream
+
+
 def open_text(path: Path) -> IO[str]:
     """The file as text (invalid UTF-8 replaced, never an error); zstd frames are decompressed
     whatever the file is called."""
-    try:
-        raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - returned, closed by the caller
-    except OSError as error:
-        raise StetError(f"{path}: {error.strerror or error}") from None
+    raw: IO[bytes] = open_source(path)
     if raw.read(4) == _ZSTD_MAGIC:
         raw.seek(0)
         import zstandard
@@ -73,7 +83,7 @@ def file_digest(path: Path) -> str:
     """The first 16 hex digits of the SHA-256 of a file's bytes (as stored: a compressed file's
     compressed bytes): the session id of a transcript that names none."""
     digest = hashlib.sha256()
-    with open(path, "rb") as stream:
+    with open_source(path) as stream:
         for block in iter(partial(stream.read, 1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()[:16]
