@@ -21,9 +21,10 @@ _USER = (
 _SEP = r"(?:\\\\|\\|/)"
 # Not inside a longer path or word (`/srv/home/x`, `~/home/x`); a JSON `\n`, `\t` or `\r`
 # escape right before the path is a line break, not part of a word; a diff header names an
-# absolute path after its `a/` or `b/` (`+++ b//home/x/…`).
+# absolute path after its `a/` or `b/` (`+++ b//home/x/…`), a file URI after `file://`
+# (`file:///home/x/…`, `file:///C:/Users/x/…`, `file:///c%3A/Users/x/…`).
 HOME_PATH = re.compile(
-    rf"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/))"
+    rf"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=file://)|(?<=file:///)|(?<=%3[Aa]))"
     rf"(?:/home/{_USER}|/Users/{_USER}|[A-Za-z]:{_SEP}[Uu]sers{_SEP}{_USER})"
     r"(?![A-Za-z0-9._\-])"
 )

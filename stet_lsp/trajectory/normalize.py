@@ -24,9 +24,10 @@ class Normalizer:
     def __init__(self, root: Path, ignore: StetIgnore | None, cwds: Iterable[str] = ()) -> None:
         roots = {str(root), str(root.resolve()), *linked_roots(root, cwds)}
         alternatives = "|".join(re.escape(r) for r in sorted(roots, key=len, reverse=True))
-        # The root itself becomes ".", a path under it loses the root and its slash; a longer
-        # name that merely starts with the root's (`/src/app-old`) is left alone.
-        self._root = re.compile(f"(?:{alternatives})(?:(/)|(?![\\w.\\-]))")
+        # The root itself becomes ".", a path under it loses the root and its slash (and a
+        # file URI its scheme: `file:///repo/a.py` is `a.py`, not the broken `file://a.py`);
+        # a longer name that merely starts with the root's (`/src/app-old`) is left alone.
+        self._root = re.compile(f"(?:file://)?(?:{alternatives})(?:(/)|(?![\\w.\\-]))")
         self._roots = tuple(roots)
         self._ignore = None if ignore is None or ignore.empty else ignore
 

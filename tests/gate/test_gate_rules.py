@@ -146,6 +146,11 @@ def test_configured_environment_names_in_every_syntax() -> None:
         ("--- a//home/erin/p/x.py\n+++ b//home/erin/p/x.py", "--- a/~/p/x.py\n+++ b/~/p/x.py"),
         ('"--- a//Users/fay/x\\n+++ b//Users/fay/x"', '"--- a/~/x\\n+++ b/~/x"'),
         ("data//home/x/y stays", "data//home/x/y stays"),
+        ('{"uri": "file:///home/gil/p/a.py"}', '{"uri": "file://~/p/a.py"}'),
+        ('{"uri": "file:///Users/hal/wks/cli/x"}', '{"uri": "file://~/wks/cli/x"}'),
+        ("file:///C:/Users/ivy/x.py", "file:///~/x.py"),
+        ("file:///c%3A/Users/jo/x.py", "file:///c%3A~/x.py"),
+        ("file:///srv/home/x stays", "file:///srv/home/x stays"),
     ],
 )
 def test_home_paths_become_tilde(text: str, expected: str) -> None:

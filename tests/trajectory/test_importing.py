@@ -657,6 +657,7 @@ def test_paths_in_the_repository_become_relative(root: Path, tmp_path: Path) -> 
             f"{root}/src/app.py\n{sibling}\n",
         )
         .write_file("toolu_3", f"{root}/src/new.py", "x = 1\n")
+        .tool("toolu_4", "LSP", {"uri": f"file://{root}/src/app.py"}, f"file://{root}/src/app.py")
     )
     import_transcript(target_of(root), session.save(tmp_path / "s.jsonl"))
     events = events_of(root)
@@ -664,7 +665,9 @@ def test_paths_in_the_repository_become_relative(root: Path, tmp_path: Path) -> 
     assert start.cwd == "."
     prompt = of(events, UserMessage)[0].text
     assert prompt == f"Compare src/app.py with {sibling} and {longer}; work in ."
-    read, bash, write = of(events, ToolCall)
+    read, bash, write, lsp = of(events, ToolCall)
+    assert lsp.input == {"uri": "src/app.py"}  # a file URI loses its scheme with the root
+    assert of(events, ToolResult)[-1].output == "src/app.py"
     assert read.input == {"file_path": "src/app.py"}
     assert bash.input == {"command": f"cd . && ls src {sibling}"}
     assert write.input["file_path"] == "src/new.py"
