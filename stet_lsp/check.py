@@ -27,7 +27,7 @@ from stet_lsp.core.margin import DEFAULT_MARKER, find_notes
 from stet_lsp.core.safefs import read_regular
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.sheet_format import SheetDocument
-from stet_lsp.core.targets import Target
+from stet_lsp.core.targets import STET_DIR, Target
 from stet_lsp.gate import Finding, GateConfig, load_config, scan_text
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -62,8 +62,11 @@ def document_items(
             kind, _scan(root, relative, text, options)
         )
     lines = split_lines(text)
-    comments = CommentIndex(lines, SYNTAXES[language_of(relative)])
-    items = margin_items(find_notes(lines, comments, options.marker), options.margin_severity)
+    items: list[Item] = []
+    if not relative.startswith(STET_DIR + "/"):  # Stet's own files (trajectories) hold no notes
+        comments = CommentIndex(lines, SYNTAXES[language_of(relative)])
+        notes = find_notes(lines, comments, options.marker)
+        items += margin_items(notes, options.margin_severity)
     items += entry_items(relative, lines, sheet.entries(), options.entry_severity)
     if kind == "artifact":
         items += gate_items(kind, _scan(root, relative, text, options))

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pygit2
+from repos import commit_files
 
 Run = Callable[..., tuple[int, str, str]]
 
@@ -245,5 +246,11 @@ def test_check_lists_margin_notes_and_entries_and_strict_fails_on_notes(
     assert stet("check", "--strict", "-C", r)[0] == 1
     (root / "src" / "notes.go").write_text("package x\n\nvar x = 1\n")
     assert stet("check", "--strict", "-C", r)[0] == 0
+    shown = json.loads(stet("check", "--json", "-C", r)[1])["shown"]
+    assert [item["kind"] for item in shown] == ["entry"]
+    # A committed trajectory quoting a note is Stet's own file: no margin note there, as in
+    # the server.
+    quoted = "# Run\n\n<!-- stet(ruled-out): no global state -->\n"
+    commit_files(pygit2.Repository(r), {".stet/trajectories/t1/narration.md": quoted})
     shown = json.loads(stet("check", "--json", "-C", r)[1])["shown"]
     assert [item["kind"] for item in shown] == ["entry"]
