@@ -127,6 +127,14 @@ def test_docs_schema_is_what_the_models_generate(name: str) -> None:
     )
 
 
+def test_the_format_page_names_the_models_version() -> None:
+    text = (DOCS / "trajectory-format.md").read_text(encoding="utf-8")
+    assert f"This page describes format {SCHEMA_VERSION}." in text
+    for name in (EVENT_FILE, META_FILE):
+        schema_id = json.loads(schema_texts()[name])["$id"]
+        assert schema_id.endswith(f"-{SCHEMA_VERSION}.json") and f"`{schema_id}`" in text
+
+
 def test_writing_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     first = write_schemas(tmp_path / "a")
     assert main([str(tmp_path / "b")]) == 0
