@@ -203,3 +203,13 @@ def mark_at(
     if step is None:
         raise StetError(f"no step at line {line + 1} of {path.name}")
     return mark_step(target.root, folder, step, verdict, text)
+
+
+def mark_by_step(
+    target: Target, wanted: str | None, step: int, verdict: str, text: str | None
+) -> Verdict:
+    """A verdict on step `step` of the trajectory `wanted` (an id or prefix; the target's
+    working one without)."""
+    from stet_lsp.trajectory.feedback import mark_step
+
+    return mark_step(target.root, _folder(target, wanted), step, verdict, text)

@@ -471,3 +471,42 @@ async def test_trajectory_files_linked_out_or_fifos_are_never_read(
     assert found and {s.container_name for s in found} == {working.name}
     listed = await asyncio.wait_for(execute(client, "stet.note.list", uri=uri(root)), 5)
     assert listed is not None
+
+
+async def test_a_step_is_marked_by_trajectory_and_step(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """As a provenance lens names a step: its trajectory (an id prefix, or the working one
+    when left out) and its number, from any document of the repository."""
+    import_transcript(resolve_target(root), session_writing(root, tmp_path))
+    folder = working_folder(resolve_target(root))
+    change = next(e for e in lines_of(folder.path / "events.jsonl") if e["kind"] == "file_change")
+    marked = await execute(
+        client,
+        "stet.step.mark",
+        uri=uri(root),
+        trajectory=folder.id[:16],
+        step=change["step"],
+        verdict="note",
+        text="use the existing helper",
+        toSheet=True,
+    )
+    verdict = marked["verdict"]
+    assert (verdict["trajectory"], verdict["step"], verdict["kind"]) == (
+        folder.id,
+        change["step"],
+        "file_change",
+    )
+    assert marked["entry"]["text"].endswith("use the existing helper")
+    again = await execute(
+        client, "stet.step.mark", uri=uri(root / "README.md"), step=1, verdict="clever"
+    )
+    assert again["verdict"]["step"] == 1 and again["entry"] is None
+    feedback = (root / ".stet" / "feedback" / f"{folder.id}.jsonl").read_text(encoding="utf-8")
+    assert [json.loads(line)["verdict"] for line in feedback.splitlines()] == ["note", "clever"]
+    with pytest.raises(JsonRpcException, match="no step 99"):
+        await execute(client, "stet.step.mark", uri=uri(root), step=99, verdict="clever")
+    with pytest.raises(JsonRpcException, match="no trajectory 'nope'"):
+        await execute(
+            client, "stet.step.mark", uri=uri(root), trajectory="nope", step=1, verdict="clever"
+        )

@@ -113,20 +113,27 @@ def register(server: StetServer) -> None:
 
     async def mark(*arguments: Any) -> dict[str, Any]:
         from stet_lsp.trajectory.feedback import to_sheet as sheet_entry
-        from stet_lsp.trajectory.operations import document, mark_at
+        from stet_lsp.trajectory.operations import document, mark_at, mark_by_step
 
         args = argument(arguments)
-        document_uri = field(args, "uri", str)
-        line = field(args, "line", int)
         verdict = field(args, "verdict", str)
         text = field(args, "text", str, None)
         to_sheet = field(args, "toSheet", bool, False)
-        session = await server.session_of(document_uri)
-        state = server.documents.get(document_uri)
-        path = local_path(document_uri)
-        content = state.text if state is not None else None
-        target = await server.off_loop(session.target)
-        recorded = await server.off_loop(mark_at, target, path, content, line, verdict, text)
+        step = field(args, "step", int, None)
+        if step is not None:  # by trajectory and step, as a provenance lens names them
+            session = await server.session_of(field(args, "uri", str, None))
+            wanted = field(args, "trajectory", str, None)
+            target = await server.off_loop(session.target)
+            recorded = await server.off_loop(mark_by_step, target, wanted, step, verdict, text)
+        else:  # by the line of a trajectory's file that shows the step
+            document_uri = field(args, "uri", str)
+            line = field(args, "line", int)
+            session = await server.session_of(document_uri)
+            state = server.documents.get(document_uri)
+            path = local_path(document_uri)
+            content = state.text if state is not None else None
+            target = await server.off_loop(session.target)
+            recorded = await server.off_loop(mark_at, target, path, content, line, verdict, text)
         entry = None
         if to_sheet:
             entry = await server.write_sheet(session, lambda sheet: sheet_entry(sheet, recorded))
