@@ -22,6 +22,8 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from stet_lsp.trajectory.paths import repository_path
+
 # How long a one-line summary (a lens title's detail, a symbol's name) gets.
 SUMMARY_CHARS = 80
 TURN_NAME_CHARS = 60
@@ -190,15 +192,20 @@ class TrajectoryIndex:
         return self._outline
 
     def file_targets(self, step: StepRef) -> list[tuple[str, int]]:
-        """Where a file_change lands: for an anchored diff, each hunk's first changed line in
-        the file right after the change (1-based); otherwise line 1. Nothing for a deletion
+        """Where a file_change lands: its path in the repository (a session recorded in
+        another folder or machine is mapped through its recorded working folder) and, for
+        an anchored diff, each hunk's first changed line in the file right after the change
+        (1-based); otherwise line 1. Nothing for a deletion, a file outside the repository
         or a step that is not a file change."""
         entry = self.get(step)
         if entry.kind != "file_change":
             return []
         record = self.record(entry)
-        path = record.get("path") if record is not None else None
-        if record is None or not isinstance(path, str) or record.get("operation") == "delete":
+        recorded = record.get("path") if record is not None else None
+        if record is None or not isinstance(recorded, str) or record.get("operation") == "delete":
+            return []
+        path = repository_path(recorded, self._session_cwd(entry.session))
+        if path is None:
             return []
         diff = record.get("diff")
         if record.get("anchored") is True and isinstance(diff, str):
@@ -244,6 +251,16 @@ class TrajectoryIndex:
         except ValueError:
             return None
         return record if isinstance(record, dict) else None
+
+    def _session_cwd(self, session: str) -> str | None:
+        """The working folder `session` recorded at its start (relative to the repository
+        when it was inside it: `.`)."""
+        for entry in self.steps:
+            if entry.kind == "session_start" and entry.session == session:
+                record = self.record(entry)
+                cwd = record.get("cwd") if record is not None else None
+                return cwd if isinstance(cwd, str) else None
+        return None
 
     def call_step(self, session: str, call_id: str | None) -> int | None:
         """The step of the call `call_id` of `session`, if an event made it."""

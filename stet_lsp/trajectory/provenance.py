@@ -51,7 +51,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import posixpath
 import re
 import threading
 from bisect import bisect_left, bisect_right
@@ -66,6 +65,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import open_regular, read_regular
 from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
 from stet_lsp.trajectory.export_agent_trace import LeftOut, line_attribution, parse_hunks
+from stet_lsp.trajectory.paths import repository_path
 from stet_lsp.trajectory.store import EVENTS, META, Folder, folders
 
 if TYPE_CHECKING:
@@ -508,29 +508,6 @@ def _patched(lines: list[str], diff: str) -> list[str] | None:
             index += 1
     result.extend(lines[index:])
     return result
-
-
-def repository_path(path: str, cwd: str | None) -> str | None:
-    """A change's path as a path in the repository, or None when it names a file outside.
-    A relative path is one already (as the import wrote it); an absolute or `~/` path is one
-    when it lies under the session's recorded working folder."""
-    if not path or "\0" in path:
-        return None
-    if _is_absolute(path):
-        if not cwd or not _is_absolute(cwd):
-            return None
-        folder = posixpath.normpath(cwd)
-        if not path.startswith(folder.rstrip("/") + "/"):
-            return None
-        path = path[len(folder.rstrip("/")) + 1 :]
-    normal = posixpath.normpath(path)
-    if normal in (".", "..") or normal.startswith("../") or _is_absolute(normal):
-        return None
-    return normal
-
-
-def _is_absolute(path: str) -> bool:
-    return path.startswith("/") or path == "~" or path.startswith("~/")
 
 
 def _records(lines: Iterable[str] | Iterable[bytes]) -> Iterator[dict[str, Any]]:

@@ -42,13 +42,15 @@ async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient):  #
     await lsp_client.shutdown_session()
 
 
-def session_writing(root: Path, tmp_path: Path) -> Path:
-    """A short Claude Code session in `root`: a request, a Write creating src/retry.py."""
-    path = f"{root}/src/retry.py"
+def session_writing(root: Path, tmp_path: Path, recorded_in: str | None = None) -> Path:
+    """A short Claude Code session in `root` (or recorded in the folder `recorded_in`, as on
+    another machine): a request, a Write creating src/retry.py."""
+    where = recorded_in or str(root)
+    path = f"{where}/src/retry.py"
     content = "def retry(call):\n    return call()\n"
     base = {
         "sessionId": "6a1e0c2d-3b4f-4a5e-8d9c-0b1a2c3d4e5f",
-        "cwd": str(root),
+        "cwd": where,
         "version": "2.1.12",
     }
     records: list[dict[str, Any]] = [
@@ -510,3 +512,29 @@ async def test_a_step_is_marked_by_trajectory_and_step(
         await execute(
             client, "stet.step.mark", uri=uri(root), trajectory="nope", step=1, verdict="clever"
         )
+
+
+@pytest.mark.parametrize("recorded_in", ["/srv/elsewhere/proj", "/home/dana/proj"])
+async def test_definition_maps_a_session_recorded_in_another_folder(
+    client: LanguageClient, root: Path, tmp_path: Path, recorded_in: str
+) -> None:
+    """Recorded on another machine: the change names /srv/elsewhere/proj/src/retry.py (or
+    ~/proj/src/retry.py once the gate made the home directory ~); definition lands on the
+    repository's src/retry.py. A file outside the recorded folder has no definition."""
+    (root / "src" / "retry.py").write_text("def retry(call):\n    return call()\n")
+    source = session_writing(root, tmp_path, recorded_in)
+    import_transcript(resolve_target(root), source)
+    folder = working_folder(resolve_target(root))
+    records = lines_of(folder.path / "events.jsonl")
+    change = next(n for n, r in enumerate(records) if r["kind"] == "file_change")
+    assert not records[change]["path"].startswith("src/")  # kept as it was recorded
+    document = open_file(client, folder.path / "events.jsonl", "json")
+    await eventually(lambda: lenses(client, document), timeout=10)
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            position=types.Position(line=change, character=2),
+        )
+    )
+    assert isinstance(found, list)
+    assert [(f.uri, f.range.start.line) for f in found] == [(uri(root / "src" / "retry.py"), 0)]
