@@ -18,6 +18,10 @@ _PATH_KEYS = ("file_path", "path", "notebook_path", "filename", "file", "absolut
 _CONTENT_KEYS = ("content", "new_string", "old_string", "edits", "new_source", "file_text")
 # Arguments that say where a call runs, not what it writes.
 _WHERE_KEYS = ("workdir", "cwd", "description")
+# Arguments that hold a shell command (a string, or a list of arguments).
+_COMMAND_KEYS = ("command", "cmd", "commands", "script")
+# What separates the words of a shell command that may name a file.
+_SHELL_WORD_BREAK = re.compile(r"""[\s;|&<>()'"`=,]+""")
 
 
 class Normalizer:
@@ -61,7 +65,9 @@ class Normalizer:
             elif isinstance(event, ToolCall) and self._call_is_ignored(event.input):
                 ignored_calls.add(event.call_id)
                 event = event.model_copy(update={"input": _without_content(event.input)})
-            elif isinstance(event, ToolCall) and event.call_id in changed_ignored:
+            elif isinstance(event, ToolCall) and (
+                event.call_id in changed_ignored or self._command_is_ignored(event.input)
+            ):
                 ignored_calls.add(event.call_id)
                 event = event.model_copy(update={"input": _only_paths(event.input)})
             elif isinstance(event, ToolResult) and (
@@ -85,6 +91,23 @@ class Normalizer:
             isinstance(arguments.get(key), str) and self._ignored(arguments[key])
             for key in _PATH_KEYS
         )
+
+    def _command_is_ignored(self, arguments: dict[str, Any]) -> bool:
+        """Whether a shell command names an ignored path, or a folder whose every file is
+        ignored (`cat private/notes.txt`, `grep -r key private`): what it printed may be
+        that content, and the command itself may hold it (`echo … > private/x`)."""
+        for key in _COMMAND_KEYS:
+            value = arguments.get(key)
+            words = [value] if isinstance(value, str) else value
+            if not isinstance(words, list):
+                continue
+            for text in words:
+                if not isinstance(text, str):
+                    continue
+                for word in _SHELL_WORD_BREAK.split(self.relative(text)):
+                    if word and (self._ignored(word) or self._ignored(word.rstrip("/") + "/-")):
+                        return True
+        return False
 
 
 def _without_content(arguments: dict[str, Any]) -> dict[str, Any]:

@@ -770,6 +770,38 @@ def test_stetignore_keeps_the_path_and_drops_the_content(root: Path, tmp_path: P
     assert paths == ["config/prod.env", "src/kept.py"]
 
 
+def test_stetignore_holds_for_files_read_or_written_by_shell_commands(
+    root: Path, tmp_path: Path
+) -> None:
+    """Most harnesses read files through a shell: a command naming an ignored path (or a
+    folder of ignored files) keeps its path arguments but loses the command and its output."""
+    (root / ".stetignore").write_text("private/\n*.key\n")
+    session = (
+        Claude(SESSION_A, root)
+        .user("Look at the customer notes")
+        .tool("toolu_c", "Bash", {"command": "cat private/notes.txt"}, "PRIVATE-xyzzy-1\n")
+        .tool("toolu_g", "Bash", {"command": f"grep -rn plan {root}/private"}, "xyzzy-2 gold\n")
+        .tool(
+            "toolu_w",
+            "Bash",
+            {"command": "echo 'xyzzy-3' > deploy.key", "description": "write the key"},
+            "",
+        )
+        .tool("toolu_l", "Bash", {"command": "ls src && cat README.md"}, "app.py\nhello\n")
+    )
+    import_transcript(target_of(root), session.save(tmp_path / "s.jsonl"))
+    events = events_of(root)
+    calls = {call.call_id: call for call in of(events, ToolCall)}
+    results = {result.call_id: result for result in of(events, ToolResult)}
+    for call_id in ("toolu_c", "toolu_g", "toolu_w"):
+        assert calls[call_id].input["command"] == OMITTED
+        assert results[call_id].output == OMITTED
+    assert calls["toolu_w"].input["description"] == "write the key"
+    assert calls["toolu_l"].input == {"command": "ls src && cat README.md"}
+    assert results["toolu_l"].output == "app.py\nhello\n"
+    assert "xyzzy" not in everything_under_stet(root)
+
+
 def codex_rollout(root: Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     def line(second: int, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         return {
