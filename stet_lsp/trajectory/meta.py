@@ -16,7 +16,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.pricing import estimate_cost
+from stet_lsp.trajectory.pricing import total_cost
 
 _BRIEF_LIMIT = 2000
 
@@ -129,8 +129,7 @@ def summarise(
     files: dict[str, FileStat] = {}
     times = [event.time for event in events if event.time]
     totals = Totals()
-    reported = estimated = False
-    cost = 0.0
+    usages: list[Usage] = []
     brief = None
     for event in events:
         sessions.setdefault(event.session)
@@ -147,26 +146,14 @@ def summarise(
             totals.output_tokens += event.output_tokens
             totals.cache_read_tokens += event.cache_read_tokens
             totals.cache_write_tokens += event.cache_write_tokens
-            if event.cost_usd is not None:
-                cost += event.cost_usd
-                reported |= event.cost_basis != "estimated"
-                estimated |= event.cost_basis == "estimated"
-            else:
-                guess = estimate_cost(event)
-                if guess is not None:
-                    cost += guess
-                    estimated = True
+            usages.append(event)
         elif isinstance(event, FileChange):
             stat = files.setdefault(event.path, FileStat(path=event.path))
             stat.added += event.added
             stat.removed += event.removed
         elif isinstance(event, UserMessage) and brief is None and event.agent is None:
             brief = event.text[:_BRIEF_LIMIT]
-    if reported or estimated:
-        totals.cost_usd = round(cost, 6)
-        totals.cost_basis = (
-            "mixed" if reported and estimated else ("reported" if reported else "estimated")
-        )
+    totals.cost_usd, totals.cost_basis = total_cost(usages)
     return Meta(
         id=trajectory_id,
         target=target,

@@ -38,6 +38,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
+from stet_lsp.trajectory.pricing import total_cost
 
 # How much of a verbatim body is shown before "… N more lines".
 OUTPUT_LINES = 60
@@ -514,35 +515,34 @@ class _Tally:
     cost_usd: float | None = None
     bases: set[str] = field(default_factory=set)
 
-    def add(self, usage: Usage) -> None:
-        self.input_tokens += usage.input_tokens
-        self.output_tokens += usage.output_tokens
-        self.cache_read_tokens += usage.cache_read_tokens
-        self.cache_write_tokens += usage.cache_write_tokens
-        if usage.cost_usd is not None:
-            self.cost_usd = (self.cost_usd or 0.0) + usage.cost_usd
-            self.bases.add(usage.cost_basis or "estimated")
-
-    def merge(self, other: _Tally) -> None:
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        self.cache_read_tokens += other.cache_read_tokens
-        self.cache_write_tokens += other.cache_write_tokens
-        if other.cost_usd is not None:
-            self.cost_usd = (self.cost_usd or 0.0) + other.cost_usd
-        self.bases |= other.bases
+    @classmethod
+    def of(cls, usages: Sequence[Usage]) -> _Tally:
+        """The tokens of the requests and their cost: reported, else estimated from list
+        prices, summed as meta.json sums its totals (pricing.total_cost)."""
+        cost, basis = total_cost(usages)
+        return cls(
+            sum(usage.input_tokens for usage in usages),
+            sum(usage.output_tokens for usage in usages),
+            sum(usage.cache_read_tokens for usage in usages),
+            sum(usage.cache_write_tokens for usage in usages),
+            cost,
+            _bases(basis),
+        )
 
     @property
     def basis(self) -> str:
         return " + ".join(sorted(self.bases))
 
 
-def _tallies(events: Sequence[EventBase]) -> dict[str | None, _Tally]:
-    tallies: dict[str | None, _Tally] = {}
-    for event in events:
-        if isinstance(event, Usage):
-            tallies.setdefault(event.model, _Tally()).add(event)
-    return tallies
+def _bases(basis: str | None) -> set[str]:
+    """A cost basis as the words shown: meta.json's `mixed` is both."""
+    if not basis:
+        return set()
+    return {"estimated", "reported"} if basis == "mixed" else {basis}
+
+
+def _usages(events: Sequence[EventBase]) -> list[Usage]:
+    return [event for event in events if isinstance(event, Usage)]
 
 
 def _totals(meta: Mapping[str, Any], context: _Context) -> _Tally:
@@ -550,19 +550,15 @@ def _totals(meta: Mapping[str, Any], context: _Context) -> _Tally:
     totals = meta.get("totals")
     if isinstance(totals, Mapping) and totals:
         cost = totals.get("cost_usd")
-        basis = _text(totals.get("cost_basis"))
         return _Tally(
             _count(totals.get("input_tokens")),
             _count(totals.get("output_tokens")),
             _count(totals.get("cache_read_tokens")),
             _count(totals.get("cache_write_tokens")),
             float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
-            {basis} if basis else set(),
+            _bases(_text(totals.get("cost_basis"))),
         )
-    total = _Tally()
-    for tally in _tallies(context.events).values():
-        total.merge(tally)
-    return total
+    return _Tally.of(_usages(context.events))
 
 
 def _token_summary(tally: _Tally) -> str:
@@ -591,8 +587,16 @@ def _cost(tally: _Tally) -> str:
 
 
 def _usage_line(usage: Usage) -> str:
-    tally = _Tally()
-    tally.add(usage)
+    """A request's tokens, and its cost when the harness recorded one (the cost table at the
+    end adds the estimates)."""
+    tally = _Tally(
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cache_read_tokens,
+        usage.cache_write_tokens,
+        usage.cost_usd,
+        _bases(usage.cost_basis or "reported") if usage.cost_usd is not None else set(),
+    )
     model = f"{_inline(usage.model)}: " if usage.model else ""
     tokens = _token_summary(tally) or "no tokens"
     cost = f" · {_cost(tally)}" if tally.cost_usd is not None else ""
@@ -600,27 +604,30 @@ def _usage_line(usage: Usage) -> str:
 
 
 def _costs(meta: Mapping[str, Any], context: _Context) -> list[str]:
+    """Tokens and cost by model, and their total. A request's cost is the one its harness
+    reported, else an estimate from list prices (marked as such, as in meta.json); the total
+    is computed as meta.json's is, so it matches the header."""
     lines = ["## Cost", ""]
-    tallies = _tallies(context.events)
+    usages = _usages(context.events)
     header = [
         "| Model | Input | Output | Cache read | Cache write | Cost |",
         "|---|---:|---:|---:|---:|---|",
     ]
-    if not tallies:
+    if not usages:
         totals = _totals(meta, context)
         if not _token_summary(totals) and totals.cost_usd is None:
             return [*lines, "_No token usage was recorded._"]
         return [*lines, *header, _cost_row("All models", totals)]
     lines += header
-    models = sorted(tallies, key=lambda model: (model is None, model or ""))
+    by_model: dict[str | None, list[Usage]] = {}
+    for usage in usages:
+        by_model.setdefault(usage.model, []).append(usage)
+    models = sorted(by_model, key=lambda model: (model is None, model or ""))
     for model in models:
         name = _cell(_inline(model)) if model else "_unknown_"
-        lines.append(_cost_row(name, tallies[model]))
+        lines.append(_cost_row(name, _Tally.of(by_model[model])))
     if len(models) > 1:
-        total = _Tally()
-        for model in models:
-            total.merge(tallies[model])
-        lines.append(_cost_row("**Total**", total))
+        lines.append(_cost_row("**Total**", _Tally.of(usages)))
     return lines
 
 

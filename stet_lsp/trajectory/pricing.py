@@ -1,10 +1,20 @@
 """Estimated cost of a request whose harness did not report one: list prices in US dollars per
 million tokens, by model family (the longest matching name prefix wins). An estimate is always
-marked as one (`cost_basis: "estimated"`); a model not listed gets no estimate."""
+marked as one (`cost_basis: "estimated"`); a model not listed gets no estimate.
+
+`usage_cost` and `total_cost` are the one rule for what a request or a run cost: meta.json's
+totals, narration.md's cost table and the ATIF export's `total_cost_usd` all use them, so the
+same events give them the same figures."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Literal
+
 from stet_lsp.trajectory.events import Usage
+
+Basis = Literal["reported", "estimated"]
+TotalBasis = Literal["reported", "estimated", "mixed"]
 
 # (input, output, cache read, cache write) per million tokens, public list prices (2025).
 _PRICES: dict[str, tuple[float, float, float, float]] = {
@@ -47,3 +57,29 @@ def estimate_cost(usage: Usage) -> float | None:
         + usage.cache_read_tokens * per_read
         + usage.cache_write_tokens * per_write
     ) / 1_000_000
+
+
+def usage_cost(usage: Usage) -> tuple[float, Basis] | None:
+    """What one request cost and how that is known: the cost the harness reported (a cost
+    with no basis counts as reported), else an estimate from list prices, else None."""
+    if usage.cost_usd is not None:
+        return usage.cost_usd, "estimated" if usage.cost_basis == "estimated" else "reported"
+    guess = estimate_cost(usage)
+    return None if guess is None else (guess, "estimated")
+
+
+def total_cost(usages: Iterable[Usage]) -> tuple[float | None, TotalBasis | None]:
+    """The cost of the requests, summed in their order and rounded to millionths of a dollar,
+    and its basis (`mixed` when some costs were reported and some estimated); (None, None)
+    when no request has a cost."""
+    cost = 0.0
+    bases: set[Basis] = set()
+    for usage in usages:
+        found = usage_cost(usage)
+        if found is not None:
+            cost += found[0]
+            bases.add(found[1])
+    if not bases:
+        return None, None
+    basis: TotalBasis = "mixed" if len(bases) > 1 else next(iter(bases))
+    return round(cost, 6), basis

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_transcript import Transcript
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from samples import sample
 
+from stet_lsp.core.targets import resolve_target
 from stet_lsp.trajectory.events import (
     AgentMessage,
     Commit,
@@ -31,7 +37,10 @@ from stet_lsp.trajectory.events import (
     parse_event,
 )
 from stet_lsp.trajectory.importers.diffs import file_diff, fragment_diff
+from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.meta import TargetRef, summarise
 from stet_lsp.trajectory.narration import render
+from stet_lsp.trajectory.store import working_folder
 
 SOURCE = SourceRef(file="session.jsonl", line=1)
 SESSION = "0b1c2d3e"
@@ -325,9 +334,9 @@ def test_cost_table_per_model_with_total() -> None:
         "## Cost\n\n"
         "| Model | Input | Output | Cache read | Cache write | Cost |\n"
         "|---|---:|---:|---:|---:|---|\n"
-        "| claude-haiku-4-5 | 50 | 0 | 0 | 0 | — |\n"
+        "| claude-haiku-4-5 | 50 | 0 | 0 | 0 | $0.0001 (estimated) |\n"
         "| claude-sonnet-4-5 | 1,200 | 300 | 5,000 | 800 | $0.0123 (reported) |\n"
-        "| **Total** | 1,250 | 300 | 5,000 | 800 | $0.0123 (reported) |\n"
+        "| **Total** | 1,250 | 300 | 5,000 | 800 | $0.0123 (estimated + reported) |\n"
     )
 
 
@@ -356,6 +365,136 @@ def test_cost_bases_and_meta_totals() -> None:
     assert "| Cost | $0.0200 (estimated) |" in text
     assert "| All models | 7 | 3 | 0 | 1 | $0.0200 (estimated) |" in text
     assert "_No token usage was recorded._" in render({}, [])
+
+
+def _cost_cells(text: str) -> tuple[str, dict[str, str]]:
+    """The header's Cost and the cost table's last column, by row name."""
+    header = re.search(r"^\| Cost \| (.*) \|$", text, re.MULTILINE)
+    table = text[text.index("## Cost") :]
+    rows = {
+        cells[0]: cells[-1]
+        for line in table.splitlines()[4:]
+        if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split(" | ")])
+    }
+    return (header.group(1) if header else ""), rows
+
+
+def _imported(root: Path, source: Path) -> tuple[dict[str, Any], list[EventBase], str]:
+    target = resolve_target(root)
+    import_transcript(target, source)
+    folder = working_folder(target).path
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    lines = (folder / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    events = [parse_event(line) for line in lines]
+    return meta, events, (folder / "narration.md").read_text(encoding="utf-8")
+
+
+def test_an_imported_session_is_costed_by_model_as_meta_json_is(root: Path, tmp_path: Path) -> None:
+    """Importers write no estimates on usage events: the table estimates each model's cost
+    from the prices meta.json uses, and its total is the header's."""
+    sonnet = {
+        "input_tokens": 1000,
+        "output_tokens": 200,
+        "cache_read_input_tokens": 10000,
+        "cache_creation_input_tokens": 2000,
+    }
+    source = (
+        Transcript(root)
+        .notice("hook ran")
+        .summary("Add a greeting")
+        .user("add a greeting module")
+        .write_file("toolu_1", f"{root}/src/hello.py", "print('hi')\n", usage=sonnet)
+        .say(
+            "Checked.",
+            model="claude-haiku-4-5-20251001",
+            usage={"input_tokens": 500, "output_tokens": 100},
+        )
+        .say("Done.", model="local-model", usage={"input_tokens": 7, "output_tokens": 3})
+        .save(tmp_path / "session.jsonl")
+    )
+    meta, events, narration = _imported(root, source)
+    assert all(e.cost_usd is None for e in events if isinstance(e, Usage))  # none reported
+    # sonnet 4.5: 1,000 x $3 + 200 x $15 + 10,000 x $0.30 + 2,000 x $3.75 a million tokens
+    assert meta["totals"]["cost_usd"] == pytest.approx(0.0165 + 0.001)
+    assert meta["totals"]["cost_basis"] == "estimated"
+    header, rows = _cost_cells(narration)
+    assert header == "$0.0175 (estimated)"
+    assert rows == {
+        "claude-haiku-4-5-20251001": "$0.0010 (estimated)",
+        "claude-sonnet-4-5-20250929": "$0.0165 (estimated)",
+        "local-model": "—",
+        "**Total**": header,
+    }
+    assert (
+        "| claude-sonnet-4-5-20250929 | 1,000 | 200 | 10,000 | 2,000 | $0.0165 (estimated) |"
+        in narration
+    )
+    # The stored narration is the rendering of the stored events: the same bytes again.
+    assert render(meta, events) == narration
+
+
+def test_the_public_claude_code_sample_shows_its_cost_per_model(root: Path) -> None:
+    source = sample("claude-code/entireio-cli__37_995ebed6e4_0_full.jsonl")
+    meta, events, narration = _imported(root, source)
+    header, rows = _cost_cells(narration)
+    assert meta["totals"]["cost_basis"] == "estimated"
+    assert header == f"${meta['totals']['cost_usd']:.4f} (estimated)" == "$0.6571 (estimated)"
+    assert rows == {"claude-opus-4-5-20251101": header}
+    assert (
+        "| claude-opus-4-5-20251101 | 88 | 22 | 425,666 | 70,925 | $0.6571 (estimated) |"
+        in narration
+    )
+    assert render(meta, events) == narration
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([None, "claude-sonnet-4-5", "claude-opus-4-5-20251101", "gpt-5", "x"]),
+            st.integers(0, 3_000_000),
+            st.integers(0, 200_000),
+            st.integers(0, 5_000_000),
+            st.one_of(st.none(), st.floats(0, 50, allow_nan=False)),
+            st.sampled_from(["reported", "estimated"]),
+        ),
+        max_size=12,
+    )
+)
+def test_the_table_total_is_the_header_total(
+    requests: list[tuple[str | None, int, int, int, float | None, str]],
+) -> None:
+    events: list[EventBase] = numbered(
+        [
+            Usage(
+                **common(),
+                model=model,
+                input_tokens=tokens_in,
+                output_tokens=tokens_out,
+                cache_read_tokens=cached,
+                cost_usd=cost,
+                cost_basis=basis if cost is not None else None,
+            )
+            for model, tokens_in, tokens_out, cached, cost, basis in requests
+        ]
+    )
+    meta = summarise(
+        trajectory_id="t",
+        target=TargetRef(kind="branch", name="main", key="k"),
+        base_commit=None,
+        events=events,
+        redaction=Counter(),
+        dropped=Counter(),
+        problems=[],
+        sources=[],
+    ).model_dump(mode="json")
+    text = render(meta, events)
+    if not events:
+        return
+    header, rows = _cost_cells(text)
+    total = rows["**Total**"] if "**Total**" in rows else next(iter(rows.values()))
+    assert total == (header or "—")
+    assert render(meta, events) == text
 
 
 def test_same_bytes_every_time_and_after_a_round_trip() -> None:
@@ -578,7 +717,7 @@ GOLDEN = """\
 | Harnesses | codex 0.77.0 |
 | Steps | 6 |
 | Tokens | 10 input · 2 output · 0 cache read · 0 cache write |
-| Cost | $0.0010 (estimated) |
+| Cost | $0.0010 (reported) |
 | Files changed | 1 (+1 \u22121) |
 
 ## Brief
@@ -632,13 +771,13 @@ ok
 
 Done.
 
-<a id="step-6"></a>*Step 6 · Usage* — gpt-5: 10 input · 2 output · 0 cache read · 0 cache write · $0.0010 (estimated)
+<a id="step-6"></a>*Step 6 · Usage* — gpt-5: 10 input · 2 output · 0 cache read · 0 cache write · $0.0010 (reported)
 
 ## Cost
 
 | Model | Input | Output | Cache read | Cache write | Cost |
 |---|---:|---:|---:|---:|---|
-| gpt-5 | 10 | 2 | 0 | 0 | $0.0010 (estimated) |
+| gpt-5 | 10 | 2 | 0 | 0 | $0.0010 (reported) |
 """
 
 

@@ -1,0 +1,136 @@
+"""A Claude Code session file written record by record, for tests that import a transcript
+for real (into a pygit2 repository) and then look at what the trajectory renders or exports."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+SESSION = "cccccccc-1111-4222-8333-444455556666"
+START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+class Transcript:
+    """Records as Claude Code 2.x writes them: each message record with the session id, cwd,
+    version and branch, chained by parentUuid; harness records (system notices, summaries,
+    file-history snapshots) as they appear before a session's first prompt."""
+
+    def __init__(self, cwd: Path | str, session: str = SESSION) -> None:
+        self.cwd = str(cwd)
+        self.session = session
+        self.clock = START
+        self.records: list[dict[str, Any]] = []
+        self.parent: str | None = None
+        self.count = 0
+
+    def _next(self) -> tuple[str, str]:
+        self.count += 1
+        self.clock += timedelta(seconds=2)
+        return f"{self.session[:8]}-{self.count:04d}", self.clock.isoformat().replace(
+            "+00:00", ".000Z"
+        )
+
+    def _record(self, kind: str, message: dict[str, Any], **extra: Any) -> Transcript:
+        uuid, time = self._next()
+        self.records.append(
+            {
+                "parentUuid": self.parent,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": self.cwd,
+                "sessionId": self.session,
+                "version": "2.1.12",
+                "gitBranch": "main",
+                "type": kind,
+                "message": message,
+                "uuid": uuid,
+                "timestamp": time,
+                **extra,
+            }
+        )
+        self.parent = uuid
+        return self
+
+    def notice(self, text: str) -> Transcript:
+        """A harness notice (a `system` record): no event kind of its own."""
+        uuid, time = self._next()
+        self.records.append(
+            {
+                "parentUuid": self.parent,
+                "isSidechain": False,
+                "cwd": self.cwd,
+                "sessionId": self.session,
+                "version": "2.1.12",
+                "type": "system",
+                "subtype": "stop_hook_summary",
+                "content": text,
+                "level": "suggestion",
+                "uuid": uuid,
+                "timestamp": time,
+            }
+        )
+        self.parent = uuid
+        return self
+
+    def summary(self, text: str) -> Transcript:
+        self.records.append({"type": "summary", "summary": text, "leafUuid": "x-0001"})
+        return self
+
+    def user(self, content: Any) -> Transcript:
+        return self._record("user", {"role": "user", "content": content})
+
+    def assistant(
+        self,
+        *blocks: dict[str, Any],
+        model: str = "claude-sonnet-4-5-20250929",
+        usage: dict[str, int] | None = None,
+    ) -> Transcript:
+        message = {
+            "model": model,
+            "id": f"msg_{self.session[:8]}_{self.count:04d}",
+            "type": "message",
+            "role": "assistant",
+            "content": list(blocks),
+            "stop_reason": None,
+            "usage": usage or {"input_tokens": 100, "output_tokens": 20},
+        }
+        return self._record("assistant", message, requestId=f"req_{self.count:04d}")
+
+    def say(self, text: str, **fields: Any) -> Transcript:
+        return self.assistant({"type": "text", "text": text}, **fields)
+
+    def tool(
+        self,
+        call_id: str,
+        name: str,
+        tool_input: dict[str, Any],
+        output: str,
+        structured: Any = None,
+        **fields: Any,
+    ) -> Transcript:
+        self.assistant(
+            {"type": "tool_use", "id": call_id, "name": name, "input": tool_input}, **fields
+        )
+        result = {"tool_use_id": call_id, "type": "tool_result", "content": output}
+        extra = {} if structured is None else {"toolUseResult": structured}
+        return self._record("user", {"role": "user", "content": [result]}, **extra)
+
+    def write_file(self, call_id: str, path: str, content: str, **fields: Any) -> Transcript:
+        structured = {
+            "type": "create",
+            "filePath": path,
+            "content": content,
+            "structuredPatch": [],
+            "originalFile": None,
+        }
+        output = f"File created successfully at: {path}"
+        tool_input = {"file_path": path, "content": content}
+        return self.tool(call_id, "Write", tool_input, output, structured, **fields)
+
+    def save(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in self.records)
+        path.write_text(text, encoding="utf-8")
+        return path
