@@ -254,3 +254,35 @@ def test_check_lists_margin_notes_and_entries_and_strict_fails_on_notes(
     commit_files(pygit2.Repository(r), {".stet/trajectories/t1/narration.md": quoted})
     shown = json.loads(stet("check", "--json", "-C", r)[1])["shown"]
     assert [item["kind"] for item in shown] == ["entry"]
+
+
+def test_the_progress_line_shows_the_phase_and_time_while_work_runs() -> None:
+    import io
+    import time
+
+    from stet_lsp.cli.common import ProgressLine
+
+    stream = io.StringIO()
+    progress = ProgressLine("importing", True, stream=stream, after=0.05, every=0.02)
+    progress.phase("reading")
+    time.sleep(0.2)  # a long phase: the line is drawn, then redrawn, with no call from it
+    progress.phase("composing")
+    progress.done()
+    drawn = stream.getvalue()
+    frames = [frame for frame in drawn.split("\r") if frame.strip()]
+    assert len(frames) >= 3
+    assert frames[0].startswith("importing: reading… 0 s")
+    assert frames[-1].rstrip().startswith("importing: composing…")
+    assert drawn.endswith("\r" + " " * max(map(len, frames)) + "\r")  # cleared at the end
+    before = len(drawn)
+    time.sleep(0.05)
+    assert len(stream.getvalue()) == before  # nothing drawn once done
+
+    quiet = io.StringIO()
+    fast = ProgressLine("importing", True, stream=quiet, after=5)
+    fast.phase("reading")
+    fast.done()
+    disabled = ProgressLine("importing", False, stream=quiet, after=0)
+    disabled.phase("reading")
+    disabled.done()
+    assert quiet.getvalue() == ""  # under the threshold, or not a terminal: nothing

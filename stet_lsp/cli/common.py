@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import TextIO
 
 from stet_lsp.cli import CommandParser
 from stet_lsp.core.operations import JSON_VERSION
@@ -61,21 +63,61 @@ def read_text_argument(text: str) -> str:
 
 class ProgressLine:
     """A progress line on standard error for work that runs over a second, on a terminal
-    only: `phase` names what the work does now, `done` clears the line."""
+    only: `phase` names what the work does now; from a second on, the line shows it with the
+    time so far, redrawn while a long phase runs; `done` clears the line."""
 
-    def __init__(self, label: str, enabled: bool) -> None:
+    def __init__(
+        self,
+        label: str,
+        enabled: bool,
+        *,
+        stream: TextIO | None = None,
+        after: float = 1.0,
+        every: float = 0.5,
+    ) -> None:
         self._label = label
-        self._enabled = enabled
+        self._stream = stream or sys.stderr
+        self._after = after
+        self._every = every
         self._start = time.monotonic()
-        self._shown = False
+        self._phase = "starting"
+        self._width = 0
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._ticker: threading.Thread | None = None
+        if enabled:
+            self._ticker = threading.Thread(target=self._tick, name="progress line", daemon=True)
+            self._ticker.start()
 
     def phase(self, name: str) -> None:
-        if self._enabled and time.monotonic() - self._start > 1.0:
-            sys.stderr.write(f"\r{self._label}: {name}…   ")
-            sys.stderr.flush()
-            self._shown = True
+        self._phase = name
+        if self._ticker is not None and time.monotonic() - self._start >= self._after:
+            self._draw()
 
     def done(self) -> None:
-        if self._shown:
-            sys.stderr.write("\r" + " " * 40 + "\r")
-            sys.stderr.flush()
+        self._stopped.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        with self._lock:
+            if self._width:
+                self._stream.write("\r" + " " * self._width + "\r")
+                self._stream.flush()
+                self._width = 0
+
+    def _tick(self) -> None:
+        if self._stopped.wait(self._after):
+            return
+        while True:
+            self._draw()
+            if self._stopped.wait(self._every):
+                return
+
+    def _draw(self) -> None:
+        with self._lock:
+            if self._stopped.is_set():
+                return
+            seconds = time.monotonic() - self._start
+            line = f"{self._label}: {self._phase}… {seconds:.0f} s"
+            self._stream.write("\r" + line.ljust(self._width))
+            self._stream.flush()
+            self._width = max(self._width, len(line))
