@@ -23,8 +23,9 @@ from stet_lsp.core.targets import current_target, open_repository
 from stet_lsp.server.server import StetServer, log
 
 INTERVAL_SECONDS = 0.3
-WATCHED_INTERVAL_SECONDS = 2.0
-"""How often repositories whose changes the client reports are polled all the same."""
+WATCHED_INTERVAL_SECONDS = 0.6
+"""How often repositories whose changes the client reports are polled all the same: a
+watcher that misses a write still leaves it shown within a second."""
 WATCHED = ("**/.stet/cache/sheets/*.md", "**/.git/HEAD", "**/.git/refs/heads/**")
 
 
