@@ -32,7 +32,12 @@ from stet_lsp.server.documents import DocumentState, local_path, new_document
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.protocol import StetProtocol, pulls_diagnostics, serve
 from stet_lsp.server.settings import Settings
-from stet_lsp.server.sheet_sync import merge_from_disk, normalized, write_into_buffer
+from stet_lsp.server.sheet_sync import (
+    Staged,
+    merge_from_disk,
+    normalized,
+    write_into_buffer,
+)
 
 log = logging.getLogger("stet_lsp")
 T = TypeVar("T")
@@ -218,15 +223,19 @@ class StetServer(LanguageServer):
             raise StetError(f"{uri} is not inside a git repository")
         return session
 
-    async def _only_session(self) -> RepositorySession:
+    async def workspace_sessions(self) -> dict[Path, RepositorySession]:
+        """The repositories of the workspace's folders (of its root without folders)."""
         folders = [local_path(folder.uri) for folder in self.workspace.folders.values()]
         if not folders and self.workspace.root_uri:
             folders = [local_path(self.workspace.root_uri)]
-        sessions = {
+        return {
             session.root: session
             for folder in folders
             if folder is not None and (session := await self.session_for(folder / "_"))
         }
+
+    async def _only_session(self) -> RepositorySession:
+        sessions = await self.workspace_sessions()
         if len(sessions) == 1:
             return next(iter(sessions.values()))
         if not sessions:
@@ -342,17 +351,22 @@ class StetServer(LanguageServer):
     # -- writing the sheet -------------------------------------------------------------------
 
     async def write_sheet(
-        self, session: RepositorySession, operation: Callable[[StyleSheet], T]
+        self,
+        session: RepositorySession,
+        operation: Callable[[StyleSheet], T],
+        staged: Staged | None = None,
     ) -> T:
         """Run a style-sheet operation in a worker thread (it may wait for the sheet's lock).
         When the sheet is open with unsaved edits, it works on that text and the result
-        reaches the editor as an edit, so the server never writes under the user."""
+        reaches the editor as an edit, so the server never writes under the user. An
+        operation that also writes elsewhere comes with `staged`: those writes then wait
+        until the editor took the sheet's change (`sheet_sync.Staged`)."""
         target = await self.off_loop(session.target)
         async with self.sheet_edits:
             state = self.open_sheet(target)
             done = False
             if state is not None and state.modified:
-                result = await write_into_buffer(self, state, target, operation)
+                result = await write_into_buffer(self, state, target, operation, staged)
                 done = result is not None
             if not done:
                 result = await self.off_loop(operation, StyleSheet(target))

@@ -23,6 +23,7 @@ from lsp_harness import (
     start,
     uri,
 )
+from lsp_pipe import PipeServer
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
@@ -538,3 +539,17 @@ async def test_definition_maps_a_session_recorded_in_another_folder(
     )
     assert isinstance(found, list)
     assert [(f.uri, f.range.start.line) for f in found] == [(uri(root / "src" / "retry.py"), 0)]
+
+
+def test_workspace_symbols_reach_the_workspace_folders_before_any_file_is_opened(
+    root: Path, tmp_path: Path
+) -> None:
+    import_transcript(resolve_target(root), session_writing(root, tmp_path))
+    server = PipeServer().initialize({}, [uri(root)])
+    try:
+        server.send({"id": 2, "method": "workspace/symbol", "params": {"query": "retry.py"}})
+        found = server.answer(2)["result"]
+        assert found and all(s["location"]["uri"].endswith("/events.jsonl") for s in found)
+        assert any("file_change" in s["name"] for s in found)
+    finally:
+        server.close()

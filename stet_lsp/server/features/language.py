@@ -64,6 +64,7 @@ def register(server: StetServer) -> None:
     async def workspace_symbols(
         ls: StetServer, params: types.WorkspaceSymbolParams
     ) -> list[types.WorkspaceSymbol]:
+        await ls.workspace_sessions()  # its repositories, whether or not a file is open
         return await ls.off_loop(ls.gather, "workspace_symbols", params.query)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)

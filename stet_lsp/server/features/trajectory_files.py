@@ -275,13 +275,12 @@ class TrajectoryFiles(Feature):
         return locations
 
     def workspace_symbols(self, query: str) -> list[types.WorkspaceSymbol]:
-        """Steps of every trajectory of the open repositories whose title holds the query's
-        words. Runs in a worker thread (it may read events.jsonl files)."""
+        """Steps of every trajectory of the repositories the server knows (the workspace's
+        and those of the documents opened) whose title holds the query's words. Runs in a
+        worker thread (it may read events.jsonl files)."""
         from stet_lsp.trajectory.store import folders
 
-        roots = {
-            state.session.root for state in list(self.server.documents.values()) if state.session
-        }
+        roots = set(list(self.server.sessions))
         found: list[types.WorkspaceSymbol] = []
         for root in sorted(roots):
             for folder in folders(root):
