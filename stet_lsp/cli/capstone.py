@@ -25,8 +25,9 @@ def register(commands: Any) -> None:
         parents=[target_options()],
         help="commit the working trajectory on top of HEAD",
         description="Run the target's working trajectory through the redaction gate once "
-        "more and commit it, with the .stet/ files graduation staged and nothing else, as "
-        "the branch's final commit (docs/cli.md).",
+        "more and commit it as the branch's final commit, with what graduation made for it "
+        "(the skills its decisions name, as staged, and the verdicts on its steps) and "
+        "nothing else: other staged files, .stet/ ones included, stay staged (docs/cli.md).",
     )
     capstone.add_argument(
         "-m", "--message", metavar="M", help="the commit message (the trailers are added)"
@@ -76,6 +77,8 @@ def _print(result: CapstoneResult) -> None:
         print(f"committed trajectory {result.trajectory} as {commit} on {where}:")
     for change in result.paths:
         print(f"  {change.status:<8} {change.path}")
+    for path in result.left_staged:
+        print(f"  left staged (graduation did not stage it): {path}")
     if result.supersedes is not None:
         superseded = result.supersedes
         print(f"  follows {superseded.trajectory} ({superseded.commit[:12]})")

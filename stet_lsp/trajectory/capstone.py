@@ -4,14 +4,19 @@ A trajectory cannot sit inside the commit it produced without changing that comm
 (ADR-0011), so it is committed on top of the work, as the branch's last commit. The capstone
 takes the target's working trajectory (`.stet/cache/trajectories/<key>/`), runs it through
 the gate one final time, writes it to `.stet/trajectories/<id>/` and commits exactly those
-files (and the `.stet/` files graduation staged) on top of HEAD, with pygit2: other staged
-changes stay staged and the work tree is left alone.
+files on top of HEAD, with pygit2, together with what graduation made for that trajectory:
+the skills its `graduation` events name, as the index holds them, with their
+`metadata.stet-trajectory` naming the committed id instead of the working one, and the
+verdicts on its steps, moved from `.stet/feedback/<key>.jsonl` to `.stet/feedback/<id>.jsonl`.
+Other staged changes (other `.stet/` files included) stay staged and are not committed; the
+rest of the work tree is left alone.
 
 Every refusal is decided before anything is written. The one check that needs the files on
 disk, the repository's own `pre-commit` and `commit-msg` hooks (pygit2 runs none), runs after
-the trajectory files are written and undoes that write when a hook fails. The working
-trajectory is then moved to `.stet/cache/trajectories/.archive/<key>-<id>/`, so the next
-import starts a new one and nothing imported is lost.
+the files are written and undoes that write when a hook fails. The working feedback file is
+removed, and the working trajectory moved to `.stet/cache/trajectories/.archive/<key>-<id>/`,
+only once the commit is made, so the next import starts a new one and nothing imported is
+lost.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import tempfile
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,8 +43,11 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.safefs import atomic_write, inside, make_dirs, read_regular, remove_regular
 from stet_lsp.core.targets import Target
-from stet_lsp.trajectory.events import EventBase, parse_event
+from stet_lsp.trajectory.events import EventBase, Graduation, parse_event
+from stet_lsp.trajectory.feedback import feedback_lock, feedback_path, moved_lines
+from stet_lsp.trajectory.graduation import INDEX_LOCK, retarget_skill, skill_lock
 from stet_lsp.trajectory.meta import Meta, summarise
+from stet_lsp.trajectory.skills import skill_path
 from stet_lsp.trajectory.store import (
     COMMITTED,
     EVENTS,
@@ -139,6 +147,8 @@ class CapstoneResult:
     archived: str | None = None
     redaction: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    left_staged: list[str] = field(default_factory=list)
+    """Staged `.stet/` paths the capstone does not commit (graduation did not make them)."""
 
     def to_json(self) -> dict[str, Any]:
         from stet_lsp.core.operations import target_json
@@ -159,6 +169,7 @@ class CapstoneResult:
             "archived": self.archived,
             "redaction": self.redaction,
             "warnings": self.warnings,
+            "left_staged": self.left_staged,
         }
 
 
@@ -177,11 +188,11 @@ def capstone(
     repository = _open(target)
     folder = working_folder(target)
     _require_working(target, folder)
-    with file_lock(folder.path, target.root, "the working trajectory"):
+    with file_lock(folder.path, target.root, "the working trajectory"), ExitStack() as held:
         head = _check_repository(repository, target, allow_detached)
         signature = _signature(repository)
         tell("redacting")
-        plan = _plan(repository, target, folder, head, message)
+        plan = _plan(repository, target, folder, head, message, held)
         if plan.committed or dry_run:
             return plan.result(dry_run=dry_run)
         tell("writing")
@@ -294,6 +305,32 @@ def _signature(repository: pygit2.Repository) -> pygit2.Signature:
 # -- the plan: what would be committed, decided without writing ------------------------------
 
 
+@dataclass(frozen=True)
+class _Written:
+    """A file the capstone commits from bytes of its own: the moved feedback, a skill whose
+    metadata it rewrote."""
+
+    data: bytes
+    mode: pygit2.enums.FileMode
+    work_tree: bytes | None
+    """What the work tree's file becomes (None: it is left as it is)."""
+    replaces: pygit2.Oid | None
+    """The blob the index held at the path when planned: the index entry is updated only
+    while it still holds it (None: always)."""
+
+
+@dataclass
+class _Graduated:
+    """What graduation made for the working trajectory, as the capstone commits it."""
+
+    written: dict[str, _Written] = field(default_factory=dict)
+    kept: dict[str, pygit2.IndexEntry] = field(default_factory=dict)
+    """Graduation's skills committed as the index holds them."""
+    feedback: str | None = None
+    """The working trajectory's feedback file, removed once the commit is made."""
+    warnings: list[str] = field(default_factory=list)
+
+
 @dataclass
 class _Plan:
     target: Target
@@ -301,8 +338,8 @@ class _Plan:
     trajectory: str
     files: dict[str, bytes]
     """The trajectory's files by path in the repository, in the order they are written."""
-    staged: dict[str, pygit2.IndexEntry | None]
-    """The index's `.stet/` entries that differ from HEAD's tree (None: deleted)."""
+    graduated: _Graduated
+    left_staged: list[str]
     tree: pygit2.Index
     """HEAD's tree, in memory."""
     message: str
@@ -322,6 +359,8 @@ class _Plan:
             "changed": not self.committed and not fields.get("dry_run", False),
             "supersedes": None if self.committed else self.supersedes,
             "redaction": self.redaction,
+            "warnings": [] if self.committed else list(self.graduated.warnings),
+            "left_staged": [] if self.committed else self.left_staged,
         }
         return CapstoneResult(**(values | fields))
 
@@ -332,7 +371,10 @@ def _plan(
     folder: Folder,
     head: _Head,
     message: str | None,
+    held: ExitStack,
 ) -> _Plan:
+    """`held` keeps the locks taken while planning (the feedback file, graduation's skills)
+    until the capstone is done: what the plan read cannot change before it is committed."""
     import pygit2
 
     working = folder.read_meta()
@@ -352,20 +394,25 @@ def _plan(
         f"{relative}/{NARRATION}": narration.encode("utf-8"),
         f"{relative}/{META}": meta_text.encode("utf-8"),
     }
-    staged = _staged_stet(repository, tree)
-    _check_staged(repository, staged)
+    committed = _already_committed(tree, files)
+    graduated = _Graduated()
+    if not committed:
+        _graduated_skills(repository, target, tree, events, trajectory, held, graduated)
+        _moved_feedback(target, tree, trajectory, held, graduated)
+    commits = set(files) | set(graduated.written) | set(graduated.kept)
     return _Plan(
         target=target,
         head=head,
         trajectory=trajectory,
         files=files,
-        staged=staged,
+        graduated=graduated,
+        left_staged=[path for path in _staged_stet(repository, tree) if path not in commits],
         tree=tree,
         message=_message(message, meta.brief, trajectory, supersedes),
         supersedes=supersedes,
         redaction=counts,
-        committed=_already_committed(tree, files),
-        paths=_changes(tree, files, staged),
+        committed=committed,
+        paths=_changes(tree, commits),
     )
 
 
@@ -532,41 +579,153 @@ def _shortened(subject: str) -> str:
     return subject[: _SUBJECT_LENGTH - 1].rstrip() + "…"
 
 
-def _staged_stet(
-    repository: pygit2.Repository, tree: pygit2.Index
-) -> dict[str, pygit2.IndexEntry | None]:
-    """What graduation staged: the index's `.stet/` entries (the cache aside) that differ
-    from HEAD's tree, and HEAD's `.stet/` files the index no longer has."""
+def _staged_stet(repository: pygit2.Repository, tree: pygit2.Index) -> list[str]:
+    """The index's `.stet/` paths (the cache aside) that differ from HEAD's tree, and HEAD's
+    `.stet/` files the index no longer has: staged, whoever staged them."""
     index = repository.index
     staged = {e.path: e for e in index if e.path.startswith(STET) and not _cached(e.path)}
-    changes: dict[str, pygit2.IndexEntry | None] = {}
-    for path, entry in staged.items():
-        if path not in tree or (tree[path].id, tree[path].mode) != (entry.id, entry.mode):
-            changes[path] = entry
+    changes = [
+        path
+        for path, entry in staged.items()
+        if path not in tree or (tree[path].id, tree[path].mode) != (entry.id, entry.mode)
+    ]
     for committed in tree:
         path = committed.path
         if path.startswith(STET) and not _cached(path) and path not in staged:
-            changes[path] = None
-    return changes
+            changes.append(path)
+    return sorted(changes)
 
 
 def _cached(path: str) -> bool:
     return path.startswith(CACHE)
 
 
-def _check_staged(
-    repository: pygit2.Repository, staged: dict[str, pygit2.IndexEntry | None]
+def _graduated_skills(
+    repository: pygit2.Repository,
+    target: Target,
+    tree: pygit2.Index,
+    events: list[EventBase],
+    trajectory: str,
+    held: ExitStack,
+    graduated: _Graduated,
 ) -> None:
-    """Staged `.stet/` files are committed as they are: each passes the gate or the capstone
-    stops (graduation gates them; a `git add` by hand does not)."""
+    """The skills the trajectory's `graduation` events name (the skill route), as the index
+    holds them (graduation staged them; a person may have staged an edit since): each through
+    the gate (a staged secret refuses the capstone; graduation gates what it writes, a `git
+    add` by hand does not), with `metadata.stet-trajectory` naming the committed id for the
+    working one. A skill the index does not hold, or holds as HEAD has it once rewritten, is
+    not committed."""
     import pygit2
 
-    for path, entry in sorted(staged.items()):
-        if entry is None:
+    root = target.root
+    names = {e.skill for e in events if isinstance(e, Graduation) and e.route == "skill"}
+    for name in sorted(filter(None, names)):
+        try:
+            relative = skill_path(name).as_posix()
+        except StetError:
+            continue  # not a name graduation writes (a hand-edited event)
+        held.enter_context(skill_lock(root, name))
+        index = repository.index
+        index.read(False)
+        if relative not in index:
             continue
+        entry = index[relative]
         blob = repository[entry.id]
-        if isinstance(blob, pygit2.Blob):
-            _require_clean(bytes(blob.data).decode("utf-8", "replace"), f"{path} (staged)", path)
+        if not isinstance(blob, pygit2.Blob):
+            continue
+        staged = bytes(blob.data)
+        _require_clean(staged.decode("utf-8", "replace"), f"{relative} (staged)", relative)
+        committed = _retargeted(staged, name, target.key, trajectory)
+        if committed is None:
+            graduated.warnings.append(
+                f"{relative} does not follow the Agent Skills spec: it is committed as staged, "
+                f"its metadata.stet-trajectory still naming {target.key}"
+            )
+            committed = staged
+        if committed == staged:
+            if relative not in tree or (tree[relative].id, tree[relative].mode) != (
+                entry.id,
+                entry.mode,
+            ):
+                graduated.kept[relative] = entry
+            continue
+        _require_clean(committed.decode("utf-8", "replace"), relative, relative)
+        work_tree, readable = _skill_work_tree(
+            target, relative, staged, committed, name, trajectory
+        )
+        if not readable:
+            graduated.warnings.append(
+                f"{relative} has unstaged changes Stet cannot read as a skill: they are left "
+                f"as they are, its metadata.stet-trajectory naming {target.key}"
+            )
+        graduated.written[relative] = _Written(committed, entry.mode, work_tree, entry.id)
+
+
+def _retargeted(data: bytes, name: str, working: str, trajectory: str) -> bytes | None:
+    """A skill's bytes with its metadata naming the committed trajectory; None when they are
+    not a skill Stet can read."""
+    try:
+        text = data.decode("utf-8")
+        return retarget_skill(text, name, working, trajectory).encode("utf-8")
+    except (UnicodeDecodeError, StetError):
+        return None
+
+
+def _skill_work_tree(
+    target: Target, relative: str, staged: bytes, committed: bytes, name: str, trajectory: str
+) -> tuple[bytes | None, bool]:
+    """What the skill's file in the work tree becomes (None: it stays as it is), and whether
+    it could be read: the committed bytes when it holds what was staged; its own text with
+    the metadata rewritten when it has unstaged changes; unchanged when it is missing (a
+    deletion not staged) or cannot be read as a skill."""
+    try:
+        current = read_regular(target.root / relative, target.root)
+    except StetError:
+        return None, False
+    if current is None:
+        return None, True
+    if current == staged:
+        return committed, True
+    rewritten = _retargeted(current, name, target.key, trajectory)
+    if rewritten is None:
+        return None, False
+    return (None if rewritten == current else rewritten), True
+
+
+def _moved_feedback(
+    target: Target, tree: pygit2.Index, trajectory: str, held: ExitStack, graduated: _Graduated
+) -> None:
+    """The verdicts on the working trajectory's steps (`.stet/feedback/<key>.jsonl`) moved to
+    `.stet/feedback/<id>.jsonl`, each naming the committed id, after what that file holds
+    already (a line it holds is not added twice), through the gate."""
+    import pygit2
+
+    root = target.root
+    source = feedback_path(target.key)
+    if not os.path.lexists(inside(root, source)):
+        return
+    held.enter_context(feedback_lock(root, target.key))
+    data = read_regular(root / source, root)
+    if data is None:
+        return
+    graduated.feedback = source.as_posix()
+    destination = feedback_path(trajectory)
+    if os.path.lexists(inside(root, destination)):
+        held.enter_context(feedback_lock(root, trajectory))
+    held_text = (read_regular(root / destination, root) or b"").decode("utf-8", "replace")
+    existing = [line for line in held_text.split("\n") if line.strip()]
+    lines = existing + [
+        line for line in moved_lines(data, target.key, trajectory) if line not in existing
+    ]
+    if not lines:
+        return
+    relative = destination.as_posix()
+    text = _gated("".join(line + "\n" for line in lines), relative, relative).encode("utf-8")
+    if relative in tree and tree[relative].id == pygit2.hash(text):
+        return
+    graduated.written[relative] = _Written(
+        text, pygit2.enums.FileMode.BLOB, work_tree=text, replaces=None
+    )
 
 
 def _already_committed(tree: pygit2.Index, files: dict[str, bytes]) -> bool:
@@ -577,20 +736,9 @@ def _already_committed(tree: pygit2.Index, files: dict[str, bytes]) -> bool:
     return events in tree and tree[events].id == pygit2.hash(files[events])
 
 
-def _changes(
-    tree: pygit2.Index, files: dict[str, bytes], staged: dict[str, pygit2.IndexEntry | None]
-) -> list[PathChange]:
+def _changes(tree: pygit2.Index, paths: set[str]) -> list[PathChange]:
     """Each path the capstone changes, against HEAD's tree."""
-    paths = set(files) | set(staged)
-    return [
-        PathChange(
-            path,
-            "deleted"
-            if path not in files and staged.get(path) is None
-            else ("modified" if path in tree else "added"),
-        )
-        for path in sorted(paths)
-    ]
+    return [PathChange(path, "modified" if path in tree else "added") for path in sorted(paths)]
 
 
 def _short_branch(branch: str | None) -> str | None:
@@ -608,38 +756,57 @@ def _apply(
     signature: pygit2.Signature,
     tell: Progress,
 ) -> CapstoneResult:
-    tree_id, blobs = _write_tree(repository, plan)
+    tree_id, staging = _write_tree(repository, plan)
     written = _WorkTreeWrite(target.root)
     try:
         written.write(plan.files)
+        written.write(
+            {path: w.work_tree for path, w in plan.graduated.written.items() if w.work_tree}
+        )
         tell("committing")
         message = _run_hooks(repository, target.root, tree_id, plan.message)
         commit = _commit(repository, plan, signature, message, tree_id)
     except BaseException:
         written.undo()
         raise
-    warnings = _update_index(repository, blobs)
+    warnings = list(plan.graduated.warnings)
+    warnings += _update_index(repository, target.root, staging)
+    _remove_working_feedback(target, plan.graduated.feedback, warnings)
     archived = _archive(target, folder, plan.trajectory, warnings)
     return plan.result(commit=str(commit), message=message, archived=archived, warnings=warnings)
 
 
+@dataclass(frozen=True)
+class _Staging:
+    """An index entry the commit's blob goes into once the commit is made."""
+
+    blob: pygit2.Oid
+    mode: pygit2.enums.FileMode
+    replaces: pygit2.Oid | None
+    """Only while the index still holds this blob at the path (None: in any case)."""
+
+
 def _write_tree(
     repository: pygit2.Repository, plan: _Plan
-) -> tuple[pygit2.Oid, dict[str, pygit2.Oid]]:
-    """HEAD's tree with the trajectory's files and the staged `.stet/` entries: nothing else.
-    The objects written are unreachable until the commit is made."""
+) -> tuple[pygit2.Oid, dict[str, _Staging]]:
+    """HEAD's tree with the trajectory's files and graduation's: nothing else. The objects
+    written are unreachable until the commit is made."""
     import pygit2
 
-    blobs = {path: repository.create_blob(data) for path, data in plan.files.items()}
+    blob_mode = pygit2.enums.FileMode.BLOB
+    staging = {
+        path: _Staging(repository.create_blob(data), blob_mode, None)
+        for path, data in plan.files.items()
+    }
+    for path, written in plan.graduated.written.items():
+        blob = repository.create_blob(written.data)
+        staging[path] = _Staging(blob, written.mode, written.replaces)
     tree = plan.tree
-    for path, entry in plan.staged.items():
-        if entry is None:
-            tree.remove(path)
-        else:
-            tree.add(pygit2.IndexEntry(path, entry.id, entry.mode))
-    for path, blob in blobs.items():
-        tree.add(pygit2.IndexEntry(path, blob, pygit2.enums.FileMode.BLOB))
-    return tree.write_tree(repository), blobs
+    for path, entry in plan.graduated.kept.items():
+        tree.add(pygit2.IndexEntry(path, entry.id, entry.mode))
+    for path, staged in staging.items():
+        tree.add(pygit2.IndexEntry(path, staged.blob, staged.mode))
+    return tree.write_tree(repository), staging
 
 
 def _commit(
@@ -662,25 +829,50 @@ def _commit(
         ) from None
 
 
-def _update_index(repository: pygit2.Repository, blobs: dict[str, pygit2.Oid]) -> list[str]:
-    """The trajectory's files enter the index at the commit's blobs; every other entry stays
-    as it was (read again: another process may have staged something meanwhile)."""
+def _update_index(
+    repository: pygit2.Repository, root: Path, staging: dict[str, _Staging]
+) -> list[str]:
+    """The files the capstone wrote enter the index at the commit's blobs (a skill only while
+    the index still holds what was planned from); every other entry stays as it was (read
+    again: another process may have staged something meanwhile)."""
     import pygit2
 
     try:
-        index = repository.index
-        index.read(True)
-        for path, blob in blobs.items():
-            index.add(pygit2.IndexEntry(path, blob, pygit2.enums.FileMode.BLOB))
-        index.write()
-    except (OSError, pygit2.GitError) as error:
-        paths = " ".join(sorted(blobs))
+        with file_lock(root / INDEX_LOCK, root, "the git index"):
+            index = repository.index
+            index.read(True)
+            for path, staged in staging.items():
+                if staged.replaces is not None and (
+                    path not in index or index[path].id != staged.replaces
+                ):
+                    continue
+                index.add(pygit2.IndexEntry(path, staged.blob, staged.mode))
+            index.write()
+    except (OSError, StetError, pygit2.GitError) as error:
+        paths = " ".join(sorted(staging))
         return [f"the commit is made but the index was not updated ({error}): git add {paths}"]
     return []
 
 
+def _remove_working_feedback(target: Target, feedback: str | None, warnings: list[str]) -> None:
+    """The working trajectory's verdicts are in the commit now (under its lock, still held):
+    their file goes, so the target's next working trajectory starts without them. A file made
+    while the capstone ran (no verdicts were moved) is left, and said so."""
+    relative = feedback or feedback_path(target.key).as_posix()
+    try:
+        if feedback is not None:
+            remove_regular(target.root / relative, target.root)
+        elif os.path.lexists(inside(target.root, relative)):
+            warnings.append(
+                f"{relative} holds verdicts recorded while the capstone ran: they are not "
+                "committed, and name the working trajectory that was committed"
+            )
+    except (OSError, StetError) as error:
+        warnings.append(f"{relative} was not removed ({error}): its verdicts are committed")
+
+
 class _WorkTreeWrite:
-    """The trajectory's files written through the boundary, with what is needed to undo it
+    """The capstone's files written through the boundary, with what is needed to undo it
     (the previous bytes of each file, the folders created) when a hook refuses."""
 
     def __init__(self, root: Path) -> None:
@@ -689,12 +881,13 @@ class _WorkTreeWrite:
         self.created: list[Path] = []
 
     def write(self, files: dict[str, bytes]) -> None:
-        folder = Path(next(iter(files))).parent
-        for part in reversed([folder, *folder.parents][:-1]):
-            if not os.path.lexists(inside(self.root, part)):
-                self.created.append(part)
-        make_dirs(self.root, folder)
-        for path, data in files.items():  # meta.json last: the folder is complete with it
+        """Each file in order (a trajectory's meta.json last: the folder is complete with it)."""
+        for path, data in files.items():
+            folder = Path(path).parent
+            for part in reversed([folder, *folder.parents][:-1]):
+                if part not in self.created and not os.path.lexists(inside(self.root, part)):
+                    self.created.append(part)
+            make_dirs(self.root, folder)
             self.previous.append((Path(path), read_regular(self.root / path, self.root)))
             atomic_write(self.root / path, data, self.root)
 

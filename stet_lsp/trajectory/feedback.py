@@ -13,6 +13,10 @@ before it): see `current_step`. Fields left empty (`text`, `source.pointer`) are
 Every line passes the redaction gate before it is written, and the file is replaced atomically
 under a lock (kept in `.stet/cache/`, which is never committed), so concurrent writers never
 tear or lose a line.
+
+Verdicts on a working trajectory are kept under its id, the target's key, until the capstone
+commits it: the capstone moves them to the committed id's file (`moved_lines`), holding the
+same lock (`feedback_lock`), and commits that file with the trajectory.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -106,6 +111,35 @@ class Feedback:
 def feedback_path(trajectory_id: str) -> Path:
     """`.stet/feedback/<trajectory-id>.jsonl`, relative to the repository's root."""
     return FEEDBACK / f"{_checked_id(trajectory_id)}.jsonl"
+
+
+def feedback_lock(root: Path, trajectory_id: str) -> AbstractContextManager[None]:
+    """The lock every writer of a trajectory's feedback file holds (marking a step, the
+    capstone moving a working trajectory's verdicts)."""
+    name = feedback_path(trajectory_id).name
+    return file_lock(root / LOCKS / name, root, "the feedback file")
+
+
+def moved_lines(data: bytes, old_id: str, new_id: str) -> list[str]:
+    """The lines of a feedback file (empty ones left out), each verdict of trajectory
+    `old_id` naming `new_id` instead: a JSON object whose `trajectory` is `old_id` gets the new
+    id, written as `Verdict.line` writes (keys in their order, no spaces); any other line is
+    kept as it is."""
+    _checked_id(new_id)
+    moved: list[str] = []
+    for line in data.decode("utf-8", "replace").split("\n"):
+        if not line.strip():
+            continue
+        try:
+            fields = json.loads(line)
+        except ValueError:
+            fields = None
+        if isinstance(fields, dict) and fields.get("trajectory") == old_id:
+            fields["trajectory"] = new_id
+            text = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+            line = without_lone_surrogates(text)
+        moved.append(line)
+    return moved
 
 
 def mark_step(
@@ -259,7 +293,7 @@ def _append(root: Path, relative: Path, line: str) -> None:
     folder = make_dirs(root, relative.parent)
     ensure_stet_gitignore(root)
     path = folder / relative.name
-    with file_lock(root / LOCKS / relative.name, root, "the feedback file"):
+    with feedback_lock(root, relative.stem):
         current = read_regular(path, root) or b""
         if current and not current.endswith(b"\n"):
             current += b"\n"  # a hand edit without a final newline keeps its last line

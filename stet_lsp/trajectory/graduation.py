@@ -2,7 +2,8 @@
 
 A person decides, entry by entry, where each goes: into the trajectory (a `note` event of the
 target's working trajectory, committed with the capstone), into a proposed skill
-(`.stet/skills/<name>/SKILL.md`, staged in the git index for review), or nowhere (discarded).
+(`.stet/skills/<name>/SKILL.md`, staged in the git index for review; the capstone commits the
+skills the working trajectory's `graduation` events name), or nowhere (discarded).
 Nothing is promoted on its own: `review` proposes a route for every open entry and
 `apply_review` carries out only the lines a person checked.
 
@@ -252,7 +253,7 @@ def _into_skill(sheet: StyleSheet, entry: Entry, body: str, skill_name: str | No
     context = _context(sheet, entry)
     provenance = {META_TARGET: target.label, META_TRAJECTORY: working_folder(target).id}
     root = target.root
-    with file_lock(root / SKILL_LOCKS / name, root, f"the skill {name}"):
+    with skill_lock(root, name):
         current, existing_text = _existing_skill(root, relative, name)
         text, context = _gated_section(body, context, existing_text)
         where = entry.anchor.path if entry.anchor else None
@@ -265,6 +266,37 @@ def _into_skill(sheet: StyleSheet, entry: Entry, body: str, skill_name: str | No
     return SkillOutcome(
         name, str(relative), proposed, created=current is None, added=added, staged=staged
     )
+
+
+def skill_lock(root: Path, name: str) -> AbstractContextManager[None]:
+    """The lock every writer of the skill `name` holds (graduation, the capstone)."""
+    return file_lock(root / SKILL_LOCKS / name, root, f"the skill {name}")
+
+
+def retarget_skill(text: str, name: str, working: str, committed: str) -> str:
+    """The SKILL.md `text` of the skill `name` with the working trajectory `working` named as
+    `committed` in `metadata.stet-trajectory` (the capstone commits a working trajectory
+    under an id of its own), read and written as graduation reads and writes a skill (the
+    frontmatter in Stet's form, the body as written), through the gate and checked against
+    the spec; `text` itself when its metadata does not name `working`. StetError when the
+    text does not follow the spec."""
+    skill = parse_skill(text, folder=name)
+    listed = [value for value in skill.metadata.get(META_TRAJECTORY, "").split(" ") if value]
+    if working not in listed:
+        return text
+    renamed: list[str] = []
+    for value in listed:
+        value = committed if value == working else value
+        if value not in renamed:
+            renamed.append(value)
+    metadata = skill.metadata | {META_TRAJECTORY: " ".join(renamed)}
+    rewritten = _gate(render_skill(replace(skill, metadata=metadata)), "SKILL.md")
+    problems = validate_skill(rewritten, folder=name)
+    if problems:
+        raise StetError(
+            f"the skill {name} would break the Agent Skills spec: {'; '.join(problems)}"
+        )
+    return rewritten
 
 
 def _gated_section(body: str, context: Context | None, existing: str) -> tuple[str, Context | None]:

@@ -19,10 +19,13 @@ import pygit2
 import pytest
 from repos import SIGNATURE, commit_files, make_repo
 
+from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import Target, resolve_target
 from stet_lsp.gate.redact import RedactionResult
 from stet_lsp.gate.report import RedactionReport
 from stet_lsp.trajectory.capstone import CapstoneRefused, CapstoneResult, capstone
+from stet_lsp.trajectory.feedback import read_feedback
+from stet_lsp.trajectory.graduation import graduate
 from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.store import working_folder
 
@@ -33,6 +36,7 @@ OTHER_TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2H1g0"
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 ID = r"2026-03-01-main-[0-9a-f]{12}"
 SKILL = ".stet/skills/x/SKILL.md"
+STRAY = ".stet/other/file.txt"
 GIT = shutil.which("git")
 POSIX = pytest.mark.skipif(sys.platform == "win32", reason="hooks here are shell scripts")
 
@@ -226,6 +230,23 @@ def stage(repo: pygit2.Repository, path: str, content: str) -> None:
     index.write()
 
 
+def graduate_into_skill(root: Path, text: str = "Use the retry helper for HTTP calls.") -> str:
+    """An entry of the target's style sheet graduated into the skill `x`, which graduation
+    writes and stages; the entry's id."""
+    sheet = StyleSheet(resolve_target(root))
+    entry = sheet.add(text, kind="convention")
+    graduate(sheet, entry.id, "skill", skill_name="x")
+    return entry.id
+
+
+def skill_metadata(text: str) -> dict[str, str]:
+    import yaml
+
+    fields: dict[str, Any] = yaml.safe_load(text.split("---\n")[1])
+    metadata: dict[str, str] = fields["metadata"]
+    return metadata
+
+
 def refused(reason: str, run: Callable[[], CapstoneResult]) -> CapstoneRefused:
     with pytest.raises(CapstoneRefused) as caught:
         run()
@@ -278,12 +299,13 @@ def write_hook(folder: Path, name: str, body: str) -> Path:
 # -- the capstone ---------------------------------------------------------------------------------
 
 
-def test_the_capstone_commits_the_trajectory_and_the_staged_stet_files_only(
+def test_the_capstone_commits_the_trajectory_and_graduations_files_only(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
     target = import_work(root, tmp_path)
     stage(repo, "src/app.py", "x = 2\n")  # an unrelated staged change
-    stage(repo, SKILL, "---\nname: x\ndescription: retries\n---\nUse the retry helper.\n")
+    graduate_into_skill(root)  # the skill x, written and staged by graduation
+    stage(repo, STRAY, "staged by hand\n")  # a .stet/ file graduation did not stage
     (root / "README.md").write_text("hi, unstaged\n")  # an unstaged change
     (root / "notes.txt").write_text("untracked\n")
     parent = head_commit(repo)
@@ -303,13 +325,24 @@ def test_the_capstone_commits_the_trajectory_and_the_staged_stet_files_only(
     trajectory = result.trajectory
     assert re.fullmatch(ID, trajectory)
 
-    # the tree: HEAD's tree, the trajectory's three files and the staged skill; nothing else
+    # the tree: HEAD's tree, the trajectory's three files and graduation's skill; nothing
+    # else: the stray staged file is left staged, as it was
     before, after = flat(repo, parent.tree), flat(repo, commit.tree)
     added = sorted(set(after) - set(before))
     assert added == sorted([*trajectory_files(trajectory), SKILL])
     assert {path: after[path] for path in before} == before
-    assert after[SKILL][0] == entries_before[SKILL][0]
     assert [(c.path, c.status) for c in result.paths] == sorted((path, "added") for path in added)
+    assert result.left_staged == [STRAY]
+
+    # the skill as staged, but its metadata names the committed trajectory, not the working one
+    staged_skill = reopen(repo)[entries_before[SKILL][0]]
+    assert isinstance(staged_skill, pygit2.Blob)
+    staged_text = bytes(staged_skill.data).decode("utf-8")
+    assert skill_metadata(staged_text)["stet-trajectory"] == target.key
+    committed_skill = blob_text(repo, commit, SKILL)
+    assert skill_metadata(committed_skill)["stet-trajectory"] == trajectory
+    assert f".stet/trajectories/{trajectory}/meta.json" in after
+    assert committed_skill == staged_text.replace(target.key, trajectory)
 
     # meta.json: the id, the parent as base commit; events and narration as re-rendered
     meta = json.loads(blob_text(repo, commit, f".stet/trajectories/{trajectory}/meta.json"))
@@ -341,17 +374,19 @@ def test_the_capstone_commits_the_trajectory_and_the_staged_stet_files_only(
     # the index: the new files at the commit's blobs, every other entry as it was
     entries_after = index_entries(repo)
     expected = dict(entries_before)
-    for path in trajectory_files(trajectory):
+    for path in [*trajectory_files(trajectory), SKILL]:
         expected[path] = (after[path][0], pygit2.enums.FileMode.BLOB)
     assert entries_after == expected
+    assert entries_after[STRAY] == entries_before[STRAY] and STRAY not in after
     assert entries_after["src/app.py"] != (before["src/app.py"][0], before["src/app.py"][1])
 
     # the work tree: the trajectory's files as committed, the rest untouched
     assert (root / "README.md").read_text() == "hi, unstaged\n"
     assert (root / "src/app.py").read_text() == "x = 2\n"
     assert (root / "notes.txt").read_text() == "untracked\n"
-    for path in trajectory_files(trajectory):
+    for path in [*trajectory_files(trajectory), SKILL]:
         assert (root / path).read_text(encoding="utf-8") == blob_text(repo, commit, path)
+    assert (root / STRAY).read_text() == "staged by hand\n"
 
     # the working trajectory archived: the next import starts a new one
     assert not working_folder(target).path.exists()
@@ -469,7 +504,8 @@ def test_dry_run_says_what_would_be_committed_and_changes_nothing(
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
 ) -> None:
     import_work(root, tmp_path)
-    stage(repo, SKILL, "---\nname: x\ndescription: d\n---\nbody\n")
+    graduate_into_skill(root)
+    stage(repo, STRAY, "staged by hand\n")
     before = snapshot(repo)
 
     code, out, err = stet("capstone", "-C", str(root), "--dry-run")
@@ -479,6 +515,8 @@ def test_dry_run_says_what_would_be_committed_and_changes_nothing(
     trajectory = first_line.split()[3]
     for path in [*trajectory_files(trajectory), SKILL]:
         assert f"added    {path}" in out
+    assert f"added    {STRAY}" not in out
+    assert f"left staged (graduation did not stage it): {STRAY}" in out
     assert (
         f"  Trajectory: Add a health check endpoint (round 1)\n\n  Stet-Trajectory: {trajectory}\n"
         in out
@@ -488,7 +526,8 @@ def test_dry_run_says_what_would_be_committed_and_changes_nothing(
     document = json.loads(out)
     assert code == 0 and document["dry_run"] is True and document["changed"] is False
     assert document["trajectory"] == trajectory and document["commit"] is None
-    assert document["archived"] is None
+    assert document["archived"] is None and document["left_staged"] == [STRAY]
+    assert STRAY not in [p["path"] for p in document["paths"]]
     assert snapshot(repo) == before
 
     result = capstone(resolve_target(root))
@@ -520,6 +559,7 @@ def test_json_output(repo: pygit2.Repository, root: Path, tmp_path: Path, stet: 
         "archived": f".stet/cache/trajectories/.archive/{target.key}-{trajectory}",
         "redaction": {},
         "warnings": [],
+        "left_staged": [],
     }
     assert commit.message == document["message"]
 
@@ -554,6 +594,177 @@ def test_on_a_detached_head_only_when_asked(
     assert result.branch is None
     assert fresh.references["refs/heads/main"].target == main
     assert next(iter(fresh.references["HEAD"].log())).oid_new == fresh.head.target
+
+
+# -- what graduation made for the trajectory: feedback, skills; nothing else ------------------------
+
+
+def test_verdicts_on_the_working_trajectory_move_to_the_committed_id(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    target = import_work(root, tmp_path)
+    working_feedback = root / ".stet/feedback" / f"{target.key}.jsonl"
+    for step, verdict, text in ((2, "wrong", "never cat .env"), (5, "note", "good reply")):
+        code, _, err = stet(
+            "trajectory", "mark", target.key, str(step), "--verdict", verdict, "--text", text,
+            "-C", str(root),
+        )  # fmt: skip
+        assert (code, err) == (0, ""), err
+    marked = read_feedback(root, target.key).verdicts
+    assert [v.trajectory for v in marked] == [target.key, target.key]
+    entries_before = index_entries(repo)
+
+    result = capstone(target)
+
+    trajectory = result.trajectory
+    moved = f".stet/feedback/{trajectory}.jsonl"
+    commit = head_commit(repo)
+    after = flat(repo, commit.tree)
+    assert sorted(set(after) - set(flat(repo, commit.parents[0].tree))) == sorted(
+        [*trajectory_files(trajectory), moved]
+    )
+    assert (moved, "added") in [(c.path, c.status) for c in result.paths]
+    # the same verdicts, naming the committed trajectory, which the commit holds
+    committed = [json.loads(line) for line in blob_text(repo, commit, moved).splitlines()]
+    assert committed == [v.model_dump(mode="json", exclude_none=True) | {"trajectory": trajectory}
+                         for v in marked]  # fmt: skip
+    assert f".stet/trajectories/{trajectory}/events.jsonl" in after
+    assert [v.step for v in read_feedback(root, trajectory).verdicts] == [2, 5]
+    # the work tree and the index: the committed file, the working one gone
+    assert (root / moved).read_text(encoding="utf-8") == blob_text(repo, commit, moved)
+    assert not working_feedback.exists()
+    entries_after = index_entries(repo)
+    assert entries_after[moved] == (after[moved][0], pygit2.enums.FileMode.BLOB)
+    assert {p: e for p, e in entries_after.items() if p in entries_before} == entries_before
+    assert result.warnings == [] and result.left_staged == []
+    history_is_whole(repo)
+
+    # the branch's next working trajectory starts without the old verdicts
+    next_target = import_work(root, tmp_path, 2)
+    assert next_target.key == target.key
+    assert read_feedback(root, next_target.key).verdicts == []
+    second = capstone(next_target)
+    assert f".stet/feedback/{second.trajectory}.jsonl" not in flat(repo, head_commit(repo).tree)
+    assert flat(repo, head_commit(repo).tree)[moved] == after[moved]
+
+
+def test_verdicts_already_under_the_committed_id_are_kept_and_not_doubled(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    from stet_lsp.trajectory.feedback import mark_step
+
+    target = import_work(root, tmp_path)
+    mark_step(root, working_folder(target), 3, "clever")
+    planned = capstone(target, dry_run=True).trajectory
+    moved = root / ".stet/feedback" / f"{planned}.jsonl"
+    working_line = (root / ".stet/feedback" / f"{target.key}.jsonl").read_text().strip()
+    earlier = working_line.replace(target.key, planned).replace('"clever"', '"wrong"')
+    # a verdict written under the id before (a capstone undone), and the working one already
+    moved.write_text(f"{earlier}\nnot json\n{working_line.replace(target.key, planned)}\n")
+
+    result = capstone(target)
+
+    assert result.trajectory == planned
+    text = blob_text(repo, head_commit(repo), f".stet/feedback/{planned}.jsonl")
+    assert text == f"{earlier}\nnot json\n{working_line.replace(target.key, planned)}\n"
+
+
+def test_a_stray_staged_stet_change_is_not_committed_and_stays_staged(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    commit_files(repo, {".stet/old/notes.md": "kept in HEAD\n"}, "old notes")
+    target = import_work(root, tmp_path)
+    stage(repo, STRAY, "staged by hand\n")
+    stage(repo, ".stet/feedback/2025-01-01-main-000000000000.jsonl", "{}\n")
+    index = repo.index
+    index.read()
+    index.remove(".stet/old/notes.md")  # a staged deletion
+    index.write()
+    strays = sorted([STRAY, ".stet/feedback/2025-01-01-main-000000000000.jsonl",
+                     ".stet/old/notes.md"])  # fmt: skip
+    entries_before = index_entries(repo)
+    parent = head_commit(repo)
+
+    code, out, _ = stet("capstone", "-C", str(root), "--dry-run")
+    assert code == 0
+    for path in strays:
+        assert f"left staged (graduation did not stage it): {path}" in out
+        assert f"added    {path}" not in out and f"deleted  {path}" not in out
+
+    result = capstone(target)
+
+    assert result.left_staged == strays
+    assert sorted(c.path for c in result.paths) == trajectory_files(result.trajectory)
+    before, after = flat(repo, parent.tree), flat(repo, head_commit(repo).tree)
+    assert sorted(set(after) - set(before)) == trajectory_files(result.trajectory)
+    assert after[".stet/old/notes.md"] == before[".stet/old/notes.md"]
+    entries_after = index_entries(repo)
+    assert {p: e for p, e in entries_after.items() if p in entries_before} == entries_before
+    assert ".stet/old/notes.md" not in entries_after
+    if GIT:
+        status = git_status(root)
+        assert "D  .stet/old/notes.md" in status and f"A  {STRAY}" in status
+
+
+def test_a_skill_with_unstaged_changes_keeps_them_and_names_the_committed_trajectory(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    target = import_work(root, tmp_path)
+    graduate_into_skill(root)
+    staged = (root / SKILL).read_text(encoding="utf-8")
+    edited = staged + "\n## Also\n\nTime out after 10 s.\n"
+    (root / SKILL).write_text(edited, encoding="utf-8")  # not staged
+
+    result = capstone(target)
+
+    committed = blob_text(repo, head_commit(repo), SKILL)
+    assert committed == staged.replace(target.key, result.trajectory)
+    assert (root / SKILL).read_text(encoding="utf-8") == edited.replace(
+        target.key, result.trajectory
+    )
+    assert index_entries(repo)[SKILL][0] == flat(repo, head_commit(repo).tree)[SKILL][0]
+    assert result.warnings == []
+
+
+def test_a_skill_extended_after_a_capstone_names_both_trajectories(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    graduate_into_skill(root, "Use the retry helper for HTTP calls.")
+    first = capstone(import_work(root, tmp_path, 1))
+    graduate_into_skill(root, "Log every retry at debug level.")
+    target = import_work(root, tmp_path, 2)
+    assert skill_metadata((root / SKILL).read_text())["stet-trajectory"] == (
+        f"{first.trajectory} {target.key}"
+    )
+
+    second = capstone(target)
+
+    assert [(c.path, c.status) for c in second.paths if c.path == SKILL] == [(SKILL, "modified")]
+    commit = head_commit(repo)
+    metadata = skill_metadata(blob_text(repo, commit, SKILL))
+    assert metadata["stet-trajectory"] == f"{first.trajectory} {second.trajectory}"
+    tree = flat(repo, commit.tree)
+    for trajectory in metadata["stet-trajectory"].split():
+        assert f".stet/trajectories/{trajectory}/meta.json" in tree
+
+
+@POSIX
+def test_a_failing_hook_leaves_the_feedback_and_the_skill_as_they_were(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    from stet_lsp.trajectory.feedback import mark_step
+
+    target = import_work(root, tmp_path)
+    graduate_into_skill(root)
+    mark_step(root, working_folder(target), 2, "wrong")
+    write_hook(Path(repo.path) / "hooks", "pre-commit", "exit 1\n")
+    before = snapshot(repo)
+
+    refused("hook", lambda: capstone(target))
+
+    assert snapshot(repo) == before
+    assert not (root / ".stet/trajectories").exists()
+    assert sorted(p.name for p in (root / ".stet/feedback").iterdir()) == [f"{target.key}.jsonl"]
 
 
 # -- hooks -----------------------------------------------------------------------------------------
@@ -689,14 +900,17 @@ def test_what_the_gate_cannot_redact_is_refused(
     assert snapshot(repo) == before
 
 
-def test_a_staged_stet_file_with_a_secret_is_refused(
+def test_a_graduated_skill_staged_again_with_a_secret_is_refused(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
     target = import_work(root, tmp_path)
-    stage(repo, SKILL, f"---\nname: x\ndescription: d\n---\nexport GITHUB_TOKEN={TOKEN}\n")
+    graduate_into_skill(root)
+    text = (root / SKILL).read_text(encoding="utf-8")
+    stage(repo, SKILL, text + f"\nexport GITHUB_TOKEN={TOKEN}\n")  # an edit, staged by hand
     before = snapshot(repo)
     error = refused("gate", lambda: capstone(target))
     assert f"{SKILL} (staged)" in str(error)
+    assert TOKEN[4:] not in str(error)
     assert snapshot(repo) == before
 
 

@@ -25,6 +25,7 @@ from stet_lsp.trajectory.feedback import (
     current_step,
     feedback_path,
     mark_step,
+    moved_lines,
     read_feedback,
     read_verdicts,
     to_sheet,
@@ -388,3 +389,25 @@ def test_mark_refuses_bad_input_and_writes_nothing(
     code, _, err = mark(stet, root, trajectory.id, "1", "--verdict", "note")
     assert code == 1 and "a note needs a text" in err
     assert not (root / ".stet" / "feedback").exists()
+
+
+# -- moved at the capstone -----------------------------------------------------------------
+
+
+def test_moved_lines_name_the_committed_id_and_keep_everything_else(
+    root: Path, trajectory: Folder
+) -> None:
+    mark_step(root, trajectory, 3, "note", text="naïve, façade", now=NOW)
+    path = feedback_file(root, trajectory)
+    other = '{"trajectory":"someone-else","step":1}'
+    path.write_text(path.read_text(encoding="utf-8") + f"\nnot json\n{other}\n", encoding="utf-8")
+
+    moved = moved_lines(path.read_bytes(), trajectory.id, "2026-03-01-main-0123456789ab")
+
+    assert len(moved) == 3 and moved[1:] == ["not json", other]
+    verdict = Verdict.model_validate_json(moved[0])
+    assert verdict.trajectory == "2026-03-01-main-0123456789ab"
+    assert verdict.text == "naïve, façade"
+    assert moved[0] == verdict.line()  # written as mark_step writes
+    with pytest.raises(StetError):
+        moved_lines(path.read_bytes(), trajectory.id, "../elsewhere")

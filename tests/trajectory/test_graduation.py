@@ -25,6 +25,7 @@ from stet_lsp.trajectory.graduation import (
     apply_review,
     graduate,
     parse_review,
+    retarget_skill,
     review,
     skill_proposal,
 )
@@ -603,3 +604,26 @@ def test_cli(sheet: StyleSheet, root: Path, stet: Run, tmp_path: Path) -> None:
     for usage in ([], [first.id], ["--review", "--to", "skill"], [first.id, "--review"]):
         code, _, err = stet("graduate", *usage, "-C", str(root))
         assert code == 2, usage
+
+
+def test_retarget_skill_names_the_committed_trajectory_for_the_working_one(
+    sheet: StyleSheet, root: Path
+) -> None:
+    entry = add(sheet, "Wrap errors with context.", kind="convention")
+    graduate(sheet, entry.id, "skill", skill_name="error-wrapping")
+    path = root / ".stet/skills/error-wrapping/SKILL.md"
+    key = sheet.target.key
+    text = path.read_text(encoding="utf-8").replace(
+        f'stet-trajectory: "{key}"', f'stet-trajectory: "2026-01-01-main-aaaaaaaaaaaa {key}"'
+    )
+
+    rewritten = retarget_skill(text, "error-wrapping", key, "2026-03-01-main-bbbbbbbbbbbb")
+
+    trajectories = frontmatter(rewritten)["metadata"]["stet-trajectory"]
+    assert trajectories == "2026-01-01-main-aaaaaaaaaaaa 2026-03-01-main-bbbbbbbbbbbb"
+    assert rewritten.split("---\n", 2)[2] == text.split("---\n", 2)[2]  # the body as written
+    assert validate_skill(rewritten, folder="error-wrapping") == []
+    # a skill that does not name the working trajectory is returned as it is
+    assert retarget_skill(rewritten, "error-wrapping", key, "x") == rewritten
+    with pytest.raises(StetError):
+        retarget_skill("no frontmatter\n", "error-wrapping", key, "x")
