@@ -225,6 +225,20 @@ async def test_definition_goes_from_a_file_change_to_the_file(
     )
     assert hover is not None and "src/retry.py" in str(hover.contents)
 
+    def outline_of(document: str) -> Any:
+        return client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=document))
+        )
+
+    def names(symbols: Any) -> list[Any]:
+        return [(s.name, s.kind, names(s.children or [])) for s in symbols]
+
+    in_events, in_narration = await outline_of(document), await outline_of(narrated)
+    assert in_narration and names(in_narration) == names(in_events)  # the same nodes
+    (session,) = in_narration
+    assert session.selection_range.start.line < anchor <= session.range.end.line
+    assert '<a id="step-' in text[session.selection_range.start.line]
+
     symbols = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="retry.py"))
     assert symbols and any("file_change" in s.name for s in symbols)
 

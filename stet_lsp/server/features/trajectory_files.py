@@ -251,9 +251,12 @@ class TrajectoryFiles(Feature):
 
     def symbols(self, state: DocumentState) -> list[types.DocumentSymbol]:
         known = self.indexed.get(state.uri)
-        if known is None or known.anchors or not state.lines:
+        if known is None or not state.lines:
             return []
         codec = self.server.workspace.position_codec
+        if known.anchors:  # a narration: the same nodes, at the anchors of their steps
+            placed = (_at_anchors(node, known.anchors) for node in known.index.outline())
+            return [_symbol(codec, state.lines, node) for node in placed if node is not None]
         return [_symbol(codec, state.lines, node) for node in known.index.outline()]
 
     def definition(self, state: DocumentState, line: int) -> list[types.Location]:
@@ -373,6 +376,22 @@ def _step_at(known: Indexed, line: int) -> int | None:
         (anchor_line, step) for step, anchor_line in known.anchors.items() if anchor_line <= line
     ]
     return max(above)[1] if above else None
+
+
+def _at_anchors(node: OutlineNode, anchors: dict[int, int]) -> OutlineNode | None:
+    """An outline node of events.jsonl placed in a narration: from the first to the last
+    anchor of its steps and its children's, named at its own step's anchor; None when the
+    narration shows none of its steps."""
+    from stet_lsp.trajectory.index import OutlineNode
+
+    children = [child for c in node.children if (child := _at_anchors(c, anchors)) is not None]
+    lines = [anchors[entry.step] for entry in node.steps if entry.step in anchors]
+    lines += [line for child in children for line in (child.first_line, child.last_line)]
+    if not lines:
+        return None
+    first, last = min(lines), max(lines)
+    line = anchors.get(node.step, first) if node.step is not None else first
+    return OutlineNode(node.name, node.detail, node.kind, line, first, last, node.step, children)
 
 
 def _symbol(codec: object, lines: list[str], node: OutlineNode) -> types.DocumentSymbol:
