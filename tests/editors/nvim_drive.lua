@@ -597,7 +597,7 @@ end
 
 -- A trajectory's events.jsonl: the outline (vim.lsp.buf.document_symbol), the lenses, the
 -- hover on a step's line and its code actions; then, in a file a step wrote, the provenance
--- lens and hover.
+-- lens and hover, and the step opened by the lens, by the code action and by :Stet trajectory.
 local function run_trajectory()
   vim.cmd.edit(vim.fn.fnameescape(config.events))
   local events = vim.api.nvim_get_current_buf()
@@ -645,6 +645,36 @@ local function run_trajectory()
   end)
   result.opened = vim.api.nvim_buf_get_name(0)
   result.opened_line = vim.api.nvim_buf_get_lines(0, vim.api.nvim_win_get_cursor(0)[1] - 1, vim.api.nvim_win_get_cursor(0)[1], false)[1]
+
+  -- Without lenses: the code action on a line the step wrote (its second line, not the
+  -- lens's) opens the same step (`gra`, or vim.lsp.buf.code_action(), as a user would).
+  local function narration_closed()
+    vim.cmd("silent! bwipeout! " .. vim.fn.bufnr(result.opened))
+    vim.api.nvim_set_current_buf(written)
+  end
+  local function step_opened(what)
+    wait_for(what, function()
+      return vim.api.nvim_buf_get_name(0):find("narration.md", 1, true) ~= nil
+    end)
+    local row = vim.api.nvim_win_get_cursor(0)[1]
+    return { name = vim.api.nvim_buf_get_name(0), line = vim.api.nvim_buf_get_lines(0, row - 1, row, false)[1] }
+  end
+  narration_closed()
+  vim.api.nvim_win_set_cursor(0, { 2, 0 })
+  result.written_actions = {}
+  vim.lsp.buf.code_action({
+    apply = true,
+    filter = function(action)
+      result.written_actions[#result.written_actions + 1] = { title = action.title, kind = action.kind, command = action.command }
+      return action.command ~= nil and action.command.command == "stet.trajectory.open"
+    end,
+  })
+  result.action_opened = step_opened("the code action's step open")
+
+  -- And :Stet trajectory {id} {step}.
+  narration_closed()
+  vim.cmd("Stet trajectory " .. config.trajectory .. " " .. config.step)
+  result.command_opened = step_opened(":Stet trajectory's step open")
   result.ok = true
 end
 

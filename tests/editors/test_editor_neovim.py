@@ -10,7 +10,8 @@ path) and `:Stet trajectory` opens its narration; `:Stet! mark` marks a step of 
 `:Stet steps` lists the working trajectory's steps, `:Stet capstone` commits it. A paused sheet
 refuses `:Stet record` (then `:Stet resume`, `:Stet edit`, `:Stet graduate discard`); a
 trajectory's events.jsonl shows its lenses, outline, hover and verdict actions, and a file a
-step wrote its provenance lens (run, it opens the step) and hover; `:Stet review` and its code
+step wrote its provenance lens and hover (the lens, the line's code action and
+`:Stet trajectory {id} {step}` each open the step); `:Stet review` and its code
 actions graduate the entries. The style sheet holding a pasted secret and a lost anchor
 shows both as warnings, and its lenses; "Redact now" puts the marker in the buffer, not on
 disk until `:write`. Go to definition from a file-change step of events.jsonl lands on the
@@ -77,10 +78,11 @@ NOTE_LINE = 5  # 0-based: "return response.json()" once the margin comment is go
 AGENT_TEXT = "HTTP calls go through payments.http.session"
 AGENT_LINE = 0  # 0-based: "import requests"
 PAUSE_UNTIL = "2999-01-01"
-SUBCOMMANDS = [
+REQUIRED_SUBCOMMANDS = [
     *("note", "record", "sheet", "brief", "list", "edit", "discard", "pause", "resume"),
     *("import", "trajectory", "steps", "mark", "graduate", "review", "capstone"),
 ]
+"""The subcommands `:Stet` must have at least; the help is checked against the plugin's own."""
 
 
 def drive(tmp_path: Path, root: Path, file: Path, **settings: Any) -> dict[str, Any]:
@@ -227,7 +229,7 @@ def test_margin_note_recorded_and_note_added_from_neovim(tmp_path: Path) -> None
 
     # :Stet completes its subcommands, then their arguments.
     completion = result["completion"]
-    assert set(SUBCOMMANDS) <= set(completion["subcommands"]), completion
+    assert set(REQUIRED_SUBCOMMANDS) <= set(completion["subcommands"]), completion
     assert sorted(completion["note"]) == ["clarification", "convention"], completion
     assert completion["graduate"] == ["trajectory", "skill", "discard"], completion
     assert completion["mark"] == ["wrong", "clever", "note"], completion
@@ -441,10 +443,64 @@ def test_entries_graduated_steps_listed_and_capstone_from_neovim(tmp_path: Path)
     ), result["committed_notice"]
 
 
-def test_help_file_has_clean_tags_for_every_subcommand(tmp_path: Path) -> None:
+PLUGIN_NAMES = """
+vim.opt.runtimepath:prepend(vim.env.STET_PLUGIN)
+vim.g.stet_enable = false -- no server: only the command and the mappings
+local modes = { "n", "x", "s", "o", "i", "c", "t" }
+local function mappings()
+  local found = {}
+  for _, mode in ipairs(modes) do
+    for _, map in ipairs(vim.api.nvim_get_keymap(mode)) do
+      found[mode .. " " .. map.lhs] = map.lhs
+    end
+  end
+  return found
+end
+local before = mappings()
+vim.cmd.runtime("plugin/stet.lua")
+local added = {}
+for key, lhs in pairs(mappings()) do
+  if before[key] == nil then
+    added[#added + 1] = lhs
+  end
+end
+table.sort(added)
+io.write(vim.json.encode({ subcommands = require("stet.commands").names(), mappings = added }))
+"""
+
+
+def plugin_names(tmp_path: Path) -> dict[str, list[str]]:
+    """The plugin's own lists: the subcommands of `:Stet` (`M.subcommands` of
+    lua/stet/commands.lua) and every mapping plugin/stet.lua defines."""
+    done = subprocess.run(
+        [NVIM, "--headless", "--clean", "-l", "-"],
+        input=PLUGIN_NAMES,
+        env=isolated_env(tmp_path / "home", STET_PLUGIN=str(NEOVIM_PLUGIN)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    names: dict[str, list[str]] = json.loads(done.stdout)
+    return names
+
+
+def lua_value(value: Any) -> str:
+    """A setting's default as the help writes it: Lua (`{}` for an empty list)."""
+    if isinstance(value, list):
+        return "{" + ", ".join(lua_value(item) for item in value) + "}"
+    return json.dumps(value)
+
+
+def test_help_file_has_clean_tags_for_every_subcommand_mapping_and_setting(
+    tmp_path: Path,
+) -> None:
+    from stet_lsp.server.settings import SCHEMA
+
     doc = tmp_path / "doc"
     doc.mkdir()
-    (doc / "stet.txt").write_bytes((NEOVIM_PLUGIN / "doc" / "stet.txt").read_bytes())
+    text = (NEOVIM_PLUGIN / "doc" / "stet.txt").read_text(encoding="utf-8")
+    (doc / "stet.txt").write_text(text, encoding="utf-8")
     done = subprocess.run(
         [NVIM, "--headless", "--clean", "-c", f"helptags {doc}", "-c", "qall!"],
         env=isolated_env(tmp_path / "home"),
@@ -456,10 +512,28 @@ def test_help_file_has_clean_tags_for_every_subcommand(tmp_path: Path) -> None:
     # :helptags reports duplicate tags and other problems as errors (on stderr, exit code 1).
     assert done.returncode == 0 and not done.stderr.strip(), (done.returncode, done.stderr)
     tags = {line.split("\t", 1)[0] for line in (doc / "tags").read_text().splitlines()}
-    missing = [name for name in SUBCOMMANDS if f":Stet-{name}" not in tags]
-    assert not missing, sorted(tags)
-    for tag in (":Stet", "stet.setup()", "stet-health", "<Plug>(StetGraduate)", "g:stet_enable"):
+    for tag in (":Stet", "stet.setup()", "stet-health", "g:stet_enable", "stet-server-settings"):
         assert tag in tags, sorted(tags)
+
+    # Every subcommand and every mapping, as the plugin itself defines them.
+    names = plugin_names(tmp_path)
+    assert set(REQUIRED_SUBCOMMANDS) <= set(names["subcommands"]), names
+    assert "<Plug>(StetNote)" in names["mappings"], names
+    missing = [name for name in names["subcommands"] if f":Stet-{name}" not in tags]
+    missing += [lhs for lhs in names["mappings"] if lhs not in tags]
+    assert not missing, (missing, sorted(tags))
+
+    # Every server setting of the schema: a tag, its default and its meaning (the schema's
+    # description, and the allowed values), in the text up to the next tag.
+    for item in SCHEMA:
+        assert item.key in tags, (item.key, sorted(tags))
+        start = text.index(f"*{item.key}*") + len(item.key) + 2
+        following = re.compile(r"\*[^*\s|]+\*").search(text, start)
+        about = " ".join(text[start : following.start() if following else len(text)].split())
+        assert f"default {lua_value(item.default)}" in about, (item.key, about)
+        assert " ".join(item.description.split()) in about, (item.key, about)
+        for allowed in item.enum:
+            assert json.dumps(allowed) in about, (item.key, allowed, about)
 
 
 def readme_minimal_config() -> str:
@@ -607,6 +681,8 @@ def test_trajectory_outline_lenses_hovers_and_provenance_from_neovim(tmp_path: P
         events=str(events_file),
         step_line=step_line,
         written=str(root / "src" / "retry.py"),
+        trajectory=trajectory["id"],
+        step=change["step"],
     )
     print(json.dumps({"steps": result.get("steps"), "total_ms": result.get("total_ms")}))
     assert result.get("ok"), f"{result.get('error')}\n{json.dumps(result, indent=1)}"
@@ -686,10 +762,22 @@ def test_trajectory_outline_lenses_hovers_and_provenance_from_neovim(tmp_path: P
         f"[Open step {change['step']}]({narration.as_uri()}#step-{change['step']})",
     ]
     # Running the lens opened the narration at the step.
+    anchor = f'<a id="step-{change["step"]}"></a>**Step {change["step"]} · Created** `src/retry.py`'
     assert Path(result["opened"]).resolve() == narration.resolve()
-    assert result["opened_line"].startswith(
-        f'<a id="step-{change["step"]}"></a>**Step {change["step"]} · Created** `src/retry.py`'
-    ), result["opened_line"]
+    assert result["opened_line"].startswith(anchor), result["opened_line"]
+    # Without lenses: the code action on the step's second line runs the lens's command with
+    # its arguments, and opens the same line; so does :Stet trajectory {id} {step}.
+    [action] = [
+        a
+        for a in result["written_actions"]
+        if (a.get("command") or {}).get("command") == "stet.trajectory.open"
+    ]
+    assert action["title"] == f"Open step {change['step']} of {short[:29]}… (narration)"
+    assert action["kind"] == "quickfix"
+    assert action["command"]["arguments"] == result["written_lenses"][0]["arguments"]
+    for opened in (result["action_opened"], result["command_opened"]):
+        assert Path(opened["name"]).resolve() == narration.resolve()
+        assert opened["line"].startswith(anchor), opened
 
 
 CLARIFICATION = "The payment API answers 409 for a repeated idempotency key"

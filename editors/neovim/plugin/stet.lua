@@ -1,7 +1,8 @@
 -- Stet for Neovim 0.11: enables the Stet language server for every file buffer and defines
 -- `:Stet {subcommand}` and the <Plug>(Stet…) mappings. Nothing else runs at startup: the
 -- plugin's Lua (lua/stet/) is required when a command, a mapping or a lens runs.
--- Code lenses are not refreshed by Neovim 0.11, so every lens action is also a subcommand.
+-- Code lenses are not refreshed by Neovim 0.11, so every lens action is also a subcommand or a
+-- code action.
 if vim.g.loaded_stet then
   return
 end

@@ -1,7 +1,9 @@
 """Provenance in source files: a line an agent's step wrote carries a hover ("written by step
-N of trajectory T", the agent's message that led to it, the step's diff, a link to the step)
-and a code lens on the first line of each hunk. Attribution follows the current buffer: a
-line edited since is no longer attributed, untouched lines stay attributed after edits above.
+N of trajectory T", the agent's message that led to it, the step's diff, a link to the step),
+a code lens on the first line of each hunk and, on each of its lines, a code action opening
+the step as the lens does (for clients that show no lenses or never refresh them).
+Attribution follows the current buffer: a line edited since is no longer attributed,
+untouched lines stay attributed after edits above.
 
 A repository's trajectories are loaded in a worker thread, and loaded again when a
 trajectory, HEAD or the index changed (checked at most every CHECK_SECONDS, also in a
@@ -13,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -98,11 +100,31 @@ class ProvenanceFeature(Feature):
                 command=types.Command(
                     title=_lens_title(hunk),
                     command=OPEN_STEP,
-                    arguments=[{"uri": state.uri, "id": hunk.trajectory, "step": hunk.step}],
+                    arguments=_arguments(state, hunk),
                 ),
             )
             for hunk in self.hunks.get(state.uri, [])
             if hunk.first_line < len(state.lines)
+        ]
+
+    def code_actions(
+        self, state: DocumentState, params: types.CodeActionParams
+    ) -> list[types.CodeAction]:
+        """The lens's command, on every line of the hunk: a client that shows no lenses (or
+        never refreshes them, as Neovim 0.11) still opens the step that wrote the line."""
+        first, last = params.range.start.line, params.range.end.line
+        return [
+            types.CodeAction(
+                title=_action_title(hunk),
+                kind=types.CodeActionKind.QuickFix,
+                command=types.Command(
+                    title=_action_title(hunk), command=OPEN_STEP, arguments=_arguments(state, hunk)
+                ),
+            )
+            for hunk in self.hunks.get(state.uri, [])
+            if hunk.first_line <= last
+            and hunk.last_line >= first
+            and hunk.first_line < len(state.lines)
         ]
 
     def hover(self, state: DocumentState, line: int) -> str | None:
@@ -122,6 +144,15 @@ class ProvenanceFeature(Feature):
         )
         narration = state.session.root / folder / "narration.md" if folder else None
         return _hover(hunk, detail, narration)
+
+
+def _arguments(state: DocumentState, hunk: ProvenanceHunk) -> list[Any]:
+    """`stet.trajectory.open`'s argument: the step's line in the trajectory's narration."""
+    return [{"uri": state.uri, "id": hunk.trajectory, "step": hunk.step}]
+
+
+def _action_title(hunk: ProvenanceHunk) -> str:
+    return f"Open step {hunk.step} of {_short(hunk.trajectory)} (narration)"
 
 
 def _lens_title(hunk: ProvenanceHunk) -> str:

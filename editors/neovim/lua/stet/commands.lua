@@ -115,9 +115,13 @@ M.subcommands = {
     end,
   },
   trajectory = {
-    -- :Stet trajectory [id]
+    -- :Stet trajectory [id] [step]
     run = function(args)
-      stet.open_trajectory(optional(args))
+      local id, step = first_word(args)
+      if step ~= "" and not step:match("^%d+$") then
+        return usage("trajectory [id] [step] (a step is a number)")
+      end
+      stet.open_trajectory(id, nil, tonumber(step))
     end,
     complete = function(lead, words)
       return #words == 0 and matching(stet.trajectory_ids(), lead) or {}

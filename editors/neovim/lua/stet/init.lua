@@ -353,21 +353,27 @@ function M.import(path)
   end, bufnr)
 end
 
---- Opens a trajectory's narration (`id` or prefix; default the working trajectory).
+--- Opens a trajectory's narration (`id` or prefix; default the working trajectory), at
+--- `step` when given (the cursor on the step's line).
 ---@param id string?
 ---@param file string? "narration", "events" or "meta"
-function M.open_trajectory(id, file)
+---@param step integer?
+function M.open_trajectory(id, file, step)
   local bufnr, uri = here()
-  M.execute("stet.trajectory.open", { uri = uri, id = id, file = file }, function(result)
+  M.execute("stet.trajectory.open", { uri = uri, id = id, file = file, step = step }, function(result)
     local target = type(result) == "table" and result.uri or nil
     if not target then
       return
     end
     vim.schedule(function()
-      -- The server asks the client to show it (window/showDocument); edit it here when
-      -- that did not happen.
+      -- The server asks the client to show it (window/showDocument, the step's line
+      -- selected); edit it here when that did not happen.
       if result.shown ~= true or vim.uri_from_bufnr(vim.api.nvim_get_current_buf()) ~= target then
         vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(target)))
+        local line = tonumber(value(result.line))
+        if step and line then
+          pcall(vim.api.nvim_win_set_cursor, 0, { line + 1, 0 })
+        end
       end
     end)
   end, bufnr)

@@ -1,0 +1,106 @@
+"""Provenance without code lenses: on any line an agent's step wrote, a code action opens that
+step, running the lens's command with the lens's arguments; with the VS Code and Neovim 0.11
+client capabilities, on a real repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsp_harness import CLIENTS, SERVER, edit_range, eventually, open_file, start, uri
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+from test_server_trajectory_files import edit_session, lenses
+
+from stet_lsp.core.targets import resolve_target
+from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.store import working_folder
+
+AGENT_LINE = 2  # 0-based: the line edit_session's step rewrote in src/app.py
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS)
+async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await start(lsp_client, request.param)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def actions_at(client: LanguageClient, document: str, line: int) -> list[types.CodeAction]:
+    here = types.Position(line=line, character=0)
+    found = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            range=types.Range(start=here, end=here),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    return [
+        action
+        for action in found or []
+        if isinstance(action, types.CodeAction)
+        and action.command is not None
+        and action.command.command == "stet.trajectory.open"
+    ]
+
+
+async def test_a_code_action_opens_the_step_that_wrote_the_line(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    import_transcript(resolve_target(root), edit_session(root, tmp_path))
+    app = root / "src" / "app.py"
+    document = open_file(client, app)
+
+    async def provenance_lens() -> list[types.CodeLens]:
+        found = await lenses(client, document)
+        return [lens for lens in found if lens.command and "agent: step" in lens.command.title]
+
+    [lens] = await eventually(provenance_lens, timeout=15)
+    assert lens.command is not None
+    step = lens.command.arguments[0]["step"]  # type: ignore[index]
+    trajectory = working_folder(resolve_target(root))
+
+    [action] = await actions_at(client, document, AGENT_LINE)
+    short = trajectory.id if len(trajectory.id) <= 32 else trajectory.id[:29] + "…"
+    assert action.title == f"Open step {step} of {short} (narration)"
+    assert action.kind == types.CodeActionKind.QuickFix
+    assert action.command is not None
+    # The lens's command, with the lens's arguments.
+    assert action.command.arguments == lens.command.arguments
+    assert list(action.command.arguments or []) == [
+        {"uri": document, "id": trajectory.id, "step": step}
+    ]
+    # Lines the step did not write have none.
+    assert await actions_at(client, document, AGENT_LINE - 1) == []
+    assert await actions_at(client, document, AGENT_LINE + 1) == []
+
+    opened = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command=action.command.command, arguments=action.command.arguments
+        )
+    )
+    narration = trajectory.path / "narration.md"
+    assert opened["uri"] == uri(narration)
+    assert f'<a id="step-{step}"></a>' in narration.read_text().split("\n")[opened["line"]]
+
+    # The line moves with edits above it, and so does its action; rewritten, it has none.
+    top = types.Position(line=0, character=0)
+    edit_range(client, document, types.Range(start=top, end=top), "# reviewed\n")
+
+    async def moved() -> list[types.CodeAction] | None:
+        found = await actions_at(client, document, AGENT_LINE + 1)
+        return found or None
+
+    [after] = await eventually(moved, timeout=10)
+    assert after.command is not None and after.command.arguments == action.command.arguments
+    line = types.Range(
+        start=types.Position(line=AGENT_LINE + 1, character=0),
+        end=types.Position(line=AGENT_LINE + 1, character=5),
+    )
+    edit_range(client, document, line, "total")
+
+    async def gone() -> bool:
+        return not await actions_at(client, document, AGENT_LINE + 1)
+
+    await eventually(gone, timeout=10)
