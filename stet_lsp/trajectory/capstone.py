@@ -12,7 +12,7 @@ Other staged changes (other `.stet/` files included) stay staged and are not com
 rest of the work tree is left alone.
 
 Every refusal is decided before anything is written. The one check that needs the files on
-disk, the repository's own `pre-commit` and `commit-msg` hooks (pygit2 runs none), runs after
+disk, the repository's own commit hooks (pygit2 runs none), runs after
 the files are written and undoes that write when a hook fails. The working feedback file is
 removed, and the working trajectory moved to `.stet/cache/trajectories/.archive/<key>-<id>/`,
 only once the commit is made, so the next import starts a new one and nothing imported is
@@ -72,7 +72,8 @@ ARCHIVE = WORKING / ".archive"
 
 STET = ".stet/"
 CACHE = ".stet/cache/"
-HOOKS = ("pre-commit", "commit-msg")
+HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg")
+"""The hooks `git commit -m` runs before committing, in its order; each may refuse."""
 _SLUG_LENGTH = 40
 _HASH_LENGTH = 12
 _SUBJECT_LENGTH = 72
@@ -908,10 +909,11 @@ class _WorkTreeWrite:
 
 
 def _run_hooks(repository: pygit2.Repository, root: Path, tree: pygit2.Oid, message: str) -> str:
-    """pygit2 runs no hooks, so the repository's `pre-commit` and `commit-msg` run here, as
-    `git commit` runs them: in the work tree, with GIT_INDEX_FILE naming an index that holds
-    exactly the commit's tree (a temporary one, as `git commit --only` uses), commit-msg given
-    the message's file, which it may edit. A hook's changes to that index are not committed."""
+    """pygit2 runs no hooks, so the repository's `pre-commit`, `prepare-commit-msg` and
+    `commit-msg` run here, as `git commit -m` runs them: in the work tree, with GIT_INDEX_FILE
+    naming an index that holds exactly the commit's tree (a temporary one, as `git commit
+    --only` uses), the message hooks given the message's file, which they may edit. A hook's
+    changes to that index are not committed."""
     folder = _hooks_folder(repository, root)
     present = [name for name in HOOKS if _executable(folder / name)]
     if not present:
@@ -920,9 +922,13 @@ def _run_hooks(repository: pygit2.Repository, root: Path, tree: pygit2.Oid, mess
         environment = {**os.environ, "GIT_INDEX_FILE": str(index_file), "GIT_EDITOR": ":"}
         if "pre-commit" in present:
             _run_hook(folder / "pre-commit", [], root, environment)
-        if "commit-msg" in present:
+        if "prepare-commit-msg" in present or "commit-msg" in present:
             message_file.write_text(message, encoding="utf-8")
-            _run_hook(folder / "commit-msg", [str(message_file)], root, environment)
+            if "prepare-commit-msg" in present:  # told the message came from -m
+                arguments = [str(message_file), "message"]
+                _run_hook(folder / "prepare-commit-msg", arguments, root, environment)
+            if "commit-msg" in present:
+                _run_hook(folder / "commit-msg", [str(message_file)], root, environment)
             message = _edited_message(message_file, _trailers_of(message))
     return message
 
@@ -1004,7 +1010,7 @@ def _run_hook(hook: Path, arguments: list[str], root: Path, environment: dict[st
 
 
 def _edited_message(message_file: Path, trailers: list[str]) -> str:
-    """The message as commit-msg left it, with Stet's trailers put back at its end (a hook
+    """The message as the message hooks left it, with Stet's trailers put back at its end (a hook
     that appends a paragraph would otherwise leave them out of the trailer block), through
     the gate again."""
     edited = message_file.read_text(encoding="utf-8", errors="replace")
@@ -1015,7 +1021,7 @@ def _edited_message(message_file: Path, trailers: list[str]) -> str:
         lines.append(line.rstrip())
     text = "\n".join(lines).rstrip()
     if not text:
-        raise CapstoneRefused("hook", f"the commit-msg hook left the message empty; {_UNCHANGED}")
+        raise CapstoneRefused("hook", f"the message hooks left the message empty; {_UNCHANGED}")
     last = text.rsplit("\n\n", 1)[-1]
     is_block = "\n\n" in text and all(_TRAILER_LINE.match(line) for line in last.split("\n"))
     joined = "\n".join(trailers)

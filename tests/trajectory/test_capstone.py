@@ -814,6 +814,24 @@ def test_the_trailers_survive_a_commit_msg_hook_that_rewrites_the_message(
 
 
 @POSIX
+def test_prepare_commit_msg_runs_before_commit_msg_as_git_commit_m_runs_it(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    import_work(root, tmp_path)
+    hooks = Path(repo.path) / "hooks"
+    write_hook(
+        hooks,
+        "prepare-commit-msg",
+        'printf "[%s] " "$2" | cat - "$1" > "$1.new"\nmv "$1.new" "$1"\n',
+    )
+    write_hook(hooks, "commit-msg", 'grep -q "^\\[message\\] " "$1"\n')
+    result = capstone(resolve_target(root))
+    assert head_commit(repo).message == result.message
+    assert result.message.startswith("[message] Trajectory: Add a health check endpoint")
+    assert result.message.endswith(f"\n\nStet-Trajectory: {result.trajectory}\n")
+
+
+@POSIX
 def test_a_commit_msg_hook_that_empties_the_message_refuses(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
@@ -825,7 +843,7 @@ def test_a_commit_msg_hook_that_empties_the_message_refuses(
 
 
 @POSIX
-@pytest.mark.parametrize("hook", ["pre-commit", "commit-msg"])
+@pytest.mark.parametrize("hook", ["pre-commit", "prepare-commit-msg", "commit-msg"])
 def test_a_failing_hook_refuses_and_the_files_written_are_taken_back(
     repo: pygit2.Repository, root: Path, tmp_path: Path, hook: str
 ) -> None:
