@@ -13,6 +13,14 @@ same step. A subagent's run is embedded whole in `subagent_trajectories` (with i
 What ATIF has no field for stays in a step's `extra` (file changes, commits, notes, records the
 importer did not understand) or becomes a system step (compactions, errors); session details and
 meta.json go to the root `extra`. Nothing of the trajectory is left out.
+
+As in Harbor's own conversion of a Claude Code session, a session's first step is its first
+message (usually the user's prompt), not a step of its own for the harness records written
+before it: those go into the `extra` of the session's first step. A system step always has a
+message. `final_metrics.total_cost_usd` is the cost of every request of the trajectory (its
+subagents' included), reported or estimated by the rule meta.json's totals follow, with its
+basis in `final_metrics.extra.cost_basis`; a step's `metrics.cost_usd` is only what the
+harness reported for that request.
 """
 
 from __future__ import annotations
@@ -40,9 +48,12 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
+from stet_lsp.trajectory.pricing import total_cost
 
 SCHEMA_VERSION = "ATIF-v1.8"
 UNKNOWN = "unknown"
+NO_EVENTS = "(no events)"
+NO_MESSAGES = "(no messages: the session's records are in extra)"
 
 
 def to_atif(meta: dict[str, Any], events: Sequence[EventBase]) -> dict[str, Any]:
@@ -54,7 +65,8 @@ def to_atif(meta: dict[str, Any], events: Sequence[EventBase]) -> dict[str, Any]
     main_events = by_agent.get(None, [])
     starts = [event for event in main_events if isinstance(event, SessionStart)]
     agent = _agent(meta, starts, main_events)
-    document = _Builder(main_events).trajectory(agent, None, by_agent, parents)
+    usages = [event for event in events if isinstance(event, Usage)]
+    document = _Builder(main_events).trajectory(agent, None, by_agent, parents, usages)
     sessions = sorted({event.session for event in events})
     session_id = sessions[0] if len(sessions) == 1 else _text(meta.get("id"))
     root: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
@@ -172,6 +184,8 @@ class _Builder:
         self.sessions: dict[str, dict[str, Any]] = {}
         self.several_sessions = len({event.session for event in events}) > 1
         self.unknown_kinds = 0
+        # Events for a step's `extra` that came before their session's first step.
+        self.pending: list[tuple[EventBase, int]] = []
 
     def trajectory(
         self,
@@ -179,11 +193,14 @@ class _Builder:
         agent_id: str | None,
         by_agent: dict[str | None, list[EventBase]],
         parents: dict[str, str | None],
+        usages: list[Usage],
     ) -> dict[str, Any]:
         """This agent's part of a document: agent, steps, final metrics, extra and its
-        embedded subagents (each built the same way, recursively)."""
+        embedded subagents (each built the same way, recursively). `usages` are the usage
+        events of the whole trajectory, in order."""
         for position, event in enumerate(self.events, 1):
             self._add(event, event.step or position)
+        self._flush_pending()
         children = [child for child, parent in parents.items() if parent == agent_id]
         embedded = []
         for child in children:
@@ -192,7 +209,7 @@ class _Builder:
             model = _first_model(child_events)
             if model:
                 child_agent["model_name"] = model
-            built = _Builder(child_events).trajectory(child_agent, child, by_agent, parents)
+            built = _Builder(child_events).trajectory(child_agent, child, by_agent, parents, usages)
             header = {"schema_version": SCHEMA_VERSION, "trajectory_id": child}
             sessions = {event.session for event in child_events}
             if len(sessions) == 1:
@@ -200,10 +217,13 @@ class _Builder:
             embedded.append({**header, **built})
         self._attach_subagent_refs(set(children))
         if not self.steps:
-            self.steps.append(_Step("system", "", message=["(no events)"]))
+            self.steps.append(_Step("system", "", message=[NO_EVENTS]))
         steps = [self._step_json(step, number) for number, step in enumerate(self.steps, 1)]
         document: dict[str, Any] = {"agent": agent, "steps": steps}
-        document["final_metrics"] = _final_metrics(steps, embedded)
+        members = _descendants(agent_id, parents)
+        document["final_metrics"] = _final_metrics(
+            steps, [usage for usage in usages if usage.agent in members]
+        )
         extra: dict[str, Any] = {}
         if self.sessions:
             extra["sessions"] = list(self.sessions.values())
@@ -248,10 +268,30 @@ class _Builder:
             self._annotate(event, number)
 
     def _new(self, source: str, event: EventBase, number: int) -> _Step:
+        if self.pending and self.pending[0][0].session != event.session:
+            self._flush_pending()
         step = _Step(source, event.session, first_event=number)
         self.steps.append(step)
         self._touch(step, event, number)
+        pending, self.pending = self.pending, []
+        for waiting, waiting_number in pending:
+            # Harness records before the session's first message: kept in its first step.
+            self._keep(step, waiting)
+            step.first_event = min(step.first_event, waiting_number)
+            step.last_event = max(step.last_event, waiting_number)
         return step
+
+    def _flush_pending(self) -> None:
+        """Records of a session that has no step of its own: one system step keeps them."""
+        pending, self.pending = self.pending, []
+        if not pending:
+            return
+        first, number = pending[0]
+        step = _Step("system", first.session, message=[NO_MESSAGES], first_event=number)
+        self.steps.append(step)
+        for waiting, waiting_number in pending:
+            self._keep(step, waiting)
+            self._touch(step, waiting, waiting_number)
 
     def _touch(self, step: _Step, event: EventBase, number: int) -> None:
         if step.time is None and event.time:
@@ -350,16 +390,28 @@ class _Builder:
             result.setdefault("subagent_trajectory_ref", []).append(ref)
 
     def _annotate(self, event: EventBase, number: int) -> None:
-        """Events ATIF has no place for: kept in the `extra` of the step they belong to."""
+        """Events ATIF has no place for: kept in the `extra` of the step they belong to (the
+        step of the call that made a file change, else the step before them, else the first
+        step of their session)."""
         step: _Step | None = None
         if isinstance(event, FileChange) and event.call_id:
             step = self.call_steps.get(event.call_id)
-        step = step or (self.steps[-1] if self.steps else self._new("system", event, number))
+        if step is None:
+            last = self.steps[-1] if self.steps else None
+            if last is None or last.session != event.session:
+                if self.pending and self.pending[0][0].session != event.session:
+                    self._flush_pending()
+                self.pending.append((event, number))
+                return
+            step = last
+        self._keep(step, event)
+        self._touch(step, event, number)
+
+    def _keep(self, step: _Step, event: EventBase) -> None:
         key, value = _annotation(event)
         if key == "unknown_events":
             self.unknown_kinds += 1
         step.add_extra(key, value)
-        self._touch(step, event, number)
 
     def _session(self, event: SessionStart | SessionEnd) -> None:
         entry = self.sessions.setdefault(event.session, {"session": event.session})
@@ -461,22 +513,34 @@ def _metrics(usages: list[Usage]) -> dict[str, Any]:
     return metrics
 
 
-def _final_metrics(steps: list[dict[str, Any]], embedded: list[dict[str, Any]]) -> dict[str, Any]:
-    """Token totals of this trajectory's own steps; the cost includes its subagents' (as ATIF
-    defines `total_cost_usd`)."""
+def _descendants(agent_id: str | None, parents: dict[str, str | None]) -> set[str | None]:
+    """The agent and every subagent it started, directly or through others."""
+    members: set[str | None] = {agent_id}
+    for child in parents:
+        ancestors: set[str] = set()
+        current: str | None = child
+        while current is not None and current not in members and current not in ancestors:
+            ancestors.add(current)
+            current = parents.get(current)
+        if current in members:
+            members |= ancestors
+    return members
+
+
+def _final_metrics(steps: list[dict[str, Any]], usages: list[Usage]) -> dict[str, Any]:
+    """Token totals of this trajectory's own steps; the cost is that of every request of the
+    agent and its subagents (as ATIF defines `total_cost_usd`), reported or estimated as in
+    meta.json's totals, which it equals for the whole trajectory."""
     metrics = [step["metrics"] for step in steps if "metrics" in step]
     final: dict[str, Any] = {}
     if metrics:
         final["total_prompt_tokens"] = sum(item["prompt_tokens"] for item in metrics)
         final["total_completion_tokens"] = sum(item["completion_tokens"] for item in metrics)
         final["total_cached_tokens"] = sum(item["cached_tokens"] for item in metrics)
-    costs = [item["cost_usd"] for item in metrics if "cost_usd" in item]
-    costs += [
-        sub["final_metrics"]["total_cost_usd"]
-        for sub in embedded
-        if "total_cost_usd" in sub["final_metrics"]
-    ]
-    if costs:
-        final["total_cost_usd"] = sum(costs)
+    cost, basis = total_cost(usages)
+    if cost is not None:
+        final["total_cost_usd"] = cost
     final["total_steps"] = len(steps)
+    if basis is not None:
+        final["extra"] = {"cost_basis": basis}
     return final

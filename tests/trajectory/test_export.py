@@ -11,10 +11,14 @@ import json
 import random
 import re
 import uuid
+from collections import Counter
+from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_transcript import Transcript
 from samples import sample
 
 from stet_lsp.trajectory.events import (
@@ -43,8 +47,11 @@ from stet_lsp.trajectory.export_agent_trace import (
     parse_hunks,
     to_agent_trace,
 )
-from stet_lsp.trajectory.export_atif import to_atif
+from stet_lsp.trajectory.export_atif import NO_MESSAGES, to_atif
 from stet_lsp.trajectory.importers.diffs import file_diff, fragment_diff
+from stet_lsp.trajectory.meta import Meta, TargetRef, summarise
+
+Run = Callable[..., tuple[int, str, str]]
 
 # ---------------------------------------------------------------------------------------------
 # Validators: the rules of ATIF v1.8 (Harbor's pydantic models, harbor 0.26) and of Agent Trace
@@ -477,6 +484,20 @@ META = {
 }
 
 
+def summary(events: list[EventBase]) -> Meta:
+    """meta.json of the events, as an import computes it."""
+    return summarise(
+        trajectory_id="t",
+        target=TargetRef(kind="branch", name="main", key="k"),
+        base_commit=None,
+        events=events,
+        redaction=Counter(),
+        dropped=Counter(),
+        problems=[],
+        sources=[],
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # ATIF
 
@@ -536,11 +557,16 @@ def test_claude_code_session_is_one_user_step_and_one_agent_step_a_request() -> 
 
     assert answer["message"].endswith("(lines 48-62).")
     assert "tool_calls" not in answer and "observation" not in answer
+    # The cost is meta.json's: no request reported one, so it is estimated from list prices.
+    cost = summary(claude_code_session()).totals
+    assert (cost.cost_usd, cost.cost_basis) == (0.379731, "estimated")
     assert doc["final_metrics"] == {
         "total_prompt_tokens": 46910 + 48060 + 49567 + 51387,
         "total_completion_tokens": 8,
         "total_cached_tokens": 47449 + 49097 + 50402,
+        "total_cost_usd": cost.cost_usd,
         "total_steps": 5,
+        "extra": {"cost_basis": "estimated"},
     }
     [session] = doc["extra"]["sessions"]
     assert session["cwd"] == WORKDIR and session["end_reason"] == "stop_hook"
@@ -580,6 +606,168 @@ def test_the_export_follows_harbors_conventions_for_claude_code() -> None:
         )
     step_keys = {key for doc in (harbor, ours) for step in doc["steps"] for key in step}
     assert step_keys <= STEP_KEYS
+
+
+HARBOR_FINAL = {
+    "total_prompt_tokens",
+    "total_completion_tokens",
+    "total_cached_tokens",
+    "total_cost_usd",
+    "total_steps",
+}
+
+
+def assert_harbors_conventions(doc: dict[str, Any], meta: dict[str, Any], events: Any) -> None:
+    """What Harbor's converter makes of a Claude Code session, held against an export: the
+    first step is the user's prompt (no system step for the records before it, and no system
+    step without a message), each request one agent step holding its calls, their results
+    and its metrics, and final metrics with the run's cost; nothing of the trajectory is
+    left out (every raw record is in some step's extra)."""
+    validate_atif(doc, version="ATIF-v1.8")
+    steps = doc["steps"]
+    first = steps[0]
+    assert first["source"] == "user" and first["message"], first
+    assert meta["brief"] and first["message"].startswith(meta["brief"][:200])
+    assert all(step["message"] for step in steps if step["source"] == "system")
+    agent_steps = [step for step in steps if step["source"] == "agent"]
+    assert agent_steps
+    for step in agent_steps:
+        calls = [call["tool_call_id"] for call in step.get("tool_calls", [])]
+        results = [r["source_call_id"] for r in step.get("observation", {}).get("results", [])]
+        assert results == calls  # each call answered in its own step, in order
+        assert isinstance(step["message"], str) and step["model_name"]
+        assert set(step["metrics"]) >= {"prompt_tokens", "completion_tokens", "cached_tokens"}
+        assert step["metrics"]["cached_tokens"] <= step["metrics"]["prompt_tokens"]
+    final = doc["final_metrics"]
+    assert set(final) >= HARBOR_FINAL
+    assert final["total_steps"] == len(steps)
+    assert final["total_prompt_tokens"] == sum(s["metrics"]["prompt_tokens"] for s in agent_steps)
+    totals = meta["totals"]
+    assert totals["cost_usd"] is not None
+    assert final["total_cost_usd"] == totals["cost_usd"]
+    assert final["extra"]["cost_basis"] == totals["cost_basis"]
+    assert final["total_prompt_tokens"] == (
+        totals["input_tokens"] + totals["cache_read_tokens"] + totals["cache_write_tokens"]
+    )
+    assert final["total_cached_tokens"] == totals["cache_read_tokens"]
+    kept = [
+        record["source"]
+        for step in steps
+        for record in step.get("extra", {}).get("raw_records", [])
+    ]
+    raw = [event.source.model_dump(exclude_none=True) for event in events if event.kind == "raw"]
+    assert kept == raw
+
+
+def exported(stet: Run, root: Path, source: Path) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    """`stet trajectory import` the transcript, then `stet trajectory export ID --format
+    atif`: the document, meta.json and the events."""
+    from stet_lsp.trajectory.events import parse_event
+
+    code, out, err = stet("trajectory", "import", str(source), "--json", "-C", str(root))
+    assert (code, err) == (0, ""), err
+    trajectory = json.loads(out)["trajectory"]
+    code, out, err = stet("trajectory", "export", trajectory, "--format", "atif", "-C", str(root))
+    assert (code, err) == (0, ""), err
+    folder = root / ".stet" / "cache" / "trajectories" / trajectory
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    lines = (folder / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    return json.loads(out), meta, [parse_event(line) for line in lines]
+
+
+def test_the_real_export_of_a_claude_code_transcript_follows_harbors_conventions(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    """A transcript written as Claude Code writes one (harness records before the prompt),
+    imported and exported for real."""
+    usage = {
+        "input_tokens": 10,
+        "output_tokens": 40,
+        "cache_read_input_tokens": 20000,
+        "cache_creation_input_tokens": 3000,
+    }
+    source = (
+        Transcript(root)
+        .notice("SessionStart hook ran")
+        .summary("Add a greeting module")
+        .user("Add a greeting module")
+        .write_file("toolu_1", f"{root}/src/hello.py", "print('hi')\n", usage=usage)
+        .say("Created src/hello.py.", usage=usage)
+        .save(tmp_path / "session.jsonl")
+    )
+    doc, meta, events = exported(stet, root, source)
+    assert_harbors_conventions(doc, meta, events)
+    prompt, write, answer = doc["steps"]
+    # The harness records before the prompt are kept in the prompt's step.
+    assert [r["record"]["type"] for r in prompt["extra"]["raw_records"]] == ["system", "summary"]
+    assert prompt["extra"]["event_steps"][0] == 2  # step 1 is the session start
+    assert prompt["timestamp"] == "2026-03-01T09:00:04.000Z"  # the prompt's, not the notice's
+    assert write["tool_calls"][0]["arguments"]["file_path"] == "src/hello.py"
+    assert write["extra"]["file_changes"][0]["path"] == "src/hello.py"
+    assert answer["message"] == "Created src/hello.py."
+    # sonnet 4.5, twice: 10 x $3 + 40 x $15 + 20,000 x $0.30 + 3,000 x $3.75 a million tokens
+    assert doc["final_metrics"]["total_cost_usd"] == pytest.approx(2 * 0.01788)
+    assert doc["final_metrics"]["extra"] == {"cost_basis": "estimated"}
+
+
+def test_the_export_of_the_public_claude_code_sample_follows_harbors_conventions(
+    stet: Run, root: Path
+) -> None:
+    source = sample("claude-code/entireio-cli__37_995ebed6e4_0_full.jsonl")
+    harbor = json.loads(sample("atif/harbor__trajectory_pass.json").read_text())
+    doc, meta, events = exported(stet, root, source)
+    assert_harbors_conventions(doc, meta, events)
+    # Harbor's export of a Claude Code run: the same first step, final metrics and step shapes.
+    assert harbor["steps"][0]["source"] == doc["steps"][0]["source"] == "user"
+    assert set(harbor["final_metrics"]) <= set(doc["final_metrics"])
+    for source_kind in ("user", "agent"):
+        theirs = {k for s in harbor["steps"] if s["source"] == source_kind for k in s}
+        ours = {k for s in doc["steps"] if s["source"] == source_kind for k in s}
+        assert theirs <= ours | {"reasoning_content"}, (source_kind, theirs - ours)
+    assert doc["agent"]["name"] == harbor["agent"]["name"] == "claude-code"
+    assert doc["final_metrics"]["total_cost_usd"] == meta["totals"]["cost_usd"] == 0.657104
+    assert doc["final_metrics"]["extra"]["cost_basis"] == "estimated"
+    # The 19 records before the prompt are in the prompt's step, not a system step of their own.
+    assert [step["source"] for step in doc["steps"]].count("system") == 0
+    first = doc["steps"][0]
+    assert first["message"].startswith("brews is being phased out")
+    before = [r for r in first["extra"]["raw_records"] if r["source"]["line"] < 20]
+    assert len(before) == 19
+
+
+def test_records_with_no_step_of_their_session_get_a_system_step_with_a_message() -> None:
+    one, two = Events("first"), Events("second")
+    one.add(RawEvent, record={"type": "summary"}, reason="title")
+    one.add(UserMessage, text="start")
+    one.add(AgentMessage, text="done")
+    two.add(RawEvent, record={"type": "queue-operation"}, reason="harness bookkeeping")
+    three = Events("third")
+    three.add(RawEvent, record={"type": "file-history-snapshot"})
+    three.add(UserMessage, text="again")
+    doc = to_atif({}, one.items + two.items + three.items)
+    validate_atif(doc)
+    shape = [
+        (
+            step["source"],
+            step["message"],
+            step["extra"]["session"],
+            len(step["extra"].get("raw_records", [])),
+        )
+        for step in doc["steps"]
+    ]
+    # The second session has no message: its record gets a step that says so; the third's
+    # record goes into that session's first step, not into the step before it.
+    assert shape == [
+        ("user", "start", "first", 1),
+        ("agent", "done", "first", 0),
+        ("system", NO_MESSAGES, "second", 1),
+        ("user", "again", "third", 1),
+    ]
+    only = Events("s")
+    only.add(RawEvent, record={"type": "summary"})
+    [step] = to_atif({}, only.items)["steps"]
+    assert step["source"] == "system" and step["message"] == NO_MESSAGES
+    assert step["extra"]["raw_records"][0]["record"] == {"type": "summary"}
 
 
 def test_harbors_models_accept_the_export() -> None:
@@ -683,14 +871,16 @@ def test_events_without_an_atif_field_are_kept_in_extra_or_system_steps() -> Non
     ev.add(AgentMessage, text="Retrying.")
     doc = to_atif({}, ev.items)
     validate_atif(doc)
-    raw, user, agent, compaction, error, retry = doc["steps"]
-    assert raw["source"] == "system" and raw["extra"]["raw_records"] == [
+    user, agent, compaction, error, retry = doc["steps"]
+    # A record before the first message goes into the first step, as Harbor starts with it.
+    assert user["source"] == "user" and user["extra"]["raw_records"] == [
         {
             "record": {"type": "file-history-snapshot"},
             "source": {"file": "session.jsonl", "line": 1},
             "reason": "unknown record type",
         }
     ]
+    assert user["extra"]["event_steps"] == [1, 2]
     assert "timestamp" not in user and user["extra"]["recorded_time"] == "1769053290"
     assert agent["extra"]["commits"] == [{"sha": "1a2b3c4", "message": "casks"}]
     assert agent["extra"]["file_changes"][0]["path"] == "notes.txt"
@@ -769,6 +959,10 @@ def test_subagents_are_embedded_and_referenced_from_their_call() -> None:
     assert doc["final_metrics"]["total_cost_usd"] == 0.5 + 0.25 + 0.125
     assert doc["final_metrics"]["total_prompt_tokens"] == 5
     assert a1["final_metrics"]["total_cost_usd"] == 0.25 + 0.125
+    assert a2["final_metrics"]["total_cost_usd"] == 0.125
+    assert "total_cost_usd" not in a3["final_metrics"]
+    assert doc["final_metrics"]["total_cost_usd"] == summary(subagent_session()).totals.cost_usd
+    assert doc["final_metrics"]["extra"] == {"cost_basis": "reported"}
     assert task["metrics"]["extra"]["cost_basis"] == "reported"
 
 
