@@ -357,7 +357,8 @@ def test_reasoning_summaries_are_kept_and_opaque_reasoning_is_counted(tmp_path: 
     )
     texts = [e.text for e in of(session, Reasoning)]
     assert texts == ["**Inspecting the cart**\nTotals skip discounts.", "raw chain of thought"]
-    assert session.dropped["opaque_reasoning"] == 2
+    # Three encrypted parts left out: the one beside the kept summary counts too.
+    assert session.dropped["opaque_reasoning"] == 3
     assert "gAAAA" not in "".join(event_json(e) for e in session.events)
 
 

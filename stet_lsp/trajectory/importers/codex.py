@@ -10,7 +10,8 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   policy). The model of a turn is the model of the agent messages and token counts after it.
 * `response_item`: what the model saw and said, in the Responses API's shapes: `message` (role
   `user`, `assistant` or `developer`, with `input_text`/`output_text` parts), `reasoning`
-  (readable `summary` texts and/or an opaque `encrypted_content`), `function_call` (JSON
+  (readable `summary` texts and/or an opaque `encrypted_content`: the readable text is kept,
+  the encrypted part is dropped and counted as `opaque_reasoning`), `function_call` (JSON
   `arguments` as a string) and `function_call_output`, `custom_tool_call` (a free-form `input`,
   e.g. the `apply_patch` envelope) and `custom_tool_call_output`, `local_shell_call`,
   `web_search_call`, `tool_search_call`/`tool_search_output`, `image_generation_call`, and
@@ -410,10 +411,13 @@ class _Reader:
             self.raw(f"message with role {role!r}")
 
     def reasoning(self, item: Record) -> None:
+        """The readable text (raw reasoning or its summary) is a Reasoning event; encrypted
+        content is never stored and is counted as dropped, whether or not a summary of it is
+        kept beside it."""
         text = _join(_text_parts(item.get("content")) or _text_parts(item.get("summary")))
         if text.strip():
             self.emit(Reasoning, text=text)
-        elif item.get("encrypted_content"):
+        if item.get("encrypted_content"):
             self.session.dropped["opaque_reasoning"] += 1
 
     def function_call(self, item: Record) -> None:
