@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 
 from stet_lsp.core.model import KINDS, SECTION_TITLES, Entry
@@ -63,12 +64,17 @@ def render_brief(
     """Open entries, by kind then newest first, as many as fit in `budget` tokens; the block
     says how many were left out. `lines` gives anchored entries' current lines by id."""
     # Newest first within a kind; entries created in the same second keep file order reversed
-    # (the later one was written later).
+    # (the later one was written later). A line a person typed has no time until the next
+    # write stores one (it reads as 1970): it was typed since, so it is the newest.
     ordered = [entry for entry in entries if entry.status == "open"]
     position = {id(entry): number for number, entry in enumerate(ordered)}
     candidates = sorted(
         ordered,
-        key=lambda e: (KINDS.index(e.kind), -e.created.timestamp(), -position[id(e)]),
+        key=lambda e: (
+            KINDS.index(e.kind),
+            -(e.created.timestamp() or math.inf),
+            -position[id(e)],
+        ),
     )
     head = preamble(label)
     if not candidates:
