@@ -366,13 +366,22 @@ def _rfc3339(moment: datetime) -> str:
     return moment.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
 
 
+# What of meta.json says which content a trajectory holds: the transcripts imported (their
+# hashes), the commit the work started from, and what was composed from them.
+_CONTENT_KEYS = ("base_commit", "sources", "sessions", "steps", "started", "ended", "files")
+
+
 def _record_id(meta: dict[str, Any], record: dict[str, Any]) -> str:
-    """A UUID that is the same each time the same trajectory is exported."""
+    """A UUID of the trajectory's id and its content: the same each time the same trajectory
+    is exported, another one for another trajectory under the same id (every repository's
+    working trajectory of `main` has one id) or for the same one after an import changed it."""
     trajectory = meta.get("id")
-    if isinstance(trajectory, str) and trajectory:
-        name = f"stet:agent-trace:{trajectory}"
-    else:
-        name = "stet:agent-trace:" + json.dumps(record, sort_keys=True, ensure_ascii=False)
+    content = {key: meta.get(key) for key in _CONTENT_KEYS}
+    # Not the timestamp: with no time recorded anywhere it is the time of the export.
+    content["record"] = {k: v for k, v in record.items() if k not in ("id", "timestamp")}
+    text = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    name = f"stet:agent-trace:{trajectory if isinstance(trajectory, str) else ''}:{digest}"
     return str(uuid.uuid5(uuid.NAMESPACE_URL, name))
 
 

@@ -19,8 +19,10 @@ from typing import Any
 
 import pytest
 from claude_transcript import Transcript
+from repos import make_repo
 from samples import sample
 
+from stet_lsp.core.targets import resolve_target
 from stet_lsp.trajectory.events import (
     AgentMessage,
     Commit,
@@ -49,7 +51,9 @@ from stet_lsp.trajectory.export_agent_trace import (
 )
 from stet_lsp.trajectory.export_atif import NO_MESSAGES, to_atif
 from stet_lsp.trajectory.importers.diffs import file_diff, fragment_diff
+from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.meta import Meta, TargetRef, summarise
+from stet_lsp.trajectory.store import working_folder
 
 Run = Callable[..., tuple[int, str, str]]
 
@@ -1312,6 +1316,74 @@ def test_agent_trace_record_of_the_claude_code_session() -> None:
     assert record["metadata"]["stet"]["trajectory"] == META["id"]
     assert "left_out" not in record["metadata"]["stet"]
     assert record == to_agent_trace(META, events)  # the same id and bytes every time
+
+
+def agent_trace_of(root: Path) -> dict[str, Any]:
+    """The working trajectory's Agent Trace record, exported as `stet trajectory export`
+    exports it (meta.json as stored, the stored events)."""
+    folder = working_folder(resolve_target(root))
+    return to_agent_trace(folder.read_meta().model_dump(mode="json"), folder.read_events())
+
+
+def greeting(root: Path, tmp_path: Path, name: str, session: str) -> Path:
+    return (
+        Transcript(root, session)
+        .user(f"add {name}")
+        .write_file(f"toolu_{name}", f"{root}/src/{name}.py", f"print('{name}')\n")
+        .say("Done.")
+        .save(tmp_path / f"{name}.jsonl")
+    )
+
+
+def test_agent_trace_ids_differ_by_content_under_the_same_trajectory_id(tmp_path: Path) -> None:
+    """Every repository's working trajectory of `main` has the same id; their records do
+    not, and a trajectory's record gets another id once an import changes it."""
+    roots = [
+        Path(make_repo(tmp_path / name, files={"README.md": f"{name}\n"}).workdir).resolve()
+        for name in ("one", "two")
+    ]
+    session = "dddddddd-1111-4222-8333-444455556666"
+    for root in roots:
+        import_transcript(
+            resolve_target(root), greeting(root, tmp_path / root.name, "hello", session)
+        )
+    first, second = (agent_trace_of(root) for root in roots)
+    validate_agent_trace(first)
+    trajectory = first["metadata"]["stet"]["trajectory"]
+    assert (
+        trajectory
+        == second["metadata"]["stet"]["trajectory"]
+        == "branch--main--7be1749796ee78286d8cacbc"
+    )
+    assert first["files"][0]["path"] == second["files"][0]["path"] == "src/hello.py"
+    assert first["id"] != second["id"]
+    # The same content: the same id, however often it is exported.
+    assert agent_trace_of(roots[0]) == first
+    # Another session imported into the first repository: new content, a new id.
+    other = "eeeeeeee-1111-4222-8333-444455556666"
+    import_transcript(resolve_target(roots[0]), greeting(roots[0], tmp_path, "bye", other))
+    changed = agent_trace_of(roots[0])
+    validate_agent_trace(changed)
+    assert changed["metadata"]["stet"]["trajectory"] == trajectory
+    assert changed["id"] not in (first["id"], second["id"])
+    assert agent_trace_of(roots[0])["id"] == changed["id"]
+
+
+def test_agent_trace_ids_follow_the_meta_json_content() -> None:
+    events = claude_code_session()
+    base = to_agent_trace(META, events)["id"]
+    assert to_agent_trace(dict(reversed(list(META.items()))), events)["id"] == base
+    for key, value in (
+        ("base_commit", "1" * 40),
+        ("sources", [{"name": "s.jsonl", "sha256": "ab" * 32, "format": "claude-code"}]),
+        ("steps", 99),
+        ("ended", "2026-01-22T04:00:00.000Z"),
+    ):
+        assert to_agent_trace({**META, key: value}, events)["id"] != base, key
+    # With no time anywhere the record's timestamp is the export's, but its id stays put.
+    timeless = [event.model_copy(update={"time": None}) for event in events]
+    meta = {key: value for key, value in META.items() if key not in ("started", "ended")}
+    assert to_agent_trace(meta, timeless)["id"] == to_agent_trace(meta, timeless)["id"]
 
 
 def test_agent_trace_names_other_models_per_range_and_lists_what_was_left_out() -> None:
