@@ -1197,3 +1197,29 @@ def test_trajectory_secret_shown_from_vscode(tmp_path: Path, code_server: tuple[
     # Opening it changed nothing.
     assert result["dirty"] == 0
     assert events_file.read_text(encoding="utf-8") == text
+
+
+SUBFOLDER_NOTE = "amounts are integers of cents"
+
+
+def test_a_subfolder_of_a_repository_opened_alone_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """A folder with no .git of its own, inside a repository (a package of a monorepo):
+    the extension starts by itself, with no command run, and the server finds the
+    repository above the folder."""
+    base, root = code_server
+    app = root / "services" / "billing"
+    app.mkdir(parents=True)
+    (app / "pay.py").write_text(f"def pay(url):\n    # stet: {SUBFOLDER_NOTE}\n    return url\n")
+    assert not (app / ".git").exists() and not (app / ".stet").exists()
+
+    result = drive(
+        tmp_path, base, app, scenario="eventsdiag", message=SUBFOLDER_NOTE,
+        eventsFile="pay.py", eventsName="pay.py", eventsShows="def pay",
+    )  # fmt: skip
+
+    rows = [row for row in result["problems"] if SUBFOLDER_NOTE in row["text"]]
+    assert len(rows) == 1 and "margin-note" in rows[0]["text"], result["problems"]
+    assert "[Ln 2, Col" in rows[0]["text"], rows
+    assert result["dirty"] == 0

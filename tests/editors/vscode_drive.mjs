@@ -1282,7 +1282,7 @@ async function runDefinition(page) {
 async function runEventsDiagnostics(page) {
   await openWorkbench(page);
   if (config.eventsFile) {
-    await quickOpen(page, config.eventsFile, "events.jsonl", config.eventsShows);
+    await quickOpen(page, config.eventsFile, config.eventsName ?? "events.jsonl", config.eventsShows);
   } else {
     await openStepFromTree(page);
   }

@@ -1806,8 +1806,23 @@ function registerViews(context: vscode.ExtensionContext): void {
   );
 }
 
-function hasFolder(): boolean {
-  return (vscode.workspace.workspaceFolders ?? []).some((folder) => folder.uri.scheme === "file");
+/** Whether a folder of the window is inside a git repository: it, or a folder above it,
+ * holds `.git` (a subfolder of a repository opened on its own has none of its own). */
+function hasRepositoryFolder(): boolean {
+  return (vscode.workspace.workspaceFolders ?? []).some(
+    (folder) => folder.uri.scheme === "file" && insideRepository(folder.uri.fsPath),
+  );
+}
+
+function insideRepository(folder: string): boolean {
+  for (let at = path.resolve(folder); ; at = path.dirname(at)) {
+    if (fs.existsSync(path.join(at, ".git"))) {
+      return true;
+    }
+    if (path.dirname(at) === at) {
+      return false;
+    }
+  }
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -1839,12 +1854,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   registerComments(context);
   registerViews(context);
-  if (!hasFolder()) {
-    // A window with no folder (a command or the view activated the extension): no server
-    // until a folder is opened in it.
-    output.info("no folder open: the language server starts when one is added");
+  if (!hasRepositoryFolder()) {
+    // A window with no folder in a git repository (the extension activates in every window
+    // once it has started): no server until such a folder is opened in it.
+    output.info("no folder in a git repository is open: the language server starts when one is added");
     const waiting = vscode.workspace.onDidChangeWorkspaceFolders(async () => {
-      if (hasFolder() && !client) {
+      if (hasRepositoryFolder() && !client) {
         waiting.dispose();
         await startClient();
         void statusBar?.refresh();
