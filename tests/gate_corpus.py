@@ -70,6 +70,36 @@ def _pem(kind: str, lines: int = 12) -> Callable[[random.Random], tuple[str, tup
     return make
 
 
+def _pem_encrypted(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    """A legacy encrypted PEM key: `Proc-Type` and `DEK-Info` header lines, a blank line."""
+    body = tuple(pick(rng, B64, 64) for _ in range(8))
+    iv = pick(rng, HEX, 32).upper()
+    lines = [
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "Proc-Type: 4,ENCRYPTED",
+        f"DEK-Info: AES-128-CBC,{iv}",
+        "",
+        *body,
+        "-----END RSA PRIVATE KEY-----",
+    ]
+    return "\n".join(lines), body
+
+
+def _pgp_armored(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    """An armored PGP secret key: armor headers, a blank line, the body, the checksum."""
+    body = tuple(pick(rng, B64, 64) for _ in range(8))
+    lines = [
+        "-----BEGIN PGP PRIVATE KEY BLOCK-----",
+        "Version: GnuPG v2",
+        "Comment: exported for the build machine",
+        "",
+        *body,
+        "=" + pick(rng, B64, 4),
+        "-----END PGP PRIVATE KEY BLOCK-----",
+    ]
+    return "\n".join(lines), body
+
+
 def _basic(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     password = pick(rng, ALNUM, 18)
     encoded = base64.b64encode(f"deploy:{password}".encode()).decode()
@@ -408,7 +438,133 @@ def _negative_values(rng: random.Random) -> list[tuple[str, str]]:
         ("password-field", "password_field = forms.CharField(widget=forms.PasswordInput)"),
         ("public-stripe", f"pk_live_{pick(rng, ALNUM, 24)}"),
         ("redacted", "token: [REDACTED:github-token#1]"),
+        *PEM_CODE_NEGATIVES,
+        *PLACEHOLDER_NEGATIVES,
     ]
+
+
+# Code and documentation that handle PEM keys: a header and a footer with no key material
+# between them (code, a regular expression, prose) is not a key.
+PEM_CODE_NEGATIVES = [
+    (
+        "pem-constants",
+        'HEADER = "-----BEGIN PRIVATE KEY-----"\n\n\n'
+        "def wrap(body: str) -> str:\n"
+        '    return HEADER + "\\n" + body + "\\n" + FOOTER\n\n\n'
+        'FOOTER = "-----END PRIVATE KEY-----"',
+    ),
+    (
+        "pem-constants-adjacent",
+        'BEGIN = "-----BEGIN RSA PRIVATE KEY-----"\nEND = "-----END RSA PRIVATE KEY-----"',
+    ),
+    (
+        "pem-constants-rust",
+        'const BEGIN: &str = "-----BEGIN PGP PRIVATE KEY BLOCK-----";\n'
+        "// the armored body follows the header line\n"
+        'const END: &str = "-----END PGP PRIVATE KEY BLOCK-----";',
+    ),
+    (
+        "pem-line-checks",
+        "if (line.startsWith('-----BEGIN EC PRIVATE KEY-----')) {\n  inKey = true;\n"
+        "} else if (line.startsWith('-----END EC PRIVATE KEY-----')) {\n  inKey = false;\n}",
+    ),
+    (
+        "pem-regex",
+        'PEM = re.compile(r"-----BEGIN OPENSSH PRIVATE KEY-----\\n([A-Za-z0-9+/=\\n]+)'
+        '-----END OPENSSH PRIVATE KEY-----")',
+    ),
+    (
+        "pem-regex-labels",
+        'KEY = re.compile(r"-----BEGIN (?P<label>[A-Z ]+)-----\\s+(?P<body>[A-Za-z0-9+/=\\s]+)'
+        '\\s+-----END (?P=label)-----")',
+    ),
+    (
+        "pem-doc",
+        "A PKCS#8 key starts with `-----BEGIN PRIVATE KEY-----` and ends with "
+        "`-----END PRIVATE KEY-----`; the lines between are the base64 of its DER encoding.",
+    ),
+    (
+        "pem-doc-elided",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA...\n-----END RSA PRIVATE KEY-----",
+    ),
+    (
+        "pem-doc-template",
+        "-----BEGIN ENCRYPTED PRIVATE KEY-----\n<your key here>\n-----END ENCRYPTED PRIVATE KEY-----",
+    ),
+    ("pem-header-mention", "The file starts with -----BEGIN OPENSSH PRIVATE KEY----- as usual."),
+    ("pem-footer-mention", "and it must end with -----END RSA PRIVATE KEY----- on its own line"),
+]
+
+# Values that stand for a credential in documentation and examples.
+PLACEHOLDER_NEGATIVES = [
+    ("placeholder-sk-dots", 'api_key = "sk-..."'),
+    ("placeholder-sk-ant-dots", 'api_key = "sk-ant-..."'),
+    ("placeholder-anthropic-dots", "ANTHROPIC_API_KEY=sk-ant-api03-..."),
+    ("placeholder-openai-project-dots", 'export OPENAI_API_KEY="sk-proj-..."'),
+    ("placeholder-sk-ellipsis", 'api_key = "sk-…"'),
+    ("placeholder-sk-ant-ellipsis", "api_key = 'sk-ant-…'"),
+    ("placeholder-masked", 'OPENAI_API_KEY="sk-...AbCd"'),
+    ("placeholder-replace-me", 'SECRET_KEY = "REPLACE_ME"'),
+    ("placeholder-replace-me-dashed", "DJANGO_SECRET_KEY=replace-me"),
+    ("placeholder-replace-with", 'password: "REPLACE_WITH_YOUR_PASSWORD"'),
+    ("placeholder-changeme", 'DB_PASSWORD="changeme"'),
+    ("placeholder-change-me", "JWT_SECRET=change-me"),
+    ("placeholder-changeit", "keystore_password: changeit"),
+    ("placeholder-fill-me", "client_secret: FILL_ME_IN"),
+]
+
+
+# Every kind of private key, with the END line of its own label.
+KEY_LABELS = (
+    "RSA PRIVATE KEY",
+    "EC PRIVATE KEY",
+    "DSA PRIVATE KEY",
+    "OPENSSH PRIVATE KEY",
+    "ENCRYPTED PRIVATE KEY",
+    "PGP PRIVATE KEY BLOCK",
+    "PRIVATE KEY",
+)
+KEY_MAKERS: dict[str, Callable[[random.Random], tuple[str, tuple[str, ...]]]] = {
+    **{label: _pem(label) for label in KEY_LABELS},
+    "RSA PRIVATE KEY (Proc-Type)": _pem_encrypted,
+    "PGP PRIVATE KEY BLOCK (armored)": _pgp_armored,
+}
+
+
+def _concatenated(block: str) -> str:
+    """Code that builds the key from one string literal a line."""
+    lines = "".join(f'    "{line}\\n"\n' for line in block.split("\n"))
+    return f"KEY = (\n{lines})\n"
+
+
+def key_block_cases(seed: int = 20250103) -> list[Case]:
+    """Each kind of key block written whole, the way files and transcripts hold it."""
+    rng = random.Random(seed)
+    cases = []
+    for kind, make in KEY_MAKERS.items():
+        block, secrets = make(rng)
+        tool = {"type": "tool_result", "tool_use_id": "toolu_01" + pick(rng, ALNUM, 22)}
+        written = {
+            "plain": ("key.pem", f"{block}\n"),
+            "json-string": ("key.json", json.dumps({"name": "deploy", "key": block + "\n"})),
+            "jsonl-record": (
+                "events.jsonl",
+                json.dumps({"type": "user", "message": {"content": [{**tool, "content": block}]}})
+                + "\n",
+            ),
+            "json-lines-array": (
+                "events.jsonl",
+                json.dumps({"type": "tool", "lines": block.split("\n"), "n": 1}) + "\n",
+            ),
+            "python-concatenated": ("keys.py", _concatenated(block)),
+            "jsonl-concatenated": (
+                "events.jsonl",
+                json.dumps({"type": "tool", "content": _concatenated(block)}) + "\n",
+            ),
+        }
+        for context, (path, text) in written.items():
+            cases.append(Case(kind, context, path, text, secrets))
+    return cases
 
 
 def negative_cases(seed: int = 20250102) -> list[Negative]:

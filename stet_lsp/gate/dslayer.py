@@ -93,6 +93,18 @@ _KEY_BEFORE = re.compile(
     r"([A-Za-z0-9_.\-]{1,80})[\"']?\]?[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}[\"'`]?$"
 )
 _RULE_NAME = re.compile(r"[^a-z0-9]+")
+# PrivateKeyDetector's markers for the PEM headers the gate's private-key rule handles: it
+# reports only the header, which without key material after it is a mention, not a key.
+_OWN_KEY_HEADERS = frozenset(
+    {
+        "BEGIN DSA PRIVATE KEY",
+        "BEGIN EC PRIVATE KEY",
+        "BEGIN OPENSSH PRIVATE KEY",
+        "BEGIN PGP PRIVATE KEY BLOCK",
+        "BEGIN PRIVATE KEY",
+        "BEGIN RSA PRIVATE KEY",
+    }
+)
 # detect-secrets' keyword patterns are quadratic in runs of word characters: windows holding
 # a long run are left to the gate's own rules, which see every such token anyway.
 _LONG_WORD_RUN = re.compile(r"\w{64}")
@@ -229,6 +241,8 @@ def scan_windows(
                 value = found.secret_value
                 if not value or _is_filtered(value) or heuristics.is_placeholder(value):
                     continue
+                if value in _OWN_KEY_HEADERS:
+                    continue  # the private-key rule judged the header and what follows it
                 spans.extend(
                     _locate(text, window, begin, end, value, found.type, covered_ranges, priority)
                 )

@@ -18,6 +18,7 @@ _KEY_PARTS = re.compile(r"[_.\-]+")
 # Parts of a name that say the value is public (`public_key`, `NEXT_PUBLIC_API_KEY`).
 _PUBLIC = frozenset(("public", "publishable", "pub"))
 _MAX_EXTENSION = 8192
+_ELLIPSES = ("...", "…", "\\u2026")
 # The rest of an identifier after an anchor (long enough for any key the identifier rules
 # match) when `=` or `:` follows within 8 characters.
 _KEY_THEN_OPERATOR = re.compile(r"[A-Za-z0-9_.\-]{0,128}+(?=[^=:]{0,7}[=:])")
@@ -93,7 +94,6 @@ class RuleScanner:
         self.spans: list[Span] = []
         self._tried: set[tuple[int, int]] = set()
         self._covered_until: dict[int, int] = {}
-        self._block_ends: dict[int, tuple[int, re.Match[str] | None]] = {}
         self._key_end: tuple[int, int | None] = (-1, None)
         """The last `_assigned_key_end` answer: each hit asks up to three times."""
         self.hits: list[AnchorHit] = []
@@ -119,7 +119,8 @@ class RuleScanner:
             for priority, rule in by_anchor[anchor]:
                 matched = self._try(priority, rule, offset, len(anchor))
                 found |= matched
-                prefix_rule |= rule.start == "anchor" and len(anchor) >= 4
+                # A block rule that finds no block has decided: a bare header is no secret.
+                prefix_rule |= rule.start == "anchor" and len(anchor) >= 4 and rule.block is None
                 live |= not matched and self._may_hide_behind_escapes(rule, offset, len(anchor))
             if live:
                 self.hits.append((offset, anchor))
@@ -208,8 +209,11 @@ class RuleScanner:
     def _accept(self, priority: int, rule: Rule, match: re.Match[str]) -> bool:
         group = "secret" if "secret" in rule.pattern.groupindex else 0
         start, end = match.span(group)
-        if rule.block_end is not None:
-            end = self._block_end(priority, rule, end)
+        if rule.block is not None:
+            block_end = rule.block(self.text, match, rule.reach)
+            if block_end is None:
+                return False
+            end = block_end
         if rule.extend_chars:
             text = self.text
             limit = min(len(text), end + _MAX_EXTENSION)
@@ -218,24 +222,11 @@ class RuleScanner:
         value = self.text[start:end]
         if not value or not self._is_secret(rule, value, match):
             return False
+        if self.text.startswith(_ELLIPSES, end) and heuristics.is_placeholder(value + "..."):
+            return False  # `API_KEY=sk-ant-...`: the rules' values stop before a final dot
         self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
         self._covered_until[priority] = max(self._covered_until.get(priority, -1), end)
         return True
-
-    def _block_end(self, priority: int, rule: Rule, header_end: int) -> int:
-        assert rule.block_end is not None
-        # The next end marker is remembered: many headers before one end cost one search.
-        searched_from, found = self._block_ends.get(priority, (len(self.text) + 1, None))
-        if header_end < searched_from or (found is not None and found.start() < header_end):
-            found = rule.block_end.search(self.text, header_end)
-            self._block_ends[priority] = (header_end, found)
-        if found is not None and found.start() - header_end <= rule.reach:
-            return found.end()
-        if rule.block_body is not None:
-            body = rule.block_body.match(self.text, header_end)
-            if body is not None:
-                return body.end()
-        return header_end
 
     def _is_secret(self, rule: Rule, value: str, match: re.Match[str]) -> bool:
         if rule.replacement is not None:

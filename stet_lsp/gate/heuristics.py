@@ -21,6 +21,16 @@ _PLACEHOLDER_WORDS = (
     "placeholder",
     "changeme",
     "change_me",
+    "change-me",
+    "changeit",
+    "replaceme",
+    "replace_me",
+    "replace-me",
+    "replace_with",
+    "replace-with",
+    "fillme",
+    "fill_me",
+    "fill-me",
     "your_",
     "your-",
     "yourtoken",
@@ -29,7 +39,6 @@ _PLACEHOLDER_WORDS = (
     "xxxx",
     "****",
     "....",
-    "…",
     "<",
     ">",
     "{{",
@@ -58,8 +67,31 @@ _PLACEHOLDER_VALUES = frozenset(
         "example",
         "test",
         "admin",
+        "key",
+        "value",
+        "secret_key",
+        "api-key",
+        "api_token",
+        "apitoken",
+        "access_token",
+        "auth_token",
+        "client_secret",
+        "private_key",
+        "foo",
+        "bar",
+        "foobar",
+        "todo",
+        "tbd",
+        "fixme",
     }
 )
+# An ellipsis stands for what was left out (`sk-...`, `sk-ant-…`, `ghp_...`): a placeholder
+# when what is left is short; a value that keeps this many characters beside it is a real
+# one cut short (a truncated log line or tool output) and still a secret. `\u2026` is the
+# ellipsis as a JSON escape, as the raw text of a transcript holds it.
+_ELLIPSES = ("...", "…", "\\u2026")
+_ELLIPSIS_KEEPS = 20
+_ARMOR_LINES = ("-----BEGIN ", "-----END ")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_.]*(?:\(\)?)?")
@@ -105,7 +137,20 @@ def is_placeholder(value: str) -> bool:
         return True
     if any(word in lowered for word in _PLACEHOLDER_WORDS):
         return True
+    if _elided(value):
+        return True
+    if value.lstrip("\"'`").startswith(_ARMOR_LINES):
+        return True  # a PEM header or footer: the private-key rule judges what follows it
     return len(set(value)) <= 3
+
+
+def _elided(value: str) -> bool:
+    """`sk-ant-...`: an ellipsis, and too little beside it to be a real value cut short."""
+    if not any(ellipsis in value for ellipsis in _ELLIPSES):
+        return False
+    for ellipsis in _ELLIPSES:
+        value = value.replace(ellipsis, "")
+    return len(value.strip("\"'`.")) < _ELLIPSIS_KEEPS
 
 
 def is_agent_id(value: str) -> bool:

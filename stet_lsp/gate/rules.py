@@ -12,13 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stet_lsp.gate import heuristics
+from stet_lsp.gate.keyblocks import key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.2"
+RULESET_VERSION = "2026.3"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
+BlockEnd = Callable[[str, re.Match[str], int], int | None]
+"""(text, the match, reach) -> where the block the match starts ends; None: no block."""
 
 TOKEN = "A-Za-z0-9_-"
 BASE64 = "A-Za-z0-9+/="
@@ -44,10 +47,9 @@ class Rule:
     strict_only: bool = False
     replacement: str | None = None
     """A fixed replacement; None means a numbered `[REDACTED:<rule>#<n>]` marker."""
-    block_end: LazyPattern | None = None
-    """For blocks (key files): the span runs from the match to this pattern's match..."""
-    block_body: LazyPattern | None = None
-    """...or, when no end follows within `reach`, over what this pattern matches."""
+    block: BlockEnd | None = None
+    """For blocks (key files): where the block a match starts ends, within `reach` of it;
+    None rejects the match."""
     after: LazyPattern | None = None
     """For identifier rules: what must follow the anchor for any match (a cheap test)."""
     start: str = "window"
@@ -263,15 +265,15 @@ def build_rules() -> tuple[Rule, ...]:
     rules = [
         Rule(
             name="private-key",
-            pattern=lazy(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
+            pattern=lazy(r"-----BEGIN(?P<label>[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----"),
             anchors=("-----begin",),
             reach=70000,
             prefix="-----BEGIN",
             multiline=True,
             start="anchor",
-            block_end=lazy(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
-            # A key cut short (a truncated log) still loses its whole body.
-            block_body=lazy(r"[A-Za-z0-9+/=\s\\:,\-]{0,65536}"),
+            # Up to the END line of the same label over key material only; a key cut short
+            # (a truncated log) still loses its whole body; a bare header is no secret.
+            block=key_block_end,
         ),
         Rule(
             name="putty-private-key",

@@ -68,6 +68,10 @@ _MAX_NEIGHBOUR_VALUE = 8192
 _NEIGHBOUR_GAP = re.compile(
     r'"[ \t\r\n]{0,32},[ \t\r\n]{0,32}(?:"value"[ \t\r\n]{0,32}:[ \t\r\n]{0,32})?"'
 )
+# Between two elements of an array, and after a string that is an object's key.
+_ELEMENT_GAP = re.compile(r"[ \t\r\n]{0,4096},[ \t\r\n]{0,4096}")
+_KEY_COLON = re.compile(r"[ \t\r\n]{0,4096}:")
+_PUNCTUATION = re.compile(r'[\s,:{}\[\]"]*+')
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
@@ -356,22 +360,66 @@ def _json_spans(
 
 def _fitted_to_literals(literals: LiteralIndex, spans: list[Span]) -> list[Span]:
     """Spans trimmed to whole escape sequences inside string literals; a span that runs over
-    several strings (a key block as an array of lines) becomes one span per string."""
+    several strings (a key block as an array of lines) becomes one span per string, over
+    consecutive elements of one array only: never into a key or past the array."""
     fitted = []
     for span in spans:
         literal = literals.literal_at(span.start)
         if literal is None:
-            fitted.append(span)
+            fitted += _fitted_to_values(literals, span)
             continue
         if span.end <= literal.end:
             pieces = [literal]
         else:
-            pieces = literals_between(literals.text, literals, span.start, span.end)
+            pieces = _array_run(
+                literals.text, literals_between(literals.text, literals, span.start, span.end)
+            )
         for piece in pieces:
             snapped = snap_to_literal(piece, span.start, span.end)
             if snapped is not None:
                 fitted.append(span._replace(start=snapped[0], end=snapped[1]))
     return fitted
+
+
+def _array_run(text: str, pieces: list[Literal]) -> list[Literal]:
+    """The first literal and those after it that continue the same array: only a comma and
+    whitespace before each, and no `:` after it (an object's key)."""
+    run = pieces[:1]
+    for piece in pieces[1:]:
+        if _ELEMENT_GAP.fullmatch(text, run[-1].end + 1, piece.start - 1) is None:
+            break
+        if _is_key(text, piece):
+            break
+        run.append(piece)
+    return run
+
+
+def _fitted_to_values(literals: LiteralIndex, span: Span) -> list[Span]:
+    """A span from outside a string (a rule that takes `"key": "value"` pairs) over values
+    and JSON punctuation only: one span per value string, never the keys. Anything else (a
+    broken line, a bare number) stays as it is."""
+    text = literals.text
+    covered = literals_between(text, literals, span.start, span.end)
+    values = [piece for piece in covered if not _is_key(text, piece)]
+    if not values:
+        return [span]
+    position = span.start
+    for piece in covered:
+        if _PUNCTUATION.fullmatch(text, position, max(position, piece.start - 1)) is None:
+            return [span]
+        position = piece.end + 1
+    if position < span.end and _PUNCTUATION.fullmatch(text, position, span.end) is None:
+        return [span]
+    fitted = []
+    for piece in values:
+        snapped = snap_to_literal(piece, span.start, span.end)
+        if snapped is not None:
+            fitted.append(span._replace(start=snapped[0], end=snapped[1]))
+    return fitted
+
+
+def _is_key(text: str, literal: Literal) -> bool:
+    return _KEY_COLON.match(text, literal.end + 1) is not None
 
 
 def _literal_around(text: str, offset: int, after: int) -> tuple[int, int]:

@@ -1,5 +1,6 @@
 """JSON and JSONL: decoded scanning, spans mapped back, structure kept."""
 
+import base64
 import json
 import random
 
@@ -87,3 +88,24 @@ def test_decode_with_offsets_matches_json(raw: str) -> None:
 
 def test_invalid_escape_is_not_decoded() -> None:
     assert decode_with_offsets("bad \\x escape") is None
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_a_span_over_key_value_pairs_lands_in_the_values(indent: int | None) -> None:
+    password = base64.b64encode(gate_corpus.pick(RNG, gate_corpus.ALNUM, 24).encode()).decode()
+    token = base64.b64encode(gate_corpus.pick(RNG, gate_corpus.ALNUM, 40).encode()).decode()
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "data": {"password": password, "api-token": token},
+        "metadata": {"name": "app"},
+    }
+    raw = json.dumps(secret, indent=indent) + "\n"
+    redacted = redact_text(raw, path="secret.json").text
+    assert json.loads(redacted) == {
+        **secret,
+        "data": {
+            "password": "[REDACTED:kubernetes-secret#1]",
+            "api-token": "[REDACTED:kubernetes-secret#2]",
+        },
+    }

@@ -89,6 +89,48 @@ def test_known_non_secrets(text: str) -> None:
     assert scan_text(text) == []
 
 
+PLACEHOLDERS = [
+    'api_key = "sk-..."',
+    'api_key = "sk-ant-..."',
+    "api_key = 'sk-proj-...'",
+    "ANTHROPIC_API_KEY=sk-ant-api03-...",
+    "OPENAI_API_KEY=sk-...",
+    'api_key = "sk-…"',
+    "api_key = 'sk-ant-…'",
+    'OPENAI_API_KEY="sk-...AbCd"',
+    'SECRET_KEY = "REPLACE_ME"',
+    "DJANGO_SECRET_KEY=replace-me",
+    'password: "REPLACE_WITH_YOUR_PASSWORD"',
+    'DB_PASSWORD="changeme"',
+    "JWT_SECRET=change-me",
+    "keystore_password: changeit",
+    "client_secret: FILL_ME_IN",
+    'token = "..."',
+]
+
+
+@pytest.mark.parametrize("text", PLACEHOLDERS)
+def test_placeholders_are_not_secrets(text: str) -> None:
+    assert scan_text(text, path="settings.py") == []
+    for ensure_ascii in (True, False):
+        record = json.dumps({"text": text}, ensure_ascii=ensure_ascii) + "\n"
+        assert scan_text(record, path="events.jsonl") == []
+
+
+@pytest.mark.parametrize(
+    "template",
+    ['api_key = "{}..."', "API_KEY={}...", 'password = "{}…"', "SECRET_KEY={}..."],
+)
+def test_a_real_value_cut_short_by_dots_is_still_a_secret(template: str) -> None:
+    body = gate_corpus.pick(RNG, gate_corpus.ALNUM, 24)
+    for value in (body, "sk-ant-api03-" + body, "Xy9#kL2m" + body):
+        text = template.format(value)
+        redacted = redact_text(text).text
+        assert body not in redacted, text
+        record = json.dumps({"text": text}) + "\n"
+        assert body not in redact_text(record, path="events.jsonl").text, text
+
+
 def test_in_band_pragma_cannot_switch_the_gate_off() -> None:
     secret = token("ghp_")
     for pragma in ("# pragma: allowlist secret", "# nosec", "// gitleaks:allow", "stet-gate: off"):

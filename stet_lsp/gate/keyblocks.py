@@ -1,0 +1,69 @@
+"""Private-key blocks: a `-----BEGIN … PRIVATE KEY-----` header and the key material after it.
+
+A header joins the `-----END` line of the same label only over key material: base64 lines,
+PEM and PGP armor header lines (`Proc-Type:`, `DEK-Info:`, `Version:`, `Comment:`, …), the
+PGP checksum, and what writes lines around them in files and transcripts (newlines, also as
+`\\n` or `\\\\n` escapes, indentation, quotes and commas of concatenated strings or of a
+JSON array of lines, `+` of a diff or of concatenation, comment and quote marks and line
+numbers starting a line). Anything else ends the material: code, prose, a JSON key, another
+record. Without the matching END line right after it, the header and the material that
+follows it are the span (a key cut short loses its body); a header with no base64 run after
+it is only a mention, not a secret.
+
+Called only where the prefilter found a header, and bounded by the rule's reach.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Between key-material tokens: whitespace, quotes, commas, and escapes that stand for them
+# (`\n` in a JSON string, `\\n` in a JSON string holding code, `\"`, `\/`, a line continuation),
+# the `+` or `.` that joins strings in code;
+# at a line's start, the marks of a comment, a quote or a diff (`#`, `>`, `*`, `;`, `+`, `-`)
+# and a line number (`cat -n`, an agent's file view: `     2\t`, `     2→`).
+_GAP = (
+    r"(?:(?:(?<=\n)|(?<=\\n))[ \t]{0,16}+"
+    r"(?:[#>*;]{1,3}+|[+\-](?!-)|[0-9]{1,7}+(?:\t|\\t|→|\\u2192| ?[:|] ?))"
+    r"|[ \t\r\n\f\"'`,]|\\[nrt\"'\\/\r\n]|[+.](?=[ \t\r\n\"'`]))"
+)
+_ARMOR_HEADERS = r"(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID)"
+_GAP_RUN = _GAP + r"{0,256}+"
+# Not a name followed by `:` (a JSON key, a label in prose or code).
+_NOT_A_NAME = r"(?![\"'`]?[ \t]{0,8}:)"
+_TOKEN = (
+    r"(?:"
+    + _ARMOR_HEADERS
+    + r":[^\r\n\"'\\]{0,256}+"  # a header line, up to its end (or an escaped newline)
+    r"|=[A-Za-z0-9+/]{4}(?![A-Za-z0-9+/=])"  # the PGP checksum
+    # A key's line: a base64 run as long as no word; a shorter one only as the last line
+    # before an END line (words after a key, or code, are not part of it).
+    r"|[A-Za-z0-9+/]{20,65536}+={0,2}+"
+    + _NOT_A_NAME
+    + r"|[A-Za-z0-9+/]{1,19}+={0,2}+(?="
+    + _GAP_RUN
+    + r"-----END)"
+    r")"
+)
+# Tokens and the gaps before them, possessive: linear, and it ends after the last token.
+_MATERIAL = re.compile(r"(?:" + _GAP_RUN + _TOKEN + r")*+")
+_GAPS = re.compile(_GAP_RUN)
+# At least one run this long: a key's lines are 64 or 70 characters, prose words are short.
+_KEY_RUN = re.compile(r"[A-Za-z0-9+/]{32}")
+
+
+def key_block_end(text: str, header: re.Match[str], reach: int) -> int | None:
+    """Where the key block that `header` starts ends: after the END line of the same label
+    when only key material stands between, else after the key material that follows the
+    header; None when no key material follows (a mention of the header, not a key)."""
+    start = header.end()
+    material = _MATERIAL.match(text, start, start + reach)
+    end = start if material is None else material.end()
+    if _KEY_RUN.search(text, start, end) is None:
+        return None
+    gaps = _GAPS.match(text, end)
+    after = end if gaps is None else gaps.end()
+    footer = "-----END" + header.group("label") + "-----"
+    if text.startswith(footer, after):
+        return after + len(footer)
+    return end

@@ -1,0 +1,226 @@
+"""Private-key blocks: a header joins only the END line of its own label, over key material."""
+
+import json
+import random
+from pathlib import Path
+
+import gate_corpus
+import pytest
+
+from stet_lsp.cli import main
+from stet_lsp.core.lines import LineIndex
+from stet_lsp.gate import redact_text, scan_text
+from stet_lsp.gate.jsonaware import LiteralIndex
+from stet_lsp.gate.scan import _fitted_to_literals
+from stet_lsp.gate.spans import Span
+
+RNG = random.Random(31)
+MARK = "[REDACTED:private-key#1]"
+
+PEM_CODE = (
+    'HEADER = "-----BEGIN PRIVATE KEY-----"\n'
+    "\n\n"
+    "def wrap(body: str) -> str:\n"
+    '    return HEADER + "\\n" + body + "\\n" + FOOTER\n'
+    "\n\n"
+    'FOOTER = "-----END PRIVATE KEY-----"\n'
+)
+
+
+def key(label: str = "RSA PRIVATE KEY", lines: int = 12) -> tuple[str, tuple[str, ...]]:
+    return gate_corpus._pem(label, lines)(RNG)
+
+
+def body_of(block: str) -> str:
+    return block.split("\n", 1)[1].rsplit("\n", 1)[0]
+
+
+def record(text: str, kind: str = "tool_result") -> dict[str, object]:
+    if kind == "text":
+        return {"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}}
+    content = [{"type": "tool_result", "tool_use_id": "toolu_01abc", "content": text}]
+    return {"type": "user", "message": {"role": "user", "content": content}}
+
+
+def jsonl(*records: dict[str, object]) -> str:
+    return "".join(json.dumps(item) + "\n" for item in records)
+
+
+def test_code_between_a_header_and_a_footer_constant_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert scan_text(PEM_CODE, path="pem.py") == []
+    assert redact_text(PEM_CODE, path="pem.py").text == PEM_CODE
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pem.py").write_text(PEM_CODE)
+    assert main(["gate", "redact", "pem.py", "-o", "out"]) == 0
+    assert (tmp_path / "out").read_text() == PEM_CODE
+
+
+def test_code_between_a_header_and_a_footer_stays_in_a_transcript() -> None:
+    events = jsonl(
+        record("Reading pem.py.", "text"),
+        record(PEM_CODE),
+        record(f"The module:\n\n```python\n{PEM_CODE}```\n", "text"),
+    )
+    assert redact_text(events, path="events.jsonl").text == events
+    narration = f"## Step 2\n\nRead `pem.py`:\n\n```python\n{PEM_CODE}```\n"
+    assert redact_text(narration, path="narration.md").text == narration
+
+
+def test_a_mention_never_joins_a_key_records_later() -> None:
+    block, secrets = key("PRIVATE KEY")
+    mention = record(
+        "A PKCS#8 file starts with -----BEGIN PRIVATE KEY----- on its own line.", "text"
+    )
+    between = {"type": "user", "uuid": "4f1c2a7e", "n": 1, "cwd": "/work/project"}
+    events = jsonl(mention, between, record(f"$ cat key.pem\n{block}\n"))
+    redacted = redact_text(events, path="events.jsonl").text
+    assert redacted == jsonl(mention, between, record(f"$ cat key.pem\n{MARK}\n"))
+    assert not gate_corpus.surviving_fragments(redacted, secrets)
+
+
+def test_the_end_line_must_carry_the_header_label() -> None:
+    block, secrets = key("RSA PRIVATE KEY")
+    text = f"{block.rsplit(chr(10), 1)[0]}\n-----END EC PRIVATE KEY-----\ndone\n"
+    redacted = redact_text(text).text
+    # the header and the key material go; the END line of another label stays
+    assert redacted == f"{MARK}\n-----END EC PRIVATE KEY-----\ndone\n"
+    assert not gate_corpus.surviving_fragments(redacted, secrets)
+
+
+def test_key_material_then_code_then_a_footer() -> None:
+    block, secrets = key("OPENSSH PRIVATE KEY")
+    text = (
+        f'KEY = """{block.rsplit(chr(10), 1)[0]}\n"""\n\n\n'
+        "def load() -> str:\n    return KEY\n\n\n"
+        'FOOTER = "-----END OPENSSH PRIVATE KEY-----"\n'
+    )
+    redacted = redact_text(text, path="keys.py").text
+    assert redacted == text.replace(block.rsplit("\n", 1)[0], MARK)
+    assert not gate_corpus.surviving_fragments(redacted, secrets)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "-----BEGIN RSA PRIVATE KEY-----\n",
+        "The header -----BEGIN PRIVATE KEY----- marks the start.",
+        "-----BEGIN EC PRIVATE KEY-----\n-----END EC PRIVATE KEY-----\n",
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXkt\n-----END OPENSSH PRIVATE KEY-----",
+        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg...\n-----END PRIVATE KEY-----\n",
+        "-----BEGIN PRIVATE KEY-----\n<base64>\n-----END PRIVATE KEY-----\n",
+        "Keys start with `-----BEGIN PRIVATE KEY-----` and end with `-----END PRIVATE KEY-----`.",
+        'private_key = "-----BEGIN PRIVATE KEY-----"',
+        'secret: "-----BEGIN EC PRIVATE KEY-----\\n"',
+        'PEM = re.compile(r"-----BEGIN RSA PRIVATE KEY-----\\n([A-Za-z0-9+/=\\n]+)'
+        '-----END RSA PRIVATE KEY-----")',
+    ],
+)
+def test_no_key_material_no_finding(text: str) -> None:
+    assert scan_text(text) == []
+    as_json = json.dumps({"text": text}) + "\n"
+    assert scan_text(as_json, path="events.jsonl") == []
+
+
+@pytest.mark.parametrize(
+    "case", gate_corpus.key_block_cases(), ids=lambda c: f"{c.format}-{c.context}"
+)
+def test_every_key_kind_redacts_whole(case: gate_corpus.Case) -> None:
+    redacted = redact_text(case.text, path=case.path).text
+    assert not gate_corpus.surviving_fragments(redacted, case.secrets)
+    if case.context == "plain":
+        assert redacted == f"{MARK}\n"
+    elif case.context == "json-string":
+        assert json.loads(redacted) == {"name": "deploy", "key": f"{MARK}\n"}
+    elif case.context == "jsonl-record":
+        [content] = json.loads(redacted)["message"]["content"]
+        assert content["content"] == MARK
+    elif case.context == "json-lines-array":
+        data = json.loads(redacted)
+        assert data["type"] == "tool" and data["n"] == 1
+        original = json.loads(case.text)["lines"]
+        assert len(data["lines"]) == len(original)
+        assert all(
+            line.startswith("[REDACTED:private-key#") or line == before == ""
+            for line, before in zip(data["lines"], original, strict=True)
+        )
+    elif case.context == "python-concatenated":
+        assert redacted == f'KEY = (\n    "{MARK}\\n"\n)\n'
+    else:
+        assert json.loads(redacted)["content"] == f'KEY = (\n    "{MARK}\\n"\n)\n'
+
+
+@pytest.mark.parametrize(
+    ("prefix", "suffix"),
+    [("", ""), ("+", ""), ("# ", ""), ("> ", ""), ("    ", ""), ("\t", "\r")],
+    ids=["bare", "diff", "comment", "quote", "indent", "tab-crlf"],
+)
+def test_lines_written_with_marks_around_them(prefix: str, suffix: str) -> None:
+    block, secrets = key("EC PRIVATE KEY", 4)
+    lines = [f"{prefix}{line}{suffix}" for line in block.split("\n")]
+    text = "before\n" + "\n".join(lines) + "\nafter\n"
+    redacted = redact_text(text).text
+    assert redacted == f"before\n{prefix}{MARK}{suffix}\nafter\n"
+    assert not gate_corpus.surviving_fragments(redacted, secrets)
+
+
+def test_a_key_on_one_line() -> None:
+    block, _ = key("PRIVATE KEY")
+    for joined in (block.replace("\n", " "), block.replace("\n", "\\n")):
+        assert redact_text(f'TLS_KEY="{joined}"\nPORT=8080\n').text == (
+            f'TLS_KEY="{MARK}"\nPORT=8080\n'
+        )
+
+
+def test_header_lines_and_checksum_are_part_of_the_block() -> None:
+    for label in ("RSA PRIVATE KEY (Proc-Type)", "PGP PRIVATE KEY BLOCK (armored)"):
+        block, _ = gate_corpus.KEY_MAKERS[label](RNG)
+        text = f"x = 1\n{block}\ny = 2\n"
+        assert redact_text(text).text == f"x = 1\n{MARK}\ny = 2\n"
+
+
+def test_a_key_cut_short_in_json_never_reaches_the_keys_after_it() -> None:
+    block, secrets = key("RSA PRIVATE KEY")
+    cut = block.rsplit("\n", 4)[0]
+    long_key = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+    text = json.dumps({"key": cut, "n": 1, long_key: "abc"}) + "\n"
+    redacted = redact_text(text, path="e.jsonl").text
+    assert json.loads(redacted) == {"key": MARK, "n": 1, long_key: "abc"}
+    lines = json.dumps({"key": cut.split("\n"), long_key: 2}) + "\n"
+    data = json.loads(redact_text(lines, path="e.jsonl").text)
+    assert list(data) == ["key", long_key] and data[long_key] == 2
+    assert all(line.startswith("[REDACTED:private-key#") for line in data["key"])
+    assert not gate_corpus.surviving_fragments(json.dumps(data), secrets)
+
+
+def test_a_key_cut_short_loses_its_body_not_the_text_after_it() -> None:
+    block, secrets = key("RSA PRIVATE KEY")
+    cut = block.rsplit("\n", 3)[0]
+    text = f"log: {cut}\nERROR: key file truncated (read 640 of 1679 bytes)\n"
+    redacted = redact_text(text).text
+    assert redacted == f"log: {MARK}\nERROR: key file truncated (read 640 of 1679 bytes)\n"
+    assert not gate_corpus.surviving_fragments(redacted, secrets[:-2])
+
+
+@pytest.mark.parametrize("separator", ["\t", "→", ": ", " | "])
+def test_numbered_lines_of_a_file_view(separator: str) -> None:
+    block, secrets = key("OPENSSH PRIVATE KEY")
+    view = "".join(
+        f"{number:>6}{separator}{line}\n" for number, line in enumerate(block.split("\n"), 1)
+    )
+    redacted = redact_text(f"{view}{14:>6}{separator}\n").text
+    assert redacted == f"{1:>6}{separator}{MARK}\n{14:>6}{separator}\n"
+    events = jsonl(record(view))
+    redacted = redact_text(events, path="events.jsonl").text
+    [content] = json.loads(redacted)["message"]["content"]
+    assert content["content"] == f"{1:>6}{separator}{MARK}\n"
+    assert not gate_corpus.surviving_fragments(redacted, secrets)
+
+
+def test_a_span_over_several_strings_stays_in_one_array() -> None:
+    text = '{"lines": ["ab", "cd",\n  "ef"], "name": "gh", "other": ["ij"]}\n'
+    literals = LiteralIndex(text, LineIndex(text))
+    span = Span(text.index("ab"), text.index("ij") + 2, "private-key", 0)
+    fitted = _fitted_to_literals(literals, [span])
+    assert [text[piece.start : piece.end] for piece in fitted] == ["ab", "cd", "ef"]
