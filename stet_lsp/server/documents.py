@@ -43,7 +43,10 @@ class DocumentState:
     buffer opened with unsaved edits (after a restart) has a `disk_text` that never was."""
     modified: bool = False
     """Whether the editor holds unsaved edits, from its own notifications: an edit makes the
-    buffer modified unless it leaves exactly `disk_text`; a save clears it."""
+    buffer modified unless it leaves exactly `disk_text`; a save clears it. A sheet opened
+    with a text that is not on disk (unsaved edits the editor restored) is modified too, once
+    the server has read the disk and found another text there
+    (`StetServer._compare_with_disk`, `sheet_sync.merge_from_disk`)."""
     saves: int = 0
     """How often the editor saved the document (a merge running across a save keeps the
     saved text as what is on disk)."""

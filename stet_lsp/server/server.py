@@ -257,38 +257,60 @@ class StetServer(LanguageServer):
             known = self.known_session(state.path)
             if known is not None:
                 state.attach(known)
-                self._compare_with_disk(state)
-            else:
+            if known is None or not self._in_step_with_disk(state):
                 state.ready = asyncio.get_running_loop().create_future()
-                self.spawn(self._find_repository(state), f"finding the repository of {uri}")
+                self.spawn(self._place(state, find=known is None), f"opening {uri}")
         return state
 
-    async def _find_repository(self, state: DocumentState) -> None:
+    async def _place(self, state: DocumentState, *, find: bool) -> None:
+        """Find the document's repository (`find`) and compare an opened sheet with the
+        disk; requests about the document wait for this (`state.ready`)."""
         assert state.path is not None and state.ready is not None
-        session = None
         try:
-            session = await self.session_for(state.path)
+            if find:
+                session = None
+                try:
+                    session = await self.session_for(state.path)
+                finally:
+                    if self.documents.get(state.uri) is state:
+                        state.attach(session)
+                        state.rescan_notes(self.settings.marker)
+            if self.documents.get(state.uri) is state and not self._in_step_with_disk(state):
+                await self._compare_with_disk(state)
         finally:
             if self.documents.get(state.uri) is state:
-                state.attach(session)
-                state.rescan_notes(self.settings.marker)
-                self._compare_with_disk(state)
                 # Requests about the document waited for this: no refresh to ask for.
                 self.refresh([state], outside=False)
             if not state.ready.done():
                 state.ready.set_result(None)
 
-    def _compare_with_disk(self, state: DocumentState) -> None:
-        """An opened sheet whose text is the one last read from disk is known to be in step
-        with it. Otherwise it may have changed on disk since the editor read it, or the
-        editor restored unsaved edits: read it again, so what differs is merged in."""
+    def _in_step_with_disk(self, state: DocumentState) -> bool:
+        """Whether an opened document needs no comparison with the disk: it is no sheet, or
+        its text is the one last read from disk (it is then known to be in step with it)."""
         if not state.is_sheet or state.session is None:
-            return
+            return True
         snapshot = self.snapshot(state.session)
         if snapshot is not None and normalized(snapshot.text or "") == state.disk_text:
             state.base_known = True
+            return True
+        return False
+
+    async def _compare_with_disk(self, state: DocumentState) -> None:
+        """Read the disk under an opened sheet whose text is not the one last read. The same
+        text: the buffer is in step with it. Another: the disk changed since the editor read
+        it, or the editor restored unsaved edits (it reports no change for them); either way
+        the buffer holds what the disk does not, as unsaved edits, and the reload merges the
+        disk's text in from an empty base, so nothing either side holds is dropped."""
+        session = state.session
+        assert session is not None
+        snapshot = await self.off_loop(session.load)
+        if self.documents.get(state.uri) is not state:
             return
-        self.spawn(self.reload(state.session), "reading the opened style sheet")
+        if normalized(snapshot.text or "") == state.disk_text:
+            state.base_known = True
+        elif snapshot.error is None:
+            state.modified = True
+        self.spawn(self.reload(session), "reading the opened style sheet")
 
     def change_document(
         self,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
@@ -35,21 +36,43 @@ def normalized(text: str) -> str:
     return "\n".join(split_lines(text))
 
 
+@dataclass(frozen=True)
+class Staged:
+    """How an operation with effects beyond the sheet (a skill file, the working trajectory)
+    goes into a buffer with unsaved edits: those effects happen once, and only once the
+    editor holds the sheet's change, which is computed without them (again, each time the
+    editor's text changes meanwhile)."""
+
+    change: Callable[[StyleSheet], object]
+    """The operation's change to the sheet alone, with no other effect (in a worker)."""
+    undo: Callable[[str, str], str]
+    """`(changed, reached)`: the text `change` made, with what the operation did not carry
+    out set back; `reached` is the operation's own sheet text where it stopped (in a
+    worker)."""
+
+
 async def write_into_buffer(
     server: StetServer,
     state: DocumentState,
     target: Target,
     operation: Callable[[StyleSheet], T],
+    staged: Staged | None = None,
 ) -> T | None:
     """Run the operation on the buffer's text and send the change as an edit; typing during
     the operation makes it run again on the new text. None: the buffer is gone or was saved
-    meanwhile (the caller then writes to disk)."""
+    meanwhile (the caller then writes to disk). With `staged`, only its change runs until
+    the editor applied it; the operation then runs once, on the text the change was made to,
+    and what it fails to carry out is set back in the buffer."""
     for _ in range(ATTEMPTS):
         if server.documents.get(state.uri) is not state or not state.modified:
             return None
         version, text = state.version, state.text
         sheet = StyleSheet(target, buffer=text)
-        result = await server.off_loop(operation, sheet)
+        result: T | None = None
+        if staged is None:
+            result = await server.off_loop(operation, sheet)
+        else:
+            await server.off_loop(staged.change, sheet)
         if server.documents.get(state.uri) is not state or state.version != version:
             continue
         changed = sheet.buffer is not None and sheet.buffer != text
@@ -58,14 +81,77 @@ async def write_into_buffer(
         ):
             continue
         await _edit_arrived(state, version, changed)
-        return result
-    raise StetError("the style sheet kept changing in the editor; nothing was written")
+        if staged is None:
+            return result
+        return await _carry_out(server, state, target, operation, staged, text, sheet.buffer)
+    raise StetError(
+        "the style sheet kept changing in the editor, or the editor refused the change; "
+        "nothing was written"
+    )
+
+
+async def _carry_out(
+    server: StetServer,
+    state: DocumentState,
+    target: Target,
+    operation: Callable[[StyleSheet], T],
+    staged: Staged,
+    before: str,
+    changed: str | None,
+) -> T:
+    """Run the operation once, on the text its change was made to (the editor holds that
+    change already). When it fails, what it did not carry out is set back in the buffer; an
+    error says so when that cannot be done."""
+    sheet = StyleSheet(target, buffer=before)
+    try:
+        return await server.off_loop(operation, sheet)
+    except Exception as error:
+        changed = before if changed is None else changed
+        reached = before if sheet.buffer is None else sheet.buffer
+        wanted = await server.off_loop(staged.undo, changed, reached)
+        if wanted == changed or await merge_into_buffer(
+            server, state, changed, wanted, "Set the style sheet back"
+        ):
+            raise
+        note = (
+            "the editor's style sheet still shows the change that was not carried out: "
+            "undo it there before saving"
+        )
+        if isinstance(error, StetError):
+            raise StetError(f"{error}; {note}") from None
+        server.message(f"style sheet: {note}")
+        raise
+
+
+async def merge_into_buffer(
+    server: StetServer, state: DocumentState, base: str, theirs: str, label: str
+) -> bool:
+    """Bring the changes from `base` to `theirs` into the buffer (which may have been typed
+    in since it held `base`), entry by entry. False: the buffer is gone, the change meets
+    one the person made, or the editor did not take it."""
+    for _ in range(ATTEMPTS):
+        if server.documents.get(state.uri) is not state:
+            return False
+        ours, version = state.text, state.version
+        result = await server.off_loop(merge_sheets, base, ours, theirs)
+        if server.documents.get(state.uri) is not state:
+            return False
+        if state.text != ours:
+            continue  # typed meanwhile: merge into the new text
+        if result.conflicts:
+            return False
+        if result.changed and not await replace_text(server, state, result.text, label):
+            continue
+        await _edit_arrived(state, version, result.changed)
+        return True
+    return False
 
 
 async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str | None) -> None:
     """The sheet on disk holds `theirs` (None: what the editor was expected to reload). A
-    buffer without unsaved edits is the editor's to reload; one with unsaved edits gets
-    what changed on disk merged in, entry by entry. Call with `sheet_edits` held."""
+    buffer without unsaved edits is the editor's to reload; one with unsaved edits (or
+    opened with a text that is not on disk) gets what changed on disk merged in, entry by
+    entry. Call with `sheet_edits` held."""
     if theirs is None:
         theirs = state.expected_reload
     if theirs is None or server.documents.get(state.uri) is not state:
@@ -78,11 +164,15 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
     if theirs == state.disk_text:
         state.base_known, state.expected_reload = True, None
         return
-    if not state.modified:
+    if not state.base_known:
+        # Opened with a text that is not the one on disk (the editor restored unsaved edits,
+        # which it reports no change for), and never seen in step with the disk: the buffer
+        # has unsaved edits, and the disk's text is merged in from an empty base, so that
+        # nothing either side holds is dropped and saving the buffer keeps the disk's entries.
+        state.modified = True
+    elif not state.modified:
         state.expected_reload = theirs
         return
-    # A buffer that had unsaved edits when it was opened was never seen in step with the
-    # disk: merging from an empty base keeps everything either side holds.
     base = state.disk_text if state.base_known else ""
     saves = state.saves
     for _ in range(ATTEMPTS):

@@ -215,6 +215,15 @@ async def test_a_sheet_open_without_edits_gets_the_servers_note_on_disk(
     sheet.add("first")
     document = open_file(client, sheet.path, language="markdown")
     await diagnostics(client, document)
+    # The server has taken the open (a client that is pushed diagnostics did not wait for
+    # it): a write before it would leave the opened text other than the disk's, which is a
+    # buffer with unsaved edits.
+    await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            position=types.Position(line=0, character=0),
+        )
+    )
     sheet.add("from the command line", author="agent")
     if reloaded:
         type_text(client, document, sheet.path.read_text())

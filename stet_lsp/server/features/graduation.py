@@ -5,7 +5,9 @@ a code action on each line to accept it and one to accept them all.
 
 Every graduation writes the style sheet through `StetServer.write_sheet` (into the open
 sheet's buffer when it has unsaved edits), and the rest (the gate, the skill file, the
-working trajectory, the git index) in a worker thread."""
+working trajectory, the git index) in a worker thread. Into a buffer, the entries' new
+statuses go first, computed without writing anything else; the rest is written once the
+editor took them, and a status whose graduation then fails is set back to open."""
 
 from __future__ import annotations
 
@@ -20,8 +22,10 @@ from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.requests import answering, argument, field
 from stet_lsp.server.server import StetServer
+from stet_lsp.server.sheet_sync import Staged
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from stet_lsp.core.sheet import StyleSheet
@@ -109,7 +113,27 @@ class Graduation(Feature):
 
             return graduate(sheet, entry_id, route, skill, text)
 
-        result: dict[str, Any] = await self.server.write_sheet(session, decide)
+        def mark(sheet: StyleSheet) -> None:
+            """The entry's new status alone, refused as `graduate` refuses the request."""
+            from stet_lsp.trajectory.graduation import (
+                STATUS_OF,
+                _check_request,
+                _edited,
+                check_route,
+            )
+            from stet_lsp.trajectory.skills import skill_path
+
+            chosen = check_route(route)
+            entry = sheet.get(entry_id)
+            _check_request(entry, chosen, skill, text)
+            if text is not None:
+                _edited(text)
+            if skill is not None:
+                skill_path(skill)
+            sheet.set_status(entry.id, STATUS_OF[chosen])
+
+        staged = _staged(await self.server.off_loop(session.target), mark)
+        result: dict[str, Any] = await self.server.write_sheet(session, decide, staged)
         self.server.refresh(outside=True)
         return result
 
@@ -158,8 +182,30 @@ class Graduation(Feature):
 
             return apply_review(sheet, checked_only(text, numbers))
 
-        results: list[dict[str, Any]] = await self.server.write_sheet(session, accept)
+        def mark(sheet: StyleSheet) -> None:
+            """The checked entries' new statuses alone, refused as `apply_review` refuses."""
+            from stet_lsp.trajectory.graduation import (
+                STATUS_OF,
+                _check_lines,
+                checked_only,
+                parse_review,
+            )
+
+            named, rows = parse_review(checked_only(text, numbers))
+            own = sheet.target
+            if named is not None and named != (own.kind, own.name):
+                raise StetError(
+                    f"this review is for target {named[1]!r}, not {own.name!r}; nothing was changed"
+                )
+            checked = [row for row in rows if row.checked]
+            _check_lines(sheet, checked)
+            for row in checked:
+                sheet.set_status(row.entry_id, STATUS_OF[row.route])
+
         target = await self.server.off_loop(session.target)
+        results: list[dict[str, Any]] = await self.server.write_sheet(
+            session, accept, _staged(target, mark)
+        )
         await self.server.off_loop(_write_review, target)  # the accepted entries leave it
         self.server.refresh(outside=True)
         return {"results": results}
@@ -187,6 +233,25 @@ class Graduation(Feature):
         if lines:
             actions.append(_apply_action("Accept every proposal", {"uri": state.uri, "all": True}))
         return actions
+
+
+def _staged(target: Target, mark: Callable[[StyleSheet], None]) -> Staged:
+    """Graduation into a buffer: `mark` sets the new statuses (nothing else is written); an
+    entry whose graduation did not happen (still open where the graduation stopped) is set
+    back to open."""
+
+    def undo(changed: str, reached: str) -> str:
+        from stet_lsp.core.sheet import StyleSheet
+        from stet_lsp.core.sheet_format import SheetDocument
+
+        done = {entry.id: entry.status for entry in SheetDocument.parse(reached).entries()}
+        sheet = StyleSheet(target, buffer=changed)
+        for entry in sheet.entries():
+            if entry.status != "open" and done.get(entry.id) == "open":
+                sheet.set_status(entry.id, "open")
+        return sheet.buffer or changed
+
+    return Staged(mark, undo)
 
 
 def _write_review(target: Target) -> tuple[Path, int]:
