@@ -247,7 +247,7 @@ def _files(paths: list[str]) -> Iterator[str]:
     for name in paths:
         if os.path.isdir(name):
             for root, directories, files in os.walk(name):
-                directories[:] = sorted(d for d in directories if d != ".git")
+                directories[:] = sorted(d for d in directories if not _skipped(root, d))
                 for file in sorted(files):
                     # A link found in a folder is not followed: it may lead out of the tree.
                     if not os.path.islink(os.path.join(root, file)):
@@ -256,6 +256,13 @@ def _files(paths: list[str]) -> Iterator[str]:
             yield normal_path(name)
         else:
             raise StetError(f"{name}: no such file or directory")
+
+
+def _skipped(parent: str, folder: str) -> bool:
+    """Folders a walk leaves out: git's, and Stet's cache (working memory, and the gate's own
+    results, which a scan would add to as it went); named on the command line, they are
+    scanned."""
+    return folder == ".git" or (folder == "cache" and os.path.basename(parent) == ".stet")
 
 
 def _emit(reports: list[tuple[str, Report]], as_json: bool) -> None:

@@ -120,6 +120,26 @@ def test_scan_in_a_repository_caches_on_disk(
     assert capsys.readouterr().out == first
 
 
+def test_a_scanned_folder_leaves_stets_cache_out(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The gate's own results (hex keys) would be findings that grow with every scan."""
+    pygit2.init_repository(str(in_tmp))
+    (in_tmp / "a.md").write_text(f"{ghp()}\n")
+    sheet = in_tmp / ".stet" / "cache" / "sheets" / "main.md"
+    sheet.parent.mkdir(parents=True)
+    sheet.write_text(f"- {ghp()}\n")
+    outputs = []
+    for _ in range(3):
+        assert run(["scan", "--json", "."]) == 1
+        outputs.append(json.loads(capsys.readouterr().out))
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert [finding["path"] for finding in outputs[0]["findings"]] == ["a.md"]
+    assert run(["scan", "--json", ".stet/cache/sheets"]) == 1  # named: scanned
+    found = json.loads(capsys.readouterr().out)["findings"]
+    assert [finding["path"] for finding in found] == [".stet/cache/sheets/main.md"]
+
+
 @pytest.mark.parametrize(
     "reports",
     [[{"rule": "x"}], [{}], [{"path": "elsewhere", "rule": "x", "count": 1, "line": 0}], ["x"]],
