@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from itertools import compress, count, repeat
+from operator import contains
 from pathlib import Path, PureWindowsPath
 
 from stet_lsp.core.errors import StetError
@@ -57,7 +60,7 @@ def read_text(path: Path, root: Path) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def locate(anchor: Anchor, lines: list[str]) -> int | None:
+def locate(anchor: Anchor, lines: Sequence[str]) -> int | None:
     """The 1-based line where the anchored text is now, or None when it is gone.
 
     The anchored line itself if unchanged; else the nearest line with the same text; else
@@ -68,17 +71,34 @@ def locate(anchor: Anchor, lines: list[str]) -> int | None:
         return anchor.line
     if not wanted:
         return anchor.line if anchor.line <= len(lines) else None
-    exact = [number for number, line in enumerate(lines, 1) if line_key(line) == wanted]
+    exact = exact_lines(wanted, lines)
     if exact:
-        return min(exact, key=lambda number: abs(number - anchor.line))
+        return _nearest(exact, anchor.line)
     if len(wanted) < _FUZZY_MIN_LENGTH:
         return None
-    from difflib import SequenceMatcher  # only this fallback needs it
+    return _most_similar(similar_lines(wanted, lines), anchor.line)
+
+
+def exact_lines(wanted: str, lines: Sequence[str], first: int = 1) -> list[int]:
+    """The numbers (counted from `first`) of the lines whose text is `wanted`, in order."""
+    # A line whose key is `wanted` contains it: the substring test (in C) passes few lines.
+    return [
+        number
+        for number in compress(count(first), map(contains, lines, repeat(wanted)))
+        if line_key(lines[number - first]) == wanted
+    ]
+
+
+def similar_lines(wanted: str, lines: Sequence[str], first: int = 1) -> list[tuple[int, float]]:
+    """(number counted from `first`, ratio) of each line similar enough to `wanted` to be
+    found as it (identical lines included), in order: the slow part of `locate`, about 15 µs
+    a line."""
+    from difflib import SequenceMatcher  # only this search needs it
 
     matcher = SequenceMatcher(autojunk=False)
     matcher.set_seq2(wanted)
-    best: tuple[float, int] | None = None
-    for number, line in enumerate(lines, 1):
+    found = []
+    for number, line in enumerate(lines, first):
         key = line_key(line)
         if not key:
             continue
@@ -87,10 +107,138 @@ def locate(anchor: Anchor, lines: list[str]) -> int | None:
             continue
         ratio = matcher.ratio()
         if ratio >= _FUZZY_CUTOFF:
-            rank = (ratio, -abs(number - anchor.line))
-            if best is None or rank > (best[0], -abs(best[1] - anchor.line)):
-                best = (ratio, number)
-    return best[1] if best else None
+            found.append((number, ratio))
+    return found
+
+
+def _nearest(numbers: list[int], line: int) -> int:
+    """Of ascending `numbers`, the nearest to `line`; the first on ties."""
+    index = bisect_left(numbers, line)
+    if index == 0:
+        return numbers[0]
+    if index == len(numbers) or line - numbers[index - 1] <= numbers[index] - line:
+        return numbers[index - 1]
+    return numbers[index]
+
+
+def _most_similar(similar: list[tuple[int, float]], line: int) -> int | None:
+    """The most similar line, the nearest to `line` on ties, the first of equals."""
+    if not similar:
+        return None
+    return max(similar, key=lambda pair: (pair[1], -abs(pair[0] - line)))[0]
+
+
+class AnchorTrack:
+    """Where an anchor's text is in a document being edited, kept in step with each edit
+    instead of searched for again: the lines holding the text and, once none does, the lines
+    similar to it. `line` answers as `locate` would on the same lines.
+
+    The similar lines are searched for only when needed, over every line: until `adopt`
+    brings such a search in (run anywhere, on a copy of the lines) `known` is False, and
+    `line` is the last answer moved with the edits (None once its line was edited)."""
+
+    __slots__ = ("_fresh", "_last", "anchor", "exact", "similar")
+
+    def __init__(self, anchor: Anchor, lines: Sequence[str]) -> None:
+        self.anchor = anchor
+        self.exact = exact_lines(anchor.text, lines) if anchor.text else []
+        """The numbers of the lines holding the anchored text, in order."""
+        self.similar: list[tuple[int, float]] | None = None if self.searches else []
+        """(number, ratio) of the lines similar to the text, in order; None: not searched."""
+        self._last: int | None = None
+        self._fresh = False  # whether `_last` is the answer to the lists as they are
+        if self.known:
+            self.line(len(lines))
+
+    @property
+    def searches(self) -> bool:
+        """Whether a line similar to the text is found as it (else only identical ones)."""
+        return len(self.anchor.text) >= _FUZZY_MIN_LENGTH
+
+    @property
+    def known(self) -> bool:
+        """Whether `line` is `locate`'s answer: else the similar lines must be searched for."""
+        return self.similar is not None or not self.anchor.text or bool(self.exact)
+
+    def line(self, count: int) -> int | None:
+        """Where the text is in the document of `count` lines (1-based); None: it is lost."""
+        if self._fresh or not self.known:
+            return self._last
+        self._fresh = True
+        anchor = self.anchor
+        if not anchor.text:
+            self._last = anchor.line if anchor.line <= count else None
+        elif self.exact:
+            self._last = _nearest(self.exact, anchor.line)
+        else:
+            self._last = _most_similar(self.similar or [], anchor.line)
+        return self._last
+
+    def edit(self, start: int, removed: int, added: Sequence[str], *, search: bool = True) -> None:
+        """Lines `start` to `start + removed` (0-based, the end excluded) were replaced by
+        `added`. `search`: look for similar lines among `added` (about 15 µs a line) when
+        the similar lines are known; else they are not known any more."""
+        shift = len(added) - removed
+        exact, similar = self.exact, self.similar
+        if self.anchor.text:
+            found = exact_lines(self.anchor.text, added, start + 1)
+            self.exact = _spliced(exact, start, removed, shift, found)
+        if similar is not None and self.searches:
+            if search:
+                found_pairs = similar_lines(self.anchor.text, added, start + 1) if added else []
+                self.similar = _spliced_pairs(similar, start, removed, shift, found_pairs)
+            else:
+                self.similar = None
+        if self.exact is not exact or self.similar is not similar or not self.anchor.text:
+            self._fresh = False
+        if self._last is not None and self._last > start:
+            self._last = None if self._last <= start + removed else self._last + shift
+
+    def adopt(
+        self, similar: list[tuple[int, float]], edits: Iterable[tuple[int, int, Sequence[str]]]
+    ) -> None:
+        """Take `similar_lines` of an earlier version of the document and the `edits` made
+        since then (as given to `edit`, in order), whose added lines are searched here."""
+        if self.similar is not None or not self.searches:
+            return
+        for start, removed, added in edits:
+            found = similar_lines(self.anchor.text, added, start + 1) if added else []
+            similar = _spliced_pairs(similar, start, removed, len(added) - removed, found)
+        self.similar = similar
+        self._fresh = False
+
+
+def _spliced(numbers: list[int], start: int, removed: int, shift: int, new: list[int]) -> list[int]:
+    """Ascending line numbers after lines `start + 1` to `start + removed` (1-based) were
+    replaced by lines of which `new` are listed, the later ones moving by `shift`: the same
+    list when none changed."""
+    low, high = bisect_right(numbers, start), bisect_right(numbers, start + removed)
+    if low == high and not new and (not shift or high == len(numbers)):
+        return numbers
+    if not shift:
+        return numbers[:low] + new + numbers[high:]
+    return numbers[:low] + new + [number + shift for number in numbers[high:]]
+
+
+def _spliced_pairs(
+    pairs: list[tuple[int, float]],
+    start: int,
+    removed: int,
+    shift: int,
+    new: list[tuple[int, float]],
+) -> list[tuple[int, float]]:
+    """`_spliced` of (line number, ratio) pairs."""
+    low = bisect_right(pairs, start, key=_number)
+    high = bisect_right(pairs, start + removed, key=_number)
+    if low == high and not new and (not shift or high == len(pairs)):
+        return pairs
+    if not shift:
+        return pairs[:low] + new + pairs[high:]
+    return pairs[:low] + new + [(number + shift, ratio) for number, ratio in pairs[high:]]
+
+
+def _number(pair: tuple[int, float]) -> int:
+    return pair[0]
 
 
 class Placement(FrozenRecord):

@@ -13,7 +13,7 @@ from stet_lsp.core.anchors import Placement, locate, place
 from stet_lsp.core.lines import split_lines
 from stet_lsp.core.margin import MarginNote
 from stet_lsp.core.merge import conflict_markers
-from stet_lsp.core.model import Entry
+from stet_lsp.core.model import Anchor, Entry
 from stet_lsp.core.sheet_format import SheetDocument
 from stet_lsp.core.targets import SHEETS_DIR, STET_DIR
 
@@ -106,13 +106,26 @@ def entry_items(
     relative: str, lines: list[str], entries: Iterable[Entry], severity: Severity = "information"
 ) -> list[Item]:
     """The open entries anchored in this document, at the line their anchor is found."""
-    placed = []
-    for entry in entries:
-        if entry.status != "open" or entry.anchor is None or entry.anchor.path != relative:
-            continue
-        line = locate(entry.anchor, lines)
-        if line is not None:
-            placed.append((line - 1, entry))
+    placed = [(locate(anchor, lines), entry) for anchor, entry in anchored(relative, entries)]
+    return placed_entry_items(lines, placed, severity)
+
+
+def anchored(relative: str, entries: Iterable[Entry]) -> list[tuple[Anchor, Entry]]:
+    """The open entries anchored in the document at `relative`, with their anchors."""
+    return [
+        (entry.anchor, entry)
+        for entry in entries
+        if entry.status == "open" and entry.anchor is not None and entry.anchor.path == relative
+    ]
+
+
+def placed_entry_items(
+    lines: list[str], placed: Iterable[tuple[int | None, Entry]], severity: Severity = "information"
+) -> list[Item]:
+    """`entry_items` from each entry's 1-based line (None: its anchor is lost, not shown),
+    for a caller that places the entries itself (the server, keeping each anchor's place
+    in step with the edits: `anchors.AnchorTrack`)."""
+    found = [(line - 1, entry) for line, entry in placed if line is not None]
     return [
         _line_item(
             "entries",
@@ -123,7 +136,7 @@ def entry_items(
             f"style sheet ({entry.kind}, {entry.author}, {entry.id}): {entry.text}",
             {"type": "entry", "entryId": entry.id},
         )
-        for line, entry in sorted(placed, key=lambda pair: pair[0])
+        for line, entry in sorted(found, key=lambda pair: pair[0])
     ]
 
 
