@@ -14,6 +14,7 @@ from stet_lsp.cli.common import (
     target_of,
     target_options,
 )
+from stet_lsp.gate.cli import add_config_options, config_of
 
 if TYPE_CHECKING:
     from stet_lsp.trajectory.capstone import CapstoneResult
@@ -38,6 +39,7 @@ def register(commands: Any) -> None:
     capstone.add_argument(
         "--detached", action="store_true", help="allow committing on a detached HEAD"
     )
+    add_config_options(capstone)
     json_option(capstone)
     capstone.set_defaults(func=_capstone)
 
@@ -46,6 +48,7 @@ def _capstone(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.capstone import capstone
 
     target = target_of(args)
+    config = config_of(target.root, args)
     progress = ProgressLine("capstone", enabled=not args.json and sys.stderr.isatty())
     try:
         result = capstone(
@@ -54,6 +57,7 @@ def _capstone(args: argparse.Namespace) -> int:
             dry_run=args.dry_run,
             allow_detached=args.detached,
             progress=progress.phase,
+            gate_config=config,
         )
     finally:
         progress.done()

@@ -23,6 +23,7 @@ from stet_lsp.cli.common import (
 )
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import read_regular
+from stet_lsp.gate.cli import add_config_options, config_of
 
 _ROUTES = ("trajectory", "skill", "discard")
 
@@ -45,6 +46,7 @@ def register(commands: Any) -> None:
     graduate.add_argument(
         "--apply", metavar="FILE", help="carry out the checked lines of a review (`-`: stdin)"
     )
+    add_config_options(graduate)
     json_option(graduate)
     graduate.set_defaults(func=_run, graduate_parser=graduate)
 
@@ -73,8 +75,12 @@ def _check_usage(args: argparse.Namespace) -> None:
 def _one(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.graduation import graduate
 
+    sheet = sheet_of(args)
+    config = config_of(sheet.target.root, args)
     text = read_text_argument(args.text) if args.text is not None else None
-    result = graduate(sheet_of(args), args.id, args.route, skill_name=args.skill, text=text)
+    result = graduate(
+        sheet, args.id, args.route, skill_name=args.skill, text=text, gate_config=config
+    )
     if args.json:
         print_json(result)
     else:
@@ -86,8 +92,9 @@ def _review(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.graduation import proposals, render_review
 
     sheet = sheet_of(args)
-    found = proposals(sheet)
-    document = render_review(sheet.target, found)
+    config = config_of(sheet.target.root, args)
+    found = proposals(sheet, gate_config=config)
+    document = render_review(sheet.target, found, config)
     if not args.json:
         print(document, end="")
         return 0
@@ -111,7 +118,8 @@ def _apply(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.graduation import apply_review
 
     sheet = sheet_of(args)
-    results = apply_review(sheet, _read_document(args))
+    config = config_of(sheet.target.root, args)
+    results = apply_review(sheet, _read_document(args), gate_config=config)
     if args.json:
         print_json(result(sheet.target, results=results))
         return 0

@@ -18,6 +18,7 @@ from stet_lsp.cli.common import (
     target_options,
 )
 from stet_lsp.core.errors import StetError
+from stet_lsp.gate.cli import add_config_options, config_of
 
 # sessions.HARNESSES, written out so that building the parser loads nothing (a test holds
 # the two equal).
@@ -38,6 +39,7 @@ def register(commands: Any) -> None:
     which.add_argument("--session", metavar="ID", help="a session found, by id or prefix")
     imports.add_argument("--harness", choices=_HARNESSES, help="with --latest: only this one")
     imports.add_argument("--format", dest="format_name", metavar="FORMAT", help=_formats_help())
+    add_config_options(imports)
     json_option(imports)
     imports.set_defaults(func=_import)
 
@@ -85,6 +87,7 @@ def register(commands: Any) -> None:
     mark.add_argument(
         "--note-to-sheet", action="store_true", help="also add it to the target's style sheet"
     )
+    add_config_options(mark)
     json_option(mark)
     mark.set_defaults(func=_mark)
 
@@ -99,6 +102,7 @@ def _import(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.operations import import_session
 
     target = target_of(args)
+    config = config_of(target.root, args)
     progress = ProgressLine("importing", enabled=not args.json and sys.stderr.isatty())
     try:
         result = import_session(
@@ -110,6 +114,7 @@ def _import(args: argparse.Namespace) -> int:
             format_name=args.format_name,
             progress=progress.phase,
             reached=Path(args.directory),
+            gate_config=config,
         )
     finally:
         progress.done()
@@ -287,9 +292,10 @@ def _mark(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.store import find_folder
 
     target = target_of(args)
+    config = config_of(target.root, args)
     folder = find_folder(target.root, args.id)
     text = read_text_argument(args.text) if args.text is not None else None
-    verdict = mark_step(target.root, folder, args.step, args.verdict, text)
+    verdict = mark_step(target.root, folder, args.step, args.verdict, text, gate_config=config)
     entry = to_sheet(StyleSheet(target), verdict) if args.note_to_sheet else None
     if args.json:
         print_json({"verdict": json.loads(verdict.line()), "entry": entry})

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from stet_lsp.gate.allowlist import ALLOWLIST_PATH, Allowlist
     from stet_lsp.gate.cache import DEFAULT_CACHE, ResultCache
-    from stet_lsp.gate.config import GateConfig, load_config
+    from stet_lsp.gate.config import SETTINGS_PATH, GateConfig, GateSettings, load_config
     from stet_lsp.gate.findings import Finding
     from stet_lsp.gate.homepaths import count_home_paths, normalize_home_paths
     from stet_lsp.gate.redact import (
@@ -37,6 +37,8 @@ _WHERE = {
     "DEFAULT_CACHE": "cache",
     "ResultCache": "cache",
     "GateConfig": "config",
+    "GateSettings": "config",
+    "SETTINGS_PATH": "config",
     "load_config": "config",
     "Finding": "findings",
     "count_home_paths": "homepaths",
@@ -59,9 +61,11 @@ __all__ = [
     "DEFAULT_CACHE",
     "RULESET_VERSION",
     "RULE_NAMES",
+    "SETTINGS_PATH",
     "Allowlist",
     "Finding",
     "GateConfig",
+    "GateSettings",
     "Location",
     "RedactionReport",
     "RedactionResult",

@@ -23,6 +23,7 @@ from stet_lsp.core.safefs import normal_path, open_regular
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
 if TYPE_CHECKING:
     from hashlib import blake2b
+    from pathlib import Path
     from typing import Any, BinaryIO
 
     from stet_lsp.gate.allowlist import Allowlist
@@ -52,7 +53,7 @@ def register(commands: Any) -> None:
     scan = actions.add_parser("scan", help="report secrets in files (exit 1 if any)")
     scan.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     scan.add_argument("--json", action="store_true", help="print findings as JSON")
-    _add_config_options(scan)
+    add_config_options(scan)
     scan.set_defaults(func=run_scan)
 
     redact = actions.add_parser("redact", help="write a redacted copy of a file")
@@ -61,7 +62,7 @@ def register(commands: Any) -> None:
     target.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     target.add_argument("--in-place", action="store_true", help="rewrite PATH")
     redact.add_argument("--report", metavar="FILE", help="write the redaction report (JSON)")
-    _add_config_options(redact)
+    add_config_options(redact)
     redact.set_defaults(func=run_redact)
 
     check = actions.add_parser(
@@ -72,21 +73,36 @@ def register(commands: Any) -> None:
     )
     check.add_argument("paths", nargs="*", metavar="PATH")
     check.add_argument("--json", action="store_true", help="print findings as JSON")
-    _add_config_options(check)
+    add_config_options(check)
     check.set_defaults(func=run_check)
 
 
-def _add_config_options(parser: argparse.ArgumentParser) -> None:
+def add_config_options(parser: argparse.ArgumentParser) -> None:
+    """`--strict` and `--env-name`: added to the repository's `.stet/gate.toml` (also by the
+    commands that write `.stet/` artifacts: `stet trajectory import|mark`, `stet graduate`,
+    `stet capstone`)."""
     parser.add_argument(
-        "--strict", action="store_true", help="public-repository mode: broader entropy rules"
+        "--strict",
+        action="store_true",
+        help="public-repository mode: broader entropy rules (also set by .stet/gate.toml)",
     )
     parser.add_argument(
         "--env-name",
         action="append",
         default=[],
         metavar="NAME",
-        help="redact values assigned to this environment variable (repeatable)",
+        help="redact values assigned to this environment variable (repeatable; added to "
+        "the names in .stet/gate.toml)",
     )
+
+
+def config_of(root: Path | str, args: argparse.Namespace) -> GateConfig:
+    """The repository's gate configuration (allowlist, `.stet/gate.toml`) with what the
+    command's `--strict` and `--env-name` add: what a command that writes passes the gate
+    with."""
+    from stet_lsp.gate.config import load_config
+
+    return load_config(root, strict=args.strict, env_names=args.env_name)
 
 
 class Setup:
@@ -96,8 +112,18 @@ class Setup:
     def __init__(self, args: argparse.Namespace) -> None:
         self.root, self.has_work_tree = _repository_root(os.getcwd())
         self._cache_dir: str | bool | None = False
-        self.strict: bool = args.strict
-        self.env_names: tuple[str, ...] = tuple(sorted(set(args.env_name)))
+        strict: bool = args.strict
+        env_names: list[str] = list(args.env_name)
+        if os.path.lexists(os.path.join(self.root, _SETTINGS)):  # else tomllib need not load
+            # The repository's own settings: what its write paths redacted with is checked
+            # with the same (the flags add to them).
+            from stet_lsp.gate.config import GateSettings
+
+            settings = GateSettings.load(self.root)
+            strict = strict or settings.strict
+            env_names += settings.env_names
+        self.strict = strict
+        self.env_names: tuple[str, ...] = tuple(sorted(set(env_names)))
         self.allowlist: Allowlist | None = None
         if os.path.lexists(os.path.join(self.root, _ALLOWLIST)):  # else tomllib need not load
             from pathlib import Path
@@ -157,6 +183,8 @@ _FILE_FORMAT = 3
 """3: the reports as `--json` prints them (keys: BLAKE2b of the bytes' SHA-256 and options)."""
 _ALLOWLIST = os.path.join(".stet", "gate-allowlist.toml")
 """stet_lsp.gate.allowlist.ALLOWLIST_PATH (not imported here: it loads tomllib)."""
+_SETTINGS = os.path.join(".stet", "gate.toml")
+"""stet_lsp.gate.config.SETTINGS_PATH (not imported here: it loads the rules and tomllib)."""
 
 
 def _repository_root(start: str) -> tuple[str, bool]:

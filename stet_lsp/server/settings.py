@@ -15,9 +15,14 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin, get_type_hints
 
 from lsprotocol import types
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from stet_lsp.gate.config import GateConfig
 
 Severity = Literal["error", "warning", "information", "hint"]
 
@@ -120,6 +125,16 @@ class Settings:
 
     def severity(self, name: Literal["margin", "entry"]) -> types.DiagnosticSeverity:
         return SEVERITIES[getattr(self, f"{name}_severity")]
+
+    def gate_config(self, root: Path) -> GateConfig:
+        """What the server's writes into the repository at `root` (imports, verdicts,
+        graduation, the capstone) pass the gate with: the repository's configuration (its
+        allowlist and `.stet/gate.toml`), to which `gate.strict` and `gate.envNames` add.
+        StetError, naming the file, when the repository's is malformed. Reads files: call it
+        in a worker."""
+        from stet_lsp.gate import load_config
+
+        return load_config(root, strict=self.gate_strict, env_names=self.gate_env_names)
 
 
 JSON_TYPES: dict[Any, str] = {bool: "boolean", int: "integer", float: "number", str: "string"}

@@ -17,6 +17,11 @@ the files are written and undoes that write when a hook fails. The working feedb
 removed, and the working trajectory moved to `.stet/cache/trajectories/.archive/<key>-<id>/`,
 only once the commit is made, so the next import starts a new one and nothing imported is
 lost.
+
+The gate runs with the repository's configuration (`stet_lsp.gate.load_config`: its reviewed
+allowlist and `.stet/gate.toml`), or the one a front end passes, which adds its own settings
+(the editor's, a command's flags) to the repository's: what is committed passes
+`stet gate check`, which reads the same files.
 """
 
 from __future__ import annotations
@@ -61,6 +66,8 @@ from stet_lsp.trajectory.store import meta_json as dump_meta
 
 if TYPE_CHECKING:
     import pygit2
+
+    from stet_lsp.gate.config import GateConfig
 
 Progress = Callable[[str], None]
 """Told the phase the capstone is in: `redacting`, `writing`, `committing`."""
@@ -180,12 +187,15 @@ def capstone(
     dry_run: bool = False,
     allow_detached: bool = False,
     progress: Progress | None = None,
+    gate_config: GateConfig | None = None,
 ) -> CapstoneResult:
     """Commit the target's working trajectory on top of HEAD (or, with `dry_run`, say what
-    would be committed). Raises CapstoneRefused, having changed nothing, when it cannot."""
+    would be committed). Raises CapstoneRefused, having changed nothing, when it cannot.
+    Everything committed passes the gate with `gate_config`, else the repository's."""
     tell = progress or (lambda phase: None)
     if message is not None and not message.strip():
         raise CapstoneRefused("message", f"the commit message is empty ({_UNCHANGED})")
+    config = gate_config or _repository_gate(target)
     repository = _open(target)
     folder = working_folder(target)
     _require_working(target, folder)
@@ -193,7 +203,7 @@ def capstone(
         head = _check_repository(repository, target, allow_detached)
         signature = _signature(repository)
         tell("redacting")
-        plan = _plan(repository, target, folder, head, message, held)
+        plan = _plan(repository, target, folder, head, message, held, config)
         if plan.committed or dry_run:
             return plan.result(dry_run=dry_run)
         tell("writing")
@@ -201,6 +211,16 @@ def capstone(
 
 
 # -- checks: each refusal before anything is written ------------------------------------------
+
+
+def _repository_gate(target: Target) -> GateConfig:
+    """The repository's gate configuration; a malformed file refuses the capstone."""
+    from stet_lsp.gate import load_config
+
+    try:
+        return load_config(target.root)
+    except StetError as error:
+        raise CapstoneRefused("gate", f"{error} ({_UNCHANGED})") from None
 
 
 def _open(target: Target) -> pygit2.Repository:
@@ -348,6 +368,8 @@ class _Plan:
     redaction: dict[str, int]
     committed: bool
     paths: list[PathChange]
+    gate: GateConfig
+    """What every file and the message passed (the hooks' edited message passes it too)."""
 
     def result(self, **fields: Any) -> CapstoneResult:
         values: dict[str, Any] = {
@@ -373,20 +395,21 @@ def _plan(
     head: _Head,
     message: str | None,
     held: ExitStack,
+    config: GateConfig,
 ) -> _Plan:
     """`held` keeps the locks taken while planning (the feedback file, graduation's skills)
     until the capstone is done: what the plan read cannot change before it is committed."""
     import pygit2
 
     working = folder.read_meta()
-    events_text, counts = _gated_events(folder, target)
+    events_text, counts = _gated_events(folder, target, config)
     events = _parse_events(events_text)
     trajectory = trajectory_id(target, events_text, events, head.commit)
     supersedes = _superseded(head.commit)
     meta = _meta(working, trajectory, events, counts, head.commit, supersedes)
-    meta_text = _gated(dump_meta(meta), "meta.json")
+    meta_text = _gated(config, dump_meta(meta), "meta.json")
     meta = _parse_meta(meta_text)
-    narration = _render(meta, events)
+    narration = _render(config, meta, events)
     tree = pygit2.Index()
     tree.read_tree(head.commit.tree)
     relative = (COMMITTED / trajectory).as_posix()
@@ -398,8 +421,8 @@ def _plan(
     committed = _already_committed(tree, files)
     graduated = _Graduated()
     if not committed:
-        _graduated_skills(repository, target, tree, events, trajectory, held, graduated)
-        _moved_feedback(target, tree, trajectory, held, graduated)
+        _graduated_skills(repository, target, tree, events, trajectory, held, graduated, config)
+        _moved_feedback(target, tree, trajectory, held, graduated, config)
     commits = set(files) | set(graduated.written) | set(graduated.kept)
     return _Plan(
         target=target,
@@ -409,15 +432,16 @@ def _plan(
         graduated=graduated,
         left_staged=[path for path in _staged_stet(repository, tree) if path not in commits],
         tree=tree,
-        message=_message(message, meta.brief, trajectory, supersedes),
+        message=_message(config, message, meta.brief, trajectory, supersedes),
         supersedes=supersedes,
         redaction=counts,
         committed=committed,
         paths=_changes(tree, commits),
+        gate=config,
     )
 
 
-def _gated_events(folder: Folder, target: Target) -> tuple[str, dict[str, int]]:
+def _gated_events(folder: Folder, target: Target, config: GateConfig) -> tuple[str, dict[str, int]]:
     """events.jsonl through the gate once more: rules may have grown since the import, and
     the cache is a file anyone can edit."""
     data = read_regular(folder.path / EVENTS, target.root)
@@ -428,24 +452,25 @@ def _gated_events(folder: Folder, target: Target) -> tuple[str, dict[str, int]]:
         )
     from stet_lsp import gate
 
-    result = gate.redact_text(data.decode("utf-8", "replace"), path=EVENTS, cache=None)
-    _require_clean(result.text, EVENTS)
+    text = data.decode("utf-8", "replace")
+    result = gate.redact_text(text, config=config, path=EVENTS, cache=None)
+    _require_clean(config, result.text, EVENTS)
     return result.text, result.report.counts()
 
 
-def _gated(text: str, label: str, path: str | None = None) -> str:
+def _gated(config: GateConfig, text: str, label: str, path: str | None = None) -> str:
     from stet_lsp import gate
 
-    redacted = gate.redact_text(text, path=path or label, cache=None).text
-    _require_clean(redacted, label, path or label)
+    redacted = gate.redact_text(text, config=config, path=path or label, cache=None).text
+    _require_clean(config, redacted, label, path or label)
     return redacted
 
 
-def _require_clean(text: str, label: str, path: str | None = None) -> None:
+def _require_clean(config: GateConfig, text: str, label: str, path: str | None = None) -> None:
     """What the gate still finds after redacting is what it cannot redact: refuse it."""
     from stet_lsp import gate
 
-    findings = gate.scan_text(text, path=path or label, cache=None)
+    findings = gate.scan_text(text, config=config, path=path or label, cache=None)
     if findings:
         places = ", ".join(f"{f.rule} at line {f.line + 1}" for f in findings[:5])
         raise CapstoneRefused(
@@ -481,10 +506,10 @@ def _parse_meta(text: str) -> Meta:
         ) from None
 
 
-def _render(meta: Meta, events: list[EventBase]) -> str:
+def _render(config: GateConfig, meta: Meta, events: list[EventBase]) -> str:
     from stet_lsp.trajectory.narration import render
 
-    return _gated(render(meta.model_dump(mode="json"), events), NARRATION)
+    return _gated(config, render(meta.model_dump(mode="json"), events), NARRATION)
 
 
 def _meta(
@@ -553,7 +578,11 @@ def _superseded(head: pygit2.Commit) -> Superseded | None:
 
 
 def _message(
-    given: str | None, brief: str | None, trajectory: str, supersedes: Superseded | None
+    config: GateConfig,
+    given: str | None,
+    brief: str | None,
+    trajectory: str,
+    supersedes: Superseded | None,
 ) -> str:
     """The given message, or `Trajectory: <the brief's first line>`, then the trailers that
     find the trajectory from the commit (git interpret-trailers reads them)."""
@@ -565,7 +594,7 @@ def _message(
     trailers = [f"{TRAILER}: {trajectory}"]
     if supersedes is not None:
         trailers.append(f"{SUPERSEDES_TRAILER}: {supersedes.trajectory}")
-    return _gated(f"{body}\n\n" + "\n".join(trailers) + "\n", *_MESSAGE)
+    return _gated(config, f"{body}\n\n" + "\n".join(trailers) + "\n", *_MESSAGE)
 
 
 def _trailers_of(message: str) -> list[str]:
@@ -609,6 +638,7 @@ def _graduated_skills(
     trajectory: str,
     held: ExitStack,
     graduated: _Graduated,
+    config: GateConfig,
 ) -> None:
     """The skills the trajectory's `graduation` events name (the skill route), as the index
     holds them (graduation staged them; a person may have staged an edit since): each through
@@ -635,8 +665,9 @@ def _graduated_skills(
         if not isinstance(blob, pygit2.Blob):
             continue
         staged = bytes(blob.data)
-        _require_clean(staged.decode("utf-8", "replace"), f"{relative} (staged)", relative)
-        committed = _retargeted(staged, name, target.key, trajectory)
+        text = staged.decode("utf-8", "replace")
+        _require_clean(config, text, f"{relative} (staged)", relative)
+        committed = _retargeted(config, staged, name, target.key, trajectory)
         if committed is None:
             graduated.warnings.append(
                 f"{relative} does not follow the Agent Skills spec: it is committed as staged, "
@@ -650,9 +681,9 @@ def _graduated_skills(
             ):
                 graduated.kept[relative] = entry
             continue
-        _require_clean(committed.decode("utf-8", "replace"), relative, relative)
+        _require_clean(config, committed.decode("utf-8", "replace"), relative, relative)
         work_tree, readable = _skill_work_tree(
-            target, relative, staged, committed, name, trajectory
+            config, target, relative, staged, committed, name, trajectory
         )
         if not readable:
             graduated.warnings.append(
@@ -662,18 +693,26 @@ def _graduated_skills(
         graduated.written[relative] = _Written(committed, entry.mode, work_tree, entry.id)
 
 
-def _retargeted(data: bytes, name: str, working: str, trajectory: str) -> bytes | None:
+def _retargeted(
+    config: GateConfig, data: bytes, name: str, working: str, trajectory: str
+) -> bytes | None:
     """A skill's bytes with its metadata naming the committed trajectory; None when they are
     not a skill Stet can read."""
     try:
         text = data.decode("utf-8")
-        return retarget_skill(text, name, working, trajectory).encode("utf-8")
+        return retarget_skill(text, name, working, trajectory, config).encode("utf-8")
     except (UnicodeDecodeError, StetError):
         return None
 
 
 def _skill_work_tree(
-    target: Target, relative: str, staged: bytes, committed: bytes, name: str, trajectory: str
+    config: GateConfig,
+    target: Target,
+    relative: str,
+    staged: bytes,
+    committed: bytes,
+    name: str,
+    trajectory: str,
 ) -> tuple[bytes | None, bool]:
     """What the skill's file in the work tree becomes (None: it stays as it is), and whether
     it could be read: the committed bytes when it holds what was staged; its own text with
@@ -687,14 +726,19 @@ def _skill_work_tree(
         return None, True
     if current == staged:
         return committed, True
-    rewritten = _retargeted(current, name, target.key, trajectory)
+    rewritten = _retargeted(config, current, name, target.key, trajectory)
     if rewritten is None:
         return None, False
     return (None if rewritten == current else rewritten), True
 
 
 def _moved_feedback(
-    target: Target, tree: pygit2.Index, trajectory: str, held: ExitStack, graduated: _Graduated
+    target: Target,
+    tree: pygit2.Index,
+    trajectory: str,
+    held: ExitStack,
+    graduated: _Graduated,
+    config: GateConfig,
 ) -> None:
     """The verdicts on the working trajectory's steps (`.stet/feedback/<key>.jsonl`) moved to
     `.stet/feedback/<id>.jsonl`, each naming the committed id, after what that file holds
@@ -721,7 +765,8 @@ def _moved_feedback(
     if not lines:
         return
     relative = destination.as_posix()
-    text = _gated("".join(line + "\n" for line in lines), relative, relative).encode("utf-8")
+    joined = "".join(line + "\n" for line in lines)
+    text = _gated(config, joined, relative, relative).encode("utf-8")
     if relative in tree and tree[relative].id == pygit2.hash(text):
         return
     graduated.written[relative] = _Written(
@@ -765,7 +810,7 @@ def _apply(
             {path: w.work_tree for path, w in plan.graduated.written.items() if w.work_tree}
         )
         tell("committing")
-        message = _run_hooks(repository, target.root, tree_id, plan.message)
+        message = _run_hooks(repository, target.root, tree_id, plan.message, plan.gate)
         commit = _commit(repository, plan, signature, message, tree_id)
     except BaseException:
         written.undo()
@@ -908,7 +953,9 @@ class _WorkTreeWrite:
 # -- the repository's commit hooks ----------------------------------------------------------
 
 
-def _run_hooks(repository: pygit2.Repository, root: Path, tree: pygit2.Oid, message: str) -> str:
+def _run_hooks(
+    repository: pygit2.Repository, root: Path, tree: pygit2.Oid, message: str, config: GateConfig
+) -> str:
     """pygit2 runs no hooks, so the repository's `pre-commit`, `prepare-commit-msg` and
     `commit-msg` run here, as `git commit -m` runs them: in the work tree, with GIT_INDEX_FILE
     naming an index that holds exactly the commit's tree (a temporary one, as `git commit
@@ -929,7 +976,7 @@ def _run_hooks(repository: pygit2.Repository, root: Path, tree: pygit2.Oid, mess
                 _run_hook(folder / "prepare-commit-msg", arguments, root, environment)
             if "commit-msg" in present:
                 _run_hook(folder / "commit-msg", [str(message_file)], root, environment)
-            message = _edited_message(message_file, _trailers_of(message))
+            message = _edited_message(config, message_file, _trailers_of(message))
     return message
 
 
@@ -1009,7 +1056,7 @@ def _run_hook(hook: Path, arguments: list[str], root: Path, environment: dict[st
         )
 
 
-def _edited_message(message_file: Path, trailers: list[str]) -> str:
+def _edited_message(config: GateConfig, message_file: Path, trailers: list[str]) -> str:
     """The message as the message hooks left it, with Stet's trailers put back at its end (a hook
     that appends a paragraph would otherwise leave them out of the trailer block), through
     the gate again."""
@@ -1025,7 +1072,8 @@ def _edited_message(message_file: Path, trailers: list[str]) -> str:
     last = text.rsplit("\n\n", 1)[-1]
     is_block = "\n\n" in text and all(_TRAILER_LINE.match(line) for line in last.split("\n"))
     joined = "\n".join(trailers)
-    return _gated(f"{text}\n{joined}\n" if is_block else f"{text}\n\n{joined}\n", *_MESSAGE)
+    edited = f"{text}\n{joined}\n" if is_block else f"{text}\n\n{joined}\n"
+    return _gated(config, edited, *_MESSAGE)
 
 
 # -- the working trajectory, archived ---------------------------------------------------------

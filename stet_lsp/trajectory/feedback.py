@@ -10,9 +10,10 @@ One verdict a line, appended (the file is a log: the same verdict twice is recor
 the event came from), `part` (its place among the events made from that one record) and
 `kind` find the same step again if the steps are numbered anew (another session imported
 before it): see `current_step`. Fields left empty (`text`, `source.pointer`) are omitted.
-Every line passes the redaction gate before it is written, and the file is replaced atomically
-under a lock (kept in `.stet/cache/`, which is never committed), so concurrent writers never
-tear or lose a line.
+Every line passes the redaction gate (with the repository's configuration: its allowlist and
+`.stet/gate.toml`, or what a front end passes) before it is written, and the file is replaced
+atomically under a lock (kept in `.stet/cache/`, which is never committed), so concurrent
+writers never tear or lose a line.
 
 Verdicts on a working trajectory are kept under its id, the target's key, until the capstone
 commits it: the capstone moves them to the committed id's file (`moved_lines`), holding the
@@ -41,6 +42,7 @@ from stet_lsp.trajectory.jsontext import without_lone_surrogates
 
 if TYPE_CHECKING:
     from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.gate.config import GateConfig
     from stet_lsp.trajectory.store import Folder
 
 FEEDBACK = Path(".stet") / "feedback"
@@ -150,9 +152,14 @@ def mark_step(
     text: str | None = None,
     author: str = "human",
     now: datetime | None = None,
+    gate_config: GateConfig | None = None,
 ) -> Verdict:
-    """Record a verdict on `step` of the trajectory in `folder`: checked, through the gate,
-    appended to the trajectory's feedback file. Returns the verdict as written (redacted)."""
+    """Record a verdict on `step` of the trajectory in `folder`: checked, through the gate
+    (`gate_config`, else the repository's), appended to the trajectory's feedback file.
+    Returns the verdict as written (redacted)."""
+    from stet_lsp.gate import load_config
+
+    config = gate_config if gate_config is not None else load_config(root)
     name = _checked(verdict, VERDICTS, "verdict")
     who = _checked(author, AUTHORS, "author")
     body = _checked_text(name, text)
@@ -169,7 +176,7 @@ def mark_step(
         author=who,
         time=format_time(now or utc_now()),
     )
-    gated = _gated(marked)
+    gated = _gated(marked, config)
     _append(root, feedback_path(folder.id), gated.line())
     return gated
 
@@ -277,11 +284,12 @@ def _with_parts(folder: Folder) -> Iterator[tuple[EventBase, int]]:
         seen[key] += 1
 
 
-def _gated(verdict: Verdict) -> Verdict:
+def _gated(verdict: Verdict, config: GateConfig) -> Verdict:
     """The verdict after the redaction gate (secrets replaced, home paths as `~`)."""
     from stet_lsp.gate import redact_text
 
-    result = redact_text(verdict.line(), path="feedback.jsonl", json_mode=True, cache=None)
+    line = verdict.line()
+    result = redact_text(line, config=config, path="feedback.jsonl", json_mode=True, cache=None)
     try:
         return Verdict.model_validate_json(result.text)
     except ValidationError as error:  # the gate keeps JSON valid; this guards the model

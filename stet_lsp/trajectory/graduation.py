@@ -13,6 +13,10 @@ the working trajectory, kept with the notes in a session of their own
 time. The entry's status changes last, through the sheet's own locked, atomic writer, so a
 graduation stopped halfway leaves the entry open and doing it again adds nothing twice.
 
+The gate runs with the repository's configuration (`stet_lsp.gate.load_config`: its reviewed
+allowlist and `.stet/gate.toml`), or the one a front end passes as `gate_config`, which adds
+its own settings (the editor's, a command's flags) to the repository's.
+
 This module joins the style sheet (core), the gate and the trajectory package, so it lives
 here: core imports neither.
 """
@@ -61,7 +65,6 @@ from stet_lsp.trajectory.skills import (
     describe,
     new_skill,
     parse_skill,
-    propose_gated_name,
     propose_name,
     render_skill,
     shorten,
@@ -72,6 +75,7 @@ from stet_lsp.trajectory.skills import (
 from stet_lsp.trajectory.store import Folder, working_folder
 
 if TYPE_CHECKING:
+    from stet_lsp.gate.config import GateConfig
     from stet_lsp.gate.redact import RedactionResult
 
 Route = Literal["trajectory", "skill", "discard"]
@@ -165,32 +169,38 @@ def graduate(
     text: str | None = None,
     *,
     now: datetime | None = None,
+    gate_config: GateConfig | None = None,
 ) -> Result:
     """Carry out a person's decision on one open entry: `route` `trajectory`, `skill` (into
     `skill_name`, or a name proposed from the text) or `discard`; `text` replaces the entry's
     text in what graduates. Returns `version`, `target`, `entry` (with its new status),
     `route`, `trajectory` (the working trajectory that records the decision), `skill` (skill
-    route only), `edited` and `staged` (repository-relative paths put in the git index)."""
+    route only), `edited` and `staged` (repository-relative paths put in the git index).
+    What is written passes the gate with `gate_config`, else the repository's."""
     sheet = _sheet_of(sheet_or_target)
+    config = _config_of(sheet, gate_config)
     chosen = check_route(route)
     entry = sheet.get(_string(entry_id, "id"))
     _check_request(entry, chosen, skill_name, text)
     body = entry.text if text is None else _edited(text)
     edited = body != entry.text
     moment = now or utc_now()
-    outcome = _into_skill(sheet, entry, body, skill_name) if chosen == "skill" else None
-    folder = _record(sheet, entry, chosen, body, edited, outcome, moment)
+    outcome = _into_skill(sheet, entry, body, skill_name, config) if chosen == "skill" else None
+    folder = _record(sheet, entry, chosen, body, edited, outcome, moment, config)
     updated = sheet.set_status(entry.id, STATUS_OF[chosen])
     return _result(sheet, updated, chosen, folder, edited, outcome)
 
 
-def skill_proposal(sheet_or_target: StyleSheet | Target, entry_id: str) -> Result:
+def skill_proposal(
+    sheet_or_target: StyleSheet | Target, entry_id: str, *, gate_config: GateConfig | None = None
+) -> Result:
     """The skill name the skill route would propose for an entry (from its text after the
     gate), for a client that asks a person for the name first: `entry`, `proposed_name`."""
     sheet = _sheet_of(sheet_or_target)
+    config = _config_of(sheet, gate_config)
     entry = sheet.get(_string(entry_id, "id"))
     lines = sheet.current_lines([entry]) if entry.anchor else {}
-    proposed = propose_gated_name(entry.text)
+    proposed = proposed_name(entry.text, config)
     return result(sheet.target, entry=entry_json(entry, lines), proposed_name=proposed)
 
 
@@ -242,12 +252,20 @@ def _edited(text: object) -> str:
 # -- into a skill -------------------------------------------------------------------------------
 
 
-def _into_skill(sheet: StyleSheet, entry: Entry, body: str, skill_name: str | None) -> SkillOutcome:
+def proposed_name(text: str, config: GateConfig) -> str:
+    """`propose_name` of the text after the gate (as SKILL.md, with `config`): no part of a
+    secret can reach a folder name."""
+    return propose_name(_gate(text, "SKILL.md", config))
+
+
+def _into_skill(
+    sheet: StyleSheet, entry: Entry, body: str, skill_name: str | None, config: GateConfig
+) -> SkillOutcome:
     """Write the entry into the skill's SKILL.md (creating it) and stage that file alone.
     The name is proposed from the text after the gate, so no part of a secret can reach a
     folder name."""
     target = sheet.target
-    proposed = propose_gated_name(body)
+    proposed = proposed_name(body, config)
     name = proposed if skill_name is None else skill_name
     relative = skill_path(name)  # refused here, naming the rule, when the name breaks one
     context = _context(sheet, entry)
@@ -255,13 +273,13 @@ def _into_skill(sheet: StyleSheet, entry: Entry, body: str, skill_name: str | No
     root = target.root
     with skill_lock(root, name):
         current, existing_text = _existing_skill(root, relative, name)
-        text, context = _gated_section(body, context, existing_text)
+        text, context = _gated_section(body, context, existing_text, config)
         where = entry.anchor.path if entry.anchor else None
         skill = current or new_skill(name, describe(text, where), target.label)
         extended = with_entry(skill, entry.id, text, context, provenance)
         added = extended is not skill
         if added:
-            _write_skill(root, relative, extended, existing_text if current else None)
+            _write_skill(root, relative, extended, existing_text if current else None, config)
         staged = added or _stage_if_missing(root, relative, existing_text)
     return SkillOutcome(
         name, str(relative), proposed, created=current is None, added=added, staged=staged
@@ -273,13 +291,16 @@ def skill_lock(root: Path, name: str) -> AbstractContextManager[None]:
     return file_lock(root / SKILL_LOCKS / name, root, f"the skill {name}")
 
 
-def retarget_skill(text: str, name: str, working: str, committed: str) -> str:
+def retarget_skill(
+    text: str, name: str, working: str, committed: str, gate_config: GateConfig | None = None
+) -> str:
     """The SKILL.md `text` of the skill `name` with the working trajectory `working` named as
     `committed` in `metadata.stet-trajectory` (the capstone commits a working trajectory
     under an id of its own), read and written as graduation reads and writes a skill (the
     frontmatter in Stet's form, the body as written), through the gate and checked against
-    the spec; `text` itself when its metadata does not name `working`. StetError when the
-    text does not follow the spec."""
+    the spec (`gate_config`, else the default configuration: the capstone passes the
+    repository's); `text` itself when its metadata does not name `working`. StetError when
+    the text does not follow the spec."""
     skill = parse_skill(text, folder=name)
     listed = [value for value in skill.metadata.get(META_TRAJECTORY, "").split(" ") if value]
     if working not in listed:
@@ -290,7 +311,7 @@ def retarget_skill(text: str, name: str, working: str, committed: str) -> str:
         if value not in renamed:
             renamed.append(value)
     metadata = skill.metadata | {META_TRAJECTORY: " ".join(renamed)}
-    rewritten = _gate(render_skill(replace(skill, metadata=metadata)), "SKILL.md")
+    rewritten = _gate(render_skill(replace(skill, metadata=metadata)), "SKILL.md", gate_config)
     problems = validate_skill(rewritten, folder=name)
     if problems:
         raise StetError(
@@ -299,13 +320,15 @@ def retarget_skill(text: str, name: str, working: str, committed: str) -> str:
     return rewritten
 
 
-def _gated_section(body: str, context: Context | None, existing: str) -> tuple[str, Context | None]:
+def _gated_section(
+    body: str, context: Context | None, existing: str, config: GateConfig
+) -> tuple[str, Context | None]:
     """The entry's text and its code through the gate with one numbering, continuing the
     skill's own markers: a secret in both gets the same marker. The description and heading
     are cut from this text, never from the raw one (a cut secret may not be recognised)."""
     if context is None or not context.lines:
-        return _gate_parts([body], "SKILL.md", existing)[0], context
-    text, code = _gate_parts([body, "\n".join(context.lines)], "SKILL.md", existing)
+        return _gate_parts([body], "SKILL.md", config, existing)[0], context
+    text, code = _gate_parts([body, "\n".join(context.lines)], "SKILL.md", config, existing)
     return text, replace(context, lines=tuple(code.split("\n")))
 
 
@@ -326,10 +349,12 @@ def _existing_skill(root: Path, relative: PurePosixPath, name: str) -> tuple[Ski
         ) from None
 
 
-def _write_skill(root: Path, relative: PurePosixPath, skill: Skill, previous: str | None) -> None:
+def _write_skill(
+    root: Path, relative: PurePosixPath, skill: Skill, previous: str | None, config: GateConfig
+) -> None:
     """Gate, check against the spec, write atomically, stage; when staging fails, the file
     is put back as it was (`previous`; None: there was none), so trying again does it all."""
-    text = _gate(render_skill(skill), "SKILL.md")
+    text = _gate(render_skill(skill), "SKILL.md", config)
     problems = validate_skill(text, folder=skill.name)
     if problems:
         raise StetError(
@@ -423,6 +448,7 @@ def _record(
     edited: bool,
     outcome: SkillOutcome | None,
     moment: datetime,
+    config: GateConfig,
 ) -> Folder:
     """The decision (and, into the trajectory, the note) as events of the working trajectory,
     which is composed again."""
@@ -451,12 +477,14 @@ def _record(
     folder = working_folder(target)
     ensure_stet_gitignore(target.root)
     with file_lock(folder.path, target.root, "the working trajectory"):
-        _append(target, folder, events)
-        compose(target, folder)
+        _append(target, folder, events, config)
+        compose(target, folder, config)
     return folder
 
 
-def _append(target: Target, folder: Folder, events: list[Note | Graduation]) -> None:
+def _append(
+    target: Target, folder: Folder, events: list[Note | Graduation], config: GateConfig
+) -> None:
     """Add the events to graduation's session, through the gate. The whole session is gated
     again (what it held is redacted already, and the gate is idempotent) so that markers
     are numbered across it; an event already there (the same decision, a graduation done
@@ -464,7 +492,7 @@ def _append(target: Target, folder: Folder, events: list[Note | Graduation]) -> 
     data = read_regular(folder.path / SESSIONS / f"{SESSION}.jsonl", target.root)
     old = [line for line in (data or b"").decode("utf-8", "replace").split("\n") if line]
     new = [without_lone_surrogates(event_json(event)) for event in events]
-    gated = _gate_result("".join(line + "\n" for line in old + new), "events.jsonl")
+    gated = _gate_result("".join(line + "\n" for line in old + new), "events.jsonl", config)
     lines = [line for line in gated.text.split("\n") if line]
     seen = {_identity(line) for line in lines[: len(old)]}
     kept = lines[: len(old)]
@@ -478,11 +506,11 @@ def _append(target: Target, folder: Folder, events: list[Note | Graduation]) -> 
     counts = Counter(record.get("redaction", {}))
     counts.update(gated.report.counts())
     text = "".join(line + "\n" for line in kept)
-    write_session(target, folder, SESSION, text, _session_record(record, kept, counts))
+    write_session(target, folder, SESSION, text, _session_record(record, kept, counts, config))
 
 
 def _session_record(
-    previous: dict[str, Any], lines: list[str], counts: Counter[str]
+    previous: dict[str, Any], lines: list[str], counts: Counter[str], config: GateConfig
 ) -> dict[str, Any]:
     """The record compose reads: its first time places the session among the others."""
     first = previous.get("first_time") or next(
@@ -499,7 +527,7 @@ def _session_record(
         "dropped": {},
         "problems": [],
     }
-    gated = _gate(json.dumps(record, ensure_ascii=False), "record.json")
+    gated = _gate(json.dumps(record, ensure_ascii=False), "record.json", config)
     loaded: dict[str, Any] = json.loads(gated)
     return loaded
 
@@ -517,17 +545,24 @@ def _identity(line: str) -> str:
 # -- the review ---------------------------------------------------------------------------------
 
 
-def proposals(sheet_or_target: StyleSheet | Target, now: datetime | None = None) -> list[Proposal]:
+def proposals(
+    sheet_or_target: StyleSheet | Target,
+    now: datetime | None = None,
+    *,
+    gate_config: GateConfig | None = None,
+) -> list[Proposal]:
     """A route for every open entry, by simple rules a person can check at a glance:
     a convention → a skill named from its text; ruled-out, clarification and margin markup →
     the trajectory; a note → the trajectory, or discard when it is older than 14 days."""
     sheet = _sheet_of(sheet_or_target)
+    config = _config_of(sheet, gate_config)
     moment = now or utc_now()
-    return [_propose(entry, moment) for entry in sheet.entries() if entry.status == "open"]
+    open_entries = [entry for entry in sheet.entries() if entry.status == "open"]
+    return [_propose(entry, moment, config) for entry in open_entries]
 
 
-def _propose(entry: Entry, now: datetime) -> Proposal:
-    gated = _gate(entry.text, "SKILL.md")  # the same gate as graduation: the same name
+def _propose(entry: Entry, now: datetime, config: GateConfig) -> Proposal:
+    gated = _gate(entry.text, "SKILL.md", config)  # the same gate as graduation: the same name
     if entry.kind == "convention":
         return Proposal(entry, "skill", propose_name(gated), "a convention is house style", gated)
     if entry.kind == "note" and now - entry.created > NOTE_MAX_AGE:
@@ -535,17 +570,25 @@ def _propose(entry: Entry, now: datetime) -> Proposal:
     return Proposal(entry, "trajectory", None, "part of the record of this work", gated)
 
 
-def review(sheet_or_target: StyleSheet | Target, *, now: datetime | None = None) -> str:
+def review(
+    sheet_or_target: StyleSheet | Target,
+    *,
+    now: datetime | None = None,
+    gate_config: GateConfig | None = None,
+) -> str:
     """The graduation review: Markdown listing every open entry with its proposed route, one
     line each (`- [ ] <id> → <route> — <text>`), by kind. Checking a line's box (and
     changing its route, if wanted) and passing the document to `apply_review` carries it
     out; the document itself changes nothing. It passes the gate (entries may hold secrets
     and the file may be saved anywhere)."""
     sheet = _sheet_of(sheet_or_target)
-    return render_review(sheet.target, proposals(sheet, now))
+    config = _config_of(sheet, gate_config)
+    return render_review(sheet.target, proposals(sheet, now, gate_config=config), config)
 
 
-def render_review(target: Target, found: list[Proposal]) -> str:
+def render_review(
+    target: Target, found: list[Proposal], gate_config: GateConfig | None = None
+) -> str:
     """The review document of `found` (see `review`); its header names the target, so a
     review can never be applied to another target's sheet."""
     # The name as a JSON string that cannot close the comment it is in.
@@ -571,7 +614,8 @@ def render_review(target: Target, found: list[Proposal]) -> str:
             body += [_review_line(proposal) for proposal in of_kind]
     if not found:
         body = ["", "No open entries."]
-    return _gate("\n".join(header + body) + "\n", "review.md")
+    config = gate_config if gate_config is not None else _repository_gate(target.root)
+    return _gate("\n".join(header + body) + "\n", "review.md", config)
 
 
 def _review_line(proposal: Proposal) -> str:
@@ -605,11 +649,17 @@ def parse_review(text: str) -> tuple[tuple[str, str] | None, list[ReviewLine]]:
     return named, lines
 
 
-def apply_review(sheet_or_target: StyleSheet | Target, document_text: str) -> list[Result]:
+def apply_review(
+    sheet_or_target: StyleSheet | Target,
+    document_text: str,
+    *,
+    gate_config: GateConfig | None = None,
+) -> list[Result]:
     """Carry out the checked lines of a review document, in order; each result is
     `graduate`'s. Every checked line is checked first (the entry exists, is open, is named
     once, its skill name is valid): one bad line changes nothing."""
     sheet = _sheet_of(sheet_or_target)
+    config = _config_of(sheet, gate_config)
     named, lines = parse_review(_string(document_text, "document"))
     target = sheet.target
     if named is not None and named != (target.kind, target.name):
@@ -621,7 +671,11 @@ def apply_review(sheet_or_target: StyleSheet | Target, document_text: str) -> li
     results: list[Result] = []
     for line in checked:
         try:
-            results.append(graduate(sheet, line.entry_id, line.route, skill_name=line.skill))
+            results.append(
+                graduate(
+                    sheet, line.entry_id, line.route, skill_name=line.skill, gate_config=config
+                )
+            )
         except StetError as error:
             done = f"the {len(results)} checked line(s) before it were carried out"
             raise StetError(f"line {line.line}: {error} ({done})") from None
@@ -664,11 +718,23 @@ def _string(value: object, what: str) -> str:
     return value
 
 
-def _gate(text: str, path: str) -> str:
-    return _gate_result(text, path).text
+def _config_of(sheet: StyleSheet, given: GateConfig | None) -> GateConfig:
+    """`given`, else the repository's gate configuration (read before anything is written:
+    a malformed file changes nothing)."""
+    return given if given is not None else _repository_gate(sheet.target.root)
 
 
-def _gate_parts(parts: list[str], path: str, existing: str = "") -> list[str]:
+def _repository_gate(root: Path) -> GateConfig:
+    from stet_lsp.gate import load_config
+
+    return load_config(root)
+
+
+def _gate(text: str, path: str, config: GateConfig | None) -> str:
+    return _gate_result(text, path, config).text
+
+
+def _gate_parts(parts: list[str], path: str, config: GateConfig, existing: str = "") -> list[str]:
     """Texts that will stand side by side, through the gate with one numbering that follows
     the markers `existing` already uses: a value gets the same marker in every part."""
     from stet_lsp.gate import scan_text
@@ -681,30 +747,33 @@ def _gate_parts(parts: list[str], path: str, existing: str = "") -> list[str]:
     numbering = Numbering(highest)
     return [
         apply_redaction(
-            part, scan_text(part, path=path, cache=None), path=path, numbering=numbering
+            part,
+            scan_text(part, config=config, path=path, cache=None),
+            path=path,
+            numbering=numbering,
         ).text
         for part in clean
     ]
 
 
-def _gate_result(text: str, path: str) -> RedactionResult:
+def _gate_result(text: str, path: str, config: GateConfig | None) -> RedactionResult:
     """The redaction gate, without its result cache: the same text always gives the same
     bytes, and nothing of it is kept in memory."""
     from stet_lsp.gate import redact_text
 
-    return redact_text(without_lone_surrogates(text), path=path, cache=None)
+    return redact_text(without_lone_surrogates(text), config=config, path=path, cache=None)
 
 
 REVIEWS = Path(".stet") / "cache" / "graduation"
 """Where the editor's review documents are written (one per target, never committed)."""
 
 
-def write_review(target: Target) -> tuple[Path, int]:
+def write_review(target: Target, gate_config: GateConfig | None = None) -> tuple[Path, int]:
     """Write the target's review document to REVIEWS/<target-key>.md: its path and how
     many open entries it lists."""
     from stet_lsp.core.safefs import atomic_write, make_dirs
 
-    text = review(target)
+    text = review(target, gate_config=gate_config)
     path = make_dirs(target.root, REVIEWS) / f"{target.key}.md"
     atomic_write(path, text.encode("utf-8"), target.root)
     return path, len(parse_review(text)[1])

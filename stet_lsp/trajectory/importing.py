@@ -3,7 +3,12 @@
 read (an importer) → normalise (relative paths, `.stetignore`) → serialise → the gate (every
 byte, before anything is written, even to the cache) → `sessions/<n>.jsonl` → compose
 `events.jsonl`, `meta.json` and `narration.md` from every session imported so far.
-Importing the same session again with the same source bytes changes nothing.
+Importing the same session again with the same source bytes changes nothing (unless the
+gate's configuration changed since: then it is gated again).
+
+The gate runs with the repository's configuration (`stet_lsp.gate.load_config`: the reviewed
+allowlist and `.stet/gate.toml`), or the one a front end passes (which adds its own settings
+to the repository's).
 
 Graduation (stet_lsp/trajectory/graduation.py) keeps its events in a session of its own,
 `sessions/graduation.jsonl` with its record, written through `write_session` and composed
@@ -20,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stet_lsp.core.collector import collector_paused
 from stet_lsp.core.errors import StetError
@@ -35,6 +40,9 @@ from stet_lsp.trajectory.jsontext import without_lone_surrogates
 from stet_lsp.trajectory.meta import ProblemRecord, SourceFile, TargetRef, summarise
 from stet_lsp.trajectory.normalize import Normalizer
 from stet_lsp.trajectory.store import Folder, working_folder
+
+if TYPE_CHECKING:
+    from stet_lsp.gate.config import GateConfig
 
 Progress = Callable[[str], None]
 """Told what the import is doing now (a phase name), for a progress line or report."""
@@ -77,9 +85,16 @@ def import_transcript(
     *,
     format_name: str | None = None,
     progress: Progress | None = None,
+    gate_config: GateConfig | None = None,
 ) -> ImportResult:
+    """Import the transcript at `source` into the target's working trajectory, through the
+    gate: `gate_config`, else the repository's (`load_config`: its allowlist and
+    `.stet/gate.toml`)."""
+    from stet_lsp.gate import load_config
+
     tell = progress or (lambda phase: None)
     tell("reading")
+    config = gate_config or load_config(target.root)  # a malformed file: nothing is done
     source = _check_source(source)
     chosen: Importer = importer(format_name) if format_name else detect(source)
     if format_name and not chosen.sniff(read_head(source)):
@@ -87,10 +102,12 @@ def import_transcript(
     # Paused for the whole import: the events (parsed, then composed) are alive through most
     # of it, and a collection between its phases would walk every one of them.
     with collector_paused():
-        return _import(target, source, chosen, tell)
+        return _import(target, source, chosen, tell, config)
 
 
-def _import(target: Target, source: Path, chosen: Importer, tell: Progress) -> ImportResult:
+def _import(
+    target: Target, source: Path, chosen: Importer, tell: Progress, config: GateConfig
+) -> ImportResult:
     parsed = chosen.parse(source)
     if not parsed.events:
         raise StetError(f"{source}: no events in this {chosen.label}")
@@ -102,18 +119,22 @@ def _import(target: Target, source: Path, chosen: Importer, tell: Progress) -> I
     ]
     with file_lock(folder.path, target.root, "the working trajectory"):
         record = read_record(folder, stem)
-        if record is not None and record.get("sources") == [s.model_dump() for s in sources]:
+        if (
+            record is not None
+            and record.get("sources") == [s.model_dump() for s in sources]
+            and record.get("gate") == config.fingerprint
+        ):
             if _composed(folder, record["sources"]):
                 return _result(folder, parsed, record, changed=False)
             # Stored, but an import stopped before composing: compose now.
             tell("composing")
-            compose(target, folder)
+            compose(target, folder, config)
             return _result(folder, parsed, record, changed=True)
         tell("redacting")
-        text, record = _gated_session(target, parsed, sources)
+        text, record = _gated_session(target, parsed, sources, config)
         write_session(target, folder, stem, text, record)
         tell("composing")
-        compose(target, folder)
+        compose(target, folder, config)
     return _result(folder, parsed, record, changed=True)
 
 
@@ -129,12 +150,15 @@ def write_session(
     atomic_write(sessions / f"{stem}.json", record_text.encode("utf-8"), target.root)
 
 
-def compose(target: Target, folder: Folder) -> None:
+def compose(target: Target, folder: Folder, gate_config: GateConfig | None = None) -> None:
     """events.jsonl, meta.json and narration.md from every session of the working folder (the
     imported ones and graduation's), in the order the sessions started (their records'
-    `first_time`); steps are numbered from 1 across them."""
-    from stet_lsp.gate import redact_text
+    `first_time`); steps are numbered from 1 across them. The narration passes the gate
+    (`gate_config`, else the repository's)."""
+    from stet_lsp.gate import load_config, redact_text
     from stet_lsp.trajectory.narration import render
+
+    config = gate_config or load_config(target.root)
 
     records = _records(folder)
     lines: list[str] = []
@@ -171,7 +195,8 @@ def compose(target: Target, folder: Folder) -> None:
         meta.base_commit = _head(target.root)
     narration = render(meta.model_dump(mode="json"), events)
     events.clear()  # from here on only text: the narration's gate and the writes
-    gated = redact_text(narration, path="narration.md", cache=None)  # every written byte
+    # every written byte
+    gated = redact_text(narration, config=config, path="narration.md", cache=None)
     del narration
     # Line by line: one string of every line would take up to four bytes a character, all of
     # them as wide as the widest.
@@ -179,7 +204,7 @@ def compose(target: Target, folder: Folder) -> None:
 
 
 def _gated_session(
-    target: Target, parsed: ParsedSession, sources: list[SourceFile]
+    target: Target, parsed: ParsedSession, sources: list[SourceFile], config: GateConfig
 ) -> tuple[str, dict[str, Any]]:
     from stet_lsp.gate import redact_text
     from stet_lsp.gate.stetignore import StetIgnore
@@ -195,7 +220,7 @@ def _gated_session(
     # which holds the text twice.
     events.clear()
     parsed.events.clear()
-    result = redact_text(text, path="events.jsonl", cache=None)
+    result = redact_text(text, config=config, path="events.jsonl", cache=None)
     record: dict[str, Any] = {
         "format": RECORD_FORMAT,
         "importer": parsed.format,
@@ -208,9 +233,12 @@ def _gated_session(
         "problems": [
             {"source": p.source, "line": p.line, "message": p.message} for p in parsed.problems
         ],
+        "gate": config.fingerprint,
     }
     # The record names files and quotes parse errors: it goes through the gate too.
-    gated_record = redact_text(json.dumps(record, ensure_ascii=False), path="record.json")
+    gated_record = redact_text(
+        json.dumps(record, ensure_ascii=False), config=config, path="record.json", cache=None
+    )
     return result.text, json.loads(gated_record.text)
 
 

@@ -16,6 +16,7 @@ from stet_lsp.trajectory.importing import ImportResult, Progress, import_transcr
 from stet_lsp.trajectory.sessions import SessionInfo, find_sessions, match_session
 
 if TYPE_CHECKING:
+    from stet_lsp.gate.config import GateConfig
     from stet_lsp.trajectory.feedback import Verdict
     from stet_lsp.trajectory.store import Folder
 
@@ -30,8 +31,10 @@ def import_session(
     format_name: str | None = None,
     progress: Progress | None = None,
     reached: Path | None = None,
+    gate_config: GateConfig | None = None,
 ) -> ImportResult:
-    """Import a transcript file, a session found by id (or prefix), or the newest session."""
+    """Import a transcript file, a session found by id (or prefix), or the newest session,
+    through the gate with `gate_config` (else the repository's)."""
     if sum(1 for given in (path, session, latest or None) if given) != 1:
         raise StetError("give one of a transcript path, a session id or latest")
     if path is None:
@@ -43,7 +46,9 @@ def import_session(
         else:
             of = f" of {harness}" if harness else ""
             raise StetError(f"no agent sessions{of} found for {target.root}")
-    return import_transcript(target, path, format_name=format_name, progress=progress)
+    return import_transcript(
+        target, path, format_name=format_name, progress=progress, gate_config=gate_config
+    )
 
 
 def document(fields: dict[str, Any]) -> dict[str, Any]:
@@ -185,7 +190,13 @@ def _file_of(folder: Folder, name: str) -> Path:
 
 
 def mark_at(
-    target: Target, path: Path, content: str | None, line: int, verdict: str, text: str | None
+    target: Target,
+    path: Path,
+    content: str | None,
+    line: int,
+    verdict: str,
+    text: str | None,
+    gate_config: GateConfig | None = None,
 ) -> Verdict:
     """A verdict on the step shown at 0-based `line` of a trajectory's events.jsonl or
     narration.md (`content`: an editor's unsaved text, else the file on disk)."""
@@ -202,14 +213,20 @@ def mark_at(
     step = step_at(path.name, content, line)
     if step is None:
         raise StetError(f"no step at line {line + 1} of {path.name}")
-    return mark_step(target.root, folder, step, verdict, text)
+    return mark_step(target.root, folder, step, verdict, text, gate_config=gate_config)
 
 
 def mark_by_step(
-    target: Target, wanted: str | None, step: int, verdict: str, text: str | None
+    target: Target,
+    wanted: str | None,
+    step: int,
+    verdict: str,
+    text: str | None,
+    gate_config: GateConfig | None = None,
 ) -> Verdict:
     """A verdict on step `step` of the trajectory `wanted` (an id or prefix; the target's
     working one without)."""
     from stet_lsp.trajectory.feedback import mark_step
 
-    return mark_step(target.root, _folder(target, wanted), step, verdict, text)
+    folder = _folder(target, wanted)
+    return mark_step(target.root, folder, step, verdict, text, gate_config=gate_config)

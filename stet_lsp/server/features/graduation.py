@@ -7,7 +7,9 @@ Every graduation writes the style sheet through `StetServer.write_sheet` (into t
 sheet's buffer when it has unsaved edits), and the rest (the gate, the skill file, the
 working trajectory, the git index) in a worker thread. Into a buffer, the entries' new
 statuses go first, computed without writing anything else; the rest is written once the
-editor took them, and a status whose graduation then fails is set back to open."""
+editor took them, and a status whose graduation then fails is set back to open. What is
+written passes the gate with the repository's configuration and the editor's `stet.gate.*`
+settings added to it (`Settings.gate_config`)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
 
     from stet_lsp.core.sheet import StyleSheet
     from stet_lsp.core.targets import Target
+    from stet_lsp.server.settings import Settings
 
 GRADUATE = "stet.graduate"
 PROPOSE = "stet.graduate.proposal"
@@ -107,11 +110,21 @@ class Graduation(Feature):
         route = field(args, "route", str)
         skill = field(args, "skill", str, None)
         text = field(args, "text", str, None)
+        offered = field(args, "proposedName", str, None)
+        settings = self.server.settings
 
         def decide(sheet: StyleSheet) -> dict[str, Any]:
-            from stet_lsp.trajectory.graduation import graduate  # in the worker: heavy
+            # in the worker: heavy
+            from stet_lsp.trajectory.graduation import graduate, proposed_name
 
-            return graduate(sheet, entry_id, route, skill, text)
+            config = settings.gate_config(sheet.target.root)
+            chosen = skill
+            if skill is not None and skill == offered and text is None:
+                # The action's proposal, accepted as offered: proposed again with the
+                # repository's gate (the action's was made without it, and a value it
+                # redacts must not reach the skill's folder name).
+                chosen = proposed_name(sheet.get(entry_id).text, config)
+            return graduate(sheet, entry_id, route, chosen, text, gate_config=config)
 
         def mark(sheet: StyleSheet) -> None:
             """The entry's new status alone, refused as `graduate` refuses the request."""
@@ -141,11 +154,13 @@ class Graduation(Feature):
         args = argument(arguments)
         session = await self.server.session_of(field(args, "uri", str, None))
         entry_id = field(args, "id", str)
+        settings = self.server.settings
 
         def propose() -> dict[str, Any]:
             from stet_lsp.trajectory.graduation import skill_proposal  # in the worker: heavy
 
-            return skill_proposal(session.sheet(), entry_id)
+            config = settings.gate_config(session.root)
+            return skill_proposal(session.sheet(), entry_id, gate_config=config)
 
         proposed: dict[str, Any] = await self.server.off_loop(propose)
         return proposed
@@ -154,7 +169,8 @@ class Graduation(Feature):
         args = argument(arguments)
         session = await self.server.session_of(field(args, "uri", str, None))
         target = await self.server.off_loop(session.target)
-        path, count = await self.server.off_loop(_write_review, target)
+        settings = self.server.settings
+        path, count = await self.server.off_loop(_write_review, target, settings)
         uri = from_fs_path(str(path)) or ""
         shown = False
         if self.server.supports("window", "show_document", "support"):
@@ -176,11 +192,13 @@ class Graduation(Feature):
             raise StetError("open the review document to accept its proposals")
         numbers = None if every else {(line or 0) + 1}
         text = state.text
+        settings = self.server.settings
 
         def accept(sheet: StyleSheet) -> list[dict[str, Any]]:
             from stet_lsp.trajectory.graduation import apply_review, checked_only
 
-            return apply_review(sheet, checked_only(text, numbers))
+            config = settings.gate_config(sheet.target.root)
+            return apply_review(sheet, checked_only(text, numbers), gate_config=config)
 
         def mark(sheet: StyleSheet) -> None:
             """The checked entries' new statuses alone, refused as `apply_review` refuses."""
@@ -206,7 +224,7 @@ class Graduation(Feature):
         results: list[dict[str, Any]] = await self.server.write_sheet(
             session, accept, _staged(target, mark)
         )
-        await self.server.off_loop(_write_review, target)  # the accepted entries leave it
+        await self.server.off_loop(_write_review, target, settings)  # the accepted entries leave it
         self.server.refresh(outside=True)
         return {"results": results}
 
@@ -254,10 +272,10 @@ def _staged(target: Target, mark: Callable[[StyleSheet], None]) -> Staged:
     return Staged(mark, undo)
 
 
-def _write_review(target: Target) -> tuple[Path, int]:
+def _write_review(target: Target, settings: Settings) -> tuple[Path, int]:
     from stet_lsp.trajectory.graduation import write_review  # in the worker: heavy
 
-    return write_review(target)
+    return write_review(target, settings.gate_config(target.root))
 
 
 def _apply_action(title: str, arguments: dict[str, Any]) -> types.CodeAction:

@@ -1,7 +1,9 @@
 """Trajectory commands: import an agent session into the working trajectory, list the
 sessions and the trajectories, open a trajectory's file (at a step), a trajectory's steps as a
 tree, mark a step, and the capstone. Slow ones run in a worker with work-done progress past a
-second; each returns what the command line's `--json` prints for the same operation."""
+second; each returns what the command line's `--json` prints for the same operation.
+What they write passes the gate with the repository's configuration and the editor's
+`stet.gate.*` settings added to it (`Settings.gate_config`)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from stet_lsp.server.requests import answering, argument, field
 from stet_lsp.server.server import StetServer
 
 if TYPE_CHECKING:
-    pass
+    from stet_lsp.gate.config import GateConfig
+    from stet_lsp.server.settings import Settings
 
 IMPORT = "stet.trajectory.import"
 SESSIONS = "stet.trajectory.sessions"
@@ -41,6 +44,7 @@ def register(server: StetServer) -> None:
         latest = field(args, "latest", bool, False)
         harness = field(args, "harness", str, None)
         format_name = field(args, "format", str, None)
+        settings = server.settings
         progress = Progress(server, "Stet: importing an agent session", path or wanted)
         work = server.off_loop(
             lambda: document(
@@ -52,6 +56,7 @@ def register(server: StetServer) -> None:
                     harness=harness,
                     format_name=format_name,
                     progress=progress.phase,
+                    gate_config=settings.gate_config(target.root),
                 ).to_json()
             )
         )
@@ -120,11 +125,16 @@ def register(server: StetServer) -> None:
         text = field(args, "text", str, None)
         to_sheet = field(args, "toSheet", bool, False)
         step = field(args, "step", int, None)
+        settings = server.settings
         if step is not None:  # by trajectory and step, as a provenance lens names them
             session = await server.session_of(field(args, "uri", str, None))
             wanted = field(args, "trajectory", str, None)
             target = await server.off_loop(session.target)
-            recorded = await server.off_loop(mark_by_step, target, wanted, step, verdict, text)
+            recorded = await server.off_loop(
+                lambda: mark_by_step(
+                    target, wanted, step, verdict, text, settings.gate_config(target.root)
+                )
+            )
         else:  # by the line of a trajectory's file that shows the step
             document_uri = field(args, "uri", str)
             line = field(args, "line", int)
@@ -133,7 +143,11 @@ def register(server: StetServer) -> None:
             path = local_path(document_uri)
             content = state.text if state is not None else None
             target = await server.off_loop(session.target)
-            recorded = await server.off_loop(mark_at, target, path, content, line, verdict, text)
+            recorded = await server.off_loop(
+                lambda: mark_at(
+                    target, path, content, line, verdict, text, settings.gate_config(target.root)
+                )
+            )
         entry = None
         if to_sheet:
             entry = await server.write_sheet(session, lambda sheet: sheet_entry(sheet, recorded))
@@ -148,6 +162,7 @@ def register(server: StetServer) -> None:
         message = field(args, "message", str, None)
         dry_run = field(args, "dryRun", bool, False)
         detached = field(args, "detached", bool, False)
+        settings = server.settings
         target = await server.off_loop(session.target)
         progress = Progress(server, "Stet: committing the trajectory", target.label)
         result = await progress.run(
@@ -158,6 +173,7 @@ def register(server: StetServer) -> None:
                     dry_run=dry_run,
                     allow_detached=detached,
                     progress=progress.phase,
+                    gate_config=_capstone_gate(settings, target.root),
                 )
             )
         )
@@ -176,3 +192,14 @@ def register(server: StetServer) -> None:
     server.command(OUTLINE)(answering(outline))
     server.command(SESSIONS)(answering(sessions))
     server.command(LIST)(answering(list_))
+
+
+def _capstone_gate(settings: Settings, root: Path) -> GateConfig:
+    """The capstone's gate configuration; a malformed file is the capstone's `gate` refusal."""
+    from stet_lsp.core.errors import StetError
+    from stet_lsp.trajectory.capstone import CapstoneRefused
+
+    try:
+        return settings.gate_config(root)
+    except StetError as error:
+        raise CapstoneRefused("gate", f"{error} (nothing was changed)") from None
