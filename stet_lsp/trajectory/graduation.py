@@ -179,16 +179,28 @@ def graduate(
     What is written passes the gate with `gate_config`, else the repository's."""
     sheet = _sheet_of(sheet_or_target)
     config = _config_of(sheet, gate_config)
-    chosen = check_route(route)
-    entry = sheet.get(_string(entry_id, "id"))
-    _check_request(entry, chosen, skill_name, text)
-    body = entry.text if text is None else _edited(text)
+    entry, chosen, body = checked_decision(sheet, entry_id, route, skill_name, text)
     edited = body != entry.text
     moment = now or utc_now()
     outcome = _into_skill(sheet, entry, body, skill_name, config) if chosen == "skill" else None
     folder = _record(sheet, entry, chosen, body, edited, outcome, moment, config)
     updated = sheet.set_status(entry.id, STATUS_OF[chosen])
     return _result(sheet, updated, chosen, folder, edited, outcome)
+
+
+def checked_decision(
+    sheet: StyleSheet, entry_id: str, route: str, skill_name: str | None, text: str | None
+) -> tuple[Entry, Route, str]:
+    """The entry, the route and the text that graduates, refused as `graduate` refuses the
+    request; nothing is written (an editor's buffer takes the new status first)."""
+    chosen = check_route(route)
+    entry = sheet.get(_string(entry_id, "id"))
+    _check_request(entry, chosen, skill_name, text)
+    if skill_name is not None:
+        from stet_lsp.trajectory.skills import skill_path
+
+        skill_path(skill_name)
+    return entry, chosen, entry.text if text is None else _edited(text)
 
 
 def skill_proposal(
@@ -649,6 +661,21 @@ def parse_review(text: str) -> tuple[tuple[str, str] | None, list[ReviewLine]]:
     return named, lines
 
 
+def checked_review(sheet: StyleSheet, document_text: str) -> list[ReviewLine]:
+    """The checked lines of a review document, refused as `apply_review` refuses them (another
+    target's review, an entry that is not open or named twice, an invalid skill name);
+    nothing is written."""
+    named, lines = parse_review(_string(document_text, "document"))
+    target = sheet.target
+    if named is not None and named != (target.kind, target.name):
+        raise StetError(
+            f"this review is for target {named[1]!r}, not {target.name!r}; nothing was changed"
+        )
+    checked = [line for line in lines if line.checked]
+    _check_lines(sheet, checked)
+    return checked
+
+
 def apply_review(
     sheet_or_target: StyleSheet | Target,
     document_text: str,
@@ -660,14 +687,7 @@ def apply_review(
     once, its skill name is valid): one bad line changes nothing."""
     sheet = _sheet_of(sheet_or_target)
     config = _config_of(sheet, gate_config)
-    named, lines = parse_review(_string(document_text, "document"))
-    target = sheet.target
-    if named is not None and named != (target.kind, target.name):
-        raise StetError(
-            f"this review is for target {named[1]!r}, not {target.name!r}; nothing was changed"
-        )
-    checked = [line for line in lines if line.checked]
-    _check_lines(sheet, checked)
+    checked = checked_review(sheet, document_text)
     results: list[Result] = []
     for line in checked:
         try:

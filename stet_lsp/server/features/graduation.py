@@ -128,21 +128,9 @@ class Graduation(Feature):
 
         def mark(sheet: StyleSheet) -> None:
             """The entry's new status alone, refused as `graduate` refuses the request."""
-            from stet_lsp.trajectory.graduation import (
-                STATUS_OF,
-                _check_request,
-                _edited,
-                check_route,
-            )
-            from stet_lsp.trajectory.skills import skill_path
+            from stet_lsp.trajectory.graduation import STATUS_OF, checked_decision
 
-            chosen = check_route(route)
-            entry = sheet.get(entry_id)
-            _check_request(entry, chosen, skill, text)
-            if text is not None:
-                _edited(text)
-            if skill is not None:
-                skill_path(skill)
+            entry, chosen, _ = checked_decision(sheet, entry_id, route, skill, text)
             sheet.set_status(entry.id, STATUS_OF[chosen])
 
         staged = _staged(await self.server.off_loop(session.target), mark)
@@ -202,22 +190,9 @@ class Graduation(Feature):
 
         def mark(sheet: StyleSheet) -> None:
             """The checked entries' new statuses alone, refused as `apply_review` refuses."""
-            from stet_lsp.trajectory.graduation import (
-                STATUS_OF,
-                _check_lines,
-                checked_only,
-                parse_review,
-            )
+            from stet_lsp.trajectory.graduation import STATUS_OF, checked_only, checked_review
 
-            named, rows = parse_review(checked_only(text, numbers))
-            own = sheet.target
-            if named is not None and named != (own.kind, own.name):
-                raise StetError(
-                    f"this review is for target {named[1]!r}, not {own.name!r}; nothing was changed"
-                )
-            checked = [row for row in rows if row.checked]
-            _check_lines(sheet, checked)
-            for row in checked:
+            for row in checked_review(sheet, checked_only(text, numbers)):
                 sheet.set_status(row.entry_id, STATUS_OF[row.route])
 
         target = await self.server.off_loop(session.target)
