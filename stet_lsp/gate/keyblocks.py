@@ -16,6 +16,7 @@ Called only where the prefilter found a header, and bounded by the rule's reach.
 from __future__ import annotations
 
 import re
+from itertools import chain
 
 # Between key-material tokens: whitespace, quotes, commas, and escapes that stand for them
 # (`\n` in a JSON string, `\\n` in a JSON string holding code, `\"`, `\/`, a line continuation),
@@ -50,6 +51,15 @@ _MATERIAL = re.compile(r"(?:" + _GAP_RUN + _TOKEN + r")*+")
 _GAPS = re.compile(_GAP_RUN)
 # At least one run this long: a key's lines are 64 or 70 characters, prose words are short.
 _KEY_RUN = re.compile(r"[A-Za-z0-9+/]{32}")
+# What ends a line of a key, however it is written: a newline, an escaped one, an HTML break,
+# a SQL CHR(10).
+_LINE_BREAKS = re.compile(r"\r?\n|\\+[nr]|<br\s*/?>|CHR\(10\)", re.IGNORECASE)
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{8,}+={0,2}")
+_WORD = re.compile(r"[A-Za-z]{3}")
+_ARMOR_LINE = re.compile(_ARMOR_HEADERS + ":")
+_FRAMED_REACH = 16384
+"""How far after a header a framed key's END line is looked for (a 4096-bit RSA key is
+about 3.3 KB): the work per header stays bounded when a text repeats headers."""
 
 
 def key_block_end(text: str, header: re.Match[str], reach: int) -> int | None:
@@ -59,11 +69,34 @@ def key_block_end(text: str, header: re.Match[str], reach: int) -> int | None:
     start = header.end()
     material = _MATERIAL.match(text, start, start + reach)
     end = start if material is None else material.end()
-    if _KEY_RUN.search(text, start, end) is None:
-        return None
     gaps = _GAPS.match(text, end)
     after = end if gaps is None else gaps.end()
     footer = "-----END" + header.group("label") + "-----"
-    if text.startswith(footer, after):
+    if text.startswith(footer, after) and _KEY_RUN.search(text, start, end) is not None:
         return after + len(footer)
-    return end
+    # Lines framed in a way the material does not know (`// `, `-- `, ANSI colours, `<br>`,
+    # `> - `, SQL `' || CHR(10) || '`): up to the END line of the same label when the lines
+    # between hold a key's runs and nothing that reads as words. Code or prose between a
+    # header and a footer (constants, a parser, documentation) has words, and stays.
+    footer_at = text.find(footer, start, start + min(reach, _FRAMED_REACH))
+    if footer_at >= 0 and _only_framed_key_lines(text, start, footer_at):
+        return footer_at + len(footer)
+    return end if _KEY_RUN.search(text, start, end) is not None else None
+
+
+def _only_framed_key_lines(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` is a key's lines in some framing: one run of a key's length
+    at least, and no line with a word once its base64 runs are taken out (an armor header
+    line aside). Line by line, stopping at the first word: a repeated header ends it at once."""
+    found = False
+    position = start
+    for found_break in chain(_LINE_BREAKS.finditer(text, start, end), (None,)):
+        line = text[position : end if found_break is None else found_break.start()]
+        if found_break is not None:
+            position = found_break.end()
+        if _ARMOR_LINE.search(line):
+            continue
+        found = found or _KEY_RUN.search(line) is not None
+        if _WORD.search(_BASE64_RUN.sub("", line)):
+            return False
+    return found

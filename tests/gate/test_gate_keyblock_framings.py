@@ -1,0 +1,71 @@
+"""A private key framed in ways the key-material reader does not know line by line (comment
+marks, ANSI colours, HTML breaks, quoting, line numbers, SQL joins) is still redacted to its
+END line; code or prose between a header and a footer is not."""
+
+from __future__ import annotations
+
+import random
+
+import gate_corpus
+import pytest
+
+from stet_lsp.gate import redact_text
+
+RNG = random.Random(47)
+
+
+def framed_key(label: str, prefix: str = "", separator: str = "\n") -> tuple[str, list[str]]:
+    block, _ = gate_corpus._pem(label, 8)(RNG)
+    lines = block.split("\n")
+    return separator.join(prefix + line for line in lines), lines[1:-1]
+
+
+FRAMINGS = {
+    "C++ comments": ("// ", "\n"),
+    "SQL comments": ("-- ", "\n"),
+    "TeX comments": ("% ", "\n"),
+    "HTML breaks": ("", "<br>"),
+    "HTML breaks and newlines": ("", "<br/>\n"),
+    "ANSI colours": ("\x1b[32m", "\x1b[0m\n"),
+    "a Markdown quoted list": ("> - ", "\n"),
+    "SQL string joins": ("", "' || CHR(10) || '"),
+}
+
+
+@pytest.mark.parametrize("label", ["RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "PRIVATE KEY"])
+@pytest.mark.parametrize("framing", sorted(FRAMINGS))
+def test_a_framed_key_loses_every_line(framing: str, label: str) -> None:
+    prefix, separator = FRAMINGS[framing]
+    block, body = framed_key(label, prefix, separator)
+    text = f"Here is the deploy key:\n{block}\nKeep it safe.\n"
+    redacted = redact_text(text, path="notes.txt").text
+    assert not [line for line in body if line[:24] in redacted], redacted
+    assert redacted.startswith("Here is the deploy key:\n") and "Keep it safe." in redacted
+
+
+def test_numbered_lines_as_an_editor_shows_them() -> None:
+    block, body = framed_key("EC PRIVATE KEY")
+    text = "\n".join(f"{n:3} {line}" for n, line in enumerate(block.split("\n"), 1))
+    redacted = redact_text(text, path="view.txt").text
+    assert not [line for line in body if line[:24] in redacted]
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        "\n\ndef wrap(body: str) -> str:\n    return HEADER + body + FOOTER\n\n\n",
+        "\nKeys start with the header above and end with the footer below.\n",
+        "\n// the key goes here, one base64 line of 64 characters each\n",
+    ],
+)
+def test_words_between_a_header_and_a_footer_keep_them_apart(between: str) -> None:
+    text = f'HEADER = "-----BEGIN RSA PRIVATE KEY-----"{between}FOOTER = "-----END RSA PRIVATE KEY-----"\n'
+    assert redact_text(text, path="pem.py").text == text
+
+
+def test_a_key_under_a_header_mention_is_redacted_on_its_own() -> None:
+    block, body = framed_key("RSA PRIVATE KEY", "// ")
+    mention = "// Paste a -----BEGIN RSA PRIVATE KEY----- block below, as is.\n"
+    redacted = redact_text(mention + block + "\n", path="notes.txt").text
+    assert redacted.startswith(mention)
+    assert not [line for line in body if line[:24] in redacted]
