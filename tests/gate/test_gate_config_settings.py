@@ -128,3 +128,21 @@ def test_check_refuses_a_malformed_file(
     settings_file(repository, "strict = maybe\n")
     assert run("check") == 1
     assert ".stet/gate.toml: cannot read" in capsys.readouterr().err
+
+
+def test_what_is_shown_keeps_each_files_part_when_the_other_is_broken(repository: Path) -> None:
+    """`stet check` and the editor flag more, never less: a broken allowlist does not drop the
+    repository's settings, and broken settings leave strict on without dropping the allowlist."""
+    from stet_lsp.check import gate_config
+    from stet_lsp.gate.allowlist import ALLOWLIST_PATH
+
+    settings_file(repository, 'strict = true\nenv_names = ["ACME_CONFIG"]\n')
+    allowlist = repository / ALLOWLIST_PATH
+    allowlist.write_text("this is [not an allowlist\n", encoding="utf-8")
+    config = gate_config(repository)
+    assert (config.strict, config.env_names, config.allowlist) == (True, ("ACME_CONFIG",), None)
+
+    allowlist.unlink()
+    settings_file(repository, "strict = maybe\n")
+    assert gate_config(repository, env_names=["OTHER"]).strict
+    assert gate_config(repository, env_names=["OTHER"]).env_names == ("OTHER",)
