@@ -290,7 +290,9 @@ def _skipped(parent: str, folder: str) -> bool:
     """Folders a walk leaves out: git's, and Stet's cache (working memory, and the gate's own
     results, which a scan would add to as it went); named on the command line, they are
     scanned."""
-    return folder == ".git" or (folder == "cache" and os.path.basename(parent) == ".stet")
+    return folder == ".git" or (
+        folder == "cache" and os.path.basename(os.path.normpath(parent)) == ".stet"
+    )
 
 
 def _emit(reports: list[tuple[str, Report]], as_json: bool) -> None:
