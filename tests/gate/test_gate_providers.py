@@ -6,14 +6,13 @@ from __future__ import annotations
 import base64
 import json
 import random
-import signal
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 import gate_corpus
 import gate_corpus_providers
 import pytest
+from deadline import time_limit
 
 from stet_lsp.gate import GateConfig, ResultCache, redact_text, scan_text
 from stet_lsp.gate.rules import RULES
@@ -22,22 +21,6 @@ from stet_lsp.gate.rules_providers import PROVIDER_RULES
 PROVIDER_NAMES = {spec[0] for spec in gate_corpus_providers.PROVIDER_FORMATS}
 FORMATS = [fmt for fmt in gate_corpus.FORMATS if fmt.name in PROVIDER_NAMES]
 SEEDS = (20250101, 7)
-
-
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Fail instead of hanging (a guard, not a speed test)."""
-
-    def expire(signum: int, frame: object) -> None:
-        raise TimeoutError(f"took over {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def test_provider_rules_are_registered() -> None:
