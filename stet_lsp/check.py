@@ -27,7 +27,7 @@ from stet_lsp.core.margin import DEFAULT_MARKER, find_notes
 from stet_lsp.core.safefs import read_regular
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.sheet_format import SheetDocument
-from stet_lsp.core.targets import STET_DIR, Target
+from stet_lsp.core.targets import Target, is_stet_file
 from stet_lsp.gate import Finding, GateConfig, load_config, scan_text
 from stet_lsp.gate.allowlist import Allowlist
 from stet_lsp.gate.config import GateSettings
@@ -65,7 +65,7 @@ def document_items(
         )
     lines = split_lines(text)
     items: list[Item] = []
-    if not relative.startswith(STET_DIR + "/"):  # Stet's own files (trajectories) hold no notes
+    if not is_stet_file(relative):
         comments = CommentIndex(lines, SYNTAXES[language_of(relative)])
         notes = find_notes(lines, comments, options.marker)
         items += margin_items(notes, options.margin_severity)

@@ -107,7 +107,9 @@ def test_note_removal_and_anchor_lines() -> None:
     ]
     own, trailing = find_notes(lines, CommentIndex(lines, SYNTAXES["python"]))
     assert (
-        own.removal == (2, 0, 4, 0) and own.anchor_line == 4 and own.anchor_line_after_removal == 2
+        own.removal == (2, 0, 4, 0)
+        and own.anchor_line == 4
+        and anchor_lines_after_removal([own]) == [2]
     )
     assert trailing.removal == (5, 8, 5, len(lines[5])) and trailing.anchor_line == 5
 
@@ -245,7 +247,7 @@ def test_removing_a_note_in_a_block_comment_keeps_the_comment_closed(
     assert after == expected
     assert lines == anchors
     [note] = find_notes(text.split("\n"), CommentIndex(text.split("\n"), SYNTAXES[language]))
-    assert note.anchor_line_after_removal == anchors[0]
+    assert anchor_lines_after_removal([note]) == anchors[:1]
 
 
 def test_notes_recorded_together_anchor_past_every_removal_above() -> None:
@@ -262,7 +264,7 @@ def test_notes_recorded_together_anchor_past_every_removal_above() -> None:
     lines = text.split("\n")
     notes = find_notes(lines, CommentIndex(lines, SYNTAXES["python"]))
     # Alone, each note's anchor moves only by its own removal.
-    assert [note.anchor_line_after_removal for note in notes] == [0, 2, 5, 7]
+    assert [anchor_lines_after_removal([note])[0] for note in notes] == [0, 2, 5, 7]
     after, anchors = recorded(text, "python")
     assert after == "x = 1\ny = 2\nresult = compute()\nz = 3\n"
     assert anchors == [0, 1, 2, 3]

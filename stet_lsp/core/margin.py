@@ -31,8 +31,8 @@ class MarginNote:
     removal: tuple[int, int, int, int]
     """(line, column, end line, end column) to delete to remove the note from the code."""
     anchor_line: int
-    """0-based line of the code the note is about, in the text as it is."""
-    anchor_line_after_removal: int
+    """0-based line of the code the note is about, in the text as it is (where it is once
+    notes are removed: `anchor_lines_after_removal`)."""
     unknown_kind: str | None = None
     """A kind written in the marker that is not one of Stet's (recorded as markup)."""
 
@@ -95,7 +95,6 @@ def _note_at(
         text = text.rsplit(None, 1)[0] if " " in text else ""
     removal = _removal(lines, number, comment, match, last_line, last)
     anchor = _anchor_line(lines, index, number, comment, last_line)
-    after = line_after_removals(anchor, [removal])
     return MarginNote(
         line=number,
         column=match.start(),
@@ -105,7 +104,6 @@ def _note_at(
         text=text,
         removal=removal,
         anchor_line=anchor,
-        anchor_line_after_removal=after,
         unknown_kind=unknown,
     )
 

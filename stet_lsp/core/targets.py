@@ -23,6 +23,14 @@ if TYPE_CHECKING:
     TargetKind = Literal["branch", "detached", "named"]
 
 STET_DIR = ".stet"
+
+
+def is_stet_file(relative: str) -> bool:
+    """Whether the repository-relative POSIX path is one of Stet's own files (the sheet,
+    trajectories, skills, settings): they hold no margin notes."""
+    return relative.startswith(STET_DIR + "/")
+
+
 SHEETS_DIR = Path(STET_DIR) / "cache" / "sheets"
 _SLUG_LENGTH = 48
 _UNSAFE = re.compile(r"[^a-z0-9._-]+")

@@ -16,7 +16,7 @@ from stet_lsp.core.comments import SYNTAXES, CommentIndex, language_of
 from stet_lsp.core.lines import split_lines
 from stet_lsp.core.margin import MarginNote, find_notes
 from stet_lsp.core.session import RepositorySession
-from stet_lsp.core.targets import SHEETS_DIR
+from stet_lsp.core.targets import SHEETS_DIR, is_stet_file
 from stet_lsp.server.positions import server_position
 
 
@@ -87,7 +87,7 @@ class DocumentState:
     def rescan_notes(self, marker: str) -> None:
         """Margin notes belong in code: Stet's own files (the sheet, trajectories) have none."""
         if self.relative is not None:
-            own = self.relative.startswith(".stet/")
+            own = is_stet_file(self.relative)
         else:  # not placed in its repository yet: judged by its path, as its comments are
             own = self.path is not None and ".stet" in self.path.parts
         self.notes = [] if own else find_notes(self.lines, self.comments, marker)

@@ -304,15 +304,14 @@ def skill_lock(root: Path, name: str) -> AbstractContextManager[None]:
 
 
 def retarget_skill(
-    text: str, name: str, working: str, committed: str, gate_config: GateConfig | None = None
+    text: str, name: str, working: str, committed: str, gate_config: GateConfig
 ) -> str:
     """The SKILL.md `text` of the skill `name` with the working trajectory `working` named as
     `committed` in `metadata.stet-trajectory` (the capstone commits a working trajectory
     under an id of its own), read and written as graduation reads and writes a skill (the
-    frontmatter in Stet's form, the body as written), through the gate and checked against
-    the spec (`gate_config`, else the default configuration: the capstone passes the
-    repository's); `text` itself when its metadata does not name `working`. StetError when
-    the text does not follow the spec."""
+    frontmatter in Stet's form, the body as written), through the gate with `gate_config`
+    (the repository's, as every writer's) and checked against the spec; `text` itself when
+    its metadata does not name `working`. StetError when the text does not follow the spec."""
     skill = parse_skill(text, folder=name)
     listed = [value for value in skill.metadata.get(META_TRAJECTORY, "").split(" ") if value]
     if working not in listed:

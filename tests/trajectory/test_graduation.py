@@ -20,6 +20,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.model import Entry, Kind, format_time, utc_now
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
+from stet_lsp.gate import GateConfig
 from stet_lsp.trajectory.events import EventBase, Graduation, Note
 from stet_lsp.trajectory.graduation import (
     apply_review,
@@ -617,13 +618,15 @@ def test_retarget_skill_names_the_committed_trajectory_for_the_working_one(
         f'stet-trajectory: "{key}"', f'stet-trajectory: "2026-01-01-main-aaaaaaaaaaaa {key}"'
     )
 
-    rewritten = retarget_skill(text, "error-wrapping", key, "2026-03-01-main-bbbbbbbbbbbb")
+    rewritten = retarget_skill(
+        text, "error-wrapping", key, "2026-03-01-main-bbbbbbbbbbbb", GateConfig()
+    )
 
     trajectories = frontmatter(rewritten)["metadata"]["stet-trajectory"]
     assert trajectories == "2026-01-01-main-aaaaaaaaaaaa 2026-03-01-main-bbbbbbbbbbbb"
     assert rewritten.split("---\n", 2)[2] == text.split("---\n", 2)[2]  # the body as written
     assert validate_skill(rewritten, folder="error-wrapping") == []
     # a skill that does not name the working trajectory is returned as it is
-    assert retarget_skill(rewritten, "error-wrapping", key, "x") == rewritten
+    assert retarget_skill(rewritten, "error-wrapping", key, "x", GateConfig()) == rewritten
     with pytest.raises(StetError):
-        retarget_skill("no frontmatter\n", "error-wrapping", key, "x")
+        retarget_skill("no frontmatter\n", "error-wrapping", key, "x", GateConfig())

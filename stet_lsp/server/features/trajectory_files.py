@@ -391,7 +391,9 @@ def _at_anchors(node: OutlineNode, anchors: dict[int, int]) -> OutlineNode | Non
         return None
     first, last = min(lines), max(lines)
     line = anchors.get(node.step, first) if node.step is not None else first
-    return OutlineNode(node.name, node.detail, node.kind, line, first, last, node.step, children)
+    return OutlineNode(
+        node.name, node.detail, node.kind, line, first, last, node.step, children, node.steps
+    )
 
 
 def _symbol(codec: object, lines: list[str], node: OutlineNode) -> types.DocumentSymbol:
