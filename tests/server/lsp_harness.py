@@ -96,9 +96,13 @@ def units(client: LanguageClient, text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def open_file(client: LanguageClient, path: Path, language: str = "python") -> str:
+def open_file(
+    client: LanguageClient, path: Path, language: str = "python", text: str | None = None
+) -> str:
+    """Open `path` in the client, holding what is on disk or `text` (a buffer the editor
+    restored with unsaved edits after a restart: it reports no change for them)."""
     document = uri(path)
-    text = path.read_text("utf-8")
+    text = path.read_text("utf-8") if text is None else text
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(

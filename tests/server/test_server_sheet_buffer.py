@@ -16,7 +16,6 @@ import pytest_lsp
 from lsp_harness import (
     CLIENTS,
     SERVER,
-    Buffer,
     buffers,
     eventually,
     execute,
@@ -54,21 +53,6 @@ def statuses(text: str) -> dict[str, str]:
     return {entry.id: entry.status for entry in SheetDocument.parse(text).entries()}
 
 
-def open_restored(client: LanguageClient, path: Path, text: str) -> str:
-    """Open `path` holding `text`, not what is on disk: a buffer the editor restored with
-    unsaved edits after a restart (it reports no change for them)."""
-    document = uri(path)
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=document, language_id="markdown", version=1, text=text
-            )
-        )
-    )
-    buffers(client)[document] = Buffer(1, text)
-    return document
-
-
 def refusing_edits(client: LanguageClient, refuse: bool) -> None:
     """Make the client refuse every workspace edit (as an editor does when the person typed
     while the server computed it), or apply them again."""
@@ -92,9 +76,8 @@ async def test_a_buffer_restored_with_unsaved_edits_keeps_every_note_when_saved(
     the buffer keeps all three (`wait`: each step after the server has taken the one before)."""
     sheet = StyleSheet(resolve_target(root))
     sheet.add("on disk before")
-    document = open_restored(
-        client, sheet.path, sheet.path.read_text() + "- typed before the restart\n"
-    )
+    typed = sheet.path.read_text() + "- typed before the restart\n"
+    document = open_file(client, sheet.path, "markdown", typed)
     if wait:
         await asyncio.sleep(0.5)
     written = subprocess.run(
@@ -128,7 +111,7 @@ async def test_a_restored_buffer_that_is_what_is_on_disk_stays_clean(
     """Open with the text on disk: the server's note goes to disk, no edit to the buffer."""
     sheet = StyleSheet(resolve_target(root))
     sheet.add("on disk before")
-    document = open_restored(client, sheet.path, sheet.path.read_text())
+    document = open_file(client, sheet.path, "markdown", sheet.path.read_text())
     await asyncio.sleep(0.5)
     await execute(client, "stet.note.add", uri=document, text="from the editor")
     assert sorted(e.text for e in sheet.entries()) == ["from the editor", "on disk before"]

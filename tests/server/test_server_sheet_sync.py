@@ -16,7 +16,6 @@ import pytest_lsp
 from lsp_harness import (
     CLIENTS,
     SERVER,
-    Buffer,
     buffers,
     diagnostics,
     eventually,
@@ -26,7 +25,6 @@ from lsp_harness import (
     save,
     start,
     type_text,
-    uri,
 )
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -164,27 +162,13 @@ async def test_a_cloned_repository_linking_its_sheets_folder_out_is_left_alone(
     assert (outside / "diary.md").read_text() == "diary.md: private\n"
 
 
-def open_text(client: LanguageClient, path: Path, text: str) -> str:
-    """Open `path` holding `text` in the editor (not what is on disk: a restored buffer)."""
-    document = uri(path)
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=document, language_id="markdown", version=1, text=text
-            )
-        )
-    )
-    buffers(client)[document] = Buffer(1, text)
-    return document
-
-
 async def test_a_buffer_restored_with_unsaved_entries_keeps_them_and_gets_the_disks(
     client: LanguageClient, root: Path
 ) -> None:
     sheet = StyleSheet(resolve_target(root))
     sheet.add("on disk before")
     restored = sheet.path.read_text() + "- typed before the restart\n"
-    document = open_text(client, sheet.path, restored)
+    document = open_file(client, sheet.path, "markdown", restored)
     sheet.add("written while the editor was away", author="agent")
     files_changed(client, sheet.path)
     await asyncio.sleep(0.5)
