@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 from stet_lsp.gate import heuristics
 from stet_lsp.gate.allowlist import Allowlist
@@ -19,6 +20,7 @@ _KEY_PARTS = re.compile(r"[_.\-]+")
 _PUBLIC = frozenset(("public", "publishable", "pub"))
 _MAX_EXTENSION = 8192
 _ELLIPSES = ("...", "…", "\\u2026")
+_BEGIN = itemgetter(0)
 # The rest of an identifier after an anchor (long enough for any key the identifier rules
 # match) when `=` or `:` follows within 8 characters.
 _KEY_THEN_OPERATOR = re.compile(r"[A-Za-z0-9_.\-]{0,128}+(?=[^=:]{0,7}[=:])")
@@ -106,6 +108,10 @@ class RuleScanner:
         by_anchor = self.rules.by_anchor
         keywords = self.rules.keywords
         key_anchors = self.rules.key_anchors
+        # Window rules run after the loop, once over each stretch their anchors' windows
+        # cover; their answers for a hit (live, found) complete these then.
+        windows: dict[int, list[AnchorHit]] = {}
+        undecided_prefixes: list[AnchorHit] = []
         for offset, anchor in self.rules.prefilter.find(self.lowered, self.text):
             if anchor in keywords:
                 self.keyword_hits.append(offset)
@@ -116,7 +122,12 @@ class RuleScanner:
             found = False
             prefix_rule = False
             live = False
+            windowed = False
             for priority, rule in by_anchor[anchor]:
+                if rule.start == "window":
+                    windows.setdefault(priority, []).append((offset, anchor))
+                    windowed = True
+                    continue
                 matched = self._try(priority, rule, offset, len(anchor))
                 found |= matched
                 # A block rule that finds no block has decided: a bare header is no secret.
@@ -125,11 +136,97 @@ class RuleScanner:
             if live:
                 self.hits.append((offset, anchor))
             if prefix_rule and not found:
-                self.unmatched_prefixes.append(offset)
+                if windowed:
+                    undecided_prefixes.append((offset, anchor))
+                else:
+                    self.unmatched_prefixes.append(offset)
+        if windows:
+            self._run_windows(windows, undecided_prefixes)
         for priority, rule in self.rules.everywhere:
             for match in rule.pattern.finditer(self.text):
                 self._accept(priority, rule, match)
         return self.spans
+
+    def _run_windows(
+        self, windows: dict[int, list[AnchorHit]], undecided_prefixes: list[AnchorHit]
+    ) -> None:
+        """Each window rule searches once over every stretch of text its anchors' windows
+        cover (overlapping windows joined), so dense anchors cost no more than the text: a
+        window per anchor made hostile input (an anchor repeated) quadratic. A hit is live
+        (worth decoding behind escapes) when one of its window rules found nothing near it."""
+        found: set[AnchorHit] = set()
+        live: set[AnchorHit] = set()
+        for priority, hits in windows.items():
+            rule = self.rules.rules[priority]
+            for hit, matched in self._search_windows(priority, rule, hits):
+                (found if matched else live).add(hit)
+        if live:
+            known = set(self.hits)
+            self.hits.extend(hit for hit in live if hit not in known)
+            self.hits.sort()
+        for offset, anchor in undecided_prefixes:
+            if (offset, anchor) not in found:
+                self.unmatched_prefixes.append(offset)
+
+    def _search_windows(
+        self, priority: int, rule: Rule, hits: list[AnchorHit]
+    ) -> list[tuple[AnchorHit, bool]]:
+        """Searches the windows around `hits` (in order of offset) for `rule`, each stretch
+        of overlapping windows once; every hit with whether an accepted match meets its
+        window."""
+        text = self.text
+        size = len(text)
+        line_end = -1
+        windows: list[tuple[int, int, AnchorHit]] = []
+        for hit in hits:
+            offset, anchor = hit
+            begin = max(0, offset - rule.lead)
+            end = min(size, offset + len(anchor) + rule.reach)
+            if not rule.multiline:
+                newline = text.rfind("\n", begin, offset)
+                begin = newline + 1 if newline >= 0 else begin
+                if line_end < offset:
+                    line_end = text.find("\n", offset)
+                    line_end = size if line_end < 0 else line_end
+                end = min(end, line_end)
+            windows.append((begin, end, hit))
+        windows.sort(key=_BEGIN)
+        matches: list[tuple[int, int]] = []
+        stretch_begin, stretch_end = windows[0][0], windows[0][1]
+        for begin, end, _ in windows[1:]:
+            if begin > stretch_end:
+                matches += self._search_stretch(priority, rule, stretch_begin, stretch_end)
+                stretch_begin = begin
+            stretch_end = max(stretch_end, end)
+        matches += self._search_stretch(priority, rule, stretch_begin, stretch_end)
+        answers = []
+        index = 0
+        for begin, end, hit in windows:
+            # Matches come in order, neither starts nor ends going back.
+            while index < len(matches) and matches[index][1] <= begin:
+                index += 1
+            answers.append((hit, index < len(matches) and matches[index][0] < end))
+        return answers
+
+    def _search_stretch(
+        self, priority: int, rule: Rule, begin: int, end: int
+    ) -> list[tuple[int, int]]:
+        """The accepted matches of `rule` in text[begin:end], in order. A rejected match
+        (a shell reference, a placeholder) does not hide a match starting inside it."""
+        accepted = []
+        position = begin
+        search = rule.pattern.search
+        while position < end:
+            match = search(self.text, position, end)
+            if match is None:
+                break
+            start, stop = match.span()
+            if self._accept(priority, rule, match):
+                accepted.append((start, stop))
+                position = max(stop, start + 1)
+            else:
+                position = start + 1
+        return accepted
 
     def _may_hide_behind_escapes(self, rule: Rule, offset: int, anchor_length: int) -> bool:
         """Whether JSON escapes may hide a secret here that the raw text did not show."""
@@ -173,38 +270,24 @@ class RuleScanner:
         return not is_metadata_key(text[start:end])
 
     def _try(self, priority: int, rule: Rule, offset: int, anchor_length: int) -> bool:
+        """An anchor or identifier rule at one hit (window rules: `_search_windows`)."""
         text = self.text
         if rule.start == "anchor":
             if offset < self._covered_until.get(priority, -1):
                 return True
             match = rule.pattern.match(text, offset)
             return match is not None and self._accept(priority, rule, match)
-        if rule.start == "identifier":
-            if rule.after is not None and rule.after.match(text, offset + anchor_length) is None:
-                return False
-            start = offset
-            floor = max(0, offset - rule.lead)
-            while start > floor and text[start - 1] in _IDENTIFIER_CHARS:
-                start -= 1
-            if (priority, start) in self._tried:
-                return False
-            self._tried.add((priority, start))
-            match = rule.pattern.match(text, start, offset + anchor_length + rule.reach)
-            return match is not None and self._accept(priority, rule, match)
-        begin = max(0, offset - rule.lead)
-        end = offset + anchor_length + rule.reach
-        if not rule.multiline:
-            newline = text.rfind("\n", begin, offset)
-            begin = newline + 1 if newline >= 0 else begin
-            newline = text.find("\n", offset, end)
-            end = newline if newline >= 0 else end
-        if (priority, begin) in self._tried:
+        if rule.after is not None and rule.after.match(text, offset + anchor_length) is None:
             return False
-        self._tried.add((priority, begin))
-        found = False
-        for match in rule.pattern.finditer(text, begin, end):
-            found |= self._accept(priority, rule, match)
-        return found
+        start = offset
+        floor = max(0, offset - rule.lead)
+        while start > floor and text[start - 1] in _IDENTIFIER_CHARS:
+            start -= 1
+        if (priority, start) in self._tried:
+            return False
+        self._tried.add((priority, start))
+        match = rule.pattern.match(text, start, offset + anchor_length + rule.reach)
+        return match is not None and self._accept(priority, rule, match)
 
     def _accept(self, priority: int, rule: Rule, match: re.Match[str]) -> bool:
         group = "secret" if "secret" in rule.pattern.groupindex else 0

@@ -166,11 +166,37 @@ def is_hash_or_uuid(value: str) -> bool:
     return len(value) in (7, 8, 12, 40, 64) and _HEX.fullmatch(value) is not None
 
 
+# Character classes of a value: ASCII values (nearly all) are tested in C, a scan per class.
+_ASCII_LOWER = re.compile(r"[a-z]")
+_ASCII_UPPER = re.compile(r"[A-Z]")
+_ASCII_DIGIT = re.compile(r"[0-9]")
+_ASCII_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+_ASCII_SYMBOL = re.compile(r"[^A-Za-z0-9_.\- ]")
+
+
+def _classes(value: str) -> tuple[bool, bool, bool, bool, bool]:
+    """Whether `value` holds a lowercase letter, an uppercase letter, a digit, a character
+    that is neither letter nor digit, and one that is not a separator (`-_.` or space)
+    either."""
+    if value.isascii():
+        return (
+            _ASCII_LOWER.search(value) is not None,
+            _ASCII_UPPER.search(value) is not None,
+            _ASCII_DIGIT.search(value) is not None,
+            _ASCII_NOT_ALNUM.search(value) is not None,
+            _ASCII_SYMBOL.search(value) is not None,
+        )
+    return (
+        any(c.islower() for c in value),
+        any(c.isupper() for c in value),
+        any(c.isdigit() for c in value),
+        any(not c.isalnum() for c in value),
+        any(not c.isalnum() and c not in _SEPARATORS and c != " " for c in value),
+    )
+
+
 def has_mixed_classes(value: str) -> bool:
-    digits = any(c.isdigit() for c in value)
-    upper = any(c.isupper() for c in value)
-    lower = any(c.islower() for c in value)
-    symbol = any(not c.isalnum() for c in value)
+    lower, upper, digits, symbol, _ = _classes(value)
     return sum((digits, upper, lower, symbol)) >= 2 and (digits or (upper and lower))
 
 
@@ -240,19 +266,18 @@ def is_encoded_secret(value: str) -> bool:
     """A random hex or base64 value (Laravel's `base64:` prefix allowed): what a name that says
     credential holds. Hash lengths count: `openssl rand -hex 32` looks like a SHA-256."""
     body = value[7:] if value.startswith("base64:") else value
+    hexed = _HEX_VALUE.fullmatch(body) is not None
+    if not hexed and _BASE64_VALUE.fullmatch(body) is None:
+        return False  # the cheap test first: most values are neither
     if is_placeholder(body) or is_agent_id(body) or _UUID.fullmatch(body):
         return False
-    if body.startswith(_HASH_PREFIXES) or "://" in body or _PATH.fullmatch(body):
+    if body.startswith(_HASH_PREFIXES) or _PATH.fullmatch(body):
         return False
-    if _HEX_VALUE.fullmatch(body):
+    if hexed:
         has_letter = any(c.isalpha() for c in body)
         return has_letter and any(c.isdigit() for c in body) and shannon_entropy(body) >= 3.0
-    if not _BASE64_VALUE.fullmatch(body):
-        return False
-    upper = any(c.isupper() for c in body)
-    lower = any(c.islower() for c in body)
-    digit = any(c.isdigit() for c in body)
-    symbol = any(c in "+/=" for c in body)
+    lower, upper, digit, _, _ = _classes(body)
+    symbol = "+" in body or "/" in body or "=" in body
     entropy = shannon_entropy(body)
     return upper and lower and (digit or symbol or entropy >= 4.0) and entropy >= 3.5
 
@@ -268,10 +293,5 @@ def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: flo
         return True
     if _UUID.fullmatch(value) or value.startswith(_HASH_PREFIXES) or looks_like_reference(value):
         return False
-    classes = (
-        any(c.islower() for c in value),
-        any(c.isupper() for c in value),
-        any(c.isdigit() for c in value),
-        any(not c.isalnum() and c not in _SEPARATORS and c != " " for c in value),
-    )
-    return sum(classes) >= 2 and shannon_entropy(value) >= min_entropy
+    lower, upper, digits, _, symbol = _classes(value)
+    return sum((lower, upper, digits, symbol)) >= 2 and shannon_entropy(value) >= min_entropy

@@ -160,7 +160,32 @@ _NEWLINE = r"(?:\r?\n|\\n)"
 _SECRET_KIND = r"kind:[ \t]{0,4}[\"']?(?i:secret)[\"']?[ \t]{0,4}"
 # A line in between: its characters, an escape (`\"`) but never an escaped newline (`\n`), so
 # where a line ends is never ambiguous.
-_OTHER_LINE = r"(?:" + _NEWLINE + r"(?!---)(?:[^\r\n\\]|\\[^n\r\n]){0,500}?){0,60}?"
+_LINE_CHAR = r"(?:[^\r\n\\]|\\[^n\r\n])"
+_LINE_END = r"(?:\r|\n|\\n|$)"
+# Between `kind: Secret` and its data block, never another line ending in `kind: Secret` (as
+# the anchors write it: that line's own match starts there), nor between a data block and its
+# `kind: Secret` another data block's header (a ConfigMap's `data:` in a list before a
+# Secret): each line is read by one match only, so a file of such lines stays linear.
+_OTHER_LINE_AFTER_KIND = (
+    r"(?:"
+    + _NEWLINE
+    + r"(?!---)(?!"
+    + _LINE_CHAR
+    + r"{0,500}?kind:(?: [\"']?)?(?i:secret)[\"']?[ \t]{0,4}"
+    + _LINE_END
+    + r")"
+    + _LINE_CHAR
+    + r"{0,500}?){0,60}?"
+)
+_OTHER_LINE_BEFORE_KIND = (
+    r"(?:"
+    + _NEWLINE
+    + r"(?!---)(?![ \t]{0,12}(?:data|stringData):[ \t]{0,4}(?:#[^\r\n]{0,200})?"
+    + _LINE_END
+    + r")"
+    + _LINE_CHAR
+    + r"{0,500}?){0,60}?"
+)
 _DATA_BLOCK = (
     r"(?P<indent>[ \t]{0,12})(?:data|stringData):[ \t]{0,4}(?:#[^\r\n]{0,200})?"
     + _NEWLINE
@@ -187,7 +212,7 @@ def _manifest_values(block: str, strict: bool) -> bool:
 
 KUBERNETES_SECRET_AFTER_KIND = Rule(
     name="kubernetes-secret",
-    pattern=lazy(_SECRET_KIND + _OTHER_LINE + _NEWLINE + _DATA_BLOCK),
+    pattern=lazy(_SECRET_KIND + _OTHER_LINE_AFTER_KIND + _NEWLINE + _DATA_BLOCK),
     anchors=_K8S_ANCHORS,
     reach=70000,
     multiline=True,
@@ -200,7 +225,7 @@ KUBERNETES_SECRET_BEFORE_KIND = Rule(
         r"(?:\r?\n|\\n)?"
         + _DATA_BLOCK
         + r"(?="
-        + _OTHER_LINE
+        + _OTHER_LINE_BEFORE_KIND
         + _NEWLINE
         + r"[ \t]{0,12}"
         + _SECRET_KIND
@@ -238,6 +263,9 @@ _CURL_VALUE = (
 )
 
 
+# The command's text up to its `-u`, never over another `curl ` (whose own match starts
+# there): each character is read by one command's match only.
+_CURL_GAP = r"(?:[^\r\nc]|c(?!url[ \t])){0,400}?"
 _SHELL_REFERENCE = re.compile(r"\$[{(A-Za-z_]")
 
 
@@ -256,7 +284,7 @@ def _curl_user(value: str, strict: bool) -> bool:
 CURL_USER = Rule(
     name="curl-auth-user",
     pattern=lazy(
-        r"curl(?=[ \t])(?:[^\r\n]{0,400}?\\\r?\n){0,8}?[^\r\n]{0,400}?(?<=[ \t])"
+        r"curl(?=[ \t])(?:" + _CURL_GAP + r"\\\r?\n){0,8}?" + _CURL_GAP + r"(?<=[ \t])"
         r"(?:-u|--user)(?:=|[ \t]{1,4})" + _CURL_VALUE
     ),
     anchors=("curl ", "curl\t"),
@@ -307,11 +335,18 @@ def _login_password(value: str, strict: bool) -> bool:
     return len(value) >= 6 and len(set(value)) >= 5
 
 
+# The command's text up to its `-p`, never over another registry login (whose own match
+# starts there).
+_LOGIN_GAP = (
+    r"(?:[^\r\n|;&dpnor]"
+    r"|(?!(?:docker|podman|nerdctl|oras|registry)[ \t]{1,4}login[ \t])[dpnor]){0,300}?"
+)
 REGISTRY_LOGIN = Rule(
     name="registry-login-password",
     pattern=lazy(
         r"(?:docker|podman|nerdctl|oras|helm[ 	]{1,4}registry)[ 	]{1,4}login(?=[ 	])"
-        r"[^\r\n|;&]{0,300}?[ 	](?:-p|--password)(?:=|[ 	]{1,4})[\"']?"
+        + _LOGIN_GAP
+        + r"[ 	](?:-p|--password)(?:=|[ 	]{1,4})[\"']?"
         r"(?P<secret>(?<=\")[^\"\r\n]{1,256}(?=\")|(?<=')[^'\r\n]{1,256}(?=')"
         r"|[^\s\"']{1,256})"
     ),

@@ -10,6 +10,7 @@ import pytest
 from deadline import time_limit, within
 
 from stet_lsp.gate import GateConfig, ResultCache, redact_text, scan_text
+from stet_lsp.gate.rules import RULES, Rule
 
 RNG = random.Random(3)
 
@@ -82,3 +83,90 @@ def test_the_time_limit_interrupts_a_regular_expression() -> None:
     with pytest.raises(pytest.fail.Exception, match="still running"), time_limit(0.5):
         catastrophic.match("a" * 64)
     assert time.monotonic() - started < 5
+
+
+# Every structure rule's anchors repeated over 100 KB with near misses: a rule that searched a
+# window from every anchor read the text again from each (8.5 s for 3 KB of `curl -u `). The
+# real instance after them must still be found.
+STRUCTURE_NEAR_MISSES = {
+    "curl-user": (
+        "curl -u ",
+        "curl --user x",
+        "curl -u a:$B ",
+        "curl x \\\n",
+        "curl https://api.example.com/v1/items -X POST\n",
+    ),
+    "curl-header": ('curl -H "Authorization: ', "--header 'X-Api-Key: a", "-H 'X-Token: abc"),
+    "registry-login": (
+        "docker login -p ",
+        "docker login -u x ",
+        "helm registry login --password ",
+    ),
+    "kubernetes-secret": (
+        "kind: Secret\n",
+        "kind: Secret\nx: y\n",
+        "kind: Secret " * 30 + "\n",
+        "kind: Secret\n" + "y" * 480 + "\n",
+        '"kind": "Secret", "data": {',
+        '\\"kind\\": \\"secret\\", ',
+    ),
+    "kubernetes-secret-listed": (
+        "\ndata:\n  a: b\n",
+        "data:\n  a: b\nkind: ConfigMap\n",
+        " data:\\n",
+    ),
+    "pkcs12": ("MIIJAgIBAzCC" + "A" * 19 + " ", "MIACAQMwgA ", "ibazcc "),
+}
+_FORMATS = {fmt.name: fmt for fmt in gate_corpus.FORMATS}
+
+
+@pytest.mark.parametrize(
+    ("name", "unit"),
+    [(name, unit) for name, units in STRUCTURE_NEAR_MISSES.items() for unit in units],
+    ids=lambda value: value if len(value) < 30 else value[:30],
+)
+def test_structure_rule_near_misses_stay_linear(name: str, unit: str) -> None:
+    value, secrets = _FORMATS[name].make(random.Random(name))
+    hostile = (unit * (100_000 // len(unit) + 1))[:100_000]
+    text = hostile + "\n---\n" + value + "\n"
+    with time_limit(10, f"{name} near misses"):
+        redacted = redact_text(text, cache=ResultCache()).text
+    assert not gate_corpus.surviving_fragments(redacted, secrets)
+
+
+def test_a_transcript_of_curl_commands_stays_linear() -> None:
+    """A tool output of a thousand curl lines (82 KB) took 2.6 s: each `curl ` searched the
+    4,000 characters after it, over the next fifty commands. Three thousand here."""
+    lines = "".join(
+        f"curl -s https://api.example.com/v1/items?page={n} -H 'Accept: application/json'\\n"
+        for n in range(3000)
+    )
+    secret = "Tq7" + gate_corpus.pick(RNG, gate_corpus.ALNUM, 17)
+    record = {"type": "tool_result", "content": lines + f"curl -u deploy:{secret} https://x\\n"}
+    text = json.dumps(record) + "\n"
+    with time_limit(5, "curl lines"):
+        redacted = redact_text(text, path="events.jsonl", cache=ResultCache()).text
+    assert secret not in redacted
+    json.loads(redacted)
+
+
+@pytest.mark.parametrize("unit", ["curl -u ", "docker login -p ", "curl -H 'X-Api-Key: "])
+def test_a_megabyte_of_command_near_misses_is_scanned(unit: str) -> None:
+    """33 s a megabyte for `docker login -p `, far more for `curl -u `, before."""
+    text = unit * (1_000_000 // len(unit))
+    with time_limit(20, unit):
+        scan_text(text, cache=ResultCache())
+
+
+LARGE_REACH = [rule for rule in RULES if rule.lead + rule.reach >= 1000]
+
+
+@pytest.mark.parametrize("rule", LARGE_REACH, ids=lambda rule: f"{rule.name}-{rule.anchors[0]!r}")
+def test_each_rule_with_a_large_reach_is_linear_on_its_repeated_anchors(rule: Rule) -> None:
+    """Each anchor repeated 10,000 times with the start of an assignment or a line after it:
+    the rule's own work (detect-secrets aside), bounded by the text, not by its square."""
+    config = GateConfig(strict=rule.strict_only, use_detect_secrets=False)
+    with time_limit(20, rule.name):
+        for anchor in rule.anchors[:3]:
+            for tail in ("", " ", "=", ":\n", "x" * 20 + " "):
+                scan_text((anchor + tail) * 10_000, config=config, cache=ResultCache())
