@@ -31,7 +31,11 @@ class Normalizer:
         # The root itself becomes ".", a path under it loses the root and its slash (and a
         # file URI its scheme: `file:///repo/a.py` is `a.py`, not the broken `file://a.py`);
         # a longer name that merely starts with the root's (`/src/app-old`) is left alone.
-        self._root = re.compile(f"(?:file://)?(?:{alternatives})(?:(/)|(?![\\w.\\-]))")
+        # Two patterns that each start with a literal, which the regex engine finds fast (an
+        # optional `file://` in front of one pattern made the pass six times slower).
+        rest = "(?:(/)|(?![\\w.\\-]))"
+        self._root = re.compile(f"(?:{alternatives}){rest}")
+        self._uri = re.compile(f"file://(?:{alternatives}){rest}")
         self._roots = tuple(roots)
         self._ignore = None if ignore is None or ignore.empty else ignore
 
@@ -40,7 +44,9 @@ class Normalizer:
         Lines) go through it whole: JSON strings hold paths unescaped on POSIX."""
         if not any(root in value for root in self._roots):
             return value
-        return self._root.sub(lambda m: "" if m.group(1) else ".", value)
+        if "file://" in value:
+            value = self._uri.sub(_relative_match, value)
+        return self._root.sub(_relative_match, value)
 
     def events(self, events: Iterable[EventBase]) -> list[EventBase]:
         """The events with ignored content replaced by the `.stetignore` marker: a call that
@@ -108,6 +114,11 @@ class Normalizer:
                     if word and (self._ignored(word) or self._ignored(word.rstrip("/") + "/-")):
                         return True
         return False
+
+
+def _relative_match(found: re.Match[str]) -> str:
+    """A repository path made relative: the root itself is `.`, a path under it loses it."""
+    return "" if found.group(1) else "."
 
 
 def _without_content(arguments: dict[str, Any]) -> dict[str, Any]:
