@@ -16,6 +16,9 @@ DOCUMENTED_EXAMPLES = frozenset(
     }
 )
 
+# Words that make a value written in words a placeholder (`your_api_key_here`, `REPLACE_ME`,
+# `dummy-token`, `changeme123`, `<redacted>`). A placeholder is judged on the whole value: the
+# same letters inside a random value (`Maxxxx#2024zQ`, a token body holding `xXxx`) are chance.
 _PLACEHOLDER_WORDS = (
     "redacted",
     "placeholder",
@@ -31,20 +34,33 @@ _PLACEHOLDER_WORDS = (
     "fillme",
     "fill_me",
     "fill-me",
-    "your_",
-    "your-",
-    "yourtoken",
-    "yourkey",
+    "your",
     "dummy",
-    "xxxx",
-    "****",
-    "....",
-    "<",
-    ">",
-    "{{",
-    "${",
-    "%(",
+    "example",
 )
+# A part of a value written in words: a word in one case or capitalised, camelCase humps, a
+# number at its end; or a number.
+_WORD_PART = re.compile(r"(?:[a-z]+|[A-Z]+|[A-Z][a-z]+)(?:[A-Z][a-z]+)*[0-9]*|[0-9]+")
+_PART_SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
+# Templates and references that stand for a value: `${VAR}`, `$(command)`, `{{ x }}`,
+# `{% x %}`, `%(name)s`, `%s`, `%{name}`, words in brackets (`<your-token>`, `[password]`),
+# `{password}` (a format string).
+_TEMPLATE = re.compile(
+    r"\$\{[^{}]{0,200}\}"
+    r"|\$\([^()]{0,200}\)"
+    r"|\{\{.{0,200}?\}\}"
+    r"|\{%.{0,200}?%\}"
+    r"|%\([A-Za-z_][\w.\-]{0,80}\)[sdrif]|(?<![A-Za-z0-9%])%[sd](?![A-Za-z0-9])"
+    r"|%\{[A-Za-z_][\w.\-]{0,80}\}"
+    r"|[<\[(](?:[A-Za-z][a-z0-9]{1,40}|[A-Z0-9]{2,40})"
+    r"(?:[ _.\-]{1,3}(?:[A-Za-z][a-z0-9]{0,40}|[A-Z0-9]{1,40})){0,12}[>\])]"
+    r"|\{[A-Za-z_][\w.]{0,80}(?:![rsa])?(?::[^{}]{0,20})?\}"
+)
+_TEMPLATE_MARKS = frozenset("${<%[(")
+# Masks: runs of x, stars, dots, bullets or hashes.
+_MASK_RUN = re.compile(r"x{4,}|\*{3,}|\.{3,}|•{3,}|#{4,}")
+_MASK_MARKS = ("xxxx", "***", "...", "•••", "####")
+_OWN_MARKER = "[redacted:"
 _PLACEHOLDER_VALUES = frozenset(
     {
         "password",
@@ -114,6 +130,7 @@ _AGENT_ID_PREFIXES = (
     "rs_",
     "evt_",
 )
+_AGENT_ID = re.compile(r"[A-Za-z0-9_\-]+")
 _HASH_PREFIXES = ("sha1-", "sha256-", "sha384-", "sha512-", "sha256:", "sha512:", "md5-")
 
 
@@ -129,19 +146,57 @@ def is_documented_example(value: str) -> bool:
 
 
 def is_placeholder(value: str) -> bool:
-    """Templating, environment references, masks and the gate's own markers."""
+    """The whole value stands for a secret rather than being one: a word such as `changeme`,
+    a template or reference alone (`<your-key>`, `${VAR}`, `{{ x }}`, `%(name)s`) or with only
+    words around it (`Bearer ${TOKEN}`), a mask (`xxxx`, `sk-****`), an ellipsis with little
+    beside it, a PEM header line, or the gate's own marker. A random value holding such
+    characters (`Xk9<q2Lm>Wp4`, `aB3${x}Qw9Z`, a body with `xXxx`) is not one."""
+    value = value.strip("\"'`")
     lowered = value.lower()
-    if lowered.strip("\"'`") in _PLACEHOLDER_VALUES:
+    if lowered in _PLACEHOLDER_VALUES or len(set(value)) <= 3:
         return True
-    if is_env_reference(value) or value.startswith(("%s", "%(", "%{", "%d")):
+    if _OWN_MARKER in lowered or is_env_reference(value) or value.startswith(("{{", "{%")):
         return True
-    if any(word in lowered for word in _PLACEHOLDER_WORDS):
+    if not _TEMPLATE_MARKS.isdisjoint(value):
+        rest = value
+        for _ in range(3):  # nested: `${A:-${B}}`
+            reduced = _TEMPLATE.sub("", rest)
+            if reduced == rest:
+                break
+            rest = reduced
+        if rest != value and _is_words(rest, letters_alone=False):
+            return True
+    if any(mark in lowered for mark in _MASK_MARKS) and masked_share(lowered, _MASK_RUN) >= 0.5:
         return True
     if _elided(value):
         return True
-    if value.lstrip("\"'`").startswith(_ARMOR_LINES):
+    if value.startswith(_ARMOR_LINES):
         return True  # a PEM header or footer: the private-key rule judges what follows it
-    return len(set(value)) <= 3
+    return any(word in lowered for word in _PLACEHOLDER_WORDS) and _is_words(value)
+
+
+def masked_share(value: str, runs: re.Pattern[str]) -> float:
+    """How much of `value` the mask `runs` cover (`sk-xxxxxxxxxxxxxxxx`: 0.84)."""
+    masked = sum(len(run.group()) for run in runs.finditer(value))
+    return masked / len(value) if value else 0.0
+
+
+def _is_words(value: str, *, letters_alone: bool = True) -> bool:
+    """Words, numbers and separators only (or nothing): no part of it is random. Without
+    `letters_alone`, no letter may stand alone either (`k%s_+vyoa*q` is what is left of a
+    random value around a `%s`, not words around a template)."""
+    parts = [part for part in _PART_SEPARATORS.split(value) if part]
+    if not letters_alone and any(len(part) == 1 and part.isalpha() for part in parts):
+        return False
+    return all(
+        part.isdigit()
+        or (
+            _WORD_PART.fullmatch(part) is not None
+            and not part[1:2].isdigit()
+            and not looks_generated(part)
+        )
+        for part in parts
+    )
 
 
 def _elided(value: str) -> bool:
@@ -154,7 +209,9 @@ def _elided(value: str) -> bool:
 
 
 def is_agent_id(value: str) -> bool:
-    return value.startswith(_AGENT_ID_PREFIXES)
+    """`toolu_01…`, `call_…`: a prefix, then letters, digits, `_` and `-` only (a Django key
+    may start with `fc_` too, and goes on with `@`, `%`, `^`)."""
+    return value.startswith(_AGENT_ID_PREFIXES) and _AGENT_ID.fullmatch(value) is not None
 
 
 def is_hash_or_uuid(value: str) -> bool:
@@ -201,9 +258,12 @@ def has_mixed_classes(value: str) -> bool:
 
 
 def looks_like_code_or_word(value: str) -> bool:
-    """Identifiers, dotted names, numbers, paths and URLs are references, not values."""
-    if _NUMBER.fullmatch(value) or _IDENTIFIER.fullmatch(value):
+    """Identifiers, dotted names, numbers, paths and URLs are references, not values (a
+    generated run of letters fits a name's pattern and is none)."""
+    if _NUMBER.fullmatch(value):
         return True
+    if _IDENTIFIER.fullmatch(value):
+        return not looks_generated(value)
     if value.startswith(("/", "./", "../", "~/", "http://", "https://", "file:")):
         return True
     return "(" in value or ")" in value
@@ -233,7 +293,12 @@ def is_basic_credential(encoded: str) -> bool:
 
 
 # Generic classes (values no prefix names): whole values assigned to credential names.
-_ENV_REFERENCE = re.compile(r"\$(?:[{(]|[A-Za-z_][A-Za-z0-9_]*(?:/|$))|%[A-Za-z_][A-Za-z0-9_]*%$")
+# The whole value a reference (`$NAME`, `${NAME}`, `$(command)`, a path under one: `$HOME/x`),
+# or a Windows `%NAME%`.
+_ENV_REFERENCE = re.compile(
+    r"(?:\$[A-Za-z_][A-Za-z0-9_]*|\$\{[^{}]{1,200}\}|\$\([^()]{1,200}\))(?:/[^\s]*)?"
+    r"|%(?P<windows>[A-Za-z_][A-Za-z0-9_]*)%"
+)
 _REFERENCE = re.compile(
     r"[A-Za-z_][A-Za-z0-9_$.]{0,200}"  # names, dotted names...
     r"(?:\([\w$.,:=\s\-'\"]{0,200}\)?|\[[\w$.,:\-'\"]{0,200}\]?)?"  # ...calls, subscripts
@@ -251,15 +316,86 @@ _URL_SCHEMES = ("http://", "https://", "file:", "data:")
 
 def is_env_reference(value: str) -> bool:
     """`$NAME`, `${NAME}`, `$(command)`, `%NAME%`: a reference to a value, not the value."""
-    return _ENV_REFERENCE.match(value) is not None
+    match = _ENV_REFERENCE.fullmatch(value)
+    if match is None:
+        return False
+    # `%APPDATA%`, `%NuGetPassword%`; not a random value that `%` happens to start and end
+    name = match.group("windows")
+    return name is None or _is_words(name)
 
 
 def looks_like_reference(value: str) -> bool:
-    """Code names, calls, subscripts, numbers, versions, paths and URLs."""
+    """Code names, calls, subscripts, numbers, versions, paths and URLs; not a random run of
+    letters and digits that a name's pattern happens to fit (`HkBDLHFaDXosUduCJI`)."""
     core = value.rstrip(")]},;")
+    if core and looks_generated(core):
+        return False
     if not core or _REFERENCE.fullmatch(core) or _WORDS_ONLY.fullmatch(core):
         return True
-    return _PATH.fullmatch(value) is not None or value.startswith(_URL_SCHEMES)
+    return _is_path(value) or value.startswith(_URL_SCHEMES)
+
+
+# Letters and digits no one writes as a name or a word: a lowercase letter alone between
+# capitals or digits (`HkBD`, `9q2`), digits between letters, or a run of letters with too
+# few of the letter pairs English words are made of (`WAZDEKVSLOKPJIGP`: 27 %; names and words
+# written together, `DATABASEPASSWORD` or `schemaregistryurl`, have 60 % or more), in one
+# case or with capitals throughout (`fnnKZXUQEMVXHjqUjS`).
+_SINGLE_LOWER = re.compile(r"(?<=[A-Z0-9])[a-z](?=[A-Z0-9])")
+_INNER_DIGITS = re.compile(r"(?<=[A-Za-z])[0-9]+(?=[A-Za-z])")
+_LETTER_RUN = re.compile(r"[A-Za-z]{12,}")
+_COMMON_PAIRS_TEXT = (
+    "th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng se ha as ou io le"
+    " ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur ca el ta la ns di fo ho pe ec"
+    " pr no ct us ac ot il tr ly nc et ut ss so rs un lo wa ge ie wh ee wi em ad ol rt po we na"
+    " ul ni ts mo ow pa im mi ai sh ir su id os iv ia am fi ci vi pl ig tu ev ld ry mp fe bl ab"
+    " gh ty op wo sa ay ex ke fr oo av ag if ap gr od bo sp rd do uc bu ei ov by rm ep tt oc fa"
+    " ef cu rn sc gi da yo cr cl du ga qu ue ff ba ey ls va um pp ua up lu go ht ru ug ds lt pi"
+    " rc rr eg au ck ew mu br bi pt ak pu"
+)
+_COMMON_PAIRS = frozenset(_COMMON_PAIRS_TEXT.split())
+_WORDLIKE_PAIRS = 0.55
+_GENERATED_CAPITALS = 0.35
+_PAIRS_READ = 64
+
+
+def looks_generated(value: str) -> bool:
+    """A run of ASCII letters and digits (12 or more) that reads as generated, not written:
+    `HkBDLHFaDXosUduCJI`, `Xk9q2Lm4Wp7z`, `SMIGIQAQXLZPPRWG`; not `getUserPasswordById`,
+    `HTTPSConnection`, `sha256Digest`, `DEFAULTPASSWORD`."""
+    if len(value) < 12 or not value.isascii() or not value.isalnum():
+        return False
+    singles = len(_SINGLE_LOWER.findall(value))
+    if singles >= 2 or singles + len(_INNER_DIGITS.findall(value)) >= 3:
+        return True
+    for run in _LETTER_RUN.findall(value):
+        run = run[:_PAIRS_READ]
+        lowered = run.lower()
+        pairs = sum(lowered[i : i + 2] in _COMMON_PAIRS for i in range(len(lowered) - 1))
+        if pairs >= _WORDLIKE_PAIRS * (len(lowered) - 1):
+            continue
+        # camelCase with acronyms (`getCSRFTokenFromCookie`) has few capitals
+        capitals = sum(c.isupper() for c in run)
+        if run.isupper() or run.islower() or capitals >= _GENERATED_CAPITALS * len(run):
+            return True
+    return False
+
+
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]{12,}")
+
+
+def has_generated_run(value: str) -> bool:
+    """Whether a run of letters and digits in `value` looks generated (`API-XDWWPEJBCFZZ…`)."""
+    return any(looks_generated(run) for run in _ALNUM_RUN.findall(value))
+
+
+def _is_path(value: str) -> bool:
+    """A path (two segments at least); not base64 that starts with a slash (no `.`, `-` or
+    `_`, 32 characters or more, a generated segment: `/SaWnaKn0Dpyx.../WuHIwvjT/...`)."""
+    if _PATH.fullmatch(value) is None:
+        return False
+    if len(value) < 32 or any(c in value for c in "._-~"):
+        return True
+    return not any(looks_generated(segment) for segment in value.split("/"))
 
 
 def is_encoded_secret(value: str) -> bool:
@@ -271,11 +407,12 @@ def is_encoded_secret(value: str) -> bool:
         return False  # the cheap test first: most values are neither
     if is_placeholder(body) or is_agent_id(body) or _UUID.fullmatch(body):
         return False
-    if body.startswith(_HASH_PREFIXES) or _PATH.fullmatch(body):
+    if body.startswith(_HASH_PREFIXES) or _is_path(body):
         return False
     if hexed:
         has_letter = any(c.isalpha() for c in body)
-        return has_letter and any(c.isdigit() for c in body) and shannon_entropy(body) >= 3.0
+        # 2.75: 32 random hex digits can repeat a few by chance (`13f1b93b998838b8…`, 2.83)
+        return has_letter and any(c.isdigit() for c in body) and shannon_entropy(body) >= 2.75
     lower, upper, digit, _, _ = _classes(body)
     symbol = "+" in body or "/" in body or "=" in body
     entropy = shannon_entropy(body)
@@ -294,4 +431,8 @@ def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: flo
     if _UUID.fullmatch(value) or value.startswith(_HASH_PREFIXES) or looks_like_reference(value):
         return False
     lower, upper, digits, _, symbol = _classes(value)
-    return sum((lower, upper, digits, symbol)) >= 2 and shannon_entropy(value) >= min_entropy
+    classes = sum((lower, upper, digits, symbol))
+    if classes < 2 and not has_generated_run(value):
+        return False
+    # Every class (`Maxxxx#2024zQ`): a password even with a repeated letter.
+    return shannon_entropy(value) >= (min_entropy - 0.5 if classes == 4 else min_entropy)

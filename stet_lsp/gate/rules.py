@@ -93,12 +93,15 @@ def _basic_value(value: str, strict: bool) -> bool:
 
 
 def _password_value(value: str, strict: bool) -> bool:
+    """Any characters (`u8jz)Pde0)IgxL`), unless the whole value stands for one: a template or
+    reference (`{password}`, `%(pw)s`, `${DB_PASS}`), a placeholder word or a mask."""
     stripped = value.strip()
-    return (
-        bool(stripped)
-        and not heuristics.is_placeholder(stripped)
-        and not any(c in stripped for c in "[](){}")
-    )
+    return bool(stripped) and not heuristics.is_placeholder(stripped)
+
+
+def _connection_password(value: str, strict: bool) -> bool:
+    """`Password=` in a connection string; not code around `password =` (a call, a subscript)."""
+    return _password_value(value, strict) and not any(c in value for c in "[](){}")
 
 
 def _high_entropy(value: str, strict: bool) -> bool:
@@ -526,7 +529,10 @@ def build_rules() -> tuple[Rule, ...]:
         Rule(
             name="url-password",
             pattern=lazy(
-                r":(?://|\\/\\/)(?P<user>[^\s:@/\"'<>\\]{0,128}):(?P<secret>[^\s@/\"'<>\\]{1,256})"
+                r":(?://|\\/\\/)(?P<user>[^\s:@/\"'<>\\]{0,128}):"
+                # Up to the last `@` before the host (`u8jz@Pde0@IgxL@db`): after an `@` in
+                # the password, no `?` or `#` (a query or fragment's `@` is not the host's).
+                r"(?P<secret>[^\s@/\"'<>\\]{1,256}+(?:@[^\s@/\"'<>\\?#]{1,256}+){0,8})"
                 r"@(?=[A-Za-z0-9\[._\-])"
             ),
             anchors=("://", ":\\/\\/"),
@@ -565,7 +571,7 @@ def build_rules() -> tuple[Rule, ...]:
             anchors=("password", "pwd"),
             lead=6,
             reach=300,
-            check=_password_value,
+            check=_connection_password,
         ),
         Rule(
             name="basic-auth",

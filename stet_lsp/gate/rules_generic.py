@@ -204,7 +204,7 @@ def _manifest_values(block: str, strict: bool) -> bool:
         value = value.strip().strip("\"'")
         if key.startswith("#") or "[REDACTED:" in line or value in ("", "|", ">", "|-", ">-"):
             continue
-        if value.startswith(("{{", "${", "<", "$(")) or heuristics.is_placeholder(value):
+        if value.startswith(("{{", "${", "$(")) or heuristics.is_placeholder(value):
             continue
         return True
     return False
@@ -276,9 +276,9 @@ def _curl_user(value: str, strict: bool) -> bool:
     password = password.strip("\"'")
     if not colon or len(password) < 3:
         return False
-    if _SHELL_REFERENCE.search(password) or password.isdigit() or password[:1] in "{<%":
+    if _SHELL_REFERENCE.search(password) or password.isdigit():
         return False
-    return not heuristics.is_placeholder(password)
+    return not heuristics.is_placeholder(password)  # `{pw}`, `<password>`, `%PASS%`
 
 
 CURL_USER = Rule(
@@ -307,7 +307,7 @@ _SCHEME = (
 
 
 def _header_value(value: str, strict: bool) -> bool:
-    if value.startswith(("$", "{{", "<", "%", "[REDACTED:")) or heuristics.is_placeholder(value):
+    if value.startswith(("$", "{{")) or heuristics.is_placeholder(value):
         return False
     return len(set(value)) >= 6
 
@@ -330,7 +330,7 @@ CURL_HEADER = Rule(
 # `docker login -u me -p <password>` (and podman, nerdctl, helm registry, oras): the password
 # given on the command line rather than through --password-stdin.
 def _login_password(value: str, strict: bool) -> bool:
-    if value.startswith(("$", "{{", "<", "%", "[REDACTED:")) or heuristics.is_placeholder(value):
+    if value.startswith(("$", "{{")) or heuristics.is_placeholder(value):
         return False
     return len(value) >= 6 and len(set(value)) >= 5
 

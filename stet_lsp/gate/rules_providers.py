@@ -41,19 +41,17 @@ B64 = "A-Za-z0-9+/"
 _ASSIGN = r"[\"']?\]?[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}"
 
 
-_PLACEHOLDER_MARKS = ("<", ">", "{{", "${", "%(", "your_", "your-", "placeholder", "redacted")
-_PLACEHOLDER_RUN = re.compile(r"(.)\1{7}|\.\.\.|…|\*\*\*|(?i:changeme|dummy|example)")
+# A mask in a vendor's charset: one character eight times or more (`0000000000000000`).
+_REPEATED = re.compile(r"(.)\1{7,}")
 
 
 def _placeholder(value: str) -> bool:
-    """A template, mask or marker. A generated body may hold `xxxx` by chance: only a run of
-    eight, or three dots or stars, marks a placeholder here."""
-    lowered = value.lower()
-    if value.startswith("$") or (value[:1] == "%" and value[-1:] == "%"):  # $X, %X%
+    """A reference (`$X`), template, mask or marker, judged on the whole value: a generated
+    body may hold `xxxx`, `<`, `%(` or `dummy` by chance, or a run of one character, but it
+    is not made of them."""
+    if value.startswith("$") or heuristics.is_placeholder(value):
         return True
-    if any(mark in lowered for mark in _PLACEHOLDER_MARKS):
-        return True
-    return len(set(value)) <= 3 or _PLACEHOLDER_RUN.search(value) is not None
+    return heuristics.masked_share(value, _REPEATED) >= 0.5
 
 
 def _random_body(value: str, strict: bool) -> bool:
@@ -66,7 +64,10 @@ def _keyed_value(value: str, strict: bool) -> bool:
     """A value a vendor-named key holds: random-looking, not a placeholder, not a word."""
     if _placeholder(value) or len(set(value)) < 6:
         return False
-    return heuristics.has_mixed_classes(value) and heuristics.shannon_entropy(value) >= 3.0
+    # The vendor's name, charset and length already say which key this is: a value that
+    # repeats a few characters by chance (`EMMMGZEYNM0YSNEU`, 2.95 bits) is still one.
+    varied = heuristics.has_mixed_classes(value) or heuristics.has_generated_run(value)
+    return varied and heuristics.shannon_entropy(value) >= 2.5
 
 
 def _keyed_padded(value: str, strict: bool) -> bool:
@@ -118,7 +119,7 @@ _PATH_LIKE = re.compile(r"[\w.\-]{0,20}(?:/[\w.\-]{1,20}){1,10}(?::[\w.\-]{1,20}
 
 
 def _oci_auth_token(value: str, strict: bool) -> bool:
-    if value.startswith(("$", "%", "{{", "<")) or value.lower().startswith("ocid1."):
+    if _placeholder(value) or value.lower().startswith("ocid1."):
         return False
     if _PATH_LIKE.fullmatch(value) or "://" in value:
         return False
@@ -128,7 +129,7 @@ def _oci_auth_token(value: str, strict: bool) -> bool:
         any(c.isdigit() for c in value),
         any(not c.isalnum() for c in value),
     )
-    return sum(classes) >= 3 and len(set(value)) >= 12
+    return (sum(classes) >= 3 or heuristics.looks_generated(value)) and len(set(value)) >= 12
 
 
 # PKCS#12 (`.p12`, `.pfx`) in base64. The file is a DER SEQUENCE with two length bytes

@@ -20,7 +20,7 @@ from stet_lsp.gate.rules_providers import PROVIDER_RULES
 
 PROVIDER_NAMES = {spec[0] for spec in gate_corpus_providers.PROVIDER_FORMATS}
 FORMATS = [fmt for fmt in gate_corpus.FORMATS if fmt.name in PROVIDER_NAMES]
-SEEDS = (20250101, 7)
+SEEDS = (gate_corpus.FIXED_SEED, 7, gate_corpus.RUN_SEED)
 
 
 def test_provider_rules_are_registered() -> None:
@@ -48,7 +48,10 @@ def test_provider_format_is_fully_redacted_in_every_context(fmt: gate_corpus.For
             path, text = gate_corpus.render(context, fmt, value, rng)
             redacted = redact_text(text, config=GateConfig(), path=path).text
             left = gate_corpus.surviving_fragments(redacted, secrets)
-            assert not left, f"{fmt.name} in {context}: {left} survived\n{redacted}"
+            assert not left, (
+                f"{fmt.name} in {context}: {left} survived ({gate_corpus.seed_note(seed)})"
+                f"\n{redacted}"
+            )
 
 
 def test_every_provider_rule_finds_its_format() -> None:

@@ -1,0 +1,206 @@
+"""Values with special characters are redacted whole: a password in a URL holding brackets or
+`@`, values holding what a placeholder also holds (`<`, `xxxx`, `${`, `%`), random values of
+letters only; and placeholders are judged on the whole value."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stet_lsp.gate import GateConfig, ResultCache, redact_text, scan_text
+from stet_lsp.gate.heuristics import is_placeholder, looks_generated
+
+
+def _redacted(text: str, path: str = "notes.txt", config: GateConfig | None = None) -> str:
+    return redact_text(text, config=config, path=path, cache=ResultCache()).text
+
+
+@pytest.mark.parametrize(
+    ("url", "password"),
+    [
+        ("postgres://app:u8jz)Pde0)IgxL@db:5432/app", "u8jz)Pde0)IgxL"),
+        ("postgres://app:u8jz(Pde0]IgxL@db", "u8jz(Pde0]IgxL"),
+        ("postgres://app:u8jz{Pde0}IgxL@db", "u8jz{Pde0}IgxL"),
+        # A URL's password runs to the last `@` before the host.
+        ("postgres://app:u8jz@Pde0@IgxL@db.internal:5432/app", "u8jz@Pde0@IgxL"),
+        ("redis://:k3#Vq@9Lm@cache:6379", "k3#Vq@9Lm"),
+    ],
+)
+def test_a_url_password_with_special_characters_is_redacted_whole(url: str, password: str) -> None:
+    redacted = _redacted(f"DATABASE_URL={url}\n")
+    assert "[REDACTED:url-password#1]" in redacted
+    assert not any(piece in redacted for piece in password.replace("@", " ").split())
+    assert "@db" in redacted or "@cache" in redacted
+
+
+def test_an_at_sign_after_the_host_stays_out_of_the_password() -> None:
+    text = "see https://ci:Zq8Wm3Rt6Y@host.example/build?notify=ops@example.com\n"
+    redacted = _redacted(text)
+    assert redacted == (
+        "see https://ci:[REDACTED:url-password#1]@host.example/build?notify=ops@example.com\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'url = f"postgres://{user}:{password}@{host}/app"',
+        'url = "postgres://%s:%s@%s/app" % (user, password, host)',
+        "url = `postgres://${user}:${password}@${host}/app`",
+        "DATABASE_URL=postgres://app:${DB_PASSWORD}@db/app",
+        "DATABASE_URL=postgres://app:<password>@db/app",
+        "DATABASE_URL=postgres://app:[password]@db/app",
+    ],
+)
+def test_templates_in_urls_are_not_passwords(code: str) -> None:
+    assert scan_text(code + "\n", cache=ResultCache()) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('DB_PASSWORD="Xk9<q2Lm>Wp4"\n', "Xk9<q2Lm>Wp4"),
+        ("DB_PASSWORD=Maxxxx#2024zQ\n", "Maxxxx#2024zQ"),
+        ("DB_PASSWORD='aB3${x}Qw9Z'\n", "aB3${x}Qw9Z"),
+        ('SECRET_KEY = "axh6tl9067xf9y46b=+pn)hb_5ao#5kr(i=t%(gpl!aqn7zzo7"\n', "axh6tl9067xf"),
+        ("GITHUB_TOKEN=ghp_aB3xXxxQ9zLm4Wp7zR2tY6uI8oP0aS1dF3gH\n", "aB3xXxxQ9zLm4Wp7"),
+        ("API_TOKEN=rk_test_5ptgjrmR62CwhoUUylQCl2JM8OYGoOXxxXBl3AcXHftSb74G\n", "5ptgjrmR62Cw"),
+    ],
+)
+def test_a_random_value_holding_placeholder_characters_is_a_secret(text: str, secret: str) -> None:
+    assert secret not in _redacted(text, "settings.env")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "xxxx",
+        "xxxxxxxxxxxxxxxx",
+        "<your-key>",
+        "<YOUR_API_TOKEN>",
+        "${VAR}",
+        "${DB_PASSWORD:-${FALLBACK}}",
+        "$(cat /run/secrets/db)",
+        "%(password)s",
+        "{password}",
+        "{{ .Values.db.password }}",
+        "changeme",
+        "changeme123",
+        "REPLACE_ME",
+        "your_api_key_here",
+        "dummy-token-123",
+        "...",
+        "sk-...",
+        "sk-xxxxxxxxxxxxxxxxxxxx",
+        "****************1234",
+        "Bearer ${TOKEN}",
+        "[REDACTED:github-token#1]",
+    ],
+)
+def test_a_whole_placeholder_is_not_a_secret(value: str) -> None:
+    assert is_placeholder(value)
+    assert scan_text(f'api_key = "{value}"\npassword: {value}\n', cache=ResultCache()) == []
+
+
+@pytest.mark.parametrize(
+    "value", ["Xk9<q2Lm>Wp4", "Maxxxx#2024zQ", "aB3${x}Qw9Z", "u8jz)Pde0)IgxL", "%1@rmt4#Zq8"]
+)
+def test_placeholder_characters_inside_a_random_value_are_chance(value: str) -> None:
+    assert not is_placeholder(value)
+
+
+@pytest.mark.parametrize(
+    ("command", "secret"),
+    [
+        ("docker login -u ci -p %1@rmt4#Zq8Wm3 registry.example.com", "%1@rmt4#Zq8Wm3"),
+        ("curl -u deploy:%TWK#h8uQ2 https://api.example.com/v1", "%TWK#h8uQ2"),
+        ("curl -H 'X-Api-Key: %9fQ2xLm4Wp7zR' https://api.example.com", "%9fQ2xLm4Wp7zR"),
+    ],
+)
+def test_a_value_starting_with_a_percent_sign_is_a_secret(command: str, secret: str) -> None:
+    assert secret not in _redacted(command + "\n", "session.sh")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "curl -u deploy:%API_PASS% https://api.example.com/v1",
+        "docker login -u ci -p %REGISTRY_PASSWORD% registry.example.com",
+        "curl -u deploy:<password> https://api.example.com/v1",
+    ],
+)
+def test_windows_references_and_templates_in_commands_are_not_secrets(command: str) -> None:
+    assert scan_text(command + "\n", cache=ResultCache()) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("DB_PASSWORD", "HkBDLHFaDXosUduCJI"),
+        ("DB_PASSWORD", "uuslKbTTjWGHroROFb"),
+        ("OCI_AUTH_TOKEN", "xyKYwJdysvSjlAkdsMvM"),
+        ("CONFLUENT_API_KEY", "SMIGIQAQXLZPPRWG"),
+        ("CONFLUENT_API_KEY", "WAZDEKVSLOKPJIGP"),
+        ("ETSY_API_KEY", "nkfpfbaapsernwzbymrvvknd"),
+        ("SECRET_KEY_BASE", "/SaWnaKn0DpyxXUXB91/WuHIwvjT/ARhReZNuWP47M/uYmK4FIcl0wV3wdjfwovT"),
+    ],
+)
+@pytest.mark.parametrize("context", ["env", "json"])
+def test_a_random_value_of_letters_is_a_secret(name: str, value: str, context: str) -> None:
+    """Letters only (no digit by chance), or base64 that starts with a slash: generated
+    values that a name's or a path's pattern happens to fit."""
+    line = f"{name}={value}\n"
+    if context == "json":
+        text = json.dumps({"type": "tool_result", "content": "$ cat .env\n" + line}) + "\n"
+        redacted = _redacted(text, "events.jsonl")
+        json.loads(redacted)
+    else:
+        redacted = _redacted(line, "settings.env")
+    assert value[1:9] not in redacted
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "getUserPasswordById",
+        "HTTPSConnection",
+        "XMLHttpRequest",
+        "sha256Digest",
+        "DEFAULTPASSWORD",
+        "schemaregistryurl",
+        "strengthsAndWeaknesses",
+    ],
+)
+def test_names_people_write_are_not_generated(name: str) -> None:
+    assert not looks_generated(name)
+    assert scan_text(f"api_key = {name}\nsecret: {name}\n", cache=ResultCache()) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # An agent-id prefix (`fc_`) at the start of a Django key that goes on with symbols.
+        ("SECRET_KEY = 'fc_52@mp9r%v^po-40gor8+i1=io-kc3bs1&yq))jek3ao*%h3'\n", "mp9r%v^po-40"),
+        # A Windows reference's shape around a random value.
+        ('<add key="ClearTextPassword" value="%tuZDpgeAk75fenMF%" />\n', "tuZDpgeAk75f"),
+        # 32 hex digits that repeat a few by chance (2.83 bits a digit).
+        ("ADMIN_PASS=13f1b93b998838b8cc33bd8bbb8cb817\n", "13f1b93b9988"),
+        # A vendor's prefix and a body of capitals only.
+        ("OCTOPUS_API_KEY=API-XDWWPEJBCFZZLFJICEHIDCYDDB\n", "XDWWPEJBCFZZ"),
+    ],
+)
+def test_random_values_in_the_shape_of_something_else_are_secrets(text: str, secret: str) -> None:
+    assert secret not in _redacted(text, "settings.env")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"tool_use_id": "toolu_01JUB70HMp6vL4wIQSVdhhRc", "id": "fc_68a1b2c3d4e5f6a7b8c9"}\n',
+        '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />\n',
+        "ADMIN_PASS=%AdminPassword%\n",
+    ],
+)
+def test_agent_ids_and_windows_references_are_not_secrets(text: str) -> None:
+    assert scan_text(text, path="settings.env", cache=ResultCache()) == []
