@@ -324,6 +324,16 @@ def is_env_reference(value: str) -> bool:
     return name is None or _is_words(name)
 
 
+# A call of an attribute or module function: `os.getenv(`, `base64.b64encode(`.
+_METHOD_CALL = re.compile(r"[A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){1,8}\(")
+_ATTRIBUTE = re.compile(r"[A-Za-z_$][\w$]{0,80}(?:\.[A-Za-z_$][\w$]{0,80}){1,8}(?:\(\)?)?")
+
+
+def looks_like_attribute(value: str) -> bool:
+    """An attribute or a call in code: `self._proxy_auth`, `args.password`, `cfg.get()`."""
+    return _ATTRIBUTE.fullmatch(value) is not None
+
+
 def looks_like_reference(value: str) -> bool:
     """Code names, calls, subscripts, numbers, versions, paths and URLs; not a random run of
     letters and digits that a name's pattern happens to fit (`HkBDLHFaDXosUduCJI`)."""
@@ -332,6 +342,8 @@ def looks_like_reference(value: str) -> bool:
         return False
     if not core or _REFERENCE.fullmatch(core) or _WORDS_ONLY.fullmatch(core):
         return True
+    if _METHOD_CALL.match(value):
+        return True  # `base64.b64encode(pick(rng, 24).encode())`, cut anywhere
     return _is_path(value) or value.startswith(_URL_SCHEMES)
 
 

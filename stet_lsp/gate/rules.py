@@ -99,9 +99,33 @@ def _password_value(value: str, strict: bool) -> bool:
     return bool(stripped) and not heuristics.is_placeholder(stripped)
 
 
-def _connection_password(value: str, strict: bool) -> bool:
-    """`Password=` in a connection string; not code around `password =` (a call, a subscript)."""
-    return _password_value(value, strict) and not any(c in value for c in "[](){}")
+def _assigned_password(value: str, strict: bool) -> bool:
+    """`password = value` outside a connection string (code, an ini file, a shell line): the
+    checks of `secret-assignment`. A name, an attribute (`args.password`, `self.password`), a
+    call, a path, a number or the key's own name (`password=password,`), also when an
+    argument list goes on after it, is code, not a secret; a value of words keeps its spaces
+    (`Password = my secret phrase 42!`)."""
+    core = value.strip()
+    # An argument list goes on after the name: `password=password, timeout=5)`.
+    head = _ARGUMENT_END.split(core, maxsplit=1)[0].strip()
+    if heuristics.looks_like_reference(core) or heuristics.looks_like_reference(head):
+        return False
+    return _generic_check(core, strict)
+
+
+_ARGUMENT_END = re.compile(r"[,)]")
+
+
+def _npm_auth(value: str, strict: bool) -> bool:
+    """An `.npmrc` `_auth`/`_authToken` value; not code assigning one (`self._proxy_auth`)."""
+    return not heuristics.is_placeholder(value) and not heuristics.looks_like_attribute(value)
+
+
+def _env_value(value: str, strict: bool) -> bool:
+    """A configured name's value, whatever it looks like (`admin`, `test`, `xxxx`): only a
+    reference to another variable (`$VAR`, `${VAR}`, `%VAR%`) and the gate's own marker stay
+    (an empty value is no match)."""
+    return not heuristics.is_env_reference(value) and "[REDACTED:" not in value
 
 
 def _high_entropy(value: str, strict: bool) -> bool:
@@ -415,10 +439,13 @@ def build_rules() -> tuple[Rule, ...]:
         _token("npm-token", ("npm_",), "[A-Za-z0-9]{36}"),
         Rule(
             name="npm-auth-token",
-            pattern=lazy(r"_auth(?:Token)?[ \t]{0,2}=[ \t]{0,2}(?P<secret>[^\s\"'\\]{8,256})"),
+            # `_auth` starts its key (`//registry/:_authToken=`), not `proxy_auth=`.
+            pattern=lazy(
+                r"(?<![A-Za-z0-9])_auth(?:Token)?[ \t]{0,2}=[ \t]{0,2}(?P<secret>[^\s\"'\\]{8,256})"
+            ),
             anchors=("_authtoken", "_auth="),
             reach=280,
-            check=_not_placeholder,
+            check=_npm_auth,
             start="anchor",
         ),
         _token("pypi-token", ("pypi-AgE",), "[A-Za-z0-9_\\-]{50,400}"),
@@ -561,17 +588,35 @@ def build_rules() -> tuple[Rule, ...]:
             check=_password_value,
             start="anchor",
         ),
+        # ADO.NET/ODBC `Password=`/`Pwd=` between `;` separators: any value but a template.
         Rule(
             name="connection-string-password",
             pattern=lazy(
-                r"(?:(?<=;)|(?<=^)|(?<=[\s\"']))[ \t]{0,4}(?i:password|pwd)[ \t]{0,4}=[ \t]{0,4}"
-                r"(?P<secret>[^;\"'\r\n\\]{1,256}?)[ \t]{0,4}(?=;|[\"'\r\n]|$)",
+                r"(?:(?P<separated>(?<=;))|(?<=^)|(?<=[\s\"']))"
+                r"[ \t]{0,4}(?i:password|pwd)[ \t]{0,4}=[ \t]{0,4}"
+                r"(?P<secret>[^;\"'\r\n\\]{1,256}?)[ \t]{0,4}"
+                # after a `;`, up to the next or the string's end; else a `;` must follow
+                r"(?(separated)(?=;|[\"'\r\n]|$)|(?=;))",
                 re.MULTILINE,
             ),
             anchors=("password", "pwd"),
             lead=6,
             reach=300,
-            check=_connection_password,
+            check=_password_value,
+        ),
+        # `password = value` elsewhere (an ini file, code, a shell line; not `PWD=`, the shell's
+        # working directory): a value that looks like a password, not code.
+        Rule(
+            name="connection-string-password",
+            pattern=lazy(
+                r"(?:(?<=^)|(?<=[\s\"']))[ \t]{0,4}(?i:password)[ \t]{0,4}=[ \t]{0,4}"
+                r"(?P<secret>[^;\"'\r\n\\]{1,256}?)[ \t]{0,4}(?=[\"'\r\n]|$)",
+                re.MULTILINE,
+            ),
+            anchors=("password",),
+            lead=6,
+            reach=300,
+            check=_assigned_password,
         ),
         Rule(
             name="basic-auth",
@@ -634,7 +679,7 @@ def env_value_rule(names: tuple[str, ...]) -> Rule | None:
         ),
         anchors=tuple(sorted({name.lower() for name in names})),
         reach=1100,
-        check=_password_value,
+        check=_env_value,
     )
 
 
