@@ -29,8 +29,6 @@ from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.sheet_format import SheetDocument
 from stet_lsp.core.targets import Target, is_stet_file
 from stet_lsp.gate import Finding, GateConfig, load_config, scan_text
-from stet_lsp.gate.allowlist import Allowlist
-from stet_lsp.gate.config import GateSettings
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 
@@ -76,26 +74,9 @@ def document_items(
 
 
 def gate_config(root: Path, strict: bool = False, env_names: Iterable[str] = ()) -> GateConfig:
-    """The repository's configuration for what is shown, where a broken file flags more,
-    never less: a broken allowlist allows nothing, and broken gate settings leave strict on
-    (their names unknown), each without dropping the other file's part."""
-    try:
-        return load_config(root, strict=strict, env_names=env_names)
-    except StetError:
-        pass
-    try:
-        settings = GateSettings.load(root)
-    except StetError:
-        settings = GateSettings(strict=True)
-    try:
-        allowlist = Allowlist.load(root)
-    except StetError:
-        allowlist = None
-    return GateConfig(
-        strict=strict or settings.strict,
-        env_names=(*settings.env_names, *env_names),
-        allowlist=allowlist,
-    )
+    """The repository's configuration for what is shown: a broken file flags more, never
+    less (`load_config`'s lenient reading)."""
+    return load_config(root, strict=strict, env_names=env_names, lenient=True)
 
 
 def _scan(root: Path, relative: str, text: str, options: CheckOptions) -> list[Finding]:

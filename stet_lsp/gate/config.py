@@ -118,16 +118,31 @@ def load_config(
     strict: bool = False,
     env_names: Iterable[str] = (),
     cache_dir: Path | None = None,
+    *,
+    lenient: bool = False,
 ) -> GateConfig:
     """The configuration of a repository: its reviewed allowlist and its gate settings
     (`.stet/gate.toml`), with what a front end adds: strict when either asks for it, the
     union of the environment variable names. StetError, naming the file, when either file is
-    malformed."""
+    malformed; `lenient` (for what is shown, not written) flags more instead, never less: a
+    malformed allowlist allows nothing, malformed settings leave strict on, and neither
+    drops the other file's part."""
     root = Path(repo_root)
-    settings = GateSettings.load(root)
+    try:
+        settings = GateSettings.load(root)
+    except StetError:
+        if not lenient:
+            raise
+        settings = GateSettings(strict=True)
+    try:
+        allowlist = Allowlist.load(root)
+    except StetError:
+        if not lenient:
+            raise
+        allowlist = None
     return GateConfig(
         strict=strict or settings.strict,
         env_names=(*settings.env_names, *env_names),
-        allowlist=Allowlist.load(root),
+        allowlist=allowlist,
         cache_dir=cache_dir,
     )
