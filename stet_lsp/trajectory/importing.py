@@ -121,7 +121,7 @@ def _import(
         record = read_record(folder, stem)
         if (
             record is not None
-            and record.get("sources") == [s.model_dump() for s in sources]
+            and record.get("sources_sha256") == sources_sha256(sources)
             and record.get("gate") == config.fingerprint
         ):
             if _composed(folder, record["sources"]):
@@ -228,6 +228,7 @@ def _gated_session(
         "first_time": first_time,
         "events": count,
         "sources": [source.model_dump() for source in sources],
+        "sources_sha256": sources_sha256(sources),
         "redaction": dict(sorted(result.report.counts().items())),
         "dropped": dict(sorted(parsed.dropped.items())),
         "problems": [
@@ -240,6 +241,14 @@ def _gated_session(
         json.dumps(record, ensure_ascii=False), config=config, path="record.json", cache=None
     )
     return result.text, json.loads(gated_record.text)
+
+
+def sources_sha256(sources: list[SourceFile]) -> str:
+    """What a session was imported from (its files' names and hashes), as a digest the record
+    keeps: the record's own `sources` pass the gate, which in strict mode may redact a file's
+    name, so they cannot tell a re-import of the same bytes."""
+    listed = json.dumps([source.model_dump() for source in sources], sort_keys=True)
+    return hashlib.sha256(listed.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _with_step(line: str, step: int) -> str:

@@ -425,6 +425,28 @@ def test_importing_the_same_file_again_changes_nothing(root: Path, tmp_path: Pat
     assert not import_transcript(target, copy).changed
 
 
+def test_strict_mode_redacting_the_source_name_still_knows_the_session(
+    root: Path, tmp_path: Path
+) -> None:
+    """Strict mode's entropy rule may take a file's name for a secret: the session's record
+    (which passes the gate) then names the source `[REDACTED:…].jsonl`. Importing the same
+    file again still changes nothing."""
+    (root / ".stet").mkdir(exist_ok=True)
+    (root / ".stet" / "gate.toml").write_text("strict = true\n", encoding="utf-8")
+    target = target_of(root)
+    name = "entireio-cli__37_995ebed6e4_0_full.jsonl"
+    source = simple_session(root, SESSION_A, "Add a greeting").save(tmp_path / name)
+    first = import_transcript(target, source)
+    assert first.changed and first.redaction.get("high-entropy-string")
+    folder = root / first.folder
+    assert name not in (folder / "meta.json").read_text(encoding="utf-8")  # redacted
+    files, times = stet_files(root), stet_times(root)
+
+    again = import_transcript(target, source)
+    assert not again.changed
+    assert (stet_files(root), stet_times(root)) == (files, times)
+
+
 def test_a_changed_source_replaces_that_session_only(root: Path, tmp_path: Path) -> None:
     target = target_of(root)
     first = simple_session(root, SESSION_A, "First task", START)
