@@ -796,6 +796,77 @@ def test_a_subagent_thread_names_its_parent(tmp_path: Path) -> None:
     assert session.events[-1].agent is None
 
 
+def spawned_child(parent: str = PARENT, **spawn: Any) -> list[Any]:
+    source = {"subagent": {"thread_spawn": {"parent_thread_id": parent, "depth": 1, **spawn}}}
+    return [meta(source=source), turn_context(), message("user", "Check the tests")]
+
+
+def parent_rollout(*records: Any) -> list[Any]:
+    spawn_args = json.dumps({"message": "Check the tests", "agent_type": "explorer"})
+    return [
+        meta(id=PARENT),
+        turn_context(),
+        message("user", "Fix the bug, with a helper"),
+        function_call("spawn_agent", spawn_args, "call_spawn"),
+        *records,
+    ]
+
+
+def test_a_subagent_is_linked_to_the_call_that_spawned_it(tmp_path: Path) -> None:
+    """The parent's rollout (beside the child's, or in another day's folder) names the call
+    that spawned the thread: in collab_agent_spawn_end, or in the spawn_agent output."""
+    day = tmp_path / "sessions" / "2026" / "03" / "02"
+    day.mkdir(parents=True)
+    child = write(day / f"rollout-2026-03-02T00-00-05-{SESSION}.jsonl", spawned_child())
+    assert of(CODEX.parse(child), Subagent)[0].call_id is None  # no parent rollout yet
+
+    other = "019c0000-9999-7222-8333-444444444444"
+    spawn_end = event(
+        {
+            "type": "collab_agent_spawn_end",
+            "call_id": "call_spawn",
+            "sender_thread_id": PARENT,
+            "new_thread_id": SESSION,
+            "new_agent_nickname": "Boyle",
+            "status": "pending_init",
+        }
+    )
+    earlier = tmp_path / "sessions" / "2026" / "03" / "01"
+    earlier.mkdir(parents=True)
+    parent = earlier / f"rollout-2026-03-01T23-59-00-{PARENT}.jsonl"
+    write(
+        parent,
+        parent_rollout(spawn_end, call_output("call_spawn", json.dumps({"agent_id": other}))),
+    )
+    assert of(CODEX.parse(child), Subagent)[0].call_id == "call_spawn"
+
+    # Without the event, the output naming the thread says it.
+    write(parent, parent_rollout(call_output("call_spawn", json.dumps({"agent_id": SESSION}))))
+    assert of(CODEX.parse(child), Subagent)[0].call_id == "call_spawn"
+
+    # Another thread's spawn is not this one's.
+    write(parent, parent_rollout(call_output("call_spawn", json.dumps({"agent_id": other}))))
+    assert of(CODEX.parse(child), Subagent)[0].call_id is None
+
+
+def test_a_subagent_named_by_its_agent_path_is_linked(tmp_path: Path) -> None:
+    """Later spawn_agent outputs name the agent's path (task_name) instead of its thread."""
+    output = json.dumps({"task_name": "/root/check_tests", "nickname": "Boyle"})
+    write(
+        tmp_path / f"rollout-2026-03-01T23-59-00-{PARENT}.jsonl",
+        parent_rollout(call_output("call_spawn", output)),
+    )
+    child = write(
+        tmp_path / f"rollout-2026-03-02T00-00-05-{SESSION}.jsonl",
+        spawned_child(agent_path="/root/check_tests"),
+    )
+    session = CODEX.parse(child)
+    [subagent] = of(session, Subagent)
+    assert subagent.call_id == "call_spawn" and subagent.agent_id == SESSION
+    assert subagent.description == f"subagent of thread {PARENT} (path: /root/check_tests)"
+    assert list(session.sources) == [child.name]  # the parent is read, not imported
+
+
 @pytest.mark.parametrize(
     ("extra", "description"),
     [

@@ -32,7 +32,11 @@ bare header `{"id", "timestamp", "instructions", "git"?}` followed by bare respo
 `payload` wrapper, usually no timestamp) and `{"record_type": "state"}` markers.
 
 A subagent thread is a rollout of its own: its events carry `agent` = its thread id, after a
-Subagent event (`agent_id` = that id) whose description names the parent thread. Developer
+Subagent event (`agent_id` = that id) whose description names the parent thread. When the
+parent's rollout is where Codex keeps it (the same `sessions` tree), the Subagent event's
+`call_id` is the parent's `spawn_agent` call that started the thread: the parent's
+`collab_agent_spawn_end` names the call and the new thread, and the call's output names the
+thread (`{"agent_id"}`) or, in later versions, its agent path (`{"task_name"}`). Developer
 and system messages (the harness's instructions) are kept as RawEvents, having no kind of
 their own. Codex's `input_tokens` include the cached ones; Usage splits them into uncached
 `input_tokens` and `cache_read_tokens` (as Claude Code counts them); `output_tokens` include
@@ -42,6 +46,7 @@ the reasoning tokens.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -71,7 +76,7 @@ from stet_lsp.trajectory.importers import diffs
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession, Problem
 from stet_lsp.trajectory.importers.edits import change_fields
 from stet_lsp.trajectory.importers.fields import text_field
-from stet_lsp.trajectory.importers.files import file_digest, jsonl_records
+from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
 
 FORMAT = "codex"
 HARNESS = "codex"
@@ -129,6 +134,8 @@ _REPEATING_EVENTS = frozenset(
         "dynamic_tool_call_response",
     }
 )
+# A thread id as it may appear in a file name (Codex's are UUIDs): nothing a glob would read.
+_SAFE_ID = re.compile(r"[A-Za-z0-9._-]+")
 _PATCH_BEGIN = "*** Begin Patch"
 _PATCH_END = "*** End Patch"
 
@@ -174,7 +181,7 @@ class CodexImporter:
             facts = _Facts.gather(records)
             session_id = facts.session_id or file_digest(path)
             session = ParsedSession(FORMAT, session_id, problems=problems, sources={source: path})
-            _Reader(session, source, facts).read(records)
+            _Reader(session, source, facts, path).read(records)
         return session
 
 
@@ -266,8 +273,9 @@ class _Reader:
     """Turns the records into events, in order, keeping the state a rollout carries from
     record to record: the current model, the pending patches and the last token totals."""
 
-    def __init__(self, session: ParsedSession, source: str, facts: _Facts) -> None:
+    def __init__(self, session: ParsedSession, source: str, facts: _Facts, path: Path) -> None:
         self.session = session
+        self.path = path
         self.events = session.events
         self.source = source
         self.facts = facts
@@ -313,7 +321,14 @@ class _Reader:
         description = _subagent_description(meta)
         if description is not None:
             self.agent = self.session.session_id
-            self.emit(Subagent, agent=None, agent_id=self.agent, description=description)
+            call_id = _spawning_call(self.path, meta, self.session.session_id)
+            self.emit(
+                Subagent,
+                agent=None,
+                agent_id=self.agent,
+                call_id=call_id,
+                description=description,
+            )
 
     def emit(self, kind: type[EventBase], **fields: Any) -> None:
         fields.setdefault("agent", self.agent)
@@ -679,6 +694,90 @@ def _subagent_description(meta: Record) -> str | None:
         if value
     ]
     return f"{description} ({', '.join(details)})" if details else description
+
+
+# --- the call that spawned a subagent thread -----------------------------------------------------
+
+
+def _spawning_call(path: Path, meta: Record, thread_id: str) -> str | None:
+    """The id of the parent thread's call that spawned this subagent thread, when the parent's
+    rollout is found where Codex keeps it (beside this one, or in another day's folder of the
+    same `sessions` tree): its `collab_agent_spawn_end` names the call and the new thread, and
+    the `spawn_agent` call's output names the thread (`agent_id`) or its agent path
+    (`task_name`). None when the parent's rollout is not there or does not name this thread."""
+    source = meta.get("source")
+    origin = source.get("subagent") if isinstance(source, dict) else None
+    spawn = origin.get("thread_spawn") if isinstance(origin, dict) else None
+    spawn = spawn if isinstance(spawn, dict) else {}
+    parent = text_field(spawn.get("parent_thread_id")) or text_field(meta.get("parent_thread_id"))
+    if not parent or parent == thread_id or not _SAFE_ID.fullmatch(parent):
+        return None
+    agent_path = text_field(spawn.get("agent_path")) or text_field(meta.get("agent_path"))
+    for rollout in _parent_rollouts(path, parent):
+        try:
+            found = _spawn_call_in(rollout, thread_id, agent_path)
+        except (OSError, StetError, ValueError):
+            continue
+        if found is not None:
+            return found
+    return None
+
+
+def _parent_rollouts(path: Path, parent: str) -> Iterator[Path]:
+    """The files that may be the parent thread's rollout: named after it (`rollout-<time>-<id>`)
+    beside this rollout, then in the other day folders (`YYYY/MM/DD`) of its `sessions` tree."""
+    folder = path.parent
+    seen: set[Path] = set()
+    patterns = (f"*{parent}.jsonl", f"*{parent}.jsonl.zst")
+    for pattern in patterns:
+        for candidate in sorted(folder.glob(pattern)):
+            if candidate != path and candidate not in seen:
+                seen.add(candidate)
+                yield candidate
+    days = folder.parents
+    if len(days) < 3 or not all(
+        part.isdigit() for part in (folder.name, days[0].name, days[1].name)
+    ):
+        return
+    root = days[2]
+    for pattern in patterns:
+        for candidate in sorted(root.glob(f"[0-9]*/[0-9]*/[0-9]*/{pattern}"), reverse=True):
+            if candidate != path and candidate not in seen and candidate.is_file():
+                seen.add(candidate)
+                yield candidate
+
+
+def _spawn_call_in(rollout: Path, thread_id: str, agent_path: str | None) -> str | None:
+    """The call in `rollout` that spawned `thread_id` (see _spawning_call). Only the lines that
+    name the thread or its path are decoded."""
+    marks = [thread_id] + ([agent_path] if agent_path else [])
+    by_output: str | None = None
+    with open_text(rollout) as stream:
+        for line in stream:
+            if not any(mark in line for mark in marks):
+                continue
+            found = _rollout_record(_loads(line))
+            if found is None:
+                continue
+            kind, payload = found
+            call_id = text_field(payload.get("call_id"))
+            if not call_id:
+                continue
+            if kind == "event_msg" and payload.get("type") == "collab_agent_spawn_end":
+                if text_field(payload.get("new_thread_id")) == thread_id:
+                    return call_id
+            elif (
+                kind == "response_item"
+                and payload.get("type") == "function_call_output"
+                and by_output is None
+            ):
+                named = _loads(_output(payload.get("output"))[0])
+                if isinstance(named, dict) and (
+                    text_field(named.get("agent_id")) == thread_id
+                    or (agent_path is not None and text_field(named.get("task_name")) == agent_path)
+                ):
+                    by_output = call_id
+    return by_output
 
 
 def _is_plan_item(item: Any) -> bool:
