@@ -286,3 +286,21 @@ def test_the_progress_line_shows_the_phase_and_time_while_work_runs() -> None:
     disabled.phase("reading")
     disabled.done()
     assert quiet.getvalue() == ""  # under the threshold, or not a terminal: nothing
+
+
+def test_an_entry_typed_by_hand_shows_no_time_until_one_is_stored(stet: Run, root: Path) -> None:
+    r = str(root)
+    stet("note", "add", "written by stet", "-C", r)
+    sheet = Path(stet("sheet", "path", "-C", r)[1].strip())
+    sheet.write_text(sheet.read_text(encoding="utf-8") + "- typed by hand\n", encoding="utf-8")
+    listing = json.loads(stet("note", "list", "--json", "-C", r)[1])
+    created = {entry["text"]: entry["created"] for entry in listing["entries"]}
+    assert created["typed by hand"] is None
+    assert created["written by stet"] is not None
+    typed = next(e["id"] for e in listing["entries"] if e["text"] == "typed by hand")
+    code, out, _ = stet("note", "show", typed, "-C", r)
+    assert code == 0 and "1970" not in out and "created: —" in out
+    assert json.loads(stet("note", "show", typed, "--json", "-C", r)[1])["entry"]["created"] is None
+    stet("note", "add", "the next write", "-C", r)  # stores the typed entry's time
+    shown = json.loads(stet("note", "show", typed, "--json", "-C", r)[1])["entry"]
+    assert shown["created"] is not None and not shown["created"].startswith("1970")

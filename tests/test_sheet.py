@@ -261,8 +261,8 @@ def test_sheet_survives_branch_switch_round_trip(repo: pygit2.Repository, root: 
 
 
 def test_a_line_typed_by_hand_is_the_newest_in_the_brief(sheet: StyleSheet) -> None:
-    """Until the next write stores its time, a typed entry has none (it reads as 1970); the
-    brief takes it as the newest of its kind, not the oldest, which a small budget cuts."""
+    """Until the next write stores its time, a typed entry has none; the brief takes it as
+    the newest of its kind, not the oldest, which a small budget cuts."""
     for number in range(40):
         sheet.add(f"convention number {number} " + "padding " * 10, kind="convention")
     text = sheet.path.read_text(encoding="utf-8")
@@ -270,7 +270,7 @@ def test_a_line_typed_by_hand_is_the_newest_in_the_brief(sheet: StyleSheet) -> N
     first = text.index("\n- ", text.index("## Conventions")) + 1
     sheet.path.write_text(text[:first] + typed + "\n" + text[first:], encoding="utf-8")
     (entry,) = [e for e in sheet.entries() if e.text.startswith("Typed by hand")]
-    assert entry.created.timestamp() == 0  # not stored yet
+    assert not entry.has_time  # not stored yet
     small = sheet.brief(budget=300)
     assert small.left_out > 0
     assert "Typed by hand: wrap errors with %w" in small.text

@@ -315,3 +315,23 @@ def test_a_comment_ending_a_later_line_is_text_when_the_first_line_has_the_metad
     assert again.problems == []
     assert [(entry.id, entry.text) for entry in again.entries()] == [("zzzzzz", words)]
     assert again.render() == text
+
+
+def test_an_entry_without_a_stored_time_has_none_and_is_never_given_1970() -> None:
+    typed = "- typed by hand\n"
+    no_time = "- kept by hand <!-- stet id=handy1 author=human status=open -->\n"
+    document = SheetDocument.parse(in_sheet(typed + no_time))
+    shown = {entry.text: entry.to_dict()["created"] for entry in document.entries()}
+    assert shown == {"typed by hand": None, "kept by hand": None, "after": "2026-11-30T10:00:00Z"}
+    entry = document.find("handy1")
+    assert entry is not None
+    entry.text = "kept by hand, edited"
+    document.touch("handy1")
+    rendered = document.render()
+    assert "1970" not in rendered
+    assert "- kept by hand, edited <!-- stet id=handy1 author=human status=open -->\n" in rendered
+    again = SheetDocument.parse(rendered).find("handy1")
+    assert again is not None and again.text == "kept by hand, edited" and not again.has_time
+    document.adopt_hand_written(MOMENT)
+    (typed_entry,) = [e for e in document.entries() if e.text == "typed by hand"]
+    assert typed_entry.has_time and typed_entry.to_dict()["created"] == "2026-11-30T12:00:00Z"

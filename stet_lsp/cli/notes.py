@@ -127,7 +127,10 @@ def _show(args: argparse.Namespace) -> int:
         return 0
     entry = result["entry"]
     for name in ("id", "kind", "author", "status", "created"):
-        print(f"{name + ':':<9}{entry[name]}")
+        value = entry[name]
+        if value is None:  # typed into the sheet by hand: no time stored yet
+            value = "— (typed into the sheet by hand; the next write stores it)"
+        print(f"{name + ':':<9}{value}")
     if entry["anchor"]:
         print(f"anchor:  {_where(entry)}")
     print()

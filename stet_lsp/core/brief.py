@@ -65,14 +65,14 @@ def render_brief(
     says how many were left out. `lines` gives anchored entries' current lines by id."""
     # Newest first within a kind; entries created in the same second keep file order reversed
     # (the later one was written later). A line a person typed has no time until the next
-    # write stores one (it reads as 1970): it was typed since, so it is the newest.
+    # write stores one: it was typed since, so it is the newest.
     ordered = [entry for entry in entries if entry.status == "open"]
     position = {id(entry): number for number, entry in enumerate(ordered)}
     candidates = sorted(
         ordered,
         key=lambda e: (
             KINDS.index(e.kind),
-            -(e.created.timestamp() or math.inf),
+            -(e.created.timestamp() if e.has_time else math.inf),
             -position[id(e)],
         ),
     )

@@ -52,6 +52,12 @@ def format_time(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+NO_TIME = datetime(1970, 1, 1, tzinfo=UTC)
+"""The `created` of an entry that has no time stored: a line typed into the sheet by hand
+(until the next write stores one) or metadata without a `created` key. It is shown as no
+time (null in JSON), never as 1970, and never written to the sheet."""
+
+
 def parse_time(text: str) -> datetime:
     """ISO 8601, as UTC; a bare date means its midnight UTC, a naive time is taken as UTC.
     ValueError also for a time that UTC cannot hold (9999-12-31T23:59:59-01:00)."""
@@ -141,6 +147,11 @@ class Entry(Record):
             self.source_line,
         )
 
+    @property
+    def has_time(self) -> bool:
+        """False for an entry whose time is not stored yet (`NO_TIME`)."""
+        return self.created != NO_TIME
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -148,6 +159,6 @@ class Entry(Record):
             "author": self.author,
             "status": self.status,
             "text": self.text,
-            "created": format_time(self.created),
+            "created": format_time(self.created) if self.has_time else None,
             "anchor": self.anchor.to_dict() if self.anchor else None,
         }

@@ -17,6 +17,7 @@ from stet_lsp.core.digests import sha256
 from stet_lsp.core.model import (
     AUTHORS,
     KINDS,
+    NO_TIME,
     SECTION_TITLES,
     STATUSES,
     Anchor,
@@ -241,12 +242,9 @@ def provisional_id(kind: str, text: str, occurrence: int) -> str:
 
 
 def render_entry(entry: Entry) -> str:
-    fields = {
-        "id": entry.id,
-        "author": entry.author,
-        "status": entry.status,
-        "created": format_time(entry.created),
-    }
+    fields = {"id": entry.id, "author": entry.author, "status": entry.status}
+    if entry.has_time:  # an entry without one is never given 1970
+        fields["created"] = format_time(entry.created)
     if entry.anchor is not None:
         fields["anchor"] = f"{entry.anchor.path}:{entry.anchor.line}"
         fields["anchor-text"] = entry.anchor.text
@@ -273,14 +271,11 @@ def _entry_from_fields(kind: Kind, text: str, fields: dict[str, str], line: int)
         author=choice(fields.get("author", "human"), AUTHORS, "author"),
         status=choice(fields.get("status", "open"), STATUSES, "status"),
         text=text,
-        created=_time("created", fields["created"]) if "created" in fields else _EPOCH,
+        created=_time("created", fields["created"]) if "created" in fields else NO_TIME,
         anchor=anchor,
         extra={key: value for key, value in fields.items() if key not in known},
         source_line=line,
     )
-
-
-_EPOCH = parse_time("1970-01-01T00:00:00Z")
 
 
 class SheetDocument:
@@ -689,7 +684,7 @@ class _Parser:
                 kind=kind,
                 author="human",
                 text=text,
-                created=_EPOCH,  # set when the entry is adopted at the next write
+                created=NO_TIME,  # set when the entry is adopted at the next write
                 source_line=start + 1,
             )
             return self._register(EntryBlock(entry, raw, hand_written=True), start, raw)
