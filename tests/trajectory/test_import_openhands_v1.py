@@ -895,6 +895,48 @@ def test_a_loose_event_file_or_event_lines_are_read_alone(tmp_path: Path) -> Non
     assert parsed.events[3].source.line == 2
 
 
+def test_reasoning_written_inline_is_not_repeated_as_the_agents_text(tmp_path: Path) -> None:
+    """Models served through an OpenAI-compatible endpoint write their reasoning inline,
+    `<think>…</think>` before the reply, and the SDK keeps it in the thought (or message)
+    beside `reasoning_content`: it is the reasoning, not something the agent said."""
+    clock = Clock()
+    plan = "Run the tests, then fix line 5.\n"
+    run = action(
+        clock,
+        "terminal",
+        "call_1",
+        {"command": "pytest -q"},
+        "TerminalAction",
+        RESPONSE_1,
+        thought=f"<think>{plan}</think>\n\nI'll start with the tests.\n",
+        reasoning=plan,
+    )
+    again = action(
+        clock,
+        "terminal",
+        "call_2",
+        {"command": "pytest -q -x"},
+        "TerminalAction",
+        RESPONSE_2,
+        thought="<think>Chain them with &&.\n</think>\n\n",  # no reasoning field
+    )
+    done = agent_message(clock, "<think>All green.</think>\nFixed.", RESPONSE_3)
+    done["llm_message"]["thinking_blocks"] = []
+    update = {**system_prompt(clock), "kind": "SystemPromptUpdateEvent"}
+    lines = tmp_path / "events.jsonl"
+    lines.write_text("\n".join(compact(e) for e in (run, again, done, update)) + "\n")
+    events = V1.parse(lines).events
+    said = [(e.kind, e.text) for e in events if e.kind in ("reasoning", "agent_message")]
+    assert said == [
+        ("reasoning", plan),
+        ("agent_message", "I'll start with the tests.\n"),
+        ("reasoning", "Chain them with &&."),
+        ("reasoning", "All green."),
+        ("agent_message", "Fixed."),
+    ]
+    assert [e.reason for e in of(events, "raw")] == ["system prompt"]
+
+
 def test_less_common_event_kinds(tmp_path: Path) -> None:
     clock = Clock()
     acp = {

@@ -22,8 +22,8 @@ it) persists for a conversation, a folder `<conversations>/<conversation id hex>
   file editor's `command`, `path`, `prev_exist` and the whole file as `old_content` and
   `new_content`; before late 2025 an `output` text and an `error` instead of `content`),
   `AgentErrorEvent` (`error`, answering a tool call), `UserRejectObservation`
-  (`rejection_reason`), `SystemPromptEvent`, `Condensation` (`forgotten_event_ids`,
-  `summary`), `CondensationSummaryEvent`, `CondensationRequest`,
+  (`rejection_reason`), `SystemPromptEvent` (and `SystemPromptUpdateEvent`), `Condensation`
+  (`forgotten_event_ids`, `summary`), `CondensationSummaryEvent`, `CondensationRequest`,
   `ConversationStateUpdateEvent` (`key`, `value`: an execution status, or cumulative `stats`),
   `ConversationErrorEvent` (`code`, `detail`), `PauseEvent`, `InterruptEvent`,
   `HookExecutionEvent`, `ACPToolCallEvent`, `TokenEvent` and `LLMCompletionLogEvent`. Events
@@ -50,8 +50,10 @@ snapshots) give it as differences. System prompts, hook executions and kinds not
 are kept raw; state updates, condensation requests, token ids, completion logs and the
 context the harness added to a message (`extended_content`) are counted in `dropped`.
 Readable reasoning is kept, redacted thinking and encrypted reasoning are counted as
-`opaque_reasoning`. A pause or an interrupt is an interrupting error; the session ends with
-`finish` or the conversation's last status.
+`opaque_reasoning`; reasoning a model wrote inline before its reply (`<think>…</think>`, kept
+in the thought or message text beside `reasoning_content`) is reasoning, not agent text. A
+pause or an interrupt is an interrupting error; the session ends with `finish` or the
+conversation's last status.
 """
 
 from __future__ import annotations
@@ -107,6 +109,7 @@ EVENT_FILE = re.compile(r"^event-(\d{5,})-(.+)\.json$")
 
 
 _SOURCES = frozenset({"user", "agent", "environment", "hook"})
+_THINK = re.compile(r"\A\s*<think>(.*?)</think>\s*", re.DOTALL)
 _KINDS = frozenset(
     {
         "MessageEvent",
@@ -115,6 +118,7 @@ _KINDS = frozenset(
         "AgentErrorEvent",
         "UserRejectObservation",
         "SystemPromptEvent",
+        "SystemPromptUpdateEvent",
         "Condensation",
         "CondensationSummaryEvent",
         "CondensationRequest",
@@ -447,7 +451,7 @@ class _Reader:
         elif kind == "UserRejectObservation":
             reason = text_field(event.get("rejection_reason")) or "the user rejected the action"
             self._failure(event, f"Action rejected: {reason}", at, time)
-        elif kind == "SystemPromptEvent":
+        elif kind in ("SystemPromptEvent", "SystemPromptUpdateEvent"):
             self.parsed.emit(RawEvent, at, time, record=event, reason="system prompt")
         elif kind in ("Condensation", "CondensationSummaryEvent"):
             self._compaction(event, at, time)
@@ -476,7 +480,7 @@ class _Reader:
 
     def _message(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
         message = mapping(event.get("llm_message"))
-        text = _content_text(message.get("content"), "\n")
+        think, text = _split_think(_content_text(message.get("content"), "\n"))
         if event.get("extended_content"):
             # Context the harness added for the model (skills, rules), not what was said.
             self.parsed.dropped["agent_context"] += 1
@@ -485,7 +489,7 @@ class _Reader:
             self.parsed.emit(UserMessage, at, time, text=text)
             self.end_reason = None  # the conversation goes on after a finish
         elif source == "agent" and role in ("assistant", None):
-            self._response(event, message, at, time)
+            self._response(event, message, at, time, think)
             if text:
                 self.parsed.emit(AgentMessage, at, time, text=text, model=self.state.model)
             self._response_usage(event, at, time)
@@ -494,8 +498,8 @@ class _Reader:
             self.parsed.emit(RawEvent, at, time, record=event, reason=reason)
 
     def _action(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
-        self._response(event, event, at, time)
-        thought = _content_text(event.get("thought"), "\n\n")
+        think, thought = _split_think(_content_text(event.get("thought"), "\n\n"))
+        self._response(event, event, at, time, think)
         if thought:
             self.parsed.emit(AgentMessage, at, time, text=thought, model=self.state.model)
         call_id = as_text(event.get("tool_call_id"))
@@ -623,10 +627,17 @@ class _Reader:
     # -- reasoning and usage --------------------------------------------------------------------
 
     def _response(
-        self, event: dict[str, Any], holder: dict[str, Any], at: SourceRef, time: str | None
+        self,
+        event: dict[str, Any],
+        holder: dict[str, Any],
+        at: SourceRef,
+        time: str | None,
+        think: str | None = None,
     ) -> None:
         """The readable reasoning of a model response, the first time one of its events shows
-        it (the actions of one response share it); opaque reasoning is counted."""
+        it (the actions of one response share it); opaque reasoning is counted. `think` is the
+        reasoning the model wrote inline in its text (`<think>…</think>`), used when no
+        reasoning field holds it."""
         response_id = text_field(event.get("llm_response_id"))
         if response_id is not None and response_id in self.responses:
             return
@@ -645,7 +656,7 @@ class _Reader:
             readable = readable or [
                 t for part in sequence(item.get("content")) if (t := text_field(part))
             ]
-            text = "\n\n".join(readable) or None
+            text = "\n\n".join(readable) or think
         if text:
             self.parsed.emit(Reasoning, at, time, text=text)
 
@@ -706,6 +717,16 @@ def _terminal_dir(records: list[_Record]) -> str | None:
         if found:
             return found
     return None
+
+
+def _split_think(text: str) -> tuple[str | None, str]:
+    """(the reasoning, the rest) of a text that opens with the model's reasoning inline, as
+    models served through an OpenAI-compatible endpoint write it (`<think>…</think>` before the
+    reply, the same reasoning `reasoning_content` holds); (None, the text) otherwise."""
+    found = _THINK.match(text)
+    if found is None:
+        return None, text
+    return found.group(1).strip() or None, text[found.end() :]
 
 
 def _content_text(parts: Any, separator: str) -> str:
