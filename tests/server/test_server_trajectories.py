@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import pytest_lsp
+from claude_transcript import SESSION, working_session
 from lsp_harness import CLIENTS, SERVER, execute, start, uri
 from lsp_pipe import PipeServer
 from pygls.exceptions import JsonRpcException
@@ -34,6 +35,16 @@ from stet_lsp.trajectory.narration import render
 from stet_lsp.trajectory.store import working_folder
 
 CLAUDE = "claude-code/entireio-cli__37_995ebed6e4_0_full.jsonl"
+CLAUDE_SESSION = "48f428f9-72d8-40b2-9594-953019809473"
+
+
+@pytest.fixture(params=["written", "public sample"])
+def transcript(request: pytest.FixtureRequest, root: Path, tmp_path: Path) -> tuple[Path, str]:
+    """(a Claude Code session file, its session id): a short one written here, which runs
+    everywhere, and the public sample (skipped where it is absent)."""
+    if request.param == "written":
+        return working_session(root, tmp_path / f"{SESSION}.jsonl"), SESSION
+    return sample(CLAUDE), CLAUDE_SESSION
 
 
 @pytest_lsp.fixture(config=SERVER, params=CLIENTS)
@@ -44,23 +55,23 @@ async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient):  #
 
 
 async def test_import_answers_as_the_command_line_and_twice_changes_nothing(
-    client: LanguageClient, root: Path
+    client: LanguageClient, root: Path, transcript: tuple[Path, str]
 ) -> None:
-    transcript = sample(CLAUDE)
-    first = await execute(client, "stet.trajectory.import", uri=uri(root), path=str(transcript))
+    source, session = transcript
+    first = await execute(client, "stet.trajectory.import", uri=uri(root), path=str(source))
     assert first["format"] == "claude-code"
-    assert first["session"] == "48f428f9-72d8-40b2-9594-953019809473"
-    assert first["changed"] is True and first["events"] == 80
+    assert first["session"] == session
+    assert first["changed"] is True and first["events"] > 5
     folder = working_folder(resolve_target(root))
     assert first["folder"] == str(folder.relative)
     events = (folder.path / "events.jsonl").read_text(encoding="utf-8").splitlines()
-    assert [json.loads(line)["step"] for line in events] == list(range(1, 81))
-    again = await execute(client, "stet.trajectory.import", uri=uri(root), path=str(transcript))
+    assert [json.loads(line)["step"] for line in events] == list(range(1, first["events"] + 1))
+    again = await execute(client, "stet.trajectory.import", uri=uri(root), path=str(source))
     assert again["changed"] is False
 
     listed = await execute(client, "stet.trajectory.list", uri=uri(root))
     [row] = listed["trajectories"]
-    assert (row["id"], row["working"], row["steps"]) == (folder.id, True, 80)
+    assert (row["id"], row["working"], row["steps"]) == (folder.id, True, first["events"])
 
     opened = await execute(client, "stet.trajectory.open", uri=uri(root))
     assert opened["uri"] == uri(folder.path / "narration.md")
@@ -90,13 +101,13 @@ async def test_bad_import_arguments_fail_the_request_and_the_server_goes_on(
 
 
 async def test_a_long_import_reports_work_done_progress(
-    client: LanguageClient, root: Path, tmp_path: Path
+    client: LanguageClient, root: Path, tmp_path: Path, transcript: tuple[Path, str]
 ) -> None:
-    """A session of some 20 MB (the public sample's records over and over, each with its own
-    ids) takes well over the one second after which progress shows."""
+    """A session of some 20 MB (a session's records over and over, each with its own ids)
+    takes well over the one second after which progress shows."""
     records = [
         json.loads(line)
-        for line in sample(CLAUDE).read_text(encoding="utf-8").splitlines()
+        for line in transcript[0].read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]
     lines = []
@@ -125,9 +136,9 @@ async def test_a_long_import_reports_work_done_progress(
 
 
 async def test_a_step_is_marked_from_its_line_in_events_or_narration(
-    client: LanguageClient, root: Path
+    client: LanguageClient, root: Path, transcript: tuple[Path, str]
 ) -> None:
-    await execute(client, "stet.trajectory.import", uri=uri(root), path=str(sample(CLAUDE)))
+    await execute(client, "stet.trajectory.import", uri=uri(root), path=str(transcript[0]))
     folder = working_folder(resolve_target(root))
     events = folder.path / "events.jsonl"
     line = next(
@@ -172,7 +183,7 @@ async def test_a_step_is_marked_from_its_line_in_events_or_narration(
 
 
 async def test_capstone_commits_the_working_trajectory_and_refuses_clearly(
-    client: LanguageClient, root: Path
+    client: LanguageClient, root: Path, transcript: tuple[Path, str]
 ) -> None:
     import pygit2
 
@@ -180,7 +191,7 @@ async def test_capstone_commits_the_working_trajectory_and_refuses_clearly(
     repository.config["user.name"] = "Reviewer"
     repository.config["user.email"] = "reviewer@example.invalid"
     head = repository.head.target
-    await execute(client, "stet.trajectory.import", uri=uri(root), path=str(sample(CLAUDE)))
+    await execute(client, "stet.trajectory.import", uri=uri(root), path=str(transcript[0]))
 
     dry = await execute(client, "stet.capstone", uri=uri(root), dryRun=True)
     assert dry["dry_run"] is True and repository.head.target == head

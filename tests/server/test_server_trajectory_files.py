@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import pytest_lsp
+from claude_transcript import working_session
 from lsp_harness import (
     CLIENTS,
     SERVER,
@@ -34,6 +35,15 @@ from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.store import working_folder
 
 CLAUDE = "claude-code/entireio-cli__37_995ebed6e4_0_full.jsonl"
+
+
+@pytest.fixture(params=["written", "public sample"])
+def transcript(request: pytest.FixtureRequest, root: Path, tmp_path: Path) -> Path:
+    """A Claude Code session file: a short one written here, which runs everywhere, and the
+    public sample (skipped where it is absent)."""
+    if request.param == "written":
+        return working_session(root, tmp_path / "session.jsonl")
+    return sample(CLAUDE)
 
 
 @pytest_lsp.fixture(config=SERVER, params=CLIENTS)
@@ -120,9 +130,9 @@ async def lenses(client: LanguageClient, document: str) -> list[types.CodeLens]:
 
 
 async def test_events_show_a_lens_and_a_hover_per_step_and_an_outline(
-    client: LanguageClient, root: Path
+    client: LanguageClient, root: Path, transcript: Path
 ) -> None:
-    import_transcript(resolve_target(root), sample(CLAUDE))
+    import_transcript(resolve_target(root), transcript)
     events = working_folder(resolve_target(root)).path / "events.jsonl"
     records = lines_of(events)
     document = open_file(client, events, "json")
@@ -396,8 +406,10 @@ async def test_a_line_the_agent_wrote_says_which_step_wrote_it_and_why(
     await eventually(gone, timeout=10)
 
 
-async def test_a_step_is_marked_from_its_code_action(client: LanguageClient, root: Path) -> None:
-    import_transcript(resolve_target(root), sample(CLAUDE))
+async def test_a_step_is_marked_from_its_code_action(
+    client: LanguageClient, root: Path, transcript: Path
+) -> None:
+    import_transcript(resolve_target(root), transcript)
     folder = working_folder(resolve_target(root))
     events = folder.path / "events.jsonl"
     records = lines_of(events)

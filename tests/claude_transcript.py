@@ -134,3 +134,19 @@ class Transcript:
         text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in self.records)
         path.write_text(text, encoding="utf-8")
         return path
+
+
+def working_session(cwd: Path, path: Path, session: str = SESSION) -> Path:
+    """A short session saved at `path`: a request, an answer, a shell command and its output,
+    a created file, a closing answer (the kinds an editor's views show, for tests that must run
+    where the public samples are absent)."""
+    transcript = Transcript(cwd, session)
+    transcript.user("Add a retry helper and run the tests.")
+    transcript.say("I'll look at the package first.")
+    transcript.tool("toolu_01", "Bash", {"command": "ls src"}, "app.py\nutil.py\n")
+    transcript.write_file(
+        "toolu_02", f"{cwd}/src/retry.py", "def retry(call):\n    return call()\n"
+    )
+    transcript.tool("toolu_03", "Bash", {"command": "python -m pytest -q"}, "3 passed in 0.02s\n")
+    transcript.say("Added src/retry.py; the tests pass.")
+    return transcript.save(path)
