@@ -304,3 +304,17 @@ def test_an_entry_typed_by_hand_shows_no_time_until_one_is_stored(stet: Run, roo
     stet("note", "add", "the next write", "-C", r)  # stores the typed entry's time
     shown = json.loads(stet("note", "show", typed, "--json", "-C", r)[1])["entry"]
     assert shown["created"] is not None and not shown["created"].startswith("1970")
+
+
+def test_brief_stays_within_a_budget_smaller_than_its_heading(stet: Run, root: Path) -> None:
+    r = str(root)
+    stet("note", "add", "remember this", "-C", r)
+    for budget in (1, 9, 20, 60):
+        code, out, _ = stet("brief", "--budget", str(budget), "--json", "-C", r)
+        brief = json.loads(out)
+        assert code == 0 and brief["tokens"] <= budget and (len(brief["text"]) + 3) // 4 <= budget
+        assert (brief["included"], brief["left_out"]) == (0, 1)
+    assert stet("brief", "--budget", "20", "-C", r)[1] == (
+        "_1 style-sheet entry left out to fit 20 tokens (`stet note list` shows all)._\n"
+    )
+    assert stet("brief", "--budget", "1", "-C", r)[1] == ""

@@ -62,7 +62,9 @@ def render_brief(
     lines: Mapping[str, int | None] | None = None,
 ) -> Brief:
     """Open entries, by kind then newest first, as many as fit in `budget` tokens; the block
-    says how many were left out. `lines` gives anchored entries' current lines by id."""
+    says how many were left out. It never holds more than `budget` tokens: when no entry fits
+    beside the heading, its wording and that note, it is the note alone (`_only_left_out`).
+    `lines` gives anchored entries' current lines by id."""
     # Newest first within a kind; entries created in the same second keep file order reversed
     # (the later one was written later). A line a person typed has no time until the next
     # write stores one: it was typed since, so it is the newest.
@@ -77,34 +79,72 @@ def render_brief(
         ),
     )
     head = preamble(label)
+    # A text fits `budget` tokens when it holds at most four characters a token (the estimate
+    # rounds up), so the parts are measured in characters: their sum is the text's length.
+    limit = 4 * budget
     if not candidates:
-        text = head + "\nNo entries yet.\n"
+        fits = [text for text in (head + "\nNo entries yet.\n", _NO_ENTRIES) if len(text) <= limit]
+        text = fits[0] if fits else ""
         return Brief(text, 0, 0, estimate_tokens(text))
-    # Reserve room for the note on left-out entries, so adding it never breaks the budget.
-    reserve = estimate_tokens(_left_out_note(len(candidates), budget))
-    spent = estimate_tokens(head) + reserve
-    chosen: list[Entry] = []
-    titled: set[Kind] = set()
-    for entry in candidates:
-        cost = estimate_tokens(_line(entry, lines or {}))
-        if entry.kind not in titled:
-            cost += estimate_tokens(_title(entry.kind))
-        if spent + cost <= budget:
-            chosen.append(entry)
-            titled.add(entry.kind)
-            spent += cost
+    shown = lines or {}
+    room = limit - len(head)
+    chosen = _fitting(candidates, shown, room)
+    if len(chosen) < len(candidates):
+        # Room for the note on left-out entries (the note for every candidate is at least as
+        # long as the one written).
+        room -= len("\n" + _left_out_note(len(candidates), budget))
+        chosen = _fitting(candidates, shown, room)
+        if not chosen:
+            return _only_left_out(len(candidates), budget)
     parts = [head]
     kind = None
     for entry in chosen:
         if entry.kind != kind:
             kind = entry.kind
             parts.append(_title(kind))
-        parts.append(_line(entry, lines or {}))
+        parts.append(_line(entry, shown))
     left_out = len(candidates) - len(chosen)
     if left_out:
         parts.append("\n" + _left_out_note(left_out, budget))
     text = "".join(parts)
     return Brief(text, len(chosen), left_out, estimate_tokens(text))
+
+
+_NO_ENTRIES = "_No style-sheet entries yet._\n"
+
+
+def _fitting(candidates: list[Entry], lines: Mapping[str, int | None], room: int) -> list[Entry]:
+    """The candidates taken in order while they fit in `room` characters (each kind's title
+    counted with its first entry); one that does not fit is skipped, a shorter one after it
+    may still fit."""
+    chosen: list[Entry] = []
+    titled: set[Kind] = set()
+    spent = 0
+    for entry in candidates:
+        cost = len(_line(entry, lines))
+        if entry.kind not in titled:
+            cost += len(_title(entry.kind))
+        if spent + cost <= room:
+            chosen.append(entry)
+            titled.add(entry.kind)
+            spent += cost
+    return chosen
+
+
+def _only_left_out(count: int, budget: int) -> Brief:
+    """The brief when no entry fits beside the heading, its wording and the note on left-out
+    entries (entries never go without the wording that makes them context, not rules): the
+    note alone, as short as it must be, or nothing when not even the shortest fits."""
+    noun = "entry" if count == 1 else "entries"
+    for text in (
+        f"_{count} style-sheet {noun} left out to fit {budget} tokens "
+        "(`stet note list` shows all)._\n",
+        f"_{count} style-sheet {noun} left out to fit {budget} tokens._\n",
+        f"_{count} style-sheet {noun} left out._\n",
+    ):
+        if len(text) <= 4 * budget:
+            return Brief(text, 0, count, estimate_tokens(text))
+    return Brief("", 0, count, 0)
 
 
 def _title(kind: Kind) -> str:

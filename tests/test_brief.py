@@ -1,0 +1,112 @@
+"""The brief's budget: never more tokens than asked for, whatever the budget and the sheet."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stet_lsp.core.brief import estimate_tokens, preamble, render_brief
+from stet_lsp.core.model import KINDS, NO_TIME, STATUSES, Anchor, Entry
+
+START = datetime(2026, 11, 30, tzinfo=UTC)
+
+texts = st.lists(
+    st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=120),
+    min_size=1,
+    max_size=3,
+).map("\n".join)
+
+entries = st.builds(
+    lambda number, kind, status, text, seconds, anchor: Entry(
+        id=f"e{number}",
+        kind=kind,
+        author="agent",
+        text=text,
+        created=NO_TIME if seconds is None else START + timedelta(seconds=seconds),
+        status=status,
+        anchor=anchor,
+    ),
+    st.integers(0, 10**6),
+    st.sampled_from(KINDS),
+    st.sampled_from(STATUSES),
+    texts,
+    st.one_of(st.none(), st.integers(0, 100)),
+    st.one_of(
+        st.none(),
+        st.builds(
+            Anchor, st.sampled_from(["src/a.py", "a\nb.py"]), st.integers(1, 10**6), st.just("x")
+        ),
+    ),
+)
+
+
+def brief_of(count: int, budget: int, label: str = "main") -> tuple[str, int, int, int]:
+    notes = [
+        Entry(f"e{n}", "note", "human", f"note number {n} " * 4, START + timedelta(seconds=n))
+        for n in range(count)
+    ]
+    brief = render_brief(label, notes, budget)
+    return brief.text, brief.included, brief.left_out, brief.tokens
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(entries, max_size=25),
+    st.integers(1, 1500),
+    st.text(min_size=1, max_size=300),
+    st.dictionaries(st.sampled_from([f"e{n}" for n in range(50)]), st.none() | st.integers(1, 99)),
+)
+def test_the_brief_never_exceeds_its_budget(
+    items: list[Entry], budget: int, label: str, lines: dict[str, int | None]
+) -> None:
+    brief = render_brief(label, items, budget, lines)
+    assert brief.tokens == estimate_tokens(brief.text) <= budget
+    open_count = sum(1 for item in items if item.status == "open")
+    assert brief.included + brief.left_out == open_count
+    if brief.included:  # entries never come without the wording that makes them context
+        assert brief.text.startswith(preamble(label))
+    if brief.left_out and brief.text:
+        assert f"_{brief.left_out} " in brief.text
+    assert render_brief(label, items, budget, lines) == brief
+
+
+def test_a_budget_below_the_heading_gives_the_note_alone_shortened_to_fit() -> None:
+    heading = estimate_tokens(preamble("main"))
+    text, included, left_out, tokens = brief_of(5, heading - 1)
+    assert (included, left_out) == (0, 5) and tokens <= heading - 1
+    assert text == (
+        f"_5 style-sheet entries left out to fit {heading - 1} tokens "
+        "(`stet note list` shows all)._\n"
+    )
+    assert brief_of(5, 13)[0] == "_5 style-sheet entries left out to fit 13 tokens._\n"
+    assert brief_of(1, 9)[0] == "_1 style-sheet entry left out._\n"
+    assert brief_of(5, 8) == ("", 0, 5, 0)  # not even the shortest note fits
+    assert brief_of(5, 1) == ("", 0, 5, 0)
+
+
+def test_a_budget_for_the_heading_but_no_entry_gives_the_note_alone() -> None:
+    heading = estimate_tokens(preamble("main"))
+    text, included, left_out, tokens = brief_of(3, heading + 20)
+    assert (included, left_out) == (0, 3) and tokens <= heading + 20
+    assert text.startswith("_3 style-sheet entries left out")
+
+
+def test_a_long_branch_name_cannot_push_the_brief_over_its_budget() -> None:
+    _, included, left_out, tokens = brief_of(2, 200, label="feature/" + "x" * 2000)
+    assert (included, left_out) == (0, 2) and tokens <= 200
+
+
+def test_every_entry_is_included_when_they_fit_without_the_note() -> None:
+    """The note on left-out entries needs room only when some are left out."""
+    notes = [Entry(f"e{n}", "note", "human", f"note {n}", START) for n in range(3)]
+    full = render_brief("main", notes, 800)
+    exact = render_brief("main", notes, full.tokens)
+    assert (exact.included, exact.left_out, exact.text) == (3, 0, full.text)
+
+
+def test_an_empty_sheet_under_a_small_budget() -> None:
+    assert render_brief("main", [], 8).text == "_No style-sheet entries yet._\n"
+    assert render_brief("main", [], 7).text == ""
+    assert "No entries yet." in render_brief("main", [], 800).text
