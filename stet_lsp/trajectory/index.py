@@ -263,8 +263,15 @@ class TrajectoryIndex:
         return None
 
     def call_step(self, session: str, call_id: str | None) -> int | None:
-        """The step of the call `call_id` of `session`, if an event made it."""
-        position = self._calls.get((session, call_id)) if call_id else None
+        """The step of the call `call_id` of `session`, if an event made it; else of the one
+        call of that id in another session (a Codex subagent thread, a session of its own, is
+        started by a call of its parent's session)."""
+        if not call_id:
+            return None
+        position = self._calls.get((session, call_id))
+        if position is None:
+            elsewhere = [at for (_, made), at in self._calls.items() if made == call_id]
+            position = elsewhere[0] if len(elsewhere) == 1 else None
         return self.steps[position].step if position is not None else None
 
 
@@ -528,7 +535,8 @@ _SUMMARIES: dict[str, Callable[[_Fields], str]] = {
 class _OutlineBuilder:
     """Sessions in order of their first step; in each, one node a turn (from each request of
     the user to the main agent); a subagent under the node that holds the call that started
-    it. Each node spans the steps it holds."""
+    it (in its own session, else the one call of that id in another: a Codex subagent thread is
+    a session of its own). Each node spans the steps it holds."""
 
     def __init__(self, index: TrajectoryIndex) -> None:
         self.index = index
@@ -538,6 +546,8 @@ class _OutlineBuilder:
         self.turn_counts: dict[str, int] = {}
         self.agents: dict[tuple[str, str], OutlineNode] = {}
         self.calls: dict[tuple[str, str], OutlineNode] = {}
+        self.call_ids: dict[str, OutlineNode | None] = {}
+        """By call id alone: the node holding the call, None when two sessions made one."""
 
     def build(self) -> list[OutlineNode]:
         for entry in self.index.steps:
@@ -561,6 +571,8 @@ class _OutlineBuilder:
             holder.last_line = max(holder.last_line, entry.line)
             if entry.kind == "tool_call" and entry.call_id is not None:
                 self.calls[entry.session, entry.call_id] = holder
+                known = self.call_ids.get(entry.call_id, holder)
+                self.call_ids[entry.call_id] = holder if known is holder else None
 
     def _session(self, entry: StepLine) -> OutlineNode:
         node = self.sessions.get(entry.session)
@@ -614,6 +626,8 @@ class _OutlineBuilder:
             node = OutlineNode("", "", "subagent", entry.line, entry.line, entry.line)
             self.agents[key] = node
             call = self.calls.get((entry.session, entry.call_id or ""))
+            if call is None and entry.call_id is not None:  # a call of its parent's session
+                call = self.call_ids.get(entry.call_id)
             parent = call if call is not None else self._container(entry)
             parent.children.append(node)
         node.name = entry.summary or entry.agent_id

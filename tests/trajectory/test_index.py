@@ -463,6 +463,34 @@ def test_nested_subagents_and_subagents_nobody_started() -> None:
     assert (turn.first_line, turn.last_line) == (0, 7)
 
 
+def test_a_subagent_session_goes_under_the_call_of_its_parent_session() -> None:
+    """A Codex subagent thread is a session of its own whose subagent event names the call of
+    the parent's session that spawned it; a call id two sessions made links nothing."""
+    parent, child = "019a-parent", "019a-child"
+    events = [
+        SessionStart(**common(parent), harness="codex"),
+        UserMessage(**common(parent), text="Review the parser"),
+        ToolCall(**common(parent), call_id="call_spawn", name="spawn_agent", input={}),
+        ToolResult(**common(parent), call_id="call_spawn", output='{"agent_id": "019a-child"}'),
+        SessionStart(**common(child), harness="codex"),
+        Subagent(**common(child), agent_id=child, call_id="call_spawn"),
+        AgentMessage(**common(child, agent=child), text="The parser is fine."),
+    ]
+    index = TrajectoryIndex.from_events_text(events_text(events))
+    first, second = index.outline()
+    (turn,) = first.children
+    (subagent,) = turn.children
+    assert (subagent.kind, subagent.step, subagent.last_line) == ("subagent", 6, 6)
+    assert second.children == []  # its steps are under the call that started it
+    assert index.call_step(child, "call_spawn") == 3
+    assert "Started by call `call_spawn` (step 3)." in index.hover(6)
+
+    events.insert(4, ToolCall(**common("other"), call_id="call_spawn", name="x", input={}))
+    index = TrajectoryIndex.from_events_text(events_text(events))
+    assert index.call_step(child, "call_spawn") is None
+    assert [node.kind for node in index.outline()[2].children] == ["subagent"]
+
+
 def rows(nodes: list[dict[str, Any]], depth: int = 0) -> Iterator[tuple[int, str]]:
     """The tree as indented rows: a node by its type and name, a step by its number."""
     for node in nodes:
