@@ -1,7 +1,8 @@
 """Home directories: a normalisation, not a finding per occurrence.
 
-`/home/<user>`, `/Users/<user>` and `C:\\Users\\<user>` (also JSON-escaped, `C:\\\\Users\\\\`)
-are personal, not secret: redaction rewrites every one to `~` in one regex pass over the
+`/home/<user>`, `/Users/<user>` and `C:\\Users\\<user>` (also JSON-escaped: `C:\\\\Users\\\\`,
+and with escaped slashes as PHP's json_encode writes them, `\\/home\\/<user>`) are personal,
+not secret: redaction rewrites every one to `~` in one regex pass over the
 already redacted text, and a scan reports how many a file holds. A match never starts or ends
 inside a JSON escape sequence and contains no quote, so JSON stays JSON; `~` never starts a
 new match, so normalising twice changes nothing.
@@ -18,34 +19,45 @@ _USER = (
     r"(?!(?:Shared|Public|Default|All Users|runner|linuxbrew)(?![A-Za-z0-9._\-]))"
     r"[A-Za-z0-9._\-]{1,64}"
 )
-_SEP = r"(?:\\\\|\\|/)"
+_SEP = r"(?:\\\\|\\/|\\|/)"
 # Not inside a longer path or word (`/srv/home/x`, `~/home/x`); a JSON `\n`, `\t` or `\r`
 # escape right before the path is a line break, not part of a word; a diff header names an
 # absolute path after its `a/` or `b/` (`+++ b//home/x/…`), a file URI after `file://`
-# (`file:///home/x/…`, `file:///C:/Users/x/…`, `file:///c%3A/Users/x/…`).
+# (`file:///home/x/…`, `file:///C:/Users/x/…`, `file:///c%3A/Users/x/…`); the same with
+# every slash escaped (`\/home\/x\/…`, `b\/\/home\/x`, `file:\/\/\/home\/x`, `C:\/Users\/x`).
+# An escaped path starts at its first `\`, so the rest keeps its escaping: `~\/proj\/x.py`.
 HOME_PATH = re.compile(
-    rf"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=file://)|(?<=file:///)|(?<=%3[Aa]))"
-    rf"(?:/home/{_USER}|/Users/{_USER}|[A-Za-z]:{_SEP}[Uu]sers{_SEP}{_USER})"
+    rf"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=file://)|(?<=file:///)|(?<=%3[Aa])"
+    r"|(?<= [ab]\\/)|(?<=file:\\/\\/)|(?<=file:\\/\\/\\/))"
+    rf"(?:/home/{_USER}|/Users/{_USER}|\\/home\\/{_USER}|\\/Users\\/{_USER}"
+    rf"|[A-Za-z]:{_SEP}[Uu]sers{_SEP}{_USER})"
     r"(?![A-Za-z0-9._\-])"
 )
-# Every match starts at `/home/`, or at `/Users/` or a drive letter before `sers`: two
-# str.find passes run through megabytes in C, where a regex that tries its look-behind at
-# every position (or an alternation of the literals) takes 5-20x longer on a transcript.
-_WINDOWS_SEPARATORS = (":\\\\", ":\\", ":/")
+# Every match starts at `/home/` or `\/home\/`, or at `/Users/`, `\/Users\/` or a drive letter
+# before `sers`: two str.find passes (`/home`, `sers`) run through megabytes in C, where a
+# regex that tries its look-behind at every position (or an alternation of the literals)
+# takes 5-20x longer on a transcript.
+_WINDOWS_SEPARATORS = (":\\\\", ":\\/", ":\\", ":/")
 
 
 def _candidates(text: str) -> list[int]:
     starts: list[int] = []
-    index = text.find("/home/")
+    index = text.find("/home")
     while index >= 0:
-        starts.append(index)
-        index = text.find("/home/", index + 6)
+        after = index + 5
+        if text.startswith("/", after):
+            starts.append(index)
+        elif text.startswith("\\/", after) and index > 0 and text[index - 1] == "\\":
+            starts.append(index - 1)
+        index = text.find("/home", after)
     index = text.find("sers", 2)
     while index >= 0:
         users = index - 1
         if text[users] in "Uu":
             if text.startswith("/Users/", users - 1):
                 starts.append(users - 1)
+            elif users >= 2 and text.startswith("\\/Users\\/", users - 2):
+                starts.append(users - 2)
             for separator in _WINDOWS_SEPARATORS:
                 drive = users - len(separator) - 1
                 if drive >= 0 and text.startswith(separator, drive + 1):

@@ -193,6 +193,18 @@ def test_configured_environment_names_in_every_syntax() -> None:
         ("file:///C:/Users/ivy/x.py", "file:///~/x.py"),
         ("file:///c%3A/Users/jo/x.py", "file:///c%3A~/x.py"),
         ("file:///srv/home/x stays", "file:///srv/home/x stays"),
+        # Slashes escaped as PHP's json_encode writes them: the rest keeps its escaping.
+        ('{"cwd": "\\/home\\/alice\\/proj\\/x.py"}', '{"cwd": "~\\/proj\\/x.py"}'),
+        ('"\\/Users\\/bob\\/Library"', '"~\\/Library"'),
+        ('"\\/home\\/dave"', '"~"'),
+        ('"cat \\/home\\/ann\\/.env\\n\\/home\\/bo x"', '"cat ~\\/.env\\n~ x"'),
+        ('"C:\\/Users\\/carol\\/repo"', '"~\\/repo"'),
+        ('"+++ b\\/\\/home\\/erin\\/p\\/x.py"', '"+++ b\\/~\\/p\\/x.py"'),
+        ('{"uri": "file:\\/\\/\\/home\\/gil\\/a.py"}', '{"uri": "file:\\/\\/~\\/a.py"}'),
+        ('"\\/srv\\/home\\/x stays"', '"\\/srv\\/home\\/x stays"'),
+        ('"data\\/\\/home\\/x\\/y stays"', '"data\\/\\/home\\/x\\/y stays"'),
+        ('"\\/Users\\/Shared\\/x stays"', '"\\/Users\\/Shared\\/x stays"'),
+        ('"\\/homework\\/x stays"', '"\\/homework\\/x stays"'),
     ],
 )
 def test_home_paths_become_tilde(text: str, expected: str) -> None:
@@ -217,6 +229,24 @@ def test_home_paths_are_a_normalisation_not_findings() -> None:
     assert result.report.to_dict()["rules"]["home-path"] == {"count": 5}
     assert normalize_home_paths(result.text) == result.text
     assert redact_text(result.text, path="e.jsonl").text == result.text
+
+
+def test_home_paths_with_escaped_slashes_in_json_lines() -> None:
+    records = [
+        {"cwd": "/home/alice/proj", "out": "cat /home/alice/.env\n/Users/bob/x"},
+        {"path": "C:/Users/carol/repo/a.py", "other": "/srv/home/x"},
+    ]
+    # PHP's json_encode (and some tools) escape every slash.
+    raw = "".join(json.dumps(record).replace("/", "\\/") + "\n" for record in records)
+    assert count_home_paths(raw) == 4
+    result = redact_text(raw, path="e.jsonl")
+    assert "\\/home\\/alice" not in result.text and "\\/Users\\/bob" not in result.text
+    assert [json.loads(line) for line in result.text.splitlines()] == [
+        {"cwd": "~/proj", "out": "cat ~/.env\n~/x"},
+        {"path": "~/repo/a.py", "other": "/srv/home/x"},
+    ]
+    assert result.report.counts() == {"home-path": 4}
+    assert normalize_home_paths(result.text) == result.text
 
 
 def test_url_passwords_only_the_password_goes() -> None:
