@@ -779,6 +779,289 @@ def test_a_resolver_output_of_several_issues_is_refused_by_name(tmp_path: Path) 
     )
 
 
+def older_resolver_output(number: int) -> dict[str, Any]:
+    """A line of the issue resolver's output.jsonl as it was written in late 2024: each
+    event's fields flat beside `action` or `observation`, with no id, source, timestamp or
+    cause, and the cost of each model request in `metrics.costs`."""
+    replace = (
+        "edit_file_by_replace(\n'/workspace/app.py',\n"
+        'to_replace="""print(\'hi\')""",\nnew_content="""print(\'hello\')""",\n)'
+    )
+    return {
+        "issue": {"owner": "acme", "repo": "app", "number": number, "title": "Greet", "body": "x"},
+        "issue_type": "issue",
+        "instruction": "Please fix the greeting.",
+        "base_commit": "",
+        "git_patch": "diff --git a/app.py b/app.py\n",
+        "history": [
+            {
+                "content": "Please fix the greeting.",
+                "images_urls": None,
+                "wait_for_response": False,
+                "action": "message",
+                "security_risk": None,
+            },
+            {
+                "command": "cat app.py",
+                "thought": "Let me look at the file.",
+                "keep_prompt": True,
+                "action": "run",
+                "is_confirmed": "confirmed",
+                "security_risk": None,
+            },
+            {
+                "content": "print('hi')\r\n",
+                "command_id": -1,
+                "command": "cat app.py",
+                "exit_code": 0,
+                "observation": "run",
+            },
+            {
+                "code": replace.replace("hello", "hey"),
+                "thought": "Replace the greeting.",
+                "action": "run_ipython",
+                "is_confirmed": "confirmed",
+                "security_risk": None,
+                "kernel_init_code": "from agentskills import *",
+            },
+            {
+                "content": "[No exact match found in /workspace/app.py for\n```\nprint('hi')\n```\n]",
+                "code": replace.replace("hello", "hey"),
+                "observation": "run_ipython",
+            },
+            {
+                "code": replace,
+                "thought": "Try again.",
+                "action": "run_ipython",
+                "is_confirmed": "confirmed",
+                "security_risk": None,
+                "kernel_init_code": "from agentskills import *",
+            },
+            {
+                "content": "[File: /workspace/app.py (1 lines total after edit)]\n1|print('hello')",
+                "code": replace,
+                "observation": "run_ipython",
+            },
+            {
+                "command": "false",
+                "thought": "",
+                "keep_prompt": True,
+                "action": "run",
+                "is_confirmed": "confirmed",
+                "security_risk": None,
+            },
+            {
+                "content": "",
+                "command_id": -1,
+                "command": "false",
+                "exit_code": 1,
+                "observation": "run",
+            },
+            {"target": "moon", "action": "teleport"},
+            {"outputs": {}, "thought": "The greeting is fixed.", "action": "finish"},
+        ],
+        "metrics": {"accumulated_cost": 0.6, "costs": [0.1, 0.2, 0.15, 0.15]},
+        "success": True,
+        "comment_success": None,
+        "result_explanation": "Fixed.",
+        "error": None,
+    }
+
+
+def test_the_older_flat_form_of_resolver_outputs(tmp_path: Path) -> None:
+    path = tmp_path / "line.jsonl"
+    path.write_text(json.dumps(older_resolver_output(5)) + "\n", encoding="utf-8")
+    assert detect(path) is OPENHANDS
+    parsed = OPENHANDS.parse(path)
+    events = parsed.events
+    assert kinds(events) == [
+        "session_start",
+        "user_message",
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "file_change",
+        "tool_call",
+        "tool_result",
+        "raw",
+        "agent_message",
+        "usage",
+        "usage",
+        "usage",
+        "usage",
+        "session_end",
+    ]
+    assert events[1].text == "Please fix the greeting."
+    calls, results = of(events, "tool_call"), of(events, "tool_result")
+    # Each action gets an id made of its pointer; each observation answers the action before.
+    assert [c.call_id for c in calls] == ["history/1", "history/3", "history/5", "history/7"]
+    assert [r.call_id for r in results] == [c.call_id for c in calls]
+    assert [r.source.pointer for r in results] == [f"/history/{i}" for i in (2, 4, 6, 8)]
+    assert calls[0].name == "run" and calls[0].input["command"] == "cat app.py"
+    assert "action" not in calls[0].input and "thought" not in calls[0].input
+    assert [r.ok for r in results] == [True, True, True, False]
+    # Only the edit whose output shows it was made is a file change.
+    (change,) = of(events, "file_change")
+    assert (change.path, change.operation, change.call_id) == (
+        "/workspace/app.py",
+        "modify",
+        "history/5",
+    )
+    assert "\n-print('hi')\n" in change.diff and "\n+print('hello')\n" in change.diff
+    assert not change.anchored
+    # What is not understood is kept as it was read.
+    raw = of(events, "raw")[0]
+    assert raw.record == {"target": "moon", "action": "teleport"}
+    assert raw.reason == "unknown action 'teleport'"
+    usage = of(events, "usage")
+    assert [u.cost_usd for u in usage] == [0.1, 0.2, 0.15, 0.15]
+    assert [u.source.pointer for u in usage] == [f"/metrics/costs/{i}" for i in range(4)]
+    assert events[-1].reason == "finish"
+    assert parsed.problems == [] and not parsed.dropped
+
+    # Several issues, one a line, are refused by name as the current form is.
+    several = tmp_path / "output.jsonl"
+    lines = [json.dumps(older_resolver_output(n)) for n in (5, 6)]
+    several.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    with pytest.raises(StetError, match=r"2 OpenHands runs, one per line \(issue #5, issue #6\)"):
+        OPENHANDS.parse(several)
+
+
+def test_the_older_history_pairs_and_flat_lists_without_ids(tmp_path: Path) -> None:
+    """Evaluation outputs of mid-2024: `[action, observation]` pairs, each half holding
+    `action`/`args` or `observation`/`content`/`extras` and a `message`, without ids."""
+    history = [
+        [
+            {
+                "action": "message",
+                "args": {"content": "Add a README.", "wait_for_response": False},
+                "message": "Add a README.",
+            },
+            {"observation": "null", "content": "", "extras": {}, "message": "No observation"},
+        ],
+        [
+            {
+                "action": "write",
+                "args": {"path": "README.md", "content": "# App\n", "start": 0, "end": -1},
+                "message": "Writing file README.md",
+            },
+            {
+                "observation": "write",
+                "content": "",
+                "extras": {"path": "README.md"},
+                "message": "I wrote to the file README.md.",
+            },
+        ],
+        [
+            {"action": "run", "args": {"command": "ls", "thought": ""}, "message": "Running ls"},
+            {
+                "observation": "error",
+                "content": "sandbox died",
+                "extras": {},
+                "message": "sandbox died",
+            },
+        ],
+        [
+            {
+                "action": "message",
+                "args": {"content": "Done: README added.", "wait_for_response": True},
+                "message": "Done: README added.",
+            },
+            {"observation": "null", "content": "", "extras": {}, "message": "No observation"},
+        ],
+    ]
+    output = {
+        "instance_id": "acme__app-3",
+        "metadata": {"agent_class": "CodeActAgent", "model_name": "gpt-4o-2024-05-13"},
+        "history": history,
+        "error": None,
+    }
+    path = write(tmp_path / "output.json", output)
+    assert detect(path) is OPENHANDS
+    parsed = OPENHANDS.parse(path)
+    events = parsed.events
+    assert kinds(events) == [
+        "session_start",
+        "user_message",
+        "tool_call",
+        "tool_result",
+        "file_change",
+        "tool_call",
+        "tool_result",
+        "agent_message",
+        "session_end",
+    ]
+    assert events[0].model == "gpt-4o-2024-05-13"
+    # A message that waits for a response is the agent's; the others are the user's.
+    assert (events[1].text, events[7].text) == ("Add a README.", "Done: README added.")
+    write_call, write_result, change = events[2:5]
+    assert write_call.call_id == write_result.call_id == change.call_id == "history/1/0"
+    assert (change.path, change.operation, change.content) == ("README.md", "modify", "# App\n")
+    assert (events[6].call_id, events[6].ok, events[6].output) == (
+        "history/2/0",
+        False,
+        "sandbox died",
+    )
+    assert parsed.dropped["empty_observation"] == 2
+
+    # A bare list of such events, with `source` but no ids, pairs each observation with the
+    # action before it.
+    flat = [
+        {"source": "agent", "action": "run", "args": {"command": "git status", "thought": ""}},
+        {
+            "source": "agent",
+            "observation": "run",
+            "content": "fatal: not a git repository",
+            "extras": {"command_id": -1, "command": "git status", "exit_code": 128},
+        },
+        {"source": "agent", "action": "reject", "args": {"reason": "No repository."}},
+    ]
+    events = OPENHANDS.parse(write(tmp_path / "flat.json", flat)).events
+    assert kinds(events) == ["session_start", "tool_call", "tool_result", "session_end"]
+    assert (events[2].call_id, events[2].ok) == ("0", False)
+    assert events[-1].reason == "reject"
+
+
+def test_several_runs_of_another_benchmark_are_refused(tmp_path: Path) -> None:
+    def run(number: int) -> str:
+        event = {
+            "id": 0,
+            "timestamp": "2024-05-26T07:28:56",
+            "source": "user",
+            "message": f"Question {number}",
+            "action": "message",
+            "args": {"content": f"Question {number}", "wait_for_response": False},
+        }
+        return json.dumps({"question_id": number, "text": "x", "history": [[event]]})
+
+    path = tmp_path / "output.jsonl"
+    path.write_text("".join(run(n) + "\n" for n in (1, 2, 3)), encoding="utf-8")
+    assert detect(path) is OPENHANDS
+    with pytest.raises(StetError, match=r"3 OpenHands runs, one per line \(question_id 1, "):
+        OPENHANDS.parse(path)
+
+
+def test_sniffing_the_older_forms() -> None:
+    assert OPENHANDS.sniff(json.dumps([{"command": "ls", "thought": "", "action": "run"}]))
+    assert OPENHANDS.sniff(json.dumps([{"content": "a", "observation": "run", "exit_code": 0}]))
+    pair = [{"action": "message", "args": {"content": "x"}}, {"observation": "null"}]
+    assert OPENHANDS.sniff(json.dumps({"history": [pair]}))
+    # The resolver's first event cut off by the sniffed bytes: the members before decide.
+    head = json.dumps(older_resolver_output(5))
+    cut = head.index('"history"') + len('"history": [{"content": "Please')
+    assert OPENHANDS.sniff(head[:cut])
+    # A step of another harness holds both an action and its observation.
+    assert not OPENHANDS.sniff(json.dumps([{"action": "run", "observation": "ok"}]))
+    assert not OPENHANDS.sniff(json.dumps([{"action": "ls -la", "thought": "look"}]))
+    assert not OPENHANDS.sniff(json.dumps([{"observation": "done", "content": "x"}]))
+
+
 def test_odd_input(tmp_path: Path) -> None:
     records = [
         "text",

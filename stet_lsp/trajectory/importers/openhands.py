@@ -25,6 +25,21 @@ Every event has `id`, `timestamp`, `source` ("user", "agent" or "environment") a
   (workspace context: `repo_directory`, `repo_branch`), `agent_state_changed`, `condense`,
   `null`, `think`, `user_rejected`, `success`, `delegate`, `task_tracking`.
 
+Older files (2024) write the same actions and observations in other forms, read as the
+current one: the issue resolver's output until 2025 holds each event's fields flat, beside
+`action` or `observation` (no `args` or `extras`), with no `id`, `source`, `timestamp` or
+`cause`; evaluation outputs of mid-2024 hold `[action, observation]` pairs whose halves have
+`args` or `extras` but no ids; some lists have `source` but no ids. An action without an id
+gets one made of its JSON pointer (`history/3`, `history/2/0`); an observation without a
+cause answers the action of its pair, or else the last tool action before it that is not yet
+answered (those lists run one action at a time); a message without a source is the agent's
+when it waits for a response (`wait_for_response`), else the user's. Their file edits are
+agentskills calls in a `run_ipython` action's `code` (`edit_file_by_replace`,
+`insert_content_at_line`, `append_file`, `create_file`), read when their arguments are
+literals and the output says the edit was made. Such outputs record the usage of the whole
+run only in their `metrics`: when no event carries usage, each entry of `costs` (one model
+request each) is a Usage with its cost, or the totals are one.
+
 Tool actions become tool calls whose id is the action's id, answered by the observations
 that name it as their `cause`. `llm_metrics` is cumulative, so each action's usage is what
 was added since the one before (with the cost OpenHands reported); a file without it gives
@@ -59,17 +74,18 @@ from stet_lsp.trajectory.events import (
     UserMessage,
 )
 from stet_lsp.trajectory.importers.base import ParsedSession
-from stet_lsp.trajectory.importers.diffs import Diff, file_diff, hunks_diff
+from stet_lsp.trajectory.importers.diffs import Diff, file_diff, fragment_diff, hunks_diff
 from stet_lsp.trajectory.importers.edits import Edit, edits_from_arguments, file_change_fields
 from stet_lsp.trajectory.importers.fields import (
     as_text,
+    cost_field,
     count_field,
     mapping,
     sequence,
     text_field,
 )
 from stet_lsp.trajectory.importers.files import file_digest
-from stet_lsp.trajectory.importers.jsondoc import JsonDocument, leading_members
+from stet_lsp.trajectory.importers.jsondoc import JsonDocument, Spec, leading_members
 from stet_lsp.trajectory.importers.openhands_metrics import CumulativeUsage
 
 FORMAT = "openhands"
@@ -97,6 +113,40 @@ _BOOKKEEPING_ARGS = frozenset(
     {"thought", "translated_ipython_code", "impl_source", "confirmation_state", "hidden"}
 )
 _EVENT_KEYS = frozenset({"id", "timestamp", "source", "message"})
+# The older forms (see the module's docstring): the kinds an event without `source`, `args`
+# or `extras` is recognised by, and the members that stay beside `args` and `extras`.
+_OLDER_ACTIONS = _TOOL_ACTIONS | {
+    "message",
+    "think",
+    "finish",
+    "reject",
+    "talk",
+    "kill",
+    "summarize",
+    "add_task",
+    "modify_task",
+    "push",
+    "github_push",
+    "change_agent_state",
+}
+_OLDER_OBSERVATIONS = frozenset(
+    {"run", "run_ipython", "read", "write", "edit", "browse", "error", "recall", "message"}
+    | {"delegate", "success", "user_rejected", "null", "agent_state_changed", "think", "chat"}
+)
+_ACTION_MEMBERS = frozenset(
+    {"id", "timestamp", "source", "message", "cause", "action", "tool_call_metadata"}
+    | {"llm_metrics", "timeout"}
+)
+_OBSERVATION_MEMBERS = frozenset(
+    {"id", "timestamp", "source", "message", "cause", "observation", "content"}
+    | {"tool_call_metadata", "llm_metrics"}
+)
+# The agentskills functions an older run_ipython action edits files with, and what their
+# output says on success.
+_SKILL_EDITS = frozenset(
+    {"edit_file_by_replace", "insert_content_at_line", "append_file", "create_file"}
+)
+_SKILL_EDITED = "lines total after edit)]"
 # Members of an evaluation's output besides `instance_id`, and of the resolver's.
 _EVALUATION_KEYS = frozenset({"test_result", "metadata", "history"})
 _RESOLVER_KEYS = frozenset({"instruction", "base_commit", "git_patch"})
@@ -121,9 +171,10 @@ class OpenHandsImporter:
                 leading_members(head, ("history", 0, 0))
             ):
                 return True
-            # `history` beyond the sniffed bytes: the members before it decide.
+            # `history` beyond the sniffed bytes, or its first event cut off by them: the
+            # members before it decide.
             members = leading_members(head)
-            return "history" not in members and _output_name(members) is not None
+            return members.get("history") is None and _output_name(members) is not None
         return False
 
     def parse(self, path: Path) -> ParsedSession:
@@ -154,7 +205,16 @@ def _looks_like_event(members: dict[str, Any]) -> bool:
     if not isinstance(source, str):
         source = None
     if "action" in members or "observation" in members:
-        return source in _SOURCES or "args" in members or "extras" in members
+        if source in _SOURCES or "args" in members or "extras" in members:
+            return True
+        # The older form: the arguments or extras beside `action` or `observation`.
+        if "observation" not in members:
+            return members["action"] in _OLDER_ACTIONS
+        return (
+            "action" not in members
+            and "content" in members
+            and members["observation"] in _OLDER_OBSERVATIONS
+        )
     # A first event too long for the sniffed bytes (a system prompt): its leading keys.
     return members.keys() >= _EVENT_KEYS and source in _SOURCES
 
@@ -193,9 +253,15 @@ class _Reader:
         self.end_reason: str | None = None
         self.last_error: str | None = None
         self.facts = _Facts()
+        # The events as read, by pointer, where the older forms were rewritten as the
+        # current one (raw events keep them as read).
+        self.records: dict[str, Any] = {}
+        self.record: Any = None
+        self.pending: list[str] = []  # made-up ids of older tool actions not yet answered
 
     def read(self) -> ParsedSession:
-        root = self.document.load({"history": [[None]]} if self._is_object() else [None])
+        spec: Spec = {"history": [[None]], "metrics": None} if self._is_object() else [None]
+        root = self.document.load(spec)
         self._refuse_several_instances(root)
         problem = self.document.problem(self.name)
         if problem is not None:
@@ -207,6 +273,8 @@ class _Reader:
         self.parsed.sources[self.name] = self.path
         self._gather(events)
         facts = self.facts
+        if isinstance(root, dict) and facts.model is None:
+            facts.model = _run_model(mapping(root.get("metadata")))
         first_time = next((_time(e) for _, e in events if _time(e)), None)
         self.parsed.emit(
             SessionStart,
@@ -220,6 +288,8 @@ class _Reader:
         )
         for pointer, event in events:
             self._event(pointer, event)
+        if isinstance(root, dict) and not any(isinstance(e, Usage) for e in self.parsed.events):
+            self._run_metrics(root.get("metrics"))
         last_pointer, last_event = events[-1] if events else ("", None)
         self.parsed.emit(
             SessionEnd,
@@ -233,17 +303,16 @@ class _Reader:
         """An evaluation's or the resolver's `output.jsonl` holds one run per line, each on a
         task of its own: importing the first and dropping the rest would lose them quietly."""
         error = self.document.error
-        if not isinstance(root, dict) or _output_name(root) is None or error is None:
+        if not isinstance(root, dict) or not isinstance(root.get("history"), list) or not error:
             return
         names: list[str] = []
-        for line in self.document.text.splitlines():
+        for number, line in enumerate(self.document.text.splitlines(), 1):
             try:
                 run = json.loads(line)
             except ValueError:
                 return  # not one run per line: a document with trailing garbage
-            name = _output_name(run) if isinstance(run, dict) and "history" in run else None
-            if name is not None:
-                names.append(name)
+            if isinstance(run, dict) and isinstance(run.get("history"), list):
+                names.append(_output_name(run) or _other_run_name(run, number))
         if len(names) < 2:
             return
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
@@ -257,7 +326,8 @@ class _Reader:
         return self.document.text.lstrip()[:1] == "{"
 
     def _events(self, root: Any) -> list[tuple[str, Any]] | None:
-        """The events with their JSON pointers, pairs flattened."""
+        """The events with their JSON pointers, pairs flattened, the older forms rewritten
+        as the current one."""
         if isinstance(root, dict):
             history, prefix = root.get("history"), "/history"
         else:
@@ -267,10 +337,61 @@ class _Reader:
         events: list[tuple[str, Any]] = []
         for index, item in enumerate(history):
             if isinstance(item, list):
-                events.extend((f"{prefix}/{index}/{i}", e) for i, e in enumerate(item))
+                partner: str | None = None  # the pair's action answers to it
+                for i, event in enumerate(item):
+                    pointer = f"{prefix}/{index}/{i}"
+                    current = self._current_form(pointer, event, partner)
+                    if isinstance(current, dict) and isinstance(current.get("action"), str):
+                        partner = as_text(current.get("id")) or None
+                    events.append((pointer, current))
             else:
-                events.append((f"{prefix}/{index}", item))
+                pointer = f"{prefix}/{index}"
+                events.append((pointer, self._current_form(pointer, item, None)))
         return events
+
+    def _current_form(self, pointer: str, event: Any, partner: str | None) -> Any:
+        """An event of an older form as the current form has it: the members beside
+        `action` moved into `args` and those beside `observation` into `extras`; an action
+        without an id gets one made of its pointer, and an observation without a cause
+        answers the action of its pair, or else the last tool action without an id of its
+        own still unanswered (the older flat lists run one action at a time); a message
+        without a source is the agent's when it waits for a response, else the user's."""
+        if not isinstance(event, dict):
+            return event
+        current = event
+        if isinstance(event.get("action"), str) and "observation" not in event:
+            if "args" not in event:
+                current = {k: v for k, v in event.items() if k in _ACTION_MEMBERS}
+                current["args"] = {k: v for k, v in event.items() if k not in _ACTION_MEMBERS}
+            if event.get("id") is None:
+                current = {**current, "id": pointer.lstrip("/")}
+                if current["action"] in _TOOL_ACTIONS:
+                    self.pending.append(current["id"])
+            if current["action"] == "message" and event.get("source") is None:
+                waits = mapping(current.get("args")).get("wait_for_response") is True
+                current = {**current, "source": "agent" if waits else "user"}
+        elif isinstance(event.get("observation"), str) and "action" not in event:
+            if "extras" not in event:
+                current = {k: v for k, v in event.items() if k in _OBSERVATION_MEMBERS}
+                current["extras"] = {
+                    k: v for k, v in event.items() if k not in _OBSERVATION_MEMBERS
+                }
+            if event.get("cause") is None and event.get("id") is None:
+                cause = self._cause(event["observation"], partner)
+                if cause is not None:
+                    current = {**current, "cause": cause}
+        if current is not event:
+            self.records[pointer] = event
+        return current
+
+    def _cause(self, kind: str, partner: str | None) -> str | None:
+        if kind == "null":
+            return None  # the pair's action had no observation
+        if partner is not None:
+            if partner in self.pending:
+                self.pending.remove(partner)
+            return partner
+        return self.pending.pop() if self.pending else None
 
     def _gather(self, events: list[tuple[str, Any]]) -> None:
         facts = self.facts
@@ -295,8 +416,11 @@ class _Reader:
 
     def _event(self, pointer: str, event: Any) -> None:
         at = self._at(pointer)
+        self.record = self.records.get(pointer, event)
         if not isinstance(event, dict):
-            self.parsed.emit(RawEvent, at, None, record=event, reason="event is not a JSON object")
+            self.parsed.emit(
+                RawEvent, at, None, record=self.record, reason="event is not a JSON object"
+            )
             return
         time = _time(event)
         if isinstance(event.get("action"), str):
@@ -305,7 +429,7 @@ class _Reader:
             self._observation(event, at, time)
         else:
             reason = "event is neither an action nor an observation"
-            self.parsed.emit(RawEvent, at, time, record=event, reason=reason)
+            self.parsed.emit(RawEvent, at, time, record=self.record, reason=reason)
 
     def _action(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
         kind, source = event["action"], event.get("source")
@@ -326,11 +450,13 @@ class _Reader:
             summary = text_field(args.get("summary")) or _forgotten(args)
             self.parsed.emit(Compaction, at, time, summary=summary)
         elif kind == "system":
-            self.parsed.emit(RawEvent, at, time, record=event, reason="system prompt")
+            self.parsed.emit(RawEvent, at, time, record=self.record, reason="system prompt")
         elif kind == "change_agent_state":
             self.parsed.dropped["agent_state_change"] += 1
         else:
-            self.parsed.emit(RawEvent, at, time, record=event, reason=f"unknown action {kind!r}")
+            self.parsed.emit(
+                RawEvent, at, time, record=self.record, reason=f"unknown action {kind!r}"
+            )
         if kind not in _TOOL_ACTIONS and event_id:
             self.other_actions.add(event_id)
         if self.facts.metered:
@@ -354,7 +480,7 @@ class _Reader:
         arguments = _arguments(args)
         call_id = as_text(event.get("id"))
         if not call_id:
-            self.parsed.emit(RawEvent, at, time, record=event, reason="action without an id")
+            self.parsed.emit(RawEvent, at, time, record=self.record, reason="action without an id")
             return
         self.calls[call_id] = _Call(kind, name, arguments)
         self.parsed.emit(ToolCall, at, time, call_id=call_id, name=name, input=arguments)
@@ -383,7 +509,9 @@ class _Reader:
         elif source == "agent":
             self.parsed.emit(AgentMessage, at, time, text=text, model=_model(event))
         else:
-            self.parsed.emit(RawEvent, at, time, record=event, reason=f"message from {source!r}")
+            self.parsed.emit(
+                RawEvent, at, time, record=self.record, reason=f"message from {source!r}"
+            )
 
     def _finish(self, kind: str, args: dict[str, Any], at: SourceRef, time: str | None) -> None:
         outputs = mapping(args.get("outputs"))
@@ -415,7 +543,7 @@ class _Reader:
             self.parsed.dropped["empty_observation"] += 1
         else:
             reason = "observation without a matching action"
-            self.parsed.emit(RawEvent, at, time, record=event, reason=reason)
+            self.parsed.emit(RawEvent, at, time, record=self.record, reason=reason)
 
     def _result(
         self,
@@ -438,6 +566,8 @@ class _Reader:
             self.parsed.emit(FileChange, at, time, call_id=call_id, **file_change_fields(edit))
 
     def _edits(self, kind: str, call: _Call, extras: dict[str, Any], content: str) -> list[Edit]:
+        if kind == "run_ipython":
+            return _skill_edits(call.arguments.get("code"), content)
         path = text_field(extras.get("path")) or text_field(call.arguments.get("path"))
         if path is None:
             return []
@@ -532,10 +662,131 @@ class _Reader:
             fields["model"] = fields["model"] or _model(event)
             self.parsed.emit(Usage, at, time, **fields)
 
+    def _run_metrics(self, metrics: Any) -> None:
+        """The usage an evaluation's or the resolver's output records of the whole run, when
+        its events carry none: the cost of each request (`costs`), or the run's totals."""
+        if not isinstance(metrics, dict):
+            return
+        fields = CumulativeUsage().added(metrics)
+        if fields is not None and (fields["input_tokens"] or fields["output_tokens"]):
+            fields["model"] = fields["model"] or self.facts.model
+            self.parsed.emit(Usage, self._at("/metrics"), None, **fields)
+            return
+        costs = [_request_cost(c) for c in sequence(metrics.get("costs"))]
+        pointers = [f"/metrics/costs/{index}" for index in range(len(costs))]
+        if not costs or None in costs:
+            total = cost_field(metrics.get("accumulated_cost"))
+            costs, pointers = ([total], ["/metrics/accumulated_cost"]) if total else ([], [])
+        for cost, pointer in zip(costs, pointers, strict=True):
+            self.parsed.emit(
+                Usage,
+                self._at(pointer),
+                None,
+                model=self.facts.model,
+                cost_usd=round(cost or 0.0, 10),
+                cost_basis="reported",
+            )
+
     # -- helpers ----------------------------------------------------------------------------
 
     def _at(self, pointer: str) -> SourceRef:
         return SourceRef(file=self.name, line=self.document.line(pointer), pointer=pointer)
+
+
+def _other_run_name(run: dict[str, Any], line: int) -> str:
+    """A run of an output of another benchmark, by its question or line."""
+    for key in ("question_id", "task_id", "id"):
+        value = run.get(key)
+        if isinstance(value, (str, int)) and not isinstance(value, bool):
+            return f"{key} {value}"
+    return f"line {line}"
+
+
+def _run_model(metadata: dict[str, Any]) -> str | None:
+    """The model an evaluation's metadata names."""
+    return text_field(mapping(metadata.get("llm_config")).get("model")) or text_field(
+        metadata.get("model_name")
+    )
+
+
+def _request_cost(cost: Any) -> float | None:
+    """One entry of `costs`: a number, or a mapping with its `cost`."""
+    return cost_field(cost.get("cost") if isinstance(cost, dict) else cost)
+
+
+def _skill_edits(code: Any, output: str) -> list[Edit]:
+    """The changes an older run_ipython action made with the agentskills edit functions
+    (`edit_file_by_replace`, `insert_content_at_line`, `append_file`, `create_file`), each
+    call's arguments literal; only when the output shows every one of them succeeded."""
+    if not isinstance(code, str) or not any(name in code for name in _SKILL_EDITS):
+        return []
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    edits: list[Edit] = []
+    calls = 0
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        if node.func.id not in _SKILL_EDITS:
+            continue
+        arguments = _literal_arguments(node, _SKILL_PARAMETERS[node.func.id])
+        edit = _skill_edit(node.func.id, arguments) if arguments is not None else None
+        if node.func.id == "create_file":
+            if edit is None or f"[File {edit.path} created.]" not in output:
+                return []
+        else:
+            calls += 1
+        if edit is not None:
+            edits.append(edit)
+    if output.count(_SKILL_EDITED) < calls:
+        return []
+    return edits
+
+
+_SKILL_PARAMETERS = {
+    "edit_file_by_replace": ("file_name", "to_replace", "new_content"),
+    "insert_content_at_line": ("file_name", "line_number", "content"),
+    "append_file": ("file_name", "content"),
+    "create_file": ("filename",),
+}
+
+
+def _literal_arguments(call: ast.Call, names: tuple[str, ...]) -> dict[str, Any] | None:
+    """A call's arguments by parameter name, None when one is not a literal."""
+    arguments: dict[str, Any] = {}
+    try:
+        for name, node in zip(names, call.args, strict=False):
+            arguments[name] = ast.literal_eval(node)
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                return None
+            arguments[keyword.arg] = ast.literal_eval(keyword.value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return arguments
+
+
+def _skill_edit(function: str, arguments: dict[str, Any]) -> Edit | None:
+    path = text_field(arguments.get("file_name", arguments.get("filename")))
+    if path is None:
+        return None
+    if function == "create_file":
+        return Edit(path, "create", file_diff(path, None, ""), "")
+    if function == "edit_file_by_replace":
+        old, new = arguments.get("to_replace"), arguments.get("new_content")
+        if isinstance(old, str) and isinstance(new, str) and old != new:
+            return Edit(path, "modify", fragment_diff(path, old, new))
+    elif function == "insert_content_at_line":
+        line, text = arguments.get("line_number"), arguments.get("content")
+        if isinstance(text, str) and text and isinstance(line, int) and line >= 1:
+            return Edit(path, "modify", fragment_diff(path, "", text, first_line=line))
+    elif function == "append_file":
+        text = arguments.get("content")
+        if isinstance(text, str) and text:
+            return Edit(path, "modify", fragment_diff(path, "", text))
+    return None
 
 
 def _time(event: Any) -> str | None:
