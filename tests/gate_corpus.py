@@ -112,6 +112,28 @@ def _pgp_armored(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     return "\n".join(lines), body
 
 
+def _ssh2(label: str) -> Callable[[random.Random], tuple[str, tuple[str, ...]]]:
+    """An SSH.com SSH2 private key (RFC 4716 framing): header lines, the comment continued on
+    a second line with `\\`, the base64 body in lines of 70 (it starts `P2/56wAAA`, the
+    format's magic number), the END line."""
+
+    def make(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+        body = ("P2/56wAAA" + pick(rng, B64, 61), *(pick(rng, B64, 70) for _ in range(9)))
+        body = (*body, pick(rng, B64, 30) + "==")
+        user = pick(rng, string.ascii_lowercase, 6)
+        lines = [
+            f"---- BEGIN {label} ----",
+            f"Subject: {user}",
+            f'Comment: "2048-bit rsa, {user}@build-01, Mon Jan 06 2025 09:14:\\',
+            '02 +0000"',
+            *body,
+            f"---- END {label} ----",
+        ]
+        return "\n".join(lines), body
+
+    return make
+
+
 def _basic(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     password = pick(rng, ALNUM, 18)
     encoded = base64.b64encode(f"deploy:{password}".encode()).decode()
@@ -428,6 +450,12 @@ def _negative_values(rng: random.Random) -> list[tuple[str, str]]:
         ("template", "secret: {{ vault.secret }}"),
         ("ssh-public-key", f"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{pick(rng, B64, 43)} dev@laptop"),
         ("public-key-block", f"-----BEGIN PUBLIC KEY-----\n{public_key}\n-----END PUBLIC KEY-----"),
+        (
+            "ssh2-public-key-block",
+            "---- BEGIN SSH2 PUBLIC KEY ----\n"
+            'Comment: "2048-bit rsa, dev@laptop, converted from OpenSSH"\n'
+            f"{public_key}\n---- END SSH2 PUBLIC KEY ----",
+        ),
         ("certificate", f"-----BEGIN CERTIFICATE-----\n{public_key}\n-----END CERTIFICATE-----"),
         ("tool-use-id", f'"tool_use_id": "toolu_01{pick(rng, ALNUM, 22)}"'),
         ("call-id", f'"call_id": "call_{pick(rng, ALNUM, 24)}"'),
@@ -504,6 +532,21 @@ PEM_CODE_NEGATIVES = [
         "-----BEGIN ENCRYPTED PRIVATE KEY-----\n<your key here>\n-----END ENCRYPTED PRIVATE KEY-----",
     ),
     ("pem-header-mention", "The file starts with -----BEGIN OPENSSH PRIVATE KEY----- as usual."),
+    (
+        "ssh2-constants",
+        'SSH2_BEGIN = "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----"\n'
+        'SSH2_END = "---- END SSH2 ENCRYPTED PRIVATE KEY ----"',
+    ),
+    (
+        "ssh2-doc",
+        "An SSH.com key starts with `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`, then header "
+        "lines such as `Comment: ...`, and ends with `---- END SSH2 ENCRYPTED PRIVATE KEY ----`.",
+    ),
+    (
+        "ssh2-doc-elided",
+        '---- BEGIN SSH2 PRIVATE KEY ----\nComment: "rsa-key"\nP2/56wAAA...\n'
+        "---- END SSH2 PRIVATE KEY ----",
+    ),
     ("pem-footer-mention", "and it must end with -----END RSA PRIVATE KEY----- on its own line"),
 ]
 
@@ -540,12 +583,15 @@ KEY_MAKERS: dict[str, Callable[[random.Random], tuple[str, tuple[str, ...]]]] = 
     **{label: _pem(label) for label in KEY_LABELS},
     "RSA PRIVATE KEY (Proc-Type)": _pem_encrypted,
     "PGP PRIVATE KEY BLOCK (armored)": _pgp_armored,
+    "SSH2 ENCRYPTED PRIVATE KEY": _ssh2("SSH2 ENCRYPTED PRIVATE KEY"),
+    "SSH2 PRIVATE KEY": _ssh2("SSH2 PRIVATE KEY"),
 }
 
 
 def _concatenated(block: str) -> str:
     """Code that builds the key from one string literal a line."""
-    lines = "".join(f'    "{line}\\n"\n' for line in block.split("\n"))
+    escaped = block.replace("\\", "\\\\").replace('"', '\\"')
+    lines = "".join(f'    "{line}\\n"\n' for line in escaped.split("\n"))
     return f"KEY = (\n{lines})\n"
 
 
@@ -735,3 +781,10 @@ FORMATS = (*FORMATS, *GENERIC_FORMATS)
 from gate_corpus_providers import PROVIDER_FORMATS, provider_negatives  # noqa: E402
 
 FORMATS = (*FORMATS, *(Format(*spec) for spec in PROVIDER_FORMATS))
+
+# Last, so that a seed plants the same values as before in every format above.
+FORMATS = (
+    *FORMATS,
+    Format("ssh2-key", "SSH2_KEY", "SSH", _ssh2("SSH2 ENCRYPTED PRIVATE KEY")),
+    Format("ssh2-plain-key", "SSH2_KEY", "SSH", _ssh2("SSH2 PRIVATE KEY")),
+)

@@ -93,8 +93,8 @@ _KEY_BEFORE = re.compile(
     r"([A-Za-z0-9_.\-]{1,80})[\"']?\]?[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}[\"'`]?$"
 )
 _RULE_NAME = re.compile(r"[^a-z0-9]+")
-# PrivateKeyDetector's markers for the PEM headers the gate's private-key rule handles: it
-# reports only the header, which without key material after it is a mention, not a key.
+# PrivateKeyDetector's markers for the PEM and SSH2 headers the gate's private-key rules
+# handle: it reports only the header, which without key material after it is a mention.
 _OWN_KEY_HEADERS = frozenset(
     {
         "BEGIN DSA PRIVATE KEY",
@@ -103,6 +103,7 @@ _OWN_KEY_HEADERS = frozenset(
         "BEGIN PGP PRIVATE KEY BLOCK",
         "BEGIN PRIVATE KEY",
         "BEGIN RSA PRIVATE KEY",
+        "BEGIN SSH2 ENCRYPTED PRIVATE KEY",
     }
 )
 # detect-secrets' keyword patterns are quadratic in runs of word characters: windows holding

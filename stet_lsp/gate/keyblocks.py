@@ -10,6 +10,12 @@ record. Without the matching END line right after it, the header and the materia
 follows it are the span (a key cut short loses its body); a header with no base64 run after
 it is only a mention, not a secret.
 
+SSH2 private keys (RFC 4716's framing, as SSH.com/Tectia and PuTTYgen export them:
+`---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`, or `---- BEGIN SSH2 PRIVATE KEY ----`) are
+blocks the same way, up to `---- END <label> ----`: after the header come header lines
+(`Comment: "…"`, `Subject: …`, `x-…: …`; a line ending in `\\` goes on on the next, raw or
+escaped) and then the base64 body.
+
 Called only where the prefilter found a header, and bounded by the rule's reach.
 """
 
@@ -48,6 +54,42 @@ _TOKEN = (
 )
 # Tokens and the gaps before them, possessive: linear, and it ends after the last token.
 _MATERIAL = re.compile(r"(?:" + _GAP_RUN + _TOKEN + r")*+")
+# An SSH2 key's body: base64 lines only (its header lines come first, on their own).
+_SSH2_TOKEN = (
+    r"(?:[A-Za-z0-9+/]{20,65536}+={0,2}+"
+    + _NOT_A_NAME
+    + r"|[A-Za-z0-9+/]{1,19}+={0,2}+(?="
+    + _GAP_RUN
+    + r"---- END)"
+    r")"
+)
+_SSH2_MATERIAL = re.compile(r"(?:" + _GAP_RUN + _SSH2_TOKEN + r")*+")
+# An SSH2 header line (`Comment: "2048-bit RSA, …"`): a tag, `:`, the value up to the line's
+# end. A line that ends in `\` goes on on the next, written raw (`\` and a newline), in a JSON
+# string (an escaped `\\` before the `\n` escape) or in a string inside one (`\\\\`, `\\n`),
+# maybe across the quotes that join two strings of code or of a JSON array (`\\", "`).
+# Escapes that end no line (`\"`, `\\`, `\/`) are part of the value; a quote, raw or escaped,
+# followed by what follows a string in JSON or code (`,`, `]`, `}`, `:`, `+`, `)`) ends it,
+# and so does `----` (a continued line never runs into the next BEGIN or END line: each
+# header reads its own lines only). RFC 4716 caps a value at 1024 bytes.
+_AFTER_STRING = r"[ \t]{0,16}[,\]}:+)]"
+_GLUE = (
+    r"(?:[\"'][ \t]{0,16}+[+,]?[ \t\r\n]{0,64}+[\"']"
+    r"|\\[\"'][ \t]{0,16}+[+,]?(?:[ \t]|\\[rnt]){0,64}+\\[\"'])"
+)
+_CONTINUED = (
+    r"(?:\\\\\\\\(?:\\\\r)?\\\\n|\\\\(?:\\r)?\\n|\\\r?\n)(?:" + _GLUE + r")?"
+    r"|(?:\\\\\\\\|\\\\)" + _GLUE
+)
+_SSH2_VALUE = (
+    r"(?:" + _CONTINUED + r"|[^\r\n\\\"'\-]|-(?!---)|[\"'](?!" + _AFTER_STRING + r")"
+    r"|\\(?![nr]|\\[nr]|[\"']" + _AFTER_STRING + r")[^\r\n]"
+    r"){0,1024}+"
+)
+_SSH2_HEADER_TAG = r"[A-Za-z][A-Za-z0-9_\-]{0,63}:"
+_SSH2_HEADERS = re.compile(r"(?:" + _GAP_RUN + _SSH2_HEADER_TAG + _SSH2_VALUE + r"){0,64}+")
+# A header line in the framings only the line-by-line check knows (`// Comment: "…"`).
+_SSH2_HEADER_LINE = re.compile(r"^[^A-Za-z0-9]{0,16}" + _SSH2_HEADER_TAG + r"[ \t]")
 _GAPS = re.compile(_GAP_RUN)
 # At least one run this long: a key's lines are 64 or 70 characters, prose words are short.
 _KEY_RUN = re.compile(r"[A-Za-z0-9+/]{32}")
@@ -66,25 +108,51 @@ def key_block_end(text: str, header: re.Match[str], reach: int) -> int | None:
     """Where the key block that `header` starts ends: after the END line of the same label
     when only key material stands between, else after the key material that follows the
     header; None when no key material follows (a mention of the header, not a key)."""
+    footer = "-----END" + header.group("label") + "-----"
     start = header.end()
-    material = _MATERIAL.match(text, start, start + reach)
-    end = start if material is None else material.end()
+    return _block_end(text, start, start, footer, reach, _MATERIAL, _ARMOR_LINE)
+
+
+def ssh2_key_block_end(text: str, header: re.Match[str], reach: int) -> int | None:
+    """`key_block_end` for an SSH2 key: its header lines, then its base64 body, then
+    `---- END <label> ----`."""
+    footer = "---- END " + header.group("label") + " ----"
+    start = header.end()
+    headers = _SSH2_HEADERS.match(text, start, start + reach)
+    body = start if headers is None else headers.end()
+    return _block_end(text, start, body, footer, reach, _SSH2_MATERIAL, _SSH2_HEADER_LINE)
+
+
+def _block_end(
+    text: str,
+    start: int,
+    body: int,
+    footer: str,
+    reach: int,
+    material_pattern: re.Pattern[str],
+    header_line: re.Pattern[str],
+) -> int | None:
+    """Where a key block whose header ends at `start` and whose key material starts at
+    `body` ends (see `key_block_end`)."""
+    material = material_pattern.match(text, body, start + reach)
+    end = body if material is None else material.end()
     gaps = _GAPS.match(text, end)
     after = end if gaps is None else gaps.end()
-    footer = "-----END" + header.group("label") + "-----"
-    if text.startswith(footer, after) and _KEY_RUN.search(text, start, end) is not None:
+    if text.startswith(footer, after) and _KEY_RUN.search(text, body, end) is not None:
         return after + len(footer)
     # Lines framed in a way the material does not know (`// `, `-- `, ANSI colours, `<br>`,
     # `> - `, SQL `' || CHR(10) || '`): up to the END line of the same label when the lines
     # between hold a key's runs and nothing that reads as words. Code or prose between a
     # header and a footer (constants, a parser, documentation) has words, and stays.
-    footer_at = text.find(footer, start, start + min(reach, _FRAMED_REACH))
-    if footer_at >= 0 and _only_framed_key_lines(text, start, footer_at):
+    footer_at = text.find(footer, body, start + min(reach, _FRAMED_REACH))
+    if footer_at >= 0 and _only_framed_key_lines(text, body, footer_at, header_line):
         return footer_at + len(footer)
-    return end if _KEY_RUN.search(text, start, end) is not None else None
+    return end if _KEY_RUN.search(text, body, end) is not None else None
 
 
-def _only_framed_key_lines(text: str, start: int, end: int) -> bool:
+def _only_framed_key_lines(
+    text: str, start: int, end: int, header_line: re.Pattern[str] = _ARMOR_LINE
+) -> bool:
     """Whether `text[start:end]` is a key's lines in some framing: one run of a key's length
     at least, and no line with a word once its base64 runs are taken out (an armor header
     line aside). Line by line, stopping at the first word: a repeated header ends it at once."""
@@ -94,7 +162,7 @@ def _only_framed_key_lines(text: str, start: int, end: int) -> bool:
         line = text[position : end if found_break is None else found_break.start()]
         if found_break is not None:
             position = found_break.end()
-        if _ARMOR_LINE.search(line):
+        if header_line.search(line):
             continue
         found = found or _KEY_RUN.search(line) is not None
         if _WORD.search(_BASE64_RUN.sub("", line)):

@@ -12,11 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stet_lsp.gate import heuristics
-from stet_lsp.gate.keyblocks import key_block_end
+from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.4"
+RULESET_VERSION = "2026.5"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -301,6 +301,17 @@ def build_rules() -> tuple[Rule, ...]:
             # Up to the END line of the same label over key material only; a key cut short
             # (a truncated log) still loses its whole body; a bare header is no secret.
             block=key_block_end,
+        ),
+        # SSH.com's SSH2 keys (RFC 4716 framing): header lines, the body, the END line.
+        Rule(
+            name="private-key",
+            pattern=lazy(r"---- BEGIN (?P<label>SSH2 (?:ENCRYPTED )?PRIVATE KEY) ----"),
+            anchors=("---- begin ssh2",),
+            reach=70000,
+            prefix="---- BEGIN",
+            multiline=True,
+            start="anchor",
+            block=ssh2_key_block_end,
         ),
         Rule(
             name="putty-private-key",

@@ -36,7 +36,11 @@ _ESCAPE_LOOKAHEAD = 256
 # How much of an escaped literal around an anchor is decoded and scanned (a key block fits).
 _DECODE_BEFORE = 512
 _DECODE_AFTER = 2048
-_BLOCK_ANCHORS = {"-----begin": 72 * 1024, "private-lines:": 20 * 1024}
+_BLOCK_ANCHORS = {
+    "-----begin": 72 * 1024,
+    "---- begin ssh2": 72 * 1024,
+    "private-lines:": 20 * 1024,
+}
 
 # Extra literals for the prefilter's one pass (reported as keyword hits, never given to
 # detect-secrets): escapes that can hide a token's characters (`\u0067hp_`, `https:\/\/`),

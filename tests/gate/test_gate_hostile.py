@@ -59,6 +59,32 @@ def test_unterminated_key_blocks_and_quotes() -> None:
     assert within(10, lambda: scan_text(text, cache=ResultCache()))
 
 
+SSH2_NEAR_MISSES = (
+    "---- BEGIN SSH2 PRIVATE KEY ----\n",
+    "---- BEGIN SSH2 PRIVATE KEY ----\nComment: a \\\n",
+    '---- BEGIN SSH2 PRIVATE KEY ----\\nComment: \\"a \\\\\\n',
+    '---- BEGIN SSH2 PRIVATE KEY ----"\n  "Comment: x\\\\", "',
+    '---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: "' + '\\"' * 30 + "\n",
+    "---- BEGIN SSH2 PRIVATE KEY ----\nx-a: " + "A" * 40 + "\n",
+)
+
+
+@pytest.mark.parametrize(
+    "unit",
+    SSH2_NEAR_MISSES,
+    ids=["headers", "continued", "continued-json", "continued-array", "quotes", "header-lines"],
+)
+def test_ssh2_key_header_near_misses_stay_linear(unit: str) -> None:
+    """SSH2 headers repeated over 300 KB with header lines, continued or not, and no key:
+    each header reads its own lines only; the key after them is still found."""
+    block, secrets = gate_corpus.KEY_MAKERS["SSH2 ENCRYPTED PRIVATE KEY"](random.Random(unit))
+    hostile = (unit * (300_000 // len(unit) + 1))[:300_000]
+    text = hostile + "\n" + block + "\n"
+    with time_limit(10, "SSH2 headers"):
+        redacted = redact_text(text, cache=ResultCache()).text
+    assert not gate_corpus.surviving_fragments(redacted, secrets)
+
+
 def test_binary_looking_text() -> None:
     text = "".join(chr(RNG.randrange(0, 0x2FFF)) for _ in range(200_000))
     within(10, lambda: scan_text(text, cache=ResultCache()))

@@ -115,6 +115,10 @@ def test_key_material_then_code_then_a_footer() -> None:
         'secret: "-----BEGIN EC PRIVATE KEY-----\\n"',
         'PEM = re.compile(r"-----BEGIN RSA PRIVATE KEY-----\\n([A-Za-z0-9+/=\\n]+)'
         '-----END RSA PRIVATE KEY-----")',
+        "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\n",
+        'private_key = "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----"',
+        '---- BEGIN SSH2 PRIVATE KEY ----\nComment: "rsa-key"\n---- END SSH2 PRIVATE KEY ----\n',
+        "SSH.com keys start with `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`. Note: not OpenSSH.",
     ],
 )
 def test_no_key_material_no_finding(text: str) -> None:
@@ -224,3 +228,54 @@ def test_a_span_over_several_strings_stays_in_one_array() -> None:
     span = Span(text.index("ab"), text.index("ij") + 2, "private-key", 0)
     fitted = _fitted_to_literals(literals, [span])
     assert [text[piece.start : piece.end] for piece in fitted] == ["ab", "cd", "ef"]
+
+
+def ssh2_key(label: str = "SSH2 ENCRYPTED PRIVATE KEY") -> tuple[str, tuple[str, ...]]:
+    return gate_corpus.KEY_MAKERS[label](RNG)
+
+
+def test_an_ssh2_key_next_to_a_credential_word_is_redacted_whole() -> None:
+    # detect-secrets reports only the header's words: the key material is what matters.
+    block, secrets = ssh2_key()
+    for text, path in (
+        (f"private_key = '''{block}'''\n", "keys.py"),
+        (json.dumps({"private_key": block, "password": "-"}) + "\n", "e.jsonl"),
+    ):
+        redacted = redact_text(text, path=path).text
+        assert [finding.rule for finding in scan_text(text, path=path)] == ["private-key"]
+        assert block not in redacted and MARK in redacted
+        assert not gate_corpus.surviving_fragments(redacted, secrets)
+
+
+def test_ssh2_header_lines_belong_to_the_block() -> None:
+    block, secrets = ssh2_key("SSH2 PRIVATE KEY")
+    with_headers = block.replace(
+        "Subject: ", "x-command: /usr/local/bin/agent --check \\\n  --quiet\nSubject: "
+    )
+    for newline in ("\n", "\r\n"):
+        written = with_headers.replace("\n", newline)
+        text = f"x = 1{newline}{written}{newline}y = 2{newline}"
+        [finding] = scan_text(text)
+        assert text[finding.offset : finding.end_offset] == written
+    events = jsonl(record(f"$ cat id_ssh2\n{with_headers}\n"))
+    redacted = redact_text(events, path="events.jsonl").text
+    [content] = json.loads(redacted)["message"]["content"]
+    assert content["content"] == f"$ cat id_ssh2\n{MARK}\n"
+    assert not gate_corpus.surviving_fragments(redacted, secrets)
+
+
+def test_an_ssh2_key_cut_short_loses_its_body() -> None:
+    block, secrets = ssh2_key()
+    cut = block.rsplit("\n", 3)[0]
+    text = f"log: {cut}\nERROR: key file truncated\n"
+    redacted = redact_text(text).text
+    assert redacted == f"log: {MARK}\nERROR: key file truncated\n"
+    assert not gate_corpus.surviving_fragments(redacted, secrets[:-2])
+
+
+def test_an_ssh2_public_key_stays() -> None:
+    block, _ = ssh2_key("SSH2 PRIVATE KEY")
+    public = block.replace("PRIVATE KEY", "PUBLIC KEY")
+    for text, path in ((f"{public}\n", "id.pub"), (jsonl(record(public)), "e.jsonl")):
+        assert scan_text(text, path=path) == []
+        assert redact_text(text, path=path).text == text
