@@ -385,6 +385,122 @@ def test_swe_agent_odd_input(tmp_path: Path) -> None:
     assert of(parsed.events, UserMessage)[0].text == "Fix the \ufffd bug in app.py"
 
 
+def demonstration() -> dict[str, Any]:
+    """A SWE-agent demonstration that holds only its `history` (no `trajectory`, `info`):
+    a function-calling model's actions, each answered by the tool message naming its call,
+    and the patch printed by `submit` as SWE-agent's shell prints it."""
+
+    def action(call: str, name: str, command: str, thought: str) -> dict[str, Any]:
+        return {
+            "role": "assistant",
+            "content": thought,
+            "thought": thought,
+            "action": command,
+            "agent": "main",
+            "tool_calls": [
+                {"function": {"arguments": "{}", "name": name}, "id": call, "type": "function"}
+            ],
+            "message_type": "action",
+        }
+
+    def result(call: str, text: str) -> dict[str, Any]:
+        status = "\n(Open file: /repo/src/app.py)\n(Current directory: /repo)\nbash-$"
+        return {
+            "role": "tool",
+            "content": text + status,
+            "agent": "main",
+            "message_type": "observation",
+            "tool_call_ids": [call],
+        }
+
+    printed = PATCH.split("diff --git a/docs")[0].replace("\n", "\r\n")
+    return {
+        "history": [
+            {
+                "role": "system",
+                "content": "You are an autonomous programmer.",
+                "agent": "main",
+                "message_type": "system_prompt",
+            },
+            {
+                "role": "user",
+                "content": "Fix the bug in app.py",
+                "agent": "main",
+                "message_type": "observation",
+            },
+            action("call_a", "bash", "grep -n b src/app.py", "Find the line."),
+            result("call_a", "11:    b = 2"),
+            action("call_b", "edit", "edit 'b = 2' 'b = 3'", "Change it."),
+            result("call_b", "Text replaced."),
+            {"role": "user", "content": "Also keep c.", "agent": "main"},
+            {"role": "assistant", "content": "Sure.", "agent": "main", "message_type": "thought"},
+            action("call_c", "submit", "submit", "Submit."),
+            result("call_c", "\r\n" + printed),
+            {"role": "critic", "content": "?", "agent": "main"},
+        ]
+    }
+
+
+def test_swe_agent_demonstration_holding_only_its_history(tmp_path: Path) -> None:
+    path = write(tmp_path, demonstration(), "function_calling.traj")
+    assert SWE.sniff(path.read_text()) and not MINI.sniff(path.read_text())
+    assert detect(path) is SWE
+    parsed = SWE.parse(path)
+    events = parsed.events
+    assert [e.kind for e in events] == [
+        "session_start",
+        "raw",
+        "user_message",
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "user_message",
+        "agent_message",
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "file_change",
+        "raw",
+        "session_end",
+    ]
+    assert of(events, RawEvent)[0].reason == "system prompt"
+    assert [m.text for m in of(events, UserMessage)] == ["Fix the bug in app.py", "Also keep c."]
+    calls, results = of(events, ToolCall), of(events, ToolResult)
+    assert [(c.call_id, c.name, c.input["command"]) for c in calls] == [
+        ("call_a", "grep", "grep -n b src/app.py"),
+        ("call_b", "edit", "edit 'b = 2' 'b = 3'"),
+        ("call_c", "submit", "submit"),
+    ]
+    assert [r.call_id for r in results] == ["call_a", "call_b", "call_c"]
+    assert results[0].output.startswith("11:    b = 2\n(Open file:")
+    # Each event names its history item and the line it starts on.
+    assert calls[1].source.pointer == "/history/4"
+    assert calls[1].source.line == line_of(path, '"content": "Change it."') - 2  # its "{"
+    # The patch the submit printed is the file change, without the shell's status lines.
+    (change,) = of(events, FileChange)
+    assert (change.path, change.operation, change.call_id) == ("src/app.py", "modify", "call_c")
+    assert change.anchored and (change.added, change.removed) == (2, 1)
+    assert change.diff.endswith("+    c = 4\n     return a\n")
+    assert of(events, RawEvent)[1].record == {"role": "critic", "content": "?", "agent": "main"}
+    assert of(events, SessionEnd)[0].reason is None
+
+    # Without call ids (a model without function calling), each observation answers the
+    # action before it, and the calls get ids made of their pointer.
+    data = demonstration()
+    for item in data["history"]:
+        item.pop("tool_calls", None)
+        item.pop("tool_call_ids", None)
+        if item["role"] == "tool":
+            item["role"] = "user"
+    events = SWE.parse(write(tmp_path, data, "plain.traj")).events
+    assert [c.call_id for c in of(events, ToolCall)] == ["history-2", "history-4", "history-8"]
+    assert [r.call_id for r in of(events, ToolResult)] == ["history-2", "history-4", "history-8"]
+    assert len(of(events, FileChange)) == 1
+
+
 def mini_v1() -> dict[str, Any]:
     return {
         "info": {

@@ -25,6 +25,16 @@ SWE-agent (`<instance_id>.traj`, written with `json.dumps(indent=2)`):
 * `attempts` (the retry agent): one such document per attempt; each attempt is imported as a
   session of its own (start to end), and the top-level copy of the chosen attempt is skipped.
 
+A file holding only `history` (the demonstrations SWE-agent ships in
+`trajectories/demonstrations/`, such as its function-calling one) is read from the history:
+the preamble as above, then each action (`action`, `thought`, `tool_calls`) an agent message
+and a tool call (the call id from `tool_calls`, else one made of its pointer, `history-4`),
+answered by the `tool` or `user` observation after it (the one naming the call in
+`tool_call_ids`, else the latest unanswered call); an assistant message that is not an
+action is an agent message, a user message with no call waiting a user message. The diff a
+`submit` prints (its terminal line ends and the shell's status lines taken off) is one
+anchored file change per file, when there is no `info.submission`.
+
 mini-swe-agent (`<instance_id>.traj.json`): `{"info", "messages", "trajectory_format"}` with
 `trajectory_format` `mini-swe-agent-1` (v1) or `mini-swe-agent-1.1` (v2); older files are a
 bare list of messages. `info` has `exit_status`, `submission`, `model_stats`
@@ -81,7 +91,13 @@ from stet_lsp.trajectory.events import (
 from stet_lsp.trajectory.importers import diffs
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession, new_event
 from stet_lsp.trajectory.importers.edits import change_fields
-from stet_lsp.trajectory.importers.fields import cost_field, count_field, mapping, text_field
+from stet_lsp.trajectory.importers.fields import (
+    cost_field,
+    count_field,
+    mapping,
+    sequence,
+    text_field,
+)
 from stet_lsp.trajectory.importers.files import file_digest, json_document
 
 Record = dict[str, Any]
@@ -106,6 +122,12 @@ _MINI_BLOCK_MARK = re.compile(r"```(?:bash|mswea_bash_command)\\n")
 # The command block of a text-based mini-swe-agent response (v1 `bash`, v2 `mswea_bash_command`).
 _ACTION_BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
 _RETURNCODE = re.compile(r"\s*<returncode>\s*(-?\d+)\s*</returncode>")
+# A SWE-agent file holding only its `history` (the demonstrations SWE-agent ships): the
+# document starts with it, and its first item is a chat message of SWE-agent's.
+_HISTORY_ONLY_START = re.compile(r'\{\s*"history"\s*:\s*\[\s*\{\s*"role"\s*:')
+_HISTORY_ITEM_MARK = re.compile(r'"(?:agent|message_type)"\s*:\s*"')
+# The lines SWE-agent's shell prints after a command's output (its status and prompt).
+_STATUS_LINE = re.compile(r"\((?:Open file|Current directory): .*\)|bash-\$\s*|")
 _THINKING_TYPES = frozenset({"thinking"})
 _OPAQUE_THINKING_TYPES = frozenset({"redacted_thinking"})
 
@@ -122,6 +144,9 @@ class SweAgentImporter:
             return False
         if _MINI_MARKER.search(head):
             return False
+        start = head.lstrip(_LEADING)
+        if _HISTORY_ONLY_START.match(start) and _TRAJECTORY_ARRAY.search(head) is None:
+            return _HISTORY_ITEM_MARK.search(start) is not None
         return (
             _TRAJECTORY_ARRAY.search(head) is not None
             and '"observation"' in head
@@ -338,16 +363,11 @@ class _SweAgentRun:
         history_value = self.data.get("history")
         history: list[Any] = history_value if isinstance(history_value, list) else []
         self._start(steps)
-        self._preamble(history)
-        actions = [item for item in history if _is_history_action(item)]
-        paired = actions if len(actions) == len(steps) else [None] * len(steps)
-        submit_at: int | None = None
-        submit_call: str | None = None
-        for index, (step, action_item) in enumerate(zip(steps, paired, strict=True)):
-            call_id = self._step(index, step, action_item)
-            if call_id is not None and _first_word(step.get("action")) == "submit":
-                submit_at, submit_call = len(self.events), call_id
-        self._submission(submit_at, submit_call)
+        first_action = self._preamble(history)
+        if not isinstance(trajectory, list):
+            self._conversation(history, first_action)
+        else:
+            self._steps(steps, history)
         self._usage()
         self.events.append(
             new_event(
@@ -357,6 +377,103 @@ class _SweAgentRun:
                 reason=text_field(self.info.get("exit_status")),
             )
         )
+
+    def _steps(self, steps: list[Any], history: list[Any]) -> None:
+        actions = [item for item in history if _is_history_action(item)]
+        paired = actions if len(actions) == len(steps) else [None] * len(steps)
+        submit_at: int | None = None
+        submit_call: str | None = None
+        for index, (step, action_item) in enumerate(zip(steps, paired, strict=True)):
+            call_id = self._step(index, step, action_item)
+            if call_id is not None and _first_word(step.get("action")) == "submit":
+                submit_at, submit_call = len(self.events), call_id
+        self._submission(submit_at, submit_call)
+
+    def _conversation(self, history: list[Any], first: int) -> None:
+        """A file with no `trajectory` (a demonstration holding only its history): the
+        conversation from the first action on. Each action is a tool call, answered by the
+        observation after it (the one naming its call id, for function-calling models); a
+        submit's observation holding the patch gives the file changes."""
+        pending: dict[str, str] = {}  # unanswered call ids -> their command's first word
+        for index in range(first, len(history)):
+            item, pointer = history[index], f"/history/{index}"
+            if not isinstance(item, dict):
+                self._raw(pointer, item, "history item is not an object")
+            elif item.get("is_demo") or item.get("message_type") == "demonstration":
+                self.session.dropped["demonstration"] += 1
+            elif _is_history_action(item):
+                call = self._history_action(pointer, item)
+                if call is not None:
+                    pending[call[0]] = call[1]
+            elif pending and item.get("role") in ("user", "tool"):
+                ids = [i for i in sequence(item.get("tool_call_ids")) if i in pending]
+                call_id = ids[0] if ids else next(reversed(pending))
+                self._history_result(pointer, item, call_id, pending.pop(call_id))
+            elif item.get("role") == "user":
+                text = _content_text(item.get("content"))
+                self.events.append(
+                    new_event(UserMessage, session=self.run_id, source=self.ref(pointer), text=text)
+                )
+            elif item.get("role") == "assistant":  # a message that is not an action
+                text = _content_text(item.get("content"))
+                self.events.append(
+                    new_event(
+                        AgentMessage,
+                        session=self.run_id,
+                        source=self.ref(pointer),
+                        text=text,
+                        model=self.model,
+                    )
+                )
+            elif item.get("role") == "system" or item.get("message_type") == "system_prompt":
+                self._raw(pointer, item, "system prompt")
+            else:
+                self._raw(pointer, item, "history item that is neither an action nor its result")
+
+    def _history_action(self, pointer: str, item: Record) -> tuple[str, str] | None:
+        """An action of the history: its reasoning, thought and command; returns the call's
+        id and the command's first word when it ran one."""
+        source = self.ref(pointer)
+        for text in _thinking(item.get("thinking_blocks"), self.session.dropped):
+            self.events.append(new_event(Reasoning, session=self.run_id, source=source, text=text))
+        action = text_field(item.get("action")) or ""
+        thought = (text_field(item.get("thought")) or "").strip()
+        if not thought and (not action.strip() or "thought" not in item):
+            thought = _content_text(item.get("content")).strip()
+        if thought:
+            self.events.append(
+                new_event(
+                    AgentMessage, session=self.run_id, source=source, text=thought, model=self.model
+                )
+            )
+        if not action.strip():
+            return None
+        call_id = _history_call_id(item) or pointer.lstrip("/").replace("/", "-")
+        name = _first_word(action) or "bash"
+        self.events.append(
+            new_event(
+                ToolCall,
+                session=self.run_id,
+                source=source,
+                call_id=call_id,
+                name=name,
+                input={"command": action},
+            )
+        )
+        return call_id, name
+
+    def _history_result(self, pointer: str, item: Record, call_id: str, name: str) -> None:
+        source = self.ref(pointer)
+        output = _content_text(item.get("content"))
+        self.events.append(
+            new_event(
+                ToolResult, session=self.run_id, source=source, call_id=call_id, output=output
+            )
+        )
+        if name == "submit" and not self.info.get("submission"):
+            patch = _printed_patch(output)
+            if patch:
+                self.events.extend(_patch_changes(patch, self.run_id, source, call_id))
 
     def _start(self, steps: list[Any]) -> None:
         cwd = None
@@ -379,15 +496,16 @@ class _SweAgentRun:
             )
         )
 
-    def _preamble(self, history: list[Any]) -> None:
-        """The history before the first action: system prompt, demonstrations, the issue."""
+    def _preamble(self, history: list[Any]) -> int:
+        """The history before the first action: system prompt, demonstrations, the issue.
+        Returns the index of the first action (the history's length when none)."""
         for index, item in enumerate(history):
             pointer = f"/history/{index}"
             if not isinstance(item, dict):
                 self._raw(pointer, item, "history item is not an object")
                 continue
             if _is_history_action(item):
-                return
+                return index
             kind = item.get("message_type")
             if item.get("is_demo") or kind == "demonstration":
                 self.session.dropped["demonstration"] += 1
@@ -404,6 +522,7 @@ class _SweAgentRun:
                 )
             else:
                 self._raw(pointer, item, "history item before the first step")
+        return len(history)
 
     def _step(self, index: int, step: Any, action_item: Record | None) -> str | None:
         """One executed step; returns its call id when it ran a command."""
@@ -507,6 +626,19 @@ def _history_call_id(item: Record | None) -> str | None:
     if isinstance(calls, list) and calls and isinstance(calls[0], dict):
         return text_field(calls[0].get("id"))
     return None
+
+
+def _printed_patch(output: str) -> str | None:
+    """The patch a submit command printed (a git diff, the terminal's line ends and the
+    shell's status lines after it taken off), None when it printed none."""
+    text = output.replace("\r\n", "\n")
+    start = text.find("diff --git")
+    if start < 0:
+        return None
+    lines = text[start:].split("\n")
+    while lines and _STATUS_LINE.fullmatch(lines[-1]):
+        lines.pop()
+    return "\n".join(lines) + "\n" if lines else None
 
 
 def _replay_config(value: Any) -> Record:
