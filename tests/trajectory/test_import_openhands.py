@@ -860,7 +860,7 @@ def older_resolver_output(number: int) -> dict[str, Any]:
             {"target": "moon", "action": "teleport"},
             {"outputs": {}, "thought": "The greeting is fixed.", "action": "finish"},
         ],
-        "metrics": {"accumulated_cost": 0.6, "costs": [0.1, 0.2, 0.15, 0.15]},
+        "metrics": {"accumulated_cost": 0.8, "costs": [0.1, 0.2, 0.15, 0.15, 0.1, 0.1]},
         "success": True,
         "comment_success": None,
         "result_explanation": "Fixed.",
@@ -874,26 +874,29 @@ def test_the_older_flat_form_of_resolver_outputs(tmp_path: Path) -> None:
     assert detect(path) is OPENHANDS
     parsed = OPENHANDS.parse(path)
     events = parsed.events
+    # One cost a request: each usage follows the action the request chose.
     assert kinds(events) == [
         "session_start",
         "user_message",
         "agent_message",
         "tool_call",
+        "usage",
         "tool_result",
         "agent_message",
         "tool_call",
+        "usage",
         "tool_result",
         "agent_message",
         "tool_call",
+        "usage",
         "tool_result",
         "file_change",
         "tool_call",
+        "usage",
         "tool_result",
         "raw",
+        "usage",
         "agent_message",
-        "usage",
-        "usage",
-        "usage",
         "usage",
         "session_end",
     ]
@@ -920,8 +923,18 @@ def test_the_older_flat_form_of_resolver_outputs(tmp_path: Path) -> None:
     assert raw.record == {"target": "moon", "action": "teleport"}
     assert raw.reason == "unknown action 'teleport'"
     usage = of(events, "usage")
-    assert [u.cost_usd for u in usage] == [0.1, 0.2, 0.15, 0.15]
-    assert [u.source.pointer for u in usage] == [f"/metrics/costs/{i}" for i in range(4)]
+    assert [u.cost_usd for u in usage] == [0.1, 0.2, 0.15, 0.15, 0.1, 0.1]
+    assert [u.source.pointer for u in usage] == [f"/metrics/costs/{i}" for i in range(6)]
+    # Costs that do not match the actions one to one are listed after them.
+    output = older_resolver_output(5)
+    output["metrics"] = {"accumulated_cost": 0.3, "costs": [0.1, 0.2]}
+    path.write_text(json.dumps(output) + "\n", encoding="utf-8")
+    events = OPENHANDS.parse(path).events
+    assert kinds(events)[-4:] == ["agent_message", "usage", "usage", "session_end"]
+    output["metrics"] = {"accumulated_cost": 0.3}
+    path.write_text(json.dumps(output) + "\n", encoding="utf-8")
+    (usage,) = of(OPENHANDS.parse(path).events, "usage")
+    assert (usage.cost_usd, usage.source.pointer) == (0.3, "/metrics/accumulated_cost")
     assert events[-1].reason == "finish"
     assert parsed.problems == [] and not parsed.dropped
 

@@ -38,7 +38,8 @@ agentskills calls in a `run_ipython` action's `code` (`edit_file_by_replace`,
 `insert_content_at_line`, `append_file`, `create_file`), read when their arguments are
 literals and the output says the edit was made. Such outputs record the usage of the whole
 run only in their `metrics`: when no event carries usage, each entry of `costs` (one model
-request each) is a Usage with its cost, or the totals are one.
+request each) is a Usage with its cost, placed after the action the request chose when
+there are as many as the agent's actions (else after them all), or the totals are one.
 
 Tool actions become tool calls whose id is the action's id, answered by the observations
 that name it as their `cause`. `llm_metrics` is cumulative, so each action's usage is what
@@ -73,7 +74,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.importers.base import ParsedSession
+from stet_lsp.trajectory.importers.base import ParsedSession, new_event
 from stet_lsp.trajectory.importers.diffs import Diff, file_diff, fragment_diff, hunks_diff
 from stet_lsp.trajectory.importers.edits import Edit, edits_from_arguments, file_change_fields
 from stet_lsp.trajectory.importers.fields import (
@@ -107,6 +108,9 @@ _TOOL_ACTIONS = frozenset(
         "condensation_request",
     }
 )
+# Actions that are not a model's choice (the request costs of an older output are matched to
+# the others).
+_NOT_CHOSEN = frozenset({"system", "recall", "change_agent_state", "condensation"})
 _FAILED_OBSERVATIONS = frozenset({"error", "user_rejected"})
 # Arguments that say how OpenHands ran a call rather than what the model asked for.
 _BOOKKEEPING_ARGS = frozenset(
@@ -258,6 +262,7 @@ class _Reader:
         self.records: dict[str, Any] = {}
         self.record: Any = None
         self.pending: list[str] = []  # made-up ids of older tool actions not yet answered
+        self.requests: list[int] = []  # where each action the model chose ends in the events
 
     def read(self) -> ParsedSession:
         spec: Spec = {"history": [[None]], "metrics": None} if self._is_object() else [None]
@@ -463,6 +468,8 @@ class _Reader:
             self._usage(event, at, time)
         elif response is not None:
             self._response_usage(response, at, time)
+        if source in ("agent", None) and kind not in _NOT_CHOSEN:
+            self.requests.append(len(self.parsed.events))
 
     def _tool_action(
         self,
@@ -664,7 +671,8 @@ class _Reader:
 
     def _run_metrics(self, metrics: Any) -> None:
         """The usage an evaluation's or the resolver's output records of the whole run, when
-        its events carry none: the cost of each request (`costs`), or the run's totals."""
+        its events carry none: the cost of each request (`costs`, placed after the actions
+        the requests chose when there are as many), or the run's totals."""
         if not isinstance(metrics, dict):
             return
         fields = CumulativeUsage().added(metrics)
@@ -677,15 +685,23 @@ class _Reader:
         if not costs or None in costs:
             total = cost_field(metrics.get("accumulated_cost"))
             costs, pointers = ([total], ["/metrics/accumulated_cost"]) if total else ([], [])
-        for cost, pointer in zip(costs, pointers, strict=True):
-            self.parsed.emit(
+        usages = [
+            new_event(
                 Usage,
-                self._at(pointer),
-                None,
+                session=self.parsed.session_id,
+                source=self._at(pointer),
                 model=self.facts.model,
                 cost_usd=round(cost or 0.0, 10),
                 cost_basis="reported",
             )
+            for cost, pointer in zip(costs, pointers, strict=True)
+        ]
+        if len(usages) > 1 and len(usages) == len(self.requests):
+            # One cost a request, in order: each after the action it chose.
+            for position, usage in reversed(list(zip(self.requests, usages, strict=True))):
+                self.parsed.events.insert(position, usage)
+        else:
+            self.parsed.events.extend(usages)
 
     # -- helpers ----------------------------------------------------------------------------
 
