@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from bounded import within
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -73,6 +74,274 @@ CASES = [
 
 @pytest.mark.parametrize("language, text, expected", CASES, ids=[case[0] for case in CASES])
 def test_margin_notes_in_each_language(
+    language: str, text: str, expected: list[tuple[int, str, str]]
+) -> None:
+    assert notes_in(text, language) == expected
+
+
+# Strings and comments each language's lexer must tell apart: (language, text, the notes).
+LEXING_CASES = [
+    # YAML: a quote opens a string only where a scalar starts; "#" opens a comment only at the
+    # line's start or after a blank; '' is a quote inside single quotes.
+    (
+        "yaml apostrophe in a plain scalar",
+        "yaml",
+        "msg: don't  # stet: note\n",
+        [(0, "markup", "note")],
+    ),
+    ("yaml apostrophe in a list item", "yaml", "- it's here # stet: x\n", [(0, "markup", "x")]),
+    ("yaml doubled quote", "yaml", "k: 'it''s # no' # stet: yes\n", [(0, "markup", "yes")]),
+    ("yaml escaped double quote", "yaml", 'k: "a \\" # no" # stet: yes\n', [(0, "markup", "yes")]),
+    ("yaml quoted key", "yaml", "'# stet: no': 1 # stet: yes\n", [(0, "markup", "yes")]),
+    (
+        "yaml flow sequence",
+        "yaml",
+        "k: ['# stet: no', \"b\"] # stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
+    ("yaml hash inside a word", "yaml", "k: a#stet: no\n", []),
+    # Rust: '"' is a char, 'a a lifetime; raw strings hold backslashes and quotes as written.
+    (
+        "rust char literal of a quote",
+        "rust",
+        "let q = '\"'; // stet: after a char\n",
+        [(0, "markup", "after a char")],
+    ),
+    (
+        "rust escaped quote char",
+        "rust",
+        "let q = '\\''; let r = '\"'; // stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
+    (
+        "rust lifetimes",
+        "rust",
+        "fn f<'a>(s: &'a str) -> &'a str { s } // stet: lifetimes\n",
+        [(0, "markup", "lifetimes")],
+    ),
+    (
+        "rust lifetime before a string",
+        "rust",
+        "fn f<'a>() -> &'a str { \"// stet: no\" } // stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
+    ("rust raw string at a line's start", "rust", 'r"\\" // stet: yes\n', [(0, "markup", "yes")]),
+    ("rust byte char", "rust", "let b = b'\"'; // stet: yes\n", [(0, "markup", "yes")]),
+    (
+        "rust unicode char",
+        "rust",
+        "let c = '\\u{22}'; let d = '\"'; // stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
+    (
+        "rust raw string ending in a backslash",
+        "rust",
+        'let p = r"C:\\dir\\"; // stet: raw path\n',
+        [(0, "markup", "raw path")],
+    ),
+    (
+        "rust raw string with hashes",
+        "rust",
+        'let s = r#"say "// stet: no" here"#; // stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
+    (
+        "rust raw string over lines",
+        "rust",
+        'let s = r##"\n// stet: no "# still\n"##; // stet: yes\n',
+        [(2, "markup", "yes")],
+    ),
+    ("rust byte raw string", "rust", 'let b = br"\\"; // stet: yes\n', [(0, "markup", "yes")]),
+    (
+        "rust string over lines",
+        "rust",
+        'let s = "one\n// stet: no\n"; // stet: yes\n',
+        [(2, "markup", "yes")],
+    ),
+    ("rust raw identifier", "rust", "let r#type = 1; // stet: yes\n", [(0, "markup", "yes")]),
+    # C#: verbatim strings double their quotes and keep backslashes; raw strings open with
+    # three quotes or more and close with as many.
+    (
+        "csharp verbatim path",
+        "csharp",
+        'var p = @"C:\\path\\"; // stet: verbatim\n',
+        [(0, "markup", "verbatim")],
+    ),
+    (
+        "csharp verbatim doubled quote",
+        "csharp",
+        'var q = @"a ""// stet: no"" \\"; // stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
+    (
+        "csharp interpolated verbatim",
+        "csharp",
+        'var p = $@"C:\\{d}\\"; var q = @$"\\"; // stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
+    (
+        "csharp verbatim over lines",
+        "csharp",
+        'var s = @"\n// stet: no\n"; // stet: yes\n',
+        [(2, "markup", "yes")],
+    ),
+    (
+        "csharp raw string",
+        "csharp",
+        'var r = """He said "// stet: no" ok"""; // stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
+    (
+        "csharp raw string of four quotes",
+        "csharp",
+        'var r = """"a """ // stet: no""""; // stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
+    (
+        "csharp raw string over lines",
+        "csharp",
+        'var r = $"""\n    // stet: no\n    """; // stet: yes\n',
+        [(2, "markup", "yes")],
+    ),
+    ("csharp empty string", "csharp", 'var e = ""; // stet: yes\n', [(0, "markup", "yes")]),
+    ("csharp char of a quote", "csharp", "var c = '\"'; // stet: yes\n", [(0, "markup", "yes")]),
+    # Shell: a heredoc's body is text; "#" opens a comment only where a word starts; single
+    # quotes have no escape; a backslash quotes the next character.
+    (
+        "shell heredoc",
+        "shellscript",
+        "cat <<EOF\n# stet: no\nEOF\n# stet: yes\n",
+        [(3, "markup", "yes")],
+    ),
+    (
+        "shell heredoc quoted, tabs stripped",
+        "shellscript",
+        "cat <<-'EOF'\n\t# stet: no\n\tEOF\necho hi # stet: yes\n",
+        [(3, "markup", "yes")],
+    ),
+    (
+        "shell heredoc double-quoted delimiter",
+        "shellscript",
+        'cat << "END"\n# stet: no\nEND\n# stet: yes\n',
+        [(3, "markup", "yes")],
+    ),
+    (
+        "shell heredoc terminator needs its own line",
+        "shellscript",
+        "cat <<EOF\n# stet: no\n EOF\nEOF x\n# stet: no\nEOF\n# stet: yes\n",
+        [(6, "markup", "yes")],
+    ),
+    (
+        "shell heredoc without the dash keeps tabs",
+        "shellscript",
+        "cat <<EOF\n\tEOF\n# stet: no\nEOF\n",
+        [],
+    ),
+    (
+        "shell comment on the heredoc's line",
+        "shellscript",
+        "cat <<EOF | sort # stet: on the opener\nb # stet: no\nEOF\n",
+        [(0, "markup", "on the opener")],
+    ),
+    (
+        "shell two heredocs",
+        "shellscript",
+        'f <<A <<"B"\n# stet: no\nA\n# stet: no\nB\n# stet: yes\n',
+        [(5, "markup", "yes")],
+    ),
+    (
+        "shell arithmetic shift",
+        "shellscript",
+        "echo $((1 << x)) # stet: shift\n# stet: next\n",
+        [(0, "markup", "shift"), (1, "markup", "next")],
+    ),
+    (
+        "shell here-string",
+        "shellscript",
+        'cat <<< "x" # stet: here-string\n# stet: next\n',
+        [(0, "markup", "here-string"), (1, "markup", "next")],
+    ),
+    (
+        "shell dollar hash",
+        "shellscript",
+        'echo $# "# stet: no" # stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
+    (
+        "shell length of an array",
+        "shellscript",
+        'echo ${#a[@]} "# stet: no" # stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
+    (
+        "shell backslash in single quotes",
+        "shellscript",
+        "echo 'a\\' # stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
+    ("shell escaped quote", "shellscript", 'echo \\"x # stet: yes\n', [(0, "markup", "yes")]),
+    ("shell escaped hash", "shellscript", "echo \\# stet: no\n", []),
+    (
+        "shell comment after an operator",
+        "shellscript",
+        "true;# stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
+    # Python: a raw string's backslash still keeps the quote after it from closing it.
+    (
+        "python raw string of two backslashes",
+        "python",
+        'x = r"\\\\" # stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
+    (
+        "python raw string with an escaped quote",
+        "python",
+        "x = r'\\'' # stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
+    (
+        "python raw string never closed",
+        "python",
+        'x = r"\\" # stet: no\ny = 1 # stet: yes\n',
+        [(1, "markup", "yes")],
+    ),
+    ("python raw triple-quoted", "python", 'x = r"""\\"""" # stet: yes\n', [(0, "markup", "yes")]),
+    (
+        "python raw triple-quoted over lines",
+        "python",
+        "x = rb'''\\\n# stet: no\n'''  # stet: yes\n",
+        [(2, "markup", "yes")],
+    ),
+    # Go: a raw string (backticks) has no escapes and may span lines.
+    (
+        "go raw string ending in a backslash",
+        "go",
+        "var p = `C:\\dir\\` // stet: raw\n",
+        [(0, "markup", "raw")],
+    ),
+    (
+        "go raw string over lines",
+        "go",
+        "s := `\n// stet: no\n` // stet: yes\n",
+        [(2, "markup", "yes")],
+    ),
+    ("go rune of a quote", "go", "c := '\"' // stet: yes\n", [(0, "markup", "yes")]),
+    (
+        "javascript template keeps its escapes",
+        "javascript",
+        "s = `\\`// stet: no`; // stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "language, text, expected",
+    [case[1:] for case in LEXING_CASES],
+    ids=[case[0] for case in LEXING_CASES],
+)
+def test_strings_and_comments_each_lexer_tells_apart(
     language: str, text: str, expected: list[tuple[int, str, str]]
 ) -> None:
     assert notes_in(text, language) == expected
@@ -334,17 +603,29 @@ line_pieces = st.sampled_from(
         "// stet(ruled-out): b",
         "`",
         "y  # stet: c",
+        "cat <<EOF",
+        "EOF",
+        "\tEOF",
+        "f <<-'E' <<B",
+        "E",
+        "B",
+        'r#"',
+        '"#',
+        '@"',
+        "'\"'",
+        "don't",
+        "k: 'a''b",
     ]
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(
     st.lists(st.lists(line_pieces, max_size=3).map(" ".join), min_size=1, max_size=30),
     st.lists(st.lists(line_pieces, max_size=3).map(" ".join), max_size=5),
     st.integers(0, 40),
     st.integers(0, 5),
-    st.sampled_from(["python", "javascript", "go", "c"]),
+    st.sampled_from(["python", "javascript", "go", "c", "rust", "csharp", "shellscript", "yaml"]),
 )
 def test_incremental_relexing_equals_a_full_lex(
     before: list[str], inserted: list[str], at: int, removed: int, language: str
@@ -362,3 +643,42 @@ def test_incremental_relexing_equals_a_full_lex(
     fresh = CommentIndex(after, syntax)
     assert index.starts == fresh.starts
     assert index.comments == fresh.comments
+
+
+HOSTILE = [
+    ("yaml", ["'", " '", ": '", "''", '"\\', "a#"]),
+    ("rust", ["'", "'\\u{", "r#", "r" + "#" * 50, 'br"\\', '"\\']),
+    ("csharp", ['"', '"""', '@"', '""', '$@"\\']),
+    ("shellscript", ["<<'", '<<"', "<<a ", "$((<<'x", "\\", "a#", "$'\\'"]),
+    ("python", ['r"\\', '"""\\', "'''"]),
+    ("go", ["`\\", "'\\'"]),
+]
+
+
+@pytest.mark.parametrize(
+    "language, piece",
+    [(language, piece) for language, pieces in HOSTILE for piece in pieces],
+)
+def test_lexing_hostile_text_stays_linear(language: str, piece: str) -> None:
+    """200,000 characters of one piece, as one line and as lines of 80: a lexer that looked
+    again at what it passed would take minutes."""
+    text = piece * (200_000 // len(piece))
+    for lines in ([text], [text[at : at + 80] for at in range(0, len(text), 80)]):
+        within(3, lambda lines=lines: CommentIndex(lines, SYNTAXES[language]))
+
+
+@pytest.mark.parametrize(
+    "language, text",
+    [
+        ("shellscript", "cat <<" + "E" * 100_000 + "\n" + "x\n" * 100_000),
+        ("shellscript", "cat " + "<<a " * 50_000 + "\n" + "a\n" * 100_000),
+        ("shellscript", "cat <<-E\n" + "\t" * 100_000 + "x\n" + "\tE\n" * 100_000),
+        ("csharp", 'r = $"' + '"' * 100_000 + "\n" + "x\n" * 100_000),
+        ("rust", "r = r" + "#" * 100_000 + '"\n' + "x\n" * 100_000),
+    ],
+    ids=["long delimiter", "many heredocs", "tabs", "long raw opener", "many hashes"],
+)
+def test_long_lived_states_cost_each_line_its_own_length(language: str, text: str) -> None:
+    lines = text.split("\n")
+    index = within(3, lambda: CommentIndex(lines, SYNTAXES[language]))
+    within(3, lambda: index.update(["x", *lines[1:]], 0, 1, 1))  # all of it again

@@ -1,9 +1,16 @@
 """Comments in source text, per language, found line by line so edits re-lex only what changed.
 
 A small lexer that knows each language's line comments, block comments and string literals
-(so a marker inside a string is not a comment). It keeps the lexer state at the start of
-every line; after an edit it re-lexes from the first changed line until the state at a line
-start matches what it was before, which for ordinary edits is right after the edit.
+(so a marker inside a string is not a comment), with the forms that hide a comment opener
+or a quote: raw strings (Rust's r#"…"#, Go's backticks, C#'s verbatim @"…" and its raw
+strings of three quotes or more), Rust's char literals beside its lifetimes, YAML's quotes
+that open only where a scalar starts, the shell's here-documents, and a `#` that opens a
+comment only where a word starts (YAML, the shell). It is linear in the text: one regular
+expression finds the tokens, skipping to the characters they can start with.
+
+It keeps the lexer state at the start of every line; after an edit it re-lexes from the
+first changed line until the state at a line start matches what it was before, which for
+ordinary edits is right after the edit.
 """
 
 from __future__ import annotations
@@ -16,39 +23,112 @@ from pathlib import PurePosixPath
 
 
 @dataclass(frozen=True)
+class Quote:
+    """A string literal. `opener` is a regular expression for what opens it, one branch that
+    starts with a literal character; the string ends at `closer`, or when that is None at
+    the opener's quote characters in reverse order (the opener without its leading letters,
+    `@` and `$`: Rust's `r##"` ends at `"##`, a C# raw string's run of quotes at as many
+    quotes, `@"` at `"`)."""
+
+    opener: str
+    closer: str | None = None
+    escape: str = "\\"
+    """The escape character ("" for none): a closer after an odd number of them goes on."""
+    doubled: bool = False
+    """The closer written twice stands for itself (YAML's `''`, C#'s verbatim `""`)."""
+    multiline: bool = False
+    scalar_start: bool = False
+    """Opens only where a YAML scalar starts: at the line's start (after blanks) or after one
+    of `: - ? [ { ,`, so an apostrophe in plain text (`msg: don't`) opens nothing."""
+
+
+def quotes(
+    *delimiters: str, multiline: tuple[str, ...] = (), escape: str = "\\"
+) -> tuple[Quote, ...]:
+    """Quotes that open and close with the same literal delimiter, in the order given (put
+    longer delimiters first: three quotes before one)."""
+    return tuple(
+        Quote(re.escape(delimiter), escape=escape, multiline=delimiter in multiline)
+        for delimiter in delimiters
+    )
+
+
+@dataclass(frozen=True, eq=False)  # hashed by identity: the lexer looks it up every line
 class Syntax:
     line: tuple[str, ...] = ()
     blocks: tuple[tuple[str, str], ...] = ()
-    strings: tuple[str, ...] = ()
-    """String delimiters, longest first; a string ends at the same delimiter."""
-    multiline_strings: tuple[str, ...] = ()
-    escape: str = "\\"
+    strings: tuple[Quote, ...] = ()
+    """Tried in this order where several open at the same place."""
+    comment_after: str | None = None
+    """When set, a line comment opens only at the line's start or after one of these
+    characters: YAML's and the shell's `#` opens one only where a word starts (`a#b`, `$#`,
+    `${#x}` are not comments)."""
+    code: tuple[str, ...] = ()
+    """Regular expressions (each one branch starting with a literal character) for code that
+    holds a quote or comment opener and is neither: Rust's char literals (`'"'`), the
+    shell's backslash-quoted characters (`\\#`)."""
+    heredocs: bool = False
+    """The shell's here-documents (`<<EOF`, `<<-'EOF'`): their lines hold no comment."""
 
 
-_C_LIKE = Syntax(line=("//",), blocks=(("/*", "*/"),), strings=('"', "'"))
-_HASH = Syntax(line=("#",), strings=('"', "'"))
+_C_LIKE = Syntax(line=("//",), blocks=(("/*", "*/"),), strings=quotes('"', "'"))
+_HASH = Syntax(line=("#",), strings=quotes('"', "'"))
+# A Rust raw string (r"…", r#"…"#, br"…", cr"…") where no identifier goes on.
+_RUST_RAW = tuple(
+    Quote(f'{prefix}(?<![A-Za-z0-9_]{prefix})#*"', escape="", multiline=True)
+    for prefix in ("r", "br", "cr")
+)
+# A Rust char literal: one character or one escape between apostrophes ('a is a lifetime).
+_RUST_CHAR = r"'(?:[^\\'\n]|\\(?:u\{[0-9A-Fa-f_]{1,8}\}|x[0-9A-Fa-f]{2}|.))'"
 SYNTAXES: dict[str, Syntax] = {
-    "python": Syntax(
-        line=("#",),
-        strings=('"""', "'''", '"', "'"),
-        multiline_strings=('"""', "'''"),
-    ),
+    "python": Syntax(line=("#",), strings=quotes('"""', "'''", '"', "'", multiline=('"""', "'''"))),
     "javascript": Syntax(
-        line=("//",), blocks=(("/*", "*/"),), strings=("`", '"', "'"), multiline_strings=("`",)
+        line=("//",),
+        blocks=(("/*", "*/"),),
+        strings=quotes("`", '"', "'", multiline=("`",)),
     ),
     "go": Syntax(
-        line=("//",), blocks=(("/*", "*/"),), strings=("`", '"', "'"), multiline_strings=("`",)
+        line=("//",),
+        blocks=(("/*", "*/"),),
+        strings=(Quote("`", escape="", multiline=True), *quotes('"', "'")),
     ),
-    "rust": Syntax(line=("//",), blocks=(("/*", "*/"),), strings=('"',)),
+    "rust": Syntax(
+        line=("//",),
+        blocks=(("/*", "*/"),),
+        strings=(*_RUST_RAW, Quote('"', multiline=True)),
+        code=(_RUST_CHAR,),
+    ),
     "c": _C_LIKE,
     "java": _C_LIKE,
-    "csharp": _C_LIKE,
-    "ruby": Syntax(line=("#",), blocks=(("=begin", "=end"),), strings=('"', "'")),
-    "shellscript": _HASH,
-    "lua": Syntax(line=("--",), blocks=(("--[[", "]]"),), strings=('"', "'")),
-    "sql": Syntax(line=("--",), blocks=(("/*", "*/"),), strings=("'", '"')),
-    "yaml": _HASH,
-    "toml": Syntax(line=("#",), strings=('"""', "'''", '"', "'"), multiline_strings=('"""', "'''")),
+    "csharp": Syntax(
+        line=("//",),
+        blocks=(("/*", "*/"),),
+        strings=(
+            Quote('"""+', escape="", multiline=True),  # raw: as many quotes close it
+            Quote(r'@\$?"', escape="", doubled=True, multiline=True),  # verbatim
+            Quote(r'\$@"', escape="", doubled=True, multiline=True),
+            *quotes('"', "'"),
+        ),
+    ),
+    "ruby": Syntax(line=("#",), blocks=(("=begin", "=end"),), strings=quotes('"', "'")),
+    "shellscript": Syntax(
+        line=("#",),
+        strings=(Quote(r"\$'"), Quote("'", escape=""), Quote('"')),
+        comment_after=" \t;&|()<>",
+        code=(r"\\.",),
+        heredocs=True,
+    ),
+    "lua": Syntax(line=("--",), blocks=(("--[[", "]]"),), strings=quotes('"', "'")),
+    "sql": Syntax(line=("--",), blocks=(("/*", "*/"),), strings=quotes("'", '"')),
+    "yaml": Syntax(
+        line=("#",),
+        strings=(
+            Quote('"', scalar_start=True),
+            Quote("'", escape="", doubled=True, scalar_start=True),
+        ),
+        comment_after=" \t",
+    ),
+    "toml": Syntax(line=("#",), strings=quotes('"""', "'''", '"', "'", multiline=('"""', "'''"))),
     "html": Syntax(blocks=(("<!--", "-->"),)),
     "markdown": Syntax(blocks=(("<!--", "-->"),)),
 }
@@ -85,9 +165,12 @@ def language_of(path: str, language_id: str | None = None) -> str:
     return _FILE_NAMES.get(name.name) or _EXTENSIONS.get(name.suffix.lower()) or "plain"
 
 
-# Lexer state at a line start: None (code), ("block", index of the block syntax) or
-# ("string", its delimiter).
-State = tuple[str, int | str] | None
+# Lexer state at a line start: None (code), ("block", index of the block syntax, ""),
+# ("string", index of the quote, its closer) or ("heredoc", length of the first, the
+# here-documents still to end: one a line, each its delimiter after "-" when leading tabs
+# are stripped, else "="). A state carried from line to line is the same string object, so
+# comparing and keeping it costs nothing per line.
+State = tuple[str, int, str] | None
 
 
 @dataclass(frozen=True)
@@ -111,87 +194,229 @@ class Comment:
 
 def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], State]:
     """Comments on one line, and the state the next line starts in. A block comment or string
-    carried over from the line before is read as if its opener stood, empty, at column 0."""
+    carried over from the line before is read as if its opener stood, empty, at column 0.
+
+    Linear in the line's length: the pattern jumps from token to token, every search for a
+    closer starts where the last one ended, and nothing is searched twice."""
+    if state is not None and state[0] == "heredoc":
+        return [], _heredoc_line(line, state)
     comments: list[Comment] = []
     position = 0
     length = len(line)
     code_before = False
-    pattern, table = _tokens(syntax)
+    lexicon = _lexicon(syntax)
+    heredocs: list[str] = []  # opened on this line: their bodies start on the next
+    arithmetic = 0  # the shell's $(( … )) and (( … )) open on this line, where << shifts
     while position < length or state is not None:
         if state is not None:
-            kind, carried = state
+            kind, index, closer = state
             token, start, state = "", position, None
-            index = carried if isinstance(carried, int) else 0
-            delimiter = carried if isinstance(carried, str) else ""
         else:
-            found = pattern.search(line, position)
+            found = lexicon.pattern.search(line, position)
             if found is None:
-                return comments, None  # code to the end of the line
+                break  # code to the end of the line
             token, start = found.group(), found.start()
-            kind, index = table[token]
-            delimiter = token
+            kind, index = lexicon.which(token, line, start)
             code_before = code_before or bool(line[position:start].strip())
-            if token == "=begin" and start != 0:  # Ruby's block comment starts a line
-                code_before, position = True, start + 1
+            if kind == "string":
+                quote = syntax.strings[index]
+                if quote.scalar_start and not _starts_scalar(line, start):
+                    code_before, position = True, start + 1
+                    continue
+                closer = lexicon.closers[index] or _closer(token)
+            elif kind == "line":
+                after = syntax.comment_after
+                if after is not None and start and line[start - 1] not in after:
+                    code_before, position = True, start + len(token)  # inside a word
+                    continue
+            elif kind == "block":
+                if token == "=begin" and start != 0:  # Ruby's block comment starts a line
+                    code_before, position = True, start + 1
+                    continue
+            else:  # code that is neither, and the shell's here-documents and arithmetic
+                code_before, position = True, start + len(token)
+                if kind == "arithmetic":
+                    arithmetic += 1
+                elif kind == "arithmetic-end":
+                    arithmetic = max(arithmetic - 1, 0)
+                elif kind == "heredoc":
+                    if arithmetic:
+                        position = start + 2  # a shift
+                    elif len(heredocs) < _HEREDOCS_A_LINE:
+                        heredocs.append(_heredoc(line, start))
                 continue
         body = start + len(token)
         if kind == "line":
             comments.append(Comment(body, length, token, code_before, False, length, start))
-            return comments, None
+            break
         if kind == "block":
-            closer = syntax.blocks[index][1]
-            close = line.find(closer, body)
-            end, after = (length, length) if close < 0 else (close, close + len(closer))
-            comments.append(Comment(body, end, token, code_before, True, after, start))
+            block_closer = syntax.blocks[index][1]
+            close = line.find(block_closer, body)
+            end, after_close = (length, length) if close < 0 else (close, close + len(block_closer))
+            comments.append(Comment(body, end, token, code_before, True, after_close, start))
             if close < 0:
-                return comments, ("block", index)
-            position, code_before = after, True
+                return comments, ("block", index, "")
+            position, code_before = after_close, True
             continue
-        close = _string_end(line, body, delimiter, syntax.escape)
+        quote = syntax.strings[index]
+        close = _string_end(line, body, closer, quote)
         code_before = True
         if close < 0:
-            if delimiter in syntax.multiline_strings:
-                return comments, ("string", delimiter)
-            return comments, None  # an unterminated single-line string ends with its line
+            if quote.multiline:
+                return comments, ("string", index, closer)
+            break  # an unterminated single-line string ends with its line
         position = close
-    return comments, state
+    if heredocs:
+        return comments, ("heredoc", len(heredocs[0]), "\n".join(heredocs))
+    return comments, None
+
+
+def _starts_scalar(line: str, start: int) -> bool:
+    """Whether a YAML scalar may start at `start`: nothing but blanks before it on the line,
+    or one of `: - ? [ { ,` before those blanks. Scans back over blanks only, which no token
+    search passes twice."""
+    before = start - 1
+    while before >= 0 and line[before] in " \t":
+        before -= 1
+    return before < 0 or line[before] in ":-?[{,"
+
+
+def _closer(opener: str) -> str:
+    """A string's closer from its opener: the quote characters in reverse order."""
+    return opener.lstrip("@$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")[::-1]
+
+
+# The shell's here-document operator and its delimiter word: quoted ('EOF', "EOF"), after a
+# backslash (\EOF) or bare (a name, then anything up to a blank, operator or quote). Not
+# the here-string <<<.
+_HEREDOC = (
+    r"<(?<!<<)<(?P<strip>-?)[ \t]*"
+    r"""(?:'(?P<single>[^']*)'|"(?P<double>[^"]*)"|\\?(?P<bare>[A-Za-z_][^\s;&|()<>'"`\\]*))"""
+)
+
+_HEREDOC_AT = re.compile(_HEREDOC)
+
+_HEREDOCS_A_LINE = 16
+"""Here-documents a line may open (more are read as code), so a state stays small."""
+
+
+def _heredoc(line: str, start: int) -> str:
+    found = _HEREDOC_AT.match(line, start)
+    assert found is not None  # the token pattern matched it there
+    groups = found.groupdict()
+    delimiter = next(
+        groups[name] for name in ("single", "double", "bare") if groups[name] is not None
+    )
+    return ("-" if groups["strip"] else "=") + delimiter
+
+
+def _heredoc_line(line: str, state: tuple[str, int, str]) -> State:
+    """The state after a line of a here-document's body: the next here-document (or code)
+    once the line is the delimiter alone (after leading tabs, with `<<-`). The delimiter is
+    compared where it stands in the state, never copied: a line costs its own length."""
+    _, first, pending = state
+    text = line[:-1] if line.endswith("\r") else line
+    if pending[0] == "-":
+        text = text.lstrip("\t")
+    if len(text) != first - 1 or not pending.startswith(text, 1):
+        return state
+    if first == len(pending):
+        return None  # the last one ended
+    rest = pending[first + 1 :]
+    end = rest.find("\n")
+    return ("heredoc", end if end >= 0 else len(rest), rest)
+
+
+class _Lexicon:
+    """A syntax's tokens: one pattern for everything that opens a comment or a string (or is
+    code holding such an opener), so the lexer jumps from token to token instead of looking
+    at every character. At one position the first alternative that matches is the token:
+    block openers (Lua's "--[[" starts with "--"), line comments (longer first), strings in
+    their order, code, the shell's here-documents and arithmetic.
+
+    Every alternative is one branch starting with a literal character, and the pattern has
+    no groups: either would keep the regex engine from skipping to the characters a token
+    can start with. The token's alternative is then found by its text (every alternative a
+    literal) or among those starting with its first character."""
+
+    def __init__(self, syntax: Syntax) -> None:
+        alternatives: list[tuple[str, str, int]] = []  # (regular expression, kind, index)
+        for kind, tokens in (
+            ("block", [opener for opener, _ in syntax.blocks]),
+            ("line", list(syntax.line)),
+        ):
+            for token in sorted(tokens, key=len, reverse=True):
+                index = tokens.index(token) if kind == "block" else 0
+                alternatives.append((re.escape(token), kind, index))
+        alternatives += [(q.opener, "string", n) for n, q in enumerate(syntax.strings)]
+        alternatives += [(code, "code", 0) for code in syntax.code]
+        if syntax.heredocs:
+            alternatives += [
+                (_HEREDOC, "heredoc", 0),
+                (r"\$\(\(", "arithmetic", 0),
+                (r"\(\(", "arithmetic", 0),
+                (r"\)\)", "arithmetic-end", 0),
+            ]
+        self.table: dict[str, tuple[str, int]] | None = {}
+        self.by_first: dict[str, list[tuple[re.Pattern[str], str, int]]] = {}
+        for expression, kind, index in alternatives:
+            literal = re.sub(r"\\(.)", r"\1", expression)
+            if self.table is not None and re.escape(literal) == expression:
+                self.table.setdefault(literal, (kind, index))
+            else:
+                self.table = None
+            escaped = expression.startswith("\\")
+            first = expression[1] if escaped else expression[0]
+            assert escaped or first not in "([.^$\\", f"{expression!r} starts with no literal"
+            self.by_first.setdefault(first, []).append((re.compile(expression), kind, index))
+        unnamed = [re.sub(r"\(\?P<\w+>", "(?:", expression) for expression, _, _ in alternatives]
+        self.pattern = re.compile("|".join(unnamed) if unnamed else "(?!)")
+        self.closers = tuple(
+            quote.closer if quote.closer is not None else _literal_closer(quote.opener)
+            for quote in syntax.strings
+        )
+        """Each quote's closer when it does not depend on the opener's text, else ""."""
+
+    def which(self, token: str, line: str, start: int) -> tuple[str, int]:
+        """The kind and index of the alternative that matched `token` at `start`."""
+        if self.table is not None:
+            return self.table[token]
+        for expression, kind, index in self.by_first[token[0]]:
+            if expression.match(line, start):
+                return kind, index
+        raise AssertionError(f"no alternative matches {token!r}")
+
+
+def _literal_closer(opener: str) -> str:
+    literal = re.sub(r"\\(.)", r"\1", opener)
+    return _closer(literal) if re.escape(literal) == opener else ""
 
 
 @lru_cache(maxsize=64)
-def _tokens(syntax: Syntax) -> tuple[re.Pattern[str], dict[str, tuple[str, int]]]:
-    """One pattern for everything that opens a comment or a string, so the lexer jumps from
-    token to token instead of looking at every character. At one position block openers win
-    over line comments (Lua's "--[[" starts with "--"), and longer tokens over shorter."""
-    table: dict[str, tuple[str, int]] = {}
-    ordered = []
-    for kind, tokens in (
-        ("block", [opener for opener, _ in syntax.blocks]),
-        ("line", list(syntax.line)),
-        ("string", list(syntax.strings)),
-    ):
-        for token in sorted(tokens, key=len, reverse=True):
-            if token not in table:
-                table[token] = (kind, tokens.index(token) if kind == "block" else 0)
-                ordered.append(token)
-    if not ordered:
-        return re.compile(r"(?!)"), table
-    return re.compile("|".join(re.escape(token) for token in ordered)), table
+def _lexicon(syntax: Syntax) -> _Lexicon:
+    return _Lexicon(syntax)
 
 
-def _string_end(line: str, position: int, delimiter: str, escape: str) -> int:
-    """The index just past the closing delimiter, or -1 when the string goes on."""
+def _string_end(line: str, position: int, closer: str, quote: Quote) -> int:
+    """The index just past the string's closer, or -1 when the string goes on."""
+    escape = quote.escape
     while True:
-        close = line.find(delimiter, position)
+        close = line.find(closer, position)
         if close < 0:
             return -1
-        backslashes = 0
-        cursor = close - 1
-        while cursor >= position and line[cursor] == escape:
-            backslashes += 1
-            cursor -= 1
-        if backslashes % 2 == 0:
-            return close + len(delimiter)
-        position = close + 1
+        if quote.doubled and line.startswith(closer, close + len(closer)):
+            position = close + 2 * len(closer)
+            continue
+        if escape:
+            backslashes = 0
+            cursor = close - 1
+            while cursor >= position and line[cursor] == escape:
+                backslashes += 1
+                cursor -= 1
+            if backslashes % 2:
+                position = close + 1
+                continue
+        return close + len(closer)
 
 
 class CommentIndex:
