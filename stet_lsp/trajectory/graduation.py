@@ -576,7 +576,7 @@ def _propose(entry: Entry, now: datetime, config: GateConfig) -> Proposal:
     gated = _gate(entry.text, "SKILL.md", config)  # the same gate as graduation: the same name
     if entry.kind == "convention":
         return Proposal(entry, "skill", propose_name(gated), "a convention is house style", gated)
-    if entry.kind == "note" and now - entry.created > NOTE_MAX_AGE:
+    if entry.kind == "note" and entry.has_time and now - entry.created > NOTE_MAX_AGE:
         return Proposal(entry, "discard", None, "a note older than 14 days", gated)
     return Proposal(entry, "trajectory", None, "part of the record of this work", gated)
 

@@ -481,6 +481,20 @@ def test_a_skill_past_the_size_guidance_is_refused(sheet: StyleSheet, root: Path
 # -- the review -------------------------------------------------------------------------------------
 
 
+def test_a_note_typed_by_hand_is_not_proposed_for_discard_as_old(sheet: StyleSheet) -> None:
+    """A line typed into the sheet has no time until the next write stores one: it was
+    typed recently, not in 1970, so it goes to the trajectory like any recent note."""
+    add(sheet, "an older entry, so the sheet has its sections", "note")
+    text = sheet.path.read_text(encoding="utf-8")
+    first = text.index("\n- ", text.index("## Notes")) + 1
+    typed = "- Typed by hand: check the cache headers\n"
+    sheet.path.write_text(text[:first] + typed + text[first:], encoding="utf-8")
+    (entry,) = [e for e in sheet.entries() if e.text.startswith("Typed by hand")]
+    assert not entry.has_time
+    document = review(sheet, now=NOW + timedelta(days=15))
+    assert "→ trajectory — Typed by hand: check the cache headers" in document
+
+
 def test_the_review_proposes_and_apply_carries_out_only_checked_lines(
     sheet: StyleSheet, root: Path
 ) -> None:
