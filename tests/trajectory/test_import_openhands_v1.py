@@ -923,16 +923,21 @@ def test_reasoning_written_inline_is_not_repeated_as_the_agents_text(tmp_path: P
     done = agent_message(clock, "<think>All green.</think>\nFixed.", RESPONSE_3)
     done["llm_message"]["thinking_blocks"] = []
     update = {**system_prompt(clock), "kind": "SystemPromptUpdateEvent"}
+    # A user's message is what they typed, a `<think>` block in it too.
+    asked = user_message(clock, "<think>Consider the cache first.</think>\nPlease fix the bug")
     lines = tmp_path / "events.jsonl"
-    lines.write_text("\n".join(compact(e) for e in (run, again, done, update)) + "\n")
+    lines.write_text("\n".join(compact(e) for e in (run, again, done, update, asked)) + "\n")
     events = V1.parse(lines).events
-    said = [(e.kind, e.text) for e in events if e.kind in ("reasoning", "agent_message")]
+    said = [
+        (e.kind, e.text) for e in events if e.kind in ("reasoning", "agent_message", "user_message")
+    ]
     assert said == [
         ("reasoning", plan),
         ("agent_message", "I'll start with the tests.\n"),
         ("reasoning", "Chain them with &&."),
         ("reasoning", "All green."),
         ("agent_message", "Fixed."),
+        ("user_message", "<think>Consider the cache first.</think>\nPlease fix the bug"),
     ]
     assert [e.reason for e in of(events, "raw")] == ["system prompt"]
 

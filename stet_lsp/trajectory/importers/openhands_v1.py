@@ -480,15 +480,17 @@ class _Reader:
 
     def _message(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
         message = mapping(event.get("llm_message"))
-        think, text = _split_think(_content_text(message.get("content"), "\n"))
+        text = _content_text(message.get("content"), "\n")
         if event.get("extended_content"):
             # Context the harness added for the model (skills, rules), not what was said.
             self.parsed.dropped["agent_context"] += 1
         source, role = event.get("source"), message.get("role")
         if source == "user" and role in ("user", None):
+            # A user's text is theirs whole, a `<think>` block in it too.
             self.parsed.emit(UserMessage, at, time, text=text)
             self.end_reason = None  # the conversation goes on after a finish
         elif source == "agent" and role in ("assistant", None):
+            think, text = _split_think(text)
             self._response(event, message, at, time, think)
             if text:
                 self.parsed.emit(AgentMessage, at, time, text=text, model=self.state.model)
