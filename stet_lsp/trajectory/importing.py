@@ -117,11 +117,12 @@ def _import(
         SourceFile(name=name, sha256=_sha256(path), format=parsed.format, session=parsed.session_id)
         for name, path in sorted(parsed.sources.items())
     ]
+    digest = sources_sha256(sources, parsed.consulted)
     with file_lock(folder.path, target.root, "the working trajectory"):
         record = read_record(folder, stem)
         if (
             record is not None
-            and record.get("sources_sha256") == sources_sha256(sources)
+            and record.get("sources_sha256") == digest
             and record.get("gate") == config.fingerprint
         ):
             if _composed(folder, record["sources"]):
@@ -131,7 +132,7 @@ def _import(
             compose(target, folder, config)
             return _result(folder, parsed, record, changed=True)
         tell("redacting")
-        text, record = _gated_session(target, parsed, sources, config)
+        text, record = _gated_session(target, parsed, sources, digest, config)
         write_session(target, folder, stem, text, record)
         tell("composing")
         compose(target, folder, config)
@@ -204,7 +205,11 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
 
 
 def _gated_session(
-    target: Target, parsed: ParsedSession, sources: list[SourceFile], config: GateConfig
+    target: Target,
+    parsed: ParsedSession,
+    sources: list[SourceFile],
+    digest: str,
+    config: GateConfig,
 ) -> tuple[str, dict[str, Any]]:
     from stet_lsp.gate import redact_text
     from stet_lsp.gate.stetignore import StetIgnore
@@ -228,7 +233,7 @@ def _gated_session(
         "first_time": first_time,
         "events": count,
         "sources": [source.model_dump() for source in sources],
-        "sources_sha256": sources_sha256(sources),
+        "sources_sha256": digest,
         "redaction": dict(sorted(result.report.counts().items())),
         "dropped": dict(sorted(parsed.dropped.items())),
         "problems": [
@@ -243,11 +248,16 @@ def _gated_session(
     return result.text, json.loads(gated_record.text)
 
 
-def sources_sha256(sources: list[SourceFile]) -> str:
-    """What a session was imported from (its files' names and hashes), as a digest the record
-    keeps: the record's own `sources` pass the gate, which in strict mode may redact a file's
-    name, so they cannot tell a re-import of the same bytes."""
-    listed = json.dumps([source.model_dump() for source in sources], sort_keys=True)
+def sources_sha256(sources: list[SourceFile], consulted: dict[str, Path] | None = None) -> str:
+    """What a session was imported from (its files' names and hashes, and those of the files
+    its importer consulted), as a digest the record keeps: the record's own `sources` pass the
+    gate, which in strict mode may redact a file's name, so they cannot tell a re-import of
+    the same bytes."""
+    read = [
+        {"consulted": name, "sha256": _sha256(path)}
+        for name, path in sorted((consulted or {}).items())
+    ]
+    listed = json.dumps([source.model_dump() for source in sources] + read, sort_keys=True)
     return hashlib.sha256(listed.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -341,6 +351,13 @@ def _check_source(source: Path) -> Path:
     if status.st_size == 0:
         raise StetError(f"{source}: the file is empty; there is no transcript to import")
     return source
+
+
+def _sha256_or_none(path: Path) -> str | None:
+    try:
+        return _sha256(path)
+    except (OSError, StetError):  # gone since it was read: the next import reads it again
+        return None
 
 
 def _sha256(path: Path) -> str:

@@ -867,6 +867,39 @@ def test_a_subagent_named_by_its_agent_path_is_linked(tmp_path: Path) -> None:
     assert list(session.sources) == [child.name]  # the parent is read, not imported
 
 
+def test_importing_a_subagent_again_once_its_parent_appears_links_it(
+    tmp_path: Path, root: Path
+) -> None:
+    """The parent's rollout is read, not imported, yet what it says is in the trajectory: a
+    thread imported before its parent's rollout was there is imported anew once it is (and
+    when it changes), not left unlinked as an unchanged source."""
+    from stet_lsp.core.targets import resolve_target
+    from stet_lsp.trajectory.events import parse_event
+    from stet_lsp.trajectory.importing import import_transcript
+
+    day = tmp_path / "sessions" / "2026" / "03" / "02"
+    day.mkdir(parents=True)
+    child = write(day / f"rollout-2026-03-02T00-00-05-{SESSION}.jsonl", spawned_child())
+    target = resolve_target(root)
+
+    def linked() -> list[str | None]:
+        events = (root / first.folder / "events.jsonl").read_text(encoding="utf-8")
+        parsed = [parse_event(line) for line in events.splitlines()]
+        return [event.call_id for event in parsed if isinstance(event, Subagent)]
+
+    first = import_transcript(target, child)
+    assert first.changed and linked() == [None]
+    assert not import_transcript(target, child).changed
+
+    parent = day / f"rollout-2026-03-02T00-00-00-{PARENT}.jsonl"
+    write(parent, parent_rollout(call_output("call_spawn", json.dumps({"agent_id": "other"}))))
+    assert import_transcript(target, child).changed  # read, though it names another thread
+    assert linked() == [None]
+    write(parent, parent_rollout(call_output("call_spawn", json.dumps({"agent_id": SESSION}))))
+    assert import_transcript(target, child).changed and linked() == ["call_spawn"]
+    assert not import_transcript(target, child).changed
+
+
 @pytest.mark.parametrize(
     ("extra", "description"),
     [

@@ -38,6 +38,10 @@ class ParsedSession:
     problems: list[Problem] = field(default_factory=list)
     dropped: Counter[str] = field(default_factory=Counter)
     sources: dict[str, Path] = field(default_factory=dict)
+    consulted: dict[str, Path] = field(default_factory=dict)
+    """Files read for what the events say but not imported (a Codex subagent thread's parent
+    rollout, which names the call that spawned it): not sources, yet the import depends on
+    them, so importing again when one appears or changes is not a no-op."""
 
     def emit(
         self,

@@ -321,7 +321,8 @@ class _Reader:
         description = _subagent_description(meta)
         if description is not None:
             self.agent = self.session.session_id
-            call_id = _spawning_call(self.path, meta, self.session.session_id)
+            call_id, read = _spawning_call(self.path, meta, self.session.session_id)
+            self.session.consulted.update((rollout.name, rollout) for rollout in read)
             self.emit(
                 Subagent,
                 agent=None,
@@ -699,28 +700,31 @@ def _subagent_description(meta: Record) -> str | None:
 # --- the call that spawned a subagent thread -----------------------------------------------------
 
 
-def _spawning_call(path: Path, meta: Record, thread_id: str) -> str | None:
+def _spawning_call(path: Path, meta: Record, thread_id: str) -> tuple[str | None, list[Path]]:
     """The id of the parent thread's call that spawned this subagent thread, when the parent's
     rollout is found where Codex keeps it (beside this one, or in another day's folder of the
     same `sessions` tree): its `collab_agent_spawn_end` names the call and the new thread, and
     the `spawn_agent` call's output names the thread (`agent_id`) or its agent path
-    (`task_name`). None when the parent's rollout is not there or does not name this thread."""
+    (`task_name`). None when the parent's rollout is not there or does not name this thread.
+    With it, the rollouts read to find it."""
     source = meta.get("source")
     origin = source.get("subagent") if isinstance(source, dict) else None
     spawn = origin.get("thread_spawn") if isinstance(origin, dict) else None
     spawn = spawn if isinstance(spawn, dict) else {}
     parent = text_field(spawn.get("parent_thread_id")) or text_field(meta.get("parent_thread_id"))
     if not parent or parent == thread_id or not _SAFE_ID.fullmatch(parent):
-        return None
+        return None, []
     agent_path = text_field(spawn.get("agent_path")) or text_field(meta.get("agent_path"))
+    read: list[Path] = []
     for rollout in _parent_rollouts(path, parent):
         try:
             found = _spawn_call_in(rollout, thread_id, agent_path)
         except (OSError, StetError, ValueError):
             continue
+        read.append(rollout)
         if found is not None:
-            return found
-    return None
+            return found, read
+    return None, read
 
 
 def _parent_rollouts(path: Path, parent: str) -> Iterator[Path]:
