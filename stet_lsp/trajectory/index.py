@@ -546,8 +546,9 @@ class _OutlineBuilder:
         self.turn_counts: dict[str, int] = {}
         self.agents: dict[tuple[str, str], OutlineNode] = {}
         self.calls: dict[tuple[str, str], OutlineNode] = {}
-        self.call_ids: dict[str, OutlineNode | None] = {}
-        """By call id alone: the node holding the call, None when two sessions made one."""
+        self.call_ids: dict[str, tuple[str, OutlineNode] | None] = {}
+        """By call id alone: the session that made the call and the node holding it (its
+        last call of that id, as in `calls`); None when two sessions made one."""
 
     def build(self) -> list[OutlineNode]:
         for entry in self.index.steps:
@@ -571,8 +572,9 @@ class _OutlineBuilder:
             holder.last_line = max(holder.last_line, entry.line)
             if entry.kind == "tool_call" and entry.call_id is not None:
                 self.calls[entry.session, entry.call_id] = holder
-                known = self.call_ids.get(entry.call_id, holder)
-                self.call_ids[entry.call_id] = holder if known is holder else None
+                known = self.call_ids.get(entry.call_id, (entry.session, holder))
+                same = known is not None and known[0] == entry.session
+                self.call_ids[entry.call_id] = (entry.session, holder) if same else None
 
     def _session(self, entry: StepLine) -> OutlineNode:
         node = self.sessions.get(entry.session)
@@ -627,7 +629,8 @@ class _OutlineBuilder:
             self.agents[key] = node
             call = self.calls.get((entry.session, entry.call_id or ""))
             if call is None and entry.call_id is not None:  # a call of its parent's session
-                call = self.call_ids.get(entry.call_id)
+                made = self.call_ids.get(entry.call_id)
+                call = made[1] if made is not None else None
             parent = call if call is not None else self._container(entry)
             parent.children.append(node)
         node.name = entry.summary or entry.agent_id

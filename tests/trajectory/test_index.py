@@ -485,6 +485,12 @@ def test_a_subagent_session_goes_under_the_call_of_its_parent_session() -> None:
     assert index.call_step(child, "call_spawn") == 3
     assert "Started by call `call_spawn` (step 3)." in index.hover(6)
 
+    # The parent making the id twice (a second turn's call) still names one session.
+    twice = [*events[:4], UserMessage(**common(parent), text="Again"), events[2].model_copy()]
+    index = TrajectoryIndex.from_events_text(events_text([*twice, *events[4:]]))
+    (_, again) = index.outline()[0].children
+    assert [node.kind for node in again.children] == ["subagent"]
+
     events.insert(4, ToolCall(**common("other"), call_id="call_spawn", name="x", input={}))
     index = TrajectoryIndex.from_events_text(events_text(events))
     assert index.call_step(child, "call_spawn") is None
