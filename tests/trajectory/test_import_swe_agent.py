@@ -501,6 +501,42 @@ def test_swe_agent_demonstration_holding_only_its_history(tmp_path: Path) -> Non
     assert len(of(events, FileChange)) == 1
 
 
+def test_swe_agent_history_only_with_its_submission(tmp_path: Path) -> None:
+    """With `info.submission` the file changes are the submission's, once (not the printed
+    patch as well), right after the submit's result."""
+    data = demonstration()
+    data["info"] = {"submission": PATCH, "exit_status": "submitted"}
+    path = write(tmp_path, data, "submitted.traj")
+    assert detect(path) is SWE
+    events = SWE.parse(path).events
+    assert [e.kind for e in events][12:] == [
+        "tool_call",
+        "tool_result",
+        "file_change",
+        "file_change",
+        "raw",
+        "session_end",
+    ]
+    changes = of(events, FileChange)
+    assert [(c.path, c.operation, c.call_id, c.anchored) for c in changes] == [
+        ("src/app.py", "modify", "call_c", True),
+        ("docs/new.md", "create", "call_c", True),
+    ]
+    assert {c.source.pointer for c in changes} == {"/info/submission"}
+    assert of(events, SessionEnd)[0].reason == "submitted"
+
+    # No submit answered: the submission's changes come after the run's events.
+    data["history"] = data["history"][:9]
+    events = SWE.parse(write(tmp_path, data, "unanswered.traj")).events
+    assert [e.kind for e in events][-4:] == [
+        "tool_call",
+        "file_change",
+        "file_change",
+        "session_end",
+    ]
+    assert [c.call_id for c in of(events, FileChange)] == [None, None]
+
+
 def mini_v1() -> dict[str, Any]:
     return {
         "info": {

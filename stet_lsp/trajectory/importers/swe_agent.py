@@ -31,9 +31,10 @@ the preamble as above, then each action (`action`, `thought`, `tool_calls`) an a
 and a tool call (the call id from `tool_calls`, else one made of its pointer, `history-4`),
 answered by the `tool` or `user` observation after it (the one naming the call in
 `tool_call_ids`, else the latest unanswered call); an assistant message that is not an
-action is an agent message, a user message with no call waiting a user message. The diff a
-`submit` prints (its terminal line ends and the shell's status lines taken off) is one
-anchored file change per file, when there is no `info.submission`.
+action is an agent message, a user message with no call waiting a user message. The file
+changes are those of `info.submission` when the file has one (after the submit's result),
+else those of the diff the `submit` printed (its terminal line ends and the shell's status
+lines taken off), one anchored file change per file.
 
 mini-swe-agent (`<instance_id>.traj.json`): `{"info", "messages", "trajectory_format"}` with
 `trajectory_format` `mini-swe-agent-1` (v1) or `mini-swe-agent-1.1` (v2); older files are a
@@ -392,9 +393,12 @@ class _SweAgentRun:
     def _conversation(self, history: list[Any], first: int) -> None:
         """A file with no `trajectory` (a demonstration holding only its history): the
         conversation from the first action on. Each action is a tool call, answered by the
-        observation after it (the one naming its call id, for function-calling models); a
-        submit's observation holding the patch gives the file changes."""
+        observation after it (the one naming its call id, for function-calling models). The
+        file changes are those of `info.submission`, after the submit's result, else those of
+        the patch the submit printed."""
         pending: dict[str, str] = {}  # unanswered call ids -> their command's first word
+        submit_at: int | None = None
+        submit_call: str | None = None
         for index in range(first, len(history)):
             item, pointer = history[index], f"/history/{index}"
             if not isinstance(item, dict):
@@ -408,7 +412,10 @@ class _SweAgentRun:
             elif pending and item.get("role") in ("user", "tool"):
                 ids = [i for i in sequence(item.get("tool_call_ids")) if i in pending]
                 call_id = ids[0] if ids else next(reversed(pending))
-                self._history_result(pointer, item, call_id, pending.pop(call_id))
+                name = pending.pop(call_id)
+                self._history_result(pointer, item, call_id, name)
+                if name == "submit":
+                    submit_at, submit_call = len(self.events), call_id
             elif item.get("role") == "user":
                 text = _content_text(item.get("content"))
                 self.events.append(
@@ -429,6 +436,7 @@ class _SweAgentRun:
                 self._raw(pointer, item, "system prompt")
             else:
                 self._raw(pointer, item, "history item that is neither an action nor its result")
+        self._submission(submit_at, submit_call)
 
     def _history_action(self, pointer: str, item: Record) -> tuple[str, str] | None:
         """An action of the history: its reasoning, thought and command; returns the call's
@@ -470,7 +478,7 @@ class _SweAgentRun:
                 ToolResult, session=self.run_id, source=source, call_id=call_id, output=output
             )
         )
-        if name == "submit" and not self.info.get("submission"):
+        if name == "submit" and self._submitted_patch() is None:
             patch = _printed_patch(output)
             if patch:
                 self.events.extend(_patch_changes(patch, self.run_id, source, call_id))
@@ -569,9 +577,15 @@ class _SweAgentRun:
         )
         return call_id
 
-    def _submission(self, submit_at: int | None, submit_call: str | None) -> None:
+    def _submitted_patch(self) -> str | None:
         patch = self.info.get("submission")
-        if not isinstance(patch, str) or not patch.strip():
+        return patch if isinstance(patch, str) and patch.strip() else None
+
+    def _submission(self, submit_at: int | None, submit_call: str | None) -> None:
+        """The file changes of `info.submission`, at `submit_at` (after the submit's result)
+        when it is known, else after the run's events."""
+        patch = self._submitted_patch()
+        if patch is None:
             return
         source = self.ref("/info/submission")
         changes = _patch_changes(patch, self.run_id, source, submit_call)
