@@ -17,10 +17,10 @@ class Transcript:
     version and branch, chained by parentUuid; harness records (system notices, summaries,
     file-history snapshots) as they appear before a session's first prompt."""
 
-    def __init__(self, cwd: Path | str, session: str = SESSION) -> None:
+    def __init__(self, cwd: Path | str, session: str = SESSION, start: datetime = START) -> None:
         self.cwd = str(cwd)
         self.session = session
-        self.clock = START
+        self.clock = start
         self.records: list[dict[str, Any]] = []
         self.parent: str | None = None
         self.count = 0
@@ -78,8 +78,8 @@ class Transcript:
         self.records.append({"type": "summary", "summary": text, "leafUuid": "x-0001"})
         return self
 
-    def user(self, content: Any) -> Transcript:
-        return self._record("user", {"role": "user", "content": content})
+    def user(self, content: Any, **extra: Any) -> Transcript:
+        return self._record("user", {"role": "user", "content": content}, **extra)
 
     def assistant(
         self,
@@ -108,14 +108,21 @@ class Transcript:
         tool_input: dict[str, Any],
         output: str,
         structured: Any = None,
+        *,
+        thinking: str | None = None,
         **fields: Any,
     ) -> Transcript:
-        self.assistant(
-            {"type": "tool_use", "id": call_id, "name": name, "input": tool_input}, **fields
-        )
+        """A call (after a thinking block, when given) and its result."""
+        blocks: list[dict[str, Any]] = []
+        if thinking is not None:
+            blocks.append(
+                {"type": "thinking", "thinking": thinking, "signature": "EqQBCkYIBxgCKkB"}
+            )
+        blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": tool_input})
+        self.assistant(*blocks, **fields)
         result = {"tool_use_id": call_id, "type": "tool_result", "content": output}
         extra = {} if structured is None else {"toolUseResult": structured}
-        return self._record("user", {"role": "user", "content": [result]}, **extra)
+        return self.user([result], **extra)
 
     def write_file(self, call_id: str, path: str, content: str, **fields: Any) -> Transcript:
         structured = {
@@ -128,6 +135,14 @@ class Transcript:
         output = f"File created successfully at: {path}"
         tool_input = {"file_path": path, "content": content}
         return self.tool(call_id, "Write", tool_input, output, structured, **fields)
+
+    def read_file(self, call_id: str, path: str, content: str) -> Transcript:
+        numbered = "".join(f"{n:>6}\t{line}\n" for n, line in enumerate(content.splitlines(), 1))
+        structured = {
+            "type": "text",
+            "file": {"filePath": path, "content": content, "numLines": 1, "startLine": 1},
+        }
+        return self.tool(call_id, "Read", {"file_path": path}, numbered, structured)
 
     def save(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,12 +11,13 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pygit2
 import pytest
+from claude_transcript import Transcript
 from repos import SIGNATURE, commit_files, make_repo
 
 from stet_lsp.core.sheet import StyleSheet
@@ -44,62 +45,12 @@ POSIX = pytest.mark.skipif(sys.platform == "win32", reason="hooks here are shell
 # -- a Claude Code transcript, written record by record ---------------------------------------
 
 
-class Claude:
-    """A Claude Code session file: one record a line, chained by parentUuid."""
-
-    def __init__(self, session: str, cwd: Path, start: datetime = START) -> None:
-        self.session, self.cwd, self.clock = session, str(cwd), start
-        self.records: list[dict[str, Any]] = []
-        self.parent: str | None = None
-
-    def _record(self, kind: str, message: dict[str, Any]) -> Claude:
-        self.clock += timedelta(seconds=2)
-        uuid = f"{self.session[:8]}-{len(self.records):04d}"
-        self.records.append(
-            {
-                "parentUuid": self.parent,
-                "isSidechain": False,
-                "userType": "external",
-                "cwd": self.cwd,
-                "sessionId": self.session,
-                "version": "2.1.12",
-                "gitBranch": "main",
-                "type": kind,
-                "message": message,
-                "uuid": uuid,
-                "timestamp": self.clock.isoformat().replace("+00:00", ".000Z"),
-            }
-        )
-        self.parent = uuid
-        return self
-
-    def user(self, content: Any) -> Claude:
-        return self._record("user", {"role": "user", "content": content})
-
-    def assistant(self, *blocks: dict[str, Any]) -> Claude:
-        message = {
-            "model": "claude-sonnet-4-5-20250929",
-            "id": f"msg_{len(self.records):04d}",
-            "type": "message",
-            "role": "assistant",
-            "content": list(blocks),
-            "usage": {"input_tokens": 100, "output_tokens": 20},
-        }
-        return self._record("assistant", message)
-
-    def tool(self, call_id: str, name: str, tool_input: dict[str, Any], output: str) -> Claude:
-        self.assistant({"type": "tool_use", "id": call_id, "name": name, "input": tool_input})
-        return self.user([{"tool_use_id": call_id, "type": "tool_result", "content": output}])
-
-    def say(self, text: str) -> Claude:
-        return self.assistant({"type": "text", "text": text})
-
-    def save(self, path: Path) -> Path:
-        path.write_text("".join(json.dumps(record) + "\n" for record in self.records))
-        return path
+def Claude(session: str, cwd: Path, start: datetime = START) -> Transcript:
+    """A Claude Code session file (tests/claude_transcript.py)."""
+    return Transcript(cwd, session, start)
 
 
-def session_with_a_secret(root: Path, session: str, prompt: str) -> Claude:
+def session_with_a_secret(root: Path, session: str, prompt: str) -> Transcript:
     """The token in a tool's output and in the agent's reply."""
     return (
         Claude(session, root)

@@ -19,6 +19,7 @@ import gate_corpus
 import pygit2
 import pytest
 from bounded import within
+from claude_transcript import Transcript
 from samples import sample
 
 from stet_lsp.core.errors import StetError
@@ -48,109 +49,12 @@ START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 # -- a Claude Code transcript, written record by record --------------------------------------
 
 
-class Claude:
-    """A Claude Code 2.x session file as the harness writes it: one record a line, each
-    message record with the session id, cwd, version and branch, chained by parentUuid."""
-
-    def __init__(self, session: str, cwd: Path | str, start: datetime = START) -> None:
-        self.session = session
-        self.cwd = str(cwd)
-        self.clock = start
-        self.records: list[Any] = []
-        self.parent: str | None = None
-        self.count = 0
-
-    def _record(self, kind: str, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
-        self.count += 1
-        self.clock += timedelta(seconds=2)
-        uuid = f"{self.session[:8]}-{self.count:04d}"
-        record = {
-            "parentUuid": self.parent,
-            "isSidechain": False,
-            "userType": "external",
-            "cwd": self.cwd,
-            "sessionId": self.session,
-            "version": "2.1.12",
-            "gitBranch": "main",
-            "type": kind,
-            "message": message,
-            "uuid": uuid,
-            "timestamp": self.clock.isoformat().replace("+00:00", ".000Z"),
-            **extra,
-        }
-        self.parent = uuid
-        self.records.append(record)
-        return record
-
-    def user(self, content: Any, **extra: Any) -> Claude:
-        self._record("user", {"role": "user", "content": content}, **extra)
-        return self
-
-    def assistant(self, *blocks: dict[str, Any], tokens: tuple[int, int] = (100, 20)) -> Claude:
-        message = {
-            "model": MODEL,
-            "id": f"msg_{self.session[:8]}_{self.count:04d}",
-            "type": "message",
-            "role": "assistant",
-            "content": list(blocks),
-            "stop_reason": None,
-            "usage": {"input_tokens": tokens[0], "output_tokens": tokens[1]},
-        }
-        self._record("assistant", message, requestId=f"req_{self.count:04d}")
-        return self
-
-    def say(self, text: str) -> Claude:
-        return self.assistant({"type": "text", "text": text})
-
-    def tool(
-        self,
-        call_id: str,
-        name: str,
-        tool_input: dict[str, Any],
-        output: str,
-        structured: Any = None,
-        *,
-        thinking: str | None = None,
-    ) -> Claude:
-        blocks: list[dict[str, Any]] = []
-        if thinking is not None:
-            blocks.append(
-                {"type": "thinking", "thinking": thinking, "signature": "EqQBCkYIBxgCKkB"}
-            )
-        blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": tool_input})
-        self.assistant(*blocks)
-        result = {"tool_use_id": call_id, "type": "tool_result", "content": output}
-        extra = {} if structured is None else {"toolUseResult": structured}
-        return self.user([result], **extra)
-
-    def write_file(self, call_id: str, path: str, content: str) -> Claude:
-        structured = {
-            "type": "create",
-            "filePath": path,
-            "content": content,
-            "structuredPatch": [],
-            "originalFile": None,
-        }
-        output = f"File created successfully at: {path}"
-        return self.tool(
-            call_id, "Write", {"file_path": path, "content": content}, output, structured
-        )
-
-    def read_file(self, call_id: str, path: str, content: str) -> Claude:
-        numbered = "".join(f"{n:>6}\t{line}\n" for n, line in enumerate(content.splitlines(), 1))
-        structured = {
-            "type": "text",
-            "file": {"filePath": path, "content": content, "numLines": 1, "startLine": 1},
-        }
-        return self.tool(call_id, "Read", {"file_path": path}, numbered, structured)
-
-    def save(self, path: Path) -> Path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self.records))
-        return path
+def Claude(session: str, cwd: Path | str, start: datetime = START) -> Transcript:
+    """A Claude Code 2.x session file as the harness writes it (tests/claude_transcript.py)."""
+    return Transcript(cwd, session, start)
 
 
-def simple_session(root: Path, session: str, prompt: str, start: datetime = START) -> Claude:
+def simple_session(root: Path, session: str, prompt: str, start: datetime = START) -> Transcript:
     """A prompt, a tool call that creates a file, its result and a closing reply."""
     name = f"src/{session[:4]}.py"
     return (

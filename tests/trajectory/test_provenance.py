@@ -16,6 +16,7 @@ from typing import Any
 
 import pygit2
 import pytest
+from claude_transcript import Transcript
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from repos import commit_files
@@ -67,7 +68,7 @@ def structured_patch(before: str, after: str) -> list[dict[str, Any]]:
 
 
 def edit(
-    session: Claude,
+    session: Transcript,
     call_id: str,
     path: str,
     before: str,
@@ -99,7 +100,7 @@ def edit(
     return after
 
 
-def run_into(target: Target, session: Claude, tmp_path: Path) -> None:
+def run_into(target: Target, session: Transcript, tmp_path: Path) -> None:
     name = f"{session.session[:8]}-{len(session.records)}.jsonl"
     import_transcript(target, session.save(tmp_path / "transcripts" / name))
 
