@@ -500,6 +500,28 @@ def test_swe_agent_demonstration_holding_only_its_history(tmp_path: Path) -> Non
     assert [r.call_id for r in of(events, ToolResult)] == ["history-2", "history-4", "history-8"]
     assert len(of(events, FileChange)) == 1
 
+    # A user's message while a call waits is theirs, not the call's result: with a
+    # `message_type`, only an observation answers a call.
+    data["history"].insert(
+        3, {"role": "user", "content": "Stop, use ripgrep", "agent": "main", "message_type": "user"}
+    )
+    events = SWE.parse(write(tmp_path, data, "interrupted.traj")).events
+    assert [e.kind for e in events][4:8] == [
+        "tool_call",
+        "user_message",
+        "tool_result",
+        "agent_message",
+    ]
+    assert [m.text for m in of(events, UserMessage)] == [
+        "Fix the bug in app.py",
+        "Stop, use ripgrep",
+        "Also keep c.",
+    ]
+    results = of(events, ToolResult)
+    assert [r.call_id for r in results] == ["history-2", "history-5", "history-9"]
+    assert results[0].output.startswith("11:    b = 2\n")
+    assert len(of(events, FileChange)) == 1
+
 
 def test_swe_agent_history_only_with_its_submission(tmp_path: Path) -> None:
     """With `info.submission` the file changes are the submission's, once (not the printed

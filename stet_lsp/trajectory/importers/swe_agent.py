@@ -30,11 +30,13 @@ A file holding only `history` (the demonstrations SWE-agent ships in
 the preamble as above, then each action (`action`, `thought`, `tool_calls`) an agent message
 and a tool call (the call id from `tool_calls`, else one made of its pointer, `history-4`),
 answered by the `tool` or `user` observation after it (the one naming the call in
-`tool_call_ids`, else the latest unanswered call); an assistant message that is not an
-action is an agent message, a user message with no call waiting a user message. The file
-changes are those of `info.submission` when the file has one (after the submit's result),
-else those of the diff the `submit` printed (its terminal line ends and the shell's status
-lines taken off), one anchored file change per file.
+`tool_call_ids`, else the latest unanswered call; with a `message_type`, only an
+`observation` answers); an assistant message that is not an action is an agent message, a
+user message that does not answer a call (none waiting, or its `message_type` other than
+`observation`) a user message. The file changes are those of `info.submission` when the
+file has one (after the submit's result), else those of the diff the `submit` printed (its
+terminal line ends and the shell's status lines taken off), one anchored file change per
+file.
 
 mini-swe-agent (`<instance_id>.traj.json`): `{"info", "messages", "trajectory_format"}` with
 `trajectory_format` `mini-swe-agent-1` (v1) or `mini-swe-agent-1.1` (v2); older files are a
@@ -409,7 +411,7 @@ class _SweAgentRun:
                 call = self._history_action(pointer, item)
                 if call is not None:
                     pending[call[0]] = call[1]
-            elif pending and item.get("role") in ("user", "tool"):
+            elif pending and _is_history_observation(item):
                 ids = [i for i in sequence(item.get("tool_call_ids")) if i in pending]
                 call_id = ids[0] if ids else next(reversed(pending))
                 name = pending.pop(call_id)
@@ -631,6 +633,13 @@ def _is_history_action(item: Any) -> bool:
     if kind is not None:
         return bool(kind == "action")
     return item.get("role") == "assistant"
+
+
+def _is_history_observation(item: Record) -> bool:
+    """A history item that can answer a call: a `tool` or `user` message, and when it has a
+    `message_type`, an `observation` (a `user` one is what the user said)."""
+    kind = item.get("message_type")
+    return item.get("role") in ("user", "tool") and kind in (None, "observation")
 
 
 def _history_call_id(item: Record | None) -> str | None:
