@@ -523,6 +523,42 @@ def test_swe_agent_demonstration_holding_only_its_history(tmp_path: Path) -> Non
     assert len(of(events, FileChange)) == 1
 
 
+def test_swe_agent_history_action_reads_as_a_step_does(tmp_path: Path) -> None:
+    """An action of a history-only file gives what a trajectory step gives: the reasoning of
+    its thinking blocks, its thought (its whole content when it records none, or when it ran
+    no command) and its command as a tool call."""
+    data = demonstration()
+    history = data["history"]
+    history[2]["thinking_blocks"] = [
+        {"type": "thinking", "thinking": "Where is b set?", "signature": "EqQB"},
+        {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"},
+    ]
+    del history[4]["thought"]
+    history[4]["content"] = "Change it.\n\nedit 'b = 2' 'b = 3'"
+    history[8]["thought"], history[8]["action"] = "", ""
+    history[8]["content"] = "Nothing left to run."
+    parsed = SWE.parse(write(tmp_path, data, "turns.traj"))
+    events = parsed.events
+    assert [e.kind for e in events][3:9] == [
+        "reasoning",
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "agent_message",
+        "tool_call",
+    ]
+    assert of(events, Reasoning)[0].text == "Where is b set?"
+    assert parsed.dropped["opaque_reasoning"] == 1
+    assert [m.text for m in of(events, AgentMessage)] == [
+        "Find the line.",
+        "Change it.\n\nedit 'b = 2' 'b = 3'",
+        "Sure.",
+        "Nothing left to run.",
+    ]
+    assert [c.call_id for c in of(events, ToolCall)] == ["call_a", "call_b"]
+    assert not of(events, FileChange)
+
+
 def test_swe_agent_history_only_with_its_submission(tmp_path: Path) -> None:
     """With `info.submission` the file changes are the submission's, once (not the printed
     patch as well), right after the submit's result."""

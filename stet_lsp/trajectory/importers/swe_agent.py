@@ -442,35 +442,19 @@ class _SweAgentRun:
 
     def _history_action(self, pointer: str, item: Record) -> tuple[str, str] | None:
         """An action of the history: its reasoning, thought and command; returns the call's
-        id and the command's first word when it ran one."""
-        source = self.ref(pointer)
-        for text in _thinking(item.get("thinking_blocks"), self.session.dropped):
-            self.events.append(new_event(Reasoning, session=self.run_id, source=source, text=text))
+        id and the command's first word when it ran one. With no `thought` member, the
+        message's content is what the agent said."""
         action = text_field(item.get("action")) or ""
-        thought = (text_field(item.get("thought")) or "").strip()
-        if not thought and (not action.strip() or "thought" not in item):
-            thought = _content_text(item.get("content")).strip()
-        if thought:
-            self.events.append(
-                new_event(
-                    AgentMessage, session=self.run_id, source=source, text=thought, model=self.model
-                )
-            )
-        if not action.strip():
-            return None
-        call_id = _history_call_id(item) or pointer.lstrip("/").replace("/", "-")
-        name = _first_word(action) or "bash"
-        self.events.append(
-            new_event(
-                ToolCall,
-                session=self.run_id,
-                source=source,
-                call_id=call_id,
-                name=name,
-                input={"command": action},
-            )
+        thought = (text_field(item.get("thought")) or "") if "thought" in item else None
+        call_id = self._turn(
+            self.ref(pointer),
+            item,
+            action,
+            thought,
+            _content_text(item.get("content")),
+            pointer.lstrip("/").replace("/", "-"),
         )
-        return call_id, name
+        return None if call_id is None else (call_id, _first_word(action) or "bash")
 
     def _history_result(self, pointer: str, item: Record, call_id: str, name: str) -> None:
         source = self.ref(pointer)
@@ -541,27 +525,54 @@ class _SweAgentRun:
             self._raw(pointer, step, "trajectory step is not an object")
             return None
         source = self.ref(pointer)
-        if action_item is not None:
-            for text in _thinking(action_item.get("thinking_blocks"), self.session.dropped):
-                self.events.append(
-                    new_event(Reasoning, session=self.run_id, source=source, text=text)
-                )
-        action = text_field(step.get("action")) or ""
-        thought = (text_field(step.get("thought")) or "").strip()
-        if not thought and not action.strip():
-            thought = (text_field(step.get("response")) or "").strip()
-        if thought:
-            self.events.append(
-                new_event(
-                    AgentMessage, session=self.run_id, source=source, text=thought, model=self.model
-                )
-            )
+        call_id = self._turn(
+            source,
+            action_item,
+            text_field(step.get("action")) or "",
+            text_field(step.get("thought")) or "",
+            text_field(step.get("response")) or "",
+            f"step-{index + 1}",
+        )
         observation = _content_text(step.get("observation"))
-        if not action.strip():
+        if call_id is None:
             if observation.strip():
                 self._raw(pointer, step, "observation without an action")
             return None
-        call_id = _history_call_id(action_item) or f"step-{index + 1}"
+        self.events.append(
+            new_event(
+                ToolResult, session=self.run_id, source=source, call_id=call_id, output=observation
+            )
+        )
+        return call_id
+
+    def _turn(
+        self,
+        source: SourceRef,
+        item: Record | None,
+        action: str,
+        thought: str | None,
+        response: str,
+        default_id: str,
+    ) -> str | None:
+        """What the model said and ran in one turn (a trajectory step, or an action of a
+        history holding no trajectory): the reasoning in the history item's thinking blocks,
+        the thought (the whole `response` instead when there is none and no command ran, or
+        when no thought was recorded: None), and the command as a tool call, its id from the
+        item's `tool_calls`, else `default_id`. Returns the call id when a command ran."""
+        for text in _thinking(mapping(item).get("thinking_blocks"), self.session.dropped):
+            self.events.append(new_event(Reasoning, session=self.run_id, source=source, text=text))
+        said = (thought or "").strip()
+        if not said and (not action.strip() or thought is None):
+            said = response.strip()
+        if said:
+            self.events.append(
+                new_event(
+                    AgentMessage, session=self.run_id, source=source, text=said, model=self.model
+                )
+            )
+        if not action.strip():
+            return None
+        call_id = _history_call_id(item) or default_id
         self.events.append(
             new_event(
                 ToolCall,
@@ -570,11 +581,6 @@ class _SweAgentRun:
                 call_id=call_id,
                 name=_first_word(action) or "bash",
                 input={"command": action},
-            )
-        )
-        self.events.append(
-            new_event(
-                ToolResult, session=self.run_id, source=source, call_id=call_id, output=observation
             )
         )
         return call_id
