@@ -644,13 +644,23 @@ def negative_cases(seed: int = 20250102) -> list[Negative]:
     return negatives
 
 
-def surviving_fragments(redacted: str, secrets: tuple[str, ...], size: int = 8) -> list[str]:
-    """Fragments of the planted secrets that are still in the redacted text."""
+def surviving_fragments(
+    redacted: str, secrets: tuple[str, ...], size: int = 8, planted_in: str | None = None
+) -> list[str]:
+    """Fragments of the planted secrets that are still in the redacted text. With
+    `planted_in` (the text before redaction), a fragment is counted only where the redacted
+    text holds it more often than the text around the secrets did: a record's own UUID may
+    share eight characters with a UUID-shaped key (`-465b-a0`: only four of them are random)."""
+    around = ""
+    if planted_in is not None:
+        around = planted_in
+        for secret in secrets:
+            around = around.replace(secret, "\0")
     left = []
     for secret in secrets:
         for start in range(0, max(1, len(secret) - size + 1)):
             fragment = secret[start : start + size]
-            if len(fragment) == size and fragment in redacted:
+            if len(fragment) == size and redacted.count(fragment) > around.count(fragment):
                 left.append(fragment)
                 break
     return left

@@ -263,7 +263,8 @@ def looks_like_code_or_word(value: str) -> bool:
     if _NUMBER.fullmatch(value):
         return True
     if _IDENTIFIER.fullmatch(value):
-        return not looks_generated(value)
+        # `Ztcn_TBE_A_fjBpvnsDXBnzkJjiGHpzmF`: each run of letters is judged on its own
+        return not has_generated_run(value)
     if value.startswith(("/", "./", "../", "~/", "http://", "https://", "file:")):
         return True
     return "(" in value or ")" in value
@@ -351,7 +352,9 @@ def looks_like_reference(value: str) -> bool:
 # capitals or digits (`HkBD`, `9q2`), digits between letters, or a run of letters with too
 # few of the letter pairs English words are made of (`WAZDEKVSLOKPJIGP`: 27 %; names and words
 # written together, `DATABASEPASSWORD` or `schemaregistryurl`, have 60 % or more), in one
-# case or with capitals throughout (`fnnKZXUQEMVXHjqUjS`).
+# case, with capitals throughout (`fnnKZXUQEMVXHjqUjS`), with hardly any (`Ztcn…fjBpvnsDXBnzk`:
+# 14 %; camelCase names with acronyms, `getCSRFTokenFromCookie`, keep 45 % or more), or in
+# humps no name has (`zbzOsxKaKxyZdudOEo`, `_unlike_a_name`).
 _SINGLE_LOWER = re.compile(r"(?<=[A-Z0-9])[a-z](?=[A-Z0-9])")
 _INNER_DIGITS = re.compile(r"(?<=[A-Za-z])[0-9]+(?=[A-Za-z])")
 _LETTER_RUN = re.compile(r"[A-Za-z]{12,}")
@@ -366,30 +369,83 @@ _COMMON_PAIRS_TEXT = (
 )
 _COMMON_PAIRS = frozenset(_COMMON_PAIRS_TEXT.split())
 _WORDLIKE_PAIRS = 0.55
+_UNWORDLIKE_PAIRS = 0.35
 _GENERATED_CAPITALS = 0.35
 _PAIRS_READ = 64
+# The humps of a name written in both cases: an acronym, a word (capitalised or not), a
+# capital alone (`getXCoordinate`); digits part them.
+_HUMP = re.compile(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]")
+_NAME_HUMP_LETTERS = 3
+_HUMPS_READ = 8
+
+
+def letter_pairs_share(run: str) -> float:
+    """The share of a run of letters' pairs (its first 64 letters) that English words are
+    made of."""
+    lowered = run[:_PAIRS_READ].lower()
+    pairs = len(lowered) - 1
+    if pairs < 1:
+        return 0.0
+    return sum(lowered[i : i + 2] in _COMMON_PAIRS for i in range(pairs)) / pairs
+
+
+def _unlike_a_name(value: str) -> bool:
+    """Letters of both cases that are not the humps of a camelCase name: humps of fewer than
+    three letters on average (`zbz|Osx|Ka|Kxy|Zdud|O|Eo`), two acronyms or more
+    (`SM|Kppexs|R|EZD|Hsouc`), or two letters standing alone (`m|Xhqd|N|Jdeep|Lttfp|ZJ`).
+    Names keep words between their capitals (`getCSRFTokenFromCookie`, `HTTPSConnection`,
+    `getXCoordinate`: one acronym or none, one letter alone or none)."""
+    humps = _HUMP.findall(value)
+    acronyms = lone = letters = 0
+    for hump in humps:
+        letters += len(hump)
+        lone += len(hump) == 1
+        acronyms += len(hump) >= 2 and hump.isupper()
+    return acronyms >= 2 or lone >= 2 or letters < _NAME_HUMP_LETTERS * len(humps)
 
 
 def looks_generated(value: str) -> bool:
     """A run of ASCII letters and digits (12 or more) that reads as generated, not written:
-    `HkBDLHFaDXosUduCJI`, `Xk9q2Lm4Wp7z`, `SMIGIQAQXLZPPRWG`; not `getUserPasswordById`,
-    `HTTPSConnection`, `sha256Digest`, `DEFAULTPASSWORD`."""
-    if len(value) < 12 or not value.isascii() or not value.isalnum():
+    `HkBDLHFaDXosUduCJI`, `Xk9q2Lm4Wp7z`, `SMIGIQAQXLZPPRWG`, `zbzOsxKaKxyZdudOEo`,
+    `k331FukcgtgL3tl251`; not `getUserPasswordById`, `HTTPSConnection`, `sha256Digest`,
+    `DEFAULTPASSWORD`."""
+    return _generated(value, 12)
+
+
+def looks_generated_segment(segment: str) -> bool:
+    """A segment of a path-shaped value that reads as generated, as `looks_generated` judges
+    a run, from eight characters on: base64 that starts with a slash
+    (`/SMKppexsR8EZDHsouc/gikxXjuX0/tT`, `/iXV6OQ7p8p/Nb/t3Kpsz/ZPju1oqR3/`) is not a path;
+    `Library`, `PycharmProjects`, `iCloudDrive` are segments of one."""
+    return _generated(segment, _HUMPS_READ)
+
+
+def _generated(value: str, least: int) -> bool:
+    if len(value) < least or not value.isascii() or not value.isalnum():
         return False
     singles = len(_SINGLE_LOWER.findall(value))
     if singles >= 2 or singles + len(_INNER_DIGITS.findall(value)) >= 3:
         return True
-    for run in _LETTER_RUN.findall(value):
-        run = run[:_PAIRS_READ]
-        lowered = run.lower()
-        pairs = sum(lowered[i : i + 2] in _COMMON_PAIRS for i in range(len(lowered) - 1))
-        if pairs >= _WORDLIKE_PAIRS * (len(lowered) - 1):
+    runs = _LETTER_RUN.findall(value)
+    for run in runs:
+        share = letter_pairs_share(run)
+        if share >= _WORDLIKE_PAIRS:
             continue
-        # camelCase with acronyms (`getCSRFTokenFromCookie`) has few capitals
-        capitals = sum(c.isupper() for c in run)
-        if run.isupper() or run.islower() or capitals >= _GENERATED_CAPITALS * len(run):
+        if run.isupper() or run.islower() or share < _UNWORDLIKE_PAIRS:
             return True
-    return False
+        # camelCase with acronyms (`getCSRFTokenFromCookie`) has few capitals, and words
+        # between them
+        capitals = sum(c.isupper() for c in run)
+        if capitals >= _GENERATED_CAPITALS * len(run) or _unlike_a_name(run):
+            return True
+    if runs:
+        return False
+    # Digits part the letters (`k331FukcgtgL3tl251`, `SMKppexsR8EZDHsouc`): letters of both
+    # cases, judged together.
+    letters = "".join(c for c in value if c.isalpha())
+    if len(letters) < _HUMPS_READ or letters.isupper() or letters.islower():
+        return False
+    return letter_pairs_share(letters) < _WORDLIKE_PAIRS and _unlike_a_name(value)
 
 
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{12,}")
@@ -402,12 +458,13 @@ def has_generated_run(value: str) -> bool:
 
 def _is_path(value: str) -> bool:
     """A path (two segments at least); not base64 that starts with a slash (no `.`, `-` or
-    `_`, 32 characters or more, a generated segment: `/SaWnaKn0Dpyx.../WuHIwvjT/...`)."""
+    `_`, 32 characters or more, a generated segment: `/SaWnaKn0Dpyx.../WuHIwvjT/...`,
+    `/SMKppexsR8EZDHsouc/gikxXjuX0/tT`)."""
     if _PATH.fullmatch(value) is None:
         return False
     if len(value) < 32 or any(c in value for c in "._-~"):
         return True
-    return not any(looks_generated(segment) for segment in value.split("/"))
+    return not any(looks_generated_segment(segment) for segment in value.split("/"))
 
 
 def is_encoded_secret(value: str) -> bool:

@@ -65,9 +65,20 @@ def _keyed_value(value: str, strict: bool) -> bool:
     if _placeholder(value) or len(set(value)) < 6:
         return False
     # The vendor's name, charset and length already say which key this is: a value that
-    # repeats a few characters by chance (`EMMMGZEYNM0YSNEU`, 2.95 bits) is still one.
-    varied = heuristics.has_mixed_classes(value) or heuristics.has_generated_run(value)
+    # repeats a few characters by chance (`EMMMGZEYNM0YSNEU`, 2.95 bits) is still one, and so
+    # is one of letters in one case unless they read as words written together by a strict
+    # measure (`FIGVEIRSTINNMVQQ`: 60 % of its letter pairs are English ones; a random run of
+    # 16 capitals reaches 55 % one time in forty, 70 % one in four hundred;
+    # `DEFAULTPASSWORD` has 93 %).
+    varied = (
+        heuristics.has_mixed_classes(value)
+        or heuristics.has_generated_run(value)
+        or (value.isalpha() and heuristics.letter_pairs_share(value) < _KEYED_WORDS)
+    )
     return varied and heuristics.shannon_entropy(value) >= 2.5
+
+
+_KEYED_WORDS = 0.7
 
 
 def _keyed_padded(value: str, strict: bool) -> bool:

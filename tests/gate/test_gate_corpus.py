@@ -43,12 +43,39 @@ def test_every_format_is_fully_redacted_in_every_context(
     for case in (c for c in _positives(seed) if c.format == fmt.name):
         config = GateConfig(env_names=case.env_names)
         redacted = redact_text(case.text, config=config, path=case.path).text
-        if gate_corpus.surviving_fragments(redacted, case.secrets):
+        if gate_corpus.surviving_fragments(redacted, case.secrets, planted_in=case.text):
             missed.append(case.context)
     allowed = {"markdown"} if fmt.name in BARE_UNREACHABLE else set()
     assert set(missed) <= allowed, (
         f"{fmt.name} survived in {missed} ({gate_corpus.seed_note(seed)})"
     )
+
+
+# Seeds on which a format survived: random values the gate took for names, words or paths
+# (capitals reading as English, letters with few capitals or parted by digits, base64 that
+# starts with a slash, a token holding `_`); and one whose redacted key only seemed to
+# survive, its UUID sharing eight characters with the record's own.
+ONCE_MISSED = [
+    (3298, "confluent-key", "markdown"),
+    (3333, "db-password", "json"),
+    (3343, "base64-header", "yaml"),
+    (3366, "base64-header", "python"),
+    (3392, "db-password", "env"),
+    (3404, "bearer", "markdown"),
+    (5061, "db-password", "diff"),
+    (5168, "base64-header", "shell"),
+    (5368, "base64-header", "shell"),
+    (5433, "base64-header", "diff"),
+    (5435, "db-password", "json"),
+    (7502, "launchdarkly", "json"),
+]
+
+
+@pytest.mark.parametrize(("seed", "name", "context"), ONCE_MISSED)
+def test_values_once_missed_are_redacted(seed: int, name: str, context: str) -> None:
+    [case] = [c for c in _positives(seed) if c.format == name and c.context == context]
+    redacted = redact_text(case.text, config=GateConfig(env_names=case.env_names), path=case.path)
+    assert not gate_corpus.surviving_fragments(redacted.text, case.secrets, planted_in=case.text)
 
 
 def test_overall_recall_is_at_least_98_percent() -> None:

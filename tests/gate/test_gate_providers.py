@@ -47,7 +47,7 @@ def test_provider_format_is_fully_redacted_in_every_context(fmt: gate_corpus.For
             value, secrets = fmt.make(rng)
             path, text = gate_corpus.render(context, fmt, value, rng)
             redacted = redact_text(text, config=GateConfig(), path=path).text
-            left = gate_corpus.surviving_fragments(redacted, secrets)
+            left = gate_corpus.surviving_fragments(redacted, secrets, planted_in=text)
             assert not left, (
                 f"{fmt.name} in {context}: {left} survived ({gate_corpus.seed_note(seed)})"
                 f"\n{redacted}"

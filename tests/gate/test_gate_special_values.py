@@ -144,6 +144,16 @@ def test_windows_references_and_templates_in_commands_are_not_secrets(command: s
         ("CONFLUENT_API_KEY", "WAZDEKVSLOKPJIGP"),
         ("ETSY_API_KEY", "nkfpfbaapsernwzbymrvvknd"),
         ("SECRET_KEY_BASE", "/SaWnaKn0DpyxXUXB91/WuHIwvjT/ARhReZNuWP47M/uYmK4FIcl0wV3wdjfwovT"),
+        # Capitals in one case whose letter pairs are 60 % English ones, under a vendor's name.
+        ("CONFLUENT_API_KEY", "FIGVEIRSTINNMVQQ"),
+        # Few capitals, yet not the humps of a name; digits parting the letters.
+        ("DB_PASSWORD", "zbzOsxKaKxyZdudOEo"),
+        ("DB_PASSWORD", "mXhqdNJdeepLttfpZJ"),
+        ("DB_PASSWORD", "k331FukcgtgL3tl251"),
+        # base64 that starts with a slash, its segments short.
+        ("PROXY_HEADER", "/ITQ/wLotJmRhhqBFyhmrlz1/MEMKTZd"),
+        ("PROXY_HEADER", "/iXV6OQ7p8p/Nb/t3Kpsz/ZPju1oqR3/"),
+        ("PROXY_HEADER", "/SMKppexsR8EZDHsouc/gikxXjuX0/tT"),
     ],
 )
 @pytest.mark.parametrize("context", ["env", "json"])
@@ -170,11 +180,40 @@ def test_a_random_value_of_letters_is_a_secret(name: str, value: str, context: s
         "DEFAULTPASSWORD",
         "schemaregistryurl",
         "strengthsAndWeaknesses",
+        # Few English letter pairs, acronyms, a letter alone, digits: still names.
+        "maxChunkSize",
+        "SizeOnlySync",
+        "getXCoordinate",
+        "HTTPSConnectionPool",
+        "IPvAnyAddress",
+        "getCSRFTokenFromCookie",
+        "sha256HexDigest",
+        "ec2InstanceIdList",
     ],
 )
 def test_names_people_write_are_not_generated(name: str) -> None:
     assert not looks_generated(name)
     assert scan_text(f"api_key = {name}\nsecret: {name}\n", cache=ResultCache()) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "secret: /Users/alice/Library/ApplicationSupport/Code/User\n",
+        "SECRET_DIR=/home/runner/work/PaymentsService/PaymentsService\n",
+        "token_cache: /opt/homebrew/Cellar/openssl/3/lib/engines\n",
+    ],
+)
+def test_paths_in_both_cases_stay_paths(text: str) -> None:
+    assert scan_text(text, path="settings.env", cache=ResultCache()) == []
+
+
+def test_a_bearer_token_with_underscores_is_not_a_code_name() -> None:
+    """`_` between runs of letters made the whole value look like an identifier."""
+    token = "Ztcn_TBE_A_fjBpvnsDXBnzkJjiGHpzmF_DwiUgn"
+    text = f"Use the HTTP credential `Authorization: Bearer {token}` for staging.\n"
+    assert token[12:24] not in _redacted(text, "notes.md")
+    assert scan_text("Bearer get_user_by_name_and_email\n", cache=ResultCache()) == []
 
 
 @pytest.mark.parametrize(
