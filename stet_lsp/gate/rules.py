@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.6"
+RULESET_VERSION = "2026.7"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -315,8 +315,11 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             name="putty-private-key",
+            # The private lines, each whole (a run over the newlines took `Private` of the
+            # MAC line and left the MAC), then the MAC.
             pattern=lazy(
-                r"Private-Lines:[ \t]{0,4}\d{1,3}\r?\n[A-Za-z0-9+/=\r\n]{1,16384}"
+                r"Private-Lines:[ \t]{0,4}\d{1,3}\r?\n"
+                r"(?:[A-Za-z0-9+/=]{1,128}+(?:\r?\n|\Z)){1,128}+"
                 r"(?:Private-MAC:[ \t]{0,4}[0-9a-fA-F]{1,128})?"
             ),
             anchors=("private-lines:",),
@@ -520,8 +523,9 @@ def build_rules() -> tuple[Rule, ...]:
         _token("heroku-api-key", ("HRKU-",), "[A-Za-z0-9_\\-]{20,100}"),
         Rule(
             name="heroku-api-key",
+            # A name ending so names metadata (`HEROKU_APP_ID`) holds a public UUID.
             pattern=lazy(
-                r"(?i:heroku)[A-Za-z0-9_\-]{0,30}" + _ASSIGN + r"[\"'`]?(?P<secret>"
+                r"(?P<key>(?i:heroku)[A-Za-z0-9_\-]{0,30})" + _ASSIGN + r"[\"'`]?(?P<secret>"
                 r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
             ),
             anchors=("heroku",),

@@ -533,7 +533,6 @@ def _build() -> tuple[Rule, ...]:
             ("pdl_live_apikey_", "pdl_sdbx_apikey_"),
             "[A-Za-z0-9_]{40,80}",
         ),
-        _token("lob-api-key", ("live_pub_",), "[a-f0-9]{31}(?![A-Za-z0-9])"),
         _keyword("lob-api-key", ("lob",), "(?:live|test)_[a-f0-9]{35}", chars="a-f0-9"),
         # --- Databases as a service ------------------------------------------------------------
         _token(
