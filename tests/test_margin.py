@@ -256,6 +256,30 @@ LEXING_CASES = [
         [(0, "markup", "shift"), (1, "markup", "next")],
     ),
     (
+        "shell arithmetic over lines",
+        "shellscript",
+        "x=$((\n  a << b ))\necho hi # stet: n\n",
+        [(2, "markup", "n")],
+    ),
+    (
+        "shell arithmetic command over lines",
+        "shellscript",
+        "(( a\n  << b )) # stet: shift\n# stet: next\n",
+        [(1, "markup", "shift"), (2, "markup", "next")],
+    ),
+    (
+        "shell nested arithmetic over lines, then a heredoc",
+        "shellscript",
+        "x=$(( ((a\n  << b)) <<\n  c )) <<E # stet: opener\n# stet: no\nE\n# stet: yes\n",
+        [(2, "markup", "opener"), (5, "markup", "yes")],
+    ),
+    (
+        "shell heredoc before arithmetic over lines",
+        "shellscript",
+        "cat <<EOF; x=$((1 +\n  2 << 3)) # stet: shift\n# stet: no\nEOF\n# stet: yes\n",
+        [(1, "markup", "shift"), (4, "markup", "yes")],
+    ),
+    (
         "shell here-string",
         "shellscript",
         'cat <<< "x" # stet: here-string\n# stet: next\n',
@@ -615,6 +639,10 @@ line_pieces = st.sampled_from(
         "'\"'",
         "don't",
         "k: 'a''b",
+        "x=$((",
+        "((",
+        "a << b ))",
+        "))",
     ]
 )
 
@@ -675,8 +703,18 @@ def test_lexing_hostile_text_stays_linear(language: str, piece: str) -> None:
         ("shellscript", "cat <<-E\n" + "\t" * 100_000 + "x\n" + "\tE\n" * 100_000),
         ("csharp", 'r = $"' + '"' * 100_000 + "\n" + "x\n" * 100_000),
         ("rust", "r = r" + "#" * 100_000 + '"\n' + "x\n" * 100_000),
+        ("shellscript", "cat <<" + "E" * 100_000 + " $((\n" + "x <<a\n" * 100_000),
+        ("shellscript", "cat " + ("<<" + "E" * 6_000 + " ") * 16 + "$((\n" + "))<<b((\n" * 100_000),
     ],
-    ids=["long delimiter", "many heredocs", "tabs", "long raw opener", "many hashes"],
+    ids=[
+        "long delimiter",
+        "many heredocs",
+        "tabs",
+        "long raw opener",
+        "many hashes",
+        "long delimiter over arithmetic",
+        "many heredocs over arithmetic",
+    ],
 )
 def test_long_lived_states_cost_each_line_its_own_length(language: str, text: str) -> None:
     lines = text.split("\n")

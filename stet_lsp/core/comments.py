@@ -166,9 +166,12 @@ def language_of(path: str, language_id: str | None = None) -> str:
 
 
 # Lexer state at a line start: None (code), ("block", index of the block syntax, ""),
-# ("string", index of the quote, its closer) or ("heredoc", length of the first, the
+# ("string", index of the quote, its closer), ("heredoc", length of the first, the
 # here-documents still to end: one a line, each its delimiter after "-" when leading tabs
-# are stripped, else "="). A state carried from line to line is the same string object, so
+# are stripped, else "=") or ("arithmetic", depth * _ARITHMETIC + pending, here-documents)
+# in the shell's $(( … )) or (( … )) over lines, where << shifts: `depth` of them open, and
+# `pending` here-documents opened outside them, whose bodies start on the line after the one
+# that closes the last. A state carried from line to line is the same string object, so
 # comparing and keeping it costs nothing per line.
 State = tuple[str, int, str] | None
 
@@ -206,7 +209,12 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
     code_before = False
     lexicon = _lexicon(syntax)
     heredocs: list[str] = []  # opened on this line: their bodies start on the next
-    arithmetic = 0  # the shell's $(( … )) and (( … )) open on this line, where << shifts
+    arithmetic = 0  # the shell's $(( … )) and (( … )) open here, where << shifts
+    carried, pending = "", 0  # here-documents opened before the arithmetic going on here
+    going_on = state if state is not None and state[0] == "arithmetic" else None
+    if going_on is not None:
+        arithmetic, pending = divmod(going_on[1], _ARITHMETIC)
+        carried, state = going_on[2], None
     while position < length or state is not None:
         if state is not None:
             kind, index, closer = state
@@ -242,7 +250,8 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
                 elif kind == "heredoc":
                     if arithmetic:
                         position = start + 2  # a shift
-                    elif len(heredocs) < _HEREDOCS_A_LINE:
+                        continue
+                    if pending + len(heredocs) < _HEREDOCS_A_LINE:
                         heredocs.append(_heredoc(line, start))
                 continue
         body = start + len(token)
@@ -267,7 +276,16 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
             break  # an unterminated single-line string ends with its line
         position = close
     if heredocs:
-        return comments, ("heredoc", len(heredocs[0]), "\n".join(heredocs))
+        opened = "\n".join(heredocs)
+        carried = f"{carried}\n{opened}" if carried else opened
+    if arithmetic:  # it goes on over the next line, where << still shifts
+        count = arithmetic * _ARITHMETIC + pending + len(heredocs)
+        if going_on is not None and going_on[1] == count and going_on[2] is carried:
+            return comments, going_on
+        return comments, ("arithmetic", count, carried)
+    if carried:
+        first = carried.find("\n")
+        return comments, ("heredoc", first if first >= 0 else len(carried), carried)
     return comments, None
 
 
@@ -297,7 +315,12 @@ _HEREDOC = (
 _HEREDOC_AT = re.compile(_HEREDOC)
 
 _HEREDOCS_A_LINE = 16
-"""Here-documents a line may open (more are read as code), so a state stays small."""
+"""Here-documents a line may open (more are read as code), so a state stays small; as many
+may be pending over lines of arithmetic."""
+
+_ARITHMETIC = _HEREDOCS_A_LINE + 1
+"""An arithmetic state's depth and pending here-documents are one number: one more than
+could be pending per level of depth."""
 
 
 def _heredoc(line: str, start: int) -> str:
