@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import pytest
 from bounded import within
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from stet_lsp.core import comments
 from stet_lsp.core.comments import SYNTAXES, CommentIndex, language_of
 from stet_lsp.core.margin import anchor_lines_after_removal, find_notes, line_after_removals
 
@@ -100,6 +103,14 @@ LEXING_CASES = [
         [(0, "markup", "yes")],
     ),
     ("yaml hash inside a word", "yaml", "k: a#stet: no\n", []),
+    ("yaml quote after blanks", "yaml", "k:  'a # no'  # stet: yes\n", [(0, "markup", "yes")]),
+    ("yaml quote after a word", "yaml", "k: x 'a # stet: yes\n", [(0, "markup", "yes")]),
+    (
+        "yaml quotes in a flow sequence",
+        "yaml",
+        "- [ 'a', \"b\",'# no' ] # stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
     # Rust: '"' is a char, 'a a lifetime; raw strings hold backslashes and quotes as written.
     (
         "rust char literal of a quote",
@@ -159,6 +170,18 @@ LEXING_CASES = [
         [(2, "markup", "yes")],
     ),
     ("rust raw identifier", "rust", "let r#type = 1; // stet: yes\n", [(0, "markup", "yes")]),
+    (
+        "rust char literals around a block comment",
+        "rust",
+        "let v = ['a', 'b' /* x */, '\"', 'c']; // stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
+    (
+        "rust char literals around strings",
+        "rust",
+        "let v = ['a', \"// stet: no\", '\\'', r\"// no\", 'b', '/']; // stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
     # C#: verbatim strings double their quotes and keep backslashes; raw strings open with
     # three quotes or more and close with as many.
     (
@@ -202,6 +225,12 @@ LEXING_CASES = [
         "csharp",
         'var r = $"""\n    // stet: no\n    """; // stet: yes\n',
         [(2, "markup", "yes")],
+    ),
+    (
+        "csharp raw string, then a string",
+        "csharp",
+        'var s = """a"""; var t = "// stet: no"; // stet: yes\n',
+        [(0, "markup", "yes")],
     ),
     ("csharp empty string", "csharp", 'var e = ""; // stet: yes\n', [(0, "markup", "yes")]),
     ("csharp char of a quote", "csharp", "var c = '\"'; // stet: yes\n", [(0, "markup", "yes")]),
@@ -369,6 +398,50 @@ def test_strings_and_comments_each_lexer_tells_apart(
     language: str, text: str, expected: list[tuple[int, str, str]]
 ) -> None:
     assert notes_in(text, language) == expected
+
+
+# Lines full of quotes, and text in each language where no token stands.
+QUOTE_HEAVY = [
+    (
+        "rust",
+        "let v = ['a', '\"', '\\'']; fn f<'a>(s: &'a str) -> &'a str { \"s\" } // it's\n",
+        "fn f<'a>(s: &'a str) {}",
+    ),
+    (
+        "yaml",
+        "- k: \"v # x\"  # it's 'quoted', don't\nmsg: don't 'say' it's # c\n",
+        "msg: don't a#b c'd'",
+    ),
+    (
+        "csharp",
+        'var s = "a\\"b"; var p = @"c\\"; var q = $@"d"; char c = \'x\'; // it\'s\n',
+        "var x = a * b;",
+    ),
+    (
+        "shellscript",
+        "echo \"$x\" 'it''s' $((a << 2)) a#b $# | grep 'a#b' # it's\n",
+        "echo a#b $# ${#a[@]}",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "language, text, plain", QUOTE_HEAVY, ids=[case[0] for case in QUOTE_HEAVY]
+)
+def test_quote_heavy_lines_take_no_second_match(
+    language: str, text: str, plain: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each token's alternative is told by its first character or its text, and an apostrophe
+    or `#` inside a word is no token: matching every token again, and stopping at every
+    apostrophe, made quote-heavy files lex two to three times slower."""
+
+    def matched_again(*args: object) -> NoReturn:
+        raise AssertionError(f"a token matched again: {args}")
+
+    monkeypatch.setattr(comments._Lexicon, "which", matched_again)
+    comments._lexicon.cache_clear()
+    assert notes_in(text, language) == []
+    assert comments._lexicon(SYNTAXES[language]).pattern.search(plain) is None
 
 
 def test_language_from_path_or_id() -> None:

@@ -79,7 +79,10 @@ _RUST_RAW = tuple(
     for prefix in ("r", "br", "cr")
 )
 # A Rust char literal: one character or one escape between apostrophes ('a is a lifetime).
-_RUST_CHAR = r"'(?:[^\\'\n]|\\(?:u\{[0-9A-Fa-f_]{1,8}\}|x[0-9A-Fa-f]{2}|.))'"
+_RUST_ONE_CHAR = r"'(?:[^\\'\n]|\\(?:u\{[0-9A-Fa-f_]{1,8}\}|x[0-9A-Fa-f]{2}|.))'"
+# Char literals with code between them that holds no quote or slash (so no other token),
+# taken as one token: ['a', 'b', 'c'] costs the lexer one step, not three.
+_RUST_CHAR = _RUST_ONE_CHAR + "(?:[^'\"/\n]*+" + _RUST_ONE_CHAR + ")*+"
 SYNTAXES: dict[str, Syntax] = {
     "python": Syntax(line=("#",), strings=quotes('"""', "'''", '"', "'", multiline=('"""', "'''"))),
     "javascript": Syntax(
@@ -208,6 +211,7 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
     length = len(line)
     code_before = False
     lexicon = _lexicon(syntax)
+    search, only, table = lexicon.pattern.search, lexicon.only, lexicon.table
     heredocs: list[str] = []  # opened on this line: their bodies start on the next
     arithmetic = 0  # the shell's $(( … )) and (( … )) open here, where << shifts
     carried, pending = "", 0  # here-documents opened before the arithmetic going on here
@@ -220,11 +224,15 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
             kind, index, closer = state
             token, start, state = "", position, None
         else:
-            found = lexicon.pattern.search(line, position)
+            found = search(line, position)
             if found is None:
                 break  # code to the end of the line
             token, start = found.group(), found.start()
-            kind, index = lexicon.which(token, line, start)
+            known = only.get(token[0]) or table.get(token)
+            kind, index = known if known is not None else lexicon.which(line, start)
+            if kind == "code":  # the most frequent token in some languages: taken first
+                code_before, position = True, start + len(token)
+                continue
             code_before = code_before or bool(line[position:start].strip())
             if kind == "string":
                 quote = syntax.strings[index]
@@ -232,16 +240,11 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
                     code_before, position = True, start + 1
                     continue
                 closer = lexicon.closers[index] or _closer(token)
-            elif kind == "line":
-                after = syntax.comment_after
-                if after is not None and start and line[start - 1] not in after:
-                    code_before, position = True, start + len(token)  # inside a word
-                    continue
             elif kind == "block":
                 if token == "=begin" and start != 0:  # Ruby's block comment starts a line
                     code_before, position = True, start + 1
                     continue
-            else:  # code that is neither, and the shell's here-documents and arithmetic
+            elif kind != "line":  # the shell's here-documents and arithmetic
                 code_before, position = True, start + len(token)
                 if kind == "arithmetic":
                     arithmetic += 1
@@ -268,7 +271,14 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
             position, code_before = after_close, True
             continue
         quote = syntax.strings[index]
-        close = _string_end(line, body, closer, quote)
+        close = line.find(closer, body)
+        if close >= 0:
+            past = close + len(closer)
+            if (quote.doubled and line.startswith(closer, past)) or (
+                quote.escape and close > body and line[close - 1] == quote.escape
+            ):
+                past = _string_end(line, body, closer, quote)  # doubled or escaped
+            close = past
         code_before = True
         if close < 0:
             if quote.multiline:
@@ -359,8 +369,13 @@ class _Lexicon:
 
     Every alternative is one branch starting with a literal character, and the pattern has
     no groups: either would keep the regex engine from skipping to the characters a token
-    can start with. The token's alternative is then found by its text (every alternative a
-    literal) or among those starting with its first character."""
+    can start with. Where a comment opens only after some characters (`comment_after`) or a
+    quote only where a YAML scalar starts, a lookbehind after the literal says so, and the
+    pattern passes over a `#` or an apostrophe inside a word without stopping there.
+
+    The token's alternative is then known from its first character when only one
+    alternative starts with it, or from its text when it is a literal that no alternative
+    before it could have matched; else it is the first of them that matches there."""
 
     def __init__(self, syntax: Syntax) -> None:
         alternatives: list[tuple[str, str, int]] = []  # (regular expression, kind, index)
@@ -370,8 +385,17 @@ class _Lexicon:
         ):
             for token in sorted(tokens, key=len, reverse=True):
                 index = tokens.index(token) if kind == "block" else 0
-                alternatives.append((re.escape(token), kind, index))
-        alternatives += [(q.opener, "string", n) for n, q in enumerate(syntax.strings)]
+                expression = re.escape(token)
+                if kind == "line" and syntax.comment_after is not None:
+                    after = "".join(re.escape(character) for character in syntax.comment_after)
+                    expression += f"(?<![^{after}]{expression})"
+                alternatives.append((expression, kind, index))
+        for n, quote in enumerate(syntax.strings):
+            expression = quote.opener
+            if quote.scalar_start:
+                assert _literal_closer(expression), f"{expression!r} is no literal"
+                expression += rf"(?<![^ \t:?\[{{,\-]{expression})"  # see _starts_scalar
+            alternatives.append((expression, "string", n))
         alternatives += [(code, "code", 0) for code in syntax.code]
         if syntax.heredocs:
             alternatives += [
@@ -380,18 +404,29 @@ class _Lexicon:
                 (r"\(\(", "arithmetic", 0),
                 (r"\)\)", "arithmetic-end", 0),
             ]
-        self.table: dict[str, tuple[str, int]] | None = {}
         self.by_first: dict[str, list[tuple[re.Pattern[str], str, int]]] = {}
         for expression, kind, index in alternatives:
-            literal = re.sub(r"\\(.)", r"\1", expression)
-            if self.table is not None and re.escape(literal) == expression:
-                self.table.setdefault(literal, (kind, index))
-            else:
-                self.table = None
             escaped = expression.startswith("\\")
             first = expression[1] if escaped else expression[0]
             assert escaped or first not in "([.^$\\", f"{expression!r} starts with no literal"
             self.by_first.setdefault(first, []).append((re.compile(expression), kind, index))
+        self.only = {
+            first: (found[0][1], found[0][2])
+            for first, found in self.by_first.items()
+            if len(found) == 1
+        }
+        """The alternative of a token by its first character, where one starts with it."""
+        self.table: dict[str, tuple[str, int]] = {}
+        """The alternative of a token by its text: a literal that no alternative before it
+        could have matched as that text (C#'s lone quote, after its raw-string opener of
+        three quotes or more), the first of equal ones."""
+        for found in self.by_first.values():
+            for number, (compiled, kind, index) in enumerate(found):
+                literal = re.sub(r"\\(.)", r"\1", compiled.pattern)
+                if re.escape(literal) == compiled.pattern and not any(
+                    _may_match(earlier.pattern, literal) for earlier, _, _ in found[:number]
+                ):
+                    self.table[literal] = kind, index
         unnamed = [re.sub(r"\(\?P<\w+>", "(?:", expression) for expression, _, _ in alternatives]
         self.pattern = re.compile("|".join(unnamed) if unnamed else "(?!)")
         self.closers = tuple(
@@ -400,14 +435,24 @@ class _Lexicon:
         )
         """Each quote's closer when it does not depend on the opener's text, else ""."""
 
-    def which(self, token: str, line: str, start: int) -> tuple[str, int]:
-        """The kind and index of the alternative that matched `token` at `start`."""
-        if self.table is not None:
-            return self.table[token]
-        for expression, kind, index in self.by_first[token[0]]:
+    def which(self, line: str, start: int) -> tuple[str, int]:
+        """The kind and index of the alternative that matched at `start`, where neither
+        `only` nor `table` tells."""
+        for expression, kind, index in self.by_first[line[start]]:
             if expression.match(line, start):
                 return kind, index
-        raise AssertionError(f"no alternative matches {token!r}")
+        raise AssertionError(f"no alternative matches at {start} in {line!r}")
+
+
+def _may_match(expression: str, text: str) -> bool:
+    """Whether a match of `expression` somewhere could be `text`. Told by matching the text
+    alone, unless the expression looks around or holds an anchor (which the text alone
+    does not show); then it may."""
+    if re.escape(literal := re.sub(r"\\(.)", r"\1", expression)) == expression:
+        return literal == text
+    return re.fullmatch(expression, text) is not None or any(
+        sign in expression for sign in ("(?=", "(?!", "(?<", "\\b", "\\B", "\\A", "\\Z", "^", "$")
+    )
 
 
 def _literal_closer(opener: str) -> str:
