@@ -306,6 +306,30 @@ def test_an_entry_typed_by_hand_shows_no_time_until_one_is_stored(stet: Run, roo
     assert shown["created"] is not None and not shown["created"].startswith("1970")
 
 
+def test_an_entry_whose_metadata_has_no_time_shows_none_and_keeps_none(
+    stet: Run, root: Path
+) -> None:
+    """Metadata without `created` gets no time at the next write (only a line typed without
+    metadata does), so `note show` says no more than that none is stored."""
+    r = str(root)
+    stet("note", "add", "written by stet", "-C", r)
+    sheet = Path(stet("sheet", "path", "-C", r)[1].strip())
+    kept = "- kept by hand <!-- stet id=handy1 author=human status=open -->\n"
+    sheet.write_text(sheet.read_text(encoding="utf-8") + kept + "- typed by hand\n", "utf-8")
+    shown = {}
+    for entry in json.loads(stet("note", "list", "--json", "-C", r)[1])["entries"]:
+        code, out, _ = stet("note", "show", entry["id"], "-C", r)
+        assert code == 0
+        shown[entry["text"]] = next(line for line in out.split("\n") if line.startswith("created:"))
+    assert shown["kept by hand"] == shown["typed by hand"] == "created: — (no time stored)"
+    stet("note", "add", "the next write", "-C", r)
+    after = json.loads(stet("note", "show", "handy1", "--json", "-C", r)[1])["entry"]
+    assert after["created"] is None  # still none: a promise that it is stored would be false
+    assert "created=" not in next(
+        line for line in sheet.read_text(encoding="utf-8").split("\n") if "handy1" in line
+    )
+
+
 def test_brief_stays_within_a_budget_smaller_than_its_heading(stet: Run, root: Path) -> None:
     r = str(root)
     stet("note", "add", "remember this", "-C", r)

@@ -128,8 +128,8 @@ def _show(args: argparse.Namespace) -> int:
     entry = result["entry"]
     for name in ("id", "kind", "author", "status", "created"):
         value = entry[name]
-        if value is None:  # typed into the sheet by hand: no time stored yet
-            value = "— (typed into the sheet by hand; the next write stores it)"
+        if value is None:  # a line typed without metadata gets one at the next write,
+            value = "— (no time stored)"  # metadata written without created never does
         print(f"{name + ':':<9}{value}")
     if entry["anchor"]:
         print(f"anchor:  {_where(entry)}")
