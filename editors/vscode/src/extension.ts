@@ -32,7 +32,8 @@ interface Entry {
   author: string;
   status: string;
   text: string;
-  created?: string;
+  /** The UTC time the entry was created; null when the sheet stores none. */
+  created?: string | null;
   anchor?: { path: string; line: number; text?: string } | null;
   /** null without an anchor, else the 1-based line where the anchored text is now. */
   placement?: { line: number | null; lost: boolean } | null;
