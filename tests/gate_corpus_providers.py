@@ -28,6 +28,19 @@ def whole(maker: Maker) -> Maker:
     return make
 
 
+def unelided(maker: Maker) -> Maker:
+    """No run of three dots: the gate reads `...` as an elision (`sk-...`), and a value with
+    fewer than 20 characters beside it as a placeholder, by design."""
+
+    def make(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+        while True:
+            value, secrets = maker(rng)
+            if "..." not in value:
+                return value, secrets
+
+    return make
+
+
 def _intercom(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     token = base64.b64encode(f"tok:{uuid(rng)}:1:0".encode()).decode()
     return token, (token,)
@@ -482,7 +495,7 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
         "oci-auth-token",
         "OCI_AUTH_TOKEN",
         "OCI",
-        shaped(("d", ALNUM, 1), (ALNUM + ";(<#+-._", 19)),
+        unelided(shaped(("d", ALNUM, 1), (ALNUM + ";(<#+-._", 19))),
     ),
     ("jfrog-token", "JFROG_ACCESS_TOKEN", "JFrog", shaped((ALNUM, 64))),
     ("atlassian-legacy", "JIRA_API_TOKEN", "Jira", shaped((ALNUM, 24))),
