@@ -15,6 +15,7 @@ windows around its own keywords, and only where the gate's rules found nothing.
 
 from __future__ import annotations
 
+import bisect
 import re
 import sys
 import threading
@@ -87,10 +88,16 @@ DS_ANCHORS = (
 )
 WINDOW_BEFORE = 240
 WINDOW_AFTER = 360
+# An offset a window holds with this much before and after it needs no window of its own.
+_HELD_BEFORE = 64
+_HELD_AFTER = 160
 # Widening stops at quotes, brackets and URL or assignment punctuation.
 _VALUE_STOP = frozenset(" \t\r\n\"'`,;<>()[]{}\\:@/?&=\x1b")
-_KEY_BEFORE = re.compile(
-    r"([A-Za-z0-9_.\-]{1,80})[\"']?\]?[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}[\"'`]?$"
+_TOKEN_RUN = re.compile("[^" + re.escape("".join(sorted(_VALUE_STOP))) + "]*+")
+# The name before a value, read backwards (`name = "` reversed): what follows `value` in
+# `([A-Za-z0-9_.-]{1,80})["']?]?[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}["'`]?$`, reversed.
+_KEY_BEFORE_REVERSED = re.compile(
+    r"\n?[\"'`]?[ \t]{0,4}(?:=:|>=|=|:)[ \t]{0,4}\]?[\"']?([A-Za-z0-9_.\-]{1,80})"
 )
 _RULE_NAME = re.compile(r"[^a-z0-9]+")
 # PrivateKeyDetector's markers for the PEM and SSH2 headers the gate's private-key rules
@@ -196,19 +203,63 @@ def rule_name(secret_type: str) -> str:
     return "ds-" + _RULE_NAME.sub("-", secret_type.lower()).strip("-")
 
 
-def _expand(text: str, start: int, end: int, lower: int, upper: int) -> tuple[int, int]:
+def _expand(
+    text: str, start: int, end: int, lower: int, upper: int, runs: _Runs | None = None
+) -> tuple[int, int]:
     """detect-secrets reports values, often cut short: widen to the whole token, but not
     into the terminal control sequence it may follow (`ESC[1;32m` + token)."""
     reported = start
-    while start > lower and text[start - 1] not in _VALUE_STOP:
-        start -= 1
+    runs = runs or _Runs(text)
+    start = max(runs.start_before(start), min(lower, start))
+    end = min(runs.end_after(end), max(upper, end))
     if start < reported and _CONTROL_OPEN.search(text, max(lower, start - 64), start):
         tail = _CONTROL_TAIL.match(text, start, reported)
         if tail is not None:
             start = tail.end()
-    while end < upper and text[end] not in _VALUE_STOP:
-        end += 1
     return start, end
+
+
+class _Runs:
+    """Where the run of token characters (none of `_VALUE_STOP`) before or after a place
+    starts or ends. The last answer each way is remembered, so the many values located in
+    one long run (hostile text) read it once, not once each."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._back = (0, -1)
+        """(run start, place): the run holding [run start, place) starts at run start."""
+        self._forward = (0, -1)
+        """(place, run end): the run holding [place, run end) ends at run end."""
+
+    def start_before(self, place: int) -> int:
+        run_start, known = self._back
+        if run_start <= place <= known:
+            return run_start
+        text = self.text
+        floor = known if run_start <= known < place else 0
+        position = place
+        while position > floor:
+            low = max(floor, position - 1024)
+            position -= _TOKEN_RUN.match(text[low:position][::-1]).end()  # type: ignore[union-attr]
+            if position > low:
+                break
+        else:
+            if floor > 0:
+                position = run_start  # reached the place remembered: its run goes on back
+        self._back = (position, place)
+        return position
+
+    def end_after(self, place: int) -> int:
+        known, run_end = self._forward
+        if known <= place <= run_end:
+            return run_end
+        text = self.text
+        ceiling = known if place < known <= run_end else len(text)
+        stop = _TOKEN_RUN.match(text, place, ceiling).end()  # type: ignore[union-attr]
+        if stop == ceiling and ceiling < len(text):
+            stop = run_end  # reached the place remembered: its run goes on to run_end
+        self._forward = (place, stop)
+        return stop
 
 
 def scan_windows(
@@ -221,87 +272,137 @@ def scan_windows(
     filename: str,
     priority: int,
 ) -> list[Span]:
-    """Run the plugins on windows around `offsets` (keywords, unmatched prefixes)."""
+    """Run the plugins on windows around `offsets` (keywords, unmatched prefixes).
+
+    Hostile text (a keyword repeated over a long line) stays cheap: windows overlap little,
+    a window repeated verbatim is analysed once, each place is located and judged once."""
     offsets = set(offsets)
     if not offsets:
         return []
     windows = _windows(text, sorted(offsets))
-    covered_ranges = sorted((s.start, s.end) for s in covered)
+    covering = _Covering(covered)
     plugins = _plugins(strict)
-    spans: list[Span] = []
+    found: dict[tuple[int, int], str] = {}
+    analysed: dict[str, list[tuple[str, str]]] = {}
+    runs = _Runs(text)
     budget = _BUDGET_BASE + len(text) // _BUDGET_SHARE
     for begin, end in windows:
         window = text[begin:end]
         budget -= len(window)
         if budget < 0:
             break
-        if _LONG_WORD_RUN.search(window) or _is_indirect_reference(window):
-            continue
-        for plugin in plugins:
-            for found in plugin.analyze_line(filename=filename, line=window, line_number=0):
-                value = found.secret_value
-                if not value or _is_filtered(value) or heuristics.is_placeholder(value):
-                    continue
-                if value in _OWN_KEY_HEADERS:
-                    continue  # the private-key rule judged the header and what follows it
-                spans.extend(
-                    _locate(text, window, begin, end, value, found.type, covered_ranges, priority)
-                )
-    return [span for span in spans if _is_secret(text, span, allowlist)]
+        values = analysed.get(window)
+        if values is None:
+            values = analysed[window] = _analyse(window, plugins, filename)
+        for value, secret_type in values:
+            for place in _locate(text, window, begin, end, value, runs):
+                if place not in found and not covering.covers(*place):
+                    found[place] = rule_name(secret_type)
+    judged: dict[str, bool] = {}
+    spans = []
+    for (start, end), rule in found.items():
+        value = text[start:end]
+        secret = judged.get(value)
+        if secret is None:
+            secret = judged[value] = _is_secret_value(value, allowlist)
+        if secret and not _after_metadata_key(text, start):
+            spans.append(Span(start, end, rule, priority))
+    return spans
 
 
-def _is_secret(text: str, span: Span, allowlist: Allowlist | None) -> bool:
-    value = text[span.start : span.end]
-    if (
+def _analyse(window: str, plugins: tuple[Any, ...], filename: str) -> list[tuple[str, str]]:
+    """The values (and their types) the plugins report in one window, filtered."""
+    if _LONG_WORD_RUN.search(window) or _is_indirect_reference(window):
+        return []
+    values = []
+    for plugin in plugins:
+        for found in plugin.analyze_line(filename=filename, line=window, line_number=0):
+            value = found.secret_value
+            if not value or _is_filtered(value) or heuristics.is_placeholder(value):
+                continue
+            if value in _OWN_KEY_HEADERS:
+                continue  # the private-key rule judged the header and what follows it
+            values.append((value, found.type))
+    return values
+
+
+class _Covering:
+    """Whether a place lies inside one of the spans the gate's rules found: among the spans
+    starting at or before it, the furthest end reached (bisect, not a pass over all)."""
+
+    def __init__(self, spans: list[Span]) -> None:
+        ranges = sorted((s.start, s.end) for s in spans)
+        self.starts = [start for start, _ in ranges]
+        self.reach: list[int] = []
+        furthest = -1
+        for _, end in ranges:
+            furthest = max(furthest, end)
+            self.reach.append(furthest)
+
+    def covers(self, start: int, end: int) -> bool:
+        index = bisect.bisect_right(self.starts, start) - 1
+        return index >= 0 and self.reach[index] >= end
+
+
+def _is_secret_value(value: str, allowlist: Allowlist | None) -> bool:
+    return not (
         heuristics.is_placeholder(value)
         or heuristics.is_documented_example(value)
         or heuristics.is_agent_id(value)
         or heuristics.is_hash_or_uuid(value)
         or (allowlist is not None and allowlist.allows(value))
-    ):
-        return False
-    key = _KEY_BEFORE.search(text, max(0, span.start - 100), span.start)
-    return key is None or not is_metadata_key(key.group(1))
+    )
+
+
+def _after_metadata_key(text: str, start: int) -> bool:
+    """Whether the value at `start` is assigned to a name about a credential (`token_type`)."""
+    key = _key_before(text, start)
+    return key is not None and is_metadata_key(key)
+
+
+def _key_before(text: str, start: int) -> str | None:
+    """The name assigned the value at `start` (`name = "`, `"name": `, `name => `): read
+    backwards from `start`, over at most 100 characters."""
+    behind = text[max(0, start - 100) : start][::-1]
+    match = _KEY_BEFORE_REVERSED.match(behind)
+    return None if match is None else match.group(1)[::-1]
 
 
 def _windows(text: str, offsets: list[int]) -> list[tuple[int, int]]:
-    """Line-bounded windows around each offset, overlapping ones joined, each capped."""
+    """Line-bounded windows around each offset, overlapping ones joined, each capped. An
+    offset that a window already holds with room around it (a keyword and the value after
+    it) needs none of its own, and a new window repeats little of the one before it: dense
+    offsets cost about the text they cover, not a window each."""
     windows: list[tuple[int, int]] = []
+    size = len(text)
     for offset in offsets:
         begin = max(0, offset - WINDOW_BEFORE)
-        end = min(len(text), offset + WINDOW_AFTER)
+        end = min(size, offset + WINDOW_AFTER)
         newline = text.rfind("\n", begin, offset)
         begin = newline + 1 if newline >= 0 else begin
         newline = text.find("\n", offset, end)
         end = newline if newline >= 0 else end
-        if windows and begin <= windows[-1][1] and end - windows[-1][0] <= 2 * WINDOW_AFTER:
-            windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
-        else:
-            windows.append((begin, end))
+        if windows:
+            last_begin, last_end = windows[-1]
+            if begin <= last_end and end - last_begin <= 2 * WINDOW_AFTER:
+                windows[-1] = (last_begin, max(end, last_end))
+                continue
+            if last_begin <= begin and end <= last_end:
+                continue
+            if last_begin <= offset - _HELD_BEFORE and min(end, offset + _HELD_AFTER) <= last_end:
+                continue
+            begin = max(begin, min(offset, last_end) - _HELD_BEFORE)
+        windows.append((begin, end))
     return windows
 
 
 def _locate(
-    text: str,
-    window: str,
-    begin: int,
-    end: int,
-    value: str,
-    secret_type: str,
-    covered: list[tuple[int, int]],
-    priority: int,
-) -> list[Span]:
-    spans = []
+    text: str, window: str, begin: int, end: int, value: str, runs: _Runs
+) -> Iterator[tuple[int, int]]:
+    """Every place of a reported value in its window, widened to the whole token."""
+    lower = max(0, begin - 1024)
+    upper = min(len(text), end + 1024)
     at = window.find(value)
     while at >= 0:
-        start, stop = _expand(
-            text,
-            begin + at,
-            begin + at + len(value),
-            max(0, begin - 1024),
-            min(len(text), end + 1024),
-        )
-        if not any(s <= start and stop <= e for s, e in covered):
-            spans.append(Span(start, stop, rule_name(secret_type), priority))
+        yield _expand(text, begin + at, begin + at + len(value), lower, upper, runs)
         at = window.find(value, at + len(value))
-    return spans

@@ -9,6 +9,7 @@ from operator import itemgetter
 
 from stet_lsp.gate import heuristics
 from stet_lsp.gate.allowlist import Allowlist
+from stet_lsp.gate.patterns import LazyPattern
 from stet_lsp.gate.prefilter import AnchorHit, Prefilter, ascii_lower, prefilter_for
 from stet_lsp.gate.rules import METADATA_KEY_SUFFIXES, RULES, Rule, env_value_rule
 from stet_lsp.gate.spans import Span
@@ -29,6 +30,7 @@ _KEY_THEN_OPERATOR = re.compile(r"[A-Za-z0-9_.\-]{0,128}+(?=[^=:]{0,7}[=:])")
 _PLAIN_ASSIGNMENT = re.compile(
     r"[^=:\\]{0,7}[=:][=> \t\"'`]{0,10}+[^\s\"'`,;\\<>(){}\[\]]{0,400}+(?!\\)"
 )
+_PLAIN_ASSIGNMENT_REACH = 7 + 1 + 10 + 400 + 1
 
 
 @dataclass(frozen=True)
@@ -87,15 +89,23 @@ class RuleScanner:
         strict: bool,
         allowlist: Allowlist | None,
         lowered: str | None = None,
+        escapes: bool = True,
     ) -> None:
         self.text = text
+        self.escapes = escapes
+        """Whether to collect the hits JSON escapes may hide a secret at (`hits`)."""
         self.lowered = ascii_lower(text) if lowered is None else lowered
         self.rules = rules
         self.strict = strict
         self.allowlist = allowlist
         self.spans: list[Span] = []
         self._tried: set[tuple[int, int]] = set()
+        self._judged: dict[tuple[int, str, str | None], bool] = {}
         self._covered_until: dict[int, int] = {}
+        self._token_until: dict[int, int] = {}
+        """Per rule that extends its tokens: the end of the last token it read."""
+        self._runs: dict[int, tuple[int, int, bool]] = {}
+        """Per rule: the run of token characters last read (start, end, whether whole)."""
         self._key_end: tuple[int, int | None] = (-1, None)
         """The last `_assigned_key_end` answer: each hit asks up to three times."""
         self.hits: list[AnchorHit] = []
@@ -132,7 +142,11 @@ class RuleScanner:
                 found |= matched
                 # A block rule that finds no block has decided: a bare header is no secret.
                 prefix_rule |= rule.start == "anchor" and len(anchor) >= 4 and rule.block is None
-                live |= not matched and self._may_hide_behind_escapes(rule, offset, len(anchor))
+                live |= (
+                    self.escapes
+                    and not matched
+                    and self._may_hide_behind_escapes(rule, offset, len(anchor))
+                )
             if live:
                 self.hits.append((offset, anchor))
             if prefix_rule and not found:
@@ -253,6 +267,8 @@ class RuleScanner:
     def _escape_in_assignment(self, key_end: int) -> bool:
         """Whether a backslash sits between the key and its value or ends the raw value:
         only then can decoding the literal change what the identifier rules see."""
+        if self.text.find("\\", key_end, key_end + _PLAIN_ASSIGNMENT_REACH) < 0:
+            return False  # no backslash where the pattern reads: it matches
         return _PLAIN_ASSIGNMENT.match(self.text, key_end) is None
 
     def _assigns(self, offset: int) -> bool:
@@ -275,6 +291,8 @@ class RuleScanner:
         if rule.start == "anchor":
             if offset < self._covered_until.get(priority, -1):
                 return True
+            if offset < self._token_until.get(priority, -1):
+                return False
             match = rule.pattern.match(text, offset)
             return match is not None and self._accept(priority, rule, match)
         if rule.after is not None and rule.after.match(text, offset + anchor_length) is None:
@@ -286,6 +304,8 @@ class RuleScanner:
         if (priority, start) in self._tried:
             return False
         self._tried.add((priority, start))
+        if start < self._covered_until.get(priority, -1):
+            return True  # inside a value this rule took: `SECRET_KEY=SECRET_KEY=…` repeated
         match = rule.pattern.match(text, start, offset + anchor_length + rule.reach)
         return match is not None and self._accept(priority, rule, match)
 
@@ -297,13 +317,21 @@ class RuleScanner:
             if block_end is None:
                 return False
             end = block_end
-        if rule.extend_chars:
-            text = self.text
-            limit = min(len(text), end + _MAX_EXTENSION)
-            while end < limit and text[end] in rule.extend_chars:
-                end += 1
+        if rule.extend_run is not None:
+            end = self._extended(priority, rule.extend_run, end)
+            # A token reaching over this rule's later anchors (`fo1_fo1_…`) holds them: none
+            # of them starts a token of its own.
+            self._token_until[priority] = max(self._token_until.get(priority, -1), end)
         value = self.text[start:end]
-        if not value or not self._is_secret(rule, value, match):
+        if not value:
+            return False
+        # Hostile text repeats one assignment thousands of times: judge each value once.
+        key = match.group("key") if "key" in match.re.groupindex else None
+        judged = (priority, value, key)
+        secret = self._judged.get(judged)
+        if secret is None:
+            secret = self._judged[judged] = self._is_secret(rule, value, key)
+        if not secret:
             return False
         if self.text.startswith(_ELLIPSES, end) and heuristics.is_placeholder(value + "..."):
             return False  # `API_KEY=sk-ant-...`: the rules' values stop before a final dot
@@ -311,13 +339,30 @@ class RuleScanner:
         self._covered_until[priority] = max(self._covered_until.get(priority, -1), end)
         return True
 
-    def _is_secret(self, rule: Rule, value: str, match: re.Match[str]) -> bool:
+    def _extended(self, priority: int, run: LazyPattern, end: int) -> int:
+        """Where the token goes on to (at most `_MAX_EXTENSION` characters past `end`). The
+        run last read for this rule is remembered, so a later match inside it reads on from
+        where that one stopped instead of again from its own end."""
+        limit = min(len(self.text), end + _MAX_EXTENSION)
+        origin, known, complete = self._runs.get(priority, (-1, -1, False))
+        if origin <= end <= known:
+            if complete:
+                return min(known, limit)
+            read_from = known
+        else:
+            origin = read_from = end
+        match = run.match(self.text, read_from, limit)
+        stop = read_from if match is None else match.end()
+        self._runs[priority] = (origin, stop, stop < limit or limit == len(self.text))
+        return stop
+
+    def _is_secret(self, rule: Rule, value: str, key: str | None) -> bool:
         if rule.replacement is not None:
             return True
         if heuristics.is_documented_example(value):
             return False
         if self.allowlist is not None and self.allowlist.allows(value):
             return False
-        if "key" in match.re.groupindex and is_metadata_key(match.group("key")):
+        if key is not None and is_metadata_key(key):
             return False
         return rule.check is None or rule.check(value, self.strict)

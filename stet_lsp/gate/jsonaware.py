@@ -316,7 +316,13 @@ def literals_between(text: str, lines: LiteralIndex, start: int, end: int) -> li
     line = lines.lines.line_of(start)
     last = lines.lines.line_of(max(start, end - 1))
     while line <= last:
-        _, literals = lines._literals_of_line(line)
-        found.extend(literal for literal in literals if literal.start < end and literal.end > start)
+        starts, literals = lines._literals_of_line(line)
+        # Literals do not overlap: those meeting the span follow the last one starting at or
+        # before `start` (a bisect, so many spans on one long line stay linear).
+        index = max(0, bisect.bisect_right(starts, start) - 1)
+        while index < len(literals) and literals[index].start < end:
+            if literals[index].end > start:
+                found.append(literals[index])
+            index += 1
         line += 1
     return found

@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.7"
+RULESET_VERSION = "2026.8"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -56,6 +56,8 @@ class Rule:
     """Where a match may start: "anchor" (prefix rules: exactly at the anchor), "identifier"
     (at the start of the identifier holding the anchor), or "window" (search around it)."""
     extend_chars: frozenset[str] = field(init=False, repr=False, compare=False)
+    extend_run: LazyPattern | None = field(init=False, repr=False, compare=False)
+    """A run of `extend_chars` (possessive), matched in one call."""
 
     def __post_init__(self) -> None:
         chars: set[str] = set()
@@ -69,6 +71,8 @@ class Rule:
                 chars.add(spec[index])
                 index += 1
         object.__setattr__(self, "extend_chars", frozenset(chars))
+        run = "".join(re.escape(char) for char in sorted(chars))
+        object.__setattr__(self, "extend_run", lazy(f"[{run}]*+") if chars else None)
 
 
 def _not_placeholder(value: str, strict: bool) -> bool:
@@ -114,6 +118,10 @@ def _assigned_password(value: str, strict: bool) -> bool:
 
 
 _ARGUMENT_END = re.compile(r"[,)]")
+# A connection string's value (at most 256 characters and 4 spaces) reaches an end (`;`, a
+# quote, the line's end): tested first in one pass, so a `Password= ` repeated along a line
+# does not try every length up to 256 at each.
+_VALUE_THEN_END = r"(?=[^;\"'\r\n\\]{1,260}+(?:[;\"'\r\n]|$))"
 
 
 def _npm_auth(value: str, strict: bool) -> bool:
@@ -609,7 +617,8 @@ def build_rules() -> tuple[Rule, ...]:
             pattern=lazy(
                 r"(?:(?P<separated>(?<=;))|(?<=^)|(?<=[\s\"']))"
                 r"[ \t]{0,4}(?i:password|pwd)[ \t]{0,4}=[ \t]{0,4}"
-                r"(?P<secret>[^;\"'\r\n\\]{1,256}?)[ \t]{0,4}"
+                + _VALUE_THEN_END
+                + r"(?P<secret>[^;\"'\r\n\\]{1,256}?)[ \t]{0,4}"
                 # after a `;`, up to the next or the string's end; else a `;` must follow
                 r"(?(separated)(?=;|[\"'\r\n]|$)|(?=;))",
                 re.MULTILINE,
@@ -625,7 +634,8 @@ def build_rules() -> tuple[Rule, ...]:
             name="connection-string-password",
             pattern=lazy(
                 r"(?:(?<=^)|(?<=[\s\"']))[ \t]{0,4}(?i:password)[ \t]{0,4}=[ \t]{0,4}"
-                r"(?P<secret>[^;\"'\r\n\\]{1,256}?)[ \t]{0,4}(?=[\"'\r\n]|$)",
+                + _VALUE_THEN_END
+                + r"(?P<secret>[^;\"'\r\n\\]{1,256}?)[ \t]{0,4}(?=[\"'\r\n]|$)",
                 re.MULTILINE,
             ),
             anchors=("password",),

@@ -186,11 +186,21 @@ _OTHER_LINE_BEFORE_KIND = (
     + _LINE_CHAR
     + r"{0,500}?){0,60}?"
 )
+# A data block's header; a line of the block is never one (each header's own match starts
+# there, so lines of headers, `data:` repeated, are each read once).
+_DATA_HEADER = r"(?:data|stringData):[ \t]{0,4}(?:#[^\r\n]{0,200})?"
+_NOT_HEADER = r"(?!kind:)(?!" + _DATA_HEADER + _LINE_END + r")"
 _DATA_BLOCK = (
-    r"(?P<indent>[ \t]{0,12})(?:data|stringData):[ \t]{0,4}(?:#[^\r\n]{0,200})?"
+    r"(?P<indent>[ \t]{0,12})"
+    + _DATA_HEADER
     + _NEWLINE
-    + r"(?P=indent)[ \t]{1,16}(?P<secret>[^\s\\][^\r\n\\]{0,65536}+"
-    r"(?:" + _NEWLINE + r"(?P=indent)[ \t]{1,16}(?!kind:)[^\s\\][^\r\n\\]{0,65536}+){0,500}+)"
+    + r"(?P=indent)[ \t]{1,16}"
+    + _NOT_HEADER
+    + r"(?P<secret>[^\s\\][^\r\n\\]{0,65536}+(?:"
+    + _NEWLINE
+    + r"(?P=indent)[ \t]{1,16}"
+    + _NOT_HEADER
+    + r"[^\s\\][^\r\n\\]{0,65536}+){0,500}+)"
 )
 _K8S_ANCHORS = ("kind: secret", 'kind: "secret"', "kind: 'secret'", "kind:secret")
 

@@ -182,6 +182,7 @@ def _scan_chunk(
         strict=config.strict,
         allowlist=config.allowlist,
         lowered=lowered,
+        escapes=as_json,
     )
     spans = scanner.run()
     ds_hits: list[int] = []
