@@ -312,6 +312,8 @@ class RuleScanner:
     def _accept(self, priority: int, rule: Rule, match: re.Match[str]) -> bool:
         group = "secret" if "secret" in rule.pattern.groupindex else 0
         start, end = match.span(group)
+        if start < 0:
+            return False  # what the pattern reads only to skip (a Stet id in strict mode)
         if rule.block is not None:
             block_end = rule.block(self.text, match, rule.reach)
             if block_end is None:

@@ -134,6 +134,22 @@ _AGENT_ID = re.compile(r"[A-Za-z0-9_\-]+")
 _HASH_PREFIXES = ("sha1-", "sha256-", "sha384-", "sha512-", "sha256:", "sha512:", "md5-")
 
 
+# Stet's own identifiers, which strict mode's entropy rule would take for secrets: a target's
+# key (`<kind>--<slug>--<24 hex>` or `<kind>--<24 hex>`, `core/targets.py`) and a committed
+# trajectory's id (`<YYYY-MM-DD>-<slug>-<12 hex>`, `trajectory/capstone.py`). Exactly these
+# shapes; other ids (entry ids, session ids, digests, commits) are short, UUIDs or hex.
+STET_ID = (
+    r"(?:branch|detached|named)--(?:[a-z0-9._\-]{1,48}--)?[0-9a-f]{24}"
+    r"|[0-9]{4}-[01][0-9]-[0-3][0-9]-[a-z0-9\-]{1,40}-[0-9a-f]{12}"
+)
+_STET_ID_PART = re.compile(r"(?<![A-Za-z0-9_\-])(?:" + STET_ID + r")(?![A-Za-z0-9_\-])")
+
+
+def without_stet_ids(value: str) -> str:
+    """`value` without the Stet ids it holds whole (between `/`, `+` or its ends)."""
+    return _STET_ID_PART.sub("", value) if "-" in value else value
+
+
 def shannon_entropy(value: str) -> float:
     if not value:
         return 0.0

@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.8"
+RULESET_VERSION = "2026.9"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -137,6 +137,7 @@ def _env_value(value: str, strict: bool) -> bool:
 
 
 def _high_entropy(value: str, strict: bool) -> bool:
+    value = heuristics.without_stet_ids(value)  # `trajectories/<trajectory id>/events`
     return heuristics.looks_random(value, min_length=24, min_entropy=4.0) and any(
         c.isdigit() for c in value
     )
@@ -679,9 +680,13 @@ def build_rules() -> tuple[Rule, ...]:
         GENERIC_ASSIGNMENT,
         Rule(
             name="high-entropy-string",
+            # A Stet id where the run starts is read whole and skipped (no `secret` group):
+            # a target's key, a trajectory's id (`heuristics.STET_ID`).
             pattern=lazy(
-                r"(?<![A-Za-z0-9+/_\-])(?P<secret>[A-Za-z0-9+/_\-]{24,512}={0,2})"
-                r"(?![A-Za-z0-9+/_\-=])"
+                r"(?<![A-Za-z0-9+/_\-])(?:(?:"
+                + heuristics.STET_ID
+                + r")(?![A-Za-z0-9+/_\-=])|(?P<secret>[A-Za-z0-9+/_\-]{24,512}={0,2})"
+                r"(?![A-Za-z0-9+/_\-=]))"
             ),
             anchors=(),
             check=_high_entropy,

@@ -243,3 +243,41 @@ def test_random_values_in_the_shape_of_something_else_are_secrets(text: str, sec
 )
 def test_agent_ids_and_windows_references_are_not_secrets(text: str) -> None:
     assert scan_text(text, path="settings.env", cache=ResultCache()) == []
+
+
+STET_IDS = (
+    "branch--master--8c885b53df4b058d6fd3773c",
+    "branch--feature-retry--b4b3deb12fcd358baeda5894",
+    "branch--release-1.2--9fef2d12134fcb185efe3563",
+    "named--pr-1234-fix-the-retry-loop--21877a40b5f865a73c2b7e60",
+    "detached--8c885b53df4b058d6fd3773c",
+    "2026-12-02-feature-retry-8c885b53df4b",
+    "2026-01-22-master-b4b3deb12fcd",
+)
+
+
+@pytest.mark.parametrize("key", STET_IDS)
+def test_strict_mode_leaves_stets_own_ids_whole(key: str) -> None:
+    """Target keys and trajectory ids, in meta.json, a skill's `stet-trajectory`, a path."""
+    strict = GateConfig(strict=True)
+    for text in (
+        json.dumps({"target": {"key": key, "kind": "branch"}}),
+        f"metadata:\n  stet-trajectory: {key}\n",
+        f"see .stet/trajectories/{key}/meta.json and trajectories/{key}/events\n",
+    ):
+        assert scan_text(text, config=strict, path="meta.json", cache=None) == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "branch--master--8c885b53df4b058d6fd3773cX9kQ2",  # more after the hex
+        "branch--Xk9q2Lm4Wp7zRt5Yb8Nc3Vd6Xk9q2Lm4--8c885b53df4b058d6fd3773c",  # no slug
+        "Xk9q2Lm4Wp7zRt5Yb8Nc3Vd6-8c885b53df4b",
+        "token--Xk9q2Lm4Wp7zRt5Yb8Nc3Vd6",
+    ],
+)
+def test_strict_mode_still_redacts_values_shaped_near_stets_ids(value: str) -> None:
+    strict = GateConfig(strict=True)
+    redacted = redact_text(f"value: {value}\n", config=strict, path="x.md", cache=None).text
+    assert "Xk9q2Lm4" not in redacted and "X9kQ2" not in redacted

@@ -13,7 +13,7 @@ from typing import Any
 
 import pygit2
 import pytest
-from claude_transcript import Transcript
+from claude_transcript import Transcript, working_session
 from repos import commit_files, make_repo
 
 from stet_lsp.core.errors import StetError
@@ -25,6 +25,7 @@ from stet_lsp.trajectory.feedback import mark_step, read_verdicts
 from stet_lsp.trajectory.graduation import graduate, review
 from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.store import working_folder
+from stet_lsp.trajectory.validate import validate_path
 
 ENV_VALUE = "wolfgang1987"
 BARE = "Kx9vQ2mZ7pL4wR8tN3bY6cF1hJ5dG0sA"
@@ -359,3 +360,26 @@ def test_the_allowlist_is_honoured_by_the_import_and_the_check(
     events = committed_files(repo)[f".stet/trajectories/{committed.trajectory}/events.jsonl"]
     assert TOKEN in events
     assert gate_check(root, monkeypatch, stet) == 0
+
+
+def test_strict_mode_leaves_stets_own_ids_whole(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """A target key (`branch--<slug>--<24 hex>`) and a trajectory id (`<date>-<slug>-<12
+    hex>`) are Stet's identifiers, not secrets: strict mode's entropy rule took the key in
+    meta.json for one (`"key": "[REDACTED:high-entropy-string#2]"`)."""
+    with_settings(repo, "strict = true\n")
+    # This branch's key, branch--feature-retry--b4b3deb12fcd358baeda5894, reads as random.
+    repo.branches.local.create("feature/retry", repo.head.peel(pygit2.Commit))
+    repo.checkout("refs/heads/feature/retry")
+    target = resolve_target(root)
+    assert target.key == "branch--feature-retry--b4b3deb12fcd358baeda5894"
+    import_transcript(target, working_session(root, tmp_path / "session.jsonl"))
+    result = capstone(target)
+    assert result.commit is not None and result.trajectory is not None
+    folder = root / ".stet" / "trajectories" / result.trajectory
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    assert meta["target"]["key"] == target.key
+    assert meta["id"] == result.trajectory
+    assert "[REDACTED:" not in json.dumps(meta)
+    assert [issue for issue in validate_path(folder) if issue.severity == "error"] == []
