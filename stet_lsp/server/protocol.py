@@ -165,6 +165,20 @@ class StetProtocol(LanguageServerProtocol):
             result.capabilities.diagnostic_provider = None
         return result
 
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls's shutdown, over a copy of the pending requests: cancelling one (a command
+        still running) calls back at once to take it out of that table, and walking the table
+        itself then failed the shutdown, so a client could not restart the server."""
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current = self.msg_id  # this request's own future is not cancelled
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
+
     @lsp_method(types.EXIT)
     def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
         self.exit_code = 0 if self._shutdown else 1

@@ -225,6 +225,49 @@ def test_the_server_keeps_answering_while_a_write_waits_for_the_lock(root: Path)
         server.close()
 
 
+def test_shutdown_while_a_command_waits_answers_both(root: Path) -> None:
+    """A client restarting the server sends `shutdown` while its commands may still run.
+    Cancelling one of them used to remove it from the table of pending requests that the
+    shutdown was walking: the shutdown failed with "dictionary changed size during
+    iteration" and the client could not restart the server."""
+    server = started(PUSH_CAPABILITIES)
+    sheet = StyleSheet(resolve_target(root))
+    lock = sheet.path.with_name(sheet.path.name + ".lock")
+    sheet.add("before")
+    try:
+        document = did_open(server, root / "src" / "app.py", "x = 1\n")
+        with held(lock, root, 0) as acquired:
+            assert acquired
+            for number in (2, 3):
+                server.send(
+                    {
+                        "id": number,
+                        "method": "workspace/executeCommand",
+                        "params": {
+                            "command": "stet.note.add",
+                            "arguments": [{"uri": document, "text": f"waits {number}"}],
+                        },
+                    }
+                )
+            time.sleep(0.3)  # both are waiting for the lock
+            server.send({"id": 4, "method": "shutdown"})
+            answers: dict[int, dict[str, Any]] = {}
+            while len(answers) < 3:
+                message = server.wait_for(lambda m: m.get("id") in (2, 3, 4) and "method" not in m)
+                answers[message["id"]] = message
+            assert answers[4] == {"jsonrpc": "2.0", "id": 4, "result": None}
+            for number in (2, 3):  # every request gets an answer
+                assert "canceled" in answers[number]["error"]["message"]
+        server.send({"method": "exit"})
+        assert server.process.wait(timeout=10) == 0
+        # A command told "canceled" may still have written its entry (the write was under
+        # way), but no write is torn.
+        texts = [e.text for e in sheet.entries()]
+        assert texts[0] == "before" and set(texts) <= {"before", "waits 2", "waits 3"}
+    finally:
+        server.close()
+
+
 def test_the_client_watches_files_where_it_can(root: Path) -> None:
     server = started(
         {
