@@ -33,6 +33,15 @@ _PLAIN_ASSIGNMENT = re.compile(
 _PLAIN_ASSIGNMENT_REACH = 7 + 1 + 10 + 400 + 1
 
 
+# After the separator that starts a parameter's name, what ends its unquoted value.
+_PARAMETER_SEPARATORS = {
+    "?": re.compile(r"[&;#]"),
+    "&": re.compile(r"[&;#]"),
+    ";": re.compile(r";"),
+}
+_QUOTES = frozenset("\"'`")
+
+
 @dataclass(frozen=True)
 class RuleSet:
     rules: tuple[Rule, ...]
@@ -319,6 +328,8 @@ class RuleScanner:
             if block_end is None:
                 return False
             end = block_end
+        if group == "secret" and "key" in match.re.groupindex:
+            end = self._parameter_end(match, start, end)
         if rule.extend_run is not None:
             end = self._extended(priority, rule.extend_run, end)
             # A token reaching over this rule's later anchors (`fo1_fo1_…`) holds them: none
@@ -340,6 +351,19 @@ class RuleScanner:
         self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
         self._covered_until[priority] = max(self._covered_until.get(priority, -1), end)
         return True
+
+    def _parameter_end(self, match: re.Match[str], start: int, end: int) -> int:
+        """A name that is a parameter of a query (`?password=`, `&token=`) or a connection
+        string (`;Password=`) has an unquoted value up to the next separator: `;Encrypt=true`
+        or `&remember=1` after it is not part of the secret."""
+        key_start = match.start("key")
+        if key_start < 1 or self.text[start - 1] in _QUOTES:
+            return end
+        separators = _PARAMETER_SEPARATORS.get(self.text[key_start - 1])
+        if separators is None:
+            return end
+        separator = separators.search(self.text, start, end)
+        return end if separator is None else separator.start()
 
     def _extended(self, priority: int, run: LazyPattern, end: int) -> int:
         """Where the token goes on to (at most `_MAX_EXTENSION` characters past `end`). The

@@ -281,3 +281,30 @@ def test_strict_mode_still_redacts_values_shaped_near_stets_ids(value: str) -> N
     strict = GateConfig(strict=True)
     redacted = redact_text(f"value: {value}\n", config=strict, path="x.md", cache=None).text
     assert "Xk9q2Lm4" not in redacted and "X9kQ2" not in redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (
+            "Server=db;Password=x9Kq2mZ7;Encrypt=true",
+            "Server=db;Password=[REDACTED:query-password#1];Encrypt=true",
+        ),
+        (
+            "https://h/login?password=x9Kq2mZ7&remember=1",
+            "https://h/login?password=[REDACTED:query-password#1]&remember=1",
+        ),
+        (
+            "https://h/cb?access_token=Xk9q2Lm4Wp7zRt5Y&state=1#top",
+            "https://h/cb?access_token=[REDACTED:secret-assignment#1]&state=1#top",
+        ),
+        (
+            'Server=db;Password="x9K;q2mZ7";Encrypt=true',
+            'Server=db;Password="[REDACTED:secret-assignment#1]";Encrypt=true',
+        ),
+    ],
+)
+def test_a_parameters_value_ends_at_the_next_separator(text: str, redacted: str) -> None:
+    """The generic assignment's value ran on over `;Encrypt=true` and `&remember=1` and was
+    merged into the password's span; a quoted value keeps its separators."""
+    assert _redacted(text) == redacted
