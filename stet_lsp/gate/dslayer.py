@@ -100,6 +100,12 @@ _KEY_BEFORE_REVERSED = re.compile(
     r"\n?[\"'`]?[ \t]{0,4}(?:=:|>=|=|:)[ \t]{0,4}\]?[\"']?([A-Za-z0-9_.\-]{1,80})"
 )
 _RULE_NAME = re.compile(r"[^a-z0-9]+")
+# TwilioKeyDetector reports account SIDs (`AC` + 32 hex) with API keys (`SK…`): a SID names an
+# account, as a user name does, and is no credential. The gate's own rules judge API keys
+# (`twilio-api-key`) and auth tokens (`twilio-auth-token`). A token whose word characters are
+# exactly a SID (punctuation around it, as `ACxxxx.` ending a sentence) is one.
+_TWILIO_TYPE = "Twilio API Key"
+_TWILIO_ACCOUNT_SID = re.compile(r"\W*AC[0-9a-f]{32}\W*")
 # PrivateKeyDetector's markers for the PEM and SSH2 headers the gate's private-key rules
 # handle: it reports only the header, which without key material after it is a mention.
 _OWN_KEY_HEADERS = frozenset(
@@ -296,8 +302,11 @@ def scan_windows(
             values = analysed[window] = _analyse(window, plugins, filename)
         for value, secret_type in values:
             for place in _locate(text, window, begin, end, value, runs):
-                if place not in found and not covering.covers(*place):
-                    found[place] = rule_name(secret_type)
+                if place in found or covering.covers(*place):
+                    continue
+                if secret_type == _TWILIO_TYPE and _TWILIO_ACCOUNT_SID.fullmatch(text, *place):
+                    continue  # an account SID, whole: an identifier
+                found[place] = rule_name(secret_type)
     judged: dict[str, bool] = {}
     spans = []
     for (start, end), rule in found.items():

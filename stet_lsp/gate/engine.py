@@ -19,6 +19,10 @@ _CAMEL_BOUNDARY = re.compile(r"([a-z0-9])([A-Z])")
 _KEY_PARTS = re.compile(r"[_.\-]+")
 # Parts of a name that say the value is public (`public_key`, `NEXT_PUBLIC_API_KEY`).
 _PUBLIC = frozenset(("public", "publishable", "pub"))
+# Names ending so hold a vendor's public app identifier, which its client code ships
+# (`DROPBOX_APP_KEY`, `PUSHER_APP_KEY`, `VITE_PUSHER_APP_KEY`); the secret each pairs with
+# (`*_APP_SECRET`) is a credential.
+_PUBLIC_ENDINGS = (("dropbox", "app", "key"), ("pusher", "app", "key"), ("pusher", "key"))
 _MAX_EXTENSION = 8192
 _ELLIPSES = ("...", "…", "\\u2026")
 _BEGIN = itemgetter(0)
@@ -84,7 +88,11 @@ def rule_set(strict: bool, env_names: tuple[str, ...], keywords: tuple[str, ...]
 def is_metadata_key(key: str) -> bool:
     """`token_type`, `max_tokens`, `apiKeyId`: names about a credential, not holding one."""
     parts = _KEY_PARTS.split(_CAMEL_BOUNDARY.sub(r"\1_\2", key).lower().strip("_.-"))
-    return bool(parts) and (parts[-1] in METADATA_KEY_SUFFIXES or not _PUBLIC.isdisjoint(parts))
+    return bool(parts) and (
+        parts[-1] in METADATA_KEY_SUFFIXES
+        or not _PUBLIC.isdisjoint(parts)
+        or any(tuple(parts[-len(ending) :]) == ending for ending in _PUBLIC_ENDINGS)
+    )
 
 
 class RuleScanner:

@@ -27,7 +27,6 @@ _FRAMEWORK_NAMES = (
     "secret_key_base",  # Rails, Phoenix
     "secret_key",  # Django, Flask
     "secretkey",
-    "app_key",  # Laravel
     "app_secret",  # Symfony
     "nextauth_secret",
     "auth_secret",
@@ -39,6 +38,9 @@ _FRAMEWORK_NAMES = (
     "validationkey",  # ASP.NET machineKey
     "decryptionkey",
 )
+# Laravel's `APP_KEY`, only bare: a vendor's `<VENDOR>_APP_KEY` (Dropbox, Pusher) or
+# `dropbox.app_key` names a public app identifier, not a secret.
+_BARE_FRAMEWORK_NAMES = ("app_key",)
 
 
 def _framework_check(value: str, strict: bool) -> bool:
@@ -74,11 +76,13 @@ FRAMEWORK_SECRET_KEY = Rule(
     pattern=lazy(
         r"(?<![A-Za-z0-9_.\-])(?P<key>(?:[A-Za-z0-9_]{1,30}[._])?(?i:"
         + "|".join(_FRAMEWORK_NAMES)
+        + r")|(?i:"
+        + "|".join(_BARE_FRAMEWORK_NAMES)
         + r"))(?![A-Za-z0-9_\-])"
         + KEY_ASSIGN
         + whole_value(8, 600)
     ),
-    anchors=_FRAMEWORK_NAMES,
+    anchors=(*_FRAMEWORK_NAMES, *_BARE_FRAMEWORK_NAMES),
     lead=34,
     reach=660,
     check=_framework_check,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import string
 import time
 from collections.abc import Iterator
 
@@ -336,3 +337,72 @@ def test_structure_rules_are_linear(unit: str) -> None:
             started = time.perf_counter()
             redact_text(text, path=path, cache=None)
             assert time.perf_counter() - started < 20
+
+
+def test_public_app_keys_stay_and_laravel_app_key_goes() -> None:
+    """Dropbox and Pusher app keys are public (the apps' client code ships them): only
+    Laravel's bare `APP_KEY` is a framework secret; the secrets paired with those keys go."""
+    rng = random.Random(43)
+    lower = string.ascii_lowercase + string.digits
+    for text in (
+        f"DROPBOX_APP_KEY={gate_corpus.pick(rng, lower, 15)}",
+        f"dropbox.app_key = '{gate_corpus.pick(rng, lower, 15)}'",
+        f"const dropboxAppKey = '{gate_corpus.pick(rng, lower, 15)}';",
+        f"PUSHER_APP_KEY={gate_corpus.pick(rng, gate_corpus.HEX, 20)}",
+        f"MIX_PUSHER_APP_KEY={gate_corpus.pick(rng, gate_corpus.HEX, 20)}",
+        f'VITE_PUSHER_APP_KEY="{gate_corpus.pick(rng, gate_corpus.HEX, 20)}"',
+        f"PUSHER_KEY={gate_corpus.pick(rng, gate_corpus.HEX, 20)}",
+    ):
+        assert _found(text + "\n", "settings.env") == [], text
+        quoted = json.dumps({"type": "tool_result", "content": f"$ cat .env\n{text}\nX=1\n"})
+        assert _found(quoted + "\n", "events.jsonl") == [], text
+    laravel = "base64:" + _b64(rng, 32)
+    plain = gate_corpus.pick(rng, gate_corpus.ALNUM, 32)
+    pusher_secret = gate_corpus.pick(rng, gate_corpus.HEX, 20)
+    for text, rule, secret in (
+        (f"APP_NAME=Demo\nAPP_KEY={laravel}\n", "framework-secret-key", laravel),
+        (f"APP_KEY={plain}\n", "framework-secret-key", plain),
+        (f'laravel:\n  app_key: "{laravel}"\n', "framework-secret-key", laravel),
+        (f"PUSHER_APP_SECRET={pusher_secret}\n", "secret-assignment", pusher_secret),
+    ):
+        assert _found(text, "settings.env") == [(rule, secret)], text
+
+
+def test_twilio_account_sids_stay_and_twilio_credentials_go() -> None:
+    """An account SID (`AC` + 32 hex) names an account: detect-secrets' Twilio plugin reports
+    it, the gate does not. API keys, their secrets and auth tokens are redacted."""
+    rng = random.Random(44)
+    sid = "AC" + gate_corpus.pick(rng, gate_corpus.HEX, 32)
+    api_key = "SK" + gate_corpus.pick(rng, gate_corpus.HEX, 32)
+    auth_token = gate_corpus.pick(rng, gate_corpus.HEX, 32)
+    api_secret = gate_corpus.pick(rng, gate_corpus.ALNUM, 32)
+    for text in (
+        f"TWILIO_ACCOUNT_SID={sid}",
+        f'twilio_secret_ref: "vault:twilio" account_sid: "{sid}"',
+        f"twilio secret: see https://api.twilio.com/2010-04-01/Accounts/{sid}/Messages.json",
+        f"The Twilio api_key belongs to account {sid}.",
+    ):
+        assert _found(text + "\n", "settings.env") == [], text
+        quoted = json.dumps({"type": "tool_result", "content": text})
+        assert _found(quoted + "\n", "events.jsonl") == [], text
+    env = (
+        f"TWILIO_ACCOUNT_SID={sid}\nTWILIO_AUTH_TOKEN={auth_token}\n"
+        f"TWILIO_API_KEY={api_key}\nTWILIO_API_SECRET={api_secret}\n"
+    )
+    assert _found(env, "settings.env") == [
+        ("twilio-auth-token", auth_token),
+        ("twilio-api-key", api_key),
+        ("secret-assignment", api_secret),
+    ]
+    redacted = redact_text(env, path="settings.env", cache=ResultCache()).text
+    assert sid in redacted
+    assert auth_token not in redacted and api_key not in redacted and api_secret not in redacted
+    # What detect-secrets alone reports stays reported unless it is exactly an account SID.
+    lower = string.ascii_lowercase + string.digits
+    other_key = "SK" + gate_corpus.pick(rng, lower, 32)
+    longer = sid + gate_corpus.pick(rng, gate_corpus.HEX, 2)
+    for text, secret in (
+        (f"Twilio key {other_key} was shown once.", other_key),
+        (f"TWILIO_ACCOUNT_SID={longer}", longer),
+    ):
+        assert _found(text + "\n", "settings.env") == [("ds-twilio-api-key", secret)], text

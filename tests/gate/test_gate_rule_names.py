@@ -226,6 +226,7 @@ CASES = [
     ),
     ("flyio-token", "FLY_API_TOKEN=<<FlyV1 fm2_{B120}>>", "FLY_API_TOKEN=FlyV1 fm2_..."),
     ("frameio-token", "FRAMEIO_TOKEN=<<fio-u-{W64}>>", "FRAMEIO_TOKEN=fio-u-..."),
+    ("framework-secret-key", "APP_KEY=<<base64:{B43}=>>", "DROPBOX_APP_KEY={L15}"),
     ("freshbooks-token", "FRESHBOOKS_TOKEN=<<{L64}>>", "FRESHBOOKS_ACCOUNT_ID=aBc12"),
     (
         "gcp-private-key-id",
