@@ -442,6 +442,8 @@ def _generated(value: str, least: int) -> bool:
     singles = len(_SINGLE_LOWER.findall(value))
     if singles >= 2 or singles + len(_INNER_DIGITS.findall(value)) >= 3:
         return True
+    if len(value) >= _ONE_CASE_READ and _one_case_generated(value):
+        return True
     runs = _LETTER_RUN.findall(value)
     for run in runs:
         share = letter_pairs_share(run)
@@ -462,6 +464,38 @@ def _generated(value: str, least: int) -> bool:
     if len(letters) < _HUMPS_READ or letters.isupper() or letters.islower():
         return False
     return letter_pairs_share(letters) < _WORDLIKE_PAIRS and _unlike_a_name(value)
+
+
+# Letters of one case and digits (`l44ldqbwzb90xya`, `pan0rlykei2iiaa`), 12 characters or
+# more: names that hold digits have one group of them or two, between words
+# (`yeardays2calendar`, `pos2key2dict`, `py34compat`, `NMDAY366MASK`); a generated value has
+# them scattered, and few English letter pairs in the letters between.
+_ONE_CASE_READ = 12
+_DIGIT_GROUP = re.compile(r"[0-9]+")
+_LETTERS = re.compile(r"[A-Za-z]+")
+_SCATTERED_DIGITS = 3
+_TWO_GROUPS_PAIRS = 0.65
+_ONE_GROUP_PAIRS = 0.5
+
+
+def _one_case_generated(value: str) -> bool:
+    """Letters of one case and digits that read as generated: three groups of digits or
+    more, or two with fewer than 65 % English letter pairs in the letters around them, or
+    one with fewer than half (pairs are read inside each run of letters)."""
+    if not (value.islower() or value.isupper()):
+        return False
+    groups = len(_DIGIT_GROUP.findall(value))
+    if groups == 0:
+        return False
+    if groups >= _SCATTERED_DIGITS:
+        return True
+    pairs = common = 0
+    for run in _LETTERS.findall(value.lower()):
+        for index in range(len(run) - 1):
+            pairs += 1
+            common += run[index : index + 2] in _COMMON_PAIRS
+    share = common / pairs if pairs else 0.0
+    return share < (_TWO_GROUPS_PAIRS if groups == 2 else _ONE_GROUP_PAIRS)
 
 
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{12,}")

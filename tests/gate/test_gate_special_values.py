@@ -308,3 +308,69 @@ def test_a_parameters_value_ends_at_the_next_separator(text: str, redacted: str)
     """The generic assignment's value ran on over `;Encrypt=true` and `&remember=1` and was
     merged into the password's span; a quoted value keeps its separators."""
     assert _redacted(text) == redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "secret"),
+    [
+        ("DB_PASSWORD=l44ldqbwzb90xya\n", ".env", "l44ldqbwzb90xya"),
+        ("DB_PASSWORD=pan0rlykei2iiaa\n", ".env", "pan0rlykei2iiaa"),
+        ("CLIENT_SECRET=7dcqphcylosh3k\n", ".env", "7dcqphcylosh3k"),
+        ("SECRET_KEY=OBVPEKFEAQ78ZT\n", ".env", "OBVPEKFEAQ78ZT"),
+        ("export DB_PASSWORD=pan0rlykei2iiaa\n", "deploy.sh", "pan0rlykei2iiaa"),
+        ("password: l44ldqbwzb90xya\n", "config.yaml", "l44ldqbwzb90xya"),
+        ("db:\n  password: pan0rlykei2iiaa\n", "config.yml", "pan0rlykei2iiaa"),
+        ('{"password": pan0rlykei2iiaa}\n', "settings.json", "pan0rlykei2iiaa"),
+        ("{password: l44ldqbwzb90xya}\n", "settings.json", "l44ldqbwzb90xya"),
+        ("api_token = l44ldqbwzb90xya\n", "settings.ini", "l44ldqbwzb90xya"),
+    ],
+)
+def test_a_generated_value_of_one_case_and_digits_is_a_secret(
+    text: str, path: str, secret: str
+) -> None:
+    """Unquoted, a run of lowercase letters and digits fit a name's pattern and was taken for
+    a reference a third of the time (`l44ldqbwzb90xya`); digits scattered among letters with
+    few English letter pairs are generated, not written."""
+    redacted = _redacted(text, path=path)
+    assert secret not in redacted
+    assert "[REDACTED:" in redacted
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "password=password",
+        "token = self.token",
+        "api_key=get_key()",
+        'secret=os.environ["X"]',
+        "pwd=/work/x",
+        "password=db_password2",
+        "token=access_token_v2",
+        "secret_key=base64_secret",
+        "password=yeardays2calendar",
+        "token=pos2key2dict",
+        "secret=monthdays2calendar",
+        "password=sha256digest",
+        "token=oauth2authorizer",
+        "secret=NMDAY366MASK",
+        "password=utf1632prober",
+    ],
+)
+@pytest.mark.parametrize("path", ["x.py", ".env"])
+def test_code_names_with_digits_are_not_generated_values(code: str, path: str) -> None:
+    assert scan_text(f"{code}\n", path=path, cache=None) == []
+
+
+@pytest.mark.parametrize(
+    "value", ["l44ldqbwzb90xya", "pan0rlykei2iiaa", "obvpekfeaq78", "OBVPEKFEAQ78ZT"]
+)
+def test_one_case_and_digits_looks_generated(value: str) -> None:
+    assert looks_generated(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["yeardays2calendar", "monthdays2calendar", "pos2key2dict", "py39compat12", "BRAINPOOLP256R1"],
+)
+def test_a_name_with_digits_does_not_look_generated(value: str) -> None:
+    assert not looks_generated(value)
