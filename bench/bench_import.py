@@ -708,7 +708,7 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
     from stet_lsp.trajectory.events import SessionStart, event_json, parse_event
     from stet_lsp.trajectory.importers import detect
     from stet_lsp.trajectory.meta import ProblemRecord, SourceFile, TargetRef, summarise
-    from stet_lsp.trajectory.narration import render
+    from stet_lsp.trajectory.narration import render_with_event_starts
     from stet_lsp.trajectory.normalize import Normalizer
     from stet_lsp.trajectory.store import working_folder
 
@@ -802,10 +802,10 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
             if meta.base_commit is None:
                 meta.base_commit = importing._head(target.root)
         with clock.phase("compose: narration (render)"):
-            narration = render(meta.model_dump(mode="json"), composed)
+            narration, starts = render_with_event_starts(meta.model_dump(mode="json"), composed)
         composed.clear()
         with clock.phase("compose: gate on narration"):
-            gated = redact_text(narration, path="narration.md", cache=None)
+            gated = redact_text(narration, path="narration.md", cache=None, cuts=starts)
         del narration
         with clock.phase("compose: write events, narration, meta"):
             folder.write(b"".join([line.encode() + b"\n" for line in lines]), meta, gated.text)

@@ -157,7 +157,7 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     `first_time`); steps are numbered from 1 across them. The narration passes the gate
     (`gate_config`, else the repository's)."""
     from stet_lsp.gate import load_config, redact_text
-    from stet_lsp.trajectory.narration import render
+    from stet_lsp.trajectory.narration import render_with_event_starts
 
     config = gate_config or load_config(target.root)
 
@@ -194,10 +194,10 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     )
     if meta.base_commit is None:
         meta.base_commit = _head(target.root)
-    narration = render(meta.model_dump(mode="json"), events)
+    narration, starts = render_with_event_starts(meta.model_dump(mode="json"), events)
     events.clear()  # from here on only text: the narration's gate and the writes
-    # every written byte
-    gated = redact_text(narration, config=config, path="narration.md", cache=None)
+    # every written byte; in pieces cut where events start (on two cores when long)
+    gated = redact_text(narration, config=config, path="narration.md", cache=None, cuts=starts)
     del narration
     # Line by line: one string of every line would take up to four bytes a character, all of
     # them as wide as the widest.

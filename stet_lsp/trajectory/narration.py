@@ -17,6 +17,7 @@ import html
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from stet_lsp.trajectory import jsontext
@@ -90,17 +91,30 @@ _MAY_NEED_ESCAPE = re.compile(r"^[ #=-]", re.MULTILINE)
 def render(meta: Mapping[str, Any], events: Sequence[EventBase]) -> str:
     """narration.md for a trajectory: title, header table, brief, files changed, every
     event turn by turn, and the token and cost table."""
+    return render_with_event_starts(meta, events)[0]
+
+
+def render_with_event_starts(
+    meta: Mapping[str, Any], events: Sequence[EventBase]
+) -> tuple[str, list[int]]:
+    """narration.md and the offsets where the blocks of its events start, in order: what an
+    event's texts become lies between two of them, so the gate may scan the pieces apart."""
     context = _Context.of(list(events))
     file_rows = _file_rows(meta, context)
-    blocks = [
+    starts: list[int] = []
+    timeline = _timeline(context, starts)
+    before = [
         _title(meta),
         _header(meta, context, file_rows),
         _brief(meta, context),
         _files(file_rows),
-        _timeline(context),
-        _costs(meta, context),
     ]
-    return "\n\n".join("\n".join(block) for block in blocks if block) + "\n"
+    head = "".join("\n".join(block) + "\n\n" for block in before if block)
+    tail = "\n".join(_costs(meta, context))
+    # Where line i starts: the lengths of the lines before it, and a newline after each.
+    ends = list(accumulate(map(len, timeline)))
+    offsets = [len(head) + (ends[start - 1] if start else 0) + start for start in starts]
+    return head + "\n".join(timeline) + "\n\n" + tail + "\n", offsets
 
 
 @dataclass
@@ -285,9 +299,10 @@ def _files(rows: list[_FileRow]) -> list[str]:
 # --- the events -------------------------------------------------------------------------------
 
 
-def _timeline(context: _Context) -> list[str]:
+def _timeline(context: _Context, starts: list[int]) -> list[str]:
     """Every event, in turns that start at each request of the user to the main agent.
-    Subagents' events are quoted (one level per nesting) under the subagent's heading."""
+    Subagents' events are quoted (one level per nesting) under the subagent's heading. The
+    index of the line each event's block starts at is added to `starts`."""
     lines = ["## Turns"]
     shown_results = set(context.results.values())
     turn = 0
@@ -310,6 +325,7 @@ def _timeline(context: _Context) -> list[str]:
         # Consecutive blocks of one subagent stay in one quote.
         joined = agent is not None and agent == previous_agent
         lines.append(">" * depth if joined else "")
+        starts.append(len(lines))
         lines += _quote(block, depth)
         previous_agent = agent
         announced = event.agent_id if isinstance(event, Subagent) else agent

@@ -88,3 +88,30 @@ def test_cli_scan_reports_positions_in_the_whole_file(
     secrets = [f for f in reported if f["rule"] != "home-path"]
     assert secrets == [{"path": str(source), **f.to_dict()} for f in whole]
     assert secrets[-1]["line"] > text[: CHUNK_SIZE * 2].count("\n")
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_text_cut_where_its_writer_says_scans_as_the_whole_text(
+    parallel: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A narration is cut where its events start (`cuts`) into chunks, scanned on two cores
+    when long: the findings are those of the text scanned whole."""
+    from stet_lsp.gate import parallel as helper
+    from stet_lsp.gate.scan import cut_chunks
+
+    if not parallel:
+        monkeypatch.setattr(helper, "can_fork", lambda: False)
+    records, _ = gate_corpus.transcript(5 * CHUNK_SIZE, seed=11, plant_every=40)
+    text = ""
+    cuts = []
+    for step, record in enumerate(records.splitlines(), 1):
+        cuts.append(len(text))
+        text += f'<a id="step-{step}"></a>**Step {step} · Tool output**\n\n{record}\n\n'
+    chunks = cut_chunks(text, cuts)
+    assert len(chunks) >= 4 and "".join(chunks) == text
+    assert all(len(chunk) >= CHUNK_SIZE for chunk in chunks[:-1])
+    assert all(chunk.startswith('<a id="step-') for chunk in chunks)
+    whole = scan_text(text, path="narration.md", cache=None)
+    cut = scan_text(text, path="narration.md", cache=None, cuts=cuts)
+    assert cut == whole
+    assert len(whole) > 20

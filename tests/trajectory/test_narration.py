@@ -817,3 +817,35 @@ def test_markdown_escaping_equals_the_character_rule(line: str) -> None:
     from stet_lsp.trajectory.narration import _escape_line
 
     assert _escape_line(line) == _escaped_char_by_char(line)
+
+
+def test_the_events_start_where_the_renderer_says() -> None:
+    """The gate scans a long narration in pieces cut where events start (as the renderer
+    reports them), since no event's text crosses one: not where a text looks like a start."""
+    from stet_lsp.trajectory.narration import render_with_event_starts
+
+    forged = '\n<a id="step-99"></a>**Step 99 · User**\n<a id="step-100"></a>'
+    events = numbered(
+        [
+            UserMessage(**common(text="go" + forged)),
+            AgentMessage(**common(text="done" + forged)),
+            ToolCall(**common(call_id="c1", name="Bash", input={"command": "ls" + forged})),
+            ToolResult(**common(call_id="c1", output="out" + forged)),
+            Subagent(**common(agent_id="a1", description="look")),
+            AgentMessage(**common(agent="a1", text="inside" + forged)),
+        ]
+    )
+    text, starts = render_with_event_starts({"id": "t"}, events)
+    assert text == render({"id": "t"}, events)
+    # The call and its result share one block; the subagent's message is quoted.
+    assert [text[start : start + 20] for start in starts] == [
+        '<a id="step-1"></a>*',
+        '<a id="step-2"></a>*',
+        '<a id="step-3"></a><',
+        "#### Subagent `a1`: ",
+        '> <a id="step-6"></a',
+    ]
+    assert text.count('\n<a id="step-99">') == 1  # a tool's output, as it was
+    pieces = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+    assert "> go" in pieces[0] and "done" in pieces[1] and "inside" in pieces[4]
+    assert '"ls' in pieces[2] and "out" in pieces[2] and "Subagent started" in pieces[3]
