@@ -946,6 +946,69 @@ def test_the_older_flat_form_of_resolver_outputs(tmp_path: Path) -> None:
         OPENHANDS.parse(several)
 
 
+LICENSE_PATCH = (
+    "diff --git a/LICENSE b/LICENSE\n"
+    "new file mode 100644\n"
+    "index 0000000..dbf96a3\n"
+    "--- /dev/null\n"
+    "+++ b/LICENSE\n"
+    "@@ -0,0 +1,2 @@\n"
+    "+MIT License\n"
+    "+Copyright (c) 2024\n"
+)
+APP_PATCH = (
+    "diff --git a/app.py b/app.py\n"
+    "index 1b2c3d4..5e6f7a8 100644\n"
+    "--- a/app.py\n"
+    "+++ b/app.py\n"
+    "@@ -1 +1 @@\n"
+    "-print('hi')\n"
+    "+print('hello')\n"
+)
+
+
+@pytest.mark.parametrize("line_end", ["\n", "\r\n"])
+def test_the_run_patch_adds_the_files_no_event_changed(tmp_path: Path, line_end: str) -> None:
+    """The resolver's `git_patch` (and an evaluation's `test_result.git_patch`) holds what
+    the run changed: a file written by a command has no file change among the events, so it
+    gets one from the patch, anchored, after the events; a file an edit changed keeps that
+    edit's change alone. The resolver wrote some patches with CRLF line ends throughout."""
+    output = older_resolver_output(5)
+    output["git_patch"] = (LICENSE_PATCH + APP_PATCH).replace("\n", line_end)
+    path = write(tmp_path / "output.json", output)
+    events = OPENHANDS.parse(path).events
+    assert kinds(events)[-3:] == ["usage", "file_change", "session_end"]
+    edit, license_change = of(events, "file_change")
+    assert (edit.path, edit.call_id) == ("/workspace/app.py", "history/5")
+    assert (license_change.path, license_change.operation) == ("LICENSE", "create")
+    assert license_change.call_id is None and license_change.anchored
+    assert (license_change.added, license_change.removed) == (2, 0)
+    assert license_change.diff == LICENSE_PATCH[LICENSE_PATCH.index("--- ") :]
+    assert license_change.source.pointer == "/git_patch"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    (line,) = [n for n, text in enumerate(lines, 1) if text.startswith('    "git_patch": ')]
+    assert license_change.source.line == line
+
+    evaluation = {
+        "instance_id": "acme__app-5",
+        "test_result": {"git_patch": APP_PATCH.replace("app.py", "lib/util.py")},
+        "instruction": "Please fix the greeting.",
+        "metadata": {},
+        "history": output["history"],
+    }
+    events = OPENHANDS.parse(write(tmp_path / "evaluation.json", evaluation)).events
+    changes = of(events, "file_change")
+    assert [(c.path, c.operation, c.added, c.removed) for c in changes] == [
+        ("/workspace/app.py", "modify", 1, 1),
+        ("lib/util.py", "modify", 1, 1),
+    ]
+    assert changes[1].source.pointer == "/test_result/git_patch"
+    for empty in ("", "\n"):
+        output["git_patch"] = empty
+        events = OPENHANDS.parse(write(tmp_path / "output.json", output)).events
+        assert len(of(events, "file_change")) == 1
+
+
 def test_the_older_history_pairs_and_flat_lists_without_ids(tmp_path: Path) -> None:
     """Evaluation outputs of mid-2024: `[action, observation]` pairs, each half holding
     `action`/`args` or `observation`/`content`/`extras` and a `message`, without ids."""

@@ -41,6 +41,11 @@ run only in their `metrics`: when no event carries usage, each entry of `costs` 
 request each) is a Usage with its cost, placed after the action the request chose when
 there are as many as the agent's actions (else after them all), or the totals are one.
 
+An output's patch (`git_patch`, or `test_result.git_patch`) is what the run changed. The
+events show a file that a command or Python code wrote only as that command: such a file
+gets a file change from the patch, after the events (no call made it that is known). A file
+an event changed keeps that change alone.
+
 Tool actions become tool calls whose id is the action's id, answered by the observations
 that name it as their `cause`. `llm_metrics` is cumulative, so each action's usage is what
 was added since the one before (with the cost OpenHands reported); a file without it gives
@@ -88,6 +93,7 @@ from stet_lsp.trajectory.importers.fields import (
 from stet_lsp.trajectory.importers.files import file_digest
 from stet_lsp.trajectory.importers.jsondoc import JsonDocument, Spec, leading_members
 from stet_lsp.trajectory.importers.openhands_metrics import CumulativeUsage
+from stet_lsp.trajectory.importers.patches import patch_changes
 
 FORMAT = "openhands"
 
@@ -265,7 +271,14 @@ class _Reader:
         self.requests: list[int] = []  # where each action the model chose ends in the events
 
     def read(self) -> ParsedSession:
-        spec: Spec = {"history": [[None]], "metrics": None} if self._is_object() else [None]
+        spec: Spec = [None]
+        if self._is_object():
+            spec = {
+                "history": [[None]],
+                "metrics": None,
+                "git_patch": None,
+                "test_result": {"git_patch": None},
+            }
         root = self.document.load(spec)
         self._refuse_several_instances(root)
         problem = self.document.problem(self.name)
@@ -295,6 +308,8 @@ class _Reader:
             self._event(pointer, event)
         if isinstance(root, dict) and not any(isinstance(e, Usage) for e in self.parsed.events):
             self._run_metrics(root.get("metrics"))
+        if isinstance(root, dict):
+            self._run_patch(root)
         last_pointer, last_event = events[-1] if events else ("", None)
         self.parsed.emit(
             SessionEnd,
@@ -704,6 +719,25 @@ class _Reader:
             self.parsed.events.extend(usages)
 
     # -- helpers ----------------------------------------------------------------------------
+
+    def _run_patch(self, root: dict[str, Any]) -> None:
+        """The files the run's patch changed (`git_patch`, the resolver's; `test_result.
+        git_patch`, an evaluation's) that no event changed: what a command or Python code
+        wrote, which the events show only as the command. Files that events changed keep
+        those changes alone, so their lines are not counted twice."""
+        patch, pointer = root.get("git_patch"), "/git_patch"
+        if not isinstance(patch, str):
+            pointer = "/test_result/git_patch"
+            patch = mapping(root.get("test_result")).get("git_patch")
+        if not isinstance(patch, str) or not patch.strip():
+            return
+        if "\r\n" in patch and "\n" not in patch.replace("\r\n", ""):
+            patch = patch.replace("\r\n", "\n")  # written with CRLF line ends throughout
+        changed = [e.path for e in self.parsed.events if isinstance(e, FileChange)]
+        for change in patch_changes(patch, self.parsed.session_id, self._at(pointer), None):
+            assert isinstance(change, FileChange)
+            if not any(p == change.path or p.endswith("/" + change.path) for p in changed):
+                self.parsed.events.append(change)
 
     def _at(self, pointer: str) -> SourceRef:
         return SourceRef(file=self.name, line=self.document.line(pointer), pointer=pointer)

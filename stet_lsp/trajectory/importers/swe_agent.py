@@ -73,14 +73,12 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (
     AgentMessage,
     Error,
-    EventBase,
-    FileChange,
     RawEvent,
     Reasoning,
     SessionEnd,
@@ -91,9 +89,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.importers import diffs
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession, new_event
-from stet_lsp.trajectory.importers.edits import change_fields
 from stet_lsp.trajectory.importers.fields import (
     cost_field,
     count_field,
@@ -102,9 +98,9 @@ from stet_lsp.trajectory.importers.fields import (
     text_field,
 )
 from stet_lsp.trajectory.importers.files import file_digest, json_document
+from stet_lsp.trajectory.importers.patches import patch_changes
 
 Record = dict[str, Any]
-Operation = Literal["create", "modify", "delete", "rename"]
 
 # The first key of the document, as both harnesses write it.
 _FIRST_KEY = re.compile(r'\{\s*"([A-Za-z_]+)"\s*:')
@@ -467,7 +463,7 @@ class _SweAgentRun:
         if name == "submit" and self._submitted_patch() is None:
             patch = _printed_patch(output)
             if patch:
-                self.events.extend(_patch_changes(patch, self.run_id, source, call_id))
+                self.events.extend(patch_changes(patch, self.run_id, source, call_id))
 
     def _start(self, steps: list[Any]) -> None:
         cwd = None
@@ -596,7 +592,7 @@ class _SweAgentRun:
         if patch is None:
             return
         source = self.ref("/info/submission")
-        changes = _patch_changes(patch, self.run_id, source, submit_call)
+        changes = patch_changes(patch, self.run_id, source, submit_call)
         if submit_at is None:
             self.events.extend(changes)
         else:
@@ -699,100 +695,6 @@ def _first_word(action: Any) -> str:
         return ""
     words = action.split(maxsplit=1)
     return words[0] if words else ""
-
-
-# --- the submitted patch -------------------------------------------------------------------
-
-
-def _patch_changes(
-    patch: str, session: str, source: SourceRef, call_id: str | None
-) -> list[EventBase]:
-    """One anchored file change per file of a git (or plain unified) diff."""
-    changes: list[EventBase] = []
-    for section in _split_patch(patch):
-        parsed = _parse_section(section)
-        if parsed is None:
-            continue
-        path, operation, old_path, diff_text = parsed
-        diff = diffs.Diff(diff_text, *diffs.count(diff_text), anchored=True)
-        fields = change_fields(path, operation, diff, old_path=old_path)
-        changes.append(
-            new_event(FileChange, session=session, source=source, call_id=call_id, **fields)
-        )
-    return changes
-
-
-def _split_patch(patch: str) -> list[list[str]]:
-    sections: list[list[str]] = []
-    current: list[str] | None = None
-    lines = patch.splitlines(keepends=True)
-    for index, line in enumerate(lines):
-        starts_git = line.startswith("diff --git ")
-        starts_plain = (
-            line.startswith("--- ")
-            and index + 1 < len(lines)
-            and lines[index + 1].startswith("+++ ")
-            and (current is None or any(part.startswith("@@") for part in current))
-        )
-        if starts_git or starts_plain:
-            current = [line]
-            sections.append(current)
-        elif current is not None:
-            current.append(line)
-    return sections
-
-
-def _parse_section(lines: list[str]) -> tuple[str, Operation, str | None, str] | None:
-    old_path: str | None = None
-    new_path: str | None = None
-    operation: Operation = "modify"
-    if lines[0].startswith("diff --git "):
-        old_path, new_path = _git_header_paths(lines[0][len("diff --git ") :].rstrip("\r\n"))
-    body_start = len(lines)
-    for index, line in enumerate(lines):
-        text = line.rstrip("\r\n")
-        if text.startswith("new file mode"):
-            operation = "create"
-        elif text.startswith("deleted file mode"):
-            operation = "delete"
-        elif text.startswith("rename from "):
-            operation, old_path = "rename", text[len("rename from ") :]
-        elif text.startswith("rename to "):
-            new_path = text[len("rename to ") :]
-        elif text.startswith("--- ") and index + 1 < len(lines):
-            side = _diff_path(text[4:])
-            if side is None:
-                operation = "create"
-            else:
-                old_path = side
-            after = _diff_path(lines[index + 1].rstrip("\r\n")[4:])
-            if after is None:
-                operation = "delete"
-            else:
-                new_path = after
-            body_start = index
-            break
-    path = old_path if operation == "delete" else new_path or old_path
-    if not path:
-        return None
-    diff_text = "".join(lines[body_start:])
-    return path, operation, old_path if operation == "rename" else None, diff_text
-
-
-def _git_header_paths(rest: str) -> tuple[str | None, str | None]:
-    if rest.startswith("a/") and " b/" in rest:
-        old, _, new = rest[2:].rpartition(" b/")
-        return old, new
-    return None, None
-
-
-def _diff_path(side: str) -> str | None:
-    side = side.split("\t", 1)[0].strip()
-    if side == "/dev/null":
-        return None
-    if side.startswith(("a/", "b/")):
-        return side[2:]
-    return side
 
 
 # --- mini-swe-agent ------------------------------------------------------------------------
@@ -1153,7 +1055,7 @@ class _MiniRun:
         source = self.document.ref("/info/submission")
         at = self.submission_at
         call = self.submit_call if at is not None and self.submit_call else None
-        changes = _patch_changes(patch, self.id, source, call)
+        changes = patch_changes(patch, self.id, source, call)
         if at is None:
             self.events.extend(changes)
         else:
