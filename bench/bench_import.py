@@ -697,13 +697,15 @@ class Clock:
 
 def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
     """import_transcript's pieces, one after the other as it runs them (stet_lsp/trajectory/
-    importing.py: import_transcript, _gated_session, compose), each on the clock. A copy of
+    importing.py: import_transcript, _store_session, compose), each on the clock. A copy of
     that code: `breakdown` checks that it writes the same events.jsonl as the CLI."""
     from stet_lsp.core.collector import collector_paused as paused
-    from stet_lsp.core.safefs import atomic_write, make_dirs, read_regular
+    from stet_lsp.core.safefs import atomic_write, atomic_writer, make_dirs, read_regular
     from stet_lsp.core.targets import resolve_target
-    from stet_lsp.gate import redact_text
+    from stet_lsp.gate import GateConfig, redact_text
+    from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
     from stet_lsp.gate.stetignore import StetIgnore
+    from stet_lsp.gate.stream import redact_blocks
     from stet_lsp.trajectory import importing
     from stet_lsp.trajectory.events import SessionStart, event_json, parse_event
     from stet_lsp.trajectory.importers import detect
@@ -742,8 +744,18 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
         first_time = next((event.time for event in events if event.time), None)
         counts = {"events": len(events), "session bytes": len(text.encode("utf-8"))}
         del events, parsed.events[:]
-        with clock.phase("gate: redact_text(session JSONL)"):
-            result = redact_text(text, path="events.jsonl", cache=None)
+        sessions = make_dirs(target.root, folder.relative / importing.SESSIONS)
+        with (
+            clock.phase("gate: session JSONL, written as gated"),
+            atomic_writer(sessions / f"{stem}.jsonl", target.root) as stream,
+        ):
+            report = redact_blocks(
+                lambda whole=text: (whole,),
+                GateConfig(),
+                "events.jsonl",
+                lambda chunk: stream.write(chunk.encode("utf-8")),
+                parallel=len(text) >= MIN_PARALLEL_SIZE,
+            )
         with clock.phase("gate: session record"):
             record: dict[str, Any] = {
                 "format": importing._RECORD_FORMAT,
@@ -752,7 +764,7 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
                 "first_time": first_time,
                 "events": counts["events"],
                 "sources": [source.model_dump() for source in sources],
-                "redaction": dict(sorted(result.report.counts().items())),
+                "redaction": dict(sorted(report.counts().items())),
                 "dropped": dict(sorted(parsed.dropped.items())),
                 "problems": [
                     {"source": p.source, "line": p.line, "message": p.message}
@@ -761,14 +773,9 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
             }
             gated_record = redact_text(json.dumps(record, ensure_ascii=False), path="record.json")
             record = json.loads(gated_record.text)
+            record_text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
+            atomic_write(sessions / f"{stem}.json", record_text.encode("utf-8"), target.root)
     del parsed, text
-    with clock.phase("write sessions/"):
-        sessions = make_dirs(target.root, folder.relative / importing.SESSIONS)
-        data = result.text.encode("utf-8", "surrogatepass")
-        atomic_write(sessions / f"{stem}.jsonl", data, target.root)
-        record_text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
-        atomic_write(sessions / f"{stem}.json", record_text.encode("utf-8"), target.root)
-    del result, data
     with paused():
         with clock.phase("compose: read sessions + step numbers"):
             lines: list[str] = []
@@ -808,7 +815,7 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
             gated = redact_text(narration, path="narration.md", cache=None, cuts=starts)
         del narration
         with clock.phase("compose: write events, narration, meta"):
-            folder.write(b"".join([line.encode() + b"\n" for line in lines]), meta, gated.text)
+            folder.write((line.encode() + b"\n" for line in lines), meta, gated.text)
     counts["narration bytes"] = len(gated.text.encode("utf-8"))
     return counts
 
@@ -859,7 +866,7 @@ def breakdown(source: Path, repo: Path, rounds: int, profile: bool, floor: float
     for name, seconds in best.items():
         groups[name.split(":")[0]] += seconds
     print("by stage: " + ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in groups.items()))
-    gate = best["gate: redact_text(session JSONL)"] + best["compose: gate on narration"]
+    gate = best["gate: session JSONL, written as gated"] + best["compose: gate on narration"]
     print(
         f"the gate alone on what the import writes: {gate:.3f} s; an import that parsed at the "
         f"floor's speed and did nothing but gate would score {floor / (floor + gate):.3f}"

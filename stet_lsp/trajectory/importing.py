@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from stet_lsp.core.collector import collector_paused
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
-from stet_lsp.core.safefs import atomic_write, make_dirs, read_regular
+from stet_lsp.core.safefs import atomic_write, atomic_writer, make_dirs, read_regular
 from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.events import SessionStart, event_json, parse_event
 from stet_lsp.trajectory.importers import detect, importer, read_head
@@ -132,8 +132,7 @@ def _import(
             compose(target, folder, config)
             return _result(folder, parsed, record, changed=True)
         tell("redacting")
-        text, record = _gated_session(target, parsed, sources, digest, config)
-        write_session(target, folder, stem, text, record)
+        record = _store_session(target, folder, stem, parsed, sources, digest, config)
         tell("composing")
         compose(target, folder, config)
     return _result(folder, parsed, record, changed=True)
@@ -147,8 +146,12 @@ def write_session(
     lock; `compose` afterwards puts the session into the trajectory."""
     sessions = make_dirs(target.root, folder.relative / SESSIONS)
     atomic_write(sessions / f"{stem}.jsonl", text.encode("utf-8"), target.root)
+    _write_record(target, sessions / f"{stem}.json", record)
+
+
+def _write_record(target: Target, path: Path, record: dict[str, Any]) -> None:
     record_text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
-    atomic_write(sessions / f"{stem}.json", record_text.encode("utf-8"), target.root)
+    atomic_write(path, record_text.encode("utf-8"), target.root)
 
 
 def compose(target: Target, folder: Folder, gate_config: GateConfig | None = None) -> None:
@@ -201,18 +204,25 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     del narration
     # Line by line: one string of every line would take up to four bytes a character, all of
     # them as wide as the widest.
-    folder.write(b"".join([line.encode("utf-8") + b"\n" for line in lines]), meta, gated.text)
+    folder.write((line.encode("utf-8") + b"\n" for line in lines), meta, gated.text)
 
 
-def _gated_session(
+def _store_session(
     target: Target,
+    folder: Folder,
+    stem: str,
     parsed: ParsedSession,
     sources: list[SourceFile],
     digest: str,
     config: GateConfig,
-) -> tuple[str, dict[str, Any]]:
+) -> dict[str, Any]:
+    """Store the parsed session as `write_session` does, its events through the gate on the
+    way to the file (a chunk at a time: the redacted text is never held whole, nor a second
+    copy of it); its record, also through the gate, is written after and returned."""
     from stet_lsp.gate import redact_text
+    from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
     from stet_lsp.gate.stetignore import StetIgnore
+    from stet_lsp.gate.stream import redact_blocks
 
     cwds = [event.cwd for event in parsed.events if isinstance(event, SessionStart) and event.cwd]
     normalizer = Normalizer(target.root, StetIgnore.load(target.root), cwds)
@@ -221,11 +231,18 @@ def _gated_session(
     text = without_lone_surrogates(text)
     first_time = next((event.time for event in events if event.time), None)
     count = len(events)
-    # What is gated and written from here on is the text: the events go before the gate,
-    # which holds the text twice.
+    # What is gated and written from here on is the text: the events go before the gate.
     events.clear()
     parsed.events.clear()
-    result = redact_text(text, config=config, path="events.jsonl", cache=None)
+    sessions = make_dirs(target.root, folder.relative / SESSIONS)
+    with atomic_writer(sessions / f"{stem}.jsonl", target.root) as stream:
+        report = redact_blocks(
+            lambda: (text,),
+            config,
+            "events.jsonl",
+            lambda chunk: stream.write(chunk.encode("utf-8")),
+            parallel=len(text) >= MIN_PARALLEL_SIZE,
+        )
     record: dict[str, Any] = {
         "format": RECORD_FORMAT,
         "importer": parsed.format,
@@ -234,7 +251,7 @@ def _gated_session(
         "events": count,
         "sources": [source.model_dump() for source in sources],
         "sources_sha256": digest,
-        "redaction": dict(sorted(result.report.counts().items())),
+        "redaction": dict(sorted(report.counts().items())),
         "dropped": dict(sorted(parsed.dropped.items())),
         "problems": [
             {"source": p.source, "line": p.line, "message": p.message} for p in parsed.problems
@@ -245,7 +262,9 @@ def _gated_session(
     gated_record = redact_text(
         json.dumps(record, ensure_ascii=False), config=config, path="record.json", cache=None
     )
-    return result.text, json.loads(gated_record.text)
+    gated: dict[str, Any] = json.loads(gated_record.text)
+    _write_record(target, sessions / f"{stem}.json", gated)
+    return gated
 
 
 def sources_sha256(sources: list[SourceFile], consulted: dict[str, Path] | None = None) -> str:

@@ -10,7 +10,7 @@ Everything is written through the repository boundary (stet_lsp/core/safefs.py).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import (
     atomic_write,
+    atomic_writer,
     ensure_stet_gitignore,
     inside,
     make_dirs,
@@ -77,11 +78,16 @@ class Folder:
                 message = _first_error(error)
                 raise StetError(f"{self.relative / EVENTS}:{number}: {message}") from None
 
-    def write(self, events: bytes, meta: Meta, narration: str) -> None:
-        """events.jsonl (its bytes), narration.md and meta.json, each atomically."""
+    def write(self, events: bytes | Iterable[bytes], meta: Meta, narration: str) -> None:
+        """events.jsonl (its bytes, or its lines' bytes in order), narration.md and
+        meta.json, each atomically."""
         ensure_stet_gitignore(self.root)
         make_dirs(self.root, self.relative)
-        atomic_write(self.path / EVENTS, events, self.root)
+        with atomic_writer(self.path / EVENTS, self.root) as stream:
+            if isinstance(events, bytes):
+                stream.write(events)
+            else:
+                stream.writelines(events)
         atomic_write(self.path / NARRATION, narration.encode("utf-8"), self.root)
         # meta.json last: a folder whose meta.json is there is complete.
         atomic_write(self.path / META, meta_json(meta).encode("utf-8"), self.root)

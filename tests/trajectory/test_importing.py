@@ -569,6 +569,35 @@ def test_no_fragment_of_a_planted_secret_is_stored_anywhere(root: Path, tmp_path
     assert "[REDACTED:" in narration
 
 
+
+def test_a_long_session_is_gated_in_chunks_as_if_whole(root: Path, tmp_path: Path) -> None:
+    """A session of megabytes is stored through the gate a chunk at a time (on two cores
+    where it can): one value keeps one marker across chunks, another takes the next
+    number, and the stored text is what redacting it whole gives."""
+    from stet_lsp.gate import redact_text
+    from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
+    from stet_lsp.gate.scan import CHUNK_SIZE
+
+    rng = random.Random(7)
+    first, first_parts = make("github-classic", rng)
+    second, second_parts = make("github-classic", rng)
+    session = Claude(SESSION_A, root).user(f"Use GITHUB_TOKEN={first} for the push")
+    filler = "\n".join(f"    value_{n} = handler({n})  # retry" for n in range(400))
+    for n in range(120):
+        session.tool(f"toolu_{n}", "Bash", {"command": f"cat mod_{n}.py"}, filler, None)
+    session.say(f"Pushed with {first}; the old token {second} is revoked.")
+    result = import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+
+    (stored,) = (working_folder(target_of(root)).path / "sessions").glob("*.jsonl")
+    text = stored.read_text(encoding="utf-8")
+    assert len(text) > max(4 * CHUNK_SIZE, MIN_PARALLEL_SIZE)
+    assert gate_corpus.surviving_fragments(text, first_parts + second_parts) == []
+    assert text.count("[REDACTED:github-token#1]") == 2
+    assert text.count("[REDACTED:github-token#2]") == 1
+    assert result.redaction["github-token"] == 3
+    assert redact_text(text, path="events.jsonl", cache=None).text == text  # nothing left
+
+
 def test_paths_in_the_repository_become_relative(root: Path, tmp_path: Path) -> None:
     sibling = f"{root}-old/src/app.py"  # a folder whose name starts with the repository's
     longer = f"{root}2/notes.md"
