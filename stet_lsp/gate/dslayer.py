@@ -105,7 +105,11 @@ _RULE_NAME = re.compile(r"[^a-z0-9]+")
 # (`twilio-api-key`) and auth tokens (`twilio-auth-token`). A token whose word characters are
 # exactly a SID (punctuation around it, as `ACxxxx.` ending a sentence) is one.
 _TWILIO_TYPE = "Twilio API Key"
-_TWILIO_ACCOUNT_SID = re.compile(r"\W*AC[0-9a-f]{32}\W*")
+_KEYWORD_TYPE = "Secret Keyword"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# An account SID as the place widened to its token holds it: alone, or with a file suffix
+# after it (`Accounts/AC….json`, the REST API's resource).
+_TWILIO_ACCOUNT_SID = re.compile(r"\W*AC[0-9a-f]{32}(?:\.[a-z]{2,4})?\W*")
 # PrivateKeyDetector's markers for the PEM and SSH2 headers the gate's private-key rules
 # handle: it reports only the header, which without key material after it is a mention.
 _OWN_KEY_HEADERS = frozenset(
@@ -292,14 +296,20 @@ def scan_windows(
     analysed: dict[str, list[tuple[str, str]]] = {}
     runs = _Runs(text)
     budget = _BUDGET_BASE + len(text) // _BUDGET_SHARE
+    # detect-secrets hashes what it reports as UTF-8, which a lone surrogate (an undecodable
+    # byte of a file read with surrogateescape) is not: it sees U+FFFD, one character for one.
+    surrogates = _LONE_SURROGATE.search(text) is not None
     for begin, end in windows:
         window = text[begin:end]
-        budget -= len(window)
-        if budget < 0:
+        if surrogates:
+            window = _LONE_SURROGATE.sub("\ufffd", window)
+        if budget < len(window):
             break
         values = analysed.get(window)
         if values is None:
-            values = analysed[window] = _analyse(window, plugins, filename)
+            values, read = _analyse(window, plugins, filename, budget)
+            analysed[window] = values
+            budget -= read
         for value, secret_type in values:
             for place in _locate(text, window, begin, end, value, runs):
                 if place in found or covering.covers(*place):
@@ -319,20 +329,37 @@ def scan_windows(
     return spans
 
 
-def _analyse(window: str, plugins: tuple[Any, ...], filename: str) -> list[tuple[str, str]]:
-    """The values (and their types) the plugins report in one window, filtered."""
+def _analyse(
+    window: str, plugins: tuple[Any, ...], filename: str, budget: int
+) -> tuple[list[tuple[str, str]], int]:
+    """The values (and their types) the plugins report in one window, filtered, and how many
+    characters were read. The keyword plugin reports the first value of a line only: the
+    window is read again after each value it reports (by it alone, while `budget` lasts), so
+    a later assignment in it (`"password": "a…", …, "password": "b…"`) is not missed."""
     if _LONG_WORD_RUN.search(window) or _is_indirect_reference(window):
-        return []
-    values = []
-    for plugin in plugins:
-        for found in plugin.analyze_line(filename=filename, line=window, line_number=0):
-            value = found.secret_value
-            if not value or _is_filtered(value) or heuristics.is_placeholder(value):
-                continue
-            if value in _OWN_KEY_HEADERS:
-                continue  # the private-key rule judged the header and what follows it
-            values.append((value, found.type))
-    return values
+        return [], len(window)
+    values: list[tuple[str, str]] = []
+    rest = window
+    read = 0
+    while True:
+        read += len(rest)
+        keyword_end = 0
+        for plugin in plugins:
+            for found in plugin.analyze_line(filename=filename, line=rest, line_number=0):
+                value = found.secret_value
+                if found.type == _KEYWORD_TYPE and value:
+                    keyword_end = max(keyword_end, rest.find(value) + len(value))
+                if not value or _is_filtered(value) or heuristics.is_placeholder(value):
+                    continue
+                if value in _OWN_KEY_HEADERS:
+                    continue  # the private-key rule judged the header and what follows it
+                if (value, found.type) not in values:
+                    values.append((value, found.type))
+        if keyword_end <= 0 or keyword_end >= len(rest) or read + len(rest) > budget:
+            return values, read
+        rest = rest[keyword_end:]
+        # The other plugins report every value they find: read again with this one only.
+        plugins = tuple(p for p in plugins if p.secret_type == _KEYWORD_TYPE)
 
 
 class _Covering:

@@ -37,12 +37,11 @@ _PLAIN_ASSIGNMENT = re.compile(
 _PLAIN_ASSIGNMENT_REACH = 7 + 1 + 10 + 400 + 1
 
 
-# After the separator that starts a parameter's name, what ends its unquoted value.
-_PARAMETER_SEPARATORS = {
-    "?": re.compile(r"[&;#]"),
-    "&": re.compile(r"[&;#]"),
-    ";": re.compile(r";"),
-}
+# After the separator that starts a parameter's name, what surely ends its unquoted value,
+# and what may: in a query `;` and `#` end it, in a form body (`-d 'a=1&password=x#y'`) they
+# are characters of it.
+_QUERY = (re.compile("&"), re.compile("[&;#]"))
+_PARAMETER_SEPARATORS = {"?": _QUERY, "&": _QUERY, ";": (re.compile(";"), re.compile(";"))}
 _QUOTES = frozenset("\"'`")
 
 
@@ -83,6 +82,18 @@ def rule_set(strict: bool, env_names: tuple[str, ...], keywords: tuple[str, ...]
             if all(rule.start == "identifier" for _, rule in entries)
         ),
     )
+
+
+def _brace_end(text: str, start: int, end: int) -> int:
+    """The end of the braced value at `start` (ODBC's `{…}`, where `}}` is a brace), or `end`
+    when it does not close before."""
+    position = start + 1
+    while (close := text.find("}", position, end)) >= 0:
+        if text.startswith("}}", close):
+            position = close + 2
+            continue
+        return close + 1
+    return end
 
 
 def is_metadata_key(key: str) -> bool:
@@ -336,23 +347,23 @@ class RuleScanner:
             if block_end is None:
                 return False
             end = block_end
-        if group == "secret" and "key" in match.re.groupindex:
-            end = self._parameter_end(match, start, end)
+        # Hostile text repeats one assignment thousands of times: judge each value once.
+        key = match.group("key") if "key" in match.re.groupindex else None
+        if group == "secret" and key is not None:
+            surely, maybe = self._parameter_ends(match, start, end)
+            # Up to a separator that may end the value when what it ends is a secret, else up
+            # to the one that surely does (`password=Pa55#w0rd!Xk9&a=1` in a form body).
+            if maybe < surely and self._judge(priority, rule, self.text[start:maybe], key):
+                end = maybe
+            else:
+                end = surely
         if rule.extend_run is not None:
             end = self._extended(priority, rule.extend_run, end)
             # A token reaching over this rule's later anchors (`fo1_fo1_…`) holds them: none
             # of them starts a token of its own.
             self._token_until[priority] = max(self._token_until.get(priority, -1), end)
         value = self.text[start:end]
-        if not value:
-            return False
-        # Hostile text repeats one assignment thousands of times: judge each value once.
-        key = match.group("key") if "key" in match.re.groupindex else None
-        judged = (priority, value, key)
-        secret = self._judged.get(judged)
-        if secret is None:
-            secret = self._judged[judged] = self._is_secret(rule, value, key)
-        if not secret:
+        if not value or not self._judge(priority, rule, value, key):
             return False
         if self.text.startswith(_ELLIPSES, end) and heuristics.is_placeholder(value + "..."):
             return False  # `API_KEY=sk-ant-...`: the rules' values stop before a final dot
@@ -360,18 +371,33 @@ class RuleScanner:
         self._covered_until[priority] = max(self._covered_until.get(priority, -1), end)
         return True
 
-    def _parameter_end(self, match: re.Match[str], start: int, end: int) -> int:
-        """A name that is a parameter of a query (`?password=`, `&token=`) or a connection
-        string (`;Password=`) has an unquoted value up to the next separator: `;Encrypt=true`
-        or `&remember=1` after it is not part of the secret."""
+    def _judge(self, priority: int, rule: Rule, value: str, key: str | None) -> bool:
+        judged = (priority, value, key)
+        secret = self._judged.get(judged)
+        if secret is None:
+            secret = self._judged[judged] = self._is_secret(rule, value, key)
+        return secret
+
+    def _parameter_ends(self, match: re.Match[str], start: int, end: int) -> tuple[int, int]:
+        """Where the unquoted value of a parameter of a query (`?password=`, `&token=`) or of
+        a connection string (`;Password=`) surely ends, and where it may: `;Encrypt=true` or
+        `&remember=1` after it is not part of the secret. A connection string's value in
+        braces (`PWD={a;b}`, `}}` a brace within) ends at its closing brace. (end, end) for a
+        value of any other assignment."""
         key_start = match.start("key")
-        if key_start < 1 or self.text[start - 1] in _QUOTES:
-            return end
-        separators = _PARAMETER_SEPARATORS.get(self.text[key_start - 1])
+        text = self.text
+        if key_start < 1 or text[start - 1] in _QUOTES:
+            return end, end
+        opener = text[key_start - 1]
+        separators = _PARAMETER_SEPARATORS.get(opener)
         if separators is None:
-            return end
-        separator = separators.search(self.text, start, end)
-        return end if separator is None else separator.start()
+            return end, end
+        if opener == ";" and text.startswith("{", start):
+            closed = _brace_end(text, start, end)
+            return closed, closed
+        ends = [separator.search(text, start, end) for separator in separators]
+        surely, maybe = (end if found is None else found.start() for found in ends)
+        return surely, maybe
 
     def _extended(self, priority: int, run: LazyPattern, end: int) -> int:
         """Where the token goes on to (at most `_MAX_EXTENSION` characters past `end`). The

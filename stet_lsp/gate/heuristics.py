@@ -145,9 +145,16 @@ STET_ID = (
 _STET_ID_PART = re.compile(r"(?<![A-Za-z0-9_\-])(?:" + STET_ID + r")(?![A-Za-z0-9_\-])")
 
 
-def without_stet_ids(value: str) -> str:
-    """`value` without the Stet ids it holds whole (between `/`, `+` or its ends)."""
-    return _STET_ID_PART.sub("", value) if "-" in value else value
+def parts_beside_stet_ids(value: str) -> list[str]:
+    """What `value` holds beside the Stet ids it holds whole (between `/`, `+` or its ends),
+    each part without the separators next to the ids: `trajectories/<id>/events` gives
+    `trajectories` and `events`, `<id>/Xk9q…` gives `Xk9q…`. [value] when it holds none."""
+    if "-" not in value:
+        return [value]
+    parts = _STET_ID_PART.split(value)
+    if len(parts) == 1:
+        return parts
+    return [kept for part in parts if (kept := part.strip("/+"))]
 
 
 def shannon_entropy(value: str) -> float:

@@ -145,9 +145,21 @@ def _block_end(
     # between hold a key's runs and nothing that reads as words. Code or prose between a
     # header and a footer (constants, a parser, documentation) has words, and stays.
     footer_at = text.find(footer, body, start + min(reach, _FRAMED_REACH))
-    if footer_at >= 0 and _only_framed_key_lines(text, body, footer_at, header_line):
+    # From the start of the line the material starts on: a header value read as ending
+    # early (`Comment: "rsa-key", 2048 bit`) leaves the rest of its line, which is a header's.
+    if footer_at >= 0 and _only_framed_key_lines(
+        text, _line_start(text, start, body), footer_at, header_line
+    ):
         return footer_at + len(footer)
     return end if _KEY_RUN.search(text, body, end) is not None else None
+
+
+def _line_start(text: str, start: int, position: int) -> int:
+    """Where the line holding `position` starts, at `start` or after."""
+    line_start = start
+    for found in _LINE_BREAKS.finditer(text, start, position):
+        line_start = found.end()
+    return line_start
 
 
 def _only_framed_key_lines(

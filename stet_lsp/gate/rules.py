@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.12"
+RULESET_VERSION = "2026.13"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -137,9 +137,12 @@ def _env_value(value: str, strict: bool) -> bool:
 
 
 def _high_entropy(value: str, strict: bool) -> bool:
-    value = heuristics.without_stet_ids(value)  # `trajectories/<trajectory id>/events`
-    return heuristics.looks_random(value, min_length=24, min_entropy=4.0) and any(
-        c.isdigit() for c in value
+    # `trajectories/<trajectory id>/events` is no secret; what is joined to an id is judged
+    # on its own (`<trajectory id>/Xk9q2Lm4…`).
+    return any(
+        heuristics.looks_random(part, min_length=24, min_entropy=4.0)
+        and any(c.isdigit() for c in part)
+        for part in heuristics.parts_beside_stet_ids(value)
     )
 
 

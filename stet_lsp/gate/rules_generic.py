@@ -194,17 +194,19 @@ _OTHER_LINE_BEFORE_KIND = (
 # there, so lines of headers, `data:` repeated, are each read once).
 _DATA_HEADER = r"(?:data|stringData):[ \t]{0,4}(?:#[^\r\n]{0,200})?"
 _NOT_HEADER = r"(?!kind:)(?!" + _DATA_HEADER + _LINE_END + r")"
+# The block's lines: at the first one's indentation (`inner`), any line but a header; deeper,
+# any line (a `data:` of a file the Secret holds, `application.yaml: |` and Spring's `data:`).
 _DATA_BLOCK = (
     r"(?P<indent>[ \t]{0,12})"
     + _DATA_HEADER
     + _NEWLINE
-    + r"(?P=indent)[ \t]{1,16}"
+    + r"(?P=indent)(?P<inner>[ \t]{1,16})"
     + _NOT_HEADER
     + r"(?P<secret>[^\s\\][^\r\n\\]{0,65536}+(?:"
     + _NEWLINE
-    + r"(?P=indent)[ \t]{1,16}"
+    + r"(?P=indent)(?P=inner)(?:[ \t]{1,16}+|"
     + _NOT_HEADER
-    + r"[^\s\\][^\r\n\\]{0,65536}+){0,500}+)"
+    + r")[^\s\\][^\r\n\\]{0,65536}+){0,500}+)"
 )
 _K8S_ANCHORS = ("kind: secret", 'kind: "secret"', "kind: 'secret'", "kind:secret")
 

@@ -372,3 +372,28 @@ def test_control_sequences_without_a_secret_find_nothing() -> None:
     line = "\x1b[31mFAILED\x1b[0m tests/test_a.py::test_b - \x1b[1mAssertionError\x1b[0m"
     assert scan_text(line, path="t.log", cache=None) == []
     assert scan_text(json.dumps({"o": line}), path="t.jsonl", cache=None) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("password = 'Xk9q2Lm4\udcffWp7zRt5Y'\n", "x.py"),
+        ("apikey:'C\ud800'\n", "x.sh"),
+        ('{"o": "password = \'Xk9q2Lm4\udcffWp7zRt5Y\'"}\n', "x.jsonl"),
+    ],
+)
+def test_an_undecodable_byte_near_a_keyword_is_scanned(text: str, path: str) -> None:
+    """A file read with surrogateescape holds an undecodable byte as a lone surrogate, which
+    detect-secrets could not hash: the scan failed where it met one near a keyword."""
+    redacted = redact_text(text, path=path, cache=None).text
+    assert "Wp7zRt5Y" not in redacted
+    source = text.replace("\udcff", "\ufffd").replace("\ud800", "\ufffd")
+    assert len(redacted.split("\n")) == len(source.split("\n"))
+
+
+def test_the_command_line_scans_a_file_with_undecodable_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "settings.py"
+    path.write_bytes(b"password = 'Xk9q2Lm4\xffWp7zRt5Y'\nDEBUG = True\n")
+    assert main(["gate", "redact", str(path), "--in-place"]) == 0
+    data = path.read_bytes()
+    assert b"Wp7zRt5Y" not in data and data.endswith(b"\nDEBUG = True\n")

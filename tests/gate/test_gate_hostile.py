@@ -138,6 +138,7 @@ STRUCTURE_NEAR_MISSES = {
     ),
     "kubernetes-secret-listed": (
         "\ndata:\n  a: b\n",
+        "data:\n  a:\n    data:\n      b: c\n",
         "data:\n  a: b\nkind: ConfigMap\n",
         " data:\\n",
     ),

@@ -2,6 +2,7 @@
 
 import json
 import random
+import re
 from pathlib import Path
 
 import gate_corpus
@@ -262,6 +263,19 @@ def test_ssh2_header_lines_belong_to_the_block() -> None:
     [content] = json.loads(redacted)["message"]["content"]
     assert content["content"] == f"$ cat id_ssh2\n{MARK}\n"
     assert not gate_corpus.surviving_fragments(redacted, secrets)
+
+
+@pytest.mark.parametrize("comment", ['"rsa-key", 2048 bit', '"alice", work laptop'])
+def test_an_ssh2_comment_with_text_after_its_quote_is_a_header(comment: str) -> None:
+    """The header's value reads as ending at `",` (a JSON string's end), which left the rest
+    of its line (`, 2048 bit`) before the key's lines: its words kept the whole key from
+    being taken."""
+    block, secrets = ssh2_key()
+    written = re.sub(r"(?m)^Comment: .*$", lambda _: f"Comment: {comment}", block)
+    assert f"Comment: {comment}\n" in written
+    for text, path in ((f"{written}\n", "k.md"), (jsonl(record(f"{written}\n")), "e.jsonl")):
+        redacted = redact_text(text, path=path, cache=None).text
+        assert not gate_corpus.surviving_fragments(redacted, secrets), path
 
 
 def test_an_ssh2_key_cut_short_loses_its_body() -> None:

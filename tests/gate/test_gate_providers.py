@@ -183,6 +183,11 @@ def test_kubernetes_secret_manifests() -> None:
     )
     before = f"apiVersion: v1\ndata:\n  password: {password}\nkind: Secret\nmetadata:\n  name: db\n"
     string_data = "kind: Secret\nstringData:\n  password: hunter2-Xy9!\n"
+    # A file the Secret holds, whose own keys include a `data:` deeper in (Spring Boot's).
+    spring = (
+        "kind: Secret\nstringData:\n  application.yaml: |\n    spring:\n      data:\n"
+        f"        redis:\n          signing-salt: {password}\n          token: {token}\n"
+    )
     listed = (
         "apiVersion: v1\nitems:\n- apiVersion: v1\n  data:\n"
         f"    password: {password}\n    api-token: {token}\n  kind: Secret\nkind: List\n"
@@ -192,6 +197,7 @@ def test_kubernetes_secret_manifests() -> None:
         (after, "secret.yaml"),
         (before, "notes.md"),
         (string_data, "notes.md"),
+        (spring, "secret.yaml"),
         (listed, "notes.md"),
         (as_json + "\n", "secret.json"),
         (json.dumps({"content": before}) + "\n", "events.jsonl"),
@@ -380,6 +386,7 @@ def test_twilio_account_sids_stay_and_twilio_credentials_go() -> None:
         f"TWILIO_ACCOUNT_SID={sid}",
         f'twilio_secret_ref: "vault:twilio" account_sid: "{sid}"',
         f"twilio secret: see https://api.twilio.com/2010-04-01/Accounts/{sid}/Messages.json",
+        f"twilio secret: GET https://api.twilio.com/2010-04-01/Accounts/{sid}.json",
         f"The Twilio api_key belongs to account {sid}.",
     ):
         assert _found(text + "\n", "settings.env") == [], text

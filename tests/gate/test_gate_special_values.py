@@ -275,6 +275,10 @@ def test_strict_mode_leaves_stets_own_ids_whole(key: str) -> None:
         "branch--Xk9q2Lm4Wp7zRt5Yb8Nc3Vd6Xk9q2Lm4--8c885b53df4b058d6fd3773c",  # no slug
         "Xk9q2Lm4Wp7zRt5Yb8Nc3Vd6-8c885b53df4b",
         "token--Xk9q2Lm4Wp7zRt5Yb8Nc3Vd6",
+        # A secret joined to a whole id is judged on its own, not as a path.
+        "branch--master--8c885b53df4b058d6fd3773c/Xk9q2Lm4Wp7zRt5Yb8Nc3Vd6Qa1",
+        "2026-12-02-feature-retry-8c885b53df4b/Xk9q2Lm4Wp7zRt5Yb8Nc3Vd6Qa1",
+        "Xk9q2Lm4Wp7zRt5Yb8Nc3Vd6Qa1+branch--master--8c885b53df4b058d6fd3773c",
     ],
 )
 def test_strict_mode_still_redacts_values_shaped_near_stets_ids(value: str) -> None:
@@ -308,6 +312,51 @@ def test_a_parameters_value_ends_at_the_next_separator(text: str, redacted: str)
     """The generic assignment's value ran on over `;Encrypt=true` and `&remember=1` and was
     merged into the password's span; a quoted value keeps its separators."""
     assert _redacted(text) == redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "redacted"),
+    [
+        (
+            "CONN=Driver={ODBC Driver 17};Server=db;UID=sa;PWD={Xk9;q2Lm4Wp7zRt5Y};Encrypt=yes",
+            "x.env",
+            "CONN=Driver={ODBC Driver 17};Server=db;UID=sa;PWD=[REDACTED:query-password#1];"
+            "Encrypt=yes",
+        ),
+        (
+            "Server=db;Password={x9K}}q2;mZ7};Encrypt=true",
+            "x.md",
+            "Server=db;Password=[REDACTED:query-password#1];Encrypt=true",
+        ),
+        (
+            "curl -X POST https://h/login -d 'username=bob&password=Pa55#w0rd!Xk9q2Lm'",
+            "login.sh",
+            "curl -X POST https://h/login -d 'username=bob&password=[REDACTED:secret-assignment#1]'",
+        ),
+        (
+            '{"cmd": "curl -d \'user=bob&password=Pa55#w0rd!Xk9q2Lm\'"}',
+            "t.jsonl",
+            '{"cmd": "curl -d \'user=bob&password=[REDACTED:secret-assignment#1]\'"}',
+        ),
+        (
+            "https://h/x?a=1&password=Xk9;q2Lm4Wp7zRt5Y&b=2",
+            "x.md",
+            "https://h/x?a=1&password=[REDACTED:secret-assignment#1]&b=2",
+        ),
+        (
+            "https://h/x?a=1&api_key=Xk9#q2Lm4Wp7zRt5Y",
+            "x.md",
+            "https://h/x?a=1&api_key=[REDACTED:secret-assignment#1]",
+        ),
+    ],
+)
+def test_a_separator_that_may_be_part_of_the_value_never_lets_it_through(
+    text: str, path: str, redacted: str
+) -> None:
+    """A value in braces holds `;` (ODBC); in a form body `#` and `;` are characters of the
+    value. Cut there, the value was left in part or, too short to judge, whole: it now ends
+    at the closing brace, or at the next `&` when what a `#` or `;` ends is no secret."""
+    assert redact_text(text, path=path, cache=None).text == redacted
 
 
 @pytest.mark.parametrize(
@@ -374,3 +423,20 @@ def test_one_case_and_digits_looks_generated(value: str) -> None:
 )
 def test_a_name_with_digits_does_not_look_generated(value: str) -> None:
     assert not looks_generated(value)
+
+
+@pytest.mark.parametrize("path", ["notes.md", "t.jsonl"])
+def test_every_keyword_value_of_a_long_line_is_found(path: str) -> None:
+    """detect-secrets' keyword plugin reports the first value of a line only, and one window
+    of the gate can hold several assignments: the second password of a line was left when no
+    window of its own started near it."""
+    line = '"password": "Pa55w0rdSummer2024", ' + "note " * 27 + ' "password": "Xupe5GjrnmZxYT", '
+    line = line.ljust(350, ".") + "password reset; "
+    line = line.ljust(400, ".") + "password reset; " + "." * 400
+    text = line if path == "notes.md" else json.dumps({"o": line}) + "\n"
+    redacted = redact_text(text, path=path, cache=None).text
+    assert "Pa55w0rdSummer2024" not in redacted and "Xupe5GjrnmZxYT" not in redacted
+    # Dense assignments, one a few characters: each value, not the first of each window.
+    dense = "".join(f'"api_key": "v{n}Xk9q2Lm4", ' for n in range(400))
+    found = scan_text(dense, path="notes.md", cache=None)
+    assert len(found) == 400

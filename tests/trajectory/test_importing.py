@@ -569,7 +569,6 @@ def test_no_fragment_of_a_planted_secret_is_stored_anywhere(root: Path, tmp_path
     assert "[REDACTED:" in narration
 
 
-
 def test_a_long_session_is_gated_in_chunks_as_if_whole(root: Path, tmp_path: Path) -> None:
     """A session of megabytes is stored through the gate a chunk at a time (on two cores
     where it can): one value keeps one marker across chunks, another takes the next
