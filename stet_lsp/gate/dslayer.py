@@ -128,6 +128,10 @@ _OWN_KEY_HEADERS = frozenset(
 _LONG_WORD_RUN = re.compile(r"\w{64}")
 _BUDGET_BASE = 256 * 1024
 _BUDGET_SHARE = 10
+# Reading windows again for a line's later keyword values, in characters: dense assignments
+# are rare, and this plugin's patterns are its slowest.
+_AGAIN_BASE = 2048
+_AGAIN_SHARE = 4
 """At most base + 1/share of the text goes through detect-secrets (deterministic bound)."""
 _lock = threading.Lock()
 # detect-secrets' is_indirect_reference (`x = f(...)`, `x = a["k"]`) searches
@@ -296,6 +300,7 @@ def scan_windows(
     analysed: dict[str, list[tuple[str, str]]] = {}
     runs = _Runs(text)
     budget = _BUDGET_BASE + len(text) // _BUDGET_SHARE
+    again = _AGAIN_BASE + len(text) // _AGAIN_SHARE
     # detect-secrets hashes what it reports as UTF-8, which a lone surrogate (an undecodable
     # byte of a file read with surrogateescape) is not: it sees U+FFFD, one character for one.
     surrogates = _LONE_SURROGATE.search(text) is not None
@@ -305,11 +310,12 @@ def scan_windows(
             window = _LONE_SURROGATE.sub("\ufffd", window)
         if budget < len(window):
             break
+        budget -= len(window)
         values = analysed.get(window)
         if values is None:
-            values, read = _analyse(window, plugins, filename, budget)
+            values, read_again = _analyse(window, plugins, filename, again)
             analysed[window] = values
-            budget -= read
+            again -= read_again
         for value, secret_type in values:
             for place in _locate(text, window, begin, end, value, runs):
                 if place in found or covering.covers(*place):
@@ -330,17 +336,18 @@ def scan_windows(
 
 
 def _analyse(
-    window: str, plugins: tuple[Any, ...], filename: str, budget: int
+    window: str, plugins: tuple[Any, ...], filename: str, again: int
 ) -> tuple[list[tuple[str, str]], int]:
     """The values (and their types) the plugins report in one window, filtered, and how many
-    characters were read. The keyword plugin reports the first value of a line only: the
-    window is read again after each value it reports (by it alone, while `budget` lasts), so
-    a later assignment in it (`"password": "a…", …, "password": "b…"`) is not missed."""
+    characters were read again. The keyword plugin reports the first value of a line only:
+    the rest of the window after each value it reports is read again (by it alone, while
+    `again` characters last), so a later assignment in it (`"password": "a…", …,
+    "password": "b…"`) is not missed."""
     if _LONG_WORD_RUN.search(window) or _is_indirect_reference(window):
-        return [], len(window)
+        return [], 0
     values: list[tuple[str, str]] = []
     rest = window
-    read = 0
+    read = -len(window)  # the first reading is the window's own
     while True:
         read += len(rest)
         keyword_end = 0
@@ -355,7 +362,7 @@ def _analyse(
                     continue  # the private-key rule judged the header and what follows it
                 if (value, found.type) not in values:
                     values.append((value, found.type))
-        if keyword_end <= 0 or keyword_end >= len(rest) or read + len(rest) > budget:
+        if keyword_end <= 0 or keyword_end >= len(rest) or read + len(rest) - keyword_end > again:
             return values, read
         rest = rest[keyword_end:]
         # The other plugins report every value they find: read again with this one only.

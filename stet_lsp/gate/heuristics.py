@@ -545,6 +545,21 @@ def is_encoded_secret(value: str) -> bool:
     return upper and lower and (digit or symbol or entropy >= 4.0) and entropy >= 3.5
 
 
+def looks_like_env_literal(value: str) -> bool:
+    """The value of an environment file's credential (`DB_PASSWORD=hunter2Summer`): such a
+    line holds the value itself, never code, so a value that reads as a name (camelCase,
+    words and digits) is one; not a placeholder, a reference, a path or a URL, and of two
+    kinds of characters at least, varied."""
+    if is_placeholder(value) or is_env_reference(value) or is_agent_id(value):
+        return False
+    if "://" in value or value.startswith(("/", "./", "../", "~")):
+        return False
+    if _UUID.fullmatch(value) or is_hash_or_uuid(value):
+        return False
+    lower, upper, digits, _, symbol = _classes(value)
+    return sum((lower, upper, digits, symbol)) >= 2 and shannon_entropy(value) >= 2.5
+
+
 def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: float = 3.0) -> bool:
     """A value assigned to a credential's name: encoded, or password-like (any characters,
     several classes, varied), and neither a placeholder nor a reference."""

@@ -192,6 +192,7 @@ CASES = [
         "Doppler service tokens start with dp.st. and name their config.",
     ),
     ("drone-ci-token", "DRONE_TOKEN=<<{A32}>>", "DRONE_SERVER_HOST=drone.example.com"),
+    ("env-assignment", "DB_PASSWORD=<<hunter2Summer>>", "PASSWORD_HASHER=argon2id"),
     (
         "dropbox-token",
         "DROPBOX_ACCESS_TOKEN=<<sl.B{W140}>>",

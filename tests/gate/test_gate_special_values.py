@@ -436,7 +436,11 @@ def test_every_keyword_value_of_a_long_line_is_found(path: str) -> None:
     text = line if path == "notes.md" else json.dumps({"o": line}) + "\n"
     redacted = redact_text(text, path=path, cache=None).text
     assert "Pa55w0rdSummer2024" not in redacted and "Xupe5GjrnmZxYT" not in redacted
-    # Dense assignments, one a few characters: each value, not the first of each window.
-    dense = "".join(f'"api_key": "v{n}Xk9q2Lm4", ' for n in range(400))
-    found = scan_text(dense, path="notes.md", cache=None)
-    assert len(found) == 400
+    # A configuration's line of several credentials: each value, not the first alone.
+    values = ["Pa55w0rdSummer2024", "Xupe5GjrnmZxYT", "q2Lm4Wp7zRt5Yb8N", "Wp7zRt5Yq2Lm4Xk9"]
+    names = ["password", "secret", "api_key", "token"]
+    config = ", ".join(f'"{name}": "{value}"' for name, value in zip(names, values, strict=True))
+    config = "{" + config + ', "note": "' + "rotate these " * 20 + '"}'
+    for text, where in ((config + "\n", "notes.md"), (json.dumps({"o": config}) + "\n", "e.jsonl")):
+        redacted = redact_text(text, path=where, cache=None).text
+        assert [value for value in values if value in redacted] == [], where
