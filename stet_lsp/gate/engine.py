@@ -161,6 +161,8 @@ class RuleScanner:
             prefix_rule = False
             live = False
             windowed = False
+            # Whether escapes may hide an identifier rule's match here: the same for each.
+            hidden: bool | None = None
             for priority, rule in by_anchor[anchor]:
                 if rule.start == "window":
                     windows.setdefault(priority, []).append((offset, anchor))
@@ -170,11 +172,14 @@ class RuleScanner:
                 found |= matched
                 # A block rule that finds no block has decided: a bare header is no secret.
                 prefix_rule |= rule.start == "anchor" and len(anchor) >= 4 and rule.block is None
-                live |= (
-                    self.escapes
-                    and not matched
-                    and self._may_hide_behind_escapes(rule, offset, len(anchor))
-                )
+                if live or matched or not self.escapes:
+                    continue
+                if rule.start != "identifier":
+                    live = self._may_hide_behind_escapes(rule, offset, len(anchor))
+                    continue
+                if hidden is None:
+                    hidden = self._may_hide_behind_escapes(rule, offset, len(anchor))
+                live = hidden
             if live:
                 self.hits.append((offset, anchor))
             if prefix_rule and not found:
