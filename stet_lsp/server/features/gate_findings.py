@@ -35,9 +35,10 @@ GateKind = Literal["sheet", "artifact"]
 
 REDACT = "stet.gate.redact"
 REDACT_TITLE = "Redact now"
-INLINE_LIMIT = 128 * 1024
-"""Texts up to this many characters are scanned on the event loop (a few milliseconds);
-longer ones in a worker thread."""
+INLINE_LIMIT = 32 * 1024
+"""Texts up to this many characters are scanned on the event loop (about a millisecond, 6 ms
+for a sheet-like Markdown text, 0.5 s at worst for hostile text: the JSON of 32 KB of
+`secret: "`); longer ones in a worker thread."""
 CONFIG_SECONDS = 5.0
 """How old a repository's gate configuration may get before it is read again."""
 
