@@ -41,6 +41,7 @@ _PLAIN_ASSIGNMENT_REACH = 7 + 1 + 10 + 400 + 1
 # and what may: in a query `;` and `#` end it, in a form body (`-d 'a=1&password=x#y'`) they
 # are characters of it.
 _QUERY = (re.compile("&"), re.compile("[&;#]"))
+_URL_SURE_END = re.compile("[&#]")  # `#` starts a URL's fragment
 _PARAMETER_SEPARATORS = {"?": _QUERY, "&": _QUERY, ";": (re.compile(";"), re.compile(";"))}
 _QUOTES = frozenset("\"'`")
 
@@ -82,6 +83,13 @@ def rule_set(strict: bool, env_names: tuple[str, ...], keywords: tuple[str, ...]
             if all(rule.start == "identifier" for _, rule in entries)
         ),
     )
+
+
+def _word_start(text: str, position: int) -> int:
+    """Where the run of text without blanks or quotes that holds `position` starts (looking
+    back at most 4096 characters): a URL, a form body."""
+    floor = max(0, position - 4096)
+    return max(text.rfind(mark, floor, position) for mark in (" ", "\t", "\n", '"', "'")) + 1
 
 
 def _brace_end(text: str, start: int, end: int) -> int:
@@ -354,8 +362,9 @@ class RuleScanner:
             end = block_end
         # Hostile text repeats one assignment thousands of times: judge each value once.
         key = match.group("key") if "key" in match.re.groupindex else None
+        form = ""
         if group == "secret" and key is not None:
-            surely, maybe = self._parameter_ends(match, start, end)
+            surely, maybe, form = self._parameter_ends(match, start, end)
             # Up to a separator that may end the value when what it ends is a secret, else up
             # to the one that surely does (`password=Pa55#w0rd!Xk9&a=1` in a form body).
             if maybe < surely and self._judge(priority, rule, self.text[start:maybe], key):
@@ -368,7 +377,14 @@ class RuleScanner:
             # of them starts a token of its own.
             self._token_until[priority] = max(self._token_until.get(priority, -1), end)
         value = self.text[start:end]
-        if not value or not self._judge(priority, rule, value, key):
+        # A braced value is judged by what the braces hold (`{Xk9q…}` is no `{template}`); a
+        # parameter of a URL or a connection string holds text, never code's name
+        # (`?secret=x9Kq2mZ7Lp4`, `;Pwd=Hunter2Summer`).
+        judged = value[1:-1] if form == "braced" and len(value) > 2 else value
+        if not value or not (
+            self._judge(priority, rule, judged, key)
+            or (form != "" and heuristics.looks_like_env_literal(judged))
+        ):
             return False
         if self.text.startswith(_ELLIPSES, end) and heuristics.is_placeholder(value + "..."):
             return False  # `API_KEY=sk-ant-...`: the rules' values stop before a final dot
@@ -383,26 +399,32 @@ class RuleScanner:
             secret = self._judged[judged] = self._is_secret(rule, value, key)
         return secret
 
-    def _parameter_ends(self, match: re.Match[str], start: int, end: int) -> tuple[int, int]:
+    def _parameter_ends(self, match: re.Match[str], start: int, end: int) -> tuple[int, int, str]:
         """Where the unquoted value of a parameter of a query (`?password=`, `&token=`) or of
-        a connection string (`;Password=`) surely ends, and where it may: `;Encrypt=true` or
-        `&remember=1` after it is not part of the secret. A connection string's value in
-        braces (`PWD={a;b}`, `}}` a brace within) ends at its closing brace. (end, end) for a
-        value of any other assignment."""
+        a connection string (`;Password=`) surely ends, where it may, and its form:
+        `;Encrypt=true` or `&remember=1` after it is not part of the secret. In a URL's query
+        (a `?` before the name) `#` ends it too, and the form is "url"; in a form body
+        (`-d 'a=1&password=x#y'`, form "form") `#` and `;` may be its characters. A
+        connection string's value ("connection") in braces (`PWD={a;b}`, `}}` a brace within)
+        ends at its closing brace, form "braced". (end, end, "") for a value of any other
+        assignment."""
         key_start = match.start("key")
         text = self.text
         if key_start < 1 or text[start - 1] in _QUOTES:
-            return end, end
+            return end, end, ""
         opener = text[key_start - 1]
         separators = _PARAMETER_SEPARATORS.get(opener)
         if separators is None:
-            return end, end
+            return end, end, ""
         if opener == ";" and text.startswith("{", start):
             closed = _brace_end(text, start, end)
-            return closed, closed
+            return closed, closed, "braced"
+        url = opener == "?" or "?" in text[_word_start(text, key_start) : key_start]
+        if url:
+            separators = (_URL_SURE_END, separators[1])
         ends = [separator.search(text, start, end) for separator in separators]
         surely, maybe = (end if found is None else found.start() for found in ends)
-        return surely, maybe
+        return surely, maybe, "url" if url else "connection" if opener == ";" else "form"
 
     def _extended(self, priority: int, run: LazyPattern, end: int) -> int:
         """Where the token goes on to (at most `_MAX_EXTENSION` characters past `end`). The

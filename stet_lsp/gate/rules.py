@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.14"
+RULESET_VERSION = "2026.15"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -182,10 +182,6 @@ _SECRET_KEY_WORDS = (
     r"|auth[_\-]?key|client[_\-]?key|credentials?|signing[_\-]?key|encryption[_\-]?key"
 )
 _ASSIGN = r"[\"']?\]?[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}"
-_ENV_KEY_WORDS = (
-    r"PASSWORD|PASSWD|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_?KEY"
-    r"|CLIENT_?KEY|CREDENTIALS?|SIGNING_?KEY|ENCRYPTION_?KEY"
-)
 
 
 # What may stand between a credential's name and its value (`"]`, `**` in Markdown included).
@@ -697,7 +693,7 @@ def build_rules() -> tuple[Rule, ...]:
             start="anchor",
         ),
         GENERIC_ASSIGNMENT,
-        ENV_ASSIGNMENT,
+        *ENV_ASSIGNMENTS,
         Rule(
             name="high-entropy-string",
             # A Stet id where the run starts is read whole and skipped (no `secret` group):
@@ -720,41 +716,65 @@ def _env_literal(value: str, strict: bool) -> bool:
     return heuristics.looks_like_env_literal(value)
 
 
-# An environment file's line (`DB_PASSWORD=hunter2Summer`, `export API_TOKEN=…`): an upper-case
-# name at the line's start, `=` with no space, a value of letters and digits to the line's
-# end. `secret-assignment` takes such a value for a name (code's `password=userPassword2`);
-# code does not look so (a name assigned to a name has spaces around `=`), and the shell
-# reads the value as text. Values with other characters are that rule's (a dotted or
-# underscored one, `pk.eyJ…`, `live_…`, is often a public client token). Lines of a file's
-# content in a transcript end at an escaped newline or a quote.
-ENV_ASSIGNMENT = Rule(
-    name="env-assignment",
-    pattern=lazy(
-        r"(?:\A|(?<=[\n\"])|(?<=\\n)|(?<=export ))"
-        r"(?P<key>(?:[A-Z][A-Z0-9_]{0,40}?)?(?:" + _ENV_KEY_WORDS + r")[A-Z0-9_]{0,30})"
-        r"=(?P<secret>[A-Za-z0-9]{8,255}+)(?=\r?\n|\\[nr]|\"|\Z)"
-    ),
-    anchors=(
-        "password",
-        "passwd",
-        "pwd",
-        "secret",
-        "token",
-        "api_key",
-        "apikey",
-        "access_key",
-        "private_key",
-        "auth_key",
-        "client_key",
-        "credential",
-        "signing_key",
-        "encryption_key",
-    ),
-    lead=48,
-    reach=320,
-    check=_env_literal,
-    after=lazy(r"[A-Za-z0-9_]{0,72}=[A-Za-z0-9]{8}"),
-    start="identifier",
+# An environment file's line (`DB_PASSWORD=hunter2Summer`, `export API_TOKEN=…`, `ENV …`,
+# `- …` in a compose file): an upper-case name that ends in a credential's word, after the
+# line's start, a space or a quote; `=` with no space; the value up to a space, `;`, `#`, a
+# quote or the line's end (raw, or escaped once or more in JSON). `secret-assignment` takes a
+# value of letters and digits for a name (code's `password=userPassword2`); code does not look
+# so (a name assigned to a name has spaces around `=`), and the shell reads the value as text.
+# A password's value may hold `_ . -` too; a token's or key's may not: a dotted or underscored
+# one (`pk.eyJ…`, `live_…`) is often a public client token, left to `secret-assignment`.
+# (The start of a name read back over identifier characters takes the `n` of an escaped
+# newline along: `\\nDB_PASSWORD`.)
+_ENV_NAME_START = r"(?:\A|(?<=[\s\"'])|(?<=\\n)|(?<=\\)n)(?P<key>(?:[A-Z][A-Z0-9_]{0,40}?)?(?:"
+_ENV_VALUE_END = r"(?=[\s;#'`]|\\+[nr]|\\*\"|\Z)"
+_ENV_ANCHORS = (
+    "password",
+    "passwd",
+    "pwd",
+    "secret",
+    "token",
+    "api_key",
+    "apikey",
+    "access_key",
+    "private_key",
+    "auth_key",
+    "client_key",
+    "credential",
+    "signing_key",
+    "encryption_key",
+)
+ENV_ASSIGNMENTS = tuple(
+    Rule(
+        name="env-assignment",
+        pattern=lazy(
+            _ENV_NAME_START
+            + words
+            + r")(?:_?[0-9]{1,3})?)=(?P<secret>"
+            + value
+            + ")"
+            + _ENV_VALUE_END
+        ),
+        anchors=_ENV_ANCHORS,
+        lead=48,
+        reach=320,
+        check=_env_literal,
+        after=lazy(r"[A-Za-z0-9_]{0,72}=[A-Za-z0-9]{8}" if plain else r"[A-Za-z0-9_]{0,72}=\w"),
+        start="identifier",
+    )
+    for words, value, plain in (
+        (
+            r"PASSWORD|PASSWD|PWD|SECRET|SECRET_?KEY",
+            r"[A-Za-z0-9][A-Za-z0-9_.\-]{7,255}+",
+            False,
+        ),
+        (
+            r"TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_?KEY|CLIENT_?KEY|CREDENTIALS?"
+            r"|SIGNING_?KEY|ENCRYPTION_?KEY",
+            r"[A-Za-z0-9]{8,255}+",
+            True,
+        ),
+    )
 )
 
 

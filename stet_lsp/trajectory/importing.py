@@ -30,7 +30,13 @@ from typing import TYPE_CHECKING, Any
 from stet_lsp.core.collector import collector_paused
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
-from stet_lsp.core.safefs import atomic_write, atomic_writer, make_dirs, read_regular
+from stet_lsp.core.safefs import (
+    atomic_write,
+    atomic_writer,
+    make_dirs,
+    read_regular,
+    remove_regular,
+)
 from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.events import SessionStart, event_json, parse_event
 from stet_lsp.trajectory.importers import detect, importer, read_head
@@ -43,6 +49,7 @@ from stet_lsp.trajectory.store import Folder, working_folder
 
 if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
+    from stet_lsp.gate.report import RedactionReport
 
 Progress = Callable[[str], None]
 """Told what the import is doing now (a phase name), for a progress line or report."""
@@ -145,6 +152,9 @@ def write_session(
     gate) and then its record, each atomically. Call it holding the working trajectory's
     lock; `compose` afterwards puts the session into the trajectory."""
     sessions = make_dirs(target.root, folder.relative / SESSIONS)
+    # The old record goes first: a session file whose record is missing is imported again,
+    # one beside another session's record would be taken for it.
+    remove_regular(sessions / f"{stem}.json", target.root)
     atomic_write(sessions / f"{stem}.jsonl", text.encode("utf-8"), target.root)
     _write_record(target, sessions / f"{stem}.json", record)
 
@@ -219,7 +229,6 @@ def _store_session(
     """Store the parsed session as `write_session` does, its events through the gate on the
     way to the file (a chunk at a time: the redacted text is never held whole, nor a second
     copy of it); its record, also through the gate, is written after and returned."""
-    from stet_lsp.gate import redact_text
     from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
     from stet_lsp.gate.stetignore import StetIgnore
     from stet_lsp.gate.stream import redact_blocks
@@ -243,6 +252,25 @@ def _store_session(
             lambda chunk: stream.write(chunk.encode("utf-8")),
             parallel=len(text) >= MIN_PARALLEL_SIZE,
         )
+        record = _session_record(parsed, sources, digest, config, first_time, count, report)
+        # Before the new file replaces the old: see `write_session`.
+        remove_regular(sessions / f"{stem}.json", target.root)
+    _write_record(target, sessions / f"{stem}.json", record)
+    return record
+
+
+def _session_record(
+    parsed: ParsedSession,
+    sources: list[SourceFile],
+    digest: str,
+    config: GateConfig,
+    first_time: str | None,
+    count: int,
+    report: RedactionReport,
+) -> dict[str, Any]:
+    """A session's record, through the gate: it names files and quotes parse errors."""
+    from stet_lsp.gate import redact_text
+
     record: dict[str, Any] = {
         "format": RECORD_FORMAT,
         "importer": parsed.format,
@@ -258,12 +286,10 @@ def _store_session(
         ],
         "gate": config.fingerprint,
     }
-    # The record names files and quotes parse errors: it goes through the gate too.
     gated_record = redact_text(
         json.dumps(record, ensure_ascii=False), config=config, path="record.json", cache=None
     )
     gated: dict[str, Any] = json.loads(gated_record.text)
-    _write_record(target, sessions / f"{stem}.json", gated)
     return gated
 
 

@@ -344,9 +344,9 @@ def test_a_parameters_value_ends_at_the_next_separator(text: str, redacted: str)
             "https://h/x?a=1&password=[REDACTED:secret-assignment#1]&b=2",
         ),
         (
-            "https://h/x?a=1&api_key=Xk9#q2Lm4Wp7zRt5Y",
-            "x.md",
-            "https://h/x?a=1&api_key=[REDACTED:secret-assignment#1]",
+            "curl -d 'a=1&api_key=Xk9#q2Lm4Wp7zRt5Y'",
+            "x.sh",
+            "curl -d 'a=1&api_key=[REDACTED:secret-assignment#1]'",
         ),
     ],
 )
@@ -444,3 +444,84 @@ def test_every_keyword_value_of_a_long_line_is_found(path: str) -> None:
     for text, where in ((config + "\n", "notes.md"), (json.dumps({"o": config}) + "\n", "e.jsonl")):
         redacted = redact_text(text, path=where, cache=None).text
         assert [value for value in values if value in redacted] == [], where
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "DB_PASSWORD=hunter2Summer",
+        "DB_PASSWORD=hunter2Summer # prod",
+        "export DB_PASSWORD=hunter2Summer; ./run",
+        "echo 'DB_PASSWORD=hunter2Summer' >> .env",
+        "DB_PASSWORD=hunter2_Summer",
+        "ENV DB_PASSWORD=hunter2Summer",
+        "  - DB_PASSWORD=hunter2Summer",
+        "API_TOKEN=CorrectHorse9Battery",
+        "DB_PASSWORD_2=Xupe5GjrnmZxYT",
+    ],
+)
+def test_an_env_files_credential_that_reads_as_a_name(line: str) -> None:
+    """An environment file's value is the value itself, in a file, a shell line, a compose
+    file, and a transcript's output once or twice escaped (a rollout's tool output)."""
+    inner = json.dumps({"output": f"DB_HOST=db\n{line}\nDEBUG=1\n"})
+    for text, path in (
+        (line + "\n", ".env"),
+        (json.dumps({"output": f"$ cat .env\n{line}\n"}) + "\n", "e.jsonl"),
+        (json.dumps({"type": "function_call_output", "output": inner}) + "\n", "rollout.jsonl"),
+    ):
+        redacted = redact_text(text, path=path, cache=None).text
+        assert not any(v in redacted for v in ("hunter2", "Horse9", "Xupe5")), (path, redacted)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "TOKENIZER=cl100kBase",
+        "HF_TOKENIZER=BertBaseUncased",
+        "TOKEN_ISSUER=MyCompany",
+        "AUTH_TOKEN_HEADER=XAuthToken",
+        "TOKEN_STORAGE=localStorage",
+        "PASSWORD_HASHING=Argon2id",
+        "PASSWORD_HASHER=argon2id",
+        "PASSWORD_CIPHER=Aes256Gcm",
+        "JWT_SECRET_ENCODING=base64url",
+        "MAPBOX_ACCESS_TOKEN=pk.eyJ1IjoibWFwYm94IiwiYSI6ImNpejY4M.rJcFIG214AriISLbB6B5aw",
+        "DB_PASSWORD=settings.DB_PASSWORD",
+        "call(DB_PASSWORD=hunter2Summer)",
+        "${DB_PASSWORD=hunter2Summer}",
+        "DB_PASSWORD=changeme",
+        "DB_PASSWORD = hunter2Summer",
+    ],
+)
+def test_env_lines_that_hold_no_credential_stay(line: str) -> None:
+    assert scan_text(line + "\n", path=".env", cache=None) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (
+            "https://docs.example.com/api?api_key=demo#authentication",
+            "https://docs.example.com/api?api_key=demo#authentication",
+        ),
+        ("https://h/x?a=1&token=foo#L10-L20", "https://h/x?a=1&token=foo#L10-L20"),
+        (
+            "https://h/x?secret=x9Kq2mZ7Lp4#frag",
+            "https://h/x?secret=[REDACTED:secret-assignment#1]#frag",
+        ),
+        (
+            "Server=h;Uid=u;Pwd={Hunter2Summer};Encrypt=yes",
+            "Server=h;Uid=u;Pwd=[REDACTED:secret-assignment#1];Encrypt=yes",
+        ),
+        (
+            "Server=h;Uid=u;Pwd={Xk9q2Lm4Wp7zRt5Y};Encrypt=yes",
+            "Server=h;Uid=u;Pwd=[REDACTED:secret-assignment#1];Encrypt=yes",
+        ),
+        ("Server=h;Uid=u;Pwd={password};Encrypt=yes", "Server=h;Uid=u;Pwd={password};Encrypt=yes"),
+    ],
+)
+def test_a_urls_fragment_ends_a_value_and_parameters_hold_text(text: str, redacted: str) -> None:
+    """In a URL's query `#` starts the fragment: never part of a value. A parameter of a URL
+    or a connection string is text, never code's name: a braced one is judged by what the
+    braces hold."""
+    assert redact_text(text, path="notes.md", cache=None).text == redacted

@@ -1003,6 +1003,25 @@ def test_the_run_patch_adds_the_files_no_event_changed(tmp_path: Path, line_end:
         ("lib/util.py", "modify", 1, 1),
     ]
     assert changes[1].source.pointer == "/test_result/git_patch"
+    # An event's container path matches the longest patch path it ends with: a new `app.py`
+    # at the root, which a command wrote, is not the `pkg/app.py` the edit changed.
+    nested = older_resolver_output(5)
+    for item in nested["history"]:
+        for field in ("code", "content"):
+            if isinstance(item.get(field), str):
+                item[field] = item[field].replace("/workspace/app.py", "/workspace/pkg/app.py")
+    root_app = APP_PATCH.replace("index 1b2c3d4..5e6f7a8 100644", "new file mode 100644")
+    root_app = root_app.replace("--- a/app.py", "--- /dev/null").replace(
+        "@@ -1 +1 @@", "@@ -0,0 +1 @@"
+    )
+    root_app = root_app.replace("-print('hi')\n", "")
+    nested["git_patch"] = root_app + APP_PATCH.replace("app.py", "pkg/app.py")
+    events = OPENHANDS.parse(write(tmp_path / "nested.json", nested)).events
+    changes = of(events, "file_change")
+    assert [(c.path, c.operation, c.call_id) for c in changes] == [
+        ("/workspace/pkg/app.py", "modify", "history/5"),
+        ("app.py", "create", None),
+    ]
     for empty in ("", "\n"):
         output["git_patch"] = empty
         events = OPENHANDS.parse(write(tmp_path / "output.json", output)).events

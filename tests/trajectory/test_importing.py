@@ -389,6 +389,42 @@ def test_a_changed_source_replaces_that_session_only(root: Path, tmp_path: Path)
     assert [line["step"] for line in lines] == list(range(1, len(lines) + 1))
 
 
+def test_an_import_that_fails_after_its_events_leaves_the_session_as_it_was(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session file is written as it passes the gate; a failure before its record is
+    written (the record's own gate) must not leave the new events beside the old record,
+    which the next import of the old source would take for them."""
+    import stet_lsp.gate as gate
+
+    target = target_of(root)
+    session = simple_session(root, SESSION_A, "First task", START)
+    path = session.save(tmp_path / "a.jsonl")
+    import_transcript(target, path)
+    sessions = working_folder(target).path / "sessions"
+    before = {p.name: p.read_bytes() for p in sessions.iterdir()}
+    original = path.read_bytes()
+
+    session.say("One more thing: the tests pass.").save(path)
+    real = gate.redact_text
+
+    def failing(text: str, **options: Any) -> Any:
+        if options.get("path") == "record.json":
+            raise KeyboardInterrupt
+        return real(text, **options)
+
+    monkeypatch.setattr(gate, "redact_text", failing)
+    with pytest.raises(KeyboardInterrupt):
+        import_transcript(target, path)
+    monkeypatch.setattr(gate, "redact_text", real)
+    assert {p.name: p.read_bytes() for p in sessions.iterdir()} == before
+
+    path.write_bytes(original)
+    result = import_transcript(target, path)
+    assert not result.changed
+    assert "One more thing: the tests pass." not in [line.get("text") for line in lines_of(root)]
+
+
 def test_an_import_that_stopped_before_composing_is_finished_by_the_next(
     root: Path, tmp_path: Path
 ) -> None:

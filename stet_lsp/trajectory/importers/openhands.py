@@ -733,10 +733,17 @@ class _Reader:
             return
         if "\r\n" in patch and "\n" not in patch.replace("\r\n", ""):
             patch = patch.replace("\r\n", "\n")  # written with CRLF line ends throughout
-        changed = [e.path for e in self.parsed.events if isinstance(e, FileChange)]
-        for change in patch_changes(patch, self.parsed.session_id, self._at(pointer), None):
-            assert isinstance(change, FileChange)
-            if not any(p == change.path or p.endswith("/" + change.path) for p in changed):
+        changes = patch_changes(patch, self.parsed.session_id, self._at(pointer), None)
+        paths = [change.path for change in changes if isinstance(change, FileChange)]
+        covered: set[str] = set()
+        for changed in {e.path for e in self.parsed.events if isinstance(e, FileChange)}:
+            # An event names a container's path (`/workspace/pkg/app.py`), the patch the
+            # repository's: the longest patch path it ends with is the same file (not `app.py`).
+            same = [path for path in paths if changed == path or changed.endswith("/" + path)]
+            if same:
+                covered.add(max(same, key=len))
+        for change in changes:
+            if isinstance(change, FileChange) and change.path not in covered:
                 self.parsed.events.append(change)
 
     def _at(self, pointer: str) -> SourceRef:

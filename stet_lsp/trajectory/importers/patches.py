@@ -4,6 +4,8 @@ SWE-agent submits and what OpenHands' evaluation and resolver outputs record as 
 
 from __future__ import annotations
 
+import codecs
+import re
 from typing import Literal
 
 from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
@@ -91,6 +93,14 @@ def _parse_section(lines: list[str]) -> tuple[str, Operation, str | None, str] |
 
 
 def _git_header_paths(rest: str) -> tuple[str | None, str | None]:
+    if rest.startswith('"'):  # quoted names: `"a/caf\303\251.txt" "b/caf\303\251.txt"`
+        quoted = _QUOTED_PAIR.fullmatch(rest)
+        if quoted is None:
+            return None, None
+        old, new = (_unquoted(name) for name in quoted.groups())
+        if old.startswith("a/") and new.startswith("b/"):
+            return old[2:], new[2:]
+        return None, None
     if rest.startswith("a/") and " b/" in rest:
         old, _, new = rest[2:].rpartition(" b/")
         return old, new
@@ -98,9 +108,25 @@ def _git_header_paths(rest: str) -> tuple[str | None, str | None]:
 
 
 def _diff_path(side: str) -> str | None:
-    side = side.split("\t", 1)[0].strip()
+    if side.startswith('"'):
+        end = _QUOTED.match(side)
+        side = _unquoted(end.group()) if end is not None else side
+    else:
+        side = side.split("\t", 1)[0].strip()
     if side == "/dev/null":
         return None
     if side.startswith(("a/", "b/")):
         return side[2:]
     return side
+
+
+# Git quotes a name with special or non-ASCII characters C-style, UTF-8 bytes in octal.
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+_QUOTED_PAIR = re.compile(r'("(?:[^"\\]|\\.)*") ("(?:[^"\\]|\\.)*")')
+
+
+def _unquoted(name: str) -> str:
+    if not (len(name) >= 2 and name[0] == name[-1] == '"'):
+        return name
+    raw = codecs.escape_decode(name[1:-1].encode("ascii", "backslashreplace"))[0]
+    return bytes(raw).decode("utf-8", "replace")
