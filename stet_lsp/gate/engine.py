@@ -136,7 +136,7 @@ class RuleScanner:
         self.allowlist = allowlist
         self.spans: list[Span] = []
         self._tried: set[tuple[int, int]] = set()
-        self._judged: dict[tuple[int, str, str | None], bool] = {}
+        self._judged: dict[tuple[int, str, str | None, bool], bool] = {}
         self._covered_until: dict[int, int] = {}
         self._token_until: dict[int, int] = {}
         """Per rule that extends its tokens: the end of the last token it read."""
@@ -381,10 +381,7 @@ class RuleScanner:
         # parameter of a URL or a connection string holds text, never code's name
         # (`?secret=x9Kq2mZ7Lp4`, `;Pwd=Hunter2Summer`).
         judged = value[1:-1] if form == "braced" and len(value) > 2 else value
-        if not value or not (
-            self._judge(priority, rule, judged, key)
-            or (form != "" and heuristics.looks_like_env_literal(judged))
-        ):
+        if not value or not self._judge(priority, rule, judged, key, literal=form != ""):
             return False
         if self.text.startswith(_ELLIPSES, end) and heuristics.is_placeholder(value + "..."):
             return False  # `API_KEY=sk-ant-...`: the rules' values stop before a final dot
@@ -392,11 +389,13 @@ class RuleScanner:
         self._covered_until[priority] = max(self._covered_until.get(priority, -1), end)
         return True
 
-    def _judge(self, priority: int, rule: Rule, value: str, key: str | None) -> bool:
-        judged = (priority, value, key)
+    def _judge(
+        self, priority: int, rule: Rule, value: str, key: str | None, literal: bool = False
+    ) -> bool:
+        judged = (priority, value, key, literal)
         secret = self._judged.get(judged)
         if secret is None:
-            secret = self._judged[judged] = self._is_secret(rule, value, key)
+            secret = self._judged[judged] = self._is_secret(rule, value, key, literal)
         return secret
 
     def _parameter_ends(self, match: re.Match[str], start: int, end: int) -> tuple[int, int, str]:
@@ -443,7 +442,9 @@ class RuleScanner:
         self._runs[priority] = (origin, stop, stop < limit or limit == len(self.text))
         return stop
 
-    def _is_secret(self, rule: Rule, value: str, key: str | None) -> bool:
+    def _is_secret(self, rule: Rule, value: str, key: str | None, literal: bool = False) -> bool:
+        """Whether `value` of `rule` (assigned to `key`) is a secret; `literal`: the value is
+        text, never code's name (a parameter of a URL or a connection string)."""
         if rule.replacement is not None:
             return True
         if heuristics.is_documented_example(value):
@@ -452,4 +453,6 @@ class RuleScanner:
             return False
         if key is not None and is_metadata_key(key):
             return False
-        return rule.check is None or rule.check(value, self.strict)
+        if rule.check is None or rule.check(value, self.strict):
+            return True
+        return literal and heuristics.looks_like_env_literal(value)

@@ -505,6 +505,8 @@ def test_env_lines_that_hold_no_credential_stay(line: str) -> None:
             "https://docs.example.com/api?api_key=demo#authentication",
         ),
         ("https://h/x?a=1&token=foo#L10-L20", "https://h/x?a=1&token=foo#L10-L20"),
+        # Metadata about a credential stays, in a URL too.
+        ("https://h/x?token_type=bearerAbc123&a=1", "https://h/x?token_type=bearerAbc123&a=1"),
         (
             "https://h/x?secret=x9Kq2mZ7Lp4#frag",
             "https://h/x?secret=[REDACTED:secret-assignment#1]#frag",
