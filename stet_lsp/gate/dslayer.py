@@ -301,19 +301,21 @@ def scan_windows(
     runs = _Runs(text)
     budget = _BUDGET_BASE + len(text) // _BUDGET_SHARE
     again = _AGAIN_BASE + len(text) // _AGAIN_SHARE
-    # detect-secrets hashes what it reports as UTF-8, which a lone surrogate (an undecodable
-    # byte of a file read with surrogateescape) is not: it sees U+FFFD, one character for one.
-    surrogates = _LONE_SURROGATE.search(text) is not None
     for begin, end in windows:
         window = text[begin:end]
-        if surrogates:
-            window = _LONE_SURROGATE.sub("\ufffd", window)
         if budget < len(window):
             break
         budget -= len(window)
         values = analysed.get(window)
         if values is None:
-            values, read_again = _analyse(window, plugins, filename, again)
+            try:
+                values, read_again = _analyse(window, plugins, filename, again)
+            except UnicodeEncodeError:
+                # detect-secrets hashes what it reports as UTF-8, which a lone surrogate (an
+                # undecodable byte of a file read with surrogateescape) is not: it sees
+                # U+FFFD in its place, one character for one.
+                window = _LONE_SURROGATE.sub("\ufffd", window)
+                values, read_again = _analyse(window, plugins, filename, again)
             analysed[window] = values
             again -= read_again
         for value, secret_type in values:
