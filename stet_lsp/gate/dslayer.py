@@ -103,12 +103,9 @@ _RULE_NAME = re.compile(r"[^a-z0-9]+")
 # TwilioKeyDetector reports account SIDs (`AC` + 32 hex) with API keys (`SK…`): a SID names an
 # account, as a user name does, and is no credential. The gate's own rules judge API keys
 # (`twilio-api-key`) and auth tokens (`twilio-auth-token`). A token whose word characters are
-# exactly a SID (punctuation around it, as `ACxxxx.` ending a sentence) is one.
+# exactly a SID (punctuation around it, as `ACxxxx.` ending a sentence), or a SID with a file
+# suffix (`Accounts/AC….json`, the REST API's resource), is one.
 _TWILIO_TYPE = "Twilio API Key"
-_KEYWORD_TYPE = "Secret Keyword"
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-# An account SID as the place widened to its token holds it: alone, or with a file suffix
-# after it (`Accounts/AC….json`, the REST API's resource).
 _TWILIO_ACCOUNT_SID = re.compile(r"\W*AC[0-9a-f]{32}(?:\.[a-z]{2,4})?\W*")
 # PrivateKeyDetector's markers for the PEM and SSH2 headers the gate's private-key rules
 # handle: it reports only the header, which without key material after it is a mention.
@@ -128,11 +125,13 @@ _OWN_KEY_HEADERS = frozenset(
 _LONG_WORD_RUN = re.compile(r"\w{64}")
 _BUDGET_BASE = 256 * 1024
 _BUDGET_SHARE = 10
-# Reading windows again for a line's later keyword values, in characters: dense assignments
-# are rare, and this plugin's patterns are its slowest.
+"""At most base + 1/share of the text goes through detect-secrets (deterministic bound)."""
+# The keyword plugin's type, and how much of the windows it reads again for a line's later
+# values, in characters: dense assignments are rare, and its patterns are the slowest.
+_KEYWORD_TYPE = "Secret Keyword"
 _AGAIN_BASE = 2048
 _AGAIN_SHARE = 4
-"""At most base + 1/share of the text goes through detect-secrets (deterministic bound)."""
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _lock = threading.Lock()
 # detect-secrets' is_indirect_reference (`x = f(...)`, `x = a["k"]`) searches
 # `([^\v=!:]*)\s*(:=?|[!=]{1,3})\s*([\w.-]+[\[\(][^\v]*[\]\)])`: its first group may be

@@ -378,8 +378,8 @@ class RuleScanner:
             self._token_until[priority] = max(self._token_until.get(priority, -1), end)
         value = self.text[start:end]
         # A braced value is judged by what the braces hold (`{Xk9q…}` is no `{template}`); a
-        # parameter of a URL or a connection string holds text, never code's name
-        # (`?secret=x9Kq2mZ7Lp4`, `;Pwd=Hunter2Summer`).
+        # parameter (of a URL, a form body, a connection string) holds text, never code's
+        # name (`?secret=x9Kq2mZ7Lp4`, `;Pwd=Hunter2Summer`).
         judged = value[1:-1] if form == "braced" and len(value) > 2 else value
         if not value or not self._judge(priority, rule, judged, key, literal=form != ""):
             return False
@@ -403,7 +403,7 @@ class RuleScanner:
         a connection string (`;Password=`) surely ends, where it may, and its form:
         `;Encrypt=true` or `&remember=1` after it is not part of the secret. In a URL's query
         (a `?` before the name) `#` ends it too, and the form is "url"; in a form body
-        (`-d 'a=1&password=x#y'`, form "form") `#` and `;` may be its characters. A
+        (`-d 'a=1&password=x#y'`, form "body") `#` and `;` may be its characters. A
         connection string's value ("connection") in braces (`PWD={a;b}`, `}}` a brace within)
         ends at its closing brace, form "braced". (end, end, "") for a value of any other
         assignment."""
@@ -423,7 +423,7 @@ class RuleScanner:
             separators = (_URL_SURE_END, separators[1])
         ends = [separator.search(text, start, end) for separator in separators]
         surely, maybe = (end if found is None else found.start() for found in ends)
-        return surely, maybe, "url" if url else "connection" if opener == ";" else "form"
+        return surely, maybe, "url" if url else "connection" if opener == ";" else "body"
 
     def _extended(self, priority: int, run: LazyPattern, end: int) -> int:
         """Where the token goes on to (at most `_MAX_EXTENSION` characters past `end`). The
@@ -444,7 +444,7 @@ class RuleScanner:
 
     def _is_secret(self, rule: Rule, value: str, key: str | None, literal: bool = False) -> bool:
         """Whether `value` of `rule` (assigned to `key`) is a secret; `literal`: the value is
-        text, never code's name (a parameter of a URL or a connection string)."""
+        text, never code's name (a parameter's, `_parameter_ends`)."""
         if rule.replacement is not None:
             return True
         if heuristics.is_documented_example(value):

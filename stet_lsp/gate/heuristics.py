@@ -554,7 +554,7 @@ def looks_like_env_literal(value: str) -> bool:
         return False
     if "://" in value or value.startswith(("/", "./", "../", "~")):
         return False
-    if _UUID.fullmatch(value) or is_hash_or_uuid(value) or looks_like_attribute(value):
+    if is_hash_or_uuid(value) or looks_like_attribute(value):
         return False  # `settings.DB_PASSWORD`: code written without spaces
     lower, upper, digits, _, symbol = _classes(value)
     return sum((lower, upper, digits, symbol)) >= 2 and shannon_entropy(value) >= 2.5

@@ -734,7 +734,7 @@ class _Reader:
         if "\r\n" in patch and "\n" not in patch.replace("\r\n", ""):
             patch = patch.replace("\r\n", "\n")  # written with CRLF line ends throughout
         changes = patch_changes(patch, self.parsed.session_id, self._at(pointer), None)
-        paths = [change.path for change in changes if isinstance(change, FileChange)]
+        paths = [change.path for change in changes]
         covered: set[str] = set()
         for changed in {e.path for e in self.parsed.events if isinstance(e, FileChange)}:
             # An event names a container's path (`/workspace/pkg/app.py`), the patch the
@@ -742,9 +742,7 @@ class _Reader:
             same = [path for path in paths if changed == path or changed.endswith("/" + path)]
             if same:
                 covered.add(max(same, key=len))
-        for change in changes:
-            if isinstance(change, FileChange) and change.path not in covered:
-                self.parsed.events.append(change)
+        self.parsed.events += [change for change in changes if change.path not in covered]
 
     def _at(self, pointer: str) -> SourceRef:
         return SourceRef(file=self.name, line=self.document.line(pointer), pointer=pointer)

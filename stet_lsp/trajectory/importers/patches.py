@@ -8,7 +8,7 @@ import codecs
 import re
 from typing import Literal
 
-from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
+from stet_lsp.trajectory.events import FileChange, SourceRef
 from stet_lsp.trajectory.importers import diffs
 from stet_lsp.trajectory.importers.base import new_event
 from stet_lsp.trajectory.importers.edits import change_fields
@@ -18,10 +18,10 @@ Operation = Literal["create", "modify", "delete", "rename"]
 
 def patch_changes(
     patch: str, session: str, source: SourceRef, call_id: str | None
-) -> list[EventBase]:
+) -> list[FileChange]:
     """One anchored file change per file of a git (or plain unified) diff, each made by
     `call_id` when known."""
-    changes: list[EventBase] = []
+    changes: list[FileChange] = []
     for section in _split_patch(patch):
         parsed = _parse_section(section)
         if parsed is None:
