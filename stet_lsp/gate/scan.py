@@ -67,6 +67,9 @@ _NAME_JOINTS = tuple(
 )
 _NAME_WORD_SET = frozenset(_NAME_WORDS)
 _JSON_KEYWORDS = (*_HIDING_ESCAPES, *_NAME_JOINTS)
+# How many times text quoted as a JSON string inside text is decoded (a transcript's events
+# quote a tool's output, which may quote a log line's JSON, which may quote JSON again).
+_QUOTED_DEPTH = 3
 _MAX_NAME = 96
 _MAX_NEIGHBOUR_VALUE = 8192
 _NEIGHBOUR_GAP = re.compile(
@@ -192,6 +195,7 @@ def _scan_chunk(
     filename: str,
     percent: bool = True,
     ansi: bool = True,
+    depth: int = 0,
 ) -> list[Span]:
     ds_keywords = dslayer.DS_ANCHORS if config.use_detect_secrets else ()
     own = (*(_PERCENT if percent else ()), *(_JSON_KEYWORDS if as_json else ()))
@@ -230,12 +234,33 @@ def _scan_chunk(
             priority=len(scanner.rules.rules),
         )
     for view in url_views(text, percent_hits):
-        spans += _mapped(view, _scan_chunk(view.text, config, False, filename, percent=False))
+        spans += _mapped(
+            view, _scan_chunk(view.text, config, False, filename, percent=False, depth=depth)
+        )
     for view in ansi_views(text) if ansi else ():
-        spans += _mapped(view, _scan_chunk(view.text, config, False, filename, ansi=False))
+        spans += _mapped(
+            view, _scan_chunk(view.text, config, False, filename, ansi=False, depth=depth)
+        )
     if as_json:
         spans = _json_spans(text, spans, scanner.hits, config, filename, escape_hits, name_hits)
+    elif depth < _QUOTED_DEPTH and '\\"' in text:
+        hits = sorted({*(hit for hit, _ in scanner.hits), *ds_hits})
+        spans += _quoted_lines(text, hits, config, filename, depth + 1)
     return merge_spans(spans)
+
+
+def _quoted_lines(
+    text: str, hits: list[int], config: GateConfig, filename: str, depth: int
+) -> list[Span]:
+    """Text that is not JSON may still quote JSON (a log line's `payload="{\\"password\\":
+    \\"…\\"}"`), and a JSON string's decoded value may quote it again: each line with an
+    escaped quote beside an anchor is decoded once and scanned, to `_QUOTED_DEPTH` levels."""
+    quoted = [
+        hit
+        for hit in hits
+        if text.find('\\"', max(0, hit - _ESCAPE_LOOKBEHIND), hit + _ESCAPE_LOOKAHEAD) >= 0
+    ]
+    return _escaped_lines(text, quoted, config, filename, depth)[0] if quoted else []
 
 
 def _is_name_joint(lowered: str, offset: int) -> bool:
@@ -253,7 +278,7 @@ def _mapped(view: View, spans: list[Span]) -> list[Span]:
 
 
 def _escaped_lines(
-    text: str, escape_hits: list[int], config: GateConfig, filename: str
+    text: str, escape_hits: list[int], config: GateConfig, filename: str, depth: int = 0
 ) -> tuple[list[Span], list[tuple[int, int]]]:
     """Every line holding an escape that can hide a token's characters is decoded whole
     (values and keys) and scanned as decoded text; the spans map back to the raw text."""
@@ -270,7 +295,8 @@ def _escaped_lines(
         ranges.append((start, end))
     for start, end in ranges:
         view = escape_view(text, start, end)
-        spans += _mapped(view, _scan_chunk(view.text, config, False, filename))
+        if view.text != text[start:end]:
+            spans += _mapped(view, _scan_chunk(view.text, config, False, filename, depth=depth))
     return spans, ranges
 
 

@@ -109,3 +109,36 @@ def test_a_span_over_key_value_pairs_lands_in_the_values(indent: int | None) -> 
             "api-token": "[REDACTED:kubernetes-secret#2]",
         },
     }
+
+
+def _quoted(value: object, times: int) -> str:
+    """`value` as JSON, then that text as a JSON string, `times` more times."""
+    text = json.dumps(value)
+    for _ in range(times):
+        text = json.dumps(text)
+    return text
+
+
+@pytest.mark.parametrize("times", [1, 2, 3])
+@pytest.mark.parametrize("path", ["app.log", "notes.md", "events.jsonl"])
+def test_json_quoted_in_a_string_is_decoded_before_it_is_scanned(path: str, times: int) -> None:
+    """A log line's payload quoting JSON, a transcript's tool output quoting that log line:
+    the assignment `"password": "…"` is only there once the strings are decoded."""
+    password = gate_corpus.pick(RNG, gate_corpus.ALNUM, 18)
+    token = gate_corpus.pick(RNG, gate_corpus.ALNUM, 24)
+    inner = {"user": "bob", "password": password, "api_key": token}
+    raw = f"2026-01-01T10:00:00Z INFO request body={_quoted(inner, times)} status=200\n"
+    redacted = redact_text(raw, path=path).text
+    assert password not in redacted and token not in redacted
+    assert redacted.startswith("2026-01-01T10:00:00Z INFO request body=")
+    payload = redacted.split("body=", 1)[1].rsplit(" status=", 1)[0]
+    for _ in range(times):
+        payload = json.loads(payload)
+    decoded = json.loads(payload)  # still JSON at every level, its other values whole
+    assert decoded["user"] == "bob" and set(decoded) == {"user", "password", "api_key"}
+
+
+def test_code_that_quotes_json_keeps_its_placeholders() -> None:
+    code = 'print("{\\"token\\": \\"%s\\"}" % token)\nPATTERN = r"\\"password\\": \\"(.*)\\""\n'
+    for path in ("app.py", "notes.md"):
+        assert redact_text(code, path=path).text == code
