@@ -187,7 +187,9 @@ def is_placeholder(value: str) -> bool:
             if reduced == rest:
                 break
             rest = reduced
-        if rest != value and _is_words(rest, letters_alone=False):
+        # A `%` left over is no format string's (`%d%MEvboWx@Kih%XCR` is random, `%d` and all).
+        stray = "%" in rest.replace("%%", "")
+        if rest != value and not stray and _is_words(rest, letters_alone=False):
             return True
     if any(mark in lowered for mark in _MASK_MARKS) and masked_share(lowered, _MASK_RUN) >= 0.5:
         return True

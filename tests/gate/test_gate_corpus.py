@@ -70,6 +70,8 @@ ONCE_MISSED = [
     (5435, "db-password", "json"),
     (7502, "launchdarkly", "json"),
     (9205, "oci-auth-token", "yaml"),
+    (354253419, "oci-auth-token", "diff"),
+    (1259364231, "curl-user", "shell"),
 ]
 
 

@@ -83,6 +83,8 @@ def test_a_random_value_holding_placeholder_characters_is_a_secret(text: str, se
         "${DB_PASSWORD:-${FALLBACK}}",
         "$(cat /run/secrets/db)",
         "%(password)s",
+        "%s:%s",
+        "100%% %s",
         "{password}",
         "{{ .Values.db.password }}",
         "changeme",
@@ -104,7 +106,15 @@ def test_a_whole_placeholder_is_not_a_secret(value: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "value", ["Xk9<q2Lm>Wp4", "Maxxxx#2024zQ", "aB3${x}Qw9Z", "u8jz)Pde0)IgxL", "%1@rmt4#Zq8"]
+    "value",
+    [
+        "Xk9<q2Lm>Wp4",
+        "Maxxxx#2024zQ",
+        "aB3${x}Qw9Z",
+        "u8jz)Pde0)IgxL",
+        "%1@rmt4#Zq8",
+        "%d%MEvboWx@Kih%XCR",  # a `%d`, then a `%` no format string leaves
+    ],
 )
 def test_placeholder_characters_inside_a_random_value_are_chance(value: str) -> None:
     assert not is_placeholder(value)
@@ -458,6 +468,10 @@ def test_every_keyword_value_of_a_long_line_is_found(path: str) -> None:
         "  - DB_PASSWORD=hunter2Summer",
         "API_TOKEN=CorrectHorse9Battery",
         "DB_PASSWORD_2=Xupe5GjrnmZxYT",
+        "+DB_PASSWORD=hunter2Summer",  # a diff's added line
+        "-DB_PASSWORD=hunter2Summer",  # and its removed one
+        "+OCI_AUTH_TOKEN=cidhdDLXsgIcdWnltHtw",  # letters only (a corpus seed's value)
+        "mvn test -DDB_PASSWORD=hunter2Summer",
     ],
 )
 def test_an_env_files_credential_that_reads_as_a_name(line: str) -> None:
@@ -470,7 +484,10 @@ def test_an_env_files_credential_that_reads_as_a_name(line: str) -> None:
         (json.dumps({"type": "function_call_output", "output": inner}) + "\n", "rollout.jsonl"),
     ):
         redacted = redact_text(text, path=path, cache=None).text
-        assert not any(v in redacted for v in ("hunter2", "Horse9", "Xupe5")), (path, redacted)
+        assert not any(v in redacted for v in ("hunter2", "Horse9", "Xupe5", "cidhdDLX")), (
+            path,
+            redacted,
+        )
 
 
 @pytest.mark.parametrize(
@@ -491,6 +508,7 @@ def test_an_env_files_credential_that_reads_as_a_name(line: str) -> None:
         "${DB_PASSWORD=hunter2Summer}",
         "DB_PASSWORD=changeme",
         "DB_PASSWORD = hunter2Summer",
+        "total = base+DB_PASSWORD=hunter2Summer",
     ],
 )
 def test_env_lines_that_hold_no_credential_stay(line: str) -> None:
