@@ -335,6 +335,64 @@ LEXING_CASES = [
     ("shell escaped quote", "shellscript", 'echo \\"x # stet: yes\n', [(0, "markup", "yes")]),
     ("shell escaped hash", "shellscript", "echo \\# stet: no\n", []),
     (
+        "shell double quotes over lines",
+        "shellscript",
+        'echo "line one\n# stet: no\nline three" # stet: yes\n',
+        [(2, "markup", "yes")],
+    ),
+    (
+        "shell single quotes over lines",
+        "shellscript",
+        "sql='select 1\n# stet: no\n' # stet: yes\n",
+        [(2, "markup", "yes")],
+    ),
+    # Lua: long strings and long comments, of any level up to three `=`.
+    ("lua long string", "lua", "s = [[ -- stet: no ]] -- stet: yes\n", [(0, "markup", "yes")]),
+    (
+        "lua long string of level two over lines",
+        "lua",
+        "s = [==[\n-- stet: no\n]] still ]==] -- stet: yes\n",
+        [(2, "markup", "yes")],
+    ),
+    (
+        "lua long comment of level one",
+        "lua",
+        "--[=[\nstet: inside\n]=] x = t[a[1]] -- no note\n",
+        [(1, "markup", "inside")],
+    ),
+    ("lua table index", "lua", "x = t[a[1]] -- stet: yes\n", [(0, "markup", "yes")]),
+    # JavaScript: a regular expression literal holds no string and no comment.
+    (
+        "javascript regex of a quote",
+        "javascript",
+        'r = /"/; // stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
+    (
+        "javascript regex of slashes",
+        "javascript",
+        "r = /\\/\\/ stet: no/g; // stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
+    (
+        "javascript regex class of a slash and a quote",
+        "javascript",
+        "if (/[/'\"]/.test(s)) f(); // stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
+    (
+        "javascript regex after return",
+        "typescript",
+        "return /'/.test(s); // stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
+    (
+        "javascript division is no regex",
+        "javascript",
+        "x = a / b / c; // stet: yes\ny = f(a) / 2 / 3; // stet: too\n",
+        [(0, "markup", "yes"), (1, "markup", "too")],
+    ),
+    (
         "shell comment after an operator",
         "shellscript",
         "true;# stet: yes\n",
@@ -753,6 +811,7 @@ HOSTILE = [
     ("shellscript", ["<<'", '<<"', "<<a ", "$((<<'x", "\\", "a#", "$'\\'"]),
     ("python", ['r"\\', '"""\\', "'''"]),
     ("go", ["`\\", "'\\'"]),
+    ("javascript", ["=/[", "(/\\", "=/[(/", "(/[" + "a" * 63, "=/" + "\\/" * 300, "(/'"]),
 ]
 
 

@@ -4,8 +4,10 @@ A small lexer that knows each language's line comments, block comments and strin
 (so a marker inside a string is not a comment), with the forms that hide a comment opener
 or a quote: raw strings (Rust's r#"…"#, Go's backticks, C#'s verbatim @"…" and its raw
 strings of three quotes or more), Rust's char literals beside its lifetimes, YAML's quotes
-that open only where a scalar starts, the shell's here-documents, and a `#` that opens a
-comment only where a word starts (YAML, the shell). It is linear in the text: one regular
+that open only where a scalar starts, the shell's here-documents and its quotes over lines,
+Lua's long strings and comments (`[==[ … ]==]`), JavaScript's regular expression literals
+where an expression starts (`/"/`), and a `#` that opens a comment only where
+a word starts (YAML, the shell). It is linear in the text: one regular
 expression finds the tokens, skipping to the characters they can start with.
 
 It keeps the lexer state at the start of every line; after an edit it re-lexes from the
@@ -83,12 +85,20 @@ _RUST_ONE_CHAR = r"'(?:[^\\'\n]|\\(?:u\{[0-9A-Fa-f_]{1,8}\}|x[0-9A-Fa-f]{2}|.))'
 # Char literals with code between them that holds no quote or slash (so no other token),
 # taken as one token: ['a', 'b', 'c'] costs the lexer one step, not three.
 _RUST_CHAR = _RUST_ONE_CHAR + "(?:[^'\"/\n]*+" + _RUST_ONE_CHAR + ")*+"
+# A JavaScript regular expression literal (`/"/`, `/\/\/x/`, `/[/"]/g`) where an expression
+# starts: after `( , = : [ ! & | ? { } ;` (or one blank after it), `return`, or at the line's
+# start; a `/` after a name, a number or `)` divides.
+_JS_REGEX = (
+    r"/(?:(?<=[(,=:\[!&|?{};]/)|(?<=[(,=:\[!&|?{};][ \t]/)|(?<=\A/)|(?<=return /))(?![/*])"
+    r"(?:[^/\\\[\n]|\\.|\[(?:[^\]\\\n]|\\.){0,64}+\]){1,256}+/[A-Za-z]{0,8}+"
+)
 SYNTAXES: dict[str, Syntax] = {
     "python": Syntax(line=("#",), strings=quotes('"""', "'''", '"', "'", multiline=('"""', "'''"))),
     "javascript": Syntax(
         line=("//",),
         blocks=(("/*", "*/"),),
         strings=quotes("`", '"', "'", multiline=("`",)),
+        code=(_JS_REGEX,),
     ),
     "go": Syntax(
         line=("//",),
@@ -116,12 +126,22 @@ SYNTAXES: dict[str, Syntax] = {
     "ruby": Syntax(line=("#",), blocks=(("=begin", "=end"),), strings=quotes('"', "'")),
     "shellscript": Syntax(
         line=("#",),
-        strings=(Quote(r"\$'"), Quote("'", escape=""), Quote('"')),
+        # Every quote may go on over lines (`echo "a` … `b"`).
+        strings=(
+            Quote(r"\$'", multiline=True),
+            Quote("'", escape="", multiline=True),
+            Quote('"', multiline=True),
+        ),
         comment_after=" \t;&|()<>",
         code=(r"\\.",),
         heredocs=True,
     ),
-    "lua": Syntax(line=("--",), blocks=(("--[[", "]]"),), strings=quotes('"', "'")),
+    "lua": Syntax(
+        line=("--",),
+        # Long comments and strings of level 0 to 3 (`--[==[ … ]==]`, `[=[ … ]=]`).
+        blocks=tuple((f"--[{'=' * level}[", f"]{'=' * level}]") for level in range(4)),
+        strings=(*quotes('"', "'"), Quote(r"\[=*\[", escape="", multiline=True)),
+    ),
     "sql": Syntax(line=("--",), blocks=(("/*", "*/"),), strings=quotes("'", '"')),
     "yaml": Syntax(
         line=("#",),
@@ -310,8 +330,14 @@ def _starts_scalar(line: str, start: int) -> bool:
 
 
 def _closer(opener: str) -> str:
-    """A string's closer from its opener: the quote characters in reverse order."""
-    return opener.lstrip("@$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")[::-1]
+    """A string's closer from its opener: the quote characters in reverse order, brackets
+    turned (Lua's `[==[` ends at `]==]`)."""
+    return opener.lstrip("@$abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")[::-1].translate(
+        _TURNED
+    )
+
+
+_TURNED = str.maketrans("[]", "][")
 
 
 # The shell's here-document operator and its delimiter word: quoted ('EOF', "EOF"), after a
