@@ -167,14 +167,19 @@ def _only_framed_key_lines(
 ) -> bool:
     """Whether `text[start:end]` is a key's lines in some framing: one run of a key's length
     at least, and no line with a word once its base64 runs are taken out (an armor header
-    line aside). Line by line, stopping at the first word: a repeated header ends it at once."""
+    line aside). Line by line, stopping at the first word: a repeated header ends it at once.
+    A header's line that ends in a backslash goes on on the next (written raw, or before an
+    escaped newline: three backslashes or more, then `n`)."""
     found = False
+    continued = False
     position = start
     for found_break in chain(_LINE_BREAKS.finditer(text, start, end), (None,)):
         line = text[position : end if found_break is None else found_break.start()]
+        line_break = "" if found_break is None else found_break.group()
         if found_break is not None:
             position = found_break.end()
-        if header_line.search(line):
+        if continued or header_line.search(line):
+            continued = line.rstrip(" \t\r").endswith("\\") or line_break.startswith("\\\\\\")
             continue
         found = found or _KEY_RUN.search(line) is not None
         if _WORD.search(_BASE64_RUN.sub("", line)):

@@ -4,6 +4,7 @@ END line; code or prose between a header and a footer is not."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import gate_corpus
@@ -69,3 +70,24 @@ def test_a_key_under_a_header_mention_is_redacted_on_its_own() -> None:
     redacted = redact_text(mention + block + "\n", path="notes.txt").text
     assert redacted.startswith(mention)
     assert not [line for line in body if line[:24] in redacted]
+
+
+@pytest.mark.parametrize("prefix", ["// ", "-- ", "//"])
+@pytest.mark.parametrize("quoted", [0, 1, 2])
+def test_a_framed_ssh2_key_whose_comment_goes_on_over_two_lines(prefix: str, quoted: int) -> None:
+    """RFC 4716 continues a header line that ends in a backslash: the continuation's words
+    are the header's, not prose between a header and a footer. Raw, and quoted in JSON once
+    and twice (a transcript's tool output)."""
+    body = [gate_corpus.pick(RNG, gate_corpus.ALNUM, 64) for _ in range(8)]
+    lines = [
+        "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----",
+        'Comment: "rsa-key-20240101 exported for the deploy user and kept \\',
+        'on the build host"',
+        *body,
+        "---- END SSH2 ENCRYPTED PRIVATE KEY ----",
+    ]
+    text = "".join(prefix + line + "\n" for line in lines)
+    for _ in range(quoted):
+        text = json.dumps({"output": text}) + "\n"
+    redacted = redact_text(text, path="events.jsonl" if quoted else "notes.txt").text
+    assert not [line for line in body if line[:24] in redacted], redacted
