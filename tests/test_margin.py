@@ -361,6 +361,25 @@ LEXING_CASES = [
         [(1, "markup", "inside")],
     ),
     ("lua table index", "lua", "x = t[a[1]] -- stet: yes\n", [(0, "markup", "yes")]),
+    # Rust: block comments nest.
+    (
+        "rust nested block comment",
+        "rust",
+        '/* a /* b */ c " */ x(); // stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
+    (
+        "rust nested block comment over lines",
+        "rust",
+        '/* outer\n/* inner */\nstill " outer */ let s = "// stet: no"; // stet: yes\n',
+        [(2, "markup", "yes")],
+    ),
+    (
+        "c block comments do not nest",
+        "c",
+        '/* a /* b */ x = "*/"; // stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
     # JavaScript: a regular expression literal holds no string and no comment.
     (
         "javascript regex of a quote",
@@ -806,7 +825,7 @@ def test_incremental_relexing_equals_a_full_lex(
 
 HOSTILE = [
     ("yaml", ["'", " '", ": '", "''", '"\\', "a#"]),
-    ("rust", ["'", "'\\u{", "r#", "r" + "#" * 50, 'br"\\', '"\\']),
+    ("rust", ["'", "'\\u{", "r#", "r" + "#" * 50, 'br"\\', '"\\', "/*", "/**/", "/*/"]),
     ("csharp", ['"', '"""', '@"', '""', '$@"\\']),
     ("shellscript", ["<<'", '<<"', "<<a ", "$((<<'x", "\\", "a#", "$'\\'"]),
     ("python", ['r"\\', '"""\\', "'''"]),

@@ -5,9 +5,9 @@ A small lexer that knows each language's line comments, block comments and strin
 or a quote: raw strings (Rust's r#"…"#, Go's backticks, C#'s verbatim @"…" and its raw
 strings of three quotes or more), Rust's char literals beside its lifetimes, YAML's quotes
 that open only where a scalar starts, the shell's here-documents and its quotes over lines,
-Lua's long strings and comments (`[==[ … ]==]`), JavaScript's regular expression literals
-where an expression starts (`/"/`), and a `#` that opens a comment only where
-a word starts (YAML, the shell). It is linear in the text: one regular
+Lua's long strings and comments (`[==[ … ]==]`), Rust's nested block comments, JavaScript's
+regular expression literals where an expression starts (`/"/`), and a `#` that opens a
+comment only where a word starts (YAML, the shell). It is linear in the text: one regular
 expression finds the tokens, skipping to the characters they can start with.
 
 It keeps the lexer state at the start of every line; after an edit it re-lexes from the
@@ -71,6 +71,8 @@ class Syntax:
     shell's backslash-quoted characters (`\\#`)."""
     heredocs: bool = False
     """The shell's here-documents (`<<EOF`, `<<-'EOF'`): their lines hold no comment."""
+    nested: bool = False
+    """Block comments nest (Rust's `/* a /* b */ c */` is one comment)."""
 
 
 _C_LIKE = Syntax(line=("//",), blocks=(("/*", "*/"),), strings=quotes('"', "'"))
@@ -110,6 +112,7 @@ SYNTAXES: dict[str, Syntax] = {
         blocks=(("/*", "*/"),),
         strings=(*_RUST_RAW, Quote('"', multiline=True)),
         code=(_RUST_CHAR,),
+        nested=True,
     ),
     "c": _C_LIKE,
     "java": _C_LIKE,
@@ -188,7 +191,8 @@ def language_of(path: str, language_id: str | None = None) -> str:
     return _FILE_NAMES.get(name.name) or _EXTENSIONS.get(name.suffix.lower()) or "plain"
 
 
-# Lexer state at a line start: None (code), ("block", index of the block syntax, ""),
+# Lexer state at a line start: None (code), ("block", index of the block syntax, its depth
+# where blocks nest and it is over one, else ""),
 # ("string", index of the quote, its closer), ("heredoc", length of the first, the
 # here-documents still to end: one a line, each its delimiter after "-" when leading tabs
 # are stripped, else "=") or ("arithmetic", depth * _ARITHMETIC + pending, here-documents)
@@ -282,12 +286,16 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
             comments.append(Comment(body, length, token, code_before, False, length, start))
             break
         if kind == "block":
-            block_closer = syntax.blocks[index][1]
-            close = line.find(block_closer, body)
+            block_opener, block_closer = syntax.blocks[index]
+            if syntax.nested:  # how deep: carried in the state ("" is one level)
+                depth = int(closer) if token == "" and closer else 1
+                close, depth = _nested_close(line, body, block_opener, block_closer, depth)
+            else:
+                close, depth = line.find(block_closer, body), 1
             end, after_close = (length, length) if close < 0 else (close, close + len(block_closer))
             comments.append(Comment(body, end, token, code_before, True, after_close, start))
             if close < 0:
-                return comments, ("block", index, "")
+                return comments, ("block", index, "" if depth == 1 else str(depth))
             position, code_before = after_close, True
             continue
         quote = syntax.strings[index]
@@ -317,6 +325,25 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
         first = carried.find("\n")
         return comments, ("heredoc", first if first >= 0 else len(carried), carried)
     return comments, None
+
+
+def _nested_close(
+    line: str, position: int, opener: str, closer: str, depth: int
+) -> tuple[int, int]:
+    """Where a nesting block comment `depth` levels deep at `position` closes on this line
+    (-1: it goes on), and how deep it is at the line's end."""
+    while True:
+        close = line.find(closer, position)
+        if close < 0:
+            return -1, depth + line.count(opener, position)
+        opened = line.find(opener, position, close)
+        if opened >= 0:
+            depth, position = depth + 1, opened + len(opener)
+            continue
+        depth -= 1
+        if depth == 0:
+            return close, 1
+        position = close + len(closer)
 
 
 def _starts_scalar(line: str, start: int) -> bool:
