@@ -42,6 +42,7 @@ from stet_lsp.trajectory.events import (
     Reasoning,
     SessionEnd,
     SessionStart,
+    SourceRef,
     Subagent,
     ToolCall,
     ToolResult,
@@ -163,6 +164,15 @@ class _Step:
     last_event: int = 0
     # The model has seen results: the next text or call is a new request.
     answered: bool = False
+    # Its usage came after its output, from a record of its own (aider's `Tokens:` line,
+    # Codex's token count; Claude Code's usage rides on the reply's first record): the
+    # request is over, and the next text is a new one.
+    closed: bool = False
+    # The source records of its reasoning, text and calls.
+    output_sources: set[SourceRef] = field(default_factory=set)
+
+    def has_output(self) -> bool:
+        return bool(self.message or self.reasoning or self.tool_calls)
 
     def add_extra(self, key: str, value: Any) -> None:
         self.extra.setdefault(key, []).append(value)
@@ -310,11 +320,15 @@ class _Builder:
 
     def _agent_output(self, event: EventBase, number: int) -> _Step:
         """The agent step a reasoning, text or call belongs to: the open one, unless the model
-        has seen tool results since (then this is the next request)."""
+        has seen tool results since, or (for a text or reasoning) its usage followed its
+        output: then this is the next request. A call after such a usage is still the
+        request's (aider offers the reply's shell commands after its `Tokens:` line)."""
         step = self._current_agent_step(event)
-        if step is None or step.answered:
-            return self._new("agent", event, number)
-        self._touch(step, event, number)
+        if step is None or step.answered or (step.closed and not isinstance(event, ToolCall)):
+            step = self._new("agent", event, number)
+        else:
+            self._touch(step, event, number)
+        step.output_sources.add(event.source)
         return step
 
     def _call(self, event: ToolCall, number: int) -> None:
@@ -352,6 +366,8 @@ class _Builder:
         if step is None or step.usages or step.answered:
             # A request's usage recorded before its output: the step of the next request.
             step = self._new("agent", event, number)
+        elif step.has_output() and event.source not in step.output_sources:
+            step.closed = True  # recorded after its output: it ends the request
         step.usages.append(event)
         step.model = step.model or event.model
         self._touch(step, event, number)

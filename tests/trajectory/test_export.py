@@ -998,6 +998,38 @@ def test_a_subagent_started_before_its_call_and_subagents_starting_each_other() 
     assert c["trajectory_id"] == "c"
 
 
+def test_replies_each_followed_by_their_usage_are_steps_of_their_own() -> None:
+    """aider writes a reply, then its `Tokens:` line, and may send the model again with no
+    user message between (a reflection): each reply keeps its own text and usage; the shell
+    command aider offers after the `Tokens:` line is the reply's."""
+    ev = Events("s")
+    ev.add(UserMessage, text="add sync-afi")
+    ev.add(AgentMessage, text="Please add the files to the chat.")
+    ev.add(Usage, input_tokens=3200, output_tokens=79)
+    ev.add(AgentMessage, text="To implement sync-afi, create the script.")
+    ev.add(Usage, input_tokens=3400, output_tokens=184)
+    ev.add(ToolCall, call_id="c1", name="shell", input={"command": "npm test"})
+    ev.add(ToolResult, call_id="c1", output="ok")
+    ev.add(AgentMessage, text="The tests pass.")
+    ev.add(Usage, input_tokens=3700, output_tokens=20)
+    doc = to_atif({}, ev.items)
+    validate_atif(doc)
+    assert [
+        (
+            step["source"],
+            step["message"],
+            [call["tool_call_id"] for call in step.get("tool_calls", [])],
+            step.get("metrics", {}).get("prompt_tokens"),
+        )
+        for step in doc["steps"]
+    ] == [
+        ("user", "add sync-afi", [], None),
+        ("agent", "Please add the files to the chat.", [], 3200),
+        ("agent", "To implement sync-afi, create the script.", ["c1"], 3400),
+        ("agent", "The tests pass.", [], 3700),
+    ]
+
+
 def test_usage_after_results_belongs_to_the_next_request() -> None:
     ev = Events("s")
     ev.add(ToolCall, call_id="c1", name="Bash", input={"command": "ls"})
