@@ -16,8 +16,10 @@ from stet_lsp.trajectory.events import Usage
 Basis = Literal["reported", "estimated"]
 TotalBasis = Literal["reported", "estimated", "mixed"]
 
-# (input, output, cache read, cache write) per million tokens, public list prices (2025).
+# (input, output, cache read, cache write) per million tokens, public list prices (2025-26).
+# A version not listed takes its family's price (`claude-opus-4-1` that of `claude-opus-4`).
 _PRICES: dict[str, tuple[float, float, float, float]] = {
+    "claude-opus-4-6": (5.0, 25.0, 0.5, 6.25),
     "claude-opus-4-5": (5.0, 25.0, 0.5, 6.25),
     "claude-opus-4": (15.0, 75.0, 1.5, 18.75),
     "claude-sonnet-4": (3.0, 15.0, 0.3, 3.75),

@@ -1468,3 +1468,26 @@ def test_an_empty_trajectory_is_a_valid_record() -> None:
     record = to_agent_trace({"harnesses": ["aider"]}, [])
     validate_agent_trace(record)
     assert record["files"] == [] and record["tool"] == {"name": "aider", "version": "unknown"}
+
+
+def test_an_atif_export_imports_back_with_its_cache_writes_and_subagent_descriptions(
+    tmp_path: Path,
+) -> None:
+    """The export's own keys (`metrics.extra.cache_write_tokens`, a reference's
+    `extra.description`) are read by the ATIF importer: the totals stay the same."""
+    from stet_lsp.trajectory.importers.atif import IMPORTERS
+
+    ev = Events("s")
+    ev.add(UserMessage, text="explore the repository")
+    ev.add(Usage, model=CC_MODEL, input_tokens=88, output_tokens=22, cache_write_tokens=70925)
+    ev.add(ToolCall, call_id="t1", name="Task", input={"prompt": "explore"})
+    ev.add(Subagent, agent_id="agent-1", call_id="t1", description="explore")
+    ev.add(AgentMessage, text="found it", agent="agent-1")
+    ev.add(ToolResult, call_id="t1", output="done")
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps(to_atif({}, ev.items)), encoding="utf-8")
+    events = IMPORTERS["atif"].parse(path).events
+    [usage] = [event for event in events if isinstance(event, Usage)]
+    assert (usage.input_tokens, usage.cache_write_tokens) == (88, 70925)
+    [subagent] = [event for event in events if isinstance(event, Subagent)]
+    assert subagent.description == "explore"

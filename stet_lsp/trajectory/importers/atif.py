@@ -323,7 +323,18 @@ class _Reader:
         extra = mapping(metrics.get("extra"))
         cached = count_field(metrics.get("cached_tokens"))
         written = count_field(
-            extra.get("cache_creation_input_tokens", extra.get("cache_write_input_tokens"))
+            next(
+                (
+                    extra[key]
+                    for key in (
+                        "cache_creation_input_tokens",
+                        "cache_write_input_tokens",
+                        "cache_write_tokens",  # Stet's own export
+                    )
+                    if key in extra
+                ),
+                None,
+            )
         )
         prompt = count_field(metrics.get("prompt_tokens"))
         output = count_field(metrics.get("completion_tokens"))
@@ -454,7 +465,11 @@ class _Reader:
             )
             return
         extra = mapping(ref.get("extra"))
-        description = text_field(extra.get("summary")) or text_field(extra.get("agent_name"))
+        description = (
+            text_field(extra.get("description"))  # Stet's own export
+            or text_field(extra.get("summary"))
+            or text_field(extra.get("agent_name"))
+        )
         self._subagent(trajectory, agent_id, call_id, description, at, time, key=key, path=path)
 
     def _subagent(

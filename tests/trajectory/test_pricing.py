@@ -1,0 +1,27 @@
+"""The list prices an estimate uses, by model family."""
+
+import pytest
+
+from stet_lsp.trajectory.pricing import prices
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        ("claude-opus-4-20250514", (15.0, 75.0)),
+        ("claude-opus-4-1-20250805", (15.0, 75.0)),
+        ("claude-opus-4-5-20251101", (5.0, 25.0)),
+        ("claude-opus-4-6", (5.0, 25.0)),  # not the family's 4.0 price, three times as much
+        ("anthropic/claude-sonnet-4-5", (3.0, 15.0)),
+        ("gpt-5-mini-2025-08-07", (0.25, 2.0)),
+    ],
+)
+def test_a_model_is_priced_by_its_longest_listed_name(
+    model: str, expected: tuple[float, float]
+) -> None:
+    found = prices(model)
+    assert found is not None and found[:2] == expected
+
+
+def test_an_unlisted_model_gets_no_estimate() -> None:
+    assert prices("llama-3-70b") is None and prices(None) is None
