@@ -1050,9 +1050,11 @@ def test_truncated_lines_invalid_utf8_and_a_huge_record(tmp_path: Path) -> None:
     parsed = IMPORTER.parse(path)
     assert of(parsed.events, ToolResult)[0].output == huge_output
     assert of(parsed.events, UserMessage)[0].text == "caf\ufffd"
-    (problem,) = parsed.problems
-    assert (problem.source, problem.line) == ("odd.jsonl", 4)
-    assert "not JSON" in problem.message
+    latin, truncated = parsed.problems
+    assert (latin.source, latin.line) == ("odd.jsonl", 3)
+    assert "not UTF-8" in latin.message and "U+FFFD" in latin.message
+    assert (truncated.source, truncated.line) == ("odd.jsonl", 4)
+    assert "not JSON" in truncated.message
     assert isinstance(parsed.events[-1], SessionEnd)
     assert IMPORTER.sniff(path.read_text(errors="replace")[:SNIFF_BYTES])
 

@@ -1007,7 +1007,8 @@ def test_invalid_utf8_is_replaced_not_fatal(root: Path, tmp_path: Path) -> None:
     source = session.save(tmp_path / "bytes.jsonl")
     source.write_bytes(source.read_bytes().replace(b"MARK", b"\xff\xfe\xc3"))
     result = import_transcript(target_of(root), source)
-    assert result.changed and result.problems == []
+    (problem,) = result.problems  # reported, with where, and the import goes on
+    assert result.changed and problem.line == 1 and "not UTF-8 at column" in problem.message
     (prompt,) = of(events_of(root), UserMessage)
     assert prompt.text == "caf\u00e9 \ufffd\ufffd\ufffd"
     for data in stet_files(root).values():

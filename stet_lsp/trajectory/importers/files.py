@@ -30,31 +30,38 @@ def open_source(path: Path) -> BinaryIO:
     return stream
 
 
-def open_text(path: Path) -> IO[str]:
-    """The file as text (invalid UTF-8 replaced, never an error); zstd frames are decompressed
-    whatever the file is called."""
+def open_bytes(path: Path) -> IO[bytes]:
+    """The file's bytes, line by line if need be; zstd frames are decompressed whatever the
+    file is called."""
     raw: IO[bytes] = open_source(path)
     if raw.read(4) == _ZSTD_MAGIC:
         raw.seek(0)
         import zstandard
 
-        raw = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
-    else:
-        raw.seek(0)
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
+        return io.BufferedReader(reader)  # a raw stream: no readline of its own
+    raw.seek(0)
+    return raw
+
+
+def open_text(path: Path) -> IO[str]:
+    """The file as text (invalid UTF-8 replaced, never an error); zstd frames are decompressed
+    whatever the file is called."""
+    return io.TextIOWrapper(open_bytes(path), encoding="utf-8", errors="replace", newline="")
 
 
 def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
     """(line number, decoded value) of every JSON line; blank lines are skipped and a line
-    that is not JSON (a truncated last line, say) becomes a Problem and is skipped.
+    that is not JSON (a truncated last line, say) becomes a Problem and is skipped. Bytes that
+    are not UTF-8 are read as U+FFFD, and a Problem says where.
 
     msgspec decodes a line in about a third of json.loads' time; what it refuses (NaN, a lone
-    surrogate escape, a number out of range, broken JSON) goes to json.loads, so every value
-    and every error message is json's."""
+    surrogate escape, a number out of range, invalid UTF-8, broken JSON) goes to json.loads,
+    so every value and every error message is json's."""
     import msgspec
 
     decode = msgspec.json.Decoder().decode
-    with open_text(path) as stream:
+    with open_bytes(path) as stream:
         for number, line in enumerate(stream, 1):
             if not line.strip():
                 continue
@@ -62,7 +69,14 @@ def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[
                 value = decode(line)
             except msgspec.DecodeError:
                 try:
-                    value = json.loads(line)
+                    text = line.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    column = len(line[: error.start].decode("utf-8", "replace")) + 1
+                    message = f"bytes that are not UTF-8 at column {column}, read as U+FFFD"
+                    problems.append(Problem(source, number, message))
+                    text = line.decode("utf-8", "replace")
+                try:
+                    value = json.loads(text)
                 except ValueError as error:
                     problems.append(Problem(source, number, f"not JSON: {error}"))
                     continue
