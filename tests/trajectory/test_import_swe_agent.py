@@ -59,6 +59,11 @@ def of(events: list[EventBase], kind: type[Kind]) -> list[Kind]:
     return [event for event in events if isinstance(event, kind)]
 
 
+def write_text(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def write(tmp_path: Path, value: Any, name: str, indent: int | None = 2) -> Path:
     path = tmp_path / name
     path.write_text(json.dumps(value, indent=indent), encoding="utf-8")
@@ -367,10 +372,22 @@ def test_swe_agent_retry_attempts(tmp_path: Path) -> None:
 
 
 def test_swe_agent_odd_input(tmp_path: Path) -> None:
+    whole = SWE.parse(write(tmp_path, swe_agent_1x(), "whole.traj"))
+    text = json.dumps(swe_agent_1x(), indent=2)
+    # Cut inside the step that submits: those before it are read, and the problem says
+    # where it stopped.
+    cut_at = text.index("submit")
     truncated = tmp_path / "cut.traj"
-    truncated.write_text(json.dumps(swe_agent_1x(), indent=2)[:-40], encoding="utf-8")
-    with pytest.raises(StetError):
-        SWE.parse(truncated)
+    truncated.write_text(text[:cut_at], encoding="utf-8")
+    parsed = SWE.parse(truncated)
+    (problem,) = parsed.problems
+    assert problem.source == "cut.traj" and "not JSON" in problem.message
+    assert problem.line == text[:cut_at].count("\n") + 1
+    calls = [event.input for event in of(parsed.events, ToolCall)]
+    assert calls and calls == [event.input for event in of(whole.events, ToolCall)][: len(calls)]
+    assert len(calls) < len(of(whole.events, ToolCall))
+    with pytest.raises(StetError, match="not JSON"):
+        SWE.parse(write_text(tmp_path / "nothing.traj", "{"))
     listed = write(tmp_path, [1, 2], "list.traj")
     with pytest.raises(StetError):
         SWE.parse(listed)

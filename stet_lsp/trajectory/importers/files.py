@@ -83,16 +83,6 @@ def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[
             yield number, value
 
 
-def json_document(path: Path) -> tuple[str, Any]:
-    """A file that is one JSON document: its text and its value."""
-    with open_text(path) as stream:
-        text = stream.read()
-    try:
-        return text, json.loads(text)
-    except ValueError as error:
-        raise StetError(f"{path}: not JSON: {error}") from None
-
-
 def file_digest(path: Path) -> str:
     """The first 16 hex digits of the SHA-256 of a file's bytes (as stored: a compressed file's
     compressed bytes): the session id of a transcript that names none."""

@@ -89,7 +89,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.importers.base import Importer, ParsedSession, new_event
+from stet_lsp.trajectory.importers.base import Importer, ParsedSession, Problem, new_event
 from stet_lsp.trajectory.importers.fields import (
     cost_field,
     count_field,
@@ -97,7 +97,8 @@ from stet_lsp.trajectory.importers.fields import (
     sequence,
     text_field,
 )
-from stet_lsp.trajectory.importers.files import file_digest, json_document
+from stet_lsp.trajectory.importers.files import file_digest
+from stet_lsp.trajectory.importers.jsondoc import JsonDocument, Spec
 from stet_lsp.trajectory.importers.patches import patch_changes
 
 Record = dict[str, Any]
@@ -160,6 +161,7 @@ class SweAgentImporter:
             raise StetError(f"{path}: not a SWE-agent trajectory (the document is not an object)")
         session = ParsedSession(format=self.name, session_id=document.session_id)
         session.sources[document.source] = path
+        session.problems += [document.problem] if document.problem else []
         attempts = data.get("attempts")
         if isinstance(attempts, list) and _has_steps(attempts):
             self._attempts(document, attempts, session)
@@ -221,6 +223,7 @@ class MiniSweAgentImporter:
             raise StetError(f"{path}: not a mini-swe-agent trajectory (no `messages` list)")
         session = ParsedSession(format=self.name, session_id=document.session_id)
         session.sources[document.source] = path
+        session.problems += [document.problem] if document.problem else []
         title = data.get("instance_id") if isinstance(data, dict) else None
         _MiniRun(document, session, info, messages, pointer, title).read()
         return session
@@ -235,6 +238,16 @@ IMPORTERS: dict[str, Importer] = {
 # --- the document and its lines ------------------------------------------------------------
 
 
+# The lists of steps a document cut short is read item by item in (SWE-agent's, its retry
+# attempts', mini-swe-agent's).
+_STEP_LISTS: dict[str, Any] = {
+    "trajectory": [None],
+    "history": [None],
+    "messages": [None],
+    "attempts": [{"trajectory": [None], "history": [None]}],
+}
+
+
 @dataclass
 class _Document:
     """The parsed file, its session id and where its top-level elements start."""
@@ -244,12 +257,32 @@ class _Document:
     session_id: str
     key_lines: dict[str, int] = field(default_factory=dict)
     element_lines: dict[str, list[int]] = field(default_factory=dict)
+    problem: Problem | None = None
+    """Where a document cut short stops: what comes before it is read."""
 
     @classmethod
     def read(cls, path: Path) -> _Document:
-        text, data = json_document(path)
-        document = cls(source=path.name, data=data, session_id=file_digest(path))
-        document._index_lines(text)
+        parsed = JsonDocument.read(path)
+        try:
+            data = json.loads(parsed.text)
+        except ValueError:
+            # Cut short (a run still being written, a truncated copy): its whole steps.
+            spec: Spec = [None] if parsed.text.lstrip().startswith("[") else _STEP_LISTS
+            data = parsed.load(spec)
+            steps = isinstance(data, list) or (
+                isinstance(data, dict)
+                and any(isinstance(data.get(key), list) for key in _STEP_LISTS)
+            )
+            if not steps:  # it stops before any list of steps starts
+                message = parsed.error[1] if parsed.error else "no JSON value"
+                raise StetError(f"{path}: not JSON: {message}") from None
+        document = cls(
+            source=path.name,
+            data=data,
+            session_id=file_digest(path),
+            problem=parsed.problem(path.name),
+        )
+        document._index_lines(parsed.text)
         return document
 
     def _index_lines(self, text: str) -> None:
