@@ -588,3 +588,23 @@ def test_string_arguments_and_references_outside_the_folder(tmp_path: Path) -> N
     assert of(parsed.events, "subagent")[0].agent_id == "x"
     assert "secret" not in [e.text for e in of(parsed.events, "user_message")]
     assert list(parsed.sources) == ["trajectory.json"]
+
+
+def test_root_fields_no_event_holds_are_counted_as_dropped(tmp_path: Path) -> None:
+    steps = [{"step_id": 1, "source": "user", "message": "hi"}]
+    document = trajectory(
+        steps,
+        final_metrics={"total_cost_usd": 0.462381, "total_steps": 1},
+        notes="converted by harbor",
+    )
+    document["agent"]["tool_definitions"] = [{"name": "Bash"}]
+    parsed = ATIF.parse(write(tmp_path / "t.json", document))
+    assert {
+        name: parsed.dropped[name] for name in ("final_metrics", "notes", "tool_definitions")
+    } == {
+        "final_metrics": 1,
+        "notes": 1,
+        "tool_definitions": 1,
+    }
+    bare = ATIF.parse(write(tmp_path / "bare.json", trajectory(steps)))
+    assert not bare.dropped

@@ -14,6 +14,9 @@ trajectories embedded in the file). Each step has `step_id`, `timestamp` and `so
 * `system`: the system prompt, or a harness event; `extra.context_management` marks a
   compaction (its summary is in the step or in the subagent trajectory it refers to).
 
+The root's `final_metrics`, `notes` and the agent's `tool_definitions` become no event:
+each is counted in `dropped` (the totals are recomputed from the steps' metrics).
+
 Since v1.5 `is_copied_context` marks steps copied from an earlier trajectory for context (a
 continuation after summarisation): they are not imported again and are counted in
 `dropped.copied_context`. Since v1.6 `message` and result `content` may be a list of content
@@ -216,6 +219,15 @@ class _Reader:
             branch=_single(extras, ("git_branch", "branch", "gitBranch", "git_branches")),
             commit=_single(extras, ("git_commit", "commit", "commit_hash")),
         )
+        # What no event holds is counted: the totals (recomputed from the steps' metrics, so
+        # a reported total cost the steps do not carry is not kept), notes, tool definitions.
+        for name, value in (
+            ("final_metrics", root.get("final_metrics")),
+            ("notes", root.get("notes")),
+            ("tool_definitions", agent.get("tool_definitions")),
+        ):
+            if value:
+                self.parsed.dropped[name] += 1
 
     # -- trajectories -----------------------------------------------------------------------
 
