@@ -335,16 +335,10 @@ LEXING_CASES = [
     ("shell escaped quote", "shellscript", 'echo \\"x # stet: yes\n', [(0, "markup", "yes")]),
     ("shell escaped hash", "shellscript", "echo \\# stet: no\n", []),
     (
-        "shell double quotes over lines",
+        "shell quotes nested in a command substitution",
         "shellscript",
-        'echo "line one\n# stet: no\nline three" # stet: yes\n',
-        [(2, "markup", "yes")],
-    ),
-    (
-        "shell single quotes over lines",
-        "shellscript",
-        "sql='select 1\n# stet: no\n' # stet: yes\n",
-        [(2, "markup", "yes")],
+        'out="$(grep -c "don\'t" f)" # stet: not seen\n# stet: after\nls # stet: too\n',
+        [(1, "markup", "after"), (2, "markup", "too")],
     ),
     # Lua: long strings and long comments, of any level up to three `=`.
     ("lua long string", "lua", "s = [[ -- stet: no ]] -- stet: yes\n", [(0, "markup", "yes")]),
@@ -404,6 +398,18 @@ LEXING_CASES = [
         "typescript",
         "return /'/.test(s); // stet: yes\n",
         [(0, "markup", "yes")],
+    ),
+    (
+        "javascript regex after an arrow",
+        "javascript",
+        "f = s => /'/.test(s); // stet: yes\n",
+        [(0, "markup", "yes")],
+    ),
+    (
+        "javascript division after a brace or at a line's start",
+        "javascript",
+        'x = {a: 1} / 2 + "\'"; // stet: yes\nsum\n/ count; // stet: too\n',
+        [(0, "markup", "yes"), (2, "markup", "too")],
     ),
     (
         "javascript division is no regex",
@@ -830,7 +836,18 @@ HOSTILE = [
     ("shellscript", ["<<'", '<<"', "<<a ", "$((<<'x", "\\", "a#", "$'\\'"]),
     ("python", ['r"\\', '"""\\', "'''"]),
     ("go", ["`\\", "'\\'"]),
-    ("javascript", ["=/[", "(/\\", "=/[(/", "(/[" + "a" * 63, "=/" + "\\/" * 300, "(/'"]),
+    (
+        "javascript",
+        [
+            "=/[",
+            "(/\\",
+            "=/[(/",
+            "(/[" + "a" * 63,
+            "=/" + "\\/" * 300,
+            "(/'",
+            "[" + "/[" * 31 + "]",
+        ],
+    ),
 ]
 
 

@@ -3,12 +3,12 @@
 A small lexer that knows each language's line comments, block comments and string literals
 (so a marker inside a string is not a comment), with the forms that hide a comment opener
 or a quote: raw strings (Rust's r#"…"#, Go's backticks, C#'s verbatim @"…" and its raw
-strings of three quotes or more), Rust's char literals beside its lifetimes, YAML's quotes
-that open only where a scalar starts, the shell's here-documents and its quotes over lines,
-Lua's long strings and comments (`[==[ … ]==]`), Rust's nested block comments, JavaScript's
-regular expression literals where an expression starts (`/"/`), and a `#` that opens a
-comment only where a word starts (YAML, the shell). It is linear in the text: one regular
-expression finds the tokens, skipping to the characters they can start with.
+strings of three quotes or more), Rust's char literals beside its lifetimes and its nested
+block comments, YAML's quotes that open only where a scalar starts, the shell's
+here-documents, Lua's long strings and comments (`[==[ … ]==]`), JavaScript's regular
+expression literals where an expression starts (`/"/`), and a `#` that opens a comment only
+where a word starts (YAML, the shell). It is linear in the text: one regular expression finds
+the tokens, skipping to the characters they can start with.
 
 It keeps the lexer state at the start of every line; after an edit it re-lexes from the
 first changed line until the state at a line start matches what it was before, which for
@@ -73,6 +73,8 @@ class Syntax:
     """The shell's here-documents (`<<EOF`, `<<-'EOF'`): their lines hold no comment."""
     nested: bool = False
     """Block comments nest (Rust's `/* a /* b */ c */` is one comment)."""
+    regex_literals: bool = False
+    """JavaScript's regular expression literals (`_REGEX_START`) hold no comment or string."""
 
 
 _C_LIKE = Syntax(line=("//",), blocks=(("/*", "*/"),), strings=quotes('"', "'"))
@@ -88,19 +90,23 @@ _RUST_ONE_CHAR = r"'(?:[^\\'\n]|\\(?:u\{[0-9A-Fa-f_]{1,8}\}|x[0-9A-Fa-f]{2}|.))'
 # taken as one token: ['a', 'b', 'c'] costs the lexer one step, not three.
 _RUST_CHAR = _RUST_ONE_CHAR + "(?:[^'\"/\n]*+" + _RUST_ONE_CHAR + ")*+"
 # A JavaScript regular expression literal (`/"/`, `/\/\/x/`, `/[/"]/g`) where an expression
-# starts: after `( , = : [ ! & | ? { } ;` (or one blank after it), `return`, or at the line's
-# start; a `/` after a name, a number or `)` divides.
-_JS_REGEX = (
-    r"/(?:(?<=[(,=:\[!&|?{};]/)|(?<=[(,=:\[!&|?{};][ \t]/)|(?<=\A/)|(?<=return /))(?![/*])"
-    r"(?:[^/\\\[\n]|\\.|\[(?:[^\]\\\n]|\\.){0,64}+\]){1,256}+/[A-Za-z]{0,8}+"
+# starts: after `( , = : [ ! & | ? { ;` (or one blank after it), `=>` or `return`; a `/`
+# after a name, a number, `)` or `}` divides. The token is the opening `/`; its body is read
+# by `_REGEX_BODY` within `_REGEX_REACH` characters (literals are short), so a line of
+# openers that never close costs each a bounded look.
+_REGEX_START = (
+    r"/(?:(?<=[(,=:\[!&|?{;]/)|(?<=[(,=:\[!&|?{;][ \t]/)|(?<==>/)|(?<==> /)|(?<=return /))"
+    r"(?![/*])"
 )
+_REGEX_BODY = re.compile(r"(?:[^/\\\[\n]|\\.|\[(?:[^\]\\\n]|\\.)*+\])++/[A-Za-z]*+")
+_REGEX_REACH = 256
 SYNTAXES: dict[str, Syntax] = {
     "python": Syntax(line=("#",), strings=quotes('"""', "'''", '"', "'", multiline=('"""', "'''"))),
     "javascript": Syntax(
         line=("//",),
         blocks=(("/*", "*/"),),
         strings=quotes("`", '"', "'", multiline=("`",)),
-        code=(_JS_REGEX,),
+        regex_literals=True,
     ),
     "go": Syntax(
         line=("//",),
@@ -129,12 +135,9 @@ SYNTAXES: dict[str, Syntax] = {
     "ruby": Syntax(line=("#",), blocks=(("=begin", "=end"),), strings=quotes('"', "'")),
     "shellscript": Syntax(
         line=("#",),
-        # Every quote may go on over lines (`echo "a` … `b"`).
-        strings=(
-            Quote(r"\$'", multiline=True),
-            Quote("'", escape="", multiline=True),
-            Quote('"', multiline=True),
-        ),
+        # A quote ends with its line: the lexer does not follow quotes nested in "$( … )",
+        # and one misread there would otherwise hide every comment after it.
+        strings=(Quote(r"\$'"), Quote("'", escape=""), Quote('"')),
         comment_after=" \t;&|()<>",
         code=(r"\\.",),
         heredocs=True,
@@ -268,6 +271,10 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
                 if token == "=begin" and start != 0:  # Ruby's block comment starts a line
                     code_before, position = True, start + 1
                     continue
+            elif kind == "regex":  # its body, if it closes near; else a `/` that divides
+                body_match = _REGEX_BODY.match(line, start + 1, start + 1 + _REGEX_REACH)
+                code_before, position = True, body_match.end() if body_match else start + 1
+                continue
             elif kind != "line":  # the shell's here-documents and arithmetic
                 code_before, position = True, start + len(token)
                 if kind == "arithmetic":
@@ -450,6 +457,8 @@ class _Lexicon:
                 expression += rf"(?<![^ \t:?\[{{,\-]{expression})"  # see _starts_scalar
             alternatives.append((expression, "string", n))
         alternatives += [(code, "code", 0) for code in syntax.code]
+        if syntax.regex_literals:
+            alternatives.append((_REGEX_START, "regex", 0))
         if syntax.heredocs:
             alternatives += [
                 (_HEREDOC, "heredoc", 0),
