@@ -27,8 +27,11 @@ _MAX_EXTENSION = 8192
 _ELLIPSES = ("...", "…", "\\u2026")
 _BEGIN = itemgetter(0)
 # The rest of an identifier after an anchor (long enough for any key the identifier rules
-# match) when `=` or `:` follows within 8 characters.
-_KEY_THEN_OPERATOR = re.compile(r"[A-Za-z0-9_.\-]{0,128}+(?=[^=:]{0,7}[=:])")
+# match) when `=` or `:` follows within 8 characters, a quote escaped at any depth counting
+# as one (`token\\\\\\\": ` in JSON quoted three times).
+_OPERATOR_AFTER = r'(?:\\{1,64}+"|[^=:]){0,7}[=:]'
+_OPERATOR_FOLLOWS = re.compile(_OPERATOR_AFTER)
+_KEY_THEN_OPERATOR = re.compile(r"[A-Za-z0-9_.\-]{0,128}+(?=" + _OPERATOR_AFTER + ")")
 # From a key's end: operator, what may precede a value, the value as the rules see it, and no
 # backslash anywhere up to its end (decoding a literal cannot change such an assignment).
 _PLAIN_ASSIGNMENT = re.compile(
@@ -318,8 +321,7 @@ class RuleScanner:
         end = offset
         while end < len(text) and end - offset < 48 and text[end] in _IDENTIFIER_CHARS:
             end += 1
-        following = text[end : end + 8]
-        if "=" not in following and ":" not in following:
+        if _OPERATOR_FOLLOWS.match(text, end) is None:
             return False
         start = offset
         while start > 0 and offset - start < 48 and text[start - 1] in _IDENTIFIER_CHARS:

@@ -187,9 +187,7 @@ def is_placeholder(value: str) -> bool:
             if reduced == rest:
                 break
             rest = reduced
-        # A `%` left over is no format string's (`%d%MEvboWx@Kih%XCR` is random, `%d` and all).
-        stray = "%" in rest.replace("%%", "")
-        if rest != value and not stray and _is_words(rest, letters_alone=False):
+        if rest != value and not _stray_percent(value) and _is_words(rest, letters_alone=False):
             return True
     if any(mark in lowered for mark in _MASK_MARKS) and masked_share(lowered, _MASK_RUN) >= 0.5:
         return True
@@ -198,6 +196,22 @@ def is_placeholder(value: str) -> bool:
     if value.startswith(_ARMOR_LINES):
         return True  # a PEM header or footer: the private-key rule judges what follows it
     return any(word in lowered for word in _PLACEHOLDER_WORDS) and _is_words(value)
+
+
+# What a `%` stands in besides a template: `%%`, a Windows `%NAME%`, a URL's `%XX`.
+_PERCENT_FORMS = re.compile(r"%%|%[A-Za-z_][A-Za-z0-9_]{0,80}%|%[0-9A-Fa-f]{2}")
+
+
+def _stray_percent(value: str) -> bool:
+    """Whether a `%` is left once those forms and the templates are taken out: no format
+    string's or reference's (`%d%MEvboWx@Kih%XCR` is random, `%d` and all)."""
+    rest = _PERCENT_FORMS.sub("", value)
+    for _ in range(3):
+        reduced = _TEMPLATE.sub("", rest)
+        if reduced == rest:
+            break
+        rest = reduced
+    return "%" in rest
 
 
 def masked_share(value: str, runs: re.Pattern[str]) -> float:

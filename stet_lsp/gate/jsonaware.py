@@ -238,20 +238,21 @@ def _decoded_literals(text: str, start: int, end: int) -> str | None:
     """`text[start:end]` with each string literal decoded by json's C scanner; None when a
     backslash stands outside a literal, an escape is not JSON or a literal does not end in
     the range (the escape-by-escape decoder keeps such text as it is)."""
+    # The scanner reads on to a literal's end, which for one never closed in the range may
+    # be the text's: it reads the range alone, so a line costs its own length.
+    text = text[start:end]
     parts: list[str] = []
-    position = start
-    while (quote := text.find('"', position, end)) >= 0:
+    position = 0
+    while (quote := text.find('"', position)) >= 0:
         try:
             value, after = _scan_string(text, quote + 1, False)
         except ValueError:
-            return None
-        if after > end:
             return None
         parts.append(text[position : quote + 1])
         parts.append(value)
         parts.append('"')
         position = after
-    parts.append(text[position:end])
+    parts.append(text[position:])
     if any("\\" in parts[index] for index in range(0, len(parts), 3)):
         return None
     return "".join(parts)

@@ -162,6 +162,14 @@ def _line_start(text: str, start: int, position: int) -> int:
     return line_start
 
 
+def _continues(line_break: str) -> bool:
+    """Whether an escaped line break is a backslash and a newline: at quoting level k a
+    newline is 2**(k-1) backslashes and `n`, a backslash before it 2**k more, so together
+    3 * 2**(k-1); any other count is a plain newline."""
+    count = len(line_break) - len(line_break.lstrip("\\"))
+    return count >= 3 and count // (count & -count) == 3
+
+
 def _only_framed_key_lines(
     text: str, start: int, end: int, header_line: re.Pattern[str] = _ARMOR_LINE
 ) -> bool:
@@ -169,7 +177,7 @@ def _only_framed_key_lines(
     at least, and no line with a word once its base64 runs are taken out (an armor header
     line aside). Line by line, stopping at the first word: a repeated header ends it at once.
     A header's line that ends in a backslash goes on on the next (written raw, or before an
-    escaped newline: three backslashes or more, then `n`)."""
+    escaped newline: `_continues`)."""
     found = False
     continued = False
     position = start
@@ -179,7 +187,7 @@ def _only_framed_key_lines(
         if found_break is not None:
             position = found_break.end()
         if continued or header_line.search(line):
-            continued = line.rstrip(" \t\r").endswith("\\") or line_break.startswith("\\\\\\")
+            continued = line.rstrip(" \t\r").endswith("\\") or _continues(line_break)
             continue
         found = found or _KEY_RUN.search(line) is not None
         if _WORD.search(_BASE64_RUN.sub("", line)):

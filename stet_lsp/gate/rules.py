@@ -726,10 +726,10 @@ def _env_literal(value: str, strict: bool) -> bool:
 # one (`pk.eyJ…`, `live_…`) is often a public client token, left to `secret-assignment`.
 # (The start of a name read back over identifier characters takes the `n` of an escaped
 # newline along: `\\nDB_PASSWORD`.)
-# A diff's added or removed line puts its `+` or `-` before the name (a `-` is read back
-# with the name, a `+` is not).
+# A diff's added or removed line puts its `+` or `-` before the name, at the line's start or
+# after indentation, a line number or a quote (a `-` is read back with the name, a `+` not).
 _ENV_NAME_START = (
-    r"(?:\A|(?<=[\s\"'])|(?<=\\n)|(?<=\\)n|(?<=\A\+)|(?<=\n\+)|(?<=\\n\+))-?"
+    r"(?:\A|(?<=[\s\"'])|(?<=\\n)|(?<=\\)n|(?<=\A\+)|(?<=[\s\"'│]\+)|(?<=\\n\+))-?"
     r"(?P<key>(?:[A-Z][A-Z0-9_]{0,40}?)?(?:"
 )
 _ENV_VALUE_END = r"(?=[\s;#'`]|\\+[nr]|\\*\"|\Z)"

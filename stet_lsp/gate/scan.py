@@ -206,7 +206,8 @@ def _scan_chunk(
         strict=config.strict,
         allowlist=config.allowlist,
         lowered=lowered,
-        escapes=as_json,
+        # JSON quoted in other text is decoded around these hits too (`_quoted_lines`).
+        escapes=as_json or (depth < _QUOTED_DEPTH and '\\"' in text),
     )
     spans = scanner.run()
     ds_hits: list[int] = []
@@ -233,13 +234,15 @@ def _scan_chunk(
             filename=filename,
             priority=len(scanner.rules.rules),
         )
+    # The views quote what the text quotes, which the text's own scan decodes (once).
     for view in url_views(text, percent_hits):
         spans += _mapped(
-            view, _scan_chunk(view.text, config, False, filename, percent=False, depth=depth)
+            view,
+            _scan_chunk(view.text, config, False, filename, percent=False, depth=_QUOTED_DEPTH),
         )
     for view in ansi_views(text) if ansi else ():
         spans += _mapped(
-            view, _scan_chunk(view.text, config, False, filename, ansi=False, depth=depth)
+            view, _scan_chunk(view.text, config, False, filename, ansi=False, depth=_QUOTED_DEPTH)
         )
     if as_json:
         spans = _json_spans(text, spans, scanner.hits, config, filename, escape_hits, name_hits)

@@ -232,6 +232,9 @@ REPEATED_ANCHORS = (
     '"key": "',
     " data:\n ",
     "q~",
+    # JSON quoted in text: each line is decoded and scanned again, on its own.
+    'password=\\"abc\nplain\n',
+    '\\\\\\\\\\\\\\"password\\\\\\\\\\\\\\"\x1b[1m a=%41 ',
 )
 
 

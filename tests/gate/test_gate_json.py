@@ -124,18 +124,23 @@ def _quoted(value: object, times: int) -> str:
 def test_json_quoted_in_a_string_is_decoded_before_it_is_scanned(path: str, times: int) -> None:
     """A log line's payload quoting JSON, a transcript's tool output quoting that log line:
     the assignment `"password": "…"` is only there once the strings are decoded."""
-    password = gate_corpus.pick(RNG, gate_corpus.ALNUM, 18)
-    token = gate_corpus.pick(RNG, gate_corpus.ALNUM, 24)
-    inner = {"user": "bob", "password": password, "api_key": token}
-    raw = f"2026-01-01T10:00:00Z INFO request body={_quoted(inner, times)} status=200\n"
+    names = ("password", "api_key", "token", "refresh_token", "passphrase", "Authorization")
+    values = {name: gate_corpus.pick(RNG, gate_corpus.ALNUM, 20) for name in names}
+    # A line for each name: one that detect-secrets knows would have the line decoded anyway.
+    raw = "".join(
+        f"2026-01-01T10:00:00Z INFO request body={_quoted({'user': 'bob', name: value}, times)}"
+        " status=200\n"
+        for name, value in values.items()
+    )
     redacted = redact_text(raw, path=path).text
-    assert password not in redacted and token not in redacted
-    assert redacted.startswith("2026-01-01T10:00:00Z INFO request body=")
-    payload = redacted.split("body=", 1)[1].rsplit(" status=", 1)[0]
-    for _ in range(times):
-        payload = json.loads(payload)
-    decoded = json.loads(payload)  # still JSON at every level, its other values whole
-    assert decoded["user"] == "bob" and set(decoded) == {"user", "password", "api_key"}
+    assert [name for name, value in values.items() if value in redacted] == []
+    for line, name in zip(redacted.splitlines(), names, strict=True):
+        assert line.startswith("2026-01-01T10:00:00Z INFO request body=")
+        payload = line.split("body=", 1)[1].rsplit(" status=", 1)[0]
+        for _ in range(times):
+            payload = json.loads(payload)
+        decoded = json.loads(payload)  # still JSON at every level, its other value whole
+        assert decoded["user"] == "bob" and set(decoded) == {"user", name}
 
 
 def test_code_that_quotes_json_keeps_its_placeholders() -> None:

@@ -91,3 +91,24 @@ def test_a_framed_ssh2_key_whose_comment_goes_on_over_two_lines(prefix: str, quo
         text = json.dumps({"output": text}) + "\n"
     redacted = redact_text(text, path="events.jsonl" if quoted else "notes.txt").text
     assert not [line for line in body if line[:24] in redacted], redacted
+
+
+@pytest.mark.parametrize("times", [0, 1, 2, 3, 4])
+def test_an_encrypted_pem_key_quoted_again_and_again_is_redacted(times: int) -> None:
+    """Its header lines are framed-lines headers; a line break escaped 2**k times is no
+    header's continuation (only a backslash before it, 3 * 2**k, is)."""
+    body = [gate_corpus.pick(RNG, gate_corpus.ALNUM, 64) for _ in range(8)]
+    lines = [
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "Proc-Type: 4,ENCRYPTED",
+        "DEK-Info: AES-128-CBC,0123456789ABCDEF0123456789ABCDEF",
+        "",
+        *body,
+        "-----END RSA PRIVATE KEY-----",
+    ]
+    text = "\n".join(lines) + "\n"
+    for _ in range(times):
+        text = json.dumps(text)
+    for path in ("notes.md", "events.jsonl"):
+        redacted = redact_text(text + "\n", path=path).text
+        assert not [line for line in body if line[:24] in redacted], (path, redacted)

@@ -85,6 +85,8 @@ def test_a_random_value_holding_placeholder_characters_is_a_secret(text: str, se
         "%(password)s",
         "%s:%s",
         "100%% %s",
+        "%USERPROFILE%/${KEY_FILE}",
+        "{password}%20",
         "{password}",
         "{{ .Values.db.password }}",
         "changeme",
@@ -471,6 +473,8 @@ def test_every_keyword_value_of_a_long_line_is_found(path: str) -> None:
         "+DB_PASSWORD=hunter2Summer",  # a diff's added line
         "-DB_PASSWORD=hunter2Summer",  # and its removed one
         "+OCI_AUTH_TOKEN=cidhdDLXsgIcdWnltHtw",  # letters only (a corpus seed's value)
+        "    +DB_PASSWORD=hunter2Summer",  # indented, as in a Markdown code block
+        "  12 +DB_PASSWORD=hunter2Summer",  # a numbered view
         "mvn test -DDB_PASSWORD=hunter2Summer",
     ],
 )
