@@ -17,6 +17,10 @@ from stet_lsp.gate.jsonaware import View, view_replacing
 _URL_STOP = frozenset(" \t\r\n\"'`<>()[]{}\\")
 _MAX_URL = 4096
 _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+_HEX = re.compile(r"[0-9A-Fa-f]+")
+# A Windows `%NAME%` reference (`%DB_PASSWORD%`, `%APPDATA%`) is no escape, though it may
+# start like one: its name holds a character no `%XX` run does (`%C3%` is UTF-8's).
+_REFERENCE = re.compile(r"%[A-Za-z_][A-Za-z0-9_]*%")
 # Delimiters and characters that would change what the URL says are left encoded.
 _KEEP_ENCODED = frozenset(":/?#[]@!$&'()*,;=%\"<>\\`{}|^ ")
 
@@ -52,6 +56,9 @@ def _decode(text: str, start: int, end: int) -> View | None:
 
 def _decoded_escapes(text: str, start: int, end: int) -> Iterator[tuple[int, int, str]]:
     for match in _PERCENT.finditer(text, start, end):
+        reference = _REFERENCE.match(text, match.start(), end)
+        if reference is not None and not _HEX.fullmatch(reference.group()[1:-1]):
+            continue
         char = chr(int(match.group(1), 16))
         if char not in _KEEP_ENCODED and char.isprintable():
             yield match.start(), match.end(), char

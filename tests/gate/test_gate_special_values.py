@@ -549,3 +549,16 @@ def test_a_urls_fragment_ends_a_value_and_parameters_hold_text(text: str, redact
     or a connection string is text, never code's name: a braced one is judged by what the
     braces hold."""
     assert redact_text(text, path="notes.md", cache=None).text == redacted
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "set DB_PASSWORD=%DB_PASSWORD%",
+        "java -DDB_PASSWORD=%DB_PASSWORD% -jar app.jar",
+        "nuget sources add -Password %NUGET_API_KEY%",
+    ],
+)
+def test_a_windows_reference_is_no_percent_escape(line: str) -> None:
+    """`%DB_PASSWORD%` starts like the escape `%DB`: decoded so, it read as a random value."""
+    assert scan_text(line + "\n", path="build.cmd", cache=None) == []
