@@ -47,7 +47,7 @@ _PART_SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
 # `{password}` (a format string).
 _TEMPLATE = re.compile(
     r"\$\{[^{}]{0,200}\}"
-    r"|\$\([^()]{0,200}\)"
+    r"|\$\((?=[A-Za-z./~])[^()]{0,200}\)"  # a command: not `$(_*-tc2…` of a random value
     r"|\{\{.{0,200}?\}\}"
     r"|\{%.{0,200}?%\}"
     r"|%\([A-Za-z_][\w.\-]{0,80}\)[sdrif]|(?<![A-Za-z0-9%])%[sd](?![A-Za-z0-9])"
@@ -537,7 +537,11 @@ def _is_path(value: str) -> bool:
         return False
     if len(value) < 32 or any(c in value for c in "._-~"):
         return True
-    return not any(looks_generated_segment(segment) for segment in value.split("/"))
+    segments = value.split("/")
+    if any(looks_generated_segment(segment) for segment in segments):
+        return False
+    # Segments too short to judge alone (`/TqOtGD8/LVqrncoCzrUgqb/Rps2YMD3`), judged together.
+    return not looks_generated("".join(segments))
 
 
 def is_encoded_secret(value: str) -> bool:

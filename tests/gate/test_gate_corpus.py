@@ -72,6 +72,8 @@ ONCE_MISSED = [
     (9205, "oci-auth-token", "yaml"),
     (354253419, "oci-auth-token", "diff"),
     (1259364231, "curl-user", "shell"),
+    (1956289935, "base64-header", "shell"),
+    (1780556842, "django-secret-key", "shell"),
 ]
 
 

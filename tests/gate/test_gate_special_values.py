@@ -116,6 +116,7 @@ def test_a_whole_placeholder_is_not_a_secret(value: str) -> None:
         "u8jz)Pde0)IgxL",
         "%1@rmt4#Zq8",
         "%d%MEvboWx@Kih%XCR",  # a `%d`, then a `%` no format string leaves
+        "$7^b$(_*-tc2drbfb#r1y9rm2u@dfi38zo&3=@=6!jab)bv@ct",  # no command in its `$( )`
     ],
 )
 def test_placeholder_characters_inside_a_random_value_are_chance(value: str) -> None:
