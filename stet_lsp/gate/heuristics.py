@@ -181,12 +181,7 @@ def is_placeholder(value: str) -> bool:
     if _OWN_MARKER in lowered or is_env_reference(value) or value.startswith(("{{", "{%")):
         return True
     if not _TEMPLATE_MARKS.isdisjoint(value):
-        rest = value
-        for _ in range(3):  # nested: `${A:-${B}}`
-            reduced = _TEMPLATE.sub("", rest)
-            if reduced == rest:
-                break
-            rest = reduced
+        rest = _without_templates(value)
         if rest != value and not _stray_percent(value) and _is_words(rest, letters_alone=False):
             return True
     if any(mark in lowered for mark in _MASK_MARKS) and masked_share(lowered, _MASK_RUN) >= 0.5:
@@ -205,13 +200,17 @@ _PERCENT_FORMS = re.compile(r"%%|%[A-Za-z_][A-Za-z0-9_]{0,80}%|%[0-9A-Fa-f]{2}")
 def _stray_percent(value: str) -> bool:
     """Whether a `%` is left once those forms and the templates are taken out: no format
     string's or reference's (`%d%MEvboWx@Kih%XCR` is random, `%d` and all)."""
-    rest = _PERCENT_FORMS.sub("", value)
-    for _ in range(3):
+    return "%" in _without_templates(_PERCENT_FORMS.sub("", value))
+
+
+def _without_templates(value: str) -> str:
+    rest = value
+    for _ in range(3):  # nested: `${A:-${B}}`
         reduced = _TEMPLATE.sub("", rest)
         if reduced == rest:
             break
         rest = reduced
-    return "%" in rest
+    return rest
 
 
 def masked_share(value: str, runs: re.Pattern[str]) -> float:

@@ -72,13 +72,17 @@ def test_a_key_under_a_header_mention_is_redacted_on_its_own() -> None:
     assert not [line for line in body if line[:24] in redacted]
 
 
+def _key_lines() -> list[str]:
+    return [gate_corpus.pick(RNG, gate_corpus.ALNUM, 64) for _ in range(8)]
+
+
 @pytest.mark.parametrize("prefix", ["// ", "-- ", "//"])
 @pytest.mark.parametrize("quoted", [0, 1, 2])
 def test_a_framed_ssh2_key_whose_comment_goes_on_over_two_lines(prefix: str, quoted: int) -> None:
     """RFC 4716 continues a header line that ends in a backslash: the continuation's words
     are the header's, not prose between a header and a footer. Raw, and quoted in JSON once
     and twice (a transcript's tool output)."""
-    body = [gate_corpus.pick(RNG, gate_corpus.ALNUM, 64) for _ in range(8)]
+    body = _key_lines()
     lines = [
         "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----",
         'Comment: "rsa-key-20240101 exported for the deploy user and kept \\',
@@ -97,7 +101,7 @@ def test_a_framed_ssh2_key_whose_comment_goes_on_over_two_lines(prefix: str, quo
 def test_an_encrypted_pem_key_quoted_again_and_again_is_redacted(times: int) -> None:
     """Its header lines are framed-lines headers; a line break escaped 2**k times is no
     header's continuation (only a backslash before it, 3 * 2**k, is)."""
-    body = [gate_corpus.pick(RNG, gate_corpus.ALNUM, 64) for _ in range(8)]
+    body = _key_lines()
     lines = [
         "-----BEGIN RSA PRIVATE KEY-----",
         "Proc-Type: 4,ENCRYPTED",

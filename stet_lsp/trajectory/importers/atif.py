@@ -110,6 +110,14 @@ class _File:
     root: dict[str, Any]
 
 
+# Where a step's metrics name its cache writes (Harbor's converters; Stet's own export last).
+_CACHE_WRITE_KEYS = (
+    "cache_creation_input_tokens",
+    "cache_write_input_tokens",
+    "cache_write_tokens",
+)
+
+
 @dataclass
 class _Trajectory:
     """A trajectory inside a file, where it is (its JSON pointer) and who ran it."""
@@ -334,20 +342,7 @@ class _Reader:
         """`prompt_tokens` counts cached and cache-written tokens too; Usage counts them apart."""
         extra = mapping(metrics.get("extra"))
         cached = count_field(metrics.get("cached_tokens"))
-        written = count_field(
-            next(
-                (
-                    extra[key]
-                    for key in (
-                        "cache_creation_input_tokens",
-                        "cache_write_input_tokens",
-                        "cache_write_tokens",  # Stet's own export
-                    )
-                    if key in extra
-                ),
-                None,
-            )
-        )
+        written = count_field(next((extra[k] for k in _CACHE_WRITE_KEYS if k in extra), None))
         prompt = count_field(metrics.get("prompt_tokens"))
         output = count_field(metrics.get("completion_tokens"))
         cost = cost_field(metrics.get("cost_usd"))
