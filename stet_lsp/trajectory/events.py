@@ -7,7 +7,8 @@ it as `RawEvent`-like data. The JSON Schema in docs/schema/ is generated from th
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic_core import PydanticSerializationError
@@ -229,24 +230,42 @@ def _pydantic_json(event: EventBase) -> str | None:
     text json.dumps writes, several times faster, where the values are plain; None where they
     are not (json.dumps' float `1e-05` is `0.00001` there) or pydantic refuses them (a lone
     surrogate, which json.dumps writes)."""
-    if not _plain_values(event):
-        return None
+    for name in _loose_fields(type(event)):
+        if not jsontext.plain(getattr(event, name)):
+            return None
     try:
         return event.__pydantic_serializer__.to_json(event, exclude_defaults=True).decode()
     except PydanticSerializationError:
         return None
 
 
-def _plain_values(model: BaseModel) -> bool:
-    """Whether every field of `model` holds a plain JSON value (jsontext.plain) or a model of
-    such values."""
-    for value in model.__dict__.values():
-        if isinstance(value, BaseModel):
-            if not _plain_values(value):
-                return False
-        elif not jsontext.plain(value):
-            return False
-    return True
+_LOOSE: dict[type[BaseModel], tuple[str, ...]] = {}
+
+
+def _loose_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of `model` whose type admits a value that is not plain JSON (a float, or
+    anything under `Any`); the others hold strings, integers, booleans, None or a model of
+    those, which every JSON writer writes alike."""
+    found = _LOOSE.get(model)
+    if found is None:
+        found = tuple(
+            name for name, info in model.model_fields.items() if not _fixed(info.annotation)
+        )
+        _LOOSE[model] = found
+    return found
+
+
+def _fixed(annotation: Any) -> bool:
+    if annotation in (str, int, bool, type(None)):
+        return True
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return not _loose_fields(annotation)
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return all(type(value) in (str, int, bool) for value in get_args(annotation))
+    if origin in (Union, UnionType):
+        return all(_fixed(member) for member in get_args(annotation))
+    return False
 
 
 def parse_event(line: str | bytes) -> Event:

@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 
 from stet_lsp.trajectory import jsontext
-from stet_lsp.trajectory.events import RawEvent, SourceRef, ToolCall, Usage, event_json
+from stet_lsp.trajectory.events import (
+    RawEvent,
+    SourceRef,
+    ToolCall,
+    Usage,
+    UserMessage,
+    event_json,
+)
 
 _PIECES = ["a", " ", "\n", '"', "\\", "é", "😀", "\x00", "\x1f", "\x7f", "\u2028", "<", "\ud800"]
 
@@ -72,6 +79,8 @@ def test_event_json_is_json_dumps_for_floats_surrogates_and_plain_values() -> No
         RawEvent(session="s", agent="a", time="t", source=source, record="x\ud800y"),
         ToolCall(session="s", source=source, call_id="c", name="Bash", input={"command": "ls"}),
         ToolCall(session="s", step=4, source=source, call_id="c", name="n", input={"k": 10**30}),
+        ToolCall(session="s", source=source, call_id="c", name="n", input={"t": [0.5, 1e-07]}),
+        UserMessage(session="s", source=SourceRef(file="x\udc80", line=1), text="a\ud800"),
     ]
     for event in events:
         assert _outcome(event_json, event) == _outcome(_written_by_json_dumps, event)
