@@ -15,9 +15,9 @@ from pydantic_core import PydanticSerializationError
 
 from stet_lsp.trajectory import jsontext
 
-SCHEMA_VERSION = "1.1"
-"""1.1 added the `graduation` event and meta.json's `supersedes`; readers of 1.0 read 1.1
-files but for those."""
+SCHEMA_VERSION = "1.2"
+"""1.1 added the `graduation` event and meta.json's `supersedes`, 1.2 `session_end`'s
+`cost_usd`; readers of an earlier minor version read these files but for those."""
 
 
 class SourceRef(BaseModel):
@@ -178,6 +178,11 @@ class Graduation(EventBase):
 class SessionEnd(EventBase):
     kind: Literal["session_end"] = "session_end"
     reason: str | None = None
+    cost_usd: float | None = Field(
+        None,
+        description="the session's whole cost as its harness reported it (a total no request "
+        "carries); meta.json's totals count it instead of the session's usage costs",
+    )
 
 
 class RawEvent(EventBase):

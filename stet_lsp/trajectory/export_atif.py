@@ -49,7 +49,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.pricing import total_cost
+from stet_lsp.trajectory.pricing import session_costs, total_cost
 
 SCHEMA_VERSION = "ATIF-v1.8"
 UNKNOWN = "unknown"
@@ -231,8 +231,10 @@ class _Builder:
         steps = [self._step_json(step, number) for number, step in enumerate(self.steps, 1)]
         document: dict[str, Any] = {"agent": agent, "steps": steps}
         members = _descendants(agent_id, parents)
+        # The main agent's sessions hold the harness's reported totals, if any (meta.json's).
+        reported = session_costs(self.events) if agent_id is None else {}
         document["final_metrics"] = _final_metrics(
-            steps, [usage for usage in usages if usage.agent in members]
+            steps, [usage for usage in usages if usage.agent in members], reported
         )
         extra: dict[str, Any] = {}
         if self.sessions:
@@ -543,17 +545,20 @@ def _descendants(agent_id: str | None, parents: dict[str, str | None]) -> set[st
     return members
 
 
-def _final_metrics(steps: list[dict[str, Any]], usages: list[Usage]) -> dict[str, Any]:
+def _final_metrics(
+    steps: list[dict[str, Any]], usages: list[Usage], reported: dict[str, float]
+) -> dict[str, Any]:
     """Token totals of this trajectory's own steps; the cost is that of every request of the
     agent and its subagents (as ATIF defines `total_cost_usd`), reported or estimated as in
-    meta.json's totals, which it equals for the whole trajectory."""
+    meta.json's totals, which it equals for the whole trajectory (`reported`: the sessions
+    whose harness reported their total)."""
     metrics = [step["metrics"] for step in steps if "metrics" in step]
     final: dict[str, Any] = {}
     if metrics:
         final["total_prompt_tokens"] = sum(item["prompt_tokens"] for item in metrics)
         final["total_completion_tokens"] = sum(item["completion_tokens"] for item in metrics)
         final["total_cached_tokens"] = sum(item["cached_tokens"] for item in metrics)
-    cost, basis = total_cost(usages)
+    cost, basis = total_cost(usages, reported)
     if cost is not None:
         final["total_cost_usd"] = cost
     final["total_steps"] = len(steps)

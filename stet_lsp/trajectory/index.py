@@ -479,10 +479,22 @@ def _usage_summary(record: _Fields) -> str:
     cache = f" (+{cached:,} cache)" if cached else ""
     text = f"{_count(record.input_tokens):,} in{cache} / "
     text += f"{_count(record.output_tokens):,} out"
+    return text + _cost_summary(record)
+
+
+def _cost_summary(record: _Fields) -> str:
     cost = record.cost_usd
     if isinstance(cost, int | float) and not isinstance(cost, bool) and math.isfinite(cost):
-        text += f" · ${cost:.4f}"
-    return text
+        return f" · ${cost:.4f}"
+    return ""
+
+
+def _session_end_summary(record: _Fields) -> str:
+    """How the session ended, and the cost its harness reported for it."""
+    parts = [_head(_text(record.reason)), _cost_summary(record).removeprefix(" · ")]
+    if parts[1]:
+        parts[1] += " reported"
+    return " · ".join(part for part in parts if part)
 
 
 def _subagent_summary(record: _Fields) -> str:
@@ -524,7 +536,7 @@ _SUMMARIES: dict[str, Callable[[_Fields], str]] = {
     "commit": _commit_summary,
     "error": _error_summary,
     "note": _note_summary,
-    "session_end": _text_summary("reason"),
+    "session_end": _session_end_summary,
     "raw": _raw_summary,
 }
 

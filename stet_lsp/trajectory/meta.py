@@ -16,7 +16,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.pricing import total_cost
+from stet_lsp.trajectory.pricing import session_costs, total_cost
 
 _BRIEF_LIMIT = 2000
 
@@ -153,7 +153,7 @@ def summarise(
             stat.removed += event.removed
         elif isinstance(event, UserMessage) and brief is None and event.agent is None:
             brief = event.text[:_BRIEF_LIMIT]
-    totals.cost_usd, totals.cost_basis = total_cost(usages)
+    totals.cost_usd, totals.cost_basis = total_cost(usages, session_costs(events))
     return Meta(
         id=trajectory_id,
         target=target,

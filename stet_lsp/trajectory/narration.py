@@ -39,7 +39,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.pricing import total_cost
+from stet_lsp.trajectory.pricing import session_costs, total_cost
 
 # How much of a verbatim body is shown before "… N more lines".
 OUTPUT_LINES = 60
@@ -532,10 +532,11 @@ class _Tally:
     bases: set[str] = field(default_factory=set)
 
     @classmethod
-    def of(cls, usages: Sequence[Usage]) -> _Tally:
+    def of(cls, usages: Sequence[Usage], reported: Mapping[str, float] | None = None) -> _Tally:
         """The tokens of the requests and their cost: reported, else estimated from list
-        prices, summed as meta.json sums its totals (pricing.total_cost)."""
-        cost, basis = total_cost(usages)
+        prices, summed as meta.json sums its totals (pricing.total_cost; `reported`: the
+        sessions whose harness reported their total)."""
+        cost, basis = total_cost(usages, reported)
         return cls(
             sum(usage.input_tokens for usage in usages),
             sum(usage.output_tokens for usage in usages),
@@ -574,7 +575,7 @@ def _totals(meta: Mapping[str, Any], context: _Context) -> _Tally:
             float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
             _bases(_text(totals.get("cost_basis"))),
         )
-    return _Tally.of(_usages(context.events))
+    return _Tally.of(_usages(context.events), session_costs(context.events))
 
 
 def _token_summary(tally: _Tally) -> str:
@@ -642,9 +643,18 @@ def _costs(meta: Mapping[str, Any], context: _Context) -> list[str]:
     for model in models:
         name = _cell(_inline(model)) if model else "_unknown_"
         lines.append(_cost_row(name, _Tally.of(by_model[model])))
-    if len(models) > 1:
-        lines.append(_cost_row("**Total**", _Tally.of(usages)))
+    reported = session_costs(context.events)
+    if len(models) > 1 or reported:
+        lines.append(_cost_row("**Total**", _Tally.of(usages, reported)))
+    if reported:
+        lines += ["", _REPORTED_TOTAL]
     return lines
+
+
+_REPORTED_TOTAL = (
+    "_The total counts the cost the harness reported for a whole session; the rows by model "
+    "count each request's cost._"
+)
 
 
 def _cost_row(name: str, tally: _Tally) -> str:

@@ -4,14 +4,15 @@ marked as one (`cost_basis: "estimated"`); a model not listed gets no estimate.
 
 `usage_cost` and `total_cost` are the one rule for what a request or a run cost: meta.json's
 totals, narration.md's cost table and the ATIF export's `total_cost_usd` all use them, so the
-same events give them the same figures."""
+same events give them the same figures. A session whose harness reported its whole cost (ATIF's
+`final_metrics.total_cost_usd`, kept in `session_end`'s `cost_usd`) costs that."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Literal
 
-from stet_lsp.trajectory.events import Usage
+from stet_lsp.trajectory.events import EventBase, SessionEnd, Usage
 
 Basis = Literal["reported", "estimated"]
 TotalBasis = Literal["reported", "estimated", "mixed"]
@@ -70,18 +71,38 @@ def usage_cost(usage: Usage) -> tuple[float, Basis] | None:
     return None if guess is None else (guess, "estimated")
 
 
-def total_cost(usages: Iterable[Usage]) -> tuple[float | None, TotalBasis | None]:
+def total_cost(
+    usages: Iterable[Usage], session_totals: Mapping[str, float] | None = None
+) -> tuple[float | None, TotalBasis | None]:
     """The cost of the requests, summed in their order and rounded to millionths of a dollar,
     and its basis (`mixed` when some costs were reported and some estimated); (None, None)
-    when no request has a cost."""
+    when no request has a cost. A session whose harness reported its total
+    (`session_totals`, by session id: `session_costs`) counts that total instead of its
+    requests' costs."""
+    session_totals = session_totals or {}
     cost = 0.0
     bases: set[Basis] = set()
     for usage in usages:
+        if usage.session in session_totals:
+            continue
         found = usage_cost(usage)
         if found is not None:
             cost += found[0]
             bases.add(found[1])
+    for reported in session_totals.values():
+        cost += reported
+        bases.add("reported")
     if not bases:
         return None, None
     basis: TotalBasis = "mixed" if len(bases) > 1 else next(iter(bases))
     return round(cost, 6), basis
+
+
+def session_costs(events: Iterable[EventBase]) -> dict[str, float]:
+    """The total cost each session's harness reported (`session_end`'s `cost_usd`), by
+    session id."""
+    totals: dict[str, float] = {}
+    for event in events:
+        if isinstance(event, SessionEnd) and event.cost_usd is not None:
+            totals[event.session] = totals.get(event.session, 0.0) + event.cost_usd
+    return totals

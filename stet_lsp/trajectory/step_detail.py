@@ -238,7 +238,10 @@ def _note(event: Note) -> list[str]:
 
 
 def _session_end(event: SessionEnd) -> list[str]:
-    return [f"Reason: {_plain(event.reason)}" if event.reason else "_No reason was recorded._"]
+    lines = [f"Reason: {_plain(event.reason)}" if event.reason else "_No reason was recorded._"]
+    if event.cost_usd is not None:
+        lines += ["", f"The session's cost, as its harness reported it: ${event.cost_usd:.4f}"]
+    return lines
 
 
 def _raw(event: RawEvent) -> list[str]:

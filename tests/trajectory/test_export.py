@@ -50,6 +50,7 @@ from stet_lsp.trajectory.export_agent_trace import (
     to_agent_trace,
 )
 from stet_lsp.trajectory.export_atif import NO_MESSAGES, to_atif
+from stet_lsp.trajectory.importers.atif import IMPORTERS
 from stet_lsp.trajectory.importers.diffs import file_diff, fragment_diff
 from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.meta import Meta, TargetRef, summarise
@@ -737,6 +738,26 @@ def test_the_export_of_the_public_claude_code_sample_follows_harbors_conventions
     assert first["message"].startswith("brews is being phased out")
     before = [r for r in first["extra"]["raw_records"] if r["source"]["line"] < 20]
     assert len(before) == 19
+
+
+def test_a_reported_total_goes_out_as_reported_and_comes_back(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    """Harbor's sample reports its total cost only in its final metrics: the export writes
+    it back as reported, and importing the export keeps it; an export whose total holds
+    estimates does not come back as reported."""
+    doc, meta, _ = exported(stet, root, sample("atif/harbor__trajectory_pass.json"))
+    assert doc["final_metrics"]["total_cost_usd"] == meta["totals"]["cost_usd"] == 0.462381
+    assert doc["final_metrics"]["extra"]["cost_basis"] == "reported"
+    again = tmp_path / "again.json"
+    again.write_text(json.dumps(doc), encoding="utf-8")
+    [end] = [e for e in IMPORTERS["atif"].parse(again).events if isinstance(e, SessionEnd)]
+    assert end.cost_usd == 0.462381
+    estimated = to_atif(META, claude_code_session())
+    assert estimated["final_metrics"]["extra"]["cost_basis"] != "reported"
+    again.write_text(json.dumps(estimated), encoding="utf-8")
+    [end] = [e for e in IMPORTERS["atif"].parse(again).events if isinstance(e, SessionEnd)]
+    assert end.cost_usd is None
 
 
 def test_records_with_no_step_of_their_session_get_a_system_step_with_a_message() -> None:

@@ -594,7 +594,7 @@ def test_root_fields_no_event_holds_are_counted_as_dropped(tmp_path: Path) -> No
     steps = [{"step_id": 1, "source": "user", "message": "hi"}]
     document = trajectory(
         steps,
-        final_metrics={"total_cost_usd": 0.462381, "total_steps": 1},
+        final_metrics={"total_prompt_tokens": 5, "total_steps": 1},
         notes="converted by harbor",
     )
     document["agent"]["tool_definitions"] = [{"name": "Bash"}]
@@ -608,3 +608,61 @@ def test_root_fields_no_event_holds_are_counted_as_dropped(tmp_path: Path) -> No
     }
     bare = ATIF.parse(write(tmp_path / "bare.json", trajectory(steps)))
     assert not bare.dropped
+
+
+USAGE_STEP = {
+    "step_id": 2,
+    "source": "agent",
+    "model_name": "claude-opus-4-6",
+    "message": "Done.",
+    "metrics": {"prompt_tokens": 1000, "completion_tokens": 100, "cached_tokens": 0},
+}
+
+
+@pytest.mark.parametrize(
+    ("final_metrics", "kept"),
+    [
+        ({"total_cost_usd": 0.462381, "total_steps": 2}, 0.462381),
+        ({"total_cost_usd": 0, "extra": {"cost_basis": "reported"}}, 0.0),
+        ({"total_cost_usd": 0.5, "extra": {"cost_basis": "estimated"}}, None),
+        ({"total_cost_usd": 0.5, "extra": {"cost_basis": "mixed"}}, None),
+        ({"total_cost_usd": -1}, None),
+        ({"total_cost_usd": "0.5"}, None),
+        ({"total_cost_usd": True}, None),
+    ],
+)
+def test_the_reported_total_cost_is_the_sessions(
+    tmp_path: Path, final_metrics: dict[str, Any], kept: float | None
+) -> None:
+    """A total the harness reported is kept on the session's end (a total Stet's own export
+    marks as an estimate is not: it was computed from the steps again)."""
+    steps = [{"step_id": 1, "source": "user", "message": "hi"}, USAGE_STEP]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps, final_metrics=final_metrics)))
+    end = of(parsed.events, "session_end")[0]
+    assert end.cost_usd == kept
+    assert parsed.dropped["final_metrics"] == (kept is None)
+
+
+def test_a_continued_session_keeps_a_total_only_when_every_file_reports_one(
+    tmp_path: Path,
+) -> None:
+    second = trajectory([USAGE_STEP], final_metrics={"total_cost_usd": 0.25})
+    write(tmp_path / "trajectory.cont-1.json", second)
+    first = trajectory(
+        [USAGE_STEP],
+        final_metrics={"total_cost_usd": 0.5},
+        continued_trajectory_ref="trajectory.cont-1.json",
+    )
+    parsed = ATIF.parse(write(tmp_path / "trajectory.json", first))
+    assert of(parsed.events, "session_end")[0].cost_usd == 0.75
+    del second["final_metrics"]
+    write(tmp_path / "trajectory.cont-1.json", second)
+    parsed = ATIF.parse(write(tmp_path / "trajectory.json", first))
+    assert of(parsed.events, "session_end")[0].cost_usd is None
+    assert parsed.dropped["final_metrics"] == 1
+
+
+def test_public_sample_keeps_the_reported_total() -> None:
+    parsed = ATIF.parse(sample("atif/harbor__trajectory_pass.json"))
+    assert of(parsed.events, "session_end")[0].cost_usd == pytest.approx(0.462381)
+    assert "final_metrics" not in parsed.dropped

@@ -179,7 +179,7 @@ def every_kind() -> list[EventBase]:
         Error(**common(), message="Request interrupted by user", interrupt=True),
         Note(**common(), entry_id="S-3", entry_kind="convention", text="Loops start at 0 here."),
         RawEvent(**common(), record={"type": "progress", "n": 1}, reason="unknown type"),
-        SessionEnd(**common(), reason="exit"),
+        SessionEnd(**common(), reason="exit", cost_usd=0.4624),
         SessionStart(**common(OTHER_SESSION), harness="codex", model="gpt-5"),
         UserMessage(**common(OTHER_SESSION), text="Second session request"),
         AgentMessage(**common(OTHER_SESSION), text="Done."),
@@ -211,7 +211,7 @@ def test_lens_titles_name_the_kind_the_tool_the_files_and_the_tokens(
     assert titles[22] == "22 · error interrupted: Request interrupted by user"
     assert titles[23] == "23 · note [convention] Loops start at 0 here."
     assert titles[24] == "24 · raw unknown type"
-    assert titles[25] == "25 · session_end exit"
+    assert titles[25] == "25 · session_end exit · $0.4624 reported"
     # by number or by entry alike
     assert index.lens_title(7) == index.lens_title(index.steps[6]) == titles[7]
 
@@ -375,7 +375,7 @@ def test_inline_names_hold_backticks() -> None:
         (22, "The user interrupted the agent."),
         (23, "Note `S-3` · convention"),
         (24, '"type": "progress"'),
-        (25, "Reason: exit"),
+        (25, "Reason: exit\n\nThe session's cost, as its harness reported it: $0.4624"),
     ],
 )
 def test_every_kind_has_its_detail_in_the_hover(

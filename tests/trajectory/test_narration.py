@@ -447,6 +447,48 @@ def test_the_public_claude_code_sample_shows_its_cost_per_model(root: Path) -> N
     assert render(meta, events) == narration
 
 
+def test_a_sessions_reported_total_is_its_cost(root: Path) -> None:
+    """An ATIF run whose steps carry tokens but no cost, and whose final metrics report the
+    total: meta.json, the header and the table's total are that total, reported; the row by
+    model keeps its estimate, and a line says which is which."""
+    source = sample("atif/harbor__trajectory_pass.json")
+    meta, events, narration = _imported(root, source)
+    assert meta["totals"]["cost_usd"] == pytest.approx(0.462381)
+    assert meta["totals"]["cost_basis"] == "reported"
+    assert "final_metrics" not in meta["dropped"]
+    header, rows = _cost_cells(narration)
+    assert header == "$0.4624 (reported)" == rows["**Total**"]
+    assert rows["claude-opus-4-6"] == "$0.4326 (estimated)"
+    assert "the cost the harness reported for a whole session" in narration
+    assert render(meta, events) == narration
+
+
+def test_a_reported_session_total_replaces_only_its_own_sessions_costs() -> None:
+    other = SourceRef(file="other.jsonl", line=1)
+    events = numbered(
+        [
+            Usage(**common(), model="claude-opus-4-6", input_tokens=1_000_000),
+            SessionEnd(**common(), cost_usd=2.0),
+            Usage(session="s2", source=other, model="claude-opus-4-6", input_tokens=1_000_000),
+        ]
+    )
+    meta = summarise(
+        trajectory_id="t",
+        target=TargetRef(kind="branch", name="main", key="k"),
+        base_commit=None,
+        events=events,
+        redaction=Counter(),
+        dropped=Counter(),
+        problems=[],
+        sources=[],
+    )
+    # the first session's $2.00 as reported, the second's $5.00 estimated
+    assert (meta.totals.cost_usd, meta.totals.cost_basis) == (7.0, "mixed")
+    header, rows = _cost_cells(render(meta.model_dump(mode="json"), events))
+    assert header == "$7.0000 (estimated + reported)" == rows["**Total**"]
+    assert rows["claude-opus-4-6"] == "$10.0000 (estimated)"
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(

@@ -14,8 +14,11 @@ trajectories embedded in the file). Each step has `step_id`, `timestamp` and `so
 * `system`: the system prompt, or a harness event; `extra.context_management` marks a
   compaction (its summary is in the step or in the subagent trajectory it refers to).
 
-The root's `final_metrics`, `notes` and the agent's `tool_definitions` become no event:
-each is counted in `dropped` (the totals are recomputed from the steps' metrics).
+The root's `final_metrics.total_cost_usd` is the session's cost as the harness reported it
+(`session_end`'s `cost_usd`; not when Stet's own export marks it `estimated` or `mixed`); its
+token totals are recomputed from the steps' metrics. Its `notes` and the agent's
+`tool_definitions` become no event: each is counted in `dropped`, as `final_metrics` is when
+its cost is not kept.
 
 Since v1.5 `is_copied_context` marks steps copied from an earlier trajectory for context (a
 continuation after summarisation): they are not imported again and are counted in
@@ -32,6 +35,7 @@ session.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -159,11 +163,18 @@ class _Reader:
         )
         self._start(main)
         current: _File | None = main
+        totals: list[float | None] = []
         while current is not None:
             trajectory = _Trajectory(current, current.root, "", None)
             self._trajectory(trajectory, leftovers=True)
+            totals.append(_reported_total(current.root.get("final_metrics")))
             current = self._continuation(current)
-        self._emit(SessionEnd, self.last or SourceRef(file=main.name, line=1), self.last_time, None)
+        # The harness's total cost of the session, when every file of it reports one.
+        cost = None if None in totals else sum(t for t in totals if t is not None)
+        if cost is None and mapping(root.get("final_metrics")):
+            self.parsed.dropped["final_metrics"] += 1
+        end_at = self.last or SourceRef(file=main.name, line=1)
+        self._emit(SessionEnd, end_at, self.last_time, None, cost_usd=cost)
         return self.parsed
 
     # -- files ----------------------------------------------------------------------------
@@ -227,10 +238,9 @@ class _Reader:
             branch=_single(extras, ("git_branch", "branch", "gitBranch", "git_branches")),
             commit=_single(extras, ("git_commit", "commit", "commit_hash")),
         )
-        # What no event holds is counted: the totals (recomputed from the steps' metrics, so
-        # a reported total cost the steps do not carry is not kept), notes, tool definitions.
+        # What no event holds is counted: notes, tool definitions (and, in `read`, the totals
+        # when their cost is not kept: the token totals are recomputed from the steps).
         for name, value in (
-            ("final_metrics", root.get("final_metrics")),
             ("notes", root.get("notes")),
             ("tool_definitions", agent.get("tool_definitions")),
         ):
@@ -574,3 +584,15 @@ def _single(extras: Iterable[dict[str, Any]], keys: Sequence[str]) -> str | None
             if text_field(value):
                 return str(value)
     return None
+
+
+def _reported_total(final_metrics: Any) -> float | None:
+    """A trajectory's total cost as its harness reported it: `final_metrics.total_cost_usd`,
+    unless `extra.cost_basis` (Stet's export) says it holds estimates."""
+    metrics = mapping(final_metrics)
+    cost = metrics.get("total_cost_usd")
+    if not isinstance(cost, int | float) or isinstance(cost, bool) or not 0 <= cost < math.inf:
+        return None
+    if mapping(metrics.get("extra")).get("cost_basis", "reported") != "reported":
+        return None
+    return float(cost)
