@@ -442,6 +442,19 @@ def _unlike_a_name(value: str) -> bool:
     return acronyms >= 2 or lone >= 2 or letters < _NAME_HUMP_LETTERS * len(humps)
 
 
+def _random_case(run: str) -> bool:
+    """Letters of both cases whose capitals fall at random: a third of them or more, humps
+    unlike a name's, and no acronym of three capitals or more (`AWSServiceRoleForECS`,
+    `IAMUserSSHKeys` are names)."""
+    if run.isupper() or run.islower():
+        return False
+    if sum(c.isupper() for c in run) < _GENERATED_CAPITALS * len(run):
+        return False
+    if any(len(hump) >= 3 and hump.isupper() for hump in _HUMP.findall(run)):
+        return False
+    return _unlike_a_name(run)
+
+
 def looks_generated(value: str) -> bool:
     """A run of ASCII letters and digits (12 or more) that reads as generated, not written:
     `HkBDLHFaDXosUduCJI`, `Xk9q2Lm4Wp7z`, `SMIGIQAQXLZPPRWG`, `zbzOsxKaKxyZdudOEo`,
@@ -470,6 +483,10 @@ def _generated(value: str, least: int) -> bool:
     for run in runs:
         share = letter_pairs_share(run)
         if share >= _WORDLIKE_PAIRS:
+            # English letter pairs by chance (`wpnEJfoduCrmfIiAipEF`): still generated when
+            # capitals are many, in short humps, and none starts an acronym as names have
+            if _random_case(run):
+                return True
             continue
         if run.isupper() or run.islower() or share < _UNWORDLIKE_PAIRS:
             return True

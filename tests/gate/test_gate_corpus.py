@@ -74,6 +74,7 @@ ONCE_MISSED = [
     (1259364231, "curl-user", "shell"),
     (1956289935, "base64-header", "shell"),
     (1780556842, "django-secret-key", "shell"),
+    (72643637, "oci-auth-token", "shell"),
 ]
 
 

@@ -163,6 +163,8 @@ def test_windows_references_and_templates_in_commands_are_not_secrets(command: s
         ("DB_PASSWORD", "zbzOsxKaKxyZdudOEo"),
         ("DB_PASSWORD", "mXhqdNJdeepLttfpZJ"),
         ("DB_PASSWORD", "k331FukcgtgL3tl251"),
+        # Letter pairs 63 % English by chance, but capitals at random: a third, in short humps.
+        ("OCI_AUTH_TOKEN", "wpnEJfoduCrmfIiAipEF"),
         # base64 that starts with a slash, its segments short.
         ("PROXY_HEADER", "/ITQ/wLotJmRhhqBFyhmrlz1/MEMKTZd"),
         ("PROXY_HEADER", "/iXV6OQ7p8p/Nb/t3Kpsz/ZPju1oqR3/"),
@@ -202,6 +204,9 @@ def test_a_random_value_of_letters_is_a_secret(name: str, value: str, context: s
         "getCSRFTokenFromCookie",
         "sha256HexDigest",
         "ec2InstanceIdList",
+        # Many capitals in short humps, but acronyms of three letters or more: names.
+        "AWSServiceRoleForECS",
+        "IAMUserSSHKeys",
     ],
 )
 def test_names_people_write_are_not_generated(name: str) -> None:
