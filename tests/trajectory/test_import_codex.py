@@ -1191,3 +1191,95 @@ def test_public_sample_synthetic_rollout() -> None:
     )
     assert "SYNTHETIC_ENCRYPTED_CONTENT" not in "".join(event_json(e) for e in session.events)
     assert of(session, RawEvent)[0].reason == "unknown record type 'future_synthetic_record'"
+
+
+# --- forks: a copy of the parent's history ----------------------------------------------------
+
+FORKED_AT = "2026-05-23T18:25:15.907Z"
+
+
+def stamped(value: dict[str, Any], at: str) -> dict[str, Any]:
+    return {**value, "timestamp": at}
+
+
+def parents_history() -> list[Any]:
+    """A parent thread of two requests, the second one's result a patch."""
+    return [
+        meta(id=PARENT),
+        turn_context(),
+        message("user", "Fix the bug"),
+        function_call("shell", json.dumps({"command": ["ls"]}), "call_ls"),
+        token_count((30279, 0, 100), (30279, 0, 100)),
+        call_output("call_ls", "src\n"),
+        message("assistant", "Fixed."),
+        token_count((30282, 30000, 100), (60561, 30000, 200)),
+    ]
+
+
+def forked_rollout(copied: list[Any], own_at: str) -> list[Any]:
+    """A fork's rollout as Codex 0.130 writes it: its own session_meta, the parent's records
+    stamped at the fork, then its own turn (a rate-limit token count that repeats the
+    parent's total first)."""
+    own = [
+        turn_context(),
+        message("user", "Now add a test"),
+        message("assistant", "Added."),
+        token_count((30282, 30000, 100), (60561, 30000, 200)),
+        token_count((30300, 30000, 50), (90861, 60000, 250)),
+    ]
+    return [
+        meta(forked_from_id=PARENT),
+        *(stamped(value, FORKED_AT) for value in copied),
+        *(stamped(value, own_at) for value in own),
+    ]
+
+
+@pytest.mark.parametrize("parent_on_disk", [True, False])
+def test_a_fork_leaves_its_copy_of_the_parents_history_out(
+    tmp_path: Path, parent_on_disk: bool
+) -> None:
+    day = tmp_path / "sessions" / "2026" / "05" / "23"
+    day.mkdir(parents=True)
+    if parent_on_disk:
+        write(day / f"rollout-2026-05-23T18-24-45-{PARENT}.jsonl", parents_history())
+    # A copy that left the reasoning out still matches the parent record by record.
+    child = write(
+        day / f"rollout-2026-05-23T18-25-15-{SESSION}.jsonl",
+        forked_rollout(parents_history(), "2026-05-23T18:25:23.472Z"),
+    )
+    session = CODEX.parse(child)
+    assert kinds(session) == [
+        "session_start",
+        "user_message",
+        "agent_message",
+        "usage",
+        "session_end",
+    ]
+    assert [e.text for e in of(session, UserMessage)] == ["Now add a test"]
+    # One request of the fork's own: the repeated parent total counts nothing again.
+    [usage] = of(session, Usage)
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (300, 30000, 50)
+    assert session.dropped["copied_history"] == len(parents_history())
+    assert (parent_on_disk and len(session.consulted) == 1) or not session.consulted
+
+
+def test_a_fork_whose_own_turn_follows_its_copy_at_once_keeps_it_when_the_parent_is_found(
+    tmp_path: Path,
+) -> None:
+    """A subagent spawned as a fork starts its turn right after the copy: the parent's rollout
+    tells them apart; a copy that leaves records out still matches it."""
+    write(tmp_path / f"rollout-2026-05-23T18-24-45-{PARENT}.jsonl", parents_history())
+    copied = [value for value in parents_history() if value["type"] != "turn_context"]
+    child = write(
+        tmp_path / f"rollout-2026-05-23T18-25-15-{SESSION}.jsonl",
+        forked_rollout(copied, FORKED_AT),
+    )
+    session = CODEX.parse(child)
+    assert [e.text for e in of(session, UserMessage)] == ["Now add a test"]
+    assert session.dropped["copied_history"] == len(copied)
+
+
+def test_a_rollout_that_is_no_fork_keeps_another_threads_session_meta(tmp_path: Path) -> None:
+    session = parse(tmp_path, [meta(), meta(id=PARENT), message("user", "hi")])
+    assert "copied_history" not in session.dropped
+    assert kinds(session) == ["session_start", "raw", "user_message", "session_end"]

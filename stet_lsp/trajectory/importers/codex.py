@@ -41,6 +41,11 @@ and system messages (the harness's instructions) are kept as RawEvents, having n
 their own. Codex's `input_tokens` include the cached ones; Usage splits them into uncached
 `input_tokens` and `cache_read_tokens` (as Claude Code counts them); `output_tokens` include
 the reasoning tokens.
+
+A forked thread (`session_meta.forked_from_id`: a `/fork`, or a subagent spawned as a fork)
+starts with a copy of its parent's history (the parent's session_meta, then its records, token
+counts included, stamped at the fork): the copy is the parent's, so it is left out and counted
+in `dropped.copied_history`, and the thread's token totals go on from its last one.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -178,10 +184,18 @@ class CodexImporter:
             records = list(jsonl_records(path, source, problems))
             if not records:
                 raise StetError(f"{path}: no Codex rollout records could be read")
+            copy = _copied_history(path, records)
+            if copy.lines:
+                records = [record for record in records if record[0] not in copy.lines]
             facts = _Facts.gather(records)
             session_id = facts.session_id or file_digest(path)
             session = ParsedSession(FORMAT, session_id, problems=problems, sources={source: path})
-            _Reader(session, source, facts, path).read(records)
+            session.consulted.update((rollout.name, rollout) for rollout in copy.read)
+            if copy.lines:
+                session.dropped["copied_history"] += len(copy.lines)
+            reader = _Reader(session, source, facts, path)
+            reader.last_total = copy.last_total  # the child's totals go on from the parent's
+            reader.read(records)
         return session
 
 
@@ -782,6 +796,100 @@ def _spawn_call_in(rollout: Path, thread_id: str, agent_path: str | None) -> str
                 ):
                     by_output = call_id
     return by_output
+
+
+# --- a forked thread's copy of its parent's history --------------------------------------------
+
+# Without the parent's rollout, the copy is told by its time: Codex writes it in one go when
+# the fork starts, each line stamped within milliseconds of the first.
+_COPY_BURST = timedelta(milliseconds=250)
+
+
+@dataclass
+class _Copy:
+    lines: set[int] = field(default_factory=set)
+    last_total: Any = None
+    read: list[Path] = field(default_factory=list)
+
+
+def _copied_history(path: Path, records: list[tuple[int, Any]]) -> _Copy:
+    """The lines of a forked thread's rollout (`forked_from_id`: a `/fork`, or a subagent
+    spawned as a fork) that copy its parent's history: the parent's records, its
+    session_meta first, written right after the thread's own session_meta. They are the
+    parent's events, not this thread's (importing them would count the parent's requests and
+    changes again). Matched record by record against the parent's rollout when it is where
+    Codex keeps it (the copy may leave records out), else told by their time. The last token
+    total in the copy is where this thread's totals go on from."""
+    copy = _Copy()
+    start = next(
+        (i for i, (_, value) in enumerate(records) if _kind(value) == "session_meta"), None
+    )
+    if start is None:
+        return copy
+    meta = records[start][1]["payload"]
+    parent = text_field(meta.get("forked_from_id"))
+    rest = records[start + 1 :]
+    if not parent or not rest or _kind(rest[0][1]) != "session_meta":
+        return copy  # not a fork, or one that refers to its parent's history (history_base)
+    copied: list[tuple[int, Any]] = []
+    items = _parent_items(path, parent, copy.read) if _SAFE_ID.fullmatch(parent) else None
+    if items is not None:
+        position = 0
+        for line, value in rest:
+            found = _rollout_record(value)
+            while position < len(items) and items[position] != found:
+                position += 1
+            if position == len(items):
+                break
+            copied.append((line, value))
+            position += 1
+    else:
+        first = _stamp(rest[0][1])
+        for line, value in rest:
+            stamp = _stamp(value)
+            if first is None or stamp is None or not first <= stamp <= first + _COPY_BURST:
+                break
+            copied.append((line, value))
+    for line, value in copied:
+        copy.lines.add(line)
+        payload = value["payload"] if _kind(value) == "event_msg" else None
+        if payload is not None and payload.get("type") == "token_count":
+            info = payload.get("info")
+            if isinstance(info, dict) and info.get("total_token_usage") is not None:
+                copy.last_total = info["total_token_usage"]
+    return copy
+
+
+def _parent_items(path: Path, parent: str, read: list[Path]) -> list[Any] | None:
+    """The records of the parent thread's rollout (see _parent_rollouts), in order; None when
+    it is not found."""
+    for rollout in _parent_rollouts(path, parent):
+        try:
+            with open_text(rollout) as stream:
+                items = [_rollout_record(_loads(line)) for line in stream if line.strip()]
+        except (OSError, StetError, ValueError):
+            continue
+        read.append(rollout)
+        if any(
+            item is not None and item[0] == "session_meta" and item[1].get("id") == parent
+            for item in items[:1]
+        ):
+            return items
+    return None
+
+
+def _kind(value: Any) -> str | None:
+    found = _rollout_record(value)
+    return found[0] if found is not None else None
+
+
+def _stamp(value: Any) -> datetime | None:
+    text = text_field(value.get("timestamp")) if isinstance(value, dict) else None
+    try:
+        stamp = datetime.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+    return stamp.replace(tzinfo=UTC) if stamp is not None and stamp.tzinfo is None else stamp
 
 
 def _is_plan_item(item: Any) -> bool:
