@@ -21,6 +21,10 @@ message. `final_metrics.total_cost_usd` is the cost of every request of the traj
 subagents' included), reported or estimated by the rule meta.json's totals follow, with its
 basis in `final_metrics.extra.cost_basis`; a step's `metrics.cost_usd` is only what the
 harness reported for that request.
+
+A request's usage is recorded before its output by some harnesses (Codex 0.32 to 0.65) and
+after it by the others (after its calls' results too, in Codex since 0.131); a session's first
+usage tells which, so a usage after results goes to the request before it or the one after.
 """
 
 from __future__ import annotations
@@ -187,6 +191,7 @@ class _Builder:
         self.call_steps: dict[str, _Step] = {}
         self.call_results: dict[str, dict[str, Any]] = {}
         self.later_calls = {event.call_id for event in events if isinstance(event, ToolCall)}
+        self.trailing_usage = _sessions_with_trailing_usage(events)
         self.waiting_results: dict[str, list[tuple[ToolResult, int]]] = {}
         # Subagent references by the call that started them, or by step when none did.
         self.call_subagents: list[tuple[str, dict[str, Any]]] = []
@@ -365,9 +370,17 @@ class _Builder:
 
     def _usage(self, event: Usage, number: int) -> None:
         step = self._current_agent_step(event)
-        if step is None or step.usages or step.answered:
+        after_results = (
+            step is not None
+            and step.answered
+            and step.has_output()
+            and event.session in self.trailing_usage
+        )
+        if step is None or step.usages or (step.answered and not after_results):
             # A request's usage recorded before its output: the step of the next request.
             step = self._new("agent", event, number)
+        elif after_results:
+            step.closed = True  # recorded after its calls' results (Codex since 0.131)
         elif step.has_output() and event.source not in step.output_sources:
             step.closed = True  # recorded after its output: it ends the request
         step.usages.append(event)
@@ -543,6 +556,29 @@ def _descendants(agent_id: str | None, parents: dict[str, str | None]) -> set[st
         if current in members:
             members |= ancestors
     return members
+
+
+def _sessions_with_trailing_usage(events: list[EventBase]) -> set[str]:
+    """The sessions whose harness records a request's usage after its output (Claude Code,
+    aider, Codex since 0.66), told by their first usage: some output of the agent came
+    between the message it answers and it. A usage recorded before its request's output
+    (Codex 0.32 to 0.65) has none before it."""
+    trailing: set[str] = set()
+    decided: set[str] = set()
+    output: set[str] = set()
+    for event in events:
+        session = event.session
+        if session in decided:
+            continue
+        if isinstance(event, UserMessage):
+            output.discard(session)
+        elif isinstance(event, AgentMessage | Reasoning | ToolCall):
+            output.add(session)
+        elif isinstance(event, Usage):
+            decided.add(session)
+            if session in output:
+                trailing.add(session)
+    return trailing
 
 
 def _final_metrics(

@@ -801,22 +801,28 @@ def test_harbors_models_accept_the_export() -> None:
     validate_with_harbor(to_atif({}, []))
 
 
-def test_usage_before_or_after_its_request_gives_the_same_steps() -> None:
-    def session(usage_first: bool) -> list[EventBase]:
+@pytest.mark.parametrize("written", ["before", "after", "after results"])
+def test_usage_before_or_after_its_request_gives_the_same_steps(written: str) -> None:
+    """Codex writes a request's token count before its output (0.32 to 0.65), after its
+    calls (0.66 to 0.130) or after their results (since 0.131): the same steps each time."""
+
+    def session() -> list[EventBase]:
         ev = Events("s")
         ev.add(UserMessage, text="fix it")
         for number in (1, 2):
-            if usage_first:
+            if written == "before":
                 ev.add(Usage, input_tokens=number, output_tokens=1)
             ev.add(Reasoning, text=f"thinking {number}")
             ev.add(ToolCall, call_id=f"c{number}", name="Bash", input={"command": "ls"})
-            if not usage_first:
+            if written == "after":
                 ev.add(Usage, input_tokens=number, output_tokens=1)
             ev.add(ToolResult, call_id=f"c{number}", output=f"out {number}")
-        if usage_first:
+            if written == "after results":
+                ev.add(Usage, input_tokens=number, output_tokens=1)
+        if written == "before":
             ev.add(Usage, input_tokens=3, output_tokens=1)
         ev.add(AgentMessage, text="done")
-        if not usage_first:
+        if written != "before":
             ev.add(Usage, input_tokens=3, output_tokens=1)
         return ev.items
 
@@ -833,19 +839,14 @@ def test_usage_before_or_after_its_request_gives_the_same_steps() -> None:
             for step in doc["steps"]
         ]
 
-    first, last = to_atif({}, session(True)), to_atif({}, session(False))
-    validate_atif(first)
-    validate_atif(last)
-    assert (
-        shape(first)
-        == shape(last)
-        == [
-            ("user", "fix it", None, [], [], None),
-            ("agent", "", "thinking 1", ["c1"], ["out 1"], 1),
-            ("agent", "", "thinking 2", ["c2"], ["out 2"], 2),
-            ("agent", "done", None, [], [], 3),
-        ]
-    )
+    doc = to_atif({}, session())
+    validate_atif(doc)
+    assert shape(doc) == [
+        ("user", "fix it", None, [], [], None),
+        ("agent", "", "thinking 1", ["c1"], ["out 1"], 1),
+        ("agent", "", "thinking 2", ["c2"], ["out 2"], 2),
+        ("agent", "done", None, [], [], 3),
+    ]
 
 
 def test_results_join_the_step_of_their_call() -> None:
@@ -1051,16 +1052,20 @@ def test_replies_each_followed_by_their_usage_are_steps_of_their_own() -> None:
     ]
 
 
-def test_usage_after_results_belongs_to_the_next_request() -> None:
+def test_usage_after_results_belongs_to_the_next_request_where_usage_leads() -> None:
+    """A session whose first usage came before its request's output (Codex 0.32 to 0.65)
+    records each usage before its request: one after results is the next request's."""
     ev = Events("s")
+    ev.add(UserMessage, text="what is here?")
+    ev.add(Usage, input_tokens=5, output_tokens=1)
     ev.add(ToolCall, call_id="c1", name="Bash", input={"command": "ls"})
     ev.add(ToolResult, call_id="c1", output="a.py")
     ev.add(Usage, input_tokens=7, output_tokens=2)
     ev.add(AgentMessage, text="There is a.py.")
     doc = to_atif({}, ev.items)
     validate_atif(doc)
-    first, second = doc["steps"]
-    assert "metrics" not in first
+    _, first, second = doc["steps"]
+    assert first["metrics"]["prompt_tokens"] == 5
     assert second["message"] == "There is a.py." and second["metrics"]["prompt_tokens"] == 7
 
 
