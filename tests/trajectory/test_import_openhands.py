@@ -1284,3 +1284,23 @@ def test_sniff_claims_only_openhands(tmp_path: Path) -> None:
 def test_events_serialise(tmp_path: Path) -> None:
     for event in OPENHANDS.parse(write(tmp_path / "t.json", session())).events:
         json.loads(event_json(event))
+
+
+def test_a_file_an_edit_and_then_a_command_changed_gets_the_commands_hunks(
+    tmp_path: Path,
+) -> None:
+    """The edit's change explains the patch's first hunk of app.py; a second hunk (a line a
+    command appended) is no event's: it comes from the patch, named as the edit names it."""
+    output = older_resolver_output(5)
+    appended = "@@ -9,2 +9,3 @@\n def main():\n     greet()\n+    print('done')\n"
+    output["git_patch"] = APP_PATCH + appended
+    events = OPENHANDS.parse(write(tmp_path / "output.json", output)).events
+    edit, rest = of(events, "file_change")
+    assert (edit.path, edit.call_id) == ("/workspace/app.py", "history/5")
+    assert (rest.path, rest.call_id, rest.anchored) == ("/workspace/app.py", None, True)
+    assert rest.diff == "--- a/app.py\n+++ b/app.py\n" + appended
+    assert (rest.added, rest.removed) == (1, 0)
+    # A patch whose every hunk the edit explains adds nothing.
+    output["git_patch"] = APP_PATCH
+    events = OPENHANDS.parse(write(tmp_path / "output.json", output)).events
+    assert len(of(events, "file_change")) == 1

@@ -44,7 +44,8 @@ there are as many as the agent's actions (else after them all), or the totals ar
 An output's patch (`git_patch`, or `test_result.git_patch`) is what the run changed. The
 events show a file that a command or Python code wrote only as that command: such a file
 gets a file change from the patch, after the events (no call made it that is known). A file
-an event changed keeps that change alone.
+an event changed gets one only for the patch's hunks its events' changes do not explain (a
+command that changed it after an edit), under the events' name for it.
 
 Tool actions become tool calls whose id is the action's id, answered by the observations
 that name it as their `cause`. `llm_metrics` is cumulative, so each action's usage is what
@@ -80,7 +81,7 @@ from stet_lsp.trajectory.events import (
     UserMessage,
 )
 from stet_lsp.trajectory.importers.base import ParsedSession, new_event
-from stet_lsp.trajectory.importers.diffs import Diff, file_diff, fragment_diff, hunks_diff
+from stet_lsp.trajectory.importers.diffs import Diff, count, file_diff, fragment_diff, hunks_diff
 from stet_lsp.trajectory.importers.edits import Edit, edits_from_arguments, file_change_fields
 from stet_lsp.trajectory.importers.fields import (
     as_text,
@@ -723,8 +724,8 @@ class _Reader:
     def _run_patch(self, root: dict[str, Any]) -> None:
         """The files the run's patch changed (`git_patch`, the resolver's; `test_result.
         git_patch`, an evaluation's) that no event changed: what a command or Python code
-        wrote, which the events show only as the command. Files that events changed keep
-        those changes alone, so their lines are not counted twice."""
+        wrote, which the events show only as the command. Of a file that events changed,
+        only the hunks their changes do not explain, so their lines are not counted twice."""
         patch, pointer = root.get("git_patch"), "/git_patch"
         if not isinstance(patch, str):
             pointer = "/test_result/git_patch"
@@ -735,17 +736,76 @@ class _Reader:
             patch = patch.replace("\r\n", "\n")  # written with CRLF line ends throughout
         changes = patch_changes(patch, self.parsed.session_id, self._at(pointer), None)
         paths = [change.path for change in changes]
-        covered: set[str] = set()
-        for changed in {e.path for e in self.parsed.events if isinstance(e, FileChange)}:
+        covered: dict[str, list[FileChange]] = {}
+        for event in self.parsed.events:
+            if not isinstance(event, FileChange):
+                continue
             # An event names a container's path (`/workspace/pkg/app.py`), the patch the
             # repository's: the longest patch path it ends with is the same file (not `app.py`).
-            same = [path for path in paths if changed == path or changed.endswith("/" + path)]
+            same = [p for p in paths if event.path == p or event.path.endswith("/" + p)]
             if same:
-                covered.add(max(same, key=len))
-        self.parsed.events += [change for change in changes if change.path not in covered]
+                covered.setdefault(max(same, key=len), []).append(event)
+        for change in changes:
+            made = covered.get(change.path)
+            rest = change if made is None else _unexplained(change, made)
+            if rest is not None:
+                self.parsed.events.append(rest)
 
     def _at(self, pointer: str) -> SourceRef:
         return SourceRef(file=self.name, line=self.document.line(pointer), pointer=pointer)
+
+
+def _unexplained(change: FileChange, made: list[FileChange]) -> FileChange | None:
+    """The patch's change of a file that events changed too, cut to the hunks their changes
+    do not explain (a line added or removed that none of them added or removed): what a
+    command or code wrote to the file besides them, under the events' name for the file.
+    None when they explain every hunk."""
+    added = {line for event in made for line in _changed_lines(event.diff, "+")}
+    removed = {line for event in made for line in _changed_lines(event.diff, "-")}
+    head, hunks = _hunks(change.diff)
+    kept = [
+        hunk
+        for hunk in hunks
+        if not (_changed_lines(hunk, "+") <= added and _changed_lines(hunk, "-") <= removed)
+    ]
+    if not kept:
+        return None
+    diff = head + "".join(kept)
+    counted_added, counted_removed = count(diff)
+    return change.model_copy(
+        update={
+            "path": made[0].path,
+            "diff": diff,
+            "added": counted_added,
+            "removed": counted_removed,
+            "content": None,
+        }
+    )
+
+
+def _hunks(diff: str) -> tuple[str, list[str]]:
+    """A unified diff's file headers, and its hunks (each from its `@@` line)."""
+    head: list[str] = []
+    hunks: list[list[str]] = []
+    for line in diff.splitlines(keepends=True):
+        if line.startswith("@@"):
+            hunks.append([line])
+        elif hunks:
+            hunks[-1].append(line)
+        else:
+            head.append(line)
+    return "".join(head), ["".join(hunk) for hunk in hunks]
+
+
+def _changed_lines(diff: str, mark: str) -> set[str]:
+    """The lines a diff's hunks add (`+`) or remove (`-`), without their ends' whitespace."""
+    _, hunks = _hunks(diff)
+    return {
+        line[1:].rstrip()
+        for hunk in hunks
+        for line in hunk.splitlines()[1:]
+        if line.startswith(mark)
+    }
 
 
 def _other_run_name(run: dict[str, Any], line: int) -> str:
