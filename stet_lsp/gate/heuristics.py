@@ -471,7 +471,7 @@ def looks_generated_segment(segment: str) -> bool:
     return _generated(segment, _HUMPS_READ)
 
 
-def _generated(value: str, least: int) -> bool:
+def _generated(value: str, least: int, *, random_case: bool = True) -> bool:
     if len(value) < least or not value.isascii() or not value.isalnum():
         return False
     singles = len(_SINGLE_LOWER.findall(value))
@@ -485,7 +485,7 @@ def _generated(value: str, least: int) -> bool:
         if share >= _WORDLIKE_PAIRS:
             # English letter pairs by chance (`wpnEJfoduCrmfIiAipEF`): still generated when
             # capitals are many, in short humps, and none starts an acronym as names have
-            if _random_case(run):
+            if random_case and _random_case(run):
                 return True
             continue
         if run.isupper() or run.islower() or share < _UNWORDLIKE_PAIRS:
@@ -556,8 +556,9 @@ def _is_path(value: str) -> bool:
     segments = value.split("/")
     if any(looks_generated_segment(segment) for segment in segments):
         return False
-    # Segments too short to judge alone (`/TqOtGD8/LVqrncoCzrUgqb/Rps2YMD3`), judged together.
-    return not looks_generated("".join(segments))
+    # Segments too short to judge alone (`/TqOtGD8/LVqrncoCzrUgqb/Rps2YMD3`), judged together;
+    # short capitalised names joined (`/Users/JD/Dev/Ops/CI/Keys`) have capitals at random.
+    return not _generated("".join(segments), 12, random_case=False)
 
 
 def is_encoded_secret(value: str) -> bool:

@@ -459,6 +459,8 @@ class _Builder:
                 entry["ended"] = event.time
             if event.reason:
                 entry["end_reason"] = event.reason
+            if event.cost_usd is not None:
+                entry["reported_cost_usd"] = event.cost_usd
 
     # Output.
 

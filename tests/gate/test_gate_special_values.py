@@ -220,6 +220,9 @@ def test_names_people_write_are_not_generated(name: str) -> None:
         "secret: /Users/alice/Library/ApplicationSupport/Code/User\n",
         "SECRET_DIR=/home/runner/work/PaymentsService/PaymentsService\n",
         "token_cache: /opt/homebrew/Cellar/openssl/3/lib/engines\n",
+        # Short capitalised segments: joined, their capitals fall as a random value's do.
+        "SSH_KEY=/Users/JD/Dev/Ops/CI/Keys/Prod/Id\n",
+        "api_key: /Volumes/HD/Ops/DB/Keys/Prod/Api/Key\n",
     ],
 )
 def test_paths_in_both_cases_stay_paths(text: str) -> None:

@@ -749,6 +749,8 @@ def test_a_reported_total_goes_out_as_reported_and_comes_back(
     doc, meta, _ = exported(stet, root, sample("atif/harbor__trajectory_pass.json"))
     assert doc["final_metrics"]["total_cost_usd"] == meta["totals"]["cost_usd"] == 0.462381
     assert doc["final_metrics"]["extra"]["cost_basis"] == "reported"
+    # Kept per session too: the total of a trajectory of several sessions may be mixed.
+    assert [s.get("reported_cost_usd") for s in doc["extra"]["sessions"]] == [0.462381]
     again = tmp_path / "again.json"
     again.write_text(json.dumps(doc), encoding="utf-8")
     [end] = [e for e in IMPORTERS["atif"].parse(again).events if isinstance(e, SessionEnd)]

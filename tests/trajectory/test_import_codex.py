@@ -1283,3 +1283,58 @@ def test_a_rollout_that_is_no_fork_keeps_another_threads_session_meta(tmp_path: 
     session = parse(tmp_path, [meta(), meta(id=PARENT), message("user", "hi")])
     assert "copied_history" not in session.dropped
     assert kinds(session) == ["session_start", "raw", "user_message", "session_end"]
+
+
+SPAWN_NOTICE = (
+    "You are the newly spawned agent. The prior conversation history was forked from your "
+    "parent agent. Treat the next user message as your new task."
+)
+
+
+@pytest.mark.parametrize("parent_on_disk", [True, False])
+def test_a_subagent_forks_copy_ends_with_codexs_notice(
+    tmp_path: Path, parent_on_disk: bool
+) -> None:
+    """Codex ends a subagent's copy with an output of the parent's spawn call that the parent's
+    rollout never holds, and sends the subagent its task at once: the notice is the copy's,
+    the task the subagent's."""
+    spawn = function_call("spawn_agent", json.dumps({"message": "Review src/"}), "call_spawn")
+    history = [*parents_history(), spawn]
+    if parent_on_disk:
+        spawned = call_output("call_spawn", json.dumps({"agent_id": SESSION}))
+        write(tmp_path / f"rollout-2026-05-23T18-24-45-{PARENT}.jsonl", [*history, spawned])
+    source = {"subagent": {"thread_spawn": {"parent_thread_id": PARENT, "depth": 1}}}
+    own = [turn_context(), message("user", "Review src/"), message("assistant", "Reviewed.")]
+    child = write(
+        tmp_path / f"rollout-2026-05-23T18-25-15-{SESSION}.jsonl",
+        [
+            meta(forked_from_id=PARENT, source=source),
+            *(stamped(value, FORKED_AT) for value in history),
+            stamped(call_output("call_spawn", SPAWN_NOTICE), FORKED_AT),
+            *(stamped(value, "2026-05-23T18:25:15.909Z") for value in own),
+        ],
+    )
+    session = CODEX.parse(child)
+    assert [e.text for e in of(session, UserMessage)] == ["Review src/"]
+    assert not of(session, ToolResult) and not of(session, ToolCall)
+    assert session.dropped["copied_history"] == len(history) + 1
+
+
+def test_a_fork_whose_parent_went_on_keeps_its_own_turn(tmp_path: Path) -> None:
+    """The parent's records after the fork are no copy, even where the fork says the same."""
+    went_on = [turn_context(), message("user", "continue"), message("assistant", "Parent.")]
+    write(tmp_path / f"rollout-2026-05-23T18-24-45-{PARENT}.jsonl", [*parents_history(), *went_on])
+    own = [turn_context(), message("user", "continue"), message("assistant", "Fork.")]
+    child = write(
+        tmp_path / f"rollout-2026-05-23T18-25-15-{SESSION}.jsonl",
+        [
+            meta(forked_from_id=PARENT),
+            *(stamped(value, FORKED_AT) for value in parents_history()),
+            *(stamped(value, "2026-05-23T18:26:40.000Z") for value in own),
+        ],
+    )
+    session = CODEX.parse(child)
+    assert [e.text for e in of(session, UserMessage)] == ["continue"]
+    assert [e.text for e in of(session, AgentMessage)] == ["Fork."]
+    assert all(e.model for e in of(session, Usage))
+    assert session.dropped["copied_history"] == len(parents_history())

@@ -44,8 +44,9 @@ the reasoning tokens.
 
 A forked thread (`session_meta.forked_from_id`: a `/fork`, or a subagent spawned as a fork)
 starts with a copy of its parent's history (the parent's session_meta, then its records, token
-counts included, stamped at the fork): the copy is the parent's, so it is left out and counted
-in `dropped.copied_history`, and the thread's token totals go on from its last one.
+counts included, stamped at the fork; a subagent's ends with a notice as an output of the
+parent's spawn call): the copy is the parent's, so it is left out and counted in
+`dropped.copied_history`, and the thread's token totals go on from its last one.
 """
 
 from __future__ import annotations
@@ -800,9 +801,11 @@ def _spawn_call_in(rollout: Path, thread_id: str, agent_path: str | None) -> str
 
 # --- a forked thread's copy of its parent's history --------------------------------------------
 
-# Without the parent's rollout, the copy is told by its time: Codex writes it in one go when
-# the fork starts, each line stamped within milliseconds of the first.
-_COPY_BURST = timedelta(milliseconds=250)
+# The copy is written in one go when the fork starts: each of its lines is stamped within
+# milliseconds of the one before, and the fork's own first record comes later.
+_COPY_GAP = timedelta(milliseconds=25)
+# What Codex adds at the end of a subagent's copy: an output of the parent's spawn call.
+_SPAWN_NOTICE = "You are the newly spawned agent"
 
 
 @dataclass
@@ -817,9 +820,11 @@ def _copied_history(path: Path, records: list[tuple[int, Any]]) -> _Copy:
     spawned as a fork) that copy its parent's history: the parent's records, its
     session_meta first, written right after the thread's own session_meta. They are the
     parent's events, not this thread's (importing them would count the parent's requests and
-    changes again). Matched record by record against the parent's rollout when it is where
-    Codex keeps it (the copy may leave records out), else told by their time. The last token
-    total in the copy is where this thread's totals go on from."""
+    changes again). The copy is the lines written in one go (each within 25 ms of the one
+    before) that are the parent's records in order, when its rollout is where Codex keeps
+    it (the copy may leave records out), up to the notice Codex adds to a subagent's copy
+    (an output of the parent's spawn call). The last token total in the copy is where this
+    thread's totals go on from."""
     copy = _Copy()
     start = next(
         (i for i, (_, value) in enumerate(records) if _kind(value) == "session_meta"), None
@@ -831,33 +836,42 @@ def _copied_history(path: Path, records: list[tuple[int, Any]]) -> _Copy:
     rest = records[start + 1 :]
     if not parent or not rest or _kind(rest[0][1]) != "session_meta":
         return copy  # not a fork, or one that refers to its parent's history (history_base)
-    copied: list[tuple[int, Any]] = []
     items = _parent_items(path, parent, copy.read) if _SAFE_ID.fullmatch(parent) else None
-    if items is not None:
-        position = 0
-        for line, value in rest:
-            found = _rollout_record(value)
+    position = 0
+    previous = _stamp(rest[0][1])
+    for line, value in rest:
+        stamp = _stamp(value)
+        if stamp is None or previous is None:
+            if items is None:
+                break  # no time to tell the copy by, and no parent to match
+        elif not previous <= stamp <= previous + _COPY_GAP:
+            break
+        previous = stamp or previous
+        found = _rollout_record(value)
+        notice = _is_spawn_notice(found)
+        if items is not None and not notice:
             while position < len(items) and items[position] != found:
                 position += 1
             if position == len(items):
                 break
-            copied.append((line, value))
             position += 1
-    else:
-        first = _stamp(rest[0][1])
-        for line, value in rest:
-            stamp = _stamp(value)
-            if first is None or stamp is None or not first <= stamp <= first + _COPY_BURST:
-                break
-            copied.append((line, value))
-    for line, value in copied:
         copy.lines.add(line)
-        payload = value["payload"] if _kind(value) == "event_msg" else None
-        if payload is not None and payload.get("type") == "token_count":
-            info = payload.get("info")
+        if found is not None and found[0] == "event_msg" and found[1].get("type") == "token_count":
+            info = found[1].get("info")
             if isinstance(info, dict) and info.get("total_token_usage") is not None:
                 copy.last_total = info["total_token_usage"]
+        if notice:
+            break
     return copy
+
+
+def _is_spawn_notice(found: tuple[str, Record] | None) -> bool:
+    if found is None or found[0] != "response_item":
+        return False
+    payload = found[1]
+    if payload.get("type") != "function_call_output":
+        return False
+    return _output(payload.get("output"))[0].lstrip().startswith(_SPAWN_NOTICE)
 
 
 def _parent_items(path: Path, parent: str, read: list[Path]) -> list[Any] | None:
