@@ -750,7 +750,9 @@ def test_a_reported_total_goes_out_as_reported_and_comes_back(
     assert doc["final_metrics"]["total_cost_usd"] == meta["totals"]["cost_usd"] == 0.462381
     assert doc["final_metrics"]["extra"]["cost_basis"] == "reported"
     # Kept per session too: the total of a trajectory of several sessions may be mixed.
-    assert [s.get("reported_cost_usd") for s in doc["extra"]["sessions"]] == [0.462381]
+    assert [s.get("reported_cost_usd") for s in doc["extra"]["sessions"]] == [
+        pytest.approx(0.462381)
+    ]
     again = tmp_path / "again.json"
     again.write_text(json.dumps(doc), encoding="utf-8")
     [end] = [e for e in IMPORTERS["atif"].parse(again).events if isinstance(e, SessionEnd)]
