@@ -1242,7 +1242,6 @@ def test_a_fork_leaves_its_copy_of_the_parents_history_out(
     day.mkdir(parents=True)
     if parent_on_disk:
         write(day / f"rollout-2026-05-23T18-24-45-{PARENT}.jsonl", parents_history())
-    # A copy that left the reasoning out still matches the parent record by record.
     child = write(
         day / f"rollout-2026-05-23T18-25-15-{SESSION}.jsonl",
         forked_rollout(parents_history(), "2026-05-23T18:25:23.472Z"),

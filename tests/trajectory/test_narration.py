@@ -38,7 +38,7 @@ from stet_lsp.trajectory.events import (
 )
 from stet_lsp.trajectory.importers.diffs import file_diff, fragment_diff
 from stet_lsp.trajectory.importing import import_transcript
-from stet_lsp.trajectory.meta import TargetRef, summarise
+from stet_lsp.trajectory.meta import Meta, TargetRef, summarise
 from stet_lsp.trajectory.narration import render
 from stet_lsp.trajectory.store import working_folder
 
@@ -54,6 +54,20 @@ def numbered(events: list[EventBase]) -> list[EventBase]:
     for step, event in enumerate(events, 1):
         event.step = step
     return events
+
+
+def summary(events: list[EventBase]) -> Meta:
+    """meta.json of the events, as an import computes it."""
+    return summarise(
+        trajectory_id="t",
+        target=TargetRef(kind="branch", name="main", key="k"),
+        base_commit=None,
+        events=events,
+        redaction=Counter(),
+        dropped=Counter(),
+        problems=[],
+        sources=[],
+    )
 
 
 def every_kind() -> list[EventBase]:
@@ -472,16 +486,7 @@ def test_a_reported_session_total_replaces_only_its_own_sessions_costs() -> None
             Usage(session="s2", source=other, model="claude-opus-4-6", input_tokens=1_000_000),
         ]
     )
-    meta = summarise(
-        trajectory_id="t",
-        target=TargetRef(kind="branch", name="main", key="k"),
-        base_commit=None,
-        events=events,
-        redaction=Counter(),
-        dropped=Counter(),
-        problems=[],
-        sources=[],
-    )
+    meta = summary(events)
     # the first session's $2.00 as reported, the second's $5.00 estimated
     assert (meta.totals.cost_usd, meta.totals.cost_basis) == (7.0, "mixed")
     header, rows = _cost_cells(render(meta.model_dump(mode="json"), events))
@@ -520,16 +525,7 @@ def test_the_table_total_is_the_header_total(
             for model, tokens_in, tokens_out, cached, cost, basis in requests
         ]
     )
-    meta = summarise(
-        trajectory_id="t",
-        target=TargetRef(kind="branch", name="main", key="k"),
-        base_commit=None,
-        events=events,
-        redaction=Counter(),
-        dropped=Counter(),
-        problems=[],
-        sources=[],
-    ).model_dump(mode="json")
+    meta = summary(events).model_dump(mode="json")
     text = render(meta, events)
     if not events:
         return
