@@ -884,10 +884,8 @@ def _parent_items(path: Path, parent: str, read: list[Path]) -> list[Any] | None
         except (OSError, StetError, ValueError):
             continue
         read.append(rollout)
-        if any(
-            item is not None and item[0] == "session_meta" and item[1].get("id") == parent
-            for item in items[:1]
-        ):
+        first = items[0] if items else None
+        if first is not None and first[0] == "session_meta" and first[1].get("id") == parent:
             return items
     return None
 
