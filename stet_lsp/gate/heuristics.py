@@ -579,7 +579,10 @@ def is_encoded_secret(value: str) -> bool:
     lower, upper, digit, _, _ = _classes(body)
     symbol = "+" in body or "/" in body or "=" in body
     entropy = shannon_entropy(body)
-    return upper and lower and (digit or symbol or entropy >= 4.0) and entropy >= 3.5
+    if not (upper and lower) or entropy < 3.5:
+        return False
+    # Letters alone that repeat a few by chance (`IeftMcMpaQwIeXOztTptXSJSWppfNfww`, 3.99)
+    return digit or symbol or entropy >= 4.0 or looks_generated(body)
 
 
 def looks_like_env_literal(value: str) -> bool:

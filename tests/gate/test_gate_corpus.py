@@ -75,6 +75,7 @@ ONCE_MISSED = [
     (1956289935, "base64-header", "shell"),
     (1780556842, "django-secret-key", "shell"),
     (72643637, "oci-auth-token", "shell"),
+    (788479515, "base64-header", "python"),
 ]
 
 

@@ -165,6 +165,8 @@ def test_windows_references_and_templates_in_commands_are_not_secrets(command: s
         ("DB_PASSWORD", "k331FukcgtgL3tl251"),
         # Letter pairs 63 % English by chance, but capitals at random: a third, in short humps.
         ("OCI_AUTH_TOKEN", "wpnEJfoduCrmfIiAipEF"),
+        # Base64 of letters alone, a few repeated by chance (entropy 3.99).
+        ("PROXY_HEADER", "IeftMcMpaQwIeXOztTptXSJSWppfNfww"),
         # base64 that starts with a slash, its segments short.
         ("PROXY_HEADER", "/ITQ/wLotJmRhhqBFyhmrlz1/MEMKTZd"),
         ("PROXY_HEADER", "/iXV6OQ7p8p/Nb/t3Kpsz/ZPju1oqR3/"),
