@@ -7,6 +7,7 @@ it as `RawEvent`-like data. The JSON Schema in docs/schema/ is generated from th
 
 from __future__ import annotations
 
+from functools import cache
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -244,20 +245,12 @@ def _pydantic_json(event: EventBase) -> str | None:
         return None
 
 
-_LOOSE: dict[type[BaseModel], tuple[str, ...]] = {}
-
-
+@cache
 def _loose_fields(model: type[BaseModel]) -> tuple[str, ...]:
     """The fields of `model` whose type admits a value that is not plain JSON (a float, or
     anything under `Any`); the others hold strings, integers, booleans, None or a model of
     those, which every JSON writer writes alike."""
-    found = _LOOSE.get(model)
-    if found is None:
-        found = tuple(
-            name for name, info in model.model_fields.items() if not _fixed(info.annotation)
-        )
-        _LOOSE[model] = found
-    return found
+    return tuple(name for name, info in model.model_fields.items() if not _fixed(info.annotation))
 
 
 def _fixed(annotation: Any) -> bool:

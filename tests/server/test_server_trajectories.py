@@ -4,7 +4,6 @@ sessions and the trajectories, answering as `stet trajectory … --json` does.""
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from lsp_pipe import PipeServer
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 from samples import sample
+from trajectory_meta import summary
 
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.trajectory.events import (
@@ -30,7 +30,7 @@ from stet_lsp.trajectory.events import (
     UserMessage,
     event_json,
 )
-from stet_lsp.trajectory.meta import TargetRef, summarise
+from stet_lsp.trajectory.meta import TargetRef
 from stet_lsp.trajectory.narration import render
 from stet_lsp.trajectory.store import working_folder
 
@@ -302,16 +302,7 @@ def write_working_events(root: Path, events: list[EventBase]) -> Path:
     folder = working_folder(target)
     for step, event in enumerate(events, 1):
         event.step = step
-    meta = summarise(
-        trajectory_id=folder.id,
-        target=TargetRef(kind=target.kind, name=target.name, key=target.key),
-        base_commit=None,
-        events=events,
-        redaction=Counter(),
-        dropped=Counter(),
-        problems=[],
-        sources=[],
-    )
+    meta = summary(events, folder.id, TargetRef(kind=target.kind, name=target.name, key=target.key))
     text = "".join(event_json(event) + "\n" for event in events)
     folder.write(text.encode("utf-8"), meta, render(meta.model_dump(mode="json"), events))
     return folder.path / "events.jsonl"

@@ -11,7 +11,6 @@ import json
 import random
 import re
 import uuid
-from collections import Counter
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 from claude_transcript import Transcript
 from repos import make_repo
 from samples import sample
+from trajectory_meta import summary
 
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.trajectory.events import (
@@ -53,7 +53,6 @@ from stet_lsp.trajectory.export_atif import NO_MESSAGES, to_atif
 from stet_lsp.trajectory.importers.atif import IMPORTERS
 from stet_lsp.trajectory.importers.diffs import file_diff, fragment_diff
 from stet_lsp.trajectory.importing import import_transcript
-from stet_lsp.trajectory.meta import Meta, TargetRef, summarise
 from stet_lsp.trajectory.store import working_folder
 
 Run = Callable[..., tuple[int, str, str]]
@@ -487,20 +486,6 @@ META = {
     "ended": "2026-01-22T03:42:40.000Z",
     "brief": "Move the Homebrew release from brews to homebrew_casks",
 }
-
-
-def summary(events: list[EventBase]) -> Meta:
-    """meta.json of the events, as an import computes it."""
-    return summarise(
-        trajectory_id="t",
-        target=TargetRef(kind="branch", name="main", key="k"),
-        base_commit=None,
-        events=events,
-        redaction=Counter(),
-        dropped=Counter(),
-        problems=[],
-        sources=[],
-    )
 
 
 # ---------------------------------------------------------------------------------------------

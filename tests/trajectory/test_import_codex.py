@@ -1228,7 +1228,7 @@ def forked_rollout(copied: list[Any], own_at: str) -> list[Any]:
         token_count((30300, 30000, 50), (90861, 60000, 250)),
     ]
     return [
-        meta(forked_from_id=PARENT),
+        stamped(meta(forked_from_id=PARENT), FORKED_AT),
         *(stamped(value, FORKED_AT) for value in copied),
         *(stamped(value, own_at) for value in own),
     ]
@@ -1337,3 +1337,32 @@ def test_a_fork_whose_parent_went_on_keeps_its_own_turn(tmp_path: Path) -> None:
     assert [e.text for e in of(session, AgentMessage)] == ["Fork."]
     assert all(e.model for e in of(session, Usage))
     assert session.dropped["copied_history"] == len(parents_history())
+
+
+def test_a_parent_and_its_fork_imported_together_count_the_parents_work_once(
+    root: Path, stet: Any, tmp_path: Path
+) -> None:
+    """`stet trajectory import` of a parent and then its fork: one trajectory with the
+    parent's prompt once, and the tokens of the parent's two requests and the fork's one."""
+    day = tmp_path / "sessions" / "2026" / "05" / "23"
+    day.mkdir(parents=True)
+    started = "2026-05-23T18:24:45.305Z"
+    parent = write(
+        day / f"rollout-2026-05-23T18-24-45-{PARENT}.jsonl",
+        [stamped(value, started) for value in parents_history()],
+    )
+    child = write(
+        day / f"rollout-2026-05-23T18-25-15-{SESSION}.jsonl",
+        forked_rollout(parents_history(), "2026-05-23T18:25:23.472Z"),
+    )
+    for rollout in (parent, child):
+        code, out, err = stet("trajectory", "import", str(rollout), "--json", "-C", str(root))
+        assert (code, err) == (0, ""), err
+    folder = root / json.loads(out)["folder"]
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    assert meta["dropped"] == {"copied_history": len(parents_history())}
+    # 30,279 + 30,282 for the parent's requests, 30,300 for the fork's own
+    assert meta["totals"]["input_tokens"] + meta["totals"]["cache_read_tokens"] == 90861
+    events = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+    prompts = [e["text"] for e in events if e["kind"] == "user_message"]
+    assert prompts == ["Fix the bug", "Now add a test"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from claude_transcript import Transcript
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from samples import sample
+from trajectory_meta import summary
 
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.trajectory.events import (
@@ -38,7 +38,6 @@ from stet_lsp.trajectory.events import (
 )
 from stet_lsp.trajectory.importers.diffs import file_diff, fragment_diff
 from stet_lsp.trajectory.importing import import_transcript
-from stet_lsp.trajectory.meta import Meta, TargetRef, summarise
 from stet_lsp.trajectory.narration import render
 from stet_lsp.trajectory.store import working_folder
 
@@ -54,20 +53,6 @@ def numbered(events: list[EventBase]) -> list[EventBase]:
     for step, event in enumerate(events, 1):
         event.step = step
     return events
-
-
-def summary(events: list[EventBase]) -> Meta:
-    """meta.json of the events, as an import computes it."""
-    return summarise(
-        trajectory_id="t",
-        target=TargetRef(kind="branch", name="main", key="k"),
-        base_commit=None,
-        events=events,
-        redaction=Counter(),
-        dropped=Counter(),
-        problems=[],
-        sources=[],
-    )
 
 
 def every_kind() -> list[EventBase]:
