@@ -19,9 +19,10 @@ import pickle
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import BinaryIO, NoReturn, TypeVar
 
+Chunk = TypeVar("Chunk", bound=Hashable)
 Result = TypeVar("Result")
 
 MIN_PARALLEL_SIZE = 1 << 20
@@ -33,13 +34,14 @@ def can_fork() -> bool:
 
 
 def chunk_results(
-    chunks: Callable[[], Iterable[str]],
-    work: Callable[[str], Result],
+    chunks: Callable[[], Iterable[Chunk]],
+    work: Callable[[Chunk], Result],
     *,
     parallel: bool,
-) -> Iterator[tuple[str, Result]]:
+) -> Iterator[tuple[Chunk, Result]]:
     """(chunk, work(chunk)) for each chunk, in order; with `parallel` (and fork allowed) a
-    helper process does the work of every odd-numbered chunk."""
+    helper process does the work of every odd-numbered chunk. A chunk is text, or what
+    `work` makes its text from (both processes must make the same of it)."""
     if not parallel or not can_fork():
         for chunk in chunks():
             yield chunk, work(chunk)
@@ -79,7 +81,7 @@ def chunk_results(
 
 
 def _start_helper(
-    chunks: Callable[[], Iterable[str]], work: Callable[[str], object]
+    chunks: Callable[[], Iterable[Chunk]], work: Callable[[Chunk], object]
 ) -> tuple[int, BinaryIO] | None:
     """The helper's process id and the pipe its answers come through; None if it cannot run."""
     try:
@@ -99,7 +101,9 @@ def _start_helper(
     return pid, os.fdopen(read_end, "rb")
 
 
-def _serve(chunks: Callable[[], Iterable[str]], work: Callable[[str], object], fd: int) -> NoReturn:
+def _serve(
+    chunks: Callable[[], Iterable[Chunk]], work: Callable[[Chunk], object], fd: int
+) -> NoReturn:
     code = 0
     try:
         with os.fdopen(fd, "wb") as out:

@@ -53,15 +53,11 @@ def redact_text(
     path: str | None = None,
     json_mode: bool | None = None,
     cache: ResultCache | None = DEFAULT_CACHE,
-    cuts: Sequence[int] = (),
 ) -> RedactionResult:
-    """Every secret replaced by its marker, then every home path by `~`. `cuts`: where text
-    that is not JSON may be cut into chunks (scan.detect_spans)."""
+    """Every secret replaced by its marker, then every home path by `~`."""
     from stet_lsp.gate.scan import scan_text  # the rules; apply_redaction alone needs none
 
-    findings = scan_text(
-        text, config=config, path=path, json_mode=json_mode, cache=cache, cuts=cuts
-    )
+    findings = scan_text(text, config=config, path=path, json_mode=json_mode, cache=cache)
     return apply_redaction(text, findings, path=path)
 
 

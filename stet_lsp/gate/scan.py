@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from stet_lsp.core.lines import LineIndex
@@ -93,13 +93,9 @@ def scan_text(
     path: str | None = None,
     json_mode: bool | None = None,
     cache: ResultCache | None = DEFAULT_CACHE,
-    cuts: Sequence[int] = (),
 ) -> list[Finding]:
-    """Every secret in `text`, in order. JSON-aware for .json/.jsonl paths or when told.
-    `cuts`: see `detect_spans`."""
-    spans = detect_spans(
-        text, config=config, path=path, json_mode=json_mode, cache=cache, cuts=cuts
-    )
+    """Every secret in `text`, in order. JSON-aware for .json/.jsonl paths or when told."""
+    spans = detect_spans(text, config=config, path=path, json_mode=json_mode, cache=cache)
     lines = LineIndex(text)
     return [finding_for(span, text, lines) for span in spans]
 
@@ -111,14 +107,12 @@ def detect_spans(
     path: str | None = None,
     json_mode: bool | None = None,
     cache: ResultCache | None = DEFAULT_CACHE,
-    cuts: Sequence[int] = (),
 ) -> list[Span]:
     """The spans of every secret in `text`. JSON text is scanned in chunks cut between
-    records; other text whole, unless its writer knows where nothing it holds crosses:
-    `cuts` are such offsets (ascending), as where each event of a narration starts."""
+    records; other text whole (its writer may know where to cut it: `stream.redact_runs`)."""
     config = config or GateConfig()
     as_json = is_json_path(path) if json_mode is None else json_mode
-    chunks = split_chunks(text) if as_json else cut_chunks(text, cuts)
+    chunks = split_chunks(text) if as_json else [text]
     spans: list[Span] = []
     offset = 0
     # Without a cache to fill, a long text is scanned on two cores (gate/parallel.py).
@@ -157,18 +151,6 @@ def split_chunks(text: str) -> list[str]:
     CHUNK_SIZE characters; other text stays whole, since a key block or a multi-line value
     may cross any line boundary."""
     return list(stream_chunks((text,)))
-
-
-def cut_chunks(text: str, cuts: Sequence[int]) -> list[str]:
-    """`text` cut at some of `cuts` into chunks of about CHUNK_SIZE characters (or more)."""
-    chunks = []
-    start = 0
-    for cut in cuts:
-        if cut - start >= CHUNK_SIZE and cut < len(text):
-            chunks.append(text[start:cut])
-            start = cut
-    chunks.append(text[start:])
-    return chunks
 
 
 def stream_chunks(blocks: Iterable[str]) -> Iterator[str]:

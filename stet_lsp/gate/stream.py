@@ -9,9 +9,9 @@ import codecs
 import contextlib
 import itertools
 import os
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from stet_lsp.core.lines import LineIndex
 from stet_lsp.gate.config import GateConfig
@@ -98,14 +98,7 @@ def scan_chunks(
     as_json = is_json_path(path)
 
     def work(chunk: str) -> _Scanned:
-        spans = chunk_spans(chunk, config, path, as_json, cache=None)
-        count, first = home_path_summary(chunk) if home_paths else (0, None)
-        lines = LineIndex(chunk) if spans or first is not None or "\r" in chunk else None
-        if lines is None:
-            return [], count, None, chunk.count("\n")
-        findings = [finding_for(span, chunk, lines) for span in spans]
-        position = lines.position(first) if first is not None else None
-        return findings, count, position, len(lines.starts) - 1
+        return _scan(chunk, config, path, as_json, home_paths)
 
     line_base = 0
     offset_base = 0
@@ -122,6 +115,17 @@ def scan_chunks(
 
 _Scanned = tuple[list[Finding], int, "tuple[int, int] | None", int]
 """A chunk's findings and first home path (positions in the chunk), its home paths and lines."""
+
+
+def _scan(chunk: str, config: GateConfig, path: str, as_json: bool, home_paths: bool) -> _Scanned:
+    spans = chunk_spans(chunk, config, path, as_json, cache=None)
+    count, first = home_path_summary(chunk) if home_paths else (0, None)
+    lines = LineIndex(chunk) if spans or first is not None or "\r" in chunk else None
+    if lines is None:
+        return [], count, None, chunk.count("\n")
+    findings = [finding_for(span, chunk, lines) for span in spans]
+    position = lines.position(first) if first is not None else None
+    return findings, count, position, len(lines.starts) - 1
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,35 @@ def redact_blocks(
             findings += part.findings
             homes += result.report.tallies.get(HOME_PATH_RULE, 0)
     return RedactionReport.from_findings(findings, path, {HOME_PATH_RULE: homes})
+
+
+Run = TypeVar("Run", bound=Hashable)
+
+
+def redact_runs(
+    runs: Sequence[Run],
+    render: Callable[[Run], str],
+    config: GateConfig,
+    path: str,
+    used: dict[str, int],
+    *,
+    parallel: bool = False,
+) -> Generator[str, None, None]:
+    """The redacted text of each run of a document's parts, in order. `render` makes a run's
+    text, and must make the same of it in every process: with `parallel`, a helper process
+    renders and scans every other run. Each run is scanned on its own, so no secret may
+    cross from one run's text into the next (no event's text crosses a narration's parts).
+    `used`: the highest marker number of each rule the document may hold already
+    (`used_numbers`), so that no marker is reused."""
+    as_json = is_json_path(path)
+
+    def work(run: Run) -> tuple[str, list[Finding]]:
+        text = render(run)
+        return text, _scan(text, config, path, as_json, home_paths=False)[0]
+
+    numbering = Numbering(used)
+    for _, (text, findings) in chunk_results(lambda: runs, work, parallel=parallel):
+        yield apply_redaction(text, findings, path=path, numbering=numbering).text
 
 
 def _shifted(finding: Finding, lines: int, offset: int) -> Finding:

@@ -17,6 +17,7 @@ with the imported ones.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -169,8 +170,12 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     imported ones and graduation's), in the order the sessions started (their records'
     `first_time`); steps are numbered from 1 across them. The narration passes the gate
     (`gate_config`, else the repository's)."""
-    from stet_lsp.gate import load_config, redact_text
-    from stet_lsp.trajectory.narration import render_with_event_starts
+    from stet_lsp.gate import load_config
+    from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
+    from stet_lsp.gate.redact import used_numbers
+    from stet_lsp.gate.scan import CHUNK_SIZE
+    from stet_lsp.gate.stream import redact_runs
+    from stet_lsp.trajectory.narration import Narration
 
     config = gate_config or load_config(target.root)
 
@@ -207,14 +212,27 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     )
     if meta.base_commit is None:
         meta.base_commit = _head(target.root)
-    narration, starts = render_with_event_starts(meta.model_dump(mode="json"), events)
-    events.clear()  # from here on only text: the narration's gate and the writes
-    # every written byte; in pieces cut where events start (on two cores when long)
-    gated = redact_text(narration, config=config, path="narration.md", cache=None, cuts=starts)
-    del narration
-    # Line by line: one string of every line would take up to four bytes a character, all of
-    # them as wide as the widest.
-    folder.write((line.encode("utf-8") + b"\n" for line in lines), meta, gated.text)
+    # Rendered, gated and written a run of parts at a time (on two cores when long): the
+    # narration is never held whole.
+    narration = Narration.of(meta.model_dump(mode="json"), events)
+    runs = narration.runs([len(line) for line in lines], CHUNK_SIZE)
+    # Its markers come from the events and meta (both in these lines and parts), or are new.
+    used: dict[str, int] = {}
+    for text in (*lines, narration.head, narration.tail):
+        used_numbers(text, used)
+    gated = redact_runs(
+        runs,
+        lambda run: "".join(map(narration.part, run)),
+        config,
+        "narration.md",
+        used,
+        parallel=sum(map(len, lines)) >= MIN_PARALLEL_SIZE,
+    )
+    with contextlib.closing(gated):  # a helper still at work stops if a write fails
+        # Line by line: one string of every line would take up to four bytes a character,
+        # all of them as wide as the widest.
+        events_bytes = (line.encode("utf-8") + b"\n" for line in lines)
+        folder.write(events_bytes, meta, (text.encode("utf-8") for text in gated))
 
 
 def _store_session(

@@ -17,7 +17,6 @@ import html
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
 from typing import Any
 
 from stet_lsp.trajectory import jsontext
@@ -91,30 +90,82 @@ _MAY_NEED_ESCAPE = re.compile(r"^[ #=-]", re.MULTILINE)
 def render(meta: Mapping[str, Any], events: Sequence[EventBase]) -> str:
     """narration.md for a trajectory: title, header table, brief, files changed, every
     event turn by turn, and the token and cost table."""
-    return render_with_event_starts(meta, events)[0]
+    narration = Narration.of(meta, events)
+    return "".join(map(narration.part, range(len(narration))))
 
 
-def render_with_event_starts(
-    meta: Mapping[str, Any], events: Sequence[EventBase]
-) -> tuple[str, list[int]]:
-    """narration.md and the offsets where the blocks of its events start, in order: what an
-    event's texts become lies between two of them, so the gate may scan the pieces apart."""
-    context = _Context.of(list(events))
-    file_rows = _file_rows(meta, context)
-    starts: list[int] = []
-    timeline = _timeline(context, starts)
-    before = [
-        _title(meta),
-        _header(meta, context, file_rows),
-        _brief(meta, context),
-        _files(file_rows),
-    ]
-    head = "".join("\n".join(block) + "\n\n" for block in before if block)
-    tail = "\n".join(_costs(meta, context))
-    # Where line i starts: the lengths of the lines before it, and a newline after each.
-    ends = list(accumulate(map(len, timeline)))
-    offsets = [len(head) + (ends[start - 1] if start else 0) + start for start in starts]
-    return head + "\n".join(timeline) + "\n\n" + tail + "\n", offsets
+@dataclass(frozen=True)
+class _Slot:
+    """Where an event's block goes in the timeline: the lines before it (a turn's heading,
+    the line that parts it from the block before), its quote depth, and whether it names the
+    subagent whose events it starts."""
+
+    index: int
+    lead: tuple[str, ...]
+    depth: int
+    announces: bool
+
+
+@dataclass(frozen=True)
+class Narration:
+    """narration.md in parts that render apart, in order: the top of the document, then a
+    part for each event shown (with what leads to its block), then the cost table. Joined
+    they are the document; no event's texts cross from one part into another, so the gate
+    may scan any run of parts on its own, and two processes may render different runs."""
+
+    head: str
+    tail: str
+    context: _Context
+    slots: list[_Slot]
+
+    @classmethod
+    def of(cls, meta: Mapping[str, Any], events: Sequence[EventBase]) -> Narration:
+        context = _Context.of(list(events))
+        file_rows = _file_rows(meta, context)
+        before = [
+            _title(meta),
+            _header(meta, context, file_rows),
+            _brief(meta, context),
+            _files(file_rows),
+        ]
+        slots = _slots(context)
+        head = "".join("\n".join(block) + "\n\n" for block in before if block) + "## Turns"
+        if not slots:
+            head += "\n\n_No events._"
+        tail = "\n\n" + "\n".join(_costs(meta, context)) + "\n"
+        return cls(head, tail, context, slots)
+
+    def __len__(self) -> int:
+        return len(self.slots) + 2
+
+    def part(self, number: int) -> str:
+        if number == 0:
+            return self.head
+        if number == len(self.slots) + 1:
+            return self.tail
+        slot = self.slots[number - 1]
+        block = _event_block(self.context, slot.index)
+        if slot.announces:
+            agent = self.context.events[slot.index].agent
+            block = [f"**Subagent {_code(agent)}**", "", *block]
+        return "\n" + "\n".join([*slot.lead, *_quote(block, slot.depth)])
+
+    def runs(self, weights: Sequence[int], size: int) -> list[range]:
+        """The parts in runs of about `size` by `weights` (one per event: its share of the
+        text, as the length of its line in events.jsonl), for rendering and scanning a run
+        at a time; a tool call's block holds its result's weight too."""
+        runs = []
+        start = weight = 0
+        for number, slot in enumerate(self.slots, 1):
+            weight += weights[slot.index]
+            result = self.context.results.get(slot.index)
+            if result is not None:
+                weight += weights[result]
+            if weight >= size:
+                runs.append(range(start, number + 1))
+                start, weight = number + 1, 0
+        runs.append(range(start, len(self)))
+        return runs
 
 
 @dataclass
@@ -299,39 +350,35 @@ def _files(rows: list[_FileRow]) -> list[str]:
 # --- the events -------------------------------------------------------------------------------
 
 
-def _timeline(context: _Context, starts: list[int]) -> list[str]:
-    """Every event, in turns that start at each request of the user to the main agent.
-    Subagents' events are quoted (one level per nesting) under the subagent's heading. The
-    index of the line each event's block starts at is added to `starts`."""
-    lines = ["## Turns"]
+def _slots(context: _Context) -> list[_Slot]:
+    """Every event shown, in turns that start at each request of the user to the main agent
+    (a result is shown with its call). Subagents' events are quoted (one level per nesting)
+    under the subagent's heading."""
+    slots: list[_Slot] = []
     shown_results = set(context.results.values())
     turn = 0
-    # The agent of the block just rendered, and the subagent last named by a heading.
+    # The agent of the block just placed, and the subagent last named by a heading.
     previous_agent: str | None = None
     announced: str | None = None
     for index, event in enumerate(context.events):
         if index in shown_results:
             continue
+        lead: list[str] = []
         if isinstance(event, UserMessage) and event.agent is None:
             turn += 1
-            lines += ["", f"### Turn {turn}"]
-        elif len(lines) == 1:
-            lines += ["", "### Before the first request"]
-        block = _event_block(context, index)
+            lead += ["", f"### Turn {turn}"]
+        elif not slots:
+            lead += ["", "### Before the first request"]
         agent = event.agent
         depth = context.depth(agent)
-        if agent is not None and agent != announced:
-            block = [f"**Subagent {_code(agent)}**", "", *block]
         # Consecutive blocks of one subagent stay in one quote.
         joined = agent is not None and agent == previous_agent
-        lines.append(">" * depth if joined else "")
-        starts.append(len(lines))
-        lines += _quote(block, depth)
+        lead.append(">" * depth if joined else "")
+        announces = agent is not None and agent != announced
+        slots.append(_Slot(index, tuple(lead), depth, announces))
         previous_agent = agent
         announced = event.agent_id if isinstance(event, Subagent) else agent
-    if len(lines) == 1:
-        lines += ["", "_No events._"]
-    return lines
+    return slots
 
 
 def _event_block(context: _Context, index: int) -> list[str]:

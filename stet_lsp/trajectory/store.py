@@ -78,17 +78,21 @@ class Folder:
                 message = _first_error(error)
                 raise StetError(f"{self.relative / EVENTS}:{number}: {message}") from None
 
-    def write(self, events: bytes | Iterable[bytes], meta: Meta, narration: str) -> None:
-        """events.jsonl (its bytes, or its lines' bytes in order), narration.md and
+    def write(
+        self, events: bytes | Iterable[bytes], meta: Meta, narration: str | Iterable[bytes]
+    ) -> None:
+        """events.jsonl and narration.md (each its text, or its pieces' bytes in order), then
         meta.json, each atomically."""
         ensure_stet_gitignore(self.root)
         make_dirs(self.root, self.relative)
-        with atomic_writer(self.path / EVENTS, self.root) as stream:
-            if isinstance(events, bytes):
-                stream.write(events)
-            else:
-                stream.writelines(events)
-        atomic_write(self.path / NARRATION, narration.encode("utf-8"), self.root)
+        for name, content in ((EVENTS, events), (NARRATION, narration)):
+            with atomic_writer(self.path / name, self.root) as stream:
+                if isinstance(content, str):
+                    stream.write(content.encode("utf-8"))
+                elif isinstance(content, bytes):
+                    stream.write(content)
+                else:
+                    stream.writelines(content)
         # meta.json last: a folder whose meta.json is there is complete.
         atomic_write(self.path / META, meta_json(meta).encode("utf-8"), self.root)
 

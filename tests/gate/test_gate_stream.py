@@ -3,6 +3,7 @@ the whole text at once, whatever the blocks, with marker numbers shared by every
 
 import io
 import json
+import os
 import random
 from pathlib import Path
 
@@ -11,8 +12,9 @@ import pytest
 
 from stet_lsp.cli import main
 from stet_lsp.gate import GateConfig, ResultCache, redact_text, scan_text
+from stet_lsp.gate.redact import used_numbers
 from stet_lsp.gate.scan import CHUNK_SIZE, split_chunks, stream_chunks
-from stet_lsp.gate.stream import redact_blocks, scan_blocks, text_blocks
+from stet_lsp.gate.stream import redact_blocks, redact_runs, scan_blocks, text_blocks
 
 
 def _text(seed: int) -> str:
@@ -91,27 +93,35 @@ def test_cli_scan_reports_positions_in_the_whole_file(
 
 
 @pytest.mark.parametrize("parallel", [False, True])
-def test_text_cut_where_its_writer_says_scans_as_the_whole_text(
-    parallel: bool, monkeypatch: pytest.MonkeyPatch
+def test_runs_rendered_and_redacted_apart_give_the_whole_text_redacted(
+    parallel: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """A narration is cut where its events start (`cuts`) into chunks, scanned on two cores
-    when long: the findings are those of the text scanned whole."""
+    """A narration is rendered, scanned and redacted a run of parts at a time, on two cores
+    when long (each process renders only its own runs): the text is the one redacting the
+    whole document at once gives, new markers numbered after those it already holds."""
     from stet_lsp.gate import parallel as helper
-    from stet_lsp.gate.scan import cut_chunks
 
     if not parallel:
         monkeypatch.setattr(helper, "can_fork", lambda: False)
     records, _ = gate_corpus.transcript(5 * CHUNK_SIZE, seed=11, plant_every=40)
-    text = ""
-    cuts = []
+    parts = ["# Trajectory\n\nThe token was [REDACTED:github-token#7].\n"]
     for step, record in enumerate(records.splitlines(), 1):
-        cuts.append(len(text))
-        text += f'<a id="step-{step}"></a>**Step {step} · Tool output**\n\n{record}\n\n'
-    chunks = cut_chunks(text, cuts)
-    assert len(chunks) >= 4 and "".join(chunks) == text
-    assert all(len(chunk) >= CHUNK_SIZE for chunk in chunks[:-1])
-    assert all(chunk.startswith('<a id="step-') for chunk in chunks)
-    whole = scan_text(text, path="narration.md", cache=None)
-    cut = scan_text(text, path="narration.md", cache=None, cuts=cuts)
-    assert cut == whole
-    assert len(whole) > 20
+        parts.append(f'\n<a id="step-{step}"></a>**Step {step} · Tool output**\n\n{record}\n')
+    runs = [range(start, min(start + 40, len(parts))) for start in range(0, len(parts), 40)]
+    renders = tmp_path / "renders"
+
+    def render(run: range) -> str:
+        with renders.open("a") as log:
+            log.write(f"{os.getpid()} {run.start}\n")
+        return "".join(parts[number] for number in run)
+
+    whole = "".join(parts)
+    used = used_numbers(whole)
+    gated = list(redact_runs(runs, render, GateConfig(), "narration.md", used, parallel=parallel))
+    expected = redact_text(whole, path="narration.md", cache=None)
+    assert len(gated) == len(runs) >= 4
+    assert "".join(gated) == expected.text
+    assert len(expected.findings) > 20 and "[REDACTED:github-token#8]" in expected.text
+    logged = [line.split() for line in renders.read_text().splitlines()]
+    assert sorted(int(start) for _, start in logged) == [run.start for run in runs]
+    assert len({pid for pid, _ in logged}) == (2 if parallel else 1)
