@@ -19,6 +19,8 @@ TotalBasis = Literal["reported", "estimated", "mixed"]
 
 # (input, output, cache read, cache write) per million tokens, public list prices (2025-26).
 # A version not listed takes its family's price (`claude-opus-4-1` that of `claude-opus-4`).
+# OpenAI lists no price of its own for input written to the cache (Codex counts it since 0.145,
+# within the input): such input costs what uncached input costs.
 _PRICES: dict[str, tuple[float, float, float, float]] = {
     "claude-opus-4-6": (5.0, 25.0, 0.5, 6.25),
     "claude-opus-4-5": (5.0, 25.0, 0.5, 6.25),
@@ -28,14 +30,14 @@ _PRICES: dict[str, tuple[float, float, float, float]] = {
     "claude-3-5-sonnet": (3.0, 15.0, 0.3, 3.75),
     "claude-haiku-4-5": (1.0, 5.0, 0.1, 1.25),
     "claude-3-5-haiku": (0.8, 4.0, 0.08, 1.0),
-    "gpt-5": (1.25, 10.0, 0.125, 0.0),
-    "gpt-5-mini": (0.25, 2.0, 0.025, 0.0),
-    "gpt-4.1": (2.0, 8.0, 0.5, 0.0),
-    "gpt-4.1-mini": (0.4, 1.6, 0.1, 0.0),
-    "gpt-4o": (2.5, 10.0, 1.25, 0.0),
-    "gpt-4o-mini": (0.15, 0.6, 0.075, 0.0),
-    "o3": (2.0, 8.0, 0.5, 0.0),
-    "o4-mini": (1.1, 4.4, 0.275, 0.0),
+    "gpt-5": (1.25, 10.0, 0.125, 1.25),
+    "gpt-5-mini": (0.25, 2.0, 0.025, 0.25),
+    "gpt-4.1": (2.0, 8.0, 0.5, 2.0),
+    "gpt-4.1-mini": (0.4, 1.6, 0.1, 0.4),
+    "gpt-4o": (2.5, 10.0, 1.25, 2.5),
+    "gpt-4o-mini": (0.15, 0.6, 0.075, 0.15),
+    "o3": (2.0, 8.0, 0.5, 2.0),
+    "o4-mini": (1.1, 4.4, 0.275, 1.1),
     "gemini-2.5-pro": (1.25, 10.0, 0.31, 0.0),
     "gemini-2.5-flash": (0.3, 2.5, 0.075, 0.0),
 }

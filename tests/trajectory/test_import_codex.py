@@ -715,6 +715,49 @@ def test_token_counts_become_one_usage_per_request(tmp_path: Path) -> None:
     assert all(u.cost_usd is None and u.cache_write_tokens == 0 for u in usages)
 
 
+def test_tokens_written_to_the_cache_are_their_own_count(tmp_path: Path) -> None:
+    """Codex 0.145 and later count the input written to the cache (a part of `input_tokens`,
+    as the cached input is): the line of a public 0.148 rollout, then a request whose last
+    usage is missing (told from the totals), then counts that do not add up."""
+    total = {
+        "input_tokens": 935040,
+        "cached_input_tokens": 875306,
+        "cache_write_input_tokens": 57610,
+        "output_tokens": 11150,
+        "reasoning_output_tokens": 1141,
+        "total_tokens": 946190,
+    }
+    last = {
+        "input_tokens": 58697,
+        "cached_input_tokens": 57817,
+        "cache_write_input_tokens": 0,
+        "output_tokens": 227,
+        "reasoning_output_tokens": 9,
+        "total_tokens": 58924,
+    }
+    later = {**total, "input_tokens": 936040, "cache_write_input_tokens": 58210}
+    odd = {"input_tokens": 100, "cached_input_tokens": 60, "cache_write_input_tokens": 90}
+
+    def counted(total: dict[str, int], last: dict[str, int] | None) -> dict[str, Any]:
+        info = {"total_token_usage": total, "last_token_usage": last}
+        return event({"type": "token_count", "info": info, "rate_limits": None})
+
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            turn_context("gpt-5.6-sol"),
+            counted(total, last),
+            counted(later, None),
+            event({"type": "token_count", **odd, "output_tokens": 1}),
+        ],
+    )
+    assert [
+        (u.input_tokens, u.cache_read_tokens, u.cache_write_tokens, u.output_tokens)
+        for u in of(session, Usage)
+    ] == [(880, 57817, 0, 227), (400, 0, 600, 0), (0, 60, 40, 1)]
+
+
 def test_aborted_turns_and_errors(tmp_path: Path) -> None:
     session = parse(
         tmp_path,

@@ -25,3 +25,15 @@ def test_a_model_is_priced_by_its_longest_listed_name(
 
 def test_an_unlisted_model_gets_no_estimate() -> None:
     assert prices("llama-3-70b") is None and prices(None) is None
+
+
+def test_input_written_to_an_openai_cache_costs_what_uncached_input_does() -> None:
+    """Codex counts apart the input written to the cache (within the input before 0.145):
+    the estimate does not change for it."""
+    from stet_lsp.trajectory.events import SourceRef, Usage
+    from stet_lsp.trajectory.pricing import estimate_cost
+
+    at = {"session": "s", "source": SourceRef(file="rollout.jsonl", line=3), "model": "gpt-5.6"}
+    split = Usage(**at, input_tokens=400, cache_write_tokens=600)
+    whole = Usage(**at, input_tokens=1000)
+    assert estimate_cost(split) == estimate_cost(whole) == pytest.approx(0.00125)

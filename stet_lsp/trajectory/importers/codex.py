@@ -38,9 +38,10 @@ parent's rollout is where Codex keeps it (the same `sessions` tree), the Subagen
 `collab_agent_spawn_end` names the call and the new thread, and the call's output names the
 thread (`{"agent_id"}`) or, in later versions, its agent path (`{"task_name"}`). Developer
 and system messages (the harness's instructions) are kept as RawEvents, having no kind of
-their own. Codex's `input_tokens` include the cached ones; Usage splits them into uncached
-`input_tokens` and `cache_read_tokens` (as Claude Code counts them); `output_tokens` include
-the reasoning tokens.
+their own. Codex's `input_tokens` include the cached ones and (since 0.145) those written to
+the cache (`cache_write_input_tokens`); Usage splits them into uncached `input_tokens`,
+`cache_read_tokens` and `cache_write_tokens` (as Claude Code counts them); `output_tokens`
+include the reasoning tokens.
 
 A forked thread (`session_meta.forked_from_id`: a `/fork`, or a subagent spawned as a fork)
 starts with a copy of its parent's history (the parent's session_meta, then its records, token
@@ -585,13 +586,15 @@ class _Reader:
             return  # rate limits only
         input_tokens = _count(usage, "input_tokens")
         cached = min(_count(usage, "cached_input_tokens"), input_tokens)
+        written = min(_count(usage, "cache_write_input_tokens"), input_tokens - cached)
         output_tokens = _count(usage, "output_tokens")
         if input_tokens or output_tokens:
             self.emit(
                 Usage,
                 model=self.model,
-                input_tokens=input_tokens - cached,
+                input_tokens=input_tokens - cached - written,
                 cache_read_tokens=cached,
+                cache_write_tokens=written,
                 output_tokens=output_tokens,
             )
 
@@ -1036,7 +1039,7 @@ def _count(usage: Any, key: str) -> int:
 
 
 def _difference(total: Any, previous: Any) -> dict[str, int]:
-    keys = ("input_tokens", "cached_input_tokens", "output_tokens")
+    keys = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens")
     return {key: _count(total, key) - _count(previous, key) for key in keys}
 
 
