@@ -56,6 +56,9 @@ Progress = Callable[[str], None]
 """Told what the import is doing now (a phase name), for a progress line or report."""
 
 SESSIONS = "sessions"
+COMPOSING = "composing"
+"""In `sessions/` from the moment a session is stored until `compose` has put it into the
+trajectory: an import that finds it composes again, whatever meta.json lists."""
 RECORD_FORMAT = 1
 """The version of a session record (`sessions/<n>.json`) this code reads and writes."""
 _RECORD_FORMAT = RECORD_FORMAT  # the name bench/bench_import.py reads
@@ -153,6 +156,7 @@ def write_session(
     gate) and then its record, each atomically. Call it holding the working trajectory's
     lock; `compose` afterwards puts the session into the trajectory."""
     sessions = make_dirs(target.root, folder.relative / SESSIONS)
+    atomic_write(sessions / COMPOSING, b"", target.root)
     # The old record goes first: a session file whose record is missing is imported again,
     # one beside another session's record would be taken for it.
     remove_regular(sessions / f"{stem}.json", target.root)
@@ -233,6 +237,7 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
         # all of them as wide as the widest.
         events_bytes = (line.encode("utf-8") + b"\n" for line in lines)
         folder.write(events_bytes, meta, (text.encode("utf-8") for text in gated))
+    remove_regular(folder.path / SESSIONS / COMPOSING, target.root)
 
 
 def _store_session(
@@ -272,6 +277,7 @@ def _store_session(
         )
         record = _session_record(parsed, sources, digest, config, first_time, count, report)
         # Before the new file replaces the old: see `write_session`.
+        atomic_write(sessions / COMPOSING, b"", target.root)
         remove_regular(sessions / f"{stem}.json", target.root)
     _write_record(target, sessions / f"{stem}.json", record)
     return record
@@ -361,7 +367,10 @@ def read_record(folder: Folder, stem: str) -> dict[str, Any] | None:
 
 
 def _composed(folder: Folder, sources: list[Any]) -> bool:
-    """Whether meta.json (written last) lists these sources: the session is in the trajectory."""
+    """Whether the session is in the trajectory: no composition was left unfinished, and
+    meta.json (written last) lists its sources."""
+    if os.path.lexists(folder.path / SESSIONS / COMPOSING):
+        return False
     data = read_regular(folder.path / "meta.json", folder.root)
     try:
         listed = json.loads(data)["sources"] if data is not None else []

@@ -81,11 +81,12 @@ class Folder:
     def write(
         self, events: bytes | Iterable[bytes], meta: Meta, narration: str | Iterable[bytes]
     ) -> None:
-        """events.jsonl and narration.md (each its text, or its pieces' bytes in order), then
-        meta.json, each atomically."""
+        """narration.md and events.jsonl (each its text, or its pieces' bytes in order), then
+        meta.json, each atomically. The narration goes first: pieces made as they are written
+        (rendered and gated) may fail, and then nothing has been replaced."""
         ensure_stet_gitignore(self.root)
         make_dirs(self.root, self.relative)
-        for name, content in ((EVENTS, events), (NARRATION, narration)):
+        for name, content in ((NARRATION, narration), (EVENTS, events)):
             with atomic_writer(self.path / name, self.root) as stream:
                 if isinstance(content, str):
                     stream.write(content.encode("utf-8"))

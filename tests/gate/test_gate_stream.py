@@ -104,9 +104,11 @@ def test_runs_rendered_and_redacted_apart_give_the_whole_text_redacted(
     if not parallel:
         monkeypatch.setattr(helper, "can_fork", lambda: False)
     records, _ = gate_corpus.transcript(5 * CHUNK_SIZE, seed=11, plant_every=40)
-    parts = ["# Trajectory\n\nThe token was [REDACTED:github-token#7].\n"]
+    # As a narration's: the top, then each event's lead lines and block, then the tail.
+    parts = ["# Trajectory\n\nThe token was [REDACTED:github-token#7].\n\n## Turns"]
     for step, record in enumerate(records.splitlines(), 1):
-        parts.append(f'\n<a id="step-{step}"></a>**Step {step} · Tool output**\n\n{record}\n')
+        parts.append(f'\n\n<a id="step-{step}"></a>**Step {step} · Tool output**\n\n{record}')
+    parts.append("\n\n## Cost\n")
     runs = [range(start, min(start + 40, len(parts))) for start in range(0, len(parts), 40)]
     renders = tmp_path / "renders"
 

@@ -37,6 +37,7 @@ from stet_lsp.trajectory.events import (
     parse_event,
 )
 from stet_lsp.trajectory.importing import ImportResult, compose, import_transcript
+from stet_lsp.trajectory.narration import Narration, render
 from stet_lsp.trajectory.store import working_folder
 from stet_lsp.trajectory.validate import validate_path
 
@@ -631,6 +632,53 @@ def test_a_long_session_is_gated_in_chunks_as_if_whole(root: Path, tmp_path: Pat
     assert text.count("[REDACTED:github-token#2]") == 1
     assert result.redaction["github-token"] == 3
     assert redact_text(text, path="events.jsonl", cache=None).text == text  # nothing left
+    # The narration, rendered and gated a run at a time by two processes, is the whole
+    # rendering of the trajectory through the gate.
+    folder = working_folder(target_of(root))
+    meta, events = folder.read_meta().model_dump(mode="json"), folder.read_events()
+    lines = (folder.path / "events.jsonl").read_text(encoding="utf-8").split("\n")[:-1]
+    assert len(Narration.of(meta, events).runs(list(map(len, lines)), CHUNK_SIZE)) >= 3
+    whole = render(meta, events)
+    narration = (folder.path / "narration.md").read_text(encoding="utf-8")
+    assert first not in whole
+    assert narration == redact_text(whole, path="narration.md", cache=None).text
+
+
+def test_a_narration_that_fails_replaces_none_of_the_files(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The narration is rendered and gated as it is written: when that fails (here, with the
+    gate told of a new name, the tail), events.jsonl, narration.md and meta.json all stay as
+    they were, and the next import composes them anew."""
+    from stet_lsp.gate import GateConfig
+
+    value = "Zq8wLr2mVx7pKd4nTb9s"
+    source = Claude(SESSION_A, root).user(f"Run with MY_SETTING={value}").say("Done.")
+    path = source.save(tmp_path / "s.jsonl")
+    import_transcript(target_of(root), path)
+    folder = working_folder(target_of(root))
+    names = ("events.jsonl", "narration.md", "meta.json")
+    before = {name: (folder.path / name).read_bytes() for name in names}
+    assert all(value.encode() in before[name] for name in names[:2])
+
+    tail = Narration.part
+
+    def failing(self: Narration, number: int) -> str:
+        if number == len(self) - 1:
+            raise KeyboardInterrupt
+        return tail(self, number)
+
+    gated = GateConfig(env_names=("MY_SETTING",))
+    monkeypatch.setattr(Narration, "part", failing)
+    with pytest.raises(KeyboardInterrupt):
+        import_transcript(target_of(root), path, gate_config=gated)
+    assert {name: (folder.path / name).read_bytes() for name in names} == before
+    monkeypatch.setattr(Narration, "part", tail)
+    result = import_transcript(target_of(root), path, gate_config=gated)
+    assert result.changed
+    for name in names[:2]:
+        assert value not in (folder.path / name).read_text(encoding="utf-8")
+    assert import_transcript(target_of(root), path, gate_config=gated).changed is False
 
 
 def test_paths_in_the_repository_become_relative(root: Path, tmp_path: Path) -> None:
