@@ -1,5 +1,3 @@
-import sys
+from stet_lsp.cli import run
 
-from stet_lsp.cli import main
-
-sys.exit(main())
+run()

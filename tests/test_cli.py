@@ -342,3 +342,22 @@ def test_brief_stays_within_a_budget_smaller_than_its_heading(stet: Run, root: P
         "_1 style-sheet entry left out to fit 20 tokens (`stet note list` shows all)._\n"
     )
     assert stet("brief", "--budget", "1", "-C", r)[1] == ""
+
+
+def test_the_program_leaves_its_output_whole_and_its_exit_code(tmp_path: Path) -> None:
+    """`stet` ends without the interpreter's teardown once its output is flushed: a long
+    output arrives whole, and the exit code is the command's."""
+    token = "ghp_" + "Zq8wLr2mVx7pKd4nTb9sYc3fHj6gNa1eUo5i"
+    big = tmp_path / "big.txt"
+    big.write_text("".join(f"line {n}: nothing here\n" for n in range(120_000)) + token + "\n")
+    program = [sys.executable, "-m", "stet_lsp", "gate"]
+    redacted = subprocess.run(
+        [*program, "redact", str(big)], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    assert redacted.returncode == 0, redacted.stderr
+    assert len(redacted.stdout) > 2_500_000 and redacted.stdout.endswith("]\n")
+    assert token not in redacted.stdout and redacted.stdout.count("\n") == 120_001
+    scanned = subprocess.run(
+        [*program, "scan", "--json", str(big)], capture_output=True, text=True, timeout=120
+    )
+    assert scanned.returncode == 1 and json.loads(scanned.stdout)

@@ -6,6 +6,7 @@ import argparse
 import importlib
 import os
 import sys
+import threading
 from collections.abc import Sequence
 
 from stet_lsp import __version__
@@ -104,5 +105,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def run() -> None:
+    """The `stet` program: `main`, then, its output flushed, out without the interpreter's
+    teardown, which frees every object and module one by one (0.2 s after a large import)
+    and which nothing here needs: every file is closed by then, logging writes unbuffered to
+    stderr, and a thread still running (an MCP server's) gets the ordinary exit."""
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        code = code or 141
+    if threading.active_count() == 1:
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
