@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -361,3 +362,17 @@ def test_the_program_leaves_its_output_whole_and_its_exit_code(tmp_path: Path) -
         [*program, "scan", "--json", str(big)], capture_output=True, text=True, timeout=120
     )
     assert scanned.returncode == 1 and json.loads(scanned.stdout)
+
+
+def test_the_program_started_with_its_output_closed_exits_cleanly(root: Path) -> None:
+    """A hook runs with whatever standard streams its harness gives it, closed ones too."""
+    closed = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", "hooks", "run", "stop"],
+        input="",
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=root,
+        timeout=60,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert closed.returncode == 0 and "Traceback" not in closed.stderr, closed.stderr

@@ -112,8 +112,9 @@ def run() -> None:
     stderr, and a thread still running (an MCP server's) gets the ordinary exit."""
     code = main()
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # None: the program was started with it closed
+                stream.flush()
     except BrokenPipeError:
         code = code or 141
     if threading.active_count() == 1:

@@ -237,7 +237,8 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
         # all of them as wide as the widest.
         events_bytes = (line.encode("utf-8") + b"\n" for line in lines)
         folder.write(events_bytes, meta, (text.encode("utf-8") for text in gated))
-    remove_regular(folder.path / SESSIONS / COMPOSING, target.root)
+    if _composing(folder):
+        remove_regular(folder.path / SESSIONS / COMPOSING, target.root)
 
 
 def _store_session(
@@ -369,7 +370,7 @@ def read_record(folder: Folder, stem: str) -> dict[str, Any] | None:
 def _composed(folder: Folder, sources: list[Any]) -> bool:
     """Whether the session is in the trajectory: no composition was left unfinished, and
     meta.json (written last) lists its sources."""
-    if os.path.lexists(folder.path / SESSIONS / COMPOSING):
+    if _composing(folder):
         return False
     data = read_regular(folder.path / "meta.json", folder.root)
     try:
@@ -377,6 +378,15 @@ def _composed(folder: Folder, sources: list[Any]) -> bool:
     except (ValueError, TypeError, KeyError):
         return False
     return isinstance(listed, list) and all(source in listed for source in sources)
+
+
+def _composing(folder: Folder) -> bool:
+    """Whether the marker is there: a regular file (a link someone put in its place is
+    neither followed nor taken for it; storing a session replaces it)."""
+    try:
+        return stat.S_ISREG(os.lstat(folder.path / SESSIONS / COMPOSING).st_mode)
+    except OSError:
+        return False
 
 
 def _previous_base(folder: Folder) -> str | None:

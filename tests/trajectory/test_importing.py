@@ -1191,3 +1191,25 @@ def test_a_linked_lock_file_is_refused(root: Path, tmp_path: Path) -> None:
         import_transcript(target, simple_session(root, SESSION_A, "x").save(tmp_path / "s.jsonl"))
     assert outside.read_bytes() == b""
     assert not (lock.parent / target.key).exists()
+
+
+def test_a_link_in_place_of_the_composing_marker_is_neither_followed_nor_taken_for_it(
+    root: Path, tmp_path: Path
+) -> None:
+    """A cloned repository's `.stet/cache` may hold anything: a link where the marker goes
+    makes no import compose again, and storing a session is refused, as it is for any link
+    in the working folder, with nothing changed."""
+    session = Claude(SESSION_A, root).user("First task").say("Done.")
+    path = session.save(tmp_path / "a.jsonl")
+    import_transcript(target_of(root), path)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("theirs\n", encoding="utf-8")
+    marker = working_folder(target_of(root)).path / "sessions" / "composing"
+    marker.symlink_to(outside)
+    assert import_transcript(target_of(root), path).changed is False
+    events = (marker.parent.parent / "events.jsonl").read_bytes()
+    session.say("One more thing.").save(path)
+    with pytest.raises(StetError, match=r"composing is a symbolic link.*nothing was changed"):
+        import_transcript(target_of(root), path)
+    assert (marker.parent.parent / "events.jsonl").read_bytes() == events
+    assert outside.read_text(encoding="utf-8") == "theirs\n"
