@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import gate_corpus  # noqa: F401  (draws the run's seed before pytest-xdist starts its workers)
 import pygit2
 import pytest
 from repos import make_repo

@@ -23,9 +23,13 @@ CONTEXTS = ("json", "shell", "env", "yaml", "python", "markdown", "diff")
 
 FIXED_SEED = 20250101
 SEED_VARIABLE = "STET_GATE_SEED"
-RUN_SEED = int(os.environ.get(SEED_VARIABLE) or random.SystemRandom().randrange(1, 2**31))
+if not os.environ.get(SEED_VARIABLE):
+    os.environ[SEED_VARIABLE] = str(random.SystemRandom().randrange(1, 2**31))
+RUN_SEED = int(os.environ[SEED_VARIABLE])
 """A seed drawn once per test run, so each run plants values no run planted before (the
-tests name it; `STET_GATE_SEED=<seed>` runs them on that one again)."""
+tests name it; `STET_GATE_SEED=<seed>` runs them on that one again). Drawn into the
+environment, so pytest-xdist's workers, started after tests/conftest.py imports this, draw
+the same values and collect the same tests."""
 
 
 def seed_note(seed: int) -> str:
