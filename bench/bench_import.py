@@ -704,15 +704,12 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
     from stet_lsp.core.targets import resolve_target
     from stet_lsp.gate import GateConfig, redact_text
     from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
-    from stet_lsp.gate.redact import used_numbers
-    from stet_lsp.gate.scan import CHUNK_SIZE
     from stet_lsp.gate.stetignore import StetIgnore
     from stet_lsp.gate.stream import redact_blocks, redact_runs
     from stet_lsp.trajectory import importing
     from stet_lsp.trajectory.events import SessionStart, event_json, parse_event
     from stet_lsp.trajectory.importers import detect
     from stet_lsp.trajectory.meta import ProblemRecord, SourceFile, TargetRef, summarise
-    from stet_lsp.trajectory.narration import Narration
     from stet_lsp.trajectory.normalize import Normalizer
     from stet_lsp.trajectory.store import working_folder
 
@@ -811,21 +808,7 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
             if meta.base_commit is None:
                 meta.base_commit = importing._head(target.root)
         with clock.phase("compose: narration, rendered + gated"):
-            narration = Narration.of(meta.model_dump(mode="json"), composed)
-            runs = narration.runs([len(line) for line in lines], CHUNK_SIZE)
-            used: dict[str, int] = {}
-            for text in (*lines, narration.head, narration.tail):
-                used_numbers(text, used)
-            gated = list(
-                redact_runs(
-                    runs,
-                    lambda run: "".join(map(narration.part, run)),
-                    GateConfig(),
-                    "narration.md",
-                    used,
-                    parallel=True,
-                )
-            )
+            gated = list(importing.gated_narration(meta, composed, lines, GateConfig()))
         composed.clear()
         with clock.phase("compose: write events, narration, meta"):
             folder.write(
@@ -835,11 +818,10 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
             )
     counts["narration bytes"] = sum(len(text.encode("utf-8")) for text in gated)
     # The gate alone on the narration (in the import it runs with the rendering), on its runs
-    # rendered beforehand: not a phase.
-    texts = ["".join(map(narration.part, run)) for run in runs]
+    # as written: not a phase.
     start = time.perf_counter()
     alone = redact_runs(
-        range(len(texts)), texts.__getitem__, GateConfig(), "narration.md", used, parallel=True
+        range(len(gated)), gated.__getitem__, GateConfig(), "narration.md", {}, parallel=True
     )
     for _ in alone:
         pass

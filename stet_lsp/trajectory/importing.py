@@ -23,7 +23,7 @@ import json
 import os
 import stat
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,12 +39,12 @@ from stet_lsp.core.safefs import (
     remove_regular,
 )
 from stet_lsp.core.targets import Target
-from stet_lsp.trajectory.events import SessionStart, event_json, parse_event
+from stet_lsp.trajectory.events import Event, SessionStart, event_json, parse_event
 from stet_lsp.trajectory.importers import detect, importer, read_head
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession
 from stet_lsp.trajectory.importers.files import open_source
 from stet_lsp.trajectory.jsontext import without_lone_surrogates
-from stet_lsp.trajectory.meta import ProblemRecord, SourceFile, TargetRef, summarise
+from stet_lsp.trajectory.meta import Meta, ProblemRecord, SourceFile, TargetRef, summarise
 from stet_lsp.trajectory.normalize import Normalizer
 from stet_lsp.trajectory.store import Folder, working_folder
 
@@ -175,11 +175,6 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     `first_time`); steps are numbered from 1 across them. The narration passes the gate
     (`gate_config`, else the repository's)."""
     from stet_lsp.gate import load_config
-    from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
-    from stet_lsp.gate.redact import used_numbers
-    from stet_lsp.gate.scan import CHUNK_SIZE
-    from stet_lsp.gate.stream import redact_runs
-    from stet_lsp.trajectory.narration import Narration
 
     config = gate_config or load_config(target.root)
 
@@ -216,22 +211,7 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     )
     if meta.base_commit is None:
         meta.base_commit = _head(target.root)
-    # Rendered, gated and written a run of parts at a time (on two cores when long): the
-    # narration is never held whole.
-    narration = Narration.of(meta.model_dump(mode="json"), events)
-    runs = narration.runs([len(line) for line in lines], CHUNK_SIZE)
-    # Its markers come from the events and meta (both in these lines and parts), or are new.
-    used: dict[str, int] = {}
-    for text in (*lines, narration.head, narration.tail):
-        used_numbers(text, used)
-    gated = redact_runs(
-        runs,
-        lambda run: "".join(map(narration.part, run)),
-        config,
-        "narration.md",
-        used,
-        parallel=sum(map(len, lines)) >= MIN_PARALLEL_SIZE,
-    )
+    gated = gated_narration(meta, events, lines, config)
     with contextlib.closing(gated):  # a helper still at work stops if a write fails
         # Line by line: one string of every line would take up to four bytes a character,
         # all of them as wide as the widest.
@@ -239,6 +219,33 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
         folder.write(events_bytes, meta, (text.encode("utf-8") for text in gated))
     if _composing(folder):
         remove_regular(folder.path / SESSIONS / COMPOSING, target.root)
+
+
+def gated_narration(
+    meta: Meta, events: list[Event], lines: list[str], config: GateConfig
+) -> Generator[str, None, None]:
+    """narration.md of the composed `events` (`lines`: their lines of events.jsonl), through
+    the gate a run of parts at a time (on two cores when long): it is never held whole."""
+    from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
+    from stet_lsp.gate.redact import used_numbers
+    from stet_lsp.gate.scan import CHUNK_SIZE
+    from stet_lsp.gate.stream import redact_runs
+    from stet_lsp.trajectory.narration import Narration
+
+    narration = Narration.of(meta.model_dump(mode="json"), events)
+    runs = narration.runs([len(line) for line in lines], CHUNK_SIZE)
+    # Its markers come from the events and meta (both in these lines and parts), or are new.
+    used: dict[str, int] = {}
+    for text in (*lines, narration.head, narration.tail):
+        used_numbers(text, used)
+    return redact_runs(
+        runs,
+        lambda run: "".join(map(narration.part, run)),
+        config,
+        "narration.md",
+        used,
+        parallel=sum(map(len, lines)) >= MIN_PARALLEL_SIZE,
+    )
 
 
 def _store_session(
