@@ -116,10 +116,6 @@ _missing = [
 if _missing:
     editor_missing(f"missing {', '.join(_missing)}")
 
-# One workbench at a time: run in parallel (pytest-xdist), these tests go to one worker, so two
-# Chromiums never share this machine's cores with the rest of the suite.
-pytestmark = pytest.mark.xdist_group("vscode")
-
 NOTE_TEXT = "Money amounts are integers of cents"
 NOTE_LINE = 5  # 0-based: "return response.json()" once the margin comment is gone
 COMMENT_TEXT = "Keep this module free of Django imports"
