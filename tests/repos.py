@@ -45,3 +45,18 @@ def clone_linking_sheets_to(folder: Path, outside: Path) -> pygit2.Repository:
     tree = origin.index.write_tree()
     origin.create_commit("HEAD", SIGNATURE, SIGNATURE, "sheets", tree, [origin.head.target])
     return pygit2.clone_repository(str(origin.workdir), str(folder / "clone"))
+
+
+def hostile_clone(folder: Path, files: dict[str, str], links: dict[str, str] | None = None) -> Path:
+    """The work tree of a clone (in `folder / "clone"`) of a repository committing `files` and,
+    as symbolic links, `links` (path: where the link points): what a hostile repository can
+    hold."""
+    origin = make_repo(folder / "origin")
+    root = Path(origin.workdir)
+    for name, target in (links or {}).items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).symlink_to(target)
+        origin.index.add(name)
+    commit_files(origin, files, "hostile")
+    clone = pygit2.clone_repository(str(root), str(folder / "clone"))
+    return Path(clone.workdir).resolve()

@@ -16,7 +16,7 @@ from typing import TypeVar
 import pygit2
 import pytest
 from bounded import within
-from repos import clone_linking_sheets_to
+from repos import clone_linking_sheets_to, hostile_clone
 
 from stet_lsp.core import safefs
 from stet_lsp.core.errors import StetError
@@ -91,6 +91,69 @@ def test_a_cloned_repository_committing_the_sheets_folder_as_a_link(
         collect_garbage(clone, resolve_target(root), ttl_days=0)
     assert RepositorySession(root).load().error is not None
     assert listing(outside) == before
+
+
+def test_a_committed_git_folder_is_a_file_of_the_clone_not_its_repository(
+    tmp_path: Path, stet: Stet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git lets a folder laid out as a git folder (HEAD, config, objects/, refs/) be committed.
+    Looking from inside it, libgit2 takes it for the repository, and its `core.worktree` can
+    name any folder: Stet would keep that folder's sheets. The clone's own repository is the
+    one Stet uses there, for the command line, the gate, the capstone and the editor."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    root = hostile_clone(
+        tmp_path,
+        {
+            "tools/HEAD": "ref: refs/heads/evil\n",
+            "tools/config": f"[core]\n\tbare = false\n\tworktree = {victim}\n",
+            "tools/objects/.keep": "",
+            "tools/refs/.keep": "",
+            "tools/build.py": "print('hi')\n",
+        },
+    )
+    tools = root / "tools"
+    assert pygit2.discover_repository(str(tools)) == f"{tools}/"  # what libgit2 alone finds
+
+    assert resolve_target(tools) == Target(root, "branch", "main")
+    assert RepositorySession(tools).root == root  # the language server's session of a file
+    code, _, err = stet("note", "add", "-C", str(tools), "use the existing helper")
+    assert code == 0, err
+    code, out, _ = stet("note", "list", "-C", str(tools), "--json")
+    assert code == 0 and "use the existing helper" in out
+    assert (
+        "use the existing helper"
+        in (root / SHEETS_DIR / f"{target_key('branch', 'main')}.md").read_text()
+    )
+    monkeypatch.chdir(tools)
+    code, out, err = stet("gate", "check", "--json")
+    assert code == 0 and json.loads(out)["findings"] == [], err
+    code, _, err = stet("capstone", "-C", str(tools), "--dry-run", "-m", "a message")
+    assert "main has no working trajectory" in err and str(victim) not in err
+    assert list(victim.iterdir()) == []
+
+
+def test_a_git_folder_naming_another_work_tree_outside_any_clone_is_refused(
+    tmp_path: Path, stet: Stet
+) -> None:
+    """With no `.git` above it (an unpacked archive, say), a folder laid out as a git folder
+    naming a work tree elsewhere is refused, with nothing written."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    tools = tmp_path / "archive" / "tools"
+    for name, text in {
+        "HEAD": "ref: refs/heads/main\n",
+        "config": f"[core]\n\tbare = false\n\tworktree = {victim}\n",
+    }.items():
+        tools.mkdir(parents=True, exist_ok=True)
+        (tools / name).write_text(text)
+    (tools / "objects").mkdir()
+    (tools / "refs").mkdir()
+    with pytest.raises(StetError, match="names a work tree"):
+        resolve_target(tools)
+    code, _, err = stet("note", "add", "-C", str(tools), "a note")
+    assert code == 1 and "refused" in err and "Traceback" not in err
+    assert list(victim.iterdir()) == []
 
 
 # -- each position a link can take -------------------------------------------------------

@@ -76,15 +76,46 @@ def target_key(kind: str, name: str) -> str:
 
 
 def open_repository(path: Path | str) -> pygit2.Repository:
+    start = Path(path).resolve()
+    repo = find_repository(start)
+    if repo is None:
+        raise StetError(f"not inside a git repository: {start}")
+    if repo.is_bare or repo.workdir is None:
+        raise StetError(f"the repository at {repo.path} has no work tree")
+    return repo
+
+
+def find_repository(path: Path | str) -> pygit2.Repository | None:
+    """The repository whose work tree holds `path`: that of the nearest folder at or above it
+    holding a `.git` (a folder, or a file naming one: a worktree, a submodule). Outside any
+    work tree, a bare repository `path` is in; None when there is none.
+
+    libgit2 alone takes any folder on the way up that is laid out as a git folder (HEAD,
+    objects/, refs/) for the repository, and git lets such a folder be committed: a cloned
+    repository could then name any folder as its work tree (`core.worktree`) and send Stet's
+    reads and writes there. A git folder inside a work tree is one of that work tree's files
+    (a test fixture, say), as it is when git looks from the work tree's root."""
     import pygit2  # a front end that never opens a repository never loads libgit2
 
     start = Path(path).resolve()
-    found = pygit2.discover_repository(str(start))
+    work_tree = next(
+        (folder for folder in (start, *start.parents) if os.path.lexists(folder / ".git")), None
+    )
+    found = pygit2.discover_repository(str(work_tree or start))
     if found is None:
-        raise StetError(f"not inside a git repository: {start}")
+        return None
     repo = pygit2.Repository(found)
-    if repo.is_bare or repo.workdir is None:
-        raise StetError(f"the repository at {found} has no work tree")
+    if work_tree is None and repo.workdir is not None:
+        raise StetError(
+            f"{start}: no folder holding a .git is above it, and the git folder found there "
+            f"({found}) names a work tree ({repo.workdir}): refused"
+        )
+    named = Path(repo.workdir).resolve() if repo.workdir else None
+    if work_tree is not None and named != work_tree:
+        raise StetError(
+            f"{start}: the git folder of {work_tree} ({found}) names another work tree "
+            f"({named or 'none'}): refused"
+        )
     return repo
 
 

@@ -200,14 +200,12 @@ def _repository_root(start: str) -> tuple[str, bool]:
             if parent == folder:
                 return start, False
             folder = parent
-    import pygit2
-
+    from stet_lsp.core.targets import find_repository
     from stet_lsp.gate import gitfiles
 
-    found = pygit2.discover_repository(start)
-    if found is None:
+    repository = find_repository(start)
+    if repository is None:
         return start, False
-    repository = pygit2.Repository(found)
     return str(gitfiles.repository_root(repository)), bool(repository.workdir)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pygit2
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.targets import find_repository
 
 STET_DIR = ".stet/"
 CACHE_DIR = ".stet/cache/"
@@ -24,10 +25,10 @@ class Artifact:
 
 
 def open_repository(start: Path | None = None) -> pygit2.Repository:
-    found = pygit2.discover_repository(str(start or Path(os.getcwd())))
-    if found is None:
+    repository = find_repository(start or Path(os.getcwd()))
+    if repository is None:
         raise StetError("not inside a git repository")
-    return pygit2.Repository(found)
+    return repository
 
 
 def repository_root(repository: pygit2.Repository) -> Path:

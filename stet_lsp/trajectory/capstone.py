@@ -47,7 +47,7 @@ from pydantic import ValidationError
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.safefs import atomic_write, inside, make_dirs, read_regular, remove_regular
-from stet_lsp.core.targets import Target
+from stet_lsp.core.targets import Target, find_repository
 from stet_lsp.trajectory.events import EventBase, Graduation, parse_event
 from stet_lsp.trajectory.feedback import feedback_lock, feedback_path, moved_lines
 from stet_lsp.trajectory.graduation import INDEX_LOCK, retarget_skill, skill_lock
@@ -224,16 +224,17 @@ def _repository_gate(target: Target) -> GateConfig:
 
 
 def _open(target: Target) -> pygit2.Repository:
-    import pygit2
-
-    found = pygit2.discover_repository(str(target.root))
-    if found is None:
+    try:
+        repository = find_repository(target.root)
+    except StetError as error:
+        raise CapstoneRefused("no-repository", f"{error} ({_UNCHANGED})") from None
+    if repository is None:
         raise CapstoneRefused("no-repository", f"not inside a git repository: {target.root}")
-    repository = pygit2.Repository(found)
     if repository.is_bare or repository.workdir is None:
         raise CapstoneRefused(
             "bare",
-            f"the repository at {found} is bare: a capstone needs a work tree ({_UNCHANGED})",
+            f"the repository at {repository.path} is bare: a capstone needs a work tree "
+            f"({_UNCHANGED})",
         )
     return repository
 
