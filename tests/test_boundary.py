@@ -156,6 +156,32 @@ def test_a_git_folder_naming_another_work_tree_outside_any_clone_is_refused(
     assert list(victim.iterdir()) == []
 
 
+@pytest.mark.parametrize("linked", ["events.jsonl", "meta.json", "folder"])
+def test_validate_follows_no_link_a_clone_commits_in_a_trajectory(
+    tmp_path: Path, stet: Stet, monkeypatch: pytest.MonkeyPatch, linked: str
+) -> None:
+    """`stet trajectory validate` named a trajectory of a clone whose files (or the folder)
+    are committed links to files outside it: refused, and nothing of them is shown."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    private = '{"kind": "tool_result", "call_id": "PRIVATE-VALUE-FROM-HOME"}\n'
+    (outside / "events.jsonl").write_text(private)
+    (outside / "meta.json").write_text('{"id": "PRIVATE-VALUE-FROM-HOME"}')
+    folder = ".stet/trajectories/t"
+    files = {f"{folder}/events.jsonl": "", f"{folder}/meta.json": "{}"}
+    if linked == "folder":
+        files, links = {}, {folder: str(outside)}
+    else:
+        del files[f"{folder}/{linked}"]
+        links = {f"{folder}/{linked}": str(outside / linked)}
+    root = hostile_clone(tmp_path, files | {"README.md": "hi\n"}, links)
+    monkeypatch.chdir(root)
+    for named in (folder, f"{folder}/events.jsonl"):
+        code, out, err = stet("trajectory", "validate", named, "--json")
+        assert code == 1 and "symbolic link" in err, (named, out, err)
+        assert "PRIVATE" not in out + err
+
+
 # -- each position a link can take -------------------------------------------------------
 
 

@@ -4,6 +4,7 @@ the schema, steps count from 1, meta.json agrees; every problem with its line.""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,19 +35,24 @@ class Issue:
 
 
 def validate_path(path: Path) -> list[Issue]:
-    """A trajectory folder, or an events.jsonl on its own."""
-    if path.is_dir():
+    """A trajectory folder, or an events.jsonl on its own. Inside a work tree (as the path
+    reads, links left unresolved), its files are read with the work tree as the boundary:
+    no link is followed, as a cloned repository may commit one pointing anywhere."""
+    path = Path(os.path.abspath(path))
+    root = next((folder for folder in path.parents if os.path.lexists(folder / ".git")), None)
+    is_folder = os.path.isdir(path)
+    if is_folder:
         events_path, meta_path = path / EVENTS, path / META
     else:
         events_path, meta_path = path, path.with_name(META)
-    data = read_regular(events_path)
+    data = read_regular(events_path, root)
     if data is None:
         raise StetError(f"{events_path}: no such file")
     issues, steps = validate_events(data.decode("utf-8", "replace"), events_path.name)
-    meta_data = read_regular(meta_path) if path.is_dir() or meta_path.exists() else None
+    meta_data = read_regular(meta_path, root) if is_folder or os.path.lexists(meta_path) else None
     if meta_data is not None:
         issues += _validate_meta(meta_data, meta_path.name, steps)
-    elif path.is_dir():
+    elif is_folder:
         issues.append(Issue(META, 1, "missing"))
     return issues
 
