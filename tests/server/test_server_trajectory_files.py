@@ -253,6 +253,36 @@ async def test_definition_goes_from_a_file_change_to_the_file(
     assert symbols and any("file_change" in s.name for s in symbols)
 
 
+@pytest.mark.parametrize("trap", ["a linked folder", "a FIFO"])
+async def test_definition_never_leads_through_a_link_or_to_a_fifo(
+    client: LanguageClient, root: Path, tmp_path: Path, trap: str
+) -> None:
+    """A clone may commit `src` as a link to a folder outside it, or hold a FIFO where a step
+    wrote a file: the step's definition offers no place there (the editor would open a file
+    outside the repository, or hang on the FIFO)."""
+    import_transcript(resolve_target(root), session_writing(root, tmp_path))
+    folder = working_folder(resolve_target(root))
+    records = lines_of(folder.path / "events.jsonl")
+    change = next(n for n, r in enumerate(records) if r["kind"] == "file_change")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "retry.py").write_text("private\n")
+    if trap == "a FIFO":
+        os.mkfifo(root / "src" / "retry.py")
+    else:
+        (root / "src").rename(tmp_path / "src-moved")
+        (root / "src").symlink_to(outside, target_is_directory=True)
+    document = open_file(client, folder.path / "events.jsonl", "json")
+    await eventually(lambda: lenses(client, document), timeout=10)
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            position=types.Position(line=change, character=2),
+        )
+    )
+    assert found == []
+
+
 async def test_schema_problems_are_diagnostics_and_the_server_goes_on(
     client: LanguageClient, root: Path
 ) -> None:

@@ -24,7 +24,7 @@ from pygls.uris import from_fs_path
 
 from stet_lsp.core.collector import collector_paused
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.safefs import read_regular
+from stet_lsp.core.safefs import checked_path, read_regular
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.positions import SOURCE, LensesJSON, line_range
@@ -267,9 +267,9 @@ class TrajectoryFiles(Feature):
         root = state.session.root
         locations = []
         for path, target_line in known.index.file_targets(step):
-            file = root / path
-            uri = from_fs_path(str(file))
-            if uri is None or Path(path).is_absolute() or ".." in Path(path).parts:
+            file = _openable(root, path)
+            uri = from_fs_path(str(file)) if file is not None else None
+            if uri is None:
                 continue
             position = types.Position(line=max(target_line - 1, 0), character=0)
             locations.append(
@@ -306,6 +306,20 @@ class TrajectoryFiles(Feature):
                 if len(found) >= _SYMBOL_LIMIT:
                     return found
         return found
+
+
+def _openable(root: Path, path: str) -> Path | None:
+    """`path` in the work tree `root`, for the editor to open; None when it leaves the work
+    tree, goes through a link (a cloned repository may commit one pointing anywhere) or is
+    not a regular file (a FIFO would hang the editor). A file gone since is still a place."""
+    try:
+        file = Path(checked_path(root, path))
+        mode = os.lstat(file).st_mode
+    except FileNotFoundError:
+        return file
+    except (OSError, StetError):
+        return None
+    return file if stat.S_ISREG(mode) else None
 
 
 def _kind(state: DocumentState) -> str | None:
