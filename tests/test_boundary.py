@@ -182,6 +182,24 @@ def test_validate_follows_no_link_a_clone_commits_in_a_trajectory(
         assert "PRIVATE" not in out + err
 
 
+@pytest.mark.parametrize("which", ["narration", "meta", "events"])
+def test_a_trajectory_file_to_open_is_never_reached_through_a_linked_folder(
+    tmp_path: Path, which: str
+) -> None:
+    """`stet.trajectory.open` (the editor opens what `trajectory_file` names): a clone that
+    commits the working trajectory's folder as a link to a folder outside it is refused."""
+    from stet_lsp.trajectory.operations import trajectory_file
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("narration.md", "meta.json", "events.jsonl"):
+        (outside / name).write_text("{}\n")
+    working = f".stet/cache/trajectories/{target_key('branch', 'main')}"
+    root = hostile_clone(tmp_path, {"README.md": "hi\n"}, {working: str(outside)})
+    with pytest.raises(StetError, match="symbolic link"):
+        trajectory_file(resolve_target(root), None, which)
+
+
 # -- each position a link can take -------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.operations import JSON_VERSION
-from stet_lsp.core.safefs import read_regular
+from stet_lsp.core.safefs import inside, read_regular
 from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.importing import ImportResult, Progress, import_transcript
 from stet_lsp.trajectory.sessions import SessionInfo, find_sessions, match_session
@@ -175,9 +175,9 @@ def _folder(target: Target, wanted: str | None) -> Folder:
 
 
 def _file_of(folder: Folder, name: str) -> Path:
-    """The trajectory's file `name`: a regular file in its folder (a link or FIFO in a cloned
-    repository is refused, never followed or opened)."""
-    path = folder.path / name
+    """The trajectory's file `name`: a regular file in its folder (a link anywhere on the way
+    or a FIFO in a cloned repository is refused, never followed or opened)."""
+    path = inside(folder.root, folder.relative / name)
     try:
         mode = os.lstat(path).st_mode
     except OSError:
