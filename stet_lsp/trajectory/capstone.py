@@ -756,8 +756,9 @@ def _moved_feedback(
         return
     graduated.feedback = source.as_posix()
     destination = feedback_path(trajectory)
-    if os.path.lexists(inside(root, destination)):
-        held.enter_context(feedback_lock(root, trajectory))
+    # Held when the file is new too: a verdict written to it meanwhile (by a commit hook, say)
+    # would be lost when a refused commit takes the capstone's writes back.
+    held.enter_context(feedback_lock(root, trajectory))
     held_text = (read_regular(root / destination, root) or b"").decode("utf-8", "replace")
     existing = [line for line in held_text.split("\n") if line.strip()]
     lines = existing + [

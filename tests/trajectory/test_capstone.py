@@ -108,7 +108,8 @@ def reopen(repo: pygit2.Repository) -> pygit2.Repository:
 
 def snapshot(repo: pygit2.Repository) -> dict[str, Any]:
     """HEAD, every ref and reflog, the index (bytes and entries) and every file and folder
-    of the work tree."""
+    of the work tree but empty lock files in `.stet/cache/` (the capstone takes the lock of
+    the trajectory it would commit, whose lock file stays, never committed)."""
     fresh = reopen(repo)
     root = Path(fresh.workdir)
     head = fresh.references["HEAD"]
@@ -125,6 +126,9 @@ def snapshot(repo: pygit2.Repository) -> dict[str, Any]:
     for path in sorted(root.rglob("*")):
         relative = path.relative_to(root).as_posix()
         if relative == ".git" or relative.startswith(".git/"):
+            continue
+        if relative.startswith(".stet/cache/") and relative.endswith(".lock"):
+            assert path.stat().st_size == 0
             continue
         tree[relative] = path.read_bytes() if path.is_file() else "folder"
     return {
@@ -715,6 +719,40 @@ def test_a_failing_hook_leaves_the_feedback_and_the_skill_as_they_were(
 
     assert snapshot(repo) == before
     assert not (root / ".stet/trajectories").exists()
+    assert sorted(p.name for p in (root / ".stet/feedback").iterdir()) == [f"{target.key}.jsonl"]
+
+
+@POSIX
+def test_a_verdict_given_while_a_hook_runs_waits_for_the_capstone_and_is_never_lost(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """A person marks a step of the trajectory being committed while the pre-commit hook runs
+    (here, the hook itself): the capstone holds that trajectory's feedback lock, new file or
+    not, so the mark is told to try again, and the refused commit takes back only its own."""
+    from stet_lsp.trajectory.feedback import mark_step
+
+    target = import_work(root, tmp_path)
+    mark_step(root, working_folder(target), 2, "clever")
+    told = tmp_path / "mark-exit-code"
+    hook = f"""#!{sys.executable}
+import os, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+from stet_lsp.core import locking
+locking.LOCK_TIMEOUT_SECONDS = 0.2
+from stet_lsp.cli import main
+[trajectory] = os.listdir({str(root / ".stet" / "trajectories")!r})
+code = main(["trajectory", "mark", trajectory, "1", "--verdict", "wrong", "-C", {str(root)!r}])
+open({str(told)!r}, "w").write(str(code))
+sys.exit(1)
+"""
+    (Path(repo.path) / "hooks").mkdir(exist_ok=True)
+    script = Path(repo.path) / "hooks" / "pre-commit"
+    script.write_text(hook)
+    script.chmod(0o755)
+
+    refused("hook", lambda: capstone(target))
+
+    assert told.read_text() == "1"  # locked: told to try again, nothing written
     assert sorted(p.name for p in (root / ".stet/feedback").iterdir()) == [f"{target.key}.jsonl"]
 
 
