@@ -7,13 +7,16 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
+import pygit2
 import pytest
 
+from stet_lsp.core.retention import collect_garbage
 from stet_lsp.core.sheet import StyleSheet
-from stet_lsp.core.targets import resolve_target
+from stet_lsp.core.targets import Target, current_target, resolve_target
 
 WRITER = textwrap.dedent(
     """
@@ -179,3 +182,51 @@ def test_a_held_lock_excludes_another_process_and_a_thread_until_released(
             raise AssertionError("the second lock must not be taken")
     except StetError as error:
         assert "locked by another process" in str(error) and outer
+
+
+def test_retention_never_removes_a_sheet_a_writer_holds_or_wrote_since(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    """A stale sheet is removed under its lock, and only when it is still the file judged
+    stale: a writer holding the lock keeps it, and the lock file stays, so a second writer
+    waits for the first instead of taking a lock of its own beside it."""
+    stale = Target(root, "named", "old-topic")
+    first = StyleSheet(stale).add("written a month ago")
+    month_ago = time.time() - 40 * 86400
+    os.utime(stale.sheet_path, (month_ago, month_ago))
+    inside_lock, release = threading.Event(), threading.Event()
+
+    def edit() -> None:
+        with StyleSheet(stale).edit() as document:
+            inside_lock.set()
+            release.wait(10)
+            entry = document.find(first.id)
+            assert entry is not None
+            entry.text = "edited while retention ran"
+            document.touch(first.id)
+
+    editor = threading.Thread(target=edit)
+    editor.start()
+    assert inside_lock.wait(10)
+    try:
+        assert collect_garbage(repo, current_target(repo)) == []  # held: left alone
+        assert stale.sheet_path.exists()
+        assert os.path.exists(f"{stale.sheet_path}.lock")
+        added: list[str] = []
+        second = threading.Thread(target=lambda: added.append(StyleSheet(stale).add("B").id))
+        second.start()
+        time.sleep(0.3)
+        assert not added  # waits for the first writer: one lock
+    finally:
+        release.set()
+        editor.join(10)
+    second.join(20)
+    assert [entry.text for entry in StyleSheet(stale).entries()] == [
+        "edited while retention ran",
+        "B",
+    ]
+    # Written since: no longer stale. Judged old again, it goes.
+    assert collect_garbage(repo, current_target(repo)) == []
+    os.utime(stale.sheet_path, (month_ago, month_ago))
+    assert [r.target for r in collect_garbage(repo, current_target(repo))] == ["old-topic"]
+    assert not stale.sheet_path.exists()

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     import pygit2
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.locking import held
 from stet_lsp.core.safefs import TEMPORARY_SUFFIX, inside, read_regular, remove_regular
 from stet_lsp.core.sheet_format import header_of
 from stet_lsp.core.targets import SHEETS_DIR, Target, target_key
@@ -83,11 +84,31 @@ def collect_garbage(
             reason = f"untouched for more than {ttl_days:g} days"
         else:
             continue
-        removals.append(Removal(path, name, reason))
-        if not dry_run:
-            _remove(path, root)
-            _remove(path.with_name(path.name + ".lock"), root)
+        if dry_run or _remove_unchanged(path, root, status):
+            removals.append(Removal(path, name, reason))
     return removals
+
+
+def _remove_unchanged(path: Path, root: Path, judged: os.stat_result) -> bool:
+    """Remove the sheet at `path` under its lock, when it is still the file judged stale
+    (same inode, size and time): a writer that took the lock in between keeps it, and one
+    holding it now is not waited for. The lock file stays: removing one that another writer
+    holds or waits on would let the next writer take a lock of its own beside theirs."""
+    try:
+        with held(path.with_name(path.name + ".lock"), root, 0) as acquired:
+            if not acquired:
+                return False
+            now = os.lstat(path)
+            if (now.st_ino, now.st_size, now.st_mtime_ns) != (
+                judged.st_ino,
+                judged.st_size,
+                judged.st_mtime_ns,
+            ):
+                return False
+            _remove(path, root)
+            return not os.path.lexists(path)
+    except (OSError, StetError):  # gone, or its lock is not a regular file: not ours
+        return False
 
 
 def _proven_owner(path: Path, root: Path) -> tuple[str, str] | None:
