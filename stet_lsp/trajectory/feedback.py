@@ -23,6 +23,7 @@ same lock (`feedback_lock`), and commits that file with the trajectory.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
@@ -177,7 +178,7 @@ def mark_step(
         time=format_time(now or utc_now()),
     )
     gated = _gated(marked, config)
-    _append(root, feedback_path(folder.id), gated.line())
+    _append(root, folder, gated.line())
     return gated
 
 
@@ -296,12 +297,24 @@ def _gated(verdict: Verdict, config: GateConfig) -> Verdict:
         raise StetError(f"the redacted verdict is not valid: {_first_error(error)}") from None
 
 
-def _append(root: Path, relative: Path, line: str) -> None:
-    """Add `line` to the file under the lock: read, append, replace atomically."""
+def _append(root: Path, trajectory: Folder, line: str) -> None:
+    """Add `line` to the trajectory's feedback file under the lock: read, append, replace
+    atomically; refused when the trajectory is gone by the time the lock is taken (a
+    capstone, which holds the lock, committed the working one meanwhile: its feedback file
+    would be left to the next working trajectory)."""
+    from stet_lsp.trajectory.store import EVENTS
+
+    relative = feedback_path(trajectory.id)
     folder = make_dirs(root, relative.parent)
     ensure_stet_gitignore(root)
     path = folder / relative.name
     with feedback_lock(root, relative.stem):
+        if not os.path.lexists(trajectory.path / EVENTS):
+            raise StetError(
+                f"trajectory {trajectory.id} was committed or removed while the verdict waited "
+                "(nothing was written): mark the step in the trajectory it became "
+                "(stet trajectory list)"
+            )
         current = read_regular(path, root) or b""
         if current and not current.endswith(b"\n"):
             current += b"\n"  # a hand edit without a final newline keeps its last line

@@ -10,6 +10,8 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +22,7 @@ import pytest
 from claude_transcript import Transcript
 from repos import SIGNATURE, commit_files, make_repo
 
+from stet_lsp.core.errors import StetError
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import Target, resolve_target
 from stet_lsp.gate.redact import RedactionResult
@@ -754,6 +757,36 @@ sys.exit(1)
 
     assert told.read_text() == "1"  # locked: told to try again, nothing written
     assert sorted(p.name for p in (root / ".stet/feedback").iterdir()) == [f"{target.key}.jsonl"]
+
+
+@POSIX
+def test_a_verdict_waiting_out_a_capstone_on_the_trajectory_it_committed_is_refused(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """A step of the working trajectory is marked while the capstone commits it (the mark
+    waits for the feedback lock the capstone holds): the mark is refused once the working
+    trajectory is gone, instead of leaving its verdict to the next working trajectory."""
+    from stet_lsp.trajectory.feedback import mark_step, read_verdicts
+
+    target = import_work(root, tmp_path)
+    mark_step(root, working_folder(target), 1, "clever")
+    started = tmp_path / "hook-started"
+    write_hook(Path(repo.path) / "hooks", "pre-commit", f"touch {started}\nsleep 1\n")
+    folder = working_folder(target)
+    committed: list[CapstoneResult] = []
+    worker = threading.Thread(target=lambda: committed.append(capstone(target)))
+    worker.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with pytest.raises(StetError, match="was committed or removed while the verdict waited"):
+            mark_step(root, folder, 2, "wrong")
+    finally:
+        worker.join(30)
+    [result] = committed
+    assert [v.verdict for v in read_verdicts(root, result.trajectory)] == ["clever"]
+    assert not (root / ".stet" / "feedback" / f"{target.key}.jsonl").exists()
 
 
 # -- hooks -----------------------------------------------------------------------------------------
