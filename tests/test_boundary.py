@@ -182,6 +182,21 @@ def test_validate_follows_no_link_a_clone_commits_in_a_trajectory(
         assert "PRIVATE" not in out + err
 
 
+def test_validate_the_work_tree_itself_follows_no_link_it_commits(
+    tmp_path: Path, stet: Stet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "events.jsonl").write_text('{"kind": "PRIVATE-VALUE-FROM-HOME"}\n')
+    links = {name: str(outside / name) for name in ("events.jsonl", "meta.json")}
+    root = hostile_clone(tmp_path, {"README.md": "hi\n"}, links)
+    monkeypatch.chdir(root / ".git")
+    for named in (str(root), ".."):
+        code, out, err = stet("trajectory", "validate", named)
+        assert code == 1 and "symbolic link" in err, (named, out, err)
+        assert "PRIVATE" not in out + err
+
+
 @pytest.mark.parametrize("which", ["narration", "meta", "events"])
 def test_a_trajectory_file_to_open_is_never_reached_through_a_linked_folder(
     tmp_path: Path, which: str

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pygit2
@@ -10,7 +11,13 @@ from repos import commit_files, make_repo
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.sheet import StyleSheet
-from stet_lsp.core.targets import SHEETS_DIR, Target, resolve_target, target_key
+from stet_lsp.core.targets import (
+    SHEETS_DIR,
+    Target,
+    find_repository,
+    resolve_target,
+    target_key,
+)
 
 
 def test_branch_from_a_subfolder(repo: pygit2.Repository, root: Path) -> None:
@@ -192,3 +199,35 @@ def test_a_forged_or_steered_cache_is_not_believed(
     assert resolve_target(root).name == "forged"  # (what the cache is for)
     monkeypatch.setenv("GIT_DIR", str(root / ".git"))
     assert resolve_target(root).name == "main"  # GIT_DIR decides: git reads HEAD
+
+
+def test_the_repository_is_the_one_of_the_nearest_work_tree_in_every_layout(
+    tmp_path: Path,
+) -> None:
+    """A `.git` file (`--separate-git-dir`, a worktree), a `.git` link, and an empty `.git`
+    folder inside a work tree (git looks further up, and so does Stet)."""
+
+    def work_tree(path: Path) -> Path:
+        found = find_repository(path)
+        assert found is not None and found.workdir is not None
+        return Path(found.workdir).resolve()
+
+    separate = tmp_path / "separate"
+    pygit2.init_repository(str(tmp_path / "kept.git"), workdir_path=str(separate))
+    assert (separate / ".git").is_file()
+    (separate / "src").mkdir()
+    assert work_tree(separate / "src") == separate
+
+    main = make_repo(tmp_path / "main", files={"a.txt": "a\n"})
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    os.symlink(Path(main.path), linked / ".git")
+    assert work_tree(linked) == linked
+
+    (tmp_path / "main" / "vendor" / "pkg" / ".git").mkdir(parents=True)
+    assert work_tree(tmp_path / "main" / "vendor" / "pkg") == tmp_path / "main"
+
+    main.add_worktree("side", str(tmp_path / "side"))
+    assert work_tree(tmp_path / "side") == tmp_path / "side"
+    assert work_tree(tmp_path / "main" / "not-yet" / "file.py") == tmp_path / "main"
+    assert find_repository(tmp_path / "nowhere") is None

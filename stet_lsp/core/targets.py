@@ -87,8 +87,9 @@ def open_repository(path: Path | str) -> pygit2.Repository:
 
 def find_repository(path: Path | str) -> pygit2.Repository | None:
     """The repository whose work tree holds `path`: that of the nearest folder at or above it
-    holding a `.git` (a folder, or a file naming one: a worktree, a submodule). Outside any
-    work tree, a bare repository `path` is in; None when there is none.
+    holding a `.git` that opens (a folder, a link to one, or a file naming one: a worktree,
+    a submodule, `--separate-git-dir`). Outside any work tree, a bare repository `path` is
+    in; None when there is none.
 
     libgit2 alone takes any folder on the way up that is laid out as a git folder (HEAD,
     objects/, refs/) for the repository, and git lets such a folder be committed: a cloned
@@ -98,23 +99,28 @@ def find_repository(path: Path | str) -> pygit2.Repository | None:
     import pygit2  # a front end that never opens a repository never loads libgit2
 
     start = Path(path).resolve()
-    work_tree = next(
-        (folder for folder in (start, *start.parents) if os.path.lexists(folder / ".git")), None
-    )
-    found = pygit2.discover_repository(str(work_tree or start))
+    for folder in (start, *start.parents):
+        if not os.path.lexists(folder / ".git"):
+            continue
+        try:
+            repo = pygit2.Repository(str(folder), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
+        except pygit2.GitError:
+            continue  # not a repository's (an empty `.git`, say): git looks further up too
+        named = Path(repo.workdir).resolve() if repo.workdir else None
+        if named != folder:
+            raise StetError(
+                f"{start}: the git folder of {folder} ({repo.path}) names another work tree "
+                f"({named or 'none'}): refused"
+            )
+        return repo
+    found = pygit2.discover_repository(str(start))
     if found is None:
         return None
     repo = pygit2.Repository(found)
-    if work_tree is None and repo.workdir is not None:
+    if repo.workdir is not None:
         raise StetError(
             f"{start}: no folder holding a .git is above it, and the git folder found there "
             f"({found}) names a work tree ({repo.workdir}): refused"
-        )
-    named = Path(repo.workdir).resolve() if repo.workdir else None
-    if work_tree is not None and named != work_tree:
-        raise StetError(
-            f"{start}: the git folder of {work_tree} ({found}) names another work tree "
-            f"({named or 'none'}): refused"
         )
     return repo
 

@@ -39,7 +39,9 @@ def validate_path(path: Path) -> list[Issue]:
     reads, links left unresolved), its files are read with the work tree as the boundary:
     no link is followed, as a cloned repository may commit one pointing anywhere."""
     path = Path(os.path.abspath(path))
-    root = next((folder for folder in path.parents if os.path.lexists(folder / ".git")), None)
+    root = next(
+        (folder for folder in (path, *path.parents) if os.path.lexists(folder / ".git")), None
+    )
     is_folder = os.path.isdir(path)
     if is_folder:
         events_path, meta_path = path / EVENTS, path / META
