@@ -45,7 +45,7 @@ from stet_lsp.core.safefs import (
     remove_regular,
 )
 from stet_lsp.core.sheet import StyleSheet
-from stet_lsp.core.sheet_format import normalize_text
+from stet_lsp.core.sheet_format import SheetDocument, normalize_text
 from stet_lsp.core.targets import Target, open_repository
 from stet_lsp.trajectory.events import Graduation, Note, SourceRef, event_json, parse_event
 from stet_lsp.trajectory.importing import (
@@ -179,22 +179,37 @@ def graduate(
     What is written passes the gate with `gate_config`, else the repository's."""
     sheet = _sheet_of(sheet_or_target)
     config = _config_of(sheet, gate_config)
-    entry, chosen, body = checked_decision(sheet, entry_id, route, skill_name, text)
-    edited = body != entry.text
-    moment = now or utc_now()
-    outcome = _into_skill(sheet, entry, body, skill_name, config) if chosen == "skill" else None
-    folder = _record(sheet, entry, chosen, body, edited, outcome, moment, config)
-    updated = sheet.set_status(entry.id, STATUS_OF[chosen])
-    return _result(sheet, updated, chosen, folder, edited, outcome)
+    # Under the sheet's lock from reading the entry to closing it: an edit or a discard made
+    # meanwhile waits, instead of being closed over with the text it replaced. A failure
+    # writes nothing to the sheet.
+    with sheet.edit() as document:
+        entry, chosen, body = checked_decision(sheet, entry_id, route, skill_name, text, document)
+        edited = body != entry.text
+        moment = now or utc_now()
+        outcome = _into_skill(sheet, entry, body, skill_name, config) if chosen == "skill" else None
+        folder = _record(sheet, entry, chosen, body, edited, outcome, moment, config)
+        entry.status = STATUS_OF[chosen]
+        document.touch(entry.id)
+    return _result(sheet, entry, chosen, folder, edited, outcome)
 
 
 def checked_decision(
-    sheet: StyleSheet, entry_id: str, route: str, skill_name: str | None, text: str | None
+    sheet: StyleSheet,
+    entry_id: str,
+    route: str,
+    skill_name: str | None,
+    text: str | None,
+    document: SheetDocument | None = None,
 ) -> tuple[Entry, Route, str]:
-    """The entry, the route and the text that graduates, refused as `graduate` refuses the
-    request; nothing is written (an editor's buffer takes the new status first)."""
+    """The entry (of `document` when given, else of the sheet as it reads now), the route
+    and the text that graduates, refused as `graduate` refuses the request; nothing is
+    written (an editor's buffer takes the new status first)."""
     chosen = check_route(route)
-    entry = sheet.get(_string(entry_id, "id"))
+    wanted = _string(entry_id, "id")
+    found = (document or sheet.read()).find(wanted)
+    if found is None:
+        raise StetError(f"no entry with id {wanted!r} in this style sheet")
+    entry = found
     _check_request(entry, chosen, skill_name, text)
     if skill_name is not None:
         from stet_lsp.trajectory.skills import skill_path

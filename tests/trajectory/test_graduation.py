@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -17,6 +18,7 @@ import yaml
 
 from stet_lsp.core.anchors import make_anchor
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.locking import file_lock
 from stet_lsp.core.model import Entry, Kind, format_time, utc_now
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
@@ -398,6 +400,36 @@ def test_graduations_at_once_all_land(sheet: StyleSheet, root: Path) -> None:
         "graduated-trajectory",
         "graduated-skill",
     }
+
+
+def test_an_edit_made_while_an_entry_graduates_waits_for_it(sheet: StyleSheet, root: Path) -> None:
+    """The entry is read and closed under the sheet's lock: a person's edit made while the
+    graduation waits (here, for the working trajectory an import holds) comes after it,
+    instead of the graduation closing the entry over the text the edit replaced."""
+    entry = add(sheet, "Use requests directly", "ruled-out")
+    folder = working_folder(sheet.target)
+    graduated: list[Any] = []
+    edited: list[Entry] = []
+    with file_lock(folder.path, root, "the working trajectory"):  # an import running
+        graduation = threading.Thread(
+            target=lambda: graduated.append(graduate(sheet, entry.id, "trajectory"))
+        )
+        graduation.start()
+        time.sleep(0.5)  # graduate has read the entry, and waits
+        edit = threading.Thread(
+            target=lambda: edited.append(
+                StyleSheet(sheet.target).edit_text(entry.id, "Do not use requests directly")
+            )
+        )
+        edit.start()
+        time.sleep(0.5)
+        assert not edited  # waits for the graduation: its lock
+    graduation.join(20)
+    edit.join(20)
+    assert graduated and graduated[0]["entry"]["status"] == "graduated-trajectory"
+    [note] = of(events(sheet), Note)
+    assert note.text == "Use requests directly"
+    assert [e.text for e in edited] == ["Do not use requests directly"]  # after, not lost
 
 
 # -- extending a skill ------------------------------------------------------------------------------
