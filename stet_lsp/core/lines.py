@@ -11,6 +11,22 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _NEWLINE = re.compile("\n")
 
 
+def lines_of(text: str, *, keep_breaks: bool = False) -> list[str]:
+    """`text.splitlines(keep_breaks)`, broken only where an editor breaks a line."""
+    if keep_breaks:
+        if not text:
+            return []
+        ends = [match.end() for match in _LINE_BREAK.finditer(text)]
+        starts = [0, *ends]
+        if ends and ends[-1] == len(text):
+            starts.pop()
+        return [text[start:end] for start, end in zip(starts, [*ends, len(text)], strict=False)]
+    lines = split_lines(text)
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
 def split_lines(text: str) -> list[str]:
     """The lines of `text` without their breaks; a text ending in a break ends in ""."""
     return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from stet_lsp.core.lines import lines_of
 from stet_lsp.trajectory.events import (
     AgentMessage,
     EventBase,
@@ -91,7 +92,7 @@ def parse_hunks(diff: str) -> list[Hunk]:
     their headers, so a removed line that starts with `--` is not taken for a header; a
     header with no count means one line; an empty side (`-5,0`) starts after its line."""
     hunks: list[Hunk] = []
-    lines = diff.splitlines()
+    lines = lines_of(diff)
     index = 0
     while index < len(lines):
         match = _HUNK_HEADER.match(lines[index])

@@ -51,7 +51,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import re
 import threading
 from bisect import bisect_left, bisect_right
 from collections import Counter, OrderedDict
@@ -62,6 +61,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.lines import lines_of, split_lines
 from stet_lsp.core.safefs import open_regular, read_regular
 from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
 from stet_lsp.trajectory.export_agent_trace import LeftOut, line_attribution, parse_hunks
@@ -92,7 +92,6 @@ _NEEDED_KINDS = frozenset(
 )
 _OPERATIONS = frozenset({"create", "modify", "delete", "rename"})
 _NO_SOURCE = SourceRef(file="", line=1)
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 # -- what callers get ----------------------------------------------------------------------
@@ -484,7 +483,7 @@ class _EventReader:
 
 def _lines(content: str | list[str]) -> list[str]:
     """A recorded content's lines, split as parse_hunks splits a diff's."""
-    return content.splitlines() if isinstance(content, str) else content
+    return lines_of(content) if isinstance(content, str) else content
 
 
 def _patched(lines: list[str], diff: str) -> list[str] | None:
@@ -846,13 +845,6 @@ def _grow_moved(
         paired[i] = j
         taken.add(j)
         i, j = i + direction, j + direction
-
-
-def split_lines(text: str) -> list[str]:
-    """The text's lines as an editor numbers them (a line ends at \\n, \\r\\n or \\r)."""
-    if "\r" not in text:
-        return text.split("\n")
-    return _LINE_BREAK.split(text)
 
 
 # -- every trajectory of a repository --------------------------------------------------------

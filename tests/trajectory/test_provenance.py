@@ -48,7 +48,7 @@ NEW = "def greet(name):\n    return f'hello {name}'\n\n\nprint(greet('you'))\n"
 def structured_patch(before: str, after: str) -> list[dict[str, Any]]:
     """An Edit result's `structuredPatch`: the hunks of the change with their line numbers."""
     hunks: list[dict[str, Any]] = []
-    diff = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=3)
+    diff = difflib.unified_diff(before.split("\n"), after.split("\n"), lineterm="", n=3)
     for line in list(diff)[2:]:
         header = re.match(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", line)
         if header:
@@ -249,6 +249,26 @@ def test_the_message_is_the_agents_last_before_the_tool_call(root: Path, tmp_pat
     assert messages == {
         "a": ("Writing a.", "agent_message"),
         "b": ("b matters more.", "reasoning"),
+    }
+
+
+@pytest.mark.parametrize("inside", ["\u2028", "\u2029", "\x0c", "\x1c", "\x85", "\x0b"])
+def test_a_line_holding_what_splitlines_breaks_at_is_one_line(
+    root: Path, tmp_path: Path, inside: str
+) -> None:
+    """Only \\n, \\r\\n and \\r end a line, in an editor and in Stet's diffs: a line holding a
+    U+2028 or a form feed is one line, attributed to the step that wrote it."""
+    content = f'const SEP = "{inside}";\nconst OTHER = 1;\n'
+    session = Claude(SESSION_A, root).user("Add the separator")
+    session.write_file("toolu_sep", f"{root}/src/sep.js", content)
+    edit(session, "toolu_sep2", f"{root}/src/sep.js", content, "OTHER = 1", "OTHER = 2")
+    run_into(resolve_target(root), session, tmp_path)
+    text = content.replace("OTHER = 1", "OTHER = 2")
+    write(root, "src/sep.js", text)
+    found = attributed(Provenance.load(root), "src/sep.js", text)
+    assert found == {
+        0: change_step(root, "toolu_sep"),
+        1: change_step(root, "toolu_sep2"),
     }
 
 

@@ -7,6 +7,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from stet_lsp.core.lines import lines_of
+
 
 @dataclass(frozen=True)
 class Diff:
@@ -19,8 +21,8 @@ class Diff:
 def file_diff(path: str, before: str | None, after: str | None) -> Diff:
     """The whole-file diff from `before` to `after` (None: the file does not exist on that
     side). Hunk line numbers are the file's own, so the diff is anchored."""
-    old = (before or "").splitlines(keepends=True)
-    new = (after or "").splitlines(keepends=True)
+    old = lines_of(before or "", keep_breaks=True)
+    new = lines_of(after or "", keep_breaks=True)
     return _diff(path, old, new, anchored=True, created=before is None, deleted=after is None)
 
 
@@ -28,8 +30,8 @@ def fragment_diff(path: str, old_text: str, new_text: str, first_line: int | Non
     """The diff of replacing `old_text` with `new_text` somewhere in the file. With
     `first_line` (1-based line where `old_text` starts) the hunks carry real line numbers and
     the diff is anchored; without, they count from line 1 and only the text is known."""
-    old = old_text.splitlines(keepends=True)
-    new = new_text.splitlines(keepends=True)
+    old = lines_of(old_text, keep_breaks=True)
+    new = lines_of(new_text, keep_breaks=True)
     diff = _diff(path, old, new, anchored=first_line is not None, created=False, deleted=False)
     if first_line is None or first_line == 1:
         return diff
