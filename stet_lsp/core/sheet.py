@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -37,6 +38,8 @@ from stet_lsp.core.sheet_format import (
 )
 from stet_lsp.core.targets import Target
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""What a text decoded with surrogateescape holds for a byte that is not UTF-8."""
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
 if TYPE_CHECKING:
     from typing import Final, Literal, TypeVar
@@ -265,7 +268,8 @@ class StyleSheet:
             self.buffer = text
             return
         # A style sheet is private working memory: a new one is readable by its owner only.
-        atomic_write(self.path, text.encode("utf-8"), self.target.root, mode=0o600)
+        data = _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")  # from undecodable bytes
+        atomic_write(self.path, data, self.target.root, mode=0o600)
 
     # -- helpers -----------------------------------------------------------------------
 

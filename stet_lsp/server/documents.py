@@ -129,4 +129,4 @@ def local_path(uri: str) -> Path | None:
     if not uri.startswith("file:"):
         return None
     path = to_fs_path(uri)
-    return Path(path).resolve() if path else None
+    return Path(path).resolve() if path and "\0" not in path else None

@@ -294,7 +294,7 @@ class _Builder:
         # Runs once a line of files with 100,000 lines: calls are kept few.
         try:
             record = _FIELDS.decode(text)
-        except (msgspec.MsgspecError, UnicodeEncodeError):
+        except (msgspec.MsgspecError, UnicodeEncodeError, RecursionError):  # nested too deep
             found = _read_as_json(text)
             if found is None:
                 return

@@ -170,3 +170,27 @@ def test_an_answer_the_server_cannot_read_fails_its_request_not_the_server(root:
     )
     assert server.answer(2)["result"]["entries"] == []
     server.close()
+
+
+def test_a_nul_in_a_uri_or_an_undecodable_character_in_a_text_gets_a_plain_answer(
+    raw: PipeServer, root: Path
+) -> None:
+    """A NUL in a command's URI names no file: refused as any URI outside a repository is. A
+    lone surrogate (what a byte that is not UTF-8 becomes) in a note's text is written as
+    U+FFFD, not refused with the encoder's message."""
+
+    def command(request_id: int, name: str, **arguments: Any) -> dict[str, Any]:
+        params = {"command": name, "arguments": [arguments]}
+        raw.send({"id": request_id, "method": "workspace/executeCommand", "params": params})
+        return raw.answer(request_id)
+
+    answer = command(2, "stet.note.list", uri=uri(root) + "/\u0000x")
+    assert_plain_error(answer, -32803)
+    assert "is not inside a git repository" in answer["error"]["message"]
+
+    added = command(3, "stet.note.add", uri=uri(root), text="caf\udce9 is spelled with an e")
+    assert "error" not in added, added
+    listed = command(4, "stet.note.list", uri=uri(root))
+    assert [entry["text"] for entry in listed["result"]["entries"]] == [
+        "caf\ufffd is spelled with an e"
+    ]

@@ -246,6 +246,16 @@ def test_lines_json_reads_but_msgspec_refuses_are_still_steps() -> None:
     ]
 
 
+def test_a_line_nested_too_deep_for_the_decoders_is_no_step_and_the_rest_are() -> None:
+    """A hand-edited or hostile events.jsonl line of 1,000 nested objects: msgspec and json
+    both stop with a RecursionError. It is no step; the lines around it still are."""
+    text = events_text(every_kind())
+    lines = text.splitlines(keepends=True)
+    deep = '{"a":' * 1000 + "1" + "}" * 1000 + "\n"
+    index = TrajectoryIndex.from_events_text("".join([lines[0], deep, *lines[1:]]))
+    assert len(index.steps) == len(TrajectoryIndex.from_events_text(text).steps)
+
+
 def test_a_long_text_is_one_short_line_in_its_title() -> None:
     text = "word " * 500 + "\n\nmore"
     index = TrajectoryIndex.from_events_text(events_text([AgentMessage(**common(), text=text)]))
