@@ -400,21 +400,33 @@ def test_garbage_on_the_wire_does_not_stop_the_server(workspace: Path) -> None:
         # A lone surrogate cannot be encoded by the SDK's client; raw, it arrives escaped.
         '{"jsonrpc": "2.0", "id": 5, "method": "tools/call", '
         '"params": {"name": "add_note", "arguments": {"text": "\\ud800 half"}}}',
+        {"jsonrpc": "1.0", "id": 6, "method": "tools/list"},
+        # Deeper than the SDK's parser goes (json reads it, so its id is known).
+        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "list_notes", '
+        '"arguments": {"kind": ' + '{"a": ' * 300 + "1" + "}" * 300 + "}}}",
+        {"jsonrpc": "2.0", "id": {"an": "object"}, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
     ]
     payload = "".join(
         (line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines
     )
-    answers = raw_exchange(workspace, payload, wanted={1, 2, 3, 4})
+    answers = raw_exchange(workspace, payload, wanted={None, 1, 2, 3, 4, 5, 6, 7})
     assert answers[1]["result"]["serverInfo"]["name"] == "stet"
     assert "error" in answers[2]
     assert answers[3]["result"]["isError"] is True
     assert len(answers[4]["result"]["tools"]) == len(TOOLS)
-    # The SDK drops a message with a lone surrogate as JSON it cannot read; nothing lands.
+    # Lines the SDK cannot read, which it drops with no answer, are answered by Stet.
+    assert answers[5]["error"]["code"] == -32600
+    assert "lone surrogate" in answers[5]["error"]["message"]
+    assert answers[6]["error"]["code"] == -32600
+    assert "JSON-RPC 2.0" in answers[6]["error"]["message"]
+    assert answers[7]["error"]["code"] == -32600
+    assert "recursion limit" in answers[7]["error"]["message"]
+    assert answers[None]["error"]["code"] in (-32700, -32600)  # not JSON; the object id
     assert "half" not in sheet_of(workspace).read_text()
 
 
-def raw_exchange(root: Path, payload: str, wanted: set[int]) -> dict[Any, dict[str, Any]]:
+def raw_exchange(root: Path, payload: str, wanted: set[int | None]) -> dict[Any, dict[str, Any]]:
     """Write `payload` to a server and read its answers until every id in `wanted` has one
     (standard input stays open until then: a request in flight at its end may go unanswered)."""
     process = subprocess.Popen(

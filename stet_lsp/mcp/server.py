@@ -9,6 +9,8 @@ message; the server keeps serving. Nothing is printed to standard output but the
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import logging
 import sys
@@ -20,6 +22,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 
 from stet_lsp import __version__
 from stet_lsp.core.errors import StetError
@@ -115,11 +118,112 @@ def serve(place: Place) -> int:
     server = build_server(place)
 
     async def run() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        refused_send, refused = anyio.create_memory_object_stream[types.JSONRPCError](100)
+        lines = anyio.wrap_file(
+            io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        )
+        checked = _CheckedLines(lines, refused_send)
+        async with stdio_server(stdin=checked) as (read_stream, write_stream):  # type: ignore[arg-type]
+
+            async def answer_refused() -> None:
+                async with refused:
+                    async for error in refused:
+                        with contextlib.suppress(anyio.ClosedResourceError):
+                            await write_stream.send(SessionMessage(error))
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(answer_refused)  # ends once standard input has
+                await server.run(read_stream, write_stream, server.create_initialization_options())
 
     anyio.run(run)
     return 0
+
+
+class _CheckedLines:
+    """Standard input's lines for the SDK, each one it can read: it drops a line it cannot
+    (not JSON, a lone surrogate, nested deeper than its parser goes, not JSON-RPC 2.0) with
+    no answer, so such a line is answered here, with its id when it has one."""
+
+    def __init__(self, lines: Any, refused: Any) -> None:
+        self.lines = lines
+        self.refused = refused
+
+    def __aiter__(self) -> Any:
+        return self._checked()
+
+    async def _checked(self) -> Any:
+        async with self.refused:
+            async for line in self.lines:
+                if not line.strip():
+                    continue
+                try:
+                    message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                except ValueError as error:
+                    refusal = _refusal(line, error)
+                    if refusal is not None:
+                        await self.refused.send(refusal)
+                    continue
+                if isinstance(message, types.JSONRPCNotification) and _has_id(line):
+                    # Read as a notification, its id (an object, say) left out: no answer.
+                    why = "the id is neither a string nor a number"
+                    await self.refused.send(_wire_error(None, types.INVALID_REQUEST, why))
+                    continue
+                yield line
+
+
+def _refusal(line: str, error: ValueError) -> types.JSONRPCError | None:
+    """The answer to a line the SDK cannot read; None for a notification (it gets none)."""
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return _wire_error(None, types.PARSE_ERROR, "not JSON")
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+        if isinstance(message, dict) and "id" not in message and "method" in message:
+            logger.warning("a notification that is not valid JSON-RPC was left out: %s", error)
+            return None
+        request_id = None
+    if "\\ud" in line.lower() and _has_lone_surrogate(message):
+        why = "a string holds a lone surrogate (\\ud800-\\udfff), which is not Unicode text"
+    elif isinstance(message, dict) and message.get("jsonrpc") != "2.0":
+        why = 'not a JSON-RPC 2.0 message ("jsonrpc": "2.0")'
+    else:
+        why = f"not a JSON-RPC message this server reads ({_first_line(error)})"
+    return _wire_error(request_id, types.INVALID_REQUEST, why)
+
+
+def _has_id(line: str) -> bool:
+    if '"id"' not in line:
+        return False
+    with contextlib.suppress(ValueError, RecursionError):
+        message = json.loads(line)
+        return isinstance(message, dict) and "id" in message
+    return False
+
+
+def _wire_error(request_id: str | int | None, code: int, message: str) -> types.JSONRPCError:
+    return types.JSONRPCError(
+        jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)
+    )
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        return any("\ud800" <= character <= "\udfff" for character in value)
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(item) for item in value)
+    return False
+
+
+def _first_line(error: ValueError) -> str:
+    """pydantic's first message (`Invalid JSON: recursion limit exceeded…`), or the error's."""
+    errors = getattr(error, "errors", None)
+    if callable(errors):
+        with contextlib.suppress(Exception):
+            return str(errors()[0]["msg"])[:200]
+    return str(error).strip().split("\n", 1)[0][:200]
 
 
 def _tool(tool: Tool) -> types.Tool:
