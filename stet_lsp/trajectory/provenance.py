@@ -26,7 +26,9 @@ Paths: a change's path is taken as the repository-relative path it was recorded 
 that stayed absolute (or `~/...`) names a file of the session's working folder as the
 harness recorded it (a session recorded on another machine, or before the repository moved):
 relative to the session's `cwd`, recorded the same way, it is a repository path; any other
-absolute path is outside the repository and left out.
+absolute path is outside the repository and left out. A session whose `cwd` holds the work
+tree read in (it ran in a folder above the repository, on this machine) maps none: what it
+wrote inside the repository the import made relative already.
 
 Renames since the run: a path a trajectory changed that is no longer in the work tree is
 followed through git, commit by commit along HEAD's first parents, then from HEAD to the
@@ -51,6 +53,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import posixpath
 import threading
 from bisect import bisect_left, bisect_right
 from collections import Counter, OrderedDict
@@ -65,7 +68,7 @@ from stet_lsp.core.lines import lines_of, split_lines
 from stet_lsp.core.safefs import open_regular, read_regular
 from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
 from stet_lsp.trajectory.export_agent_trace import LeftOut, line_attribution, parse_hunks
-from stet_lsp.trajectory.paths import repository_path
+from stet_lsp.trajectory.paths import is_absolute, repository_path
 from stet_lsp.trajectory.store import EVENTS, META, Folder, folders
 
 if TYPE_CHECKING:
@@ -278,7 +281,9 @@ class TrajectoryLines:
             # by their kind without being decoded or parsed, and the file is never whole in
             # memory.
             with stream:
-                trajectory = cls.from_lines(folder.id, meta, stream, working=folder.working)
+                trajectory = cls.from_lines(
+                    folder.id, meta, stream, working=folder.working, root=folder.root
+                )
         except OSError as error:
             raise StetError(f"{folder.relative / EVENTS}: {error.strerror or error}") from None
         trajectory.folder = str(folder.relative)
@@ -292,17 +297,24 @@ class TrajectoryLines:
         lines: Iterable[str] | Iterable[bytes],
         *,
         working: bool,
+        root: Path | None = None,
     ) -> TrajectoryLines:
         """From events.jsonl's lines: only the kinds provenance reads are parsed (a line's
         kind is read from its head, as event_json writes it, before any JSON is parsed)."""
-        return cls.from_records(trajectory_id, meta, _records(lines), working=working)
+        return cls.from_records(trajectory_id, meta, _records(lines), working=working, root=root)
 
     @classmethod
     def from_events(
-        cls, trajectory_id: str, meta: dict[str, Any], events: Iterable[EventBase], *, working: bool
+        cls,
+        trajectory_id: str,
+        meta: dict[str, Any],
+        events: Iterable[EventBase],
+        *,
+        working: bool,
+        root: Path | None = None,
     ) -> TrajectoryLines:
         records = (event.model_dump(mode="json") for event in events)
-        return cls.from_records(trajectory_id, meta, records, working=working)
+        return cls.from_records(trajectory_id, meta, records, working=working, root=root)
 
     @classmethod
     def from_records(
@@ -312,6 +324,7 @@ class TrajectoryLines:
         records: Iterable[dict[str, Any]],
         *,
         working: bool,
+        root: Path | None = None,
     ) -> TrajectoryLines:
         base = meta.get("base_commit")
         started = meta.get("started")
@@ -321,7 +334,7 @@ class TrajectoryLines:
             base_commit=base if isinstance(base, str) and base else None,
             started=started if isinstance(started, str) else None,
         )
-        reader = _EventReader(trajectory_id)
+        reader = _EventReader(trajectory_id, root)
         for position, record in enumerate(records, 1):
             reader.read(record, position)
         trajectory._place(reader, meta)
@@ -383,9 +396,11 @@ class _EventReader:
     message at each tool call, and each file change (its path made repository-relative) with
     its detail and the file's content after it, where that is known."""
 
-    def __init__(self, trajectory: str) -> None:
+    def __init__(self, trajectory: str, root: Path | None = None) -> None:
         self.trajectory = trajectory
-        self.cwds: dict[str, str] = {}
+        self.root = root
+        """The work tree read in: a session whose folder holds it ran in a folder above it."""
+        self.cwds: dict[str, str | None] = {}
         self.last_message: dict[tuple[str, str | None], tuple[int, str, str]] = {}
         self.at_call: dict[tuple[str, str], tuple[int, str, str]] = {}
         self.changes: list[FileChange] = []
@@ -403,7 +418,9 @@ class _EventReader:
         if kind == "session_start":
             cwd = _text(record.get("cwd"))
             if cwd and session not in self.cwds:
-                self.cwds[session] = cwd
+                # Run above the work tree, on this machine: an absolute path the import left
+                # is outside the repository (one inside was made relative), not a path of it.
+                self.cwds[session] = None if _holds(cwd, self.root) else cwd
         elif kind in ("agent_message", "reasoning"):
             text = _text(record.get("text"))
             if text:
@@ -479,6 +496,14 @@ class _EventReader:
     def content_lines(self, path: str) -> list[str] | None:
         content = self.contents.get(path)
         return None if content is None else _lines(content)
+
+
+def _holds(cwd: str, root: Path | None) -> bool:
+    """Whether the recorded folder `cwd` (`~` this machine's home) is above `root`."""
+    if root is None or not is_absolute(cwd):
+        return False
+    folder = posixpath.normpath(os.path.expanduser(cwd))
+    return str(root).startswith(folder.rstrip("/") + "/")
 
 
 def _lines(content: str | list[str]) -> list[str]:

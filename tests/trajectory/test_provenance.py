@@ -452,6 +452,21 @@ def test_a_session_recorded_on_another_machine(root: Path, tmp_path: Path) -> No
     assert attributed(provenance, "tools/run.py", "run()\n") == {0: change_step(root, "toolu_t")}
 
 
+def test_a_session_run_in_a_folder_above_the_repository(root: Path, tmp_path: Path) -> None:
+    """Run in the folder holding the repository: a file it wrote beside the repository is
+    not the repository's file of that name; one it wrote inside is attributed."""
+    write(root, "setup.cfg", "[metadata]\nname = app\n")
+    session = Claude(SESSION_A, root.parent).user("Set up the workspace")
+    session.write_file("toolu_out", f"{root.parent}/setup.cfg", "[metadata]\nname = ws\n")
+    session.write_file("toolu_in", f"{root}/src/new.py", "NEW = 1\n")
+    run_into(resolve_target(root), session, tmp_path)
+    write(root, "src/new.py", "NEW = 1\n")
+    provenance = Provenance.load(root)
+    assert attributed(provenance, "setup.cfg", "[metadata]\nname = app\n") == {}
+    assert attributed(provenance, "src/new.py", "NEW = 1\n") == {0: change_step(root, "toolu_in")}
+    assert provenance.paths() == ["src/new.py"]
+
+
 @pytest.mark.parametrize(
     ("path", "cwd", "expected"),
     [
