@@ -775,3 +775,27 @@ def transcript(root: Path, path: Path) -> Path:
     assistant({"type": "text", "text": "Created src/new.py."})
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path
+
+
+def test_lines_refused_just_before_the_input_ends_are_answered(workspace: Path) -> None:
+    """Standard input closed right after lines the SDK cannot read: each still gets its
+    answer before the server exits."""
+    lines = [
+        "garbage",
+        '{"jsonrpc": "1.0", "id": 9, "method": "tools/list"}',
+        '{"jsonrpc": "2.0", "id": {"an": "object"}, "method": "tools/list"}',
+        '{"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": {"x": "\\ud800"}}}',
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", "mcp"],
+        input="".join(line + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        cwd=workspace,
+        env={**os.environ, "PYTHONPATH": str(PROJECT)},
+        timeout=60,
+    )
+    assert done.returncode == 0
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [answer.get("id") for answer in answers] == [None, 9, None, 7]
+    assert all(answer["error"]["code"] in (-32700, -32600) for answer in answers)

@@ -124,12 +124,14 @@ def serve(place: Place) -> int:
         )
         checked = _CheckedLines(lines, refused_send)
         async with stdio_server(stdin=checked) as (read_stream, write_stream):  # type: ignore[arg-type]
+            # A handle of its own: the server closes its handle when standard input ends, and
+            # the output stays open until the refusals queued by then are written.
+            refusals_out = write_stream.clone()
 
             async def answer_refused() -> None:
-                async with refused:
+                async with refused, refusals_out:
                     async for error in refused:
-                        with contextlib.suppress(anyio.ClosedResourceError):
-                            await write_stream.send(SessionMessage(error))
+                        await refusals_out.send(SessionMessage(error))
 
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(answer_refused)  # ends once standard input has

@@ -272,6 +272,12 @@ def test_a_line_holding_what_splitlines_breaks_at_is_one_line(
     }
 
 
+def test_recorded_content_is_split_where_an_editor_splits_it() -> None:
+    from stet_lsp.trajectory.provenance import _lines
+
+    assert _lines('a = "\u2028\x0c"\r\nb\rc\n') == ['a = "\u2028\x0c"', "b", "c"]
+
+
 def test_a_human_edit_on_an_attributed_line_drops_it(root: Path, edited_app: str) -> None:
     provenance = Provenance.load(root)
     step = change_step(root, "toolu_e1")
