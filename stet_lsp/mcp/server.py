@@ -161,7 +161,10 @@ class _CheckedLines:
                 try:
                     message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
                 except ValueError as error:
-                    refusal = _refusal(line, error)
+                    try:
+                        refusal = _refusal(line, error)
+                    except RecursionError:  # json read it, but it is too deep to look into
+                        refusal = _wire_error(None, types.INVALID_REQUEST, "nested too deep")
                     if refusal is not None:
                         await self.refused.send(refusal)
                     continue
