@@ -726,3 +726,53 @@ def test_a_hook_returns_when_its_input_is_whole_even_if_the_stream_stays_open(
         process.stdin.close()
         process.kill()
         process.stdout.close()
+
+
+def test_null_hooks_are_empty_and_values_json_cannot_write_back_are_refused(
+    root: Path, stet: Stet
+) -> None:
+    (root / ".claude").mkdir()
+    for data in (b'{"hooks": null}\n', b'{"hooks": {"Stop": null}}\n'):
+        (root / LOCAL_SETTINGS).write_bytes(data)
+        code, _, err = stet_hooks(stet, root, "install", "claude-code")
+        assert code == 0, err
+        installed = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
+        assert sorted(installed["hooks"]) == sorted(COMMANDS)
+        assert stet_hooks(stet, root, "uninstall", "claude-code")[0] == 0
+    # Read as infinity, or holding a lone surrogate: written back, the file would not be JSON
+    # Claude Code reads.
+    for data in (b'{"x": 1e400}\n', b'{"x": "\\ud83d"}\n'):
+        (root / LOCAL_SETTINGS).write_bytes(data)
+        code, out, err = stet_hooks(stet, root, "install", "claude-code")
+        assert code == 1 and out == "" and "nothing was changed" in err, (data, err)
+        assert "Traceback" not in err
+        assert (root / LOCAL_SETTINGS).read_bytes() == data
+
+
+def test_uninstall_keeps_the_exclude_line_other_work_trees_need(
+    repo: pygit2.Repository, root: Path, stet: Stet, tmp_path: Path
+) -> None:
+    """The `info/exclude` line is shared by the repository's work trees, and a copy of the
+    repository has a file of its own: uninstalling takes the line out only of this
+    repository's file, and only when no other work tree still has Stet's hooks (then it
+    stays, when the work tree that needed it uninstalls later too)."""
+    commit_files(repo, {"README.md": "hi\n"})
+    assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
+    linked = tmp_path / "linked"
+    repo.add_worktree("linked", str(linked))
+    assert stet_hooks(stet, linked, "install", "claude-code")[0] == 0
+    assert stet_hooks(stet, root, "uninstall", "claude-code")[0] == 0
+    assert pygit2.Repository(str(linked)).path_is_ignored(LOCAL_SETTINGS.as_posix())
+    # The linked work tree's install found the line there and recorded none: it stays (it
+    # ignores a file that only holds local settings).
+    assert stet_hooks(stet, linked, "uninstall", "claude-code")[0] == 0
+    assert not (linked / LOCAL_SETTINGS).exists()
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.write_text(exclude.read_text().replace("/.claude/settings.local.json\n", ""))
+
+    assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy, symlinks=True)
+    assert stet_hooks(stet, copy, "uninstall", "claude-code")[0] == 0
+    assert pygit2.Repository(str(root)).path_is_ignored(LOCAL_SETTINGS.as_posix())
+    assert not pygit2.Repository(str(copy)).path_is_ignored(LOCAL_SETTINGS.as_posix())

@@ -158,8 +158,12 @@ def add_hooks(settings: Settings) -> list[str]:
     for event in COMMANDS:
         if _has_command(settings, event):
             continue
-        hooks = settings.setdefault("hooks", {})
-        hooks.setdefault(event, []).append({"hooks": [handler(event)]})
+        if settings.get("hooks") is None:  # absent, or null: empty
+            settings["hooks"] = {}
+        hooks = settings["hooks"]
+        if hooks.get(event) is None:
+            hooks[event] = []
+        hooks[event].append({"hooks": [handler(event)]})
         added.append(event)
     return added
 
@@ -202,7 +206,14 @@ def render(settings: Settings, like: str | None) -> str:
         if found:
             spaces = found.group(1)
             indent = spaces if "\t" in spaces else len(spaces)
-    text = json.dumps(settings, indent=indent, ensure_ascii=False)
+    try:
+        text = json.dumps(settings, indent=indent, ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")
+    except ValueError as error:  # 1e400 read as infinity; a lone surrogate (\\ud83d)
+        raise StetError(
+            f"{LOCAL_SETTINGS}: holds a value that cannot be written back as JSON ({error}); "
+            "nothing was changed"
+        ) from None
     if like is None or like.endswith("\n") or not like.strip():
         text += "\n"
     if like and "\r\n" in like:
@@ -284,7 +295,8 @@ def uninstall(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
                 _remove_empty_folder(root, FOLDER)
         else:
             atomic_write(path, text.encode("utf-8"), root)
-        _unexclude(record.get("excluded"))
+        if not _needed_elsewhere(root):
+            _unexclude(record.get("excluded"), _exclude_path(root))
         remove_record(root, RECORD)
     return _result(root, dry_run, removed=removed, content=text, removed_file=text is None)
 
@@ -341,13 +353,48 @@ def _common_dir(git_dir: Path) -> Path:
     return (git_dir / pointer.decode("utf-8").strip()).resolve()
 
 
-def _unexclude(excluded: Any) -> None:
+def _exclude_path(root: Path) -> Path | None:
+    from stet_lsp.core.targets import open_repository
+
+    with suppress(StetError):
+        return _common_dir(Path(open_repository(root).path)) / "info" / "exclude"
+    return None
+
+
+def _needed_elsewhere(root: Path) -> bool:
+    """Whether another work tree of the repository (its main one or a linked one) still has
+    Stet's hooks in its local settings, which the shared `info/exclude` line keeps out of
+    git."""
+    from stet_lsp.core.targets import open_repository
+
+    try:
+        repo = open_repository(root)
+    except StetError:
+        return False
+    common = _common_dir(Path(repo.path))
+    trees = {common.parent} if common.name == ".git" else set()
+    for name in repo.list_worktrees():
+        with suppress(Exception):  # a worktree pruned or locked away: not in use here
+            trees.add(Path(repo.lookup_worktree(name).path))
+    for tree in trees:
+        tree = tree.resolve()
+        if tree == root.resolve():
+            continue
+        with suppress(StetError, OSError):
+            data = read_regular(tree / LOCAL_SETTINGS, tree)
+            if data and installed_events(parse_settings(data, LOCAL_SETTINGS)):
+                return True
+    return False
+
+
+def _unexclude(excluded: Any, own: Path | None) -> None:
     """Take out the `info/exclude` line install added: the bytes it appended when they are
     still at the end, else the line's last occurrence; the file goes when install created it
-    and nothing else is in it."""
-    if not isinstance(excluded, dict) or not isinstance(excluded.get("path"), str):
+    and nothing else is in it. In this repository's own file (`own`), worked out again: a
+    record copied with the repository names the original's."""
+    if not isinstance(excluded, dict) or own is None:
         return
-    path = Path(excluded["path"])
+    path = own
     base = path.parent.parent
     try:
         data = read_regular(path, base)
