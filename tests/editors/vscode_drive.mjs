@@ -844,9 +844,22 @@ async function statusMessage(page, what, pattern) {
 /** Picks the row of the quick pick showing `text` (typed to filter it), Enter. */
 async function pickRow(page, what, text) {
   const rows = page.locator(".quick-input-list .monaco-list-row");
+  // The list reuses its row elements: they are read in the list's order (data-index), and
+  // twice, 200 ms apart, so that a list still being drawn is not taken for the one shown.
+  const inOrder = () =>
+    rows.evaluateAll((nodes) =>
+      nodes
+        .map((n) => [Number(n.getAttribute("data-index") ?? 0), n.textContent ?? ""])
+        .sort((a, b) => a[0] - b[0])
+        .map(([, t]) => t),
+    );
   const shown = await until(what, async () => {
-    const found = await texts(rows);
-    return found.some((t) => t.includes(text)) ? found : null;
+    const found = await inOrder();
+    if (!found.some((t) => t.includes(text))) {
+      return null;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return JSON.stringify(await inOrder()) === JSON.stringify(found) ? found : null;
   });
   await page.locator(".quick-input-widget input").fill(text);
   await until(`${what}: focused`, async () =>
