@@ -148,7 +148,7 @@ class StyleSheet:
         return [entry for entry in self.read().entries() if where is None or where(entry)]
 
     def get(self, entry_id: str) -> Entry:
-        return _find(self.read(), entry_id)
+        return find_entry(self.read(), entry_id)
 
     def current_lines(
         self, entries: list[Entry], texts: dict[str, str] | None = None
@@ -206,14 +206,14 @@ class StyleSheet:
         if not body:
             raise StetError("an entry needs some text; to remove one, discard it")
         with self.edit() as document:
-            entry = _find(document, entry_id)
+            entry = find_entry(document, entry_id)
             entry.text = body
             document.touch(entry_id)
         return entry
 
     def set_status(self, entry_id: str, status: Status) -> Entry:
         with self.edit() as document:
-            entry = _find(document, entry_id)
+            entry = find_entry(document, entry_id)
             entry.status = status
             document.touch(entry_id)
         return entry
@@ -303,7 +303,7 @@ def _is_paused(meta: SheetMeta) -> bool:
     return meta.paused and (meta.paused_until is None or meta.paused_until > utc_now())
 
 
-def _find(document: SheetDocument, entry_id: str) -> Entry:
+def find_entry(document: SheetDocument, entry_id: str) -> Entry:
     entry = document.find(entry_id)
     if entry is None:
         raise StetError(f"no entry with id {entry_id!r} in this style sheet")

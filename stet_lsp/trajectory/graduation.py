@@ -44,7 +44,7 @@ from stet_lsp.core.safefs import (
     read_regular,
     remove_regular,
 )
-from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.sheet import StyleSheet, find_entry
 from stet_lsp.core.sheet_format import SheetDocument, normalize_text
 from stet_lsp.core.targets import Target, open_repository
 from stet_lsp.trajectory.events import Graduation, Note, SourceRef, event_json, parse_event
@@ -205,11 +205,7 @@ def checked_decision(
     and the text that graduates, refused as `graduate` refuses the request; nothing is
     written (an editor's buffer takes the new status first)."""
     chosen = check_route(route)
-    wanted = _string(entry_id, "id")
-    found = (document or sheet.read()).find(wanted)
-    if found is None:
-        raise StetError(f"no entry with id {wanted!r} in this style sheet")
-    entry = found
+    entry = find_entry(document or sheet.read(), _string(entry_id, "id"))
     _check_request(entry, chosen, skill_name, text)
     if skill_name is not None:
         from stet_lsp.trajectory.skills import skill_path

@@ -198,23 +198,36 @@ async def test_the_outline_of_a_large_trajectory_is_answered_once_it_is_indexed(
     assert len(session.children or []) == 60
 
 
+def opened_at_the_change(
+    client: LanguageClient, folder: Path
+) -> tuple[str, list[dict[str, Any]], int]:
+    """The trajectory's events.jsonl opened in the editor: its URI, its records and the line
+    of its first file change."""
+    records = lines_of(folder / "events.jsonl")
+    change = next(n for n, r in enumerate(records) if r["kind"] == "file_change")
+    return open_file(client, folder / "events.jsonl", "json"), records, change
+
+
+async def definition_of_the_change(client: LanguageClient, document: str, line: int) -> Any:
+    """Go to definition on the file change at `line`, once the document's steps show."""
+    await eventually(lambda: lenses(client, document), timeout=10)
+    return await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            position=types.Position(line=line, character=2),
+        )
+    )
+
+
 async def test_definition_goes_from_a_file_change_to_the_file(
     client: LanguageClient, root: Path, tmp_path: Path
 ) -> None:
     (root / "src" / "retry.py").write_text("def retry(call):\n    return call()\n")
     import_transcript(resolve_target(root), session_writing(root, tmp_path))
     folder = working_folder(resolve_target(root))
-    records = lines_of(folder.path / "events.jsonl")
-    change = next(n for n, r in enumerate(records) if r["kind"] == "file_change")
+    document, records, change = opened_at_the_change(client, folder.path)
     assert records[change]["path"] == "src/retry.py"
-    document = open_file(client, folder.path / "events.jsonl", "json")
-    await eventually(lambda: lenses(client, document), timeout=10)
-    found = await client.text_document_definition_async(
-        types.DefinitionParams(
-            text_document=types.TextDocumentIdentifier(uri=document),
-            position=types.Position(line=change, character=2),
-        )
-    )
+    found = await definition_of_the_change(client, document, change)
     assert isinstance(found, list) and [(f.uri, f.range.start.line) for f in found] == [
         (uri(root / "src" / "retry.py"), 0)
     ]
@@ -262,8 +275,6 @@ async def test_definition_never_leads_through_a_link_or_to_a_fifo(
     outside the repository, or hang on the FIFO)."""
     import_transcript(resolve_target(root), session_writing(root, tmp_path))
     folder = working_folder(resolve_target(root))
-    records = lines_of(folder.path / "events.jsonl")
-    change = next(n for n, r in enumerate(records) if r["kind"] == "file_change")
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "retry.py").write_text("private\n")
@@ -272,15 +283,8 @@ async def test_definition_never_leads_through_a_link_or_to_a_fifo(
     else:
         (root / "src").rename(tmp_path / "src-moved")
         (root / "src").symlink_to(outside, target_is_directory=True)
-    document = open_file(client, folder.path / "events.jsonl", "json")
-    await eventually(lambda: lenses(client, document), timeout=10)
-    found = await client.text_document_definition_async(
-        types.DefinitionParams(
-            text_document=types.TextDocumentIdentifier(uri=document),
-            position=types.Position(line=change, character=2),
-        )
-    )
-    assert found == []
+    document, _, change = opened_at_the_change(client, folder.path)
+    assert await definition_of_the_change(client, document, change) == []
 
 
 async def test_schema_problems_are_diagnostics_and_the_server_goes_on(
