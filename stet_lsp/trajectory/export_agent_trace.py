@@ -17,16 +17,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import uuid
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from stet_lsp.core.lines import lines_of
+from stet_lsp.trajectory.attribution import Attribution, LineOrigin, line_attribution
 from stet_lsp.trajectory.events import (
     AgentMessage,
     EventBase,
@@ -47,147 +45,6 @@ _PROVIDERS = (
     ("codex", "openai"),
     ("gemini", "google"),
 )
-_HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-
-
-@dataclass(frozen=True)
-class Hunk:
-    """One `@@` hunk of a unified diff: the first old and new line it covers and its lines as
-    (" ", "-" or "+", text without the newline)."""
-
-    old_first: int
-    new_first: int
-    lines: tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True)
-class LineOrigin:
-    """Who wrote a line: the trajectory step of the change, and the line's text."""
-
-    step: int
-    text: str
-
-
-@dataclass(frozen=True)
-class LeftOut:
-    """A change whose lines have no position, or lines a change left without one."""
-
-    path: str
-    step: int
-    reason: str
-    lines: int
-
-
-@dataclass
-class Attribution:
-    """Each file's attributed lines (1-based, in the file after all the changes) and what
-    could not be placed."""
-
-    files: dict[str, dict[int, LineOrigin]] = field(default_factory=dict)
-    left_out: list[LeftOut] = field(default_factory=list)
-
-
-def parse_hunks(diff: str) -> list[Hunk]:
-    """The hunks of a one-file unified diff, in order. Hunk bodies are read by the counts in
-    their headers, so a removed line that starts with `--` is not taken for a header; a
-    header with no count means one line; an empty side (`-5,0`) starts after its line."""
-    hunks: list[Hunk] = []
-    lines = lines_of(diff)
-    index = 0
-    while index < len(lines):
-        match = _HUNK_HEADER.match(lines[index])
-        index += 1
-        if not match:
-            continue
-        old_start, old_count, new_start, new_count = match.groups()
-        old_left = 1 if old_count is None else int(old_count)
-        new_left = 1 if new_count is None else int(new_count)
-        body: list[tuple[str, str]] = []
-        while index < len(lines) and (old_left > 0 or new_left > 0):
-            line = lines[index]
-            op, text = (line[:1], line[1:]) if line else (" ", "")
-            if op == "\\":
-                index += 1
-                continue
-            if op not in " -+":
-                break
-            body.append((op, text))
-            old_left -= op != "+"
-            new_left -= op != "-"
-            index += 1
-        old_first = int(old_start) + (not any(op != "+" for op, _ in body))
-        new_first = int(new_start) + (not any(op != "-" for op, _ in body))
-        hunks.append(Hunk(old_first, new_first, tuple(body)))
-    return hunks
-
-
-def apply_hunks(
-    lines: dict[int, LineOrigin], hunks: Sequence[Hunk], step: int
-) -> dict[int, LineOrigin]:
-    """The attributed lines after a change: kept lines move by the lines inserted or removed
-    above them, removed lines drop out, and the lines the change added are the step's."""
-    moved: dict[int, int | None] = {}
-    added: dict[int, LineOrigin] = {}
-    after_hunk: list[int] = []  # the first old line after each hunk
-    shift_after: list[int] = []  # how far the lines after each hunk move
-    for hunk in sorted(hunks, key=lambda hunk: hunk.old_first):
-        old, new = hunk.old_first, hunk.new_first
-        for op, text in hunk.lines:
-            if op == "+":
-                added[new] = LineOrigin(step, text)
-                new += 1
-                continue
-            moved[old] = new if op == " " else None
-            old += 1
-            new += op == " "
-        after_hunk.append(old)
-        shift_after.append(new - old)
-    result: dict[int, LineOrigin] = {}
-    for line, origin in lines.items():
-        if line in moved:
-            target = moved[line]
-            if target is None:
-                continue
-        else:
-            index = bisect_right(after_hunk, line) - 1
-            target = line + (shift_after[index] if index >= 0 else 0)
-        result[target] = origin
-    result.update(added)
-    return result
-
-
-def line_attribution(events: Sequence[EventBase]) -> Attribution:
-    """Who wrote which line of each file, following every file change in order. A change's
-    step is its event's `step` (its 1-based position in `events` before the trajectory is
-    stored)."""
-    attribution = Attribution()
-    for position, event in enumerate(events, 1):
-        if isinstance(event, FileChange):
-            _follow(attribution, event, event.step or position)
-    return attribution
-
-
-def _follow(attribution: Attribution, change: FileChange, step: int) -> None:
-    files = attribution.files
-    lines = files.pop(change.path, {})
-    if change.operation == "delete":
-        return
-    if change.operation == "rename" and change.old_path:
-        lines = files.pop(change.old_path, {})
-    hunks = parse_hunks(change.diff)
-    if change.operation == "create" and not any(op != "+" for h in hunks for op, _ in h.lines):
-        # A new file: its lines are where the diff says, whatever the importer could anchor.
-        lines = apply_hunks({}, hunks, step)
-    elif hunks and not change.anchored:
-        attribution.left_out.append(LeftOut(change.path, step, "unanchored", change.added))
-        reason = f"moved by the unanchored change of step {step}"
-        for earlier, count in sorted(Counter(origin.step for origin in lines.values()).items()):
-            attribution.left_out.append(LeftOut(change.path, earlier, reason, count))
-        lines = {}
-    elif hunks:
-        lines = apply_hunks(lines, hunks, step)
-    if lines:
-        files[change.path] = lines
 
 
 def attributed_lines(events: Sequence[EventBase]) -> dict[str, list[tuple[int, int, int]]]:

@@ -1,9 +1,10 @@
 """Provenance: which step of which trajectory wrote a line of a file as it is now.
 
-A trajectory knows where its file changes left their lines (export_agent_trace's
-`line_attribution`: the lines each anchored change wrote, placed in each file after all the
-trajectory's changes). Since then people edited the files, committed, renamed them, and the
-editor's buffer may hold unsaved text. So a trajectory's lines are not looked up by number:
+A trajectory knows where its file changes left their lines (`attribution.py`: the lines
+each anchored change wrote, placed in each file after all the trajectory's changes, through
+edits made between them outside the trajectory where a change recorded the file). Since
+then people edited the files, committed, renamed them, and the editor's buffer may hold
+unsaved text. So a trajectory's lines are not looked up by number:
 each file's lines after the trajectory form a *reference* (the texts of the attributed lines
 at their positions; the file's other lines where the text after the last change is known,
 from a recorded content or from one with anchored diffs applied after it; placeholders that
@@ -50,13 +51,12 @@ Nothing here imports pygls or lsprotocol: the language server and the command li
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import posixpath
 import threading
-from bisect import bisect_left, bisect_right
-from collections import Counter, OrderedDict
+from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -64,10 +64,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.lines import lines_of, split_lines
+from stet_lsp.core.lines import split_lines
 from stet_lsp.core.safefs import open_regular, read_regular
+from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align, pair_moved
+from stet_lsp.trajectory.attribution import Attribution, LeftOut
 from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
-from stet_lsp.trajectory.export_agent_trace import LeftOut, line_attribution, parse_hunks
 from stet_lsp.trajectory.paths import is_absolute, repository_path
 from stet_lsp.trajectory.store import EVENTS, META, Folder, folders
 
@@ -75,16 +76,10 @@ if TYPE_CHECKING:
     import pygit2
     from pygit2.enums import DiffFind
 
-PLACEHOLDER = -1
-"""A reference line whose text is unknown: it pairs with no current line."""
-ABSENT = -2
-"""A current line whose text no reference line has."""
 RENAME_WALK_LIMIT = 2000
 """The most commits followed for renames."""
 CLOCK_SLACK = 86_400
 """Seconds of disagreement allowed between a transcript's clock and commit times."""
-SMALL_STRETCH = 4096
-"""The largest stretch (known reference lines x current lines) solved exactly."""
 MOVABLE_TEXT = 12
 """The fewest characters (spaces aside) of a line that is followed when moved."""
 CACHE_SIZE = 32
@@ -233,7 +228,7 @@ class FileLines:
             reference = self.reference + (PLACEHOLDER,) * (len(current) - len(reference))
         steps = self.steps
         paired = align(reference, current)
-        if _pair_moved(reference, current, paired, self.movable, steps):
+        if pair_moved(reference, current, paired, self.movable, steps):
             claimed = sorted(
                 (line, step)
                 for step, line in zip(steps, paired, strict=False)
@@ -341,11 +336,11 @@ class TrajectoryLines:
         return trajectory
 
     def _place(self, reader: _EventReader, meta: dict[str, Any]) -> None:
-        attribution = line_attribution(reader.changes)
+        attribution = reader.attribution
         self.steps = reader.details
         self.unattributed = [_unattributed(self.id, item) for item in attribution.left_out]
         for path, origins in attribution.files.items():
-            content = reader.content_lines(path)
+            content = attribution.text_lines(path)
             self.files[path] = _file_lines(
                 path,
                 {n: o.step for n, o in origins.items()},
@@ -403,11 +398,8 @@ class _EventReader:
         self.cwds: dict[str, str | None] = {}
         self.last_message: dict[tuple[str, str | None], tuple[int, str, str]] = {}
         self.at_call: dict[tuple[str, str], tuple[int, str, str]] = {}
-        self.changes: list[FileChange] = []
+        self.attribution = Attribution()
         self.details: dict[int, StepDetail] = {}
-        # Split into lines only when a diff is applied to it or at the end: most recorded
-        # contents are replaced by the next change's.
-        self.contents: dict[str, str | list[str]] = {}
 
     def read(self, record: dict[str, Any], position: int) -> None:
         kind = record.get("kind")
@@ -456,8 +448,8 @@ class _EventReader:
                 "anchored": record.get("anchored") is True,
             }
         )
-        self.changes.append(change)
-        self._follow_content(change, _text(record.get("content")))
+        # The content is the file after the change: used by the attribution, not kept.
+        self.attribution.follow(change, step, _text(record.get("content")))
         message = self.at_call.get((session, call_id)) if call_id else None
         message = message or self.last_message.get((session, agent))
         self.details[step] = StepDetail(
@@ -475,28 +467,6 @@ class _EventReader:
             message_kind=message[1] if message else None,
         )
 
-    def _follow_content(self, change: FileChange, content: str | None) -> None:
-        """The file's whole text after the change: recorded, or the text before it with an
-        anchored diff applied; unknown otherwise."""
-        before = self.contents.pop(change.path, None)
-        if change.operation == "rename" and change.old_path:
-            before = self.contents.pop(change.old_path, None)
-        if change.operation == "delete":
-            return
-        after: str | list[str] | None = None
-        if content is not None:
-            after = content
-        elif change.operation == "create" and change.anchored:
-            after = _patched([], change.diff)
-        elif before is not None and change.anchored:
-            after = _patched(_lines(before), change.diff)
-        if after is not None:
-            self.contents[change.path] = after
-
-    def content_lines(self, path: str) -> list[str] | None:
-        content = self.contents.get(path)
-        return None if content is None else _lines(content)
-
 
 def _holds(cwd: str, root: Path | None) -> bool:
     """Whether the recorded folder `cwd` (`~` this machine's home) is above `root`."""
@@ -504,34 +474,6 @@ def _holds(cwd: str, root: Path | None) -> bool:
         return False
     folder = posixpath.normpath(os.path.expanduser(cwd))
     return str(root).startswith(folder.rstrip("/") + "/")
-
-
-def _lines(content: str | list[str]) -> list[str]:
-    """A recorded content's lines, split as parse_hunks splits a diff's."""
-    return lines_of(content) if isinstance(content, str) else content
-
-
-def _patched(lines: list[str], diff: str) -> list[str] | None:
-    """`lines` with an anchored diff applied, or None when its context does not agree."""
-    result: list[str] = []
-    index = 0
-    for hunk in sorted(parse_hunks(diff), key=lambda hunk: hunk.old_first):
-        start = hunk.old_first - 1
-        if start < index or start > len(lines):
-            return None
-        result.extend(lines[index:start])
-        index = start
-        for op, text in hunk.lines:
-            if op == "+":
-                result.append(text)
-                continue
-            if index >= len(lines) or lines[index] != text:
-                return None
-            if op == " ":
-                result.append(text)
-            index += 1
-    result.extend(lines[index:])
-    return result
 
 
 def _records(lines: Iterable[str] | Iterable[bytes]) -> Iterator[dict[str, Any]]:
@@ -589,287 +531,6 @@ def _epoch(value: str) -> float | None:
     except ValueError:
         return None
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
-
-
-# -- alignment ------------------------------------------------------------------------------
-#
-# Pairs are kept as a list of ints (for each reference line, the current line it pairs with,
-# or -1) rather than as tuples: an editor aligns on every new text, and thousands of tuples
-# a call, some alive when the garbage collector runs, make its full collections frequent.
-
-
-def align(reference: Sequence[int], current: Sequence[int]) -> list[int]:
-    """For each reference line, the index of the current line it pairs with (-1: none).
-    Paired lines are equal and both sides' indices increase; ids below 0 never pair
-    (`PLACEHOLDER` in the reference, `ABSENT` in the current text)."""
-    ref, cur = list(reference), list(current)  # one type: slices of both compare equal
-    paired = [-1] * len(ref)
-    stack = [(0, len(ref), 0, len(cur))]
-    while stack:
-        stack.extend(_stretch(ref, cur, *stack.pop(), paired))
-    return paired
-
-
-Stretch = tuple[int, int, int, int]
-
-
-def _stretch(
-    ref: list[int], cur: list[int], rlo: int, rhi: int, clo: int, chi: int, paired: list[int]
-) -> list[Stretch]:
-    """Pairs what is certain in one stretch and returns the stretches left to align."""
-    head = _head_length(ref, cur, rlo, clo, min(rhi - rlo, chi - clo))
-    paired[rlo : rlo + head] = range(clo, clo + head)
-    rlo, clo = rlo + head, clo + head
-    tail = _tail_length(ref, cur, rhi, chi, min(rhi - rlo, chi - clo))
-    paired[rhi - tail : rhi] = range(chi - tail, chi)
-    rhi, chi = rhi - tail, chi - tail
-    if rlo >= rhi or clo >= chi:
-        return []
-    if rhi - rlo == 1 or chi - clo == 1:
-        _pair_single(ref, cur, (rlo, rhi, clo, chi), paired)
-        return []
-    if rhi - rlo == chi - clo and _same_places(ref, cur, rlo, rhi, clo):
-        _pair_in_place(ref, rlo, rhi, clo, paired)
-        return []
-    anchors = _unique_pairs(ref, cur, rlo, rhi, clo, chi)
-    if not anchors[0]:
-        known = sum(1 for i in range(rlo, rhi) if ref[i] >= 0)
-        if known == 0:
-            return []
-        if known * (chi - clo) <= SMALL_STRETCH:
-            _pair_common_subsequence(ref, cur, (rlo, rhi, clo, chi), paired)
-            return []
-        anchors = _rarest_pairs(ref, cur, rlo, rhi, clo, chi)
-        if not anchors[0]:
-            return []
-    return _between(ref, cur, anchors, (rlo, rhi, clo, chi), paired)
-
-
-def _head_length(ref: list[int], cur: list[int], rlo: int, clo: int, limit: int) -> int:
-    """How many lines from (rlo, clo) on are equal, found by comparing growing slices (in
-    C) rather than line by line."""
-    length, step = 0, 8
-    while length < limit:
-        size = min(step, limit - length)
-        if ref[rlo + length : rlo + length + size] == cur[clo + length : clo + length + size]:
-            length, step = length + size, step * 2
-        elif size == 1:
-            break
-        else:
-            step = size // 2
-    return length
-
-
-def _tail_length(ref: list[int], cur: list[int], rhi: int, chi: int, limit: int) -> int:
-    """How many lines before (rhi, chi) are equal."""
-    length, step = 0, 8
-    while length < limit:
-        size = min(step, limit - length)
-        if ref[rhi - length - size : rhi - length] == cur[chi - length - size : chi - length]:
-            length, step = length + size, step * 2
-        elif size == 1:
-            break
-        else:
-            step = size // 2
-    return length
-
-
-def _pair_single(ref: list[int], cur: list[int], stretch: Stretch, paired: list[int]) -> None:
-    """A stretch of one line on a side: it pairs with the first equal line of the other."""
-    rlo, rhi, clo, chi = stretch
-    if rhi - rlo == 1:
-        if ref[rlo] >= 0:
-            j = next((j for j in range(clo, chi) if cur[j] == ref[rlo]), -1)
-            paired[rlo] = j
-        return
-    i = next((i for i in range(rlo, rhi) if ref[i] == cur[clo]), -1)
-    if i >= 0:
-        paired[i] = clo
-
-
-def _same_places(ref: list[int], cur: list[int], rlo: int, rhi: int, clo: int) -> bool:
-    """Whether every known reference line of the stretch equals the current line at its
-    place (the stretch has the same length on both sides)."""
-    if ref[rlo:rhi] == cur[clo : clo + rhi - rlo]:
-        return True
-    shift = clo - rlo
-    return all(ref[i] < 0 or ref[i] == cur[i + shift] for i in range(rlo, rhi))
-
-
-def _pair_in_place(ref: list[int], rlo: int, rhi: int, clo: int, paired: list[int]) -> None:
-    paired[rlo:rhi] = range(clo, clo + rhi - rlo)
-    for i in range(rlo, rhi):
-        if ref[i] < 0:
-            paired[i] = -1
-
-
-Anchors = tuple[list[int], list[int]]
-"""Paired reference and current indices, both increasing, as two lists."""
-
-
-def _unique_pairs(
-    ref: list[int], cur: list[int], rlo: int, rhi: int, clo: int, chi: int
-) -> Anchors:
-    """Lines that stand once in each side of the stretch, paired, the longest run of pairs
-    in order on both sides (patience)."""
-    ref_part, cur_part = ref[rlo:rhi], cur[clo:chi]
-    ref_counts, cur_counts = Counter(ref_part), Counter(cur_part)
-    cur_place = {value: j for j, value in enumerate(cur_part, clo)}
-    ref_points = [
-        i
-        for i, value in enumerate(ref_part, rlo)
-        if value >= 0 and ref_counts[value] == 1 and cur_counts.get(value) == 1
-    ]
-    return _increasing(ref_points, [cur_place[ref[i]] for i in ref_points])
-
-
-def _rarest_pairs(
-    ref: list[int], cur: list[int], rlo: int, rhi: int, clo: int, chi: int
-) -> Anchors:
-    """A stretch where no line is unique: the least frequent common line's places, paired
-    in order, as anchors (the stretches between them become smaller)."""
-    ref_counts = Counter(value for value in ref[rlo:rhi] if value >= 0)
-    cur_counts = Counter(cur[clo:chi])
-    common = [value for value in ref_counts if value in cur_counts]
-    if not common:
-        return [], []
-    rarest = min(common, key=lambda value: (ref_counts[value] + cur_counts[value], value))
-    ref_points = [i for i in range(rlo, rhi) if ref[i] == rarest]
-    cur_points = [j for j in range(clo, chi) if cur[j] == rarest]
-    size = min(len(ref_points), len(cur_points))
-    return ref_points[:size], cur_points[:size]
-
-
-def _increasing(ref_points: list[int], cur_points: list[int]) -> Anchors:
-    """The longest run of pairs whose current indices increase too (the reference indices
-    already do)."""
-    if all(a < b for a, b in itertools.pairwise(cur_points)):
-        return ref_points, cur_points
-    tails: list[int] = []  # the current index ending the best run of each length
-    tail_at: list[int] = []  # the pair ending it
-    previous: list[int] = []
-    for number, j in enumerate(cur_points):
-        length = bisect_left(tails, j)
-        if length == len(tails):
-            tails.append(j)
-            tail_at.append(number)
-        else:
-            tails[length] = j
-            tail_at[length] = number
-        previous.append(tail_at[length - 1] if length else -1)
-    chosen: list[int] = []
-    number = tail_at[-1] if tail_at else -1
-    while number >= 0:
-        chosen.append(number)
-        number = previous[number]
-    chosen.reverse()
-    return [ref_points[n] for n in chosen], [cur_points[n] for n in chosen]
-
-
-def _between(
-    ref: list[int], cur: list[int], anchors: Anchors, stretch: Stretch, paired: list[int]
-) -> list[Stretch]:
-    """Pairs the anchors and returns the stretches between them that are left to align; one
-    of the same length on both sides whose known lines all stand at their places pairs at
-    once (most of them do)."""
-    rlo, rhi, clo, chi = stretch
-    left: list[Stretch] = []
-    ref_points, cur_points = anchors
-    for i, j in zip([*ref_points, rhi], [*cur_points, chi], strict=True):
-        if i < rhi:
-            paired[i] = j
-        if i > rlo and j > clo:
-            if i - rlo == j - clo and _same_places(ref, cur, rlo, i, clo):
-                _pair_in_place(ref, rlo, i, clo, paired)
-            else:
-                left.append((rlo, i, clo, j))
-        rlo, clo = i + 1, j + 1
-    return left
-
-
-def _pair_common_subsequence(
-    ref: list[int], cur: list[int], stretch: Stretch, paired: list[int]
-) -> None:
-    """The longest common subsequence of the known reference lines and the current lines of
-    a small stretch (dynamic programming)."""
-    rlo, rhi, clo, chi = stretch
-    rows = [i for i in range(rlo, rhi) if ref[i] >= 0]
-    columns = list(range(clo, chi))
-    width = len(columns) + 1
-    table = [0] * ((len(rows) + 1) * width)
-    for r in range(len(rows) - 1, -1, -1):
-        value = ref[rows[r]]
-        here, below = r * width, (r + 1) * width
-        for c in range(len(columns) - 1, -1, -1):
-            if cur[columns[c]] == value:
-                table[here + c] = table[below + c + 1] + 1
-            else:
-                table[here + c] = max(table[below + c], table[here + c + 1])
-    r = c = 0
-    while r < len(rows) and c < len(columns):
-        if cur[columns[c]] == ref[rows[r]]:
-            paired[rows[r]] = columns[c]
-            r, c = r + 1, c + 1
-        elif table[(r + 1) * width + c] >= table[r * width + c + 1]:
-            r += 1
-        else:
-            c += 1
-
-
-def _pair_moved(
-    ref: Sequence[int],
-    cur: Sequence[int],
-    paired: list[int],
-    movable: frozenset[int],
-    steps: Sequence[int],
-) -> bool:
-    """Pairs attributed lines that moved past others (the ordered alignment leaves them
-    out): an unpaired attributed line whose distinctive text stands once among the unpaired
-    lines on each side, then the equal unpaired lines around it (the rest of a moved
-    block). Whether any was paired."""
-    loose = [
-        i
-        for i, j in enumerate(paired)
-        if j < 0 and i < len(steps) and steps[i] and ref[i] in movable
-    ]
-    if not loose:
-        return False
-    moved = False
-    taken = set(paired)
-    free = [j for j in range(len(cur)) if j not in taken and cur[j] >= 0]
-    free_counts = Counter(cur[j] for j in free)
-    free_place = {cur[j]: j for j in free}
-    loose_counts = Counter(ref[i] for i in loose)
-    for i in loose:
-        value = ref[i]
-        if paired[i] >= 0 or loose_counts[value] != 1 or free_counts.get(value) != 1:
-            continue
-        j = free_place[value]
-        if j in taken:
-            continue
-        paired[i] = j
-        taken.add(j)
-        moved = True
-        for direction in (-1, 1):
-            _grow_moved(ref, cur, paired, taken, (i, j), direction)
-    return moved
-
-
-def _grow_moved(
-    ref: Sequence[int],
-    cur: Sequence[int],
-    paired: list[int],
-    taken: set[int],
-    start: tuple[int, int],
-    direction: int,
-) -> None:
-    i, j = start[0] + direction, start[1] + direction
-    while 0 <= i < len(ref) and 0 <= j < len(cur):
-        if paired[i] >= 0 or j in taken or ref[i] < 0 or ref[i] != cur[j]:
-            return
-        paired[i] = j
-        taken.add(j)
-        i, j = i + direction, j + direction
 
 
 # -- every trajectory of a repository --------------------------------------------------------

@@ -25,6 +25,7 @@ from samples import sample
 from trajectory_meta import summary
 
 from stet_lsp.core.targets import resolve_target
+from stet_lsp.trajectory.attribution import line_attribution, parse_hunks
 from stet_lsp.trajectory.events import (
     AgentMessage,
     Commit,
@@ -44,13 +45,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.export_agent_trace import (
-    attributed_lines,
-    line_attribution,
-    model_id,
-    parse_hunks,
-    to_agent_trace,
-)
+from stet_lsp.trajectory.export_agent_trace import attributed_lines, model_id, to_agent_trace
 from stet_lsp.trajectory.export_atif import NO_MESSAGES, to_atif
 from stet_lsp.trajectory.importers.atif import IMPORTERS
 from stet_lsp.trajectory.importers.diffs import file_diff, fragment_diff
@@ -1342,24 +1337,89 @@ def test_hunk_headers_and_bodies_are_read_by_their_counts() -> None:
     assert hunks[1].lines == (("-", "old"), ("+", "new"))
 
 
-def test_random_whole_file_edits_match_a_simulated_file() -> None:
+def test_a_persons_edit_between_two_changes_moves_the_lines_it_shifted() -> None:
+    # Step 1 writes a-d; a person inserts a header above them; step 2 (whose recorded result
+    # holds the header) removes b. The diff's line numbers count the header.
+    v1 = lines("a", "b", "c", "d")
+    edited = lines("# header", "a", "b", "c", "d")
+    after = lines("# header", "a", "c", "d")
+    events = [
+        change("p.py", None, v1, step=1),
+        change("p.py", edited, after, step=2, content=after),
+    ]
+    files = line_attribution(events).files["p.py"]
+    assert {n: (o.step, o.text) for n, o in files.items()} == {
+        2: (1, "a"),
+        3: (1, "c"),
+        4: (1, "d"),
+    }
+
+
+def test_lines_a_person_rewrote_between_changes_are_no_longer_the_steps() -> None:
+    v1 = lines("keep", "mine", "tail")
+    edited = lines("keep", "theirs", "tail")
+    after = lines("keep", "theirs", "tail", "added")
+    events = [
+        change("q.py", None, v1, step=1),
+        change("q.py", edited, after, step=2, content=after),
+    ]
+    files = line_attribution(events).files["q.py"]
+    assert {n: (o.step, o.text) for n, o in files.items()} == {
+        1: (1, "keep"),
+        3: (1, "tail"),
+        4: (2, "added"),
+    }
+
+
+def test_a_diff_that_disagrees_with_the_lines_followed_leaves_them_out() -> None:
+    # No recorded result and a diff that does not apply to the lines step 1 left: they are
+    # left out with a reason, not placed where the file no longer has them.
+    v1 = lines("a", "b", "c", "d")
+    edited = lines("# header", "a", "b", "c", "d")
+    events = [
+        change("r.py", None, v1, step=1),
+        change("r.py", edited, lines("# header", "a", "c", "d"), step=2),
+    ]
+    attribution = line_attribution(events)
+    assert "r.py" not in attribution.files  # step 2 only removed a line
+    assert [(i.path, i.step, i.reason, i.lines) for i in attribution.left_out] == [
+        ("r.py", 1, "moved by an edit made outside the trajectory before step 2", 4),
+    ]
+
+
+Simulated = list[tuple[str, int | None]]
+"""A file's lines, each with the step that wrote it (None: not the trajectory)."""
+
+
+def random_edit(rng: random.Random, text: Simulated, label: str, origin: int | None) -> None:
+    """One to four insertions of fresh lines (written by `origin`) or removals, in place."""
+    for edit in range(rng.randint(1, 4)):
+        where = rng.randint(0, len(text))
+        if text and rng.random() < 0.4:
+            del text[where : where + rng.randint(1, 4)]
+        else:
+            text[where:where] = [(f"{label}e{edit}n{n}", origin) for n in range(rng.randint(1, 3))]
+
+
+@pytest.mark.parametrize("persons", [False, True], ids=["trajectory only", "a person between"])
+def test_random_whole_file_edits_match_a_simulated_file(persons: bool) -> None:
     """Each line's origin tracked by hand in a simulated file, against the attribution
-    followed through the diffs (lines are unique, so a diff can only mean one thing)."""
-    for seed in range(40):
+    followed through the diffs (lines are unique, so a diff can only mean one thing). With
+    `persons`, a person inserts and removes lines between the trajectory's changes, and each
+    change records the file after it, as Claude Code's do."""
+    for seed in range(60):
         rng = random.Random(seed)
-        text: list[tuple[str, int | None]] = [(f"orig{n}", None) for n in range(rng.randint(0, 30))]
+        text: Simulated = [(f"orig{n}", None) for n in range(rng.randint(0, 30))]
         events = []
         for step in range(1, 9):
+            if persons and rng.random() < 0.6:
+                random_edit(rng, text, f"p{step}", None)
             before = text.copy()
-            for edit in range(rng.randint(1, 4)):
-                where = rng.randint(0, len(text))
-                if text and rng.random() < 0.4:
-                    del text[where : where + rng.randint(1, 4)]
-                else:
-                    fresh = [(f"s{step}e{edit}n{n}", step) for n in range(rng.randint(1, 3))]
-                    text[where:where] = fresh
+            random_edit(rng, text, f"s{step}", step)
+            after = lines(*(t for t, _ in text))
+            content = after if persons else None
             events.append(
-                change("r.py", lines(*(t for t, _ in before)), lines(*(t for t, _ in text)), step)
+                change("r.py", lines(*(t for t, _ in before)), after, step, content=content)
             )
         expected = {n: (t, origin) for n, (t, origin) in enumerate(text, 1) if origin}
         got = line_attribution(events).files.get("r.py", {})

@@ -23,16 +23,14 @@ from repos import commit_files
 from test_importing import SESSION_A, SESSION_B, START, Claude, codex_rollout
 
 from stet_lsp.core.targets import Target, resolve_target
+from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align
 from stet_lsp.trajectory.events import FileChange
 from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.provenance import (
-    ABSENT,
-    PLACEHOLDER,
     LineProvenance,
     Provenance,
     ProvenanceHunk,
     TrajectoryLines,
-    align,
     grouped,
     repository_path,
 )
@@ -273,9 +271,38 @@ def test_a_line_holding_what_splitlines_breaks_at_is_one_line(
 
 
 def test_recorded_content_is_split_where_an_editor_splits_it() -> None:
-    from stet_lsp.trajectory.provenance import _lines
+    from stet_lsp.trajectory.attribution import Attribution
 
-    assert _lines('a = "\u2028\x0c"\r\nb\rc\n') == ['a = "\u2028\x0c"', "b", "c"]
+    attribution = Attribution(texts={"a.py": 'a = "\u2028\x0c"\r\nb\rc\n'})
+    assert attribution.text_lines("a.py") == ['a = "\u2028\x0c"', "b", "c"]
+
+
+def test_a_persons_edit_between_two_imported_sessions_moves_the_first_ones_lines(
+    root: Path, tmp_path: Path
+) -> None:
+    # Session A writes a file; a person adds a docstring above it; session B (imported
+    # after it, as the session-end hook does) edits a line: A's lines are where the person's
+    # edit moved them, blank lines included, and the person's lines are nobody's.
+    target = resolve_target(root)
+    first = Claude(SESSION_A, root).user("Add two functions")
+    written = "def one():\n    return 1\n\n\ndef two():\n    return 2\n"
+    first.write_file("toolu_a", f"{root}/src/two.py", written)
+    run_into(target, first, tmp_path)
+    by_person = '"""Numbers."""\n\n' + written
+    write(root, "src/two.py", by_person)
+    second = Claude(SESSION_B, root, START + timedelta(hours=1)).user("One returns 11")
+    after = edit(second, "toolu_b", f"{root}/src/two.py", by_person, "return 1\n", "return 11\n")
+    run_into(target, second, tmp_path)
+    write(root, "src/two.py", after)
+    step_a, step_b = change_step(root, "toolu_a"), change_step(root, "toolu_b")
+    assert attributed(Provenance.load(root), "src/two.py", after) == {
+        2: step_a,
+        3: step_b,
+        4: step_a,
+        5: step_a,
+        6: step_a,
+        7: step_a,
+    }
 
 
 def test_a_human_edit_on_an_attributed_line_drops_it(root: Path, edited_app: str) -> None:

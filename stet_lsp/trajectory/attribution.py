@@ -1,0 +1,291 @@
+"""Following a trajectory's lines through its file changes: which step wrote each line of a
+file as it is after all of them.
+
+A change's anchored diff (hunk line numbers that are the file's own) moves the lines
+attributed so far and adds its own. The diff is only right about the lines if the file was as
+the trajectory left it: a person may have edited the file between two changes (or between two
+imported sessions). Where a change says what the file held before it (its recorded content
+with its diff taken back, or what the trajectory's last change left when the diff agrees with
+it), the lines attributed so far are first aligned with that text, so that lines the person
+inserted, removed or rewrote move them or drop out. Where it does not say, a diff whose lines
+disagree with the lines attributed so far leaves those lines out (listed with a reason) rather
+than place them where they no longer are. An unanchored change (an edit recorded as its text
+only) has no position: it is left out, and so are the lines it may have moved.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from stet_lsp.core.lines import lines_of
+from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align
+from stet_lsp.trajectory.events import EventBase, FileChange
+
+_HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One `@@` hunk of a unified diff: the first old and new line it covers and its lines as
+    (" ", "-" or "+", text without the newline)."""
+
+    old_first: int
+    new_first: int
+    lines: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class LineOrigin:
+    """Who wrote a line: the trajectory step of the change, and the line's text."""
+
+    step: int
+    text: str
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A change whose lines have no position, or lines a change left without one."""
+
+    path: str
+    step: int
+    reason: str
+    lines: int
+
+
+def parse_hunks(diff: str) -> list[Hunk]:
+    """The hunks of a one-file unified diff, in order. Hunk bodies are read by the counts in
+    their headers, so a removed line that starts with `--` is not taken for a header; a
+    header with no count means one line; an empty side (`-5,0`) starts after its line."""
+    hunks: list[Hunk] = []
+    lines = lines_of(diff)
+    index = 0
+    while index < len(lines):
+        match = _HUNK_HEADER.match(lines[index])
+        index += 1
+        if not match:
+            continue
+        old_start, old_count, new_start, new_count = match.groups()
+        old_left = 1 if old_count is None else int(old_count)
+        new_left = 1 if new_count is None else int(new_count)
+        body: list[tuple[str, str]] = []
+        while index < len(lines) and (old_left > 0 or new_left > 0):
+            line = lines[index]
+            op, text = (line[:1], line[1:]) if line else (" ", "")
+            if op == "\\":
+                index += 1
+                continue
+            if op not in " -+":
+                break
+            body.append((op, text))
+            old_left -= op != "+"
+            new_left -= op != "-"
+            index += 1
+        old_first = int(old_start) + (not any(op != "+" for op, _ in body))
+        new_first = int(new_start) + (not any(op != "-" for op, _ in body))
+        hunks.append(Hunk(old_first, new_first, tuple(body)))
+    return hunks
+
+
+def apply_hunks(
+    lines: dict[int, LineOrigin], hunks: Sequence[Hunk], step: int
+) -> dict[int, LineOrigin]:
+    """The attributed lines after a change: kept lines move by the lines inserted or removed
+    above them, removed lines drop out, and the lines the change added are the step's."""
+    moved: dict[int, int | None] = {}
+    added: dict[int, LineOrigin] = {}
+    after_hunk: list[int] = []  # the first old line after each hunk
+    shift_after: list[int] = []  # how far the lines after each hunk move
+    for hunk in sorted(hunks, key=lambda hunk: hunk.old_first):
+        old, new = hunk.old_first, hunk.new_first
+        for op, text in hunk.lines:
+            if op == "+":
+                added[new] = LineOrigin(step, text)
+                new += 1
+                continue
+            moved[old] = new if op == " " else None
+            old += 1
+            new += op == " "
+        after_hunk.append(old)
+        shift_after.append(new - old)
+    result: dict[int, LineOrigin] = {}
+    for line, origin in lines.items():
+        if line in moved:
+            target = moved[line]
+            if target is None:
+                continue
+        else:
+            index = bisect_right(after_hunk, line) - 1
+            target = line + (shift_after[index] if index >= 0 else 0)
+        result[target] = origin
+    result.update(added)
+    return result
+
+
+def patched(lines: Sequence[str], hunks: Sequence[Hunk]) -> list[str] | None:
+    """`lines` with the hunks applied, or None when their context or removed lines do not
+    agree with `lines`."""
+    result: list[str] = []
+    index = 0
+    for hunk in sorted(hunks, key=lambda hunk: hunk.old_first):
+        start = hunk.old_first - 1
+        if start < index or start > len(lines):
+            return None
+        result.extend(lines[index:start])
+        index = start
+        for op, text in hunk.lines:
+            if op == "+":
+                result.append(text)
+                continue
+            if index >= len(lines) or lines[index] != text:
+                return None
+            if op == " ":
+                result.append(text)
+            index += 1
+    result.extend(lines[index:])
+    return result
+
+
+def reversed_hunks(hunks: Sequence[Hunk]) -> list[Hunk]:
+    """The hunks that take the file back from after the change to before it."""
+    swap = {"+": "-", "-": "+"}
+    return [
+        Hunk(hunk.new_first, hunk.old_first, tuple((swap.get(op, op), t) for op, t in hunk.lines))
+        for hunk in hunks
+    ]
+
+
+@dataclass
+class Attribution:
+    """Each file's attributed lines (1-based, in the file after all the changes followed),
+    what could not be placed, and each file's whole text after its last change where that is
+    known (recorded, or an earlier known text with anchored diffs applied): a string until
+    its lines are needed."""
+
+    files: dict[str, dict[int, LineOrigin]] = field(default_factory=dict)
+    left_out: list[LeftOut] = field(default_factory=list)
+    texts: dict[str, str | list[str]] = field(default_factory=dict)
+
+    def text_lines(self, path: str) -> list[str] | None:
+        text = self.texts.get(path)
+        if isinstance(text, str):
+            text = self.texts[path] = lines_of(text)
+        return text
+
+    def follow(self, change: FileChange, step: int, content: str | None = None) -> None:
+        """Follows one change (`content`: the file after it, when not in the change)."""
+        files, texts = self.files, self.texts
+        lines = files.pop(change.path, {})
+        known = texts.pop(change.path, None)
+        if change.operation == "rename" and change.old_path:
+            lines = files.pop(change.old_path, {})
+            known = texts.pop(change.old_path, None)
+        if change.operation == "delete":
+            return
+        after: str | list[str] | None = change.content if content is None else content
+        hunks = parse_hunks(change.diff)
+        if change.operation == "create" and not any(op != "+" for h in hunks for op, _ in h.lines):
+            # A new file: its lines are where the diff says, whatever the importer could anchor.
+            lines = apply_hunks({}, hunks, step)
+            if after is None and change.anchored:
+                after = patched([], hunks)
+        elif hunks and not change.anchored:
+            self.left_out.append(LeftOut(change.path, step, "unanchored", change.added))
+            self._leave_out(change.path, lines, f"moved by the unanchored change of step {step}")
+            lines = {}
+        elif hunks:
+            known, after = _split(known), _split(after)
+            found = _found(known, after, hunks) if lines or after is None else None
+            if found is not None:
+                lines = _aligned(lines, known, found)
+            elif _disagrees(lines, hunks):
+                reason = f"moved by an edit made outside the trajectory before step {step}"
+                self._leave_out(change.path, lines, reason)
+                lines = {}
+            lines = apply_hunks(lines, hunks, step)
+            if after is None and found is not None:
+                after = patched(found, hunks)
+        if lines:
+            files[change.path] = lines
+        if after is not None:
+            texts[change.path] = after
+
+    def _leave_out(self, path: str, lines: dict[int, LineOrigin], reason: str) -> None:
+        for earlier, count in sorted(Counter(origin.step for origin in lines.values()).items()):
+            self.left_out.append(LeftOut(path, earlier, reason, count))
+
+
+def line_attribution(events: Sequence[EventBase]) -> Attribution:
+    """Who wrote which line of each file, following every file change in order. A change's
+    step is its event's `step` (its 1-based position in `events` before the trajectory is
+    stored)."""
+    attribution = Attribution()
+    for position, event in enumerate(events, 1):
+        if isinstance(event, FileChange):
+            attribution.follow(event, event.step or position)
+    return attribution
+
+
+def _split(text: str | list[str] | None) -> list[str] | None:
+    return lines_of(text) if isinstance(text, str) else text
+
+
+def _found(
+    known: list[str] | None, after: list[str] | None, hunks: Sequence[Hunk]
+) -> list[str] | None:
+    """The whole file as the change found it: its recorded result with the diff taken back,
+    else the text the trajectory left when the diff applies to it; None when neither is
+    known."""
+    if after is not None:
+        before = patched(after, reversed_hunks(hunks))
+        if before is not None:
+            return before
+    if known is not None and patched(known, hunks) is not None:
+        return known
+    return None
+
+
+def _aligned(
+    lines: dict[int, LineOrigin], known: list[str] | None, found: list[str]
+) -> dict[int, LineOrigin]:
+    """The attributed lines placed in `found`, the text the next change found: where they
+    are when it still holds each at its place, else where an alignment of the text they were
+    in (the trajectory's last known text of the file, or the attributed lines alone) with
+    `found` pairs them; a line it does not pair was edited or removed since and drops out."""
+    if all(0 < n <= len(found) and found[n - 1] == origin.text for n, origin in lines.items()):
+        return lines
+    ids: dict[str, int] = {}
+    if known is not None and all(
+        0 < n <= len(known) and known[n - 1] == origin.text for n, origin in lines.items()
+    ):
+        reference = [ids.setdefault(text, len(ids)) for text in known]
+    else:
+        texts = {n: origin.text for n, origin in lines.items()}
+        reference = [
+            ids.setdefault(texts[n], len(ids)) if n in texts else PLACEHOLDER
+            for n in range(1, max(texts, default=0) + 1)
+        ]
+    paired = align(reference, [ids.get(text, ABSENT) for text in found])
+    return {
+        paired[n - 1] + 1: origin
+        for n, origin in lines.items()
+        if n <= len(paired) and paired[n - 1] >= 0
+    }
+
+
+def _disagrees(lines: dict[int, LineOrigin], hunks: Sequence[Hunk]) -> bool:
+    """Whether a line the diff says the file held (context or removed) is, at its place, an
+    attributed line of other text."""
+    for hunk in hunks:
+        number = hunk.old_first
+        for op, text in hunk.lines:
+            if op == "+":
+                continue
+            origin = lines.get(number)
+            if origin is not None and origin.text != text:
+                return True
+            number += 1
+    return False
