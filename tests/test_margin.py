@@ -829,6 +829,40 @@ def test_incremental_relexing_equals_a_full_lex(
     assert index.comments == fresh.comments
 
 
+edit_pieces = st.tuples(
+    st.integers(0, 40),
+    st.integers(0, 4),
+    st.lists(st.lists(line_pieces, max_size=3).map(" ".join), max_size=4),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(line_pieces, max_size=3).map(" ".join), min_size=1, max_size=30),
+    st.lists(edit_pieces, max_size=6),
+    st.sampled_from(["python", "javascript", "go", "c", "rust", "csharp", "shellscript", "yaml"]),
+)
+def test_edits_caught_up_after_a_lex_equal_a_full_lex(
+    before: list[str], edits: list[tuple[int, int, list[str]]], language: str
+) -> None:
+    """The index of a text lexed while edits were made to it (a long text, lexed off the
+    loop), those edits spliced in and their lines lexed, is the index of the edited text."""
+    syntax = SYNTAXES[language]
+    lines = list(before)
+    made = []
+    for at, removed, inserted in edits:
+        at = min(at, len(lines) - 1)
+        removed = max(1, min(removed, len(lines) - at))
+        added = inserted or ([""] if len(lines) == removed else [])
+        lines[at : at + removed] = added
+        made.append((at, removed, len(added)))
+    index = CommentIndex(before, syntax)
+    index.catch_up(lines, made)
+    fresh = CommentIndex(lines, syntax)
+    assert index.starts == fresh.starts
+    assert index.comments == fresh.comments
+
+
 HOSTILE = [
     ("yaml", ["'", " '", ": '", "''", '"\\', "a#"]),
     ("rust", ["'", "'\\u{", "r#", "r" + "#" * 50, 'br"\\', '"\\', "/*", "/**/", "/*/"]),

@@ -18,7 +18,7 @@ ordinary edits is right after the edit.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -567,12 +567,33 @@ class CommentIndex:
     def update(self, lines: list[str], first: int, removed: int, added: int) -> int:
         """Lines [first, first+removed) were replaced by `added` lines; `lines` is the new text.
         Returns how many lines were re-lexed."""
-        state: State = None
-        if first > 0:
-            _, state = lex_line(lines[first - 1], self.starts[first - 1], self.syntax)
+        self.splice(first, removed, added)
+        return self.relex(lines, first, first + added - 1)
+
+    def splice(self, first: int, removed: int, added: int) -> None:
+        """Lines [first, first+removed) were replaced by `added` lines, not lexed yet."""
         self.starts[first : first + removed] = [None] * added
         self.comments[first : first + removed] = [()] * added
-        return self._relex(lines, first, state, first + added - 1)
+
+    def relex(self, lines: list[str], first: int, last: int) -> int:
+        """Lexes lines `first` to `last` of `lines` (which changed), then on until a line
+        starts in the state it started in before. Returns how many lines were lexed."""
+        state: State = None
+        if 0 < first <= len(self.starts):
+            _, state = lex_line(lines[first - 1], self.starts[first - 1], self.syntax)
+        return self._relex(lines, first, state, last)
+
+    def catch_up(self, lines: list[str], edits: Iterable[tuple[int, int, int]]) -> int:
+        """The index of an earlier text brought to `lines`, that text with `edits` (each
+        (first, removed, added), as `update` takes them) made in order since: the edits are
+        spliced in, then the lines they touched lexed. Returns how many lines were lexed."""
+        span: tuple[int, int] | None = None
+        for first, removed, added in edits:
+            self.splice(first, removed, added)
+            span = _widened(span, first, removed, added)
+        if span is None:
+            return 0
+        return self.relex(lines, min(span[0], len(lines)), span[1])
 
     def _relex(self, lines: list[str], first: int, state: State, stop_after: int) -> int:
         """Lex from `first`, which starts in `state`; past `stop_after` stop as soon as a line
@@ -595,3 +616,16 @@ class CommentIndex:
             state = following
             number += 1
         return number - first
+
+
+def _widened(span: tuple[int, int] | None, first: int, removed: int, added: int) -> tuple[int, int]:
+    """The lines (first, last) touched by earlier edits and by this one, in the text after it."""
+    last = first + added - 1
+    if span is None:
+        return first, max(first, last)
+    low, high = span
+    if high >= first + removed:
+        high += added - removed  # below the edit: moved
+    elif high >= first:
+        high = last  # among the lines it replaced
+    return min(low, first), max(high, last, first)

@@ -1,6 +1,10 @@
 """What Stet keeps of each open document: its lines (kept in step with the client's edits in
 proportion to their size), its comments and margin notes, its repository, and whether the
-editor holds unsaved edits."""
+editor holds unsaved edits.
+
+A long text's comments (over `LEX_ON_LOOP` lines) are lexed off the loop: until then the
+document has an index with no comments and no margin notes, and records its edits, which
+are spliced into the lexed index when it comes back (`PendingComments`)."""
 
 from __future__ import annotations
 
@@ -12,12 +16,24 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from stet_lsp.core.comments import SYNTAXES, CommentIndex, language_of
+from stet_lsp.core.comments import SYNTAXES, CommentIndex, Syntax, language_of
 from stet_lsp.core.lines import split_lines
 from stet_lsp.core.margin import MarginNote, find_notes
 from stet_lsp.core.session import RepositorySession
 from stet_lsp.core.targets import SHEETS_DIR, is_stet_file
 from stet_lsp.server.positions import server_position
+
+LEX_ON_LOOP = 5000
+"""The most lines whose comments are lexed on the loop (about 7 µs a line)."""
+
+
+@dataclass
+class PendingComments:
+    """A text whose comments are lexed off the loop: the edits made to it since (each
+    (first line, lines removed, lines added)). A new one each time the whole text is
+    replaced: a lex of an older text is not taken."""
+
+    edits: list[tuple[int, int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -55,7 +71,12 @@ class DocumentState:
     An edit that leaves this text is that reload; any other edit came first, and what was
     written on disk is then merged into it."""
     ready: asyncio.Future[None] | None = None
-    """Done once the document's repository is known (finding it reads the disk)."""
+    """Done once the document's repository is known (finding it reads the disk) and its
+    comments are lexed."""
+    pending: PendingComments | None = None
+    """Set while the comments are lexed off the loop (`comments` holds none meanwhile)."""
+    lexing: asyncio.Task[None] | None = None
+    """The task lexing the comments off the loop, once one started."""
 
     @property
     def text(self) -> str:
@@ -90,7 +111,18 @@ class DocumentState:
             own = is_stet_file(self.relative)
         else:  # not placed in its repository yet: judged by its path, as its comments are
             own = self.path is not None and ".stet" in self.path.parts
-        self.notes = [] if own else find_notes(self.lines, self.comments, marker)
+        unknown = self.pending is not None  # found once the comments are lexed
+        self.notes = [] if own or unknown else find_notes(self.lines, self.comments, marker)
+
+    def lexed(self, pending: PendingComments, index: CommentIndex) -> bool:
+        """Takes the comments lexed off the loop from the text `pending` was made for,
+        bringing them up to the edits made since; False when the whole text was replaced
+        meanwhile (the index is of no current text)."""
+        if self.pending is not pending:
+            return False
+        index.catch_up(self.lines, pending.edits)
+        self.comments, self.pending = index, None
+        return True
 
     def apply(self, change: types.TextDocumentContentChangeEvent, codec: Any) -> None:
         if isinstance(change, types.TextDocumentContentChangePartial):
@@ -101,10 +133,15 @@ class DocumentState:
                 start_line, start, end_line, end = end_line, end, start_line, start
             added = split_lines(lines[start_line][:start] + change.text + lines[end_line][end:])
             lines[start_line : end_line + 1] = added
-            self.comments.update(lines, start_line, end_line - start_line + 1, len(added))
+            edit = (start_line, end_line - start_line + 1, len(added))
+            if self.pending is not None:
+                self.comments.splice(*edit)
+                self.pending.edits.append(edit)
+            else:
+                self.comments.update(lines, *edit)
         else:
             self.lines = split_lines(change.text)
-            self.comments = CommentIndex(self.lines, self.comments.syntax)
+            self.comments, self.pending = _comments(self.lines, self.comments.syntax, lex=True)
 
 
 def new_document(
@@ -114,15 +151,19 @@ def new_document(
     lines = split_lines(text)
     language = language_of(path.name if path else uri, language_id)
     own = path is not None and ".stet" in path.parts  # Stet's files hold no margin notes
+    comments, pending = _comments(lines, SYNTAXES[language], lex=not own)
     return DocumentState(
-        uri,
-        path,
-        language_id,
-        lines,
-        CommentIndex(lines, SYNTAXES[language], lex=not own),
-        list(lines),
-        version=version,
+        uri, path, language_id, lines, comments, list(lines), version=version, pending=pending
     )
+
+
+def _comments(
+    lines: list[str], syntax: Syntax, *, lex: bool
+) -> tuple[CommentIndex, PendingComments | None]:
+    """The comments of a new text: lexed now, or (a long text) none until lexed off the loop."""
+    if lex and len(lines) > LEX_ON_LOOP:
+        return CommentIndex(lines, syntax, lex=False), PendingComments()
+    return CommentIndex(lines, syntax, lex=lex), None
 
 
 def local_path(uri: str) -> Path | None:

@@ -23,6 +23,7 @@ from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from stet_lsp import __version__
+from stet_lsp.core.comments import CommentIndex
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.session import RepositorySession, Snapshot
 from stet_lsp.core.sheet import StyleSheet
@@ -253,21 +254,24 @@ class StetServer(LanguageServer):
         state = new_document(uri, text, language_id, version)
         self.documents[uri] = state
         state.rescan_notes(self.settings.marker)
+        find = False
         if state.path is not None:
             known = self.known_session(state.path)
             if known is not None:
                 state.attach(known)
-            if known is None or not self._in_step_with_disk(state):
-                state.ready = asyncio.get_running_loop().create_future()
-                self.spawn(self._place(state, find=known is None), f"opening {uri}")
+            find = known is None
+        if find or state.pending is not None or not self._in_step_with_disk(state):
+            state.ready = asyncio.get_running_loop().create_future()
+            self.spawn(self._place(state, find=find), f"opening {uri}")
         return state
 
     async def _place(self, state: DocumentState, *, find: bool) -> None:
-        """Find the document's repository (`find`) and compare an opened sheet with the
-        disk; requests about the document wait for this (`state.ready`)."""
-        assert state.path is not None and state.ready is not None
+        """Find the document's repository (`find`), lex a long text's comments and compare
+        an opened sheet with the disk; requests about the document wait for this
+        (`state.ready`)."""
+        assert state.ready is not None
         try:
-            if find:
+            if find and state.path is not None:
                 session = None
                 try:
                     session = await self.session_for(state.path)
@@ -275,11 +279,41 @@ class StetServer(LanguageServer):
                     if self.documents.get(state.uri) is state:
                         state.attach(session)
                         state.rescan_notes(self.settings.marker)
+            if state.pending is not None:
+                await asyncio.shield(self._lexing(state))
             if self.documents.get(state.uri) is state and not self._in_step_with_disk(state):
                 await self._compare_with_disk(state)
         finally:
             if self.documents.get(state.uri) is state:
                 # Requests about the document waited for this: no refresh to ask for.
+                self.refresh([state], outside=False)
+            if not state.ready.done():
+                state.ready.set_result(None)
+
+    def _lexing(self, state: DocumentState) -> asyncio.Task[None]:
+        """The task lexing a long text's comments (started unless one runs)."""
+        if state.lexing is None or state.lexing.done():
+            state.lexing = self.spawn(self._lex_comments(state), f"lexing {state.uri}")
+        return state.lexing
+
+    async def _lex_comments(self, state: DocumentState) -> None:
+        """Lexes a long text's comments in a worker, from a copy of its list of lines; the
+        edits made meanwhile are applied to the result, and a text replaced whole meanwhile
+        is lexed again."""
+        while self.documents.get(state.uri) is state and state.pending is not None:
+            pending, lines, syntax = state.pending, list(state.lines), state.comments.syntax
+            pending.edits.clear()  # the copy holds them
+            index = await self.off_loop(CommentIndex, lines, syntax)
+            if self.documents.get(state.uri) is state and state.lexed(pending, index):
+                state.rescan_notes(self.settings.marker)
+
+    async def _ready_after(self, state: DocumentState, work: asyncio.Task[None]) -> None:
+        """Requests about the document wait for `work`; its answers are refreshed after."""
+        assert state.ready is not None
+        try:
+            await asyncio.shield(work)
+        finally:
+            if self.documents.get(state.uri) is state:
                 self.refresh([state], outside=False)
             if not state.ready.done():
                 state.ready.set_result(None)
@@ -330,6 +364,11 @@ class StetServer(LanguageServer):
         else:
             state.modified = True
         state.rescan_notes(self.settings.marker)
+        if state.pending is not None:  # replaced whole by a long text
+            lexing = self._lexing(state)
+            if state.ready is None or state.ready.done():
+                state.ready = asyncio.get_running_loop().create_future()
+                self.spawn(self._ready_after(state, lexing), f"lexing {uri}")
         return state
 
     def _track_unsaved(self, state: DocumentState) -> None:

@@ -11,6 +11,7 @@ from lsp_harness import (
     SERVER,
     buffers,
     diagnostics,
+    edit_range,
     eventually,
     execute,
     open_file,
@@ -40,6 +41,43 @@ response = requests.get(url)
 text = "# stet: not a note, a string"
 total = compute()  # stet(ruled-out): caching here broke invalidation
 """
+
+
+async def test_a_long_files_notes_take_the_edits_made_while_it_was_lexed(
+    client: LanguageClient, root: Path
+) -> None:
+    # Over 5,000 lines, the comments are lexed in a worker: edits sent right after opening
+    # (a note typed at the top, ten lines removed above the last note) are in the notes it
+    # finds, a note inside a string is none, and a request waits for them.
+    lines = ["x = 1"] * 30_000 + ['s = """', "# stet: inside a string", '"""'] + ["y = 2"] * 30_000
+    path = root / "src" / "long.py"
+    path.write_text("\n".join([*lines, "# stet: the last line's note", ""]))
+    document = open_file(client, path)
+    start = types.Position(line=0, character=0)
+    edit_range(client, document, types.Range(start=start, end=start), "# stet: typed at the top\n")
+    removed = types.Range(
+        start=types.Position(line=11, character=0), end=types.Position(line=21, character=0)
+    )
+    edit_range(client, document, removed, "")
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            range=types.Range(start=start, end=start),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    assert "Record margin note to style sheet" in [action.title for action in actions or []]
+
+    def notes(found: list[types.Diagnostic]) -> list[tuple[int, str]]:
+        return [(d.range.start.line, d.message) for d in found if d.code == "margin-note"]
+
+    async def both() -> list[tuple[int, str]] | None:
+        found = notes(await diagnostics(client, document))
+        return found if len(found) == 2 else None
+
+    [top, last] = await eventually(both, timeout=30)
+    assert top[0] == 0 and "typed at the top" in top[1]
+    assert last[0] == 60_003 + 1 - 10 and "the last line's note" in last[1]
 
 
 async def test_margin_notes_become_hints_and_are_recorded(

@@ -132,7 +132,8 @@ async def test_a_long_import_reports_work_done_progress(
     kinds = [report.kind for report in reports]
     assert kinds[0] == "begin" and kinds[-1] == "end"
     assert reports[0].title == "Stet: importing an agent session"
-    assert {"composing"} <= {report.message for report in reports if report.kind == "report"}
+    # The phase is in a report, or in the begin when it came before the client took the token.
+    assert "composing" in {report.message for report in reports if report.kind != "end"}
 
 
 async def test_a_step_is_marked_from_its_line_in_events_or_narration(
