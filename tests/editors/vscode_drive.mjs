@@ -68,6 +68,46 @@ async function until(what, probe, timeout = TIMEOUT) {
   }
 }
 
+/**
+ * Does `act`, then waits until `probe()` returns something truthy; while it does not, does
+ * `act` again every `every` ms (after `reset`, when given): under load a click or a key can
+ * be lost, or land on a row or a menu that the view was drawing again. An `act` that throws
+ * (its element not there yet) counts as done, to be tried again.
+ */
+async function acting(what, act, probe, { every = 2000, reset = null, timeout = TIMEOUT } = {}) {
+  let acted = 0;
+  return until(
+    what,
+    async () => {
+      const value = await probe();
+      if (value) {
+        return value;
+      }
+      if (Date.now() - acted >= every) {
+        if (acted && reset) {
+          await reset();
+        }
+        await act().catch(() => undefined);
+        acted = Date.now();
+      }
+      return null;
+    },
+    timeout,
+  );
+}
+
+/** Right-clicks `row` (again while its menu does not show `item`); returns the menu's item. */
+async function contextMenuItem(page, what, row, item) {
+  const menuItem = page.locator(".context-view .action-item", { hasText: item }).first();
+  await acting(
+    what,
+    () => row.click({ button: "right", timeout: 5000 }),
+    () => menuItem.isVisible(),
+    { reset: () => page.keyboard.press("Escape") },
+  );
+  return menuItem;
+}
+
 const texts = (locator) => locator.evaluateAll((nodes) => nodes.map((n) => n.textContent ?? ""));
 
 /**
@@ -469,18 +509,24 @@ async function runSidebar(page) {
     return found.find((t) => t.includes(config.branch) && /\d+ open/.test(t)) ?? null;
   });
   await screenshot(page, "status-bar");
-  await item.first().locator("a, .statusbar-item-label").first().click();
   const rows = page.locator(".part.sidebar .monaco-list-row");
-  result.tree = await until("entry in the Stet view", async () => {
-    const found = await texts(rows);
-    return found.some((t) => t.includes(config.entryText)) ? found : null;
-  });
+  result.tree = await acting(
+    "entry in the Stet view",
+    () => item.first().locator("a, .statusbar-item-label").first().click({ timeout: 5000 }),
+    async () => {
+      const found = await texts(rows);
+      return found.some((t) => t.includes(config.entryText)) ? found : null;
+    },
+  );
   await screenshot(page, "stet-view");
-  await rows.filter({ hasText: config.entryText }).first().click();
-  result.activeTab = await until("anchor's file open", async () => {
-    const [active] = await texts(page.locator(".tabs-container .tab.active"));
-    return active?.includes(config.fileName) ? active : null;
-  });
+  result.activeTab = await acting(
+    "anchor's file open",
+    () => rows.filter({ hasText: config.entryText }).first().click({ timeout: 5000 }),
+    async () => {
+      const [active] = await texts(page.locator(".tabs-container .tab.active"));
+      return active?.includes(config.fileName) ? active : null;
+    },
+  );
   result.cursor = await until("cursor at the anchor", async () => {
     const found = await texts(page.locator(".statusbar .statusbar-item"));
     return found.find((t) => /Ln \d+, Col \d+/.test(t)) ?? null;
@@ -524,9 +570,13 @@ async function commentAt(page, text, line, timeout = TIMEOUT) {
 
 /** Clicks the Comments panel's row of `text`: the thread opens in the editor. */
 async function openThread(page, text) {
-  await page.locator(".part.panel .monaco-list-row", { hasText: text }).first().click();
+  const row = page.locator(".part.panel .monaco-list-row", { hasText: text }).first();
   const comment = page.locator(".review-widget .review-comment", { hasText: text }).first();
-  await comment.waitFor({ state: "visible", timeout: TIMEOUT });
+  await acting(
+    `thread of "${text}" open`,
+    () => row.click({ timeout: 5000 }),
+    () => comment.isVisible(),
+  );
   return comment;
 }
 
@@ -615,11 +665,17 @@ async function runThreads(page) {
   // thread (the entry is no longer open).
   await openThread(page, config.editedText);
   const graduating = page.locator(".review-widget .review-comment", { hasText: second.text }).first();
-  await graduating.hover();
   const more = graduating.locator('.action-label[aria-label^="More Actions"], .action-label.codicon-toolbar-more').first();
-  await more.click({ force: true });
   const menuItem = page.locator(".context-view .action-item", { hasText: "Graduate into the Trajectory" });
-  await menuItem.first().waitFor({ timeout: TIMEOUT });
+  await acting(
+    "the comment's menu",
+    async () => {
+      await graduating.hover({ timeout: 5000 });
+      await more.click({ force: true, timeout: 5000 });
+    },
+    () => menuItem.first().isVisible(),
+    { reset: () => page.keyboard.press("Escape") },
+  );
   result.commentMenu = await texts(page.locator(".context-view .action-item"));
   await screenshot(page, "comment-menu");
   await menuItem.first().click();
@@ -674,35 +730,38 @@ async function runScenario(page) {
     const found = await texts(item);
     return found.find((t) => t.includes(config.branch) && t.includes("1 open")) ?? null;
   });
-  await item.first().locator("a, .statusbar-item-label").first().click();
   const rows = page.locator(".part.sidebar .monaco-list-row");
-  result.tree = await until("entry in the Stet view", async () => {
-    const found = await texts(rows);
-    return found.some((t) => t.includes(config.entryText)) ? found : null;
-  });
+  result.tree = await acting(
+    "entry in the Stet view",
+    () => item.first().locator("a, .statusbar-item-label").first().click({ timeout: 5000 }),
+    async () => {
+      const found = await texts(rows);
+      return found.some((t) => t.includes(config.entryText)) ? found : null;
+    },
+  );
   await screenshot(page, "side-bar");
   // A click on the entry opens its anchor.
-  await rows.filter({ hasText: config.entryText }).first().click();
-  result.cursor = await until("cursor at the anchor", async () => {
-    const found = await texts(page.locator(".statusbar .statusbar-item"));
-    return found.find((t) => t.startsWith(`Ln ${config.entryLine}, Col 1`)) ?? null;
-  });
+  result.cursor = await acting(
+    "cursor at the anchor",
+    () => rows.filter({ hasText: config.entryText }).first().click({ timeout: 5000 }),
+    async () => {
+      const found = await texts(page.locator(".statusbar .statusbar-item"));
+      return found.find((t) => t.startsWith(`Ln ${config.entryLine}, Col 1`)) ?? null;
+    },
+  );
 
   // The file closed and opened again: the entry is a comment thread on its line.
   // Its tab's close button, clicked again while the tab stays (a click lost under load).
   const tab = page.locator(".tabs-container .tab", { hasText: config.fileName });
-  let clicked = 0;
-  await until("file closed", async () => {
-    if (!(await tab.count())) {
-      return true;
-    }
-    if (Date.now() - clicked > 1500) {
-      await tab.first().hover();
-      await tab.first().locator(".tab-actions .action-label").first().click({ timeout: 5000 }).catch(() => {});
-      clicked = Date.now();
-    }
-    return false;
-  });
+  await acting(
+    "file closed",
+    async () => {
+      await tab.first().hover({ timeout: 5000 });
+      await tab.first().locator(".tab-actions .action-label").first().click({ timeout: 5000 });
+    },
+    async () => !(await tab.count()),
+    { every: 1500 },
+  );
   await quickOpen(page, config.file, config.fileName, "def pay");
   await showComments(page);
   result.threadRows = await commentAt(page, config.entryText, config.entryLine, TIMEOUT * 2);
@@ -737,21 +796,27 @@ async function runScenario(page) {
   await stepRow.waitFor({ timeout: TIMEOUT });
   result.stepRows = await texts(rows);
   await screenshot(page, "trajectory-tree");
-  await stepRow.click();
-  result.stepTab = await until("events.jsonl open", async () => {
-    const [active] = await texts(page.locator(".tabs-container .tab.active"));
-    return active?.includes("events.jsonl") ? active : null;
-  });
+  result.stepTab = await acting(
+    "events.jsonl open",
+    () => stepRow.click({ timeout: 5000 }),
+    async () => {
+      const [active] = await texts(page.locator(".tabs-container .tab.active"));
+      return active?.includes("events.jsonl") ? active : null;
+    },
+  );
   result.stepCursor = await until("cursor at the step", async () => {
     const found = await texts(page.locator(".statusbar .statusbar-item"));
     return found.find((t) => t.startsWith(`Ln ${config.stepLine}, Col 1`)) ?? null;
   });
   await screenshot(page, "step-open");
-  await rows.filter({ hasText: config.changeLabel }).first().click();
-  result.diffTab = await until("the change's diff open", async () => {
-    const [active] = await texts(page.locator(".tabs-container .tab.active"));
-    return active?.includes(config.diffTitle) && (await page.locator(".monaco-diff-editor").count()) ? active : null;
-  });
+  result.diffTab = await acting(
+    "the change's diff open",
+    () => rows.filter({ hasText: config.changeLabel }).first().click({ timeout: 5000 }),
+    async () => {
+      const [active] = await texts(page.locator(".tabs-container .tab.active"));
+      return active?.includes(config.diffTitle) && (await page.locator(".monaco-diff-editor").count()) ? active : null;
+    },
+  );
   result.diffText = await until("the diff's text", async () => {
     const shown = (await texts(page.locator(".monaco-diff-editor .editor.modified .view-lines"))).join("\n").replace(/\u00a0/g, " ");
     return shown.includes(config.diffShows) ? shown : null;
@@ -778,11 +843,10 @@ async function runScenario(page) {
 
   // The entry graduated from the tree's context menu.
   await runCommand(page, "Stet: Show Stet View");
-  await rows.filter({ hasText: config.entryText }).first().click({ button: "right" });
-  const menuItem = page.locator(".context-view .action-item", { hasText: "Graduate into the Trajectory" });
-  await menuItem.first().waitFor({ timeout: TIMEOUT });
+  const entryRow = rows.filter({ hasText: config.entryText }).first();
+  const menuItem = await contextMenuItem(page, "the entry's context menu", entryRow, "Graduate into the Trajectory");
   await screenshot(page, "entry-menu");
-  await menuItem.first().click();
+  await menuItem.click();
   result.graduatedRow = await until("entry graduated in the tree", async () => {
     const found = await texts(rows);
     return found.find((t) => t.includes(config.entryText) && t.includes("graduated-trajectory")) ?? null;
@@ -1157,13 +1221,11 @@ async function runTreeRoute(page) {
     const found = await texts(rows);
     return found.some((t) => t.includes(config.entryText)) ? found : null;
   });
-  await rows.filter({ hasText: config.entryText }).first().click({ button: "right" });
-  const menu = page.locator(".context-view .action-item");
-  const menuItem = menu.filter({ hasText: config.menuItem });
-  await menuItem.first().waitFor({ timeout: TIMEOUT });
-  result.menu = await texts(menu);
+  const entryRow = rows.filter({ hasText: config.entryText }).first();
+  const menuItem = await contextMenuItem(page, "the entry's context menu", entryRow, config.menuItem);
+  result.menu = await texts(page.locator(".context-view .action-item"));
   await screenshot(page, "entry-menu");
-  await menuItem.first().click();
+  await menuItem.click();
   if (config.skillName !== undefined) {
     const asked = await until("skill name box", async () => {
       const shown = await quickInput(page);
@@ -1257,11 +1319,14 @@ async function openStepFromTree(page) {
   }
   const stepRow = rows.filter({ hasText: config.stepLabel }).first();
   await stepRow.waitFor({ timeout: TIMEOUT });
-  await stepRow.click();
-  return until("events.jsonl open", async () => {
-    const [active] = await texts(page.locator(".tabs-container .tab.active"));
-    return active?.includes("events.jsonl") ? active : null;
-  });
+  return acting(
+    "events.jsonl open",
+    () => stepRow.click({ timeout: 5000 }),
+    async () => {
+      const [active] = await texts(page.locator(".tabs-container .tab.active"));
+      return active?.includes("events.jsonl") ? active : null;
+    },
+  );
 }
 
 /** The cursor's place in the status bar ("Ln 6, Col 1"). */
