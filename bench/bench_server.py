@@ -3,7 +3,7 @@ the same while a style-sheet write waits on a held lock or with style-sheet entr
 in the file, and the initialize response time.
 
 Run: python bench/bench_server.py [--lines N] [--edits N] [--blocks N] [--rounds N] [--quick]
-     [--anchors]
+     [--anchors] [--long-lines N]
 
 Every figure stands beside a baseline measured in the same run:
 - one-line (incremental) edits against full-text edits of the same file (every change sends
@@ -17,6 +17,9 @@ Every figure stands beside a baseline measured in the same run:
   also change the moved entries' own lines now and then) against the same edits of the
   same text with none, each in its own server, in alternating blocks: what keeping the
   anchors in step with the edits costs;
+- one-line edits of a small file, each sent right after another file of `--long-lines`
+  lines (5 MB at the default) is opened, against the same edits with nothing opened, in
+  alternating rounds in one server: whether opening a long file holds up the loop;
 - start-up (spawn to the initialize answer) against a bare pygls server with no features
   (Python, pygls and lsprotocol alone), interleaved, both from compiled bytecode.
 Targets: p99 under 30 ms per edit (with anchored entries too), under 50 ms while a write
@@ -281,6 +284,35 @@ def anchored_ms(root: Path, lines: int, edits: int, blocks: int) -> tuple[list[f
     return without, with_anchors
 
 
+def long_open_ms(root: Path, long_lines: int, rounds: int) -> tuple[list[float], list[float]]:
+    """One-line edits of a 200-line file (`Document.toggle`), alternately with nothing else
+    going on and sent right after the didOpen of a file of `long_lines` lines (closed again
+    after the edit's diagnostics, and a second given to free it)."""
+    small = Document(root / "small.py", 200)
+    text = "\n".join(body(long_lines)) + "\n"
+    quiet: list[float] = []
+    opening: list[float] = []
+    try:
+        small.settle()
+        for _ in range(6):
+            small.toggle()  # warm-up, not counted
+        for number in range(rounds):
+            quiet.append(small.toggle())
+            uri = from_fs_path(str(root / f"long_{number}.py"))
+            document = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+            small.server.send(
+                {"method": "textDocument/didOpen", "params": {"textDocument": document}}
+            )
+            opening.append(small.toggle())
+            small.server.send(
+                {"method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}}
+            )
+            time.sleep(1)  # the long text freed: 0.1-0.2 s of the loop's time just after
+    finally:
+        small.server.close()
+    return quiet, opening
+
+
 def initialize_ms(rounds: int) -> tuple[list[float], list[float]]:
     """Times from process start to the initialize answer, Stet's and a bare pygls server's
     (the floor any pygls server pays), interleaved, after one untimed start of each."""
@@ -327,6 +359,7 @@ def main() -> int:
     parser.add_argument("--blocks", type=int, default=4, help="lock-held blocks of edits")
     parser.add_argument("--quick", action="store_true", help="50 edits, 2 blocks, 3 rounds")
     parser.add_argument("--anchors", action="store_true", help="only the anchored-entries case")
+    parser.add_argument("--long-lines", type=int, default=300_000, help="the long file opened")
     args = parser.parse_args()
     if args.quick:
         args.edits, args.blocks, args.rounds = 50, 2, 3
@@ -344,6 +377,7 @@ def main() -> int:
             incremental = edits_ms(root, args.lines, args.edits, incremental=True)
             full = edits_ms(root, args.lines, args.edits, incremental=False)
             free, held, answers = locked_ms(root, args.lines, args.edits, args.blocks)
+            quiet, opening = long_open_ms(root, args.long_lines, args.rounds)
             stet, bare = initialize_ms(args.rounds)
 
     print(f"didChange -> publishDiagnostics (ms), {args.lines} lines, {args.edits} edits each")
@@ -381,6 +415,15 @@ def main() -> int:
     print(
         f"  {len(answers)} adds answered {min(answers):.0f}-{max(answers):.0f} ms after the lock"
         " was let go; entries on disk"
+    )
+    print(f"a 200-line file's one-line edit, {args.rounds} rounds")
+    print(row("nothing else going on", quiet))
+    print(
+        row(
+            f"sent after a {args.long_lines}-line didOpen",
+            opening,
+            f"p50 {percentile(opening, 0.5) / percentile(quiet, 0.5):.1f}x",
+        )
     )
     ratio = statistics.median(stet) / statistics.median(bare)
     print(f"initialize, spawn to answer (ms), median of {args.rounds} interleaved")

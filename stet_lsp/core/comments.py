@@ -18,7 +18,7 @@ ordinary edits is right after the edit.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -563,6 +563,19 @@ class CommentIndex:
         else:
             self.starts = [None] * len(lines)
             self.comments = [()] * len(lines)
+
+    def lex_steps(self, lines: list[str], step: int) -> Iterator[None]:
+        """Lexes `lines` into this index (made from no lines), `step` lines at a time,
+        pausing after each step: a long text lexed between other work."""
+        state: State = None
+        syntax, starts, comments = self.syntax, self.starts, self.comments
+        for first in range(0, len(lines), step):
+            for line in lines[first : first + step]:
+                found, following = lex_line(line, state, syntax)
+                starts.append(state)
+                comments.append(found)
+                state = following
+            yield
 
     def update(self, lines: list[str], first: int, removed: int, added: int) -> int:
         """Lines [first, first+removed) were replaced by `added` lines; `lines` is the new text.

@@ -2,9 +2,10 @@
 proportion to their size), its comments and margin notes, its repository, and whether the
 editor holds unsaved edits.
 
-A long text's comments (over `LEX_ON_LOOP` lines) are lexed off the loop: until then the
-document has an index with no comments and no margin notes, and records its edits, which
-are spliced into the lexed index when it comes back (`PendingComments`)."""
+A long text's comments (over `LEX_ON_LOOP` lines) are lexed a step at a time between the
+loop's other work: until then the document has an index with no comments and no margin
+notes, and records its edits, which are spliced into the lexed index when it is done
+(`PendingComments`)."""
 
 from __future__ import annotations
 
@@ -24,12 +25,14 @@ from stet_lsp.core.targets import SHEETS_DIR, is_stet_file
 from stet_lsp.server.positions import server_position
 
 LEX_ON_LOOP = 5000
-"""The most lines whose comments are lexed on the loop (about 7 µs a line)."""
+"""The most lines whose comments are lexed at once, as the document opens (about 7 µs a
+line); a longer text's are lexed `LEX_STEP` lines at a time."""
+LEX_STEP = 2000
 
 
 @dataclass
 class PendingComments:
-    """A text whose comments are lexed off the loop: the edits made to it since (each
+    """A text whose comments are being lexed: the edits made to it since (each
     (first line, lines removed, lines added)). A new one each time the whole text is
     replaced: a lex of an older text is not taken."""
 
@@ -74,9 +77,9 @@ class DocumentState:
     """Done once the document's repository is known (finding it reads the disk) and its
     comments are lexed."""
     pending: PendingComments | None = None
-    """Set while the comments are lexed off the loop (`comments` holds none meanwhile)."""
+    """Set while the comments are being lexed (`comments` holds none meanwhile)."""
     lexing: asyncio.Task[None] | None = None
-    """The task lexing the comments off the loop, once one started."""
+    """The task lexing a long text's comments, once one started."""
 
     @property
     def text(self) -> str:
@@ -115,7 +118,7 @@ class DocumentState:
         self.notes = [] if own or unknown else find_notes(self.lines, self.comments, marker)
 
     def lexed(self, pending: PendingComments, index: CommentIndex) -> bool:
-        """Takes the comments lexed off the loop from the text `pending` was made for,
+        """Takes the comments lexed from the text `pending` was made for,
         bringing them up to the edits made since; False when the whole text was replaced
         meanwhile (the index is of no current text)."""
         if self.pending is not pending:
@@ -160,7 +163,7 @@ def new_document(
 def _comments(
     lines: list[str], syntax: Syntax, *, lex: bool
 ) -> tuple[CommentIndex, PendingComments | None]:
-    """The comments of a new text: lexed now, or (a long text) none until lexed off the loop."""
+    """The comments of a new text: lexed now, or (a long text) none until lexed a step at a time."""
     if lex and len(lines) > LEX_ON_LOOP:
         return CommentIndex(lines, syntax, lex=False), PendingComments()
     return CommentIndex(lines, syntax, lex=lex), None

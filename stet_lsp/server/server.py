@@ -29,7 +29,7 @@ from stet_lsp.core.session import RepositorySession, Snapshot
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import Target
 from stet_lsp.server.diagnostics import DiagnosticsStore
-from stet_lsp.server.documents import DocumentState, local_path, new_document
+from stet_lsp.server.documents import LEX_STEP, DocumentState, local_path, new_document
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.protocol import StetProtocol, pulls_diagnostics, serve
 from stet_lsp.server.settings import Settings
@@ -297,15 +297,22 @@ class StetServer(LanguageServer):
         return state.lexing
 
     async def _lex_comments(self, state: DocumentState) -> None:
-        """Lexes a long text's comments in a worker, from a copy of its list of lines; the
-        edits made meanwhile are applied to the result, and a text replaced whole meanwhile
-        is lexed again."""
+        """Lexes a long text's comments from a copy of its list of lines, `LEX_STEP` lines
+        at a time with the loop's other work in between (lexing is Python: a worker thread
+        would hold the interpreter's lock from the loop all the same, and edits of another
+        file then waited for it); the edits made meanwhile are applied to the result. A text
+        replaced whole meanwhile is lexed again; a closed one no further."""
         while self.documents.get(state.uri) is state and state.pending is not None:
             pending, lines, syntax = state.pending, list(state.lines), state.comments.syntax
             pending.edits.clear()  # the copy holds them
-            index = await self.off_loop(CommentIndex, lines, syntax)
-            if self.documents.get(state.uri) is state and state.lexed(pending, index):
-                state.rescan_notes(self.settings.marker)
+            index = CommentIndex([], syntax)
+            for _ in index.lex_steps(lines, LEX_STEP):
+                await asyncio.sleep(0)
+                if self.documents.get(state.uri) is not state or state.pending is not pending:
+                    break
+            else:
+                if state.lexed(pending, index):
+                    state.rescan_notes(self.settings.marker)
 
     async def _ready_after(self, state: DocumentState, work: asyncio.Task[None]) -> None:
         """Requests about the document wait for `work`; its answers are refreshed after."""

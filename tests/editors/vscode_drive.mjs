@@ -70,12 +70,12 @@ async function until(what, probe, timeout = TIMEOUT) {
 
 /**
  * Does `act`, then waits until `probe()` returns something truthy; while it does not, does
- * `act` again every `every` ms (after `reset`, when given): under load a click or a key can
- * be lost, or land on a row or a menu that the view was drawing again. An `act` that throws
- * (its element not there yet) counts as done, to be tried again.
+ * `act` again every `every` ms: under load a click can be lost, or land on a row that the
+ * view was drawing again. An `act` that throws (its element not there yet) is tried again.
  */
-async function acting(what, act, probe, { every = 2000, reset = null, timeout = TIMEOUT } = {}) {
-  let acted = 0;
+async function acting(what, act, probe, { every = 2000, timeout = TIMEOUT } = {}) {
+  await act().catch(() => undefined);
+  let acted = Date.now();
   return until(
     what,
     async () => {
@@ -84,9 +84,6 @@ async function acting(what, act, probe, { every = 2000, reset = null, timeout = 
         return value;
       }
       if (Date.now() - acted >= every) {
-        if (acted && reset) {
-          await reset();
-        }
         await act().catch(() => undefined);
         acted = Date.now();
       }
@@ -96,14 +93,18 @@ async function acting(what, act, probe, { every = 2000, reset = null, timeout = 
   );
 }
 
-/** Right-clicks `row` (again while its menu does not show `item`); returns the menu's item. */
+/**
+ * Right-clicks `row` (again while its menu does not show `item`: a right-click elsewhere
+ * closes an open menu and opens the row's); returns the menu's item. No Escape in between:
+ * in a comment thread it would close the thread.
+ */
 async function contextMenuItem(page, what, row, item) {
   const menuItem = page.locator(".context-view .action-item", { hasText: item }).first();
   await acting(
     what,
     () => row.click({ button: "right", timeout: 5000 }),
     () => menuItem.isVisible(),
-    { reset: () => page.keyboard.press("Escape") },
+    { every: 3000 },
   );
   return menuItem;
 }
@@ -670,11 +671,11 @@ async function runThreads(page) {
   await acting(
     "the comment's menu",
     async () => {
-      await graduating.hover({ timeout: 5000 });
-      await more.click({ force: true, timeout: 5000 });
+      await graduating.hover({ timeout: 5000 }).catch(() => undefined);
+      await more.click({ force: true, timeout: 10000 });
     },
     () => menuItem.first().isVisible(),
-    { reset: () => page.keyboard.press("Escape") },
+    { every: 3000 },
   );
   result.commentMenu = await texts(page.locator(".context-view .action-item"));
   await screenshot(page, "comment-menu");
