@@ -7,6 +7,7 @@ import os
 import re
 import time
 import unicodedata
+from collections.abc import Iterator
 from contextlib import suppress
 from pathlib import Path
 
@@ -85,6 +86,12 @@ def open_repository(path: Path | str) -> pygit2.Repository:
     return repo
 
 
+def git_holders(path: Path) -> Iterator[Path]:
+    """The folders at or above `path` (as given: resolve it first where links should be
+    followed), nearest first, that hold a `.git` of any kind, even one that does not open."""
+    return (folder for folder in (path, *path.parents) if os.path.lexists(folder / ".git"))
+
+
 def find_repository(path: Path | str) -> pygit2.Repository | None:
     """The repository whose work tree holds `path`: that of the nearest folder at or above it
     holding a `.git` that opens (a folder, a link to one, or a file naming one: a worktree,
@@ -99,9 +106,7 @@ def find_repository(path: Path | str) -> pygit2.Repository | None:
     import pygit2  # a front end that never opens a repository never loads libgit2
 
     start = Path(path).resolve()
-    for folder in (start, *start.parents):
-        if not os.path.lexists(folder / ".git"):
-            continue
+    for folder in git_holders(start):
         try:
             repo = pygit2.Repository(str(folder), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
         except pygit2.GitError:
@@ -188,11 +193,11 @@ def _plain_root(start: Path) -> Path | None:
     folder; None when a variable or a `.git` file (a worktree, a submodule) decides."""
     if any(name in os.environ for name in _DISCOVERY_VARIABLES):
         return None
-    for folder in (start, *start.parents):
-        git = folder / ".git"
-        if os.path.lexists(git):
-            return folder if git.is_dir() and not git.is_symlink() else None
-    return None
+    folder = next(git_holders(start), None)
+    if folder is None:
+        return None
+    git = folder / ".git"
+    return folder if git.is_dir() and not git.is_symlink() else None
 
 
 def _known_branch(path: Path) -> Target | None:

@@ -190,7 +190,8 @@ _SETTINGS = os.path.join(".stet", "gate.toml")
 def _repository_root(start: str) -> tuple[str, bool]:
     """The work tree holding `start` and True; else where git finds a repository (a bare one:
     no work tree, False) or `start` itself. Without GIT_DIR or GIT_WORK_TREE, walking up for
-    a `.git` decides it, and libgit2 is not loaded."""
+    a `.git` decides it (as `targets.git_holders` walks, on strings: a cached re-scan loads
+    neither pathlib nor libgit2)."""
     if "GIT_DIR" not in os.environ and "GIT_WORK_TREE" not in os.environ:
         folder = start
         while True:

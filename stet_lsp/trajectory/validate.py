@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import read_regular
+from stet_lsp.core.targets import git_holders
 from stet_lsp.trajectory.events import SCHEMA_VERSION, ToolCall, ToolResult, parse_event
 from stet_lsp.trajectory.meta import Meta
 from stet_lsp.trajectory.store import EVENTS, META
@@ -39,9 +40,7 @@ def validate_path(path: Path) -> list[Issue]:
     reads, links left unresolved), its files are read with the work tree as the boundary:
     no link is followed, as a cloned repository may commit one pointing anywhere."""
     path = Path(os.path.abspath(path))
-    root = next(
-        (folder for folder in (path, *path.parents) if os.path.lexists(folder / ".git")), None
-    )
+    root = next(git_holders(path), None)
     is_folder = os.path.isdir(path)
     if is_folder:
         events_path, meta_path = path / EVENTS, path / META
