@@ -406,12 +406,15 @@ def test_garbage_on_the_wire_does_not_stop_the_server(workspace: Path) -> None:
         '"arguments": {"kind": ' + '{"a": ' * 300 + "1" + "}" * 300 + "}}}",
         {"jsonrpc": "2.0", "id": {"an": "object"}, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
+        # An id written with a fraction of zero is served, its answer's id the number.
+        '{"jsonrpc": "2.0", "id": 8.0, "method": "tools/list"}',
     ]
     payload = "".join(
         (line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines
     )
-    answers = raw_exchange(workspace, payload, wanted={None, 1, 2, 3, 4, 5, 6, 7})
+    answers = raw_exchange(workspace, payload, wanted={None, 1, 2, 3, 4, 5, 6, 7, 8})
     assert answers[1]["result"]["serverInfo"]["name"] == "stet"
+    assert len(answers[8]["result"]["tools"]) == len(TOOLS)
     assert "error" in answers[2]
     assert answers[3]["result"]["isError"] is True
     assert len(answers[4]["result"]["tools"]) == len(TOOLS)
@@ -785,6 +788,8 @@ def test_lines_refused_just_before_the_input_ends_are_answered(workspace: Path) 
         '{"jsonrpc": "1.0", "id": 9, "method": "tools/list"}',
         '{"jsonrpc": "2.0", "id": {"an": "object"}, "method": "tools/list"}',
         '{"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": {"x": "\\ud800"}}}',
+        '{"jsonrpc": "1.0", "id": 3.0, "method": "tools/list"}',
+        '{"jsonrpc": "1.0", "id": 3.5, "method": "tools/list"}',
     ]
     done = subprocess.run(
         [sys.executable, "-m", "stet_lsp", "mcp"],
@@ -797,5 +802,5 @@ def test_lines_refused_just_before_the_input_ends_are_answered(workspace: Path) 
     )
     assert done.returncode == 0
     answers = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [answer.get("id") for answer in answers] == [None, 9, None, 7]
+    assert [answer.get("id") for answer in answers] == [None, 9, None, 7, 3, None]
     assert all(answer["error"]["code"] in (-32700, -32600) for answer in answers)

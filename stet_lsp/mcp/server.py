@@ -169,10 +169,14 @@ class _CheckedLines:
                         await self.refused.send(refusal)
                     continue
                 if isinstance(message, types.JSONRPCNotification) and _has_id(line):
-                    # Read as a notification, its id (an object, say) left out: no answer.
-                    why = "the id is neither a string nor a number"
-                    await self.refused.send(_wire_error(None, types.INVALID_REQUEST, why))
-                    continue
+                    # Read as a notification, its id left out: `1.0` is served as `1` (the
+                    # client takes that answer as its own); another (an object) is refused.
+                    whole = _integral_id(line)
+                    if whole is None:
+                        why = "the id is neither a string nor a number"
+                        await self.refused.send(_wire_error(None, types.INVALID_REQUEST, why))
+                        continue
+                    line = whole
                 yield line
 
 
@@ -183,6 +187,8 @@ def _refusal(line: str, error: ValueError) -> types.JSONRPCError | None:
     except (ValueError, RecursionError):
         return _wire_error(None, types.PARSE_ERROR, "not JSON")
     request_id = message.get("id") if isinstance(message, dict) else None
+    if isinstance(request_id, float) and request_id.is_integer():
+        request_id = int(request_id)  # `1.0`: the client takes the answer to `1` as its own
     if not isinstance(request_id, str | int) or isinstance(request_id, bool):
         if isinstance(message, dict) and "id" not in message and "method" in message:
             logger.warning("a notification that is not valid JSON-RPC was left out: %s", error)
@@ -195,6 +201,15 @@ def _refusal(line: str, error: ValueError) -> types.JSONRPCError | None:
     else:
         why = f"not a JSON-RPC message this server reads ({_first_line(error)})"
     return _wire_error(request_id, types.INVALID_REQUEST, why)
+
+
+def _integral_id(line: str) -> str | None:
+    """The message with its id `N.0` written `N`; None when the id is not such a number."""
+    message = json.loads(line)
+    request_id = message.get("id")
+    if not isinstance(request_id, float) or not request_id.is_integer():
+        return None
+    return json.dumps({**message, "id": int(request_id)}, ensure_ascii=False)
 
 
 def _has_id(line: str) -> bool:
