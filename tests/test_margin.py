@@ -839,7 +839,7 @@ edit_pieces = st.tuples(
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.lists(line_pieces, max_size=3).map(" ".join), min_size=1, max_size=30),
-    st.lists(edit_pieces, max_size=6),
+    st.lists(edit_pieces, max_size=10),
     st.sampled_from(["python", "javascript", "go", "c", "rust", "csharp", "shellscript", "yaml"]),
 )
 def test_edits_caught_up_after_a_lex_equal_a_full_lex(
@@ -861,6 +861,16 @@ def test_edits_caught_up_after_a_lex_equal_a_full_lex(
     fresh = CommentIndex(lines, syntax)
     assert index.starts == fresh.starts
     assert index.comments == fresh.comments
+
+
+def test_edits_far_apart_are_lexed_each_where_it_is() -> None:
+    # A note typed at the top and a line changed at the end of a long file while it was
+    # lexed: two lines lexed again, not the 20,000 between them.
+    lines = [f"x = {number}  # comment {number}" for number in range(20_000)]
+    index = CommentIndex(lines, SYNTAXES["python"])
+    edited = ["# stet: at the top", *lines[1:-1], "y = 2"]
+    assert index.catch_up(edited, [(0, 1, 1), (19_999, 1, 1)]) == 2
+    assert index.comments == CommentIndex(edited, SYNTAXES["python"]).comments
 
 
 HOSTILE = [

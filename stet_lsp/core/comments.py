@@ -599,14 +599,13 @@ class CommentIndex:
     def catch_up(self, lines: list[str], edits: Iterable[tuple[int, int, int]]) -> int:
         """The index of an earlier text brought to `lines`, that text with `edits` (each
         (first, removed, added), as `update` takes them) made in order since: the edits are
-        spliced in, then the lines they touched lexed. Returns how many lines were lexed."""
-        span: tuple[int, int] | None = None
+        spliced in, then the lines they touched lexed, each stretch of them on its own.
+        Returns how many lines were lexed."""
+        spans: list[tuple[int, int]] = []
         for first, removed, added in edits:
             self.splice(first, removed, added)
-            span = _widened(span, first, removed, added)
-        if span is None:
-            return 0
-        return self.relex(lines, min(span[0], len(lines)), span[1])
+            spans = _widened(spans, first, removed, added)
+        return sum(self.relex(lines, min(low, len(lines)), high) for low, high in spans)
 
     def _relex(self, lines: list[str], first: int, state: State, stop_after: int) -> int:
         """Lex from `first`, which starts in `state`; past `stop_after` stop as soon as a line
@@ -631,14 +630,28 @@ class CommentIndex:
         return number - first
 
 
-def _widened(span: tuple[int, int] | None, first: int, removed: int, added: int) -> tuple[int, int]:
-    """The lines (first, last) touched by earlier edits and by this one, in the text after it."""
-    last = first + added - 1
-    if span is None:
-        return first, max(first, last)
-    low, high = span
-    if high >= first + removed:
-        high += added - removed  # below the edit: moved
-    elif high >= first:
-        high = last  # among the lines it replaced
-    return min(low, first), max(high, last, first)
+def _widened(
+    spans: list[tuple[int, int]], first: int, removed: int, added: int
+) -> list[tuple[int, int]]:
+    """The stretches of lines (first, last; in order, apart) touched by earlier edits and by
+    this one, in the text after it."""
+    shift = added - removed
+    low, high = first, max(first, first + added - 1)
+    kept: list[tuple[int, int]] = []
+    for start, end in spans:
+        if end < first:
+            kept.append((start, end))  # above the edit
+        elif start >= first + removed:
+            kept.append((start + shift, end + shift))  # below it: moved
+        else:  # among the lines it replaced
+            low = min(low, start)
+            high = max(high, end + shift if end >= first + removed else high)
+    kept.append((low, high))
+    kept.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in kept:
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged

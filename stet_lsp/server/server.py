@@ -209,12 +209,9 @@ class StetServer(LanguageServer):
         the workspace's only repository."""
         if uri is None:
             return await self._only_session()
-        state = self.documents.get(uri)
-        if state is not None:
-            if state.ready is not None:
-                await asyncio.shield(state.ready)  # a cancelled request must not cancel it
-            if state.session is not None:
-                return state.session
+        state = await self.ready(uri)
+        if state is not None and state.session is not None:
+            return state.session
         path = local_path(uri)
         session = None
         if path is not None:
@@ -279,8 +276,7 @@ class StetServer(LanguageServer):
                     if self.documents.get(state.uri) is state:
                         state.attach(session)
                         state.rescan_notes(self.settings.marker)
-            if state.pending is not None:
-                await asyncio.shield(self._lexing(state))
+            await self._lexed(state)
             if self.documents.get(state.uri) is state and not self._in_step_with_disk(state):
                 await self._compare_with_disk(state)
         finally:
@@ -314,11 +310,18 @@ class StetServer(LanguageServer):
                 if state.lexed(pending, index):
                     state.rescan_notes(self.settings.marker)
 
-    async def _ready_after(self, state: DocumentState, work: asyncio.Task[None]) -> None:
-        """Requests about the document wait for `work`; its answers are refreshed after."""
+    async def _lexed(self, state: DocumentState) -> None:
+        """Waits until the open document's comments are lexed, a lex started meanwhile (its
+        text replaced whole again) included."""
+        while self.documents.get(state.uri) is state and state.pending is not None:
+            await asyncio.shield(self._lexing(state))  # a cancelled wait must not cancel it
+
+    async def _ready_after_lexing(self, state: DocumentState) -> None:
+        """Requests about the document wait for its comments; its answers are refreshed
+        after."""
         assert state.ready is not None
         try:
-            await asyncio.shield(work)
+            await self._lexed(state)
         finally:
             if self.documents.get(state.uri) is state:
                 self.refresh([state], outside=False)
@@ -372,10 +375,10 @@ class StetServer(LanguageServer):
             state.modified = True
         state.rescan_notes(self.settings.marker)
         if state.pending is not None:  # replaced whole by a long text
-            lexing = self._lexing(state)
+            self._lexing(state)
             if state.ready is None or state.ready.done():
                 state.ready = asyncio.get_running_loop().create_future()
-                self.spawn(self._ready_after(state, lexing), f"lexing {uri}")
+                self.spawn(self._ready_after_lexing(state), f"lexing {uri}")
         return state
 
     def _track_unsaved(self, state: DocumentState) -> None:
@@ -407,10 +410,13 @@ class StetServer(LanguageServer):
         return state
 
     async def ready(self, uri: str) -> DocumentState | None:
-        state = self.documents.get(uri)
-        if state is not None and state.ready is not None:
+        """The open document once what requests about it wait for is done; a document
+        closed and opened again meanwhile is waited for in turn."""
+        while True:
+            state = self.documents.get(uri)
+            if state is None or state.ready is None or state.ready.done():
+                return state
             await asyncio.shield(state.ready)  # a cancelled request must not cancel it
-        return self.documents.get(uri)
 
     def open_sheet(self, target: Target) -> DocumentState | None:
         path = target.sheet_path

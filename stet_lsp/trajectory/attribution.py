@@ -196,12 +196,14 @@ class Attribution:
             self.left_out.append(LeftOut(change.path, step, "unanchored", change.added))
             self._leave_out(change.path, lines, f"moved by the unanchored change of step {step}")
             lines = {}
-        elif hunks:
+        else:  # anchored, or no hunks (a rename, the same text written again)
             known, after = _split(known), _split(after)
             found = _found(known, after, hunks) if lines or after is None else None
             if found is not None:
                 lines = _aligned(lines, known, found)
-            elif _disagrees(lines, hunks):
+            elif lines and (known is not None or _disagrees(lines, hunks)):
+                # The diff does not apply to the text the trajectory left, or to the lines
+                # followed: the file was edited outside it, and where is not known.
                 reason = f"moved by an edit made outside the trajectory before step {step}"
                 self._leave_out(change.path, lines, reason)
                 lines = {}
@@ -257,6 +259,7 @@ def _aligned(
     `found` pairs them; a line it does not pair was edited or removed since and drops out."""
     if all(0 < n <= len(found) and found[n - 1] == origin.text for n, origin in lines.items()):
         return lines
+    lines = {n: origin for n, origin in lines.items() if n > 0}  # a malformed diff's line 0
     ids: dict[str, int] = {}
     if known is not None and all(
         0 < n <= len(known) and known[n - 1] == origin.text for n, origin in lines.items()

@@ -1387,6 +1387,51 @@ def test_a_diff_that_disagrees_with_the_lines_followed_leaves_them_out() -> None
     ]
 
 
+def test_a_change_with_no_diff_places_the_lines_in_what_it_recorded() -> None:
+    # The same text written again (or a rename) after a person's edit: no hunks, but the
+    # recorded content says where the lines are now.
+    v1 = lines("a", "b", "c")
+    edited = lines("h", "a", "b", "c")
+    events = [change("p.py", None, v1, step=1), change("p.py", edited, edited, 2, content=edited)]
+    assert attributed_lines(events) == {"p.py": [(2, 4, 1)]}
+    renamed = change("p.py", edited, edited, 2, content=edited)
+    renamed = renamed.model_copy(update={"operation": "rename", "old_path": "p.py", "path": "q.py"})
+    assert attributed_lines([events[0], renamed]) == {"q.py": [(2, 4, 1)]}
+
+
+def test_a_diff_that_does_not_apply_to_the_text_left_leaves_the_lines_out() -> None:
+    # No recorded content; the diff does not apply to the file as step 1 left it, though it
+    # touches none of step 1's lines: an outside edit happened, where is not known.
+    base = lines(*[f"o{i}" for i in range(1, 21)])
+    v1 = lines("a", *base.split())
+    edited = lines("h", *v1.split())
+    v2 = lines("h", "a", *[f"o{i}" for i in range(1, 20)], "O20")
+    events = [change("p.py", base, v1, 1, content=v1), change("p.py", edited, v2, 2)]
+    attribution = line_attribution(events)
+    assert attributed_lines(events) == {"p.py": [(22, 22, 2)]}
+    assert [(i.step, i.reason) for i in attribution.left_out] == [
+        (1, "moved by an edit made outside the trajectory before step 2")
+    ]
+
+
+def test_a_malformed_hunk_at_line_zero_does_not_stop_the_following() -> None:
+    header = "--- a/f\n+++ b/f\n"
+    first = FileChange(
+        session="s",
+        step=1,
+        source=SourceRef(file="t", line=1),
+        path="f",
+        operation="modify",
+        diff=header + "@@ -0,0 +0,1 @@\n+x\n",
+        anchored=True,
+    )
+    second = first.model_copy(
+        update={"step": 2, "diff": header + "@@ -1,0 +2,1 @@\n+y\n", "content": "z\ny\n"}
+    )
+    files = line_attribution([first, second]).files["f"]
+    assert {n: (o.step, o.text) for n, o in files.items()} == {2: (2, "y")}
+
+
 Simulated = list[tuple[str, int | None]]
 """A file's lines, each with the step that wrote it (None: not the trajectory)."""
 
