@@ -466,6 +466,18 @@ def test_install_merges_into_local_settings_and_uninstall_restores_the_bytes(
     assert code == 0 and "nothing changed" in out
 
 
+@pytest.mark.parametrize("hooks", [{}, {"SessionStart": [], "Stop": []}], ids=["empty", "lists"])
+def test_uninstall_restores_the_bytes_of_settings_with_empty_hooks(
+    root: Path, stet: Stet, hooks: dict[str, Any]
+) -> None:
+    # Taking Stet's handlers out removes an empty `hooks` or event list: the file was what
+    # it was before all the same.
+    original = write_settings(root, {"hooks": hooks, "model": "opus"}, indent=2, end="\n")
+    assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
+    assert stet_hooks(stet, root, "uninstall", "claude-code")[0] == 0
+    assert (root / LOCAL_SETTINGS).read_bytes() == original
+
+
 def test_uninstall_keeps_what_changed_meanwhile(root: Path, stet: Stet) -> None:
     write_settings(root, USER_SETTINGS, indent=2, end="\n")
     assert stet_hooks(stet, root, "install", "claude-code")[0] == 0

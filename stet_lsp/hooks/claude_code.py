@@ -420,10 +420,22 @@ def _unexclude(excluded: Any, own: Path | None) -> None:
 
 
 def _same(before: str, settings: Settings) -> bool:
+    """Whether the settings are the original's, an empty `hooks` or event list (which
+    taking Stet's handlers out removes) aside."""
     try:
-        return parse_settings(before.encode("utf-8"), LOCAL_SETTINGS) == settings
+        original = parse_settings(before.encode("utf-8"), LOCAL_SETTINGS)
     except StetError:
         return False
+    return _pruned(original) == _pruned(settings)
+
+
+def _pruned(settings: Settings) -> Settings:
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return settings
+    kept = {event: groups for event, groups in hooks.items() if groups != []}
+    rest = {key: value for key, value in settings.items() if key != "hooks"}
+    return {**rest, "hooks": kept} if kept else rest
 
 
 def _remove_empty_folder(root: Path, relative: Path) -> None:
