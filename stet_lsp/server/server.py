@@ -280,11 +280,16 @@ class StetServer(LanguageServer):
             if self.documents.get(state.uri) is state and not self._in_step_with_disk(state):
                 await self._compare_with_disk(state)
         finally:
-            if self.documents.get(state.uri) is state:
-                # Requests about the document waited for this: no refresh to ask for.
-                self.refresh([state], outside=False)
-            if not state.ready.done():
-                state.ready.set_result(None)
+            self._prepared(state)
+
+    def _prepared(self, state: DocumentState) -> None:
+        """What requests about the document waited for is done: they go on, and its answers
+        are refreshed (as requests waited, no refresh is asked of the client)."""
+        assert state.ready is not None
+        if self.documents.get(state.uri) is state:
+            self.refresh([state], outside=False)
+        if not state.ready.done():
+            state.ready.set_result(None)
 
     def _lexing(self, state: DocumentState) -> asyncio.Task[None]:
         """The task lexing a long text's comments (started unless one runs)."""
@@ -319,14 +324,10 @@ class StetServer(LanguageServer):
     async def _ready_after_lexing(self, state: DocumentState) -> None:
         """Requests about the document wait for its comments; its answers are refreshed
         after."""
-        assert state.ready is not None
         try:
             await self._lexed(state)
         finally:
-            if self.documents.get(state.uri) is state:
-                self.refresh([state], outside=False)
-            if not state.ready.done():
-                state.ready.set_result(None)
+            self._prepared(state)
 
     def _in_step_with_disk(self, state: DocumentState) -> bool:
         """Whether an opened document needs no comparison with the disk: it is no sheet, or

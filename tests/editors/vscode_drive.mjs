@@ -109,6 +109,18 @@ async function contextMenuItem(page, what, row, item) {
   return menuItem;
 }
 
+/** Clicks the Stet status bar item (again while the view does not list the entry); the rows. */
+async function viewFromStatusBar(item, rows) {
+  return acting(
+    "entry in the Stet view",
+    () => item.first().locator("a, .statusbar-item-label").first().click({ timeout: 5000 }),
+    async () => {
+      const found = await texts(rows);
+      return found.some((t) => t.includes(config.entryText)) ? found : null;
+    },
+  );
+}
+
 const texts = (locator) => locator.evaluateAll((nodes) => nodes.map((n) => n.textContent ?? ""));
 
 /**
@@ -511,14 +523,7 @@ async function runSidebar(page) {
   });
   await screenshot(page, "status-bar");
   const rows = page.locator(".part.sidebar .monaco-list-row");
-  result.tree = await acting(
-    "entry in the Stet view",
-    () => item.first().locator("a, .statusbar-item-label").first().click({ timeout: 5000 }),
-    async () => {
-      const found = await texts(rows);
-      return found.some((t) => t.includes(config.entryText)) ? found : null;
-    },
-  );
+  result.tree = await viewFromStatusBar(item, rows);
   await screenshot(page, "stet-view");
   result.activeTab = await acting(
     "anchor's file open",
@@ -732,14 +737,7 @@ async function runScenario(page) {
     return found.find((t) => t.includes(config.branch) && t.includes("1 open")) ?? null;
   });
   const rows = page.locator(".part.sidebar .monaco-list-row");
-  result.tree = await acting(
-    "entry in the Stet view",
-    () => item.first().locator("a, .statusbar-item-label").first().click({ timeout: 5000 }),
-    async () => {
-      const found = await texts(rows);
-      return found.some((t) => t.includes(config.entryText)) ? found : null;
-    },
-  );
+  result.tree = await viewFromStatusBar(item, rows);
   await screenshot(page, "side-bar");
   // A click on the entry opens its anchor.
   result.cursor = await acting(

@@ -137,7 +137,9 @@ async def test_a_fifo_sheet_never_stops_the_server(client: LanguageClient, root:
         )
     )
     assert hover is None
-    assert time.monotonic() - started < 1.0
+    # Answered, not hung on the pipe (how fast is bench/'s business: under load in CI this
+    # took 1.6 s).
+    assert time.monotonic() - started < 20
 
 
 async def test_a_cloned_repository_linking_its_sheets_folder_out_is_left_alone(
