@@ -39,11 +39,8 @@ detection in each step. The walk goes back past both marks it has: meta.json's
 after a rename) and the trajectory's start (less `CLOCK_SLACK`: the transcript's clock and
 the commits' may disagree), and never past `RENAME_WALK_LIMIT` commits. Walking every
 commit, not diffing one commit against HEAD, also follows a file the trajectory created
-(absent from the base) and renamed later. A file git saw no rename of (created by the run
-and moved with a shell's `mv` before git knew it) is the file new since the base commit
-(untracked, staged or committed since) that holds at least half of the distinctive lines
-the run attributed to it, and more of them than any other. Nothing is followed for a file that is
-still where the trajectory left it.
+(absent from the base) and renamed later. Nothing is followed for a file that is still
+where the trajectory left it.
 
 Several trajectories may have written the same line (a later run rewrote it with the same
 text): the newest step wins, by the change's time, then working before committed, then
@@ -59,7 +56,7 @@ import os
 import posixpath
 import threading
 from bisect import bisect_right
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -83,18 +80,6 @@ RENAME_WALK_LIMIT = 2000
 """The most commits followed for renames."""
 CLOCK_SLACK = 86_400
 """Seconds of disagreement allowed between a transcript's clock and commit times."""
-MOVED_SHARE = 0.5
-"""The share of a file's distinctive attributed lines (`MOVABLE_TEXT`) that a file new
-since the run must hold to be taken for it, moved outside git (git's own rename threshold
-is 50% similar)."""
-MOVED_LINES = 2
-"""The fewest distinctive attributed lines a file must have to be looked for that way."""
-NEW_FILES_LIMIT = 2000
-"""The most new files compared with a file moved outside git."""
-NEW_FILE_BYTES = 1_000_000
-"""The largest new file read for that comparison."""
-NEW_FILES_BYTES = 16_000_000
-"""The most bytes of new files read for it, in all."""
 MOVABLE_TEXT = 12
 """The fewest characters (spaces aside) of a line that is followed when moved."""
 CACHE_SIZE = 32
@@ -781,7 +766,6 @@ def _moves(
         return {}
     walks: dict[tuple[str | None, str | None], list[dict[str, str]]] = {}
     moves: dict[tuple[int, str], str] = {}
-    unfollowed = []
     for number, trajectory, path in missing:
         key = (trajectory.base_commit, trajectory.started)
         if key not in walks:
@@ -791,112 +775,7 @@ def _moves(
             current = renames.get(current, current)
         if current != path and (root / current).is_file():
             moves[(number, path)] = current
-        elif path in trajectory.files:
-            unfollowed.append((number, trajectory, path))
-    if unfollowed:
-        moves.update(_moved_outside_git(root, repository, unfollowed))
     return moves
-
-
-def _moved_outside_git(
-    root: Path,
-    repository: pygit2.Repository,
-    unfollowed: list[tuple[int, TrajectoryLines, str]],
-) -> dict[tuple[int, str], str]:
-    """Where files that git saw no rename of went: a file the run created and that was
-    moved before git knew it (`mv` in a shell, an editor's rename) is a file new since the
-    run's base commit (untracked, staged or committed since) holding at least `MOVED_SHARE`
-    of the distinctive lines the run attributed to it, and more of them than any other."""
-    moves: dict[tuple[int, str], str] = {}
-    indexes: dict[str | None, dict[str, list[tuple[str, int]]]] = {}
-    for number, trajectory, path in unfollowed:
-        wanted = Counter(
-            text for text, _ in _attributed_texts(trajectory.files[path]) if _distinctive(text)
-        )
-        total = sum(wanted.values())
-        if total < MOVED_LINES:
-            continue
-        base = trajectory.base_commit
-        if base not in indexes:
-            indexes[base] = _line_index(root, _new_since(repository, base))
-        postings, own = indexes[base], trajectory.paths()
-        held: Counter[str] = Counter()
-        for text, count in wanted.items():
-            for candidate, has in postings.get(text, ()):
-                if candidate not in own:
-                    held[candidate] += min(count, has)
-        best = held.most_common(2)
-        if not best or best[0][1] < MOVED_SHARE * total:
-            continue
-        if len(best) > 1 and best[1][1] == best[0][1]:
-            continue  # two files hold as much: neither is taken for the one it became
-        moves[(number, path)] = best[0][0]
-    return moves
-
-
-def _distinctive(text: str) -> bool:
-    return len(text) - text.count(" ") >= MOVABLE_TEXT
-
-
-def _line_index(root: Path, paths: list[str]) -> dict[str, list[tuple[str, int]]]:
-    """Each distinctive line of the files at `paths` → the files holding it, and how often
-    (the files read until `NEW_FILES_BYTES` are read)."""
-    postings: dict[str, list[tuple[str, int]]] = {}
-    budget = NEW_FILES_BYTES
-    for path in paths:
-        data = _small_file(root, path, min(budget, NEW_FILE_BYTES))
-        if data is None:
-            continue
-        budget -= len(data)
-        for text, count in Counter(split_lines(data.decode("utf-8", "replace"))).items():
-            if _distinctive(text):
-                postings.setdefault(text, []).append((path, count))
-        if budget <= 0:
-            break
-    return postings
-
-
-def _attributed_texts(file: FileLines) -> Iterator[tuple[str, int]]:
-    texts = {number: text for text, number in file.ids.items()}
-    for reference, step in zip(file.reference, file.steps, strict=False):
-        if step and reference >= 0:
-            yield texts[reference], step
-
-
-def _new_since(repository: pygit2.Repository, base: str | None) -> list[str]:
-    """The work tree's files that the base commit (HEAD when it is gone) does not hold:
-    untracked, staged, or committed since (at most `NEW_FILES_LIMIT` of them)."""
-    import pygit2
-    from pygit2.enums import DeltaStatus, DiffOption
-
-    try:
-        found = repository.revparse_single(base) if base else None
-        commit = found if isinstance(found, pygit2.Commit) else None
-        if commit is None and not repository.head_is_unborn:
-            commit = repository.head.peel(pygit2.Commit)
-        flags = DiffOption.INCLUDE_UNTRACKED | DiffOption.RECURSE_UNTRACKED_DIRS
-        if commit is None:
-            diff = repository.index.diff_to_workdir(flags)
-        else:
-            diff = commit.tree.diff_to_workdir(flags)
-    except (KeyError, ValueError, pygit2.GitError):
-        return []
-    added = []
-    for delta in diff.deltas:
-        if delta.status in (DeltaStatus.ADDED, DeltaStatus.UNTRACKED):
-            added.append(delta.new_file.path)
-            if len(added) >= NEW_FILES_LIMIT:
-                break
-    return added
-
-
-def _small_file(root: Path, path: str, limit: int) -> bytes | None:
-    """The file's bytes when it is a regular file of at most `limit` bytes inside `root`."""
-    try:
-        data = read_regular(root / path, root, limit + 1)
-    except StetError:
-        return None
-    return data if data is not None and len(data) <= limit else None
 
 
 def _rename_steps(

@@ -417,48 +417,6 @@ def test_reloading_reads_only_what_changed(
 # -- renames ----------------------------------------------------------------------------------
 
 
-MADE = "def made(value):\n    doubled = value * 2\n    return doubled + 1\n\n\nDEFAULT = made(3)\n"
-
-
-def made_then_moved(root: Path, tmp_path: Path) -> int:
-    """A run creates src/made.py; it is then moved with a shell's `mv` before git knew it
-    (to lib/kept.py). Returns the Write's step."""
-    session = Claude(SESSION_A, root).user("Add made()")
-    session.write_file("toolu_made", f"{root}/src/made.py", MADE)
-    run_into(resolve_target(root), session, tmp_path)
-    write(root, "src/made.py", MADE)  # what the run left
-    (root / "lib").mkdir()
-    (root / "src" / "made.py").rename(root / "lib" / "kept.py")
-    return change_step(root, "toolu_made")
-
-
-def test_a_file_moved_outside_git_is_found_by_the_lines_it_holds(
-    root: Path, repo: pygit2.Repository, tmp_path: Path
-) -> None:
-    step = made_then_moved(root, tmp_path)
-    provenance = Provenance.load(root)
-    assert provenance.paths() == ["lib/kept.py"]
-    assert attributed(provenance, "lib/kept.py", MADE) == {n: step for n in range(6)}
-    # Committed since (added, not renamed: git never had src/made.py), and edited since.
-    edited = "# kept\n" + MADE.replace("DEFAULT = made(3)", "DEFAULT = made(4)")
-    commit_files(repo, {"lib/kept.py": edited}, "keep it")
-    provenance = Provenance.load(root)
-    assert attributed(provenance, "lib/kept.py", edited) == {n: step for n in range(1, 6)}
-
-
-def test_a_new_file_is_not_taken_for_a_moved_one_without_its_lines(
-    root: Path, tmp_path: Path
-) -> None:
-    made_then_moved(root, tmp_path)
-    kept = root / "lib" / "kept.py"
-    kept.write_text("# another file now\nDEFAULT = made(3)\n", encoding="utf-8")
-    assert Provenance.load(root).paths() == ["src/made.py"]  # under the path it had
-    # Two new files holding the lines as much: neither is taken for it.
-    kept.write_text(MADE, encoding="utf-8")
-    (root / "lib" / "copy.py").write_text(MADE, encoding="utf-8")
-    assert Provenance.load(root).paths() == ["src/made.py"]
-
-
 def test_a_file_renamed_since_is_found_under_its_new_path(
     root: Path, repo: pygit2.Repository, edited_app: str
 ) -> None:
