@@ -173,7 +173,7 @@ class _CheckedLines:
                     # client takes that answer as its own); another (an object) is refused.
                     whole = _integral_id(line)
                     if whole is None:
-                        why = "the id is neither a string nor a number"
+                        why = "the id is neither a string nor a whole number"
                         await self.refused.send(_wire_error(None, types.INVALID_REQUEST, why))
                         continue
                     line = whole
