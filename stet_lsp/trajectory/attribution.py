@@ -178,6 +178,8 @@ class Attribution:
     def follow(self, change: FileChange, step: int, content: str | None = None) -> None:
         """Follows one change (`content`: the file after it, when not in the change)."""
         files, texts = self.files, self.texts
+        if change.operation == "rename" and change.old_path and self._moved_folder(change):
+            return
         lines = files.pop(change.path, {})
         known = texts.pop(change.path, None)
         if change.operation == "rename" and change.old_path:
@@ -214,6 +216,22 @@ class Attribution:
             files[change.path] = lines
         if after is not None:
             texts[change.path] = after
+
+    def _moved_folder(self, change: FileChange) -> bool:
+        """A rename of a folder (`mv src lib` in a shell): every file followed under it
+        moves with it. False when the old path is a file followed, or holds none."""
+        old = change.old_path or ""
+        if old in self.files or old in self.texts:
+            return False
+        prefix, new = old.rstrip("/") + "/", change.path.rstrip("/") + "/"
+        inside = [path for path in {*self.files, *self.texts} if path.startswith(prefix)]
+        for path in inside:
+            moved = new + path[len(prefix) :]
+            if path in self.files:
+                self.files[moved] = self.files.pop(path)
+            if path in self.texts:
+                self.texts[moved] = self.texts.pop(path)
+        return bool(inside)
 
     def _leave_out(self, path: str, lines: dict[int, LineOrigin], reason: str) -> None:
         for earlier, count in sorted(Counter(origin.step for origin in lines.values()).items()):

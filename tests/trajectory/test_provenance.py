@@ -417,6 +417,34 @@ def test_reloading_reads_only_what_changed(
 # -- renames ----------------------------------------------------------------------------------
 
 
+MADE = "def made(value):\n    return value * 2\n"
+
+
+def test_a_file_the_run_moved_in_a_shell_keeps_its_lines(root: Path, tmp_path: Path) -> None:
+    # Created, then moved with `mv` (and its folder with another) before git knew it: the
+    # transcript says where it went.
+    session = Claude(SESSION_A, root).user("Add made() and move it")
+    session.write_file("toolu_made", f"{root}/src/pkg/made.py", MADE)
+    session.tool("toolu_mv", "Bash", {"command": "mv src/pkg/made.py src/pkg/kept.py"}, "")
+    session.tool("toolu_mv2", "Bash", {"command": "git mv src/pkg lib"}, "")
+    run_into(resolve_target(root), session, tmp_path)
+    write(root, "lib/kept.py", MADE)
+    changes = [
+        e for e in working_folder(resolve_target(root)).read_events() if isinstance(e, FileChange)
+    ]
+    assert [(c.operation, c.old_path, c.path) for c in changes] == [
+        ("create", None, "src/pkg/made.py"),
+        ("rename", "src/pkg/made.py", "src/pkg/kept.py"),
+        ("rename", "src/pkg", "lib"),
+    ]
+    provenance = Provenance.load(root)
+    assert provenance.paths() == ["lib/kept.py"]
+    assert attributed(provenance, "lib/kept.py", MADE) == {
+        0: change_step(root, "toolu_made"),
+        1: change_step(root, "toolu_made"),
+    }
+
+
 def test_a_file_renamed_since_is_found_under_its_new_path(
     root: Path, repo: pygit2.Repository, edited_app: str
 ) -> None:

@@ -5,7 +5,9 @@ One JSON object a line, appended as the session runs. The records, by `type`:
 * `user`: what went to the model in the user role. `message.content` is the prompt text, or a
   list of `text`/`image` blocks and `tool_result` blocks (the answer to a `tool_use`, with the
   tool's structured output beside it in `toolUseResult`: an Edit's `structuredPatch` and
-  `originalFile`, a Write's `type` "create"/"update" and `content`, a Task's `agentId`).
+  `originalFile`, a Write's `type` "create"/"update" and `content`, a Task's `agentId`). A
+  Bash call that succeeded and moved files with `mv` or `git mv` (`shell_moves`) is a rename
+  for each, from the folder the record names (`cwd`).
   `isCompactSummary` marks the summary that replaces a compacted conversation, `isMeta` text
   the harness added (command caveats, skill bodies); "[Request interrupted by user…]" is the
   user stopping the agent.
@@ -58,6 +60,7 @@ from stet_lsp.trajectory.importers.base import ParsedSession, Problem
 from stet_lsp.trajectory.importers.diffs import Diff, file_diff, fragment_diff, hunks_diff
 from stet_lsp.trajectory.importers.edits import change_fields
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
+from stet_lsp.trajectory.importers.shell_moves import moved_paths
 
 FORMAT = "claude-code"
 
@@ -308,6 +311,7 @@ class _FileReader:
         self.started: set[str] = set()  # agents whose Subagent event is out
         self.pending_compaction: Compaction | None = None
         self.latest_sidechain: str | None = None
+        self.record_cwd: str | None = None  # the folder the record was written in
 
     def read(self, path: Path) -> _Transcript:
         for line, value in jsonl_records(path, self.out.source, self.shared.problems):
@@ -364,7 +368,8 @@ class _FileReader:
         # The last: a continued conversation starts with records copied from the one before.
         out.session_id = _str(record.get("sessionId")) or out.session_id
         out.version = out.version or _str(record.get("version"))
-        out.cwd = out.cwd or _str(record.get("cwd"))
+        self.record_cwd = _str(record.get("cwd")) or self.record_cwd
+        out.cwd = out.cwd or self.record_cwd
         out.branch = out.branch or _str(record.get("gitBranch"))
 
     def _note_title(self, kind: str, record: dict[str, Any]) -> None:
@@ -544,6 +549,11 @@ class _FileReader:
         if ok and name:
             for change in _file_changes(name, tool_input, structured, output):
                 self._emit(FileChange, at, call_id=call_id, **change)
+        if ok and name == "Bash":
+            command = _str(tool_input.get("command")) or ""
+            for old, new in moved_paths(command, self.record_cwd):
+                change = change_fields(new, "rename", old_path=old)
+                self._emit(FileChange, at, call_id=call_id, anchored=True, **change)
 
     def _note_spawned(self, call_id: str, structured: Any, output: str) -> None:
         """Which subagent (or workflow run) a call started, from its structured result or
