@@ -765,3 +765,63 @@ def test_a_large_file_is_attributed_quickly(root: Path, tmp_path: Path) -> None:
         found = provenance.attribute("src/big.py", "".join(edited))
         assert time.thread_time() - started < 1.0
         assert len(found) == len(lines) and {line.step for line in found} == {step}
+
+
+def test_a_file_codex_moved_in_a_shell_keeps_its_lines(root: Path, tmp_path: Path) -> None:
+    """Codex adds a file with apply_patch, then moves it with `bash -lc "mv …"`; a move whose
+    command failed (exit code 1) is no move."""
+    add = "*** Begin Patch\n*** Add File: src/made.py\n+x = 1\n+y = 2\n*** End Patch"
+    records: list[dict[str, Any]] = [
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "custom_tool_call",
+                "name": "apply_patch",
+                "input": add,
+                "call_id": "p",
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {"type": "custom_tool_call_output", "call_id": "p", "output": "Done"},
+        },
+    ]
+    for call, command, code in (
+        ("m1", "mv src/made.py src/kept.py", 0),
+        ("m2", "mv src/kept.py src/never.py", 1),
+    ):
+        arguments = {"command": ["bash", "-lc", command], "workdir": str(root)}
+        output = {"output": "", "metadata": {"exit_code": code}}
+        records += [
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "shell",
+                    "arguments": json.dumps(arguments),
+                    "call_id": call,
+                },
+            },
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call_output",
+                    "call_id": call,
+                    "output": json.dumps(output),
+                },
+            },
+        ]
+    source = tmp_path / "rollout-2026-03-01T09-00-00-moved.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in codex_rollout(root, records)))
+    import_transcript(resolve_target(root), source)
+    changes = [
+        e for e in working_folder(resolve_target(root)).read_events() if isinstance(e, FileChange)
+    ]
+    assert [(c.operation, c.old_path, c.path) for c in changes] == [
+        ("create", None, "src/made.py"),
+        ("rename", "src/made.py", "src/kept.py"),
+    ]
+    write(root, "src/kept.py", "x = 1\ny = 2\n")
+    provenance = Provenance.load(root)
+    assert provenance.paths() == ["src/kept.py"]
+    assert set(attributed(provenance, "src/kept.py", "x = 1\ny = 2\n")) == {0, 1}

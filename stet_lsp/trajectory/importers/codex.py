@@ -15,7 +15,9 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   `arguments` as a string) and `function_call_output`, `custom_tool_call` (a free-form `input`,
   e.g. the `apply_patch` envelope) and `custom_tool_call_output`, `local_shell_call`,
   `web_search_call`, `tool_search_call`/`tool_search_output`, `image_generation_call`, and
-  harness bookkeeping (`ghost_snapshot`, opaque `compaction`). Tool outputs are a string, a
+  harness bookkeeping (`ghost_snapshot`, opaque `compaction`). A shell call that ran and
+  moved files with `mv` or `git mv` (`shell_moves`) is a rename for each, from its
+  `workdir`. Tool outputs are a string, a
   JSON string `{"output", "metadata": {"exit_code"}}`, text headed by `Exit code: N` or
   `Process exited with code N`, or a list of content parts.
 * `event_msg`: the UI's event stream. `user_message`, `agent_message` and `agent_reasoning`
@@ -54,6 +56,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -85,6 +88,7 @@ from stet_lsp.trajectory.importers.base import Importer, ParsedSession, Problem
 from stet_lsp.trajectory.importers.edits import change_fields
 from stet_lsp.trajectory.importers.fields import text_field
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
+from stet_lsp.trajectory.importers.shell_moves import moved_paths
 
 FORMAT = "codex"
 HARNESS = "codex"
@@ -298,6 +302,8 @@ class _Reader:
         self.model = facts.first_model
         self.agent: str | None = None
         self.patches: dict[str, str] = {}
+        self.moves: dict[str, list[tuple[str, str]]] = {}  # a shell call's mv, by call
+        self.cwd = text_field((facts.meta or {}).get("cwd"))
         self.calls: set[str] = set()
         self.last_total: Any = None
         self.turn = 0
@@ -393,6 +399,7 @@ class _Reader:
 
     def on_turn_context(self, context: Record) -> None:
         self.model = text_field(context.get("model")) or self.model
+        self.cwd = text_field(context.get("cwd")) or self.cwd
 
     def on_compacted(self, compacted: Record) -> None:
         summary = text_field(compacted.get("message"))
@@ -462,6 +469,7 @@ class _Reader:
             self.expect_patch(call_id, patch if isinstance(patch, str) else None)
         else:
             self.expect_patch(call_id, _shell_patch(tool_input))
+            self.expect_moves(call_id, tool_input)
 
     def custom_tool_call(self, item: Record) -> None:
         name = _tool_name(item)
@@ -475,6 +483,7 @@ class _Reader:
         tool_input = action if isinstance(action, dict) else {"action": action}
         call_id = self.call(item, "local_shell", tool_input)
         self.expect_patch(call_id, _shell_patch(tool_input))
+        self.expect_moves(call_id, tool_input)
 
     def web_search_call(self, item: Record) -> None:
         action = item.get("action")
@@ -498,6 +507,14 @@ class _Reader:
         patch = self.patches.pop(call_id, None)
         if ok and patch is not None:
             self.file_changes(call_id, patch)
+        moves = self.moves.pop(call_id, [])
+        for old, new in moves if ok else ():
+            self.emit(
+                FileChange,
+                call_id=call_id,
+                anchored=True,
+                **change_fields(new, "rename", old_path=old),
+            )
 
     def tool_search_output(self, item: Record) -> None:
         call_id = text_field(item.get("call_id")) or ""
@@ -512,6 +529,14 @@ class _Reader:
         self.calls.add(call_id)
         self.emit(ToolCall, call_id=call_id, name=name, input=tool_input)
         return call_id
+
+    def expect_moves(self, call_id: str, tool_input: dict[str, Any]) -> None:
+        """The files a shell call moves with `mv` (renames once its output says it ran)."""
+        script = _shell_script(tool_input)
+        workdir = text_field(tool_input.get("workdir")) or self.cwd
+        moves = moved_paths(script, workdir) if script and _PATCH_BEGIN not in script else []
+        if moves:
+            self.moves[call_id] = moves
 
     def expect_patch(self, call_id: str, patch: str | None) -> None:
         if patch is not None and _PATCH_BEGIN in patch:
@@ -966,6 +991,22 @@ def _arguments(arguments: Any) -> dict[str, Any]:
         if isinstance(parsed, dict):
             return parsed
     return {"arguments": arguments}
+
+
+_SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"})
+
+
+def _shell_script(tool_input: dict[str, Any]) -> str | None:
+    """The command line a shell call runs: the script of `bash -lc SCRIPT`, or the words of
+    a command given as a list."""
+    command = tool_input.get("command", tool_input.get("cmd"))
+    if isinstance(command, str):
+        return command
+    if not isinstance(command, list) or not all(isinstance(word, str) for word in command):
+        return None
+    if len(command) == 3 and command[0] in _SHELLS and command[1] in ("-c", "-lc"):
+        return str(command[2])
+    return shlex.join(command)
 
 
 def _shell_patch(tool_input: dict[str, Any]) -> str | None:
