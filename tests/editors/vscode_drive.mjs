@@ -781,6 +781,9 @@ async function runScenario(page) {
     (await toasts(page)).find((t) => t.includes("events imported into")) ?? null,
   );
   await screenshot(page, "imported");
+  // Its toast's "Open Trajectory" button can take an Enter meant for a later quick open.
+  await runCommand(page, "Notifications: Clear All Notifications");
+  await until("toasts cleared", async () => !(await toasts(page)).length);
   await openTrajectory(page);
   await screenshot(page, "narration");
 
