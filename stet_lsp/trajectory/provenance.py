@@ -429,9 +429,12 @@ class _EventReader:
         cwd = self.cwds.get(session)
         path = repository_path(_text(record.get("path")) or "", cwd)
         operation = record.get("operation")
+        old_path = repository_path(_text(record.get("old_path")) or "", cwd)
+        if path is None and operation == "rename" and old_path is not None:
+            # Moved out of the repository: gone from it, as if deleted.
+            path, operation, old_path = old_path, "delete", None
         if path is None or operation not in _OPERATIONS:
             return
-        old_path = repository_path(_text(record.get("old_path")) or "", cwd)
         diff = _text(record.get("diff")) or ""
         call_id = _text(record.get("call_id"))
         # Validating these few fields is faster than pydantic's model_construct.

@@ -421,28 +421,43 @@ MADE = "def made(value):\n    return value * 2\n"
 
 
 def test_a_file_the_run_moved_in_a_shell_keeps_its_lines(root: Path, tmp_path: Path) -> None:
-    # Created, then moved with `mv` (and its folder with another) before git knew it: the
-    # transcript says where it went.
+    # Created, then moved with `mv`, then its folder moved with another into lib/, before
+    # git knew it: the transcript says where it went. A move whose meaning is not certain
+    # (`mv -n`, a background command) is none.
     session = Claude(SESSION_A, root).user("Add made() and move it")
     session.write_file("toolu_made", f"{root}/src/pkg/made.py", MADE)
     session.tool("toolu_mv", "Bash", {"command": "mv src/pkg/made.py src/pkg/kept.py"}, "")
-    session.tool("toolu_mv2", "Bash", {"command": "git mv src/pkg lib"}, "")
+    session.tool("toolu_mv2", "Bash", {"command": "git mv src/pkg README.md lib"}, "")
+    session.tool("toolu_n", "Bash", {"command": "mv -n lib/pkg/kept.py src/app.py"}, "")
+    background = {"command": "mv lib/pkg/kept.py src/app.py", "run_in_background": True}
+    session.tool("toolu_bg", "Bash", background, "Command running in background with ID: 1")
     run_into(resolve_target(root), session, tmp_path)
-    write(root, "lib/kept.py", MADE)
+    write(root, "lib/pkg/kept.py", MADE)
     changes = [
         e for e in working_folder(resolve_target(root)).read_events() if isinstance(e, FileChange)
     ]
     assert [(c.operation, c.old_path, c.path) for c in changes] == [
         ("create", None, "src/pkg/made.py"),
         ("rename", "src/pkg/made.py", "src/pkg/kept.py"),
-        ("rename", "src/pkg", "lib"),
+        ("rename", "src/pkg", "lib/pkg"),
+        ("rename", "README.md", "lib/README.md"),
     ]
     provenance = Provenance.load(root)
-    assert provenance.paths() == ["lib/kept.py"]
-    assert attributed(provenance, "lib/kept.py", MADE) == {
-        0: change_step(root, "toolu_made"),
-        1: change_step(root, "toolu_made"),
-    }
+    assert provenance.paths() == ["lib/pkg/kept.py"]
+    step = change_step(root, "toolu_made")
+    assert attributed(provenance, "lib/pkg/kept.py", MADE) == {0: step, 1: step}
+
+
+def test_a_file_moved_out_of_the_repository_is_gone_from_it(root: Path, tmp_path: Path) -> None:
+    # A person's file written later where the run's was is not the run's.
+    session = Claude(SESSION_A, root).user("Add made() and move it away")
+    session.write_file("toolu_made", f"{root}/src/made.py", MADE)
+    away = tmp_path / "elsewhere.py"
+    session.tool("toolu_mv", "Bash", {"command": f"mv src/made.py {away}"}, "")
+    run_into(resolve_target(root), session, tmp_path)
+    write(root, "src/made.py", MADE)
+    provenance = Provenance.load(root)
+    assert provenance.attribute("src/made.py", MADE) == []
 
 
 def test_a_file_renamed_since_is_found_under_its_new_path(
@@ -769,7 +784,7 @@ def test_a_large_file_is_attributed_quickly(root: Path, tmp_path: Path) -> None:
 
 def test_a_file_codex_moved_in_a_shell_keeps_its_lines(root: Path, tmp_path: Path) -> None:
     """Codex adds a file with apply_patch, then moves it with `bash -lc "mv …"`; a move whose
-    command failed (exit code 1) is no move."""
+    command failed (exit code 1), or has not ended (no exit code), is no move."""
     add = "*** Begin Patch\n*** Add File: src/made.py\n+x = 1\n+y = 2\n*** End Patch"
     records: list[dict[str, Any]] = [
         {
@@ -789,9 +804,12 @@ def test_a_file_codex_moved_in_a_shell_keeps_its_lines(root: Path, tmp_path: Pat
     for call, command, code in (
         ("m1", "mv src/made.py src/kept.py", 0),
         ("m2", "mv src/kept.py src/never.py", 1),
+        ("m3", "mv src/kept.py src/later.py", None),  # still running: no exit code
     ):
         arguments = {"command": ["bash", "-lc", command], "workdir": str(root)}
-        output = {"output": "", "metadata": {"exit_code": code}}
+        output: Any = {"output": "", "metadata": {"exit_code": code}}
+        if code is None:
+            output = "Process running with session ID 7"
         records += [
             {
                 "type": "response_item",
@@ -807,7 +825,7 @@ def test_a_file_codex_moved_in_a_shell_keeps_its_lines(root: Path, tmp_path: Pat
                 "payload": {
                     "type": "function_call_output",
                     "call_id": call,
-                    "output": json.dumps(output),
+                    "output": output if isinstance(output, str) else json.dumps(output),
                 },
             },
         ]

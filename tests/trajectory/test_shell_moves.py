@@ -12,16 +12,12 @@ from stet_lsp.trajectory.importers.shell_moves import moved_paths
     [
         ("mv src/a.py lib/b.py", [("/repo/src/a.py", "/repo/lib/b.py")]),
         ("git mv -f old.py new.py", [("/repo/old.py", "/repo/new.py")]),
-        ("mv a.py lib", [("/repo/a.py", "/repo/lib/a.py")]),  # a suffix into none: a folder
-        ("mv Makefile build", [("/repo/Makefile", "/repo/build")]),
+        ("mv .env .env.bak", [("/repo/.env", "/repo/.env.bak")]),
         ("mv a.py b.py lib/", [("/repo/a.py", "/repo/lib/a.py"), ("/repo/b.py", "/repo/lib/b.py")]),
+        ("mv pkg other lib", [("/repo/pkg", "/repo/lib/pkg"), ("/repo/other", "/repo/lib/other")]),
         ('mv "my file.py" ./other.py', [("/repo/my file.py", "/repo/other.py")]),
         ("mv -- -odd.py even.py", [("/repo/-odd.py", "/repo/even.py")]),
-        ("ls && mv a.py b.py; git add -A", [("/repo/a.py", "/repo/b.py")]),
-        (
-            "mv a.py b.py\nmv b.py c.py",
-            [("/repo/a.py", "/repo/b.py"), ("/repo/b.py", "/repo/c.py")],
-        ),
+        ("git status && mv a.py b.py && git add -A", [("/repo/a.py", "/repo/b.py")]),
         ("mv ../out.py in.py", [("/out.py", "/repo/in.py")]),
     ],
 )
@@ -38,11 +34,25 @@ def test_moves_whose_meaning_is_certain(command: str, moves: list[tuple[str, str
         "mv a.py b.py | tee log",
         "mv a.py ~/b.py",
         "(mv a.py b.py)",
-        "mv -t lib a.py",  # the destination first
         "mv a.py b.py &",
         "mv 'unterminated b.py",
         "mv a.py",
         "echo mv a.py b.py > script.sh",
+        "mv -t lib a.py",  # the destination first
+        "mv -n a.py b.py",  # may skip the move and succeed
+        "mv -i a.py b.py",
+        "git mv -k a.py b.py",
+        "git mv -n a.py b.py",  # a dry run
+        "mv a.py lib",  # lib may be a folder: a.py would go into it
+        "mv pkg lib",
+        "mv a.py lib/",
+        "mv a.py .",
+        "mv a.py b.py .",
+        "ls; mv a.py b.py",  # the mv may have failed and the whole still succeeded
+        "git status\nmv a.py b.py",
+        "mv a.py b.py # was c.py",
+        "if test -e a.py; then mv a.py b.py; fi",
+        "builtin cd sub && mv a.py b.py",
     ],
 )
 def test_commands_whose_moves_are_not_certain_move_nothing(command: str) -> None:

@@ -6,8 +6,9 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   list of `text`/`image` blocks and `tool_result` blocks (the answer to a `tool_use`, with the
   tool's structured output beside it in `toolUseResult`: an Edit's `structuredPatch` and
   `originalFile`, a Write's `type` "create"/"update" and `content`, a Task's `agentId`). A
-  Bash call that succeeded and moved files with `mv` or `git mv` (`shell_moves`) is a rename
-  for each, from the folder the record names (`cwd`).
+  Bash call that succeeded (not in the background) and moved files with `mv` or `git mv`
+  where its command line leaves no doubt (`shell_moves`) is a rename for each, from the
+  folder the record names (`cwd`).
   `isCompactSummary` marks the summary that replaces a compacted conversation, `isMeta` text
   the harness added (command caveats, skill bodies); "[Request interrupted by user…]" is the
   user stopping the agent.
@@ -549,7 +550,7 @@ class _FileReader:
         if ok and name:
             for change in _file_changes(name, tool_input, structured, output):
                 self._emit(FileChange, at, call_id=call_id, **change)
-        if ok and name == "Bash":
+        if ok and name == "Bash" and tool_input.get("run_in_background") is not True:
             command = _str(tool_input.get("command")) or ""
             for old, new in moved_paths(command, self.record_cwd):
                 change = change_fields(new, "rename", old_path=old)

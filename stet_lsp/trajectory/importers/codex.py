@@ -500,15 +500,18 @@ class _Reader:
 
     def tool_output(self, item: Record) -> None:
         call_id = text_field(item.get("call_id")) or ""
-        text, ok = _output(item.get("output"))
-        if ok is None:
-            ok = self.outcome(call_id, text)
+        text, said = _output(item.get("output"))
+        ok = self.outcome(call_id, text) if said is None else said
         self.emit(ToolResult, call_id=call_id, ok=ok, output=text)
         patch = self.patches.pop(call_id, None)
         if ok and patch is not None:
             self.file_changes(call_id, patch)
+        # A move counts only when an exit code of 0 says the command ran (not, say, a
+        # session still running it).
+        exit_code = self.facts.exec_exit_codes.get(call_id)
+        ran = said if said is not None else exit_code == 0
         moves = self.moves.pop(call_id, [])
-        for old, new in moves if ok else ():
+        for old, new in moves if ran else ():
             self.emit(
                 FileChange,
                 call_id=call_id,
@@ -533,7 +536,11 @@ class _Reader:
     def expect_moves(self, call_id: str, tool_input: dict[str, Any]) -> None:
         """The files a shell call moves with `mv` (renames once its output says it ran)."""
         script = _shell_script(tool_input)
-        workdir = text_field(tool_input.get("workdir")) or self.cwd
+        workdir = (
+            text_field(tool_input.get("workdir"))
+            or text_field(tool_input.get("working_directory"))  # a local_shell_call's
+            or self.cwd
+        )
         moves = moved_paths(script, workdir) if script and _PATCH_BEGIN not in script else []
         if moves:
             self.moves[call_id] = moves

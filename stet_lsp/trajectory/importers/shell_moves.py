@@ -1,13 +1,16 @@
 """Files an agent moved with a shell command (`mv`, `git mv`), read from the command line
-the way a shell would run it, for the commands whose meaning is certain: simple words
-joined by `&&`, `;` or line breaks. A command that a shell would expand or redirect (`$`,
-globs, backquotes, pipes, subshells, `~`), that changes folder first (`cd`, `pushd`), or
-that moves with options other than `-f`, `-n`, `-v`, `-i`, `-k` is read as moving nothing:
-a wrong path loses a file's attribution, a guessed one could give it to another file.
+only where the meaning is certain once the command has exited with 0: simple commands
+joined by `&&` (each ran when the whole succeeded). Anything else is read as moving nothing:
+a wrong path loses a file's attribution, a guessed one could give it to another file. So:
 
-A move into a folder is told from a rename as far as the words tell: a destination that
-ends with `/`, or several sources. `mv a.py lib` is read as a rename to `lib` unless `lib`
-has no suffix while `a.py` has one (then `lib/a.py`), the usual way of writing both."""
+- a command that a shell would expand, redirect or read otherwise (`$`, globs, quotes'
+  escapes, backquotes, pipes, subshells, `~`, `#`, `;`, line breaks, a lone `&`), or that
+  changes folder (`cd`, `pushd`, `popd`) moves nothing;
+- options other than `-f` and `-v` (`-n`, `-i`, `-k` may skip the move and still succeed;
+  `-t`, `-T` change what the destination means) move nothing;
+- `mv a b` is a rename only when `b`'s name has a suffix (`b.py`): a destination without
+  one may be an existing folder, into which the shell would move `a`; several sources go
+  into the destination, which must then be a folder."""
 
 from __future__ import annotations
 
@@ -15,34 +18,30 @@ import posixpath
 import re
 import shlex
 
-_EXPANDED = re.compile(r"[$`*?\[\]{}|<>()~\\]|(?<!&)&(?!&)")
-_SEPARATOR = re.compile(r"\s*(?:&&|;|\n)\s*")
-_QUIET_OPTIONS = frozenset({"-f", "-n", "-v", "-i", "-k", "--force", "--verbose"})
-_FOLDER_CHANGES = frozenset({"cd", "pushd", "popd"})
+_UNCERTAIN = re.compile(r"[$`*?\[\]{}|<>()~\\#;\n]|(?<!&)&(?!&)")
+_QUIET_OPTIONS = frozenset({"-f", "-v", "--force", "--verbose"})
+_FOLDER_CHANGES = frozenset({"cd", "pushd", "popd", "builtin", "exec", "eval", "source", "."})
 
 
 def moved_paths(command: str, cwd: str | None) -> list[tuple[str, str]]:
-    """(old path, new path) of each move `command` makes, absolute (joined to `cwd`), in
-    order; [] when any part of it is uncertain."""
-    if not cwd or not posixpath.isabs(cwd) or _EXPANDED.search(command):
+    """(old path, new path) of each move `command` makes when it succeeds, absolute (joined
+    to `cwd`), in order; [] when any part of it is uncertain."""
+    if not cwd or not posixpath.isabs(cwd) or _UNCERTAIN.search(command):
         return []
     found: list[tuple[str, str]] = []
-    for part in _SEPARATOR.split(command.strip()):
+    for part in command.split("&&"):
         try:
             words = shlex.split(part)
         except ValueError:
             return []
-        if not words:
-            continue
-        if words[0] in _FOLDER_CHANGES:
+        if not words or words[0] in _FOLDER_CHANGES:
             return []
         if words[0] == "mv":
-            arguments = words[1:]
+            paths = _paths(words[1:])
         elif words[:2] == ["git", "mv"]:
-            arguments = words[2:]
+            paths = _paths(words[2:])
         else:
             continue
-        paths = _paths(arguments)
         if paths is None:
             return []
         found.extend((_absolute(cwd, old), _absolute(cwd, new)) for old, new in paths)
@@ -57,26 +56,29 @@ def _paths(arguments: list[str]) -> list[tuple[str, str]] | None:
             options = False
         elif options and word.startswith("-") and word != "-":
             if word not in _QUIET_OPTIONS:
-                return None  # -t, -T, -b, --suffix…: the destination means something else
+                return None
         else:
             words.append(word)
     if len(words) < 2:
         return None
     *sources, destination = words
-    into = (
-        len(sources) > 1 or destination.endswith("/") or _looks_like_folder(sources[0], destination)
-    )
-    return [
-        (source, posixpath.join(destination, posixpath.basename(source.rstrip("/"))))
-        if into
-        else (source, destination)
-        for source in sources
-    ]
+    if len(sources) > 1:
+        folder = destination.rstrip("/")
+        if not folder or posixpath.basename(folder) in (".", ".."):
+            return None
+        return [(source, posixpath.join(folder, _name(source))) for source in sources]
+    if destination.endswith("/") or not _has_suffix(destination):
+        return None  # a folder that exists, or a name it would take: the shell decides
+    return [(sources[0], destination)]
 
 
-def _looks_like_folder(source: str, destination: str) -> bool:
-    name = posixpath.basename(destination)
-    return "." not in name and "." in posixpath.basename(source).lstrip(".")
+def _name(path: str) -> str:
+    return posixpath.basename(path.rstrip("/"))
+
+
+def _has_suffix(path: str) -> bool:
+    stem, suffix = posixpath.splitext(posixpath.basename(path))
+    return bool(stem) and len(suffix) > 1
 
 
 def _absolute(cwd: str, path: str) -> str:
