@@ -431,6 +431,8 @@ def test_a_file_the_run_moved_in_a_shell_keeps_its_lines(root: Path, tmp_path: P
     session.tool("toolu_n", "Bash", {"command": "mv -n lib/pkg/kept.py src/app.py"}, "")
     background = {"command": "mv lib/pkg/kept.py src/app.py", "run_in_background": True}
     session.tool("toolu_bg", "Bash", background, "Command running in background with ID: 1")
+    sent = {"command": "sleep 600 && mv lib/pkg/kept.py src/app.py", "timeout": 600000}
+    session.tool("toolu_sent", "Bash", sent, "Command running in background with ID: 2")
     run_into(resolve_target(root), session, tmp_path)
     write(root, "lib/pkg/kept.py", MADE)
     changes = [

@@ -550,7 +550,7 @@ class _FileReader:
         if ok and name:
             for change in _file_changes(name, tool_input, structured, output):
                 self._emit(FileChange, at, call_id=call_id, **change)
-        if ok and name == "Bash" and tool_input.get("run_in_background") is not True:
+        if ok and name == "Bash" and not _backgrounded(tool_input, output):
             command = _str(tool_input.get("command")) or ""
             for old, new in moved_paths(command, self.record_cwd):
                 change = change_fields(new, "rename", old_path=old)
@@ -805,6 +805,14 @@ def _title(main: _Transcript) -> str | None:
 
 
 # -- file changes --------------------------------------------------------------------------
+
+
+def _backgrounded(tool_input: dict[str, Any], output: str) -> bool:
+    """A Bash call still running when its result was written: asked to run in the
+    background, or sent there (by the person, or for running long)."""
+    return tool_input.get("run_in_background") is True or output.startswith(
+        "Command running in background"
+    )
 
 
 def _file_changes(
