@@ -10,7 +10,8 @@ it), the lines attributed so far are first aligned with that text, so that lines
 inserted, removed or rewrote move them or drop out. Where it does not say, a diff whose lines
 disagree with the lines attributed so far leaves those lines out (listed with a reason) rather
 than place them where they no longer are. An unanchored change (an edit recorded as its text
-only) has no position: it is left out, and so are the lines it may have moved.
+only) has no position: it is left out, and so are the lines it may have moved. A rename takes
+a file's lines to its new path; a folder's (a shell's `mv`), those of every file under it.
 """
 
 from __future__ import annotations
