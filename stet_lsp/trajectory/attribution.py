@@ -187,6 +187,7 @@ class Attribution:
             lines = files.pop(change.old_path, {})
             known = texts.pop(change.old_path, None)
         if change.operation == "delete":
+            self._drop_folder(change.path)  # a folder's deletion (moved out of the repository)
             return
         after: str | list[str] | None = change.content if content is None else content
         hunks = parse_hunks(change.diff)
@@ -233,6 +234,12 @@ class Attribution:
             if path in self.texts:
                 self.texts[moved] = self.texts.pop(path)
         return bool(inside)
+
+    def _drop_folder(self, path: str) -> None:
+        prefix = path.rstrip("/") + "/"
+        for inside in [name for name in {*self.files, *self.texts} if name.startswith(prefix)]:
+            self.files.pop(inside, None)
+            self.texts.pop(inside, None)
 
     def _leave_out(self, path: str, lines: dict[int, LineOrigin], reason: str) -> None:
         for earlier, count in sorted(Counter(origin.step for origin in lines.values()).items()):

@@ -430,9 +430,12 @@ class _EventReader:
         path = repository_path(_text(record.get("path")) or "", cwd)
         operation = record.get("operation")
         old_path = repository_path(_text(record.get("old_path")) or "", cwd)
-        if path is None and operation == "rename" and old_path is not None:
+        if operation == "rename" and path is None and old_path is not None:
             # Moved out of the repository: gone from it, as if deleted.
             path, operation, old_path = old_path, "delete", None
+        elif operation == "rename" and old_path is None and record.get("old_path"):
+            # A file from outside moved onto `path`: what the run wrote there is gone.
+            operation = "delete"
         if path is None or operation not in _OPERATIONS:
             return
         diff = _text(record.get("diff")) or ""

@@ -450,16 +450,27 @@ def test_a_file_the_run_moved_in_a_shell_keeps_its_lines(root: Path, tmp_path: P
     assert attributed(provenance, "lib/pkg/kept.py", MADE) == {0: step, 1: step}
 
 
-def test_a_file_moved_out_of_the_repository_is_gone_from_it(root: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mv src/pkg/made.py {away}/elsewhere.py",  # the file out of the repository
+        "mv src/pkg src/other.txt {away}",  # its folder out, with another file
+        "mv -f {away}/backup.py src/pkg/made.py",  # a file from outside over it
+    ],
+    ids=["file out", "folder out", "file in over it"],
+)
+def test_what_moves_across_the_repositorys_edge_is_not_the_runs(
+    root: Path, tmp_path: Path, command: str
+) -> None:
     # A person's file written later where the run's was is not the run's.
-    session = Claude(SESSION_A, root).user("Add made() and move it away")
-    session.write_file("toolu_made", f"{root}/src/made.py", MADE)
-    away = tmp_path / "elsewhere.py"
-    session.tool("toolu_mv", "Bash", {"command": f"mv src/made.py {away}"}, "")
+    session = Claude(SESSION_A, root).user("Add made() and move things")
+    session.write_file("toolu_made", f"{root}/src/pkg/made.py", MADE)
+    away = tmp_path / "away"
+    session.tool("toolu_mv", "Bash", {"command": command.format(away=away)}, "")
     run_into(resolve_target(root), session, tmp_path)
-    write(root, "src/made.py", MADE)
+    write(root, "src/pkg/made.py", MADE)
     provenance = Provenance.load(root)
-    assert provenance.attribute("src/made.py", MADE) == []
+    assert provenance.attribute("src/pkg/made.py", MADE) == []
 
 
 def test_a_file_renamed_since_is_found_under_its_new_path(

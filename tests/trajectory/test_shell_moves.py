@@ -53,6 +53,9 @@ def test_moves_whose_meaning_is_certain(command: str, moves: list[tuple[str, str
         "mv a.py b.py # was c.py",
         "if test -e a.py; then mv a.py b.py; fi",
         "builtin cd sub && mv a.py b.py",
+        "exit 0 && mv a.py b.py",  # the shell ends, with 0, before the mv
+        "set -e && mv a.py b.py",
+        "mv a.py b.py\r",  # bash keeps the carriage return in the name
     ],
 )
 def test_commands_whose_moves_are_not_certain_move_nothing(command: str) -> None:

@@ -4,8 +4,9 @@ joined by `&&` (each ran when the whole succeeded). Anything else is read as mov
 a wrong path loses a file's attribution, a guessed one could give it to another file. So:
 
 - a command that a shell would expand, redirect or read otherwise (`$`, globs, quotes'
-  escapes, backquotes, pipes, subshells, `~`, `#`, `;`, line breaks, a lone `&`), or that
-  changes folder (`cd`, `pushd`, `popd`) moves nothing;
+  escapes, backquotes, pipes, subshells, `~`, `#`, `;`, line breaks, carriage returns, a lone
+  `&`), that changes folder (`cd`, `pushd`, `popd`), or that may end the shell first or change
+  what later words mean (`exit`, `return`, `set`, `alias`, …) moves nothing;
 - options other than `-f` and `-v` (`-n`, `-i`, `-k` may skip the move and still succeed;
   `-t`, `-T` change what the destination means) move nothing;
 - `mv a b` is a rename only when `b`'s name has a suffix (`b.py`): a destination without
@@ -18,9 +19,14 @@ import posixpath
 import re
 import shlex
 
-_UNCERTAIN = re.compile(r"[$`*?\[\]{}|<>()~\\#;\n]|(?<!&)&(?!&)")
+_UNCERTAIN = re.compile(r"[$`*?\[\]{}|<>()~\\#;\n\r]|(?<!&)&(?!&)")
 _QUIET_OPTIONS = frozenset({"-f", "-v", "--force", "--verbose"})
-_FOLDER_CHANGES = frozenset({"cd", "pushd", "popd", "builtin", "exec", "eval", "source", "."})
+# Words that change the folder, end the shell with 0 before the rest runs, or change what
+# later words mean.
+_UNSETTLING = frozenset(
+    {"cd", "pushd", "popd", "builtin", "exec", "eval", "source", ".", "exit", "return"}
+    | {"logout", "trap", "set", "shopt", "alias", "unalias", "unset", "function", "kill"}
+)
 
 
 def moved_paths(command: str, cwd: str | None) -> list[tuple[str, str]]:
@@ -34,7 +40,7 @@ def moved_paths(command: str, cwd: str | None) -> list[tuple[str, str]]:
             words = shlex.split(part)
         except ValueError:
             return []
-        if not words or words[0] in _FOLDER_CHANGES:
+        if not words or words[0] in _UNSETTLING:
             return []
         if words[0] == "mv":
             paths = _paths(words[1:])
