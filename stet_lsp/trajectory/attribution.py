@@ -11,7 +11,9 @@ inserted, removed or rewrote move them or drop out. Where it does not say, a dif
 disagree with the lines attributed so far leaves those lines out (listed with a reason) rather
 than place them where they no longer are. An unanchored change (an edit recorded as its text
 only) has no position: it is left out, and so are the lines it may have moved. A rename takes
-a file's lines to its new path; a folder's (a shell's `mv`), those of every file under it.
+a file's lines to its new path; a folder's (a shell's `mv`), those of every file under it. A
+move out of the repository (to a path the import left absolute) ends the attribution of what
+moved, and a move from outside onto a path ends the attribution of what was there.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from stet_lsp.core.lines import lines_of
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align
 from stet_lsp.trajectory.events import EventBase, FileChange
+from stet_lsp.trajectory.paths import repository_path
 
 _HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -179,16 +182,23 @@ class Attribution:
     def follow(self, change: FileChange, step: int, content: str | None = None) -> None:
         """Follows one change (`content`: the file after it, when not in the change)."""
         files, texts = self.files, self.texts
-        if change.operation == "rename" and change.old_path and self._moved_folder(change):
+        if change.operation == "rename" and change.old_path:
+            if _outside(change.path):  # moved out of the repository: gone from it
+                self._forget(change.old_path)
+                return
+            if _outside(change.old_path):  # from outside onto `path`: not what the run wrote
+                self._forget(change.path)
+                return
+            if self._moved_folder(change):
+                return
+        if change.operation == "delete":
+            self._forget(change.path)
             return
         lines = files.pop(change.path, {})
         known = texts.pop(change.path, None)
         if change.operation == "rename" and change.old_path:
             lines = files.pop(change.old_path, {})
             known = texts.pop(change.old_path, None)
-        if change.operation == "delete":
-            self._drop_folder(change.path)  # a folder's deletion (moved out of the repository)
-            return
         after: str | list[str] | None = change.content if content is None else content
         hunks = parse_hunks(change.diff)
         if change.operation == "create" and not any(op != "+" for h in hunks for op, _ in h.lines):
@@ -235,11 +245,13 @@ class Attribution:
                 self.texts[moved] = self.texts.pop(path)
         return bool(inside)
 
-    def _drop_folder(self, path: str) -> None:
+    def _forget(self, path: str) -> None:
+        """The file at `path` is gone, or a folder there with every file under it."""
         prefix = path.rstrip("/") + "/"
-        for inside in [name for name in {*self.files, *self.texts} if name.startswith(prefix)]:
-            self.files.pop(inside, None)
-            self.texts.pop(inside, None)
+        gone = [name for name in {*self.files, *self.texts} if name.startswith(prefix)]
+        for name in [path, *gone]:
+            self.files.pop(name, None)
+            self.texts.pop(name, None)
 
     def _leave_out(self, path: str, lines: dict[int, LineOrigin], reason: str) -> None:
         for earlier, count in sorted(Counter(origin.step for origin in lines.values()).items()):
@@ -255,6 +267,12 @@ def line_attribution(events: Sequence[EventBase]) -> Attribution:
         if isinstance(event, FileChange):
             attribution.follow(event, event.step or position)
     return attribution
+
+
+def _outside(path: str) -> bool:
+    """A path no repository-relative path is (absolute, `~/…`, or above the root), as the
+    import leaves the paths outside the repository."""
+    return repository_path(path, None) is None
 
 
 def _split(text: str | list[str] | None) -> list[str] | None:

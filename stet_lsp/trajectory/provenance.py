@@ -429,13 +429,13 @@ class _EventReader:
         cwd = self.cwds.get(session)
         path = repository_path(_text(record.get("path")) or "", cwd)
         operation = record.get("operation")
-        old_path = repository_path(_text(record.get("old_path")) or "", cwd)
-        if operation == "rename" and path is None and old_path is not None:
-            # Moved out of the repository: gone from it, as if deleted.
-            path, operation, old_path = old_path, "delete", None
-        elif operation == "rename" and old_path is None and record.get("old_path"):
-            # A file from outside moved onto `path`: what the run wrote there is gone.
-            operation = "delete"
+        recorded_old = _text(record.get("old_path")) or ""
+        old_path = repository_path(recorded_old, cwd)
+        if operation == "rename" and (path is None) != (old_path is None):
+            # Across the repository's edge: the side outside stays as recorded, and the
+            # attribution takes it for outside.
+            path = path or _text(record.get("path"))
+            old_path = old_path or recorded_old
         if path is None or operation not in _OPERATIONS:
             return
         diff = _text(record.get("diff")) or ""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -79,32 +78,6 @@ async def test_a_long_files_notes_take_the_edits_made_while_it_was_lexed(
     [top, last] = await eventually(both, timeout=30)
     assert top[0] == 0 and "typed at the top" in top[1]
     assert last[0] == 60_003 + 1 - 10 and "the last line's note" in last[1]
-
-
-async def test_a_request_about_a_long_file_closed_and_opened_again_waits_for_it(
-    client: LanguageClient, root: Path
-) -> None:
-    # Asked while the file is lexed, then closed and opened again: the answer is about the
-    # file as opened again, once its comments are lexed.
-    path = root / "src" / "long.py"
-    code = [f"value_{n} = compute({n})  # a plain comment {n}" for n in range(60_000)]
-    path.write_text("\n".join([*code, "# stet: the last line's note", ""]))
-    document = open_file(client, path)
-    at = types.Position(line=60_000, character=0)
-    asked = client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=document),
-            range=types.Range(start=at, end=at),
-            context=types.CodeActionContext(diagnostics=[]),
-        )
-    )
-    await asyncio.sleep(0.1)  # the request waits for the file as first opened
-    client.text_document_did_close(
-        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=document))
-    )
-    open_file(client, path)
-    actions = await asked
-    assert "Record margin note to style sheet" in [action.title for action in actions or []]
 
 
 async def test_margin_notes_become_hints_and_are_recorded(

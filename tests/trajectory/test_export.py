@@ -1337,38 +1337,39 @@ def test_hunk_headers_and_bodies_are_read_by_their_counts() -> None:
     assert hunks[1].lines == (("-", "old"), ("+", "new"))
 
 
-def test_a_persons_edit_between_two_changes_moves_the_lines_it_shifted() -> None:
-    # Step 1 writes a-d; a person inserts a header above them; step 2 (whose recorded result
-    # holds the header) removes b. The diff's line numbers count the header.
-    v1 = lines("a", "b", "c", "d")
-    edited = lines("# header", "a", "b", "c", "d")
-    after = lines("# header", "a", "c", "d")
+@pytest.mark.parametrize(
+    ("written", "edited", "after", "placed"),
+    [
+        # A header inserted above; step 2 (whose recorded result holds it) removes b: the
+        # diff's line numbers count the header.
+        (
+            ("a", "b", "c", "d"),
+            ("# header", "a", "b", "c", "d"),
+            ("# header", "a", "c", "d"),
+            {2: (1, "a"), 3: (1, "c"), 4: (1, "d")},
+        ),
+        # A line rewritten: no longer step 1's; step 2 adds one.
+        (
+            ("keep", "mine", "tail"),
+            ("keep", "theirs", "tail"),
+            ("keep", "theirs", "tail", "added"),
+            {1: (1, "keep"), 3: (1, "tail"), 4: (2, "added")},
+        ),
+    ],
+    ids=["inserted above", "rewritten"],
+)
+def test_a_persons_edit_between_two_changes_is_followed(
+    written: tuple[str, ...],
+    edited: tuple[str, ...],
+    after: tuple[str, ...],
+    placed: dict[int, tuple[int, str]],
+) -> None:
     events = [
-        change("p.py", None, v1, step=1),
-        change("p.py", edited, after, step=2, content=after),
+        change("p.py", None, lines(*written), step=1),
+        change("p.py", lines(*edited), lines(*after), step=2, content=lines(*after)),
     ]
     files = line_attribution(events).files["p.py"]
-    assert {n: (o.step, o.text) for n, o in files.items()} == {
-        2: (1, "a"),
-        3: (1, "c"),
-        4: (1, "d"),
-    }
-
-
-def test_lines_a_person_rewrote_between_changes_are_no_longer_the_steps() -> None:
-    v1 = lines("keep", "mine", "tail")
-    edited = lines("keep", "theirs", "tail")
-    after = lines("keep", "theirs", "tail", "added")
-    events = [
-        change("q.py", None, v1, step=1),
-        change("q.py", edited, after, step=2, content=after),
-    ]
-    files = line_attribution(events).files["q.py"]
-    assert {n: (o.step, o.text) for n, o in files.items()} == {
-        1: (1, "keep"),
-        3: (1, "tail"),
-        4: (2, "added"),
-    }
+    assert {n: (o.step, o.text) for n, o in files.items()} == placed
 
 
 def test_a_diff_that_disagrees_with_the_lines_followed_leaves_them_out() -> None:
@@ -1397,6 +1398,29 @@ def test_a_change_with_no_diff_places_the_lines_in_what_it_recorded() -> None:
     renamed = change("p.py", edited, edited, 2, content=edited)
     renamed = renamed.model_copy(update={"operation": "rename", "old_path": "p.py", "path": "q.py"})
     assert attributed_lines([events[0], renamed]) == {"q.py": [(2, 4, 1)]}
+
+
+def test_moves_across_the_repositorys_edge_end_the_attribution() -> None:
+    # Paths outside the repository stay as recorded (absolute): a file moved out is gone
+    # from it, with the files of a folder moved out, and a file moved in over one the run
+    # wrote is not the run's.
+    made = [change("a.py", None, lines("a"), 1), change("pkg/b.py", None, lines("b"), 2)]
+
+    def moved(old: str, new: str, step: int) -> FileChange:
+        return FileChange(
+            session="s",
+            step=step,
+            source=SourceRef(file="t", line=step),
+            path=new,
+            operation="rename",
+            old_path=old,
+            anchored=True,
+        )
+
+    assert attributed_lines([*made, moved("a.py", "/tmp/a.py", 3)]) == {"pkg/b.py": [(1, 1, 2)]}
+    assert attributed_lines([*made, moved("pkg", "/tmp/pkg", 3)]) == {"a.py": [(1, 1, 1)]}
+    assert attributed_lines([*made, moved("~/x.py", "a.py", 3)]) == {"pkg/b.py": [(1, 1, 2)]}
+    assert attributed_lines([*made, moved("../x.py", "a.py", 3)]) == {"pkg/b.py": [(1, 1, 2)]}
 
 
 def test_a_diff_that_does_not_apply_to_the_text_left_leaves_the_lines_out() -> None:
