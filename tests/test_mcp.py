@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import tomllib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -430,37 +429,79 @@ def test_garbage_on_the_wire_does_not_stop_the_server(workspace: Path) -> None:
 
 
 def raw_exchange(root: Path, payload: str, wanted: set[int | None]) -> dict[Any, dict[str, Any]]:
-    """Write `payload` to a server and read its answers until every id in `wanted` has one
-    (standard input stays open until then: a request in flight at its end may go unanswered)."""
-    process = subprocess.Popen(
+    """Write `payload` to a server, close its standard input at once and read every answer:
+    each id in `wanted` must have exactly one, and the server must end by itself."""
+    done = subprocess.run(
         [sys.executable, "-m", "stet_lsp", "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        input=payload,
+        capture_output=True,
         text=True,
         cwd=root,
         env={**os.environ, "PYTHONPATH": str(PROJECT)},
+        timeout=60,  # a server that stops answering, or never ends, fails the test
     )
-    assert process.stdin is not None and process.stdout is not None
+    assert done.returncode == 0, done.stderr
     answers: dict[Any, dict[str, Any]] = {}
-    watchdog = threading.Timer(30, process.kill)  # a server that stops answering fails the test
-    watchdog.start()
-    try:
-        process.stdin.write(payload)
-        process.stdin.flush()
-        for line in process.stdout:
-            message = json.loads(line)
-            if "id" in message:
-                answers[message["id"]] = message
-            if wanted <= set(answers):
-                break
-        process.stdin.close()
-        assert process.wait(timeout=15) == 0
-    finally:
-        watchdog.cancel()
-        process.kill()
+    for line in done.stdout.splitlines():
+        message = json.loads(line)
+        if "id" in message:
+            if message["id"] is not None:  # the lines with no id that can be read get null
+                assert message["id"] not in answers, f"answered twice: {message}"
+            answers[message["id"]] = message
     assert wanted <= set(answers), answers
     return answers
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
+
+def test_requests_in_flight_when_input_ends_are_answered(workspace: Path) -> None:
+    """A client that writes its requests and closes its end gets every answer: the SDK
+    cancels what it has not answered when input ends, so the server waits for those first.
+    A request its client cancelled is not waited for."""
+    lines = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *(
+            {
+                "jsonrpc": "2.0",
+                "id": 10 + n,
+                "method": "tools/call",
+                "params": {"name": "add_note", "arguments": {"text": f"Closing note {n}."}},
+            }
+            for n in range(3)
+        ),
+        {
+            "jsonrpc": "2.0",
+            "id": "brief",
+            "method": "resources/read",
+            "params": {"uri": "stet://brief"},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 20,
+            "method": "tools/call",
+            "params": {"name": "list_notes", "arguments": {}},
+        },
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 20}},
+    ]
+    payload = "".join(json.dumps(line) + "\n" for line in lines)
+    answers = raw_exchange(workspace, payload, wanted={1, 10, 11, 12, "brief"})
+    texts = {entry.text for entry in sheet_of(workspace).entries()}
+    for n in range(3):
+        assert answers[10 + n]["result"]["isError"] is False
+        added = answers[10 + n]["result"]["structuredContent"]["entry"]
+        assert added["text"] == f"Closing note {n}." and added["text"] in texts
+    assert answers["brief"]["result"]["contents"][0]["uri"] == "stet://brief"
 
 
 def test_arguments_are_checked_against_the_schema_itself() -> None:

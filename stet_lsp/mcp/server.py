@@ -5,6 +5,8 @@ A tool call runs in a worker thread, one at a time, so the event loop keeps answ
 the style sheet's lock is waited for. Every failure of a call, expected (a StetError: bad
 input, a paused sheet, an unknown id) or not, becomes a tool result with `isError` and a
 message; the server keeps serving. Nothing is printed to standard output but the protocol.
+When standard input ends, the requests read by then are answered before the server stops
+(the SDK would cancel them): a client may write its requests and close its end.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import io
 import json
 import logging
 import sys
+from collections import Counter
 from typing import Any
 
 import anyio
@@ -122,7 +125,8 @@ def serve(place: Place) -> int:
         lines = anyio.wrap_file(
             io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
         )
-        checked = _CheckedLines(lines, refused_send)
+        unanswered = _Unanswered()
+        checked = _CheckedLines(lines, refused_send, unanswered)
         async with stdio_server(stdin=checked) as (read_stream, write_stream):  # type: ignore[arg-type]
             # A handle of its own: the server closes its handle when standard input ends, and
             # the output stays open until the refusals queued by then are written.
@@ -135,7 +139,8 @@ def serve(place: Place) -> int:
 
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(answer_refused)  # ends once standard input has
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+                answers = _Answers(write_stream, unanswered)
+                await server.run(read_stream, answers, server.create_initialization_options())
 
     anyio.run(run)
     return 0
@@ -146,9 +151,10 @@ class _CheckedLines:
     (not JSON, a lone surrogate, nested deeper than its parser goes, not JSON-RPC 2.0) with
     no answer, so such a line is answered here, with its id when it has one."""
 
-    def __init__(self, lines: Any, refused: Any) -> None:
+    def __init__(self, lines: Any, refused: Any, unanswered: _Unanswered) -> None:
         self.lines = lines
         self.refused = refused
+        self.unanswered = unanswered
 
     def __aiter__(self) -> Any:
         return self._checked()
@@ -177,7 +183,72 @@ class _CheckedLines:
                         await self.refused.send(_wire_error(None, types.INVALID_REQUEST, why))
                         continue
                     line = whole
+                    message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                self.unanswered.read(message)
                 yield line
+            # The end of the input ends the server, which cancels what it has not answered.
+            await self.unanswered.answered()
+
+
+class _Unanswered:
+    """The ids of the requests read and not answered yet (a request cancelled by its client
+    gets no answer: it is not waited for)."""
+
+    def __init__(self) -> None:
+        self.ids: Counter[str | int] = Counter()
+        self.none_left = anyio.Event()
+
+    def read(self, message: types.JSONRPCMessage) -> None:
+        if isinstance(message, types.JSONRPCRequest):
+            self.ids[message.id] += 1
+        elif isinstance(message, types.JSONRPCNotification) and message.method == (
+            "notifications/cancelled"
+        ):
+            request_id = (message.params or {}).get("requestId")
+            if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+                self._done(request_id)
+
+    def sent(self, message: types.JSONRPCMessage) -> None:
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and isinstance(
+            message.id, str | int
+        ):
+            self._done(message.id)
+
+    def _done(self, request_id: str | int) -> None:
+        if self.ids[request_id] > 1:
+            self.ids[request_id] -= 1
+        else:
+            self.ids.pop(request_id, None)
+        if not self.ids:
+            self.none_left.set()
+
+    async def answered(self) -> None:
+        while self.ids:
+            self.none_left = anyio.Event()
+            await self.none_left.wait()
+
+
+class _Answers:
+    """The server's side of standard output, telling `_Unanswered` what it answers."""
+
+    def __init__(self, stream: Any, unanswered: _Unanswered) -> None:
+        self.stream = stream
+        self.unanswered = unanswered
+
+    async def send(self, item: SessionMessage, /) -> None:
+        await self.stream.send(item)
+        self.unanswered.sent(item.message)
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+    async def __aenter__(self) -> _Answers:
+        await self.stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        result: bool | None = await self.stream.__aexit__(*exc)
+        return result
 
 
 def _refusal(line: str, error: ValueError) -> types.JSONRPCError | None:
