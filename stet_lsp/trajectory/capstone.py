@@ -51,6 +51,7 @@ from stet_lsp.core.targets import Target, find_repository
 from stet_lsp.trajectory.events import EventBase, Graduation, parse_event
 from stet_lsp.trajectory.feedback import feedback_lock, feedback_path, moved_lines
 from stet_lsp.trajectory.graduation import INDEX_LOCK, retarget_skill, skill_lock
+from stet_lsp.trajectory.importing import compose_pending
 from stet_lsp.trajectory.meta import Meta, summarise
 from stet_lsp.trajectory.skills import skill_path
 from stet_lsp.trajectory.store import (
@@ -202,6 +203,10 @@ def capstone(
     with file_lock(folder.path, target.root, "the working trajectory"), ExitStack() as held:
         head = _check_repository(repository, target, allow_detached)
         signature = _signature(repository)
+        if not dry_run:
+            # A session stored and not composed yet (an import or a graduation stopped or
+            # failed in between) is committed with the others.
+            compose_pending(target, folder, config)
         tell("redacting")
         plan = _plan(repository, target, folder, head, message, held, config)
         if plan.committed or dry_run:

@@ -51,7 +51,7 @@ from stet_lsp.trajectory.events import Graduation, Note, SourceRef, event_json, 
 from stet_lsp.trajectory.importing import (
     RECORD_FORMAT,
     SESSIONS,
-    compose,
+    compose_pending,
     read_record,
     write_session,
 )
@@ -179,6 +179,23 @@ def graduate(
     What is written passes the gate with `gate_config`, else the repository's."""
     sheet = _sheet_of(sheet_or_target)
     config = _config_of(sheet, gate_config)
+    result = _graduate(sheet, entry_id, route, skill_name, text, now, config)
+    _compose(sheet.target, config)
+    return result
+
+
+def _graduate(
+    sheet: StyleSheet,
+    entry_id: str,
+    route: str,
+    skill_name: str | None,
+    text: str | None,
+    now: datetime | None,
+    config: GateConfig,
+) -> Result:
+    """`graduate` up to storing its events: the working trajectory is composed after the
+    sheet's lock is let go (composing a long trajectory takes seconds, which the agents'
+    notes would wait for)."""
     # Under the sheet's lock from reading the entry to closing it: an edit or a discard made
     # meanwhile waits, instead of being closed over with the text it replaced. A failure
     # writes nothing to the sheet.
@@ -191,6 +208,20 @@ def graduate(
         entry.status = STATUS_OF[chosen]
         document.touch(entry.id)
     return _result(sheet, entry, chosen, folder, edited, outcome)
+
+
+def _compose(target: Target, config: GateConfig) -> None:
+    """The working trajectory composed with the events graduation stored. A failure here
+    leaves them stored and marked: the next import, graduation or capstone composes them."""
+    folder = working_folder(target)
+    try:
+        with file_lock(folder.path, target.root, "the working trajectory"):
+            compose_pending(target, folder, config)
+    except StetError as error:
+        raise StetError(
+            f"graduated, but the working trajectory was not composed: {error} (the next "
+            "import, graduation or capstone composes it)"
+        ) from None
 
 
 def checked_decision(
@@ -472,8 +503,8 @@ def _record(
     moment: datetime,
     config: GateConfig,
 ) -> Folder:
-    """The decision (and, into the trajectory, the note) as events of the working trajectory,
-    which is composed again."""
+    """The decision (and, into the trajectory, the note) stored as events of the working
+    trajectory, to be composed (`_compose`)."""
     target = sheet.target
     source = SourceRef(
         file=sheet.path.relative_to(target.root).as_posix(), line=max(1, entry.source_line)
@@ -500,7 +531,6 @@ def _record(
     ensure_stet_gitignore(target.root)
     with file_lock(folder.path, target.root, "the working trajectory"):
         _append(target, folder, events, config)
-        compose(target, folder, config)
     return folder
 
 
@@ -699,16 +729,20 @@ def apply_review(
     config = _config_of(sheet, gate_config)
     checked = checked_review(sheet, document_text)
     results: list[Result] = []
+    failed: StetError | None = None
     for line in checked:
         try:
             results.append(
-                graduate(
-                    sheet, line.entry_id, line.route, skill_name=line.skill, gate_config=config
-                )
+                _graduate(sheet, line.entry_id, line.route, line.skill, None, None, config)
             )
         except StetError as error:
             done = f"the {len(results)} checked line(s) before it were carried out"
-            raise StetError(f"line {line.line}: {error} ({done})") from None
+            failed = StetError(f"line {line.line}: {error} ({done})")
+            break
+    if results:  # once for the whole review
+        _compose(sheet.target, config)
+    if failed is not None:
+        raise failed
     return results
 
 

@@ -221,6 +221,16 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
         remove_regular(folder.path / SESSIONS / COMPOSING, target.root)
 
 
+def compose_pending(target: Target, folder: Folder, gate_config: GateConfig | None = None) -> bool:
+    """Compose when a session was stored and not composed yet (an import or a graduation
+    stopped, or failed, between the two). Call it holding the working trajectory's lock.
+    Whether it composed."""
+    if not _composing(folder):
+        return False
+    compose(target, folder, gate_config)
+    return True
+
+
 def gated_narration(
     meta: Meta, events: list[Event], lines: list[str], config: GateConfig
 ) -> Generator[str, None, None]:

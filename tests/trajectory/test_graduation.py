@@ -432,6 +432,69 @@ def test_an_edit_made_while_an_entry_graduates_waits_for_it(sheet: StyleSheet, r
     assert [e.text for e in edited] == ["Do not use requests directly"]  # after, not lost
 
 
+def test_the_sheet_is_not_held_while_the_trajectory_is_composed(
+    sheet: StyleSheet, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Composing a long working trajectory takes seconds: an agent's note added meanwhile is
+    not kept waiting for it (the sheet's lock is let go once the entry is closed)."""
+    import stet_lsp.trajectory.importing as importing
+
+    import_transcript(sheet.target, transcript(root, "before", stamp(-timedelta(days=1)), "first"))
+    entry = add(sheet, "Wrap errors with wrap_error().", "convention")
+    real = importing.compose
+    added: list[Entry] = []
+
+    def compose_with_a_note_meanwhile(*args: Any, **kwargs: Any) -> None:
+        meanwhile = threading.Thread(
+            target=lambda: added.append(StyleSheet(sheet.target).add("A note meanwhile."))
+        )
+        meanwhile.start()
+        meanwhile.join(10)  # the sheet's lock is waited for up to 15 s
+        assert added, "the note waited for the composition"
+        real(*args, **kwargs)
+
+    monkeypatch.setattr(importing, "compose", compose_with_a_note_meanwhile)
+    done = graduate(sheet, entry.id, "trajectory")
+
+    assert done["entry"]["status"] == "graduated-trajectory"
+    assert [note.text for note in of(events(sheet), Note)] == [entry.text]
+    assert sheet.get(added[0].id).text == "A note meanwhile."
+
+
+def test_a_composition_that_fails_is_done_by_the_capstone(
+    sheet: StyleSheet, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entry is closed before the trajectory is composed: when composing fails, the
+    graduation says so, its events stay stored, and the capstone composes them before it
+    commits (as it does for an import stopped between storing and composing)."""
+    import stet_lsp.trajectory.importing as importing
+    from stet_lsp.trajectory.capstone import capstone
+
+    pygit2.Repository(str(root)).config["user.name"] = "Reviewer"
+    pygit2.Repository(str(root)).config["user.email"] = "reviewer@example.com"
+    import_transcript(sheet.target, transcript(root, "before", stamp(-timedelta(days=1)), "first"))
+    entry = add(sheet, "Tried urllib3's Retry: it retries POSTs.", "ruled-out")
+    real = importing.compose
+
+    def full_disk(*args: Any, **kwargs: Any) -> None:
+        raise StetError("no space left on device")
+
+    monkeypatch.setattr(importing, "compose", full_disk)
+    with pytest.raises(StetError, match="graduated, but the working trajectory was not composed"):
+        graduate(sheet, entry.id, "trajectory")
+    assert status(sheet, entry) == "graduated-trajectory"
+    assert of(events(sheet), Note) == []  # stored, not composed yet
+    monkeypatch.setattr(importing, "compose", real)
+
+    result = capstone(sheet.target)
+
+    repository = pygit2.Repository(str(root))
+    commit = repository.head.peel(pygit2.Commit)
+    committed = commit.tree / ".stet" / "trajectories" / result.trajectory / "events.jsonl"
+    notes = [json.loads(line) for line in committed.data.decode().splitlines()]
+    assert [event["text"] for event in notes if event["kind"] == "note"] == [entry.text]
+
+
 # -- extending a skill ------------------------------------------------------------------------------
 
 
