@@ -55,8 +55,22 @@ def _walk(
             yield path, entry.id
 
 
+def staged_index(repository: pygit2.Repository) -> pygit2.Index:
+    """The index the commit being made is written from: the one `GIT_INDEX_FILE` names when
+    set (`git commit -a` and `git commit PATH` give their hooks a temporary index, as the
+    capstone does; relative to the folder git runs in), else the repository's."""
+    named = os.environ.get("GIT_INDEX_FILE")
+    if not named:
+        return repository.index
+    try:
+        return pygit2.Index(os.path.abspath(named))
+    except pygit2.GitError as error:
+        raise StetError(f"GIT_INDEX_FILE={named}: {error}") from None
+
+
 def committed_and_staged(repository: pygit2.Repository) -> list[Artifact]:
-    """Every `.stet/` blob in HEAD's tree and in the index, except `.stet/cache/`."""
+    """Every `.stet/` blob in HEAD's tree and in the index (`staged_index`), except
+    `.stet/cache/`."""
     head: dict[str, pygit2.Oid] = {}
     if not repository.head_is_unborn:
         tree = repository.head.peel(pygit2.Commit).tree
@@ -64,7 +78,9 @@ def committed_and_staged(repository: pygit2.Repository) -> list[Artifact]:
             stet_tree = repository[tree[".stet"].id]
             if isinstance(stet_tree, pygit2.Tree):
                 head = dict(_walk(repository, stet_tree, STET_DIR))
-    staged = {entry.path: entry.id for entry in repository.index if _is_artifact(entry.path)}
+    staged = {
+        entry.path: entry.id for entry in staged_index(repository) if _is_artifact(entry.path)
+    }
     artifacts: list[Artifact] = []
     for path in sorted(set(head) | set(staged)):
         in_head, in_index = head.get(path), staged.get(path)

@@ -3,6 +3,7 @@
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import time
@@ -264,6 +265,54 @@ def test_check_reads_head_and_index_not_the_work_tree(
     assert run(["check"]) == 1
     out = capsys.readouterr().out
     assert out.startswith(":.stet/skills/s/SKILL.md:1:5: github-token")
+
+
+def test_check_reads_the_index_git_names(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`git commit -a` and `git commit PATH` run their hooks on a temporary index named by
+    GIT_INDEX_FILE: that index is what gets committed, not `.git/index`."""
+    repository = pygit2.init_repository(str(in_tmp))
+    commit(repository, {".stet/skills/s/SKILL.md": "clean\n", ".stet/skills/t/SKILL.md": "ok\n"})
+    skill = in_tmp / ".stet" / "skills" / "s" / "SKILL.md"
+    skill.write_text(f"use {ghp()}\n")
+    # As `git commit -a` makes it: HEAD's entries, then the edited file's.
+    named = in_tmp / ".git" / "next-index.lock"
+    temporary = pygit2.Index(str(named))
+    temporary.read_tree(repository.head.peel(pygit2.Commit).tree)
+    blob = repository.create_blob(skill.read_bytes())
+    temporary.add(pygit2.IndexEntry(".stet/skills/s/SKILL.md", blob, pygit2.enums.FileMode.BLOB))
+    temporary.write()
+    monkeypatch.setenv("GIT_INDEX_FILE", str(named))
+    assert run(["check"]) == 1
+    assert capsys.readouterr().out.startswith(":.stet/skills/s/SKILL.md:1:5: github-token")
+
+    # Relative to the folder git runs the hook in (the work tree's top).
+    monkeypatch.setenv("GIT_INDEX_FILE", ".git/index")
+    assert run(["check"]) == 0
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="no git here to run a hook")
+def test_a_pre_commit_hook_refuses_git_commit_a(tmp_path: Path) -> None:
+    repository = pygit2.init_repository(str(tmp_path))
+    commit(repository, {".stet/skills/s/SKILL.md": "clean\n"})
+    hook = tmp_path / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text(f"#!/bin/sh\nexec {sys.executable} -m stet_lsp gate check\n")
+    hook.chmod(0o755)
+    (tmp_path / ".stet" / "skills" / "s" / "SKILL.md").write_text(f"use {ghp()}\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    identity = ["-c", "user.name=Gate Test", "-c", "user.email=gate@example.invalid"]
+    done = subprocess.run(
+        ["git", *identity, "commit", "-q", "-a", "-m", "skill"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0, done.stderr
+    assert ":.stet/skills/s/SKILL.md:1:5: github-token" in done.stdout + done.stderr
+    assert pygit2.Repository(str(tmp_path)).head.peel(pygit2.Commit).message == "c"
 
 
 def test_check_flags_committed_secrets_and_explicit_paths(
