@@ -61,7 +61,8 @@ def staged_index(repository: pygit2.Repository) -> pygit2.Index:
     capstone does; relative to the folder git runs in), else the repository's."""
     named = os.environ.get("GIT_INDEX_FILE")
     if not named:
-        return repository.index
+        index: pygit2.Index = repository.index
+        return index
     try:
         return pygit2.Index(os.path.abspath(named))
     except pygit2.GitError as error:
