@@ -410,7 +410,7 @@ def _plan(
     working = folder.read_meta()
     events_text, counts = _gated_events(folder, target, config)
     events = _parse_events(events_text)
-    trajectory = trajectory_id(target, events_text, events, head.commit)
+    trajectory = trajectory_id(target, events_text, events, head.commit, config)
     supersedes = _superseded(head.commit)
     meta = _meta(working, trajectory, events, counts, head.commit, supersedes)
     meta_text = _gated(config, dump_meta(meta), "meta.json")
@@ -545,16 +545,21 @@ def _meta(
 
 
 def trajectory_id(
-    target: Target, events_text: str, events: list[EventBase], head: pygit2.Commit
+    target: Target,
+    events_text: str,
+    events: list[EventBase],
+    head: pygit2.Commit,
+    config: GateConfig,
 ) -> str:
     """`<date>-<slug>-<hash>`: the date of the first event (UTC when its time has a zone; the
     date of HEAD's commit when no event has a time), the target's name folded to
-    `[a-z0-9-]` (at most 40 characters), and the first 12 hex digits of the SHA-256 of the
-    committed events.jsonl. Readable in a listing, sorted by date, and stable: the same
-    events on the same target always get the same id."""
+    `[a-z0-9-]` (at most 40 characters; the target's kind when the gate finds a secret in
+    the name or the slug: the id names committed files), and the first 12 hex digits of the
+    SHA-256 of the committed events.jsonl. Readable in a listing, sorted by date, and
+    stable: the same events on the same target always get the same id."""
     started = min((event.time for event in events if event.time), default=None)
     digest = hashlib.sha256(events_text.encode("utf-8")).hexdigest()[:_HASH_LENGTH]
-    return f"{_date(started, head)}-{_slug(target)}-{digest}"
+    return f"{_date(started, head)}-{_slug(target, config)}-{digest}"
 
 
 def _date(started: str | None, head: pygit2.Commit) -> str:
@@ -571,9 +576,14 @@ def _date(started: str | None, head: pygit2.Commit) -> str:
     return datetime.fromtimestamp(head.commit_time, UTC).date().isoformat()
 
 
-def _slug(target: Target) -> str:
+def _slug(target: Target, config: GateConfig) -> str:
+    from stet_lsp import gate
+
     folded = unicodedata.normalize("NFKD", target.name).encode("ascii", "ignore").decode()
     slug = _UNSAFE.sub("-", folded.lower()).strip("-")[:_SLUG_LENGTH].rstrip("-")
+    for text in (target.name, slug):
+        if gate.redact_text(text, config=config, path="target name", cache=None).text != text:
+            return target.kind
     return slug or target.kind
 
 

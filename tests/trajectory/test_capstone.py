@@ -371,6 +371,27 @@ def test_the_id_is_the_first_events_date_the_target_and_a_hash_of_the_events(
     assert result.trajectory == f"2026-03-01-feature-login-ux-{digest}"
 
 
+def test_a_branch_named_with_a_secret_names_no_committed_file(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """The id names the committed folder: a target name the gate finds a secret in gives
+    its kind instead, and the trailer and meta.json name the same id as the folder."""
+    branch = "xoxb-123456789012-1234567890123-abcdefgh"  # a Slack bot token's shape
+    repo.references.create(f"refs/heads/{branch}", repo.head.target)
+    repo.set_head(f"refs/heads/{branch}")
+    import_work(root, tmp_path)
+
+    result = capstone(resolve_target(root))
+
+    assert re.fullmatch(r"2026-03-01-branch-[0-9a-f]{12}", result.trajectory)
+    commit = head_commit(reopen(repo))
+    files = flat(reopen(repo), commit.tree)
+    assert not [path for path in files if "xoxb" in path]
+    assert commit.message_trailers["Stet-Trajectory"] == result.trajectory
+    meta = json.loads(blob_text(repo, commit, f".stet/trajectories/{result.trajectory}/meta.json"))
+    assert meta["id"] == result.trajectory and branch not in json.dumps(meta)
+
+
 def test_a_secret_written_into_the_working_trajectory_by_hand_is_redacted_at_the_capstone(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
