@@ -26,6 +26,7 @@ from pygls.exceptions import (
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
     JsonRpcParseError,
+    JsonRpcServerNotInitialized,
 )
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -37,7 +38,12 @@ log = logging.getLogger("stet_lsp")
 MAX_DEPTH = 64
 """Deepest nesting of objects and arrays accepted in a message (LSP's own types nest far
 less); deeper ones are refused before anything recurses over them."""
-_CONTENT_LENGTH = re.compile(rb"^Content-Length: *(\d+)\r\n$", re.IGNORECASE)
+MAX_BODY = 1 << 30
+"""The longest message body read (1 GiB): a longer Content-Length is refused unread, as a
+framing error, rather than allocated."""
+_CONTENT_LENGTH = re.compile(rb"Content-Length: *(\d+)\r\n$", re.IGNORECASE)
+"""Searched, not matched from the line's start: after a message whose Content-Length was
+short, its rest is glued to the next header, and the reading falls back in step there."""
 
 
 def pulls_diagnostics(capabilities: types.ClientCapabilities | None) -> bool:
@@ -67,6 +73,9 @@ class Refused:
 class StetProtocol(LanguageServerProtocol):
     exit_code = 0
     """What the process exits with: 1 when `exit` came without `shutdown` first."""
+    initialize_seen = False
+    """Whether `initialize` came: before it, a request is refused (ServerNotInitialized)
+    and a notification but `exit` dropped, as LSP says."""
 
     # -- reading -------------------------------------------------------------------------
 
@@ -90,7 +99,9 @@ class StetProtocol(LanguageServerProtocol):
             data = _decode(body)
         except RecursionError:
             return Refused(_find_id(body), JsonRpcInvalidRequest("the message nests too deeply"))
-        except (ValueError, UnicodeDecodeError) as error:
+        except UnicodeDecodeError as error:  # its id may still be read, to answer it
+            return Refused(_find_id(body), JsonRpcParseError(f"not UTF-8: {error}"))
+        except ValueError as error:
             return Refused(None, JsonRpcParseError(f"not JSON: {error}"))
         if not isinstance(data, dict):
             return Refused(None, JsonRpcInvalidRequest("a message must be a JSON object"))
@@ -108,8 +119,13 @@ class StetProtocol(LanguageServerProtocol):
             return self._refuse(data, request_id, JsonRpcInvalidParams(problem), is_request)
         if self._shutdown and method is not None and method != types.EXIT:
             return Refused(request_id, JsonRpcInvalidRequest("the server is shut down"), is_request)
+        if not self.initialize_seen and method not in (None, types.INITIALIZE, types.EXIT):
+            why = f"{method} before initialize"
+            return Refused(request_id, JsonRpcServerNotInitialized(why), is_request)
         try:
-            return self.structure_message(data)
+            message = self.structure_message(data)
+            self.initialize_seen = self.initialize_seen or method == types.INITIALIZE
+            return message
         except JsonRpcException:
             if method is not None and "params" not in data:
                 with suppress(JsonRpcException):  # a notification such as `initialized`
@@ -264,7 +280,8 @@ _TOP_LEVEL_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
 
 
 def _find_id(body: bytes) -> int | str | None:
-    """The id of a message too deep to decode: the `"id"` member at the outermost level."""
+    """The id of a message too deep to decode, or not UTF-8: the `"id"` member at the
+    outermost level."""
     depth, in_string, escaped = 0, False, False
     for index, byte in enumerate(body):
         if in_string:
@@ -296,9 +313,14 @@ async def serve(stop: threading.Event, reader: Any, protocol: StetProtocol) -> N
         header = await reader.readline()
         if not header:
             break
-        match = _CONTENT_LENGTH.fullmatch(header)
+        match = _CONTENT_LENGTH.search(header)
         if match:
             length = int(match.group(1))
+            if length > MAX_BODY:
+                log.warning("refused a message of %d bytes, unread", length)
+                error = {"code": JsonRpcInvalidRequest.CODE, "message": "the message is too long"}
+                protocol._send_data({"jsonrpc": "2.0", "id": None, "error": error})
+                length = 0
             continue
         if header.strip():
             continue  # Content-Type or an unknown header

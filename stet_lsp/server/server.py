@@ -286,10 +286,12 @@ class StetServer(LanguageServer):
         """What requests about the document waited for is done: they go on, and its answers
         are refreshed (as requests waited, no refresh is asked of the client)."""
         assert state.ready is not None
-        if self.documents.get(state.uri) is state:
-            self.refresh([state], outside=False)
-        if not state.ready.done():
-            state.ready.set_result(None)
+        try:
+            if self.documents.get(state.uri) is state:
+                self.refresh([state], outside=False)
+        finally:  # a refresh that fails must not leave the requests waiting for ever
+            if not state.ready.done():
+                state.ready.set_result(None)
 
     def _lexing(self, state: DocumentState) -> asyncio.Task[None]:
         """The task lexing a long text's comments (started unless one runs)."""

@@ -112,6 +112,66 @@ def test_non_utf8_bytes_in_a_frame_do_not_kill_the_server(raw: PipeServer) -> No
     assert raw.answer(3)["result"] is None
 
 
+def test_invalid_utf8_is_answered_with_its_id(raw: PipeServer) -> None:
+    raw.send_bytes(b'{"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": {"x": "\xff"}}')
+    answer = raw.answer(2)
+    assert answer["error"]["code"] == -32700 and "UTF-8" in answer["error"]["message"]
+
+
+def test_a_content_length_that_lies_does_not_stop_the_server(raw: PipeServer) -> None:
+    """A length too large to read is refused unread; one a few bytes short or long costs the
+    message it frames (and, when long, the next), and the reading falls back in step at the
+    next header."""
+    stdin = raw.process.stdin
+    assert stdin is not None
+    hover = {
+        "method": "textDocument/hover",
+        "params": {
+            "textDocument": {"uri": "file:///x.py"},
+            "position": {"line": 0, "character": 0},
+        },
+    }
+    stdin.write(b"Content-Length: 99999999999999999999\r\n\r\n")
+    stdin.write(b"Content-Length: 1000000000000\r\n\r\n")
+    raw.send({"id": 2, **hover})
+    assert raw.answer(2)["result"] is None
+    for request_id, wrong in ((3, -5), (5, 30)):
+        body = json.dumps({"jsonrpc": "2.0", "id": request_id, **hover}).encode()
+        stdin.write(b"Content-Length: %d\r\n\r\n" % (len(body) + wrong) + body)
+        stdin.flush()
+        raw.send({"id": request_id + 1, **hover})
+        for later in range(10, 13):
+            raw.send({"id": request_id * 10 + later, **hover})
+        for later in range(10, 13):
+            assert raw.answer(request_id * 10 + later)["result"] is None
+
+
+def test_requests_before_initialize_are_refused_and_notifications_dropped(
+    root: Path,
+) -> None:
+    """LSP: before `initialize`, a request gets ServerNotInitialized and a notification (but
+    `exit`) is dropped; a document opened then is not taken for open afterwards (its
+    requests waited for ever when a refresh before initialize failed)."""
+    server = PipeServer()
+    try:
+        document = uri(root / "src" / "app.py")
+        server.open(document, "x = 1  # stet: early\n")
+        note = {"command": "stet.note.list", "arguments": [{"uri": document}]}
+        server.send({"id": 2, "method": "workspace/executeCommand", "params": note})
+        server.send({"id": 3, "method": "shutdown"})
+        for request_id in (2, 3):
+            error = server.answer(request_id)["error"]
+            assert error["code"] == -32002 and "before initialize" in error["message"]
+        server.initialize(folders=[uri(root)])
+        position = {"textDocument": {"uri": document}, "position": {"line": 0, "character": 0}}
+        server.send({"id": 4, "method": "textDocument/hover", "params": position})
+        assert server.answer(4)["result"] is None
+        server.send({"id": 5, "method": "shutdown"})
+        assert server.answer(5)["result"] is None
+    finally:
+        server.close()
+
+
 @pytest_lsp.fixture(config=SERVER, params=["utf-16", "utf-8"])
 async def encoded(request: pytest.FixtureRequest, lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
     lsp_client.applied_edits = []  # type: ignore[attr-defined]
