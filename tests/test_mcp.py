@@ -407,11 +407,14 @@ def test_garbage_on_the_wire_does_not_stop_the_server(workspace: Path) -> None:
         {"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
         # An id written with a fraction of zero is served, its answer's id the number.
         '{"jsonrpc": "2.0", "id": 8.0, "method": "tools/list"}',
+        # Deeper than json itself goes: the id is still read.
+        '{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "list_notes", '
+        '"arguments": {"kind": ' + "[" * 5000 + "]" * 5000 + "}}}",
     ]
     payload = "".join(
         (line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines
     )
-    answers = raw_exchange(workspace, payload, wanted={None, 1, 2, 3, 4, 5, 6, 7, 8})
+    answers = raw_exchange(workspace, payload, wanted={None, 1, 2, 3, 4, 5, 6, 7, 8, 9})
     assert answers[1]["result"]["serverInfo"]["name"] == "stet"
     assert len(answers[8]["result"]["tools"]) == len(TOOLS)
     assert "error" in answers[2]
@@ -424,6 +427,7 @@ def test_garbage_on_the_wire_does_not_stop_the_server(workspace: Path) -> None:
     assert "JSON-RPC 2.0" in answers[6]["error"]["message"]
     assert answers[7]["error"]["code"] == -32600
     assert "recursion limit" in answers[7]["error"]["message"]
+    assert answers[9]["error"] == {"code": -32600, "message": "nested too deep"}
     assert answers[None]["error"]["code"] in (-32700, -32600)  # not JSON; the object id
     assert "half" not in sheet_of(workspace).read_text()
 

@@ -29,6 +29,7 @@ from mcp.shared.message import SessionMessage
 
 from stet_lsp import __version__
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.jsonids import top_level_id
 from stet_lsp.mcp.tools import (
     BRIEF_DESCRIPTION,
     BRIEF_URI,
@@ -170,7 +171,8 @@ class _CheckedLines:
                     try:
                         refusal = _refusal(line, error)
                     except RecursionError:  # json read it, but it is too deep to look into
-                        refusal = _wire_error(None, types.INVALID_REQUEST, "nested too deep")
+                        request_id = top_level_id(line.encode("utf-8", "surrogatepass"))
+                        refusal = _wire_error(request_id, types.INVALID_REQUEST, "nested too deep")
                     if refusal is not None:
                         await self.refused.send(refusal)
                     continue
@@ -255,7 +257,10 @@ def _refusal(line: str, error: ValueError) -> types.JSONRPCError | None:
     """The answer to a line the SDK cannot read; None for a notification (it gets none)."""
     try:
         message = json.loads(line)
-    except (ValueError, RecursionError):
+    except RecursionError:  # JSON, deeper than the parser goes: its id is still read
+        request_id = top_level_id(line.encode("utf-8", "surrogatepass"))
+        return _wire_error(request_id, types.INVALID_REQUEST, "nested too deep")
+    except ValueError:
         return _wire_error(None, types.PARSE_ERROR, "not JSON")
     request_id = message.get("id") if isinstance(message, dict) else None
     if isinstance(request_id, float) and request_id.is_integer():

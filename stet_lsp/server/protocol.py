@@ -31,6 +31,7 @@ from pygls.exceptions import (
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
+from stet_lsp.core.jsonids import top_level_id
 from stet_lsp.server.positions import RawJSON
 
 log = logging.getLogger("stet_lsp")
@@ -98,9 +99,11 @@ class StetProtocol(LanguageServerProtocol):
         try:
             data = _decode(body)
         except RecursionError:
-            return Refused(_find_id(body), JsonRpcInvalidRequest("the message nests too deeply"))
+            return Refused(
+                top_level_id(body), JsonRpcInvalidRequest("the message nests too deeply")
+            )
         except UnicodeDecodeError as error:  # its id may still be read, to answer it
-            return Refused(_find_id(body), JsonRpcParseError(f"not UTF-8: {error}"))
+            return Refused(top_level_id(body), JsonRpcParseError(f"not UTF-8: {error}"))
         except ValueError as error:
             return Refused(None, JsonRpcParseError(f"not JSON: {error}"))
         if not isinstance(data, dict):
@@ -274,36 +277,6 @@ def _depth_exceeds(value: Any, limit: int) -> bool:
             return True
         level.extend((child, depth + 1) for child in children)
     return False
-
-
-_TOP_LEVEL_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
-
-
-def _find_id(body: bytes) -> int | str | None:
-    """The id of a message too deep to decode, or not UTF-8: the `"id"` member at the
-    outermost level."""
-    depth, in_string, escaped = 0, False, False
-    for index, byte in enumerate(body):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:  # quote
-                in_string = False
-            continue
-        if byte == 0x22:
-            if depth == 1:
-                match = _TOP_LEVEL_ID.match(body, index)
-                if match:
-                    value = json.loads(match.group(1))
-                    return value if _valid_id(value) else None
-            in_string = True
-        elif byte in b"{[":
-            depth += 1
-        elif byte in b"}]":
-            depth -= 1
-    return None
 
 
 async def serve(stop: threading.Event, reader: Any, protocol: StetProtocol) -> None:
