@@ -72,7 +72,11 @@ def _print(result: CapstoneResult) -> None:
     where = result.branch or "detached HEAD"
     parent = result.parent[:12]
     if not result.changed and not result.dry_run:
-        print(f"trajectory {result.trajectory} is already committed; nothing to do")
+        print(f"trajectory {result.trajectory} is already committed; nothing to commit")
+        if result.archived:
+            print(f"working trajectory archived to {result.archived}")
+        for warning in result.warnings:
+            print(f"stet: warning: {warning}", file=sys.stderr)
         return
     if result.dry_run:
         print(f"would commit trajectory {result.trajectory} on top of {parent} ({where}):")

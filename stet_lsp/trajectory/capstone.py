@@ -209,8 +209,16 @@ def capstone(
             compose_pending(target, folder, config)
         tell("redacting")
         plan = _plan(repository, target, folder, head, message, held, config)
-        if plan.committed or dry_run:
-            return plan.result(dry_run=dry_run)
+        if dry_run:
+            return plan.result(dry_run=True)
+        if plan.committed:
+            # HEAD holds it already (a capstone whose archiving failed, or the same sessions
+            # imported again): what that capstone left undone is done now.
+            warnings: list[str] = []
+            if plan.graduated.feedback is not None:
+                _remove_working_feedback(target, plan.graduated.feedback, warnings)
+            archived = _archive(target, folder, plan.trajectory, warnings)
+            return plan.result(archived=archived, warnings=warnings)
         tell("writing")
         return _apply(repository, target, folder, plan, signature, tell)
 

@@ -462,7 +462,8 @@ def test_a_capstone_again_without_new_work_changes_nothing(
     assert (code, out) == (1, "") and "no working trajectory" in err
     assert snapshot(repo) == before
 
-    # the same session imported again: the working trajectory is the committed one
+    # the same session imported again: the working trajectory is the committed one; nothing
+    # is committed, and it is archived (a new session imported next is not committed twice)
     import_work(root, tmp_path)
     before = snapshot(repo)
     again = capstone(target)
@@ -472,11 +473,43 @@ def test_a_capstone_again_without_new_work_changes_nothing(
         None,
         [],
     )
-    assert again.supersedes is None and again.archived is None
-    assert snapshot(repo) == before
+    assert again.supersedes is None and again.archived is not None
+    assert not working_folder(target).path.exists()
+    assert git_state(snapshot(repo)) == git_state(before)
+    import_work(root, tmp_path)
     code, out, _ = stet("capstone", "-C", str(root))
-    assert code == 0 and "already committed" in out
-    assert snapshot(repo) == before
+    assert code == 0 and "already committed" in out and "archived to" in out
+    assert git_state(snapshot(repo)) == git_state(before)
+
+
+def git_state(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot but the work tree's `.stet/cache/`."""
+    tree = {k: v for k, v in snapshot["work tree"].items() if not k.startswith(".stet/cache")}
+    return snapshot | {"work tree": tree}
+
+
+def test_a_capstone_whose_archiving_failed_is_finished_by_the_next(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """The commit is made when archiving fails (a warning says so); the next capstone finds
+    it committed and archives, so the next session's capstone holds that session only."""
+    target = import_work(root, tmp_path, 1)
+    obstacle = root / ".stet" / "cache" / "trajectories" / ".archive"
+    obstacle.write_text("in the way\n")
+    first = capstone(target)
+    assert first.changed and first.archived is None
+    assert any("not archived" in warning for warning in first.warnings)
+    obstacle.unlink()
+
+    again = capstone(target)
+    assert not again.changed and again.archived is not None
+
+    third = capstone(import_work(root, tmp_path, 2))
+    events = blob_text(
+        repo, head_commit(repo), f".stet/trajectories/{third.trajectory}/events.jsonl"
+    )
+    sessions = {json.loads(line)["session"] for line in events.splitlines()}
+    assert sessions == {"00000002-1111-4222-8333-444455556666"}
 
 
 def test_dry_run_says_what_would_be_committed_and_changes_nothing(
