@@ -375,6 +375,35 @@ def test_tool_results_as_text_images_errors_and_calls_without_results(tmp_path: 
     assert [c.call_id for c in of(events, ToolCall)] == ["t1", "t2", "t3", "t4", "t5"]
 
 
+def test_a_message_written_again_by_a_resumed_session_is_read_once(tmp_path: Path) -> None:
+    """Claude Code writes a session's last message again when it is resumed, under the new
+    session's id and a later time: the call it answers gets one result, and the copy is
+    counted in `dropped`. Other records sharing a uuid are not messages and stay."""
+    answer = user("r1", "a1", [result("t1", "ok")], "2026-01-01T00:00:02Z")
+    resumed = "6d0ffee0-1111-4222-8333-444455556666"
+    path = write(
+        tmp_path / "s.jsonl",
+        [
+            assistant(
+                "a1",
+                None,
+                "msg_1",
+                [tool_use("t1", "Bash", {"command": "true"})],
+                "2026-01-01T00:00:01Z",
+            ),
+            answer,
+            answer | {"sessionId": resumed, "timestamp": "2026-01-01T01:00:00Z"},
+            user("u2", "r1", "go on", "2026-01-01T01:00:01Z", sessionId=resumed),
+            {"type": "user", "uuid": ["not", "a", "string"], "message": {"content": "odd"}},
+        ],
+    )
+    parsed = IMPORTER.parse(path)
+    assert [r.call_id for r in of(parsed.events, ToolResult)] == ["t1"]
+    assert [m.text for m in of(parsed.events, UserMessage)] == ["go on", "odd"]
+    assert parsed.dropped["repeated_message"] == 1
+    assert parsed.session_id == resumed
+
+
 def test_user_images_and_interruptions(tmp_path: Path) -> None:
     path = write(
         tmp_path / "s.jsonl",

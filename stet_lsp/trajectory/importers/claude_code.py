@@ -336,8 +336,17 @@ class _FileReader:
             )
             return
         time = _str(record.get("timestamp"))
-        self._note_metadata(record, time)
         kind = record.get("type")
+        uuid = record.get("uuid")
+        repeated = (
+            kind in ("user", "assistant") and isinstance(uuid, str) and uuid in self.out.uuids
+        )
+        self._note_metadata(record, time)
+        if repeated:
+            # A resumed session writes its last message again, under the new session's id:
+            # read twice, its tool result would answer one call twice.
+            self.shared.dropped["repeated_message"] += 1
+            return
         agent = self.out.agent
         if agent is None and record.get("isSidechain") is True:
             agent = self._sidechain_agent(source, time, record)
