@@ -278,6 +278,34 @@ def test_applied_edits_become_file_changes(tmp_path: Path) -> None:
     assert notes.content == "all new\n" and notes.diff == ""
 
 
+def test_a_search_replace_block_in_whole_format_is_the_whole_file(tmp_path: Path) -> None:
+    """In `whole` format aider writes each fenced listing as the file, whatever it holds: a
+    SEARCH/REPLACE block the model wrote anyway is one applied edit with the markers in
+    it, not a second edit read the other way (as in a public history)."""
+    history = """# aider chat started at 2025-07-15 10:00:00
+
+> Aider v0.85.1¶
+> Main model: claude-3-5-sonnet with whole edit format¶
+
+#### fix the check¶
+
+check.py
+```python
+<<<<<<< SEARCH
+old = 1
+=======
+new = 2
+>>>>>>> REPLACE
+```
+
+> Tokens: 1,234 sent, 56 received.¶
+> Applied edit to check.py¶
+""".replace("¶", "  ")
+    changes = of(AIDER.parse(write(tmp_path, history)).events, FileChange)
+    assert [c.path for c in changes] == ["check.py"]
+    assert changes[0].content == "<<<<<<< SEARCH\nold = 1\n=======\nnew = 2\n>>>>>>> REPLACE\n"
+
+
 def test_usage_commits_shell_and_errors(tmp_path: Path) -> None:
     parsed = AIDER.parse(write(tmp_path, HISTORY))
     usage = of(parsed.events, Usage)

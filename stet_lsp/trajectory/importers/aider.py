@@ -389,9 +389,12 @@ class _History:
         if not text:
             return
         self.emit(AgentMessage, first, text=text, model=self.run.model)
-        self.edits = _search_replace_blocks(lines) if "<<<<<" in text else []
         if self._whole_format():
-            self.edits += _file_listings(lines)
+            # aider writes each fenced listing as the whole file, markers and all: a
+            # SEARCH/REPLACE block the model wrote anyway is not applied as one.
+            self.edits = _file_listings(lines)
+        else:
+            self.edits = _search_replace_blocks(lines) if "<<<<<" in text else []
         self.created = set()
 
     def _whole_format(self) -> bool:
