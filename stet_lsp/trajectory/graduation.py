@@ -724,7 +724,8 @@ def apply_review(
 ) -> list[Result]:
     """Carry out the checked lines of a review document, in order; each result is
     `graduate`'s. Every checked line is checked first (the entry exists, is open, is named
-    once, its skill name is valid): one bad line changes nothing."""
+    once, its skill name is valid, the skill it extends can be read): one bad line changes
+    nothing."""
     sheet = _sheet_of(sheet_or_target)
     config = _config_of(sheet, gate_config)
     checked = checked_review(sheet, document_text)
@@ -760,7 +761,14 @@ def _check_lines(sheet: StyleSheet, lines: list[ReviewLine]) -> None:
             problems.append(f"line {line.line}: entry {line.entry_id} is checked twice")
         seen.add(line.entry_id)
         if line.skill is not None:
-            problems += [f"line {line.line}: {problem}" for problem in check_name(line.skill)]
+            naming = check_name(line.skill)
+            problems += [f"line {line.line}: {problem}" for problem in naming]
+            if not naming:  # a skill that cannot be extended fails here, not halfway
+                try:
+                    _existing_skill(sheet.target.root, skill_path(line.skill), line.skill)
+                except StetError as error:
+                    why = str(error).removesuffix("; nothing was changed")
+                    problems.append(f"line {line.line}: {why}")
     if problems:
         raise StetError("; ".join(problems) + "; nothing was changed")
 

@@ -666,6 +666,28 @@ def test_a_bad_review_changes_nothing(sheet: StyleSheet, root: Path) -> None:
     assert review(StyleSheet(resolve_target(root, "empty"))).endswith("\nNo open entries.\n")
 
 
+def test_a_review_whose_later_line_names_a_broken_skill_changes_nothing(
+    sheet: StyleSheet, root: Path
+) -> None:
+    """A skill that cannot be extended (its SKILL.md breaks the spec) is found before the
+    first line is carried out, not after it."""
+    first = add(sheet, "Tried threads", "ruled-out")
+    second = add(sheet, "Log with structlog", "convention")
+    broken = root / ".stet" / "skills" / "logging" / "SKILL.md"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("No frontmatter here.\n")
+    document = (
+        f"- [x] {first.id} → trajectory — Tried threads\n"
+        f"- [x] {second.id} → skill:logging — Log with structlog\n"
+    )
+    before = sheet.path.read_bytes()
+    with pytest.raises(StetError, match=r"line 2: .*does not follow the Agent Skills spec"):
+        apply_review(sheet, document)
+    assert sheet.path.read_bytes() == before
+    assert status(sheet, first) == "open"
+    assert not (working_folder(sheet.target).path / "sessions").exists()  # no event stored
+
+
 # -- the command line -------------------------------------------------------------------------------
 
 
