@@ -288,7 +288,13 @@ def _check_repository(repository: pygit2.Repository, target: Target, allow_detac
         )
     branch = None if detached else repository.head.name
     _check_target(target, repository, branch)
-    if repository.index.conflicts is not None:
+    try:
+        conflicts = repository.index.conflicts
+    except pygit2.GitError as error:  # a damaged index file
+        raise CapstoneRefused(
+            "index", f"the git index cannot be read: {error} ({_UNCHANGED})"
+        ) from None
+    if conflicts is not None:
         raise CapstoneRefused(
             "conflicts", f"the index has unresolved conflicts: resolve them first ({_UNCHANGED})"
         )

@@ -23,7 +23,9 @@ here: core imports neither.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 from collections import Counter
 from contextlib import AbstractContextManager
@@ -415,6 +417,8 @@ def _write_skill(
             "(choose another skill name, or shorten the text); nothing was changed"
         )
     data = text.encode("utf-8")
+    folders = [relative.parent, *relative.parent.parents][:-1]  # deepest first, not "."
+    created = [folder for folder in folders if not os.path.isdir(root / folder)]
     make_dirs(root, str(relative.parent))
     atomic_write(root / relative, data, root)
     try:
@@ -422,6 +426,9 @@ def _write_skill(
     except StetError:
         if previous is None:
             remove_regular(root / relative, root)
+            for folder in created:
+                with contextlib.suppress(OSError):  # a folder holding something else stays
+                    os.rmdir(root / folder)
         else:
             atomic_write(root / relative, previous.encode("utf-8"), root)
         raise

@@ -1089,6 +1089,26 @@ def test_unresolved_conflicts_in_the_index(
     assert snapshot(repo) == before
 
 
+def test_a_damaged_index_is_refused_and_a_skill_leaves_no_folder(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """A git index that cannot be read refuses the capstone with its reason (it was a
+    traceback), and a graduation into a new skill takes its folder back with the file."""
+    target = import_work(root, tmp_path)
+    entry = StyleSheet(target).add("Log with structlog", kind="convention")
+    before = snapshot(repo)
+    index = Path(repo.path) / "index"
+    intact = index.read_bytes()
+    index.write_bytes(b"DIRCgarbage")
+
+    error = refused("index", lambda: capstone(target))
+    assert "the git index cannot be read" in str(error)
+    with pytest.raises(StetError, match="could not be staged"):
+        graduate(target, entry.id, "skill", "structlog")
+    index.write_bytes(intact)
+    assert git_state(snapshot(repo)) == git_state(before)  # the cache holds the skill's lock
+
+
 def test_the_working_trajectory_of_another_branch(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
