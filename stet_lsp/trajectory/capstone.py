@@ -201,6 +201,7 @@ def capstone(
     folder = working_folder(target)
     _require_working(target, folder)
     with file_lock(folder.path, target.root, "the working trajectory"), ExitStack() as held:
+        _require_working(target, folder)  # again: a capstone that held the lock archived it
         head = _check_repository(repository, target, allow_detached)
         signature = _signature(repository)
         if not dry_run:
@@ -253,7 +254,8 @@ def _open(target: Target) -> pygit2.Repository:
 
 
 def _require_working(target: Target, folder: Folder) -> None:
-    """Checked before the lock is taken, so a refusal creates not even a lock file."""
+    """Checked before the lock is taken, so a refusal creates not even a lock file, and
+    again once it is held."""
     if read_regular(folder.path / META, target.root) is None:
         raise CapstoneRefused(
             "no-working-trajectory",

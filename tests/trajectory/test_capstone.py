@@ -23,6 +23,7 @@ from claude_transcript import Transcript
 from repos import SIGNATURE, commit_files, make_repo
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.locking import file_lock
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import Target, resolve_target
 from stet_lsp.gate.redact import RedactionResult
@@ -1107,6 +1108,31 @@ def test_a_damaged_index_is_refused_and_a_skill_leaves_no_folder(
         graduate(target, entry.id, "skill", "structlog")
     index.write_bytes(intact)
     assert git_state(snapshot(repo)) == git_state(before)  # the cache holds the skill's lock
+
+
+def test_a_capstone_that_waited_for_another_is_refused_with_its_reason(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """Two capstones at once: the one that waited for the lock finds the working trajectory
+    archived by the other, and is refused as `no-working-trajectory` (not a bare error)."""
+    target = import_work(root, tmp_path)
+    folder = working_folder(target)
+    outcome: list[BaseException] = []
+
+    def second() -> None:
+        try:
+            capstone(target)
+        except BaseException as error:
+            outcome.append(error)
+
+    with file_lock(folder.path, root, "the working trajectory"):  # the first capstone
+        waiting = threading.Thread(target=second)
+        waiting.start()
+        time.sleep(0.5)  # past its first check, waiting for the lock
+        shutil.move(folder.path, tmp_path / "archived")
+    waiting.join(20)
+    assert isinstance(outcome[0], CapstoneRefused)
+    assert outcome[0].reason == "no-working-trajectory"
 
 
 def test_the_working_trajectory_of_another_branch(
