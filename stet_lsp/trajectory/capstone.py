@@ -626,7 +626,7 @@ def _message(
     trailers = [f"{TRAILER}: {trajectory}"]
     if supersedes is not None:
         trailers.append(f"{SUPERSEDES_TRAILER}: {supersedes.trajectory}")
-    return _gated(config, f"{body}\n\n" + "\n".join(trailers) + "\n", *_MESSAGE)
+    return _gated(config, _with_trailers(body, trailers), *_MESSAGE)
 
 
 def _trailers_of(message: str) -> list[str]:
@@ -1102,11 +1102,17 @@ def _edited_message(config: GateConfig, message_file: Path, trailers: list[str])
     text = "\n".join(lines).rstrip()
     if not text:
         raise CapstoneRefused("hook", f"the message hooks left the message empty; {_UNCHANGED}")
+    return _gated(config, _with_trailers(text, trailers), *_MESSAGE)
+
+
+def _with_trailers(text: str, trailers: list[str]) -> str:
+    """`text` (stripped) with the trailers at its end: in its last paragraph when that is a
+    trailer block already (`Signed-off-by: …`), so git reads them all; else in one of their
+    own."""
     last = text.rsplit("\n\n", 1)[-1]
     is_block = "\n\n" in text and all(_TRAILER_LINE.match(line) for line in last.split("\n"))
     joined = "\n".join(trailers)
-    edited = f"{text}\n{joined}\n" if is_block else f"{text}\n\n{joined}\n"
-    return _gated(config, edited, *_MESSAGE)
+    return f"{text}\n{joined}\n" if is_block else f"{text}\n\n{joined}\n"
 
 
 # -- the working trajectory, archived ---------------------------------------------------------

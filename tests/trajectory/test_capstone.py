@@ -1135,6 +1135,20 @@ def test_a_capstone_that_waited_for_another_is_refused_with_its_reason(
     assert outcome[0].reason == "no-working-trajectory"
 
 
+def test_a_message_ending_in_trailers_keeps_them_with_stets(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    target = import_work(root, tmp_path)
+    given = "Record the run\n\nSigned-off-by: Ada Reviewer <ada@example.invalid>"
+    done = capstone(target, message=given)
+    commit = head_commit(reopen(repo))
+    assert commit.message == f"{given}\nStet-Trajectory: {done.trajectory}\n"
+    assert commit.message_trailers == {
+        "Signed-off-by": "Ada Reviewer <ada@example.invalid>",
+        "Stet-Trajectory": done.trajectory,
+    }
+
+
 def test_the_working_trajectory_of_another_branch(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
