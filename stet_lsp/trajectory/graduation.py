@@ -69,6 +69,7 @@ from stet_lsp.trajectory.skills import (
     parse_skill,
     propose_name,
     render_skill,
+    rewrite_skill,
     shorten,
     skill_path,
     validate_skill,
@@ -353,7 +354,7 @@ def retarget_skill(
     """The SKILL.md `text` of the skill `name` with the working trajectory `working` named as
     `committed` in `metadata.stet-trajectory` (the capstone commits a working trajectory
     under an id of its own), read and written as graduation reads and writes a skill (the
-    frontmatter in Stet's form, the body as written), through the gate with `gate_config`
+    text as written but for the changed metadata line), through the gate with `gate_config`
     (the repository's, as every writer's) and checked against the spec; `text` itself when
     its metadata does not name `working`. StetError when the text does not follow the spec."""
     skill = parse_skill(text, folder=name)
@@ -366,13 +367,27 @@ def retarget_skill(
         if value not in renamed:
             renamed.append(value)
     metadata = skill.metadata | {META_TRAJECTORY: " ".join(renamed)}
-    rewritten = _gate(render_skill(replace(skill, metadata=metadata)), "SKILL.md", gate_config)
+    rewritten = _gate(_rendered(replace(skill, metadata=metadata), text), "SKILL.md", gate_config)
     problems = validate_skill(rewritten, folder=name)
     if problems:
         raise StetError(
             f"the skill {name} would break the Agent Skills spec: {'; '.join(problems)}"
         )
     return rewritten
+
+
+def _rendered(skill: Skill, previous: str | None) -> str:
+    """The skill's SKILL.md: a new one in Stet's form; one a person may have written with
+    its frontmatter kept as written (`rewrite_skill`), or refused when it cannot be."""
+    if previous is None:
+        return render_skill(skill)
+    try:
+        return rewrite_skill(previous, skill)
+    except StetError as error:
+        raise StetError(
+            f"the skill {skill.name}'s frontmatter cannot be extended as written: {error}; "
+            "nothing was changed"
+        ) from None
 
 
 def _gated_section(
@@ -409,7 +424,7 @@ def _write_skill(
 ) -> None:
     """Gate, check against the spec, write atomically, stage; when staging fails, the file
     is put back as it was (`previous`; None: there was none), so trying again does it all."""
-    text = _gate(render_skill(skill), "SKILL.md", config)
+    text = _gate(_rendered(skill, previous), "SKILL.md", config)
     problems = validate_skill(text, folder=skill.name)
     if problems:
         raise StetError(

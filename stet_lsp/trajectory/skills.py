@@ -48,6 +48,8 @@ FIELDS = ("name", "description", "license", "compatibility", "allowed-tools", "m
 META_ENTRIES = "stet-entries"
 META_TARGET = "stet-target"
 META_TRAJECTORY = "stet-trajectory"
+_METADATA_LINE = re.compile(r"metadata\s*:\s*(#.*)?$")
+_BLOCK_KEY = re.compile(r"""\s+("(?:[^"\\]|\\.)*"|'[^']*'|[^\s:#'"][^:#]*?)\s*:(\s|$)""")
 """Provenance under `metadata`: the style-sheet entry ids (space-separated), the targets they
 came from (comma-separated names) and the working trajectories that recorded them."""
 
@@ -307,6 +309,66 @@ def render_skill(skill: Skill) -> str:
         lines += [f"  {_key(key)}: {_quoted(value)}" for key, value in skill.metadata.items()]
     lines.append("---")
     return "\n".join(lines) + "\n" + skill.body
+
+
+def rewrite_skill(written: str, skill: Skill) -> str:
+    """`skill`, which was read from `written` (its metadata and body since changed), with the
+    frontmatter kept as the person wrote it (comments, order, folded scalars): only the
+    metadata keys whose values changed are rewritten in place, or added at the end of the
+    `metadata` block (a block made when there is none). StetError when the frontmatter
+    cannot be changed so (metadata written as a flow mapping), or reads back otherwise."""
+    lines = written.split("\n")
+    closing = next(n for n, line in enumerate(lines[1:], 1) if line.rstrip("\r") == "---")
+    front = lines[1:closing]
+    before = parse_skill(written, folder=skill.name)
+    changed = {k: v for k, v in skill.metadata.items() if before.metadata.get(k) != v}
+    start = next((n for n, line in enumerate(front) if _METADATA_LINE.match(line)), None)
+    if start is None:
+        if any(re.match(r"metadata\s*:", line) for line in front):
+            raise StetError("write its metadata as a block mapping (`metadata:`, a key a line)")
+        front.append("metadata:")
+        start = len(front) - 1
+    end = start + 1
+    while end < len(front) and (not front[end].strip() or front[end][:1] in (" ", "\t")):
+        end += 1
+    block = front[start + 1 : end]
+    indent = next((line[: len(line) - len(line.lstrip())] for line in block if line.strip()), "  ")
+    for key, value in changed.items():
+        line = f"{indent}{_key(key)}: {_quoted(value)}"
+        found = next(
+            (n for n, old in enumerate(block) if _key_of(old) == key and old.startswith(indent)),
+            None,
+        )
+        if found is not None:
+            block[found] = line
+        else:
+            last = max((n for n, old in enumerate(block) if old.strip()), default=-1)
+            block.insert(last + 1, line)
+    front[start + 1 : end] = block
+    text = "\n".join(["---", *front, "---"]) + "\n" + skill.body
+    after = parse_skill(text, folder=skill.name)
+    if (after.name, after.description, after.optional, after.metadata) != (
+        skill.name,
+        skill.description,
+        skill.optional,
+        skill.metadata,
+    ):
+        raise StetError("its frontmatter would not read back the same once changed")
+    return text
+
+
+def _key_of(line: str) -> str | None:
+    """The key of a `key: value` line of a block mapping (quoted or not)."""
+    import yaml
+
+    found = _BLOCK_KEY.match(line)
+    if found is None:
+        return None
+    try:
+        key = yaml.safe_load(found.group(1))
+    except yaml.YAMLError:
+        return None
+    return key if isinstance(key, str) else None
 
 
 def new_skill(name: str, description: str, target_label: str) -> Skill:

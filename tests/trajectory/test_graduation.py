@@ -498,6 +498,61 @@ def test_a_composition_that_fails_is_done_by_the_capstone(
 # -- extending a skill ------------------------------------------------------------------------------
 
 
+HAND_WRITTEN_SKILL = """---
+name: logging
+# Reviewed by the platform team; do not widen without asking them.
+description: >
+  How we log. Use when adding log lines.
+license: Apache-2.0
+allowed-tools: Bash(git:*) Read
+metadata:
+  owner: platform  # on-call rotation
+---
+
+# Logging
+
+Hand-written body.
+"""
+
+
+def test_a_hand_written_skill_keeps_its_frontmatter_as_written(
+    sheet: StyleSheet, root: Path
+) -> None:
+    """Extending a skill a person wrote changes only its metadata's Stet keys (added at the
+    end of the block) and its body's end: comments, order and folded scalars stay; the
+    capstone's renaming of the trajectory does the same."""
+    path = root / ".stet/skills/logging/SKILL.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(HAND_WRITTEN_SKILL)
+    entry = add(sheet, "Log fields are snake_case", "convention")
+
+    graduate(sheet, entry.id, "skill", skill_name="logging")
+
+    extended = path.read_text()
+    head, body = HAND_WRITTEN_SKILL.split("\n---\n", 1)
+    trajectory = working_folder(sheet.target).id
+    assert extended.startswith(
+        head + f'\n  stet-entries: "{entry.id}"\n  stet-target: "main"\n'
+        f'  stet-trajectory: "{trajectory}"\n---\n' + body
+    )
+    assert extended.endswith("\n## Log fields are snake_case\n\nLog fields are snake_case\n")
+    renamed = retarget_skill(extended, "logging", trajectory, "2026-03-01-main-abc", GateConfig())
+    assert renamed == extended.replace(trajectory, "2026-03-01-main-abc")
+
+
+def test_a_skill_whose_metadata_is_a_flow_mapping_is_refused(sheet: StyleSheet, root: Path) -> None:
+    path = root / ".stet/skills/logging/SKILL.md"
+    path.parent.mkdir(parents=True)
+    written = HAND_WRITTEN_SKILL.replace(
+        "metadata:\n  owner: platform  # on-call rotation", "metadata: {owner: platform}"
+    )
+    path.write_text(written)
+    entry = add(sheet, "Log fields are snake_case", "convention")
+    with pytest.raises(StetError, match="cannot be extended as written: write its metadata"):
+        graduate(sheet, entry.id, "skill", skill_name="logging")
+    assert path.read_text() == written and status(sheet, entry) == "open"
+
+
 def test_extending_a_skill_never_duplicates_an_entry(sheet: StyleSheet, root: Path) -> None:
     first = add(sheet, "HTTP calls go through the session helper", "convention")
     second = add(sheet, "Timeouts are 10 seconds", "convention", line=3)
