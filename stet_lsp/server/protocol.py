@@ -74,6 +74,12 @@ class Refused:
 class StetProtocol(LanguageServerProtocol):
     exit_code = 0
     """What the process exits with: 1 when `exit` came without `shutdown` first."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._commands_running: dict[Any, str] = {}
+        """The executeCommand requests not answered yet: their command, by request id."""
+
     initialize_seen = False
     """Whether `initialize` came: before it, a request is refused (ServerNotInitialized)
     and a notification but `exit` dropped, as LSP says."""
@@ -94,6 +100,18 @@ class StetProtocol(LanguageServerProtocol):
                 self._send_response(message.id, error=_plain(message.error))
             return
         self.handle_message(message)
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        """A command that writes is not cancelled: its answer is its result."""
+        command = self._commands_running.get(msg_id)
+        if command is not None and command in getattr(self._server, "uncancelled_commands", ()):
+            log.info(
+                "not cancelling %s (request %s): it writes; its result is the answer",
+                command,
+                msg_id,
+            )
+            return
+        super()._handle_cancel_notification(msg_id)
 
     def _read(self, body: bytes) -> Any:
         try:
@@ -128,6 +146,8 @@ class StetProtocol(LanguageServerProtocol):
         try:
             message = self.structure_message(data)
             self.initialize_seen = self.initialize_seen or method == types.INITIALIZE
+            if method == types.WORKSPACE_EXECUTE_COMMAND and request_id is not None:
+                self._commands_running[request_id] = message.params.command
             return message
         except JsonRpcException:
             if method is not None and "params" not in data:
@@ -151,6 +171,7 @@ class StetProtocol(LanguageServerProtocol):
     def _send_response(
         self, msg_id: Any, result: Any | None = None, error: ResponseError | None = None
     ) -> None:
+        self._commands_running.pop(msg_id, None)
         if error is not None and isinstance(error.data, dict) and "traceback" in error.data:
             # The traceback is in the server's log; the client gets the one-line message.
             error = ResponseError(code=error.code, message=error.message)

@@ -69,6 +69,8 @@ class StetServer(LanguageServer):
         """Held while an edit of an open style sheet is computed and applied."""
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop, once the client is initialized (for worker threads' messages)."""
+        self.uncancelled_commands: set[str] = set()
+        """The commands that write (`write_command`): a cancel does not stop them."""
 
     # -- transport -------------------------------------------------------------------------
 
@@ -155,6 +157,13 @@ class StetServer(LanguageServer):
 
         task.add_done_callback(done)
         return task
+
+    def write_command(self, name: str) -> Callable[[Callable[..., Any]], Any]:
+        """Register a command that writes: a client's cancel does not stop it once it is
+        read, and its answer is its result (LSP allows that), where 'cancelled' while the
+        write went on made a client that took it for 'not done' do it twice."""
+        self.uncancelled_commands.add(name)
+        return self.command(name)
 
     @staticmethod
     async def off_loop(function: Callable[..., T], *args: Any) -> T:

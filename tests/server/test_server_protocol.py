@@ -172,6 +172,33 @@ def test_requests_before_initialize_are_refused_and_notifications_dropped(
         server.close()
 
 
+def test_a_write_is_not_cancelled_and_answers_with_its_result(root: Path) -> None:
+    """A client's cancel right after a command that writes: the answer is the result (the
+    entry is written once), not 'cancelled' over a write that went on. Reads still cancel."""
+    server = PipeServer().initialize(folders=[uri(root)])
+    try:
+        for request_id in range(2, 7):
+            add = {"command": "stet.note.add", "arguments": [{"text": f"Cancelled {request_id}"}]}
+            server.send({"id": request_id, "method": "workspace/executeCommand", "params": add})
+            server.send({"method": "$/cancelRequest", "params": {"id": request_id}})
+        answers: dict[int, dict[str, Any]] = {}
+
+        def every_answer(message: dict[str, Any]) -> bool:
+            if "id" in message and "method" not in message:
+                answers[message["id"]] = message
+            return set(range(2, 7)) <= set(answers)
+
+        server.wait_for(every_answer)  # in any order
+        for request_id, answer in answers.items():
+            assert answer["result"]["entry"]["text"] == f"Cancelled {request_id}", answer
+        listing = {"command": "stet.note.list", "arguments": [{}]}
+        server.send({"id": 7, "method": "workspace/executeCommand", "params": listing})
+        texts = [entry["text"] for entry in server.answer(7)["result"]["entries"]]
+        assert sorted(texts) == [f"Cancelled {n}" for n in range(2, 7)]
+    finally:
+        server.close()
+
+
 @pytest_lsp.fixture(config=SERVER, params=["utf-16", "utf-8"])
 async def encoded(request: pytest.FixtureRequest, lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
     lsp_client.applied_edits = []  # type: ignore[attr-defined]

@@ -23,9 +23,10 @@ Result = dict[str, Any]
 
 
 def register(server: StetServer) -> None:
-    def command(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        def register_command(handler: Callable[..., Any]) -> Callable[..., Any]:
-            return server.command(name)(answering(handler))
+    def command(name: str, writes: bool = False) -> Callable[[Callable[..., Any]], Any]:
+        def register_command(handler: Callable[..., Any]) -> Any:
+            register = server.write_command if writes else server.command
+            return register(name)(answering(handler))
 
         return register_command
 
@@ -43,7 +44,7 @@ def register(server: StetServer) -> None:
             if state.relative is not None and not state.is_sheet
         }
 
-    @command("stet.note.add")
+    @command("stet.note.add", writes=True)
     async def add(*arguments: Any) -> Result:
         args = argument(arguments)
         session = await session_of(args)
@@ -91,7 +92,7 @@ def register(server: StetServer) -> None:
         texts = open_texts()
         return await read(args, lambda sheet: operations.show_entry(sheet, entry_id, texts=texts))
 
-    @command("stet.note.edit")
+    @command("stet.note.edit", writes=True)
     async def edit(*arguments: Any) -> Result:
         args = argument(arguments)
         entry_id, text = field(args, "id", str), field(args, "text", str)
@@ -99,7 +100,7 @@ def register(server: StetServer) -> None:
             await session_of(args), lambda sheet: operations.edit_entry(sheet, entry_id, text)
         )
 
-    @command("stet.note.discard")
+    @command("stet.note.discard", writes=True)
     async def discard(*arguments: Any) -> Result:
         args = argument(arguments)
         entry_id = field(args, "id", str)
@@ -113,7 +114,7 @@ def register(server: StetServer) -> None:
         budget = field(args, "budget", int, server.settings.brief_budget)
         return await read(args, lambda sheet: operations.brief(sheet, budget))
 
-    @command("stet.pause")
+    @command("stet.pause", writes=True)
     async def pause(*arguments: Any) -> Result:
         args = argument(arguments)
         until = field(args, "until", str, None)
@@ -121,7 +122,7 @@ def register(server: StetServer) -> None:
             await session_of(args), lambda sheet: operations.pause(sheet, until)
         )
 
-    @command("stet.resume")
+    @command("stet.resume", writes=True)
     async def resume(*arguments: Any) -> Result:
         args = argument(arguments)
         return await server.write_sheet(await session_of(args), operations.resume)

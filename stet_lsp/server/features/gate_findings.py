@@ -65,7 +65,7 @@ class GateFindings(Feature):
         self.reading: set[Path | None] = set()
         """By document URI: the text a worker thread is scanning."""
         self._options: tuple[object, ...] = ()
-        server.command(REDACT)(answering(self.redact))
+        server.write_command(REDACT)(answering(self.redact))
 
     def forget(self, uri: str) -> None:
         self.scanned.pop(uri, None)

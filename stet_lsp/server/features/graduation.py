@@ -98,10 +98,10 @@ class Graduation(Feature):
 
     def __init__(self, server: StetServer) -> None:
         super().__init__(server)
-        server.command(GRADUATE)(answering(self.graduate))
+        server.write_command(GRADUATE)(answering(self.graduate))
         server.command(PROPOSE)(answering(self.proposal))
         server.command(REVIEW)(answering(self.review))
-        server.command(APPLY)(answering(self.apply))
+        server.write_command(APPLY)(answering(self.apply))
 
     async def graduate(self, *arguments: Any) -> dict[str, Any]:
         args = argument(arguments)

@@ -29,7 +29,7 @@ class MarginNotes(Feature):
 
     def __init__(self, server: StetServer) -> None:
         super().__init__(server)
-        server.command(RECORD)(answering(self.record))
+        server.write_command(RECORD)(answering(self.record))
 
     def analyse(self, state: DocumentState) -> None:
         if state.session is None or state.is_sheet:

@@ -185,9 +185,9 @@ def register(server: StetServer) -> None:
             server.refresh(outside=True)
         return document(result.to_json())
 
-    server.command(IMPORT)(answering(import_))
-    server.command(CAPSTONE)(answering(capstone))
-    server.command(MARK)(answering(mark))
+    server.write_command(IMPORT)(answering(import_))
+    server.write_command(CAPSTONE)(answering(capstone))
+    server.write_command(MARK)(answering(mark))
     server.command(OPEN)(answering(open_))
     server.command(OUTLINE)(answering(outline))
     server.command(SESSIONS)(answering(sessions))
