@@ -509,7 +509,10 @@ def _file_lines(root: Path, path: str) -> list[str] | None:
         return None
     if data is None or b"\0" in data:
         return None
-    return split_lines(data.decode("utf-8", "replace"))
+    lines = split_lines(data.decode("utf-8", "replace"))
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()  # the text after the last line break is no line of the file
+    return lines
 
 
 # -- the working trajectory ---------------------------------------------------------------------

@@ -445,7 +445,7 @@ def shorten(text: str, limit: int) -> str:
 
 
 def _context_lines(context: Context) -> list[str]:
-    where = f"`{context.path}`, line {context.line}"
+    where = f"{_code_span(context.path)}, line {context.line}"
     if context.omitted:
         return [f"Noted at {where} (its content is not shown: `.stetignore` names it)."]
     if not context.lines:
@@ -455,6 +455,15 @@ def _context_lines(context: Context) -> list[str]:
     fence = "`" * max(3, longest + 1)
     language = _LANGUAGES.get(PurePosixPath(context.path).suffix.lower(), "")
     return [f"Noted at {where}:", "", f"{fence}{language}", *shown, fence]
+
+
+def _code_span(text: str) -> str:
+    """`text` as one Markdown code span on one line: a line break (a file may be named with
+    one) written `\\n`, the backticks around it more than any run inside."""
+    flat = text.replace("\r", "\\r").replace("\n", "\\n")
+    ticks = "`" * (max((len(run) for run in re.findall("`+", flat)), default=0) + 1)
+    padding = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{ticks}{padding}{flat}{padding}{ticks}"
 
 
 def _strip(text: str) -> str:

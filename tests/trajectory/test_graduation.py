@@ -222,6 +222,15 @@ def test_into_a_skill_stages_it_and_nothing_else(
     assert not of(events(sheet), Note)
 
 
+def test_the_code_around_a_last_line_has_no_line_the_file_lacks(
+    sheet: StyleSheet, root: Path
+) -> None:
+    entry = add(sheet, "The last line stays last", "convention", line=20)
+    graduate(sheet, entry.id, "skill", skill_name="last-line")
+    text = (root / ".stet/skills/last-line/SKILL.md").read_text()
+    assert "```python\nline 18\nline 19\nline 20\n```" in text
+
+
 def test_discard(sheet: StyleSheet, root: Path) -> None:
     entry = add(sheet, "a passing thought about zebrafish", "note")
     done = graduate(sheet, entry.id, "discard", now=NOW)

@@ -207,6 +207,8 @@ def test_a_new_skill_with_an_entry() -> None:
 
 def test_sections_of_anchors_without_code() -> None:
     assert section("x", Context("a.py", 3, 0, ())).endswith("Noted at `a.py`, line 3.\n")
+    odd = section("x", Context("we ird\nname `b`.py", 3, 0, ()))
+    assert odd.endswith("Noted at ``we ird\\nname `b`.py``, line 3.\n")  # one line, one span
     omitted = section("x", Context("secret.env", 3, 0, (), omitted=True))
     assert "`.stetignore` names it" in omitted
     heading = section("word " * 40, None).split("\n")[0]
