@@ -765,6 +765,33 @@ def test_mini_swe_agent_v1(tmp_path: Path) -> None:
     assert isinstance(end, SessionEnd) and end.reason == "Submitted"
 
 
+def test_mini_swe_agent_reasoning_in_an_openrouter_response(tmp_path: Path) -> None:
+    """A model reached through OpenRouter (Gemini 3, in public mini-swe-agent runs) answers
+    with `reasoning` and `reasoning_details` on the response's message, which mini-swe-agent
+    keeps in `extra.response`: the readable part is a reasoning event, the encrypted part
+    dropped and counted."""
+    trajectory = mini_v1()
+    assistant = trajectory["messages"][2]
+    assistant["extra"]["response"]["choices"] = [
+        {
+            "message": {
+                "role": "assistant",
+                "content": assistant["content"],
+                "reasoning": "**Looking around**\n\nFirst the layout.",
+                "reasoning_details": [
+                    {"type": "reasoning.text", "text": "**Looking around**", "index": "0"},
+                    {"type": "reasoning.encrypted", "data": "CiQB4/H/Xj6u", "index": "0"},
+                ],
+            }
+        }
+    ]
+    parsed = MINI.parse(write(tmp_path, trajectory, "repo__issue-2.traj.json"))
+    assert [r.text for r in of(parsed.events, Reasoning)] == [
+        "**Looking around**\n\nFirst the layout."
+    ]
+    assert parsed.dropped["opaque_reasoning"] == 1
+
+
 def test_mini_swe_agent_v2_toolcalls(tmp_path: Path) -> None:
     data = {
         "info": {

@@ -849,8 +849,7 @@ class _MiniRun:
         source = self.ref(index)
         time = _message_time(message)
         self.pending.clear()
-        reasoning = message.get("reasoning_content")
-        texts = [reasoning] if isinstance(reasoning, str) and reasoning.strip() else []
+        texts = _reasoning_texts(message, self.session.dropped)
         for text in texts + _thinking(message.get("thinking_blocks"), self.session.dropped):
             self.events.append(
                 new_event(Reasoning, session=self.id, source=source, time=time, text=text)
@@ -1203,6 +1202,32 @@ def _message_time(message: Record) -> str | None:
 
 
 # --- small readers -------------------------------------------------------------------------
+
+
+def _reasoning_texts(message: Record, dropped: Counter[str]) -> list[str]:
+    """The readable reasoning of a model's message: litellm's `reasoning_content`, else
+    the `reasoning` (and `reasoning_details`) an OpenRouter response carries, on the message
+    or in the response mini-swe-agent keeps in `extra.response`; encrypted details are
+    dropped and counted."""
+    reasoning = message.get("reasoning_content")
+    if isinstance(reasoning, str) and reasoning.strip():
+        return [reasoning]
+    answer = message
+    response = (
+        message.get("extra", {}).get("response") if isinstance(message.get("extra"), dict) else None
+    )
+    choices = response.get("choices") if isinstance(response, dict) else None
+    if "reasoning" not in message and isinstance(choices, list) and choices:
+        first = choices[0].get("message") if isinstance(choices[0], dict) else None
+        answer = first if isinstance(first, dict) else message
+    details = answer.get("reasoning_details")
+    details = [d for d in details if isinstance(d, dict)] if isinstance(details, list) else []
+    dropped["opaque_reasoning"] += sum(1 for d in details if d.get("type") == "reasoning.encrypted")
+    reasoning = answer.get("reasoning")
+    if isinstance(reasoning, str) and reasoning.strip():
+        return [reasoning]
+    readable = [d["text"] for d in details if isinstance(d.get("text"), str) and d["text"].strip()]
+    return ["\n\n".join(readable)] if readable else []
 
 
 def _thinking(blocks: Any, dropped: Counter[str]) -> list[str]:
