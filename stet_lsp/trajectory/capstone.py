@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -446,6 +446,7 @@ def _plan(
         _graduated_skills(repository, target, tree, events, trajectory, held, graduated, config)
         _moved_feedback(target, tree, trajectory, held, graduated, config)
     commits = set(files) | set(graduated.written) | set(graduated.kept)
+    _check_room(tree, commits)
     return _Plan(
         target=target,
         head=head,
@@ -813,6 +814,19 @@ def _already_committed(tree: pygit2.Index, files: dict[str, bytes]) -> bool:
 
     events = next(iter(files))
     return events in tree and tree[events].id == pygit2.hash(files[events])
+
+
+def _check_room(tree: pygit2.Index, paths: set[str]) -> None:
+    """A file HEAD holds where the commit needs a folder (`.stet/trajectories` written as a
+    file) would be deleted by the commit, which no one asked for: refused."""
+    for path in sorted(paths):
+        for folder in PurePosixPath(path).parents:
+            if str(folder) != "." and str(folder) in tree:
+                raise CapstoneRefused(
+                    "path",
+                    f"HEAD holds a file at {folder}, where the capstone writes {path}: "
+                    f"move or delete that file and commit that first ({_UNCHANGED})",
+                )
 
 
 def _changes(tree: pygit2.Index, paths: set[str]) -> list[PathChange]:

@@ -1149,6 +1149,21 @@ def test_a_message_ending_in_trailers_keeps_them_with_stets(
     }
 
 
+def test_a_file_where_the_trajectories_folder_goes_is_refused(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """HEAD holding a file at `.stet/trajectories`: the commit would delete it, staged or
+    not, so both the capstone and its dry run refuse."""
+    commit_files(repo, {".stet/trajectories": "not a folder\n"}, "a file in the way")
+    target = import_work(root, tmp_path)
+    (root / ".stet" / "trajectories").unlink()  # deleted, not staged
+    before = snapshot(repo)
+    for dry_run in (True, False):
+        error = refused("path", lambda dry_run=dry_run: capstone(target, dry_run=dry_run))
+        assert "HEAD holds a file at .stet/trajectories" in str(error)
+    assert snapshot(repo) == before
+
+
 def test_the_working_trajectory_of_another_branch(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
