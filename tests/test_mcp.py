@@ -410,11 +410,14 @@ def test_garbage_on_the_wire_does_not_stop_the_server(workspace: Path) -> None:
         # Deeper than json itself goes: the id is still read.
         '{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "list_notes", '
         '"arguments": {"kind": ' + "[" * 5000 + "]" * 5000 + "}}}",
+        # A byte that is not UTF-8 (0xe9): refused, not stored as U+FFFD.
+        '{"jsonrpc": "2.0", "id": 10, "method": "tools/call", '
+        '"params": {"name": "add_note", "arguments": {"text": "caf\udce9 latin-1"}}}',
     ]
     payload = "".join(
         (line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines
     )
-    answers = raw_exchange(workspace, payload, wanted={None, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+    answers = raw_exchange(workspace, payload, wanted={None, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
     assert answers[1]["result"]["serverInfo"]["name"] == "stet"
     assert len(answers[8]["result"]["tools"]) == len(TOOLS)
     assert "error" in answers[2]
@@ -428,6 +431,8 @@ def test_garbage_on_the_wire_does_not_stop_the_server(workspace: Path) -> None:
     assert answers[7]["error"]["code"] == -32600
     assert "recursion limit" in answers[7]["error"]["message"]
     assert answers[9]["error"] == {"code": -32600, "message": "nested too deep"}
+    assert answers[10]["error"] == {"code": -32700, "message": "not UTF-8"}
+    assert "latin-1" not in sheet_of(workspace).read_text()
     assert answers[None]["error"]["code"] in (-32700, -32600)  # not JSON; the object id
     assert "half" not in sheet_of(workspace).read_text()
 
@@ -437,16 +442,15 @@ def raw_exchange(root: Path, payload: str, wanted: set[int | None]) -> dict[Any,
     each id in `wanted` must have exactly one, and the server must end by itself."""
     done = subprocess.run(
         [sys.executable, "-m", "stet_lsp", "mcp"],
-        input=payload,
+        input=payload.encode("utf-8", "surrogateescape"),  # "\udce9" is the byte 0xe9
         capture_output=True,
-        text=True,
         cwd=root,
         env={**os.environ, "PYTHONPATH": str(PROJECT)},
         timeout=60,  # a server that stops answering, or never ends, fails the test
     )
     assert done.returncode == 0, done.stderr
     answers: dict[Any, dict[str, Any]] = {}
-    for line in done.stdout.splitlines():
+    for line in done.stdout.decode("utf-8").splitlines():
         message = json.loads(line)
         if "id" in message:
             if message["id"] is not None:  # the lines with no id that can be read get null

@@ -15,6 +15,7 @@ import contextlib
 import io
 import json
 import logging
+import re
 import sys
 from collections import Counter
 from typing import Any
@@ -42,6 +43,8 @@ from stet_lsp.mcp.tools import (
     read_brief,
 )
 
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+"""What a byte that is not UTF-8 reads as, with surrogateescape."""
 RESOURCE_NOT_FOUND = -32002
 """The MCP specification's error code for a resource that does not exist."""
 
@@ -124,7 +127,9 @@ def serve(place: Place) -> int:
     async def run() -> None:
         refused_send, refused = anyio.create_memory_object_stream[types.JSONRPCError](100)
         lines = anyio.wrap_file(
-            io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+            # Bytes that are not UTF-8 are kept (as lone surrogates) to be refused, not
+            # replaced: a note would be stored with U+FFFD where the client sent other text.
+            io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
         )
         unanswered = _Unanswered()
         checked = _CheckedLines(lines, refused_send, unanswered)
@@ -164,6 +169,10 @@ class _CheckedLines:
         async with self.refused:
             async for line in self.lines:
                 if not line.strip():
+                    continue
+                if _NOT_UTF8.search(line):
+                    request_id = top_level_id(line.encode("utf-8", "surrogateescape"))
+                    await self.refused.send(_wire_error(request_id, types.PARSE_ERROR, "not UTF-8"))
                     continue
                 try:
                     message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
