@@ -501,6 +501,14 @@ def test_requests_in_flight_when_input_ends_are_answered(workspace: Path) -> Non
             "params": {"name": "list_notes", "arguments": {}},
         },
         {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 20}},
+        # The SDK takes "21" for request 21: the cancel is matched the same way here.
+        {
+            "jsonrpc": "2.0",
+            "id": 21,
+            "method": "tools/call",
+            "params": {"name": "list_notes", "arguments": {}},
+        },
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "21"}},
     ]
     payload = "".join(json.dumps(line) + "\n" for line in lines)
     answers = raw_exchange(workspace, payload, wanted={1, 10, 11, 12, "brief"})

@@ -58,13 +58,18 @@ def _walk(
 def staged_index(repository: pygit2.Repository) -> pygit2.Index:
     """The index the commit being made is written from: the one `GIT_INDEX_FILE` names when
     set (`git commit -a` and `git commit PATH` give their hooks a temporary index, as the
-    capstone does; relative to the folder git runs in), else the repository's."""
+    capstone does; a relative path is the work tree's top's, where git runs hooks), else the
+    repository's. A named index that is not there is an error, not an empty index: read
+    from the wrong folder, it would pass every staged secret."""
     named = os.environ.get("GIT_INDEX_FILE")
     if not named:
         index: pygit2.Index = repository.index
         return index
+    path = os.path.join(repository_root(repository), named)  # an absolute `named` wins
+    if not os.path.isfile(path):
+        raise StetError(f"GIT_INDEX_FILE={named}: no index file at {path}")
     try:
-        return pygit2.Index(os.path.abspath(named))
+        return pygit2.Index(path)
     except pygit2.GitError as error:
         raise StetError(f"GIT_INDEX_FILE={named}: {error}") from None
 

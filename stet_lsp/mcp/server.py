@@ -206,26 +206,27 @@ class _Unanswered:
     gets no answer: it is not waited for)."""
 
     def __init__(self) -> None:
-        self.ids: Counter[str | int] = Counter()
+        self.ids: Counter[str] = Counter()
+        """By the id written as a string: the SDK takes a cancel's `"3"` for request `3`."""
         self.none_left = anyio.Event()
 
     def read(self, message: types.JSONRPCMessage) -> None:
         if isinstance(message, types.JSONRPCRequest):
-            self.ids[message.id] += 1
+            self.ids[str(message.id)] += 1
         elif isinstance(message, types.JSONRPCNotification) and message.method == (
             "notifications/cancelled"
         ):
             request_id = (message.params or {}).get("requestId")
             if isinstance(request_id, str | int) and not isinstance(request_id, bool):
-                self._done(request_id)
+                self._done(str(request_id))
 
     def sent(self, message: types.JSONRPCMessage) -> None:
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and isinstance(
             message.id, str | int
         ):
-            self._done(message.id)
+            self._done(str(message.id))
 
-    def _done(self, request_id: str | int) -> None:
+    def _done(self, request_id: str) -> None:
         if self.ids[request_id] > 1:
             self.ids[request_id] -= 1
         else:

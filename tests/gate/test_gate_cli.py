@@ -287,9 +287,18 @@ def test_check_reads_the_index_git_names(
     assert run(["check"]) == 1
     assert capsys.readouterr().out.startswith(":.stet/skills/s/SKILL.md:1:5: github-token")
 
-    # Relative to the folder git runs the hook in (the work tree's top).
+    # Relative to the work tree's top, where git runs hooks, from whatever folder the check
+    # runs in; a named index that is not there is an error, not an empty index.
+    monkeypatch.setenv("GIT_INDEX_FILE", ".git/next-index.lock")
+    (in_tmp / "src").mkdir()
+    monkeypatch.chdir(in_tmp / "src")
+    assert run(["check"]) == 1
+    assert capsys.readouterr().out.startswith(":.stet/skills/s/SKILL.md:1:5: github-token")
     monkeypatch.setenv("GIT_INDEX_FILE", ".git/index")
     assert run(["check"]) == 0
+    monkeypatch.setenv("GIT_INDEX_FILE", ".git/no-such-index")
+    assert run(["check"]) == 1  # the command line's exit for an error
+    assert "no index file at" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="no git here to run a hook")
