@@ -51,7 +51,7 @@ from stet_lsp.core.targets import Target, find_repository
 from stet_lsp.trajectory.events import EventBase, Graduation, parse_event
 from stet_lsp.trajectory.feedback import feedback_lock, feedback_path, moved_lines
 from stet_lsp.trajectory.graduation import INDEX_LOCK, retarget_skill, skill_lock
-from stet_lsp.trajectory.importing import compose_pending
+from stet_lsp.trajectory.importing import compose_pending, pending
 from stet_lsp.trajectory.meta import Meta, summarise
 from stet_lsp.trajectory.skills import skill_path
 from stet_lsp.trajectory.store import (
@@ -199,15 +199,15 @@ def capstone(
     config = gate_config or _repository_gate(target)
     repository = _open(target)
     folder = working_folder(target)
-    _require_working(target, folder)
+    if not pending(folder):
+        _require_working(target, folder)
     with file_lock(folder.path, target.root, "the working trajectory"), ExitStack() as held:
+        # A session stored and not composed yet (an import or a graduation stopped or failed
+        # in between) is committed with the others; a dry run shows it too.
+        compose_pending(target, folder, config)
         _require_working(target, folder)  # again: a capstone that held the lock archived it
         head = _check_repository(repository, target, allow_detached)
         signature = _signature(repository)
-        if not dry_run:
-            # A session stored and not composed yet (an import or a graduation stopped or
-            # failed in between) is committed with the others.
-            compose_pending(target, folder, config)
         tell("redacting")
         plan = _plan(repository, target, folder, head, message, held, config)
         if dry_run:

@@ -217,7 +217,7 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
         # all of them as wide as the widest.
         events_bytes = (line.encode("utf-8") + b"\n" for line in lines)
         folder.write(events_bytes, meta, (text.encode("utf-8") for text in gated))
-    if _composing(folder):
+    if pending(folder):
         remove_regular(folder.path / SESSIONS / COMPOSING, target.root)
 
 
@@ -225,7 +225,7 @@ def compose_pending(target: Target, folder: Folder, gate_config: GateConfig | No
     """Compose when a session was stored and not composed yet (an import or a graduation
     stopped, or failed, between the two). Call it holding the working trajectory's lock.
     Whether it composed."""
-    if not _composing(folder):
+    if not pending(folder):
         return False
     compose(target, folder, gate_config)
     return True
@@ -387,7 +387,7 @@ def read_record(folder: Folder, stem: str) -> dict[str, Any] | None:
 def _composed(folder: Folder, sources: list[Any]) -> bool:
     """Whether the session is in the trajectory: no composition was left unfinished, and
     meta.json (written last) lists its sources."""
-    if _composing(folder):
+    if pending(folder):
         return False
     data = read_regular(folder.path / "meta.json", folder.root)
     try:
@@ -397,9 +397,10 @@ def _composed(folder: Folder, sources: list[Any]) -> bool:
     return isinstance(listed, list) and all(source in listed for source in sources)
 
 
-def _composing(folder: Folder) -> bool:
-    """Whether the marker is there: a regular file (a link someone put in its place is
-    neither followed nor taken for it; storing a session replaces it)."""
+def pending(folder: Folder) -> bool:
+    """Whether a session is stored and not composed yet: the marker is there, a regular
+    file (a link someone put in its place is neither followed nor taken for it; storing a
+    session replaces it)."""
     try:
         return stat.S_ISREG(os.lstat(folder.path / SESSIONS / COMPOSING).st_mode)
     except OSError:

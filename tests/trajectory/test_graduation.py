@@ -504,6 +504,33 @@ def test_a_composition_that_fails_is_done_by_the_capstone(
     assert [event["text"] for event in notes if event["kind"] == "note"] == [entry.text]
 
 
+def test_a_first_graduation_left_uncomposed_is_committed_and_previewed(
+    sheet: StyleSheet, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No session imported, and the first graduation's composition fails: there is no
+    meta.json yet, and the capstone (its dry run too) composes the stored events first."""
+    import stet_lsp.trajectory.importing as importing
+    from stet_lsp.trajectory.capstone import capstone
+
+    repository = pygit2.Repository(str(root))
+    repository.config["user.name"] = "Reviewer"
+    repository.config["user.email"] = "reviewer@example.com"
+    entry = add(sheet, "Tried urllib3's Retry: it retries POSTs.", "ruled-out")
+    real = importing.compose
+
+    def full_disk(*args: Any, **kwargs: Any) -> None:
+        raise StetError("no space left on device")
+
+    monkeypatch.setattr(importing, "compose", full_disk)
+    with pytest.raises(StetError, match="was not composed"):
+        graduate(sheet, entry.id, "trajectory")
+    monkeypatch.setattr(importing, "compose", real)
+
+    preview = capstone(sheet.target, dry_run=True)
+    result = capstone(sheet.target)
+    assert preview.trajectory == result.trajectory and result.changed
+
+
 # -- extending a skill ------------------------------------------------------------------------------
 
 
