@@ -686,10 +686,26 @@ def _root_forms(root: Path) -> list[str]:
 
 
 def _inside_any(path: str, roots: list[str]) -> bool:
+    """Whether `path` is in one of `roots` (the repository's forms) and not in a repository
+    of its own inside it (a nested clone, a work tree under `.claude/worktrees/`), whose
+    sessions are that repository's."""
     if not path or not os.path.isabs(path):
         return False
     normal = os.path.normpath(path)
-    return any(normal == root or normal.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+    for root in roots:
+        top = root.rstrip(os.sep) or os.sep
+        if normal != top and not normal.startswith(top.rstrip(os.sep) + os.sep):
+            continue
+        folder = normal
+        while folder != top:
+            if os.path.lexists(os.path.join(folder, ".git")):
+                return False
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        return True
+    return False
 
 
 def _real_dir(path: Path) -> str | None:

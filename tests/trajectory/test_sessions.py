@@ -214,6 +214,24 @@ def test_claude_sessions_in_folders_inside_the_repository(
     assert ids == ["inside"]
 
 
+def test_sessions_of_a_repository_nested_inside_are_its_own(
+    repo: Path, home: Path, tmp_path: Path
+) -> None:
+    """A clone in `vendor/lib` or a work tree under `.claude/worktrees/` is another
+    repository (or branch): its sessions are not this one's."""
+    nested = repo / "vendor" / "lib"
+    (nested / ".git").mkdir(parents=True)
+    worktree = repo / ".claude" / "worktrees" / "fix"
+    worktree.mkdir(parents=True)
+    (worktree / ".git").write_text("gitdir: ../../../.git/worktrees/fix\n")
+    for name, cwd in (("nested", nested / "src"), ("worktree", worktree), ("mine", repo)):
+        write_jsonl(claude_folder(home, cwd) / f"{name}.jsonl", claude_session(cwd, session=name))
+    other_id = "33333333-3333-4333-8333-333333333333"
+    write_jsonl(codex_path(home, "2026-01-05", other_id), codex_rollout(nested, other_id))
+    ids = [session.session_id for session in find_sessions(repo, home=home, env={})]
+    assert ids == ["mine"]
+
+
 def test_claude_long_paths_are_cut_and_hashed(tmp_path: Path, home: Path) -> None:
     repo = tmp_path / ("d" * 120) / ("e" * 120)
     repo.mkdir(parents=True)
