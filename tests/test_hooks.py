@@ -604,6 +604,26 @@ def test_codex_config_stet_created_is_removed_again(root: Path, stet: Stet, home
     assert not config.exists()
 
 
+def test_codex_uninstall_leaves_a_notify_line_stet_did_not_write(
+    root: Path, stet: Stet, home: Path
+) -> None:
+    """The same line without Stet's marker above it is a person's: in a profile, or quoted
+    in a multi-line string. Uninstall (never installed, or twice) leaves it."""
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    for original in (
+        b'model = "o3"\n\n[profiles.ci]\nnotify = ["stet", "hooks", "run", "codex-notify"]\n',
+        b'developer_instructions = """\nnotify = ["stet", "hooks", "run", "codex-notify"]\n"""\n',
+    ):
+        config.write_bytes(original)
+        assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
+        assert config.read_bytes() == original
+        assert stet_hooks(stet, root, "install", "codex")[0] == 0
+        for _ in range(2):
+            assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
+            assert config.read_bytes() == original
+
+
 def test_codex_install_refuses_to_replace_another_notify(
     root: Path, stet: Stet, home: Path
 ) -> None:

@@ -108,16 +108,22 @@ def without_notify(text: str) -> tuple[str, bool] | None:
     editor that changed those is no obstacle."""
     lines = text.splitlines(keepends=True)
     bare = [line.rstrip("\r\n") for line in lines]
-    if NOTIFY_LINE not in bare:
+    # Only the pair Stet writes, its marker above its line: the same `notify` line without
+    # it is a person's (in a profile, or quoted in a multi-line string), and stays.
+    index = next(
+        (
+            n
+            for n in range(1, len(bare))
+            if bare[n] == NOTIFY_LINE and bare[n - 1] in (MARKER, MARKER_CREATED)
+        ),
+        None,
+    )
+    if index is None:
         return None
-    index = bare.index(NOTIFY_LINE)
-    start, end = index, index + 1
-    created = False
-    if index > 0 and bare[index - 1] in (MARKER, MARKER_CREATED):
-        start = index - 1
-        created = bare[start] == MARKER_CREATED
-        if start == 0 and end < len(lines) and bare[end] == "":
-            end += 1  # the blank line written between Stet's block and the file's text
+    start, end = index - 1, index + 1
+    created = bare[start] == MARKER_CREATED
+    if start == 0 and end < len(lines) and bare[end] == "":
+        end += 1  # the blank line written between Stet's block and the file's text
     return "".join(lines[:start] + lines[end:]), created
 
 
