@@ -597,6 +597,27 @@ def test_claude_code_user_scope_and_a_new_file(stet: Stet, home: Path, root: Pat
     assert config.stat().st_mode & 0o077 == 0  # a new ~/.claude.json is private
 
 
+def test_a_lone_surrogate_and_crlf_are_written_back_as_they_were(
+    stet: Stet, home: Path, root: Path
+) -> None:
+    """Claude Code writes `\\ud83d` for a history line cut inside an emoji: it stays that
+    escape (raw, it is no UTF-8) and the install goes on; a CRLF file stays CRLF."""
+    config = home / ".claude.json"
+    config.write_text('{\n  "projects": {"/x": {"history": [{"display": "fix the \\ud83d"}]}}\n}\n')
+    code, _, err = install(stet, root, "claude-code")
+    assert code == 0, err
+    text = config.read_text()
+    assert '"display": "fix the \\ud83d"' in text
+    assert json.loads(text)["projects"]["/x"]["history"] == [{"display": "fix the \ud83d"}]
+    cursor = root / ".cursor" / "mcp.json"
+    cursor.parent.mkdir()
+    cursor.write_bytes(b'{\r\n  "mcpServers": {\r\n    "other": {"command": "x"}\r\n  }\r\n}\r\n')
+    code, _, err = install(stet, root, "cursor")
+    assert code == 0, err
+    data = cursor.read_bytes()
+    assert data.count(b"\n") == data.count(b"\r\n") and b'"stet"' in data
+
+
 def test_codex_user_scope_keeps_the_file_line_for_line(stet: Stet, home: Path, root: Path) -> None:
     config = home / ".codex" / "config.toml"
     config.parent.mkdir()

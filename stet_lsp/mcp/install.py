@@ -339,6 +339,9 @@ def _common_dir(git_dir: Path) -> Path:
 # -- JSON ---------------------------------------------------------------------------------------
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def merge_json(
     text: str | None, keys: Sequence[str], name: str, server: dict[str, Any], shown: str
 ) -> str:
@@ -358,6 +361,12 @@ def merge_json(
     table[name] = server
     indent = _json_indent(text) if text is not None and text.strip() else "  "
     rendered = json.dumps(data, ensure_ascii=False, indent=indent)
+    # A lone surrogate (Claude Code writes `\ud83d` for a history cut inside an emoji) is
+    # written back escaped, the same JSON value: raw, it is not UTF-8.
+    rendered = _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", rendered)
+    if text is not None and "\r\n" in text:
+        rendered = rendered.replace("\n", "\r\n")
+        return rendered + "\r\n"
     return rendered + "\n"
 
 
