@@ -712,6 +712,21 @@ def test_status_says_what_is_installed_where(root: Path, stet: Stet, home: Path)
     assert document["log"] == str(root / files.LOG)
 
 
+def test_status_reads_the_user_settings_where_claude_code_does(
+    root: Path, stet: Stet, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "claude-config"
+    folder.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(folder))
+    hook = {"type": "command", "command": "stet hooks run session-start"}
+    (folder / "settings.json").write_text(
+        json.dumps({"hooks": {"SessionStart": [{"hooks": [hook]}]}})
+    )
+    document = json.loads(stet_hooks(stet, root, "status", "--json")[1])
+    user = document["claude_code"]["settings"][2]
+    assert (user["path"], user["events"]) == (str(folder / "settings.json"), ["SessionStart"])
+
+
 # -- the repository of a hook, without libgit2 ----------------------------------------------------
 
 

@@ -203,7 +203,7 @@ def _status(args: argparse.Namespace) -> int:
     home = _home()
     document: dict[str, Any] = {
         "repository": str(root),
-        "claude_code": claude_code.status(root, home),
+        "claude_code": claude_code.status(root, home, os.environ),
         "codex": codex.status(root, home=home, env=os.environ),
         "stet_on_path": shutil.which("stet") is not None,
         "log": str(root / files.LOG),

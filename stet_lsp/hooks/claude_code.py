@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -469,14 +470,18 @@ def _result(
     }
 
 
-def status(root: Path, home: Path | None) -> dict[str, Any]:
+def status(root: Path, home: Path | None, env: Mapping[str, str]) -> dict[str, Any]:
     """Where Stet's hooks are: the local settings (what install writes), and, when someone put
-    them there, the committed project settings and the user's settings."""
+    them there, the committed project settings and the user's settings (in
+    `CLAUDE_CONFIG_DIR` when it is set, as Claude Code reads them)."""
     places: list[tuple[str, Path, Path | None]] = [
         ("local", root / LOCAL_SETTINGS, root),
         ("project", root / PROJECT_SETTINGS, root),
     ]
-    if home is not None:
+    folder = env.get("CLAUDE_CONFIG_DIR")
+    if folder:
+        places.append(("user", Path(folder) / "settings.json", None))
+    elif home is not None:
         places.append(("user", home / ".claude" / "settings.json", None))
     files = []
     for scope, path, inside_root in places:
