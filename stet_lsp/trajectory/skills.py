@@ -48,7 +48,7 @@ FIELDS = ("name", "description", "license", "compatibility", "allowed-tools", "m
 META_ENTRIES = "stet-entries"
 META_TARGET = "stet-target"
 META_TRAJECTORY = "stet-trajectory"
-_METADATA_LINE = re.compile(r"metadata\s*:\s*(#.*)?$")
+_METADATA_LINE = re.compile(r"metadata\s*:\s*(null|Null|NULL|~)?(\s*#.*)?\s*$")
 _BLOCK_KEY = re.compile(r"""\s+("(?:[^"\\]|\\.)*"|'[^']*'|[^\s:#'"][^:#]*?)\s*:(\s|$)""")
 """Provenance under `metadata`: the style-sheet entry ids (space-separated), the targets they
 came from (comma-separated names) and the working trajectories that recorded them."""
@@ -313,39 +313,52 @@ def render_skill(skill: Skill) -> str:
 
 def rewrite_skill(written: str, skill: Skill) -> str:
     """`skill`, which was read from `written` (its metadata and body since changed), with the
-    frontmatter kept as the person wrote it (comments, order, folded scalars): only the
-    metadata keys whose values changed are rewritten in place, or added at the end of the
-    `metadata` block (a block made when there is none). StetError when the frontmatter
-    cannot be changed so (metadata written as a flow mapping), or reads back otherwise."""
-    lines = written.split("\n")
-    closing = next(n for n, line in enumerate(lines[1:], 1) if line.rstrip("\r") == "---")
+    frontmatter kept as the person wrote it (comments, order, folded scalars, line endings):
+    only the metadata keys whose values changed are rewritten in place, or added after the
+    `metadata` block's last key (a block made when there is none, or it is empty or null).
+    StetError when the frontmatter cannot be changed so (metadata written as a flow
+    mapping, an anchor, a quoted key), or would read back otherwise."""
+    crlf = "\r\n" in written
+    lines = written.replace("\r\n", "\n").split("\n")
+    closing = next(n for n, line in enumerate(lines[1:], 1) if line == "---")
     front = lines[1:closing]
     before = parse_skill(written, folder=skill.name)
     changed = {k: v for k, v in skill.metadata.items() if before.metadata.get(k) != v}
     start = next((n for n, line in enumerate(front) if _METADATA_LINE.match(line)), None)
     if start is None:
-        if any(re.match(r"metadata\s*:", line) for line in front):
+        if any(re.match(r"[\"']?metadata[\"']?\s*:", line) for line in front):
             raise StetError("write its metadata as a block mapping (`metadata:`, a key a line)")
         front.append("metadata:")
         start = len(front) - 1
+    else:
+        header = _METADATA_LINE.match(front[start])
+        front[start] = "metadata:" + (header.group(2) or "" if header else "")
     end = start + 1
-    while end < len(front) and (not front[end].strip() or front[end][:1] in (" ", "\t")):
+    while end < len(front) and (_blank_or_comment(front[end]) or front[end][:1] in (" ", "\t")):
         end += 1
     block = front[start + 1 : end]
-    indent = next((line[: len(line) - len(line.lstrip())] for line in block if line.strip()), "  ")
+    keys = [n for n, line in enumerate(block) if not _blank_or_comment(line)]
+    indent = block[keys[0]][: len(block[keys[0]]) - len(block[keys[0]].lstrip())] if keys else "  "
     for key, value in changed.items():
         line = f"{indent}{_key(key)}: {_quoted(value)}"
         found = next(
-            (n for n, old in enumerate(block) if _key_of(old) == key and old.startswith(indent)),
+            (
+                n
+                for n in keys
+                if _key_of(block[n]) == key and block[n][len(indent) :][:1] not in (" ", "\t")
+            ),
             None,
         )
         if found is not None:
             block[found] = line
         else:
-            last = max((n for n, old in enumerate(block) if old.strip()), default=-1)
-            block.insert(last + 1, line)
+            at = keys[-1] + 1 if keys else 0
+            block.insert(at, line)
+            keys = [*[n for n in keys if n < at], at, *[n + 1 for n in keys if n >= at]]
     front[start + 1 : end] = block
-    text = "\n".join(["---", *front, "---"]) + "\n" + skill.body
+    text = "\n".join(["---", *front, "---"]) + "\n" + skill.body.replace("\r\n", "\n")
+    if crlf:
+        text = text.replace("\n", "\r\n")
     after = parse_skill(text, folder=skill.name)
     if (after.name, after.description, after.optional, after.metadata) != (
         skill.name,
@@ -355,6 +368,10 @@ def rewrite_skill(written: str, skill: Skill) -> str:
     ):
         raise StetError("its frontmatter would not read back the same once changed")
     return text
+
+
+def _blank_or_comment(line: str) -> bool:
+    return not line.strip() or line.lstrip().startswith("#")
 
 
 def _key_of(line: str) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import yaml
 
@@ -15,6 +17,7 @@ from stet_lsp.trajectory.skills import (
     parse_skill,
     propose_name,
     render_skill,
+    rewrite_skill,
     section,
     shorten,
     skill_path,
@@ -228,3 +231,47 @@ def test_shortening_never_cuts_a_marker() -> None:
     assert shorten("x" * 20 + marker + " tail", 30) == "x" * 20 + "…"
     assert shorten("word " * 10, 20) == "word word word…"
     assert len(shorten("y" * 50, 20)) == 20
+
+
+HEAD = "---\nname: s\ndescription: d\n"
+BODY = "# Hi\n\nBody.\n"
+ADDED = '  stet-entries: "a b"\n  stet-target: "main"\n'
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        # A comment before the keys, deeper than they are: the keys' indent is taken.
+        ("metadata:\n    # why\n  author: me\n", "metadata:\n    # why\n  author: me\n" + ADDED),
+        # A comment at column 0 inside the block does not end it.
+        (
+            "metadata:\n  author: me\n# ours\n  stet-entries: a\n",
+            'metadata:\n  author: me\n# ours\n  stet-entries: "a b"\n  stet-target: "main"\n',
+        ),
+        ("metadata: null\n", "metadata:\n" + ADDED),
+        ("metadata: ~  # none yet\n", "metadata:  # none yet\n" + ADDED),
+        ("metadata:\nlicense: MIT\n", "metadata:\n" + ADDED + "license: MIT\n"),
+        (
+            "metadata:\n  author: me\n  # the end\n",
+            "metadata:\n  author: me\n" + ADDED + "  # the end\n",
+        ),
+        ("", "metadata:\n" + ADDED),
+    ],
+)
+def test_rewrite_skill_changes_only_stets_metadata_lines(written: str, expected: str) -> None:
+    text = HEAD + written + "---\n" + BODY
+    skill = parse_skill(text, folder="s")
+    metadata = skill.metadata | {"stet-entries": "a b", "stet-target": "main"}
+    extended = replace(skill, metadata=metadata)
+    assert rewrite_skill(text, extended) == HEAD + expected + "---\n" + BODY
+    crlf = text.replace("\n", "\r\n")
+    whole = (HEAD + expected + "---\n" + BODY).replace("\n", "\r\n")
+    assert rewrite_skill(crlf, replace(extended, body=parse_skill(crlf).body)) == whole
+
+
+@pytest.mark.parametrize("written", ["metadata: {author: me}\n", "metadata: &m\n  author: me\n"])
+def test_rewrite_skill_refuses_what_it_cannot_change_line_by_line(written: str) -> None:
+    text = HEAD + written + "---\n" + BODY
+    skill = parse_skill(text, folder="s")
+    with pytest.raises(StetError, match="block mapping"):
+        rewrite_skill(text, replace(skill, metadata=skill.metadata | {"stet-entries": "a"}))
