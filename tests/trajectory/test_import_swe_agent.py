@@ -790,6 +790,13 @@ def test_mini_swe_agent_reasoning_in_an_openrouter_response(tmp_path: Path) -> N
         "**Looking around**\n\nFirst the layout."
     ]
     assert parsed.dropped["opaque_reasoning"] == 1
+    # An explicit null on the message does not hide the response's; a summary is readable.
+    assistant["reasoning"] = None
+    message = assistant["extra"]["response"]["choices"][0]["message"]
+    del message["reasoning"]
+    message["reasoning_details"] = [{"type": "reasoning.summary", "summary": "Look first."}]
+    parsed = MINI.parse(write(tmp_path, trajectory, "repo__issue-2.traj.json"))
+    assert [r.text for r in of(parsed.events, Reasoning)] == ["Look first."]
 
 
 def test_mini_swe_agent_v2_toolcalls(tmp_path: Path) -> None:

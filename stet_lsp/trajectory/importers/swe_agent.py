@@ -1217,7 +1217,8 @@ def _reasoning_texts(message: Record, dropped: Counter[str]) -> list[str]:
         message.get("extra", {}).get("response") if isinstance(message.get("extra"), dict) else None
     )
     choices = response.get("choices") if isinstance(response, dict) else None
-    if "reasoning" not in message and isinstance(choices, list) and choices:
+    own = message.get("reasoning") or message.get("reasoning_details")
+    if not own and isinstance(choices, list) and choices:
         first = choices[0].get("message") if isinstance(choices[0], dict) else None
         answer = first if isinstance(first, dict) else message
     details = answer.get("reasoning_details")
@@ -1226,7 +1227,11 @@ def _reasoning_texts(message: Record, dropped: Counter[str]) -> list[str]:
     reasoning = answer.get("reasoning")
     if isinstance(reasoning, str) and reasoning.strip():
         return [reasoning]
-    readable = [d["text"] for d in details if isinstance(d.get("text"), str) and d["text"].strip()]
+    readable = [
+        text
+        for text in (d.get("text") or d.get("summary") for d in details)  # reasoning.summary
+        if isinstance(text, str) and text.strip()
+    ]
     return ["\n\n".join(readable)] if readable else []
 
 
