@@ -466,9 +466,13 @@ def test_install_merges_into_local_settings_and_uninstall_restores_the_bytes(
     assert code == 0 and "nothing changed" in out
 
 
-@pytest.mark.parametrize("hooks", [{}, {"SessionStart": [], "Stop": []}], ids=["empty", "lists"])
+@pytest.mark.parametrize(
+    "hooks",
+    [{}, {"SessionStart": [], "Stop": []}, None, {"Stop": None}],
+    ids=["empty", "lists", "null", "null-list"],
+)
 def test_uninstall_restores_the_bytes_of_settings_with_empty_hooks(
-    root: Path, stet: Stet, hooks: dict[str, Any]
+    root: Path, stet: Stet, hooks: dict[str, Any] | None
 ) -> None:
     # Taking Stet's handlers out removes an empty `hooks` or event list: the file was what
     # it was before all the same.
@@ -491,6 +495,23 @@ def test_uninstall_keeps_what_changed_meanwhile(root: Path, stet: Stet) -> None:
     text = (root / LOCAL_SETTINGS).read_text("utf-8")
     assert json.loads(text) == expected
     assert text == json.dumps(expected, indent=2) + "\n"
+
+
+def test_a_hook_a_person_gave_options_is_still_stets(root: Path, stet: Stet) -> None:
+    """`stet hooks run stop --every 600` (an option docs/agents.md describes) is Stet's Stop
+    hook: not added a second time, and taken out by uninstall."""
+    original = write_settings(root, {"model": "sonnet"}, indent=2, end="\n")
+    stet_hooks(stet, root, "install", "claude-code")
+    settings = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
+    settings["hooks"]["Stop"][0]["hooks"][0]["command"] = "stet hooks run stop --every 600"
+    write_settings(root, settings, indent=2, end="\n")
+    status = json.loads(stet_hooks(stet, root, "status", "--json")[1])["claude_code"]
+    assert "Stop" in status["settings"][0]["events"]
+    code, out, _ = stet_hooks(stet, root, "install", "claude-code")
+    assert code == 0 and "nothing changed" in out
+    stet_hooks(stet, root, "uninstall", "claude-code")
+    assert "hooks" not in json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
+    assert json.loads((root / LOCAL_SETTINGS).read_text("utf-8")) == json.loads(original)
 
 
 def test_a_hook_taken_out_by_hand_comes_back_and_uninstall_still_restores(

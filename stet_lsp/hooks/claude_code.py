@@ -150,7 +150,11 @@ def _handlers(group: Any) -> list[Any]:
 
 
 def _is_ours(item: Any, event: str) -> bool:
-    return isinstance(item, dict) and item.get("command") == COMMANDS[event]
+    """Stet's command for the event, with the options a person may add (`--every 600`)."""
+    if not isinstance(item, dict) or not isinstance(item.get("command"), str):
+        return False
+    command: str = item["command"].strip()
+    return command == COMMANDS[event] or command.startswith(COMMANDS[event] + " --")
 
 
 def add_hooks(settings: Settings) -> list[str]:
@@ -431,10 +435,14 @@ def _same(before: str, settings: Settings) -> bool:
 
 
 def _pruned(settings: Settings) -> Settings:
+    """The settings without an empty or null `hooks` or event list (install reads null as
+    empty)."""
     hooks = settings.get("hooks")
+    if hooks is None and "hooks" in settings:
+        return {key: value for key, value in settings.items() if key != "hooks"}
     if not isinstance(hooks, dict):
         return settings
-    kept = {event: groups for event, groups in hooks.items() if groups != []}
+    kept = {event: groups for event, groups in hooks.items() if groups not in ([], None)}
     rest = {key: value for key, value in settings.items() if key != "hooks"}
     return {**rest, "hooks": kept} if kept else rest
 
