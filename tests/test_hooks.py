@@ -844,3 +844,17 @@ def test_uninstall_keeps_the_exclude_line_other_work_trees_need(
     assert stet_hooks(stet, copy, "uninstall", "claude-code")[0] == 0
     assert pygit2.Repository(str(root)).path_is_ignored(LOCAL_SETTINGS.as_posix())
     assert not pygit2.Repository(str(copy)).path_is_ignored(LOCAL_SETTINGS.as_posix())
+
+
+def test_uninstall_after_the_settings_file_went_takes_the_exclude_line_out(
+    repo: pygit2.Repository, root: Path, stet: Stet
+) -> None:
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.parent.mkdir(exist_ok=True)
+    exclude.write_text("# mine\n")
+    assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
+    assert "/.claude/settings.local.json" in exclude.read_text()
+    (root / LOCAL_SETTINGS).unlink()  # by hand
+    for _ in range(2):
+        assert stet_hooks(stet, root, "uninstall", "claude-code")[0] == 0
+    assert exclude.read_text() == "# mine\n"

@@ -282,6 +282,10 @@ def uninstall(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
     removed = remove_hooks(settings)
     if not removed:
         if not dry_run and record:
+            # The hooks went by hand (or the file did): the exclude line install added goes
+            # with the record, which alone knows it.
+            if data is None and not _needed_elsewhere(root):
+                _unexclude(record.get("excluded"), _exclude_path(root))
             remove_record(root, RECORD)
         return _result(root, dry_run, removed=[])
     current = data.decode("utf-8") if data is not None else None
