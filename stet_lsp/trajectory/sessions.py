@@ -117,7 +117,7 @@ def find_sessions(
     environment = os.environ if env is None else env
     if home is None:
         home = _home()
-    roots = _root_forms(root)
+    roots = _root_forms(root, environment.get("PWD"))
     found: list[_Found] = []
     found += _claude_sessions(roots, _claude_config_dirs(home, environment))
     found += _codex_sessions(roots, _codex_home(home, environment))
@@ -678,11 +678,30 @@ def _home() -> Path | None:
         return None
 
 
-def _root_forms(root: Path) -> list[str]:
-    """The repository's path as given (made absolute) and with links resolved: harnesses
-    record either."""
+def _root_forms(root: Path, shell_folder: str | None = None) -> list[str]:
+    """The repository's path as given (made absolute), with links resolved, and as the
+    shell reached it (`PWD`, when it is a folder of the repository reached through a link):
+    harnesses record the path they were started in, links and all."""
     given = os.path.abspath(root)
-    return list(dict.fromkeys([given, os.path.realpath(given)]))
+    real = os.path.realpath(given)
+    forms = [given, real]
+    if shell_folder and os.path.isabs(shell_folder):
+        shell_real = os.path.realpath(shell_folder)
+        if _below_or_at(shell_real, real):
+            depth = (
+                0 if shell_real == real else len(os.path.relpath(shell_real, real).split(os.sep))
+            )
+            logical = os.path.normpath(shell_folder)
+            for _ in range(depth):
+                logical = os.path.dirname(logical)
+            if os.path.realpath(logical) == real:
+                forms.append(logical)
+    return list(dict.fromkeys(forms))
+
+
+def _below_or_at(path: str, root: str) -> bool:
+    top = root.rstrip(os.sep) or os.sep
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def _inside_any(path: str, roots: list[str]) -> bool:
@@ -692,10 +711,12 @@ def _inside_any(path: str, roots: list[str]) -> bool:
     if not path or not os.path.isabs(path):
         return False
     normal = os.path.normpath(path)
+    if not any(_below_or_at(normal, root) for root in roots):
+        normal = os.path.realpath(normal)  # a cwd reached through a link to the repository
     for root in roots:
-        top = root.rstrip(os.sep) or os.sep
-        if normal != top and not normal.startswith(top.rstrip(os.sep) + os.sep):
+        if not _below_or_at(normal, root):
             continue
+        top = root.rstrip(os.sep) or os.sep
         folder = normal
         while folder != top:
             if os.path.lexists(os.path.join(folder, ".git")):

@@ -763,6 +763,23 @@ def test_repository_reached_through_a_link(repo: Path, home: Path, tmp_path: Pat
     assert [s.session_id for s in find_sessions(link, home=home, env={})] == [CODEX_ID]
 
 
+def test_sessions_recorded_through_a_link_found_from_the_real_path(
+    repo: Path, home: Path, tmp_path: Path
+) -> None:
+    """The harness was started in a link to the repository and recorded the link's path;
+    Stet runs with the real path (libgit2 resolves links): a Codex cwd is resolved, and a
+    Claude Code folder (named from the link) is found from the shell's PWD."""
+    link = tmp_path / "link-to-repo"
+    link.symlink_to(repo, target_is_directory=True)
+    write_jsonl(codex_path(home, "2026-01-03"), codex_rollout(link / "src"))
+    folder = claude_folder(home, link)
+    write_jsonl(folder / "c.jsonl", claude_session(link, session="through-the-link"))
+    real = repo.resolve()
+    assert [s.session_id for s in find_sessions(real, home=home, env={})] == [CODEX_ID]
+    found = find_sessions(real, home=home, env={"PWD": str(link / "src")})
+    assert {s.session_id for s in found} == {CODEX_ID, "through-the-link"}
+
+
 # --- choosing one -----------------------------------------------------------------------------
 
 
