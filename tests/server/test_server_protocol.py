@@ -49,10 +49,7 @@ def test_malformed_messages_get_errors_and_the_server_keeps_serving(
         {
             "id": 55,
             "method": "workspace/executeCommand",
-            "params": {
-                "command": "stet.note.add",
-                "arguments": [{"uri": document, "text": "half \ud800"}],
-            },
+            "params": {"command": "stet.note.add", "arguments": [{"text": "half \ud800"}]},
         }
     )
     assert "lone surrogate" in raw.answer(55)["error"]["message"]
