@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Callable, Mapping
 from functools import wraps
 from typing import Any, TypeVar
@@ -13,9 +12,6 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from stet_lsp.core.errors import StetError
 
 T = TypeVar("T")
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class RequestFailed(JsonRpcException):
@@ -43,10 +39,6 @@ def field(args: Mapping[str, Any], name: str, kind: type[T], default: Any = ...)
         raise JsonRpcInvalidParams(f"argument {name!r} must be a whole number")
     if not isinstance(value, kind):
         raise JsonRpcInvalidParams(f"argument {name!r} must be a {kind.__name__}")
-    if isinstance(value, str) and _LONE_SURROGATE.search(value):
-        # As `stet mcp` refuses it: stored, it would become U+FFFD, not what was sent.
-        why = "holds a lone surrogate (\\ud800-\\udfff), which is not Unicode text"
-        raise JsonRpcInvalidParams(f"argument {name!r} {why}")
     return value
 
 
