@@ -200,6 +200,10 @@ def test_a_forged_or_steered_cache_is_not_believed(
     monkeypatch.setenv("GIT_DIR", str(root / ".git"))
     assert resolve_target(root).name == "main"  # GIT_DIR decides: git reads HEAD
 
+    monkeypatch.delenv("GIT_DIR")
+    cache.write_text("[" * 100_000 + "]" * 100_000)  # committed by a hostile clone
+    assert resolve_target(root).name == "main"  # deeper than json goes: no cache
+
 
 def test_the_repository_is_the_one_of_the_nearest_work_tree_in_every_layout(
     tmp_path: Path,

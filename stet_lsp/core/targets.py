@@ -208,7 +208,7 @@ def _known_branch(path: Path) -> Target | None:
         if root is None or not os.path.isdir(root / STET_DIR):
             return None
         data = json.loads(read_regular(root / _HEAD_CACHE, root) or b"null")
-    except (OSError, StetError, ValueError):
+    except (OSError, StetError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("root") != str(root):
         return None

@@ -24,7 +24,7 @@ def read_entry(directory: Path | str, relative: Path | str) -> object | None:
     try:
         content = read_regular(os.path.join(directory, relative), directory)
         return json.loads(content.decode("utf-8")) if content is not None else None
-    except (StetError, ValueError):
+    except (StetError, ValueError, RecursionError):
         return None
 
 
