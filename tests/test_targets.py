@@ -235,3 +235,20 @@ def test_the_repository_is_the_one_of_the_nearest_work_tree_in_every_layout(
     assert work_tree(tmp_path / "side") == tmp_path / "side"
     assert work_tree(tmp_path / "main" / "not-yet" / "file.py") == tmp_path / "main"
     assert find_repository(tmp_path / "nowhere") is None
+
+
+@pytest.mark.parametrize(
+    "head",
+    ["ref: refs/heads/a\n", "ref: refs/heads/../../x\n"],
+    ids=["a loop of references", "a name git refuses"],
+)
+def test_a_head_git_cannot_read_is_a_plain_error(
+    repo: pygit2.Repository, root: Path, head: str
+) -> None:
+    """A clone's HEAD (or a hand-edited one) that git cannot resolve: an error naming it, not
+    a pygit2 traceback."""
+    (root / ".git" / "refs" / "heads" / "a").write_text("ref: refs/heads/b\n")
+    (root / ".git" / "refs" / "heads" / "b").write_text("ref: refs/heads/a\n")
+    (root / ".git" / "HEAD").write_text(head)
+    with pytest.raises(StetError, match="git cannot read HEAD"):
+        resolve_target(root)

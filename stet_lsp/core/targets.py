@@ -135,6 +135,17 @@ def repository_root(repo: pygit2.Repository) -> Path:
 
 
 def current_target(repo: pygit2.Repository) -> Target:
+    """The branch HEAD names (or the commit a detached HEAD is at); a HEAD git cannot read
+    (a loop of references, a name git refuses) is an error saying so."""
+    import pygit2
+
+    try:
+        return _head_target(repo)
+    except (pygit2.GitError, ValueError) as error:  # InvalidSpecError is a ValueError
+        raise StetError(f"git cannot read HEAD in {repo.path}: {error}") from None
+
+
+def _head_target(repo: pygit2.Repository) -> Target:
     root = repository_root(repo)
     if repo.head_is_unborn:
         # Same kind and name as after the first commit, so the sheet carries over.
