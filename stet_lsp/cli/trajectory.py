@@ -160,10 +160,14 @@ def _sessions(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.operations import trajectory_rows
 
-    rows = trajectory_rows(target_of(args).root)["trajectories"]
+    listed = trajectory_rows(target_of(args).root)
+    rows = listed["trajectories"]
     if args.json:
-        print_json({"trajectories": rows})
+        print_json({"trajectories": rows, "problems": listed["problems"]})
         return 0
+    for problem in listed["problems"]:
+        warning = f"stet: warning: {problem['path']}: not listed: {problem['message']}"
+        print(warning, file=sys.stderr)
     if not rows:
         print("no trajectories yet (stet trajectory import …)")
     for row in rows:

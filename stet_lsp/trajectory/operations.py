@@ -102,8 +102,14 @@ def trajectory_rows(root: Path) -> dict[str, Any]:
     from stet_lsp.trajectory.store import folders
 
     rows: list[dict[str, Any]] = []
+    problems: list[dict[str, str]] = []
     for folder in folders(root):
-        meta = folder.read_meta()
+        try:
+            meta = folder.read_meta()
+        except (StetError, RecursionError) as error:  # one unreadable trajectory, not all
+            message = str(error) if isinstance(error, StetError) else "meta.json: nested too deep"
+            problems.append({"path": str(folder.relative), "message": message})
+            continue
         rows.append(
             {
                 "id": folder.id,
@@ -117,7 +123,7 @@ def trajectory_rows(root: Path) -> dict[str, Any]:
                 "brief": meta.brief,
             }
         )
-    return document({"trajectories": rows})
+    return document({"trajectories": rows, "problems": problems})
 
 
 TRAJECTORY_FILES = {"narration": "narration.md", "events": "events.jsonl", "meta": "meta.json"}

@@ -87,6 +87,8 @@ def _validate_meta(data: bytes, name: str, steps: int) -> list[Issue]:
         json.loads(data)
     except ValueError as error:
         return [Issue(name, 1, f"not JSON: {error}")]
+    except RecursionError:
+        return [Issue(name, 1, "nested deeper than a meta.json is")]
     try:
         meta = Meta.model_validate_json(data)
     except ValidationError as error:  # the field and what is wrong with it, not a summary

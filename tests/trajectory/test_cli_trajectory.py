@@ -4,6 +4,7 @@ list, show, render, validate and export, as a person or a harness runs them."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -169,9 +170,24 @@ def test_list_show_and_render(stet: Run, root: Path, two_sessions: tuple[Path, P
                 "brief": "Add the greeting module",
             }
         ],
+        "problems": [],
     }
     code, out, _ = stet("trajectory", "list", "-C", str(root))
     assert out == f"working  {key}  {meta['steps']} steps  claude-code  Add the greeting module\n"
+
+    # A committed trajectory whose meta.json is nested deeper than json goes (a clone can
+    # hold one): the others are listed, it is named, and validate says what is wrong.
+    evil = root / ".stet" / "trajectories" / "evil"
+    evil.mkdir(parents=True)
+    (evil / "meta.json").write_text("[" * 100_000 + "]" * 100_000)
+    (evil / "events.jsonl").write_text("")
+    code, out, err = stet("trajectory", "list", "--json", "-C", str(root))
+    listed = json.loads(out)
+    assert code == 0 and [row["id"] for row in listed["trajectories"]] == [key]
+    assert [problem["path"] for problem in listed["problems"]] == [".stet/trajectories/evil"]
+    code, out, err = stet("trajectory", "validate", str(evil))
+    assert code == 1 and "nested deeper" in out + err and "Traceback" not in out + err
+    shutil.rmtree(evil)
 
     code, out, _ = stet("trajectory", "show", "-C", str(root))
     rows = out.splitlines()
