@@ -185,4 +185,4 @@ async def test_a_malformed_settings_file_fails_the_request_and_changes_nothing(
     with pytest.raises(JsonRpcException, match=r"\.stet/gate\.toml"):
         await execute(client, "stet.capstone", uri=uri(root))
     listed = await execute(client, "stet.trajectory.list", uri=uri(root))
-    assert listed == {"version": 1, "trajectories": []}
+    assert listed == {"version": 1, "trajectories": [], "problems": []}

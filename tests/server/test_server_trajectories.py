@@ -97,7 +97,7 @@ async def test_bad_import_arguments_fail_the_request_and_the_server_goes_on(
     with pytest.raises(JsonRpcException, match="must be"):
         await execute(client, "stet.trajectory.import", uri=uri(root), path=7)
     listed = await execute(client, "stet.trajectory.list", uri=uri(root))
-    assert listed == {"version": 1, "trajectories": []}
+    assert listed == {"version": 1, "trajectories": [], "problems": []}
 
 
 async def test_a_long_import_reports_work_done_progress(
@@ -370,7 +370,7 @@ async def test_the_outline_command_without_a_trajectory_fails_and_the_server_goe
     with pytest.raises(JsonRpcException, match="must be"):
         await execute(client, "stet.trajectory.outline", uri=uri(root), id=7)
     listed = await execute(client, "stet.trajectory.list", uri=uri(root))
-    assert listed == {"version": 1, "trajectories": []}
+    assert listed == {"version": 1, "trajectories": [], "problems": []}
 
 
 def test_the_outline_command_answers_malformed_arguments_on_the_wire(
