@@ -61,7 +61,7 @@ try:
 except ImportError as missing:
     print(
         f"bench_matchers: {missing.name} is not installed, nothing measured "
-        "(pip install -e '.[bench]' installs hyperscan and google-re2)"
+        "(pip install -e '.[bench]' installs hyperscan)"
     )
     sys.exit(0)
 

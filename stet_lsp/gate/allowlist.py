@@ -2,13 +2,18 @@
 
 It lives in the repository and changes only through review. Nothing inside scanned content can
 switch the gate off: there is no in-line pragma.
+
+Patterns run on RE2, whose matching takes time linear in the text: a cloned repository's
+allowlist is read before anyone reviewed it, and a pattern Python's `re` backtracks on
+(`([a-z]|[a-z])+!`) held the gate, and the editor with it, for ever. RE2 has no look-around
+or back-references; a pattern using them is refused with RE2's message.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from stet_lsp.core.digests import sha256
 from stet_lsp.core.errors import StetError
@@ -20,7 +25,8 @@ ALLOWLIST_PATH = Path(".stet") / "gate-allowlist.toml"
 @dataclass(frozen=True)
 class Allowlist:
     values: frozenset[str] = frozenset()
-    patterns: tuple[re.Pattern[str], ...] = ()
+    patterns: tuple[Any, ...] = ()
+    """RE2 patterns (`re2._Regexp`: `fullmatch` as `re`'s)."""
     digest: str = field(default="", compare=False)
     """Identifies the allowlist's content in cache keys."""
 
@@ -32,11 +38,13 @@ class Allowlist:
         compiled = []
         for pattern in patterns:
             try:
-                regex = re.compile(pattern)
-            except re.error as error:
+                regex = _compile(pattern)
+            except Exception as error:  # re2.error
+                why = error.args[0].decode() if isinstance(error.args[0], bytes) else error
                 raise StetError(
-                    f"{source or 'allowlist'}: invalid pattern {pattern!r}: {error}"
-                ) from error
+                    f"{source or 'allowlist'}: invalid pattern {pattern!r}: {why} (patterns "
+                    "run on RE2: no look-around, no back-references)"
+                ) from None
             if regex.fullmatch("") is not None:
                 raise StetError(
                     f"{source or 'allowlist'}: pattern {pattern!r} matches the empty string;"
@@ -70,3 +78,11 @@ class Allowlist:
 
 def _is_string_list(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _compile(pattern: str) -> Any:
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False  # the error is raised; RE2 would also write it to stderr
+    return re2.compile(pattern, options)

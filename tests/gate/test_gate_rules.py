@@ -157,6 +157,7 @@ def test_allowlist_values_and_patterns(tmp_path) -> None:
     [
         ('patterns = [".*"]', "empty string"),
         ('patterns = ["("]', "invalid pattern"),
+        ('patterns = ["(?<=key=)ghp_[a-z]+"]', "no look-around"),
         ("values = 3", "lists of strings"),
         ("colour = []", "unknown keys"),
         ("values = [", "cannot read"),
@@ -167,6 +168,28 @@ def test_bad_allowlists_are_user_errors(tmp_path, content: str, message: str) ->
     (tmp_path / ".stet" / "gate-allowlist.toml").write_text(content)
     with pytest.raises(StetError, match=message):
         Allowlist.load(tmp_path)
+
+
+def test_an_allowlist_pattern_re_would_backtrack_on_does_not_hold_the_gate(tmp_path) -> None:
+    """A cloned repository's allowlist is read before anyone reviewed it: a pattern that
+    backtracks exponentially under `re` (overlapping alternatives under `+`) must not hold
+    the gate. The scan runs in a process of its own; no answer within 60 s is a hang."""
+    import subprocess
+    import sys
+
+    (tmp_path / ".stet").mkdir()
+    (tmp_path / ".stet" / "gate-allowlist.toml").write_text(
+        'patterns = ["ghp_([A-Za-z0-9]|[A-Za-z0-9])+!"]\n'
+    )
+    (tmp_path / "notes.md").write_text(f"x\n{token('ghp_')}\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", "gate", "scan", "notes.md"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and done.stdout.startswith("notes.md:2:1: github-token")
 
 
 def test_configured_environment_names_in_every_syntax() -> None:
