@@ -25,7 +25,9 @@ class StetIgnore:
     def from_lines(cls, lines: list[str]) -> StetIgnore:
         from pathspec import GitIgnoreSpec  # imported when a .stetignore is read
 
-        return cls(GitIgnoreSpec.from_lines(lines))
+        # On RE2: a cloned repository's `.stetignore` is read before review, and a pattern of
+        # many `*` (`*a*a…*a b`) backtracked for minutes under `re` on one long path.
+        return cls(GitIgnoreSpec.from_lines(lines, backend="re2"))
 
     @classmethod
     def load(cls, repo_root: Path) -> StetIgnore:

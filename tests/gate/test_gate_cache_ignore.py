@@ -69,3 +69,22 @@ def test_a_stetignore_of_comments_ignores_nothing_and_one_pattern_is_not_empty(t
     assert ignore.empty and not ignore.matches("anything") and not ignore.matches(".env")
     assert not StetIgnore.from_lines(["# only", "!kept.txt"]).matches("kept.txt")
     assert not StetIgnore.from_lines(["*.pem"]).empty
+
+
+def test_a_stetignore_pattern_re_would_backtrack_on_does_not_hold_an_import(tmp_path) -> None:
+    """A cloned repository's `.stetignore` is read before review: a pattern of many `*`
+    backtracked for minutes under `re` on one long path (30 characters: 31 s). Matched in a
+    process of its own; no answer within 60 s is a hang."""
+    import subprocess
+    import sys
+
+    (tmp_path / ".stetignore").write_text("*a" * 24 + " b\n*.env\n")
+    code = (
+        "import sys; from pathlib import Path; from stet_lsp.gate import StetIgnore; "
+        "ignore = StetIgnore.load(Path(sys.argv[1])); "
+        "print(ignore.matches('a' * 40), ignore.matches('x/.env'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.split() == ["False", "True"], done.stderr
