@@ -498,6 +498,20 @@ def run_check(args: argparse.Namespace) -> int:
 
         repository = gitfiles.open_repository()
         artifacts = gitfiles.committed_and_staged(repository)
+        tracked = gitfiles.staged_cache(repository)
+        if tracked:
+            # Never committed, whatever they hold: the style sheet is private working memory.
+            for path in tracked:
+                print(
+                    f"{path}: in git's index, though .stet/cache/ is never committed",
+                    file=sys.stderr,
+                )
+            print(
+                "stet gate: take them out of the index (git rm --cached -r .stet/cache) and "
+                "commit that",
+                file=sys.stderr,
+            )
+            return 1
         findings = []
         for artifact in artifacts:
             found = _scan_one(artifact.path, io.BytesIO(artifact.data), setup, on_disk=False)

@@ -104,3 +104,9 @@ def _blob(repository: pygit2.Repository, oid: pygit2.Oid) -> bytes:
     blob = repository[oid]
     assert isinstance(blob, pygit2.Blob)
     return bytes(blob.data)
+
+
+def staged_cache(repository: pygit2.Repository) -> list[str]:
+    """The `.stet/cache/` paths the index holds: working memory (style sheets, working
+    trajectories) that git would commit, as when a cloned repository tracked its own."""
+    return sorted(e.path for e in staged_index(repository) if e.path.startswith(CACHE_DIR))

@@ -252,6 +252,12 @@ def test_check_reads_head_and_index_not_the_work_tree(
             "src/app.py": f"TOKEN = '{ghp()}'\n",
         },
     )
+    # .stet/cache/ in the index (a cloned repository tracked its own): refused whatever it
+    # holds, the style sheet being private working memory; out of the index, not scanned.
+    assert run(["check"]) == 1
+    assert "never committed" in capsys.readouterr().err
+    repository.index.remove(".stet/cache/sheets/main.md")
+    repository.index.write()
     assert run(["check"]) == 0
     assert "1 artifact(s) clean" in capsys.readouterr().err
 
