@@ -589,6 +589,21 @@ def test_claude_code_local_scope_is_the_project_in_claude_json(
     assert not (root / ".mcp.json").exists()  # the committed project file is never written
 
 
+def test_a_reinstall_keeps_what_a_person_added_to_the_entry(
+    stet: Stet, home: Path, root: Path
+) -> None:
+    """Installed again (another `stet` on PATH, say), the entry's start is Stet's and the
+    rest stays: the `env` and `disabled` a person set."""
+    config = home / ".claude.json"
+    mine = {"type": "stdio", "command": "/old/bin/stet", "args": ["mcp"]}
+    mine |= {"env": {"STET_LOG": "1"}, "disabled": True}
+    config.write_text(json.dumps({"mcpServers": {"stet": mine}}, indent=2) + "\n")
+    assert install(stet, root, "claude-code", "--scope", "user")[0] == 0
+    entry = json.loads(config.read_text())["mcpServers"]["stet"]
+    assert entry["command"] != "/old/bin/stet" and entry["args"][-1] == "mcp"
+    assert (entry["env"], entry["disabled"]) == ({"STET_LOG": "1"}, True)
+
+
 def test_claude_code_user_scope_and_a_new_file(stet: Stet, home: Path, root: Path) -> None:
     code, _, err = install(stet, root, "claude-code", "--scope", "user")
     assert code == 0, err

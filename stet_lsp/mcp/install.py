@@ -346,7 +346,8 @@ def merge_json(
     text: str | None, keys: Sequence[str], name: str, server: dict[str, Any], shown: str
 ) -> str:
     """`text` with `server` as `name` in the object at `keys` (created when missing), every
-    other value kept, in the file's indentation."""
+    other value kept (the entry's own fields too, but how to start the server), in the
+    file's indentation."""
     data = _parse_json(text, shown) if text is not None and text.strip() else {}
     table = data
     for depth, key in enumerate(keys):
@@ -356,7 +357,16 @@ def merge_json(
             where = ".".join(json.dumps(k) if "." in k or "/" in k else k for k in path)
             raise StetError(f"{shown}: {where} is not an object; {_NOTHING}")
         table = value
-    if text is not None and table.get(name) == server:
+    existing = table.get(name)
+    if isinstance(existing, dict):
+        # What a person added to the entry (`env`, `disabled`, …) stays; how to start the
+        # server is Stet's.
+        started = ("type", "command", "args")
+        server = {
+            **existing,
+            **{k: v for k, v in server.items() if k in started or k not in existing},
+        }
+    if text is not None and existing == server:
         return text  # there already: not even the formatting changes
     table[name] = server
     indent = _json_indent(text) if text is not None and text.strip() else "  "
