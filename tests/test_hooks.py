@@ -615,6 +615,18 @@ def test_codex_install_sets_notify_and_uninstall_restores_the_config(
     assert not json.loads(stet_hooks(stet, root, "status", "--json")[1])["codex"]["repository"]
 
 
+def test_codex_install_keeps_a_crlf_config_crlf(root: Path, stet: Stet, home: Path) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = b'model = "o3"\r\n\r\n[tui]\r\nnotifications = true\r\n'
+    config.write_bytes(original)
+    assert stet_hooks(stet, root, "install", "codex")[0] == 0
+    installed = config.read_bytes()
+    assert installed.count(b"\n") == installed.count(b"\r\n") and installed.endswith(original)
+    assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
+    assert config.read_bytes() == original
+
+
 def test_codex_config_stet_created_is_removed_again(root: Path, stet: Stet, home: Path) -> None:
     config = home / ".codex" / "config.toml"
     code, out, _ = stet_hooks(stet, root, "install", "codex", "--dry-run")

@@ -99,7 +99,8 @@ def with_notify(text: str | None) -> str:
     """The config's text with Stet's notify block at the top."""
     if not text:
         return f"{MARKER_CREATED if text is None else MARKER}\n{NOTIFY_LINE}\n"
-    return f"{MARKER}\n{NOTIFY_LINE}\n\n{text}"
+    end = "\r\n" if "\r\n" in text else "\n"  # the file's own line endings
+    return f"{MARKER}{end}{NOTIFY_LINE}{end}{end}{text}"
 
 
 def without_notify(text: str) -> tuple[str, bool] | None:
