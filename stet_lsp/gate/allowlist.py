@@ -37,13 +37,21 @@ class Allowlist:
     def from_entries(cls, values: list[str], patterns: list[str], *, source: str = "") -> Allowlist:
         compiled = []
         for pattern in patterns:
+            if "[:" in pattern or "{," in pattern:
+                # `re` reads `[[:digit:]]` as a set of characters and `{,3}` as text, RE2 as
+                # a class and a repeat: refused rather than read otherwise than written.
+                raise StetError(
+                    f"{source or 'allowlist'}: pattern {pattern!r}: `[:` and `{{,` read "
+                    "differently in RE2 and Python; write [0-9] or {0,3}"
+                )
             try:
                 regex = _compile(pattern)
             except Exception as error:  # re2.error
                 why = error.args[0].decode() if isinstance(error.args[0], bytes) else error
                 raise StetError(
                     f"{source or 'allowlist'}: invalid pattern {pattern!r}: {why} (patterns "
-                    "run on RE2: no look-around, no back-references)"
+                    "run on RE2: no look-around, back-references, atomic groups, possessive "
+                    "repeats or \\Z)"
                 ) from None
             if regex.fullmatch("") is not None:
                 raise StetError(

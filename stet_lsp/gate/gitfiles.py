@@ -78,12 +78,15 @@ def committed_and_staged(repository: pygit2.Repository) -> list[Artifact]:
     """Every `.stet/` blob in HEAD's tree and in the index (`staged_index`), except
     `.stet/cache/`."""
     head: dict[str, pygit2.Oid] = {}
-    if not repository.head_is_unborn:
-        tree = repository.head.peel(pygit2.Commit).tree
-        if ".stet" in tree:
-            stet_tree = repository[tree[".stet"].id]
-            if isinstance(stet_tree, pygit2.Tree):
-                head = dict(_walk(repository, stet_tree, STET_DIR))
+    try:
+        unborn = repository.head_is_unborn
+        tree = None if unborn else repository.head.peel(pygit2.Commit).tree
+    except (pygit2.GitError, ValueError) as error:  # a reference loop, a name git refuses
+        raise StetError(f"git cannot read HEAD in {repository.path}: {error}") from None
+    if tree is not None and ".stet" in tree:
+        stet_tree = repository[tree[".stet"].id]
+        if isinstance(stet_tree, pygit2.Tree):
+            head = dict(_walk(repository, stet_tree, STET_DIR))
     staged = {
         entry.path: entry.id for entry in staged_index(repository) if _is_artifact(entry.path)
     }

@@ -27,7 +27,14 @@ class StetIgnore:
 
         # On RE2: a cloned repository's `.stetignore` is read before review, and a pattern of
         # many `*` (`*a*a…*a b`) backtracked for minutes under `re` on one long path.
-        return cls(GitIgnoreSpec.from_lines(lines, backend="re2"))
+        try:
+            return cls(GitIgnoreSpec.from_lines(lines, backend="re2"))
+        except Exception as error:  # re2.error: a pattern RE2 cannot take ([[:digit:]])
+            # Refused, not matched another way: what .stetignore hides must not leak.
+            raise StetError(
+                f"{STETIGNORE}: a pattern cannot be read ({error}); POSIX classes such as "
+                "[[:digit:]] are not supported: write [0-9]"
+            ) from None
 
     @classmethod
     def load(cls, repo_root: Path) -> StetIgnore:

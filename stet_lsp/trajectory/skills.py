@@ -48,7 +48,10 @@ FIELDS = ("name", "description", "license", "compatibility", "allowed-tools", "m
 META_ENTRIES = "stet-entries"
 META_TARGET = "stet-target"
 META_TRAJECTORY = "stet-trajectory"
-_METADATA_LINE = re.compile(r"metadata\s*:\s*(null|Null|NULL|~)?(\s*#.*)?\s*$")
+_METADATA_LINE = re.compile(
+    r"metadata\s*:[ \t]*(?:(?:null|Null|NULL|~)(?=[ \t]|$))?[ \t]*(?:#.*)?$"
+)
+_NULL_METADATA = re.compile(r"^(metadata\s*:)[ \t]*(?:null|Null|NULL|~)(?=[ \t]|$)")
 _BLOCK_KEY = re.compile(r"""\s+("(?:[^"\\]|\\.)*"|'[^']*'|[^\s:#'"][^:#]*?)\s*:(\s|$)""")
 """Provenance under `metadata`: the style-sheet entry ids (space-separated), the targets they
 came from (comma-separated names) and the working trajectories that recorded them."""
@@ -331,8 +334,8 @@ def rewrite_skill(written: str, skill: Skill) -> str:
         front.append("metadata:")
         start = len(front) - 1
     else:
-        header = _METADATA_LINE.match(front[start])
-        front[start] = "metadata:" + (header.group(2) or "" if header else "")
+        # A null value goes; the rest of the line (its comment) stays as written.
+        front[start] = _NULL_METADATA.sub(r"\1", front[start])
     end = start + 1
     while end < len(front) and (_blank_or_comment(front[end]) or front[end][:1] in (" ", "\t")):
         end += 1

@@ -88,3 +88,14 @@ def test_a_stetignore_pattern_re_would_backtrack_on_does_not_hold_an_import(tmp_
         [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60
     )
     assert done.stdout.split() == ["False", "True"], done.stderr
+
+
+def test_a_stetignore_pattern_re2_cannot_take_is_refused(tmp_path) -> None:
+    """Refused, not matched some other way: what `.stetignore` hides must not leak."""
+    import pytest
+
+    from stet_lsp.core.errors import StetError
+
+    (tmp_path / ".stetignore").write_text("secrets[[:digit:]].txt\n")
+    with pytest.raises(StetError, match="POSIX classes"):
+        StetIgnore.load(tmp_path)

@@ -330,6 +330,18 @@ def test_a_pre_commit_hook_refuses_git_commit_a(tmp_path: Path) -> None:
     assert pygit2.Repository(str(tmp_path)).head.peel(pygit2.Commit).message == "c"
 
 
+def test_check_with_a_head_git_cannot_read_is_a_plain_error(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repository = pygit2.init_repository(str(in_tmp))
+    commit(repository, {"a.txt": "a\n"})
+    (in_tmp / ".git" / "HEAD").write_text("ref: refs/heads/a\n")
+    (in_tmp / ".git" / "refs" / "heads" / "a").write_text("ref: refs/heads/b\n")
+    (in_tmp / ".git" / "refs" / "heads" / "b").write_text("ref: refs/heads/a\n")
+    assert run(["check"]) == 1
+    assert "git cannot read HEAD" in capsys.readouterr().err
+
+
 def test_check_flags_committed_secrets_and_explicit_paths(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

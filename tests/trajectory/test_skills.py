@@ -249,6 +249,7 @@ ADDED = '  stet-entries: "a b"\n  stet-target: "main"\n'
             'metadata:\n  author: me\n# ours\n  stet-entries: "a b"\n  stet-target: "main"\n',
         ),
         ("metadata: null\n", "metadata:\n" + ADDED),
+        ("metadata:  # ours\n  author: me\n", "metadata:  # ours\n  author: me\n" + ADDED),
         ("metadata: ~  # none yet\n", "metadata:  # none yet\n" + ADDED),
         ("metadata:\nlicense: MIT\n", "metadata:\n" + ADDED + "license: MIT\n"),
         (
