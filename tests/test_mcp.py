@@ -368,21 +368,24 @@ def test_a_target_never_sees_another(workspace: Path, server: Client) -> None:
     assert message.count(other_trajectory) == 1
 
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
+
 def test_garbage_on_the_wire_does_not_stop_the_server(workspace: Path) -> None:
     """Raw JSON-RPC: a line that is not JSON and a call with arguments that are not an
     object get errors; the requests after them are answered."""
     lines = [
         "this is not JSON",
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
+        INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {
             "jsonrpc": "2.0",
@@ -458,18 +461,6 @@ def raw_exchange(root: Path, payload: str, wanted: set[int | None]) -> dict[Any,
             answers[message["id"]] = message
     assert wanted <= set(answers), answers
     return answers
-
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
 
 
 def test_requests_in_flight_when_input_ends_are_answered(workspace: Path) -> None:

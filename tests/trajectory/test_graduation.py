@@ -470,30 +470,40 @@ def test_the_sheet_is_not_held_while_the_trajectory_is_composed(
     assert sheet.get(added[0].id).text == "A note meanwhile."
 
 
+def graduated_with_a_failed_composition(
+    sheet: StyleSheet, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> Entry:
+    """An entry graduated into the trajectory whose composition failed (a full disk), in a
+    repository with an identity for the capstone."""
+    import stet_lsp.trajectory.importing as importing
+
+    repository = pygit2.Repository(str(root))
+    repository.config["user.name"] = "Reviewer"
+    repository.config["user.email"] = "reviewer@example.com"
+    entry = add(sheet, "Tried urllib3's Retry: it retries POSTs.", "ruled-out")
+
+    def full_disk(*args: Any, **kwargs: Any) -> None:
+        raise StetError("no space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(importing, "compose", full_disk)
+        with pytest.raises(StetError, match="graduated, but the working trajectory was not"):
+            graduate(sheet, entry.id, "trajectory")
+    return entry
+
+
 def test_a_composition_that_fails_is_done_by_the_capstone(
     sheet: StyleSheet, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The entry is closed before the trajectory is composed: when composing fails, the
     graduation says so, its events stay stored, and the capstone composes them before it
     commits (as it does for an import stopped between storing and composing)."""
-    import stet_lsp.trajectory.importing as importing
     from stet_lsp.trajectory.capstone import capstone
 
-    pygit2.Repository(str(root)).config["user.name"] = "Reviewer"
-    pygit2.Repository(str(root)).config["user.email"] = "reviewer@example.com"
     import_transcript(sheet.target, transcript(root, "before", stamp(-timedelta(days=1)), "first"))
-    entry = add(sheet, "Tried urllib3's Retry: it retries POSTs.", "ruled-out")
-    real = importing.compose
-
-    def full_disk(*args: Any, **kwargs: Any) -> None:
-        raise StetError("no space left on device")
-
-    monkeypatch.setattr(importing, "compose", full_disk)
-    with pytest.raises(StetError, match="graduated, but the working trajectory was not composed"):
-        graduate(sheet, entry.id, "trajectory")
+    entry = graduated_with_a_failed_composition(sheet, root, monkeypatch)
     assert status(sheet, entry) == "graduated-trajectory"
     assert of(events(sheet), Note) == []  # stored, not composed yet
-    monkeypatch.setattr(importing, "compose", real)
 
     result = capstone(sheet.target)
 
@@ -509,22 +519,9 @@ def test_a_first_graduation_left_uncomposed_is_committed_and_previewed(
 ) -> None:
     """No session imported, and the first graduation's composition fails: there is no
     meta.json yet, and the capstone (its dry run too) composes the stored events first."""
-    import stet_lsp.trajectory.importing as importing
     from stet_lsp.trajectory.capstone import capstone
 
-    repository = pygit2.Repository(str(root))
-    repository.config["user.name"] = "Reviewer"
-    repository.config["user.email"] = "reviewer@example.com"
-    entry = add(sheet, "Tried urllib3's Retry: it retries POSTs.", "ruled-out")
-    real = importing.compose
-
-    def full_disk(*args: Any, **kwargs: Any) -> None:
-        raise StetError("no space left on device")
-
-    monkeypatch.setattr(importing, "compose", full_disk)
-    with pytest.raises(StetError, match="was not composed"):
-        graduate(sheet, entry.id, "trajectory")
-    monkeypatch.setattr(importing, "compose", real)
+    graduated_with_a_failed_composition(sheet, root, monkeypatch)
 
     preview = capstone(sheet.target, dry_run=True)
     result = capstone(sheet.target)
