@@ -512,6 +512,15 @@ def test_a_hook_a_person_gave_options_is_still_stets(root: Path, stet: Stet) -> 
     stet_hooks(stet, root, "uninstall", "claude-code")
     assert "hooks" not in json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
     assert json.loads((root / LOCAL_SETTINGS).read_text("utf-8")) == json.loads(original)
+    # A command chained after Stet's is the person's: not Stet's, and not taken out.
+    stet_hooks(stet, root, "install", "claude-code")
+    settings = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
+    chained = "stet hooks run stop --every 600 && notify-send done"
+    settings["hooks"]["Stop"][0]["hooks"][0]["command"] = chained
+    write_settings(root, settings, indent=2, end="\n")
+    stet_hooks(stet, root, "uninstall", "claude-code")
+    kept = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
+    assert kept["hooks"]["Stop"][0]["hooks"][0]["command"] == chained
 
 
 def test_a_hook_taken_out_by_hand_comes_back_and_uninstall_still_restores(

@@ -149,12 +149,17 @@ def _handlers(group: Any) -> list[Any]:
     return items if isinstance(items, list) else []
 
 
+_OPTIONS = re.compile(r"( --[a-z][a-z-]*( [A-Za-z0-9._-]+)?)+")
+
+
 def _is_ours(item: Any, event: str) -> bool:
     """Stet's command for the event, with the options a person may add (`--every 600`)."""
     if not isinstance(item, dict) or not isinstance(item.get("command"), str):
         return False
     command: str = item["command"].strip()
-    return command == COMMANDS[event] or command.startswith(COMMANDS[event] + " --")
+    options = command.removeprefix(COMMANDS[event])
+    # Options only: a command chained after Stet's (`&& other`) is a person's as well.
+    return command == COMMANDS[event] or bool(_OPTIONS.fullmatch(options))
 
 
 def add_hooks(settings: Settings) -> list[str]:
