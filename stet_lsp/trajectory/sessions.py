@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.targets import git_holders
 from stet_lsp.trajectory.importers.codex import HARNESS_TEXTS
 from stet_lsp.trajectory.importers.files import open_text
 from stet_lsp.trajectory.importers.openhands_v1 import (
@@ -700,8 +701,7 @@ def _root_forms(root: Path, shell_folder: str | None = None) -> list[str]:
 
 
 def _below_or_at(path: str, root: str) -> bool:
-    top = root.rstrip(os.sep) or os.sep
-    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
+    return path == (root.rstrip(os.sep) or os.sep) or _is_below(path, root)
 
 
 def _inside_any(path: str, roots: list[str]) -> bool:
@@ -714,18 +714,9 @@ def _inside_any(path: str, roots: list[str]) -> bool:
     if not any(_below_or_at(normal, root) for root in roots):
         normal = os.path.realpath(normal)  # a cwd reached through a link to the repository
     for root in roots:
-        if not _below_or_at(normal, root):
-            continue
-        top = root.rstrip(os.sep) or os.sep
-        folder = normal
-        while folder != top:
-            if os.path.lexists(os.path.join(folder, ".git")):
-                return False
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                break
-            folder = parent
-        return True
+        if _below_or_at(normal, root):
+            nearest = next(git_holders(Path(normal)), None)
+            return nearest is None or not _is_below(str(nearest), root)
     return False
 
 
