@@ -297,6 +297,7 @@ def _skipped(parent: str, folder: str) -> bool:
 def _emit(reports: list[tuple[str, Report]], as_json: bool) -> None:
     if as_json:
         payload = {
+            "version": 1,
             "count": len(reports),
             "findings": [{"path": path, **report} for path, report in reports],
         }
@@ -478,7 +479,8 @@ def run_redact(args: argparse.Namespace) -> int:
             report = redact_blocks(blocks, config, str(source), write, parallel=parallel)
             sys.stdout.flush()
     if args.report:
-        atomic_write(Path(args.report), (json.dumps(report.to_dict(), indent=2) + "\n").encode())
+        document = {"version": 1, **report.to_dict()}
+        atomic_write(Path(args.report), (json.dumps(document, indent=2) + "\n").encode())
     counts = ", ".join(f"{rule} {n}" for rule, n in report.counts().items())
     print(f"redacted {report.total} span(s){': ' + counts if counts else ''}", file=sys.stderr)
     return 0

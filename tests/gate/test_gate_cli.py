@@ -64,7 +64,7 @@ def test_scan_json_output(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert run(["scan", "--json", "d"]) == 1
     out = capsys.readouterr().out
     data = json.loads(out)
-    assert data["count"] == 1
+    assert data["version"] == 1 and data["count"] == 1
     [finding] = data["findings"]
     assert finding["path"] == os.path.join("d", "e.jsonl")
     assert finding["rule"] == "github-token" and finding["line"] == 0
