@@ -16,7 +16,7 @@ from pydantic_core import PydanticSerializationError
 
 from stet_lsp.trajectory import jsontext
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 """1.1 added the `graduation` event and meta.json's `supersedes`, 1.2 `session_end`'s
 `cost_usd`; readers of an earlier minor version read these files but for those."""
 
@@ -121,6 +121,9 @@ class Usage(EventBase):
     cache_write_tokens: int = Field(0, ge=0)
     cost_usd: float | None = None
     cost_basis: Literal["reported", "estimated"] | None = None
+    requests: int | None = Field(1, ge=0)
+    """How many model requests the tokens count: 1 for one request's usage; a harness's
+    totals give their number, or None when it did not say how many."""
 
 
 class Compaction(EventBase):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import urllib.parse
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -92,11 +93,14 @@ def to_agent_trace(meta: dict[str, Any], events: Sequence[EventBase]) -> dict[st
     tool = _tool(meta, events)
     if tool:
         record["tool"] = tool
+    files = sorted(attribution.files.items())
     record["files"] = [
         {"path": path, "conversations": _conversations(lines, writers)}
-        for path, lines in sorted(attribution.files.items())
+        for path, lines in files
+        if _in_repository(path)
     ]
-    record["metadata"] = {VENDOR_KEY: _vendor_metadata(meta, attribution)}
+    outside = [(path, lines) for path, lines in files if not _in_repository(path)]
+    record["metadata"] = {VENDOR_KEY: _vendor_metadata(meta, attribution, outside)}
     record["id"] = _record_id(meta, record)
     return record
 
@@ -149,9 +153,21 @@ def _conversations(
             ranges.append(entry)
         conversation: dict[str, Any] = {"contributor": _contributor(main_model), "ranges": ranges}
         if session:
-            conversation["id"] = session
+            conversation["related"] = [{"type": "session", "url": session_urn(session)}]
         conversations.append(conversation)
     return conversations
+
+
+def session_urn(session: str) -> str:
+    """The session's id as a URI (the RFC's `related` entries are URLs): `urn:stet:session:`
+    and the id, percent-encoded."""
+    return "urn:stet:session:" + urllib.parse.quote(session, safe="")
+
+
+def _in_repository(path: str) -> bool:
+    """The RFC's paths are relative to the repository's root: an event's path is one unless
+    it is outside it (`~/…`, absolute, or `../…`)."""
+    return not (path.startswith(("~", "/", "../")) or path == ".." or path[1:3] == ":\\")
 
 
 def _contributor(model: str | None) -> dict[str, Any]:
@@ -243,7 +259,11 @@ def _record_id(meta: dict[str, Any], record: dict[str, Any]) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, name))
 
 
-def _vendor_metadata(meta: dict[str, Any], attribution: Attribution) -> dict[str, Any]:
+def _vendor_metadata(
+    meta: dict[str, Any],
+    attribution: Attribution,
+    outside: list[tuple[str, dict[int, LineOrigin]]],
+) -> dict[str, Any]:
     data: dict[str, Any] = {
         "positions": "lines of each file after all the trajectory's changes"
         + (", made on top of vcs.revision" if meta.get("base_commit") else ""),
@@ -251,9 +271,15 @@ def _vendor_metadata(meta: dict[str, Any], attribution: Attribution) -> dict[str
     }
     if isinstance(meta.get("id"), str):
         data["trajectory"] = meta["id"]
-    if attribution.left_out:
-        data["left_out"] = [
-            {"path": item.path, "step": item.step, "reason": item.reason, "lines": item.lines}
-            for item in attribution.left_out
-        ]
+    left_out = [
+        {"path": item.path, "step": item.step, "reason": item.reason, "lines": item.lines}
+        for item in attribution.left_out
+    ]
+    for path, lines in outside:
+        for step, count in sorted(Counter(origin.step for origin in lines.values()).items()):
+            left_out.append(
+                {"path": path, "step": step, "reason": "outside the repository", "lines": count}
+            )
+    if left_out:
+        data["left_out"] = left_out
     return data

@@ -272,12 +272,10 @@ class _Builder:
         elif isinstance(event, Usage):
             self._usage(event, number)
         elif isinstance(event, Compaction):
-            step = self._new("system", event, number)
-            step.message.append(event.summary)
+            step = self._system(event, number, event.summary or "(context compacted)")
             step.extra["compaction"] = True
         elif isinstance(event, Error):
-            step = self._new("system", event, number)
-            step.message.append(event.message)
+            step = self._system(event, number, event.message or "(an error)")
             step.extra["error"] = {"interrupt": event.interrupt}
         elif isinstance(event, Subagent):
             self._subagent(event, number)
@@ -296,6 +294,12 @@ class _Builder:
             self._keep(step, waiting)
             step.first_event = min(step.first_event, waiting_number)
             step.last_event = max(step.last_event, waiting_number)
+        return step
+
+    def _system(self, event: EventBase, number: int, message: str) -> _Step:
+        """A system step: it always has a message."""
+        step = self._new("system", event, number)
+        step.message.append(message)
         return step
 
     def _flush_pending(self) -> None:
@@ -340,10 +344,16 @@ class _Builder:
 
     def _call(self, event: ToolCall, number: int) -> None:
         step = self._agent_output(event, number)
+        if any(call["tool_call_id"] == event.call_id for call in step.tool_calls):
+            # A step's calls have distinct ids: the same id again is another request.
+            step = self._new("agent", event, number)
+            step.output_sources.add(event.source)
         step.tool_calls.append(
             {"tool_call_id": event.call_id, "function_name": event.name, "arguments": event.input}
         )
-        self.call_steps.setdefault(event.call_id, step)
+        # An id used again later (ATIF only asks a step's ids to differ) names the newer call.
+        self.call_steps[event.call_id] = step
+        self.call_results.pop(event.call_id, None)
         for waiting, waiting_number in self.waiting_results.pop(event.call_id, []):
             self._result(waiting, waiting_number)
 
@@ -360,7 +370,9 @@ class _Builder:
             # A result with no call: it cannot name a call of its step.
             result["source_call_id"] = None
             result["extra"] = {**result.get("extra", {}), "call_id": event.call_id}
-            step = self._current_agent_step(event) or self._new("system", event, number)
+            step = self._current_agent_step(event) or self._system(
+                event, number, f"(the result of call {event.call_id}, which was not recorded)"
+            )
         else:
             self.call_results.setdefault(event.call_id, result)
         step.results.append(result)
@@ -396,7 +408,9 @@ class _Builder:
             return
         if event.call_id:
             ref.setdefault("extra", {})["call_id"] = event.call_id
-        step = self._current_agent_step(event) or self._new("system", event, number)
+        step = self._current_agent_step(event) or self._system(
+            event, number, f"(subagent {event.agent_id} started)"
+        )
         self.step_subagents.append((step, ref))
         self._touch(step, event, number)
 
@@ -470,8 +484,9 @@ class _Builder:
             out["timestamp"] = step.time
         out["source"] = step.source
         is_agent = step.source == "agent"
-        if is_agent and step.model:
-            out["model_name"] = step.model
+        model = step.model or self.sessions.get(step.session, {}).get("model")
+        if is_agent and model:
+            out["model_name"] = model
         out["message"] = "\n\n".join(step.message)
         if is_agent and step.reasoning:
             out["reasoning_content"] = "\n\n".join(step.reasoning)
@@ -481,7 +496,9 @@ class _Builder:
             out["observation"] = {"results": step.results}
         if is_agent and step.usages:
             out["metrics"] = _metrics(step.usages)
-            out["llm_call_count"] = len(step.usages)
+            requests = [usage.requests for usage in step.usages]
+            if None not in requests:  # else some figures count requests nobody counted
+                out["llm_call_count"] = sum(count or 0 for count in requests)
         extra = dict(step.extra)
         if step.first_event:
             extra["event_steps"] = [step.first_event, step.last_event]

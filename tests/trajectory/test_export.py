@@ -180,11 +180,14 @@ def _validate_step(where: str, step: Any, number: int, embedded: dict[str, Any])
     _optional(where, step, "reasoning_content", str)
     _optional(where, step, "model_name", str)
     _optional(where, step, "extra", dict)
+    if step["source"] == "system":
+        assert step["message"], f"{where}: a system step without a message"
     calls = set()
     for index, call in enumerate(step.get("tool_calls") or []):
         _keys(f"{where}.tool_calls[{index}]", call, CALL_KEYS, CALL_KEYS - {"extra"})
         assert isinstance(call["tool_call_id"], str) and isinstance(call["function_name"], str)
         assert isinstance(call["arguments"], dict)
+        assert call["tool_call_id"] not in calls, f"{where}: duplicate tool_call_id"
         calls.add(call["tool_call_id"])
     observation = step.get("observation")
     if observation is not None:
@@ -262,11 +265,18 @@ def validate_agent_trace(record: dict[str, Any]) -> None:
         _keys("tool", record["tool"], {"name", "version"}, {"name", "version"})
     assert isinstance(record.get("metadata", {}), dict)
     for file in record["files"]:
+        _keys("file", file, {"path", "conversations"}, {"path", "conversations"})
         assert isinstance(file["path"], str) and isinstance(file["conversations"], list)
+        assert not file["path"].startswith(("/", "~", "../")), "relative to the repository"
         for conversation in file["conversations"]:
+            allowed = {"url", "contributor", "ranges", "related"}
+            _keys("conversation", conversation, allowed, {"ranges"})
             assert isinstance(conversation["ranges"], list)
             if "url" in conversation:
                 assert re.match(r"^[a-z][a-z0-9+.-]*:", conversation["url"])
+            for related in conversation.get("related", []):
+                _keys("related", related, {"type", "url"}, {"type", "url"})
+                assert re.match(r"^[a-z][a-z0-9+.-]*:\S+$", related["url"])
             _validate_contributor(conversation.get("contributor"))
             for item in conversation["ranges"]:
                 assert isinstance(item["start_line"], int) and item["start_line"] >= 1
@@ -807,6 +817,72 @@ def test_records_with_no_step_of_their_session_get_a_system_step_with_a_message(
     [step] = to_atif({}, only.items)["steps"]
     assert step["source"] == "system" and step["message"] == NO_MESSAGES
     assert step["extra"]["raw_records"][0]["record"] == {"type": "summary"}
+
+
+def test_a_call_id_used_again_names_the_newer_call() -> None:
+    ev = Events("s")
+    ev.add(UserMessage, text="look twice")
+    ev.add(ToolCall, call_id="call_0", name="Bash", input={"command": "pwd"})
+    ev.add(ToolResult, call_id="call_0", output="/repo")
+    ev.add(ToolCall, call_id="call_0", name="Bash", input={"command": "ls"})
+    ev.add(ToolResult, call_id="call_0", output="Makefile")
+    ev.add(AgentMessage, text="again in one request")
+    ev.add(ToolCall, call_id="call_1", name="Read", input={"file_path": "a"})
+    ev.add(ToolCall, call_id="call_1", name="Read", input={"file_path": "b"})
+    ev.add(ToolResult, call_id="call_1", output="b's text")
+    doc = to_atif({}, ev.items)
+    validate_atif(doc)
+    steps = [
+        (
+            [call["arguments"] for call in step.get("tool_calls", [])],
+            [r["content"] for r in step.get("observation", {}).get("results", [])],
+        )
+        for step in doc["steps"][1:]
+    ]
+    assert steps == [
+        ([{"command": "pwd"}], ["/repo"]),
+        ([{"command": "ls"}], ["Makefile"]),
+        ([{"file_path": "a"}], []),
+        ([{"file_path": "b"}], ["b's text"]),
+    ]
+
+
+def test_system_steps_always_have_a_message_and_agent_steps_their_sessions_model() -> None:
+    ev = Events("s")
+    ev.add(SessionStart, harness="codex", model="gpt-5.2-codex")
+    ev.add(ToolResult, call_id="ghost", output="a result of no call")
+    ev.add(Subagent, agent_id="helper")
+    ev.add(Compaction, summary="")
+    other = Events("t")
+    other.add(SessionStart, harness="codex", model="synthetic-model")
+    other.add(UserMessage, text="go on")
+    other.add(AgentMessage, text="going")
+    doc = to_atif({}, ev.items + other.items)
+    validate_atif(doc)
+    assert [step["message"] for step in doc["steps"][:3]] == [
+        "(the result of call ghost, which was not recorded)",
+        "(subagent helper started)",
+        "(context compacted)",
+    ]
+    assert doc["agent"]["model_name"] == "gpt-5.2-codex"
+    assert doc["steps"][-1]["model_name"] == "synthetic-model"
+
+
+def test_llm_call_count_is_the_requests_the_usage_counts_when_known() -> None:
+    ev = Events("s")
+    ev.add(UserMessage, text="fix it")
+    ev.add(AgentMessage, text="one request")
+    ev.add(Usage, input_tokens=10, output_tokens=2)
+    ev.add(UserMessage, text="and the rest")
+    ev.add(AgentMessage, text="a run's totals")
+    ev.add(Usage, input_tokens=122612, output_tokens=1369, requests=12)
+    ev.add(UserMessage, text="once more")
+    ev.add(AgentMessage, text="running totals")
+    ev.add(Usage, input_tokens=40, output_tokens=4, requests=None)
+    doc = to_atif({}, ev.items)
+    validate_atif(doc)
+    counts = [step.get("llm_call_count") for step in doc["steps"] if step["source"] == "agent"]
+    assert counts == [1, 12, None]
 
 
 def test_harbors_models_accept_the_export() -> None:
@@ -1500,7 +1576,13 @@ def test_random_whole_file_edits_match_a_simulated_file(persons: bool) -> None:
 
 
 def test_agent_trace_record_of_the_claude_code_session() -> None:
-    events = claude_code_session()
+    # The importer stores paths inside the repository relative to it.
+    events = [
+        event.model_copy(update={"path": ".goreleaser.yaml"})
+        if isinstance(event, FileChange)
+        else event
+        for event in claude_code_session()
+    ]
     record = to_agent_trace(META, events)
     validate_agent_trace(record)
     assert record["version"] == "0.1.0"
@@ -1508,10 +1590,12 @@ def test_agent_trace_record_of_the_claude_code_session() -> None:
     assert record["vcs"] == {"type": "git", "revision": META["base_commit"]}
     assert record["tool"] == {"name": "claude-code", "version": "2.1.12"}
     [file] = record["files"]
-    assert file["path"] == GORELEASER
+    assert file["path"] == ".goreleaser.yaml"
     [conversation] = file["conversations"]
     assert conversation["contributor"] == {"type": "ai", "model_id": f"anthropic/{CC_MODEL}"}
-    assert conversation["id"] == "48f428f9-72d8-40b2-9594-953019809473"
+    assert conversation["related"] == [
+        {"type": "session", "url": "urn:stet:session:48f428f9-72d8-40b2-9594-953019809473"}
+    ]
     spans = [(r["start_line"], r["end_line"]) for r in conversation["ranges"]]
     assert spans == [(48, 48), (54, 54), (57, 62)]
     casks = CASKS.splitlines()
@@ -1522,6 +1606,15 @@ def test_agent_trace_record_of_the_claude_code_session() -> None:
     assert record["metadata"]["stet"]["trajectory"] == META["id"]
     assert "left_out" not in record["metadata"]["stet"]
     assert record == to_agent_trace(META, events)  # the same id and bytes every time
+
+    # A file outside the repository (the session's cwd was elsewhere) has no place in the
+    # record, whose paths are the repository's: the metadata lists it.
+    outside = to_agent_trace(META, claude_code_session())
+    validate_agent_trace(outside)
+    assert outside["files"] == []
+    assert outside["metadata"]["stet"]["left_out"] == [
+        {"path": GORELEASER, "step": 17, "reason": "outside the repository", "lines": 8}
+    ]
 
 
 def agent_trace_of(root: Path) -> dict[str, Any]:
@@ -1665,3 +1758,11 @@ def test_an_atif_export_imports_back_with_its_cache_writes_and_subagent_descript
     assert (usage.input_tokens, usage.cache_write_tokens) == (88, 70925)
     [subagent] = [event for event in events if isinstance(event, Subagent)]
     assert subagent.description == "explore"
+
+    several = Events("s")
+    several.add(UserMessage, text="go")
+    several.add(AgentMessage, text="three requests' totals")
+    several.add(Usage, input_tokens=9, output_tokens=3, requests=3)
+    path.write_text(json.dumps(to_atif({}, several.items)), encoding="utf-8")
+    [usage] = [e for e in IMPORTERS["atif"].parse(path).events if isinstance(e, Usage)]
+    assert usage.requests == 3

@@ -145,6 +145,7 @@ def test_agent_step_maps_to_reasoning_message_calls_usage_results_and_changes(
         4300,
     )
     assert (usage.output_tokens, usage.cost_usd, usage.cost_basis) == (846, 0.0123, "reported")
+    assert usage.requests == 1  # no llm_call_count: one request
     results = of(events, "tool_result")
     assert [(r.call_id, r.ok) for r in results] == [("toolu_edit", True), ("toolu_bash", False)]
     change = of(events, "file_change")[0]

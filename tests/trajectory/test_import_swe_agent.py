@@ -288,6 +288,7 @@ def test_swe_agent_1x(tmp_path: Path) -> None:
         "reported",
     )
     assert usage.model == "claude-sonnet-4"
+    assert usage.requests == 4  # the run's totals: model_stats.api_calls
     end = events[-1]
     assert isinstance(end, SessionEnd) and end.reason == "submitted"
     assert end.source.line == line_of(path, '"info"')

@@ -338,8 +338,10 @@ class _Reader:
             self.calls[call_id] = _Call(name, arguments)
             self._emit(ToolCall, at, time, agent, call_id=call_id, name=name, input=arguments)
         metrics = step.get("metrics")
-        if isinstance(metrics, dict) and step.get("llm_call_count") != 0:
-            self._usage(metrics, model, at, time, agent)
+        count = step.get("llm_call_count")
+        if isinstance(metrics, dict) and count != 0:
+            requests = count if type(count) is int and count > 0 else 1
+            self._usage(metrics, model, at, time, agent, requests)
 
     def _usage(
         self,
@@ -348,8 +350,10 @@ class _Reader:
         at: SourceRef,
         time: str | None,
         agent: str | None,
+        requests: int,
     ) -> None:
-        """`prompt_tokens` counts cached and cache-written tokens too; Usage counts them apart."""
+        """`prompt_tokens` counts cached and cache-written tokens too; Usage counts them apart.
+        `requests`: the step's `llm_call_count` (one when it gives none)."""
         extra = mapping(metrics.get("extra"))
         cached = count_field(metrics.get("cached_tokens"))
         written = count_field(next((extra[k] for k in _CACHE_WRITE_KEYS if k in extra), None))
@@ -370,6 +374,7 @@ class _Reader:
             cache_write_tokens=written,
             cost_usd=cost,
             cost_basis="reported" if cost is not None else None,
+            requests=requests,
         )
 
     def _results(

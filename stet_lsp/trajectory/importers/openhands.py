@@ -683,7 +683,8 @@ class _Reader:
         fields = self.usage.added(metrics)
         if fields is not None:
             fields["model"] = fields["model"] or _model(event)
-            self.parsed.emit(Usage, at, time, **fields)
+            # What the figures added since the last ones: one request or more, it does not say.
+            self.parsed.emit(Usage, at, time, **fields, requests=None)
 
     def _run_metrics(self, metrics: Any) -> None:
         """The usage an evaluation's or the resolver's output records of the whole run, when
@@ -694,13 +695,15 @@ class _Reader:
         fields = CumulativeUsage().added(metrics)
         if fields is not None and (fields["input_tokens"] or fields["output_tokens"]):
             fields["model"] = fields["model"] or self.facts.model
-            self.parsed.emit(Usage, self._at("/metrics"), None, **fields)
+            self.parsed.emit(Usage, self._at("/metrics"), None, **fields, requests=None)
             return
         costs = [_request_cost(c) for c in sequence(metrics.get("costs"))]
         pointers = [f"/metrics/costs/{index}" for index in range(len(costs))]
+        requests: int | None = 1
         if not costs or None in costs:
             total = cost_field(metrics.get("accumulated_cost"))
             costs, pointers = ([total], ["/metrics/accumulated_cost"]) if total else ([], [])
+            requests = None
         usages = [
             new_event(
                 Usage,
@@ -709,6 +712,7 @@ class _Reader:
                 model=self.facts.model,
                 cost_usd=round(cost or 0.0, 10),
                 cost_basis="reported",
+                requests=requests,
             )
             for cost, pointer in zip(costs, pointers, strict=True)
         ]

@@ -697,7 +697,7 @@ class _Reader:
         fields = self.usage.added(snapshot, key)
         if fields is not None:
             fields["model"] = fields["model"] or text_field(snapshot.get("model_name"))
-            self.parsed.emit(Usage, at, time, **fields)
+            self.parsed.emit(Usage, at, time, **fields, requests=None)  # one or more
 
     # -- helpers ----------------------------------------------------------------------------
 

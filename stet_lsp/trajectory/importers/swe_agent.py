@@ -646,6 +646,7 @@ class _SweAgentRun:
                 output_tokens=int(cost_field(stats.get("tokens_received")) or 0),
                 cost_usd=cost,
                 cost_basis="reported" if cost is not None else None,
+                requests=_api_calls(stats),
             )
         )
 
@@ -1109,6 +1110,7 @@ class _MiniRun:
                 model=self.model,
                 cost_usd=cost,
                 cost_basis="reported",
+                requests=_api_calls(stats),
             )
         )
 
@@ -1118,6 +1120,12 @@ class _MiniRun:
                 RawEvent, session=self.id, source=self.ref(index), record=record, reason=reason
             )
         )
+
+
+def _api_calls(stats: Record) -> int | None:
+    """How many requests a run's `model_stats` count (`api_calls`), when it says."""
+    calls = stats.get("api_calls")
+    return calls if type(calls) is int and calls >= 0 else None
 
 
 def _request_usage(
