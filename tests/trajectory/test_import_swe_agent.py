@@ -798,6 +798,11 @@ def test_mini_swe_agent_reasoning_in_an_openrouter_response(tmp_path: Path) -> N
     message["reasoning_details"] = [{"type": "reasoning.summary", "summary": "Look first."}]
     parsed = MINI.parse(write(tmp_path, trajectory, "repo__issue-2.traj.json"))
     assert [r.text for r in of(parsed.events, Reasoning)] == ["Look first."]
+    # Nor does an empty or blank one.
+    for blank in ("", "  \n"):
+        assistant["reasoning"] = blank
+        parsed = MINI.parse(write(tmp_path, trajectory, "repo__issue-2.traj.json"))
+        assert [r.text for r in of(parsed.events, Reasoning)] == ["Look first."]
 
 
 def test_mini_swe_agent_v2_toolcalls(tmp_path: Path) -> None:

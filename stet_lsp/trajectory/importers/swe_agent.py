@@ -1225,7 +1225,8 @@ def _reasoning_texts(message: Record, dropped: Counter[str]) -> list[str]:
         message.get("extra", {}).get("response") if isinstance(message.get("extra"), dict) else None
     )
     choices = response.get("choices") if isinstance(response, dict) else None
-    own = message.get("reasoning") or message.get("reasoning_details")
+    own_text = message.get("reasoning")
+    own = (isinstance(own_text, str) and own_text.strip()) or message.get("reasoning_details")
     if not own and isinstance(choices, list) and choices:
         first = choices[0].get("message") if isinstance(choices[0], dict) else None
         answer = first if isinstance(first, dict) else message
