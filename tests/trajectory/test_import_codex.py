@@ -353,8 +353,11 @@ def test_reasoning_summaries_are_kept_and_opaque_reasoning_is_counted(tmp_path: 
                     "content": [{"type": "reasoning_text", "text": "raw chain of thought"}],
                 }
             ),
+            # Nothing in it at all: read, and counted.
+            item({"type": "reasoning", "summary": [], "content": None, "encrypted_content": None}),
         ],
     )
+    assert session.dropped["empty_reasoning"] == 1
     texts = [e.text for e in of(session, Reasoning)]
     assert texts == ["**Inspecting the cart**\nTotals skip discounts.", "raw chain of thought"]
     # Three encrypted parts left out: the one beside the kept summary counts too.
@@ -658,13 +661,17 @@ def test_patch_apply_end_supplies_anchored_diffs_and_the_outcome(tmp_path: Path)
                     "type": "patch_apply_end",
                     "call_id": "call_lost",
                     "success": True,
-                    "changes": {"z.txt": {"type": "add", "content": "z\n"}},
+                    "changes": {
+                        "z.txt": {"type": "add", "content": "z\n"},
+                        # An added file given by its diff alone.
+                        "y.md": {"type": "add", "unified_diff": "@@ -0,0 +1,2 @@\n+# Y\n+\n"},
+                    },
                 }
             ),
         ],
     )
     assert [r.ok for r in of(session, ToolResult)] == [True, False]
-    update, add, delete, lost = of(session, FileChange)
+    update, add, delete, lost, by_diff = of(session, FileChange)
     assert update.path == "/home/dev/shop/src/app.py" and update.anchored
     assert update.diff.startswith(
         "--- a//home/dev/shop/src/app.py\n+++ b//home/dev/shop/src/app.py\n@@ -10,2 +10,2 @@\n"
@@ -674,6 +681,7 @@ def test_patch_apply_end_supplies_anchored_diffs_and_the_outcome(tmp_path: Path)
     assert delete.operation == "delete" and delete.diff.startswith("--- a/")
     assert (delete.added, delete.removed) == (0, 1)
     assert (lost.path, lost.call_id, lost.source.line) == ("z.txt", None, 8)
+    assert (by_diff.content, by_diff.added, by_diff.operation) == ("# Y\n\n", 2, "create")
 
 
 # --- usage, errors, compaction ------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.trajectory.events import EventBase, event_json
+from stet_lsp.trajectory.events import Error, EventBase, event_json
 from stet_lsp.trajectory.importers import detect, importer
 from stet_lsp.trajectory.importers.gemini import IMPORTERS
 
@@ -224,6 +224,12 @@ MESSAGES: list[Any] = [
         "type": "warning",
         "content": "Context window almost full",
     },
+    {
+        "id": "c1",
+        "timestamp": "2026-06-12T13:10:23.208Z",
+        "type": "info",
+        "content": "Request cancelled.",
+    },
 ]
 
 
@@ -265,8 +271,11 @@ def test_json_session_maps_every_message_type(tmp_path: Path) -> None:
         "error",
         "raw",
         "raw",
+        "error",  # the user stopped the request
         "session_end",
     ]
+    stopped = events[-2]
+    assert isinstance(stopped, Error) and stopped.interrupt
     start = events[0]
     assert (start.harness, start.model, start.cwd, start.title) == (
         "gemini-cli",

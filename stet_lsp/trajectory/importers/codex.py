@@ -458,6 +458,8 @@ class _Reader:
             self.emit(Reasoning, text=text)
         if item.get("encrypted_content"):
             self.session.dropped["opaque_reasoning"] += 1
+        elif not text.strip():
+            self.session.dropped["empty_reasoning"] += 1  # nothing in it, but it was read
 
     def function_call(self, item: Record) -> None:
         name = _tool_name(item)
@@ -1170,7 +1172,9 @@ def _applied_changes(changes: Record) -> Iterator[dict[str, Any]]:
     for path, change in changes.items():
         kind, body = _change_kind(change)
         if kind == "add":
-            content = text_field(body.get("content")) or ""
+            content = text_field(body.get("content"))
+            if content is None:  # the diff alone (`unified_diff`): every line of it added
+                content = _created_text(text_field(body.get("unified_diff")) or "")
             yield change_fields(
                 path, "create", diffs.file_diff(path, None, content), content=content
             )
@@ -1195,6 +1199,25 @@ def _applied_changes(changes: Record) -> Iterator[dict[str, Any]]:
                 content=text_field(body.get("new_content")),
                 old_path=path if target != path else None,
             )
+
+
+def _created_text(diff: str) -> str:
+    """A new file's text from its diff: the lines its hunks add ("" when the diff is not
+    one of a new file, every line added)."""
+    lines: list[str] = []
+    in_hunk = False
+    for line in diff.split("\n"):
+        if line.startswith("@@"):
+            in_hunk = True
+        elif not in_hunk:
+            continue  # headers
+        elif line.startswith("+"):
+            lines.append(line[1:] + "\n")
+        elif line.startswith("\\") and lines:  # "\ No newline at end of file"
+            lines[-1] = lines[-1][:-1]
+        elif line:
+            return ""  # a context or removed line: not a new file's diff
+    return "".join(lines)
 
 
 def _change_kind(change: Any) -> tuple[str | None, Record]:

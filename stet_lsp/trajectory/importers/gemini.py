@@ -71,6 +71,8 @@ _SNAPSHOT = "<state_snapshot>"
 # What the CLI sends in the user's turn to make the model go on (after an invalid stream).
 _CONTINUE = "System: Please continue."
 _FINISHED = frozenset({"success", "error", "cancelled"})
+_CANCELLED = "Request cancelled."
+"""The info message Gemini CLI records when the user stops a request."""
 _WORKSPACE_MARK = "Workspace Directories:**"
 _OLD_WORKSPACE_MARK = "I'm currently working in the directory: "
 
@@ -318,6 +320,9 @@ class _Reader:
             self._reply(context, record, at, time)
         elif kind == "error":
             self.parsed.emit(Error, at, time, agent, message=_parts_text(record.get("content")))
+        elif kind == "info" and _parts_text(record.get("content")).strip() == _CANCELLED:
+            # The user stopped the request (Esc): an interrupt.
+            self.parsed.emit(Error, at, time, agent, message=_CANCELLED, interrupt=True)
         elif kind in ("info", "warning"):
             self.parsed.emit(RawEvent, at, time, agent, record=record, reason=f"{kind} message")
         else:
