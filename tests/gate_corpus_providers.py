@@ -527,6 +527,18 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
         "Registry",
         shaped("docker login -u ci -p ", (ALNUM + "@#%!", 20), " registry.example.com"),
     ),
+    (
+        "cli-password-mysql",
+        "DB_COMMAND",
+        "MySQL",
+        shaped("mysql -u root -p", (ALNUM, 16), " -h db.internal app"),
+    ),
+    (
+        "cli-password-sshpass",
+        "SSH_COMMAND",
+        "SSH",
+        shaped("sshpass -p '", (ALNUM + "@#%!", 18), "' ssh deploy@10.0.0.4"),
+    ),
 )
 
 
@@ -604,4 +616,7 @@ def provider_negatives(rng: random.Random) -> list[tuple[str, str]]:
             'echo "$CR_PAT" | docker login ghcr.io -u octocat --password-stdin',
         ),
         ("provider-registry-login-reference", 'docker login -u ci -p "$REGISTRY_PASSWORD" ghcr.io'),
+        ("provider-cli-password-prompt", "mysql -u root -p -h db.internal app"),
+        ("provider-cli-password-reference", 'mysql -u root -p"$MYSQL_PWD" -h db.internal app'),
+        ("provider-cli-password-port", "sshpass -f ~/.pw ssh -p 2222 deploy@10.0.0.4"),
     ]

@@ -372,6 +372,112 @@ REGISTRY_LOGIN = Rule(
     check=_login_password,
 )
 
+
+# Passwords given on a command line by the flag each tool reads them from (`mysql -pSECRET`,
+# `sshpass -p SECRET`, `redis-cli -a SECRET`, `ldapsearch -w SECRET`, ...): the value only, and
+# only after one of these tools (`-p 8080` is another tool's port). A flag alone (`mysql -p`,
+# which prompts), a shell reference (`-p$MYSQL_PWD`, `-p"${PASS}"`), a placeholder
+# (`<password>`, `****`), a short number (`ssh -p 2222` after `sshpass -f file`) and a
+# certificate's path (`az login -p ~/cert.pem`) stay.
+def _flag_password(value: str, strict: bool) -> bool:
+    if "[REDACTED:" in value or value.startswith(("$", "{{", "/", "./", "../", "~/")):
+        return False
+    if value.lower().endswith((".pem", ".pfx", ".p12", ".crt", ".key")):
+        return False
+    if value.isdigit() and len(value) <= 5:
+        return False
+    return len(value) >= 4 and len(set(value)) >= 3 and not heuristics.is_placeholder(value)
+
+
+# A flag's value: quoted (any character but the quote), or a shell word (no `;|&`).
+_FLAG_VALUE = (
+    r"[\"']?(?P<secret>(?<=\")[^\"\r\n]{1,256}(?=\")|(?<=')[^'\r\n]{1,256}(?=')"
+    r"|[^\s\"'\\;|&`]{1,256})"
+)
+
+
+def _command_password(tools: tuple[str, ...], flags: str) -> Rule:
+    """`<tool> ... <flag><value>` on one command line (never past `|`, `;`, `&` or the line's
+    end, nor over the next of these tools, whose own match starts there: linear on a line of
+    the tool repeated). `flags` is what comes between a blank and the value."""
+    names = "|".join(re.escape(tool).replace(r"\ ", r"[ \t]{1,4}") for tool in tools)
+    firsts = "".join(sorted({tool[0] for tool in tools}))
+    gap = (
+        r"(?:[^\r\n|;&\\"
+        + firsts
+        + r"]|\\(?![nr])|(?!(?:"
+        + names
+        + r")[ \t])["
+        + firsts
+        + r"]){0,400}?"
+    )
+    return Rule(
+        name="cli-password",
+        pattern=lazy(
+            r"(?<![A-Za-z0-9_\-])(?:"
+            + names
+            + r")(?=[ \t])"
+            + gap
+            + r"(?<=[ \t])(?:"
+            + flags
+            + r")"
+            + _FLAG_VALUE
+        ),
+        anchors=tuple(sorted({tool.lower() for tool in tools})),
+        reach=700,
+        check=_flag_password,
+    )
+
+
+_MYSQL_TOOLS = tuple(
+    f"{base}{tail}"
+    for base, tails in (
+        ("mysql", ("", "dump", "admin", "import", "check", "show", "pump", "slap")),
+        ("mariadb", ("", "-dump", "-admin", "-import", "-check", "dump", "admin")),
+    )
+    for tail in tails
+)
+_MONGO_TOOLS = tuple(
+    f"mongo{tail}"
+    for tail in ("", "sh", "dump", "restore", "export", "import", "stat", "top", "files")
+)
+_LDAP_TOOLS = tuple(
+    f"ldap{tail}"
+    for tail in ("search", "add", "modify", "delete", "whoami", "passwd", "modrdn", "compare")
+)
+COMMAND_PASSWORDS = (
+    # The MySQL clients read `-p` with the value attached only (`-p value` prompts).
+    _command_password(_MYSQL_TOOLS, r"-p(?=[^\s])"),
+    _command_password(("sshpass",), r"-p[ \t]{0,4}"),
+    _command_password(("redis-cli",), r"(?:-a|--pass)(?:=|[ \t]{1,4})"),
+    _command_password(("sqlcmd", "bcp", "osql"), r"-P[ \t]{0,4}"),
+    _command_password(_MONGO_TOOLS, r"(?:-p|--password)(?:=|[ \t]{1,4})"),
+    _command_password(_LDAP_TOOLS, r"-w[ \t]{0,4}"),
+    _command_password(("keytool", "jarsigner"), r"-(?:src|dest)?(?:store|key)pass[ \t]{1,4}(?!-)"),
+    _command_password(("openssl",), r"-pass(?:in|out)?[ \t]{1,4}pass:"),
+    _command_password(("az login", "twine upload"), r"(?:-p|--password)(?:=|[ \t]{1,4})"),
+    # Samba's `-U user%password`: the password after the `%`.
+    _command_password(
+        ("smbclient", "rpcclient", "smbcacls", "smbget"),
+        r"(?:-U|--user(?:name)?)(?:=|[ \t]{0,4})[\"']?[^\s%\"']{1,128}%",
+    ),
+)
+
+# `echo 'password' | sudo -S ...` (also `printf`): sudo reads the password from its input.
+SUDO_STDIN = Rule(
+    name="cli-password",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9_\-])(?:echo|printf)[ \t]{1,4}(?:-[neE]{1,3}[ \t]{1,4})?"
+        r"(?:[\"']%s\\n[\"'][ \t]{1,4})?" + _FLAG_VALUE + r"[\"']?[ \t]{0,4}\|[ \t]{0,4}sudo"
+        r"(?:[ \t]{1,4}-{1,2}[A-Za-z][A-Za-z=\-]{0,20}(?:[ \t]{1,4}[A-Za-z0-9_.\-]{1,32})?){0,4}?"
+        r"[ \t]{1,4}(?:-[A-Za-z]{0,4}S|--stdin)(?![A-Za-z])"
+    ),
+    anchors=("| sudo", "|sudo"),
+    lead=300,
+    reach=200,
+    check=_flag_password,
+)
+
 STRUCTURE_RULES: tuple[Rule, ...] = (
     KUBERNETES_SECRET_AFTER_KIND,
     KUBERNETES_SECRET_BEFORE_KIND,
@@ -379,6 +485,8 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     CURL_USER,
     CURL_HEADER,
     REGISTRY_LOGIN,
+    *COMMAND_PASSWORDS,
+    SUDO_STDIN,
 )
 """Registered with the provider rules (`rules_providers.PROVIDER_RULES`): they name what
 they find ahead of the assignment rules."""

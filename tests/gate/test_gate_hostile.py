@@ -177,7 +177,18 @@ def test_a_transcript_of_curl_commands_stays_linear() -> None:
     json.loads(redacted)
 
 
-@pytest.mark.parametrize("unit", ["curl -u ", "docker login -p ", "curl -H 'X-Api-Key: "])
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "curl -u ",
+        "docker login -p ",
+        "curl -H 'X-Api-Key: ",
+        "mysql -p ",
+        "sshpass -p ",
+        "echo x | sudo ",
+        "mysql -p$X mysql ",
+    ],
+)
 def test_a_megabyte_of_command_near_misses_is_scanned(unit: str) -> None:
     """33 s a megabyte for `docker login -p `, far more for `curl -u `, before."""
     text = unit * (1_000_000 // len(unit))

@@ -238,6 +238,64 @@ def test_registry_logins_with_a_password_on_the_command_line() -> None:
         assert scan_text(text + "\n", path="session.sh") == [], text
 
 
+def test_passwords_given_to_a_tool_by_its_command_line_flag() -> None:
+    """`mysql -pSECRET`, `sshpass -p`, `redis-cli -a`, `sqlcmd -P`, `mongosh -p`,
+    `ldapsearch -w`, `keytool -storepass`, `az login -p`, `twine upload -p`, `smbclient -U
+    user%SECRET`, `echo SECRET | sudo -S`: the value only, raw and in a transcript."""
+    rng = random.Random("cli-password")
+    pw = "Jr5" + gate_corpus.pick(rng, gate_corpus.ALNUM, 13)
+    commands = [
+        f"mysql -u root -p{pw} -h db",
+        f"mysql -u root -p'{pw}' -h db",
+        f'mysqldump --user=root -p"{pw}" app > dump.sql',
+        f"sshpass -p {pw} ssh deploy@10.0.0.4",
+        f"sshpass -p'{pw}' scp a deploy@10.0.0.4:",
+        f"redis-cli -h cache -a {pw} ping",
+        f"sqlcmd -S db -U sa -P '{pw}' -Q 'select 1'",
+        f"mongosh --host db -u admin -p {pw} --authenticationDatabase admin",
+        f"ldapsearch -x -D cn=admin,dc=corp -w {pw} -b dc=corp",
+        f"keytool -list -keystore app.jks -storepass {pw}",
+        f"az login --service-principal -u 1c2d3e4f-aaaa-bbbb-cccc-123456789abc -p {pw} --tenant t",
+        f"twine upload -u deploy -p {pw} dist/*",
+        f"smbclient //fs/share -U admin%{pw}",
+        f"smbclient //fs/share -U 'admin%{pw}' -c ls",
+        f"echo '{pw}' | sudo -S apt-get install -y jq",
+        f"echo {pw} | sudo -u root -S true",
+        f"openssl rsa -in key.pem -passin pass:{pw} -out plain.pem",
+    ]
+    for command in commands:
+        for text, path in (
+            (command + "\n", "session.sh"),
+            (json.dumps({"type": "tool_use", "input": {"command": command}}) + "\n", "e.jsonl"),
+            (json.dumps({"content": json.dumps({"cmd": command})}) + "\n", "e.jsonl"),
+        ):
+            redacted = redact_text(text, path=path).text
+            assert pw not in redacted, text
+            assert "[REDACTED:cli-password#1]" in redacted, text
+            # The command and its other arguments stay.
+            assert redacted.split("[REDACTED")[0] == text.split(pw)[0], text
+    for text in (
+        "mysql -p",
+        "mysql -u root -p -h db",
+        "mysql -u root -p mydb < dump.sql",
+        "mysql -u root -p$MYSQL_PWD -h db",
+        'mysql -u root -p"${PASS}" -h db',
+        "mysql -u root -p<password> -h db",
+        "mysql -u root -p**** -h db",
+        "docker run -p 8080:8080 app",
+        "python -m http.server -p 8000",
+        "sshpass -f pw.txt ssh -p 2222 deploy@10.0.0.4",
+        "redis-cli -a $REDIS_PASSWORD ping",
+        "ldapsearch -x -W -D cn=admin,dc=corp",
+        "keytool -list -storepass:env STOREPASS",
+        "az login --service-principal -u x -p ~/certs/sp.pem --tenant t",
+        "echo $SUDO_PASS | sudo -S true",
+        "echo hello | sudo tee /etc/motd",
+    ):
+        for line, path in ((text + "\n", "session.sh"), (json.dumps([text]) + "\n", "e.jsonl")):
+            assert _found(line, path) == [], text
+
+
 def test_curl_user_and_header_credentials() -> None:
     cases = [
         ("curl --cacert ca.crt -u elastic:P@ssw0rd$1 https://localhost:9200", "elastic:P@ssw0rd$1"),

@@ -137,6 +137,11 @@ CASES = [
         "release v1.0-beta.2 is out",
     ),
     ("cloudflare-api-token", "CLOUDFLARE_API_TOKEN=<<{W40}>>", "CLOUDFLARE_ZONE_ID={H32}"),
+    (
+        "cli-password",
+        "mysql -u root -p<<{A16}>> -h db.internal app",
+        "mysql -u root -p -h db.internal app",
+    ),
     ("cohere-api-key", "COHERE_API_KEY=<<{A40}>>", "COHERE_MODEL=command-r-plus"),
     (
         "coinbase-token",
