@@ -539,6 +539,30 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
         "SSH",
         shaped("sshpass -p '", (ALNUM + "@#%!", 18), "' ssh deploy@10.0.0.4"),
     ),
+    (
+        "netrc-password",
+        "NETRC",
+        "netrc",
+        shaped("machine github.com\n  login ci-bot\n  password ", (ALNUM, 20), "\n"),
+    ),
+    (
+        "xml-secret",
+        "SETTINGS_XML",
+        "Maven",
+        shaped("<server><id>corp</id><password>", (ALNUM + "@#%!", 18), "</password></server>"),
+    ),
+    (
+        "php-define-secret",
+        "WP_CONFIG",
+        "WordPress",
+        shaped("define( 'DB_PASSWORD', '", (ALNUM + "@#%!", 18), "' );"),
+    ),
+    (
+        "name-value-secret",
+        "ENV_LIST",
+        "Kubernetes",
+        shaped('env:\n- name: DB_PASSWORD\n  value: "', (ALNUM, 18), '"\n'),
+    ),
 )
 
 
@@ -619,4 +643,11 @@ def provider_negatives(rng: random.Random) -> list[tuple[str, str]]:
         ("provider-cli-password-prompt", "mysql -u root -p -h db.internal app"),
         ("provider-cli-password-reference", 'mysql -u root -p"$MYSQL_PWD" -h db.internal app'),
         ("provider-cli-password-port", "sshpass -f ~/.pw ssh -p 2222 deploy@10.0.0.4"),
+        ("provider-netrc-prose", "machine learning password reset flow"),
+        ("provider-xml-reference", "<password>${env.DEPLOY_PASSWORD}</password>"),
+        ("provider-php-define-sample", "define( 'DB_PASSWORD', 'password_here' );"),
+        (
+            "provider-name-value-reference",
+            "env:\n- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n",
+        ),
     ]

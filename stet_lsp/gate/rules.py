@@ -177,7 +177,7 @@ def _common_prefix(prefixes: tuple[str, ...]) -> str:
 
 
 # Key names that hold a credential, and suffixes that turn such a name into metadata.
-_SECRET_KEY_WORDS = (
+SECRET_KEY_WORDS = (
     r"secret|token|pass|pwd|api[_\-]?key|access[_\-]?key|private[_\-]?key"
     r"|auth[_\-]?key|client[_\-]?key|credentials?|signing[_\-]?key|encryption[_\-]?key"
 )
@@ -212,7 +212,7 @@ def _generic_check(value: str, strict: bool) -> bool:
 GENERIC_ASSIGNMENT = Rule(
     name="secret-assignment",
     pattern=lazy(
-        r"(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z0-9_.\-]{0,40}?(?i:" + _SECRET_KEY_WORDS + r")"
+        r"(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z0-9_.\-]{0,40}?(?i:" + SECRET_KEY_WORDS + r")"
         r"[A-Za-z0-9_.\-]{0,30})" + KEY_ASSIGN + whole_value(6)
     ),
     anchors=(

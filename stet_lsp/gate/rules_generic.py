@@ -15,7 +15,7 @@ import re
 
 from stet_lsp.gate import heuristics
 from stet_lsp.gate.patterns import lazy
-from stet_lsp.gate.rules import KEY_ASSIGN, VALUE_START, Rule, whole_value
+from stet_lsp.gate.rules import KEY_ASSIGN, SECRET_KEY_WORDS, VALUE_START, Check, Rule, whole_value
 
 _KEY = r"(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z0-9_.\-]{1,96}+)"
 # Names that say credential (a key must contain one to be worth a look).
@@ -478,6 +478,151 @@ SUDO_STDIN = Rule(
     check=_flag_password,
 )
 
+# `.netrc`: `machine <host> login <user> [account <a>] password <secret>`, on one line or
+# over several (a login before the password: "machine learning password reset" is prose).
+# (A diff's `+` or `-` may start each line.)
+_NETRC_LINE = r"(?:\r?\n|\\n)[+\-]?[ \t]{0,8}"
+_NETRC_SEP = r"(?:[ \t]{1,8}|[ \t]{0,8}" + _NETRC_LINE + r"(?:" + _NETRC_LINE + r")?)"
+NETRC_PASSWORD = Rule(
+    name="netrc-password",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9_\-])machine[ \t]{1,4}[^\s\\]{1,256}"
+        + _NETRC_SEP
+        + r"login[ \t]{1,4}[^\s\\]{1,256}(?:"
+        + _NETRC_SEP
+        + r"account[ \t]{1,4}[^\s\\]{1,256})?"
+        + _NETRC_SEP
+        + r"password[ \t]{1,4}"
+        + _FLAG_VALUE
+    ),
+    anchors=("machine",),
+    reach=900,
+    multiline=True,
+    check=_flag_password,
+)
+
+# A name holding a credential's word (the assignment rules' list), read whole.
+_CREDENTIAL_NAME = (
+    r"(?P<key>(?=[A-Za-z0-9_.\-]{0,60}?(?i:" + SECRET_KEY_WORDS + r"))[A-Za-z0-9_.\-]{1,96}+)"
+)
+# XML elements named so (`<password>…</password>`, `<ossrhPassword>`, `<apiKey>`, with or
+# without attributes), found at the closing tag. A password's element holds any value but a
+# reference or a placeholder; a token's or a key's must look like a secret (`<token>IDENT
+# </token>` in a grammar is none).
+_XML_PASSWORD_WORDS = ("password", "passwd", "pwd", "passphrase", "pass")
+_XML_OTHER_WORDS = (
+    *(
+        f"{word}{joint}key"
+        for word in (
+            "api",
+            "access",
+            "private",
+            "auth",
+            "client",
+            "signing",
+            "encryption",
+            "secret",
+        )
+        for joint in ("", "_", "-")
+    ),
+    "secret",
+    "token",
+    "credential",
+    "credentials",
+)
+
+
+def _xml_element(words: tuple[str, ...], check: Check) -> Rule:
+    return Rule(
+        name="xml-secret",
+        pattern=lazy(
+            r"<(?P<key>(?:[A-Za-z_][A-Za-z0-9_.:\-]{0,60}?)?(?i:"
+            + "|".join(re.escape(word) for word in words)
+            + r"))(?:[ \t][^<>\r\n]{0,200})?>(?P<secret>[^<>\r\n]{1,400})</(?P=key)>"
+        ),
+        anchors=tuple(f"{word}>" for word in words),
+        lead=720,
+        reach=2,
+        check=check,
+    )
+
+
+def _generic_value(value: str, strict: bool) -> bool:
+    return heuristics.looks_like_secret_value(value, min_length=8, min_entropy=3.0)
+
+
+XML_SECRETS = (
+    _xml_element(_XML_PASSWORD_WORDS, _flag_password),
+    _xml_element(_XML_OTHER_WORDS, _generic_value),
+)
+
+
+# PHP `define( 'DB_PASSWORD', '…' );` and WordPress's keys and salts (`AUTH_SALT`).
+def _defined_value(value: str, strict: bool) -> bool:
+    return not value.lower().endswith("_here") and _flag_password(value, strict)
+
+
+PHP_DEFINE = Rule(
+    name="php-define-secret",
+    pattern=lazy(
+        r"define[ \t]{0,2}\([ \t]{0,4}(?P<quote>\\{0,3}[\"'])"
+        r"(?P<key>(?=[A-Za-z0-9_]{0,60}?(?i:" + SECRET_KEY_WORDS + r"|salt))[A-Za-z0-9_]{1,96}+)"
+        r"(?P=quote)[ \t]{0,4},[ \t]{0,4}(?P<open>\\{0,3}[\"'])"
+        # The value up to its quote: no quote or escaped quote inside (read in one pass).
+        r"(?P<secret>(?:[^\r\n\"'\\]|\\(?![\\\"'])){1,400}+)(?P=open)[ \t]{0,4}\)"
+    ),
+    anchors=("define(", "define ("),
+    reach=600,
+    check=_defined_value,
+    start="anchor",
+)
+
+# A credential's name and its value as a pair of fields: Kubernetes' and ECS's `env` lists in
+# YAML (`- name: DB_PASSWORD` then `value: …`) and JSON (`{"name": …, "value": …}`), AWS's
+# `{"Key": …, "Value": …}` tags and parameters, CloudFormation's `ParameterKey` and
+# `ParameterValue`. A reference (`$(DB_PASS)`, `{{ … }}`) or a placeholder stays.
+_PAIR_NAME = r"(?i:name|key|parameterkey)"
+_PAIR_VALUE = r"(?i:value|parametervalue)"
+NAME_VALUE_PAIRS = (
+    Rule(
+        name="name-value-secret",
+        pattern=lazy(
+            r"(?<![A-Za-z0-9_])"
+            + _PAIR_NAME
+            + r":[ \t]{1,4}[\"']?"
+            + _CREDENTIAL_NAME
+            + r"[\"']?[ \t]{0,4}(?:\r?\n|\\n)[+\-]?[ \t]{0,16}(?:-[ \t]{1,4})?"
+            + _PAIR_VALUE
+            + r":[ \t]{1,4}"
+            + whole_value(1, 1000)
+        ),
+        anchors=("value:",),
+        lead=200,
+        reach=1100,
+        multiline=True,
+        check=_flag_password,
+    ),
+    Rule(
+        name="name-value-secret",
+        pattern=lazy(
+            r"\""
+            + _PAIR_NAME
+            + r"\"[ \t\r\n]{0,32}:[ \t\r\n]{0,32}\""
+            + _CREDENTIAL_NAME
+            + r"\"[ \t\r\n]{0,32},[ \t\r\n]{0,32}\""
+            + _PAIR_VALUE
+            + r"\"[ \t\r\n]{0,32}:[ \t\r\n]{0,32}\"(?P<secret>(?:[^\"\\\r\n]|\\[^\r\n]){1,1000}+)\""
+        ),
+        # `value\":` is the same key in a JSON string, at any depth (decoded around the hit,
+        # then read).
+        anchors=('value":', 'value" :', "value\\"),
+        lead=300,
+        reach=1100,
+        multiline=True,
+        check=_flag_password,
+    ),
+)
+
 STRUCTURE_RULES: tuple[Rule, ...] = (
     KUBERNETES_SECRET_AFTER_KIND,
     KUBERNETES_SECRET_BEFORE_KIND,
@@ -487,6 +632,10 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     REGISTRY_LOGIN,
     *COMMAND_PASSWORDS,
     SUDO_STDIN,
+    NETRC_PASSWORD,
+    *XML_SECRETS,
+    PHP_DEFINE,
+    *NAME_VALUE_PAIRS,
 )
 """Registered with the provider rules (`rules_providers.PROVIDER_RULES`): they name what
 they find ahead of the assignment rules."""

@@ -187,6 +187,11 @@ def test_a_transcript_of_curl_commands_stays_linear() -> None:
         "sshpass -p ",
         "echo x | sudo ",
         "mysql -p$X mysql ",
+        "machine x login y ",
+        "<password>",
+        "define( 'DB_PASSWORD', '",
+        "- name: DB_PASSWORD\n  value: ",
+        '{"Key": "DB_PASSWORD", "Value": ',
     ],
 )
 def test_a_megabyte_of_command_near_misses_is_scanned(unit: str) -> None:

@@ -296,6 +296,108 @@ def test_passwords_given_to_a_tool_by_its_command_line_flag() -> None:
             assert _found(line, path) == [], text
 
 
+def _redacted_everywhere(text: str, secret: str, rule: str) -> None:
+    """`text` redacted raw, inside a transcript's JSON string and quoted twice: the secret
+    goes, under `rule`'s marker, and the JSON stays valid."""
+    for content, path in (
+        (text, "notes.txt"),
+        (json.dumps({"type": "tool_result", "content": text}) + "\n", "e.jsonl"),
+        (json.dumps({"content": json.dumps({"stdout": text})}) + "\n", "e.jsonl"),
+    ):
+        redacted = redact_text(content, path=path).text
+        assert secret not in redacted, content
+        assert f"[REDACTED:{rule}#1]" in redacted, content
+        if path.endswith(".jsonl"):
+            json.loads(redacted)
+
+
+def _untouched_everywhere(text: str) -> None:
+    for content, path in ((text, "notes.txt"), (json.dumps([text]) + "\n", "e.jsonl")):
+        assert _found(content, path) == [], text
+
+
+def test_netrc_passwords_on_one_line_or_several() -> None:
+    pw = "Jr5" + gate_corpus.pick(random.Random("netrc"), gate_corpus.ALNUM, 15)
+    for text in (
+        f"machine github.com login ci password {pw}\n",
+        f"machine github.com\n  login ci-bot\n  password {pw}\nmachine gitlab.com\n",
+        f"machine api.heroku.com\n    login me@example.com\n    password {pw}\n",
+        f'machine nexus.corp login deploy account ops password "{pw}"\n',
+    ):
+        _redacted_everywhere(text, pw, "netrc-password")
+    for text in (
+        "machine learning password reset flow",
+        "machine github.com login ci password $NETRC_PASSWORD",
+        "machine github.com login ci",
+    ):
+        _untouched_everywhere(text)
+
+
+def test_xml_elements_named_as_credentials() -> None:
+    rng = random.Random("xml")
+    pw = "Jr5" + gate_corpus.pick(rng, gate_corpus.ALNUM, 15)
+    key = gate_corpus.pick(rng, gate_corpus.ALNUM, 32)
+    for text, secret in (
+        (f"<password>{pw}</password>", pw),
+        (f"<server><id>corp</id><username>deploy</username><password>{pw}</password></server>", pw),
+        (f'<ossrhPassword encrypted="false">{pw}</ossrhPassword>', pw),
+        (f"<passphrase>{pw}</passphrase>", pw),
+        (f"<settings>\n  <apiKey>{key}</apiKey>\n</settings>", key),
+        (f"<client_secret>{key}</client_secret>", key),
+    ):
+        _redacted_everywhere(text, secret, "xml-secret")
+    for text in (
+        "<password>${env.DEPLOY_PASSWORD}</password>",
+        "<password></password>",
+        "<password>****</password>",
+        "<token>IDENTIFIER</token>",
+        "<passwordPolicy>strong</passwordPolicy>",
+        "<apiKey>your-api-key</apiKey>",
+    ):
+        _untouched_everywhere(text)
+
+
+def test_php_define_of_a_credential() -> None:
+    pw = "Jr5" + gate_corpus.pick(random.Random("define"), gate_corpus.ALNUM, 15)
+    for text in (
+        f"define( 'DB_PASSWORD', '{pw}' );",
+        f'define("AUTH_KEY", "{pw}");',
+        f"define('SECURE_AUTH_SALT', '{pw}');",
+        f"define ('STRIPE_SECRET', 'x{pw}');",
+    ):
+        _redacted_everywhere(text, pw, "php-define-secret")
+    for text in (
+        "define( 'DB_PASSWORD', 'password_here' );",
+        "define( 'DB_PASSWORD', getenv('DB_PASSWORD') );",
+        "define( 'AUTH_KEY', 'put your unique phrase here' );",
+        "define( 'DB_HOST', 'db.internal:3306' );",
+        "define( 'DB_PASSWORD', '' );",
+    ):
+        _untouched_everywhere(text)
+
+
+def test_name_and_value_pairs_in_yaml_and_json() -> None:
+    pw = "Jr5" + gate_corpus.pick(random.Random("pairs"), gate_corpus.ALNUM, 15)
+    for text in (
+        f'env:\n- name: DB_PASSWORD\n  value: "{pw}"\n',
+        f"env:\n  - name: DB_PASSWORD\n    value: {pw}\n",
+        f"Parameters:\n  - ParameterKey: DBPassword\n    ParameterValue: {pw}\n",
+        json.dumps([{"Key": "DB_PASSWORD", "Value": pw}]),
+        json.dumps({"Parameters": [{"ParameterKey": "DBPassword", "ParameterValue": pw}]}),
+        json.dumps({"environment": [{"name": "API_TOKEN", "value": pw}]}, indent=2),
+    ):
+        _redacted_everywhere(text, pw, "name-value-secret")
+    for text in (
+        "env:\n- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n",
+        "env:\n- name: DB_PASSWORD\n  value: $(DB_PASS)\n",
+        '- name: API_TOKEN\n  value: "{{ .Values.token }}"\n',
+        "env:\n- name: DB_HOST\n  value: db.internal\n",
+        json.dumps([{"Key": "Environment", "Value": "production"}]),
+        json.dumps([{"name": "DB_PASSWORD_FILE", "value": "/run/secrets/db"}]),
+    ):
+        _untouched_everywhere(text)
+
+
 def test_curl_user_and_header_credentials() -> None:
     cases = [
         ("curl --cacert ca.crt -u elastic:P@ssw0rd$1 https://localhost:9200", "elastic:P@ssw0rd$1"),

@@ -142,6 +142,26 @@ CASES = [
         "mysql -u root -p<<{A16}>> -h db.internal app",
         "mysql -u root -p -h db.internal app",
     ),
+    (
+        "name-value-secret",
+        'env:\n- name: DB_PASSWORD\n  value: "<<{A18}>>"\n',
+        "env:\n- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n",
+    ),
+    (
+        "netrc-password",
+        "machine github.com\n  login ci-bot\n  password <<{A20}>>\n",
+        "machine learning password reset flow",
+    ),
+    (
+        "php-define-secret",
+        "define( 'DB_PASSWORD', '<<{A18}>>' );",
+        "define( 'DB_PASSWORD', 'password_here' );",
+    ),
+    (
+        "xml-secret",
+        "<server><id>corp</id><password><<{A18}>></password></server>",
+        "<server><id>corp</id><password>${env.DEPLOY_PASSWORD}</password></server>",
+    ),
     ("cohere-api-key", "COHERE_API_KEY=<<{A40}>>", "COHERE_MODEL=command-r-plus"),
     (
         "coinbase-token",
