@@ -136,6 +136,17 @@ def _env_value(value: str, strict: bool) -> bool:
     return not heuristics.is_env_reference(value) and "[REDACTED:" not in value
 
 
+# A line's characters up to an AWS secret, never over another key id (whose own match starts
+# there) nor an escaped newline.
+_AWS_LINE = r"(?:[^\r\n\\A]|\\(?!n)|A(?!KIA|SIA)){0,240}?"
+
+
+def _aws_secret_beside_id(value: str, strict: bool) -> bool:
+    has = (any(c.isupper() for c in value), any(c.islower() for c in value))
+    digits = any(c.isdigit() for c in value)
+    return all(has) and digits and heuristics.looks_random(value, min_length=40, min_entropy=4.0)
+
+
 def _high_entropy(value: str, strict: bool) -> bool:
     # `trajectories/<trajectory id>/events` is no secret; what is joined to an id is judged
     # on its own (`<trajectory id>/Xk9q2Lm4…`).
@@ -366,7 +377,11 @@ def build_rules() -> tuple[Rule, ...]:
             name="aws-secret-access-key",
             pattern=lazy(
                 r"(?i:aws[_\-]?secret[_\-]?(?:access[_\-]?)?key|secret[_\-]?access[_\-]?key)"
+                # `= value`, or blanks (`aws configure set aws_secret_access_key <value>`), or
+                # a table's column (`| SecretAccessKey | <value> |`)
+                + r"(?:"
                 + _ASSIGN
+                + r"|[ \t]{1,4}(?:\|[ \t]{1,4})?)"
                 + r"[\"'`]?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
             ),
             anchors=(
@@ -380,6 +395,26 @@ def build_rules() -> tuple[Rule, ...]:
             reach=120,
             check=_not_placeholder,
             start="anchor",
+        ),
+        # The secret beside its key id, unnamed: a console's `credentials.csv` (`user,AKIA…,
+        # <secret>`), `boto3.client('s3', 'AKIA…', '<secret>')`, a table's row. A run of 40
+        # base64 characters, random in both cases and digits (a commit id is hex), on the id's
+        # line or one of the two after it, before any other id.
+        Rule(
+            name="aws-secret-access-key",
+            pattern=lazy(
+                NOT_ALNUM_BEFORE
+                + r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"
+                + r"(?:"
+                + _AWS_LINE
+                + r"(?:\r?\n|\\n)){0,2}?"
+                + _AWS_LINE
+                + r"(?<![A-Za-z0-9/+=])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+            ),
+            anchors=("akia", "asia"),
+            reach=700,
+            multiline=True,
+            check=_aws_secret_beside_id,
         ),
         _token("github-fine-grained-token", ("github_pat_",), "[A-Za-z0-9_]{50,255}"),
         _token("github-token", ("ghp_",), "[A-Za-z0-9]{36,251}"),

@@ -282,3 +282,38 @@ def test_url_passwords_only_the_password_goes() -> None:
         "redis://:[REDACTED:url-password#1]@cache:6379/0 and "
         "postgres://app:[REDACTED:url-password#1]@db/app"
     )
+
+
+def test_an_aws_secret_beside_its_key_id_or_after_its_name_and_blanks() -> None:
+    """The 40-character secret with no `=` after its name (`aws configure set`, a table's
+    column) or with no name at all beside an access key id (a console's credentials.csv,
+    positional boto3 arguments, a table's rows), raw and in a transcript."""
+    rng = random.Random("aws-secret-beside-id")
+    key_id = "AKIA" + gate_corpus.pick(rng, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16)
+    secret = "Pt7" + gate_corpus.pick(rng, gate_corpus.B64.replace("=", ""), 36) + "a"
+    for text in (
+        f"aws configure set aws_secret_access_key {secret}",
+        f"secret_access_key {secret}",
+        f"| SecretAccessKey | {secret} |",
+        f"User name,Access key ID,Secret access key\nci,{key_id},{secret}\n",
+        f"s3 = boto3.client('s3', '{key_id}', '{secret}')",
+        f"|  AccessKeyId     |  {key_id}  |\n|  SecretAccessKey |  {secret}  |\n",
+    ):
+        for content, path in (
+            (text, "notes.txt"),
+            (json.dumps({"type": "tool_result", "content": text}) + "\n", "e.jsonl"),
+            (json.dumps({"content": json.dumps({"stdout": text})}) + "\n", "e.jsonl"),
+        ):
+            redacted = redact_text(content, path=path).text
+            assert secret not in redacted, content
+            assert "[REDACTED:aws-secret-access-key#1]" in redacted, content
+    commit = gate_corpus.pick(rng, gate_corpus.HEX, 40)
+    path_40 = "/home/runner/work/project/src/components"
+    for text in (
+        f"{key_id} was rotated in commit {commit}",
+        f"{key_id} {path_40}",
+        f"{key_id}\n\n\n\nlater: {secret}",  # not beside the id
+        f"Asia/Tokyo {secret}",
+    ):
+        found = [f.rule for f in scan_text(text, path="notes.txt")]
+        assert "aws-secret-access-key" not in found, text
