@@ -28,13 +28,24 @@ from itertools import chain
 # (`\n` in a JSON string, `\\n` in a JSON string holding code, `\"`, `\/`, a line continuation),
 # the `+` or `.` that joins strings in code;
 # at a line's start, the marks of a comment, a quote or a diff (`#`, `>`, `*`, `;`, `+`, `-`)
-# and a line number (`cat -n`, an agent's file view: `     2\t`, `     2→`).
+# and a line number (`cat -n`, an agent's file view: `     2\t`, `     2→`), or what `grep`
+# writes before a line (`path:12:`, `path-12-`, `path:`).
+_ARMOR_HEADERS = r"(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID)"
+# What `grep` writes before each line: `path:12:` (a match with -n), `path-12-` (a context
+# line of -A/-B/-C), `12-` (one file's context line), `path:` or `path-` (no -n; the path
+# holds `.` or `/`). The path is read to the last separator before a line number (a key's
+# line holds neither `:` nor `-`), so a path with `-` in it is read whole.
+_GREP_PATH = r"(?!" + _ARMOR_HEADERS + r":)[A-Za-z0-9_./~@+\-]{1,200}"
+_GREP_PREFIX = (
+    r"(?:" + _GREP_PATH + r"[:\-][0-9]{1,7}[:\-]"
+    r"|(?=[A-Za-z0-9_~@+\-]{0,100}[./])" + _GREP_PATH + r"[:\-]"
+    r"|[0-9]{1,7}+-(?!-))"
+)
 _GAP = (
     r"(?:(?:(?<=\n)|(?<=\\n))[ \t]{0,16}+"
-    r"(?:[#>*;]{1,3}+|[+\-](?!-)|[0-9]{1,7}+(?:\t|\\t|→|\\u2192| ?[:|] ?))"
+    r"(?:[#>*;]{1,3}+|[+\-](?!-)|[0-9]{1,7}+(?:\t|\\t|→|\\u2192| ?[:|] ?)|" + _GREP_PREFIX + r")"
     r"|[ \t\r\n\f\"'`,]|\\[nrt\"'\\/\r\n]|[+.](?=[ \t\r\n\"'`]))"
 )
-_ARMOR_HEADERS = r"(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID)"
 _GAP_RUN = _GAP + r"{0,256}+"
 # Not a name followed by `:` (a JSON key, a label in prose or code).
 _NOT_A_NAME = r"(?![\"'`]?[ \t]{0,8}:)"

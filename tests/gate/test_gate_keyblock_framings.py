@@ -116,3 +116,50 @@ def test_an_encrypted_pem_key_quoted_again_and_again_is_redacted(times: int) -> 
     for path in ("notes.md", "events.jsonl"):
         redacted = redact_text(text + "\n", path=path).text
         assert not [line for line in body if line[:24] in redacted], (path, redacted)
+
+
+GREP_FRAMINGS = {
+    "grep -n": lambda n, first: f"deploy/keys/id_rsa:{n}:",
+    "grep -n -A (context lines)": lambda n, first: (
+        f"deploy/my-app/id_rsa:{n}:" if first else f"deploy/my-app/id_rsa-{n}-"
+    ),
+    "grep -r without -n": lambda n, first: "deploy/keys/id_rsa:",
+    "grep -A without -n": lambda n, first: (
+        "deploy/keys/id_rsa:" if first else "deploy/keys/id_rsa-"
+    ),
+    "grep -n -A on one file": lambda n, first: f"{n}:" if first else f"{n}-",
+}
+
+
+@pytest.mark.parametrize("label", ["RSA PRIVATE KEY", "OPENSSH PRIVATE KEY"])
+@pytest.mark.parametrize("framing", sorted(GREP_FRAMINGS))
+def test_a_key_in_grep_output_loses_every_line(framing: str, label: str) -> None:
+    """`grep -rn -A30 BEGIN .`: each line behind `path:12:` or `path-13-`, raw, in a
+    transcript, and cut short by the context's length."""
+    prefix = GREP_FRAMINGS[framing]
+    block, body = framed_key(label)
+    lines = block.split("\n")
+    output = "\n".join(prefix(n, n == 1) + line for n, line in enumerate(lines, 1))
+    cut = "\n".join(prefix(n, n == 1) + line for n, line in enumerate(lines[:5], 1))
+    for text, path in (
+        (f"$ grep -rn -A30 BEGIN .\n{output}\n$ ls\n", "notes.txt"),
+        (json.dumps({"type": "tool_result", "content": output}) + "\n", "e.jsonl"),
+        (f"{cut}\n--\nother/file.txt:3:unrelated line\n", "notes.txt"),
+    ):
+        redacted = redact_text(text, path=path).text
+        assert not [line for line in body if line[:24] in redacted], redacted
+    assert (
+        "other/file.txt:3:unrelated line"
+        in redact_text(f"{cut}\n--\nother/file.txt:3:unrelated line\n", path="n.txt").text
+    )
+
+
+def test_grep_output_of_code_naming_the_header_and_footer_stays() -> None:
+    text = (
+        'src/pem.py:10:HEADER = "-----BEGIN RSA PRIVATE KEY-----"\n'
+        "src/pem.py-11-# each body line is base64, 64 characters long\n"
+        'src/pem.py:12:FOOTER = "-----END RSA PRIVATE KEY-----"\n'
+    )
+    assert redact_text(text, path="notes.txt").text == text
+    lines = json.dumps({"content": text}) + "\n"
+    assert redact_text(lines, path="e.jsonl").text == lines
