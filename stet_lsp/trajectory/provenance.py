@@ -64,7 +64,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.lines import split_lines
+from stet_lsp.core.lines import lines_of
 from stet_lsp.core.safefs import open_regular, read_regular
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align, pair_moved
 from stet_lsp.trajectory.attribution import Attribution, LeftOut
@@ -637,7 +637,9 @@ class Provenance:
             if cached is not None:
                 self._cache.move_to_end(key)
                 return list(cached)
-        found = tuple(_hunks(entries, split_lines(text)))
+        # The file's lines as the reference counts them (`lines_of`): the empty string after
+        # the last line break is no line, and paired it put the blank last line past the end.
+        found = tuple(_hunks(entries, lines_of(text)))
         with self._lock:
             self._cache[key] = found
             while len(self._cache) > CACHE_SIZE:

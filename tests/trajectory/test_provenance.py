@@ -317,6 +317,22 @@ def test_a_human_edit_on_an_attributed_line_drops_it(root: Path, edited_app: str
     assert attributed(provenance, "src/app.py", rewritten) == {}
 
 
+def test_a_file_ending_in_a_blank_line_keeps_it_after_an_edit(root: Path, tmp_path: Path) -> None:
+    """The empty string after a text's last line break is no line of the file: the blank
+    last line stays the run's, and nothing is attributed past the end."""
+    text = "{\n}\n{\n}\n{\n}\n\n"
+    session = Claude(SESSION_A, root).user("Write the braces")
+    session.write_file("toolu_tb", f"{root}/src/braces.txt", text)
+    run_into(resolve_target(root), session, tmp_path)
+    write(root, "src/braces.txt", text)
+    provenance = Provenance.load(root)
+    hunks = provenance.hunks("src/braces.txt", text)
+    assert [(h.first_line, h.last_line) for h in hunks] == [(0, 6)]
+    edited = text.replace("{\n}\n{", "{\n}\nHUMAN", 1)
+    hunks = provenance.hunks("src/braces.txt", edited)
+    assert [(h.first_line, h.last_line) for h in hunks] == [(0, 1), (3, 6)]
+
+
 def test_lines_inserted_or_removed_above_move_the_attribution(root: Path, edited_app: str) -> None:
     provenance = Provenance.load(root)
     step = change_step(root, "toolu_e1")
