@@ -14,12 +14,12 @@ from typing import Any
 
 
 class PipeServer:
-    def __init__(self, command: list[str] | None = None) -> None:
+    def __init__(self, command: list[str] | None = None, stderr: Any = subprocess.DEVNULL) -> None:
         self.process = subprocess.Popen(
             command or [sys.executable, "-m", "stet_lsp.server"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=stderr,
         )
         self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()

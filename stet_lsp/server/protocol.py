@@ -3,7 +3,9 @@
 pygls parses each message with `json.loads(..., object_hook=...)` and drops what it cannot
 read: a parse error, params nested too deep for the decoder, an envelope without `jsonrpc`
 or with a method that is not a string, a request after `shutdown`. Stet reads each frame
-itself so that every request gets an answer, and no error carries a traceback.
+itself so that every request gets an answer, and no error carries a traceback. A request
+refused on purpose is logged in one line; only a failure that is no refusal is logged with
+its traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import logging
 import re
 import threading
 from collections.abc import Generator
+from concurrent.futures import Future
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +26,7 @@ from lsprotocol import types
 from lsprotocol.types import ResponseError
 from pygls.exceptions import (
     JsonRpcException,
+    JsonRpcInternalError,
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
     JsonRpcParseError,
@@ -167,6 +171,21 @@ class StetProtocol(LanguageServerProtocol):
             if waiting is not None and not waiting.done():
                 waiting.set_exception(JsonRpcException(message=error.message))
         return Refused(request_id, error, is_request)
+
+    def _send_handler_result(self, future: Future[Any], *, msg_id: Any) -> None:
+        """A request a handler refused on purpose (a JSON-RPC error it raised: a mistyped
+        argument, Stet's own error as RequestFailed) is answered and logged in one line;
+        pygls logged each with a traceback. Anything else (a bug) keeps pygls's handling:
+        an internal error, logged with its traceback."""
+        if future.done() and not future.cancelled():
+            error = future.exception()
+            if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
+                self._request_futures.pop(msg_id, None)
+                what = self._commands_running.get(msg_id) or "request"
+                log.info("refused %s (request %s): %s", what, msg_id, error.message)
+                self._send_response(msg_id, error=error.to_response_error())
+                return
+        super()._send_handler_result(future, msg_id=msg_id)
 
     def _send_response(
         self, msg_id: Any, result: Any | None = None, error: ResponseError | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import socket
 import subprocess
 import sys
@@ -144,6 +145,72 @@ def test_a_content_length_that_lies_does_not_stop_the_server(raw: PipeServer) ->
             raw.send({"id": request_id * 10 + later, **hover})
         for later in range(10, 13):
             assert raw.answer(request_id * 10 + later)["result"] is None
+
+
+def test_a_refused_command_is_one_line_of_the_log_without_a_traceback(
+    root: Path, tmp_path: Path
+) -> None:
+    """A refusal (a mistyped argument, no such trajectory) is an answer the user reads, not
+    a failure of the server: its log line says what was refused, with no traceback."""
+    log = tmp_path / "stderr.log"
+    with log.open("wb") as stderr:
+        server = PipeServer(stderr=stderr).initialize()
+    try:
+        document = server.open(uri(root / "src" / "app.py"), "x = 1\n")
+        command = "workspace/executeCommand"
+        arguments = {"uri": document, "step": "7"}
+        server.send(
+            {
+                "id": 2,
+                "method": command,
+                "params": {"command": "stet.trajectory.open", "arguments": [arguments]},
+            }
+        )
+        assert server.answer(2)["error"]["code"] == -32602
+        arguments = {"uri": document, "id": "zzz"}
+        server.send(
+            {
+                "id": 3,
+                "method": command,
+                "params": {"command": "stet.trajectory.open", "arguments": [arguments]},
+            }
+        )
+        assert server.answer(3)["error"]["code"] == -32803
+        server.send({"id": 4, "method": "shutdown"})
+        assert server.answer(4)["result"] is None
+        server.send({"method": "exit"})
+        server.process.wait(timeout=30)
+    finally:
+        server.close()
+    written = log.read_text(encoding="utf-8")
+    assert "Traceback" not in written
+    refusals = [line for line in written.splitlines() if "stet.trajectory.open" in line]
+    assert len(refusals) == 2, written
+    assert "must be a whole number" in refusals[0] and "zzz" in refusals[1]
+
+
+def test_a_failure_that_is_no_refusal_keeps_its_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from concurrent.futures import Future
+
+    from stet_lsp.server.requests import RequestFailed
+    from stet_lsp.server.server import StetServer
+
+    protocol = StetServer().protocol
+    sent: list[Any] = []
+    protocol._send_data = sent.append  # type: ignore[method-assign]
+    failed: Future[Any] = Future()
+    failed.set_exception(RuntimeError("a bug"))
+    refused: Future[Any] = Future()
+    refused.set_exception(RequestFailed("no trajectory 'zzz'"))
+    with caplog.at_level(logging.INFO):
+        protocol._send_handler_result(failed, msg_id=1)
+        protocol._send_handler_result(refused, msg_id=2)
+    assert [m.error.code for m in sent] == [-32603, -32803]
+    (bug,) = [r for r in caplog.records if r.exc_info]
+    assert isinstance(bug.exc_info[1], RuntimeError)
+    assert any("no trajectory 'zzz'" in r.getMessage() for r in caplog.records)
 
 
 def test_requests_before_initialize_are_refused_and_notifications_dropped(
