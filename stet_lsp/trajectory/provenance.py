@@ -548,8 +548,8 @@ Signature = tuple[tuple[tuple[str, FileStamp, FileStamp], ...], str | None, File
 class Provenance:
     """Every trajectory of a repository (committed ones and the working ones), ready to
     attribute the lines of any file's current text. Load it once; `stale()` says when the
-    trajectories, HEAD or the index changed, and `load(root, previous)` then reads again only
-    the trajectories whose files changed."""
+    trajectories, HEAD or the index changed or a file they wrote left its path (or came back),
+    and `load(root, previous)` then reads again only the trajectories whose files changed."""
 
     def __init__(
         self,
@@ -572,6 +572,7 @@ class Provenance:
         index = _PathIndex.build(root, trajectories, self._commit_renames)
         self._by_path = index.files
         self._unattributed = index.unattributed
+        self._present = _present(root, set(index.files) | set(index.unattributed))
         self._cache: OrderedDict[tuple[str, str], tuple[ProvenanceHunk, ...]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -606,8 +607,12 @@ class Provenance:
         return cls(root, trajectories, stamps, signature, problems, renames)
 
     def stale(self) -> bool:
-        """Whether a trajectory, HEAD or the index changed since this was loaded."""
-        return repository_signature(self.root) != self.signature
+        """Whether a trajectory, HEAD or the index changed since this was loaded, or a file
+        with lines of the trajectories came or went at the path they were found under (moved
+        in the work tree with a plain `mv`, which neither HEAD nor the index shows)."""
+        if repository_signature(self.root) != self.signature:
+            return True
+        return _present(self.root, set(self._present)) != self._present
 
     def paths(self) -> list[str]:
         """The current paths of the files some trajectory wrote lines of (these may have
@@ -681,6 +686,11 @@ def _hunks(
             if known is None or order > known[0]:
                 best[line] = (order, (trajectory.id, step, file.path))
     return _runs((line, claim) for line, (_, claim) in sorted(best.items()))
+
+
+def _present(root: Path, paths: set[str]) -> dict[str, bool]:
+    """Whether each repository path is a file in the work tree (a stat each)."""
+    return {path: (root / path).is_file() for path in paths}
 
 
 def _stamped_folders(root: Path) -> list[tuple[Folder, tuple[FileStamp, FileStamp]]]:

@@ -513,6 +513,27 @@ def test_a_file_renamed_since_is_found_under_its_new_path(
     assert [h.first_line for h in provenance.hunks("lib/hi.py", NEW)] == [0]
 
 
+def test_a_file_moved_in_the_work_tree_only_makes_the_provenance_stale(
+    root: Path, repo: pygit2.Repository, edited_app: str
+) -> None:
+    """A plain `mv` changes neither HEAD nor the index: the provenance loaded before it says
+    it is stale all the same, and loaded again finds the file under its new path."""
+    commit_files(repo, {"src/app.py": edited_app, "src/new.py": NEW}, "the agent's work")
+    provenance = Provenance.load(root)
+    assert not provenance.stale()
+    (root / "src/new.py").rename(root / "src/greeting.py")
+    assert provenance.stale()
+    provenance = Provenance.load(root, provenance)
+    assert [h.first_line for h in provenance.hunks("src/greeting.py", NEW)] == [0]
+    assert not provenance.stale()
+    # moved out of the repository: gone, and stale no more once that is known
+    (root / "src/greeting.py").rename(root.parent / "greeting.py")
+    assert provenance.stale()
+    provenance = Provenance.load(root, provenance)
+    assert not provenance.stale()
+    assert provenance.paths() == ["src/app.py", "src/new.py"]
+
+
 def test_a_rename_committed_before_the_import_is_followed(
     root: Path, repo: pygit2.Repository, tmp_path: Path
 ) -> None:
