@@ -8,6 +8,7 @@ turn; one that raises is logged and skipped, and the others still answer.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -54,6 +55,14 @@ class Feature:
     def workspace_symbols(self, query: str) -> Sequence[types.WorkspaceSymbol]:
         """Runs in a worker thread (it may read files): use only state that is safe there."""
         return ()
+
+    def polled(self, root: Path) -> None:
+        """The watcher's poll reached the repository (several times a second): a chance to
+        look for changes to files no client reports, as often as the feature needs to."""
+
+    def trajectories_changed(self, root: Path) -> None:
+        """A command of the server wrote the repository's trajectories (an import, the
+        capstone, a graduation): what the feature read of them is to be read again now."""
 
     async def settled(self, state: DocumentState) -> None:
         """Return once this feature's background work on the document (indexing a large

@@ -434,6 +434,12 @@ class StetServer(LanguageServer):
         path = target.sheet_path
         return next((s for s in self.documents.values() if s.path == path), None)
 
+    def trajectories_changed(self, root: Path) -> None:
+        """A command wrote the trajectories of the repository at `root`: the features that
+        show what they hold read them again and refresh the open documents."""
+        for _ in self.ask("trajectories_changed", root):
+            pass
+
     # -- writing the sheet -------------------------------------------------------------------
 
     async def write_sheet(

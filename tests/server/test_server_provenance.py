@@ -4,11 +4,14 @@ client capabilities, on a real repository."""
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_harness import CLIENTS, SERVER, edit_range, eventually, open_file, start, uri
+from lsp_harness import CLIENTS, SERVER, edit_range, eventually, execute, open_file, start, uri
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from test_server_trajectory_files import edit_session, lenses
@@ -104,3 +107,63 @@ async def test_a_code_action_opens_the_step_that_wrote_the_line(
         return not await actions_at(client, document, AGENT_LINE + 1)
 
     await eventually(gone, timeout=10)
+
+
+async def provenance_lenses(client: LanguageClient, document: str) -> list[types.CodeLens]:
+    found = await lenses(client, document)
+    return [lens for lens in found if lens.command and "agent: step" in lens.command.title]
+
+
+async def test_a_trajectory_imported_from_outside_shows_without_typing(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """The CLI (or an agent's hook) imports while the file is open: its lenses come with no
+    edit of the document, found by the watcher's poll, and a client that can is asked to
+    refresh its lenses."""
+    source = edit_session(root, tmp_path)
+    document = open_file(client, root / "src" / "app.py")
+    await asyncio.sleep(0.5)  # the document is analysed with no trajectory yet
+    assert await provenance_lenses(client, document) == []
+    refreshes = getattr(client, "lens_refreshes", 0)
+    imported = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "stet_lsp", "trajectory", "import", str(source)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert imported.returncode == 0, imported.stderr
+    [lens] = await eventually(lambda: provenance_lenses(client, document), timeout=15)
+    assert lens.range.start.line == AGENT_LINE
+    workspace = client.capabilities.workspace if client.capabilities else None
+    if workspace and workspace.code_lens and workspace.code_lens.refresh_support:
+        assert getattr(client, "lens_refreshes", 0) > refreshes
+
+
+async def test_a_trajectory_the_import_command_wrote_shows_at_once(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    source = edit_session(root, tmp_path)
+    document = open_file(client, root / "src" / "app.py")
+    await asyncio.sleep(0.5)
+    assert await provenance_lenses(client, document) == []
+    await execute(client, "stet.trajectory.import", uri=document, path=str(source))
+    [lens] = await eventually(lambda: provenance_lenses(client, document), timeout=5)
+    assert lens.range.start.line == AGENT_LINE
+
+
+async def test_a_file_moved_with_a_plain_mv_keeps_its_lines(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    import_transcript(resolve_target(root), edit_session(root, tmp_path))
+    app = root / "src" / "app.py"
+    document = open_file(client, app)
+    await eventually(lambda: provenance_lenses(client, document), timeout=15)
+    moved = root / "src" / "main.py"
+    app.rename(moved)  # neither HEAD nor the index changes
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=document))
+    )
+    renamed = open_file(client, moved)
+    [lens] = await eventually(lambda: provenance_lenses(client, renamed), timeout=15)
+    assert lens.range.start.line == AGENT_LINE

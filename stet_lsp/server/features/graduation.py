@@ -136,6 +136,7 @@ class Graduation(Feature):
         staged = _staged(await self.server.off_loop(session.target), mark)
         result: dict[str, Any] = await self.server.write_sheet(session, decide, staged)
         self.server.refresh(outside=True)
+        self.server.trajectories_changed(session.root)  # the decision is in the working one
         return result
 
     async def proposal(self, *arguments: Any) -> dict[str, Any]:
@@ -201,6 +202,7 @@ class Graduation(Feature):
         )
         await self.server.off_loop(_write_review, target, settings)  # the accepted entries leave it
         self.server.refresh(outside=True)
+        self.server.trajectories_changed(session.root)
         return {"results": results}
 
     def code_actions(

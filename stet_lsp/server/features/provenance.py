@@ -6,9 +6,12 @@ Attribution follows the current buffer: a line edited since is no longer attribu
 untouched lines stay attributed after edits above.
 
 A repository's trajectories are loaded in a worker thread, and loaded again when a
-trajectory, HEAD or the index changed (checked at most every CHECK_SECONDS, also in a
-thread); the lines of an open document are attributed on the loop (a few milliseconds for
-a 5,000-line file) from what is loaded."""
+trajectory, HEAD or the index changed or a file they wrote left its path (checked at most
+every CHECK_SECONDS, also in a thread, when a document of the repository changes and on the
+watcher's poll while one is open, so an import from outside shows without typing; at once
+after the server's own import, capstone or graduation); the lines of an open document are
+attributed on the loop (a few milliseconds for a 5,000-line file) from what is loaded, and
+the lenses refreshed when they changed."""
 
 from __future__ import annotations
 
@@ -44,6 +47,8 @@ class ProvenanceFeature(Feature):
         self.loaded: dict[Path, Provenance] = {}
         self._checked: dict[Path, float] = {}
         self._loading: set[Path] = set()
+        self._again: set[Path] = set()
+        """Repositories whose trajectories a command wrote while they were being loaded."""
         self.hunks: dict[str, list[ProvenanceHunk]] = {}
         """By document URI: the hunks of the text last analysed."""
 
@@ -60,11 +65,28 @@ class ProvenanceFeature(Feature):
             return
         self.hunks[state.uri] = provenance.hunks(state.relative, state.text)
 
-    def _refresh_later(self, root: Path) -> None:
+    def polled(self, root: Path) -> None:
+        """A trajectory imported from outside shows in the open documents without typing."""
+        if root in self.loaded and any(
+            state.session is not None and state.session.root == root
+            for state in self.server.documents.values()
+        ):
+            self._refresh_later(root)
+
+    def trajectories_changed(self, root: Path) -> None:
+        if root in self._loading:
+            self._again.add(root)  # what is being loaded may have been read before the write
+        else:
+            self._refresh_later(root, at_once=True)
+
+    def _refresh_later(self, root: Path, *, at_once: bool = False) -> None:
         """Load the repository's trajectories, or check whether they changed, in a worker
-        thread (at most every CHECK_SECONDS); the documents refresh when they did."""
+        thread (at most every CHECK_SECONDS unless `at_once`); the documents refresh when
+        they did."""
         now = time.monotonic()
-        if root in self._loading or now - self._checked.get(root, -CHECK_SECONDS) < CHECK_SECONDS:
+        if root in self._loading:
+            return
+        if not at_once and now - self._checked.get(root, -CHECK_SECONDS) < CHECK_SECONDS:
             return
         self._checked[root] = now
         self._loading.add(root)
@@ -83,6 +105,9 @@ class ProvenanceFeature(Feature):
             loaded = self.loaded[root] = await self.server.off_loop(Provenance.load, root, previous)
         finally:
             self._loading.discard(root)
+            if root in self._again:
+                self._again.discard(root)
+                self._refresh_later(root, at_once=True)
         if not loaded.trajectories and (previous is None or not previous.trajectories):
             return  # nothing was attributed and nothing is: the views stay as they are
         states = [

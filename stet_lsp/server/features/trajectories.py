@@ -60,7 +60,9 @@ def register(server: StetServer) -> None:
                 ).to_json()
             )
         )
-        return await progress.run(work)
+        imported = await progress.run(work)
+        server.trajectories_changed(session.root)
+        return imported
 
     async def sessions(*arguments: Any) -> dict[str, Any]:
         from stet_lsp.trajectory.operations import session_rows
@@ -183,6 +185,7 @@ def register(server: StetServer) -> None:
                 types.MessageType.Info,
             )
             server.refresh(outside=True)
+            server.trajectories_changed(session.root)
         return document(result.to_json())
 
     server.write_command(IMPORT)(answering(import_))

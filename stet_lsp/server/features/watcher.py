@@ -6,7 +6,9 @@ otherwise a light poll of each repository's HEAD and sheet does, in a worker thr
 poll also covers repositories whose git folder no watcher in the workspace sees (worktrees,
 submodules), and every repository once in a while: an editor's watcher can miss files in
 folders made after it started (VS Code does not report a sheet in a `.stet/cache/sheets/`
-created while it runs). Either way a repository whose fingerprint moved is reloaded.
+created while it runs). Either way a repository whose fingerprint moved is reloaded. Each
+poll also reaches the features (`Feature.polled`): provenance looks there for trajectories
+imported from outside (the CLI, an agent's hook), which no client watcher reports.
 Retention runs once per repository.
 """
 
@@ -98,6 +100,8 @@ class Watcher:
                     self.server.off_loop(_collect, session.root, self.server.settings.ttl_days),
                     f"style-sheet retention in {session.root}",
                 )
+            for _ in self.server.ask("polled", session.root):
+                pass
             try:
                 fingerprint = await self.server.off_loop(session.fingerprint)
                 if fingerprint != session.seen:
