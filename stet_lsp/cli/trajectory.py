@@ -181,7 +181,7 @@ def _folder(args: argparse.Namespace) -> Any:
     from stet_lsp.trajectory.store import find_folder, working_folder
 
     target = target_of(args)
-    if args.id:
+    if args.id is not None:  # an empty id is refused, not taken for the working one
         return find_folder(target.root, args.id)
     folder = working_folder(target)
     if not (folder.path / "meta.json").is_file():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from functools import wraps
 from typing import Any, TypeVar
 
@@ -29,7 +29,17 @@ def argument(arguments: tuple[Any, ...]) -> Mapping[str, Any]:
     return arguments[0]
 
 
-def field(args: Mapping[str, Any], name: str, kind: type[T], default: Any = ...) -> T:
+def field(
+    args: Mapping[str, Any],
+    name: str,
+    kind: type[T],
+    default: Any = ...,
+    *,
+    choices: Collection[Any] | None = None,
+    minimum: int | None = None,
+) -> T:
+    """The argument `name` of type `kind` (`default` when left out; required without one),
+    one of `choices` or at least `minimum` when given; InvalidParams otherwise."""
     if name not in args or args[name] is None:
         if default is ...:
             raise JsonRpcInvalidParams(f"missing argument {name!r}")
@@ -39,6 +49,10 @@ def field(args: Mapping[str, Any], name: str, kind: type[T], default: Any = ...)
         raise JsonRpcInvalidParams(f"argument {name!r} must be a whole number")
     if not isinstance(value, kind):
         raise JsonRpcInvalidParams(f"argument {name!r} must be a {kind.__name__}")
+    if choices is not None and value not in choices:
+        raise JsonRpcInvalidParams(f"argument {name!r} is one of {', '.join(map(str, choices))}")
+    if minimum is not None and isinstance(value, int) and value < minimum:
+        raise JsonRpcInvalidParams(f"argument {name!r} must be {minimum} or more")
     return value
 
 

@@ -177,7 +177,7 @@ def trajectory_tree(target: Target, wanted: str | None) -> dict[str, Any]:
 def _folder(target: Target, wanted: str | None) -> Folder:
     from stet_lsp.trajectory.store import find_folder, working_folder
 
-    return find_folder(target.root, wanted) if wanted else working_folder(target)
+    return working_folder(target) if wanted is None else find_folder(target.root, wanted)
 
 
 def _file_of(folder: Folder, name: str) -> Path:
@@ -210,6 +210,8 @@ def mark_at(
     from stet_lsp.trajectory.outline import step_at
     from stet_lsp.trajectory.store import folder_of
 
+    if line < 0:
+        raise StetError(f"a line is 0 or more, not {line}")
     folder = folder_of(target.root, path)
     if folder is None:
         raise StetError(f"{path.name} is not a file of a trajectory")

@@ -137,7 +137,10 @@ def find_folder(root: Path, trajectory_id: str) -> Folder:
 
 def pick_folder(candidates: list[Folder], trajectory_id: str) -> Folder:
     """The one of `candidates` with the id `trajectory_id`, or the only one whose id starts
-    with it; the error names the candidates (and only them)."""
+    with it; the error names the candidates (and only them). An empty id names none (as a
+    prefix it would name every one)."""
+    if not trajectory_id:
+        raise StetError("a trajectory id cannot be empty (leave it out for the working one)")
     exact = [folder for folder in candidates if folder.id == trajectory_id]
     if exact:
         return exact[0]

@@ -79,7 +79,7 @@ async def test_import_answers_as_the_command_line_and_twice_changes_nothing(
         client, "stet.trajectory.open", uri=uri(root), id=folder.id[:12], file="events"
     )
     assert opened["uri"] == uri(folder.path / "events.jsonl")
-    with pytest.raises(JsonRpcException, match='"file" is one of'):
+    with pytest.raises(JsonRpcException, match="'file' is one of narration, events, meta"):
         await execute(client, "stet.trajectory.open", uri=uri(root), file="other")
     with pytest.raises(JsonRpcException, match="no trajectory 'nope'"):
         await execute(client, "stet.trajectory.open", uri=uri(root), id="nope")
@@ -387,3 +387,44 @@ def test_the_outline_command_answers_malformed_arguments_on_the_wire(
         assert raw.answer(number)["error"]["code"] == -32602, arguments
     raw.send({"id": 9, "method": "shutdown"})
     assert raw.answer(9)["result"] is None
+
+
+def test_arguments_outside_what_a_command_takes_are_refused(
+    raw: PipeServer, root: Path, tmp_path: Path
+) -> None:
+    """An unknown harness, a negative line and an empty trajectory id are refused: no empty
+    list of sessions, no line counted from the end, no working trajectory taken for ''."""
+    from stet_lsp.trajectory.importing import import_transcript
+
+    import_transcript(resolve_target(root), working_session(root, tmp_path / f"{SESSION}.jsonl"))
+    events = working_folder(resolve_target(root)).path / "events.jsonl"
+    refused = [
+        ("stet.trajectory.sessions", {"uri": uri(root), "harness": "nope"}, -32602, "claude-code"),
+        (
+            "stet.trajectory.import",
+            {"uri": uri(root), "latest": True, "harness": "nope"},
+            -32602,
+            "codex",
+        ),
+        (
+            "stet.step.mark",
+            {"uri": uri(events), "line": -5, "verdict": "wrong"},
+            -32602,
+            "0 or more",
+        ),
+        ("stet.trajectory.open", {"uri": uri(root), "id": ""}, -32803, "cannot be empty"),
+        ("stet.trajectory.outline", {"uri": uri(root), "id": ""}, -32803, "cannot be empty"),
+        (
+            "stet.step.mark",
+            {"uri": uri(root), "step": 1, "trajectory": "", "verdict": "note", "text": "x"},
+            -32803,
+            "cannot be empty",
+        ),
+    ]
+    for number, (command, arguments, code, says) in enumerate(refused, 2):
+        params = {"command": command, "arguments": [arguments]}
+        raw.send({"id": number, "method": "workspace/executeCommand", "params": params})
+        error = raw.answer(number)["error"]
+        assert error["code"] == code and says in error["message"], (command, arguments, error)
+    feedback = root / ".stet" / "feedback"
+    assert not feedback.exists() or not any(feedback.iterdir())

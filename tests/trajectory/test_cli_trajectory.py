@@ -521,3 +521,12 @@ def test_a_linked_cache_is_refused_with_a_clear_error(
     assert list(outside.iterdir()) == []
     code, out, _ = stet("trajectory", "list", "-C", str(root))
     assert (code, out) == (0, "no trajectories yet (stet trajectory import …)\n")
+
+
+def test_an_empty_trajectory_id_is_refused(
+    stet: Run, root: Path, two_sessions: tuple[Path, Path]
+) -> None:
+    """'' is no id (as a prefix it named every trajectory), nor the working trajectory."""
+    imported(stet, root, two_sessions[0])
+    code, _, err = stet("trajectory", "show", "", "-C", str(root))
+    assert code == 1 and "a trajectory id cannot be empty" in err

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
 from stet_lsp.server.documents import local_path
@@ -35,6 +34,7 @@ CAPSTONE = "stet.capstone"
 def register(server: StetServer) -> None:
     async def import_(*arguments: Any) -> dict[str, Any]:
         from stet_lsp.trajectory.operations import document, import_session
+        from stet_lsp.trajectory.sessions import HARNESSES
 
         args = argument(arguments)
         session = await server.session_of(field(args, "uri", str, None))
@@ -42,7 +42,7 @@ def register(server: StetServer) -> None:
         path = field(args, "path", str, None)
         wanted = field(args, "session", str, None)
         latest = field(args, "latest", bool, False)
-        harness = field(args, "harness", str, None)
+        harness = field(args, "harness", str, None, choices=HARNESSES)
         format_name = field(args, "format", str, None)
         settings = server.settings
         progress = Progress(server, "Stet: importing an agent session", path or wanted)
@@ -66,10 +66,11 @@ def register(server: StetServer) -> None:
 
     async def sessions(*arguments: Any) -> dict[str, Any]:
         from stet_lsp.trajectory.operations import session_rows
+        from stet_lsp.trajectory.sessions import HARNESSES
 
         args = argument(arguments)
         session = await server.session_of(field(args, "uri", str, None))
-        harness = field(args, "harness", str, None)
+        harness = field(args, "harness", str, None, choices=HARNESSES)
         target = await server.off_loop(session.target)
         return await server.off_loop(session_rows, target, harness)
 
@@ -86,10 +87,8 @@ def register(server: StetServer) -> None:
         args = argument(arguments)
         session = await server.session_of(field(args, "uri", str, None))
         wanted = field(args, "id", str, None)
-        which = field(args, "file", str, "narration")
+        which = field(args, "file", str, "narration", choices=TRAJECTORY_FILES)
         step = field(args, "step", int, None)
-        if which not in TRAJECTORY_FILES:
-            raise JsonRpcInvalidParams(f'"file" is one of {", ".join(TRAJECTORY_FILES)}')
         target = await server.off_loop(session.target)
         path, line = await server.off_loop(trajectory_file, target, wanted, which, step)
         uri = from_fs_path(str(path)) or ""
@@ -139,7 +138,7 @@ def register(server: StetServer) -> None:
             )
         else:  # by the line of a trajectory's file that shows the step
             document_uri = field(args, "uri", str)
-            line = field(args, "line", int)
+            line = field(args, "line", int, minimum=0)
             session = await server.session_of(document_uri)
             state = server.documents.get(document_uri)
             path = local_path(document_uri)
