@@ -12,6 +12,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+import pygit2
+
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.sheet_format import SheetDocument
@@ -30,6 +32,9 @@ class Snapshot:
     """The sheet's text as read ("" when there is none; None when it cannot be read)."""
     error: str | None = None
     """Why the sheet could not be read (it is then shown as empty)."""
+    tracked: bool = False
+    """Whether git's index holds the sheet (a cloned repository that tracks `.stet/cache/`):
+    what is written to it would be committed with the next `git commit -a`."""
 
 
 class RepositorySession:
@@ -69,8 +74,23 @@ class RepositorySession:
             error = None
         except StetError as problem:
             text, document, error = None, SheetDocument.parse(""), str(problem)
-        self._snapshot = Snapshot(target, document, stamp, text, error)
+        tracked = self.tracked(target.sheet_path)
+        self._snapshot = Snapshot(target, document, stamp, text, error, tracked)
         return self._snapshot
+
+    def tracked(self, path: Path) -> bool:
+        """Whether git's index holds `path` (read again only when the index file changed)."""
+        try:
+            relative = path.relative_to(self.root).as_posix()
+        except ValueError:
+            return False
+        with self._git:
+            try:
+                index = self.repo.index
+                index.read(False)
+                return relative in index
+            except (pygit2.GitError, OSError, ValueError):  # no index, or one git cannot read
+                return False
 
 
 def _stamp(path: Path) -> tuple[int, int, int, int] | None:

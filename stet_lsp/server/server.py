@@ -188,7 +188,8 @@ class StetServer(LanguageServer):
             return None
         session = self.sessions.setdefault(found.root, found)
         if session.root not in self.snapshots:
-            self.snapshots[session.root] = await self.off_loop(session.load)
+            snapshot = self.snapshots[session.root] = await self.off_loop(session.load)
+            self._warn_tracked(session, None, snapshot)
         self._folder_sessions[path.parent] = session
         return session
 
@@ -206,12 +207,28 @@ class StetServer(LanguageServer):
             self.snapshots[session.root] = snapshot
             if snapshot.error and (previous is None or previous.error != snapshot.error):
                 self.message(f"style sheet of {snapshot.target.label}: {snapshot.error}")
+            self._warn_tracked(session, previous, snapshot)
             state = self.open_sheet(snapshot.target)
             if state is not None and snapshot.text is not None:
                 async with self.sheet_edits:
                     await merge_from_disk(self, state, snapshot.text)
         if force or snapshot is not previous:
             self.refresh(outside=True)
+
+    def _warn_tracked(
+        self, session: RepositorySession, previous: Snapshot | None, snapshot: Snapshot
+    ) -> None:
+        """Once a sheet is found in git's index: the notes written to it would be committed."""
+        if not snapshot.tracked or (
+            previous is not None and previous.tracked and previous.target == snapshot.target
+        ):
+            return
+        relative = snapshot.target.sheet_path.relative_to(session.root).as_posix()
+        self.message(
+            f"style sheet of {snapshot.target.label}: git's index holds {relative}, so the notes "
+            "written to it would be committed; take .stet/cache/ out of the index "
+            "(git rm --cached -r .stet/cache) and commit that"
+        )
 
     async def session_of(self, uri: str | None) -> RepositorySession:
         """The repository a command works on: of a document or folder URI; without one, of

@@ -222,3 +222,23 @@ async def test_a_sheet_open_without_edits_gets_the_servers_note_on_disk(
         "from the editor",
     ]
     assert client.applied_edits == []  # type: ignore[attr-defined]
+
+
+async def test_a_sheet_git_tracks_is_warned_of_once(client: LanguageClient, root: Path) -> None:
+    """A cloned repository that tracks its own `.stet/cache/`: the notes written to its sheet
+    would be committed with the next `git commit -a`, so the server says so, once."""
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("a private note", author="human")
+    relative = sheet.path.relative_to(root).as_posix()
+    subprocess.run(["git", "-C", str(root), "add", "-f", relative], check=True)
+    document = open_file(client, root / "src" / "app.py")
+    await diagnostics(client, document)
+
+    def warnings() -> list[str]:
+        return [m.message for m in client.messages if "git's index holds" in m.message]
+
+    [warning] = await eventually(warnings)
+    assert relative in warning and "git rm --cached -r .stet/cache" in warning
+    await execute(client, "stet.note.add", uri=document, text="another note")
+    await diagnostics(client, document)
+    assert len(warnings()) == 1
