@@ -563,6 +563,42 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
         "Kubernetes",
         shaped('env:\n- name: DB_PASSWORD\n  value: "', (ALNUM, 18), '"\n'),
     ),
+    (
+        "npm-config-set",
+        "NPM_COMMAND",
+        "npm",
+        shaped("npm config set //npm.corp.example.com/:_authToken ", (ALNUM, 36)),
+    ),
+    (
+        "cookie-value",
+        "HTTP_DUMP",
+        "HTTP",
+        shaped("< Set-Cookie: session=", (ALNUM, 48), "; Path=/; HttpOnly"),
+    ),
+    (
+        "http-auth-password",
+        "CLIENT_CODE",
+        "requests",
+        shaped("requests.get(url, auth=('deploy', '", (ALNUM + "@#%!", 18), "'))"),
+    ),
+    (
+        "pgpass-password",
+        "PGPASS",
+        "PostgreSQL",
+        shaped(" db.internal:5432:app:deploy:", (ALNUM + "@#%!", 18), "\n"),
+    ),
+    (
+        "cli-password-zip",
+        "ARCHIVE_COMMAND",
+        "zip",
+        shaped("zip -r -P ", (ALNUM, 16), " backup.zip data/"),
+    ),
+    (
+        "cli-password-gh-secret",
+        "GH_COMMAND",
+        "GitHub",
+        shaped("gh secret set DEPLOY_TOKEN --body '", (ALNUM, 40), "'"),
+    ),
 )
 
 
@@ -643,6 +679,11 @@ def provider_negatives(rng: random.Random) -> list[tuple[str, str]]:
         ("provider-cli-password-prompt", "mysql -u root -p -h db.internal app"),
         ("provider-cli-password-reference", 'mysql -u root -p"$MYSQL_PWD" -h db.internal app'),
         ("provider-cli-password-port", "sshpass -f ~/.pw ssh -p 2222 deploy@10.0.0.4"),
+        ("provider-npm-config-reference", "npm config set //npm.corp/:_authToken $NPM_TOKEN"),
+        ("provider-cookie-attributes", "< Set-Cookie: theme=dark; Path=/; Max-Age=31536000"),
+        ("provider-http-auth-names", "requests.get(url, auth=(user, password))"),
+        ("provider-pgpass-reference", "localhost:5432:app:deploy:*"),
+        ("provider-gh-secret-file", "gh secret set DEPLOY_TOKEN < token.txt"),
         ("provider-netrc-prose", "machine learning password reset flow"),
         ("provider-xml-reference", "<password>${env.DEPLOY_PASSWORD}</password>"),
         ("provider-php-define-sample", "define( 'DB_PASSWORD', 'password_here' );"),

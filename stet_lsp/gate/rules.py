@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.19"
+RULESET_VERSION = "2026.20"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -90,6 +90,21 @@ def _random_value(value: str, strict: bool) -> bool:
 
 def _bearer_value(value: str, strict: bool) -> bool:
     return heuristics.looks_random(value, min_length=12 if strict else 16, min_entropy=3.0)
+
+
+def _authorization_value(value: str, strict: bool) -> bool:
+    """A scheme's credential (`Authorization: token …`): random, or hex of 32 characters or
+    more (GitHub's 40-hex OAuth tokens and old personal tokens, which a content digest's
+    shape would otherwise excuse: after the header's name and scheme, no digest stands)."""
+    if _bearer_value(value, strict):
+        return True
+    return (
+        len(value) >= 32
+        and heuristics.is_hash_or_uuid(value)
+        and not value.isdigit()
+        and heuristics.shannon_entropy(value) >= 3.0
+        and not heuristics.is_placeholder(value)
+    )
 
 
 def _basic_value(value: str, strict: bool) -> bool:
@@ -724,7 +739,7 @@ def build_rules() -> tuple[Rule, ...]:
             ),
             anchors=("authorization",),
             reach=2100,
-            check=_bearer_value,
+            check=_authorization_value,
             start="anchor",
         ),
         GENERIC_ASSIGNMENT,

@@ -461,6 +461,13 @@ COMMAND_PASSWORDS = (
         ("smbclient", "rpcclient", "smbcacls", "smbget"),
         r"(?:-U|--user(?:name)?)(?:=|[ \t]{0,4})[\"']?[^\s%\"']{1,128}%",
     ),
+    # `openssl enc -k SECRET` (the legacy key phrase) besides `-pass pass:`.
+    _command_password(("openssl",), r"-k[ \t]{1,4}(?!-)"),
+    # `zip -P SECRET`, `unzip -P SECRET`; 7-Zip's `-pSECRET` (attached: `-p` alone prompts).
+    _command_password(("zip", "unzip", "zipcloak"), r"(?:-P|--password)(?:=|[ \t]{1,4})(?!-)"),
+    _command_password(("7z", "7za", "7zz", "7zr"), r"-p(?=[^\s])"),
+    # `gh secret set NAME --body SECRET` (`-b SECRET`, `-bSECRET`): the body is the secret.
+    _command_password(("gh secret set",), r"(?:-b|--body)(?:=|[ \t]{0,4})(?!-)"),
 )
 
 # `echo 'password' | sudo -S ...` (also `printf`): sudo reads the password from its input.
@@ -477,6 +484,198 @@ SUDO_STDIN = Rule(
     reach=200,
     check=_flag_password,
 )
+
+# A name holding a credential's word (the assignment rules' list), read whole.
+_CREDENTIAL_NAME = (
+    r"(?P<key>(?=[A-Za-z0-9_.\-]{0,60}?(?i:" + SECRET_KEY_WORDS + r"))[A-Za-z0-9_.\-]{1,96}+)"
+)
+
+# `htpasswd -b[c|B|…] file user SECRET`, `htpasswd -nb user SECRET`: with `-b` the password is
+# the command's last argument (without `-b` htpasswd prompts).
+_HTPASSWD_FLAG = r"[ \t]{1,4}-[A-Za-z]{1,8}(?:[ \t]{1,4}[0-9]{1,3})?"
+_COMMAND_END = r"(?=[\"']?(?:[ \t]{0,4}(?:[\r\n;|&>)\"'\\]|$)))"
+HTPASSWD_BATCH = Rule(
+    name="cli-password",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9_\-])htpasswd(?=(?:"
+        + _HTPASSWD_FLAG
+        + r"){0,3}?[ \t]{1,4}-[A-Za-z]{0,7}b)(?:"
+        + _HTPASSWD_FLAG
+        + r"){1,4}+(?:[ \t]{1,4}[^\s\-\"'\\;|&][^\s\"'\\;|&]{0,255}+){1,2}[ \t]{1,4}"
+        + _FLAG_VALUE
+        + _COMMAND_END
+    ),
+    anchors=("htpasswd",),
+    reach=900,
+    check=_flag_password,
+)
+
+# `npm config set //registry.example.com/:_authToken SECRET` (also `npm set`, pnpm's, yarn
+# 1's), and yarn 2+'s `yarn config set npmAuthToken SECRET` (`npmAuthIdent user:password`,
+# `npmRegistries["//…"].npmAuthToken`): the value after a blank (`=` is `npm-auth-token`'s).
+NPM_CONFIG_SET = Rule(
+    name="npm-auth-token",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9_\-])(?:p?npm(?:[ \t]{1,4}config)?|yarn[ \t]{1,4}config)[ \t]{1,4}set"
+        r"(?:[ \t]{1,4}-[A-Za-z\-]{1,12})?[ \t]{1,4}[\"']?"
+        r"(?:(?:[^\s'\\]|\\\"){0,300}?[:.\"'\]])?(?:_auth(?:Token)?|_password|npmAuth(?:Token|Ident))"
+        r"[\"']?[ \t]{1,4}" + _FLAG_VALUE
+    ),
+    anchors=("npm config set", "npm set", "yarn config set"),
+    lead=1,
+    reach=800,
+    check=lambda value, strict: (
+        _flag_password(value, strict) and not heuristics.looks_like_attribute(value)
+    ),
+)
+
+
+# An HTTP dump's cookies (`Cookie: a=…; b=…`, `< Set-Cookie: session=…; Path=/`): each value
+# that looks generated (a session id, a CSRF token); attributes (`Path=/`, `Expires=…`) and
+# short or worded values stay. Read from the header's name to the line's end.
+def _cookie_value(value: str, strict: bool) -> bool:
+    if "[REDACTED:" in value or heuristics.is_placeholder(value):
+        return False
+    if heuristics.is_hash_or_uuid(value):
+        return len(value) >= 32 and heuristics.shannon_entropy(value) >= 3.0
+    return heuristics.looks_random(value, min_length=16, min_entropy=3.0) or _lower_alnum_secret(
+        value
+    )
+
+
+COOKIE_VALUES = Rule(
+    name="cookie-value",
+    pattern=lazy(
+        r"(?:(?<![A-Za-z0-9_\-])(?i:set-cookie|cookie)[ \t]{0,4}:|;)[ \t]{0,4}"
+        r"[A-Za-z0-9_.\-]{1,64}=[\"']?(?P<secret>[^;\s\"'\\,]{16,4096})"
+    ),
+    anchors=("cookie:", "cookie :"),
+    lead=4,  # `set-`
+    reach=4200,
+    check=_cookie_value,
+)
+
+# `requests.get(url, auth=('user', 'SECRET'))`, httpx's `auth=("user", "SECRET")`,
+# `HTTPBasicAuth('user', 'SECRET')`, `HTTPDigestAuth`, `httpx.BasicAuth`, aiohttp's
+# `BasicAuth(…)`: the password as a literal (names and calls stay).
+HTTP_AUTH_PASSWORD = Rule(
+    name="http-auth-password",
+    pattern=lazy(
+        r"(?:(?<![A-Za-z0-9_])auth[ \t]{0,2}=[ \t]{0,2}\(|(?:HTTP(?:Basic|Digest|Proxy)Auth"
+        r"|(?<![A-Za-z0-9_])(?:Basic|Digest)Auth)[ \t]{0,2}\()[ \t]{0,4}"
+        r"(?:login[ \t]{0,2}=[ \t]{0,2}|username[ \t]{0,2}=[ \t]{0,2})?"
+        r"(?P<q1>\\{0,3}[\"'])[^\"'\\\r\n]{0,128}(?P=q1)[ \t]{0,4},[ \t]{0,4}"
+        r"(?:password[ \t]{0,2}=[ \t]{0,2})?(?P<q2>\\{0,3}[\"'])"
+        r"(?P<secret>(?:[^\r\n\"'\\]|\\(?![\\\"'])){1,256}+)(?P=q2)"
+    ),
+    anchors=("auth=(", "auth =(", "auth= (", "auth = (", "basicauth(", "digestauth(", "proxyauth("),
+    lead=12,
+    reach=700,
+    check=_flag_password,
+)
+
+# A `.pgpass` line, `host:port:database:user:password` (a port's digits or `*`): the last
+# field only, the line's last. Found at a port the line names (`:5432:`, `:*:`, …) or near
+# the file's name (`echo "…" >> ~/.pgpass`, `cat ~/.pgpass`).
+_PGPASS_FIELD = r"(?:[A-Za-z0-9_.$\-]{1,63}|\*)"
+PGPASS_PASSWORD = Rule(
+    name="pgpass-password",
+    pattern=lazy(
+        r"(?:^|(?<=[\s\"'+>])|(?<=\\n))(?:[A-Za-z0-9_.\-]{1,253}|\*):(?:[0-9]{1,5}|\*):"
+        + _PGPASS_FIELD
+        + r":"
+        + _PGPASS_FIELD
+        + r":(?P<secret>[^\s\"'\\]{1,256})(?=[\"']?(?:[ \t]{0,4}(?:[\r\n>]|\\[nr\"]|$)))",
+        re.MULTILINE,
+    ),
+    anchors=(":5432:", ":5433:", ":5434:", ":6432:", ":25060:", ":*:", "pgpass"),
+    lead=270,
+    reach=2000,
+    multiline=True,
+    check=_flag_password,
+)
+
+
+# A credential's name then its value on a command line that sets secrets: fish's `set -x
+# DB_PASSWORD SECRET` (`-gx`, `-Ux`, `--export`), `fly secrets set API_KEY=SECRET`, `heroku
+# config:set DB_PASSWORD=SECRET`: any value but a reference, a command substitution or a
+# placeholder (the environment-file rules want a value that looks generated).
+def _named_value(value: str, strict: bool) -> bool:
+    return not value.startswith("(") and _flag_password(value, strict)
+
+
+FISH_SET = Rule(
+    name="cli-password",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9_\-])set(?=(?:[ \t]{1,4}-[A-Za-z]{1,4}){0,2}?[ \t]{1,4}"
+        r"(?:-[A-Za-z]{0,3}x|--export))(?:[ \t]{1,4}-{1,2}[A-Za-z]{1,9}){1,3}[ \t]{1,4}"
+        + _CREDENTIAL_NAME
+        + r"[ \t]{1,4}"
+        + _FLAG_VALUE
+    ),
+    anchors=("set -", "set\t-"),
+    reach=500,
+    check=_named_value,
+)
+SECRET_SETTERS = Rule(
+    name="cli-password",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9_\-])(?:(?:flyctl|fly)[ \t]{1,4}secrets[ \t]{1,4}set"
+        r"|heroku[ \t]{1,4}config:set)(?:[ \t]{1,4}[^\s=;|&]{1,128}(?=[ \t]))*?[ \t]{1,4}"
+        + _CREDENTIAL_NAME
+        + r"="
+        + _FLAG_VALUE
+    ),
+    anchors=("secrets set", "config:set"),
+    lead=8,
+    reach=900,
+    check=_named_value,
+)
+
+# `echo -n SECRET | vercel env add API_TOKEN production` (also `printf`): vercel reads the
+# value from its input.
+VERCEL_ENV_STDIN = Rule(
+    name="cli-password",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9_\-])(?:echo|printf)[ \t]{1,4}(?:-[neE]{1,3}[ \t]{1,4})?"
+        r"(?:[\"']%s[\"'][ \t]{1,4})?" + _FLAG_VALUE + r"[\"']?[ \t]{0,4}\|[ \t]{0,4}"
+        r"(?:npx[ \t]{1,4})?vercel[ \t]{1,4}env[ \t]{1,4}add[ \t]{1,4}" + _CREDENTIAL_NAME
+    ),
+    anchors=("| vercel", "|vercel", "| npx vercel"),
+    lead=300,
+    reach=200,
+    check=_flag_password,
+)
+
+# PowerShell's `ConvertTo-SecureString 'SECRET' -AsPlainText -Force` (`-String "…"`, or the
+# string piped in): the plain text.
+_AS_PLAIN_TEXT = r"[ \t]{1,4}(?:-Force[ \t]{1,4})?-AsPlainText"
+SECURE_STRINGS = (
+    Rule(
+        name="cli-password",
+        pattern=lazy(
+            r"(?i:convertto-securestring)[ \t]{1,4}(?:-String[ \t]{1,4})?"
+            + _FLAG_VALUE
+            + r"[\"']?"
+            + _AS_PLAIN_TEXT
+        ),
+        anchors=("convertto-securestring",),
+        reach=400,
+        check=_flag_password,
+    ),
+    Rule(
+        name="cli-password",
+        pattern=lazy(
+            r"(?<![A-Za-z0-9_\-])(?P<quote>\\{0,3}[\"'])(?P<secret>[^\"'\r\n\\]{1,256})(?P=quote)"
+            r"[ \t]{0,4}\|[ \t]{0,4}(?i:convertto-securestring)" + _AS_PLAIN_TEXT
+        ),
+        anchors=("convertto-securestring",),
+        lead=300,
+        reach=40,
+        check=_flag_password,
+    ),
+)
+
 
 # `.netrc`: `machine <host> login <user> [account <a>] password <secret>`, on one line or
 # over several (a login before the password: "machine learning password reset" is prose).
@@ -501,10 +700,6 @@ NETRC_PASSWORD = Rule(
     check=_flag_password,
 )
 
-# A name holding a credential's word (the assignment rules' list), read whole.
-_CREDENTIAL_NAME = (
-    r"(?P<key>(?=[A-Za-z0-9_.\-]{0,60}?(?i:" + SECRET_KEY_WORDS + r"))[A-Za-z0-9_.\-]{1,96}+)"
-)
 # XML elements named so (`<password>…</password>`, `<ossrhPassword>`, `<apiKey>`, with or
 # without attributes), found at the closing tag. A password's element holds any value but a
 # reference or a placeholder; a token's or a key's must look like a secret (`<token>IDENT
@@ -632,6 +827,15 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     REGISTRY_LOGIN,
     *COMMAND_PASSWORDS,
     SUDO_STDIN,
+    HTPASSWD_BATCH,
+    NPM_CONFIG_SET,
+    COOKIE_VALUES,
+    HTTP_AUTH_PASSWORD,
+    PGPASS_PASSWORD,
+    FISH_SET,
+    SECRET_SETTERS,
+    VERCEL_ENV_STDIN,
+    *SECURE_STRINGS,
     NETRC_PASSWORD,
     *XML_SECRETS,
     PHP_DEFINE,

@@ -573,3 +573,200 @@ def test_twilio_account_sids_stay_and_twilio_credentials_go() -> None:
         (f"TWILIO_ACCOUNT_SID={longer}", longer),
     ):
         assert _found(text + "\n", "settings.env") == [("ds-twilio-api-key", secret)], text
+
+
+def test_npm_and_yarn_tokens_set_on_the_command_line() -> None:
+    """`npm config set //registry/:_authToken TOKEN` (a blank, not `=`), `npm set`, pnpm's and
+    yarn 1's, yarn 2's `npmAuthToken`: the token only, raw and in a transcript."""
+    token = gate_corpus.pick(random.Random("npm-config"), gate_corpus.ALNUM, 36)
+    for text in (
+        f"npm config set //registry.example.com/:_authToken {token}",
+        f"npm set //npm.pkg.github.com/:_authToken '{token}'",
+        f'pnpm config set "//registry.corp/:_authToken" "{token}"',
+        f"yarn config set npmAuthToken {token}",
+        f"yarn config set -H 'npmRegistries[\"//npm.corp\"].npmAuthToken' {token}",
+    ):
+        _redacted_everywhere(text, token, "npm-auth-token")
+    for text in (
+        "npm config set registry https://registry.npmjs.org/",
+        "npm config set //registry.example.com/:_authToken $NPM_TOKEN",
+        'npm config set //registry.example.com/:_authToken "${NPM_TOKEN}"',
+        "npm config get //registry.example.com/:_authToken",
+        "npm config delete //registry.example.com/:_authToken",
+        "yarn config set npmRegistryServer https://npm.corp.example.com",
+        "yarn config set npmAuthToken <your-token>",
+    ):
+        _untouched_everywhere(text)
+
+
+def test_authorization_and_cookie_headers_outside_curl() -> None:
+    """An HTTP dump's `Authorization: token <40 hex>` (a GitHub OAuth token, which a digest's
+    shape excused), and each generated value of a `Cookie:` or `Set-Cookie:` header."""
+    rng = random.Random("headers")
+    hex_token = gate_corpus.pick(rng, gate_corpus.HEX, 40)
+    _redacted_everywhere(f"Authorization: token {hex_token}\n", hex_token, "authorization-header")
+    _redacted_everywhere(f"> authorization: Token {hex_token}\n", hex_token, "authorization-header")
+    session = gate_corpus.pick(rng, gate_corpus.ALNUM, 48)
+    csrf = gate_corpus.pick(rng, gate_corpus.ALNUM, 32)
+    for text in (
+        f"< Set-Cookie: session={session}; Path=/; HttpOnly\n",
+        f"Set-Cookie: __Host-sid={session}; Secure; SameSite=Lax\n",
+        f"Cookie: sessionid={session}; theme=dark\n",
+    ):
+        _redacted_everywhere(text, session, "cookie-value")
+    redacted = redact_text(f"Cookie: sessionid={session}; csrftoken={csrf}\n").text
+    assert session not in redacted and csrf not in redacted
+    assert (
+        redacted
+        == "Cookie: sessionid=[REDACTED:cookie-value#1]; csrftoken=[REDACTED:cookie-value#2]\n"
+    )
+    for text in (
+        "< Set-Cookie: theme=dark; Path=/; Max-Age=31536000; Expires=Wed, 21 Oct 2026 07:28:00 GMT",
+        "Cookie: lang=en-US; consent=accepted",
+        "Set-Cookie: id=a3fb; HttpOnly",
+        "Authorization: token $GITHUB_TOKEN",
+        "Authorization: token 0000000000000000000000000000000000000000",
+        "Set the Authorization: Token header to your access token.",
+    ):
+        _untouched_everywhere(text)
+
+
+def test_http_client_auth_tuples_and_basic_auth_objects() -> None:
+    """`requests`/`httpx` `auth=('user', 'SECRET')`, `HTTPBasicAuth('user', 'SECRET')`,
+    `HTTPDigestAuth`, `httpx.BasicAuth`: the password literal only."""
+    pw = "Jr5" + gate_corpus.pick(random.Random("http-auth"), gate_corpus.ALNUM, 13)
+    for text in (
+        f"requests.get(url, auth=('admin', '{pw}'))",
+        f'httpx.get(url, auth=("admin", "{pw}"), timeout=5)',
+        f"session.auth = ('ci-bot', '{pw}')",
+        f"r = requests.post(u, auth=HTTPBasicAuth('admin', '{pw}'))",
+        f"auth = HTTPDigestAuth('admin', '{pw}')",
+        f"client = httpx.Client(auth=httpx.BasicAuth(username='admin', password='{pw}'))",
+        f'aiohttp.BasicAuth("admin", "{pw}")',
+    ):
+        _redacted_everywhere(text, pw, "http-auth-password")
+    for text in (
+        "requests.get(url, auth=(user, password))",
+        "requests.get(url, auth=('admin', os.environ['API_PASSWORD']))",
+        "HTTPBasicAuth(settings.USER, settings.PASSWORD)",
+        "requests.get(url, auth=('admin', ''))",
+        "requests.get(url, auth=('user', 'password'))",
+        "requests.get(url, auth=('admin', '$API_PASSWORD'))",
+    ):
+        _untouched_everywhere(text)
+
+
+def test_pgpass_lines() -> None:
+    """`.pgpass`'s `host:port:database:user:password`: the last field only."""
+    pw = "Jr5" + gate_corpus.pick(random.Random("pgpass"), gate_corpus.ALNUM, 13)
+    for text in (
+        f"db.prod:5432:app:app:{pw}\n",
+        f"*:*:*:postgres:{pw}\n",
+        f"10.0.0.4:6432:*:deploy:{pw}\n",
+        f'echo "db-primary.internal:25060:defaultdb:doadmin:{pw}" >> ~/.pgpass\n',
+        f"$ cat ~/.pgpass\nreplica.corp:5439:warehouse:etl:{pw}\n",
+    ):
+        _redacted_everywhere(text, pw, "pgpass-password")
+    for text in (
+        "psql -h db.prod -p 5432 -U app",
+        "localhost:5432:app",
+        "db.prod:5432:app:app:$PGPASSWORD",
+        "db.prod:5432:app:app:*",
+        "src/db.py:5432:    x = a:b:c",
+        "10:30:45:123:456",
+        "hostname:port:database:username:password",
+    ):
+        _untouched_everywhere(text)
+
+
+def test_secrets_set_through_a_cli() -> None:
+    """`gh secret set NAME --body SECRET`/`-b`, `echo SECRET | vercel env add NAME`, `fly
+    secrets set NAME=SECRET` and `heroku config:set NAME=SECRET` of a credential's name (a
+    value the environment rules found too plain: `DB_PASSWORD=Summer2024x`, lower case)."""
+    rng = random.Random("setters")
+    token = gate_corpus.pick(rng, gate_corpus.ALNUM, 40)
+    for text in (
+        f"gh secret set DEPLOY_KEY --body '{token}'",
+        f"gh secret set DEPLOY_KEY -b {token} --repo acme/app",
+        f'gh secret set NPM_TOKEN -b"{token}"',
+        f"echo -n '{token}' | vercel env add API_TOKEN production",
+        f"printf '%s' {token} | npx vercel env add STRIPE_SECRET_KEY preview",
+    ):
+        _redacted_everywhere(text, token, "cli-password")
+    for text, secret in (
+        ("flyctl secrets set db_password=Summer2024x -a app", "Summer2024x"),
+        ("fly secrets set --stage DATABASE_PASSWORD=hunter2Summer", "hunter2Summer"),
+        ("heroku config:set -a app smtp_password=winter2025", "winter2025"),
+    ):
+        _redacted_everywhere(text, secret, "cli-password")
+    for text in (
+        "gh secret set DEPLOY_KEY < key.txt",
+        'gh secret set DEPLOY_KEY --body "$DEPLOY_KEY"',
+        "gh secret list",
+        "gh variable set REGION --body eu-west-1",
+        "echo $TOKEN | vercel env add API_TOKEN production",
+        "echo yes | vercel env add REGION production",
+        "fly secrets set DB_PASSWORD=$DB_PASSWORD",
+        "heroku config:set WEB_CONCURRENCY=3 LOG_LEVEL=debug",
+        "heroku config:set DB_PASSWORD_FILE=/run/secrets/db",
+    ):
+        _untouched_everywhere(text)
+
+
+def test_powershell_secure_strings_and_fish_exports() -> None:
+    """`ConvertTo-SecureString 'SECRET' -AsPlainText` (or the string piped in) and fish's
+    `set -x DB_PASSWORD SECRET` (`-gx`, `-Ux`, `--export`): the value only."""
+    pw = "Jr5" + gate_corpus.pick(random.Random("ps-fish"), gate_corpus.ALNUM, 13)
+    for text in (
+        f"$pw = ConvertTo-SecureString '{pw}' -AsPlainText -Force",
+        f'ConvertTo-SecureString -String "{pw}" -AsPlainText -Force',
+        f"$s = '{pw}' | ConvertTo-SecureString -AsPlainText -Force",
+        f"set -x DB_PASSWORD {pw}",
+        f"set -gx API_TOKEN '{pw}'",
+        f"set -Ux GITHUB_TOKEN {pw}",
+        f"set --export --global db_password {pw}",
+    ):
+        _redacted_everywhere(text, pw, "cli-password")
+    for text in (
+        "$pw = ConvertTo-SecureString $env:ADMIN_PASSWORD -AsPlainText -Force",
+        "$pw = Read-Host -AsSecureString",
+        "ConvertTo-SecureString $encrypted -Key $key",
+        "set -x PATH $HOME/bin $PATH",
+        "set -gx API_TOKEN (cat ~/.config/token)",
+        "set -gx API_TOKEN $API_TOKEN",
+        "set -x",
+        "set -x DB_PASSWORD_FILE /run/secrets/db",
+    ):
+        _untouched_everywhere(text)
+
+
+def test_archive_and_htpasswd_passwords_on_the_command_line() -> None:
+    """`zip -P`, `unzip -P`, `7z a -pSECRET`, `openssl enc -k`, `htpasswd -b file user SECRET`:
+    the value only, and only after these tools."""
+    pw = "Jr5" + gate_corpus.pick(random.Random("archives"), gate_corpus.ALNUM, 13)
+    for text in (
+        f"zip -P {pw} secret.zip data.csv",
+        f"zip -r -P '{pw}' backup.zip data/",
+        f"unzip -P {pw} secret.zip",
+        f"7z a -p{pw} archive.7z dir",
+        f"7za x -p'{pw}' archive.7z -o/tmp/x",
+        f"openssl enc -aes-256-cbc -salt -k {pw} -in a.tar -out a.tar.enc",
+        f"htpasswd -b .htpasswd admin {pw}",
+        f"htpasswd -bcB /etc/nginx/.htpasswd admin '{pw}'",
+        f"htpasswd -nbB admin {pw} > users.txt",
+        f"htpasswd -c -b -C 12 .htpasswd admin {pw}",
+    ):
+        _redacted_everywhere(text, pw, "cli-password")
+    for text in (
+        "zip -r backup.zip data/",
+        "zip -P $ZIP_PASSWORD secret.zip data.csv",
+        "7z a -p archive.7z dir",
+        "7z a archive.7z dir -mx=9",
+        "gzip -P 4 file",
+        "openssl enc -aes-256-cbc -kfile key.txt -in a -out b",
+        "openssl s_client -connect host:443",
+        "htpasswd -c .htpasswd admin",
+        "htpasswd -B .htpasswd admin",
+        "htpasswd -b .htpasswd admin $HTPASSWD",
+    ):
+        _untouched_everywhere(text)

@@ -162,6 +162,21 @@ CASES = [
         "<server><id>corp</id><password><<{A18}>></password></server>",
         "<server><id>corp</id><password>${env.DEPLOY_PASSWORD}</password></server>",
     ),
+    (
+        "cookie-value",
+        "< Set-Cookie: session=<<{A48}>>; Path=/; HttpOnly",
+        "< Set-Cookie: theme=dark; Path=/; Max-Age=31536000",
+    ),
+    (
+        "http-auth-password",
+        "requests.get(url, auth=('deploy', '<<{A16}>>'))",
+        "requests.get(url, auth=(user, password))",
+    ),
+    (
+        "pgpass-password",
+        "db.internal:5432:app:deploy:<<{A16}>>",
+        "db.internal:5432:app:deploy:$PGPASSWORD",
+    ),
     ("cohere-api-key", "COHERE_API_KEY=<<{A40}>>", "COHERE_MODEL=command-r-plus"),
     (
         "coinbase-token",
