@@ -18,6 +18,11 @@ ABSENT = -2
 """A current line whose text no reference line has."""
 SMALL_STRETCH = 4096
 """The largest stretch (known reference lines x current lines) solved exactly."""
+EDIT_SCRIPT_BUDGET = 40_000_000
+"""Lines x edits: a stretch of few distinct lines (braces, `pass`) is aligned exactly when
+its sides differ by at most this many edits per line of it (Myers' O(ND) diff), and by at
+most EDIT_SCRIPT_EDITS (the edits' own bookkeeping grows as their square)."""
+EDIT_SCRIPT_EDITS = 400
 
 
 def align(reference: Sequence[int], current: Sequence[int]) -> list[int]:
@@ -60,6 +65,8 @@ def _stretch(
             return []
         if known * (chi - clo) <= SMALL_STRETCH:
             _pair_common_subsequence(ref, cur, (rlo, rhi, clo, chi), paired)
+            return []
+        if _pair_by_edit_script(ref, cur, (rlo, rhi, clo, chi), paired):
             return []
         anchors = _rarest_pairs(ref, cur, rlo, rhi, clo, chi)
         if not anchors[0]:
@@ -143,6 +150,66 @@ def _unique_pairs(
         if value >= 0 and ref_counts[value] == 1 and cur_counts.get(value) == 1
     ]
     return _increasing(ref_points, [cur_place[ref[i]] for i in ref_points])
+
+
+def _pair_by_edit_script(
+    ref: list[int], cur: list[int], stretch: Stretch, paired: list[int]
+) -> bool:
+    """A long stretch where no line is unique (a file of braces and `pass`): the shortest
+    edit script between its sides (Myers' O(ND) diff), when it is short enough for the
+    budget; pairing the rarest line's places in order would pair lines an edit had shifted.
+    Whether it paired the stretch."""
+    rlo, rhi, clo, chi = stretch
+    n, m = rhi - rlo, chi - clo
+    limit = min(n + m, EDIT_SCRIPT_EDITS, EDIT_SCRIPT_BUDGET // max(n + m, 1))
+    furthest = [0] * (2 * limit + 3)  # by diagonal k = x - y, at index k + limit + 1
+    middle = limit + 1
+    trace: list[list[int]] = []  # after each d: the furthest x of diagonals -d..d
+    for d in range(limit + 1):
+        for k in range(-d, d + 1, 2):
+            if k == -d or (k != d and furthest[middle + k - 1] < furthest[middle + k + 1]):
+                x = furthest[middle + k + 1]  # a current line inserted
+            else:
+                x = furthest[middle + k - 1] + 1  # a reference line left out
+            y = x - k
+            if not (0 <= x <= n and 0 <= y <= m):
+                furthest[middle + k] = _OFF_GRID  # past a side: no path goes on from here
+                continue
+            if x < n and y < m:
+                x += _head_length(ref, cur, rlo + x, clo + y, min(n - x, m - y))
+            furthest[middle + k] = x
+            if x == n and x - k == m:
+                trace.append(furthest[middle - d : middle + d + 1])
+                _pair_edit_script(trace, n, m, rlo, clo, paired)
+                return True
+        trace.append(furthest[middle - d : middle + d + 1])
+    return False
+
+
+_OFF_GRID = -(1 << 40)
+
+
+def _pair_edit_script(
+    trace: list[list[int]], n: int, m: int, rlo: int, clo: int, paired: list[int]
+) -> None:
+    """Walks the edit script back from its end, pairing the lines of its diagonal runs."""
+    x, y = n, m
+    for d in range(len(trace) - 1, 0, -1):
+        before = trace[d - 1]  # diagonals -(d-1)..d-1, at index k + d - 1
+        k = x - y
+        if k == -d or (k != d and before[k - 1 + d - 1] < before[k + 1 + d - 1]):
+            k_before = k + 1
+        else:
+            k_before = k - 1
+        x_before = before[k_before + d - 1]
+        y_before = x_before - k_before
+        start = max(x_before + (k_before == k - 1), 0)  # where the run after the edit began
+        run = min(x - start, y - (y_before + (k_before == k + 1)))
+        for step in range(run):
+            paired[rlo + x - 1 - step] = clo + y - 1 - step
+        x, y = x_before, y_before
+    for step in range(min(x, y)):  # the run from the start
+        paired[rlo + step] = clo + step
 
 
 def _rarest_pairs(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import json
+import random
 import re
 import shutil
 import time
@@ -776,6 +777,52 @@ def test_lines_inserted_anywhere_leave_every_line_paired(
     paired = align(reference, current)
     assert -1 not in paired
     assert align(reference, reference) == list(range(len(reference)))
+
+
+@pytest.mark.parametrize(("size", "edits"), [(2000, 2), (2000, 3), (50_000, 8)])
+def test_a_file_of_few_distinct_lines_keeps_every_untouched_line_after_edits(
+    size: int, edits: int
+) -> None:
+    """Braces and `pass`: no line is unique, and pairing the rarest line's places in order
+    lost hundreds of untouched lines after two lines were replaced."""
+    rng = random.Random(3)
+    reference = [rng.choice([0, 1, 2]) for _ in range(size)]
+    current = list(reference)
+    replaced = {(n + 1) * size // (edits + 1) for n in range(edits)}
+    for place in replaced:
+        current[place] = ABSENT  # a person's line, no reference line's text
+    paired = align(reference, current)
+    # Every current line but the person's pairs with a line of the same text (which of
+    # several equal lines is not told apart).
+    assert sorted(j for j in paired if j >= 0) == sorted(set(range(size)) - replaced)
+    assert all(reference[i] == current[j] for i, j in enumerate(paired) if j >= 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    reference=st.lists(st.integers(0, 2), min_size=150, max_size=400),
+    edits=st.lists(
+        st.tuples(st.integers(0, 399), st.sampled_from(["insert", "delete", "replace"])),
+        max_size=6,
+    ),
+)
+def test_few_edits_to_a_long_text_of_few_lines_pair_all_the_rest(
+    reference: list[int], edits: list[tuple[int, str]]
+) -> None:
+    current = list(reference)
+    for place, kind in edits:
+        place = min(place, len(current) - 1)
+        if kind == "insert":
+            current.insert(place, ABSENT)
+        elif kind == "delete":
+            del current[place]
+        else:
+            current[place] = ABSENT
+    paired = align(reference, current)
+    pairs = [(i, j) for i, j in enumerate(paired) if j >= 0]
+    assert all(reference[i] == current[j] for i, j in pairs)
+    assert all(a[1] < b[1] for a, b in itertools.pairwise(pairs))
+    assert len(pairs) >= len(reference) - len(edits)  # each edit costs a line at most
 
 
 def test_unknown_lines_pair_with_nothing() -> None:
