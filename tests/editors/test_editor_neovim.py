@@ -1026,3 +1026,145 @@ def test_trajectory_secret_shown_from_neovim(tmp_path: Path) -> None:
     # No fragment of the secret in what the user is shown.
     said = json.dumps([result["diagnostics"], result["float"]])
     assert not [part for part in fragments(token) if part in said], said
+
+
+# -- short scripts: the plugin with a server that is missing, a file outside any repository --
+
+SCRIPT_HEAD = """
+vim.opt.runtimepath:prepend(vim.env.STET_PLUGIN)
+vim.opt.swapfile = false
+vim.opt.shadafile = "NONE"
+vim.lsp.config("stet", { cmd = vim.json.decode(vim.env.STET_CMD) })
+vim.cmd.runtime("plugin/stet.lua")
+local out = { notifications = {} }
+vim.notify = function(message, level)
+  out.notifications[#out.notifications + 1] = { message = message, level = level }
+end
+local function settle(ms)
+  vim.wait(ms or 500, function() return false end)
+end
+local function attached(bufnr)
+  return vim.wait(30000, function()
+    local client = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
+    return client ~= nil and client.initialized
+  end, 50)
+end
+local function clients()
+  local found = {}
+  for _, client in ipairs(vim.lsp.get_clients({ name = "stet" })) do
+    found[#found + 1] = { root = client.root_dir or vim.NIL, buffers = vim.tbl_count(client.attached_buffers) }
+  end
+  return found
+end
+vim.api.nvim_create_autocmd("VimEnter", { once = true, nested = true, callback = function()
+  local ok, err = xpcall(function()
+"""
+
+SCRIPT_TAIL = """
+  end, debug.traceback)
+  out.ok = ok
+  out.error = not ok and tostring(err) or nil
+  vim.fn.writefile({ vim.json.encode(out) }, vim.env.STET_OUT)
+  vim.cmd("qall!")
+end })
+"""
+
+
+def run_script(tmp_path: Path, root: Path, body: str, cmd: list[str] | None = None) -> dict[str, Any]:
+    """Runs `body` (Lua, with `out`, `settle`, `attached` and `clients` in scope) in headless
+    Neovim with the plugin and the server `cmd` (default this tree's); returns `out`."""
+    init = tmp_path / "script.lua"
+    init.write_text(SCRIPT_HEAD + body + SCRIPT_TAIL, encoding="utf-8")
+    out = tmp_path / "script-result.json"
+    env = isolated_env(
+        tmp_path / "home",
+        STET_PLUGIN=str(NEOVIM_PLUGIN),
+        STET_CMD=json.dumps(cmd or server_command()),
+        STET_OUT=str(out),
+    )
+    done = subprocess.run(
+        [NVIM, "--headless", "--clean", "-u", str(init)],
+        cwd=root,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.exists(), (done.returncode, done.stdout, done.stderr)
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    assert result["ok"], result["error"]
+    return result
+
+
+def test_missing_server_said_once_and_by_every_command(tmp_path: Path) -> None:
+    """With `stet-lsp` not executable: one warning pointing to :checkhealth stet (not one
+    "Spawning language server … failed" per buffer without a filetype, nor silence for the
+    others), and a command on a buffer says why no server is attached."""
+    root = make_workspace(
+        tmp_path / "repo",
+        files={"a.py": "x = 1\n", "NOTES": "notes\n", "LICENSE2": "l\n", "b.txt": "b\n"},
+    )
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "c.py").write_text("y = 2\n", encoding="utf-8")
+    body = f"""
+    for _, name in ipairs({{ {json.dumps(str(outside / "c.py"))}, "a.py", "NOTES", "LICENSE2", "b.txt" }}) do
+      vim.cmd.edit(vim.fn.fnameescape(name))
+      settle(300)
+    end
+    out.before = #out.notifications
+    out.clients = #vim.lsp.get_clients()
+    vim.cmd("Stet note a note")
+    vim.cmd("Stet list")
+    settle(300)
+    out.messages = vim.api.nvim_exec2("messages", {{ output = true }}).output
+"""
+    result = run_script(tmp_path, root, body, cmd=[str(tmp_path / "no" / "stet-lsp")])
+    assert result["clients"] == 0
+    messages = [n["message"] for n in result["notifications"]]
+    assert result["before"] == 1, messages
+    program = str(tmp_path / "no" / "stet-lsp")
+    assert messages[0] == (
+        f"stet: `{program}` is not executable, so the language server cannot start; "
+        "see :checkhealth stet"
+    )
+    assert result["notifications"][0]["level"] == 3  # WARN
+    not_attached = (
+        "stet: the stet language server is not attached to this buffer: "
+        f"`{program}` is not executable (see :checkhealth stet)"
+    )
+    assert messages[1:] == [not_attached, not_attached], messages
+    assert "Spawning" not in result["messages"], result["messages"]
+
+
+def test_file_outside_a_repository_starts_no_client(tmp_path: Path) -> None:
+    """The server attaches to files inside a git repository: a file outside one (with a
+    filetype or without) starts no second client with no root, and :Stet says why."""
+    root = make_workspace(tmp_path / "repo")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "c.py").write_text("y = 2\n", encoding="utf-8")
+    (outside / "NOTES").write_text("notes\n", encoding="utf-8")
+    body = f"""
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    out.repository = clients()
+    for _, name in ipairs({{ {json.dumps(str(outside / "c.py"))}, {json.dumps(str(outside / "NOTES"))} }}) do
+      vim.cmd.edit(vim.fn.fnameescape(name))
+      settle(1500)
+    end
+    out.outside = clients()
+    out.on_outside = #vim.lsp.get_clients({{ bufnr = 0 }})
+    vim.cmd("Stet note a note")
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    assert result["repository"] == [{"root": str(root), "buffers": 1}]
+    assert result["outside"] == result["repository"], result["outside"]
+    assert result["on_outside"] == 0
+    assert [n["message"] for n in result["notifications"]] == [
+        "stet: the stet language server is not attached to this buffer: "
+        "its file is not inside a git repository"
+    ]
+

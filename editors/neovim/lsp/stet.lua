@@ -10,10 +10,30 @@ local function attached_buffers(client)
   return vim.tbl_filter(vim.api.nvim_buf_is_loaded, vim.tbl_keys(client.attached_buffers))
 end
 
+--- The root of the git repository holding a buffer's file (the nearest folder with `.git`, a
+--- folder or, in a worktree or submodule, a file), or nil: the server works on git
+--- repositories only, so a file outside one starts no client.
+---@param bufnr integer
+---@return string?
+local function repository_root(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == "" or name:find("^%a[%w+.-]*://") then
+    return nil -- no file, or a URI buffer (health://, fugitive://, …)
+  end
+  return vim.fs.root(bufnr, { ".git" })
+end
+
 ---@type vim.lsp.Config
 return {
   cmd = { "stet-lsp" },
-  root_markers = { ".stet", ".git" },
+  -- A root_dir function rather than root_markers: with markers alone Neovim 0.11 starts a
+  -- client with no root for a file in no repository; this calls on_dir only for a repository.
+  root_dir = function(bufnr, on_dir)
+    local root = repository_root(bufnr)
+    if root then
+      on_dir(root)
+    end
+  end,
   -- The server's settings with their defaults (the server's schema, `stet_lsp/server/settings.py`,
   -- which a test checks this table against). The server asks for them with
   -- workspace/configuration, which Neovim answers from `settings`. Change some with

@@ -19,12 +19,23 @@ if vim.g.stet_enable ~= false then
   local group = vim.api.nvim_create_augroup("stet", { clear = true })
 
   -- vim.lsp.enable() starts clients on FileType; a file Neovim gives no filetype (a name
-  -- without extension, say) may still hold margin notes.
+  -- without extension, say) may still hold margin notes. vim.lsp.enable() also skips a server
+  -- that is not executable without a word: say so (once a session) for a repository's file.
+  local missing_warned = false
   vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
     group = group,
     callback = function(args)
       vim.schedule(function()
-        if vim.api.nvim_buf_is_valid(args.buf) and vim.bo[args.buf].filetype == "" then
+        if not vim.api.nvim_buf_is_valid(args.buf) or vim.bo[args.buf].buftype ~= "" then
+          return
+        end
+        local config = vim.lsp.config.stet
+        local cmd = config and config.cmd
+        if type(cmd) == "table" and type(cmd[1]) == "string" and vim.fn.executable(cmd[1]) ~= 1 then
+          if not missing_warned then
+            missing_warned = require("stet").warn_missing(args.buf)
+          end
+        elseif vim.bo[args.buf].filetype == "" then
           require("stet").start(args.buf)
         end
       end)

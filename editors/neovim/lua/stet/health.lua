@@ -94,7 +94,7 @@ function M.check()
   elseif #any > 0 then
     health.info(("%d stet client(s) running, none attached to this buffer"):format(#any))
   else
-    health.info("no stet client running: open a file inside a git repository (a folder with .git or .stet)")
+    health.info("no stet client running: open a file inside a git repository (a folder with .git): files outside one start no client")
   end
 end
 

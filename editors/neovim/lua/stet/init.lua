@@ -31,18 +31,96 @@ local function notify(message, level)
   vim.notify("stet: " .. message, level or vim.log.levels.INFO)
 end
 
---- The Stet client attached to a buffer, or nil (with a message).
+--- The command that starts the server, when it is a table whose program is not executable
+--- (`stet-lsp` not installed, or not on PATH): that program; else nil.
+---@param config vim.lsp.Config?
+---@return string?
+function M.missing_program(config)
+  local cmd = config and config.cmd
+  if type(cmd) == "table" and type(cmd[1]) == "string" and vim.fn.executable(cmd[1]) ~= 1 then
+    return cmd[1]
+  end
+end
+
+--- The root a configuration gives a buffer: its `root_dir` (a function is asked, and counts
+--- only when it answers at once, as ours does), else the nearest `root_markers` folder.
+---@param config vim.lsp.Config
+---@param bufnr integer
+---@return string?
+local function root_of(config, bufnr)
+  if type(config.root_dir) == "function" then
+    local found
+    config.root_dir(bufnr, function(dir)
+      found = dir
+    end)
+    return found
+  end
+  if type(config.root_dir) == "string" then
+    return config.root_dir
+  end
+  return config.root_markers and vim.fs.root(bufnr, config.root_markers) or nil
+end
+
+local missing_warned = false
+
+--- Says once a session that the server cannot start, when `bufnr` is a file of a repository
+--- (one the server would attach to): Neovim itself skips such a server silently.
+---@param bufnr integer
+---@return boolean warned whether the message has been given (now or before)
+function M.warn_missing(bufnr)
+  local config = vim.lsp.config.stet
+  local program = M.missing_program(config)
+  if missing_warned or not program or not root_of(config, bufnr) then
+    return missing_warned
+  end
+  missing_warned = true
+  notify(("`%s` is not executable, so the language server cannot start; see :checkhealth stet"):format(program),
+    vim.log.levels.WARN)
+  return true
+end
+
+--- Why no Stet client is attached to a buffer (for the message of a command that needs one).
+---@param bufnr integer
+---@return string
+function M.why_not_attached(bufnr)
+  local config = vim.lsp.config.stet
+  if not config then
+    return "there is no vim.lsp.config for stet (is editors/neovim on 'runtimepath'?)"
+  end
+  local program = M.missing_program(config)
+  if program then
+    return ("`%s` is not executable (see :checkhealth stet)"):format(program)
+  end
+  if vim.bo[bufnr].buftype ~= "" or vim.api.nvim_buf_get_name(bufnr) == "" then
+    return "it is not a file"
+  end
+  if not root_of(config, bufnr) then
+    return "its file is not inside a git repository"
+  end
+  if not vim.lsp.is_enabled("stet") then
+    return 'the server is not enabled (vim.g.stet_enable = false; vim.lsp.enable("stet") enables it)'
+  end
+  if #vim.lsp.get_clients({ name = "stet" }) == 0 then
+    return "the server did not start or has stopped (see :checkhealth stet and :LspLog)"
+  end
+  return "the server has not attached it yet (see :checkhealth stet)"
+end
+
+--- The Stet client attached to a buffer, or nil (with a message saying why).
 ---@param bufnr integer
 ---@return vim.lsp.Client?
 function M.client(bufnr)
   local client = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
   if not client then
-    notify("the stet language server is not attached to this buffer", vim.log.levels.WARN)
+    notify("the stet language server is not attached to this buffer: " .. M.why_not_attached(bufnr),
+      vim.log.levels.WARN)
   end
   return client
 end
 
---- Starts (or reuses) the Stet client for a file buffer, whatever its filetype.
+--- Starts (or reuses) the Stet client for a file buffer, whatever its filetype, when the file
+--- is inside a repository (the configuration's root) and the server is executable (else it
+--- says so, once: see warn_missing).
 ---@param bufnr integer
 function M.start(bufnr)
   if vim.bo[bufnr].buftype ~= "" or vim.api.nvim_buf_get_name(bufnr) == "" then
@@ -55,11 +133,26 @@ function M.start(bufnr)
   if not config then
     return
   end
-  config = vim.deepcopy(config)
-  if not config.root_dir and config.root_markers then
-    config.root_dir = vim.fs.root(bufnr, config.root_markers)
+  if M.missing_program(config) then
+    M.warn_missing(bufnr)
+    return
   end
-  vim.lsp.start(config, { bufnr = bufnr })
+  config = vim.deepcopy(config)
+  local function start(root)
+    if root and vim.api.nvim_buf_is_valid(bufnr) then
+      config.root_dir = root
+      vim.lsp.start(config, { bufnr = bufnr })
+    end
+  end
+  if type(config.root_dir) == "function" then
+    config.root_dir(bufnr, function(root)
+      vim.schedule(function()
+        start(root)
+      end)
+    end)
+  else
+    start(root_of(config, bufnr))
+  end
 end
 
 --- Runs a server command; `on_result(result)` gets the decoded result on success.
