@@ -1028,7 +1028,8 @@ def test_trajectory_secret_shown_from_neovim(tmp_path: Path) -> None:
     assert not [part for part in fragments(token) if part in said], said
 
 
-# -- short scripts: the plugin with a server that is missing, a file outside any repository --
+# -- short scripts: the plugin with a server that is missing, a file outside any repository,
+#    graduation by id away from the entry ----------------------------------------------------
 
 SCRIPT_HEAD = """
 vim.opt.runtimepath:prepend(vim.env.STET_PLUGIN)
@@ -1168,3 +1169,29 @@ def test_file_outside_a_repository_starts_no_client(tmp_path: Path) -> None:
         "its file is not inside a git repository"
     ]
 
+
+def test_graduate_skill_by_id_offers_the_proposal_anywhere(tmp_path: Path) -> None:
+    """`:Stet graduate skill ID` on a line the entry is not at (no code action there) still
+    offers the server's proposed name (stet.graduate.proposal)."""
+    root = make_workspace(tmp_path / "repo")
+    entry_id, proposed = add_skill_entry(root)
+    body = f"""
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.api.nvim_win_set_cursor(0, {{ 1, 0 }})
+    out.prompts = {{}}
+    vim.ui.input = function(opts, on_confirm)
+      out.prompts[#out.prompts + 1] = {{ prompt = opts.prompt, default = opts.default }}
+      on_confirm(nil) -- cancelled: nothing runs
+    end
+    vim.cmd("Stet graduate skill {entry_id}")
+    vim.wait(10000, function() return #out.prompts > 0 end, 50)
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    assert result["prompts"] == [
+        {"prompt": f"Skill name for entry {entry_id}: ", "default": proposed}
+    ], result
+    assert not result["notifications"], result["notifications"]
+    statuses = {entry["id"]: entry["status"] for entry in sheet_entries(root)}
+    assert statuses[entry_id] == "open"

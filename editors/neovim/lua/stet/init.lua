@@ -855,11 +855,28 @@ function M.graduate(route, id)
         return
       end
       local argument = { uri = uri, id = entry, route = chosen }
-      if chosen == "skill" then
-        local proposed = skill_action_arguments(bufnr, client, entry)
-        argument.proposedName = proposed and value(proposed.proposedName) or nil
+      local function run()
+        M.graduate_command({ command = "stet.graduate", arguments = { argument } }, { client_id = client.id, bufnr = bufnr })
       end
-      M.graduate_command({ command = "stet.graduate", arguments = { argument } }, { client_id = client.id, bufnr = bufnr })
+      if chosen ~= "skill" then
+        run()
+        return
+      end
+      -- The name to offer: the code action's on the cursor line, else (the entry is not
+      -- there) the server's proposal for it (stet.graduate.proposal).
+      local proposed = skill_action_arguments(bufnr, client, entry)
+      argument.proposedName = proposed and value(proposed.proposedName) or nil
+      if argument.proposedName then
+        run()
+        return
+      end
+      local params = { command = "stet.graduate.proposal", arguments = { { uri = uri, id = entry } } }
+      client:request("workspace/executeCommand", params, function(err, result)
+        if not err and type(result) == "table" and type(value(result.proposed_name)) == "string" then
+          argument.proposedName = result.proposed_name
+        end
+        vim.schedule(run) -- without a proposal (an unknown id, say) stet.graduate says why
+      end, bufnr)
     end
     if route then
       with_route(route)
