@@ -258,6 +258,12 @@ async function startClient(): Promise<void> {
   }
   output?.info(`starting ${server.command} (from ${server.source})`);
   client = createClient(server);
+  const started = client;
+  started.onDidChangeState((event) => {
+    if (client === started) {
+      setServerRunning(event.newState === State.Running);
+    }
+  });
   const start = client.start();
   starting = start;
   try {
@@ -278,6 +284,7 @@ async function startClient(): Promise<void> {
 async function stopClient(): Promise<void> {
   const running = client;
   client = undefined;
+  setServerRunning(false);
   if (running && running.state !== State.Stopped) {
     await running.stop();
   }
@@ -309,19 +316,106 @@ const READ_ONLY = new Set([
   "stet.trajectory.list",
   "stet.trajectory.sessions",
   "stet.trajectory.open",
+  "stet.trajectory.outline",
   "stet.brief",
   "stet.sheet.open",
 ]);
 
+// -- which repository a command is about ---------------------------------------------------------
+
+/** The root of the git repository holding `fsPath` (a file or folder): the nearest folder, it
+ * or above it, holding `.git` (a folder, or a file in a worktree or submodule). */
+function gitRoot(fsPath: string): string | undefined {
+  for (let at = path.resolve(fsPath); ; at = path.dirname(at)) {
+    if (fs.existsSync(path.join(at, ".git"))) {
+      return at;
+    }
+    if (path.dirname(at) === at) {
+      return undefined;
+    }
+  }
+}
+
+/** Whether `inner` is `outer` or inside it. */
+function within(inner: string, outer: string): boolean {
+  const relative = path.relative(outer, inner);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}
+
+/** The window's folders on disk. */
+function fileFolders(): string[] {
+  return (vscode.workspace.workspaceFolders ?? [])
+    .filter((folder) => folder.uri.scheme === "file")
+    .map((folder) => folder.uri.fsPath);
+}
+
+/** The git repositories of the window's folders: the one each folder is in, else the ones
+ * directly below it (one level down only: a folder holding several checkouts side by side). */
+function folderRepositories(): string[] {
+  const found: string[] = [];
+  for (const folder of fileFolders()) {
+    const root = gitRoot(folder);
+    if (root) {
+      found.push(root);
+      continue;
+    }
+    let children: fs.Dirent[] = [];
+    try {
+      children = fs.readdirSync(folder, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const child of children) {
+      if (child.isDirectory() && fs.existsSync(path.join(folder, child.name, ".git"))) {
+        found.push(path.join(folder, child.name));
+      }
+    }
+  }
+  return [...new Set(found)];
+}
+
+/** The repository of a document the commands may work on: a file inside a git repository that
+ * is one of the window's (it holds a folder of the window or lies inside one); with no folder
+ * open, any git repository. Undefined for other files (a library's, opened by go to
+ * definition), untitled editors and other schemes. */
+function windowRepository(uri: vscode.Uri | undefined): string | undefined {
+  if (uri?.scheme !== "file") {
+    return undefined;
+  }
+  const root = gitRoot(path.dirname(uri.fsPath));
+  if (!root) {
+    return undefined;
+  }
+  const folders = fileFolders();
+  if (folders.length && !folders.some((folder) => within(folder, root) || within(root, folder))) {
+    return undefined;
+  }
+  return root;
+}
+
+/** The last active editor's file that was in one of the window's repositories. */
+let lastRepositoryFile: vscode.Uri | undefined;
+
 /**
- * The `uri` argument of a command about the repository: the active editor's file, else the
- * first workspace folder. Undefined when there is neither (an untitled editor in an empty
- * window): the server then takes the workspace's repository if there is only one.
+ * The `uri` argument of a command about the repository: the active editor's file when it is in
+ * one of the window's repositories (windowRepository); else the last such file that was active
+ * (a file outside, say a library's opened by go to definition, is not one: the server would
+ * refuse it); else the first repository of the window's folders, else its first folder.
+ * Undefined when there is none of these (an untitled editor in an empty window): the server
+ * then takes the workspace's repository if there is only one.
  */
 function currentUri(): vscode.Uri | undefined {
   const active = vscode.window.activeTextEditor?.document.uri;
-  if (active?.scheme === "file") {
+  if (active && windowRepository(active)) {
+    lastRepositoryFile = active;
     return active;
+  }
+  if (lastRepositoryFile && windowRepository(lastRepositoryFile)) {
+    return lastRepositoryFile;
+  }
+  const [repository] = folderRepositories();
+  if (repository) {
+    return vscode.Uri.file(repository);
   }
   return vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === "file")?.uri;
 }
@@ -341,6 +435,11 @@ async function addNote(args?: { text?: string; kind?: string; line?: number }): 
   const editor = vscode.window.activeTextEditor;
   if (!editor) {
     void vscode.window.showWarningMessage("Stet: open a file to add a note to.");
+    return undefined;
+  }
+  const problem = noteProblem(editor.document.uri);
+  if (problem) {
+    void vscode.window.showWarningMessage(`Stet: ${problem}`);
     return undefined;
   }
   const text =
@@ -372,6 +471,21 @@ async function addNote(args?: { text?: string; kind?: string; line?: number }): 
     reportFailure("adding the note", error);
     return undefined;
   }
+}
+
+/** Why a note cannot be anchored in a document, or undefined when it can: a note's anchor is a
+ * file of a git repository. */
+function noteProblem(uri: vscode.Uri): string | undefined {
+  if (uri.scheme === "untitled") {
+    return "an untitled editor has no file to anchor a note to: save it inside a git repository first.";
+  }
+  if (uri.scheme !== "file") {
+    return `a note is anchored to a file on disk, not to ${uri.scheme}: documents.`;
+  }
+  if (!gitRoot(path.dirname(uri.fsPath))) {
+    return `${path.basename(uri.fsPath)} is not inside a git repository: a note is anchored to a file of one.`;
+  }
+  return undefined;
 }
 
 async function openSheet(): Promise<void> {
@@ -477,7 +591,7 @@ async function importSession(args?: { path?: string } | string): Promise<ImportR
     const result = await execute<ImportResult>("stet.trajectory.import", { ...repository, path });
     void vscode.window
       .showInformationMessage(`Stet: ${importMessage(result)}`, "Open Trajectory")
-      .then((choice) => (choice ? openTrajectory({ id: result.trajectory }) : undefined));
+      .then((choice) => (choice ? openTrajectory({ ...repository, id: result.trajectory }) : undefined));
     return result;
   } catch (error) {
     reportFailure("importing the agent session", error);
@@ -485,8 +599,9 @@ async function importSession(args?: { path?: string } | string): Promise<ImportR
   }
 }
 
-async function openTrajectory(args?: { id?: string; file?: string }): Promise<void> {
-  const argument: Record<string, unknown> = { ...repositoryArgument() };
+async function openTrajectory(args?: { id?: string; file?: string; uri?: string }): Promise<void> {
+  // `uri`: the repository the trajectory was imported into (else the current one).
+  const argument: Record<string, unknown> = args?.uri ? { uri: args.uri } : { ...repositoryArgument() };
   if (args?.id) {
     argument.id = args.id;
   }
@@ -1064,7 +1179,10 @@ function registerComments(context: vscode.ExtensionContext): void {
         if (!comment) {
           return;
         }
-        const result = (await graduateEntry({ id: comment.entryId }, route)) as GraduateResult | undefined;
+        const result = (await graduateEntry(
+          { id: comment.entryId, uri: comment.thread.uri.toString() },
+          route,
+        )) as GraduateResult | undefined;
         if (result?.entry && result.entry.status !== "open") {
           dropComment(mirror, comment);
         }
@@ -1210,18 +1328,27 @@ async function pickEntry(title: string, all = false): Promise<{ entry: Entry; li
   return picked ? { entry: picked.entry, list } : undefined;
 }
 
-/** An entry given by the tree (its item) or a command argument ({id}), else picked. */
+/** An entry given by the tree (its item) or a command argument ({id, uri?}), else picked;
+ * `uri` is a document or the root of the repository it came from (undefined: the current
+ * one, repositoryArgument()). */
 async function entryArgument(
   given: unknown,
   title: string,
-): Promise<{ id: string; text?: string } | undefined> {
+): Promise<{ id: string; text?: string; uri?: string } | undefined> {
   if (given instanceof EntryItem) {
-    return given.entry;
+    return { ...given.entry, uri: given.root ? vscode.Uri.file(given.root).toString() : undefined };
   }
   if (typeof given === "object" && given !== null && typeof (given as { id?: unknown }).id === "string") {
-    return given as { id: string; text?: string };
+    return given as { id: string; text?: string; uri?: string };
   }
-  return (await pickEntry(title))?.entry;
+  const picked = await pickEntry(title);
+  const root = picked && repositoryRoot(picked.list);
+  return picked && { ...picked.entry, uri: root ? vscode.Uri.file(root).toString() : undefined };
+}
+
+/** `{uri}` of the repository an entry came from, else of the current one. */
+function entryRepository(entry: { uri?: string }): Record<string, unknown> {
+  return entry.uri ? { uri: entry.uri } : repositoryArgument();
 }
 
 async function afterChange(): Promise<void> {
@@ -1242,12 +1369,13 @@ async function graduateEntry(given?: unknown, route?: string): Promise<unknown> 
     if (!picked) {
       return undefined;
     }
-    // Through the server's own command, so the skill route asks for the name (middleware).
-    const result = (await vscode.commands.executeCommand("stet.graduate", {
-      ...repositoryArgument(),
-      id: entry.id,
-      route: picked,
-    })) as GraduateResult | undefined;
+    // Through graduate(), so the skill route asks for the name as the server's code actions
+    // do (middleware), and straight to the server: a failure is reported once, here (the
+    // command, run through vscode.commands, showed the language client's message as well).
+    const argument = { ...entryRepository(entry), id: entry.id, route: picked };
+    const result = (await graduate([argument], (command, args) =>
+      execute(command, args[0] as Record<string, unknown>),
+    )) as GraduateResult | undefined;
     if (result?.entry && picked !== "skill") {
       vscode.window.setStatusBarMessage(`Stet: entry ${result.entry.id} is now ${result.entry.status}`, 6000);
     }
@@ -1277,7 +1405,7 @@ async function editNote(given?: unknown, newText?: string): Promise<Entry | unde
     if (!text) {
       return undefined;
     }
-    const result = await execute<EntryResult>("stet.note.edit", { ...repositoryArgument(), id: entry.id, text });
+    const result = await execute<EntryResult>("stet.note.edit", { ...entryRepository(entry), id: entry.id, text });
     vscode.window.setStatusBarMessage(`Stet: entry ${result.entry.id} edited`, 4000);
     return result.entry;
   } catch (error) {
@@ -1294,7 +1422,7 @@ async function discardNote(given?: unknown): Promise<Entry | undefined> {
     if (!entry) {
       return undefined;
     }
-    const result = await execute<EntryResult>("stet.note.discard", { ...repositoryArgument(), id: entry.id });
+    const result = await execute<EntryResult>("stet.note.discard", { ...entryRepository(entry), id: entry.id });
     vscode.window.setStatusBarMessage(`Stet: entry ${result.entry.id} discarded`, 4000);
     return result.entry;
   } catch (error) {
@@ -1446,7 +1574,11 @@ class GroupItem extends vscode.TreeItem {
 }
 
 class EntryItem extends vscode.TreeItem {
-  constructor(readonly entry: Entry, root: string | undefined) {
+  constructor(
+    readonly entry: Entry,
+    /** The root of the repository the tree listed it from. */
+    readonly root: string | undefined,
+  ) {
     super(entry.text.split("\n")[0], vscode.TreeItemCollapsibleState.None);
     this.id = `entry:${entry.id}`;
     this.description = `${entry.status} · ${entryWhere(entry)}`;
@@ -1460,7 +1592,11 @@ class EntryItem extends vscode.TreeItem {
 }
 
 class TrajectoryItem extends vscode.TreeItem {
-  constructor(readonly row: TrajectoryRow) {
+  constructor(
+    readonly row: TrajectoryRow,
+    /** `{uri}` of the repository the tree listed it from. */
+    readonly where: Record<string, unknown>,
+  ) {
     super(`${row.working ? "working " : ""}${row.id}`, vscode.TreeItemCollapsibleState.Collapsed);
     this.id = `trajectory:${row.id}`;
     this.description = `${row.steps} steps · ${(row.harnesses ?? []).join(", ")}`;
@@ -1653,6 +1789,8 @@ class StetTree implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   list: ListResult | undefined;
+  /** `{uri}` the tree's root was listed with: its trajectories come from the same repository. */
+  private where: Record<string, unknown> = {};
   /** Each trajectory's outline by its events.jsonl's time and size: a refresh of the view
    * (any change of the sheet) gives the same items back while the file is unchanged, so a
    * click on a row is never lost to a row that was just replaced. */
@@ -1667,13 +1805,14 @@ class StetTree implements vscode.TreeDataProvider<Node> {
   }
 
   /** Sessions, turns and subagents with their steps, as the server's outline places them. */
-  private async outline(row: TrajectoryRow): Promise<OutlineItem[]> {
+  private async outline(row: TrajectoryRow, where: Record<string, unknown>): Promise<OutlineItem[]> {
     const stamp = await eventsStamp(row);
     const known = this.outlines.get(row.id);
     if (stamp !== undefined && known?.stamp === stamp) {
       return known.items;
     }
-    const outline = await execute<OutlineResult>("stet.trajectory.outline", { ...repositoryArgument(), id: row.id });
+    // The repository the tree was listed from, not the one active now (multi-root).
+    const outline = await execute<OutlineResult>("stet.trajectory.outline", { ...where, id: row.id });
     const file = vscode.Uri.parse(outline.uri);
     const items = outline.nodes.map((child) => outlineItem(row.id, file, child));
     items.forEach((item) => item.finish());
@@ -1692,7 +1831,8 @@ class StetTree implements vscode.TreeDataProvider<Node> {
     }
     try {
       if (!node) {
-        this.list = await listEntries();
+        this.where = repositoryArgument();
+        this.list = await execute<ListResult>("stet.note.list", this.where);
         const entries = new GroupItem(`Entries · ${this.list.target.label}`, "entries", this.list.entries);
         entries.id = "group:entries";
         entries.description = `${this.list.entries.filter((entry) => entry.status === "open").length} open${
@@ -1719,10 +1859,8 @@ class StetTree implements vscode.TreeDataProvider<Node> {
         return node.entries.map((entry) => new EntryItem(entry, root));
       }
       if (node instanceof GroupItem && node.group === "trajectories") {
-        const { trajectories } = await execute<{ trajectories: TrajectoryRow[] }>(
-          "stet.trajectory.list",
-          repositoryArgument(),
-        );
+        const where = this.where;
+        const { trajectories } = await execute<{ trajectories: TrajectoryRow[] }>("stet.trajectory.list", where);
         if (!trajectories.length) {
           const none = new vscode.TreeItem("no trajectories yet: Stet: Import Agent Session…");
           none.command = { command: "stet.importSession", title: "Import Agent Session" };
@@ -1730,10 +1868,10 @@ class StetTree implements vscode.TreeDataProvider<Node> {
         }
         return [...trajectories]
           .sort((a, b) => Number(b.working) - Number(a.working))
-          .map((row) => new TrajectoryItem(row));
+          .map((row) => new TrajectoryItem(row, where));
       }
       if (node instanceof TrajectoryItem) {
-        return await this.outline(node.row);
+        return await this.outline(node.row, node.where);
       }
       if (node instanceof OutlineItem) {
         node.rows ??= node.children.map((child) =>
@@ -1807,23 +1945,26 @@ function registerViews(context: vscode.ExtensionContext): void {
   );
 }
 
-/** Whether a folder of the window is inside a git repository: it, or a folder above it,
- * holds `.git` (a subfolder of a repository opened on its own has none of its own). */
-function hasRepositoryFolder(): boolean {
-  return (vscode.workspace.workspaceFolders ?? []).some(
-    (folder) => folder.uri.scheme === "file" && insideRepository(folder.uri.fsPath),
+/** Whether the window has a git repository to serve: a folder of the window is inside one (it,
+ * or a folder above it, holds `.git`), or holds one directly below it (one level down only), or
+ * an open document is a file inside one (a window with no folder, files opened from a
+ * repository). */
+function hasRepository(): boolean {
+  return (
+    folderRepositories().length > 0 ||
+    vscode.workspace.textDocuments.some((document) => repositoryFile(document))
   );
 }
 
-function insideRepository(folder: string): boolean {
-  for (let at = path.resolve(folder); ; at = path.dirname(at)) {
-    if (fs.existsSync(path.join(at, ".git"))) {
-      return true;
-    }
-    if (path.dirname(at) === at) {
-      return false;
-    }
-  }
+/** Whether a document is a file inside a git repository. */
+function repositoryFile(document: vscode.TextDocument): boolean {
+  return document.uri.scheme === "file" && gitRoot(path.dirname(document.uri.fsPath)) !== undefined;
+}
+
+/** Tells the palette whether the language server runs: "Stet: Commit Trajectory (Capstone)"
+ * is the server's own command, there only while it runs (package.json's when-clause). */
+function setServerRunning(running: boolean): void {
+  void vscode.commands.executeCommand("setContext", "stet.serverRunning", running);
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -1855,18 +1996,44 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   registerComments(context);
   registerViews(context);
-  if (!hasRepositoryFolder()) {
-    // A window with no folder in a git repository (the extension activates in every window
-    // once it has started): no server until such a folder is opened in it.
-    output.info("no folder in a git repository is open: the language server starts when one is added");
-    const waiting = vscode.workspace.onDidChangeWorkspaceFolders(async () => {
-      if (hasRepositoryFolder() && !client) {
-        waiting.dispose();
+  context.subscriptions.push(
+    // The repository commands' fallback when the active file is not in one (currentUri).
+    vscode.window.onDidChangeActiveTextEditor((editor) => {
+      if (editor && windowRepository(editor.document.uri)) {
+        lastRepositoryFile = editor.document.uri;
+      }
+    }),
+  );
+  if (!hasRepository()) {
+    // A window with no git repository (the extension activates in every window once it has
+    // started): no server until a folder in (or holding) one is added, or a file inside one
+    // is opened.
+    output.info(
+      "no git repository is open: the language server starts when a folder in one is added or a file in one is opened",
+    );
+    const waiting: vscode.Disposable[] = [];
+    let begun = false;
+    const startNow = async () => {
+      if (!begun && !client) {
+        begun = true;
+        waiting.forEach((listener) => listener.dispose());
         await startClient();
         void statusBar?.refresh();
       }
-    });
-    context.subscriptions.push(waiting);
+    };
+    waiting.push(
+      vscode.workspace.onDidChangeWorkspaceFolders(async () => {
+        if (folderRepositories().length) {
+          await startNow();
+        }
+      }),
+      vscode.workspace.onDidOpenTextDocument(async (document) => {
+        if (repositoryFile(document)) {
+          await startNow();
+        }
+      }),
+    );
+    context.subscriptions.push(...waiting);
     return;
   }
   await startClient();
