@@ -1071,7 +1071,9 @@ end })
 """
 
 
-def run_script(tmp_path: Path, root: Path, body: str, cmd: list[str] | None = None) -> dict[str, Any]:
+def run_script(
+    tmp_path: Path, root: Path, body: str, cmd: list[str] | None = None
+) -> dict[str, Any]:
     """Runs `body` (Lua, with `out`, `settle`, `attached` and `clients` in scope) in headless
     Neovim with the plugin and the server `cmd` (default this tree's); returns `out`."""
     init = tmp_path / "script.lua"

@@ -23,6 +23,9 @@ folder (`screenshots/`, printed with -s).
 - The style sheet holding a pasted secret and a lost anchor: both in the Problems panel, the
   lenses above the open entries, "Redact now" from Ctrl+. (the editor changed, the file on
   disk not until Ctrl+S).
+- A file outside the repository active: the status bar, "Stet: Open Style Sheet" and "Stet:
+  Add Note at Cursor" keep to the repository; a folder holding a repository below it starts
+  the server.
 - One behaviour each: "Stet: Show Brief"; "Stet: Restart Language Server" and a note through
   the new server; the skill and discard routes from the side bar; a whole comment thread
   discarded; an edit of a note cancelled with Escape; Go to Definition from a step of
@@ -1223,3 +1226,57 @@ def test_a_subfolder_of_a_repository_opened_alone_from_vscode(
     assert len(rows) == 1 and "margin-note" in rows[0]["text"], result["problems"]
     assert "[Ln 2, Col" in rows[0]["text"], rows
     assert result["dirty"] == 0
+
+
+OUTSIDE_SOURCE = "def helper():\n    return 42\n"
+
+
+def test_a_file_outside_the_repository_active_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """With a file outside the repository active (a library's, opened by go to definition),
+    the repository commands keep to the window's repository: the status bar still shows it
+    (not "not inside a git repository" every 4 s), "Stet: Open Style Sheet" opens its sheet,
+    and "Stet: Add Note at Cursor" says why it adds no note there (one message)."""
+    base, root = code_server
+    add_note(root, "the helper is the library's", "--kind", "note")
+    outside = tmp_path / "library"
+    outside.mkdir()
+    (outside / "helper.py").write_text(OUTSIDE_SOURCE, encoding="utf-8")
+    sheet = stet_sheet_path(root)
+
+    result = drive(
+        tmp_path, base, root, scenario="outside", outsideFile=str(outside / "helper.py"),
+        outsideName="helper.py", outsideShows="def helper", sheetName=sheet.name,
+    )  # fmt: skip
+
+    status = result["status"]
+    assert any("Stet: main · 1 open" in text for text in status), status
+    assert sheet.name in result["sheetTab"]
+    failures = [text for text in result["toasts"] if "failed" in text]
+    assert not failures, result["toasts"]
+    why = [text for text in result["toasts"] if "not inside a git repository" in text]
+    assert why == [
+        "Stet: helper.py is not inside a git repository: a note is anchored to a file of one."
+    ], why
+    assert [entry["text"] for entry in sheet_entries(root)] == ["the helper is the library's"]
+
+
+def test_a_folder_holding_repositories_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """A folder that is in no repository but holds one directly below it (checkouts side by
+    side): the server starts, and a margin note of the repository below shows in Problems."""
+    base, _ = code_server
+    checkouts = tmp_path / "checkouts"
+    checkouts.mkdir()
+    make_workspace(checkouts / "service")
+    assert not (checkouts / ".git").exists()
+
+    result = drive(
+        tmp_path, base, checkouts, scenario="eventsdiag", message=MARGIN_TEXT,
+        eventsFile="service/src/pay.py", eventsName="pay.py", eventsShows="def pay",
+    )  # fmt: skip
+
+    rows = [row for row in result["problems"] if MARGIN_TEXT in row["text"]]
+    assert len(rows) == 1 and "margin-note" in rows[0]["text"], result["problems"]

@@ -21,6 +21,8 @@
 //   "Stet: Resume Style Sheet" from the palette; the status bar and the Problems panel after;
 // - "sheetfile": the style sheet holding a pasted secret and a lost anchor: the Problems panel,
 //   the lenses, "Redact now" (the editor, the tab, the file on disk), then Ctrl+S;
+// - "outside": a file outside the repository active: the status bar, "Stet: Open Style Sheet"
+//   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn).
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
@@ -28,7 +30,8 @@
 // markText, entryId, entryLine, entryText, branch, stepLabel, stepLine, sessionLabel, changeLabel,
 // diffTitle, diffShows, provenanceFile, provenanceFileName, threadEntries, editedText, replyText,
 // badName, skillName, capstoneMessage, pauseUntil, editText, discardText, expand, viewportHeight,
-// secretNote, secretLine, secretId, sheetPath, lensCount, screenshots, out, chromium, timeoutMs).
+// secretNote, secretLine, secretId, sheetPath, lensCount, outsideFile, outsideName, outsideShows,
+// sheetName, screenshots, out, chromium, timeoutMs).
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -1379,7 +1382,32 @@ async function runEventsDiagnostics(page) {
   await screenshot(page, "events-problems");
 }
 
+// "outside": a file outside the repository active (as go to definition into a library leaves
+// it): the status bar keeps showing the repository, "Stet: Open Style Sheet" opens its sheet,
+// and "Stet: Add Note at Cursor" there says why it adds nothing.
+async function runOutside(page) {
+  await openWorkbench(page);
+  await until("the server answers", async () => (await statusItems(page)).some((t) => /Stet: \S+ · \d+ open/.test(t)));
+  await quickOpen(page, config.outsideFile, config.outsideName, config.outsideShows);
+  // The status bar refreshes every 4 s: two refreshes with the outside file active.
+  await new Promise((resolve) => setTimeout(resolve, 9000));
+  result.status = (await statusItems(page)).filter((t) => t.includes("Stet"));
+  await screenshot(page, "outside-status");
+  await runCommand(page, "Stet: Open Style Sheet");
+  result.sheetTab = await until("the sheet's tab", async () => {
+    const [active] = await texts(page.locator(".tabs-container .tab.active"));
+    return active?.includes(config.sheetName) ? active : null;
+  });
+  await screenshot(page, "outside-sheet");
+  await quickOpen(page, config.outsideFile, config.outsideName, config.outsideShows);
+  await runCommand(page, "Stet: Add Note at Cursor");
+  await until("why no note", async () => (await toasts(page)).some((t) => t.includes("not inside a git repository")));
+  result.toasts = await toasts(page);
+  await screenshot(page, "outside-note");
+}
+
 const run = {
+  outside: runOutside,
   brief: runBrief,
   restart: runRestart,
   treeroute: runTreeRoute,
