@@ -296,8 +296,13 @@ class RuleScanner:
                 and self._assigns(offset)
             )
         if rule.start == "anchor":
-            # `\nghp_...`: the escape's letter defeats the rule's boundary look-behind.
-            return "\\" in self.text[max(0, offset - 6) : offset]
+            # `\nghp_...`: the escape's letter defeats the rule's boundary look-behind; a
+            # vendor's name assigned a value (`SIDEKIQ_KEY = \"…\"` in a JSON string): the
+            # escaped quote stands where the rule reads the assignment.
+            if "\\" in self.text[max(0, offset - 6) : offset]:
+                return True
+            key_end = self._assigned_key_end(offset + anchor_length)
+            return key_end is not None and self._escape_in_assignment(key_end)
         return True
 
     def _assigned_key_end(self, anchor_end: int) -> int | None:

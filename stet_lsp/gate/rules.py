@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.20"
+RULESET_VERSION = "2026.21"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -157,6 +157,8 @@ _AWS_LINE = r"(?:[^\r\n\\A]|\\(?!n)|A(?!KIA|SIA)){0,240}?"
 
 
 def _aws_secret_beside_id(value: str, strict: bool) -> bool:
+    if value.count("/") >= 3:
+        return False  # a path (`src/main/java/Example/...`); a secret has one slash in 64
     has = (any(c.isupper() for c in value), any(c.islower() for c in value))
     digits = any(c.isdigit() for c in value)
     return all(has) and digits and heuristics.looks_random(value, min_length=40, min_entropy=4.0)

@@ -386,7 +386,15 @@ def _flag_password(value: str, strict: bool) -> bool:
         return False
     if value.isdigit() and len(value) <= 5:
         return False
+    if _NAMED_LIKE_A_CREDENTIAL.fullmatch(value):
+        return False  # a name, not a value: `define('TOKEN_HEADER', 'X-Auth-Token')`
     return len(value) >= 4 and len(set(value)) >= 3 and not heuristics.is_placeholder(value)
+
+
+# Words joined by `-` or `_`, one of them a credential's (`X-Auth-Token`, `api_key`).
+_NAMED_LIKE_A_CREDENTIAL = re.compile(
+    r"(?=.*(?i:token|auth|pass|secret|key))[A-Za-z]+(?:[-_][A-Za-z]+)+"
+)
 
 
 # A flag's value: quoted (any character but the quote), or a shell word (no `;|&`).
@@ -396,21 +404,26 @@ _FLAG_VALUE = (
 )
 
 
-def _command_password(tools: tuple[str, ...], flags: str) -> Rule:
-    """`<tool> ... <flag><value>` on one command line (never past `|`, `;`, `&` or the line's
-    end, nor over the next of these tools, whose own match starts there: linear on a line of
-    the tool repeated). `flags` is what comes between a blank and the value."""
+def _command_password(tools: tuple[str, ...], flags: str, *, leading: bool = False) -> Rule:
+    """`<tool> ... <flag><value>` on one command line (never past `|`, `;`, `&`, a
+    redirection or the line's end, nor over the next of these tools, whose own match starts
+    there: linear on a line of the tool repeated). `flags` is what comes between a blank and
+    the value; `leading`: the flag is among the options before the command the tool runs
+    (`sshpass -p X scp -p file`: scp's `-p` is no password)."""
     names = "|".join(re.escape(tool).replace(r"\ ", r"[ \t]{1,4}") for tool in tools)
     firsts = "".join(sorted({tool[0] for tool in tools}))
-    gap = (
-        r"(?:[^\r\n|;&\\"
-        + firsts
-        + r"]|\\(?![nr])|(?!(?:"
-        + names
-        + r")[ \t])["
-        + firsts
-        + r"]){0,400}?"
-    )
+    if leading:  # options, each maybe with its argument, then the flag
+        gap = r"(?:[ \t]{1,4}-[A-Za-z]{1,2}(?:[ \t]{1,4}[^\s\-][^\s]{0,255})?){0,4}?[ \t]{1,4}"
+    else:
+        gap = (
+            r"(?:[^\r\n|;&<>\\"
+            + firsts
+            + r"]|\\(?![nr])|(?!(?:"
+            + names
+            + r")[ \t])["
+            + firsts
+            + r"]){0,400}?"
+        )
     return Rule(
         name="cli-password",
         pattern=lazy(
@@ -448,7 +461,7 @@ _LDAP_TOOLS = tuple(
 COMMAND_PASSWORDS = (
     # The MySQL clients read `-p` with the value attached only (`-p value` prompts).
     _command_password(_MYSQL_TOOLS, r"-p(?=[^\s])"),
-    _command_password(("sshpass",), r"-p[ \t]{0,4}"),
+    _command_password(("sshpass",), r"-p[ \t]{0,4}", leading=True),
     _command_password(("redis-cli",), r"(?:-a|--pass)(?:=|[ \t]{1,4})"),
     _command_password(("sqlcmd", "bcp", "osql"), r"-P[ \t]{0,4}"),
     _command_password(_MONGO_TOOLS, r"(?:-p|--password)(?:=|[ \t]{1,4})"),
@@ -621,7 +634,9 @@ SECRET_SETTERS = Rule(
     name="cli-password",
     pattern=lazy(
         r"(?<![A-Za-z0-9_\-])(?:(?:flyctl|fly)[ \t]{1,4}secrets[ \t]{1,4}set"
-        r"|heroku[ \t]{1,4}config:set)(?:[ \t]{1,4}[^\s=;|&]{1,128}(?=[ \t]))*?[ \t]{1,4}"
+        # At most eight words before the name: unbounded, each of many commands on one line
+        # scanned to the line's end (quadratic).
+        r"|heroku[ \t]{1,4}config:set)(?:[ \t]{1,4}[^\s=;|&]{1,128}(?=[ \t])){0,8}?[ \t]{1,4}"
         + _CREDENTIAL_NAME
         + r"="
         + _FLAG_VALUE
@@ -704,7 +719,7 @@ NETRC_PASSWORD = Rule(
 # without attributes), found at the closing tag. A password's element holds any value but a
 # reference or a placeholder; a token's or a key's must look like a secret (`<token>IDENT
 # </token>` in a grammar is none).
-_XML_PASSWORD_WORDS = ("password", "passwd", "pwd", "passphrase", "pass")
+_XML_PASSWORD_WORDS = ("password", "passwd", "pwd", "passphrase")  # not `pass`: <compass>
 _XML_OTHER_WORDS = (
     *(
         f"{word}{joint}key"

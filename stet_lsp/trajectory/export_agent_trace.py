@@ -167,7 +167,7 @@ def session_urn(session: str) -> str:
 def _in_repository(path: str) -> bool:
     """The RFC's paths are relative to the repository's root: an event's path is one unless
     it is outside it (`~/…`, absolute, or `../…`)."""
-    return not (path.startswith(("~", "/", "../")) or path == ".." or path[1:3] == ":\\")
+    return not (path.startswith(("~", "/", "../")) or path == ".." or path[1:3] in (":\\", ":/"))
 
 
 def _contributor(model: str | None) -> dict[str, Any]:

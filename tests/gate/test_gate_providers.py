@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import string
 import time
 from collections.abc import Iterator
@@ -314,6 +315,38 @@ def _redacted_everywhere(text: str, secret: str, rule: str) -> None:
 def _untouched_everywhere(text: str) -> None:
     for content, path in ((text, "notes.txt"), (json.dumps([text]) + "\n", "e.jsonl")):
         assert _found(content, path) == [], text
+
+
+def test_a_vendors_keyed_value_quoted_in_a_transcripts_json() -> None:
+    """`NAME = "value"` inside a JSON string reads `= \\"value\\"`: the escaped quote stood
+    where the vendor's keyword rule reads the assignment, and the literal was not decoded."""
+    _redacted_everywhere(
+        'BUNDLE_ENTERPRISE__CONTRIBSYS__COM = "cd18fc9f:b6494384"\nTIMEOUT = 30\n',
+        "cd18fc9f:b6494384",
+        "sidekiq-secret",
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # scp's `-p` keeps file times: only sshpass's own options come before the password.
+        "sshpass -f ~/.pw scp -p report.txt host:/tmp/",
+        # After a redirection, not a MySQL option.
+        "mysql -u root mydb < dump.sql > out.txt 2>errors -preserve",
+        # Tags that only end like a password's name.
+        "<compass>north</compass> <pass>first</pass> <bypass>yes</bypass>",
+        # A credential's name, not its value.
+        "define('TOKEN_HEADER', 'X-Auth-Token');",
+        "env:\n- name: AUTH_TOKEN_HEADER\n  value: X-Auth-Token\n",
+        # A path beside a key id.
+        "aws_access_key_id = AKIAQWERTYUIOPASDFGH\n# see src/main/java/com/Example/Auth/Service2x",
+    ],
+)
+def test_lookalikes_of_the_command_line_and_file_rules_stay(text: str) -> None:
+    redacted = redact_text(text, path="notes.txt").text
+    markers = re.findall(r"\[REDACTED:([a-z-]+)#", redacted)
+    assert [rule for rule in markers if rule != "aws-access-key-id"] == []
 
 
 def test_netrc_passwords_on_one_line_or_several() -> None:
