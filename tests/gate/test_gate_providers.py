@@ -297,7 +297,7 @@ def test_passwords_given_to_a_tool_by_its_command_line_flag() -> None:
             assert _found(line, path) == [], text
 
 
-def _redacted_everywhere(text: str, secret: str, rule: str) -> None:
+def redacted_everywhere(text: str, secret: str, rule: str) -> None:
     """`text` redacted raw, inside a transcript's JSON string and quoted twice: the secret
     goes, under `rule`'s marker, and the JSON stays valid."""
     for content, path in (
@@ -320,7 +320,7 @@ def _untouched_everywhere(text: str) -> None:
 def test_a_vendors_keyed_value_quoted_in_a_transcripts_json() -> None:
     """`NAME = "value"` inside a JSON string reads `= \\"value\\"`: the escaped quote stood
     where the vendor's keyword rule reads the assignment, and the literal was not decoded."""
-    _redacted_everywhere(
+    redacted_everywhere(
         'BUNDLE_ENTERPRISE__CONTRIBSYS__COM = "cd18fc9f:b6494384"\nTIMEOUT = 30\n',
         "cd18fc9f:b6494384",
         "sidekiq-secret",
@@ -357,7 +357,7 @@ def test_netrc_passwords_on_one_line_or_several() -> None:
         f"machine api.heroku.com\n    login me@example.com\n    password {pw}\n",
         f'machine nexus.corp login deploy account ops password "{pw}"\n',
     ):
-        _redacted_everywhere(text, pw, "netrc-password")
+        redacted_everywhere(text, pw, "netrc-password")
     for text in (
         "machine learning password reset flow",
         "machine github.com login ci password $NETRC_PASSWORD",
@@ -378,7 +378,7 @@ def test_xml_elements_named_as_credentials() -> None:
         (f"<settings>\n  <apiKey>{key}</apiKey>\n</settings>", key),
         (f"<client_secret>{key}</client_secret>", key),
     ):
-        _redacted_everywhere(text, secret, "xml-secret")
+        redacted_everywhere(text, secret, "xml-secret")
     for text in (
         "<password>${env.DEPLOY_PASSWORD}</password>",
         "<password></password>",
@@ -398,7 +398,7 @@ def test_php_define_of_a_credential() -> None:
         f"define('SECURE_AUTH_SALT', '{pw}');",
         f"define ('STRIPE_SECRET', 'x{pw}');",
     ):
-        _redacted_everywhere(text, pw, "php-define-secret")
+        redacted_everywhere(text, pw, "php-define-secret")
     for text in (
         "define( 'DB_PASSWORD', 'password_here' );",
         "define( 'DB_PASSWORD', getenv('DB_PASSWORD') );",
@@ -419,7 +419,7 @@ def test_name_and_value_pairs_in_yaml_and_json() -> None:
         json.dumps({"Parameters": [{"ParameterKey": "DBPassword", "ParameterValue": pw}]}),
         json.dumps({"environment": [{"name": "API_TOKEN", "value": pw}]}, indent=2),
     ):
-        _redacted_everywhere(text, pw, "name-value-secret")
+        redacted_everywhere(text, pw, "name-value-secret")
     for text in (
         "env:\n- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n",
         "env:\n- name: DB_PASSWORD\n  value: $(DB_PASS)\n",
@@ -619,7 +619,7 @@ def test_npm_and_yarn_tokens_set_on_the_command_line() -> None:
         f"yarn config set npmAuthToken {token}",
         f"yarn config set -H 'npmRegistries[\"//npm.corp\"].npmAuthToken' {token}",
     ):
-        _redacted_everywhere(text, token, "npm-auth-token")
+        redacted_everywhere(text, token, "npm-auth-token")
     for text in (
         "npm config set registry https://registry.npmjs.org/",
         "npm config set //registry.example.com/:_authToken $NPM_TOKEN",
@@ -637,8 +637,8 @@ def test_authorization_and_cookie_headers_outside_curl() -> None:
     shape excused), and each generated value of a `Cookie:` or `Set-Cookie:` header."""
     rng = random.Random("headers")
     hex_token = gate_corpus.pick(rng, gate_corpus.HEX, 40)
-    _redacted_everywhere(f"Authorization: token {hex_token}\n", hex_token, "authorization-header")
-    _redacted_everywhere(f"> authorization: Token {hex_token}\n", hex_token, "authorization-header")
+    redacted_everywhere(f"Authorization: token {hex_token}\n", hex_token, "authorization-header")
+    redacted_everywhere(f"> authorization: Token {hex_token}\n", hex_token, "authorization-header")
     session = gate_corpus.pick(rng, gate_corpus.ALNUM, 48)
     csrf = gate_corpus.pick(rng, gate_corpus.ALNUM, 32)
     for text in (
@@ -646,7 +646,7 @@ def test_authorization_and_cookie_headers_outside_curl() -> None:
         f"Set-Cookie: __Host-sid={session}; Secure; SameSite=Lax\n",
         f"Cookie: sessionid={session}; theme=dark\n",
     ):
-        _redacted_everywhere(text, session, "cookie-value")
+        redacted_everywhere(text, session, "cookie-value")
     redacted = redact_text(f"Cookie: sessionid={session}; csrftoken={csrf}\n").text
     assert session not in redacted and csrf not in redacted
     assert (
@@ -677,7 +677,7 @@ def test_http_client_auth_tuples_and_basic_auth_objects() -> None:
         f"client = httpx.Client(auth=httpx.BasicAuth(username='admin', password='{pw}'))",
         f'aiohttp.BasicAuth("admin", "{pw}")',
     ):
-        _redacted_everywhere(text, pw, "http-auth-password")
+        redacted_everywhere(text, pw, "http-auth-password")
     for text in (
         "requests.get(url, auth=(user, password))",
         "requests.get(url, auth=('admin', os.environ['API_PASSWORD']))",
@@ -699,7 +699,7 @@ def test_pgpass_lines() -> None:
         f'echo "db-primary.internal:25060:defaultdb:doadmin:{pw}" >> ~/.pgpass\n',
         f"$ cat ~/.pgpass\nreplica.corp:5439:warehouse:etl:{pw}\n",
     ):
-        _redacted_everywhere(text, pw, "pgpass-password")
+        redacted_everywhere(text, pw, "pgpass-password")
     for text in (
         "psql -h db.prod -p 5432 -U app",
         "localhost:5432:app",
@@ -725,13 +725,13 @@ def test_secrets_set_through_a_cli() -> None:
         f"echo -n '{token}' | vercel env add API_TOKEN production",
         f"printf '%s' {token} | npx vercel env add STRIPE_SECRET_KEY preview",
     ):
-        _redacted_everywhere(text, token, "cli-password")
+        redacted_everywhere(text, token, "cli-password")
     for text, secret in (
         ("flyctl secrets set db_password=Summer2024x -a app", "Summer2024x"),
         ("fly secrets set --stage DATABASE_PASSWORD=hunter2Summer", "hunter2Summer"),
         ("heroku config:set -a app smtp_password=winter2025", "winter2025"),
     ):
-        _redacted_everywhere(text, secret, "cli-password")
+        redacted_everywhere(text, secret, "cli-password")
     for text in (
         "gh secret set DEPLOY_KEY < key.txt",
         'gh secret set DEPLOY_KEY --body "$DEPLOY_KEY"',
@@ -759,7 +759,7 @@ def test_powershell_secure_strings_and_fish_exports() -> None:
         f"set -Ux GITHUB_TOKEN {pw}",
         f"set --export --global db_password {pw}",
     ):
-        _redacted_everywhere(text, pw, "cli-password")
+        redacted_everywhere(text, pw, "cli-password")
     for text in (
         "$pw = ConvertTo-SecureString $env:ADMIN_PASSWORD -AsPlainText -Force",
         "$pw = Read-Host -AsSecureString",
@@ -789,7 +789,7 @@ def test_archive_and_htpasswd_passwords_on_the_command_line() -> None:
         f"htpasswd -nbB admin {pw} > users.txt",
         f"htpasswd -c -b -C 12 .htpasswd admin {pw}",
     ):
-        _redacted_everywhere(text, pw, "cli-password")
+        redacted_everywhere(text, pw, "cli-password")
     for text in (
         "zip -r backup.zip data/",
         "zip -P $ZIP_PASSWORD secret.zip data.csv",

@@ -5,6 +5,7 @@ import random
 
 import gate_corpus
 import pytest
+from test_gate_providers import redacted_everywhere
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.gate import (
@@ -299,14 +300,7 @@ def test_an_aws_secret_beside_its_key_id_or_after_its_name_and_blanks() -> None:
         f"s3 = boto3.client('s3', '{key_id}', '{secret}')",
         f"|  AccessKeyId     |  {key_id}  |\n|  SecretAccessKey |  {secret}  |\n",
     ):
-        for content, path in (
-            (text, "notes.txt"),
-            (json.dumps({"type": "tool_result", "content": text}) + "\n", "e.jsonl"),
-            (json.dumps({"content": json.dumps({"stdout": text})}) + "\n", "e.jsonl"),
-        ):
-            redacted = redact_text(content, path=path).text
-            assert secret not in redacted, content
-            assert "[REDACTED:aws-secret-access-key#1]" in redacted, content
+        redacted_everywhere(text, secret, "aws-secret-access-key")
     commit = gate_corpus.pick(rng, gate_corpus.HEX, 40)
     path_40 = "/home/runner/work/project/src/components"
     for text in (
