@@ -176,8 +176,9 @@ class RuleScanner:
             hidden: bool | None = None
             for priority, rule in by_anchor[anchor]:
                 if rule.start == "window":
-                    windows.setdefault(priority, []).append((offset, anchor))
-                    windowed = True
+                    if self._window_may_match(rule, offset, len(anchor)):
+                        windows.setdefault(priority, []).append((offset, anchor))
+                        windowed = True
                     continue
                 matched = self._try(priority, rule, offset, len(anchor))
                 found |= matched
@@ -204,6 +205,16 @@ class RuleScanner:
             for match in rule.pattern.finditer(self.text):
                 self._accept(priority, rule, match)
         return self.spans
+
+    def _window_may_match(self, rule: Rule, offset: int, anchor_length: int) -> bool:
+        """A window rule's cheap tests of a hit: what must precede and follow its anchor."""
+        if rule.after is not None and rule.after.match(self.text, offset + anchor_length) is None:
+            return False
+        before = rule.before
+        return (
+            before is None
+            or before.search(self.text, max(0, offset - rule.lead), offset) is not None
+        )
 
     def _run_windows(
         self, windows: dict[int, list[AnchorHit]], undecided_prefixes: list[AnchorHit]

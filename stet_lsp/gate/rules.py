@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.21"
+RULESET_VERSION = "2026.22"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -51,7 +51,11 @@ class Rule:
     """For blocks (key files): where the block a match starts ends, within `reach` of it;
     None rejects the match."""
     after: LazyPattern | None = None
-    """For identifier rules: what must follow the anchor for any match (a cheap test)."""
+    """For identifier and window rules: what must follow the anchor for any match there (a
+    cheap test: a window rule's hit without it is neither searched nor decoded)."""
+    before: LazyPattern | None = None
+    """For window rules: what the `lead` characters before a hit must hold for any match
+    there (a cheap test: a hit without it is neither searched nor decoded behind escapes)."""
     start: str = "window"
     """Where a match may start: "anchor" (prefix rules: exactly at the anchor), "identifier"
     (at the start of the identifier holding the anchor), or "window" (search around it)."""

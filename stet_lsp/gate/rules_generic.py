@@ -404,6 +404,9 @@ _FLAG_VALUE = (
 )
 
 
+_BLANK = lazy(r"[ \t]|\\{1,7}t")  # a tab escaped in JSON too
+
+
 def _command_password(tools: tuple[str, ...], flags: str, *, leading: bool = False) -> Rule:
     """`<tool> ... <flag><value>` on one command line (never past `|`, `;`, `&`, a
     redirection or the line's end, nor over the next of these tools, whose own match starts
@@ -439,6 +442,7 @@ def _command_password(tools: tuple[str, ...], flags: str, *, leading: bool = Fal
         anchors=tuple(sorted({tool.lower() for tool in tools})),
         reach=700,
         check=_flag_password,
+        after=_BLANK,  # `7z` in base64 is no command
     )
 
 
@@ -792,6 +796,12 @@ PHP_DEFINE = Rule(
 # `{"Key": …, "Value": …}` tags and parameters, CloudFormation's `ParameterKey` and
 # `ParameterValue`. A reference (`$(DB_PASS)`, `{{ … }}`) or a placeholder stays.
 _PAIR_NAME = r"(?i:name|key|parameterkey)"
+# The credential's name before the value's key (quotes escaped at any depth): without it a
+# `"value":` (common in JSON a tool printed) is neither read nor decoded.
+_PAIR_BEFORE = lazy(
+    r"(?i:name|key|parameterkey)\\{0,7}[\"']?[ \t\r\n]{0,32}:[ \t\r\n]{0,32}\\{0,7}[\"']?"
+    r"[A-Za-z0-9_.\-]{0,60}?(?i:" + SECRET_KEY_WORDS + r")"
+)
 _PAIR_VALUE = r"(?i:value|parametervalue)"
 NAME_VALUE_PAIRS = (
     Rule(
@@ -811,6 +821,7 @@ NAME_VALUE_PAIRS = (
         reach=1100,
         multiline=True,
         check=_flag_password,
+        before=_PAIR_BEFORE,
     ),
     Rule(
         name="name-value-secret",
@@ -830,6 +841,7 @@ NAME_VALUE_PAIRS = (
         reach=1100,
         multiline=True,
         check=_flag_password,
+        before=_PAIR_BEFORE,
     ),
 )
 
