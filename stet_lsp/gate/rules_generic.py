@@ -487,12 +487,18 @@ COMMAND_PASSWORDS = (
     _command_password(("gh secret set",), r"(?:-b|--body)(?:=|[ \t]{0,4})(?!-)"),
 )
 
+# A value echoed into a command that reads it from its input: `echo -n VALUE |`, `printf
+# '%s\n' VALUE |` (the value is group `secret`; the command follows).
+_PIPED_VALUE = (
+    r"(?<![A-Za-z0-9_\-])(?:echo|printf)[ \t]{1,4}(?:-[neE]{1,3}[ \t]{1,4})?"
+    r"(?:[\"']%s(?:\\n)?[\"'][ \t]{1,4})?" + _FLAG_VALUE + r"[\"']?[ \t]{0,4}\|[ \t]{0,4}"
+)
+
 # `echo 'password' | sudo -S ...` (also `printf`): sudo reads the password from its input.
 SUDO_STDIN = Rule(
     name="cli-password",
     pattern=lazy(
-        r"(?<![A-Za-z0-9_\-])(?:echo|printf)[ \t]{1,4}(?:-[neE]{1,3}[ \t]{1,4})?"
-        r"(?:[\"']%s\\n[\"'][ \t]{1,4})?" + _FLAG_VALUE + r"[\"']?[ \t]{0,4}\|[ \t]{0,4}sudo"
+        _PIPED_VALUE + r"sudo"
         r"(?:[ \t]{1,4}-{1,2}[A-Za-z][A-Za-z=\-]{0,20}(?:[ \t]{1,4}[A-Za-z0-9_.\-]{1,32})?){0,4}?"
         r"[ \t]{1,4}(?:-[A-Za-z]{0,4}S|--stdin)(?![A-Za-z])"
     ),
@@ -656,9 +662,9 @@ SECRET_SETTERS = Rule(
 VERCEL_ENV_STDIN = Rule(
     name="cli-password",
     pattern=lazy(
-        r"(?<![A-Za-z0-9_\-])(?:echo|printf)[ \t]{1,4}(?:-[neE]{1,3}[ \t]{1,4})?"
-        r"(?:[\"']%s[\"'][ \t]{1,4})?" + _FLAG_VALUE + r"[\"']?[ \t]{0,4}\|[ \t]{0,4}"
-        r"(?:npx[ \t]{1,4})?vercel[ \t]{1,4}env[ \t]{1,4}add[ \t]{1,4}" + _CREDENTIAL_NAME
+        _PIPED_VALUE
+        + r"(?:npx[ \t]{1,4})?vercel[ \t]{1,4}env[ \t]{1,4}add[ \t]{1,4}"
+        + _CREDENTIAL_NAME
     ),
     anchors=("| vercel", "|vercel", "| npx vercel"),
     lead=300,

@@ -157,25 +157,15 @@ def test_a_refused_command_is_one_line_of_the_log_without_a_traceback(
         server = PipeServer(stderr=stderr).initialize()
     try:
         document = server.open(uri(root / "src" / "app.py"), "x = 1\n")
-        command = "workspace/executeCommand"
-        arguments = {"uri": document, "step": "7"}
-        server.send(
-            {
-                "id": 2,
-                "method": command,
-                "params": {"command": "stet.trajectory.open", "arguments": [arguments]},
-            }
-        )
-        assert server.answer(2)["error"]["code"] == -32602
-        arguments = {"uri": document, "id": "zzz"}
-        server.send(
-            {
-                "id": 3,
-                "method": command,
-                "params": {"command": "stet.trajectory.open", "arguments": [arguments]},
-            }
-        )
-        assert server.answer(3)["error"]["code"] == -32803
+
+        def open_trajectory(request_id: int, **arguments: Any) -> int:
+            params = {"command": "stet.trajectory.open", "arguments": [arguments]}
+            server.send({"id": request_id, "method": "workspace/executeCommand", "params": params})
+            code: int = server.answer(request_id)["error"]["code"]
+            return code
+
+        assert open_trajectory(2, uri=document, step="7") == -32602
+        assert open_trajectory(3, uri=document, id="zzz") == -32803
         server.send({"id": 4, "method": "shutdown"})
         assert server.answer(4)["result"] is None
         server.send({"method": "exit"})
