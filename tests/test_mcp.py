@@ -104,6 +104,14 @@ def server(workspace: Path) -> Iterator[Client]:
         yield client
 
 
+@pytest.fixture(scope="module")
+def trajectory(workspace: Path) -> str:
+    """The id of the workspace's working trajectory, imported once (again: nothing changes)."""
+    target = resolve_target(workspace)
+    import_transcript(target, transcript(workspace, workspace.parent / "session.jsonl"))
+    return working_folder(target).id
+
+
 def sheet_of(root: Path, target: str | None = None) -> StyleSheet:
     return StyleSheet(resolve_target(root, target))
 
@@ -213,11 +221,9 @@ def test_the_brief_as_a_tool_and_as_a_resource(server: Client, workspace: Path) 
     assert server.read("stet://brief").contents  # still serving
 
 
-def test_a_step_of_the_working_trajectory_is_marked(server: Client, workspace: Path) -> None:
-    target = resolve_target(workspace)
-    import_transcript(target, transcript(workspace, workspace.parent / "session.jsonl"))
-    trajectory = working_folder(target).id
-
+def test_a_step_of_the_working_trajectory_is_marked(
+    server: Client, workspace: Path, trajectory: str
+) -> None:
     marked = server.ok("mark_step", {"step": 2, "verdict": "wrong", "text": "not this file"})
     assert marked["version"] == 1 and marked["entry"] is None
     verdict = marked["verdict"]
@@ -319,7 +325,9 @@ def test_only_the_agents_own_entries_are_edited(server: Client, workspace: Path)
     assert server.ok("show_note", {"id": entry_id})["entry"]["author"] == "human"
 
 
-def test_a_paused_sheet_refuses_the_agents_notes(server: Client, workspace: Path) -> None:
+def test_a_paused_sheet_refuses_the_agents_notes(
+    server: Client, workspace: Path, trajectory: str
+) -> None:
     sheet = sheet_of(workspace)
     operations.pause(sheet)
     try:
