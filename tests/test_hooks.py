@@ -636,6 +636,24 @@ def test_codex_install_keeps_a_crlf_config_crlf(root: Path, stet: Stet, home: Pa
     assert config.read_bytes() == original
 
 
+def test_codex_install_reads_past_a_byte_order_mark_and_keeps_it(
+    root: Path, stet: Stet, home: Path
+) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = b'\xef\xbb\xbfmodel = "o3"\n'
+    config.write_bytes(original)
+    code, _, err = stet_hooks(stet, root, "install", "codex")
+    assert code == 0, err
+    installed = config.read_bytes()
+    assert installed.startswith(b"\xef\xbb\xbf# Added by") and installed.count(b"\xef\xbb\xbf") == 1
+    assert tomllib.loads(installed.decode("utf-8-sig"))["notify"] == NOTIFY
+    status = json.loads(stet_hooks(stet, root, "status", "--json")[1])["codex"]
+    assert status["installed"] and status["problem"] is None
+    assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
+    assert config.read_bytes() == original
+
+
 def test_codex_config_stet_created_is_removed_again(root: Path, stet: Stet, home: Path) -> None:
     config = home / ".codex" / "config.toml"
     code, out, _ = stet_hooks(stet, root, "install", "codex", "--dry-run")

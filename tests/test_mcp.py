@@ -632,6 +632,29 @@ def test_a_lone_surrogate_and_crlf_are_written_back_as_they_were(
     assert data.count(b"\n") == data.count(b"\r\n") and b'"stet"' in data
 
 
+def test_a_byte_order_mark_is_read_past_and_kept(stet: Stet, home: Path, root: Path) -> None:
+    """Notepad starts a file with a byte order mark: the install reads past it (JSON and TOML
+    parsers refuse it) and writes it back; installing again changes nothing."""
+    codex = home / ".codex" / "config.toml"
+    codex.parent.mkdir()
+    codex.write_bytes(b'\xef\xbb\xbfmodel = "gpt-5"\n')
+    vscode = root / ".vscode" / "mcp.json"
+    vscode.parent.mkdir()
+    vscode.write_bytes(b'\xef\xbb\xbf{\n  "servers": {}\n}\n')
+    for client, config in (("codex", codex), ("vscode", vscode)):
+        code, _, err = install(stet, root, client)
+        assert code == 0, err
+        data = config.read_bytes()
+        assert data.startswith(b"\xef\xbb\xbf") and data.count(b"\xef\xbb\xbf") == 1
+        text = data.decode("utf-8-sig")
+        if client == "codex":
+            assert tomllib.loads(text)["mcp_servers"]["stet"]["args"][-1] == "mcp"
+        else:
+            assert "mcp" in json.loads(text)["servers"]["stet"]["args"]
+        assert install(stet, root, client)[0] == 0
+        assert config.read_bytes() == data
+
+
 def test_codex_user_scope_keeps_the_file_line_for_line(stet: Stet, home: Path, root: Path) -> None:
     config = home / ".codex" / "config.toml"
     config.parent.mkdir()

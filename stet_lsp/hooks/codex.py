@@ -41,6 +41,8 @@ MARKER_CREATED = (
 )
 CONSENT = "codex.json"
 """This repository's consent to imports of Codex turns, under `.stet/cache/hooks/`."""
+BOM = "\ufeff"
+"""What a Windows editor may start the config with: TOML parsers refuse it; it is kept."""
 
 
 def codex_home(home: Path | None, env: Mapping[str, str]) -> Path | None:
@@ -90,23 +92,26 @@ def _parse(text: str, path: Path) -> dict[str, Any]:
     import tomllib
 
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text.removeprefix(BOM))
     except tomllib.TOMLDecodeError as error:
         raise StetError(f"{path} is not valid TOML ({error}); nothing was changed") from None
 
 
 def with_notify(text: str | None) -> str:
-    """The config's text with Stet's notify block at the top."""
+    """The config's text with Stet's notify block at the top (after the byte order mark a
+    Windows editor may have started it with)."""
     if not text:
         return f"{MARKER_CREATED if text is None else MARKER}\n{NOTIFY_LINE}\n"
+    bom, text = _split_bom(text)
     end = "\r\n" if "\r\n" in text else "\n"  # the file's own line endings
-    return f"{MARKER}{end}{NOTIFY_LINE}{end}{end}{text}"
+    return f"{bom}{MARKER}{end}{NOTIFY_LINE}{end}{end}{text}"
 
 
 def without_notify(text: str) -> tuple[str, bool] | None:
     """The config's text without Stet's lines, and whether Stet created the file; None when
     the text has no line Stet wrote. Lines are compared without their line ending, so an
     editor that changed those is no obstacle."""
+    bom, text = _split_bom(text)
     lines = text.splitlines(keepends=True)
     bare = [line.rstrip("\r\n") for line in lines]
     # Only the pair Stet writes, its marker above its line: the same `notify` line without
@@ -125,7 +130,13 @@ def without_notify(text: str) -> tuple[str, bool] | None:
     created = bare[start] == MARKER_CREATED
     if start == 0 and end < len(lines) and bare[end] == "":
         end += 1  # the blank line written between Stet's block and the file's text
-    return "".join(lines[:start] + lines[end:]), created
+    rest = "".join(lines[:start] + lines[end:])
+    return (bom + rest if rest else rest), created
+
+
+def _split_bom(text: str) -> tuple[str, str]:
+    """The byte order mark the text starts with ("" when none), and the text after it."""
+    return (BOM, text.removeprefix(BOM)) if text.startswith(BOM) else ("", text)
 
 
 def install(

@@ -26,7 +26,7 @@ import shlex
 import shutil
 import sys
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -195,7 +195,7 @@ def _claude(scope: str, start: list[str], env: Environment, root: Path | None) -
         keys = ("projects", str(root), "mcpServers")
     shown = env.shown(path)
     before = _read(path, None)
-    after = merge_json(before, keys, SERVER, server, shown)
+    after = _keeping_bom(before, lambda text: merge_json(text, keys, SERVER, server, shown))
     command = " ".join(shlex.quote(part) for part in start)
     where = "mcpServers" if root is None else f"projects[{json.dumps(str(root))}].mcpServers"
     notes = (
@@ -240,7 +240,7 @@ def _codex(scope: str, start: list[str], env: Environment, root: Path | None, re
         shown = env.shown(path)
         before = _read(path, None)
         notes = ("Codex starts the server in the folder it runs in: that repository's branch",)
-    after = merge_toml(before, SERVER, server, shown)
+    after = _keeping_bom(before, lambda text: merge_toml(text, SERVER, server, shown))
     notes = (*notes, "restart Codex; /mcp lists the stet server")
     where = f"[mcp_servers.{SERVER}]"
     return Plan("codex", scope, path, shown, where, before, after, server, root, exclusion, notes)
@@ -266,7 +266,7 @@ def _editor(
         path = _followed(_user_file(client, env))
         shown = env.shown(path)
         before = _read(path, None)
-    after = merge_json(before, (key,), SERVER, server, shown)
+    after = _keeping_bom(before, lambda text: merge_json(text, (key,), SERVER, server, shown))
     if client == "cursor":
         notes: tuple[str, ...] = ("Cursor lists the server in its settings (MCP): switch it on",)
     else:
@@ -296,6 +296,17 @@ def _followed(path: Path) -> Path:
     """A file in the user's home that is a symbolic link (a dotfiles manager's) is written
     where the link points, as an editor would; inside a repository links are refused."""
     return path.resolve() if path.is_symlink() else path
+
+
+_BOM = "\ufeff"
+
+
+def _keeping_bom(before: str | None, merge: Callable[[str | None], str]) -> str:
+    """`merge` of the file's text without the byte order mark it may start with (Windows
+    editors write one; JSON and TOML parsers refuse it), the mark written back in front."""
+    if before is None or not before.startswith(_BOM):
+        return merge(before)
+    return _BOM + merge(before.removeprefix(_BOM))
 
 
 def _read(path: Path, root: Path | None) -> str | None:
