@@ -1043,6 +1043,123 @@ def test_legacy_rollouts(tmp_path: Path) -> None:
 # --- odd input ----------------------------------------------------------------------------------
 
 
+def completed(item: dict[str, Any]) -> dict[str, Any]:
+    return event({"type": "item_completed", "thread_id": SESSION, "turn_id": "t1", "item": item})
+
+
+def test_completed_turn_items_that_repeat_other_records_are_counted_once(
+    tmp_path: Path,
+) -> None:
+    """Codex writes a turn's plan and sleep items to the rollout as item_completed (other
+    builds write every kind): an item that repeats a response item (a message, a reasoning
+    summary, a call by its id, a plan inside the agent message, a compaction) is counted in
+    `repeated_item`; one that no other record holds is imported once; an unknown kind stays
+    raw."""
+    plan = "1. Read cart.py\n2. Fix the total"
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            event({"type": "task_started", "turn_id": "t1"}),
+            turn_context(),
+            message("user", "Fix the cart total"),
+            completed(
+                {
+                    "type": "UserMessage",
+                    "id": "u1",
+                    "content": [
+                        {"type": "text", "text": "Fix the cart total", "text_elements": []}
+                    ],
+                }
+            ),
+            item({"type": "reasoning", "summary": [{"type": "summary_text", "text": "Look"}]}),
+            completed(
+                {"type": "Reasoning", "id": "r1", "summary_text": ["Look"], "raw_content": []}
+            ),
+            message("assistant", f"Here is the plan.\n<proposed_plan>\n{plan}\n</proposed_plan>"),
+            completed({"type": "Plan", "id": "p1", "text": plan}),
+            completed(
+                {
+                    "type": "AgentMessage",
+                    "id": "a1",
+                    "content": [
+                        {
+                            "type": "Text",
+                            "text": f"Here is the plan.\n<proposed_plan>\n{plan}\n</proposed_plan>",
+                        }
+                    ],
+                }
+            ),
+            function_call("sleep", json.dumps({"duration_ms": 50}), "call_sleep"),
+            completed({"type": "Sleep", "id": "call_sleep", "duration_ms": 50}),
+            call_output("call_sleep", "Wall time: 0.05 seconds\nSleep completed."),
+            function_call("shell", json.dumps({"command": ["ls"]}), "call_ls"),
+            completed(
+                {
+                    "type": "CommandExecution",
+                    "id": "call_ls",
+                    "command": ["ls"],
+                    "status": "completed",
+                    "exit_code": 0,
+                }
+            ),
+            call_output("call_ls", "cart.py\n"),
+            item(
+                {
+                    "type": "web_search_call",
+                    "id": "ws_1",
+                    "status": "completed",
+                    "action": {"type": "search", "query": "decimal rounding"},
+                }
+            ),
+            completed(
+                {
+                    "type": "WebSearch",
+                    "id": "ws_1",
+                    "query": "decimal rounding",
+                    "action": {"type": "search", "query": "decimal rounding"},
+                }
+            ),
+            record("compacted", {"message": "The cart total was fixed."}),
+            completed({"type": "ContextCompaction", "id": "c1"}),
+            # No response item holds these: each is imported once.
+            completed(
+                {"type": "AgentMessage", "id": "a2", "content": [{"type": "Text", "text": "Done."}]}
+            ),
+            event({"type": "agent_message", "message": "Done."}),
+            completed(
+                {
+                    "type": "WebSearch",
+                    "id": "ws_2",
+                    "query": "cart",
+                    "action": {"type": "search", "query": "cart"},
+                }
+            ),
+            completed({"type": "CommandExecution", "id": "call_gone", "command": ["pwd"]}),
+            completed({"type": "FutureItem", "id": "f1"}),
+        ],
+    )
+    assert [e.text for e in of(session, UserMessage)] == ["Fix the cart total"]
+    assert [e.text for e in of(session, Reasoning)] == ["Look"]
+    assert [e.text for e in of(session, AgentMessage)] == [
+        f"Here is the plan.\n<proposed_plan>\n{plan}\n</proposed_plan>",
+        "Done.",
+    ]
+    assert [(e.call_id, e.name) for e in of(session, ToolCall)] == [
+        ("call_sleep", "sleep"),
+        ("call_ls", "shell"),
+        ("ws_1", "web_search"),
+        ("ws_2", "web_search"),
+    ]
+    assert of(session, ToolCall)[-1].input == {"type": "search", "query": "cart"}
+    assert [e.summary for e in of(session, Compaction)] == ["The cart total was fixed."]
+    assert session.dropped["repeated_item"] == 8
+    assert [r.reason for r in of(session, RawEvent)] == [
+        "item_completed CommandExecution item whose call the rollout does not hold",
+        "item_completed item of type 'FutureItem' is not translated",
+    ]
+
+
 def test_records_it_does_not_understand_are_kept(tmp_path: Path) -> None:
     path = tmp_path / "odd.jsonl"
     lines = [

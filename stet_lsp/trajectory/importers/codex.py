@@ -26,6 +26,18 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   `info.total_token_usage` stays the same); `patch_apply_end` says whether a patch applied and
   may carry the applied changes with diffs against the real files; `exec_command_end` and
   `mcp_tool_call_end` repeat tool outputs with their exit status; `turn_aborted` and `error`.
+  `item_completed` holds a completed turn item (`TurnItem` in codex-rs/protocol/src/items.rs).
+  Codex writes only its `Plan` items (plan mode: the text of a `<proposed_plan>` block of the
+  agent message) and, in recent versions, `Sleep` items (the `sleep` tool's call) to rollouts
+  (codex-rs/rollout/src/policy.rs); other builds write every kind. An item that repeats
+  another record is counted in `dropped.repeated_item`: a user or agent message or a
+  reasoning of the same text as a response item, a plan found in an agent message, a tool
+  call's item (command, file change, MCP, dynamic or subagent tool, image view, sleep, web
+  search, image generation) whose id is a response item's call id or id, a compaction when
+  the rollout records one. One that repeats nothing is the event of its kind (a message, a
+  plan as an agent message, a web search as its call, a compaction), once even when an
+  event_msg copy of it follows; a call's item without its call, a hook prompt no user
+  message holds, and kinds not known here stay raw.
 * `compacted`: a context compaction, its summary in `message` (empty for a server-side
   compaction, whose summary is opaque).
 
@@ -146,6 +158,22 @@ _REPEATING_EVENTS = frozenset(
         "dynamic_tool_call_response",
     }
 )
+# Turn items (item_completed) that repeat a message, by what their texts are noted as.
+_TURN_ITEM_TEXTS = {"usermessage": "user", "agentmessage": "agent", "reasoning": "reasoning"}
+# Turn items of a tool call, whose id is the call's.
+_TURN_ITEM_CALLS = frozenset(
+    {
+        "commandexecution",
+        "filechange",
+        "mcptoolcall",
+        "dynamictoolcall",
+        "collabagenttoolcall",
+        "imageview",
+        "sleep",
+        "websearch",
+        "imagegeneration",
+    }
+)
 # A thread id as it may appear in a file name (Codex's are UUIDs): nothing a glob would read.
 _SAFE_ID = re.compile(r"[A-Za-z0-9._-]+")
 _PATCH_BEGIN = "*** Begin Patch"
@@ -227,6 +255,8 @@ class _Facts:
     patch_ends: dict[str, Record] = field(default_factory=dict)
     exec_exit_codes: dict[str, int] = field(default_factory=dict)
     failed_mcp_calls: set[str] = field(default_factory=set)
+    item_ids: set[str] = field(default_factory=set)  # the call ids and ids of response items
+    compacted: bool = False  # a compaction is recorded (a `compacted` record or an item)
 
     @property
     def session_id(self) -> str | None:
@@ -253,6 +283,8 @@ class _Facts:
                 )
             elif kind == "turn_context" and facts.first_model is None:
                 facts.first_model = text_field(payload.get("model"))
+            elif kind == "compacted":
+                facts.compacted = True
             elif kind == "response_item":
                 facts._note_item(turn, payload)
             elif kind == "event_msg":
@@ -262,6 +294,9 @@ class _Facts:
 
     def _note_item(self, turn: int, item: Record) -> None:
         kind = item.get("type")
+        ids = (text_field(item.get("call_id")), text_field(item.get("id")))
+        self.item_ids.update(found for found in ids if found)
+        self.compacted = self.compacted or kind in _OPAQUE_COMPACTIONS
         if kind == "message" and item.get("role") in _ROLE_KINDS:
             said = _ROLE_KINDS[item["role"]]
             parts = _text_parts(item.get("content"))
@@ -308,6 +343,10 @@ class _Reader:
         self.last_total: Any = None
         self.turn = 0
         self.copies: Counter[tuple[int, str]] = Counter()
+        # Texts of messages imported from completed turn items and from event_msg copies, so
+        # that one of them repeating the other (when no response item holds it) counts once.
+        self.from_items: Counter[tuple[str, str]] = Counter()
+        self.from_events: Counter[tuple[str, str]] = Counter()
         self.line = 1
         self.value: Any = None
         self.time: str | None = None
@@ -428,8 +467,6 @@ class _Reader:
             handler(self, event)
         elif kind in _REPEATING_EVENTS:
             return
-        elif kind == "item_completed" and _is_plan_item(event.get("item")):
-            return  # a plan, as the update_plan call already recorded it
         else:
             self.raw(f"event_msg of type {kind!r} is not translated")
 
@@ -583,18 +620,123 @@ class _Reader:
 
     def user_message(self, event: Record) -> None:
         text = _event_text(event.get("message"))
-        if text and not self.is_copy("user", text):
+        if text and not self.is_copy("user", text) and not self.streamed("user", text):
             self.emit(UserMessage, text=text)
 
     def agent_message(self, event: Record) -> None:
         text = _event_text(event.get("message"))
-        if text and not self.is_copy("agent", text):
+        if text and not self.is_copy("agent", text) and not self.streamed("agent", text):
             self.emit(AgentMessage, text=text, model=self.model)
 
     def agent_reasoning(self, event: Record) -> None:
         text = _event_text(event.get("text"))
-        if text and not self.is_copy("reasoning", text):
+        if text and not self.is_copy("reasoning", text) and not self.streamed("reasoning", text):
             self.emit(Reasoning, text=text)
+
+    def streamed(self, said: str, text: str) -> bool:
+        """Whether an event_msg message repeats a completed turn item already imported (one
+        that no response item holds); otherwise its text is noted, so that a turn item written
+        after it that repeats it is known."""
+        key = (said, text.strip())
+        if self.from_items[key] > 0:
+            self.from_items[key] -= 1
+            return True
+        self.from_events[key] += 1
+        return False
+
+    def item_completed(self, event: Record) -> None:
+        """A completed turn item (`TurnItem` of Codex's protocol). Most repeat what response
+        items and other records already hold: those are counted in `repeated_item`. One that
+        says something no other record does becomes the event of its kind; a kind not known
+        here stays raw."""
+        item = event.get("item")
+        kind = _turn_item_kind(item)
+        if not isinstance(item, dict) or kind is None:
+            self.raw("item_completed without an item")
+            return
+        if kind in _TURN_ITEM_TEXTS:
+            self.turn_item_text(kind, item)
+        elif kind == "plan":
+            self.turn_item_plan(item)
+        elif kind in _TURN_ITEM_CALLS:
+            self.turn_item_call(kind, item)
+        elif kind == "contextcompaction":
+            if self.facts.compacted:
+                self.session.dropped["repeated_item"] += 1
+            else:
+                self.emit(Compaction, summary="")
+        elif kind == "hookprompt":
+            fragments = item.get("fragments")
+            texts = [
+                text.strip()
+                for text in _text_parts(fragments if isinstance(fragments, list) else [])
+                if text.strip()
+            ]
+            if texts and all(self.said_within("user", text) for text in texts):
+                self.session.dropped["repeated_item"] += 1
+            else:
+                self.raw("hook prompt (text a hook sent with the user's role)")
+        else:
+            self.raw(f"item_completed item of type {item.get('type')!r} is not translated")
+
+    def turn_item_text(self, kind: str, item: Record) -> None:
+        """A user message, agent message or reasoning item: a copy of the response item of the
+        same text, or of the event_msg copy of one that has none; else the message itself."""
+        said = _TURN_ITEM_TEXTS[kind]
+        if kind == "reasoning":
+            raw_content = _text_parts(item.get("raw_content"))
+            parts = raw_content or _text_parts(item.get("summary_text"))
+        else:
+            parts = _text_parts(item.get("content"))
+        texts = [part.strip() for part in parts if part.strip()]
+        joined = _join(parts).strip()
+        if not texts:
+            self.session.dropped["repeated_item"] += 1  # nothing in it to import
+            return
+        known = self.facts.said[said]
+        if joined in known or all(text in known for text in texts):
+            self.session.dropped["repeated_item"] += 1
+            return
+        keys = [joined] if said != "reasoning" else texts
+        if all(self.from_events[said, key] > 0 for key in keys):
+            for key in keys:
+                self.from_events[said, key] -= 1
+            self.session.dropped["repeated_item"] += 1
+            return
+        for key in keys:
+            self.from_items[said, key] += 1
+        if said == "user":
+            self.emit(UserMessage, text=_join(parts))
+        elif said == "agent":
+            self.emit(AgentMessage, text=_join(parts), model=self.model)
+        else:
+            self.emit(Reasoning, text=_join(parts))
+
+    def turn_item_plan(self, item: Record) -> None:
+        """A plan (plan mode): its text is a `<proposed_plan>` block of the agent message the
+        response item holds; a plan found in no agent message is one."""
+        text = text_field(item.get("text")) or ""
+        if not text.strip() or self.said_within("agent", text.strip()):
+            self.session.dropped["repeated_item"] += 1
+        else:
+            self.emit(AgentMessage, text=text, model=self.model)
+
+    def turn_item_call(self, kind: str, item: Record) -> None:
+        """A tool call's item (a command, a patch, an MCP or dynamic tool, a subagent tool, an
+        image view, a sleep, a web search, an image generation): its id is the call id (or
+        the response item's id) of the call the response items hold."""
+        item_id = text_field(item.get("id"))
+        if item_id and item_id in self.facts.item_ids:
+            self.session.dropped["repeated_item"] += 1
+        elif kind == "websearch":
+            action = item.get("action")
+            tool_input = action if isinstance(action, dict) else {"query": item.get("query")}
+            self.call({"id": item_id}, "web_search", tool_input)
+        else:
+            self.raw(f"item_completed {item.get('type')} item whose call the rollout does not hold")
+
+    def said_within(self, said: str, text: str) -> bool:
+        return any(text in known for known in self.facts.said[said])
 
     def is_copy(self, said: str, text: str) -> bool:
         """Whether an event_msg repeats a response item: the same text, or the n-th copy of
@@ -676,6 +818,7 @@ _EVENT_HANDLERS = {
     "error": _Reader.error,
     "stream_error": _Reader.error,
     "patch_apply_end": _Reader.patch_apply_end,
+    "item_completed": _Reader.item_completed,
 }
 
 
@@ -941,8 +1084,12 @@ def _stamp(value: Any) -> datetime | None:
     return stamp.replace(tzinfo=UTC) if stamp is not None and stamp.tzinfo is None else stamp
 
 
-def _is_plan_item(item: Any) -> bool:
-    return isinstance(item, dict) and str(item.get("type", "")).lower() == "plan"
+def _turn_item_kind(item: Any) -> str | None:
+    """A turn item's type folded to lowercase letters (`AgentMessage`, `agent_message`:
+    `agentmessage`)."""
+    if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+        return None
+    return re.sub(r"[^a-z]", "", item["type"].lower()) or None
 
 
 # --- texts -------------------------------------------------------------------------------------
