@@ -1534,3 +1534,94 @@ def test_a_parent_and_its_fork_imported_together_count_the_parents_work_once(
     events = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
     prompts = [e["text"] for e in events if e["kind"] == "user_message"]
     assert prompts == ["Fix the bug", "Now add a test"]
+
+
+def numbered(values: list[Any], first: int = 0) -> list[Any]:
+    """Records of a paginated rollout: each with its `ordinal`, counted from `first`."""
+    return [{**value, "ordinal": first + n} for n, value in enumerate(values)]
+
+
+def long_history(turns: int) -> list[Any]:
+    """A parent's long history: its session_meta, then `turns` requests of two records each
+    side of a shell call, every one counted in a token total that keeps growing."""
+    history: list[Any] = [meta(id=PARENT), turn_context()]
+    for n in range(1, turns + 1):
+        history += [
+            message("user", f"step {n}"),
+            function_call("shell", json.dumps({"command": ["ls"]}), f"call_{n}"),
+            call_output(f"call_{n}", "src\n"),
+            message("assistant", f"done {n}"),
+            token_count((1000, 0, 10), (1000 * n, 0, 10 * n)),
+        ]
+    return history
+
+
+def test_a_paginated_subagent_fork_leaves_out_the_history_its_meta_says_is_inherited(
+    tmp_path: Path,
+) -> None:
+    """A paginated rollout numbers its records (`ordinal`), and a subagent's session_meta
+    names the first that is its own (`subagent_history_start_ordinal`): the copy is told by
+    that, however long it is and however its writing was spread in time, even with the
+    parent's rollout elsewhere and the subagent's turn stamped at the copy's last instant."""
+    copied = long_history(600)  # 3,002 records
+    pages = [
+        stamped(value, f"2026-05-23T18:25:{15 + n // 1000:02d}.907Z")
+        for n, value in enumerate(copied)
+    ]  # written a page at a time: a second between pages
+    last = pages[-1]["timestamp"]
+    source = {"subagent": {"thread_spawn": {"parent_thread_id": PARENT, "depth": 1}}}
+    own = [turn_context(), message("user", "Review src/"), message("assistant", "Reviewed.")]
+    own += [token_count((1500, 1000, 20), (600_000 + 1500, 1000, 6000 + 20))]
+    child = write(
+        tmp_path / f"rollout-2026-05-23T18-25-15-{SESSION}.jsonl",
+        numbered(
+            [
+                stamped(
+                    meta(
+                        forked_from_id=PARENT,
+                        source=source,
+                        history_mode="paginated",
+                        subagent_history_start_ordinal=len(copied) + 1,
+                    ),
+                    FORKED_AT,
+                ),
+                *pages,
+                *(stamped(value, last) for value in own),
+            ]
+        ),
+    )
+    session = CODEX.parse(child)
+    assert [e.text for e in of(session, UserMessage)] == ["Review src/"]
+    assert [e.text for e in of(session, AgentMessage)] == ["Reviewed."]
+    assert not of(session, ToolCall)
+    [usage] = of(session, Usage)  # the subagent's one request, its total going on from the copy's
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (500, 1000, 20)
+    assert session.dropped["copied_history"] == len(copied)
+
+
+def test_a_fork_that_refers_to_its_parents_history_copies_nothing(tmp_path: Path) -> None:
+    """A fork written by reference (`history_base`, `forked_from_ordinal_exclusive`) and a
+    later page of a paginated thread start with their own records: none is left out."""
+    base = {"thread_id": PARENT, "end_ordinal_exclusive": 40, "end_byte_offset": 9000}
+    own = [turn_context(), message("user", "Now add a test"), message("assistant", "Added.")]
+    child = write(
+        tmp_path / f"rollout-2026-05-23T18-25-15-{SESSION}.jsonl",
+        numbered(
+            [
+                stamped(
+                    meta(
+                        forked_from_id=PARENT,
+                        forked_from_ordinal_exclusive=40,
+                        history_base=base,
+                        history_mode="paginated",
+                    ),
+                    FORKED_AT,
+                ),
+                *(stamped(value, FORKED_AT) for value in own),
+            ],
+            first=40,
+        ),
+    )
+    session = CODEX.parse(child)
+    assert [e.text for e in of(session, UserMessage)] == ["Now add a test"]
+    assert "copied_history" not in session.dropped

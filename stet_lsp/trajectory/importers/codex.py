@@ -61,7 +61,14 @@ A forked thread (`session_meta.forked_from_id`: a `/fork`, or a subagent spawned
 starts with a copy of its parent's history (the parent's session_meta, then its records, token
 counts included, stamped at the fork; a subagent's ends with a notice as an output of the
 parent's spawn call): the copy is the parent's, so it is left out and counted in
-`dropped.copied_history`, and the thread's token totals go on from its last one.
+`dropped.copied_history`, and the thread's token totals go on from its last one. A paginated
+rollout (`history_mode: "paginated"`, Codex 0.15x) numbers its records (`ordinal`, its
+session_meta's 0), and a subagent's session_meta names the first record that is its own
+(`subagent_history_start_ordinal`): the records numbered below it are the copy. A fork that
+refers to its parent's history instead of copying it (`history_base` with
+`forked_from_ordinal_exclusive`), like a later page of a paginated thread (`history_base`
+naming the page before), starts with its own records. Without the marker the copy is told
+as before Codex wrote it: by time and by the parent's rollout.
 """
 
 from __future__ import annotations
@@ -994,6 +1001,14 @@ class _Copy:
     last_total: Any = None
     read: list[Path] = field(default_factory=list)
 
+    def note_total(self, value: Any) -> None:
+        """Keeps the token total of a copied token_count (the thread's totals go on from it)."""
+        found = _rollout_record(value)
+        if found is not None and found[0] == "event_msg" and found[1].get("type") == "token_count":
+            info = found[1].get("info")
+            if isinstance(info, dict) and info.get("total_token_usage") is not None:
+                self.last_total = info["total_token_usage"]
+
 
 def _copied_history(path: Path, records: list[tuple[int, Any]]) -> _Copy:
     """The lines of a forked thread's rollout (`forked_from_id`: a `/fork`, or a subagent
@@ -1003,8 +1018,10 @@ def _copied_history(path: Path, records: list[tuple[int, Any]]) -> _Copy:
     changes again). The copy is the lines written in one go (each within 25 ms of the one
     before) that are the parent's records in order, when its rollout is where Codex keeps
     it (the copy may leave records out), up to the notice Codex adds to a subagent's copy
-    (an output of the parent's spawn call). The last token total in the copy is where this
-    thread's totals go on from."""
+    (an output of the parent's spawn call). Where the session_meta says where the thread's
+    own records start (`subagent_history_start_ordinal`, in a paginated rollout whose
+    records carry an `ordinal`), the copy is the records numbered below it, whatever their
+    times. The last token total in the copy is where this thread's totals go on from."""
     copy = _Copy()
     start = next(
         (i for i, (_, value) in enumerate(records) if _kind(value) == "session_meta"), None
@@ -1014,6 +1031,15 @@ def _copied_history(path: Path, records: list[tuple[int, Any]]) -> _Copy:
     meta = records[start][1]["payload"]
     parent = text_field(meta.get("forked_from_id"))
     rest = records[start + 1 :]
+    boundary = meta.get("subagent_history_start_ordinal")
+    if isinstance(boundary, int) and not isinstance(boundary, bool) and boundary >= 0:
+        numbered = [(line, value, _ordinal(value)) for line, value in rest]
+        if any(ordinal is not None for _, _, ordinal in numbered):
+            for line, value, ordinal in numbered:
+                if ordinal is not None and ordinal < boundary:
+                    copy.lines.add(line)
+                    copy.note_total(value)
+            return copy
     if not parent or not rest or _kind(rest[0][1]) != "session_meta":
         return copy  # not a fork, or one that refers to its parent's history (history_base)
     items = _parent_items(path, parent, copy.read) if _SAFE_ID.fullmatch(parent) else None
@@ -1036,10 +1062,7 @@ def _copied_history(path: Path, records: list[tuple[int, Any]]) -> _Copy:
                 break
             position += 1
         copy.lines.add(line)
-        if found is not None and found[0] == "event_msg" and found[1].get("type") == "token_count":
-            info = found[1].get("info")
-            if isinstance(info, dict) and info.get("total_token_usage") is not None:
-                copy.last_total = info["total_token_usage"]
+        copy.note_total(value)
         if notice:
             break
     return copy
@@ -1068,6 +1091,12 @@ def _parent_items(path: Path, parent: str, read: list[Path]) -> list[Any] | None
         if first is not None and first[0] == "session_meta" and first[1].get("id") == parent:
             return items
     return None
+
+
+def _ordinal(value: Any) -> int | None:
+    """The `ordinal` a paginated rollout gives each record (from 0, its session_meta's)."""
+    ordinal = value.get("ordinal") if isinstance(value, dict) else None
+    return ordinal if isinstance(ordinal, int) and not isinstance(ordinal, bool) else None
 
 
 def _kind(value: Any) -> str | None:
