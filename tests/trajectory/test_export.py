@@ -1766,3 +1766,95 @@ def test_an_atif_export_imports_back_with_its_cache_writes_and_subagent_descript
     path.write_text(json.dumps(to_atif({}, several.items)), encoding="utf-8")
     [usage] = [e for e in IMPORTERS["atif"].parse(path).events if isinstance(e, Usage)]
     assert usage.requests == 3
+
+
+def test_an_atif_export_of_several_sessions_imports_back_with_the_same_totals(
+    tmp_path: Path,
+) -> None:
+    """meta.json's totals (tokens, cost, its basis) of a trajectory of several sessions come
+    back from its ATIF export: one session's harness reported only its whole cost (an ATIF
+    run's `final_metrics`), another reported one request's cost and left the other to be
+    estimated. The sessions take back their ids, starts and ends from the export's `extra`."""
+    harbor, codex = Events("harbor-run"), Events("codex-run")
+    harbor.add(SessionStart, harness="terminus-2", model="gpt-5", time="2026-05-01T10:00:00Z")
+    harbor.add(UserMessage, text="solve the task")
+    harbor.add(AgentMessage, text="solved", model="gpt-5")
+    harbor.add(Usage, model="gpt-5", input_tokens=1200, output_tokens=300, cache_read_tokens=800)
+    harbor.add(SessionEnd, reason="submitted", cost_usd=0.4125, time="2026-05-01T10:05:00Z")
+    codex.add(SessionStart, harness="codex", harness_version="0.146.0", model=CC_MODEL)
+    codex.add(UserMessage, text="now review it")
+    codex.add(AgentMessage, text="reviewed", model=CC_MODEL)
+    codex.add(Usage, model=CC_MODEL, input_tokens=50, output_tokens=20, cache_write_tokens=900)
+    codex.add(ToolCall, call_id="c1", name="shell", input={"command": "ls"})
+    codex.add(ToolResult, call_id="c1", output="src")
+    codex.add(
+        Usage,
+        model=CC_MODEL,
+        input_tokens=70,
+        output_tokens=10,
+        cache_read_tokens=900,
+        cost_usd=0.0021,
+        cost_basis="reported",
+    )
+    codex.add(SessionEnd, reason="exit")
+    events = harbor.items + codex.items
+    before = summary(events, "traj-9")
+    assert before.totals.cost_basis == "mixed"
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps(to_atif(before.model_dump(mode="json"), events)), "utf-8")
+    parsed = IMPORTERS["atif"].parse(path)
+    after = summary(parsed.events, "traj-9")
+    assert after.totals == before.totals
+    assert after.sessions == ["harbor-run", "codex-run"]
+    assert [h.name for h in after.harnesses] == ["terminus-2", "codex"]
+    ends = [(e.session, e.reason, e.cost_usd) for e in parsed.events if isinstance(e, SessionEnd)]
+    assert ends == [("harbor-run", "submitted", 0.4125), ("codex-run", "exit", None)]
+
+    # A request's cost recorded as an estimate stays one.
+    one = Events("one")
+    one.add(UserMessage, text="go")
+    one.add(AgentMessage, text="done", model="gpt-5")
+    one.add(
+        Usage, model="gpt-5", input_tokens=10, output_tokens=5, cost_usd=0.5, cost_basis="estimated"
+    )
+    path.write_text(json.dumps(to_atif({}, one.items)), "utf-8")
+    again = summary(IMPORTERS["atif"].parse(path).events)
+    assert again.totals == summary(one.items).totals
+    assert again.totals.cost_basis == "estimated"
+
+
+def test_the_real_round_trip_of_a_trajectory_of_two_harnesses_keeps_its_totals(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    """`stet trajectory import` of Harbor's ATIF sample (its total cost reported) and of a
+    Claude Code session (estimated), `export --format atif`, and `import` of the export into
+    another repository: meta.json's sessions and totals are the same."""
+    usage = {"input_tokens": 10, "output_tokens": 40, "cache_read_input_tokens": 20000}
+    claude = (
+        Transcript(root)
+        .user("Add a greeting module")
+        .say("Created src/hello.py.", usage=usage)
+        .save(tmp_path / "session.jsonl")
+    )
+
+    def imported(source: Path, repo: Path) -> dict[str, Any]:
+        code, out, err = stet("trajectory", "import", str(source), "--json", "-C", str(repo))
+        assert (code, err) == (0, ""), err
+        folder = repo / json.loads(out)["folder"]
+        return {
+            "id": json.loads(out)["trajectory"],
+            **json.loads((folder / "meta.json").read_text(encoding="utf-8")),
+        }
+
+    imported(sample("atif/harbor__trajectory_pass.json"), root)
+    before = imported(claude, root)
+    assert before["totals"]["cost_basis"] == "mixed"
+    code, out, err = stet("trajectory", "export", before["id"], "--format", "atif", "-C", str(root))
+    assert (code, err) == (0, ""), err
+    export = tmp_path / "export.json"
+    export.write_text(out, encoding="utf-8")
+    other = Path(make_repo(tmp_path / "other", files={"README.md": "hi\n"}).workdir)
+    after = imported(export, other)
+    assert after["totals"] == before["totals"]
+    assert after["sessions"] == before["sessions"]
+    assert after["harnesses"] == before["harnesses"]

@@ -20,6 +20,15 @@ token totals are recomputed from the steps' metrics. Its `notes` and the agent's
 `tool_definitions` become no event: each is counted in `dropped`, as `final_metrics` is when
 its cost is not kept.
 
+Stet's own export of a trajectory of several sessions (its root `extra` holds `meta` or
+`sessions`, and each step names its session in `extra.session`) is read back as those
+sessions: each step's events take its session's id, each session starts and ends as the
+root's `extra.sessions` recorded (harness, model, times, reason) and its end carries the total
+cost its harness reported (`reported_cost_usd`), so meta.json's totals come back the same; the
+root's `final_metrics` is then what the steps and those totals give again, and is not counted
+as dropped. A step's `metrics.cost_usd` marked `estimated` in its `extra.cost_basis` stays an
+estimate.
+
 Since v1.5 `is_copied_context` marks steps copied from an earlier trajectory for context (a
 continuation after summarisation): they are not imported again and are counted in
 `dropped.copied_context`. Since v1.6 `message` and result `content` may be a list of content
@@ -150,6 +159,12 @@ class _Reader:
         self.placed: set[tuple[str, str]] = set()  # (file, pointer) of subagent trajectories
         self.last: SourceRef | None = None
         self.last_time: str | None = None
+        # Stet's export of several sessions: each step names its session (`extra.session`) and
+        # the root's `extra.sessions` what their starts and ends said; the events take back
+        # their sessions' ids (None: the document is one session).
+        self.restored: dict[str, dict[str, Any]] | None = None
+        self.session: str | None = None
+        self.harness = FORMAT
 
     def read(self) -> ParsedSession:
         main = self._open(self.path, self.path.name)
@@ -161,6 +176,7 @@ class _Reader:
             or text_field(root.get("trajectory_id"))
             or file_digest(self.path)
         )
+        self.restored = _exported_sessions(root)
         self._start(main)
         current: _File | None = main
         totals: list[float | None] = []
@@ -169,13 +185,62 @@ class _Reader:
             self._trajectory(trajectory, leftovers=True)
             totals.append(_reported_total(current.root.get("final_metrics")))
             current = self._continuation(current)
+        end_at = self.last or SourceRef(file=main.name, line=1)
+        if self.restored is not None:
+            self._end_restored(end_at)
+            return self.parsed
         # The harness's total cost of the session, when every file of it reports one.
         cost = None if None in totals else sum(t for t in totals if t is not None)
         if cost is None and mapping(root.get("final_metrics")):
             self.parsed.dropped["final_metrics"] += 1
-        end_at = self.last or SourceRef(file=main.name, line=1)
         self._emit(SessionEnd, end_at, self.last_time, None, cost_usd=cost)
         return self.parsed
+
+    def _end_restored(self, at: SourceRef) -> None:
+        """The ends of the sessions of Stet's export, as its root `extra.sessions` recorded
+        them: time, reason and the total cost their harness reported. The root's
+        `final_metrics` is then what the steps and those totals give again."""
+        for session, entry in (self.restored or {}).items():
+            if not entry.get("seen") or not (
+                {"ended", "end_reason", "reported_cost_usd"} & set(entry)
+            ):
+                continue
+            self.session = session
+            self._emit(
+                SessionEnd,
+                at,
+                text_field(entry.get("ended")) or self.last_time,
+                None,
+                reason=text_field(entry.get("end_reason")),
+                cost_usd=cost_field(entry.get("reported_cost_usd")),
+            )
+
+    def _enter_session(self, step: dict[str, Any], at: SourceRef, time: str | None) -> None:
+        """In Stet's export of several sessions, the step's session becomes the current one;
+        a session's first step is preceded by its start, when the export recorded one."""
+        if self.restored is None:
+            return
+        session = text_field(mapping(step.get("extra")).get("session"))
+        if session is None or session not in self.restored:
+            return
+        self.session = session
+        entry = self.restored[session]
+        if entry.get("seen"):
+            return
+        entry["seen"] = True
+        if text_field(entry.get("harness")) is None:
+            return  # the session's start was not recorded
+        self._emit(
+            SessionStart,
+            at,
+            text_field(entry.get("started")) or time,
+            None,
+            harness=text_field(entry.get("harness")) or self.harness,
+            **{
+                key: text_field(entry.get(key))
+                for key in ("harness_version", "model", "cwd", "branch", "commit", "title")
+            },
+        )
 
     # -- files ----------------------------------------------------------------------------
 
@@ -226,18 +291,20 @@ class _Reader:
             (m for s in steps if isinstance(s, dict) and (m := text_field(s.get("model_name")))),
             None,
         )
-        self._emit(
-            SessionStart,
-            SourceRef(file=main.name, line=1, pointer=""),
-            first_time,
-            None,
-            harness=text_field(agent.get("name")) or FORMAT,
-            harness_version=text_field(agent.get("version")),
-            model=model,
-            cwd=_single(extras, ("cwd", "working_dir", "cwds")),
-            branch=_single(extras, ("git_branch", "branch", "gitBranch", "git_branches")),
-            commit=_single(extras, ("git_commit", "commit", "commit_hash")),
-        )
+        self.harness = text_field(agent.get("name")) or FORMAT
+        if self.restored is None:  # else each session's start comes before its first step
+            self._emit(
+                SessionStart,
+                SourceRef(file=main.name, line=1, pointer=""),
+                first_time,
+                None,
+                harness=self.harness,
+                harness_version=text_field(agent.get("version")),
+                model=model,
+                cwd=_single(extras, ("cwd", "working_dir", "cwds")),
+                branch=_single(extras, ("git_branch", "branch", "gitBranch", "git_branches")),
+                commit=_single(extras, ("git_commit", "commit", "commit_hash")),
+            )
         # What no event holds is counted: notes, tool definitions (and, in `read`, the totals
         # when their cost is not kept: the token totals are recomputed from the steps).
         for name, value in (
@@ -288,6 +355,7 @@ class _Reader:
         if step.get("is_copied_context") is True:
             self.parsed.dropped["copied_context"] += 1
             return
+        self._enter_session(step, at, time)
         source = step.get("source")
         if source == "user":
             text = _content_text(step.get("message"))
@@ -373,7 +441,7 @@ class _Reader:
             cache_read_tokens=cached,
             cache_write_tokens=written,
             cost_usd=cost,
-            cost_basis="reported" if cost is not None else None,
+            cost_basis=_cost_basis(cost, extra),
             requests=requests,
         )
 
@@ -532,7 +600,11 @@ class _Reader:
     def _emit(
         self, kind: type[E], at: SourceRef, time: str | None, agent: str | None, **fields: Any
     ) -> E:
-        event = self.parsed.emit(kind, at, time, agent, **fields)
+        if self.session is not None:
+            event = kind(session=self.session, source=at, time=time, agent=agent, **fields)
+            self.parsed.events.append(event)
+        else:
+            event = self.parsed.emit(kind, at, time, agent, **fields)
         if agent is None and kind is not SessionStart:
             self.last, self.last_time = at, time or self.last_time
         return event
@@ -589,6 +661,33 @@ def _single(extras: Iterable[dict[str, Any]], keys: Sequence[str]) -> str | None
             if text_field(value):
                 return str(value)
     return None
+
+
+def _cost_basis(cost: float | None, extra: dict[str, Any]) -> str | None:
+    """How a step's cost is known: reported, unless Stet's export marks it an estimate."""
+    if cost is None:
+        return None
+    return "estimated" if extra.get("cost_basis") == "estimated" else "reported"
+
+
+def _exported_sessions(root: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """The sessions of Stet's export of several sessions (whose root `extra` holds its
+    `meta` or `sessions`, and whose steps name their session), in the order of their steps,
+    each with what the root's `extra.sessions` recorded of it; None for any other document."""
+    extra = mapping(root.get("extra"))
+    if "meta" not in extra and "sessions" not in extra:
+        return None
+    recorded = {
+        session: dict(entry)
+        for entry in sequence(extra.get("sessions"))
+        if isinstance(entry, dict) and (session := text_field(entry.get("session")))
+    }
+    sessions: dict[str, dict[str, Any]] = {}
+    for step in sequence(root.get("steps")):
+        session = text_field(mapping(mapping(step).get("extra")).get("session"))
+        if session is not None:
+            sessions.setdefault(session, recorded.get(session, {}))
+    return sessions if len(sessions) > 1 else None
 
 
 def _reported_total(final_metrics: Any) -> float | None:
