@@ -1807,6 +1807,13 @@ def test_an_atif_export_of_several_sessions_imports_back_with_the_same_totals(
     assert after.totals == before.totals
     assert after.sessions == ["harbor-run", "codex-run"]
     assert [h.name for h in after.harnesses] == ["terminus-2", "codex"]
+    kinds = [(e.kind, e.session) for e in parsed.events if isinstance(e, SessionStart | SessionEnd)]
+    assert kinds == [
+        ("session_start", "harbor-run"),
+        ("session_end", "harbor-run"),
+        ("session_start", "codex-run"),
+        ("session_end", "codex-run"),
+    ]
     ends = [(e.session, e.reason, e.cost_usd) for e in parsed.events if isinstance(e, SessionEnd)]
     assert ends == [("harbor-run", "submitted", 0.4125), ("codex-run", "exit", None)]
 

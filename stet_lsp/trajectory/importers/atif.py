@@ -197,34 +197,43 @@ class _Reader:
         return self.parsed
 
     def _end_restored(self, at: SourceRef) -> None:
-        """The ends of the sessions of Stet's export, as its root `extra.sessions` recorded
-        them: time, reason and the total cost their harness reported. The root's
-        `final_metrics` is then what the steps and those totals give again."""
+        """The ends of the sessions of Stet's export not ended yet (the last one's)."""
         for session, entry in (self.restored or {}).items():
-            if not entry.get("seen") or not (
-                {"ended", "end_reason", "reported_cost_usd"} & set(entry)
-            ):
-                continue
-            self.session = session
-            self._emit(
-                SessionEnd,
-                at,
-                text_field(entry.get("ended")) or self.last_time,
-                None,
-                reason=text_field(entry.get("end_reason")),
-                cost_usd=cost_field(entry.get("reported_cost_usd")),
-            )
+            if entry.get("seen"):
+                self._end_session(session, at)
+
+    def _end_session(self, session: str, at: SourceRef) -> None:
+        """A session of Stet's export ends as its root `extra.sessions` recorded: time,
+        reason and the total cost its harness reported (the root's `final_metrics` is then
+        what the steps and those totals give again)."""
+        entry = (self.restored or {}).get(session, {})
+        if entry.get("ended_here") or not _ENDED.intersection(entry):
+            return  # ended already, or its end was not recorded
+        entry["ended_here"] = True
+        current, self.session = self.session, session
+        self._emit(
+            SessionEnd,
+            at,
+            text_field(entry.get("ended")) or self.last_time,
+            None,
+            reason=text_field(entry.get("end_reason")),
+            cost_usd=cost_field(entry.get("reported_cost_usd")),
+        )
+        self.session = current
 
     def _enter_session(self, step: dict[str, Any], at: SourceRef, time: str | None) -> None:
         """In Stet's export of several sessions, the step's session becomes the current one;
-        a session's first step is preceded by its start, when the export recorded one."""
+        a session's first step is preceded by the end of the session before it and by its own
+        start, when the export recorded them."""
         if self.restored is None:
             return
         session = text_field(mapping(step.get("extra")).get("session"))
-        if session is None or session not in self.restored:
+        if session is None or session not in self.restored or session == self.session:
             return
-        self.session = session
         entry = self.restored[session]
+        if not entry.get("seen") and self.session is not None:
+            self._end_session(self.session, self.last or at)
+        self.session = session
         if entry.get("seen"):
             return
         entry["seen"] = True
@@ -661,6 +670,10 @@ def _single(extras: Iterable[dict[str, Any]], keys: Sequence[str]) -> str | None
             if text_field(value):
                 return str(value)
     return None
+
+
+# What the export's `extra.sessions` records of a session's end.
+_ENDED = frozenset({"ended", "end_reason", "reported_cost_usd"})
 
 
 def _cost_basis(cost: float | None, extra: dict[str, Any]) -> str | None:
