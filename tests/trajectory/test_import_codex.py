@@ -1625,3 +1625,30 @@ def test_a_fork_that_refers_to_its_parents_history_copies_nothing(tmp_path: Path
     session = CODEX.parse(child)
     assert [e.text for e in of(session, UserMessage)] == ["Now add a test"]
     assert "copied_history" not in session.dropped
+
+
+def test_a_long_copy_written_with_pauses_is_left_out_whole_when_the_parent_is_found(
+    tmp_path: Path,
+) -> None:
+    """A long history is not copied within milliseconds a line: where the parent's rollout
+    matches the copy record by record, a pause of a few hundred milliseconds inside it does
+    not end it (the fork's own turn, seconds later, does)."""
+    history = long_history(600)  # 3,002 records
+    write(tmp_path / f"rollout-2026-05-23T18-24-45-{PARENT}.jsonl", history)
+    copied = [
+        stamped(value, "2026-05-23T18:25:15.907Z" if n < 1500 else "2026-05-23T18:25:16.207Z")
+        for n, value in enumerate(history)
+    ]
+    own = [turn_context(), message("user", "Now add a test"), message("assistant", "Added.")]
+    child = write(
+        tmp_path / f"rollout-2026-05-23T18-25-15-{SESSION}.jsonl",
+        [
+            stamped(meta(forked_from_id=PARENT), FORKED_AT),
+            *copied,
+            *(stamped(value, "2026-05-23T18:25:23.472Z") for value in own),
+        ],
+    )
+    session = CODEX.parse(child)
+    assert [e.text for e in of(session, UserMessage)] == ["Now add a test"]
+    assert not of(session, ToolCall)
+    assert session.dropped["copied_history"] == len(history)

@@ -991,6 +991,9 @@ def _spawn_call_in(rollout: Path, thread_id: str, agent_path: str | None) -> str
 # The copy is written in one go when the fork starts: each of its lines is stamped within
 # milliseconds of the one before, and the fork's own first record comes later.
 _COPY_GAP = timedelta(milliseconds=25)
+# A long copy is not written that fast throughout: where the parent's rollout vouches for each
+# record, a pause of up to a second inside it does not end it.
+_MATCHED_COPY_GAP = timedelta(seconds=1)
 # What Codex adds at the end of a subagent's copy: an output of the parent's spawn call.
 _SPAWN_NOTICE = "You are the newly spawned agent"
 
@@ -1016,8 +1019,9 @@ def _copied_history(path: Path, records: list[tuple[int, Any]]) -> _Copy:
     session_meta first, written right after the thread's own session_meta. They are the
     parent's events, not this thread's (importing them would count the parent's requests and
     changes again). The copy is the lines written in one go (each within 25 ms of the one
-    before) that are the parent's records in order, when its rollout is where Codex keeps
-    it (the copy may leave records out), up to the notice Codex adds to a subagent's copy
+    before, or within a second when the parent's rollout vouches for them) that are the
+    parent's records in order, when its rollout is where Codex keeps it (the copy may leave
+    records out), up to the notice Codex adds to a subagent's copy
     (an output of the parent's spawn call). Where the session_meta says where the thread's
     own records start (`subagent_history_start_ordinal`, in a paginated rollout whose
     records carry an `ordinal`), the copy is the records numbered below it, whatever their
@@ -1045,12 +1049,13 @@ def _copied_history(path: Path, records: list[tuple[int, Any]]) -> _Copy:
     items = _parent_items(path, parent, copy.read) if _SAFE_ID.fullmatch(parent) else None
     position = 0
     previous = _stamp(rest[0][1])
+    gap = _COPY_GAP if items is None else _MATCHED_COPY_GAP
     for line, value in rest:
         stamp = _stamp(value)
         if stamp is None or previous is None:
             if items is None:
                 break  # no time to tell the copy by, and no parent to match
-        elif not previous <= stamp <= previous + _COPY_GAP:
+        elif not previous <= stamp <= previous + gap:
             break
         previous = stamp or previous
         found = _rollout_record(value)
