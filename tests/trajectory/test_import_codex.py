@@ -1652,3 +1652,48 @@ def test_a_long_copy_written_with_pauses_is_left_out_whole_when_the_parent_is_fo
     assert [e.text for e in of(session, UserMessage)] == ["Now add a test"]
     assert not of(session, ToolCall)
     assert session.dropped["copied_history"] == len(history)
+
+
+def test_a_fork_that_refers_to_its_parents_history_goes_on_from_its_total_at_the_fork(
+    tmp_path: Path,
+) -> None:
+    """A fork by reference copies no token count, yet its first one may repeat the parent's
+    total at the fork (a rate-limit update): the parent's rollout, read up to the fork's
+    `forked_from_ordinal_exclusive`, says what that total was, even where the parent went on."""
+    history = parents_history()
+    went_on = [message("user", "continue"), token_count((500, 0, 5), (61061, 30000, 205))]
+    write(
+        tmp_path / f"rollout-2026-05-23T18-24-45-{PARENT}.jsonl",
+        numbered([*history, *went_on]),
+    )
+    base = {"thread_id": PARENT, "end_ordinal_exclusive": len(history), "end_byte_offset": 9}
+    own = [
+        turn_context(),
+        message("user", "Now add a test"),
+        message("assistant", "Added."),
+        token_count((30282, 30000, 100), (60561, 30000, 200)),  # the parent's, repeated
+        token_count((30300, 30000, 50), (90861, 60000, 250)),
+    ]
+    child = write(
+        tmp_path / f"rollout-2026-05-23T18-25-15-{SESSION}.jsonl",
+        numbered(
+            [
+                stamped(
+                    meta(
+                        forked_from_id=PARENT,
+                        forked_from_ordinal_exclusive=len(history),
+                        history_base=base,
+                        history_mode="paginated",
+                    ),
+                    FORKED_AT,
+                ),
+                *(stamped(value, "2026-05-23T18:25:23.472Z") for value in own),
+            ],
+            first=len(history),
+        ),
+    )
+    session = CODEX.parse(child)
+    [usage] = of(session, Usage)
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (300, 30000, 50)
+    assert "copied_history" not in session.dropped
+    assert len(session.consulted) == 1

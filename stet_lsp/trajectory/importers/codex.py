@@ -67,7 +67,10 @@ session_meta's 0), and a subagent's session_meta names the first record that is 
 (`subagent_history_start_ordinal`): the records numbered below it are the copy. A fork that
 refers to its parent's history instead of copying it (`history_base` with
 `forked_from_ordinal_exclusive`), like a later page of a paginated thread (`history_base`
-naming the page before), starts with its own records. Without the marker the copy is told
+naming the page before), starts with its own records; its token totals go on from the
+parent's last total numbered below `forked_from_ordinal_exclusive`, read from the parent's
+rollout when it is in the same `sessions` tree (a token count of the fork that repeats it
+adds nothing). Without the marker the copy is told
 as before Codex wrote it: by time and by the parent's rollout.
 """
 
@@ -1044,8 +1047,15 @@ def _copied_history(path: Path, records: list[tuple[int, Any]]) -> _Copy:
                     copy.lines.add(line)
                     copy.note_total(value)
             return copy
+    if parent and isinstance(meta.get("history_base"), dict) and _SAFE_ID.fullmatch(parent):
+        # A fork that refers to its parent's history copies none; its token totals go on from
+        # the parent's at the fork (the records numbered below forked_from_ordinal_exclusive).
+        end = meta.get("forked_from_ordinal_exclusive")
+        if isinstance(end, int) and not isinstance(end, bool):
+            copy.last_total = _parent_total(path, parent, end, copy.read)
+        return copy
     if not parent or not rest or _kind(rest[0][1]) != "session_meta":
-        return copy  # not a fork, or one that refers to its parent's history (history_base)
+        return copy  # not a fork
     items = _parent_items(path, parent, copy.read) if _SAFE_ID.fullmatch(parent) else None
     position = 0
     previous = _stamp(rest[0][1])
@@ -1102,6 +1112,33 @@ def _ordinal(value: Any) -> int | None:
     """The `ordinal` a paginated rollout gives each record (from 0, its session_meta's)."""
     ordinal = value.get("ordinal") if isinstance(value, dict) else None
     return ordinal if isinstance(ordinal, int) and not isinstance(ordinal, bool) else None
+
+
+def _parent_total(path: Path, parent: str, end: int, read: list[Path]) -> Any:
+    """The parent thread's token total at a fork that refers to its history: that of its last
+    token_count numbered below `end`, in the pages of its rollout found where Codex keeps
+    them; None when none is found."""
+    best: tuple[int, Any] | None = None
+    for rollout in _parent_rollouts(path, parent):
+        try:
+            with open_text(rollout) as stream:
+                values = [_loads(line) for line in stream if line.strip()]
+        except (OSError, StetError, ValueError):
+            continue
+        first = _rollout_record(values[0]) if values else None
+        if first is None or first[0] != "session_meta" or first[1].get("id") != parent:
+            continue
+        read.append(rollout)
+        copy = _Copy()
+        for value in values:
+            ordinal = _ordinal(value)
+            if ordinal is None or ordinal >= end or (best is not None and ordinal <= best[0]):
+                continue
+            copy.note_total(value)
+            if copy.last_total is not None:
+                best = (ordinal, copy.last_total)
+                copy.last_total = None
+    return best[1] if best is not None else None
 
 
 def _kind(value: Any) -> str | None:
