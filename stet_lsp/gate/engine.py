@@ -211,10 +211,9 @@ class RuleScanner:
         if rule.after is not None and rule.after.match(self.text, offset + anchor_length) is None:
             return False
         before = rule.before
-        return (
-            before is None
-            or before.search(self.text, max(0, offset - rule.lead), offset) is not None
-        )
+        if before is None:
+            return True
+        return before.search(self.text[max(0, offset - rule.lead) : offset].lower()) is not None
 
     def _run_windows(
         self, windows: dict[int, list[AnchorHit]], undecided_prefixes: list[AnchorHit]

@@ -55,7 +55,10 @@ class Rule:
     cheap test: a window rule's hit without it is neither searched nor decoded)."""
     before: LazyPattern | None = None
     """For window rules: what the `lead` characters before a hit must hold for any match
-    there (a cheap test: a hit without it is neither searched nor decoded behind escapes)."""
+    there (a cheap test: a hit without it is neither searched nor decoded behind escapes).
+    It is searched in those characters in lower case, so it is written in lower case without
+    `(?i:…)`: the regular expression engine skips ahead to a literal's first character only in
+    a pattern that ignores no case (ten times faster on transcripts)."""
     start: str = "window"
     """Where a match may start: "anchor" (prefix rules: exactly at the anchor), "identifier"
     (at the start of the identifier holding the anchor), or "window" (search around it)."""

@@ -803,10 +803,11 @@ PHP_DEFINE = Rule(
 # `ParameterValue`. A reference (`$(DB_PASS)`, `{{ … }}`) or a placeholder stays.
 _PAIR_NAME = r"(?i:name|key|parameterkey)"
 # The credential's name before the value's key (quotes escaped at any depth): without it a
-# `"value":` (common in JSON a tool printed) is neither read nor decoded.
+# `"value":` (common in JSON a tool printed) is neither read nor decoded. In lower case, as
+# `Rule.before` is searched.
 _PAIR_BEFORE = lazy(
-    r"(?i:name|key|parameterkey)\\{0,7}[\"']?[ \t\r\n]{0,32}:[ \t\r\n]{0,32}\\{0,7}[\"']?"
-    r"[A-Za-z0-9_.\-]{0,60}?(?i:" + SECRET_KEY_WORDS + r")"
+    r"(?:name|key|parameterkey)\\{0,7}[\"']?[ \t\r\n]{0,32}:[ \t\r\n]{0,32}\\{0,7}[\"']?"
+    r"[a-z0-9_.\-]{0,60}?(?:" + SECRET_KEY_WORDS + r")"
 )
 _PAIR_VALUE = r"(?i:value|parametervalue)"
 NAME_VALUE_PAIRS = (
