@@ -16,9 +16,10 @@ from pydantic_core import PydanticSerializationError
 
 from stet_lsp.trajectory import jsontext
 
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 """1.1 added the `graduation` event and meta.json's `supersedes`, 1.2 `session_end`'s
-`cost_usd`; readers of an earlier minor version read these files but for those."""
+`cost_usd`, 1.3 `usage`'s `requests`, 1.4 the `rewind` event and every event's `abandoned`;
+readers of an earlier minor version read these files but for those."""
 
 
 class SourceRef(BaseModel):
@@ -44,6 +45,11 @@ class EventBase(BaseModel):
     )
     time: str | None = Field(None, description="ISO 8601 time the harness recorded, if any")
     source: SourceRef
+    abandoned: bool = Field(
+        False,
+        description="(1.4) the event is on a branch of the conversation the user left by "
+        "rewinding it: the `rewind` event after it starts the branch that replaced it",
+    )
 
 
 class SessionStart(EventBase):
@@ -141,6 +147,20 @@ class Subagent(EventBase):
     description: str | None = None
 
 
+class Rewind(EventBase):
+    """The user rewound the conversation (or edited an earlier prompt): the events after this
+    one continue from the record `resumes_after` names, and the events written since that
+    record are `abandoned` (the harness keeps them, but the conversation no longer holds
+    them). Whether the files were restored too is not recorded by the harness."""
+
+    kind: Literal["rewind"] = "rewind"
+    resumes_after: SourceRef | None = Field(
+        None,
+        description="the source record the new branch continues from (the last one the "
+        "rewind kept); null when it starts again before the session's first message",
+    )
+
+
 class Commit(EventBase):
     kind: Literal["commit"] = "commit"
     sha: str | None = None
@@ -208,6 +228,7 @@ Event = Annotated[
     | Usage
     | Compaction
     | Subagent
+    | Rewind
     | Commit
     | Error
     | Note

@@ -161,7 +161,7 @@ def test_headers() -> None:
 def test_every_event_kind_is_in_the_schema() -> None:
     schema = event_schema()
     kinds = _kinds()
-    assert len(kinds) == len(set(kinds)) == 16
+    assert len(kinds) == len(set(kinds)) == 17
     assert schema["discriminator"]["propertyName"] == "kind"
     assert sorted(schema["discriminator"]["mapping"]) == sorted(kinds)
     assert len(schema["oneOf"]) == len(kinds)

@@ -25,6 +25,18 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   listings, a prompt queued while the agent worked), `file-history-snapshot`,
   `queue-operation`, `last-prompt`, `permission-mode`.
 
+Rewinds: the records form a tree by `uuid` and `parentUuid` (a compaction boundary's parent
+is its `logicalParentUuid`). When the user rewinds the conversation (Esc Esc, `/rewind`, or
+editing an earlier prompt), nothing says so: the next prompt's `parentUuid` names an earlier
+record, and the messages written since that record are a branch the conversation left. A
+prompt whose nearest message above it (through hook progress and system records, which hang
+off the tree beside the messages) is not the last message of the main conversation starts a
+`Rewind`; the events of the records written since that message, but for those the prompt
+descends from and the file-history snapshots of messages that stay, are `abandoned`, and so
+are subagents a call on the abandoned branch started. Side chains (`isSidechain`) have trees
+of their own and a compaction is no rewind. Whether "restore code" was chosen is not written
+to the session (the backups live in `~/.claude/file-history/`).
+
 Subagents: older versions wrote a subagent's records into the session file itself, marked
 `isSidechain`; later ones write each to `agent-<id>.jsonl`, first beside the session file and
 now in `<session id>/subagents/` (with `agent-<id>.meta.json` holding its description). Their
@@ -48,6 +60,7 @@ from stet_lsp.trajectory.events import (
     FileChange,
     RawEvent,
     Reasoning,
+    Rewind,
     SessionEnd,
     SessionStart,
     SourceRef,
@@ -313,6 +326,11 @@ class _FileReader:
         self.pending_compaction: Compaction | None = None
         self.latest_sidechain: str | None = None
         self.record_cwd: str | None = None  # the folder the record was written in
+        self.tree = _Tree()
+        # Per event: the uuid of its record, or for a record outside the tree the message
+        # it names ("@" and its messageId: a file-history snapshot), else None.
+        self.event_keys: list[str | None] = []
+        self.record_key: str | None = None
 
     def read(self, path: Path) -> _Transcript:
         for line, value in jsonl_records(path, self.out.source, self.shared.problems):
@@ -348,9 +366,16 @@ class _FileReader:
             self.shared.dropped["repeated_message"] += 1
             return
         agent = self.out.agent
-        if agent is None and record.get("isSidechain") is True:
+        sidechain = record.get("isSidechain") is True
+        message_id = _str(record.get("messageId"))
+        self.record_key = (
+            uuid if isinstance(uuid, str) else ("@" + message_id if message_id else None)
+        )
+        if agent is None and sidechain:
             agent = self._sidechain_agent(source, time, record)
         at = _At(source, time, agent)
+        if agent is None and isinstance(uuid, str):
+            self._place_in_tree(at, uuid, record)
         if not isinstance(kind, str):
             self._emit(RawEvent, at, record=record, reason="record has no type")
         elif kind in ("user", "assistant"):
@@ -366,6 +391,8 @@ class _FileReader:
             self._emit(RawEvent, at, record=record, reason=_KEPT_RECORDS[kind])
         else:
             self._emit(RawEvent, at, record=record, reason=f"unknown record type {kind!r}")
+        if agent is None and kind in ("user", "assistant") and isinstance(uuid, str):
+            self.tree.ends[uuid] = len(self.out.events)
 
     def _note_metadata(self, record: dict[str, Any], time: str | None) -> None:
         out = self.out
@@ -690,7 +717,100 @@ class _FileReader:
     def _emit(self, event_type: type[E], at: _At, **fields: Any) -> E:
         event = event_type(session="", agent=at.agent, time=at.time, source=at.source, **fields)
         self.out.events.append(event)
+        self.event_keys.append(self.record_key)
         return event
+
+    # -- rewinds ---------------------------------------------------------------------------
+
+    def _place_in_tree(self, at: _At, uuid: str, record: dict[str, Any]) -> None:
+        """Notes a main-conversation record in the tree; a prompt that branches off before
+        the last message starts a Rewind (emitted before the prompt's own events)."""
+        tree = self.tree
+        parent = _str(record.get("parentUuid"))
+        if parent is None and record.get("subtype") == "compact_boundary":
+            parent = _str(record.get("logicalParentUuid"))
+        kind = record.get("type")
+        message = kind in ("user", "assistant")
+        rewind = (
+            kind == "user"
+            and tree.last_message is not None
+            and parent in tree.parent
+            and not record.get("isMeta")
+            and not record.get("isCompactSummary")
+            and _is_prompt(record)
+        )
+        tree.parent[uuid] = parent
+        tree.message_above[uuid] = uuid if message else tree.message_above.get(parent or "")
+        if rewind:
+            self._rewind(at, uuid, parent or "")
+        tree.events_before[uuid] = len(self.out.events)
+        if message:
+            tree.last_message = uuid
+            tree.line[uuid] = at.source.line
+
+    def _rewind(self, at: _At, uuid: str, parent: str) -> None:
+        tree = self.tree
+        above = tree.message_above.get(parent)
+        if above == tree.last_message:
+            return
+        # The records the prompt hangs from up to the message above them: they stay.
+        kept = {uuid}
+        top = parent
+        walking: str | None = parent
+        while walking is not None and walking not in kept:
+            kept.add(walking)
+            top = walking
+            if walking == tree.message_above.get(walking):
+                break
+            walking = tree.parent.get(walking)
+        if above is not None:
+            start = tree.ends.get(above, len(self.out.events))
+        else:
+            start = tree.events_before.get(top, 0)
+        self._abandon(start, kept)
+        after = None
+        if above is not None:
+            after = SourceRef(file=self.out.source, line=tree.line[above])
+        self._emit(Rewind, at, resumes_after=after)
+
+    def _abandon(self, start: int, kept: set[str]) -> None:
+        """Marks the events from `start` to now abandoned, but for those of the `kept`
+        records and the snapshots of messages that are not abandoned. Runs marked before are
+        crossed in one step (only what they kept is looked at again), so that rewinding again
+        and again stays linear."""
+        tree = self.tree
+        events = self.out.events
+        end = len(events)
+        left: list[int] = []
+        named: list[int] = []
+        index = start
+        while index < end:
+            run = tree.runs.pop(index, None)
+            if run is not None:
+                run_end, run_left = run
+                for earlier in run_left:
+                    self._abandon_one(earlier, kept, left, named)
+                index = run_end
+                continue
+            self._abandon_one(index, kept, left, named)
+            index += 1
+        for index in named:
+            key = self.event_keys[index] or ""
+            if key[1:] in tree.abandoned:
+                events[index].abandoned = True
+            else:
+                left.append(index)
+        tree.runs[start] = (end, left)
+
+    def _abandon_one(self, index: int, kept: set[str], left: list[int], named: list[int]) -> None:
+        key = self.event_keys[index]
+        if key is None or key in kept:
+            left.append(index)
+        elif key.startswith("@"):
+            named.append(index)
+        else:
+            self.out.events[index].abandoned = True
+            self.tree.abandoned.add(key)
 
 
 # -- placing subagents ---------------------------------------------------------------------
@@ -745,6 +865,22 @@ def _call_by_prompt(
     return None
 
 
+@dataclass
+class _Tree:
+    """The main conversation's records as a tree (side chains apart), for finding rewinds."""
+
+    parent: dict[str, str | None] = field(default_factory=dict)
+    # The nearest user or assistant record at or above each record.
+    message_above: dict[str, str | None] = field(default_factory=dict)
+    events_before: dict[str, int] = field(default_factory=dict)  # events before its own
+    line: dict[str, int] = field(default_factory=dict)  # a message record's line
+    last_message: str | None = None
+    abandoned: set[str] = field(default_factory=set)
+    # Marked runs of events: start -> (end, the indexes in it left unmarked).
+    runs: dict[int, tuple[int, list[int]]] = field(default_factory=dict)
+    ends: dict[str, int] = field(default_factory=dict)  # events up to a message record's last
+
+
 class _Placer:
     """Lays out transcripts, each subagent right after the call that started it."""
 
@@ -754,9 +890,12 @@ class _Placer:
         self.placed: set[int] = set()
         self.out: list[EventBase] = []
 
-    def place(self, transcript: _Transcript) -> None:
+    def place(self, transcript: _Transcript, abandoned: bool = False) -> None:
+        """Lays out `transcript`; `abandoned`: the call that started it was on a branch a
+        rewind left, and so is everything it did."""
         self.placed.add(id(transcript))
         for event in transcript.events:
+            event.abandoned = event.abandoned or abandoned
             self.out.append(event)
             if not isinstance(event, ToolCall):
                 continue
@@ -765,8 +904,10 @@ class _Placer:
                     continue
                 spawn = self.spawns.get(event.call_id)
                 description = child.description or (spawn.description if spawn else None)
-                self.out.append(_subagent_event(child, event.agent, event.call_id, description))
-                self.place(child)
+                start = _subagent_event(child, event.agent, event.call_id, description)
+                start.abandoned = event.abandoned
+                self.out.append(start)
+                self.place(child, event.abandoned)
 
 
 def _subagent_event(

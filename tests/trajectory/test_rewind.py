@@ -1,0 +1,200 @@
+"""Rewinds in a Claude Code session: the session file is a tree (`uuid`, `parentUuid`), and a
+prompt that branches off before the last message leaves the branch after that point. The
+events stay in file order; the branch left is marked `abandoned` and a `rewind` event starts
+the new one. Hook progress beside the messages, side chains and compactions are no rewind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from samples import sample
+from test_import_claude_code import COMMON, IMPORTER, assistant, of, result, tool_use, user, write
+
+from stet_lsp.trajectory.events import (
+    Compaction,
+    EventBase,
+    FileChange,
+    RawEvent,
+    Rewind,
+    SourceRef,
+    Subagent,
+    UserMessage,
+)
+
+FILE = "/work/app/fetch.py"
+BEFORE = "def fetch(url):\n    return get(url)\n"
+RETRY = "def fetch(url):\n    for _ in range(3):\n        return get(url)\n"
+EXPONENTIAL = "def fetch(url):\n    return backoff(get, url, factor=2)\n"
+LINEAR = "def fetch(url):\n    return backoff(get, url, step=1)\n"
+
+
+def at(second: int) -> str:
+    return f"2026-02-01T10:00:{second:02d}Z"
+
+
+def snapshot(message_id: str, update: bool = False) -> dict[str, Any]:
+    backups = {"fetch.py": {"backupFileName": "4f1c@v1", "version": 1, "backupTime": at(0)}}
+    return {
+        "type": "file-history-snapshot",
+        "messageId": message_id,
+        "snapshot": {"messageId": message_id, "trackedFileBackups": backups, "timestamp": at(0)},
+        "isSnapshotUpdate": update,
+    }
+
+
+def edit(
+    call: str, uuid: str, parent: str, second: int, old: str, new: str
+) -> list[dict[str, Any]]:
+    """An Edit call of the whole function and its result, which records the file before."""
+    tool = tool_use(call, "Edit", {"file_path": FILE, "old_string": old, "new_string": new})
+    structured = {"filePath": FILE, "oldString": old, "newString": new, "originalFile": old}
+    return [
+        assistant(uuid, parent, f"msg_{uuid}", [tool], at(second)),
+        user(
+            f"r{uuid}",
+            uuid,
+            [result(call, f"The file {FILE} has been updated.")],
+            at(second + 1),
+            toolUseResult=structured,
+        ),
+    ]
+
+
+def system(uuid: str, parent: str | None, second: int, **fields: Any) -> dict[str, Any]:
+    record = {"parentUuid": parent, **COMMON, "type": "system", "uuid": uuid}
+    return record | {"timestamp": at(second), "level": "info", **fields}
+
+
+def progress(uuid: str, parent: str, second: int) -> dict[str, Any]:
+    data = {"type": "hook_progress", "hookEvent": "PostToolUse", "hookName": "PostToolUse:Edit"}
+    record = {"parentUuid": parent, **COMMON, "type": "progress", "uuid": uuid, "data": data}
+    return record | {"timestamp": at(second), "toolUseID": "t2", "parentToolUseID": "t2"}
+
+
+def say(uuid: str, parent: str, text: str, second: int) -> dict[str, Any]:
+    return assistant(uuid, parent, f"msg_{uuid}", [{"type": "text", "text": text}], at(second))
+
+
+def before_the_rewind() -> list[Any]:
+    """Two turns: an Edit, then a second prompt whose Edit (and a hook's progress beside its
+    answer) the user will rewind."""
+    return [
+        snapshot("u1"),
+        user("u1", None, "Add retries to fetch", at(1)),
+        *edit("t1", "a1", "u1", 2, BEFORE, RETRY),
+        say("a2", "ra1", "Added three tries.", 4),
+        system("s1", "a2", 5, subtype="stop_hook_summary", content="hooks ran"),
+        snapshot("u2"),
+        user("u2", "s1", "Now make the retries exponential", at(6)),
+        *edit("t2", "a3", "u2", 7, RETRY, EXPONENTIAL),
+        progress("p2", "ra3", 9),
+        say("a4", "ra3", "Exponential now.", 10),
+        snapshot("u2", update=True),
+    ]
+
+
+def rewound_session(tmp_path: Path) -> Path:
+    """The user edits the second prompt (a rewind to before it), goes on, compacts, runs a
+    subagent on a side chain, then rewinds that last turn with Esc Esc."""
+    subagent_prompt = "Check fetch.py"
+    records = [
+        *before_the_rewind(),
+        snapshot("u3"),
+        user("u3", "s1", "Make the retries linear instead", at(12)),  # line 15: the rewind
+        *edit("t3", "a5", "u3", 13, RETRY, LINEAR),
+        say("a6", "ra5", "Linear now.", 15),
+        system("c1", None, 16, subtype="compact_boundary", content="Conversation compacted")
+        | {"logicalParentUuid": "a6"},
+        user("cs", "c1", "Summary: fetch retries linearly.", at(17), isCompactSummary=True),
+        user("u4", "cs", "Check it with a subagent", at(18)),
+        assistant(
+            "a7",
+            "u4",
+            "msg_a7",
+            [tool_use("t4", "Task", {"description": "check", "prompt": subagent_prompt})],
+            at(19),
+        ),
+        user("sc1", None, subagent_prompt, at(20), isSidechain=True),
+        say("sc2", "sc1", "Looks fine.", 21) | {"isSidechain": True},
+        user("r7", "a7", [result("t4", "Looks fine.")], at(22)),
+        say("a8", "r7", "The subagent found nothing.", 23),
+        user("u5", "cs", "Never mind the check; summarise", at(24)),  # line 27: Esc Esc
+        say("a9", "u5", "Retries are linear.", 25),
+    ]
+    return write(tmp_path / "rewound.jsonl", records)
+
+
+def flags(events: list[EventBase]) -> list[tuple[str, bool]]:
+    return [(event.kind, event.abandoned) for event in events]
+
+
+def test_a_rewind_marks_the_branch_it_left_and_starts_the_new_one(tmp_path: Path) -> None:
+    events = IMPORTER.parse(rewound_session(tmp_path)).events
+    prompts = [(m.text, m.abandoned) for m in of(events, UserMessage) if m.agent is None]
+    assert prompts == [
+        ("Add retries to fetch", False),
+        ("Now make the retries exponential", True),
+        ("Make the retries linear instead", False),
+        ("Check it with a subagent", True),
+        ("Never mind the check; summarise", False),
+    ]
+    changes = [(c.call_id, c.abandoned) for c in of(events, FileChange)]
+    assert changes == [("t1", False), ("t2", True), ("t3", False)]
+    rewinds = of(events, Rewind)
+    # Each rewind shares its source with the prompt after it and names the message it kept.
+    assert [(r.source.line, r.resumes_after) for r in rewinds] == [
+        (15, SourceRef(file="rewound.jsonl", line=5)),  # "Added three tries."
+        (27, SourceRef(file="rewound.jsonl", line=20)),  # the compaction's summary
+    ]
+    for rewind in rewinds:
+        after = events[events.index(rewind) + 1]
+        assert isinstance(after, UserMessage) and after.source == rewind.source
+        assert not rewind.abandoned and not after.abandoned
+    # What the new branch hangs from stays (the turn's stop hook); the hook progress beside
+    # the abandoned answer and the snapshots of the abandoned prompt go with it; the snapshot
+    # of the new prompt stays.
+    raw = [(e.source.line, e.abandoned) for e in of(events, RawEvent)]
+    assert raw == [(1, False), (6, False), (7, True), (11, True), (13, True), (14, False)]
+    # The subagent of the call on the last abandoned turn is abandoned with it; the
+    # compaction before it is not.
+    (subagent,) = of(events, Subagent)
+    assert subagent.abandoned and subagent.call_id == "t4"
+    assert all(e.abandoned for e in events if e.agent == subagent.agent_id)
+    assert [c.abandoned for c in of(events, Compaction)] == [False]
+    # Everything but the rewound spans is kept, and events stay in file order.
+    lines = [event.source.line for event in events]
+    assert lines == sorted(lines)
+    abandoned = sorted({e.source.line for e in events if e.abandoned})
+    assert abandoned == [7, 8, 9, 10, 11, 12, 13, 21, 22, 23, 24, 25, 26]
+
+
+def test_hook_progress_a_compaction_and_a_side_chain_are_no_rewind(tmp_path: Path) -> None:
+    records = [
+        *before_the_rewind(),
+        system("c1", None, 12, subtype="compact_boundary", content="Conversation compacted")
+        | {"logicalParentUuid": "a4"},
+        user("cs", "c1", "Summary: exponential retries.", at(13), isCompactSummary=True),
+        user("u3", "cs", "Check it with a subagent", at(14)),
+        assistant("a7", "u3", "msg_a7", [tool_use("t4", "Task", {"prompt": "Check"})], at(15)),
+        user("sc1", None, "Check", at(16), isSidechain=True),
+        say("sc2", "sc1", "Fine.", 17) | {"isSidechain": True},
+        user("sc3", "sc2", "Check again", at(18), isSidechain=True),
+        user("r7", "a7", [result("t4", "Fine.")], at(19)),
+        # A prompt after a turn whose last records are system records hanging off the answer.
+        system("s2", "r7", 20, subtype="turn_duration"),
+        progress("p3", "r7", 21),
+        user("u4", "p3", "Thanks", at(22)),
+    ]
+    events = IMPORTER.parse(write(tmp_path / "linear.jsonl", records)).events
+    assert not of(events, Rewind)
+    assert not [event for event in events if event.abandoned]
+
+
+def test_the_public_sample_has_no_rewind() -> None:
+    """Claude Code 2.1.12: hook progress and stop-hook records hang off the tree beside the
+    messages (lines 44-46, 53-57), which is no rewind."""
+    path = sample("claude-code/entireio-cli__37_995ebed6e4_0_full.jsonl")
+    events = IMPORTER.parse(path).events
+    assert not of(events, Rewind)
+    assert not [event for event in events if event.abandoned]
