@@ -264,9 +264,17 @@ def line_attribution(events: Sequence[EventBase]) -> Attribution:
     stored)."""
     attribution = Attribution()
     for position, event in enumerate(events, 1):
-        if isinstance(event, FileChange):
+        if isinstance(event, FileChange) and not rewound(event.abandoned, event.operation):
             attribution.follow(event, event.step or position)
     return attribution
+
+
+def rewound(abandoned: object, operation: object) -> bool:
+    """Whether a file change is left out of the lines followed: it is on a branch a rewind
+    abandoned, made with a file tool, which the rewind is taken to have restored (the
+    harness does not record whether it did); a move by a shell command is followed, as no
+    rewind undoes a command."""
+    return abandoned is True and operation != "rename"
 
 
 def _outside(path: str) -> bool:

@@ -44,6 +44,7 @@ from stet_lsp.trajectory.events import (
     Note,
     RawEvent,
     Reasoning,
+    Rewind,
     SessionEnd,
     SessionStart,
     SourceRef,
@@ -59,6 +60,10 @@ SCHEMA_VERSION = "ATIF-v1.8"
 UNKNOWN = "unknown"
 NO_EVENTS = "(no events)"
 NO_MESSAGES = "(no messages: the session's records are in extra)"
+REWOUND = (
+    "(the user rewound the conversation: the steps marked abandoned before this one are a "
+    "branch it left, and the steps after it continue from an earlier point)"
+)
 
 
 def to_atif(meta: dict[str, Any], events: Sequence[EventBase]) -> dict[str, Any]:
@@ -279,6 +284,10 @@ class _Builder:
             step.extra["error"] = {"interrupt": event.interrupt}
         elif isinstance(event, Subagent):
             self._subagent(event, number)
+        elif isinstance(event, Rewind):
+            step = self._system(event, number, REWOUND)
+            after = event.resumes_after
+            step.extra["rewind"] = {"resumes_after": after and after.model_dump(exclude_none=True)}
         else:
             self._annotate(event, number)
 
@@ -315,6 +324,9 @@ class _Builder:
             self._touch(step, waiting, waiting_number)
 
     def _touch(self, step: _Step, event: EventBase, number: int) -> None:
+        if event.abandoned:
+            # On a branch a rewind left: kept (its tokens were spent), and marked.
+            step.extra["abandoned"] = True
         if step.time is None and event.time:
             if _iso_time(event.time):
                 step.time = event.time

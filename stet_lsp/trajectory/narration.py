@@ -30,6 +30,7 @@ from stet_lsp.trajectory.events import (
     Note,
     RawEvent,
     Reasoning,
+    Rewind,
     SessionEnd,
     SessionStart,
     Subagent,
@@ -145,6 +146,8 @@ class Narration:
             return self.tail
         slot = self.slots[number - 1]
         block = _event_block(self.context, slot.index)
+        if self.context.events[slot.index].abandoned:
+            block = _abandoned(block, self.context.numbers[slot.index])
         if slot.announces:
             agent = self.context.events[slot.index].agent
             block = [f"**Subagent {_code(agent)}**", "", *block]
@@ -381,11 +384,66 @@ def _slots(context: _Context) -> list[_Slot]:
     return slots
 
 
+def _abandoned(block: list[str], number: int) -> list[str]:
+    """An event's block with "abandoned" after its step number: a rewind left it."""
+    step = f"Step {number} · "
+    for position, line in enumerate(block):
+        if step in line:
+            marked = line.replace(step, f"{step}abandoned · ", 1)
+            return [*block[:position], marked, *block[position + 1 :]]
+    return block
+
+
+def _rewind(context: _Context, index: int) -> list[str]:
+    """Where the conversation went back to, and the steps it left since."""
+    event = context.events[index]
+    assert isinstance(event, Rewind)
+    number = context.numbers[index]
+    kept: int | None = None
+    left: list[int] = []
+    for earlier in range(index - 1, -1, -1):
+        other = context.events[earlier]
+        if other.session != event.session:
+            break
+        if event.resumes_after is not None and other.source == event.resumes_after:
+            # The first event of that record (a reply and its usage share one).
+            while earlier > 0 and context.events[earlier - 1].source == other.source:
+                earlier -= 1
+            kept = context.numbers[earlier]
+            break
+        if other.abandoned:
+            left.append(context.numbers[earlier])
+    back = f"to step [{kept}](#step-{kept})" if kept is not None else "to its start"
+    text = f"The user took the conversation back {back} and went on from there"
+    text += f": {_step_ranges(sorted(left))} abandoned." if left else "."
+    note = "The transcript does not say whether the files were restored too."
+    return [_label(number, "Rewind", event.time), "", *_quote([text, "", note])]
+
+
+def _step_ranges(numbers: list[int]) -> str:
+    """Step numbers as linked ranges: "steps 4 to 9 and 12"."""
+    ranges: list[tuple[int, int]] = []
+    for number in numbers:
+        if ranges and ranges[-1][1] == number - 1:
+            ranges[-1] = (ranges[-1][0], number)
+        else:
+            ranges.append((number, number))
+    parts = [
+        f"[{a}](#step-{a})" if a == b else f"[{a}](#step-{a}) to [{b}](#step-{b})"
+        for a, b in ranges
+    ]
+    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    plural = len(numbers) > 1
+    return f"step{'s' if plural else ''} {joined} {'were' if plural else 'was'}"
+
+
 def _event_block(context: _Context, index: int) -> list[str]:
     event = context.events[index]
     number = context.numbers[index]
     if isinstance(event, ToolCall):
         return _tool_call(context, index)
+    if isinstance(event, Rewind):
+        return _rewind(context, index)
     if isinstance(event, UserMessage):
         return [_label(number, "User", event.time), "", *_quote(_markdown(event.text))]
     if isinstance(event, AgentMessage):

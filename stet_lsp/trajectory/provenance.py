@@ -67,7 +67,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import lines_of
 from stet_lsp.core.safefs import open_regular, read_regular
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align, pair_moved
-from stet_lsp.trajectory.attribution import Attribution, LeftOut
+from stet_lsp.trajectory.attribution import Attribution, LeftOut, rewound
 from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
 from stet_lsp.trajectory.paths import is_absolute, repository_path
 from stet_lsp.trajectory.store import EVENTS, META, Folder, folders
@@ -437,6 +437,8 @@ class _EventReader:
             path = path or _text(record.get("path"))
             old_path = old_path or recorded_old
         if path is None or operation not in _OPERATIONS:
+            return
+        if rewound(record.get("abandoned"), operation):
             return
         diff = _text(record.get("diff")) or ""
         call_id = _text(record.get("call_id"))

@@ -5,12 +5,16 @@ the new one. Hook progress beside the messages, side chains and compactions are 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from samples import sample
+from test_export import validate_atif, validate_with_harbor
 from test_import_claude_code import COMMON, IMPORTER, assistant, of, result, tool_use, user, write
 
+from stet_lsp.core.targets import resolve_target
+from stet_lsp.trajectory.attribution import line_attribution
 from stet_lsp.trajectory.events import (
     Compaction,
     EventBase,
@@ -20,7 +24,13 @@ from stet_lsp.trajectory.events import (
     SourceRef,
     Subagent,
     UserMessage,
+    parse_event,
 )
+from stet_lsp.trajectory.export_agent_trace import to_agent_trace
+from stet_lsp.trajectory.export_atif import to_atif
+from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.provenance import Provenance
+from stet_lsp.trajectory.store import working_folder
 
 FILE = "/work/app/fetch.py"
 BEFORE = "def fetch(url):\n    return get(url)\n"
@@ -198,3 +208,183 @@ def test_the_public_sample_has_no_rewind() -> None:
     events = IMPORTER.parse(path).events
     assert not of(events, Rewind)
     assert not [event for event in events if event.abandoned]
+
+
+# -- imported for real: narration, attribution, provenance, export ---------------------------
+
+
+APP = "".join(f"line {number}\n" for number in range(1, 21))  # the `repo` fixture's src/app.py
+
+
+def app_edit(
+    root: Path, call: str, uuid: str, parent: str, second: int, before: str, line: int, new: str
+) -> tuple[list[dict[str, Any]], str]:
+    """An Edit of one line of src/app.py as Claude Code records it: its structured patch
+    (the hunk's real line numbers) and no copy of the file (as before Claude Code 1.0.50).
+    Returns the records and the file after it."""
+    old = f"line {line}\n"
+    after = before.replace(old, new, 1)
+    path = f"{root}/src/app.py"
+    tool = tool_use(call, "Edit", {"file_path": path, "old_string": old, "new_string": new})
+    hunk = {
+        "oldStart": line,
+        "oldLines": 1,
+        "newStart": line,
+        "newLines": 1,
+        "lines": [f"-{old[:-1]}", f"+{new[:-1]}"],
+    }
+    structured = {"filePath": path, "oldString": old, "newString": new}
+    structured["structuredPatch"] = [hunk]  # type: ignore[assignment]
+    here = {"cwd": str(root)}
+    records = [
+        assistant(uuid, parent, f"msg_{uuid}", [tool], at(second), **here),
+        user(
+            f"r{uuid}",
+            uuid,
+            [result(call, f"The file {path} has been updated successfully.")],
+            at(second + 1),
+            toolUseResult=structured,
+            **here,
+        ),
+    ]
+    return records, after
+
+
+def rewound_app(root: Path, tmp_path: Path) -> tuple[Path, str, str]:
+    """Line 5 rewritten; then line 10, on a turn the user rewinds; then line 15 on the new
+    branch. Returns the transcript and src/app.py with the code restored and with it kept."""
+    here = {"cwd": str(root)}
+    five, after_five = app_edit(root, "t1", "a1", "u1", 2, APP, 5, "FIVE = 5\n")
+    ten, after_ten = app_edit(root, "t2", "a3", "u2", 7, after_five, 10, "TEN = 10\n")
+    restored_fifteen, restored = app_edit(
+        root, "t3", "a5", "u3", 13, after_five, 15, "FIFTEEN = 15\n"
+    )
+    kept = after_ten.replace("line 15\n", "FIFTEEN = 15\n")
+    records = [
+        user("u1", None, "Name line five", at(1), **here),
+        *five,
+        say("a2", "ra1", "Line five is FIVE.", 4) | here,
+        user("u2", "a2", "Name line ten", at(6), **here),
+        *ten,
+        say("a4", "ra3", "Line ten is TEN.", 10) | here,
+        user("u3", "a2", "Name line fifteen instead", at(12), **here),  # the rewind
+        *restored_fifteen,
+        say("a6", "ra5", "Line fifteen is FIFTEEN.", 15) | here,
+    ]
+    return write(tmp_path / "rewound-app.jsonl", records), restored, kept
+
+
+def imported(root: Path, source: Path) -> tuple[dict[str, Any], list[EventBase], str]:
+    target = resolve_target(root)
+    import_transcript(target, source)
+    folder = working_folder(target).path
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    lines = (folder / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    events: list[EventBase] = [parse_event(line) for line in lines]
+    return meta, events, (folder / "narration.md").read_text(encoding="utf-8")
+
+
+def step_of(events: list[EventBase], call_id: str) -> int:
+    (step,) = [e.step for e in of(events, FileChange) if e.call_id == call_id]
+    return step
+
+
+def test_events_jsonl_says_which_steps_a_rewind_abandoned(root: Path, tmp_path: Path) -> None:
+    source, _restored, _kept = rewound_app(root, tmp_path)
+    _meta, _events, _narration = imported(root, source)
+    folder = working_folder(resolve_target(root)).path
+    lines = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+    # A reader without Stet: the abandoned steps carry "abandoned":true, the rewind is a kind.
+    abandoned = [line["step"] for line in lines if line.get("abandoned") is True]
+    (rewind,) = [line for line in lines if line["kind"] == "rewind"]
+    prompt = next(line for line in lines if line.get("text") == "Name line ten")
+    answer = next(line for line in lines if line.get("text") == "Line ten is TEN.")
+    assert abandoned == list(range(prompt["step"], answer["step"] + 2))  # and its usage
+    kept = next(line for line in lines if line.get("text") == "Line five is FIVE.")
+    assert rewind["resumes_after"] == {"file": "rewound-app.jsonl", "line": kept["source"]["line"]}
+    assert rewind["step"] == abandoned[-1] + 1
+    assert "abandoned" not in rewind
+
+
+def test_narration_shows_the_rewind_and_the_abandoned_steps(root: Path, tmp_path: Path) -> None:
+    source, _restored, _kept = rewound_app(root, tmp_path)
+    _meta, events, narration = imported(root, source)
+    (rewind,) = of(events, Rewind)
+    kept = next(e for e in events if getattr(e, "text", None) == "Line five is FIVE.")
+    left = [e.step for e in events if e.abandoned]
+    assert f"Step {rewind.step} · Rewind" in narration
+    assert (
+        f"took the conversation back to step [{kept.step}](#step-{kept.step}) and went on "
+        f"from there: steps [{left[0]}](#step-{left[0]}) to [{left[-1]}](#step-{left[-1]}) "
+        "were abandoned."
+    ) in narration
+    for event in events:
+        if event.abandoned:
+            assert f'<a id="step-{event.step}"></a>' in narration
+        if event.abandoned and event.kind != "tool_result":  # a result is in its call's block
+            assert f"Step {event.step} · abandoned · " in narration
+    for event in events:
+        if not event.abandoned:
+            assert f"Step {event.step} · abandoned" not in narration
+
+
+def test_lines_of_an_abandoned_edit_are_credited_to_no_step(root: Path, tmp_path: Path) -> None:
+    """Restored code: the abandoned edit's line is not in the file; the attribution the
+    Agent Trace export writes, followed through the changes, must not place it there."""
+    source, restored, _kept = rewound_app(root, tmp_path)
+    meta, events, _narration = imported(root, source)
+    five, ten, fifteen = (step_of(events, call) for call in ("t1", "t2", "t3"))
+    followed = line_attribution(events).files["src/app.py"]
+    assert {line: origin.step for line, origin in followed.items()} == {5: five, 15: fifteen}
+    trace = to_agent_trace(meta, events)
+    credited = json.dumps(trace)
+    assert f'"step": {ten}' not in credited and f"#step-{ten}" not in credited
+    (traced,) = [file for file in trace["files"] if file["path"] == "src/app.py"]
+    ranges = [
+        (r["start_line"], r["end_line"])
+        for conversation in traced["conversations"]
+        for r in conversation["ranges"]
+    ]
+    assert sorted(ranges) == [(5, 5), (15, 15)]
+    write_text(root / "src/app.py", restored)
+    provenance = Provenance.load(root)
+    steps = {line.line: line.step for line in provenance.attribute("src/app.py", restored)}
+    assert steps == {4: five, 14: fifteen}
+
+
+def test_kept_code_of_an_abandoned_edit_is_not_credited_either(root: Path, tmp_path: Path) -> None:
+    """Restore conversation only: the line is in the file, written outside what the
+    conversation kept; no step is credited with it (docs/trajectory-format.md, `rewind`)."""
+    source, _restored, kept = rewound_app(root, tmp_path)
+    _meta, events, _narration = imported(root, source)
+    five, fifteen = step_of(events, "t1"), step_of(events, "t3")
+    write_text(root / "src/app.py", kept)
+    provenance = Provenance.load(root)
+    steps = {line.line: line.step for line in provenance.attribute("src/app.py", kept)}
+    assert steps == {4: five, 14: fifteen}
+
+
+def test_the_atif_export_marks_abandoned_steps_and_the_rewind(root: Path, tmp_path: Path) -> None:
+    source, _restored, _kept = rewound_app(root, tmp_path)
+    meta, events, _narration = imported(root, source)
+    doc = to_atif(meta, events)
+    validate_atif(doc)
+    validate_with_harbor(doc, required=False)
+    marked = [
+        (step["source"], step["message"].split("\n")[0][:30])
+        for step in doc["steps"]
+        if step.get("extra", {}).get("abandoned") is True
+    ]
+    assert marked == [("user", "Name line ten"), ("agent", ""), ("agent", "Line ten is TEN.")]
+    (rewind,) = [step for step in doc["steps"] if "rewind" in step.get("extra", {})]
+    assert rewind["source"] == "system" and "rewound" in rewind["message"]
+    assert rewind["extra"]["rewind"]["resumes_after"]["file"] == "rewound-app.jsonl"
+    following = doc["steps"][doc["steps"].index(rewind) + 1]
+    assert following["message"] == "Name line fifteen instead"
+    # The abandoned requests were paid for: the totals count them.
+    prompt = sum(step.get("metrics", {}).get("prompt_tokens", 0) for step in doc["steps"])
+    assert doc["final_metrics"]["total_prompt_tokens"] == prompt == 60
+
+
+def write_text(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
