@@ -312,6 +312,8 @@ class _Builder:
         summary = _fit(describe(record), SUMMARY_CHARS) if describe is not None else ""
         if kind == "tool_result":
             summary = f"{tool or call_id or ''} {summary}".lstrip()
+        if record.abandoned is True:
+            summary = f"abandoned · {summary}".rstrip()
         step = record.step if type(record.step) is int and record.step > 0 else 0
         kind = shared.setdefault(kind, kind)
         agent = record.agent
@@ -402,6 +404,8 @@ class _Fields(msgspec.Struct):
     interrupt: Any = None
     entry_kind: Any = None
     reason: Any = None
+    abandoned: Any = None
+    resumes_after: Any = None
 
     def get(self, key: str) -> Any:
         return getattr(self, key, None)
@@ -518,6 +522,14 @@ def _note_summary(record: _Fields) -> str:
     return f"[{_text(record.entry_kind)}] {_head(_text(record.text))}"
 
 
+def _rewind_summary(record: _Fields) -> str:
+    after = record.resumes_after
+    line = after.get("line") if isinstance(after, dict) else None
+    if type(line) is int:
+        return f"back to line {line} of {_text(after.get('file'))}"
+    return "back to the start"
+
+
 def _raw_summary(record: _Fields) -> str:
     return _head(_text(record.reason)) or "kept as recorded"
 
@@ -533,6 +545,7 @@ _SUMMARIES: dict[str, Callable[[_Fields], str]] = {
     "usage": _usage_summary,
     "compaction": _text_summary("summary"),
     "subagent": _subagent_summary,
+    "rewind": _rewind_summary,
     "commit": _commit_summary,
     "error": _error_summary,
     "note": _note_summary,

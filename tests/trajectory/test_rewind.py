@@ -28,10 +28,13 @@ from stet_lsp.trajectory.events import (
 )
 from stet_lsp.trajectory.export_agent_trace import to_agent_trace
 from stet_lsp.trajectory.export_atif import to_atif
+from stet_lsp.trajectory.importers.atif import IMPORTERS as ATIF_IMPORTERS
 from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.index import TrajectoryIndex
 from stet_lsp.trajectory.provenance import Provenance
 from stet_lsp.trajectory.store import working_folder
 
+ATIF = ATIF_IMPORTERS["atif"]
 FILE = "/work/app/fetch.py"
 BEFORE = "def fetch(url):\n    return get(url)\n"
 RETRY = "def fetch(url):\n    for _ in range(3):\n        return get(url)\n"
@@ -304,6 +307,17 @@ def test_events_jsonl_says_which_steps_a_rewind_abandoned(root: Path, tmp_path: 
     assert rewind["resumes_after"] == {"file": "rewound-app.jsonl", "line": kept["source"]["line"]}
     assert rewind["step"] == abandoned[-1] + 1
     assert "abandoned" not in rewind
+    # The editor's index (lenses, outline) titles them so.
+    index = TrajectoryIndex.from_events_text((folder / "events.jsonl").read_text())
+    line = kept["source"]["line"]
+    assert index.get(rewind["step"]).title == (
+        f"{rewind['step']} · rewind back to line {line} of rewound-app.jsonl"
+    )
+    assert (
+        index.get(prompt["step"]).title
+        == f"{prompt['step']} · user_message abandoned · Name line ten"
+    )
+    assert "abandoned" not in index.get(rewind["step"] + 1).title
 
 
 def test_narration_shows_the_rewind_and_the_abandoned_steps(root: Path, tmp_path: Path) -> None:
@@ -384,6 +398,24 @@ def test_the_atif_export_marks_abandoned_steps_and_the_rewind(root: Path, tmp_pa
     # The abandoned requests were paid for: the totals count them.
     prompt = sum(step.get("metrics", {}).get("prompt_tokens", 0) for step in doc["steps"])
     assert doc["final_metrics"]["total_prompt_tokens"] == prompt == 60
+    # Imported again, the marks come back: the same steps abandoned, the rewind going back
+    # to the step of the answer it kept.
+    path = tmp_path / "exported.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    again = ATIF.parse(path).events
+    assert [(e.kind, e.abandoned) for e in again if e.abandoned] == [
+        ("user_message", True),
+        ("tool_call", True),
+        ("usage", True),
+        ("tool_result", True),
+        ("file_change", True),
+        ("agent_message", True),
+        ("usage", True),
+    ]
+    (back,) = of(again, Rewind)
+    kept = doc["steps"].index(rewind) - len(marked) - 1
+    assert back.resumes_after is not None and back.resumes_after.pointer == f"/steps/{kept}"
+    assert doc["steps"][kept]["message"] == "Line five is FIVE."
 
 
 def write_text(path: Path, text: str) -> None:

@@ -12,7 +12,9 @@ trajectories embedded in the file). Each step has `step_id`, `timestamp` and `so
   `completion_tokens`, `cached_tokens`, `cost_usd`, `extra`) and since v1.7 `llm_call_count`
   (0: a step no model request made; more than 1: metrics summed over that many requests).
 * `system`: the system prompt, or a harness event; `extra.context_management` marks a
-  compaction (its summary is in the step or in the subagent trajectory it refers to).
+  compaction (its summary is in the step or in the subagent trajectory it refers to), and
+  `extra.rewind` (Stet's own export) a rewind, which goes back to the last step before it
+  that `extra.abandoned` does not mark (the events of a step so marked are `abandoned`).
 
 The root's `final_metrics.total_cost_usd` is the session's cost as the harness reported it
 (`session_end`'s `cost_usd`; not when Stet's own export marks it `estimated` or `mixed`); its
@@ -59,6 +61,7 @@ from stet_lsp.trajectory.events import (
     FileChange,
     RawEvent,
     Reasoning,
+    Rewind,
     SessionEnd,
     SessionStart,
     SourceRef,
@@ -140,6 +143,7 @@ class _Trajectory:
     pointer: str
     agent: str | None
     embedded: dict[str, tuple[dict[str, Any], str]] = field(default_factory=dict)
+    kept: SourceRef | None = None  # the last step no rewind abandoned (Stet's export)
 
 
 @dataclass
@@ -366,12 +370,16 @@ class _Reader:
             return
         self._enter_session(step, at, time)
         source = step.get("source")
+        before = len(self.parsed.events)
+        extra = mapping(step.get("extra"))
         if source == "user":
             text = _content_text(step.get("message"))
             if text:
                 self._emit(UserMessage, at, time, agent, text=text)
         elif source == "agent":
             self._agent_step(trajectory, step, at, time)
+        elif source == "system" and isinstance(extra.get("rewind"), dict):
+            self._emit(Rewind, at, time, agent, resumes_after=trajectory.kept)
         elif source == "system":
             self._system_step(step, at, time, agent)
         else:
@@ -379,6 +387,11 @@ class _Reader:
             self._emit(RawEvent, at, time, agent, record=step, reason=reason)
             return
         self._results(trajectory, step, pointer, at, time)
+        if extra.get("abandoned") is True:
+            for event in self.parsed.events[before:]:
+                event.abandoned = True
+        else:
+            trajectory.kept = at
 
     def _system_step(
         self, step: dict[str, Any], at: SourceRef, time: str | None, agent: str | None
