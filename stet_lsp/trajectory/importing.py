@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from stet_lsp.core.collector import collector_paused
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
@@ -180,6 +182,7 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
 
     records = _records(folder)
     lines: list[str] = []
+    events: list[Event] = []
     redaction: Counter[str] = Counter()
     dropped: Counter[str] = Counter()
     problems: list[ProblemRecord] = []
@@ -190,14 +193,14 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
             raise StetError(f"{folder.relative / SESSIONS / stem}.jsonl: missing; import again")
         # Only "\n" ends a line: a text may hold U+2028, NEL and the like (json.dumps with
         # ensure_ascii=False writes them as they are), which str.splitlines() would split at.
-        for line in data.decode("utf-8", "replace").split("\n"):
+        for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
             if line:
                 lines.append(_with_step(line, len(lines) + 1))
+                events.append(_stored_event(lines[-1], folder, stem, number))
         redaction.update(record.get("redaction", {}))
         dropped.update(record.get("dropped", {}))
         problems += [ProblemRecord(**problem) for problem in record.get("problems", [])]
         sources += [SourceFile(**source) for source in record.get("sources", [])]
-    events = [parse_event(line) for line in lines]
     previous = _previous_base(folder)
     meta = summarise(
         trajectory_id=folder.id,
@@ -358,6 +361,20 @@ def _with_step(line: str, step: int) -> str:
     return f'{head},"step":{step},{rest}'
 
 
+def _stored_event(line: str, folder: Folder, stem: str, number: int) -> Event:
+    """A line of a stored session as an event; one that is none (a session file edited by
+    hand, or committed in a cloned repository's `.stet/cache`) is a clear error."""
+    try:
+        return parse_event(line)
+    except ValidationError as error:
+        where = f"{folder.relative / SESSIONS / stem}.jsonl:{number}"
+        problem = error.errors()[0]["msg"] if error.errors() else str(error)
+        raise StetError(
+            f"{where} is not a trajectory event ({problem}): remove that session file, or "
+            "import its transcript again; nothing was changed"
+        ) from None
+
+
 def _records(folder: Folder) -> list[tuple[str, dict[str, Any]]]:
     directory = folder.path / SESSIONS
     found: list[tuple[str, dict[str, Any]]] = []
@@ -377,11 +394,34 @@ def read_record(folder: Folder, stem: str) -> dict[str, Any] | None:
         return None
     try:
         record = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None  # a torn record: the session is imported again
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         return None
-    return record
+    return record if _well_formed(record) else None
+
+
+def _well_formed(record: dict[str, Any]) -> bool:
+    """Whether the fields composing and importing read have the types Stet writes. A record
+    edited by hand, or committed in a cloned repository's `.stet/cache`, is otherwise taken
+    for a torn one (its session is left out, and imported again when its transcript is)."""
+    first, events = record.get("first_time"), record.get("events", 0)
+    if not (first is None or isinstance(first, str)) or type(events) is not int:
+        return False
+    for key in ("redaction", "dropped"):
+        counts = record.get(key, {})
+        if not isinstance(counts, dict) or any(type(n) is not int for n in counts.values()):
+            return False
+    for key, model in (("sources", SourceFile), ("problems", ProblemRecord)):
+        items = record.get(key, [])
+        if not isinstance(items, list):
+            return False
+        try:
+            for item in items:
+                model.model_validate(item)
+        except ValidationError:
+            return False
+    return True
 
 
 def _composed(folder: Folder, sources: list[Any]) -> bool:

@@ -1213,3 +1213,61 @@ def test_a_link_in_place_of_the_composing_marker_is_neither_followed_nor_taken_f
         import_transcript(target_of(root), path)
     assert (marker.parent.parent / "events.jsonl").read_bytes() == events
     assert outside.read_text(encoding="utf-8") == "theirs\n"
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"problems": [1]},
+        {"problems": [{"source": "s", "line": "one", "message": "m"}]},
+        {"sources": "a.jsonl"},
+        {"sources": [{"name": "../../etc/passwd", "sha256": "x", "format": "f"}]},
+        {"redaction": {"rule": "many"}},
+        {"dropped": []},
+        {"first_time": 5},
+        {"events": "many"},
+    ],
+)
+def test_a_session_record_of_the_wrong_shape_is_taken_for_a_torn_one(
+    root: Path, tmp_path: Path, fields: dict[str, Any]
+) -> None:
+    """A cloned repository may commit `.stet/cache/trajectories/<key>/sessions/` with records
+    Stet never wrote: one whose fields are not what Stet writes is left out, as a torn one
+    is, and the import, the capstone's compose and graduation go on."""
+    target = target_of(root)
+    sessions = working_folder(target).path / "sessions"
+    sessions.mkdir(parents=True)
+    record = {
+        "format": 1,
+        "importer": "claude-code",
+        "session": "planted",
+        "first_time": "2026-01-01T00:00:00Z",
+        "events": 1,
+        "sources": [],
+        "redaction": {},
+        "dropped": {},
+        "problems": [],
+    }
+    (sessions / "planted.json").write_text(json.dumps(record | fields), encoding="utf-8")
+    planted = {"kind": "agent_message", "session": "planted", "source": {"file": "p", "line": 1}}
+    line = json.dumps(planted | {"text": "planted"}, separators=(",", ":"))
+    (sessions / "planted.jsonl").write_text(line + "\n", encoding="utf-8")
+    source = simple_session(root, SESSION_A, "Mine").save(tmp_path / "a.jsonl")
+    result = import_transcript(target, source)
+    assert result.changed and result.session == SESSION_A
+    assert "planted" not in {event.session for event in events_of(root)}
+
+
+def test_a_stored_session_line_that_is_no_event_is_a_clear_error(
+    root: Path, tmp_path: Path
+) -> None:
+    target = target_of(root)
+    source = simple_session(root, SESSION_A, "Mine").save(tmp_path / "a.jsonl")
+    import_transcript(target, source)
+    folder = working_folder(target)
+    stored = next((folder.path / "sessions").glob("*.jsonl"))
+    stored.write_text('{"kind":"agent_message","step":1,"text":5}\n', encoding="utf-8")
+    before = stet_files(root)
+    with pytest.raises(StetError, match=rf"{stored.name}:1 is not a trajectory event"):
+        compose(target, folder)
+    assert stet_files(root) == before
