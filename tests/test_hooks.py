@@ -20,7 +20,7 @@ from typing import Any
 
 import pygit2
 import pytest
-from repos import commit_files, make_repo
+from repos import commit_files, hostile_clone, make_repo
 from samples import sample
 
 from stet_lsp.core.targets import resolve_target
@@ -734,6 +734,26 @@ def test_codex_notify_imports_the_finished_turn(
     assert hook("codex-notify", "", elsewhere, other).returncode == 0
     wait_for_log(root, "codex-notify", "no Codex rollout of thread")
     assert len([line for line in log_lines(root) if "imported" in line]) == 1
+
+
+def test_a_consent_committed_with_a_cloned_repository_is_none(
+    tmp_path: Path, stet: Stet, home: Path, elsewhere: Path
+) -> None:
+    """A repository can commit `.stet/cache/hooks/codex.json`: once Stet's notify is set up
+    for another repository, Codex turns in the clone were imported into it, which never
+    consented. A record git tracks is no consent, and installing says how to make one."""
+    consent = json.dumps({"version": 1, "imports": True})
+    root = hostile_clone(
+        tmp_path, {".stet/.gitignore": "", ".stet/cache/hooks/codex.json": consent}
+    )
+    codex_rollout(home, root)
+    notification = {"type": "agent-turn-complete", "thread-id": THREAD, "cwd": str(root)}
+    assert hook("codex-notify", "", elsewhere, json.dumps(notification)).returncode == 0
+    assert log_lines(root) == []  # the hook starts no worker there
+    assert not json.loads(stet_hooks(stet, root, "status", "--json")[1])["codex"]["repository"]
+    code, _, err = stet_hooks(stet, root, "install", "codex")
+    assert code == 1 and "is tracked by git" in err
+    assert not (home / ".codex" / "config.toml").exists()
 
 
 # -- status ------------------------------------------------------------------------------------------

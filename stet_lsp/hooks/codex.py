@@ -29,7 +29,7 @@ from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import atomic_write, read_regular
-from stet_lsp.hooks.files import read_record, remove_record, write_record
+from stet_lsp.hooks.files import HOOKS_DIR, read_record, remove_record, write_record
 
 HARNESS = "codex"
 NOTIFY = ["stet", "hooks", "run", "codex-notify"]
@@ -60,8 +60,23 @@ def config_path(home: Path | None, env: Mapping[str, str]) -> Path:
 
 
 def consented(root: Path) -> bool:
+    """Whether the repository consented to imports of Codex turns: its record is there and
+    git does not track it (a record committed with a repository came with the clone, not
+    from `stet hooks install codex` here)."""
     record = read_record(root, CONSENT)
-    return record is not None and record.get("imports") is True
+    return record is not None and record.get("imports") is True and _tracked(root) is False
+
+
+def _tracked(root: Path) -> bool | None:
+    """Whether git tracks the consent record (None when the index cannot be read)."""
+    import pygit2
+
+    from stet_lsp.core.targets import open_repository
+
+    try:
+        return (HOOKS_DIR / CONSENT).as_posix() in open_repository(root).index
+    except (StetError, pygit2.GitError, OSError):
+        return None
 
 
 # -- the config file -------------------------------------------------------------------------
@@ -150,6 +165,12 @@ def install(
     """Set notify to Stet and record this repository's consent. With `keep_notify`, notify
     stays as it is (the user's own notify program calls `stet hooks run codex-notify`) and
     only the consent is recorded."""
+    if _tracked(root):
+        relative = (HOOKS_DIR / CONSENT).as_posix()
+        raise StetError(
+            f"{relative} is tracked by git: a consent committed with the repository is none. "
+            f"Untrack it (git rm --cached {relative}) and install again; nothing was changed"
+        )
     path = config_path(home, env)
     text = _read_config(path)
     current = _parse(text, path).get("notify") if text is not None else None
