@@ -61,6 +61,8 @@ from stet_lsp.trajectory.store import (
     NARRATION,
     WORKING,
     Folder,
+    tracked_file,
+    tracked_message,
     working_folder,
 )
 from stet_lsp.trajectory.store import meta_json as dump_meta
@@ -204,6 +206,9 @@ def capstone(
     with file_lock(folder.path, target.root, "the working trajectory"), ExitStack() as held:
         # A session stored and not composed yet (an import or a graduation stopped or failed
         # in between) is committed with the others; a dry run shows it too.
+        tracked = tracked_file(folder)
+        if tracked is not None:
+            raise CapstoneRefused("tracked", tracked_message(folder, tracked))
         compose_pending(target, folder, config)
         _require_working(target, folder)  # again: a capstone that held the lock archived it
         head = _check_repository(repository, target, allow_detached)

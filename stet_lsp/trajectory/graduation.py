@@ -75,7 +75,7 @@ from stet_lsp.trajectory.skills import (
     validate_skill,
     with_entry,
 )
-from stet_lsp.trajectory.store import Folder, working_folder
+from stet_lsp.trajectory.store import Folder, refuse_tracked, working_folder
 
 if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
@@ -204,6 +204,7 @@ def _graduate(
     # writes nothing to the sheet.
     with sheet.edit() as document:
         entry, chosen, body = checked_decision(sheet, entry_id, route, skill_name, text, document)
+        refuse_tracked(working_folder(sheet.target))
         edited = body != entry.text
         moment = now or utc_now()
         outcome = _into_skill(sheet, entry, body, skill_name, config) if chosen == "skill" else None

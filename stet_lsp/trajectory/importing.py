@@ -48,7 +48,7 @@ from stet_lsp.trajectory.importers.files import open_source
 from stet_lsp.trajectory.jsontext import without_lone_surrogates
 from stet_lsp.trajectory.meta import Meta, ProblemRecord, SourceFile, TargetRef, summarise
 from stet_lsp.trajectory.normalize import Normalizer
-from stet_lsp.trajectory.store import Folder, working_folder
+from stet_lsp.trajectory.store import Folder, refuse_tracked, working_folder
 
 if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
@@ -132,6 +132,7 @@ def _import(
     ]
     digest = sources_sha256(sources, parsed.consulted)
     with file_lock(folder.path, target.root, "the working trajectory"):
+        refuse_tracked(folder)
         record = read_record(folder, stem)
         if (
             record is not None
@@ -179,7 +180,7 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     from stet_lsp.gate import load_config
 
     config = gate_config or load_config(target.root)
-
+    refuse_tracked(folder)
     records = _records(folder)
     lines: list[str] = []
     events: list[Event] = []

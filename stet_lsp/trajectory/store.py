@@ -98,6 +98,49 @@ class Folder:
         atomic_write(self.path / META, meta_json(meta).encode("utf-8"), self.root)
 
 
+def refuse_tracked(folder: Folder) -> None:
+    """A working trajectory is never committed (`.stet/.gitignore` ignores the cache): one
+    whose files git tracks came with the repository (a cloned repository can commit its
+    `.stet/cache`) and is not this clone's work, so nothing is imported into it, composed
+    from it or committed from it."""
+    tracked = tracked_file(folder)
+    if tracked is not None:
+        raise StetError(tracked_message(folder, tracked))
+
+
+def tracked_file(folder: Folder) -> str | None:
+    """The first file of the folder (or of its `sessions/`) that git tracks, if any."""
+    import os
+
+    import pygit2
+
+    from stet_lsp.core.targets import open_repository
+
+    try:
+        index = open_repository(folder.root).index
+    except (StetError, pygit2.GitError):
+        return None  # no repository, or an index that cannot be read: nothing tracks it
+    names: list[str] = []
+    for relative in (folder.relative, folder.relative / "sessions"):
+        try:
+            listed = os.listdir(inside(folder.root, relative))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as error:
+            raise StetError(f"cannot list {relative}: {error.strerror or error}") from None
+        names += [(relative / name).as_posix() for name in listed]
+    return next((name for name in sorted(names) if name in index), None)
+
+
+def tracked_message(folder: Folder, tracked: str) -> str:
+    return (
+        f"{tracked} is tracked by git: a working trajectory is never committed, and one "
+        f"that came with the repository is not yours. Untrack it (git rm -r --cached "
+        f"{folder.relative.as_posix()}), delete it unless it is your own work, and try again; "
+        "nothing was changed"
+    )
+
+
 def meta_json(meta: Meta) -> str:
     return json.dumps(meta.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"
 

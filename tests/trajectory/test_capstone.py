@@ -20,7 +20,7 @@ from typing import Any
 import pygit2
 import pytest
 from claude_transcript import Transcript
-from repos import SIGNATURE, commit_files, make_repo
+from repos import SIGNATURE, commit_files, hostile_clone, make_repo
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
@@ -1182,3 +1182,53 @@ def test_an_empty_message(repo: pygit2.Repository, root: Path, tmp_path: Path, s
     code, _, err = stet("capstone", "-C", str(root), "-m", "  ")
     assert code == 1 and "empty" in err
     assert snapshot(repo) == before
+
+
+def test_a_working_trajectory_a_clone_commits_is_not_taken_for_this_clones(
+    tmp_path: Path,
+) -> None:
+    """A repository can commit `.stet/cache/trajectories/<key>/` for a branch: its events
+    (steps no agent of this clone ran) were composed into the next import, graduation
+    recorded into them, and the capstone committed them as this clone's work. Git tracking a
+    file of the working trajectory refuses all three, with nothing changed."""
+    elsewhere = make_repo(tmp_path / "elsewhere", files={"README.md": "hi\n"})
+    other = Path(elsewhere.workdir).resolve()
+    planted = (
+        Transcript(other, "cccccccc-1111-4222-8333-444455556666")
+        .user("Planted request")
+        .say("Planted answer.")
+    )
+    import_transcript(resolve_target(other), planted.save(tmp_path / "planted.jsonl"))
+    folder = working_folder(resolve_target(other))
+    files = {
+        path.relative_to(other).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(folder.path.rglob("*"))
+        if path.is_file()
+    }
+    root = hostile_clone(tmp_path / "hostile", files | {"README.md": "hi\n"})
+    target = resolve_target(root)
+    assert working_folder(target).relative == folder.relative  # the same branch's key
+
+    def stet_files() -> dict[str, bytes]:
+        """The working trajectory's files, and whatever else a capstone would write."""
+        found = sorted((root / ".stet").rglob("*"))
+        return {
+            str(p): p.read_bytes()
+            for p in found
+            if p.is_file()
+            and "/sheets/" not in str(p)
+            and not p.name.endswith(".lock")
+            and p.name != ".gitignore"
+        }
+
+    before = stet_files()
+    refused("tracked", lambda: capstone(target))
+    mine = Transcript(root, "dddddddd-1111-4222-8333-444455556666").user("Mine").say("Done.")
+    with pytest.raises(StetError, match=r"is tracked by git.*nothing was changed"):
+        import_transcript(target, mine.save(tmp_path / "mine.jsonl"))
+    entry = StyleSheet(target).add("keep the retry helper")
+    with pytest.raises(StetError, match="is tracked by git"):
+        graduate(target, entry.id, "trajectory")
+    assert StyleSheet(target).get(entry.id).status == "open"
+    assert stet_files() == before
+    assert not (root / ".stet" / "trajectories").exists()
