@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.23"
+RULESET_VERSION = "2026.24"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -389,7 +389,10 @@ def build_rules() -> tuple[Rule, ...]:
         _token("age-secret-key", ("AGE-SECRET-KEY-1",), "[0-9A-Z]{58}"),
         Rule(
             name="aws-access-key-id",
-            pattern=lazy(NOT_ALNUM_BEFORE + r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])"),
+            # After an escaped newline too (`\nAKIA…` in JSON quoted twice: its `n` is no boundary).
+            pattern=lazy(
+                r"(?:(?<![A-Za-z0-9])|(?<=\\n))(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])"
+            ),
             # ASIA/ABIA/ACCA are common letters: look for them only near an "aws" mention.
             anchors=("akia", "aws"),
             lead=300,
@@ -439,6 +442,26 @@ def build_rules() -> tuple[Rule, ...]:
             reach=700,
             multiline=True,
             check=_aws_secret_beside_id,
+        ),
+        # The same pair the other way round: the secret first, its key id on the same line or
+        # one of the two after it (`<secret>,AKIA…` in a file written so, a script's secret
+        # line above its id line), before any other id.
+        Rule(
+            name="aws-secret-access-key",
+            pattern=lazy(
+                r"(?:(?<![A-Za-z0-9/+=])|(?<=\\n))(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+                + r"(?:"
+                + _AWS_LINE
+                + r"(?:\r?\n|\\n)){0,2}?"
+                + _AWS_LINE
+                + r"(?:(?<![A-Za-z0-9])|(?<=\\n))(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"
+            ),
+            anchors=("akia", "asia"),
+            lead=800,
+            reach=20,
+            multiline=True,
+            check=_aws_secret_beside_id,
+            after=lazy(r"[A-Z0-9]{16}(?![A-Za-z0-9])"),
         ),
         _token("github-fine-grained-token", ("github_pat_",), "[A-Za-z0-9_]{50,255}"),
         _token("github-token", ("ghp_",), "[A-Za-z0-9]{36,251}"),

@@ -311,3 +311,27 @@ def test_an_aws_secret_beside_its_key_id_or_after_its_name_and_blanks() -> None:
     ):
         found = [f.rule for f in scan_text(text, path="notes.txt")]
         assert "aws-secret-access-key" not in found, text
+
+
+def test_an_aws_secret_before_its_key_id() -> None:
+    """The pair the other way round, unnamed: the secret first, its key id on the same line or
+    one of the two after it (a file written `secret,id`, a script's lines), raw and in a
+    transcript quoted once or twice (where the id follows an escaped newline)."""
+    rng = random.Random("aws-secret-before-id")
+    key_id = "AKIA" + gate_corpus.pick(rng, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16)
+    secret = "Pt7" + gate_corpus.pick(rng, gate_corpus.B64.replace("=", ""), 36) + "a"
+    for text in (
+        f"{secret},{key_id}\n",
+        f"{secret}\n{key_id}\n",
+        f"secret: {secret}\n# rotated 2026-01-04\nid: {key_id}\n",
+    ):
+        redacted_everywhere(text, secret, "aws-secret-access-key")
+        assert key_id not in redact_text(json.dumps({"c": json.dumps([text])})).text
+    commit = gate_corpus.pick(rng, gate_corpus.HEX, 40)
+    for text in (
+        f"commit {commit}\n{key_id} was rotated",
+        f"{secret}\n\n\n\n{key_id}",  # not beside the id
+        f"/home/runner/work/project/src/components {key_id}",
+    ):
+        found = [f.rule for f in scan_text(text, path="notes.txt")]
+        assert "aws-secret-access-key" not in found, text
