@@ -599,6 +599,18 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
         "GitHub",
         shaped("gh secret set DEPLOY_TOKEN --body '", (ALNUM, 40), "'"),
     ),
+    (
+        "yaml-block-secret",
+        "APP_CONFIG",
+        "YAML",
+        shaped("database:\n  password: |\n    ", (ALNUM + "#%!", 20), "\n  host: db\n"),
+    ),
+    (
+        "toml-multiline-secret",
+        "APP_TOML",
+        "TOML",
+        shaped('[database]\npassword = """', (ALNUM + "#%!", 20), '"""\n'),
+    ),
 )
 
 
@@ -683,6 +695,8 @@ def provider_negatives(rng: random.Random) -> list[tuple[str, str]]:
         ("provider-cookie-attributes", "< Set-Cookie: theme=dark; Path=/; Max-Age=31536000"),
         ("provider-http-auth-names", "requests.get(url, auth=(user, password))"),
         ("provider-pgpass-reference", "localhost:5432:app:deploy:*"),
+        ("provider-yaml-block-prose", "notes:\n  password: |\n    rotated by the ops team\n"),
+        ("provider-toml-multiline-prose", 'password_help = """Ask the ops team."""'),
         ("provider-gh-secret-file", "gh secret set DEPLOY_TOKEN < token.txt"),
         ("provider-netrc-prose", "machine learning password reset flow"),
         ("provider-xml-reference", "<password>${env.DEPLOY_PASSWORD}</password>"),

@@ -852,6 +852,81 @@ NAME_VALUE_PAIRS = (
     ),
 )
 
+# A credential's value as a YAML block scalar (`password: |`, `client_secret: >-`, `api_key:
+# |-  # comment`): the lines indented under the key, every one of them, raw or with escaped
+# newlines (a JSON string quoted in another). The key's own indentation (a list item's `- `
+# included) is repeated on each line of the block, deeper, so a line less indented ends it
+# (a diff's `+` or `-` may start each line). A template, a reference, a placeholder and a
+# block of prose (a line of more than three blanks, or of words and punctuation only) stay;
+# a name ending so names metadata (`password_policy: |`) stays.
+_BLOCK_HEADER = r"[|>][+\-]?[1-9]?[+\-]?(?:[ \t]{1,4}#[^\r\n\\]{0,200})?"
+
+
+_PROSE = re.compile(r"[A-Za-z ,.;:'!?()\-]+")
+
+
+def _block_value(value: str, strict: bool) -> bool:
+    lines = [line.strip() for line in value.replace("\\n", "\n").splitlines() if line.strip()]
+    if not lines or any(line.count(" ") > 3 for line in lines):
+        return False
+    if any(" " in line and _PROSE.fullmatch(line) for line in lines):
+        return False  # words and punctuation only: `Ask the ops team.`
+    return _flag_password(lines[0], strict) and not heuristics.looks_like_reference(lines[0])
+
+
+YAML_BLOCK_SECRET = Rule(
+    name="yaml-block-secret",
+    pattern=lazy(
+        r"(?:^|(?<=[\n\"])|(?<=\\n))[+\-]?(?P<indent>[ \t]{0,32}(?:-[ \t]{1,4})?)[\"']?"
+        + _CREDENTIAL_NAME
+        + r"[\"']?[ \t]{0,4}:[ \t]{1,4}"
+        + _BLOCK_HEADER
+        + r"(?:[ \t]{0,64}"
+        + _NEWLINE
+        + r"){1,5}"
+        # The block: each line indented past the key (blank lines inside it included).
+        + r"[+\-]?(?P=indent)(?P<inner>[ \t]{1,32})(?P<secret>[^\s\\]"
+        + _LINE_CHAR
+        + r"{0,2000}+(?:(?:"
+        + _NEWLINE
+        + r"[ \t]{0,64}){0,4}"
+        + _NEWLINE
+        + r"[+\-]?(?P=indent)(?P=inner)"
+        + _LINE_CHAR
+        + r"{1,2000}+){0,200}+)",
+        re.MULTILINE,
+    ),
+    anchors=(": |", ": >"),
+    lead=140,
+    reach=8000,
+    multiline=True,
+    check=_block_value,
+    # The header ends its line (raw, or escaped in a JSON string at any depth).
+    after=lazy(r"[+\-]?[1-9]?[+\-]?[ \t]{0,4}(?:#[^\r\n\\]{0,200})?(?:\r?\n|\\{1,7}[nr])"),
+    before=lazy(r"(?i:" + SECRET_KEY_WORDS + r")[A-Za-z0-9_.\-]{0,60}[\"']?[ \t]{0,4}$"),
+)
+
+# A TOML multi-line string assigned to a credential's name: `password = """…"""` and the
+# literal form (three single quotes), on one line or over several (a newline right after the
+# opening quotes is not part of the value). The value holds no quote.
+_TOML_QUOTES = ('"""', "'''", '\\"\\"\\"', '\\\\\\"\\\\\\"\\\\\\"')
+TOML_MULTILINE_SECRET = Rule(
+    name="toml-multiline-secret",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9_.\-])\"?"
+        + _CREDENTIAL_NAME
+        + r"\"?[ \t]{0,4}=[ \t]{0,4}(?P<quote>\"\"\"|''')(?:\r?\n)?"
+        + r"(?P<secret>[^\"'\r\n]{1,1000}+(?:\r?\n[^\"'\r\n]{1,1000}+){0,40}+)(?:\r?\n)?"
+        + r"(?P=quote)"
+    ),
+    anchors=tuple(f"={blank}{quote}" for blank in ("", " ") for quote in _TOML_QUOTES),
+    lead=140,
+    reach=42000,
+    multiline=True,
+    check=_block_value,
+    before=lazy(r"(?i:" + SECRET_KEY_WORDS + r")[A-Za-z0-9_.\-]{0,60}\\{0,7}\"?[ \t]{0,4}$"),
+)
+
 STRUCTURE_RULES: tuple[Rule, ...] = (
     KUBERNETES_SECRET_AFTER_KIND,
     KUBERNETES_SECRET_BEFORE_KIND,
@@ -872,6 +947,8 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     *SECURE_STRINGS,
     NETRC_PASSWORD,
     *XML_SECRETS,
+    YAML_BLOCK_SECRET,
+    TOML_MULTILINE_SECRET,
     PHP_DEFINE,
     *NAME_VALUE_PAIRS,
 )

@@ -390,6 +390,49 @@ def test_xml_elements_named_as_credentials() -> None:
         _untouched_everywhere(text)
 
 
+def test_credentials_as_yaml_block_scalars() -> None:
+    """`password: |` or `client_secret: >-` with the value on the indented lines after it:
+    every line of the block, raw and in a transcript (where its newlines are escapes)."""
+    rng = random.Random("yaml-block")
+    pw = "Jr5" + gate_corpus.pick(rng, gate_corpus.ALNUM + "#%!", 17)
+    key = gate_corpus.pick(rng, gate_corpus.ALNUM, 40)
+    for text, secret in (
+        (f"database:\n  password: |\n    {pw}\n  host: db.internal\n", pw),
+        (f"oauth:\n  client_secret: >-\n    {pw}\n  client_id: web\n", pw),
+        (f"- name: deploy\n  api_key: |-  # rotated monthly\n\n    {key}\n", key),
+        (f"signing_key: |\n  {key[:20]}\n  {key[20:]}\n", key[20:]),
+    ):
+        redacted_everywhere(text, secret, "yaml-block-secret")
+    for text in (
+        "description: |\n  The password must be rotated every 90 days.\n",
+        "steps:\n  - run: |\n      echo $TOKEN_PATH\n",
+        "password_policy: |\n  min-length-12\n",
+        "password: |\n  {{ .Values.db.password }}\n",
+        "token: |\n  ${CI_JOB_TOKEN}\n",
+        "password: |\nnext: top-level\n",
+    ):
+        _untouched_everywhere(text)
+
+
+def test_credentials_as_toml_multiline_strings() -> None:
+    """`password = \"\"\"…\"\"\"` and its literal form with single quotes, on one line or over
+    several."""
+    pw = "Jr5" + gate_corpus.pick(random.Random("toml-multiline"), gate_corpus.ALNUM, 17)
+    for text in (
+        f'[database]\npassword = """{pw}"""\n',
+        f"[database]\npassword = '''{pw}'''\n",
+        f'[smtp]\nauth_token = """\n{pw}\n"""\n',
+    ):
+        redacted_everywhere(text, pw, "toml-multiline-secret")
+    for text in (
+        'description = """The password is rotated monthly."""\n',
+        'password_hint = """ask ops"""\n',
+        'password = """${DB_PASSWORD}"""\n',
+        "token = '''<your-token>'''\n",
+    ):
+        _untouched_everywhere(text)
+
+
 def test_php_define_of_a_credential() -> None:
     pw = "Jr5" + gate_corpus.pick(random.Random("define"), gate_corpus.ALNUM, 15)
     for text in (

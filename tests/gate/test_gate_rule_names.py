@@ -173,6 +173,16 @@ CASES = [
         "requests.get(url, auth=(user, password))",
     ),
     (
+        "yaml-block-secret",
+        "db:\n  password: |\n    <<{A20}>>\n",
+        "db:\n  description: |\n    The password must be rotated every 90 days.\n",
+    ),
+    (
+        "toml-multiline-secret",
+        '[db]\npassword = """<<{A20}>>"""\n',
+        '[db]\ndescription = """The password is rotated monthly."""\n',
+    ),
+    (
         "pgpass-password",
         "db.internal:5432:app:deploy:<<{A16}>>",
         "db.internal:5432:app:deploy:$PGPASSWORD",
