@@ -611,6 +611,15 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
         "TOML",
         shaped('[database]\npassword = """', (ALNUM + "#%!", 20), '"""\n'),
     ),
+    (
+        "signed-url-signature",
+        "DOWNLOAD_URL",
+        "AWS",
+        shaped(
+            "https://bucket.s3.amazonaws.com/report.csv?X-Amz-Expires=900&X-Amz-Signature=",
+            (HEX, 64),
+        ),
+    ),
 )
 
 
@@ -697,6 +706,7 @@ def provider_negatives(rng: random.Random) -> list[tuple[str, str]]:
         ("provider-pgpass-reference", "localhost:5432:app:deploy:*"),
         ("provider-yaml-block-prose", "notes:\n  password: |\n    rotated by the ops team\n"),
         ("provider-toml-multiline-prose", 'password_help = """Ask the ops team."""'),
+        ("provider-signed-url-unsigned", "https://example.com/verify?signature=none&user=4"),
         ("provider-gh-secret-file", "gh secret set DEPLOY_TOKEN < token.txt"),
         ("provider-netrc-prose", "machine learning password reset flow"),
         ("provider-xml-reference", "<password>${env.DEPLOY_PASSWORD}</password>"),

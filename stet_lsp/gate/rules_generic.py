@@ -927,6 +927,45 @@ TOML_MULTILINE_SECRET = Rule(
     before=lazy(r"(?i:" + SECRET_KEY_WORDS + r")[A-Za-z0-9_.\-]{0,60}\\{0,7}\"?[ \t]{0,4}$"),
 )
 
+# .NET's `appSettings`: `<add key="DbPassword" value="…" />`, a credential's name as the key,
+# its value as the attribute after it.
+XML_ADD_KEY = Rule(
+    name="xml-secret",
+    pattern=lazy(
+        r"<add[ \t\r\n]{1,16}key[ \t]{0,4}=[ \t]{0,4}(?P<q1>[\"'])"
+        + _CREDENTIAL_NAME
+        + r"(?P=q1)[ \t\r\n]{1,16}value[ \t]{0,4}=[ \t]{0,4}(?P<q2>[\"'])"
+        + r"(?P<secret>[^\"'<>\r\n]{1,400})(?P=q2)"
+    ),
+    anchors=("<add key=", "<add  key="),
+    reach=600,
+    multiline=True,
+    check=_flag_password,
+)
+
+
+# The signature of a signed URL: AWS's presigned `X-Amz-Signature=`, Google Cloud Storage's
+# `X-Goog-Signature=`, and a CDN's or an app's `?signature=` (Azure's SAS `sig=` is
+# `azure-sas-signature`): anyone holding the URL may use it until it expires. A value that
+# looks generated (hex of 32 or more, or a random run); `signature=none`, `signature=v1` stay.
+def _url_signature(value: str, strict: bool) -> bool:
+    if heuristics.is_hash_or_uuid(value):
+        return len(value) >= 32 and heuristics.shannon_entropy(value) >= 3.0
+    return heuristics.looks_random(value.replace("%", ""), min_length=16, min_entropy=3.0)
+
+
+SIGNED_URL = Rule(
+    name="signed-url-signature",
+    pattern=lazy(
+        r"(?<=[?&])(?i:x-amz-signature|x-goog-signature|signature)="
+        r"(?P<secret>[A-Za-z0-9%+/_.~=\-]{16,2048}+)"
+    ),
+    anchors=("signature=",),
+    lead=17,
+    reach=2100,
+    check=_url_signature,
+)
+
 STRUCTURE_RULES: tuple[Rule, ...] = (
     KUBERNETES_SECRET_AFTER_KIND,
     KUBERNETES_SECRET_BEFORE_KIND,
@@ -947,8 +986,10 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     *SECURE_STRINGS,
     NETRC_PASSWORD,
     *XML_SECRETS,
+    XML_ADD_KEY,
     YAML_BLOCK_SECRET,
     TOML_MULTILINE_SECRET,
+    SIGNED_URL,
     PHP_DEFINE,
     *NAME_VALUE_PAIRS,
 )

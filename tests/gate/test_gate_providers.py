@@ -433,6 +433,56 @@ def test_credentials_as_toml_multiline_strings() -> None:
         _untouched_everywhere(text)
 
 
+def test_dotnet_app_settings_of_a_credential() -> None:
+    """`<add key="DbPassword" value="…" />` in `appSettings`: the value of a key named as a
+    credential (NuGet's `ClearTextPassword` is `nuget-config-password`'s)."""
+    pw = "Jr5" + gate_corpus.pick(random.Random("appsettings"), gate_corpus.ALNUM, 15)
+    for text in (
+        f'<appSettings>\n  <add key="DbPassword" value="{pw}" />\n</appSettings>',
+        f"<add key='StripeApiKey' value='sk{pw}'/>",
+        f'<add key="Smtp.Password"\n     value="{pw}" />',
+    ):
+        redacted_everywhere(text, pw, "xml-secret")
+    for text in (
+        '<add key="PasswordMinLength" value="12" />',
+        '<add key="DbPasswordFile" value="/run/secrets/db" />',
+        '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />',
+        '<add key="ApiKey" value="your-api-key" />',
+    ):
+        _untouched_everywhere(text)
+
+
+def test_the_signature_of_a_signed_url() -> None:
+    """AWS's presigned `X-Amz-Signature=`, Google Cloud Storage's `X-Goog-Signature=` and an
+    app's `?signature=`: whoever holds the URL may use it until it expires."""
+    rng = random.Random("signed-url")
+    hex64 = gate_corpus.pick(rng, gate_corpus.HEX, 64)
+    token = gate_corpus.pick(rng, gate_corpus.ALNUM, 32)
+    for text, secret in (
+        (
+            "https://bucket.s3.amazonaws.com/report.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+            "&X-Amz-Date=20260101T000000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host"
+            f"&X-Amz-Signature={hex64}",
+            hex64,
+        ),
+        (
+            "https://storage.googleapis.com/bucket/o?X-Goog-Algorithm=GOOG4-RSA-SHA256"
+            f"&X-Goog-Date=20260101T000000Z&X-Goog-Expires=900&X-Goog-Signature={hex64}{hex64}",
+            hex64,
+        ),
+        (f"https://cdn.example.com/f.zip?expires=1767225600&signature={token}", token),
+        (f'curl "https://cdn.example.com/f.zip?signature={token}&expires=1"', token),
+    ):
+        redacted_everywhere(text, secret, "signed-url-signature")
+    for text in (
+        "https://example.com/verify?signature=none&user=4",
+        "https://example.com/?signature=sha256",
+        "https://bucket.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=3600",
+        f"the document signature={token} is in the footer",
+    ):
+        _untouched_everywhere(text)
+
+
 def test_php_define_of_a_credential() -> None:
     pw = "Jr5" + gate_corpus.pick(random.Random("define"), gate_corpus.ALNUM, 15)
     for text in (

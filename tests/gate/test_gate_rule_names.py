@@ -183,6 +183,11 @@ CASES = [
         '[db]\ndescription = """The password is rotated monthly."""\n',
     ),
     (
+        "signed-url-signature",
+        "https://b.s3.amazonaws.com/k?X-Amz-Expires=900&X-Amz-Signature=<<{H64}>>",
+        "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900",
+    ),
+    (
         "pgpass-password",
         "db.internal:5432:app:deploy:<<{A16}>>",
         "db.internal:5432:app:deploy:$PGPASSWORD",
