@@ -80,6 +80,13 @@ def _pkcs12(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     return "\n".join(lines), tuple(line for line in lines if len(line) >= 8)
 
 
+def _encoded_env_file(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    """A `.env` in base64 (its lines at a random byte alignment), piped to a file."""
+    env = f"{'#' * rng.randrange(3)}APP_ENV=production\nDB_PASSWORD={pick(rng, ALNUM, 20)}\n"
+    blob = base64.b64encode(env.encode()).decode()
+    return f"echo {blob} | base64 -d > .env", (blob,)
+
+
 def _kubernetes_secret(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     password = base64.b64encode(pick(rng, ALNUM, 24).encode()).decode()
     token = base64.b64encode(pick(rng, ALNUM, 40).encode()).decode()
@@ -611,6 +618,7 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
         "TOML",
         shaped('[database]\npassword = """', (ALNUM + "#%!", 20), '"""\n'),
     ),
+    ("base64-encoded-secrets", "ENV_FILE", "dotenv", _encoded_env_file),
     (
         "signed-url-signature",
         "DOWNLOAD_URL",
@@ -707,6 +715,8 @@ def provider_negatives(rng: random.Random) -> list[tuple[str, str]]:
         ("provider-yaml-block-prose", "notes:\n  password: |\n    rotated by the ops team\n"),
         ("provider-toml-multiline-prose", 'password_help = """Ask the ops team."""'),
         ("provider-signed-url-unsigned", "https://example.com/verify?signature=none&user=4"),
+        # PASSWORD_MIN_LENGTH=12
+        ("provider-base64-env-metadata", "echo UEFTU1dPUkRfTUlOX0xFTkdUSD0xMgo= | base64 -d"),
         ("provider-gh-secret-file", "gh secret set DEPLOY_TOKEN < token.txt"),
         ("provider-netrc-prose", "machine learning password reset flow"),
         ("provider-xml-reference", "<password>${env.DEPLOY_PASSWORD}</password>"),

@@ -11,11 +11,20 @@ identifier closely); the others start exactly at their anchor. Every repetition 
 
 from __future__ import annotations
 
+import base64
 import re
 
 from stet_lsp.gate import heuristics
 from stet_lsp.gate.patterns import lazy
-from stet_lsp.gate.rules import KEY_ASSIGN, SECRET_KEY_WORDS, VALUE_START, Check, Rule, whole_value
+from stet_lsp.gate.rules import (
+    KEY_ASSIGN,
+    METADATA_KEY_SUFFIXES,
+    SECRET_KEY_WORDS,
+    VALUE_START,
+    Check,
+    Rule,
+    whole_value,
+)
 
 _KEY = r"(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z0-9_.\-]{1,96}+)"
 # Names that say credential (a key must contain one to be worth a look).
@@ -966,6 +975,55 @@ SIGNED_URL = Rule(
     check=_url_signature,
 )
 
+
+# An environment file encoded in base64 (`echo <blob> | base64 -d > .env`, a CI variable, a
+# manifest's value outside a `kind: Secret`): found by a credential's name as base64 writes it
+# at each of the three byte alignments (`PASSWORD` is `UEFTU1dPUkQ`, `BBU1NXT1JE` or `QVNTV09SR`
+# inside a run), the whole run taken when it decodes to text assigning a value to such a name.
+def _base64_cores(word: str) -> tuple[str, ...]:
+    """The characters of `word`'s base64 that do not depend on its neighbours, per alignment."""
+    cores = []
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + word.encode()).decode()
+        start = -(-8 * shift // 6)
+        end = 8 * (shift + len(word)) // 6
+        cores.append(encoded[start:end].lower())
+    return tuple(cores)
+
+
+_ENCODED_NAMES = ("PASSWORD", "SECRET", "TOKEN", "API_KEY", "PASSWD")
+_DECODED_ASSIGNMENT = re.compile(
+    r"^[ \t]{0,8}(?:export[ \t]{1,4})?(?P<key>[A-Za-z0-9_.\-]{0,60}?(?i:" + SECRET_KEY_WORDS + r")"
+    r"[A-Za-z0-9_.\-]{0,60})[ \t]{0,4}[=:][ \t]{0,4}[\"']?(?P<value>[^\s\"']{1,256})",
+    re.MULTILINE,
+)
+
+
+def _encoded_assignments(value: str, strict: bool) -> bool:
+    """The run decodes to text with a line assigning a credential's name (not metadata's:
+    `PASSWORD_MIN_LENGTH`) a value as an environment file's rule wants it."""
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode()
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return any(
+        re.split(r"[_.\-]", match.group("key").lower())[-1] not in METADATA_KEY_SUFFIXES
+        and heuristics.looks_like_env_literal(match.group("value"))
+        for match in _DECODED_ASSIGNMENT.finditer(decoded)
+    )
+
+
+ENCODED_ENV_FILE = Rule(
+    name="base64-encoded-secrets",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9+/=])(?P<secret>[A-Za-z0-9+/]{16,65536}+={0,2})(?![A-Za-z0-9+/=])"
+    ),
+    anchors=tuple(core for name in _ENCODED_NAMES for core in _base64_cores(name)),
+    lead=65536,
+    reach=65536,
+    check=_encoded_assignments,
+)
+
 STRUCTURE_RULES: tuple[Rule, ...] = (
     KUBERNETES_SECRET_AFTER_KIND,
     KUBERNETES_SECRET_BEFORE_KIND,
@@ -990,6 +1048,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     YAML_BLOCK_SECRET,
     TOML_MULTILINE_SECRET,
     SIGNED_URL,
+    ENCODED_ENV_FILE,
     PHP_DEFINE,
     *NAME_VALUE_PAIRS,
 )

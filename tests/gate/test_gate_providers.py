@@ -483,6 +483,34 @@ def test_the_signature_of_a_signed_url() -> None:
         _untouched_everywhere(text)
 
 
+def test_an_environment_file_encoded_in_base64() -> None:
+    """`echo <blob> | base64 -d > .env`, a CI variable or a ConfigMap's value holding a whole
+    `.env` in base64: the run, when it decodes to a credential's name assigned a value (the
+    name found as base64 writes it at each of the three byte alignments)."""
+    rng = random.Random("base64-env")
+    pw = "Jr5" + gate_corpus.pick(rng, gate_corpus.ALNUM, 15)
+    for lead in ("", "#", "##"):  # each alignment of the name in the encoding
+        blob = base64.b64encode(
+            f"{lead}APP_ENV=production\nDB_PASSWORD={pw}\nPORT=8080\n".encode()
+        ).decode()
+        for text in (
+            f"echo {blob} | base64 -d > .env",
+            f"env:\n  ENV_FILE: {blob}\n",
+            f"kind: ConfigMap\ndata:\n  app.env: {blob}\n",
+        ):
+            redacted_everywhere(text, blob, "base64-encoded-secrets")
+    for decoded in (
+        "The password must be rotated every 90 days.\n",
+        "DB_PASSWORD=${DB_PASSWORD}\n",
+        "PASSWORD_MIN_LENGTH=12\nTOKEN_TTL=3600\n",
+        "token_type: bearer\n",
+        "API_KEY=true\n",
+    ):
+        _untouched_everywhere(f"echo {base64.b64encode(decoded.encode()).decode()} | base64 -d")
+    noise = base64.b64encode(bytes(rng.randrange(256) for _ in range(300))).decode()
+    _untouched_everywhere(f"data:image/png;base64,{noise}UEFTU1dPUkQ{noise}")
+
+
 def test_php_define_of_a_credential() -> None:
     pw = "Jr5" + gate_corpus.pick(random.Random("define"), gate_corpus.ALNUM, 15)
     for text in (

@@ -188,6 +188,13 @@ CASES = [
         "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900",
     ),
     (
+        "base64-encoded-secrets",
+        # DB_PASSWORD=Qx7zK2mP9vLtR4nB
+        "echo <<REJfUEFTU1dPUkQ9UXg3eksybVA5dkx0UjRuQgo=>> | base64 -d > .env",
+        # PASSWORD_MIN_LENGTH=12
+        "echo UEFTU1dPUkRfTUlOX0xFTkdUSD0xMgo= | base64 -d > .env",
+    ),
+    (
         "pgpass-password",
         "db.internal:5432:app:deploy:<<{A16}>>",
         "db.internal:5432:app:deploy:$PGPASSWORD",
