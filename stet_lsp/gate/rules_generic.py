@@ -912,7 +912,7 @@ YAML_BLOCK_SECRET = Rule(
     check=_block_value,
     # The header ends its line (raw, or escaped in a JSON string at any depth).
     after=lazy(r"[+\-]?[1-9]?[+\-]?[ \t]{0,4}(?:#[^\r\n\\]{0,200})?(?:\r?\n|\\{1,7}[nr])"),
-    before=lazy(r"(?i:" + SECRET_KEY_WORDS + r")[A-Za-z0-9_.\-]{0,60}[\"']?[ \t]{0,4}$"),
+    before=lazy(r"(?:" + SECRET_KEY_WORDS + r")[a-z0-9_.\-]{0,60}[\"']?[ \t]{0,4}$"),
 )
 
 # A TOML multi-line string assigned to a credential's name: `password = """…"""` and the
@@ -933,7 +933,7 @@ TOML_MULTILINE_SECRET = Rule(
     reach=42000,
     multiline=True,
     check=_block_value,
-    before=lazy(r"(?i:" + SECRET_KEY_WORDS + r")[A-Za-z0-9_.\-]{0,60}\\{0,7}\"?[ \t]{0,4}$"),
+    before=lazy(r"(?:" + SECRET_KEY_WORDS + r")[a-z0-9_.\-]{0,60}\\{0,7}\"?[ \t]{0,4}$"),
 )
 
 # .NET's `appSettings`: `<add key="DbPassword" value="…" />`, a credential's name as the key,
