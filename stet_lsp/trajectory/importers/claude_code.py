@@ -895,7 +895,8 @@ class _Placer:
         rewind left, and so is everything it did."""
         self.placed.add(id(transcript))
         for event in transcript.events:
-            event.abandoned = event.abandoned or abandoned
+            if abandoned:
+                event.abandoned = True
             self.out.append(event)
             if not isinstance(event, ToolCall):
                 continue
