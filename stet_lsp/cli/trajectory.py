@@ -204,6 +204,7 @@ def _show(args: argparse.Namespace) -> int:
                 "agent": e.agent,
                 "time": e.time,
                 "summary": summary(e),
+                "abandoned": e.abandoned,
             }
             for e in events
         ]

@@ -26,6 +26,8 @@ from stet_lsp.trajectory.paths import repository_path
 
 # How long a one-line summary (a lens title's detail, a symbol's name) gets.
 SUMMARY_CHARS = 80
+ABANDONED = "abandoned · "
+"""What a step's summary starts with when a rewind left its branch of the conversation."""
 TURN_NAME_CHARS = 60
 # Tool arguments that say best what a call does, in order of preference.
 _MINUS = "\u2212"
@@ -313,7 +315,7 @@ class _Builder:
         if kind == "tool_result":
             summary = f"{tool or call_id or ''} {summary}".lstrip()
         if record.abandoned is True:
-            summary = f"abandoned · {summary}".rstrip()
+            summary = f"{ABANDONED}{summary}".rstrip()
         step = record.step if type(record.step) is int and record.step > 0 else 0
         kind = shared.setdefault(kind, kind)
         agent = record.agent

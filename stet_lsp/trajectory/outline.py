@@ -15,6 +15,7 @@ from stet_lsp.trajectory.events import (
     Note,
     RawEvent,
     Reasoning,
+    Rewind,
     SessionEnd,
     SessionStart,
     Subagent,
@@ -31,8 +32,10 @@ WIDTH = 100
 
 
 def summary(event: EventBase, width: int = WIDTH) -> str:
-    """A short, single-line description of the event (no kind prefix)."""
-    return _one_line(_describe(event), width)
+    """A short, single-line description of the event (no kind prefix); an event a rewind
+    left is marked "abandoned", as the editor's outline marks it."""
+    described = _describe(event)
+    return _one_line(f"abandoned · {described}" if event.abandoned else described, width)
 
 
 def _describe(event: EventBase) -> str:
@@ -67,6 +70,9 @@ def _describe(event: EventBase) -> str:
         return f"[{event.entry_kind}] {event.text}"
     if isinstance(event, SessionEnd):
         return event.reason or ""
+    if isinstance(event, Rewind):
+        after = event.resumes_after
+        return f"back to line {after.line} of {after.file}" if after else "back to the start"
     if isinstance(event, RawEvent):
         return event.reason or "kept as recorded"
     return ""

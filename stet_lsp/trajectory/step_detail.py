@@ -22,6 +22,7 @@ from stet_lsp.trajectory.events import (
     Note,
     RawEvent,
     Reasoning,
+    Rewind,
     SessionEnd,
     SessionStart,
     Subagent,
@@ -31,7 +32,13 @@ from stet_lsp.trajectory.events import (
     UserMessage,
     parse_event,
 )
-from stet_lsp.trajectory.index import FENCE_LINE, SUMMARY_CHARS, StepLine, TrajectoryIndex
+from stet_lsp.trajectory.index import (
+    ABANDONED,
+    FENCE_LINE,
+    SUMMARY_CHARS,
+    StepLine,
+    TrajectoryIndex,
+)
 from stet_lsp.trajectory.narration import MINUS
 
 # How much of each part a hover shows before a note says what was cut.
@@ -127,6 +134,8 @@ def _started_by(index: TrajectoryIndex, subagent: Subagent) -> list[str]:
 
 def _hover_heading(entry: StepLine) -> str:
     parts = [f"**Step {entry.step} · {_plain(entry.kind)}**"]
+    if entry.summary.startswith(ABANDONED):
+        parts.append("abandoned: a later rewind left this branch of the conversation")
     if entry.agent is not None:
         parts.append(f"subagent {_code(entry.agent)}")
     if entry.time:
@@ -244,6 +253,21 @@ def _session_end(event: SessionEnd) -> list[str]:
     return lines
 
 
+def _rewind(event: Rewind) -> list[str]:
+    after = event.resumes_after
+    where = (
+        f"line {after.line} of {_code(after.file)}"
+        if after is not None
+        else "the start of the session, before its first message"
+    )
+    return [
+        f"The user rewound the conversation (or edited an earlier prompt): the steps after "
+        f"this one go on from {where}, and the steps written since then are abandoned.",
+        "",
+        "_Whether the files were restored too is not recorded by the harness._",
+    ]
+
+
 def _raw(event: RawEvent) -> list[str]:
     reason = f"Kept as recorded: {_plain(event.reason)}" if event.reason else "Kept as recorded."
     return [reason, "", *_json_block(event.record)]
@@ -276,6 +300,7 @@ _DETAILS: dict[type[EventBase], Callable[[Any], list[str]]] = {
     Error: _error,
     Note: _note,
     SessionEnd: _session_end,
+    Rewind: _rewind,
     RawEvent: _raw,
 }
 

@@ -202,13 +202,14 @@ def test_list_show_and_render(stet: Run, root: Path, two_sessions: tuple[Path, P
     assert set(document) == {"version", "trajectory", "steps"} and document["trajectory"] == key
     steps = document["steps"]
     assert [step["step"] for step in steps] == list(range(1, meta["steps"] + 1))
-    assert set(steps[0]) == {"step", "kind", "agent", "time", "summary"}
+    assert set(steps[0]) == {"step", "kind", "agent", "time", "summary", "abandoned"}
     assert steps[1] | {"time": None} == {
         "step": 2,
         "kind": "user_message",
         "agent": None,
         "time": None,
         "summary": "Add the greeting module",
+        "abandoned": False,
     }
     assert steps[1]["time"] == "2026-03-01T09:00:02.000Z"
     code, _, err = stet("trajectory", "show", "nothing-like-it", "-C", str(root))

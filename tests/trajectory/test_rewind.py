@@ -6,6 +6,7 @@ the new one. Hook progress beside the messages, side chains and compactions are 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from stet_lsp.trajectory.importers.atif import IMPORTERS as ATIF_IMPORTERS
 from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.index import TrajectoryIndex
 from stet_lsp.trajectory.provenance import Provenance
+from stet_lsp.trajectory.step_detail import hover
 from stet_lsp.trajectory.store import working_folder
 
 ATIF = ATIF_IMPORTERS["atif"]
@@ -318,6 +320,37 @@ def test_events_jsonl_says_which_steps_a_rewind_abandoned(root: Path, tmp_path: 
         == f"{prompt['step']} · user_message abandoned · Name line ten"
     )
     assert "abandoned" not in index.get(rewind["step"] + 1).title
+
+
+def test_the_hover_and_show_say_what_a_rewind_left(
+    root: Path, tmp_path: Path, stet: Callable[..., tuple[int, str, str]]
+) -> None:
+    source, _restored, _kept = rewound_app(root, tmp_path)
+    _meta, events, _narration = imported(root, source)
+    (rewind,) = of(events, Rewind)
+    kept = next(e for e in events if getattr(e, "text", None) == "Line five is FIVE.")
+    prompt = next(e for e in events if getattr(e, "text", None) == "Name line ten")
+    index = TrajectoryIndex.from_events_text(
+        (working_folder(resolve_target(root)).path / "events.jsonl").read_text()
+    )
+    shown = hover(index, index.get(rewind.step))
+    assert f"go on from line {kept.source.line} of `rewound-app.jsonl`" in shown
+    assert "abandoned" not in shown.splitlines()[0]
+    assert "abandoned: a later rewind left" in hover(index, index.get(prompt.step))
+    assert "abandoned" not in hover(index, index.get(rewind.step + 1)).splitlines()[0]
+    code, out, err = stet("trajectory", "show", "--json", "-C", str(root))
+    assert code == 0, err
+    steps = {row["step"]: row for row in json.loads(out)["steps"]}
+    assert steps[prompt.step]["abandoned"] is True
+    assert steps[prompt.step]["summary"] == "abandoned · Name line ten"
+    assert steps[rewind.step] | {"agent": None} == {
+        "step": rewind.step,
+        "kind": "rewind",
+        "agent": None,
+        "time": rewind.time,
+        "summary": f"back to line {kept.source.line} of rewound-app.jsonl",
+        "abandoned": False,
+    }
 
 
 def test_narration_shows_the_rewind_and_the_abandoned_steps(root: Path, tmp_path: Path) -> None:
