@@ -32,6 +32,12 @@ _BEGIN = itemgetter(0)
 _OPERATOR_AFTER = r'(?:\\{1,64}+"|[^=:]){0,7}[=:]'
 _OPERATOR_FOLLOWS = re.compile(_OPERATOR_AFTER)
 _KEY_THEN_OPERATOR = re.compile(r"[A-Za-z0-9_.\-]{0,128}+(?=" + _OPERATOR_AFTER + ")")
+# From a key's end: a number assigned and nothing after it but the end of a JSON value or of
+# the line (`"input_tokens":1234,` in every usage record of a transcript). No identifier rule
+# takes a number for a secret.
+_NUMBER_ASSIGNED = re.compile(
+    _OPERATOR_AFTER + r"[ \t]{0,4}-?[0-9]{1,15}+(?:\.[0-9]{1,15}+)?(?=[,}\]\r\n]|\\[nr]|\Z)"
+)
 # From a key's end: operator, what may precede a value, the value as the rules see it, and no
 # backslash anywhere up to its end (decoding a literal cannot change such an assignment).
 _PLAIN_ASSIGNMENT = re.compile(
@@ -166,8 +172,10 @@ class RuleScanner:
                 self.keyword_hits.append(offset)
             if anchor not in by_anchor:
                 continue
-            if anchor in key_anchors and self._assigned_key_end(offset + len(anchor)) is None:
-                continue  # no identifier rule can match here, nor escapes hide one
+            if anchor in key_anchors:
+                key_end = self._assigned_key_end(offset + len(anchor))
+                if key_end is None or _NUMBER_ASSIGNED.match(self.text, key_end):
+                    continue  # no identifier rule can match here, nor escapes hide one
             found = False
             prefix_rule = False
             live = False

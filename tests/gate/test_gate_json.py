@@ -147,3 +147,24 @@ def test_code_that_quotes_json_keeps_its_placeholders() -> None:
     code = 'print("{\\"token\\": \\"%s\\"}" % token)\nPATTERN = r"\\"password\\": \\"(.*)\\""\n'
     for path in ("app.py", "notes.md"):
         assert redact_text(code, path=path).text == code
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        '{"input_tokens":1234,"cache_read_tokens":56,"token":"__VALUE__"}',
+        '{"token":12,"password":"__VALUE__"}',
+        "token=1234\napi_token=__VALUE__\n",
+        "TOKEN=4921__VALUE__\n",
+    ],
+)
+def test_a_count_assigned_to_a_credential_word_is_passed_over_and_nothing_after_it(
+    record: str,
+) -> None:
+    """A key whose value is a number (a usage record's token counts) is passed over without
+    trying the identifier rules; the secrets beside it, and a value that only starts with
+    digits, are still found, and the counts stay."""
+    secret = "q8Zr2LmX7vN4pK9sT3wY6bH1cJ5dF0gA"
+    redacted = redact_text(record.replace("__VALUE__", secret), cache=None).text
+    assert secret not in redacted
+    assert ("1234" in redacted) == ("1234" in record)
