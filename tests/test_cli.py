@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pygit2
-from repos import commit_files
+from repos import INJECTED, clone_committing_sheet, commit_files
 
 Run = Callable[..., tuple[int, str, str]]
 
@@ -132,6 +132,28 @@ def test_brief_pause_resume(stet: Run, root: Path) -> None:
     assert listing["paused"] is True and listing["paused_until"] == "2999-01-01T00:00:00Z"
     assert stet("resume", "-C", r)[0] == 0
     assert stet("note", "add", "agent note", "--author", "agent", "-C", r)[0] == 0
+
+
+def test_a_sheet_git_tracks_is_not_briefed(stet: Run, tmp_path: Path) -> None:
+    """A clone can commit the sheet of the branch its users check out: its text is not this
+    clone's working memory, and must not reach an agent as such."""
+    root = clone_committing_sheet(tmp_path)
+    r = str(root)
+    relative = Path(json.loads(stet("note", "list", "--json", "-C", r)[1])["sheet"])
+    relative_text = relative.relative_to(root).as_posix()
+    for args in (("brief", "-C", r), ("brief", "--json", "-C", r)):
+        code, out, err = stet(*args)
+        assert (code, out) == (1, "") and INJECTED not in err
+        assert f"git's index holds {relative_text}" in err
+        assert f"git rm --cached {relative_text}" in err
+    # Listing and adding still work.
+    listed = json.loads(stet("note", "list", "--json", "-C", r)[1])
+    assert [e["text"] for e in listed["entries"]] == [INJECTED]
+    assert stet("note", "add", "mine", "-C", r)[0] == 0
+    # Untracked (the file and its entries stay), the sheet is briefed again.
+    subprocess.run(["git", "rm", "-q", "--cached", relative_text], cwd=root, check=True)
+    code, out, _ = stet("brief", "-C", r)
+    assert code == 0 and "mine" in out and INJECTED in out
 
 
 def test_errors_go_to_stderr_with_a_nonzero_exit(stet: Run, root: Path, tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
-from repos import commit_files, make_repo
+from repos import INJECTED, clone_committing_sheet, commit_files, make_repo
 
 from stet_lsp.core import operations
 from stet_lsp.core.sheet import StyleSheet
@@ -219,6 +219,22 @@ def test_the_brief_as_a_tool_and_as_a_resource(server: Client, workspace: Path) 
     with pytest.raises(MCPError, match="no resource stet://sheet"):
         server.read("stet://sheet")
     assert server.read("stet://brief").contents  # still serving
+
+
+def test_a_sheet_git_tracks_is_not_briefed(tmp_path: Path) -> None:
+    root = clone_committing_sheet(tmp_path)
+    with serving(root) as client:
+        message = client.error("get_brief", {})
+        assert "is not briefed: git's index holds .stet/cache/sheets/" in message
+        assert "git rm --cached" in message and INJECTED not in message
+        with pytest.raises(MCPError, match="is not briefed") as raised:
+            client.read("stet://brief")
+        assert INJECTED not in str(raised.value)
+        # Listing and adding still work.
+        assert [e["text"] for e in client.ok("list_notes", {})["entries"]] == [INJECTED]
+        client.ok("add_note", {"text": "An agent's own note."})
+        subprocess.run(["git", "rm", "-q", "--cached", "-r", ".stet"], cwd=root, check=True)
+        assert "An agent's own note." in client.ok("get_brief", {})["text"]
 
 
 def test_a_step_of_the_working_trajectory_is_marked(

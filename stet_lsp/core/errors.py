@@ -3,3 +3,8 @@
 
 class StetError(Exception):
     """A failure the user can act on; its message is shown as is."""
+
+
+class TrackedSheetError(StetError):
+    """A style sheet git's index holds: committed with the repository (or staged), it is not
+    this clone's own working memory, and its text is not given to an agent as such."""

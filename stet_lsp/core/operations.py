@@ -11,7 +11,7 @@ from pathlib import Path
 
 from stet_lsp.core.anchors import make_anchor, relative_path
 from stet_lsp.core.brief import DEFAULT_BUDGET
-from stet_lsp.core.errors import StetError
+from stet_lsp.core.errors import StetError, TrackedSheetError
 from stet_lsp.core.model import Entry, format_time, parse_time, utc_now
 from stet_lsp.core.sheet import EntryFilter, StyleSheet, check_author, check_kind, check_status
 from stet_lsp.core.targets import Target
@@ -114,7 +114,30 @@ def discard_entry(sheet: StyleSheet, entry_id: str) -> Result:
 def brief(sheet: StyleSheet, budget: int = DEFAULT_BUDGET) -> Result:
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise StetError(f"budget must be a positive number of tokens (1 or more), not {budget!r}")
+    refuse_tracked(sheet)
     return result(sheet.target, **sheet.brief(budget).to_dict())
+
+
+def refuse_tracked(sheet: StyleSheet) -> None:
+    """A sheet git's index holds came with the repository (a clone can commit the sheet of a
+    branch its users will check out) or was staged: its text is not this clone's working
+    memory and is not briefed to an agent. Listing and adding entries still work."""
+    from stet_lsp.core.gitindex import index_holds
+
+    root = sheet.target.root
+    relative = sheet.path.relative_to(root).as_posix()
+    if index_holds(root, relative):
+        raise TrackedSheetError(tracked_message(sheet.target.label, relative))
+
+
+def tracked_message(label: str, relative: str) -> str:
+    return (
+        f"the style sheet of {label} is not briefed: git's index holds {relative}, so it came "
+        "with the repository (or was staged) and is not this clone's own working memory; "
+        "its text could steer an agent. Read it first (stet note list). To keep its entries, "
+        f"untrack it: git rm --cached {relative}, and commit that (the file and its entries "
+        "stay on disk, and the brief gives them from then on); to drop them, delete the file too"
+    )
 
 
 def pause(sheet: StyleSheet, until: str | None = None) -> Result:

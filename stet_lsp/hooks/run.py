@@ -18,8 +18,10 @@ folder, `$CLAUDE_PROJECT_DIR`, when that is in none; the process's own folder on
 `cwd` is given). The hooks write only into a repository that has a `.stet` folder, and Codex
 turns only into one that consented (`stet hooks install codex`).
 
-session-start prints the brief exactly as `stet brief` renders it, paused sheet or not, and
-loads neither libgit2 (when HEAD names a branch, see `repository.py`) nor the gate.
+session-start prints the brief exactly as `stet brief` renders it, paused sheet or not (a
+sheet git's index holds is not briefed: the hook then prints only a `systemMessage` saying
+why, for the person, and logs it), and loads neither libgit2 (when HEAD names a branch, see
+`repository.py`; the index is read from its file, `core/gitindex.py`) nor the gate.
 
 An import can take longer than a hook may (Claude Code gives SessionEnd hooks 1.5 seconds
 unless told otherwise, and ends them when it exits), so the hook checks its input, then
@@ -241,11 +243,20 @@ def _fallback_root(env: Mapping[str, str]) -> Path | None:
 
 
 def _session_start(target: Target, stdout: IO[str]) -> None:
+    from stet_lsp.core.errors import TrackedSheetError
     from stet_lsp.core.operations import brief
     from stet_lsp.core.sheet import StyleSheet
 
-    text = brief(StyleSheet(target))["text"]
-    output = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    output: dict[str, Any]
+    try:
+        text = brief(StyleSheet(target))["text"]
+    except TrackedSheetError as refused:
+        # Nothing of the sheet goes into the context; the person sees why (systemMessage).
+        files.log(target.root, "session-start", f"error: {refused}")
+        output = {"systemMessage": f"stet: {refused}"}
+    else:
+        context = {"hookEventName": "SessionStart", "additionalContext": text}
+        output = {"hookSpecificOutput": context}
     stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
     stdout.flush()
 

@@ -23,6 +23,7 @@ from lsp_harness import (
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
+from repos import INJECTED, clone_committing_sheet
 
 from stet_lsp.core.anchors import make_anchor
 from stet_lsp.core.sheet import StyleSheet
@@ -150,6 +151,19 @@ async def test_commands(client: LanguageClient, root: Path) -> None:
     assert discarded["entry"]["status"] == "discarded"
     opened = await execute(client, "stet.sheet.open", uri=document)
     assert opened["uri"] == uri(resolve_target(root).sheet_path)
+
+
+async def test_a_sheet_git_tracks_is_not_briefed(client: LanguageClient, tmp_path: Path) -> None:
+    """A clone committing the sheet of the branch it checks out: the server lists its entries
+    but does not brief them to an agent."""
+    clone = clone_committing_sheet(tmp_path / "hostile")
+    document = open_file(client, clone / "README.md", "markdown")
+    with pytest.raises(JsonRpcException, match="is not briefed: git's index holds") as raised:
+        await execute(client, "stet.brief", uri=document)
+    assert "git rm --cached .stet/cache/sheets/" in str(raised.value)
+    assert INJECTED not in str(raised.value)
+    listed = await execute(client, "stet.note.list", uri=document)
+    assert [e["text"] for e in listed["entries"]] == [INJECTED]
 
 
 @pytest.mark.parametrize(
