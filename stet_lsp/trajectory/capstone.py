@@ -46,10 +46,17 @@ from pydantic import ValidationError
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
-from stet_lsp.core.safefs import atomic_write, inside, make_dirs, read_regular, remove_regular
+from stet_lsp.core.safefs import (
+    atomic_write,
+    inside,
+    make_dirs,
+    open_regular,
+    read_regular,
+    remove_regular,
+)
 from stet_lsp.core.targets import Target, find_repository
 from stet_lsp.trajectory.events import EventBase, Graduation, parse_event
-from stet_lsp.trajectory.feedback import feedback_lock, feedback_path, moved_lines
+from stet_lsp.trajectory.feedback import FEEDBACK_LIMIT, feedback_lock, feedback_path, moved_lines
 from stet_lsp.trajectory.graduation import INDEX_LOCK, retarget_skill, skill_lock
 from stet_lsp.trajectory.importing import compose_pending, pending
 from stet_lsp.trajectory.meta import Meta, summarise
@@ -61,6 +68,7 @@ from stet_lsp.trajectory.store import (
     NARRATION,
     WORKING,
     Folder,
+    read_small,
     tracked_file,
     tracked_message,
     working_folder,
@@ -261,7 +269,10 @@ def _open(target: Target) -> pygit2.Repository:
 def _require_working(target: Target, folder: Folder) -> None:
     """Checked before the lock is taken, so a refusal creates not even a lock file, and
     again once it is held."""
-    if read_regular(folder.path / META, target.root) is None:
+    header = open_regular(folder.path / META, target.root)  # only whether it is there
+    if header is not None:
+        header.close()
+    if header is None:
         raise CapstoneRefused(
             "no-working-trajectory",
             f"{target.label} has no working trajectory to commit: import an agent session "
@@ -788,7 +799,7 @@ def _moved_feedback(
     if not os.path.lexists(inside(root, source)):
         return
     held.enter_context(feedback_lock(root, target.key))
-    data = read_regular(root / source, root)
+    data = read_small(root / source, root, source, FEEDBACK_LIMIT)
     if data is None:
         return
     graduated.feedback = source.as_posix()
@@ -796,7 +807,8 @@ def _moved_feedback(
     # Held when the file is new too: a verdict written to it meanwhile (by a commit hook, say)
     # would be lost when a refused commit takes the capstone's writes back.
     held.enter_context(feedback_lock(root, trajectory))
-    held_text = (read_regular(root / destination, root) or b"").decode("utf-8", "replace")
+    stored = read_small(root / destination, root, destination, FEEDBACK_LIMIT) or b""
+    held_text = stored.decode("utf-8", "replace")
     existing = [line for line in held_text.split("\n") if line.strip()]
     lines = existing + [
         line for line in moved_lines(data, target.key, trajectory) if line not in existing

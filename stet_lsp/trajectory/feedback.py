@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.model import AUTHORS, Author, Kind, choice, format_time, parse_time, utc_now
-from stet_lsp.core.safefs import atomic_write, ensure_stet_gitignore, make_dirs, read_regular
+from stet_lsp.core.safefs import atomic_write, ensure_stet_gitignore, make_dirs
 from stet_lsp.trajectory.events import EventBase, SourceRef
 from stet_lsp.trajectory.jsontext import without_lone_surrogates
 
@@ -50,6 +50,11 @@ FEEDBACK = Path(".stet") / "feedback"
 LOCKS = Path(".stet") / "cache" / "feedback"
 """Lock files: beside a path in the cache, so no lock file ever lands in a committed folder."""
 FEEDBACK_VERSION = "1.0"
+FEEDBACK_LIMIT = 64 * 1024 * 1024
+"""The most bytes of a feedback file read (to list its verdicts, or to add one): a verdict
+holds at most MAX_TEXT characters, so this is thousands of the longest and hundreds of
+thousands of short ones, while a repository could commit a file of hundreds of megabytes
+that git compresses to almost nothing."""
 MAX_TEXT = 20_000
 """Characters of a verdict's text: a remark on a step, not a document."""
 
@@ -183,8 +188,12 @@ def mark_step(
 
 
 def read_feedback(root: Path, trajectory_id: str) -> Feedback:
-    """Every verdict of a trajectory, in the order recorded, and the lines that are not one."""
-    data = read_regular(root / feedback_path(trajectory_id), root)
+    """Every verdict of a trajectory, in the order recorded, and the lines that are not one
+    (StetError when the file is over FEEDBACK_LIMIT)."""
+    from stet_lsp.trajectory.store import read_small
+
+    relative = feedback_path(trajectory_id)
+    data = read_small(root / relative, root, relative, FEEDBACK_LIMIT)
     if data is None:
         return Feedback()
     verdicts: list[Verdict] = []
@@ -302,7 +311,7 @@ def _append(root: Path, trajectory: Folder, line: str) -> None:
     atomically; refused when the trajectory is gone by the time the lock is taken (a
     capstone, which holds the lock, committed the working one meanwhile: its feedback file
     would be left to the next working trajectory)."""
-    from stet_lsp.trajectory.store import EVENTS
+    from stet_lsp.trajectory.store import EVENTS, read_small
 
     relative = feedback_path(trajectory.id)
     folder = make_dirs(root, relative.parent)
@@ -315,7 +324,7 @@ def _append(root: Path, trajectory: Folder, line: str) -> None:
                 "(nothing was written): mark the step in the trajectory it became "
                 "(stet trajectory list)"
             )
-        current = read_regular(path, root) or b""
+        current = read_small(path, root, relative, FEEDBACK_LIMIT) or b""
         if current and not current.endswith(b"\n"):
             current += b"\n"  # a hand edit without a final newline keeps its last line
         atomic_write(path, current + line.encode("utf-8") + b"\n", root)

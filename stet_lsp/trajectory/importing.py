@@ -48,7 +48,14 @@ from stet_lsp.trajectory.importers.files import open_source
 from stet_lsp.trajectory.jsontext import without_lone_surrogates
 from stet_lsp.trajectory.meta import Meta, ProblemRecord, SourceFile, TargetRef, summarise
 from stet_lsp.trajectory.normalize import Normalizer
-from stet_lsp.trajectory.store import Folder, refuse_tracked, working_folder
+from stet_lsp.trajectory.store import (
+    META,
+    Folder,
+    TooLarge,
+    read_small,
+    refuse_tracked,
+    working_folder,
+)
 
 if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
@@ -390,7 +397,10 @@ def _records(folder: Folder) -> list[tuple[str, dict[str, Any]]]:
 
 def read_record(folder: Folder, stem: str) -> dict[str, Any] | None:
     """The record of session `stem`; None when there is none or it cannot be read."""
-    data = read_regular(folder.path / SESSIONS / f"{stem}.json", folder.root)
+    try:
+        data = read_small(folder.path / SESSIONS / f"{stem}.json", folder.root, stem)
+    except TooLarge:
+        return None  # taken for a torn record, as a hand-edited one is
     if data is None:
         return None
     try:
@@ -430,10 +440,10 @@ def _composed(folder: Folder, sources: list[Any]) -> bool:
     meta.json (written last) lists its sources."""
     if pending(folder):
         return False
-    data = read_regular(folder.path / "meta.json", folder.root)
     try:
+        data = read_small(folder.path / META, folder.root, META)
         listed = json.loads(data)["sources"] if data is not None else []
-    except (ValueError, TypeError, KeyError):
+    except (TooLarge, ValueError, TypeError, KeyError):
         return False
     return isinstance(listed, list) and all(source in listed for source in sources)
 
@@ -450,12 +460,10 @@ def pending(folder: Folder) -> bool:
 
 def _previous_base(folder: Folder) -> str | None:
     """The base commit the working trajectory recorded first (it does not move with HEAD)."""
-    data = read_regular(folder.path / "meta.json", folder.root)
-    if data is None:
-        return None
     try:
-        base = json.loads(data).get("base_commit")
-    except (ValueError, AttributeError):
+        data = read_small(folder.path / META, folder.root, META)
+        base = json.loads(data).get("base_commit") if data is not None else None
+    except (TooLarge, ValueError, AttributeError):
         return None
     return base if isinstance(base, str) else None
 

@@ -65,12 +65,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import lines_of
-from stet_lsp.core.safefs import open_regular, read_regular
+from stet_lsp.core.safefs import open_regular
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align, pair_moved
 from stet_lsp.trajectory.attribution import Attribution, LeftOut, rewound
 from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
 from stet_lsp.trajectory.paths import is_absolute, repository_path
-from stet_lsp.trajectory.store import EVENTS, META, Folder, folders
+from stet_lsp.trajectory.store import EVENTS, META, Folder, folders, read_small
 
 if TYPE_CHECKING:
     import pygit2
@@ -517,7 +517,7 @@ def _skipped_kind(line: str | bytes) -> bool:
 
 
 def _read_json(folder: Folder, name: str) -> dict[str, Any]:
-    data = read_regular(folder.path / name, folder.root)
+    data = read_small(folder.path / name, folder.root, folder.relative / name)
     if data is None:
         raise StetError(f"{folder.relative / name}: no such file")
     try:

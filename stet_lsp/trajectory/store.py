@@ -10,6 +10,7 @@ Everything is written through the repository boundary (stet_lsp/core/safefs.py).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from stet_lsp.core.safefs import (
     ensure_stet_gitignore,
     inside,
     make_dirs,
+    open_regular,
     read_regular,
 )
 from stet_lsp.core.targets import Target
@@ -32,6 +34,13 @@ from stet_lsp.trajectory.meta import Meta
 WORKING = Path(".stet") / "cache" / "trajectories"
 COMMITTED = Path(".stet") / "trajectories"
 EVENTS = "events.jsonl"
+HEADER_LIMIT = 16 * 1024 * 1024
+"""The most bytes of a trajectory's `meta.json`, or of a session's record
+(`sessions/<n>.json`), that are read. A 50 MB Claude Code session of 41,674 events that
+changed 1,316 files has a meta.json of 137 KB (its list of files is 96 KB of it, about 73 bytes
+a file): 16 MiB holds the header of a run that changed some 200,000 files, while a repository
+can commit a meta.json of hundreds of megabytes that git compresses to almost nothing.
+events.jsonl has no such limit: it is as long as the run."""
 META = "meta.json"
 NARRATION = "narration.md"
 
@@ -53,7 +62,7 @@ class Folder:
         return self.relative.name
 
     def read_meta(self) -> Meta:
-        data = read_regular(self.path / META, self.root)
+        data = read_small(self.path / META, self.root, self.relative / META)
         if data is None:
             raise StetError(f"{self.relative / META}: no such file")
         try:
@@ -96,6 +105,37 @@ class Folder:
                     stream.writelines(content)
         # meta.json last: a folder whose meta.json is there is complete.
         atomic_write(self.path / META, meta_json(meta).encode("utf-8"), self.root)
+
+
+class TooLarge(StetError):
+    """A file that is small by design (a trajectory's header, a session's record, a feedback
+    file) is larger than its limit: it is not read."""
+
+    def __init__(self, shown: Path | str, size: int, limit: int) -> None:
+        self.detail = f"{size:,} bytes, over the {limit:,} such a file may hold (not read)"
+        super().__init__(f"{shown}: {self.detail}")
+
+
+def read_small(
+    path: Path, root: Path | None, shown: Path | str, limit: int | None = None
+) -> bytes | None:
+    """The regular file at `path` (inside `root`, when given), None when there is none;
+    TooLarge (naming it as `shown`) when it holds more than `limit` bytes (HEADER_LIMIT by
+    default). Its size is checked before anything is read, and no more than the limit is
+    ever read."""
+    cap = HEADER_LIMIT if limit is None else limit
+    stream = open_regular(path, root)
+    if stream is None:
+        return None
+    with stream:
+        try:
+            size = os.fstat(stream.fileno()).st_size
+            data = stream.read(cap + 1) if size <= cap else b""
+        except OSError as error:
+            raise StetError(f"{shown}: cannot be read ({error.strerror or error})") from None
+    if size > cap or len(data) > cap:
+        raise TooLarge(shown, max(size, len(data)), cap)
+    return data
 
 
 def refuse_tracked(folder: Folder) -> None:

@@ -16,7 +16,7 @@ from stet_lsp.core.safefs import read_regular
 from stet_lsp.core.targets import git_holders
 from stet_lsp.trajectory.events import SCHEMA_VERSION, ToolCall, ToolResult, parse_event
 from stet_lsp.trajectory.meta import Meta
-from stet_lsp.trajectory.store import EVENTS, META
+from stet_lsp.trajectory.store import EVENTS, META, TooLarge, read_small
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,14 @@ def validate_path(path: Path) -> list[Issue]:
     if data is None:
         raise StetError(f"{events_path}: no such file")
     issues, steps = validate_events(data.decode("utf-8", "replace"), events_path.name)
-    meta_data = read_regular(meta_path, root) if is_folder or os.path.lexists(meta_path) else None
+    try:
+        meta_data = (
+            read_small(meta_path, root, meta_path.name)
+            if is_folder or os.path.lexists(meta_path)
+            else None
+        )
+    except TooLarge as error:
+        return [*issues, Issue(META, 1, error.detail)]
     if meta_data is not None:
         issues += _validate_meta(meta_data, meta_path.name, steps)
     elif is_folder:
