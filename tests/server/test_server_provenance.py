@@ -5,6 +5,7 @@ client capabilities, on a real repository."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ from test_server_trajectory_files import edit_session, lenses
 
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.trajectory.importing import import_transcript
-from stet_lsp.trajectory.store import working_folder
+from stet_lsp.trajectory.store import COMMITTED, HEADER_LIMIT, working_folder
 
 AGENT_LINE = 2  # 0-based: the line edit_session's step rewrote in src/app.py
 
@@ -150,6 +151,35 @@ async def test_a_trajectory_the_import_command_wrote_shows_at_once(
     await execute(client, "stet.trajectory.import", uri=document, path=str(source))
     [lens] = await eventually(lambda: provenance_lenses(client, document), timeout=5)
     assert lens.range.start.line == AGENT_LINE
+
+
+async def test_an_oversized_meta_json_is_left_out_and_named(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """A committed trajectory whose meta.json is over the limit (a sparse file: nothing of it
+    is read): provenance comes from the others and the log names it; the list names it too."""
+    import_transcript(resolve_target(root), edit_session(root, tmp_path))
+    oversized = root / COMMITTED / "oversized"
+    shutil.copytree(working_folder(resolve_target(root)).path, oversized)
+    with (oversized / "meta.json").open("r+b") as stream:
+        stream.truncate(HEADER_LIMIT + 1)
+    document = open_file(client, root / "src" / "app.py")
+    [lens] = await eventually(lambda: provenance_lenses(client, document), timeout=15)
+    assert lens.range.start.line == AGENT_LINE
+
+    def named() -> list[str]:
+        return [
+            log.message
+            for log in client.log_messages
+            if "oversized/meta.json" in log.message and "such a file may hold" in log.message
+        ]
+
+    assert await eventually(named)
+    listed = await execute(client, "stet.trajectory.list", uri=document)
+    assert [row["working"] for row in listed["trajectories"]] == [True]
+    [problem] = listed["problems"]
+    assert problem["path"] == ".stet/trajectories/oversized"
+    assert f"over the {HEADER_LIMIT:,} such a file may hold" in problem["message"]
 
 
 async def test_a_file_moved_with_a_plain_mv_keeps_its_lines(

@@ -108,6 +108,10 @@ class ProvenanceFeature(Feature):
             if root in self._again:
                 self._again.discard(root)
                 self._refresh_later(root, at_once=True)
+        known = set(previous.problems) if previous is not None else set()
+        for problem in loaded.problems:  # an unreadable or oversized meta.json, say
+            if problem not in known:
+                log.warning("provenance leaves a trajectory out: %s", problem)
         if not loaded.trajectories and (previous is None or not previous.trajectories):
             return  # nothing was attributed and nothing is: the views stay as they are
         states = [
