@@ -208,13 +208,16 @@ def mark_at(
     narration.md (`content`: an editor's unsaved text, else the file on disk)."""
     from stet_lsp.trajectory.feedback import mark_step
     from stet_lsp.trajectory.outline import step_at
-    from stet_lsp.trajectory.store import folder_of
+    from stet_lsp.trajectory.store import EVENTS, NARRATION, folder_of
 
     if line < 0:
         raise StetError(f"a line is 0 or more, not {line}")
     folder = folder_of(target.root, path)
     if folder is None:
         raise StetError(f"{path.name} is not a file of a trajectory")
+    if path.name not in (EVENTS, NARRATION):
+        # meta.json and the rest show no steps, and are not read to find that out
+        raise StetError(f"{path.name} shows no steps: mark one in {EVENTS} or {NARRATION}")
     if content is None:
         data = read_regular(path, target.root)
         content = "" if data is None else data.decode("utf-8", "replace")

@@ -17,9 +17,10 @@ from test_importing import SESSION_A, simple_session
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.targets import resolve_target
-from stet_lsp.trajectory import feedback, store
+from stet_lsp.trajectory import feedback, operations, store
 from stet_lsp.trajectory.feedback import feedback_path, mark_step, read_feedback
 from stet_lsp.trajectory.importing import import_transcript, read_record
+from stet_lsp.trajectory.operations import mark_at
 from stet_lsp.trajectory.provenance import Provenance, TrajectoryLines
 from stet_lsp.trajectory.store import COMMITTED, Folder, folders, read_small, working_folder
 
@@ -112,6 +113,20 @@ def test_an_oversized_feedback_file_is_refused_not_read(
     with pytest.raises(StetError, match="such a file may hold"):
         mark_step(root, working, 3, "note", "second")
     assert path.read_bytes().count(b"\n") == 12  # nothing was added
+
+
+def test_marking_a_step_by_a_line_of_meta_json_reads_nothing(
+    root: Path, working: Folder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    huge = huge_copy(root, working)
+    monkeypatch.setattr(store, "HEADER_LIMIT", LIMIT)
+
+    def no_read(*args: object, **kwargs: object) -> None:
+        raise AssertionError("read")
+
+    monkeypatch.setattr(operations, "read_regular", no_read)
+    with pytest.raises(StetError, match=r"meta\.json shows no steps: mark one in events\.jsonl"):
+        mark_at(resolve_target(root), huge / "meta.json", None, 0, "wrong", None)
 
 
 def test_read_small_reads_up_to_its_limit(tmp_path: Path) -> None:
