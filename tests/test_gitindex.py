@@ -12,6 +12,7 @@ from repos import commit_files, make_repo
 
 from stet_lsp.core import gitindex
 from stet_lsp.core.gitindex import index_holds
+from stet_lsp.core.session import RepositorySession
 
 SHEET = ".stet/cache/sheets/branch--main--0123.md"
 
@@ -66,3 +67,12 @@ def test_no_index_holds_nothing(tmp_path: Path) -> None:
     root = Path(pygit2.init_repository(str(tmp_path / "empty")).workdir)
     assert not index_holds(root, SHEET)
     assert not index_holds(tmp_path / "nowhere", SHEET)
+
+
+def test_the_servers_warning_reads_a_split_index_too(tracked: Path) -> None:
+    """libgit2 does not read the shared part of a split index: the server's warning about a
+    tracked sheet asks the same reader as the brief's refusal."""
+    git(tracked, "-c", "core.splitIndex=true", "update-index", "--split-index")
+    git(tracked, "add", "README.md")
+    assert RepositorySession(tracked).tracked(tracked / SHEET)
+    assert not RepositorySession(tracked).tracked(tracked / "x" / SHEET)

@@ -12,9 +12,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-import pygit2
-
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.gitindex import index_holds
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.sheet_format import SheetDocument
 from stet_lsp.core.targets import Target, current_target, open_repository
@@ -79,18 +78,13 @@ class RepositorySession:
         return self._snapshot
 
     def tracked(self, path: Path) -> bool:
-        """Whether git's index holds `path` (read again only when the index file changed)."""
+        """Whether git's index holds `path`: the same reading of the index as the brief's
+        refusal (`core/gitindex.py`, which also reads a split index, as libgit2 does not)."""
         try:
             relative = path.relative_to(self.root).as_posix()
         except ValueError:
             return False
-        with self._git:
-            try:
-                index = self.repo.index
-                index.read(False)
-                return relative in index
-            except (pygit2.GitError, OSError, ValueError):  # no index, or one git cannot read
-                return False
+        return index_holds(self.root, relative)
 
 
 def _stamp(path: Path) -> tuple[int, int, int, int] | None:
