@@ -1,47 +1,35 @@
-"""Whether git's index holds a path, read from the index file itself when that is plain, so
-a short command (the SessionStart hook, `stet brief`) does not load libgit2 to ask: importing
-pygit2 takes about 70 ms, and the SessionStart hook's whole budget over starting Python is
-about 40 ms.
+"""Whether git's index holds a path, as libgit2 says; a short command (the SessionStart hook,
+`stet brief`) asks it only when the index file mentions the path at all.
 
-The plain case: the work tree has a `.git` folder, or a `.git` file naming one (a linked
-worktree), and its `index` is version 2 or 3 (git's default). The index keeps each entry's
-full path, preceded by its flags (whose low 12 bits are the path's length) and followed by a
-NUL, so the path is looked for in the file's bytes (memory-mapped, never read whole) and each
-place it occurs is checked to be an entry's path. A path found only inside a longer one (say
-`vendor/.stet/…`) fails that check. Everything else (a version 4 index, whose paths are
-prefix-compressed; no `.git` to read) asks libgit2.
-
-The check errs toward "held": an index split in two (`core.splitIndex`, which libgit2 does
-not read) has its shared part in the `sharedindex.<hash>` its `link` extension names, and a
-path in either counts, even one the split part marks as removed; a sparse index holding the
-path's folder as one entry (`.stet/` outside the sparse checkout) counts too."""
+Importing pygit2 takes about 70 ms, and the SessionStart hook's whole budget over starting
+Python is about 40 ms, while the answer is almost always "no". A version 2 or 3 index (git's
+default) writes every entry's whole path followed by a NUL: when those bytes are nowhere in
+the file (memory-mapped, never read whole), no entry is the path, and libgit2 is not loaded.
+Anything else asks libgit2: the bytes found (a path that merely ends with them too), a version
+4 index (whose paths are prefix-compressed), a split or sparse index (whose entries live
+elsewhere or as folders), a `.git` that cannot be read. libgit2 reads neither the shared part
+of a split index nor a sparse index's folders: a path held only there is not seen."""
 
 from __future__ import annotations
 
 import mmap
 import os
 import re
-from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 
 _GITDIR = re.compile(rb"gitdir:[ \t]*(.+?)[ \t]*\r?\n?\Z")
 _HEADER = 12
-_FIXED = 62
-"""An entry's bytes before its path (times, ids, mode, size, object id, flags)."""
-_SHARED = "sharedindex."
-_EXTENDED = 0x4000
-_LENGTH = 0x0FFF
+# The signatures of the index extensions that keep entries outside the entry list: the split
+# index's link to its shared part, the sparse index's folder entries.
+_ELSEWHERE = (b"link", b"sdir")
 
 
 def index_holds(root: Path, relative: str) -> bool:
     """Whether the index of the repository whose work tree is `root` holds `relative` (a
     POSIX path from the root). No index, or one that cannot be read: False."""
     gitdir = _git_dir(root)
-    if gitdir is not None:
-        held = _index_file_holds(gitdir, relative)
-        if held is not None:
-            return held
+    if gitdir is not None and not _may_hold(gitdir / "index", os.fsencode(relative)):
+        return False
     return _libgit2_holds(root, relative)
 
 
@@ -60,91 +48,24 @@ def _git_dir(root: Path) -> Path | None:
     return None
 
 
-def _index_file_holds(gitdir: Path, relative: str) -> bool | None:
-    """None when the index is not one this reader reads (libgit2 is asked then)."""
-    names = _names(relative)
-    held = _file_holds(gitdir / "index", lambda data: _holds(data, names))
-    if held is None or held:
-        return held
+def _may_hold(index: Path, path: bytes) -> bool:
+    """False only when `index` is a version 2 or 3 index whose entries are all in its entry
+    list and no entry's path is `path` (its bytes and a NUL are nowhere in it); also False when
+    there is no index."""
     try:
-        shared = [name for name in os.listdir(gitdir) if name.startswith(_SHARED)]
-    except OSError:
-        shared = []
-    # Only the shared part the index links to: earlier ones stay behind for a while.
-    for name in shared:
-        try:
-            linked = bytes.fromhex(name[len(_SHARED) :])
-        except ValueError:
-            continue
-        links = _file_holds(gitdir / "index", partial(_links, shared=linked))
-        if links and _file_holds(gitdir / name, lambda data: _holds(data, names)):
-            return True
-    return False
-
-
-def _file_holds(path: Path, test: Callable[[mmap.mmap], bool]) -> bool | None:
-    try:
-        with open(path, "rb") as stream:
-            size = os.fstat(stream.fileno()).st_size
-            if size < _HEADER:
-                return False if size == 0 else None
+        with open(index, "rb") as stream:
+            if os.fstat(stream.fileno()).st_size < _HEADER:
+                return True
             with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                if data[:4] != b"DIRC":
-                    return None
-                version = int.from_bytes(data[4:8], "big")
-                if version not in (2, 3):
-                    return None
-                return test(data)
+                if data[:4] != b"DIRC" or int.from_bytes(data[4:8], "big") not in (2, 3):
+                    return True
+                if any(data.find(signature, _HEADER) != -1 for signature in _ELSEWHERE):
+                    return True
+                return data.find(path + b"\0", _HEADER) != -1
     except FileNotFoundError:
         return False
     except (OSError, ValueError):
-        return None
-
-
-def _links(data: mmap.mmap, shared: bytes) -> bool:
-    """Whether the index's `link` extension names the shared index `shared`."""
-    start = data.find(shared, _HEADER)
-    while start != -1:
-        if data[start - 8 : start - 4] == b"link":
-            return True
-        start = data.find(shared, start + 1)
-    return False
-
-
-def _holds(data: mmap.mmap, names: list[bytes]) -> bool:
-    """The path itself, or (only in a sparse index: its `sdir` extension, whose size is 0, is
-    there) a folder above it. A path ending in `sdir` can make the folders be looked for in a
-    full index too: that costs a search, never a wrong answer."""
-    path, *folders = names
-    if _entry_path(data, path):
         return True
-    return data.find(b"sdir\0\0\0\0", _HEADER) != -1 and any(
-        _entry_path(data, name) for name in folders
-    )
-
-
-def _names(relative: str) -> list[bytes]:
-    """The path and each folder above it as a sparse index writes one (`a/b/`)."""
-    parts = relative.split("/")
-    folders = ["/".join(parts[:end]) + "/" for end in range(1, len(parts))]
-    return [os.fsencode(name) for name in (relative, *folders)]
-
-
-def _entry_path(data: mmap.mmap, name: bytes) -> bool:
-    """Whether `name` is some entry's whole path: NUL after it, its length in the flags
-    before it (two bytes before; four when the entry has extended flags)."""
-    length = min(len(name), _LENGTH)
-    needle = name + b"\0"
-    start = data.find(needle, _HEADER + _FIXED)
-    while start != -1:
-        flags = int.from_bytes(data[start - 2 : start], "big")
-        if flags & _LENGTH == length and not flags & _EXTENDED:
-            return True
-        wider = int.from_bytes(data[start - 4 : start - 2], "big")
-        if wider & _LENGTH == length and wider & _EXTENDED:
-            return True
-        start = data.find(needle, start + 1)
-    return False
 
 
 def _libgit2_holds(root: Path, relative: str) -> bool:
