@@ -206,6 +206,29 @@ def test_hook_progress_a_compaction_and_a_side_chain_are_no_rewind(tmp_path: Pat
     assert not [event for event in events if event.abandoned]
 
 
+def test_hook_records_that_lead_to_no_message_are_no_rewind(tmp_path: Path) -> None:
+    """Claude Code 2.1 (public sessions of entireio/cli): a Stop hook's progress hangs from a
+    record the file does not hold, and the next prompt hangs from that progress; a plan
+    implemented in a cleared context starts from SessionStart hook progress without a parent.
+    Neither goes back to an earlier message."""
+    records = [
+        *before_the_rewind(),
+        progress("p3", "not-in-the-file", 11),
+        system("s3", "p3", 12, subtype="stop_hook_summary", content="hooks ran"),
+        system("s4", "s3", 13, subtype="turn_duration"),
+        snapshot("u3"),
+        user("u3", "s4", "What is remaining?", at(14)),
+        say("a5", "u3", "Nothing.", 15),
+        progress("p4", "", 16) | {"parentUuid": None},
+        progress("p5", "p4", 17),
+        user("u4", "p5", "Implement the following plan: linear retries", at(18)),
+        say("a6", "u4", "Implemented.", 19),
+    ]
+    events = IMPORTER.parse(write(tmp_path / "hooks.jsonl", records)).events
+    assert not of(events, Rewind)
+    assert not [event for event in events if event.abandoned]
+
+
 def test_the_public_sample_has_no_rewind() -> None:
     """Claude Code 2.1.12: hook progress and stop-hook records hang off the tree beside the
     messages (lines 44-46, 53-57), which is no rewind."""

@@ -34,8 +34,9 @@ off the tree beside the messages) is not the last message of the main conversati
 `Rewind`; the events of the records written since that message, but for those the prompt
 descends from and the file-history snapshots of messages that stay, are `abandoned`, and so
 are subagents a call on the abandoned branch started. Side chains (`isSidechain`) have trees
-of their own and a compaction is no rewind. Whether "restore code" was chosen is not written
-to the session (the backups live in `~/.claude/file-history/`).
+of their own and a compaction is no rewind, nor is a prompt whose records lead to no message
+(a Stop hook's progress hangs from a record the file does not hold). Whether "restore code"
+was chosen is not written to the session (the backups live in `~/.claude/file-history/`).
 
 Subagents: older versions wrote a subagent's records into the session file itself, marked
 `isSidechain`; later ones write each to `agent-<id>.jsonl`, first beside the session file and
@@ -743,7 +744,6 @@ class _FileReader:
         tree.message_above[uuid] = uuid if message else tree.message_above.get(parent or "")
         if rewind:
             self._rewind(at, uuid, parent or "")
-        tree.events_before[uuid] = len(self.out.events)
         if message:
             tree.last_message = uuid
             tree.line[uuid] = at.source.line
@@ -751,26 +751,21 @@ class _FileReader:
     def _rewind(self, at: _At, uuid: str, parent: str) -> None:
         tree = self.tree
         above = tree.message_above.get(parent)
-        if above == tree.last_message:
+        # Records that lead to no message are no rewind: a Stop hook's progress hangs from a
+        # record the file does not hold, and a plan implemented in a cleared context starts
+        # from its SessionStart hooks' progress, whose first has no parent.
+        if above is None or above == tree.last_message:
             return
         # The records the prompt hangs from up to the message above them: they stay.
         kept = {uuid}
-        top = parent
         walking: str | None = parent
         while walking is not None and walking not in kept:
             kept.add(walking)
-            top = walking
             if walking == tree.message_above.get(walking):
                 break
             walking = tree.parent.get(walking)
-        if above is not None:
-            start = tree.ends.get(above, len(self.out.events))
-        else:
-            start = tree.events_before.get(top, 0)
-        self._abandon(start, kept)
-        after = None
-        if above is not None:
-            after = SourceRef(file=self.out.source, line=tree.line[above])
+        self._abandon(tree.ends.get(above, len(self.out.events)), kept)
+        after = SourceRef(file=self.out.source, line=tree.line[above])
         self._emit(Rewind, at, resumes_after=after)
 
     def _abandon(self, start: int, kept: set[str]) -> None:
@@ -872,7 +867,6 @@ class _Tree:
     parent: dict[str, str | None] = field(default_factory=dict)
     # The nearest user or assistant record at or above each record.
     message_above: dict[str, str | None] = field(default_factory=dict)
-    events_before: dict[str, int] = field(default_factory=dict)  # events before its own
     line: dict[str, int] = field(default_factory=dict)  # a message record's line
     last_message: str | None = None
     abandoned: set[str] = field(default_factory=set)
