@@ -1697,3 +1697,27 @@ def test_a_fork_that_refers_to_its_parents_history_goes_on_from_its_total_at_the
     assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (300, 30000, 50)
     assert "copied_history" not in session.dropped
     assert len(session.consulted) == 1
+
+
+def test_a_parent_rollout_nested_too_deep_to_read_is_no_error(tmp_path: Path) -> None:
+    """The parent's rollout of a fork by reference is read for its total at the fork: a line
+    nested too deep to decode there is read past, as a line that is not JSON is."""
+    history = parents_history()
+    parent = tmp_path / f"rollout-2026-05-23T18-24-45-{PARENT}.jsonl"
+    write(parent, numbered(history))
+    with parent.open("a", encoding="utf-8") as stream:
+        stream.write("[" * 100_000 + "\n")
+    base = {"thread_id": PARENT, "end_ordinal_exclusive": len(history), "end_byte_offset": 9}
+    own = [message("user", "Now add a test"), token_count((30300, 30000, 50), (90861, 60000, 250))]
+    forked = meta(
+        forked_from_id=PARENT,
+        forked_from_ordinal_exclusive=len(history),
+        history_base=base,
+        history_mode="paginated",
+    )
+    child = write(
+        tmp_path / f"rollout-2026-05-23T18-25-15-{SESSION}.jsonl",
+        numbered([stamped(forked, FORKED_AT), *own], first=len(history)),
+    )
+    [usage] = of(CODEX.parse(child), Usage)
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (300, 30000, 50)

@@ -866,7 +866,7 @@ def _is_cut_session_meta(line: str) -> bool:
 def _loads(line: str) -> Any:
     try:
         return json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to decode
         return None
 
 
