@@ -29,14 +29,15 @@ Rewinds: the records form a tree by `uuid` and `parentUuid` (a compaction bounda
 is its `logicalParentUuid`). When the user rewinds the conversation (Esc Esc, `/rewind`, or
 editing an earlier prompt), nothing says so: the next prompt's `parentUuid` names an earlier
 record, and the messages written since that record are a branch the conversation left. A
-prompt whose nearest message above it (through hook progress and system records, which hang
-off the tree beside the messages) is not the last message of the main conversation starts a
-`Rewind`; the events of the records written since that message, but for those the prompt
-descends from and the file-history snapshots of messages that stay, are `abandoned`, and so
-are subagents a call on the abandoned branch started. Side chains (`isSidechain`) have trees
-of their own and a compaction is no rewind, nor is a prompt whose records lead to no message
-(a Stop hook's progress hangs from a record the file does not hold). Whether "restore code"
-was chosen is not written to the session (the backups live in `~/.claude/file-history/`).
+prompt whose nearest message above it (through hook progress and system records, and a local
+command's records, which hang off the tree beside the messages) is not the last message of
+the main conversation starts a `Rewind`; the events of the records written since that
+message, but for those the prompt descends from and the file-history snapshots of messages
+that stay, are `abandoned`, and so are subagents a call on the abandoned branch started.
+Side chains (`isSidechain`) have trees of their own and a compaction is no rewind, nor is a
+prompt whose records lead to no message (a Stop hook's progress hangs from a record the file
+does not hold). Whether "restore code" was chosen is not written to the session (the backups
+live in `~/.claude/file-history/`).
 
 Subagents: older versions wrote a subagent's records into the session file itself, marked
 `isSidechain`; later ones write each to `agent-<id>.jsonl`, first beside the session file and
@@ -731,9 +732,13 @@ class _FileReader:
         if parent is None and record.get("subtype") == "compact_boundary":
             parent = _str(record.get("logicalParentUuid"))
         kind = record.get("type")
-        message = kind in ("user", "assistant")
+        # A local command's records (`/exit`, `/model`: caveat, command, output) hang beside
+        # the messages, as system records do: `claude --continue` after `/exit` goes on from
+        # the turn before them.
+        message = kind in ("user", "assistant") and not _is_local_command(record)
         rewind = (
-            kind == "user"
+            message
+            and kind == "user"
             and tree.last_message is not None
             and parent in tree.parent
             and not record.get("isMeta")
@@ -1103,6 +1108,24 @@ def _str(value: Any) -> str | None:
 
 def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+_LOCAL_COMMAND_TAGS = (
+    "<local-command-caveat>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<command-name>",
+    "<command-message>",
+)
+
+
+def _is_local_command(record: dict[str, Any]) -> bool:
+    """Whether a user record is one a slash command wrote (the caveat before a local command,
+    the command's name, its output) rather than a message the model was sent."""
+    message = record.get("message")
+    if record.get("type") != "user" or not isinstance(message, dict):
+        return False
+    return _text_of(message.get("content")).lstrip().startswith(_LOCAL_COMMAND_TAGS)
 
 
 def _is_prompt(record: dict[str, Any]) -> bool:
