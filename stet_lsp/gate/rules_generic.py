@@ -886,7 +886,7 @@ def _block_value(value: str, strict: bool) -> bool:
 YAML_BLOCK_SECRET = Rule(
     name="yaml-block-secret",
     pattern=lazy(
-        r"(?:^|(?<=[\n\"])|(?<=\\n))[+\-]?(?P<indent>[ \t]{0,32}(?:-[ \t]{1,4})?)[\"']?"
+        r"(?:^|(?<=[\n\"])|(?<=\\n))[+\-]?(?P<indent>[ \t]{0,32})(?P<dash>-[ \t]{1,4})?[\"']?"
         + _CREDENTIAL_NAME
         + r"[\"']?[ \t]{0,4}:[ \t]{1,4}"
         + _BLOCK_HEADER
@@ -894,7 +894,9 @@ YAML_BLOCK_SECRET = Rule(
         + _NEWLINE
         + r"){1,5}"
         # The block: each line indented past the key (blank lines inside it included).
-        + r"[+\-]?(?P=indent)(?P<inner>[ \t]{1,32})(?P<secret>[^\s\\]"
+        # Under a list item's first key (`- password: |`) the block is indented past the key,
+        # where the item's `- ` stood.
+        + r"[+\-]?(?P=indent)(?P<inner>(?(dash)[ \t]{2,5})[ \t]{1,32})(?P<secret>[^\s\\]"
         + _LINE_CHAR
         + r"{0,2000}+(?:(?:"
         + _NEWLINE

@@ -401,6 +401,7 @@ def test_credentials_as_yaml_block_scalars() -> None:
         (f"oauth:\n  client_secret: >-\n    {pw}\n  client_id: web\n", pw),
         (f"- name: deploy\n  api_key: |-  # rotated monthly\n\n    {key}\n", key),
         (f"signing_key: |\n  {key[:20]}\n  {key[20:]}\n", key[20:]),
+        (f"users:\n  - password: |\n      {pw}\n    name: deploy\n", pw),
     ):
         redacted_everywhere(text, secret, "yaml-block-secret")
     for text in (
