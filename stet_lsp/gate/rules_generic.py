@@ -968,7 +968,8 @@ def _url_signature(value: str, strict: bool) -> bool:
 SIGNED_URL = Rule(
     name="signed-url-signature",
     pattern=lazy(
-        r"(?<=[?&])(?i:x-amz-signature|x-goog-signature|signature)="
+        # After `?` or `&`, or `&amp;` in a URL HTML or XML escaped (a page's link).
+        r"(?:(?<=[?&])|(?<=&amp;))(?i:x-amz-signature|x-goog-signature|signature)="
         r"(?P<secret>[A-Za-z0-9%+/_.~=\-]{16,2048}+)"
     ),
     anchors=("signature=",),

@@ -473,6 +473,11 @@ def test_the_signature_of_a_signed_url() -> None:
         ),
         (f"https://cdn.example.com/f.zip?expires=1767225600&signature={token}", token),
         (f'curl "https://cdn.example.com/f.zip?signature={token}&expires=1"', token),
+        (
+            '<a href="https://bucket.s3.amazonaws.com/report.csv?X-Amz-Expires=3600'
+            f'&amp;X-Amz-Signature={hex64}">report</a>',
+            hex64,
+        ),
     ):
         redacted_everywhere(text, secret, "signed-url-signature")
     for text in (
