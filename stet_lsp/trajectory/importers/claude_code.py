@@ -737,8 +737,7 @@ class _FileReader:
         # the turn before them.
         message = kind in ("user", "assistant") and not _is_local_command(record)
         rewind = (
-            message
-            and kind == "user"
+            kind == "user"
             and tree.last_message is not None
             and parent in tree.parent
             and not record.get("isMeta")
@@ -772,6 +771,9 @@ class _FileReader:
         self._abandon(tree.ends.get(above, len(self.out.events)), kept)
         after = SourceRef(file=self.out.source, line=tree.line[above])
         self._emit(Rewind, at, resumes_after=after)
+        # The conversation now ends at the message it went back to (a local command's records,
+        # which may start the new branch, are no message of it).
+        tree.last_message = above
 
     def _abandon(self, start: int, kept: set[str]) -> None:
         """Marks the events from `start` to now abandoned, but for those of the `kept`
