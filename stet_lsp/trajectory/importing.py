@@ -42,7 +42,7 @@ from stet_lsp.core.safefs import (
 )
 from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.events import Event, SessionStart, event_json, parse_event
-from stet_lsp.trajectory.importers import detect, importer, read_head
+from stet_lsp.trajectory.importers import detect, importer, read_head, sniffs
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession
 from stet_lsp.trajectory.importers.files import open_source
 from stet_lsp.trajectory.jsontext import without_lone_surrogates
@@ -117,7 +117,7 @@ def import_transcript(
     config = gate_config or load_config(target.root)  # a malformed file: nothing is done
     source = _check_source(source)
     chosen: Importer = importer(format_name) if format_name else detect(source)
-    if format_name and not chosen.sniff(read_head(source)):
+    if format_name and not sniffs(chosen, read_head(source)):
         raise StetError(f"{source}: not a {chosen.label} (leave out --format to detect it)")
     # Paused for the whole import: the events (parsed, then composed) are alive through most
     # of it, and a collection between its phases would walk every one of them.

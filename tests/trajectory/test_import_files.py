@@ -7,8 +7,15 @@ import json
 import math
 from pathlib import Path
 
+import pytest
+from repos import make_repo
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.targets import resolve_target
+from stet_lsp.trajectory.importers import detect
 from stet_lsp.trajectory.importers.base import Problem
 from stet_lsp.trajectory.importers.files import jsonl_records
+from stet_lsp.trajectory.importing import import_transcript
 
 LINES = [
     '{"type": "user", "text": "héllo ✓ \\u00e9", "n": 3}',
@@ -45,3 +52,22 @@ def test_values_and_problems_are_json_s(tmp_path: Path) -> None:
     nan = records[3][1]
     assert math.isnan(nan["nan"]) and nan["huge"] == math.inf
     assert records[2][1]["lone"] == "\ud800" and records[2][1]["pair"] == "😀"
+
+
+def test_a_line_nested_too_deeply_is_a_problem_and_the_rest_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"a": 1}\n' + "[" * 100_000 + "\n" + '{"b": 2}\n')
+    problems: list[Problem] = []
+    assert list(jsonl_records(path, "deep.jsonl", problems)) == [(1, {"a": 1}), (3, {"b": 2})]
+    assert problems == [Problem("deep.jsonl", 2, "JSON nested too deeply to read")]
+
+
+def test_a_file_nested_too_deeply_is_of_no_known_format(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_text("[" * 100_000 + "\n")
+    with pytest.raises(StetError, match="not a transcript of a known format"):
+        detect(path)
+    with pytest.raises(StetError, match="not a Claude Code session JSONL"):
+        import_transcript(
+            resolve_target(Path(make_repo(tmp_path / "r").workdir)), path, format_name="claude-code"
+        )

@@ -45,7 +45,16 @@ def detect(path: Path) -> Importer:
     head = read_head(path)
     for name in FORMATS:
         found = importer(name)
-        if found.sniff(head):
+        if sniffs(found, head):
             return found
     labels = ", ".join(importer(name).label for name in FORMATS)
     raise StetError(f"{path}: not a transcript of a known format (tried {labels})")
+
+
+def sniffs(found: Importer, head: str) -> bool:
+    """Whether the importer takes the file's start; JSON nested too deeply for the decoder
+    (a line of 100,000 open brackets) is no format's."""
+    try:
+        return found.sniff(head)
+    except RecursionError:
+        return False

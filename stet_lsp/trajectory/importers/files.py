@@ -67,7 +67,7 @@ def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[
                 continue
             try:
                 value = decode(line)
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 try:
                     text = line.decode("utf-8")
                 except UnicodeDecodeError as error:
@@ -79,6 +79,9 @@ def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[
                     value = json.loads(text)
                 except ValueError as error:
                     problems.append(Problem(source, number, f"not JSON: {error}"))
+                    continue
+                except RecursionError:
+                    problems.append(Problem(source, number, "JSON nested too deeply to read"))
                     continue
             yield number, value
 
