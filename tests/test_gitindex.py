@@ -24,7 +24,8 @@ def git(root: Path, *args: str) -> None:
 @pytest.fixture
 def tracked(tmp_path: Path) -> Path:
     repo = make_repo(tmp_path / "repo", files={"README.md": "hi\n", SHEET: "x\n"})
-    commit_files(repo, {f"vendor/x/{SHEET}": "y\n", "zz.txt": "z\n"})
+    # A path holding an extension's signature ("link": a split index's) is only a path.
+    commit_files(repo, {f"vendor/x/{SHEET}": "y\n", "zz.txt": "z\n", "links/x.txt": "l\n"})
     return Path(repo.workdir).resolve()
 
 

@@ -19,18 +19,18 @@ from pathlib import Path
 
 _GITDIR = re.compile(rb"gitdir:[ \t]*(.+?)[ \t]*\r?\n?\Z")
 _HEADER = 12
-# The signatures of the index extensions that keep entries outside the entry list: the split
-# index's link to its shared part, the sparse index's folder entries.
-_ELSEWHERE = (b"link", b"sdir")
+# A sparse index's extension saying some entries are folders (its size is always 0).
+_SPARSE = b"sdir\0\0\0\0"
+_SHARED = "sharedindex."
 
 
 def index_holds(root: Path, relative: str) -> bool:
     """Whether the index of the repository whose work tree is `root` holds `relative` (a
     POSIX path from the root). No index, or one that cannot be read: False."""
     gitdir = _git_dir(root)
-    if gitdir is not None and not _may_hold(gitdir / "index", os.fsencode(relative)):
-        return False
-    return _libgit2_holds(root, relative)
+    if gitdir is None or _split(gitdir) or _may_hold(gitdir / "index", os.fsencode(relative)):
+        return _libgit2_holds(root, relative)
+    return False
 
 
 def _git_dir(root: Path) -> Path | None:
@@ -48,10 +48,17 @@ def _git_dir(root: Path) -> Path | None:
     return None
 
 
+def _split(gitdir: Path) -> bool:
+    """Whether the index may be split: a shared part of it (`sharedindex.<hash>`) is there."""
+    try:
+        return any(name.startswith(_SHARED) for name in os.listdir(gitdir))
+    except OSError:
+        return True
+
+
 def _may_hold(index: Path, path: bytes) -> bool:
-    """False only when `index` is a version 2 or 3 index whose entries are all in its entry
-    list and no entry's path is `path` (its bytes and a NUL are nowhere in it); also False when
-    there is no index."""
+    """False only when `index` is a version 2 or 3 index, not sparse, and no entry's path is
+    `path` (its bytes and a NUL are nowhere in it); also False when there is no index."""
     try:
         with open(index, "rb") as stream:
             if os.fstat(stream.fileno()).st_size < _HEADER:
@@ -59,7 +66,7 @@ def _may_hold(index: Path, path: bytes) -> bool:
             with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
                 if data[:4] != b"DIRC" or int.from_bytes(data[4:8], "big") not in (2, 3):
                     return True
-                if any(data.find(signature, _HEADER) != -1 for signature in _ELSEWHERE):
+                if data.find(_SPARSE, _HEADER) != -1:
                     return True
                 return data.find(path + b"\0", _HEADER) != -1
     except FileNotFoundError:

@@ -114,11 +114,11 @@ def discard_entry(sheet: StyleSheet, entry_id: str) -> Result:
 def brief(sheet: StyleSheet, budget: int = DEFAULT_BUDGET) -> Result:
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise StetError(f"budget must be a positive number of tokens (1 or more), not {budget!r}")
-    refuse_tracked(sheet)
+    refuse_tracked_sheet(sheet)
     return result(sheet.target, **sheet.brief(budget).to_dict())
 
 
-def refuse_tracked(sheet: StyleSheet) -> None:
+def refuse_tracked_sheet(sheet: StyleSheet) -> None:
     """A sheet git's index holds came with the repository (a clone can commit the sheet of a
     branch its users will check out) or was staged: its text is not this clone's working
     memory and is not briefed to an agent. Listing and adding entries still work."""
@@ -127,10 +127,10 @@ def refuse_tracked(sheet: StyleSheet) -> None:
     root = sheet.target.root
     relative = sheet.path.relative_to(root).as_posix()
     if index_holds(root, relative):
-        raise TrackedSheetError(tracked_message(sheet.target.label, relative))
+        raise TrackedSheetError(tracked_sheet_message(sheet.target.label, relative))
 
 
-def tracked_message(label: str, relative: str) -> str:
+def tracked_sheet_message(label: str, relative: str) -> str:
     return (
         f"the style sheet of {label} is not briefed: git's index holds {relative}, so it came "
         "with the repository (or was staged) and is not this clone's own working memory; "

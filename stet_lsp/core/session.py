@@ -78,8 +78,8 @@ class RepositorySession:
         return self._snapshot
 
     def tracked(self, path: Path) -> bool:
-        """Whether git's index holds `path`: the same reading of the index as the brief's
-        refusal (`core/gitindex.py`, which also reads a split index, as libgit2 does not)."""
+        """Whether git's index holds `path`, as the brief's refusal reads it
+        (`core/gitindex.py`), so the warning and the refusal agree."""
         try:
             relative = path.relative_to(self.root).as_posix()
         except ValueError:
