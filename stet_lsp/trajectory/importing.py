@@ -71,6 +71,8 @@ trajectory: an import that finds it composes again, whatever meta.json lists."""
 RECORD_FORMAT = 1
 """The version of a session record (`sessions/<n>.json`) this code reads and writes."""
 _RECORD_FORMAT = RECORD_FORMAT  # the name bench/bench_import.py reads
+BLOCK_CHARACTERS = 1 << 20
+"""About how much of a session's events is serialised at a time (see `_jsonl_blocks`)."""
 
 
 @dataclass(frozen=True)
@@ -288,8 +290,7 @@ def _store_session(
     cwds = [event.cwd for event in parsed.events if isinstance(event, SessionStart) and event.cwd]
     normalizer = Normalizer(target.root, StetIgnore.load(target.root), cwds)
     events = normalizer.events(parsed.events)
-    text = normalizer.relative("\n".join([*map(event_json, events), ""]))
-    text = without_lone_surrogates(text)
+    blocks = _jsonl_blocks(events, normalizer)
     first_time = next((event.time for event in events if event.time), None)
     count = len(events)
     # What is gated and written from here on is the text: the events go before the gate.
@@ -298,11 +299,11 @@ def _store_session(
     sessions = make_dirs(target.root, folder.relative / SESSIONS)
     with atomic_writer(sessions / f"{stem}.jsonl", target.root) as stream:
         report = redact_blocks(
-            lambda: (text,),
+            lambda: blocks,
             config,
             "events.jsonl",
             lambda chunk: stream.write(chunk.encode("utf-8")),
-            parallel=len(text) >= MIN_PARALLEL_SIZE,
+            parallel=sum(map(len, blocks)) >= MIN_PARALLEL_SIZE,
         )
         record = _session_record(parsed, sources, digest, config, first_time, count, report)
         # Before the new file replaces the old: see `write_session`.
@@ -310,6 +311,29 @@ def _store_session(
         remove_regular(sessions / f"{stem}.json", target.root)
     _write_record(target, sessions / f"{stem}.json", record)
     return record
+
+
+def _jsonl_blocks(events: list[Event], normalizer: Normalizer) -> list[str]:
+    """The events as JSON Lines, paths made relative, in blocks of whole lines of about
+    BLOCK_CHARACTERS each: the text is never held whole besides a copy of it (each pass over
+    a block makes one), nor beside the list of every line."""
+    blocks: list[str] = []
+    lines: list[str] = []
+    size = 0
+    for event in events:
+        lines.append(event_json(event))
+        size += len(lines[-1]) + 1
+        if size >= BLOCK_CHARACTERS:
+            blocks.append(_block(lines, normalizer))
+            lines.clear()
+            size = 0
+    if lines:
+        blocks.append(_block(lines, normalizer))
+    return blocks
+
+
+def _block(lines: list[str], normalizer: Normalizer) -> str:
+    return without_lone_surrogates(normalizer.relative("\n".join([*lines, ""])))
 
 
 def _session_record(

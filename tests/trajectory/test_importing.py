@@ -1080,6 +1080,33 @@ def test_a_lone_surrogate_escape_becomes_a_replacement_character(
     assert validate_path(working_folder(target_of(root)).path) == []
 
 
+def test_events_serialised_a_block_at_a_time_are_the_whole_texts_bytes(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session's events are serialised, made relative and rid of lone surrogates a block of
+    lines at a time: a block of one line each stores the same bytes as one block of all."""
+    from stet_lsp.trajectory import importing
+
+    session = (
+        Claude(SESSION_A, root)
+        .user(f"Read {root}/src/app.py")
+        .read_file("toolu_1", f"{root}/src/app.py", "PLACE\n")
+        .say(f"Done in {root}; see file://{root}/src/app.py")
+    )
+    source = tmp_path / "s.jsonl"
+    text = session.save(tmp_path / "x.jsonl").read_text()
+    source.write_text(text.replace("PLACE", "odd \\udc00 end"), encoding="utf-8")
+    import_transcript(target_of(root), source)
+    folder = working_folder(target_of(root))
+    (stored,) = (folder.path / "sessions").glob("*.jsonl")
+    whole = stored.read_bytes()
+    assert b"\xef\xbf\xbd end" in whole and f"{root}".encode() not in whole
+    monkeypatch.setattr(importing, "BLOCK_CHARACTERS", 1)
+    (folder.path / "sessions" / f"{stored.stem}.json").unlink()  # imported anew
+    assert import_transcript(target_of(root), source).changed
+    assert stored.read_bytes() == whole
+
+
 def test_line_separators_inside_texts_stay_inside_their_event(root: Path, tmp_path: Path) -> None:
     """U+2028, U+2029 and NEL are characters in a JSON string (event_json writes them as they
     are), not line breaks of events.jsonl."""
