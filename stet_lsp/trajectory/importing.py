@@ -41,7 +41,7 @@ from stet_lsp.core.safefs import (
     remove_regular,
 )
 from stet_lsp.core.targets import Target
-from stet_lsp.trajectory.events import Event, SessionStart, event_json, parse_event
+from stet_lsp.trajectory.events import Event, EventBase, SessionStart, event_json, parse_event
 from stet_lsp.trajectory.importers import detect, importer, read_head, sniffs
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession
 from stet_lsp.trajectory.importers.files import open_source
@@ -313,7 +313,7 @@ def _store_session(
     return record
 
 
-def _jsonl_blocks(events: list[Event], normalizer: Normalizer) -> list[str]:
+def _jsonl_blocks(events: list[EventBase], normalizer: Normalizer) -> list[str]:
     """The events as JSON Lines, paths made relative, in blocks of whole lines of about
     BLOCK_CHARACTERS each: the text is never held whole besides a copy of it (each pass over
     a block makes one), nor beside the list of every line."""
