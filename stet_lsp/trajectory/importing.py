@@ -203,10 +203,16 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
             raise StetError(f"{folder.relative / SESSIONS / stem}.jsonl: missing; import again")
         # Only "\n" ends a line: a text may hold U+2028, NEL and the like (json.dumps with
         # ensure_ascii=False writes them as they are), which str.splitlines() would split at.
-        for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
-            if line:
-                lines.append(_with_step(line, len(lines) + 1))
+        # Split as bytes, each decoded alone (no UTF-8 sequence holds a newline byte): the
+        # file is never held as text, twice the size of its bytes once one character is not
+        # ASCII.
+        stored = data.split(b"\n")
+        del data
+        for number, raw in enumerate(stored, 1):
+            if raw:
+                lines.append(_with_step(raw.decode("utf-8", "replace"), len(lines) + 1))
                 events.append(_stored_event(lines[-1], folder, stem, number))
+        del stored
         redaction.update(record.get("redaction", {}))
         dropped.update(record.get("dropped", {}))
         problems += [ProblemRecord(**problem) for problem in record.get("problems", [])]
