@@ -707,7 +707,7 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
     from stet_lsp.gate.stetignore import StetIgnore
     from stet_lsp.gate.stream import redact_blocks, redact_runs
     from stet_lsp.trajectory import importing
-    from stet_lsp.trajectory.events import SessionStart, event_json, parse_event
+    from stet_lsp.trajectory.events import SessionStart, parse_event
     from stet_lsp.trajectory.importers import detect
     from stet_lsp.trajectory.meta import ProblemRecord, SourceFile, TargetRef, summarise
     from stet_lsp.trajectory.normalize import Normalizer
@@ -735,13 +735,10 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
             cwds = [e.cwd for e in parsed.events if isinstance(e, SessionStart) and e.cwd]
             normalizer = Normalizer(target.root, StetIgnore.load(target.root), cwds)
             events = normalizer.events(parsed.events)
-        with clock.phase("serialise: event_json"):
-            serialised = [event_json(event) for event in events]
-        with clock.phase("normalise: relative paths (line)"):
-            text = normalizer.relative("".join(line + "\n" for line in serialised))
-        del serialised
+        with clock.phase("serialise: event_json + relative paths, in blocks"):
+            blocks = importing._jsonl_blocks(events, normalizer)
         first_time = next((event.time for event in events if event.time), None)
-        counts = {"events": len(events), "session bytes": len(text.encode("utf-8"))}
+        counts = {"events": len(events), "session bytes": sum(len(b.encode()) for b in blocks)}
         del events, parsed.events[:]
         sessions = make_dirs(target.root, folder.relative / importing.SESSIONS)
         with (
@@ -749,11 +746,11 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
             atomic_writer(sessions / f"{stem}.jsonl", target.root) as stream,
         ):
             report = redact_blocks(
-                lambda whole=text: (whole,),
+                lambda whole=blocks: whole,
                 GateConfig(),
                 "events.jsonl",
                 lambda chunk: stream.write(chunk.encode("utf-8")),
-                parallel=len(text) >= MIN_PARALLEL_SIZE,
+                parallel=sum(map(len, blocks)) >= MIN_PARALLEL_SIZE,
             )
         with clock.phase("gate: session record"):
             record: dict[str, Any] = {
@@ -774,7 +771,7 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
             record = json.loads(gated_record.text)
             record_text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
             atomic_write(sessions / f"{stem}.json", record_text.encode("utf-8"), target.root)
-    del parsed, text
+    del parsed, blocks
     with paused():
         with clock.phase("compose: read sessions + step numbers"):
             lines: list[str] = []
@@ -785,8 +782,9 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
             for name, entry in importing._records(folder):
                 stored = read_regular(folder.path / importing.SESSIONS / f"{name}.jsonl", root)
                 assert stored is not None
-                for line in stored.decode("utf-8", "surrogatepass").split("\n"):
-                    if line:
+                for raw in stored.split(b"\n"):
+                    if raw:
+                        line = raw.decode("utf-8", "replace")
                         lines.append(importing._with_step(line, len(lines) + 1))
                 redaction.update(entry.get("redaction", {}))
                 dropped.update(entry.get("dropped", {}))
