@@ -107,6 +107,25 @@ def kinds(events: list[EventBase]) -> list[str]:
     return [event.kind for event in events]
 
 
+def file_history_delta(message_id: str, path: str, version: int = 1) -> dict[str, Any]:
+    """A `file-history-delta` record as later 2.1 builds write it: one file's backup added to
+    the snapshot of the prompt `messageId` names (no uuid, no sessionId)."""
+    backup = {
+        "backupFileName": f"{hashlib.sha256(path.encode()).hexdigest()[:16]}@v{version}",
+        "version": version,
+        "backupTime": "2026-09-30T10:00:04.500Z",
+        "realParentDir": "/work/app",
+    }
+    return {
+        "type": "file-history-delta",
+        "messageId": message_id,
+        "snapshotMessageId": message_id,
+        "trackingPath": path,
+        "backup": backup,
+        "timestamp": "2026-09-30T10:00:04.500Z",
+    }
+
+
 def call_ids(events: list[EventBase]) -> list[str]:
     return [event.call_id for event in events if isinstance(event, ToolCall | ToolResult)]
 
@@ -126,6 +145,7 @@ def test_sniff_accepts_the_first_records_claude_code_writes() -> None:
         },
         {"type": "queue-operation", "operation": "enqueue", "timestamp": "t", "sessionId": SID},
         {"type": "permission-mode", "permissionMode": "acceptEdits", "sessionId": SID},
+        file_history_delta("m1", "src/app.py"),
         # no parentUuid or uuid: older converters write only sessionId beside type
         {"type": "user", "timestamp": "t", "sessionId": "s", "message": {"content": "x"}},
     ]
@@ -727,12 +747,15 @@ def test_records_without_an_event_of_their_own_are_kept(tmp_path: Path) -> None:
         {"no": "type"},
         [1, 2],
         '"just a string"',
+        file_history_delta("m", "src/app.py"),
     ]
     events = IMPORTER.parse(write(tmp_path / "k.jsonl", records)).events
     raws = of(events, RawEvent)
     assert len(raws) == len(records) - 1  # all but the queued prompt
     by_line = {raw.source.line: raw for raw in raws}
     assert by_line[1].record["type"] == "file-history-snapshot"
+    assert by_line[18].record["type"] == "file-history-delta"
+    assert by_line[18].reason == "file history delta (one file's backup for rewinding edits)"
     assert "progress" in (by_line[8].reason or "")
     assert by_line[16].record == [1, 2] and by_line[17].record == "just a string"
     assert "unknown record type" in (by_line[14].reason or "")

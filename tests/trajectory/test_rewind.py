@@ -12,7 +12,17 @@ from typing import Any
 
 from samples import sample
 from test_export import validate_atif, validate_with_harbor
-from test_import_claude_code import COMMON, IMPORTER, assistant, of, result, tool_use, user, write
+from test_import_claude_code import (
+    COMMON,
+    IMPORTER,
+    assistant,
+    file_history_delta,
+    of,
+    result,
+    tool_use,
+    user,
+    write,
+)
 
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.trajectory.attribution import line_attribution
@@ -276,6 +286,28 @@ def test_a_rewind_that_starts_with_a_local_command(tmp_path: Path) -> None:
         "Now make the retries exponential"
     ]
     assert ("Make the retries linear instead", False) in prompts
+
+
+def test_file_history_deltas_go_with_the_prompt_they_name(tmp_path: Path) -> None:
+    """Later 2.1 builds add each edited file's backup as a `file-history-delta` naming the
+    prompt (`messageId`): those of the abandoned prompt are abandoned with it, those of the
+    prompts that stay (the new one's too) stay."""
+    records = [
+        *before_the_rewind(),
+        file_history_delta("u2", "fetch.py", version=2),  # line 14
+        snapshot("u3"),
+        user("u3", "s1", "Make the retries linear instead", at(12)),  # the rewind
+        file_history_delta("u3", "fetch.py", version=2),  # line 17
+        *edit("t3", "a5", "u3", 13, RETRY, LINEAR),
+        file_history_delta("u1", "util.py"),  # line 20: written late, for a prompt that stays
+    ]
+    events = IMPORTER.parse(write(tmp_path / "deltas.jsonl", records)).events
+    assert [r.source.line for r in of(events, Rewind)] == [16]
+    deltas = [e for e in of(events, RawEvent) if e.record.get("type") == "file-history-delta"]
+    assert [(d.source.line, d.abandoned) for d in deltas] == [(14, True), (17, False), (20, False)]
+    assert {d.reason for d in deltas} == {
+        "file history delta (one file's backup for rewinding edits)"
+    }
 
 
 def test_the_public_sample_has_no_rewind() -> None:

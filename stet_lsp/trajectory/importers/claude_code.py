@@ -22,8 +22,13 @@ One JSON object a line, appended as the session runs. The records, by `type`:
 * `summary` (a title for the conversation ending at `leafUuid`), `ai-title`, `custom-title`.
 * `progress` (hook, bash, MCP and subagent progress; `agent_progress` carries a subagent's
   messages while it runs), `attachment` (context the harness attached: hook output, skill
-  listings, a prompt queued while the agent worked), `file-history-snapshot`,
-  `queue-operation`, `last-prompt`, `permission-mode`.
+  listings, a prompt queued while the agent worked), `queue-operation`, `last-prompt`,
+  `permission-mode`.
+* `file-history-snapshot` and (later 2.1 builds) `file-history-delta`: the backups kept for
+  rewinding edits, outside the tree. A snapshot lists every file tracked for the prompt its
+  `messageId` names (`snapshot.trackedFileBackups`); a delta adds one file's backup
+  (`trackingPath`, `backup`) to the snapshot of `snapshotMessageId`, under the `messageId`
+  it was written for.
 
 Rewinds: the records form a tree by `uuid` and `parentUuid` (a compaction boundary's parent
 is its `logicalParentUuid`). When the user rewinds the conversation (Esc Esc, `/rewind`, or
@@ -32,8 +37,9 @@ record, and the messages written since that record are a branch the conversation
 prompt whose nearest message above it (through hook progress and system records, and a local
 command's records, which hang off the tree beside the messages) is not the last message of
 the main conversation starts a `Rewind`; the events of the records written since that
-message, but for those the prompt descends from and the file-history snapshots of messages
-that stay, are `abandoned`, and so are subagents a call on the abandoned branch started.
+message, but for those the prompt descends from and the file-history snapshots and deltas of
+messages that stay, are `abandoned`, and so are subagents a call on the abandoned branch
+started.
 Side chains (`isSidechain`) have trees of their own and a compaction is no rewind, nor is a
 prompt whose records lead to no message (a Stop hook's progress hangs from a record the file
 does not hold). Whether "restore code" was chosen is not written to the session (the backups
@@ -89,6 +95,7 @@ _RECORD_TYPES = frozenset(
         "progress",
         "attachment",
         "file-history-snapshot",
+        "file-history-delta",
         "queue-operation",
         "last-prompt",
         "permission-mode",
@@ -107,6 +114,7 @@ _KEPT_RECORDS = {
     "custom-title": "session title the user set",
     "agent-name": "agent name",
     "file-history-snapshot": "file history snapshot (backups for rewinding edits)",
+    "file-history-delta": "file history delta (one file's backup for rewinding edits)",
     "queue-operation": "prompt queue operation",
     "last-prompt": "pointer to the last prompt",
     "permission-mode": "permission mode change",
@@ -330,7 +338,7 @@ class _FileReader:
         self.record_cwd: str | None = None  # the folder the record was written in
         self.tree = _Tree()
         # Per event: the uuid of its record, or for a record outside the tree the message
-        # it names ("@" and its messageId: a file-history snapshot), else None.
+        # it names ("@" and its messageId: a file-history snapshot or delta), else None.
         self.event_keys: list[str | None] = []
         self.record_key: str | None = None
 
