@@ -1160,6 +1160,78 @@ def test_completed_turn_items_that_repeat_other_records_are_counted_once(
     ]
 
 
+def test_subagent_activities_repeat_the_calls_that_acted_on_the_subagent(tmp_path: Path) -> None:
+    """Multi-agent v2 writes what a spawn_agent, send_message or interrupt_agent call did to a
+    subagent as `sub_agent_activity` (legacy rollouts) or a `SubAgentActivity` turn item
+    (paginated ones), named by the call's id (codex-rs/protocol/src/protocol.rs
+    SubAgentActivityEvent, core/src/tools/handlers/multi_agents_v2): the call and its output
+    are in the rollout, so the activity is counted in `repeated_item`. A subagent's completed
+    turn and an activity whose call the rollout does not hold stay raw."""
+    child = "019a0000-bbbb-7000-8000-000000000001"
+
+    def activity(call_id: str, kind: str) -> dict[str, Any]:
+        return {
+            "type": "sub_agent_activity",
+            "event_id": call_id,
+            "occurred_at_ms": 1786011610000,
+            "agent_thread_id": child,
+            "agent_path": "/root/audit_queue",
+            "kind": kind,
+        }
+
+    spawn_args = {"task_name": "audit_queue", "message": "Audit the queue worker"}
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            event({"type": "task_started", "turn_id": "t1"}),
+            turn_context(),
+            message("user", "Audit the workers"),
+            function_call("spawn_agent", json.dumps(spawn_args), "call_spawn"),
+            event(activity("call_spawn", "started")),
+            call_output("call_spawn", json.dumps({"task_name": "/root/audit_queue"})),
+            function_call(
+                "send_message",
+                json.dumps({"target": "/root/audit_queue", "message": "Also the retries"}),
+                "call_send",
+            ),
+            event(activity("call_send", "interacted")),
+            call_output("call_send", json.dumps({"submission_id": "s1"})),
+            function_call("interrupt_agent", json.dumps({"target": "audit_queue"}), "call_stop"),
+            call_output("call_stop", json.dumps({"previous_status": "running"})),
+            completed(
+                {
+                    "type": "SubAgentActivity",
+                    "id": "call_stop",
+                    "agent_thread_id": child,
+                    "agent_path": "/root/audit_queue",
+                    "kind": "interrupted",
+                }
+            ),
+            completed(
+                {
+                    "type": "SubAgentActivity",
+                    "id": "subagent-completed-turn-9",
+                    "agent_thread_id": child,
+                    "agent_path": "/root/audit_queue",
+                    "kind": "completed",
+                }
+            ),
+            event(activity("call_elsewhere", "started")),
+        ],
+    )
+    assert [e.name for e in of(session, ToolCall)] == [
+        "spawn_agent",
+        "send_message",
+        "interrupt_agent",
+    ]
+    assert session.dropped["repeated_item"] == 3
+    assert [r.reason for r in of(session, RawEvent)] == [
+        "subagent activity: a subagent's turn completed (its rollout records it)",
+        "subagent activity whose call the rollout does not hold",
+    ]
+
+
 def test_records_it_does_not_understand_are_kept(tmp_path: Path) -> None:
     path = tmp_path / "odd.jsonl"
     lines = [

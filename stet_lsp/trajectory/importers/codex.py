@@ -38,6 +38,12 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   plan as an agent message, a web search as its call, a compaction), once even when an
   event_msg copy of it follows; a call's item without its call, a hook prompt no user
   message holds, and kinds not known here stay raw.
+  A subagent's activity (multi-agent v2: `sub_agent_activity` in a legacy rollout, a
+  `SubAgentActivity` item in a paginated one; `kind` started, interacted or interrupted) is
+  named by the id of the spawn_agent, send_message, followup_task or interrupt_agent call
+  that acted on the subagent: when the response items hold that call (whose output names the
+  thread, which records its own work) it is counted in `dropped.repeated_item`; a `completed`
+  one (a subagent's turn ended) and one whose call is not here stay raw.
 * `compacted`: a context compaction, its summary in `message` (empty for a server-side
   compaction, whose summary is opaque).
 
@@ -670,6 +676,8 @@ class _Reader:
             self.turn_item_plan(item)
         elif kind in _TURN_ITEM_CALLS:
             self.turn_item_call(kind, item)
+        elif kind == "subagentactivity":
+            self.subagent_activity(item, text_field(item.get("id")))
         elif kind == "contextcompaction":
             if self.facts.compacted:
                 self.session.dropped["repeated_item"] += 1
@@ -744,6 +752,25 @@ class _Reader:
             self.call({"id": item_id}, "web_search", tool_input)
         else:
             self.raw(f"item_completed {item.get('type')} item whose call the rollout does not hold")
+
+    def sub_agent_activity(self, event: Record) -> None:
+        self.subagent_activity(event, text_field(event.get("event_id")))
+
+    def subagent_activity(self, activity: Record, activity_id: str | None) -> None:
+        """What a subagent tool call of multi-agent v2 did to a subagent thread (`kind`
+        started, interacted or interrupted; `agent_thread_id`, `agent_path`), as an event_msg
+        (`sub_agent_activity`, its id in `event_id`) or a turn item (`SubAgentActivity`). Its
+        id is the call id of the spawn_agent, send_message, followup_task or interrupt_agent
+        call the response items hold, whose output names the thread, and the thread's own
+        rollout records what it then did: counted in `repeated_item`. A `completed` one (a
+        subagent's turn ended, id `subagent-completed-<its turn id>`) and one of a call the
+        rollout does not hold stay raw."""
+        if activity_id and activity_id in self.facts.item_ids:
+            self.session.dropped["repeated_item"] += 1
+        elif activity.get("kind") == "completed":
+            self.raw("subagent activity: a subagent's turn completed (its rollout records it)")
+        else:
+            self.raw("subagent activity whose call the rollout does not hold")
 
     def said_within(self, said: str, text: str) -> bool:
         return any(text in known for known in self.facts.said[said])
@@ -829,6 +856,7 @@ _EVENT_HANDLERS = {
     "stream_error": _Reader.error,
     "patch_apply_end": _Reader.patch_apply_end,
     "item_completed": _Reader.item_completed,
+    "sub_agent_activity": _Reader.sub_agent_activity,
 }
 
 
