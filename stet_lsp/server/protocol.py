@@ -32,7 +32,7 @@ from pygls.exceptions import (
     JsonRpcParseError,
     JsonRpcServerNotInitialized,
 )
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.protocol.language_server import lsp_method
 
 from stet_lsp.core.jsonids import top_level_id
@@ -49,6 +49,28 @@ framing error, rather than allocated."""
 _CONTENT_LENGTH = re.compile(rb"Content-Length: *(\d+)\r\n$", re.IGNORECASE)
 """Searched, not matched from the line's start: after a message whose Content-Length was
 short, its rest is glued to the next header, and the reading falls back in step there."""
+
+
+def strict_converter() -> Any:
+    """pygls' converter, but a string, an integer or a boolean of the protocol is only that
+    JSON type: cattrs would read `"line": "1"` as 1, `1.5` as 1 and `"uri": 5` as "5"; such
+    params are invalid (InvalidParams), as they are to any other server."""
+    converter = default_converter()
+    for kind in (str, int, bool):
+        converter.register_structure_hook(kind, _exactly(kind))
+    return converter
+
+
+def _exactly(kind: type) -> Any:
+    """The hook of `kind` and of the enums built on it (as cattrs' own: `DiagnosticSeverity(1)`),
+    taking only that JSON type: a boolean is an int to isinstance, not to JSON."""
+
+    def structure(value: Any, wanted: type) -> Any:
+        if type(value) is not kind:
+            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+        return value if wanted is kind else wanted(value)
+
+    return structure
 
 
 def pulls_diagnostics(capabilities: types.ClientCapabilities | None) -> bool:

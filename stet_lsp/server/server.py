@@ -31,7 +31,7 @@ from stet_lsp.core.targets import Target
 from stet_lsp.server.diagnostics import DiagnosticsStore
 from stet_lsp.server.documents import LEX_STEP, DocumentState, local_path, new_document
 from stet_lsp.server.feature import Feature
-from stet_lsp.server.protocol import StetProtocol, pulls_diagnostics, serve
+from stet_lsp.server.protocol import StetProtocol, pulls_diagnostics, serve, strict_converter
 from stet_lsp.server.settings import Settings
 from stet_lsp.server.sheet_sync import (
     Staged,
@@ -50,7 +50,9 @@ class StetServer(LanguageServer):
     protocol: StetProtocol
 
     def __init__(self) -> None:
-        super().__init__("stet-lsp", __version__, protocol_cls=StetProtocol)
+        super().__init__(
+            "stet-lsp", __version__, protocol_cls=StetProtocol, converter_factory=strict_converter
+        )
         self.settings = Settings()
         self.sessions: dict[Path, RepositorySession] = {}
         """By repository root."""

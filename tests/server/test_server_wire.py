@@ -102,6 +102,27 @@ def test_exit_without_shutdown_exits_one(raw: PipeServer) -> None:
     assert raw.process.wait(timeout=10) == 1
 
 
+def test_params_of_the_wrong_json_type_are_invalid_not_coerced(raw: PipeServer) -> None:
+    """A number where LSP says a string, a string or a fraction where it says an integer, a
+    boolean for a version: InvalidParams, not the value made into what was expected
+    ("1" read as line 1, 1.5 as 1, 5 as the URI "5")."""
+    document = {"uri": "file:///nowhere/a.py"}
+    wrong = [
+        {"textDocument": document, "position": {"line": "1", "character": 0}},
+        {"textDocument": document, "position": {"line": 1, "character": 1.5}},
+        {"textDocument": {"uri": 5}, "position": {"line": 1, "character": 0}},
+        {"textDocument": document, "position": {"line": True, "character": 0}},
+    ]
+    for number, params in enumerate(wrong, start=2):
+        raw.send({"id": number, "method": "textDocument/hover", "params": params})
+        assert_plain_error(raw.answer(number), -32602)
+    right = {"textDocument": document, "position": {"line": 1, "character": 0}}
+    raw.send({"id": 9, "method": "textDocument/hover", "params": right})
+    assert "error" not in raw.answer(9)
+    raw.send({"id": 10, "method": "shutdown"})
+    assert raw.answer(10)["result"] is None
+
+
 def test_the_server_keeps_serving_after_each_bad_message(raw: PipeServer) -> None:
     bad = [
         b"{",
