@@ -56,7 +56,14 @@ from stet_lsp.core.safefs import (
 )
 from stet_lsp.core.targets import Target, find_repository
 from stet_lsp.trajectory.events import EventBase, Graduation, parse_event
-from stet_lsp.trajectory.feedback import FEEDBACK_LIMIT, feedback_lock, feedback_path, moved_lines
+from stet_lsp.trajectory.feedback import (
+    FEEDBACK_LIMIT,
+    feedback_lock,
+    feedback_path,
+    moved_lines,
+    tracked_feedback,
+    tracked_feedback_message,
+)
 from stet_lsp.trajectory.graduation import INDEX_LOCK, retarget_skill, skill_lock
 from stet_lsp.trajectory.importing import compose_pending, pending
 from stet_lsp.trajectory.meta import Meta, summarise
@@ -217,6 +224,9 @@ def capstone(
         tracked = tracked_file(folder)
         if tracked is not None:
             raise CapstoneRefused("tracked", tracked_message(folder, tracked))
+        tracked = tracked_feedback(target.root, target.key)
+        if tracked is not None:
+            raise CapstoneRefused("tracked", tracked_feedback_message(tracked))
         compose_pending(target, folder, config)
         _require_working(target, folder)  # again: a capstone that held the lock archived it
         head = _check_repository(repository, target, allow_detached)

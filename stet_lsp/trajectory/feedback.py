@@ -17,7 +17,10 @@ writers never tear or lose a line.
 
 Verdicts on a working trajectory are kept under its id, the target's key, until the capstone
 commits it: the capstone moves them to the committed id's file (`moved_lines`), holding the
-same lock (`feedback_lock`), and commits that file with the trajectory.
+same lock (`feedback_lock`), and commits that file with the trajectory. That working file is
+never committed itself: one git tracks came with the repository (a cloned repository can commit
+`.stet/feedback/<key>.jsonl` for a branch), and its verdicts are not this clone's, so no step is
+marked into it and the capstone refuses to move it (`refuse_tracked_feedback`).
 """
 
 from __future__ import annotations
@@ -128,6 +131,31 @@ def feedback_lock(root: Path, trajectory_id: str) -> AbstractContextManager[None
     return file_lock(root / LOCKS / name, root, "the feedback file")
 
 
+def tracked_feedback(root: Path, trajectory_id: str) -> str | None:
+    """The feedback file of `trajectory_id` (a working trajectory's: the target's key) when
+    git's index holds it, else None."""
+    from stet_lsp.core.gitindex import index_holds
+
+    relative = feedback_path(trajectory_id).as_posix()
+    return relative if index_holds(root, relative) else None
+
+
+def tracked_feedback_message(relative: str) -> str:
+    return (
+        f"{relative} is tracked by git: the verdicts on a working trajectory are never "
+        "committed as they are, and a file that came with the repository is not yours. "
+        f"Untrack it (git rm --cached {relative}), delete it unless the verdicts in it are "
+        "your own, and try again; nothing was changed"
+    )
+
+
+def refuse_tracked_feedback(root: Path, trajectory_id: str) -> None:
+    """StetError when git tracks the working trajectory's feedback file (see the module)."""
+    tracked = tracked_feedback(root, trajectory_id)
+    if tracked is not None:
+        raise StetError(tracked_feedback_message(tracked))
+
+
 def moved_lines(data: bytes, old_id: str, new_id: str) -> list[str]:
     """The lines of a feedback file (empty ones left out), each verdict of trajectory
     `old_id` naming `new_id` instead: a JSON object whose `trajectory` is `old_id` gets the new
@@ -165,6 +193,8 @@ def mark_step(
     Returns the verdict as written (redacted)."""
     from stet_lsp.gate import load_config
 
+    if folder.working:
+        refuse_tracked_feedback(root, folder.id)
     config = gate_config if gate_config is not None else load_config(root)
     name = _checked(verdict, VERDICTS, "verdict")
     who = _checked(author, AUTHORS, "author")

@@ -1232,3 +1232,43 @@ def test_a_working_trajectory_a_clone_commits_is_not_taken_for_this_clones(
     assert StyleSheet(target).get(entry.id).status == "open"
     assert stet_files() == before
     assert not (root / ".stet" / "trajectories").exists()
+
+
+def test_verdicts_a_clone_commits_for_the_working_trajectory_are_not_taken_for_this_clones(
+    tmp_path: Path,
+) -> None:
+    """A repository can commit `.stet/feedback/<key>.jsonl`, the file of the verdicts on a
+    branch's working trajectory: the capstone moved them into its commit as this clone's
+    verdicts. Git tracking that file refuses the capstone and marking a step, with nothing
+    changed; untracked and deleted, the capstone commits the clone's own work."""
+    from stet_lsp.core.targets import target_key
+    from stet_lsp.trajectory.feedback import mark_step
+
+    key = target_key("branch", "main")
+    planted = json.dumps({"trajectory": key, "step": 1, "verdict": "clever", "text": "planted"})
+    relative = f".stet/feedback/{key}.jsonl"
+    root = hostile_clone(tmp_path / "hostile", {relative: planted + "\n", "README.md": "hi\n"})
+    clone = pygit2.Repository(str(root))
+    clone.config["user.name"] = "Ada Reviewer"
+    clone.config["user.email"] = "ada@example.invalid"
+    target = import_work(root, tmp_path)
+    assert target.key == key
+    before = snapshot(clone)
+    feedback_before = (root / relative).read_bytes()
+
+    caught = refused("tracked", lambda: capstone(target))
+    assert relative in str(caught) and f"git rm --cached {relative}" in str(caught)
+    with pytest.raises(StetError, match=rf"{re.escape(relative)} is tracked by git.*nothing"):
+        mark_step(root, working_folder(target), 2, "wrong")
+    assert (root / relative).read_bytes() == feedback_before
+    assert snapshot(reopen(clone)) == before
+    assert not (root / ".stet" / "trajectories").exists()
+
+    index = clone.index
+    index.remove(relative)  # git rm --cached
+    index.write()
+    (root / relative).unlink()
+    result = capstone(target)
+    committed = flat(clone, head_commit(reopen(clone)).tree)
+    assert f".stet/feedback/{result.trajectory}.jsonl" not in committed
+    assert f".stet/trajectories/{result.trajectory}/events.jsonl" in committed
