@@ -778,6 +778,54 @@ def test_a_consent_committed_with_a_cloned_repository_is_none(
     assert not (home / ".codex" / "config.toml").exists()
 
 
+def test_an_install_record_committed_with_a_cloned_repository_is_none(
+    tmp_path: Path, stet: Stet
+) -> None:
+    """A repository can commit `.stet/cache/hooks/claude-code.json`, the record uninstall
+    undoes an install by: it named as "added" the bytes of git's own `info/exclude`, which
+    uninstall then deleted (a file outside the work tree), and install kept the clone's record
+    and wrote into the tracked file. A record git tracks is none: install refuses until it is
+    untracked, uninstall neither reads nor removes it."""
+    template = pygit2.init_repository(str(tmp_path / "template"))
+    default_exclude = (Path(template.path) / "info" / "exclude").read_text("utf-8")
+    assert default_exclude  # what every clone's info/exclude holds at first
+    record = {
+        "version": 1,
+        "path": ".claude/settings.local.json",
+        "before": None,
+        "created_folder": True,
+        "excluded": {"path": "/elsewhere/exclude", "created": True, "added": default_exclude},
+    }
+    relative = ".stet/cache/hooks/claude-code.json"
+    root = hostile_clone(
+        tmp_path / "hostile", {".stet/.gitignore": "cache/\n", relative: json.dumps(record)}
+    )
+    exclude = Path(pygit2.Repository(str(root)).path) / "info" / "exclude"
+    assert exclude.read_text("utf-8") == default_exclude
+    planted = (root / relative).read_bytes()
+
+    code, _, err = stet_hooks(stet, root, "uninstall", "claude-code")
+    assert code == 0, err
+    assert exclude.read_text("utf-8") == default_exclude
+    assert (root / relative).read_bytes() == planted
+
+    code, out, err = stet_hooks(stet, root, "install", "claude-code")
+    assert code == 1 and out == "" and f"{relative} is tracked by git" in err
+    assert f"git rm --cached {relative}" in err and "nothing was changed" in err
+    assert not (root / LOCAL_SETTINGS).exists() and not (root / ".claude").exists()
+    assert exclude.read_text("utf-8") == default_exclude
+    assert (root / relative).read_bytes() == planted
+
+    # Settings with Stet's hooks (added by hand): uninstall takes them out as without a record.
+    write_settings(root, {"model": "opus", "hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": COMMANDS["Stop"]}]}]}}, indent=2, end="\n")  # fmt: skip
+    code, _, err = stet_hooks(stet, root, "uninstall", "claude-code")
+    assert code == 0, err
+    assert json.loads((root / LOCAL_SETTINGS).read_text("utf-8")) == {"model": "opus"}
+    assert exclude.read_text("utf-8") == default_exclude
+    assert (root / relative).read_bytes() == planted
+
+
 # -- status ------------------------------------------------------------------------------------------
 
 

@@ -15,7 +15,10 @@ its exact command:
 Everything else in the file is kept as it is. Installing twice adds nothing. Uninstalling
 removes exactly Stet's handlers, and gives back the file's original bytes when its content is
 then what it was before the first install (`.stet/cache/hooks/claude-code.json` keeps them,
-readable by the owner only); a file Stet created is removed again.
+readable by the owner only); a file Stet created is removed again. A record git tracks came
+with the repository (a cloned repository can commit one), not from an install here: install
+refuses until it is untracked, and uninstall neither reads nor removes it (so takes out only
+Stet's handlers, and leaves the `info/exclude` line).
 """
 
 from __future__ import annotations
@@ -38,7 +41,13 @@ from stet_lsp.core.safefs import (
     read_regular,
     remove_regular,
 )
-from stet_lsp.hooks.files import read_record, remove_record, write_record
+from stet_lsp.hooks.files import (
+    read_record,
+    record_tracked,
+    remove_record,
+    tracked_record_message,
+    write_record,
+)
 
 HARNESS = "claude-code"
 FOLDER = Path(".claude")
@@ -238,6 +247,12 @@ def install(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
     """Add Stet's hooks to the local settings. Before the file is written, git is made to
     ignore it (a line in the repository's own `info/exclude`) unless it does already; a file
     git tracks is refused, since the hooks would be committed with it."""
+    if record_tracked(root, RECORD):
+        raise StetError(
+            tracked_record_message(
+                RECORD, "an install record committed with the repository is none"
+            )
+        )
     path = inside(root, LOCAL_SETTINGS)
     data = read_regular(path, root)
     settings = parse_settings(data, LOCAL_SETTINGS)
@@ -282,7 +297,9 @@ def uninstall(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
     `info/exclude` line install added."""
     path = inside(root, LOCAL_SETTINGS)
     data = read_regular(path, root)
-    record = read_record(root, RECORD) or {}
+    # A record git tracks (or one whose tracking cannot be told) is none, and stays.
+    own = record_tracked(root, RECORD) is False
+    record = (read_record(root, RECORD) if own else None) or {}
     settings = parse_settings(data, LOCAL_SETTINGS)
     removed = remove_hooks(settings)
     if not removed:
@@ -311,7 +328,8 @@ def uninstall(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
             atomic_write(path, text.encode("utf-8"), root)
         if not _needed_elsewhere(root):
             _unexclude(record.get("excluded"), _exclude_path(root))
-        remove_record(root, RECORD)
+        if own:
+            remove_record(root, RECORD)
     return _result(root, dry_run, removed=removed, content=text, removed_file=text is None)
 
 

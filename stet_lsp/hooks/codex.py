@@ -29,7 +29,13 @@ from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import atomic_write, read_regular
-from stet_lsp.hooks.files import HOOKS_DIR, read_record, remove_record, write_record
+from stet_lsp.hooks.files import (
+    read_record,
+    record_tracked,
+    remove_record,
+    tracked_record_message,
+    write_record,
+)
 
 HARNESS = "codex"
 NOTIFY = ["stet", "hooks", "run", "codex-notify"]
@@ -69,14 +75,7 @@ def consented(root: Path) -> bool:
 
 def _tracked(root: Path) -> bool | None:
     """Whether git tracks the consent record (None when the index cannot be read)."""
-    import pygit2
-
-    from stet_lsp.core.targets import open_repository
-
-    try:
-        return (HOOKS_DIR / CONSENT).as_posix() in open_repository(root).index
-    except (StetError, pygit2.GitError, OSError):
-        return None
+    return record_tracked(root, CONSENT)
 
 
 # -- the config file -------------------------------------------------------------------------
@@ -166,10 +165,8 @@ def install(
     stays as it is (the user's own notify program calls `stet hooks run codex-notify`) and
     only the consent is recorded."""
     if _tracked(root):
-        relative = (HOOKS_DIR / CONSENT).as_posix()
         raise StetError(
-            f"{relative} is tracked by git: a consent committed with the repository is none. "
-            f"Untrack it (git rm --cached {relative}) and install again; nothing was changed"
+            tracked_record_message(CONSENT, "a consent committed with the repository is none")
         )
     path = config_path(home, env)
     text = _read_config(path)

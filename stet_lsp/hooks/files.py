@@ -151,6 +151,28 @@ def _remove_stale(root: Path, folder: Path) -> None:
 # -- install records -------------------------------------------------------------------------
 
 
+def record_tracked(root: Path, name: str) -> bool | None:
+    """Whether git tracks the record `name` (None when the index cannot be read). A record
+    is never committed (`.stet/.gitignore` ignores the cache): one git tracks came with the
+    repository, and is no record of anything done here."""
+    import pygit2
+
+    from stet_lsp.core.targets import open_repository
+
+    try:
+        return (HOOKS_DIR / name).as_posix() in open_repository(root).index
+    except (StetError, pygit2.GitError, OSError):
+        return None
+
+
+def tracked_record_message(name: str, what: str) -> str:
+    relative = (HOOKS_DIR / name).as_posix()
+    return (
+        f"{relative} is tracked by git: {what}. Untrack it (git rm --cached {relative}) and "
+        "install again; nothing was changed"
+    )
+
+
 def read_record(root: Path, name: str) -> dict[str, Any] | None:
     """A JSON record of `.stet/cache/hooks/` (None when missing or unreadable)."""
     try:
