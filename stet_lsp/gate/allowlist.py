@@ -20,6 +20,10 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import read_regular
 
 ALLOWLIST_PATH = Path(".stet") / "gate-allowlist.toml"
+MAX_ALLOWLIST_BYTES = 1024 * 1024
+"""A reviewed list of exceptions, read on every gate run: thousands of values fit in far less,
+while a repository could commit a file of gigabytes that git compresses to almost nothing.
+Larger is an error naming the file; no more than one byte over it is read."""
 
 
 @dataclass(frozen=True)
@@ -65,9 +69,14 @@ class Allowlist:
 
     @classmethod
     def load(cls, repo_root: Path) -> Allowlist | None:
-        content = read_regular(repo_root / ALLOWLIST_PATH, repo_root)
+        content = read_regular(repo_root / ALLOWLIST_PATH, repo_root, limit=MAX_ALLOWLIST_BYTES + 1)
         if content is None:
             return None
+        if len(content) > MAX_ALLOWLIST_BYTES:
+            raise StetError(
+                f"{ALLOWLIST_PATH}: larger than {MAX_ALLOWLIST_BYTES:,} bytes; not an allowlist "
+                "(not read)"
+            )
         import tomllib  # only a repository with an allowlist pays for the TOML parser
 
         try:

@@ -15,6 +15,10 @@ from stet_lsp.core.safefs import read_regular
 STETIGNORE = ".stetignore"
 OMITTED = "[OMITTED: .stetignore]"
 """What stands in for the content of an ignored path; the path itself is kept."""
+MAX_BYTES = 1024 * 1024
+"""Read on every import: a list of paths is far smaller, while a repository could commit a
+file of gigabytes that git compresses to almost nothing. Larger is an error naming the file
+(nothing is imported without knowing what it hides); no more than one byte over it is read."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,9 @@ class StetIgnore:
 
     @classmethod
     def load(cls, repo_root: Path) -> StetIgnore:
-        content = read_regular(repo_root / STETIGNORE, repo_root)
+        content = read_regular(repo_root / STETIGNORE, repo_root, limit=MAX_BYTES + 1)
+        if content is not None and len(content) > MAX_BYTES:
+            raise StetError(f"{STETIGNORE}: larger than {MAX_BYTES:,} bytes; not read")
         try:
             lines = content.decode("utf-8").splitlines() if content is not None else []
         except UnicodeDecodeError as error:

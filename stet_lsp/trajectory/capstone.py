@@ -67,7 +67,7 @@ from stet_lsp.trajectory.feedback import (
 from stet_lsp.trajectory.graduation import INDEX_LOCK, retarget_skill, skill_lock
 from stet_lsp.trajectory.importing import compose_pending, pending
 from stet_lsp.trajectory.meta import Meta, summarise
-from stet_lsp.trajectory.skills import skill_path
+from stet_lsp.trajectory.skills import SKILL_LIMIT, skill_path
 from stet_lsp.trajectory.store import (
     COMMITTED,
     EVENTS,
@@ -720,6 +720,16 @@ def _graduated_skills(
         if relative not in index:
             continue
         entry = index[relative]
+        kind, size = repository.odb.read_header(entry.id)
+        if kind != pygit2.enums.ObjectType.BLOB:
+            continue
+        if size > SKILL_LIMIT:
+            raise CapstoneRefused(
+                "gate",
+                f"{relative} (staged): {size:,} bytes, over the {SKILL_LIMIT:,} a skill may "
+                f"hold (not read, so not gated): unstage it (git restore --staged {relative}) "
+                f"or shorten it ({_UNCHANGED})",
+            )
         blob = repository[entry.id]
         if not isinstance(blob, pygit2.Blob):
             continue
@@ -778,8 +788,8 @@ def _skill_work_tree(
     the metadata rewritten when it has unstaged changes; unchanged when it is missing (a
     deletion not staged) or cannot be read as a skill."""
     try:
-        current = read_regular(target.root / relative, target.root)
-    except StetError:
+        current = read_small(target.root / relative, target.root, relative, SKILL_LIMIT)
+    except StetError:  # over SKILL_LIMIT too: left as it is, with a warning
         return None, False
     if current is None:
         return None, True

@@ -61,6 +61,7 @@ from stet_lsp.trajectory.jsontext import without_lone_surrogates
 from stet_lsp.trajectory.skills import (
     META_TARGET,
     META_TRAJECTORY,
+    SKILL_LIMIT,
     Context,
     Skill,
     check_name,
@@ -75,7 +76,13 @@ from stet_lsp.trajectory.skills import (
     validate_skill,
     with_entry,
 )
-from stet_lsp.trajectory.store import Folder, refuse_tracked, working_folder
+from stet_lsp.trajectory.store import (
+    Folder,
+    TooLarge,
+    read_small,
+    refuse_tracked,
+    working_folder,
+)
 
 if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
@@ -404,8 +411,15 @@ def _gated_section(
 
 
 def _existing_skill(root: Path, relative: PurePosixPath, name: str) -> tuple[Skill | None, str]:
-    """The skill already at `relative` (None when there is none) and its text."""
-    data = read_regular(root / relative, root)
+    """The skill already at `relative` (None when there is none) and its text; refused when it
+    is over SKILL_LIMIT bytes, none of it read."""
+    try:
+        data = read_small(root / relative, root, relative.as_posix(), SKILL_LIMIT)
+    except TooLarge as error:
+        raise StetError(
+            f"{relative}: {error.detail}; a skill is far smaller: choose another skill name, or "
+            "shorten the file first; nothing was changed"
+        ) from None
     if data is None:
         return None, ""
     try:

@@ -42,6 +42,11 @@ COMPATIBILITY_MAX = 500
 FILE_LINES_MAX = 500
 BODY_TOKENS_MAX = 5000
 CHARS_PER_TOKEN = 4
+SKILL_LIMIT = 4 * 1024 * 1024
+"""The most bytes of a SKILL.md that are read (graduation extending it, the capstone committing
+it): the spec keeps a skill under 500 lines and its body under about 5,000 tokens, some 20 KB,
+while a repository could commit a SKILL.md of gigabytes that git compresses to almost nothing.
+One over it is refused, naming it, before any of it is read."""
 FIELDS = ("name", "description", "license", "compatibility", "allowed-tools", "metadata")
 """The spec's frontmatter fields, in the order Stet writes them."""
 

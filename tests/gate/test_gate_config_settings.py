@@ -146,3 +146,37 @@ def test_what_is_shown_keeps_each_files_part_when_the_other_is_broken(repository
     settings_file(repository, "strict = maybe\n")
     assert gate_config(repository, env_names=["OTHER"]).strict
     assert gate_config(repository, env_names=["OTHER"]).env_names == ("OTHER",)
+
+
+def test_an_oversized_allowlist_or_stetignore_is_refused_unread(tmp_path: Path) -> None:
+    """A repository can commit a `.stet/gate-allowlist.toml` or `.stetignore` of gigabytes
+    (git compresses zeros to almost nothing): every gate run or import read it whole. One a
+    byte over its limit (a sparse file) is refused, naming it, and no more than the limit and
+    a byte is read."""
+    import tracemalloc
+
+    from stet_lsp.gate.allowlist import ALLOWLIST_PATH, MAX_ALLOWLIST_BYTES
+    from stet_lsp.gate.stetignore import MAX_BYTES, STETIGNORE, StetIgnore
+
+    allowlist = tmp_path / ALLOWLIST_PATH
+    allowlist.parent.mkdir(parents=True)
+    allowlist.touch()
+    os.truncate(allowlist, MAX_ALLOWLIST_BYTES + 1)
+    with pytest.raises(StetError) as caught:
+        load_config(tmp_path)
+    assert str(caught.value).startswith(f"{ALLOWLIST_PATH.as_posix()}: larger than ")
+    allowlist.write_bytes(b'values = ["x"]\n' + b"#" * (MAX_ALLOWLIST_BYTES - 16) + b"\n")
+    assert load_config(tmp_path).allowlist is not None  # the limit itself is read
+
+    ignore = tmp_path / STETIGNORE
+    ignore.touch()
+    os.truncate(ignore, 64 * MAX_BYTES)
+    tracemalloc.start()
+    try:
+        with pytest.raises(StetError) as caught:
+            StetIgnore.load(tmp_path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(caught.value) == f"{STETIGNORE}: larger than {MAX_BYTES:,} bytes; not read"
+    assert peak < 4 * MAX_BYTES

@@ -7,6 +7,7 @@ a sparse file stands for a large one where the real limit is kept."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tracemalloc
 from collections.abc import Callable
@@ -136,3 +137,74 @@ def test_read_small_reads_up_to_its_limit(tmp_path: Path) -> None:
     with pytest.raises(store.TooLarge, match=r"meta\.json: 100 bytes, over the 99 "):
         read_small(path, tmp_path, "meta.json", 99)
     assert read_small(tmp_path / "none.json", tmp_path, "none.json", 99) is None
+
+
+def sparse(path: Path, size: int) -> Path:
+    """A file of `size` bytes that takes no room on disk (zeros)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch()
+    os.truncate(path, size)
+    return path
+
+
+def test_graduation_names_an_oversized_skill_and_reads_none_of_it(root: Path) -> None:
+    """A repository can commit a SKILL.md of gigabytes: graduating into that skill read it
+    whole. One over SKILL_LIMIT (the real limit, a sparse file) is refused, naming it, with
+    nothing read or changed."""
+    from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.trajectory.graduation import graduate
+    from stet_lsp.trajectory.skills import SKILL_LIMIT
+
+    huge = sparse(root / ".stet/skills/huge/SKILL.md", SKILL_LIMIT + 1)
+    sheet = StyleSheet(resolve_target(root))
+    entry = sheet.add("Use the retry helper", kind="convention")
+    tracemalloc.start()
+    try:
+        with pytest.raises(StetError) as caught:
+            graduate(sheet, entry.id, "skill", skill_name="huge")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(caught.value).startswith(
+        f".stet/skills/huge/SKILL.md: {SKILL_LIMIT + 1:,} bytes, over the {SKILL_LIMIT:,} "
+        "such a file may hold (not read)"
+    )
+    assert "nothing was changed" in str(caught.value)
+    assert peak < SKILL_LIMIT
+    assert sheet.get(entry.id).status == "open" and huge.stat().st_size == SKILL_LIMIT + 1
+
+
+def test_the_capstone_refuses_a_staged_skill_over_the_limit_unread(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A skill graduation staged, replaced in the index by one over SKILL_LIMIT (lowered
+    here): the capstone would read and gate it whole; it refuses, naming it."""
+    import pygit2
+
+    from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.trajectory import capstone as capstone_module
+    from stet_lsp.trajectory.capstone import CapstoneRefused, capstone
+    from stet_lsp.trajectory.graduation import graduate
+
+    source = simple_session(root, SESSION_A, "Add the greeting module")
+    target = resolve_target(root)
+    import_transcript(target, source.save(tmp_path / "session.jsonl"))
+    sheet = StyleSheet(target)
+    entry = sheet.add("Use the retry helper", kind="convention")
+    graduate(sheet, entry.id, "skill", skill_name="retry")
+    relative = ".stet/skills/retry/SKILL.md"
+    repository = pygit2.Repository(str(root))
+    index = repository.index
+    staged = index[relative]
+    limit = 4096
+    blob = repository.create_blob(b"x" * (limit + 1))
+    index.add(pygit2.IndexEntry(relative, blob, staged.mode))
+    index.write()
+    monkeypatch.setattr(capstone_module, "SKILL_LIMIT", limit)
+    head = repository.head.target
+    with pytest.raises(CapstoneRefused) as caught:
+        capstone(target)
+    assert caught.value.reason == "gate"
+    assert str(caught.value).startswith(f"{relative} (staged): {limit + 1:,} bytes, over the")
+    assert "nothing was changed" in str(caught.value)
+    assert pygit2.Repository(str(root)).head.target == head
