@@ -55,7 +55,7 @@ def strict_converter() -> Any:
     """pygls' converter, but a string, an integer or a boolean of the protocol is only that
     JSON type: cattrs would read `"line": "1"` as 1, `1.5` as 1 and `"uri": 5` as "5"; such
     params are invalid (InvalidParams), as they are to any other server."""
-    converter = default_converter()
+    converter = default_converter()  # type: ignore[no-untyped-call]
     for kind in (str, int, bool):
         converter.register_structure_hook(kind, _exactly(kind))
     return converter
