@@ -44,7 +44,10 @@ class StetIgnore:
     def load(cls, repo_root: Path) -> StetIgnore:
         content = read_regular(repo_root / STETIGNORE, repo_root, limit=MAX_BYTES + 1)
         if content is not None and len(content) > MAX_BYTES:
-            raise StetError(f"{STETIGNORE}: larger than {MAX_BYTES:,} bytes; not read")
+            raise StetError(
+                f"{STETIGNORE}: larger than {MAX_BYTES:,} bytes; not read: shorten it (a list "
+                "of paths needs far less)"
+            )
         try:
             lines = content.decode("utf-8").splitlines() if content is not None else []
         except UnicodeDecodeError as error:
