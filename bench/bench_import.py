@@ -735,7 +735,7 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
             cwds = [e.cwd for e in parsed.events if isinstance(e, SessionStart) and e.cwd]
             normalizer = Normalizer(target.root, StetIgnore.load(target.root), cwds)
             events = normalizer.events(parsed.events)
-        with clock.phase("serialise: event_json + relative paths, in blocks"):
+        with clock.phase("serialise: events, paths made relative"):
             blocks = importing._jsonl_blocks(events, normalizer)
         first_time = next((event.time for event in events if event.time), None)
         counts = {"events": len(events), "session bytes": sum(len(b.encode()) for b in blocks)}
