@@ -220,6 +220,31 @@ def test_session_start_loads_neither_libgit2_nor_the_gate(
     assert not [name for name in imported if name.startswith(("pydantic", "stet_lsp.trajectory"))]
 
 
+def test_session_start_exits_0_when_the_harness_stopped_reading(
+    root: Path, stet: Stet, home: Path, elsewhere: Path
+) -> None:
+    agent_note(stet, root, "Use the retry helper")
+    read, write = os.pipe()
+    os.close(read)  # the harness closed its end of the hook's standard output
+    # Buffered output, as a harness starts the hook (unbuffered, the write fails at once).
+    leftout = (*HARNESS_VARIABLES, "PYTHONUNBUFFERED")
+    inherited = {k: v for k, v in os.environ.items() if k not in leftout}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "stet_lsp", "hooks", "run", "session-start"],
+            input=json.dumps({"cwd": str(root)}).encode(),
+            stdout=write,
+            stderr=subprocess.PIPE,
+            cwd=elsewhere,
+            env=inherited,
+            timeout=60,
+        )
+    finally:
+        os.close(write)
+    assert done.returncode == 0, done.stderr  # never 141: a hook always exits 0
+    assert "session-start: error: BrokenPipeError" in log_lines(root)[-1]
+
+
 def test_a_paused_sheet_still_gives_its_brief(root: Path, stet: Stet, elsewhere: Path) -> None:
     agent_note(stet, root, "Keep the public API stable")
     assert stet("pause", "-C", str(root))[0] == 0

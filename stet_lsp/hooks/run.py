@@ -257,8 +257,28 @@ def _session_start(target: Target, stdout: IO[str]) -> None:
     else:
         context = {"hookEventName": "SessionStart", "additionalContext": text}
         output = {"hookSpecificOutput": context}
-    stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
-    stdout.flush()
+    try:
+        stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
+        stdout.flush()
+    except BrokenPipeError:
+        # The harness stopped reading. What is still buffered would fail again at the
+        # interpreter's last flush and make the exit status 141: it goes nowhere instead.
+        _discard_output(stdout)
+        raise
+
+
+def _discard_output(stream: IO[str]) -> None:
+    """Point `stream`'s descriptor at the null device (Python's recipe for a closed pipe)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(null, stream.fileno())
+    except (OSError, ValueError):  # no descriptor (a StringIO): nothing is flushed at exit
+        pass
+    finally:
+        os.close(null)
 
 
 # -- imports: the hook side --------------------------------------------------------------------
