@@ -487,6 +487,29 @@ def raw_exchange(root: Path, payload: str, wanted: set[int | None]) -> dict[Any,
     return answers
 
 
+def test_a_client_that_stopped_reading_ends_the_server_quietly(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """A client gone before its answers are written (its end of the server's output closed)
+    ends the server as any stet command ends on a closed pipe: 141, no traceback."""
+    lines = [INITIALIZE, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "stet_lsp", "mcp"],
+            input="".join(json.dumps(line) + "\n" for line in lines).encode(),
+            stdout=write,
+            stderr=subprocess.PIPE,
+            cwd=workspace,
+            env={"PATH": os.environ["PATH"], "PYTHONPATH": str(PROJECT), "HOME": str(tmp_path)},
+            timeout=60,
+        )
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr.decode()) == (141, "")
+
+
 def test_requests_in_flight_when_input_ends_are_answered(workspace: Path) -> None:
     """A client that writes its requests and closes its end gets every answer: the SDK
     cancels what it has not answered when input ends, so the server waits for those first.

@@ -148,7 +148,15 @@ def serve(place: Place) -> int:
                 answers = _Answers(write_stream, unanswered)
                 await server.run(read_stream, answers, server.create_initialization_options())
 
-    anyio.run(run)
+    try:
+        anyio.run(run)
+    except BaseExceptionGroup as group:
+        # The client stopped reading: nothing more can be answered. Quiet, as every stet
+        # command is on a closed pipe (141), not an exception group's traceback.
+        _, rest = group.split(BrokenPipeError)
+        if rest is not None:
+            raise
+        return 141
     return 0
 
 
