@@ -245,6 +245,28 @@ def test_session_start_exits_0_when_the_harness_stopped_reading(
     assert "session-start: error: BrokenPipeError" in log_lines(root)[-1]
 
 
+def test_session_start_with_standard_input_closed_briefs_the_folder_it_runs_in(
+    root: Path, stet: Stet
+) -> None:
+    """Started with no standard input at all (descriptor 0 closed, so Python has no
+    `sys.stdin`): no input, so no cwd given, and the brief is the repository the hook runs
+    in; not an error."""
+    agent_note(stet, root, "Use the retry helper")
+    inherited = {k: v for k, v in os.environ.items() if k not in HARNESS_VARIABLES}
+    done = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", "hooks", "run", "session-start"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=inherited,
+        timeout=60,
+        preexec_fn=lambda: os.close(0),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Use the retry helper" in done.stdout
+    assert not any("error" in line for line in log_lines(root))
+
+
 def test_a_paused_sheet_still_gives_its_brief(root: Path, stet: Stet, elsewhere: Path) -> None:
     agent_note(stet, root, "Keep the public API stable")
     assert stet("pause", "-C", str(root))[0] == 0

@@ -34,6 +34,7 @@ and gives up after WORKER_SECONDS.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -77,7 +78,8 @@ def run_hook(
     spawn: Spawner | None = None,
 ) -> int:
     """Run one hook; always 0."""
-    stdin = sys.stdin if stdin is None else stdin
+    # No standard input at all (descriptor 0 closed: Python has no sys.stdin) is no input.
+    stdin = (sys.stdin or io.StringIO()) if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     environment = os.environ if env is None else env
     name = event or "run"
