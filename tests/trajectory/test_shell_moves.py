@@ -19,6 +19,8 @@ from stet_lsp.trajectory.importers.shell_moves import moved_paths
         ("mv -- -odd.py even.py", [("/repo/-odd.py", "/repo/even.py")]),
         ("git status && mv a.py b.py && git add -A", [("/repo/a.py", "/repo/b.py")]),
         ("mv ../out.py in.py", [("/out.py", "/repo/in.py")]),
+        ("m''v a.py b.py", [("/repo/a.py", "/repo/b.py")]),  # quotes inside a word
+        ('git "m"v a.py b.py', [("/repo/a.py", "/repo/b.py")]),
     ],
 )
 def test_moves_whose_meaning_is_certain(command: str, moves: list[tuple[str, str]]) -> None:

@@ -19,6 +19,9 @@ import posixpath
 import re
 import shlex
 
+# Where `mv` may stand as a word (with quotes in it, `m""v` is one): a command without moves
+# nothing, and most commands are read no further.
+_MV = re.compile(r"m[\"']*v")
 _UNCERTAIN = re.compile(r"[$`*?\[\]{}|<>()~\\#;\n\r]|(?<!&)&(?!&)")
 _QUIET_OPTIONS = frozenset({"-f", "-v", "--force", "--verbose"})
 # Words that change the folder, end the shell with 0 before the rest runs, or change what
@@ -32,7 +35,9 @@ _UNSETTLING = frozenset(
 def moved_paths(command: str, cwd: str | None) -> list[tuple[str, str]]:
     """(old path, new path) of each move `command` makes when it succeeds, absolute (joined
     to `cwd`), in order; [] when any part of it is uncertain."""
-    if not cwd or not posixpath.isabs(cwd) or _UNCERTAIN.search(command):
+    if not _MV.search(command) or not cwd or not posixpath.isabs(cwd):
+        return []
+    if _UNCERTAIN.search(command):
         return []
     found: list[tuple[str, str]] = []
     for part in command.split("&&"):
