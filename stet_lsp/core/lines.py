@@ -9,18 +9,16 @@ import re
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _NEWLINE = re.compile("\n")
+_LINE_WITH_BREAK = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 
 
 def lines_of(text: str, *, keep_breaks: bool = False) -> list[str]:
     """`text.splitlines(keep_breaks)`, broken only where an editor breaks a line."""
     if keep_breaks:
-        if not text:
-            return []
-        ends = [match.end() for match in _LINE_BREAK.finditer(text)]
-        starts = [0, *ends]
-        if ends and ends[-1] == len(text):
-            starts.pop()
-        return [text[start:end] for start, end in zip(starts, [*ends, len(text)], strict=False)]
+        if "\r" in text:
+            return _LINE_WITH_BREAK.findall(text)
+        *lines, last = text.split("\n")
+        return [line + "\n" for line in lines] + ([last] if last else [])
     lines = split_lines(text)
     if lines and not lines[-1]:
         lines.pop()
