@@ -110,12 +110,17 @@ def _unified(old: list[str], new: list[str], header: str) -> Iterator[str]:
         yield f"@@ -{_span(first[1], last[2])} +{_span(first[3], last[4])} @@\n"
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                yield from (" " + line for line in old[i1:i2])
+                yield _marked(" ", old[i1:i2])
                 continue
             if tag in ("replace", "delete"):
-                yield from ("-" + line for line in old[i1:i2])
+                yield _marked("-", old[i1:i2])
             if tag in ("replace", "insert"):
-                yield from ("+" + line for line in new[j1:j2])
+                yield _marked("+", new[j1:j2])
+
+
+def _marked(mark: str, lines: list[str]) -> str:
+    """The lines, each after `mark`, in one string."""
+    return mark + mark.join(lines) if lines else ""
 
 
 def _span(start: int, stop: int) -> str:
