@@ -872,6 +872,7 @@ _BLOCK_HEADER = r"[|>][+\-]?[1-9]?[+\-]?(?:[ \t]{1,4}#[^\r\n\\]{0,200})?"
 
 
 _PROSE = re.compile(r"[A-Za-z ,.;:'!?()\-]+")
+_BARE_TOKEN = re.compile(r"[A-Za-z0-9_\-]+")
 
 
 def _block_value(value: str, strict: bool) -> bool:
@@ -880,7 +881,12 @@ def _block_value(value: str, strict: bool) -> bool:
         return False
     if any(" " in line and _PROSE.fullmatch(line) for line in lines):
         return False  # words and punctuation only: `Ask the ops team.`
-    return _flag_password(lines[0], strict) and not heuristics.looks_like_reference(lines[0])
+    # A block scalar is text, never evaluated: a bare run of letters and digits in it is the
+    # value, however much it reads like a name (`Lzrl74VvjgR13PzvZNGD` has a name's humps);
+    # a dotted name, a call or a URL is a reference to one.
+    first = lines[0]
+    reference = heuristics.looks_like_reference(first) and not _BARE_TOKEN.fullmatch(first)
+    return _flag_password(first, strict) and not reference
 
 
 YAML_BLOCK_SECRET = Rule(

@@ -76,6 +76,8 @@ ONCE_MISSED = [
     (1780556842, "django-secret-key", "shell"),
     (72643637, "oci-auth-token", "shell"),
     (788479515, "base64-header", "python"),
+    (2068156614, "confluent-key", "diff"),
+    (169156576, "yaml-block-secret", "json"),
 ]
 
 
