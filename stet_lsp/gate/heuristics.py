@@ -47,7 +47,9 @@ _PART_SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
 # `{password}` (a format string).
 _TEMPLATE = re.compile(
     r"\$\{[^{}]{0,200}\}"
-    r"|\$\((?=[A-Za-z./~])[^()]{0,200}\)"  # a command: not `$(_*-tc2…` of a random value
+    # A command: its name, then blanks and arguments or the end (not `$(_*-tc2…` or
+    # `$(o0q=vb_d&…` of a random value).
+    r"|\$\([A-Za-z./~][\w./~\-]{0,80}(?:[ \t][^()]{0,200})?\)"
     r"|\{\{.{0,200}?\}\}"
     r"|\{%.{0,200}?%\}"
     r"|%\([A-Za-z_][\w.\-]{0,80}\)[sdrif]|(?<![A-Za-z0-9%])%[sd](?![A-Za-z0-9])"

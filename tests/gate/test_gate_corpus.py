@@ -78,6 +78,7 @@ ONCE_MISSED = [
     (788479515, "base64-header", "python"),
     (2068156614, "confluent-key", "diff"),
     (169156576, "yaml-block-secret", "json"),
+    (2063566338, "django-secret-key", "yaml"),
 ]
 
 
