@@ -321,8 +321,8 @@ def _store_session(
 
 def _jsonl_blocks(events: list[EventBase], normalizer: Normalizer) -> list[str]:
     """The events as JSON Lines, paths made relative, in blocks of whole lines of about
-    BLOCK_CHARACTERS each: the text is never held whole besides a copy of it (each pass over
-    a block makes one), nor beside the list of every line."""
+    BLOCK_CHARACTERS each: each pass (relative paths, lone surrogates) copies one block, not
+    the whole text, and no list of every line is kept beside it."""
     blocks: list[str] = []
     lines: list[str] = []
     size = 0
