@@ -337,7 +337,7 @@ def is_basic_credential(encoded: str) -> bool:
 # The whole value a reference (`$NAME`, `${NAME}`, `$(command)`, a path under one: `$HOME/x`),
 # or a Windows `%NAME%`.
 _ENV_REFERENCE = re.compile(
-    r"(?:\$[A-Za-z_][A-Za-z0-9_]*|\$\{[^{}]{1,200}\}|\$\([^()]{1,200}\))(?:/[^\s]*)?"
+    r"(?:\$(?P<shell>[A-Za-z_][A-Za-z0-9_]*)|\$\{[^{}]{1,200}\}|\$\([^()]{1,200}\))(?:/[^\s]*)?"
     r"|%(?P<windows>[A-Za-z_][A-Za-z0-9_]*)%"
 )
 _REFERENCE = re.compile(
@@ -356,13 +356,29 @@ _URL_SCHEMES = ("http://", "https://", "file:", "data:")
 
 
 def is_env_reference(value: str) -> bool:
-    """`$NAME`, `${NAME}`, `$(command)`, `%NAME%`: a reference to a value, not the value."""
+    """`$NAME`, `${NAME}`, `$(command)`, `%NAME%`: a reference to a value, not the value; not
+    a password that starts with `$` and a generated run (`$xK2mQ7vLp3Zt`)."""
     match = _ENV_REFERENCE.fullmatch(value)
-    if match is None:
+    if match is None or looks_generated(match.group("shell") or ""):
         return False
     # `%APPDATA%`, `%NuGetPassword%`; not a random value that `%` happens to start and end
     name = match.group("windows")
     return name is None or _is_words(name)
+
+
+_LEADING_REFERENCE = re.compile(r"\$(?:\{|\(|(?P<name>[A-Za-z_][A-Za-z0-9_]*))")
+
+
+def starts_with_reference(value: str) -> bool:
+    """A value a shell expands from a reference at its start: `$NAME`, `${NAME}`, `$(command`
+    (a word split at its blank), `$HOME/key`. A `$` before a digit or a sign starts none
+    (`$9xK2mQ7v` is a password that starts with `$`), nor does a name that reads as
+    generated (`$xK2mQ7vLp3Zt`: a name is written, not drawn)."""
+    match = _LEADING_REFERENCE.match(value)
+    if match is None:
+        return False
+    name = match.group("name")
+    return name is None or not looks_generated(name)
 
 
 # A call of an attribute or module function: `os.getenv(`, `base64.b64encode(`.

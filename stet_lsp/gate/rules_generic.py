@@ -291,7 +291,6 @@ _CURL_VALUE = (
 # The command's text up to its `-u`, never over another `curl ` (whose own match starts
 # there): each character is read by one command's match only.
 _CURL_GAP = r"(?:[^\r\nc]|c(?!url[ \t])){0,400}?"
-_SHELL_REFERENCE = re.compile(r"\$[{(A-Za-z_]")
 
 
 def _curl_user(value: str, strict: bool) -> bool:
@@ -301,7 +300,7 @@ def _curl_user(value: str, strict: bool) -> bool:
     password = password.strip("\"'")
     if not colon or len(password) < 3:
         return False
-    if _SHELL_REFERENCE.search(password) or password.isdigit():
+    if heuristics.starts_with_reference(password) or password.isdigit():
         return False
     return not heuristics.is_placeholder(password)  # `{pw}`, `<password>`, `%PASS%`
 
@@ -332,7 +331,7 @@ _SCHEME = (
 
 
 def _header_value(value: str, strict: bool) -> bool:
-    if value.startswith(("$", "{{")) or heuristics.is_placeholder(value):
+    if heuristics.starts_with_reference(value) or heuristics.is_placeholder(value):
         return False
     return len(set(value)) >= 6
 
@@ -355,7 +354,7 @@ CURL_HEADER = Rule(
 # `docker login -u me -p <password>` (and podman, nerdctl, helm registry, oras): the password
 # given on the command line rather than through --password-stdin.
 def _login_password(value: str, strict: bool) -> bool:
-    if value.startswith(("$", "{{")) or heuristics.is_placeholder(value):
+    if heuristics.starts_with_reference(value) or heuristics.is_placeholder(value):
         return False
     return len(value) >= 6 and len(set(value)) >= 5
 
@@ -389,7 +388,9 @@ REGISTRY_LOGIN = Rule(
 # (`<password>`, `****`), a short number (`ssh -p 2222` after `sshpass -f file`) and a
 # certificate's path (`az login -p ~/cert.pem`) stay.
 def _flag_password(value: str, strict: bool) -> bool:
-    if "[REDACTED:" in value or value.startswith(("$", "{{", "/", "./", "../", "~/")):
+    if "[REDACTED:" in value or value.startswith(("{{", "/", "./", "../", "~/")):
+        return False
+    if heuristics.starts_with_reference(value):
         return False
     if value.lower().endswith((".pem", ".pfx", ".p12", ".crt", ".key")):
         return False

@@ -49,7 +49,7 @@ def _placeholder(value: str) -> bool:
     """A reference (`$X`), template, mask or marker, judged on the whole value: a generated
     body may hold `xxxx`, `<`, `%(` or `dummy` by chance, or a run of one character, but it
     is not made of them."""
-    if value.startswith("$") or heuristics.is_placeholder(value):
+    if heuristics.starts_with_reference(value) or heuristics.is_placeholder(value):
         return True
     return heuristics.masked_share(value, _REPEATED) >= 0.5
 

@@ -317,6 +317,47 @@ def _untouched_everywhere(text: str) -> None:
         assert _found(content, path) == [], text
 
 
+@pytest.mark.parametrize(
+    ("text", "secret", "rule"),
+    [
+        ("mysql -uroot -p'$9xK2mQ7vLp3Zt' db", "$9xK2mQ7vLp3Zt", "cli-password"),
+        ("mysql -uroot -p$9xK2mQ7vLp3Zt db", "$9xK2mQ7vLp3Zt", "cli-password"),
+        ("sshpass -p '$xK2mQ7vLp3Zt' ssh deploy@10.0.0.4", "$xK2mQ7vLp3Zt", "cli-password"),
+        (
+            "docker login -u me -p '$7Qw3rTy8Ui2Op' r.io",
+            "$7Qw3rTy8Ui2Op",
+            "registry-login-password",
+        ),
+        ("docker login -u me -p $Qw3rTy8Ui2Op r.io", "$Qw3rTy8Ui2Op", "registry-login-password"),
+        ("curl -H 'Authorization: Bearer $5aB8cD2eF4gH6jK9' https://a", "$5aB8cD2eF4gH6jK9", None),
+        ("curl -u admin:'9a$bcK2mQ7vLp' https://a", "9a$bcK2mQ7vLp", "curl-auth-user"),
+        ("DEPLOY_TOKEN=$Q7ZLM4R2XW9T3BNV8", "Q7ZLM4R2XW9T3BNV8", "secret-assignment"),
+    ],
+)
+def test_a_password_that_starts_with_a_dollar_is_no_reference(
+    text: str, secret: str, rule: str | None
+) -> None:
+    """A random value may start with `$`: only a reference a shell expands (`$NAME`, `${…}`,
+    `$(…`) stands for a value, and a name is written, not a generated run."""
+    if rule is None:
+        assert secret not in redact_text(text + "\n", path="session.sh").text
+    else:
+        redacted_everywhere(text, secret, rule)
+
+
+def test_references_that_start_a_flags_or_keys_value_stay() -> None:
+    for text in (
+        "mysql -u root -p${DB_PASS:?missing} -h db",
+        "docker login -u AWS -p $(aws ecr get-login-password) r.io",
+        "docker login -u me -p $CI_REGISTRY_PASSWORD r.io",
+        'curl -H "Authorization: Bearer ${GITHUB_TOKEN}" https://a',
+        "curl -u admin:${ADMIN_PASSWORD:-x} https://a",
+        "CONFLUENT_API_KEY=$CONFLUENT_KEY_FROM_VAULT",
+        "mysql -u root -p$1 -h db",
+    ):
+        _untouched_everywhere(text)
+
+
 def test_a_vendors_keyed_value_quoted_in_a_transcripts_json() -> None:
     """`NAME = "value"` inside a JSON string reads `= \\"value\\"`: the escaped quote stood
     where the vendor's keyword rule reads the assignment, and the literal was not decoded."""
