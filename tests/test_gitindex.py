@@ -78,3 +78,16 @@ def test_no_index_holds_nothing(tmp_path: Path) -> None:
     root = Path(pygit2.init_repository(str(tmp_path / "empty")).workdir)
     assert not index_holds(root, SHEET)
     assert not index_holds(tmp_path / "nowhere", SHEET)
+
+
+def test_an_index_libgit2_cannot_read_is_told_apart(tracked: Path) -> None:
+    """`index_tracks` says None for an index libgit2 refuses (a torn file that mentions the
+    path), where `index_holds` says no; no index at all is "not tracked" for both."""
+    index = tracked / ".git" / "index"
+    assert gitindex.index_tracks(tracked, SHEET) is True
+    index.write_bytes(b"DIRC" + (2).to_bytes(4, "big") + (9).to_bytes(4, "big") + b"x" * 40)
+    index.write_bytes(index.read_bytes() + SHEET.encode() + b"\0")
+    assert gitindex.index_tracks(tracked, SHEET) is None
+    assert not index_holds(tracked, SHEET)
+    index.unlink()
+    assert gitindex.index_tracks(tracked, SHEET) is False

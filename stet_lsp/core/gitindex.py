@@ -27,6 +27,12 @@ _SHARED = "sharedindex."
 def index_holds(root: Path, relative: str) -> bool:
     """Whether the index of the repository whose work tree is `root` holds `relative` (a
     POSIX path from the root). No index, or one that cannot be read: False."""
+    return index_tracks(root, relative) is True
+
+
+def index_tracks(root: Path, relative: str) -> bool | None:
+    """As `index_holds`, but None when there is an index libgit2 cannot read (or no
+    repository): for callers that must not take an unreadable index for "not tracked"."""
     gitdir = _git_dir(root)
     if gitdir is None or _split(gitdir) or _may_hold(gitdir / "index", os.fsencode(relative)):
         return _libgit2_holds(root, relative)
@@ -75,7 +81,7 @@ def _may_hold(index: Path, path: bytes) -> bool:
         return True
 
 
-def _libgit2_holds(root: Path, relative: str) -> bool:
+def _libgit2_holds(root: Path, relative: str) -> bool | None:
     import pygit2
 
     from stet_lsp.core.errors import StetError
@@ -85,5 +91,5 @@ def _libgit2_holds(root: Path, relative: str) -> bool:
         index = open_repository(root).index
         index.read(False)
         return relative in index
-    except (StetError, pygit2.GitError, OSError, ValueError):  # no repository or index
-        return False
+    except (StetError, pygit2.GitError, OSError, ValueError):  # no repository, a torn index
+        return None

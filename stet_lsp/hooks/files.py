@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.gitindex import index_tracks
 from stet_lsp.core.locking import held
 from stet_lsp.core.safefs import (
     atomic_write,
@@ -155,14 +156,7 @@ def record_tracked(root: Path, name: str) -> bool | None:
     """Whether git tracks the record `name` (None when the index cannot be read). A record
     is never committed (`.stet/.gitignore` ignores the cache): one git tracks came with the
     repository, and is no record of anything done here."""
-    import pygit2
-
-    from stet_lsp.core.targets import open_repository
-
-    try:
-        return (HOOKS_DIR / name).as_posix() in open_repository(root).index
-    except (StetError, pygit2.GitError, OSError):
-        return None
+    return index_tracks(root, (HOOKS_DIR / name).as_posix())
 
 
 def tracked_record_message(name: str, what: str) -> str:
