@@ -197,6 +197,9 @@ def special_cases(seed: int = 20250204) -> list[Case]:
                 ("python", "settings.py", f'DB_PASSWORD = "{value}"\n'),
                 ("json", "events.jsonl", json.dumps(tool) + "\n"),
                 ("markdown", "notes.md", f"password: `{value}`\n"),
+                ("mysql", "run.sh", f"mysql -u root -p'{value}' -h db\n"),
+                ("docker-login", "run.sh", f"docker login -u ci -p '{value}' r.example.io\n"),
+                ("curl-header", "run.sh", f'curl -H "Authorization: Bearer {value}" https://a\n'),
             ]
             for context, path, text in texts:
                 label = f"special-{special}-{position}"

@@ -401,7 +401,7 @@ def looks_like_reference(value: str) -> bool:
         return True
     if _METHOD_CALL.match(value):
         return True  # `base64.b64encode(pick(rng, 24).encode())`, cut anywhere
-    return _is_path(value) or value.startswith(_URL_SCHEMES)
+    return is_path(value) or value.startswith(_URL_SCHEMES)
 
 
 # Letters and digits no one writes as a name or a word: a lowercase letter alone between
@@ -563,7 +563,7 @@ def has_generated_run(value: str) -> bool:
     return any(looks_generated(run) for run in _ALNUM_RUN.findall(value))
 
 
-def _is_path(value: str) -> bool:
+def is_path(value: str) -> bool:
     """A path (two segments at least); not base64 that starts with a slash (no `.`, `-` or
     `_`, 32 characters or more, a generated segment: `/SaWnaKn0Dpyx.../WuHIwvjT/...`,
     `/SMKppexsR8EZDHsouc/gikxXjuX0/tT`)."""
@@ -588,7 +588,7 @@ def is_encoded_secret(value: str) -> bool:
         return False  # the cheap test first: most values are neither
     if is_placeholder(body) or is_agent_id(body) or _UUID.fullmatch(body):
         return False
-    if body.startswith(_HASH_PREFIXES) or _is_path(body):
+    if body.startswith(_HASH_PREFIXES) or is_path(body):
         return False
     if hexed:
         has_letter = any(c.isalpha() for c in body)

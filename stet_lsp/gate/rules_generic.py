@@ -388,7 +388,7 @@ REGISTRY_LOGIN = Rule(
 # (`<password>`, `****`), a short number (`ssh -p 2222` after `sshpass -f file`) and a
 # certificate's path (`az login -p ~/cert.pem`) stay.
 def _flag_password(value: str, strict: bool) -> bool:
-    if "[REDACTED:" in value or value.startswith(("{{", "/", "./", "../", "~/")):
+    if "[REDACTED:" in value or value.startswith("{{") or heuristics.is_path(value):
         return False
     if heuristics.starts_with_reference(value):
         return False
