@@ -417,7 +417,9 @@ _FLAG_VALUE = (
 _BLANK = lazy(r"[ \t]|\\{1,7}t")  # a tab escaped in JSON too
 
 
-def _command_password(tools: tuple[str, ...], flags: str, *, leading: bool = False) -> Rule:
+def _command_password(
+    tools: tuple[str, ...], flags: str, *, leading: bool = False, value: str = _FLAG_VALUE
+) -> Rule:
     """`<tool> ... <flag><value>` on one command line (never past `|`, `;`, `&`, a
     redirection or the line's end, nor over the next of these tools, whose own match starts
     there: linear on a line of the tool repeated). `flags` is what comes between a blank and
@@ -447,7 +449,7 @@ def _command_password(tools: tuple[str, ...], flags: str, *, leading: bool = Fal
             + r"(?<=[ \t])(?:"
             + flags
             + r")"
-            + _FLAG_VALUE
+            + value
         ),
         anchors=tuple(sorted({tool.lower() for tool in tools})),
         reach=700,
@@ -483,10 +485,13 @@ COMMAND_PASSWORDS = (
     _command_password(("keytool", "jarsigner"), r"-(?:src|dest)?(?:store|key)pass[ \t]{1,4}(?!-)"),
     _command_password(("openssl",), r"-pass(?:in|out)?[ \t]{1,4}pass:"),
     _command_password(("az login", "twine upload"), r"(?:-p|--password)(?:=|[ \t]{1,4})"),
-    # Samba's `-U user%password`: the password after the `%`.
+    # Samba's `-U user%password`: the password after the `%`, up to the quote that opened
+    # the user's name, if one did (`'admin%pa&ss'`), else a shell word.
     _command_password(
         ("smbclient", "rpcclient", "smbcacls", "smbget"),
-        r"(?:-U|--user(?:name)?)(?:=|[ \t]{0,4})[\"']?[^\s%\"']{1,128}%",
+        r"(?:-U|--user(?:name)?)(?:=|[ \t]{0,4})(?:\\?(?P<quote>[\"'])|)[^\s%\"'\\]{1,128}%",
+        value=r"(?P<secret>(?(quote)(?:(?!\\?(?P=quote))[^\r\n]){1,256}(?=\\?(?P=quote))"
+        r"|[^\s\"'\\;|&`]{1,256}))",
     ),
     # `openssl enc -k SECRET` (the legacy key phrase) besides `-pass pass:`.
     _command_password(("openssl",), r"-k[ \t]{1,4}(?!-)"),

@@ -345,6 +345,21 @@ def test_a_password_that_starts_with_a_dollar_is_no_reference(
         redacted_everywhere(text, secret, rule)
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "smbclient //fs/share -U 'admin%{pw}' -c ls",
+        'smbclient //fs/share -U "admin%{pw}" -c ls',
+        "smbclient //fs/share --user='admin%{pw}'",
+    ],
+)
+def test_a_quoted_samba_password_runs_to_its_quote(command: str) -> None:
+    """`-U 'user%password'`: signs a shell word cannot hold unquoted (`&`, `;`, `|`) are the
+    password's own inside the quotes."""
+    for pw in ("&87zcpVMw0qDPAjd6", "0ZFv1niU&K8iO;5|Ag"):
+        redacted_everywhere(command.format(pw=pw), pw, "cli-password")
+
+
 def test_references_that_start_a_flags_or_keys_value_stay() -> None:
     for text in (
         "mysql -u root -p${DB_PASS:?missing} -h db",
