@@ -175,6 +175,22 @@ def remove_regular(path: Path, root: Path) -> bool:
     return True
 
 
+def move_aside(path: Path, root: Path, suffix: str) -> Path | None:
+    """Rename the regular file at `path` inside `root` to the sibling `.<name><suffix>` (one
+    left there before is replaced), never reading it; None when there is no file."""
+    path = inside(root, path)
+    if _regular_or_missing(path) is None:
+        return None
+    aside = path.with_name(f".{path.name}{suffix}")
+    try:
+        os.replace(path, aside)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise _os_error(path, error) from None
+    return aside
+
+
 # -- helpers ----------------------------------------------------------------------------
 
 

@@ -50,6 +50,7 @@ from stet_lsp.core.safefs import (
     atomic_write,
     inside,
     make_dirs,
+    move_aside,
     open_regular,
     read_regular,
     remove_regular,
@@ -899,6 +900,7 @@ def _apply(
     except BaseException:
         written.undo()
         raise
+    written.keep()
     warnings = list(plan.graduated.warnings)
     warnings += _update_index(repository, target.root, staging)
     _remove_working_feedback(target, plan.graduated.feedback, warnings)
@@ -1003,11 +1005,14 @@ def _remove_working_feedback(target: Target, feedback: str | None, warnings: lis
 
 class _WorkTreeWrite:
     """The capstone's files written through the boundary, with what is needed to undo it
-    (the previous bytes of each file, the folders created) when a hook refuses."""
+    when a hook refuses: each file it replaces, moved aside unread (whatever its size; a
+    stop leaves it beside, not lost), and the folders it created."""
+
+    _ASIDE = ".stet-before-capstone"
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.previous: list[tuple[Path, bytes | None]] = []
+        self.previous: list[tuple[Path, Path | None]] = []
         self.created: list[Path] = []
 
     def write(self, files: dict[str, bytes]) -> None:
@@ -1018,17 +1023,25 @@ class _WorkTreeWrite:
                 if part not in self.created and not os.path.lexists(inside(self.root, part)):
                     self.created.append(part)
             make_dirs(self.root, folder)
-            self.previous.append((Path(path), read_regular(self.root / path, self.root)))
+            aside = move_aside(self.root / path, self.root, self._ASIDE)
+            self.previous.append((Path(path), aside))
             atomic_write(self.root / path, data, self.root)
+
+    def keep(self) -> None:
+        """The commit is made: the files moved aside go."""
+        for _, aside in self.previous:
+            if aside is not None:
+                with suppress(OSError):
+                    os.unlink(aside)
 
     def undo(self) -> None:
         """Best effort, so that the refusal that caused it is the error reported."""
-        for path, data in reversed(self.previous):
+        for path, aside in reversed(self.previous):
             with suppress(OSError, StetError):
-                if data is None:
+                if aside is None:
                     remove_regular(self.root / path, self.root)
                 else:
-                    atomic_write(self.root / path, data, self.root)
+                    os.replace(aside, inside(self.root, path))
         for folder in reversed(self.created):
             with suppress(OSError):
                 os.rmdir(inside(self.root, folder))

@@ -781,6 +781,38 @@ def test_a_failing_hook_leaves_the_feedback_and_the_skill_as_they_were(
 
 
 @POSIX
+def test_a_file_the_capstone_replaces_is_moved_aside_unread_and_back_on_a_refusal(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """A file already at a path the capstone writes (a cloned repository's, say) is neither
+    read nor lost: a sparse 8 GiB file is put back, the same file, when a hook refuses, and
+    goes once the commit is made; nothing is left beside it."""
+    target = import_work(root, tmp_path)
+    planned = capstone(target, dry_run=True)
+    path = root / ".stet/trajectories" / planned.trajectory / "narration.md"
+    path.parent.mkdir(parents=True)
+    with path.open("wb") as stream:
+        stream.truncate(8 << 30)
+    same = tmp_path / "same-file"
+    same.hardlink_to(path)
+    hook = write_hook(Path(repo.path) / "hooks", "pre-commit", "exit 1\n")
+
+    refused("hook", lambda: capstone(target))
+
+    assert path.samefile(same) and path.stat().st_size == 8 << 30
+    assert sorted(p.name for p in path.parent.iterdir()) == ["narration.md"]
+    hook.unlink()
+    capstone(target)
+    committed = blob_text(repo, head_commit(repo), path.relative_to(root).as_posix())
+    assert path.read_text(encoding="utf-8") == committed
+    assert sorted(p.name for p in path.parent.iterdir()) == [
+        "events.jsonl",
+        "meta.json",
+        "narration.md",
+    ]
+
+
+@POSIX
 def test_a_verdict_given_while_a_hook_runs_waits_for_the_capstone_and_is_never_lost(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
