@@ -1304,3 +1304,63 @@ def test_a_file_an_edit_and_then_a_command_changed_gets_the_commands_hunks(
     output["git_patch"] = APP_PATCH
     events = OPENHANDS.parse(write(tmp_path / "output.json", output)).events
     assert len(of(events, "file_change")) == 1
+
+
+def test_an_edit_the_file_editor_refused_changes_no_file(tmp_path: Path) -> None:
+    """The file editor answers a str_replace whose old_str it could not find with an edit
+    observation whose content starts with ERROR: (its diff empty): a failed call, no change."""
+
+    def edit(number: int, old: str, new: str) -> dict[str, Any]:
+        return {
+            "id": number,
+            "timestamp": f"2025-03-02T09:00:0{number}",
+            "source": "agent",
+            "message": "",
+            "action": "edit",
+            "tool_call_metadata": metadata(
+                "str_replace_editor", f"toolu_{number}", response(f"chatcmpl-{number}")
+            ),
+            "args": {
+                "path": "/workspace/lib/calc.py",
+                "command": "str_replace",
+                "old_str": old,
+                "new_str": new,
+                "impl_source": "oh_aci",
+            },
+        }
+
+    def answer(number: int, content: str, diff: str) -> dict[str, Any]:
+        return {
+            "id": number + 1,
+            "timestamp": f"2025-03-02T09:00:0{number}.5",
+            "source": "agent",
+            "message": "I edited the file /workspace/lib/calc.py.",
+            "cause": number,
+            "observation": "edit",
+            "content": content,
+            "extras": {"path": "/workspace/lib/calc.py", "impl_source": "oh_aci", "diff": diff},
+        }
+
+    refusal = "ERROR:\nNo replacement was performed, old_str `total =+ 1` did not appear verbatim."
+    fixed = (
+        "--- /workspace/lib/calc.py\n+++ /workspace/lib/calc.py\n"
+        "@@ -3 +3 @@\n-total =- 1\n+total -= 1\n"
+    )
+    history = [
+        {
+            "id": 0,
+            "timestamp": "2025-03-02T09:00:00",
+            "source": "user",
+            "message": "Fix the counters in calc.py",
+            "action": "message",
+            "args": {"content": "Fix the counters in calc.py", "wait_for_response": False},
+        },
+        edit(1, "total =+ 1", "total += 1"),
+        answer(1, refusal, ""),
+        edit(3, "total =- 1", "total -= 1"),
+        answer(3, "The file /workspace/lib/calc.py has been edited.", fixed),
+    ]
+    events = OPENHANDS.parse(write(tmp_path / "trajectory.json", history)).events
+    assert [(r.call_id, r.ok) for r in of(events, "tool_result")] == [("1", False), ("3", True)]
+    [change] = of(events, "file_change")
+    assert (change.call_id, change.added, change.removed) == ("3", 1, 1)

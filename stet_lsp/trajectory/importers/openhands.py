@@ -23,7 +23,9 @@ Every event has `id`, `timestamp`, `source` ("user", "agent" or "environment") a
   answers): `run` (`extras.metadata.exit_code`, `working_dir`), `read`, `write`, `edit`
   (`extras.diff`, or `old_content`/`new_content`), `error`, `browse`, `mcp`, `recall`
   (workspace context: `repo_directory`, `repo_branch`), `agent_state_changed`, `condense`,
-  `null`, `think`, `user_rejected`, `success`, `delegate`, `task_tracking`.
+  `null`, `think`, `user_rejected`, `success`, `delegate`, `task_tracking`. An edit or read
+  observation whose content starts with `ERROR:` is the file editor refusing the command
+  (an `old_str` it did not find): a failed result, with no file change.
 
 Older files (2024) write the same actions and observations in other forms, read as the
 current one: the issue resolver's output until 2025 holds each event's fields flat, beside
@@ -119,6 +121,9 @@ _TOOL_ACTIONS = frozenset(
 # the others).
 _NOT_CHOSEN = frozenset({"system", "recall", "change_agent_state", "condensation"})
 _FAILED_OBSERVATIONS = frozenset({"error", "user_rejected"})
+# The file editor answers a command it could not carry out (an old_str not found, a missing
+# parameter) with an edit or read observation whose content starts so.
+_EDITOR_ERROR = "ERROR:\n"
 # Arguments that say how OpenHands ran a call rather than what the model asked for.
 _BOOKKEEPING_ARGS = frozenset(
     {"thought", "translated_ipython_code", "impl_source", "confirmation_state", "hidden"}
@@ -580,7 +585,11 @@ class _Reader:
     ) -> None:
         extras = mapping(event.get("extras"))
         exit_code = mapping(extras.get("metadata")).get("exit_code", extras.get("exit_code"))
-        failed = kind in _FAILED_OBSERVATIONS or (isinstance(exit_code, int) and exit_code > 0)
+        failed = (
+            kind in _FAILED_OBSERVATIONS
+            or (isinstance(exit_code, int) and exit_code > 0)
+            or (kind in ("edit", "read") and content.startswith(_EDITOR_ERROR))
+        )
         call.answered = True
         self.parsed.emit(ToolResult, at, time, call_id=call_id, ok=not failed, output=content)
         if failed:
