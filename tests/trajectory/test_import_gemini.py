@@ -748,6 +748,34 @@ def test_sniff_claims_only_gemini() -> None:
     assert importer("gemini-cli").label == "Gemini CLI session JSON"
 
 
+def test_a_jsonl_session_whose_messages_name_the_session_is_gemini(tmp_path: Path) -> None:
+    """A session's records may carry its sessionId beside a `type` Claude Code also uses;
+    the metadata line (with projectHash) says whose they are."""
+    path = jsonl(
+        tmp_path / "session-2025-11-02T10-00-abc.jsonl",
+        [
+            {"sessionId": "s-7", "projectHash": "f00d", "startTime": "2025-11-02T10:00:00Z"},
+            {
+                "id": "m1",
+                "timestamp": "2025-11-02T10:00:01Z",
+                "type": "user",
+                "sessionId": "s-7",
+                "content": "Rename the helper",
+            },
+            {
+                "id": "m2",
+                "timestamp": "2025-11-02T10:00:05Z",
+                "type": "gemini",
+                "sessionId": "s-7",
+                "content": "Done.",
+                "model": "gemini-2.5-pro",
+            },
+        ],
+    )
+    assert detect(path).name == "gemini-cli"
+    assert kinds(GEMINI.parse(path).events)[1:3] == ["user_message", "agent_message"]
+
+
 def test_events_serialise(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     path.write_text(

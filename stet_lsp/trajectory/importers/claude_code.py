@@ -136,7 +136,8 @@ class ClaudeCodeImporter:
     def sniff(self, head: str) -> bool:
         """A JSONL file whose first records are Claude Code's: a known `type` beside one of
         its own keys (sessionId, parentUuid, uuid, leafUuid, messageId) and no `payload`
-        (Codex rollouts wrap everything in one)."""
+        (Codex rollouts wrap everything in one) or `projectHash` (a Gemini CLI session's
+        metadata, whose messages may name their sessionId too)."""
         lines = head.splitlines()
         for text in lines[:20]:
             text = text.strip()
@@ -146,7 +147,7 @@ class ClaudeCodeImporter:
                 value = json.loads(text)
             except ValueError:
                 break
-            if not isinstance(value, dict) or "payload" in value:
+            if not isinstance(value, dict) or "payload" in value or "projectHash" in value:
                 return False
             if value.get("type") in _RECORD_TYPES and any(k in value for k in _RECORD_KEYS):
                 return True
