@@ -591,6 +591,42 @@ def test_string_arguments_and_references_outside_the_folder(tmp_path: Path) -> N
     assert list(parsed.sources) == ["trajectory.json"]
 
 
+def test_a_response_split_into_steps_with_its_metrics_on_each_counts_once(
+    tmp_path: Path,
+) -> None:
+    """Early Harbor Claude Code trajectories give a response's text and each of its tool
+    calls a step of their own, each with the whole response's metrics."""
+    usage = {"prompt_tokens": 9000, "completion_tokens": 80, "cached_tokens": 8500}
+    later = {"prompt_tokens": 9400, "completion_tokens": 25, "cached_tokens": 9000}
+
+    def step(number: int, metrics: dict[str, Any], call: str | None = None) -> dict[str, Any]:
+        found: dict[str, Any] = {"step_id": number, "source": "agent", "metrics": dict(metrics)}
+        if call is None:
+            found["message"] = "Let me look at both files."
+        else:
+            found["message"] = f"Executed Read {call}"
+            found["tool_calls"] = [
+                {"tool_call_id": call, "function_name": "Read", "arguments": {"file_path": call}}
+            ]
+            found["observation"] = {"results": [{"source_call_id": call, "content": "x = 1"}]}
+        return found
+
+    steps = [
+        {"step_id": 1, "source": "user", "message": "Why does the build fail?"},
+        step(2, usage),
+        step(3, usage, "a.py"),
+        step(4, usage, "b.py"),
+        step(5, later),
+        {"step_id": 6, "source": "user", "message": "And now?"},
+        step(7, later),
+    ]
+    path = write(tmp_path / "trajectory.json", trajectory(steps, schema_version="ATIF-v1.2"))
+    parsed = ATIF.parse(path)
+    assert [u.output_tokens for u in of(parsed.events, "usage")] == [80, 25, 25]
+    assert len(of(parsed.events, "tool_result")) == 2
+    assert parsed.dropped["repeated_metrics"] == 2
+
+
 def test_root_fields_no_event_holds_are_counted_as_dropped(tmp_path: Path) -> None:
     steps = [{"step_id": 1, "source": "user", "message": "hi"}]
     document = trajectory(

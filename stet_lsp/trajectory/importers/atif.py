@@ -16,6 +16,11 @@ trajectories embedded in the file). Each step has `step_id`, `timestamp` and `so
   `extra.rewind` (Stet's own export) a rewind, which goes back to the last step before it
   that `extra.abandoned` does not mark (the events of a step so marked are `abandoned`).
 
+Early Harbor trajectories of Claude Code give a response's text and each of its tool calls a
+step of their own, each with the whole response's metrics: an agent step whose metrics repeat
+those of the agent step just before it (and give no `llm_call_count`) made no request of its
+own, and is counted in `dropped.repeated_metrics`.
+
 The root's `final_metrics.total_cost_usd` is the session's cost as the harness reported it
 (`session_end`'s `cost_usd`; not when Stet's own export marks it `estimated` or `mixed`); its
 token totals are recomputed from the steps' metrics. Its `notes` and the agent's
@@ -144,6 +149,7 @@ class _Trajectory:
     agent: str | None
     embedded: dict[str, tuple[dict[str, Any], str]] = field(default_factory=dict)
     kept: SourceRef | None = None  # the last step no rewind abandoned (Stet's export)
+    last_metrics: dict[str, Any] | None = None  # those of the agent step just before
 
 
 @dataclass
@@ -370,6 +376,8 @@ class _Reader:
             return
         self._enter_session(step, at, time)
         source = step.get("source")
+        if source != "agent":
+            trajectory.last_metrics = None
         before = len(self.parsed.events)
         extra = mapping(step.get("extra"))
         if source == "user":
@@ -429,9 +437,14 @@ class _Reader:
             self._emit(ToolCall, at, time, agent, call_id=call_id, name=name, input=arguments)
         metrics = step.get("metrics")
         count = step.get("llm_call_count")
-        if isinstance(metrics, dict) and count != 0:
+        if isinstance(metrics, dict) and count is None and metrics == trajectory.last_metrics:
+            # Harbor's early Claude Code converter split a response into a step for its text
+            # and one for each tool call, each with the whole response's metrics.
+            self.parsed.dropped["repeated_metrics"] += 1
+        elif isinstance(metrics, dict) and count != 0:
             requests = count if type(count) is int and count > 0 else 1
             self._usage(metrics, model, at, time, agent, requests)
+        trajectory.last_metrics = metrics if isinstance(metrics, dict) and metrics else None
 
     def _usage(
         self,
