@@ -748,6 +748,7 @@ def test_records_without_an_event_of_their_own_are_kept(tmp_path: Path) -> None:
         [1, 2],
         '"just a string"',
         file_history_delta("m", "src/app.py"),
+        {"type": "pr-link", "prNumber": 7, "prUrl": "https://x.test/o/r/pull/7", "sessionId": SID},
     ]
     events = IMPORTER.parse(write(tmp_path / "k.jsonl", records)).events
     raws = of(events, RawEvent)
@@ -756,6 +757,7 @@ def test_records_without_an_event_of_their_own_are_kept(tmp_path: Path) -> None:
     assert by_line[1].record["type"] == "file-history-snapshot"
     assert by_line[18].record["type"] == "file-history-delta"
     assert by_line[18].reason == "file history delta (one file's backup for rewinding edits)"
+    assert by_line[19].reason == "pull request the session is linked to"
     assert "progress" in (by_line[8].reason or "")
     assert by_line[16].record == [1, 2] and by_line[17].record == "just a string"
     assert "unknown record type" in (by_line[14].reason or "")

@@ -23,7 +23,7 @@ One JSON object a line, appended as the session runs. The records, by `type`:
 * `progress` (hook, bash, MCP and subagent progress; `agent_progress` carries a subagent's
   messages while it runs), `attachment` (context the harness attached: hook output, skill
   listings, a prompt queued while the agent worked), `queue-operation`, `last-prompt`,
-  `permission-mode`.
+  `permission-mode`, `pr-link` (a pull request the session created or was linked to).
 * `file-history-snapshot` and (later 2.1 builds) `file-history-delta`: the backups kept for
   rewinding edits, outside the tree. A snapshot lists every file tracked for the prompt its
   `messageId` names (`snapshot.trackedFileBackups`); a delta adds one file's backup
@@ -102,6 +102,7 @@ _RECORD_TYPES = frozenset(
         "ai-title",
         "custom-title",
         "agent-name",
+        "pr-link",
     }
 )
 # Keys only Claude Code's records carry next to `type` (other JSONL formats have none of them).
@@ -118,6 +119,7 @@ _KEPT_RECORDS = {
     "queue-operation": "prompt queue operation",
     "last-prompt": "pointer to the last prompt",
     "permission-mode": "permission mode change",
+    "pr-link": "pull request the session is linked to",
 }
 
 _SPAWN_TOOLS = frozenset({"Task", "Agent"})
