@@ -1364,3 +1364,111 @@ def test_an_edit_the_file_editor_refused_changes_no_file(tmp_path: Path) -> None
     assert [(r.call_id, r.ok) for r in of(events, "tool_result")] == [("1", False), ("3", True)]
     [change] = of(events, "file_change")
     assert (change.call_id, change.added, change.removed) == ("3", 1, 1)
+
+
+def run_pair(
+    number: int, command: str, exit_code: int, is_input: bool = False
+) -> list[dict[str, Any]]:
+    """A `run` action (id `number`) and its observation."""
+    call = metadata("execute_bash", f"toolu_{number}", response(f"chatcmpl-{number}"))
+    return [
+        {
+            "id": number,
+            "timestamp": f"2025-04-01T08:00:0{number}",
+            "source": "agent",
+            "message": f"Running command: {command}",
+            "action": "run",
+            "tool_call_metadata": call,
+            "args": {"command": command, "is_input": is_input, "blocking": False},
+        },
+        {
+            "id": number + 1,
+            "timestamp": f"2025-04-01T08:00:0{number}.5",
+            "source": "agent",
+            "message": f"Command `{command}` executed with exit code {exit_code}.",
+            "cause": number,
+            "observation": "run",
+            "tool_call_metadata": call,
+            "content": "",
+            "extras": {
+                "command": command,
+                "metadata": {"exit_code": exit_code, "working_dir": "/workspace/app"},
+            },
+        },
+    ]
+
+
+MOVES_HISTORY = [
+    {
+        "id": 0,
+        "timestamp": "2025-04-01T08:00:00",
+        "source": "user",
+        "message": "Rename util.py to helpers.py and game.py to main.py",
+        "action": "message",
+        "args": {"content": "Rename util.py to helpers.py and game.py to main.py"},
+    },
+    *run_pair(1, "git mv util.py helpers.py && mv -v game.py /workspace/app/main.py", 0),
+    *run_pair(3, "mv notes.txt notes.md", 1),
+    *run_pair(5, "mv a.py b.py", 0, is_input=True),
+]
+GAME_RENAME = (
+    "diff --git a/game.py b/main.py\n"
+    "similarity index 80%\n"
+    "rename from game.py\n"
+    "rename to main.py\n"
+    "index 1b2c3d4..5e6f7a8 100644\n"
+    "--- a/game.py\n"
+    "+++ b/main.py\n"
+    "@@ -1 +1 @@\n"
+    "-run()\n"
+    "+run(fast=True)\n"
+)
+
+
+def test_a_command_that_moved_files_renames_them_and_the_patch_does_not_again(
+    tmp_path: Path,
+) -> None:
+    """A run whose exit code is 0 and whose command line moves files (`shell_moves`) is a
+    rename for each, from the observation's working folder; a failed one, or input to a
+    running command, moves nothing. An output's patch then adds no second move: its rename
+    of a moved file gives only the hunks no event explains, as a change where the file went,
+    and its deletion and creation of the two paths (a move git did not pair) nothing."""
+    events = OPENHANDS.parse(write(tmp_path / "trajectory.json", MOVES_HISTORY)).events
+    moves = [(c.old_path, c.path, c.operation, c.call_id) for c in of(events, "file_change")]
+    assert moves == [
+        ("/workspace/app/util.py", "/workspace/app/helpers.py", "rename", "1"),
+        ("/workspace/app/game.py", "/workspace/app/main.py", "rename", "1"),
+    ]
+    assert all(c.anchored and c.source.pointer == "/2" for c in of(events, "file_change"))
+
+    util_rename = (
+        "diff --git a/util.py b/helpers.py\n"
+        "similarity index 100%\nrename from util.py\nrename to helpers.py\n"
+    )
+    output = {
+        "instruction": "Please rename the modules.",
+        "base_commit": "0" * 40,
+        "git_patch": util_rename + GAME_RENAME + APP_PATCH,
+        "history": MOVES_HISTORY,
+    }
+    events = OPENHANDS.parse(write(tmp_path / "output.json", output)).events
+    changes = [(c.path, c.operation, c.old_path, c.call_id) for c in of(events, "file_change")]
+    assert changes == [
+        ("/workspace/app/helpers.py", "rename", "/workspace/app/util.py", "1"),
+        ("/workspace/app/main.py", "rename", "/workspace/app/game.py", "1"),
+        ("/workspace/app/main.py", "modify", None, None),
+        ("app.py", "modify", None, None),
+    ]
+    rest = of(events, "file_change")[2]
+    assert rest.diff == GAME_RENAME[GAME_RENAME.index("--- ") :]
+    assert (rest.added, rest.removed) == (1, 1)
+
+    unpaired = (
+        "diff --git a/game.py b/game.py\ndeleted file mode 100644\nindex 1b2c3d4..0000000\n"
+        "--- a/game.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-run()\n"
+        "diff --git a/main.py b/main.py\nnew file mode 100644\nindex 0000000..5e6f7a8\n"
+        "--- /dev/null\n+++ b/main.py\n@@ -0,0 +1 @@\n+run(fast=True)\n"
+    )
+    output["git_patch"] = unpaired
+    events = OPENHANDS.parse(write(tmp_path / "output.json", output)).events
+    assert [c.operation for c in of(events, "file_change")] == ["rename", "rename"]

@@ -20,7 +20,9 @@ Every event has `id`, `timestamp`, `source` ("user", "agent" or "environment") a
   cost and tokens so far: `accumulated_cost`, `accumulated_token_usage`).
   `args.thought` is the text the model wrote beside the call.
 * an observation (`observation`, `content`, `extras`, `cause`: the id of the action it
-  answers): `run` (`extras.metadata.exit_code`, `working_dir`), `read`, `write`, `edit`
+  answers): `run` (`extras.metadata.exit_code`, `working_dir`: a command that exited with 0
+  and moved files with `mv` or `git mv` is a rename for each, where its command line leaves
+  no doubt, `shell_moves`, from that folder), `read`, `write`, `edit`
   (`extras.diff`, or `old_content`/`new_content`), `error`, `browse`, `mcp`, `recall`
   (workspace context: `repo_directory`, `repo_branch`), `agent_state_changed`, `condense`,
   `null`, `think`, `user_rejected`, `success`, `delegate`, `task_tracking`. An edit or read
@@ -47,7 +49,11 @@ An output's patch (`git_patch`, or `test_result.git_patch`) is what the run chan
 events show a file that a command or Python code wrote only as that command: such a file
 gets a file change from the patch, after the events (no call made it that is known). A file
 an event changed gets one only for the patch's hunks its events' changes do not explain (a
-command that changed it after an edit), under the events' name for it.
+command that changed it after an edit), under the events' name for it. A move the events
+show (a command's rename) is theirs: the patch's rename of the file gives only the hunks they
+do not explain, as a change of the file where it was moved to, and its deletion of the old
+path and creation of the new one (git's form of a move that changed most of the file) give
+nothing.
 
 Tool actions become tool calls whose id is the action's id, answered by the observations
 that name it as their `cause`. `llm_metrics` is cumulative, so each action's usage is what
@@ -84,7 +90,12 @@ from stet_lsp.trajectory.events import (
 )
 from stet_lsp.trajectory.importers.base import ParsedSession, new_event
 from stet_lsp.trajectory.importers.diffs import Diff, count, file_diff, fragment_diff, hunks_diff
-from stet_lsp.trajectory.importers.edits import Edit, edits_from_arguments, file_change_fields
+from stet_lsp.trajectory.importers.edits import (
+    Edit,
+    change_fields,
+    edits_from_arguments,
+    file_change_fields,
+)
 from stet_lsp.trajectory.importers.fields import (
     as_text,
     cost_field,
@@ -97,6 +108,7 @@ from stet_lsp.trajectory.importers.files import file_digest
 from stet_lsp.trajectory.importers.jsondoc import JsonDocument, Spec, leading_members
 from stet_lsp.trajectory.importers.openhands_metrics import CumulativeUsage
 from stet_lsp.trajectory.importers.patches import patch_changes
+from stet_lsp.trajectory.importers.shell_moves import moved_paths
 
 FORMAT = "openhands"
 
@@ -596,6 +608,13 @@ class _Reader:
             return
         for edit in self._edits(kind, call, extras, content):
             self.parsed.emit(FileChange, at, time, call_id=call_id, **file_change_fields(edit))
+        # Input to a command still running (`is_input`) is no command of its own.
+        if kind == "run" and exit_code == 0 and not call.arguments.get("is_input"):
+            command = text_field(call.arguments.get("command")) or ""
+            cwd = text_field(mapping(extras.get("metadata")).get("working_dir"))
+            for old, new in moved_paths(command, cwd):
+                change = change_fields(new, "rename", old_path=old)
+                self.parsed.emit(FileChange, at, time, call_id=call_id, anchored=True, **change)
 
     def _edits(self, kind: str, call: _Call, extras: dict[str, Any], content: str) -> list[Edit]:
         if kind == "run_ipython":
@@ -738,7 +757,8 @@ class _Reader:
         """The files the run's patch changed (`git_patch`, the resolver's; `test_result.
         git_patch`, an evaluation's) that no event changed: what a command or Python code
         wrote, which the events show only as the command. Of a file that events changed,
-        only the hunks their changes do not explain, so their lines are not counted twice."""
+        only the hunks their changes do not explain, so their lines are not counted twice;
+        of a file they moved, not the move again."""
         patch, pointer = root.get("git_patch"), "/git_patch"
         if not isinstance(patch, str):
             pointer = "/test_result/git_patch"
@@ -748,24 +768,41 @@ class _Reader:
         if "\r\n" in patch and "\n" not in patch.replace("\r\n", ""):
             patch = patch.replace("\r\n", "\n")  # written with CRLF line ends throughout
         changes = patch_changes(patch, self.parsed.session_id, self._at(pointer), None)
-        paths = [change.path for change in changes]
+        paths = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
         covered: dict[str, list[FileChange]] = {}
+        moved_to: set[str] = set()
+        move_ends: set[tuple[str, str]] = set()  # as git writes a move it did not pair
         for event in self.parsed.events:
             if not isinstance(event, FileChange):
                 continue
-            # An event names a container's path (`/workspace/pkg/app.py`), the patch the
-            # repository's: the longest patch path it ends with is the same file (not `app.py`).
-            same = [p for p in paths if event.path == p or event.path.endswith("/" + p)]
-            if same:
-                covered.setdefault(max(same, key=len), []).append(event)
+            path = _patch_path(event.path, paths)
+            if path is not None:
+                covered.setdefault(path, []).append(event)
+            if event.operation == "rename" and event.old_path:
+                moved_to.add(path or event.path)
+                move_ends.add(("create", path or event.path))
+                move_ends.add(("delete", _patch_path(event.old_path, paths) or event.old_path))
         for change in changes:
             made = covered.get(change.path)
+            if change.operation == "rename" and change.path in moved_to:
+                # The events moved it: the patch adds only what else changed in the file.
+                made = [*(made or []), *covered.get(change.old_path or "", [])]
+                change = change.model_copy(update={"operation": "modify", "old_path": None})
+            elif (change.operation, change.path) in move_ends:
+                continue
             rest = change if made is None else _unexplained(change, made)
             if rest is not None:
                 self.parsed.events.append(rest)
 
     def _at(self, pointer: str) -> SourceRef:
         return SourceRef(file=self.name, line=self.document.line(pointer), pointer=pointer)
+
+
+def _patch_path(path: str, paths: set[str]) -> str | None:
+    """The patch's name for a file an event names by a container's path
+    (`/workspace/pkg/app.py`): the longest patch path it ends with (not `app.py`)."""
+    same = [p for p in paths if path == p or path.endswith("/" + p)]
+    return max(same, key=len) if same else None
 
 
 def _unexplained(change: FileChange, made: list[FileChange]) -> FileChange | None:
