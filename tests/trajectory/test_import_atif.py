@@ -703,3 +703,44 @@ def test_public_sample_keeps_the_reported_total() -> None:
     parsed = ATIF.parse(sample("atif/harbor__trajectory_pass.json"))
     assert of(parsed.events, "session_end")[0].cost_usd == pytest.approx(0.462381)
     assert "final_metrics" not in parsed.dropped
+
+
+def test_a_result_left_out_of_a_step_is_read_from_its_recorded_tool_result(
+    tmp_path: Path,
+) -> None:
+    """Harbor's early Claude Code converter left out the observation of a call whose output
+    was empty; the step's `extra.tool_result_metadata.raw_tool_result` still holds the result
+    Claude Code recorded, which answers the call (ok or error as it says). A recorded result
+    of another call answers nothing."""
+
+    def step(number: int, call: str, recorded: dict[str, Any] | None) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "step_id": number,
+            "source": "agent",
+            "message": f"Executed Bash {call}",
+            "tool_calls": [
+                {"tool_call_id": call, "function_name": "Bash", "arguments": {"command": "sleep 3"}}
+            ],
+        }
+        if recorded is not None:
+            raw = {"tool_use_id": call, "type": "tool_result", **recorded}
+            found["extra"] = {"tool_result_metadata": {"raw_tool_result": raw}}
+        return found
+
+    failure = [{"type": "text", "text": "Exit code 1"}]
+    other = step(4, "toolu_4", {"content": "", "is_error": False})
+    other["extra"]["tool_result_metadata"]["raw_tool_result"]["tool_use_id"] = "toolu_1"
+    steps = [
+        {"step_id": 1, "source": "user", "message": "Start the server and wait."},
+        step(2, "toolu_2", {"content": "", "is_error": False}),
+        step(3, "toolu_3", {"content": failure, "is_error": True}),
+        other,
+        step(5, "toolu_5", None),
+    ]
+    path = write(tmp_path / "trajectory.json", trajectory(steps, schema_version="ATIF-v1.2"))
+    results = of(ATIF.parse(path).events, "tool_result")
+    assert [(r.call_id, r.ok, r.output) for r in results] == [
+        ("toolu_2", True, ""),
+        ("toolu_3", False, "Exit code 1"),
+    ]
+    assert [r.source.pointer for r in results] == ["/steps/1", "/steps/2"]

@@ -19,7 +19,10 @@ trajectories embedded in the file). Each step has `step_id`, `timestamp` and `so
 Early Harbor trajectories of Claude Code give a response's text and each of its tool calls a
 step of their own, each with the whole response's metrics: an agent step whose metrics repeat
 those of the agent step just before it (and give no `llm_call_count`) made no request of its
-own, and is counted in `dropped.repeated_metrics`.
+own, and is counted in `dropped.repeated_metrics`. They also leave out the observation of a
+call whose output was empty: the result Claude Code recorded, kept in the step's
+`extra.tool_result_metadata.raw_tool_result`, answers the call (failed when its `is_error`
+says so).
 
 The root's `final_metrics.total_cost_usd` is the session's cost as the harness reported it
 (`session_end`'s `cost_usd`; not when Stet's own export marks it `estimated` or `mixed`); its
@@ -490,6 +493,7 @@ class _Reader:
     ) -> None:
         observation = step.get("observation")
         if observation is None:
+            self._recorded_result(trajectory, step, at, time)
             return
         results = observation.get("results") if isinstance(observation, dict) else None
         if not isinstance(results, list):
@@ -555,6 +559,26 @@ class _Reader:
         if ok:
             for edit in edits_from_arguments(call.name, call.arguments, output):
                 self._emit(FileChange, at, time, agent, call_id=call_id, **file_change_fields(edit))
+
+    def _recorded_result(
+        self, trajectory: _Trajectory, step: dict[str, Any], at: SourceRef, time: str | None
+    ) -> None:
+        """The result of a step's call whose observation Harbor's early Claude Code
+        converter left out (the tool's output was empty), from the result Claude Code
+        recorded in the step's `extra.tool_result_metadata.raw_tool_result`."""
+        metadata = mapping(mapping(step.get("extra")).get("tool_result_metadata"))
+        recorded = mapping(metadata.get("raw_tool_result"))
+        call_id = text_field(recorded.get("tool_use_id")) or ""
+        own = {mapping(c).get("tool_call_id") for c in sequence(step.get("tool_calls"))}
+        call = self.calls.get(call_id) if call_id in own else None
+        if recorded.get("type") != "tool_result" or call is None or call.answered:
+            return
+        result = {
+            "source_call_id": call_id,
+            "content": recorded.get("content"),
+            "extra": {"is_error": recorded.get("is_error") is True},
+        }
+        self._result(trajectory, result, [call_id], at, time)
 
     # -- subagents --------------------------------------------------------------------------
 
