@@ -744,3 +744,37 @@ def test_a_result_left_out_of_a_step_is_read_from_its_recorded_tool_result(
         ("toolu_3", False, "Exit code 1"),
     ]
     assert [r.source.pointer for r in results] == ["/steps/1", "/steps/2"]
+
+
+def test_an_edit_the_openhands_file_editor_refused_changes_no_file(tmp_path: Path) -> None:
+    """Harbor's conversion of an OpenHands run keeps the file editor's output as the result:
+    one starting with ERROR: is the editor refusing the command (an old_str it did not find),
+    a failed result with no file change. Another tool's output may start so and stay ok."""
+
+    def step(number: int, tool: str, arguments: dict[str, Any], output: str) -> dict[str, Any]:
+        call = f"toolu_{number}"
+        return {
+            "step_id": number,
+            "source": "agent",
+            "message": "",
+            "tool_calls": [{"tool_call_id": call, "function_name": tool, "arguments": arguments}],
+            "observation": {"results": [{"source_call_id": call, "content": output}]},
+        }
+
+    def replace(old: str, new: str) -> dict[str, Any]:
+        path = "/workspace/lib/calc.py"
+        return {"command": "str_replace", "path": path, "old_str": old, "new_str": new}
+
+    refusal = "ERROR:\nNo replacement was performed, old_str `total =+ 1` did not appear verbatim."
+    steps = [
+        {"step_id": 1, "source": "user", "message": "Fix the counters in calc.py"},
+        step(2, "str_replace_editor", replace("total =+ 1", "total += 1"), refusal),
+        step(3, "str_replace_editor", replace("total =- 1", "total -= 1"), "The file was edited."),
+        step(4, "execute_bash", {"command": "cat log.txt"}, "ERROR:\ndisk full\n"),
+    ]
+    agent = {"name": "openhands", "version": "0.59.0", "model_name": "gpt-5"}
+    events = ATIF.parse(write(tmp_path / "t.json", trajectory(steps, agent=agent))).events
+    results = [(r.call_id, r.ok) for r in of(events, "tool_result")]
+    assert results == [("toolu_2", False), ("toolu_3", True), ("toolu_4", True)]
+    [change] = of(events, "file_change")
+    assert (change.call_id, change.added, change.removed) == ("toolu_3", 1, 1)

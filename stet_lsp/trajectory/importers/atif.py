@@ -24,6 +24,11 @@ call whose output was empty: the result Claude Code recorded, kept in the step's
 `extra.tool_result_metadata.raw_tool_result`, answers the call (failed when its `is_error`
 says so).
 
+A successful edit call's file change is read from its arguments (`edits`). Harbor's conversion
+of an OpenHands run keeps the file editor's output (`str_replace_editor`) as the result: one
+that starts with `ERROR:` is the editor refusing the command (an `old_str` it did not find), a
+failed result with no file change.
+
 The root's `final_metrics.total_cost_usd` is the session's cost as the harness reported it
 (`session_end`'s `cost_usd`; not when Stet's own export marks it `estimated` or `mixed`); its
 token totals are recomputed from the steps' metrics. Its `notes` and the agent's
@@ -80,7 +85,11 @@ from stet_lsp.trajectory.events import (
     UserMessage,
 )
 from stet_lsp.trajectory.importers.base import ParsedSession
-from stet_lsp.trajectory.importers.edits import edits_from_arguments, file_change_fields
+from stet_lsp.trajectory.importers.edits import (
+    EDITOR_REFUSAL,
+    edits_from_arguments,
+    file_change_fields,
+)
 from stet_lsp.trajectory.importers.fields import (
     as_text,
     cost_field,
@@ -102,6 +111,7 @@ _TRAJECTORY["subagent_trajectories"] = [_TRAJECTORY]
 
 _SCHEMA = re.compile(r'"schema_version"\s*:\s*"ATIF-v')
 _ERROR_MARK = "[error] tool reported failure"
+_FILE_EDITOR = "str_replace_editor"  # OpenHands' (Harbor's conversion keeps its name)
 
 
 class AtifImporter:
@@ -554,7 +564,8 @@ class _Reader:
         output = _content_text(content)
         extra = mapping(result.get("extra"))
         failed = extra.get("is_error") is True or extra.get("tool_result_is_error") is True
-        ok = not failed and _ERROR_MARK not in output
+        refused = call.name == _FILE_EDITOR and output.startswith(EDITOR_REFUSAL)
+        ok = not failed and not refused and _ERROR_MARK not in output
         self._emit(ToolResult, at, time, agent, call_id=call_id, ok=ok, output=output)
         if ok:
             for edit in edits_from_arguments(call.name, call.arguments, output):

@@ -24,6 +24,9 @@ class Edit:
 # Tools that write a whole file from a `content` argument (Claude Code, Gemini CLI, others).
 _WRITE_TOOLS = frozenset({"Write", "write_file", "WriteFile", "write", "create_file"})
 _PATH_KEYS = ("file_path", "path", "absolute_path", "filePath")
+# OpenHands' file editor (the str_replace_editor tool) answers a command it could not carry
+# out (an old_str not found, a missing parameter) with output that starts so.
+EDITOR_REFUSAL = "ERROR:\n"
 
 
 def edits_from_arguments(name: str, arguments: Mapping[str, Any], output: str) -> list[Edit]:

@@ -91,6 +91,7 @@ from stet_lsp.trajectory.events import (
 from stet_lsp.trajectory.importers.base import ParsedSession, new_event
 from stet_lsp.trajectory.importers.diffs import Diff, count, file_diff, fragment_diff, hunks_diff
 from stet_lsp.trajectory.importers.edits import (
+    EDITOR_REFUSAL,
     Edit,
     change_fields,
     edits_from_arguments,
@@ -133,9 +134,6 @@ _TOOL_ACTIONS = frozenset(
 # the others).
 _NOT_CHOSEN = frozenset({"system", "recall", "change_agent_state", "condensation"})
 _FAILED_OBSERVATIONS = frozenset({"error", "user_rejected"})
-# The file editor answers a command it could not carry out (an old_str not found, a missing
-# parameter) with an edit or read observation whose content starts so.
-_EDITOR_ERROR = "ERROR:\n"
 # Arguments that say how OpenHands ran a call rather than what the model asked for.
 _BOOKKEEPING_ARGS = frozenset(
     {"thought", "translated_ipython_code", "impl_source", "confirmation_state", "hidden"}
@@ -600,7 +598,7 @@ class _Reader:
         failed = (
             kind in _FAILED_OBSERVATIONS
             or (isinstance(exit_code, int) and exit_code > 0)
-            or (kind in ("edit", "read") and content.startswith(_EDITOR_ERROR))
+            or (kind in ("edit", "read") and content.startswith(EDITOR_REFUSAL))
         )
         call.answered = True
         self.parsed.emit(ToolResult, at, time, call_id=call_id, ok=not failed, output=content)
