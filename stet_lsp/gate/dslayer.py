@@ -167,6 +167,13 @@ def _plugins(strict: bool) -> tuple[Any, ...]:
             return tuple(get_plugins())
 
 
+def load(strict: bool) -> None:
+    """Load detect-secrets and its plugins now, as the first scan that needs them would (the
+    plugins first: they load it without `requests`)."""
+    _plugins(strict)
+    _heuristic()
+
+
 @contextmanager
 def _without_requests() -> Iterator[None]:
     """detect-secrets imports `requests` (a third of a whole scan's start-up) only to verify

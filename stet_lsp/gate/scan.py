@@ -117,6 +117,8 @@ def detect_spans(
     offset = 0
     # Without a cache to fill, a long text is scanned on two cores (gate/parallel.py).
     parallel = cache is None and len(text) >= MIN_PARALLEL_SIZE
+    if parallel:
+        preload(config)
     found_by_chunk = chunk_results(
         lambda: chunks,
         lambda chunk: chunk_spans(chunk, config, path, as_json, cache),
@@ -144,6 +146,13 @@ def chunk_spans(
         if cache is not None:
             cache.put(key, found, config.cache_dir)
     return found
+
+
+def preload(config: GateConfig) -> None:
+    """Load what a scan may load on its way (detect-secrets takes a while): called before a
+    helper process is forked, it is loaded once, not in each process."""
+    if config.use_detect_secrets:
+        dslayer.load(config.strict)
 
 
 def split_chunks(text: str) -> list[str]:

@@ -21,7 +21,7 @@ from stet_lsp.gate.homepaths import home_path_summary
 from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE, chunk_results
 from stet_lsp.gate.redact import Numbering, apply_redaction, used_numbers
 from stet_lsp.gate.report import RedactionReport
-from stet_lsp.gate.scan import chunk_spans, is_json_path, stream_chunks
+from stet_lsp.gate.scan import chunk_spans, is_json_path, preload, stream_chunks
 
 BLOCK_SIZE = 1 << 20
 
@@ -100,6 +100,8 @@ def scan_chunks(
     def work(chunk: str) -> _Scanned:
         return _scan(chunk, config, path, as_json, home_paths)
 
+    if parallel:
+        preload(config)
     line_base = 0
     offset_base = 0
     results = chunk_results(lambda: _chunks(blocks(), path), work, parallel=parallel)
@@ -205,6 +207,8 @@ def redact_runs(
         text = render(run)
         return text, _scan(text, config, path, as_json, home_paths=False)[0]
 
+    if parallel:
+        preload(config)
     numbering = Numbering(used)
     for _, (text, findings) in chunk_results(lambda: runs, work, parallel=parallel):
         yield apply_redaction(text, findings, path=path, numbering=numbering).text
