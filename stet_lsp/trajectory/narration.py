@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from stet_lsp.trajectory import jsontext
 from stet_lsp.trajectory.events import (
@@ -83,7 +83,10 @@ _HEADING_START = re.compile(r"^( {0,3})#")
 _SETEXT_LINE = re.compile(r"^( {0,3})(=+|-+)[ \t]*$")
 _BACKTICK_RUN = re.compile(r"`+")
 _HTML_SPECIAL = re.compile(r"[\\`<]")
-_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>|#&~])")
+_INLINE_SPECIAL = "\\`*_[]<>|#&~"
+_INLINE_ESCAPES = str.maketrans({char: "\\" + char for char in _INLINE_SPECIAL})
+# Text that `_inline` gives back as it is: no blank to fold, nothing to escape.
+_INLINE_PLAIN = re.compile(r"[^\s\\`*_\[\]<>|#&~]*")
 # A line that may be a heading or a setext underline starts with one of these.
 _MAY_NEED_ESCAPE = re.compile(r"^[ #=-]", re.MULTILINE)
 
@@ -95,13 +98,12 @@ def render(meta: Mapping[str, Any], events: Sequence[EventBase]) -> str:
     return "".join(map(narration.part, range(len(narration))))
 
 
-@dataclass(frozen=True)
-class _Slot:
+class _Slot(NamedTuple):
     """Where an event's block goes in the timeline: the lines before it (a turn's heading,
     the line that parts it from the block before), its quote depth, and whether it names the
     subagent whose events it starts."""
 
-    index: int
+    event_index: int
     lead: tuple[str, ...]
     depth: int
     announces: bool
@@ -145,12 +147,13 @@ class Narration:
         if number == len(self.slots) + 1:
             return self.tail
         slot = self.slots[number - 1]
-        block = _event_block(self.context, slot.index)
-        if self.context.events[slot.index].abandoned:
-            block = _abandoned(block, self.context.numbers[slot.index])
+        index = slot.event_index
+        event = self.context.events[index]
+        block = _event_block(self.context, index)
+        if event.abandoned:
+            block = _abandoned(block, self.context.numbers[index])
         if slot.announces:
-            agent = self.context.events[slot.index].agent
-            block = [f"**Subagent {_code(agent)}**", "", *block]
+            block = [f"**Subagent {_code(event.agent)}**", "", *block]
         return "\n" + "\n".join([*slot.lead, *_quote(block, slot.depth)])
 
     def runs(self, weights: Sequence[int], size: int) -> list[range]:
@@ -160,8 +163,8 @@ class Narration:
         runs = []
         start = weight = 0
         for number, slot in enumerate(self.slots, 1):
-            weight += weights[slot.index]
-            result = self.context.results.get(slot.index)
+            weight += weights[slot.event_index]
+            result = self.context.results.get(slot.event_index)
             if result is not None:
                 weight += weights[result]
             if weight >= size:
@@ -366,19 +369,20 @@ def _slots(context: _Context) -> list[_Slot]:
     for index, event in enumerate(context.events):
         if index in shown_results:
             continue
-        lead: list[str] = []
-        if isinstance(event, UserMessage) and event.agent is None:
-            turn += 1
-            lead += ["", f"### Turn {turn}"]
-        elif not slots:
-            lead += ["", "### Before the first request"]
         agent = event.agent
-        depth = context.depth(agent)
-        # Consecutive blocks of one subagent stay in one quote.
-        joined = agent is not None and agent == previous_agent
-        lead.append(">" * depth if joined else "")
-        announces = agent is not None and agent != announced
-        slots.append(_Slot(index, tuple(lead), depth, announces))
+        if agent is None:
+            if isinstance(event, UserMessage):
+                turn += 1
+                lead: tuple[str, ...] = ("", f"### Turn {turn}", "")
+            else:
+                lead = ("", "### Before the first request", "") if not slots else ("",)
+            slots.append(_Slot(index, lead, 0, False))
+        else:
+            depth = context.depth(agent)
+            # Consecutive blocks of one subagent stay in one quote.
+            line = ">" * depth if agent == previous_agent else ""
+            lead = ("", "### Before the first request", line) if not slots else (line,)
+            slots.append(_Slot(index, lead, depth, agent != announced))
         previous_agent = agent
         announced = event.agent_id if isinstance(event, Subagent) else agent
     return slots
@@ -394,10 +398,8 @@ def _abandoned(block: list[str], number: int) -> list[str]:
     return block
 
 
-def _rewind(context: _Context, index: int) -> list[str]:
+def _rewind(context: _Context, index: int, event: Rewind) -> list[str]:
     """Where the conversation went back to, and the steps it left since."""
-    event = context.events[index]
-    assert isinstance(event, Rewind)
     number = context.numbers[index]
     kept: int | None = None
     left: list[int] = []
@@ -439,51 +441,58 @@ def _step_ranges(numbers: list[int]) -> str:
 
 def _event_block(context: _Context, index: int) -> list[str]:
     event = context.events[index]
-    number = context.numbers[index]
-    if isinstance(event, ToolCall):
-        return _tool_call(context, index)
-    if isinstance(event, Rewind):
-        return _rewind(context, index)
-    if isinstance(event, UserMessage):
-        return [_label(number, "User", event.time), "", *_quote(_markdown(event.text))]
-    if isinstance(event, AgentMessage):
-        return [_label(number, "Agent", event.time), "", *_markdown(event.text)]
-    if isinstance(event, Reasoning):
-        title = _label(number, "Reasoning", event.time, emphasis="*")
-        return [title, "", *_quote(_markdown(event.text))]
-    if isinstance(event, ToolResult):
-        return _orphan_result(number, event)
-    if isinstance(event, FileChange):
-        return _file_change(number, event)
-    if isinstance(event, Usage):
-        return [_label(number, "Usage", event.time, f"— {_usage_line(event)}", emphasis="*")]
-    if isinstance(event, Compaction):
-        return _compaction(number, event)
-    if isinstance(event, Subagent):
-        return _subagent(number, event)
-    if isinstance(event, Commit):
-        return _commit(number, event)
-    if isinstance(event, Error):
-        title = _label(number, "Interrupted" if event.interrupt else "Error", event.time)
-        return [title, "", *_quote(_markdown(event.message))]
-    if isinstance(event, Note):
-        return _note(number, event)
-    if isinstance(event, SessionStart):
-        return _session_start(number, event)
-    if isinstance(event, SessionEnd):
-        reason = f"— {_inline(event.reason)}" if event.reason else ""
-        return [_label(number, "Session end", event.time, reason)]
-    if isinstance(event, RawEvent):
-        reason = _inline(event.reason or "not understood")
-        preview = _code(_preview(event.record))
-        return [_label(number, "Raw record", event.time, f"— {reason}: {preview}", emphasis="*")]
+    block = _BLOCKS.get(type(event))
+    if block is None:  # a subclass, or a kind without a block of its own
+        found = (block for kind, block in _BLOCKS.items() if isinstance(event, kind))
+        block = next(found, _other_event)
+    return block(context, index, event)
+
+
+def _user_message(context: _Context, index: int, message: UserMessage) -> list[str]:
+    title = _label(context.numbers[index], "User", message.time)
+    return [title, "", *_quote(_markdown(message.text))]
+
+
+def _agent_message(context: _Context, index: int, message: AgentMessage) -> list[str]:
+    return [_label(context.numbers[index], "Agent", message.time), "", *_markdown(message.text)]
+
+
+def _reasoning(context: _Context, index: int, reasoning: Reasoning) -> list[str]:
+    title = _label(context.numbers[index], "Reasoning", reasoning.time, emphasis="*")
+    return [title, "", *_quote(_markdown(reasoning.text))]
+
+
+def _usage(context: _Context, index: int, usage: Usage) -> list[str]:
+    detail = f"— {_usage_line(usage)}"
+    return [_label(context.numbers[index], "Usage", usage.time, detail, emphasis="*")]
+
+
+def _error(context: _Context, index: int, error: Error) -> list[str]:
+    title = _label(
+        context.numbers[index], "Interrupted" if error.interrupt else "Error", error.time
+    )
+    return [title, "", *_quote(_markdown(error.message))]
+
+
+def _session_end(context: _Context, index: int, end: SessionEnd) -> list[str]:
+    reason = f"— {_inline(end.reason)}" if end.reason else ""
+    return [_label(context.numbers[index], "Session end", end.time, reason)]
+
+
+def _raw(context: _Context, index: int, raw: RawEvent) -> list[str]:
+    detail = f"— {_inline(raw.reason or 'not understood')}: {_code(_preview(raw.record))}"
+    return [_label(context.numbers[index], "Raw record", raw.time, detail, emphasis="*")]
+
+
+def _other_event(context: _Context, index: int, event: EventBase) -> list[str]:
     fields = event.model_dump(
         mode="json",
         exclude={"kind", "step", "session", "source", "agent", "time"},
         exclude_defaults=True,
     )
     title = f"Event of kind {_inline(event.kind)}"
-    return [_label(number, title, event.time, _code(_preview(fields)), emphasis="*")]
+    detail = _code(_preview(fields))
+    return [_label(context.numbers[index], title, event.time, detail, emphasis="*")]
 
 
 def _label(
@@ -496,9 +505,7 @@ def _label(
     return f'<a id="step-{number}"></a>{emphasis}Step {number} · {title}{emphasis}{about}{when}'
 
 
-def _tool_call(context: _Context, index: int) -> list[str]:
-    call = context.events[index]
-    assert isinstance(call, ToolCall)
+def _tool_call(context: _Context, index: int, call: ToolCall) -> list[str]:
     number = context.numbers[index]
     result_index = context.results.get(index)
     result = context.events[result_index] if result_index is not None else None
@@ -528,7 +535,8 @@ def _tool_call(context: _Context, index: int) -> list[str]:
     return [*lines, "", "</details>"]
 
 
-def _orphan_result(number: int, result: ToolResult) -> list[str]:
+def _orphan_result(context: _Context, index: int, result: ToolResult) -> list[str]:
+    number = context.numbers[index]
     outcome = "error" if not result.ok else "result"
     title = _label(number, f"Tool {outcome}", result.time)
     summary = html.escape(f"Result of call {result.call_id}")
@@ -562,7 +570,8 @@ def _input_gist(tool_input: Mapping[str, Any]) -> str:
     return _shorten(text, SUMMARY_CHARS)
 
 
-def _file_change(number: int, change: FileChange) -> list[str]:
+def _file_change(context: _Context, index: int, change: FileChange) -> list[str]:
+    number = context.numbers[index]
     operation = _OPERATION_TITLES.get(change.operation, change.operation)
     detail = f"{_code(change.path)} +{change.added:,} {MINUS}{change.removed:,}"
     if change.operation == "rename" and change.old_path:
@@ -577,7 +586,8 @@ def _file_change(number: int, change: FileChange) -> list[str]:
     return lines
 
 
-def _compaction(number: int, compaction: Compaction) -> list[str]:
+def _compaction(context: _Context, index: int, compaction: Compaction) -> list[str]:
+    number = context.numbers[index]
     return [
         _label(number, "Compaction", compaction.time),
         "",
@@ -590,7 +600,8 @@ def _compaction(number: int, compaction: Compaction) -> list[str]:
     ]
 
 
-def _subagent(number: int, subagent: Subagent) -> list[str]:
+def _subagent(context: _Context, index: int, subagent: Subagent) -> list[str]:
+    number = context.numbers[index]
     heading = f"#### Subagent {_code(subagent.agent_id)}"
     if subagent.description:
         heading += f": {_inline(subagent.description)}"
@@ -598,19 +609,22 @@ def _subagent(number: int, subagent: Subagent) -> list[str]:
     return [heading, "", _label(number, "Subagent started", subagent.time, detail)]
 
 
-def _commit(number: int, commit: Commit) -> list[str]:
+def _commit(context: _Context, index: int, commit: Commit) -> list[str]:
+    number = context.numbers[index]
     title = _label(number, "Commit", commit.time, _code(commit.sha[:12] if commit.sha else ""))
     return [title, "", *_quote(_markdown(commit.message))]
 
 
-def _note(number: int, note: Note) -> list[str]:
+def _note(context: _Context, index: int, note: Note) -> list[str]:
+    number = context.numbers[index]
     detail = f"{_inline(note.entry_kind)} {_code(note.entry_id)}"
     if note.author:
         detail += f" by {_inline(note.author)}"
     return [_label(number, "Note", note.time, detail), "", *_quote(_markdown(note.text))]
 
 
-def _session_start(number: int, start: SessionStart) -> list[str]:
+def _session_start(context: _Context, index: int, start: SessionStart) -> list[str]:
+    number = context.numbers[index]
     facts = [
         ("Session", _code(start.session)),
         ("Harness", _inline(" ".join(filter(None, [start.harness, start.harness_version])))),
@@ -622,6 +636,27 @@ def _session_start(number: int, start: SessionStart) -> list[str]:
     ]
     items = [f"- {name}: {value}" for name, value in facts if value]
     return [_label(number, "Session start", start.time), "", *items]
+
+
+# Each kind's block, in the order an event of two kinds (a subclass of both) takes the first.
+_BLOCKS: dict[type[EventBase], Callable[[_Context, int, Any], list[str]]] = {
+    ToolCall: _tool_call,
+    Rewind: _rewind,
+    UserMessage: _user_message,
+    AgentMessage: _agent_message,
+    Reasoning: _reasoning,
+    ToolResult: _orphan_result,
+    FileChange: _file_change,
+    Usage: _usage,
+    Compaction: _compaction,
+    Subagent: _subagent,
+    Commit: _commit,
+    Error: _error,
+    Note: _note,
+    SessionStart: _session_start,
+    SessionEnd: _session_end,
+    RawEvent: _raw,
+}
 
 
 # --- costs ------------------------------------------------------------------------------------
@@ -891,8 +926,9 @@ def _quote(lines: list[str], depth: int = 1) -> list[str]:
 
 def _verbatim(body: str, info: str, max_lines: int, max_chars: int) -> list[str]:
     """A fenced block of `body` cut to the limits, with a note of what was left out."""
-    shown, note = _cut(_line_breaks_as_newlines(body.rstrip("\n")), max_lines, max_chars)
-    fence = "`" * max(3, _longest_backtick_run("\n".join(shown)) + 1)
+    text = _line_breaks_as_newlines(body.rstrip("\n"))
+    shown, note = _cut(text, max_lines, max_chars)
+    fence = "`" * max(3, _longest_backtick_run(text if note is None else "\n".join(shown)) + 1)
     lines = [fence + info, *shown, fence]
     if note:
         lines += ["", f"_{note}_"]
@@ -928,8 +964,9 @@ def _inline(text: str | None) -> str:
     """Text on one line with the characters Markdown would act on escaped."""
     if not text:
         return ""
-    one = " ".join(text.split())
-    return _INLINE_SPECIAL.sub(r"\\\1", one) if _INLINE_SPECIAL.search(one) else one
+    if _INLINE_PLAIN.fullmatch(text):
+        return text
+    return " ".join(text.split()).translate(_INLINE_ESCAPES)
 
 
 def _code(text: str | None) -> str:

@@ -10,6 +10,7 @@ same events give them the same figures. A session whose harness reported its who
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Literal
 
 from stet_lsp.trajectory.events import EventBase, SessionEnd, Usage
@@ -43,6 +44,8 @@ _PRICES: dict[str, tuple[float, float, float, float]] = {
 }
 
 
+# A few models across thousands of requests; bounded, since a transcript names them.
+@lru_cache(maxsize=256)
 def prices(model: str | None) -> tuple[float, float, float, float] | None:
     if not model:
         return None
