@@ -23,10 +23,13 @@ file of gigabytes that git compresses to almost nothing. Larger is an error nami
 
 @dataclass(frozen=True)
 class StetIgnore:
-    spec: GitIgnoreSpec
+    spec: GitIgnoreSpec | None
+    """None when there are no lines (no `.stetignore`): pathspec is not even loaded."""
 
     @classmethod
     def from_lines(cls, lines: list[str]) -> StetIgnore:
+        if not lines:
+            return cls(None)
         from pathspec import GitIgnoreSpec  # imported when a .stetignore is read
 
         # On RE2: a cloned repository's `.stetignore` is read before review, and a pattern of
@@ -57,11 +60,11 @@ class StetIgnore:
     @property
     def empty(self) -> bool:
         """Whether it ignores nothing (no file, or only comments and blank lines)."""
-        return all(pattern.include is None for pattern in self.spec.patterns)
+        return self.spec is None or all(pattern.include is None for pattern in self.spec.patterns)
 
     def matches(self, relpath: str) -> bool:
         """Whether the content at `relpath` (relative to the repository root) is excluded."""
-        if self.empty:
+        if self.spec is None or self.empty:
             return False
         normalized = relpath.replace("\\", "/")
         while normalized.startswith("./"):

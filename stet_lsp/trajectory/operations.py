@@ -13,11 +13,11 @@ from stet_lsp.core.operations import JSON_VERSION
 from stet_lsp.core.safefs import inside, read_regular
 from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.importing import ImportResult, Progress, import_transcript
-from stet_lsp.trajectory.sessions import SessionInfo, find_sessions, match_session
 
 if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
     from stet_lsp.trajectory.feedback import Verdict
+    from stet_lsp.trajectory.sessions import SessionInfo
     from stet_lsp.trajectory.store import Folder
 
 
@@ -38,6 +38,8 @@ def import_session(
     if sum(1 for given in (path, session, latest or None) if given) != 1:
         raise StetError("give one of a transcript path, a session id or latest")
     if path is None:
+        from stet_lsp.trajectory.sessions import match_session  # a path needs no discovery
+
         found = sessions_of(target, harness, reached)
         if session is not None:
             path = match_session(found, session).path
@@ -61,6 +63,8 @@ def sessions_of(
 ) -> list[SessionInfo]:
     """The target's sessions. `reached` is the folder the repository was reached through
     (a link to it, say): harnesses name their folders after the path they were started in."""
+    from stet_lsp.trajectory.sessions import find_sessions
+
     root = _spelled_root(reached, target.root) if reached is not None else target.root
     return [s for s in find_sessions(root) if not harness or s.harness == harness]
 
