@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.29"
+RULESET_VERSION = "2026.30"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -478,9 +478,11 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         _token(
             "slack-token",
-            (*tuple(f"xox{kind}-" for kind in "abposre"), "xoxe.xox", "xapp-"),
+            (*tuple(f"xox{kind}-" for kind in "abpre"), "xoxe.xox", "xapp-"),
             "[A-Za-z0-9\\-]{10,250}",
         ),
+        # Legacy tokens: three numbers, then hex. "xoxo" alone is also everyday text.
+        _token("slack-token", ("xoxo-", "xoxs-"), "[0-9]+-[0-9]+-[0-9]+-[A-Fa-f0-9]{8,64}"),
         Rule(
             name="slack-webhook",
             pattern=lazy(

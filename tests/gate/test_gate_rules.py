@@ -84,10 +84,16 @@ def test_whole_token_is_redacted_not_the_reported_value() -> None:
         "password: ${DB_PASSWORD}",
         "max_tokens: 4096",
         "pk_live_" + "a1B2c3D4" * 3,
+        "https://example.org/images/3/35/2019-114-xoxo-festival-2.jpg",
     ],
 )
 def test_known_non_secrets(text: str) -> None:
     assert scan_text(text) == []
+
+
+def test_legacy_slack_tokens_are_numbers_then_hex() -> None:
+    token = "xoxs-" + "6150392847-7261839405-9182736450-" + "5e0c7a9b2d4f6183"
+    assert [f.rule for f in scan_text(f"SLACK={token}")] == ["slack-token"]
 
 
 PLACEHOLDERS = [
