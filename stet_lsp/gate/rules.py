@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.30"
+RULESET_VERSION = "2026.31"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -89,6 +89,11 @@ def _not_placeholder(value: str, strict: bool) -> bool:
 def _random_body(value: str, strict: bool) -> bool:
     body = value.split("_", 1)[-1] if "_" in value[:12] else value
     return not heuristics.is_placeholder(body) and heuristics.shannon_entropy(body) >= 2.5
+
+
+def _mixed_case_body(value: str, strict: bool) -> bool:
+    body = value.split("_", 1)[-1]
+    return body != body.lower() and body != body.upper() and _random_body(value, strict)
 
 
 def _random_value(value: str, strict: bool) -> bool:
@@ -556,7 +561,13 @@ def build_rules() -> tuple[Rule, ...]:
             reach=140,
             start="anchor",
         ),
-        _token("huggingface-token", ("hf_",), "[A-Za-z0-9]{30,40}(?![A-Za-z0-9])"),
+        # A C identifier (Wireshark's hf_<protocol>_<field>) is one case and goes on with _.
+        _token(
+            "huggingface-token",
+            ("hf_",),
+            "[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])",
+            check=_mixed_case_body,
+        ),
         _token("huggingface-org-token", ("api_org_",), "[A-Za-z0-9]{30,40}"),
         _token("npm-token", ("npm_",), "[A-Za-z0-9]{36}"),
         Rule(

@@ -85,6 +85,8 @@ def test_whole_token_is_redacted_not_the_reported_value() -> None:
         "max_tokens: 4096",
         "pk_live_" + "a1B2c3D4" * 3,
         "https://example.org/images/3/35/2019-114-xoxo-festival-2.jpg",
+        "    { &hf_measurementgapconfigurationdescription_r15,",
+        "static int hf_measurementgapconfigurationdescription;",
     ],
 )
 def test_known_non_secrets(text: str) -> None:
