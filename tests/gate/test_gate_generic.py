@@ -76,6 +76,45 @@ def test_span_is_exactly_the_whole_value(text: str, value: str) -> None:
     assert [text[f.offset : f.end_offset] for f in findings] == [value]
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('    db_password: str = "Vq7#mRz2Lp9xKw4T"\n', "Vq7#mRz2Lp9xKw4T"),
+        (
+            '    api_key: str | None = "Tq8ZmW3kRx7LpN2vYc5JhB9sDf4G"\n',
+            "Tq8ZmW3kRx7LpN2vYc5JhB9sDf4G",
+        ),
+        ("API_SECRET: Final = 'Tq8ZmW3kRx7LpN2vYc5JhB9sDf4G'\n", "Tq8ZmW3kRx7LpN2vYc5JhB9sDf4G"),
+        (
+            'export const API_TOKEN: string = "Tq8ZmW3kRx7LpN2vYc5JhB9s";\n',
+            "Tq8ZmW3kRx7LpN2vYc5JhB9s",
+        ),
+        (
+            'private val clientSecret: String = "Tq8ZmW3kRx7LpN2vYc5JhB9s"\n',
+            "Tq8ZmW3kRx7LpN2vYc5JhB9s",
+        ),
+        ('const API_KEY: &str = "Tq8ZmW3kRx7LpN2vYc5JhB9s";\n', "Tq8ZmW3kRx7LpN2vYc5JhB9s"),
+    ],
+)
+def test_a_value_after_a_declared_type(text: str, value: str) -> None:
+    findings = scan_text(text, path="settings.py", cache=ResultCache())
+    assert [text[f.offset : f.end_offset] for f in findings] == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "    password: Optional[str] = None\n",
+        "    api_key: str | None = Field(default=None)\n",
+        '    token: str = os.environ["API_TOKEN"]\n',
+        "    client_secret: str = settings.client_secret\n",
+        '    token: str = ""\n',
+    ],
+)
+def test_code_after_a_declared_type_stays(text: str) -> None:
+    assert scan_text(text, path="settings.py", cache=ResultCache()) == []
+
+
 def test_generic_negatives_are_untouched() -> None:
     touched = []
     for negative in NEGATIVES:
