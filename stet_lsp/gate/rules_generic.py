@@ -112,15 +112,16 @@ CREDENTIAL_ASSIGNMENT = Rule(
     start="identifier",
 )
 
-# `os.environ.setdefault("JWT_SECRET", "…")`, `os.putenv(…)`, `t.Setenv(…)`, `setenv(…)`.
+# `os.environ.setdefault("JWT_SECRET", "…")`, `os.putenv(…)`, `t.Setenv(…)`, `setenv(…)`,
+# Java's `System.setProperty("db.password", "…")`.
 ENV_CALL = Rule(
     name="credential-assignment",
     pattern=lazy(
-        r"(?i:setdefault|putenv|setenv|set_env)\([ \t]{0,4}[\"']"
+        r"(?i:setdefault|putenv|setenv|set_env|setproperty)\([ \t]{0,4}[\"']"
         r"(?P<key>(?=[A-Za-z0-9_.\-]{0,80}?" + _CREDENTIAL_WORD + r")[A-Za-z0-9_.\-]{1,80}+)"
         r"[\"'][ \t]{0,4},[ \t]{0,4}" + whole_value(8)
     ),
-    anchors=("setdefault(", "putenv(", "setenv(", "set_env("),
+    anchors=("setdefault(", "putenv(", "setenv(", "set_env(", "setproperty("),
     reach=520,
     check=_framework_check,
     start="anchor",

@@ -115,6 +115,17 @@ def test_code_after_a_declared_type_stays(text: str) -> None:
     assert scan_text(text, path="settings.py", cache=ResultCache()) == []
 
 
+def test_a_java_system_property_of_a_credential() -> None:
+    text = 'System.setProperty("javax.net.ssl.keyStorePassword", "Wn4#tKq8Zr2mLx7P");\n'
+    findings = scan_text(text, path="Main.java", cache=ResultCache())
+    assert [text[f.offset : f.end_offset] for f in findings] == ["Wn4#tKq8Zr2mLx7P"]
+    for code in (
+        'System.setProperty("javax.net.ssl.keyStorePassword", password);\n',
+        'System.setProperty("javax.net.ssl.trustStore", "/etc/pki/truststore.jks");\n',
+    ):
+        assert scan_text(code, path="Main.java", cache=ResultCache()) == [], code
+
+
 def test_generic_negatives_are_untouched() -> None:
     touched = []
     for negative in NEGATIVES:
