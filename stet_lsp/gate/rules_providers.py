@@ -158,6 +158,12 @@ _PKCS12 = (
 )
 
 
+# The vendor's name starts a word and ends at a word's or a camelCase hump's end: `SetSysctl`
+# holds no `etsy`, nor `sumOfExposures` a `sumo`.
+_WORD_START = r"(?:(?<![A-Za-z])|(?<=[A-Z])(?=[A-Z]))"
+_WORD_END = r"(?:(?<![A-Z])|(?![a-z]))"
+
+
 def _keyword(
     name: str,
     vendors: tuple[str, ...],
@@ -175,7 +181,7 @@ def _keyword(
     return Rule(
         name=name,
         pattern=lazy(
-            rf"(?:(?<![a-z])|(?<=\\[nrt]))(?i:{alternatives})[A-Za-z0-9_.\-]{{0,40}}+"
+            rf"(?:{_WORD_START}|(?<=\\[nrt]))(?i:{alternatives}){_WORD_END}[A-Za-z0-9_.\-]{{0,40}}+"
             + _NOT_METADATA
             + rf"(?:{_ASSIGN}[\"'`]?|[ \t][^\n`\"'=:]{{0,60}}?[`\"'])"
             rf"(?P<secret>{value})"

@@ -694,6 +694,9 @@ def test_vendor_shapes(text: str, rule: str | None) -> None:
         "VAULT_ADDR=https://vault.internal:8200",
         "TWITTER_HANDLE=acme_engineering",
         "ASANA_WORKSPACE_ID=1204567890123456",
+        # A vendor's name across a word's or a hump's edge is no vendor.
+        "sumOfWeights = 7Hq2LmX9pR4tKv8ZcW3nB6yJ1sDf5GaQ0eUiOoPlKjHgFdSaMnBvCxZq2W3E4R5T;",
+        'SetSysctl = "q7k2m9x4p1z8w3r6t5y0b2n4"',
     ],
 )
 def test_vendor_shapes_leave_metadata_alone(text: str) -> None:
