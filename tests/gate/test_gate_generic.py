@@ -115,6 +115,21 @@ def test_code_after_a_declared_type_stays(text: str) -> None:
     assert scan_text(text, path="settings.py", cache=ResultCache()) == []
 
 
+@pytest.mark.parametrize("operator", ["?=", "::=", ":::="])
+def test_a_makefile_assignment_of_a_credential(operator: str) -> None:
+    text = (
+        f"DEPLOY_TOKEN {operator} Rk7mZq2XwL9pTv4NcB8yJh3s\ntoken_file {operator} ~/.deploy/token\n"
+    )
+    findings = scan_text(text, path="Makefile", cache=ResultCache())
+    assert [text[f.offset : f.end_offset] for f in findings] == ["Rk7mZq2XwL9pTv4NcB8yJh3s"]
+
+
+def test_a_php_string_appended_to_a_credential() -> None:
+    text = '$apiSecret .= "Rk7mZq2XwL9pTv4NcB8yJh3s";\n'
+    findings = scan_text(text, path="config.php", cache=ResultCache())
+    assert [text[f.offset : f.end_offset] for f in findings] == ["Rk7mZq2XwL9pTv4NcB8yJh3s"]
+
+
 def test_a_java_system_property_of_a_credential() -> None:
     text = 'System.setProperty("javax.net.ssl.keyStorePassword", "Wn4#tKq8Zr2mLx7P");\n'
     findings = scan_text(text, path="Main.java", cache=ResultCache())
