@@ -742,9 +742,9 @@ NETRC_PASSWORD = Rule(
 )
 
 # XML elements named so (`<password>…</password>`, `<ossrhPassword>`, `<apiKey>`, with or
-# without attributes), found at the closing tag. A password's element holds any value but a
-# reference or a placeholder; a token's or a key's must look like a secret (`<token>IDENT
-# </token>` in a grammar is none).
+# without attributes, the value on its own line or not), found at the closing tag. A
+# password's element holds any value but a reference or a placeholder; a token's or a key's
+# must look like a secret (`<token>IDENT </token>` in a grammar is none).
 _XML_PASSWORD_WORDS = ("password", "passwd", "pwd", "passphrase")  # not `pass`: <compass>
 _XML_OTHER_WORDS = (
     *(
@@ -774,11 +774,17 @@ def _xml_element(words: tuple[str, ...], check: Check) -> Rule:
         pattern=lazy(
             r"<(?P<key>(?:[A-Za-z_][A-Za-z0-9_.:\-]{0,60}?)?(?i:"
             + "|".join(re.escape(word) for word in words)
-            + r"))(?:[ \t][^<>\r\n]{0,200})?>(?P<secret>[^<>\r\n]{1,400})</(?P=key)>"
+            + r"))(?:[ \t][^<>\r\n]{0,200})?>"
+            # The value on the element's line, or alone on the next (a formatter's layout;
+            # the line breaks raw or escaped in a JSON string).
+            + r"(?:[ \t]{0,40}(?:\r?\n|(?:\\r)?\\n)[ \t]{0,40})?"
+            + r"(?P<secret>[^<>\r\n]{1,400}?)"
+            + r"(?:(?:\r?\n|(?:\\r)?\\n)[ \t]{0,40})?</(?P=key)>"
         ),
         anchors=tuple(f"{word}>" for word in words),
         lead=720,
         reach=2,
+        multiline=True,
         check=check,
     )
 

@@ -433,9 +433,13 @@ def test_xml_elements_named_as_credentials() -> None:
         (f"<passphrase>{pw}</passphrase>", pw),
         (f"<settings>\n  <apiKey>{key}</apiKey>\n</settings>", key),
         (f"<client_secret>{key}</client_secret>", key),
+        # A formatter's layout: the value alone on its line.
+        (f"<server>\n  <password>\n    {pw}\n  </password>\n</server>", pw),
+        (f"<apiToken>\r\n    {key}\r\n</apiToken>", key),
     ):
         redacted_everywhere(text, secret, "xml-secret")
     for text in (
+        "<password>\n  ${env.DEPLOY_PASSWORD}\n</password>",
         "<password>${env.DEPLOY_PASSWORD}</password>",
         "<password></password>",
         "<password>****</password>",
