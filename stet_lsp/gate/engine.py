@@ -27,9 +27,9 @@ _MAX_EXTENSION = 8192
 _ELLIPSES = ("...", "…", "\\u2026")
 _BEGIN = itemgetter(0)
 # The rest of an identifier after an anchor (long enough for any key the identifier rules
-# match) when `=` or `:` follows within 8 characters, a quote escaped at any depth counting
-# as one (`token\\\\\\\": ` in JSON quoted three times).
-_OPERATOR_AFTER = r'(?:\\{1,64}+"|[^=:]){0,7}[=:]'
+# match) when `=` or `:` follows within 9 characters (Go's ` string =`), a quote escaped at
+# any depth counting as one (`token\\\\\\\": ` in JSON quoted three times).
+_OPERATOR_AFTER = r'(?:\\{1,64}+"|[^=:]){0,8}[=:]'
 _OPERATOR_FOLLOWS = re.compile(_OPERATOR_AFTER)
 _KEY_THEN_OPERATOR = re.compile(r"[A-Za-z0-9_.\-]{0,128}+(?=" + _OPERATOR_AFTER + ")")
 # From a key's end: a number assigned and nothing after it but the end of a JSON value or of

@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.36"
+RULESET_VERSION = "2026.37"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -231,10 +231,16 @@ _TYPE_ANNOTATION = (
     r"(?:\[[A-Za-z0-9_., ]{1,30}\]|<[A-Za-z0-9_., ]{1,30}>)?\??"
     r"(?:[ \t]{0,2}\|[ \t]{0,2}[A-Za-z][A-Za-z0-9_.]{0,30})?[ \t]{0,4}=(?![=>])"
 )
+# Go declares the type after the name, without a colon: `const apiKey string = "…"`.
+_GO_STRING = r"[ \t]string[ \t]=(?!=)"
 # What may stand between a credential's name and its value (`"]`, `**` in Markdown included);
 # Make's `?=`, `::=` and `:::=` and PHP's `.=` assign too.
 KEY_ASSIGN: str = (
-    r"[\"'\]*]{0,3}(?:" + _TYPE_ANNOTATION + r"|[ \t]{0,4}(?::{1,3}=|[?.]=|=>|=|:))[ \t]{0,4}"
+    r"[\"'\]*]{0,3}(?:"
+    + _TYPE_ANNOTATION
+    + "|"
+    + _GO_STRING
+    + r"|[ \t]{0,4}(?::{1,3}=|[?.]=|=>|=|:))[ \t]{0,4}"
 )
 # The first characters of a value, quoted or not (a cheap test before the full pattern).
 VALUE_START = r"[\"'`]?[^\s\"'`\\]{6}"

@@ -94,6 +94,8 @@ def test_span_is_exactly_the_whole_value(text: str, value: str) -> None:
             "Tq8ZmW3kRx7LpN2vYc5JhB9s",
         ),
         ('const API_KEY: &str = "Tq8ZmW3kRx7LpN2vYc5JhB9s";\n', "Tq8ZmW3kRx7LpN2vYc5JhB9s"),
+        ('const deployToken string = "Tq8ZmW3kRx7LpN2vYc5JhB9s"\n', "Tq8ZmW3kRx7LpN2vYc5JhB9s"),
+        ('\tdbPassword string = "Vq7#mRz2Lp9xKw4T"\n', "Vq7#mRz2Lp9xKw4T"),
     ],
 )
 def test_a_value_after_a_declared_type(text: str, value: str) -> None:
@@ -109,6 +111,8 @@ def test_a_value_after_a_declared_type(text: str, value: str) -> None:
         '    token: str = os.environ["API_TOKEN"]\n',
         "    client_secret: str = settings.client_secret\n",
         '    token: str = ""\n',
+        'var apiToken string = os.Getenv("API_TOKEN")\n',
+        "func sign(token string) error {\n",
     ],
 )
 def test_code_after_a_declared_type_stays(text: str) -> None:
