@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.37"
+RULESET_VERSION = "2026.38"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -233,10 +233,10 @@ _TYPE_ANNOTATION = (
 )
 # Go declares the type after the name, without a colon: `const apiKey string = "…"`.
 _GO_STRING = r"[ \t]string[ \t]=(?!=)"
-# What may stand between a credential's name and its value (`"]`, `**` in Markdown included);
-# Make's `?=`, `::=` and `:::=` and PHP's `.=` assign too.
+# What may stand between a credential's name and its value (`"]`, `**` in Markdown, a C
+# array's `[]` or `[33]` included); Make's `?=`, `::=` and `:::=` and PHP's `.=` assign too.
 KEY_ASSIGN: str = (
-    r"[\"'\]*]{0,3}(?:"
+    r"(?:\[[0-9]{0,6}\])?[\"'\]*]{0,3}(?:"
     + _TYPE_ANNOTATION
     + "|"
     + _GO_STRING

@@ -128,6 +128,20 @@ def test_a_makefile_assignment_of_a_credential(operator: str) -> None:
     assert [text[f.offset : f.end_offset] for f in findings] == ["Rk7mZq2XwL9pTv4NcB8yJh3s"]
 
 
+def test_a_c_array_of_a_credential() -> None:
+    for text, value in (
+        ('char wifi_pass[] = "Vq7#mRz2Lp9xKw4T";\n', "Vq7#mRz2Lp9xKw4T"),
+        (
+            'static const char api_key[25] = "Rk7mZq2XwL9pTv4NcB8yJh3s";\n',
+            "Rk7mZq2XwL9pTv4NcB8yJh3s",
+        ),
+    ):
+        findings = scan_text(text, path="main.c", cache=ResultCache())
+        assert [text[f.offset : f.end_offset] for f in findings] == [value], text
+    for code in ("char password[64];\n", "password[i] = c;\n", "token[0] = next;\n"):
+        assert scan_text(code, path="main.c", cache=ResultCache()) == [], code
+
+
 def test_a_php_string_appended_to_a_credential() -> None:
     text = '$apiSecret .= "Rk7mZq2XwL9pTv4NcB8yJh3s";\n'
     findings = scan_text(text, path="config.php", cache=ResultCache())
