@@ -6,6 +6,7 @@ import base64
 import binascii
 import math
 import re
+import string
 from collections import Counter
 
 # Values the vendors publish in their documentation; never real credentials.
@@ -170,15 +171,27 @@ def is_documented_example(value: str) -> bool:
     return value in DOCUMENTED_EXAMPLES or "EXAMPLE" in value
 
 
+# Ten letters of the alphabet in order: an alphabet written out (a base64 table's
+# `ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef…`) or a made-up example, never a generated value.
+_ALPHABET_RUN = re.compile(
+    "|".join(
+        letters[start : start + 10]
+        for letters in (string.ascii_lowercase, string.ascii_uppercase)
+        for start in range(17)
+    )
+)
+
+
 def is_placeholder(value: str) -> bool:
     """The whole value stands for a secret rather than being one: a word such as `changeme`,
     a template or reference alone (`<your-key>`, `${VAR}`, `{{ x }}`, `%(name)s`) or with only
     words around it (`Bearer ${TOKEN}`), a mask (`xxxx`, `sk-****`), an ellipsis with little
-    beside it, a PEM header line, or the gate's own marker. A random value holding such
-    characters (`Xk9<q2Lm>Wp4`, `aB3${x}Qw9Z`, a body with `xXxx`) is not one."""
+    beside it, a PEM header line, an alphabet written out, or the gate's own marker. A random
+    value holding such characters (`Xk9<q2Lm>Wp4`, `aB3${x}Qw9Z`, a body with `xXxx`) is not
+    one."""
     value = value.strip("\"'`")
     lowered = value.lower()
-    if lowered in _PLACEHOLDER_VALUES or len(set(value)) <= 3:
+    if lowered in _PLACEHOLDER_VALUES or len(set(value)) <= 3 or _ALPHABET_RUN.search(value):
         return True
     if _OWN_MARKER in lowered or is_env_reference(value) or value.startswith(("{{", "{%")):
         return True

@@ -87,6 +87,8 @@ def test_whole_token_is_redacted_not_the_reported_value() -> None:
         "https://example.org/images/3/35/2019-114-xoxo-festival-2.jpg",
         "    { &hf_measurementgapconfigurationdescription_r15,",
         "static int hf_measurementgapconfigurationdescription;",
+        '_keyStr: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=",',
+        'ID_ALPHABET_KEY = "0123456789abcdefghijklmnopqrstuvwxyz"',
     ],
 )
 def test_known_non_secrets(text: str) -> None:
