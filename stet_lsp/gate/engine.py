@@ -315,11 +315,13 @@ class RuleScanner:
             )
         if rule.start == "anchor":
             # `\nghp_...`: the escape's letter defeats the rule's boundary look-behind; a
-            # vendor's name assigned a value (`SIDEKIQ_KEY = \"…\"` in a JSON string): the
-            # escaped quote stands where the rule reads the assignment.
-            if "\\" in self.text[max(0, offset - 6) : offset]:
+            # vendor's name assigned a value (`SIDEKIQ_KEY = \"…\"` in a JSON string) or a
+            # call's arguments (`setdefault(\"API_TOKEN\", \"…\")`): the escaped quote stands
+            # where the rule reads the assignment.
+            end = offset + anchor_length
+            if "\\" in self.text[max(0, offset - 6) : offset] or self.text.startswith("\\", end):
                 return True
-            key_end = self._assigned_key_end(offset + anchor_length)
+            key_end = self._assigned_key_end(end)
             return key_end is not None and self._escape_in_assignment(key_end)
         return True
 

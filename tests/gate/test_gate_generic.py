@@ -3,6 +3,7 @@ with any character, quoted values in prose; whole-value spans; their look-alikes
 
 from __future__ import annotations
 
+import json
 import random
 import re
 
@@ -146,6 +147,15 @@ def test_a_php_string_appended_to_a_credential() -> None:
     text = '$apiSecret .= "Rk7mZq2XwL9pTv4NcB8yJh3s";\n'
     findings = scan_text(text, path="config.php", cache=ResultCache())
     assert [text[f.offset : f.end_offset] for f in findings] == ["Rk7mZq2XwL9pTv4NcB8yJh3s"]
+
+
+@pytest.mark.parametrize("call", ["os.environ.setdefault", "os.Setenv", "System.setProperty"])
+def test_a_credential_set_by_a_call_in_a_transcript(call: str) -> None:
+    code = f'{call}("DEPLOY_TOKEN", "Rk7mZq2XwL9pTv4NcB8yJh3s")'
+    line = json.dumps({"type": "tool_result", "content": code}) + "\n"
+    redacted = redact_text(line, path="events.jsonl", cache=ResultCache()).text
+    assert "Rk7mZq2XwL9pTv4NcB8yJh3s" not in redacted
+    assert json.loads(redacted)["content"].startswith(f'{call}("DEPLOY_TOKEN", "[REDACTED:')
 
 
 def test_a_java_system_property_of_a_credential() -> None:
