@@ -92,6 +92,13 @@ def _prefixed_not_hash(value: str, strict: bool) -> bool:
     return _random_body(value, strict) and not heuristics.is_hash_or_uuid(value)
 
 
+def _not_hex_digest(value: str, strict: bool) -> bool:
+    """A token of mixed-case letters and digits, which a hex digest after a file's `.ico-`
+    (`favicon.ico-7a38…`, a fingerprinted asset) is not."""
+    body = value.split("-", 1)[-1]
+    return _random_body(value, strict) and re.fullmatch("[0-9a-f]+", body) is None
+
+
 # An identifier ending so names metadata (`DATADOG_SITE`, `SENTRY_RELEASE_SHA`), not a key.
 _NOT_METADATA = "".join(
     "(?<!" + "".join(f"[{c.upper()}{c}]" for c in word) + ")"
@@ -291,7 +298,13 @@ def _build() -> tuple[Rule, ...]:
             check=_random_body,
             extend_with=TOKEN + "=",
         ),
-        _token("infracost-api-key", ("ico-",), "[A-Za-z0-9]{32}", extend="A-Za-z0-9"),
+        _token(
+            "infracost-api-key",
+            ("ico-",),
+            "[A-Za-z0-9]{32}",
+            extend="A-Za-z0-9",
+            check=_not_hex_digest,
+        ),
         _token("prefect-api-key", ("pnu_", "pnb_"), "[A-Za-z0-9]{36}", extend="A-Za-z0-9"),
         _token("scalingo-api-token", ("tk-us-", "tk-eu-"), "[A-Za-z0-9_\\-]{48}", extend=TOKEN),
         _token(

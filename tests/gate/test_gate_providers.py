@@ -701,6 +701,8 @@ def test_vendor_shapes(text: str, rule: str | None) -> None:
         # A vendor's name across a word's or a hump's edge is no vendor.
         "sumOfWeights = 7Hq2LmX9pR4tKv8ZcW3nB6yJ1sDf5GaQ0eUiOoPlKjHgFdSaMnBvCxZq2W3E4R5T;",
         'SetSysctl = "q7k2m9x4p1z8w3r6t5y0b2n4"',
+        # A fingerprinted asset's digest after `.ico-`, no Infracost key.
+        'ICON_URL="https://cdn.example.com/img/favicon.ico-3f9a8c1e7b2d4a6f9e0c1b3a5d7f9e2c.png"',
     ],
 )
 def test_vendor_shapes_leave_metadata_alone(text: str) -> None:
