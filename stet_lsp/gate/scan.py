@@ -23,8 +23,9 @@ from stet_lsp.gate.jsonaware import (
     literals_between,
     snap_to_literal,
 )
-from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE, chunk_results
+from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE, can_fork, chunk_results
 from stet_lsp.gate.prefilter import AnchorHit, ascii_lower
+from stet_lsp.gate.repeats import Repeats
 from stet_lsp.gate.spans import Span, merge_spans
 from stet_lsp.gate.urls import url_views
 
@@ -127,6 +128,10 @@ def detect_spans(
     for chunk, found in found_by_chunk:
         spans.extend(span.shifted(offset) for span in found)
         offset += len(chunk)
+    repeats = Repeats()
+    repeats.add(text, spans)
+    if repeats:
+        spans = sorted([*spans, *repeats.spans(text, spans)])
     return spans
 
 
@@ -151,7 +156,7 @@ def chunk_spans(
 def preload(config: GateConfig) -> None:
     """Load what a scan may load on its way (detect-secrets takes a while): called before a
     helper process is forked, it is loaded once, not in each process."""
-    if config.use_detect_secrets:
+    if config.use_detect_secrets and can_fork():
         dslayer.load(config.strict)
 
 

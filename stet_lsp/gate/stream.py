@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import itertools
 import os
 from collections.abc import Callable, Generator, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO, TypeVar
 
+from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import LineIndex
 from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.findings import Finding, finding_for
@@ -20,6 +20,7 @@ from stet_lsp.gate.homepaths import RULE as HOME_PATH_RULE
 from stet_lsp.gate.homepaths import home_path_summary
 from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE, chunk_results
 from stet_lsp.gate.redact import Numbering, apply_redaction, used_numbers
+from stet_lsp.gate.repeats import Repeats
 from stet_lsp.gate.report import RedactionReport
 from stet_lsp.gate.scan import chunk_spans, is_json_path, preload, stream_chunks
 
@@ -77,6 +78,8 @@ class ChunkFindings:
     text: str
     offset: int
     """Where the chunk starts in the whole text."""
+    line: int
+    """The line it starts on in the whole text."""
     findings: list[Finding]
     home_paths: int
     first_home_path: tuple[int, int] | None
@@ -110,7 +113,7 @@ def scan_chunks(
         position = None
         if first_position is not None:
             position = (first_position[0] + line_base, first_position[1])
-        yield ChunkFindings(chunk, offset_base, findings, count, position)
+        yield ChunkFindings(chunk, offset_base, line_base, findings, count, position)
         line_base += line_count
         offset_base += len(chunk)
 
@@ -140,13 +143,24 @@ class FileFindings:
 def scan_blocks(
     blocks: Callable[[], Iterable[str]], config: GateConfig, path: str, *, parallel: bool = False
 ) -> FileFindings:
+    """Every secret of the text, a value found once wherever it stands (`repeats`: `blocks`
+    is read once more when a value was found)."""
     findings: list[Finding] = []
     homes = 0
     first: tuple[int, int] | None = None
+    repeats = Repeats()
+    chunks: list[_Read] = []
     for part in scan_chunks(blocks, config, path, parallel=parallel):
-        findings += part.findings
+        repeats.add_findings(part.text, part.findings, part.offset)
+        chunks.append(_Read.of(part))
         homes += part.home_paths
         first = first or part.first_home_path
+    for read in chunks:
+        findings += read.findings
+    if repeats:
+        for read, chunk in _again(chunks, blocks, path):
+            findings += read.shifted(repeats.findings(chunk, read.local()))
+        findings.sort(key=lambda finding: finding.offset)
     return FileFindings(findings, homes, first)
 
 
@@ -158,29 +172,76 @@ def redact_blocks(
     *,
     parallel: bool = False,
 ) -> RedactionReport:
-    """Write the redacted text, chunk by chunk. `blocks` is called twice: one reading
-    collects the marker numbers the text already uses (so redacting twice changes nothing and
-    no marker is reused), the other redacts. In a parallel scan the helper is already at work
-    on its chunks while this process collects the numbers."""
-    parts = scan_chunks(blocks, config, path, home_paths=False, parallel=parallel)
+    """Write the redacted text, chunk by chunk, once every chunk is scanned: a value found
+    in a later chunk is a secret in an earlier one too (`repeats`). `blocks` is read twice (a
+    third time by a parallel scan's helper): to scan, collecting the marker numbers the text
+    uses already (so redacting twice changes nothing and no marker is reused), then to write.
+    Only the findings are kept between the two."""
     findings: list[Finding] = []
     homes = 0
+    repeats = Repeats()
+    chunks: list[_Read] = []
+    used: dict[str, int] = {}
+    parts = scan_chunks(blocks, config, path, home_paths=False, parallel=parallel)
     with contextlib.closing(parts):  # a helper still at work stops if this one fails
-        first = next(parts, None)
-        used: dict[str, int] = {}
-        for chunk in _chunks(blocks(), path):
-            used_numbers(chunk, used)
-        numbering = Numbering(used)
-        for part in itertools.chain([first] if first is not None else [], parts):
-            local = [
-                f._replace(offset=f.offset - part.offset, end_offset=f.end_offset - part.offset)
-                for f in part.findings
-            ]
-            result = apply_redaction(part.text, local, path=path, numbering=numbering)
-            write(result.text)
-            findings += part.findings
-            homes += result.report.tallies.get(HOME_PATH_RULE, 0)
+        for part in parts:
+            used_numbers(part.text, used)
+            repeats.add_findings(part.text, part.findings, part.offset)
+            chunks.append(_Read.of(part))
+    numbering = Numbering(used)
+    for read, chunk in _again(chunks, blocks, path):
+        local = read.local()
+        extra = repeats.findings(chunk, local)
+        result = apply_redaction(chunk, local + extra, path=path, numbering=numbering)
+        write(result.text)
+        findings += read.findings + read.shifted(extra)
+        homes += result.report.tallies.get(HOME_PATH_RULE, 0)
     return RedactionReport.from_findings(findings, path, {HOME_PATH_RULE: homes})
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A scanned chunk, without its text: where it starts, what it held, and how to know it
+    again when the text is read once more."""
+
+    offset: int
+    lines: int
+    length: int
+    digest: int
+    findings: list[Finding]
+
+    @classmethod
+    def of(cls, part: ChunkFindings) -> _Read:
+        return cls(part.offset, part.line, len(part.text), hash(part.text), part.findings)
+
+    def local(self) -> list[Finding]:
+        """The findings, positioned in the chunk."""
+        return [
+            f._replace(offset=f.offset - self.offset, end_offset=f.end_offset - self.offset)
+            for f in self.findings
+        ]
+
+    def shifted(self, found: list[Finding]) -> list[Finding]:
+        """Findings positioned in the chunk, positioned in the whole text."""
+        return [_shifted(finding, self.lines, self.offset) for finding in found]
+
+
+def _again(
+    chunks: list[_Read], blocks: Callable[[], Iterable[str]], path: str
+) -> Iterator[tuple[_Read, str]]:
+    """Each scanned chunk with its text, read again; a text that is not the one scanned (a
+    file changed meanwhile) is an error, never a wrong redaction."""
+    texts = iter(_chunks(blocks(), path))
+    for chunk in chunks:
+        text = next(texts, None)
+        if text is None or len(text) != chunk.length or hash(text) != chunk.digest:
+            raise StetError(_CHANGED.format(path=path))
+        yield chunk, text
+    if next(texts, None) is not None:
+        raise StetError(_CHANGED.format(path=path))
+
+
+_CHANGED = "{path} changed while it was read: its redaction stopped; run it again"
 
 
 Run = TypeVar("Run", bound=Hashable)
@@ -200,7 +261,9 @@ def redact_runs(
     renders and scans every other run. Each run is scanned on its own, so no secret may
     cross from one run's text into the next (no event's text crosses a narration's parts).
     `used`: the highest marker number of each rule the document may hold already
-    (`used_numbers`), so that no marker is reused."""
+    (`used_numbers`), so that no marker is reused. A value found in a run is redacted
+    wherever it stands again in that run and the runs after it (`repeats`); runs already
+    given out are not changed."""
     as_json = is_json_path(path)
 
     def work(run: Run) -> tuple[str, list[Finding]]:
@@ -210,8 +273,11 @@ def redact_runs(
     if parallel:
         preload(config)
     numbering = Numbering(used)
+    repeats = Repeats()
     for _, (text, findings) in chunk_results(lambda: runs, work, parallel=parallel):
-        yield apply_redaction(text, findings, path=path, numbering=numbering).text
+        repeats.add_findings(text, findings)
+        found = findings + repeats.findings(text, findings)
+        yield apply_redaction(text, found, path=path, numbering=numbering).text
 
 
 def _shifted(finding: Finding, lines: int, offset: int) -> Finding:

@@ -1,0 +1,147 @@
+"""A value the gate found once is redacted wherever it stands again in the same text
+(stet_lsp/gate/repeats.py), before or after the place it was found, in one text or a
+stream of chunks; words and short values are not looked for again."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from claude_transcript import Transcript
+from repos import make_repo
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.targets import resolve_target
+from stet_lsp.gate import GateConfig, redact_text, scan_text
+from stet_lsp.gate.scan import CHUNK_SIZE
+from stet_lsp.gate.stream import redact_blocks, redact_runs, scan_blocks, text_blocks
+from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.store import working_folder
+
+TOKEN = "k9Qm2xR7tLw4Zp8Vn3Hc6Jd1"
+MARKER = "[REDACTED:secret-assignment#1]"
+
+
+def test_a_value_found_once_is_redacted_everywhere_with_its_marker() -> None:
+    text = (
+        f"the value is {TOKEN}\n"
+        f"export API_TOKEN={TOKEN}\n"
+        f"curl -H 'X-Custom: {TOKEN}' https://api.example.com\n"
+        f"echo {TOKEN}{TOKEN}\n"
+    )
+    result = redact_text(text, path="run.sh", cache=None)
+    assert TOKEN not in result.text
+    assert result.text.count(MARKER) == 5
+    assert [f.line for f in scan_text(text, path="run.sh", cache=None)] == [0, 1, 2, 3, 3]
+    assert redact_text(result.text, path="run.sh", cache=None).text == result.text
+
+
+def test_in_a_transcript_an_echoed_value_goes_and_the_json_stays_valid() -> None:
+    records = [
+        {
+            "type": "assistant",
+            "message": {"content": [{"type": "text", "text": f"I'll use {TOKEN}"}]},
+        },
+        {"type": "user", "content": [{"type": "tool_result", "content": f"API_TOKEN={TOKEN}\n"}]},
+        {
+            "type": "assistant",
+            "message": {"content": [{"type": "text", "text": f"`{TOKEN}` works"}]},
+        },
+    ]
+    text = "".join(json.dumps(record) + "\n" for record in records)
+    redacted = redact_text(text, path="session.jsonl", cache=None).text
+    assert TOKEN not in redacted
+    assert [json.loads(line) for line in redacted.splitlines()]  # still JSON Lines
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("APP_ENV=development\nrun in development mode\n", "development"),  # words alone
+        ("API_TOKEN=Zq8#k2\nZq8#k2 again\n", "Zq8#k2 again"),  # too short to look for
+    ],
+)
+def test_words_and_short_values_are_not_looked_for_again(text: str, kept: str) -> None:
+    config = GateConfig(env_names=frozenset({"APP_ENV", "API_TOKEN"}))
+    redacted = redact_text(text, config=config, path=".env", cache=None).text
+    assert redacted.splitlines()[0].endswith("#1]")  # the value where its name says so
+    assert kept in redacted
+
+
+def _stream(found_late: bool) -> str:
+    """Two chunks at least: the echo in the first, the assignment that gives the value away
+    in the last (or the other way round)."""
+    echo = json.dumps({"type": "assistant", "content": f"I used {TOKEN} for the call"})
+    found = json.dumps({"type": "tool_result", "content": f"export API_TOKEN={TOKEN}"})
+    filler = [json.dumps({"type": "tool_result", "content": "x" * 2000})] * (CHUNK_SIZE // 1000)
+    lines = [echo, *filler, found] if found_late else [found, *filler, echo]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("found_late", [False, True])
+def test_a_stream_redacts_a_value_found_in_any_chunk_in_every_chunk(
+    parallel: bool, found_late: bool
+) -> None:
+    text = _stream(found_late)
+    data = text.encode("utf-8")
+
+    def blocks() -> list[str]:
+        return list(text_blocks(io.BytesIO(data), 1 << 16))
+
+    written: list[str] = []
+    report = redact_blocks(blocks, GateConfig(), "e.jsonl", written.append, parallel=parallel)
+    whole = redact_text(text, path="e.jsonl", cache=None)
+    assert "".join(written) == whole.text
+    assert TOKEN not in whole.text and whole.text.count(MARKER) == 2
+    assert report.counts() == {"secret-assignment": 2}
+    scanned = scan_blocks(blocks, GateConfig(), "e.jsonl", parallel=parallel)
+    assert scanned.findings == scan_text(text, path="e.jsonl", cache=None)
+
+
+def test_a_file_that_changes_between_the_two_readings_is_an_error() -> None:
+    texts = iter([_stream(True), _stream(True).replace("x" * 2000, "y" * 2000, 1)])
+    with pytest.raises(StetError, match="changed while it was read"):
+        redact_blocks(lambda: [next(texts)], GateConfig(), "e.jsonl", lambda _: None)
+
+
+def test_undecodable_bytes_beside_a_repeated_value() -> None:
+    """A file's bytes that are not UTF-8 stay as lone surrogates in its text: the value is
+    looked for there too."""
+    data = f"export API_TOKEN={TOKEN}\n".encode() + b"\xff" + f"{TOKEN}\n".encode()
+    text = "".join(text_blocks(io.BytesIO(data)))
+    assert "\udcff" in text
+    redacted = redact_text(text, path="run.sh", cache=None).text
+    assert TOKEN not in redacted and redacted.count(MARKER) == 2
+
+
+def test_runs_redact_a_value_in_the_runs_after_the_one_it_was_found_in() -> None:
+    runs = ["before: nothing here\n", f"API_TOKEN={TOKEN}\n", f"then {TOKEN} again\n"]
+    out = list(redact_runs(range(3), runs.__getitem__, GateConfig(), "n.md", {}))
+    assert out == [runs[0], f"API_TOKEN={MARKER}\n", f"then {MARKER} again\n"]
+
+
+def test_an_imported_session_keeps_no_copy_of_a_token_the_agent_repeated(
+    tmp_path: Path,
+) -> None:
+    """The agent reads a token from `.env`, then quotes it back in its reply and in a command
+    of its own: neither events.jsonl nor narration.md keeps it."""
+    repo = make_repo(tmp_path / "repo", files={"README.md": "hi\n"})
+    root = Path(repo.workdir).resolve()
+    session = "00000001-1111-4222-8333-444455556666"
+    source = (
+        Transcript(root, session)
+        .user("Call the staging API")
+        .tool("toolu_1", "Bash", {"command": "cat .env"}, f"API_TOKEN={TOKEN}\n")
+        .tool("toolu_2", "Bash", {"command": f"curl -H 'X-Custom: {TOKEN}' https://a"}, "ok")
+        .say(f"Done: the call went through with {TOKEN}.")
+        .save(tmp_path / f"{session}.jsonl")
+    )
+    import_transcript(resolve_target(root), source)
+    folder = working_folder(resolve_target(root)).path
+    for name in ("events.jsonl", "narration.md"):
+        written = (folder / name).read_text(encoding="utf-8")
+        assert TOKEN not in written, name
+        assert MARKER in written, name
