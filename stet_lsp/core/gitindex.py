@@ -31,8 +31,9 @@ def index_holds(root: Path, relative: str) -> bool:
 
 
 def index_tracks(root: Path, relative: str) -> bool | None:
-    """As `index_holds`, but None when there is an index libgit2 cannot read (or no
-    repository): for callers that must not take an unreadable index for "not tracked"."""
+    """As `index_holds`, but None when libgit2, asked, cannot read the index (or finds no
+    repository): for callers that must not take that for "not tracked". An index file that
+    does not mention the path at all is "not tracked" without asking, torn or not."""
     gitdir = _git_dir(root)
     if gitdir is None or _split(gitdir) or _may_hold(gitdir / "index", os.fsencode(relative)):
         return _libgit2_holds(root, relative)

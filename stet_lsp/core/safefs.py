@@ -176,12 +176,14 @@ def remove_regular(path: Path, root: Path) -> bool:
 
 
 def move_aside(path: Path, root: Path, suffix: str) -> Path | None:
-    """Rename the regular file at `path` inside `root` to the sibling `.<name><suffix>` (one
-    left there before is replaced), never reading it; None when there is no file."""
+    """Rename the regular file at `path` inside `root` to a new sibling
+    `.<name><suffix>-<random>`, never reading it; None when there is no file."""
     path = inside(root, path)
     if _regular_or_missing(path) is None:
         return None
-    aside = path.with_name(f".{path.name}{suffix}")
+    aside = path.with_name(f".{path.name}{suffix}-{_random_suffix()}")
+    while os.path.lexists(aside):
+        aside = path.with_name(f".{path.name}{suffix}-{_random_suffix()}")
     try:
         os.replace(path, aside)
     except FileNotFoundError:

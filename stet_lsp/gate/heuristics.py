@@ -379,14 +379,16 @@ def is_env_reference(value: str) -> bool:
     return name is None or _is_words(name)
 
 
-_LEADING_REFERENCE = re.compile(r"\$(?:\{|\(|(?P<name>[A-Za-z_][A-Za-z0-9_]*))")
+# `$$NAME`: the `$` escaped for Make and Docker Compose, which hand the shell `$NAME`.
+_LEADING_REFERENCE = re.compile(r"\$\$?(?:\{|\(|(?P<name>[A-Za-z_][A-Za-z0-9_]*))")
 
 
 def starts_with_reference(value: str) -> bool:
     """A value a shell expands from a reference at its start: `$NAME`, `${NAME}`, `$(command`
-    (a word split at its blank), `$HOME/key`. A `$` before a digit or a sign starts none
-    (`$9xK2mQ7v` is a password that starts with `$`), nor does a name that reads as
-    generated (`$xK2mQ7vLp3Zt`: a name is written, not drawn)."""
+    (a word split at its blank), `$HOME/key`, `$$NAME` (in a Makefile or a Compose file). A
+    `$` before a digit or a sign starts none (`$9xK2mQ7v` is a password that starts with
+    `$`), nor does a name that reads as generated (`$xK2mQ7vLp3Zt`: a name is written, not
+    drawn)."""
     match = _LEADING_REFERENCE.match(value)
     if match is None:
         return False

@@ -389,9 +389,7 @@ REGISTRY_LOGIN = Rule(
 # (`<password>`, `****`), a short number (`ssh -p 2222` after `sshpass -f file`) and a
 # certificate's path (`az login -p ~/cert.pem`) stay.
 def _flag_password(value: str, strict: bool) -> bool:
-    if "[REDACTED:" in value or value.startswith("{{") or heuristics.is_path(value):
-        return False
-    if heuristics.starts_with_reference(value):
+    if "[REDACTED:" in value or _path_like(value) or heuristics.starts_with_reference(value):
         return False
     if value.lower().endswith((".pem", ".pfx", ".p12", ".crt", ".key")):
         return False
@@ -402,6 +400,12 @@ def _flag_password(value: str, strict: bool) -> bool:
     return len(value) >= 4 and len(set(value)) >= 3 and not heuristics.is_placeholder(value)
 
 
+def _path_like(value: str) -> bool:
+    """A relative or home path (`./token`, `~/sp.json`), or an absolute one of two segments
+    or more (`/etc/mysql/pw`; a password may start with `/`)."""
+    return value.startswith(("./", "../", "~/")) or heuristics.is_path(value)
+
+
 # Words joined by `-` or `_`, one of them a credential's (`X-Auth-Token`, `api_key`).
 _NAMED_LIKE_A_CREDENTIAL = re.compile(
     r"(?=.*(?i:token|auth|pass|secret|key))[A-Za-z]+(?:[-_][A-Za-z]+)+"
@@ -409,10 +413,8 @@ _NAMED_LIKE_A_CREDENTIAL = re.compile(
 
 
 # A flag's value: quoted (any character but the quote), or a shell word (no `;|&`).
-_FLAG_VALUE = (
-    r"[\"']?(?P<secret>(?<=\")[^\"\r\n]{1,256}(?=\")|(?<=')[^'\r\n]{1,256}(?=')"
-    r"|[^\s\"'\\;|&`]{1,256})"
-)
+_FLAG_WORD = r"(?<=\")[^\"\r\n]{1,256}(?=\")|(?<=')[^'\r\n]{1,256}(?=')|[^\s\"'\\;|&`]{1,256}"
+_FLAG_VALUE = r"[\"']?(?P<secret>" + _FLAG_WORD + ")"
 
 
 _BLANK = lazy(r"[ \t]|\\{1,7}t")  # a tab escaped in JSON too
@@ -486,13 +488,14 @@ COMMAND_PASSWORDS = (
     _command_password(("keytool", "jarsigner"), r"-(?:src|dest)?(?:store|key)pass[ \t]{1,4}(?!-)"),
     _command_password(("openssl",), r"-pass(?:in|out)?[ \t]{1,4}pass:"),
     _command_password(("az login", "twine upload"), r"(?:-p|--password)(?:=|[ \t]{1,4})"),
-    # Samba's `-U user%password`: the password after the `%`, up to the quote that opened
-    # the user's name, if one did (`'admin%pa&ss'`), else a shell word.
+    # Samba's `-U [DOMAIN\]user%password`: the password after the `%`, up to the quote that
+    # opened the user's name, if one did (`'admin%pa&ss'`), else as any flag's value.
     _command_password(
         ("smbclient", "rpcclient", "smbcacls", "smbget"),
-        r"(?:-U|--user(?:name)?)(?:=|[ \t]{0,4})(?:\\?(?P<quote>[\"'])|)[^\s%\"'\\]{1,128}%",
-        value=r"(?P<secret>(?(quote)(?:(?!\\?(?P=quote))[^\r\n]){1,256}(?=\\?(?P=quote))"
-        r"|[^\s\"'\\;|&`]{1,256}))",
+        r"(?:-U|--user(?:name)?)(?:=|[ \t]{0,4})(?:\\?(?P<quote>[\"'])|)"
+        r"(?:[^\s%\"'\\]|\\{1,4}(?![\\\"']|$)){1,128}%",
+        value=r"(?(quote)|[\"']?)(?P<secret>(?(quote)(?:(?!\\?(?P=quote))[^\r\n]){1,256}"
+        r"(?=\\?(?P=quote))|(?:" + _FLAG_WORD + r")))",
     ),
     # `openssl enc -k SECRET` (the legacy key phrase) besides `-pass pass:`.
     _command_password(("openssl",), r"-k[ \t]{1,4}(?!-)"),

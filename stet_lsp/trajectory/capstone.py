@@ -31,6 +31,7 @@ import hashlib
 import os
 import re
 import signal
+import stat
 import subprocess
 import tempfile
 import unicodedata
@@ -1026,6 +1027,8 @@ class _WorkTreeWrite:
             aside = move_aside(self.root / path, self.root, self._ASIDE)
             self.previous.append((Path(path), aside))
             atomic_write(self.root / path, data, self.root)
+            if aside is not None:  # the file it replaces keeps its permissions
+                os.chmod(inside(self.root, path), stat.S_IMODE(os.lstat(aside).st_mode))
 
     def keep(self) -> None:
         """The commit is made: the files moved aside go."""

@@ -351,6 +351,9 @@ def test_a_password_that_starts_with_a_dollar_is_no_reference(
         "smbclient //fs/share -U 'admin%{pw}' -c ls",
         'smbclient //fs/share -U "admin%{pw}" -c ls',
         "smbclient //fs/share --user='admin%{pw}'",
+        "smbclient //fs/share -U 'CORP\\admin%{pw}' -c ls",
+        'rpcclient -U "EXAMPLE\\Administrator%{pw}" host',
+        "smbclient //fs/share -U admin%'{pw}' -c ls",
     ],
 )
 def test_a_quoted_samba_password_runs_to_its_quote(command: str) -> None:
@@ -369,6 +372,14 @@ def test_references_that_start_a_flags_or_keys_value_stay() -> None:
         "curl -u admin:${ADMIN_PASSWORD:-x} https://a",
         "CONFLUENT_API_KEY=$CONFLUENT_KEY_FROM_VAULT",
         "mysql -u root -p$1 -h db",
+        # `$$`: the `$` escaped for Make and Docker Compose, which hand the shell `$NAME`.
+        "test: mysqladmin ping -h localhost -u root -p$$MYSQL_ROOT_PASSWORD",
+        "docker login -u $$CI_REGISTRY_USER -p $$CI_REGISTRY_PASSWORD $$CI_REGISTRY",
+        "curl -u admin:$$ADMIN_PASSWORD https://a",
+        # A path: relative, under home, or absolute of two segments.
+        "az login --service-principal -u x -p ./sp-cert --tenant t",
+        "az login --service-principal -u x -p ~/sp.json --tenant t",
+        "keytool -list -keystore app.jks -storepass /run/secrets/store",
     ):
         _untouched_everywhere(text)
 

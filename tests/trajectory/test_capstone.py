@@ -8,6 +8,7 @@ import hashlib
 import json
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import threading
@@ -802,7 +803,9 @@ def test_a_file_the_capstone_replaces_is_moved_aside_unread_and_back_on_a_refusa
     assert path.samefile(same) and path.stat().st_size == 8 << 30
     assert sorted(p.name for p in path.parent.iterdir()) == ["narration.md"]
     hook.unlink()
+    path.chmod(0o600)  # a file the capstone replaces keeps its permissions
     capstone(target)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
     committed = blob_text(repo, head_commit(repo), path.relative_to(root).as_posix())
     assert path.read_text(encoding="utf-8") == committed
     assert sorted(p.name for p in path.parent.iterdir()) == [

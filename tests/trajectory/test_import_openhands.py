@@ -1472,3 +1472,25 @@ def test_a_command_that_moved_files_renames_them_and_the_patch_does_not_again(
     output["git_patch"] = unpaired
     events = OPENHANDS.parse(write(tmp_path / "output.json", output)).events
     assert [c.operation for c in of(events, "file_change")] == ["rename", "rename"]
+
+
+def test_a_file_written_by_a_command_then_moved_keeps_its_lines(tmp_path: Path) -> None:
+    """A file git did not track, written by a command and then moved: the patch creates only
+    where it went (no deletion of where it was), and its lines are that file's change."""
+    created = (
+        "diff --git a/main.py b/main.py\nnew file mode 100644\nindex 0000000..5e6f7a8\n"
+        "--- /dev/null\n+++ b/main.py\n@@ -0,0 +1,2 @@\n+run()\n+stop()\n"
+    )
+    output = {
+        "instruction": "Please rename the modules.",
+        "base_commit": "0" * 40,
+        "git_patch": created,
+        "history": MOVES_HISTORY,
+    }
+    events = OPENHANDS.parse(write(tmp_path / "output.json", output)).events
+    changes = [(c.path, c.operation, c.added) for c in of(events, "file_change")]
+    assert changes == [
+        ("/workspace/app/helpers.py", "rename", 0),
+        ("/workspace/app/main.py", "rename", 0),
+        ("/workspace/app/main.py", "modify", 2),
+    ]

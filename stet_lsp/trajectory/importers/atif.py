@@ -111,7 +111,7 @@ _TRAJECTORY["subagent_trajectories"] = [_TRAJECTORY]
 
 _SCHEMA = re.compile(r'"schema_version"\s*:\s*"ATIF-v')
 _ERROR_MARK = "[error] tool reported failure"
-_FILE_EDITOR = "str_replace_editor"  # OpenHands' (Harbor's conversion keeps its name)
+_OPENHANDS_EDITOR = "str_replace_editor"  # OpenHands' (Harbor's conversion keeps its name)
 
 
 class AtifImporter:
@@ -564,7 +564,7 @@ class _Reader:
         output = _content_text(content)
         extra = mapping(result.get("extra"))
         failed = extra.get("is_error") is True or extra.get("tool_result_is_error") is True
-        refused = call.name == _FILE_EDITOR and output.startswith(EDITOR_REFUSAL)
+        refused = call.name == _OPENHANDS_EDITOR and output.startswith(EDITOR_REFUSAL)
         ok = not failed and not refused and _ERROR_MARK not in output
         self._emit(ToolResult, at, time, agent, call_id=call_id, ok=ok, output=output)
         if ok:

@@ -53,7 +53,8 @@ command that changed it after an edit), under the events' name for it. A move th
 show (a command's rename) is theirs: the patch's rename of the file gives only the hunks they
 do not explain, as a change of the file where it was moved to, and its deletion of the old
 path and creation of the new one (git's form of a move that changed most of the file) give
-nothing.
+nothing; its creation of the new path alone (git did not track the file where it was) gives
+its lines, as a change of the new path.
 
 Tool actions become tool calls whose id is the action's id, answered by the observations
 that name it as their `cause`. `llm_metrics` is cumulative, so each action's usage is what
@@ -768,8 +769,7 @@ class _Reader:
         changes = patch_changes(patch, self.parsed.session_id, self._at(pointer), None)
         paths = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
         covered: dict[str, list[FileChange]] = {}
-        moved_to: set[str] = set()
-        move_ends: set[tuple[str, str]] = set()  # as git writes a move it did not pair
+        moves: dict[str, str] = {}  # a file the events moved: where from (the patch's names)
         for event in self.parsed.events:
             if not isinstance(event, FileChange):
                 continue
@@ -777,16 +777,19 @@ class _Reader:
             if path is not None:
                 covered.setdefault(path, []).append(event)
             if event.operation == "rename" and event.old_path:
-                moved_to.add(path or event.path)
-                move_ends.add(("create", path or event.path))
-                move_ends.add(("delete", _patch_path(event.old_path, paths) or event.old_path))
+                moves[path or event.path] = _patch_path(event.old_path, paths) or event.old_path
+        deleted = {change.path for change in changes if change.operation == "delete"}
         for change in changes:
             made = covered.get(change.path)
-            if change.operation == "rename" and change.path in moved_to:
-                # The events moved it: the patch adds only what else changed in the file.
-                made = [*(made or []), *covered.get(change.old_path or "", [])]
+            moved_from = moves.get(change.path)
+            if moved_from is not None and change.operation in ("rename", "create"):
+                if change.operation == "create" and moved_from in deleted:
+                    continue  # git's form of a move it did not pair: the events' move is it
+                # The events moved it: the patch adds only what else changed in the file (all
+                # of it, when git did not track the file it was moved from).
+                made = [*(made or []), *covered.get(change.old_path or moved_from, [])]
                 change = change.model_copy(update={"operation": "modify", "old_path": None})
-            elif (change.operation, change.path) in move_ends:
+            elif change.operation == "delete" and change.path in moves.values():
                 continue
             rest = change if made is None else _unexplained(change, made)
             if rest is not None:
