@@ -25,7 +25,7 @@ _WORDS = re.compile(r"[A-Za-z]+(?:[ _.\-/:][A-Za-z]+)*")
 
 
 def repeatable(value: str) -> bool:
-    return len(value) >= MIN_LENGTH and _WORDS.fullmatch(value) is None and _encodable(value)
+    return len(value) >= MIN_LENGTH and _WORDS.fullmatch(value) is None
 
 
 class Repeats:
@@ -33,7 +33,7 @@ class Repeats:
 
     def __init__(self) -> None:
         self._rules: dict[str, Span] = {}
-        self._automaton: ahocorasick_rs.AhoCorasick | None = None
+        self._automaton: ahocorasick_rs.BytesAhoCorasick | None = None
         self._values: list[str] = []
 
     def __bool__(self) -> bool:
@@ -66,27 +66,26 @@ class Repeats:
 
     def _occurrences(self, text: str) -> list[tuple[int, int, int]]:
         """(value's index, start, end) of each occurrence, leftmost first, the longest value
-        where several start at one place."""
+        where several start at one place. Searched as UTF-8 bytes (the automaton's fastest
+        form; a file's undecodable bytes, kept as lone surrogates, pass as they are)."""
         if self._automaton is None:
             self._values = list(self._rules)
-            self._automaton = ahocorasick_rs.AhoCorasick(
-                self._values, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest
+            self._automaton = ahocorasick_rs.BytesAhoCorasick(
+                [_utf8(value) for value in self._values],
+                matchkind=ahocorasick_rs.MatchKind.LeftmostLongest,
+                implementation=ahocorasick_rs.Implementation.DFA,
             )
-        try:
-            return self._automaton.find_matches_as_indexes(text)
-        except UnicodeEncodeError:
-            pass
-        # Undecodable bytes a file's text keeps as lone surrogates, which the automaton takes
-        # no text with: each value is looked for alone.
-        found = sorted(
-            (start, -len(value), index)
-            for index, value in enumerate(self._values)
-            for start in _starts(text, value)
-        )
-        occurrences: list[tuple[int, int, int]] = []
-        for start, negative_length, index in found:
-            if not occurrences or start >= occurrences[-1][2]:
-                occurrences.append((index, start, start - negative_length))
+        data = _utf8(text)
+        found = self._automaton.find_matches_as_indexes(data)
+        if not found or len(data) == len(text):  # ASCII: a byte is a character
+            return found
+        occurrences = []
+        byte, character = 0, 0
+        for index, start, end in found:
+            character += len(data[byte:start].decode("utf-8", "surrogatepass"))
+            length = len(data[start:end].decode("utf-8", "surrogatepass"))
+            occurrences.append((index, character, character + length))
+            byte, character = end, character + length
         return occurrences
 
     def findings(self, text: str, found: Sequence[Finding]) -> list[Finding]:
@@ -109,18 +108,5 @@ def _span_of(finding: Finding) -> Span:
     return Span(finding.offset, finding.end_offset, finding.rule, 0, finding.replacement)
 
 
-def _starts(text: str, value: str) -> list[int]:
-    starts = []
-    at = text.find(value)
-    while at >= 0:
-        starts.append(at)
-        at = text.find(value, at + 1)
-    return starts
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")

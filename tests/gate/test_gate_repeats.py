@@ -26,7 +26,7 @@ MARKER = "[REDACTED:secret-assignment#1]"
 
 def test_a_value_found_once_is_redacted_everywhere_with_its_marker() -> None:
     text = (
-        f"the value is {TOKEN}\n"
+        f"la valeur (é✓) est {TOKEN}\n"
         f"export API_TOKEN={TOKEN}\n"
         f"curl -H 'X-Custom: {TOKEN}' https://api.example.com\n"
         f"echo {TOKEN}{TOKEN}\n"
