@@ -349,9 +349,10 @@ def is_basic_credential(encoded: str) -> bool:
 # Generic classes (values no prefix names): whole values assigned to credential names.
 # The whole value a reference (`$NAME`, `${NAME}`, `$(command)`, a path under one: `$HOME/x`),
 # or a Windows `%NAME%`.
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"  # a shell's or Windows' variable
 _ENV_REFERENCE = re.compile(
-    r"(?:\$(?P<shell>[A-Za-z_][A-Za-z0-9_]*)|\$\{[^{}]{1,200}\}|\$\([^()]{1,200}\))(?:/[^\s]*)?"
-    r"|%(?P<windows>[A-Za-z_][A-Za-z0-9_]*)%"
+    rf"(?:\$(?P<shell>{_NAME})|\$\{{[^{{}}]{{1,200}}\}}|\$\([^()]{{1,200}}\))(?:/[^\s]*)?"
+    rf"|%(?P<windows>{_NAME})%"
 )
 _REFERENCE = re.compile(
     r"[A-Za-z_][A-Za-z0-9_$.]{0,200}"  # names, dotted names...
@@ -380,7 +381,7 @@ def is_env_reference(value: str) -> bool:
 
 
 # `$$NAME`: the `$` escaped for Make and Docker Compose, which hand the shell `$NAME`.
-_LEADING_REFERENCE = re.compile(r"\$\$?(?:\{|\(|(?P<name>[A-Za-z_][A-Za-z0-9_]*))")
+_LEADING_REFERENCE = re.compile(rf"\$\$?(?:\{{|\(|(?P<name>{_NAME}))")
 
 
 def starts_with_reference(value: str) -> bool:

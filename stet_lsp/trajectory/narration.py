@@ -86,7 +86,7 @@ _HTML_SPECIAL = re.compile(r"[\\`<]")
 _INLINE_SPECIAL = "\\`*_[]<>|#&~"
 _INLINE_ESCAPES = str.maketrans({char: "\\" + char for char in _INLINE_SPECIAL})
 # Text that `_inline` gives back as it is: no blank to fold, nothing to escape.
-_INLINE_PLAIN = re.compile(r"[^\s\\`*_\[\]<>|#&~]*")
+_INLINE_PLAIN = re.compile(f"[^\\s{re.escape(_INLINE_SPECIAL)}]*")
 # A line that may be a heading or a setext underline starts with one of these.
 _MAY_NEED_ESCAPE = re.compile(r"^[ #=-]", re.MULTILINE)
 

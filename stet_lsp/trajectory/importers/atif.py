@@ -516,12 +516,7 @@ class _Reader:
                 reason="observation without results",
             )
             return
-        calls = step.get("tool_calls")
-        own_calls = [
-            call_id
-            for c in (calls if isinstance(calls, list) else [])
-            if isinstance(c, dict) and (call_id := text_field(c.get("tool_call_id")))
-        ]
+        own_calls = _call_ids(step)
         for result in results:
             self._result(trajectory, result, own_calls, at, time)
 
@@ -580,8 +575,7 @@ class _Reader:
         metadata = mapping(mapping(step.get("extra")).get("tool_result_metadata"))
         recorded = mapping(metadata.get("raw_tool_result"))
         call_id = text_field(recorded.get("tool_use_id")) or ""
-        own = {mapping(c).get("tool_call_id") for c in sequence(step.get("tool_calls"))}
-        call = self.calls.get(call_id) if call_id in own else None
+        call = self.calls.get(call_id) if call_id in _call_ids(step) else None
         if recorded.get("type") != "tool_result" or call is None or call.answered:
             return
         result = {
@@ -774,3 +768,12 @@ def _reported_total(final_metrics: Any) -> float | None:
     if mapping(metrics.get("extra")).get("cost_basis", "reported") != "reported":
         return None
     return float(cost)
+
+
+def _call_ids(step: dict[str, Any]) -> list[str]:
+    """The ids of the tool calls a step makes."""
+    return [
+        call_id
+        for call in sequence(step.get("tool_calls"))
+        if isinstance(call, dict) and (call_id := text_field(call.get("tool_call_id")))
+    ]
