@@ -381,7 +381,10 @@ def is_env_reference(value: str) -> bool:
 
 
 # `$$NAME`: the `$` escaped for Make and Docker Compose, which hand the shell `$NAME`.
-_LEADING_REFERENCE = re.compile(rf"\$\$?(?:\{{|\(|(?P<name>{_NAME}))")
+# After `$NAME`: the value's end, or what joins a reference to a path, a host, a port or
+# another reference (`$HOME/x`, `$USER:$PASS`, `$HOST.example`); `$uperSecret2024!` is a
+# password whose start reads as a name.
+_LEADING_REFERENCE = re.compile(rf"\$\$?(?:\{{|\(|(?P<name>{_NAME})(?=$|[/:.@$\-\"',;)}}]))")
 
 
 def starts_with_reference(value: str) -> bool:
@@ -389,7 +392,7 @@ def starts_with_reference(value: str) -> bool:
     (a word split at its blank), `$HOME/key`, `$$NAME` (in a Makefile or a Compose file). A
     `$` before a digit or a sign starts none (`$9xK2mQ7v` is a password that starts with
     `$`), nor does a name that reads as generated (`$xK2mQ7vLp3Zt`: a name is written, not
-    drawn)."""
+    drawn) or one followed by a sign no reference is (`$uperSecret2024!`)."""
     match = _LEADING_REFERENCE.match(value)
     if match is None:
         return False

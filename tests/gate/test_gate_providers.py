@@ -332,6 +332,9 @@ def _untouched_everywhere(text: str) -> None:
         ("curl -H 'Authorization: Bearer $5aB8cD2eF4gH6jK9' https://a", "$5aB8cD2eF4gH6jK9", None),
         ("curl -u admin:'9a$bcK2mQ7vLp' https://a", "9a$bcK2mQ7vLp", "curl-auth-user"),
         ("DEPLOY_TOKEN=$Q7ZLM4R2XW9T3BNV8", "Q7ZLM4R2XW9T3BNV8", "secret-assignment"),
+        # A name, then a sign no reference is followed by: a password, single-quoted.
+        ("mysql -uroot -p'$uperSecret2024!' db", "$uperSecret2024!", "cli-password"),
+        ("docker login -p '$ecretPassw0rd#' r.io", "$ecretPassw0rd#", "registry-login-password"),
     ],
 )
 def test_a_password_that_starts_with_a_dollar_is_no_reference(
@@ -372,6 +375,8 @@ def test_references_that_start_a_flags_or_keys_value_stay() -> None:
         "curl -u admin:${ADMIN_PASSWORD:-x} https://a",
         "CONFLUENT_API_KEY=$CONFLUENT_KEY_FROM_VAULT",
         "mysql -u root -p$1 -h db",
+        'curl -u "$USER:$PASS" https://a',
+        "mysql -u root -p$DB_PASS; echo done",
         # `$$`: the `$` escaped for Make and Docker Compose, which hand the shell `$NAME`.
         "test: mysqladmin ping -h localhost -u root -p$$MYSQL_ROOT_PASSWORD",
         "docker login -u $$CI_REGISTRY_USER -p $$CI_REGISTRY_PASSWORD $$CI_REGISTRY",
