@@ -2,91 +2,104 @@
 given a token (`export API_TOKEN=…`, found) echoes it where no rule could tell it from any
 other word (`curl -H 'X-Custom: …'`, `I used … for the call`).
 
-Only values that cannot be ordinary text are looked for again: eight characters or more,
-not made of words alone (a configured variable's `development` stays where it is another
-word), and not a fixed replacement (a home path's `~`). An occurrence inside a span found
-already is that span's; each other one is a span of the rule that found the value, so it
-gets the same marker."""
+Only values that cannot be ordinary text are looked for again: eight characters or more (at
+most `MAX_LENGTH`: a key block's own rule finds it wherever it stands), not words alone (a
+configured variable's `development` stays where it is another word; a generated run of
+letters is no word), and not a fixed replacement (a home path's `~`). A copy counts where it
+stands as a token of its own: not inside a longer run of letters and digits (a password
+`12345678` is not redacted out of the timestamp `1712345678901`), and in JSON text only
+inside a string literal, on whole escape sequences, so the text stays valid JSON. Copies of
+several values that overlap are one span. A copy that overlaps a span found already is left
+to that span. Each copy gets the marker of the value it is a copy of."""
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 
 import ahocorasick_rs
 
 from stet_lsp.core.lines import LineIndex
 from stet_lsp.gate.findings import Finding, finding_for
+from stet_lsp.gate.heuristics import looks_generated
+from stet_lsp.gate.jsonaware import LiteralIndex, snap_to_literal
 from stet_lsp.gate.spans import Span
 
 MIN_LENGTH = 8
+MAX_LENGTH = 512
 _WORDS = re.compile(r"[A-Za-z]+(?:[ _.\-/:][A-Za-z]+)*")
 
 
 def repeatable(value: str) -> bool:
-    return len(value) >= MIN_LENGTH and _WORDS.fullmatch(value) is None
+    if not MIN_LENGTH <= len(value) <= MAX_LENGTH:
+        return False
+    return _WORDS.fullmatch(value) is None or looks_generated(value)
 
 
 class Repeats:
     """The values of the spans found so far in a text, and where else they stand."""
 
-    def __init__(self) -> None:
-        self._rules: dict[str, Span] = {}
+    def __init__(self, as_json: bool = False) -> None:
+        self.as_json = as_json
+        self._origins: dict[str, Span] = {}
         self._automaton: ahocorasick_rs.BytesAhoCorasick | None = None
         self._values: list[str] = []
 
     def __bool__(self) -> bool:
-        return bool(self._rules)
+        return bool(self._origins)
 
     def add(self, text: str, spans: Iterable[Span], offset: int = 0) -> None:
         """Remember the values of `spans` (positions in `text` less `offset`)."""
         for span in spans:
             value = text[span.start - offset : span.end - offset]
-            if span.replacement is None and value not in self._rules and repeatable(value):
-                self._rules[value] = span
+            if span.replacement is None and value not in self._origins and repeatable(value):
+                self._origins[value] = span
                 self._automaton = None
 
     def add_findings(self, text: str, findings: Iterable[Finding], offset: int = 0) -> None:
         self.add(text, (_span_of(finding) for finding in findings), offset)
 
     def spans(self, text: str, found: Sequence[Span]) -> list[Span]:
-        """Each occurrence in `text` of a remembered value that no span of `found` (sorted,
-        not overlapping) covers."""
-        if not self._rules:
+        """Each copy in `text` of a remembered value that no span of `found` (sorted, not
+        overlapping) meets."""
+        if not self._origins:
+            return []
+        matches = self._matches(text)
+        if not matches:
             return []
         starts = [span.start for span in found]
+        literals = LiteralIndex(text, LineIndex(text)) if self.as_json else None
         repeated: list[Span] = []
-        for index, start, end in self._occurrences(text):
-            if _covered(found, starts, start, end):
+        for run in _runs(matches):
+            start, end = run[0][1], max(match[2] for match in run)
+            if _meets(found, starts, start, end) or not _a_token(text, start, end, literals):
                 continue
-            origin = self._rules[self._values[index]]
-            repeated.append(Span(start, end, origin.rule, origin.priority, None, origin.prefix))
+            for index, first, last in _joined(run):
+                origin = self._origins[self._values[index]]
+                repeated.append(origin._replace(start=first, end=last, replacement=None))
         return repeated
 
-    def _occurrences(self, text: str) -> list[tuple[int, int, int]]:
-        """(value's index, start, end) of each occurrence, leftmost first, the longest value
-        where several start at one place. Searched as UTF-8 bytes (the automaton's fastest
-        form; a file's undecodable bytes, kept as lone surrogates, pass as they are)."""
+    def _matches(self, text: str) -> list[_Match]:
+        """(value's index, start, end) of every copy, overlapping ones too. Searched as UTF-8
+        bytes, the automaton's fast form (a file's undecodable bytes, kept as lone
+        surrogates, pass as they are); offsets are mapped back to characters only for text
+        that is not ASCII."""
         if self._automaton is None:
-            self._values = list(self._rules)
-            self._automaton = ahocorasick_rs.BytesAhoCorasick(
-                [_utf8(value) for value in self._values],
-                matchkind=ahocorasick_rs.MatchKind.LeftmostLongest,
-                implementation=ahocorasick_rs.Implementation.DFA,
-            )
+            self._values = list(self._origins)
+            self._automaton = ahocorasick_rs.BytesAhoCorasick([_utf8(v) for v in self._values])
         data = _utf8(text)
-        found = self._automaton.find_matches_as_indexes(data)
+        found = self._automaton.find_matches_as_indexes(data, overlapping=True)
         if not found or len(data) == len(text):  # ASCII: a byte is a character
             return found
-        occurrences = []
+        found.sort(key=lambda match: match[1])
+        characters: dict[int, int] = {}
         byte, character = 0, 0
-        for index, start, end in found:
-            character += len(data[byte:start].decode("utf-8", "surrogatepass"))
-            length = len(data[start:end].decode("utf-8", "surrogatepass"))
-            occurrences.append((index, character, character + length))
-            byte, character = end, character + length
-        return occurrences
+        for position in sorted({offset for _, start, end in found for offset in (start, end)}):
+            character += len(data[byte:position].decode("utf-8", "surrogatepass"))
+            characters[position] = character
+            byte = position
+        return [(index, characters[start], characters[end]) for index, start, end in found]
 
     def findings(self, text: str, found: Sequence[Finding]) -> list[Finding]:
         """`spans` as findings of `text` (positions in it)."""
@@ -97,15 +110,69 @@ class Repeats:
         return [finding_for(span, text, lines) for span in spans]
 
 
-def _covered(found: Sequence[Span], starts: list[int], start: int, end: int) -> bool:
+_Match = tuple[int, int, int]  # (value's index, start, end)
+
+
+def _runs(matches: list[_Match]) -> list[list[_Match]]:
+    """The matches in order, those that overlap or touch in one run: a run stands as a token
+    of its own or not at all (`<v><v>` is two copies side by side)."""
+    runs: list[list[_Match]] = []
+    end = -1
+    for match in sorted(matches, key=lambda match: (match[1], -match[2])):
+        if runs and match[1] <= end:
+            runs[-1].append(match)
+        else:
+            runs.append([match])
+        end = max(end, match[2]) if len(runs[-1]) > 1 else match[2]
+    return runs
+
+
+def _joined(run: list[_Match]) -> list[_Match]:
+    """A run's overlapping matches as one (the first value's index), side by side ones apart."""
+    joined: list[_Match] = []
+    for index, start, end in run:
+        if joined and start < joined[-1][2]:
+            joined[-1] = (joined[-1][0], joined[-1][1], max(joined[-1][2], end))
+        else:
+            joined.append((index, start, end))
+    return joined
+
+
+def _meets(found: Sequence[Span], starts: list[int], start: int, end: int) -> bool:
     index = bisect_right(starts, start) - 1
     if index >= 0 and found[index].end > start:
         return True
     return index + 1 < len(found) and found[index + 1].start < end
 
 
+def _a_token(text: str, start: int, end: int, literals: LiteralIndex | None) -> bool:
+    """Whether the copy stands as a token of its own (see the module's docstring)."""
+    if literals is None:
+        before = text[start - 1] if start else ""
+        after = text[end] if end < len(text) else ""
+        return _apart(before, text[start], text[end - 1], after)
+    literal = literals.literal_at(start)
+    if literal is None or end > literal.end or snap_to_literal(literal, start, end) != (start, end):
+        return False
+    decoded = literal.decoded if literal.has_escapes else None
+    value, first, last = literal.raw, start - literal.start, end - literal.start
+    if decoded is not None:
+        value, offsets = decoded
+        first, last = bisect_left(offsets, first), bisect_left(offsets, last)
+    before = value[first - 1] if first else ""
+    after = value[last] if last < len(value) else ""
+    return _apart(before, value[first], value[last - 1], after)
+
+
+def _apart(before: str, first: str, last: str, after: str) -> bool:
+    """Not a run of letters and digits going on past either end."""
+    return not (before.isalnum() and first.isalnum()) and not (last.isalnum() and after.isalnum())
+
+
 def _span_of(finding: Finding) -> Span:
-    return Span(finding.offset, finding.end_offset, finding.rule, 0, finding.replacement)
+    # The preview keeps a format's public prefix (`gh…`): the copies show it too.
+    prefix = finding.preview.removesuffix("…")
+    return Span(finding.offset, finding.end_offset, finding.rule, 0, finding.replacement, prefix)
 
 
 def _utf8(text: str) -> bytes:

@@ -128,7 +128,7 @@ def detect_spans(
     for chunk, found in found_by_chunk:
         spans.extend(span.shifted(offset) for span in found)
         offset += len(chunk)
-    repeats = Repeats()
+    repeats = Repeats(as_json)
     repeats.add(text, spans)
     if repeats:
         spans = sorted([*spans, *repeats.spans(text, spans)])

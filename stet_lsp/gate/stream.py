@@ -148,7 +148,7 @@ def scan_blocks(
     findings: list[Finding] = []
     homes = 0
     first: tuple[int, int] | None = None
-    repeats = Repeats()
+    repeats = Repeats(is_json_path(path))
     chunks: list[_Read] = []
     for part in scan_chunks(blocks, config, path, parallel=parallel):
         repeats.add_findings(part.text, part.findings, part.offset)
@@ -179,7 +179,7 @@ def redact_blocks(
     Only the findings are kept between the two."""
     findings: list[Finding] = []
     homes = 0
-    repeats = Repeats()
+    repeats = Repeats(is_json_path(path))
     chunks: list[_Read] = []
     used: dict[str, int] = {}
     parts = scan_chunks(blocks, config, path, home_paths=False, parallel=parallel)
@@ -273,7 +273,7 @@ def redact_runs(
     if parallel:
         preload(config)
     numbering = Numbering(used)
-    repeats = Repeats()
+    repeats = Repeats(as_json)
     for _, (text, findings) in chunk_results(lambda: runs, work, parallel=parallel):
         repeats.add_findings(text, findings)
         found = findings + repeats.findings(text, findings)

@@ -1026,9 +1026,14 @@ class _WorkTreeWrite:
             make_dirs(self.root, folder)
             aside = move_aside(self.root / path, self.root, self._ASIDE)
             self.previous.append((Path(path), aside))
-            atomic_write(self.root / path, data, self.root)
-            if aside is not None:  # the file it replaces keeps its permissions
-                os.chmod(inside(self.root, path), stat.S_IMODE(os.lstat(aside).st_mode))
+            if aside is None:
+                atomic_write(self.root / path, data, self.root)
+                continue
+            # The file it replaces keeps its permissions: created with them (less the umask,
+            # so never wider for a moment), then given them whole.
+            mode = stat.S_IMODE(os.lstat(aside).st_mode)
+            atomic_write(self.root / path, data, self.root, mode)
+            os.chmod(inside(self.root, path), mode)
 
     def keep(self) -> None:
         """The commit is made: the files moved aside go."""

@@ -15,6 +15,7 @@ from repos import make_repo
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.gate import GateConfig, redact_text, scan_text
+from stet_lsp.gate.repeats import repeatable
 from stet_lsp.gate.scan import CHUNK_SIZE
 from stet_lsp.gate.stream import redact_blocks, redact_runs, scan_blocks, text_blocks
 from stet_lsp.trajectory.importing import import_transcript
@@ -145,3 +146,52 @@ def test_an_imported_session_keeps_no_copy_of_a_token_the_agent_repeated(
         written = (folder / name).read_text(encoding="utf-8")
         assert TOKEN not in written, name
         assert MARKER in written, name
+
+
+def test_a_copy_stands_as_a_token_of_its_own_and_json_stays_valid() -> None:
+    """A number that holds a found password is no copy of it, nor is a JSON number; in JSON
+    a copy is one only on whole escape sequences inside a string (after `\\n` it is one)."""
+    lines = [
+        {"cmd": "mysql -uroot -p12345678 app"},
+        {"timestamp": 1712345678901, "port": 12345678, "said": "x 12345678 y"},
+        {"cmd": "export API_TOKEN=e9AZZG6bVce1"},
+        {"out": "café9AZZG6bVce1 and line\ne9AZZG6bVce1\n"},
+    ]
+    text = "".join(json.dumps(line) + "\n" for line in lines)  # é as \u00e9
+    redacted = redact_text(text, path="session.jsonl", cache=None).text
+    records = [json.loads(line) for line in redacted.splitlines()]
+    assert records[1] == {
+        "timestamp": 1712345678901,
+        "port": 12345678,
+        "said": "x [REDACTED:cli-password#1] y",
+    }
+    assert records[3] == {"out": f"café9AZZG6bVce1 and line\n{MARKER}\n"}
+    plain = redact_text("mysql -pab12cd34 x\ngit checkout 9fab12cd34e1\n", path="r.sh", cache=None)
+    assert plain.text.endswith("git checkout 9fab12cd34e1\n")
+
+
+def test_overlapping_copies_are_one_span_and_letters_alone_are_looked_for() -> None:
+    text = (
+        "API_TOKEN=Qx7Zq8vK2mP9\nDB_PASSWORD=mP9xLr4TbW3k\necho Qx7Zq8vK2mP9xLr4TbW3k\n"
+        "export SERVICE_TOKEN=QfpGamJvHSDURXpqvGUF\ncurl -H 'X-Custom: QfpGamJvHSDURXpqvGUF'\n"
+    )
+    redacted = redact_text(text, path="run.sh", cache=None).text
+    assert "xLr4TbW3k" not in redacted and "Qx7Zq8vK2m" not in redacted
+    assert "QfpGamJvHSDURXpqvGUF" not in redacted
+
+
+def test_key_blocks_are_left_to_their_own_rule() -> None:
+    """A long value is not looked for again (an automaton of hundreds of key blocks took
+    gigabytes): a key block's own rule finds it wherever it stands."""
+    keys = [
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+        + "\n".join(
+            f"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAA{n:06d}{i:04d}" for i in range(60)
+        )
+        + "\n-----END OPENSSH PRIVATE KEY-----\n"
+        for n in range(300)
+    ]
+    assert not any(repeatable(key.strip()) for key in keys)
+    result = redact_text("".join(keys), path="keys.txt", cache=None)
+    assert "b3BlbnNzaC1y" not in result.text
+    assert result.report.counts() == {"private-key": 300}
