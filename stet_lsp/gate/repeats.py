@@ -69,11 +69,15 @@ class Repeats:
         if not matches:
             return []
         starts = [span.start for span in found]
-        literals = LiteralIndex(text, LineIndex(text)) if self.as_json else None
+        literals: LiteralIndex | None = None
         repeated: list[Span] = []
         for run in _runs(matches):
             start, end = run[0][1], max(match[2] for match in run)
-            if _meets(found, starts, start, end) or not _a_token(text, start, end, literals):
+            if _meets(found, starts, start, end):
+                continue  # most often the value where it was found
+            if self.as_json and literals is None:
+                literals = LiteralIndex(text, LineIndex(text))
+            if not _a_token(text, start, end, literals):
                 continue
             for index, first, last in _joined(run):
                 origin = self._origins[self._values[index]]
