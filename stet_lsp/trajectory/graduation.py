@@ -848,23 +848,27 @@ def _gate(text: str, path: str, config: GateConfig | None) -> str:
 
 def _gate_parts(parts: list[str], path: str, config: GateConfig, existing: str = "") -> list[str]:
     """Texts that will stand side by side, through the gate with one numbering that follows
-    the markers `existing` already uses: a value gets the same marker in every part."""
+    the markers `existing` already uses: a value gets the same marker in every part, and a
+    value found in one part is redacted in the others too."""
     from stet_lsp.gate import scan_text
     from stet_lsp.gate.redact import Numbering, apply_redaction, used_numbers
+    from stet_lsp.gate.repeats import Repeats
+    from stet_lsp.gate.scan import is_json_path
 
     clean = [without_lone_surrogates(part) for part in parts]
     highest = used_numbers(existing)
     for part in clean:
         used_numbers(part, highest)
     numbering = Numbering(highest)
+    found = [scan_text(part, config=config, path=path, cache=None) for part in clean]
+    repeats = Repeats(is_json_path(path))
+    for part, findings in zip(clean, found, strict=True):
+        repeats.add_findings(part, findings)
     return [
         apply_redaction(
-            part,
-            scan_text(part, config=config, path=path, cache=None),
-            path=path,
-            numbering=numbering,
+            part, findings + repeats.findings(part, findings), path=path, numbering=numbering
         ).text
-        for part in clean
+        for part, findings in zip(clean, found, strict=True)
     ]
 
 

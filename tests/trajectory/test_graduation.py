@@ -273,6 +273,22 @@ def test_edited_text_and_a_chosen_name_are_recorded(sheet: StyleSheet, root: Pat
 # -- the gate ---------------------------------------------------------------------------------------
 
 
+def test_a_value_found_in_the_code_is_redacted_in_the_entrys_text_too(
+    sheet: StyleSheet, root: Path
+) -> None:
+    """The code around the entry assigns a password, the entry quotes it bare (where no rule
+    would find it): one value, one marker, in the text and in the code."""
+    value = "k9Qm2xR7tLw4Zp8Vn3Hc6Jd1"
+    lines = (root / "src/app.py").read_text().split("\n")
+    lines[9] = f'DB_PASSWORD = "{value}"'
+    (root / "src/app.py").write_text("\n".join(lines))
+    entry = add(sheet, f"Staging logs in with {value}; read it from the vault", "convention", 10)
+    graduate(sheet, entry.id, "skill", text=None)
+    skill = next(text for name, text in stet_files(root).items() if name.endswith("SKILL.md"))
+    assert value not in skill
+    assert skill.count("[REDACTED:secret-assignment#1]") >= 2
+
+
 def test_a_planted_secret_reaches_no_file(
     sheet: StyleSheet, root: Path, repo: pygit2.Repository
 ) -> None:
