@@ -5,7 +5,9 @@ other word (`curl -H 'X-Custom: …'`, `I used … for the call`).
 Only values that cannot be ordinary text are looked for again: eight characters or more (at
 most `MAX_LENGTH`: a key block's own rule finds it wherever it stands), not words alone (a
 configured variable's `development` stays where it is another word; a generated run of
-letters is no word), and not a fixed replacement (a home path's `~`). A copy counts where it
+letters is no word), not a path, dotted name or piece of code a generic rule took for a
+value (`TestParse/empty_input`, `create_access_token({`), not a JWT's header alone, and not a
+fixed replacement (a home path's `~`). A copy counts where it
 stands as a token of its own: not inside a longer run of letters and digits (a password
 `12345678` is not redacted out of the timestamp `1712345678901`), and in JSON text only
 inside a string literal, on whole escape sequences, so the text stays valid JSON. Copies of
@@ -22,7 +24,7 @@ import ahocorasick_rs
 
 from stet_lsp.core.lines import LineIndex
 from stet_lsp.gate.findings import Finding, finding_for
-from stet_lsp.gate.heuristics import looks_generated
+from stet_lsp.gate.heuristics import looks_generated, looks_like_reference
 from stet_lsp.gate.jsonaware import LiteralIndex, snap_to_literal
 from stet_lsp.gate.spans import Span
 
@@ -31,10 +33,21 @@ MAX_LENGTH = 512
 _WORDS = re.compile(r"[A-Za-z]+(?:[ _.\-/:][A-Za-z]+)*")
 
 
+# Code a generic rule may take for a value (`create_access_token({`, `{tokens[`): a copy of
+# it elsewhere is more code.
+_CODE = re.compile(r"[A-Za-z_]{3,}\w*\(|\{[A-Za-z_]\w*[\[.(]")
+
+
 def repeatable(value: str) -> bool:
     if not MIN_LENGTH <= len(value) <= MAX_LENGTH:
         return False
-    return _WORDS.fullmatch(value) is None or looks_generated(value)
+    if _WORDS.fullmatch(value) is not None and not looks_generated(value):
+        return False
+    if _CODE.search(value) or (looks_like_reference(value) and not _a_word(value)):
+        return False
+    # A JWT's header alone (`eyJhbGciOiJIUzI1NiIs`, a printed token's first characters) is
+    # the same in every token signed alike; a whole token is looked for again.
+    return not (value.startswith("eyJ") and "." not in value)
 
 
 class Repeats:
@@ -177,6 +190,11 @@ def _span_of(finding: Finding) -> Span:
     # The preview keeps a format's public prefix (`gh…`): the copies show it too.
     prefix = finding.preview.removesuffix("…")
     return Span(finding.offset, finding.end_offset, finding.rule, 0, finding.replacement, prefix)
+
+
+def _a_word(value: str) -> bool:
+    """Letters, digits and `_` alone: a short password reads as a name as much as a name does."""
+    return value.replace("_", "").isalnum()
 
 
 def _utf8(text: str) -> bytes:

@@ -195,3 +195,36 @@ def test_key_blocks_are_left_to_their_own_rule() -> None:
     result = redact_text("".join(keys), path="keys.txt", cache=None)
     assert "b3BlbnNzaC1y" not in result.text
     assert result.report.counts() == {"private-key": 300}
+
+
+def test_code_a_generic_rule_took_for_a_value_is_not_looked_for_again() -> None:
+    """Seen in public transcripts: a call or an f-string's subscript after a token's name,
+    and a printed token's first characters (a JWT's header alone). Each may be taken where
+    it stands; its copies elsewhere are more code, not a secret."""
+    text = (
+        'access_token = create_access_token({"sub": user.id})\n'
+        "then create_access_token({'sub': 2}) again\n"
+        "print(f\"New refresh token: {new_tokens['refresh_token'][:20]}...\")\n"
+        "x = {new_tokens['a']}\n"
+        "New refresh token: eyJhbGciOiJIUzI1NiIs...\n"
+        "first refresh token created: eyJhbGciOiJIUzI1NiIs...\n"
+    )
+    redacted = redact_text(text, path="run.py", cache=None).text
+    assert "then create_access_token({'sub': 2}) again" in redacted
+    assert "x = {new_tokens['a']}" in redacted
+    assert redacted.count("eyJhbGciOiJIUzI1NiIs") >= 1
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "--- PASS: TestExtractUserPrompts/Claude_Code_JSONL_with_user_messages (0.00s)",
+        "    --- PASS: TestParseV2Config (0.01s)",
+        "PASS: tests/integration/run_all.sh",
+    ],
+)
+def test_a_test_runners_result_line_is_no_password(line: str) -> None:
+    """Go's `--- PASS: <test>` and automake's `PASS: <script>` name a test."""
+    assert scan_text(line + "\n", path="out.txt", cache=None) == []
+    assert scan_text(json.dumps({"output": line}) + "\n", path="e.jsonl", cache=None) == []
+    assert scan_text(f"PASS: {TOKEN}\n", path="out.txt", cache=None)  # a value is still one
