@@ -2,17 +2,17 @@
 given a token (`export API_TOKEN=…`, found) echoes it where no rule could tell it from any
 other word (`curl -H 'X-Custom: …'`, `I used … for the call`).
 
-Only values that cannot be ordinary text are looked for again: eight characters or more (at
-most `MAX_LENGTH`: a key block's own rule finds it wherever it stands), not words alone (a
-configured variable's `development` stays where it is another word; a generated run of
-letters is no word), not a path, dotted name or piece of code a generic rule took for a
-value (`TestParse/empty_input`, `create_access_token({`), not a JWT's header alone, and not a
-fixed replacement (a home path's `~`). A copy counts where it
-stands as a token of its own: not inside a longer run of letters and digits (a password
-`12345678` is not redacted out of the timestamp `1712345678901`), and in JSON text only
-inside a string literal, on whole escape sequences, so the text stays valid JSON. Copies of
-several values that overlap are one span. A copy that overlaps a span found already is left
-to that span. Each copy gets the marker of the value it is a copy of."""
+Only values that cannot be ordinary text are looked for again (`repeatable`): eight
+characters or more (at most `MAX_LENGTH`: a key block's own rule finds it wherever it
+stands), not words alone (a configured variable's `development` stays where it is another
+word; a generated run of letters is no word), not a path, dotted name or piece of code a
+generic rule took for a value (`TestParse/empty_input`, `create_access_token({`), not a JWT's
+header alone, and not a fixed replacement (a home path's `~`). A copy counts where it stands
+as a token of its own: not inside a longer run of letters and digits (a password `12345678`
+is not redacted out of the timestamp `1712345678901`), and in JSON text only inside a string
+literal, on whole escape sequences, so the text stays valid JSON. Copies of several values
+that overlap are one span. A copy that overlaps a span found already is left to that span.
+Each copy gets the marker of the value it is a copy of."""
 
 from __future__ import annotations
 
@@ -31,8 +31,6 @@ from stet_lsp.gate.spans import Span
 MIN_LENGTH = 8
 MAX_LENGTH = 512
 _WORDS = re.compile(r"[A-Za-z]+(?:[ _.\-/:][A-Za-z]+)*")
-
-
 # Code a generic rule may take for a value (`create_access_token({`, `{tokens[`): a copy of
 # it elsewhere is more code.
 _CODE = re.compile(r"[A-Za-z_]{3,}\w*\(|\{[A-Za-z_]\w*[\[.(]")
