@@ -70,12 +70,9 @@ def consented(root: Path) -> bool:
     git does not track it (a record committed with a repository came with the clone, not
     from `stet hooks install codex` here)."""
     record = read_record(root, CONSENT)
-    return record is not None and record.get("imports") is True and _tracked(root) is False
-
-
-def _tracked(root: Path) -> bool | None:
-    """Whether git tracks the consent record (None when the index cannot be read)."""
-    return record_tracked(root, CONSENT)
+    if record is None or record.get("imports") is not True:
+        return False
+    return record_tracked(root, CONSENT) is False
 
 
 # -- the config file -------------------------------------------------------------------------
@@ -164,7 +161,7 @@ def install(
     """Set notify to Stet and record this repository's consent. With `keep_notify`, notify
     stays as it is (the user's own notify program calls `stet hooks run codex-notify`) and
     only the consent is recorded."""
-    if _tracked(root):
+    if record_tracked(root, CONSENT):
         raise StetError(
             tracked_record_message(CONSENT, "a consent committed with the repository is none")
         )

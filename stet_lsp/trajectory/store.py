@@ -149,17 +149,12 @@ def refuse_tracked(folder: Folder) -> None:
 
 
 def tracked_file(folder: Folder) -> str | None:
-    """The first file of the folder (or of its `sessions/`) that git tracks, if any."""
+    """The first file of the folder (or of its `sessions/`) that git tracks, if any (no
+    repository, or an index that cannot be read: none)."""
     import os
 
-    import pygit2
+    from stet_lsp.core.gitindex import index_holds
 
-    from stet_lsp.core.targets import open_repository
-
-    try:
-        index = open_repository(folder.root).index
-    except (StetError, pygit2.GitError):
-        return None  # no repository, or an index that cannot be read: nothing tracks it
     names: list[str] = []
     for relative in (folder.relative, folder.relative / "sessions"):
         try:
@@ -169,7 +164,7 @@ def tracked_file(folder: Folder) -> str | None:
         except OSError as error:
             raise StetError(f"cannot list {relative}: {error.strerror or error}") from None
         names += [(relative / name).as_posix() for name in listed]
-    return next((name for name in sorted(names) if name in index), None)
+    return next((name for name in sorted(names) if index_holds(folder.root, name)), None)
 
 
 def tracked_message(folder: Folder, tracked: str) -> str:

@@ -213,3 +213,20 @@ def test_hostile_near_misses_finish(near: str) -> None:
             scan_text(candidate, config=GateConfig(), cache=ResultCache())
         with time_limit(30):
             scan_text(candidate, config=GateConfig(strict=True), path="x.json", cache=None)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "--- PASS: TestExtractUserPrompts/Claude_Code_JSONL_with_user_messages (0.00s)",
+        "    --- PASS: TestParseV2Config (0.01s)",
+        "PASS: tests/integration/run_all.sh",
+    ],
+)
+def test_a_test_runners_result_line_is_no_password(line: str) -> None:
+    """Go's `--- PASS: <test>` and automake's `PASS: <script>` name a test."""
+    assert scan_text(line + "\n", path="out.txt", cache=None) == []
+    assert scan_text(json.dumps({"output": line}) + "\n", path="e.jsonl", cache=None) == []
+    assert scan_text(
+        "PASS: k9Qm2xR7tLw4Zp8Vn3Hc6Jd1\n", path="out.txt", cache=None
+    )  # a value is still one
