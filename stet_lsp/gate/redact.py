@@ -23,7 +23,8 @@ from stet_lsp.gate.report import RedactionReport
 if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
 
-_MARKER = re.compile(r"\[REDACTED:([a-z0-9-]+)#(\d+)\]")
+MARKER = re.compile(r"\[REDACTED:([a-z0-9-]+)#(\d+)\]")
+"""The marker a redacted span is replaced by."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ def used_numbers(text: str, highest: dict[str, int] | None = None) -> dict[str, 
     highest = {} if highest is None else highest
     if "[REDACTED:" not in text:
         return highest
-    for match in _MARKER.finditer(text):
+    for match in MARKER.finditer(text):
         rule, number = match.group(1), int(match.group(2))
         highest[rule] = max(highest.get(rule, 0), number)
     return highest

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from stet_lsp.gate.redact import MARKER
 from stet_lsp.trajectory import jsontext
 from stet_lsp.trajectory.events import (
     AgentMessage,
@@ -55,6 +56,8 @@ SOURCES_SHOWN = 6
 # Tool summaries and raw-record previews stay on one short line.
 SUMMARY_CHARS = 80
 PREVIEW_CHARS = 120
+# Room enough for any marker of the gate's around a cut (a rule's name and its number).
+_LONGEST_MARKER = 80
 
 # Input fields that say best what a tool call does, in order of preference.
 _SALIENT_INPUT_KEYS = (
@@ -523,7 +526,7 @@ def _tool_call(context: _Context, index: int, call: ToolCall) -> list[str]:
         summary += f" — {gist}"
     if result is not None and not result.ok:
         summary += " (error)"
-    lines = [title, "", "<details>", f"<summary>{html.escape(summary)}</summary>", ""]
+    lines = [title, "", "<details>", f"<summary>{html.escape(summary, quote=False)}</summary>", ""]
     lines += _verbatim(_json(call.input), "json", INPUT_LINES, INPUT_CHARS)
     lines.append("")
     if result_index is None or result is None:
@@ -539,7 +542,7 @@ def _orphan_result(context: _Context, index: int, result: ToolResult) -> list[st
     number = context.numbers[index]
     outcome = "error" if not result.ok else "result"
     title = _label(number, f"Tool {outcome}", result.time)
-    summary = html.escape(f"Result of call {result.call_id}")
+    summary = html.escape(f"Result of call {result.call_id}", quote=False)
     lines = [title, "", "<details>", f"<summary>{summary}</summary>", ""]
     return [*lines, *_output(result.output), "", "</details>"]
 
@@ -992,8 +995,17 @@ def _cell(text: str) -> str:
 
 
 def _shorten(text: str, limit: int) -> str:
+    """The text on one line, cut to `limit` characters, but never inside the gate's marker:
+    half a marker is no marker, and the narration's own gate took `"[REDACTED:aws-acc…` for
+    a new value."""
     one = " ".join(text.split())
-    return one if len(one) <= limit else one[: limit - 1].rstrip() + "…"
+    if len(one) <= limit:
+        return one
+    cut = limit - 1
+    for marker in MARKER.finditer(one, max(0, cut - _LONGEST_MARKER), cut + _LONGEST_MARKER):
+        if marker.start() < cut < marker.end():
+            cut = marker.end()
+    return one[:cut].rstrip() + "…"
 
 
 def _preview(value: Any) -> str:

@@ -884,3 +884,42 @@ def test_a_narration_without_events_says_so() -> None:
     narration = Narration.of({"id": "t"}, [])
     assert len(narration) == 2 and narration.runs([], 1) == [range(0, 2)]
     assert "## Turns\n\n_No events._\n\n" in render({"id": "t"}, [])
+
+
+def test_a_summary_cut_near_a_marker_keeps_the_marker_whole() -> None:
+    marker = "[REDACTED:aws-secret-access-key#1]"
+    for lead in range(40, 80):  # the cut falls before, inside and after the marker
+        command = "x" * lead + f" {marker} --region eu-west-1 && echo done"
+        call = ToolCall(**common(step=1), call_id="c", name="Bash", input={"command": command})
+        summary = re.search(r"<summary>Tool: Bash — (.*)</summary>", render({}, [call]))
+        assert summary is not None
+        shown = summary.group(1)
+        assert "[REDACTED:" not in shown or marker in shown, shown
+        assert shown.endswith("…")
+
+
+def test_an_imported_secret_near_a_summary_cut_shows_its_own_marker(
+    root: Path, tmp_path: Path
+) -> None:
+    """The narration's gate read half a marker after a quote (`token: "[REDACTED:github-p…`)
+    as a new value and redacted it again, and `&quot;` (or `&#x27;`) glued to a value made
+    one of a configured variable's value that the events had kept: the summary shows the
+    events' own marker, and no character entity for a quote."""
+    token = "ghp_" + "7Qw3Zt9xK2mLp4Rv8sYb1NcD6fHj0GaE5uTi"
+    transcript = Transcript(root).user("deploy")
+    for lead in range(30, 70, 3):  # the summary's cut before, inside and after the marker
+        command = f"echo {'a' * lead} && gh secret set DEPLOY --body \"{token}\" && echo 'ok'"
+        transcript.tool(f"toolu_{lead}", "Bash", {"command": command}, "ok")
+    _, events, narration = _imported(root, transcript.save(tmp_path / "session.jsonl"))
+    stored = "\n".join(event_json(event) for event in events)
+    assert token not in stored and token not in narration
+    markers = set(re.findall(r"\[REDACTED:[a-z0-9-]+#\d+\]", stored))
+    assert len(markers) == 1
+    summaries = re.findall(r"<summary>Tool: Bash — (.*)</summary>", narration)
+    assert len(summaries) == len(range(30, 70, 3))
+    for shown in summaries:
+        # Whole, or cut before it: never half a marker, nor one the narration made anew.
+        assert shown.count("[REDACTED:") == len(re.findall(r"\[REDACTED:[^]]*\]", shown))
+        assert set(re.findall(r"\[REDACTED:[^]]*\]", shown)) <= markers, shown
+        assert "&quot;" not in shown and "&#x27;" not in shown, shown
+    assert sum(marker in shown for shown in summaries for marker in markers) >= 3
