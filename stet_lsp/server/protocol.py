@@ -21,9 +21,10 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
+import cattrs
 import msgspec
 from lsprotocol import types
-from lsprotocol.types import ResponseError
+from lsprotocol.types import ResponseError, ResponseErrorMessage
 from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInternalError,
@@ -32,7 +33,8 @@ from pygls.exceptions import (
     JsonRpcParseError,
     JsonRpcServerNotInitialized,
 )
-from pygls.protocol import LanguageServerProtocol, default_converter
+from pygls.protocol import JsonRPCNotification, LanguageServerProtocol, default_converter
+from pygls.protocol.json_rpc import JsonRPCRequestMessage, JsonRPCResponseMessage
 from pygls.protocol.language_server import lsp_method
 
 from stet_lsp.core.jsonids import top_level_id
@@ -71,6 +73,18 @@ def _exactly(kind: type) -> Any:
         return value if wanted is kind else wanted(value)
 
     return structure
+
+
+def _misfit(error: cattrs.BaseValidationError) -> str:
+    """Where a message does not fit its type, in its own (camelCase) names: `$.params.position.
+    line: expected int; …`, three places at most."""
+    places = []
+    for line in cattrs.transform_error(error):
+        what, _, where = line.rpartition(" @ ")
+        where = re.sub(r"_([a-z])", lambda match: match.group(1).upper(), where)
+        places.append(f"{where}: {what.removeprefix('invalid value for type, ')}")
+    more = f"; and {len(places) - 3} more" if len(places) > 3 else ""
+    return "; ".join(places[:3]) + more
 
 
 def pulls_diagnostics(capabilities: types.ClientCapabilities | None) -> bool:
@@ -180,7 +194,34 @@ class StetProtocol(LanguageServerProtocol):
                 with suppress(JsonRpcException):  # a notification such as `initialized`
                     return self.structure_message({**data, "params": {}})
             what = f"invalid params for {method}" if method else "an unreadable answer"
+            if self._misfit:
+                what += f": {self._misfit}"
             return self._refuse(data, request_id, JsonRpcInvalidParams(what), is_request)
+
+    _misfit: str | None = None
+    """What did not fit in the last message `structure_message` refused."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """The message as its protocol type, as pygls reads it, without pygls's traceback in
+        the log for each message a client sent with params that do not fit (a refusal,
+        logged in one line); `_misfit` says where they do not."""
+        if "jsonrpc" not in data:
+            return data
+        method = data.get("method")
+        if "id" not in data:
+            kind = self.get_message_type(method or "") or JsonRPCNotification
+        elif "error" in data:
+            kind = ResponseErrorMessage
+        elif method is not None:
+            kind = self.get_message_type(method) or JsonRPCRequestMessage
+        else:
+            kind = self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
+        self._misfit = None
+        try:
+            return self._converter.structure(data, kind)
+        except cattrs.BaseValidationError as error:
+            self._misfit = _misfit(error)
+            raise JsonRpcInvalidParams() from None
 
     def _refuse(
         self, data: dict[str, Any], request_id: Any, error: JsonRpcException, is_request: bool

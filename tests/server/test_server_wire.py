@@ -123,6 +123,35 @@ def test_params_of_the_wrong_json_type_are_invalid_not_coerced(raw: PipeServer) 
     assert raw.answer(10)["result"] is None
 
 
+def test_params_that_do_not_fit_are_refused_saying_where_in_one_log_line(tmp_path: Path) -> None:
+    """pygls logged a traceback of some fifty lines for each such message, and the answer
+    said only "invalid params": the answer, and one line of the log, say where they do not
+    fit, in the protocol's names."""
+    log = tmp_path / "stderr"
+    with log.open("wb") as stream:
+        server = PipeServer(stderr=stream).initialize()
+        try:
+            params = {"textDocument": {}, "position": {"line": "1", "character": 0}}
+            server.send({"id": 2, "method": "textDocument/hover", "params": params})
+            answer = server.answer(2)
+            assert_plain_error(answer, -32602)
+            assert answer["error"]["message"] == (
+                "invalid params for textDocument/hover: $.params.textDocument.uri: required "
+                "field missing; $.params.position.line: expected int"
+            )
+            server.send({"id": 3, "method": "shutdown"})
+            assert server.answer(3)["result"] is None
+            server.send({"method": "exit"})
+            assert server.process.wait(timeout=10) == 0
+        finally:
+            server.close()
+    text = log.read_text(encoding="utf-8")
+    assert "Traceback" not in text and "deserialize" not in text
+    assert [line for line in text.splitlines() if "textDocument/hover" in line] == [
+        "stet-lsp: refused a message: " + answer["error"]["message"]
+    ]
+
+
 def test_the_server_keeps_serving_after_each_bad_message(raw: PipeServer) -> None:
     bad = [
         b"{",
