@@ -464,6 +464,27 @@ def test_garbage_on_the_wire_does_not_stop_the_server(workspace: Path) -> None:
     assert "half" not in sheet_of(workspace).read_text()
 
 
+def test_a_request_before_initialize_is_refused_saying_so(workspace: Path) -> None:
+    """The SDK answered it "Invalid request parameters"; a ping may come first, and the
+    session goes on once initialize comes."""
+    lines = [
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list_notes"}},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
+    ]
+    payload = "".join(json.dumps(line) + "\n" for line in lines)
+    answers = raw_exchange(workspace, payload, wanted={1, 2, 3, 4})
+    assert answers[2]["error"] == {
+        "code": -32600,
+        "message": "tools/call before initialize: send initialize first",
+    }
+    assert answers[3]["result"] == {}
+    assert answers[1]["result"]["serverInfo"]["name"] == "stet"
+    assert len(answers[4]["result"]["tools"]) == len(TOOLS)
+
+
 def raw_exchange(root: Path, payload: str, wanted: set[int | None]) -> dict[Any, dict[str, Any]]:
     """Write `payload` to a server, close its standard input at once and read every answer:
     each id in `wanted` must have exactly one, and the server must end by itself."""

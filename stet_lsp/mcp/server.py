@@ -169,6 +169,8 @@ class _CheckedLines:
         self.lines = lines
         self.refused = refused
         self.unanswered = unanswered
+        self.started = False
+        """Whether `initialize` was read: only a ping may come before it."""
 
     def __aiter__(self) -> Any:
         return self._checked()
@@ -203,6 +205,14 @@ class _CheckedLines:
                         continue
                     line = whole
                     message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                if isinstance(message, types.JSONRPCRequest):
+                    if message.method == "initialize":
+                        self.started = True
+                    elif not self.started and message.method != "ping":
+                        # The SDK answers such a request "Invalid request parameters".
+                        why = f"{message.method} before initialize: send initialize first"
+                        await self.refused.send(_wire_error(message.id, types.INVALID_REQUEST, why))
+                        continue
                 self.unanswered.read(message)
                 yield line
             # The end of the input ends the server, which cancels what it has not answered.
