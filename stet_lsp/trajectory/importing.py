@@ -525,6 +525,8 @@ def _check_source(source: Path) -> Path:
         status = os.stat(source)
     except OSError as error:
         raise StetError(f"{source}: {error.strerror or error}") from None
+    except ValueError:  # no file's path holds a NUL
+        raise StetError(f"{str(source)!r}: no such file (a path holds no NUL)") from None
     if not stat.S_ISREG(status.st_mode):
         raise StetError(f"{source}: not a regular file")
     if status.st_size == 0:

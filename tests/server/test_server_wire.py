@@ -225,7 +225,8 @@ def test_an_answer_the_server_cannot_read_fails_its_request_not_the_server(root:
 def test_a_nul_in_a_uri_or_an_undecodable_character_in_a_text_gets_a_plain_answer(
     raw: PipeServer, root: Path
 ) -> None:
-    """A NUL in a command's URI names no file: refused as any URI outside a repository is. A
+    """A NUL in any string argument (a URI, a transcript's path) names no file and is no text:
+    InvalidParams, saying so (an import's path reached os.stat: an internal error). A
     lone surrogate (what a byte that is not UTF-8 becomes) in a note's text is written as
     U+FFFD, not refused with the encoder's message."""
 
@@ -235,8 +236,11 @@ def test_a_nul_in_a_uri_or_an_undecodable_character_in_a_text_gets_a_plain_answe
         return raw.answer(request_id)
 
     answer = command(2, "stet.note.list", uri=uri(root) + "/\u0000x")
-    assert_plain_error(answer, -32803)
-    assert "is not inside a git repository" in answer["error"]["message"]
+    assert_plain_error(answer, -32602)
+    assert answer["error"]["message"] == "argument 'uri' holds a NUL character"
+    answer = command(5, "stet.trajectory.import", uri=uri(root), path=f"{root}/a\u0000.jsonl")
+    assert_plain_error(answer, -32602)
+    assert answer["error"]["message"] == "argument 'path' holds a NUL character"
 
     added = command(3, "stet.note.add", uri=uri(root), text="caf\udce9 is spelled with an e")
     assert "error" not in added, added

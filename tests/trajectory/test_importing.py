@@ -1014,6 +1014,8 @@ def test_a_source_that_is_not_a_regular_file(root: Path, tmp_path: Path) -> None
     os.mkfifo(fifo)  # opening it would wait for a writer forever
     with pytest.raises(StetError, match="not a regular file"):
         import_transcript(target_of(root), fifo)
+    with pytest.raises(StetError, match="no such file"):  # not os.stat's ValueError
+        import_transcript(target_of(root), tmp_path / "a\0.jsonl")
     assert not (root / ".stet").exists()
 
 
