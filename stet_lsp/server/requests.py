@@ -45,12 +45,12 @@ def field(
             raise JsonRpcInvalidParams(f"missing argument {name!r}")
         return default  # type: ignore[no-any-return]
     value = args[name]
+    if isinstance(value, str) and "\0" in value:  # no path, id or text of Stet's holds one
+        raise JsonRpcInvalidParams(f"argument {name!r} holds a NUL character")
     if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
         raise JsonRpcInvalidParams(f"argument {name!r} must be a whole number")
     if not isinstance(value, kind):
         raise JsonRpcInvalidParams(f"argument {name!r} must be a {kind.__name__}")
-    if isinstance(value, str) and "\0" in value:  # no path, id or text of Stet's holds one
-        raise JsonRpcInvalidParams(f"argument {name!r} holds a NUL character")
     if choices is not None and value not in choices:
         raise JsonRpcInvalidParams(f"argument {name!r} is one of {', '.join(map(str, choices))}")
     if minimum is not None and isinstance(value, int) and value < minimum:
