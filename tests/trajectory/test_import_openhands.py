@@ -1432,7 +1432,7 @@ def test_a_command_that_moved_files_renames_them_and_the_patch_does_not_again(
     rename for each, from the observation's working folder; a failed one, or input to a
     running command, moves nothing. An output's patch then adds no second move: its rename
     of a moved file gives only the hunks no event explains, as a change where the file went,
-    and its deletion and creation of the two paths (a move git did not pair) nothing."""
+    and so do its deletion and creation of the two paths (a move git did not pair)."""
     events = OPENHANDS.parse(write(tmp_path / "trajectory.json", MOVES_HISTORY)).events
     moves = [(c.old_path, c.path, c.operation, c.call_id) for c in of(events, "file_change")]
     assert moves == [
@@ -1471,7 +1471,13 @@ def test_a_command_that_moved_files_renames_them_and_the_patch_does_not_again(
     )
     output["git_patch"] = unpaired
     events = OPENHANDS.parse(write(tmp_path / "output.json", output)).events
-    assert [c.operation for c in of(events, "file_change")] == ["rename", "rename"]
+    changes = [(c.path, c.operation, c.old_path) for c in of(events, "file_change")]
+    assert changes == [
+        ("/workspace/app/helpers.py", "rename", "/workspace/app/util.py"),
+        ("/workspace/app/main.py", "rename", "/workspace/app/game.py"),
+        ("/workspace/app/main.py", "modify", None),
+    ]
+    assert of(events, "file_change")[2].diff == rest.diff
 
 
 def test_a_file_written_by_a_command_then_moved_keeps_its_lines(tmp_path: Path) -> None:
@@ -1494,3 +1500,137 @@ def test_a_file_written_by_a_command_then_moved_keeps_its_lines(tmp_path: Path) 
         ("/workspace/app/main.py", "rename", 0),
         ("/workspace/app/main.py", "modify", 2),
     ]
+
+
+def edit_pair(number: int, path: str, hunks: str) -> list[dict[str, Any]]:
+    """A str_replace `edit` action (id `number`) of `path` and its observation, which records
+    the change as `hunks`."""
+    call = metadata("str_replace_editor", f"toolu_{number}", response(f"chatcmpl-{number}"))
+    return [
+        {
+            "id": number,
+            "timestamp": f"2025-04-01T08:00:0{number}",
+            "source": "agent",
+            "message": "",
+            "action": "edit",
+            "tool_call_metadata": call,
+            "args": {"path": path, "command": "str_replace", "old_str": "x", "new_str": "y"},
+        },
+        {
+            "id": number + 1,
+            "timestamp": f"2025-04-01T08:00:0{number}.5",
+            "source": "agent",
+            "message": f"I edited the file {path}.",
+            "cause": number,
+            "observation": "edit",
+            "content": f"The file {path} has been edited.",
+            "extras": {"path": path, "diff": f"--- {path}\n+++ {path}\n{hunks}"},
+        },
+    ]
+
+
+GAME = "".join(f"step({n})\n" for n in range(1, 21))
+# The file after the run: the edit's line in place of the first two, and a line a command
+# wrote in place of the eighteenth.
+MAIN = GAME.replace("step(1)\nstep(2)\n", "import fast\n").replace("step(18)", "log()")
+
+
+def whole(mark: str, text: str) -> str:
+    return "".join(f"{mark}{line}\n" for line in text.splitlines())
+
+
+def test_a_move_git_did_not_pair_keeps_the_files_later_changes(tmp_path: Path) -> None:
+    """A command moved game.py to main.py, an edit and another command then changed it, and
+    git shows the deletion of game.py and the creation of main.py, not a rename (it pairs
+    them only when enough of the file is unchanged). The file's changes after the move are
+    the two texts' difference: the hunk no event explains (the command's line) is a change of
+    main.py, while the edit's lines and the lines the run did not change are not counted."""
+    history = [
+        MOVES_HISTORY[0],
+        *run_pair(1, "mv game.py main.py", 0),
+        *edit_pair(
+            3, "/workspace/app/main.py", "@@ -1,2 +1 @@\n-step(1)\n-step(2)\n+import fast\n"
+        ),
+    ]
+    output = {
+        "instruction": "Please rename the module.",
+        "base_commit": "0" * 40,
+        "git_patch": (
+            "diff --git a/game.py b/game.py\ndeleted file mode 100644\nindex 1b2c3d4..0000000\n"
+            f"--- a/game.py\n+++ /dev/null\n@@ -1,20 +0,0 @@\n{whole('-', GAME)}"
+            "diff --git a/main.py b/main.py\nnew file mode 100644\nindex 0000000..5e6f7a8\n"
+            f"--- /dev/null\n+++ b/main.py\n@@ -0,0 +1,19 @@\n{whole('+', MAIN)}"
+        ),
+        "history": history,
+    }
+    events = OPENHANDS.parse(write(tmp_path / "output.json", output)).events
+    changes = [(c.path, c.operation, c.call_id) for c in of(events, "file_change")]
+    assert changes == [
+        ("/workspace/app/main.py", "rename", "1"),
+        ("/workspace/app/main.py", "modify", "3"),
+        ("/workspace/app/main.py", "modify", None),
+    ]
+    rest = of(events, "file_change")[2]
+    assert rest.anchored and rest.content is None and (rest.added, rest.removed) == (1, 1)
+    assert rest.diff == (
+        "--- a/game.py\n+++ b/main.py\n"
+        "@@ -15,6 +14,6 @@\n step(15)\n step(16)\n step(17)\n-step(18)\n+log()\n"
+        " step(19)\n step(20)\n"
+    )
+    # A binary file's deletion and creation hold no lines to compare: nothing is added.
+    output["git_patch"] = (
+        "diff --git a/game.py b/game.py\ndeleted file mode 100644\nindex 1b2c3d4..0000000\n"
+        "Binary files a/game.py and /dev/null differ\n"
+        "diff --git a/main.py b/main.py\nnew file mode 100644\nindex 0000000..5e6f7a8\n"
+        "Binary files /dev/null and b/main.py differ\n"
+    )
+    events = OPENHANDS.parse(write(tmp_path / "output.json", output)).events
+    assert [c.call_id for c in of(events, "file_change")] == ["1", "3"]
+
+
+@pytest.mark.parametrize("paired", [True, False])
+def test_a_file_moved_twice_is_matched_under_every_name(tmp_path: Path, paired: bool) -> None:
+    """game.py moved to play.py, edited there, then moved to main.py: the patch's change of
+    main.py (a rename from game.py, or git's deletion and creation) is explained by the
+    changes under all three names, so the edit's line under the middle name is not counted
+    again; only the line a command wrote is."""
+    history = [
+        MOVES_HISTORY[0],
+        *run_pair(1, "mv game.py play.py", 0),
+        *edit_pair(3, "/workspace/app/play.py", "@@ -1 +1 @@\n-run()\n+run(fast=True)\n"),
+        *run_pair(5, "mv play.py main.py", 0),
+    ]
+    if paired:
+        patch = (
+            "diff --git a/game.py b/main.py\nsimilarity index 60%\n"
+            "rename from game.py\nrename to main.py\nindex 1b2c3d4..5e6f7a8 100644\n"
+            "--- a/game.py\n+++ b/main.py\n"
+            "@@ -1,5 +1,5 @@\n-run()\n+run(fast=True)\n a\n b\n c\n d\n"
+            "@@ -9,4 +9,5 @@\n e\n f\n g\n h\n+log()\n"
+        )
+    else:
+        before = "run()\na\nb\nc\nd\nx\ny\nz\ne\nf\ng\nh\n"
+        after = before.replace("run()", "run(fast=True)") + "log()\n"
+        patch = (
+            "diff --git a/game.py b/game.py\ndeleted file mode 100644\nindex 1b2c3d4..0000000\n"
+            f"--- a/game.py\n+++ /dev/null\n@@ -1,12 +0,0 @@\n{whole('-', before)}"
+            "diff --git a/main.py b/main.py\nnew file mode 100644\nindex 0000000..5e6f7a8\n"
+            f"--- /dev/null\n+++ b/main.py\n@@ -0,0 +1,13 @@\n{whole('+', after)}"
+        )
+    output = {
+        "instruction": "Please rename the module.",
+        "base_commit": "0" * 40,
+        "git_patch": patch,
+        "history": history,
+    }
+    events = OPENHANDS.parse(write(tmp_path / "output.json", output)).events
+    changes = [(c.path, c.operation, c.call_id) for c in of(events, "file_change")]
+    assert changes == [
+        ("/workspace/app/play.py", "rename", "1"),
+        ("/workspace/app/play.py", "modify", "3"),
+        ("/workspace/app/main.py", "rename", "5"),
+        ("/workspace/app/main.py", "modify", None),
+    ]
+    rest = of(events, "file_change")[3]
+    assert (rest.added, rest.removed) == (1, 0)
+    assert rest.diff.endswith(" h\n+log()\n")

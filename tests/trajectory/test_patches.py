@@ -4,7 +4,7 @@ and OpenHands' outputs record, git's own forms included."""
 from __future__ import annotations
 
 from stet_lsp.trajectory.events import SourceRef
-from stet_lsp.trajectory.importers.patches import patch_changes
+from stet_lsp.trajectory.importers.patches import patch_changes, whole_text
 
 AT = SourceRef(file="run.json", line=1, pointer="/git_patch")
 
@@ -60,3 +60,33 @@ def test_a_rename_and_a_binary_file() -> None:
         ("new.py", "rename", "old.py", 1, 1),
         ("logo.png", "modify", None, 0, 0),
     ]
+
+
+def test_the_text_of_a_file_a_patch_deleted_or_created() -> None:
+    """A deletion holds the file's text before, a creation its text after (the last line
+    without its break where git says so). A binary file's is not in the patch, which writes
+    an empty file the same way (no hunks): neither is known, nor a modification's."""
+    patch = (
+        "diff --git a/old.py b/old.py\n"
+        "deleted file mode 100644\n"
+        "--- a/old.py\n"
+        "+++ /dev/null\n"
+        "@@ -1,2 +0,0 @@\n-x = 1\n-y = 2\n"
+        "diff --git a/new.py b/new.py\n"
+        "new file mode 100644\n"
+        "--- /dev/null\n"
+        "+++ b/new.py\n"
+        "@@ -0,0 +1,2 @@\n+x = 1\n+y = 3\n\\ No newline at end of file\n"
+        "diff --git a/empty.py b/empty.py\n"
+        "new file mode 100644\n"
+        "index 0000000..e69de29\n"
+        "diff --git a/logo.png b/logo.png\n"
+        "deleted file mode 100644\n"
+        "Binary files a/logo.png and /dev/null differ\n"
+        "diff --git a/app.py b/app.py\n"
+        "--- a/app.py\n"
+        "+++ b/app.py\n"
+        "@@ -1 +1 @@\n-a\n+b\n"
+    )
+    texts = [whole_text(change) for change in patch_changes(patch, "s", AT, None)]
+    assert texts == ["x = 1\ny = 2\n", "x = 1\ny = 3", None, None, None]

@@ -51,10 +51,12 @@ gets a file change from the patch, after the events (no call made it that is kno
 an event changed gets one only for the patch's hunks its events' changes do not explain (a
 command that changed it after an edit), under the events' name for it. A move the events
 show (a command's rename) is theirs: the patch's rename of the file gives only the hunks they
-do not explain, as a change of the file where it was moved to, and its deletion of the old
-path and creation of the new one (git's form of a move that changed most of the file) give
-nothing; its creation of the new path alone (git did not track the file where it was) gives
-its lines, as a change of the new path.
+do not explain (their changes under every name the file had, a → b → c), as a change of the
+file where it was moved to; so do its deletion of the old path and creation of the new one
+(git's form of a move that changed most of the file), compared as the file's text before and
+after (nothing when the patch holds no lines of them: a binary or empty file); its creation
+of the new path alone (git did not track the file where it was) gives its lines, as a change
+of the new path.
 
 Tool actions become tool calls whose id is the action's id, answered by the observations
 that name it as their `cause`. `llm_metrics` is cumulative, so each action's usage is what
@@ -77,6 +79,7 @@ from stet_lsp.trajectory.events import (
     AgentMessage,
     Compaction,
     Error,
+    EventBase,
     FileChange,
     RawEvent,
     Reasoning,
@@ -109,7 +112,7 @@ from stet_lsp.trajectory.importers.fields import (
 from stet_lsp.trajectory.importers.files import file_digest
 from stet_lsp.trajectory.importers.jsondoc import JsonDocument, Spec, leading_members
 from stet_lsp.trajectory.importers.openhands_metrics import CumulativeUsage
-from stet_lsp.trajectory.importers.patches import patch_changes
+from stet_lsp.trajectory.importers.patches import patch_changes, whole_text
 from stet_lsp.trajectory.importers.shell_moves import moved_paths
 
 FORMAT = "openhands"
@@ -768,35 +771,94 @@ class _Reader:
             patch = patch.replace("\r\n", "\n")  # written with CRLF line ends throughout
         changes = patch_changes(patch, self.parsed.session_id, self._at(pointer), None)
         paths = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
-        covered: dict[str, list[FileChange]] = {}
-        moves: dict[str, str] = {}  # a file the events moved: where from (the patch's names)
-        for event in self.parsed.events:
-            if not isinstance(event, FileChange):
-                continue
-            path = _patch_path(event.path, paths)
-            if path is not None:
-                covered.setdefault(path, []).append(event)
-            if event.operation == "rename" and event.old_path:
-                moves[path or event.path] = _patch_path(event.old_path, paths) or event.old_path
-        deleted = {change.path for change in changes if change.operation == "delete"}
+        files = _EventFiles(paths, self.parsed.events)
+        deletions = {change.path: change for change in changes if change.operation == "delete"}
         for change in changes:
-            made = covered.get(change.path)
-            moved_from = moves.get(change.path)
-            if moved_from is not None and change.operation in ("rename", "create"):
-                if change.operation == "create" and moved_from in deleted:
-                    continue  # git's form of a move it did not pair: the events' move is it
-                # The events moved it: the patch adds only what else changed in the file (all
-                # of it, when git did not track the file it was moved from).
-                made = [*(made or []), *covered.get(change.old_path or moved_from, [])]
-                change = change.model_copy(update={"operation": "modify", "old_path": None})
-            elif change.operation == "delete" and change.path in moves.values():
-                continue
-            rest = change if made is None else _unexplained(change, made)
+            file = files.named.get(change.path)
+            made = files.made[file] if file is not None else None
+            moved_from = files.origin[file] if file is not None else change.path
+            if file is not None and moved_from != change.path and change.operation != "delete":
+                # The events moved it (through any names): the patch adds only what else
+                # changed in the file, as a change where it went.
+                if change.operation == "create" and moved_from in deletions:
+                    # Git's form of a move it did not pair (the content changed a lot): the
+                    # file as it was deleted, and as it was created.
+                    paired = _paired_move(moved_from, deletions[moved_from], change)
+                    if paired is None:
+                        continue
+                    change = paired
+                elif change.operation in ("rename", "create"):
+                    change = change.model_copy(update={"operation": "modify", "old_path": None})
+                rest = _unexplained(change, files.made[file], files.name[file])
+            elif change.operation == "delete" and change.path in files.moved:
+                continue  # where a file the events moved was: the events' move is its end
+            else:
+                rest = change if made is None else _unexplained(change, made)
             if rest is not None:
                 self.parsed.events.append(rest)
 
     def _at(self, pointer: str) -> SourceRef:
         return SourceRef(file=self.name, line=self.document.line(pointer), pointer=pointer)
+
+
+class _EventFiles:
+    """The files the events changed, followed through the moves they made (a → b → c is one
+    file), by the patch's names for them where it has them."""
+
+    def __init__(self, paths: set[str], events: list[EventBase]) -> None:
+        self.named: dict[str, int] = {}  # a file by its name after the events
+        self.origin: list[str] = []  # each file's name before the events moved it
+        self.name: list[str] = []  # each file's last name in the events' own spelling
+        self.made: list[list[FileChange]] = []  # each file's changes, under all its names
+        for event in events:
+            if not isinstance(event, FileChange):
+                continue
+            name = _patch_path(event.path, paths) or event.path
+            if event.operation == "rename" and event.old_path:
+                old = _patch_path(event.old_path, paths) or event.old_path
+                file = self._file(old)
+                del self.named[old]
+                self.named[name] = file
+            else:
+                file = self._file(name)
+            self.made[file].append(event)
+            self.name[file] = event.path
+
+    @property
+    def moved(self) -> set[str]:
+        """The names the files the events moved had before."""
+        return {self.origin[file] for name, file in self.named.items() if self.origin[file] != name}
+
+    def _file(self, name: str) -> int:
+        file = self.named.get(name)
+        if file is None:
+            file = self.named[name] = len(self.origin)
+            self.origin.append(name)
+            self.name.append(name)
+            self.made.append([])
+        return file
+
+
+def _paired_move(old: str, deleted: FileChange, created: FileChange) -> FileChange | None:
+    """A patch's deletion of `old` and creation of the file where the events moved it, as one
+    anchored change from the one text to the other (the rename git did not find); None when
+    the patch does not hold their lines (a binary file)."""
+    before, after = whole_text(deleted), whole_text(created)
+    if before is None or after is None:
+        return None
+    diff = file_diff(created.path, before, after)
+    text = diff.text.replace(f"--- a/{created.path}\n", f"--- a/{old}\n", 1)
+    return created.model_copy(
+        update={
+            "operation": "modify",
+            "old_path": None,
+            "diff": text,
+            "anchored": True,
+            "added": diff.added,
+            "removed": diff.removed,
+            "content": None,
+        }
+    )
 
 
 def _patch_path(path: str, paths: set[str]) -> str | None:
@@ -806,11 +868,13 @@ def _patch_path(path: str, paths: set[str]) -> str | None:
     return max(same, key=len) if same else None
 
 
-def _unexplained(change: FileChange, made: list[FileChange]) -> FileChange | None:
+def _unexplained(
+    change: FileChange, made: list[FileChange], name: str | None = None
+) -> FileChange | None:
     """The patch's change of a file that events changed too, cut to the hunks their changes
     do not explain (a line added or removed that none of them added or removed): what a
-    command or code wrote to the file besides them, under the events' name for the file.
-    None when they explain every hunk."""
+    command or code wrote to the file besides them, under the events' name for the file
+    (`name`, else the first change's). None when they explain every hunk."""
     added = {line for event in made for line in _changed_lines(event.diff, "+")}
     removed = {line for event in made for line in _changed_lines(event.diff, "-")}
     head, hunks = _hunks(change.diff)
@@ -825,7 +889,7 @@ def _unexplained(change: FileChange, made: list[FileChange]) -> FileChange | Non
     counted_added, counted_removed = count(diff)
     return change.model_copy(
         update={
-            "path": made[0].path,
+            "path": name or made[0].path,
             "diff": diff,
             "added": counted_added,
             "removed": counted_removed,

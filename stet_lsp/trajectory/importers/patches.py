@@ -35,6 +35,27 @@ def patch_changes(
     return changes
 
 
+def whole_text(change: FileChange) -> str | None:
+    """The file a patch's change created (its text after) or deleted (its text before), from
+    the diff's lines; None for another change, or a diff without hunks (a binary file's, whose
+    lines the patch does not hold, or an empty file's, which git writes the same)."""
+    if change.operation not in ("create", "delete") or "\n@@ " not in change.diff:
+        return None
+    mark = "+" if change.operation == "create" else "-"
+    lines: list[str] = []
+    in_hunk = False
+    for line in change.diff.splitlines(keepends=True):
+        if line.startswith("@@"):
+            in_hunk = True
+        elif not in_hunk:
+            continue
+        elif line.startswith(mark):
+            lines.append(line[1:])
+        elif line.startswith("\\") and lines:
+            lines[-1] = lines[-1].rstrip("\r\n")  # `\ No newline at end of file`
+    return "".join(lines)
+
+
 def _split_patch(patch: str) -> list[list[str]]:
     sections: list[list[str]] = []
     current: list[str] | None = None
