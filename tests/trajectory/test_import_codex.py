@@ -1793,3 +1793,75 @@ def test_a_parent_rollout_nested_too_deep_to_read_is_no_error(tmp_path: Path) ->
     )
     [usage] = of(CODEX.parse(child), Usage)
     assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (300, 30000, 50)
+
+
+def fork_by_reference(tmp_path: Path, own: list[Any]) -> Path:
+    """A fork by reference of PARENT at the end of parents_history(), whose rollout is not
+    written: the fork's own records `own`."""
+    history = parents_history()
+    base = {"thread_id": PARENT, "end_ordinal_exclusive": len(history), "end_byte_offset": 9}
+    forked = meta(
+        forked_from_id=PARENT,
+        forked_from_ordinal_exclusive=len(history),
+        history_base=base,
+        history_mode="paginated",
+    )
+    return write(
+        tmp_path / f"rollout-2026-05-23T18-25-15-{SESSION}.jsonl",
+        numbered(
+            [stamped(forked, FORKED_AT), *(stamped(v, FORKED_AT) for v in own)],
+            first=len(history),
+        ),
+    )
+
+
+REPEATED_TOTAL = token_count((30282, 30000, 100), (60561, 30000, 200))  # the parent's, again
+
+
+@pytest.mark.parametrize("repeat_first", [True, False])
+def test_a_fork_by_reference_whose_parent_is_missing_counts_the_inherited_total_once(
+    tmp_path: Path, repeat_first: bool
+) -> None:
+    """Without the parent's rollout the fork's total at the fork is not known, yet its first
+    token count may repeat it (before the fork's first output, or right after it, before
+    the count of the request that output came from): that count is no request of the fork,
+    so the parent's last request is not counted again. The missing parent is a problem of
+    the import, naming the thread and the line taken for its total."""
+    said = [turn_context(), message("user", "Now add a test"), message("assistant", "Added.")]
+    own_count = token_count((30300, 30000, 50), (90861, 60000, 250))
+    if repeat_first:
+        own = [said[0], REPEATED_TOTAL, *said[1:], own_count]
+    else:
+        own = [*said, REPEATED_TOTAL, own_count]
+    session = CODEX.parse(fork_by_reference(tmp_path, own))
+    [usage] = of(session, Usage)
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens) == (300, 30000, 50)
+    [problem] = session.problems
+    line = 3 if repeat_first else 5
+    assert (problem.source, problem.line) == (f"rollout-2026-05-23T18-25-15-{SESSION}.jsonl", 1)
+    assert problem.message == (
+        f"forked from thread {PARENT}, whose rollout is not in this sessions tree: the token"
+        f" total the fork goes on from is not known (its token count on line {line} is taken"
+        " for that total)"
+    )
+    assert not session.consulted
+
+
+def test_a_fork_by_reference_whose_parent_is_missing_counts_each_request_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """A first token count that follows the fork's own output, with more output before the
+    next one, is that output's request: every request of the fork is counted."""
+    own = [
+        turn_context(),
+        message("user", "Now add a test"),
+        message("assistant", "Adding it."),
+        token_count((30300, 30000, 50), (90861, 60000, 250)),
+        message("assistant", "Added."),
+        token_count((30400, 30000, 60), (121261, 90000, 310)),
+    ]
+    session = CODEX.parse(fork_by_reference(tmp_path, own))
+    usages = [(u.input_tokens, u.output_tokens) for u in of(session, Usage)]
+    assert usages == [(300, 50), (400, 60)]
+    [problem] = session.problems
+    assert problem.message.endswith("(no token count of the fork was taken for that total)")

@@ -76,7 +76,10 @@ refers to its parent's history instead of copying it (`history_base` with
 naming the page before), starts with its own records; its token totals go on from the
 parent's last total numbered below `forked_from_ordinal_exclusive`, read from the parent's
 rollout when it is in the same `sessions` tree (a token count of the fork that repeats it
-adds nothing). Without the marker the copy is told
+adds nothing). When that rollout is not there, the import names the missing parent in its
+problems, and the fork's first token count is taken for the parent's total (adding nothing)
+when it can count no request of the fork: no output of the model comes before it, or none
+between it and the next token count with another total. Without the marker the copy is told
 as before Codex wrote it: by time and by the parent's rollout.
 """
 
@@ -245,6 +248,8 @@ class CodexImporter:
                 session.dropped["copied_history"] += len(copy.lines)
             reader = _Reader(session, source, facts, path)
             reader.last_total = copy.last_total  # the child's totals go on from the parent's
+            reader.inherited_line = copy.inherited_line
+            problems.extend(copy.problems)
             reader.read(records)
         return session
 
@@ -357,6 +362,7 @@ class _Reader:
         self.cwd = text_field((facts.meta or {}).get("cwd"))
         self.calls: set[str] = set()
         self.last_total: Any = None
+        self.inherited_line: int | None = None  # see _Copy
         self.turn = 0
         self.copies: Counter[tuple[int, str]] = Counter()
         # Texts of messages imported from completed turn items and from event_msg copies, so
@@ -789,6 +795,9 @@ class _Reader:
             total = info.get("total_token_usage")
             if total is not None and total == self.last_total:
                 return  # the same request reported again
+            if total is not None and self.line == self.inherited_line:
+                self.last_total = total  # the parent's total at the fork, written again
+                return
             last = info.get("last_token_usage")
             usage = last if isinstance(last, dict) else _difference(total, self.last_total)
             if total is not None:
@@ -1034,6 +1043,10 @@ class _Copy:
     lines: set[int] = field(default_factory=set)
     last_total: Any = None
     read: list[Path] = field(default_factory=list)
+    # A fork by reference whose parent's total at the fork is not known: the line of its
+    # token count that repeats that total, which counts no request of the fork's own.
+    inherited_line: int | None = None
+    problems: list[Problem] = field(default_factory=list)
 
     def note_total(self, value: Any) -> None:
         """Keeps the token total of a copied token_count (the thread's totals go on from it)."""
@@ -1081,6 +1094,22 @@ def _copied_history(path: Path, records: list[tuple[int, Any]]) -> _Copy:
         end = meta.get("forked_from_ordinal_exclusive")
         if isinstance(end, int) and not isinstance(end, bool):
             copy.last_total = _parent_total(path, parent, end, copy.read)
+        if copy.last_total is None:
+            copy.inherited_line = _inherited_count(rest)
+        if isinstance(end, int) and not copy.read:
+            taken = (
+                f"its token count on line {copy.inherited_line} is taken for that total"
+                if copy.inherited_line is not None
+                else "no token count of the fork was taken for that total"
+            )
+            copy.problems.append(
+                Problem(
+                    path.name,
+                    records[start][0],
+                    f"forked from thread {parent}, whose rollout is not in this sessions tree:"
+                    f" the token total the fork goes on from is not known ({taken})",
+                )
+            )
         return copy
     if not parent or not rest or _kind(rest[0][1]) != "session_meta":
         return copy  # not a fork
@@ -1109,6 +1138,57 @@ def _copied_history(path: Path, records: list[tuple[int, Any]]) -> _Copy:
         if notice:
             break
     return copy
+
+
+def _inherited_count(records: list[tuple[int, Any]]) -> int | None:
+    """The line of a fork's token count that repeats its parent's total at the fork (a fork by
+    reference goes on from the parent's running total, and may write it again before its own
+    first request is counted), for when the parent's rollout does not say what that total
+    was: the fork's first token count when no request of the fork can be counted in it, as
+    no output of the model comes before it, or none between it and the next token count with
+    another total (which counts the request that output came from). None when the first
+    token count is a request's, or there is none."""
+    counts = [
+        (index, total)
+        for index, (_, value) in enumerate(records)
+        if (total := _token_total(value)) is not None
+    ]
+    if not counts:
+        return None
+    first, total = counts[0]
+    following = next((index for index, other in counts[1:] if other != total), None)
+    if not any(_model_output(value) for _, value in records[:first]) or (
+        following is not None
+        and not any(_model_output(value) for _, value in records[first + 1 : following])
+    ):
+        return records[first][0]
+    return None
+
+
+def _token_total(value: Any) -> Any:
+    """A token_count record's running total; None for another record, or one without."""
+    found = _rollout_record(value)
+    if found is None or found[0] != "event_msg" or found[1].get("type") != "token_count":
+        return None
+    info = found[1].get("info")
+    return info.get("total_token_usage") if isinstance(info, dict) else None
+
+
+def _model_output(value: Any) -> bool:
+    """Whether a record is output of the model (its message, reasoning or a call it made),
+    which a request's token count follows."""
+    found = _rollout_record(value)
+    if found is None:
+        return False
+    kind, payload = found
+    if kind == "event_msg":
+        return payload.get("type") in ("agent_message", "agent_reasoning")
+    if kind != "response_item":
+        return False
+    item = payload.get("type")
+    if item == "message":
+        return payload.get("role") == "assistant"
+    return item == "reasoning" or (isinstance(item, str) and item.endswith("_call"))
 
 
 def _is_spawn_notice(found: tuple[str, Record] | None) -> bool:
