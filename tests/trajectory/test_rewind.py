@@ -231,14 +231,79 @@ def test_hook_records_that_lead_to_no_message_are_no_rewind(tmp_path: Path) -> N
         snapshot("u3"),
         user("u3", "s4", "What is remaining?", at(14)),
         say("a5", "u3", "Nothing.", 15),
-        progress("p4", "", 16) | {"parentUuid": None},
+        session_start("p4", None, 16),
         progress("p5", "p4", 17),
         user("u4", "p5", "Implement the following plan: linear retries", at(18)),
         say("a6", "u4", "Implemented.", 19),
+        # Another cleared context, its prompt no plan; and a plan's, where no hook ran.
+        session_start("p6", None, 20),
+        user("u5", "p6", "Where were we?", at(21)),
+        say("a7", "u5", "At linear retries.", 22),
+        user("u6", None, "Implement the following plan: jitter", at(23)),
+        say("a8", "u6", "Implemented.", 24),
     ]
     events = IMPORTER.parse(write(tmp_path / "hooks.jsonl", records)).events
     assert not of(events, Rewind)
     assert not [event for event in events if event.abandoned]
+
+
+def session_start(uuid: str, parent: str | None, second: int) -> dict[str, Any]:
+    """A SessionStart hook's progress: where a session, or a cleared context, starts."""
+    data = {"type": "hook_progress", "hookEvent": "SessionStart", "hookName": "SessionStart:clear"}
+    return progress(uuid, "", second) | {"parentUuid": parent, "data": data}
+
+
+def test_a_rewind_to_before_the_first_message(tmp_path: Path) -> None:
+    """Rewinding to the first prompt (editing it) leaves no message to go on from: the new
+    prompt has no parent, as the first one had. Like any rewind, everything since the first
+    message is abandoned, its file changes and the snapshots of its prompts too, and the
+    rewind goes back to before the session's first message (`resumes_after` null); the new
+    prompt's snapshot stays."""
+    records = [
+        *before_the_rewind(),
+        snapshot("u3"),  # line 14
+        user("u3", None, "Add retries with backoff to fetch", at(12)),  # line 15: the rewind
+        *edit("t3", "a5", "u3", 13, BEFORE, LINEAR),
+        say("a6", "ra5", "Backoff with linear steps.", 15),
+    ]
+    events = IMPORTER.parse(write(tmp_path / "restart.jsonl", records)).events
+    [rewind] = of(events, Rewind)
+    assert (rewind.source.line, rewind.resumes_after, rewind.abandoned) == (15, None, False)
+    after = events[events.index(rewind) + 1]
+    assert isinstance(after, UserMessage) and after.source == rewind.source
+    prompts = [(m.text, m.abandoned) for m in of(events, UserMessage)]
+    assert prompts == [
+        ("Add retries to fetch", True),
+        ("Now make the retries exponential", True),
+        ("Add retries with backoff to fetch", False),
+    ]
+    assert [(c.call_id, c.abandoned) for c in of(events, FileChange)] == [
+        ("t1", True),
+        ("t2", True),
+        ("t3", False),
+    ]
+    raw = [(e.source.line, e.abandoned) for e in of(events, RawEvent)]
+    assert raw == [(1, True), (6, True), (7, True), (11, True), (13, True), (14, False)]
+    abandoned = sorted({e.source.line for e in events if e.abandoned})
+    assert abandoned == list(range(1, 14))
+
+
+def test_a_rewind_to_before_a_first_message_that_hooks_ran_before(tmp_path: Path) -> None:
+    """The first prompt hangs from its session's SessionStart hook progress; the prompt that
+    replaces it hangs from the same records, which stay (they are no message): a rewind to
+    before the first message, not a cleared context."""
+    records = [
+        session_start("p0", None, 0),
+        *before_the_rewind(),  # the first prompt, line 3, hangs from p0 (below)
+        snapshot("u3"),
+        user("u3", "p0", "Add retries with backoff to fetch", at(12)),  # line 16
+        say("a6", "u3", "Backoff it is.", 13),
+    ]
+    records[2] = records[2] | {"parentUuid": "p0"}
+    events = IMPORTER.parse(write(tmp_path / "restart.jsonl", records)).events
+    assert [(r.source.line, r.resumes_after) for r in of(events, Rewind)] == [(16, None)]
+    abandoned = sorted({e.source.line for e in events if e.abandoned})
+    assert abandoned == list(range(2, 15))
 
 
 def test_a_local_command_and_a_continue_after_exit_are_no_rewind(tmp_path: Path) -> None:
@@ -557,3 +622,41 @@ def test_the_atif_export_marks_abandoned_steps_and_the_rewind(root: Path, tmp_pa
 
 def write_text(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
+
+
+def test_a_rewind_to_the_start_credits_only_the_new_branch(root: Path, tmp_path: Path) -> None:
+    """Imported for real, a rewind to before the first message is one like the others: the
+    narration says the conversation went back to its start, the abandoned edits' lines are
+    credited to no step, and the ATIF export and its import keep the marks."""
+    here = {"cwd": str(root)}
+    five, _after_five = app_edit(root, "t1", "a1", "u1", 2, APP, 5, "FIVE = 5\n")
+    fifteen, restored = app_edit(root, "t3", "a5", "u3", 13, APP, 15, "FIFTEEN = 15\n")
+    records = [
+        user("u1", None, "Name line five", at(1), **here),
+        *five,
+        say("a2", "ra1", "Line five is FIVE.", 4) | here,
+        user("u3", None, "Name line fifteen instead", at(12), **here),  # the rewind
+        *fifteen,
+        say("a6", "ra5", "Line fifteen is FIFTEEN.", 15) | here,
+    ]
+    source = write(tmp_path / "restarted-app.jsonl", records)
+    meta, events, narration = imported(root, source)
+    (rewind,) = of(events, Rewind)
+    assert rewind.resumes_after is None
+    assert "took the conversation back to its start and went on from there" in narration
+    followed = line_attribution(events).files["src/app.py"]
+    assert {line: origin.step for line, origin in followed.items()} == {15: step_of(events, "t3")}
+    write_text(root / "src/app.py", restored)
+    steps = {
+        line.line: line.step for line in Provenance.load(root).attribute("src/app.py", restored)
+    }
+    assert steps == {14: step_of(events, "t3")}
+    doc = to_atif(meta, events)
+    validate_atif(doc)
+    path = tmp_path / "exported.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    again = ATIF.parse(path).events
+    (back,) = of(again, Rewind)
+    assert back.resumes_after is None
+    prompts = [(e.text, e.abandoned) for e in of(again, UserMessage)]
+    assert prompts == [("Name line five", True), ("Name line fifteen instead", False)]

@@ -40,10 +40,16 @@ the main conversation starts a `Rewind`; the events of the records written since
 message, but for those the prompt descends from and the file-history snapshots and deltas of
 messages that stay, are `abandoned`, and so are subagents a call on the abandoned branch
 started.
+A prompt whose records lead to no message goes back to before the first message (a `Rewind`
+whose `resumes_after` is null, everything since the first message abandoned but for the
+records before it) when they lead to the records the first message hangs from, or to no
+parent at all, as the first message's do.
 Side chains (`isSidechain`) have trees of their own and a compaction is no rewind, nor is a
-prompt whose records lead to no message (a Stop hook's progress hangs from a record the file
-does not hold). Whether "restore code" was chosen is not written to the session (the backups
-live in `~/.claude/file-history/`).
+prompt whose records lead to a record the file does not hold (a Stop hook's progress), nor a
+cleared context: records that lead to a SessionStart hook's progress or output written after
+the first message, or a plan implemented in a cleared context without a parent ("Implement
+the following plan:"). Whether "restore code" was chosen is not written to the session (the
+backups live in `~/.claude/file-history/`).
 
 Subagents: older versions wrote a subagent's records into the session file itself, marked
 `isSidechain`; later ones write each to `agent-<id>.jsonl`, first beside the session file and
@@ -750,26 +756,36 @@ class _FileReader:
         rewind = (
             kind == "user"
             and tree.last_message is not None
-            and parent in tree.parent
+            and (parent is None or parent in tree.parent)
             and not record.get("isMeta")
             and not record.get("isCompactSummary")
             and _is_prompt(record)
         )
         tree.parent[uuid] = parent
         tree.message_above[uuid] = uuid if message else tree.message_above.get(parent or "")
+        # Where the records above one that is no message lead, when not to a message.
+        if _starts_context(record):
+            tree.origin[uuid] = "cleared"
+        elif parent is None:
+            tree.origin[uuid] = "root"
+        elif parent not in tree.parent:
+            tree.origin[uuid] = "missing"
+        elif parent in tree.origin:
+            tree.origin[uuid] = tree.origin[parent]
         if rewind:
-            self._rewind(at, uuid, parent or "")
+            self._rewind(at, uuid, parent, record)
         if message:
+            if tree.first_message is None:
+                tree.first_message = uuid
             tree.last_message = uuid
             tree.line[uuid] = at.source.line
+        elif tree.first_message is None:
+            tree.before_first.add(uuid)
 
-    def _rewind(self, at: _At, uuid: str, parent: str) -> None:
+    def _rewind(self, at: _At, uuid: str, parent: str | None, record: dict[str, Any]) -> None:
         tree = self.tree
-        above = tree.message_above.get(parent)
-        # Records that lead to no message are no rewind: a Stop hook's progress hangs from a
-        # record the file does not hold, and a plan implemented in a cleared context starts
-        # from its SessionStart hooks' progress, whose first has no parent.
-        if above is None or above == tree.last_message:
+        above = tree.message_above.get(parent) if parent is not None else None
+        if above is not None and above == tree.last_message:
             return
         # The records the prompt hangs from up to the message above them: they stay.
         kept = {uuid}
@@ -779,8 +795,24 @@ class _FileReader:
             if walking == tree.message_above.get(walking):
                 break
             walking = tree.parent.get(walking)
-        self._abandon(tree.ends.get(above, len(self.out.events)), kept)
-        after = SourceRef(file=self.out.source, line=tree.line[above])
+        if above is not None:
+            start = tree.ends.get(above, len(self.out.events))
+            after: SourceRef | None = SourceRef(file=self.out.source, line=tree.line[above])
+        else:
+            # Records that lead to no message: back to before the first message when they
+            # lead to the records the first message hangs from, or end where a conversation
+            # starts (no parent), as the first message's do. A Stop hook's progress that hangs
+            # from a record the file does not hold is no rewind, nor is a plan implemented in
+            # a cleared context, which starts from its SessionStart hooks' progress (whose
+            # first has no parent), or without a parent when no hook ran.
+            origin = "root" if parent is None else tree.origin.get(parent)
+            start_of_first = not kept.isdisjoint(tree.before_first)
+            if not start_of_first and (origin != "root" or _is_plan_in_cleared_context(record)):
+                return
+            # Everything since the first message goes, but for the records before it.
+            start, after = 0, None
+            kept |= tree.before_first
+        self._abandon(start, kept)
         self._emit(Rewind, at, resumes_after=after)
         # The conversation now ends at the message it went back to (a local command's records,
         # which may start the new branch, are no message of it).
@@ -887,6 +919,12 @@ class _Tree:
     message_above: dict[str, str | None] = field(default_factory=dict)
     line: dict[str, int] = field(default_factory=dict)  # a message record's line
     last_message: str | None = None
+    first_message: str | None = None
+    before_first: set[str] = field(default_factory=set)  # records before the first message
+    # Where the records above a record that is no message end, when not at a message: "root"
+    # (no parent), "missing" (a parent the file does not hold), "cleared" (a new context's
+    # SessionStart hook).
+    origin: dict[str, str] = field(default_factory=dict)
     abandoned: set[str] = field(default_factory=set)
     # Marked runs of events: start -> (end, the indexes in it left unmarked).
     runs: dict[int, tuple[int, list[int]]] = field(default_factory=dict)
@@ -1139,6 +1177,26 @@ def _is_local_command(record: dict[str, Any]) -> bool:
     if record.get("type") != "user" or not isinstance(message, dict):
         return False
     return _text_of(message.get("content")).lstrip().startswith(_LOCAL_COMMAND_TAGS)
+
+
+def _starts_context(record: dict[str, Any]) -> bool:
+    """Whether a record is a SessionStart hook's (its progress, or its output attached): a
+    new context starts there (a session, or a plan implemented in a cleared context)."""
+    for key in ("data", "attachment"):
+        value = record.get(key)
+        if isinstance(value, dict) and value.get("hookEvent") == "SessionStart":
+            return True
+    return False
+
+
+# How Claude Code starts a plan's implementation in a cleared context.
+_CLEARED_PLAN = "Implement the following plan:"
+
+
+def _is_plan_in_cleared_context(record: dict[str, Any]) -> bool:
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return _text_of(content).lstrip().startswith(_CLEARED_PLAN)
 
 
 def _is_prompt(record: dict[str, Any]) -> bool:
