@@ -13,6 +13,7 @@ import pytest
 from samples import sample
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.attribution import line_attribution
 from stet_lsp.trajectory.events import (
     AgentMessage,
     Compaction,
@@ -1201,3 +1202,55 @@ def test_public_sample_claude_code_2_1_12() -> None:
     assert change.source.line == 41
     assert len(of(events, RawEvent)) == 33  # summaries, snapshots, hooks, progress, timings
     assert events[-1].source.line == 67
+
+
+def test_an_edit_that_deletes_a_line_takes_its_break_too(tmp_path: Path) -> None:
+    """Deleting text that ends where a line does (`old_string` "b" without its break, and
+    an empty `new_string`), the Edit tool removes the line's break too: rebuilt from the
+    original file, the change removes the line, adds no empty one, and the file it records
+    is the file on disk, which the next edit's original file then agrees with. The lines
+    each step wrote follow from that: the deletion wrote none."""
+    original = "a\nb\nc\nd\n"
+
+    def edit(
+        call: str, uuid: str, parent: str | None, before: str, old: str, new: str
+    ) -> list[Any]:
+        tool = tool_use(
+            call, "Edit", {"file_path": "/w/f.txt", "old_string": old, "new_string": new}
+        )
+        structured = {
+            "filePath": "/w/f.txt",
+            "oldString": old,
+            "newString": new,
+            "originalFile": before,
+            "structuredPatch": [],
+            "userModified": False,
+            "replaceAll": False,
+        }
+        return [
+            assistant(uuid, parent, f"m{uuid}", [tool], "2026-01-01T00:00:01Z"),
+            user(
+                f"r{uuid}",
+                uuid,
+                [result(call, "The file has been updated.")],
+                "2026-01-01T00:00:02Z",
+                toolUseResult=structured,
+            ),
+        ]
+
+    records = [
+        *edit("t1", "a1", None, original, "b", ""),
+        *edit("t2", "a2", "ra1", "a\nc\nd\n", "d", "D"),
+    ]
+    events = IMPORTER.parse(write(tmp_path / "delete.jsonl", records)).events
+    first, second = of(events, FileChange)
+    assert first.content == "a\nc\nd\n"
+    assert first.diff == "--- a//w/f.txt\n+++ b//w/f.txt\n@@ -1,4 +1,3 @@\n a\n-b\n c\n d\n"
+    assert (first.added, first.removed) == (0, 1)
+    for step, event in enumerate(events, 1):
+        event.step = step
+    # The deletion wrote no line (an empty line 2 was credited to it); the next edit, line 3.
+    through_first = events[: events.index(first) + 1]
+    assert line_attribution(through_first).files.get("/w/f.txt", {}) == {}
+    followed = line_attribution(events).files["/w/f.txt"]
+    assert {line: origin.step for line, origin in followed.items()} == {3: second.step}

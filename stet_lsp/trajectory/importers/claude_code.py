@@ -5,7 +5,9 @@ One JSON object a line, appended as the session runs. The records, by `type`:
 * `user`: what went to the model in the user role. `message.content` is the prompt text, or a
   list of `text`/`image` blocks and `tool_result` blocks (the answer to a `tool_use`, with the
   tool's structured output beside it in `toolUseResult`: an Edit's `structuredPatch` and
-  `originalFile`, a Write's `type` "create"/"update" and `content`, a Task's `agentId`). A
+  `originalFile`, a Write's `type` "create"/"update" and `content`, a Task's `agentId`; an
+  Edit's file after it is rebuilt from `originalFile` as the tool makes it, an empty
+  `new_string` taking the break of the line its text ends, and diffed whole). A
   Bash call that succeeded (not in the background) and moved files with `mv` or `git mv`
   where its command line leaves no doubt (`shell_moves`) is a rename for each, from the
   folder the record names (`cwd`).
@@ -1118,7 +1120,9 @@ def _edits(
 
 
 def _apply_edits(original: str, edits: list[tuple[str, str, bool]]) -> str | None:
-    """The file after the replacements, or None when one of them does not apply as written."""
+    """The file after the replacements, as the Edit tool makes them, or None when one of them
+    does not apply as written. A replacement with nothing that deletes text ending where a
+    line does takes the line's break too (the tool leaves no empty line behind)."""
     if not edits:
         return None
     text = original
@@ -1130,6 +1134,8 @@ def _apply_edits(original: str, edits: list[tuple[str, str, bool]]) -> str | Non
         elif old not in text:
             return None
         else:
+            if new == "" and not old.endswith("\n") and old + "\n" in text:
+                old += "\n"
             text = text.replace(old, new) if replace_all else text.replace(old, new, 1)
     return text
 
