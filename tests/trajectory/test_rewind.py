@@ -241,6 +241,12 @@ def test_hook_records_that_lead_to_no_message_are_no_rewind(tmp_path: Path) -> N
         say("a7", "u5", "At linear retries.", 22),
         user("u6", None, "Implement the following plan: jitter", at(23)),
         say("a8", "u6", "Implemented.", 24),
+        # `/clear`, were its records written to the same file.
+        user("c1", None, CAVEAT, at(25), isMeta=True),
+        user("c2", "c1", "<command-name>/clear</command-name>", at(25)),
+        user("c3", "c2", "<local-command-stdout></local-command-stdout>", at(25)),
+        user("u7", "c3", "Start over with timeouts", at(26)),
+        say("a9", "u7", "Timeouts added.", 27),
     ]
     events = IMPORTER.parse(write(tmp_path / "hooks.jsonl", records)).events
     assert not of(events, Rewind)

@@ -48,10 +48,10 @@ records before it) when they lead to the records the first message hangs from, o
 parent at all, as the first message's do.
 Side chains (`isSidechain`) have trees of their own and a compaction is no rewind, nor is a
 prompt whose records lead to a record the file does not hold (a Stop hook's progress), nor a
-cleared context: records that lead to a SessionStart hook's progress or output written after
-the first message, or a plan implemented in a cleared context without a parent ("Implement
-the following plan:"). Whether "restore code" was chosen is not written to the session (the
-backups live in `~/.claude/file-history/`).
+cleared context: records that lead to a SessionStart hook's progress or output, or to the
+`/clear` command's records, written after the first message, or a plan implemented in a
+cleared context without a parent ("Implement the following plan:"). Whether "restore code"
+was chosen is not written to the session (the backups live in `~/.claude/file-history/`).
 
 Subagents: older versions wrote a subagent's records into the session file itself, marked
 `isSidechain`; later ones write each to `agent-<id>.jsonl`, first beside the session file and
@@ -809,7 +809,9 @@ class _FileReader:
             # first has no parent), or without a parent when no hook ran.
             origin = "root" if parent is None else tree.origin.get(parent)
             start_of_first = not kept.isdisjoint(tree.before_first)
-            if not start_of_first and (origin != "root" or _is_plan_in_cleared_context(record)):
+            if _starts_context(record) or (
+                not start_of_first and (origin != "root" or _is_plan_in_cleared_context(record))
+            ):
                 return
             # Everything since the first message goes, but for the records before it.
             start, after = 0, None
@@ -1186,13 +1188,19 @@ def _is_local_command(record: dict[str, Any]) -> bool:
 
 
 def _starts_context(record: dict[str, Any]) -> bool:
-    """Whether a record is a SessionStart hook's (its progress, or its output attached): a
-    new context starts there (a session, or a plan implemented in a cleared context)."""
+    """Whether a record is a SessionStart hook's (its progress, or its output attached) or
+    the `/clear` command's: a new context starts there (a session, a cleared conversation, or
+    a plan implemented in a cleared context)."""
     for key in ("data", "attachment"):
         value = record.get(key)
         if isinstance(value, dict) and value.get("hookEvent") == "SessionStart":
             return True
-    return False
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return _is_local_command(record) and _CLEAR_COMMAND in _text_of(content)
+
+
+_CLEAR_COMMAND = "<command-name>/clear</command-name>"
 
 
 # How Claude Code starts a plan's implementation in a cleared context.
