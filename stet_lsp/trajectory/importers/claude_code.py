@@ -926,8 +926,8 @@ class _Tree:
     first_message: str | None = None
     before_first: set[str] = field(default_factory=set)  # records before the first message
     # Where the records above a record that is no message end, when not at a message: "root"
-    # (no parent), "missing" (a parent the file does not hold), "cleared" (a new context's
-    # SessionStart hook).
+    # (no parent), "missing" (a parent the file does not hold), "cleared" (a new context: a
+    # SessionStart hook's record, or `/clear`'s).
     origin: dict[str, str] = field(default_factory=dict)
     abandoned: set[str] = field(default_factory=set)
     # Marked runs of events: start -> (end, the indexes in it left unmarked).
