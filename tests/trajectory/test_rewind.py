@@ -294,6 +294,21 @@ def test_a_rewind_to_before_the_first_message(tmp_path: Path) -> None:
     assert abandoned == list(range(1, 14))
 
 
+def test_prompts_of_a_file_that_names_no_parents_are_no_rewinds(tmp_path: Path) -> None:
+    """Files other tools write (claude-code-log's samples among them) leave every parent
+    null: each prompt after the first was taken for a rewind to the start, abandoning
+    everything before it (18 of 23 events of one such file)."""
+    records = [
+        user("u1", None, "Add retries to fetch", at(1)),
+        assistant("a1", None, "m1", [{"type": "text", "text": "Done."}], at(2)),
+        user("u2", None, "Now make the retries exponential", at(3)),
+        assistant("a2", None, "m2", [{"type": "text", "text": "Done again."}], at(4)),
+    ]
+    events = IMPORTER.parse(write(tmp_path / "unlinked.jsonl", records)).events
+    assert of(events, Rewind) == []
+    assert not any(event.abandoned for event in events)
+
+
 def test_a_rewind_to_before_a_first_message_that_hooks_ran_before(tmp_path: Path) -> None:
     """The first prompt hangs from its session's SessionStart hook progress; the prompt that
     replaces it hangs from the same records, which stay (they are no message): a rewind to

@@ -758,11 +758,12 @@ class _FileReader:
         rewind = (
             kind == "user"
             and tree.last_message is not None
-            and (parent is None or parent in tree.parent)
+            and (parent in tree.parent or (parent is None and tree.linked))
             and not record.get("isMeta")
             and not record.get("isCompactSummary")
             and _is_prompt(record)
         )
+        tree.linked = tree.linked or parent is not None
         tree.parent[uuid] = parent
         tree.message_above[uuid] = uuid if message else tree.message_above.get(parent or "")
         # Where the records above one that is no message lead, when not to a message.
@@ -924,6 +925,9 @@ class _Tree:
     line: dict[str, int] = field(default_factory=dict)  # a message record's line
     last_message: str | None = None
     first_message: str | None = None
+    # Whether a record so far named its parent: in a file whose records name none (as some
+    # tools write them), a prompt without a parent is no rewind to the start.
+    linked: bool = False
     before_first: set[str] = field(default_factory=set)  # records before the first message
     # Where the records above a record that is no message end, when not at a message: "root"
     # (no parent), "missing" (a parent the file does not hold), "cleared" (a new context: a
