@@ -338,6 +338,8 @@ def scan_windows(
         secret = judged.get(value)
         if secret is None:
             secret = judged[value] = _is_secret_value(value, allowlist)
+        if heuristics.is_command_substitution(text, start, end):
+            continue  # ``TOKEN=`gh auth token` ``: the command, not what it prints
         if secret and not _after_metadata_key(text, start):
             spans.append(Span(start, end, rule, priority))
     return spans

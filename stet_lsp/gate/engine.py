@@ -28,8 +28,12 @@ _ELLIPSES = ("...", "…", "\\u2026")
 _BEGIN = itemgetter(0)
 # The rest of an identifier after an anchor (long enough for any key the identifier rules
 # match) when `=` or `:` follows within 9 characters (Go's ` string =`), a quote escaped at
-# any depth counting as one (`token\\\\\\\": ` in JSON quoted three times).
-_OPERATOR_AFTER = r'(?:\\{1,64}+"|[^=:]){0,8}[=:]'
+# any depth counting as one (`token\\\\\\\": ` in JSON quoted three times), or a string literal
+# in parentheses or braces (C++'s `secret("…")`, `api_key{"…"}`: `rules.DIRECT_INIT`).
+_OPERATOR_AFTER = (
+    r'(?:(?:\\{1,64}+"|[^=:]){0,8}[=:]'
+    r"|(?:\[[0-9]{0,6}\])?[ \t]{0,2}[({][ \t]{0,2}(?:u8|[LuU])?\\{0,64}+[\"'])"
+)
 _OPERATOR_FOLLOWS = re.compile(_OPERATOR_AFTER)
 _KEY_THEN_OPERATOR = re.compile(r"[A-Za-z0-9_.\-]{0,128}+(?=" + _OPERATOR_AFTER + ")")
 # From a key's end: a number assigned and nothing after it but the end of a JSON value or of
@@ -39,9 +43,10 @@ _NUMBER_ASSIGNED = re.compile(
     _OPERATOR_AFTER + r"[ \t]{0,4}-?[0-9]{1,15}+(?:\.[0-9]{1,15}+)?(?=[,}\]\r\n]|\\[nr]|\Z)"
 )
 # From a key's end: operator, what may precede a value, the value as the rules see it, and no
-# backslash anywhere up to its end (decoding a literal cannot change such an assignment).
+# backslash anywhere up to its end (decoding a literal cannot change such an assignment), nor
+# a call or brace that may open on an escaped literal (`std::string(\\"…\\")`, `{\\"…\\"}`).
 _PLAIN_ASSIGNMENT = re.compile(
-    r"[^=:\\]{0,7}[=:][=> \t\"'`]{0,10}+[^\s\"'`,;\\<>(){}\[\]]{0,400}+(?!\\)"
+    r"[^=:\\]{0,7}[=:][=> \t\"'`]{0,10}+[^\s\"'`,;\\<>(){}\[\]]{0,400}+(?![\\({])"
 )
 _PLAIN_ASSIGNMENT_REACH = 7 + 1 + 10 + 400 + 1
 
@@ -53,6 +58,13 @@ _QUERY = (re.compile("&"), re.compile("[&;#]"))
 _URL_SURE_END = re.compile("[&#]")  # `#` starts a URL's fragment
 _PARAMETER_SEPARATORS = {"?": _QUERY, "&": _QUERY, ";": (re.compile(";"), re.compile(";"))}
 _QUOTES = frozenset("\"'`")
+# What starts the stretch a single quote's parity is counted over: a newline, raw or escaped
+# (`\\n` in a JSON string), a double quote (a JSON string's start).
+_LINE_STARTS = ("\n", "\\n", '"')
+# `$NAME` whole, and a command-line flag right before a value: attached (`-p'…'`) or a
+# blank apart (`-p '…'`, `--password '…'`).
+_QUOTED_DOLLAR = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]{0,80}")
+_FLAG_BEFORE = re.compile(r"(?<![\w\-])--?[A-Za-z][A-Za-z0-9\-]{0,40}[ \t]?\Z")
 
 
 @dataclass(frozen=True)
@@ -145,7 +157,7 @@ class RuleScanner:
         self.allowlist = allowlist
         self.spans: list[Span] = []
         self._tried: set[tuple[int, int]] = set()
-        self._judged: dict[tuple[int, str, str | None, bool], bool] = {}
+        self._judged: dict[tuple[int, str, str | None, bool, bool], bool] = {}
         self._covered_until: dict[int, int] = {}
         self._token_until: dict[int, int] = {}
         """Per rule that extends its tokens: the end of the last token it read."""
@@ -408,7 +420,13 @@ class RuleScanner:
         # parameter (of a URL, a form body, a connection string) holds text, never code's
         # name (`?secret=x9Kq2mZ7Lp4`, `;Pwd=Hunter2Summer`).
         judged = value[1:-1] if form == "braced" and len(value) > 2 else value
-        if not value or not self._judge(priority, rule, judged, key, literal=form != ""):
+        if not value or heuristics.is_command_substitution(self.text, start, end):
+            return False
+        if self._shell_quoted_dollar(start, end):
+            secret = self._judge(priority, rule, judged, key, literal=True, quoted=True)
+        else:
+            secret = self._judge(priority, rule, judged, key, literal=form != "")
+        if not secret:
             return False
         if self.text.startswith(_ELLIPSES, end) and heuristics.is_placeholder(value + "..."):
             return False  # `API_KEY=sk-ant-...`: the rules' values stop before a final dot
@@ -417,13 +435,44 @@ class RuleScanner:
         return True
 
     def _judge(
-        self, priority: int, rule: Rule, value: str, key: str | None, literal: bool = False
+        self,
+        priority: int,
+        rule: Rule,
+        value: str,
+        key: str | None,
+        literal: bool = False,
+        quoted: bool = False,
     ) -> bool:
-        judged = (priority, value, key, literal)
+        judged = (priority, value, key, literal, quoted)
         secret = self._judged.get(judged)
         if secret is None:
-            secret = self._judged[judged] = self._is_secret(rule, value, key, literal)
+            secret = self._judged[judged] = self._is_secret(rule, value, key, literal, quoted)
         return secret
+
+    def _shell_quoted_dollar(self, start: int, end: int) -> bool:
+        """Whether the value at `start:end` is `$NAME` in a shell's single quotes, which expand
+        nothing: `mysql -p'$Password'`, `PGPASSWORD='$ecret'`, `--password '$Pa55'` pass the
+        characters `$Password` themselves. The quote opens right after a `=` glued to its name
+        or after a flag (`-p'…'`, `-p '…'`, `--password '…'`), and opens indeed: an even
+        number of single quotes stands before it on the line (since the last newline, raw or
+        escaped, or double quote), so the `'` in `sh -c 'mysql -p'$PW''` closes a quote and
+        leaves `$PW` to the shell. `"$NAME"`, a bare `$NAME` and `'${NAME}'` (a template's,
+        such as a CI's `'${{ … }}'`) stay references; so does `password: '$Password'` in YAML
+        or code (a config a program expands), where no flag or glued `=` stands."""
+        text = self.text
+        if start < 2 or text[start - 1] != "'" or not text.startswith("'", end):
+            return False
+        if _QUOTED_DOLLAR.fullmatch(text, start, end) is None:
+            return False
+        before = text[start - 2]
+        if before == "=":
+            if start < 3 or text[start - 3] not in _IDENTIFIER_CHARS:
+                return False
+        elif _FLAG_BEFORE.search(text, max(0, start - 64), start - 1) is None:
+            return False
+        floor = max(0, start - 4096)
+        line = max(text.rfind(mark, floor, start - 1) for mark in _LINE_STARTS) + 1
+        return text.count("'", max(line, floor), start - 1) % 2 == 0
 
     def _parameter_ends(self, match: re.Match[str], start: int, end: int) -> tuple[int, int, str]:
         """Where the unquoted value of a parameter of a query (`?password=`, `&token=`) or of
@@ -469,9 +518,18 @@ class RuleScanner:
         self._runs[priority] = (origin, stop, stop < limit or limit == len(self.text))
         return stop
 
-    def _is_secret(self, rule: Rule, value: str, key: str | None, literal: bool = False) -> bool:
+    def _is_secret(
+        self,
+        rule: Rule,
+        value: str,
+        key: str | None,
+        literal: bool = False,
+        quoted: bool = False,
+    ) -> bool:
         """Whether `value` of `rule` (assigned to `key`) is a secret; `literal`: the value is
-        text, never code's name (a parameter's, `_parameter_ends`)."""
+        text, never code's name (a parameter's, `_parameter_ends`); `quoted`: the value is
+        `$NAME` in a shell's single quotes (`_shell_quoted_dollar`), characters, never a
+        reference, which the rule's own check would take it for."""
         if rule.replacement is not None:
             return True
         if heuristics.is_documented_example(value):
@@ -482,6 +540,8 @@ class RuleScanner:
             return False
         if key == "PASS" and heuristics.looks_like_reference(value):
             return False  # a test runner's result names a test: `--- PASS: TestParse/empty`
+        if quoted:
+            return True
         if rule.check is None or rule.check(value, self.strict):
             return True
         return literal and heuristics.looks_like_env_literal(value)

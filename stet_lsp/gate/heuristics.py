@@ -203,6 +203,8 @@ def is_placeholder(value: str) -> bool:
         return True
     if _elided(value):
         return True
+    if lowered.startswith(_SLACK_PREFIXES) and _worded_token(value):
+        return True
     if value.startswith(_ARMOR_LINES):
         return True  # a PEM header or footer: the private-key rule judges what follows it
     return any(word in lowered for word in _PLACEHOLDER_WORDS) and _is_words(value)
@@ -252,6 +254,28 @@ def _is_words(value: str, *, letters_alone: bool = True) -> bool:
     )
 
 
+# Slack's token prefixes: a real token's body holds ids of many digits and a generated run.
+_SLACK_PREFIXES = ("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxe-", "xoxo-", "xoxs-", "xapp-")
+
+
+def _worded_token(value: str) -> bool:
+    """A token's shape written in words after its prefix (`xoxb-my-bot-token`,
+    `xoxb-test-token`, `xoxo-2024-forever`): every part after the first `-` a word, in one
+    case or capitalised and not generated, or a number of four digits at most (a year, a
+    version). `xoxb-2048-1234567890123-R8kD…` holds an id and a generated run."""
+    parts = value.split("-")[1:]
+    return any(part.isalpha() for part in parts) and all(
+        (part.isdigit() and len(part) <= 4)
+        or (
+            part.isascii()
+            and part.isalpha()
+            and (part.islower() or part.isupper() or part.istitle())
+            and not looks_generated(part)
+        )
+        for part in parts
+    )
+
+
 def _elided(value: str) -> bool:
     """`sk-ant-...`: an ellipsis, and too little beside it to be a real value cut short."""
     if not any(ellipsis in value for ellipsis in _ELLIPSES):
@@ -259,6 +283,68 @@ def _elided(value: str) -> bool:
     for ellipsis in _ELLIPSES:
         value = value.replace(ellipsis, "")
     return len(value.strip("\"'`.")) < _ELLIPSIS_KEEPS
+
+
+# A command's first word (a name or a path to one), and tools that print a credential.
+_COMMAND_NAME = re.compile(r"(?:~|\.{1,2})?/?[A-Za-z][A-Za-z0-9._+\-]{0,40}")
+_SECRET_COMMANDS = frozenset(
+    {
+        "aws",
+        "az",
+        "bw",
+        "cat",
+        "doppler",
+        "gcloud",
+        "gh",
+        "glab",
+        "gopass",
+        "gpg",
+        "heroku",
+        "infisical",
+        "jq",
+        "keyring",
+        "kubectl",
+        "lpass",
+        "op",
+        "openssl",
+        "pass",
+        "pwgen",
+        "secret-tool",
+        "security",
+        "sops",
+        "vault",
+    }
+)
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]{12,}")
+
+
+def looks_like_command(value: str) -> bool:
+    """A command and its arguments (`gh auth token`, `cat ~/.key`, `op read op://v/x`,
+    `openssl rand -hex 32`): a first word that names a command, then a tool that prints a
+    credential or an argument only a command takes (a flag, a path, `a:b`, `a=b`); not a
+    passphrase of words (`correct horse battery staple`), nor a command holding a generated
+    run (`echo Xk9q2LmWp4Tz…`: the value it prints)."""
+    words = value.split()
+    if len(words) < 2 or _COMMAND_NAME.fullmatch(words[0]) is None:
+        return False
+    if any(looks_generated(run) for run in _ALNUM_RUN.findall(value)):
+        return False
+    if words[0].lower() in _SECRET_COMMANDS:
+        return True
+    return any(
+        word.startswith("-") or word == "|" or any(mark in word[1:] for mark in "/~:=")
+        for word in words[1:]
+    )
+
+
+def is_command_substitution(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` is a command in backticks assigned to a shell variable
+    (``GITHUB_TOKEN=`gh auth token` ``, ``OPENAI_API_KEY=`cat ~/.key` ``): the shell runs it,
+    and the variable holds what it prints, which is not in the text."""
+    if start < 3 or not text.startswith("`", end) or text[start - 2 : start] != "=`":
+        return False
+    before = text[start - 3]
+    return (before.isalnum() or before == "_") and looks_like_command(text[start:end])
 
 
 def is_agent_id(value: str) -> bool:
@@ -637,6 +723,14 @@ def looks_like_env_literal(value: str) -> bool:
     return sum((lower, upper, digits, symbol)) >= 2 and shannon_entropy(value) >= 2.5
 
 
+# A callee (a name, qualified or dotted, after `new`, with template arguments), then the
+# parenthesis or brace that opens its call or list: the value is all of it.
+_OPENS_A_CALL = re.compile(
+    r"(?:new[ \t]{1,2})?(?P<name>[A-Za-z_][A-Za-z0-9_]{0,80}"
+    r"(?:(?:::|\.)[A-Za-z_][A-Za-z0-9_]{0,80}){0,8})(?:<[A-Za-z0-9_:, ]{0,40}>)?[({]"
+)
+
+
 def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: float = 3.0) -> bool:
     """A value assigned to a credential's name: encoded, or password-like (any characters,
     several classes, varied), and neither a placeholder nor a reference."""
@@ -644,6 +738,8 @@ def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: flo
         return False
     if is_placeholder(value) or is_env_reference(value) or is_agent_id(value):
         return False
+    if (call := _OPENS_A_CALL.fullmatch(value)) and not looks_generated(call["name"]):
+        return False  # `std::string(`, `new String(`: code before a literal, not a value
     if is_encoded_secret(value):
         return True
     if _UUID.fullmatch(value) or value.startswith(_HASH_PREFIXES) or looks_like_reference(value):

@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.45"
+RULESET_VERSION = "2026.46"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -221,7 +221,7 @@ SECRET_KEY_WORDS = (
     r"secret|token|pass|pwd|api[_\-]?key|access[_\-]?key|private[_\-]?key"
     r"|auth[_\-]?key|client[_\-]?key|credentials?|signing[_\-]?key|encryption[_\-]?key"
 )
-_ASSIGN = r"[\"']?\]?[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}"
+_ASSIGN = r"[\"']?\]?[ \t]{0,4}(?::{1,3}=|\?=|=>|=|:)[ \t]{0,4}"
 
 
 # A declared type between a name and its `=`: `api_key: str = "…"` (Python, TypeScript, Rust,
@@ -242,14 +242,29 @@ KEY_ASSIGN: str = (
     + _GO_STRING
     + r"|[ \t]{0,4}(?::{1,3}=|[?.]=|=>|=|:))[ \t]{0,4}"
 )
-# The first characters of a value, quoted or not (a cheap test before the full pattern).
-VALUE_START = r"[\"'`]?[^\s\"'`\\]{6}"
+# The first characters of a value, quoted or not, in braces, after `new` or with a literal's
+# prefix (a cheap test before the full pattern).
+VALUE_START = r"(?:new[ \t]{1,2}|[({][ \t]{0,2})?(?:u8|[LuUbr])?[\"'`]?[^\s\"'`\\]{6}"
+
+
+# Before a quoted value: a call or constructor wrapping the literal (`std::string("…")`,
+# `new String("…")`, `QString("…")`, `String::from("…")`, a brace list `{"…"}`), whose
+# literal is the value, not the code before it; and a string literal's prefix (C++'s `L`,
+# `u8`, `u`, `U`, Python's `b`, `r`, `u`).
+_VALUE_WRAPPER = (
+    r"(?:(?:new[ \t]{1,2})?[A-Za-z_][A-Za-z0-9_:.]{0,60}(?:<[A-Za-z0-9_:, ]{1,40}>)?[ \t]?)?"
+    r"[({][ \t]{0,2}(?:u8|[LuUbr])?(?=[\"'`])"
+    r"|(?:u8|[LuUbr])(?=[\"'`])"
+)
 
 
 def whole_value(least: int, most: int = 400) -> str:
     """A whole value as group `secret`: up to its closing quote when quoted (any character a
-    secret key holds, escapes included), else up to whitespace (minus trailing `.,;`)."""
+    secret key holds, escapes included), else up to whitespace (minus trailing `.,;`). A
+    quoted value may stand in a call or braces, or carry a literal's prefix
+    (`_VALUE_WRAPPER`)."""
     return (
+        r"(?:" + _VALUE_WRAPPER + r")?"
         r"[\"'`]?(?P<secret>"
         rf"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=\")"
         rf"|(?<=')[^'\r\n]{{{least},{most}}}+(?=')"
@@ -294,6 +309,27 @@ GENERIC_ASSIGNMENT = Rule(
     reach=480,
     check=_generic_check,
     after=lazy(r"[A-Za-z0-9_.\-]{0,128}" + KEY_ASSIGN + VALUE_START),
+    start="identifier",
+)
+# C++'s direct and list initialisation of a declared name (`std::string secret("…")`,
+# `std::string api_key{"…"}`, `QString password ("…")`, `char token[] {"…"}`): a type, `*` or
+# `&` before the name, a string literal in the parentheses or braces. A call with no type
+# before its name (`check_password("…")`, `user.set_password("…")`) is not read so.
+DIRECT_INIT = r"(?:\[[0-9]{0,6}\])?[ \t]{0,2}(?=[({][ \t]{0,2}(?:u8|[LuU])?[\"'])"
+DIRECT_INIT_ASSIGNMENT = Rule(
+    name="secret-assignment",
+    pattern=lazy(
+        r"(?:(?<=[A-Za-z0-9_>][ \t])|(?<=[*&]))(?P<key>[A-Za-z0-9_]{0,40}?(?i:"
+        + SECRET_KEY_WORDS
+        + r")[A-Za-z0-9_]{0,30})"
+        + DIRECT_INIT
+        + whole_value(6)
+    ),
+    anchors=GENERIC_ASSIGNMENT.anchors,
+    lead=48,
+    reach=480,
+    check=_generic_check,
+    after=lazy(r"[A-Za-z0-9_]{0,128}" + DIRECT_INIT),
     start="identifier",
 )
 # A key ending so names metadata about a credential, not the credential.
@@ -804,6 +840,7 @@ def build_rules() -> tuple[Rule, ...]:
             start="anchor",
         ),
         GENERIC_ASSIGNMENT,
+        DIRECT_INIT_ASSIGNMENT,
         *ENV_ASSIGNMENTS,
         Rule(
             name="high-entropy-string",

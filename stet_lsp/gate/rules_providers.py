@@ -37,8 +37,9 @@ HEX = "[0-9a-f]"
 HEXI = "[0-9a-fA-F]"
 UUID = f"{HEXI}{{8}}-{HEXI}{{4}}-{HEXI}{{4}}-{HEXI}{{4}}-{HEXI}{{12}}"
 B64 = "A-Za-z0-9+/"
-# Between a key and its value: a closing quote or bracket, then `=`, `:`, `:=` or `=>`.
-_ASSIGN = r"[\"']?\]?[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}"
+# Between a key and its value: a closing quote or bracket, then `=`, `:`, `:=`, `=>` or Make's
+# `::=`, `:::=` and `?=`.
+_ASSIGN = r"[\"']?\]?[ \t]{0,4}(?::{1,3}=|\?=|=>|=|:)[ \t]{0,4}"
 
 
 # A mask in a vendor's charset: one character eight times or more (`0000000000000000`).

@@ -143,6 +143,51 @@ def test_a_c_array_of_a_credential() -> None:
         assert scan_text(code, path="main.c", cache=ResultCache()) == [], code
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('std::string secret("Wn4#tKq8Zr2mLx7P");\n', "Wn4#tKq8Zr2mLx7P"),
+        ('    std::string api_key{"Hq3vTz8Lm2Rx7KcW5pNy"};\n', "Hq3vTz8Lm2Rx7KcW5pNy"),
+        ('const std::string db_password { "Wn4#tKq8Zr2mLx7P" };\n', "Wn4#tKq8Zr2mLx7P"),
+        ('QString password ("Wn4#tKq8Zr2mLx7P");\n', "Wn4#tKq8Zr2mLx7P"),
+        ('static char *auth_token("Hq3vTz8Lm2Rx7KcW5pNy");\n', "Hq3vTz8Lm2Rx7KcW5pNy"),
+        ('std::string api_key = {"Hq3vTz8Lm2Rx7KcW5pNy"};\n', "Hq3vTz8Lm2Rx7KcW5pNy"),
+        ('const wchar_t* password = L"Wn4#tKq8Zr2mLx7P";\n', "Wn4#tKq8Zr2mLx7P"),
+        ('std::string api_token{u8"Hq3vTz8Lm2Rx7KcW5pNy"};\n', "Hq3vTz8Lm2Rx7KcW5pNy"),
+        ('const char* password = "Wn4#tKq8Zr2mLx7P";\n', "Wn4#tKq8Zr2mLx7P"),
+        ('char const *api_key = "Hq3vTz8Lm2Rx7KcW5pNy";\n', "Hq3vTz8Lm2Rx7KcW5pNy"),
+        # A wrapper's literal is the value, not the code before it.
+        ('auto token = std::string("Hq3vTz8Lm2Rx7KcW5pNy");\n', "Hq3vTz8Lm2Rx7KcW5pNy"),
+        ('String password = new String("Wn4#tKq8Zr2mLx7P");\n', "Wn4#tKq8Zr2mLx7P"),
+    ],
+)
+def test_a_cpp_initialisation_of_a_credential(text: str, value: str) -> None:
+    """C++ initialises a declared name with parentheses or braces, and a literal may carry
+    an encoding prefix or stand in a constructor's call: the literal is the value."""
+    findings = scan_text(text, path="main.cpp", cache=ResultCache())
+    assert [text[f.offset : f.end_offset] for f in findings] == [value]
+    line = json.dumps({"type": "tool_result", "content": "main.cpp:\n" + text}) + "\n"
+    redacted = redact_text(line, path="events.jsonl", cache=ResultCache()).text
+    assert value not in redacted
+    assert "[REDACTED:secret-assignment#1]" in json.loads(redacted)["content"]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "check_password(input);\n",
+        'std::string secret(GetEnv("APP_SECRET"));\n',
+        "std::string api_key{config.api_key()};\n",
+        'std::string password("");\n',
+        'QString password(tr("Password"));\n',
+        'std::string token = std::getenv("API_TOKEN");\n',
+        'auto secret = std::string("/run/secrets/app/secret");\n',
+    ],
+)
+def test_cpp_code_around_a_credentials_name_stays(code: str) -> None:
+    assert scan_text(code, path="main.cpp", cache=ResultCache()) == []
+
+
 def test_a_php_string_appended_to_a_credential() -> None:
     text = '$apiSecret .= "Rk7mZq2XwL9pTv4NcB8yJh3s";\n'
     findings = scan_text(text, path="config.php", cache=ResultCache())

@@ -389,6 +389,61 @@ def test_references_that_start_a_flags_or_keys_value_stay() -> None:
         _untouched_everywhere(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "secret", "rule"),
+    [
+        ("mysql -uroot -p'$Password' shop", "$Password", "cli-password"),
+        ("PGPASSWORD='$ecret' psql -h db -U app", "$ecret", "secret-assignment"),
+        ("export DB_PASSWORD='$Summer' && ./migrate", "$Summer", "secret-assignment"),
+        ("sshpass -p '$Hunter' ssh deploy@10.0.0.4", "$Hunter", "cli-password"),
+        ("redis-cli -a '$Tr0ub4dor' ping", "$Tr0ub4dor", "cli-password"),
+        ("docker login -u me -p '$Password' r.io", "$Password", "registry-login-password"),
+        ("echo \"it's up\" && mysql -uroot -p'$Password' shop", "$Password", "cli-password"),
+    ],
+)
+def test_a_single_quoted_dollar_name_is_the_password_itself(
+    text: str, secret: str, rule: str
+) -> None:
+    """A shell expands nothing in single quotes: `-p'$Password'` passes the nine characters
+    `$Password`, which are the password."""
+    redacted_everywhere(text, secret, rule)
+
+
+def test_a_dollar_name_the_shell_expands_stays_a_reference() -> None:
+    for text in (
+        'mysql -uroot -p"$Password" shop',
+        "mysql -uroot -p$Password shop",
+        'PGPASSWORD="$DB_PASS" psql -h db',
+        # The quote before `$` closes the one `sh -c` opened: the shell expands `$MYSQL_PW`.
+        "sh -c 'mysql -uroot -p'$MYSQL_PW' shop'",
+        # A template's braces: a CI fills them in before any shell runs.
+        "mysql -uroot -p'${{ secrets.DB_PASSWORD }}' shop",
+        "PGPASSWORD='${DB_PASS}' psql",
+        # Code and YAML: no flag, no `=` glued to a name; a program may expand it.
+        "password: '$Password'",
+        "db_password = '$Password'",
+    ):
+        _untouched_everywhere(text)
+
+
+@pytest.mark.parametrize("operator", ["::=", ":::=", "?="])
+@pytest.mark.parametrize(
+    ("line", "rule"),
+    [
+        ("DATADOG_API_KEY {op} 7c1e4b9a2f8d3c6e0b5a9f2d4c8e1a7b", "datadog-api-key"),
+        ("HEROKU_API_KEY {op} 4f8a2c9e-1b7d-4f6a-9c5e-8b2d9f1a4c7e", "heroku-api-key"),
+        ("TWILIO_AUTH_TOKEN {op} 9e2b7c4a1f8d3e6b0c5a2f9d4e7b1c8a", "twilio-auth-token"),
+        ("GITHUB_TOKEN {op} ghp_Tq8ZmW3kRx7LpN2vYc5JhB9sDf4GaE6uKw1n", "github-token"),
+    ],
+)
+def test_a_vendors_key_assigned_by_make(operator: str, line: str, rule: str) -> None:
+    """Make's `::=`, `:::=` and `?=` assign as `=` does: the vendor's own rule finds the key
+    (a Heroku key is a UUID, which no generic rule takes)."""
+    text = line.format(op=operator)
+    value = text.rsplit(" ", 1)[1]
+    assert _found(text + "\n", path="Makefile") == [(rule, value)]
+
+
 def test_a_vendors_keyed_value_quoted_in_a_transcripts_json() -> None:
     """`NAME = "value"` inside a JSON string reads `= \\"value\\"`: the escaped quote stood
     where the vendor's keyword rule reads the assignment, and the literal was not decoded."""

@@ -573,3 +573,77 @@ def test_a_urls_fragment_ends_a_value_and_parameters_hold_text(text: str, redact
 def test_a_windows_reference_is_no_percent_escape(line: str) -> None:
     """`%DB_PASSWORD%` starts like the escape `%DB`: decoded so, it read as a random value."""
     assert scan_text(line + "\n", path="build.cmd", cache=None) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SLACK_BOT_TOKEN=xoxb-my-bot-token\n",
+        'export SLACK_TOKEN="xoxb-test-token"\n',
+        "slack:\n  token: xoxb-my-slack-bot-token-here\n",
+        "Set the token to xoxb-your-token-here in the app's settings.\n",
+        "SLACK_APP_TOKEN=xapp-1-my-app-token\n",
+        'curl -H "Authorization: Bearer xoxb-my-bot-token" https://slack.com/api/auth.test\n',
+        # detect-secrets' Slack pattern takes a number then a word: this is prose.
+        "We will party like it is xoxo-2024-forever, she wrote.\n",
+        "OPENSHIFT_TOKEN=sha256~XXXX_PUT_YOUR_TOKEN_HERE_XXXX\n",
+        "oc login --token=sha256~XXXX_PUT_YOUR_TOKEN_HERE_XXXX --server=https://api.c1:6443\n",
+    ],
+)
+def test_a_tokens_shape_written_in_words_is_a_placeholder(text: str) -> None:
+    assert scan_text(text, cache=ResultCache()) == []
+    assert scan_text(json.dumps({"content": text}) + "\n", path="e.jsonl") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "SLACK_BOT_TOKEN={}",
+            "xoxb-2048-4195736209183-Hq3vTz8Lm2Rx7KcW5pNyJd4B",
+        ),
+        (
+            "token: {}",
+            "xoxp-2048-4195736209183-5190372846-9f3e7a1c2b8d4e6f0a5c3b9d7e1f2a4c",
+        ),
+        ("SLACK_APP_TOKEN={}", "xapp-1-A05QZ7K2M3N-6021538479261-7d2f9c4b1e8a3f6d"),
+        ("a legacy {} token", "xoxs-4195736209-5190372846-6021538479-0f9e8d7c6b5a"),
+        ("oc login --token={}", "sha256~Hq3vTz8Lm2Rx7KcW5pNyJd4BwE6sF1gA9uK0rT2yXcQ"),
+    ],
+)
+def test_a_real_looking_slack_or_openshift_token_is_still_a_secret(text: str, secret: str) -> None:
+    redacted = _redacted(text.format(secret) + "\n")
+    assert secret.split("-")[-1] not in redacted and "[REDACTED:" in redacted
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "GITHUB_TOKEN=`gh auth token`",
+        "export OPENAI_API_KEY=`cat ~/.key`",
+        "export DATADOG_API_KEY=`cat ~/.dd/apikey.txt`",
+        "STRIPE_API_KEY=`pass show stripe/live`",
+        "export ANTHROPIC_API_KEY=`op read op://Private/anthropic/credential`",
+        "export SECRET_KEY=`openssl rand -hex 32`",
+        "export DB_PASSWORD=`vault kv get -field=password secret/db`",
+        "HF_TOKEN=`huggingface-cli auth token --quiet`",
+    ],
+)
+def test_a_command_substituted_for_a_credential_is_no_value(line: str) -> None:
+    """Backticks after `NAME=` run a command: the variable holds what it prints, which is
+    not in the text."""
+    assert scan_text(line + "\n", cache=ResultCache()) == []
+    assert scan_text(json.dumps({"command": line}) + "\n", path="e.jsonl") == []
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("OPENAI_API_KEY=`Hq3vTz8Lm2Rx7KcW5pNyJd4BwE6sF1gA`", "Hq3vTz8Lm2Rx7KcW5pNyJd4BwE6sF1gA"),
+        ("the api key is `Hq3vTz8Lm2Rx7KcW5pNyJd4BwE6`", "Hq3vTz8Lm2Rx7KcW5pNyJd4BwE6"),
+    ],
+)
+def test_a_backticked_value_or_a_command_printing_one_is_still_a_secret(
+    line: str, secret: str
+) -> None:
+    assert secret not in _redacted(line + "\n")
