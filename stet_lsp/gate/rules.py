@@ -145,6 +145,23 @@ def _assigned_password(value: str, strict: bool) -> bool:
 
 
 _ARGUMENT_END = re.compile(r"[,)]")
+
+
+def _yaml_passphrase(value: str, strict: bool) -> bool:
+    """A YAML password's plain scalar of several words (`password: Tr0ub4dor&3 horse
+    battery`): a secret when one of its words is one by itself (the rest of the phrase goes
+    with it) and the whole passes `_assigned_password`. Words alone (`correct horse battery
+    staple`) read as prose or a label (`Password: see the vault entry`, `password: The one
+    you set at signup.`) as often as a passphrase, and stay; a single word is the generic
+    rules' to judge."""
+    words = value.split()
+    return (
+        len(words) > 1
+        and any(_generic_check(word, strict) for word in words)
+        and _assigned_password(value, strict)
+    )
+
+
 # A connection string's value (at most 256 characters and 4 spaces) reaches an end (`;`, a
 # quote, the line's end): tested first in one pass, so a `Password= ` repeated along a line
 # does not try every length up to 256 at each.
@@ -805,6 +822,23 @@ def build_rules() -> tuple[Rule, ...]:
             lead=6,
             reach=300,
             check=_assigned_password,
+        ),
+        # YAML's `password: value` on a key that starts its line: a plain scalar runs to the
+        # line's end or a comment (` #`), blanks included; the generic rules read only its
+        # first word, and `password: Tr0ub4dor&3 horse battery` kept the rest of the phrase.
+        Rule(
+            name="secret-assignment",
+            pattern=lazy(
+                r"(?:(?<=^)|(?<=\\n))[ \t]{0,16}(?:-[ \t]{1,4})?"
+                r"[A-Za-z0-9_.\-]{0,40}?(?i:password|passwd|passphrase)[ \t]{0,4}:[ \t]{1,4}"
+                r"(?P<secret>[^\s\"'`|>&*!{\[#%@\\][^\r\n\"\\]{0,255}?)[ \t]{0,4}"
+                r"(?=[ \t]#|[\r\n\"]|\\[nr]|$)",
+                re.MULTILINE,
+            ),
+            anchors=("password", "passwd", "passphrase"),
+            lead=64,
+            reach=320,
+            check=_yaml_passphrase,
         ),
         Rule(
             name="basic-auth",

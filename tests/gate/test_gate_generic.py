@@ -188,6 +188,54 @@ def test_cpp_code_around_a_credentials_name_stays(code: str) -> None:
     assert scan_text(code, path="main.cpp", cache=ResultCache()) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("password: Tr0ub4dor&3 horse battery\n", "Tr0ub4dor&3 horse battery"),
+        (
+            "db:\n  password: 9vQ!x2Lm violet staple  # rotated in May\n  user: app\n",
+            "9vQ!x2Lm violet staple",
+        ),
+        ("  - smtp_passphrase: lantern Wq7#zK2p orbit\n", "lantern Wq7#zK2p orbit"),
+    ],
+)
+def test_a_yaml_passphrase_goes_whole(text: str, value: str) -> None:
+    """A YAML plain scalar runs to the line's end or a comment: a passphrase holding a random
+    word is redacted whole, not up to its first blank, also in a transcript's JSON (where
+    detect-secrets' keyword plugin reads no line's end)."""
+    line = json.dumps({"type": "tool_result", "content": "config.yml:\n" + text}) + "\n"
+    findings = scan_text(line, path="events.jsonl", cache=ResultCache())
+    assert [(f.rule, line[f.offset : f.end_offset]) for f in findings] == [
+        ("secret-assignment", value)
+    ]
+    redacted = redact_text(line, path="events.jsonl", cache=ResultCache()).text
+    assert not any(word in redacted for word in value.split())
+    json.loads(redacted)
+    assert not any(word in _redacted_raw(text) for word in value.split())
+
+
+def _redacted_raw(text: str) -> str:
+    return redact_text(text, path="config.yml", cache=ResultCache()).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Words alone: a passphrase, or prose and labels as often; no rule of the gate's own
+        # takes them.
+        "password: correct horse battery staple\n",
+        "Password: see the vault entry\n",
+        "password: The one you set at signup.\n",
+        "password: ${DB_PASSWORD}\n",
+        "password: !vault |\n",
+        "password: {{ .Values.db.password }}\n",
+    ],
+)
+def test_a_yaml_password_of_words_or_a_template_stays(text: str) -> None:
+    line = json.dumps({"type": "tool_result", "content": text}) + "\n"
+    assert scan_text(line, path="events.jsonl", cache=ResultCache()) == []
+
+
 def test_a_php_string_appended_to_a_credential() -> None:
     text = '$apiSecret .= "Rk7mZq2XwL9pTv4NcB8yJh3s";\n'
     findings = scan_text(text, path="config.php", cache=ResultCache())
