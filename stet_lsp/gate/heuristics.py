@@ -723,6 +723,13 @@ def looks_like_env_literal(value: str) -> bool:
     return sum((lower, upper, digits, symbol)) >= 2 and shannon_entropy(value) >= 2.5
 
 
+# A regular expression's syntax (a class of a range or an escape, a group's flags or `(?:`, a
+# counted repeat after a class or group): a pattern assigned to `TOKEN_RE`, `re.compile(r"…")`.
+_REGEX_SYNTAX = re.compile(
+    r"\[\^?(?:[A-Za-z0-9]-[A-Za-z0-9]|\\[dwsDWS])|\(\?(?:[:=!]|<?[=!]|[imsx]+\))"
+    r"|[\])]\{[0-9]{1,4}(?:,[0-9]{0,4})?\}[^A-Za-z0-9]"
+    r"|[\])]\{[0-9]{1,4}(?:,[0-9]{0,4})?\}\Z"
+)
 # A callee (a name, qualified or dotted, after `new`, with template arguments), then the
 # parenthesis or brace that opens its call or list: the value is all of it.
 _OPENS_A_CALL = re.compile(
@@ -740,6 +747,8 @@ def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: flo
         return False
     if (call := _OPENS_A_CALL.fullmatch(value)) and not looks_generated(call["name"]):
         return False  # `std::string(`, `new String(`: code before a literal, not a value
+    if _REGEX_SYNTAX.search(value):
+        return False  # `ghp_[A-Za-z0-9]{36}`: a pattern matching secrets, not one
     if is_encoded_secret(value):
         return True
     if _UUID.fullmatch(value) or value.startswith(_HASH_PREFIXES) or looks_like_reference(value):

@@ -266,11 +266,12 @@ VALUE_START = r"(?:new[ \t]{1,2}|[({][ \t]{0,2})?(?:u8|[LuUbr])?[\"'`]?[^\s\"'`\
 
 # Before a quoted value: a call or constructor wrapping the literal (`std::string("…")`,
 # `new String("…")`, `QString("…")`, `String::from("…")`, a brace list `{"…"}`), whose
-# literal is the value, not the code before it; and a string literal's prefix (C++'s `L`,
-# `u8`, `u`, `U`, Python's `b`, `r`, `u`).
+# literal is the value, not the code before it, when it holds no blank (a call's literal of
+# words is a prompt, a message, a label: `input("Enter password: ")`); and a string
+# literal's prefix (C++'s `L`, `u8`, `u`, `U`, Python's `b`, `r`, `u`).
 _VALUE_WRAPPER = (
     r"(?:(?:new[ \t]{1,2})?[A-Za-z_][A-Za-z0-9_:.]{0,60}(?:<[A-Za-z0-9_:, ]{1,40}>)?[ \t]?)?"
-    r"[({][ \t]{0,2}(?:u8|[LuUbr])?(?=[\"'`])"
+    r"[({][ \t]{0,2}(?:u8|[LuUbr])?(?=[\"'`][^\s\"'`]{1,400}[\"'`])"
     r"|(?:u8|[LuUbr])(?=[\"'`])"
 )
 

@@ -182,9 +182,15 @@ def test_a_cpp_initialisation_of_a_credential(text: str, value: str) -> None:
         'QString password(tr("Password"));\n',
         'std::string token = std::getenv("API_TOKEN");\n',
         'auto secret = std::string("/run/secrets/app/secret");\n',
+        # A call's literal of words is a prompt or a message; a pattern is no secret.
+        'token = tokenizer.encode("Hello world, this is a test")\n',
+        'password = input("Enter password: ")\n',
+        'TOKEN_RE = re.compile(r"ghp_[A-Za-z0-9]{36}")\n',
+        'token = "ghp_[A-Za-z0-9]{36}"\n',
+        'SECRET_RE = re.compile(r"(?i)secret\\s*=\\s*(\\S+)")\n',
     ],
 )
-def test_cpp_code_around_a_credentials_name_stays(code: str) -> None:
+def test_code_around_a_credentials_name_stays(code: str) -> None:
     assert scan_text(code, path="main.cpp", cache=ResultCache()) == []
 
 
