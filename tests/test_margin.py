@@ -111,6 +111,67 @@ LEXING_CASES = [
         "- [ 'a', \"b\",'# no' ] # stet: yes\n",
         [(0, "markup", "yes")],
     ),
+    # YAML: a block scalar's lines (more indented than the key or `-` holding it) are text.
+    (
+        "yaml literal block scalar",
+        "yaml",
+        "run: |\n  echo hi # stet: no\n\n  # stet: no\n# stet: yes\nk: 1 # stet: too\n",
+        [(4, "markup", "yes"), (5, "markup", "too")],
+    ),
+    (
+        "yaml folded block scalar in a list item, stripped",
+        "yaml",
+        "- name: x\n  script: >-\n    a # stet: no\n    # stet: no\n  # stet: yes\n",
+        [(4, "markup", "yes")],
+    ),
+    (
+        "yaml block scalar kept, its blank lines inside it",
+        "yaml",
+        "a:\n  b: |+\n    x\n\n    # stet: no\n\n  # stet: yes\n",
+        [(6, "markup", "yes")],
+    ),
+    (
+        "yaml block scalar with an indentation indicator",
+        "yaml",
+        "k: |2\n    # stet: no\n  x # stet: no\n# stet: yes\n",
+        [(3, "markup", "yes")],
+    ),
+    (
+        "yaml sequence entry block scalar, indicator and chomping",
+        "yaml",
+        "- >1-\n  # stet: no\n # stet: no\n# stet: yes\n",
+        [(3, "markup", "yes")],
+    ),
+    (
+        "yaml block scalar after a tag and an anchor",
+        "yaml",
+        "k: !!str &a >+\n  # stet: no\nj: 2 # stet: yes\n",
+        [(2, "markup", "yes")],
+    ),
+    (
+        "yaml comment on a block scalar's header",
+        "yaml",
+        "k: | # stet: header\n  # stet: no\n",
+        [(0, "markup", "header")],
+    ),
+    (
+        "yaml empty block scalar",
+        "yaml",
+        "- key: |\n  # stet: yes\n  other: 1\n",
+        [(1, "markup", "yes")],
+    ),
+    (
+        "yaml document of a block scalar",
+        "yaml",
+        "--- |\n# stet: no\n...\n# stet: yes\n",
+        [(3, "markup", "yes")],
+    ),
+    (
+        "yaml bar in plain and quoted scalars",
+        "yaml",
+        "cmd: a |\n  # stet: yes\nk: '|'\n  # stet: too\nx: a|\n  # stet: three\n",
+        [(1, "markup", "yes"), (3, "markup", "too"), (5, "markup", "three")],
+    ),
     # Rust: '"' is a char, 'a a lifetime; raw strings hold backslashes and quotes as written.
     (
         "rust char literal of a quote",
@@ -799,6 +860,9 @@ line_pieces = st.sampled_from(
         "((",
         "a << b ))",
         "))",
+        "k: |",
+        "- >2-",
+        "    text",
     ]
 )
 
@@ -874,7 +938,7 @@ def test_edits_far_apart_are_lexed_each_where_it_is() -> None:
 
 
 HOSTILE = [
-    ("yaml", ["'", " '", ": '", "''", '"\\', "a#"]),
+    ("yaml", ["'", " '", ": '", "''", '"\\', "a#", "- |", ": >-", " - ? :"]),
     ("rust", ["'", "'\\u{", "r#", "r" + "#" * 50, 'br"\\', '"\\', "/*", "/**/", "/*/"]),
     ("csharp", ['"', '"""', '@"', '""', '$@"\\']),
     ("shellscript", ["<<'", '<<"', "<<a ", "$((<<'x", "\\", "a#", "$'\\'"]),

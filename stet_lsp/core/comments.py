@@ -4,10 +4,11 @@ A small lexer that knows each language's line comments, block comments and strin
 (so a marker inside a string is not a comment), with the forms that hide a comment opener
 or a quote: raw strings (Rust's r#"…"#, Go's backticks, C#'s verbatim @"…" and its raw
 strings of three quotes or more), Rust's char literals beside its lifetimes and its nested
-block comments, YAML's quotes that open only where a scalar starts, the shell's
-here-documents, Lua's long strings and comments (`[==[ … ]==]`), JavaScript's regular
-expression literals where an expression starts (`/"/`), and a `#` that opens a comment only
-where a word starts (YAML, the shell). It is linear in the text: one regular expression finds
+block comments, YAML's quotes that open only where a scalar starts and its block scalars
+(`key: |`, whose more indented lines are text), the shell's here-documents, Lua's long
+strings and comments (`[==[ … ]==]`), JavaScript's regular expression literals where an
+expression starts (`/"/`), and a `#` that opens a comment only where a word starts (YAML,
+the shell). It is linear in the text: one regular expression finds
 the tokens, skipping to the characters they can start with.
 
 It keeps the lexer state at the start of every line; after an edit it re-lexes from the
@@ -75,6 +76,9 @@ class Syntax:
     """Block comments nest (Rust's `/* a /* b */ c */` is one comment)."""
     regex_literals: bool = False
     """JavaScript's regular expression literals (`_REGEX_START`) hold no comment or string."""
+    block_scalars: bool = False
+    """YAML's block scalars (`key: |`, `- >-`, `key: |2`): the more indented lines after the
+    header are text, and hold no comment."""
 
 
 _C_LIKE = Syntax(line=("//",), blocks=(("/*", "*/"),), strings=quotes('"', "'"))
@@ -156,6 +160,7 @@ SYNTAXES: dict[str, Syntax] = {
             Quote("'", escape="", doubled=True, scalar_start=True),
         ),
         comment_after=" \t",
+        block_scalars=True,
     ),
     "toml": Syntax(line=("#",), strings=quotes('"""', "'''", '"', "'", multiline=('"""', "'''"))),
     "html": Syntax(blocks=(("<!--", "-->"),)),
@@ -201,8 +206,9 @@ def language_of(path: str, language_id: str | None = None) -> str:
 # are stripped, else "=") or ("arithmetic", depth * _ARITHMETIC + pending, here-documents)
 # in the shell's $(( … )) or (( … )) over lines, where << shifts: `depth` of them open, and
 # `pending` here-documents opened outside them, whose bodies start on the line after the one
-# that closes the last. A state carried from line to line is the same string object, so
-# comparing and keeping it costs nothing per line.
+# that closes the last; ("scalar", n, "") in a YAML block scalar whose text is indented more
+# than n, ("scalar", n, "=") once its text is known to be indented n. A state carried from
+# line to line is the same string object, so comparing and keeping it costs nothing per line.
 State = tuple[str, int, str] | None
 
 
@@ -231,8 +237,14 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
 
     Linear in the line's length: the pattern jumps from token to token, every search for a
     closer starts where the last one ended, and nothing is searched twice."""
-    if state is not None and state[0] == "heredoc":
-        return [], _heredoc_line(line, state)
+    if state is not None:
+        if state[0] == "heredoc":
+            return [], _heredoc_line(line, state)
+        if state[0] == "scalar":
+            following = _block_scalar_line(line, state)
+            if following is not None:
+                return [], following
+            state = None  # the block scalar ended before this line
     comments: list[Comment] = []
     position = 0
     length = len(line)
@@ -318,8 +330,14 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
         if close < 0:
             if quote.multiline:
                 return comments, ("string", index, closer)
+            if syntax.block_scalars:
+                return comments, None  # nor does it end in a block scalar's header
             break  # an unterminated single-line string ends with its line
         position = close
+    if syntax.block_scalars:  # the code (before a comment) may end in a block scalar's header
+        return comments, _block_scalar(
+            line, comments[-1].start_with_delimiter if comments else length
+        )
     if heredocs:
         opened = "\n".join(heredocs)
         carried = f"{carried}\n{opened}" if carried else opened
@@ -332,6 +350,87 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
         first = carried.find("\n")
         return comments, ("heredoc", first if first >= 0 else len(carried), carried)
     return comments, None
+
+
+def _block_scalar(line: str, end: int) -> State:
+    """The state after a YAML line whose code, up to `end`, ends in a block scalar's header:
+    `|` or `>`, an indentation indicator and a chomping indicator in either order (`|-`,
+    `>+`, `|2`, `>2-`), after tags and anchors (`!!str`, `&a`) where a node starts: a
+    mapping's value (`key: |`, `- key: |`), a sequence's entry (`- |`), a document (`--- |`)
+    or a line alone. Its text is the lines after, more indented than the node holding it
+    (the key, the `-`); None when the code ends otherwise.
+
+    Reads back from `end` over the header, blanks and words (each once): one look at the
+    last character for most lines."""
+    at = end - 1
+    while at >= 0 and line[at] in " \t\r":
+        at -= 1
+    indicators = 0
+    while at >= 0 and indicators < 2 and line[at] in _SCALAR_INDICATORS:
+        at, indicators = at - 1, indicators + 1
+    if at < 0 or line[at] not in "|>":
+        return None
+    header = at
+    given = line[header + 1 : header + 1 + indicators]
+    digits = sum(character.isdigit() for character in given)
+    if digits > 1 or indicators - digits > 1:
+        return None
+    at -= 1
+    while True:  # blanks, then a tag or an anchor, or the word before them
+        if at >= 0 and line[at] not in " \t":
+            return None  # `a|`: no header
+        while at >= 0 and line[at] in " \t":
+            at -= 1
+        if at < 0:
+            break
+        word_end = at
+        while at >= 0 and line[at] not in " \t":
+            at -= 1
+        if line[at + 1] not in "!&":
+            at = word_end
+            break
+    column = len(line) - len(line.lstrip(" "))  # past the indentation and `- `, `? `, `: `
+    indicator = -1  # where the last of those stands
+    while column + 1 < len(line) and line[column] in "-?:" and line[column + 1] in " \t":
+        indicator = column
+        column += 1
+        while column < len(line) and line[column] in " \t":
+            column += 1
+    if at < 0:
+        parent = column - 1 if indicator < 0 else indicator  # a header alone, or after `- `
+    elif at == indicator:
+        parent = indicator  # `- |`, `? |`, `: |`
+    elif line[at] == ":" and column < at:
+        parent = column  # `key: |`: its text is indented past the key
+    elif at == 2 and line.startswith("---"):
+        parent = -1  # `--- |`: a document that is a block scalar
+    else:
+        return None
+    if digits:
+        return ("scalar", parent + int(next(c for c in given if c.isdigit())), "=")
+    return ("scalar", parent, "")
+
+
+_SCALAR_INDICATORS = frozenset("+-123456789")
+
+
+def _block_scalar_line(line: str, state: tuple[str, int, str]) -> State:
+    """The state after a line of a YAML block scalar, or None when the line is no part of
+    it (it is lexed as YAML then). Blank lines are part of it; the first other line sets its
+    indentation, when its header gave none (`("scalar", n, "")`: more than n); a line
+    indented less ends it, and so does a document marker at column 0."""
+    _, indent, known = state
+    text = line.lstrip(" ")
+    if not text or text.isspace():
+        return state
+    spaces = len(line) - len(text)
+    if not known:
+        return ("scalar", spaces, "=") if spaces > indent else None
+    if spaces >= indent and not (
+        spaces == 0 and text.startswith(("---", "...")) and (len(text) == 3 or text[3] in " \t\r")
+    ):
+        return state
+    return None
 
 
 def _nested_close(
