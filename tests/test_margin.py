@@ -510,6 +510,56 @@ LEXING_CASES = [
         "x = rb'''\\\n# stet: no\n'''  # stet: yes\n",
         [(2, "markup", "yes")],
     ),
+    # Python 3.12: an f-string's replacement field may hold strings in the same quotes, nested
+    # f-strings, and comments where it goes on over lines.
+    (
+        "python f-string holding a string in its own quotes",
+        "python",
+        'x = f"{d["# stet: no"]}" # stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
+    (
+        "python f-string field over lines",
+        "python",
+        'x = f"{", ".join([\n    a,  # stet: inside\n])} # stet: no"\ny = 1 # stet: yes\n',
+        [(1, "markup", "inside"), (3, "markup", "yes")],
+    ),
+    (
+        "python nested f-strings in one quote",
+        "python",
+        'x = f"{f"{f"{\'#\'}"}"}" # stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
+    (
+        "python raw f-string",
+        "python",
+        'x = rf"\\{d["# stet: no"]}\\"" # stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
+    (
+        "python f-string with a hash in a nested string and the same quotes",
+        "python",
+        'x = f"{x["a"]} # stet: no"\ny = f"{\'#\'} {d["k"]}" # stet: yes\n',
+        [(1, "markup", "yes")],
+    ),
+    (
+        "python f-string spec, conversion and doubled braces",
+        "python",
+        'x = f"{v:{w}} {{#}} {v!r:>{w}} \\N{EM DASH}" # stet: yes\n',
+        [(0, "markup", "yes")],
+    ),
+    (
+        "python triple-quoted f-string over lines",
+        "python",
+        'x = f"""a\n{d["k"]} # stet: no\n{x:\'>3}"""  # stet: yes\n',
+        [(2, "markup", "yes")],
+    ),
+    (
+        "python strings before 3.12",
+        "python",
+        "x = f'{y}' + rb'\\\\' + u\"#\" # stet: yes\nif\"a\" in s: pass # stet: too\n",
+        [(0, "markup", "yes"), (1, "markup", "too")],
+    ),
     # Go: a raw string (backticks) has no escapes and may span lines.
     (
         "go raw string ending in a backslash",
@@ -863,6 +913,9 @@ line_pieces = st.sampled_from(
         "k: |",
         "- >2-",
         "    text",
+        'f"{x["',
+        '"]}"',
+        "f'''{",
     ]
 )
 
@@ -942,7 +995,7 @@ HOSTILE = [
     ("rust", ["'", "'\\u{", "r#", "r" + "#" * 50, 'br"\\', '"\\', "/*", "/**/", "/*/"]),
     ("csharp", ['"', '"""', '@"', '""', '$@"\\']),
     ("shellscript", ["<<'", '<<"', "<<a ", "$((<<'x", "\\", "a#", "$'\\'"]),
-    ("python", ['r"\\', '"""\\', "'''"]),
+    ("python", ['r"\\', '"""\\', "'''", 'f"{', "f'{(", 'f"{"', "f'''{'''", 'f"{x:{']),
     ("go", ["`\\", "'\\'"]),
     (
         "javascript",

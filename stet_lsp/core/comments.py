@@ -7,9 +7,11 @@ strings of three quotes or more), Rust's char literals beside its lifetimes and 
 block comments, YAML's quotes that open only where a scalar starts and its block scalars
 (`key: |`, whose more indented lines are text), the shell's here-documents, Lua's long
 strings and comments (`[==[ … ]==]`), JavaScript's regular expression literals where an
-expression starts (`/"/`), and a `#` that opens a comment only where a word starts (YAML,
-the shell). It is linear in the text: one regular expression finds
-the tokens, skipping to the characters they can start with.
+expression starts (`/"/`), Python's f-strings, whose replacement fields hold expressions
+(strings in the same quotes, `f"{d["k"]}"`, and comments over lines, as in Python 3.12),
+and a `#` that opens a comment only where a word starts (YAML, the shell). It is linear in
+the text: one regular expression finds the tokens, skipping to the characters they can
+start with.
 
 It keeps the lexer state at the start of every line; after an edit it re-lexes from the
 first changed line until the state at a line start matches what it was before, which for
@@ -76,6 +78,10 @@ class Syntax:
     """Block comments nest (Rust's `/* a /* b */ c */` is one comment)."""
     regex_literals: bool = False
     """JavaScript's regular expression literals (`_REGEX_START`) hold no comment or string."""
+    fstrings: bool = False
+    """Python's f-strings (and t-strings): the expressions in their replacement fields may
+    hold strings in the same quotes (`f"{d["k"]}"`, Python 3.12), nested f-strings, and
+    comments where a field goes on over lines."""
     block_scalars: bool = False
     """YAML's block scalars (`key: |`, `- >-`, `key: |2`): the more indented lines after the
     header are text, and hold no comment."""
@@ -105,7 +111,11 @@ _REGEX_START = (
 _REGEX_BODY = re.compile(r"(?:[^/\\\[\n]|\\.|\[(?:[^\]\\\n]|\\.)*+\])++/[A-Za-z]*+")
 _REGEX_REACH = 256
 SYNTAXES: dict[str, Syntax] = {
-    "python": Syntax(line=("#",), strings=quotes('"""', "'''", '"', "'", multiline=('"""', "'''"))),
+    "python": Syntax(
+        line=("#",),
+        strings=quotes('"""', "'''", '"', "'", multiline=('"""', "'''")),
+        fstrings=True,
+    ),
     "javascript": Syntax(
         line=("//",),
         blocks=(("/*", "*/"),),
@@ -207,7 +217,8 @@ def language_of(path: str, language_id: str | None = None) -> str:
 # in the shell's $(( … )) or (( … )) over lines, where << shifts: `depth` of them open, and
 # `pending` here-documents opened outside them, whose bodies start on the line after the one
 # that closes the last; ("scalar", n, "") in a YAML block scalar whose text is indented more
-# than n, ("scalar", n, "=") once its text is known to be indented n. A state carried from
+# than n, ("scalar", n, "=") once its text is known to be indented n; ("fstring", 0, frames)
+# in a Python f-string that goes on (see `_fstring`). A state carried from
 # line to line is the same string object, so comparing and keeping it costs nothing per line.
 State = tuple[str, int, str] | None
 
@@ -254,6 +265,13 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
     heredocs: list[str] = []  # opened on this line: their bodies start on the next
     arithmetic = 0  # the shell's $(( … )) and (( … )) open here, where << shifts
     carried, pending = "", 0  # here-documents opened before the arithmetic going on here
+    if state is not None and state[0] == "fstring":  # carried over from the line before
+        position, state, hash_at = _fstring(line, 0, state[2].split(" "), state)
+        if hash_at >= 0:
+            comments.append(Comment(hash_at + 1, length, "#", True, False, length, hash_at))
+        if position < 0:
+            return comments, state
+        code_before = True
     going_on = state if state is not None and state[0] == "arithmetic" else None
     if going_on is not None:
         arithmetic, pending = divmod(going_on[1], _ARITHMETIC)
@@ -317,6 +335,16 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
                 return comments, ("block", index, "" if depth == 1 else str(depth))
             position, code_before = after_close, True
             continue
+        if token and syntax.fstrings and start and line[start - 1] in _PREFIX_LETTERS:
+            raw = _fstring_prefix(line, start)
+            if raw is not None:  # an f-string: its replacement fields are read too
+                close, state, hash_at = _fstring(line, body, [f"L{raw}{closer}"], None)
+                if hash_at >= 0:
+                    comments.append(Comment(hash_at + 1, length, "#", True, False, length, hash_at))
+                if close < 0:
+                    return comments, state
+                position, code_before = close, True
+                continue
         quote = syntax.strings[index]
         close = line.find(closer, body)
         if close >= 0:
@@ -350,6 +378,126 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
         first = carried.find("\n")
         return comments, ("heredoc", first if first >= 0 else len(carried), carried)
     return comments, None
+
+
+_PREFIX_LETTERS = frozenset("fFtTrR")
+_F_PREFIXES = frozenset(("f", "rf", "fr", "t", "rt", "tr"))
+
+
+def _fstring_prefix(line: str, start: int) -> str | None:
+    """For a quote at `start` after one of `_PREFIX_LETTERS`: "r" when its prefix makes a raw
+    f-string (or t-string), "-" when an f-string, None when it is no f-string (`r"`, `if"`)."""
+    first = start - 1
+    while first > 0 and start - first < 3 and line[first - 1] in _PREFIX_LETTERS:
+        first -= 1
+    if first > 0 and (line[first - 1].isalnum() or line[first - 1] == "_"):
+        return None  # the letters end a longer name
+    prefix = line[first:start].lower()
+    if prefix not in _F_PREFIXES:
+        return None
+    return "r" if "r" in prefix else "-"
+
+
+# What the f-string scanner stops at: in a literal part (its quote's first character,
+# braces and backslashes), in a plain string inside an expression (its quote, backslashes),
+# in an expression (quotes, brackets, `:` that opens a format spec, `#`) and in a spec.
+_F_LITERAL = {quote: re.compile(rf"[{quote}{{}}\\]") for quote in "\"'"}
+_F_STRING = {quote: re.compile(rf"[{quote}\\]") for quote in "\"'"}
+_F_EXPRESSION = re.compile(r"[][(){}'\":#]")
+_F_SPEC = re.compile(r"[{}'\"]")
+_F_DEPTH = 32
+"""Frames an f-string may nest (Python allows some 150 levels; real code uses two or three);
+deeper, the rest of the line is taken to be in the string, and the next starts afresh."""
+
+
+def _fstring(line: str, position: int, stack: list[str], carried: State) -> tuple[int, State, int]:
+    """Reads an f-string from `position`, in the frames of `stack` (the innermost last):
+    `L` a literal part, `Q` a plain string in an expression (each with "r" when raw, else
+    "-", then its closing quotes), `E` an expression with its brackets' depth, `S` a format
+    spec. Returns where the f-string ends (-1 when it goes on past the line), the state the
+    next line starts in, and where a comment opens in an expression (-1: none), which ends
+    the line. `carried` is the state the line started in, kept as the same object when the
+    line leaves it as it was."""
+    length = len(line)
+    while stack and len(stack) <= _F_DEPTH:
+        frame = stack[-1]
+        mode = frame[0]
+        if mode == "E":
+            found = _F_EXPRESSION.search(line, position)
+        elif mode == "S":
+            found = _F_SPEC.search(line, position)
+        else:
+            found = (_F_LITERAL if mode == "L" else _F_STRING)[frame[2]].search(line, position)
+        if found is None:
+            break
+        at = found.start()
+        character = line[at]
+        position = at + 1
+        if mode == "L" or mode == "Q":
+            if character == "\\":
+                following = line[at + 1 : at + 2]
+                if following == "N" and frame[1] != "r" and line.startswith("{", at + 2):
+                    named = line.find("}", at + 3)  # \N{NAME}: no replacement field
+                    position = named + 1 if named >= 0 else length
+                elif following not in ("{", "}"):
+                    position = at + 2  # an escaped character (in a raw string, kept as is)
+            elif character in "{}":
+                if line.startswith(character, position):
+                    position += 1  # {{ or }}: a brace in the text
+                elif character == "{":
+                    stack.append("E0")
+            elif line.startswith(frame[2:], at):
+                position = at + len(frame) - 2
+                stack.pop()
+        elif mode == "S":
+            if character == "{":
+                stack.append("E0")
+            elif character == "}":
+                stack.pop()
+            elif stack[-2][0] == "L" and line.startswith(stack[-2][2:], at):  # its quote: the end
+                position = at + len(stack[-2]) - 2
+                del stack[-2:]
+        elif character == "#":
+            return -1, _fstring_state(stack, carried), at
+        elif character in "'\"":
+            closer = character * 3 if line.startswith(character * 3, at) else character
+            position = at + len(closer)
+            raw = _fstring_prefix(line, at) if at and line[at - 1] in _PREFIX_LETTERS else None
+            if raw is not None:
+                stack.append(f"L{raw}{closer}")
+            else:
+                raw = "r" if at and line[at - 1] in "rR" else "-"
+                stack.append(f"Q{raw}{closer}")
+        elif character in "([{":
+            stack[-1] = f"E{int(frame[1:]) + 1}"
+        elif character == ":":
+            if frame == "E0":
+                stack[-1] = "S"  # the format spec
+        elif frame != "E0":
+            stack[-1] = f"E{int(frame[1:]) - 1}"  # a closing bracket
+        elif character == "}":
+            stack.pop()  # the replacement field ends
+    if not stack:
+        return position, None, -1
+    if len(stack) > _F_DEPTH:
+        return -1, None, -1
+    return -1, _fstring_state(stack, carried), -1
+
+
+def _fstring_state(stack: list[str], carried: State) -> State:
+    """The state after a line that ends inside an f-string: its frames, while the innermost
+    is an expression (Python 3.12 lets a replacement field go on over lines) or a
+    triple-quoted literal part or string, or a spec in one; else None (the string was never
+    closed, and ends with its line)."""
+    top = stack[-1]
+    if top[0] == "S":  # as its f-string: the literal part below the specs and fields in it
+        top = next(frame for frame in reversed(stack) if frame[0] == "L")
+    if top[0] != "E" and len(top) < 5:
+        return None
+    frames = " ".join(stack)
+    if carried is not None and carried[2] == frames:
+        return carried
+    return ("fstring", 0, frames)
 
 
 def _block_scalar(line: str, end: int) -> State:
