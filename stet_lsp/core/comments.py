@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from pathlib import PurePosixPath
 
 
@@ -242,26 +243,40 @@ class Comment:
     start_with_delimiter: int
 
 
-def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], State]:
-    """Comments on one line, and the state the next line starts in. A block comment or string
-    carried over from the line before is read as if its opener stood, empty, at column 0.
+def lex_line(line: str, state: State, syntax: Syntax) -> tuple[Sequence[Comment], State]:
+    """Comments on one line (an empty tuple for none: most lines, kept for every line of a
+    document), and the state the next line starts in. A block comment or string carried
+    over from the line before is read as if its opener stood, empty, at column 0.
 
     Linear in the line's length: the pattern jumps from token to token, every search for a
-    closer starts where the last one ended, and nothing is searched twice."""
+    closer starts where the last one ended, and nothing is searched twice but a line that
+    starts in a string or block comment, first asked whether its closer is in it at all.
+    Code without a token, and a line inside a string or block comment, take one search."""
+    lexicon = _lexicon(syntax)
+    search = lexicon.pattern.search
     if state is not None:
         if state[0] == "heredoc":
-            return [], _heredoc_line(line, state)
+            return (), _heredoc_line(line, state)
         if state[0] == "scalar":
             following = _block_scalar_line(line, state)
             if following is not None:
-                return [], following
+                return (), following
             state = None  # the block scalar ended before this line
+        elif state[0] == "string" and state[2] not in line:  # a line inside a string
+            return (), state
+        elif (
+            state[0] == "block" and not syntax.nested and syntax.blocks[state[1]][1] not in line
+        ):  # a line inside a block comment
+            length = len(line)
+            return (Comment(0, length, "", False, True, length, 0),), state
+    first_token = search(line) if state is None else None
+    if first_token is None and state is None:  # code alone, the most frequent line
+        return (), _block_scalar(line, len(line)) if syntax.block_scalars else None
     comments: list[Comment] = []
     position = 0
     length = len(line)
     code_before = False
-    lexicon = _lexicon(syntax)
-    search, only, table = lexicon.pattern.search, lexicon.only, lexicon.table
+    only, table = lexicon.only, lexicon.table
     heredocs: list[str] = []  # opened on this line: their bodies start on the next
     arithmetic = 0  # the shell's $(( … )) and (( … )) open here, where << shifts
     carried, pending = "", 0  # here-documents opened before the arithmetic going on here
@@ -270,7 +285,7 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
         if hash_at >= 0:
             comments.append(Comment(hash_at + 1, length, "#", True, False, length, hash_at))
         if position < 0:
-            return comments, state
+            return comments or (), state
         code_before = True
     going_on = state if state is not None and state[0] == "arithmetic" else None
     if going_on is not None:
@@ -281,7 +296,8 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
             kind, index, closer = state
             token, start, state = "", position, None
         else:
-            found = search(line, position)
+            found = first_token or search(line, position)  # the first was found before
+            first_token = None
             if found is None:
                 break  # code to the end of the line
             token, start = found.group(), found.start()
@@ -332,7 +348,7 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
             end, after_close = (length, length) if close < 0 else (close, close + len(block_closer))
             comments.append(Comment(body, end, token, code_before, True, after_close, start))
             if close < 0:
-                return comments, ("block", index, "" if depth == 1 else str(depth))
+                return comments or (), ("block", index, "" if depth == 1 else str(depth))
             position, code_before = after_close, True
             continue
         if token and syntax.fstrings and start and line[start - 1] in _PREFIX_LETTERS:
@@ -342,7 +358,7 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
                 if hash_at >= 0:
                     comments.append(Comment(hash_at + 1, length, "#", True, False, length, hash_at))
                 if close < 0:
-                    return comments, state
+                    return comments or (), state
                 position, code_before = close, True
                 continue
         quote = syntax.strings[index]
@@ -357,13 +373,13 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
         code_before = True
         if close < 0:
             if quote.multiline:
-                return comments, ("string", index, closer)
+                return comments or (), ("string", index, closer)
             if syntax.block_scalars:
-                return comments, None  # nor does it end in a block scalar's header
+                return comments or (), None  # nor does it end in a block scalar's header
             break  # an unterminated single-line string ends with its line
         position = close
     if syntax.block_scalars:  # the code (before a comment) may end in a block scalar's header
-        return comments, _block_scalar(
+        return comments or (), _block_scalar(
             line, comments[-1].start_with_delimiter if comments else length
         )
     if heredocs:
@@ -372,12 +388,12 @@ def lex_line(line: str, state: State, syntax: Syntax) -> tuple[list[Comment], St
     if arithmetic:  # it goes on over the next line, where << still shifts
         count = arithmetic * _ARITHMETIC + pending + len(heredocs)
         if going_on is not None and going_on[1] == count and going_on[2] is carried:
-            return comments, going_on
-        return comments, ("arithmetic", count, carried)
+            return comments or (), going_on
+        return comments or (), ("arithmetic", count, carried)
     if carried:
         first = carried.find("\n")
-        return comments, ("heredoc", first if first >= 0 else len(carried), carried)
-    return comments, None
+        return comments or (), ("heredoc", first if first >= 0 else len(carried), carried)
+    return comments or (), None
 
 
 _PREFIX_LETTERS = frozenset("fFtTrR")
@@ -824,6 +840,15 @@ class CommentIndex:
                 state = following
             yield
 
+    def _extend(self, lines: Iterable[str], state: State) -> None:
+        """Lexes `lines`, the first starting in `state`, onto the end of this index."""
+        syntax, starts, comments = self.syntax, self.starts, self.comments
+        for line in lines:
+            found, following = lex_line(line, state, syntax)
+            starts.append(state)
+            comments.append(found)
+            state = following
+
     def update(self, lines: list[str], first: int, removed: int, added: int) -> int:
         """Lines [first, first+removed) were replaced by `added` lines; `lines` is the new text.
         Returns how many lines were re-lexed."""
@@ -862,6 +887,9 @@ class CommentIndex:
         del self.comments[count:]
         number = first
         while number < count:
+            if number == len(self.starts):  # nothing lexed from here on: lex it straight
+                self._extend(islice(lines, number, None), state)
+                return count - first
             known = number < len(self.starts)
             if number > stop_after and known and self.starts[number] == state:
                 break
