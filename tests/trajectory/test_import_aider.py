@@ -306,6 +306,48 @@ new = 2
     assert changes[0].content == "<<<<<<< SEARCH\nold = 1\n=======\nnew = 2\n>>>>>>> REPLACE\n"
 
 
+def test_a_path_the_model_wrote_with_a_leading_dot_is_the_repository_path(
+    tmp_path: Path,
+) -> None:
+    """aider reports the name the model wrote (`./report.md`, in a public history): the change
+    is to `report.md`, the name every other change to that file has."""
+    history = """# aider chat started at 2026-04-22 22:40:12
+
+> Aider v0.86.2¶
+> Main model: gpt-4.1 with whole edit format¶
+
+#### write the report¶
+
+./report.md
+```markdown
+# Report
+```
+
+> Tokens: 1.2k sent, 30 received.¶
+> ./report.md¶
+> Create new file? (Y)es/(N)o [Yes]: y¶
+> Applied edit to ./report.md¶
+
+#### and the notes¶
+
+./docs/notes.md
+```
+one
+```
+
+> Tokens: 1.3k sent, 20 received.¶
+> Applied edit to ./docs/notes.md¶
+""".replace("¶", "  ")
+    changes = of(AIDER.parse(write(tmp_path, history)).events, FileChange)
+    assert [(c.path, c.operation) for c in changes] == [
+        ("report.md", "create"),
+        ("docs/notes.md", "modify"),
+    ]
+    assert changes[0].diff.startswith("--- /dev/null\n+++ b/report.md\n")
+    assert changes[0].content == "# Report\n"
+    assert changes[1].content == "one\n"
+
+
 def test_usage_commits_shell_and_errors(tmp_path: Path) -> None:
     parsed = AIDER.parse(write(tmp_path, HISTORY))
     usage = of(parsed.events, Usage)

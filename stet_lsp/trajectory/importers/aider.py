@@ -25,9 +25,10 @@ How they map: user input -> user_message; an answer -> agent_message (with the m
 announced last); its *SEARCH/REPLACE* blocks (a file path line, a fence, `<<<<<<< SEARCH`,
 `=======`, `>>>>>>> REPLACE`) -> file_change events, only for the files aider reports
 `Applied edit to <path>` for (or the blocks a failure report says were applied), as unanchored
-fragment diffs; an empty SEARCH for a file aider asked to create -> a created file with its
-whole content. With the `whole` edit format a file listing (path line and fenced content) is
-the new content of a file aider applied. `Tokens:` -> usage (one a request, `2.3k` read as
+fragment diffs, the path as the repository names it (`./notes.md` is `notes.md`); an empty
+SEARCH for a file aider asked to create -> a created file with its whole content. With the
+`whole` edit format a file listing (path line and fenced content) is the new content of a file
+aider applied. `Tokens:` -> usage (one a request, `2.3k` read as
 2300; the cost of the request is the message cost less what earlier requests of the same user
 message cost); `Commit` -> commit; `Running` -> a `shell` tool call (aider does not record the
 output); `^C KeyboardInterrupt` -> an interrupting error; `The LLM did not conform to the edit
@@ -535,7 +536,7 @@ class _History:
     def _applied(self, line: int, path: str) -> None:
         edits = _edits_for(self.edits, path)
         if not edits:
-            self.emit(FileChange, line, path=path, operation="modify")
+            self.emit(FileChange, line, path=_in_repository(path), operation="modify")
             return
         for edit in edits:
             self._file_change(line, path, edit)
@@ -554,6 +555,7 @@ class _History:
     def _file_change(self, line: int, path: str, edit: _Edit) -> None:
         edit.done = True
         created = path in self.created or edit.path in self.created
+        path = _in_repository(path)
         if created and not edit.search.strip():
             diff = diffs.file_diff(path, None, edit.replace)
             operation = "create"
@@ -701,6 +703,14 @@ def _normal(path: str) -> str:
     """A path to compare: aider on Windows reports `a\\b.py` for a block's `a/b.py`."""
     path = path.replace("\\", "/")
     return path[2:] if path.startswith("./") else path
+
+
+def _in_repository(path: str) -> str:
+    """The path of a change as the repository names it: aider reports the name the model
+    wrote, `./report.md` for `report.md` too."""
+    while path.startswith("./") and len(path) > 2:
+        path = path[2:].lstrip("/")
+    return path
 
 
 def _failed_blocks(report: str) -> set[tuple[str, str]]:
