@@ -805,6 +805,23 @@ def test_mini_swe_agent_reasoning_in_an_openrouter_response(tmp_path: Path) -> N
         assert [r.text for r in of(parsed.events, Reasoning)] == ["Look first."]
 
 
+def test_mini_swe_agent_nothing_dropped_counts_nothing(tmp_path: Path) -> None:
+    """A run whose model gave no reasoning at all (DeepSeek through litellm, in public
+    mini-swe-agent 2.3 runs) drops nothing: `dropped` does not name opaque reasoning with a
+    count of 0."""
+    trajectory = mini_v1()
+    for message in trajectory["messages"]:
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            message["provider_specific_fields"] = None
+            extra = message.setdefault("extra", {})
+            extra["response"] = {
+                "choices": [{"message": {"role": "assistant", "content": message["content"]}}]
+            }
+    parsed = MINI.parse(write(tmp_path, trajectory, "repo__issue-2.traj.json"))
+    assert of(parsed.events, Reasoning) == []
+    assert "opaque_reasoning" not in parsed.dropped
+
+
 def test_mini_swe_agent_v2_toolcalls(tmp_path: Path) -> None:
     data = {
         "info": {

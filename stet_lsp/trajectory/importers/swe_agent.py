@@ -1232,7 +1232,9 @@ def _reasoning_texts(message: Record, dropped: Counter[str]) -> list[str]:
         answer = first if isinstance(first, dict) else message
     details = answer.get("reasoning_details")
     details = [d for d in details if isinstance(d, dict)] if isinstance(details, list) else []
-    dropped["opaque_reasoning"] += sum(1 for d in details if d.get("type") == "reasoning.encrypted")
+    encrypted = sum(1 for d in details if d.get("type") == "reasoning.encrypted")
+    if encrypted:
+        dropped["opaque_reasoning"] += encrypted
     reasoning = answer.get("reasoning")
     if isinstance(reasoning, str) and reasoning.strip():
         return [reasoning]
