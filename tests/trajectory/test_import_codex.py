@@ -1040,6 +1040,41 @@ def test_legacy_rollouts(tmp_path: Path) -> None:
     assert session.events[-1].time == "2025-08-20T13:20:47.060Z"
 
 
+def test_legacy_rollout_mcp_call_that_failed(tmp_path: Path) -> None:
+    """A legacy rollout has no mcp_tool_call_end event: an MCP call Codex could not make is
+    told by the error it answered in the tool's place (`tool call error: …`, in a public
+    rollout of September 2025), a failed result; the tool's own answer stays a success."""
+    header = {"id": "c27a914d-0000-4000-8000-000000000001", "timestamp": "2025-09-10T18:58:38Z"}
+    records = [
+        header,
+        {"record_type": "state"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "note"}]},
+        {
+            "type": "function_call",
+            "name": "memory__add_observations",
+            "arguments": '{"observations":[]}',
+            "call_id": "call_1",
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "call_1",
+            "output": "tool call error: tool call failed for `memory/add_observations`",
+        },
+        {
+            "type": "function_call",
+            "name": "memory__add_observations",
+            "arguments": '{"observations":[]}',
+            "call_id": "call_2",
+        },
+        {"type": "function_call_output", "call_id": "call_2", "output": '[{"text":"[]"}]'},
+    ]
+    session = CODEX.parse(write(tmp_path / "rollout-2025-09-10T18-58-38-c27a914d.jsonl", records))
+    assert [(r.call_id, r.ok) for r in of(session, ToolResult)] == [
+        ("call_1", False),
+        ("call_2", True),
+    ]
+
+
 # --- odd input ----------------------------------------------------------------------------------
 
 

@@ -19,7 +19,8 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   moved files with `mv` or `git mv` (`shell_moves`) is a rename for each, from its
   `workdir`. Tool outputs are a string, a
   JSON string `{"output", "metadata": {"exit_code"}}`, text headed by `Exit code: N` or
-  `Process exited with code N`, or a list of content parts.
+  `Process exited with code N`, or a list of content parts; an MCP call Codex could not make
+  is answered `tool call error: …` (a failed result, where no event says so).
 * `event_msg`: the UI's event stream. `user_message`, `agent_message` and `agent_reasoning`
   repeat response items (they are used only for what the response items lack); `token_count`
   carries the usage of the last model request (`info.last_token_usage`, repeated while
@@ -617,7 +618,7 @@ class _Reader:
             return bool(patch_end["success"])
         if call_id in self.facts.exec_exit_codes:
             return self.facts.exec_exit_codes[call_id] == 0
-        if call_id in self.facts.failed_mcp_calls:
+        if call_id in self.facts.failed_mcp_calls or text.startswith(_MCP_CALL_ERROR):
             return False
         if call_id in self.patches and "verification failed" in text[:200]:
             return False
@@ -1359,6 +1360,12 @@ def _shell_patch(tool_input: dict[str, Any]) -> str | None:
         return None
     end = text.find(_PATCH_END, start)
     return text[start : end + len(_PATCH_END)] if end >= 0 else text[start:]
+
+
+# What Codex answers an MCP call that failed (no server, a transport error, a timeout) with,
+# in place of the tool's result: the rollout's only sign of it where no mcp_tool_call_end
+# event says so (legacy rollouts write no events).
+_MCP_CALL_ERROR = "tool call error: "
 
 
 def _output(output: Any) -> tuple[str, bool | None]:
