@@ -603,6 +603,97 @@ def test_checkpoints_are_model_histories(tmp_path: Path) -> None:
         assert result.output == "a.py"
 
 
+def test_checkpoint_edits_are_file_changes(tmp_path: Path) -> None:
+    """A `/chat save` checkpoint holds no FileDiff: an edit that succeeded (its response
+    holds no `error`) is the change its arguments tell, as in a public checkpoint of 17
+    `replace` calls that gave no file change at all; a failed one changes nothing."""
+    history = [
+        {"role": "user", "parts": [{"text": "rename the flag"}]},
+        {
+            "role": "model",
+            "parts": [
+                {
+                    "functionCall": {
+                        "name": "replace",
+                        "args": {
+                            "file_path": "/w/pkg/flags.ts",
+                            "old_string": "const keep = true;",
+                            "new_string": "const keep = false;",
+                        },
+                        "id": "r1",
+                    },
+                    "thoughtSignature": "c2lnbmF0dXJl",
+                },
+                {
+                    "functionCall": {
+                        "name": "write_file",
+                        "args": {"file_path": "/w/pkg/new.ts", "content": "export {};\n"},
+                        "id": "w1",
+                    }
+                },
+                {
+                    "functionCall": {
+                        "name": "replace",
+                        "args": {
+                            "file_path": "/w/pkg/flags.ts",
+                            "old_string": "x",
+                            "new_string": "y",
+                        },
+                        "id": "r2",
+                    }
+                },
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                {
+                    "functionResponse": {
+                        "id": "r1",
+                        "name": "replace",
+                        "response": {
+                            "output": "Successfully modified file: /w/pkg/flags.ts (1 replacements)."
+                        },
+                    }
+                },
+                {
+                    "functionResponse": {
+                        "id": "w1",
+                        "name": "write_file",
+                        "response": {
+                            "output": "Successfully created and wrote to new file: /w/pkg/new.ts."
+                        },
+                    }
+                },
+                {
+                    "functionResponse": {
+                        "id": "r2",
+                        "name": "replace",
+                        "response": {
+                            "error": "Failed to edit, could not find the string to replace."
+                        },
+                    }
+                },
+            ],
+        },
+    ]
+    path = tmp_path / "checkpoint-flags.json"
+    path.write_text(json.dumps(history, indent=2), encoding="utf-8")
+    events = GEMINI.parse(path).events
+    results = of(events, "tool_result")
+    assert [(r.call_id, r.ok) for r in results] == [("r1", True), ("w1", True), ("r2", False)]
+    changes = of(events, "file_change")
+    assert [(c.call_id, c.path, c.operation) for c in changes] == [
+        ("r1", "/w/pkg/flags.ts", "modify"),
+        ("w1", "/w/pkg/new.ts", "create"),
+    ]
+    assert "\n-const keep = true;\n" in changes[0].diff
+    assert "\n+const keep = false;\n" in changes[0].diff
+    assert changes[1].content == "export {};\n"
+    # Each change follows the result that reported it.
+    assert events.index(changes[0]) == events.index(results[0]) + 1
+
+
 def test_harness_continuation_and_edits_without_a_file_diff(tmp_path: Path) -> None:
     """Shapes seen in real sessions: the "System: Please continue." turn the CLI sends itself
     (shown as the tool output it follows), and edit calls recorded without a FileDiff."""

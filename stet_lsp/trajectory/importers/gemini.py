@@ -24,7 +24,9 @@ Gemini API parts):
 A subagent's session is `<session id>/<agent id>.jsonl` beside the main file; its events
 follow the call that ran it. `logs.json` is a list of `{sessionId, messageId, type, message,
 timestamp}` prompts; a checkpoint is the model history itself (`{role, parts}` contents,
-alone or under `history`).
+alone or under `history`): a call there is answered by a `functionResponse` in the user's
+next content (failed when it holds an `error`), and an edit that succeeded is the change its
+arguments tell (`replace`'s old and new strings, `write_file`'s content).
 """
 
 from __future__ import annotations
@@ -147,6 +149,7 @@ class _Transcript:
 @dataclass
 class _Call:
     name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
     answered: bool = False
 
 
@@ -411,7 +414,7 @@ class _Reader:
         call_id = as_text(call.get("id"))
         arguments = call.get("args")
         arguments = arguments if isinstance(arguments, dict) else {"args": arguments}
-        context.calls[call_id] = _Call(name)
+        context.calls[call_id] = _Call(name, arguments)
         self.parsed.emit(
             ToolCall, at, time, context.agent, call_id=call_id, name=name, input=arguments
         )
@@ -491,9 +494,15 @@ class _Reader:
         call.answered = True
         body = response.get("response")
         ok = not (isinstance(body, dict) and "error" in body)
-        self.parsed.emit(
-            ToolResult, at, time, context.agent, call_id=call_id, ok=ok, output=_response_text(body)
-        )
+        output = _response_text(body)
+        self.parsed.emit(ToolResult, at, time, context.agent, call_id=call_id, ok=ok, output=output)
+        if not ok:
+            return
+        # No FileDiff recorded: the change as the call's arguments tell it.
+        for edit in edits_from_arguments(call.name, call.arguments, output):
+            self.parsed.emit(
+                FileChange, at, time, context.agent, call_id=call_id, **file_change_fields(edit)
+            )
 
     def _usage(
         self,
