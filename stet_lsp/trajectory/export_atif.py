@@ -60,6 +60,8 @@ SCHEMA_VERSION = "ATIF-v1.8"
 UNKNOWN = "unknown"
 NO_EVENTS = "(no events)"
 NO_MESSAGES = "(no messages: the session's records are in extra)"
+COMPACTED = "(context compacted)"  # a compaction's step when its summary is opaque
+AN_ERROR = "(an error)"  # an error's step when the harness gave no message
 REWOUND = (
     "(the user rewound the conversation: the steps marked abandoned before this one are a "
     "branch it left, and the steps after it continue from an earlier point)"
@@ -277,10 +279,10 @@ class _Builder:
         elif isinstance(event, Usage):
             self._usage(event, number)
         elif isinstance(event, Compaction):
-            step = self._system(event, number, event.summary or "(context compacted)")
+            step = self._system(event, number, event.summary or COMPACTED)
             step.extra["compaction"] = True
         elif isinstance(event, Error):
-            step = self._system(event, number, event.message or "(an error)")
+            step = self._system(event, number, event.message or AN_ERROR)
             step.extra["error"] = {"interrupt": event.interrupt}
         elif isinstance(event, Subagent):
             self._subagent(event, number)

@@ -202,6 +202,45 @@ def test_system_steps_copied_context_and_multimodal_content(tmp_path: Path) -> N
     assert not of(events, "usage")
 
 
+def test_compaction_and_error_steps_of_stets_own_export(tmp_path: Path) -> None:
+    """Stet's export marks a compaction `extra.compaction` and an error `extra.error`: they
+    come back as what they were (a Gemini CLI checkpoint's compression summary and aider's
+    interrupts came back as raw system steps), an opaque summary and a harness error
+    without a message as the empty text the export wrote a placeholder for."""
+    steps = [
+        {"step_id": 1, "source": "user", "message": "go on"},
+        {
+            "step_id": 2,
+            "source": "system",
+            "message": "<state_snapshot>the goal</state_snapshot>",
+            "extra": {"compaction": True, "event_steps": [3, 3]},
+        },
+        {
+            "step_id": 3,
+            "source": "system",
+            "message": "(context compacted)",
+            "extra": {"compaction": True},
+        },
+        {
+            "step_id": 4,
+            "source": "system",
+            "message": "^C KeyboardInterrupt",
+            "extra": {"error": {"interrupt": True}},
+        },
+        {"step_id": 5, "source": "system", "message": "(an error)", "extra": {"error": {}}},
+    ]
+    events = ATIF.parse(write(tmp_path / "t.json", trajectory(steps))).events
+    assert kinds(events)[1:-1] == ["user_message", "compaction", "compaction", "error", "error"]
+    assert [c.summary for c in of(events, "compaction")] == [
+        "<state_snapshot>the goal</state_snapshot>",
+        "",
+    ]
+    assert [(e.message, e.interrupt) for e in of(events, "error")] == [
+        ("^C KeyboardInterrupt", True),
+        ("", False),
+    ]
+
+
 def test_embedded_subagent_follows_the_call_that_started_it(tmp_path: Path) -> None:
     child = trajectory(
         [

@@ -12,9 +12,11 @@ trajectories embedded in the file). Each step has `step_id`, `timestamp` and `so
   `completion_tokens`, `cached_tokens`, `cost_usd`, `extra`) and since v1.7 `llm_call_count`
   (0: a step no model request made; more than 1: metrics summed over that many requests).
 * `system`: the system prompt, or a harness event; `extra.context_management` marks a
-  compaction (its summary is in the step or in the subagent trajectory it refers to), and
-  `extra.rewind` (Stet's own export) a rewind, which goes back to the last step before it
-  that `extra.abandoned` does not mark (the events of a step so marked are `abandoned`).
+  compaction (its summary is in the step or in the subagent trajectory it refers to). Stet's
+  own export marks its compactions `extra.compaction` and its errors `extra.error`
+  (`interrupt`), each step's message the summary or the error's, and a rewind
+  `extra.rewind`, which goes back to the last step before it that `extra.abandoned` does not
+  mark (the events of a step so marked are `abandoned`).
 
 Early Harbor trajectories of Claude Code give a response's text and each of its tool calls a
 step of their own, each with the whole response's metrics: an agent step whose metrics repeat
@@ -70,6 +72,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (
     AgentMessage,
     Compaction,
+    Error,
     EventBase,
     FileChange,
     RawEvent,
@@ -84,6 +87,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
+from stet_lsp.trajectory.export_atif import AN_ERROR, COMPACTED
 from stet_lsp.trajectory.importers.base import ParsedSession
 from stet_lsp.trajectory.importers.edits import (
     EDITOR_REFUSAL,
@@ -418,11 +422,19 @@ class _Reader:
         self, step: dict[str, Any], at: SourceRef, time: str | None, agent: str | None
     ) -> None:
         """A system prompt has no event of its own and is kept as it is; a context
-        management step is a compaction."""
+        management step is a compaction, and so are the compaction and error steps of Stet's
+        own export (`extra.compaction`, `extra.error`)."""
         extra = mapping(step.get("extra"))
+        message = _content_text(step.get("message"))
         if isinstance(extra.get("context_management"), dict):
-            summary = _content_text(step.get("message")) or "context compacted"
+            self._emit(Compaction, at, time, agent, summary=message or "context compacted")
+        elif extra.get("compaction") is True:
+            summary = "" if message == COMPACTED else message
             self._emit(Compaction, at, time, agent, summary=summary)
+        elif isinstance(extra.get("error"), dict):
+            interrupt = extra["error"].get("interrupt") is True
+            text = "" if message == AN_ERROR else message
+            self._emit(Error, at, time, agent, message=text, interrupt=interrupt)
         else:
             self._emit(
                 RawEvent, at, time, agent, record=step, reason="system prompt or harness message"
