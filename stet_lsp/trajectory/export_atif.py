@@ -489,6 +489,8 @@ class _Builder:
                 entry["end_reason"] = event.reason
             if event.cost_usd is not None:
                 entry["reported_cost_usd"] = event.cost_usd
+            if not _ENDED.intersection(entry):
+                entry["ended"] = None  # it ended, at no time the harness wrote
 
     # Output.
 
@@ -521,6 +523,10 @@ class _Builder:
         if extra:
             out["extra"] = extra
         return out
+
+
+# What a session's entry in the root `extra.sessions` holds of its end.
+_ENDED = frozenset({"ended", "end_reason", "reported_cost_usd"})
 
 
 def _annotation(event: EventBase) -> tuple[str, Any]:

@@ -1830,6 +1830,32 @@ def test_an_atif_export_of_several_sessions_imports_back_with_the_same_totals(
     assert again.totals.cost_basis == "estimated"
 
 
+def test_a_session_end_the_harness_gave_no_time_or_reason_comes_back(tmp_path: Path) -> None:
+    """aider writes no time or reason for the end of a run that simply stopped: the export
+    records that the session ended (`ended` null), so importing it back ends the session
+    (a public history of four runs came back with two ends)."""
+    one, two = Events("run-1"), Events("run-2")
+    one.add(SessionStart, harness="aider", time="2025-10-20T21:49:17")
+    one.add(UserMessage, text="/add **")
+    one.add(SessionEnd)
+    two.add(SessionStart, harness="aider", time="2025-10-23T17:04:56")
+    two.add(UserMessage, text="/help")
+    two.add(SessionEnd)
+    doc = to_atif({}, one.items + two.items)
+    validate_atif(doc)
+    assert [s.get("ended", "absent") for s in doc["extra"]["sessions"]] == [None, None]
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps(doc), "utf-8")
+    parsed = IMPORTERS["atif"].parse(path)
+    kinds = [(e.kind, e.session) for e in parsed.events if isinstance(e, SessionStart | SessionEnd)]
+    assert kinds == [
+        ("session_start", "run-1"),
+        ("session_end", "run-1"),
+        ("session_start", "run-2"),
+        ("session_end", "run-2"),
+    ]
+
+
 def test_the_real_round_trip_of_a_trajectory_of_two_harnesses_keeps_its_totals(
     stet: Run, root: Path, tmp_path: Path
 ) -> None:
