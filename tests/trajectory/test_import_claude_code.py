@@ -31,7 +31,7 @@ from stet_lsp.trajectory.events import (
     UserMessage,
     event_json,
 )
-from stet_lsp.trajectory.importers import importer
+from stet_lsp.trajectory.importers import detect, importer
 from stet_lsp.trajectory.importers.base import SNIFF_BYTES
 from stet_lsp.trajectory.importers.claude_code import IMPORTERS
 
@@ -152,6 +152,35 @@ def test_sniff_accepts_the_first_records_claude_code_writes() -> None:
     ]
     for head in heads:
         assert IMPORTER.sniff(json.dumps(head) + "\n"), head
+
+
+def test_a_session_teleported_from_the_web_starts_with_its_teleported_from_record(
+    tmp_path: Path,
+) -> None:
+    """A session brought over from Claude Code on the web starts with a `teleported-from`
+    record, which names none of the keys the other records carry: a file holding only that
+    record (public sessions of 2.1.9x, where nothing followed the teleport) was refused as
+    no known format. It is Claude Code's, kept as a raw event, before the conversation."""
+    teleport = {
+        "type": "teleported-from",
+        "remoteSessionId": "session_01AbCdEfGhIjKlMnOpQrStUv",
+        "branch": "claude/explain-readme-X1y2Z",
+        "messageCount": 0,
+    }
+    assert IMPORTER.sniff(json.dumps(teleport) + "\n")
+    assert detect(write(tmp_path / "alone.jsonl", [teleport])).name == "claude-code"
+    alone = IMPORTER.parse(tmp_path / "alone.jsonl")
+    assert kinds(alone.events) == ["session_start", "raw", "session_end"]
+    raw = of(alone.events, RawEvent)[0]
+    assert raw.reason == "session teleported from Claude Code on the web"
+    assert raw.record == teleport
+    path = write(
+        tmp_path / f"{SID}.jsonl",
+        [teleport, user("u1", None, "go on", "2026-04-09T10:00:00Z")],
+    )
+    parsed = IMPORTER.parse(path)
+    assert parsed.session_id == SID
+    assert kinds(parsed.events)[:3] == ["session_start", "raw", "user_message"]
 
 
 def test_sniff_reads_a_first_record_larger_than_the_sniff_window() -> None:

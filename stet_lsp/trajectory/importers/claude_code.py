@@ -25,7 +25,9 @@ One JSON object a line, appended as the session runs. The records, by `type`:
 * `progress` (hook, bash, MCP and subagent progress; `agent_progress` carries a subagent's
   messages while it runs), `attachment` (context the harness attached: hook output, skill
   listings, a prompt queued while the agent worked), `queue-operation`, `last-prompt`,
-  `permission-mode`, `pr-link` (a pull request the session created or was linked to).
+  `permission-mode`, `pr-link` (a pull request the session created or was linked to),
+  `teleported-from` (the first record of a session brought over from Claude Code on the web:
+  `remoteSessionId`, `branch`, `messageCount`; alone in the file when nothing followed).
 * `file-history-snapshot` and (later 2.1 builds) `file-history-delta`: the backups kept for
   rewinding edits, outside the tree. A snapshot lists every file tracked for the prompt its
   `messageId` names (`snapshot.trackedFileBackups`); a delta adds one file's backup
@@ -111,10 +113,11 @@ _RECORD_TYPES = frozenset(
         "custom-title",
         "agent-name",
         "pr-link",
+        "teleported-from",
     }
 )
 # Keys only Claude Code's records carry next to `type` (other JSONL formats have none of them).
-_RECORD_KEYS = ("sessionId", "parentUuid", "uuid", "leafUuid", "messageId")
+_RECORD_KEYS = ("sessionId", "parentUuid", "uuid", "leafUuid", "messageId", "remoteSessionId")
 
 # Records kept as they are, with what they are.
 _KEPT_RECORDS = {
@@ -128,6 +131,7 @@ _KEPT_RECORDS = {
     "last-prompt": "pointer to the last prompt",
     "permission-mode": "permission mode change",
     "pr-link": "pull request the session is linked to",
+    "teleported-from": "session teleported from Claude Code on the web",
 }
 
 _SPAWN_TOOLS = frozenset({"Task", "Agent"})
