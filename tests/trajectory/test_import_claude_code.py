@@ -935,6 +935,46 @@ def test_subagent_files_follow_the_call_that_started_them(tmp_path: Path) -> Non
     assert all(e.session == SID for e in events)
 
 
+def test_the_copy_of_the_conversation_a_compaction_agent_starts_with_is_left_out(
+    tmp_path: Path,
+) -> None:
+    """The compaction agent's file (`agent-acompact-<id>.jsonl`, as the side question's) holds
+    every record of the main conversation again, same uuids, before its own prompt and
+    answer (public 2.1.8x sessions: 190 of 193 records copied): read as the subagent's, the
+    calls, file changes and token counts of the conversation came twice. The copy is counted
+    in `copied_history`; the agent's own request stays."""
+    write_call = tool_use("tw", "Write", {"file_path": "/work/app/a.txt", "content": "a\n"})
+    main = [
+        user("u1", None, "write a", "2026-03-31T01:00:00Z"),
+        assistant("a1", "u1", "m1", [write_call], "2026-03-31T01:00:01Z"),
+        user("r1", "a1", [result("tw", "File created successfully")], "2026-03-31T01:00:02Z")
+        | {"toolUseResult": {"type": "create", "filePath": "/work/app/a.txt", "content": "a\n"}},
+    ]
+    session = write(tmp_path / f"{SID}.jsonl", main)
+    copy = [record | {"isSidechain": True, "agentId": "acompact-1f2e"} for record in main]
+    own = [
+        subagent_record("acompact-1f2e", "c1", "r1", "Summarize the conversation.", "t1"),
+        assistant(
+            "c2",
+            "c1",
+            "mc",
+            [{"type": "text", "text": "<summary>a was written</summary>"}],
+            "2026-03-31T01:05:00Z",
+            usage={"input_tokens": 7, "output_tokens": 40},
+            isSidechain=True,
+            agentId="acompact-1f2e",
+        ),
+    ]
+    write(tmp_path / SID / "subagents" / "agent-acompact-1f2e.jsonl", copy + own)
+    parsed = IMPORTER.parse(session)
+    agent = [e for e in parsed.events if e.agent == "acompact-1f2e"]
+    assert kinds(agent) == ["user_message", "agent_message", "usage"]
+    assert [(c.call_id, c.agent) for c in of(parsed.events, ToolCall)] == [("tw", None)]
+    assert len(of(parsed.events, FileChange)) == 1
+    assert [u.output_tokens for u in of(parsed.events, Usage)] == [3, 40]
+    assert parsed.dropped["copied_history"] == 3
+
+
 def test_a_subagent_of_a_subagent_and_an_unreadable_subagent_file(tmp_path: Path) -> None:
     session = write(
         tmp_path / f"{SID}.jsonl",

@@ -58,7 +58,11 @@ was chosen is not written to the session (the backups live in `~/.claude/file-hi
 Subagents: older versions wrote a subagent's records into the session file itself, marked
 `isSidechain`; later ones write each to `agent-<id>.jsonl`, first beside the session file and
 now in `<session id>/subagents/` (with `agent-<id>.meta.json` holding its description). Their
-events follow the Task/Agent call that started them, after a Subagent event.
+events follow the Task/Agent call that started them, after a Subagent event. The agents 2.1
+runs on the conversation itself, the compaction (`agent-acompact-<id>`) and a side question
+(`agent-aside_question-<id>`), start their file with a copy of every record of the main
+conversation (the same uuids) before their own prompt and answer: the copy is left out and
+counted in `dropped.copied_history`, as its requests were the main conversation's.
 """
 
 from __future__ import annotations
@@ -294,7 +298,7 @@ class _SessionReader:
         read: list[_Transcript] = []
         done = set(self.shared.agent_files)
         for agent_id, file in self.shared.agent_files.items():
-            self._read_subagent(agent_id, file, read)
+            self._read_subagent(agent_id, file, read, main.uuids)
         pending = [main, *read]
         while pending:
             transcript = pending.pop()
@@ -304,16 +308,17 @@ class _SessionReader:
                 done.add(agent_id)
                 file = self.path.parent / f"agent-{agent_id}.jsonl"
                 if file.is_file() and _first_session_id(file) in (session_id, None):
-                    pending.extend(self._read_subagent(agent_id, file, read))
+                    pending.extend(self._read_subagent(agent_id, file, read, main.uuids))
         return read
 
     def _read_subagent(
-        self, agent_id: str, file: Path, read: list[_Transcript]
+        self, agent_id: str, file: Path, read: list[_Transcript], main_uuids: set[str]
     ) -> list[_Transcript]:
-        """Reads one subagent file into `read`; returns it (nothing when it cannot be read)."""
+        """Reads one subagent file into `read`; returns it (nothing when it cannot be read).
+        The records it holds of the main conversation (by uuid) are a copy, not its own."""
         name = file.relative_to(self.path.parent).as_posix()
         try:
-            transcript = _FileReader(name, agent_id, self.shared).read(file)
+            transcript = _FileReader(name, agent_id, self.shared, main_uuids).read(file)
         except StetError as error:
             self.shared.problems.append(Problem(name, 1, str(error)))
             return []
@@ -340,9 +345,19 @@ class _SessionReader:
 class _FileReader:
     """Translates the records of one file into events."""
 
-    def __init__(self, source: str, agent: str | None, shared: _Shared) -> None:
+    def __init__(
+        self,
+        source: str,
+        agent: str | None,
+        shared: _Shared,
+        copied: set[str] | None = None,
+    ) -> None:
         self.out = _Transcript(source=source, agent=agent)
         self.shared = shared
+        # The uuids of the main conversation's records, for a subagent's file: an agent that
+        # works on the conversation itself (compaction, a side question) starts its file with
+        # a copy of every record of it.
+        self.copied = copied or set()
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
         self.usage: dict[str, Usage] = {}
         self.sidechain_of: dict[str, str] = {}  # record uuid -> inline sidechain agent id
@@ -381,6 +396,9 @@ class _FileReader:
         time = _str(record.get("timestamp"))
         kind = record.get("type")
         uuid = record.get("uuid")
+        if isinstance(uuid, str) and uuid in self.copied:
+            self.shared.dropped["copied_history"] += 1
+            return
         repeated = (
             kind in ("user", "assistant") and isinstance(uuid, str) and uuid in self.out.uuids
         )
