@@ -190,6 +190,29 @@ def test_sniff_reads_a_first_record_larger_than_the_sniff_window() -> None:
     assert IMPORTER.sniff(head)
 
 
+def test_sniff_reads_a_first_queued_prompt_larger_than_the_sniff_window(tmp_path: Path) -> None:
+    """A session whose first record is a prompt queued while the agent worked, longer than
+    the sniff window (a pasted conversation of 77 KB, in a public 2.1.92 session), was no
+    known format: only a first message record was recognised when cut off."""
+    queued = {
+        "type": "queue-operation",
+        "operation": "enqueue",
+        "timestamp": "2026-04-07T00:30:15.223Z",
+        "sessionId": SID,
+        "content": "Fact check this conversation: " + "y" * 80_000,
+    }
+    head = json.dumps(queued, separators=(",", ":"))[:SNIFF_BYTES]
+    assert "\n" not in head
+    assert IMPORTER.sniff(head)
+    path = write(tmp_path / f"{SID}.jsonl", [queued, user("u1", None, "go", "t")])
+    assert detect(path).name == "claude-code"
+    # A type Claude Code does not write, or no key of its own, is not taken.
+    other = {"type": "message", "id": "x", "content": "y" * 80_000}
+    assert not IMPORTER.sniff(json.dumps(other, separators=(",", ":"))[:SNIFF_BYTES])
+    unkeyed = {"type": "summary", "summary": "y" * 80_000}
+    assert not IMPORTER.sniff(json.dumps(unkeyed, separators=(",", ":"))[:SNIFF_BYTES])
+
+
 def test_sniff_leaves_other_formats_alone() -> None:
     codex = {"timestamp": "t", "type": "session_meta", "payload": {"id": "x", "cwd": "/w"}}
     codex_item = {"timestamp": "t", "type": "response_item", "payload": {"type": "message"}}

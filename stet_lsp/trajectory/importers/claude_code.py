@@ -68,6 +68,7 @@ counted in `dropped.copied_history`, as its requests were the main conversation'
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,6 +121,7 @@ _RECORD_TYPES = frozenset(
         "teleported-from",
     }
 )
+_LEADING_TYPE = re.compile(r'\{\s*"type"\s*:\s*"([a-z-]+)"')
 # Keys only Claude Code's records carry next to `type` (other JSONL formats have none of them).
 _RECORD_KEYS = ("sessionId", "parentUuid", "uuid", "leafUuid", "messageId", "remoteSessionId")
 
@@ -169,11 +171,19 @@ class ClaudeCodeImporter:
                 return False
             if value.get("type") in _RECORD_TYPES and any(k in value for k in _RECORD_KEYS):
                 return True
-        # A first record larger than the sniff window: Claude Code writes parentUuid first.
+        # A first record larger than the sniff window: a message (Claude Code writes its
+        # parentUuid first) or a record that starts with its type (a long prompt queued
+        # while the agent worked: `{"type":"queue-operation",...,"sessionId":…,"content":…`).
+        if len(lines) != 1:
+            return False
+        start = lines[0][:8192]
+        if start.startswith('{"parentUuid":'):
+            return '"sessionId":' in start
+        typed = _LEADING_TYPE.match(start)
         return (
-            len(lines) == 1
-            and lines[0].startswith('{"parentUuid":')
-            and '"sessionId":' in lines[0][:8192]
+            typed is not None
+            and typed.group(1) in _RECORD_TYPES
+            and any(re.search(f'"{key}"\\s*:', start) for key in _RECORD_KEYS)
         )
 
     def parse(self, path: Path) -> ParsedSession:
