@@ -1075,6 +1075,54 @@ def test_legacy_rollout_mcp_call_that_failed(tmp_path: Path) -> None:
     ]
 
 
+def test_legacy_rollout_patch_and_command_that_failed(tmp_path: Path) -> None:
+    """A legacy rollout writes Codex's answer to a patch it could not apply (`error: Failed to
+    find expected lines …`, `error: invalid hunk …`, 44 and 7 times in public rollouts of
+    August 2025) and to a command it could not start (`execution error: …`) as plain text,
+    with no exit status: they were successful results, and each refused patch a file
+    change that never happened."""
+    patch = "*** Begin Patch\n*** Update File: Cargo.toml\n@@\n-[[bin]]\n+[lib]\n*** End Patch"
+    header = {"id": "c27a914d-0000-4000-8000-000000000002", "timestamp": "2025-08-23T05:46:47Z"}
+
+    def shell(call_id: str, command: list[str]) -> dict[str, Any]:
+        arguments = json.dumps({"command": command})
+        return {
+            "type": "function_call",
+            "name": "shell",
+            "arguments": arguments,
+            "call_id": call_id,
+        }
+
+    def output(call_id: str, text: str) -> dict[str, Any]:
+        return {"type": "function_call_output", "call_id": call_id, "output": text}
+
+    heredoc = ["bash", "-lc", f"apply_patch << 'PATCH'\n{patch}\nPATCH"]
+    records = [
+        header,
+        {"record_type": "state"},
+        shell("call_1", heredoc),
+        output("call_1", 'error: Failed to find expected lines ["[[bin]]"] in /w/Cargo.toml'),
+        shell("call_2", ["apply_patch", patch]),
+        output("call_2", "error: invalid hunk at line 3, '[lib]' is not a valid hunk header"),
+        shell("call_3", ["rgx", "main"]),
+        output("call_3", "execution error: No such file or directory (os error 2)"),
+        shell("call_4", heredoc),
+        output(
+            "call_4",
+            '{"output":"Success. Updated the following files:\\nM Cargo.toml\\n",'
+            '"metadata":{"exit_code":0,"duration_seconds":0.0}}',
+        ),
+    ]
+    session = CODEX.parse(write(tmp_path / "rollout-2025-08-23T05-46-47-c27a914d.jsonl", records))
+    assert [(r.call_id, r.ok) for r in of(session, ToolResult)] == [
+        ("call_1", False),
+        ("call_2", False),
+        ("call_3", False),
+        ("call_4", True),
+    ]
+    assert [(c.call_id, c.path) for c in of(session, FileChange)] == [("call_4", "Cargo.toml")]
+
+
 # --- odd input ----------------------------------------------------------------------------------
 
 

@@ -19,8 +19,9 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   moved files with `mv` or `git mv` (`shell_moves`) is a rename for each, from its
   `workdir`. Tool outputs are a string, a
   JSON string `{"output", "metadata": {"exit_code"}}`, text headed by `Exit code: N` or
-  `Process exited with code N`, or a list of content parts; an MCP call Codex could not make
-  is answered `tool call error: …` (a failed result, where no event says so).
+  `Process exited with code N`, or a list of content parts; a call Codex could not make is
+  answered `tool call error: …` (MCP) or `execution error: …` (a command), and a patch it
+  could not apply `error: …`: failed results, where no event says so.
 * `event_msg`: the UI's event stream. `user_message`, `agent_message` and `agent_reasoning`
   repeat response items (they are used only for what the response items lack); `token_count`
   carries the usage of the last model request (`info.last_token_usage`, repeated while
@@ -618,9 +619,11 @@ class _Reader:
             return bool(patch_end["success"])
         if call_id in self.facts.exec_exit_codes:
             return self.facts.exec_exit_codes[call_id] == 0
-        if call_id in self.facts.failed_mcp_calls or text.startswith(_MCP_CALL_ERROR):
+        if call_id in self.facts.failed_mcp_calls or text.startswith(_FAILED_CALL):
             return False
-        if call_id in self.patches and "verification failed" in text[:200]:
+        if call_id in self.patches and (
+            text.startswith(_PATCH_ERROR) or "verification failed" in text[:200]
+        ):
             return False
         return text.strip() != "aborted"
 
@@ -1362,10 +1365,14 @@ def _shell_patch(tool_input: dict[str, Any]) -> str | None:
     return text[start : end + len(_PATCH_END)] if end >= 0 else text[start:]
 
 
-# What Codex answers an MCP call that failed (no server, a transport error, a timeout) with,
-# in place of the tool's result: the rollout's only sign of it where no mcp_tool_call_end
-# event says so (legacy rollouts write no events).
-_MCP_CALL_ERROR = "tool call error: "
+# What Codex answers, in place of a tool's output, a call it could not make: an MCP call
+# that failed (no server, a transport error, a timeout), a command it could not start (a
+# program not found). Where no event says so (legacy rollouts write none) this is the
+# rollout's only sign of it.
+_FAILED_CALL = ("tool call error: ", "execution error: ")
+# And a patch apply_patch refused or could not apply (`error: invalid hunk at line 3, …`,
+# `error: Failed to find expected lines […] in <path>`): the file is as it was.
+_PATCH_ERROR = "error: "
 
 
 def _output(output: Any) -> tuple[str, bool | None]:
