@@ -973,10 +973,13 @@ def test_the_copy_of_the_conversation_a_compaction_agent_starts_with_is_left_out
         user("r1", "a1", [result("tw", "File created successfully")], "2026-03-31T01:00:02Z")
         | {"toolUseResult": {"type": "create", "filePath": "/work/app/a.txt", "content": "a\n"}},
     ]
-    session = write(tmp_path / f"{SID}.jsonl", main)
+    later = user("u2", "r1", "and b", "2026-03-31T01:06:00Z")
+    session = write(tmp_path / f"{SID}.jsonl", [*main, later])
     copy = [record | {"isSidechain": True, "agentId": "acompact-1f2e"} for record in main]
     own = [
-        subagent_record("acompact-1f2e", "c1", "r1", "Summarize the conversation.", "t1"),
+        subagent_record(
+            "acompact-1f2e", "c1", "r1", "Summarize the conversation.", "2026-03-31T01:04:59Z"
+        ),
         assistant(
             "c2",
             "c1",
@@ -996,6 +999,12 @@ def test_the_copy_of_the_conversation_a_compaction_agent_starts_with_is_left_out
     assert len(of(parsed.events, FileChange)) == 1
     assert [u.output_tokens for u in of(parsed.events, Usage)] == [3, 40]
     assert parsed.dropped["copied_history"] == 3
+    # No call started it: it stands where it ran, before the prompt written after it.
+    start = next(e for e in parsed.events if isinstance(e, Subagent))
+    prompts = of(parsed.events, UserMessage)
+    assert [p.text for p in prompts if p.agent is None] == ["write a", "and b"]
+    assert parsed.events.index(start) < parsed.events.index(prompts[-1])
+    assert parsed.events.index(agent[-1]) < parsed.events.index(prompts[-1])
 
 
 def test_a_subagent_of_a_subagent_and_an_unreadable_subagent_file(tmp_path: Path) -> None:

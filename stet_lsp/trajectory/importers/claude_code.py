@@ -901,7 +901,7 @@ class _FileReader:
 def _place_subagents(main: _Transcript, subagents: list[_Transcript]) -> list[EventBase]:
     """The session's events with each subagent file's events after the call that started it
     (found by the agent id in the call's result, its workflow run, or the prompt it was
-    given); subagents no call started come at the end."""
+    given); a subagent no call started stands where it ran, by the time it started."""
     transcripts = [main, *subagents]
     agent_calls: dict[str, str] = {}
     run_calls: dict[str, str] = {}
@@ -928,10 +928,32 @@ def _place_subagents(main: _Transcript, subagents: list[_Transcript]) -> list[Ev
     placer = _Placer(children, spawns)
     placer.place(main)
     for subagent in subagents:
-        if id(subagent) not in placer.placed:
-            placer.out.append(_subagent_event(subagent, None, None, None))
-            placer.place(subagent)
+        if id(subagent) in placer.placed:
+            continue
+        at = len(placer.out)
+        placer.out.append(_subagent_event(subagent, None, None, None))
+        placer.place(subagent)
+        _move_by_time(placer.out, at, subagent.first_time)
     return placer.out
+
+
+def _move_by_time(events: list[EventBase], start: int, time: str | None) -> None:
+    """Moves the events from `start` on (a subagent no call started, such as the compaction
+    or a side question, appended at the end) to before the first event of the main
+    conversation written after it started, so that it stands where it ran."""
+    if time is None:
+        return
+    for index, event in enumerate(events[:start]):
+        if (
+            event.agent is None
+            and not isinstance(event, Subagent)
+            and event.time is not None
+            and event.time > time
+        ):
+            block = events[start:]
+            del events[start:]
+            events[index:index] = block
+            return
 
 
 def _call_by_prompt(
