@@ -1856,6 +1856,56 @@ def test_a_session_end_the_harness_gave_no_time_or_reason_comes_back(tmp_path: P
     ]
 
 
+def test_what_the_atif_export_keeps_in_extra_imports_back(tmp_path: Path) -> None:
+    """The file changes, commits and raw records the export keeps in its steps' `extra` come
+    back from it (importing the export of public aider, Codex, SWE-agent and mini-swe-agent
+    runs gave no changed file at all, and a Claude Code MultiEdit six fragments read from its
+    arguments in place of its one recorded patch); the step written for a session without
+    messages is no event."""
+    ev = Events("run-1")
+    ev.add(SessionStart, harness="codex", model="gpt-5-codex", time="2026-05-01T10:00:00Z")
+    ev.add(RawEvent, record={"type": "turn_context"}, reason="turn context")
+    ev.add(UserMessage, text="fix it")
+    ev.add(AgentMessage, text="patching", model="gpt-5-codex")
+    ev.add(ToolCall, call_id="c1", name="apply_patch", input={"input": "*** Begin Patch"})
+    ev.add(ToolResult, call_id="c1", output="Success.")
+    create = file_diff("app.py", None, lines("main"))
+    ev.add(
+        FileChange,
+        call_id="c1",
+        path="app.py",
+        operation="create",
+        diff=create.text,
+        anchored=True,
+        added=1,
+        content="main\n",
+    )
+    edit = {"file_path": "app.py", "old_string": "main", "new_string": "run"}
+    ev.add(ToolCall, call_id="c2", name="Edit", input=edit)
+    ev.add(ToolResult, call_id="c2", output="The file has been updated.")
+    ev.add(Commit, sha="1a2b3c4", message="fix it")
+    ev.add(SessionEnd, reason="exit")
+    empty = Events("run-2")
+    empty.add(SessionStart, harness="aider", time="2026-05-02T10:00:00Z")
+    empty.add(RawEvent, record="> Aider v0.86.1", reason="aider output")
+    empty.add(SessionEnd)
+    events = ev.items + empty.items
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps(to_atif(summary(events, "t").model_dump(mode="json"), events)))
+    back = IMPORTERS["atif"].parse(path).events
+    changes = [e for e in back if isinstance(e, FileChange)]
+    assert [(c.call_id, c.path, c.operation, c.content, c.added) for c in changes] == [
+        ("c1", "app.py", "create", "main\n", 1)
+    ]
+    assert changes[0].diff == create.text and changes[0].anchored
+    assert [(c.sha, c.message) for c in back if isinstance(c, Commit)] == [("1a2b3c4", "fix it")]
+    raws = [(r.session, r.record, r.reason) for r in back if isinstance(r, RawEvent)]
+    assert raws == [
+        ("run-1", {"type": "turn_context"}, "turn context"),
+        ("run-2", "> Aider v0.86.1", "aider output"),
+    ]
+
+
 def test_the_real_round_trip_of_a_trajectory_of_two_harnesses_keeps_its_totals(
     stet: Run, root: Path, tmp_path: Path
 ) -> None:

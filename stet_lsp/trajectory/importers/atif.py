@@ -37,6 +37,11 @@ token totals are recomputed from the steps' metrics. Its `notes` and the agent's
 `tool_definitions` become no event: each is counted in `dropped`, as `final_metrics` is when
 its cost is not kept.
 
+Stet's own export (its root `extra` holds `meta` or `sessions`) keeps in each step's `extra`
+the events ATIF has no field for: its `file_changes`, `commits` and `raw_records` become
+those events again, after the step's own, and a call's file change is taken from them, not
+read from its arguments; the step it writes for a session without messages is no event.
+
 Stet's own export of a trajectory of several sessions (its root `extra` holds `meta` or
 `sessions`, and each step names its session in `extra.session`) is read back as those
 sessions: each step's events take its session's id, each session starts and ends as the
@@ -71,6 +76,7 @@ from typing import Any, TypeVar
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (
     AgentMessage,
+    Commit,
     Compaction,
     Error,
     EventBase,
@@ -87,7 +93,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.export_atif import AN_ERROR, COMPACTED
+from stet_lsp.trajectory.export_atif import AN_ERROR, COMPACTED, NO_EVENTS, NO_MESSAGES
 from stet_lsp.trajectory.importers.base import ParsedSession
 from stet_lsp.trajectory.importers.edits import (
     EDITOR_REFUSAL,
@@ -190,6 +196,8 @@ class _Reader:
         # the root's `extra.sessions` what their starts and ends said; the events take back
         # their sessions' ids (None: the document is one session).
         self.restored: dict[str, dict[str, Any]] | None = None
+        # Stet's own export: its steps keep in `extra` the events ATIF has no field for.
+        self.own_export = False
         self.session: str | None = None
         self.harness = FORMAT
 
@@ -204,6 +212,8 @@ class _Reader:
             or file_digest(self.path)
         )
         self.restored = _exported_sessions(root)
+        extra = mapping(root.get("extra"))
+        self.own_export = "meta" in extra or "sessions" in extra
         self._start(main)
         current: _File | None = main
         totals: list[float | None] = []
@@ -412,11 +422,44 @@ class _Reader:
             self._emit(RawEvent, at, time, agent, record=step, reason=reason)
             return
         self._results(trajectory, step, pointer, at, time)
+        if self.own_export:
+            self._kept_events(extra, at, time, trajectory.agent)
         if extra.get("abandoned") is True:
             for event in self.parsed.events[before:]:
                 event.abandoned = True
         else:
             trajectory.kept = at
+
+    def _kept_events(
+        self, extra: dict[str, Any], at: SourceRef, time: str | None, agent: str | None
+    ) -> None:
+        """The file changes, commits and raw records Stet's export kept in a step's `extra`,
+        after the step's own events."""
+        for change in sequence(extra.get("file_changes")):
+            fields = mapping(change)
+            try:
+                self._emit(
+                    FileChange,
+                    at,
+                    time,
+                    agent,
+                    **{key: fields[key] for key in _CHANGE_FIELDS if key in fields},
+                )
+            except ValueError:
+                self._emit(RawEvent, at, time, agent, record=change, reason=_UNREADABLE_CHANGE)
+        for commit in sequence(extra.get("commits")):
+            message = text_field(mapping(commit).get("message"))
+            if message is None:
+                self._emit(
+                    RawEvent, at, time, agent, record=commit, reason="commit without a message"
+                )
+                continue
+            sha = text_field(mapping(commit).get("sha"))
+            self._emit(Commit, at, time, agent, sha=sha, message=message)
+        for kept in sequence(extra.get("raw_records")):
+            reason = text_field(mapping(kept).get("reason"))
+            record = kept.get("record") if isinstance(kept, dict) else kept
+            self._emit(RawEvent, at, time, agent, record=record, reason=reason)
 
     def _system_step(
         self, step: dict[str, Any], at: SourceRef, time: str | None, agent: str | None
@@ -431,6 +474,8 @@ class _Reader:
         elif extra.get("compaction") is True:
             summary = "" if message == COMPACTED else message
             self._emit(Compaction, at, time, agent, summary=summary)
+        elif self.own_export and message in (NO_EVENTS, NO_MESSAGES):
+            pass  # the step Stet's export writes for a session without messages
         elif isinstance(extra.get("error"), dict):
             interrupt = extra["error"].get("interrupt") is True
             text = "" if message == AN_ERROR else message
@@ -574,7 +619,7 @@ class _Reader:
         refused = call.name == _OPENHANDS_EDITOR and output.startswith(EDITOR_REFUSAL)
         ok = not failed and not refused and _ERROR_MARK not in output
         self._emit(ToolResult, at, time, agent, call_id=call_id, ok=ok, output=output)
-        if ok:
+        if ok and not self.own_export:  # Stet's export keeps the changes themselves
             for edit in edits_from_arguments(call.name, call.arguments, output):
                 self._emit(FileChange, at, time, agent, call_id=call_id, **file_change_fields(edit))
 
@@ -748,6 +793,21 @@ def _cost_basis(cost: float | None, extra: dict[str, Any]) -> str | None:
     if cost is None:
         return None
     return "estimated" if extra.get("cost_basis") == "estimated" else "reported"
+
+
+# The fields of a file change Stet's export keeps (`extra.file_changes`).
+_CHANGE_FIELDS = (
+    "path",
+    "operation",
+    "old_path",
+    "diff",
+    "anchored",
+    "content",
+    "call_id",
+    "added",
+    "removed",
+)
+_UNREADABLE_CHANGE = "file change Stet's export kept that is not one"
 
 
 def _exported_sessions(root: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
