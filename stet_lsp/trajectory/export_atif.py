@@ -60,6 +60,7 @@ SCHEMA_VERSION = "ATIF-v1.8"
 UNKNOWN = "unknown"
 NO_EVENTS = "(no events)"
 NO_MESSAGES = "(no messages: the session's records are in extra)"
+SUBAGENT_STARTED = "(subagent {} started)"  # the step of a subagent no call started
 COMPACTED = "(context compacted)"  # a compaction's step when its summary is opaque
 AN_ERROR = "(an error)"  # an error's step when the harness gave no message
 REWOUND = (
@@ -423,7 +424,7 @@ class _Builder:
         if event.call_id:
             ref.setdefault("extra", {})["call_id"] = event.call_id
         step = self._current_agent_step(event) or self._system(
-            event, number, f"(subagent {event.agent_id} started)"
+            event, number, SUBAGENT_STARTED.format(event.agent_id)
         )
         self.step_subagents.append((step, ref))
         self._touch(step, event, number)

@@ -1906,6 +1906,44 @@ def test_what_the_atif_export_keeps_in_extra_imports_back(tmp_path: Path) -> Non
     ]
 
 
+def test_a_subagent_whose_call_returned_nothing_or_that_no_call_started_imports_back(
+    tmp_path: Path,
+) -> None:
+    """The export names a subagent that a call with no result ran (the call a rewind cut off,
+    in a public Claude Code session) on a result without content, and one no call started
+    (the compaction agent) on a system step of its own: neither comes back as an event of
+    its own, a result the call never had or a raw system step."""
+    ev = Events("s")
+    ev.add(SessionStart, harness="claude-code", model=CC_MODEL, time="2026-03-28T05:37:00Z")
+    ev.add(UserMessage, text="survey")
+    ev.add(ToolCall, call_id="t1", name="Agent", input={"prompt": "Survey src."})
+    ev.add(Subagent, agent_id="asurvey", call_id="t1")
+    ev.add(UserMessage, text="Survey src.", agent="asurvey")
+    ev.add(AgentMessage, text="src has two files", model=CC_MODEL, agent="asurvey")
+    ev.add(UserMessage, text="go on")
+    ev.add(Subagent, agent_id="acompact-1")
+    ev.add(UserMessage, text="Summarize.", agent="acompact-1")
+    ev.add(AgentMessage, text="<summary>", model=CC_MODEL, agent="acompact-1")
+    ev.add(SessionEnd)
+    path = tmp_path / "trajectory.json"
+    doc = to_atif(summary(ev.items, "t").model_dump(mode="json"), ev.items)
+    path.write_text(json.dumps(doc))
+    back = IMPORTERS["atif"].parse(path).events
+    assert not [e for e in back if isinstance(e, ToolResult)]
+    assert not [e for e in back if isinstance(e, RawEvent)]
+    assert [(e.agent_id, e.call_id) for e in back if isinstance(e, Subagent)] == [
+        ("asurvey", "t1"),
+        ("acompact-1", None),
+    ]
+    texts = [(e.agent, e.text) for e in back if isinstance(e, UserMessage)]
+    assert texts == [
+        (None, "survey"),
+        ("asurvey", "Survey src."),
+        (None, "go on"),
+        ("acompact-1", "Summarize."),
+    ]
+
+
 def test_the_real_round_trip_of_a_trajectory_of_two_harnesses_keeps_its_totals(
     stet: Run, root: Path, tmp_path: Path
 ) -> None:

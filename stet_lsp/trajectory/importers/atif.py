@@ -40,7 +40,9 @@ its cost is not kept.
 Stet's own export (its root `extra` holds `meta` or `sessions`) keeps in each step's `extra`
 the events ATIF has no field for: its `file_changes`, `commits` and `raw_records` become
 those events again, after the step's own, and a call's file change is taken from them, not
-read from its arguments; the step it writes for a session without messages is no event.
+read from its arguments; the step it writes for a session without messages, or for the start
+of a subagent no call started, is no event, nor is the result without content that names the
+subagent a call ran when the call itself returned nothing.
 
 Stet's own export of a trajectory of several sessions (its root `extra` holds `meta` or
 `sessions`, and each step names its session in `extra.session`) is read back as those
@@ -93,7 +95,13 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.export_atif import AN_ERROR, COMPACTED, NO_EVENTS, NO_MESSAGES
+from stet_lsp.trajectory.export_atif import (
+    AN_ERROR,
+    COMPACTED,
+    NO_EVENTS,
+    NO_MESSAGES,
+    SUBAGENT_STARTED,
+)
 from stet_lsp.trajectory.importers.base import ParsedSession
 from stet_lsp.trajectory.importers.edits import (
     EDITOR_REFUSAL,
@@ -474,8 +482,11 @@ class _Reader:
         elif extra.get("compaction") is True:
             summary = "" if message == COMPACTED else message
             self._emit(Compaction, at, time, agent, summary=summary)
-        elif self.own_export and message in (NO_EVENTS, NO_MESSAGES):
-            pass  # the step Stet's export writes for a session without messages
+        elif self.own_export and (
+            message in (NO_EVENTS, NO_MESSAGES)
+            or (message.startswith(_STARTED_HEAD) and message.endswith(_STARTED_TAIL))
+        ):
+            pass  # Stet's export's step for a session without messages or a subagent's start
         elif isinstance(extra.get("error"), dict):
             interrupt = extra["error"].get("interrupt") is True
             text = "" if message == AN_ERROR else message
@@ -606,6 +617,8 @@ class _Reader:
         for ref in refs if isinstance(refs, list) else [refs] if isinstance(refs, dict) else []:
             self._reference(trajectory, ref, call_id, at, time)
         content = result.get("content")
+        if self.own_export and refs is not None and "content" not in result:
+            return  # Stet's export names the subagent a call ran that returned nothing
         if call_id is None or call_id not in self.calls:
             if content is not None or refs is None:
                 reason = "observation result without a tool call"
@@ -795,6 +808,7 @@ def _cost_basis(cost: float | None, extra: dict[str, Any]) -> str | None:
     return "estimated" if extra.get("cost_basis") == "estimated" else "reported"
 
 
+_STARTED_HEAD, _STARTED_TAIL = SUBAGENT_STARTED.split("{}")
 # The fields of a file change Stet's export keeps (`extra.file_changes`).
 _CHANGE_FIELDS = (
     "path",
