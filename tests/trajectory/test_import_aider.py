@@ -348,6 +348,59 @@ one
     assert changes[1].content == "one\n"
 
 
+def test_edits_in_the_fences_aider_uses_when_a_file_holds_backticks(tmp_path: Path) -> None:
+    """When a file in the chat holds triple backticks aider writes code in another fence,
+    `<source>` … `</source>` (a public aider 0.85 history, architect mode with an
+    editor-whole editor: 68 applied edits, every one a change without content). A listing
+    in such a fence is the file, backticks inside it included, and a SEARCH/REPLACE block
+    opened by one names the path above it."""
+    history = """# aider chat started at 2025-09-01 10:00:00
+
+> Aider v0.85.2¶
+> Model: gpt-5 with editor-whole edit format¶
+
+#### write the docs¶
+
+docs/usage.md
+<source>
+# Usage
+
+```sh
+make run
+```
+</source>
+
+> Tokens: 3.7k sent, 2.2k received.¶
+> docs/usage.md¶
+> Create new file? (Y)es/(N)o [Yes]: y¶
+> Applied edit to docs/usage.md¶
+
+#### /chat-mode diff¶
+> Model: gpt-5 with diff edit format¶
+
+#### fix the run target¶
+
+docs/usage.md
+<source>markdown
+<<<<<<< SEARCH
+make run
+=======
+make serve
+>>>>>>> REPLACE
+</source>
+
+> Tokens: 4.1k sent, 120 received.¶
+> Applied edit to docs/usage.md¶
+""".replace("¶", "  ")
+    changes = of(AIDER.parse(write(tmp_path, history)).events, FileChange)
+    assert [(c.path, c.operation) for c in changes] == [
+        ("docs/usage.md", "create"),
+        ("docs/usage.md", "modify"),
+    ]
+    assert changes[0].content == "# Usage\n\n```sh\nmake run\n```\n"
+    assert "-make run\n+make serve\n" in changes[1].diff
+
+
 def test_usage_commits_shell_and_errors(tmp_path: Path) -> None:
     parsed = AIDER.parse(write(tmp_path, HISTORY))
     usage = of(parsed.events, Usage)

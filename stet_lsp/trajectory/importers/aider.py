@@ -28,9 +28,11 @@ announced last); its *SEARCH/REPLACE* blocks (a file path line, a fence, `<<<<<<
 fragment diffs, the path as the repository names it (`./notes.md` is `notes.md`); an empty
 SEARCH for a file aider asked to create -> a created file with its whole content. With the
 `whole` edit format a file listing (path line and fenced content) is the new content of a file
-aider applied. `Tokens:` -> usage (one a request, `2.3k` read as
-2300; the cost of the request is the message cost less what earlier requests of the same user
-message cost); `Commit` -> commit; `Running` -> a `shell` tool call (aider does not record the
+aider applied. A fence is triple backticks, or the `<source>` … `</source>` (and `<code>`,
+`<pre>`, `<codeblock>`, `<sourcecode>`) aider writes code in when a file in the chat holds
+triple backticks. `Tokens:` -> usage (one a request, `2.3k` read as 2300; the cost of the
+request is the message cost less what earlier requests of the same user message cost);
+`Commit` -> commit; `Running` -> a `shell` tool call (aider does not record the
 output); `^C KeyboardInterrupt` -> an interrupting error; `The LLM did not conform to the edit
 format.` and `Exception while updating files:` with the report after them -> error. All other
 output (announcements, questions, warnings, model switches) is kept in order as raw events,
@@ -641,13 +643,29 @@ def _joined(lines: list[str]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+# The fences aider writes code in besides triple backticks, when a file in the chat holds
+# those (aider's `all_fences`): `<source>` … `</source>` and the like.
+_TAG_FENCES = ("source", "code", "pre", "codeblock", "sourcecode")
+
+
+def _fence_end(line: str) -> str | None:
+    """The line a fence this line opens ends with (its start), or None: backticks, or one of
+    aider's tag fences (`<source>python` ends with `</source>`)."""
+    if line.startswith("```"):
+        return "```"
+    for tag in _TAG_FENCES:
+        if line.startswith(f"<{tag}>"):
+            return f"</{tag}>"
+    return None
+
+
 def _filename(before: list[str]) -> str | None:
     found: list[str] = []
     for line in reversed(before):
         name = _strip_filename(line)
         if name:
             found.append(name)
-        if not line.startswith("```"):
+        if _fence_end(line) is None:
             break
     for name in found:
         if "." in name:
@@ -659,30 +677,32 @@ def _strip_filename(line: str) -> str | None:
     name = line.strip()
     if name == "...":
         return None
-    if name.startswith("```"):
-        candidate = name.lstrip("`")
+    if _fence_end(name) is not None:
+        candidate = name.lstrip("`") if name.startswith("```") else name.split(">", 1)[1]
         return candidate if candidate and ("." in candidate or "/" in candidate) else None
     name = name.rstrip(":").lstrip("#").strip().strip("`").strip("*")
     return name or None
 
 
 def _file_listings(lines: list[str]) -> list[_Edit]:
-    """The file listings of a `whole` answer: a path line, then the file in a fence."""
+    """The file listings of a `whole` answer: a path line, then the file in a fence (what
+    starts with another fence inside is the file's)."""
     edits: list[_Edit] = []
     path: str | None = None
     content: list[str] = []
-    inside = False
+    end: str | None = None
     for index, line in enumerate(lines):
-        if not line.startswith("```"):
-            if inside:
+        if end is not None:
+            if not line.startswith(end):
                 content.append(line)
-            continue
-        if inside:
+                continue
             if path:
                 edits.append(_Edit(path, "", _joined(content), whole=True))
-            inside, path, content = False, None, []
+            end, path, content = None, None, []
             continue
-        inside = True
+        end = _fence_end(line)
+        if end is None:
+            continue
         previous = lines[index - 1] if index else ""
         path = previous.strip().strip("*").rstrip(":").strip("`").lstrip("#").strip() or None
         if path is not None and len(path) > 250:
