@@ -1948,3 +1948,22 @@ def test_a_fork_by_reference_whose_parent_is_missing_counts_each_request_of_its_
     assert usages == [(300, 50), (400, 60)]
     [problem] = session.problems
     assert problem.message.endswith("(no token count of the fork was taken for that total)")
+
+
+def test_records_whose_type_is_no_string_are_kept_raw(tmp_path: Path) -> None:
+    """An event_msg or response_item whose type is an object or an array was looked up in a
+    set of names and raised TypeError ("unhashable type"): the import failed whole."""
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            event({"type": {"user_message": 1}, "message": "hi"}),
+            item({"type": ["message"], "role": "user", "content": []}),
+            {"timestamp": T0, "type": ["event_msg"], "payload": {"type": "x"}},
+            message("assistant", "Done."),
+        ],
+    )
+    raw = [event.reason for event in of(session, RawEvent)]
+    assert "event_msg whose type is no string: {'user_message': 1}" in raw
+    assert "response_item whose type is no string: ['message']" in raw
+    assert [m.text for m in of(session, AgentMessage)] == ["Done."]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from repos import make_repo
@@ -60,6 +61,24 @@ def test_a_line_nested_too_deeply_is_a_problem_and_the_rest_is_read(tmp_path: Pa
     problems: list[Problem] = []
     assert list(jsonl_records(path, "deep.jsonl", problems)) == [(1, {"a": 1}), (3, {"b": 2})]
     assert problems == [Problem("deep.jsonl", 2, "JSON nested too deeply to read")]
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"type": {"a": 1}, "sessionId": "s", "uuid": "u"},  # Claude Code's keys
+        {"type": ["session_meta"], "payload": {"id": "x"}},  # Codex's
+        [{"id": 1, "source": ["agent"], "action": ["run"]}],  # OpenHands'
+        {"id": "x", "source": ["agent"], "kind": "MessageEvent"},  # OpenHands V1's
+    ],
+)
+def test_a_type_that_is_no_string_is_of_no_known_format(tmp_path: Path, record: Any) -> None:
+    """Each format's sniff looked the value up in a set of names: an object or array there
+    raised TypeError ("unhashable type"), an internal error instead of the format's refusal."""
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps(record) + "\n" + json.dumps(record) + "\n")
+    with pytest.raises(StetError, match="not a transcript of a known format"):
+        detect(path)
 
 
 def test_a_file_nested_too_deeply_is_of_no_known_format(tmp_path: Path) -> None:

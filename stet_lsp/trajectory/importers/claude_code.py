@@ -96,6 +96,7 @@ from stet_lsp.trajectory.events import (
 from stet_lsp.trajectory.importers.base import ParsedSession, Problem
 from stet_lsp.trajectory.importers.diffs import Diff, file_diff, fragment_diff, hunks_diff
 from stet_lsp.trajectory.importers.edits import change_fields
+from stet_lsp.trajectory.importers.fields import text_field
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
 from stet_lsp.trajectory.importers.shell_moves import moved_paths
 
@@ -169,7 +170,8 @@ class ClaudeCodeImporter:
                 break
             if not isinstance(value, dict) or "payload" in value or "projectHash" in value:
                 return False
-            if value.get("type") in _RECORD_TYPES and any(k in value for k in _RECORD_KEYS):
+            kind = text_field(value.get("type"))
+            if kind in _RECORD_TYPES and any(key in value for key in _RECORD_KEYS):
                 return True
         # A first record larger than the sniff window: a message (Claude Code writes its
         # parentUuid first) or a record that starts with its type (a long prompt queued

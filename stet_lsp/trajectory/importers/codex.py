@@ -223,14 +223,15 @@ class CodexImporter:
             return _is_cut_session_meta(lines[0])
         if not isinstance(first, dict):
             return False
-        if first.get("type") in _ROLLOUT_TYPES and isinstance(first.get("payload"), dict):
+        kind = text_field(first.get("type"))
+        if kind in _ROLLOUT_TYPES and isinstance(first.get("payload"), dict):
             return True
         if not _is_legacy_header(first):
             return False
         second = _loads(lines[1]) if len(lines) > 1 else None
         if not isinstance(second, dict):
             return "instructions" in first
-        return "record_type" in second or second.get("type") in _RESPONSE_ITEM_TYPES
+        return "record_type" in second or text_field(second.get("type")) in _RESPONSE_ITEM_TYPES
 
     def parse(self, path: Path) -> ParsedSession:
         source = path.name
@@ -311,16 +312,16 @@ class _Facts:
             elif kind == "response_item":
                 facts._note_item(turn, payload)
             elif kind == "event_msg":
-                turn += payload.get("type") in _TURN_STARTS
+                turn += text_field(payload.get("type")) in _TURN_STARTS
                 facts._note_event(payload)
         return facts
 
     def _note_item(self, turn: int, item: Record) -> None:
-        kind = item.get("type")
+        kind = text_field(item.get("type"))
         ids = (text_field(item.get("call_id")), text_field(item.get("id")))
         self.item_ids.update(found for found in ids if found)
         self.compacted = self.compacted or kind in _OPAQUE_COMPACTIONS
-        if kind == "message" and item.get("role") in _ROLE_KINDS:
+        if kind == "message" and text_field(item.get("role")) in _ROLE_KINDS:
             said = _ROLE_KINDS[item["role"]]
             parts = _text_parts(item.get("content"))
             self.said[said].update(part.strip() for part in parts)
@@ -445,7 +446,7 @@ class _Reader:
             return  # a legacy state marker: it holds nothing
         elif "type" not in value:
             self.raw("record has no type")
-        elif value.get("type") in _ROLLOUT_TYPES:
+        elif text_field(value.get("type")) in _ROLLOUT_TYPES:
             self.raw(f"{value['type']} record without a payload object")
         else:
             self.raw(f"unknown record type {value.get('type')!r}")
@@ -473,7 +474,10 @@ class _Reader:
 
     def on_response_item(self, item: Record) -> None:
         kind = item.get("type")
-        handler = _ITEM_HANDLERS.get(kind) if isinstance(kind, str) else None
+        if not isinstance(kind, str):
+            self.raw(f"response_item whose type is no string: {kind!r}")
+            return
+        handler = _ITEM_HANDLERS.get(kind)
         if handler is not None:
             handler(self, item)
         elif kind == "ghost_snapshot":
@@ -485,8 +489,11 @@ class _Reader:
 
     def on_event_msg(self, event: Record) -> None:
         kind = event.get("type")
+        if not isinstance(kind, str):
+            self.raw(f"event_msg whose type is no string: {kind!r}")
+            return
         self.turn += kind in _TURN_STARTS
-        handler = _EVENT_HANDLERS.get(kind) if isinstance(kind, str) else None
+        handler = _EVENT_HANDLERS.get(kind)
         if handler is not None:
             handler(self, event)
         elif kind in _REPEATING_EVENTS:
@@ -881,6 +888,8 @@ def _rollout_record(value: Any) -> tuple[str, Record] | None:
     if not isinstance(value, dict):
         return None
     kind = value.get("type")
+    if not isinstance(kind, str):
+        return None
     payload = value.get("payload")
     if kind in _ROLLOUT_TYPES and isinstance(payload, dict):
         return kind, payload

@@ -235,11 +235,11 @@ def _looks_like_event(members: dict[str, Any]) -> bool:
     if not isinstance(source, str):
         source = None
     if "action" in members or "observation" in members:
-        if source in _SOURCES or "args" in members or "extras" in members:
+        if text_field(source) in _SOURCES or "args" in members or "extras" in members:
             return True
         # The older form: the arguments or extras beside `action` or `observation`.
         if "observation" not in members:
-            return members["action"] in _OLDER_ACTIONS
+            return text_field(members["action"]) in _OLDER_ACTIONS
         return (
             "action" not in members
             and "content" in members

@@ -185,7 +185,7 @@ def _is_base_state(members: dict[str, Any]) -> bool:
 
 
 def _is_event(members: dict[str, Any]) -> bool:
-    if not isinstance(members.get("id"), str) or members.get("source") not in _SOURCES:
+    if not isinstance(members.get("id"), str) or text_field(members.get("source")) not in _SOURCES:
         return False
     kind, stamped = event_kind(members.get("kind")), isinstance(members.get("timestamp"), str)
     if kind:
