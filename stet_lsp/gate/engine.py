@@ -420,7 +420,11 @@ class RuleScanner:
         # parameter (of a URL, a form body, a connection string) holds text, never code's
         # name (`?secret=x9Kq2mZ7Lp4`, `;Pwd=Hunter2Summer`).
         judged = value[1:-1] if form == "braced" and len(value) > 2 else value
-        if not value or heuristics.is_command_substitution(self.text, start, end):
+        if (
+            not value
+            or heuristics.is_command_substitution(self.text, start, end)
+            or heuristics.is_call_on_a_literal(self.text, start, end)
+        ):
             return False
         if self._shell_quoted_dollar(start, end):
             secret = self._judge(priority, rule, judged, key, literal=True, quoted=True)

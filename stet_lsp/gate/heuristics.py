@@ -286,7 +286,7 @@ def _elided(value: str) -> bool:
 
 
 # A command's first word (a name or a path to one), and tools that print a credential.
-_COMMAND_NAME = re.compile(r"(?:~|\.{1,2})?/?[A-Za-z][A-Za-z0-9._+\-]{0,40}")
+_COMMAND_NAME = re.compile(r"[a-z][a-z0-9._+\-]{0,40}|(?:~|\.{1,2})?/[A-Za-z0-9._+\-/]{1,120}")
 _SECRET_COMMANDS = frozenset(
     {
         "aws",
@@ -316,6 +316,7 @@ _SECRET_COMMANDS = frozenset(
     }
 )
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{12,}")
+_PLAIN_WORD = re.compile(r"[^\-/:=~][^/:=~]*")  # no flag, path, URL or `a=b`: a word of its own
 
 
 def looks_like_command(value: str) -> bool:
@@ -328,6 +329,15 @@ def looks_like_command(value: str) -> bool:
     if len(words) < 2 or _COMMAND_NAME.fullmatch(words[0]) is None:
         return False
     if any(looks_generated(run) for run in _ALNUM_RUN.findall(value)):
+        return False
+    # A passphrase that starts with a command's name (`security Blanket99! Rainbow#7`): a
+    # word a secret by itself, or a sign a command's word does not hold.
+    if any(
+        "!" in word
+        or "#" in word
+        or (_PLAIN_WORD.fullmatch(word) and looks_like_secret_value(word))
+        for word in words[1:]
+    ):
         return False
     if words[0].lower() in _SECRET_COMMANDS:
         return True
@@ -661,6 +671,7 @@ def _one_case_generated(value: str) -> bool:
 
 
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{12,}")
+_PLAIN_WORD = re.compile(r"[^\-/:=~][^/:=~]*")  # no flag, path, URL or `a=b`: a word of its own
 
 
 def has_generated_run(value: str) -> bool:
@@ -723,12 +734,12 @@ def looks_like_env_literal(value: str) -> bool:
     return sum((lower, upper, digits, symbol)) >= 2 and shannon_entropy(value) >= 2.5
 
 
-# A regular expression's syntax (a class of a range or an escape, a group's flags or `(?:`, a
-# counted repeat after a class or group): a pattern assigned to `TOKEN_RE`, `re.compile(r"…")`.
-_REGEX_SYNTAX = re.compile(
-    r"\[\^?(?:[A-Za-z0-9]-[A-Za-z0-9]|\\[dwsDWS])|\(\?(?:[:=!]|<?[=!]|[imsx]+\))"
-    r"|[\])]\{[0-9]{1,4}(?:,[0-9]{0,4})?\}[^A-Za-z0-9]"
-    r"|[\])]\{[0-9]{1,4}(?:,[0-9]{0,4})?\}\Z"
+# A regular expression's repeated class (a class of a range or an escape, or an escape, then
+# a counted or open repeat): a pattern assigned to `TOKEN_RE`, `re.compile(r"ghp_[A-Za-z0-9]{36}")`.
+# Its construct and its repeat both: a random password holds a `[a-z` or a `(?=` by chance.
+_REGEX_REPEAT = re.compile(
+    r"(?:\[\^?(?:[A-Za-z0-9]-[A-Za-z0-9]|\\[dwsDWS])[^\]\s]{0,60}\]|\\[dwsDWS])"
+    r"(?:\{[0-9]{1,4}(?:,[0-9]{0,4})?\}|[+*])"
 )
 # A callee (a name, qualified or dotted, after `new`, with template arguments), then the
 # parenthesis or brace that opens its call or list: the value is all of it.
@@ -738,6 +749,26 @@ _OPENS_A_CALL = re.compile(
 )
 
 
+# A string literal, closed (as escaped as it opened: `\\"…\\"` inside a JSON string), then the
+# call's or list's end: not the quote that closes the string the value stands in.
+_LITERAL_AFTER = re.compile(
+    r"[ \t]{0,2}(?:u8|[LuUbr])?(?P<escape>\\{0,64})(?P<quote>[\"'`])"
+    r"[^\"'`\r\n]{1,400}?(?P=escape)(?P=quote)[ \t]{0,2}[)}]"
+)
+
+
+def is_call_on_a_literal(text: str, start: int, end: int) -> bool:
+    """Whether what a rule read as a value, `text[start:end]`, is code opening a call or a list
+    on a string literal (`std::string("…")`, `new String("…")`, `QString{"…"}`): the literal
+    is the value. A value that only ends in `(` or `{` (`MyS3cretPass{`) is none."""
+    call = _OPENS_A_CALL.fullmatch(text, start, end)
+    return (
+        call is not None
+        and not looks_generated(call["name"])
+        and _LITERAL_AFTER.match(text, end) is not None
+    )
+
+
 def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: float = 3.0) -> bool:
     """A value assigned to a credential's name: encoded, or password-like (any characters,
     several classes, varied), and neither a placeholder nor a reference."""
@@ -745,9 +776,7 @@ def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: flo
         return False
     if is_placeholder(value) or is_env_reference(value) or is_agent_id(value):
         return False
-    if (call := _OPENS_A_CALL.fullmatch(value)) and not looks_generated(call["name"]):
-        return False  # `std::string(`, `new String(`: code before a literal, not a value
-    if _REGEX_SYNTAX.search(value):
+    if _REGEX_REPEAT.search(value):
         return False  # `ghp_[A-Za-z0-9]{36}`: a pattern matching secrets, not one
     if is_encoded_secret(value):
         return True

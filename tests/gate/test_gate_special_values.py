@@ -641,9 +641,39 @@ def test_a_command_substituted_for_a_credential_is_no_value(line: str) -> None:
     [
         ("OPENAI_API_KEY=`Hq3vTz8Lm2Rx7KcW5pNyJd4BwE6sF1gA`", "Hq3vTz8Lm2Rx7KcW5pNyJd4BwE6sF1gA"),
         ("the api key is `Hq3vTz8Lm2Rx7KcW5pNyJd4BwE6`", "Hq3vTz8Lm2Rx7KcW5pNyJd4BwE6"),
+        # A passphrase that starts with a command's name, or holds a word a command's
+        # arguments would (`:`), is no command.
+        ("export DB_PASSWORD=`security Blanket99! Rainbow#7`", "Blanket99! Rainbow#7"),
+        ("DB_PASS=`vault K9#mq2!Lp zz`", "K9#mq2!Lp"),
+        ("export DB_PASSWORD=`Summer2024 pass:word`", "Summer2024 pass:word"),
     ],
 )
 def test_a_backticked_value_or_a_command_printing_one_is_still_a_secret(
     line: str, secret: str
 ) -> None:
     assert secret not in _redacted(line + "\n")
+
+
+@pytest.mark.parametrize(
+    "password",
+    [
+        "dJSY1rbN}Pc[0-vP^YY4",  # a class's start `[0-v`, no repeat after it
+        "Pa(?=ss)w0rd99",  # a lookahead's opening
+        "aB3dE[5-9]fG7hJ",  # a class, no repeat after it
+        "MyS3cretPass{",  # ends in a brace, no literal in it
+        "Tr0ub4dor.Xyz9{",
+    ],
+)
+def test_a_password_that_reads_partly_as_code_or_a_pattern_is_a_secret(password: str) -> None:
+    """A value was no secret when it held a regular expression's construct (3 of 1,500
+    random symbol passwords of 20 characters), or ended in `(` or `{` as a call does: a
+    pattern needs a class or an escape and a repeat after it, and a call a string literal in
+    it (`std::string("…")`)."""
+    for text, path in [
+        (f"DB_PASSWORD={password}\n", ".env"),
+        (f"db:\n  password: {password}\n", "config.yaml"),
+        (json.dumps({"content": f"DB_PASSWORD={password}"}) + "\n", "s.jsonl"),
+    ]:
+        assert password not in _redacted(text, path), (text, path)
+    pattern = 'TOKEN_RE = re.compile(r"ghp_[A-Za-z0-9]{36}")\n'
+    assert _redacted(pattern, "scan.py") == pattern
