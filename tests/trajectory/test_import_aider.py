@@ -401,6 +401,33 @@ make serve
     assert "-make run\n+make serve\n" in changes[1].diff
 
 
+def test_prose_that_starts_with_a_tag_opens_no_fence(tmp_path: Path) -> None:
+    """A line of an answer starting `<code>` (inline code in prose) was taken for a tag
+    fence: everything after it, the file's listing too, was its content until a `</code>`
+    line that never came, and the applied edit had no content."""
+    history = """# aider chat started at 2025-09-01 10:00:00
+
+> Aider v0.86.1¶
+> Model: gpt-4.1 with whole edit format¶
+
+#### escape the input¶
+
+<code>render()</code> now escapes its input.
+
+app.py
+```python
+def render(text):
+    return escape(text)
+```
+
+> Tokens: 1.2k sent, 80 received.¶
+> Applied edit to app.py¶
+""".replace("¶", "  ")
+    changes = of(AIDER.parse(write(tmp_path, history)).events, FileChange)
+    assert [(c.path, c.operation) for c in changes] == [("app.py", "modify")]
+    assert changes[0].content == "def render(text):\n    return escape(text)\n"
+
+
 def test_usage_commits_shell_and_errors(tmp_path: Path) -> None:
     parsed = AIDER.parse(write(tmp_path, HISTORY))
     usage = of(parsed.events, Usage)

@@ -642,6 +642,17 @@ def test_checkpoint_edits_are_file_changes(tmp_path: Path) -> None:
                         "id": "r2",
                     }
                 },
+                {
+                    "functionCall": {
+                        "name": "replace",
+                        "args": {
+                            "file_path": "/w/pkg/flags.ts",
+                            "old_string": "const gone = 1;",
+                            "new_string": "",
+                        },
+                        "id": "r3",
+                    }
+                },
             ],
         },
         {
@@ -674,6 +685,17 @@ def test_checkpoint_edits_are_file_changes(tmp_path: Path) -> None:
                         },
                     }
                 },
+                {
+                    "functionResponse": {
+                        "id": "r3",
+                        "name": "replace",
+                        "response": {
+                            # The failure in the output, no `error`: as older builds answered.
+                            "output": "Failed to edit, 0 occurrences found for old_string in"
+                            " /w/pkg/flags.ts. No edits made."
+                        },
+                    }
+                },
             ],
         },
     ]
@@ -681,7 +703,12 @@ def test_checkpoint_edits_are_file_changes(tmp_path: Path) -> None:
     path.write_text(json.dumps(history, indent=2), encoding="utf-8")
     events = GEMINI.parse(path).events
     results = of(events, "tool_result")
-    assert [(r.call_id, r.ok) for r in results] == [("r1", True), ("w1", True), ("r2", False)]
+    assert [(r.call_id, r.ok) for r in results] == [
+        ("r1", True),
+        ("w1", True),
+        ("r2", False),
+        ("r3", False),
+    ]
     changes = of(events, "file_change")
     assert [(c.call_id, c.path, c.operation) for c in changes] == [
         ("r1", "/w/pkg/flags.ts", "modify"),

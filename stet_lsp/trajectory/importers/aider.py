@@ -644,8 +644,10 @@ def _joined(lines: list[str]) -> str:
 
 
 # The fences aider writes code in besides triple backticks, when a file in the chat holds
-# those (aider's `all_fences`): `<source>` … `</source>` and the like.
-_TAG_FENCES = ("source", "code", "pre", "codeblock", "sourcecode")
+# those (aider's `all_fences`): `<source>` … `</source>` and the like, the opening tag alone
+# on its line with the language (or the file's name) after it; prose that starts with a tag
+# (`<code>render()</code> now escapes…`) opens nothing.
+_TAG_FENCE = re.compile(r"<(source|code|pre|codeblock|sourcecode)>[^\s<]*\s*")
 
 
 def _fence_end(line: str) -> str | None:
@@ -653,10 +655,8 @@ def _fence_end(line: str) -> str | None:
     aider's tag fences (`<source>python` ends with `</source>`)."""
     if line.startswith("```"):
         return "```"
-    for tag in _TAG_FENCES:
-        if line.startswith(f"<{tag}>"):
-            return f"</{tag}>"
-    return None
+    tag = _TAG_FENCE.fullmatch(line) if line.startswith("<") else None
+    return f"</{tag.group(1)}>" if tag else None
 
 
 def _filename(before: list[str]) -> str | None:

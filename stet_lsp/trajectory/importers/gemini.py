@@ -78,6 +78,9 @@ _CANCELLED = "Request cancelled."
 _WORKSPACE_MARK = "Workspace Directories:**"
 _OLD_WORKSPACE_MARK = "I'm currently working in the directory: "
 
+# How Gemini CLI's edit and write tools begin an output that reports no change made.
+_EDIT_FAILURES = ("Failed to edit", "Error:", "Error writing", "Error executing")
+
 
 class GeminiImporter:
     name = FORMAT
@@ -495,11 +498,14 @@ class _Reader:
         body = response.get("response")
         ok = not (isinstance(body, dict) and "error" in body)
         output = _response_text(body)
+        # No FileDiff recorded: the change as the call's arguments tell it, unless the tool
+        # said in its output that it made none (a response without `error` may still hold
+        # "Failed to edit, 0 occurrences found…").
+        edits = edits_from_arguments(call.name, call.arguments, output) if ok else []
+        if edits and output.lstrip().startswith(_EDIT_FAILURES):
+            ok, edits = False, []
         self.parsed.emit(ToolResult, at, time, context.agent, call_id=call_id, ok=ok, output=output)
-        if not ok:
-            return
-        # No FileDiff recorded: the change as the call's arguments tell it.
-        for edit in edits_from_arguments(call.name, call.arguments, output):
+        for edit in edits:
             self.parsed.emit(
                 FileChange, at, time, context.agent, call_id=call_id, **file_change_fields(edit)
             )
