@@ -899,6 +899,18 @@ def _env_literal(value: str, strict: bool) -> bool:
     return heuristics.looks_like_env_literal(value)
 
 
+_PLAIN_PASSWORD = re.compile(r"[A-Za-z0-9_.\-]+")
+
+
+def _signed_password(value: str, strict: bool) -> bool:
+    """A password holding a sign besides `_ . -` (those without are `_env_literal`'s) that
+    reads as one: not a reference, a placeholder or a template."""
+    return _PLAIN_PASSWORD.fullmatch(value) is None and heuristics.looks_like_secret_value(value)
+
+
+_PASSWORD_NAMES = r"PASSWORD|PASSWD|PWD|SECRET|SECRET_?KEY"
+
+
 # An environment file's line (`DB_PASSWORD=hunter2Summer`, `export API_TOKEN=…`, `ENV …`,
 # `- …` in a compose file): an upper-case name that ends in a credential's word, after the
 # line's start, a space or a quote; `=` with no space; the value up to a space, `;`, `#`, a
@@ -946,21 +958,31 @@ ENV_ASSIGNMENTS = tuple(
         anchors=_ENV_ANCHORS,
         lead=48,
         reach=320,
-        check=_env_literal,
-        after=lazy(r"[A-Za-z0-9_]{0,72}=[A-Za-z0-9]{8}" if plain else r"[A-Za-z0-9_]{0,72}=\w"),
+        check=check,
+        after=lazy(after),
         start="identifier",
     )
-    for words, value, plain in (
+    for words, value, check, after in (
         (
-            r"PASSWORD|PASSWD|PWD|SECRET|SECRET_?KEY",
+            _PASSWORD_NAMES,
             r"[A-Za-z0-9][A-Za-z0-9_.\-]{7,255}+",
-            False,
+            _env_literal,
+            r"[A-Za-z0-9_]{0,72}=\w",
         ),
         (
             r"TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_?KEY|CLIENT_?KEY|CREDENTIALS?"
             r"|SIGNING_?KEY|ENCRYPTION_?KEY",
             r"[A-Za-z0-9]{8,255}+",
-            True,
+            _env_literal,
+            r"[A-Za-z0-9_]{0,72}=[A-Za-z0-9]{8}",
+        ),
+        # A generated password's signs (`DB_PASSWORD=4}gi12({LhEWXBjU$Bh(`): the generic rules
+        # stop a value at a bracket or a comma, and a line holding one kept most of it.
+        (
+            _PASSWORD_NAMES,
+            r"[^\s;#'`\"\\$][^\s;#'`\"\\]{7,255}+",
+            _signed_password,
+            r"[A-Za-z0-9_]{0,72}=[^\s;#'`\"\\$]",
         ),
     )
 )
