@@ -39,11 +39,13 @@ _KEY_THEN_OPERATOR = re.compile(r"[A-Za-z0-9_.\-]{0,128}+(?=" + _OPERATOR_AFTER 
 # From a key's end: a number assigned and nothing after it but the end of a JSON value or of
 # the line (`"input_tokens":1234,` in every usage record of a transcript). No identifier rule
 # takes a number for a secret.
-# A closer counts only where the number's value ends: `{"max_tokens": 4}`, `[4, 5]`, not a
-# password that starts so (`SECRET=4}gi12({Lh…`, `4,k=+M0s…`).
+# A closer counts only where the number's value ends: `{"max_tokens": 4}`, `[{"n":4},{…}]`,
+# `secret=42,shares=5` (the next a plain assignment), not a password that starts so
+# (`SECRET=4}gi12({Lh…`, `4}}gi…`, `4,k=+M0s…`).
 _NUMBER_ASSIGNED = re.compile(
     _OPERATOR_AFTER + r"[ \t]{0,4}-?[0-9]{1,15}+(?:\.[0-9]{1,15}+)?"
-    r"(?=[,}\]](?:[\s,}\]\"\\]|\Z)|[\r\n]|\\[nr]|\Z)"
+    r"(?=[,}\]]{1,8}(?:[\s\"\\{\[]|\Z)|,[A-Za-z_][\w.]{0,40}=(?:-?[0-9]|[A-Za-z_])"
+    r"|[\r\n]|\\[nr]|\Z)"
 )
 # From a key's end: operator, what may precede a value, the value as the rules see it, and no
 # backslash anywhere up to its end (decoding a literal cannot change such an assignment), nor

@@ -316,6 +316,7 @@ _SECRET_COMMANDS = frozenset(
     }
 )
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{12,}")
+_EXPANSION = re.compile(r"\$\{[^}\s]{0,80}\}")  # `${URL#*:}`, `${!name}`: the shell's, no sign
 _PLAIN_WORD = re.compile(r"[^\-/:=~][^/:=~]*")  # no flag, path, URL or `a=b`: a word of its own
 
 
@@ -336,7 +337,7 @@ def looks_like_command(value: str) -> bool:
         "!" in word
         or "#" in word
         or (_PLAIN_WORD.fullmatch(word) and looks_like_secret_value(word))
-        for word in words[1:]
+        for word in _EXPANSION.sub("", value).split()[1:]
     ):
         return False
     if words[0].lower() in _SECRET_COMMANDS:
@@ -671,6 +672,7 @@ def _one_case_generated(value: str) -> bool:
 
 
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{12,}")
+_EXPANSION = re.compile(r"\$\{[^}\s]{0,80}\}")  # `${URL#*:}`, `${!name}`: the shell's, no sign
 _PLAIN_WORD = re.compile(r"[^\-/:=~][^/:=~]*")  # no flag, path, URL or `a=b`: a word of its own
 
 
@@ -734,13 +736,50 @@ def looks_like_env_literal(value: str) -> bool:
     return sum((lower, upper, digits, symbol)) >= 2 and shannon_entropy(value) >= 2.5
 
 
-# A regular expression's repeated class (a class of a range or an escape, or an escape, then
-# a counted or open repeat): a pattern assigned to `TOKEN_RE`, `re.compile(r"ghp_[A-Za-z0-9]{36}")`.
-# Its construct and its repeat both: a random password holds a `[a-z` or a `(?=` by chance.
-_REGEX_REPEAT = re.compile(
-    r"(?:\[\^?(?:[A-Za-z0-9]-[A-Za-z0-9]|\\[dwsDWS])[^\]\s]{0,60}\]|\\[dwsDWS])"
-    r"(?:\{[0-9]{1,4}(?:,[0-9]{0,4})?\}|[+*])"
+# A regular expression's constructs. Sure ones make a pattern alone: a lookahead on `.*`, a
+# lookbehind, an inline flag, a counted repeat after a class, an escape, `.` or `)`, an open
+# repeat after a class, a value that is one class (`TOKEN_RE = r"ghp_[A-Za-z0-9]{36}"`,
+# `PASSWORD_REGEX = r"^(?=.*[a-z]).{8,}$"`). Others count only two together (an open repeat
+# after `.`, `)` or an escape, a class, anchors at both ends): a random password holds one by
+# chance far more often than two. A class is one only with an escape or a range of one kind
+# of character in order (`a-f`, `0-9`; not a random `T-c`). Of 50,000 random passwords of
+# 12-32 characters, 0 to 3 read as patterns, by alphabet.
+_CLASS = re.compile(r"\[\^?([^\]\s]{1,60})\]")
+_RANGE = re.compile(r"([A-Za-z0-9])-([A-Za-z0-9])")
+_CLASS_ESCAPE = re.compile(r"\\[dwsDWS]")
+_COUNTED = re.compile(r"\{[0-9]{1,4}(?:,[0-9]{0,4})?\}")
+_SURE_PATTERN = re.compile(
+    r"\(\?[=!]\.[*+]|\(\?<[=!]|\(\?[imsx]{1,4}\)|(?:\\[dwsDWS]|[.)])\{[0-9]{1,4}(?:,[0-9]{0,4})?\}"
 )
+_PATTERN_HINT = re.compile(r"[.)][*+]|\\[dwsDWS][*+]")
+
+
+def looks_like_pattern(value: str) -> bool:
+    """Whether a value is a regular expression (see `_SURE_PATTERN`, `_PATTERN_HINT`)."""
+    if _SURE_PATTERN.search(value):
+        return True
+    hints = len(_PATTERN_HINT.findall(value)) + (value.startswith("^") and value.endswith("$"))
+    for found in _CLASS.finditer(value):
+        if not _is_class(found.group(1)):
+            continue
+        after = value[found.end() : found.end() + 1]
+        if after in ("+", "*") or _COUNTED.match(value, found.end()):
+            return True
+        if found.start() <= 1 and found.end() >= len(value) - 1:
+            return True  # the value is the class (`[a-zA-Z0-9!@#%]`, `^[a-z]$`)
+        hints += 1
+    return hints >= 2
+
+
+def _is_class(inside: str) -> bool:
+    if _CLASS_ESCAPE.search(inside):
+        return True
+    return any(
+        low <= high and low.isdigit() == high.isdigit() and low.islower() == high.islower()
+        for low, high in _RANGE.findall(inside)
+    )
+
+
 # A callee (a name, qualified or dotted, after `new`, with template arguments), then the
 # parenthesis or brace that opens its call or list: the value is all of it.
 _OPENS_A_CALL = re.compile(
@@ -753,7 +792,7 @@ _OPENS_A_CALL = re.compile(
 # call's or list's end: not the quote that closes the string the value stands in.
 _LITERAL_AFTER = re.compile(
     r"[ \t]{0,2}(?:u8|[LuUbr])?(?P<escape>\\{0,64})(?P<quote>[\"'`])"
-    r"[^\"'`\r\n]{1,400}?(?P=escape)(?P=quote)[ \t]{0,2}[)}]"
+    r"[^\"'`\r\n]{1,400}?(?P=escape)(?P=quote)[ \t]{0,2}[)},.+]"
 )
 
 
@@ -776,7 +815,7 @@ def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: flo
         return False
     if is_placeholder(value) or is_env_reference(value) or is_agent_id(value):
         return False
-    if _REGEX_REPEAT.search(value):
+    if looks_like_pattern(value):
         return False  # `ghp_[A-Za-z0-9]{36}`: a pattern matching secrets, not one
     if is_encoded_secret(value):
         return True
