@@ -44,7 +44,7 @@ _KEY_THEN_OPERATOR = re.compile(r"[A-Za-z0-9_.\-]{0,128}+(?=" + _OPERATOR_AFTER 
 # (`SECRET=4}gi12({Lh…`, `4}}gi…`, `4,k=+M0s…`).
 _NUMBER_ASSIGNED = re.compile(
     _OPERATOR_AFTER + r"[ \t]{0,4}-?[0-9]{1,15}+(?:\.[0-9]{1,15}+)?"
-    r"(?=[,}\]]{1,8}(?:[\s\"\\{\[]|\Z)|,[A-Za-z_][\w.]{0,40}=(?:-?[0-9]|[A-Za-z_])"
+    r"(?=[,}\]]{1,8}+(?:[\s\"\\{\[]|\Z)|,[A-Za-z_][\w.]{0,40}=(?:-?[0-9]|[A-Za-z_])"
     r"|[\r\n]|\\[nr]|\Z)"
 )
 # From a key's end: operator, what may precede a value, the value as the rules see it, and no

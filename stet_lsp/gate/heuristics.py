@@ -60,6 +60,11 @@ _TEMPLATE = re.compile(
     r"|\{[A-Za-z_][\w.]{0,80}(?:![rsa])?(?::[^{}]{0,20})?\}"
 )
 _TEMPLATE_MARKS = frozenset("${<%[(")
+# A template that opens a value and is cut at its first blank (`{{ .Values.pw | quote }}`,
+# `{{- .Values.pw`, `{%raw`): the marks, then at most a name.
+_OPEN_TEMPLATE = re.compile(
+    r"\{[{%]-?[ \t]*[#/^&>!@.$]?(?:[A-Za-z_][\w.$]{0,80}(?:[|(][\w.$|()\-]{0,80})?)?"
+)
 # Masks: runs of x, stars, dots, bullets or hashes.
 _MASK_RUN = re.compile(r"x{4,}|\*{3,}|\.{3,}|•{3,}|#{4,}")
 _MASK_MARKS = ("xxxx", "***", "...", "•••", "####")
@@ -182,21 +187,31 @@ _ALPHABET_RUN = re.compile(
 )
 
 
-def is_placeholder(value: str) -> bool:
+def is_placeholder(value: str, *, whole: bool = False) -> bool:
     """The whole value stands for a secret rather than being one: a word such as `changeme`,
     a template or reference alone (`<your-key>`, `${VAR}`, `{{ x }}`, `%(name)s`) or with only
     words around it (`Bearer ${TOKEN}`), a mask (`xxxx`, `sk-****`), an ellipsis with little
     beside it, a PEM header line, an alphabet written out, or the gate's own marker. A random
     value holding such characters (`Xk9<q2Lm>Wp4`, `aB3${x}Qw9Z`, a body with `xXxx`) is not
-    one."""
+    one.
+
+    `whole`: the value is all its text holds there (an environment line's, up to a blank), not
+    what a rule's characters cut out of it, so a template that opens it is closed or reads as
+    one cut at its blank (`{{.Values.pw`), not `{{Nc4RU#Fu&Ns$r{xFsz`; and what a template
+    leaves on either side of it is two parts, not one word (`ktda*8*&o{cT67a1}ov7` leaves
+    `o`, a letter alone)."""
     value = value.strip("\"'`")
     lowered = value.lower()
     if lowered in _PLACEHOLDER_VALUES or len(set(value)) <= 3 or _ALPHABET_RUN.search(value):
         return True
-    if _OWN_MARKER in lowered or is_env_reference(value) or value.startswith(("{{", "{%")):
+    if _OWN_MARKER in lowered or is_env_reference(value):
         return True
-    if not _TEMPLATE_MARKS.isdisjoint(value):
-        rest = _without_templates(value)
+    if value.startswith(("{{", "{%")) and (
+        not whole or _OPEN_TEMPLATE.fullmatch(value) or _TEMPLATE.match(value)
+    ):
+        return True
+    if not _TEMPLATE_MARKS.isdisjoint(value) or (whole and "{" in value):
+        rest = _without_templates(value, " " if whole else "")
         if rest != value and not _stray_percent(value) and _is_words(rest, letters_alone=False):
             return True
     if any(mark in lowered for mark in _MASK_MARKS) and masked_share(lowered, _MASK_RUN) >= 0.5:
@@ -220,10 +235,16 @@ def _stray_percent(value: str) -> bool:
     return "%" in _without_templates(_PERCENT_FORMS.sub("", value))
 
 
-def _without_templates(value: str) -> str:
+def _without_templates(value: str, blank: str = "") -> str:
+    """`value` without its templates. With a `blank` for each, a template holding a generated
+    run stays (`or{fYumGPBVml9q}wKuj` is a password, `{fYumGPBVml9q}` no format's field)."""
+
+    def taken(match: re.Match[str]) -> str:
+        return blank if not blank or _reads_as_written(match.group()) else match.group()
+
     rest = value
     for _ in range(3):  # nested: `${A:-${B}}`
-        reduced = _TEMPLATE.sub("", rest)
+        reduced = _TEMPLATE.sub(taken, rest)
         if reduced == rest:
             break
         rest = reduced
@@ -730,8 +751,8 @@ def looks_like_env_literal(value: str) -> bool:
         return False
     if "://" in value or value.startswith(("/", "./", "../", "~")):
         return False
-    if is_hash_or_uuid(value) or looks_like_attribute(value):
-        return False  # `settings.DB_PASSWORD`: code written without spaces
+    if is_hash_or_uuid(value) or (looks_like_attribute(value) and _reads_as_written(value)):
+        return False  # `settings.DB_PASSWORD`: code written without spaces; not `HXQYl.NnA2g…`
     lower, upper, digits, _, symbol = _classes(value)
     return sum((lower, upper, digits, symbol)) >= 2 and shannon_entropy(value) >= 2.5
 
@@ -827,3 +848,85 @@ def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: flo
         return False
     # Every class (`Maxxxx#2024zQ`): a password even with a repeated letter.
     return shannon_entropy(value) >= (min_entropy - 0.5 if classes == 4 else min_entropy)
+
+
+# An environment line's value is text a shell or a dotenv reader takes as it is, not code:
+# code written there without blanks is a dotted name, then a call or a subscript opened where
+# the value ends (its quote ends the value: `os.getenv(`, `os.environ[`) or closed on names
+# (`get_secret()`), its names written, not drawn. A generated password only starts like one
+# (`YXbHRwijg3TI4nLoV0[p`, `jtWnOfTsx2In(Z.teBp3`, `gS.v()%@w.FMN8%9K,%s`), or holds a
+# dotted run of generated letters (`HXQYl.NnA2gVNe0DMXnU`).
+_ENV_CODE = re.compile(
+    r"[A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){0,8}"
+    r"(?:[(\[]|\([\w.,]{0,80}\)|\[[\w.]{0,80}\])?"
+)
+_NAME_RUN = re.compile(r"[A-Za-z0-9]{8,}")
+# A reference inside a value (`app_$ENV`, `pre-${STAGE}`): a name, braces or a command.
+_INNER_REFERENCE = re.compile(rf"\$(?:{_NAME}|\{{[^{{}}]{{1,200}}\}}|\([^()]{{1,200}}\))")
+
+
+# A part of a name in code, between `_` and `.`: a word, camelCase humps (acronyms too), a
+# number at its end, digits between lowercase letters (`b64decode`), or capitals and digits.
+_CODE_PART = re.compile(
+    r"(?:[a-z]+|[A-Z]+|[A-Z][a-z]+)(?:[A-Z]+[a-z]*)*[0-9]*|[a-z]+[0-9]+[a-z]+|[A-Z][A-Z0-9]*"
+)
+
+
+def _written_names(value: str) -> bool:
+    """The names of code (`os.getenv(`, `base64.b64decode(`, `get_secret_key()`): every part a
+    name's, and none generated (`z_Q8DFEX0cea9_v8M5K[` is a password)."""
+    parts = [part for part in re.split(r"[^A-Za-z0-9]+", value) if part]
+    return _reads_as_written(value) and all(
+        part.isdigit() or _CODE_PART.fullmatch(part) for part in parts
+    )
+
+
+def _reads_as_written(value: str) -> bool:
+    """No run of eight letters and digits or more in `value` reads as generated."""
+    return not any(_generated(run, _HUMPS_READ) for run in _NAME_RUN.findall(value))
+
+
+def _joins_references(value: str) -> bool:
+    """References inside a value with only words around them (`app_$ENV_pass`,
+    `${PREFIX}-$STAGE`), each name written, not drawn: a shell expands them. Not a password
+    holding `$` by chance (`V$3t_9c5QDD$zswlwWwC`: `$3` is no name, `V$3t_9c5QDD` no words)."""
+    if "$" not in value:
+        return False
+    names = [match.group() for match in _INNER_REFERENCE.finditer(value)]
+    if not names or not all(_reads_as_written(name) for name in names):
+        return False
+    rest = _INNER_REFERENCE.sub(" ", value)
+    return "$" not in rest and _is_words(rest, letters_alone=False)
+
+
+def looks_like_env_password(value: str) -> bool:
+    """The value of an environment line's password (`DB_PASSWORD=4}gi12({LhEWXBjU$Bh(`, the
+    whole value up to a blank, `;`, `#` or a quote) that reads as one: varied, of several
+    kinds of characters, and not a reference (`$NAME`, `${…}`, `$(…)`, references joined by
+    words), a template (`{{…}}`, `%(pw)s`), a placeholder, code written without blanks, a
+    number, words, a path, a URL or a pattern. The shell reads the value as text, so what
+    only starts like a name, a call or a subscript, or holds a `$` between generated letters,
+    is a password (`looks_like_secret_value` reads such values as code)."""
+    if len(value) < 8 or value != value.strip():
+        return False
+    if is_placeholder(value, whole=True) or is_env_reference(value) or is_agent_id(value):
+        return False
+    if starts_with_reference(value) or _joins_references(value):
+        return False
+    if looks_like_pattern(value) or _UUID.fullmatch(value) or value.startswith(_HASH_PREFIXES):
+        return False
+    if _ENV_CODE.fullmatch(value) and _written_names(value):
+        return False
+    if _NUMBER.fullmatch(value) or is_path(value):
+        return False
+    if _WORDS_ONLY.fullmatch(value) and _is_words(value):  # not `bZW:IJiiSlLatAp-VSrd`
+        return False
+    if "://" in value or value.startswith(_URL_SCHEMES):
+        return False
+    if is_encoded_secret(value):
+        return True
+    lower, upper, digits, _, symbol = _classes(value)
+    classes = sum((lower, upper, digits, symbol))
+    if classes < 2 and not has_generated_run(value):
+        return False
+    return shannon_entropy(value) >= (2.5 if classes == 4 else 3.0)

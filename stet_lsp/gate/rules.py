@@ -877,6 +877,7 @@ def build_rules() -> tuple[Rule, ...]:
         GENERIC_ASSIGNMENT,
         DIRECT_INIT_ASSIGNMENT,
         *ENV_ASSIGNMENTS,
+        ENV_ECHOED,
         Rule(
             name="high-entropy-string",
             # A Stet id where the run starts is read whole and skipped (no `secret` group):
@@ -905,7 +906,7 @@ _PLAIN_PASSWORD = re.compile(r"[A-Za-z0-9_.\-]+")
 def _signed_password(value: str, strict: bool) -> bool:
     """A password holding a sign besides `_ . -` (those without are `_env_literal`'s) that
     reads as one: not a reference, a placeholder or a template."""
-    return _PLAIN_PASSWORD.fullmatch(value) is None and heuristics.looks_like_secret_value(value)
+    return _PLAIN_PASSWORD.fullmatch(value) is None and heuristics.looks_like_env_password(value)
 
 
 _PASSWORD_NAMES = r"PASSWORD|PASSWD|PWD|SECRET|SECRET_?KEY"
@@ -980,11 +981,37 @@ ENV_ASSIGNMENTS = tuple(
         # stop a value at a bracket or a comma, and a line holding one kept most of it.
         (
             _PASSWORD_NAMES,
-            r"[^\s;#'`\"\\$][^\s;#'`\"\\]{7,255}+",
+            r"[^\s;#'`\"\\$][^\s;'`\"\\]{7,255}+",
             _signed_password,
             r"[A-Za-z0-9_]{0,72}=[^\s;#'`\"\\$]",
         ),
     )
+)
+
+
+def _echoed_value(value: str, strict: bool) -> bool:
+    return heuristics.has_generated_run(value) or heuristics.is_encoded_secret(value)
+
+
+# A generated run a command in backticks prints (``TOKEN=`echo Xk9q2LmWp4TzR7vB…` ``): the
+# variable holds it, and it stands in the text. A command that prints a credential from
+# elsewhere (``TOKEN=`gh auth token` ``) holds none.
+ENV_ECHOED = Rule(
+    name="env-assignment",
+    pattern=lazy(
+        _ENV_NAME_START
+        + _PASSWORD_NAMES
+        + r"|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_?KEY|CLIENT_?KEY|CREDENTIALS?"
+        r"|SIGNING_?KEY|ENCRYPTION_?KEY)(?:_?[0-9]{1,3})?)=(?:\\{0,7}\")?`"
+        r"(?:echo|printf)(?:[ \t]{1,4}-[neE]{1,3})?[ \t]{1,4}(?P<secret>[A-Za-z0-9+/=_\-]{12,255}+)"
+        r"(?:[ \t]{1,4}\|[^`\r\n]{1,80})?`"
+    ),
+    anchors=_ENV_ANCHORS,
+    lead=48,
+    reach=320,
+    check=_echoed_value,
+    after=lazy(r"[A-Za-z0-9_]{0,72}=(?:\\{0,7}\")?`(?:echo|printf)"),
+    start="identifier",
 )
 
 
