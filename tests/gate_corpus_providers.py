@@ -565,6 +565,12 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
         shaped("define( 'DB_PASSWORD', '", (ALNUM + "@#%!", 18), "' );"),
     ),
     (
+        "c-define-secret",
+        "C_DEFINE",
+        "C",
+        shaped('#define WIFI_PASSWORD "', (ALNUM + "@#%!", 18), '"'),
+    ),
+    (
         "name-value-secret",
         "ENV_LIST",
         "Kubernetes",
@@ -721,6 +727,8 @@ def provider_negatives(rng: random.Random) -> list[tuple[str, str]]:
         ("provider-netrc-prose", "machine learning password reset flow"),
         ("provider-xml-reference", "<password>${env.DEPLOY_PASSWORD}</password>"),
         ("provider-php-define-sample", "define( 'DB_PASSWORD', 'password_here' );"),
+        ("provider-c-define-prompt", '#define PASSWORD_PROMPT "Enter password: "'),
+        ("provider-c-define-name", '#define LN_userPassword "userPassword"'),
         (
             "provider-name-value-reference",
             "env:\n- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n",

@@ -822,6 +822,56 @@ PHP_DEFINE = Rule(
     start="anchor",
 )
 
+
+# C and C++ `#define PASSWORD "…"`, `#define API_KEY L"…"`: a macro of a credential's name
+# (not metadata: `PASSWORD_LEN`, `API_KEY_HEADER`) whose value is a string literal. A
+# password's literal is the value itself, as on an environment line: one that reads as a name
+# (`"mySecretPass123"`) is a password too; a token's or key's must look random (a macro
+# `TOKEN_HEADER` holds `"Authorization"`). A placeholder, a reference, a credential's name
+# (`"X-Api-Key"`, `"userPassword"`: letters alone holding a credential's word), a message (a
+# blank inside) and a literal of words or a path stay.
+_NAMES_A_CREDENTIAL = re.compile(r"(?i:pass|pwd|secret|token|key|auth|credential)")
+
+
+def _c_defined_password(value: str, strict: bool) -> bool:
+    if _NAMED_LIKE_A_CREDENTIAL.fullmatch(value) or _path_like(value) or " " in value:
+        return False  # a literal holding a blank is a message (`"Enter the password: "`)
+    if value.isalpha() and _NAMES_A_CREDENTIAL.search(value):
+        return False  # a name about a credential: OpenSSL's `LN_userPassword "userPassword"`
+    if re.fullmatch(r"[A-Za-z0-9_.\-]+", value):
+        return heuristics.looks_like_env_literal(value)
+    return heuristics.looks_like_env_password(value)
+
+
+def _c_defined_key(value: str, strict: bool) -> bool:
+    return " " not in value and heuristics.looks_like_secret_value(value)
+
+
+def _c_define(words: str, check: Check) -> Rule:
+    return Rule(
+        name="c-define-secret",
+        pattern=lazy(
+            r"#[ \t]{0,4}define[ \t]{1,8}"
+            r"(?P<key>[A-Za-z0-9_]{0,60}?(?i:" + words + r")(?:_?[0-9]{1,3})?)"
+            r"[ \t]{1,16}(?:u8|[LuU])?(?P<open>\\{0,3}\")"
+            # The value up to its quote: no quote or escaped quote inside (read in one pass).
+            r"(?P<secret>(?:[^\r\n\"\\]|\\(?![\\\"])){1,400}+)(?P=open)"
+        ),
+        anchors=("define",),
+        lead=8,
+        reach=600,
+        check=check,
+        before=lazy("#"),  # prose's and JavaScript's `define` are not searched
+    )
+
+
+C_DEFINES = (
+    _c_define(
+        r"password|passwd|pwd|(?<![A-Za-z])pass|passphrase|secret|secret_?key", _c_defined_password
+    ),
+    _c_define(SECRET_KEY_WORDS, _c_defined_key),
+)
+
 # A credential's name and its value as a pair of fields: Kubernetes' and ECS's `env` lists in
 # YAML (`- name: DB_PASSWORD` then `value: …`) and JSON (`{"name": …, "value": …}`), AWS's
 # `{"Key": …, "Value": …}` tags and parameters, CloudFormation's `ParameterKey` and
@@ -1075,6 +1125,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     SIGNED_URL,
     ENCODED_ENV_FILE,
     PHP_DEFINE,
+    *C_DEFINES,
     *NAME_VALUE_PAIRS,
 )
 """Registered with the provider rules (`rules_providers.PROVIDER_RULES`): they name what

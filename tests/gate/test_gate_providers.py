@@ -667,6 +667,35 @@ def test_php_define_of_a_credential() -> None:
         _untouched_everywhere(text)
 
 
+def test_c_define_of_a_credential() -> None:
+    """`#define PASSWORD "…"` in C and C++: the literal is the value, as on an environment
+    line, so a password that reads as a name goes too; a token's or key's must look random."""
+    pw = "Jr5" + gate_corpus.pick(random.Random("c-define"), gate_corpus.ALNUM, 15)
+    for text, value in (
+        (f'#define PASSWORD "{pw}"', pw),
+        (f'#define API_KEY "{pw}"', pw),
+        (f'  #define MQTT_PASSWORD   "x{pw}#!"  // broker', f"x{pw}#!"),
+        (f'#define APP_SECRET L"{pw}"', pw),
+        ('#define WIFI_PASSWORD "mySecretPass123"', "mySecretPass123"),
+        ('#define DB_PASS "Summer2024!"', "Summer2024!"),
+    ):
+        redacted_everywhere(text, value, "c-define-secret")
+    for text in (
+        "#define PASSWORD_LEN 32",
+        '#define API_KEY "YOUR_API_KEY"',
+        '#define API_KEY_HEADER "X-Api-Key"',
+        '#define PASSWORD_PROMPT "Enter password: "',
+        '#define PASSWORD_FIELD "password"',
+        '#define SECRET_FILE "/etc/app/secret"',
+        '#define AUTH_TOKEN "Authorization"',
+        '#define PASSWORD "${DB_PASSWORD}"',
+        '#define TOKEN "%s"',
+        '#define COMPASS "NorthEast2"',
+        '#define PASSWORD ""',
+    ):
+        _untouched_everywhere(text)
+
+
 def test_name_and_value_pairs_in_yaml_and_json() -> None:
     pw = "Jr5" + gate_corpus.pick(random.Random("pairs"), gate_corpus.ALNUM, 15)
     for text in (

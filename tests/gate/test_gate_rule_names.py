@@ -158,6 +158,11 @@ CASES = [
         "define( 'DB_PASSWORD', 'password_here' );",
     ),
     (
+        "c-define-secret",
+        '#define WIFI_PASSWORD "<<{A18}>>"',
+        '#define PASSWORD_PROMPT "Enter password: "',
+    ),
+    (
         "xml-secret",
         "<server><id>corp</id><password><<{A18}>></password></server>",
         "<server><id>corp</id><password>${env.DEPLOY_PASSWORD}</password></server>",
