@@ -853,12 +853,13 @@ def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: flo
 # An environment line's value is text a shell or a dotenv reader takes as it is, not code:
 # code written there without blanks is a dotted name, then a call or a subscript opened where
 # the value ends (its quote ends the value: `os.getenv(`, `os.environ[`) or closed on names
-# (`get_secret()`), its names written, not drawn. A generated password only starts like one
-# (`YXbHRwijg3TI4nLoV0[p`, `jtWnOfTsx2In(Z.teBp3`, `gS.v()%@w.FMN8%9K,%s`), or holds a
-# dotted run of generated letters (`HXQYl.NnA2gVNe0DMXnU`).
+# (`get_secret()`), perhaps an argument's end after it, its names written, not drawn. A
+# generated password only starts like one (`YXbHRwijg3TI4nLoV0[p`, `jtWnOfTsx2In(Z.teBp3`,
+# `gS.v()%@w.FMN8%9K,%s`), or holds a dotted run of generated letters (`HXQYl.NnA2gVNe0DMXnU`).
 _ENV_CODE = re.compile(
     r"[A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){0,8}"
     r"(?:[(\[]|\([\w.,]{0,80}\)|\[[\w.]{0,80}\])?"
+    r"[,)\]}]{0,4}"  # an argument's end: `f(DB_PASSWORD=args.password, …)`
 )
 _NAME_RUN = re.compile(r"[A-Za-z0-9]{8,}")
 # A reference inside a value (`app_$ENV`, `pre-${STAGE}`): a name, braces or a command.
