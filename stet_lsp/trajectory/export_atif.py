@@ -199,6 +199,9 @@ class _Builder:
         self.call_steps: dict[str, _Step] = {}
         self.call_results: dict[str, dict[str, Any]] = {}
         self.later_calls = {event.call_id for event in events if isinstance(event, ToolCall)}
+        # The records that carry a request's usage: an output from another such record than
+        # the open step's is a request of its own.
+        self.usage_sources = {event.source for event in events if isinstance(event, Usage)}
         self.trailing_usage = _sessions_with_trailing_usage(events)
         self.waiting_results: dict[str, list[tuple[ToolResult, int]]] = {}
         # Subagent references by the call that started them, or by step when none did.
@@ -348,9 +351,24 @@ class _Builder:
         """The agent step a reasoning, text or call belongs to: the open one, unless the model
         has seen tool results since, or (for a text or reasoning) its usage followed its
         output: then this is the next request. A call after such a usage is still the
-        request's (aider offers the reply's shell commands after its `Tokens:` line)."""
+        request's (aider offers the reply's shell commands after its `Tokens:` line). An
+        output from another record than the step's, when that record carries a usage of its
+        own, is the next request too (an ATIF step's message, after an observation that
+        answered no call); a reply's later records that carry none are still the step's
+        (Claude Code counts a reply's usage on its first record)."""
         step = self._current_agent_step(event)
-        if step is None or step.answered or (step.closed and not isinstance(event, ToolCall)):
+        own_request = (
+            step is not None
+            and bool(step.usages)
+            and event.source not in step.output_sources
+            and event.source in self.usage_sources
+        )
+        if (
+            step is None
+            or step.answered
+            or own_request
+            or (step.closed and not isinstance(event, ToolCall))
+        ):
             step = self._new("agent", event, number)
         else:
             self._touch(step, event, number)

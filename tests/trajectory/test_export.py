@@ -1142,6 +1142,39 @@ def test_replies_each_followed_by_their_usage_are_steps_of_their_own() -> None:
     ]
 
 
+def test_a_reply_whose_record_carries_its_own_usage_is_a_step_of_its_own() -> None:
+    """An ATIF step gives its message and usage from one record; an observation that answers
+    no call (Terminus' feedback on a reply it could not parse, OpenHands without function
+    calling) is kept raw. The next step's reply, with its own usage, is the next request; a
+    reply's later record with no usage (Claude Code counts it on the first) is still its."""
+    ev = Events("s")
+    ev.add(UserMessage, text="Create hello.txt")
+    first = SourceRef(file="trajectory.json", line=5, pointer="/steps/1")
+    second = SourceRef(file="trajectory.json", line=9, pointer="/steps/2")
+    ev.add(AgentMessage, text="<function=execute_bash>echo hi > hello.txt", source=first)
+    ev.add(Usage, input_tokens=100, output_tokens=50, source=first)
+    ev.add(RawEvent, record={"content": "exit code 0"}, reason="no call", source=first)
+    ev.add(AgentMessage, text="<function=finish>Done</function>", source=second)
+    ev.add(Usage, input_tokens=120, output_tokens=30, source=second)
+    ev.add(UserMessage, text="Explain")
+    reply = SourceRef(file="trajectory.json", line=12)
+    ev.add(AgentMessage, text="It says hi.", source=reply)
+    ev.add(Usage, input_tokens=140, output_tokens=10, source=reply)
+    ev.add(AgentMessage, text="Anything else?", source=SourceRef(file="trajectory.json", line=13))
+    doc = to_atif({}, ev.items)
+    validate_atif(doc)
+    assert [
+        (step["source"], step["message"], step.get("metrics", {}).get("prompt_tokens"))
+        for step in doc["steps"]
+    ] == [
+        ("user", "Create hello.txt", None),
+        ("agent", "<function=execute_bash>echo hi > hello.txt", 100),
+        ("agent", "<function=finish>Done</function>", 120),
+        ("user", "Explain", None),
+        ("agent", "It says hi.\n\nAnything else?", 140),
+    ]
+
+
 def test_usage_after_results_belongs_to_the_next_request_where_usage_leads() -> None:
     """A session whose first usage came before its request's output (Codex 0.32 to 0.65)
     records each usage before its request: one after results is the next request's."""
