@@ -1157,6 +1157,36 @@ def test_sniffing_the_older_forms() -> None:
     assert not OPENHANDS.sniff(json.dumps([{"observation": "done", "content": "x"}]))
 
 
+def test_metrics_whose_cost_stays_zero_report_no_cost(tmp_path: Path) -> None:
+    """OpenHands adds a request's cost only when it can price the model: a proxy's model keeps
+    `accumulated_cost` at 0.0 while its tokens grow, and what those requests cost is unknown
+    (estimated from list prices where there are any), not a reported $0."""
+
+    def run(number: int, cost: float, prompt: int, output: int) -> dict[str, Any]:
+        return {
+            "id": number,
+            "timestamp": f"2025-06-01T10:00:0{number}",
+            "source": "agent",
+            "message": "Running command: ls",
+            "action": "run",
+            "llm_metrics": metrics(cost, prompt, output),
+            "args": {"command": "ls", "thought": ""},
+        }
+
+    events = [
+        {"id": 1, "source": "user", "action": "message", "args": {"content": "list"}},
+        run(2, 0.0, 1000, 50),
+        run(3, 0.0, 2100, 80),
+        run(4, 0.02, 3300, 90),
+    ]
+    parsed = OPENHANDS.parse(write(tmp_path / "trajectory.json", events))
+    assert [(u.input_tokens, u.cost_usd, u.cost_basis) for u in of(parsed.events, "usage")] == [
+        (1000, None, None),
+        (1100, None, None),
+        (1200, 0.02, "reported"),
+    ]
+
+
 def test_odd_input(tmp_path: Path) -> None:
     records = [
         "text",

@@ -847,6 +847,33 @@ def test_without_per_request_usage_the_cumulative_stats_give_it(tmp_path: Path) 
     ]
 
 
+def test_cumulative_stats_whose_cost_stays_zero_report_no_cost(tmp_path: Path) -> None:
+    """A model OpenHands has no price for (a proxy's model) keeps `accumulated_cost` at 0.0
+    while its tokens grow: the requests' cost is unknown, not a reported $0."""
+    clock = Clock()
+
+    def stats(cost: float, prompt: int, output: int) -> dict[str, Any]:
+        tokens = {"model": "litellm_proxy/m2", "prompt_tokens": prompt, "completion_tokens": output}
+        value = {"model_name": "litellm_proxy/m2", "accumulated_cost": cost}
+        value["accumulated_token_usage"] = tokens
+        return {
+            **clock.stamp(),
+            "source": "environment",
+            "key": "stats",
+            "value": {"usage_to_metrics": {"default": value}},
+            "kind": "ConversationStateUpdateEvent",
+        }
+
+    events = [stats(0.0, 600, 70), stats(0.0, 1900, 90), stats(0.004, 3000, 100)]
+    folder = write_conversation(tmp_path, base_state("/w", usage={}), events)
+    usages = of(V1.parse(folder / "base_state.json").events, "usage")
+    assert [(u.input_tokens, u.cost_usd, u.cost_basis) for u in usages] == [
+        (600, None, None),
+        (1300, None, None),
+        (1100, 0.004, "reported"),
+    ]
+
+
 def test_a_malformed_event_file_is_a_problem_and_the_import_goes_on(tmp_path: Path) -> None:
     events = conversation("/work/app")
     folder = write_conversation(tmp_path, base_state("/work/app"), events)

@@ -60,7 +60,8 @@ of the new path.
 
 Tool actions become tool calls whose id is the action's id, answered by the observations
 that name it as their `cause`. `llm_metrics` is cumulative, so each action's usage is what
-was added since the one before (with the cost OpenHands reported); a file without it gives
+was added since the one before (with the cost OpenHands reported, when the accumulated cost
+grew: it stays at 0.0 for a model OpenHands has no price for); a file without it gives
 the usage of each model response once, from the responses themselves. Agent state changes,
 empty observations and the think tool's acknowledgements have no event of their own and are
 counted in `dropped`.

@@ -22,8 +22,10 @@ class CumulativeUsage:
     def added(self, snapshot: Mapping[str, Any], source: str = "") -> dict[str, Any] | None:
         """The Usage fields of what `snapshot` added since `source`'s last one, None when it
         added nothing. Totals that went down started over (a resumed conversation). The cost
-        is reported when the snapshot carries one; `model` is None when its usage names
-        none."""
+        is reported when the snapshot's cost grew: OpenHands adds a request's cost only when
+        it could price it, so a total that stayed the same (`0.0` all along for a model it has
+        no price for) says nothing of what the tokens cost. `model` is None when its usage
+        names none."""
         tokens = mapping(snapshot.get("accumulated_token_usage"))
         reported = cost_field(snapshot.get("accumulated_cost"))
         totals: Totals = (
@@ -42,12 +44,13 @@ class CumulativeUsage:
         )
         if not (prompt or output or cost):
             return None
+        priced = reported is not None and cost > 0
         return {
             "model": text_field(tokens.get("model")),
             "input_tokens": max(int(prompt - cached - written), 0),
             "output_tokens": int(output),
             "cache_read_tokens": int(cached),
             "cache_write_tokens": int(written),
-            "cost_usd": round(cost, 10) if reported is not None else None,
-            "cost_basis": "reported" if reported is not None else None,
+            "cost_usd": round(cost, 10) if priced else None,
+            "cost_basis": "reported" if priced else None,
         }

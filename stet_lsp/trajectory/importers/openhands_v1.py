@@ -46,14 +46,14 @@ branches left by navigation) is not followed. Each model request's usage is take
 `base_state.json`, placed at the first event of its response (the others, such as a title's,
 at the end); a cost is kept only when every request of an LLM has one, the list having no
 response ids. Without per-request usage the cumulative `stats` updates (or `metrics`
-snapshots) give it as differences. System prompts, hook executions and kinds not known here
-are kept raw; state updates, condensation requests, token ids, completion logs and the
-context the harness added to a message (`extended_content`) are counted in `dropped`.
-Readable reasoning is kept, redacted thinking and encrypted reasoning are counted as
-`opaque_reasoning`; reasoning a model wrote inline before its reply (`<think>…</think>`, kept
-in the thought or message text beside `reasoning_content`) is reasoning, not agent text. A
-pause or an interrupt is an interrupting error; the session ends with `finish` or the
-conversation's last status.
+snapshots) give it as differences, with a cost only where `accumulated_cost` grew. System
+prompts, hook executions and kinds not known here are kept raw; state updates, condensation
+requests, token ids, completion logs and the context the harness added to a message
+(`extended_content`) are counted in `dropped`. Readable reasoning is kept, redacted thinking
+and encrypted reasoning are counted as `opaque_reasoning`; reasoning a model wrote inline
+before its reply (`<think>…</think>`, kept in the thought or message text beside
+`reasoning_content`) is reasoning, not agent text. A pause or an interrupt is an
+interrupting error; the session ends with `finish` or the conversation's last status.
 """
 
 from __future__ import annotations
