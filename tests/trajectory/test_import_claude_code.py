@@ -22,6 +22,7 @@ from stet_lsp.trajectory.events import (
     FileChange,
     RawEvent,
     Reasoning,
+    Rewind,
     SessionEnd,
     SessionStart,
     Subagent,
@@ -514,6 +515,33 @@ def test_user_images_and_interruptions(tmp_path: Path) -> None:
         ("[Request interrupted by user for tool use]", True, 4),
         ("[Request interrupted by user]", True, 5),
     ]
+
+
+def test_a_background_tasks_notification_is_no_prompt(tmp_path: Path) -> None:
+    """When a background command or agent ends, Claude Code sends the model a user record of
+    `<task-notification>` text (a string or a text block; later builds mark it `origin.kind`
+    "task-notification"): the harness wrote it, so it is kept raw, not a user message."""
+    notice = "<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n"
+    notice += '<summary>Background command "Run the build" completed</summary>\n'
+    notice += "</task-notification>"
+    path = write(
+        tmp_path / "s.jsonl",
+        [
+            user("u1", None, "Start the build", "2026-01-01T00:00:01Z"),
+            assistant("a1", "u1", "m1", [tool_use("t1", "Bash", {"command": "make"})], "t"),
+            user("r1", "a1", [result("t1", "Running in the background (id b1)")], "t"),
+            assistant("a2", "r1", "m2", [{"type": "text", "text": "Started."}], "t"),
+            user("n1", "a2", notice, "t", origin={"kind": "task-notification"}),
+            assistant("a3", "n1", "m3", [{"type": "text", "text": "The build is done."}], "t"),
+            user("n2", "a3", [{"type": "text", "text": notice}], "t"),
+            user("u2", "n2", "Now the tests", "t", origin={"kind": "human"}),
+        ],
+    )
+    events = IMPORTER.parse(path).events
+    assert [u.text for u in of(events, UserMessage)] == ["Start the build", "Now the tests"]
+    raws = [r for r in of(events, RawEvent) if "notification" in (r.reason or "")]
+    assert [r.source.line for r in raws] == [5, 7]
+    assert not of(events, Rewind)
 
 
 # -- file changes --------------------------------------------------------------------------

@@ -13,7 +13,8 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   folder the record names (`cwd`).
   `isCompactSummary` marks the summary that replaces a compacted conversation, `isMeta` text
   the harness added (command caveats, skill bodies); "[Request interrupted by user…]" is the
-  user stopping the agent.
+  user stopping the agent; `<task-notification>` text (`origin.kind` "task-notification" in
+  later builds) is the harness telling the model a background task ended, kept raw.
 * `assistant`: one content block of a model reply (`text`, `thinking`, `redacted_thinking`,
   `tool_use`). A reply with several blocks is written as several records that repeat the same
   `message.id`, `requestId` and `usage`. `isApiErrorMessage` marks an error the harness wrote
@@ -144,6 +145,7 @@ _KEPT_RECORDS = {
 _SPAWN_TOOLS = frozenset({"Task", "Agent"})
 _EDIT_TOOLS = frozenset({"Edit", "MultiEdit"})
 _INTERRUPTED = "[Request interrupted by user"
+_TASK_NOTIFICATION = "<task-notification>"
 _SYNTHETIC_MODEL = "<synthetic>"
 _AGENT_ID_MARK = "agentId: "
 
@@ -491,6 +493,10 @@ class _FileReader:
         self.pending_compaction = None
         if record.get("isMeta"):
             reason = "text the harness added to the conversation (isMeta)"
+            self._emit(RawEvent, at, record=record, reason=reason)
+            return
+        if _is_task_notification(record, content):
+            reason = "a background task's notification the harness sent the model"
             self._emit(RawEvent, at, record=record, reason=reason)
             return
         if isinstance(content, str):
@@ -1271,6 +1277,20 @@ def _is_plan_in_cleared_context(record: dict[str, Any]) -> bool:
     message = record.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     return _text_of(content).lstrip().startswith(_CLEARED_PLAN)
+
+
+def _is_task_notification(record: dict[str, Any], content: Any) -> bool:
+    """Whether a user record is the notice Claude Code sends the model when a background
+    task (a command, an agent, a monitor) ends or reports: `<task-notification>` text, its
+    `origin.kind` "task-notification" in later builds. No one typed it."""
+    origin = record.get("origin")
+    if isinstance(origin, dict) and origin.get("kind") == "task-notification":
+        return True
+    if isinstance(content, list) and not all(
+        isinstance(b, dict) and b.get("type") == "text" for b in content
+    ):
+        return False
+    return _text_of(content).lstrip().startswith(_TASK_NOTIFICATION)
 
 
 def _is_prompt(record: dict[str, Any]) -> bool:
