@@ -666,6 +666,35 @@ def test_a_response_split_into_steps_with_its_metrics_on_each_counts_once(
     assert parsed.dropped["repeated_metrics"] == 2
 
 
+def test_equal_metrics_after_terminal_output_are_a_request_of_their_own(
+    tmp_path: Path,
+) -> None:
+    """Terminus gives each reply a step whose observation is the terminal's screen, answering
+    no call: the next step's request read it, so equal metrics there are no repeat of a
+    split response, and both requests count."""
+    same = {"prompt_tokens": 850, "completion_tokens": 40, "cost_usd": 0.0025}
+
+    def step(number: int, text: str) -> dict[str, Any]:
+        screen = {"results": [{"content": f"root@box:/app# step {number}\n"}]}
+        return {
+            "step_id": number,
+            "source": "agent",
+            "message": text,
+            "observation": screen,
+            "metrics": dict(same),
+        }
+
+    steps = [
+        {"step_id": 1, "source": "user", "message": "Create hello.txt"},
+        step(2, '{"analysis": "Created it.", "commands": ["cat hello.txt"]}'),
+        step(3, '{"analysis": "Verified.", "task_complete": true}'),
+    ]
+    agent = {"name": "terminus-2", "version": "2.0.0", "model_name": "openai/gpt-4o"}
+    parsed = ATIF.parse(write(tmp_path / "trajectory.json", trajectory(steps, agent=agent)))
+    assert [u.input_tokens for u in of(parsed.events, "usage")] == [850, 850]
+    assert parsed.dropped["repeated_metrics"] == 0
+
+
 def test_root_fields_no_event_holds_are_counted_as_dropped(tmp_path: Path) -> None:
     steps = [{"step_id": 1, "source": "user", "message": "hi"}]
     document = trajectory(

@@ -21,10 +21,11 @@ trajectories embedded in the file). Each step has `step_id`, `timestamp` and `so
 Early Harbor trajectories of Claude Code give a response's text and each of its tool calls a
 step of their own, each with the whole response's metrics: an agent step whose metrics repeat
 those of the agent step just before it (and give no `llm_call_count`) made no request of its
-own, and is counted in `dropped.repeated_metrics`. They also leave out the observation of a
-call whose output was empty: the result Claude Code recorded, kept in the step's
-`extra.tool_result_metadata.raw_tool_result`, answers the call (failed when its `is_error`
-says so).
+own, and is counted in `dropped.repeated_metrics` (not after an observation result that
+answers no call: Terminus' terminal output, which the next step's request read). They also
+leave out the observation of a call whose output was empty: the result Claude Code recorded,
+kept in the step's `extra.tool_result_metadata.raw_tool_result`, answers the call (failed
+when its `is_error` says so).
 
 A successful edit call's file change is read from its arguments (`edits`). Harbor's conversion
 of an OpenHands run keeps the file editor's output (`str_replace_editor`) as the result: one
@@ -623,6 +624,9 @@ class _Reader:
             if content is not None or refs is None:
                 reason = "observation result without a tool call"
                 self._emit(RawEvent, at, time, agent, record=result, reason=reason)
+                # The model read what came back (Terminus' terminal screen): the next agent
+                # step is a request of its own, whatever its metrics.
+                trajectory.last_metrics = None
             return
         call = self.calls[call_id]
         call.answered = True
