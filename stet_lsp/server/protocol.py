@@ -222,6 +222,9 @@ class StetProtocol(LanguageServerProtocol):
         except cattrs.BaseValidationError as error:
             self._misfit = _misfit(error)
             raise JsonRpcInvalidParams() from None
+        except Exception:  # a bug (pygls's answer to it too): the message is still answered
+            log.exception("could not read a message as %s", getattr(kind, "__name__", kind))
+            raise JsonRpcInternalError() from None
 
     def _refuse(
         self, data: dict[str, Any], request_id: Any, error: JsonRpcException, is_request: bool
