@@ -770,7 +770,7 @@ _RANGE = re.compile(r"([A-Za-z0-9])-([A-Za-z0-9])")
 _CLASS_ESCAPE = re.compile(r"\\[dwsDWS]")
 _COUNTED = re.compile(r"\{[0-9]{1,4}(?:,[0-9]{0,4})?\}")
 _SURE_PATTERN = re.compile(
-    r"\(\?[=!]\.[*+]|\(\?<[=!]|\(\?[imsx]{1,4}\)|(?:\\[dwsDWS]|[.)])\{[0-9]{1,4}(?:,[0-9]{0,4})?\}"
+    r"\(\?[=!]\.[*+]|\(\?<[=!]|\(\?[imsx]{1,4}\)|(?:\\[dwsDWS]|[.)])" + _COUNTED.pattern
 )
 _PATTERN_HINT = re.compile(r"[.)][*+]|\\[dwsDWS][*+]")
 

@@ -75,6 +75,10 @@ def _exactly(kind: type) -> Any:
     return structure
 
 
+class _Misfit(JsonRpcInvalidParams):
+    """Params that do not fit their request's type; the message says where."""
+
+
 def _misfit(error: cattrs.BaseValidationError) -> str:
     """Where a message does not fit its type, in its own (camelCase) names: `$.params.position.
     line: expected int; …`, three places at most."""
@@ -189,22 +193,19 @@ class StetProtocol(LanguageServerProtocol):
             if method == types.WORKSPACE_EXECUTE_COMMAND and request_id is not None:
                 self._commands_running[request_id] = message.params.command
             return message
-        except JsonRpcException:
+        except JsonRpcException as error:
             if method is not None and "params" not in data:
                 with suppress(JsonRpcException):  # a notification such as `initialized`
                     return self.structure_message({**data, "params": {}})
             what = f"invalid params for {method}" if method else "an unreadable answer"
-            if self._misfit:
-                what += f": {self._misfit}"
+            if isinstance(error, _Misfit):
+                what += f": {error.message}"
             return self._refuse(data, request_id, JsonRpcInvalidParams(what), is_request)
-
-    _misfit: str | None = None
-    """What did not fit in the last message `structure_message` refused."""
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """The message as its protocol type, as pygls reads it, without pygls's traceback in
         the log for each message a client sent with params that do not fit (a refusal,
-        logged in one line); `_misfit` says where they do not."""
+        logged in one line); the refusal (`_Misfit`) says where they do not."""
         if "jsonrpc" not in data:
             return data
         method = data.get("method")
@@ -216,12 +217,10 @@ class StetProtocol(LanguageServerProtocol):
             kind = self.get_message_type(method) or JsonRPCRequestMessage
         else:
             kind = self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
-        self._misfit = None
         try:
             return self._converter.structure(data, kind)
         except cattrs.BaseValidationError as error:
-            self._misfit = _misfit(error)
-            raise JsonRpcInvalidParams() from None
+            raise _Misfit(_misfit(error)) from None
         except Exception:  # a bug (pygls's answer to it too): the message is still answered
             log.exception("could not read a message as %s", getattr(kind, "__name__", kind))
             raise JsonRpcInternalError() from None
