@@ -25,7 +25,8 @@ A subagent's session is `<session id>/<agent id>.jsonl` beside the main file; it
 follow the call that ran it. `logs.json` is a list of `{sessionId, messageId, type, message,
 timestamp}` prompts; a checkpoint is the model history itself (`{role, parts}` contents,
 alone or under `history`): a call there is answered by a `functionResponse` in the user's
-next content (failed when it holds an `error`), and an edit that succeeded is the change its
+next content (failed when it holds an `error`, or when an edit's output says it made no
+change: `Failed to edit, 0 occurrences found…`), and an edit that succeeded is the change its
 arguments tell (`replace`'s old and new strings, `write_file`'s content).
 """
 
