@@ -534,7 +534,9 @@ def looks_like_reference(value: str) -> bool:
     core = value.rstrip(")]},;")
     if core and looks_generated(core):
         return False
-    if not core or _REFERENCE.fullmatch(core) or _WORDS_ONLY.fullmatch(core):
+    # Words with a colon after them are the next key of a mapping written on one line (a
+    # tool call's one-line summary: `1password: op_secret_key: "…"`).
+    if not core or _REFERENCE.fullmatch(core) or _WORDS_ONLY.fullmatch(core.removesuffix(":")):
         return True
     if _METHOD_CALL.match(value):
         return True  # `base64.b64encode(pick(rng, 24).encode())`, cut anywhere

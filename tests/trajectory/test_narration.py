@@ -923,3 +923,21 @@ def test_an_imported_secret_near_a_summary_cut_shows_its_own_marker(
         assert set(re.findall(r"\[REDACTED:[^]]*\]", shown)) <= markers, shown
         assert "&quot;" not in shown and "&#x27;" not in shown, shown
     assert sum(marker in shown for shown in summaries for marker in markers) >= 3
+
+
+def test_a_mapping_joined_in_a_summary_redacts_nothing_new(root: Path, tmp_path: Path) -> None:
+    """A tool's one-line summary joins a YAML mapping's lines (`1password: op_secret_key:
+    "…"`): the narration's gate took the next key for the first one's value and redacted in
+    the narration what the events keep, a name. The summary shows the events' marker only."""
+    config = '1password:\n  op_secret_key: "A3-L68N9S-NGX0AS-R9NZ5-HLL3X-CTSVM-JVX2E"\n'
+    transcript = Transcript(root).user("write the config")
+    transcript.tool("toolu_1", "Bash", {"command": f"cat > config.yaml <<'EOF'\n{config}EOF"}, "")
+    _, events, narration = _imported(root, transcript.save(tmp_path / "session.jsonl"))
+    stored = "\n".join(event_json(event) for event in events)
+    assert "A3-L68N9S" not in stored and "A3-L68N9S" not in narration
+    summary = re.search(r"<summary>Tool: Bash — (.*)</summary>", narration)
+    assert summary is not None
+    assert "1password: op_secret_key: " in summary.group(1)
+    assert set(re.findall(r"\[REDACTED:[^]]*\]", narration)) == set(
+        re.findall(r"\[REDACTED:[^]]*\]", stored)
+    )
