@@ -91,6 +91,14 @@ def register(commands: Any) -> None:
     json_option(mark)
     mark.set_defaults(func=_mark)
 
+    blame = actions.add_parser(
+        "blame", parents=[shared], help="which trajectory step wrote a file's lines, and why"
+    )
+    blame.add_argument("path", help="a file in the repository, as it is on disk")
+    blame.add_argument("--line", type=int, help="only the run of lines holding this line (1-based)")
+    json_option(blame)
+    blame.set_defaults(func=_blame)
+
 
 def _formats_help() -> str:
     from stet_lsp.trajectory.importers import FORMATS
@@ -311,6 +319,41 @@ def _mark(args: argparse.Namespace) -> int:
     if entry is not None:
         print(f"  style sheet entry {entry['id']} ({entry['kind']})")
     return 0
+
+
+def _blame(args: argparse.Namespace) -> int:
+    from stet_lsp.trajectory.operations import line_origins
+
+    found = line_origins(target_of(args).root, Path(args.directory) / args.path, args.line)
+    if args.json:
+        print_json({key: value for key, value in found.items() if key != "version"})
+        return 0
+    for problem in found["problems"]:
+        print(f"stet: warning: {problem}", file=sys.stderr)
+    path, runs = found["path"], found["runs"]
+    if not runs:
+        where = f"{path}:{args.line}" if args.line is not None else path
+        print(f"{where}: no trajectory step wrote {'this line' if args.line else 'its lines'}")
+    for run in runs:
+        lines = f"{run['first_line']}-{run['last_line']}"
+        change = ", ".join(filter(None, (run["operation"], run["time"])))
+        print(f"{path}:{lines}  step {run['step']} of {run['trajectory']}  ({change})")
+        if run["written_as"] != path:
+            print(f"  written as {run['written_as']}")
+        if run["message"]:
+            why = run["message"] if args.line is not None else _first_line(run["message"], 100)
+            print(f"  why (step {run['message_step']}): {why}")
+    for item in found["unattributed"]:
+        print(
+            f"{path}: step {item['step']} of {item['trajectory']} changed {item['lines']} "
+            f"line(s) that could not be placed: {item['reason']}"
+        )
+    return 0
+
+
+def _first_line(text: str, width: int) -> str:
+    first = " ".join(text.strip().split("\n", 1)[0].split())
+    return first if len(first) <= width else first[: width - 1] + "…"
 
 
 def _size(size: int) -> str:

@@ -245,3 +245,55 @@ def mark_by_step(
 
     folder = _folder(target, wanted)
     return mark_step(target.root, folder, step, verdict, text, gate_config=gate_config)
+
+
+def line_origins(root: Path, path: Path | str, line: int | None = None) -> dict[str, Any]:
+    """Which trajectory step wrote the lines of the file at `path` (absolute, or relative to
+    the current folder) as it is on disk: each run of lines one step wrote (1-based,
+    inclusive), with the change and the agent's message that led to it; with `line`
+    (1-based), only the run holding that line. Every trajectory of the repository counts,
+    committed and working (as the editors' provenance lenses and hovers)."""
+    from dataclasses import asdict
+
+    from stet_lsp.core.anchors import read_text, relative_path
+    from stet_lsp.core.lines import lines_of
+    from stet_lsp.trajectory.provenance import Provenance
+
+    relative = relative_path(root, path)
+    text = read_text(root / relative, root)
+    count = len(lines_of(text))
+    if line is not None and not 1 <= line <= count:
+        raise StetError(f"{relative} has {count} lines; line {line} does not exist")
+    provenance = Provenance.load(root)
+    hunks = provenance.hunks(relative, text)
+    if line is not None:
+        hunks = [hunk for hunk in hunks if hunk.first_line < line <= hunk.last_line + 1]
+    runs: list[dict[str, Any]] = []
+    for hunk in hunks:
+        detail = provenance.step(hunk.trajectory, hunk.step)
+        runs.append(
+            {
+                "first_line": hunk.first_line + 1,
+                "last_line": hunk.last_line + 1,
+                "trajectory": hunk.trajectory,
+                "step": hunk.step,
+                "written_as": hunk.path,
+                "operation": detail.operation if detail else None,
+                "time": detail.time if detail else None,
+                "session": detail.session if detail else None,
+                "agent": detail.agent if detail else None,
+                "call_id": detail.call_id if detail else None,
+                "message": detail.message if detail else None,
+                "message_step": detail.message_step if detail else None,
+                "message_kind": detail.message_kind if detail else None,
+            }
+        )
+    return document(
+        {
+            "path": relative,
+            "lines": count,
+            "runs": runs,
+            "unattributed": [asdict(item) for item in provenance.unattributed(relative)],
+            "problems": list(provenance.problems),
+        }
+    )

@@ -531,3 +531,51 @@ def test_an_empty_trajectory_id_is_refused(
     imported(stet, root, two_sessions[0])
     code, _, err = stet("trajectory", "show", "", "-C", str(root))
     assert code == 1 and "a trajectory id cannot be empty" in err
+
+
+# -- blame -----------------------------------------------------------------------------------
+
+
+def test_blame_names_the_step_that_wrote_each_run_of_lines(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    """`stet trajectory blame PATH [--line N] [--json]`: the runs of the file's lines on disk
+    that a step wrote (1-based, inclusive), each with the change and the agent's message that
+    led to it; a line no step wrote has none; a line past the end is an error."""
+    written = "def greet(name):\n    return f'hello {name}'\n"
+    source = (
+        Claude(SESSION_A, root, START)
+        .user("Add the greeting module")
+        .say("I will add a greeting module under src.")
+        .write_file("toolu_greet", f"{root}/src/greet.py", written)
+        .say("Created src/greet.py.")
+        .save(tmp_path / "session.jsonl")
+    )
+    (root / "src" / "greet.py").write_text("# by hand\n" + written, encoding="utf-8")
+    trajectory = imported(stet, root, source)["trajectory"]
+
+    code, out, err = stet("trajectory", "blame", "src/greet.py", "--json", "-C", str(root))
+    assert (code, err) == (0, ""), err
+    found = json.loads(out)
+    assert (found["version"], found["path"], found["lines"]) == (1, "src/greet.py", 3)
+    assert (found["unattributed"], found["problems"]) == ([], [])
+    [run] = found["runs"]
+    assert (run["first_line"], run["last_line"]) == (2, 3)
+    assert (run["trajectory"], run["written_as"], run["operation"]) == (
+        trajectory,
+        "src/greet.py",
+        "create",
+    )
+    assert run["message"] == "I will add a greeting module under src."
+    assert run["message_step"] < run["step"] and run["time"]
+
+    code, out, _ = stet("trajectory", "blame", "src/greet.py", "--line", "3", "-C", str(root))
+    assert code == 0
+    assert f"src/greet.py:2-3  step {run['step']} of {trajectory}  (create, " in out
+    assert f"why (step {run['message_step']}): I will add a greeting module under src." in out
+    code, out, _ = stet("trajectory", "blame", "src/greet.py", "--line", "1", "-C", str(root))
+    assert (code, out) == (0, "src/greet.py:1: no trajectory step wrote this line\n")
+    code, _, err = stet("trajectory", "blame", "src/greet.py", "--line", "4", "-C", str(root))
+    assert code == 1 and "src/greet.py has 3 lines; line 4 does not exist" in err
+    code, _, err = stet("trajectory", "blame", "../outside.py", "-C", str(root))
+    assert code == 1 and "outside the repository" in err
