@@ -11,7 +11,12 @@ from hypothesis import strategies as st
 
 from stet_lsp.core import comments
 from stet_lsp.core.comments import SYNTAXES, CommentIndex, language_of
-from stet_lsp.core.margin import anchor_lines_after_removal, find_notes, line_after_removals
+from stet_lsp.core.margin import (
+    anchor_lines_after_removal,
+    find_notes,
+    line_after_removals,
+    without_notes,
+)
 
 
 def notes_in(text: str, language: str, marker: str = "stet") -> list[tuple[int, str, str]]:
@@ -679,11 +684,7 @@ def recorded(text: str, language: str) -> tuple[str, list[int]]:
     anchor line (0-based) in that text."""
     lines = text.split("\n")
     notes = find_notes(lines, CommentIndex(lines, SYNTAXES[language]))
-    for note in sorted(notes, key=lambda note: note.line, reverse=True):
-        line, column, end_line, end = note.removal
-        tail = lines[end_line][end:] if end_line < len(lines) else ""
-        lines[line : end_line + 1] = [lines[line][:column] + tail]
-    return "\n".join(lines), anchor_lines_after_removal(notes)
+    return "\n".join(without_notes(lines, notes)), anchor_lines_after_removal(notes)
 
 
 BLOCK_CASES = [

@@ -115,6 +115,17 @@ def anchor_lines_after_removal(notes: Sequence[MarginNote]) -> list[int]:
     return [line_after_removals(note.anchor_line, removals) for note in notes]
 
 
+def without_notes(lines: Sequence[str], notes: Sequence[MarginNote]) -> list[str]:
+    """The lines once every one of `notes` is removed from the code (the text recording them
+    leaves): a note at the end of a line of code leaves that line without it."""
+    kept = list(lines)
+    for note in sorted(notes, key=lambda note: note.line, reverse=True):
+        line, column, end_line, end = note.removal
+        tail = kept[end_line][end:] if end_line < len(kept) else ""
+        kept[line : end_line + 1] = [kept[line][:column] + tail]
+    return kept
+
+
 def line_after_removals(line: int, removals: Iterable[tuple[int, int, int, int]]) -> int:
     """Where 0-based `line` is once the (non-overlapping) `removals` are deleted. A removal
     takes the line breaks it spans; a line it ends on joins the line it starts on."""

@@ -22,6 +22,7 @@ from lsp_harness import (
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from stet_lsp.core.anchors import locate
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
 
@@ -272,3 +273,24 @@ async def test_recording_all_notes_anchors_each_past_every_removal_above_it(
     ]
     stored = {e.text: e.anchor.line for e in StyleSheet(resolve_target(root)).entries()}
     assert stored == {"one": 1, "two, over two lines": 2, "three": 3}
+
+
+async def test_a_note_at_the_end_of_a_line_anchors_to_the_line_without_it(
+    client: LanguageClient, root: Path
+) -> None:
+    """Recording removes a note written after code on its line: the anchor is that line as it
+    reads once the note is gone, so the entry is found there (it was anchored to the text
+    with the comment, and lost as soon as the comment went)."""
+    path = root / "src" / "double.py"
+    path.write_text("def g(x):\n    return x * 2  # stet: double, not square\n")
+    document = open_file(client, path)
+    await eventually(lambda: diagnostics(client, document))
+
+    answer = await execute(client, "stet.margin.record", uri=document, line=1)
+    assert answer["removed"] is True
+    assert buffers(client)[document].text == "def g(x):\n    return x * 2\n"
+    [entry] = answer["recorded"]
+    assert entry["anchor"] == {"path": "src/double.py", "line": 2, "text": "return x * 2"}
+    path.write_text(buffers(client)[document].text)
+    [stored] = StyleSheet(resolve_target(root)).entries()
+    assert locate(stored.anchor, path.read_text().split("\n")) == 2

@@ -9,7 +9,7 @@ from lsprotocol import types
 from stet_lsp.core.anchors import line_key
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.items import margin_items
-from stet_lsp.core.margin import MarginNote, anchor_lines_after_removal
+from stet_lsp.core.margin import MarginNote, anchor_lines_after_removal, without_notes
 from stet_lsp.core.model import Anchor, Entry
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.server.documents import DocumentState
@@ -76,9 +76,14 @@ class MarginNotes(Feature):
         remove = server.settings.remove_comment_on_record
         # Everything is taken from the text now: the write runs while the user may type.
         # The notes are removed together, so each anchor moves by every removal above it.
-        lines = anchor_lines_after_removal(notes) if remove else [n.anchor_line for n in notes]
+        if remove:
+            lines, text = anchor_lines_after_removal(notes), without_notes(state.lines, notes)
+        else:
+            lines, text = [note.anchor_line for note in notes], state.lines
+        assert state.relative is not None
         anchored = [
-            (note, self._anchor(state, note, line)) for note, line in zip(notes, lines, strict=True)
+            (note, Anchor(state.relative, line + 1, line_key(text[line])))
+            for note, line in zip(notes, lines, strict=True)
         ]
         version = state.version
         removal = self._removal(state, notes)
@@ -105,11 +110,6 @@ class MarginNotes(Feature):
             )
             removed = bool(answer and answer.applied)
         return {"recorded": [entry.to_dict() for entry in recorded], "removed": removed}
-
-    def _anchor(self, state: DocumentState, note: MarginNote, line: int) -> Anchor:
-        """The anchor of `note`, at 0-based `line` of the text once it is recorded."""
-        assert state.relative is not None
-        return Anchor(state.relative, line + 1, line_key(state.lines[note.anchor_line]))
 
     def _removal(
         self, state: DocumentState, notes: list[MarginNote]
