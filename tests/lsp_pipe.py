@@ -22,6 +22,8 @@ class PipeServer:
             stderr=stderr,
         )
         self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.logged: list[str] = []
+        """The messages of the server's window/logMessage notifications so far."""
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -37,8 +39,10 @@ class PipeServer:
                     break
                 if line.lower().startswith(b"content-length:"):
                     length = int(line.split(b":")[1])
-            body = stream.read(length)
-            self.inbox.put(self.received(body))
+            message = self.received(stream.read(length))
+            if message.get("method") == "window/logMessage":
+                self.logged.append(message["params"]["message"])
+            self.inbox.put(message)
 
     def received(self, body: bytes) -> dict[str, Any]:
         """A message read from the server (a subclass may stamp it)."""

@@ -37,10 +37,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
         return 0
-    # Logs go to stderr (and window/logMessage): stdout carries the protocol.
+    from stet_lsp.server.server import create_server, not_sent
+
+    # Stet's logs go to the client's log (window/logMessage); stderr has what could not go
+    # there and pygls's warnings. stdout carries the protocol.
     logging.basicConfig(stream=sys.stderr, level=args.log_level, format="stet-lsp: %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(not_sent)
     logging.getLogger("pygls").setLevel(logging.WARNING)
-    from stet_lsp.server.server import create_server
 
     server = create_server()
     if args.tcp:

@@ -146,7 +146,11 @@ class StetProtocol(LanguageServerProtocol):
         self.handle_message(message)
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
-        """A command that writes is not cancelled: its answer is its result."""
+        """A command that writes is not cancelled: its answer is its result. A request answered
+        already is not cancelled either, and says nothing (editors cancel requests whose answer
+        crossed the cancellation: pygls logged each as a warning)."""
+        if msg_id not in self._request_futures:
+            return
         command = self._commands_running.get(msg_id)
         if command is not None and command in getattr(self._server, "uncancelled_commands", ()):
             log.info(

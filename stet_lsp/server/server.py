@@ -523,7 +523,7 @@ class StetServer(LanguageServer):
             )
 
     def message(self, text: str, kind: types.MessageType = types.MessageType.Warning) -> None:
-        log.warning(text)
+        log.log(_LOG_LEVELS.get(kind, logging.INFO), text)
         self.window_show_message(types.ShowMessageParams(type=kind, message=text))
 
 
@@ -537,8 +537,17 @@ def _open_session(folder: Path) -> RepositorySession | None:
         return None
 
 
+_LOG_LEVELS = {
+    types.MessageType.Error: logging.ERROR,
+    types.MessageType.Warning: logging.WARNING,
+    types.MessageType.Info: logging.INFO,
+}
+
+
 class ClientLog(logging.Handler):
-    """Stet's log records also go to the client's log (window/logMessage)."""
+    """Stet's log records go to the client's log (window/logMessage), at their level; a
+    record sent there is marked `SENT` and left out of standard error (`not_sent`), which
+    editors show as errors whatever it says."""
 
     LEVELS: ClassVar[dict[int, types.MessageType]] = {
         logging.ERROR: types.MessageType.Error,
@@ -559,8 +568,19 @@ class ClientLog(logging.Handler):
                 self.server.window_log_message(params)
             elif loop is not None:  # a worker thread: the loop's thread writes the message
                 loop.call_soon_threadsafe(self.server.window_log_message, params)
+            else:
+                return
+            setattr(record, SENT, True)
         except Exception:  # logging must never break the server
             pass
+
+
+SENT = "stet_sent_to_client"
+
+
+def not_sent(record: logging.LogRecord) -> bool:
+    """A filter for standard error's handler: records the client's log has are left out."""
+    return not getattr(record, SENT, False)
 
 
 def create_server() -> StetServer:

@@ -151,7 +151,8 @@ def test_a_refused_command_is_one_line_of_the_log_without_a_traceback(
     root: Path, tmp_path: Path
 ) -> None:
     """A refusal (a mistyped argument, no such trajectory) is an answer the user reads, not
-    a failure of the server: its log line says what was refused, with no traceback."""
+    a failure of the server: its line of the client's log says what was refused, with no
+    traceback, and none goes to standard error (which editors show as an error)."""
     log = tmp_path / "stderr.log"
     with log.open("wb") as stderr:
         server = PipeServer(stderr=stderr).initialize()
@@ -173,10 +174,33 @@ def test_a_refused_command_is_one_line_of_the_log_without_a_traceback(
     finally:
         server.close()
     written = log.read_text(encoding="utf-8")
-    assert "Traceback" not in written
-    refusals = [line for line in written.splitlines() if "stet.trajectory.open" in line]
-    assert len(refusals) == 2, written
+    assert "Traceback" not in written and "stet.trajectory.open" not in written, written
+    refusals = [line for line in server.logged if "stet.trajectory.open" in line]
+    assert len(refusals) == 2, server.logged
     assert "must be a whole number" in refusals[0] and "zzz" in refusals[1]
+    assert not any("Traceback" in line for line in server.logged)
+
+
+def test_cancelling_a_request_answered_already_logs_nothing(root: Path, tmp_path: Path) -> None:
+    """Editors cancel requests whose answer crossed the cancellation (VS Code did so 13 times
+    in one session): pygls logged a warning for each, which editors showed as an error."""
+    log = tmp_path / "stderr.log"
+    with log.open("wb") as stderr:
+        server = PipeServer(stderr=stderr).initialize()
+    try:
+        document = server.open(uri(root / "src" / "app.py"), "x = 1\n")
+        params = {"textDocument": {"uri": document}, "position": {"line": 0, "character": 0}}
+        server.send({"id": 2, "method": "textDocument/hover", "params": params})
+        assert "error" not in server.answer(2)
+        server.send({"method": "$/cancelRequest", "params": {"id": 2}})
+        server.send({"id": 3, "method": "shutdown"})
+        assert server.answer(3)["result"] is None
+        server.send({"method": "exit"})
+        server.process.wait(timeout=30)
+    finally:
+        server.close()
+    written = log.read_text(encoding="utf-8")
+    assert "Cancel" not in written and not any("Cancel" in line for line in server.logged)
 
 
 def test_a_failure_that_is_no_refusal_keeps_its_traceback(

@@ -146,9 +146,9 @@ def test_params_that_do_not_fit_are_refused_saying_where_in_one_log_line(tmp_pat
         finally:
             server.close()
     text = log.read_text(encoding="utf-8")
-    assert "Traceback" not in text and "deserialize" not in text
-    assert [line for line in text.splitlines() if "textDocument/hover" in line] == [
-        "stet-lsp: refused a message: " + answer["error"]["message"]
+    assert "Traceback" not in text and "deserialize" not in text and "hover" not in text, text
+    assert [line for line in server.logged if "textDocument/hover" in line] == [
+        "refused a message: " + answer["error"]["message"]
     ]
 
 
