@@ -903,6 +903,16 @@ def test_install_outside_a_repository(stet: Stet, home: Path, tmp_path: Path) ->
     assert install(stet, tmp_path / "home", "codex")[0] == 0  # user scope needs none
 
 
+def test_install_usage_names_the_install_command(stet: Stet, home: Path, root: Path) -> None:
+    for args in (("bogus",), ("codex", "--scope", "bogus")):
+        code, out, err = install(stet, root, *args)
+        assert code == 2 and out == ""
+        assert err.startswith("usage: stet mcp install [-h]"), err
+        assert "\nstet mcp install: error: argument " in err
+    code, out, _ = stet("mcp", "install", "--help")
+    assert code == 0 and out.startswith("usage: stet mcp install [-h]")
+
+
 # -- a small Claude Code transcript ------------------------------------------------------------------
 
 

@@ -34,7 +34,8 @@ def register(commands: Any) -> None:
         ),
     )
     mcp.set_defaults(func=_serve)
-    actions = mcp.add_subparsers(dest="action", metavar="ACTION")
+    # Without `prog`, argparse names the action after the parent's custom usage, both lines.
+    actions = mcp.add_subparsers(dest="action", metavar="ACTION", prog="stet mcp")
     install = actions.add_parser(
         "install",
         help="write the configuration an MCP client reads to start `stet mcp`",
