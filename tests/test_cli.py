@@ -250,6 +250,19 @@ def test_demo_imports_a_given_transcript(stet: Run) -> None:
     assert "session_start codex 0.77.0" in out
 
 
+def test_demo_checks_the_transcript_before_the_walk(stet: Run, tmp_path: Path) -> None:
+    not_a_transcript = tmp_path / "notes.txt"
+    not_a_transcript.write_text("just some notes\n")
+    for path, message in [
+        (tmp_path / "nope.jsonl", "No such file or directory"),
+        (tmp_path, "not a regular file"),
+        (not_a_transcript, "not a transcript of a known format"),
+    ]:
+        code, out, err = stet("demo", "--transcript", str(path))
+        assert (code, out) == (1, ""), out
+        assert err.startswith("stet: error: ") and message in err
+
+
 def test_check_lists_margin_notes_and_entries_and_strict_fails_on_notes(
     stet: Run, root: Path
 ) -> None:

@@ -38,7 +38,7 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    transcript = Path(args.transcript).resolve() if args.transcript else None
+    transcript = _checked_transcript(args.transcript) if args.transcript else None
     if args.keep:
         folder = Path(tempfile.mkdtemp(prefix="stet-demo-"))
         _walk(folder, transcript)
@@ -47,6 +47,17 @@ def run(args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="stet-demo-") as name:
             _walk(Path(name), transcript)
     return 0
+
+
+def _checked_transcript(name: str) -> Path:
+    """The transcript to import, checked before the walk: a file that cannot be imported
+    fails at once rather than after every other step."""
+    from stet_lsp.trajectory.importers import detect
+    from stet_lsp.trajectory.importing import transcript_source
+
+    transcript = transcript_source(Path(name).resolve())
+    detect(transcript)
+    return transcript
 
 
 def _step(title: str) -> None:

@@ -117,7 +117,7 @@ def import_transcript(
     tell = progress or (lambda phase: None)
     tell("reading")
     config = gate_config or load_config(target.root)  # a malformed file: nothing is done
-    source = _check_source(source)
+    source = transcript_source(source)
     chosen: Importer = importer(format_name) if format_name else detect(source)
     if format_name and not sniffs(chosen, read_head(source)):
         raise StetError(f"{source}: not a {chosen.label} (leave out --format to detect it)")
@@ -516,7 +516,7 @@ def _session_stem(parsed: ParsedSession) -> str:
     return digest[:20]
 
 
-def _check_source(source: Path) -> Path:
+def transcript_source(source: Path) -> Path:
     """A transcript is a regular file with something in it (a FIFO would block the read); an
     OpenHands V1 conversation folder is read from its base_state.json. The file to read."""
     if os.path.isfile(os.path.join(source, "base_state.json")):
