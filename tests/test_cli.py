@@ -178,6 +178,19 @@ def test_errors_go_to_stderr_with_a_nonzero_exit(stet: Run, root: Path, tmp_path
     assert code == 2 and "invalid choice" in err
 
 
+def test_an_anchor_counts_the_lines_an_editor_shows(stet: Run, root: Path) -> None:
+    """src/app.py holds 20 lines, each ending in a line break: the empty string after the
+    last break is no line 21."""
+    r = str(root)
+    code, out, err = stet("note", "add", "x", "--file", "src/app.py", "--line", "21", "-C", r)
+    assert (code, out) == (1, "")
+    assert err == "stet: error: src/app.py has 20 lines; line 21 does not exist\n"
+    code, out, _ = stet(
+        "note", "add", "x", "--file", "src/app.py", "--line", "20", "--json", "-C", r
+    )
+    assert code == 0 and json.loads(out)["entry"]["anchor"]["text"] == "line 20"
+
+
 def test_sheet_gc(stet: Run, repo: pygit2.Repository, root: Path) -> None:
     r = str(root)
     repo.branches.local.create("old", repo[repo.head.target])

@@ -11,7 +11,7 @@ from operator import contains
 from pathlib import Path, PureWindowsPath
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.lines import split_lines
+from stet_lsp.core.lines import lines_of, split_lines
 from stet_lsp.core.model import Anchor, Entry
 from stet_lsp.core.records import FrozenRecord
 from stet_lsp.core.safefs import read_regular
@@ -46,9 +46,10 @@ def make_anchor(root: Path, path: Path | str, line: int, text: str | None = None
     relative = relative_path(root, path)
     if text is None:
         text = read_text(root / relative, root)
-    lines = split_lines(text)
+    lines = lines_of(text)
     if not 1 <= line <= max(len(lines), 1):
-        raise StetError(f"{relative} has {len(lines)} lines; line {line} does not exist")
+        counted = f"{len(lines)} line{'' if len(lines) == 1 else 's'}"
+        raise StetError(f"{relative} has {counted}; line {line} does not exist")
     return Anchor(relative, line, line_key(lines[line - 1]) if lines else "")
 
 
