@@ -38,7 +38,9 @@ def register(commands: Any) -> None:
     which.add_argument("--latest", action="store_true", help="the newest session found")
     which.add_argument("--session", metavar="ID", help="a session found, by id or prefix")
     imports.add_argument("--harness", choices=_HARNESSES, help="with --latest: only this one")
-    imports.add_argument("--format", dest="format_name", metavar="FORMAT", help=_formats_help())
+    imports.add_argument(
+        "--format", dest="format_name", metavar="FORMAT", choices=_formats(), help=_formats_help()
+    )
     add_config_options(imports)
     json_option(imports)
     imports.set_defaults(func=_import)
@@ -100,10 +102,14 @@ def register(commands: Any) -> None:
     blame.set_defaults(func=_blame)
 
 
-def _formats_help() -> str:
+def _formats() -> tuple[str, ...]:
     from stet_lsp.trajectory.importers import FORMATS
 
-    return "the transcript's format, when detection is not wanted: " + ", ".join(FORMATS)
+    return FORMATS
+
+
+def _formats_help() -> str:
+    return "the transcript's format, when detection is not wanted: " + ", ".join(_formats())
 
 
 def _import(args: argparse.Namespace) -> int:

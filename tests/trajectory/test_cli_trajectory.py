@@ -100,7 +100,9 @@ def test_import_errors_are_one_clear_line(stet: Run, root: Path, tmp_path: Path)
     assert err.startswith(f"stet: error: {notes}: not a transcript of a known format (tried ")
     assert "Claude Code session JSONL" in err and err.count("\n") == 1
     code, _, err = stet("trajectory", "import", str(notes), "--format", "nonsense", "-C", str(root))
-    assert code == 1 and "unknown format 'nonsense'; formats: atif, claude-code, codex" in err
+    assert code == 2  # a usage error, as a bad --harness is
+    assert "stet trajectory import: error: argument --format: invalid choice: 'nonsense'" in err
+    assert "(choose from 'atif', 'claude-code', 'codex'," in err
     code, _, err = stet("trajectory", "import", str(tmp_path / "gone.jsonl"), "-C", str(root))
     assert code == 1 and "No such file or directory" in err
     assert not (root / ".stet").exists()
