@@ -108,6 +108,12 @@ def test_import_errors_are_one_clear_line(stet: Run, root: Path, tmp_path: Path)
     assert not (root / ".stet").exists()
 
 
+def test_import_help_says_what_path_may_be(stet: Run) -> None:
+    code, out, _ = stet("trajectory", "import", "--help")
+    assert code == 0
+    assert "a transcript file, or an OpenHands V1 conversation folder" in " ".join(out.split())
+
+
 def test_import_with_an_explicit_format(
     stet: Run, root: Path, two_sessions: tuple[Path, Path]
 ) -> None:
