@@ -123,7 +123,8 @@ def trajectory_rows(root: Path) -> dict[str, Any]:
                 "steps": meta.steps,
                 "started": meta.started,
                 "ended": meta.ended,
-                "harnesses": [h.name for h in meta.harnesses],
+                # meta.json keeps each version of a harness apart; a name is shown once.
+                "harnesses": list(dict.fromkeys(h.name for h in meta.harnesses)),
                 "brief": meta.brief,
             }
         )

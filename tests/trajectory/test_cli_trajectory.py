@@ -229,6 +229,21 @@ def test_list_show_and_render(stet: Run, root: Path, two_sessions: tuple[Path, P
     assert out.index("Add the greeting module") < out.index("Add the farewell module")
 
 
+def test_list_names_each_harness_once_whatever_its_versions(
+    stet: Run, root: Path, two_sessions: tuple[Path, Path]
+) -> None:
+    second = two_sessions[1]
+    second.write_text(second.read_text().replace('"version": "2.1.12"', '"version": "2.2.0"'))
+    for source in two_sessions:
+        imported(stet, root, source)
+    meta = json.loads((folder_of(root) / "meta.json").read_text())
+    assert [h["version"] for h in meta["harnesses"]] == ["2.1.12", "2.2.0"]
+    code, out, _ = stet("trajectory", "list", "--json", "-C", str(root))
+    assert code == 0 and json.loads(out)["trajectories"][0]["harnesses"] == ["claude-code"]
+    code, out, _ = stet("trajectory", "list", "-C", str(root))
+    assert f"  {meta['steps']} steps  claude-code  Add the greeting module" in out
+
+
 # -- export ----------------------------------------------------------------------------------
 
 
