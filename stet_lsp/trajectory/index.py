@@ -405,6 +405,10 @@ class _Fields(msgspec.Struct):
     message: Any = None
     interrupt: Any = None
     entry_kind: Any = None
+    entry_id: Any = None
+    route: Any = None
+    skill: Any = None
+    edited: Any = None
     reason: Any = None
     abandoned: Any = None
     resumes_after: Any = None
@@ -524,6 +528,28 @@ def _note_summary(record: _Fields) -> str:
     return f"[{_text(record.entry_kind)}] {_head(_text(record.text))}"
 
 
+def graduation_summary(
+    entry_id: str, entry_kind: str, route: str, skill: str | None, edited: bool
+) -> str:
+    """A graduation decision: which entry went where (`[convention] csta5p → skill http-calls`);
+    the outline's summary of the event too."""
+    where = {"trajectory": "the trajectory", "discard": "discarded"}.get(route, route)
+    if route == "skill" and skill:
+        where = f"skill {skill}"
+    return f"[{entry_kind}] {entry_id} → {where}" + (" (text edited)" if edited else "")
+
+
+def _graduation_summary(record: _Fields) -> str:
+    skill = record.skill
+    return graduation_summary(
+        _text(record.entry_id),
+        _text(record.entry_kind),
+        _text(record.route),
+        skill if isinstance(skill, str) else None,
+        record.edited is True,
+    )
+
+
 def _rewind_summary(record: _Fields) -> str:
     after = record.resumes_after
     line = after.get("line") if isinstance(after, dict) else None
@@ -551,6 +577,7 @@ _SUMMARIES: dict[str, Callable[[_Fields], str]] = {
     "commit": _commit_summary,
     "error": _error_summary,
     "note": _note_summary,
+    "graduation": _graduation_summary,
     "session_end": _session_end_summary,
     "raw": _raw_summary,
 }

@@ -12,6 +12,7 @@ from stet_lsp.trajectory.events import (
     Error,
     EventBase,
     FileChange,
+    Graduation,
     Note,
     RawEvent,
     Reasoning,
@@ -24,6 +25,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
+from stet_lsp.trajectory.index import graduation_summary
 
 if TYPE_CHECKING:
     from stet_lsp.trajectory.index import OutlineNode, TrajectoryIndex
@@ -68,6 +70,10 @@ def _describe(event: EventBase) -> str:
         return ("interrupted: " if event.interrupt else "") + event.message
     if isinstance(event, Note):
         return f"[{event.entry_kind}] {event.text}"
+    if isinstance(event, Graduation):
+        return graduation_summary(
+            event.entry_id, event.entry_kind, event.route, event.skill, event.edited
+        )
     if isinstance(event, SessionEnd):
         return event.reason or ""
     if isinstance(event, Rewind):

@@ -842,6 +842,34 @@ def test_cli(sheet: StyleSheet, root: Path, stet: Run, tmp_path: Path) -> None:
         assert code == 2, usage
 
 
+def test_a_decision_is_shown_as_which_entry_went_where(
+    sheet: StyleSheet, root: Path, stet: Run
+) -> None:
+    from stet_lsp.trajectory.index import TrajectoryIndex
+
+    ruled = add(sheet, "Tried threads", "ruled-out")
+    convention = add(sheet, "Use the retry helper", "convention")
+    thought = add(sheet, "scratch", "note")
+    graduate(sheet, ruled.id, "trajectory", text="Tried threads: the GIL")
+    graduate(sheet, convention.id, "skill", skill_name="retries")
+    graduate(sheet, thought.id, "discard")
+    wanted = [
+        f"[ruled-out] {ruled.id} → the trajectory (text edited)",
+        f"[convention] {convention.id} → skill retries",
+        f"[note] {thought.id} → discarded",
+    ]
+    code, out, _ = stet("trajectory", "show", "-C", str(root))
+    rows = [row for row in out.splitlines() if "  graduation  " in row]
+    assert code == 0 and [row.split("graduation", 1)[1].strip() for row in rows] == wanted
+    code, out, _ = stet("trajectory", "show", "--json", "-C", str(root))
+    steps = json.loads(out)["steps"]
+    assert [step["summary"] for step in steps if step["kind"] == "graduation"] == wanted
+    # The editor's lenses and outline say the same.
+    text = (working_folder(sheet.target).path / "events.jsonl").read_text()
+    index = TrajectoryIndex.from_events_text(text)
+    assert [line.summary for line in index.steps if line.kind == "graduation"] == wanted
+
+
 def test_retarget_skill_names_the_committed_trajectory_for_the_working_one(
     sheet: StyleSheet, root: Path
 ) -> None:
