@@ -437,6 +437,8 @@ def test_bad_input_exits_0_and_is_logged(root: Path, stet: Stet, elsewhere: Path
         assert message in log_lines(root)[-1], (message, log_lines(root))
     done = hook("stop", "{}", elsewhere, "--bogus", env=project)
     assert done.returncode == 0 and "unknown option --bogus" in log_lines(root)[-1]
+    assert run_hook(None, [], stdin=io.StringIO("{}"), stdout=io.StringIO(), env=project) == 0
+    assert "run: error: no hook event given; known: session-start," in log_lines(root)[-1]
     # Nowhere to log: standard error, still exit 0.
     done = hook("session-end", "{not json", elsewhere)
     assert done.returncode == 0 and "is not JSON" in done.stderr

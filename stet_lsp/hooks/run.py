@@ -89,6 +89,8 @@ def run_hook(
         if "--worker" in options:
             work(name, _job(options["--worker"]), environment)
             return 0
+        if event is None:
+            raise HookInputError(f"no hook event given; known: {', '.join(EVENTS)}")
         if event not in EVENTS:
             raise HookInputError(f"unknown hook {event!r}; known: {', '.join(EVENTS)}")
         if event == "codex-notify":
