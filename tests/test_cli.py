@@ -305,6 +305,18 @@ def test_check_lists_margin_notes_and_entries_and_strict_fails_on_notes(
     assert [item["kind"] for item in shown] == ["entry"]
 
 
+def test_check_takes_only_a_word_for_the_marker(stet: Run, root: Path) -> None:
+    r = str(root)
+    (root / "src" / "notes.go").write_text("package x\n\n// todo: no global state\nvar x = 1\n")
+    for marker in ("", "  ", "two words", "stet(x)"):
+        code, out, err = stet("check", "--marker", marker, "-C", r)
+        assert (code, out) == (2, ""), marker
+        assert "stet check: error: argument --marker: the marker must be a word such as" in err
+        assert f"not {marker!r}" in err
+    code, out, _ = stet("check", "--marker", "todo:", "-C", r)
+    assert (code, out) == (0, "src/notes.go:3: margin note (markup): no global state\n")
+
+
 def test_the_progress_line_shows_the_phase_and_time_while_work_runs() -> None:
     import io
     import time

@@ -17,9 +17,24 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="exit 1 while margin notes are unrecorded"
     )
-    parser.add_argument("--marker", help="the margin-note marker word (default: stet)")
+    parser.add_argument(
+        "--marker",
+        type=_marker,
+        metavar="WORD",
+        help="the margin-note marker word (default: stet)",
+    )
     json_option(parser)
     parser.set_defaults(func=run)
+
+
+def _marker(value: str) -> str:
+    from stet_lsp.core.errors import StetError
+    from stet_lsp.core.margin import check_marker
+
+    try:
+        return check_marker(value)
+    except StetError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,9 +8,26 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from stet_lsp.core.comments import Comment, CommentIndex
+from stet_lsp.core.errors import StetError
 from stet_lsp.core.model import KINDS, Kind
 
 DEFAULT_MARKER = "stet"
+MARKER_PATTERN = r"^\s*[^\s:()]+:?\s*$"
+"""A marker: one word (no space, colon or parenthesis in it), a trailing `:` optional."""
+MARKER_EXPECTED = "a word such as 'stet' (optionally with a trailing ':')"
+
+
+def clean_marker(marker: str) -> str:
+    """The word of a marker that matches MARKER_PATTERN."""
+    return marker.strip().rstrip(":")
+
+
+def check_marker(marker: str) -> str:
+    """The marker's word; an error for what is no marker (an empty or blank one would make
+    every comment holding a colon a margin note)."""
+    if not re.match(MARKER_PATTERN, marker):
+        raise StetError(f"the marker must be {MARKER_EXPECTED}, not {marker!r}")
+    return clean_marker(marker)
 
 
 @lru_cache(maxsize=16)

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin, get_type_h
 
 from lsprotocol import types
 
+from stet_lsp.core.margin import MARKER_EXPECTED, MARKER_PATTERN, clean_marker
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -70,9 +72,9 @@ class Settings:
             "marker",
             "The margin-note marker word: a comment holding `stet:` or `stet(<kind>):` becomes "
             "a margin note. A trailing `:` is optional.",
-            pattern=r"^\s*[^\s:()]+:?\s*$",
-            expect="a word such as 'stet' (optionally with a trailing ':')",
-            clean=lambda value: value.strip().rstrip(":"),
+            pattern=MARKER_PATTERN,
+            expect=MARKER_EXPECTED,
+            clean=clean_marker,
         ),
     )
     remove_comment_on_record: bool = field(
