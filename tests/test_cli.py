@@ -191,6 +191,18 @@ def test_an_anchor_counts_the_lines_an_editor_shows(stet: Run, root: Path) -> No
     assert code == 0 and json.loads(out)["entry"]["anchor"]["text"] == "line 20"
 
 
+def test_note_list_lines_its_columns_up(stet: Run, root: Path) -> None:
+    r = str(root)
+    short = stet("note", "add", "short status", "--kind", "convention", "-C", r)[1].strip()
+    long = stet("note", "add", "long status", "--author", "agent", "-C", r)[1].strip()
+    assert stet("note", "discard", long, "-C", r)[0] == 0
+    code, out, _ = stet("note", "list", "-C", r)
+    assert code == 0 and out.splitlines() == [
+        f"{short}  convention  human  open       short status",
+        f"{long}  note        agent  discarded  long status",
+    ]
+
+
 def test_sheet_gc(stet: Run, repo: pygit2.Repository, root: Path) -> None:
     r = str(root)
     repo.branches.local.create("old", repo[repo.head.target])

@@ -108,13 +108,14 @@ def _list(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
         return 0
-    for entry in result["entries"]:
+    entries = result["entries"]
+    columns = ("id", "kind", "author", "status")
+    widths = {name: max((len(entry[name]) for entry in entries), default=0) for name in columns}
+    for entry in entries:
         where = f"  [{_where(entry)}]" if entry["anchor"] else ""
         first = entry["text"].split("\n", 1)[0]
-        print(
-            f"{entry['id']}  {entry['kind']:<13} {entry['author']:<5} {entry['status']:<8} "
-            f"{first}{where}"
-        )
+        cells = "  ".join(f"{entry[name]:<{widths[name]}}" for name in columns)
+        print(f"{cells}  {first}{where}")
     for problem in result["problems"]:
         print(f"{result['sheet']}:{problem['line']}: {problem['message']}")
     return 0
