@@ -742,12 +742,17 @@ def parse_review(text: str) -> tuple[tuple[str, str] | None, list[ReviewLine]]:
 
 
 def checked_review(sheet: StyleSheet, document_text: str) -> list[ReviewLine]:
-    """The checked lines of a review document, refused as `apply_review` refuses them (another
-    target's review, an entry that is not open or named twice, an invalid skill name);
-    nothing is written."""
+    """The checked lines of a review document, refused as `apply_review` refuses them (no
+    header, another target's review, an entry that is not open or named twice, an invalid
+    skill name); nothing is written."""
     named, lines = parse_review(_string(document_text, "document"))
     target = sheet.target
-    if named is not None and named != (target.kind, target.name):
+    if named is None:
+        raise StetError(
+            "this review has no header naming its target (`<!-- stet-review version=1 "
+            'kind=… target="…" -->`, as `stet graduate --review` writes it); nothing was changed'
+        )
+    if named != (target.kind, target.name):
         raise StetError(
             f"this review is for target {named[1]!r}, not {target.name!r}; nothing was changed"
         )

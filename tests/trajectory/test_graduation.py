@@ -762,6 +762,7 @@ def test_a_bad_review_changes_nothing(sheet: StyleSheet, root: Path) -> None:
         document.replace("→ trajectory", "→ skill:Bad"): "line 14: name: only lowercase",
         document + "- [x] oops\n": "line 15: not a review line",
         document.replace('target="main"', 'target="other"'): "this review is for target 'other'",
+        document.replace("stet-review", "review"): "this review has no header naming its target",
     }
     for text, message in cases.items():
         with pytest.raises(StetError, match=message):
@@ -781,11 +782,12 @@ def test_a_review_whose_later_line_names_a_broken_skill_changes_nothing(
     broken.parent.mkdir(parents=True)
     broken.write_text("No frontmatter here.\n")
     document = (
+        '<!-- stet-review version=1 kind=branch target="main" -->\n'
         f"- [x] {first.id} → trajectory — Tried threads\n"
         f"- [x] {second.id} → skill:logging — Log with structlog\n"
     )
     before = sheet.path.read_bytes()
-    with pytest.raises(StetError, match=r"line 2: .*does not follow the Agent Skills spec"):
+    with pytest.raises(StetError, match=r"line 3: .*does not follow the Agent Skills spec"):
         apply_review(sheet, document)
     assert sheet.path.read_bytes() == before
     assert status(sheet, first) == "open"
@@ -868,6 +870,21 @@ def test_a_decision_is_shown_as_which_entry_went_where(
     text = (working_folder(sheet.target).path / "events.jsonl").read_text()
     index = TrajectoryIndex.from_events_text(text)
     assert [line.summary for line in index.steps if line.kind == "graduation"] == wanted
+
+
+def test_apply_refuses_a_review_without_its_header(
+    sheet: StyleSheet, root: Path, tmp_path: Path, stet: Run
+) -> None:
+    entry = add(sheet, "Tried threads", "ruled-out")
+    reviewed = tmp_path / "review.md"
+    reviewed.write_text(f"- [x] {entry.id} → trajectory — Tried threads\n")
+    before = sheet.path.read_bytes()
+    code, out, err = stet("graduate", "--apply", str(reviewed), "-C", str(root))
+    assert (code, out) == (1, "")
+    assert err.startswith("stet: error: this review has no header naming its target (`<!-- stet-")
+    assert err.endswith("; nothing was changed\n")
+    assert sheet.path.read_bytes() == before and status(sheet, entry) == "open"
+    assert not working_folder(sheet.target).path.exists()
 
 
 def test_retarget_skill_names_the_committed_trajectory_for_the_working_one(
