@@ -294,13 +294,21 @@ def _skipped(parent: str, folder: str) -> bool:
     )
 
 
-def _emit(reports: list[tuple[str, Report]], as_json: bool) -> None:
+def _emit(
+    reports: list[tuple[str, Report]],
+    as_json: bool,
+    problems: list[dict[str, str]] | None = None,
+) -> None:
+    """The findings; `problems` (check's) go into the JSON document only: the text output
+    gives them on standard error."""
     if as_json:
-        payload = {
+        payload: dict[str, object] = {
             "version": 1,
             "count": len(reports),
             "findings": [{"path": path, **report} for path, report in reports],
         }
+        if problems is not None:
+            payload["problems"] = problems
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
     lines = []
@@ -503,11 +511,11 @@ def run_check(args: argparse.Namespace) -> int:
         tracked = gitfiles.staged_cache(repository)
         if tracked:
             # Never committed, whatever they hold: the style sheet is private working memory.
+            message = "in git's index, though .stet/cache/ is never committed"
+            if args.json:
+                _emit([], True, [{"path": path, "message": message} for path in tracked])
             for path in tracked:
-                print(
-                    f"{path}: in git's index, though .stet/cache/ is never committed",
-                    file=sys.stderr,
-                )
+                print(f"{path}: {message}", file=sys.stderr)
             print(
                 "stet gate: take them out of the index (git rm --cached -r .stet/cache) and "
                 "commit that",
@@ -519,7 +527,7 @@ def run_check(args: argparse.Namespace) -> int:
             found = _scan_one(artifact.path, io.BytesIO(artifact.data), setup, on_disk=False)
             findings.extend((artifact.label, report) for report in found)
         checked = len(artifacts)
-    _emit(findings, args.json)
+    _emit(findings, args.json, [])
     if findings:
         print(f"stet gate: {len(findings)} unredacted finding(s)", file=sys.stderr)
         return 1

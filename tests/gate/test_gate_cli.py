@@ -256,6 +256,21 @@ def test_check_reads_head_and_index_not_the_work_tree(
     # holds, the style sheet being private working memory; out of the index, not scanned.
     assert run(["check"]) == 1
     assert "never committed" in capsys.readouterr().err
+    # With --json, the refusal is a document too: no finding, the path as a problem.
+    assert run(["check", "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {
+        "version": 1,
+        "count": 0,
+        "findings": [],
+        "problems": [
+            {
+                "path": ".stet/cache/sheets/main.md",
+                "message": "in git's index, though .stet/cache/ is never committed",
+            }
+        ],
+    }
+    assert "never committed" in err
     repository.index.remove(".stet/cache/sheets/main.md")
     repository.index.write()
     assert run(["check"]) == 0
@@ -350,6 +365,7 @@ def test_check_flags_committed_secrets_and_explicit_paths(
     assert run(["check", "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert [f["path"] for f in data["findings"]] == [".stet/feedback/t1.jsonl"]
+    assert data["problems"] == []
     (in_tmp / "other.md").write_text("clean\n")
     assert run(["check", "other.md"]) == 0
 
