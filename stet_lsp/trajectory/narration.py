@@ -28,6 +28,7 @@ from stet_lsp.trajectory.events import (
     Error,
     EventBase,
     FileChange,
+    Graduation,
     Note,
     RawEvent,
     Reasoning,
@@ -626,6 +627,19 @@ def _note(context: _Context, index: int, note: Note) -> list[str]:
     return [_label(number, "Note", note.time, detail), "", *_quote(_markdown(note.text))]
 
 
+def _graduation(context: _Context, index: int, decision: Graduation) -> list[str]:
+    """Which style-sheet entry went where (its text is in the note event, or the skill)."""
+    where = {"trajectory": "the trajectory", "discard": "discarded"}.get(decision.route, "")
+    if decision.route == "skill":
+        where = f"skill {_code(decision.skill or '')}"
+        if decision.proposed_name and decision.proposed_name != decision.skill:
+            where += f" (proposed: {_code(decision.proposed_name)})"
+    detail = f"{_inline(decision.entry_kind)} {_code(decision.entry_id)} → {where}"
+    if decision.edited:
+        detail += ", its text edited"
+    return [_label(context.numbers[index], "Graduation", decision.time, detail)]
+
+
 def _session_start(context: _Context, index: int, start: SessionStart) -> list[str]:
     number = context.numbers[index]
     facts = [
@@ -656,6 +670,7 @@ _BLOCKS: dict[type[EventBase], Callable[[_Context, int, Any], list[str]]] = {
     Commit: _commit,
     Error: _error,
     Note: _note,
+    Graduation: _graduation,
     SessionStart: _session_start,
     SessionEnd: _session_end,
     RawEvent: _raw,

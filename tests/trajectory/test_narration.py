@@ -22,6 +22,7 @@ from stet_lsp.trajectory.events import (
     Error,
     EventBase,
     FileChange,
+    Graduation,
     Note,
     RawEvent,
     Reasoning,
@@ -941,3 +942,31 @@ def test_a_mapping_joined_in_a_summary_redacts_nothing_new(root: Path, tmp_path:
     assert set(re.findall(r"\[REDACTED:[^]]*\]", narration)) == set(
         re.findall(r"\[REDACTED:[^]]*\]", stored)
     )
+
+
+def test_a_graduation_says_which_entry_went_where() -> None:
+    """The format's own `graduation` events were shown as an unknown kind's raw JSON."""
+    events = numbered(
+        [
+            UserMessage(**common(), text="Retry the payments call"),
+            Graduation(**common(), entry_id="k2x9aa", entry_kind="ruled-out", route="trajectory"),
+            Graduation(
+                **common(time="2026-01-22T04:00:00Z"),
+                entry_id="p0q1rs",
+                entry_kind="convention",
+                route="skill",
+                skill="http-calls",
+                proposed_name="retries",
+                edited=True,
+            ),
+            Graduation(**common(), entry_id="zz11yy", entry_kind="note", route="discard"),
+        ]
+    )
+    text = render(META, events)
+    assert "Event of kind" not in text
+    assert "**Step 2 · Graduation** ruled-out `k2x9aa` → the trajectory\n" in text
+    assert (
+        "**Step 3 · Graduation** convention `p0q1rs` → skill `http-calls` (proposed: "
+        "`retries`), its text edited · 2026-01-22T04:00:00Z\n"
+    ) in text
+    assert "**Step 4 · Graduation** note `zz11yy` → discarded\n" in text
