@@ -194,15 +194,9 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _folder(args: argparse.Namespace) -> Any:
-    from stet_lsp.trajectory.store import find_folder, working_folder
+    from stet_lsp.trajectory.operations import trajectory_folder
 
-    target = target_of(args)
-    if args.id is not None:  # an empty id is refused, not taken for the working one
-        return find_folder(target.root, args.id)
-    folder = working_folder(target)
-    if not (folder.path / "meta.json").is_file():
-        raise StetError(f"{target.label} has no working trajectory yet (stet trajectory import …)")
-    return folder
+    return trajectory_folder(target_of(args), args.id)
 
 
 def _show(args: argparse.Namespace) -> int:

@@ -145,7 +145,7 @@ def trajectory_file(
     name = TRAJECTORY_FILES.get(which)
     if name is None:
         raise StetError(f"{which!r} is not a trajectory file: {', '.join(TRAJECTORY_FILES)}")
-    folder = _folder(target, wanted)
+    folder = trajectory_folder(target, wanted)
     path = _file_of(folder, name)
     if step is None or name == "meta.json":
         return path, 0
@@ -170,7 +170,7 @@ def trajectory_tree(target: Target, wanted: str | None) -> dict[str, Any]:
     from stet_lsp.trajectory.index import TrajectoryIndex
     from stet_lsp.trajectory.outline import tree
 
-    folder = _folder(target, wanted)
+    folder = trajectory_folder(target, wanted)
     path = _file_of(folder, TRAJECTORY_FILES["events"])
     data = read_regular(path, target.root)
     index = TrajectoryIndex.from_events_text(
@@ -179,10 +179,22 @@ def trajectory_tree(target: Target, wanted: str | None) -> dict[str, Any]:
     return document({"trajectory": folder.id, "path": str(path), "nodes": tree(index)})
 
 
-def _folder(target: Target, wanted: str | None) -> Folder:
-    from stet_lsp.trajectory.store import find_folder, working_folder
+def trajectory_folder(target: Target, wanted: str | None) -> Folder:
+    """The trajectory `wanted` (an id or prefix), else the target's working one: an error
+    that says what to do when the target has none (never imported, or committed by a
+    capstone)."""
+    from stet_lsp.trajectory.store import META, find_folder, working_folder
 
-    return working_folder(target) if wanted is None else find_folder(target.root, wanted)
+    if wanted is not None:  # an empty id is refused, not taken for the working one
+        return find_folder(target.root, wanted)
+    folder = working_folder(target)
+    if not (folder.path / META).is_file():
+        raise StetError(
+            f"{target.label} has no working trajectory yet: import an agent session first "
+            "(Stet's import command in the editor, or stet trajectory import), or name a "
+            "committed trajectory"
+        )
+    return folder
 
 
 def _file_of(folder: Folder, name: str) -> Path:
@@ -192,9 +204,7 @@ def _file_of(folder: Folder, name: str) -> Path:
     try:
         mode = os.lstat(path).st_mode
     except OSError:
-        raise StetError(
-            f"{folder.relative / name}: no such file (stet trajectory import …)"
-        ) from None
+        raise StetError(f"{folder.relative / name}: no such file") from None
     if not stat.S_ISREG(mode):
         raise StetError(f"{folder.relative / name}: not a regular file; Stet does not open it")
     return path
@@ -244,7 +254,7 @@ def mark_by_step(
     working one without)."""
     from stet_lsp.trajectory.feedback import mark_step
 
-    folder = _folder(target, wanted)
+    folder = trajectory_folder(target, wanted)
     return mark_step(target.root, folder, step, verdict, text, gate_config=gate_config)
 
 
