@@ -42,6 +42,7 @@ async def start(
         _command_or_code_action,
     )
     lsp_client.applied_edits = []  # type: ignore[attr-defined]
+    lsp_client.edit_labels = []  # type: ignore[attr-defined]
     lsp_client.buffers = {}  # type: ignore[attr-defined]
 
     @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
@@ -49,6 +50,7 @@ async def start(
         client: LanguageClient, params: types.ApplyWorkspaceEditParams
     ) -> types.ApplyWorkspaceEditResult:
         client.applied_edits.append(params.edit)  # type: ignore[attr-defined]
+        client.edit_labels.append(params.label)  # type: ignore[attr-defined]
         return types.ApplyWorkspaceEditResult(applied=apply_to_buffers(client, params.edit))
 
     lsp_client.registered = []  # type: ignore[attr-defined]

@@ -266,6 +266,7 @@ async def test_recording_all_notes_anchors_each_past_every_removal_above_it(
     answer = await execute(client, "stet.margin.record", uri=document, all=True)
     assert answer["removed"] is True
     assert buffers(client)[document].text == "first = 1\nsecond = 2\nresult = compute()\n"
+    assert client.edit_labels[-1] == "Record 3 margin notes"  # type: ignore[attr-defined]
     assert [(e["text"], e["anchor"]) for e in answer["recorded"]] == [
         ("one", {"path": "src/batch.py", "line": 1, "text": "first = 1"}),
         ("two, over two lines", {"path": "src/batch.py", "line": 2, "text": "second = 2"}),
@@ -289,6 +290,7 @@ async def test_a_note_at_the_end_of_a_line_anchors_to_the_line_without_it(
     answer = await execute(client, "stet.margin.record", uri=document, line=1)
     assert answer["removed"] is True
     assert buffers(client)[document].text == "def g(x):\n    return x * 2\n"
+    assert client.edit_labels[-1] == "Record margin note"  # type: ignore[attr-defined]
     [entry] = answer["recorded"]
     assert entry["anchor"] == {"path": "src/double.py", "line": 2, "text": "return x * 2"}
     path.write_text(buffers(client)[document].text)

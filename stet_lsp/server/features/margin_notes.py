@@ -105,7 +105,7 @@ class MarginNotes(Feature):
         if remove and server.documents.get(state.uri) is state and state.version == version:
             answer = await server.workspace_apply_edit_async(
                 types.ApplyWorkspaceEditParams(
-                    edit=versioned_edit(server, state, removal), label="Record margin notes"
+                    edit=versioned_edit(server, state, removal), label=_label(len(notes))
                 )
             )
             removed = bool(answer and answer.applied)
@@ -119,6 +119,11 @@ class MarginNotes(Feature):
             types.TextEdit(range=client_range(codec, state.lines, *note.removal), new_text="")
             for note in sorted(notes, key=lambda note: note.line, reverse=True)
         ]
+
+
+def _label(count: int) -> str:
+    """The edit's label, which editors show (Neovim in its messages, VS Code in undo)."""
+    return "Record margin note" if count == 1 else f"Record {count} margin notes"
 
 
 def _action(
