@@ -301,6 +301,13 @@ local function notified(pattern)
   end)
 end
 
+-- The first error shown to the user (a command the server refused), or nil.
+local function error_notified()
+  return find(result.notifications, function(n)
+    return n.level == vim.log.levels.ERROR
+  end)
+end
+
 -- :Stet import (pick the session), :Stet import {path} (already imported), :Stet trajectory.
 local function run_import()
   local _, client = open_file()
@@ -377,9 +384,9 @@ local function run_mark()
   vim.api.nvim_win_set_cursor(0, { line + 1, 0 })
   vim.cmd("Stet! mark wrong " .. config.mark_text)
   wait_for("mark notified", function()
-    return notified("^stet: step ") ~= nil or notified("stet.step.mark failed") ~= nil
+    return notified("^stet: step ") ~= nil or error_notified() ~= nil
   end)
-  result.marked = (notified("^stet: step ") or notified("stet.step.mark failed")).message
+  result.marked = (notified("^stet: step ") or error_notified()).message
   result.ok = notified("^stet: step ") ~= nil
   if not result.ok then
     result.error = result.marked
@@ -417,9 +424,9 @@ local function run_graduate()
   vim.api.nvim_win_set_cursor(0, { config.anchored_line + 1, 0 })
   vim.cmd("Stet graduate")
   wait_for("anchored entry graduated", function()
-    return notified("into the trajectory") ~= nil or notified("failed") ~= nil or notified("no style%-sheet entry") ~= nil
+    return notified("into the trajectory") ~= nil or error_notified() ~= nil or notified("no style%-sheet entry") ~= nil
   end)
-  result.graduated_anchored = (notified("into the trajectory") or notified("failed") or notified("no style%-sheet entry")).message
+  result.graduated_anchored = (notified("into the trajectory") or error_notified() or notified("no style%-sheet entry")).message
 
   -- 2. In the sheet, on the entry's line.
   vim.cmd("Stet sheet")
@@ -439,9 +446,9 @@ local function run_graduate()
   vim.api.nvim_win_set_cursor(0, { line + 1, 0 })
   vim.cmd("Stet graduate")
   wait_for("graduation notified", function()
-    return notified("into the skill") ~= nil or notified("failed") ~= nil
+    return notified("into the skill") ~= nil or error_notified() ~= nil
   end)
-  result.graduated = (notified("into the skill") or notified("failed")).message
+  result.graduated = (notified("into the skill") or error_notified()).message
   result.bad_name = (notified("is not a skill name") or {}).message
 
   -- 3. :Stet steps: the working trajectory's steps in the quickfix list.
@@ -469,9 +476,9 @@ local function run_graduate()
 
   vim.cmd("Stet capstone " .. config.capstone_message)
   wait_for("capstone notified", function()
-    return notified("^stet: committed trajectory") ~= nil or notified("failed") ~= nil
+    return notified("^stet: committed trajectory") ~= nil or error_notified() ~= nil
   end)
-  result.committed_notice = (notified("^stet: committed trajectory") or notified("failed")).message
+  result.committed_notice = (notified("^stet: committed trajectory") or error_notified()).message
   wait_for("capstone message", function()
     return find(result.server_messages, function(m)
       return m.message:find("committed as", 1, true) ~= nil
@@ -480,7 +487,7 @@ local function run_graduate()
   result.committed = find(result.server_messages, function(m)
     return m.message:find("committed as", 1, true) ~= nil
   end).message
-  result.ok = notified("failed") == nil
+  result.ok = error_notified() == nil
 end
 
 -- The notes and stet diagnostics of a buffer whose message holds `text`.
@@ -516,9 +523,9 @@ local function run_upkeep()
   vim.api.nvim_win_set_cursor(0, { config.margin_line + 1, 0 })
   vim.cmd("Stet record")
   wait_for("record refused", function()
-    return notified("stet.margin.record failed") ~= nil or notified("margin note recorded") ~= nil
+    return error_notified() ~= nil or notified("margin note recorded") ~= nil
   end)
-  result.refused = (notified("stet.margin.record failed") or notified("margin note recorded")).message
+  result.refused = (error_notified() or notified("margin note recorded")).message
   result.buffer_paused = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
   result.margin_while_paused = diagnostic_with(bufnr, "margin note")
 
@@ -729,7 +736,7 @@ local function run_review()
   })
   wait_for("every proposal accepted", function()
     return not table.concat(vim.fn.readfile(path), "\n"):find(config.other_id, 1, true)
-      or notified("failed") ~= nil
+      or error_notified() ~= nil
   end)
   wait_for("review buffer read again after all", function()
     return not buffer_text(review):find(config.other_id, 1, true)

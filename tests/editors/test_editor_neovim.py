@@ -615,12 +615,15 @@ def test_paused_sheet_entry_edited_and_discarded_from_neovim(tmp_path: Path) -> 
     # :Stet pause (no date): paused until resumed, and :Stet list's title says so.
     assert result["paused"] == "stet: paused"
     assert result["list_title"] == "stet style sheet (main) paused"
-    # While paused, :Stet record is refused with the server's reason; the comment stays, and
-    # so does its diagnostic.
-    assert result["refused"] == (
-        "stet: stet.margin.record failed: the style sheet of main is paused: new agent and "
-        "margin notes are not recorded (nothing was removed; `stet resume` resumes)"
+    # While paused, :Stet record is refused in the server's words; the comment stays, and so
+    # does its diagnostic. Which command failed is in the LSP log, not in the message.
+    refusal = (
+        "the style sheet of main is paused: new agent and margin notes are not recorded "
+        "(nothing was removed; `stet resume` resumes)"
     )
+    assert result["refused"] == f"stet: {refusal}"
+    log = (tmp_path / "home" / "state" / "nvim" / "lsp.log").read_text(encoding="utf-8")
+    assert f"stet: stet.margin.record failed: {refusal}" in log, log
     assert result["buffer_paused"][MARGIN_LINE] == f"    # stet: {MARGIN_TEXT}"
     assert result["margin_while_paused"]["lnum"] == MARGIN_LINE
     # Only the errors of the refused record were shown (level 4 = ERROR).

@@ -31,6 +31,16 @@ local function notify(message, level)
   vim.notify("stet: " .. message, level or vim.log.levels.INFO)
 end
 
+--- Shows a command's error as the server words it; which command it was goes to the LSP log
+--- (:LspLog).
+---@param command string
+---@param err lsp.ResponseError
+local function report_failure(command, err)
+  local message = err.message or vim.inspect(err)
+  vim.lsp.log.warn(("stet: %s failed: %s"):format(command, message))
+  notify(message, vim.log.levels.ERROR)
+end
+
 --- The command that starts the server, when it is a table whose program is not executable
 --- (`stet-lsp` not installed, or not on PATH): that program; else nil.
 ---@param config vim.lsp.Config?
@@ -168,7 +178,7 @@ function M.execute(name, argument, on_result, bufnr)
   end
   client:request("workspace/executeCommand", { command = name, arguments = { argument } }, function(err, result)
     if err then
-      notify(name .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      report_failure(name, err)
       return
     end
     if on_result then
@@ -581,7 +591,7 @@ function M.graduate_command(command, ctx)
     local params = { command = command.command, arguments = arguments }
     client:request("workspace/executeCommand", params, function(err, result)
       if err then
-        notify(command.command .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+        report_failure(command.command, err)
       elseif type(result) == "table" then
         notify(M.graduation_message(result))
       end
@@ -654,7 +664,7 @@ function M.apply_review_command(command, ctx)
   local params = { command = command.command, arguments = command.arguments }
   client:request("workspace/executeCommand", params, function(err, result)
     if err then
-      notify(command.command .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      report_failure(command.command, err)
       return
     end
     vim.schedule(function()
