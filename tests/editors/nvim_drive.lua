@@ -474,19 +474,21 @@ local function run_graduate()
   result.dry_run = vim.api.nvim_buf_get_lines(0, 0, -1, false)
   vim.cmd("close")
 
+  local shown_before = #result.notifications
   vim.cmd("Stet capstone " .. config.capstone_message)
-  wait_for("capstone notified", function()
-    return notified("^stet: committed trajectory") ~= nil or error_notified() ~= nil
-  end)
-  result.committed_notice = (notified("^stet: committed trajectory") or error_notified()).message
   wait_for("capstone message", function()
     return find(result.server_messages, function(m)
       return m.message:find("committed as", 1, true) ~= nil
-    end) ~= nil
+    end) ~= nil or error_notified() ~= nil
   end)
-  result.committed = find(result.server_messages, function(m)
+  result.committed = (find(result.server_messages, function(m)
     return m.message:find("committed as", 1, true) ~= nil
-  end).message
+  end) or error_notified()).message
+  -- Whatever the plugin itself said once the commit was made.
+  vim.wait(300, function()
+    return false
+  end)
+  result.capstone_notifications = vim.list_slice(result.notifications, shown_before + 1)
   result.ok = error_notified() == nil
 end
 

@@ -741,7 +741,7 @@ function M.capstone(message, dry_run)
   if dry_run then
     argument.dryRun = true
   end
-  -- The server reports progress while it runs, and a message with the new commit's id.
+  -- The server reports progress while it runs, and announces the new commit itself.
   M.execute("stet.capstone", argument, function(result)
     result = type(result) == "table" and result or {}
     vim.schedule(function()
@@ -750,11 +750,7 @@ function M.capstone(message, dry_run)
       end
       if result.dry_run then
         M.scratch("stet://capstone", table.concat(M.capstone_lines(result), "\n"), "text")
-      elseif result.changed then
-        -- The commit's full id (the server's own message shows it too).
-        notify(("committed trajectory %s as %s on %s"):format(
-          result.trajectory or "?", value(result.commit) or "?", value(result.branch) or "detached HEAD"))
-      else
+      elseif not result.changed then
         notify(M.capstone_lines(result)[1])
       end
     end)
