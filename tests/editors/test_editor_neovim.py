@@ -1200,3 +1200,26 @@ def test_graduate_skill_by_id_offers_the_proposal_anywhere(tmp_path: Path) -> No
     assert not result["notifications"], result["notifications"]
     statuses = {entry["id"]: entry["status"] for entry in sheet_entries(root)}
     assert statuses[entry_id] == "open"
+
+
+def test_graduate_skill_with_an_empty_name_takes_the_proposal(tmp_path: Path) -> None:
+    """An empty answer to the skill name's prompt sends no `skill`: the server names the skill
+    itself, with the name it proposed (docs/editors.md, `:help stet-skill-name`)."""
+    root = make_workspace(tmp_path / "repo")
+    entry_id, proposed = add_skill_entry(root)
+    body = f"""
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.ui.input = function(opts, on_confirm)
+      on_confirm("")
+    end
+    vim.cmd("Stet graduate skill {entry_id}")
+    vim.wait(10000, function() return #out.notifications > 0 end, 50)
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    relative = f".stet/skills/{proposed}/SKILL.md"
+    assert [n["message"] for n in result["notifications"]] == [
+        f"stet: entry {entry_id} into the skill {proposed} ({relative}, staged)"
+    ]
+    assert (root / relative).is_file()
