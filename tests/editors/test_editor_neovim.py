@@ -1177,7 +1177,8 @@ def test_file_outside_a_repository_starts_no_client(tmp_path: Path) -> None:
 
 def test_graduate_skill_by_id_offers_the_proposal_anywhere(tmp_path: Path) -> None:
     """`:Stet graduate skill ID` on a line the entry is not at (no code action there) still
-    offers the server's proposed name (stet.graduate.proposal)."""
+    offers the server's proposed name (stet.graduate.proposal); for an id the server does not
+    know, its refusal is shown and no name is asked for."""
     root = make_workspace(tmp_path / "repo")
     entry_id, proposed = add_skill_entry(root)
     body = f"""
@@ -1191,13 +1192,20 @@ def test_graduate_skill_by_id_offers_the_proposal_anywhere(tmp_path: Path) -> No
     end
     vim.cmd("Stet graduate skill {entry_id}")
     vim.wait(10000, function() return #out.prompts > 0 end, 50)
+    out.notified_first = vim.deepcopy(out.notifications)
+    vim.cmd("Stet graduate skill nosuch")
+    vim.wait(10000, function() return #out.notifications > #out.notified_first end, 50)
+    settle(300)
 """
     result = run_script(tmp_path, root, body)
     assert result["attached"] is True
     assert result["prompts"] == [
         {"prompt": f"Skill name for entry {entry_id}: ", "default": proposed}
     ], result
-    assert not result["notifications"], result["notifications"]
+    assert not result["notified_first"], result["notified_first"]
+    assert result["notifications"] == [
+        {"message": "stet: no entry with id 'nosuch' in this style sheet", "level": 4}
+    ], result["notifications"]
     statuses = {entry["id"]: entry["status"] for entry in sheet_entries(root)}
     assert statuses[entry_id] == "open"
 

@@ -876,12 +876,11 @@ function M.graduate(route, id)
         run()
         return
       end
-      local params = { command = "stet.graduate.proposal", arguments = { { uri = uri, id = entry } } }
-      client:request("workspace/executeCommand", params, function(err, result)
-        if not err and type(result) == "table" and type(value(result.proposed_name)) == "string" then
+      M.execute("stet.graduate.proposal", { uri = uri, id = entry }, function(result)
+        if type(result) == "table" and type(value(result.proposed_name)) == "string" then
           argument.proposedName = result.proposed_name
         end
-        vim.schedule(run) -- without a proposal (an unknown id, say) stet.graduate says why
+        vim.schedule(run)
       end, bufnr)
     end
     if route then
