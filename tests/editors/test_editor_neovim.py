@@ -1231,3 +1231,28 @@ def test_graduate_skill_with_an_empty_name_takes_the_proposal(tmp_path: Path) ->
         f"stet: entry {entry_id} into the skill {proposed} ({relative}, staged)"
     ]
     assert (root / relative).is_file()
+
+
+def test_stet_without_a_subcommand_and_a_bad_budget_say_so(tmp_path: Path) -> None:
+    """`:Stet` alone names the subcommands (not Vim's E471); `:Stet brief` refuses a budget
+    that is not a whole number of tokens, 1 or more, instead of ignoring it."""
+    root = make_workspace(tmp_path / "repo")
+    body = """
+    out.errors = {}
+    for _, command in ipairs({ "Stet", "Stet brief abc", "Stet brief 0", "Stet brief -5", "Stet brief 1.5" }) do
+      local ok, err = pcall(vim.cmd, command)
+      if not ok then
+        out.errors[#out.errors + 1] = tostring(err)
+      end
+    end
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["errors"] == [], result["errors"]
+    names = plugin_names(tmp_path)["subcommands"]
+    usage = (
+        "stet: usage: :Stet brief [budget] (a budget is a whole number of tokens, 1 or more)"
+    )
+    assert result["notifications"] == [
+        {"message": f"stet: a subcommand is needed; one of {', '.join(names)}", "level": 4},
+        *[{"message": usage, "level": 4}] * 4,
+    ], result["notifications"]

@@ -72,7 +72,7 @@ vim.lsp.commands["stet.graduation.apply"] = vim.lsp.commands["stet.graduation.ap
 vim.api.nvim_create_user_command("Stet", function(opts)
   require("stet.commands").run(opts)
 end, {
-  nargs = "+",
+  nargs = "*", -- :Stet alone says which subcommands there are
   bang = true,
   complete = function(lead, cmdline)
     return require("stet.commands").complete(lead, cmdline)

@@ -64,7 +64,11 @@ M.subcommands = {
   brief = {
     -- :Stet brief [budget]
     run = function(args)
-      stet.brief(tonumber(args))
+      local budget = tonumber(args:match("^%d+$"))
+      if args ~= "" and not (budget and budget > 0) then
+        return usage("brief [budget] (a budget is a whole number of tokens, 1 or more)")
+      end
+      stet.brief(budget)
     end,
   },
   list = {
