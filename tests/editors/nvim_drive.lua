@@ -136,6 +136,11 @@ local function run_notes()
     return not buffer_text(bufnr):find("stet:", 1, true)
   end)
   result.after_record = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  wait_for("recording confirmed", function()
+    return find(result.notifications, function(n)
+      return n.message:find("recorded", 1, true) ~= nil
+    end) ~= nil
+  end)
   -- Keep the buffer and the file in step, as a user would (:write).
   vim.cmd("silent write")
   wait_for("margin diagnostic gone", function()
@@ -540,6 +545,7 @@ local function run_upkeep()
   wait_for("margin note recorded", function()
     return notified("^stet: margin note recorded") ~= nil and not buffer_text(bufnr):find("stet:", 1, true)
   end)
+  result.recorded = notified("^stet: margin note recorded").message
   vim.cmd("silent write")
   result.after_record = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
 

@@ -173,6 +173,9 @@ def test_margin_note_recorded_and_note_added_from_neovim(tmp_path: Path) -> None
     assert recorded["author"] == "human"
     assert recorded["kind"] == "markup"
     assert recorded["anchor"]["path"] == "src/pay.py"
+    # The code action says so, as :Stet record does.
+    confirmations = [n["message"] for n in result["notifications"] if "recorded" in n["message"]]
+    assert confirmations == [f"stet: margin note recorded as entry {recorded['id']}"], confirmations
 
     # :Stet note: an anchored note, shown as an Information diagnostic on the cursor line.
     note = result["note"]
@@ -648,6 +651,7 @@ def test_paused_sheet_entry_edited_and_discarded_from_neovim(tmp_path: Path) -> 
     entries = {entry["id"]: entry for entry in sheet_entries(root)}
     [margin] = [entry for entry in entries.values() if entry["text"] == MARGIN_TEXT]
     assert (margin["kind"], margin["author"], margin["status"]) == ("markup", "human", "open")
+    assert result["recorded"] == f"stet: margin note recorded as entry {margin['id']}"
     assert margin["anchor"]["path"] == "src/pay.py"
     assert (entries[entry_id]["text"], entries[entry_id]["status"]) == (UPKEEP_EDITED, "discarded")
     assert len(entries) == 2, entries

@@ -63,6 +63,12 @@ vim.lsp.commands["stet.graduate"] = vim.lsp.commands["stet.graduate"]
     require("stet").graduate_command(command, ctx)
   end
 
+-- The margin notes' code actions: say what was recorded, as :Stet record does.
+vim.lsp.commands["stet.margin.record"] = vim.lsp.commands["stet.margin.record"]
+  or function(command, ctx)
+    require("stet").record_command(command, ctx)
+  end
+
 -- The graduation review's code actions: read the review again once the server rewrote it.
 vim.lsp.commands["stet.graduation.apply"] = vim.lsp.commands["stet.graduation.apply"]
   or function(command, ctx)

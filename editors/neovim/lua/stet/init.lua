@@ -31,6 +31,14 @@ local function notify(message, level)
   vim.notify("stet: " .. message, level or vim.log.levels.INFO)
 end
 
+--- A JSON value that may be null (vim.NIL once decoded) as nil.
+local function value(v)
+  if v == vim.NIL then
+    return nil
+  end
+  return v
+end
+
 --- Shows a command's error as the server words it; which command it was goes to the LSP log
 --- (:LspLog).
 ---@param command string
@@ -204,12 +212,36 @@ function M.add_note(text, kind)
   end, bufnr)
 end
 
+--- What a `stet.margin.record` result (`{recorded = {entry, …}, removed}`) says was recorded.
+---@param result table
+---@return string
+function M.recorded_message(result)
+  local recorded = type(result) == "table" and value(result.recorded) or {}
+  local ids = vim.tbl_map(function(entry)
+    return entry.id
+  end, recorded)
+  if #ids == 1 then
+    return ("margin note recorded as entry %s"):format(ids[1])
+  end
+  return ("%d margin notes recorded as entries %s"):format(#ids, table.concat(ids, ", "))
+end
+
 function M.record(all)
   local bufnr, uri, line = here()
   local argument = all and { uri = uri, all = true } or { uri = uri, line = line }
-  M.execute("stet.margin.record", argument, function()
-    notify(all and "margin notes recorded" or "margin note recorded")
+  M.execute("stet.margin.record", argument, function(result)
+    notify(M.recorded_message(result))
   end, bufnr)
+end
+
+--- The handler of the server's `stet.margin.record` (vim.lsp.commands), which the margin
+--- notes' code actions run: it reports what was recorded, as :Stet record does.
+---@param command lsp.Command
+---@param ctx table
+function M.record_command(command, ctx)
+  M.execute(command.command, (command.arguments or {})[1] or {}, function(result)
+    notify(M.recorded_message(result))
+  end, ctx.bufnr)
 end
 
 function M.open_sheet()
@@ -255,14 +287,6 @@ function M.brief(budget)
       M.scratch("stet://brief", text, "markdown")
     end)
   end, bufnr)
-end
-
---- A JSON value that may be null (vim.NIL once decoded) as nil.
-local function value(v)
-  if v == vim.NIL then
-    return nil
-  end
-  return v
 end
 
 --- The quickfix items of a `stet.note.list` result: each entry at its anchor (where the
