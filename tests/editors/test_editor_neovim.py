@@ -443,6 +443,7 @@ def test_entries_graduated_steps_listed_and_capstone_from_neovim(tmp_path: Path)
     # the plugin).
     head = str(pygit2.Repository(str(root)).head.target)
     assert "committed as" in result["committed"] and head[:12] in result["committed"]
+    assert result["committed"].endswith(f" on {pygit2.Repository(str(root)).head.shorthand}")
     assert result["capstone_notifications"] == [], result["capstone_notifications"]
 
 
@@ -1253,9 +1254,7 @@ def test_stet_without_a_subcommand_and_a_bad_budget_say_so(tmp_path: Path) -> No
     result = run_script(tmp_path, root, body)
     assert result["errors"] == [], result["errors"]
     names = plugin_names(tmp_path)["subcommands"]
-    usage = (
-        "stet: usage: :Stet brief [budget] (a budget is a whole number of tokens, 1 or more)"
-    )
+    usage = "stet: usage: :Stet brief [budget] (a budget is a whole number of tokens, 1 or more)"
     assert result["notifications"] == [
         {"message": f"stet: a subcommand is needed; one of {', '.join(names)}", "level": 4},
         *[{"message": usage, "level": 4}] * 4,

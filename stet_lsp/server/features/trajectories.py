@@ -180,7 +180,8 @@ def register(server: StetServer) -> None:
         )
         if result.changed and not dry_run and result.commit:
             server.message(
-                f"Stet: trajectory {result.trajectory} committed as {result.commit[:12]}",
+                f"Stet: trajectory {result.trajectory} committed as {result.commit[:12]}"
+                + (f" on {result.branch}" if result.branch else ""),
                 types.MessageType.Info,
             )
             server.refresh(outside=True)
