@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 
 from stet_lsp.core.model import KINDS, SECTION_TITLES, Entry
@@ -159,9 +160,28 @@ def _line(entry: Entry, lines: Mapping[str, int | None]) -> str:
         if not path.isprintable():  # a line break in a path must not open a line of its own
             path = json.dumps(path)
         where = f" ({path}:{line})" if line else f" ({path}, line gone)"
-    first, *rest = entry.text.split("\n")
+    first, *rest = _contained(entry.text).split("\n")
     body = [f"- {first}{where}"] + [f"  {line}" if line else "" for line in rest]
     return "\n".join(body) + "\n"
+
+
+# An entry's text is data inside the block: a line of it must not read as the block's own
+# structure (a heading, a rule, a code fence that swallows what follows), a tag must not close
+# or open what a harness wraps the brief in (`</system-reminder>`), and no character may move
+# the terminal or reorder the text around it. Each is escaped, never dropped: the reader sees
+# what was written.
+_STRUCTURE = re.compile(
+    r"^([ \t]*)(#|>|```|~~~|(?:-[ \t]*){3,}$|(?:\*[ \t]*){3,}$|(?:_[ \t]*){3,}$)", re.M
+)
+# A closing tag anywhere; an opening one not glued to a word (`Vec<String>` is code).
+_TAG = re.compile(r"<(?=/)|(?<!\w)<(?=[!?A-Za-z])")
+_UNSEEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def _contained(text: str) -> str:
+    text = _UNSEEN.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    text = _TAG.sub(r"\\<", text)
+    return _STRUCTURE.sub(r"\1\\\2", text)
 
 
 def _left_out_note(count: int, budget: int) -> str:
