@@ -152,7 +152,8 @@ def code_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tupl
     Parametrized indirectly with "venv", it sets no `stet.server.path`: the workspace has a
     `.venv` whose `bin/stet-lsp` leaves a mark, then runs the real server. With "logged",
     `stet.server.path` is a script that appends a line to `server-starts` in the test's tmp
-    folder, then runs the real server."""
+    folder, then runs the real server; with "broken", it names no file (that script is there,
+    `stet-lsp-logged`, for the test to set)."""
     assert CODE_SERVER is not None
     root = make_workspace(tmp_path / "repo")
     venv = getattr(request, "param", None) == "venv"
@@ -166,7 +167,7 @@ def code_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tupl
         )
         script.chmod(0o755)
     server_path = _server_path()
-    if getattr(request, "param", None) == "logged":
+    if getattr(request, "param", None) in ("logged", "broken"):
         # Each start of the server appends a line to `server-starts`.
         wrapper = tmp_path / "stet-lsp-logged"
         wrapper.write_text(
@@ -180,7 +181,13 @@ def code_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tupl
     (user / "User").mkdir(parents=True)
     settings = {
         **SETTINGS,
-        "stet.server.path": "" if venv else server_path,
+        "stet.server.path": (
+            ""
+            if venv
+            else "/nonexistent/stet-lsp"
+            if getattr(request, "param", None) == "broken"
+            else server_path
+        ),
         # The Problems panel leaves out Hint diagnostics (the default for margin notes): list
         # them as Information, which also proves the settings reach the server.
         "stet.margin.severity": "information",
@@ -976,6 +983,35 @@ def test_server_restarted_from_vscode(tmp_path: Path, code_server: tuple[str, Pa
         "style sheet: 2 notes" in lens.replace("\xa0", " ") for lens in result["lensAfterNote"]
     )
     assert entries[RESTART_TEXT]["status"] == "open"
+
+
+@pytest.mark.parametrize("code_server", ["broken"], indirect=True)
+def test_server_started_after_a_failed_start_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    base, root = code_server
+    start_log = tmp_path / "server-starts"
+
+    result = drive(
+        tmp_path, base, root, scenario="failedstart", startLog=str(start_log),
+        serverPath=str(tmp_path / "stet-lsp-logged"),
+    )  # fmt: skip
+
+    # stet.server.path named no file: one notification, Stet's (where the path came from and
+    # how to install the server), not the language client's as well; the status bar says the
+    # server is not running.
+    failure = "Stet: could not start the language server '/nonexistent/stet-lsp'"
+    for toasts in (result["failureToasts"], result["restartToasts"]):
+        assert len(toasts) == 1 and toasts[0].startswith(failure), toasts
+    status = [item.strip() for item in result["statusAfterFailure"]]
+    assert status == ["Stet"], status
+    # "Stet: Restart Language Server" after the failure tried again: no dialog saying the
+    # client "is not running and can't be stopped".
+    assert result["dialogs"] == [], result["dialogs"]
+    # The path set in the Settings editor started the server at once, the first time.
+    assert result["starts"] == 1
+    assert start_log.read_text(encoding="utf-8") == "started\n"
+    assert not [toast for toast in result["toasts"] if "Stet" in toast], result["toasts"]
 
 
 def test_entry_proposed_as_skill_from_the_tree_from_vscode(

@@ -1406,7 +1406,61 @@ async function runOutside(page) {
   await screenshot(page, "outside-note");
 }
 
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Lines in the server's start log (config.startLog); 0 before the first start. */
+function serverStarts() {
+  try {
+    return readFileSync(config.startLog, "utf8").split("\n").filter(Boolean).length;
+  } catch {
+    return 0;
+  }
+}
+
+// "failedstart": stet.server.path names no file: one notification says so; "Stet: Restart
+// Language Server" tries again (no dialog about a client that cannot be stopped); the path set
+// in the Settings editor (config.serverPath) starts the server at once.
+async function runFailedStart(page) {
+  await openWorkbench(page);
+  const failed = (t) => t.includes("could not start the language server");
+  await until("the start failure", async () => (await toasts(page)).some(failed));
+  await pause(2000); // any second notification of the same failure shows by then
+  result.failureToasts = await toasts(page);
+  result.statusAfterFailure = (await statusItems(page)).filter((t) => t.includes("Stet"));
+  await screenshot(page, "start-failed");
+
+  await runCommand(page, "Notifications: Clear All Notifications");
+  await until("notifications cleared", async () => !(await toasts(page)).length);
+  await runCommand(page, "Stet: Restart Language Server");
+  await until("the start failure again", async () => (await toasts(page)).some(failed));
+  await pause(2000);
+  result.restartToasts = await toasts(page);
+  result.dialogs = await texts(page.locator(".monaco-dialog-box"));
+  await screenshot(page, "restart-failed");
+  await runCommand(page, "Notifications: Clear All Notifications");
+
+  // The Remote tab: code-server's User tab leaves out machine-overridable settings.
+  await runCommand(page, "Preferences: Open Remote Settings");
+  const search = page.locator(".settings-editor .suggest-input-container textarea, .settings-editor .search-container textarea").first();
+  await search.waitFor({ state: "visible", timeout: TIMEOUT });
+  await search.focus();
+  await page.keyboard.type("stet.server.path");
+  const field = page.locator(".settings-editor .setting-item-contents", { hasText: "Server" }).locator("input").first();
+  await field.waitFor({ state: "visible", timeout: TIMEOUT });
+  await field.fill(config.serverPath);
+  await screenshot(page, "server-path-set");
+  await until("the server started", async () => serverStarts() >= 1);
+  result.status = await until("the server answers", async () =>
+    (await statusItems(page)).find((t) => /Stet: \S+ · \d+ open/.test(t)) ?? null,
+  );
+  await pause(1000);
+  result.starts = serverStarts();
+  result.toasts = await toasts(page);
+  await screenshot(page, "server-started");
+}
+
 const run = {
+  failedstart: runFailedStart,
   outside: runOutside,
   brief: runBrief,
   restart: runRestart,

@@ -246,7 +246,17 @@ function createClient(server: ServerCommand): LanguageClient {
     // server leaves a choice to the client, the client asks, then sends the answer.
     middleware: { executeCommand: interceptCommand },
   };
-  return new LanguageClient("stet", "Stet", serverOptions, clientOptions);
+  return new StetClient("stet", "Stet", serverOptions, clientOptions);
+}
+
+/** The language client, but a failure to start is reported once, by startClient (which says
+ * where the server was found and how to install it): the client's own notification for it is
+ * only logged to the Output channel. */
+class StetClient extends LanguageClient {
+  override error(message: string, data?: unknown, showNotification?: boolean | "force"): void {
+    const starting = this.state === State.Starting || this.state === State.StartFailed;
+    super.error(message, data, starting ? false : showNotification);
+  }
 }
 
 async function startClient(): Promise<void> {
@@ -285,7 +295,11 @@ async function stopClient(): Promise<void> {
   const running = client;
   client = undefined;
   setServerRunning(false);
-  if (running && running.state !== State.Stopped) {
+  const start = starting;
+  // A client can only be stopped once it runs: one still starting is waited for, and one
+  // that failed to start (or stopped) has nothing to stop.
+  await start?.catch(() => undefined);
+  if (running?.state === State.Running) {
     await running.stop();
   }
 }
@@ -1495,8 +1509,12 @@ class StatusBar {
   }
 
   async refresh(): Promise<void> {
-    if (this.busy || !client || client.state !== State.Running) {
-      if (!starting && (!client || client.state === State.Stopped)) {
+    if (this.busy) {
+      return;
+    }
+    if (client?.state !== State.Running) {
+      // Not running: never started, failed to start, or stopped.
+      if (!starting && client?.state !== State.Starting) {
         this.item.text = "$(warning) Stet";
         this.item.tooltip = "Stet: the language server is not running (Stet: Restart Language Server)";
       }
