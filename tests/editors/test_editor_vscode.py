@@ -1014,6 +1014,26 @@ def test_server_started_after_a_failed_start_from_vscode(
     assert not [toast for toast in result["toasts"] if "Stet" in toast], result["toasts"]
 
 
+def test_record_refused_while_the_sheet_is_paused_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    base, root = code_server
+    assert stet(root, "pause").returncode == 0
+    sheet = stet_sheet_path(root)
+    sheet_before = sheet.read_bytes()
+
+    result = drive(tmp_path, base, root, scenario="pausedrecord")
+
+    # The server refused the quick fix: one notification with its reason, not the language
+    # client's "Request workspace/executeCommand failed" as well; nothing recorded or removed.
+    assert len(result["toasts"]) == 1, result["toasts"]
+    assert result["toasts"][0].startswith("Stet: the style sheet of main is paused"), result[
+        "toasts"
+    ]
+    assert "stet:" in result["editor"].replace("\xa0", " ")
+    assert sheet.read_bytes() == sheet_before
+
+
 def test_entry_proposed_as_skill_from_the_tree_from_vscode(
     tmp_path: Path, code_server: tuple[str, Path]
 ) -> None:

@@ -1459,8 +1459,32 @@ async function runFailedStart(page) {
   await screenshot(page, "server-started");
 }
 
+// "pausedrecord": the style sheet paused, Ctrl+. on a margin comment, "Record margin note to
+// style sheet": the server refuses, and the notifications say why.
+async function runPausedRecord(page) {
+  await openWorkbench(page);
+  await quickOpen(page, config.file, config.fileName, "stet:");
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  await goToLine(page, config.marginLine + 1);
+  const record = "Record margin note to style sheet";
+  result.actions = await quickFixes(page, "quick fixes", record);
+  for (let i = 0; i < 20; i += 1) {
+    if ((await texts(page.locator(".action-widget .monaco-list-row.focused"))).some((t) => t.includes(record))) {
+      break;
+    }
+    await page.keyboard.press("ArrowDown");
+  }
+  await page.keyboard.press("Enter");
+  await until("the refusal", async () => (await toasts(page)).some((t) => t.includes("paused")));
+  await pause(2000); // a second notification of the same failure shows by then
+  result.toasts = await toasts(page);
+  result.editor = await editorText(page);
+  await screenshot(page, "record-refused");
+}
+
 const run = {
   failedstart: runFailedStart,
+  pausedrecord: runPausedRecord,
   outside: runOutside,
   brief: runBrief,
   restart: runRestart,

@@ -10,6 +10,8 @@ import {
   ExecuteCommandSignature,
   LanguageClient,
   LanguageClientOptions,
+  LSPErrorCodes,
+  ResponseError,
   ServerOptions,
   State,
   TransportKind,
@@ -304,17 +306,19 @@ async function stopClient(): Promise<void> {
   }
 }
 
-/** Runs one of the server's commands (workspace/executeCommand with one object argument). */
-async function execute<T>(command: string, argument: Record<string, unknown>): Promise<T> {
+/** Sends workspace/executeCommand to the server; a failure is thrown, never shown. */
+async function sendCommand(command: string, args: unknown[]): Promise<unknown> {
   // Failing to start was reported when it happened.
   await starting?.catch(() => undefined);
   if (!client || client.state !== State.Running) {
     throw new Error("the Stet language server is not running");
   }
-  const result = (await client.sendRequest(ExecuteCommandRequest.type, {
-    command,
-    arguments: [argument],
-  })) as T;
+  return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+}
+
+/** Runs one of the server's commands (workspace/executeCommand with one object argument). */
+async function execute<T>(command: string, argument: Record<string, unknown>): Promise<T> {
+  const result = (await sendCommand(command, [argument])) as T;
   if (!READ_ONLY.has(command)) {
     // The status bar and the view show the change (the sheet's watcher may lag).
     setTimeout(() => void afterChange(), 100);
@@ -719,20 +723,25 @@ function skillNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** The middleware for server commands (workspace/executeCommand). */
-async function interceptCommand(command: string, args: unknown[], next: ExecuteCommandSignature): Promise<unknown> {
-  if (command === "stet.graduate") {
-    try {
-      return await graduate(args, next);
-    } finally {
-      setTimeout(() => void afterChange(), 100);
-    }
-  }
+/**
+ * The middleware for server commands (workspace/executeCommand): code actions, lenses and the
+ * palette's Stet: Commit Trajectory. A command that fails is reported here, once, with the
+ * server's message. The request is sent directly, not through `next`: the language client's
+ * `next` shows its own notification for a failed request, and VS Code another one for the
+ * error it then throws.
+ */
+async function interceptCommand(command: string, args: unknown[], _next: ExecuteCommandSignature): Promise<unknown> {
   if (command === "stet.capstone" && args.length === 0) {
     return capstone();
   }
   try {
-    return await next(command, args);
+    return command === "stet.graduate" ? await graduate(args, sendCommand) : await sendCommand(command, args);
+  } catch (error) {
+    if (!(error instanceof ResponseError && error.code === LSPErrorCodes.RequestCancelled)) {
+      const message = error instanceof Error ? error.message : String(error);
+      void vscode.window.showErrorMessage(`Stet: ${message}`);
+    }
+    return undefined;
   } finally {
     if (!READ_ONLY.has(command)) {
       setTimeout(() => void afterChange(), 100);
