@@ -931,12 +931,17 @@ def test_brief_shown_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) 
     sheet = stet_sheet_path(root)
     sheet_before, status_before = sheet.read_bytes(), _git_status(root)
 
-    result = drive(tmp_path, base, root, scenario="brief", briefShows=f"- {BRIEF_ENTRIES[0][0]}")
+    result = drive(
+        tmp_path, base, root, scenario="brief", briefTab="Stet brief.md",
+        briefShows=f"- {BRIEF_ENTRIES[0][0]}",
+    )  # fmt: skip
 
-    # One editor, untitled (VS Code names it by its first line), in Markdown, holding the brief
-    # as the server gives it (its lines as the editor draws them, long ones wrapped), nothing of
-    # the discarded entry.
-    assert result["tabs"] == ["## Style sheetUntitled-1"], result["tabs"]
+    # Shown twice, one tab: a read-only editor (a key typed changes nothing, nothing to save),
+    # in Markdown, holding the brief as the server gives it (its lines as the editor draws
+    # them, long ones wrapped), nothing of the discarded entry.
+    assert result["tabs"] == ["Stet brief.md"], result["tabs"]
+    assert result["dirtyTabs"] == 0
+    assert result["briefTextAfterTyping"] == result["briefText"]
     assert result["language"].strip() == "Markdown", result["language"]
     assert "".join(result["briefLines"]) == brief.replace("\n", ""), result["briefLines"]
     for text, _, _ in BRIEF_ENTRIES:

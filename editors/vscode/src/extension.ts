@@ -520,15 +520,38 @@ async function openSheet(): Promise<void> {
   }
 }
 
+const BRIEF_SCHEME = "stet-brief";
+
+/** The brief as a read-only Markdown document: one, shown again (with the new text) by each run. */
+class BriefDocument implements vscode.TextDocumentContentProvider {
+  static readonly uri = vscode.Uri.from({ scheme: BRIEF_SCHEME, path: "/Stet brief.md" });
+  private text = "";
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  provideTextDocumentContent(): string {
+    return this.text;
+  }
+
+  update(text: string): void {
+    this.text = text;
+    this.changed.fire(BriefDocument.uri);
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+let briefDocument: BriefDocument | undefined;
+
 async function showBrief(): Promise<void> {
   try {
     // The budget is the server's `stet.brief.budget` setting.
     const brief = await execute<BriefResult>("stet.brief", repositoryArgument());
-    const document = await vscode.workspace.openTextDocument({
-      language: "markdown",
-      content: brief.text,
-    });
-    await vscode.window.showTextDocument(document, { preview: true });
+    briefDocument?.update(brief.text);
+    const document = await vscode.workspace.openTextDocument(BriefDocument.uri);
+    await vscode.window.showTextDocument(document, { preview: false });
   } catch (error) {
     reportFailure("the brief", error);
   }
@@ -2000,6 +2023,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     output,
     vscode.commands.registerCommand("stet.addNote", addNote),
     vscode.commands.registerCommand("stet.openSheet", openSheet),
+    (briefDocument = new BriefDocument()),
+    vscode.workspace.registerTextDocumentContentProvider(BRIEF_SCHEME, briefDocument),
     vscode.commands.registerCommand("stet.showBrief", showBrief),
     vscode.commands.registerCommand("stet.recordMarginNotes", recordMarginNotes),
     vscode.commands.registerCommand("stet.importSession", importSession),
