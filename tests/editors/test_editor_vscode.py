@@ -542,7 +542,10 @@ def test_entry_proposed_as_skill_and_capstone_from_vscode(
         f"entry {entry_id} into the skill {SKILL_NAME} ({relative}, staged)" in result["graduated"]
     )
 
-    # The dry run listed the paths and the default message; the commit used the one typed.
+    # The message box said what an empty message gives; the dry run listed the paths and that
+    # message; the commit used the one typed.
+    prompt = result["capstonePrompt"]
+    assert "'Trajectory: ' and the first line of the agent's first request" in prompt, prompt
     assert f"added    {relative}" in result["dryRun"], result["dryRun"]
     assert "Trajectory: " in result["dryRun"]
     check_skill_and_capstone(root, entry_id, CAPSTONE_MESSAGE)

@@ -445,10 +445,11 @@ async function quickInput(page) {
 async function runCapstone(page, message, mode) {
   await runCommand(page, "Stet: Commit Trajectory (Capstone)");
   const input = page.locator(".quick-input-widget input");
-  await until("capstone message box", async () => {
+  const box = await until("capstone message box", async () => {
     const shown = await quickInput(page);
-    return shown?.title.includes("Capstone") && !shown.rows.length;
+    return shown?.title.includes("Capstone") && !shown.rows.length ? shown : null;
   });
+  result.capstonePrompt = box.message;
   await input.fill(message);
   await page.keyboard.press("Enter");
   await until("capstone mode picker", async () => (await quickInput(page))?.rows.some((t) => t.includes("Dry run")));

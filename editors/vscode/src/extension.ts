@@ -880,7 +880,9 @@ function capstoneText(result: CapstoneResult): string {
 async function capstone(): Promise<CapstoneResult | undefined> {
   const message = await vscode.window.showInputBox({
     title: "Stet: Commit Trajectory (Capstone)",
-    prompt: "The commit message (empty: the default, 'Trajectory: ID'); the trailers are added",
+    prompt:
+      "The commit message (empty: 'Trajectory: ' and the first line of the agent's first request, " +
+      "else the trajectory's id); Stet's trailers are added",
     ignoreFocusOut: true,
   });
   if (message === undefined) {
