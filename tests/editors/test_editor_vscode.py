@@ -703,8 +703,10 @@ def test_review_scenario_from_vscode(tmp_path: Path, code_server: tuple[str, Pat
     assert MARGIN_TEXT in result["threadText"] and entry["id"] in result["threadText"]
 
     # The session picked in the quick pick was imported through the gate.
-    # (harness, start, first prompt; size; the file: a row's text runs them together)
-    [offered] = result["sessions"]
+    # (harness, start, first prompt; size; the file: a row's text runs them together; then
+    # the row that opens a file dialog)
+    [offered, choose_file] = result["sessions"]
+    assert choose_file.strip().startswith("Choose a transcript file…"), choose_file
     label = f"claude-code · 2026-03-01 09:00 · {SESSION_PROMPT}"
     assert re.match(rf"{re.escape(label)}\d+\.\d KB{re.escape(str(session))}", offered), offered
     # (The capstone has since moved the working trajectory to .stet/trajectories/.)
@@ -1040,6 +1042,27 @@ def test_record_refused_while_the_sheet_is_paused_from_vscode(
     ]
     assert "stet:" in result["editor"].replace("\xa0", " ")
     assert sheet.read_bytes() == sheet_before
+
+
+def test_transcript_file_imported_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    base, root = code_server
+    # A transcript outside where Claude Code keeps sessions: none is found for the repository.
+    found = claude_session(root, tmp_path / "home")
+    transcript = tmp_path / "transcript.jsonl"
+    found.rename(transcript)
+
+    result = drive(tmp_path, base, root, scenario="importfile", transcript=str(transcript))
+
+    # The pick said no session was found (naming every harness the server looks in) and
+    # offered the file dialog, whose file was imported.
+    pick = result["importPick"]
+    assert [row.strip() for row in pick["rows"]] == ["Choose a transcript file…"], pick
+    assert "Claude Code, Codex, Gemini CLI, aider, OpenHands V1" in pick["placeholder"], pick
+    trajectory = working_trajectory(root)
+    assert "events imported into" in result["imported"], result["imported"]
+    assert trajectory["id"] in result["imported"], result["imported"]
 
 
 def test_entry_proposed_as_skill_from_the_tree_from_vscode(

@@ -24,14 +24,16 @@
 // - "outside": a file outside the repository active: the status bar, "Stet: Open Style Sheet"
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
-//   every row's level, label and description (a tall viewport keeps every row drawn).
+//   every row's level, label and description (a tall viewport keeps every row drawn);
+// - "failedstart", "pausedrecord", "importfile": see their functions below.
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
 // commentLine, commentText, root, stetCli, agentLine, agentText, sessionPrompt, markLine,
 // markText, entryId, entryLine, entryText, branch, stepLabel, stepLine, sessionLabel, changeLabel,
 // diffTitle, diffShows, provenanceFile, provenanceFileName, threadEntries, editedText, replyText,
 // badName, skillName, capstoneMessage, pauseUntil, editText, discardText, expand, viewportHeight,
 // secretNote, secretLine, secretId, sheetPath, lensCount, outsideFile, outsideName, outsideShows,
-// sheetName, screenshots, out, chromium, timeoutMs).
+// sheetName, briefTab, briefShows, startLog, serverPath, transcript, screenshots, out, chromium,
+// timeoutMs).
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -1490,9 +1492,37 @@ async function runPausedRecord(page) {
   await screenshot(page, "record-refused");
 }
 
+// "importfile": "Stet: Import Agent Session…" with no session found: the pick offers "Choose a
+// transcript file…", whose file dialog (VS Code's own, in the browser) takes config.transcript.
+async function runImportFile(page) {
+  await openWorkbench(page);
+  await until("the server answers", async () => (await statusItems(page)).some((t) => /Stet: \S+ · \d+ open/.test(t)));
+  await runCommand(page, "Stet: Import Agent Session");
+  result.importPick = await until("the session pick", async () => {
+    const shown = await quickInput(page);
+    return shown?.rows.some((t) => t.includes("Choose a transcript file")) ? shown : null;
+  });
+  await screenshot(page, "import-pick");
+  await page.keyboard.press("Enter");
+  const input = page.locator(".quick-input-widget input");
+  await until("the file dialog", async () => {
+    const shown = await quickInput(page);
+    return shown && !shown.rows.some((t) => t.includes("Choose a transcript")) && shown.value.startsWith("/");
+  });
+  await input.fill(config.transcript);
+  await pause(500); // the dialog reads the typed path
+  await screenshot(page, "import-file");
+  await page.keyboard.press("Enter");
+  result.imported = await until("the import's message", async () =>
+    (await toasts(page)).find((t) => t.includes("events imported")) ?? null,
+  );
+  await screenshot(page, "imported");
+}
+
 const run = {
   failedstart: runFailedStart,
   pausedrecord: runPausedRecord,
+  importfile: runImportFile,
   outside: runOutside,
   brief: runBrief,
   restart: runRestart,

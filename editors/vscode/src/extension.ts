@@ -597,6 +597,9 @@ function importMessage(result: ImportResult): string {
   return `${where}, ${redacted}${problems}`;
 }
 
+/** The harnesses whose sessions the server finds for a repository (stet trajectory sessions). */
+const HARNESS_NAMES = "Claude Code, Codex, Gemini CLI, aider, OpenHands V1";
+
 async function importSession(args?: { path?: string } | string): Promise<ImportResult | undefined> {
   const repository = repositoryArgument();
   let path = typeof args === "string" ? args : args?.path;
@@ -606,27 +609,44 @@ async function importSession(args?: { path?: string } | string): Promise<ImportR
         "stet.trajectory.sessions",
         repository,
       );
-      if (!sessions.length) {
-        void vscode.window.showInformationMessage(
-          "Stet: no agent sessions found for this repository (Claude Code, Codex, Gemini CLI, aider).",
-        );
-        return undefined;
-      }
+      const chooseFile = { label: "$(folder-opened) Choose a transcript file…", row: undefined };
       const picked = await vscode.window.showQuickPick(
-        sessions.map((row) => ({
-          label: [row.harness, (row.started ?? "").slice(0, 16).replace("T", " "), row.first_prompt ?? ""]
-            .filter(Boolean)
-            .join(" · "),
-          description: [formatSize(row.size), row.imported ? "imported" : ""].filter(Boolean).join(" · "),
-          detail: row.path,
-          row,
-        })),
-        { title: "Stet: Import Agent Session", placeHolder: "an agent session of this repository", ignoreFocusOut: true },
+        [
+          ...sessions.map((row) => ({
+            label: [row.harness, (row.started ?? "").slice(0, 16).replace("T", " "), row.first_prompt ?? ""]
+              .filter(Boolean)
+              .join(" · "),
+            description: [formatSize(row.size), row.imported ? "imported" : ""].filter(Boolean).join(" · "),
+            detail: row.path,
+            row,
+          })),
+          chooseFile,
+        ],
+        {
+          title: "Stet: Import Agent Session",
+          placeHolder: sessions.length
+            ? "an agent session of this repository, or a transcript file"
+            : `no agent sessions found for this repository (${HARNESS_NAMES}): choose a transcript file`,
+          ignoreFocusOut: true,
+        },
       );
       if (!picked) {
         return undefined;
       }
-      path = picked.row.path;
+      if (picked.row) {
+        path = picked.row.path;
+      } else {
+        const [file] =
+          (await vscode.window.showOpenDialog({
+            title: "Stet: Import Agent Session",
+            openLabel: "Import",
+            canSelectMany: false,
+          })) ?? [];
+        if (!file) {
+          return undefined;
+        }
+        path = file.fsPath;
+      }
     }
     // The server reports work-done progress for a long import.
     const result = await execute<ImportResult>("stet.trajectory.import", { ...repository, path });
