@@ -693,6 +693,8 @@ def render_review(
         "Every open entry of the style sheet, with a proposed route. Check the box of each",
         "line to carry out (`[x]`), change its route if you like (`trajectory`, `skill:NAME`",
         "or `discard`), then run `stet graduate --apply FILE`. Unchecked lines change nothing.",
+        'In an editor, the quick fixes do it: "Accept the proposal" on a line, "Accept every',
+        'proposal" anywhere.',
         "",
         "Proposed: a convention becomes a skill named from its text; ruled-out approaches,",
         "clarifications and margin markup go into the trajectory; a note goes into the",
@@ -890,12 +892,13 @@ REVIEWS = Path(".stet") / "cache" / "graduation"
 
 
 def write_review(target: Target, gate_config: GateConfig | None = None) -> tuple[Path, int]:
-    """Write the target's review document to REVIEWS/<target-key>.md: its path and how
-    many open entries it lists."""
+    """Write the target's review document to REVIEWS/<target-key>.review.md (the style
+    sheet is <target-key>.md: the name tells them apart): its path and how many open
+    entries it lists."""
     from stet_lsp.core.safefs import atomic_write, make_dirs
 
     text = review(target, gate_config=gate_config)
-    path = make_dirs(target.root, REVIEWS) / f"{target.key}.md"
+    path = make_dirs(target.root, REVIEWS) / f"{target.key}.review.md"
     atomic_write(path, text.encode("utf-8"), target.root)
     return path, len(parse_review(text)[1])
 

@@ -272,6 +272,8 @@ async def test_graduation_from_code_actions_and_the_review(
     reviewed = await execute(client, "stet.graduation.review", uri=uri(root))
     assert reviewed["entries"] == 1
     review_path = Path(reviewed["uri"].removeprefix("file://"))
+    # Not named as the style sheet is (<target-key>.md): their tabs are told apart.
+    assert review_path.name.endswith(".review.md"), review_path
     review_document = open_file(client, review_path, "markdown")
     line = next(n for n, t in enumerate(review_path.read_text().split("\n")) if later.id in t)
     here = types.Position(line=line, character=0)

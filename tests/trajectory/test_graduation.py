@@ -757,10 +757,10 @@ def test_a_bad_review_changes_nothing(sheet: StyleSheet, root: Path) -> None:
     document = review(sheet).replace("[ ]", "[x]")
     before = sheet.path.read_bytes()
     cases = {
-        document + "- [x] zzzzzz → trajectory — gone\n": "line 15: no entry with id 'zzzzzz'",
+        document + "- [x] zzzzzz → trajectory — gone\n": "line 17: no entry with id 'zzzzzz'",
         document + f"- [x] {entry.id} → discard\n": f"entry {entry.id} is checked twice",
-        document.replace("→ trajectory", "→ skill:Bad"): "line 14: name: only lowercase",
-        document + "- [x] oops\n": "line 15: not a review line",
+        document.replace("→ trajectory", "→ skill:Bad"): "line 16: name: only lowercase",
+        document + "- [x] oops\n": "line 17: not a review line",
         document.replace('target="main"', 'target="other"'): "this review is for target 'other'",
         document.replace("stet-review", "review"): "this review has no header naming its target",
     }
