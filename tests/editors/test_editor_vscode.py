@@ -398,6 +398,9 @@ def test_step_marked_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) 
 
     result = drive(tmp_path, base, root, scenario="mark", markLine=line, markText=MARK_TEXT)
 
+    # The picker names the step the server finds at the cursor.
+    assert result["markTitle"] == f"Stet: Mark step {MARK_STEP}", result["markTitle"]
+
     # The server found the step at the cursor's line: the verdict is in the feedback file and,
     # as picked, in the style sheet.
     feedback = root / ".stet" / "feedback" / f"{trajectory['id']}.jsonl"

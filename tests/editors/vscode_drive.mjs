@@ -402,6 +402,7 @@ async function runMark(page) {
     const found = await texts(rows);
     return found.some((t) => t.includes("clever")) ? found : null;
   });
+  result.markTitle = (await quickInput(page))?.title;
   await screenshot(page, "verdicts");
   await input.fill("wrong");
   await page.keyboard.press("Enter");

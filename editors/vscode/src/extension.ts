@@ -683,6 +683,31 @@ async function openTrajectory(args?: { id?: string; file?: string; uri?: string 
 /** A trajectory's events.jsonl or narration.md (the working one under .stet/cache/, or a kept one). */
 const TRAJECTORY_FILE = /[\\/]\.stet[\\/](?:cache[\\/])?trajectories[\\/][^\\/]+[\\/](?:events\.jsonl|narration\.md)$/;
 
+/** The step the server finds at a line of a trajectory file: the one its quick fixes there
+ * ("Mark step N as wrong") name; undefined when it names none. */
+async function stepAt(uri: vscode.Uri, line: number): Promise<number | undefined> {
+  const actions =
+    (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[] | undefined>(
+      "vscode.executeCodeActionProvider",
+      uri,
+      new vscode.Range(line, 0, line, 0),
+      vscode.CodeActionKind.QuickFix.value,
+    )) ?? [];
+  for (const action of actions) {
+    const found = /^Mark step (\d+) as /.exec(action.title);
+    if (found) {
+      return Number(found[1]);
+    }
+  }
+  return undefined;
+}
+
+/** "step N" for the step at a line of a trajectory file, else "the step at line L". */
+async function stepName(uri: vscode.Uri, line: number): Promise<string> {
+  const step = await stepAt(uri, line);
+  return step !== undefined ? `step ${step}` : `the step at line ${line + 1}`;
+}
+
 async function markStep(args?: { verdict?: string; text?: string; toSheet?: boolean }): Promise<MarkResult | undefined> {
   const editor = vscode.window.activeTextEditor;
   if (!editor || editor.document.uri.scheme !== "file" || !TRAJECTORY_FILE.test(editor.document.uri.fsPath)) {
@@ -692,11 +717,13 @@ async function markStep(args?: { verdict?: string; text?: string; toSheet?: bool
     return undefined;
   }
   const line = editor.selection.active.line;
+  // The prompts' title: none are shown when the verdict is given.
+  const title = args?.verdict ? "" : `Stet: Mark ${await stepName(editor.document.uri, line)}`;
   const verdict =
     args?.verdict ??
     (
       await vscode.window.showQuickPick([...VERDICTS], {
-        title: `Stet: Mark Step (line ${line + 1})`,
+        title,
         placeHolder: "verdict on the step at the cursor",
         ignoreFocusOut: true,
       })
@@ -707,7 +734,7 @@ async function markStep(args?: { verdict?: string; text?: string; toSheet?: bool
   let text = args?.text;
   if (text === undefined && !args?.verdict) {
     text = await vscode.window.showInputBox({
-      title: `Stet: Mark Step ${verdict}`,
+      title: `${title} ${verdict}`,
       prompt: verdict === "note" ? "The note on this step" : "What about this step (optional)",
       ignoreFocusOut: true,
     });
@@ -722,7 +749,7 @@ async function markStep(args?: { verdict?: string; text?: string; toSheet?: bool
         { label: "Mark the step", toSheet: false },
         { label: "Mark the step and add it to the style sheet", description: "for the next agent run", toSheet: true },
       ],
-      { title: `Stet: Mark Step ${verdict}`, ignoreFocusOut: true },
+      { title: `${title} ${verdict}`, ignoreFocusOut: true },
     );
     if (!where) {
       return undefined;
