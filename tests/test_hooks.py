@@ -298,6 +298,21 @@ def test_session_start_does_not_brief_a_sheet_git_tracks(tmp_path: Path, elsewhe
     assert not [name for name in imported if name.startswith(("pygit2", "stet_lsp.gate"))]
 
 
+def test_session_start_tells_the_person_when_the_sheet_cannot_be_read(
+    root: Path, stet: Stet, elsewhere: Path
+) -> None:
+    agent_note(stet, root, "Set up")
+    (sheet,) = (root / ".stet" / "cache" / "sheets").glob("*.md")
+    sheet.write_bytes(sheet.read_bytes() + b"\xff\xfe")
+    done = hook("session-start", {"cwd": str(root)}, elsewhere)
+    assert done.returncode == 0
+    output = json.loads(done.stdout)
+    assert list(output) == ["systemMessage"]
+    assert output["systemMessage"].startswith("stet: no brief: ")
+    assert "is not UTF-8" in output["systemMessage"]
+    assert "is not UTF-8" in log_lines(root)[-1]
+
+
 def test_session_start_says_nothing_where_stet_is_not_set_up(root: Path, elsewhere: Path) -> None:
     done = hook("session-start", {"cwd": str(root)}, elsewhere)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")

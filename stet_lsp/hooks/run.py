@@ -19,9 +19,10 @@ folder, `$CLAUDE_PROJECT_DIR`, when that is in none; the process's own folder on
 turns only into one that consented (`stet hooks install codex`).
 
 session-start prints the brief exactly as `stet brief` renders it, paused sheet or not (a
-sheet git's index holds is not briefed: the hook then prints only a `systemMessage` saying
-why, for the person, and logs it), and loads neither libgit2 (when HEAD names a branch, see
-`repository.py`; the index is read from its file, `core/gitindex.py`) nor the gate.
+sheet git's index holds is not briefed, nor one that cannot be read: the hook then prints
+only a `systemMessage` saying why, for the person, and logs it), and loads neither libgit2
+(when HEAD names a branch, see `repository.py`; the index is read from its file,
+`core/gitindex.py`) nor the gate.
 
 An import can take longer than a hook may (Claude Code gives SessionEnd hooks 1.5 seconds
 unless told otherwise, and ends them when it exits), so the hook checks its input, then
@@ -254,10 +255,12 @@ def _session_start(target: Target, stdout: IO[str]) -> None:
     output: dict[str, Any]
     try:
         text = brief(StyleSheet(target))["text"]
-    except TrackedSheetError as refused:
-        # Nothing of the sheet goes into the context; the person sees why (systemMessage).
+    except StetError as refused:
+        # Nothing of the sheet goes into the context; the person sees why (systemMessage):
+        # a sheet git tracks, or one that cannot be read.
         files.log(target.root, "session-start", f"error: {refused}")
-        output = {"systemMessage": f"stet: {refused}"}
+        why = str(refused) if isinstance(refused, TrackedSheetError) else f"no brief: {refused}"
+        output = {"systemMessage": f"stet: {why}"}
     else:
         context = {"hookEventName": "SessionStart", "additionalContext": text}
         output = {"hookSpecificOutput": context}
