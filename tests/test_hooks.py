@@ -469,6 +469,7 @@ def test_a_transcript_that_cannot_be_imported_is_logged(
     assert hook("session-end", payload, elsewhere).returncode == 0
     (line,) = wait_for_log(root, "session-end", SID, "error")
     assert "not a Claude Code session JSONL" in line
+    assert "--format" not in line  # the hook passes no such option
     assert not working_folder(resolve_target(root)).path.exists()
 
 
@@ -780,6 +781,7 @@ def test_codex_install_refuses_to_replace_another_notify(
     code, out, err = stet_hooks(stet, root, "install", "codex")
     assert code == 1 and out == ""
     assert "Codex runs one notify program" in err and "--keep-notify" in err
+    assert 'sets notify = ["python3", "/home/me/notify.py"], and' in err  # as TOML
     assert config.read_bytes() == original
     assert not (root / ".stet").exists()
     # Their program calls Stet itself: only this repository's consent is recorded.
@@ -820,6 +822,9 @@ def test_codex_notify_imports_the_finished_turn(
     assert hook("codex-notify", "", elsewhere, other).returncode == 0
     wait_for_log(root, "codex-notify", "no Codex rollout of thread")
     assert len([line for line in log_lines(root) if "imported" in line]) == 1
+    # No notification at all: nothing to import, and the log says why.
+    assert hook("codex-notify", "", root).returncode == 0
+    assert "codex-notify: error: codex-notify got no notification" in log_lines(root)[-1]
 
 
 def test_a_consent_committed_with_a_cloned_repository_is_none(

@@ -663,6 +663,15 @@ def test_a_reinstall_keeps_what_a_person_added_to_the_entry(
     assert (entry["env"], entry["disabled"]) == ({"STET_LOG": "1"}, True)
 
 
+def test_the_install_message_shows_the_repository_as_it_is_spelled(
+    stet: Stet, home: Path, tmp_path: Path
+) -> None:
+    root = Path(make_repo(tmp_path / "ré po").workdir).resolve()
+    code, out, err = install(stet, root, "claude-code")
+    assert code == 0, err
+    assert f'projects["{root}"].mcpServers.stet' in out
+
+
 def test_claude_code_user_scope_and_a_new_file(stet: Stet, home: Path, root: Path) -> None:
     code, _, err = install(stet, root, "claude-code", "--scope", "user")
     assert code == 0, err

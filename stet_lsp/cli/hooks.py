@@ -233,7 +233,7 @@ def _status(args: argparse.Namespace) -> int:
         if entry["installed"]:
             state = "notify runs Stet"
         elif entry["notify"] is not None:
-            state = f"notify runs {json.dumps(entry['notify'])}, not Stet"
+            state = f"notify runs {json.dumps(entry['notify'], ensure_ascii=False)}, not Stet"
         else:
             state = "no notify" if entry["exists"] else "no file"
         consent = "has" if entry["repository"] else "has not"

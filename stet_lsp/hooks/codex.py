@@ -21,6 +21,7 @@ codex`, docs/mcp.md)."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from collections.abc import Mapping
@@ -145,6 +146,12 @@ def without_notify(text: str) -> tuple[str, bool] | None:
     return (bom + rest if rest else rest), created
 
 
+def _toml_value(value: Any) -> str:
+    """A value read from the config, written as TOML: notify is an array of strings, and a
+    JSON string or array of strings is TOML too."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def _split_bom(text: str) -> tuple[str, str]:
     """The byte order mark the text starts with ("" when none), and the text after it."""
     return (BOM, text.removeprefix(BOM)) if text.startswith(BOM) else ("", text)
@@ -177,7 +184,8 @@ def install(
             raise StetError(f"{path}: cannot add notify at its top; nothing was changed")
     else:
         raise StetError(
-            f"{path} already sets notify = {current!r}, and Codex runs one notify program: "
+            f"{path} already sets notify = {_toml_value(current)}, and Codex runs one notify "
+            "program: "
             "Stet leaves yours in place and changed nothing. To import Codex turns too, have "
             "that program also run `stet hooks run codex-notify` with the same JSON argument "
             "it receives, and record this repository's consent with `stet hooks install codex "

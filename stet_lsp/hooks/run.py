@@ -96,6 +96,10 @@ def run_hook(
             raise HookInputError(f"unknown hook {event!r}; known: {', '.join(EVENTS)}")
         if event == "codex-notify":
             payload = _payload(options.get("json") or _read(stdin))
+            if not payload:
+                raise HookInputError(
+                    "codex-notify got no notification: Codex passes its JSON as the last argument"
+                )
         else:
             payload = _payload(_read(stdin))
         root, target = _repository(payload, event, environment)

@@ -197,7 +197,8 @@ def _claude(scope: str, start: list[str], env: Environment, root: Path | None) -
     before = _read(path, None)
     after = _keeping_bom(before, lambda text: merge_json(text, keys, SERVER, server, shown))
     command = " ".join(shlex.quote(part) for part in start)
-    where = "mcpServers" if root is None else f"projects[{json.dumps(str(root))}].mcpServers"
+    spelled = json.dumps(str(root), ensure_ascii=False)
+    where = "mcpServers" if root is None else f"projects[{spelled}].mcpServers"
     notes = (
         f"the same as: claude mcp add --scope {scope} {SERVER} -- {command} mcp",
         "Claude Code rewrites this file while it runs: quit open sessions first (or run the "
@@ -365,7 +366,9 @@ def merge_json(
         value = table.setdefault(key, {})
         if not isinstance(value, dict):
             path = keys[: depth + 1]
-            where = ".".join(json.dumps(k) if "." in k or "/" in k else k for k in path)
+            where = ".".join(
+                json.dumps(k, ensure_ascii=False) if "." in k or "/" in k else k for k in path
+            )
             raise StetError(f"{shown}: {where} is not an object; {_NOTHING}")
         table = value
     existing = table.get(name)

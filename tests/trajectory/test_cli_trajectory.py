@@ -131,7 +131,7 @@ def test_import_with_an_explicit_format(
     code, _, err = stet(
         "trajectory", "import", str(two_sessions[1]), "--format", "codex", "-C", str(root)
     )
-    assert code == 1 and "not a Codex CLI rollout JSONL (leave out --format" in err
+    assert code == 1 and "not a Codex CLI rollout JSONL, the format it was named as" in err
 
 
 def test_an_import_problem_is_shown_with_its_line(stet: Run, root: Path, tmp_path: Path) -> None:
