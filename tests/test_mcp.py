@@ -672,6 +672,22 @@ def test_the_install_message_shows_the_repository_as_it_is_spelled(
     assert f'projects["{root}"].mcpServers.stet' in out
 
 
+def test_a_link_to_nothing_is_refused_and_nothing_is_created_through_it(
+    stet: Stet, home: Path, root: Path, tmp_path: Path
+) -> None:
+    missing = tmp_path / "dotfiles" / "claude.json"
+    (home / ".claude.json").symlink_to(missing)
+    code, out, err = install(stet, root, "claude-code")
+    assert code == 1 and out == ""
+    assert f"{home / '.claude.json'} is a symbolic link to {missing}, which does not exist" in err
+    assert not missing.parent.exists()
+    # A link to a file is written where it points.
+    missing.parent.mkdir()
+    missing.write_text("{}\n")
+    assert install(stet, root, "claude-code")[0] == 0
+    assert (home / ".claude.json").is_symlink() and "stet" in missing.read_text()
+
+
 def test_claude_code_user_scope_and_a_new_file(stet: Stet, home: Path, root: Path) -> None:
     code, _, err = install(stet, root, "claude-code", "--scope", "user")
     assert code == 0, err

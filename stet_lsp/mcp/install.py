@@ -295,8 +295,18 @@ def _user_file(client: str, env: Environment) -> Path:
 
 def _followed(path: Path) -> Path:
     """A file in the user's home that is a symbolic link (a dotfiles manager's) is written
-    where the link points, as an editor would; inside a repository links are refused."""
-    return path.resolve() if path.is_symlink() else path
+    where the link points, as an editor would; inside a repository links are refused. A link
+    to nothing is refused too: what it points to may be anywhere, and is not created."""
+    if not path.is_symlink():
+        return path
+    try:
+        return path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise StetError(
+            f"{path} is a symbolic link to {os.readlink(path)}, which does not exist: Stet "
+            f"does not create a file through a link. Create what it points to, or remove the "
+            f"link; {_NOTHING}"
+        ) from None
 
 
 _BOM = "\ufeff"
