@@ -447,7 +447,10 @@ def test_garbage_on_the_wire_does_not_stop_the_server(workspace: Path) -> None:
     answers = raw_exchange(workspace, payload, wanted={None, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
     assert answers[1]["result"]["serverInfo"]["name"] == "stet"
     assert len(answers[8]["result"]["tools"]) == len(TOOLS)
-    assert "error" in answers[2]
+    assert answers[2]["error"] == {
+        "code": -32602,
+        "message": "invalid params of tools/call: params.arguments: Input should be a JSON object",
+    }
     assert answers[3]["result"]["isError"] is True
     assert len(answers[4]["result"]["tools"]) == len(TOOLS)
     # Lines the SDK cannot read, which it drops with no answer, are answered by Stet.
@@ -483,6 +486,11 @@ def test_a_request_before_initialize_is_refused_saying_so(workspace: Path) -> No
     assert answers[3]["result"] == {}
     assert answers[1]["result"]["serverInfo"]["name"] == "stet"
     assert len(answers[4]["result"]["tools"]) == len(TOOLS)
+
+
+def test_resource_templates_are_listed_as_none(server: Client) -> None:
+    """A client that sees the resources capability asks for templates too (VS Code does)."""
+    assert server.portal.call(server.session.list_resource_templates).resource_templates == []
 
 
 def raw_exchange(root: Path, payload: str, wanted: set[int | None]) -> dict[Any, dict[str, Any]]:

@@ -27,6 +27,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 
 from stet_lsp import __version__
 from stet_lsp.core.errors import StetError
@@ -103,6 +104,12 @@ def build_server(place: Place) -> Server[Any]:
         contents = types.TextResourceContents(uri=BRIEF_URI, mime_type="text/markdown", text=text)
         return types.ReadResourceResult(contents=[contents])
 
+    async def list_resource_templates(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        # Clients that see the resources capability ask for templates too; Stet has none.
+        return types.ListResourceTemplatesResult(resource_templates=[])
+
     return Server(
         SERVER_NAME,
         version=__version__,
@@ -111,6 +118,7 @@ def build_server(place: Place) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
         on_read_resource=read_resource,
     )
 
@@ -132,7 +140,7 @@ def serve(place: Place) -> int:
             io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
         )
         unanswered = _Unanswered()
-        checked = _CheckedLines(lines, refused_send, unanswered)
+        checked = _CheckedLines(lines, refused_send, unanswered, server)
         async with stdio_server(stdin=checked) as (read_stream, write_stream):  # type: ignore[arg-type]
             # A handle of its own: the server closes its handle when standard input ends, and
             # the output stays open until the refusals queued by then are written.
@@ -165,10 +173,12 @@ class _CheckedLines:
     (not JSON, a lone surrogate, nested deeper than its parser goes, not JSON-RPC 2.0) with
     no answer, so such a line is answered here, with its id when it has one."""
 
-    def __init__(self, lines: Any, refused: Any, unanswered: _Unanswered) -> None:
+    def __init__(self, lines: Any, refused: Any, unanswered: _Unanswered, server: Any) -> None:
         self.lines = lines
         self.refused = refused
         self.unanswered = unanswered
+        self.server = server
+        """Whose handlers' parameter types the requests' params are checked against."""
         self.started = False
         """Whether `initialize` was read: only a ping may come before it."""
 
@@ -213,10 +223,30 @@ class _CheckedLines:
                         why = f"{message.method} before initialize: send initialize first"
                         await self.refused.send(_wire_error(message.id, types.INVALID_REQUEST, why))
                         continue
+                    wrong = self._invalid_params(message)
+                    if wrong is not None:  # the SDK's answer: "Invalid request parameters"
+                        refusal = _wire_error(message.id, types.INVALID_PARAMS, wrong)
+                        await self.refused.send(refusal)
+                        continue
                 self.unanswered.read(message)
                 yield line
             # The end of the input ends the server, which cancels what it has not answered.
             await self.unanswered.answered()
+
+    def _invalid_params(self, request: types.JSONRPCRequest) -> str | None:
+        """What is wrong with the request's params (`arguments` that are not an object, say),
+        as the method's parameter type reads them; None when nothing is."""
+        handler = self.server.get_request_handler(request.method)
+        if handler is None or handler.params_type is None:
+            return None
+        try:
+            handler.params_type.model_validate(request.params or {}, by_name=False)
+        except ValidationError as error:
+            first = error.errors(include_url=False)[0]
+            where = ".".join(str(part) for part in ("params", *first["loc"]))
+            what = str(first["msg"]).replace("a valid dictionary", "a JSON object")
+            return f"invalid params of {request.method}: {where}: {what}"
+        return None
 
 
 class _Unanswered:
