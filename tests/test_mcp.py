@@ -127,6 +127,7 @@ def test_tools_are_listed_with_their_input_schemas(server: Client) -> None:
         "show_note",
         "edit_note",
         "get_brief",
+        "list_steps",
         "mark_step",
     }
     add = listed["add_note"].input_schema
@@ -144,6 +145,10 @@ def test_tools_are_listed_with_their_input_schemas(server: Client) -> None:
     mark = listed["mark_step"].input_schema
     assert mark["required"] == ["step", "verdict"]
     assert mark["properties"]["verdict"]["enum"] == ["wrong", "clever", "note"]
+    assert "worth repeating" in mark["properties"]["verdict"]["description"]
+    assert "list_steps" in listed["mark_step"].description
+    assert "stet trajectory" not in listed["mark_step"].description  # no shell needed
+    assert listed["list_steps"].annotations.read_only_hint is True
     # Descriptions say when to use each tool.
     assert "convention" in listed["add_note"].description
     assert "ruled out" in listed["add_note"].description.replace("rule out", "ruled out")
@@ -235,6 +240,23 @@ def test_a_sheet_git_tracks_is_not_briefed(tmp_path: Path) -> None:
         client.ok("add_note", {"text": "An agent's own note."})
         subprocess.run(["git", "rm", "-q", "--cached", "-r", ".stet"], cwd=root, check=True)
         assert "An agent's own note." in client.ok("get_brief", {})["text"]
+
+
+def test_the_steps_of_a_trajectory_are_listed_a_page_at_a_time(
+    server: Client, trajectory: str
+) -> None:
+    whole = server.ok("list_steps")
+    assert whole["trajectory"] == trajectory and whole["more"] == 0 and "next" not in whole
+    total = whole["total"]
+    assert total >= 3 and [step["step"] for step in whole["steps"]] == list(range(1, total + 1))
+    assert {"step", "kind", "summary"} <= set(whole["steps"][0])
+    page = server.ok("list_steps", {"trajectory": trajectory[:20], "limit": 2})
+    assert [step["step"] for step in page["steps"]] == [1, 2]
+    assert page["more"] == total - 2
+    assert page["next"] == f"{total - 2} more: call list_steps with from_step 3"
+    rest = server.ok("list_steps", {"from_step": 3})
+    assert [step["step"] for step in rest["steps"]] == list(range(3, total + 1))
+    assert "limit must be from 1 to 500" in server.error("list_steps", {"limit": 0})
 
 
 def test_a_step_of_the_working_trajectory_is_marked(

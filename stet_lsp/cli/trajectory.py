@@ -200,29 +200,17 @@ def _folder(args: argparse.Namespace) -> Any:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from stet_lsp.trajectory.outline import summary
+    from stet_lsp.trajectory.operations import trajectory_steps
 
     if args.tree:
         return _show_tree(args)
-    folder = _folder(args)
-    events = folder.read_events()
+    shown = trajectory_steps(_folder(args))
     if args.json:
-        steps = [
-            {
-                "step": e.step,
-                "kind": e.kind,
-                "agent": e.agent,
-                "time": e.time,
-                "summary": summary(e),
-                "abandoned": e.abandoned,
-            }
-            for e in events
-        ]
-        print_json({"trajectory": folder.id, "steps": steps})
+        print_json(shown)
         return 0
-    for event in events:
-        agent = f"  [{event.agent}]" if event.agent else ""
-        print(f"{event.step:>5}  {event.kind:<13} {summary(event)}{agent}")
+    for step in shown["steps"]:
+        agent = f"  [{step['agent']}]" if step["agent"] else ""
+        print(f"{step['step']:>5}  {step['kind']:<13} {step['summary']}{agent}")
     return 0
 
 

@@ -43,6 +43,9 @@ MAX_PATH = 4096
 MAX_LINE = 2**31 - 1
 MAX_BUDGET = 100_000
 MAX_STEP = 2**31 - 1
+STEPS_LIMIT = 50
+"""Steps list_steps gives at once unless asked for more (up to MAX_STEPS_LIMIT)."""
+MAX_STEPS_LIMIT = 500
 MAX_FILE_BYTES = 16 * 1024 * 1024
 """An anchor reads its file whole: a larger file is refused, never read."""
 
@@ -118,6 +121,16 @@ _ID = {
 }
 
 
+_TRAJECTORY = {
+    "type": "string",
+    "pattern": _TRAJECTORY_PATTERN,
+    "description": (
+        "A committed trajectory's id (or an unambiguous prefix of it); leave it out for this "
+        "branch's working trajectory."
+    ),
+}
+
+
 def _object(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
     schema: dict[str, Any] = {
         "type": "object",
@@ -178,6 +191,18 @@ def _edit_note(place: Place, arguments: dict[str, Any]) -> dict[str, Any]:
 
 def _get_brief(place: Place, arguments: dict[str, Any]) -> dict[str, Any]:
     return operations.brief(place.sheet(), arguments.get("budget", DEFAULT_BUDGET))
+
+
+def _list_steps(place: Place, arguments: dict[str, Any]) -> dict[str, Any]:
+    from stet_lsp.trajectory.operations import trajectory_steps
+
+    folder = trajectory_folder(place.target(), arguments.get("trajectory"))
+    from_step = arguments["from_step"]
+    listed = trajectory_steps(folder, from_step=from_step, limit=arguments["limit"])
+    if listed["more"]:
+        after = listed["steps"][-1]["step"] + 1 if listed["steps"] else from_step
+        listed["next"] = f"{listed['more']} more: call list_steps with from_step {after}"
+    return listed
 
 
 def _mark_step(place: Place, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -331,11 +356,45 @@ TOOLS: tuple[Tool, ...] = (
         idempotent=True,
     ),
     Tool(
+        name="list_steps",
+        title="List the steps of a trajectory",
+        description=(
+            "List the steps of a trajectory, the imported record of an agent run: each step's "
+            "number, kind (user_message, agent_message, tool_call, file_change, …) and a "
+            "one-line summary, "
+            "a page at a time. Use it to find the step to mark with mark_step. The trajectory "
+            "is this branch's working trajectory unless trajectory names a committed one. "
+            "When the result's more is above 0, its next field says how to get the rest."
+        ),
+        schema=_object(
+            {
+                "trajectory": _TRAJECTORY,
+                "from_step": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_STEP,
+                    "default": 1,
+                    "description": "List the steps from this number on.",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_STEPS_LIMIT,
+                    "default": STEPS_LIMIT,
+                    "description": "At most this many steps.",
+                },
+            }
+        ),
+        run=_list_steps,
+        read_only=True,
+        idempotent=True,
+    ),
+    Tool(
         name="mark_step",
         title="Mark a step of a trajectory",
         description=(
             "Record a verdict on one step of a trajectory, the imported record of an agent run "
-            "(`stet trajectory show` numbers its steps): wrong (the step was a mistake), "
+            "(list_steps gives the steps' numbers): wrong (the step was a mistake), "
             "clever (worth repeating) or note (a remark; text required). Use it when you "
             "review an earlier run on this branch and find a step that went wrong or one "
             "worth keeping. The trajectory is this branch's working trajectory unless "
@@ -344,21 +403,21 @@ TOOLS: tuple[Tool, ...] = (
         ),
         schema=_object(
             {
-                "trajectory": {
-                    "type": "string",
-                    "pattern": _TRAJECTORY_PATTERN,
-                    "description": (
-                        "A committed trajectory's id (or an unambiguous prefix of it); "
-                        "leave it out for this branch's working trajectory."
-                    ),
-                },
+                "trajectory": _TRAJECTORY,
                 "step": {
                     "type": "integer",
                     "minimum": 1,
                     "maximum": MAX_STEP,
                     "description": "The step's number, from 1.",
                 },
-                "verdict": {"type": "string", "enum": ["wrong", "clever", "note"]},
+                "verdict": {
+                    "type": "string",
+                    "enum": ["wrong", "clever", "note"],
+                    "description": (
+                        "wrong: the step was a mistake (say why in text); clever: the step is "
+                        "worth repeating; note: a remark on the step, in text (required)."
+                    ),
+                },
                 "text": _text("What is wrong, clever or to note (required for note)."),
                 "note_to_sheet": {
                     "type": "boolean",

@@ -163,6 +163,33 @@ def trajectory_file(
     return path, line
 
 
+def trajectory_steps(
+    folder: Folder, *, from_step: int = 1, limit: int | None = None
+) -> dict[str, Any]:
+    """The steps of the trajectory in `folder`, from step `from_step` on, at most `limit` of
+    them (all without): `{version, trajectory, total, more, steps}`, `total` the number of
+    steps in the trajectory, `more` how many from `from_step` on the limit left out, each step
+    `{step, kind, agent, time, summary, abandoned}`."""
+    from stet_lsp.trajectory.outline import summary
+
+    events = folder.read_events()
+    wanted = [e for e in events if e.step >= from_step]
+    listed = wanted if limit is None else wanted[:limit]
+    steps = [
+        {
+            "step": e.step,
+            "kind": e.kind,
+            "agent": e.agent,
+            "time": e.time,
+            "summary": summary(e),
+            "abandoned": e.abandoned,
+        }
+        for e in listed
+    ]
+    more = len(wanted) - len(listed)
+    return document({"trajectory": folder.id, "total": len(events), "more": more, "steps": steps})
+
+
 def trajectory_tree(target: Target, wanted: str | None) -> dict[str, Any]:
     """The outline of the trajectory `wanted` (an id or prefix; the target's working one
     without) with every step under its session, turn or subagent: `{version, trajectory,

@@ -208,7 +208,8 @@ def test_list_show_and_render(stet: Run, root: Path, two_sessions: tuple[Path, P
 
     code, out, _ = stet("trajectory", "show", key[:12], "--json", "-C", str(root))
     document = json.loads(out)
-    assert set(document) == {"version", "trajectory", "steps"} and document["trajectory"] == key
+    assert set(document) == {"version", "trajectory", "total", "more", "steps"}
+    assert document["trajectory"] == key and document["more"] == 0
     steps = document["steps"]
     assert [step["step"] for step in steps] == list(range(1, meta["steps"] + 1))
     assert set(steps[0]) == {"step", "kind", "agent", "time", "summary", "abandoned"}
