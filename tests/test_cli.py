@@ -70,10 +70,12 @@ def test_list_json_is_the_documented_shape(stet: Run, root: Path) -> None:
         "sheet",
         "paused",
         "paused_until",
+        "total",
+        "more",
         "entries",
         "problems",
     }
-    assert document["version"] == 1
+    assert document["version"] == 1 and document["more"] == 0
     assert document["target"]["kind"] == "branch" and document["target"]["name"] == "main"
     entry = document["entries"][0]
     assert set(entry) == {

@@ -208,6 +208,32 @@ def test_an_agent_adds_lists_shows_and_edits_its_notes(server: Client, workspace
     assert sheet_of(workspace).get(entry["id"]).text == "Errors go through wrap_error()."
 
 
+def test_list_notes_gives_open_entries_a_page_at_a_time(tmp_path: Path) -> None:
+    """Called before every add_note, it stays small: open entries only unless asked, at most
+    20 unless asked, and compact JSON text."""
+    root = Path(make_repo(tmp_path / "repo", files={"README.md": "hi\n"}).workdir).resolve()
+    sheet = sheet_of(root)
+    ids = [
+        operations.add_entry(sheet, f"Fact number {n}.", author="agent")["entry"]["id"]
+        for n in range(45)
+    ]
+    operations.discard_entry(sheet, ids[0])
+    with serving(root) as client:
+        result = client.call("list_notes")
+        assert "\n" not in result.content[0].text  # compact, not indented
+        first = client.ok("list_notes")
+        assert [e["id"] for e in first["entries"]] == ids[1:21]
+        assert (first["total"], first["more"]) == (44, 24)
+        assert first["next"] == "24 more: call list_notes with offset 20"
+        rest = client.ok("list_notes", {"offset": 20, "limit": 200})
+        assert [e["id"] for e in rest["entries"]] == ids[21:]
+        assert rest["more"] == 0 and "next" not in rest
+        discarded = client.ok("list_notes", {"status": "discarded"})
+        assert [e["id"] for e in discarded["entries"]] == [ids[0]]
+        every = client.ok("list_notes", {"status": "any", "limit": 200})
+        assert [e["id"] for e in every["entries"]] == ids and every["total"] == 45
+
+
 def test_the_brief_as_a_tool_and_as_a_resource(server: Client, workspace: Path) -> None:
     server.ok("add_note", {"text": "Use the session helper for HTTP.", "kind": "clarification"})
     brief = server.ok("get_brief", {})

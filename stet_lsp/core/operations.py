@@ -44,9 +44,13 @@ def list_entries(
     status: str | None = None,
     file: str | Path | None = None,
     texts: Mapping[str, str] | None = None,
+    offset: int = 0,
+    limit: int | None = None,
 ) -> Result:
-    """The entries that pass every filter given; `file`: repository-relative or absolute;
-    `texts`: open editor buffers by repository-relative path, for the current lines."""
+    """The entries that pass every filter given, from the `offset`-th on and at most `limit`
+    of them (all without); `total` counts the entries that pass, `more` those after the
+    ones listed. `file`: repository-relative or absolute; `texts`: open editor buffers by
+    repository-relative path, for the current lines."""
     where = EntryFilter(
         kind=_optional(kind, check_kind, "kind"),
         author=_optional(author, check_author, "author"),
@@ -54,7 +58,8 @@ def list_entries(
         file=_repository_path(sheet, file) if file is not None else None,
     )
     document = sheet.read()
-    entries = [entry for entry in document.entries() if where(entry)]
+    matching = [entry for entry in document.entries() if where(entry)]
+    entries = matching[offset:] if limit is None else matching[offset : offset + limit]
     lines = sheet.current_lines(entries, _texts(texts))
     paused, until = sheet.pause_state()
     return result(
@@ -62,6 +67,8 @@ def list_entries(
         sheet=str(sheet.path),
         paused=paused,
         paused_until=format_time(until) if until else None,
+        total=len(matching),
+        more=max(0, len(matching) - offset - len(entries)),
         entries=[entry_json(entry, lines) for entry in entries],
         problems=[problem.to_dict() for problem in document.problems],
     )

@@ -70,7 +70,7 @@ def build_server(place: Place) -> Server[Any]:
             except Exception as error:  # a bug must not end the session
                 logger.exception("tool %s failed", params.name)
                 return _error(f"internal error in {params.name}: {type(error).__name__}: {error}")
-        text = json.dumps(result, ensure_ascii=False, indent=2)
+        text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))  # read by a model
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)], structured_content=result
         )

@@ -46,6 +46,10 @@ MAX_STEP = 2**31 - 1
 STEPS_LIMIT = 50
 """Steps list_steps gives at once unless asked for more (up to MAX_STEPS_LIMIT)."""
 MAX_STEPS_LIMIT = 500
+NOTES_LIMIT = 20
+"""Entries list_notes gives at once unless asked for more (up to MAX_NOTES_LIMIT)."""
+MAX_NOTES_LIMIT = 200
+ANY_STATUS = "any"
 MAX_FILE_BYTES = 16 * 1024 * 1024
 """An anchor reads its file whole: a larger file is refused, never read."""
 
@@ -164,13 +168,21 @@ def _add_note(place: Place, arguments: dict[str, Any]) -> dict[str, Any]:
 def _list_notes(place: Place, arguments: dict[str, Any]) -> dict[str, Any]:
     sheet = place.sheet()
     file = arguments.get("file")
-    return operations.list_entries(
+    status = arguments["status"]
+    offset = arguments["offset"]
+    listed = operations.list_entries(
         sheet,
         kind=arguments.get("kind"),
         author=arguments.get("author"),
-        status=arguments.get("status"),
+        status=None if status == ANY_STATUS else status,
         file=repository_file(sheet.target.root, file, must_exist=False) if file else None,
+        offset=offset,
+        limit=arguments["limit"],
     )
+    if listed["more"]:
+        after = offset + len(listed["entries"])
+        listed["next"] = f"{listed['more']} more: call list_notes with offset {after}"
+    return listed
 
 
 def _show_note(place: Place, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -281,10 +293,12 @@ TOOLS: tuple[Tool, ...] = (
         name="list_notes",
         title="List the style sheet's entries",
         description=(
-            "List the entries of this branch's style sheet, all or those matching every filter "
-            "given. Use it before adding a note (is it recorded already?) and to find the id "
-            "of an entry to show or edit. Returns the entries with their ids, kinds, authors, "
-            "statuses, texts and anchors (with the line where the anchored code is now)."
+            "List the open entries of this branch's style sheet (status any: all of them), "
+            "those matching every filter given, a page at a time. Use it before adding a note "
+            "(is it recorded already?) and to find the id of an entry to show or edit. "
+            "Returns the entries with their ids, kinds, authors, statuses, texts and anchors "
+            "(with the line where the anchored code is now), and total, the number matching; "
+            "when more is above 0, next says how to get the rest."
         ),
         schema=_object(
             {
@@ -296,10 +310,28 @@ TOOLS: tuple[Tool, ...] = (
                 },
                 "status": {
                     "type": "string",
-                    "enum": list(STATUSES),
-                    "description": "Only this status (open: not yet graduated or discarded).",
+                    "enum": [*STATUSES, ANY_STATUS],
+                    "default": "open",
+                    "description": (
+                        "Only this status (open: not yet graduated or discarded); any: every "
+                        "entry, whatever its status."
+                    ),
                 },
                 "file": _file("Only entries anchored in this file (relative to the root)."),
+                "offset": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": MAX_STEP,
+                    "default": 0,
+                    "description": "Leave out this many of the matching entries first.",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_NOTES_LIMIT,
+                    "default": NOTES_LIMIT,
+                    "description": "At most this many entries.",
+                },
             }
         ),
         run=_list_notes,
