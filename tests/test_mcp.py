@@ -148,6 +148,8 @@ def test_tools_are_listed_with_their_input_schemas(server: Client) -> None:
     assert "worth repeating" in mark["properties"]["verdict"]["description"]
     assert "list_steps" in listed["mark_step"].description
     assert "stet trajectory" not in listed["mark_step"].description  # no shell needed
+    # A verdict on the working trajectory is committed by the capstone; the agent is told so.
+    assert "committed with it by the capstone" in listed["mark_step"].description
     assert listed["list_steps"].annotations.read_only_hint is True
     # Descriptions say when to use each tool.
     assert "convention" in listed["add_note"].description

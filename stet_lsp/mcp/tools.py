@@ -431,7 +431,8 @@ TOOLS: tuple[Tool, ...] = (
             "review an earlier run on this branch and find a step that went wrong or one "
             "worth keeping. The trajectory is this branch's working trajectory unless "
             "trajectory names a committed one. The verdict passes the redaction gate into "
-            ".stet/feedback/; note_to_sheet also adds it to the style sheet as your note."
+            ".stet/feedback/ (a verdict on the working trajectory is committed with it by the "
+            "capstone); note_to_sheet also adds it to the style sheet as your note."
         ),
         schema=_object(
             {
