@@ -532,7 +532,7 @@ def looks_like_reference(value: str) -> bool:
     """Code names, calls, subscripts, numbers, versions, paths and URLs; not a random run of
     letters and digits that a name's pattern happens to fit (`HkBDLHFaDXosUduCJI`)."""
     core = value.rstrip(")]},;")
-    if core and looks_generated(core):
+    if core and (looks_generated(core) or looks_generated(core.removesuffix(":"))):
         return False
     # Words with a colon after them are the next key of a mapping written on one line (a
     # tool call's one-line summary: `1password: op_secret_key: "…"`).

@@ -329,3 +329,20 @@ def test_a_test_runners_result_line_is_no_password(line: str) -> None:
     assert scan_text(
         "PASS: k9Qm2xR7tLw4Zp8Vn3Hc6Jd1\n", path="out.txt", cache=None
     )  # a value is still one
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "password: HkBDLHFaDXosUduCJI:",
+        "api_key: xKqPzWmNvBtRyLsD:",
+        "export API_TOKEN=aZbYcXdWeVfUgThSqPoN:",
+        "token = 'QkxhaEJsYWhCbGFoQmxhaA:'",
+        'client_secret: "aZbYcXdWeVfUgThSqPoN:"',
+    ],
+)
+def test_a_generated_value_ending_in_a_colon_is_a_secret(line: str) -> None:
+    """Words with a colon after them are a mapping's next key (`op_secret_key:`), but the
+    colon must not hide a generated value's look: these stay secrets."""
+    [value] = re.findall(r"[A-Za-z0-9]{12,}:", line)
+    assert value not in redact_text(line + "\n", path="notes.txt", cache=None).text
