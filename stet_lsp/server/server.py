@@ -564,6 +564,8 @@ class ClientLog(logging.Handler):
             kind = self.LEVELS.get(record.levelno, types.MessageType.Log)
             params = types.LogMessageParams(type=kind, message=self.format(record))
             loop = self.server.loop
+            if self.server.protocol.writer is None:  # no client yet (or over TCP, none now)
+                return
             if threading.current_thread() is threading.main_thread():
                 self.server.window_log_message(params)
             elif loop is not None:  # a worker thread: the loop's thread writes the message

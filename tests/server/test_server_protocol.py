@@ -147,6 +147,14 @@ def test_a_content_length_that_lies_does_not_stop_the_server(raw: PipeServer) ->
             assert raw.answer(request_id * 10 + later)["result"] is None
 
 
+def shut_down(server: PipeServer, request_id: int) -> None:
+    """Ask the server to shut down, then to exit, and wait for it to end."""
+    server.send({"id": request_id, "method": "shutdown"})
+    assert server.answer(request_id)["result"] is None
+    server.send({"method": "exit"})
+    server.process.wait(timeout=30)
+
+
 def test_a_refused_command_is_one_line_of_the_log_without_a_traceback(
     root: Path, tmp_path: Path
 ) -> None:
@@ -167,10 +175,7 @@ def test_a_refused_command_is_one_line_of_the_log_without_a_traceback(
 
         assert open_trajectory(2, uri=document, step="7") == -32602
         assert open_trajectory(3, uri=document, id="zzz") == -32803
-        server.send({"id": 4, "method": "shutdown"})
-        assert server.answer(4)["result"] is None
-        server.send({"method": "exit"})
-        server.process.wait(timeout=30)
+        shut_down(server, 4)
     finally:
         server.close()
     written = log.read_text(encoding="utf-8")
@@ -193,10 +198,7 @@ def test_cancelling_a_request_answered_already_logs_nothing(root: Path, tmp_path
         server.send({"id": 2, "method": "textDocument/hover", "params": params})
         assert "error" not in server.answer(2)
         server.send({"method": "$/cancelRequest", "params": {"id": 2}})
-        server.send({"id": 3, "method": "shutdown"})
-        assert server.answer(3)["result"] is None
-        server.send({"method": "exit"})
-        server.process.wait(timeout=30)
+        shut_down(server, 3)
     finally:
         server.close()
     written = log.read_text(encoding="utf-8")
@@ -461,3 +463,28 @@ def test_step_lenses_written_as_json_arrive_as_a_valid_answer(raw: PipeServer, r
     assert raw.answer(4)["error"]["code"] == -32602
     raw.send({"id": 5, "method": "shutdown"})
     assert raw.answer(5)["result"] is None
+
+
+def test_a_log_record_no_client_took_goes_to_standard_error() -> None:
+    """Records go to the client's log, and standard error leaves out those it has; one logged
+    while there is no client (before the server is started, or over TCP before one connects)
+    must still reach standard error."""
+    import logging
+
+    from stet_lsp.server.server import create_server, log, not_sent
+
+    create_server()  # never started: no client to take its records
+    taken: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            taken.append(record.getMessage())
+
+    collect = Collect()
+    collect.addFilter(not_sent)
+    logging.getLogger().addHandler(collect)
+    try:
+        log.error("could not open the repository")
+    finally:
+        logging.getLogger().removeHandler(collect)
+    assert taken == ["could not open the repository"]
