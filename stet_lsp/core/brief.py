@@ -159,6 +159,7 @@ def _line(entry: Entry, lines: Mapping[str, int | None]) -> str:
         path = entry.anchor.path
         if not path.isprintable():  # a line break in a path must not open a line of its own
             path = json.dumps(path)
+        path = _TAG.sub(r"\\<", path)
         where = f" ({path}:{line})" if line else f" ({path}, line gone)"
     first, *rest = _contained(entry.text).split("\n")
     body = [f"- {first}{where}"] + [f"  {line}" if line else "" for line in rest]
@@ -170,18 +171,24 @@ def _line(entry: Entry, lines: Mapping[str, int | None]) -> str:
 # or open what a harness wraps the brief in (`</system-reminder>`), and no character may move
 # the terminal or reorder the text around it. Each is escaped, never dropped: the reader sees
 # what was written.
-_STRUCTURE = re.compile(
-    r"^([ \t]*)(#|>|```|~~~|(?:-[ \t]*){3,}$|(?:\*[ \t]*){3,}$|(?:_[ \t]*){3,}$)", re.M
-)
+_STRUCTURE = re.compile(r"^([ \t]*)(#|>|```|~~~|[=-]+[ \t]*$|(?:[-*_][ \t]*){3,}$)", re.M)
 # A closing tag anywhere; an opening one not glued to a word (`Vec<String>` is code).
 _TAG = re.compile(r"<(?=/)|(?<!\w)<(?=[!?A-Za-z])")
-_UNSEEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+_UNSEEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060\u2066-\u2069"
+    "\ufeff\U000e0000-\U000e007f]"
+)
 
 
 def _contained(text: str) -> str:
-    text = _UNSEEN.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    text = _UNSEEN.sub(_escaped, text)
     text = _TAG.sub(r"\\<", text)
     return _STRUCTURE.sub(r"\1\\\2", text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def _left_out_note(count: int, budget: int) -> str:
