@@ -134,6 +134,10 @@ async def test_commands(client: LanguageClient, root: Path) -> None:
     placements = {e["id"]: e["placement"] for e in listed["entries"]}
     assert placements[added["id"]] == {"line": 7, "lost": False}
     assert placements[plain["id"]] is None
+    # The cursor on the line an editor shows after the last line break: the last line.
+    last = len(app.read_text().splitlines())
+    after_last = await execute(client, "stet.note.add", uri=document, text="at the end", line=last)
+    assert after_last["entry"]["anchor"]["line"] == last
     edited = await execute(
         client, "stet.note.edit", uri=document, id=added["id"], text="better text"
     )

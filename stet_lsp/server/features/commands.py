@@ -13,6 +13,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from stet_lsp.core import operations
+from stet_lsp.core.lines import lines_of
 from stet_lsp.core.session import RepositorySession
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.server.documents import local_path
@@ -58,6 +59,10 @@ def register(server: StetServer) -> None:
             state = server.documents.get(uri)
             file = state.path if state is not None else local_path(uri)
             file_text = state.text if state is not None else None
+            if file_text and line == len(lines_of(file_text)):
+                # An editor shows a line after a text's last line break, where the cursor may
+                # be: a note there is about the last line.
+                line -= 1
         return await server.write_sheet(
             session,
             lambda sheet: operations.add_entry(
