@@ -1,5 +1,6 @@
 """`stet mcp`: the style sheet's tools for agents over the Model Context Protocol (stdio);
-`stet mcp install CLIENT`: the configuration an MCP client reads to start it (docs/mcp.md).
+`stet mcp install CLIENT`: the configuration an MCP client reads to start it, and `stet mcp
+uninstall CLIENT` to take it out again (docs/mcp.md).
 
 Registering these commands imports neither the MCP SDK nor the install logic: the server's
 modules load when it starts."""
@@ -25,12 +26,15 @@ def register(commands: Any) -> None:
         usage=(
             "stet mcp [--target NAME] [-C DIR]\n"
             "       stet mcp install {claude-code,codex,cursor,vscode} [--scope {local,user}] "
+            "[--dry-run] [--json] [-C DIR]\n"
+            "       stet mcp uninstall {claude-code,codex,cursor,vscode} [--scope {local,user}] "
             "[--dry-run] [--json] [-C DIR]"
         ),
         description=(
             "Serve this target's style sheet (add, list, show and edit notes, the brief) and "
             "trajectory marks to an agent over the Model Context Protocol on standard input "
-            "and output. An MCP client starts it; `stet mcp install CLIENT` configures one."
+            "and output. An MCP client starts it; `stet mcp install CLIENT` configures one, "
+            "`stet mcp uninstall CLIENT` takes that out again."
         ),
     )
     mcp.set_defaults(func=_serve)
@@ -45,22 +49,38 @@ def register(commands: Any) -> None:
             "and never committed; user is every project. See docs/mcp.md."
         ),
     )
-    install.add_argument("client", choices=_CLIENTS)
-    install.add_argument(
+    _client_options(install)
+    install.set_defaults(func=_install)
+    uninstall = actions.add_parser(
+        "uninstall",
+        help="take the stet server out of an MCP client's configuration again",
+        description=(
+            "Take the stet server out of the MCP configuration CLIENT reads: the file's "
+            "original bytes when nothing else in it changed since `stet mcp install` (a file "
+            "it created goes), else only the stet entry; and the info/exclude line install "
+            "added. See docs/mcp.md."
+        ),
+    )
+    _client_options(uninstall)
+    uninstall.set_defaults(func=_uninstall)
+
+
+def _client_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("client", choices=_CLIENTS)
+    parser.add_argument(
         "--scope", choices=_SCOPES, help="local: this repository only; user: every project"
     )
-    install.add_argument(
+    parser.add_argument(
         "--dry-run", action="store_true", help="show the exact change as a diff; write nothing"
     )
-    install.add_argument(
+    parser.add_argument(
         "-C",
         dest="directory",
         metavar="DIR",
         default=argparse.SUPPRESS,
         help="run as if started in DIR (any folder inside the repository)",
     )
-    json_option(install)
-    install.set_defaults(func=_install)
+    json_option(parser)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -99,4 +119,41 @@ def _install(args: argparse.Namespace) -> int:
     if args.dry_run and planned.action != "unchanged":
         print()
         print(planned.diff(), end="")
+    return 0
+
+
+def _uninstall(args: argparse.Namespace) -> int:
+    from stet_lsp.mcp.uninstall import apply_removal, plan_removal
+
+    removal = plan_removal(args.client, args.scope, directory=Path(args.directory))
+    if not args.dry_run:
+        apply_removal(removal)
+    if args.json:
+        print_json(removal.to_json(args.dry_run))
+        return 0
+    target = removal.target
+    label = f"{target.client}, {target.scope} scope"
+    remove, take = ("would remove", "would take") if args.dry_run else ("removed", "took")
+    if removal.action == "unchanged":
+        print(f"{target.shown}: no stet server to remove ({target.where}; {label})")
+    elif removal.action == "delete":
+        print(f"{remove} {target.shown}, which stet mcp install created ({label})")
+    elif removal.action == "restore":
+        print(
+            f"{take} the stet server out of {target.shown} ({target.where}; {label}): "
+            "the file as it was before stet mcp install"
+        )
+    else:
+        print(
+            f"{take} the stet server out of {target.shown} ({target.where}; {label}); "
+            "the rest of the file is kept"
+        )
+    gone = removal.unexclusion
+    if gone is not None:
+        print(f"{take} {gone.pattern} out of {gone.path}")
+    for note in removal.notes:
+        print(f"  {note}")
+    if args.dry_run and removal.action != "unchanged":
+        print()
+        print(removal.diff(), end="")
     return 0

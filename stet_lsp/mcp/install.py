@@ -18,6 +18,7 @@ written until `apply`; a plan shows the exact result as a diff.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import json
 import os
@@ -34,6 +35,7 @@ from typing import Any, Literal
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import atomic_write, inside, make_dirs, read_regular
 from stet_lsp.core.targets import open_repository, repository_root
+from stet_lsp.mcp import records
 
 CLIENTS = ("claude-code", "codex", "cursor", "vscode")
 SCOPES = ("local", "user")
@@ -96,6 +98,10 @@ class Plan:
     exclusion: Exclusion | None
     notes: tuple[str, ...]
     mode: int = 0o644
+    keys: tuple[str, ...] = ()
+    """The keys of the JSON object that holds the servers (none for TOML)."""
+    state: Path | None = None
+    """The user's state folder, where `apply` records what it did (records.py)."""
 
     @property
     def action(self) -> str:
@@ -158,20 +164,26 @@ def plan(
         repo = open_repository(directory)
         root = repository_root(repo)
     if client == "claude-code":
-        return _claude(scope, start, env, root)
-    if client == "codex":
-        return _codex(scope, start, env, root, repo)
-    return _editor(client, scope, start, env, root, repo)
+        result = _claude(scope, start, env, root)
+    elif client == "codex":
+        result = _codex(scope, start, env, root, repo)
+    else:
+        result = _editor(client, scope, start, env, root, repo)
+    return dataclasses.replace(result, state=records.state_base(env.home, env.variables))
 
 
 def apply(plan: Plan) -> None:
     """Write the plan: the exclusion first, so the file is never there unignored (also when
-    the file holds the server already)."""
+    the file holds the server already), then the record of what is done (for `stet mcp
+    uninstall`), then the file."""
+    record = _record(plan)
     if plan.exclusion is not None:
         exclusion = plan.exclusion
         make_dirs(exclusion.base, exclusion.path.parent.relative_to(exclusion.base))
         data = exclusion.after.encode("utf-8", "surrogateescape")
         atomic_write(exclusion.path, data, exclusion.base)
+    if record is not None and plan.state is not None:
+        records.write(plan.state, record)
     if plan.action == "unchanged":
         return
     data = plan.after.encode("utf-8")
@@ -181,6 +193,64 @@ def apply(plan: Plan) -> None:
     else:
         plan.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(plan.path, data, mode=plan.mode)
+
+
+def _record(plan: Plan) -> dict[str, Any] | None:
+    """The record `apply` leaves (None: the one there stays). An install over an earlier
+    one whose bytes are still in the file keeps the original it recorded; over a file changed
+    since, it records the file as it is now."""
+    if plan.state is None:
+        return None
+    old = records.read(plan.state, plan.path, plan.where)
+    excluded = _excluded(plan.exclusion)
+    if plan.action == "unchanged":
+        if excluded is None:
+            return None
+        if old is not None:
+            return {**old, "excluded": old.get("excluded") or excluded}
+        return _new_record(plan, plan.before, excluded)  # the entry is a person's
+    if old is not None and old.get("after") == records.digest(plan.before):
+        assert plan.before is not None
+        recorded = old.get("before")
+        original = None if recorded is None else records.undone(plan.before, old.get("undo"))
+        if records.digest(original) == recorded:
+            record = _new_record(plan, original, excluded or old.get("excluded"))
+            record["created_folders"] = old.get("created_folders") or []
+            return record
+    return _new_record(plan, plan.before, excluded or (old or {}).get("excluded"))
+
+
+def _new_record(plan: Plan, original: str | None, excluded: Any) -> dict[str, Any]:
+    missing = []
+    folder = plan.path.parent
+    while not os.path.lexists(folder) and folder != folder.parent:
+        if plan.root is not None and not folder.is_relative_to(plan.root):
+            break
+        missing.append(str(folder))
+        folder = folder.parent
+    return {
+        "version": records.VERSION,
+        "client": plan.client,
+        "scope": plan.scope,
+        "path": str(plan.path),
+        "where": plan.where,
+        "before": records.digest(original),
+        "after": records.digest(plan.after),
+        "undo": records.undo(plan.after, original),
+        "created_folders": missing,
+        "excluded": excluded,
+    }
+
+
+def _excluded(exclusion: Exclusion | None) -> dict[str, Any] | None:
+    if exclusion is None:
+        return None
+    return {
+        "path": str(exclusion.path),
+        "pattern": exclusion.pattern,
+        "added": exclusion.after[len(exclusion.before) :],
+        "created": not os.path.lexists(exclusion.path),
+    }
 
 
 # -- the clients ------------------------------------------------------------------------------
@@ -220,6 +290,7 @@ def _claude(scope: str, start: list[str], env: Environment, root: Path | None) -
         exclusion=None,
         notes=notes,
         mode=0o600,
+        keys=keys,
     )
 
 
@@ -273,7 +344,20 @@ def _editor(
     else:
         notes = ("VS Code: run MCP: List Servers, start stet (Copilot's agent mode uses it)",)
     where = f"{key}.{SERVER}"
-    return Plan(client, scope, path, shown, where, before, after, server, root, exclusion, notes)
+    return Plan(
+        client,
+        scope,
+        path,
+        shown,
+        where,
+        before,
+        after,
+        server,
+        root,
+        exclusion,
+        notes,
+        keys=(key,),
+    )
 
 
 def _user_file(client: str, env: Environment) -> Path:
@@ -393,6 +477,12 @@ def merge_json(
     if text is not None and existing == server:
         return text  # there already: not even the formatting changes
     table[name] = server
+    return render_json(data, text)
+
+
+def render_json(data: dict[str, Any], text: str | None) -> str:
+    """`data` as JSON in the indentation and line endings of `text` (the file's current
+    text; two spaces when there is none)."""
     indent = _json_indent(text) if text is not None and text.strip() else "  "
     rendered = json.dumps(data, ensure_ascii=False, indent=indent)
     # A lone surrogate (Claude Code writes `\ud83d` for a history cut inside an emoji) is

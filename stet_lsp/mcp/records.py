@@ -1,0 +1,124 @@
+"""What `stet mcp install` did to a configuration file, so `stet mcp uninstall` can undo it.
+
+One record per file and server entry, in the user's state folder
+(`$XDG_STATE_HOME/stet/mcp/`, `~/.local/state/stet/mcp/` by default), named by a hash of the
+file's absolute path and the entry's place in it. The state folder, not the repository: a
+record in the work tree would need `.stet/.gitignore` (an untracked file in a repository that
+has none) and could be committed and cloned, and a user-scope file may be installed outside
+any repository.
+
+A record is small and holds as little of the file as it can: the SHA-256 of the bytes before
+(null: there was no file) and of the bytes install wrote, and the lines that differ (`undo`:
+what turns the written text back into the original, as line ranges of the written text and
+their replacements), not a copy of the file (`~/.claude.json` holds the whole prompt history,
+and a server's `env` may hold a token). It also names the folders install created and the
+`info/exclude` line it added. Written atomically, readable by the owner only; nothing below
+the state folder is followed through a symbolic link.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import atomic_write, inside, make_dirs, read_regular, remove_regular
+
+VERSION = 1
+FOLDER = Path("stet") / "mcp"
+
+
+def state_base(home: Path, variables: Mapping[str, str]) -> Path:
+    """`$XDG_STATE_HOME` when it is an absolute path (the XDG specification ignores a relative
+    one), else `~/.local/state`."""
+    configured = variables.get("XDG_STATE_HOME", "")
+    if configured and os.path.isabs(configured):
+        return Path(configured)
+    return home / ".local" / "state"
+
+
+def record_name(path: Path, where: str) -> str:
+    key = f"{path}\0{where}".encode("utf-8", "surrogatepass")
+    return hashlib.sha256(key).hexdigest()[:32] + ".json"
+
+
+def digest(text: str | None) -> str | None:
+    if text is None:
+        return None
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read(base: Path, path: Path, where: str) -> dict[str, Any] | None:
+    """The record of the entry `where` in the file `path`; None when there is none, it cannot
+    be read, or it is about another file."""
+    try:
+        data = read_regular(inside(base, FOLDER / record_name(path, where)), base)
+    except StetError:
+        return None
+    if data is None:
+        return None
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or value.get("version") != VERSION:
+        return None
+    if value.get("path") != str(path) or value.get("where") != where:
+        return None
+    return value
+
+
+def write(base: Path, record: dict[str, Any]) -> None:
+    base.mkdir(parents=True, exist_ok=True)  # the user's own state folder, as XDG asks
+    folder = make_dirs(base, FOLDER)
+    name = record_name(Path(record["path"]), record["where"])
+    text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
+    atomic_write(folder / name, text.encode("utf-8", "surrogatepass"), base, mode=0o600)
+
+
+def remove(base: Path, path: Path, where: str) -> None:
+    with suppress(StetError):
+        remove_regular(inside(base, FOLDER / record_name(path, where)), base)
+
+
+def undo(after: str, before: str | None) -> list[list[Any]]:
+    """What turns `after` back into `before`: `[start, end, text]` for each range of
+    `after`'s lines that differs (none when `before` is None: the file goes)."""
+    if before is None:
+        return []
+    written = after.splitlines(keepends=True)
+    original = before.splitlines(keepends=True)
+    matcher = difflib.SequenceMatcher(None, written, original)
+    return [
+        [start, end, "".join(original[first:last])]
+        for tag, start, end, first, last in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def undone(after: str, changes: Any) -> str | None:
+    """`after` with the `undo` changes made; None when they do not fit it."""
+    lines = after.splitlines(keepends=True)
+    if not isinstance(changes, list):
+        return None
+    result: list[str] = []
+    position = 0
+    for change in changes:
+        if not (isinstance(change, list) and len(change) == 3):
+            return None
+        start, end, text = change
+        if not (isinstance(start, int) and isinstance(end, int) and isinstance(text, str)):
+            return None
+        if not position <= start <= end <= len(lines):
+            return None
+        result.extend(lines[position:start])
+        result.append(text)
+        position = end
+    result.extend(lines[position:])
+    return "".join(result)

@@ -1,0 +1,362 @@
+"""`stet mcp uninstall CLIENT`: the `stet` server out of the file `stet mcp install` wrote.
+
+When the file's bytes are still those install wrote, the original bytes come back (the file
+goes when install created it, and the folders it created when they are empty). Otherwise only
+the `stet` entry is taken out and the rest of the file is kept: JSON is written again in the
+file's indentation, as install writes it; in TOML the lines of `[mcp_servers.stet]` and its
+subtables go. The `info/exclude` line install added goes too, unless another work tree of the
+repository still has the server in the same file. Without a record (an entry written by hand,
+or by an earlier version) only the entry is taken out. The same files are refused as by
+install: links to nothing, files git tracks, files that do not parse.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import atomic_write, inside, read_regular, remove_regular
+from stet_lsp.core.targets import open_repository
+from stet_lsp.mcp import records
+from stet_lsp.mcp.install import (
+    _BOM,
+    _NOTHING,
+    SERVER,
+    Environment,
+    Plan,
+    _common_dir,
+    _parse_json,
+    _table_spans,
+    plan,
+    render_json,
+)
+
+
+@dataclass(frozen=True)
+class Unexclusion:
+    """The `info/exclude` line to take out: the file's text before and after (None: the file
+    goes, install created it)."""
+
+    path: Path
+    base: Path
+    pattern: str
+    before: str
+    after: str | None
+
+
+@dataclass(frozen=True)
+class Removal:
+    """What `apply` does: the file's text before and after (None: the file goes)."""
+
+    target: Plan
+    server: Any
+    """The entry taken out (None: there is none, nothing to do)."""
+    before: str | None
+    after: str | None
+    restored: bool
+    """Whether `after` is the file's original, from the record."""
+    recorded: bool
+    folders: tuple[Path, ...]
+    unexclusion: Unexclusion | None
+    notes: tuple[str, ...]
+
+    @property
+    def action(self) -> str:
+        if self.server is None:
+            return "unchanged"
+        if self.after is None:
+            return "delete"
+        return "restore" if self.restored else "update"
+
+    def diff(self) -> str:
+        shown = self.target.shown
+        before = (self.before or "").splitlines(keepends=True)
+        after = (self.after or "").splitlines(keepends=True)
+        end = shown if self.after is not None else "/dev/null"
+        lines = difflib.unified_diff(before, after, fromfile=shown, tofile=end)
+        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+    def to_json(self, dry_run: bool) -> dict[str, Any]:
+        target = self.target
+        return {
+            "client": target.client,
+            "scope": target.scope,
+            "path": str(target.path),
+            "action": self.action,
+            "dry_run": dry_run,
+            "server": self.server,
+            "excluded": self.unexclusion.pattern if self.unexclusion else None,
+            "exclude_file": str(self.unexclusion.path) if self.unexclusion else None,
+            "diff": self.diff() if self.server is not None else "",
+            "notes": list(self.notes),
+        }
+
+
+def plan_removal(
+    client: str,
+    scope: str | None = None,
+    *,
+    directory: Path | str = ".",
+    environment: Environment | None = None,
+) -> Removal:
+    """What uninstalling the server of `client` at `scope` does, run from `directory`."""
+    env = environment or Environment.current()
+    # The install plan finds the file and refuses what install refuses; its merge is unused.
+    target = plan(client, scope, directory=directory, environment=env, command=["stet"])
+    current = target.before
+    state = target.state
+    record = records.read(state, target.path, target.where) if state is not None else None
+    body = current.removeprefix(_BOM) if current is not None else None
+    entry = _entry(target, body) if body is not None and body.strip() else None
+    if entry is None:
+        notes: tuple[str, ...] = ()
+        unexclusion = None
+        if record is not None and current is None:
+            # The file went by hand: the exclude line install added goes with the record.
+            unexclusion = _unexclusion(target, record)
+        recorded = record is not None
+        return Removal(target, None, current, current, False, recorded, (), unexclusion, notes)
+    assert current is not None and body is not None
+    after: str | None = None
+    restored = False
+    if record is not None and record.get("after") == records.digest(current):
+        original = None
+        if record.get("before") is not None:
+            original = records.undone(current, record.get("undo"))
+        fits = records.digest(original) == record.get("before")
+        if fits and (original is None or _entry(target, original.removeprefix(_BOM)) is None):
+            after, restored = original, True
+    if not restored:
+        rest, empty = _without(target, body)
+        created = record is not None and record.get("before") is None
+        after = None if empty and created else (_BOM if current.startswith(_BOM) else "") + rest
+    folders: tuple[Path, ...] = ()
+    if after is None and record is not None:
+        folders = _created_folders(target, record)
+    unexclusion = _unexclusion(target, record) if record is not None else None
+    notes = _notes(target, record, restored, after, unexclusion)
+    return Removal(
+        target, entry, current, after, restored, record is not None, folders, unexclusion, notes
+    )
+
+
+def apply_removal(removal: Removal) -> None:
+    """The file first, then the exclude line (the file is never there unignored), then the
+    record."""
+    target = removal.target
+    if removal.server is not None:
+        if removal.after is None:
+            if target.root is not None:
+                remove_regular(target.path, target.root)
+            else:
+                with suppress(FileNotFoundError):
+                    os.unlink(target.path)
+            for folder in removal.folders:
+                with suppress(OSError):
+                    os.rmdir(folder)  # only an empty folder; a link is no folder to rmdir
+        else:
+            atomic_write(target.path, removal.after.encode("utf-8"), target.root)
+    if removal.unexclusion is not None:
+        gone = removal.unexclusion
+        if gone.after is None:
+            remove_regular(gone.path, gone.base)
+        else:
+            atomic_write(gone.path, gone.after.encode("utf-8", "surrogateescape"), gone.base)
+    if removal.recorded and target.state is not None:
+        records.remove(target.state, target.path, target.where)
+
+
+# -- the entry ---------------------------------------------------------------------------------
+
+
+def _entry(target: Plan, text: str) -> Any:
+    """The `stet` entry in the file's text (no byte order mark); None when there is none."""
+    if not text.strip():
+        return None
+    if target.client == "codex":
+        servers = _toml(text, target.shown).get("mcp_servers")
+        return servers.get(SERVER) if isinstance(servers, dict) else None
+    table: Any = _parse_json(text, target.shown)
+    for key in target.keys:
+        table = table.get(key) if isinstance(table, dict) else None
+    return table.get(SERVER) if isinstance(table, dict) else None
+
+
+def _toml(text: str, shown: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise StetError(f"{shown} is not valid TOML ({error}); {_NOTHING}") from None
+
+
+def _without(target: Plan, text: str) -> tuple[str, bool]:
+    """The text without the `stet` entry, and whether nothing else is in it (but empty
+    objects)."""
+    if target.client == "codex":
+        result = _without_toml(text, target.shown)
+        return result, not result.strip()
+    data = _parse_json(text, target.shown)
+    table: Any = data
+    for key in target.keys:
+        table = table[key]
+    del table[SERVER]
+    return render_json(data, text), not _pruned(data)
+
+
+def _pruned(value: Any) -> Any:
+    """The value without objects that hold nothing (but empty objects)."""
+    if not isinstance(value, dict):
+        return value
+    kept = {key: _pruned(item) for key, item in value.items()}
+    return {key: item for key, item in kept.items() if item != {}}
+
+
+def _without_toml(text: str, shown: str) -> str:
+    data = _toml(text, shown)
+    lines = text.splitlines(keepends=True)
+    spans = _table_spans(lines, ["mcp_servers", SERVER])
+    kept: list[str] = []
+    for number, line in enumerate(lines):
+        if any(start <= number < end for start, end in spans):
+            continue
+        after_table = any(number == end for _, end in spans)
+        if after_table and not line.strip() and kept and not kept[-1].strip():
+            continue  # the blank line before the table and the one after: one is enough
+        kept.append(line)
+    while len(kept) > 1 and not kept[-1].strip() and not kept[-2].strip():
+        kept.pop()  # the blank line install put before a table it appended
+    if kept and not kept[-1].strip() and len(kept) == 1:
+        kept = []
+    result = "".join(kept)
+    expected = dict(data)
+    servers = dict(expected["mcp_servers"])
+    del servers[SERVER]
+    expected["mcp_servers"] = servers
+    try:
+        removed = tomllib.loads(result)
+    except tomllib.TOMLDecodeError:
+        removed = None
+    if removed is not None and servers == {} and "mcp_servers" not in removed:
+        removed["mcp_servers"] = {}
+    if removed != expected:
+        raise StetError(
+            f"{shown} defines the stet server in a form Stet does not edit line by line (an "
+            f"inline table, or dotted keys); {_NOTHING}. Remove mcp_servers.stet by hand"
+        )
+    return result
+
+
+# -- what install created ----------------------------------------------------------------------
+
+
+def _created_folders(target: Plan, record: dict[str, Any]) -> tuple[Path, ...]:
+    """The folders install created for the file, innermost first, that are still folders (in
+    the repository: below its root, no link on the way)."""
+    found = []
+    for name in record.get("created_folders") or []:
+        if not isinstance(name, str):
+            continue
+        folder = Path(name)
+        if folder not in target.path.parents:
+            continue
+        if target.root is not None:
+            try:
+                folder = inside(target.root, folder)
+            except StetError:
+                continue
+        found.append(folder)
+    return tuple(found)
+
+
+def _unexclusion(target: Plan, record: dict[str, Any]) -> Unexclusion | None:
+    """The exclude line install added, taken out of this repository's `info/exclude` (worked
+    out again: the record names where it was), unless another work tree needs it: the same
+    file, there, holds the server."""
+    excluded = record.get("excluded")
+    if not isinstance(excluded, dict) or target.root is None:
+        return None
+    pattern = excluded.get("pattern")
+    if not isinstance(pattern, str) or not pattern.startswith("/"):
+        return None
+    try:
+        repo = open_repository(target.root)
+        base = _common_dir(Path(repo.path))
+        path = base / "info" / "exclude"
+        data = read_regular(path, base)
+    except StetError:
+        return None
+    if data is None or _needed_elsewhere(target, repo, base):
+        return None
+    text = data.decode("utf-8", "surrogateescape")
+    added = excluded.get("added")
+    if isinstance(added, str) and added and text.endswith(added):
+        rest = text[: -len(added)]
+    else:
+        lines = text.splitlines(keepends=True)
+        mine = [n for n, line in enumerate(lines) if line.rstrip("\r\n") == pattern]
+        if not mine:
+            return None
+        del lines[mine[-1]]
+        rest = "".join(lines)
+    after = None if excluded.get("created") is True and not rest else rest
+    return Unexclusion(path, base, pattern, text, after)
+
+
+def _needed_elsewhere(target: Plan, repo: Any, common: Path) -> bool:
+    assert target.root is not None
+    relative = target.path.relative_to(target.root)
+    trees = {common.parent} if common.name == ".git" else set()
+    for name in repo.list_worktrees():
+        with suppress(Exception):  # a worktree pruned or locked away: not in use here
+            trees.add(Path(repo.lookup_worktree(name).path))
+    for tree in trees:
+        tree = tree.resolve()
+        if tree == target.root.resolve():
+            continue
+        with suppress(StetError, OSError, UnicodeDecodeError):
+            data = read_regular(inside(tree, relative), tree)
+            if data and _entry(target, data.decode("utf-8").removeprefix(_BOM)) is not None:
+                return True
+    return False
+
+
+def _notes(
+    target: Plan,
+    record: dict[str, Any] | None,
+    restored: bool,
+    after: str | None,
+    unexclusion: Unexclusion | None,
+) -> tuple[str, ...]:
+    notes: list[str] = []
+    if after is not None and not restored:
+        if record is None:
+            notes.append(
+                "no record of an install here (added by hand, or by an earlier Stet): only the "
+                "stet entry is taken out, the rest of the file is kept"
+            )
+        else:
+            notes.append(
+                "the file changed since stet mcp install wrote it: only the stet entry is "
+                "taken out, the rest of the file is kept"
+            )
+    if target.root is not None and unexclusion is None and after is not None:
+        excluded = record.get("excluded") if record else None
+        if record is None or not isinstance(excluded, dict):
+            notes.append(
+                "the repository's info/exclude is left as it is: no record says Stet added a "
+                "line for this file"
+            )
+    if unexclusion is not None and after is not None:
+        notes.append(f"{target.shown} is kept, and no longer out of commits: git shows it")
+    if target.client == "claude-code":
+        notes.append(
+            "Claude Code rewrites this file while it runs: quit open sessions first (or run: "
+            f"claude mcp remove {SERVER} --scope {target.scope})"
+        )
+    return tuple(notes)
