@@ -1072,3 +1072,273 @@ def test_lines_refused_just_before_the_input_ends_are_answered(workspace: Path) 
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert [answer.get("id") for answer in answers] == [None, 9, None, 7, 3, None]
     assert all(answer["error"]["code"] in (-32700, -32600) for answer in answers)
+
+
+# -- uninstall ---------------------------------------------------------------------------------------
+
+
+def uninstall(stet: Stet, root: Path, *args: str) -> tuple[int, str, str]:
+    return stet("mcp", "uninstall", *args, "-C", str(root))
+
+
+def config_path(client: str, scope: str, home: Path, root: Path) -> Path:
+    if scope == "local" and client != "claude-code":
+        folder = {"codex": ".codex", "cursor": ".cursor", "vscode": ".vscode"}[client]
+        return root / folder / ("config.toml" if client == "codex" else "mcp.json")
+    return {
+        "claude-code": home / ".claude.json",
+        "codex": home / ".codex" / "config.toml",
+        "cursor": home / ".cursor" / "mcp.json",
+        "vscode": home / ".config" / "Code" / "User" / "mcp.json",
+    }[client]
+
+
+OTHER_SERVERS = {
+    # Each as a person's editor may leave it: a byte order mark, CRLF, one line, no final break.
+    "claude-code": b'\xef\xbb\xbf{\r\n    "numStartups": 3,\r\n    "mcpServers": {"docs": '
+    b'{"command": "d"}}\r\n}\r\n',
+    "codex": b'\xef\xbb\xbf# mine\r\nmodel = "m"\r\n\r\n[mcp_servers.docs]\r\ncommand = "d"',
+    "cursor": b'{"mcpServers": {"db": {"command": "db"}}, "other": [1, 2, "\xc3\xa9"]}',
+    "vscode": b'{\n\t"servers": {\n\t\t"gh": {"type": "http", "url": "https://x.invalid"}\n\t}\n}\n',
+}
+
+CASES = [
+    (client, scope, existing)
+    for client in ("claude-code", "codex", "cursor", "vscode")
+    for scope in ("local", "user")
+    for existing in (False, True)
+]
+
+
+def state_files(home: Path) -> list[Path]:
+    return [path for path in (home / ".local" / "state").rglob("*") if path.is_file()]
+
+
+def exclude_bytes(repo: pygit2.Repository) -> bytes | None:
+    exclude = Path(repo.path) / "info" / "exclude"
+    return exclude.read_bytes() if exclude.exists() else None
+
+
+@pytest.mark.parametrize(("client", "scope", "existing"), CASES)
+def test_uninstall_gives_back_the_exact_bytes(
+    stet: Stet,
+    home: Path,
+    root: Path,
+    repo: pygit2.Repository,
+    client: str,
+    scope: str,
+    existing: bool,
+) -> None:
+    config = config_path(client, scope, home, root)
+    if existing:
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_bytes(OTHER_SERVERS[client])
+    exclude_before = exclude_bytes(repo)
+    status_before = repo.status()  # a file of a person's, not yet ignored, shows: it does again
+    code, _, err = install(stet, root, client, "--scope", scope)
+    assert code == 0, err
+    assert repo.status() == {}
+    assert config.read_bytes() != (OTHER_SERVERS[client] if existing else b"")
+    assert len(state_files(home)) == 1
+    code, out, err = uninstall(stet, root, client, "--scope", scope)
+    assert code == 0, err
+    if existing:
+        assert config.read_bytes() == OTHER_SERVERS[client]
+        assert "as it was before stet mcp install" in out
+    else:
+        assert not config.exists() and "which stet mcp install created" in out
+        if config.parent != home:
+            assert not config.parent.exists()  # the folder install created, empty again
+        assert not (home / ".config").exists()
+    assert exclude_bytes(repo) == exclude_before
+    assert repo.status() == status_before
+    assert state_files(home) == []
+    code, out, _ = uninstall(stet, root, client, "--scope", scope)
+    assert code == 0 and "no stet server to remove" in out
+
+
+def test_uninstall_after_an_edit_keeps_the_edit(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository
+) -> None:
+    exclude_before = exclude_bytes(repo)
+    config = root / ".vscode" / "mcp.json"
+    config.parent.mkdir()
+    config.write_bytes(OTHER_SERVERS["vscode"])
+    assert install(stet, root, "vscode")[0] == 0
+    data = json.loads(config.read_text())
+    data["servers"]["mine"] = {"command": "mine"}
+    config.write_text(json.dumps(data, indent="\t") + "\n")
+    code, out, err = uninstall(stet, root, "vscode")
+    assert code == 0, err
+    assert "the rest of the file is kept" in out and "changed since" in out
+    assert json.loads(config.read_text())["servers"] == {
+        "gh": {"type": "http", "url": "https://x.invalid"},
+        "mine": {"command": "mine"},
+    }
+    assert config.read_text().startswith('{\n\t"servers"')  # the file's indentation
+    # The exclude line install added goes; the file, kept, is no longer out of commits.
+    assert exclude_bytes(repo) == exclude_before
+    assert "no longer out of commits" in out
+    assert state_files(home) == []
+
+
+def test_uninstall_after_an_edit_of_a_toml_file_takes_out_only_the_table(
+    stet: Stet, home: Path, root: Path
+) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = '# mine\nmodel = "m"\n\n[mcp_servers.docs]\ncommand = "d"\n'
+    config.write_text(original)
+    assert install(stet, root, "codex")[0] == 0
+    with config.open("a") as stream:
+        stream.write('\n[mcp_servers.stet.env]\nX = "1"\n\n[profiles.fast]\nmodel = "f"\n')
+    code, out, err = uninstall(stet, root, "codex")
+    assert code == 0, err
+    assert "the rest of the file is kept" in out
+    assert config.read_text() == original + '\n[profiles.fast]\nmodel = "f"\n'
+
+
+def test_a_file_install_created_and_a_person_added_to_is_kept(
+    stet: Stet, home: Path, root: Path
+) -> None:
+    assert install(stet, root, "cursor", "--scope", "user")[0] == 0
+    config = home / ".cursor" / "mcp.json"
+    data = json.loads(config.read_text())
+    data["mcpServers"]["db"] = {"command": "db"}
+    config.write_text(json.dumps(data, indent=2) + "\n")
+    assert uninstall(stet, root, "cursor", "--scope", "user")[0] == 0
+    assert json.loads(config.read_text()) == {"mcpServers": {"db": {"command": "db"}}}
+
+
+def test_uninstall_without_a_record_takes_out_only_the_entry(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository
+) -> None:
+    """An entry added by hand (or by an earlier Stet, which kept no record)."""
+    exclude = Path(repo.path) / "info" / "exclude"
+    exclude.write_text("/.cursor/mcp.json\n")
+    config = root / ".cursor" / "mcp.json"
+    config.parent.mkdir()
+    entry = {"command": "stet", "args": ["mcp"]}
+    config.write_text(json.dumps({"mcpServers": {"stet": entry, "db": {"command": "db"}}}))
+    code, out, err = uninstall(stet, root, "cursor", "--json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert document["action"] == "update" and document["server"] == entry
+    assert document["excluded"] is None and any("no record" in n for n in document["notes"])
+    assert config.read_text() == '{"mcpServers": {"db": {"command": "db"}}}\n'
+    assert exclude.read_text() == "/.cursor/mcp.json\n"  # no record says Stet added it
+
+
+def test_an_entry_there_before_install_is_taken_out_not_restored(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository
+) -> None:
+    """Install found the server there already and only kept the file out of commits:
+    uninstall takes the entry out (the original bytes hold it) and the exclude line."""
+    exclude_before = exclude_bytes(repo)
+    start = server_command()
+    entry = {"type": "stdio", "command": start[0], "args": [*start[1:], "mcp", "-C", WORKSPACE]}
+    config = root / ".cursor" / "mcp.json"
+    config.parent.mkdir()
+    config.write_text(json.dumps({"mcpServers": {"stet": entry, "db": {"command": "db"}}}))
+    assert install(stet, root, "cursor")[0] == 0
+    code, _, err = uninstall(stet, root, "cursor")
+    assert code == 0, err
+    assert json.loads(config.read_text()) == {"mcpServers": {"db": {"command": "db"}}}
+    assert exclude_bytes(repo) == exclude_before
+
+
+def test_uninstall_when_nothing_is_installed(stet: Stet, home: Path, root: Path) -> None:
+    for client in ("claude-code", "codex", "cursor", "vscode"):
+        code, out, err = uninstall(stet, root, client)
+        assert code == 0, err
+        assert "no stet server to remove" in out
+        code, out, _ = uninstall(stet, root, client, "--json")
+        document = json.loads(out)
+        assert document["action"] == "unchanged" and document["server"] is None
+    assert list(home.iterdir()) == []
+    assert not any((root / name).exists() for name in (".codex", ".cursor", ".vscode", ".stet"))
+
+
+def test_uninstall_dry_run_changes_nothing(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository
+) -> None:
+    for client in ("codex", "cursor"):
+        assert install(stet, root, client, "--scope", "local")[0] == 0
+    files = [*root.rglob("*"), *home.rglob("*")]
+    snapshot = {
+        path: path.read_bytes() for path in files if path.is_file() and ".git" not in path.parts
+    }
+    exclude = exclude_bytes(repo)
+    code, out, err = uninstall(stet, root, "cursor", "--dry-run")
+    assert code == 0, err
+    assert "would remove .cursor/mcp.json" in out and "would take /.cursor/mcp.json" in out
+    assert "+++ /dev/null" in out
+    code, out, _ = uninstall(stet, root, "codex", "--scope", "local", "--dry-run", "--json")
+    document = json.loads(out)
+    assert document["action"] == "delete" and document["dry_run"] is True
+    assert document["excluded"] == "/.codex/config.toml"
+    assert document["server"]["args"][-1] == "mcp" and "-[mcp_servers.stet]" in document["diff"]
+    after = {path: path.read_bytes() for path in snapshot}
+    assert after == snapshot and exclude_bytes(repo) == exclude
+    assert len(state_files(home)) == 2
+
+
+def test_the_exclude_line_stays_while_another_work_tree_needs_it(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    repo.add_worktree("other", str(other))
+    assert install(stet, root, "cursor")[0] == 0
+    assert install(stet, other, "cursor")[0] == 0
+    exclude = Path(repo.path) / "info" / "exclude"
+    assert exclude.read_text().count("/.cursor/mcp.json\n") == 1
+    assert uninstall(stet, other, "cursor")[0] == 0
+    assert "/.cursor/mcp.json\n" in exclude.read_text()  # the main work tree still has it
+    assert uninstall(stet, root, "cursor")[0] == 0
+    assert "/.cursor/mcp.json" not in exclude.read_text()
+
+
+def test_uninstall_refuses_what_install_refuses(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository, tmp_path: Path
+) -> None:
+    config = root / ".vscode" / "mcp.json"
+    config.parent.mkdir()
+    jsonc = '{\n  // mine\n  "servers": {"stet": {"command": "stet"}}\n}\n'
+    config.write_text(jsonc)
+    code, _, err = uninstall(stet, root, "vscode")
+    assert code == 1 and "not valid JSON" in err and "nothing was changed" in err
+    assert config.read_text() == jsonc
+    (home / ".claude.json").symlink_to(tmp_path / "nowhere.json")
+    code, _, err = uninstall(stet, root, "claude-code")
+    assert code == 1 and "which does not exist" in err
+    commit_files(repo, {".cursor/mcp.json": '{"mcpServers": {"stet": {}}}\n'})
+    code, _, err = uninstall(stet, root, "cursor")
+    assert code == 1 and "tracked by git" in err
+
+
+def test_an_install_over_an_install_keeps_the_original(home: Path, root: Path) -> None:
+    """Installed again with another command (a new `stet` on PATH), the record keeps the
+    bytes from before the first install; an install over a file changed since records the
+    file as it is then."""
+    from stet_lsp.mcp.install import apply
+    from stet_lsp.mcp.uninstall import apply_removal, plan_removal
+
+    environment = Environment(home, {}, "linux")
+    config = home / ".claude.json"
+    original = b'{"numStartups": 1, "projects": {}}'
+    config.write_bytes(original)
+    for command in (["/a/stet"], ["/b/stet"]):
+        apply(plan("claude-code", directory=root, environment=environment, command=command))
+    removal = plan_removal("claude-code", directory=root, environment=environment)
+    assert removal.action == "restore" and removal.server["command"] == "/b/stet"
+    apply_removal(removal)
+    assert config.read_bytes() == original
+    apply(plan("claude-code", directory=root, environment=environment, command=["/a/stet"]))
+    changed = json.loads(config.read_text()) | {"numStartups": 2}
+    config.write_text(json.dumps(changed, indent=2) + "\n")
+    apply(plan("claude-code", directory=root, environment=environment, command=["/b/stet"]))
+    removal = plan_removal("claude-code", directory=root, environment=environment)
+    assert removal.action == "update"  # the bytes recorded hold the first install's entry
+    apply_removal(removal)
+    expected = {"numStartups": 2, "projects": {str(root): {"mcpServers": {}}}}
+    assert json.loads(config.read_text()) == expected
