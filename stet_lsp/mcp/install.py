@@ -12,7 +12,8 @@ A file is parsed, the `stet` server added or replaced, everything else kept, and
 written atomically; a file that does not parse is refused, unchanged. A file inside the
 repository is kept out of commits: it is refused when git tracks it, and added to the
 repository's own `info/exclude` (never committed) unless git ignores it already. Nothing is
-written until `apply`; a plan shows the exact result as a diff.
+written until `apply`; a plan shows the exact result as a diff. `apply` records what it did
+(records.py), which `stet mcp uninstall` (uninstall.py) undoes.
 """
 
 from __future__ import annotations
