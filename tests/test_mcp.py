@@ -1342,3 +1342,18 @@ def test_an_install_over_an_install_keeps_the_original(home: Path, root: Path) -
     apply_removal(removal)
     expected = {"numStartups": 2, "projects": {str(root): {"mcpServers": {}}}}
     assert json.loads(config.read_text()) == expected
+
+
+def test_a_state_folder_through_a_link_stops_the_install_before_any_write(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (home / ".local" / "state").mkdir(parents=True)
+    (home / ".local" / "state" / "stet").symlink_to(elsewhere)
+    exclude_before = exclude_bytes(repo)
+    code, out, err = install(stet, root, "cursor")
+    assert code == 1 and out == ""
+    assert "cannot be written to" in err and "is a symbolic link" in err
+    assert list(elsewhere.iterdir()) == [] and not (root / ".cursor").exists()
+    assert exclude_bytes(repo) == exclude_before

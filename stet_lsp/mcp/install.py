@@ -174,17 +174,18 @@ def plan(
 
 
 def apply(plan: Plan) -> None:
-    """Write the plan: the exclusion first, so the file is never there unignored (also when
-    the file holds the server already), then the record of what is done (for `stet mcp
-    uninstall`), then the file."""
+    """Write the plan: the record of what is done (for `stet mcp uninstall`; a state folder
+    it cannot be written to stops the install before anything is written), the exclusion, so
+    the file is never there unignored (also when the file holds the server already), then the
+    file."""
     record = _record(plan)
+    if record is not None and plan.state is not None:
+        records.write(plan.state, record)
     if plan.exclusion is not None:
         exclusion = plan.exclusion
         make_dirs(exclusion.base, exclusion.path.parent.relative_to(exclusion.base))
         data = exclusion.after.encode("utf-8", "surrogateescape")
         atomic_write(exclusion.path, data, exclusion.base)
-    if record is not None and plan.state is not None:
-        records.write(plan.state, record)
     if plan.action == "unchanged":
         return
     data = plan.after.encode("utf-8")

@@ -75,11 +75,18 @@ def read(base: Path, path: Path, where: str) -> dict[str, Any] | None:
 
 
 def write(base: Path, record: dict[str, Any]) -> None:
-    base.mkdir(parents=True, exist_ok=True)  # the user's own state folder, as XDG asks
-    folder = make_dirs(base, FOLDER)
+    try:
+        base.mkdir(parents=True, exist_ok=True)  # the user's own state folder, as XDG asks
+        folder = make_dirs(base, FOLDER)
+    except (OSError, StetError) as error:
+        raise StetError(
+            f"the record of this install (for stet mcp uninstall) cannot be written to "
+            f"{base / FOLDER}: {error}"
+        ) from None
     name = record_name(Path(record["path"]), record["where"])
-    text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
-    atomic_write(folder / name, text.encode("utf-8", "surrogatepass"), base, mode=0o600)
+    # ASCII: a path that is not UTF-8 (a lone surrogate) is escaped, and read back as it was.
+    text = json.dumps(record, ensure_ascii=True, indent=2) + "\n"
+    atomic_write(folder / name, text.encode("ascii"), base, mode=0o600)
 
 
 def remove(base: Path, path: Path, where: str) -> None:
