@@ -1357,3 +1357,27 @@ def test_a_state_folder_through_a_link_stops_the_install_before_any_write(
     assert "cannot be written to" in err and "is a symbolic link" in err
     assert list(elsewhere.iterdir()) == [] and not (root / ".cursor").exists()
     assert exclude_bytes(repo) == exclude_before
+
+
+@pytest.mark.parametrize(
+    ("content", "left"),
+    [
+        (
+            '[a]\nx = 1\n\n[mcp_servers.stet]\ncommand = "s"\n\n[b]\ny = 2\n',
+            "[a]\nx = 1\n\n[b]\ny = 2\n",
+        ),
+        (
+            '[mcp_servers.stet]\ncommand = "s"\n\n# docs\n[mcp_servers.docs]\ncommand = "d"\n',
+            '# docs\n[mcp_servers.docs]\ncommand = "d"\n',
+        ),
+        ('a = 1\n\n[mcp_servers.stet]\ncommand = "s"\n', "a = 1\n"),
+    ],
+)
+def test_a_toml_entry_without_a_record_goes_with_its_lines(
+    stet: Stet, home: Path, root: Path, content: str, left: str
+) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(content)
+    assert uninstall(stet, root, "codex")[0] == 0
+    assert config.read_text() == left

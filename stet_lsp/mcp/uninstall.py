@@ -229,10 +229,12 @@ def _without_toml(text: str, shown: str) -> str:
         if after_table and not line.strip() and kept and not kept[-1].strip():
             continue  # the blank line before the table and the one after: one is enough
         kept.append(line)
-    while len(kept) > 1 and not kept[-1].strip() and not kept[-2].strip():
-        kept.pop()  # the blank line install put before a table it appended
-    if kept and not kept[-1].strip() and len(kept) == 1:
-        kept = []
+    if spans and spans[0][0] == 0:
+        while kept and not kept[0].strip():
+            kept.pop(0)  # the table was first: the blank line after it went with it
+    if spans and spans[-1][1] == len(lines):
+        while kept and not kept[-1].strip():
+            kept.pop()  # the table was last: the blank line install put before it
     result = "".join(kept)
     expected = dict(data)
     servers = dict(expected["mcp_servers"])
