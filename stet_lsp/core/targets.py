@@ -76,6 +76,17 @@ def target_key(kind: str, name: str) -> str:
     return f"{kind}--{slug}--{digest}" if slug else f"{kind}--{digest}"
 
 
+def common_git_dir(git_dir: Path) -> Path:
+    """The git folder a repository's folders share: a linked worktree's main one (where
+    `info/exclude` and `hooks/` are), else `git_dir` itself."""
+    from stet_lsp.core.safefs import read_regular
+
+    pointer = read_regular(git_dir / "commondir", git_dir)
+    if pointer is None:
+        return git_dir.resolve()
+    return (git_dir / pointer.decode("utf-8").strip()).resolve()
+
+
 def open_repository(path: Path | str) -> pygit2.Repository:
     start = Path(path).resolve()
     repo = find_repository(start)

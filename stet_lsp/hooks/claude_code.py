@@ -361,7 +361,7 @@ EXCLUDE_LINE = "/" + LOCAL_SETTINGS.as_posix()
 
 
 def _exclusion(root: Path) -> _Exclusion | None:
-    from stet_lsp.core.targets import open_repository
+    from stet_lsp.core.targets import common_git_dir, open_repository
 
     repo = open_repository(root)
     relative = LOCAL_SETTINGS.as_posix()
@@ -372,24 +372,16 @@ def _exclusion(root: Path) -> _Exclusion | None:
         )
     if repo.path_is_ignored(relative):
         return None
-    base = _common_dir(Path(repo.path))
+    base = common_git_dir(Path(repo.path))
     path = base / "info" / "exclude"
     return _Exclusion(path, base, read_regular(path, base))
 
 
-def _common_dir(git_dir: Path) -> Path:
-    """The folder git reads `info/exclude` from: a linked worktree's shared git folder."""
-    pointer = read_regular(git_dir / "commondir", git_dir)
-    if pointer is None:
-        return git_dir.resolve()
-    return (git_dir / pointer.decode("utf-8").strip()).resolve()
-
-
 def _exclude_path(root: Path) -> Path | None:
-    from stet_lsp.core.targets import open_repository
+    from stet_lsp.core.targets import common_git_dir, open_repository
 
     with suppress(StetError):
-        return _common_dir(Path(open_repository(root).path)) / "info" / "exclude"
+        return common_git_dir(Path(open_repository(root).path)) / "info" / "exclude"
     return None
 
 
@@ -397,13 +389,13 @@ def _needed_elsewhere(root: Path) -> bool:
     """Whether another work tree of the repository (its main one or a linked one) still has
     Stet's hooks in its local settings, which the shared `info/exclude` line keeps out of
     git."""
-    from stet_lsp.core.targets import open_repository
+    from stet_lsp.core.targets import common_git_dir, open_repository
 
     try:
         repo = open_repository(root)
     except StetError:
         return False
-    common = _common_dir(Path(repo.path))
+    common = common_git_dir(Path(repo.path))
     trees = {common.parent} if common.name == ".git" else set()
     for name in repo.list_worktrees():
         with suppress(Exception):  # a worktree pruned or locked away: not in use here

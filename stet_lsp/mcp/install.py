@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import atomic_write, inside, make_dirs, read_regular
-from stet_lsp.core.targets import open_repository, repository_root
+from stet_lsp.core.targets import common_git_dir, open_repository, repository_root
 from stet_lsp.mcp import records
 
 CLIENTS = ("claude-code", "codex", "cursor", "vscode")
@@ -44,7 +44,7 @@ DEFAULT_SCOPES = {"claude-code": "local", "codex": "user", "cursor": "local", "v
 SERVER = "stet"
 WORKSPACE = "${workspaceFolder}"
 """Cursor and VS Code put the open folder here; `stet mcp -C` starts from it."""
-_NOTHING = "nothing was changed"
+NOTHING = "nothing was changed"
 
 Format = Literal["json", "toml"]
 
@@ -391,19 +391,19 @@ def _followed(path: Path) -> Path:
         raise StetError(
             f"{path} is a symbolic link to {os.readlink(path)}, which does not exist: Stet "
             f"does not create a file through a link. Create what it points to, or remove the "
-            f"link; {_NOTHING}"
+            f"link; {NOTHING}"
         ) from None
 
 
-_BOM = "\ufeff"
+BOM = "\ufeff"
 
 
 def _keeping_bom(before: str | None, merge: Callable[[str | None], str]) -> str:
     """`merge` of the file's text without the byte order mark it may start with (Windows
     editors write one; JSON and TOML parsers refuse it), the mark written back in front."""
-    if before is None or not before.startswith(_BOM):
+    if before is None or not before.startswith(BOM):
         return merge(before)
-    return _BOM + merge(before.removeprefix(_BOM))
+    return BOM + merge(before.removeprefix(BOM))
 
 
 def _read(path: Path, root: Path | None) -> str | None:
@@ -413,7 +413,7 @@ def _read(path: Path, root: Path | None) -> str | None:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise StetError(f"{path} is not UTF-8 (byte {error.start}); {_NOTHING}") from None
+        raise StetError(f"{path} is not UTF-8 (byte {error.start}); {NOTHING}") from None
 
 
 def _exclusion(repo: Any, root: Path, relative: str) -> Exclusion | None:
@@ -422,11 +422,11 @@ def _exclusion(repo: Any, root: Path, relative: str) -> Exclusion | None:
     if relative in repo.index:
         raise StetError(
             f"{relative} is tracked by git: the stet server would be committed with it. Use "
-            f"--scope user, or add the server to that file by hand; {_NOTHING}"
+            f"--scope user, or add the server to that file by hand; {NOTHING}"
         )
     if repo.path_is_ignored(relative):
         return None
-    base = _common_dir(Path(repo.path))
+    base = common_git_dir(Path(repo.path))
     path = base / "info" / "exclude"
     data = read_regular(path, base)
     before = data.decode("utf-8", "surrogateescape") if data is not None else ""
@@ -434,14 +434,6 @@ def _exclusion(repo: Any, root: Path, relative: str) -> Exclusion | None:
     separator = "\n" if before and not before.endswith("\n") else ""
     after = f"{before}{separator}{pattern}\n"
     return Exclusion(path, base, pattern, before, after)
-
-
-def _common_dir(git_dir: Path) -> Path:
-    """The folder git reads `info/exclude` from: a linked worktree's shared git folder."""
-    pointer = read_regular(git_dir / "commondir", git_dir)
-    if pointer is None:
-        return git_dir.resolve()
-    return (git_dir / pointer.decode("utf-8").strip()).resolve()
 
 
 # -- JSON ---------------------------------------------------------------------------------------
@@ -456,7 +448,7 @@ def merge_json(
     """`text` with `server` as `name` in the object at `keys` (created when missing), every
     other value kept (the entry's own fields too, but how to start the server), in the
     file's indentation."""
-    data = _parse_json(text, shown) if text is not None and text.strip() else {}
+    data = parse_json(text, shown) if text is not None and text.strip() else {}
     table = data
     for depth, key in enumerate(keys):
         value = table.setdefault(key, {})
@@ -465,7 +457,7 @@ def merge_json(
             where = ".".join(
                 json.dumps(k, ensure_ascii=False) if "." in k or "/" in k else k for k in path
             )
-            raise StetError(f"{shown}: {where} is not an object; {_NOTHING}")
+            raise StetError(f"{shown}: {where} is not an object; {NOTHING}")
         table = value
     existing = table.get(name)
     if isinstance(existing, dict):
@@ -496,29 +488,29 @@ def render_json(data: dict[str, Any], text: str | None) -> str:
     return rendered + "\n"
 
 
-def _parse_json(text: str, shown: str) -> dict[str, Any]:
+def parse_json(text: str, shown: str) -> dict[str, Any]:
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         result: dict[str, Any] = {}
         for key, value in items:
             if key in result:
-                raise StetError(f"{shown} holds the key {json.dumps(key)} twice; {_NOTHING}")
+                raise StetError(f"{shown} holds the key {json.dumps(key)} twice; {NOTHING}")
             result[key] = value
         return result
 
     def constant(name: str) -> Any:
-        raise StetError(f"{shown} holds {name}, which JSON does not have; {_NOTHING}")
+        raise StetError(f"{shown} holds {name}, which JSON does not have; {NOTHING}")
 
     try:
         data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
     except json.JSONDecodeError as error:
         raise StetError(
             f"{shown} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}; "
-            f"comments and trailing commas are not read); {_NOTHING}"
+            f"comments and trailing commas are not read); {NOTHING}"
         ) from None
     except RecursionError:
-        raise StetError(f"{shown} nests too deeply to read; {_NOTHING}") from None
+        raise StetError(f"{shown} nests too deeply to read; {NOTHING}") from None
     if not isinstance(data, dict):
-        raise StetError(f"{shown} does not hold a JSON object; {_NOTHING}")
+        raise StetError(f"{shown} does not hold a JSON object; {NOTHING}")
     return data
 
 
@@ -549,15 +541,15 @@ def merge_toml(text: str | None, name: str, server: dict[str, Any], shown: str) 
     try:
         data = tomllib.loads(source)
     except tomllib.TOMLDecodeError as error:
-        raise StetError(f"{shown} is not valid TOML ({error}); {_NOTHING}") from None
+        raise StetError(f"{shown} is not valid TOML ({error}); {NOTHING}") from None
     servers = data.get("mcp_servers", {})
     if not isinstance(servers, dict):
-        raise StetError(f"{shown}: mcp_servers is not a table; {_NOTHING}")
+        raise StetError(f"{shown}: mcp_servers is not a table; {NOTHING}")
     if text is not None and servers.get(name) == server:
         return text
     block = _toml_table(name, server)
     lines = source.splitlines(keepends=True)
-    spans = _table_spans(lines, ["mcp_servers", name])
+    spans = table_spans(lines, ["mcp_servers", name])
     if spans:
         first = spans[0][0]
         kept = [line for number, line in enumerate(lines) if not _in(number, spans)]
@@ -580,7 +572,7 @@ def merge_toml(text: str | None, name: str, server: dict[str, Any], shown: str) 
     if merged != expected:
         raise StetError(
             f"{shown} defines mcp_servers in a form Stet does not edit line by line (an inline "
-            f"table, or dotted keys); {_NOTHING}. Add this table by hand:\n\n{block}"
+            f"table, or dotted keys); {NOTHING}. Add this table by hand:\n\n{block}"
         )
     return result
 
@@ -613,7 +605,7 @@ def _toml_string(value: str) -> str:
     return '"' + "".join(escaped) + '"'
 
 
-def _table_spans(lines: list[str], wanted: list[str]) -> list[tuple[int, int]]:
+def table_spans(lines: list[str], wanted: list[str]) -> list[tuple[int, int]]:
     """The line ranges of the tables whose key starts with `wanted` (the table and its
     subtables), each up to the next other table, less the blank and comment lines before it
     (they belong to what follows)."""

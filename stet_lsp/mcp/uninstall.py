@@ -22,19 +22,18 @@ from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import atomic_write, inside, read_regular, remove_regular
-from stet_lsp.core.targets import open_repository
+from stet_lsp.core.targets import common_git_dir, open_repository
 from stet_lsp.mcp import records
 from stet_lsp.mcp.install import (
-    _BOM,
-    _NOTHING,
+    BOM,
+    NOTHING,
     SERVER,
     Environment,
     Plan,
-    _common_dir,
-    _parse_json,
-    _table_spans,
+    parse_json,
     plan,
     render_json,
+    table_spans,
 )
 
 
@@ -112,7 +111,7 @@ def plan_removal(
     current = target.before
     state = target.state
     record = records.read(state, target.path, target.where) if state is not None else None
-    body = current.removeprefix(_BOM) if current is not None else None
+    body = current.removeprefix(BOM) if current is not None else None
     entry = _entry(target, body) if body is not None and body.strip() else None
     if entry is None:
         notes: tuple[str, ...] = ()
@@ -130,12 +129,12 @@ def plan_removal(
         if record.get("before") is not None:
             original = records.undone(current, record.get("undo"))
         fits = records.digest(original) == record.get("before")
-        if fits and (original is None or _entry(target, original.removeprefix(_BOM)) is None):
+        if fits and (original is None or _entry(target, original.removeprefix(BOM)) is None):
             after, restored = original, True
     if not restored:
         rest, empty = _without(target, body)
         created = record is not None and record.get("before") is None
-        after = None if empty and created else (_BOM if current.startswith(_BOM) else "") + rest
+        after = None if empty and created else (BOM if current.startswith(BOM) else "") + rest
     folders: tuple[Path, ...] = ()
     if after is None and record is not None:
         folders = _created_folders(target, record)
@@ -182,7 +181,7 @@ def _entry(target: Plan, text: str) -> Any:
     if target.client == "codex":
         servers = _toml(text, target.shown).get("mcp_servers")
         return servers.get(SERVER) if isinstance(servers, dict) else None
-    table: Any = _parse_json(text, target.shown)
+    table: Any = parse_json(text, target.shown)
     for key in target.keys:
         table = table.get(key) if isinstance(table, dict) else None
     return table.get(SERVER) if isinstance(table, dict) else None
@@ -192,7 +191,7 @@ def _toml(text: str, shown: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise StetError(f"{shown} is not valid TOML ({error}); {_NOTHING}") from None
+        raise StetError(f"{shown} is not valid TOML ({error}); {NOTHING}") from None
 
 
 def _without(target: Plan, text: str) -> tuple[str, bool]:
@@ -201,7 +200,7 @@ def _without(target: Plan, text: str) -> tuple[str, bool]:
     if target.client == "codex":
         result = _without_toml(text, target.shown)
         return result, not result.strip()
-    data = _parse_json(text, target.shown)
+    data = parse_json(text, target.shown)
     table: Any = data
     for key in target.keys:
         table = table[key]
@@ -220,7 +219,7 @@ def _pruned(value: Any) -> Any:
 def _without_toml(text: str, shown: str) -> str:
     data = _toml(text, shown)
     lines = text.splitlines(keepends=True)
-    spans = _table_spans(lines, ["mcp_servers", SERVER])
+    spans = table_spans(lines, ["mcp_servers", SERVER])
     kept: list[str] = []
     for number, line in enumerate(lines):
         if any(start <= number < end for start, end in spans):
@@ -249,7 +248,7 @@ def _without_toml(text: str, shown: str) -> str:
     if removed != expected:
         raise StetError(
             f"{shown} defines the stet server in a form Stet does not edit line by line (an "
-            f"inline table, or dotted keys); {_NOTHING}. Remove mcp_servers.stet by hand"
+            f"inline table, or dotted keys); {NOTHING}. Remove mcp_servers.stet by hand"
         )
     return result
 
@@ -288,7 +287,7 @@ def _unexclusion(target: Plan, record: dict[str, Any]) -> Unexclusion | None:
         return None
     try:
         repo = open_repository(target.root)
-        base = _common_dir(Path(repo.path))
+        base = common_git_dir(Path(repo.path))
         path = base / "info" / "exclude"
         data = read_regular(path, base)
     except StetError:
@@ -323,7 +322,7 @@ def _needed_elsewhere(target: Plan, repo: Any, common: Path) -> bool:
             continue
         with suppress(StetError, OSError, UnicodeDecodeError):
             data = read_regular(inside(tree, relative), tree)
-            if data and _entry(target, data.decode("utf-8").removeprefix(_BOM)) is not None:
+            if data and _entry(target, data.decode("utf-8").removeprefix(BOM)) is not None:
                 return True
     return False
 

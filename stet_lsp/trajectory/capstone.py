@@ -56,7 +56,7 @@ from stet_lsp.core.safefs import (
     read_regular,
     remove_regular,
 )
-from stet_lsp.core.targets import Target, find_repository
+from stet_lsp.core.targets import Target, common_git_dir, find_repository
 from stet_lsp.trajectory.events import EventBase, Graduation, parse_event
 from stet_lsp.trajectory.feedback import (
     FEEDBACK_LIMIT,
@@ -1093,11 +1093,7 @@ def _hooks_folder(repository: pygit2.Repository, root: Path) -> Path:
     if "core.hooksPath" in config:
         configured = Path(os.path.expanduser(str(config["core.hooksPath"])))
         return configured if configured.is_absolute() else root / configured
-    git_dir = Path(repository.path)
-    common = git_dir / "commondir"
-    if common.is_file():
-        git_dir = (git_dir / common.read_text(encoding="utf-8").strip()).resolve()
-    return git_dir / "hooks"
+    return common_git_dir(Path(repository.path)) / "hooks"
 
 
 def _executable(path: Path) -> bool:
