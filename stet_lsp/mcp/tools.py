@@ -632,16 +632,11 @@ def trajectory_folder(target: Target, trajectory_id: str | None) -> Folder:
     """The target's working trajectory, or the committed trajectory `trajectory_id` names
     (exactly, or by an unambiguous prefix). Another target's working trajectory is never
     reachable, nor named in a message."""
-    from stet_lsp.trajectory.store import META, folders, pick_folder, working_folder
+    from stet_lsp.trajectory import operations
+    from stet_lsp.trajectory.store import folders, pick_folder, working_folder
 
     if trajectory_id is None:
-        folder = working_folder(target)
-        if not (folder.path / META).is_file():
-            raise StetError(
-                f"{target.label} has no working trajectory yet (a person imports one with "
-                "`stet trajectory import`)"
-            )
-        return folder
+        return operations.trajectory_folder(target, None)
     working = working_folder(target)
     reachable = [
         folder

@@ -533,7 +533,9 @@ def graduation_summary(
 ) -> str:
     """A graduation decision: which entry went where (`[convention] csta5p → skill http-calls`);
     the outline's summary of the event too."""
-    where = {"trajectory": "the trajectory", "discard": "discarded"}.get(route, route)
+    where = {"trajectory": "the trajectory", "discard": "discarded", "skill": "a skill"}.get(
+        route, route
+    )
     if route == "skill" and skill:
         where = f"skill {skill}"
     return f"[{entry_kind}] {entry_id} → {where}" + (" (text edited)" if edited else "")

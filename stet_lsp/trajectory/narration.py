@@ -631,7 +631,7 @@ def _graduation(context: _Context, index: int, decision: Graduation) -> list[str
     """Which style-sheet entry went where (its text is in the note event, or the skill)."""
     where = {"trajectory": "the trajectory", "discard": "discarded"}.get(decision.route, "")
     if decision.route == "skill":
-        where = f"skill {_code(decision.skill or '')}"
+        where = f"skill {_code(decision.skill)}" if decision.skill else "a skill"
         if decision.proposed_name and decision.proposed_name != decision.skill:
             where += f" (proposed: {_code(decision.proposed_name)})"
     detail = f"{_inline(decision.entry_kind)} {_code(decision.entry_id)} → {where}"
