@@ -47,10 +47,16 @@ def make_anchor(root: Path, path: Path | str, line: int, text: str | None = None
     if text is None:
         text = read_text(root / relative, root)
     lines = lines_of(text)
-    if not 1 <= line <= max(len(lines), 1):
-        counted = f"{len(lines)} line{'' if len(lines) == 1 else 's'}"
-        raise StetError(f"{relative} has {counted}; line {line} does not exist")
+    check_line(relative, len(lines), line, empty_has_one=True)
     return Anchor(relative, line, line_key(lines[line - 1]) if lines else "")
+
+
+def check_line(path: str, count: int, line: int, *, empty_has_one: bool = False) -> None:
+    """An error unless 1-based `line` is one of the `count` lines of the file at `path` (an
+    empty file's line 1 too, with `empty_has_one`: a note may be anchored there)."""
+    if not 1 <= line <= (max(count, 1) if empty_has_one else count):
+        counted = f"{count} line{'' if count == 1 else 's'}"
+        raise StetError(f"{path} has {counted}; line {line} does not exist")
 
 
 def read_text(path: Path, root: Path) -> str:

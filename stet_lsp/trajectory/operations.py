@@ -293,15 +293,15 @@ def line_origins(root: Path, path: Path | str, line: int | None = None) -> dict[
     committed and working (as the editors' provenance lenses and hovers)."""
     from dataclasses import asdict
 
-    from stet_lsp.core.anchors import read_text, relative_path
+    from stet_lsp.core.anchors import check_line, read_text, relative_path
     from stet_lsp.core.lines import lines_of
     from stet_lsp.trajectory.provenance import Provenance
 
     relative = relative_path(root, path)
     text = read_text(root / relative, root)
     count = len(lines_of(text))
-    if line is not None and not 1 <= line <= count:
-        raise StetError(f"{relative} has {count} lines; line {line} does not exist")
+    if line is not None:
+        check_line(relative, count, line)
     provenance = Provenance.load(root)
     hunks = provenance.hunks(relative, text)
     if line is not None:
