@@ -34,10 +34,18 @@ def test_list_shape(sheet: StyleSheet, root: Path) -> None:
         "sheet",
         "paused",
         "paused_until",
+        "total",
+        "more",
         "entries",
         "problems",
     }
     assert listing["version"] == 1
+    assert (listing["total"], listing["more"]) == (2, 0)
+    window = operations.list_entries(sheet, offset=1, limit=1)
+    assert (window["total"], window["more"], len(window["entries"])) == (2, 0, 1)
+    assert operations.list_entries(sheet, limit=1)["more"] == 1
+    with pytest.raises(StetError, match="counts of entries"):
+        operations.list_entries(sheet, offset=-1)
     assert listing["target"] == {
         "kind": "branch",
         "name": "main",

@@ -57,6 +57,8 @@ def list_entries(
         status=_optional(status, check_status, "status"),
         file=_repository_path(sheet, file) if file is not None else None,
     )
+    if offset < 0 or (limit is not None and limit < 0):
+        raise StetError(f"offset and limit are counts of entries, not {offset} and {limit}")
     document = sheet.read()
     matching = [entry for entry in document.entries() if where(entry)]
     entries = matching[offset:] if limit is None else matching[offset : offset + limit]
