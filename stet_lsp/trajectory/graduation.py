@@ -895,11 +895,13 @@ def write_review(target: Target, gate_config: GateConfig | None = None) -> tuple
     """Write the target's review document to REVIEWS/<target-key>.review.md (the style
     sheet is <target-key>.md: the name tells them apart): its path and how many open
     entries it lists."""
-    from stet_lsp.core.safefs import atomic_write, make_dirs
+    from stet_lsp.core.safefs import atomic_write, make_dirs, remove_regular
 
     text = review(target, gate_config=gate_config)
-    path = make_dirs(target.root, REVIEWS) / f"{target.key}.review.md"
+    folder = make_dirs(target.root, REVIEWS)
+    path = folder / f"{target.key}.review.md"
     atomic_write(path, text.encode("utf-8"), target.root)
+    remove_regular(folder / f"{target.key}.md", target.root)  # the name reviews had before
     return path, len(parse_review(text)[1])
 
 

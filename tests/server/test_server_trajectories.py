@@ -269,11 +269,16 @@ async def test_graduation_from_code_actions_and_the_review(
     assert any(e["kind"] == "note" and e["entry_id"] == ruled_out.id for e in events)
     assert sheet.get(ruled_out.id).status == "graduated-trajectory"
 
+    # A review written under the name reviews had before (the style sheet's) is replaced.
+    old_review = root / ".stet" / "cache" / "graduation" / f"{resolve_target(root).key}.md"
+    old_review.parent.mkdir(parents=True, exist_ok=True)
+    old_review.write_text("an old review\n")
     reviewed = await execute(client, "stet.graduation.review", uri=uri(root))
     assert reviewed["entries"] == 1
     review_path = Path(reviewed["uri"].removeprefix("file://"))
     # Not named as the style sheet is (<target-key>.md): their tabs are told apart.
     assert review_path.name.endswith(".review.md"), review_path
+    assert not old_review.exists()
     review_document = open_file(client, review_path, "markdown")
     line = next(n for n, t in enumerate(review_path.read_text().split("\n")) if later.id in t)
     here = types.Position(line=line, character=0)
