@@ -226,7 +226,7 @@ def test_list_notes_gives_open_entries_a_page_at_a_time(tmp_path: Path) -> None:
         first = client.ok("list_notes")
         assert [e["id"] for e in first["entries"]] == ids[1:21]
         assert (first["total"], first["more"]) == (44, 24)
-        assert first["next"] == "24 more: call list_notes with offset 20"
+        assert first["next"] == "24 more: call list_notes with the same arguments and offset 20"
         rest = client.ok("list_notes", {"offset": 20, "limit": 200})
         assert [e["id"] for e in rest["entries"]] == ids[21:]
         assert rest["more"] == 0 and "next" not in rest
@@ -281,7 +281,9 @@ def test_the_steps_of_a_trajectory_are_listed_a_page_at_a_time(
     page = server.ok("list_steps", {"trajectory": trajectory[:20], "limit": 2})
     assert [step["step"] for step in page["steps"]] == [1, 2]
     assert page["more"] == total - 2
-    assert page["next"] == f"{total - 2} more: call list_steps with from_step 3"
+    assert (
+        page["next"] == f"{total - 2} more: call list_steps with the same arguments and from_step 3"
+    )
     rest = server.ok("list_steps", {"from_step": 3})
     assert [step["step"] for step in rest["steps"]] == list(range(3, total + 1))
     assert "limit must be from 1 to 500" in server.error("list_steps", {"limit": 0})

@@ -175,8 +175,8 @@ _STRUCTURE = re.compile(r"^([ \t]*)(#|>|```|~~~|[=-]+[ \t]*$|(?:[-*_][ \t]*){3,}
 # A closing tag anywhere; an opening one not glued to a word (`Vec<String>` is code).
 _TAG = re.compile(r"<(?=/)|(?<!\w)<(?=[!?A-Za-z])")
 _UNSEEN = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060\u2066-\u2069"
-    "\ufeff\U000e0000-\U000e007f]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064"
+    "\u2066-\u2069\ufeff\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
 
 

@@ -181,7 +181,9 @@ def _list_notes(place: Place, arguments: dict[str, Any]) -> dict[str, Any]:
     )
     if listed["more"]:
         after = offset + len(listed["entries"])
-        listed["next"] = f"{listed['more']} more: call list_notes with offset {after}"
+        listed["next"] = (
+            f"{listed['more']} more: call list_notes with the same arguments and offset {after}"
+        )
     return listed
 
 
@@ -213,7 +215,9 @@ def _list_steps(place: Place, arguments: dict[str, Any]) -> dict[str, Any]:
     listed = trajectory_steps(folder, from_step=from_step, limit=arguments["limit"])
     if listed["more"]:
         after = listed["steps"][-1]["step"] + 1 if listed["steps"] else from_step
-        listed["next"] = f"{listed['more']} more: call list_steps with from_step {after}"
+        listed["next"] = (
+            f"{listed['more']} more: call list_steps with the same arguments and from_step {after}"
+        )
     return listed
 
 

@@ -138,6 +138,11 @@ async def test_commands(client: LanguageClient, root: Path) -> None:
     last = len(app.read_text().splitlines())
     after_last = await execute(client, "stet.note.add", uri=document, text="at the end", line=last)
     assert after_last["entry"]["anchor"]["line"] == last
+    # A text with no line break after its last line shows no line after it.
+    unbroken = root / "src" / "unbroken.py"
+    unbroken.write_text("a = 1\nb = 2")
+    with pytest.raises(JsonRpcException, match="does not exist"):
+        await execute(client, "stet.note.add", uri=open_file(client, unbroken), text="x", line=2)
     edited = await execute(
         client, "stet.note.edit", uri=document, id=added["id"], text="better text"
     )
