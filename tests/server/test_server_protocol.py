@@ -471,8 +471,12 @@ def test_a_log_record_no_client_took_goes_to_standard_error() -> None:
     must still reach standard error."""
     import logging
 
-    from stet_lsp.server.server import create_server, log, not_sent
+    from stet_lsp.server.server import ClientLog, create_server, log, not_sent
 
+    # Only this server's handler: servers made earlier in this process keep theirs.
+    earlier = [handler for handler in log.handlers if isinstance(handler, ClientLog)]
+    for handler in earlier:
+        log.removeHandler(handler)
     create_server()  # never started: no client to take its records
     taken: list[str] = []
 
@@ -487,4 +491,8 @@ def test_a_log_record_no_client_took_goes_to_standard_error() -> None:
         log.error("could not open the repository")
     finally:
         logging.getLogger().removeHandler(collect)
+        for handler in [h for h in log.handlers if isinstance(h, ClientLog)]:
+            log.removeHandler(handler)
+        for handler in earlier:
+            log.addHandler(handler)
     assert taken == ["could not open the repository"]
