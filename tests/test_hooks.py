@@ -1044,6 +1044,22 @@ def test_uninstall_keeps_the_exclude_line_other_work_trees_need(
     assert not pygit2.Repository(str(copy)).path_is_ignored(LOCAL_SETTINGS.as_posix())
 
 
+def test_uninstall_keeps_the_exclude_line_while_another_work_tree_has_the_file(
+    repo: pygit2.Repository, root: Path, stet: Stet, tmp_path: Path
+) -> None:
+    """Another work tree's local settings without Stet's hooks still need the line (git
+    would show the file, and whatever it holds)."""
+    commit_files(repo, {"README.md": "hi\n"})
+    linked = tmp_path / "linked"
+    repo.add_worktree("linked", str(linked))
+    (linked / LOCAL_SETTINGS).parent.mkdir()
+    (linked / LOCAL_SETTINGS).write_text('{"env": {"API_TOKEN": "secret"}}\n')
+    assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
+    assert stet_hooks(stet, root, "uninstall", "claude-code")[0] == 0
+    assert not (root / LOCAL_SETTINGS).exists()
+    assert pygit2.Repository(str(linked)).path_is_ignored(LOCAL_SETTINGS.as_posix())
+
+
 def test_uninstall_after_the_settings_file_went_takes_the_exclude_line_out(
     repo: pygit2.Repository, root: Path, stet: Stet
 ) -> None:

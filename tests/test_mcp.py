@@ -1300,6 +1300,31 @@ def test_the_exclude_line_stays_while_another_work_tree_needs_it(
     assert "/.cursor/mcp.json" not in exclude.read_text()
 
 
+def test_the_exclude_line_stays_while_another_work_tree_has_the_file_at_all(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository, tmp_path: Path
+) -> None:
+    """A work tree whose file lost Stet's entry but kept another server (with a password in
+    its env) still needs the line: without it git would show that file."""
+    other = tmp_path / "other"
+    repo.add_worktree("other", str(other))
+    assert install(stet, root, "cursor")[0] == 0
+    assert install(stet, other, "cursor")[0] == 0
+    config = other / ".cursor" / "mcp.json"
+    data = json.loads(config.read_text())
+    data["mcpServers"]["db"] = {"command": "db", "env": {"DB_PASSWORD": "hunter2"}}
+    config.write_text(json.dumps(data, indent=2) + "\n")
+    assert uninstall(stet, other, "cursor")[0] == 0
+    assert (
+        "hunter2" in config.read_text()
+        and "stet" not in json.loads(config.read_text())["mcpServers"]
+    )
+    assert uninstall(stet, root, "cursor")[0] == 0
+    assert not (root / ".cursor" / "mcp.json").exists()
+    exclude = Path(repo.path) / "info" / "exclude"
+    assert "/.cursor/mcp.json\n" in exclude.read_text()
+    assert pygit2.Repository(str(other)).path_is_ignored(".cursor/mcp.json")
+
+
 def test_uninstall_refuses_what_install_refuses(
     stet: Stet, home: Path, root: Path, repo: pygit2.Repository, tmp_path: Path
 ) -> None:

@@ -306,8 +306,8 @@ def uninstall(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
         if not dry_run and record:
             # The hooks went by hand (or the file did): the exclude line install added goes
             # with the record, which alone knows it.
-            if data is None and not _needed_elsewhere(root):
-                _unexclude(record.get("excluded"), _exclude_path(root))
+            if data is None:
+                _unexclude(root, record.get("excluded"))
             remove_record(root, RECORD)
         return _result(root, dry_run, removed=[])
     current = data.decode("utf-8") if data is not None else None
@@ -326,8 +326,7 @@ def uninstall(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
                 _remove_empty_folder(root, FOLDER)
         else:
             atomic_write(path, text.encode("utf-8"), root)
-        if not _needed_elsewhere(root):
-            _unexclude(record.get("excluded"), _exclude_path(root))
+        _unexclude(root, record.get("excluded"))
         if own:
             remove_record(root, RECORD)
     return _result(root, dry_run, removed=removed, content=text, removed_file=text is None)
@@ -377,70 +376,15 @@ def _exclusion(root: Path) -> _Exclusion | None:
     return _Exclusion(path, base, read_regular(path, base))
 
 
-def _exclude_path(root: Path) -> Path | None:
-    from stet_lsp.core.targets import common_git_dir, open_repository
+def _unexclude(root: Path, excluded: Any) -> None:
+    """Take out the `info/exclude` line install added (core/exclusions.py: kept while another
+    work tree has the local settings at all)."""
+    from stet_lsp.core import exclusions
 
     with suppress(StetError):
-        return common_git_dir(Path(open_repository(root).path)) / "info" / "exclude"
-    return None
-
-
-def _needed_elsewhere(root: Path) -> bool:
-    """Whether another work tree of the repository (its main one or a linked one) still has
-    Stet's hooks in its local settings, which the shared `info/exclude` line keeps out of
-    git."""
-    from stet_lsp.core.targets import common_git_dir, open_repository
-
-    try:
-        repo = open_repository(root)
-    except StetError:
-        return False
-    common = common_git_dir(Path(repo.path))
-    trees = {common.parent} if common.name == ".git" else set()
-    for name in repo.list_worktrees():
-        with suppress(Exception):  # a worktree pruned or locked away: not in use here
-            trees.add(Path(repo.lookup_worktree(name).path))
-    for tree in trees:
-        tree = tree.resolve()
-        if tree == root.resolve():
-            continue
-        with suppress(StetError, OSError):
-            data = read_regular(tree / LOCAL_SETTINGS, tree)
-            if data and installed_events(parse_settings(data, LOCAL_SETTINGS)):
-                return True
-    return False
-
-
-def _unexclude(excluded: Any, own: Path | None) -> None:
-    """Take out the `info/exclude` line install added: the bytes it appended when they are
-    still at the end, else the line's last occurrence; the file goes when install created it
-    and nothing else is in it. In this repository's own file (`own`), worked out again: a
-    record copied with the repository names the original's."""
-    if not isinstance(excluded, dict) or own is None:
-        return
-    path = own
-    base = path.parent.parent
-    try:
-        data = read_regular(path, base)
-        if data is None:
-            return
-        text = data.decode("utf-8", "surrogateescape")
-        added = excluded.get("added")
-        if isinstance(added, str) and added and text.endswith(added):
-            rest = text[: -len(added)]
-        else:
-            lines = text.splitlines(keepends=True)
-            mine = [n for n, line in enumerate(lines) if line.rstrip("\r\n") == EXCLUDE_LINE]
-            if not mine:
-                return
-            del lines[mine[-1]]
-            rest = "".join(lines)
-        if excluded.get("created") and not rest:
-            remove_regular(path, base)
-        else:
-            atomic_write(path, rest.encode("utf-8", "surrogateescape"), base)
-    except StetError:
-        return
+        gone = exclusions.unexclusion(root, LOCAL_SETTINGS, excluded)
+        if gone is not None:
+            exclusions.apply(gone)
 
 
 def _same(before: str, settings: Settings) -> bool:

@@ -5,9 +5,9 @@ goes when install created it, and the folders it created when they are empty). O
 the `stet` entry is taken out and the rest of the file is kept: JSON is written again in the
 file's indentation, as install writes it; in TOML the lines of `[mcp_servers.stet]` and its
 subtables go. The `info/exclude` line install added goes too, unless another work tree of the
-repository still has the server in the same file. Without a record (an entry written by hand,
-or by an earlier version) only the entry is taken out. The same files are refused as by
-install: links to nothing, files git tracks, files that do not parse.
+repository has the same file (whatever it holds: git would show it). Without a record (an
+entry written by hand, or by an earlier version) only the entry is taken out. The same files
+are refused as by install: links to nothing, files git tracks, files that do not parse.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stet_lsp.core import exclusions
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.safefs import atomic_write, inside, read_regular, remove_regular
-from stet_lsp.core.targets import common_git_dir, open_repository
+from stet_lsp.core.exclusions import Unexclusion
+from stet_lsp.core.safefs import atomic_write, inside, remove_regular
 from stet_lsp.mcp import records
 from stet_lsp.mcp.install import (
     BOM,
@@ -35,18 +36,6 @@ from stet_lsp.mcp.install import (
     render_json,
     table_spans,
 )
-
-
-@dataclass(frozen=True)
-class Unexclusion:
-    """The `info/exclude` line to take out: the file's text before and after (None: the file
-    goes, install created it)."""
-
-    path: Path
-    base: Path
-    pattern: str
-    before: str
-    after: str | None
 
 
 @dataclass(frozen=True)
@@ -162,11 +151,7 @@ def apply_removal(removal: Removal) -> None:
         else:
             atomic_write(target.path, removal.after.encode("utf-8"), target.root)
     if removal.unexclusion is not None:
-        gone = removal.unexclusion
-        if gone.after is None:
-            remove_regular(gone.path, gone.base)
-        else:
-            atomic_write(gone.path, gone.after.encode("utf-8", "surrogateescape"), gone.base)
+        exclusions.apply(removal.unexclusion)
     if removal.recorded and target.state is not None:
         records.remove(target.state, target.path, target.where)
 
@@ -277,54 +262,14 @@ def _created_folders(target: Plan, record: dict[str, Any]) -> tuple[Path, ...]:
 
 def _unexclusion(target: Plan, record: dict[str, Any]) -> Unexclusion | None:
     """The exclude line install added, taken out of this repository's `info/exclude` (worked
-    out again: the record names where it was), unless another work tree needs it: the same
-    file, there, holds the server."""
+    out again: the record names where it was), unless another work tree has the same file."""
     excluded = record.get("excluded")
     if not isinstance(excluded, dict) or target.root is None:
         return None
-    pattern = excluded.get("pattern")
-    if not isinstance(pattern, str) or not pattern.startswith("/"):
-        return None
-    try:
-        repo = open_repository(target.root)
-        base = common_git_dir(Path(repo.path))
-        path = base / "info" / "exclude"
-        data = read_regular(path, base)
-    except StetError:
-        return None
-    if data is None or _needed_elsewhere(target, repo, base):
-        return None
-    text = data.decode("utf-8", "surrogateescape")
-    added = excluded.get("added")
-    if isinstance(added, str) and added and text.endswith(added):
-        rest = text[: -len(added)]
-    else:
-        lines = text.splitlines(keepends=True)
-        mine = [n for n, line in enumerate(lines) if line.rstrip("\r\n") == pattern]
-        if not mine:
-            return None
-        del lines[mine[-1]]
-        rest = "".join(lines)
-    after = None if excluded.get("created") is True and not rest else rest
-    return Unexclusion(path, base, pattern, text, after)
-
-
-def _needed_elsewhere(target: Plan, repo: Any, common: Path) -> bool:
-    assert target.root is not None
     relative = target.path.relative_to(target.root)
-    trees = {common.parent} if common.name == ".git" else set()
-    for name in repo.list_worktrees():
-        with suppress(Exception):  # a worktree pruned or locked away: not in use here
-            trees.add(Path(repo.lookup_worktree(name).path))
-    for tree in trees:
-        tree = tree.resolve()
-        if tree == target.root.resolve():
-            continue
-        with suppress(StetError, OSError, UnicodeDecodeError):
-            data = read_regular(inside(tree, relative), tree)
-            if data and _entry(target, data.decode("utf-8").removeprefix(BOM)) is not None:
-                return True
-    return False
+    if excluded.get("pattern") != "/" + relative.as_posix():
+        return None
+    return exclusions.unexclusion(target.root, relative, excluded)
 
 
 def _notes(

@@ -1,0 +1,88 @@
+"""Taking out a line an install added to the repository's `info/exclude` (for `stet mcp
+uninstall` and `stet hooks uninstall`).
+
+`info/exclude` lives in the common git folder, so one line keeps the same file out of commits
+in every work tree of the repository. The line stays while another work tree (the main one or
+a linked one) has that file at all, whatever it holds: without the line git would show it, and
+it may hold a secret. Imports little: the hooks start fast; libgit2 is loaded only when asked.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import atomic_write, read_regular, remove_regular
+
+
+@dataclass(frozen=True)
+class Unexclusion:
+    """The `info/exclude` line to take out: the file's text before and after (None: the file
+    goes, install created it)."""
+
+    path: Path
+    base: Path
+    pattern: str
+    before: str
+    after: str | None
+
+
+def unexclusion(root: Path, relative: Path, excluded: Any) -> Unexclusion | None:
+    """The line `/relative` taken out of the `info/exclude` of the repository at `root` (worked
+    out again, not where a record says), as install recorded adding it (`excluded`: `added`,
+    the bytes appended, and `created`, whether install created the file). None when there is
+    nothing to take out, or another work tree has the file."""
+    from stet_lsp.core.targets import common_git_dir, open_repository
+
+    if not isinstance(excluded, dict):
+        return None
+    pattern = "/" + relative.as_posix()
+    try:
+        repo = open_repository(root)
+        base = common_git_dir(Path(repo.path))
+        path = base / "info" / "exclude"
+        data = read_regular(path, base)
+    except StetError:
+        return None
+    if data is None or held_elsewhere(root, repo, base, relative):
+        return None
+    text = data.decode("utf-8", "surrogateescape")
+    added = excluded.get("added")
+    if isinstance(added, str) and added.strip("\r\n") == pattern and text.endswith(added):
+        rest = text[: -len(added)]
+    else:
+        lines = text.splitlines(keepends=True)
+        mine = [n for n, line in enumerate(lines) if line.rstrip("\r\n") == pattern]
+        if not mine:
+            return None
+        del lines[mine[-1]]
+        rest = "".join(lines)
+    after = None if excluded.get("created") is True and not rest else rest
+    return Unexclusion(path, base, pattern, text, after)
+
+
+def apply(gone: Unexclusion) -> None:
+    if gone.after is None:
+        remove_regular(gone.path, gone.base)
+    else:
+        atomic_write(gone.path, gone.after.encode("utf-8", "surrogateescape"), gone.base)
+
+
+def held_elsewhere(root: Path, repo: Any, common: Path, relative: Path) -> bool:
+    """Whether a work tree of the repository other than `root` has something at `relative`
+    (a file, a link, anything git could show)."""
+    trees = {common.parent} if common.name == ".git" else set()
+    for name in repo.list_worktrees():
+        with suppress(Exception):  # a worktree pruned or locked away: not in use here
+            trees.add(Path(repo.lookup_worktree(name).path))
+    own = root.resolve()
+    for tree in trees:
+        with suppress(OSError):
+            tree = tree.resolve()
+            if tree != own and os.path.lexists(tree / relative):
+                return True
+    return False
