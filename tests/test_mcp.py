@@ -1371,6 +1371,40 @@ def test_an_install_over_an_install_keeps_the_original(home: Path, root: Path) -
     assert json.loads(config.read_text()) == expected
 
 
+def test_a_record_keeps_no_secret_and_no_large_part_of_the_file(
+    stet: Stet, home: Path, root: Path
+) -> None:
+    """A one-line `~/.claude.json` differs whole after the install: the record keeps only the
+    digests when the lines that differ hold a secret or 4 KiB or more, and uninstall then
+    takes out only the entry."""
+    from stet_lsp.mcp import records
+
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    config = home / ".claude.json"
+    original = {"numStartups": 3, "env": {"GITHUB_TOKEN": token}, "projects": {}}
+    config.write_text(json.dumps(original))
+    code, _, err = install(stet, root, "claude-code")
+    assert code == 0, err
+    (state,) = state_files(home)
+    record = json.loads(state.read_text())
+    assert record["undo"] is None and record["before"] is not None
+    assert token not in state.read_text()
+    code, out, err = uninstall(stet, root, "claude-code")
+    assert code == 0, err
+    assert "the record keeps none of the original's lines" in out
+    assert json.loads(config.read_text()) == original | {
+        "projects": {str(root): {"mcpServers": {}}}
+    }
+    assert state_files(home) == []
+
+    history = [{"display": f"prompt number {n}"} for n in range(200)]
+    assert records.undo("{}\n", json.dumps({"history": history})) is None
+    assert records.undo("{}\n", json.dumps({"history": history[:3]})) == [
+        [0, 1, json.dumps({"history": history[:3]})]
+    ]
+    assert records.undo("{}\n", None) == []
+
+
 def test_a_state_folder_through_a_link_stops_the_install_before_any_write(
     stet: Stet, home: Path, root: Path, repo: pygit2.Repository, tmp_path: Path
 ) -> None:

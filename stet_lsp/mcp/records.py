@@ -10,10 +10,12 @@ any repository.
 A record is small and holds as little of the file as it can: the SHA-256 of the bytes before
 (null: there was no file) and of the bytes install wrote, and the lines that differ (`undo`:
 what turns the written text back into the original, as line ranges of the written text and
-their replacements), not a copy of the file (`~/.claude.json` holds the whole prompt history,
-and a server's `env` may hold a token). It also names the folders install created and the
-`info/exclude` line it added. Written atomically, readable by the owner only; nothing below
-the state folder is followed through a symbolic link.
+their replacements), never a copy of the file (`~/.claude.json` holds the whole prompt history,
+and a server's `env` may hold a token). `undo` is kept only when its text is under 4 KiB and
+Stet's redaction gate finds no secret in it; otherwise it is null (a one-line JSON file
+changes whole), and uninstall then takes out only the `stet` entry. It also names the
+folders install created and the `info/exclude` line it added. Written atomically, readable
+by the owner only; nothing below the state folder is followed through a symbolic link.
 """
 
 from __future__ import annotations
@@ -94,19 +96,33 @@ def remove(base: Path, path: Path, where: str) -> None:
         remove_regular(inside(base, FOLDER / record_name(path, where)), base)
 
 
-def undo(after: str, before: str | None) -> list[list[Any]]:
+UNDO_LIMIT = 4096
+"""The most bytes of the original an `undo` keeps."""
+
+
+def undo(after: str, before: str | None) -> list[list[Any]] | None:
     """What turns `after` back into `before`: `[start, end, text]` for each range of
-    `after`'s lines that differs (none when `before` is None: the file goes)."""
+    `after`'s lines that differs (none when `before` is None: the file goes). None when the
+    lines kept would hold `UNDO_LIMIT` bytes or more, or a secret (as the redaction gate
+    finds them): a record is no copy of the file."""
     if before is None:
         return []
     written = after.splitlines(keepends=True)
     original = before.splitlines(keepends=True)
     matcher = difflib.SequenceMatcher(None, written, original)
-    return [
+    changes: list[list[Any]] = [
         [start, end, "".join(original[first:last])]
         for tag, start, end, first, last in matcher.get_opcodes()
         if tag != "equal"
     ]
+    kept = "".join(text for _, _, text in changes)
+    if len(kept.encode("utf-8", "surrogatepass")) >= UNDO_LIMIT:
+        return None
+    from stet_lsp.gate import scan_text
+
+    if scan_text(kept, cache=None):
+        return None
+    return changes
 
 
 def undone(after: str, changes: Any) -> str | None:

@@ -1,13 +1,14 @@
 """`stet mcp uninstall CLIENT`: the `stet` server out of the file `stet mcp install` wrote.
 
-When the file's bytes are still those install wrote, the original bytes come back (the file
-goes when install created it, and the folders it created when they are empty). Otherwise only
-the `stet` entry is taken out and the rest of the file is kept: JSON is written again in the
-file's indentation, as install writes it; in TOML the lines of `[mcp_servers.stet]` and its
-subtables go. The `info/exclude` line install added goes too, unless another work tree of the
-repository has the same file (whatever it holds: git would show it). Without a record (an
-entry written by hand, or by an earlier version) only the entry is taken out. The same files
-are refused as by install: links to nothing, files git tracks, files that do not parse.
+When the file's bytes are still those install wrote (and the record kept the lines that
+differ: records.py), the original bytes come back (the file goes when install created it, and
+the folders it created when they are empty). Otherwise only the `stet` entry is taken out
+and the rest of the file is kept: JSON is written again in the file's indentation, as install
+writes it; in TOML the lines of `[mcp_servers.stet]` and its subtables go. The `info/exclude`
+line install added goes too, unless another work tree of the repository has the same file
+(whatever it holds: git would show it). Without a record (an entry written by hand, or by an
+earlier version) only the entry is taken out. The same files are refused as by install: links
+to nothing, files git tracks, files that do not parse.
 """
 
 from __future__ import annotations
@@ -285,6 +286,11 @@ def _notes(
             notes.append(
                 "no record of an install here (added by hand, or by an earlier Stet): only the "
                 "stet entry is taken out, the rest of the file is kept"
+            )
+        elif record.get("after") == records.digest(target.before) and record.get("undo") is None:
+            notes.append(
+                "the record keeps none of the original's lines (too many, or a secret in "
+                "them): only the stet entry is taken out, the rest of the file is kept"
             )
         else:
             notes.append(
