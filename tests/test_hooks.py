@@ -1020,7 +1020,7 @@ def test_uninstall_keeps_the_exclude_line_other_work_trees_need(
 ) -> None:
     """The `info/exclude` line is shared by the repository's work trees, and a copy of the
     repository has a file of its own: uninstalling takes the line out only of this
-    repository's file, and only when no other work tree still has Stet's hooks (then it
+    repository's file, and only when no other work tree has the settings file (then it
     stays, when the work tree that needed it uninstalls later too)."""
     commit_files(repo, {"README.md": "hi\n"})
     assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
@@ -1058,6 +1058,31 @@ def test_uninstall_keeps_the_exclude_line_while_another_work_tree_has_the_file(
     assert stet_hooks(stet, root, "uninstall", "claude-code")[0] == 0
     assert not (root / LOCAL_SETTINGS).exists()
     assert pygit2.Repository(str(linked)).path_is_ignored(LOCAL_SETTINGS.as_posix())
+
+
+@pytest.mark.parametrize("damage", ["nested", "large", "before", "excluded"])
+def test_a_malformed_install_record_is_no_record(
+    repo: pygit2.Repository, root: Path, stet: Stet, damage: str
+) -> None:
+    """A record edited by hand (nested too deeply to parse, over 1 MiB, a field of another
+    type) is none: uninstall takes out only Stet's handlers."""
+    settings = root / LOCAL_SETTINGS
+    settings.parent.mkdir()
+    settings.write_text('{"env": {"A": "1"}}\n')
+    assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
+    path = root / files.HOOKS_DIR / "claude-code.json"
+    record = json.loads(path.read_text())
+    if damage == "nested":
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    elif damage == "large":
+        path.write_text(json.dumps(record | {"padding": "x" * (1024 * 1024)}))
+    else:
+        path.write_text(json.dumps(record | {damage: 5}))
+    assert files.read_record(root, "claude-code.json") is None or damage in ("before", "excluded")
+    code, _, err = stet_hooks(stet, root, "uninstall", "claude-code")
+    assert code == 0, err
+    assert json.loads(settings.read_text()) == {"env": {"A": "1"}}
+    assert pygit2.Repository(str(root)).path_is_ignored(LOCAL_SETTINGS.as_posix())
 
 
 def test_uninstall_after_the_settings_file_went_takes_the_exclude_line_out(

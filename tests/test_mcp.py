@@ -1405,6 +1405,35 @@ def test_a_record_keeps_no_secret_and_no_large_part_of_the_file(
     assert records.undo("{}\n", None) == []
 
 
+@pytest.mark.parametrize(
+    "damage",
+    ["created_folders", "excluded", "undo", "nested", "large"],
+)
+def test_a_malformed_record_is_no_record(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository, damage: str
+) -> None:
+    """A record edited by hand (a field of another type, nested too deeply to parse, over
+    1 MiB) is taken for none: install and uninstall run, uninstall takes out only the entry
+    and leaves the exclude line."""
+    config = root / ".cursor" / "mcp.json"
+    assert install(stet, root, "cursor")[0] == 0  # creates the file and its folder
+    (state,) = state_files(home)
+    record = json.loads(state.read_text())
+    if damage == "nested":
+        state.write_text("[" * 100_000 + "]" * 100_000)
+    elif damage == "large":
+        state.write_text(json.dumps(record | {"padding": "x" * (1024 * 1024)}))
+    else:
+        bad: dict[str, Any] = {"created_folders": 5, "excluded": [1], "undo": "x"}
+        state.write_text(json.dumps(record | {damage: bad[damage]}))
+    for command in (install, uninstall):
+        code, _, err = command(stet, root, "cursor")
+        assert code == 0, err
+        assert "Traceback" not in err
+    assert json.loads(config.read_text()) == {"mcpServers": {}}
+    assert exclude_bytes(repo) is not None and b"/.cursor/mcp.json" in exclude_bytes(repo)
+
+
 def test_a_state_folder_through_a_link_stops_the_install_before_any_write(
     stet: Stet, home: Path, root: Path, repo: pygit2.Repository, tmp_path: Path
 ) -> None:

@@ -24,7 +24,7 @@ from stet_lsp.core.errors import StetError
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import BinaryIO
+    from typing import Any, BinaryIO
 
 # Paths are checked as strings: a read (a cached re-scan of the gate) never imports pathlib,
 # with urllib.parse and ipaddress, a tenth of that command's time. Functions that return a
@@ -104,6 +104,30 @@ def read_regular(path: Path | str, root: Path | str | None = None, limit: int = 
             return stream.read(limit)
     except OSError as error:
         raise _os_error(path, error) from None
+
+
+RECORD_LIMIT = 1024 * 1024
+"""The most bytes a record of Stet's own (an install's, a consent) may hold."""
+
+
+def read_record_object(path: Path | str, root: Path | str) -> dict[str, Any] | None:
+    """The JSON object in the regular file at `path` inside `root`: None when there is no
+    file, it cannot be read, it holds more than `RECORD_LIMIT` bytes (no more is read), it is
+    no JSON (or nested too deeply to parse), or no object. A record edited by hand, torn, or
+    committed with a repository is then no record."""
+    import json
+
+    try:
+        data = read_regular(path, root, limit=RECORD_LIMIT + 1)
+    except StetError:
+        return None
+    if data is None or len(data) > RECORD_LIMIT:
+        return None
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def open_regular(path: Path | str, root: Path | str | None = None) -> BinaryIO | None:

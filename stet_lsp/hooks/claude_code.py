@@ -265,7 +265,7 @@ def install(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
     if not added or dry_run:
         return result
     ensure_stet_gitignore(root)
-    record = read_record(root, RECORD)
+    record = _read_own_record(root)
     if record is None:
         # The first install keeps what the file was; a later one (after some of Stet's
         # hooks were taken out by hand) keeps that first record.
@@ -299,7 +299,7 @@ def uninstall(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
     data = read_regular(path, root)
     # A record git tracks (or one whose tracking cannot be told) is none, and stays.
     own = record_tracked(root, RECORD) is False
-    record = (read_record(root, RECORD) if own else None) or {}
+    record = (_read_own_record(root) if own else None) or {}
     settings = parse_settings(data, LOCAL_SETTINGS)
     removed = remove_hooks(settings)
     if not removed:
@@ -330,6 +330,26 @@ def uninstall(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
         if own:
             remove_record(root, RECORD)
     return _result(root, dry_run, removed=removed, content=text, removed_file=text is None)
+
+
+def _read_own_record(root: Path) -> dict[str, Any] | None:
+    """The install record, when its fields have the types install writes (one edited by hand
+    is none: uninstall takes out only Stet's handlers)."""
+    record = read_record(root, RECORD)
+    if record is None:
+        return None
+    before, excluded = record.get("before"), record.get("excluded")
+    if not (before is None or isinstance(before, str)):
+        return None
+    if not isinstance(record.get("created_folder", False), bool):
+        return None
+    if excluded is not None and not (
+        isinstance(excluded, dict)
+        and isinstance(excluded.get("added"), str)
+        and isinstance(excluded.get("created"), bool)
+    ):
+        return None
+    return record
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from stet_lsp.core.safefs import (
     ensure_stet_gitignore,
     inside,
     make_dirs,
+    read_record_object,
     read_regular,
     remove_regular,
 )
@@ -168,18 +169,13 @@ def tracked_record_message(name: str, what: str) -> str:
 
 
 def read_record(root: Path, name: str) -> dict[str, Any] | None:
-    """A JSON record of `.stet/cache/hooks/` (None when missing or unreadable)."""
+    """A JSON record of `.stet/cache/hooks/` (None when missing or unreadable, over
+    `RECORD_LIMIT` bytes, or no JSON object: safefs.read_record_object)."""
     try:
-        data = read_regular(inside(root, HOOKS_DIR / name), root)
+        path = inside(root, HOOKS_DIR / name)
     except StetError:
         return None
-    if data is None:
-        return None
-    try:
-        value = json.loads(data)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
+    return read_record_object(path, root)
 
 
 def write_record(root: Path, name: str, record: dict[str, Any]) -> None:

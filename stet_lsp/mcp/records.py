@@ -30,7 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.safefs import atomic_write, inside, make_dirs, read_regular, remove_regular
+from stet_lsp.core.safefs import (
+    atomic_write,
+    inside,
+    make_dirs,
+    read_record_object,
+    remove_regular,
+)
 
 VERSION = 1
 FOLDER = Path("stet") / "mcp"
@@ -58,22 +64,46 @@ def digest(text: str | None) -> str | None:
 
 def read(base: Path, path: Path, where: str) -> dict[str, Any] | None:
     """The record of the entry `where` in the file `path`; None when there is none, it cannot
-    be read, or it is about another file."""
+    be read (over `RECORD_LIMIT` bytes, no JSON object), it is about another file, or a field
+    is not of the type install writes (edited by hand: no record, only the entry goes)."""
     try:
-        data = read_regular(inside(base, FOLDER / record_name(path, where)), base)
+        name = inside(base, FOLDER / record_name(path, where))
     except StetError:
         return None
-    if data is None:
-        return None
-    try:
-        value = json.loads(data)
-    except ValueError:
-        return None
-    if not isinstance(value, dict) or value.get("version") != VERSION:
+    value = read_record_object(name, base)
+    if value is None or value.get("version") != VERSION:
         return None
     if value.get("path") != str(path) or value.get("where") != where:
         return None
-    return value
+    return value if _well_formed(value) else None
+
+
+def _well_formed(record: dict[str, Any]) -> bool:
+    def optional(key: str, kind: type) -> bool:
+        return record.get(key) is None or isinstance(record.get(key), kind)
+
+    folders = record.get("created_folders")
+    if folders is not None and not (
+        isinstance(folders, list) and all(isinstance(item, str) for item in folders)
+    ):
+        return False
+    excluded = record.get("excluded")
+    if isinstance(excluded, dict):
+        if not (
+            isinstance(excluded.get("pattern"), str) and isinstance(excluded.get("added"), str)
+        ):
+            return False
+        if not isinstance(excluded.get("created"), bool):
+            return False
+    elif excluded is not None:
+        return False
+    return (
+        optional("before", str)
+        and optional("after", str)
+        and optional("undo", list)
+        and optional("client", str)
+        and optional("scope", str)
+    )
 
 
 def write(base: Path, record: dict[str, Any]) -> None:
