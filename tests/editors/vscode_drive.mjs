@@ -114,6 +114,24 @@ async function contextMenuItem(page, what, row, item) {
   return menuItem;
 }
 
+/**
+ * Chooses a context menu's item: a click, then Enter on the item (which the pointer has
+ * focused) while the menu still shows after it: a click on a menu item is sometimes taken by
+ * an overlay and does nothing.
+ */
+async function chooseMenuItem(page, menuItem) {
+  await menuItem.click();
+  const menu = page.locator(".context-view .monaco-menu");
+  for (let tries = 0; tries < 3; tries++) {
+    await page.waitForTimeout(700);
+    if (!(await menu.isVisible().catch(() => false))) {
+      return;
+    }
+    await menuItem.hover().catch(() => undefined);
+    await page.keyboard.press("Enter");
+  }
+}
+
 /** Clicks the Stet status bar item (again while the view does not list the entry); the rows. */
 async function viewFromStatusBar(item, rows) {
   return acting(
@@ -855,7 +873,7 @@ async function runScenario(page) {
   const entryRow = rows.filter({ hasText: config.entryText }).first();
   const menuItem = await contextMenuItem(page, "the entry's context menu", entryRow, "Graduate into the Trajectory");
   await screenshot(page, "entry-menu");
-  await menuItem.click();
+  await chooseMenuItem(page, menuItem);
   result.graduatedRow = await until("entry graduated in the tree", async () => {
     const found = await texts(rows);
     return found.find((t) => t.includes(config.entryText) && t.includes("graduated-trajectory")) ?? null;
@@ -1241,7 +1259,7 @@ async function runTreeRoute(page) {
   const menuItem = await contextMenuItem(page, "the entry's context menu", entryRow, config.menuItem);
   result.menu = await texts(page.locator(".context-view .action-item"));
   await screenshot(page, "entry-menu");
-  await menuItem.click();
+  await chooseMenuItem(page, menuItem);
   if (config.skillName !== undefined) {
     const asked = await until("skill name box", async () => {
       const shown = await quickInput(page);
