@@ -316,7 +316,7 @@ def _blame(args: argparse.Namespace) -> int:
 
     found = line_origins(target_of(args).root, Path(args.directory) / args.path, args.line)
     if args.json:
-        print_json({key: value for key, value in found.items() if key != "version"})
+        print_json(found)
         return 0
     for problem in found["problems"]:
         print(f"stet: warning: {problem}", file=sys.stderr)

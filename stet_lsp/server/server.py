@@ -537,13 +537,6 @@ def _open_session(folder: Path) -> RepositorySession | None:
         return None
 
 
-_LOG_LEVELS = {
-    types.MessageType.Error: logging.ERROR,
-    types.MessageType.Warning: logging.WARNING,
-    types.MessageType.Info: logging.INFO,
-}
-
-
 class ClientLog(logging.Handler):
     """Stet's log records go to the client's log (window/logMessage), at their level; a
     record sent there is marked `SENT` and left out of standard error (`not_sent`), which
@@ -576,6 +569,9 @@ class ClientLog(logging.Handler):
         except Exception:  # logging must never break the server
             pass
 
+
+_LOG_LEVELS = {kind: level for level, kind in ClientLog.LEVELS.items()}
+"""A message's log level, by the message's type."""
 
 SENT = "stet_sent_to_client"
 

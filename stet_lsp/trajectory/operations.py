@@ -285,6 +285,19 @@ def mark_by_step(
     return mark_step(target.root, folder, step, verdict, text, gate_config=gate_config)
 
 
+_CHANGE_FIELDS = (
+    "operation",
+    "time",
+    "session",
+    "agent",
+    "call_id",
+    "message",
+    "message_step",
+    "message_kind",
+)
+"""What `line_origins` gives of a step's change (provenance.StepDetail's fields)."""
+
+
 def line_origins(root: Path, path: Path | str, line: int | None = None) -> dict[str, Any]:
     """Which trajectory step wrote the lines of the file at `path` (absolute, or relative to
     the current folder) as it is on disk: each run of lines one step wrote (1-based,
@@ -303,12 +316,15 @@ def line_origins(root: Path, path: Path | str, line: int | None = None) -> dict[
     if line is not None:
         check_line(relative, count, line)
     provenance = Provenance.load(root)
-    hunks = provenance.hunks(relative, text)
-    if line is not None:
-        hunks = [hunk for hunk in hunks if hunk.first_line < line <= hunk.last_line + 1]
+    if line is None:
+        hunks = provenance.hunks(relative, text)
+    else:
+        held = provenance.at(relative, text, line - 1)
+        hunks = [held] if held is not None else []
     runs: list[dict[str, Any]] = []
     for hunk in hunks:
         detail = provenance.step(hunk.trajectory, hunk.step)
+        known = asdict(detail) if detail is not None else {}
         runs.append(
             {
                 "first_line": hunk.first_line + 1,
@@ -316,14 +332,7 @@ def line_origins(root: Path, path: Path | str, line: int | None = None) -> dict[
                 "trajectory": hunk.trajectory,
                 "step": hunk.step,
                 "written_as": hunk.path,
-                "operation": detail.operation if detail else None,
-                "time": detail.time if detail else None,
-                "session": detail.session if detail else None,
-                "agent": detail.agent if detail else None,
-                "call_id": detail.call_id if detail else None,
-                "message": detail.message if detail else None,
-                "message_step": detail.message_step if detail else None,
-                "message_kind": detail.message_kind if detail else None,
+                **{name: known.get(name) for name in _CHANGE_FIELDS},
             }
         )
     return document(

@@ -59,8 +59,11 @@ def register(server: StetServer) -> None:
             state = server.documents.get(uri)
             file = state.path if state is not None else local_path(uri)
             file_text = state.text if state is not None else None
-            ends_in_a_break = file_text is not None and file_text.endswith(("\n", "\r"))
-            if ends_in_a_break and line == len(lines_of(file_text or "")):
+            if (
+                file_text is not None
+                and file_text.endswith(("\n", "\r"))
+                and line == len(lines_of(file_text))
+            ):
                 # An editor shows a line after a text's last line break, where the cursor may
                 # be: a note there is about the last line.
                 line -= 1
