@@ -715,7 +715,7 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
 
     target = resolve_target(root)
     with clock.phase("parse: detect + Claude Code importer"), paused():
-        importing._check_source(source)
+        importing.transcript_source(source)
         chosen = detect(source)
         parsed = chosen.parse(source)
     with clock.phase("parse: sha256 of the source"):
