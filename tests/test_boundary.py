@@ -502,7 +502,6 @@ def test_retention_removes_only_what_it_proves_is_a_sheet(
             ".planted.md.abc.tmp",
             current.sheet_path.name,
             current.sheet_path.name + ".lock",
-            stale.sheet_path.name + ".lock",  # a lock file stays: another writer may hold it
             "copy.md",
             "linked.md",
             "pipe.md",

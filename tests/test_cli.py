@@ -217,10 +217,25 @@ def test_sheet_gc(stet: Run, repo: pygit2.Repository, root: Path) -> None:
     removed = json.loads(out)["removed"]
     assert [item["target"] for item in removed] == ["old"]
     assert Path(removed[0]["path"]).exists()
+    lock = Path(removed[0]["path"] + ".lock")
+    assert lock.exists()
     code, out, _ = stet("sheet", "gc", "-C", r)
     assert code == 0
     assert "removed" in out and not Path(removed[0]["path"]).exists()
+    assert not lock.exists()  # the removed sheet's lock goes with it
     assert stet("sheet", "gc", "-C", r)[1].strip() == "nothing to remove"
+    # A lock left beside no sheet (by hand, or by an earlier version) goes too; the current
+    # target's stays, and one that someone holds is left alone.
+    from stet_lsp.core.locking import held
+
+    orphan, held_orphan = lock, lock.with_name("branch--held--0.md.lock")
+    orphan.touch()
+    current = Path(json.loads(stet("sheet", "path", "--json", "-C", r)[1])["sheet"] + ".lock")
+    current.touch()
+    with held(held_orphan, root, 0) as acquired:
+        assert acquired
+        assert stet("sheet", "gc", "-C", r)[1].strip() == "nothing to remove"
+        assert not orphan.exists() and current.exists() and held_orphan.exists()
 
 
 def test_real_subprocess_with_text_from_stdin(root: Path) -> None:

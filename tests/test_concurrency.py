@@ -184,6 +184,42 @@ def test_a_held_lock_excludes_another_process_and_a_thread_until_released(
         assert "locked by another process" in str(error) and outer
 
 
+def test_a_lock_file_its_holder_removes_is_never_held_twice(tmp_path: Path) -> None:
+    """A writer waiting on a lock file that its holder removes (retention removing a stale
+    sheet's lock) takes the lock of the path's new file, so it excludes the next writer."""
+    from stet_lsp.core.locking import held, remove_held
+
+    lock = tmp_path / "sheet.md.lock"
+    acquired_by_waiter: list[bool] = []
+    release_waiter = threading.Event()
+
+    def waiter() -> None:
+        with held(lock, tmp_path, 10) as got:
+            acquired_by_waiter.append(got)
+            release_waiter.wait(10)
+
+    with held(lock, tmp_path, 0) as acquired:
+        assert acquired
+        thread = threading.Thread(target=waiter)
+        thread.start()
+        time.sleep(0.3)  # the waiter has opened the file and waits on it
+        remove_held(lock, tmp_path)
+        assert not lock.exists()
+    try:
+        deadline = time.monotonic() + 10
+        while not acquired_by_waiter and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert acquired_by_waiter == [True]
+        assert lock.exists()  # the waiter locked the path's new file ...
+        with held(lock, tmp_path, 0) as got:
+            assert not got  # ... so the next writer waits for it
+    finally:
+        release_waiter.set()
+        thread.join(10)
+    with held(lock, tmp_path, 0) as got:
+        assert got
+
+
 def test_retention_never_removes_a_sheet_a_writer_holds_or_wrote_since(
     repo: pygit2.Repository, root: Path
 ) -> None:

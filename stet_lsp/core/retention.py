@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import pygit2
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.locking import held
+from stet_lsp.core.locking import held, remove_held
 from stet_lsp.core.safefs import TEMPORARY_SUFFIX, inside, read_regular, remove_regular
 from stet_lsp.core.sheet_format import header_of
 from stet_lsp.core.targets import SHEETS_DIR, Target, target_key
@@ -70,6 +70,13 @@ def collect_garbage(
             if status.st_mtime < time.time() - 3600 and not dry_run:
                 _remove(path, root)
             continue
+        if not item.name.startswith(".") and item.name.endswith(".md.lock"):
+            # The lock of a sheet that is gone (removed by hand, or by a version of Stet that
+            # left its lock behind); never the current target's, which may be about to write.
+            sheet = path.with_name(item.name.removesuffix(".lock"))
+            if sheet != current.sheet_path and not os.path.lexists(sheet) and not dry_run:
+                _remove_orphan_lock(path, root)
+            continue
         if item.name.startswith(".") or not item.name.endswith(".md"):
             continue
         if path == current.sheet_path:
@@ -92,10 +99,11 @@ def collect_garbage(
 def _remove_unchanged(path: Path, root: Path, judged: os.stat_result) -> bool:
     """Remove the sheet at `path` under its lock, when it is still the file judged stale
     (same inode, size and time): a writer that took the lock in between keeps it, and one
-    holding it now is not waited for. The lock file stays: removing one that another writer
-    holds or waits on would let the next writer take a lock of its own beside theirs."""
+    holding it now is not waited for. Then its lock file goes too, while still held: a
+    writer waiting on it takes the lock of the path's new file instead (`locking.held`)."""
+    lock = path.with_name(path.name + ".lock")
     try:
-        with held(path.with_name(path.name + ".lock"), root, 0) as acquired:
+        with held(lock, root, 0) as acquired:
             if not acquired:
                 return False
             now = os.lstat(path)
@@ -106,9 +114,20 @@ def _remove_unchanged(path: Path, root: Path, judged: os.stat_result) -> bool:
             ):
                 return False
             _remove(path, root)
-            return not os.path.lexists(path)
+            if os.path.lexists(path):
+                return False
+            remove_held(lock, root)
+            return True
     except (OSError, StetError):  # gone, or its lock is not a regular file: not ours
         return False
+
+
+def _remove_orphan_lock(lock: Path, root: Path) -> None:
+    """Remove the lock file of a sheet that does not exist, unless someone holds it (a writer
+    about to create the sheet) or the sheet appeared meanwhile."""
+    with suppress(OSError, StetError), held(lock, root, 0) as acquired:
+        if acquired and not os.path.lexists(lock.with_name(lock.name.removesuffix(".lock"))):
+            remove_held(lock, root)
 
 
 def _proven_owner(path: Path, root: Path) -> tuple[str, str] | None:
