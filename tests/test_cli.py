@@ -132,8 +132,10 @@ def test_brief_pause_resume(stet: Run, root: Path) -> None:
     assert code == 1 and "paused until 2999-01-01T00:00:00Z" in err
     listing = json.loads(stet("note", "list", "--json", "-C", r)[1])
     assert listing["paused"] is True and listing["paused_until"] == "2999-01-01T00:00:00Z"
-    assert stet("resume", "-C", r)[0] == 0
+    assert stet("resume", "-C", r) == (0, "resumed the style sheet of main\n", "")
     assert stet("note", "add", "agent note", "--author", "agent", "-C", r)[0] == 0
+    assert stet("resume", "-C", r) == (0, "the style sheet of main was not paused\n", "")
+    assert json.loads(stet("resume", "--json", "-C", r)[1])["was_paused"] is False
 
 
 def test_a_sheet_git_tracks_is_not_briefed(stet: Run, tmp_path: Path) -> None:

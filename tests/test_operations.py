@@ -147,7 +147,15 @@ def test_pause_and_resume(sheet: StyleSheet) -> None:
     with pytest.raises(StetError, match="is paused"):
         operations.add_entry(sheet, "agent note", author="agent")
     resumed = operations.resume(sheet)
-    assert resumed == operations.result(sheet.target, paused=False, paused_until=None)
+    assert resumed == operations.result(
+        sheet.target, paused=False, paused_until=None, was_paused=True
+    )
+    # Nothing paused: said so, and the sheet is not written.
+    before = sheet.path.read_bytes()
+    assert operations.resume(sheet) == operations.result(
+        sheet.target, paused=False, paused_until=None, was_paused=False
+    )
+    assert sheet.path.read_bytes() == before
     assert operations.pause(sheet)["paused_until"] is None
     for until, message in [
         ("tomorrow", "not an ISO date or time"),
@@ -180,7 +188,10 @@ def test_cli_json_is_the_operations_result(stet: Run, root: Path, sheet: StyleSh
     assert cli("note", "discard", entry_id) == operations.show_entry(sheet, entry_id)
     assert cli("brief", "--budget", "60") == operations.brief(sheet, 60)
     assert cli("pause", "--until", "2999-01-01") == operations.pause(sheet, "2999-01-01")
-    assert cli("resume") == operations.resume(sheet)
+    assert cli("resume") == operations.result(
+        sheet.target, paused=False, paused_until=None, was_paused=True
+    )
+    assert cli("resume") == operations.resume(sheet)  # nothing paused, either way
 
 
 def test_cli_text_output_reads_the_same_result(stet: Run, root: Path) -> None:
@@ -189,6 +200,7 @@ def test_cli_text_output_reads_the_same_result(stet: Run, root: Path) -> None:
         "paused the style sheet of main until 2999-01-01T00:00:00Z\n"
     )
     assert stet("resume", "-C", r)[1] == "resumed the style sheet of main\n"
+    assert stet("resume", "-C", r) == (0, "the style sheet of main was not paused\n", "")
     entry_id = stet("note", "add", "x", "--file", "src/app.py", "--line", "2", "-C", r)[1].strip()
     out = stet("note", "show", entry_id, "-C", r)[1]
     assert out.splitlines()[:4] == [

@@ -164,7 +164,11 @@ def _pause(args: argparse.Namespace) -> int:
 
 
 def _resume(args: argparse.Namespace) -> int:
-    return _print_state(args, operations.resume(sheet_of(args)), "resumed")
+    result = operations.resume(sheet_of(args))
+    if not result["was_paused"] and not args.json:
+        print(f"the style sheet of {result['target']['label']} was not paused")
+        return 0
+    return _print_state(args, result, "resumed")
 
 
 def _print_state(

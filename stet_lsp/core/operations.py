@@ -157,8 +157,9 @@ def pause(sheet: StyleSheet, until: str | None = None) -> Result:
 
 
 def resume(sheet: StyleSheet) -> Result:
-    sheet.resume()
-    return result(sheet.target, paused=False, paused_until=None)
+    """End a pause; `was_paused` says whether one was in effect (false: nothing changed)."""
+    was_paused = sheet.resume()
+    return result(sheet.target, paused=False, paused_until=None, was_paused=was_paused)
 
 
 def parse_until(until: str) -> datetime:

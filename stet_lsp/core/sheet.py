@@ -239,11 +239,20 @@ class StyleSheet:
             meta.paused, meta.paused_until = True, until
             document.set_meta(meta)
 
-    def resume(self) -> None:
-        with self.edit() as document:
+    def resume(self) -> bool:
+        """End a pause; whether one was in effect (a pause whose time is up was not, though
+        its header is cleared). Nothing is written when the header holds no pause."""
+        with self._locked():
+            document = self.read()
             meta = document.meta.copy()
+            if not meta.paused and meta.paused_until is None:
+                return False
+            was_paused = _is_paused(meta)
             meta.paused, meta.paused_until = False, None
             document.set_meta(meta)
+            document.adopt_hand_written(utc_now())
+            self._write(document.render())
+        return was_paused
 
     @contextmanager
     def edit(self) -> Iterator[SheetDocument]:
