@@ -182,6 +182,22 @@ def test_errors_go_to_stderr_with_a_nonzero_exit(stet: Run, root: Path, tmp_path
     assert code == 2 and "invalid choice" in err
 
 
+def test_note_add_refuses_the_git_directory_and_binary_files(stet: Run, root: Path) -> None:
+    r = str(root)
+    (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\n")
+    sheet = Path(stet("sheet", "path", "-C", r)[1].strip())
+    config = (root / ".git" / "config").read_bytes()
+    for file, message in [
+        (".git/config", ".git/config is inside the git directory; a note can only be anchored"),
+        ("logo.png", "logo.png is a binary file (a NUL byte in its first 8000 bytes)"),
+    ]:
+        code, out, err = stet("note", "add", "x", "--file", file, "--line", "1", "-C", r)
+        assert (code, out) == (1, ""), file
+        assert err.startswith("stet: error: ") and message in err and err.count("\n") == 1
+    assert not sheet.exists() and (root / ".git" / "config").read_bytes() == config
+    assert stet("note", "add", "x", "--file", "README.md", "--line", "1", "-C", r)[0] == 0
+
+
 def test_an_anchor_counts_the_lines_an_editor_shows(stet: Run, root: Path) -> None:
     """src/app.py holds 20 lines, each ending in a line break: the empty string after the
     last break is no line 21."""

@@ -127,6 +127,39 @@ def test_add_checks_its_arguments(sheet: StyleSheet, root: Path) -> None:
         operations.add_entry(sheet, None)  # type: ignore[arg-type]
 
 
+def test_a_note_is_never_anchored_in_the_git_directory_or_a_binary_file(
+    sheet: StyleSheet, root: Path
+) -> None:
+    """Every front end adds notes through this one operation: the git directory's files and
+    binary files (a NUL byte in the first 8000 bytes, git's own test) are refused, the file
+    named, and nothing is written."""
+    (root / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"x" * 100 + b"\0" + b"\n" * 10)
+    (root / "late-nul.txt").write_bytes(b"text\n" * 2000 + b"\0\n")  # past 8000 bytes
+    (root / "sub" / ".GIT").mkdir(parents=True)
+    (root / "sub" / ".GIT" / "config").write_text("[core]\n")
+    (root / "link").symlink_to(root / ".git" / "config")
+    cases = [
+        (".git/config", "inside the git directory"),
+        (root / ".git" / "HEAD", "inside the git directory"),
+        ("sub/.GIT/config", "inside the git directory"),
+        ("link", "inside the git directory"),  # where the link leads counts
+        ("image.png", "image.png is a binary file"),
+    ]
+    for file, message in cases:
+        with pytest.raises(StetError, match=message):
+            operations.add_entry(sheet, "text", file=file, line=1)
+    with pytest.raises(StetError, match="binary file"):  # an editor's text of such a file
+        operations.add_entry(sheet, "text", file="README.md", line=1, file_text="a\0b\n")
+    assert not sheet.path.exists()  # nothing was written
+    assert operations.add_entry(sheet, "text", file="late-nul.txt", line=1)["entry"]["anchor"]
+    # The style sheet itself refuses such an anchor, however it was made (a margin note).
+    from stet_lsp.core.model import Anchor
+
+    with pytest.raises(StetError, match="inside the git directory"):
+        sheet.add("margin", anchor=Anchor(".git/COMMIT_EDITMSG", 1, "# stet: x"), via="margin")
+    assert len(operations.list_entries(sheet)["entries"]) == 1
+
+
 def test_brief_budget_is_checked_in_core(sheet: StyleSheet) -> None:
     operations.add_entry(sheet, "remember this", kind="clarification")
     brief = operations.brief(sheet, 100)

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from typing import Final
 
 ANCHOR_TEXT_LIMIT = 200
+BINARY_PROBE_BYTES = 8000
+"""A file with a NUL byte among its first this many bytes is binary (git's own test)."""
 # Opening a FIFO must not block; the resolved path must not become a symlink meanwhile.
 _NO_WAIT = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
 _FUZZY_CUTOFF = 0.8
@@ -44,11 +46,34 @@ def make_anchor(root: Path, path: Path | str, line: int, text: str | None = None
     """Anchor to `line` (1-based) of `path`; `text` is the file's content when the caller has
     it (an editor buffer), else the file is read from disk."""
     relative = relative_path(root, path)
+    check_anchor_path(relative)
     if text is None:
-        text = read_text(root / relative, root)
+        data = read_regular(root / relative, root)
+        if data is None:
+            raise StetError(f"no such file: {root / relative}")
+        binary = b"\0" in data[:BINARY_PROBE_BYTES]
+        text = data.decode("utf-8", errors="replace")
+    else:
+        binary = "\0" in text[:BINARY_PROBE_BYTES]
+    if binary:
+        raise StetError(
+            f"{relative} is a binary file (a NUL byte in its first {BINARY_PROBE_BYTES} "
+            "bytes); a note cannot be anchored in it"
+        )
     lines = lines_of(text)
     check_line(relative, len(lines), line, empty_has_one=True)
     return Anchor(relative, line, line_key(lines[line - 1]) if lines else "")
+
+
+def check_anchor_path(relative: str) -> None:
+    """An error when the repository-relative `relative` is inside a git directory (`.git/`,
+    a submodule's too; any case, as git refuses such paths): its files are git's, not code
+    a note can be about."""
+    if any(part.casefold() == ".git" for part in relative.split("/")):
+        raise StetError(
+            f"{relative} is inside the git directory; a note can only be anchored in the "
+            "work tree's files"
+        )
 
 
 def check_line(path: str, count: int, line: int, *, empty_has_one: bool = False) -> None:

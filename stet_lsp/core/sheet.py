@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
-from stet_lsp.core.anchors import place
+from stet_lsp.core.anchors import check_anchor_path, place
 from stet_lsp.core.brief import DEFAULT_BUDGET, Brief, render_brief
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
@@ -178,6 +178,8 @@ class StyleSheet:
         body = normalize_text(text)
         if not body:
             raise StetError("an entry needs some text")
+        if anchor is not None:
+            check_anchor_path(anchor.path)
         with self._locked():
             current = self.read_text()
             header = header_of(current) if current else self._new_document()
