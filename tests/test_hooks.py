@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -23,10 +24,12 @@ import pytest
 from repos import INJECTED, clone_committing_sheet, commit_files, hostile_clone, make_repo
 from samples import sample
 
+from stet_lsp.core.launch import stet_command
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.hooks import files
-from stet_lsp.hooks.claude_code import COMMANDS, LOCAL_SETTINGS
-from stet_lsp.hooks.codex import NOTIFY
+from stet_lsp.hooks.claude_code import EVENTS as HOOK_EVENTS
+from stet_lsp.hooks.claude_code import LOCAL_SETTINGS, commands
+from stet_lsp.hooks.codex import notify_program
 from stet_lsp.hooks.repository import branch_target, find_target
 from stet_lsp.hooks.run import run_hook, work
 from stet_lsp.trajectory.store import EVENTS, working_folder
@@ -521,7 +524,7 @@ def test_install_merges_into_local_settings_and_uninstall_restores_the_bytes(
     committed.write_text('{"model": "opus"}\n', "utf-8")
     code, out, err = stet_hooks(stet, root, "install", "claude-code")
     assert code == 0, err
-    assert "SessionStart  stet hooks run session-start" in out
+    assert f"SessionStart  {commands()['SessionStart']}" in out
     assert "stet mcp install claude-code" in out
     installed = (root / LOCAL_SETTINGS).read_bytes()
     settings = json.loads(installed)
@@ -532,9 +535,9 @@ def test_install_merges_into_local_settings_and_uninstall_restores_the_bytes(
     start = settings["hooks"]["SessionStart"]
     assert start[0] == USER_SETTINGS["hooks"]["SessionStart"][0]
     assert start[1] == {
-        "hooks": [{"type": "command", "command": "stet hooks run session-start", "timeout": 10}]
+        "hooks": [{"type": "command", "command": commands()["SessionStart"], "timeout": 10}]
     }
-    for event, command in COMMANDS.items():
+    for event, command in commands().items():
         assert settings["hooks"][event][-1]["hooks"][0]["command"] == command
     assert installed.startswith(b'{\n    "permissions"') and not installed.endswith(b"\n")
     assert exclude.read_bytes() == b"# mine\n*.log\n/.claude/settings.local.json\n"
@@ -674,14 +677,128 @@ def test_a_settings_file_that_does_not_parse_is_refused_unchanged(root: Path, st
 def test_dry_run_writes_nothing(root: Path, stet: Stet) -> None:
     code, out, _ = stet_hooks(stet, root, "install", "claude-code", "--dry-run")
     assert code == 0 and "would create .claude/settings.local.json" in out
-    assert '"command": "stet hooks run session-end"' in out
+    assert f'"command": {json.dumps(commands()["SessionEnd"])}' in out
     assert not (root / ".claude").exists() and not (root / ".stet").exists()
     stet_hooks(stet, root, "install", "claude-code")
     before = (root / LOCAL_SETTINGS).read_bytes()
     code, out, _ = stet_hooks(stet, root, "uninstall", "claude-code", "--dry-run", "--json")
     result = json.loads(out)
-    assert result["removed_file"] and result["dry_run"] and result["removed"] == list(COMMANDS)
+    assert result["removed_file"] and result["dry_run"] and result["removed"] == list(HOOK_EVENTS)
     assert (root / LOCAL_SETTINGS).read_bytes() == before
+
+
+NO_STET = "/usr/bin:/bin"
+"""A PATH without `stet` (as an editor or harness started from the desktop may have)."""
+
+
+def test_the_hooks_start_stet_as_mcp_install_does(
+    root: Path, stet: Stet, home: Path, tmp_path: Path, elsewhere: Path
+) -> None:
+    """The harness runs the hooks with its own PATH: install writes `stet` as `stet mcp
+    install` writes it, the `stet` on PATH by its full path, or this Python with `-m
+    stet_lsp` when none is there. The hook then runs without `stet` on the harness's PATH."""
+    assert shutil.which("stet", path=NO_STET) is None
+    agent_note(stet, root, "Use the retry helper")
+    inherited = {k: v for k, v in os.environ.items() if k not in HARNESS_VARIABLES}
+    environment = inherited | {"HOME": str(home), "PYTHONPATH": str(Path.cwd())}
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    program = folder / "stet"
+    program.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m stet_lsp "$@"\n')
+    program.chmod(0o755)
+
+    def run(*args: str, path: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [sys.executable, "-m", "stet_lsp", *args, "--json", "-C", str(root)],
+            capture_output=True,
+            text=True,
+            env=environment | {"PATH": path},
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        result: dict[str, Any] = json.loads(done.stdout)
+        return result
+
+    for path, start in [
+        (NO_STET, [sys.executable, "-m", "stet_lsp"]),
+        (f"{folder}{os.pathsep}{NO_STET}", [str(program)]),
+    ]:
+        server = run("mcp", "install", "claude-code", "--dry-run", path=path)["server"]
+        assert [server["command"], *server["args"]] == [*start, "mcp"]
+        installed = run("hooks", "install", "claude-code", path=path)
+        expected = {
+            "SessionStart": shlex.join([*start, "hooks", "run", "session-start"]),
+            "SessionEnd": shlex.join([*start, "hooks", "run", "session-end"]),
+            "Stop": shlex.join([*start, "hooks", "run", "stop"]),
+        }
+        assert installed["commands"] == expected
+        settings = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
+        written = {
+            event: groups[-1]["hooks"][0]["command"] for event, groups in settings["hooks"].items()
+        }
+        assert written == expected
+        # Claude Code runs the command through the shell, from its own folder and PATH.
+        done = subprocess.run(
+            ["/bin/sh", "-c", written["SessionStart"]],
+            input=json.dumps(
+                {"session_id": SID, "cwd": str(root), "hook_event_name": "SessionStart"}
+            ),
+            capture_output=True,
+            text=True,
+            cwd=elsewhere,
+            env=environment | {"PATH": NO_STET},
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert "Use the retry helper" in context
+        codex = run("hooks", "install", "codex", path=path)
+        assert codex["notify"] == [*start, "hooks", "run", "codex-notify"]
+        config = tomllib.loads((home / ".codex" / "config.toml").read_text("utf-8"))
+        assert config["notify"] == codex["notify"]
+        assert run("hooks", "uninstall", "claude-code", path=path)["removed_file"]
+        assert run("hooks", "uninstall", "codex", path=path)["removed_file"]
+        assert not (root / LOCAL_SETTINGS).exists()
+        assert not (home / ".codex" / "config.toml").exists()
+
+
+def test_hooks_an_earlier_version_wrote_with_the_bare_name_are_still_stets(
+    root: Path, stet: Stet, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Earlier versions wrote `stet hooks run …` (found on the harness's PATH): status knows
+    them, install adds nothing beside them, uninstall takes them out as it takes out its own,
+    and status warns when no `stet` is on PATH to run them."""
+    original = write_settings(root, {"model": "opus"}, indent=2, end="\n")
+    assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
+    settings = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
+    for event, name in HOOK_EVENTS.items():
+        settings["hooks"][event][-1]["hooks"][0]["command"] = f"stet hooks run {name}"
+    write_settings(root, settings, indent=2, end="\n")
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    codex_original = b'model = "o3"\n'
+    config.write_bytes(
+        b"# Added by `stet hooks install codex` (undo: stet hooks uninstall codex)\n"
+        b'notify = ["stet", "hooks", "run", "codex-notify"]\n\n' + codex_original
+    )
+    bare = config.read_bytes()
+    assert stet_hooks(stet, root, "install", "codex")[0] == 0
+    assert config.read_bytes() == bare  # Stet's notify already: only the opt-in is added
+    monkeypatch.setenv("PATH", NO_STET)
+    document = json.loads(stet_hooks(stet, root, "status", "--json")[1])
+    assert document["claude_code"]["installed"] and document["codex"]["installed"]
+    assert document["claude_code"]["settings"][0]["bare_name"]
+    assert not document["stet_on_path"]
+    out = stet_hooks(stet, root, "status")[1]
+    assert "warning: `stet` is not on PATH, and .claude/settings.local.json runs" in out
+    assert "warning: `stet` is not on PATH, and ~/.codex/config.toml runs" in out
+    code, out, _ = stet_hooks(stet, root, "install", "claude-code")
+    assert code == 0 and "nothing changed" in out
+    assert stet_hooks(stet, root, "uninstall", "claude-code")[0] == 0
+    assert (root / LOCAL_SETTINGS).read_bytes() == original
+    assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
+    assert config.read_bytes() == codex_original
+    assert "not on PATH" not in stet_hooks(stet, root, "status")[1]
 
 
 # -- Codex ------------------------------------------------------------------------------------------
@@ -698,7 +815,7 @@ def test_codex_install_sets_notify_and_uninstall_restores_the_config(
     assert code == 0, err
     assert "stet mcp install codex" in out
     parsed = tomllib.loads(config.read_text("utf-8"))
-    assert parsed["notify"] == NOTIFY == ["stet", "hooks", "run", "codex-notify"]
+    assert parsed["notify"] == notify_program() == [*stet_command(), "hooks", "run", "codex-notify"]
     assert parsed["model"] == "o3" and parsed["tui"] == {"notifications": True}
     assert config.read_bytes().endswith(original)
     installed = config.read_bytes()
@@ -734,7 +851,7 @@ def test_codex_install_reads_past_a_byte_order_mark_and_keeps_it(
     assert code == 0, err
     installed = config.read_bytes()
     assert installed.startswith(b"\xef\xbb\xbf# Added by") and installed.count(b"\xef\xbb\xbf") == 1
-    assert tomllib.loads(installed.decode("utf-8-sig"))["notify"] == NOTIFY
+    assert tomllib.loads(installed.decode("utf-8-sig"))["notify"] == notify_program()
     status = json.loads(stet_hooks(stet, root, "status", "--json")[1])["codex"]
     assert status["installed"] and status["problem"] is None
     assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
@@ -746,7 +863,7 @@ def test_codex_config_stet_created_is_removed_again(root: Path, stet: Stet, home
     code, out, _ = stet_hooks(stet, root, "install", "codex", "--dry-run")
     assert code == 0 and "would set notify" in out and not config.exists()
     assert stet_hooks(stet, root, "install", "codex")[0] == 0
-    assert tomllib.loads(config.read_text("utf-8")) == {"notify": NOTIFY}
+    assert tomllib.loads(config.read_text("utf-8")) == {"notify": notify_program()}
     assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
     assert not config.exists()
 
@@ -887,7 +1004,7 @@ def test_an_install_record_committed_with_a_cloned_repository_is_none(
 
     # Settings with Stet's hooks (added by hand): uninstall takes them out as without a record.
     write_settings(root, {"model": "opus", "hooks": {"Stop": [{"hooks": [
-        {"type": "command", "command": COMMANDS["Stop"]}]}]}}, indent=2, end="\n")  # fmt: skip
+        {"type": "command", "command": commands()["Stop"]}]}]}}, indent=2, end="\n")  # fmt: skip
     code, _, err = stet_hooks(stet, root, "uninstall", "claude-code")
     assert code == 0, err
     assert json.loads((root / LOCAL_SETTINGS).read_text("utf-8")) == {"model": "opus"}
@@ -925,9 +1042,9 @@ def test_status_says_what_is_installed_where(root: Path, stet: Stet, home: Path)
     document = json.loads(stet_hooks(stet, root, "status", "--json")[1])
     assert document["version"] == 1 and document["repository"] == str(root)
     claude = document["claude_code"]
-    assert claude["installed"] and claude["settings"][0]["events"] == list(COMMANDS)
+    assert claude["installed"] and claude["settings"][0]["events"] == list(HOOK_EVENTS)
     assert [entry["scope"] for entry in claude["settings"]] == ["local", "project", "user"]
-    assert document["codex"]["installed"] and document["codex"]["notify"] == NOTIFY
+    assert document["codex"]["installed"] and document["codex"]["notify"] == notify_program()
     assert document["log"] == str(root / files.LOG)
 
 
@@ -1003,7 +1120,7 @@ def test_null_hooks_are_empty_and_values_json_cannot_write_back_are_refused(
         code, _, err = stet_hooks(stet, root, "install", "claude-code")
         assert code == 0, err
         installed = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
-        assert sorted(installed["hooks"]) == sorted(COMMANDS)
+        assert sorted(installed["hooks"]) == sorted(HOOK_EVENTS)
         assert stet_hooks(stet, root, "uninstall", "claude-code")[0] == 0
     # Read as infinity, or holding a lone surrogate: written back, the file would not be JSON
     # Claude Code reads.

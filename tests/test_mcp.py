@@ -26,9 +26,10 @@ from mcp.shared.exceptions import MCPError
 from repos import INJECTED, clone_committing_sheet, commit_files, make_repo
 
 from stet_lsp.core import operations
+from stet_lsp.core.launch import stet_command
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
-from stet_lsp.mcp.install import WORKSPACE, Environment, plan, server_command
+from stet_lsp.mcp.install import WORKSPACE, Environment, plan
 from stet_lsp.mcp.tools import MAX_TEXT, TOOLS, check_arguments
 from stet_lsp.trajectory.feedback import read_verdicts
 from stet_lsp.trajectory.importing import import_transcript
@@ -891,7 +892,7 @@ def test_cursor_project_file_is_merged_and_excluded(
 def test_a_file_holding_the_server_already_is_kept_as_it_is(
     stet: Stet, home: Path, root: Path, repo: pygit2.Repository
 ) -> None:
-    start = server_command()
+    start = stet_command()
     entry = {"type": "stdio", "command": start[0], "args": [*start[1:], "mcp", "-C", WORKSPACE]}
     config = root / ".cursor" / "mcp.json"
     config.parent.mkdir()
@@ -1237,7 +1238,7 @@ def test_an_entry_there_before_install_is_taken_out_not_restored(
     """Install found the server there already and only kept the file out of commits:
     uninstall takes the entry out (the original bytes hold it) and the exclude line."""
     exclude_before = exclude_bytes(repo)
-    start = server_command()
+    start = stet_command()
     entry = {"type": "stdio", "command": start[0], "args": [*start[1:], "mcp", "-C", WORKSPACE]}
     config = root / ".cursor" / "mcp.json"
     config.parent.mkdir()

@@ -138,8 +138,6 @@ def _print_change(
             _print_claude_uninstall(path, result, would)
     else:
         _print_codex(path, result, would, installing)
-    if installing and shutil.which("stet") is None:
-        print("warning: `stet` is not on PATH; the harness runs the hooks by that name")
     if result["dry_run"] and result["content"] is not None:
         print(f"\n{path} would read:\n")
         sys.stdout.write(result["content"])
@@ -238,8 +236,17 @@ def _status(args: argparse.Namespace) -> int:
             state = "no notify" if entry["exists"] else "no file"
         consent = "has" if entry["repository"] else "has not"
         print(f"Codex        {where}: {state}; this repository {consent} opted in to imports")
-    if not document["stet_on_path"]:
-        print("warning: `stet` is not on PATH; the harnesses run the hooks by that name")
+    bare = [entry for entry in claude["settings"] if entry["bare_name"]]
+    if isinstance(document["codex"]["notify"], list) and document["codex"]["notify"][:1] == [
+        "stet"
+    ]:
+        bare.append(document["codex"])
+    if bare and not document["stet_on_path"]:
+        for entry in bare:
+            print(
+                f"warning: `stet` is not on PATH, and {_shown(root, Path(entry['path']))} runs "
+                "Stet's hooks by that name; install them again to run it by its full path"
+            )
     last = document["last_log_line"]
     print(f"log          {_shown(root, Path(document['log']))}" + (f": {last}" if last else ""))
     return 0

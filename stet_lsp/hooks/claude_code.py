@@ -4,13 +4,18 @@ committed `.claude/settings.json` is never written).
 Claude Code reads `hooks` → event → a list of matcher groups, each `{"matcher"?, "hooks":
 [{"type": "command", "command", "timeout"?}]}`; it runs each command through the shell with
 the event's JSON on standard input. Stet adds one group per event, recognised afterwards by
-its exact command:
+its command:
 
 - `SessionStart`: `stet hooks run session-start` prints the brief, which Claude Code adds
   to the session's context;
 - `SessionEnd`: `stet hooks run session-end` imports the session's transcript into the
   working trajectory;
 - `Stop`: `stet hooks run stop` does the same, at most once every two minutes per session.
+
+`stet` is written as `stet mcp install` writes it (`core/launch.py`: the `stet` on PATH as
+an absolute path, else this Python with `-m stet_lsp`), so the hooks do not depend on the
+PATH Claude Code has; a command that starts `stet` another way (by its bare name, as
+earlier versions wrote it) is Stet's as well.
 
 Everything else in the file is kept as it is. Installing twice adds nothing. Uninstalling
 removes exactly Stet's handlers, and gives back the file's original bytes when its content is
@@ -26,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass
@@ -33,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.launch import stet_command, stet_prefix
 from stet_lsp.core.safefs import (
     atomic_write,
     ensure_stet_gitignore,
@@ -58,18 +65,24 @@ TIMEOUT_SECONDS = 10
 """Each hook returns within a second (an import runs detached); the timeout is a ceiling, and
 for SessionEnd it raises Claude Code's default budget of 1.5 seconds."""
 
-COMMANDS: dict[str, str] = {
-    "SessionStart": "stet hooks run session-start",
-    "SessionEnd": "stet hooks run session-end",
-    "Stop": "stet hooks run stop",
+EVENTS: dict[str, str] = {
+    "SessionStart": "session-start",
+    "SessionEnd": "session-end",
+    "Stop": "stop",
 }
-"""The hooks Stet adds, by event, in the order they are added."""
+"""The hooks Stet adds, by event (`stet hooks run EVENT`), in the order they are added."""
 
 Settings = dict[str, Any]
 
 
+def commands() -> dict[str, str]:
+    """The command of each of Stet's hooks, by event, as install writes it."""
+    start = stet_command()
+    return {event: shlex.join([*start, "hooks", "run", name]) for event, name in EVENTS.items()}
+
+
 def handler(event: str) -> dict[str, Any]:
-    return {"type": "command", "command": COMMANDS[event], "timeout": TIMEOUT_SECONDS}
+    return {"type": "command", "command": commands()[event], "timeout": TIMEOUT_SECONDS}
 
 
 # -- reading and changing settings -------------------------------------------------------------
@@ -132,7 +145,7 @@ def _check_shape(settings: Settings, where: Path | str) -> None:
         return
     if not isinstance(hooks, dict):
         raise StetError(f"{where}: `hooks` is not an object; nothing was changed")
-    for event in COMMANDS:
+    for event in EVENTS:
         groups = hooks.get(event)
         if groups is not None and not isinstance(groups, list):
             raise StetError(f"{where}: `hooks.{event}` is not a list; nothing was changed")
@@ -140,7 +153,7 @@ def _check_shape(settings: Settings, where: Path | str) -> None:
 
 def installed_events(settings: Settings) -> list[str]:
     """The events for which Stet's command is among the settings' hooks."""
-    return [event for event in COMMANDS if _has_command(settings, event)]
+    return [event for event in EVENTS if _has_command(settings, event)]
 
 
 def _has_command(settings: Settings, event: str) -> bool:
@@ -158,23 +171,53 @@ def _handlers(group: Any) -> list[Any]:
     return items if isinstance(items, list) else []
 
 
-_OPTIONS = re.compile(r"( --[a-z][a-z-]*( [A-Za-z0-9._-]+)?)+")
+_OPTIONS = re.compile(r"(--[a-z][a-z-]*( [A-Za-z0-9._-]+)?)( --[a-z][a-z-]*( [A-Za-z0-9._-]+)?)*")
+
+
+def _words(item: Any) -> list[str]:
+    """The words of a handler's command as the shell splits them (`&&`, `;` and `|` each a
+    word of its own); none when it has no command or an unclosed quote."""
+    if not isinstance(item, dict) or not isinstance(item.get("command"), str):
+        return []
+    try:
+        lexer = shlex.shlex(item["command"], posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        return list(lexer)
+    except ValueError:
+        return []
 
 
 def _is_ours(item: Any, event: str) -> bool:
-    """Stet's command for the event, with the options a person may add (`--every 600`)."""
-    if not isinstance(item, dict) or not isinstance(item.get("command"), str):
+    """Stet's command for the event (`stet` started as `launch.stet_prefix` knows it), with
+    the options a person may add (`--every 600`)."""
+    words = _words(item)
+    start = stet_prefix(words)
+    if not start or words[start : start + 3] != ["hooks", "run", EVENTS[event]]:
         return False
-    command: str = item["command"].strip()
-    options = command.removeprefix(COMMANDS[event])
     # Options only: a command chained after Stet's (`&& other`) is a person's as well.
-    return command == COMMANDS[event] or bool(_OPTIONS.fullmatch(options))
+    options = words[start + 3 :]
+    return not options or bool(_OPTIONS.fullmatch(" ".join(options)))
+
+
+def runs_bare_name(settings: Settings) -> bool:
+    """Whether one of Stet's handlers runs `stet` by its bare name (as earlier versions wrote
+    them), which only the PATH Claude Code has can find."""
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return False
+    return any(
+        _is_ours(item, event) and _words(item)[0] in ("stet", "stet.exe")
+        for event in EVENTS
+        if isinstance(hooks.get(event), list)
+        for group in hooks[event]
+        for item in _handlers(group)
+    )
 
 
 def add_hooks(settings: Settings) -> list[str]:
     """Add Stet's group to each event that lacks its command; the events added to."""
     added: list[str] = []
-    for event in COMMANDS:
+    for event in EVENTS:
         if _has_command(settings, event):
             continue
         if settings.get("hooks") is None:  # absent, or null: empty
@@ -194,7 +237,7 @@ def remove_hooks(settings: Settings) -> list[str]:
     if not isinstance(hooks, dict):
         return []
     removed: list[str] = []
-    for event in COMMANDS:
+    for event in EVENTS:
         groups = hooks.get(event)
         if not isinstance(groups, list) or not _has_command(settings, event):
             continue
@@ -457,7 +500,7 @@ def _result(
         "created": created,
         "removed_file": removed_file,
         "content": content if changed and not removed_file else None,
-        "commands": dict(COMMANDS),
+        "commands": commands(),
     }
 
 
@@ -477,20 +520,22 @@ def status(root: Path, home: Path | None, env: Mapping[str, str]) -> dict[str, A
     files = []
     for scope, path, inside_root in places:
         entry: dict[str, Any] = {"scope": scope, "path": str(path), "exists": False}
-        entry.update({"events": [], "problem": None})
+        entry.update({"events": [], "problem": None, "bare_name": False})
         try:
             data = read_regular(path, inside_root)
             entry["exists"] = data is not None
-            entry["events"] = installed_events(parse_settings(data, path))
+            settings = parse_settings(data, path)
+            entry["events"] = installed_events(settings)
+            entry["bare_name"] = runs_bare_name(settings)
         except StetError as error:
             entry["problem"] = str(error)
         files.append(entry)
     local = files[0]
     return {
         "harness": HARNESS,
-        "installed": local["events"] == list(COMMANDS),
+        "installed": local["events"] == list(EVENTS),
         "settings": files,
-        "commands": dict(COMMANDS),
+        "commands": commands(),
         "ignored_by_git": _ignored(root, LOCAL_SETTINGS),
     }
 

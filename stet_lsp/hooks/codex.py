@@ -3,9 +3,11 @@
 Codex runs the program named by the top-level `notify` array of `$CODEX_HOME/config.toml`
 (`~/.codex/config.toml` by default) after every turn, with one more argument: a JSON object
 such as `{"type": "agent-turn-complete", "thread-id", "turn-id", "cwd", "input-messages",
-"last-assistant-message"}`. Stet sets `notify = ["stet", "hooks", "run", "codex-notify"]`,
-which finds the thread's rollout with the sessions finder and imports it into the working
-trajectory of the repository at `cwd`.
+"last-assistant-message"}`. Stet sets `notify = ["/path/to/stet", "hooks", "run",
+"codex-notify"]` (`stet` as `stet mcp install` writes it, `core/launch.py`), which finds the
+thread's rollout with the sessions finder and imports it into the working trajectory of the
+repository at `cwd`. A notify that starts `stet` another way (by its bare name, as earlier
+versions wrote it) is Stet's as well.
 
 That setting is global, so each repository consents on its own: installing in a repository
 records `.stet/cache/hooks/codex.json`, and a Codex turn is imported only into a repository
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.launch import stet_command, stet_prefix
 from stet_lsp.core.safefs import atomic_write, read_regular
 from stet_lsp.hooks.files import (
     read_record,
@@ -39,8 +42,7 @@ from stet_lsp.hooks.files import (
 )
 
 HARNESS = "codex"
-NOTIFY = ["stet", "hooks", "run", "codex-notify"]
-NOTIFY_LINE = 'notify = ["stet", "hooks", "run", "codex-notify"]'
+HOOK = ["hooks", "run", "codex-notify"]
 MARKER = "# Added by `stet hooks install codex` (undo: stet hooks uninstall codex)"
 MARKER_CREATED = (
     "# Added by `stet hooks install codex`, which created this file "
@@ -50,6 +52,23 @@ CONSENT = "codex.json"
 """This repository's consent to imports of Codex turns, under `.stet/cache/hooks/`."""
 BOM = "\ufeff"
 """What a Windows editor may start the config with: TOML parsers refuse it; it is kept."""
+
+
+def notify_program() -> list[str]:
+    """The notify program install writes: `stet hooks run codex-notify`."""
+    return [*stet_command(), *HOOK]
+
+
+def notify_line(program: list[str]) -> str:
+    return f"notify = {_toml_value(program)}"
+
+
+def is_stet_notify(value: Any) -> bool:
+    """Whether a notify value runs Stet's hook, however `stet` is started (`launch`)."""
+    if not isinstance(value, list) or not all(isinstance(word, str) for word in value):
+        return False
+    start = stet_prefix(value)
+    return bool(start) and value[start:] == HOOK
 
 
 def codex_home(home: Path | None, env: Mapping[str, str]) -> Path | None:
@@ -89,7 +108,8 @@ def _read_config(path: Path) -> str | None:
     if stat.S_ISLNK(status.st_mode):
         raise StetError(
             f"{path} is a symbolic link; Stet does not write through links. Add this line "
-            f"near its top (before any [table]) by hand instead:\n  {NOTIFY_LINE}"
+            f"near its top (before any [table]) by hand instead:\n"
+            f"  {notify_line(notify_program())}"
         )
     data = read_regular(path)
     if data is None:
@@ -109,14 +129,15 @@ def _parse(text: str, path: Path) -> dict[str, Any]:
         raise StetError(f"{path} is not valid TOML ({error}); nothing was changed") from None
 
 
-def with_notify(text: str | None) -> str:
-    """The config's text with Stet's notify block at the top (after the byte order mark a
-    Windows editor may have started it with)."""
+def with_notify(text: str | None, program: list[str]) -> str:
+    """The config's text with Stet's notify block (running `program`) at the top (after the
+    byte order mark a Windows editor may have started it with)."""
+    line = notify_line(program)
     if not text:
-        return f"{MARKER_CREATED if text is None else MARKER}\n{NOTIFY_LINE}\n"
+        return f"{MARKER_CREATED if text is None else MARKER}\n{line}\n"
     bom, text = _split_bom(text)
     end = "\r\n" if "\r\n" in text else "\n"  # the file's own line endings
-    return f"{bom}{MARKER}{end}{NOTIFY_LINE}{end}{end}{text}"
+    return f"{bom}{MARKER}{end}{line}{end}{end}{text}"
 
 
 def without_notify(text: str) -> tuple[str, bool] | None:
@@ -132,7 +153,7 @@ def without_notify(text: str) -> tuple[str, bool] | None:
         (
             n
             for n in range(1, len(bare))
-            if bare[n] == NOTIFY_LINE and bare[n - 1] in (MARKER, MARKER_CREATED)
+            if bare[n - 1] in (MARKER, MARKER_CREATED) and _is_notify_line(bare[n])
         ),
         None,
     )
@@ -144,6 +165,18 @@ def without_notify(text: str) -> tuple[str, bool] | None:
         end += 1  # the blank line written between Stet's block and the file's text
     rest = "".join(lines[:start] + lines[end:])
     return (bom + rest if rest else rest), created
+
+
+def _is_notify_line(line: str) -> bool:
+    """Whether the line is a `notify = [...]` line that runs Stet's hook."""
+    import tomllib
+
+    if not line.startswith("notify = ["):
+        return False
+    try:
+        return is_stet_notify(tomllib.loads(line).get("notify"))
+    except tomllib.TOMLDecodeError:
+        return False
 
 
 def _toml_value(value: Any) -> str:
@@ -175,12 +208,13 @@ def install(
     path = config_path(home, env)
     text = _read_config(path)
     current = _parse(text, path).get("notify") if text is not None else None
+    program = notify_program()
     content = None
-    if keep_notify or current == NOTIFY:
+    if keep_notify or is_stet_notify(current):
         pass
     elif current is None:
-        content = with_notify(text)
-        if _parse(content, path).get("notify") != NOTIFY:
+        content = with_notify(text, program)
+        if _parse(content, path).get("notify") != program:
             raise StetError(f"{path}: cannot add notify at its top; nothing was changed")
     else:
         raise StetError(
@@ -202,7 +236,7 @@ def install(
         "repository": str(root),
         "consent_added": consent,
         "consent_removed": False,
-        "kept_notify": keep_notify and current != NOTIFY,
+        "kept_notify": keep_notify and not is_stet_notify(current),
     }
 
 
@@ -218,14 +252,14 @@ def uninstall(
         parsed = _parse(text, path)
         found = without_notify(text)
         if found is None:
-            if parsed.get("notify") == NOTIFY:
+            if is_stet_notify(parsed.get("notify")):
                 raise StetError(
                     f"{path} sets notify to Stet in a form Stet did not write; remove that "
                     "line by hand (nothing was changed)"
                 )
         else:
             content, created = found
-            if _parse(content, path).get("notify") == NOTIFY:
+            if is_stet_notify(_parse(content, path).get("notify")):
                 raise StetError(f"{path}: cannot take notify out; nothing was changed")
             changed = True
             remove_file = created and not content
@@ -257,7 +291,7 @@ def _result(
         "dry_run": dry_run,
         "changed": config_changed,
         "content": content if config_changed else None,
-        "notify": list(NOTIFY),
+        "notify": notify_program(),
         "removed_file": False,
     }
 
@@ -273,7 +307,7 @@ def status(root: Path, *, home: Path | None, env: Mapping[str, str]) -> dict[str
         if text is not None:
             notify = _parse(text, path).get("notify")
             entry["notify"] = notify
-            entry["installed"] = notify == NOTIFY
+            entry["installed"] = is_stet_notify(notify)
     except StetError as error:
         entry["problem"] = str(error)
     return entry

@@ -25,7 +25,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import sys
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.launch import stet_command
 from stet_lsp.core.safefs import atomic_write, inside, make_dirs, read_regular
 from stet_lsp.core.targets import common_git_dir, open_repository, repository_root
 from stet_lsp.mcp import records
@@ -132,15 +132,6 @@ class Plan:
         }
 
 
-def server_command() -> list[str]:
-    """How a client starts `stet`: the `stet` on PATH (as an absolute path: an editor started
-    from the desktop may have another PATH), else this Python with `-m stet_lsp`."""
-    found = shutil.which("stet")
-    if found:
-        return [os.path.abspath(found)]
-    return [sys.executable, "-m", "stet_lsp"]
-
-
 def plan(
     client: str,
     scope: str | None = None,
@@ -156,7 +147,7 @@ def plan(
     if scope not in SCOPES:
         raise StetError(f"unknown scope {scope!r} (expected one of: {', '.join(SCOPES)})")
     env = environment or Environment.current()
-    start = list(command or server_command())
+    start = list(command or stet_command())
     if not start or not all(isinstance(part, str) and part for part in start):
         raise StetError("the server's command cannot be empty")
     root: Path | None = None
