@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pygit2
-from repos import INJECTED, clone_committing_sheet, commit_files
+import pytest
+from repos import INJECTED, clone_committing_sheet, commit_files, make_repo
 
 Run = Callable[..., tuple[int, str, str]]
 
@@ -196,6 +197,57 @@ def test_note_add_refuses_the_git_directory_and_binary_files(stet: Run, root: Pa
         assert err.startswith("stet: error: ") and message in err and err.count("\n") == 1
     assert not sheet.exists() and (root / ".git" / "config").read_bytes() == config
     assert stet("note", "add", "x", "--file", "README.md", "--line", "1", "-C", r)[0] == 0
+
+
+def test_dash_c_goes_before_the_command_as_for_git_or_after_it(
+    stet: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`stet -C DIR COMMAND` runs as if started in DIR (each further -C relative to the one
+    before, as git's); `stet COMMAND -C DIR` works as it did."""
+    # A repository whose folder has a command's name: the DIR is not taken for the command.
+    root = Path(make_repo(tmp_path / "gate", files={"src/app.py": "a\nb\n"}).workdir).resolve()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, out, err = stet(
+        "-C", str(root), "note", "add", "before", "--file", "src/app.py", "--line", "2"
+    )
+    assert code == 0, err
+    before = out.strip()
+    code, out, err = stet("note", "add", "after", "-C", str(root))
+    assert code == 0, err
+    after = out.strip()
+    for args in (["-C", "../gate", "note", "list"], ["note", "list", "-C", "../gate"]):
+        code, out, err = stet(*args)
+        assert code == 0, (args, err)
+        assert [line.split()[0] for line in out.splitlines()] == [before, after], args
+    assert Path.cwd() == elsewhere  # the process is back where it was
+    # One after the other, each relative to the one before; then the command's own.
+    listed = json.loads(stet("-C", "..", "-C", "gate", "note", "list", "--json")[1])
+    assert [entry["text"] for entry in listed["entries"]] == ["before", "after"]
+    assert listed["entries"][0]["anchor"]["path"] == "src/app.py"
+    assert stet("-C", str(tmp_path), "note", "list", "-C", "gate")[0] == 0
+    # Commands without a -C of their own take it before their name: paths are DIR's.
+    code, out, _ = stet("-C", str(root), "gate", "scan", "src/app.py")
+    assert code == 0 and out == ""
+    code, out, err = stet("-C", str(tmp_path / "missing"), "note", "list")
+    assert (code, out) == (1, "")
+    assert (
+        err == f"stet: error: cannot change to {tmp_path / 'missing'}: No such file or directory\n"
+    )
+    code, _, err = stet("-C")
+    assert code == 2 and "expected one argument" in err
+    assert Path.cwd() == elsewhere
+    # As a program, started elsewhere.
+    done = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", "-C", str(root), "note", "show", before, "--json"],
+        capture_output=True,
+        text=True,
+        cwd=elsewhere,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["entry"]["text"] == "before"
 
 
 def test_an_anchor_counts_the_lines_an_editor_shows(stet: Run, root: Path) -> None:

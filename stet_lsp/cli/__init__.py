@@ -7,7 +7,8 @@ import importlib
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from stet_lsp import __version__
 from stet_lsp.core.errors import StetError
@@ -80,12 +81,54 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         description="Stet: an AI coding agent's working memory and provenance, per branch.",
     )
     parser.add_argument("--version", action="version", version=f"stet {__version__}")
+    parser.add_argument(
+        "-C",
+        dest="chdir",
+        action="append",
+        metavar="DIR",
+        help="run as if started in DIR, as git -C does (before the command; each one after the "
+        "first relative to the one before); commands that take -C take it after their name too",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    named = next((a for a in argv or () if not a.startswith("-")), None)
+    named = _command_named(argv or ())
     modules = [m for m, names in _MODULES.items() if named in names] or list(_MODULES)
     for module in modules:
         importlib.import_module(module).register(commands)
     return parser
+
+
+def _command_named(argv: Sequence[str]) -> str | None:
+    """The command the arguments name: the first that is no option, nor the DIR of a `-C`
+    before it."""
+    words = iter(argv)
+    for word in words:
+        if word == "-C":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+@contextmanager
+def _started_in(folders: Sequence[str] | None) -> Iterator[None]:
+    """Run in the folders of `stet -C DIR …`, one after the other (an empty one changes
+    nothing, as for git); then back where the process was."""
+    if not folders:
+        yield
+        return
+    previous = os.getcwd()
+    try:
+        for folder in folders:
+            if folder:
+                try:
+                    os.chdir(folder)
+                except OSError as error:
+                    raise StetError(
+                        f"cannot change to {folder}: {error.strerror or error}"
+                    ) from None
+        yield
+    finally:
+        os.chdir(previous)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -94,7 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
-        code: int = args.func(args)
+        with _started_in(args.chdir):
+            code: int = args.func(args)
     except StetError as error:
         print(f"stet: error: {error}", file=sys.stderr)
         return 1
