@@ -1301,6 +1301,40 @@ def test_the_exclude_line_stays_while_another_work_tree_needs_it(
     assert "/.cursor/mcp.json" not in exclude.read_text()
 
 
+@pytest.mark.parametrize(("client", "scope"), [("cursor", "local"), ("codex", "local")])
+def test_the_last_work_tree_to_uninstall_takes_out_the_exclude_line(
+    stet: Stet,
+    home: Path,
+    root: Path,
+    repo: pygit2.Repository,
+    tmp_path: Path,
+    client: str,
+    scope: str,
+) -> None:
+    """The second work tree's install finds the line the first one's added: the line goes
+    when the last of them uninstalls, whichever it is, and not before."""
+    other = tmp_path / "other"
+    repo.add_worktree("other", str(other))
+    before = exclude_bytes(repo)
+    assert install(stet, root, client, "--scope", scope)[0] == 0
+    assert install(stet, other, client, "--scope", scope)[0] == 0
+    relative = config_path(client, scope, home, root).relative_to(root).as_posix()
+    line = f"/{relative}\n"
+    exclude = Path(repo.path) / "info" / "exclude"
+    assert exclude.read_text().count(line) == 1
+    code, out, err = uninstall(stet, root, client, "--scope", scope, "--json")
+    assert code == 0, err
+    assert json.loads(out)["excluded"] is None
+    assert line in exclude.read_text()  # the other work tree still has the file
+    assert pygit2.Repository(str(other)).path_is_ignored(relative)
+    code, out, err = uninstall(stet, other, client, "--scope", scope, "--json")
+    assert code == 0, err
+    assert json.loads(out)["excluded"] == line.strip()
+    assert not (other / relative).exists()
+    assert exclude_bytes(repo) == before
+    assert state_files(home) == []
+
+
 def test_the_exclude_line_stays_while_another_work_tree_has_the_file_at_all(
     stet: Stet, home: Path, root: Path, repo: pygit2.Repository, tmp_path: Path
 ) -> None:

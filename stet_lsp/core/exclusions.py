@@ -75,14 +75,21 @@ def apply(gone: Unexclusion) -> None:
 def held_elsewhere(root: Path, repo: Any, common: Path, relative: Path) -> bool:
     """Whether a work tree of the repository other than `root` has something at `relative`
     (a file, a link, anything git could show)."""
+    return any(os.path.lexists(tree / relative) for tree in other_work_trees(root, repo, common))
+
+
+def other_work_trees(root: Path, repo: Any, common: Path) -> list[Path]:
+    """The work trees of the repository (the main one and the linked ones, resolved) other
+    than the one at `root`."""
     trees = {common.parent} if common.name == ".git" else set()
     for name in repo.list_worktrees():
         with suppress(Exception):  # a worktree pruned or locked away: not in use here
             trees.add(Path(repo.lookup_worktree(name).path))
     own = root.resolve()
+    found = []
     for tree in trees:
         with suppress(OSError):
             tree = tree.resolve()
-            if tree != own and os.path.lexists(tree / relative):
-                return True
-    return False
+            if tree != own:
+                found.append(tree)
+    return sorted(found)

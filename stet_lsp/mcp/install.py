@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from stet_lsp.core import exclusions
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.launch import stet_command
 from stet_lsp.core.safefs import atomic_write, inside, make_dirs, read_regular
@@ -196,6 +197,8 @@ def _record(plan: Plan) -> dict[str, Any] | None:
         return None
     old = records.read(plan.state, plan.path, plan.where)
     excluded = _excluded(plan.exclusion)
+    if excluded is None and not (old is not None and old.get("excluded")):
+        excluded = _claimed_elsewhere(plan)
     if plan.action == "unchanged":
         if excluded is None:
             return None
@@ -233,6 +236,26 @@ def _new_record(plan: Plan, original: str | None, excluded: Any) -> dict[str, An
         "created_folders": missing,
         "excluded": excluded,
     }
+
+
+def _claimed_elsewhere(plan: Plan) -> dict[str, Any] | None:
+    """The `info/exclude` line another work tree's install of the same file added, which this
+    install finds there and so does not add: recorded here too, so that whichever work tree
+    uninstalls last takes it out (uninstall keeps it while another work tree has the file)."""
+    if plan.state is None or plan.root is None:
+        return None
+    relative = plan.path.relative_to(plan.root)
+    try:
+        repo = open_repository(plan.root)
+        common = common_git_dir(Path(repo.path))
+    except StetError:
+        return None
+    for tree in exclusions.other_work_trees(plan.root, repo, common):
+        record = records.read(plan.state, tree / relative, plan.where)
+        excluded = record.get("excluded") if record is not None else None
+        if isinstance(excluded, dict) and excluded.get("pattern") == "/" + relative.as_posix():
+            return dict(excluded)
+    return None
 
 
 def _excluded(exclusion: Exclusion | None) -> dict[str, Any] | None:

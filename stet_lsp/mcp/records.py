@@ -14,7 +14,8 @@ their replacements), never a copy of the file (`~/.claude.json` holds the whole 
 and a server's `env` may hold a token). `undo` is kept only when its text is under 4 KiB and
 Stet's redaction gate finds no secret in it; otherwise it is null (a one-line JSON file
 changes whole), and uninstall then takes out only the `stet` entry. It also names the
-folders install created and the `info/exclude` line it added. Written atomically, readable
+folders install created and the `info/exclude` line it added (or the one another work
+tree's install of the same file added, which it found there). Written atomically, readable
 by the owner only; nothing below the state folder is followed through a symbolic link.
 """
 

@@ -6,9 +6,10 @@ the folders it created when they are empty). Otherwise only the `stet` entry is 
 and the rest of the file is kept: JSON is written again in the file's indentation, as install
 writes it; in TOML the lines of `[mcp_servers.stet]` and its subtables go. The `info/exclude`
 line install added goes too, unless another work tree of the repository has the same file
-(whatever it holds: git would show it). Without a record (an entry written by hand, or by an
-earlier version) only the entry is taken out. The same files are refused as by install: links
-to nothing, files git tracks, files that do not parse.
+(whatever it holds: git would show it); a work tree whose install found another's line there
+recorded it too, so the last work tree to uninstall takes it out. Without a record (an entry
+written by hand, or by an earlier version) only the entry is taken out. The same files are
+refused as by install: links to nothing, files git tracks, files that do not parse.
 """
 
 from __future__ import annotations
