@@ -541,6 +541,37 @@ def test_a_request_before_initialize_is_refused_saying_so(workspace: Path) -> No
     assert len(answers[4]["result"]["tools"]) == len(TOOLS)
 
 
+def test_an_initialize_with_bad_params_says_what_is_wrong(workspace: Path) -> None:
+    """The SDK answered it a bare "Invalid request parameters"; it names the field as the
+    other methods' bad params do, and leaves the server uninitialized: a request after it is
+    refused as one before initialize, and a good initialize then starts the session."""
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "method": "initialize"},
+        {**INITIALIZE, "id": 3, "params": {**INITIALIZE["params"], "capabilities": []}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
+        {**INITIALIZE, "id": 5},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/list"},
+    ]
+    payload = "".join(json.dumps(line) + "\n" for line in lines)
+    answers = raw_exchange(workspace, payload, wanted={1, 2, 3, 4, 5, 6})
+    missing = "invalid params of initialize: params.protocolVersion: Field required"
+    assert answers[1]["error"] == {"code": -32602, "message": missing}
+    assert answers[2]["error"] == {"code": -32602, "message": missing}
+    assert answers[3]["error"] == {
+        "code": -32602,
+        "message": "invalid params of initialize: params.capabilities: Input should be a "
+        "JSON object",
+    }
+    assert answers[4]["error"] == {
+        "code": -32600,
+        "message": "tools/list before initialize: send initialize first",
+    }
+    assert answers[5]["result"]["serverInfo"]["name"] == "stet"
+    assert len(answers[6]["result"]["tools"]) == len(TOOLS)
+
+
 def test_resource_templates_are_listed_as_none(server: Client) -> None:
     """A client that sees the resources capability asks for templates too (VS Code does)."""
     assert server.portal.call(server.session.list_resource_templates).resource_templates == []

@@ -46,6 +46,7 @@ from stet_lsp.mcp.tools import (
 
 _NOT_UTF8 = re.compile("[\udc80-\udcff]")
 """What a byte that is not UTF-8 reads as, with surrogateescape."""
+_DICTIONARY = re.compile(r"a valid dictionary(?: or instance of \w+)?")
 RESOURCE_NOT_FOUND = -32002
 """The MCP specification's error code for a resource that does not exist."""
 
@@ -216,9 +217,8 @@ class _CheckedLines:
                     line = whole
                     message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
                 if isinstance(message, types.JSONRPCRequest):
-                    if message.method == "initialize":
-                        self.started = True
-                    elif not self.started and message.method != "ping":
+                    early = message.method not in ("initialize", "ping")
+                    if early and not self.started:
                         # The SDK answers such a request "Invalid request parameters".
                         why = f"{message.method} before initialize: send initialize first"
                         await self.refused.send(_wire_error(message.id, types.INVALID_REQUEST, why))
@@ -228,6 +228,8 @@ class _CheckedLines:
                         refusal = _wire_error(message.id, types.INVALID_PARAMS, wrong)
                         await self.refused.send(refusal)
                         continue
+                    if message.method == "initialize":
+                        self.started = True
                 self.unanswered.read(message)
                 yield line
             # The end of the input ends the server, which cancels what it has not answered.
@@ -235,16 +237,22 @@ class _CheckedLines:
 
     def _invalid_params(self, request: types.JSONRPCRequest) -> str | None:
         """What is wrong with the request's params (`arguments` that are not an object, say),
-        as the method's parameter type reads them; None when nothing is."""
-        handler = self.server.get_request_handler(request.method)
-        if handler is None or handler.params_type is None:
-            return None
+        as the method's parameter type reads them (`initialize`'s, which the SDK handles
+        itself, as it reads them); None when nothing is."""
+        if request.method == "initialize":
+            params_type: Any = types.InitializeRequestParams
+        else:
+            handler = self.server.get_request_handler(request.method)
+            if handler is None or handler.params_type is None:
+                return None
+            params_type = handler.params_type
         try:
-            handler.params_type.model_validate(request.params or {}, by_name=False)
+            params_type.model_validate(request.params or {}, by_name=False)
         except ValidationError as error:
             first = error.errors(include_url=False)[0]
             where = ".".join(str(part) for part in ("params", *first["loc"]))
-            what = str(first["msg"]).replace("a valid dictionary", "a JSON object")
+            # pydantic's words for a JSON object (a model's: `or instance of ClientCapabilities`)
+            what = _DICTIONARY.sub("a JSON object", str(first["msg"]))
             return f"invalid params of {request.method}: {where}: {what}"
         return None
 
