@@ -159,31 +159,57 @@ def _line(entry: Entry, lines: Mapping[str, int | None]) -> str:
         path = entry.anchor.path
         if not path.isprintable():  # a line break in a path must not open a line of its own
             path = json.dumps(path)
-        path = _TAG.sub(r"\\<", path)
         where = f" ({path}:{line})" if line else f" ({path}, line gone)"
     first, *rest = _contained(entry.text).split("\n")
     body = [f"- {first}{where}"] + [f"  {line}" if line else "" for line in rest]
-    return "\n".join(body) + "\n"
+    # Tags last, on the lines as written: the path may complete a tag the text opens.
+    return _TAG.sub(_tag, "\n".join(body) + "\n")
 
 
 # An entry's text is data inside the block: a line of it must not read as the block's own
 # structure (a heading, a rule, a code fence that swallows what follows), a tag must not close
-# or open what a harness wraps the brief in (`</system-reminder>`), and no character may move
-# the terminal or reorder the text around it. Each is escaped, never dropped: the reader sees
-# what was written.
+# what a harness wraps the brief in (`</system-reminder>`) or open a section that could pass
+# for the harness's own (`<system>`), and no character may move the terminal or reorder the
+# text around it. Each is escaped, never dropped: the reader sees what was written. A `<` that
+# can do none of this stays (`n <limit`, `<details>`, `Vec<String>`).
 _STRUCTURE = re.compile(r"^([ \t]*)(#|>|```|~~~|[=-]+[ \t]*$|(?:[-*_][ \t]*){3,}$)", re.M)
-# A closing tag anywhere; an opening one not glued to a word (`Vec<String>` is code).
-_TAG = re.compile(r"<(?=/)|(?<!\w)<(?=[!?A-Za-z])")
-_UNSEEN = re.compile(
+# A closing tag anywhere; a comment or declaration not glued to a word; an opening tag not
+# glued to a word (`Vec<String>` is code) and written whole on one line (`n <limit` is no tag).
+_TAG = re.compile(r"<(?=/)|(?<!\w)<(?=[!?])|(?<!\w)<([A-Za-z][\w.:-]*)(?=[ \t/>])[^<>\n]*>")
+# HTML's own formatting, which a note may show or use: an opening tag of one of these stays.
+# Not the elements that make a rendered block's structure (headings, rules, quotes, `pre`),
+# reorder text (`bdo`, `bdi`) or fetch (`img`): those are escaped as any other name.
+_HTML = re.compile(
+    "a|abbr|b|br|caption|cite|code|dd|del|details|dfn|div|dl|dt|em|figcaption|figure|i|ins|kbd|"
+    "li|mark|ol|p|q|rp|rt|ruby|s|samp|small|span|strike|strong|sub|summary|sup|table|tbody|td|"
+    "tfoot|th|thead|time|tr|tt|u|ul|var|wbr",
+    re.IGNORECASE,
+)
+_UNSEEN_CHARACTERS = (
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064"
     "\u2066-\u2069\ufeff\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
+_UNSEEN = re.compile(_UNSEEN_CHARACTERS)
+# Backslashes typed before what reads as an escape (`\u001b`, `\U000e0041`, or a character
+# escaped so): doubled, so that an odd run ends in the brief's own escape and an even one is
+# all typed (`\\u001b` is what a person wrote, `\u001b` the control character).
+# A run is taken whole (possessively, from its first backslash): a long one is read once.
+_BACKSLASHES = re.compile(
+    r"(?<!\\)\\++(?=u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|" + _UNSEEN_CHARACTERS + ")"
 )
 
 
 def _contained(text: str) -> str:
+    text = _BACKSLASHES.sub(lambda match: match.group() * 2, text)
     text = _UNSEEN.sub(_escaped, text)
-    text = _TAG.sub(r"\\<", text)
     return _STRUCTURE.sub(r"\1\\\2", text)
+
+
+def _tag(match: re.Match[str]) -> str:
+    name = match.group(1)
+    if name is not None and _HTML.fullmatch(name):
+        return match.group()
+    return "\\" + match.group()
 
 
 def _escaped(match: re.Match[str]) -> str:
