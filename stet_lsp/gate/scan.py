@@ -168,10 +168,18 @@ def split_chunks(text: str) -> list[str]:
 
 
 def stream_chunks(blocks: Iterable[str]) -> Iterator[str]:
-    """`split_chunks` over text that arrives in blocks: the same chunks, whatever the blocks."""
+    """`split_chunks` over text that arrives in blocks: the same chunks, whatever the blocks.
+    Blocks that are already these chunks (the import serialises its events so) are given back
+    as they are, nothing copied."""
     pending = ""
     for block in blocks:
-        pending = pending + block if pending else block
+        if len(pending) > CHUNK_SIZE and pending[-1] == "\n" and block[:1] == "{":
+            # What is pending holds no cut past CHUNK_SIZE (it would have been cut), so the
+            # first one is where it meets the block: it is a chunk, whole.
+            yield pending
+            pending = block
+        else:
+            pending = pending + block if pending else block
         start = 0
         while len(pending) - start > CHUNK_SIZE:
             cut = pending.find("\n{", start + CHUNK_SIZE)

@@ -18,13 +18,16 @@ from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.findings import Finding, finding_for
 from stet_lsp.gate.homepaths import RULE as HOME_PATH_RULE
 from stet_lsp.gate.homepaths import home_path_summary
-from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE, chunk_results
+from stet_lsp.gate.parallel import EVERY_OTHER, MIN_PARALLEL_SIZE, chunk_results
 from stet_lsp.gate.redact import Numbering, apply_redaction, used_numbers
 from stet_lsp.gate.repeats import Repeats
 from stet_lsp.gate.report import RedactionReport
 from stet_lsp.gate.scan import chunk_spans, is_json_path, preload, stream_chunks
 
 BLOCK_SIZE = 1 << 20
+_REDACTING = (False, True, True)
+"""The chunks a helper scans for `redact_blocks`: two of every three. This process redacts
+and writes every chunk once all are scanned, alone; so it scans fewer."""
 
 
 def text_blocks(stream: BinaryIO, block_size: int = BLOCK_SIZE) -> Iterator[str]:
@@ -93,6 +96,7 @@ def scan_chunks(
     *,
     home_paths: bool = True,
     parallel: bool = False,
+    helper_takes: tuple[bool, ...] = EVERY_OTHER,
 ) -> Generator[ChunkFindings, None, None]:
     """Each chunk of the text with its findings, positions counted from the text's start;
     with `home_paths`, also how many home paths it holds and where the first is. `blocks`
@@ -107,7 +111,9 @@ def scan_chunks(
         preload(config)
     line_base = 0
     offset_base = 0
-    results = chunk_results(lambda: _chunks(blocks(), path), work, parallel=parallel)
+    results = chunk_results(
+        lambda: _chunks(blocks(), path), work, parallel=parallel, helper_takes=helper_takes
+    )
     for chunk, (found, count, first_position, line_count) in results:
         findings = [_shifted(finding, line_base, offset_base) for finding in found]
         position = None
@@ -182,7 +188,9 @@ def redact_blocks(
     repeats = Repeats(is_json_path(path))
     chunks: list[_Read] = []
     used: dict[str, int] = {}
-    parts = scan_chunks(blocks, config, path, home_paths=False, parallel=parallel)
+    parts = scan_chunks(
+        blocks, config, path, home_paths=False, parallel=parallel, helper_takes=_REDACTING
+    )
     with contextlib.closing(parts):  # a helper still at work stops if this one fails
         for part in parts:
             used_numbers(part.text, used)

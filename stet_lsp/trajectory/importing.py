@@ -23,7 +23,7 @@ import json
 import os
 import stat
 from collections import Counter
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -320,22 +320,28 @@ def _store_session(
 
 
 def _jsonl_blocks(events: list[EventBase], normalizer: Normalizer) -> list[str]:
+    """The events as JSON Lines, paths made relative, cut as the gate cuts JSON text into
+    chunks (`stream_chunks`): each of its passes takes them as they are, none copied again."""
+    from stet_lsp.gate.scan import stream_chunks
+
+    return list(stream_chunks(_normalised_blocks(events, normalizer)))
+
+
+def _normalised_blocks(events: list[EventBase], normalizer: Normalizer) -> Iterator[str]:
     """The events as JSON Lines, paths made relative, in blocks of whole lines of about
     BLOCK_CHARACTERS each: each pass (relative paths, lone surrogates) copies one block, not
     the whole text, and no list of every line is kept beside it."""
-    blocks: list[str] = []
     lines: list[str] = []
     size = 0
     for event in events:
         lines.append(event_json(event))
         size += len(lines[-1]) + 1
         if size >= BLOCK_CHARACTERS:
-            blocks.append(_block(lines, normalizer))
+            yield _block(lines, normalizer)
             lines.clear()
             size = 0
     if lines:
-        blocks.append(_block(lines, normalizer))
-    return blocks
+        yield _block(lines, normalizer)
 
 
 def _block(lines: list[str], normalizer: Normalizer) -> str:

@@ -39,6 +39,21 @@ def test_chunks_do_not_depend_on_the_blocks(block_size: int) -> None:
     assert "".join(split_chunks(text)) == text
 
 
+def test_blocks_that_are_the_chunks_are_given_back_uncopied() -> None:
+    text = _text(4)
+    chunks = split_chunks(text)
+    assert len(chunks) >= 3
+    again = list(stream_chunks(chunks))
+    assert again == chunks
+    assert all(a is b for a, b in zip(again, chunks, strict=True))
+    # Cut elsewhere, or a chunk followed by a block that is not a record's start: the same
+    # chunks as the whole text gives.
+    pieces = [chunks[0], chunks[1][:10], chunks[1][10:], *chunks[2:]]
+    assert list(stream_chunks(pieces)) == chunks
+    joined = [chunks[0] + chunks[1][:-1], chunks[1][-1:] + "x", *chunks[2:]]
+    assert list(stream_chunks(joined)) == split_chunks("".join(joined))
+
+
 @pytest.mark.parametrize("parallel", [False, True])
 @pytest.mark.parametrize(("seed", "block_size"), [(1, 333), (2, 1 << 16)])
 def test_streamed_scan_and_redaction_equal_the_whole_text(
