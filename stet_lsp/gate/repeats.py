@@ -30,6 +30,11 @@ from stet_lsp.gate.spans import Span
 
 MIN_LENGTH = 8
 MAX_LENGTH = 512
+# An automaton that searched this many texts unchanged (every chunk of a long file is searched
+# for the same values) is built again as a DFA, which finds the same matches a few times
+# faster, when its values are few enough for the DFA to stay small and quick to build.
+_SEARCHES_BEFORE_DFA = 4
+_DFA_PATTERN_BYTES = 1 << 14
 _WORDS = re.compile(r"[A-Za-z]+(?:[ _.\-/:][A-Za-z]+)*")
 # Code a generic rule may take for a value (`create_access_token({`, `{tokens[`): a copy of
 # it elsewhere is more code.
@@ -56,6 +61,7 @@ class Repeats:
         self._origins: dict[str, Span] = {}
         self._automaton: ahocorasick_rs.BytesAhoCorasick | None = None
         self._values: list[str] = []
+        self._searches = 0  # by the automaton as it is
 
     def __bool__(self) -> bool:
         return bool(self._origins)
@@ -103,6 +109,14 @@ class Repeats:
         if self._automaton is None:
             self._values = list(self._origins)
             self._automaton = ahocorasick_rs.BytesAhoCorasick([_utf8(v) for v in self._values])
+            self._searches = 0
+        elif self._searches == _SEARCHES_BEFORE_DFA:
+            patterns = [_utf8(v) for v in self._values]
+            if sum(map(len, patterns)) <= _DFA_PATTERN_BYTES:
+                self._automaton = ahocorasick_rs.BytesAhoCorasick(
+                    patterns, implementation=ahocorasick_rs.Implementation.DFA
+                )
+        self._searches += 1
         data = _utf8(text)
         found = self._automaton.find_matches_as_indexes(data, overlapping=True)
         if not found or len(data) == len(text):  # ASCII: a byte is a character

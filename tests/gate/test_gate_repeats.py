@@ -180,6 +180,30 @@ def test_overlapping_copies_are_one_span_and_letters_alone_are_looked_for() -> N
     assert "QfpGamJvHSDURXpqvGUF" not in redacted
 
 
+def test_an_automaton_searched_again_and_again_finds_the_same_copies() -> None:
+    """After a few searches the values are searched for by a DFA: the same spans."""
+    from stet_lsp.gate.repeats import _SEARCHES_BEFORE_DFA, Repeats
+    from stet_lsp.gate.spans import Span
+
+    values = ["Qx7Zq8vK2mP9", "mP9xLr4TbW3k", "QfpGamJvHSDURXpqvGUF", "Qx7Zq8vK2mP9xLr4"]
+    head = "".join(f"K{i}={value}\n" for i, value in enumerate(values))
+    spans = [
+        Span(head.index(value), head.index(value) + len(value), "secret-assignment", 0)
+        for value in values
+    ]
+    texts = [
+        "echo Qx7Zq8vK2mP9xLr4TbW3k é✓ QfpGamJvHSDURXpqvGUF\n",
+        "ü QfpGamJvHSDURXpqvGUFQfpGamJvHSDURXpqvGUF mP9xLr4TbW3k\n",
+        "nothing\n",
+    ]
+    repeats = Repeats()
+    repeats.add(head, spans)
+    first = [repeats.spans(text, []) for text in texts]
+    assert first[0] and first[1] and not first[2]
+    for _ in range(_SEARCHES_BEFORE_DFA + 2):
+        assert [repeats.spans(text, []) for text in texts] == first
+
+
 def test_key_blocks_are_left_to_their_own_rule() -> None:
     """A long value is not looked for again (an automaton of hundreds of key blocks took
     gigabytes): a key block's own rule finds it wherever it stands."""
