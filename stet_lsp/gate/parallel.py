@@ -1,4 +1,5 @@
-"""A long scan on two cores: a forked helper process takes every other chunk.
+"""A long scan on two cores: a forked helper process takes every other chunk (or the share
+its caller gives it).
 
 Scanning a chunk is a pure function of its text and the gate's configuration, so which
 process scans it changes nothing: results come back in chunk order, the same as scanning

@@ -101,7 +101,7 @@ def scan_chunks(
     """Each chunk of the text with its findings, positions counted from the text's start;
     with `home_paths`, also how many home paths it holds and where the first is. `blocks`
     gives the text; with `parallel` it is called a second time, by a helper process that
-    scans every other chunk (gate/parallel.py)."""
+    scans the chunks `helper_takes` gives it (gate/parallel.py)."""
     as_json = is_json_path(path)
 
     def work(chunk: str) -> _Scanned:
