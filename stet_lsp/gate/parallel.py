@@ -1,5 +1,4 @@
-"""A long scan on two cores: a forked helper process takes every other chunk (or the share
-its caller gives it).
+"""A long scan on two cores: a forked helper process takes every other chunk.
 
 Scanning a chunk is a pure function of its text and the gate's configuration, so which
 process scans it changes nothing: results come back in chunk order, the same as scanning
@@ -28,8 +27,6 @@ Result = TypeVar("Result")
 
 MIN_PARALLEL_SIZE = 1 << 20
 """Below this many characters (or bytes) a second process costs more than it saves."""
-EVERY_OTHER = (False, True)
-"""Which chunks the helper takes, by index modulo the pattern's length: every other one."""
 
 
 def can_fork() -> bool:
@@ -41,14 +38,10 @@ def chunk_results(
     work: Callable[[Chunk], Result],
     *,
     parallel: bool,
-    helper_takes: tuple[bool, ...] = EVERY_OTHER,
 ) -> Iterator[tuple[Chunk, Result]]:
     """(chunk, work(chunk)) for each chunk, in order; with `parallel` (and fork allowed) a
-    helper process does the work of the chunks `helper_takes` gives it (by index modulo its
-    length; the first chunk is never the helper's): every odd-numbered chunk by default, more
-    when what this process does with each result costs more than the helper's sending it. A
-    chunk is text, or what `work` makes its text from (both processes must make the same of
-    it)."""
+    helper process does the work of every odd-numbered chunk. A chunk is text, or what
+    `work` makes its text from (both processes must make the same of it)."""
     if not parallel or not can_fork():
         for chunk in chunks():
             yield chunk, work(chunk)
@@ -60,7 +53,7 @@ def chunk_results(
     # The first chunk is scanned before forking: what it loads (rules, plugins, compiled
     # patterns) is then loaded once, for both processes.
     first_result = work(first)
-    started = _start_helper(chunks, work, helper_takes)
+    started = _start_helper(chunks, work)
     if started is None:  # no process to be had (a process limit, memory): scan alone
         yield first, first_result
         for chunk in mine:
@@ -71,7 +64,7 @@ def chunk_results(
     try:
         yield first, first_result
         for index, chunk in enumerate(mine, start=1):
-            if not helper_takes[index % len(helper_takes)] or helper is None:
+            if index % 2 == 0 or helper is None:
                 yield chunk, work(chunk)
                 continue
             answer: tuple[Result] | None = _receive(helper, index, hash(chunk))
@@ -88,7 +81,7 @@ def chunk_results(
 
 
 def _start_helper(
-    chunks: Callable[[], Iterable[Chunk]], work: Callable[[Chunk], object], takes: tuple[bool, ...]
+    chunks: Callable[[], Iterable[Chunk]], work: Callable[[Chunk], object]
 ) -> tuple[int, BinaryIO] | None:
     """The helper's process id and the pipe its answers come through; None if it cannot run."""
     try:
@@ -103,22 +96,19 @@ def _start_helper(
         return None
     if pid == 0:  # the helper: never returns
         os.close(read_end)
-        _serve(chunks, work, takes, write_end)
+        _serve(chunks, work, write_end)
     os.close(write_end)
     return pid, os.fdopen(read_end, "rb")
 
 
 def _serve(
-    chunks: Callable[[], Iterable[Chunk]],
-    work: Callable[[Chunk], object],
-    takes: tuple[bool, ...],
-    fd: int,
+    chunks: Callable[[], Iterable[Chunk]], work: Callable[[Chunk], object], fd: int
 ) -> NoReturn:
     code = 0
     try:
         with os.fdopen(fd, "wb") as out:
             for index, chunk in enumerate(chunks()):
-                if index and takes[index % len(takes)]:
+                if index % 2:
                     answer = (index, hash(chunk), work(chunk))
                     pickle.dump(answer, out, protocol=pickle.HIGHEST_PROTOCOL)
                     out.flush()

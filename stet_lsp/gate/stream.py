@@ -18,16 +18,13 @@ from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.findings import Finding, finding_for
 from stet_lsp.gate.homepaths import RULE as HOME_PATH_RULE
 from stet_lsp.gate.homepaths import home_path_summary
-from stet_lsp.gate.parallel import EVERY_OTHER, MIN_PARALLEL_SIZE, chunk_results
+from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE, chunk_results
 from stet_lsp.gate.redact import Numbering, apply_redaction, used_numbers
 from stet_lsp.gate.repeats import Repeats
 from stet_lsp.gate.report import RedactionReport
 from stet_lsp.gate.scan import chunk_spans, is_json_path, preload, stream_chunks
 
 BLOCK_SIZE = 1 << 20
-_REDACTING = (False, True, True)
-"""The chunks a helper scans for `redact_blocks`: two of every three. This process redacts
-and writes every chunk once all are scanned, alone; so it scans fewer."""
 
 
 def text_blocks(stream: BinaryIO, block_size: int = BLOCK_SIZE) -> Iterator[str]:
@@ -96,12 +93,11 @@ def scan_chunks(
     *,
     home_paths: bool = True,
     parallel: bool = False,
-    helper_takes: tuple[bool, ...] = EVERY_OTHER,
 ) -> Generator[ChunkFindings, None, None]:
     """Each chunk of the text with its findings, positions counted from the text's start;
     with `home_paths`, also how many home paths it holds and where the first is. `blocks`
     gives the text; with `parallel` it is called a second time, by a helper process that
-    scans the chunks `helper_takes` gives it (gate/parallel.py)."""
+    scans every other chunk (gate/parallel.py)."""
     as_json = is_json_path(path)
 
     def work(chunk: str) -> _Scanned:
@@ -111,9 +107,7 @@ def scan_chunks(
         preload(config)
     line_base = 0
     offset_base = 0
-    results = chunk_results(
-        lambda: _chunks(blocks(), path), work, parallel=parallel, helper_takes=helper_takes
-    )
+    results = chunk_results(lambda: _chunks(blocks(), path), work, parallel=parallel)
     for chunk, (found, count, first_position, line_count) in results:
         findings = [_shifted(finding, line_base, offset_base) for finding in found]
         position = None
@@ -188,9 +182,7 @@ def redact_blocks(
     repeats = Repeats(is_json_path(path))
     chunks: list[_Read] = []
     used: dict[str, int] = {}
-    parts = scan_chunks(
-        blocks, config, path, home_paths=False, parallel=parallel, helper_takes=_REDACTING
-    )
+    parts = scan_chunks(blocks, config, path, home_paths=False, parallel=parallel)
     with contextlib.closing(parts):  # a helper still at work stops if this one fails
         for part in parts:
             used_numbers(part.text, used)

@@ -31,16 +31,6 @@ def test_the_helper_takes_every_other_chunk_and_answers_in_order() -> None:
     assert len(helper) == 1 and os.getpid() not in helper
 
 
-def test_the_helper_takes_the_chunks_it_is_given() -> None:
-    takes = (False, True, True)
-    results = list(chunk_results(lambda: CHUNKS, _who, parallel=True, helper_takes=takes))
-    assert [upper for _, (upper, _) in results] == [chunk.upper() for chunk in CHUNKS]
-    pids = [pid for _, (_, pid) in results]
-    assert set(pids[0::3]) == {os.getpid()}
-    helper = {pid for index, pid in enumerate(pids) if index % 3}
-    assert len(helper) == 1 and os.getpid() not in helper
-
-
 def test_without_parallel_every_chunk_is_scanned_here() -> None:
     results = list(chunk_results(lambda: CHUNKS, _who, parallel=False))
     assert {pid for _, (_, pid) in results} == {os.getpid()}
