@@ -258,6 +258,10 @@ local function run_notes()
   wait_for("resumed", function()
     return notified("stet: resumed") ~= nil
   end)
+  vim.cmd("Stet resume")
+  wait_for("resumed when not paused", function()
+    return notified("stet: the style sheet of main was not paused") ~= nil
+  end)
 
   -- 13. Completion of :Stet's subcommands and arguments.
   vim.api.nvim_set_current_buf(bufnr)

@@ -227,6 +227,7 @@ def test_margin_note_recorded_and_note_added_from_neovim(tmp_path: Path) -> None
     # :Stet pause {date} names the moment the server answered (paused_until); :Stet resume.
     assert f"stet: paused until {PAUSE_UNTIL}T00:00:00Z" in messages, messages
     assert "stet: resumed" in messages, messages
+    assert "stet: the style sheet of main was not paused" in messages, messages
     listed = json.loads(stet(root, "note", "list", "--json").stdout)
     assert listed["paused"] is False
 

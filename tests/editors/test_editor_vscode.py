@@ -819,6 +819,7 @@ def test_sheet_paused_entry_edited_and_discarded_from_vscode(
     # "Stet: Resume Style Sheet".
     assert result["resumed"] == "Stet: main resumed"
     assert result["statusResumed"].strip() == "Stet: main · 1 open"
+    assert result["resumedAgain"] == "Stet: main was not paused"
 
     # On disk: the edited entry open at its line, the other discarded, the sheet resumed.
     listed = json.loads(stet(root, "note", "list", "--json").stdout)

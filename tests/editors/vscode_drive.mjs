@@ -1025,6 +1025,8 @@ async function runUpkeep(page) {
     (await texts(item)).find((t) => t.includes("1 open") && !t.includes("paused")) ?? null,
   );
   await screenshot(page, "resumed");
+  await runCommand(page, "Stet: Resume Style Sheet");
+  result.resumedAgain = await statusMessage(page, "not paused message", /was not paused/);
 
   await quickOpen(page, config.file, config.fileName, "def pay");
   await page.keyboard.press("Control+Shift+M");

@@ -1556,15 +1556,15 @@ async function setPaused(paused: boolean): Promise<void> {
     if (until?.trim()) {
       argument.until = until.trim();
     }
-    const result = await execute<{ target: Target; paused: boolean; paused_until: string | null }>(
-      paused ? "stet.pause" : "stet.resume",
-      argument,
-    );
+    const result = await execute<{
+      target: Target;
+      paused: boolean;
+      paused_until: string | null;
+      was_paused?: boolean;
+    }>(paused ? "stet.pause" : "stet.resume", argument);
     const when = result.paused_until ? ` until ${result.paused_until}` : "";
-    vscode.window.setStatusBarMessage(
-      `Stet: ${result.target.label} ${result.paused ? `paused${when}` : "resumed"}`,
-      4000,
-    );
+    const state = result.paused ? `paused${when}` : result.was_paused === false ? "was not paused" : "resumed";
+    vscode.window.setStatusBarMessage(`Stet: ${result.target.label} ${state}`, 4000);
   } catch (error) {
     reportFailure(paused ? "pausing" : "resuming", error);
   } finally {

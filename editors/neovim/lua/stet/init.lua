@@ -395,8 +395,12 @@ end
 
 function M.resume()
   local bufnr, uri = here()
-  M.execute("stet.resume", { uri = uri }, function()
-    notify("resumed")
+  M.execute("stet.resume", { uri = uri }, function(result)
+    if type(result) == "table" and result.was_paused == false then
+      notify("the style sheet of " .. result.target.label .. " was not paused")
+    else
+      notify("resumed")
+    end
   end, bufnr)
 end
 
