@@ -10,6 +10,7 @@ it may hold a secret. Imports little: the hooks start fast; libgit2 is loaded on
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,3 +94,27 @@ def other_work_trees(root: Path, repo: Any, common: Path) -> list[Path]:
             if tree != own:
                 found.append(tree)
     return sorted(found)
+
+
+def claimed_elsewhere(
+    root: Path, relative: Path, excluded_of: Callable[[Path], Any]
+) -> dict[str, Any] | None:
+    """The `info/exclude` line for `/relative` another work tree's install of the same file
+    added (`excluded_of(tree)` reads what that tree's install record says it added), as a
+    copy: an install that finds the line there records it too, so whichever work tree
+    uninstalls last takes it out (`unexclusion` keeps it while another work tree has the
+    file)."""
+    from stet_lsp.core.targets import common_git_dir, open_repository
+
+    pattern = "/" + relative.as_posix()
+    try:
+        repo = open_repository(root)
+        common = common_git_dir(Path(repo.path))
+    except StetError:
+        return None
+    for tree in other_work_trees(root, repo, common):
+        excluded = excluded_of(tree)
+        added = excluded.get("added") if isinstance(excluded, dict) else None
+        if isinstance(added, str) and added.strip("\r\n") == pattern:
+            return dict(excluded)
+    return None

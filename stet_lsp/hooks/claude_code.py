@@ -325,6 +325,8 @@ def install(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
             "created": exclusion.created,
             "added": exclusion.added.decode("utf-8"),
         }
+    elif record.get("excluded") is None:
+        record["excluded"] = _claimed_elsewhere(root)
     write_record(root, RECORD, record)
     if exclusion is not None:
         exclusion.write()
@@ -437,6 +439,19 @@ def _exclusion(root: Path) -> _Exclusion | None:
     base = common_git_dir(Path(repo.path))
     path = base / "info" / "exclude"
     return _Exclusion(path, base, read_regular(path, base))
+
+
+def _claimed_elsewhere(root: Path) -> dict[str, Any] | None:
+    """The `info/exclude` line another work tree's install added, which this install found
+    there and so did not add: recorded here too, so that the last work tree to uninstall
+    takes it out (core/exclusions.py)."""
+    from stet_lsp.core import exclusions
+
+    def excluded_of(tree: Path) -> Any:
+        record = read_record(tree, RECORD)
+        return record.get("excluded") if record is not None else None
+
+    return exclusions.claimed_elsewhere(root, LOCAL_SETTINGS, excluded_of)
 
 
 def _unexclude(root: Path, excluded: Any) -> None:

@@ -240,22 +240,17 @@ def _new_record(plan: Plan, original: str | None, excluded: Any) -> dict[str, An
 
 def _claimed_elsewhere(plan: Plan) -> dict[str, Any] | None:
     """The `info/exclude` line another work tree's install of the same file added, which this
-    install finds there and so does not add: recorded here too, so that whichever work tree
-    uninstalls last takes it out (uninstall keeps it while another work tree has the file)."""
-    if plan.state is None or plan.root is None:
+    install finds there and so does not add (core/exclusions.py)."""
+    state = plan.state
+    if state is None or plan.root is None:
         return None
     relative = plan.path.relative_to(plan.root)
-    try:
-        repo = open_repository(plan.root)
-        common = common_git_dir(Path(repo.path))
-    except StetError:
-        return None
-    for tree in exclusions.other_work_trees(plan.root, repo, common):
-        record = records.read(plan.state, tree / relative, plan.where)
-        excluded = record.get("excluded") if record is not None else None
-        if isinstance(excluded, dict) and excluded.get("pattern") == "/" + relative.as_posix():
-            return dict(excluded)
-    return None
+
+    def excluded_of(tree: Path) -> Any:
+        record = records.read(state, tree / relative, plan.where)
+        return record.get("excluded") if record is not None else None
+
+    return exclusions.claimed_elsewhere(plan.root, relative, excluded_of)
 
 
 def _excluded(exclusion: Exclusion | None) -> dict[str, Any] | None:
