@@ -209,22 +209,39 @@ def test_a_typed_backslash_escape_differs_from_an_escaped_character() -> None:
     assert "\x1b" not in brief
 
 
+def test_backslashes_typed_before_an_escaped_character_are_doubled() -> None:
+    """Before a `<` (escaped or not) and before what would open a line's structure, a typed
+    backslash run is doubled too: an odd run ends in the brief's escape, an even one is all
+    typed (`\\</system>` typed reads back as typed; `\\# x` is no heading either way)."""
+    texts = ["typed \\</system> and \\\\<x> and n \\<limit, <b>\\<b>", "\\# not a heading"]
+    notes = [Entry(f"e{n}", "note", "human", text, START) for n, text in enumerate(texts)]
+    brief = render_brief("main", notes, 800).text
+    assert "- typed \\\\\\</system> and \\\\\\\\\\<x> and n \\\\<limit, <b>\\\\<b>\n" in brief
+    assert "- \\\\\\# not a heading\n" in brief
+
+
 def _read_back(line: str) -> str:
     """An entry's line of the brief read as its escapes say: a backslash run before `u` and
-    four hex digits (`U` and eight) is half typed backslashes, and an odd one's last
-    backslash escapes the character the digits name."""
+    four hex digits (`U` and eight), before `<`, or before `#` or `>` opening the line is half
+    typed backslashes, and an odd one's last backslash escapes what follows (the character
+    the digits name)."""
+
+    def typed(run: str) -> str:
+        return "\\" * (len(run) // 2)
 
     def one(match: re.Match[str]) -> str:
-        run, digits = match.group(1), match.group(2)
-        typed = "\\" * (len(run) // 2)
-        if len(run) % 2:
-            return typed + chr(int(digits[1:], 16))
-        return typed + digits
+        run, after = match[1], match[2]
+        if len(run) % 2 and after[0] in "uU":
+            return typed(run) + chr(int(after[1:], 16))
+        return typed(run) + after
 
-    return re.sub(r"(\\+)(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})", one, line)
+    start = re.match(r"([ \t]*)(\\+)([#>])", line)
+    head = start[1] + typed(start[2]) + start[3] if start else ""
+    rest = line[start.end() :] if start else line
+    return head + re.sub(r"(\\+)(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|<)", one, rest)
 
 
-@given(st.text(alphabet="\\uU0a1fx \x1b\u202e\u200b", min_size=1, max_size=40))
+@given(st.text(alphabet="\\uU0a1fx \x1b\u202e\u200b<>/#", min_size=1, max_size=40))
 @settings(max_examples=300, deadline=None)
 def test_a_text_s_escapes_read_back_as_the_text(text: str) -> None:
     brief = render_brief("main", [Entry("e1", "note", "human", text, START)], 800).text

@@ -172,10 +172,15 @@ def _line(entry: Entry, lines: Mapping[str, int | None]) -> str:
 # for the harness's own (`<system>`), and no character may move the terminal or reorder the
 # text around it. Each is escaped, never dropped: the reader sees what was written. A `<` that
 # can do none of this stays (`n <limit`, `<details>`, `Vec<String>`).
-_STRUCTURE = re.compile(r"^([ \t]*)(#|>|```|~~~|[=-]+[ \t]*$|(?:[-*_][ \t]*){3,}$)", re.M)
+# Backslashes typed before what is escaped so, and before any `<`, are doubled as below.
+_STRUCTURE = re.compile(r"^([ \t]*)(\\*+)(#|>|```|~~~|[=-]+[ \t]*$|(?:[-*_][ \t]*){3,}$)", re.M)
 # A closing tag anywhere; a comment or declaration not glued to a word; an opening tag not
 # glued to a word (`Vec<String>` is code) and written whole on one line (`n <limit` is no tag).
-_TAG = re.compile(r"<(?=/)|(?<!\w)<(?=[!?])|(?<!\w)<([A-Za-z][\w.:-]*)(?=[ \t/>])[^<>\n]*>")
+# Any other `<` too, for the backslashes typed before it.
+_TAG = re.compile(
+    r"(?<!\\)(\\*+)(?:(<(?=/)|(?<!\w)<(?=[!?])"
+    r"|(?<!\w)<([A-Za-z][\w.:-]*)(?=[ \t/>])[^<>\n]*>)|<)"
+)
 # HTML's own formatting, which a note may show or use: an opening tag of one of these stays.
 # Not the elements that make a rendered block's structure (headings, rules, quotes, `pre`),
 # reorder text (`bdo`, `bdi`) or fetch (`img`): those are escaped as any other name.
@@ -202,14 +207,14 @@ _BACKSLASHES = re.compile(
 def _contained(text: str) -> str:
     text = _BACKSLASHES.sub(lambda match: match.group() * 2, text)
     text = _UNSEEN.sub(_escaped, text)
-    return _STRUCTURE.sub(r"\1\\\2", text)
+    return _STRUCTURE.sub(lambda m: f"{m[1]}{m[2] * 2}\\{m[3]}", text)
 
 
 def _tag(match: re.Match[str]) -> str:
-    name = match.group(1)
-    if name is not None and _HTML.fullmatch(name):
-        return match.group()
-    return "\\" + match.group()
+    typed, tag, name = match.group(1) * 2, match.group(2), match.group(3)
+    if tag is None or (name is not None and _HTML.fullmatch(name)):
+        return typed + match.group()[len(match.group(1)) :]
+    return typed + "\\" + tag
 
 
 def _escaped(match: re.Match[str]) -> str:
