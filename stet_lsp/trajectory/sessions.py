@@ -33,6 +33,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -224,10 +225,16 @@ def _claude_sessions(roots: list[str], config_dirs: list[Path]) -> list[_Found]:
 
 
 def _claude_subagent_bytes(path: Path, base: str) -> int:
-    """The size of the session's subagent files (`<session>/subagents/…/agent-*.jsonl`), read
-    with it; links leading out of the projects folder do not count."""
+    """The size of the session's subagent files (`<session>/subagents/…/agent-*.jsonl`) and
+    of the tool outputs kept in `<session>/tool-results/`, read with it; links leading out of
+    the projects folder do not count (nor any link among the tool outputs: not read)."""
+    session = path.parent / path.name.split(".", 1)[0]
     total = 0
-    folder = path.parent / path.name.split(".", 1)[0] / "subagents"
+    for name in _entries(session / "tool-results"):
+        with suppress(OSError):
+            status = os.lstat(session / "tool-results" / name)
+            total += status.st_size if stat.S_ISREG(status.st_mode) else 0
+    folder = session / "subagents"
     for directory, _, names in os.walk(folder):  # links to folders are not followed
         for name in names:
             file = os.path.join(directory, name)

@@ -1383,3 +1383,51 @@ def test_an_edit_that_deletes_a_line_takes_its_break_too(tmp_path: Path) -> None
     assert line_attribution(through_first).files.get("/w/f.txt", {}) == {}
     followed = line_attribution(events).files["/w/f.txt"]
     assert {line: origin.step for line, origin in followed.items()} == {3: second.step}
+
+
+def persisted_notice(path: str, preview: str) -> str:
+    """A tool result too large for the conversation, as Claude Code writes it."""
+    return (
+        f"<persisted-output>\nOutput too large (34.3KB). Full output saved to: {path}\n\n"
+        f"Preview (first 2KB):\n{preview}\n...\n</persisted-output>"
+    )
+
+
+def test_a_persisted_output_is_read_whole_from_the_session_s_tool_results(
+    tmp_path: Path,
+) -> None:
+    """A result Claude Code kept in `<session>/tool-results/` (the transcript holds a notice
+    and a 2 KB preview) is imported whole, and the file is one of the session's sources. The
+    notice's path is where the harness's machine kept it: only its name is used, inside this
+    session's folder; a file that is gone (or named so as to leave the folder) keeps the
+    preview, and so does a link."""
+    whole = "".join(f"src/app.py:{n}: match\n" for n in range(2000))
+    results = tmp_path / SID / "tool-results"
+    results.mkdir(parents=True)
+    (results / "toolu_big.txt").write_text(whole)
+    (tmp_path / "secret.txt").write_text("outside the session folder")
+    (results / "toolu_link.txt").symlink_to(tmp_path / "secret.txt")
+    elsewhere = f"C:\\Users\\me\\.claude\\projects\\x\\{SID}\\tool-results\\toolu_big.txt"
+    notices = {
+        "toolu_big": persisted_notice(elsewhere, whole[:2048]),
+        "toolu_gone": persisted_notice(f"/home/me/{SID}/tool-results/toolu_gone.txt", "gone"),
+        "toolu_out": persisted_notice("/home/me/../secret.txt", "out"),
+        "toolu_dots": persisted_notice("/home/me/tool-results/..", "dots"),
+        "toolu_link": persisted_notice(f"/home/me/{SID}/tool-results/toolu_link.txt", "link"),
+    }
+    records: list[Any] = [user("u1", None, "Search for match.", "2026-01-01T00:00:00Z")]
+    parent = "u1"
+    for n, (call, notice) in enumerate(notices.items()):
+        calls = [tool_use(call, "Grep", {"pattern": "match"})]
+        records.append(assistant(f"a{n}", parent, f"m{n}", calls, f"2026-01-01T00:0{n}:01Z"))
+        records.append(user(f"r{n}", f"a{n}", [result(call, notice)], f"2026-01-01T00:0{n}:02Z"))
+        parent = f"r{n}"
+    parsed = IMPORTER.parse(write(tmp_path / f"{SID}.jsonl", records))
+    outputs = {event.call_id: event.output for event in of(parsed.events, ToolResult)}
+    assert outputs["toolu_big"] == whole
+    for call in ("toolu_gone", "toolu_out", "toolu_dots", "toolu_link"):
+        assert outputs[call] == notices[call]
+    assert parsed.sources == {
+        f"{SID}.jsonl": tmp_path / f"{SID}.jsonl",
+        f"{SID}/tool-results/toolu_big.txt": results / "toolu_big.txt",
+    }

@@ -183,7 +183,7 @@ def test_claude_sessions_with_prompt_id_start_and_size(repo: Path, home: Path) -
     ]
 
 
-def test_a_claude_sessions_size_counts_its_subagent_files(
+def test_a_claude_sessions_size_counts_its_subagent_files_and_tool_outputs(
     repo: Path, home: Path, tmp_path: Path
 ) -> None:
     folder = claude_folder(home, repo)
@@ -196,8 +196,14 @@ def test_a_claude_sessions_size_counts_its_subagent_files(
     outside = write_jsonl(tmp_path / "elsewhere" / "agent-x.jsonl", claude_session(repo))
     (subagents / "agent-x.jsonl").symlink_to(outside)
     (subagents / "linked").symlink_to(outside.parent, target_is_directory=True)
+    # The outputs too large for the conversation, which the import reads; not a link.
+    results = folder / CLAUDE_ID / "tool-results"
+    results.mkdir()
+    output = results / "toolu_01.txt"
+    output.write_text("x" * 5000)
+    (results / "toolu_02.txt").symlink_to(outside)
     (session,) = find_sessions(repo, home=home, env={})
-    files = (path, first, nested)
+    files = (path, first, nested, output)
     assert session.size == sum(file.stat().st_size for file in files)
 
 

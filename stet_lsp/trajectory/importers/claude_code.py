@@ -64,6 +64,10 @@ runs on the conversation itself, the compaction (`agent-acompact-<id>`) and a si
 (`agent-aside_question-<id>`), start their file with a copy of every record of the main
 conversation (the same uuids) before their own prompt and answer: the copy is left out and
 counted in `dropped.copied_history`, as its requests were the main conversation's.
+
+A tool's output too large for the conversation is kept in `<session id>/tool-results/` and the
+transcript holds a `<persisted-output>` notice with a 2 KB preview: the result is the file's
+whole text when the folder still has it.
 """
 
 from __future__ import annotations
@@ -76,6 +80,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import read_regular
 from stet_lsp.trajectory.events import (
     AgentMessage,
     Compaction,
@@ -253,6 +258,29 @@ class _Shared:
     agent_files: dict[str, Path] = field(default_factory=dict)
     folder: Path = Path()
     beside: dict[str, bool] = field(default_factory=dict)  # agent id -> agent-<id>.jsonl exists
+    session_folder: Path = Path()  # <session id>/ beside the session file: subagents, results
+    persisted: dict[str, Path] = field(default_factory=dict)  # source name -> file read
+
+    def persisted_output(self, preview: str) -> str | None:
+        """The whole output a `<persisted-output>` notice previews, from the session's own
+        `tool-results/` folder (by the file's name only: the notice's path is where the
+        harness's machine kept it); None when it is not there or over PERSISTED_LIMIT."""
+        found = _PERSISTED_FILE.search(preview, 0, 4096)
+        if found is None:
+            return None
+        name = re.split(r"[\\/]", found[1].strip())[-1]
+        if not _RESULT_FILE.fullmatch(name):
+            return None
+        try:
+            data = read_regular(self.session_folder / _RESULTS / name, self.session_folder)
+        except (StetError, OSError):
+            return None
+        if data is None or len(data) > PERSISTED_LIMIT:
+            return None
+        self.persisted[f"{self.session_folder.name}/{_RESULTS}/{name}"] = (
+            self.session_folder / _RESULTS / name
+        )
+        return data.decode("utf-8", "replace")
 
     def has_own_file(self, agent_id: str) -> bool:
         if agent_id in self.agent_files:
@@ -267,7 +295,9 @@ class _SessionReader:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.shared = _Shared(folder=path.parent)
+        self.shared = _Shared(
+            folder=path.parent, session_folder=path.parent / path.name.split(".", 1)[0]
+        )
         self.sources: dict[str, Path] = {path.name: path}
 
     def read(self) -> ParsedSession:
@@ -290,6 +320,7 @@ class _SessionReader:
         )
         for event in events:
             event.session = session_id
+        self.sources.update(sorted(self.shared.persisted.items()))
         return ParsedSession(
             format=FORMAT,
             session_id=session_id,
@@ -300,7 +331,7 @@ class _SessionReader:
         )
 
     def _find_subagent_folder_files(self) -> None:
-        folder = self.path.parent / self.path.name.split(".", 1)[0] / "subagents"
+        folder = self.shared.session_folder / "subagents"
         if not folder.is_dir():
             return
         for file in sorted(folder.rglob("agent-*.jsonl")):
@@ -639,6 +670,8 @@ class _FileReader:
         call_id = _str(block.get("tool_use_id")) or ""
         ok = not block.get("is_error")
         output = _result_text(block.get("content"))
+        if output.startswith(_PERSISTED):
+            output = self.shared.persisted_output(output) or output
         self._emit(ToolResult, at, call_id=call_id, ok=ok, output=output)
         name, tool_input = self.calls.get(call_id, ("", {}))
         name = name or _tool_of_result(structured)
@@ -1321,6 +1354,15 @@ def _text_of(content: Any) -> str:
         elif isinstance(block, dict) and block.get("type") in ("image", "document"):
             parts.append(f"[{block['type']}]")
     return "\n\n".join(parts)
+
+
+_PERSISTED = "<persisted-output>"
+_PERSISTED_FILE = re.compile(r"Full output saved to: ([^\n]+)")
+_RESULTS = "tool-results"
+_RESULT_FILE = re.compile(r"[\w-][\w.-]*")
+PERSISTED_LIMIT = 64 << 20
+"""The most bytes of a tool's output read from the session's `tool-results/` folder; a larger
+output keeps the notice and its preview."""
 
 
 def _result_text(content: Any) -> str:
