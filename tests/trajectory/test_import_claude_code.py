@@ -1431,3 +1431,37 @@ def test_a_persisted_output_is_read_whole_from_the_session_s_tool_results(
         f"{SID}.jsonl": tmp_path / f"{SID}.jsonl",
         f"{SID}/tool-results/toolu_big.txt": results / "toolu_big.txt",
     }
+
+
+def test_mode_and_worktree_state_records_are_kept_as_what_they_are(tmp_path: Path) -> None:
+    """Claude Code 2.1 writes a `mode` record (the session's mode) and a `worktree-state`
+    record (the git worktree the session entered, or null once it left it) beside the
+    conversation. Both came out as raw events of an unknown record type, and a file that
+    starts with one was not recognised from its head."""
+    mode = {"type": "mode", "mode": "normal", "sessionId": SID}
+    entered = {
+        "type": "worktree-state",
+        "worktreeSession": {
+            "originalCwd": "/work/app",
+            "worktreePath": "/work/app/.claude/worktrees/fix",
+            "worktreeName": "fix",
+            "worktreeBranch": "worktree-fix",
+            "originalBranch": "main",
+            "originalHeadCommit": "0" * 40,
+            "sessionId": SID,
+        },
+        "sessionId": SID,
+    }
+    left = {"type": "worktree-state", "worktreeSession": None, "sessionId": SID}
+    assert IMPORTER.sniff(json.dumps(mode) + "\n")
+    assert IMPORTER.sniff(json.dumps(entered) + "\n")
+    records = [mode, user("u1", None, "go", "2026-08-03T10:00:00Z"), entered, left]
+    path = write(tmp_path / f"{SID}.jsonl", records)
+    assert detect(path).name == "claude-code"
+    raws = of(IMPORTER.parse(path).events, RawEvent)
+    assert [(raw.source.line, raw.reason) for raw in raws] == [
+        (1, "session mode"),
+        (3, "git worktree the session works in (null once it left it)"),
+        (4, "git worktree the session works in (null once it left it)"),
+    ]
+    assert raws[1].record == entered

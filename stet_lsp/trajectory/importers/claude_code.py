@@ -126,6 +126,8 @@ _RECORD_TYPES = frozenset(
         "agent-name",
         "pr-link",
         "teleported-from",
+        "mode",
+        "worktree-state",
     }
 )
 _LEADING_TYPE = re.compile(r'\{\s*"type"\s*:\s*"([a-z-]+)"')
@@ -145,6 +147,8 @@ _KEPT_RECORDS = {
     "permission-mode": "permission mode change",
     "pr-link": "pull request the session is linked to",
     "teleported-from": "session teleported from Claude Code on the web",
+    "mode": "session mode",
+    "worktree-state": "git worktree the session works in (null once it left it)",
 }
 
 _SPAWN_TOOLS = frozenset({"Task", "Agent"})
