@@ -1967,3 +1967,53 @@ def test_records_whose_type_is_no_string_are_kept_raw(tmp_path: Path) -> None:
     assert "event_msg whose type is no string: {'user_message': 1}" in raw
     assert "response_item whose type is no string: ['message']" in raw
     assert [m.text for m in of(session, AgentMessage)] == ["Done."]
+
+
+def test_bookkeeping_records_of_multi_agent_rollouts_are_kept_as_what_they_are(
+    tmp_path: Path,
+) -> None:
+    """Codex 0.14x rollouts hold `world_state` records (the state the model is shown, whole
+    or changed), `inter_agent_communication_metadata` records and `agent_message` response
+    items (a message from one agent of the thread to another). All came out as raw events
+    of an unknown type; they are kept, saying what they are."""
+    world = record(
+        "world_state",
+        {
+            "full": True,
+            "state": {
+                "agents_md": {"directory": "/home/dev/shop", "text": "# Rules"},
+                "collaboration_mode": "default",
+                "environments": {"current_date": "2026-08-03", "timezone": "UTC"},
+                "model": "gpt-5.5",
+            },
+        },
+    )
+    changed = record("world_state", {"full": False, "state": {"environments": {"subagents": None}}})
+    trigger = record("inter_agent_communication_metadata", {"trigger_turn": False})
+    between = item(
+        {
+            "type": "agent_message",
+            "id": "msg_1",
+            "author": "/root",
+            "recipient": "/root/worker",
+            "content": [{"type": "input_text", "text": "check the tests"}],
+            "internal_chat_message_metadata_passthrough": {"turn_id": "t1"},
+        }
+    )
+    session = parse(tmp_path, [meta(), world, trigger, between, changed])
+    raws = of(session, RawEvent)
+    assert [(r.source.line, r.reason) for r in raws] == [
+        (
+            2,
+            "the harness state the model is shown (instructions, environment, permissions, "
+            "model), whole or changed",
+        ),
+        (3, "whether the message from another agent that follows starts a turn"),
+        (4, "message between agents (a multi-agent thread's author to recipient)"),
+        (
+            5,
+            "the harness state the model is shown (instructions, environment, permissions, "
+            "model), whole or changed",
+        ),
+    ]
+    assert raws[0].record == world

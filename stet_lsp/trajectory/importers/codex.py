@@ -131,6 +131,13 @@ Record = dict[str, Any]
 _ROLLOUT_TYPES = frozenset(
     {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 )
+# Bookkeeping records of Codex 0.14x rollouts, kept as they are, with what they are.
+_KEPT_RECORDS = {
+    "world_state": "the harness state the model is shown (instructions, environment, "
+    "permissions, model), whole or changed",
+    "inter_agent_communication_metadata": "whether the message from another agent that "
+    "follows starts a turn",
+}
 # Response item types a legacy rollout holds bare (and the current format wraps in `payload`).
 _RESPONSE_ITEM_TYPES = frozenset(
     {
@@ -448,6 +455,8 @@ class _Reader:
             self.raw("record has no type")
         elif text_field(value.get("type")) in _ROLLOUT_TYPES:
             self.raw(f"{value['type']} record without a payload object")
+        elif text_field(value.get("type")) in _KEPT_RECORDS:
+            self.raw(_KEPT_RECORDS[value["type"]])
         else:
             self.raw(f"unknown record type {value.get('type')!r}")
 
@@ -484,6 +493,8 @@ class _Reader:
             self.session.dropped["ghost_snapshot"] += 1
         elif kind in _OPAQUE_COMPACTIONS:
             self.session.dropped["opaque_compaction"] += 1
+        elif kind == "agent_message":
+            self.raw("message between agents (a multi-agent thread's author to recipient)")
         else:
             self.raw(f"unknown response_item type {kind!r}")
 
