@@ -175,11 +175,13 @@ def _line(entry: Entry, lines: Mapping[str, int | None]) -> str:
 # Backslashes typed before what is escaped so, and before any `<`, are doubled as below.
 _STRUCTURE = re.compile(r"^([ \t]*)(\\*+)(#|>|```|~~~|[=-]+[ \t]*$|(?:[-*_][ \t]*){3,}$)", re.M)
 # A closing tag anywhere; a comment or declaration not glued to a word; an opening tag not
-# glued to a word (`Vec<String>` is code) and written whole on one line (`n <limit` is no tag).
-# Any other `<` too, for the backslashes typed before it.
+# glued to a word (`Vec<String>` is code) and closed (`n <limit` is no tag), on one line or
+# several, as XML and HTML allow. An escaped character (`\u200b`) glues nothing: it stands for
+# no word. Any other `<` too, for the backslashes typed before it.
+_UNGLUED = r"(?:(?<!\w)|(?<=\\u[0-9a-f]{4})|(?<=\\U[0-9a-f]{8}))"
 _TAG = re.compile(
-    r"(?<!\\)(\\*+)(?:(<(?=/)|(?<!\w)<(?=[!?])"
-    r"|(?<!\w)<([A-Za-z][\w.:-]*)(?=[ \t/>])[^<>\n]*>)|<)"
+    rf"(?<!\\)(\\*+)(?:(<(?=/)|{_UNGLUED}<(?=[!?])"
+    rf"|{_UNGLUED}<([A-Za-z][\w.:-]*)(?=[\s/>])[^<>]*>)|<)"
 )
 # HTML's own formatting, which a note may show or use: an opening tag of one of these stays.
 # Not the elements that make a rendered block's structure (headings, rules, quotes, `pre`),
