@@ -248,6 +248,19 @@ def test_dash_c_goes_before_the_command_as_for_git_or_after_it(
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["entry"]["text"] == "before"
+    # Started in a folder that is gone: an absolute DIR still works, as for git.
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", "-C", str(root), "note", "show", before, "--json"],
+        capture_output=True,
+        text=True,
+        cwd=gone,
+        timeout=60,
+        preexec_fn=lambda: os.rmdir(gone),
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["entry"]["text"] == "before"
 
 
 def test_an_anchor_counts_the_lines_an_editor_shows(stet: Run, root: Path) -> None:

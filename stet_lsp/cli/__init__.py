@@ -8,7 +8,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from stet_lsp import __version__
 from stet_lsp.core.errors import StetError
@@ -112,11 +112,14 @@ def _command_named(argv: Sequence[str]) -> str | None:
 @contextmanager
 def _started_in(folders: Sequence[str] | None) -> Iterator[None]:
     """Run in the folders of `stet -C DIR …`, one after the other (an empty one changes
-    nothing, as for git); then back where the process was."""
+    nothing, as for git); then back where the process was, when that folder still exists."""
     if not folders:
         yield
         return
-    previous = os.getcwd()
+    try:
+        previous: str | None = os.getcwd()
+    except OSError:  # the folder it was started in is gone: a relative DIR fails to change
+        previous = None
     try:
         for folder in folders:
             if folder:
@@ -128,7 +131,9 @@ def _started_in(folders: Sequence[str] | None) -> Iterator[None]:
                     ) from None
         yield
     finally:
-        os.chdir(previous)
+        if previous is not None:
+            with suppress(OSError):
+                os.chdir(previous)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
