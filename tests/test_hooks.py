@@ -29,7 +29,7 @@ from stet_lsp.core.targets import resolve_target
 from stet_lsp.hooks import files
 from stet_lsp.hooks.claude_code import EVENTS as HOOK_EVENTS
 from stet_lsp.hooks.claude_code import LOCAL_SETTINGS, commands
-from stet_lsp.hooks.codex import notify_program
+from stet_lsp.hooks.codex import notify_line, notify_program
 from stet_lsp.hooks.repository import branch_target, find_target
 from stet_lsp.hooks.run import run_hook, work
 from stet_lsp.trajectory.store import EVENTS, working_folder
@@ -593,7 +593,7 @@ def test_a_hook_a_person_gave_options_is_still_stets(root: Path, stet: Stet) -> 
     original = write_settings(root, {"model": "sonnet"}, indent=2, end="\n")
     stet_hooks(stet, root, "install", "claude-code")
     settings = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
-    settings["hooks"]["Stop"][0]["hooks"][0]["command"] = "stet hooks run stop --every 600"
+    settings["hooks"]["Stop"][0]["hooks"][0]["command"] = commands()["Stop"] + " --every 600"
     write_settings(root, settings, indent=2, end="\n")
     status = json.loads(stet_hooks(stet, root, "status", "--json")[1])["claude_code"]
     assert "Stop" in status["settings"][0]["events"]
@@ -605,7 +605,7 @@ def test_a_hook_a_person_gave_options_is_still_stets(root: Path, stet: Stet) -> 
     # A command chained after Stet's is the person's: not Stet's, and not taken out.
     stet_hooks(stet, root, "install", "claude-code")
     settings = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
-    chained = "stet hooks run stop --every 600 && notify-send done"
+    chained = commands()["Stop"] + " --every 600 && notify-send done"
     settings["hooks"]["Stop"][0]["hooks"][0]["command"] = chained
     write_settings(root, settings, indent=2, end="\n")
     stet_hooks(stet, root, "uninstall", "claude-code")
@@ -766,24 +766,23 @@ def test_hooks_an_earlier_version_wrote_with_the_bare_name_are_still_stets(
     root: Path, stet: Stet, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Earlier versions wrote `stet hooks run …` (found on the harness's PATH): status knows
-    them, install adds nothing beside them, uninstall takes them out as it takes out its own,
-    and status warns when no `stet` is on PATH to run them."""
+    them and warns when no `stet` is on PATH to run them; installing again has them run Stet
+    as install writes it now (options kept, the rest of the file as it was), and uninstall
+    then gives back the files as they were before the first install."""
     original = write_settings(root, {"model": "opus"}, indent=2, end="\n")
     assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
     settings = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
     for event, name in HOOK_EVENTS.items():
         settings["hooks"][event][-1]["hooks"][0]["command"] = f"stet hooks run {name}"
+    settings["hooks"]["Stop"][-1]["hooks"][0]["command"] += " --every 600"
     write_settings(root, settings, indent=2, end="\n")
     config = home / ".codex" / "config.toml"
     config.parent.mkdir()
     codex_original = b'model = "o3"\n'
+    marker = b"# Added by `stet hooks install codex` (undo: stet hooks uninstall codex)\n"
     config.write_bytes(
-        b"# Added by `stet hooks install codex` (undo: stet hooks uninstall codex)\n"
-        b'notify = ["stet", "hooks", "run", "codex-notify"]\n\n' + codex_original
+        marker + b'notify = ["stet", "hooks", "run", "codex-notify"]\n\n' + codex_original
     )
-    bare = config.read_bytes()
-    assert stet_hooks(stet, root, "install", "codex")[0] == 0
-    assert config.read_bytes() == bare  # Stet's notify already: only the opt-in is added
     monkeypatch.setenv("PATH", NO_STET)
     document = json.loads(stet_hooks(stet, root, "status", "--json")[1])
     assert document["claude_code"]["installed"] and document["codex"]["installed"]
@@ -792,13 +791,57 @@ def test_hooks_an_earlier_version_wrote_with_the_bare_name_are_still_stets(
     out = stet_hooks(stet, root, "status")[1]
     assert "warning: `stet` is not on PATH, and .claude/settings.local.json runs" in out
     assert "warning: `stet` is not on PATH, and ~/.codex/config.toml runs" in out
-    code, out, _ = stet_hooks(stet, root, "install", "claude-code")
-    assert code == 0 and "nothing changed" in out
+
+    code, out, err = stet_hooks(stet, root, "install", "claude-code")
+    assert code == 0, err
+    assert "start Stet as this install does in" in out and "nothing changed" not in out
+    commands = {
+        event: groups[-1]["hooks"][0]["command"]
+        for event, groups in json.loads((root / LOCAL_SETTINGS).read_text())["hooks"].items()
+    }
+    start = shlex.join(stet_command())
+    assert commands == {
+        event: f"{start} hooks run {name}" + (" --every 600" if event == "Stop" else "")
+        for event, name in HOOK_EVENTS.items()
+    }
+    assert stet_hooks(stet, root, "install", "codex")[0] == 0
+    notify = notify_line(notify_program()).encode()
+    assert config.read_bytes() == marker + notify + b"\n\n" + codex_original
+    document = json.loads(stet_hooks(stet, root, "status", "--json")[1])
+    assert not document["claude_code"]["settings"][0]["bare_name"]
+    assert "not on PATH" not in stet_hooks(stet, root, "status")[1]
+    assert "nothing changed" in stet_hooks(stet, root, "install", "claude-code")[1]
+
     assert stet_hooks(stet, root, "uninstall", "claude-code")[0] == 0
     assert (root / LOCAL_SETTINGS).read_bytes() == original
     assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
     assert config.read_bytes() == codex_original
-    assert "not on PATH" not in stet_hooks(stet, root, "status")[1]
+
+
+def test_install_again_after_stet_moved_starts_it_where_it_is_now(
+    root: Path, stet: Stet, home: Path
+) -> None:
+    """Hooks that start Stet from where it was installed before (a removed virtual
+    environment) start it as install does now once installed again; a Codex notify too."""
+    stet_hooks(stet, root, "install", "claude-code")
+    settings = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
+    for event, name in HOOK_EVENTS.items():
+        settings["hooks"][event][0]["hooks"][0]["command"] = f"/old/venv/bin/stet hooks run {name}"
+    write_settings(root, settings, indent=2, end="\n")
+    code, out, err = stet_hooks(stet, root, "install", "claude-code", "--json")
+    assert code == 0, err
+    assert json.loads(out)["renewed"] == list(HOOK_EVENTS)
+    hooks = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))["hooks"]
+    assert {event: groups[0]["hooks"][0]["command"] for event, groups in hooks.items()} == (
+        commands()
+    )
+    config = home / ".codex" / "config.toml"
+    stet_hooks(stet, root, "install", "codex")
+    old = notify_line(["/old/venv/bin/stet", "hooks", "run", "codex-notify"])
+    config.write_text(config.read_text().replace(notify_line(notify_program()), old))
+    assert old in config.read_text()
+    stet_hooks(stet, root, "install", "codex")
+    assert tomllib.loads(config.read_text())["notify"] == notify_program()
 
 
 # -- Codex ------------------------------------------------------------------------------------------

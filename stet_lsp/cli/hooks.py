@@ -145,8 +145,13 @@ def _print_change(
 
 
 def _print_claude_install(path: str, result: dict[str, Any], would: str) -> None:
+    if result["renewed"]:
+        print(f"Claude Code: {would}start Stet as this install does in {path}:")
+        for event in result["renewed"]:
+            print(f"  {event:<13} {result['commands'][event]}")
     if not result["added"]:
-        print(f"Claude Code: Stet's hooks are in {path} already; nothing changed")
+        if not result["renewed"]:
+            print(f"Claude Code: Stet's hooks are in {path} already; nothing changed")
     else:
         verb = "create" if result["created"] else "add to"
         print(f"Claude Code: {would}{verb} {path}:")

@@ -199,6 +199,9 @@ def _is_ours(item: Any, event: str) -> bool:
     return not options or bool(_OPTIONS.fullmatch(" ".join(options)))
 
 
+_BARE_NAMES = ("stet", "stet.exe")
+
+
 def runs_bare_name(settings: Settings) -> bool:
     """Whether one of Stet's handlers runs `stet` by its bare name (as earlier versions wrote
     them), which only the PATH Claude Code has can find."""
@@ -206,7 +209,7 @@ def runs_bare_name(settings: Settings) -> bool:
     if not isinstance(hooks, dict):
         return False
     return any(
-        _is_ours(item, event) and _words(item)[0] in ("stet", "stet.exe")
+        _is_ours(item, event) and _words(item)[0] in _BARE_NAMES
         for event in EVENTS
         if isinstance(hooks.get(event), list)
         for group in hooks[event]
@@ -228,6 +231,28 @@ def add_hooks(settings: Settings) -> list[str]:
         hooks[event].append({"hooks": [handler(event)]})
         added.append(event)
     return added
+
+
+def renew_commands(settings: Settings) -> list[str]:
+    """Have Stet's handlers that start `stet` otherwise than install now does (by its bare
+    name, as earlier versions wrote them, or by a path it was installed at before) start it
+    as install writes it (`launch.stet_command`), options kept; the events whose handlers
+    changed."""
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return []
+    start = stet_command()
+    renewed: list[str] = []
+    for event, name in EVENTS.items():
+        groups = hooks.get(event)
+        for group in groups if isinstance(groups, list) else []:
+            for item in _handlers(group):
+                words = _words(item)
+                if _is_ours(item, event) and words[: stet_prefix(words)] != start:
+                    options = words[stet_prefix(words) + 3 :]
+                    item["command"] = shlex.join([*start, "hooks", "run", name, *options])
+                    renewed += [] if event in renewed else [event]
+    return renewed
 
 
 def remove_hooks(settings: Settings) -> list[str]:
@@ -300,12 +325,20 @@ def install(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
     data = read_regular(path, root)
     settings = parse_settings(data, LOCAL_SETTINGS)
     added = add_hooks(settings)
+    renewed = renew_commands(settings)
     before = data.decode("utf-8") if data is not None else None
-    text = render(settings, before) if added else None
+    text = render(settings, before) if added or renewed else None
     exclusion = _exclusion(root) if added else None
-    result = _result(root, dry_run, added=added, content=text, created=data is None and bool(added))
+    result = _result(
+        root,
+        dry_run,
+        added=added,
+        renewed=renewed,
+        content=text,
+        created=data is None and bool(added),
+    )
     result["excluded"] = str(exclusion.path) if exclusion is not None else None
-    if not added or dry_run:
+    if not (added or renewed) or dry_run:
         return result
     ensure_stet_gitignore(root)
     record = _read_own_record(root)
@@ -499,18 +532,20 @@ def _result(
     dry_run: bool,
     *,
     added: list[str] | None = None,
+    renewed: list[str] | None = None,
     removed: list[str] | None = None,
     content: str | None = None,
     created: bool = False,
     removed_file: bool = False,
 ) -> dict[str, Any]:
-    changed = bool(added or removed)
+    changed = bool(added or renewed or removed)
     return {
         "harness": HARNESS,
         "path": str(root / LOCAL_SETTINGS),
         "dry_run": dry_run,
         "changed": changed,
         "added": added or [],
+        "renewed": renewed or [],
         "removed": removed or [],
         "created": created,
         "removed_file": removed_file,

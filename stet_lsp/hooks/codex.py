@@ -140,16 +140,26 @@ def with_notify(text: str | None, program: list[str]) -> str:
     return f"{bom}{MARKER}{end}{line}{end}{end}{text}"
 
 
-def without_notify(text: str) -> tuple[str, bool] | None:
-    """The config's text without Stet's lines, and whether Stet created the file; None when
-    the text has no line Stet wrote. Lines are compared without their line ending, so an
-    editor that changed those is no obstacle."""
+def renewed_notify(text: str, program: list[str]) -> str | None:
+    """The config's text with the notify line Stet wrote (under its marker) running `program`
+    instead, its line ending kept; None when the text has no line Stet wrote."""
     bom, text = _split_bom(text)
     lines = text.splitlines(keepends=True)
+    index = _stet_line(lines)
+    if index is None:
+        return None
+    line = lines[index]
+    lines[index] = notify_line(program) + line[len(line.rstrip("\r\n")) :]
+    return bom + "".join(lines)
+
+
+def _stet_line(lines: list[str]) -> int | None:
+    """Where Stet's notify line is: only the pair Stet writes, its marker above its line (the
+    same `notify` line without it is a person's, in a profile or quoted in a multi-line
+    string). Lines are compared without their line ending, so an editor that changed those is
+    no obstacle."""
     bare = [line.rstrip("\r\n") for line in lines]
-    # Only the pair Stet writes, its marker above its line: the same `notify` line without
-    # it is a person's (in a profile, or quoted in a multi-line string), and stays.
-    index = next(
+    return next(
         (
             n
             for n in range(1, len(bare))
@@ -157,6 +167,16 @@ def without_notify(text: str) -> tuple[str, bool] | None:
         ),
         None,
     )
+
+
+def without_notify(text: str) -> tuple[str, bool] | None:
+    """The config's text without Stet's lines, and whether Stet created the file; None when
+    the text has no line Stet wrote. Lines are compared without their line ending, so an
+    editor that changed those is no obstacle."""
+    bom, text = _split_bom(text)
+    lines = text.splitlines(keepends=True)
+    bare = [line.rstrip("\r\n") for line in lines]
+    index = _stet_line(lines)
     if index is None:
         return None
     start, end = index - 1, index + 1
@@ -210,8 +230,13 @@ def install(
     current = _parse(text, path).get("notify") if text is not None else None
     program = notify_program()
     content = None
-    if keep_notify or is_stet_notify(current):
+    if keep_notify:
         pass
+    elif is_stet_notify(current):
+        # Stet started otherwise (by its bare name, as earlier versions wrote it, or from where
+        # it was installed before): as install starts it now.
+        if current != program:
+            content = renewed_notify(text or "", program)
     elif current is None:
         content = with_notify(text, program)
         if _parse(content, path).get("notify") != program:
