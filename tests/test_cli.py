@@ -139,6 +139,13 @@ def test_brief_pause_resume(stet: Run, root: Path) -> None:
     assert json.loads(stet("resume", "--json", "-C", r)[1])["was_paused"] is False
 
 
+def test_resume_with_nothing_paused_writes_nothing(stet: Run, root: Path) -> None:
+    """Not the sheet, not Stet's .gitignore, not a lock file: nothing was paused."""
+    before = sorted(path for path in root.rglob("*") if ".git" not in path.parts)
+    assert stet("resume", "-C", str(root)) == (0, "the style sheet of main was not paused\n", "")
+    assert sorted(path for path in root.rglob("*") if ".git" not in path.parts) == before
+
+
 def test_a_sheet_git_tracks_is_not_briefed(stet: Run, tmp_path: Path) -> None:
     """A clone can commit the sheet of the branch its users check out: its text is not this
     clone's working memory, and must not reach an agent as such."""

@@ -243,7 +243,11 @@ class StyleSheet:
 
     def resume(self) -> bool:
         """End a pause; whether one was in effect (a pause whose time is up was not, though
-        its header is cleared). Nothing is written when the header holds no pause."""
+        its header is cleared). Nothing is written, nor locked, when the header holds no
+        pause."""
+        meta = self.read().meta
+        if not meta.paused and meta.paused_until is None:
+            return False
         with self._locked():
             document = self.read()
             meta = document.meta.copy()
