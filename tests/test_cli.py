@@ -245,29 +245,21 @@ def test_dash_c_goes_before_the_command_as_for_git_or_after_it(
     code, _, err = stet("-C")
     assert code == 2 and "expected one argument" in err
     assert Path.cwd() == elsewhere
-    # As a program, started elsewhere.
-    done = subprocess.run(
-        [sys.executable, "-m", "stet_lsp", "-C", str(root), "note", "show", before, "--json"],
-        capture_output=True,
-        text=True,
-        cwd=elsewhere,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["entry"]["text"] == "before"
-    # Started in a folder that is gone: an absolute DIR still works, as for git.
+    # As a program, started elsewhere; and in a folder that is gone (an absolute DIR still
+    # works, as for git).
     gone = tmp_path / "gone"
     gone.mkdir()
-    done = subprocess.run(
-        [sys.executable, "-m", "stet_lsp", "-C", str(root), "note", "show", before, "--json"],
-        capture_output=True,
-        text=True,
-        cwd=gone,
-        timeout=60,
-        preexec_fn=lambda: os.rmdir(gone),
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["entry"]["text"] == "before"
+    for cwd, before_start in ((elsewhere, None), (gone, lambda: os.rmdir(gone))):
+        done = subprocess.run(
+            [sys.executable, "-m", "stet_lsp", "-C", str(root), "note", "show", before, "--json"],
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            timeout=60,
+            preexec_fn=before_start,
+        )
+        assert done.returncode == 0, (cwd, done.stderr)
+        assert json.loads(done.stdout)["entry"]["text"] == "before"
 
 
 def test_an_anchor_counts_the_lines_an_editor_shows(stet: Run, root: Path) -> None:
