@@ -775,10 +775,15 @@ _SURE_PATTERN = re.compile(
     r"\(\?[=!]\.[*+]|\(\?<[=!]|\(\?[imsx]{1,4}\)|(?:\\[dwsDWS]|[.)])" + _COUNTED.pattern
 )
 _PATTERN_HINT = re.compile(r"[.)][*+]|\\[dwsDWS][*+]")
+# What Django's get_random_secret_key makes (50 characters of its alphabet, after
+# `django-insecure-` in a new project's settings): `)*` and `)+` in one read as two hints.
+_DJANGO_SECRET_KEY = re.compile(r"(?:django-insecure-)?[a-z0-9!@#$%^&*(\-_=+)]{50}")
 
 
 def looks_like_pattern(value: str) -> bool:
     """Whether a value is a regular expression (see `_SURE_PATTERN`, `_PATTERN_HINT`)."""
+    if _DJANGO_SECRET_KEY.fullmatch(value):
+        return False
     if _SURE_PATTERN.search(value):
         return True
     hints = len(_PATTERN_HINT.findall(value)) + (value.startswith("^") and value.endswith("$"))
