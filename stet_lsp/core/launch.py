@@ -24,12 +24,14 @@ def stet_command() -> list[str]:
 def stet_prefix(words: Sequence[str]) -> int:
     """How many of the first `words` start `stet` as `stet_command` writes it, or as earlier
     versions did (`stet` by its bare name): a program named `stet` (any folder), or a Python
-    with `-m stet_lsp`; 0 when they do not."""
+    (CPython or PyPy by name, or this interpreter whatever it is called) with `-m stet_lsp`;
+    0 when they do not."""
     if not words:
         return 0
     name = re.split(r"[\\/]", words[0])[-1].lower()
     if name in _PROGRAM_NAMES:
         return 1
-    if list(words[1:3]) == ["-m", "stet_lsp"] and name.startswith("python"):
+    python = name.startswith(("python", "pypy")) or words[0] == sys.executable
+    if list(words[1:3]) == ["-m", "stet_lsp"] and python:
         return 3
     return 0
