@@ -344,7 +344,19 @@ def _into_skill(
         extended = with_entry(skill, entry.id, text, context, provenance)
         added = extended is not skill
         if added:
-            _write_skill(root, relative, extended, existing_text if current else None, config)
+            # A person's unstaged changes to the file stay unstaged: the index gets its own
+            # version with the entry added, the work tree its own.
+            index_text = _index_text(root, relative)
+            staged_data = None
+            if index_text is not None and index_text != existing_text:
+                staged_skill = _parsed_staged(index_text, relative, name)
+                staged_data = _checked_text(
+                    with_entry(staged_skill, entry.id, text, context, provenance),
+                    index_text,
+                    config,
+                )
+            previous = existing_text if current else None
+            _write_skill(root, relative, extended, previous, config, staged_data)
         staged = added or _stage_if_missing(root, relative, existing_text)
     return SkillOutcome(
         name, str(relative), proposed, created=current is None, added=added, staged=staged
@@ -434,11 +446,32 @@ def _existing_skill(root: Path, relative: PurePosixPath, name: str) -> tuple[Ski
         ) from None
 
 
-def _write_skill(
-    root: Path, relative: PurePosixPath, skill: Skill, previous: str | None, config: GateConfig
-) -> None:
-    """Gate, check against the spec, write atomically, stage; when staging fails, the file
-    is put back as it was (`previous`; None: there was none), so trying again does it all."""
+def _index_text(root: Path, relative: PurePosixPath) -> str | None:
+    """The text the git index holds at `relative` (None when it holds none)."""
+    import pygit2
+
+    try:
+        repository = open_repository(root)
+        if relative.as_posix() not in repository.index:
+            return None
+        blob = repository.get(repository.index[relative.as_posix()].id)
+    except (pygit2.GitError, OSError) as error:
+        raise StetError(f"{relative} could not be staged: {error}; nothing was changed") from None
+    return blob.data.decode("utf-8", "replace") if isinstance(blob, pygit2.Blob) else None
+
+
+def _parsed_staged(text: str, relative: PurePosixPath, name: str) -> Skill:
+    try:
+        return parse_skill(text, folder=name)
+    except StetError as error:
+        raise StetError(
+            f"the staged {relative} does not follow the Agent Skills spec ({error}), and the "
+            "file has unstaged changes: stage or undo them first; nothing was changed"
+        ) from None
+
+
+def _checked_text(skill: Skill, previous: str | None, config: GateConfig) -> bytes:
+    """The skill rendered (keeping `previous`'s layout), gated and checked against the spec."""
     text = _gate(_rendered(skill, previous), "SKILL.md", config)
     problems = validate_skill(text, folder=skill.name)
     if problems:
@@ -446,13 +479,27 @@ def _write_skill(
             f"the skill {skill.name} would break the Agent Skills spec: {'; '.join(problems)} "
             "(choose another skill name, or shorten the text); nothing was changed"
         )
-    data = text.encode("utf-8")
+    return text.encode("utf-8")
+
+
+def _write_skill(
+    root: Path,
+    relative: PurePosixPath,
+    skill: Skill,
+    previous: str | None,
+    config: GateConfig,
+    staged_data: bytes | None = None,
+) -> None:
+    """Gate, check against the spec, write atomically, stage (`staged_data` when the index is
+    to get another version than the work tree); when staging fails, the file is put back as
+    it was (`previous`; None: there was none), so trying again does it all."""
+    data = _checked_text(skill, previous, config)
     folders = [relative.parent, *relative.parent.parents][:-1]  # deepest first, not "."
     created = [folder for folder in folders if not os.path.isdir(root / folder)]
     make_dirs(root, str(relative.parent))
     atomic_write(root / relative, data, root)
     try:
-        stage(root, relative, data)
+        stage(root, relative, data if staged_data is None else staged_data)
     except StetError:
         if previous is None:
             remove_regular(root / relative, root)

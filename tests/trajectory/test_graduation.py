@@ -910,3 +910,27 @@ def test_retarget_skill_names_the_committed_trajectory_for_the_working_one(
     assert retarget_skill(rewritten, "error-wrapping", key, "x", GateConfig()) == rewritten
     with pytest.raises(StetError):
         retarget_skill("no frontmatter\n", "error-wrapping", key, "x", GateConfig())
+
+
+def test_unstaged_changes_to_a_skill_stay_unstaged(sheet: StyleSheet, root: Path) -> None:
+    """Graduating into a skill whose SKILL.md has unstaged changes stages the index's own
+    version with the new entry: the person's changes stay unstaged (and out of the capstone),
+    and the work tree keeps them with the entry added too."""
+    first = add(sheet, "Wrap errors with wrap_error(). Never raise bare.", "convention")
+    name = graduate(sheet, first.id, "skill", now=NOW)["skill"]["name"]
+    path = root / f".stet/skills/{name}/SKILL.md"
+    staged_before = path.read_text()
+    path.write_text(staged_before + "\nWIP: my own notes, not for commit.\n")
+    second = add(sheet, "Log the wrapped error once, at the top.", "convention")
+
+    done = graduate(sheet, second.id, "skill", skill_name=name, now=NOW)
+
+    assert done["staged"] == [f".stet/skills/{name}/SKILL.md"]
+    repository = pygit2.Repository(str(root))
+    blob = repository.get(repository.index[f".stet/skills/{name}/SKILL.md"].id)
+    assert isinstance(blob, pygit2.Blob)
+    staged = blob.data.decode()
+    assert "Log the wrapped error once" in staged and "WIP" not in staged
+    assert validate_skill(staged, folder=name) == []
+    worked = path.read_text()
+    assert "Log the wrapped error once" in worked and "WIP: my own notes" in worked
