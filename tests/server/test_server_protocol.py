@@ -496,3 +496,18 @@ def test_a_log_record_no_client_took_goes_to_standard_error() -> None:
         for handler in earlier:
             log.addHandler(handler)
     assert taken == ["could not open the repository"]
+
+
+def test_a_code_action_range_ending_far_past_the_document_is_answered(
+    raw: PipeServer, root: Path
+) -> None:
+    """A range may end at any line an unsigned integer holds: the actions come from the
+    entries inside it, and no line past the document is looked at."""
+    document = raw.open(uri(root / "src/app.py"), (root / "src/app.py").read_text())
+    params = {
+        "textDocument": {"uri": document},
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 2**31 - 1, "character": 0}},
+        "context": {"diagnostics": []},
+    }
+    raw.send({"id": 2, "method": "textDocument/codeAction", "params": params})
+    assert isinstance(raw.answer(2)["result"], list)

@@ -155,9 +155,11 @@ class Entries(Feature):
         self, state: DocumentState, params: types.CodeActionParams
     ) -> list[types.CodeAction]:
         placed = self.placed.get(state.uri, {})
-        lines = range(params.range.start.line, params.range.end.line + 1)
+        first, last = params.range.start.line, params.range.end.line
+        # The lines holding entries, not every line of the range (which may end anywhere).
+        lines = sorted(line for line in placed if first <= line <= last)
         actions = []
-        for entry in (entry for line in lines for entry in placed.get(line, [])):
+        for entry in (entry for line in lines for entry in placed[line]):
             related = [
                 item
                 for item in params.context.diagnostics
