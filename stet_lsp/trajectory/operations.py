@@ -81,9 +81,16 @@ def _spelled_root(reached: Path, root: Path) -> Path:
 def session_rows(
     target: Target, harness: str | None = None, reached: Path | None = None
 ) -> dict[str, Any]:
+    from stet_lsp.gate import load_config, redact_text
     from stet_lsp.trajectory.importing import imported_sessions
 
     imported = imported_sessions(target)
+    config = load_config(target.root)
+
+    def gated(prompt: str | None) -> str | None:
+        # Shown to a person or a harness as the trajectory list's brief is: through the gate.
+        return redact_text(prompt, config=config, path="prompt.txt").text if prompt else prompt
+
     return document(
         {
             "sessions": [
@@ -91,7 +98,7 @@ def session_rows(
                     "harness": s.harness,
                     "session": s.session_id,
                     "started": s.started,
-                    "first_prompt": s.first_prompt,
+                    "first_prompt": gated(s.first_prompt),
                     "size": s.size,
                     "path": str(s.path),
                     "imported": (s.harness, s.session_id) in imported,

@@ -508,6 +508,21 @@ def test_sessions_latest_and_session_prefix(stet: Run, root: Path, home: Path) -
     assert code == 2 and "not allowed with argument" in err
 
 
+def test_a_session_s_first_prompt_is_listed_through_the_gate(
+    stet: Run, root: Path, home: Path
+) -> None:
+    """The listing is read by people and by harnesses: a token in the first prompt is
+    redacted as in the trajectory's brief (nothing of the session is written)."""
+    token = "ghp_" + "Zq8RkT3vXw9LmN2pQs7YbC4dFg6HjK1aVe5U"
+    projects = home / ".claude" / "projects" / claude_project_folder(str(root))
+    simple_session(root, SESSION_A, f"GITHUB_TOKEN={token} please set this up", START).save(
+        projects / f"{SESSION_A}.jsonl"
+    )
+    for args in (["--json"], []):
+        code, out, _ = stet("trajectory", "sessions", *args, "-C", str(root))
+        assert code == 0 and token not in out and "GITHUB_TOKEN=[REDACTED:" in out
+
+
 def test_sessions_of_a_repository_reached_through_a_link(
     stet: Run, root: Path, home: Path, tmp_path: Path
 ) -> None:
