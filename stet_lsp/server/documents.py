@@ -10,6 +10,7 @@ notes, and records its edits, which are spliced into the lexed index when it is 
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,7 +172,15 @@ def _comments(
 
 
 def local_path(uri: str) -> Path | None:
+    """The absolute path of a `file:` URI; None for any other URI, or one naming no path this
+    system can have (relative, a NUL, a lone surrogate, a name too long)."""
     if not uri.startswith("file:"):
         return None
     path = to_fs_path(uri)
-    return Path(path).resolve() if path and "\0" not in path else None
+    if not path or "\0" in path or not os.path.isabs(path):
+        return None
+    try:
+        os.fsencode(path)
+        return Path(path).resolve()
+    except (OSError, UnicodeError, ValueError):
+        return None

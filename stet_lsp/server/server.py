@@ -243,8 +243,11 @@ class StetServer(LanguageServer):
         path = local_path(uri)
         session = None
         if path is not None:
-            is_folder = await self.off_loop(path.is_dir)
-            session = await self.session_for(path / "_" if is_folder else path)
+            try:
+                is_folder = await self.off_loop(path.is_dir)
+                session = await self.session_for(path / "_" if is_folder else path)
+            except OSError as error:  # a name too long, say
+                raise StetError(f"{uri}: {error.strerror or error}") from None
         if session is None:
             raise StetError(f"{uri} is not inside a git repository")
         return session

@@ -511,3 +511,17 @@ def test_a_code_action_range_ending_far_past_the_document_is_answered(
     }
     raw.send({"id": 2, "method": "textDocument/codeAction", "params": params})
     assert isinstance(raw.answer(2)["result"], list)
+
+
+def test_a_uri_naming_no_usable_path_is_refused_with_a_message(raw: PipeServer) -> None:
+    """A name too long for the file system, a lone surrogate, a relative `file:` URI: each
+    command answers with a refusal that says what is wrong, not an internal error."""
+    uris = ["file:///" + "b" * 300, "file:///tmp/\ud800.py", "file:app.py"]
+    for number, bad in enumerate(uris, start=10):
+        params = {"command": "stet.note.list", "arguments": [{"uri": bad}]}
+        raw.send({"id": number, "method": "workspace/executeCommand", "params": params})
+        error = raw.answer(number)["error"]
+        assert error["code"] != -32603, error
+        message = error["message"]
+        assert "Errno" not in message and "codec" not in message, message
+        assert message.endswith(("not inside a git repository", "File name too long")), message
