@@ -1050,3 +1050,24 @@ def test_long_lived_states_cost_each_line_its_own_length(language: str, text: st
     lines = text.split("\n")
     index = within(3, lambda: CommentIndex(lines, SYNTAXES[language]))
     within(3, lambda: index.update(["x", *lines[1:]], 0, 1, 1))  # all of it again
+
+
+def test_notes_in_a_run_of_comments_anchor_to_the_nearest_code() -> None:
+    """Each note of a long run of comments anchors to the first code line after it (or, at
+    the file's end, the last one before it), whatever the others found on the way; a file of
+    nothing but notes is read once, not once a note (it held a server for minutes)."""
+    layout = ["x = 1"] + ["# stet: a"] * 3 + ["", "# plain", "y = 2"] + ["# stet: b"] * 4
+    lines = "\n".join(layout).split("\n")
+    notes = find_notes(lines, CommentIndex(lines, SYNTAXES["python"]))
+    assert [(note.line, note.anchor_line) for note in notes] == [
+        (1, 6),
+        (2, 6),
+        (3, 6),
+        (7, 6),
+        (8, 6),
+        (9, 6),
+        (10, 6),
+    ]
+    many = ["# stet: n"] * 50_000
+    index = CommentIndex(many, SYNTAXES["python"])
+    assert len(within(30, lambda: find_notes(many, index))) == 50_000

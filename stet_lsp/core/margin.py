@@ -61,6 +61,7 @@ def find_notes(
     word = marker.rstrip(":").strip()
     notes = []
     used: set[int] = set()
+    code = _CodeLines(lines, index)
     for number in [number for number, line in enumerate(lines) if word in line]:
         if number in used:
             continue
@@ -69,7 +70,7 @@ def find_notes(
             match = pattern.search(line, comment.start, comment.end)
             if match is None:
                 continue
-            note = _note_at(lines, index, number, comment, match, pattern)
+            note = _note_at(lines, index, number, comment, match, pattern, code)
             used.update(range(note.line, note.end_line + 1))
             notes.append(note)
             break
@@ -83,6 +84,7 @@ def _note_at(
     comment: Comment,
     match: re.Match[str],
     pattern: re.Pattern[str],
+    code: _CodeLines,
 ) -> MarginNote:
     written_kind = match.group("kind")
     kind: Kind = "markup"
@@ -111,7 +113,7 @@ def _note_at(
     if comment.block and text.endswith(("*/", "-->")):
         text = text.rsplit(None, 1)[0] if " " in text else ""
     removal = _removal(lines, number, comment, match, last_line, last)
-    anchor = _anchor_line(lines, index, number, comment, last_line)
+    anchor = _anchor_line(code, number, comment, last_line)
     return MarginNote(
         line=number,
         column=match.start(),
@@ -217,18 +219,44 @@ def _removal_in_block(
     return number, indent, last_line, last.end
 
 
-def _anchor_line(
-    lines: list[str], index: CommentIndex, number: int, comment: Comment, last_line: int
-) -> int:
+def _anchor_line(code: _CodeLines, number: int, comment: Comment, last_line: int) -> int:
     if comment.code_before:
         return number
-    for candidate in range(last_line + 1, len(lines)):
-        if _is_code(lines, index, candidate):
-            return candidate
-    for candidate in range(number - 1, -1, -1):
-        if _is_code(lines, index, candidate):
-            return candidate
-    return number
+    found = code.after(last_line + 1)
+    if found is None:
+        found = code.before(number - 1)
+    return number if found is None else found
+
+
+class _CodeLines:
+    """The nearest line of code after or before a line, each line judged once per scan: a file
+    of nothing but notes would otherwise be walked to its end for each of them."""
+
+    def __init__(self, lines: list[str], index: CommentIndex) -> None:
+        self.lines, self.index = lines, index
+        self._after: dict[int, int | None] = {}
+        self._before: dict[int, int | None] = {}
+
+    def after(self, start: int) -> int | None:
+        return self._walk(start, len(self.lines), 1, self._after)
+
+    def before(self, start: int) -> int | None:
+        return self._walk(start, -1, -1, self._before)
+
+    def _walk(self, start: int, stop: int, step: int, known: dict[int, int | None]) -> int | None:
+        visited = []
+        found: int | None = None
+        for number in range(start, stop, step):
+            if number in known:
+                found = known[number]
+                break
+            visited.append(number)
+            if _is_code(self.lines, self.index, number):
+                found = number
+                break
+        for number in visited:
+            known[number] = found
+        return found
 
 
 def _is_code(lines: list[str], index: CommentIndex, number: int) -> bool:
