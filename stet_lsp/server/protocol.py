@@ -115,6 +115,10 @@ class Refused:
     answer: bool = True
 
 
+def _is_notification(kind: Any) -> bool:
+    return isinstance(kind, type) and kind.__name__.endswith("Notification")
+
+
 class StetProtocol(LanguageServerProtocol):
     exit_code = 0
     """What the process exits with: 1 when `exit` came without `shutdown` first."""
@@ -183,6 +187,10 @@ class StetProtocol(LanguageServerProtocol):
         if problem is not None:
             return Refused(request_id, JsonRpcInvalidRequest(problem))
         is_request = method is not None and "id" in data
+        if is_request and _is_notification(self.get_message_type(method)):
+            # Carried out, it would never be answered: a notification has no answer.
+            problem = f"{method} is a notification: it is sent without an id"
+            return Refused(request_id, JsonRpcInvalidRequest(problem), True)
         if _depth_exceeds(data.get("params"), MAX_DEPTH):
             problem = f"params nest deeper than {MAX_DEPTH} levels"
             return self._refuse(data, request_id, JsonRpcInvalidParams(problem), is_request)

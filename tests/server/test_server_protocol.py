@@ -525,3 +525,26 @@ def test_a_uri_naming_no_usable_path_is_refused_with_a_message(raw: PipeServer) 
         message = error["message"]
         assert "Errno" not in message and "codec" not in message, message
         assert message.endswith(("not inside a git repository", "File name too long")), message
+
+
+def test_a_notification_sent_with_an_id_is_answered_with_an_error(
+    raw: PipeServer, root: Path
+) -> None:
+    """A notification's method in a message with an id would be carried out and never
+    answered (a notification has no answer): it is refused, with its id."""
+    document = uri(root / "src/app.py")
+    messages = [
+        ("initialized", {}),
+        ("$/cancelRequest", {"id": 1}),
+        ("workspace/didChangeConfiguration", {"settings": {}}),
+        (
+            "textDocument/didOpen",
+            {"textDocument": {"uri": document, "languageId": "python", "version": 1, "text": ""}},
+        ),
+    ]
+    for number, (method, params) in enumerate(messages, start=54):
+        raw.send({"id": number, "method": method, "params": params})
+        error = raw.answer(number)["error"]
+        assert error["code"] == -32600 and "is a notification" in error["message"], error
+    raw.send({"id": 60, "method": "shutdown"})
+    assert raw.answer(60)["result"] is None  # and it serves on
