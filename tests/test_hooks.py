@@ -786,7 +786,7 @@ def test_hooks_an_earlier_version_wrote_with_the_bare_name_are_still_stets(
     monkeypatch.setenv("PATH", NO_STET)
     document = json.loads(stet_hooks(stet, root, "status", "--json")[1])
     assert document["claude_code"]["installed"] and document["codex"]["installed"]
-    assert document["claude_code"]["settings"][0]["bare_name"]
+    assert document["claude_code"]["settings"][0]["bare_name"] and document["codex"]["bare_name"]
     assert not document["stet_on_path"]
     out = stet_hooks(stet, root, "status")[1]
     assert "warning: `stet` is not on PATH, and .claude/settings.local.json runs" in out
@@ -809,6 +809,7 @@ def test_hooks_an_earlier_version_wrote_with_the_bare_name_are_still_stets(
     assert config.read_bytes() == marker + notify + b"\n\n" + codex_original
     document = json.loads(stet_hooks(stet, root, "status", "--json")[1])
     assert not document["claude_code"]["settings"][0]["bare_name"]
+    assert not document["codex"]["bare_name"]
     assert "not on PATH" not in stet_hooks(stet, root, "status")[1]
     assert "nothing changed" in stet_hooks(stet, root, "install", "claude-code")[1]
 

@@ -241,11 +241,7 @@ def _status(args: argparse.Namespace) -> int:
             state = "no notify" if entry["exists"] else "no file"
         consent = "has" if entry["repository"] else "has not"
         print(f"Codex        {where}: {state}; this repository {consent} opted in to imports")
-    bare = [entry for entry in claude["settings"] if entry["bare_name"]]
-    if isinstance(document["codex"]["notify"], list) and document["codex"]["notify"][:1] == [
-        "stet"
-    ]:
-        bare.append(document["codex"])
+    bare = [entry for entry in [*claude["settings"], document["codex"]] if entry["bare_name"]]
     if bare and not document["stet_on_path"]:
         for entry in bare:
             print(

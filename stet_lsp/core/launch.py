@@ -21,6 +21,12 @@ def stet_command() -> list[str]:
     return [sys.executable, "-m", "stet_lsp"]
 
 
+def by_bare_name(words: Sequence[str]) -> bool:
+    """Whether `words` start `stet` by its bare name (as earlier versions wrote it), which
+    only the PATH of whoever runs the command can find."""
+    return bool(words) and words[0] in _PROGRAM_NAMES
+
+
 def stet_prefix(words: Sequence[str]) -> int:
     """How many of the first `words` start `stet` as `stet_command` writes it, or as earlier
     versions did (`stet` by its bare name): a program named `stet` (any folder), or a Python

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.launch import stet_command, stet_prefix
+from stet_lsp.core.launch import by_bare_name, stet_command, stet_prefix
 from stet_lsp.core.safefs import (
     atomic_write,
     ensure_stet_gitignore,
@@ -199,9 +199,6 @@ def _is_ours(item: Any, event: str) -> bool:
     return not options or bool(_OPTIONS.fullmatch(" ".join(options)))
 
 
-_BARE_NAMES = ("stet", "stet.exe")
-
-
 def runs_bare_name(settings: Settings) -> bool:
     """Whether one of Stet's handlers runs `stet` by its bare name (as earlier versions wrote
     them), which only the PATH Claude Code has can find."""
@@ -209,7 +206,7 @@ def runs_bare_name(settings: Settings) -> bool:
     if not isinstance(hooks, dict):
         return False
     return any(
-        _is_ours(item, event) and _words(item)[0] in _BARE_NAMES
+        _is_ours(item, event) and by_bare_name(_words(item))
         for event in EVENTS
         if isinstance(hooks.get(event), list)
         for group in hooks[event]

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.launch import stet_command, stet_prefix
+from stet_lsp.core.launch import by_bare_name, stet_command, stet_prefix
 from stet_lsp.core.safefs import atomic_write, read_regular
 from stet_lsp.hooks.files import (
     read_record,
@@ -323,7 +323,8 @@ def _result(
 
 def status(root: Path, *, home: Path | None, env: Mapping[str, str]) -> dict[str, Any]:
     entry: dict[str, Any] = {"harness": HARNESS, "path": None, "exists": False, "notify": None}
-    entry.update({"installed": False, "problem": None, "repository": consented(root)})
+    entry.update({"installed": False, "bare_name": False, "problem": None})
+    entry["repository"] = consented(root)
     try:
         path = config_path(home, env)
         entry["path"] = str(path)
@@ -333,6 +334,7 @@ def status(root: Path, *, home: Path | None, env: Mapping[str, str]) -> dict[str
             notify = _parse(text, path).get("notify")
             entry["notify"] = notify
             entry["installed"] = is_stet_notify(notify)
+            entry["bare_name"] = is_stet_notify(notify) and by_bare_name(notify or [])
     except StetError as error:
         entry["problem"] = str(error)
     return entry
