@@ -763,10 +763,10 @@ def looks_like_env_literal(value: str) -> bool:
 # lookbehind, an inline flag, a counted repeat after a class, an escape, `.` or `)`, an open
 # repeat after a class, a value that is one class (`TOKEN_RE = r"ghp_[A-Za-z0-9]{36}"`,
 # `PASSWORD_REGEX = r"^(?=.*[a-z]).{8,}$"`). Others count only two together (an open repeat
-# after `.`, `)` or an escape, a class, anchors at both ends): a random password holds one by
-# chance far more often than two. A class is one only with an escape or a range of one kind
-# of character in order (`a-f`, `0-9`; not a random `T-c`). Of 50,000 random passwords of
-# 12-32 characters, 0 to 1 read as patterns, by alphabet.
+# after `.`, a `)` that closes a group, or an escape, a class, anchors at both ends): a random
+# password holds one by chance far more often than two. A class is one only with an escape or
+# a range of one kind of character in order (`a-f`, `0-9`; not a random `T-c`). Of 50,000
+# random passwords of 12-32 characters, 0 to 1 read as patterns, by alphabet.
 _CLASS = re.compile(r"\[\^?([^\]\s]{1,60})\]")
 _RANGE = re.compile(r"([A-Za-z0-9])-([A-Za-z0-9])")
 _CLASS_ESCAPE = re.compile(r"\\[dwsDWS]")
@@ -775,18 +775,14 @@ _SURE_PATTERN = re.compile(
     r"\(\?[=!]\.[*+]|\(\?<[=!]|\(\?[imsx]{1,4}\)|(?:\\[dwsDWS]|[.)])" + _COUNTED.pattern
 )
 _PATTERN_HINT = re.compile(r"[.)][*+]|\\[dwsDWS][*+]")
-# What Django's get_random_secret_key makes (50 characters of its alphabet, after
-# `django-insecure-` in a new project's settings): `)*` and `)+` in one read as two hints.
-_DJANGO_SECRET_KEY = re.compile(r"(?:django-insecure-)?[a-z0-9!@#$%^&*(\-_=+)]{50}")
 
 
 def looks_like_pattern(value: str) -> bool:
     """Whether a value is a regular expression (see `_SURE_PATTERN`, `_PATTERN_HINT`)."""
-    if _DJANGO_SECRET_KEY.fullmatch(value):
-        return False
     if _SURE_PATTERN.search(value):
         return True
-    hints = len(_PATTERN_HINT.findall(value)) + (value.startswith("^") and value.endswith("$"))
+    hints = sum(map(_is_hint, _PATTERN_HINT.finditer(value)))
+    hints += value.startswith("^") and value.endswith("$")
     for found in _CLASS.finditer(value):
         if not _is_class(found.group(1)):
             continue
@@ -797,6 +793,15 @@ def looks_like_pattern(value: str) -> bool:
             return True  # the value is the class (`[a-zA-Z0-9!@#%]`, `^[a-z]$`)
         hints += 1
     return hints >= 2
+
+
+def _is_hint(found: re.Match[str]) -> bool:
+    """A repeat after `)` is a hint only when that `)` closes a group opened before it (a
+    random password's `)+`, a Django key's `)*`, closes nothing, or by chance)."""
+    if found.group()[0] != ")":
+        return True
+    before = found.string[: found.start()]
+    return before.count("(") > before.count(")")
 
 
 def _is_class(inside: str) -> bool:

@@ -275,15 +275,14 @@ class _Shared:
         name = re.split(r"[\\/]", found[1].strip())[-1]
         if not _RESULT_FILE.fullmatch(name):
             return None
+        file = self.session_folder / _RESULTS / name
         try:
-            data = read_regular(self.session_folder / _RESULTS / name, self.session_folder)
+            data = read_regular(file, self.session_folder, PERSISTED_LIMIT + 1)
         except (StetError, OSError):
             return None
         if data is None or len(data) > PERSISTED_LIMIT:
             return None
-        self.persisted[f"{self.session_folder.name}/{_RESULTS}/{name}"] = (
-            self.session_folder / _RESULTS / name
-        )
+        self.persisted[file.relative_to(self.folder).as_posix()] = file
         return data.decode("utf-8", "replace")
 
     def has_own_file(self, agent_id: str) -> bool:
