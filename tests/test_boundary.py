@@ -494,7 +494,7 @@ def test_retention_removes_only_what_it_proves_is_a_sheet(
         os.utime(path, (OLD, OLD), follow_symlinks=False)
     before = listing(outside)
 
-    removed = collect_garbage(repo, current, ttl_days=1)
+    removed = collect_garbage(repo, current, ttl_days=1).removed
     assert [removal.path for removal in removed] == [stale.sheet_path]
     left = sorted(path.name for path in folder.iterdir())
     assert left == sorted(

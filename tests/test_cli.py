@@ -287,6 +287,30 @@ def test_note_list_lines_its_columns_up(stet: Run, root: Path) -> None:
     ]
 
 
+def test_sheet_gc_moves_a_renamed_branch_sheet(
+    stet: Run, repo: pygit2.Repository, root: Path
+) -> None:
+    r = str(root)
+    repo.branches.local.create("wip", repo[repo.head.target])
+    repo.checkout(repo.branches.local["wip"])
+    stet("note", "add", "on wip", "-C", r)
+    repo.checkout(repo.branches.local["main"])
+    repo.branches.local["wip"].rename("wip-renamed")
+    code, out, _ = stet("sheet", "gc", "--dry-run", "--json", "-C", r)
+    assert code == 0
+    listed = json.loads(out)
+    assert listed["removed"] == []
+    assert [(m["target"], m["reason"]) for m in listed["moved"]] == [
+        ("wip", "branch 'wip' was renamed to 'wip-renamed'")
+    ]
+    code, out, _ = stet("sheet", "gc", "-C", r)
+    assert code == 0 and out.startswith("moved ") and "wip-renamed" in out
+    assert stet("sheet", "gc", "-C", r)[1].strip() == "nothing to remove"
+    repo.checkout(repo.branches.local["wip-renamed"])
+    code, out, _ = stet("note", "list", "-C", r)
+    assert code == 0 and "on wip" in out
+
+
 def test_sheet_gc(stet: Run, repo: pygit2.Repository, root: Path) -> None:
     r = str(root)
     repo.branches.local.create("old", repo[repo.head.target])

@@ -14,6 +14,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
+from stet_lsp.core.locking import file_lock
 from stet_lsp.core.retention import collect_garbage
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import Target, current_target, resolve_target
@@ -245,7 +246,7 @@ def test_retention_never_removes_a_sheet_a_writer_holds_or_wrote_since(
     editor.start()
     assert inside_lock.wait(10)
     try:
-        assert collect_garbage(repo, current_target(repo)) == []  # held: left alone
+        assert collect_garbage(repo, current_target(repo)).removed == []  # held: left alone
         assert stale.sheet_path.exists()
         assert os.path.exists(f"{stale.sheet_path}.lock")
         added: list[str] = []
@@ -262,7 +263,27 @@ def test_retention_never_removes_a_sheet_a_writer_holds_or_wrote_since(
         "B",
     ]
     # Written since: no longer stale. Judged old again, it goes.
-    assert collect_garbage(repo, current_target(repo)) == []
+    assert collect_garbage(repo, current_target(repo)).removed == []
     os.utime(stale.sheet_path, (month_ago, month_ago))
-    assert [r.target for r in collect_garbage(repo, current_target(repo))] == ["old-topic"]
+    assert [r.target for r in collect_garbage(repo, current_target(repo)).removed] == ["old-topic"]
     assert not stale.sheet_path.exists()
+
+
+def test_a_renamed_branch_sheet_moves_only_when_no_writer_holds_it(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    """A writer holding the old sheet's (or the new name's) lock keeps the move from
+    happening; a later run moves it, with what was added meanwhile."""
+    repo.branches.local.create("draft", repo[repo.head.target])
+    old = Target(root, "branch", "draft")
+    StyleSheet(old).add("first")
+    repo.branches.local["draft"].rename("draft-2")
+    new = Target(root, "branch", "draft-2")
+    for held_path in (old.sheet_path, new.sheet_path):
+        with file_lock(held_path, root, "a writer"):
+            assert collect_garbage(repo, current_target(repo)).moved == []
+        assert old.sheet_path.exists() and not new.sheet_path.exists()
+    StyleSheet(old).add("added while the move waited")
+    moved = collect_garbage(repo, current_target(repo)).moved
+    assert [(m.path, m.to) for m in moved] == [(old.sheet_path, new.sheet_path)]
+    assert [e.text for e in StyleSheet(new).entries()] == ["first", "added while the move waited"]

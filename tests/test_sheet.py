@@ -16,8 +16,9 @@ from stet_lsp.core.brief import estimate_tokens, render_brief
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.model import utc_now
 from stet_lsp.core.retention import collect_garbage
+from stet_lsp.core.session import RepositorySession
 from stet_lsp.core.sheet import EntryFilter, StyleSheet
-from stet_lsp.core.targets import resolve_target
+from stet_lsp.core.targets import Target, resolve_target
 
 
 @pytest.fixture
@@ -238,16 +239,79 @@ def test_gc_removes_gone_branches_and_stale_sheets_never_the_current(
         if "stale" in path.name or path == current.sheet_path:
             os.utime(path, (old, old))
 
-    listed = collect_garbage(repo, current, dry_run=True)
+    listed = collect_garbage(repo, current, dry_run=True).removed
     assert sorted(r.target for r in listed) == ["gone", "stale"]
     assert all(r.path.exists() for r in listed)
-    removed = collect_garbage(repo, current)
+    removed = collect_garbage(repo, current).removed
     assert sorted(r.reason.split()[0] for r in removed) == ["branch", "untouched"]
     assert not any(r.path.exists() for r in removed)
     assert current.sheet_path.exists()  # old, but current
     assert StyleSheet(resolve_target(root, "pr-7")).entries()
     assert stale.kind == "named"  # an explicit name is not the branch: untouched
-    assert collect_garbage(repo, current, ttl_days=0, dry_run=True)[0].target == "pr-7"
+    assert collect_garbage(repo, current, ttl_days=0, dry_run=True).removed[0].target == "pr-7"
+
+
+def test_a_renamed_branch_keeps_its_sheet(repo: pygit2.Repository, root: Path) -> None:
+    """`git branch -m` names the target anew: its sheet follows, header and title."""
+    repo.branches.local.create("feature", repo[repo.head.target])
+    repo.checkout(repo.branches.local["feature"])
+    StyleSheet(resolve_target(root)).add("wrap errors with %w", kind="convention")
+    old_path = resolve_target(root).sheet_path
+    repo.branches.local["feature"].rename("feature-2")
+    target = resolve_target(root)
+    assert target.name == "feature-2"
+    assert [e.text for e in StyleSheet(target).entries()] == ["wrap errors with %w"]
+    text = target.sheet_path.read_text(encoding="utf-8")
+    assert text.startswith("# Style sheet: feature-2\n") and "target=feature-2" in text
+    assert not old_path.exists() and not Path(f"{old_path}.lock").exists()
+    StyleSheet(target).add("a second note")  # its own now: written without complaint
+    assert len(StyleSheet(target).entries()) == 2
+
+
+def test_gc_moves_a_renamed_branch_sheet_and_never_removes_it(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    head = repo[repo.head.target]
+    for name in ("left", "right"):
+        repo.branches.local.create(name, head)
+        repo.checkout(repo.branches.local[name])
+        StyleSheet(resolve_target(root)).add(f"on {name}")
+    repo.checkout(repo.branches.local["main"])
+    current = resolve_target(root)
+    repo.branches.local["left"].rename("left-renamed")  # not checked out: gc moves it
+    StyleSheet(Target(root, "branch", "right-renamed")).add("already here")
+    repo.branches.local["right"].rename("right-renamed")  # the new name has a sheet
+
+    planned = collect_garbage(repo, current, dry_run=True)
+    assert planned.removed == []
+    assert [(m.target, m.to.name) for m in planned.moved] == [
+        ("left", Target(root, "branch", "left-renamed").sheet_path.name)
+    ]
+    assert planned.moved[0].path.exists() and not planned.moved[0].to.exists()
+    done = collect_garbage(repo, current)
+    assert done.removed == [] and [m.target for m in done.moved] == ["left"]
+    assert [e.text for e in StyleSheet(Target(root, "branch", "left-renamed")).entries()] == [
+        "on left"
+    ]
+    right = Target(root, "branch", "right")
+    assert right.sheet_path.exists()  # kept: only the TTL removes it
+    old = time.time() - 40 * 86400
+    os.utime(right.sheet_path, (old, old))
+    assert [r.target for r in collect_garbage(repo, current).removed] == ["right"]
+
+
+def test_a_session_follows_a_rename_of_the_branch_it_shows(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    repo.branches.local.create("topic", repo[repo.head.target])
+    repo.checkout(repo.branches.local["topic"])
+    StyleSheet(resolve_target(root)).add("keep me")
+    session = RepositorySession(root)
+    assert [e.text for e in session.load().document.entries()] == ["keep me"]
+    repo.branches.local["topic"].rename("topic-2")
+    snapshot = session.load()
+    assert snapshot.target.name == "topic-2"
+    assert [e.text for e in snapshot.document.entries()] == ["keep me"]
 
 
 def test_sheet_survives_branch_switch_round_trip(repo: pygit2.Repository, root: Path) -> None:

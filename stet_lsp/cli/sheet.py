@@ -61,7 +61,7 @@ def _gc(args: argparse.Namespace) -> int:
     from stet_lsp.core.targets import open_repository
 
     target = target_of(args)
-    removals = collect_garbage(
+    collected = collect_garbage(
         open_repository(target.root), target, ttl_days=args.ttl, dry_run=args.dry_run
     )
     if args.json:
@@ -69,13 +69,17 @@ def _gc(args: argparse.Namespace) -> int:
             {
                 "target": target_json(target),
                 "dry_run": args.dry_run,
-                "removed": [removal.to_dict() for removal in removals],
+                "removed": [removal.to_dict() for removal in collected.removed],
+                "moved": [move.to_dict() for move in collected.moved],
             }
         )
         return 0
+    for move in collected.moved:
+        verb = "would move" if args.dry_run else "moved"
+        print(f"{verb} {move.path} to {move.to} ({move.reason})")
     verb = "would remove" if args.dry_run else "removed"
-    for removal in removals:
+    for removal in collected.removed:
         print(f"{verb} {removal.path} ({removal.target}: {removal.reason})")
-    if not removals:
+    if not collected.removed and not collected.moved:
         print("nothing to remove")
     return 0

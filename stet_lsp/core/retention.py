@@ -1,4 +1,5 @@
-"""Retention: remove style sheets whose branch is gone or that nobody touched for a while."""
+"""Retention: remove style sheets whose branch is gone or that nobody touched for a while; the
+sheet of a renamed branch moves to its new name instead (`core/renames.py`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import held, remove_held
+from stet_lsp.core.renames import Move, move_sheet, renamed_branches
 from stet_lsp.core.safefs import TEMPORARY_SUFFIX, inside, read_regular, remove_regular
 from stet_lsp.core.sheet_format import header_of
 from stet_lsp.core.targets import SHEETS_DIR, Target, target_key
@@ -33,6 +35,12 @@ class Removal:
         return {"path": str(self.path), "target": self.target, "reason": self.reason}
 
 
+@dataclass(frozen=True)
+class Collected:
+    removed: list[Removal]
+    moved: list[Move]
+
+
 def collect_garbage(
     repo: pygit2.Repository,
     current: Target,
@@ -40,8 +48,10 @@ def collect_garbage(
     ttl_days: float = DEFAULT_TTL_DAYS,
     dry_run: bool = False,
     now: float | None = None,
-) -> list[Removal]:
-    """Remove (or with `dry_run` only list) stale sheets; never the current target's.
+) -> Collected:
+    """Remove (or with `dry_run` only list) stale sheets; never the current target's. The
+    sheet of a branch renamed since moves to the new name when that has none (else it stays
+    until it is untouched for `ttl_days`).
 
     Only regular files in the real sheets folder are candidates, and a sheet only when its
     header names a target whose key is its file name: anything else there is left alone."""
@@ -51,12 +61,14 @@ def collect_garbage(
         with os.scandir(folder) as found:
             listing = sorted(found, key=lambda item: item.name)
     except (FileNotFoundError, NotADirectoryError):
-        return []
+        return Collected([], [])
     except OSError as error:
         raise StetError(f"cannot list {folder}: {error.strerror or error}") from None
     branches = set(repo.branches.local)
     cutoff = (time.time() if now is None else now) - ttl_days * 86400
-    removals = []
+    renamed: dict[str, str] | None = None
+    removals: list[Removal] = []
+    moves: list[Move] = []
     for item in listing:
         try:
             status = item.stat(follow_symlinks=False)
@@ -85,7 +97,19 @@ def collect_garbage(
         if owner is None:
             continue
         kind, name = owner
-        if kind == "branch" and name not in branches and name != current.name:
+        gone = kind == "branch" and name not in branches and name != current.name
+        if gone:
+            renamed = renamed_branches(repo) if renamed is None else renamed
+            if name in renamed:
+                source = Target(root, "branch", name)
+                destination = Target(root, "branch", renamed[name])
+                if not os.path.lexists(destination.sheet_path):
+                    move = Move.of(source, destination)
+                    if dry_run or move_sheet(source, destination, status) is not None:
+                        moves.append(move)
+                    continue
+                gone = False  # its new name has a sheet of its own: kept for the TTL
+        if gone:
             reason = f"branch {name!r} no longer exists"
         elif status.st_mtime < cutoff:
             reason = f"untouched for more than {ttl_days:g} days"
@@ -93,7 +117,7 @@ def collect_garbage(
             continue
         if dry_run or _remove_unchanged(path, root, status):
             removals.append(Removal(path, name, reason))
-    return removals
+    return Collected(removals, moves)
 
 
 def _remove_unchanged(path: Path, root: Path, judged: os.stat_result) -> bool:

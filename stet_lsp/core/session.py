@@ -14,6 +14,7 @@ from pathlib import Path
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.gitindex import index_holds
+from stet_lsp.core.renames import follow_rename
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.sheet_format import SheetDocument
 from stet_lsp.core.targets import Target, current_target, open_repository
@@ -44,6 +45,8 @@ class RepositorySession:
         """Outside `root/.git` for a worktree or a submodule."""
         self._git = threading.Lock()
         self._snapshot: Snapshot | None = None
+        self._followed: set[str] = set()
+        """The branches whose former names' sheets were looked for (`follow_rename`)."""
         self.seen = self.fingerprint()
         """The fingerprint a watcher last acted on."""
 
@@ -63,6 +66,11 @@ class RepositorySession:
         """The target and its sheet now (the last snapshot when neither changed)."""
         target = self.target()
         stamp = _stamp(target.sheet_path)
+        if stamp is None and target.kind == "branch" and target.name not in self._followed:
+            self._followed.add(target.name)  # a branch is renamed into only when it is new
+            with self._git:
+                follow_rename(self.repo, target)  # renamed since its sheet was written
+            stamp = _stamp(target.sheet_path)
         cached = self._snapshot
         if cached is not None and cached.target == target and cached.stamp == stamp:
             return cached

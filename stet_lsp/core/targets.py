@@ -178,6 +178,7 @@ def resolve_target(path: Path | str = ".", explicit: str | None = None) -> Targe
     if explicit is None:
         target = current_target(repo)
         _remember_branch(repo, target)
+        _follow_rename(repo, target)
         return target
     if not explicit or not explicit.strip():
         raise StetError("a target name cannot be empty")
@@ -242,6 +243,14 @@ def _known_branch(path: Path) -> Target | None:
     if status != _head_status(root / ".git") or status[1] + _RACY_NANOSECONDS >= read_at:
         return None
     return Target(root, "branch", name)
+
+
+def _follow_rename(repo: pygit2.Repository, target: Target) -> None:
+    """A branch renamed since its sheet was written gets that sheet (`core/renames.py`)."""
+    from stet_lsp.core.renames import follow_rename
+
+    if target.kind == "branch" and not os.path.lexists(target.sheet_path):
+        follow_rename(repo, target)
 
 
 def _remember_branch(repo: pygit2.Repository, target: Target) -> None:

@@ -124,7 +124,12 @@ def register(server: StetServer) -> None:
 def _collect(root: Path, ttl_days: float) -> None:
     try:
         repo = open_repository(root)  # its own handle: this runs on another thread
-        for removal in collect_garbage(repo, current_target(repo), ttl_days=ttl_days):
+        collected = collect_garbage(repo, current_target(repo), ttl_days=ttl_days)
+        for move in collected.moved:
+            log.info(
+                "moved the style sheet %s to %s (%s)", move.path.name, move.to.name, move.reason
+            )
+        for removal in collected.removed:
             log.info("removed the style sheet %s (%s)", removal.path.name, removal.reason)
     except Exception:
         log.exception("style-sheet retention failed in %s", root)

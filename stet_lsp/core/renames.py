@@ -1,0 +1,158 @@
+"""A renamed branch keeps its style sheet: `git branch -m old new` names the sheet's target
+anew, and the sheet of `old` (keyed by the old name) would otherwise be stranded, and then
+removed by retention as the sheet of a branch that no longer exists.
+
+Git records a rename in the branch's reflog ("Branch: renamed refs/heads/old to
+refs/heads/new", libgit2 with a small b), which moves with the branch; that record is the
+only evidence taken. A sheet moves only to a name that has no sheet of its own, under both
+sheets' locks, its header (and the title Stet wrote) naming the new branch."""
+
+from __future__ import annotations
+
+import os
+import re
+from contextlib import ExitStack
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.locking import held, remove_held
+from stet_lsp.core.records import FrozenRecord
+from stet_lsp.core.safefs import atomic_write, read_regular, remove_regular
+from stet_lsp.core.sheet_format import SheetDocument
+from stet_lsp.core.targets import Target
+
+TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Final
+
+    import pygit2
+
+_RENAMED = re.compile(r"branch: renamed refs/heads/(.+?) to refs/heads/(.+)", re.IGNORECASE)
+
+
+class Move(FrozenRecord):
+    """A sheet moved from `path` to `to`; `target`: the name its branch had."""
+
+    __slots__ = ("path", "reason", "target", "to")
+    path: Final[Path]
+    to: Final[Path]
+    target: Final[str]
+    reason: Final[str]
+
+    def __init__(self, path: Path, to: Path, target: str, reason: str) -> None:
+        self.path, self.to, self.target, self.reason = path, to, target, reason
+
+    @classmethod
+    def of(cls, source: Target, destination: Target) -> Move:
+        reason = f"branch {source.name!r} was renamed to {destination.name!r}"
+        return cls(source.sheet_path, destination.sheet_path, source.name, reason)
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "path": str(self.path),
+            "to": str(self.to),
+            "target": self.target,
+            "reason": self.reason,
+        }
+
+
+def former_names(repo: pygit2.Repository, branch: str) -> list[str]:
+    """The names the local branch `branch` had before, newest first (from its reflog)."""
+    import pygit2
+
+    reference = repo.references.get(f"refs/heads/{branch}")
+    if reference is None:
+        return []
+    try:
+        entries = list(reference.log())
+    except (pygit2.GitError, KeyError, ValueError):  # no reflog, or one git cannot read
+        return []
+    names = []
+    for entry in entries:
+        found = _RENAMED.fullmatch((entry.message or "").strip())
+        if found and found.group(1) not in names and found.group(1) != branch:
+            names.append(found.group(1))
+    return names
+
+
+def renamed_branches(repo: pygit2.Repository) -> dict[str, str]:
+    """Each former name of a local branch that is no branch now → the branch it became."""
+    branches = set(repo.branches.local)
+    renamed: dict[str, str] = {}
+    for branch in sorted(branches):
+        for old in former_names(repo, branch):
+            if old not in branches:
+                renamed.setdefault(old, branch)
+    return renamed
+
+
+def follow_rename(repo: pygit2.Repository, current: Target) -> Move | None:
+    """Give the current branch, when it has no sheet, the sheet it had under its newest
+    former name that has one (and is no branch now). The move made, or None."""
+    if current.kind != "branch" or os.path.lexists(current.sheet_path):
+        return None
+    if not current.sheet_path.parent.is_dir():
+        return None
+    branches = set(repo.branches.local)
+    for old in former_names(repo, current.name):
+        source = Target(current.root, "branch", old)
+        if old in branches or not os.path.lexists(source.sheet_path):
+            continue
+        try:
+            judged = os.lstat(source.sheet_path)
+        except OSError:
+            continue
+        return move_sheet(source, current, judged)
+    return None
+
+
+def move_sheet(source: Target, destination: Target, judged: os.stat_result) -> Move | None:
+    """Move `source`'s sheet to `destination`, which has none, when it is still the file
+    `judged` (same inode, size and time): under both locks, neither waited for. The move
+    made, or None (a writer holds a lock, the file changed, or is not `source`'s sheet)."""
+    root = source.root
+    old, new = source.sheet_path, destination.sheet_path
+    old_lock = old.with_name(old.name + ".lock")
+    with ExitStack() as stack:
+        try:
+            if not stack.enter_context(held(old_lock, root, 0)):
+                return None
+            if not stack.enter_context(held(new.with_name(new.name + ".lock"), root, 0)):
+                return None
+            now = os.lstat(old)
+            if (now.st_ino, now.st_size, now.st_mtime_ns) != (
+                judged.st_ino,
+                judged.st_size,
+                judged.st_mtime_ns,
+            ) or os.path.lexists(new):
+                return None
+            data = read_regular(old, root)
+            if data is None:
+                return None
+            text = _retargeted(data.decode("utf-8"), source, destination)
+            if text is None:
+                return None
+            atomic_write(new, text.encode("utf-8"), root, mode=0o600)
+            remove_regular(old, root)
+            remove_held(old_lock, root)
+        except (OSError, StetError, UnicodeDecodeError):
+            return None
+    return Move.of(source, destination)
+
+
+def _retargeted(text: str, source: Target, destination: Target) -> str | None:
+    """The sheet `text` naming `destination` as its target; None unless it names `source`."""
+    try:
+        document = SheetDocument.parse(text)
+    except Exception:  # a file the parser cannot read is not proven to be the sheet
+        return None
+    meta = document.meta
+    if (meta.target_kind, meta.target_name) != (source.kind, source.name):
+        return None
+    moved = meta.copy()
+    moved.target_name = destination.name
+    document.set_meta(moved)
+    title = f"# Style sheet: {source.label}\n"
+    if document.preamble and document.preamble[0] == title:
+        document.preamble[0] = f"# Style sheet: {destination.label}\n"
+    return document.render()
