@@ -140,6 +140,8 @@ def _import(args: argparse.Namespace) -> int:
     state = "imported" if result.changed else "already imported, unchanged"
     print(f"{result.format} session {result.session}: {state}")
     print(f"  {result.events} events into {result.folder}")
+    if result.outside:
+        print("  the session worked outside this repository: its paths are kept as they were")
     redacted = sum(result.redaction.values())
     if redacted:
         rules = ", ".join(f"{rule} {n}" for rule, n in result.redaction.items())

@@ -47,7 +47,7 @@ from stet_lsp.trajectory.importers.base import Importer, ParsedSession
 from stet_lsp.trajectory.importers.files import open_source
 from stet_lsp.trajectory.jsontext import without_lone_surrogates
 from stet_lsp.trajectory.meta import Meta, ProblemRecord, SourceFile, TargetRef, summarise
-from stet_lsp.trajectory.normalize import Normalizer
+from stet_lsp.trajectory.normalize import Normalizer, inside_repository
 from stet_lsp.trajectory.store import (
     META,
     Folder,
@@ -86,6 +86,8 @@ class ImportResult:
     problems: list[ProblemRecord] = field(default_factory=list)
     redaction: dict[str, int] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)
+    outside: bool = False
+    """The session worked outside this repository (its paths are kept as they were)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -98,6 +100,7 @@ class ImportResult:
             "problems": [problem.model_dump() for problem in self.problems],
             "redaction": self.redaction,
             "dropped": self.dropped,
+            "outside_repository": self.outside,
         }
 
 
@@ -134,6 +137,7 @@ def _import(
     if not parsed.events:
         raise StetError(f"{source}: no events in this {chosen.label}")
     folder = working_folder(target)
+    outside = _worked_outside(target.root, parsed)
     stem = _session_stem(parsed)
     sources = [
         SourceFile(name=name, sha256=_sha256(path), format=parsed.format, session=parsed.session_id)
@@ -149,16 +153,16 @@ def _import(
             and record.get("gate") == config.fingerprint
         ):
             if _composed(folder, record["sources"]):
-                return _result(folder, parsed, record, changed=False)
+                return _result(folder, parsed, record, changed=False, outside=outside)
             # Stored, but an import stopped before composing: compose now.
             tell("composing")
             compose(target, folder, config)
-            return _result(folder, parsed, record, changed=True)
+            return _result(folder, parsed, record, changed=True, outside=outside)
         tell("redacting")
         record = _store_session(target, folder, stem, parsed, sources, digest, config)
         tell("composing")
         compose(target, folder, config)
-    return _result(folder, parsed, record, changed=True)
+    return _result(folder, parsed, record, changed=True, outside=outside)
 
 
 def write_session(
@@ -293,8 +297,7 @@ def _store_session(
     from stet_lsp.gate.stetignore import StetIgnore
     from stet_lsp.gate.stream import redact_blocks
 
-    cwds = [event.cwd for event in parsed.events if isinstance(event, SessionStart) and event.cwd]
-    normalizer = Normalizer(target.root, StetIgnore.load(target.root), cwds)
+    normalizer = Normalizer(target.root, StetIgnore.load(target.root), _cwds(parsed))
     events = normalizer.events(parsed.events)
     blocks = _jsonl_blocks(events, normalizer)
     first_time = next((event.time for event in events if event.time), None)
@@ -317,6 +320,17 @@ def _store_session(
         remove_regular(sessions / f"{stem}.json", target.root)
     _write_record(target, sessions / f"{stem}.json", record)
     return record
+
+
+def _cwds(parsed: ParsedSession) -> list[str]:
+    """The working folders the session recorded."""
+    return [event.cwd for event in parsed.events if isinstance(event, SessionStart) and event.cwd]
+
+
+def _worked_outside(root: Path, parsed: ParsedSession) -> bool:
+    """Whether the session recorded working folders, none of them in this repository."""
+    cwds = _cwds(parsed)
+    return bool(cwds) and not any(inside_repository(root, cwd) for cwd in cwds)
 
 
 def _jsonl_blocks(events: list[EventBase], normalizer: Normalizer) -> list[str]:
@@ -556,7 +570,12 @@ def _sha256(path: Path) -> str:
 
 
 def _result(
-    folder: Folder, parsed: ParsedSession, record: dict[str, Any], *, changed: bool
+    folder: Folder,
+    parsed: ParsedSession,
+    record: dict[str, Any],
+    *,
+    changed: bool,
+    outside: bool,
 ) -> ImportResult:
     return ImportResult(
         trajectory=folder.id,
@@ -568,6 +587,7 @@ def _result(
         problems=[ProblemRecord(**problem) for problem in record.get("problems", [])],
         redaction=dict(record.get("redaction", {})),
         dropped=dict(record.get("dropped", {})),
+        outside=outside,
     )
 
 

@@ -136,6 +136,19 @@ def _only_paths(arguments: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def inside_repository(root: Path, cwd: str) -> bool:
+    """Whether the folder `cwd` a harness recorded is the repository's root or inside it
+    (spelled as it is, or through a link to it); a relative or unusable path is not."""
+    if not os.path.isabs(cwd) or "\0" in cwd:
+        return False
+    cwd = os.path.normpath(cwd)
+    for spelled in (cwd, os.path.realpath(cwd)):
+        for base in (str(root), str(root.resolve())):
+            if spelled == base or spelled.startswith(base.rstrip(os.sep) + os.sep):
+                return True
+    return False
+
+
 def linked_roots(root: Path, cwds: Iterable[str]) -> set[str]:
     """Other spellings of the repository's root that the harness recorded: a session's working
     folder reached through a link (macOS' /tmp, a linked projects folder) names the root by

@@ -56,6 +56,7 @@ def test_import_json_is_the_documented_shape(
     - changed: false when the same source bytes were imported before (nothing was written)
     - problems: [{source, line, message}] records that could not be read
     - redaction: {rule: spans} the gate replaced; dropped: {reason: count} left out
+    - outside_repository: the session worked in folders none of which is in this repository
     """
     source, _ = two_sessions
     document = imported(stet, root, source)
@@ -71,6 +72,7 @@ def test_import_json_is_the_documented_shape(
         "problems": [],
         "redaction": {},
         "dropped": {},
+        "outside_repository": False,
     }
     events = (root / document["folder"] / "events.jsonl").read_text().splitlines()
     assert document["events"] == len(events) >= 6
@@ -90,6 +92,21 @@ def test_import_prints_what_it_did(stet: Run, root: Path, tmp_path: Path) -> Non
     ]
     code, out, _ = stet("trajectory", "import", str(source), "-C", str(root))
     assert out.splitlines()[0] == f"claude-code session {SESSION_A}: already imported, unchanged"
+
+
+def test_a_session_of_another_folder_is_imported_and_said_to_be(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "other-project"
+    elsewhere.mkdir()
+    session = simple_session(elsewhere, SESSION_A, "Add the greeting module")
+    source = session.save(tmp_path / "s.jsonl")
+    assert imported(stet, root, source)["outside_repository"] is True
+    code, out, _ = stet("trajectory", "import", str(source), "-C", str(root))
+    assert code == 0 and "already imported" in out
+    assert "the session worked outside this repository" in out
+    inner = simple_session(root / "src", SESSION_B, "Add the farewell module")
+    assert imported(stet, root, inner.save(tmp_path / "t.jsonl"))["outside_repository"] is False
 
 
 def test_import_errors_are_one_clear_line(stet: Run, root: Path, tmp_path: Path) -> None:

@@ -81,6 +81,7 @@ interface ImportResult {
   problems: unknown[];
   redaction: Record<string, number>;
   dropped: Record<string, number>;
+  outside_repository?: boolean;
 }
 
 /** What `stet.step.mark` returns: the verdict as recorded, and the style-sheet entry made from it. */
@@ -594,7 +595,8 @@ function importMessage(result: ImportResult): string {
     ? `redacted ${total} (${rules.map(([rule, count]) => `${rule} ${count}`).join(", ")})`
     : "nothing redacted";
   const problems = result.problems?.length ? `, ${result.problems.length} problem(s)` : "";
-  return `${where}, ${redacted}${problems}`;
+  const outside = result.outside_repository ? "; the session worked outside this repository" : "";
+  return `${where}, ${redacted}${problems}${outside}`;
 }
 
 /** The harnesses whose sessions the server finds for a repository (stet trajectory sessions). */

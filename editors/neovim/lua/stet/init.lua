@@ -451,7 +451,8 @@ function M.import_message(result)
   table.sort(rules)
   local redacted = total > 0 and ("redacted %d (%s)"):format(total, table.concat(rules, ", ")) or "nothing redacted"
   local problems = #(value(result.problems) or {})
-  return where .. ", " .. redacted .. (problems > 0 and (", %d problem(s)"):format(problems) or "")
+  local outside = result.outside_repository == true and "; the session worked outside this repository" or ""
+  return where .. ", " .. redacted .. (problems > 0 and (", %d problem(s)"):format(problems) or "") .. outside
 end
 
 --- Imports a transcript file (`path`), or the session picked from those the server finds.
