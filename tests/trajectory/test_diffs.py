@@ -197,3 +197,12 @@ def test_count_takes_lines_that_read_like_file_headers_inside_a_hunk() -> None:
     two_files = change.text + diffs.file_diff("r.sql", None, "--- x\n").text
     assert diffs.count(two_files) == (2, 1)
     assert diffs.count("@@\n-a\n+b\n+c\n") == (2, 1)  # a hunk without lengths
+
+
+def test_a_file_whose_lines_seldom_repeat_is_left_to_difflib() -> None:
+    """Proving the common head and tail would take longer than difflib's searches, which step
+    through about one place a line: the shortcut is not tried, and the diff is the same."""
+    lines = [f"line {n}\n" for n in range(2_000)]
+    after_lines = [*lines[:1_000], "changed\n", *lines[1_001:]]
+    assert not diffs._Matcher(lines, after_lines)._known
+    assert_same("".join(lines), "".join(after_lines))
