@@ -126,9 +126,11 @@ def summarise(
     harnesses: dict[Harness, None] = {}
     models: dict[str, None] = {}
     sessions: dict[str, None] = {}
-    files: dict[str, FileStat] = {}
+    # Summed in plain integers, the models made at the end: setting a model's attribute goes
+    # through pydantic's __setattr__, several times slower, and a request has four.
+    changes: dict[str, list[int]] = {}  # path -> [added, removed]
+    input_tokens = output_tokens = cache_read_tokens = cache_write_tokens = 0
     times = [event.time for event in events if event.time]
-    totals = Totals()
     usages: list[Usage] = []
     brief = None
     for event in events:
@@ -142,18 +144,25 @@ def summarise(
         elif isinstance(event, Usage):
             if event.model:
                 models.setdefault(event.model)
-            totals.input_tokens += event.input_tokens
-            totals.output_tokens += event.output_tokens
-            totals.cache_read_tokens += event.cache_read_tokens
-            totals.cache_write_tokens += event.cache_write_tokens
+            input_tokens += event.input_tokens
+            output_tokens += event.output_tokens
+            cache_read_tokens += event.cache_read_tokens
+            cache_write_tokens += event.cache_write_tokens
             usages.append(event)
         elif isinstance(event, FileChange):
-            stat = files.setdefault(event.path, FileStat(path=event.path))
-            stat.added += event.added
-            stat.removed += event.removed
+            counts = changes.setdefault(event.path, [0, 0])
+            counts[0] += event.added
+            counts[1] += event.removed
         elif isinstance(event, UserMessage) and brief is None and event.agent is None:
             brief = event.text[:_BRIEF_LIMIT]
+    totals = Totals(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cache_read_tokens=cache_read_tokens,
+        cache_write_tokens=cache_write_tokens,
+    )
     totals.cost_usd, totals.cost_basis = total_cost(usages, session_costs(events))
+    files = [FileStat(path=path, added=a, removed=r) for path, (a, r) in sorted(changes.items())]
     return Meta(
         id=trajectory_id,
         target=target,
@@ -165,7 +174,7 @@ def summarise(
         ended=max(times) if times else None,
         steps=len(events),
         totals=totals,
-        files=sorted(files.values(), key=lambda stat: stat.path),
+        files=files,
         brief=brief,
         redaction=dict(sorted(redaction.items())),
         dropped=dict(sorted(dropped.items())),
