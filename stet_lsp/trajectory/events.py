@@ -248,11 +248,19 @@ def event_json(event: EventBase) -> str:
     if written is not None:
         if written.startswith('{"kind":'):  # a kind that is not its model's default
             return written
-        rest = "}" if written == "{}" else "," + written[1:]
-        return '{"kind":' + jsontext.compact(event.kind) + rest
+        if written == "{}":
+            return _kind_head(event.kind)[:-1] + "}"
+        # One copy of a line that may be megabytes long, where slicing and adding make two.
+        return written.replace("{", _kind_head(event.kind), 1)
     fields = event.model_dump(mode="json", exclude_defaults=True)
     fields.pop("kind", None)
     return jsontext.compact({"kind": event.kind, **fields})
+
+
+@cache
+def _kind_head(kind: str) -> str:
+    """The start of a line of `kind`, up to the comma before its other fields."""
+    return '{"kind":' + jsontext.compact(kind) + ","
 
 
 def _pydantic_json(event: EventBase) -> str | None:
