@@ -49,7 +49,9 @@ from stet_lsp.trajectory.jsontext import without_lone_surrogates
 from stet_lsp.trajectory.meta import Meta, ProblemRecord, SourceFile, TargetRef, summarise
 from stet_lsp.trajectory.normalize import Normalizer, inside_repository
 from stet_lsp.trajectory.store import (
+    EVENTS,
     META,
+    NARRATION,
     Folder,
     TooLarge,
     read_small,
@@ -486,9 +488,12 @@ def _well_formed(record: dict[str, Any]) -> bool:
 
 
 def _composed(folder: Folder, sources: list[Any]) -> bool:
-    """Whether the session is in the trajectory: no composition was left unfinished, and
-    meta.json (written last) lists its sources."""
-    if pending(folder):
+    """Whether the session is in the trajectory: no composition was left unfinished, the files
+    composed are there (one removed by hand is composed again), and meta.json (written last)
+    lists its sources."""
+    if pending(folder) or not all(
+        os.path.isfile(folder.path / name) for name in (EVENTS, NARRATION)
+    ):
         return False
     try:
         data = read_small(folder.path / META, folder.root, META)

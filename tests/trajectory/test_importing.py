@@ -1300,3 +1300,20 @@ def test_a_stored_session_line_that_is_no_event_is_a_clear_error(
     with pytest.raises(StetError, match=rf"{stored.name}:1 is not a trajectory event"):
         compose(target, folder)
     assert stet_files(root) == before
+
+
+@pytest.mark.parametrize("removed", ["events.jsonl", "narration.md"])
+def test_importing_again_composes_a_file_removed_by_hand(
+    root: Path, tmp_path: Path, removed: str
+) -> None:
+    """The capstone's advice for a missing events.jsonl is to import the session again: that
+    import composes the trajectory anew, whatever meta.json says."""
+    target = target_of(root)
+    source = simple_session(root, SESSION_A, "Add the greeting module").save(tmp_path / "a.jsonl")
+    import_transcript(target, source)
+    folder = working_folder(target).path
+    before = (folder / removed).read_bytes()
+    (folder / removed).unlink()
+    assert import_transcript(target, source).changed
+    assert (folder / removed).read_bytes() == before
+    assert not import_transcript(target, source).changed
