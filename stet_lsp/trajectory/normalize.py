@@ -20,6 +20,9 @@ _CONTENT_KEYS = ("content", "new_string", "old_string", "edits", "new_source", "
 _WHERE_KEYS = ("workdir", "cwd", "description")
 # Arguments that hold a shell command (a string, or a list of arguments).
 _COMMAND_KEYS = ("command", "cmd", "commands", "script")
+# A line a search tool printed from a file: its path, then `:` or `-` (a line number and
+# another separator may follow), then the line's text.
+_MATCH_LINE = re.compile(r"(?P<path>[^\s:]*[/.][^\s:]*?)(?P<sep>:|-(?=\d+-))")
 # What separates the words of a shell command that may name a file.
 _SHELL_WORD_BREAK = re.compile(r"""[\s;|&<>()'"`=,]+""")
 
@@ -80,8 +83,25 @@ class Normalizer:
                 event.call_id in ignored_calls or event.call_id in changed_ignored
             ):
                 event = event.model_copy(update={"output": OMITTED})
+            elif isinstance(event, ToolResult) and ":" in event.output:
+                output = self._without_ignored_matches(event.output)
+                if output is not event.output:
+                    event = event.model_copy(update={"output": output})
             out.append(event)
         return out
+
+    def _without_ignored_matches(self, output: str) -> str:
+        """`output` with the lines a search printed from an ignored file (`path:12:text`,
+        `path:text`, `path-12-text` as grep and ripgrep print them) cut after their path;
+        the same string when there are none."""
+        lines = output.split("\n")
+        changed = False
+        for number, line in enumerate(lines):
+            found = _MATCH_LINE.match(line)
+            if found and self._ignored(found.group("path")):
+                lines[number] = f"{found.group('path')}{found.group('sep')}{OMITTED}"
+                changed = True
+        return "\n".join(lines) if changed else output
 
     def _change_is_ignored(self, change: FileChange) -> bool:
         return self._ignored(change.path) or (

@@ -750,6 +750,36 @@ def test_a_session_started_in_a_linked_subfolder(root: Path, tmp_path: Path) -> 
 # -- .stetignore --------------------------------------------------------------------------------
 
 
+def test_stetignore_cuts_search_results_printed_from_an_ignored_file(
+    root: Path, tmp_path: Path
+) -> None:
+    """A search over the repository (Grep, `grep -rn`, `rg`) prints lines of ignored files
+    after their path: each keeps its path and loses its text; other files' lines stay."""
+    (root / ".stetignore").write_text("private/\n")
+    grep_output = (
+        "private/salary.txt:1:CONFIDENTIAL alice 250000\n"
+        "private/salary.txt-2-CONFIDENTIAL bob 240000\n"
+        f"{root}/private/notes.md:CONFIDENTIAL carol\n"
+        "src/app.py:3:alice = load()"
+    )
+    session = (
+        Claude(SESSION_A, root)
+        .user("Where is alice used?")
+        .tool("toolu_g", "Grep", {"pattern": "alice", "path": str(root)}, grep_output)
+        .tool("toolu_b", "Bash", {"command": "grep -rn -C1 alice ."}, grep_output)
+    )
+    import_transcript(target_of(root), session.save(tmp_path / "s.jsonl"))
+    results = {result.call_id: result for result in of(events_of(root), ToolResult)}
+    for call_id in ("toolu_g", "toolu_b"):
+        assert results[call_id].output.splitlines() == [
+            f"private/salary.txt:{OMITTED}",
+            f"private/salary.txt-{OMITTED}",
+            f"private/notes.md:{OMITTED}",
+            "src/app.py:3:alice = load()",
+        ]
+    assert "CONFIDENTIAL" not in (working_folder(target_of(root)).path / "narration.md").read_text()
+
+
 def test_stetignore_keeps_the_path_and_drops_the_content(root: Path, tmp_path: Path) -> None:
     (root / ".stetignore").write_text("config/prod.env\nprivate/\n")
     secret_line = "SERVICE_TOKEN=customer-data-xyzzy-42"
