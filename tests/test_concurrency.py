@@ -287,3 +287,33 @@ def test_a_renamed_branch_sheet_moves_only_when_no_writer_holds_it(
     moved = collect_garbage(repo, current_target(repo)).moved
     assert [(m.path, m.to) for m in moved] == [(old.sheet_path, new.sheet_path)]
     assert [e.text for e in StyleSheet(new).entries()] == ["first", "added while the move waited"]
+
+
+@pytest.mark.parametrize("written_first", [0.0, 0.5])
+def test_a_sheet_saved_in_place_is_not_written_over_half_saved(
+    root: Path, written_first: float
+) -> None:
+    """An editor that saves in place truncates the sheet and then writes it: a write that
+    reads it in between (empty, or cut mid-line) waits for the save to end, and keeps every
+    entry of it."""
+    sheet = StyleSheet(resolve_target(root))
+    for number in range(6):
+        sheet.add(f"base {number}")
+    text = sheet.path.read_text(encoding="utf-8")
+    text = text.replace("## Notes\n", "## Notes\n\n- typed by hand\n", 1)
+    cut = int(len(text) * written_first)
+    while cut and text[cut - 1] == "\n":
+        cut -= 1  # a cut mid-line, as a save caught in the middle is
+    added: list[str] = []
+    with open(sheet.path, "w", encoding="utf-8") as saving:
+        saving.write(text[:cut])
+        saving.flush()
+        writer = threading.Thread(target=lambda: added.append(sheet.add("agent note").id))
+        writer.start()
+        time.sleep(0.4)
+        assert not added  # waiting for the save to end
+        saving.write(text[cut:])
+    writer.join(10)
+    assert added
+    texts = [entry.text for entry in StyleSheet(resolve_target(root)).entries()]
+    assert texts == ["typed by hand", *(f"base {n}" for n in range(6)), "agent note"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -50,6 +51,9 @@ if TYPE_CHECKING:
     _Choice = TypeVar("_Choice", bound=str)
 
 # 32 characters: each random byte picks one of them with the same chance.
+SAVE_SETTLE_SECONDS = 2.0
+"""How long a sheet that does not end with a newline is taken to be in the middle of a save
+(see `StyleSheet._text_to_rewrite`)."""
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 _ID_LENGTH = 6
 
@@ -181,7 +185,7 @@ class StyleSheet:
         if anchor is not None:
             check_anchor_path(anchor.path)
         with self._locked():
-            current = self.read_text()
+            current = self._text_to_rewrite()
             header = header_of(current) if current else self._new_document()
             self._check_owner(header)
             if (author == "agent" or via == "margin") and _is_paused(header.meta):
@@ -249,7 +253,7 @@ class StyleSheet:
         if not meta.paused and meta.paused_until is None:
             return False
         with self._locked():
-            document = self.read()
+            document = self.parse(self._text_to_rewrite())
             meta = document.meta.copy()
             if not meta.paused and meta.paused_until is None:
                 return False
@@ -264,10 +268,28 @@ class StyleSheet:
     def edit(self) -> Iterator[SheetDocument]:
         """Read, let the caller change, and write back atomically, all under the lock."""
         with self._locked():
-            document = self.read()
+            document = self.parse(self._text_to_rewrite())
             yield document
             document.adopt_hand_written(utc_now())
             self._write(document.render())
+
+    def _text_to_rewrite(self) -> str:
+        """The text a write starts from. An editor that saves in place truncates the file,
+        then writes it: read in between, a part of the sheet (or nothing) would be taken for
+        the whole and written back, losing the rest. Stet's sheets and nearly every saved
+        file end with a newline; a file that does not, changed in the last
+        SAVE_SETTLE_SECONDS, is read again until it does or has been still that long."""
+        while True:
+            text = self.read_text()
+            if self.buffer is not None or text.endswith("\n") or not self._changed_lately():
+                return text
+            time.sleep(0.02)
+
+    def _changed_lately(self) -> bool:
+        try:
+            return time.time() - os.stat(self.path).st_mtime < SAVE_SETTLE_SECONDS
+        except OSError:  # no file: nothing is being saved
+            return False
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
