@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.48"
+RULESET_VERSION = "2026.49"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -1024,7 +1024,9 @@ def env_value_rule(names: tuple[str, ...]) -> Rule | None:
         name="env-value",
         pattern=lazy(
             rf"(?<![A-Za-z0-9_])(?i:{alternatives})[\"']?[ \t]{{0,4}}(?:=|:)[ \t]{{0,4}}[\"']?"
-            r"(?P<secret>[^\s\"'\\]{1,1000})"
+            # Not from JSON's structure: in `"ACME_PASS:","v"` or `{"ACME_PASS=":"v"}` the
+            # quote ends a string, and a span over `,` or `:` would break the JSON.
+            r"(?P<secret>[^\s\"'\\,:\[\]{}][^\s\"'\\]{0,999})"
         ),
         anchors=tuple(sorted({name.lower() for name in names})),
         reach=1100,

@@ -214,6 +214,25 @@ def test_configured_environment_names_in_every_syntax() -> None:
 
 
 @pytest.mark.parametrize(
+    "document",
+    [
+        {"command": ["acme:", "acme_pass:", '"hkxrmosshl"', "retries:", "3"]},
+        {"command": ["ACME_PASS=", "hkxrmosshl"]},
+        {"settings": {"ACME_PASS=": "v", "ACME_PASS:": ["w"], "acme_pass:": {"x": 1}}},
+    ],
+)
+def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
+    document: dict[str, object],
+) -> None:
+    """The name at the end of one string, its value in the next: the quote between them
+    ends the string, and a span over the `,` or `:` after it made invalid JSON (an import's
+    session file then could not be read back)."""
+    text = json.dumps(document)
+    redacted = redact_text(text, config=GateConfig(env_names=("ACME_PASS",)), path="e.jsonl")
+    assert json.loads(redacted.text) is not None
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("cd /home/alice/src/app", "cd ~/src/app"),
