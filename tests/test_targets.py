@@ -45,6 +45,25 @@ def test_detached_head_is_named_by_its_short_commit(repo: pygit2.Repository, roo
     assert "detached" in target.label
 
 
+@pytest.mark.parametrize("state", ["rebase-merge", "rebase-apply"])
+def test_a_rebase_in_progress_keeps_the_branch_it_rebases(
+    repo: pygit2.Repository, root: Path, state: str
+) -> None:
+    """A rebase detaches HEAD until it ends (stopped at a conflict, say): the target stays
+    the branch git names in its state (as `git status` does), with that branch's sheet."""
+    repo.branches.local.create("feature", repo[repo.head.target])
+    repo.checkout(repo.branches.local["feature"])
+    StyleSheet(resolve_target(root)).add("on feature")
+    repo.set_head(repo[repo.head.target].id)  # what the rebase does, with its state below
+    (root / ".git" / state).mkdir()
+    (root / ".git" / state / "head-name").write_text("refs/heads/feature\n")
+    target = resolve_target(root)
+    assert (target.kind, target.name) == ("branch", "feature")
+    assert [entry.text for entry in StyleSheet(target).entries()] == ["on feature"]
+    (root / ".git" / state / "head-name").write_text("detached HEAD\n")  # rebasing a commit
+    assert resolve_target(root).kind == "detached"
+
+
 def test_repository_without_commits_keeps_its_sheet_after_the_first(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "empty", branch="trunk")
     unborn = resolve_target(tmp_path / "empty")

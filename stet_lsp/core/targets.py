@@ -164,8 +164,25 @@ def _head_target(repo: pygit2.Repository) -> Target:
         ref = str(head.target) if head is not None else "refs/heads/main"
         return Target(root, "branch", ref.removeprefix("refs/heads/"))
     if repo.head_is_detached:
+        rebased = _branch_being_rebased(Path(repo.path))
+        if rebased is not None:
+            return Target(root, "branch", rebased)
         return Target(root, "detached", repo[repo.head.target].short_id)
     return Target(root, "branch", repo.head.shorthand)
+
+
+def _branch_being_rebased(git_dir: Path) -> str | None:
+    """The branch a rebase in progress works on (HEAD is detached until it ends), as git
+    status names it: from `rebase-merge/head-name` or `rebase-apply/head-name`."""
+    for folder in ("rebase-merge", "rebase-apply"):
+        try:
+            with open(git_dir / folder / "head-name", encoding="utf-8") as stream:
+                name = stream.read(4096).strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if name.startswith("refs/heads/") and len(name) > len("refs/heads/"):
+            return name.removeprefix("refs/heads/")
+    return None
 
 
 def resolve_target(path: Path | str = ".", explicit: str | None = None) -> Target:
