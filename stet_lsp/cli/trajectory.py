@@ -284,7 +284,10 @@ def _export(args: argparse.Namespace) -> int:
     if args.output:
         from stet_lsp.core.safefs import atomic_write
 
-        atomic_write(Path(args.output), text.encode("utf-8"))
+        output = Path(args.output)
+        if not output.parent.is_dir():
+            raise StetError(f"{args.output}: no folder {output.parent}; nothing was written")
+        atomic_write(output, text.encode("utf-8"))
     else:
         sys.stdout.write(text)
     return 0

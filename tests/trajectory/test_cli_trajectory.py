@@ -344,6 +344,12 @@ def test_export_atif_and_agent_trace(
         "trajectory", "export", "--format", "agent-trace", "-o", str(written), "-C", str(root)
     )
     assert code == 0 and json.loads(written.read_text()) == trace
+    nowhere = tmp_path / "no-such-folder" / "trace.json"
+    code, out, err = stet(
+        "trajectory", "export", "--format", "atif", "-o", str(nowhere), "-C", str(root)
+    )
+    assert (code, out) == (1, "") and f"no folder {nowhere.parent}" in err
+    assert ".tmp" not in err and not nowhere.parent.exists()
     code, _, err = stet("trajectory", "export", "--format", "nope", "-C", str(root))
     assert code == 2 and "invalid choice: 'nope'" in err
 
