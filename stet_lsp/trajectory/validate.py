@@ -50,6 +50,8 @@ def validate_path(path: Path) -> list[Issue]:
     if data is None:
         raise StetError(f"{events_path}: no such file")
     issues, steps = validate_events(data.decode("utf-8", "replace"), events_path.name)
+    if not is_folder and steps and len(issues) >= steps:
+        _refuse_a_transcript(events_path)
     try:
         meta_data = (
             read_small(meta_path, root, meta_path.name)
@@ -63,6 +65,21 @@ def validate_path(path: Path) -> list[Issue]:
     elif is_folder:
         issues.append(Issue(META, 1, "missing"))
     return issues
+
+
+def _refuse_a_transcript(path: Path) -> None:
+    """A file none of whose lines is an event may be an agent's transcript, which is
+    imported, not validated: one clear line says so instead of an error for every line."""
+    from stet_lsp.trajectory.importers import detect
+
+    try:
+        found = detect(path)
+    except StetError:
+        return
+    raise StetError(
+        f"{path}: a {found.label}, not a trajectory; import it with `stet trajectory import`"
+        " and validate the trajectory that makes"
+    )
 
 
 def validate_events(text: str | Sequence[str], name: str = EVENTS) -> tuple[list[Issue], int]:

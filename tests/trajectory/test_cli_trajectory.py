@@ -415,6 +415,17 @@ def test_validate_a_trajectory_and_a_broken_events_file(
     assert code == 1 and "no such file" in err
 
 
+def test_validating_a_transcript_says_to_import_it(stet: Run, root: Path, tmp_path: Path) -> None:
+    source = simple_session(root, SESSION_A, "Add the greeting module").save(tmp_path / "s.jsonl")
+    code, out, err = stet("trajectory", "validate", str(source))
+    assert (code, out) == (1, "")
+    assert err.strip().endswith(
+        "a Claude Code session JSONL, not a trajectory; import it with `stet trajectory "
+        "import` and validate the trajectory that makes"
+    )
+    assert len(err.splitlines()) == 1
+
+
 def test_validate_names_the_field_a_broken_meta_json_gets_wrong(
     stet: Run, root: Path, two_sessions: tuple[Path, Path]
 ) -> None:
