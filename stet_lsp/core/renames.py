@@ -16,7 +16,7 @@ from contextlib import ExitStack
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import held, remove_held
 from stet_lsp.core.records import FrozenRecord
-from stet_lsp.core.safefs import atomic_write, read_regular, remove_regular
+from stet_lsp.core.safefs import atomic_write, read_regular, remove_regular, unchanged_since
 from stet_lsp.core.sheet_format import SheetDocument
 from stet_lsp.core.targets import Target
 
@@ -119,12 +119,7 @@ def move_sheet(source: Target, destination: Target, judged: os.stat_result) -> M
                 return None
             if not stack.enter_context(held(new.with_name(new.name + ".lock"), root, 0)):
                 return None
-            now = os.lstat(old)
-            if (now.st_ino, now.st_size, now.st_mtime_ns) != (
-                judged.st_ino,
-                judged.st_size,
-                judged.st_mtime_ns,
-            ) or os.path.lexists(new):
+            if not unchanged_since(old, judged) or os.path.lexists(new):
                 return None
             data = read_regular(old, root)
             if data is None:

@@ -17,7 +17,13 @@ if TYPE_CHECKING:
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import held, remove_held
 from stet_lsp.core.renames import Move, move_sheet, renamed_branches
-from stet_lsp.core.safefs import TEMPORARY_SUFFIX, inside, read_regular, remove_regular
+from stet_lsp.core.safefs import (
+    TEMPORARY_SUFFIX,
+    inside,
+    read_regular,
+    remove_regular,
+    unchanged_since,
+)
 from stet_lsp.core.sheet_format import header_of
 from stet_lsp.core.targets import SHEETS_DIR, Target, target_key
 
@@ -130,12 +136,7 @@ def _remove_unchanged(path: Path, root: Path, judged: os.stat_result) -> bool:
         with held(lock, root, 0) as acquired:
             if not acquired:
                 return False
-            now = os.lstat(path)
-            if (now.st_ino, now.st_size, now.st_mtime_ns) != (
-                judged.st_ino,
-                judged.st_size,
-                judged.st_mtime_ns,
-            ):
+            if not unchanged_since(path, judged):
                 return False
             _remove(path, root)
             if os.path.lexists(path):

@@ -199,6 +199,17 @@ def remove_regular(path: Path, root: Path) -> bool:
     return True
 
 
+def unchanged_since(path: Path, judged: os.stat_result) -> bool:
+    """Whether `path` (not followed) is still the file `judged` was taken of: same inode,
+    size and modification time."""
+    now = os.lstat(path)
+    return (now.st_ino, now.st_size, now.st_mtime_ns) == (
+        judged.st_ino,
+        judged.st_size,
+        judged.st_mtime_ns,
+    )
+
+
 def move_aside(path: Path, root: Path, suffix: str) -> Path | None:
     """Rename the regular file at `path` inside `root` to a new sibling
     `.<name><suffix>-<random>`, never reading it; None when there is no file."""
