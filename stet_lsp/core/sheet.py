@@ -50,10 +50,10 @@ if TYPE_CHECKING:
     Via = Literal["direct", "margin"]
     _Choice = TypeVar("_Choice", bound=str)
 
-# 32 characters: each random byte picks one of them with the same chance.
 SAVE_SETTLE_SECONDS = 2.0
 """How long a sheet that does not end with a newline is taken to be in the middle of a save
 (see `StyleSheet._text_to_rewrite`)."""
+# 32 characters: each random byte picks one of them with the same chance.
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 _ID_LENGTH = 6
 
