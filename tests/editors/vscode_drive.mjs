@@ -565,30 +565,39 @@ async function runSidebar(page) {
   await screenshot(page, "anchor-open");
 }
 
-/** Opens a file through quick open (Ctrl+P), as a user would; waits for `shows` in the editor. */
+/**
+ * Opens a file through quick open (Ctrl+P), as a user would, by clicking the file's own row
+ * (not a recently opened diff of it, "src/retry.py (step 6)"); waits for `shows` in the
+ * editor. The list fills in as the file search answers, so a row can move under the pointer:
+ * while the file's tab does not come up, the whole pick is done again.
+ */
 async function quickOpen(page, file, fileName, shows) {
-  await until(`quick open for ${fileName}`, async () => {
-    await page.keyboard.press("Control+P");
-    return page.locator(".quick-input-widget input").isVisible();
-  });
-  await page.locator(".quick-input-widget input").fill(file);
-  await until(`quick open lists ${fileName}`, async () =>
-    (await texts(page.locator(".quick-input-list .monaco-list-row"))).some((t) => t.includes(fileName)),
+  const input = page.locator(".quick-input-widget input");
+  const row = page
+    .locator(".quick-input-list .monaco-list-row")
+    .filter({ hasText: fileName })
+    .filter({ hasNotText: "(step" })
+    .first();
+  await acting(
+    `${fileName} open`,
+    async () => {
+      if (!(await input.isVisible())) {
+        await page.keyboard.press("Control+P");
+        await input.waitFor({ state: "visible", timeout: 3000 });
+      }
+      await input.fill(file);
+      await row.click({ timeout: 3000 });
+    },
+    async () => {
+      const [active] = await texts(page.locator(".tabs-container .tab.active"));
+      // The file's own tab ("retry.py", not the diff "src/retry.py (step 6)").
+      return (
+        active?.trim().startsWith(fileName) &&
+        (await editorText(page)).replace(/\u00a0/g, " ").includes(shows)
+      );
+    },
+    { every: 5000 },
   );
-  // The file itself, not a recently opened diff of it ("src/retry.py (step 6)").
-  for (let i = 0; i < 10; i += 1) {
-    const [focused] = await texts(page.locator(".quick-input-list .monaco-list-row.focused"));
-    if (focused?.includes(fileName) && !focused.includes("(step")) {
-      break;
-    }
-    await page.keyboard.press("ArrowDown");
-  }
-  await page.keyboard.press("Enter");
-  await until(`${fileName} open`, async () => {
-    const [active] = await texts(page.locator(".tabs-container .tab.active"));
-    // The file's own tab ("retry.py", not the diff "src/retry.py (step 6)").
-    return active?.trim().startsWith(fileName) && (await editorText(page)).replace(/\u00a0/g, " ").includes(shows);
-  });
 }
 
 /** Waits for the Comments panel to list `text` at line `line` (1-based); returns the rows. */
