@@ -126,10 +126,16 @@ class LiteralIndex:
 
     def literal_at(self, offset: int) -> Literal | None:
         """The literal whose content (or closing quote) holds `offset`, if any."""
+        found = self.line_literals(offset)
+        return None if found is None else found[0][found[1]]
+
+    def line_literals(self, offset: int) -> tuple[list[Literal], int] | None:
+        """The literals of the line holding `offset`, in order, and the index of the one whose
+        content (or closing quote) holds it."""
         starts, literals = self._literals_of_line(self.lines.line_of(offset))
         index = bisect.bisect_right(starts, offset) - 1
         if index >= 0 and literals[index].start <= offset <= literals[index].end:
-            return literals[index]
+            return literals, index
         return None
 
 

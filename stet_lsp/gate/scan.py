@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from stet_lsp.core.lines import LineIndex
-from stet_lsp.gate import dslayer
+from stet_lsp.gate import argv, dslayer
 from stet_lsp.gate.ansi import ansi_views
 from stet_lsp.gate.cache import DEFAULT_CACHE, ResultCache, chunk_key
 from stet_lsp.gate.config import GateConfig
@@ -67,7 +67,7 @@ _NAME_JOINTS = tuple(
     word + joint for word in _NAME_WORDS for joint in ('", "', '","', '",\n', '",\r', '" ,')
 )
 _NAME_WORD_SET = frozenset(_NAME_WORDS)
-_JSON_KEYWORDS = (*_HIDING_ESCAPES, *_NAME_JOINTS)
+_JSON_KEYWORDS = (*_HIDING_ESCAPES, *_NAME_JOINTS, *argv.JOINTS)
 # How many times text quoted as a JSON string inside text is decoded (a transcript's events
 # quote a tool's output, which may quote a log line's JSON, which may quote JSON again).
 _QUOTED_DEPTH = 3
@@ -218,6 +218,7 @@ def _scan_chunk(
     escape_hits: list[int] = []
     percent_hits: list[int] = []
     name_hits: list[int] = []
+    argv_hits: list[int] = []
     for offset in scanner.keyword_hits:
         first = lowered[offset]
         if first == "\\":
@@ -226,6 +227,8 @@ def _scan_chunk(
             percent_hits.append(offset)
         elif as_json and _is_name_joint(lowered, offset):
             name_hits.append(offset)
+        elif as_json and argv.is_joint(text, lowered, offset):
+            argv_hits.append(offset)
         else:
             ds_hits.append(offset)
     if config.use_detect_secrets:
@@ -249,7 +252,9 @@ def _scan_chunk(
             view, _scan_chunk(view.text, config, False, filename, ansi=False, depth=_QUOTED_DEPTH)
         )
     if as_json:
-        spans = _json_spans(text, spans, scanner.hits, config, filename, escape_hits, name_hits)
+        spans = _json_spans(
+            text, spans, scanner.hits, config, filename, escape_hits, name_hits, argv_hits
+        )
     elif depth < _QUOTED_DEPTH and '\\"' in text:
         hits = sorted({*(hit for hit, _ in scanner.hits), *ds_hits})
         spans += _quoted_lines(text, hits, config, filename, depth + 1)
@@ -381,6 +386,7 @@ def _json_spans(
     filename: str,
     escape_hits: list[int],
     name_hits: list[int],
+    argv_hits: list[int],
 ) -> list[Span]:
     spans = list(raw_spans)
     decoded_lines, ranges = _escaped_lines(text, escape_hits, config, filename)
@@ -408,11 +414,15 @@ def _json_spans(
             spans.append(
                 span._replace(start=start + offsets[span.start], end=start + offsets[span.end])
             )
-    if not spans and not name_hits:
+    if not spans and not name_hits and not argv_hits:
         return []
     literals = LiteralIndex(text, LineIndex(text))
     if name_hits:
         spans += _neighbour_spans(text, literals, name_hits, config, filename)
+    if argv_hits:
+        view = argv.ArgvView(literals, argv_hits)
+        for span in _scan_chunk(view.text, config, False, filename) if view.text else ():
+            spans += view.to_raw(span)
     return _fitted_to_literals(literals, spans)
 
 

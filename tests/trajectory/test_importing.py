@@ -606,6 +606,29 @@ def test_no_fragment_of_a_planted_secret_is_stored_anywhere(root: Path, tmp_path
     assert "[REDACTED:" in narration
 
 
+def test_a_command_given_as_a_list_of_arguments_is_redacted_in_every_file(
+    root: Path, tmp_path: Path
+) -> None:
+    """The narration shows such a command as one line (where the rules see `-p` before the
+    value); the events keep the list, and must lose the same value."""
+    rng = random.Random(20261204)
+    passwords = [gate_corpus.pick(rng, gate_corpus.ALNUM, 20) for _ in range(3)]
+    commands = [
+        ["docker", "login", "-u", "ci", "-p", passwords[0], "registry.example.com"],
+        ["redis-cli", "-a", passwords[1], "ping"],
+        ["sshpass", "-p", passwords[2], "ssh", "deploy@build-01"],
+    ]
+    session = Claude(SESSION_A, root).user("Log in to the registry and the cache.")
+    for number, command in enumerate(commands):
+        session.tool(f"toolu_{number}", "mcp__shell__exec", {"command": command}, "done")
+    import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+
+    for name, data in stet_files(root).items():
+        assert gate_corpus.surviving_fragments(data.decode("utf-8"), tuple(passwords)) == [], name
+    calls = of(events_of(root), ToolCall)
+    assert [call.input["command"][:2] for call in calls] == [command[:2] for command in commands]
+
+
 def test_a_long_session_is_gated_in_chunks_as_if_whole(root: Path, tmp_path: Path) -> None:
     """A session of megabytes is stored through the gate a chunk at a time (on two cores
     where it can): one value keeps one marker across chunks, another takes the next
