@@ -599,6 +599,11 @@ def _concatenated(block: str) -> str:
     return f"KEY = (\n{lines})\n"
 
 
+def _numbered(text: str) -> str:
+    """A file as a Read tool shows it: each line after its number and a tab."""
+    return "".join(f"{number:6}\t{line}\n" for number, line in enumerate(text.splitlines(), 1))
+
+
 def key_block_cases(seed: int = 20250103) -> list[Case]:
     """Each kind of key block written whole, the way files and transcripts hold it."""
     rng = random.Random(seed)
@@ -622,6 +627,10 @@ def key_block_cases(seed: int = 20250103) -> list[Case]:
             "jsonl-concatenated": (
                 "events.jsonl",
                 json.dumps({"type": "tool", "content": _concatenated(block)}) + "\n",
+            ),
+            "jsonl-read-concatenated": (
+                "events.jsonl",
+                json.dumps({"type": "tool", "output": _numbered(_concatenated(block))}) + "\n",
             ),
         }
         for context, (path, text) in written.items():

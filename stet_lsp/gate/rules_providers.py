@@ -157,11 +157,15 @@ def _oci_auth_token(value: str, strict: bool) -> bool:
 # reads `MII??[AQgw]IBAzCC`; the rarer indefinite-length form (`30 80 02 01 03 30 80`) reads
 # `MIACAQMwgA`. Wrapped at 64 or 76 columns by `openssl base64`/`base64` (indented in a YAML
 # block), or on one line.
+# Each line may be indented, and shown by a Read tool after its number and a tab (or `→`);
+# in JSON text (raw, as the rules first see it) the tabs and line ends are escapes.
+_LINE_NUMBER = r"(?:\d{1,7}(?:\t|\\t|→))"
+_PKCS12_LINE = rf"(?:\r?\n|(?:\\r)?\\n)(?:[ \t]|\\t){{0,16}}{_LINE_NUMBER}?(?!{_LINE_NUMBER})"
 _PKCS12 = (
-    r"(?:(?<![A-Za-z0-9+/])|(?<=\\n))(?:MII[A-Za-z0-9+/]{2}[AQgw]IBAzCC|MIACAQMwgA)"
+    r"(?:(?<![A-Za-z0-9+/])|(?<=\\n)|(?<=\\t))(?:MII[A-Za-z0-9+/]{2}[AQgw]IBAzCC|MIACAQMwgA)"
     r"[A-Za-z0-9+/]{20,262144}={0,2}"
-    r"(?:(?:\r?\n|\\n)[ \t]{0,16}[A-Za-z0-9+/]{60,76}={0,2}(?![A-Za-z0-9+/])){0,4000}"
-    r"(?:(?:\r?\n|\\n)[ \t]{0,16}(?=[A-Za-z]{0,75}[0-9+/=])[A-Za-z0-9+/]{1,76}={0,2}"
+    rf"(?:{_PKCS12_LINE}[A-Za-z0-9+/]{{60,76}}={{0,2}}(?![A-Za-z0-9+/])){{0,4000}}"
+    rf"(?:{_PKCS12_LINE}(?=[A-Za-z]{{0,75}}[0-9+/=])[A-Za-z0-9+/]{{1,76}}={{0,2}}"
     r"(?![A-Za-z0-9+/]))?"
 )
 

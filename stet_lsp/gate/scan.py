@@ -393,8 +393,12 @@ def _json_spans(
     spans += decoded_lines
     range_index = 0
     decoded_until = -1
+    decoded_reach = 0
     for hit, anchor in hits:
-        if hit < decoded_until:
+        after = _BLOCK_ANCHORS.get(anchor, _DECODE_AFTER)
+        # A key block's anchor in a shorter window decoded for another anchor (`KEY = (` just
+        # before it) is decoded again, as far as its block may reach.
+        if hit < decoded_until and after <= decoded_reach:
             continue
         while range_index < len(ranges) and ranges[range_index][1] < hit:
             range_index += 1
@@ -402,10 +406,9 @@ def _json_spans(
             continue  # its whole line was decoded and scanned already
         if text.find("\\", max(0, hit - _ESCAPE_LOOKBEHIND), hit + _ESCAPE_LOOKAHEAD) < 0:
             continue
-        after = _BLOCK_ANCHORS.get(anchor, _DECODE_AFTER)
         start, end = _literal_around(text, hit, after)
         start = max(start, hit - _DECODE_BEFORE)
-        decoded_until = end - _ESCAPE_LOOKAHEAD
+        decoded_until, decoded_reach = end - _ESCAPE_LOOKAHEAD, after
         decoded = decode_with_offsets(text[start:end])
         if decoded is None:
             continue

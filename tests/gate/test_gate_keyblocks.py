@@ -7,6 +7,7 @@ from pathlib import Path
 
 import gate_corpus
 import pytest
+from corpus_parts import B64, pick
 
 from stet_lsp.cli import main
 from stet_lsp.core.lines import LineIndex
@@ -152,8 +153,37 @@ def test_every_key_kind_redacts_whole(case: gate_corpus.Case) -> None:
         )
     elif case.context == "python-concatenated":
         assert redacted == f'KEY = (\n    "{MARK}\\n"\n)\n'
+    elif case.context == "jsonl-read-concatenated":
+        # The block's lines, numbers and all, are one span: the first number and the last stay.
+        shown = json.loads(redacted)["output"]
+        assert re.fullmatch(
+            rf'     1\tKEY = \(\n     2\t    "{re.escape(MARK)}\\n"\n +\d+\t\)\n', shown
+        )
     else:
         assert json.loads(redacted)["content"] == f'KEY = (\n    "{MARK}\\n"\n)\n'
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "SSH2 PRIVATE KEY", "SSH2 ENCRYPTED PRIVATE KEY"],
+)
+def test_a_long_key_block_read_from_code_after_a_keyword_redacts_whole(kind: str) -> None:
+    """`KEY = (` opens a short decode window just before the block's own anchor: the block,
+    longer than that window, is decoded again as far as a block may reach."""
+    rng = random.Random(1204)
+    block, secrets = gate_corpus.KEY_MAKERS[kind](rng)
+    lines = block.split("\n")
+    width = 70 if kind.startswith("SSH2") else 64
+    extra = [pick(rng, B64, width) for _ in range(40)]
+    at = 5 if kind.startswith("SSH2") else len(lines) - 1  # after SSH2's headers; before END
+    long_block = "\n".join(lines[:at] + extra + lines[at:])
+    shown = gate_corpus._numbered(gate_corpus._concatenated(long_block))
+    raw = json.dumps({"kind": "tool_result", "output": shown}) + "\n"
+
+    redacted = redact_text(raw, path="events.jsonl").text
+
+    assert not gate_corpus.surviving_fragments(redacted, (*secrets, *extra))
+    assert "[REDACTED:private-key#1]" in json.loads(redacted)["output"]
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import random
 import re
 import string
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import gate_corpus
 import gate_corpus_providers
@@ -173,6 +173,41 @@ def test_pkcs12_content_in_base64() -> None:
     cert = "MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJRTES"
     assert _found(f"-----BEGIN CERTIFICATE-----\n{cert}\n-----END CERTIFICATE-----\n") == []
     assert _found(f"cert: {cert}\n") == []
+
+
+@pytest.mark.parametrize(
+    ("shown", "start"),
+    [
+        # A Read tool's view: each line after its number and a tab.
+        (lambda lines: "".join(f"{n:6}\t{line}\n" for n, line in enumerate(lines, 1)), "     1\t"),
+        (lambda lines: "\r\n".join(lines) + "\r\n", ""),  # a file with CRLF line ends
+        (lambda lines: "p12: |\n" + "".join(f"\t{line}\n" for line in lines), "p12: |\n\t"),
+    ],
+    ids=["read-numbered", "crlf", "tab-indented"],
+)
+def test_pkcs12_content_over_lines_in_json(shown: Callable[[list[str]], str], start: str) -> None:
+    """In JSON text the rule first sees line ends, tabs and all as escapes: each body goes
+    whole, the one after it too."""
+    rng = random.Random(44)
+    der = bytes([0x30, 0x82, 0x09, 0xCF, 0x02, 0x01, 0x03, 0x30, 0x82, 0x09, 0x85])
+    bodies = []
+    for _ in range(2):
+        encoded = base64.b64encode(der + bytes(rng.randrange(256) for _ in range(1500))).decode()
+        bodies.append([encoded[i : i + 64] for i in range(0, len(encoded), 64)])
+    records = [
+        {"kind": "tool_result", "call_id": "toolu_01", "output": shown(bodies[0])},
+        {"kind": "tool_result", "call_id": "toolu_02", "output": "\n".join(bodies[1]) + "\n"},
+    ]
+    text = "".join(json.dumps(record) + "\n" for record in records)
+
+    redacted = redact_text(text, path="events.jsonl").text
+
+    assert gate_corpus.surviving_fragments(redacted, tuple(bodies[0] + bodies[1])) == []
+    first, second = (json.loads(line)["output"] for line in redacted.splitlines())
+    assert re.fullmatch(re.escape(start) + r"\[REDACTED:pkcs12-content#1\]\r?\n", first)
+    assert second == "[REDACTED:pkcs12-content#2]\n"
+    plain = redact_text(shown(bodies[0]), path="out.txt").text  # the same text, not JSON
+    assert re.fullmatch(re.escape(start) + r"\[REDACTED:pkcs12-content#1\]\r?\n", plain)
 
 
 def test_kubernetes_secret_manifests() -> None:
