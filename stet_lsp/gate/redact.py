@@ -9,6 +9,8 @@ text, stay valid and no home path goes through per-finding span handling.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -103,10 +105,20 @@ class Numbering:
     def __init__(self, used: dict[str, int]) -> None:
         self._used = used
         self._numbers: dict[str, dict[str, int]] = {}
+        self._json_text = False
+
+    def in_json(self) -> Numbering:
+        """The same numbers, for values as JSON text writes them (`\\"` for `"`)."""
+        shared = Numbering(self._used)
+        shared._numbers, shared._json_text = self._numbers, True
+        return shared
 
     def marker(self, finding: Finding, value: str) -> str:
         if finding.replacement is not None:
             return finding.replacement
+        if self._json_text and "\\" in value:
+            with contextlib.suppress(ValueError):
+                value = json.loads(f'"{value}"')
         per_value = self._numbers.setdefault(finding.rule, {})
         number = per_value.get(value)
         if number is None:

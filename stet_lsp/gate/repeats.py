@@ -16,6 +16,7 @@ Each copy gets the marker of the value it is a copy of."""
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
@@ -76,6 +77,17 @@ class Repeats:
 
     def add_findings(self, text: str, findings: Iterable[Finding], offset: int = 0) -> None:
         self.add(text, (_span_of(finding) for finding in findings), offset)
+
+    def in_json(self) -> Repeats:
+        """The same values, looked for in JSON text: each also as a JSON string writes it
+        (`"` and `\\` escaped), under the same marker."""
+        copies = Repeats(as_json=True)
+        for value, origin in self._origins.items():
+            copies._origins.setdefault(value, origin)
+            written = json.dumps(value, ensure_ascii=False)[1:-1]
+            if written != value and len(written) <= MAX_LENGTH:
+                copies._origins.setdefault(written, origin)
+        return copies
 
     def spans(self, text: str, found: Sequence[Span]) -> list[Span]:
         """Each copy in `text` of a remembered value that no span of `found` (sorted, not

@@ -80,6 +80,7 @@ _NEIGHBOUR_GAP = re.compile(
 _ELEMENT_GAP = re.compile(r"[ \t\r\n]{0,4096},[ \t\r\n]{0,4096}")
 _KEY_COLON = re.compile(r"[ \t\r\n]{0,4096}:")
 _PUNCTUATION = re.compile(r'[\s,:{}\[\]"]*+')
+_CLOSING_TAG = re.compile(r"</[A-Za-z][A-Za-z0-9-]{0,31}>")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
@@ -258,7 +259,18 @@ def _scan_chunk(
     elif depth < _QUOTED_DEPTH and '\\"' in text:
         hits = sorted({*(hit for hit, _ in scanner.hits), *ds_hits})
         spans += _quoted_lines(text, hits, config, filename, depth + 1)
-    return merge_spans(spans)
+    return merge_spans([_before_closing_tag(text, span) for span in spans])
+
+
+def _before_closing_tag(text: str, span: Span) -> Span:
+    """A value never ends in a closing tag: that is markup after it (a narration's `<summary>`
+    that ends with a command's password, `<td>…</td>`)."""
+    if text[span.end - 1 : span.end] != ">":
+        return span
+    cut = text.rfind("</", span.start, span.end)
+    if cut > span.start and _CLOSING_TAG.fullmatch(text, cut, span.end):
+        return span._replace(end=cut)
+    return span
 
 
 def _quoted_lines(

@@ -247,6 +247,33 @@ _CHANGED = "{path} changed while it was read: its redaction stopped; run it agai
 Run = TypeVar("Run", bound=Hashable)
 
 
+class Carried:
+    """What one document's gate found, for another document that shows the same content: the
+    narration shows a tool call's command as one line, where a rule may find what the events'
+    JSON hides from it. Once the first document is gated (`redact_runs`), `redact_json_lines`
+    redacts each value it found in the second, under the first's markers."""
+
+    def __init__(self) -> None:
+        self.values = Repeats()
+        self.numbering = Numbering({})
+
+    def redact_json_lines(
+        self, lines: Iterable[str], path: str, counts: dict[str, int]
+    ) -> Iterator[str]:
+        """Each line (JSON text) with its copies of the values redacted; `counts` (spans by
+        rule) gains them."""
+        copies = self.values.in_json() if self.values else None
+        numbering = self.numbering.in_json()
+        for line in lines:
+            found = copies.findings(line, []) if copies is not None else None
+            if found:
+                result = apply_redaction(line, found, path=path, numbering=numbering)
+                for rule, count in result.report.counts().items():
+                    counts[rule] = counts.get(rule, 0) + count
+                line = result.text
+            yield line
+
+
 def redact_runs(
     runs: Sequence[Run],
     render: Callable[[Run], str],
@@ -255,6 +282,7 @@ def redact_runs(
     used: dict[str, int],
     *,
     parallel: bool = False,
+    carried: Carried | None = None,
 ) -> Generator[str, None, None]:
     """The redacted text of each run of a document's parts, in order. `render` makes a run's
     text, and must make the same of it in every process: with `parallel`, a helper process
@@ -263,7 +291,7 @@ def redact_runs(
     `used`: the highest marker number of each rule the document may hold already
     (`used_numbers`), so that no marker is reused. A value found in a run is redacted
     wherever it stands again in that run and the runs after it (`repeats`); runs already
-    given out are not changed."""
+    given out are not changed. `carried` keeps what was found, and its markers."""
     as_json = is_json_path(path)
 
     def work(run: Run) -> tuple[str, list[Finding]]:
@@ -274,6 +302,8 @@ def redact_runs(
         preload(config)
     numbering = Numbering(used)
     repeats = Repeats(as_json)
+    if carried is not None:
+        carried.values, carried.numbering = repeats, numbering
     for _, (text, findings) in chunk_results(lambda: runs, work, parallel=parallel):
         repeats.add_findings(text, findings)
         found = findings + repeats.findings(text, findings)

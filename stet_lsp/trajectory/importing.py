@@ -62,6 +62,7 @@ from stet_lsp.trajectory.store import (
 if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
     from stet_lsp.gate.report import RedactionReport
+    from stet_lsp.gate.stream import Carried
 
 Progress = Callable[[str], None]
 """Told what the import is doing now (a phase name), for a progress line or report."""
@@ -193,6 +194,7 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     `first_time`); steps are numbered from 1 across them. The narration passes the gate
     (`gate_config`, else the repository's)."""
     from stet_lsp.gate import load_config
+    from stet_lsp.gate.stream import Carried
 
     config = gate_config or load_config(target.root)
     refuse_tracked(folder)
@@ -236,11 +238,14 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     )
     if meta.base_commit is None:
         meta.base_commit = _head(target.root)
-    gated = gated_narration(meta, events, lines, config)
+    carried = Carried()
+    gated = gated_narration(meta, events, lines, config, carried)
     with contextlib.closing(gated):  # a helper still at work stops if a write fails
-        # Line by line: one string of every line would take up to four bytes a character,
-        # all of them as wide as the widest.
-        events_bytes = (line.encode("utf-8") + b"\n" for line in lines)
+        # The narration is written first: a value its gate found is redacted in the events
+        # too (counted in meta.json, written last). Line by line: one string of every line
+        # would take up to four bytes a character, all of them as wide as the widest.
+        shown = carried.redact_json_lines(lines, "events.jsonl", meta.redaction)
+        events_bytes = (line.encode("utf-8") + b"\n" for line in shown)
         folder.write(events_bytes, meta, (text.encode("utf-8") for text in gated))
     if pending(folder):
         remove_regular(folder.path / SESSIONS / COMPOSING, target.root)
@@ -257,10 +262,15 @@ def compose_pending(target: Target, folder: Folder, gate_config: GateConfig | No
 
 
 def gated_narration(
-    meta: Meta, events: list[Event], lines: list[str], config: GateConfig
+    meta: Meta,
+    events: list[Event],
+    lines: list[str],
+    config: GateConfig,
+    carried: Carried | None = None,
 ) -> Generator[str, None, None]:
     """narration.md of the composed `events` (`lines`: their lines of events.jsonl), through
-    the gate a run of parts at a time (on two cores when long): it is never held whole."""
+    the gate a run of parts at a time (on two cores when long): it is never held whole.
+    `carried` keeps what its gate found."""
     from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
     from stet_lsp.gate.redact import used_numbers
     from stet_lsp.gate.scan import CHUNK_SIZE
@@ -280,6 +290,7 @@ def gated_narration(
         "narration.md",
         used,
         parallel=sum(map(len, lines)) >= MIN_PARALLEL_SIZE,
+        carried=carried,
     )
 
 

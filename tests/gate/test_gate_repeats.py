@@ -17,7 +17,7 @@ from stet_lsp.core.targets import resolve_target
 from stet_lsp.gate import GateConfig, redact_text, scan_text
 from stet_lsp.gate.repeats import repeatable
 from stet_lsp.gate.scan import CHUNK_SIZE
-from stet_lsp.gate.stream import redact_blocks, redact_runs, scan_blocks, text_blocks
+from stet_lsp.gate.stream import Carried, redact_blocks, redact_runs, scan_blocks, text_blocks
 from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.store import working_folder
 
@@ -122,6 +122,44 @@ def test_runs_redact_a_value_in_the_runs_after_the_one_it_was_found_in() -> None
     runs = ["before: nothing here\n", f"API_TOKEN={TOKEN}\n", f"then {TOKEN} again\n"]
     out = list(redact_runs(range(3), runs.__getitem__, GateConfig(), "n.md", {}))
     assert out == [runs[0], f"API_TOKEN={MARKER}\n", f"then {MARKER} again\n"]
+
+
+def test_values_one_document_found_are_redacted_in_the_json_of_another() -> None:
+    """What the narration's gate finds is carried into events.jsonl: the same marker, in the
+    JSON's own writing of the value (a quote escaped), the JSON still valid."""
+    quoted = 'k9Qm2xR7"tLw4Zp8Vn3'
+    runs = [f"API_TOKEN={TOKEN}\n", f"DB_PASSWORD='{quoted}'\n"]
+    carried = Carried()
+    gated = "".join(
+        redact_runs(range(2), runs.__getitem__, GateConfig(), "n.md", {}, carried=carried)
+    )
+    assert TOKEN not in gated and quoted not in gated
+    lines = [
+        json.dumps({"command": ["app", "--profile", TOKEN]}),
+        json.dumps({"note": f"the password is {quoted}"}),
+        json.dumps({"note": "nothing here"}),
+    ]
+    counts: dict[str, int] = {}
+
+    shown = list(carried.redact_json_lines(lines, "events.jsonl", counts))
+
+    assert json.loads(shown[0]) == {"command": ["app", "--profile", MARKER]}
+    second = json.loads(shown[1])["note"]
+    assert quoted not in second and second.startswith("the password is [REDACTED:")
+    assert second.removeprefix("the password is ") in gated  # the narration's own marker
+    assert shown[2] == lines[2]
+    assert sum(counts.values()) == 2
+
+
+def test_a_value_that_ends_a_summary_leaves_the_closing_tag() -> None:
+    """The narration shows a command in `<summary>…</summary>`: a password that ends the
+    command is redacted, the tag stays (and the value is found again further on)."""
+    text = f'<summary>Tool: Bash — redis-cli -a {TOKEN}</summary>\n\n    "{TOKEN}"\n'
+    redacted = redact_text(text, path="narration.md", cache=None).text
+    assert redacted == (
+        "<summary>Tool: Bash — redis-cli -a [REDACTED:cli-password#1]</summary>\n\n"
+        '    "[REDACTED:cli-password#1]"\n'
+    )
 
 
 def test_an_imported_session_keeps_no_copy_of_a_token_the_agent_repeated(

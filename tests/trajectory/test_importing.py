@@ -629,6 +629,32 @@ def test_a_command_given_as_a_list_of_arguments_is_redacted_in_every_file(
     assert [call.input["command"][:2] for call in calls] == [command[:2] for command in commands]
 
 
+def test_a_value_only_the_narration_finds_is_redacted_in_the_events_too(
+    root: Path, tmp_path: Path
+) -> None:
+    """`npm config set <registry>:_authToken V` given as a list: the events' gate sees a key
+    with slashes in it and no flag; the narration shows the command as one line, where the
+    rule finds V. The events lose V under the narration's marker, and meta.json counts it."""
+    token = "kq8ZrT2vLx9NwB4mYp7Hs"
+    command = ["npm", "config", "set", "//registry.npmjs.org/:_authToken", token]
+    session = (
+        Claude(SESSION_A, root)
+        .user("Publish the package.")
+        .tool("toolu_1", "mcp__shell__exec", {"command": command}, "done")
+    )
+    result = import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+
+    folder = root / result.folder
+    narration = (folder / "narration.md").read_text(encoding="utf-8")
+    events = (folder / "events.jsonl").read_text(encoding="utf-8")
+    assert token not in narration and token not in events
+    marker = "[REDACTED:npm-auth-token#1]"
+    assert f"_authToken {marker}</summary>" in narration  # the tag after the value stays
+    (call,) = of(events_of(root), ToolCall)
+    assert call.input["command"] == [*command[:-1], marker]
+    assert meta_of(root)["redaction"] == {"npm-auth-token": 1}
+
+
 def test_a_long_session_is_gated_in_chunks_as_if_whole(root: Path, tmp_path: Path) -> None:
     """A session of megabytes is stored through the gate a chunk at a time (on two cores
     where it can): one value keeps one marker across chunks, another takes the next
