@@ -24,6 +24,8 @@ _PUBLIC = frozenset(("public", "publishable", "pub"))
 # (`*_APP_SECRET`) is a credential.
 _PUBLIC_ENDINGS = (("dropbox", "app", "key"), ("pusher", "app", "key"), ("pusher", "key"))
 _MAX_EXTENSION = 8192
+# How far past its anchor a block's header line may go on (`Private-Lines: 28`).
+_HEADER_REST = 64
 _ELLIPSES = ("...", "…", "\\u2026")
 _BEGIN = itemgetter(0)
 # The rest of an identifier after an anchor (long enough for any key the identifier rules
@@ -337,6 +339,9 @@ class RuleScanner:
             # where the rule reads the assignment.
             end = offset + anchor_length
             if "\\" in self.text[max(0, offset - 6) : offset] or self.text.startswith("\\", end):
+                return True
+            # A block's header ends its line: in JSON text, with an escaped newline.
+            if rule.multiline and "\\" in self.text[end : end + _HEADER_REST]:
                 return True
             key_end = self._assigned_key_end(end)
             return key_end is not None and self._escape_in_assignment(key_end)

@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.51"
+RULESET_VERSION = "2026.52"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -26,6 +26,8 @@ BlockEnd = Callable[[str, re.Match[str], int], int | None]
 TOKEN = "A-Za-z0-9_-"
 BASE64 = "A-Za-z0-9+/="
 NOT_ALNUM_BEFORE = r"(?<![A-Za-z0-9])"
+# A line's end, and the next line's number and tab (or `→`) when a Read tool shows the file.
+_NUMBERED_LINE_END = r"\r?\n(?:[ \t]{0,16}\d{1,7}(?:\t|→))?"
 
 
 @dataclass(frozen=True)
@@ -450,10 +452,11 @@ def build_rules() -> tuple[Rule, ...]:
         Rule(
             name="putty-private-key",
             # The private lines, each whole (a run over the newlines took `Private` of the
-            # MAC line and left the MAC), then the MAC.
+            # MAC line and left the MAC), then the MAC; each line may follow its number and a
+            # tab (or `→`), as a Read tool shows a file.
             pattern=lazy(
-                r"Private-Lines:[ \t]{0,4}\d{1,3}\r?\n"
-                r"(?:[A-Za-z0-9+/=]{1,128}+(?:\r?\n|\Z)){1,128}+"
+                rf"Private-Lines:[ \t]{{0,4}}\d{{1,3}}{_NUMBERED_LINE_END}"
+                rf"(?:[A-Za-z0-9+/=]{{1,128}}+(?:{_NUMBERED_LINE_END}|\Z)){{1,128}}+"
                 r"(?:Private-MAC:[ \t]{0,4}[0-9a-fA-F]{1,128})?"
             ),
             anchors=("private-lines:",),

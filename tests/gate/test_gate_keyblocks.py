@@ -186,6 +186,44 @@ def test_a_long_key_block_read_from_code_after_a_keyword_redacts_whole(kind: str
     assert "[REDACTED:private-key#1]" in json.loads(redacted)["output"]
 
 
+def _putty_key(rng: random.Random, private_lines: int) -> tuple[str, list[str]]:
+    public = [pick(rng, B64, 64) for _ in range(6)]
+    private = [pick(rng, B64, 64) for _ in range(private_lines)]
+    mac = pick(rng, "0123456789abcdef", 64)
+    lines = [
+        "PuTTY-User-Key-File-3: ssh-rsa",
+        "Encryption: none",
+        "Comment: rsa-key-20250101",
+        "Public-Lines: 6",
+        *public,
+        f"Private-Lines: {private_lines}",
+        *private,
+        f"Private-MAC: {mac}",
+    ]
+    return "\n".join(lines) + "\n", [*private, mac]
+
+
+@pytest.mark.parametrize("arrow", [False, True], ids=["tab", "arrow"])
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_a_putty_key_read_with_line_numbers_loses_its_private_lines(
+    arrow: bool, as_json: bool
+) -> None:
+    """A Read tool shows each line after its number and a tab (or `→`): the private lines
+    and the MAC still go, the public lines stay."""
+    key, private = _putty_key(random.Random(1205), 28)
+    separator = "→" if arrow else "\t"
+    shown = "".join(f"{n:6}{separator}{line}\n" for n, line in enumerate(key.splitlines(), 1))
+    text = json.dumps({"output": shown}, ensure_ascii=False) + "\n" if as_json else shown
+    path = "events.jsonl" if as_json else "read.txt"
+
+    redacted = redact_text(text, path=path).text
+
+    assert gate_corpus.surviving_fragments(redacted, tuple(private)) == []
+    output = json.loads(redacted)["output"] if as_json else redacted
+    assert output.startswith(shown[: shown.index("Private-Lines")])
+    assert output.endswith(f"{separator}[REDACTED:putty-private-key#1]\n")
+
+
 @pytest.mark.parametrize(
     ("prefix", "suffix"),
     [("", ""), ("+", ""), ("# ", ""), ("> ", ""), ("    ", ""), ("\t", "\r")],
