@@ -84,13 +84,24 @@ class RuleSet:
     keywords: frozenset[str]
     key_anchors: frozenset[str]
     """Anchors that wake identifier rules only: a hit not followed by `=` or `:` is skipped."""
+    multiline_anchors: frozenset[str]
+    """Anchors of rules that read a value over several lines."""
 
 
 @lru_cache(maxsize=32)
-def rule_set(strict: bool, env_names: tuple[str, ...], keywords: tuple[str, ...] = ()) -> RuleSet:
+def rule_set(
+    strict: bool,
+    env_names: tuple[str, ...],
+    keywords: tuple[str, ...] = (),
+    multiline_only: bool = False,
+) -> RuleSet:
+    """The active rules (with `multiline_only`, those that read a value over several lines),
+    the configured variables' rule first."""
     rules = [rule for rule in RULES if strict or not rule.strict_only]
+    if multiline_only:
+        rules = [rule for rule in rules if rule.multiline]
     env_rule = env_value_rule(env_names)
-    if env_rule is not None:
+    if env_rule is not None and not multiline_only:
         rules.insert(0, env_rule)
     by_anchor: dict[str, list[tuple[int, Rule]]] = {}
     everywhere = []
@@ -109,6 +120,9 @@ def rule_set(strict: bool, env_names: tuple[str, ...], keywords: tuple[str, ...]
             anchor
             for anchor, entries in by_anchor.items()
             if all(rule.start == "identifier" for _, rule in entries)
+        ),
+        multiline_anchors=frozenset(
+            anchor for anchor, entries in by_anchor.items() if any(r.multiline for _, r in entries)
         ),
     )
 
@@ -175,6 +189,8 @@ class RuleScanner:
         self.hits: list[AnchorHit] = []
         """Anchors that found nothing but might behind JSON escapes: worth decoding."""
         self.keyword_hits: list[int] = []
+        self.block_hits: list[int] = []
+        """Offsets of the anchors of rules that read a value over several lines."""
         self.unmatched_prefixes: list[int] = []
         """Offsets of token prefixes that led to no span: worth a second opinion."""
 
@@ -182,6 +198,7 @@ class RuleScanner:
         by_anchor = self.rules.by_anchor
         keywords = self.rules.keywords
         key_anchors = self.rules.key_anchors
+        multiline_anchors = self.rules.multiline_anchors
         # Window rules run after the loop, once over each stretch their anchors' windows
         # cover; their answers for a hit (live, found) complete these then.
         windows: dict[int, list[AnchorHit]] = {}
@@ -189,6 +206,8 @@ class RuleScanner:
         for offset, anchor in self.rules.prefilter.find(self.lowered, self.text):
             if anchor in keywords:
                 self.keyword_hits.append(offset)
+            if anchor in multiline_anchors:
+                self.block_hits.append(offset)
             if anchor not in by_anchor:
                 continue
             if anchor in key_anchors:

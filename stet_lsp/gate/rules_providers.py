@@ -160,7 +160,8 @@ def _oci_auth_token(value: str, strict: bool) -> bool:
 # Each line may be indented, and shown by a Read tool after its number and a tab (or `→`);
 # in JSON text (raw, as the rules first see it) the tabs and line ends are escapes.
 _LINE_NUMBER = r"(?:\d{1,7}(?:\t|\\t|→))"
-_PKCS12_LINE = rf"(?:\r?\n|(?:\\r)?\\n)(?:[ \t]|\\t){{0,16}}{_LINE_NUMBER}?(?!{_LINE_NUMBER})"
+_INDENT = r"(?:[ \t]|\\t){0,16}"
+_PKCS12_LINE = rf"(?:\r?\n|(?:\\r)?\\n){_INDENT}(?:{_LINE_NUMBER}{_INDENT})?(?!{_LINE_NUMBER})"
 _PKCS12 = (
     r"(?:(?<![A-Za-z0-9+/])|(?<=\\n)|(?<=\\t))(?:MII[A-Za-z0-9+/]{2}[AQgw]IBAzCC|MIACAQMwgA)"
     r"[A-Za-z0-9+/]{20,262144}={0,2}"

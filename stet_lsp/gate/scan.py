@@ -23,6 +23,7 @@ from stet_lsp.gate.jsonaware import (
     literals_between,
     snap_to_literal,
 )
+from stet_lsp.gate.numbered import numbered_views
 from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE, can_fork, chunk_results
 from stet_lsp.gate.prefilter import AnchorHit, ascii_lower
 from stet_lsp.gate.repeats import Repeats
@@ -252,6 +253,8 @@ def _scan_chunk(
         spans += _mapped(
             view, _scan_chunk(view.text, config, False, filename, ansi=False, depth=_QUOTED_DEPTH)
         )
+    if scanner.block_hits and not as_json:  # JSON's strings are decoded, then scanned as text
+        spans += _numbered_spans(text, scanner.block_hits, config)
     if as_json:
         spans = _json_spans(
             text, spans, scanner.hits, config, filename, escape_hits, name_hits, argv_hits
@@ -260,6 +263,28 @@ def _scan_chunk(
         hits = sorted({*(hit for hit, _ in scanner.hits), *ds_hits})
         spans += _quoted_lines(text, hits, config, filename, depth + 1)
     return merge_spans([_before_closing_tag(text, span) for span in spans])
+
+
+def _numbered_spans(text: str, hits: list[int], config: GateConfig) -> list[Span]:
+    """What the rules that read a value over several lines find in the runs of numbered lines
+    (a file as a Read tool shows it) around their anchors `hits`, read without the numbers.
+    The other rules found theirs in the text already: a line's number is no part of it."""
+    views = numbered_views(text, hits)
+    if not views:
+        return []
+    rules = rule_set(config.strict, config.env_names, multiline_only=True)
+    spans = []
+    for view in views:
+        scanner = RuleScanner(
+            view.text,
+            rules,
+            strict=config.strict,
+            allowlist=config.allowlist,
+            lowered=ascii_lower(view.text),
+            escapes=False,
+        )
+        spans += _mapped(view, scanner.run())
+    return spans
 
 
 def _before_closing_tag(text: str, span: Span) -> Span:
