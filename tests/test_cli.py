@@ -122,6 +122,18 @@ def test_target_option_keeps_targets_apart(stet: Run, root: Path) -> None:
     assert stet("sheet", "path", "--target", "pr-42", "-C", r)[1].strip() == pr["sheet"]
 
 
+def test_a_target_named_as_a_branch_says_it_is_not_that_branch(stet: Run, root: Path) -> None:
+    """`--target main` on branch main opens a named target, apart from the branch's sheet: the
+    command says so on standard error, and its output stays as it is."""
+    r = str(root)
+    branch = pygit2.Repository(r).head.shorthand
+    stet("note", "add", "for the branch", "-C", r)
+    code, out, err = stet("note", "list", "--json", "--target", branch, "-C", r)
+    assert code == 0 and json.loads(out)["entries"] == []
+    assert f"--target {branch} names a target of its own, not the branch {branch}" in err
+    assert stet("note", "list", "--json", "--target", "pr-42", "-C", r)[2] == ""
+
+
 def test_brief_pause_resume(stet: Run, root: Path) -> None:
     r = str(root)
     stet("note", "add", "remember this", "--kind", "clarification", "-C", r)

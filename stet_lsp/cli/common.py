@@ -14,7 +14,7 @@ from stet_lsp.cli import CommandParser
 from stet_lsp.core.operations import JSON_VERSION
 from stet_lsp.core.operations import target_json as target_json
 from stet_lsp.core.sheet import StyleSheet
-from stet_lsp.core.targets import Target, resolve_target
+from stet_lsp.core.targets import Target, names_a_branch, resolve_target
 
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
 if TYPE_CHECKING:
@@ -43,7 +43,14 @@ def json_option(parser: argparse.ArgumentParser) -> None:
 
 
 def target_of(args: argparse.Namespace) -> Target:
-    return resolve_target(Path(args.directory), args.target)
+    target = resolve_target(Path(args.directory), args.target)
+    if names_a_branch(target):
+        print(
+            f"stet: note: --target {target.name} names a target of its own, not the branch "
+            f"{target.name} (leave --target out to work on the current branch)",
+            file=sys.stderr,
+        )
+    return target
 
 
 def sheet_of(args: argparse.Namespace) -> StyleSheet:

@@ -204,6 +204,17 @@ def resolve_target(path: Path | str = ".", explicit: str | None = None) -> Targe
     return Target(repository_root(repo), "named", explicit)
 
 
+def names_a_branch(target: Target) -> bool:
+    """Whether a named target bears a local branch's name (`--target main`): it is a target
+    of its own all the same, apart from that branch's sheet and trajectory."""
+    if target.kind != "named":
+        return False
+    try:
+        return target.name in open_repository(target.root).branches.local
+    except (StetError, ValueError):
+        return False
+
+
 # The branch a repository's HEAD named, kept in `.stet/cache/head.json` with HEAD's status
 # (size, times, inode), so the commands agents call often resolve their target without
 # loading libgit2 while HEAD is unchanged. Only a plain repository (`.git` a folder at the
