@@ -339,10 +339,12 @@ def _blame(args: argparse.Namespace) -> int:
             why = run["message"] if args.line is not None else _first_line(run["message"], 100)
             print(f"  why (step {run['message_step']}): {why}")
     for item in found["unattributed"]:
-        print(
-            f"{path}: step {item['step']} of {item['trajectory']} changed {item['lines']} "
-            f"line(s) that could not be placed: {item['reason']}"
+        changed = (
+            f"changed {item['lines']} line(s) that could not be placed"
+            if item["lines"]
+            else "changed the file at a place that could not be found"  # it only removed lines
         )
+        print(f"{path}: step {item['step']} of {item['trajectory']} {changed}: {item['reason']}")
     return 0
 
 

@@ -454,6 +454,7 @@ class _EventReader:
                 "old_path": old_path,
                 "diff": diff,
                 "anchored": record.get("anchored") is True,
+                "added": _count(record.get("added")),
             }
         )
         # The content is the file after the change: used by the attribution, not kept.
@@ -893,3 +894,8 @@ def _ancestor_commit(
     if found.id == head.id or repository.descendant_of(head.id, found.id):
         return found
     return None
+
+
+def _count(value: object) -> int:
+    """A count recorded in an event: a whole number, 0 when it is anything else."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
