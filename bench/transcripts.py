@@ -2,8 +2,9 @@
 
 `measure` reads agent transcripts (Claude Code JSONL, Codex rollout JSONL, aider Markdown,
 SWE-agent `.traj`, ATIF JSON) and returns what makes the gate's work: the share of records
-holding a home-directory path, the lengths of tool outputs, and the share of JSON string
-literals holding escapes (`\\"`, `\\n`, `\\u`). `realistic_transcript` generates Claude
+holding a home-directory path, the lengths of tool outputs, the share of tool outputs that
+show a file with numbered lines (Claude Code's Read), and the share of JSON string literals
+holding escapes (`\\"`, `\\n`, `\\u`). `realistic_transcript` generates Claude
 Code-shaped JSONL matching those figures, with secrets planted in tool output; `describe`
 measures generated text the same way, so the two can be printed side by side.
 
@@ -32,6 +33,8 @@ from stet_lsp.gate.homepaths import count_home_paths
 
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "transcripts"
 _LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+# A file as a Read tool shows it: each line after its number and a tab or `→`.
+_NUMBERED_LINE = re.compile(r"(?m)^ {0,8}\d{1,7}[\t→]")
 
 
 @dataclass
@@ -45,10 +48,21 @@ class Shares:
     escaped: dict[str, int] = field(default_factory=lambda: {'\\"': 0, "\\n": 0, "\\u": 0})
     home_paths: int = 0
     size: int = 0
+    numbered: tuple[int, int] = (0, 0)
+    """(tool outputs with numbered lines, tool outputs looked at)."""
 
     @property
     def home_share(self) -> float:
         return self.with_home / self.records if self.records else 0.0
+
+    @property
+    def numbered_share(self) -> float:
+        return self.numbered[0] / self.numbered[1] if self.numbered[1] else 0.0
+
+    def add_output(self, text: str) -> None:
+        self.tool_outputs.append(len(text))
+        found = len(_NUMBERED_LINE.findall(text, 0, 4096)) >= 2
+        self.numbered = (self.numbered[0] + found, self.numbered[1] + 1)
 
     def escape_share(self, escape: str) -> float:
         return self.escaped[escape] / self.literals if self.literals else 0.0
@@ -77,6 +91,7 @@ class Shares:
             "tool output median chars": statistics.median(outputs),
             "tool output p90 chars": outputs[int(0.9 * (len(outputs) - 1))],
             "tool output max chars": outputs[-1],
+            "tool outputs numbered %": 100 * self.numbered_share,
             'literals with \\" %': 100 * self.escape_share('\\"'),
             "literals with \\n %": 100 * self.escape_share("\\n"),
             "literals with \\u %": 100 * self.escape_share("\\u"),
@@ -119,7 +134,8 @@ def measure(root: Path = SAMPLES) -> Shares:
                     continue
                 shares.add_record(line)
                 record = json.loads(line)
-                shares.tool_outputs += [len(o) for o in _jsonl_outputs(record)]
+                for output in _jsonl_outputs(record):
+                    shares.add_output(output)
         elif suffix in (".json", ".traj"):
             shares.add_literals(raw)
             data = json.loads(raw)
@@ -130,9 +146,9 @@ def measure(root: Path = SAMPLES) -> Shares:
                     observation = step["observation"]
                     if isinstance(observation, dict):
                         for result in observation.get("results", []):
-                            shares.tool_outputs.append(len(_text_of(result.get("content"))))
+                            shares.add_output(_text_of(result.get("content")))
                     else:
-                        shares.tool_outputs.append(len(_text_of(observation)))
+                        shares.add_output(_text_of(observation))
         elif suffix == ".md":
             # aider: a record is a turn (a `#### ` user message and what follows it).
             for turn in re.split(r"\n(?=#### )", raw):
@@ -155,6 +171,10 @@ def measure_formats(root: Path = SAMPLES) -> dict[str, Shares]:
         pooled.with_home += part.with_home
         pooled.home_paths += part.home_paths
         pooled.tool_outputs += part.tool_outputs
+        pooled.numbered = (
+            pooled.numbered[0] + part.numbered[0],
+            pooled.numbered[1] + part.numbered[1],
+        )
         pooled.literals += part.literals
         pooled.size += part.size
         for escape in pooled.escaped:
@@ -178,6 +198,7 @@ def targets(formats: dict[str, Shares]) -> Shares:
             escaped=dict(target.escaped),
             home_paths=local.home_paths,
             size=target.size,
+            numbered=local.numbered,  # Claude Code's Read shows numbered lines; others do not
         )
     return target
 
@@ -188,7 +209,8 @@ def describe(text: str) -> Shares:
     shares.add_literals(text)
     for line in text.splitlines():
         shares.add_record(line)
-        shares.tool_outputs += [len(o) for o in _jsonl_outputs(json.loads(line))]
+        for output in _jsonl_outputs(json.loads(line)):
+            shares.add_output(output)
     return shares
 
 
@@ -329,6 +351,8 @@ def realistic_transcript(
                 cut = output.rfind("\n", 0, len(output) // 2) + 1
                 output = output[:cut] + secret_text + "\n" + output[cut:]
                 planted.append(secrets)
+            if rng.random() < shares.numbered_share:  # a file as the Read tool shows it
+                output = "".join(f"{n:6}→{line}\n" for n, line in enumerate(output.split("\n"), 1))
             record.update(
                 type="user",
                 message={
