@@ -262,10 +262,12 @@ class Carried:
     ) -> Iterator[str]:
         """Each line (JSON text) with its copies of the values redacted; `counts` (spans by
         rule) gains them."""
-        copies = self.values.in_json() if self.values else None
-        numbering = self.numbering.in_json()
+        if not self.values:
+            yield from lines
+            return
+        copies, numbering = self.values.in_json(), self.numbering.in_json()
         for line in lines:
-            found = copies.findings(line, []) if copies is not None else None
+            found = copies.findings(line, [])
             if found:
                 result = apply_redaction(line, found, path=path, numbering=numbering)
                 for rule, count in result.report.counts().items():

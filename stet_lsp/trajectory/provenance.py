@@ -69,6 +69,7 @@ from stet_lsp.core.safefs import open_regular
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align, pair_moved
 from stet_lsp.trajectory.attribution import Attribution, LeftOut, rewound
 from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
+from stet_lsp.trajectory.importers.fields import count_field
 from stet_lsp.trajectory.paths import is_absolute, repository_path
 from stet_lsp.trajectory.store import EVENTS, META, Folder, folders, read_small
 
@@ -454,7 +455,7 @@ class _EventReader:
                 "old_path": old_path,
                 "diff": diff,
                 "anchored": record.get("anchored") is True,
-                "added": _count(record.get("added")),
+                "added": count_field(record.get("added")),
             }
         )
         # The content is the file after the change: used by the attribution, not kept.
@@ -894,8 +895,3 @@ def _ancestor_commit(
     if found.id == head.id or repository.descendant_of(head.id, found.id):
         return found
     return None
-
-
-def _count(value: object) -> int:
-    """A count recorded in an event: a whole number, 0 when it is anything else."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
