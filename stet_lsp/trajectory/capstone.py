@@ -62,13 +62,14 @@ from stet_lsp.trajectory.feedback import (
     FEEDBACK_LIMIT,
     feedback_lock,
     feedback_path,
-    moved_lines,
+    merged_lines,
     tracked_feedback,
     tracked_feedback_message,
 )
 from stet_lsp.trajectory.graduation import INDEX_LOCK, retarget_skill, skill_lock
 from stet_lsp.trajectory.importing import compose_pending, pending
 from stet_lsp.trajectory.meta import Meta, summarise
+from stet_lsp.trajectory.renames import follow_rename, former_keys
 from stet_lsp.trajectory.skills import SKILL_LIMIT, skill_path
 from stet_lsp.trajectory.store import (
     COMMITTED,
@@ -217,6 +218,7 @@ def capstone(
         raise CapstoneRefused("message", f"the commit message is empty ({_UNCHANGED})")
     config = gate_config or _repository_gate(target)
     repository = _open(target)
+    follow_rename(target, config)
     folder = working_folder(target)
     if not pending(folder):
         _require_working(target, folder)
@@ -711,6 +713,7 @@ def _graduated_skills(
     import pygit2
 
     root = target.root
+    working = (target.key, *former_keys(repository, target))
     names = {e.skill for e in events if isinstance(e, Graduation) and e.route == "skill"}
     for name in sorted(filter(None, names)):
         try:
@@ -739,7 +742,7 @@ def _graduated_skills(
         staged = bytes(blob.data)
         text = staged.decode("utf-8", "replace")
         _require_clean(config, text, f"{relative} (staged)", relative)
-        committed = _retargeted(config, staged, name, target.key, trajectory)
+        committed = _retargeted(config, staged, name, working, trajectory)
         if committed is None:
             graduated.warnings.append(
                 f"{relative} does not follow the Agent Skills spec: it is committed as staged, "
@@ -755,7 +758,7 @@ def _graduated_skills(
             continue
         _require_clean(config, committed.decode("utf-8", "replace"), relative, relative)
         work_tree, readable = _skill_work_tree(
-            config, target, relative, staged, committed, name, trajectory
+            config, target, relative, staged, committed, name, working, trajectory
         )
         if not readable:
             graduated.warnings.append(
@@ -766,7 +769,7 @@ def _graduated_skills(
 
 
 def _retargeted(
-    config: GateConfig, data: bytes, name: str, working: str, trajectory: str
+    config: GateConfig, data: bytes, name: str, working: tuple[str, ...], trajectory: str
 ) -> bytes | None:
     """A skill's bytes with its metadata naming the committed trajectory; None when they are
     not a skill Stet can read."""
@@ -784,6 +787,7 @@ def _skill_work_tree(
     staged: bytes,
     committed: bytes,
     name: str,
+    working: tuple[str, ...],
     trajectory: str,
 ) -> tuple[bytes | None, bool]:
     """What the skill's file in the work tree becomes (None: it stays as it is), and whether
@@ -798,7 +802,7 @@ def _skill_work_tree(
         return None, True
     if current == staged:
         return committed, True
-    rewritten = _retargeted(config, current, name, target.key, trajectory)
+    rewritten = _retargeted(config, current, name, working, trajectory)
     if rewritten is None:
         return None, False
     return (None if rewritten == current else rewritten), True
@@ -831,11 +835,7 @@ def _moved_feedback(
     # would be lost when a refused commit takes the capstone's writes back.
     held.enter_context(feedback_lock(root, trajectory))
     stored = read_small(root / destination, root, destination, FEEDBACK_LIMIT) or b""
-    held_text = stored.decode("utf-8", "replace")
-    existing = [line for line in held_text.split("\n") if line.strip()]
-    lines = existing + [
-        line for line in moved_lines(data, target.key, trajectory) if line not in existing
-    ]
+    lines = merged_lines(stored, data, target.key, trajectory)
     if not lines:
         return
     relative = destination.as_posix()

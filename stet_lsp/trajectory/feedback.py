@@ -156,6 +156,13 @@ def refuse_tracked_feedback(root: Path, trajectory_id: str) -> None:
         raise StetError(tracked_feedback_message(tracked))
 
 
+def merged_lines(held: bytes, data: bytes, old_id: str, new_id: str) -> list[str]:
+    """The lines of the feedback file `held` (empty ones left out), then those of `data`
+    moved from `old_id` to `new_id` (`moved_lines`) that it does not hold already."""
+    existing = [line for line in held.decode("utf-8", "replace").split("\n") if line.strip()]
+    return existing + [line for line in moved_lines(data, old_id, new_id) if line not in existing]
+
+
 def moved_lines(data: bytes, old_id: str, new_id: str) -> list[str]:
     """The lines of a feedback file (empty ones left out), each verdict of trajectory
     `old_id` naming `new_id` instead: a JSON object whose `trajectory` is `old_id` gets the new
@@ -176,6 +183,31 @@ def moved_lines(data: bytes, old_id: str, new_id: str) -> list[str]:
             line = without_lone_surrogates(text)
         moved.append(line)
     return moved
+
+
+def move_feedback(root: Path, old_id: str, new_id: str) -> bool:
+    """The verdicts on trajectory `old_id` moved to `new_id`'s file (a working trajectory that
+    moved to a renamed branch's key): each naming `new_id`, after the lines that file holds
+    (none twice), as they were gated when written; the old file removed. Under both files'
+    locks. Nothing moves when git tracks either file (neither is this clone's to change).
+    Whether anything moved."""
+    from stet_lsp.core.safefs import inside, remove_regular
+    from stet_lsp.trajectory.store import read_small
+
+    source, destination = feedback_path(old_id), feedback_path(new_id)
+    if not os.path.lexists(inside(root, source)):
+        return False
+    if tracked_feedback(root, old_id) or tracked_feedback(root, new_id):
+        return False
+    with feedback_lock(root, old_id), feedback_lock(root, new_id):
+        data = read_small(root / source, root, source, FEEDBACK_LIMIT)
+        if data is None:
+            return False
+        held = read_small(root / destination, root, destination, FEEDBACK_LIMIT) or b""
+        lines = merged_lines(held, data, old_id, new_id)
+        atomic_write(root / destination, "".join(line + "\n" for line in lines).encode(), root)
+        remove_regular(root / source, root)
+    return True
 
 
 def mark_step(

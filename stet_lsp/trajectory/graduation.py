@@ -58,6 +58,7 @@ from stet_lsp.trajectory.importing import (
     write_session,
 )
 from stet_lsp.trajectory.jsontext import without_lone_surrogates
+from stet_lsp.trajectory.renames import follow_rename
 from stet_lsp.trajectory.skills import (
     META_TARGET,
     META_TRAJECTORY,
@@ -189,6 +190,7 @@ def graduate(
     What is written passes the gate with `gate_config`, else the repository's."""
     sheet = _sheet_of(sheet_or_target)
     config = _config_of(sheet, gate_config)
+    follow_rename(sheet.target, config)  # before the sheet's lock: it may compose
     result = _graduate(sheet, entry_id, route, skill_name, text, now, config)
     _compose(sheet.target, config)
     return result
@@ -369,21 +371,22 @@ def skill_lock(root: Path, name: str) -> AbstractContextManager[None]:
 
 
 def retarget_skill(
-    text: str, name: str, working: str, committed: str, gate_config: GateConfig
+    text: str, name: str, working: tuple[str, ...], committed: str, gate_config: GateConfig
 ) -> str:
-    """The SKILL.md `text` of the skill `name` with the working trajectory `working` named as
-    `committed` in `metadata.stet-trajectory` (the capstone commits a working trajectory
-    under an id of its own), read and written as graduation reads and writes a skill (the
+    """The SKILL.md `text` of the skill `name` with the working trajectory (any of the ids
+    `working`: its key, and those it had before its branch was renamed) named as `committed`
+    in `metadata.stet-trajectory` (the capstone commits a working trajectory under an id of
+    its own), read and written as graduation reads and writes a skill (the
     text as written but for the changed metadata line), through the gate with `gate_config`
     (the repository's, as every writer's) and checked against the spec; `text` itself when
     its metadata does not name `working`. StetError when the text does not follow the spec."""
     skill = parse_skill(text, folder=name)
     listed = [value for value in skill.metadata.get(META_TRAJECTORY, "").split(" ") if value]
-    if working not in listed:
+    if not any(value in working for value in listed):
         return text
     renamed: list[str] = []
     for value in listed:
-        value = committed if value == working else value
+        value = committed if value in working else value
         if value not in renamed:
             renamed.append(value)
     metadata = skill.metadata | {META_TRAJECTORY: " ".join(renamed)}
@@ -823,6 +826,8 @@ def apply_review(
     sheet = _sheet_of(sheet_or_target)
     config = _config_of(sheet, gate_config)
     checked = checked_review(sheet, document_text)
+    if checked:
+        follow_rename(sheet.target, config)
     results: list[Result] = []
     failed: StetError | None = None
     for line in checked:

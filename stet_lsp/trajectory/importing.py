@@ -48,6 +48,7 @@ from stet_lsp.trajectory.importers.files import open_source
 from stet_lsp.trajectory.jsontext import without_lone_surrogates
 from stet_lsp.trajectory.meta import Meta, ProblemRecord, SourceFile, TargetRef, summarise
 from stet_lsp.trajectory.normalize import Normalizer, inside_repository
+from stet_lsp.trajectory.renames import follow_rename
 from stet_lsp.trajectory.store import (
     EVENTS,
     META,
@@ -139,6 +140,7 @@ def _import(
     parsed = chosen.parse(source)
     if not parsed.events:
         raise StetError(f"{source}: no events in this {chosen.label}")
+    follow_rename(target, config)
     folder = working_folder(target)
     outside = _worked_outside(target.root, parsed)
     stem = _session_stem(parsed)

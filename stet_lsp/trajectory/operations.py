@@ -217,10 +217,12 @@ def trajectory_folder(target: Target, wanted: str | None) -> Folder:
     """The trajectory `wanted` (an id or prefix), else the target's working one: an error
     that says what to do when the target has none (never imported, or committed by a
     capstone)."""
+    from stet_lsp.trajectory.renames import follow_rename
     from stet_lsp.trajectory.store import META, find_folder, working_folder
 
     if wanted is not None:  # an empty id is refused, not taken for the working one
         return find_folder(target.root, wanted)
+    follow_rename(target)
     folder = working_folder(target)
     if not (folder.path / META).is_file():
         raise StetError(

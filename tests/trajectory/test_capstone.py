@@ -1307,3 +1307,100 @@ def test_verdicts_a_clone_commits_for_the_working_trajectory_are_not_taken_for_t
     committed = flat(clone, head_commit(reopen(clone)).tree)
     assert f".stet/feedback/{result.trajectory}.jsonl" not in committed
     assert f".stet/trajectories/{result.trajectory}/events.jsonl" in committed
+
+
+# -- a branch renamed while its trajectory is at work ---------------------------------------------
+
+
+def on_branch(repo: pygit2.Repository, name: str) -> None:
+    repo.branches.local.create(name, repo[repo.head.target])
+    repo.checkout(repo.branches.local[name])
+
+
+def test_a_renamed_branch_keeps_its_working_trajectory_verdicts_and_skill(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    from stet_lsp.trajectory.feedback import mark_step
+    from stet_lsp.trajectory.operations import trajectory_folder
+
+    on_branch(repo, "topic")
+    old = import_work(root, tmp_path)
+    graduate_into_skill(root)
+    mark_step(root, working_folder(old), 3, "clever")
+    repo.branches.local["topic"].rename("topic-2")  # git branch -m, HEAD following it
+    new = resolve_target(root)
+    assert (new.name, new.key != old.key) == ("topic-2", True)
+
+    folder = trajectory_folder(new, None)  # stet trajectory show, the editor's views
+
+    assert folder.id == new.key
+    meta = folder.read_meta()
+    assert (meta.id, meta.target.name, meta.target.key) == (new.key, "topic-2", new.key)
+    assert len(meta.sources) == 1 and len(folder.read_events()) > 3
+    assert not (root / ".stet/cache/trajectories" / old.key).exists()
+    assert not (root / ".stet/feedback" / f"{old.key}.jsonl").exists()
+    verdicts = read_feedback(root, new.key).verdicts
+    assert [(v.trajectory, v.step, v.verdict) for v in verdicts] == [(new.key, 3, "clever")]
+
+    result = capstone(new)
+
+    commit = head_commit(repo)
+    assert skill_metadata(blob_text(repo, commit, SKILL))["stet-trajectory"] == result.trajectory
+    committed = blob_text(repo, commit, f".stet/feedback/{result.trajectory}.jsonl")
+    assert [json.loads(line)["trajectory"] for line in committed.splitlines()] == [
+        result.trajectory
+    ]
+    assert result.warnings == []
+
+
+def test_an_import_after_a_rename_adds_to_the_trajectory_the_branch_had(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    on_branch(repo, "topic")
+    old = import_work(root, tmp_path, 1)
+    repo.branches.local["topic"].rename("topic-2")
+
+    new = import_work(root, tmp_path, 2)
+
+    meta = working_folder(new).read_meta()
+    assert (meta.target.name, len(meta.sources)) == ("topic-2", 2)
+    assert not (root / ".stet/cache/trajectories" / old.key).exists()
+    code, out, _ = stet("trajectory", "list", "--json", "-C", str(root))
+    assert code == 0
+    listed = json.loads(out)["trajectories"]
+    assert [(t["id"], t["target"]) for t in listed] == [(new.key, "topic-2")]
+
+
+def test_a_renamed_branch_with_a_trajectory_of_its_own_moves_nothing(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    on_branch(repo, "topic")
+    old = import_work(root, tmp_path, 1)
+    repo.branches.local["topic"].rename("topic-2")
+    repo.checkout(repo.branches.local["main"])
+    repo.branches.local.create("topic", repo[repo.head.target])  # the old name is a branch again
+    repo.checkout(repo.branches.local["topic-2"])
+
+    new = import_work(root, tmp_path, 2)
+
+    assert working_folder(new).read_meta().target.name == "topic-2"
+    assert len(working_folder(new).read_meta().sources) == 1
+    assert working_folder(old).read_meta().target.name == "topic"  # topic's, left to it
+
+
+def test_a_rename_waits_for_the_writer_of_the_old_trajectory(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    from stet_lsp.trajectory.renames import follow_rename
+
+    on_branch(repo, "topic")
+    old = import_work(root, tmp_path)
+    repo.branches.local["topic"].rename("topic-2")
+    new = resolve_target(root)
+    with file_lock(working_folder(old).path, root, "the working trajectory"):
+        assert follow_rename(new) is None  # an import of the old branch's at work
+
+    moved = follow_rename(new)
+
+    assert moved is not None and moved.id == new.key
+    assert follow_rename(new) is None  # done once

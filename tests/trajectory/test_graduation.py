@@ -585,7 +585,9 @@ def test_a_hand_written_skill_keeps_its_frontmatter_as_written(
         f'  stet-trajectory: "{trajectory}"\n---\n' + body
     )
     assert extended.endswith("\n## Log fields are snake_case\n\nLog fields are snake_case\n")
-    renamed = retarget_skill(extended, "logging", trajectory, "2026-03-01-main-abc", GateConfig())
+    renamed = retarget_skill(
+        extended, "logging", (trajectory,), "2026-03-01-main-abc", GateConfig()
+    )
     assert renamed == extended.replace(trajectory, "2026-03-01-main-abc")
 
 
@@ -899,7 +901,7 @@ def test_retarget_skill_names_the_committed_trajectory_for_the_working_one(
     )
 
     rewritten = retarget_skill(
-        text, "error-wrapping", key, "2026-03-01-main-bbbbbbbbbbbb", GateConfig()
+        text, "error-wrapping", (key,), "2026-03-01-main-bbbbbbbbbbbb", GateConfig()
     )
 
     trajectories = frontmatter(rewritten)["metadata"]["stet-trajectory"]
@@ -907,9 +909,9 @@ def test_retarget_skill_names_the_committed_trajectory_for_the_working_one(
     assert rewritten.split("---\n", 2)[2] == text.split("---\n", 2)[2]  # the body as written
     assert validate_skill(rewritten, folder="error-wrapping") == []
     # a skill that does not name the working trajectory is returned as it is
-    assert retarget_skill(rewritten, "error-wrapping", key, "x", GateConfig()) == rewritten
+    assert retarget_skill(rewritten, "error-wrapping", (key,), "x", GateConfig()) == rewritten
     with pytest.raises(StetError):
-        retarget_skill("no frontmatter\n", "error-wrapping", key, "x", GateConfig())
+        retarget_skill("no frontmatter\n", "error-wrapping", (key,), "x", GateConfig())
 
 
 def test_unstaged_changes_to_a_skill_stay_unstaged(sheet: StyleSheet, root: Path) -> None:

@@ -1,0 +1,120 @@
+"""A renamed branch keeps its working trajectory, as it keeps its style sheet
+(`core/renames.py`): after `git branch -m old new` the target's key is new, and the working
+trajectory under the old key (with the verdicts on its steps) would stand apart, unseen by
+the capstone until every session was imported again.
+
+The evidence is the sheet's: the branch's reflog. When the branch has no working trajectory,
+the one of its newest former name that has one (and is no branch now) moves to the new key,
+under both folders' locks (neither waited for: a writer at work keeps it where it is until
+the next call). Its verdicts move to the new id's file, and the trajectory is composed again,
+its meta.json naming the branch. Skills graduated before the rename name the former key in
+their metadata; the capstone retargets every former key (`former_keys`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from contextlib import ExitStack
+from typing import TYPE_CHECKING
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.locking import held, remove_held
+from stet_lsp.core.safefs import inside
+from stet_lsp.core.targets import Target
+from stet_lsp.trajectory.store import WORKING, Folder, tracked_file, working_folder
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pygit2
+
+    from stet_lsp.gate.config import GateConfig
+
+
+def follow_rename(target: Target, gate_config: GateConfig | None = None) -> Folder | None:
+    """Give the branch `target`, when it has no working trajectory, the one it had under a
+    former name (see the module), composed again with `gate_config` (else the repository's).
+    The folder it moved to, or None when nothing moved."""
+    if target.kind != "branch" or not _others_there(target):
+        return None
+    from stet_lsp.core.targets import open_repository
+
+    for source in former_targets(open_repository(target.root), target):
+        moved = _move(source, target, gate_config)
+        if moved is not None:
+            return moved
+    return None
+
+
+def former_targets(repo: pygit2.Repository, target: Target) -> list[Target]:
+    """The branch `target`'s former names that are no branch now, newest first."""
+    from stet_lsp.core.renames import former_names
+
+    if target.kind != "branch":
+        return []
+    branches = set(repo.branches.local)
+    return [
+        Target(target.root, "branch", old)
+        for old in former_names(repo, target.name)
+        if old not in branches
+    ]
+
+
+def former_keys(repo: pygit2.Repository, target: Target) -> list[str]:
+    """The keys the working trajectory of `target` may have had (its former names')."""
+    return [former.key for former in former_targets(repo, target)]
+
+
+def _others_there(target: Target) -> bool:
+    """Whether the target has no working folder while some other target has one (without
+    that, there is nothing to move and the repository is not opened)."""
+    try:
+        base = inside(target.root, WORKING)
+        if os.path.lexists(base / target.key):
+            return False
+        return any(
+            entry.is_dir(follow_symlinks=False) and not entry.name.startswith(".")
+            for entry in os.scandir(base)  # .archive: the capstone's
+        )
+    except (OSError, StetError):
+        return False
+
+
+def _move(source: Target, destination: Target, gate_config: GateConfig | None) -> Folder | None:
+    from stet_lsp.core.safefs import atomic_write
+    from stet_lsp.trajectory.feedback import move_feedback
+    from stet_lsp.trajectory.importing import COMPOSING, SESSIONS, compose
+
+    root = destination.root
+    old, new = working_folder(source), working_folder(destination)
+    locks = [folder.path.with_name(folder.path.name + ".lock") for folder in (old, new)]
+    with ExitStack() as stack:
+        try:
+            if not _is_dir(root, old.relative):
+                return None
+            for lock in locks:
+                if not stack.enter_context(held(lock, root, 0)):
+                    return None
+            if not _is_dir(root, old.relative) or os.path.lexists(new.path) or tracked_file(old):
+                return None
+            move_feedback(root, old.id, new.id)
+            # Marked as not composed: if composing below fails, the next import, graduation
+            # or capstone composes it (its meta.json names the former branch until then).
+            if _is_dir(root, old.relative / SESSIONS):
+                atomic_write(old.path / SESSIONS / COMPOSING, b"", root)
+            os.rename(inside(root, old.relative), inside(root, new.relative))
+        except (OSError, StetError):
+            return None
+        remove_held(locks[0], root)
+        with contextlib.suppress(StetError):
+            compose(destination, new, gate_config)
+    return new
+
+
+def _is_dir(root: Path, relative: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(inside(root, relative)).st_mode)
+    except (OSError, StetError):
+        return False
