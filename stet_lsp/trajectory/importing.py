@@ -249,8 +249,34 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
         shown = carried.redact_json_lines(lines, "events.jsonl", meta.redaction)
         events_bytes = (line.encode("utf-8") + b"\n" for line in shown)
         folder.write(events_bytes, meta, (text.encode("utf-8") for text in gated))
+    if carried.values:
+        _carry_into_sessions(target, folder, records, carried)
     if pending(folder):
         remove_regular(folder.path / SESSIONS / COMPOSING, target.root)
+
+
+def _carry_into_sessions(
+    target: Target, folder: Folder, records: list[tuple[str, dict[str, Any]]], carried: Carried
+) -> None:
+    """What the narration's gate found, redacted in the stored sessions too (as in
+    events.jsonl, under the same markers), each counted in its session's record: the cache
+    keeps no value the trajectory redacts, and composing again finds nothing more to carry.
+    The session file first: a stop between the two leaves a count short, never a value."""
+    for stem, record in records:
+        path = folder.path / SESSIONS / f"{stem}.jsonl"
+        data = read_regular(path, target.root)
+        if data is None:
+            continue
+        counts: dict[str, int] = {}
+        lines = [raw.decode("utf-8", "replace") for raw in data.split(b"\n")]
+        del data
+        shown = list(carried.redact_json_lines(lines, "events.jsonl", counts))
+        if not counts:
+            continue
+        atomic_write(path, "\n".join(shown).encode("utf-8"), target.root)
+        redaction = Counter(record.get("redaction", {}))
+        redaction.update(counts)
+        _write_record(target, path.with_suffix(".json"), {**record, "redaction": dict(redaction)})
 
 
 def compose_pending(target: Target, folder: Folder, gate_config: GateConfig | None = None) -> bool:

@@ -655,6 +655,33 @@ def test_a_value_only_the_narration_finds_is_redacted_in_the_events_too(
     assert meta_of(root)["redaction"] == {"npm-auth-token": 1}
 
 
+def test_a_value_only_the_narration_finds_leaves_no_copy_in_the_cache(
+    root: Path, tmp_path: Path
+) -> None:
+    """The stored session (`sessions/<n>.jsonl`, which later compositions read) loses the
+    value too, its record counting it: composing again finds nothing more and counts it once."""
+    token = "kq8ZrT2vLx9NwB4mYp7Hs"
+    command = ["npm", "config", "set", "//registry.npmjs.org/:_authToken", token]
+    session = (
+        Claude(SESSION_A, root)
+        .user("Publish the package.")
+        .tool("toolu_1", "mcp__shell__exec", {"command": command}, "done")
+        .say("Published.")
+    )
+    source = session.save(tmp_path / f"{SESSION_A}.jsonl")
+    target = target_of(root)
+    import_transcript(target, source)
+
+    files = stet_files(root)
+    assert [name for name, data in files.items() if token.encode() in data] == []
+    (record,) = [n for n in files if "/sessions/" in n and n.endswith(".json")]
+    assert json.loads(files[record])["redaction"] == {"npm-auth-token": 1}
+    compose(target, working_folder(target))
+    assert stet_files(root) == files
+    assert meta_of(root)["redaction"] == {"npm-auth-token": 1}
+    assert import_transcript(target, source).changed is False
+
+
 def test_a_long_session_is_gated_in_chunks_as_if_whole(root: Path, tmp_path: Path) -> None:
     """A session of megabytes is stored through the gate a chunk at a time (on two cores
     where it can): one value keeps one marker across chunks, another takes the next
