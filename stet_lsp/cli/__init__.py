@@ -150,6 +150,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 141
     except KeyboardInterrupt:
+        print(
+            "stet: interrupted: every file Stet writes is replaced whole, so none is left "
+            "half-written; run the command again to finish",
+            file=sys.stderr,
+        )
         return 130
     return code
 

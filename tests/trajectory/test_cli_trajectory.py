@@ -677,3 +677,48 @@ def test_blame_names_the_step_that_wrote_each_run_of_lines(
     assert code == 1 and "src/greet.py has 3 lines; line 4 does not exist" in err
     code, _, err = stet("trajectory", "blame", "../outside.py", "-C", str(root))
     assert code == 1 and "outside the repository" in err
+
+
+def test_an_interrupted_import_says_so_and_the_next_one_finishes(
+    root: Path, tmp_path: Path
+) -> None:
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it) once the import holds the
+    working trajectory's lock: exit 130 with one line, no traceback; importing again finishes
+    and the trajectory is valid."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    session = Claude(SESSION_A, root).user("Read every module.")
+    for n in range(400):
+        body = "".join(f"    value_{n}_{i} = handler({i})  # retry\n" for i in range(300))
+        session = session.tool(f"toolu_{n}", "Bash", {"command": f"cat m{n}.py"}, body)
+    source = session.save(tmp_path / f"{SESSION_A}.jsonl")
+    lock = root / ".stet/cache/trajectories" / f"{resolve_target(root).key}.lock"
+    command = [sys.executable, "-m", "stet_lsp", "trajectory", "import", str(source)]
+    process = subprocess.Popen(
+        command, cwd=root, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    deadline = time.monotonic() + 60
+    while not lock.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+
+    if process.returncode == 0:
+        pytest.skip("the import ended before the interrupt reached it")
+    assert process.returncode == 130
+    assert err.strip().splitlines()[-1].startswith("stet: interrupted: ")
+    assert "Traceback" not in err
+    finished = subprocess.run([*command, "--json"], cwd=root, capture_output=True, text=True)
+    assert finished.returncode == 0, finished.stderr
+    folder = working_folder(resolve_target(root))
+    checked = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", "trajectory", "validate", str(folder.path)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
