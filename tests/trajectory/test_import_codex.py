@@ -24,6 +24,7 @@ from stet_lsp.trajectory.events import (
     FileChange,
     RawEvent,
     Reasoning,
+    Rewind,
     SessionEnd,
     SessionStart,
     Subagent,
@@ -1325,7 +1326,7 @@ def test_records_it_does_not_understand_are_kept(tmp_path: Path) -> None:
         json.dumps(record("future_synthetic_record", {"safe": "ignored"})),
         json.dumps({"timestamp": T0, "type": "response_item", "payload": "not an object"}),
         json.dumps(item({"type": "brand_new_item", "x": 1})),
-        json.dumps(event({"type": "thread_rolled_back", "num_turns": 2})),
+        json.dumps(event({"type": "thread_rolled_back", "num_turns": 0})),
         json.dumps(message("user", "still here")),
         '{"timestamp":"2025-12-28T12:19:00.000Z","type":"response_item","payload":{"type":"mes',
     ]
@@ -1339,7 +1340,7 @@ def test_records_it_does_not_understand_are_kept(tmp_path: Path) -> None:
         (5, "unknown record type 'future_synthetic_record'"),
         (6, "response_item record without a payload object"),
         (7, "unknown response_item type 'brand_new_item'"),
-        (8, "event_msg of type 'thread_rolled_back' is not translated"),
+        (8, "thread rollback with no turn to take back"),
     ]
     assert raws[0].record == [1, 2, 3] and raws[1].record == "just a string"
     assert of(session, UserMessage)[0].text == "still here"
@@ -2017,3 +2018,47 @@ def test_bookkeeping_records_of_multi_agent_rollouts_are_kept_as_what_they_are(
         ),
     ]
     assert raws[0].record == world
+
+
+def test_a_thread_rolled_back_abandons_its_last_turns(tmp_path: Path) -> None:
+    """`thread_rolled_back` (num_turns N): Codex drops the last N user turns from the
+    conversation; the rollout keeps them. Their events are abandoned, and a rewind resumes
+    after the last event kept; taking back every turn resumes before the first message."""
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            message("user", "Add a health check"),
+            function_call("shell", {"command": ["ls"]}, "call_1"),
+            call_output("call_1", "app.py"),
+            message("assistant", "Added."),
+            message("user", "Now rename it"),
+            message("assistant", "Renamed."),
+            message("user", "And delete it"),
+            message("assistant", "Deleted."),
+            event({"type": "thread_rolled_back", "num_turns": 2}),
+            message("user", "Rename it to status instead"),
+            message("assistant", "Done."),
+            event({"type": "thread_rolled_back", "num_turns": 5}),
+            message("user", "Start over"),
+        ],
+    )
+    said = [(e.kind, getattr(e, "text", None), e.abandoned) for e in session.events]
+    conversation = [row for row in said if row[0] in ("user_message", "agent_message")]
+    assert conversation == [
+        ("user_message", "Add a health check", True),
+        ("agent_message", "Added.", True),
+        ("user_message", "Now rename it", True),
+        ("agent_message", "Renamed.", True),
+        ("user_message", "And delete it", True),
+        ("agent_message", "Deleted.", True),
+        ("user_message", "Rename it to status instead", True),
+        ("agent_message", "Done.", True),
+        ("user_message", "Start over", False),
+    ]
+    first, second = of(session, Rewind)
+    assert first.source.line == 10 and first.resumes_after is not None
+    assert first.resumes_after.line == 5  # "Added."
+    assert second.source.line == 13 and second.resumes_after is None
+    assert not of(session, RawEvent)
+    assert [e.abandoned for e in of(session, ToolCall)] == [True]

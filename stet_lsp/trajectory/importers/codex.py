@@ -107,6 +107,7 @@ from stet_lsp.trajectory.events import (
     FileChange,
     RawEvent,
     Reasoning,
+    Rewind,
     SessionEnd,
     SessionStart,
     SourceRef,
@@ -119,7 +120,7 @@ from stet_lsp.trajectory.events import (
 from stet_lsp.trajectory.importers import diffs
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession, Problem
 from stet_lsp.trajectory.importers.edits import change_fields
-from stet_lsp.trajectory.importers.fields import text_field
+from stet_lsp.trajectory.importers.fields import count_field, text_field
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
 from stet_lsp.trajectory.importers.shell_moves import moved_paths
 
@@ -846,6 +847,30 @@ class _Reader:
         reason = text_field(event.get("reason")) or "interrupted"
         self.emit(Error, message=f"turn aborted: {reason}", interrupt=True)
 
+    def thread_rolled_back(self, event: Record) -> None:
+        """The user took back the last `num_turns` turns (`/undo`, a rollback of the thread):
+        Codex drops them from the conversation from their user message on, and the rollout
+        keeps them. Their events are abandoned, and a rewind resumes after the last event
+        kept (null: before the first message)."""
+        turns = count_field(event.get("num_turns"))
+        prompts = [
+            number
+            for number, kept in enumerate(self.events)
+            if isinstance(kept, UserMessage) and not kept.abandoned
+        ]
+        if not turns or not prompts:
+            self.raw("thread rollback with no turn to take back")
+            return
+        first = prompts[-min(turns, len(prompts))]
+        for taken in self.events[first:]:
+            taken.abandoned = True
+        said = [
+            e.source
+            for e in self.events[:first]
+            if isinstance(e, _CONVERSATION) and not e.abandoned
+        ]
+        self.emit(Rewind, resumes_after=said[-1] if said else None)
+
     def error(self, event: Record) -> None:
         self.emit(Error, message=text_field(event.get("message")) or json.dumps(event))
 
@@ -876,6 +901,8 @@ _ITEM_HANDLERS = {
     "custom_tool_call_output": _Reader.tool_output,
     "tool_search_output": _Reader.tool_search_output,
 }
+_CONVERSATION = (UserMessage, AgentMessage, Reasoning, ToolCall, ToolResult, FileChange)
+"""What a rollback resumes after: the conversation's events, not its usage or raw records."""
 _EVENT_HANDLERS = {
     "user_message": _Reader.user_message,
     "agent_message": _Reader.agent_message,
@@ -885,6 +912,7 @@ _EVENT_HANDLERS = {
     "turn_aborted": _Reader.turn_aborted,
     "error": _Reader.error,
     "stream_error": _Reader.error,
+    "thread_rolled_back": _Reader.thread_rolled_back,
     "patch_apply_end": _Reader.patch_apply_end,
     "item_completed": _Reader.item_completed,
     "sub_agent_activity": _Reader.sub_agent_activity,
