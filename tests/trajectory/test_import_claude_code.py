@@ -214,6 +214,57 @@ def test_sniff_reads_a_first_queued_prompt_larger_than_the_sniff_window(tmp_path
     assert not IMPORTER.sniff(json.dumps(unkeyed, separators=(",", ":"))[:SNIFF_BYTES])
 
 
+def test_a_teammate_session_starts_with_its_agent_setting_record(tmp_path: Path) -> None:
+    """A session run as an agent (`--agent`, an agent team's teammate; 2.1.97+) starts with an
+    `agent-setting` record, and later builds add `agent-color`, `tag` and `bridge-session`
+    records: none was a type known here, so a first prompt past the sniff window after one
+    made the file no known format, and each was kept as an unknown record type."""
+    setting = {"type": "agent-setting", "agentSetting": "reviewer", "sessionId": SID}
+    prompt = user("u1", None, "Review this diff: " + "z" * 80_000, "2026-09-01T10:00:00Z")
+    head = (
+        json.dumps(setting, separators=(",", ":"))
+        + "\n"
+        + json.dumps(prompt, separators=(",", ":"))
+    )[:SNIFF_BYTES]
+    assert IMPORTER.sniff(head)
+    # Past a record of a type still unknown here, the prompt the window cut off is read as a
+    # first record would be; a broken line with records after it is not taken for one.
+    unknown = json.dumps({"type": "brand-new-kind", "sessionId": SID})
+    cut = head.split("\n")[1]
+    assert IMPORTER.sniff(unknown + "\n" + cut)
+    assert not IMPORTER.sniff(unknown + "\n" + cut[:200] + "\n" + unknown)
+    records: list[Any] = [
+        setting,
+        prompt,
+        {"type": "agent-color", "agentColor": "blue", "sessionId": SID},
+        {"type": "tag", "tag": "pinned", "sessionId": SID},
+        {
+            "type": "bridge-session",
+            "sessionId": SID,
+            "bridgeSessionId": "cse_01AbCdEf",
+            "lastSequenceNum": 0,
+        },
+    ]
+    path = write(tmp_path / f"{SID}.jsonl", records)
+    assert detect(path).name == "claude-code"
+    parsed = IMPORTER.parse(path)
+    assert kinds(parsed.events) == [
+        "session_start",
+        "raw",
+        "user_message",
+        "raw",
+        "raw",
+        "raw",
+        "session_end",
+    ]
+    assert [raw.reason for raw in of(parsed.events, RawEvent)] == [
+        "agent the session runs as (--agent, or a teammate's agent type)",
+        "agent color",
+        "session tag",
+        "remote-control bridge session mirroring this one",
+    ]
+
+
 def test_sniff_leaves_other_formats_alone() -> None:
     codex = {"timestamp": "t", "type": "session_meta", "payload": {"id": "x", "cwd": "/w"}}
     codex_item = {"timestamp": "t", "type": "response_item", "payload": {"type": "message"}}

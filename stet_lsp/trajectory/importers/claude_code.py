@@ -22,7 +22,10 @@ One JSON object a line, appended as the session runs. The records, by `type`:
 * `system`: harness events by `subtype`: `compact_boundary` (the conversation was compacted;
   the summary follows as a `user` record), `api_error` (a retried request), `local_command`
   (a slash command), `turn_duration`, `stop_hook_summary`, informational notices.
-* `summary` (a title for the conversation ending at `leafUuid`), `ai-title`, `custom-title`.
+* `summary` (a title for the conversation ending at `leafUuid`), `ai-title`, `custom-title`,
+  and the session metadata of 2.1 builds: `agent-name`, `agent-color`, `tag`, `mode`,
+  `agent-setting` (the agent a session runs as: `--agent`, or a teammate's type; it starts
+  the file), `bridge-session` (the remote-control session mirroring this one).
 * `progress` (hook, bash, MCP and subagent progress; `agent_progress` carries a subagent's
   messages while it runs), `attachment` (context the harness attached: hook output, skill
   listings, a prompt queued while the agent worked), `queue-operation`, `last-prompt`,
@@ -124,6 +127,10 @@ _RECORD_TYPES = frozenset(
         "ai-title",
         "custom-title",
         "agent-name",
+        "agent-color",
+        "agent-setting",
+        "tag",
+        "bridge-session",
         "pr-link",
         "teleported-from",
         "mode",
@@ -140,6 +147,10 @@ _KEPT_RECORDS = {
     "ai-title": "session title the harness generated",
     "custom-title": "session title the user set",
     "agent-name": "agent name",
+    "agent-color": "agent color",
+    "agent-setting": "agent the session runs as (--agent, or a teammate's agent type)",
+    "tag": "session tag",
+    "bridge-session": "remote-control bridge session mirroring this one",
     "file-history-snapshot": "file history snapshot (backups for rewinding edits)",
     "file-history-delta": "file history delta (one file's backup for rewinding edits)",
     "queue-operation": "prompt queue operation",
@@ -171,25 +182,29 @@ class ClaudeCodeImporter:
         (Codex rollouts wrap everything in one) or `projectHash` (a Gemini CLI session's
         metadata, whose messages may name their sessionId too)."""
         lines = head.splitlines()
-        for text in lines[:20]:
+        cut: str | None = None
+        for index, text in enumerate(lines[:20]):
             text = text.strip()
             if not text:
                 continue
             try:
                 value = json.loads(text)
             except ValueError:
+                # Only the head's last line can be a record the window cut off.
+                cut = text if index == len(lines) - 1 else None
                 break
             if not isinstance(value, dict) or "payload" in value or "projectHash" in value:
                 return False
             kind = text_field(value.get("type"))
             if kind in _RECORD_TYPES and any(key in value for key in _RECORD_KEYS):
                 return True
-        # A first record larger than the sniff window: a message (Claude Code writes its
-        # parentUuid first) or a record that starts with its type (a long prompt queued
-        # while the agent worked: `{"type":"queue-operation",...,"sessionId":…,"content":…`).
-        if len(lines) != 1:
+        # A record larger than the sniff window, first or after records of types not known
+        # here (a teammate's session starts with `agent-setting`): a message (Claude Code
+        # writes its parentUuid first) or a record that starts with its type (a long prompt
+        # queued while the agent worked: `{"type":"queue-operation",...,"sessionId":…`).
+        if cut is None:
             return False
-        start = lines[0][:8192]
+        start = cut[:8192]
         if start.startswith('{"parentUuid":'):
             return '"sessionId":' in start
         typed = _LEADING_TYPE.match(start)
