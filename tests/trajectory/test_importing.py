@@ -629,20 +629,29 @@ def test_a_command_given_as_a_list_of_arguments_is_redacted_in_every_file(
     assert [call.input["command"][:2] for call in calls] == [command[:2] for command in commands]
 
 
+NPM_TOKEN = "kq8ZrT2vLx9NwB4mYp7Hs"
+NPM_COMMAND = ("npm", "config", "set", "//registry.npmjs.org/:_authToken", NPM_TOKEN)
+
+
+def npm_token_as_a_list(root: Path, tmp_path: Path) -> Path:
+    """A session whose tool ran `npm config set <registry>:_authToken NPM_TOKEN`, given as a
+    list of arguments."""
+    return (
+        Claude(SESSION_A, root)
+        .user("Publish the package.")
+        .tool("toolu_1", "mcp__shell__exec", {"command": list(NPM_COMMAND)}, "done")
+        .save(tmp_path / f"{SESSION_A}.jsonl")
+    )
+
+
 def test_a_value_only_the_narration_finds_is_redacted_in_the_events_too(
     root: Path, tmp_path: Path
 ) -> None:
     """`npm config set <registry>:_authToken V` given as a list: the events' gate sees a key
     with slashes in it and no flag; the narration shows the command as one line, where the
     rule finds V. The events lose V under the narration's marker, and meta.json counts it."""
-    token = "kq8ZrT2vLx9NwB4mYp7Hs"
-    command = ["npm", "config", "set", "//registry.npmjs.org/:_authToken", token]
-    session = (
-        Claude(SESSION_A, root)
-        .user("Publish the package.")
-        .tool("toolu_1", "mcp__shell__exec", {"command": command}, "done")
-    )
-    result = import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+    result = import_transcript(target_of(root), npm_token_as_a_list(root, tmp_path))
+    token, command = NPM_TOKEN, list(NPM_COMMAND)
 
     folder = root / result.folder
     narration = (folder / "narration.md").read_text(encoding="utf-8")
@@ -660,16 +669,7 @@ def test_a_value_only_the_narration_finds_leaves_no_copy_in_the_cache(
 ) -> None:
     """The stored session (`sessions/<n>.jsonl`, which later compositions read) loses the
     value too, its record counting it: composing again finds nothing more and counts it once."""
-    token = "kq8ZrT2vLx9NwB4mYp7Hs"
-    command = ["npm", "config", "set", "//registry.npmjs.org/:_authToken", token]
-    session = (
-        Claude(SESSION_A, root)
-        .user("Publish the package.")
-        .tool("toolu_1", "mcp__shell__exec", {"command": command}, "done")
-        .say("Published.")
-    )
-    source = session.save(tmp_path / f"{SESSION_A}.jsonl")
-    target = target_of(root)
+    token, source, target = NPM_TOKEN, npm_token_as_a_list(root, tmp_path), target_of(root)
     import_transcript(target, source)
 
     files = stet_files(root)
