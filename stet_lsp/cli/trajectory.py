@@ -178,7 +178,7 @@ def _sessions(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.operations import trajectory_rows
 
-    listed = trajectory_rows(target_of(args).root)
+    listed = trajectory_rows(target_of(args))
     rows = listed["trajectories"]
     if args.json:
         print_json({"trajectories": rows, "problems": listed["problems"]})

@@ -109,12 +109,16 @@ def session_rows(
     )
 
 
-def trajectory_rows(root: Path) -> dict[str, Any]:
+def trajectory_rows(target: Target) -> dict[str, Any]:
+    """Every trajectory of the target's repository (the target's own working one after a
+    rename of its branch under its new name: `follow_rename`)."""
+    from stet_lsp.trajectory.renames import follow_rename
     from stet_lsp.trajectory.store import folders
 
+    follow_rename(target)
     rows: list[dict[str, Any]] = []
     problems: list[dict[str, str]] = []
-    for folder in folders(root):
+    for folder in folders(target.root):
         try:
             meta = folder.read_meta()
         except (StetError, RecursionError) as error:  # one unreadable trajectory, not all

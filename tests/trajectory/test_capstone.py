@@ -1404,3 +1404,17 @@ def test_a_rename_waits_for_the_writer_of_the_old_trajectory(
 
     assert moved is not None and moved.id == new.key
     assert follow_rename(new) is None  # done once
+
+
+def test_the_list_after_a_rename_shows_the_trajectory_under_the_new_name(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    on_branch(repo, "topic")
+    import_work(root, tmp_path)
+    repo.branches.local["topic"].rename("topic-2")
+
+    code, out, _ = stet("trajectory", "list", "--json", "-C", str(root))
+
+    assert code == 0
+    listed = json.loads(out)["trajectories"]
+    assert [(t["id"], t["target"]) for t in listed] == [(resolve_target(root).key, "topic-2")]

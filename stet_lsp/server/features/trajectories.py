@@ -79,7 +79,8 @@ def register(server: StetServer) -> None:
 
         args = argument(arguments)
         session = await server.session_of(field(args, "uri", str, None))
-        return await server.off_loop(trajectory_rows, session.root)
+        target = await server.off_loop(session.target)
+        return await server.off_loop(trajectory_rows, target)
 
     async def open_(*arguments: Any) -> dict[str, Any]:
         from stet_lsp.trajectory.operations import TRAJECTORY_FILES, trajectory_file
