@@ -899,6 +899,31 @@ def test_records_without_an_event_of_their_own_are_kept(tmp_path: Path) -> None:
     assert of(events, SessionStart)[0].title == "My title"
 
 
+def test_a_hook_that_blocked_is_an_error_with_its_feedback(tmp_path: Path) -> None:
+    """2.1 builds write a hook's refusal (a PreToolUse hook exiting 2, a Stop hook sending the
+    agent back to work) as a `hook_blocking_error` attachment: the agent was given its
+    feedback, so a reader sees why the agent changed course. Other hook results stay raw."""
+    attachment = {**COMMON, "type": "attachment", "timestamp": "t"}
+    blocked = {
+        "type": "hook_blocking_error",
+        "hookName": "PreToolUse:Bash",
+        "toolUseID": "toolu_1",
+        "hookEvent": "PreToolUse",
+        "blockingError": {"blockingError": "rm -rf is not allowed here", "command": "guard.sh"},
+    }
+    records: list[Any] = [
+        attachment | {"attachment": blocked},
+        attachment | {"attachment": {"type": "hook_blocking_error", "hookEvent": "Stop"}},
+        attachment | {"attachment": {"type": "hook_non_blocking_error", "hookEvent": "Stop"}},
+    ]
+    events = IMPORTER.parse(write(tmp_path / "h.jsonl", records)).events
+    assert [(e.message, e.interrupt, e.source.line) for e in of(events, Error)] == [
+        ("PreToolUse:Bash hook blocked: rm -rf is not allowed here", False, 1),
+        ("Stop hook blocked", False, 2),
+    ]
+    assert [r.reason for r in of(events, RawEvent)] == ["attachment (hook_non_blocking_error)"]
+
+
 # -- subagents -----------------------------------------------------------------------------
 
 

@@ -780,6 +780,9 @@ class _FileReader:
             if text:
                 self._user_text(at, text)
                 return
+        if isinstance(attachment, dict) and kind == "hook_blocking_error":
+            self._emit(Error, at, message=_blocking_hook_text(attachment))
+            return
         self._emit(RawEvent, at, record=record, reason=f"attachment ({kind or 'unknown'})")
 
     # -- subagents written into the session file -------------------------------------------
@@ -1403,6 +1406,15 @@ def _result_text(content: Any) -> str:
         else:
             parts.append(f"[{block.get('type') or 'block'}]")
     return "\n".join(parts)
+
+
+def _blocking_hook_text(attachment: dict[str, Any]) -> str:
+    """A hook that blocked (2.1 builds: a PreToolUse hook refusing a call, a Stop hook sending
+    the agent back to work), and the feedback the agent was given."""
+    hook = _str(attachment.get("hookName")) or _str(attachment.get("hookEvent")) or "a"
+    blocked = attachment.get("blockingError")
+    feedback = _str(blocked.get("blockingError")) if isinstance(blocked, dict) else _str(blocked)
+    return f"{hook} hook blocked: {feedback}" if feedback else f"{hook} hook blocked"
 
 
 def _api_error_text(record: dict[str, Any]) -> str:
