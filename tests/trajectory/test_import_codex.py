@@ -2062,3 +2062,66 @@ def test_a_thread_rolled_back_abandons_its_last_turns(tmp_path: Path) -> None:
     assert second.source.line == 13 and second.resumes_after is None
     assert not of(session, RawEvent)
     assert [e.abandoned for e in of(session, ToolCall)] == [True]
+
+
+ADD_NOTES = "*** Begin Patch\n*** Add File: notes.md\n+kept on disk\n*** End Patch\n"
+
+
+def test_a_rolled_back_turn_keeps_its_file_changes(tmp_path: Path) -> None:
+    """A rollback changes the conversation, not the files (Codex leaves reverting them to the
+    client): the turn's calls are abandoned, its file change is not, and its lines keep
+    their step."""
+    from stet_lsp.trajectory.attribution import line_attribution
+
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            message("user", "first"),
+            message("assistant", "ok"),
+            message("user", "write notes"),
+            patch_call(ADD_NOTES, "call_p"),
+            call_output(
+                "call_p",
+                wrapped_output("Success. Updated the following files:\nA notes.md\n", 0),
+                "custom_tool_call_output",
+            ),
+            message("assistant", "Done"),
+            event({"type": "thread_rolled_back", "num_turns": 1}),
+        ],
+    )
+    (change,) = of(session, FileChange)
+    assert change.abandoned is False
+    assert [e.abandoned for e in of(session, ToolCall)] == [True]
+    assert "notes.md" in line_attribution(session.events).files
+
+
+@pytest.mark.parametrize(
+    "inserted",
+    [
+        "<turn_aborted>\nThe user interrupted the previous turn.\n</turn_aborted>",
+        "<skill>\n<name>deploy</name>\nSteps.\n</skill>",
+        "<subagent_notification>\nreviewer finished\n</subagent_notification>",
+    ],
+)
+def test_text_the_harness_inserts_is_no_user_turn(tmp_path: Path, inserted: str) -> None:
+    """The marker of an interrupted turn, a skill's text and a subagent's notice come with the
+    user's role but are no prompt: raw events, and a rollback of one turn takes back the
+    prompt before them (as Codex counts user turns)."""
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            message("user", "first"),
+            message("assistant", "ok"),
+            message("user", "second"),
+            message("assistant", "partial"),
+            message("user", inserted),
+            event({"type": "thread_rolled_back", "num_turns": 1}),
+        ],
+    )
+    rows = [(e.text, e.abandoned) for e in of(session, UserMessage)]
+    assert rows == [("first", False), ("second", True)]
+    assert [r.reason for r in of(session, RawEvent)] == [
+        "harness text sent as a user message (instructions, environment, a skill, a notice)"
+    ]

@@ -208,13 +208,18 @@ _SAFE_ID = re.compile(r"[A-Za-z0-9._-]+")
 _PATCH_BEGIN = "*** Begin Patch"
 _PATCH_END = "*** End Patch"
 
-# Texts Codex sends with the user's role around a request: instructions and environment.
+# Texts Codex sends with the user's role around a request: instructions and environment, a
+# skill's text, the marker of an interrupted turn, a subagent's notice. None is a prompt, nor
+# (as Codex counts them for a rollback) a user turn.
 HARNESS_TEXTS = (
     "<environment_context>",
     "<user_instructions>",
     "<permissions instructions>",
     "<user_shell_command>",
     "# AGENTS.md instructions",
+    "<skill>",
+    "<turn_aborted>",
+    "<subagent_notification>",
 )
 
 
@@ -519,7 +524,9 @@ class _Reader:
         role = item.get("role")
         text = _join(_text_parts(item.get("content")))
         if role == "user" and text.lstrip().startswith(HARNESS_TEXTS):
-            self.raw("instructions or environment the harness sent as a user message")
+            self.raw(
+                "harness text sent as a user message (instructions, environment, a skill, a notice)"
+            )
         elif role == "user":
             self.emit(UserMessage, text=text)
         elif role == "assistant":
@@ -848,10 +855,11 @@ class _Reader:
         self.emit(Error, message=f"turn aborted: {reason}", interrupt=True)
 
     def thread_rolled_back(self, event: Record) -> None:
-        """The user took back the last `num_turns` turns (`/undo`, a rollback of the thread):
-        Codex drops them from the conversation from their user message on, and the rollout
-        keeps them. Their events are abandoned, and a rewind resumes after the last event
-        kept (null: before the first message)."""
+        """The user took back the last `num_turns` turns (a rollback of the thread): Codex
+        drops them from the conversation from their user message on, and the rollout keeps
+        them. Their events are abandoned but for their file changes (a rollback leaves the
+        files as they are: their lines are still the turns'), and a rewind resumes after the
+        last event kept (null: before the first message)."""
         turns = count_field(event.get("num_turns"))
         prompts = [
             number
@@ -863,7 +871,8 @@ class _Reader:
             return
         first = prompts[-min(turns, len(prompts))]
         for taken in self.events[first:]:
-            taken.abandoned = True
+            if not isinstance(taken, FileChange):
+                taken.abandoned = True
         said = [
             e.source
             for e in self.events[:first]
