@@ -218,7 +218,7 @@ def capstone(
         raise CapstoneRefused("message", f"the commit message is empty ({_UNCHANGED})")
     config = gate_config or _repository_gate(target)
     repository = _open(target)
-    follow_rename(target, config)
+    follow_rename(target, config, wait=True)
     folder = working_folder(target)
     if not pending(folder):
         _require_working(target, folder)

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.locking import file_lock
+from stet_lsp.core.locking import file_lock, held
 from stet_lsp.core.model import AUTHORS, Author, Kind, choice, format_time, parse_time, utc_now
 from stet_lsp.core.safefs import atomic_write, ensure_stet_gitignore, make_dirs
 from stet_lsp.trajectory.events import EventBase, SourceRef
@@ -126,9 +126,15 @@ def feedback_path(trajectory_id: str) -> Path:
 
 def feedback_lock(root: Path, trajectory_id: str) -> AbstractContextManager[None]:
     """The lock every writer of a trajectory's feedback file holds (marking a step, the
-    capstone moving a working trajectory's verdicts)."""
+    capstone moving a working trajectory's verdicts, a rename moving them)."""
     name = feedback_path(trajectory_id).name
     return file_lock(root / LOCKS / name, root, "the feedback file")
+
+
+def feedback_held(root: Path, trajectory_id: str, timeout: float) -> AbstractContextManager[bool]:
+    """`feedback_lock`'s lock, waited for at most `timeout` seconds: whether it was taken."""
+    name = feedback_path(trajectory_id).name
+    return held(root / LOCKS / f"{name}.lock", root, timeout)
 
 
 def tracked_feedback(root: Path, trajectory_id: str) -> str | None:
@@ -188,9 +194,9 @@ def moved_lines(data: bytes, old_id: str, new_id: str) -> list[str]:
 def move_feedback(root: Path, old_id: str, new_id: str) -> bool:
     """The verdicts on trajectory `old_id` moved to `new_id`'s file (a working trajectory that
     moved to a renamed branch's key): each naming `new_id`, after the lines that file holds
-    (none twice), as they were gated when written; the old file removed. Under both files'
-    locks. Nothing moves when git tracks either file (neither is this clone's to change).
-    Whether anything moved."""
+    (none twice), as they were gated when written; the old file removed. Call it holding
+    both files' locks (`feedback_held`). Nothing moves when git tracks either file (neither
+    is this clone's to change). Whether anything moved."""
     from stet_lsp.core.safefs import inside, remove_regular
     from stet_lsp.trajectory.store import read_small
 
@@ -199,14 +205,13 @@ def move_feedback(root: Path, old_id: str, new_id: str) -> bool:
         return False
     if tracked_feedback(root, old_id) or tracked_feedback(root, new_id):
         return False
-    with feedback_lock(root, old_id), feedback_lock(root, new_id):
-        data = read_small(root / source, root, source, FEEDBACK_LIMIT)
-        if data is None:
-            return False
-        held = read_small(root / destination, root, destination, FEEDBACK_LIMIT) or b""
-        lines = merged_lines(held, data, old_id, new_id)
-        atomic_write(root / destination, "".join(line + "\n" for line in lines).encode(), root)
-        remove_regular(root / source, root)
+    data = read_small(root / source, root, source, FEEDBACK_LIMIT)
+    if data is None:
+        return False
+    existing = read_small(root / destination, root, destination, FEEDBACK_LIMIT) or b""
+    lines = merged_lines(existing, data, old_id, new_id)
+    atomic_write(root / destination, "".join(line + "\n" for line in lines).encode(), root)
+    remove_regular(root / source, root)
     return True
 
 

@@ -190,7 +190,7 @@ def graduate(
     What is written passes the gate with `gate_config`, else the repository's."""
     sheet = _sheet_of(sheet_or_target)
     config = _config_of(sheet, gate_config)
-    follow_rename(sheet.target, config)  # before the sheet's lock: it may compose
+    follow_rename(sheet.target, config, wait=True)  # before the sheet's lock: it may compose
     result = _graduate(sheet, entry_id, route, skill_name, text, now, config)
     _compose(sheet.target, config)
     return result
@@ -827,7 +827,7 @@ def apply_review(
     config = _config_of(sheet, gate_config)
     checked = checked_review(sheet, document_text)
     if checked:
-        follow_rename(sheet.target, config)
+        follow_rename(sheet.target, config, wait=True)
     results: list[Result] = []
     failed: StetError | None = None
     for line in checked:

@@ -140,7 +140,7 @@ def _import(
     parsed = chosen.parse(source)
     if not parsed.events:
         raise StetError(f"{source}: no events in this {chosen.label}")
-    follow_rename(target, config)
+    follow_rename(target, config, wait=True)
     folder = working_folder(target)
     outside = _worked_outside(target.root, parsed)
     stem = _session_stem(parsed)

@@ -83,9 +83,11 @@ def session_rows(
 ) -> dict[str, Any]:
     from stet_lsp.gate import load_config, redact_text
     from stet_lsp.trajectory.importing import imported_sessions
+    from stet_lsp.trajectory.renames import follow_rename
 
-    imported = imported_sessions(target)
     config = load_config(target.root)
+    follow_rename(target, config)  # a renamed branch's sessions are imported all the same
+    imported = imported_sessions(target)
 
     def gated(prompt: str | None) -> str | None:
         # Shown to a person or a harness as the trajectory list's brief is: through the gate.
@@ -109,13 +111,13 @@ def session_rows(
     )
 
 
-def trajectory_rows(target: Target) -> dict[str, Any]:
+def trajectory_rows(target: Target, gate_config: GateConfig | None = None) -> dict[str, Any]:
     """Every trajectory of the target's repository (the target's own working one after a
-    rename of its branch under its new name: `follow_rename`)."""
+    rename of its branch under its new name: `follow_rename`, composing with `gate_config`)."""
     from stet_lsp.trajectory.renames import follow_rename
     from stet_lsp.trajectory.store import folders
 
-    follow_rename(target)
+    follow_rename(target, gate_config)
     rows: list[dict[str, Any]] = []
     problems: list[dict[str, str]] = []
     for folder in folders(target.root):
@@ -146,7 +148,11 @@ TRAJECTORY_FILES = {"narration": "narration.md", "events": "events.jsonl", "meta
 
 
 def trajectory_file(
-    target: Target, wanted: str | None, which: str, step: int | None = None
+    target: Target,
+    wanted: str | None,
+    which: str,
+    step: int | None = None,
+    gate_config: GateConfig | None = None,
 ) -> tuple[Path, int]:
     """A file of the trajectory `wanted` (an id or prefix; the target's working one without),
     `which` one of TRAJECTORY_FILES, and the 0-based line where `step` shows in it (0
@@ -156,7 +162,7 @@ def trajectory_file(
     name = TRAJECTORY_FILES.get(which)
     if name is None:
         raise StetError(f"{which!r} is not a trajectory file: {', '.join(TRAJECTORY_FILES)}")
-    folder = trajectory_folder(target, wanted)
+    folder = trajectory_folder(target, wanted, gate_config)
     path = _file_of(folder, name)
     if step is None or name == "meta.json":
         return path, 0
@@ -201,14 +207,16 @@ def trajectory_steps(
     return document({"trajectory": folder.id, "total": len(events), "more": more, "steps": steps})
 
 
-def trajectory_tree(target: Target, wanted: str | None) -> dict[str, Any]:
+def trajectory_tree(
+    target: Target, wanted: str | None, gate_config: GateConfig | None = None
+) -> dict[str, Any]:
     """The outline of the trajectory `wanted` (an id or prefix; the target's working one
     without) with every step under its session, turn or subagent: `{version, trajectory,
     path, nodes}`, `path` its events.jsonl and `nodes` as outline.tree gives them."""
     from stet_lsp.trajectory.index import TrajectoryIndex
     from stet_lsp.trajectory.outline import tree
 
-    folder = trajectory_folder(target, wanted)
+    folder = trajectory_folder(target, wanted, gate_config)
     path = _file_of(folder, TRAJECTORY_FILES["events"])
     data = read_regular(path, target.root)
     index = TrajectoryIndex.from_events_text(
@@ -217,16 +225,18 @@ def trajectory_tree(target: Target, wanted: str | None) -> dict[str, Any]:
     return document({"trajectory": folder.id, "path": str(path), "nodes": tree(index)})
 
 
-def trajectory_folder(target: Target, wanted: str | None) -> Folder:
-    """The trajectory `wanted` (an id or prefix), else the target's working one: an error
-    that says what to do when the target has none (never imported, or committed by a
-    capstone)."""
+def trajectory_folder(
+    target: Target, wanted: str | None, gate_config: GateConfig | None = None
+) -> Folder:
+    """The trajectory `wanted` (an id or prefix), else the target's working one (moved to a
+    renamed branch's name first, composed with `gate_config`): an error that says what to do
+    when the target has none (never imported, or committed by a capstone)."""
     from stet_lsp.trajectory.renames import follow_rename
     from stet_lsp.trajectory.store import META, find_folder, working_folder
 
     if wanted is not None:  # an empty id is refused, not taken for the working one
         return find_folder(target.root, wanted)
-    follow_rename(target)
+    follow_rename(target, gate_config)
     folder = working_folder(target)
     if not (folder.path / META).is_file():
         raise StetError(
@@ -294,7 +304,7 @@ def mark_by_step(
     working one without)."""
     from stet_lsp.trajectory.feedback import mark_step
 
-    folder = trajectory_folder(target, wanted)
+    folder = trajectory_folder(target, wanted, gate_config)
     return mark_step(target.root, folder, step, verdict, text, gate_config=gate_config)
 
 

@@ -5,10 +5,11 @@ the capstone until every session was imported again.
 
 The evidence is the sheet's: the branch's reflog. When the branch has no working trajectory,
 the one of its newest former name that has one (and is no branch now) moves to the new key,
-under both folders' locks (neither waited for: a writer at work keeps it where it is until
-the next call). Its verdicts move to the new id's file, and the trajectory is composed again,
-its meta.json naming the branch. Skills graduated before the rename name the former key in
-their metadata; the capstone retargets every former key (`former_keys`).
+under both folders' locks and both feedback files' (a writer at work keeps it where it is
+until the next call; an import, a graduation or the capstone, which would otherwise make a
+new folder beside it, waits). Its verdicts move to the new id's file, and the trajectory is
+composed again, its meta.json naming the branch. Skills graduated before the rename name the
+former key in their metadata; the capstone retargets every former key (`former_keys`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.locking import held, remove_held
+from stet_lsp.core.locking import LOCK_TIMEOUT_SECONDS, held, remove_held
 from stet_lsp.core.safefs import inside
 from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.store import WORKING, Folder, tracked_file, working_folder
@@ -33,16 +34,21 @@ if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
 
 
-def follow_rename(target: Target, gate_config: GateConfig | None = None) -> Folder | None:
+def follow_rename(
+    target: Target, gate_config: GateConfig | None = None, *, wait: bool = False
+) -> Folder | None:
     """Give the branch `target`, when it has no working trajectory, the one it had under a
     former name (see the module), composed again with `gate_config` (else the repository's).
-    The folder it moved to, or None when nothing moved."""
+    The folder it moved to, or None when nothing moved. A lock held on either folder or
+    their verdicts leaves the move to a later call; with `wait` (a writer about to make the
+    target's working folder: an import, a graduation, the capstone), it is waited for as
+    any writer waits, and StetError says to try again when it is not let go."""
     if target.kind != "branch" or not _others_there(target):
         return None
     from stet_lsp.core.targets import open_repository
 
     for source in former_targets(open_repository(target.root), target):
-        moved = _move(source, target, gate_config)
+        moved = _move(source, target, gate_config, LOCK_TIMEOUT_SECONDS if wait else 0)
         if moved is not None:
             return moved
     return None
@@ -82,9 +88,11 @@ def _others_there(target: Target) -> bool:
         return False
 
 
-def _move(source: Target, destination: Target, gate_config: GateConfig | None) -> Folder | None:
+def _move(
+    source: Target, destination: Target, gate_config: GateConfig | None, timeout: float
+) -> Folder | None:
     from stet_lsp.core.safefs import atomic_write
-    from stet_lsp.trajectory.feedback import move_feedback
+    from stet_lsp.trajectory.feedback import feedback_held, move_feedback
     from stet_lsp.trajectory.importing import COMPOSING, SESSIONS, compose
 
     root = destination.root
@@ -94,9 +102,22 @@ def _move(source: Target, destination: Target, gate_config: GateConfig | None) -
         try:
             if not _is_dir(root, old.relative):
                 return None
-            for lock in locks:
-                if not stack.enter_context(held(lock, root, 0)):
-                    return None
+            # The verdicts' locks are held until the folder has moved: a step marked in the
+            # old folder meanwhile would be written where nothing reads it again.
+            waits = [held(lock, root, timeout) for lock in locks] + [
+                feedback_held(root, folder.id, timeout) for folder in (old, new)
+            ]
+            taken = all(stack.enter_context(wait) for wait in waits)  # stops at the first
+        except (OSError, StetError):
+            return None
+        if not taken:
+            if timeout:
+                raise StetError(
+                    f"the working trajectory of {source.label}, which the renamed branch "
+                    f"{destination.label} takes over, is locked by another process; try again"
+                )
+            return None
+        try:
             if not _is_dir(root, old.relative) or os.path.lexists(new.path) or tracked_file(old):
                 return None
             move_feedback(root, old.id, new.id)

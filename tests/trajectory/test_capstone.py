@@ -1418,3 +1418,87 @@ def test_the_list_after_a_rename_shows_the_trajectory_under_the_new_name(
     assert code == 0
     listed = json.loads(out)["trajectories"]
     assert [(t["id"], t["target"]) for t in listed] == [(resolve_target(root).key, "topic-2")]
+
+
+def test_an_import_after_a_rename_waits_for_the_old_trajectory_s_writer(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import would make a new working folder beside the old one (which no later call
+    would move): it waits for the old folder's lock, and says to try again when the lock is
+    not let go."""
+    from stet_lsp.trajectory import renames
+
+    on_branch(repo, "topic")
+    old = import_work(root, tmp_path, 1)
+    repo.branches.local["topic"].rename("topic-2")
+    lock = working_folder(old).path
+
+    monkeypatch.setattr(renames, "LOCK_TIMEOUT_SECONDS", 0.3)
+    with (
+        file_lock(lock, root, "the working trajectory"),
+        pytest.raises(StetError, match="is locked by another process; try again"),
+    ):
+        import_work(root, tmp_path, 2)
+    assert working_folder(old).path.is_dir()
+    assert not working_folder(resolve_target(root)).path.exists()
+
+    monkeypatch.setattr(renames, "LOCK_TIMEOUT_SECONDS", 15.0)
+    holding = threading.Event()
+
+    def hold_briefly() -> None:
+        with file_lock(lock, root, "the working trajectory"):
+            holding.set()
+            time.sleep(0.5)
+
+    holder = threading.Thread(target=hold_briefly)
+    holder.start()
+    holding.wait()
+    new = import_work(root, tmp_path, 2)
+    holder.join()
+
+    assert len(working_folder(new).read_meta().sources) == 2
+    assert not working_folder(old).path.exists()
+
+
+def test_a_step_marked_in_the_old_folder_while_it_moves_is_refused_not_lost(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A verdict on the old folder's step, written while the folder moves (an editor holding
+    the old events.jsonl open): it waits for the verdicts' lock, which the move holds until
+    the folder is gone, and is then refused with a message, never written where nothing
+    reads it again."""
+    from stet_lsp.trajectory import feedback
+    from stet_lsp.trajectory.feedback import mark_step
+    from stet_lsp.trajectory.renames import follow_rename
+
+    on_branch(repo, "topic")
+    old = import_work(root, tmp_path)
+    old_folder = working_folder(old)
+    repo.branches.local["topic"].rename("topic-2")
+    new = resolve_target(root)
+    outcome: list[BaseException | None] = []
+
+    def mark() -> None:
+        try:
+            mark_step(root, old_folder, 3, "wrong")
+            outcome.append(None)
+        except BaseException as error:
+            outcome.append(error)
+
+    marker = threading.Thread(target=mark)
+    original = feedback.move_feedback
+
+    def moving(*args: Any) -> bool:
+        marker.start()
+        time.sleep(0.3)
+        assert outcome == []  # waiting for the verdicts' lock
+        return original(*args)
+
+    monkeypatch.setattr(feedback, "move_feedback", moving)
+    assert follow_rename(new) is not None
+    marker.join()
+
+    (error,) = outcome
+    assert isinstance(error, StetError) and "was committed or removed" in str(error)
+    assert not (root / ".stet/feedback" / f"{old.key}.jsonl").exists()
+    assert read_feedback(root, new.key).verdicts == []

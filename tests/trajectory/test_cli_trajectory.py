@@ -722,3 +722,21 @@ def test_an_interrupted_import_says_so_and_the_next_one_finishes(
         text=True,
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_sessions_after_a_rename_of_the_branch_are_still_imported(
+    stet: Run, root: Path, home: Path
+) -> None:
+    claude_home_sessions(home, root)
+    code, out, _ = stet("trajectory", "import", "--latest", "--json", "-C", str(root))
+    assert code == 0 and json.loads(out)["session"] == SESSION_B
+    repo = pygit2.Repository(str(root))
+    repo.branches.local[repo.head.shorthand].rename("renamed")
+
+    code, out, _ = stet("trajectory", "sessions", "--json", "-C", str(root))
+
+    assert code == 0
+    assert [(s["session"], s["imported"]) for s in json.loads(out)["sessions"]] == [
+        (SESSION_B, True),
+        (SESSION_A, False),
+    ]

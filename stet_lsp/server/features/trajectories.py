@@ -80,7 +80,10 @@ def register(server: StetServer) -> None:
         args = argument(arguments)
         session = await server.session_of(field(args, "uri", str, None))
         target = await server.off_loop(session.target)
-        return await server.off_loop(trajectory_rows, target)
+        settings = server.settings
+        return await server.off_loop(
+            lambda: trajectory_rows(target, settings.gate_config(target.root))
+        )
 
     async def open_(*arguments: Any) -> dict[str, Any]:
         from stet_lsp.trajectory.operations import TRAJECTORY_FILES, trajectory_file
@@ -91,7 +94,10 @@ def register(server: StetServer) -> None:
         which = field(args, "file", str, "narration", choices=TRAJECTORY_FILES)
         step = field(args, "step", int, None)
         target = await server.off_loop(session.target)
-        path, line = await server.off_loop(trajectory_file, target, wanted, which, step)
+        settings = server.settings
+        path, line = await server.off_loop(
+            lambda: trajectory_file(target, wanted, which, step, settings.gate_config(target.root))
+        )
         uri = from_fs_path(str(path)) or ""
         shown = False
         if server.supports("window", "show_document", "support"):
@@ -114,7 +120,12 @@ def register(server: StetServer) -> None:
         wanted = field(args, "id", str, None)
         target = await server.off_loop(session.target)
         progress = Progress(server, "Stet: reading the trajectory", wanted or target.label)
-        answer = await progress.run(server.off_loop(trajectory_tree, target, wanted))
+        settings = server.settings
+        answer = await progress.run(
+            server.off_loop(
+                lambda: trajectory_tree(target, wanted, settings.gate_config(target.root))
+            )
+        )
         path = answer.pop("path")
         return {**answer, "uri": from_fs_path(path) or ""}
 
