@@ -126,7 +126,12 @@ def _move(
             if _is_dir(root, old.relative / SESSIONS):
                 atomic_write(old.path / SESSIONS / COMPOSING, b"", root)
             os.rename(inside(root, old.relative), inside(root, new.relative))
-        except (OSError, StetError):
+        except (OSError, StetError) as error:
+            if timeout:  # a writer would make a new folder beside it: the old one stranded
+                raise StetError(
+                    f"the working trajectory of {source.label} could not move to the renamed "
+                    f"branch {destination.label}: {error}"
+                ) from None
             return None
         remove_held(locks[0], root)
         with contextlib.suppress(StetError):

@@ -1502,3 +1502,22 @@ def test_a_step_marked_in_the_old_folder_while_it_moves_is_refused_not_lost(
     assert isinstance(error, StetError) and "was committed or removed" in str(error)
     assert not (root / ".stet/feedback" / f"{old.key}.jsonl").exists()
     assert read_feedback(root, new.key).verdicts == []
+
+
+def test_an_import_that_cannot_move_the_old_trajectory_refuses_rather_than_strand_it(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stet_lsp.trajectory import feedback
+    from stet_lsp.trajectory.feedback import mark_step
+
+    on_branch(repo, "topic")
+    old = import_work(root, tmp_path, 1)
+    mark_step(root, working_folder(old), 3, "clever")
+    repo.branches.local["topic"].rename("topic-2")
+    monkeypatch.setattr(feedback, "FEEDBACK_LIMIT", 10)  # the verdicts cannot be read
+
+    with pytest.raises(StetError, match="could not move to the renamed branch topic-2: "):
+        import_work(root, tmp_path, 2)
+
+    assert working_folder(old).path.is_dir()
+    assert not working_folder(resolve_target(root)).path.exists()
