@@ -98,16 +98,16 @@ def _move(
     root = destination.root
     old, new = working_folder(source), working_folder(destination)
     locks = [folder.path.with_name(folder.path.name + ".lock") for folder in (old, new)]
-    with ExitStack() as stack:
+    # The verdicts' locks are held until the folder has moved (a step marked in the old
+    # folder meanwhile would be written where nothing reads it again), not while composing.
+    with ExitStack() as folders, ExitStack() as verdicts:
         try:
             if not _is_dir(root, old.relative):
                 return None
-            # The verdicts' locks are held until the folder has moved: a step marked in the
-            # old folder meanwhile would be written where nothing reads it again.
-            waits = [held(lock, root, timeout) for lock in locks] + [
-                feedback_held(root, folder.id, timeout) for folder in (old, new)
+            waits = [(folders, held(lock, root, timeout)) for lock in locks] + [
+                (verdicts, feedback_held(root, folder.id, timeout)) for folder in (old, new)
             ]
-            taken = all(stack.enter_context(wait) for wait in waits)  # stops at the first
+            taken = all(stack.enter_context(wait) for stack, wait in waits)  # to the first miss
         except (OSError, StetError):
             return None
         if not taken:
@@ -133,6 +133,7 @@ def _move(
                     f"branch {destination.label}: {error}"
                 ) from None
             return None
+        verdicts.close()
         remove_held(locks[0], root)
         with contextlib.suppress(StetError):
             compose(destination, new, gate_config)
