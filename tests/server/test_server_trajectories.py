@@ -437,3 +437,22 @@ def test_arguments_outside_what_a_command_takes_are_refused(
         assert error["code"] == code and says in error["message"], (command, arguments, error)
     feedback = root / ".stet" / "feedback"
     assert not feedback.exists() or not any(feedback.iterdir())
+
+
+async def test_the_list_moves_a_renamed_branch_s_trajectory_even_with_a_malformed_gate_file(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """The list answers after a rename when the repository's gate configuration cannot be
+    read: the trajectory moves to the new name, its composition left to the next import."""
+    import pygit2
+
+    source = working_session(root, tmp_path / f"{SESSION}.jsonl")
+    await execute(client, "stet.trajectory.import", uri=uri(root), path=str(source))
+    repo = pygit2.Repository(str(root))
+    repo.branches.local[repo.head.shorthand].rename("renamed")
+    (root / ".stet" / "gate.toml").write_text("strict = [\n", encoding="utf-8")
+
+    listed = await execute(client, "stet.trajectory.list", uri=uri(root))
+
+    [row] = listed["trajectories"]
+    assert row["id"] == resolve_target(root).key

@@ -82,7 +82,7 @@ def register(server: StetServer) -> None:
         target = await server.off_loop(session.target)
         settings = server.settings
         return await server.off_loop(
-            lambda: trajectory_rows(target, settings.gate_config(target.root))
+            lambda: trajectory_rows(target, _view_gate(settings, target.root))
         )
 
     async def open_(*arguments: Any) -> dict[str, Any]:
@@ -96,7 +96,7 @@ def register(server: StetServer) -> None:
         target = await server.off_loop(session.target)
         settings = server.settings
         path, line = await server.off_loop(
-            lambda: trajectory_file(target, wanted, which, step, settings.gate_config(target.root))
+            lambda: trajectory_file(target, wanted, which, step, _view_gate(settings, target.root))
         )
         uri = from_fs_path(str(path)) or ""
         shown = False
@@ -123,7 +123,7 @@ def register(server: StetServer) -> None:
         settings = server.settings
         answer = await progress.run(
             server.off_loop(
-                lambda: trajectory_tree(target, wanted, settings.gate_config(target.root))
+                lambda: trajectory_tree(target, wanted, _view_gate(settings, target.root))
             )
         )
         path = answer.pop("path")
@@ -207,6 +207,18 @@ def register(server: StetServer) -> None:
     server.command(OUTLINE)(answering(outline))
     server.command(SESSIONS)(answering(sessions))
     server.command(LIST)(answering(list_))
+
+
+def _view_gate(settings: Settings, root: Path) -> GateConfig | None:
+    """The gate a view composes a trajectory with when it moves to a renamed branch: None
+    (the repository's) when that is malformed, so that the view still answers (the move's
+    composition is then left to the next import or capstone, which says why)."""
+    from stet_lsp.core.errors import StetError
+
+    try:
+        return settings.gate_config(root)
+    except StetError:
+        return None
 
 
 def _capstone_gate(settings: Settings, root: Path) -> GateConfig:
