@@ -783,6 +783,11 @@ class _FileReader:
         if isinstance(attachment, dict) and kind == "hook_blocking_error":
             self._emit(Error, at, message=_blocking_hook_text(attachment))
             return
+        if isinstance(attachment, dict) and kind == "max_turns_reached":
+            limit = _int(attachment.get("maxTurns"))
+            said = f" ({limit} turns)" if limit else ""
+            self._emit(Error, at, message=f"stopped at its turn limit{said}", interrupt=True)
+            return
         self._emit(RawEvent, at, record=record, reason=f"attachment ({kind or 'unknown'})")
 
     # -- subagents written into the session file -------------------------------------------
