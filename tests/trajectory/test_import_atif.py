@@ -695,6 +695,55 @@ def test_equal_metrics_after_terminal_output_are_a_request_of_their_own(
     assert parsed.dropped["repeated_metrics"] == 0
 
 
+def test_terminus_screen_after_a_step_of_several_commands_answers_the_last(
+    tmp_path: Path,
+) -> None:
+    """Terminus 2 (v1.7) gives each command of a reply a `bash_command` call and the reply one
+    observation result without `source_call_id`: the terminal's screen after the last
+    command. It answers that call; the earlier ones have no result of their own."""
+
+    def command(call_id: str, keys: str) -> dict[str, Any]:
+        arguments = {"keystrokes": keys, "duration": 0.1}
+        return {"tool_call_id": call_id, "function_name": "bash_command", "arguments": arguments}
+
+    steps = [
+        {"step_id": 1, "source": "user", "message": "Sort the files"},
+        {
+            "step_id": 2,
+            "source": "agent",
+            "message": "Analysis: nothing yet.\nPlan: look around.",
+            "tool_calls": [command("call_0_1", "ls\n"), command("call_0_2", "pwd\n")],
+            "observation": {"results": [{"content": "$ ls\na.txt\n$ pwd\n/app\n"}]},
+            "metrics": {"prompt_tokens": 900, "completion_tokens": 30},
+        },
+        {
+            "step_id": 3,
+            "source": "agent",
+            "message": "Analysis: done.",
+            "tool_calls": [
+                {
+                    "tool_call_id": "call_1_task_complete",
+                    "function_name": "mark_task_complete",
+                    "arguments": {},
+                }
+            ],
+            "observation": {"results": [{"content": "$ \n"}]},
+            "metrics": {"prompt_tokens": 900, "completion_tokens": 30},
+        },
+    ]
+    agent = {"name": "terminus-2", "version": "2.0.0", "model_name": "anthropic/claude-x"}
+    parsed = ATIF.parse(write(tmp_path / "trajectory.json", trajectory(steps, agent=agent)))
+    assert not of(parsed.events, "raw")
+    results = of(parsed.events, "tool_result")
+    assert [(r.call_id, r.output) for r in results] == [
+        ("call_0_2", "$ ls\na.txt\n$ pwd\n/app\n"),
+        ("call_1_task_complete", "$ \n"),
+    ]
+    # the next reply read that screen: a request of its own, whatever its metrics
+    assert len(of(parsed.events, "usage")) == 2
+    assert parsed.dropped["repeated_metrics"] == 0
+
+
 def test_root_fields_no_event_holds_are_counted_as_dropped(tmp_path: Path) -> None:
     steps = [{"step_id": 1, "source": "user", "message": "hi"}]
     document = trajectory(

@@ -27,6 +27,11 @@ leave out the observation of a call whose output was empty: the result Claude Co
 kept in the step's `extra.tool_result_metadata.raw_tool_result`, answers the call (failed
 when its `is_error` says so).
 
+Terminus 2 gives each command of a reply a `bash_command` call and the reply one observation
+result without `source_call_id`, the terminal's screen after the last command: a step's only
+result without an id answers its last call when all its calls are open (its only call when it
+made one).
+
 A successful edit call's file change is read from its arguments (`edits`). Harbor's conversion
 of an OpenHands run keeps the file editor's output (`str_replace_editor`) as the result: one
 that starts with `ERROR:` is the editor refusing the command (an `old_str` it did not find), a
@@ -587,7 +592,7 @@ class _Reader:
             return
         own_calls = _call_ids(step)
         for result in results:
-            self._result(trajectory, result, own_calls, at, time)
+            self._result(trajectory, result, own_calls, at, time, whole_step=len(results) == 1)
 
     def _result(
         self,
@@ -596,6 +601,7 @@ class _Reader:
         own_calls: list[str],
         at: SourceRef,
         time: str | None,
+        whole_step: bool = False,
     ) -> None:
         agent = trajectory.agent
         if not isinstance(result, dict):
@@ -614,6 +620,16 @@ class _Reader:
             open_calls = [c for c in own_calls if not self.calls[c].answered]
             if len(open_calls) == 1 and len(own_calls) == 1 and result.get("content") is not None:
                 call_id = open_calls[0]
+            elif (
+                whole_step
+                and len(own_calls) > 1
+                and len(open_calls) == len(own_calls)
+                and result.get("content") is not None
+            ):
+                # Terminus sends a step's commands one after the other and gives them one
+                # terminal screen, read after the last: the step's only result, with no id.
+                call_id = own_calls[-1]
+                trajectory.last_metrics = None  # the next step's request read that screen
         refs = result.get("subagent_trajectory_ref")
         for ref in refs if isinstance(refs, list) else [refs] if isinstance(refs, dict) else []:
             self._reference(trajectory, ref, call_id, at, time)
