@@ -744,6 +744,43 @@ def test_terminus_screen_after_a_step_of_several_commands_answers_the_last(
     assert parsed.dropped["repeated_metrics"] == 0
 
 
+def test_equal_metrics_after_a_result_without_an_id_are_a_request_of_their_own(
+    tmp_path: Path,
+) -> None:
+    """Terminus 2 names no call in its results (v1.5): the screen after a step's only call
+    answers it, and the next step, whose request read it, is no repeat of a split response
+    even when its metrics are the same."""
+    same = {"prompt_tokens": 850, "completion_tokens": 40, "cost_usd": 0.0025}
+
+    def step(number: int, call_id: str, name: str, keys: str | None) -> dict[str, Any]:
+        arguments = {"keystrokes": keys, "duration": 0.1} if keys else {}
+        return {
+            "step_id": number,
+            "source": "agent",
+            "message": f"Analysis: step {number}.",
+            "tool_calls": [
+                {"tool_call_id": call_id, "function_name": name, "arguments": arguments}
+            ],
+            "observation": {"results": [{"content": f"root@box:/app# step {number}\n"}]},
+            "metrics": dict(same),
+        }
+
+    steps = [
+        {"step_id": 1, "source": "user", "message": "Create hello.txt"},
+        step(2, "call_4_1", "bash_command", "cat hello.txt\n"),
+        step(3, "call_5_task_complete", "mark_task_complete", None),
+    ]
+    agent = {"name": "terminus-2", "version": "2.0.0", "model_name": "openai/gpt-4o"}
+    document = trajectory(steps, agent=agent, schema_version="ATIF-v1.5")
+    parsed = ATIF.parse(write(tmp_path / "trajectory.json", document))
+    assert [r.call_id for r in of(parsed.events, "tool_result")] == [
+        "call_4_1",
+        "call_5_task_complete",
+    ]
+    assert [u.input_tokens for u in of(parsed.events, "usage")] == [850, 850]
+    assert parsed.dropped["repeated_metrics"] == 0
+
+
 def test_root_fields_no_event_holds_are_counted_as_dropped(tmp_path: Path) -> None:
     steps = [{"step_id": 1, "source": "user", "message": "hi"}]
     document = trajectory(

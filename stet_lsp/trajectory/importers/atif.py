@@ -22,7 +22,7 @@ Early Harbor trajectories of Claude Code give a response's text and each of its 
 step of their own, each with the whole response's metrics: an agent step whose metrics repeat
 those of the agent step just before it (and give no `llm_call_count`) made no request of its
 own, and is counted in `dropped.repeated_metrics` (not after an observation result that
-answers no call: Terminus' terminal output, which the next step's request read). They also
+names no call: Terminus' terminal output, which the next step's request read). They also
 leave out the observation of a call whose output was empty: the result Claude Code recorded,
 kept in the step's `extra.tool_result_metadata.raw_tool_result`, answers the call (failed
 when its `is_error` says so).
@@ -629,7 +629,11 @@ class _Reader:
                 # Terminus sends a step's commands one after the other and gives them one
                 # terminal screen, read after the last: the step's only result, with no id.
                 call_id = own_calls[-1]
-                trajectory.last_metrics = None  # the next step's request read that screen
+            if call_id is not None:
+                # What came back without an id (Terminus' screen, mini-swe-agent's output) is
+                # no part of a split response: the next step's request read it, whatever its
+                # metrics (Harbor's Claude Code converter, which split them, names the call).
+                trajectory.last_metrics = None
         refs = result.get("subagent_trajectory_ref")
         for ref in refs if isinstance(refs, list) else [refs] if isinstance(refs, dict) else []:
             self._reference(trajectory, ref, call_id, at, time)
