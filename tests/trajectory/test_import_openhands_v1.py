@@ -969,6 +969,34 @@ def test_reasoning_written_inline_is_not_repeated_as_the_agents_text(tmp_path: P
     assert [e.reason for e in of(events, "raw")] == ["system prompt"]
 
 
+def test_an_mcp_tools_call_and_result(tmp_path: Path) -> None:
+    """An MCP tool's action (`MCPToolAction`, SDK 1.49) keeps the model's arguments in its
+    `data`; its observation (`MCPToolObservation`) gives a line naming the tool, then the
+    tool's content, each a text part of its own, which the SDK sends the model a line each."""
+    clock = Clock()
+    arguments = {"path": "notes.txt"}
+    call = action(clock, "read_file", "call_read_file", {}, None, RESPONSE_1)
+    call["action"] = {"data": arguments, "kind": "MCPToolAction"}
+    call["tool_call"]["arguments"] = json.dumps(arguments)
+    result = {
+        "content": [text("[Tool 'read_file' executed.]"), text("hello\nworld")],
+        "is_error": False,
+        "tool_name": "read_file",
+        "kind": "MCPToolObservation",
+    }
+    events = [
+        user_message(clock, "Read notes.txt"),
+        call,
+        observation(clock, "read_file", "call_read_file", call["id"], result),
+    ]
+    folder = write_conversation(tmp_path, base_state(tmp_path / "work"), events)
+    parsed = V1.parse(folder / "base_state.json")
+    assert [c.input for c in of(parsed.events, "tool_call")] == [{"path": "notes.txt"}]
+    assert [r.output for r in of(parsed.events, "tool_result")] == [
+        "[Tool 'read_file' executed.]\nhello\nworld"
+    ]
+
+
 def test_less_common_event_kinds(tmp_path: Path) -> None:
     clock = Clock()
     acp = {

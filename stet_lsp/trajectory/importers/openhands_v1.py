@@ -749,8 +749,12 @@ def _content_text(parts: Any, separator: str) -> str:
 
 def _arguments(action: Any, raw_arguments: Any) -> dict[str, Any]:
     """A tool call's arguments: the validated action's fields, or, for a call that could not
-    be validated (`action` null), the arguments as the model wrote them."""
+    be validated (`action` null), the arguments as the model wrote them. An MCP tool's action
+    (`MCPToolAction`) holds them in its `data`."""
     if isinstance(action, dict):
+        data = action.get("data")
+        if event_kind(action.get("kind")) == "MCPToolAction" and isinstance(data, dict):
+            return dict(data)
         return {k: v for k, v in action.items() if k != "kind" and v is not None}
     if isinstance(raw_arguments, str):
         try:
@@ -762,7 +766,7 @@ def _arguments(action: Any, raw_arguments: Any) -> dict[str, Any]:
 
 
 def _observation_text(observation: dict[str, Any]) -> str:
-    text = _content_text(observation.get("content"), "")
+    text = _content_text(observation.get("content"), "\n")
     if text:
         return text
     error = observation.get("error")
