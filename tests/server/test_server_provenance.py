@@ -197,3 +197,35 @@ async def test_a_file_moved_with_a_plain_mv_keeps_its_lines(
     renamed = open_file(client, moved)
     [lens] = await eventually(lambda: provenance_lenses(client, renamed), timeout=15)
     assert lens.range.start.line == AGENT_LINE
+
+
+async def test_lenses_follow_a_trajectory_moved_to_a_renamed_branch(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """After `git branch -m`, the list moves the working trajectory to the branch's new key:
+    the lenses name the moved trajectory (found by the watcher's poll), and open its step."""
+    import pygit2
+
+    import_transcript(resolve_target(root), edit_session(root, tmp_path))
+    document = open_file(client, root / "src" / "app.py")
+    [lens] = await eventually(lambda: provenance_lenses(client, document), timeout=15)
+    old_id = working_folder(resolve_target(root)).id
+    assert lens.command is not None and lens.command.arguments[0]["id"] == old_id  # type: ignore[index]
+    repo = pygit2.Repository(str(root))
+    repo.branches.local[repo.head.shorthand].rename("renamed")
+    moved = working_folder(resolve_target(root))
+
+    listed = await execute(client, "stet.trajectory.list", uri=document)
+    assert [row["id"] for row in listed["trajectories"]] == [moved.id]
+
+    async def renamed() -> list[types.CodeLens] | None:
+        found = await provenance_lenses(client, document)
+        named = [lens.command.arguments[0]["id"] for lens in found if lens.command]  # type: ignore[index]
+        return found if named == [moved.id] else None
+
+    [after] = await eventually(renamed, timeout=15)
+    assert after.command is not None
+    opened = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=after.command.command, arguments=after.command.arguments)
+    )
+    assert opened["uri"] == uri(moved.path / "narration.md")
