@@ -555,7 +555,10 @@ def _annotation(event: EventBase) -> tuple[str, Any]:
             include={"path", "operation", "old_path", "diff", "anchored", "content", "call_id"},
             exclude_none=True,
         )
-        return "file_changes", {**change, "added": event.added, "removed": event.removed}
+        # Its own `abandoned`: a rollback that leaves the files (Codex's) abandons the step's
+        # calls, not their changes.
+        counts = {"added": event.added, "removed": event.removed, "abandoned": event.abandoned}
+        return "file_changes", {**change, **counts}
     if isinstance(event, Commit):
         return "commits", event.model_dump(include={"sha", "message"}, exclude_none=True)
     if isinstance(event, Note):

@@ -2012,3 +2012,51 @@ def test_the_real_round_trip_of_a_trajectory_of_two_harnesses_keeps_its_totals(
     assert after["totals"] == before["totals"]
     assert after["sessions"] == before["sessions"]
     assert after["harnesses"] == before["harnesses"]
+
+
+def test_a_change_a_rollback_kept_stays_kept_through_an_atif_export(tmp_path: Path) -> None:
+    """A Codex rollback abandons the turn's calls but not its file change (the files stay):
+    ATIF marks the step abandoned, and the change keeps its own `abandoned`, so importing
+    the export back attributes its lines as before."""
+    from test_import_codex import (
+        ADD_NOTES,
+        call_output,
+        event,
+        message,
+        meta,
+        parse,
+        patch_call,
+        wrapped_output,
+    )
+
+    from stet_lsp.trajectory.importers.atif import IMPORTERS
+
+    done = wrapped_output("Success. Updated the following files:\nA notes.md\n", 0)
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            message("user", "first"),
+            message("assistant", "ok"),
+            message("user", "write notes"),
+            patch_call(ADD_NOTES, "call_p"),
+            call_output("call_p", done, "custom_tool_call_output"),
+            message("assistant", "Done"),
+            event({"type": "thread_rolled_back", "num_turns": 1}),
+            message("user", "something else"),
+        ],
+    )
+    assert "notes.md" in line_attribution(session.events).files
+    doc = to_atif({}, session.events)
+    [changed] = [step for step in doc["steps"] if step.get("extra", {}).get("file_changes")]
+    assert changed["extra"]["abandoned"] is True
+    assert changed["extra"]["file_changes"][0]["abandoned"] is False
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+    events = IMPORTERS["atif"].parse(path).events
+
+    [change] = [e for e in events if isinstance(e, FileChange)]
+    assert change.abandoned is False
+    assert [e.abandoned for e in events if isinstance(e, ToolCall)] == [True]
+    assert "notes.md" in line_attribution(events).files

@@ -730,6 +730,21 @@ def test_terminus_screen_after_a_step_of_several_commands_answers_the_last(
             "observation": {"results": [{"content": "$ \n"}]},
             "metrics": {"prompt_tokens": 900, "completion_tokens": 30},
         },
+        {
+            "step_id": 4,
+            "source": "agent",
+            "message": "Analysis: checking once more, then done.",
+            "tool_calls": [
+                command("call_2_1", "ls\n"),
+                {
+                    "tool_call_id": "call_2_task_complete",
+                    "function_name": "mark_task_complete",
+                    "arguments": {},
+                },
+            ],
+            "observation": {"results": [{"content": "$ ls\na.txt\n"}]},
+            "metrics": {"prompt_tokens": 950, "completion_tokens": 20},
+        },
     ]
     agent = {"name": "terminus-2", "version": "2.0.0", "model_name": "anthropic/claude-x"}
     parsed = ATIF.parse(write(tmp_path / "trajectory.json", trajectory(steps, agent=agent)))
@@ -738,9 +753,10 @@ def test_terminus_screen_after_a_step_of_several_commands_answers_the_last(
     assert [(r.call_id, r.output) for r in results] == [
         ("call_0_2", "$ ls\na.txt\n$ pwd\n/app\n"),
         ("call_1_task_complete", "$ \n"),
+        ("call_2_1", "$ ls\na.txt\n"),  # the command's screen, not the completion's
     ]
     # the next reply read that screen: a request of its own, whatever its metrics
-    assert len(of(parsed.events, "usage")) == 2
+    assert len(of(parsed.events, "usage")) == 3
     assert parsed.dropped["repeated_metrics"] == 0
 
 

@@ -924,9 +924,10 @@ def test_a_hook_that_blocked_is_an_error_with_its_feedback(tmp_path: Path) -> No
     assert [r.reason for r in of(events, RawEvent)] == ["attachment (hook_non_blocking_error)"]
 
 
-def test_an_agent_stopped_at_its_turn_limit_is_an_interrupt(tmp_path: Path) -> None:
+def test_an_agent_stopped_at_its_turn_limit_is_an_error(tmp_path: Path) -> None:
     """A `max_turns_reached` attachment (2.1 builds: a subagent, or a run given --max-turns,
-    hit its cap) ends the run short of its answer: an interrupt, as a user's stop is."""
+    hit its cap) ends the run short of its answer: an error saying so, not an interrupt
+    (which says the user stopped it)."""
     attachment = {**COMMON, "type": "attachment", "timestamp": "t"}
     records: list[Any] = [
         attachment | {"attachment": {"type": "max_turns_reached", "maxTurns": 8, "turnCount": 8}},
@@ -934,8 +935,8 @@ def test_an_agent_stopped_at_its_turn_limit_is_an_interrupt(tmp_path: Path) -> N
     ]
     events = IMPORTER.parse(write(tmp_path / "m.jsonl", records)).events
     assert [(e.message, e.interrupt) for e in of(events, Error)] == [
-        ("stopped at its turn limit (8 turns)", True),
-        ("stopped at its turn limit", True),
+        ("stopped at its turn limit (8 turns)", False),
+        ("stopped at its turn limit", False),
     ]
 
 

@@ -2102,6 +2102,7 @@ def test_a_rolled_back_turn_keeps_its_file_changes(tmp_path: Path) -> None:
         "<turn_aborted>\nThe user interrupted the previous turn.\n</turn_aborted>",
         "<skill>\n<name>deploy</name>\nSteps.\n</skill>",
         "<subagent_notification>\nreviewer finished\n</subagent_notification>",
+        '<hook_prompt hook_run_id="stop-1">Tests still fail; keep going.</hook_prompt>',
     ],
 )
 def test_text_the_harness_inserts_is_no_user_turn(tmp_path: Path, inserted: str) -> None:

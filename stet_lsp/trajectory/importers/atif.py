@@ -436,29 +436,34 @@ class _Reader:
             self._emit(RawEvent, at, time, agent, record=step, reason=reason)
             return
         self._results(trajectory, step, pointer, at, time)
+        own: dict[int, bool] = {}  # a kept file change's own `abandoned`, by the event's id()
         if self.own_export:
-            self._kept_events(extra, at, time, trajectory.agent)
+            own = self._kept_events(extra, at, time, trajectory.agent)
         if extra.get("abandoned") is True:
             for event in self.parsed.events[before:]:
-                event.abandoned = True
+                event.abandoned = own.get(id(event), True)
         else:
             trajectory.kept = at
 
     def _kept_events(
         self, extra: dict[str, Any], at: SourceRef, time: str | None, agent: str | None
-    ) -> None:
+    ) -> dict[int, bool]:
         """The file changes, commits and raw records Stet's export kept in a step's `extra`,
-        after the step's own events."""
+        after the step's own events; the `abandoned` each file change names for itself, by
+        its event's id() (a rollback that left the files abandons the step, not the change)."""
+        own: dict[int, bool] = {}
         for change in sequence(extra.get("file_changes")):
             fields = mapping(change)
             try:
-                self._emit(
+                event = self._emit(
                     FileChange,
                     at,
                     time,
                     agent,
                     **{key: fields[key] for key in _CHANGE_FIELDS if key in fields},
                 )
+                if isinstance(fields.get("abandoned"), bool):
+                    own[id(event)] = event.abandoned = fields["abandoned"]
             except ValueError:
                 self._emit(RawEvent, at, time, agent, record=change, reason=_UNREADABLE_CHANGE)
         for commit in sequence(extra.get("commits")):
@@ -474,6 +479,7 @@ class _Reader:
             reason = text_field(mapping(kept).get("reason"))
             record = kept.get("record") if isinstance(kept, dict) else kept
             self._emit(RawEvent, at, time, agent, record=record, reason=reason)
+        return own
 
     def _system_step(
         self, step: dict[str, Any], at: SourceRef, time: str | None, agent: str | None
@@ -628,7 +634,9 @@ class _Reader:
             ):
                 # Terminus sends a step's commands one after the other and gives them one
                 # terminal screen, read after the last: the step's only result, with no id.
-                call_id = own_calls[-1]
+                # Its `mark_task_complete`, which follows them, ran no command.
+                commands = [c for c in own_calls if self.calls[c].name != _TASK_COMPLETE]
+                call_id = (commands or own_calls)[-1]
             if call_id is not None:
                 # What came back without an id (Terminus' screen, mini-swe-agent's output) is
                 # no part of a split response: the next step's request read it, whatever its
@@ -834,6 +842,8 @@ def _cost_basis(cost: float | None, extra: dict[str, Any]) -> str | None:
 
 _STARTED_HEAD, _STARTED_TAIL = SUBAGENT_STARTED.split("{}")
 # The fields of a file change Stet's export keeps (`extra.file_changes`).
+_TASK_COMPLETE = "mark_task_complete"
+"""Terminus 2's call that says the task is done, after the step's commands."""
 _CHANGE_FIELDS = (
     "path",
     "operation",

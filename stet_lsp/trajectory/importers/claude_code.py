@@ -786,7 +786,8 @@ class _FileReader:
         if isinstance(attachment, dict) and kind == "max_turns_reached":
             limit = _int(attachment.get("maxTurns"))
             said = f" ({limit} turns)" if limit else ""
-            self._emit(Error, at, message=f"stopped at its turn limit{said}", interrupt=True)
+            # Not `interrupt`: that says the user stopped it.
+            self._emit(Error, at, message=f"stopped at its turn limit{said}")
             return
         self._emit(RawEvent, at, record=record, reason=f"attachment ({kind or 'unknown'})")
 

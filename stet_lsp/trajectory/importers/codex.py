@@ -209,8 +209,9 @@ _PATCH_BEGIN = "*** Begin Patch"
 _PATCH_END = "*** End Patch"
 
 # Texts Codex sends with the user's role around a request: instructions and environment, a
-# skill's text, the marker of an interrupted turn, a subagent's notice. None is a prompt, nor
-# (as Codex counts them for a rollback) a user turn.
+# skill's text, the marker of an interrupted turn, a subagent's notice, a hook's prompt (a
+# Stop hook sending the agent back to work). None is a prompt, nor (as Codex counts them for
+# a rollback) a user turn.
 HARNESS_TEXTS = (
     "<environment_context>",
     "<user_instructions>",
@@ -220,6 +221,7 @@ HARNESS_TEXTS = (
     "<skill>",
     "<turn_aborted>",
     "<subagent_notification>",
+    "<hook_prompt",
 )
 
 
