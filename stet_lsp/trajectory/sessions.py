@@ -41,7 +41,7 @@ from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.targets import git_holders
-from stet_lsp.trajectory.importers.codex import HARNESS_TEXTS
+from stet_lsp.trajectory.importers.codex import is_harness_text
 from stet_lsp.trajectory.importers.files import open_text
 from stet_lsp.trajectory.importers.openhands_v1 import (
     BASE_STATE,
@@ -422,7 +422,7 @@ def _environment_cwd(item: dict[str, Any]) -> str | None:
 
 def _codex_user_text(item: dict[str, Any]) -> str | None:
     for text in _user_texts(item):
-        if text.strip() and not text.lstrip().startswith(HARNESS_TEXTS):
+        if text.strip() and not is_harness_text(text):
             return _one_line(text)
     return None
 

@@ -2126,3 +2126,34 @@ def test_text_the_harness_inserts_is_no_user_turn(tmp_path: Path, inserted: str)
     assert [r.reason for r in of(session, RawEvent)] == [
         "harness text sent as a user message (instructions, environment, a skill, a notice)"
     ]
+
+
+def test_harness_text_is_told_in_any_part_and_any_case(tmp_path: Path) -> None:
+    """Codex drops a user message from the user's turns when any of its parts is harness
+    text, the tag read whatever its case: so does the importer (raw events, no turn)."""
+    two_parts = item(
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "Use the deploy skill."},
+                {"type": "input_text", "text": "<skill>\n<name>deploy</name>\n</skill>"},
+            ],
+        }
+    )
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            message("user", "first"),
+            message("assistant", "ok"),
+            message("user", "second"),
+            message("assistant", "partial"),
+            two_parts,
+            message("user", "<TURN_ABORTED>\nThe user interrupted.\n</TURN_ABORTED>"),
+            event({"type": "thread_rolled_back", "num_turns": 1}),
+        ],
+    )
+    rows = [(e.text, e.abandoned) for e in of(session, UserMessage)]
+    assert rows == [("first", False), ("second", True)]
+    assert len(of(session, RawEvent)) == 2

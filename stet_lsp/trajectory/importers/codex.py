@@ -225,6 +225,15 @@ HARNESS_TEXTS = (
 )
 
 
+def is_harness_text(text: str) -> bool:
+    """Whether a text part of a user message is one of HARNESS_TEXTS (as Codex tells them,
+    whatever the letters' case)."""
+    return text.lstrip().lower().startswith(_HARNESS_TEXTS_LOWER)
+
+
+_HARNESS_TEXTS_LOWER = tuple(text.lower() for text in HARNESS_TEXTS)
+
+
 class CodexImporter:
     name = FORMAT
     label = "Codex CLI rollout JSONL"
@@ -524,8 +533,11 @@ class _Reader:
 
     def message(self, item: Record) -> None:
         role = item.get("role")
-        text = _join(_text_parts(item.get("content")))
-        if role == "user" and text.lstrip().startswith(HARNESS_TEXTS):
+        parts = _text_parts(item.get("content"))
+        text = _join(parts)
+        # A message holding harness text in any of its parts is the harness's (Codex drops
+        # the whole message from the user's turns then).
+        if role == "user" and any(is_harness_text(part) for part in parts):
             self.raw(
                 "harness text sent as a user message (instructions, environment, a skill, a notice)"
             )
