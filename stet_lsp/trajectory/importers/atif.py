@@ -841,9 +841,9 @@ def _cost_basis(cost: float | None, extra: dict[str, Any]) -> str | None:
 
 
 _STARTED_HEAD, _STARTED_TAIL = SUBAGENT_STARTED.split("{}")
-# The fields of a file change Stet's export keeps (`extra.file_changes`).
 _TASK_COMPLETE = "mark_task_complete"
 """Terminus 2's call that says the task is done, after the step's commands."""
+# The fields of a file change Stet's export keeps (`extra.file_changes`).
 _CHANGE_FIELDS = (
     "path",
     "operation",
