@@ -2018,34 +2018,11 @@ def test_a_change_a_rollback_kept_stays_kept_through_an_atif_export(tmp_path: Pa
     """A Codex rollback abandons the turn's calls but not its file change (the files stay):
     ATIF marks the step abandoned, and the change keeps its own `abandoned`, so importing
     the export back attributes its lines as before."""
-    from test_import_codex import (
-        ADD_NOTES,
-        call_output,
-        event,
-        message,
-        meta,
-        parse,
-        patch_call,
-        wrapped_output,
-    )
+    from test_import_codex import message, notes_rolled_back
 
     from stet_lsp.trajectory.importers.atif import IMPORTERS
 
-    done = wrapped_output("Success. Updated the following files:\nA notes.md\n", 0)
-    session = parse(
-        tmp_path,
-        [
-            meta(),
-            message("user", "first"),
-            message("assistant", "ok"),
-            message("user", "write notes"),
-            patch_call(ADD_NOTES, "call_p"),
-            call_output("call_p", done, "custom_tool_call_output"),
-            message("assistant", "Done"),
-            event({"type": "thread_rolled_back", "num_turns": 1}),
-            message("user", "something else"),
-        ],
-    )
+    session = notes_rolled_back(tmp_path, message("user", "something else"))
     assert "notes.md" in line_attribution(session.events).files
     doc = to_atif({}, session.events)
     [changed] = [step for step in doc["steps"] if step.get("extra", {}).get("file_changes")]

@@ -706,6 +706,9 @@ def test_terminus_screen_after_a_step_of_several_commands_answers_the_last(
         arguments = {"keystrokes": keys, "duration": 0.1}
         return {"tool_call_id": call_id, "function_name": "bash_command", "arguments": arguments}
 
+    def complete(call_id: str) -> dict[str, Any]:
+        return {"tool_call_id": call_id, "function_name": "mark_task_complete", "arguments": {}}
+
     steps = [
         {"step_id": 1, "source": "user", "message": "Sort the files"},
         {
@@ -720,13 +723,7 @@ def test_terminus_screen_after_a_step_of_several_commands_answers_the_last(
             "step_id": 3,
             "source": "agent",
             "message": "Analysis: done.",
-            "tool_calls": [
-                {
-                    "tool_call_id": "call_1_task_complete",
-                    "function_name": "mark_task_complete",
-                    "arguments": {},
-                }
-            ],
+            "tool_calls": [complete("call_1_task_complete")],
             "observation": {"results": [{"content": "$ \n"}]},
             "metrics": {"prompt_tokens": 900, "completion_tokens": 30},
         },
@@ -734,14 +731,7 @@ def test_terminus_screen_after_a_step_of_several_commands_answers_the_last(
             "step_id": 4,
             "source": "agent",
             "message": "Analysis: checking once more, then done.",
-            "tool_calls": [
-                command("call_2_1", "ls\n"),
-                {
-                    "tool_call_id": "call_2_task_complete",
-                    "function_name": "mark_task_complete",
-                    "arguments": {},
-                },
-            ],
+            "tool_calls": [command("call_2_1", "ls\n"), complete("call_2_task_complete")],
             "observation": {"results": [{"content": "$ ls\na.txt\n"}]},
             "metrics": {"prompt_tokens": 950, "completion_tokens": 20},
         },

@@ -94,6 +94,11 @@ def message(role: str, text: str) -> dict[str, Any]:
     return item({"type": "message", "role": role, "content": [{"type": part, "text": text}]})
 
 
+def user_parts(*content: dict[str, Any]) -> dict[str, Any]:
+    """A user message of several content parts."""
+    return item({"type": "message", "role": "user", "content": list(content)})
+
+
 def function_call(name: str, arguments: Any, call_id: str) -> dict[str, Any]:
     return item({"type": "function_call", "name": name, "arguments": arguments, "call_id": call_id})
 
@@ -313,15 +318,9 @@ def test_developer_messages_are_kept_as_raw_events(tmp_path: Path) -> None:
 
 
 def test_message_parts_and_images(tmp_path: Path) -> None:
-    user = item(
-        {
-            "type": "message",
-            "role": "user",
-            "content": [
-                {"type": "input_text", "text": "What is on this screen?"},
-                {"type": "input_image", "image_url": "data:image/png;base64,AAAA"},
-            ],
-        }
+    user = user_parts(
+        {"type": "input_text", "text": "What is on this screen?"},
+        {"type": "input_image", "image_url": "data:image/png;base64,AAAA"},
     )
     session = parse(tmp_path, [meta(), user])
     assert of(session, UserMessage)[0].text == "What is on this screen?\n[image]"
@@ -2067,13 +2066,11 @@ def test_a_thread_rolled_back_abandons_its_last_turns(tmp_path: Path) -> None:
 ADD_NOTES = "*** Begin Patch\n*** Add File: notes.md\n+kept on disk\n*** End Patch\n"
 
 
-def test_a_rolled_back_turn_keeps_its_file_changes(tmp_path: Path) -> None:
-    """A rollback changes the conversation, not the files (Codex leaves reverting them to the
-    client): the turn's calls are abandoned, its file change is not, and its lines keep
-    their step."""
-    from stet_lsp.trajectory.attribution import line_attribution
-
-    session = parse(
+def notes_rolled_back(tmp_path: Path, *after: dict[str, Any]) -> ParsedSession:
+    """A turn that added notes.md with apply_patch, then a rollback of that turn (and
+    `after`)."""
+    done = wrapped_output("Success. Updated the following files:\nA notes.md\n", 0)
+    return parse(
         tmp_path,
         [
             meta(),
@@ -2081,19 +2078,42 @@ def test_a_rolled_back_turn_keeps_its_file_changes(tmp_path: Path) -> None:
             message("assistant", "ok"),
             message("user", "write notes"),
             patch_call(ADD_NOTES, "call_p"),
-            call_output(
-                "call_p",
-                wrapped_output("Success. Updated the following files:\nA notes.md\n", 0),
-                "custom_tool_call_output",
-            ),
+            call_output("call_p", done, "custom_tool_call_output"),
             message("assistant", "Done"),
             event({"type": "thread_rolled_back", "num_turns": 1}),
+            *after,
         ],
     )
+
+
+def test_a_rolled_back_turn_keeps_its_file_changes(tmp_path: Path) -> None:
+    """A rollback changes the conversation, not the files (Codex leaves reverting them to the
+    client): the turn's calls are abandoned, its file change is not, and its lines keep
+    their step."""
+    from stet_lsp.trajectory.attribution import line_attribution
+
+    session = notes_rolled_back(tmp_path)
     (change,) = of(session, FileChange)
     assert change.abandoned is False
     assert [e.abandoned for e in of(session, ToolCall)] == [True]
     assert "notes.md" in line_attribution(session.events).files
+
+
+def second_prompt_then(tmp_path: Path, *inserted: dict[str, Any]) -> ParsedSession:
+    """Two prompts (the second answered in part), the `inserted` records, then a rollback of
+    one turn."""
+    return parse(
+        tmp_path,
+        [
+            meta(),
+            message("user", "first"),
+            message("assistant", "ok"),
+            message("user", "second"),
+            message("assistant", "partial"),
+            *inserted,
+            event({"type": "thread_rolled_back", "num_turns": 1}),
+        ],
+    )
 
 
 @pytest.mark.parametrize(
@@ -2109,18 +2129,7 @@ def test_text_the_harness_inserts_is_no_user_turn(tmp_path: Path, inserted: str)
     """The marker of an interrupted turn, a skill's text and a subagent's notice come with the
     user's role but are no prompt: raw events, and a rollback of one turn takes back the
     prompt before them (as Codex counts user turns)."""
-    session = parse(
-        tmp_path,
-        [
-            meta(),
-            message("user", "first"),
-            message("assistant", "ok"),
-            message("user", "second"),
-            message("assistant", "partial"),
-            message("user", inserted),
-            event({"type": "thread_rolled_back", "num_turns": 1}),
-        ],
-    )
+    session = second_prompt_then(tmp_path, message("user", inserted))
     rows = [(e.text, e.abandoned) for e in of(session, UserMessage)]
     assert rows == [("first", False), ("second", True)]
     assert [r.reason for r in of(session, RawEvent)] == [
@@ -2131,29 +2140,12 @@ def test_text_the_harness_inserts_is_no_user_turn(tmp_path: Path, inserted: str)
 def test_harness_text_is_told_in_any_part_and_any_case(tmp_path: Path) -> None:
     """Codex drops a user message from the user's turns when any of its parts is harness
     text, the tag read whatever its case: so does the importer (raw events, no turn)."""
-    two_parts = item(
-        {
-            "type": "message",
-            "role": "user",
-            "content": [
-                {"type": "input_text", "text": "Use the deploy skill."},
-                {"type": "input_text", "text": "<skill>\n<name>deploy</name>\n</skill>"},
-            ],
-        }
+    two_parts = user_parts(
+        {"type": "input_text", "text": "Use the deploy skill."},
+        {"type": "input_text", "text": "<skill>\n<name>deploy</name>\n</skill>"},
     )
-    session = parse(
-        tmp_path,
-        [
-            meta(),
-            message("user", "first"),
-            message("assistant", "ok"),
-            message("user", "second"),
-            message("assistant", "partial"),
-            two_parts,
-            message("user", "<TURN_ABORTED>\nThe user interrupted.\n</TURN_ABORTED>"),
-            event({"type": "thread_rolled_back", "num_turns": 1}),
-        ],
-    )
+    upper_case = message("user", "<TURN_ABORTED>\nThe user interrupted.\n</TURN_ABORTED>")
+    session = second_prompt_then(tmp_path, two_parts, upper_case)
     rows = [(e.text, e.abandoned) for e in of(session, UserMessage)]
     assert rows == [("first", False), ("second", True)]
     assert len(of(session, RawEvent)) == 2
