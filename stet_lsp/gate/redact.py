@@ -20,6 +20,7 @@ from stet_lsp.gate.cache import DEFAULT_CACHE, ResultCache
 from stet_lsp.gate.findings import Finding
 from stet_lsp.gate.homepaths import RULE as HOME_PATH_RULE
 from stet_lsp.gate.homepaths import normalize_counted
+from stet_lsp.gate.parts import ends, holds
 from stet_lsp.gate.report import RedactionReport
 
 if TYPE_CHECKING:
@@ -100,17 +101,22 @@ def apply_redaction(
 
 class Numbering:
     """Marker numbers: per rule, one per distinct value in order of first appearance, after
-    the highest number the text already uses for that rule."""
+    the highest number the text already uses for that rule. A part of a value printed
+    truncated (stet_lsp/gate/parts.py) has the value's number, whichever comes first."""
 
     def __init__(self, used: dict[str, int]) -> None:
         self._used = used
         self._numbers: dict[str, dict[str, int]] = {}
+        self._counts: dict[str, int] = {}
+        self._ends: dict[str, dict[tuple[bool, str], str]] = {}
+        """Per rule: the first value numbered with each first or last characters."""
         self._json_text = False
 
     def in_json(self) -> Numbering:
         """The same numbers, for values as JSON text writes them (`\\"` for `"`)."""
         shared = Numbering(self._used)
-        shared._numbers, shared._json_text = self._numbers, True
+        shared._numbers, shared._counts, shared._ends = self._numbers, self._counts, self._ends
+        shared._json_text = True
         return shared
 
     def marker(self, finding: Finding, value: str) -> str:
@@ -119,12 +125,33 @@ class Numbering:
         if self._json_text and "\\" in value:
             with contextlib.suppress(ValueError):
                 value = json.loads(f'"{value}"')
-        per_value = self._numbers.setdefault(finding.rule, {})
+        rule = finding.rule
+        per_value = self._numbers.setdefault(rule, {})
         number = per_value.get(value)
         if number is None:
-            number = self._used.get(finding.rule, 0) + len(per_value) + 1
+            number = self._number_of_whole(rule, value, per_value)
+            if number is None:
+                self._counts[rule] = self._counts.get(rule, 0) + 1
+                number = self._used.get(rule, 0) + self._counts[rule]
             per_value[value] = number
-        return f"[REDACTED:{finding.rule}#{number}]"
+        return f"[REDACTED:{rule}#{number}]"
+
+    def _number_of_whole(self, rule: str, value: str, per_value: dict[str, int]) -> int | None:
+        """The number of a value numbered before that `value` is a part of, or that is a part
+        of `value`."""
+        by_end = self._ends.setdefault(rule, {})
+        number = None
+        for at_head, piece in zip((True, False), ends(value, rule), strict=True):
+            if not piece:
+                continue
+            known = by_end.setdefault((at_head, piece), value)
+            if (
+                number is None
+                and known != value
+                and (holds(known, value, at_head) or holds(value, known, at_head))
+            ):
+                number = per_value[known]
+        return number
 
 
 def used_numbers(text: str, highest: dict[str, int] | None = None) -> dict[str, int]:

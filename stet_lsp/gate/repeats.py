@@ -12,7 +12,14 @@ as a token of its own: not inside a longer run of letters and digits (a password
 is not redacted out of the timestamp `1712345678901`), and in JSON text only inside a string
 literal, on whole escape sequences, so the text stays valid JSON. Copies of several values
 that overlap are one span. A copy that overlaps a span found already is left to that span.
-Each copy gets the marker of the value it is a copy of."""
+Each copy gets the marker of the value it is a copy of.
+
+A value of `PARTIAL_FROM` characters or more is also looked for in part, as printed
+truncated (`I set it to Xk9q2LmWp4Tz…`, `${TOKEN:0:16}`, `…R7vBn3Hc6Jd1`): its first or last
+characters (stet_lsp/gate/parts.py), of a token's characters alone and not a filler's, read
+on as far as the text goes on as the value does. Such a part counts as a copy by the same
+tests as a whole one, so another key that shares a value's first characters runs on past
+them and is no copy."""
 
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ import json
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 
 import ahocorasick_rs
 
@@ -27,10 +35,13 @@ from stet_lsp.core.lines import LineIndex
 from stet_lsp.gate.findings import Finding, finding_for
 from stet_lsp.gate.heuristics import looks_generated, looks_like_reference
 from stet_lsp.gate.jsonaware import LiteralIndex, snap_to_literal
+from stet_lsp.gate.parts import ends
 from stet_lsp.gate.spans import Span
 
 MIN_LENGTH = 8
 MAX_LENGTH = 512
+PARTIAL_FROM = 16
+_WHOLE, _HEAD, _TAIL = 0, 1, 2
 # An automaton that searched this many texts unchanged (every chunk of a long file is searched
 # for the same values) is built again as a DFA, which finds the same matches a few times
 # faster, when its values are few enough for the DFA to stay small and quick to build.
@@ -39,6 +50,12 @@ _DFA_PATTERN_BYTES = 1 << 14
 _WORDS = re.compile(r"[A-Za-z]+(?:[ _.\-/:][A-Za-z]+)*")
 # Code a generic rule may take for a value (`create_access_token({`, `{tokens[`): a copy of
 # it elsewhere is more code.
+# What separates a token from the next in code or a command: a part is of a token's
+# characters alone (`sk-password=` is the start of an assignment a generic rule took whole).
+# A part of a generated value has many distinct characters; `xxxxxxxxxxxx` is a filler's,
+# found at every place of a long run of it.
+_DISTINCT = 6
+_SEPARATOR = re.compile(r"[\s\"'`\\=:;,<>(){}\[\]]")
 _CODE = re.compile(r"[A-Za-z_]{3,}\w*\(|\{[A-Za-z_]\w*[\[.(]")
 
 
@@ -62,6 +79,8 @@ class Repeats:
         self._origins: dict[str, Span] = {}
         self._automaton: ahocorasick_rs.BytesAhoCorasick | None = None
         self._values: list[str] = []
+        self._patterns: list[tuple[int, int, str]] = []
+        """What the automaton looks for: (value's index, whole, head or tail, text)."""
         self._searches = 0  # by the automaton as it is
 
     def __bool__(self) -> bool:
@@ -114,16 +133,22 @@ class Repeats:
         return repeated
 
     def _matches(self, text: str) -> list[_Match]:
-        """(value's index, start, end) of every copy, overlapping ones too. Searched as UTF-8
-        bytes, the automaton's fast form (a file's undecodable bytes, kept as lone
-        surrogates, pass as they are); offsets are mapped back to characters only for text
-        that is not ASCII."""
+        """(value's index, start, end) of every copy, whole or in part, overlapping ones too.
+        Searched as UTF-8 bytes, the automaton's fast form (a file's undecodable bytes, kept
+        as lone surrogates, pass as they are); offsets are mapped back to characters only for
+        text that is not ASCII."""
         if self._automaton is None:
             self._values = list(self._origins)
-            self._automaton = ahocorasick_rs.BytesAhoCorasick([_utf8(v) for v in self._values])
+            # The values first: a value's index is its pattern's.
+            self._patterns = [(index, _WHOLE, value) for index, value in enumerate(self._values)]
+            for index, value in enumerate(self._values):
+                self._patterns += _pieces(index, value, self._origins[value])
+            self._automaton = ahocorasick_rs.BytesAhoCorasick(
+                [_utf8(piece) for _, _, piece in self._patterns]
+            )
             self._searches = 0
         elif self._searches == _SEARCHES_BEFORE_DFA:
-            patterns = [_utf8(v) for v in self._values]
+            patterns = [_utf8(piece) for _, _, piece in self._patterns]
             if sum(map(len, patterns)) <= _DFA_PATTERN_BYTES:
                 self._automaton = ahocorasick_rs.BytesAhoCorasick(
                     patterns, implementation=ahocorasick_rs.Implementation.DFA
@@ -131,16 +156,40 @@ class Repeats:
         self._searches += 1
         data = _utf8(text)
         found = self._automaton.find_matches_as_indexes(data, overlapping=True)
-        if not found or len(data) == len(text):  # ASCII: a byte is a character
+        if found and len(data) != len(text):  # not ASCII: a byte is no character
+            found.sort(key=lambda match: match[1])
+            characters: dict[int, int] = {}
+            byte, character = 0, 0
+            for position in sorted({offset for _, start, end in found for offset in (start, end)}):
+                character += len(data[byte:position].decode("utf-8", "surrogatepass"))
+                characters[position] = character
+                byte = position
+            found = [(index, characters[start], characters[end]) for index, start, end in found]
+        return self._read_on(text, found)
+
+    def _read_on(self, text: str, found: list[_Match]) -> list[_Match]:
+        """The matches, each of a piece read on as far as the text goes on as its value does.
+        A piece's match inside a copy of its value read on already is left out: it is part
+        of that copy, and reading each on made a text of a value repeated quadratic."""
+        values = len(self._values)
+        if len(self._patterns) == values:
             return found
-        found.sort(key=lambda match: match[1])
-        characters: dict[int, int] = {}
-        byte, character = 0, 0
-        for position in sorted({offset for _, start, end in found for offset in (start, end)}):
-            character += len(data[byte:position].decode("utf-8", "surrogatepass"))
-            characters[position] = character
-            byte = position
-        return [(index, characters[start], characters[end]) for index, start, end in found]
+        matches = [match for match in found if match[0] < values]
+        parts = sorted((match for match in found if match[0] >= values), key=_START)
+        reached: dict[int, int] = {}
+        for pattern, start, _ in parts:
+            index, kind, _ = self._patterns[pattern]
+            if kind == _HEAD and start >= reached.get(pattern, -1):
+                end = start + _common_length(text, start, self._values[index], forward=True)
+                reached[pattern] = end
+                matches.append((index, start, end))
+        for pattern, _, end in reversed(sorted(parts, key=_END)):
+            index, kind, _ = self._patterns[pattern]
+            if kind == _TAIL and end <= reached.get(pattern, len(text) + 1):
+                start = end - _common_length(text, end, self._values[index], forward=False)
+                reached[pattern] = start
+                matches.append((index, start, end))
+        return matches
 
     def findings(self, text: str, found: Sequence[Finding]) -> list[Finding]:
         """`spans` as findings of `text` (positions in it)."""
@@ -152,6 +201,8 @@ class Repeats:
 
 
 _Match = tuple[int, int, int]  # (value's index, start, end)
+_START = itemgetter(1)
+_END = itemgetter(2)
 
 
 def _runs(matches: list[_Match]) -> list[list[_Match]]:
@@ -214,6 +265,40 @@ def _span_of(finding: Finding) -> Span:
     # The preview keeps a format's public prefix (`gh…`): the copies show it too.
     prefix = finding.preview.removesuffix("…")
     return Span(finding.offset, finding.end_offset, finding.rule, 0, finding.replacement, prefix)
+
+
+def _common_length(text: str, at: int, value: str, forward: bool) -> int:
+    """How many characters of `value` the text holds from `at` on (forward), or up to `at`
+    from the value's end (not forward)."""
+    if forward:
+        held = text[at : at + len(value)]
+        pairs = zip(held, value, strict=False)
+    else:
+        held = text[max(0, at - len(value)) : at]
+        pairs = zip(reversed(held), reversed(value), strict=False)
+    for length, (got, wanted) in enumerate(pairs):
+        if got != wanted:
+            return length
+    return min(len(held), len(value))
+
+
+def _pieces(index: int, value: str, origin: Span) -> list[tuple[int, int, str]]:
+    """What to look for, besides `value` itself, to find its parts: for a long value, its
+    first and last characters (see the module's docstring)."""
+    pieces: list[tuple[int, int, str]] = []
+    if len(value) < PARTIAL_FROM:
+        return pieces
+    head, tail = ends(value, origin.rule, origin.prefix)
+    for kind, piece in ((_HEAD, head), (_TAIL, tail)):
+        if (
+            piece
+            and len(piece) < len(value)
+            and _SEPARATOR.search(piece) is None
+            and len(set(piece)) >= _DISTINCT
+            and repeatable(piece)
+        ):
+            pieces.append((index, kind, piece))
+    return pieces
 
 
 def _a_word(value: str) -> bool:

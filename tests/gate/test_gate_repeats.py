@@ -275,3 +275,45 @@ def test_code_a_generic_rule_took_for_a_value_is_not_looked_for_again() -> None:
     assert "then create_access_token({'sub': 2}) again" in redacted
     assert "x = {new_tokens['a']}" in redacted
     assert "first refresh token created: eyJhbGciOiJIUzI1NiIs...\n" in redacted
+
+
+def test_a_long_value_printed_truncated_is_redacted_with_its_marker() -> None:
+    """`no part of a secret survives`: its first or last characters printed alone, before or
+    after the place it was found, under its marker; another value that only starts alike
+    runs on past them and stays, and so do too few characters past a format's prefix."""
+    github = "ghp_" + TOKEN + "Ab12Cd34Ef56"
+    text = (
+        f"the key starts {TOKEN[:14]}… as you said\n"
+        f"export API_TOKEN={TOKEN}\n"
+        f"echo ${{API_TOKEN:0:16}} prints {TOKEN[:16]}\n"
+        f"ends with ...{TOKEN[-13:]}\n"
+        f"another: {TOKEN[:14]}Zz99Yy88Xx77 stays\n"
+        f"export GITHUB_TOKEN={github}\n"
+        f"gh says: Token: {github[:13]}*************\n"
+        f"too little: {github[:11]}...\n"
+    )
+    result = redact_text(text, path="run.sh", cache=None)
+    lines = result.text.splitlines()
+    assert lines[:4] == [
+        f"the key starts {MARKER}… as you said",
+        f"export API_TOKEN={MARKER}",
+        f"echo ${{API_TOKEN:0:16}} prints {MARKER}",
+        f"ends with ...{MARKER}",
+    ]
+    assert lines[4] == f"another: {TOKEN[:14]}Zz99Yy88Xx77 stays"
+    assert lines[6] == "gh says: Token: [REDACTED:github-token#1]*************"
+    assert lines[7] == f"too little: {github[:11]}..."
+    assert redact_text(result.text, path="run.sh", cache=None).text == result.text
+
+
+def test_in_json_a_part_of_a_value_goes_and_the_json_stays_valid() -> None:
+    records = [
+        {"type": "user", "content": f"export API_TOKEN={TOKEN}"},
+        {"type": "assistant", "content": f"Set. It begins {TOKEN[:15]}...\n{TOKEN[-12:]}"},
+        {"type": "tool_result", "content": "xxxxxxxxxxxxxxxxxxxxxxxxxxxx " * 40},
+    ]
+    text = "".join(json.dumps(record) + "\n" for record in records)
+    redacted = redact_text(text, path="session.jsonl", cache=None).text
+    said = [json.loads(line)["content"] for line in redacted.splitlines()]
+    assert said[1] == f"Set. It begins {MARKER}...\n{MARKER}"
+    assert said[2] == records[2]["content"]
