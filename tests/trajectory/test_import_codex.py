@@ -2123,6 +2123,11 @@ def second_prompt_then(tmp_path: Path, *inserted: dict[str, Any]) -> ParsedSessi
         "<skill>\n<name>deploy</name>\nSteps.\n</skill>",
         "<subagent_notification>\nreviewer finished\n</subagent_notification>",
         '<hook_prompt hook_run_id="stop-1">Tests still fail; keep going.</hook_prompt>',
+        '<external_calendar>{"next": "standup at 10:00"}</external_calendar>',
+        '<codex_internal_context source="goal">\nShip the fix.\n</codex_internal_context>',
+        "<subagents>\n- reviewer: idle\n</subagents>",
+        "Warning: apply_patch was requested via exec_command. Use the apply_patch tool instead"
+        " of exec_command.",
     ],
 )
 def test_text_the_harness_inserts_is_no_user_turn(tmp_path: Path, inserted: str) -> None:

@@ -210,8 +210,9 @@ _PATCH_END = "*** End Patch"
 
 # Texts Codex sends with the user's role around a request: instructions and environment, a
 # skill's text, the marker of an interrupted turn, a subagent's notice, a hook's prompt (a
-# Stop hook sending the agent back to work). None is a prompt, nor (as Codex counts them for
-# a rollback) a user turn.
+# Stop hook sending the agent back to work), context an app or a connector adds
+# (`<external_calendar>`), and warnings of its own. None is a prompt, nor (as Codex counts
+# them for a rollback) a user turn.
 HARNESS_TEXTS = (
     "<environment_context>",
     "<user_instructions>",
@@ -219,9 +220,19 @@ HARNESS_TEXTS = (
     "<user_shell_command>",
     "# AGENTS.md instructions",
     "<skill>",
+    "<skills_instructions>",
     "<turn_aborted>",
+    "<subagents>",
     "<subagent_notification>",
+    "<agent_message_board_notification>",
     "<hook_prompt",
+    "<external_",
+    "<codex_internal_context",
+    "<goal_context>",
+    "<recommended_plugins>",
+    "Warning: The maximum number of unified exec processes you can keep open is",
+    "Warning: apply_patch was requested via exec_command. Use the apply_patch tool instead",
+    "Warning: Your account was flagged for potentially high-risk cyber activity",
 )
 
 
