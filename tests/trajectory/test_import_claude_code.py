@@ -899,10 +899,12 @@ def test_records_without_an_event_of_their_own_are_kept(tmp_path: Path) -> None:
     assert of(events, SessionStart)[0].title == "My title"
 
 
-def test_a_hook_that_blocked_is_an_error_with_its_feedback(tmp_path: Path) -> None:
+def test_a_hook_that_blocked_stopped_or_failed_is_an_error_with_its_words(tmp_path: Path) -> None:
     """2.1 builds write a hook's refusal (a PreToolUse hook exiting 2, a Stop hook sending the
-    agent back to work) as a `hook_blocking_error` attachment: the agent was given its
-    feedback, so a reader sees why the agent changed course. Other hook results stay raw."""
+    agent back to work) as a `hook_blocking_error` attachment, a PostToolUse hook ending the
+    turn as `hook_stopped_continuation`, a hook that could not run as
+    `hook_error_during_execution`: errors with the words the agent was given, so a reader
+    sees why the agent changed course. Other hook results stay raw."""
     attachment = {**COMMON, "type": "attachment", "timestamp": "t"}
     blocked = {
         "type": "hook_blocking_error",
@@ -911,15 +913,38 @@ def test_a_hook_that_blocked_is_an_error_with_its_feedback(tmp_path: Path) -> No
         "hookEvent": "PreToolUse",
         "blockingError": {"blockingError": "rm -rf is not allowed here", "command": "guard.sh"},
     }
+    stopped = {
+        "type": "hook_stopped_continuation",
+        "message": "Build broken: fix it before going on",
+        "hookName": "PostToolUse:Edit",
+        "toolUseID": "toolu_2",
+        "hookEvent": "PostToolUse",
+    }
+    failed = {
+        "type": "hook_error_during_execution",
+        "hookName": "PostToolUse:Write",
+        "hookEvent": "PostToolUse",
+        "content": "Failed with non-blocking status code: /bin/sh: prettier: not found",
+        "command": "prettier --write",
+    }
     records: list[Any] = [
         attachment | {"attachment": blocked},
         attachment | {"attachment": {"type": "hook_blocking_error", "hookEvent": "Stop"}},
         attachment | {"attachment": {"type": "hook_non_blocking_error", "hookEvent": "Stop"}},
+        attachment | {"attachment": stopped},
+        attachment | {"attachment": failed},
     ]
     events = IMPORTER.parse(write(tmp_path / "h.jsonl", records)).events
     assert [(e.message, e.interrupt, e.source.line) for e in of(events, Error)] == [
         ("PreToolUse:Bash hook blocked: rm -rf is not allowed here", False, 1),
         ("Stop hook blocked", False, 2),
+        ("PostToolUse:Edit hook stopped the turn: Build broken: fix it before going on", False, 4),
+        (
+            "PostToolUse:Write hook failed: Failed with non-blocking status code: /bin/sh: "
+            "prettier: not found",
+            False,
+            5,
+        ),
     ]
     assert [r.reason for r in of(events, RawEvent)] == ["attachment (hook_non_blocking_error)"]
 

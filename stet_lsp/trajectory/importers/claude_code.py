@@ -780,8 +780,8 @@ class _FileReader:
             if text:
                 self._user_text(at, text)
                 return
-        if isinstance(attachment, dict) and kind == "hook_blocking_error":
-            self._emit(Error, at, message=_blocking_hook_text(attachment))
+        if isinstance(attachment, dict) and kind in _HOOK_ERRORS:
+            self._emit(Error, at, message=_hook_error_text(kind, attachment))
             return
         if isinstance(attachment, dict) and kind == "max_turns_reached":
             limit = _int(attachment.get("maxTurns"))
@@ -1414,13 +1414,24 @@ def _result_text(content: Any) -> str:
     return "\n".join(parts)
 
 
-def _blocking_hook_text(attachment: dict[str, Any]) -> str:
-    """A hook that blocked (2.1 builds: a PreToolUse hook refusing a call, a Stop hook sending
-    the agent back to work), and the feedback the agent was given."""
+# A hook's result that changed the run, by attachment type (2.1 builds): what it did, and
+# where its words are. A hook that blocked: a PreToolUse hook refusing a call, a Stop hook
+# sending the agent back to work; one that stopped the turn: a PostToolUse hook's `continue:
+# false`; one that failed: it exited with an error of its own or could not run.
+_HOOK_ERRORS = {
+    "hook_blocking_error": ("blocked", "blockingError"),
+    "hook_stopped_continuation": ("stopped the turn", "message"),
+    "hook_error_during_execution": ("failed", "content"),
+}
+
+
+def _hook_error_text(kind: str, attachment: dict[str, Any]) -> str:
+    """The hook, what it did, and the words the agent was given (or the hook's error)."""
     hook = _str(attachment.get("hookName")) or _str(attachment.get("hookEvent")) or "a"
-    blocked = attachment.get("blockingError")
-    feedback = _str(blocked.get("blockingError")) if isinstance(blocked, dict) else _str(blocked)
-    return f"{hook} hook blocked: {feedback}" if feedback else f"{hook} hook blocked"
+    did, field = _HOOK_ERRORS[kind]
+    said = attachment.get(field)
+    words = _str(said.get(field)) if isinstance(said, dict) else _str(said)
+    return f"{hook} hook {did}: {words}" if words else f"{hook} hook {did}"
 
 
 def _api_error_text(record: dict[str, Any]) -> str:
