@@ -285,6 +285,25 @@ def test_sniff_leaves_other_formats_alone() -> None:
         assert not IMPORTER.sniff(head), head
 
 
+def test_sniff_leaves_qwen_code_sessions_alone() -> None:
+    """Qwen Code's session records carry Claude Code's keys around a Gemini API message."""
+    envelope = {"parentUuid": None, "sessionId": "s", "timestamp": "t", "cwd": "/w"}
+    prompt = envelope | {
+        "uuid": "u1",
+        "type": "user",
+        "version": "0.21.0",
+        "message": {"role": "user", "parts": [{"text": "fix the bug"}]},
+    }
+    reply = envelope | {
+        "uuid": "a1",
+        "parentUuid": "u1",
+        "type": "assistant",
+        "message": {"role": "model", "parts": [{"text": "Done."}]},
+    }
+    head = json.dumps(prompt) + "\n" + json.dumps(reply) + "\n"
+    assert not IMPORTER.sniff(head)
+
+
 def test_registry_names_the_importer() -> None:
     assert importer("claude-code") is IMPORTER
     assert IMPORTER.name == "claude-code"

@@ -180,7 +180,8 @@ class ClaudeCodeImporter:
         """A JSONL file whose first records are Claude Code's: a known `type` beside one of
         its own keys (sessionId, parentUuid, uuid, leafUuid, messageId) and no `payload`
         (Codex rollouts wrap everything in one) or `projectHash` (a Gemini CLI session's
-        metadata, whose messages may name their sessionId too)."""
+        metadata, whose messages may name their sessionId too), and no message of Gemini
+        API `parts` (Qwen Code writes its sessions in records shaped like these)."""
         lines = head.splitlines()
         cut: str | None = None
         for index, text in enumerate(lines[:20]):
@@ -194,6 +195,8 @@ class ClaudeCodeImporter:
                 cut = text if index == len(lines) - 1 else None
                 break
             if not isinstance(value, dict) or "payload" in value or "projectHash" in value:
+                return False
+            if _holds_parts(value):
                 return False
             kind = text_field(value.get("type"))
             if kind in _RECORD_TYPES and any(key in value for key in _RECORD_KEYS):
@@ -219,6 +222,11 @@ class ClaudeCodeImporter:
 
 
 IMPORTERS = {FORMAT: ClaudeCodeImporter()}
+
+
+def _holds_parts(record: dict[str, Any]) -> bool:
+    message = record.get("message")
+    return isinstance(message, dict) and "parts" in message and "content" not in message
 
 
 class _At(NamedTuple):
