@@ -285,6 +285,18 @@ def test_sniff_leaves_other_formats_alone() -> None:
         assert not IMPORTER.sniff(head), head
 
 
+def test_an_empty_git_branch_is_no_branch(tmp_path: Path) -> None:
+    """Claude Code 2.0 run outside a git repository records `gitBranch` as ""."""
+    records = [
+        user("u1", None, "hello", "2025-11-19T22:54:26.336Z", gitBranch=""),
+        assistant("a1", "u1", "m1", [{"type": "text", "text": "Hi."}], "2025-11-19T22:54:28Z")
+        | {"gitBranch": ""},
+    ]
+    start = IMPORTER.parse(write(tmp_path / f"{SID}.jsonl", records)).events[0]
+    assert isinstance(start, SessionStart)
+    assert (start.cwd, start.branch) == ("/work/app", None)
+
+
 def test_sniff_leaves_qwen_code_sessions_alone() -> None:
     """Qwen Code's session records carry Claude Code's keys around a Gemini API message."""
     envelope = {"parentUuid": None, "sessionId": "s", "timestamp": "t", "cwd": "/w"}

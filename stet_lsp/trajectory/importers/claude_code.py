@@ -521,7 +521,8 @@ class _FileReader:
         out.version = out.version or _str(record.get("version"))
         self.record_cwd = _str(record.get("cwd")) or self.record_cwd
         out.cwd = out.cwd or self.record_cwd
-        out.branch = out.branch or _str(record.get("gitBranch"))
+        # Outside a git repository 2.0 builds write an empty gitBranch.
+        out.branch = out.branch or text_field(record.get("gitBranch"))
 
     def _note_title(self, kind: str, record: dict[str, Any]) -> None:
         if kind == "summary":
