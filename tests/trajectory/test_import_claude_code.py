@@ -1263,6 +1263,51 @@ def test_older_agent_files_beside_the_session_file(tmp_path: Path) -> None:
     assert [u.agent for u in of(parsed.events, UserMessage)] == ["c8d9b115"]
 
 
+def test_agent_files_of_the_session_that_no_call_names(tmp_path: Path) -> None:
+    """Claude Code 2.0 warms its Explore and Plan agents' cache when a session starts: a
+    request of their own, answered in an `agent-<id>.jsonl` beside the session file that no
+    Task call names. Its tokens were spent, so it is a subagent no call started."""
+    session = write(
+        tmp_path / f"{SID}.jsonl",
+        [
+            user("u1", None, "Fix the queue", "2025-11-19T22:54:26Z"),
+            assistant(
+                "a1", "u1", "m1", [{"type": "text", "text": "On it."}], "2025-11-19T22:54:40Z"
+            ),
+        ],
+    )
+    warmup = assistant(
+        "w1",
+        None,
+        "mw",
+        [{"type": "text", "text": "Ready to search the codebase."}],
+        "2025-11-19T22:54:30Z",
+        usage={"input_tokens": 601, "output_tokens": 161},
+        model="claude-haiku-4-5-20251001",
+    )
+    write(
+        tmp_path / "agent-e52c839d.jsonl", [warmup | {"isSidechain": True, "agentId": "e52c839d"}]
+    )
+    other = dict(subagent_record("0000aaaa", "o1", None, "Look", "t"), sessionId="another-session")
+    write(tmp_path / "agent-0000aaaa.jsonl", [other])
+    parsed = IMPORTER.parse(session)
+    assert set(parsed.sources) == {f"{SID}.jsonl", "agent-e52c839d.jsonl"}
+    assert kinds(parsed.events) == [
+        "session_start",
+        "user_message",
+        "subagent",
+        "agent_message",
+        "usage",
+        "agent_message",
+        "usage",
+        "session_end",
+    ]
+    subagent = of(parsed.events, Subagent)[0]
+    assert (subagent.agent_id, subagent.call_id, subagent.agent) == ("e52c839d", None, None)
+    warm = of(parsed.events, Usage)[0]
+    assert (warm.agent, warm.input_tokens, warm.output_tokens) == ("e52c839d", 601, 161)
+
+
 def test_inline_sidechain_records_are_a_subagent(tmp_path: Path) -> None:
     """Claude Code 1.0 wrote a Task's conversation into the session file, marked
     isSidechain, starting with the Task's prompt."""

@@ -62,7 +62,10 @@ was chosen is not written to the session (the backups live in `~/.claude/file-hi
 Subagents: older versions wrote a subagent's records into the session file itself, marked
 `isSidechain`; later ones write each to `agent-<id>.jsonl`, first beside the session file and
 now in `<session id>/subagents/` (with `agent-<id>.meta.json` holding its description). Their
-events follow the Task/Agent call that started them, after a Subagent event. The agents 2.1
+events follow the Task/Agent call that started them, after a Subagent event. An
+`agent-<id>.jsonl` beside the session file that no call names but whose records are the
+session's (2.0 builds warm their Explore and Plan agents with a request when a session starts)
+is a subagent no call started, standing where it ran. The agents 2.1
 runs on the conversation itself, the compaction (`agent-acompact-<id>`) and a side question
 (`agent-aside_question-<id>`), start their file with a copy of every record of the main
 conversation (the same uuids) before their own prompt and answer: the copy is left out and
@@ -365,7 +368,8 @@ class _SessionReader:
 
     def _read_subagents(self, main: _Transcript, session_id: str) -> list[_Transcript]:
         """Every subagent file in the session's folder, then the older `agent-<id>.jsonl`
-        files beside the session file that a Task call of this session names."""
+        files beside the session file that a Task call of this session names, then those
+        beside it that no call names but whose records are this session's."""
         read: list[_Transcript] = []
         done = set(self.shared.agent_files)
         for agent_id, file in self.shared.agent_files.items():
@@ -380,7 +384,25 @@ class _SessionReader:
                 file = self.path.parent / f"agent-{agent_id}.jsonl"
                 if file.is_file() and _first_session_id(file) in (session_id, None):
                     pending.extend(self._read_subagent(agent_id, file, read, main.uuids))
+        for agent_id, file in self._unnamed_agent_files(session_id, done):
+            self._read_subagent(agent_id, file, read, main.uuids)
         return read
+
+    def _unnamed_agent_files(self, session_id: str, named: set[str]) -> list[tuple[str, Path]]:
+        """The `agent-<id>.jsonl` files beside the session file that no call named and whose
+        first record is this session's: 2.0 builds warm the cache of their Explore and Plan
+        agents with a request of their own when a session starts, and write its answer
+        there (requests paid for, so read as subagents no call started)."""
+        if self.path.name.startswith("agent-"):
+            return []
+        found = []
+        for file in sorted(self.path.parent.glob("agent-*.jsonl")):
+            agent_id = file.name[len("agent-") : -len(".jsonl")]
+            if agent_id in named or not file.is_file():
+                continue
+            if _first_session_id(file) == session_id:
+                found.append((agent_id, file))
+        return found
 
     def _read_subagent(
         self, agent_id: str, file: Path, read: list[_Transcript], main_uuids: set[str]
