@@ -1,35 +1,80 @@
 """The parts of a long secret printed truncated (`Xk9q2LmWp4Tz…`, `…R7vBn3Hc6Jd1`): found as
-copies of it (stet_lsp/gate/repeats.py) and given its marker (stet_lsp/gate/redact.py)."""
+copies of it (stet_lsp/gate/repeats.py) and given its marker (stet_lsp/gate/redact.py).
+
+A value of `PARTIAL_FROM` characters or more has two pieces a part of it holds: its first
+characters, `PIECE` at least and 8 past what every key of its format starts with (`ghp_`, a
+webhook's URL, PyPI's macaroon header, a Slack token's workspace and user numbers), and its
+last `PIECE`. A piece is of a token's characters alone (no blank, quote, `=`, `:`, `;`, `,`
+or bracket: `sk-password=` is the start of an assignment a generic rule took whole), has
+`_DISTINCT` different characters (`xxxxxxxxxxxx` is a filler's), and could be a value
+itself (`repeats.repeatable`). A value whose text after that prefix is base64 JSON (`eyJ…`,
+a JWT's header) has no first piece unless a `.` ends that header within it.
+"""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
+PARTIAL_FROM = 16
 PIECE = 12
 """The fewest characters of a value a part holds."""
 _PAST_PREFIX = 8
-"""The fewest a part holds past the public prefix its format shares with every other key of
-the kind (`ghp_`, a webhook's URL)."""
+_DISTINCT = 6
+_SEPARATOR = re.compile(r"[\s\"'`\\=:;,<>(){}\[\]]")
+# Known beginnings longer than a rule's prefix: a PyPI token's macaroon names `pypi.org`.
+_PUBLIC_HEADS = {"pypi-token": ("pypi-AgEIcHlwaS5vcmc",)}
+# Numbers after the prefix (and a kind's letter) name an account, not a secret: a Slack
+# token's workspace and user (`xoxb-1234567890123-98765…-`).
+_NUMBERS = re.compile(r"[A-Za-z]{0,3}-(?:[0-9]+-)+")
 
 
-def ends(value: str, rule: str, prefix: str = "") -> tuple[str, str]:
-    """The shortest first and last characters of `value` (found by `rule`, whose format starts
-    with `prefix`) that a part of it holds: "" where the value holds none."""
-    if len(value) < PIECE:
-        return "", ""
-    public = _rule_prefixes().get(rule, prefix)
-    head = value[: max(PIECE, len(public) + _PAST_PREFIX)] if value.startswith(public) else ""
-    return head, value[-PIECE:]
+def pieces(value: str, rule: str) -> list[tuple[bool, str]]:
+    """(at the head, piece) for each piece of `value` (found by `rule`) a part of it holds."""
+    if len(value) < PARTIAL_FROM:
+        return []
+    found = []
+    head = _head_length(value, rule)
+    if head is not None and head < len(value):
+        found.append((True, value[:head]))
+    found.append((False, value[-PIECE:]))
+    return [(at_head, piece) for at_head, piece in found if _may_be_piece(piece)]
+
+
+def pieces_held(part: str, rule: str) -> list[tuple[bool, str]]:
+    """(at the head, piece) for each piece a value that `part` is a part of would have."""
+    head = _head_length(part, rule)
+    found = [(True, part[:head])] if head is not None and head <= len(part) else []
+    return found + ([(False, part[-PIECE:])] if len(part) >= PIECE else [])
 
 
 def holds(whole: str, part: str, at_head: bool) -> bool:
     return whole.startswith(part) if at_head else whole.endswith(part)
 
 
+def _head_length(value: str, rule: str) -> int | None:
+    public = max((p for p in _public_heads(rule) if value.startswith(p)), key=len, default="")
+    numbers = _NUMBERS.match(value, len(public))
+    end = len(public) if numbers is None else numbers.end()
+    if value.startswith("eyJ", end):
+        dot = value.find(".", end)
+        if dot < 0:
+            return None
+        end = dot + 1
+    return max(PIECE, end + _PAST_PREFIX)
+
+
+def _may_be_piece(piece: str) -> bool:
+    from stet_lsp.gate.repeats import repeatable  # which imports this module
+
+    return _SEPARATOR.search(piece) is None and len(set(piece)) >= _DISTINCT and repeatable(piece)
+
+
 @cache
-def _rule_prefixes() -> dict[str, str]:
-    """What every value of a format starts with, by rule: a finding keeps only a preview's
-    first two characters of it."""
+def _public_heads(rule: str) -> tuple[str, ...]:
+    """What values of a format start with, by rule (a finding keeps only a preview's first two
+    characters of it)."""
     from stet_lsp.gate.rules import RULES  # large, and needed only once a secret is found
 
-    return {rule.name: rule.prefix for rule in RULES if rule.prefix}
+    heads = {r.prefix for r in RULES if r.name == rule and r.prefix}
+    return (*heads, *_PUBLIC_HEADS.get(rule, ()))

@@ -20,7 +20,7 @@ from stet_lsp.gate.cache import DEFAULT_CACHE, ResultCache
 from stet_lsp.gate.findings import Finding
 from stet_lsp.gate.homepaths import RULE as HOME_PATH_RULE
 from stet_lsp.gate.homepaths import normalize_counted
-from stet_lsp.gate.parts import ends, holds
+from stet_lsp.gate.parts import holds, pieces, pieces_held
 from stet_lsp.gate.report import RedactionReport
 
 if TYPE_CHECKING:
@@ -78,6 +78,7 @@ def apply_redaction(
     `replacements` are the findings' edits only: positions in the original text. A text
     redacted in parts shares one `numbering` made from the whole text's markers."""
     numbering = numbering or Numbering(used_numbers(text))
+    numbering.know(text, findings)
     ordered = sorted(findings, key=lambda f: f.offset)
     replacements: list[Replacement] = []
     pieces: list[str] = []
@@ -102,56 +103,68 @@ def apply_redaction(
 class Numbering:
     """Marker numbers: per rule, one per distinct value in order of first appearance, after
     the highest number the text already uses for that rule. A part of a value printed
-    truncated (stet_lsp/gate/parts.py) has the value's number, whichever comes first."""
+    truncated (stet_lsp/gate/parts.py) has the number of the value, when that value is
+    known (`know`), whichever of them comes first."""
 
     def __init__(self, used: dict[str, int]) -> None:
         self._used = used
         self._numbers: dict[str, dict[str, int]] = {}
         self._counts: dict[str, int] = {}
-        self._ends: dict[str, dict[tuple[bool, str], str]] = {}
-        """Per rule: the first value numbered with each first or last characters."""
+        self._wholes: dict[tuple[str, bool, str], list[str]] = {}
+        """(rule, at the head, piece): the values known that hold that piece."""
         self._json_text = False
 
     def in_json(self) -> Numbering:
         """The same numbers, for values as JSON text writes them (`\\"` for `"`)."""
         shared = Numbering(self._used)
-        shared._numbers, shared._counts, shared._ends = self._numbers, self._counts, self._ends
+        shared._numbers, shared._counts, shared._wholes = self._numbers, self._counts, self._wholes
         shared._json_text = True
         return shared
+
+    def know(self, text: str, findings: Sequence[Finding], offset: int = 0) -> None:
+        """Learn the values of `findings` (positions in `text` less `offset`), whose parts
+        may come before them."""
+        for finding in findings:
+            if finding.replacement is None:
+                value = self._value(text[finding.offset - offset : finding.end_offset - offset])
+                for at_head, piece in pieces(value, finding.rule):
+                    known = self._wholes.setdefault((finding.rule, at_head, piece), [])
+                    if value not in known:
+                        known.append(value)
 
     def marker(self, finding: Finding, value: str) -> str:
         if finding.replacement is not None:
             return finding.replacement
+        return f"[REDACTED:{finding.rule}#{self._number(finding.rule, self._value(value))}]"
+
+    def _value(self, value: str) -> str:
         if self._json_text and "\\" in value:
             with contextlib.suppress(ValueError):
-                value = json.loads(f'"{value}"')
-        rule = finding.rule
+                return str(json.loads(f'"{value}"'))
+        return value
+
+    def _number(self, rule: str, value: str) -> int:
         per_value = self._numbers.setdefault(rule, {})
         number = per_value.get(value)
         if number is None:
-            number = self._number_of_whole(rule, value, per_value)
-            if number is None:
+            whole = self._whole_of(rule, value)
+            if whole is not None:
+                number = self._number(rule, whole)
+            else:
                 self._counts[rule] = self._counts.get(rule, 0) + 1
                 number = self._used.get(rule, 0) + self._counts[rule]
             per_value[value] = number
-        return f"[REDACTED:{rule}#{number}]"
-
-    def _number_of_whole(self, rule: str, value: str, per_value: dict[str, int]) -> int | None:
-        """The number of a value numbered before that `value` is a part of, or that is a part
-        of `value`."""
-        by_end = self._ends.setdefault(rule, {})
-        number = None
-        for at_head, piece in zip((True, False), ends(value, rule), strict=True):
-            if not piece:
-                continue
-            known = by_end.setdefault((at_head, piece), value)
-            if (
-                number is None
-                and known != value
-                and (holds(known, value, at_head) or holds(value, known, at_head))
-            ):
-                number = per_value[known]
         return number
+
+    def _whole_of(self, rule: str, value: str) -> str | None:
+        """The longest value known that `value` is a part of (the first known of equals)."""
+        wholes = [
+            whole
+            for at_head, piece in pieces_held(value, rule)
+            for whole in self._wholes.get((rule, at_head, piece), ())
+            if whole != value and holds(whole, value, at_head)
+        ]
+        return max(wholes, key=len, default=None)
 
 
 def used_numbers(text: str, highest: dict[str, int] | None = None) -> dict[str, int]:

@@ -14,12 +14,12 @@ literal, on whole escape sequences, so the text stays valid JSON. Copies of seve
 that overlap are one span. A copy that overlaps a span found already is left to that span.
 Each copy gets the marker of the value it is a copy of.
 
-A value of `PARTIAL_FROM` characters or more is also looked for in part, as printed
-truncated (`I set it to Xk9q2LmWp4Tz…`, `${TOKEN:0:16}`, `…R7vBn3Hc6Jd1`): its first or last
-characters (stet_lsp/gate/parts.py), of a token's characters alone and not a filler's, read
-on as far as the text goes on as the value does. Such a part counts as a copy by the same
-tests as a whole one, so another key that shares a value's first characters runs on past
-them and is no copy."""
+A long value is also looked for in part, as printed truncated (`I set it to Xk9q2LmWp4Tz…`,
+`${TOKEN:0:16}`, `…R7vBn3Hc6Jd1`): by its first or last characters (stet_lsp/gate/parts.py),
+read on as far as the text goes on as the value does (of values that share those
+characters, the one it goes on as longest). Such a part counts as a copy by the same tests
+as a whole one, so another key that shares a value's first characters runs on past them
+and is no copy."""
 
 from __future__ import annotations
 
@@ -35,13 +35,11 @@ from stet_lsp.core.lines import LineIndex
 from stet_lsp.gate.findings import Finding, finding_for
 from stet_lsp.gate.heuristics import looks_generated, looks_like_reference
 from stet_lsp.gate.jsonaware import LiteralIndex, snap_to_literal
-from stet_lsp.gate.parts import ends
+from stet_lsp.gate.parts import pieces
 from stet_lsp.gate.spans import Span
 
 MIN_LENGTH = 8
 MAX_LENGTH = 512
-PARTIAL_FROM = 16
-_WHOLE, _HEAD, _TAIL = 0, 1, 2
 # An automaton that searched this many texts unchanged (every chunk of a long file is searched
 # for the same values) is built again as a DFA, which finds the same matches a few times
 # faster, when its values are few enough for the DFA to stay small and quick to build.
@@ -50,12 +48,6 @@ _DFA_PATTERN_BYTES = 1 << 14
 _WORDS = re.compile(r"[A-Za-z]+(?:[ _.\-/:][A-Za-z]+)*")
 # Code a generic rule may take for a value (`create_access_token({`, `{tokens[`): a copy of
 # it elsewhere is more code.
-# What separates a token from the next in code or a command: a part is of a token's
-# characters alone (`sk-password=` is the start of an assignment a generic rule took whole).
-# A part of a generated value has many distinct characters; `xxxxxxxxxxxx` is a filler's,
-# found at every place of a long run of it.
-_DISTINCT = 6
-_SEPARATOR = re.compile(r"[\s\"'`\\=:;,<>(){}\[\]]")
 _CODE = re.compile(r"[A-Za-z_]{3,}\w*\(|\{[A-Za-z_]\w*[\[.(]")
 
 
@@ -79,8 +71,8 @@ class Repeats:
         self._origins: dict[str, Span] = {}
         self._automaton: ahocorasick_rs.BytesAhoCorasick | None = None
         self._values: list[str] = []
-        self._patterns: list[tuple[int, int, str]] = []
-        """What the automaton looks for: (value's index, whole, head or tail, text)."""
+        self._pieces: list[_Piece] = []
+        """What the automaton looks for after the values (whose indexes are theirs): pieces."""
         self._searches = 0  # by the automaton as it is
 
     def __bool__(self) -> bool:
@@ -139,16 +131,11 @@ class Repeats:
         text that is not ASCII."""
         if self._automaton is None:
             self._values = list(self._origins)
-            # The values first: a value's index is its pattern's.
-            self._patterns = [(index, _WHOLE, value) for index, value in enumerate(self._values)]
-            for index, value in enumerate(self._values):
-                self._patterns += _pieces(index, value, self._origins[value])
-            self._automaton = ahocorasick_rs.BytesAhoCorasick(
-                [_utf8(piece) for _, _, piece in self._patterns]
-            )
+            self._pieces = _pieces_of(self._values, self._origins)
+            self._automaton = ahocorasick_rs.BytesAhoCorasick(self._patterns())
             self._searches = 0
         elif self._searches == _SEARCHES_BEFORE_DFA:
-            patterns = [_utf8(piece) for _, _, piece in self._patterns]
+            patterns = self._patterns()
             if sum(map(len, patterns)) <= _DFA_PATTERN_BYTES:
                 self._automaton = ahocorasick_rs.BytesAhoCorasick(
                     patterns, implementation=ahocorasick_rs.Implementation.DFA
@@ -167,28 +154,34 @@ class Repeats:
             found = [(index, characters[start], characters[end]) for index, start, end in found]
         return self._read_on(text, found)
 
+    def _patterns(self) -> list[bytes]:
+        return [_utf8(value) for value in self._values] + [
+            _utf8(piece.text) for piece in self._pieces
+        ]
+
     def _read_on(self, text: str, found: list[_Match]) -> list[_Match]:
-        """The matches, each of a piece read on as far as the text goes on as its value does.
-        A piece's match inside a copy of its value read on already is left out: it is part
-        of that copy, and reading each on made a text of a value repeated quadratic."""
+        """The matches, each of a piece read on as far as the text goes on as the value of
+        that piece it agrees with longest does. A piece's match inside a copy read on already
+        is left out: it is part of that copy, and reading each on made a text of a value
+        repeated quadratic."""
         values = len(self._values)
-        if len(self._patterns) == values:
+        if not self._pieces:
             return found
         matches = [match for match in found if match[0] < values]
         parts = sorted((match for match in found if match[0] >= values), key=_START)
         reached: dict[int, int] = {}
         for pattern, start, _ in parts:
-            index, kind, _ = self._patterns[pattern]
-            if kind == _HEAD and start >= reached.get(pattern, -1):
-                end = start + _common_length(text, start, self._values[index], forward=True)
-                reached[pattern] = end
-                matches.append((index, start, end))
+            piece = self._pieces[pattern - values]
+            if piece.at_head and start >= reached.get(pattern, -1):
+                index, length = piece.longest(text[start : start + piece.reach])
+                reached[pattern] = start + length
+                matches.append((index, start, start + length))
         for pattern, _, end in reversed(sorted(parts, key=_END)):
-            index, kind, _ = self._patterns[pattern]
-            if kind == _TAIL and end <= reached.get(pattern, len(text) + 1):
-                start = end - _common_length(text, end, self._values[index], forward=False)
-                reached[pattern] = start
-                matches.append((index, start, end))
+            piece = self._pieces[pattern - values]
+            if not piece.at_head and end <= reached.get(pattern, len(text) + 1):
+                index, length = piece.longest(text[max(0, end - piece.reach) : end][::-1])
+                reached[pattern] = end - length
+                matches.append((index, end - length, end))
         return matches
 
     def findings(self, text: str, found: Sequence[Finding]) -> list[Finding]:
@@ -267,38 +260,46 @@ def _span_of(finding: Finding) -> Span:
     return Span(finding.offset, finding.end_offset, finding.rule, 0, finding.replacement, prefix)
 
 
-def _common_length(text: str, at: int, value: str, forward: bool) -> int:
-    """How many characters of `value` the text holds from `at` on (forward), or up to `at`
-    from the value's end (not forward)."""
-    if forward:
-        held = text[at : at + len(value)]
-        pairs = zip(held, value, strict=False)
-    else:
-        held = text[max(0, at - len(value)) : at]
-        pairs = zip(reversed(held), reversed(value), strict=False)
-    for length, (got, wanted) in enumerate(pairs):
-        if got != wanted:
+class _Piece:
+    """A piece some values share (parts.py): the values, sorted as read from it (backwards
+    for a last piece), so the one a text agrees with longest is found by bisection."""
+
+    def __init__(self, text: str, at_head: bool, owners: list[tuple[str, int]]) -> None:
+        self.text = text
+        self.at_head = at_head
+        owners.sort()
+        self.keys = [key for key, _ in owners]
+        self.indexes = [index for _, index in owners]
+        self.reach = max(map(len, self.keys))
+
+    def longest(self, held: str) -> tuple[int, int]:
+        """(value's index, length) of the value whose reading `held` (a text from where this
+        piece starts, or backwards from where it ends) agrees with longest."""
+        at = bisect_left(self.keys, held)
+        best = (-1, -1)
+        for neighbour in (at - 1, at):
+            if 0 <= neighbour < len(self.keys):
+                length = _common_length(held, self.keys[neighbour])
+                if length > best[1]:
+                    best = (self.indexes[neighbour], length)
+        return best
+
+
+def _pieces_of(values: list[str], origins: dict[str, Span]) -> list[_Piece]:
+    """The distinct pieces of the values, each with the values that hold it."""
+    shared: dict[tuple[bool, str], list[tuple[str, int]]] = {}
+    for index, value in enumerate(values):
+        for at_head, piece in pieces(value, origins[value].rule):
+            key = value if at_head else value[::-1]
+            shared.setdefault((at_head, piece), []).append((key, index))
+    return [_Piece(text, at_head, owners) for (at_head, text), owners in shared.items()]
+
+
+def _common_length(one: str, other: str) -> int:
+    for length, (a, b) in enumerate(zip(one, other, strict=False)):
+        if a != b:
             return length
-    return min(len(held), len(value))
-
-
-def _pieces(index: int, value: str, origin: Span) -> list[tuple[int, int, str]]:
-    """What to look for, besides `value` itself, to find its parts: for a long value, its
-    first and last characters (see the module's docstring)."""
-    pieces: list[tuple[int, int, str]] = []
-    if len(value) < PARTIAL_FROM:
-        return pieces
-    head, tail = ends(value, origin.rule, origin.prefix)
-    for kind, piece in ((_HEAD, head), (_TAIL, tail)):
-        if (
-            piece
-            and len(piece) < len(value)
-            and _SEPARATOR.search(piece) is None
-            and len(set(piece)) >= _DISTINCT
-            and repeatable(piece)
-        ):
-            pieces.append((index, kind, piece))
-    return pieces
+    return min(len(one), len(other))
 
 
 def _a_word(value: str) -> bool:

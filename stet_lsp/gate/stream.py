@@ -182,13 +182,14 @@ def redact_blocks(
     repeats = Repeats(is_json_path(path))
     chunks: list[_Read] = []
     used: dict[str, int] = {}
+    numbering = Numbering(used)  # the numbers used, as the chunks' scans find them
     parts = scan_chunks(blocks, config, path, home_paths=False, parallel=parallel)
     with contextlib.closing(parts):  # a helper still at work stops if this one fails
         for part in parts:
             used_numbers(part.text, used)
             repeats.add_findings(part.text, part.findings, part.offset)
+            numbering.know(part.text, part.findings, part.offset)
             chunks.append(_Read.of(part))
-    numbering = Numbering(used)
     for read, chunk in _again(chunks, blocks, path):
         local = read.local()
         extra = repeats.findings(chunk, local)

@@ -39,6 +39,18 @@ def test_one_megabyte_line_of_near_matches() -> None:
         assert secret not in result.text
 
 
+def test_many_values_that_share_their_first_characters_then_those_repeated() -> None:
+    """Each copy of a piece that 400 found values share is read on once, not once a value."""
+    head = gate_corpus.pick(RNG, gate_corpus.ALNUM, 12)
+    values = [head + gate_corpus.pick(RNG, gate_corpus.ALNUM, 20) for _ in range(400)]
+    text = "".join(f"export TOKEN_{i}={value}\n" for i, value in enumerate(values))
+    text += f"{values[-1][:20]}… " * 40_000
+    with time_limit(60):
+        result = redact_text(text, path="run.sh", cache=ResultCache())
+    assert values[-1][:20] not in result.text
+    assert result.text.count("[REDACTED:secret-assignment#400]") == 40_001
+
+
 def test_ten_megabyte_minified_single_line_json() -> None:
     rng = random.Random(4)
     records = []

@@ -72,9 +72,9 @@ def test_words_and_short_values_are_not_looked_for_again(text: str, kept: str) -
 
 
 def _stream(found_late: bool) -> str:
-    """Two chunks at least: the echo in the first, the assignment that gives the value away
-    in the last (or the other way round)."""
-    echo = json.dumps({"type": "assistant", "content": f"I used {TOKEN} for the call"})
+    """Two chunks at least: the echo (whole and in part) in the first, the assignment that
+    gives the value away in the last (or the other way round)."""
+    echo = json.dumps({"type": "assistant", "content": f"I used {TOKEN} ({TOKEN[:16]}…)"})
     found = json.dumps({"type": "tool_result", "content": f"export API_TOKEN={TOKEN}"})
     filler = [json.dumps({"type": "tool_result", "content": "x" * 2000})] * (CHUNK_SIZE // 1000)
     lines = [echo, *filler, found] if found_late else [found, *filler, echo]
@@ -96,8 +96,8 @@ def test_a_stream_redacts_a_value_found_in_any_chunk_in_every_chunk(
     report = redact_blocks(blocks, GateConfig(), "e.jsonl", written.append, parallel=parallel)
     whole = redact_text(text, path="e.jsonl", cache=None)
     assert "".join(written) == whole.text
-    assert TOKEN not in whole.text and whole.text.count(MARKER) == 2
-    assert report.counts() == {"secret-assignment": 2}
+    assert TOKEN[:16] not in whole.text and whole.text.count(MARKER) == 3
+    assert report.counts() == {"secret-assignment": 3}
     scanned = scan_blocks(blocks, GateConfig(), "e.jsonl", parallel=parallel)
     assert scanned.findings == scan_text(text, path="e.jsonl", cache=None)
 
@@ -283,7 +283,7 @@ def test_a_long_value_printed_truncated_is_redacted_with_its_marker() -> None:
     runs on past them and stays, and so do too few characters past a format's prefix."""
     github = "ghp_" + TOKEN + "Ab12Cd34Ef56"
     text = (
-        f"the key starts {TOKEN[:14]}… as you said\n"
+        f"the key starts {TOKEN[:14]}… and ends …{TOKEN[-13:]} as you said\n"
         f"export API_TOKEN={TOKEN}\n"
         f"echo ${{API_TOKEN:0:16}} prints {TOKEN[:16]}\n"
         f"ends with ...{TOKEN[-13:]}\n"
@@ -295,7 +295,7 @@ def test_a_long_value_printed_truncated_is_redacted_with_its_marker() -> None:
     result = redact_text(text, path="run.sh", cache=None)
     lines = result.text.splitlines()
     assert lines[:4] == [
-        f"the key starts {MARKER}… as you said",
+        f"the key starts {MARKER}… and ends …{MARKER} as you said",
         f"export API_TOKEN={MARKER}",
         f"echo ${{API_TOKEN:0:16}} prints {MARKER}",
         f"ends with ...{MARKER}",
@@ -317,3 +317,33 @@ def test_in_json_a_part_of_a_value_goes_and_the_json_stays_valid() -> None:
     said = [json.loads(line)["content"] for line in redacted.splitlines()]
     assert said[1] == f"Set. It begins {MARKER}...\n{MARKER}"
     assert said[2] == records[2]["content"]
+
+
+def test_parts_of_values_that_start_alike_take_the_marker_of_the_one_they_hold() -> None:
+    """Two tokens sharing their first characters: a part takes the number of the one it is
+    a part of; values too short to be looked for in part keep numbers of their own."""
+    other = TOKEN[:12] + "ZZzz99YYyy88"
+    text = (
+        f"export API_TOKEN={TOKEN}\nexport OTHER_TOKEN={other}\nmasked {other[:16]}…\n"
+        "export A_TOKEN=Xk9q2LmWp4Tz\nexport B_TOKEN=Xk9q2LmWp4Tz7Q\nexport C_TOKEN=0Xk9q2LmWp4Tz\n"
+    )
+    lines = redact_text(text, path="run.sh", cache=None).text.splitlines()
+    assert [line.rsplit("#", 1)[-1] for line in lines] == ["1]", "2]", "2]…", "3]", "4]", "5]"]
+
+
+def test_a_part_holds_characters_past_what_every_key_of_its_format_starts_with() -> None:
+    """The prefix of a format with several (Square's `EAAA` and `sq0`) is known; PyPI's
+    macaroon header and a Slack token's workspace and user numbers are public, so text
+    naming them stays, while a part of the token past them goes."""
+    square = "EAAA" + "lZ8nQ2xK7tRm4Wp9Vb3Hc6Jd1Fg5Ys0Ue8Ai2Oq7Nk4Mr9Lt3Bx6Cv1Zw5"
+    pypi = "pypi-AgEIcHlwaS5vcmcCJDk3ZjM0YjVhLWJlZWYtNDc3Zi1hYjFkLTFmYjA1ZDg2NWQ0MwACKlsz" + TOKEN
+    slack = "xoxb-1234567890123-9876543210987-" + TOKEN[::-1]
+    text = (
+        f"square: {square}\nhead: {square[:20]}…\n"
+        f"TWINE_PASSWORD={pypi}\ntokens start pypi-AgEIcHlwaS5vcmc… here\n"
+        f"SLACK_BOT_TOKEN={slack}\nworkspace xoxb-1234567890123-… and …{slack[-16:]}\n"
+    )
+    lines = redact_text(text, path="run.sh", cache=None).text.splitlines()
+    assert lines[1] == "head: [REDACTED:square-token#1]…"
+    assert lines[3] == "tokens start pypi-AgEIcHlwaS5vcmc… here"
+    assert lines[5] == "workspace xoxb-1234567890123-… and …[REDACTED:slack-token#1]"
