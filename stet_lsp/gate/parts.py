@@ -48,10 +48,6 @@ def pieces_held(part: str, rule: str) -> list[tuple[bool, str]]:
     return found + ([(False, part[-PIECE:])] if len(part) >= PIECE else [])
 
 
-def holds(whole: str, part: str, at_head: bool) -> bool:
-    return whole.startswith(part) if at_head else whole.endswith(part)
-
-
 def _head_length(value: str, rule: str) -> int | None:
     public = max((p for p in _public_heads(rule) if value.startswith(p)), key=len, default="")
     numbers = _NUMBERS.match(value, len(public))

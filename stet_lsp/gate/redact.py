@@ -10,8 +10,10 @@ text, stay valid and no home path goes through per-finding span handling.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,7 +22,7 @@ from stet_lsp.gate.cache import DEFAULT_CACHE, ResultCache
 from stet_lsp.gate.findings import Finding
 from stet_lsp.gate.homepaths import RULE as HOME_PATH_RULE
 from stet_lsp.gate.homepaths import normalize_counted
-from stet_lsp.gate.parts import holds, pieces, pieces_held
+from stet_lsp.gate.parts import pieces, pieces_held
 from stet_lsp.gate.report import RedactionReport
 
 if TYPE_CHECKING:
@@ -111,7 +113,8 @@ class Numbering:
         self._numbers: dict[str, dict[str, int]] = {}
         self._counts: dict[str, int] = {}
         self._wholes: dict[tuple[str, bool, str], list[str]] = {}
-        """(rule, at the head, piece): the values known that hold that piece."""
+        """(rule, at the head, piece): the values known that hold that piece, sorted as read
+        from it (backwards for a last piece)."""
         self._json_text = False
 
     def in_json(self) -> Numbering:
@@ -129,8 +132,10 @@ class Numbering:
                 value = self._value(text[finding.offset - offset : finding.end_offset - offset])
                 for at_head, piece in pieces(value, finding.rule):
                     known = self._wholes.setdefault((finding.rule, at_head, piece), [])
-                    if value not in known:
-                        known.append(value)
+                    read = value if at_head else value[::-1]
+                    at = bisect_left(known, read)
+                    if at == len(known) or known[at] != read:
+                        known.insert(at, read)
 
     def marker(self, finding: Finding, value: str) -> str:
         if finding.replacement is not None:
@@ -157,14 +162,18 @@ class Numbering:
         return number
 
     def _whole_of(self, rule: str, value: str) -> str | None:
-        """The longest value known that `value` is a part of (the first known of equals)."""
-        wholes = [
-            whole
-            for at_head, piece in pieces_held(value, rule)
-            for whole in self._wholes.get((rule, at_head, piece), ())
-            if whole != value and holds(whole, value, at_head)
-        ]
-        return max(wholes, key=len, default=None)
+        """The longest value known that `value` is a part of (of equals, the first in order)."""
+        best = ""
+        for at_head, piece in pieces_held(value, rule):
+            known = self._wholes.get((rule, at_head, piece), [])
+            read = value if at_head else value[::-1]
+            # The values read so that `value` starts them stand together, from where it would.
+            for whole in itertools.islice(known, bisect_left(known, read), None):
+                if not whole.startswith(read):
+                    break
+                if len(whole) > max(len(best), len(value)):
+                    best = whole if at_head else whole[::-1]
+        return best or None
 
 
 def used_numbers(text: str, highest: dict[str, int] | None = None) -> dict[str, int]:
