@@ -22,7 +22,7 @@ from stet_lsp.gate.cli import add_config_options, config_of
 
 # sessions.HARNESSES, written out so that building the parser loads nothing (a test holds
 # the two equal).
-_HARNESSES = ("claude-code", "codex", "gemini-cli", "aider", "openhands-v1")
+_HARNESSES = ("claude-code", "codex", "gemini-cli", "qwen-code", "aider", "openhands-v1")
 
 
 def register(commands: Any) -> None:

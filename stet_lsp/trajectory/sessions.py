@@ -14,6 +14,12 @@
   form), `<home>` being `$GEMINI_CLI_HOME` or the home folder. `<project>` is the sha256 hex
   of the project root path (its first 16 characters in early versions), or a short name
   that `~/.gemini/projects.json` and a `.project_root` file in the folder tie to the path.
+- Qwen Code: `<runtime>/projects/<project>/chats/<session id>.jsonl`, `<runtime>` being
+  `$QWEN_RUNTIME_DIR` or `~/.qwen` and `<project>` the project's path with every UTF-16 code
+  unit that is not an ASCII letter or digit replaced by "-" (as Claude Code's, uncut); early
+  versions wrote `<runtime>/tmp/<sha256 hex of the path>/chats/`. Sessions started in a
+  folder inside the repository have their own project folder; every record names its `cwd`,
+  which decides.
 - aider: `<root>/.aider.chat.history.md`, one history for the repository.
 - OpenHands (V1, the `openhands` CLI and the software-agent-sdk): a folder a conversation,
   `<conversations>/<id>/` with `base_state.json` and `events/event-*.json`, `<conversations>`
@@ -95,7 +101,7 @@ _UUID_AT_END = re.compile(
 )
 
 
-HARNESSES = ("claude-code", "codex", "gemini-cli", "aider", "openhands-v1")
+HARNESSES = ("claude-code", "codex", "gemini-cli", "qwen-code", "aider", "openhands-v1")
 """The harnesses whose sessions find_sessions lists (the CLI's `--harness` choices)."""
 
 
@@ -124,6 +130,7 @@ def find_sessions(
     found += _claude_sessions(roots, _claude_config_dirs(home, environment))
     found += _codex_sessions(roots, _codex_home(home, environment))
     found += _gemini_sessions(roots, _gemini_dir(home, environment))
+    found += _qwen_sessions(roots, _qwen_dir(home, environment))
     found += _aider_sessions(Path(roots[0]))
     found += _openhands_sessions(roots, _openhands_conversations(home, environment))
     found.sort(key=lambda item: (-item.instant, item.info.harness, str(item.info.path)))
@@ -556,6 +563,90 @@ def _gemini_prompt(message: dict[str, Any]) -> str | None:
         else:
             continue
         if text.strip() and not text.lstrip().startswith(_GEMINI_NOT_PROMPTS):
+            return _one_line(text)
+    return None
+
+
+# --- Qwen Code --------------------------------------------------------------------------------
+
+
+def _qwen_dir(home: Path | None, env: Mapping[str, str]) -> Path | None:
+    configured = env.get("QWEN_RUNTIME_DIR", "").strip()
+    if configured:
+        return Path(configured).expanduser()
+    return home / ".qwen" if home is not None else None
+
+
+def _qwen_sessions(roots: list[str], runtime: Path | None) -> list[_Found]:
+    base = _real_dir(runtime) if runtime is not None else None
+    if runtime is None or base is None:
+        return []
+    found: list[_Found] = []
+    seen: set[str] = set()
+    for folder, exact in _qwen_project_folders(runtime, roots):
+        for path, status in _regular_files(folder / "chats", base, _is_qwen_session):
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            head = _qwen_head(path)
+            # Different paths can share a folder name; the recorded cwd tells them apart.
+            if head.cwd is None and not exact:
+                continue
+            if head.cwd is not None and not _inside_any(head.cwd, roots):
+                continue
+            seen.add(real)
+            found.append(_found("qwen-code", path, status, head))
+    return found
+
+
+def _qwen_project_folders(runtime: Path, roots: list[str]) -> Iterator[tuple[Path, bool]]:
+    """The project folders of the repository, the hashed ones of early versions, and those
+    of the folders inside it (whose names start with the repository's and "-"), with whether
+    the name alone says so (otherwise the sessions' recorded cwd decides)."""
+    names = [claude_project_folder(root) for root in roots]
+    projects = runtime / "projects"
+    for entry in _entries(projects):
+        if entry in names:
+            yield projects / entry, True
+        elif any(entry.startswith(name + "-") for name in names):
+            yield projects / entry, False
+    hashes = (hashlib.sha256(root.encode("utf-8")).hexdigest() for root in roots)
+    for digest in dict.fromkeys(hashes):
+        yield runtime / "tmp" / digest, True
+
+
+def _is_qwen_session(name: str) -> bool:
+    return name.endswith(".jsonl")
+
+
+def _qwen_head(path: Path) -> _Head:
+    """Session id, start and cwd from the first records (each names them); the request is
+    the first prompt's `displayText`, or its text parts."""
+    head = _Head()
+    for record in _head_records(path):
+        if not isinstance(record, dict):
+            continue
+        head.session_id = head.session_id or _string(record.get("sessionId"))
+        head.cwd = head.cwd or _string(record.get("cwd"))
+        head.start_at(record.get("timestamp"))
+        if head.prompt is None and record.get("type") == "user" and "subtype" not in record:
+            head.prompt = _qwen_prompt(record)
+        if head.prompt is not None and head.session_id and head.cwd:
+            break
+    head.session_id = head.session_id or path.stem
+    return head
+
+
+def _qwen_prompt(record: dict[str, Any]) -> str | None:
+    payload = record.get("systemPayload")
+    shown = payload.get("displayText") if isinstance(payload, dict) else None
+    if isinstance(shown, str) and shown.strip():
+        return _one_line(shown)
+    message = record.get("message")
+    parts = message.get("parts") if isinstance(message, dict) else None
+    for part in parts if isinstance(parts, list) else []:
+        text = part.get("text") if isinstance(part, dict) else None
+        if isinstance(text, str) and text.strip() and not text.lstrip().startswith("<qwen:"):
             return _one_line(text)
     return None
 

@@ -614,7 +614,87 @@ def test_gemini_cli_home_and_a_document_longer_than_the_head(
     )
 
 
+# --- Qwen Code --------------------------------------------------------------------------------
+
+
+def qwen_record(kind: str, cwd: Path | str, time: str, session: str, **extra: Any) -> Any:
+    return {
+        "uuid": f"{session}-{time}",
+        "parentUuid": None,
+        "sessionId": session,
+        "timestamp": time,
+        "type": kind,
+        "cwd": str(cwd),
+        "version": "0.21.13",
+        **extra,
+    }
+
+
+def qwen_session(chats: Path, session: str, cwd: Path | str, prompt: str, time: str) -> Path:
+    return write_jsonl(
+        chats / f"{session}.jsonl",
+        [
+            qwen_record("system", cwd, time, session, subtype="session_source"),
+            qwen_record(
+                "user",
+                cwd,
+                time,
+                session,
+                systemPayload={"displayText": prompt, "hookContext": ""},
+                message={"role": "user", "parts": [{"text": prompt}]},
+            ),
+        ],
+    )
+
+
+def test_qwen_sessions_by_project_folder(repo: Path, home: Path, tmp_path: Path) -> None:
+    projects = home / ".qwen" / "projects"
+    own = qwen_session(
+        projects / claude_project_folder(str(repo)) / "chats",
+        "qwen-1",
+        repo,
+        "Fix the parser",
+        "2026-03-02T10:00:00.000Z",
+    )
+    inner = repo / "pkg"
+    qwen_session(
+        projects / claude_project_folder(str(inner)) / "chats",
+        "qwen-2",
+        inner,
+        "Inside",
+        "2026-03-01T10:00:00.000Z",
+    )
+    early = home / ".qwen" / "tmp" / sha(str(repo)) / "chats"
+    qwen_session(early, "qwen-0", repo, "Early", "2025-10-01T10:00:00.000Z")
+    # A sibling whose folder name starts with the repository's: its cwd says it is not.
+    sibling = tmp_path / f"{repo.name}-other"
+    qwen_session(
+        projects / claude_project_folder(str(sibling)) / "chats",
+        "qwen-9",
+        sibling,
+        "Elsewhere",
+        "2026-03-03T10:00:00.000Z",
+    )
+    found = find_sessions(repo, home=home, env={})
+    assert [(s.harness, s.session_id, s.started, s.first_prompt) for s in found] == [
+        ("qwen-code", "qwen-1", "2026-03-02T10:00:00.000Z", "Fix the parser"),
+        ("qwen-code", "qwen-2", "2026-03-01T10:00:00.000Z", "Inside"),
+        ("qwen-code", "qwen-0", "2025-10-01T10:00:00.000Z", "Early"),
+    ]
+    assert found[0].path == own and found[0].size == own.stat().st_size
+
+
+def test_qwen_runtime_dir_from_the_environment(repo: Path, home: Path, tmp_path: Path) -> None:
+    runtime = tmp_path / "runtime"
+    chats = runtime / "projects" / claude_project_folder(str(repo)) / "chats"
+    qwen_session(chats, "qwen-env", repo, "From the runtime dir", "2026-03-02T10:00:00.000Z")
+    found = find_sessions(repo, home=home, env={"QWEN_RUNTIME_DIR": str(runtime)})
+    assert [(s.harness, s.session_id) for s in found] == [("qwen-code", "qwen-env")]
+    assert find_sessions(repo, home=home, env={}) == []
+
+
 # --- aider ------------------------------------------------------------------------------------
+
 
 AIDER_HISTORY = """
 # aider chat started at 2025-07-15 11:38:37
@@ -672,9 +752,12 @@ def test_all_harnesses_newest_first(repo: Path, home: Path) -> None:
     (repo / ".aider.chat.history.md").write_text(AIDER_HISTORY)
     conversations = home / ".openhands" / "conversations"
     write_conversation(conversations, openhands_state(repo), openhands_events(repo))
+    qwen_chats = home / ".qwen" / "projects" / claude_project_folder(str(repo)) / "chats"
+    qwen_session(qwen_chats, "qwen-1", repo, "Fix", "2026-01-05T09:00:00.000Z")
     found = find_sessions(repo, home=home, env={})
     assert [(s.harness, s.started) for s in found] == [
         ("openhands-v1", "2026-06-16T05:39:01.809928"),
+        ("qwen-code", "2026-01-05T09:00:00.000Z"),
         ("gemini-cli", "2026-01-04T12:00:00.000Z"),
         ("codex", "2026-01-03T08:00:00.000Z"),
         ("claude-code", "2026-01-02T10:00:01.000Z"),

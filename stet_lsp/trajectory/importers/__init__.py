@@ -14,6 +14,7 @@ _MODULES = {
     "claude-code": "stet_lsp.trajectory.importers.claude_code",
     "codex": "stet_lsp.trajectory.importers.codex",
     "gemini-cli": "stet_lsp.trajectory.importers.gemini",
+    "qwen-code": "stet_lsp.trajectory.importers.qwen_code",
     "openhands": "stet_lsp.trajectory.importers.openhands",
     "openhands-v1": "stet_lsp.trajectory.importers.openhands_v1",
     "mini-swe-agent": "stet_lsp.trajectory.importers.swe_agent",

@@ -110,6 +110,7 @@ from stet_lsp.trajectory.importers.diffs import Diff, file_diff, fragment_diff, 
 from stet_lsp.trajectory.importers.edits import change_fields
 from stet_lsp.trajectory.importers.fields import text_field
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
+from stet_lsp.trajectory.importers.qwen_code import is_qwen_record
 from stet_lsp.trajectory.importers.shell_moves import moved_paths
 
 FORMAT = "claude-code"
@@ -183,8 +184,8 @@ class ClaudeCodeImporter:
         """A JSONL file whose first records are Claude Code's: a known `type` beside one of
         its own keys (sessionId, parentUuid, uuid, leafUuid, messageId) and no `payload`
         (Codex rollouts wrap everything in one) or `projectHash` (a Gemini CLI session's
-        metadata, whose messages may name their sessionId too), and no message of Gemini
-        API `parts` (Qwen Code writes its sessions in records shaped like these)."""
+        metadata, whose messages may name their sessionId too), and none of Qwen Code's,
+        which have Claude Code's keys around a Gemini API message (`is_qwen_record`)."""
         lines = head.splitlines()
         cut: str | None = None
         for index, text in enumerate(lines[:20]):
@@ -199,7 +200,7 @@ class ClaudeCodeImporter:
                 break
             if not isinstance(value, dict) or "payload" in value or "projectHash" in value:
                 return False
-            if _holds_parts(value):
+            if is_qwen_record(value):
                 return False
             kind = text_field(value.get("type"))
             if kind in _RECORD_TYPES and any(key in value for key in _RECORD_KEYS):
@@ -225,11 +226,6 @@ class ClaudeCodeImporter:
 
 
 IMPORTERS = {FORMAT: ClaudeCodeImporter()}
-
-
-def _holds_parts(record: dict[str, Any]) -> bool:
-    message = record.get("message")
-    return isinstance(message, dict) and "parts" in message and "content" not in message
 
 
 class _At(NamedTuple):

@@ -326,8 +326,8 @@ class _Reader:
         elif kind == "gemini":
             self._reply(context, record, at, time)
         elif kind == "error":
-            self.parsed.emit(Error, at, time, agent, message=_parts_text(record.get("content")))
-        elif kind == "info" and _parts_text(record.get("content")).strip() == _CANCELLED:
+            self.parsed.emit(Error, at, time, agent, message=parts_text(record.get("content")))
+        elif kind == "info" and parts_text(record.get("content")).strip() == _CANCELLED:
             # The user stopped the request (Esc): an interrupt.
             self.parsed.emit(Error, at, time, agent, message=_CANCELLED, interrupt=True)
         elif kind in ("info", "warning"):
@@ -341,8 +341,8 @@ class _Reader:
     ) -> None:
         agent = context.agent
         shown = record.get("displayContent")
-        sent = _parts_text(record.get("content"))
-        text = _parts_text(shown) if shown is not None else sent
+        sent = parts_text(record.get("content"))
+        text = parts_text(shown) if shown is not None else sent
         stripped = text.strip()
         if stripped.startswith(_HARNESS_CONTEXT):
             self.parsed.emit(
@@ -370,7 +370,7 @@ class _Reader:
     ) -> None:
         agent = context.agent
         model = text_field(record.get("model"))
-        parts = _parts(record.get("content"))
+        parts = content_parts(record.get("content"))
         thoughts = [t for t in sequence(record.get("thoughts")) if isinstance(t, dict)]
         for thought in thoughts:
             text = _thought_text(thought)
@@ -459,7 +459,7 @@ class _Reader:
             return
         arguments = mapping(call.get("args"))
         if isinstance(display, dict) and "fileDiff" in display:
-            fields = _file_diff_fields(display, arguments)
+            fields = file_diff_fields(display, arguments)
             if fields is not None:
                 self.parsed.emit(FileChange, at, time, agent, call_id=call_id, **fields)
             return
@@ -498,7 +498,7 @@ class _Reader:
         call.answered = True
         body = response.get("response")
         ok = not (isinstance(body, dict) and "error" in body)
-        output = _response_text(body)
+        output = response_text(body)
         # No FileDiff recorded: the change as the call's arguments tell it, unless the tool
         # said in its output that it made none (a response without `error` may still hold
         # "Failed to edit, 0 occurrences found…").
@@ -519,24 +519,9 @@ class _Reader:
         time: str | None,
         agent: str | None,
     ) -> None:
-        """Gemini counts cached tokens inside `input` and thinking beside `output`."""
-        tokens = record.get("tokens")
-        if not isinstance(tokens, dict):
-            return
-        prompt, cached = count_field(tokens.get("input")), count_field(tokens.get("cached"))
-        output = count_field(tokens.get("output")) + count_field(tokens.get("thoughts"))
-        if not (prompt or output):
-            return
-        self.parsed.emit(
-            Usage,
-            at,
-            time,
-            agent,
-            model=model,
-            input_tokens=max(prompt - cached, 0) + count_field(tokens.get("tool")),
-            output_tokens=output,
-            cache_read_tokens=min(cached, prompt) if prompt else cached,
-        )
+        fields = token_fields(record.get("tokens"))
+        if fields is not None:
+            self.parsed.emit(Usage, at, time, agent, model=model, **fields)
 
     # -- logs.json and checkpoints ------------------------------------------------------------
 
@@ -609,7 +594,7 @@ def _safe(part: str) -> str:
     return "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in part)
 
 
-def _parts(content: Any) -> list[dict[str, Any]]:
+def content_parts(content: Any) -> list[dict[str, Any]]:
     """Content as parts: a string is one text part."""
     if isinstance(content, str):
         return [{"text": content}]
@@ -619,14 +604,14 @@ def _parts(content: Any) -> list[dict[str, Any]]:
 
 
 def _function_responses(content: Any) -> list[dict[str, Any]]:
-    parts = _parts(content)
+    parts = content_parts(content)
     return [p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)]
 
 
-def _parts_text(content: Any) -> str:
+def parts_text(content: Any) -> str:
     """The text of content: its text parts, and what other parts hold by name."""
     texts = []
-    for part in _parts(content):
+    for part in content_parts(content):
         if part.get("thought") is True or "functionResponse" in part:
             continue
         if "text" in part:
@@ -636,6 +621,23 @@ def _parts_text(content: Any) -> str:
         elif isinstance(part.get("fileData"), dict):
             texts.append(f"[file: {as_text(part['fileData'].get('fileUri'))}]")
     return "".join(texts)
+
+
+def token_fields(tokens: Any) -> dict[str, int] | None:
+    """A Usage's token fields from a token summary (`input`, `output`, `cached`, `thoughts`,
+    `tool`); None when it counts nothing. Gemini counts cached tokens inside `input` and
+    thinking beside `output`."""
+    if not isinstance(tokens, dict):
+        return None
+    prompt, cached = count_field(tokens.get("input")), count_field(tokens.get("cached"))
+    output = count_field(tokens.get("output")) + count_field(tokens.get("thoughts"))
+    if not (prompt or output):
+        return None
+    return {
+        "input_tokens": max(prompt - cached, 0) + count_field(tokens.get("tool")),
+        "output_tokens": output,
+        "cache_read_tokens": min(cached, prompt) if prompt else cached,
+    }
 
 
 def _thought_text(thought: dict[str, Any]) -> str:
@@ -649,26 +651,26 @@ def _thought_text(thought: dict[str, Any]) -> str:
 def _result_text(result: Any, call_id: str) -> str:
     """A call's output from its result parts. A call of several made together may hold all
     of their responses; its own is the one with its id."""
-    parts = _parts(result) if result is not None else []
+    parts = content_parts(result) if result is not None else []
     responses = [
         p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)
     ]
     own = [r for r in responses if r.get("id") == call_id]
     if own or len(responses) == 1:
-        texts = [_response_text((own or responses)[0].get("response"))]
+        texts = [response_text((own or responses)[0].get("response"))]
     else:
         texts = []
-    texts.append(_parts_text([p for p in parts if "functionResponse" not in p]))
+    texts.append(parts_text([p for p in parts if "functionResponse" not in p]))
     return "\n".join(t for t in texts if t)
 
 
-def _response_text(body: Any) -> str:
+def response_text(body: Any) -> str:
     if isinstance(body, dict) and body.keys() <= {"output", "error"}:
         return "\n".join(as_text(body[k]) for k in ("output", "error") if body.get(k))
     return as_text(body)
 
 
-def _file_diff_fields(display: dict[str, Any], args: dict[str, Any]) -> dict[str, Any] | None:
+def file_diff_fields(display: dict[str, Any], args: dict[str, Any]) -> dict[str, Any] | None:
     """A FileChange's fields from an edit's FileDiff: the whole file before and after when
     recorded, else the diff the CLI showed."""
     path = text_field(display.get("filePath")) or next(
@@ -706,7 +708,7 @@ def _context_directory(records: list[dict[str, Any]]) -> str | None:
     for record in records[:5]:
         if record.get("type") != "user":
             continue
-        text = _parts_text(record.get("content"))
+        text = parts_text(record.get("content"))
         if not text.lstrip().startswith("<session_context>"):
             continue
         at = text.find(_WORKSPACE_MARK)
