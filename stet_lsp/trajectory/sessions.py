@@ -616,7 +616,9 @@ def _qwen_project_folders(runtime: Path, roots: list[str]) -> Iterator[tuple[Pat
 
 
 def _is_qwen_session(name: str) -> bool:
-    return name.endswith(".jsonl")
+    """`<session id>.jsonl`, not the prompt ledger a daemon keeps beside it
+    (`<session id>.ledger.jsonl`)."""
+    return name.endswith(".jsonl") and "." not in name.removesuffix(".jsonl")
 
 
 def _qwen_head(path: Path) -> _Head:

@@ -310,13 +310,15 @@ def test_rewind_abandons_the_records_off_its_line(tmp_path: Path) -> None:
         [
             prompt("u1", None, 0, "first"),
             reply("a1", "u1", 1, {"text": "one"}),
-            prompt("u2", "a1", 2, "second"),
-            reply("a2", "u2", 3, call("c9", "read_file", path="x")),
-            system("n1", "a2", 4, "custom_title", {"customTitle": "Left", "titleSource": "manual"}),
+            # Written beside the conversation: hangs from a1, continued by nothing.
+            system("s1", "a1", 2, "session_sources_snapshot", {"sources": []}),
+            prompt("u2", "a1", 3, "second"),
+            reply("a2", "u2", 4, call("c9", "read_file", path="x")),
+            system("n1", "a2", 5, "custom_title", {"customTitle": "Left", "titleSource": "manual"}),
             # Back to before the second prompt: the parent is the record before it.
-            system("w1", "a1", 5, "rewind", {"truncatedCount": 3}),
-            prompt("u3", "w1", 6, "second, again"),
-            reply("a3", "u3", 7, {"text": "two"}),
+            system("w1", "a1", 6, "rewind", {"truncatedCount": 3}),
+            prompt("u3", "w1", 7, "second, again"),
+            reply("a3", "u3", 8, {"text": "two"}),
         ],
     )
     events = QWEN.parse(path).events
@@ -324,6 +326,7 @@ def test_rewind_abandons_the_records_off_its_line(tmp_path: Path) -> None:
         "session_start",
         "user_message",
         "agent_message",
+        "raw",
         "user_message",
         "tool_call",
         "raw",
@@ -332,8 +335,8 @@ def test_rewind_abandons_the_records_off_its_line(tmp_path: Path) -> None:
         "agent_message",
         "session_end",
     ]
-    assert [e.abandoned for e in events[1:6]] == [False, False, True, True, True]
-    assert not any(e.abandoned for e in events[6:])
+    assert [e.abandoned for e in events[1:7]] == [False, False, False, True, True, True]
+    assert not any(e.abandoned for e in events[7:])
     assert of(events, "rewind")[0].resumes_after.line == 2
     assert events[0].title is None  # the only title was on the branch left
 
@@ -429,7 +432,8 @@ def test_early_token_summaries_and_reasoning_inside_the_candidates(tmp_path: Pat
 
 def test_truncated_file_diffs_and_calls_without_results(tmp_path: Path) -> None:
     """A FileDiff cut for the session keeps its diff; one whose diff was replaced by a
-    placeholder gives the change its arguments tell."""
+    placeholder gives the change its arguments tell. A response naming no call, or a call
+    answered already, is kept raw."""
     cut = {**EDIT_DISPLAY, "truncatedForSession": True, "originalContent": "def total(…"}
     placeholder = {
         **EDIT_DISPLAY,
@@ -463,6 +467,7 @@ def test_truncated_file_diffs_and_calls_without_results(tmp_path: Path) -> None:
                 resultDisplay=placeholder,
             ),
             result("r3", "r2", 4, "nope", "edit", {"output": "?"}, status="success"),
+            result("r4", "r3", 5, "e2", "edit", {"output": "again"}, status="success"),
         ],
     )
     events = QWEN.parse(path).events
@@ -470,7 +475,10 @@ def test_truncated_file_diffs_and_calls_without_results(tmp_path: Path) -> None:
     assert first.content is None and "+    return round(sum(items), 2)" in first.diff
     assert "-b" in second.diff and "+c" in second.diff
     assert [r.call_id for r in of(events, "tool_result")] == ["e1", "e2"]
-    assert of(events, "raw")[0].reason == "tool response without a call"
+    assert [(r.reason, r.source.line) for r in of(events, "raw")] == [
+        ("tool response without a call", 5),
+        ("tool response to a call answered already", 6),
+    ]
     assert not any(r.call_id == "e3" for r in of(events, "tool_result"))
 
 

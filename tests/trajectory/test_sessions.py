@@ -675,6 +675,10 @@ def test_qwen_sessions_by_project_folder(repo: Path, home: Path, tmp_path: Path)
         "Elsewhere",
         "2026-03-03T10:00:00.000Z",
     )
+    # The prompt ledger a daemon keeps beside a session is no session.
+    (own.parent / "qwen-1.ledger.jsonl").write_text(
+        '{"v":1,"promptId":"p1","state":"done","at":1}\n'
+    )
     found = find_sessions(repo, home=home, env={})
     assert [(s.harness, s.session_id, s.started, s.first_prompt) for s in found] == [
         ("qwen-code", "qwen-1", "2026-03-02T10:00:00.000Z", "Fix the parser"),

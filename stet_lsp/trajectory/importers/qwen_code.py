@@ -19,9 +19,11 @@ API message (`message`: `role` and `parts`). The records, by `type`:
 * `tool_result`: `functionResponse` parts (`id`, `name`, `response`: `output` or `error`)
   answering the calls, and `toolCallResult` (`callId`, `status` "success", "error",
   "cancelled"…, `resultDisplay`: for an edit or a write, Gemini CLI's FileDiff with
-  `fileDiff`, `fileName`, `originalContent`, `newContent`; past 100,000 characters the
-  contents are cut in the middle (`truncatedForSession`) and only the diff is whole, or past
-  50,000 characters a placeholder, when the change is taken from the call's arguments).
+  `fileDiff`, `fileName`, `originalContent`, `newContent`; when a content passes 16,000
+  characters, the diff 50,000 or the three 100,000, each content is cut to 16,000 in the
+  middle (`truncatedForSession`) and only the diff is whole, unless the diff passed 50,000:
+  then it is a placeholder too (`fileDiffTruncated`), and the change is taken from the
+  call's arguments).
 * `system`, by `subtype`: `chat_compression` (the history after a compression in
   `systemPayload.compressedHistory`, the summary first), `rewind` (the user took back turns:
   its `parentUuid` is the record the conversation goes on from), `custom_title` (the title
@@ -84,6 +86,17 @@ _USER_RECORDS = {
     "cron": "prompt a scheduled task sent",
     "goal_runtime": "message the goal runtime sent the model",
 }
+# Written beside the conversation (`updateActiveTail: false`): the next record does not hang
+# from them.
+_BESIDE = frozenset(
+    {
+        "custom_title",
+        "session_source",
+        "session_artifact_event",
+        "session_artifact_snapshot",
+        "session_sources_snapshot",
+    }
+)
 _SYSTEM_RECORDS = {
     "ui_telemetry": "UI telemetry event (replayed for /stats on resume)",
     "slash_command": "slash command",
@@ -439,6 +452,7 @@ class _Reader:
             self._raw(at, time, agent, response, "tool response without a call")
             return
         if call.answered:
+            self._raw(at, time, agent, response, "tool response to a call answered already")
             return
         call.answered = True
         body = response.get("response")
@@ -461,11 +475,23 @@ class _Reader:
         is on a branch left behind."""
         kept = set(self._lineage(text_field(record.get("parentUuid"))))
         for entry in self.entries[:index]:
-            if entry.uuid in kept or _side_chain(entry.record):
+            if entry.uuid in kept or _side_chain(entry.record) or self._beside(entry, kept):
                 continue
             for event in self.parsed.events[entry.first : entry.end]:
                 event.abandoned = True
         self.parsed.emit(Rewind, at, time, resumes_after=self._resumes_after(kept, index))
+
+    def _beside(self, entry: _Entry, kept: set[str]) -> bool:
+        """A record Qwen Code writes beside the conversation, hanging from a record kept but
+        continued by none (a title, the session's sources and artifacts): no turn taken
+        back."""
+        record = entry.record
+        return (
+            isinstance(record, dict)
+            and record.get("type") == "system"
+            and record.get("subtype") in _BESIDE
+            and self.parents.get(entry.uuid or "") in kept
+        )
 
     def _lineage(self, uuid: str | None) -> Iterator[str]:
         seen: set[str] = set()
