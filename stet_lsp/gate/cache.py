@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from stet_lsp.gate.spans import Span
 
 _MEMORY_ENTRIES = 4096
-_FORMAT = 2
-"""2: home paths are no longer spans (stet_lsp/gate/homepaths.py)."""
+_FORMAT = 3
+"""2: home paths are no longer spans (stet_lsp/gate/homepaths.py); 3: how a span was found."""
 
 
 def chunk_key(chunk: str, fingerprint: str, json_mode: bool) -> str:
@@ -77,8 +77,16 @@ def _read(directory: Path, key: str) -> tuple[Span, ...] | None:
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
             return None
         return tuple(
-            Span(int(s), int(e), str(rule), int(p), None if fixed is None else str(fixed), str(pre))
-            for s, e, rule, p, fixed, pre in data["spans"]
+            Span(
+                int(s),
+                int(e),
+                str(rule),
+                int(p),
+                None if fixed is None else str(fixed),
+                str(pre),
+                str(found_as),
+            )
+            for s, e, rule, p, fixed, pre, found_as in data["spans"]
         )
     except (ValueError, KeyError, TypeError):
         # A missing, torn or foreign entry is a miss: the chunk is simply scanned again.
@@ -88,7 +96,9 @@ def _read(directory: Path, key: str) -> tuple[Span, ...] | None:
 def _write(directory: Path, key: str, spans: tuple[Span, ...]) -> None:
     payload = {
         "format": _FORMAT,
-        "spans": [[s.start, s.end, s.rule, s.priority, s.replacement, s.prefix] for s in spans],
+        "spans": [
+            [s.start, s.end, s.rule, s.priority, s.replacement, s.prefix, s.found_as] for s in spans
+        ],
     }
     write_entry(directory, _path(directory, key).relative_to(directory), payload)
 

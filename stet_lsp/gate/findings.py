@@ -23,6 +23,8 @@ class Finding(NamedTuple):
     end_offset: int
     replacement: str | None = None
     """A fixed replacement (`~` for home paths); None: a numbered marker."""
+    found_as: str = ""
+    """As `Span.found_as`: by a rule, or as a copy or a part of a value found elsewhere."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -56,4 +58,5 @@ def finding_for(span: Span, text: str, lines: LineIndex) -> Finding:
         offset=span.start,
         end_offset=span.end,
         replacement=span.replacement,
+        found_as=span.found_as,
     )

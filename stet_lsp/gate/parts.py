@@ -7,8 +7,9 @@ webhook's URL, PyPI's macaroon header, a Slack token's workspace and user number
 last `PIECE`. A piece is of a token's characters alone (no blank, quote, `=`, `:`, `;`, `,`
 or bracket: `sk-password=` is the start of an assignment a generic rule took whole), has
 `_DISTINCT` different characters (`xxxxxxxxxxxx` is a filler's), and could be a value
-itself (`repeats.repeatable`). A value whose text after that prefix is base64 JSON (`eyJ…`,
-a JWT's header) has no first piece unless a `.` ends that header within it.
+itself (`repeats.repeatable`). A value whose text at the end of that prefix is base64 JSON
+(`eyJ…`: a JWT's header, a 1Password service account's descriptor) or a JWT in base64
+(`ZXlK…`) has no first piece unless a `.` ends that header within it.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ _DISTINCT = 6
 _SEPARATOR = re.compile(r"[\s\"'`\\=:;,<>(){}\[\]]")
 # Known beginnings longer than a rule's prefix: a PyPI token's macaroon names `pypi.org`.
 _PUBLIC_HEADS = {"pypi-token": ("pypi-AgEIcHlwaS5vcmc",)}
-# Numbers after the prefix (and a kind's letter) name an account, not a secret: a Slack
-# token's workspace and user (`xoxb-1234567890123-98765…-`).
-_NUMBERS = re.compile(r"[A-Za-z]{0,3}-(?:[0-9]+-)+")
+# Numbers after the prefix name an account or an app, not a secret: a Slack token's
+# workspace and user (`xoxb-1234567890123-98765…-`, `xapp-1-A0123456789-`), after the letter
+# of the token's kind when the prefix stops before it.
+_NUMBERS = re.compile(r"(?:[A-Za-z]{1,3}-)?(?:[A-Z]?[0-9]+-)+")
 
 
 def pieces(value: str, rule: str) -> list[tuple[bool, str]]:
@@ -49,10 +51,13 @@ def pieces_held(part: str, rule: str) -> list[tuple[bool, str]]:
 
 
 def _head_length(value: str, rule: str) -> int | None:
-    public = max((p for p in _public_heads(rule) if value.startswith(p)), key=len, default="")
-    numbers = _NUMBERS.match(value, len(public))
-    end = len(public) if numbers is None else numbers.end()
-    if value.startswith("eyJ", end):
+    lowered = value[:64].lower()
+    public = max((len(p) for p in _public_heads(rule) if lowered.startswith(p)), default=0)
+    numbers = _NUMBERS.match(value, public)
+    end = public if numbers is None else numbers.end()
+    if "eyJ" in value[max(0, end - 3) : end + 3] or value.startswith("ZXlK", end):
+        # Base64 JSON (a JWT's header, a service account's descriptor), or a JWT in base64:
+        # the same first characters in every key made alike.
         dot = value.find(".", end)
         if dot < 0:
             return None
@@ -68,9 +73,10 @@ def _may_be_piece(piece: str) -> bool:
 
 @cache
 def _public_heads(rule: str) -> tuple[str, ...]:
-    """What values of a format start with, by rule (a finding keeps only a preview's first two
-    characters of it)."""
+    """What values of a format start with, lower-cased, by rule: each of its anchors (a
+    finding keeps only a preview's first two characters of it)."""
     from stet_lsp.gate.rules import RULES  # large, and needed only once a secret is found
 
-    heads = {r.prefix for r in RULES if r.name == rule and r.prefix}
-    return (*heads, *_PUBLIC_HEADS.get(rule, ()))
+    heads = {anchor for r in RULES if r.name == rule for anchor in r.anchors}
+    heads |= {r.prefix.lower() for r in RULES if r.name == rule and r.prefix}
+    return (*heads, *(head.lower() for head in _PUBLIC_HEADS.get(rule, ())))

@@ -105,8 +105,8 @@ def apply_redaction(
 class Numbering:
     """Marker numbers: per rule, one per distinct value in order of first appearance, after
     the highest number the text already uses for that rule. A part of a value printed
-    truncated (stet_lsp/gate/parts.py) has the number of the value, when that value is
-    known (`know`), whichever of them comes first."""
+    truncated (stet_lsp/gate/parts.py) has the number of the value a rule found, when that
+    value is known (`know`), whichever of them comes first."""
 
     def __init__(self, used: dict[str, int]) -> None:
         self._used = used
@@ -115,21 +115,26 @@ class Numbering:
         self._wholes: dict[tuple[str, bool, str], list[str]] = {}
         """(rule, at the head, piece): the values known that hold that piece, sorted as read
         from it (backwards for a last piece)."""
+        self._known: set[tuple[str, str]] = set()
         self._json_text = False
 
     def in_json(self) -> Numbering:
         """The same numbers, for values as JSON text writes them (`\\"` for `"`)."""
         shared = Numbering(self._used)
-        shared._numbers, shared._counts, shared._wholes = self._numbers, self._counts, self._wholes
+        shared._numbers, shared._counts = self._numbers, self._counts
+        shared._wholes, shared._known = self._wholes, self._known
         shared._json_text = True
         return shared
 
     def know(self, text: str, findings: Sequence[Finding], offset: int = 0) -> None:
-        """Learn the values of `findings` (positions in `text` less `offset`), whose parts
-        may come before them."""
+        """Learn the values rules found (`findings`, positions in `text` less `offset`),
+        whose parts may come before them."""
         for finding in findings:
-            if finding.replacement is None:
+            if finding.replacement is None and not finding.found_as:
                 value = self._value(text[finding.offset - offset : finding.end_offset - offset])
+                if (finding.rule, value) in self._known:
+                    continue
+                self._known.add((finding.rule, value))
                 for at_head, piece in pieces(value, finding.rule):
                     known = self._wholes.setdefault((finding.rule, at_head, piece), [])
                     read = value if at_head else value[::-1]
@@ -140,7 +145,8 @@ class Numbering:
     def marker(self, finding: Finding, value: str) -> str:
         if finding.replacement is not None:
             return finding.replacement
-        return f"[REDACTED:{finding.rule}#{self._number(finding.rule, self._value(value))}]"
+        number = self._number(finding.rule, self._value(value), finding.found_as == "part")
+        return f"[REDACTED:{finding.rule}#{number}]"
 
     def _value(self, value: str) -> str:
         if self._json_text and "\\" in value:
@@ -148,11 +154,11 @@ class Numbering:
                 return str(json.loads(f'"{value}"'))
         return value
 
-    def _number(self, rule: str, value: str) -> int:
+    def _number(self, rule: str, value: str, part: bool = False) -> int:
         per_value = self._numbers.setdefault(rule, {})
         number = per_value.get(value)
         if number is None:
-            whole = self._whole_of(rule, value)
+            whole = self._whole_of(rule, value) if part else None
             if whole is not None:
                 number = self._number(rule, whole)
             else:

@@ -120,8 +120,13 @@ class Repeats:
             if not _a_token(text, start, end, literals):
                 continue
             for index, first, last in _joined(run):
-                origin = self._origins[self._values[index]]
-                repeated.append(origin._replace(start=first, end=last, replacement=None))
+                value = self._values[index]
+                found_as = "part" if last - first < len(value) else "copy"
+                repeated.append(
+                    self._origins[value]._replace(
+                        start=first, end=last, replacement=None, found_as=found_as
+                    )
+                )
         return repeated
 
     def _matches(self, text: str) -> list[_Match]:
@@ -172,16 +177,22 @@ class Repeats:
         reached: dict[int, int] = {}
         for pattern, start, _ in parts:
             piece = self._pieces[pattern - values]
-            if piece.at_head and start >= reached.get(pattern, -1):
+            if piece.at_head and (piece.recurs or start >= reached.get(pattern, -1)):
                 index, length = piece.longest(text[start : start + piece.reach])
                 reached[pattern] = start + length
                 matches.append((index, start, start + length))
         for pattern, _, end in reversed(sorted(parts, key=_END)):
             piece = self._pieces[pattern - values]
-            if not piece.at_head and end <= reached.get(pattern, len(text) + 1):
+            if not piece.at_head and (piece.recurs or end <= reached.get(pattern, len(text) + 1)):
                 index, length = piece.longest(text[max(0, end - piece.reach) : end][::-1])
-                reached[pattern] = end - length
-                matches.append((index, end - length, end))
+                start = end - length
+                if self.as_json:
+                    # Read back into an escape (`\u2026` before the part: its last digit):
+                    # the part starts after it.
+                    start = _past_escape(text, start)
+                reached[pattern] = start
+                if end - start >= len(piece.text):
+                    matches.append((index, start, end))
         return matches
 
     def findings(self, text: str, found: Sequence[Finding]) -> list[Finding]:
@@ -271,6 +282,9 @@ class _Piece:
         self.keys = [key for key, _ in owners]
         self.indexes = [index for _, index in owners]
         self.reach = max(map(len, self.keys))
+        # Whether the piece stands again inside a value (`Qa7-Zb9-Qa7-…`): then a match inside
+        # a copy read on already may start another.
+        self.recurs = any(key.find(text if at_head else text[::-1], 1) > 0 for key in self.keys)
 
     def longest(self, held: str) -> tuple[int, int]:
         """(value's index, length) of the value whose reading `held` (a text from where this
@@ -296,10 +310,29 @@ def _pieces_of(values: list[str], origins: dict[str, Span]) -> list[_Piece]:
 
 
 def _common_length(one: str, other: str) -> int:
-    for length, (a, b) in enumerate(zip(one, other, strict=False)):
-        if a != b:
-            return length
-    return min(len(one), len(other))
+    """How many first characters the two share (by bisection: slices compare at C speed)."""
+    low, high = 0, min(len(one), len(other))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if one[:middle] == other[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _past_escape(text: str, position: int) -> int:
+    """`position`, or where the JSON escape sequence it falls inside ends."""
+    slash = text.rfind("\\", max(0, position - 5), position)
+    if slash < 0:
+        return position
+    run = slash
+    while run > 0 and text[run - 1] == "\\":
+        run -= 1
+    if (slash - run) % 2:  # the second of `\\`, an escaped backslash, which ends there
+        return position
+    end = slash + (6 if text.startswith("u", slash + 1) else 2)
+    return max(position, end)
 
 
 def _a_word(value: str) -> bool:

@@ -14,16 +14,12 @@ class Span(NamedTuple):
     replacement: str | None = None
     """A fixed replacement (e.g. `~`), or None for a numbered marker."""
     prefix: str = ""
+    found_as: str = ""
+    """"" where a rule found it; "copy" or "part": a copy of a value found elsewhere in the
+    text, whole or in part (stet_lsp/gate/repeats.py)."""
 
     def shifted(self, offset: int) -> Span:
-        return Span(
-            self.start + offset,
-            self.end + offset,
-            self.rule,
-            self.priority,
-            self.replacement,
-            self.prefix,
-        )
+        return self._replace(start=self.start + offset, end=self.end + offset)
 
 
 def merge_spans(spans: list[Span]) -> list[Span]:
@@ -45,6 +41,7 @@ def merge_spans(spans: list[Span]) -> list[Span]:
                 winner.priority,
                 winner.replacement if winner.replacement and last.replacement else None,
                 winner.prefix,
+                min(last.found_as, span.found_as),  # what a rule found, before a copy, a part
             )
             continue
         merged.append(span)

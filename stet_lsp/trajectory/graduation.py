@@ -923,6 +923,7 @@ def _gate_parts(parts: list[str], path: str, config: GateConfig, existing: str =
     repeats = Repeats(is_json_path(path))
     for part, findings in zip(clean, found, strict=True):
         repeats.add_findings(part, findings)
+        numbering.know(part, findings)
     return [
         apply_redaction(
             part, findings + repeats.findings(part, findings), path=path, numbering=numbering

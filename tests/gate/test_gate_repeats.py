@@ -321,14 +321,17 @@ def test_in_json_a_part_of_a_value_goes_and_the_json_stays_valid() -> None:
 
 def test_parts_of_values_that_start_alike_take_the_marker_of_the_one_they_hold() -> None:
     """Two tokens sharing their first characters: a part takes the number of the one it is
-    a part of; values too short to be looked for in part keep numbers of their own."""
+    a part of; values a rule found keep numbers of their own, even one that starts another
+    (`Xk9q2LmWp4Tz` and `Xk9q2LmWp4Tz7Q9r`)."""
     other = TOKEN[:12] + "ZZzz99YYyy88"
     text = (
         f"export API_TOKEN={TOKEN}\nexport OTHER_TOKEN={other}\nmasked {other[:16]}…\n"
         "export A_TOKEN=Xk9q2LmWp4Tz\nexport B_TOKEN=Xk9q2LmWp4Tz7Q\nexport C_TOKEN=0Xk9q2LmWp4Tz\n"
+        "export D_TOKEN=Xk9q2LmWp4Tz7Q9r\n"
     )
     lines = redact_text(text, path="run.sh", cache=None).text.splitlines()
-    assert [line.rsplit("#", 1)[-1] for line in lines] == ["1]", "2]", "2]…", "3]", "4]", "5]"]
+    numbers = [line.rsplit("#", 1)[-1] for line in lines]
+    assert numbers == ["1]", "2]", "2]…", "3]", "4]", "5]", "6]"]
 
 
 def test_a_part_holds_characters_past_what_every_key_of_its_format_starts_with() -> None:
@@ -347,3 +350,66 @@ def test_a_part_holds_characters_past_what_every_key_of_its_format_starts_with()
     assert lines[1] == "head: [REDACTED:square-token#1]…"
     assert lines[3] == "tokens start pypi-AgEIcHlwaS5vcmc… here"
     assert lines[5] == "workspace xoxb-1234567890123-… and …[REDACTED:slack-token#1]"
+
+
+def test_more_public_heads_stay() -> None:
+    """Every prefix a format allows is public (Slack's `xoxe.xoxp-1-`, `xapp-1-` and its app's
+    number), and so is base64 JSON after or within it (a 1Password service account's
+    `ops_eyJ…`) and a JWT in base64 (`ZXlK…`)."""
+    refresh = "xoxe.xoxp-1-Mi0yLTQ1NjE3ODkwMTIzLTk4NzY1NDMyMTA5ODc" + TOKEN
+    app = "xapp-1-A0123456789-1234567890123-" + TOKEN[::-1] + "ab12cd34ef56ab12cd34"
+    ops = "ops_eyJzaWduSW5BZGRyZXNzIjoibXkuMXBhc3N3b3JkLmNvbSIsInVzZXJBdXRoIjp7Im1ldGhvZCI6" + TOKEN
+    text = (
+        f"token: {refresh}\nrefresh tokens look like xoxe.xoxp-1-… here\n"
+        f"token: {app}\napp tokens look like xapp-1-A0123456789-… here\n"
+        f"OP_SERVICE_ACCOUNT_TOKEN={ops}\nthey start ops_eyJzaWduSW5BZGRyZXNz… here\n"
+    )
+    lines = redact_text(text, path="run.sh", cache=None).text.splitlines()
+    assert lines[0].startswith("token: [REDACTED:") and lines[2].startswith("token: [REDACTED:")
+    assert lines[1] == "refresh tokens look like xoxe.xoxp-1-… here"
+    assert lines[3] == "app tokens look like xapp-1-A0123456789-… here"
+    assert lines[5] == "they start ops_eyJzaWduSW5BZGRyZXNz… here"
+
+
+def test_a_last_part_after_an_escape_in_json_is_redacted() -> None:
+    """Read back from its end, a part may run into the escape before it (`\\u2026`, whose
+    last digit the value holds): it starts after the escape, and goes."""
+    value = "Ab3dEf5GhJ7kLm9NpQ2R6t4VwX8yZzQqW"
+    records = [{"c": f"export API_TOKEN={value}"}, {"c": f"it ends …{value[-12:]} ok"}]
+    text = "".join(json.dumps(record) + "\n" for record in records)  # … as \u2026
+    redacted = redact_text(text, path="s.jsonl", cache=None).text
+    said = [json.loads(line)["c"] for line in redacted.splitlines()]
+    assert said[1] == "it ends …[REDACTED:secret-assignment#1] ok"
+
+
+def test_a_value_whose_first_characters_stand_again_inside_it() -> None:
+    """A copy read on inside another (the value repeats its first characters) still starts
+    a copy of its own: no 12 characters of the value are left."""
+    value = "Qa7-Zb9-Qa7-Zb9-Qa7-Xy4Wk2Lm"
+    text = f"export API_TOKEN={value}\nlog: Qa7-Zb9-Qa7-Zb9-Qa7-Zb9-Qa7-Xy4W…\n"
+    redacted = redact_text(text, path="run.sh", cache=None).text
+    assert "Qa7-Xy4W" not in redacted
+
+
+def test_a_stream_numbers_copies_glued_together_as_the_whole_text_does() -> None:
+    """Two values glued in a later chunk are one copy of neither: a stream learns only what
+    rules found, as the whole text does, and writes the same bytes."""
+    one, two = "Hq7Zr2Mx9LpWaB3cD4eF5gH6", "D4eF5gH6Jk8Lm2Nn4Pp6Qq8"
+    head = [
+        json.dumps({"c": f"export ONE_TOKEN={one}"}),
+        json.dumps({"c": f"export TWO_TOKEN={two}"}),
+    ]
+    filler = [json.dumps({"type": "tool_result", "content": "x" * 2000})] * (CHUNK_SIZE // 1000)
+    tail = [json.dumps({"c": f"{one[:16]}… and {one}{two[8:]}"})]
+    text = "\n".join([*head, *filler, *tail]) + "\n"
+    data = text.encode("utf-8")
+
+    def blocks() -> list[str]:
+        return list(text_blocks(io.BytesIO(data), 1 << 16))
+
+    written: list[str] = []
+    redact_blocks(blocks, GateConfig(), "e.jsonl", written.append)
+    whole = redact_text(text, path="e.jsonl", cache=None).text
+    assert "".join(written) == whole
+    last = json.loads(whole.splitlines()[-1])["c"]
+    assert last.startswith("[REDACTED:secret-assignment#1]… and [REDACTED:")

@@ -277,16 +277,23 @@ def test_a_value_found_in_the_code_is_redacted_in_the_entrys_text_too(
     sheet: StyleSheet, root: Path
 ) -> None:
     """The code around the entry assigns a password, the entry quotes it bare (where no rule
-    would find it): one value, one marker, in the text and in the code."""
+    would find it), whole and its first characters: one value, one marker, in the text and in
+    the code."""
     value = "k9Qm2xR7tLw4Zp8Vn3Hc6Jd1"
     lines = (root / "src/app.py").read_text().split("\n")
     lines[9] = f'DB_PASSWORD = "{value}"'
     (root / "src/app.py").write_text("\n".join(lines))
-    entry = add(sheet, f"Staging logs in with {value}; read it from the vault", "convention", 10)
+    entry = add(
+        sheet,
+        f"Staging logs in with {value} (it starts {value[:16]}…); read it from the vault",
+        "convention",
+        10,
+    )
     graduate(sheet, entry.id, "skill", text=None)
     skill = next(text for name, text in stet_files(root).items() if name.endswith("SKILL.md"))
-    assert value not in skill
-    assert skill.count("[REDACTED:secret-assignment#1]") >= 2
+    assert value[:16] not in skill and value[-12:] not in skill
+    assert skill.count("[REDACTED:secret-assignment#1]") >= 3
+    assert "secret-assignment#2" not in skill
 
 
 def test_a_planted_secret_reaches_no_file(
