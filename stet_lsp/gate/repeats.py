@@ -174,16 +174,27 @@ class Repeats:
             return found
         matches = [match for match in found if match[0] < values]
         parts = sorted((match for match in found if match[0] >= values), key=_START)
+        # Where whole copies start and end (most pieces' matches are inside one): a piece
+        # none of whose values is longer than the copy there is read on no further.
+        whole_ends: dict[int, int] = {}
+        whole_starts: dict[int, int] = {}
+        for _, start, end in matches:
+            whole_ends[start] = max(end, whole_ends.get(start, end))
+            whole_starts[end] = min(start, whole_starts.get(end, start))
         reached: dict[int, int] = {}
         for pattern, start, _ in parts:
             piece = self._pieces[pattern - values]
+            if piece.at_head and whole_ends.get(start, start) - start >= piece.reach:
+                continue
             if piece.at_head and (piece.recurs or start >= reached.get(pattern, -1)):
                 index, length = piece.longest(text[start : start + piece.reach])
                 reached[pattern] = start + length
                 matches.append((index, start, start + length))
         for pattern, _, end in reversed(sorted(parts, key=_END)):
             piece = self._pieces[pattern - values]
-            if not piece.at_head and (piece.recurs or end <= reached.get(pattern, len(text) + 1)):
+            if piece.at_head or end - whole_starts.get(end, end) >= piece.reach:
+                continue
+            if piece.recurs or end <= reached.get(pattern, len(text) + 1):
                 index, length = piece.longest(text[max(0, end - piece.reach) : end][::-1])
                 start = end - length
                 if self.as_json:
