@@ -38,7 +38,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
@@ -214,20 +214,12 @@ def _claude_sessions(roots: list[str], config_dirs: list[Path]) -> list[_Found]:
         base = _real_dir(projects)
         if base is None:
             continue
-        for folder, exact in _claude_project_folders(projects, roots):
-            for path, status in _regular_files(folder, base, _is_claude_transcript):
-                real = os.path.realpath(path)
-                if real in seen:
-                    continue
-                head = _claude_head(path)
-                # Different paths can share a folder name; the recorded cwd tells them apart.
-                if head.cwd is None and not exact:
-                    continue
-                if head.cwd is not None and not _inside_any(head.cwd, roots):
-                    continue
-                seen.add(real)
-                head.more_bytes = _claude_subagent_bytes(path, base)
-                found.append(_found("claude-code", path, status, head))
+        folders = _claude_project_folders(projects, roots)
+        for path, status, head in _recorded_here(
+            folders, base, _is_claude_transcript, _claude_head, roots, seen
+        ):
+            head.more_bytes = _claude_subagent_bytes(path, base)
+            found.append(_found("claude-code", path, status, head))
     return found
 
 
@@ -570,6 +562,31 @@ def _gemini_prompt(message: dict[str, Any]) -> str | None:
 # --- Qwen Code --------------------------------------------------------------------------------
 
 
+def _recorded_here(
+    folders: Iterable[tuple[Path, bool]],
+    base: str,
+    is_session: Callable[[str], bool],
+    head_of: Callable[[Path], _Head],
+    roots: list[str],
+    seen: set[str],
+) -> Iterator[tuple[Path, os.stat_result, _Head]]:
+    """The sessions in `folders` (each with whether its name alone says it is the
+    repository's) that are the repository's, each once (`seen`: real paths)."""
+    for folder, exact in folders:
+        for path, status in _regular_files(folder, base, is_session):
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            head = head_of(path)
+            # Different paths can share a folder name; the recorded cwd tells them apart.
+            if head.cwd is None and not exact:
+                continue
+            if head.cwd is not None and not _inside_any(head.cwd, roots):
+                continue
+            seen.add(real)
+            yield path, status, head
+
+
 def _qwen_dir(home: Path | None, env: Mapping[str, str]) -> Path | None:
     configured = env.get("QWEN_RUNTIME_DIR", "").strip()
     if configured:
@@ -581,22 +598,13 @@ def _qwen_sessions(roots: list[str], runtime: Path | None) -> list[_Found]:
     base = _real_dir(runtime) if runtime is not None else None
     if runtime is None or base is None:
         return []
-    found: list[_Found] = []
-    seen: set[str] = set()
-    for folder, exact in _qwen_project_folders(runtime, roots):
-        for path, status in _regular_files(folder / "chats", base, _is_qwen_session):
-            real = os.path.realpath(path)
-            if real in seen:
-                continue
-            head = _qwen_head(path)
-            # Different paths can share a folder name; the recorded cwd tells them apart.
-            if head.cwd is None and not exact:
-                continue
-            if head.cwd is not None and not _inside_any(head.cwd, roots):
-                continue
-            seen.add(real)
-            found.append(_found("qwen-code", path, status, head))
-    return found
+    folders = ((folder / "chats", exact) for folder, exact in _qwen_project_folders(runtime, roots))
+    return [
+        _found("qwen-code", path, status, head)
+        for path, status, head in _recorded_here(
+            folders, base, _is_qwen_session, _qwen_head, roots, set()
+        )
+    ]
 
 
 def _qwen_project_folders(runtime: Path, roots: list[str]) -> Iterator[tuple[Path, bool]]:

@@ -378,19 +378,7 @@ class _Reader:
                 self.parsed.emit(
                     Reasoning, at, text_field(thought.get("timestamp")) or time, agent, text=text
                 )
-        for part in parts:
-            if part.get("thought") is True:
-                if thoughts:
-                    continue
-                if text_field(part.get("text")):
-                    self.parsed.emit(Reasoning, at, time, agent, text=part["text"])
-                else:
-                    self.parsed.dropped["opaque_reasoning"] += 1
-        text = "".join(
-            as_text(p.get("text")) for p in parts if "text" in p and p.get("thought") is not True
-        )
-        if text.strip():
-            self.parsed.emit(AgentMessage, at, time, agent, text=text, model=model)
+        emit_reply(self.parsed, parts, at, time, agent, model, thoughts_given=bool(thoughts))
         calls = sequence(record.get("toolCalls"))
         recorded = {text_field(c.get("id")) for c in calls if isinstance(c, dict)}
         for index, part in enumerate(parts):
@@ -621,6 +609,31 @@ def parts_text(content: Any) -> str:
         elif isinstance(part.get("fileData"), dict):
             texts.append(f"[file: {as_text(part['fileData'].get('fileUri'))}]")
     return "".join(texts)
+
+
+def emit_reply(
+    parsed: ParsedSession,
+    parts: list[dict[str, Any]],
+    at: SourceRef,
+    time: str | None,
+    agent: str | None,
+    model: str | None,
+    thoughts_given: bool = False,
+) -> None:
+    """A reply's `thought: true` parts as reasoning (unless its thoughts were given apart:
+    `thoughts_given`; one without text is opaque, counted), its other text as one message."""
+    for part in parts:
+        if part.get("thought") is not True or thoughts_given:
+            continue
+        if text_field(part.get("text")):
+            parsed.emit(Reasoning, at, time, agent, text=part["text"])
+        else:
+            parsed.dropped["opaque_reasoning"] += 1
+    text = "".join(
+        as_text(p.get("text")) for p in parts if "text" in p and p.get("thought") is not True
+    )
+    if text.strip():
+        parsed.emit(AgentMessage, at, time, agent, text=text, model=model)
 
 
 def token_fields(tokens: Any) -> dict[str, int] | None:

@@ -46,12 +46,10 @@ from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (
-    AgentMessage,
     Compaction,
     Error,
     FileChange,
     RawEvent,
-    Reasoning,
     Rewind,
     SessionEnd,
     SessionStart,
@@ -67,6 +65,7 @@ from stet_lsp.trajectory.importers.fields import as_text, count_field, mapping, 
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records
 from stet_lsp.trajectory.importers.gemini import (
     content_parts,
+    emit_reply,
     file_diff_fields,
     parts_text,
     response_text,
@@ -354,18 +353,7 @@ class _Reader:
         uuid = text_field(record.get("uuid"))
         model = text_field(record.get("model")) or (self.models.get(uuid) if uuid else None)
         parts = _message_parts(record)
-        for part in parts:
-            if part.get("thought") is not True:
-                continue
-            if text_field(part.get("text")):
-                self.parsed.emit(Reasoning, at, time, agent, text=part["text"])
-            else:
-                self.parsed.dropped["opaque_reasoning"] += 1
-        text = "".join(
-            as_text(p.get("text")) for p in parts if "text" in p and p.get("thought") is not True
-        )
-        if text.strip():
-            self.parsed.emit(AgentMessage, at, time, agent, text=text, model=model)
+        emit_reply(self.parsed, parts, at, time, agent, model)
         for position, part in enumerate(parts):
             call = part.get("functionCall")
             if isinstance(call, dict):
