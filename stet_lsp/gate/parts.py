@@ -73,10 +73,12 @@ def _may_be_piece(piece: str) -> bool:
 
 @cache
 def _public_heads(rule: str) -> tuple[str, ...]:
-    """What values of a format start with, lower-cased, by rule: each of its anchors (a
-    finding keeps only a preview's first two characters of it)."""
+    """What values of a format start with, lower-cased, by rule: the anchors of its rules
+    that match from their anchor (a finding keeps only a preview's first two characters of
+    it; a name's rules anchor on the name, `password`, not the value)."""
     from stet_lsp.gate.rules import RULES  # large, and needed only once a secret is found
 
-    heads = {anchor for r in RULES if r.name == rule for anchor in r.anchors}
-    heads |= {r.prefix.lower() for r in RULES if r.name == rule and r.prefix}
+    own = [r for r in RULES if r.name == rule]
+    heads = {anchor for r in own if r.start == "anchor" for anchor in r.anchors}
+    heads |= {r.prefix.lower() for r in own if r.prefix}
     return (*heads, *(head.lower() for head in _PUBLIC_HEADS.get(rule, ())))
