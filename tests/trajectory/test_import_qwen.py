@@ -468,13 +468,30 @@ def test_truncated_file_diffs_and_calls_without_results(tmp_path: Path) -> None:
             ),
             result("r3", "r2", 4, "nope", "edit", {"output": "?"}, status="success"),
             result("r4", "r3", 5, "e2", "edit", {"output": "again"}, status="success"),
+            # No id: the call toolCallResult names, not the oldest open one of the tool.
+            reply(
+                "a2", "r4", 6, call("g1", "glob", pattern="*.py"), call("g2", "glob", pattern="*")
+            ),
+            record(
+                "r5",
+                "a2",
+                7,
+                "tool_result",
+                message={
+                    "role": "user",
+                    "parts": [
+                        {"functionResponse": {"name": "glob", "response": {"output": "all"}}}
+                    ],
+                },
+                toolCallResult={"callId": "g2", "status": "success"},
+            ),
         ],
     )
     events = QWEN.parse(path).events
     first, second = of(events, "file_change")
     assert first.content is None and "+    return round(sum(items), 2)" in first.diff
     assert "-b" in second.diff and "+c" in second.diff
-    assert [r.call_id for r in of(events, "tool_result")] == ["e1", "e2"]
+    assert [r.call_id for r in of(events, "tool_result")] == ["e1", "e2", "g2"]
     assert [(r.reason, r.source.line) for r in of(events, "raw")] == [
         ("tool response without a call", 5),
         ("tool response to a call answered already", 6),

@@ -417,7 +417,12 @@ class _Reader:
         if not responses and info_id:
             responses = [{"id": info_id}]
         for response in responses:
-            call_id = text_field(response.get("id")) or self._open_call(response.get("name"))
+            # Without an id, the call `toolCallResult` names (when it answers this one alone),
+            # else the oldest open call of the tool.
+            named = info_id if len(responses) == 1 else None
+            call_id = (
+                text_field(response.get("id")) or named or self._open_call(response.get("name"))
+            )
             own = info if info_id == call_id or (info_id is None and len(responses) == 1) else {}
             self._result(call_id, response, own, at, time, agent)
         return bool(responses)
