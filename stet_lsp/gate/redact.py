@@ -10,6 +10,7 @@ text, stay valid and no home path goes through per-finding span handling.
 from __future__ import annotations
 
 import contextlib
+import copy
 import itertools
 import json
 import re
@@ -119,10 +120,9 @@ class Numbering:
         self._json_text = False
 
     def in_json(self) -> Numbering:
-        """The same numbers, for values as JSON text writes them (`\\"` for `"`)."""
-        shared = Numbering(self._used)
-        shared._numbers, shared._counts = self._numbers, self._counts
-        shared._wholes, shared._known = self._wholes, self._known
+        """The same numbers, for values as JSON text writes them (`\\"` for `"`): a shallow
+        copy, every table shared."""
+        shared = copy.copy(self)
         shared._json_text = True
         return shared
 

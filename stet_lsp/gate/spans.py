@@ -22,6 +22,10 @@ class Span(NamedTuple):
         return self._replace(start=self.start + offset, end=self.end + offset)
 
 
+# Spans that join say what found the first: a rule, else a copy, else a part.
+_FOUND_RANK = ("", "copy", "part")
+
+
 def merge_spans(spans: list[Span]) -> list[Span]:
     """Sorted, non-overlapping spans; overlapping ones join and keep the specific rule."""
     merged: list[Span] = []
@@ -41,7 +45,7 @@ def merge_spans(spans: list[Span]) -> list[Span]:
                 winner.priority,
                 winner.replacement if winner.replacement and last.replacement else None,
                 winner.prefix,
-                min(last.found_as, span.found_as),  # what a rule found, before a copy, a part
+                min(last.found_as, span.found_as, key=_FOUND_RANK.index),
             )
             continue
         merged.append(span)

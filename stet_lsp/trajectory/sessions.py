@@ -266,9 +266,17 @@ def _is_claude_transcript(name: str) -> bool:
 
 
 def _claude_head(path: Path) -> _Head:
-    """Session id, start, cwd and first request from the first records: `sessionId`,
-    `timestamp` and `cwd` are on every message record; the request is the first `user`
-    record that is not a meta record, a tool result or a command."""
+    """The request is the first `user` record that is not a meta record, a tool result or a
+    command (`_keyed_head`)."""
+    return _keyed_head(
+        path, lambda r: _claude_prompt(r.get("message")) if _is_claude_request(r) else None
+    )
+
+
+def _keyed_head(path: Path, prompt_of: Callable[[dict[str, Any]], str | None]) -> _Head:
+    """Session id, start, cwd and first request from the first records of a file whose
+    records each name `sessionId`, `timestamp` and `cwd` (Claude Code's, Qwen Code's);
+    `prompt_of` gives a record's request, or None for a record that is none."""
     head = _Head()
     for record in _head_records(path):
         if not isinstance(record, dict):
@@ -276,8 +284,8 @@ def _claude_head(path: Path) -> _Head:
         head.session_id = head.session_id or _string(record.get("sessionId"))
         head.cwd = head.cwd or _string(record.get("cwd"))
         head.start_at(record.get("timestamp"))
-        if head.prompt is None and _is_claude_request(record):
-            head.prompt = _claude_prompt(record.get("message"))
+        if head.prompt is None:
+            head.prompt = prompt_of(record)
         if head.prompt is not None and head.session_id and head.cwd:
             break
     head.session_id = head.session_id or path.stem
@@ -630,24 +638,13 @@ def _is_qwen_session(name: str) -> bool:
 
 
 def _qwen_head(path: Path) -> _Head:
-    """Session id, start and cwd from the first records (each names them); the request is
-    the first prompt's `displayText`, or its text parts."""
-    head = _Head()
-    for record in _head_records(path):
-        if not isinstance(record, dict):
-            continue
-        head.session_id = head.session_id or _string(record.get("sessionId"))
-        head.cwd = head.cwd or _string(record.get("cwd"))
-        head.start_at(record.get("timestamp"))
-        if head.prompt is None and record.get("type") == "user" and "subtype" not in record:
-            head.prompt = _qwen_prompt(record)
-        if head.prompt is not None and head.session_id and head.cwd:
-            break
-    head.session_id = head.session_id or path.stem
-    return head
+    """The request is the first prompt's `displayText`, or its text parts (`_keyed_head`)."""
+    return _keyed_head(path, _qwen_prompt)
 
 
 def _qwen_prompt(record: dict[str, Any]) -> str | None:
+    if record.get("type") != "user" or "subtype" in record:
+        return None
     payload = record.get("systemPayload")
     shown = payload.get("displayText") if isinstance(payload, dict) else None
     if isinstance(shown, str) and shown.strip():

@@ -166,7 +166,8 @@ def test_an_imported_session_keeps_no_copy_of_a_token_the_agent_repeated(
     tmp_path: Path,
 ) -> None:
     """The agent reads a token from `.env`, then quotes it back in its reply and in a command
-    of its own: neither events.jsonl nor narration.md keeps it."""
+    of its own, and its first characters in a summary: neither events.jsonl nor narration.md
+    keeps any of it."""
     repo = make_repo(tmp_path / "repo", files={"README.md": "hi\n"})
     root = Path(repo.workdir).resolve()
     session = "00000001-1111-4222-8333-444455556666"
@@ -176,13 +177,14 @@ def test_an_imported_session_keeps_no_copy_of_a_token_the_agent_repeated(
         .tool("toolu_1", "Bash", {"command": "cat .env"}, f"API_TOKEN={TOKEN}\n")
         .tool("toolu_2", "Bash", {"command": f"curl -H 'X-Custom: {TOKEN}' https://a"}, "ok")
         .say(f"Done: the call went through with {TOKEN}.")
+        .say(f"(The token starts {TOKEN[:16]}…; rotate it after the demo.)")
         .save(tmp_path / f"{session}.jsonl")
     )
     import_transcript(resolve_target(root), source)
     folder = working_folder(resolve_target(root)).path
     for name in ("events.jsonl", "narration.md"):
         written = (folder / name).read_text(encoding="utf-8")
-        assert TOKEN not in written, name
+        assert TOKEN[:12] not in written and TOKEN[-12:] not in written, name
         assert MARKER in written, name
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import pygit2
 import pytest
 from test_importing import MODEL, SESSION_A, SESSION_B, START, Claude, simple_session
+from test_sessions import qwen_session
 
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.trajectory.sessions import claude_project_folder
@@ -451,6 +452,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "CLAUDE_CONFIG_DIR",
         "CODEX_HOME",
         "GEMINI_CLI_HOME",
+        "QWEN_RUNTIME_DIR",
         "OPENHANDS_CONVERSATIONS_DIR",
         "OPENHANDS_PERSISTENCE_DIR",
     ):
@@ -540,6 +542,29 @@ def test_sessions_latest_and_session_prefix(stet: Run, root: Path, home: Path) -
     assert code == 1 and err == f"stet: error: no agent sessions of codex found for {root}\n"
     code, _, err = stet("trajectory", "import", "--latest", str(older), "-C", str(root))
     assert code == 2 and "not allowed with argument" in err
+
+
+def test_a_qwen_code_session_is_listed_imported_and_valid(
+    stet: Run, root: Path, home: Path
+) -> None:
+    """Where Qwen Code keeps the repository's sessions, as a user finds and imports one."""
+    chats = home / ".qwen" / "projects" / claude_project_folder(str(root)) / "chats"
+    path = qwen_session(chats, "qwen-1", root, "Fix the parser", "2026-03-02T10:00:00.000Z")
+    (chats / "qwen-1.ledger.jsonl").write_text('{"v":1,"promptId":"p1","state":"done","at":1}\n')
+    code, out, _ = stet(
+        "trajectory", "sessions", "--harness", "qwen-code", "--json", "-C", str(root)
+    )
+    listed = json.loads(out)["sessions"]
+    assert code == 0 and [(s["session"], s["path"]) for s in listed] == [("qwen-1", str(path))]
+    code, out, _ = stet(
+        "trajectory", "import", "--latest", "--harness", "qwen-code", "--json", "-C", str(root)
+    )
+    assert code == 0 and json.loads(out)["session"] == "qwen-1"
+    code, out, _ = stet("trajectory", "validate", str(folder_of(root)), "--json")
+    assert code == 0 and json.loads(out)["valid"] is True
+    events = [json.loads(line) for line in (folder_of(root) / "events.jsonl").open()]
+    assert events[0]["harness"] == "qwen-code"
+    assert [e["text"] for e in events if e["kind"] == "user_message"] == ["Fix the parser"]
 
 
 def test_a_session_s_first_prompt_is_listed_through_the_gate(

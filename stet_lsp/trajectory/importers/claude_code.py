@@ -188,6 +188,7 @@ class ClaudeCodeImporter:
         which have Claude Code's keys around a Gemini API message (`is_qwen_record`)."""
         lines = head.splitlines()
         cut: str | None = None
+        known = False
         for index, text in enumerate(lines[:20]):
             text = text.strip()
             if not text:
@@ -198,13 +199,16 @@ class ClaudeCodeImporter:
                 # Only the head's last line can be a record the window cut off.
                 cut = text if index == len(lines) - 1 else None
                 break
+            if isinstance(value, dict) and is_qwen_record(value):
+                return False  # whatever came before: Qwen's first records may be as Claude's
+            if known:
+                continue  # read on only for Qwen's
             if not isinstance(value, dict) or "payload" in value or "projectHash" in value:
                 return False
-            if is_qwen_record(value):
-                return False
             kind = text_field(value.get("type"))
-            if kind in _RECORD_TYPES and any(key in value for key in _RECORD_KEYS):
-                return True
+            known = kind in _RECORD_TYPES and any(key in value for key in _RECORD_KEYS)
+        if known:
+            return True
         # A record larger than the sniff window, first or after records of types not known
         # here (a teammate's session starts with `agent-setting`): a message (Claude Code
         # writes its parentUuid first) or a record that starts with its type (a long prompt
