@@ -471,6 +471,40 @@ async def test_a_step_is_marked_from_its_code_action(
     assert (verdict["step"], verdict["verdict"]) == (records[call]["step"], "wrong")
 
 
+async def test_a_step_is_named_by_code_actions_and_hover_asked_at_once(
+    client: LanguageClient, root: Path, transcript: Path
+) -> None:
+    """Asked as soon as the narration opens (the editors name the step at the cursor this
+    way), a code action or a hover waits for the file's indexing rather than answer none."""
+    import_transcript(resolve_target(root), transcript)
+    narration = working_folder(resolve_target(root)).path / "narration.md"
+    text = narration.read_text().split("\n")
+    line, step = next(
+        (n, int(t.split('"step-')[1].split('"')[0]))
+        for n, t in enumerate(text)
+        if t.startswith('<a id="step-') and n > 20
+    )
+    document = open_file(client, narration, "markdown")
+    here = types.Position(line=line, character=0)
+    actions, hover = await asyncio.gather(
+        client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=document),
+                range=types.Range(start=here, end=here),
+                context=types.CodeActionContext(diagnostics=[]),
+            )
+        ),
+        client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=document), position=here
+            )
+        ),
+    )
+    titles = [a.title for a in actions or [] if isinstance(a, types.CodeAction)]
+    assert f"Mark step {step} as wrong" in titles, titles
+    assert hover is not None
+
+
 async def test_provenance_follows_a_rename_and_commits_made_since(
     client: LanguageClient, root: Path, tmp_path: Path
 ) -> None:

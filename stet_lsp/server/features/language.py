@@ -22,6 +22,9 @@ def register(server: StetServer) -> None:
         if state is None:
             return []
         server_line(state.lines, params.range.start)
+        # LSP has no request to make the client ask again once a file is indexed: wait for it
+        # (the editors name the step at the cursor by its quick fixes).
+        await ls.settled(state)
         return ls.gather("code_actions", state, params)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
@@ -49,7 +52,6 @@ def register(server: StetServer) -> None:
         state = await ls.ready(params.text_document.uri)
         if state is None:
             return []
-        # LSP has no request to make the client ask for the outline again: wait for it.
         await ls.settled(state)
         return ls.gather("symbols", state)
 
@@ -72,6 +74,7 @@ def register(server: StetServer) -> None:
         state = await ls.ready(params.text_document.uri)
         if state is None:
             return None
+        await ls.settled(state)
         line = server_line(state.lines, params.position)
         parts = [text for _, text in ls.ask("hover", state, line) if text]
         if not parts:
