@@ -1,4 +1,5 @@
-"""Line attribution of a trajectory as an Agent Trace record (Cursor's open RFC, v0.1.0).
+"""Line attribution of a trajectory as an Agent Trace record (Cursor's open RFC: its record
+schema v1, `version` "1.0").
 
 An Agent Trace record names the lines of files that an AI wrote: `files`, each with
 `conversations` (who wrote: a `contributor` of type `ai` with a `model_id` such as
@@ -34,7 +35,8 @@ from stet_lsp.trajectory.events import (
     Usage,
 )
 
-AGENT_TRACE_VERSION = "0.1.0"
+AGENT_TRACE_VERSION = "1.0"
+"""The record schema's version: MAJOR.MINOR, as the schema requires (the RFC's text is 0.1.0)."""
 VENDOR_KEY = "stet"
 # models.dev names a model `provider/model`; transcripts name only the model.
 _PROVIDERS = (

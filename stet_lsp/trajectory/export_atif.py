@@ -532,8 +532,11 @@ class _Builder:
         if is_agent and step.usages:
             out["metrics"] = _metrics(step.usages)
             requests = [usage.requests for usage in step.usages]
-            if None not in requests:  # else some figures count requests nobody counted
-                out["llm_call_count"] = sum(count or 0 for count in requests)
+            count = sum(count or 0 for count in requests)
+            # None: some figures count requests nobody counted. 0 (a replay's totals): ATIF
+            # takes it for a step that made no request, which must have no metrics.
+            if None not in requests and count:
+                out["llm_call_count"] = count
         extra = dict(step.extra)
         if step.first_event:
             extra["event_steps"] = [step.first_event, step.last_event]
