@@ -41,6 +41,7 @@ from stet_lsp.trajectory.events import (
     Error,
     EventBase,
     FileChange,
+    Graduation,
     Note,
     RawEvent,
     Reasoning,
@@ -567,10 +568,17 @@ def _annotation(event: EventBase) -> tuple[str, Any]:
     if isinstance(event, Note):
         fields = {"entry_id", "entry_kind", "text", "author"}
         return "notes", event.model_dump(include=fields, exclude_none=True)
+    if isinstance(event, Graduation):
+        fields = {"entry_id", "entry_kind", "route", "skill", "edited", "proposed_name"}
+        return "graduations", event.model_dump(include=fields, exclude_none=True)
     if isinstance(event, RawEvent):
         raw = {"record": event.record, "source": event.source.model_dump(exclude_none=True)}
         return "raw_records", {**raw, **({"reason": event.reason} if event.reason else {})}
-    return "unknown_events", event.model_dump(mode="json", exclude_defaults=True)
+    # `kind` is a default of the event's model: kept all the same, it says what the rest is.
+    return "unknown_events", {
+        "kind": event.kind,
+        **event.model_dump(mode="json", exclude_defaults=True),
+    }
 
 
 def _iso_time(value: str) -> bool:

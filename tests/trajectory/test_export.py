@@ -33,6 +33,7 @@ from stet_lsp.trajectory.events import (
     Error,
     EventBase,
     FileChange,
+    Graduation,
     Note,
     RawEvent,
     Reasoning,
@@ -988,6 +989,7 @@ def test_events_without_an_atif_field_are_kept_in_extra_or_system_steps() -> Non
     ev.add(Commit, sha="1a2b3c4", message="casks")
     ev.add(FileChange, path="notes.txt", operation="create", diff="", added=0)
     ev.add(Note, entry_id="n1", entry_kind="decision", text="use casks", author="ana")
+    ev.add(Graduation, entry_id="n1", entry_kind="decision", route="skill", skill="casks")
     ev.add(Future, label="before compaction")
     ev.add(Compaction, summary="The user asked to move to homebrew_casks; done.")
     ev.add(Error, message="API Error: 529 overloaded", interrupt=True)
@@ -1010,7 +1012,19 @@ def test_events_without_an_atif_field_are_kept_in_extra_or_system_steps() -> Non
     assert agent["extra"]["notes"] == [
         {"entry_id": "n1", "entry_kind": "decision", "text": "use casks", "author": "ana"}
     ]
-    assert agent["extra"]["unknown_events"][0]["label"] == "before compaction"
+    # A graduation is a kind of the format, with a key of its own; a kind Stet does not know
+    # keeps its `kind`, and only it is counted as unknown.
+    assert agent["extra"]["graduations"] == [
+        {
+            "entry_id": "n1",
+            "entry_kind": "decision",
+            "route": "skill",
+            "skill": "casks",
+            "edited": False,
+        }
+    ]
+    [future] = agent["extra"]["unknown_events"]
+    assert (future["kind"], future["label"]) == ("checkpoint", "before compaction")
     assert doc["extra"]["unknown_event_kinds"] == 1
     assert compaction["source"] == "system" and compaction["extra"]["compaction"] is True
     assert compaction["message"].startswith("The user asked")
