@@ -80,7 +80,10 @@ def to_atif(meta: dict[str, Any], events: Sequence[EventBase]) -> dict[str, Any]
     starts = [event for event in main_events if isinstance(event, SessionStart)]
     agent = _agent(meta, starts, main_events)
     usages = [event for event in events if isinstance(event, Usage)]
-    document = _Builder(main_events).trajectory(agent, None, by_agent, parents, usages)
+    # A subagent's harness is its session's (one trajectory may hold several harnesses').
+    harnesses = {event.session: event for event in events if isinstance(event, SessionStart)}
+    builder = _Builder(main_events, harnesses)
+    document = builder.trajectory(agent, None, by_agent, parents, usages)
     sessions = sorted({event.session for event in events})
     session_id = sessions[0] if len(sessions) == 1 else _text(meta.get("id"))
     root: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
@@ -194,8 +197,9 @@ class _Step:
 class _Builder:
     """The steps of one agent's events (the main agent's or one subagent's)."""
 
-    def __init__(self, events: list[EventBase]) -> None:
+    def __init__(self, events: list[EventBase], harnesses: dict[str, SessionStart]) -> None:
         self.events = events
+        self.harnesses = harnesses
         self.steps: list[_Step] = []
         self.call_steps: dict[str, _Step] = {}
         self.call_results: dict[str, dict[str, Any]] = {}
@@ -233,10 +237,16 @@ class _Builder:
         for child in children:
             child_events = by_agent.get(child, [])
             child_agent = {**agent, "extra": {"agent_id": child}}
+            start = self.harnesses.get(child_events[0].session) if child_events else None
+            if start is not None:
+                child_agent["name"] = start.harness
+                child_agent["version"] = start.harness_version or UNKNOWN
             model = _first_model(child_events)
             if model:
                 child_agent["model_name"] = model
-            built = _Builder(child_events).trajectory(child_agent, child, by_agent, parents, usages)
+            built = _Builder(child_events, self.harnesses).trajectory(
+                child_agent, child, by_agent, parents, usages
+            )
             header = {"schema_version": SCHEMA_VERSION, "trajectory_id": child}
             sessions = {event.session for event in child_events}
             if len(sessions) == 1:

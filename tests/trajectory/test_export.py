@@ -1058,6 +1058,22 @@ def subagent_session() -> list[EventBase]:
     return ev.items
 
 
+def test_a_subagent_names_the_harness_of_its_own_session() -> None:
+    """A trajectory of a SWE-agent run, then a Claude Code session with a subagent: the root's
+    agent is the first session's harness, the subagent's that of the session it ran in."""
+    first = Events("swe-run")
+    first.add(SessionStart, harness="swe-agent", model="gpt-4o")
+    first.add(UserMessage, text="fix the issue")
+    first.add(AgentMessage, text="Done.", model="gpt-4o")
+    doc = to_atif({"id": "t"}, first.items + subagent_session())
+    validate_atif(doc)
+    assert (doc["agent"]["name"], doc["agent"]["version"]) == ("swe-agent", "unknown")
+    a1, _ = doc["subagent_trajectories"]
+    assert (a1["agent"]["name"], a1["agent"]["version"]) == ("claude-code", "2.1.12")
+    [a2] = a1["subagent_trajectories"]
+    assert a2["agent"]["name"] == "claude-code"
+
+
 def test_subagents_are_embedded_and_referenced_from_their_call() -> None:
     doc = to_atif({"id": "t"}, subagent_session())
     validate_atif(doc)
