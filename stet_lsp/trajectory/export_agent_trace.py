@@ -33,6 +33,7 @@ from stet_lsp.trajectory.events import (
     FileChange,
     SessionStart,
     Usage,
+    UserMessage,
 )
 
 AGENT_TRACE_VERSION = "1.0"
@@ -114,18 +115,33 @@ class _Writer:
 
 
 def _change_writers(meta: dict[str, Any], events: Sequence[EventBase]) -> dict[int, _Writer]:
-    """The session and model behind each file change, by step: the model the agent (or
-    subagent) that made it was last seen using."""
-    models: dict[tuple[str, str | None], str] = {}
+    """The session and model behind each file change, by step: the model of the turn (from
+    a prompt to the next) of the agent (or subagent) that made it, as the text, usage or
+    session start nearest before it in that turn names it, else the nearest after it (Codex
+    and aider write a request's usage after its changes: the first request after a model
+    switch names its model only there), else the model that agent was last seen using."""
     fallback = _meta_model(meta)
-    writers: dict[int, _Writer] = {}
+    turns: dict[tuple[str, str | None], int] = {}
+    named: dict[tuple[str, str | None, int], list[tuple[int, str]]] = {}
+    last_seen: dict[tuple[str, str | None], str] = {}
+    changes: list[tuple[int, FileChange, int, str | None]] = []
     for position, event in enumerate(events, 1):
-        if isinstance(event, SessionStart | AgentMessage | Usage) and event.model:
-            models[(event.session, event.agent)] = event.model
+        key = (event.session, event.agent)
+        if isinstance(event, UserMessage):
+            turns[key] = turns.get(key, 0) + 1
+        elif isinstance(event, SessionStart | AgentMessage | Usage) and event.model:
+            named.setdefault((*key, turns.get(key, 0)), []).append((position, event.model))
+            last_seen[key] = event.model
         elif isinstance(event, FileChange):
-            model = models.get((event.session, event.agent))
-            model = model or models.get((event.session, None)) or fallback
-            writers[event.step or position] = _Writer(event.session, model)
+            seen = last_seen.get(key) or last_seen.get((event.session, None))
+            changes.append((position, event, turns.get(key, 0), seen))
+    writers: dict[int, _Writer] = {}
+    for position, change, turn, seen in changes:
+        in_turn = named.get((change.session, change.agent, turn), [])
+        before = [model for at, model in in_turn if at < position]
+        after = [model for at, model in in_turn if at > position]
+        model = (before[-1] if before else None) or (after[0] if after else None)
+        writers[change.step or position] = _Writer(change.session, model or seen or fallback)
     return writers
 
 

@@ -1792,6 +1792,38 @@ def test_agent_trace_names_other_models_per_range_and_lists_what_was_left_out() 
     ]
 
 
+def test_agent_trace_names_the_model_of_the_turn_that_wrote_the_lines() -> None:
+    """Codex (and aider) write a request's usage after its changes: the first request after a
+    model switch names its model only there. Claude Code writes it before them."""
+    ev = Events("s")
+    ev.add(SessionStart, harness="codex", model="gpt-a")
+    for model, first_line in (("gpt-a", 1), ("gpt-b", 2), ("gpt-c", 3)):
+        ev.add(UserMessage, text=f"a line with {model}")
+        patch = fragment_diff("f.txt", "", f"{model}\n", first_line=first_line)
+        ev.add(FileChange, path="f.txt", operation="modify", diff=patch.text, anchored=True)
+        ev.add(Usage, input_tokens=10, output_tokens=1, model=model)
+    ev.add(UserMessage, text="one more, usage first")
+    ev.add(Usage, input_tokens=10, output_tokens=1, model="gpt-d")
+    patch = fragment_diff("f.txt", "", "gpt-d\n", first_line=4)
+    ev.add(FileChange, path="f.txt", operation="modify", diff=patch.text, anchored=True)
+    ev.add(AgentMessage, text="done", model="gpt-d")
+    record = to_agent_trace({}, ev.items)
+    validate_agent_trace(record)
+    [file] = record["files"]
+    [conversation] = file["conversations"]
+    main = conversation["contributor"]["model_id"]
+    named = [
+        (item["start_line"], item.get("contributor", {}).get("model_id", main))
+        for item in conversation["ranges"]
+    ]
+    assert named == [
+        (1, "openai/gpt-a"),
+        (2, "openai/gpt-b"),
+        (3, "openai/gpt-c"),
+        (4, "openai/gpt-d"),
+    ]
+
+
 def test_model_ids_follow_models_dev() -> None:
     assert model_id("claude-opus-4-5-20251101") == "anthropic/claude-opus-4-5-20251101"
     assert model_id("gpt-5-codex") == "openai/gpt-5-codex"
