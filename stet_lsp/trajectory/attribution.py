@@ -201,12 +201,28 @@ class Attribution:
             known = texts.pop(change.old_path, None)
         after: str | list[str] | None = change.content if content is None else content
         hunks = parse_hunks(change.diff)
+        anchored = change.anchored
+        if (
+            not change.diff
+            and not anchored
+            and after is not None
+            and change.operation in ("create", "modify")
+        ):
+            # The file after the change, and no diff recorded (a write whose result the harness
+            # did not record; an anchored empty diff is a change that changed nothing): its
+            # diff from the text the trajectory left, else its place is unknown.
+            before = [] if change.operation == "create" else _split(known)
+            if before is None:
+                reason = "no diff, and the file before it is not known"
+                self.left_out.append(LeftOut(change.path, step, reason, len(_split(after) or ())))
+            else:
+                hunks, anchored = _whole_diff(change.path, before, _split(after) or []), True
         if change.operation == "create" and not any(op != "+" for h in hunks for op, _ in h.lines):
             # A new file: its lines are where the diff says, whatever the importer could anchor.
             lines = apply_hunks({}, hunks, step)
-            if after is None and change.anchored:
+            if after is None and anchored:
                 after = patched([], hunks)
-        elif hunks and not change.anchored:
+        elif hunks and not anchored:
             self.left_out.append(LeftOut(change.path, step, "unanchored", change.added))
             self._leave_out(change.path, lines, f"moved by the unanchored change of step {step}")
             lines = {}
@@ -281,6 +297,13 @@ def _outside(path: str) -> bool:
     """A path no repository-relative path is (absolute, `~/…`, or above the root), as the
     import leaves the paths outside the repository."""
     return repository_path(path, None) is None
+
+
+def _whole_diff(path: str, before: list[str], after: list[str]) -> list[Hunk]:
+    from stet_lsp.trajectory.importers.diffs import file_diff
+
+    joined = ("".join(line + "\n" for line in text) for text in (before, after))
+    return parse_hunks(file_diff(path, next(joined), next(joined)).text)
 
 
 def _split(text: str | list[str] | None) -> list[str] | None:

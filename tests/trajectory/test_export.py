@@ -1446,6 +1446,42 @@ def test_unanchored_changes_are_left_out_with_the_lines_they_could_move() -> Non
     ]
 
 
+def test_a_write_recorded_without_a_diff_is_placed_or_listed() -> None:
+    """A write whose result the harness did not record (the file after it, no diff): its
+    lines are placed by its diff from the text the trajectory left, or listed when the file
+    before it is not known; a file it creates is all its lines."""
+
+    def written(path: str, operation: str, content: str, step: int) -> FileChange:
+        source = SourceRef(file="session.jsonl", line=step)
+        return FileChange(
+            session="s", step=step, source=source, path=path, operation=operation, content=content
+        )
+
+    base = lines("one", "two", "three")
+    events = [
+        change("y.py", None, base, step=1),
+        written("y.py", "modify", lines("one", "TWO", "three", "four"), step=2),
+        written("new.py", "create", lines("a", "b"), step=3),
+        written("old.py", "modify", lines("x", "y"), step=4),
+    ]
+    attribution = line_attribution(events)
+    assert attributed_lines(events) == {
+        "new.py": [(1, 2, 3)],
+        "y.py": [(1, 1, 1), (2, 2, 2), (3, 3, 1), (4, 4, 2)],
+    }
+    assert [(i.path, i.step, i.reason, i.lines) for i in attribution.left_out] == [
+        ("old.py", 4, "no diff, and the file before it is not known", 2)
+    ]
+    # The same text written again, without a diff, is no change; with an anchored empty diff
+    # it says it changed nothing, the file before it known or not.
+    again = [change("y.py", None, base, step=1), written("y.py", "modify", base, step=2)]
+    assert attributed_lines(again) == {"y.py": [(1, 3, 1)]}
+    assert not line_attribution(again).left_out
+    unchanged = change("old.py", base, base, step=2, content=base)
+    assert unchanged.anchored and not unchanged.diff
+    assert not line_attribution([unchanged]).left_out
+
+
 def test_events_before_storage_count_steps_by_position() -> None:
     ev = Events("s")
     ev.add(UserMessage, text="make it")
