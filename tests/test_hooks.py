@@ -471,7 +471,7 @@ def test_a_transcript_that_cannot_be_imported_is_logged(
     payload = {"session_id": SID, "transcript_path": str(transcript), "cwd": str(root)}
     assert hook("session-end", payload, elsewhere).returncode == 0
     (line,) = wait_for_log(root, "session-end", SID, "error")
-    assert "not a Claude Code session JSONL" in line
+    assert "not in the format it was named as (Claude Code session JSONL)" in line
     assert "--format" not in line  # the hook passes no such option
     assert not working_folder(resolve_target(root)).path.exists()
 

@@ -136,19 +136,34 @@ def _started_in(folders: Sequence[str] | None) -> Iterator[None]:
                 os.chdir(previous)
 
 
+def _own_folder(args: argparse.Namespace) -> list[str]:
+    """A command's own -C DIR, to run in as `stet -C DIR` does: the paths it is given (an
+    import's transcript, an export's -o) are then relative to it. DIR stays as it was
+    reached (absolute, a link not resolved): a repository reached through a link finds the
+    sessions recorded under the link's path."""
+    directory = getattr(args, "directory", ".")
+    if not isinstance(directory, str) or directory in ("", "."):
+        return []
+    args.directory = os.path.abspath(directory)
+    return [args.directory]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
-        with _started_in(args.chdir):
+        with _started_in(args.chdir), _started_in(_own_folder(args)):
             code: int = args.func(args)
     except StetError as error:
         print(f"stet: error: {error}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 141
+    except OSError as error:  # writing the output (a full disk): every other is a StetError
+        print(f"stet: error: {error.strerror or error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(
             "stet: interrupted: every file Stet writes is replaced whole, so none is left "

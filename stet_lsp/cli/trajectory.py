@@ -281,16 +281,38 @@ def _export(args: argparse.Namespace) -> int:
 
         document = to_agent_trace(meta, events)
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-    if args.output:
+    if args.output is not None:
         from stet_lsp.core.safefs import atomic_write
 
-        output = Path(args.output)
-        if not output.parent.is_dir():
-            raise StetError(f"{args.output}: no folder {output.parent}; nothing was written")
+        output = _export_path(args.output, folder.root)
         atomic_write(output, text.encode("utf-8"))
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _export_path(given: str, root: Path) -> Path:
+    """Where `export -o` writes: anywhere but git's folder and Stet's own (`.stet/`), whose
+    files an export would replace (a repository's config, a trajectory's events)."""
+    if not given:
+        raise StetError("-o: an empty path; give a file (or leave -o out for standard output)")
+    output = Path(given)
+    if not output.parent.is_dir():
+        raise StetError(f"{given}: no folder {output.parent}; nothing was written")
+    placed = output.parent.resolve() / output.name
+    from stet_lsp.core.targets import open_repository
+
+    kept = {
+        root.resolve() / ".stet": "Stet's folder",
+        Path(open_repository(root).path).resolve(): "the git folder",
+    }
+    for folder, name in kept.items():
+        if placed == folder or folder in placed.parents:
+            raise StetError(f"{given}: inside {name} ({folder}); nothing was written")
+    relative = placed.relative_to(root.resolve()) if root.resolve() in placed.parents else None
+    if relative is not None and any(part.casefold() == ".git" for part in relative.parts):
+        raise StetError(f"{given}: inside a git folder; nothing was written")
+    return output
 
 
 def _mark(args: argparse.Namespace) -> int:

@@ -120,7 +120,9 @@ def find_repository(path: Path | str) -> pygit2.Repository | None:
     for folder in git_holders(start):
         try:
             repo = pygit2.Repository(str(folder), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
-        except pygit2.GitError:
+        except pygit2.GitError as error:
+            if "config" in str(error):  # a repository, which git refuses too
+                raise StetError(f"cannot open the repository: {error}") from None
             continue  # not a repository's (an empty `.git`, say): git looks further up too
         named = Path(repo.workdir).resolve() if repo.workdir else None
         if named != folder:
@@ -132,7 +134,10 @@ def find_repository(path: Path | str) -> pygit2.Repository | None:
     found = pygit2.discover_repository(str(start))
     if found is None:
         return None
-    repo = pygit2.Repository(found)
+    try:
+        repo = pygit2.Repository(found)
+    except pygit2.GitError as error:
+        raise StetError(f"cannot open the repository: {error}") from None
     if repo.workdir is not None:
         raise StetError(
             f"{start}: no folder holding a .git is above it, and the git folder found there "

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from stet_lsp.core.lines import lines_of
+from stet_lsp.gate.stetignore import OMITTED
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align
 from stet_lsp.trajectory.events import EventBase, FileChange
 from stet_lsp.trajectory.paths import repository_path
@@ -217,6 +218,10 @@ class Attribution:
                 self.left_out.append(LeftOut(change.path, step, reason, len(_split(after) or ())))
             else:
                 hunks, anchored = _whole_diff(change.path, before, _split(after) or []), True
+        if change.diff == OMITTED:  # a .stetignore'd file's change: what it was is not kept
+            self.left_out.append(LeftOut(change.path, step, "ignored (.stetignore)", change.added))
+            self._leave_out(change.path, lines, f"moved by the ignored change of step {step}")
+            return
         if change.operation == "create" and not any(op != "+" for h in hunks for op, _ in h.lines):
             # A new file: its lines are where the diff says, whatever the importer could anchor.
             lines = apply_hunks({}, hunks, step)

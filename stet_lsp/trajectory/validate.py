@@ -50,6 +50,7 @@ def validate_path(path: Path) -> list[Issue]:
     if data is None:
         raise StetError(f"{events_path}: no such file")
     issues, steps = validate_events(data.decode("utf-8", "replace"), events_path.name)
+    issues = sorted([*issues, *_not_utf8(data, events_path.name)], key=lambda issue: issue.line)
     if not is_folder and steps and len(issues) >= steps:
         _refuse_a_transcript(events_path)
     try:
@@ -64,6 +65,24 @@ def validate_path(path: Path) -> list[Issue]:
         issues += _validate_meta(meta_data, meta_path.name, steps)
     elif is_folder:
         issues.append(Issue(META, 1, "missing"))
+    return issues
+
+
+def _not_utf8(data: bytes, name: str) -> list[Issue]:
+    """An error on each line holding bytes that are not UTF-8 (the format's text is; read
+    with U+FFFD in their place, such a line may otherwise parse)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return []
+    issues = []
+    for number, line in enumerate(data.split(b"\n"), 1):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            issues.append(Issue(name, number, f"not UTF-8: byte {error.start + 1} of the line"))
     return issues
 
 

@@ -3,8 +3,12 @@ list, show, render, validate and export, as a person or a harness runs them."""
 
 from __future__ import annotations
 
+import errno
+import io
 import json
+import os
 import shutil
+import sys
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -149,7 +153,7 @@ def test_import_with_an_explicit_format(
     code, _, err = stet(
         "trajectory", "import", str(two_sessions[1]), "--format", "codex", "-C", str(root)
     )
-    assert code == 1 and "not a Codex CLI rollout JSONL, the format it was named as" in err
+    assert code == 1 and "not in the format it was named as (Codex CLI rollout JSONL)" in err
 
 
 def test_an_import_problem_is_shown_with_its_line(stet: Run, root: Path, tmp_path: Path) -> None:
@@ -355,6 +359,70 @@ def test_export_atif_and_agent_trace(
     assert code == 2 and "invalid choice: 'nope'" in err
 
 
+def test_export_never_writes_into_git_or_stet_folders(
+    stet: Run,
+    root: Path,
+    tmp_path: Path,
+    two_sessions: tuple[Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An export replaces the file it is given: git's config or a trajectory's events would
+    be lost. Relative paths are the command's -C folder's, as `stet -C DIR` makes them."""
+    # Started elsewhere: a relative path taken from where the process runs lands there.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    imported(stet, root, two_sessions[0])
+    events = folder_of(root) / "events.jsonl"
+    kept = {path: path.read_bytes() for path in (root / ".git" / "config", events)}
+    for output in (".git/config", str(events), ".stet/x.json", "src/.git/x.json", ""):
+        code, out, err = stet(
+            "trajectory", "export", "--format", "atif", "-o", output, "-C", str(root)
+        )
+        assert (code, out) == (1, "") and err.startswith("stet: error: "), output
+        assert "nothing was written" in err or "an empty path" in err
+    assert {path: path.read_bytes() for path in kept} == kept
+    # -C's folder is where a relative path starts, for -o and for the transcript alike.
+    copy = root / "session-copy.jsonl"
+    copy.write_bytes(two_sessions[1].read_bytes())
+    code, _, err = stet("trajectory", "import", copy.name, "-C", str(root))
+    assert code == 0, err
+    code, _, err = stet(
+        "trajectory", "export", "--format", "atif", "-o", "out.json", "-C", str(root)
+    )
+    assert code == 0, err
+    assert json.loads((root / "out.json").read_text())["schema_version"] == "ATIF-v1.8"
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_failed_write_to_standard_output_is_one_clear_line(
+    stet: Run, root: Path, two_sessions: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    imported(stet, root, two_sessions[0])
+
+    class Full(io.StringIO):
+        def write(self, text: str) -> int:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    from stet_lsp.cli import main
+
+    for args in (("export", "--format", "atif"), ("show",)):
+        error = io.StringIO()
+        monkeypatch.setattr(sys, "stderr", error)
+        assert main(["trajectory", *args, "-C", str(root)]) == 1
+        assert error.getvalue() == "stet: error: No space left on device\n"
+
+
+def test_a_repository_whose_config_git_cannot_read_is_a_clear_error(stet: Run, root: Path) -> None:
+    config = root / ".git" / "config"
+    config.write_text(config.read_text() + "[core\n")
+    for args in (("trajectory", "list"), ("note", "list")):
+        code, out, err = stet(*args, "-C", str(root))
+        assert (code, out) == (1, "")
+        assert err.startswith("stet: error: cannot open the repository: ") and "config" in err
+
+
 # -- validate --------------------------------------------------------------------------------
 
 
@@ -414,6 +482,20 @@ def test_validate_a_trajectory_and_a_broken_events_file(
     assert (code, out) == (1, "meta.json:1: error: missing\n")
     code, _, err = stet("trajectory", "validate", str(tmp_path / "nowhere"))
     assert code == 1 and "no such file" in err
+
+
+def test_validate_refuses_bytes_that_are_not_utf8(
+    stet: Run, root: Path, tmp_path: Path, two_sessions: tuple[Path, Path]
+) -> None:
+    imported(stet, root, two_sessions[0])
+    data = (folder_of(root) / "events.jsonl").read_bytes().split(b"\n")
+    data[1] = data[1].replace(b"Add the", b"Add\xff the", 1)
+    assert b"\xff" in data[1]
+    broken = tmp_path / "events.jsonl"
+    broken.write_bytes(b"\n".join(data))
+    byte = data[1].index(b"\xff") + 1
+    code, out, _ = stet("trajectory", "validate", str(broken))
+    assert (code, out) == (1, f"events.jsonl:2: error: not UTF-8: byte {byte} of the line\n")
 
 
 def test_validating_a_transcript_says_to_import_it(stet: Run, root: Path, tmp_path: Path) -> None:

@@ -1482,6 +1482,22 @@ def test_a_write_recorded_without_a_diff_is_placed_or_listed() -> None:
     assert not line_attribution([unchanged]).left_out
 
 
+def test_a_change_to_an_ignored_file_is_listed_as_left_out() -> None:
+    """A .stetignore'd file keeps its path and loses its diff: its lines have no place, and
+    neither have the lines the trajectory wrote there before."""
+    from stet_lsp.gate.stetignore import OMITTED
+
+    ignored = change("private/notes.txt", lines("a"), lines("a", "b"), step=2)
+    ignored = ignored.model_copy(update={"diff": OMITTED, "anchored": False, "content": None})
+    events = [change("private/notes.txt", None, lines("a"), step=1), ignored]
+    attribution = line_attribution(events)
+    assert attribution.files == {}
+    assert [(i.path, i.step, i.reason, i.lines) for i in attribution.left_out] == [
+        ("private/notes.txt", 2, "ignored (.stetignore)", 1),
+        ("private/notes.txt", 1, "moved by the ignored change of step 2", 1),
+    ]
+
+
 def test_events_before_storage_count_steps_by_position() -> None:
     ev = Events("s")
     ev.add(UserMessage, text="make it")

@@ -86,7 +86,9 @@ def test_a_file_nested_too_deeply_is_of_no_known_format(tmp_path: Path) -> None:
     path.write_text("[" * 100_000 + "\n")
     with pytest.raises(StetError, match="not a transcript of a known format"):
         detect(path)
-    with pytest.raises(StetError, match="not a Claude Code session JSONL"):
+    with pytest.raises(
+        StetError, match=r"not in the format it was named as \(Claude Code session JSONL\)"
+    ):
         import_transcript(
             resolve_target(Path(make_repo(tmp_path / "r").workdir)), path, format_name="claude-code"
         )
