@@ -476,6 +476,17 @@ def test_a_transcript_that_cannot_be_imported_is_logged(
     assert not working_folder(resolve_target(root)).path.exists()
 
 
+def test_the_hooks_log_passes_the_gate(root: Path, stet: Stet) -> None:
+    """A session id or a transcript's path the log names may hold a secret or a home folder:
+    the log is a file Stet writes, and passes the gate as every other."""
+    agent_note(stet, root, "Set up")
+    token = "ghp_" + "Zq8Xw2Lm4Np6Rt8Vb0Cd2Fg4Hj6Kl8Mn0Pq2S"
+    files.log(root, "session-end", f"session s-{token}: error: /home/ana/work/s.jsonl: missing")
+    [line] = log_lines(root)
+    assert token not in line and "[REDACTED:github-token#1]" in line
+    assert "/home/ana" not in line and "~/work/s.jsonl" in line
+
+
 def test_hooks_write_nothing_where_stet_is_not_set_up(
     tmp_path: Path, root: Path, elsewhere: Path
 ) -> None:

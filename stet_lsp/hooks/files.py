@@ -63,9 +63,12 @@ def now_text() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def log(root: Path | None, event: str, message: str) -> None:
+def log(root: Path | None, event: str, message: str, *, own_words: bool = False) -> None:
     """Add a line to `.stet/cache/hooks/hooks.log` (standard error when there is no
-    repository with a `.stet` folder). Never raises: a hook must not fail on its log."""
+    repository with a `.stet` folder), through the redaction gate unless it is `own_words`
+    (Stet's text and the repository's paths alone: the SessionStart hook, which the agent
+    waits for, does not load the gate for them). Never raises: a hook must not fail on its
+    log."""
     text = " ".join(message.split())
     if len(text) > MESSAGE_CHARS:
         text = text[: MESSAGE_CHARS - 1] + "…"
@@ -73,10 +76,23 @@ def log(root: Path | None, event: str, message: str) -> None:
     try:
         if root is None or not has_stet(root):
             raise StetError("no .stet folder")
-        _append(root, line)
+        _append(root, line if own_words else _gated(root, line))
     except Exception:
         with suppress(OSError, ValueError):
             sys.stderr.write(f"stet hooks: {line}")
+
+
+def _gated(root: Path, line: str) -> str:
+    """The line through the redaction gate, as every file Stet writes: a session id or a
+    transcript's path may hold a secret, or a home folder."""
+    from stet_lsp.gate import load_config
+    from stet_lsp.gate.redact import redact_text
+
+    try:
+        config = load_config(root)
+    except StetError:  # a malformed gate.toml: the rules alone, and the line still written
+        config = None
+    return redact_text(line, config=config, cache=None).text
 
 
 def _append(root: Path, line: str) -> None:

@@ -262,7 +262,7 @@ def _session_start(target: Target, stdout: IO[str]) -> None:
     except StetError as refused:
         # Nothing of the sheet goes into the context; the person sees why (systemMessage):
         # a sheet git tracks, or one that cannot be read.
-        files.log(target.root, "session-start", f"error: {refused}")
+        files.log(target.root, "session-start", f"error: {refused}", own_words=True)
         why = str(refused) if isinstance(refused, TrackedSheetError) else f"no brief: {refused}"
         output = {"systemMessage": f"stet: {why}"}
     else:
