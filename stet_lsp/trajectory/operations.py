@@ -42,9 +42,13 @@ def import_session(
 
         found = sessions_of(target, harness, reached)
         if session is not None:
+            if harness and not found:
+                raise StetError(f"no agent sessions of {harness} found for {target.root}")
             path = match_session(found, session).path
         elif found:
-            path = found[0].path
+            # The newest that holds something: a harness creates a session's file before
+            # anything is in it (that one fails with its own message when it is the only one).
+            path = next((s.path for s in found if s.size), found[0].path)
         else:
             of = f" of {harness}" if harness else ""
             raise StetError(f"no agent sessions{of} found for {target.root}")

@@ -626,6 +626,23 @@ def test_sessions_latest_and_session_prefix(stet: Run, root: Path, home: Path) -
     assert code == 2 and "not allowed with argument" in err
 
 
+def test_latest_passes_over_a_session_file_with_nothing_in_it_yet(
+    stet: Run, root: Path, home: Path
+) -> None:
+    _, newer = claude_home_sessions(home, root)
+    empty = newer.with_name("cccccccc-1111-4222-8333-444455556666.jsonl")
+    empty.touch()  # a session just started: its file is made before anything is written
+    os.utime(empty, (newer.stat().st_mtime + 60,) * 2)
+    listed = json.loads(stet("trajectory", "sessions", "--json", "-C", str(root))[1])
+    assert listed["sessions"][0]["path"] == str(empty)
+    code, out, err = stet("trajectory", "import", "--latest", "--json", "-C", str(root))
+    assert (code, err) == (0, "") and json.loads(out)["session"] == SESSION_B
+    code, _, err = stet(
+        "trajectory", "import", "--session", SESSION_A[:8], "--harness", "codex", "-C", str(root)
+    )
+    assert (code, err) == (1, f"stet: error: no agent sessions of codex found for {root}\n")
+
+
 def test_a_qwen_code_session_is_listed_imported_and_valid(
     stet: Run, root: Path, home: Path
 ) -> None:
