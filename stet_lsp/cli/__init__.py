@@ -136,6 +136,50 @@ def _started_in(folders: Sequence[str] | None) -> Iterator[None]:
                 os.chdir(previous)
 
 
+# C0 controls but tab and newline, DEL, and C1 controls: what a terminal takes for commands.
+_PICTURES = {
+    **{code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A)},
+    0x7F: 0x2421,
+    **{code: 0xFFFD for code in range(0x80, 0xA0)},
+}
+
+
+class _Shown:
+    """A terminal's stream: a control character is written as its picture (ESC as ␛), so
+    that text from a transcript (a prompt, a tool's output, a file name) cannot move the
+    cursor, retitle the window or write the clipboard. Output to a pipe or a file is left
+    as it is."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return int(self._stream.write(text.translate(_PICTURES)))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def _terminal() -> Iterator[None]:
+    """Standard output and error as `_Shown` while the command runs, when a terminal."""
+    streams = sys.stdout, sys.stderr
+    shown = [_Shown(s) if s is not None and _is_terminal(s) else s for s in streams]
+    sys.stdout, sys.stderr = shown
+    try:
+        yield
+    finally:
+        if (sys.stdout, sys.stderr) == tuple(shown):
+            sys.stdout, sys.stderr = streams
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 def _own_folder(args: argparse.Namespace) -> list[str]:
     """A command's own -C DIR, to run in as `stet -C DIR` does: the paths it is given (an
     import's transcript, an export's -o) are then relative to it. DIR stays as it was
@@ -154,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
-        with _started_in(args.chdir), _started_in(_own_folder(args)):
+        with _terminal(), _started_in(args.chdir), _started_in(_own_folder(args)):
             code: int = args.func(args)
     except StetError as error:
         print(f"stet: error: {error}", file=sys.stderr)

@@ -414,6 +414,34 @@ def test_a_failed_write_to_standard_output_is_one_clear_line(
         assert error.getvalue() == "stet: error: No space left on device\n"
 
 
+def test_a_terminal_is_shown_control_characters_as_their_pictures(
+    stet: Run, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A prompt (or any text of a transcript) holding escape sequences that would write the
+    clipboard and clear the screen reaches a terminal as visible pictures; a pipe gets it as
+    it is."""
+    prompt = "Fix it \x1b]52;c;ZXZpbA==\x07\x1b[2J\x9bdone"
+    source = simple_session(root, SESSION_A, prompt).save(tmp_path / "s.jsonl")
+    imported(stet, root, source)
+    piped = stet("trajectory", "show", "-C", str(root))[1]
+    assert "\x1b]52;c;ZXZpbA==\x07\x1b[2J" in piped
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    from stet_lsp.cli import main
+
+    shown = Terminal()
+    monkeypatch.setattr(sys, "stdout", shown)
+    assert main(["trajectory", "show", "-C", str(root)]) == 0
+    assert "Fix it ␛]52;c;ZXZpbA==␇␛[2J\ufffddone" in shown.getvalue()
+    assert not any(
+        0x80 <= ord(c) < 0xA0 or (ord(c) < 0x20 and c not in "\t\n") for c in shown.getvalue()
+    )
+    assert sys.stdout is shown  # put back after the command
+
+
 def test_a_repository_whose_config_git_cannot_read_is_a_clear_error(stet: Run, root: Path) -> None:
     config = root / ".git" / "config"
     config.write_text(config.read_text() + "[core\n")
