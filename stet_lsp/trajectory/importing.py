@@ -151,6 +151,7 @@ def _import(
     digest = sources_sha256(sources, parsed.consulted)
     with file_lock(folder.path, target.root, "the working trajectory"):
         refuse_tracked(folder)
+        _refuse_a_session_twice(folder, stem, parsed, source)
         record = read_record(folder, stem)
         if (
             record is not None
@@ -168,6 +169,19 @@ def _import(
         tell("composing")
         compose(target, folder, config)
     return _result(folder, parsed, record, changed=True, outside=outside)
+
+
+def _refuse_a_session_twice(folder: Folder, stem: str, parsed: ParsedSession, source: Path) -> None:
+    """A session the trajectory holds from another format (its transcript, and now an ATIF
+    document of it, such as Stet's own export) would be counted twice: refused."""
+    sessions = {parsed.session_id, *(event.session for event in parsed.events)}
+    for other, record in _records(folder):
+        if other != stem and record.get("session") in sessions:
+            raise StetError(
+                f"{source}: session {record['session']} is in this trajectory already, imported "
+                f"as {record.get('importer')}; importing it again as {parsed.format} would count "
+                "it twice"
+            )
 
 
 def write_session(

@@ -395,6 +395,30 @@ def test_export_never_writes_into_git_or_stet_folders(
     assert list(elsewhere.iterdir()) == []
 
 
+def test_a_session_already_imported_is_refused_in_another_format(
+    stet: Run, root: Path, tmp_path: Path, two_sessions: tuple[Path, Path]
+) -> None:
+    """Stet's own ATIF export of a session, imported beside the transcript it came from,
+    would count every step and token twice."""
+    imported(stet, root, two_sessions[0])
+    exported = tmp_path / "export.json"
+    assert (
+        stet("trajectory", "export", "--format", "atif", "-o", str(exported), "-C", str(root))[0]
+        == 0
+    )
+    meta = (folder_of(root) / "meta.json").read_bytes()
+    code, out, err = stet("trajectory", "import", str(exported), "-C", str(root))
+    assert (code, out) == (1, "")
+    assert f"session {SESSION_A} is in this trajectory already, imported as claude-code" in err
+    assert "importing it again as atif would count it twice" in err
+    assert (folder_of(root) / "meta.json").read_bytes() == meta
+    # Into a trajectory that does not hold it, it is imported.
+    code, _, err = stet(
+        "trajectory", "import", str(exported), "--target", "review", "-C", str(root)
+    )
+    assert code == 0, err
+
+
 def test_a_failed_write_to_standard_output_is_one_clear_line(
     stet: Run, root: Path, two_sessions: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
