@@ -160,6 +160,29 @@ def test_agent_step_maps_to_reasoning_message_calls_usage_results_and_changes(
     assert events[-1].source.pointer == "/steps/1"
 
 
+def test_tool_calls_or_metrics_it_cannot_read_are_kept_raw(tmp_path: Path) -> None:
+    steps = [
+        {"step_id": 1, "source": "user", "message": "go"},
+        {"step_id": 2, "source": "agent", "message": "a", "tool_calls": "x"},
+        {"step_id": 3, "source": "agent", "message": "b", "metrics": "many"},
+        {
+            "step_id": 4,
+            "source": "agent",
+            "message": "c",
+            "metrics": {"prompt_tokens": "lots", "completion_tokens": -5},
+        },
+        {"step_id": 5, "source": "agent", "message": "d", "metrics": {"prompt_tokens": 0}},
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    raws = [(e.reason, e.record) for e in of(parsed.events, "raw")]
+    assert raws == [
+        ("tool_calls that are no list", "x"),
+        ("metrics that are no object", "many"),
+        ("unreadable metrics", {"prompt_tokens": "lots", "completion_tokens": -5}),
+    ]
+    assert not of(parsed.events, "usage")  # a zero count is read, and is no request's usage
+
+
 def test_system_steps_copied_context_and_multimodal_content(tmp_path: Path) -> None:
     steps = [
         {"step_id": 1, "source": "system", "message": "You are a coding agent."},

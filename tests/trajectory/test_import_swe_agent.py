@@ -392,6 +392,11 @@ def test_swe_agent_odd_input(tmp_path: Path) -> None:
     listed = write(tmp_path, [1, 2], "list.traj")
     with pytest.raises(StetError):
         SWE.parse(listed)
+    # A history or an info of the wrong shape is kept as it is, not left out.
+    shapes = swe_agent_1x() | {"history": {"oops": []}, "info": ["no", "object"]}
+    odd = SWE.parse(write(tmp_path, shapes, "shapes.traj"))
+    raws = {(e.source.pointer, e.reason) for e in of(odd.events, RawEvent)}
+    assert {("/history", "history that is no list"), ("/info", "info that is no object")} <= raws
     data = swe_agent_1x()
     big = "y" * (2 * 1024 * 1024)
     data["trajectory"][0]["observation"] = big

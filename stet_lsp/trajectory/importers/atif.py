@@ -520,6 +520,10 @@ class _Reader:
         if text:
             self._emit(AgentMessage, at, time, agent, text=text, model=model)
         calls = step.get("tool_calls")
+        if calls is not None and not isinstance(calls, list):
+            self._emit(
+                RawEvent, at, time, agent, record=calls, reason="tool_calls that are no list"
+            )
         for call in calls if isinstance(calls, list) else []:
             if not isinstance(call, dict) or not text_field(call.get("tool_call_id")):
                 self._emit(RawEvent, at, time, agent, record=call, reason="tool call without an id")
@@ -537,6 +541,10 @@ class _Reader:
         elif isinstance(metrics, dict) and count != 0:
             requests = count if type(count) is int and count > 0 else 1
             self._usage(metrics, model, at, time, agent, requests)
+        elif metrics is not None and not isinstance(metrics, dict):
+            self._emit(
+                RawEvent, at, time, agent, record=metrics, reason="metrics that are no object"
+            )
         trajectory.last_metrics = metrics if isinstance(metrics, dict) and metrics else None
 
     def _usage(
@@ -557,6 +565,10 @@ class _Reader:
         output = count_field(metrics.get("completion_tokens"))
         cost = cost_field(metrics.get("cost_usd"))
         if not (prompt or output or cached or cost):
+            figures = ("prompt_tokens", "completion_tokens", "cached_tokens", "cost_usd")
+            if any(metrics.get(name) not in (None, 0) for name in figures):
+                # Figures it cannot read (a count that is a word, or below zero): kept as read.
+                self._emit(RawEvent, at, time, agent, record=metrics, reason="unreadable metrics")
             return
         self._emit(
             Usage,

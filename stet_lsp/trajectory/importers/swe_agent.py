@@ -395,6 +395,13 @@ class _SweAgentRun:
         history_value = self.data.get("history")
         history: list[Any] = history_value if isinstance(history_value, list) else []
         self._start(steps)
+        for key, value, kind, named in (
+            ("trajectory", trajectory, list, "list"),
+            ("history", history_value, list, "list"),
+            ("info", self.data.get("info"), dict, "object"),
+        ):
+            if value is not None and not isinstance(value, kind):
+                self._raw(f"/{key}", value, f"{key} that is no {named}")
         first_action = self._preamble(history)
         if not isinstance(trajectory, list):
             self._conversation(history, first_action)
