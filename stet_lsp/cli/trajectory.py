@@ -117,6 +117,13 @@ def _formats_help() -> str:
 def _import(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.operations import import_session
 
+    if args.path is not None and args.harness:
+        raise StetError(
+            "--harness chooses among the sessions found (--latest, --session), not a PATH; "
+            "--format names a file's format"
+        )
+    if args.path == "-":
+        raise StetError("-: a transcript is read from a file, not from standard input")
     target = target_of(args)
     config = config_of(target.root, args)
     progress = ProgressLine("importing", enabled=not args.json and sys.stderr.isatty())

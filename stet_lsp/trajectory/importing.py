@@ -638,7 +638,8 @@ def _result(
     return ImportResult(
         trajectory=folder.id,
         folder=str(folder.relative),
-        session=parsed.session_id,
+        # As the files hold it: an id may hold a secret, redacted there.
+        session=str(record.get("session") or parsed.session_id),
         format=parsed.format,
         events=int(record.get("events", len(parsed.events))),
         changed=changed,

@@ -127,6 +127,10 @@ def test_import_errors_are_one_clear_line(stet: Run, root: Path, tmp_path: Path)
     assert "(choose from 'atif', 'claude-code', 'codex'," in err
     code, _, err = stet("trajectory", "import", str(tmp_path / "gone.jsonl"), "-C", str(root))
     assert code == 1 and "No such file or directory" in err
+    code, _, err = stet("trajectory", "import", str(notes), "--harness", "aider", "-C", str(root))
+    assert code == 1 and "--harness chooses among the sessions found" in err
+    code, _, err = stet("trajectory", "import", "-", "-C", str(root))
+    assert code == 1 and "not from standard input" in err
     assert not (root / ".stet").exists()
 
 
@@ -417,6 +421,16 @@ def test_a_session_already_imported_is_refused_in_another_format(
         "trajectory", "import", str(exported), "--target", "review", "-C", str(root)
     )
     assert code == 0, err
+
+
+def test_import_prints_the_session_id_as_the_files_hold_it(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    token = "ghp_" + "Zq8Xw2Lm4Np6Rt8Vb0Cd2Fg4Hj6Kl8Mn0Pq2S"
+    source = simple_session(root, f"sess-{token}", "Add it").save(tmp_path / "s.jsonl")
+    for args in (("--json",), ()):
+        code, out, err = stet("trajectory", "import", str(source), *args, "-C", str(root))
+        assert code == 0 and token not in out + err and "sess-[REDACTED:github-token#1]" in out
 
 
 def test_a_failed_write_to_standard_output_is_one_clear_line(
