@@ -131,6 +131,12 @@ def test_import_errors_are_one_clear_line(stet: Run, root: Path, tmp_path: Path)
     assert code == 1 and "--harness chooses among the sessions found" in err
     code, _, err = stet("trajectory", "import", "-", "-C", str(root))
     assert code == 1 and "not from standard input" in err
+    events = tmp_path / "events.jsonl"
+    events.write_text(
+        json.dumps({"kind": "user_message", "step": 1, "session": "s", "source": {}}) + "\n"
+    )
+    code, _, err = stet("trajectory", "import", str(events), "-C", str(root))
+    assert code == 1 and "a Stet trajectory's events.jsonl, not an agent's transcript" in err
     assert not (root / ".stet").exists()
 
 

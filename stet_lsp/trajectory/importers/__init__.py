@@ -48,8 +48,24 @@ def detect(path: Path) -> Importer:
         found = importer(name)
         if sniffs(found, head):
             return found
+    if _is_stet_events(head):
+        raise StetError(
+            f"{path}: a Stet trajectory's events.jsonl, not an agent's transcript "
+            "(`stet trajectory validate` checks it; `stet trajectory export --format atif` "
+            "makes a document another target can import)"
+        )
     labels = ", ".join(importer(name).label for name in FORMATS)
     raise StetError(f"{path}: not a transcript of a known format (tried {labels})")
+
+
+def _is_stet_events(head: str) -> bool:
+    import json
+
+    try:
+        first = json.loads(head.split("\n", 1)[0])
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(first, dict) and {"kind", "session", "source", "step"} <= first.keys()
 
 
 def sniffs(found: Importer, head: str) -> bool:
