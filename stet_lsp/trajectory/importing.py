@@ -21,10 +21,11 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import stat
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -153,6 +154,7 @@ def _import(
         refuse_tracked(folder)
         _refuse_a_session_twice(folder, stem, parsed, source)
         record = read_record(folder, stem)
+        config = _as_strict_as_before(config, record)
         if (
             record is not None
             and record.get("sources_sha256") == digest
@@ -169,6 +171,28 @@ def _import(
         tell("composing")
         compose(target, folder, config)
     return _result(folder, parsed, record, changed=True, outside=outside)
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _as_strict_as_before(config: GateConfig, record: dict[str, Any] | None) -> GateConfig:
+    """`config`, strict and redacting the environment variables' values the session was
+    gated with before (`import --env-name` or `--strict` once, then a plain import by a hook):
+    importing a session again never writes a value an earlier import redacted."""
+    kept = record.get("gate_settings") if record is not None else None
+    if not isinstance(kept, dict):
+        return config
+    names = kept.get("env_names")
+    known = (
+        [n for n in names if isinstance(n, str) and _ENV_NAME.fullmatch(n)]
+        if isinstance(names, list)
+        else []
+    )
+    strict = kept.get("strict") is True
+    if (config.strict or not strict) and set(known) <= set(config.env_names):
+        return config
+    return replace(config, strict=config.strict or strict, env_names=(*config.env_names, *known))
 
 
 def _refuse_a_session_twice(folder: Folder, stem: str, parsed: ParsedSession, source: Path) -> None:
@@ -443,6 +467,7 @@ def _session_record(
             {"source": p.source, "line": p.line, "message": p.message} for p in parsed.problems
         ],
         "gate": config.fingerprint,
+        "gate_settings": {"strict": config.strict, "env_names": list(config.env_names)},
     }
     gated_record = redact_text(
         json.dumps(record, ensure_ascii=False), config=config, path="record.json", cache=None

@@ -439,6 +439,32 @@ def test_import_prints_the_session_id_as_the_files_hold_it(
         assert code == 0 and token not in out + err and "sess-[REDACTED:github-token#1]" in out
 
 
+def test_a_session_imported_again_keeps_what_a_stricter_import_redacted(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    """`--env-name` (or `--strict`) once, then a plain import (what the hooks run): the
+    session is gated as strictly as before, and no value comes back."""
+    value = "corvette1985"
+    source = simple_session(root, SESSION_A, f"run with ACME_REGION_CODE={value} now")
+    path = source.save(tmp_path / "s.jsonl")
+    code, _, err = stet(
+        "trajectory", "import", str(path), "--env-name", "ACME_REGION_CODE", "-C", str(root)
+    )
+    assert code == 0, err
+
+    def written() -> list[str]:
+        stet_folder = root / ".stet"
+        return [str(f) for f in stet_folder.rglob("*") if f.is_file() and value in f.read_text()]
+
+    assert written() == []
+    code, out, _ = stet("trajectory", "import", str(path), "--json", "-C", str(root))
+    assert code == 0 and json.loads(out)["changed"] is False
+    path.write_text(path.read_text() + "\n")  # the transcript grew: stored again
+    code, out, _ = stet("trajectory", "import", str(path), "--json", "-C", str(root))
+    assert code == 0 and json.loads(out)["changed"] is True
+    assert written() == []
+
+
 def test_a_failed_write_to_standard_output_is_one_clear_line(
     stet: Run, root: Path, two_sessions: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
