@@ -197,8 +197,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv = sys.argv[1:]
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    with _terminal():  # an error may quote a transcript too
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
-        with _terminal(), _started_in(args.chdir), _started_in(_own_folder(args)):
+        with _started_in(args.chdir), _started_in(_own_folder(args)):
             code: int = args.func(args)
     except StetError as error:
         print(f"stet: error: {error}", file=sys.stderr)

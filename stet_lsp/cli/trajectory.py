@@ -316,9 +316,11 @@ def _export_path(given: str, root: Path) -> Path:
     for folder, name in kept.items():
         if placed == folder or folder in placed.parents:
             raise StetError(f"{given}: inside {name} ({folder}); nothing was written")
-    relative = placed.relative_to(root.resolve()) if root.resolve() in placed.parents else None
-    if relative is not None and any(part.casefold() == ".git" for part in relative.parts):
-        raise StetError(f"{given}: inside a git folder; nothing was written")
+    # Named in another case (a file system that ignores it), or a submodule's git folder.
+    inside = root.resolve() in placed.parents
+    parts = [part.casefold() for part in placed.relative_to(root.resolve()).parts] if inside else []
+    if parts[:1] == [".stet"] or ".git" in parts:
+        raise StetError(f"{given}: inside a git folder or Stet's; nothing was written")
     return output
 
 

@@ -510,6 +510,11 @@ def test_a_terminal_is_shown_control_characters_as_their_pictures(
         0x80 <= ord(c) < 0xA0 or (ord(c) < 0x20 and c not in "\t\n") for c in shown.getvalue()
     )
     assert sys.stdout is shown  # put back after the command
+    # An error quoting what it was given is shown the same way.
+    said = Terminal()
+    monkeypatch.setattr(sys, "stderr", said)
+    assert main(["trajectory", "import", str(tmp_path / "x\x1b[2J.jsonl"), "-C", str(root)]) == 1
+    assert "x␛[2J.jsonl" in said.getvalue() and "\x1b" not in said.getvalue()
 
 
 def test_a_repository_whose_config_git_cannot_read_is_a_clear_error(stet: Run, root: Path) -> None:
