@@ -51,6 +51,7 @@ Nothing here imports pygls or lsprotocol: the language server and the command li
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import posixpath
@@ -578,6 +579,7 @@ class Provenance:
         self._unattributed = index.unattributed
         self._present = _present(root, set(index.files) | set(index.unattributed))
         self._cache: OrderedDict[tuple[str, str], tuple[ProvenanceHunk, ...]] = OrderedDict()
+        """By path and the text's digest (not the text: 32 copies of a large file's)."""
         self._lock = threading.Lock()
 
     @classmethod
@@ -640,7 +642,7 @@ class Provenance:
         entries = self._by_path.get(path)
         if not entries:
             return []
-        key = (path, text)
+        key = (path, hashlib.blake2b(text.encode("utf-8", "surrogatepass")).hexdigest())
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None:

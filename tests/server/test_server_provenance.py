@@ -18,6 +18,7 @@ from pytest_lsp import LanguageClient
 from test_server_trajectory_files import edit_session, lenses
 
 from stet_lsp.core.targets import resolve_target
+from stet_lsp.server.features.provenance import INLINE_LIMIT
 from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.store import COMMITTED, HEADER_LIMIT, working_folder
 
@@ -49,11 +50,18 @@ async def actions_at(client: LanguageClient, document: str, line: int) -> list[t
     ]
 
 
+@pytest.mark.parametrize("size", ["small", "large"])
 async def test_a_code_action_opens_the_step_that_wrote_the_line(
-    client: LanguageClient, root: Path, tmp_path: Path
+    client: LanguageClient, root: Path, tmp_path: Path, size: str
 ) -> None:
-    import_transcript(resolve_target(root), edit_session(root, tmp_path))
+    """A large file (over INLINE_LIMIT characters) is attributed in a worker thread, as each
+    edit changes it: the same answers, the loop free meanwhile."""
     app = root / "src" / "app.py"
+    if size == "large":
+        filler = "".join(f"filler_{n} = {n}  # a long generated module\n" for n in range(9000))
+        app.write_text(app.read_text() + filler)
+        assert len(app.read_text()) > INLINE_LIMIT
+    import_transcript(resolve_target(root), edit_session(root, tmp_path))
     document = open_file(client, app)
 
     async def provenance_lens() -> list[types.CodeLens]:

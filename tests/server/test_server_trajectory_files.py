@@ -505,6 +505,33 @@ async def test_a_step_is_named_by_code_actions_and_hover_asked_at_once(
     assert hover is not None
 
 
+async def test_a_narration_opened_again_while_indexed_shows_its_own_steps(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """Closed and opened again (the same version and line count, another text) while its
+    first text is indexed: the first text's steps are not kept for the second."""
+    import_transcript(resolve_target(root), working_session(root, tmp_path / "session.jsonl"))
+    folder = working_folder(resolve_target(root)).path
+    events = (folder / "events.jsonl").read_text().splitlines()
+    long = [json.dumps(json.loads(line) | {"step": n}) for n, line in enumerate(events * 3000, 1)]
+    (folder / "events.jsonl").write_text("\n".join(long) + "\n")  # indexing takes a while
+    narration = folder / "narration.md"
+    first = '<a id="step-1"></a>one\n\n<a id="step-2"></a>two\n\n'
+    second = '\n<a id="step-5"></a>five\n\n<a id="step-6"></a>six\n'
+    document = open_file(client, narration, "markdown", text=first)
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=document))
+    )
+    open_file(client, narration, "markdown", text=second)
+
+    async def placed() -> list[tuple[int, str]]:
+        found = await lenses(client, document)
+        return [(lens.range.start.line, lens.command.title) for lens in found if lens.command]
+
+    shown = await eventually(placed, timeout=20)
+    assert [line for line, _ in shown] == [1, 3], shown
+
+
 async def test_provenance_follows_a_rename_and_commits_made_since(
     client: LanguageClient, root: Path, tmp_path: Path
 ) -> None:

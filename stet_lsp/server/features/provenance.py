@@ -11,10 +11,12 @@ every CHECK_SECONDS, also in a thread, when a document of the repository changes
 watcher's poll while one is open, so an import from outside shows without typing; at once
 after the server's own import, capstone or graduation); the lines of an open document are
 attributed on the loop (a few milliseconds for a 5,000-line file) from what is loaded, and
-the lenses refreshed when they changed."""
+the lenses refreshed when they changed (a text over INLINE_LIMIT characters is attributed in
+a thread instead: a 30 MB file took seconds a keystroke)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from pathlib import Path
@@ -34,6 +36,8 @@ if TYPE_CHECKING:  # loaded with the first repository: the server starts without
 log = logging.getLogger(__name__)
 
 CHECK_SECONDS = 2.0
+INLINE_LIMIT = 256 * 1024
+"""Texts up to this many characters are attributed on the loop; longer ones in a thread."""
 OPEN_STEP = "stet.trajectory.open"
 _DIFF_LINES = 40
 _MESSAGE_CHARS = 1500
@@ -51,9 +55,14 @@ class ProvenanceFeature(Feature):
         """Repositories whose trajectories a command wrote while they were being loaded."""
         self.hunks: dict[str, list[ProvenanceHunk]] = {}
         """By document URI: the hunks of the text last analysed."""
+        self.attributing: dict[str, asyncio.Task[None]] = {}
+        """By document URI: a large text's attribution in a worker, while it runs."""
+        self.attributed: dict[str, tuple[DocumentState, int | None, Provenance]] = {}
+        """By document URI: what a large text's hunks were found for."""
 
     def forget(self, uri: str) -> None:
         self.hunks.pop(uri, None)
+        self.attributed.pop(uri, None)
 
     def analyse(self, state: DocumentState) -> None:
         if state.session is None or state.relative is None or state.relative.startswith(".stet/"):
@@ -63,7 +72,40 @@ class ProvenanceFeature(Feature):
         self._refresh_later(root)
         if provenance is None:
             return
-        self.hunks[state.uri] = provenance.hunks(state.relative, state.text)
+        if sum(map(len, state.lines)) <= INLINE_LIMIT:
+            self.hunks[state.uri] = provenance.hunks(state.relative, state.text)
+        elif state.uri not in self.attributing:  # one at a time; the next starts after it
+            done = self.attributed.get(state.uri)
+            if done is not None and done[0] is state and done[1:] == (state.version, provenance):
+                return
+            task = self.server.spawn(
+                self._attribute_later(state, provenance), f"attributing {state.uri}"
+            )
+            self.attributing[state.uri] = task
+
+    async def _attribute_later(self, state: DocumentState, provenance: Provenance) -> None:
+        """A large text's lines attributed in a worker; its last hunks stay shown meanwhile
+        (those past its end are not), and the views refresh once they are known."""
+        version, relative = state.version, state.relative
+        lines = list(state.lines)  # the strings are shared: edits change the document's list
+        assert relative is not None
+        try:
+            found = await self.server.off_loop(_hunks_of, provenance, relative, lines)
+        finally:
+            self.attributing.pop(state.uri, None)
+        current = self.server.documents.get(state.uri)
+        if current is None:
+            return
+        if current is state and current.version == version:
+            self.hunks[state.uri] = found
+            self.attributed[state.uri] = (state, version, provenance)
+        # Refreshed in any case: edited (or opened again) meanwhile, it is attributed again.
+        self.server.refresh([current], outside=True)
+
+    async def settled(self, state: DocumentState) -> None:
+        task = self.attributing.get(state.uri)
+        if task is not None:
+            await asyncio.wait({task})
 
     def polled(self, root: Path) -> None:
         """A trajectory imported from outside shows in the open documents without typing."""
@@ -173,6 +215,10 @@ class ProvenanceFeature(Feature):
         )
         narration = state.session.root / folder / "narration.md" if folder else None
         return _hover(hunk, detail, narration)
+
+
+def _hunks_of(provenance: Provenance, relative: str, lines: list[str]) -> list[ProvenanceHunk]:
+    return provenance.hunks(relative, "\n".join(lines))
 
 
 def _arguments(state: DocumentState, hunk: ProvenanceHunk) -> list[Any]:

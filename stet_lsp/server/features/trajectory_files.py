@@ -140,7 +140,8 @@ class TrajectoryFiles(Feature):
         current = self.server.documents.get(state.uri)
         if current is None:
             return
-        self.indexed[state.uri] = indexed
+        if current is state:  # else closed and opened again meanwhile: its text may differ
+            self.indexed[state.uri] = indexed
         self.server.refresh([current], outside=True)
 
     async def _check_later(self, state: DocumentState, known: Indexed) -> None:
@@ -154,7 +155,8 @@ class TrajectoryFiles(Feature):
         current = self.server.documents.get(state.uri)
         if current is None:
             return
-        self.issues[state.uri] = (known.key, issues)
+        if current is state:
+            self.issues[state.uri] = (known.key, issues)
         self.server.refresh([current], outside=True)
 
     def folder_index(self, folder: Path, root: Path) -> TrajectoryIndex | None:
