@@ -118,7 +118,10 @@ _REVIEW_LINE = re.compile(
     r"^\s*[-*+]\s+\[(?P<mark>[ xX])\]\s+(?P<id>[A-Za-z0-9_-]{1,64})\s+(?:→|->)\s+"
     r"(?P<route>trajectory|discard|skill(?::(?P<skill>\S*))?)(?:\s+(?:—|--|-)(?:\s.*)?)?\s*$"
 )
-_CHECKBOX = re.compile(r"^\s*[-*+]\s+\[.?\]")
+# What looks like a checkbox a person meant: a bullet or a number before `[` (spaces or not),
+# or `[x]` alone; `_REVIEW_LINE` reads only the form `--review` writes.
+_CHECKBOX = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s*\[|\[[ xX]?\])")
+_REDACTED = re.compile(r"\[REDACTED:[^\]]*\]")
 
 
 @dataclass(frozen=True)
@@ -804,13 +807,25 @@ def checked_review(sheet: StyleSheet, document_text: str) -> list[ReviewLine]:
             "this review has no header naming its target (`<!-- stet-review version=1 "
             'kind=… target="…" -->`, as `stet graduate --review` writes it); nothing was changed'
         )
-    if named != (target.kind, target.name):
+    if named[0] != target.kind or not _names(named[1], target.name):
         raise StetError(
             f"this review is for target {named[1]!r}, not {target.name!r}; nothing was changed"
         )
     checked = [line for line in lines if line.checked]
     _check_lines(sheet, checked)
     return checked
+
+
+def _names(header: str, name: str) -> bool:
+    """Whether a review's header names the target `name`: the same name, or the name as the
+    gate left it in the review (a branch named with a token, or a random suffix in strict
+    mode), each marker standing for what it replaced."""
+    if header == name:
+        return True
+    parts = _REDACTED.split(header)
+    if len(parts) == 1:
+        return False
+    return re.fullmatch(".+".join(re.escape(part) for part in parts), name) is not None
 
 
 def apply_review(
@@ -822,7 +837,8 @@ def apply_review(
     """Carry out the checked lines of a review document, in order; each result is
     `graduate`'s. Every checked line is checked first (the entry exists, is open, is named
     once, its skill name is valid, the skill it extends can be read): one bad line changes
-    nothing."""
+    nothing. A line that fails as it is carried out stops the apply; the lines before it
+    stay done, as the error says."""
     sheet = _sheet_of(sheet_or_target)
     config = _config_of(sheet, gate_config)
     checked = checked_review(sheet, document_text)
@@ -836,8 +852,14 @@ def apply_review(
                 _graduate(sheet, line.entry_id, line.route, line.skill, None, None, config)
             )
         except StetError as error:
-            done = f"the {len(results)} checked line(s) before it were carried out"
-            failed = StetError(f"line {line.line}: {error} ({done})")
+            # What only carrying it out finds (a skill past the size limit): the lines before
+            # it stay done, and the error says so, not that nothing was changed.
+            why = str(error).removesuffix("; nothing was changed")
+            done = len(results)
+            failed = StetError(
+                f"line {line.line}: {why}; the {done} checked line(s) before it were carried "
+                "out, it and those after it were not"
+            )
             break
     if results:  # once for the whole review
         _compose(sheet.target, config)

@@ -218,7 +218,7 @@ def pick_folder(candidates: list[Folder], trajectory_id: str) -> Folder:
     with it; the error names the candidates (and only them). An empty id names none (as a
     prefix it would name every one)."""
     if not trajectory_id:
-        raise StetError("a trajectory id cannot be empty (leave it out for the working one)")
+        raise StetError("a trajectory id cannot be empty (`stet trajectory list` shows the ids)")
     exact = [folder for folder in candidates if folder.id == trajectory_id]
     if exact:
         return exact[0]

@@ -780,6 +780,61 @@ def test_a_bad_review_changes_nothing(sheet: StyleSheet, root: Path) -> None:
     assert review(StyleSheet(resolve_target(root, "empty"))).endswith("\nNo open entries.\n")
 
 
+def test_a_checkbox_typed_wrong_is_an_error_not_unchecked(sheet: StyleSheet) -> None:
+    entry = add(sheet, "Tried threads", "ruled-out")
+    header = '<!-- stet-review version=1 kind=branch target="main" -->\n'
+    for line in (
+        f"- [x {entry.id} → trajectory — t",
+        f"-[x] {entry.id} → trajectory — t",
+        f"1. [x] {entry.id} → trajectory — t",
+        f"- [xx] {entry.id} → trajectory — t",
+        f"[x] {entry.id} → trajectory — t",
+    ):
+        with pytest.raises(StetError, match="line 2: not a review line"):
+            apply_review(sheet, header + line + "\n")
+    assert status(sheet, entry) == "open"
+
+
+def test_a_review_of_a_branch_whose_name_the_gate_redacts_applies(root: Path) -> None:
+    """The review passes the gate, its header too: a branch named with a token (or, in strict
+    mode, a random suffix) is named there redacted, and the review still applies to it."""
+    branch = "fix-ghp_" + "Zq8Xw2Lm4Np6Rt8Vb0Cd2Fg4Hj6Kl8Mn0Pq2S"
+    repository = pygit2.Repository(str(root))
+    repository.branches.local.create(branch, repository.head.peel(pygit2.Commit))
+    repository.checkout(f"refs/heads/{branch}")
+    sheet = StyleSheet(resolve_target(root))
+    assert sheet.target.name == branch
+    entry = add(sheet, "Tried threads", "ruled-out")
+    document = review(sheet)
+    assert branch not in document and "[REDACTED:github-token#1]" in document
+    [result] = apply_review(sheet, document.replace("[ ]", "[x]"))
+    assert result["route"] == "trajectory" and status(sheet, entry) == "graduated-trajectory"
+    # Another branch's review, its name redacted the same way, is still refused.
+    other = document.replace('target="fix-', 'target="feat-')
+    with pytest.raises(StetError, match="this review is for target 'feat-"):
+        apply_review(sheet, other.replace("[ ]", "[x]"))
+
+
+def test_a_line_that_fails_as_it_is_carried_out_says_what_was_done(
+    sheet: StyleSheet, root: Path
+) -> None:
+    first = add(sheet, "Tried threads", "ruled-out")
+    second = add(sheet, "Long convention " + "word " * 30000, "convention")
+    document = (
+        '<!-- stet-review version=1 kind=branch target="main" -->\n'
+        f"- [x] {first.id} → trajectory — Tried threads\n"
+        f"- [x] {second.id} → skill:long-one — Long\n"
+    )
+    with pytest.raises(StetError) as raised:
+        apply_review(sheet, document)
+    message = str(raised.value)
+    assert message.startswith("line 3: ") and "nothing was changed" not in message
+    assert message.endswith(
+        "the 1 checked line(s) before it were carried out, it and those after it were not"
+    )
+    assert (status(sheet, first), status(sheet, second)) == ("graduated-trajectory", "open")
+
+
 def test_a_review_whose_later_line_names_a_broken_skill_changes_nothing(
     sheet: StyleSheet, root: Path
 ) -> None:
