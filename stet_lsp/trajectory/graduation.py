@@ -385,11 +385,15 @@ def retarget_skill(
     its metadata does not name `working`. StetError when the text does not follow the spec."""
     skill = parse_skill(text, folder=name)
     listed = [value for value in skill.metadata.get(META_TRAJECTORY, "").split(" ") if value]
-    if not any(value in working for value in listed):
+
+    def is_working(value: str) -> bool:  # as written, or as the gate left a key it redacted
+        return value in working or any(_names(value, key) for key in working)
+
+    if not any(is_working(value) for value in listed):
         return text
     renamed: list[str] = []
     for value in listed:
-        value = committed if value in working else value
+        value = committed if is_working(value) else value
         if value not in renamed:
             renamed.append(value)
     metadata = skill.metadata | {META_TRAJECTORY: " ".join(renamed)}

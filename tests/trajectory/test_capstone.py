@@ -740,6 +740,23 @@ def test_a_skill_with_unstaged_changes_keeps_them_and_names_the_committed_trajec
     assert result.warnings == []
 
 
+def test_a_skill_of_a_branch_whose_key_the_gate_redacted_names_the_committed_trajectory(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """Graduation writes the working key through the gate: on a branch named with a token,
+    the skill names it redacted. The capstone still names the committed trajectory."""
+    branch = "fix-ghp_" + "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+    repo.branches.local.create(branch, repo.head.peel(pygit2.Commit))
+    repo.checkout(f"refs/heads/{branch}")
+    target = import_work(root, tmp_path)
+    graduate_into_skill(root)
+    staged = (root / SKILL).read_text(encoding="utf-8")
+    assert branch not in staged and "[REDACTED:" in skill_metadata(staged)["stet-trajectory"]
+    result = capstone(target)
+    committed = blob_text(repo, head_commit(repo), SKILL)
+    assert skill_metadata(committed)["stet-trajectory"] == result.trajectory
+
+
 def test_a_skill_extended_after_a_capstone_names_both_trajectories(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
