@@ -832,6 +832,9 @@ def test_an_empty_trajectory_id_is_refused(
     imported(stet, root, two_sessions[0])
     code, _, err = stet("trajectory", "show", "", "-C", str(root))
     assert code == 1 and "a trajectory id cannot be empty" in err
+    # `mark` needs an id: the message points to where the ids are, not to leaving it out.
+    code, _, err = stet("trajectory", "mark", "", "2", "--verdict", "wrong", "-C", str(root))
+    assert code == 1 and "cannot be empty (`stet trajectory list` shows the ids)" in err
 
 
 # -- blame -----------------------------------------------------------------------------------
