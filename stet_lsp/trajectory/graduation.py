@@ -338,15 +338,11 @@ def _into_skill(
     proposed = proposed_name(body, config)
     name = proposed if skill_name is None else skill_name
     relative = skill_path(name)  # refused here, naming the rule, when the name breaks one
-    context = _context(sheet, entry)
-    provenance = {META_TARGET: target.label, META_TRAJECTORY: working_folder(target).id}
     root = target.root
     with skill_lock(root, name):
         current, existing_text = _existing_skill(root, relative, name)
-        text, context = _gated_section(body, context, existing_text, config)
-        where = entry.anchor.path if entry.anchor else None
-        skill = current or new_skill(name, describe(text, where), target.label)
-        extended = with_entry(skill, entry.id, text, context, provenance)
+        section = _section(sheet, entry, body, name, current, existing_text, config)
+        skill, extended, text, context, provenance = section
         added = extended is not skill
         if added:
             # A person's unstaged changes to the file stay unstaged: the index gets its own
@@ -366,6 +362,52 @@ def _into_skill(
     return SkillOutcome(
         name, str(relative), proposed, created=current is None, added=added, staged=staged
     )
+
+
+def _section(
+    sheet: StyleSheet,
+    entry: Entry,
+    body: str,
+    name: str,
+    current: Skill | None,
+    existing_text: str,
+    config: GateConfig,
+) -> tuple[Skill, Skill, str, Any, dict[str, str]]:
+    """The skill `name` as it is (or new), the same with the entry's section (the skill
+    itself when it has the section already), and the section's gated text, context and
+    provenance."""
+    target = sheet.target
+    provenance = {META_TARGET: target.label, META_TRAJECTORY: working_folder(target).id}
+    text, context = _gated_section(body, _context(sheet, entry), existing_text, config)
+    where = entry.anchor.path if entry.anchor else None
+    skill = current or new_skill(name, describe(text, where), target.label)
+    return skill, with_entry(skill, entry.id, text, context, provenance), text, context, provenance
+
+
+def _skills_after(sheet: StyleSheet, lines: list[ReviewLine], config: GateConfig) -> list[str]:
+    """What each checked skill line would make of its skill, line after line, checked as
+    graduation checks it (the spec, the size): the problems, before anything is written."""
+    entries = {entry.id: entry for entry in sheet.entries()}
+    made: dict[str, tuple[Skill | None, str]] = {}
+    problems = []
+    for line in lines:
+        entry = entries.get(line.entry_id)
+        if line.route != "skill" or entry is None:
+            continue
+        name = line.skill or proposed_name(entry.text, config)
+        try:
+            if name not in made:
+                made[name] = _existing_skill(sheet.target.root, skill_path(name), name)
+            current, existing_text = made[name]
+            skill, extended, *_ = _section(
+                sheet, entry, entry.text, name, current, existing_text, config
+            )
+            if extended is not skill:
+                data = _checked_text(extended, existing_text if current else None, config)
+                made[name] = (extended, data.decode("utf-8"))
+        except StetError as error:
+            problems.append(f"line {line.line}: {str(error).removesuffix('; nothing was changed')}")
+    return problems
 
 
 def skill_lock(root: Path, name: str) -> AbstractContextManager[None]:
@@ -800,7 +842,9 @@ def parse_review(text: str) -> tuple[tuple[str, str] | None, list[ReviewLine]]:
     return named, lines
 
 
-def checked_review(sheet: StyleSheet, document_text: str) -> list[ReviewLine]:
+def checked_review(
+    sheet: StyleSheet, document_text: str, gate_config: GateConfig | None = None
+) -> list[ReviewLine]:
     """The checked lines of a review document, refused as `apply_review` refuses them (no
     header, another target's review, an entry that is not open or named twice, an invalid
     skill name); nothing is written."""
@@ -816,7 +860,7 @@ def checked_review(sheet: StyleSheet, document_text: str) -> list[ReviewLine]:
             f"this review is for target {named[1]!r}, not {target.name!r}; nothing was changed"
         )
     checked = [line for line in lines if line.checked]
-    _check_lines(sheet, checked)
+    _check_lines(sheet, checked, _config_of(sheet, gate_config))
     return checked
 
 
@@ -840,12 +884,12 @@ def apply_review(
 ) -> list[Result]:
     """Carry out the checked lines of a review document, in order; each result is
     `graduate`'s. Every checked line is checked first (the entry exists, is open, is named
-    once, its skill name is valid, the skill it extends can be read): one bad line changes
-    nothing. A line that fails as it is carried out stops the apply; the lines before it
-    stay done, as the error says."""
+    once, its skill name is valid, the skill it extends can be read, and extended follows the
+    spec): one bad line changes nothing. A line that still fails as it is carried out (the
+    disk, a lock) stops the apply; the lines before it stay done, as the error says."""
     sheet = _sheet_of(sheet_or_target)
     config = _config_of(sheet, gate_config)
-    checked = checked_review(sheet, document_text)
+    checked = checked_review(sheet, document_text, config)
     if checked:
         follow_rename(sheet.target, config, wait=True)
     results: list[Result] = []
@@ -872,7 +916,7 @@ def apply_review(
     return results
 
 
-def _check_lines(sheet: StyleSheet, lines: list[ReviewLine]) -> None:
+def _check_lines(sheet: StyleSheet, lines: list[ReviewLine], config: GateConfig) -> None:
     entries = {entry.id: entry for entry in sheet.entries()}
     problems = []
     seen: set[str] = set()
@@ -894,6 +938,8 @@ def _check_lines(sheet: StyleSheet, lines: list[ReviewLine]) -> None:
                 except StetError as error:
                     why = str(error).removesuffix("; nothing was changed")
                     problems.append(f"line {line.line}: {why}")
+    if not problems:  # each skill as the lines before it leave it: past the size limit, say
+        problems = _skills_after(sheet, lines, config)
     if problems:
         raise StetError("; ".join(problems) + "; nothing was changed")
 

@@ -815,9 +815,11 @@ def test_a_review_of_a_branch_whose_name_the_gate_redacts_applies(root: Path) ->
         apply_review(sheet, other.replace("[ ]", "[x]"))
 
 
-def test_a_line_that_fails_as_it_is_carried_out_says_what_was_done(
+def test_a_review_whose_skill_would_grow_past_the_spec_changes_nothing(
     sheet: StyleSheet, root: Path
 ) -> None:
+    """A skill the checked lines would make too large is found before the first line is
+    carried out, as a skill that cannot be extended is; lines into one skill add up."""
     first = add(sheet, "Tried threads", "ruled-out")
     second = add(sheet, "Long convention " + "word " * 30000, "convention")
     document = (
@@ -825,14 +827,25 @@ def test_a_line_that_fails_as_it_is_carried_out_says_what_was_done(
         f"- [x] {first.id} → trajectory — Tried threads\n"
         f"- [x] {second.id} → skill:long-one — Long\n"
     )
+    before = sheet.path.read_bytes()
     with pytest.raises(StetError) as raised:
         apply_review(sheet, document)
     message = str(raised.value)
-    assert message.startswith("line 3: ") and "nothing was changed" not in message
-    assert message.endswith(
-        "the 1 checked line(s) before it were carried out, it and those after it were not"
+    assert message.startswith("line 3: the skill long-one would break the Agent Skills spec")
+    assert message.endswith("; nothing was changed")
+    assert sheet.path.read_bytes() == before
+    assert not (root / ".stet" / "skills" / "long-one").exists()
+    # Two lines into one skill, each small enough alone, are checked together.
+    halves = [add(sheet, f"Half {n} " + "word " * 3000, "convention") for n in (1, 2)]
+    together = '<!-- stet-review version=1 kind=branch target="main" -->\n' + "".join(
+        f"- [x] {half.id} → skill:halves — Half\n" for half in halves
     )
-    assert (status(sheet, first), status(sheet, second)) == ("graduated-trajectory", "open")
+    with pytest.raises(StetError, match=r"^line 3: the skill halves.*5,000.*nothing was changed$"):
+        apply_review(sheet, together)
+    assert [status(sheet, half) for half in halves] == ["open", "open"]
+    header, first_half, _ = together.split("\n")[:3]
+    [alone] = apply_review(sheet, f"{header}\n{first_half}\n")
+    assert alone["route"] == "skill"
 
 
 def test_a_review_whose_later_line_names_a_broken_skill_changes_nothing(
