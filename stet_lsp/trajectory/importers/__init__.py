@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import json
 from pathlib import Path
+from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.importers.base import SNIFF_BYTES, Importer
@@ -42,6 +44,23 @@ def read_head(path: Path) -> str:
         return stream.read(SNIFF_BYTES)
 
 
+def head_records(head: str, limit: int = 20) -> tuple[list[Any], str | None]:
+    """The JSON values of a sniff window's first `limit` lines that hold something, up to
+    the first that does not parse; and that line when it is the window's last (a record the
+    window cut off), else None."""
+    lines = head.splitlines()
+    records: list[Any] = []
+    for index, text in enumerate(lines[:limit]):
+        text = text.strip()
+        if not text:
+            continue
+        try:
+            records.append(json.loads(text))
+        except (ValueError, RecursionError):
+            return records, text if index == len(lines) - 1 else None
+    return records, None
+
+
 def detect(path: Path) -> Importer:
     head = read_head(path)
     for name in FORMATS:
@@ -59,12 +78,8 @@ def detect(path: Path) -> Importer:
 
 
 def _is_stet_events(head: str) -> bool:
-    import json
-
-    try:
-        first = json.loads(head.split("\n", 1)[0])
-    except (ValueError, RecursionError):
-        return False
+    records, _ = head_records(head, 1)
+    first = records[0] if records else None
     return isinstance(first, dict) and {"kind", "session", "source", "step"} <= first.keys()
 
 

@@ -105,6 +105,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
+from stet_lsp.trajectory.importers import head_records
 from stet_lsp.trajectory.importers.base import ParsedSession, Problem
 from stet_lsp.trajectory.importers.diffs import Diff, file_diff, fragment_diff, hunks_diff
 from stet_lsp.trajectory.importers.edits import change_fields
@@ -186,19 +187,9 @@ class ClaudeCodeImporter:
         (Codex rollouts wrap everything in one) or `projectHash` (a Gemini CLI session's
         metadata, whose messages may name their sessionId too), and none of Qwen Code's,
         which have Claude Code's keys around a Gemini API message (`is_qwen_record`)."""
-        lines = head.splitlines()
-        cut: str | None = None
+        records, cut = head_records(head)
         known = False
-        for index, text in enumerate(lines[:20]):
-            text = text.strip()
-            if not text:
-                continue
-            try:
-                value = json.loads(text)
-            except ValueError:
-                # Only the head's last line can be a record the window cut off.
-                cut = text if index == len(lines) - 1 else None
-                break
+        for value in records:
             if isinstance(value, dict) and is_qwen_record(value):
                 return False  # whatever came before: Qwen's first records may be as Claude's
             if known:

@@ -38,7 +38,6 @@ are `abandoned`, and a `Rewind` resumes after the nearest message among those pa
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +58,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
+from stet_lsp.trajectory.importers import head_records
 from stet_lsp.trajectory.importers.base import ParsedSession
 from stet_lsp.trajectory.importers.edits import edits_from_arguments, file_change_fields
 from stet_lsp.trajectory.importers.fields import as_text, count_field, mapping, sequence, text_field
@@ -137,15 +137,8 @@ class QwenCodeImporter:
         """A JSONL file whose first records have Claude Code's keys and one thing only Qwen
         Code writes there (`is_qwen_record`); a first record larger than the sniff window
         starts with `uuid` (Claude Code's with `parentUuid` or `type`)."""
-        lines = head.splitlines()
-        for index, text in enumerate(lines[:20]):
-            text = text.strip()
-            if not text:
-                continue
-            try:
-                value = json.loads(text)
-            except ValueError:
-                return index == len(lines) - 1 and _cut_record(text[:8192])
+        records, cut = head_records(head)
+        for value in records:
             if not isinstance(value, dict) or text_field(value.get("type")) not in _TYPES:
                 return False
             if not {"uuid", "sessionId"} <= value.keys() or "content" in mapping(
@@ -154,7 +147,7 @@ class QwenCodeImporter:
                 return False
             if is_qwen_record(value):
                 return True
-        return False
+        return cut is not None and _cut_record(cut[:8192])
 
     def parse(self, path: Path) -> ParsedSession:
         return _Reader(path).read()
