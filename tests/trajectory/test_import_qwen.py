@@ -8,28 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_import_gemini import jsonl, kinds, of
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.trajectory.events import EventBase, event_json
+from stet_lsp.trajectory.events import event_json
 from stet_lsp.trajectory.importers import detect, importer
 from stet_lsp.trajectory.importers.qwen_code import IMPORTERS
 
 QWEN = IMPORTERS["qwen-code"]
 SESSION = "5c0ffee0-1111-4222-8333-944445555666"
 CWD = "/home/u/shop"
-
-
-def kinds(events: list[EventBase]) -> list[str]:
-    return [e.kind for e in events]
-
-
-def of(events: list[EventBase], kind: str) -> list[Any]:
-    return [e for e in events if e.kind == kind]
-
-
-def jsonl(path: Path, records: list[Any]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
 
 
 def record(uuid: str, parent: str | None, second: int, kind: str, **extra: Any) -> dict[str, Any]:
