@@ -200,6 +200,10 @@ class Attribution:
         if change.operation == "rename" and change.old_path:
             lines = files.pop(change.old_path, {})
             known = texts.pop(change.old_path, None)
+        if change.diff == OMITTED:  # a .stetignore'd file's change: what it was is not kept
+            self.left_out.append(LeftOut(change.path, step, "ignored (.stetignore)", change.added))
+            self._leave_out(change.path, lines, f"moved by the ignored change of step {step}")
+            return
         after: str | list[str] | None = change.content if content is None else content
         hunks = parse_hunks(change.diff)
         anchored = change.anchored
@@ -218,10 +222,6 @@ class Attribution:
                 self.left_out.append(LeftOut(change.path, step, reason, len(_split(after) or ())))
             else:
                 hunks, anchored = _whole_diff(change.path, before, _split(after) or []), True
-        if change.diff == OMITTED:  # a .stetignore'd file's change: what it was is not kept
-            self.left_out.append(LeftOut(change.path, step, "ignored (.stetignore)", change.added))
-            self._leave_out(change.path, lines, f"moved by the ignored change of step {step}")
-            return
         if change.operation == "create" and not any(op != "+" for h in hunks for op, _ in h.lines):
             # A new file: its lines are where the diff says, whatever the importer could anchor.
             lines = apply_hunks({}, hunks, step)
