@@ -32,6 +32,8 @@ from stet_lsp.hooks.claude_code import LOCAL_SETTINGS, commands
 from stet_lsp.hooks.codex import notify_line, notify_program
 from stet_lsp.hooks.repository import branch_target, find_target
 from stet_lsp.hooks.run import run_hook, work
+from stet_lsp.trajectory.capstone import capstone
+from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.store import EVENTS, working_folder
 
 Stet = Callable[..., tuple[int, str, str]]
@@ -384,6 +386,29 @@ def test_stop_imports_too(tmp_path: Path, root: Path, stet: Stet, elsewhere: Pat
     assert (done.returncode, done.stdout) == (0, "")
     wait_for_log(root, "stop:", SID, "imported")
     assert "Add the parser test" in events_text(root)
+
+
+def test_session_end_after_a_capstone_with_nothing_since_imports_nothing(
+    tmp_path: Path, root: Path, stet: Stet, elsewhere: Path
+) -> None:
+    agent_note(stet, root, "Set up")
+    config = pygit2.Repository(str(root)).config
+    config["user.name"], config["user.email"] = "Ada Reviewer", "ada@example.invalid"
+    transcript = claude_transcript(tmp_path / f"{SID}.jsonl", root)
+    target = resolve_target(root)
+    import_transcript(target, transcript)
+    done = capstone(target)
+    with transcript.open("a") as stream:  # what a session writes as it closes: no step
+        stream.write(json.dumps({"type": "summary", "summary": "Renamed", "leafUuid": "a1"}))
+        stream.write("\n")
+    payload = {"session_id": SID, "transcript_path": str(transcript), "cwd": str(root)}
+
+    assert hook("session-end", payload, elsewhere).returncode == 0
+
+    (line,) = wait_for_log(root, "session-end", SID, "nothing since")
+    assert f"committed already, in trajectory {done.trajectory}" in line
+    assert "error" not in line
+    assert not working_folder(target).path.exists()
 
 
 def test_stop_is_throttled_per_session(tmp_path: Path, root: Path, stet: Stet) -> None:

@@ -404,6 +404,7 @@ def work(event: str, job: Job, env: Mapping[str, str], *, deadline: float = WORK
     watchdog.start()
     try:
         from stet_lsp.core.targets import resolve_target
+        from stet_lsp.trajectory.continuation import CommittedAlready
 
         target = resolve_target(root)
         wait = 0.0 if event == "stop" else max(0.0, deadline - 5.0)
@@ -411,7 +412,11 @@ def work(event: str, job: Job, env: Mapping[str, str], *, deadline: float = WORK
             if not held:
                 files.log(root, event, f"session {session}: an import is running; skipped")
                 return
-            result = _import(target, job, env, started + deadline - 5.0)
+            try:
+                result = _import(target, job, env, started + deadline - 5.0)
+            except CommittedAlready as error:
+                files.log(root, event, f"session {session}: {error.short}; nothing since")
+                return
         state = "imported" if result.changed else "unchanged"
         files.log(
             root,

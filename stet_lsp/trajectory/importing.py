@@ -42,6 +42,12 @@ from stet_lsp.core.safefs import (
     remove_regular,
 )
 from stet_lsp.core.targets import Target
+from stet_lsp.trajectory.continuation import (
+    CommittedPart,
+    committed_part,
+    leave_out,
+    refuse_nothing_since,
+)
 from stet_lsp.trajectory.events import Event, EventBase, SessionStart, event_json, parse_event
 from stet_lsp.trajectory.importers import detect, importer, read_head, sniffs
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession
@@ -93,6 +99,8 @@ class ImportResult:
     dropped: dict[str, int] = field(default_factory=dict)
     outside: bool = False
     """The session worked outside this repository (its paths are kept as they were)."""
+    continues: list[str] = field(default_factory=list)
+    """The committed trajectories that hold the session's earlier part, left out here."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -106,6 +114,7 @@ class ImportResult:
             "redaction": self.redaction,
             "dropped": self.dropped,
             "outside_repository": self.outside,
+            "continues": self.continues,
         }
 
 
@@ -149,7 +158,11 @@ def _import(
         SourceFile(name=name, sha256=_sha256(path), format=parsed.format, session=parsed.session_id)
         for name, path in sorted(parsed.sources.items())
     ]
-    digest = sources_sha256(sources, parsed.consulted)
+    part = committed_part(target.root, parsed, config)
+    digest = sources_sha256(sources, parsed.consulted, part)
+    if part is not None:
+        leave_out(parsed, part)
+        refuse_nothing_since(source, parsed, part)
     with file_lock(folder.path, target.root, "the working trajectory"):
         refuse_tracked(folder)
         _refuse_a_session_twice(folder, stem, parsed, source)
@@ -167,7 +180,8 @@ def _import(
             compose(target, folder, config)
             return _result(folder, parsed, record, changed=True, outside=outside)
         tell("redacting")
-        record = _store_session(target, folder, stem, parsed, sources, digest, config)
+        continues = part.trajectories if part is not None else ()
+        record = _store_session(target, folder, stem, parsed, sources, digest, config, continues)
         tell("composing")
         compose(target, folder, config)
     return _result(folder, parsed, record, changed=True, outside=outside)
@@ -368,6 +382,7 @@ def _store_session(
     sources: list[SourceFile],
     digest: str,
     config: GateConfig,
+    continues: tuple[str, ...],
 ) -> dict[str, Any]:
     """Store the parsed session as `write_session` does, its events through the gate on the
     way to the file (a chunk at a time: the redacted text is never held whole, nor a second
@@ -393,7 +408,9 @@ def _store_session(
             lambda chunk: stream.write(chunk.encode("utf-8")),
             parallel=sum(map(len, blocks)) >= MIN_PARALLEL_SIZE,
         )
-        record = _session_record(parsed, sources, digest, config, first_time, count, report)
+        record = _session_record(
+            parsed, sources, digest, config, first_time, count, report, continues
+        )
         # Before the new file replaces the old: see `write_session`.
         atomic_write(sessions / COMPOSING, b"", target.root)
         remove_regular(sessions / f"{stem}.json", target.root)
@@ -449,6 +466,7 @@ def _session_record(
     first_time: str | None,
     count: int,
     report: RedactionReport,
+    continues: tuple[str, ...],
 ) -> dict[str, Any]:
     """A session's record, through the gate: it names files and quotes parse errors."""
     from stet_lsp.gate import redact_text
@@ -468,6 +486,7 @@ def _session_record(
         ],
         "gate": config.fingerprint,
         "gate_settings": {"strict": config.strict, "env_names": list(config.env_names)},
+        "continues": list(continues),
     }
     gated_record = redact_text(
         json.dumps(record, ensure_ascii=False), config=config, path="record.json", cache=None
@@ -476,15 +495,21 @@ def _session_record(
     return gated
 
 
-def sources_sha256(sources: list[SourceFile], consulted: dict[str, Path] | None = None) -> str:
-    """What a session was imported from (its files' names and hashes, and those of the files
-    its importer consulted), as a digest the record keeps: the record's own `sources` pass the
-    gate, which in strict mode may redact a file's name, so they cannot tell a re-import of
-    the same bytes."""
-    read = [
+def sources_sha256(
+    sources: list[SourceFile],
+    consulted: dict[str, Path] | None = None,
+    committed: CommittedPart | None = None,
+) -> str:
+    """What a session was imported from (its files' names and hashes, those of the files its
+    importer consulted, and the part of it committed already), as a digest the record keeps:
+    the record's own `sources` pass the gate, which in strict mode may redact a file's name,
+    so they cannot tell a re-import of the same bytes."""
+    read: list[Any] = [
         {"consulted": name, "sha256": _sha256(path)}
         for name, path in sorted((consulted or {}).items())
     ]
+    if committed is not None:
+        read.append({"committed": committed.fingerprint()})
     listed = json.dumps([source.model_dump() for source in sources] + read, sort_keys=True)
     return hashlib.sha256(listed.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -672,6 +697,7 @@ def _result(
         redaction=dict(record.get("redaction", {})),
         dropped=dict(record.get("dropped", {})),
         outside=outside,
+        continues=[str(t) for t in record.get("continues", []) if isinstance(t, str)],
     )
 
 

@@ -464,23 +464,19 @@ def test_a_capstone_again_without_new_work_changes_nothing(
     assert (code, out) == (1, "") and "no working trajectory" in err
     assert snapshot(repo) == before
 
-    # the same session imported again: the working trajectory is the committed one; nothing
-    # is committed, and it is archived (a new session imported next is not committed twice)
-    import_work(root, tmp_path)
-    before = snapshot(repo)
-    again = capstone(target)
-    assert (again.trajectory, again.changed, again.commit, again.paths) == (
-        done.trajectory,
-        False,
-        None,
-        [],
-    )
-    assert again.supersedes is None and again.archived is not None
+    # the same session imported again: committed already, it has nothing to import
+    with pytest.raises(StetError, match="committed already"):
+        import_work(root, tmp_path)
     assert not working_folder(target).path.exists()
-    assert git_state(snapshot(repo)) == git_state(before)
-    import_work(root, tmp_path)
+
+    # the working trajectory back from its archive (as a capstone whose archiving failed
+    # leaves it): it is the committed one; nothing is committed, and it is archived again
+    assert done.archived is not None
+    (root / done.archived).rename(working_folder(target).path)
+    before = snapshot(repo)
     code, out, _ = stet("capstone", "-C", str(root))
     assert code == 0 and "already committed" in out and "archived to" in out
+    assert not working_folder(target).path.exists()
     assert git_state(snapshot(repo)) == git_state(before)
 
 

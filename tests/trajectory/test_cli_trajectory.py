@@ -62,6 +62,7 @@ def test_import_json_is_the_documented_shape(
     - problems: [{source, line, message}] records that could not be read
     - redaction: {rule: spans} the gate replaced; dropped: {reason: count} left out
     - outside_repository: the session worked in folders none of which is in this repository
+    - continues: the committed trajectories that hold the session's earlier part (left out)
     """
     source, _ = two_sessions
     document = imported(stet, root, source)
@@ -78,6 +79,7 @@ def test_import_json_is_the_documented_shape(
         "redaction": {},
         "dropped": {},
         "outside_repository": False,
+        "continues": [],
     }
     events = (root / document["folder"] / "events.jsonl").read_text().splitlines()
     assert document["events"] == len(events) >= 6

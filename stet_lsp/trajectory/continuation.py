@@ -1,0 +1,166 @@
+"""A session that goes on after a capstone: the part of it a committed trajectory holds
+already is left out when it is imported again (the Stop hook imports the whole session at the
+end of every turn), so no step is committed twice. What is left is the work done since, into
+the next working trajectory; the session's start stays, as the context its steps need."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import read_regular
+from stet_lsp.trajectory.events import SourceRef
+from stet_lsp.trajectory.importers.base import ParsedSession
+from stet_lsp.trajectory.meta import Meta
+from stet_lsp.trajectory.store import EVENTS, META, Folder, folders, read_small
+
+if TYPE_CHECKING:
+    from stet_lsp.gate.config import GateConfig
+
+DROPPED_REASON = "committed"
+
+_Segment = tuple[int, int | str]
+Position = tuple[int, tuple[_Segment, ...]]
+
+
+def position(line: int, pointer: str | None) -> Position:
+    """Where a record is in its file, in the file's order: its line, then (in a file that is
+    one JSON document) its JSON Pointer, array indexes compared as numbers."""
+    segments = (pointer or "").split("/")[1:]
+    return line, tuple((0, int(s)) if s.isdigit() else (1, s) for s in segments)
+
+
+@dataclass(frozen=True)
+class CommittedPart:
+    """The committed trajectories that hold part of a session, and for each of its files the
+    last record they hold."""
+
+    trajectories: tuple[str, ...]
+    reached: dict[str, Position]
+
+    def fingerprint(self) -> str:
+        return json.dumps([self.trajectories, sorted(self.reached.items())])
+
+
+def committed_part(root: Path, parsed: ParsedSession, config: GateConfig) -> CommittedPart | None:
+    """The part of `parsed` that the repository's committed trajectories hold, if any. A
+    trajectory that cannot be read is passed over: it holds nothing this import can trust."""
+    committed = [folder for folder in folders(root) if not folder.working]
+    if not committed:
+        return None
+    ids = _session_ids(parsed, config)
+    written = [json.dumps(id, ensure_ascii=False)[1:-1].encode() for id in ids]
+    trajectories: list[str] = []
+    reached: dict[str, Position] = {}
+    for folder in committed:
+        try:
+            data = read_small(folder.path / META, root, folder.relative / META)
+            # Most trajectories hold other sessions: told without reading them as a model.
+            if data is None or not any(id in data for id in written):
+                continue
+            meta = Meta.model_validate_json(data)
+        except (StetError, ValidationError, RecursionError):
+            continue
+        names = {
+            source.name
+            for source in meta.sources
+            if source.session in ids and source.format == parsed.format
+        } & set(parsed.sources)
+        if names and _reach(folder, names, ids, reached):
+            trajectories.append(folder.id)
+    return CommittedPart(tuple(trajectories), reached) if reached else None
+
+
+def leave_out(parsed: ParsedSession, part: CommittedPart) -> int:
+    """Takes out of `parsed` the events and problems of the records `part` holds (the main
+    session's start aside); returns how many events were left out."""
+    kept = []
+    for event in parsed.events:
+        own_start = (
+            event.kind == "session_start"
+            and event.agent is None
+            and event.session == parsed.session_id
+        )
+        if own_start or not _held(part, event.source):
+            kept.append(event)
+    left = len(parsed.events) - len(kept)
+    parsed.events[:] = kept
+    parsed.problems[:] = [
+        problem
+        for problem in parsed.problems
+        if not _held(part, SourceRef(file=problem.source, line=max(problem.line, 1)))
+    ]
+    if left:
+        parsed.dropped[DROPPED_REASON] += left
+    return left
+
+
+class CommittedAlready(StetError):
+    """The session has nothing since what committed trajectories hold of it."""
+
+    def __init__(self, source: Path, session: str, trajectories: tuple[str, ...]) -> None:
+        self.trajectories = trajectories
+        self.short = f"committed already, in trajectory {', '.join(trajectories)}"
+        super().__init__(f"{source}: session {session} is {self.short}, and has nothing since")
+
+
+def refuse_nothing_since(source: Path, parsed: ParsedSession, part: CommittedPart) -> None:
+    """Raises CommittedAlready when all that is left of the session is its start and end and
+    records no event kind reads (what a harness writes as a session closes)."""
+    if all(event.kind in _NO_WORK for event in parsed.events):
+        raise CommittedAlready(source, parsed.session_id, part.trajectories)
+
+
+_NO_WORK = frozenset({"session_start", "session_end", "raw"})
+
+
+def _held(part: CommittedPart, source: SourceRef) -> bool:
+    last = part.reached.get(source.file)
+    return last is not None and position(source.line, source.pointer) <= last
+
+
+def _session_ids(parsed: ParsedSession, config: GateConfig) -> set[str]:
+    """The session's ids (its own and its subagents'), as imported and as the gate writes
+    them: a committed trajectory holds them gated."""
+    from stet_lsp.gate import redact_text
+
+    ids = sorted({parsed.session_id, *(event.session for event in parsed.events)})
+    gated = redact_text("\n".join(ids), config=config, path="session.txt").text.split("\n")
+    return {*ids, *gated}
+
+
+def _reach(folder: Folder, names: set[str], ids: set[str], reached: dict[str, Position]) -> bool:
+    """Raises `reached` to the last record of each file of `names` that the events of
+    `folder` read for a session of `ids`; whether any did."""
+    data = read_regular(folder.path / EVENTS, folder.root)
+    if data is None:
+        return False
+    found = False
+    for line in data.split(b"\n"):
+        source = _source(line, names, ids)
+        if source is None:
+            continue
+        name, at = source
+        if name not in reached or reached[name] < at:
+            reached[name] = at
+        found = True
+    return found
+
+
+def _source(line: bytes, names: set[str], ids: set[str]) -> tuple[str, Position] | None:
+    try:
+        event: Any = json.loads(line)
+        source = event["source"]
+        name, number, pointer = source["file"], source["line"], source.get("pointer")
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+    if name not in names or event.get("session") not in ids:
+        return None
+    if not isinstance(number, int) or not isinstance(pointer, str | None):
+        return None
+    return name, position(number, pointer)
