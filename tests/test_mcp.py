@@ -318,6 +318,19 @@ def test_a_step_of_the_working_trajectory_is_marked(
     )
 
 
+def test_a_wrong_step_goes_to_the_sheet_as_the_agents_ruled_out_not_as_markup(
+    server: Client, workspace: Path, trajectory: str
+) -> None:
+    noted = server.ok(
+        "mark_step",
+        {"step": 2, "verdict": "wrong", "text": "edited the wrong file", "note_to_sheet": True},
+    )
+    entry = sheet_of(workspace).get(noted["entry"]["id"])
+    # markup is a person's margin note; an agent's verdict never passes for one.
+    assert (entry.author, entry.kind) == ("agent", "ruled-out")
+    assert "was wrong: edited the wrong file" in entry.text
+
+
 # -- bad input: a tool error, and the server keeps serving -----------------------------------------
 
 

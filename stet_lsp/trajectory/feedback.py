@@ -64,6 +64,8 @@ MAX_TEXT = 20_000
 VerdictName = Literal["wrong", "clever", "note"]
 VERDICTS: tuple[VerdictName, ...] = get_args(VerdictName)
 SHEET_KINDS: dict[VerdictName, Kind] = {"wrong": "markup", "clever": "convention", "note": "note"}
+AGENT_SHEET_KINDS: dict[VerdictName, Kind] = {**SHEET_KINDS, "wrong": "ruled-out"}
+"""An agent's verdicts: `markup` is a person's margin note, which an agent never writes."""
 
 _Choice = TypeVar("_Choice", bound=str)
 
@@ -303,7 +305,8 @@ def to_sheet(sheet: StyleSheet, verdict: Verdict) -> dict[str, Any]:
     one), so the next agent run sees it; the new entry as `stet note add --json` shows it."""
     from stet_lsp.core.operations import add_entry
 
-    kind = SHEET_KINDS[verdict.verdict]
+    kinds = AGENT_SHEET_KINDS if verdict.author == "agent" else SHEET_KINDS
+    kind = kinds[verdict.verdict]
     added = add_entry(sheet, sheet_text(verdict), kind=kind, author=verdict.author)
     entry: dict[str, Any] = added["entry"]
     return entry
