@@ -1044,6 +1044,36 @@ def test_a_consent_committed_with_a_cloned_repository_is_none(
     assert not (home / ".codex" / "config.toml").exists()
 
 
+def test_a_consent_that_cannot_be_written_leaves_codex_config_as_it_was(
+    tmp_path: Path, stet: Stet, home: Path
+) -> None:
+    """A repository can commit `.stet/cache/hooks` as a link: the consent cannot be written
+    there, and the install that says "nothing was changed" changes nothing, Codex's config
+    (every project's) included."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = hostile_clone(
+        tmp_path, {".stet/.gitignore": ""}, links={".stet/cache/hooks": str(outside)}
+    )
+    code, _, err = stet_hooks(stet, root, "install", "codex")
+    assert code == 1 and "is a symbolic link" in err and "nothing was changed" in err
+    assert not (home / ".codex" / "config.toml").exists()
+    assert list(outside.iterdir()) == []
+
+
+def test_a_codex_config_that_cannot_be_written_records_no_consent(
+    root: Path, stet: Stet, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CODEX_HOME a link to nothing: the config cannot be written, and the repository is not
+    left opted in to imports either."""
+    (home / "codex").symlink_to(home / "gone" / "codex")
+    monkeypatch.setenv("CODEX_HOME", str(home / "codex"))
+    code, _, err = stet_hooks(stet, root, "install", "codex")
+    assert code == 1 and "stet: error:" in err
+    assert not (root / files.HOOKS_DIR / "codex.json").exists()
+    assert not json.loads(stet_hooks(stet, root, "status", "--json")[1])["codex"]["repository"]
+
+
 def test_an_install_record_committed_with_a_cloned_repository_is_none(
     tmp_path: Path, stet: Stet
 ) -> None:

@@ -252,11 +252,18 @@ def install(
         )
     consent = not consented(root)
     if not dry_run:
-        if content is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, content.encode("utf-8"))
+        # The consent first: a repository that refuses it (a link) leaves the config unchanged,
+        # and a config that cannot be written takes the consent back. Either way nothing changed.
         if consent:
             write_record(root, CONSENT, {"version": 1, "imports": True})
+        if content is not None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(path, content.encode("utf-8"))
+            except (OSError, StetError):
+                if consent:
+                    remove_record(root, CONSENT)
+                raise
     return _result(path, dry_run, config_changed=content is not None, content=content) | {
         "repository": str(root),
         "consent_added": consent,
