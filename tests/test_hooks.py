@@ -1069,7 +1069,9 @@ def test_a_codex_config_that_cannot_be_written_records_no_consent(
     (home / "codex").symlink_to(home / "gone" / "codex")
     monkeypatch.setenv("CODEX_HOME", str(home / "codex"))
     code, _, err = stet_hooks(stet, root, "install", "codex")
-    assert code == 1 and "stet: error:" in err
+    assert code == 1
+    assert err.startswith(f"stet: error: cannot write {home / 'codex' / 'config.toml'}: ")
+    assert "nothing was changed" in err
     assert not (root / files.HOOKS_DIR / "codex.json").exists()
     assert not json.loads(stet_hooks(stet, root, "status", "--json")[1])["codex"]["repository"]
 

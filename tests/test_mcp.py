@@ -590,6 +590,31 @@ def test_resource_templates_are_listed_as_none(server: Client) -> None:
     assert server.portal.call(server.session.list_resource_templates).resource_templates == []
 
 
+def test_a_method_the_server_does_not_offer_is_not_found_whatever_its_params(
+    workspace: Path,
+) -> None:
+    """The SDK read a known method's params before finding no handler: bad ones got a bare
+    "Invalid request parameters", good ones "Method not found"."""
+    lines = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {}},
+        {"jsonrpc": "2.0", "id": 3, "method": "prompts/get", "params": {"name": "x"}},
+        {"jsonrpc": "2.0", "id": 4, "method": "completion/complete", "params": {}},
+        {"jsonrpc": "2.0", "id": 5, "method": "no/such/method", "params": []},
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/list"},
+    ]
+    payload = "".join(json.dumps(line) + "\n" for line in lines)
+    answers = raw_exchange(workspace, payload, wanted={1, 2, 3, 4, 5, 6})
+    for number, method in ((2, "prompts/get"), (3, "prompts/get"), (4, "completion/complete")):
+        assert answers[number]["error"] == {
+            "code": -32601,
+            "message": f"{method}: this server does not offer it",
+        }
+    assert answers[5]["error"]["code"] in (-32601, -32600)
+    assert len(answers[6]["result"]["tools"]) == len(TOOLS)
+
+
 def raw_exchange(root: Path, payload: str, wanted: set[int | None]) -> dict[Any, dict[str, Any]]:
     """Write `payload` to a server, close its standard input at once and read every answer:
     each id in `wanted` must have exactly one, and the server must end by itself."""

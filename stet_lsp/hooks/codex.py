@@ -98,6 +98,16 @@ def consented(root: Path) -> bool:
 # -- the config file -------------------------------------------------------------------------
 
 
+def _write_config(path: Path, content: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, content.encode("utf-8"))
+    except OSError as error:
+        raise StetError(
+            f"cannot write {path}: {error.strerror or error}; nothing was changed"
+        ) from None
+
+
 def _read_config(path: Path) -> str | None:
     try:
         status = os.lstat(path)
@@ -258,9 +268,8 @@ def install(
             write_record(root, CONSENT, {"version": 1, "imports": True})
         if content is not None:
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(path, content.encode("utf-8"))
-            except (OSError, StetError):
+                _write_config(path, content)
+            except StetError:
                 if consent:
                     remove_record(root, CONSENT)
                 raise

@@ -223,6 +223,14 @@ class _CheckedLines:
                         why = f"{message.method} before initialize: send initialize first"
                         await self.refused.send(_wire_error(message.id, types.INVALID_REQUEST, why))
                         continue
+                    if not self._offered(message.method):
+                        # The SDK reads the params of a method it knows before it finds no
+                        # handler: a bad one was answered a bare "Invalid request parameters".
+                        why = f"{message.method}: this server does not offer it"
+                        await self.refused.send(
+                            _wire_error(message.id, types.METHOD_NOT_FOUND, why)
+                        )
+                        continue
                     wrong = self._invalid_params(message)
                     if wrong is not None:  # the SDK's answer: "Invalid request parameters"
                         refusal = _wire_error(message.id, types.INVALID_PARAMS, wrong)
@@ -234,6 +242,11 @@ class _CheckedLines:
                 yield line
             # The end of the input ends the server, which cancels what it has not answered.
             await self.unanswered.answered()
+
+    def _offered(self, method: str) -> bool:
+        return (
+            method in ("initialize", "ping") or self.server.get_request_handler(method) is not None
+        )
 
     def _invalid_params(self, request: types.JSONRPCRequest) -> str | None:
         """What is wrong with the request's params (`arguments` that are not an object, say),
