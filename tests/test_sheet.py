@@ -314,6 +314,19 @@ def test_a_session_follows_a_rename_of_the_branch_it_shows(
     assert [e.text for e in snapshot.document.entries()] == ["keep me"]
 
 
+def test_a_session_follows_a_rename_into_a_name_it_showed_before(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    """A name the session left can be renamed into again: the sheet follows every time."""
+    StyleSheet(resolve_target(root)).add("keep me")
+    session = RepositorySession(root)
+    for old, new in [("main", "topic"), ("topic", "main"), ("main", "topic")]:
+        repo.branches.local[old].rename(new)
+        snapshot = session.load()
+        assert snapshot.target.name == new
+        assert [e.text for e in snapshot.document.entries()] == ["keep me"]
+
+
 def test_sheet_survives_branch_switch_round_trip(repo: pygit2.Repository, root: Path) -> None:
     StyleSheet(resolve_target(root)).add("main only")
     repo.branches.local.create("other", repo[repo.head.target])

@@ -45,8 +45,6 @@ class RepositorySession:
         """Outside `root/.git` for a worktree or a submodule."""
         self._git = threading.Lock()
         self._snapshot: Snapshot | None = None
-        self._followed: set[str] = set()
-        """The branches whose former names' sheets were looked for (`follow_rename`)."""
         self.seen = self.fingerprint()
         """The fingerprint a watcher last acted on."""
 
@@ -66,8 +64,8 @@ class RepositorySession:
         """The target and its sheet now (the last snapshot when neither changed)."""
         target = self.target()
         stamp = _stamp(target.sheet_path)
-        if stamp is None and target.kind == "branch" and target.name not in self._followed:
-            self._followed.add(target.name)  # a branch is renamed into only when it is new
+        if stamp is None and target.kind == "branch":
+            # Looked for at every load: a name left may be renamed into again, from any branch.
             with self._git:
                 follow_rename(self.repo, target)  # renamed since its sheet was written
             stamp = _stamp(target.sheet_path)
