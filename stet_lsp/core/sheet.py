@@ -13,6 +13,7 @@ from stet_lsp.core.anchors import check_anchor_path, place
 from stet_lsp.core.brief import DEFAULT_BUDGET, Brief, render_brief
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
+from stet_lsp.core.merge import merge_sheets
 from stet_lsp.core.model import (
     AUTHORS,
     KINDS,
@@ -263,6 +264,15 @@ class StyleSheet:
             document.adopt_hand_written(utc_now())
             self._write(document.render())
         return was_paused
+
+    def merge_in(self, base: str, theirs: str) -> bool:
+        """Bring the changes from `base` to `theirs` (a text the sheet held, which an editor's
+        save wrote over) into the sheet, entry by entry; whether anything was written."""
+        with self._locked():
+            merged = merge_sheets(base, self._text_to_rewrite(), theirs)
+            if merged.changed:
+                self._write(merged.text)
+        return merged.changed
 
     @contextmanager
     def edit(self) -> Iterator[SheetDocument]:

@@ -196,7 +196,7 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
     state.expected_reload = theirs  # tried again at the next edit
     server.message(
         "style sheet: the changes on disk are not merged into the unsaved editor text yet; "
-        "they will be at the next edit (nothing on disk was lost)",
+        "they will be at the next edit, or into the disk when it is saved (nothing is lost)",
     )
 
 

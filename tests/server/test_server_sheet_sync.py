@@ -25,7 +25,9 @@ from lsp_harness import (
     save,
     start,
     type_text,
+    uri,
 )
+from lsp_pipe import PipeServer
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
@@ -242,3 +244,39 @@ async def test_a_sheet_git_tracks_is_warned_of_once(client: LanguageClient, root
     await execute(client, "stet.note.add", uri=document, text="another note")
     await diagnostics(client, document)
     assert len(warnings()) == 1
+
+
+def test_a_save_over_disk_changes_the_editor_could_not_take_keeps_them(root: Path) -> None:
+    """A client that cannot apply edits saves its buffer over a note another writer added:
+    the server merges that note back into the sheet on disk."""
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("first")
+    disk = sheet.path.read_text(encoding="utf-8")
+    server = PipeServer().initialize({"workspace": {"applyEdit": False}}, [uri(root)])
+    try:
+        server.open(uri(sheet.path), disk, "markdown")
+        typed = disk + "- typed by hand\n"
+        change = {"textDocument": {"uri": uri(sheet.path), "version": 2}}
+        change["contentChanges"] = [{"text": typed}]
+        server.send({"method": "textDocument/didChange", "params": change})
+        time.sleep(0.5)
+        sheet.add("from another writer", author="agent")
+        server.wait_for(
+            lambda message: (
+                message.get("method") == "window/showMessage"
+                and "not merged" in message["params"]["message"]
+            )
+        )
+        sheet.path.write_text(typed, encoding="utf-8")  # the editor saves its buffer
+        saved = {"textDocument": {"uri": uri(sheet.path)}}
+        server.send({"method": "textDocument/didSave", "params": saved})
+        deadline = time.monotonic() + 15
+        while len(sheet.entries()) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert sorted(entry.text for entry in sheet.entries()) == [
+            "first",
+            "from another writer",
+            "typed by hand",
+        ]
+    finally:
+        server.close()

@@ -10,6 +10,9 @@ import asyncio
 
 from lsprotocol import types
 
+from stet_lsp.core.errors import StetError
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.server import StetServer
 
 
@@ -20,6 +23,24 @@ def _load_slow_modules() -> None:
 
     import stet_lsp.check
     import stet_lsp.gate  # noqa: F401
+
+
+async def saved_sheet(
+    server: StetServer, state: DocumentState, base: str, unmerged: str | None
+) -> None:
+    """The editor saved the sheet. What was written on disk and never reached its buffer
+    (`unmerged`: the editor refused the merge, or cannot apply edits) was written over:
+    it is merged back into the sheet on disk, which the editor then reloads."""
+    session = state.session
+    assert session is not None
+    if unmerged is not None and unmerged != state.text:
+        target = await server.off_loop(session.target)
+        if state.path == target.sheet_path:
+            try:
+                await server.off_loop(StyleSheet(target).merge_in, base, unmerged)
+            except StetError as error:
+                server.message(f"style sheet: what the save wrote over is not merged back: {error}")
+    await server.reload(session)
 
 
 def register(server: StetServer) -> None:
@@ -53,12 +74,14 @@ def register(server: StetServer) -> None:
         state = ls.documents.get(params.text_document.uri)
         if state is None:
             return
+        base = state.disk_text if state.base_known else ""
+        unmerged = state.expected_reload
         # What the editor saved is its lines: shared, not joined and split again.
         state.disk_lines, state.base_known, state.saves = list(state.lines), True, state.saves + 1
         state.modified, state.expected_reload = False, None
         if state.is_sheet and state.session is not None:
             # A saved sheet changes what every open document shows.
-            ls.spawn(ls.reload(state.session), "reading the saved style sheet")
+            ls.spawn(saved_sheet(ls, state, base, unmerged), "reading the saved style sheet")
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: StetServer, params: types.DidCloseTextDocumentParams) -> None:
