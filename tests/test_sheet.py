@@ -99,6 +99,20 @@ def test_hand_edits_are_kept_and_hand_added_lines_get_ids(sheet: StyleSheet) -> 
     assert sheet.get(hand[0].id).status == "discarded"
 
 
+def test_a_line_typed_beside_an_entry_mentioning_a_comment_gets_its_id_at_the_next_add(
+    sheet: StyleSheet,
+) -> None:
+    """An entry's text may mention a metadata comment: a typed line is still seen."""
+    sheet.add("Keep <!-- stet id=x --> comments out of the brief")
+    with sheet.path.open("a", encoding="utf-8") as stream:
+        stream.write("- typed by hand\n")
+    typed = next(e for e in sheet.entries() if e.text == "typed by hand")
+    assert not typed.has_time
+    sheet.add("an agent writes meanwhile", author="agent")
+    assert sheet.get(typed.id).has_time
+    assert f"- typed by hand <!-- stet id={typed.id} " in sheet.path.read_text()
+
+
 def test_malformed_parts_survive_writes(sheet: StyleSheet) -> None:
     sheet.add("valid")
     broken = "- broken <!-- stet id=zzzzzz author=robot -->\n"

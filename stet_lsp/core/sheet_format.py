@@ -409,14 +409,19 @@ class SheetDocument:
 
 # A line that is neither blank, indented, a heading, a comment nor a "- " bullet.
 _UNUSUAL_LINE = re.compile(r"\n(?:[^ \t\r\n#<-]|-[^ ]|<(?!!--))")
+# A "- " bullet without a metadata comment at its end (its text may mention one); each
+# lookahead scans the line once, however many comments it holds.
+_BARE_BULLET = re.compile(r"\n- (?!(?=[^\n]* <!-- stet )[^\n]*-->[ \t\r]*(?:\n|$))")
 
 
 def _may_have_hand_written(text: str, start: int) -> bool:
     """False only when every line from `start` is one Stet could have written: then no line
     is a hand-written entry waiting for its id. (Cheaper than a per-line look.)"""
-    if _UNUSUAL_LINE.search(text, start - 1 if start else 0) is not None:
-        return True
-    return text.count("\n- ", start - 1 if start else 0) > text.count(" <!-- stet ", start)
+    begin = start - 1 if start else 0
+    return (
+        _UNUSUAL_LINE.search(text, begin) is not None
+        or _BARE_BULLET.search(text, begin) is not None
+    )
 
 
 def _headings(text: str) -> Iterator[tuple[int, int, str]]:
