@@ -178,13 +178,15 @@ def _sessions(args: argparse.Namespace) -> int:
         print(f"no agent sessions found for {target.root}")
     width = max(len(row["harness"]) for row in rows) if rows else 0
     for row in rows:
-        mark = "*" if row["imported"] else " "
+        mark = "*" if row["imported"] else "c" if row["committed"] else " "
         started = (row["started"] or "?")[:19]
         prompt = row["first_prompt"] or ""
         session, size = row["session"][:12], _size(row["size"])
         print(f"{mark} {started}  {row['harness']:<{width}} {session:<12}  {size}  {prompt}")
     if any(row["imported"] for row in rows):
         print("(* already imported)")
+    if any(row["committed"] and not row["imported"] for row in rows):
+        print("(c committed: importing it again brings only what came since)")
     return 0
 
 

@@ -76,6 +76,22 @@ def committed_part(root: Path, parsed: ParsedSession, config: GateConfig) -> Com
     return CommittedPart(tuple(trajectories), reached) if reached else None
 
 
+def committed_sessions(root: Path) -> dict[tuple[str, str], list[str]]:
+    """(format, session id) of each session the repository's committed trajectories hold (in
+    part or whole) → those trajectories, as their meta.json's `sources` name them."""
+    held: dict[tuple[str, str], list[str]] = {}
+    for folder in folders(root):
+        if folder.working:
+            continue
+        try:
+            meta = folder.read_meta()
+        except (StetError, RecursionError):
+            continue
+        for key in dict.fromkeys((source.format, source.session) for source in meta.sources):
+            held.setdefault(key, []).append(folder.id)
+    return held
+
+
 def leave_out(parsed: ParsedSession, part: CommittedPart) -> int:
     """Takes out of `parsed` the events and problems of the records `part` holds (the main
     session's start aside); returns how many events were left out."""

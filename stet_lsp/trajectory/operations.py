@@ -86,12 +86,14 @@ def session_rows(
     target: Target, harness: str | None = None, reached: Path | None = None
 ) -> dict[str, Any]:
     from stet_lsp.gate import load_config, redact_text
+    from stet_lsp.trajectory.continuation import committed_sessions
     from stet_lsp.trajectory.importing import imported_sessions
     from stet_lsp.trajectory.renames import follow_rename
 
     config = load_config(target.root)
     follow_rename(target, config)  # a renamed branch's sessions are imported all the same
     imported = imported_sessions(target)
+    committed = committed_sessions(target.root)
 
     def gated(prompt: str | None) -> str | None:
         # Shown to a person or a harness as the trajectory list's brief is: through the gate.
@@ -108,6 +110,7 @@ def session_rows(
                     "size": s.size,
                     "path": str(s.path),
                     "imported": (s.harness, s.session_id) in imported,
+                    "committed": committed.get((s.harness, s.session_id), []),
                 }
                 for s in sessions_of(target, harness, reached)
             ]

@@ -1260,3 +1260,42 @@ def test_stet_without_a_subcommand_and_a_bad_budget_say_so(tmp_path: Path) -> No
         {"message": f"stet: a subcommand is needed; one of {', '.join(names)}", "level": 4},
         *[{"message": usage, "level": 4}] * 4,
     ], result["notifications"]
+
+
+SESSION_WORDS = """
+vim.opt.runtimepath:prepend(vim.env.STET_PLUGIN)
+vim.g.stet_enable = false
+local stet = require("stet")
+local row = { harness = "claude-code", started = "2026-03-01T09:00:02Z", first_prompt = "Fix it",
+  size = 2048, imported = false, committed = { "2026-03-01-main-0123456789ab" } }
+local result = { events = 5, changed = true, folder = ".stet/cache/trajectories/k",
+  redaction = {}, problems = {}, continues = { "2026-03-01-main-0123456789ab" } }
+local before = vim.tbl_extend("force", result, { continues = {} })
+io.write(vim.json.encode({
+  committed = stet.session_label(row),
+  imported = stet.session_label(vim.tbl_extend("force", row, { imported = true })),
+  continues = stet.import_message(result),
+  whole = stet.import_message(before),
+}))
+"""
+
+
+def test_a_committed_session_and_an_import_that_went_on_after_a_capstone_say_so(
+    tmp_path: Path,
+) -> None:
+    """`stet trajectory sessions`' `committed` and an import's `continues`, as the picker and
+    the message after an import show them."""
+    done = subprocess.run(
+        [NVIM, "--headless", "--clean", "-l", "-"],
+        input=SESSION_WORDS,
+        env=isolated_env(tmp_path / "home", STET_PLUGIN=str(NEOVIM_PLUGIN)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    words = json.loads(done.stdout)
+    assert words["committed"].endswith(", committed)")
+    assert words["imported"].endswith(", imported)")
+    assert words["continues"].endswith("; what came after 2026-03-01-main-0123456789ab")
+    assert "came after" not in words["whole"]

@@ -684,6 +684,7 @@ def test_sessions_latest_and_session_prefix(stet: Run, root: Path, home: Path) -
                 "size": newer.stat().st_size,
                 "path": str(newer),
                 "imported": False,
+                "committed": [],
             },
             {
                 "harness": "claude-code",
@@ -693,6 +694,7 @@ def test_sessions_latest_and_session_prefix(stet: Run, root: Path, home: Path) -
                 "size": older.stat().st_size,
                 "path": str(older),
                 "imported": False,
+                "committed": [],
             },
         ],
     }

@@ -5,6 +5,7 @@ out, so the next capstone commits only the work done since, and no step twice.""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,10 @@ from stet_lsp.core.targets import Target, resolve_target
 from stet_lsp.trajectory.capstone import CapstoneRefused, capstone
 from stet_lsp.trajectory.graduation import graduate
 from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.sessions import claude_project_folder
 from stet_lsp.trajectory.store import working_folder
 
+Run = Callable[..., tuple[int, str, str]]
 SESSION = "aaaaaaaa-1111-4222-8333-444455556666"
 
 
@@ -128,7 +131,27 @@ def test_a_call_committed_before_its_result_keeps_the_result_after(
     assert kinds == ["session_start", "tool_result", "session_end"]
 
 
-def test_the_command_line_says_what_was_left_out(root: Path, tmp_path: Path, stet: object) -> None:
+def test_sessions_lists_what_a_capstone_committed(
+    root: Path, tmp_path: Path, stet: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    folder = home / ".claude" / "projects" / claude_project_folder(str(root))
+    source = first_turn(root).save(folder / f"{SESSION}.jsonl")
+    target = resolve_target(root)
+    import_transcript(target, source)
+    done = capstone(target)
+
+    code, out, _ = stet("trajectory", "sessions", "--json", "-C", str(root))
+    assert code == 0
+    (row,) = json.loads(out)["sessions"]
+    assert (row["imported"], row["committed"]) == (False, [done.trajectory])
+    code, out, _ = stet("trajectory", "sessions", "-C", str(root))
+    assert code == 0 and out.startswith("c ") and "(c committed:" in out
+
+
+def test_the_command_line_says_what_was_left_out(root: Path, tmp_path: Path, stet: Run) -> None:
     target: Target = resolve_target(root)
     transcript = first_turn(root)
     source = transcript.save(tmp_path / f"{SESSION}.jsonl")
@@ -136,7 +159,7 @@ def test_the_command_line_says_what_was_left_out(root: Path, tmp_path: Path, ste
     first = capstone(target)
     second_turn(transcript, root).save(source)
 
-    code, out, _ = stet("trajectory", "import", "-C", str(root), str(source))  # type: ignore[operator]
+    code, out, _ = stet("trajectory", "import", "-C", str(root), str(source))
 
     assert code == 0
     assert f"went on after {first.trajectory}: its " in out

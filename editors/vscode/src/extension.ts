@@ -67,6 +67,8 @@ interface SessionRow {
   size: number;
   path: string;
   imported: boolean;
+  /** The committed trajectories that hold the session, in part or whole. */
+  committed?: string[];
 }
 
 /** What `stet.trajectory.import` returns (as `stet trajectory import --json`). */
@@ -82,6 +84,8 @@ interface ImportResult {
   redaction: Record<string, number>;
   dropped: Record<string, number>;
   outside_repository?: boolean;
+  /** The committed trajectories that hold the session's earlier part, left out here. */
+  continues?: string[];
 }
 
 /** What `stet.step.mark` returns: the verdict as recorded, and the style-sheet entry made from it. */
@@ -583,6 +587,11 @@ function formatSize(size: number): string {
   return `${size.toFixed(1)} GB`;
 }
 
+/** Whether a session was imported, or committed (importing it brings what came since). */
+function sessionState(row: SessionRow): string {
+  return row.imported ? "imported" : row.committed?.length ? "committed" : "";
+}
+
 /** One line about an import, from the server's result. */
 function importMessage(result: ImportResult): string {
   const where = `${result.events} events ${result.changed ? "imported into" : "in"} ${result.folder}`;
@@ -596,7 +605,8 @@ function importMessage(result: ImportResult): string {
     : "nothing redacted";
   const problems = result.problems?.length ? `, ${result.problems.length} problem(s)` : "";
   const outside = result.outside_repository ? "; the session worked outside this repository" : "";
-  return `${where}, ${redacted}${problems}${outside}`;
+  const since = result.continues?.length ? `; what came after ${result.continues.join(", ")}` : "";
+  return `${where}, ${redacted}${problems}${outside}${since}`;
 }
 
 /** The harnesses whose sessions the server finds for a repository (stet trajectory sessions). */
@@ -618,7 +628,7 @@ async function importSession(args?: { path?: string } | string): Promise<ImportR
             label: [row.harness, (row.started ?? "").slice(0, 16).replace("T", " "), row.first_prompt ?? ""]
               .filter(Boolean)
               .join(" · "),
-            description: [formatSize(row.size), row.imported ? "imported" : ""].filter(Boolean).join(" · "),
+            description: [formatSize(row.size), sessionState(row)].filter(Boolean).join(" · "),
             detail: row.path,
             row,
           })),

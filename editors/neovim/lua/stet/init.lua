@@ -421,7 +421,7 @@ local function size_text(size)
 end
 
 --- How a session of `stet.trajectory.sessions` is offered: harness, start, first prompt;
---- its size and whether it was imported already.
+--- its size and whether it was imported already, or committed (importing it brings what came since).
 ---@param row table
 ---@return string
 function M.session_label(row)
@@ -432,7 +432,13 @@ function M.session_label(row)
     return part ~= nil and part ~= ""
   end, parts), " · ")
   local size = size_text(row.size)
-  return label .. "  (" .. size .. (row.imported == true and ", imported" or "") .. ")"
+  local state = ""
+  if row.imported == true then
+    state = ", imported"
+  elseif type(value(row.committed)) == "table" and #row.committed > 0 then
+    state = ", committed"
+  end
+  return label .. "  (" .. size .. state .. ")"
 end
 
 --- One line about an import, from the server's result (`stet trajectory import --json`).
@@ -452,7 +458,12 @@ function M.import_message(result)
   local redacted = total > 0 and ("redacted %d (%s)"):format(total, table.concat(rules, ", ")) or "nothing redacted"
   local problems = #(value(result.problems) or {})
   local outside = result.outside_repository == true and "; the session worked outside this repository" or ""
-  return where .. ", " .. redacted .. (problems > 0 and (", %d problem(s)"):format(problems) or "") .. outside
+  local continues = value(result.continues)
+  local since = ""
+  if type(continues) == "table" and #continues > 0 then
+    since = "; what came after " .. table.concat(continues, ", ")
+  end
+  return where .. ", " .. redacted .. (problems > 0 and (", %d problem(s)"):format(problems) or "") .. outside .. since
 end
 
 --- Imports a transcript file (`path`), or the session picked from those the server finds.
