@@ -13,6 +13,9 @@ from collections.abc import Callable
 from stet_lsp.gate.jsonaware import View
 
 _NUMBER = re.compile(r" {0,8}\d{1,7}[\t→]")
+# The first line's number just inside a string, as a transcript's line decoded whole shows a
+# file: `{"content": "     1→machine …`.
+_QUOTED_NUMBER = re.compile(r"(?<=\") {0,8}\d{1,7}[\t→]")
 # The numbered lines after a line's end, and each one's number (with the newline before it).
 _RUN = re.compile(r"(?:\n {0,8}\d{1,7}[\t→][^\n]*)*")
 _NUMBERS = re.compile(r"\n {0,8}\d{1,7}[\t→]")
@@ -26,19 +29,24 @@ def numbered_views(text: str, hits: list[int]) -> list[View]:
     left out."""
     views: list[View] = []
     covered = -1
+    line, read_to, quoted = -1, -1, None
     for hit in hits:
         if hit < covered:
             continue
         first = text.rfind("\n", 0, hit) + 1
-        if _NUMBER.match(text, first) is None:
-            continue
-        for _ in range(_LINES_BEFORE):
-            before = text.rfind("\n", 0, first - 1) + 1 if first else 0
-            if first == 0 or _NUMBER.match(text, before) is None:
-                break
-            first = before
         opening = _NUMBER.match(text, first)
-        assert opening is not None
+        if opening is None:
+            # On the run's first line: each stretch of a line is searched once, whatever
+            # the number of hits on it.
+            if first != line:
+                line, read_to, quoted = first, first, None
+            quoted = _last_quoted_number(text, read_to, hit) or quoted
+            read_to = hit
+            if quoted is None:
+                continue
+            opening = quoted
+        else:
+            opening = _run_opening(text, first, opening)
         line_end = text.find("\n", hit)
         line_end = len(text) if line_end < 0 else line_end
         run = _RUN.match(text, line_end, min(len(text), hit + _REACH_AFTER))
@@ -47,6 +55,24 @@ def numbered_views(text: str, hits: list[int]) -> list[View]:
         # The way back (a mark per number) is worked out only when a span is mapped.
         views.append(View(_NUMBERS.sub("\n", text[start:end]), start, _marks(text, start, end)))
     return views
+
+
+def _run_opening(text: str, first: int, opening: re.Match[str]) -> re.Match[str]:
+    """The number of the run's first line, back from the line at `first` (numbered at its
+    start): a line's start, or a string's (the line before, decoded from a transcript)."""
+    for _ in range(_LINES_BEFORE):
+        if first == 0:
+            break
+        before = text.rfind("\n", 0, first - 1) + 1
+        earlier = _NUMBER.match(text, before)
+        if earlier is None:
+            return _last_quoted_number(text, before, first - 1) or opening
+        first, opening = before, earlier
+    return opening
+
+
+def _last_quoted_number(text: str, start: int, end: int) -> re.Match[str] | None:
+    return max(_QUOTED_NUMBER.finditer(text, start, end), key=re.Match.start, default=None)
 
 
 def _marks(text: str, start: int, end: int) -> Callable[[], list[tuple[int, int, int]]]:

@@ -3,6 +3,7 @@ inside a transcript's JSON: every secret the gate finds in the file itself, it f
 also the ones a rule reads over several lines (a netrc entry, a YAML block, a key block)."""
 
 import json
+import random
 
 import gate_corpus
 import pytest
@@ -39,3 +40,24 @@ def test_a_file_shown_with_line_numbers_loses_what_the_file_would(
             json.loads(redacted.text)  # still JSON
     assert checked > 1000
     assert missed == [], f"seed {seed}"
+
+
+@pytest.mark.parametrize(
+    "file",
+    [
+        "machine github.com\n  login octocat\n  password {secret}\n",
+        "password: |\n  {secret}\n",
+        "- name: DB_PASSWORD\n  value: {secret}\n",
+    ],
+    ids=["netrc", "yaml-block", "name-value"],
+)
+def test_a_file_shown_in_ascii_json_loses_a_value_read_from_its_first_line(file: str) -> None:
+    # A transcript written with non-ASCII escaped (`\u2192` for the arrow) is decoded line by
+    # line: the file's first line starts inside the tool output's string, not at a line start.
+    secret = gate_corpus.pick(random.Random(5), gate_corpus.ALNUM, 20)
+    shown = _numbered(file.format(secret=secret), "→")
+    text = json.dumps({"type": "tool_result", "content": shown}) + "\n"
+    assert "\\u2192" in text
+    redacted = redact_text(text, path="events.jsonl").text
+    assert secret[:8] not in redacted and secret[-8:] not in redacted
+    json.loads(redacted)
