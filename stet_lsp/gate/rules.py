@@ -1026,7 +1026,10 @@ def env_value_rule(names: tuple[str, ...]) -> Rule | None:
     return Rule(
         name="env-value",
         pattern=lazy(
-            rf"(?<![A-Za-z0-9_])(?i:{alternatives})[\"']?[ \t]{{0,4}}(?:=|:)[ \t]{{0,4}}[\"']?"
+            # After an escaped newline too (`\nACME_PASS=…` in JSON quoted twice: its `n` is
+            # no boundary).
+            rf"(?:(?<![A-Za-z0-9_])|(?<=\\n))(?i:{alternatives})[\"']?"
+            r"[ \t]{0,4}(?:=|:)[ \t]{0,4}[\"']?"
             # Not from JSON's structure: in `"ACME_PASS:","v"` or `{"ACME_PASS=":"v"}` the
             # quote ends a string, and a span over `,` or `:` would break the JSON.
             r"(?P<secret>[^\s\"'\\,:\[\]{}][^\s\"'\\]{0,999})"

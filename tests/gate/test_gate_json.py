@@ -3,11 +3,12 @@
 import base64
 import json
 import random
+import string
 
 import gate_corpus
 import pytest
 
-from stet_lsp.gate import redact_text, scan_text
+from stet_lsp.gate import GateConfig, redact_text, scan_text
 from stet_lsp.gate.jsonaware import decode_with_offsets
 
 RNG = random.Random(11)
@@ -141,6 +142,29 @@ def test_json_quoted_in_a_string_is_decoded_before_it_is_scanned(path: str, time
             payload = json.loads(payload)
         decoded = json.loads(payload)  # still JSON at every level, its other value whole
         assert decoded["user"] == "bob" and set(decoded) == {"user", name}
+
+
+@pytest.mark.parametrize(
+    ("file", "env_names"),
+    [
+        ("# hosts\nmachine github.com\n  login octocat\n  password {secret}\n", ()),
+        ("# hosts\nmachine api.acme.io login bot password {secret}\n", ()),
+        ("DEBUG=false\nACME_PASS={secret}\nPORT=8080\n", ("ACME_PASS",)),
+    ],
+    ids=["netrc", "netrc-one-line", "configured-name"],
+)
+def test_a_line_read_from_its_start_is_found_in_a_tool_output_quoted_twice(
+    file: str, env_names: tuple[str, ...]
+) -> None:
+    """A tool's output that is JSON itself (`{"output": "…\\n…"}`) inside a transcript's
+    string: a line starts after an escaped newline, whose `n` is no boundary."""
+    secret = gate_corpus.pick(RNG, string.ascii_lowercase, 12)
+    output = json.dumps({"output": file.format(secret=secret), "metadata": {"exit_code": 0}})
+    raw = json.dumps({"type": "function_call_output", "output": output}) + "\n"
+    config = GateConfig(env_names=env_names)
+    redacted = redact_text(raw, path="events.jsonl", config=config).text
+    assert secret[:8] not in redacted and secret[-8:] not in redacted
+    assert json.loads(json.loads(redacted)["output"])["metadata"] == {"exit_code": 0}
 
 
 def test_code_that_quotes_json_keeps_its_placeholders() -> None:
