@@ -158,10 +158,13 @@ def _oci_auth_token(value: str, strict: bool) -> bool:
 # `MIACAQMwgA`. Wrapped at 64 or 76 columns by `openssl base64`/`base64` (indented in a YAML
 # block), or on one line.
 # Each line may be indented, and shown by a Read tool after its number and a tab (or `→`);
-# in JSON text (raw, as the rules first see it) the tabs and line ends are escapes.
-_LINE_NUMBER = r"(?:\d{1,7}(?:\t|\\t|→))"
-_INDENT = r"(?:[ \t]|\\t){0,16}"
-_PKCS12_LINE = rf"(?:\r?\n|(?:\\r)?\\n){_INDENT}(?:{_LINE_NUMBER}{_INDENT})?(?!{_LINE_NUMBER})"
+# in JSON text (raw, as the rules first see it) the tabs and line ends are escapes, escaped
+# again in JSON quoted twice (`\\n`).
+_LINE_NUMBER = r"(?:\d{1,7}(?:\t|\\{1,3}t|→))"
+_INDENT = r"(?:[ \t]|\\{1,3}t){0,16}"
+_PKCS12_LINE = (
+    rf"(?:\r?\n|(?:\\{{1,3}}r)?\\{{1,3}}n){_INDENT}(?:{_LINE_NUMBER}{_INDENT})?(?!{_LINE_NUMBER})"
+)
 _PKCS12 = (
     r"(?:(?<![A-Za-z0-9+/])|(?<=\\n)|(?<=\\t))(?:MII[A-Za-z0-9+/]{2}[AQgw]IBAzCC|MIACAQMwgA)"
     r"[A-Za-z0-9+/]{20,262144}={0,2}"

@@ -210,6 +210,25 @@ def test_pkcs12_content_over_lines_in_json(shown: Callable[[list[str]], str], st
     assert re.fullmatch(re.escape(start) + r"\[REDACTED:pkcs12-content#1\]\r?\n", plain)
 
 
+@pytest.mark.parametrize("indent", ["", "    ", "\t"], ids=["bare", "spaces", "tab"])
+def test_pkcs12_content_in_json_quoted_twice(indent: str) -> None:
+    """A tool's output that is JSON itself, in a transcript's string: the line ends and tabs
+    are escaped twice (`\\\\n`), and every line of the body goes."""
+    rng = random.Random(45)
+    der = bytes([0x30, 0x82, 0x09, 0xCF, 0x02, 0x01, 0x03, 0x30, 0x82, 0x09, 0x85])
+    encoded = base64.b64encode(der + bytes(rng.randrange(256) for _ in range(900))).decode()
+    lines = [encoded[i : i + 64] for i in range(0, len(encoded), 64)]
+    shown = "p12: |\n" + "".join(f"{indent}{line}\n" for line in lines)
+    output = json.dumps({"output": shown, "metadata": {"exit_code": 0}})
+    text = json.dumps({"type": "function_call_output", "output": output}) + "\n"
+
+    redacted = redact_text(text, path="events.jsonl").text
+
+    assert gate_corpus.surviving_fragments(redacted, tuple(lines)) == []
+    inner = json.loads(json.loads(redacted)["output"])
+    assert inner["output"] == f"p12: |\n{indent}[REDACTED:pkcs12-content#1]\n"
+
+
 def test_kubernetes_secret_manifests() -> None:
     rng = random.Random(43)
     password, token = _b64(rng, 20), _b64(rng, 32)
