@@ -763,7 +763,9 @@ def build_rules() -> tuple[Rule, ...]:
         Rule(
             name="url-password",
             pattern=lazy(
-                r":(?://|\\/\\/)(?P<user>[^\s:@/\"'<>\\]{0,128}):"
+                # No `[` in the user: a token as the user (`https://ghp_…@github.com`) is
+                # redacted to a marker, `[REDACTED:github-token#1]`, whose `:` is no password's.
+                r":(?://|\\/\\/)(?P<user>[^\s:@/\"'<>\\\[]{0,128}):"
                 # Up to the last `@` before the host (`u8jz@Pde0@IgxL@db`): after an `@` in
                 # the password, no `?` or `#` (a query or fragment's `@` is not the host's).
                 r"(?P<secret>[^\s@/\"'<>\\]{1,256}+(?:@[^\s@/\"'<>\\?#]{1,256}+){0,8})"

@@ -4,6 +4,7 @@ import json
 import random
 
 import gate_corpus
+import pytest
 
 from stet_lsp.gate import RedactionReport, apply_redaction, redact_text, scan_text
 
@@ -33,6 +34,24 @@ def test_redaction_is_idempotent_on_the_corpus() -> None:
     for case in gate_corpus.positive_cases():
         once = redact_text(case.text, path=case.path).text
         assert redact_text(once, path=case.path).text == once
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "git clone https://{token}@github.com/acme/app.git",
+        '{{"remote": "https:\\/\\/{token}@github.com\\/acme\\/app.git"}}',
+        "https://AKIA{key}@bucket.example.com/",
+    ],
+    ids=["token-as-user", "escaped-slashes", "key-id-as-user"],
+)
+def test_a_token_redacted_in_a_urls_user_is_left_alone_the_second_time(url: str) -> None:
+    """The marker of a token written as a URL's user holds a `:`; it is no `user:password`."""
+    text = url.format(token=ghp(), key=gate_corpus.pick(RNG, gate_corpus.UPPER_ALNUM, 16))
+    once = redact_text(text).text
+    assert once.count("[REDACTED:") == 1
+    assert redact_text(once).text == once
+    assert scan_text(once) == []
 
 
 def test_markers_carry_nothing_of_the_secret() -> None:
