@@ -352,6 +352,25 @@ DIRECT_INIT_ASSIGNMENT = Rule(
     after=lazy(r"[A-Za-z0-9_]{0,128}" + DIRECT_INIT),
     start="identifier",
 )
+# A command's flag named for a credential and its value after a blank (`vercel deploy --token
+# …`, `--api-key …`, `vault login -token …`): the flag's name ends in the credential's word
+# (`--token-file`, `--password-stdin`, `--max-tokens` name no value), and the value must look
+# generated, as an assignment's (a reference, a placeholder, a path, a word stay). A flag's
+# `=` (`--token=…`) is an assignment.
+_FLAG_WORDS = r"token|secret|password|passwd|api[_\-]?key"
+FLAG_ASSIGNMENT = Rule(
+    name="secret-assignment",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9_.\-])--?(?P<key>(?:[A-Za-z0-9]{1,20}[_\-]){0,3}(?i:"
+        + _FLAG_WORDS
+        + r"))[ \t]{1,4}(?!-)"
+        + whole_value(6)
+    ),
+    anchors=("-token ", "-secret ", "-password ", "-passwd ", "-api-key ", "-apikey ", "_key "),
+    lead=72,
+    reach=480,
+    check=_generic_check,
+)
 # A key ending so names metadata about a credential, not the credential.
 METADATA_KEY_SUFFIXES = (
     "id",
@@ -881,6 +900,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         GENERIC_ASSIGNMENT,
         DIRECT_INIT_ASSIGNMENT,
+        FLAG_ASSIGNMENT,
         *ENV_ASSIGNMENTS,
         ENV_ECHOED,
         Rule(

@@ -120,6 +120,49 @@ def test_code_after_a_declared_type_stays(text: str) -> None:
     assert scan_text(text, path="settings.py", cache=ResultCache()) == []
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "vercel deploy --prod --token {value}",
+        'heroku login --token "{value}" --scope acme',
+        "acme-cli push --api-key {value}",
+        "llm --openai_api_key {value} 'hi'",
+        "oauth2-proxy --client-secret '{value}'",
+        "vault login -token {value}",
+        "./deploy.sh --password {value}",
+    ],
+)
+def test_a_credentials_flag_and_its_value_after_a_blank(command: str) -> None:
+    value = "Rk7mZq2XwL9pTv4NcB8yJh3s"
+    text = command.format(value=value) + "\n"
+    findings = scan_text(text, path="session.sh", cache=ResultCache())
+    assert [text[f.offset : f.end_offset] for f in findings] == [value]
+    record = json.dumps({"command": text}) + "\n"
+    assert value not in redact_text(record, path="events.jsonl").text
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "gh release upload --token $GITHUB_TOKEN",
+        'deploy --token "$(gh auth token)"',
+        "deploy --token ${{ secrets.DEPLOY_TOKEN }}",
+        "docker login --password-stdin",
+        "kubectl create --secret-name db-credentials-prod",
+        "cli --api-key <YOUR_API_KEY>",
+        "cli --token YOUR_TOKEN_HERE",
+        "cli --token-file ~/.config/cli/token",
+        "train.py --tokenizer gpt2 --max-tokens 1024",
+        "  --token TOKEN         API token (env: VERCEL_TOKEN)",
+        "usage: cli [--token TOKEN] [--secret SECRET] [--api-key API_KEY]",
+        "cli --password /run/secrets/db_password",
+        "cli --secret my_secret_name",
+    ],
+)
+def test_a_credentials_flag_without_a_generated_value_stays(command: str) -> None:
+    assert scan_text(command + "\n", path="session.sh", cache=ResultCache()) == []
+
+
 @pytest.mark.parametrize("operator", ["?=", "::=", ":::="])
 def test_a_makefile_assignment_of_a_credential(operator: str) -> None:
     text = (
