@@ -831,6 +831,76 @@ def test_harness_continuation_and_edits_without_a_file_diff(tmp_path: Path) -> N
     assert raws[0].record["id"] == "u2" and raws[2].record["id"] == "u4"
 
 
+def test_a_command_that_exits_non_zero_is_a_failed_result(tmp_path: Path) -> None:
+    """Gemini CLI records a shell command that ran and exited non-zero as a call of status
+    "success" (a checkpoint as a response without `error`): the status lines it writes after
+    the command's output say it failed (`Exit Code: 1`), in the form of 0.1 builds
+    (`Exit Code: 0` always written) and of later ones (written only when not 0, the whole
+    output wrapped in `<untrusted_context>`)."""
+
+    def shell(call_id: str, output: str) -> dict[str, Any]:
+        return {
+            "id": call_id,
+            "name": "run_shell_command",
+            "args": {"command": "npm run build"},
+            "result": [response(call_id, "run_shell_command", {"output": output})],
+            "status": "success",
+            "timestamp": "2026-03-17T10:00:03Z",
+        }
+
+    failed = "Output: src/a.ts:3:1 - error TS2339\nFound 1 error.\nExit Code: 1\nProcess Group PGID: 8905"
+    wrapped = f"<untrusted_context>\n{failed}\n</untrusted_context>"
+    old = (
+        "Command: npm run build\nDirectory: (root)\nStdout: built\nStderr: (empty)\n"
+        "Error: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\n"
+        "Process Group PGID: 12"
+    )
+    printed = "Output: Exit Code: 2\nProcess Group PGID: 7"  # the command printed it
+    records = [
+        {"sessionId": SESSION, "projectHash": "p", "startTime": "2026-03-17T10:00:00Z"},
+        {"id": "u1", "timestamp": "2026-03-17T10:00:01Z", "type": "user", "content": "build"},
+        {
+            "id": "g1",
+            "timestamp": "2026-03-17T10:00:02Z",
+            "type": "gemini",
+            "content": "",
+            "toolCalls": [
+                shell("s1", failed),
+                shell("s2", wrapped),
+                shell("s3", old),
+                shell("s4", printed),
+            ],
+        },
+    ]
+    results = of(GEMINI.parse(jsonl(tmp_path / "s.jsonl", records)).events, "tool_result")
+    assert [(r.call_id, r.ok) for r in results] == [
+        ("s1", False),
+        ("s2", False),
+        ("s3", True),
+        ("s4", True),
+    ]
+    history = [
+        {"role": "user", "parts": [{"text": "build"}]},
+        {
+            "role": "model",
+            "parts": [
+                {
+                    "functionCall": {
+                        "id": "c1",
+                        "name": "run_shell_command",
+                        "args": {"command": "npm run build"},
+                    }
+                }
+            ],
+        },
+        {"role": "user", "parts": [response("c1", "run_shell_command", {"output": failed})]},
+    ]
+    path = tmp_path / "checkpoint-build.json"
+    path.write_text(json.dumps(history, indent=2), encoding="utf-8")
+    (result,) = of(GEMINI.parse(path).events, "tool_result")
+    assert (result.call_id, result.ok) == ("c1", False)
+
+
 def test_2mb_record_and_invalid_utf8(tmp_path: Path) -> None:
     big = "z" * (2 * 1024 * 1024)
     records = [

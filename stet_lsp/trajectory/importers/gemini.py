@@ -18,16 +18,19 @@ Gemini API parts):
   including `cached`, `output`, `cached`, `thoughts`, `tool`, `total`), `model`, and
   `toolCalls`: `id`, `name`, `args`, `result` (functionResponse parts), `status` ("success",
   "error", "cancelled"...), `resultDisplay` (for edits a FileDiff with `originalContent` and
-  `newContent`), `agentId` when the call ran a subagent.
+  `newContent`), `agentId` when the call ran a subagent. A shell command that ran and exited
+  non-zero is a call of status "success" whose output ends with the tool's status lines,
+  one of them `Exit Code: N`: its result is failed.
 * `info`, `warning`: notices the CLI showed; `error`: an error it showed.
 
 A subagent's session is `<session id>/<agent id>.jsonl` beside the main file; its events
 follow the call that ran it. `logs.json` is a list of `{sessionId, messageId, type, message,
 timestamp}` prompts; a checkpoint is the model history itself (`{role, parts}` contents,
 alone or under `history`): a call there is answered by a `functionResponse` in the user's
-next content (failed when it holds an `error`, or when an edit's output says it made no
-change: `Failed to edit, 0 occurrences found…`), and an edit that succeeded is the change its
-arguments tell (`replace`'s old and new strings, `write_file`'s content).
+next content (failed when it holds an `error`, when a command's output ends with a non-zero
+`Exit Code: N`, or when an edit's output says it made no change: `Failed to edit, 0
+occurrences found…`), and an edit that succeeded is the change its arguments tell
+(`replace`'s old and new strings, `write_file`'s content).
 """
 
 from __future__ import annotations
@@ -81,6 +84,12 @@ _OLD_WORKSPACE_MARK = "I'm currently working in the directory: "
 
 # How Gemini CLI's edit and write tools begin an output that reports no change made.
 _EDIT_FAILURES = ("Failed to edit", "Error:", "Error writing", "Error executing")
+
+# The shell tool's status lines after a command's output (`Error:` comes before the exit code)
+# and the tag later builds wrap the whole output in.
+_EXIT_CODE = "Exit Code: "
+_STATUS_AFTER_EXIT = ("Signal:", "Background PIDs:", "Process Group PGID:")
+_UNTRUSTED_END = "</untrusted_context>"
 
 
 class GeminiImporter:
@@ -437,10 +446,10 @@ class _Reader:
         status = as_text(call.get("status"))
         if status not in _FINISHED:
             return
-        ok = status == "success"
         output = _result_text(call.get("result"), call_id) or (
             display if isinstance(display, str) else ""
         )
+        ok = status == "success" and not command_failed(context.calls[call_id].name, output)
         context.calls[call_id].answered = True
         self.parsed.emit(ToolResult, at, time, agent, call_id=call_id, ok=ok, output=output)
         if not ok:
@@ -485,8 +494,10 @@ class _Reader:
             return
         call.answered = True
         body = response.get("response")
-        ok = not (isinstance(body, dict) and "error" in body)
         output = response_text(body)
+        ok = not (isinstance(body, dict) and "error" in body) and not command_failed(
+            call.name, output
+        )
         # No FileDiff recorded: the change as the call's arguments tell it, unless the tool
         # said in its output that it made none (a response without `error` may still hold
         # "Failed to edit, 0 occurrences found…").
@@ -675,6 +686,21 @@ def _result_text(result: Any, call_id: str) -> str:
         texts = []
     texts.append(parts_text([p for p in parts if "functionResponse" not in p]))
     return "\n".join(t for t in texts if t)
+
+
+def command_failed(name: str, output: str) -> bool:
+    """Whether a `run_shell_command` output ends with a non-zero `Exit Code: N` among the
+    status lines the tool writes after the command's output: Gemini CLI records a command
+    that ran and failed as a call that succeeded, and only that line says it failed."""
+    if name != "run_shell_command":
+        return False
+    for line in reversed(output.splitlines()):
+        line = line.strip()
+        if not line or line == _UNTRUSTED_END or line.startswith(_STATUS_AFTER_EXIT):
+            continue
+        code = line.removeprefix(_EXIT_CODE)
+        return code != line and code.lstrip("-").isdigit() and int(code) != 0
+    return False
 
 
 def response_text(body: Any) -> str:
