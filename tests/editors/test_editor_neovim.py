@@ -477,17 +477,23 @@ io.write(vim.json.encode({ subcommands = require("stet.commands").names(), mappi
 def plugin_names(tmp_path: Path) -> dict[str, list[str]]:
     """The plugin's own lists: the subcommands of `:Stet` (`M.subcommands` of
     lua/stet/commands.lua) and every mapping plugin/stet.lua defines."""
+    names: dict[str, list[str]] = lua_json(tmp_path, PLUGIN_NAMES)
+    return names
+
+
+def lua_json(tmp_path: Path, script: str) -> Any:
+    """What a Lua script run by a headless Neovim with the plugin on its runtime path writes
+    as JSON."""
     done = subprocess.run(
         [NVIM, "--headless", "--clean", "-l", "-"],
-        input=PLUGIN_NAMES,
+        input=script,
         env=isolated_env(tmp_path / "home", STET_PLUGIN=str(NEOVIM_PLUGIN)),
         capture_output=True,
         text=True,
         timeout=60,
         check=True,
     )
-    names: dict[str, list[str]] = json.loads(done.stdout)
-    return names
+    return json.loads(done.stdout)
 
 
 def lua_value(value: Any) -> str:
@@ -1285,16 +1291,7 @@ def test_a_committed_session_and_an_import_that_went_on_after_a_capstone_say_so(
 ) -> None:
     """`stet trajectory sessions`' `committed` and an import's `continues`, as the picker and
     the message after an import show them."""
-    done = subprocess.run(
-        [NVIM, "--headless", "--clean", "-l", "-"],
-        input=SESSION_WORDS,
-        env=isolated_env(tmp_path / "home", STET_PLUGIN=str(NEOVIM_PLUGIN)),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    words = json.loads(done.stdout)
+    words = lua_json(tmp_path, SESSION_WORDS)
     assert words["committed"].endswith(", committed)")
     assert words["imported"].endswith(", imported)")
     assert words["continues"].endswith("; what came after 2026-03-01-main-0123456789ab")
