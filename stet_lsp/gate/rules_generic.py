@@ -723,14 +723,16 @@ SECURE_STRINGS = (
 
 # `.netrc`: `machine <host> login <user> [account <a>] password <secret>`, on one line or
 # over several (a login before the password: "machine learning password reset" is prose).
-# (A diff's `+` or `-` may start each line. After an escaped newline too: `\nmachine …` in
-# JSON quoted twice, whose `n` is no boundary.)
+# (A diff's `+` or `-` may start each line, the first one's too: `-machine` at a line's or a
+# string's start is a removed line's, where `-` elsewhere joins a word, `virtual-machine`.
+# After an escaped newline too: `\nmachine …` in JSON quoted twice, whose `n` is no boundary.)
 _NETRC_LINE = r"(?:\r?\n|\\n)[+\-]?[ \t]{0,8}"
 _NETRC_SEP = r"(?:[ \t]{1,8}|[ \t]{0,8}" + _NETRC_LINE + r"(?:" + _NETRC_LINE + r")?)"
 NETRC_PASSWORD = Rule(
     name="netrc-password",
     pattern=lazy(
-        r"(?:(?<![A-Za-z0-9_\-])|(?<=\\n))machine[ \t]{1,4}[^\s\\]{1,256}"
+        r"(?:(?<![A-Za-z0-9_\-])|(?<=\\n)|(?<=\\n-)|(?<=-)(?<![^\n\"']-))"
+        r"machine[ \t]{1,4}[^\s\\]{1,256}"
         + _NETRC_SEP
         + r"login[ \t]{1,4}[^\s\\]{1,256}(?:"
         + _NETRC_SEP

@@ -537,10 +537,17 @@ def test_netrc_passwords_on_one_line_or_several() -> None:
         f"machine github.com\n  login ci-bot\n  password {pw}\nmachine gitlab.com\n",
         f"machine api.heroku.com\n    login me@example.com\n    password {pw}\n",
         f'machine nexus.corp login deploy account ops password "{pw}"\n',
+        # A diff's added or removed lines, the first one at a line's or a string's start.
+        f"+machine h\n+  login u\n+  password {pw}\n",
+        f"-machine h\n-  login u\n-  password {pw}\n",
+        f"@@ -1,3 +0,0 @@\n-machine h\n-  login u\n-  password {pw}\n",
     ):
         redacted_everywhere(text, pw, "netrc-password")
+        redacted = redact_text(text, path="change.diff").text
+        assert redact_text(redacted, path="change.diff").text == redacted
     for text in (
         "machine learning password reset flow",
+        f"a virtual-machine h login u password {pw}",
         "machine github.com login ci password $NETRC_PASSWORD",
         "machine github.com login ci",
     ):
