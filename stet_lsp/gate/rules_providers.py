@@ -157,19 +157,25 @@ def _oci_auth_token(value: str, strict: bool) -> bool:
 # reads `MII??[AQgw]IBAzCC`; the rarer indefinite-length form (`30 80 02 01 03 30 80`) reads
 # `MIACAQMwgA`. Wrapped at 64 or 76 columns by `openssl base64`/`base64` (indented in a YAML
 # block), or on one line.
-# Each line may be indented, and shown by a Read tool after its number and a tab (or `→`);
-# in JSON text (raw, as the rules first see it) the tabs and line ends are escapes, escaped
-# again in JSON quoted twice (`\\n`).
+# Each line may be indented, start with a diff's `+` or `-` (a `+` only before the indent: it
+# is base64's too), and be shown by a Read tool after its number and a tab (or `→`); in JSON
+# text (raw, as the rules first see it) the tabs and line ends are escapes, escaped again in
+# JSON quoted twice (`\\n`).
 _LINE_NUMBER = r"(?:\d{1,7}(?:\t|\\{1,3}t|→))"
 _INDENT = r"(?:[ \t]|\\{1,3}t){0,16}"
+_DIFF_MARK = r"(?:[+\-](?=[ \t]|\\{1,3}t)|-(?=[A-Za-z0-9+/]))?"
 _PKCS12_LINE = (
-    rf"(?:\r?\n|(?:\\{{1,3}}r)?\\{{1,3}}n){_INDENT}(?:{_LINE_NUMBER}{_INDENT})?(?!{_LINE_NUMBER})"
+    rf"(?:\r?\n|(?:\\{{1,3}}r)?\\{{1,3}}n){_DIFF_MARK}{_INDENT}"
+    rf"(?:{_LINE_NUMBER}{_INDENT})?(?!{_LINE_NUMBER})"
 )
 _PKCS12 = (
     r"(?:(?<![A-Za-z0-9+/])|(?<=\\n)|(?<=\\t))(?:MII[A-Za-z0-9+/]{2}[AQgw]IBAzCC|MIACAQMwgA)"
     r"[A-Za-z0-9+/]{20,262144}={0,2}"
     rf"(?:{_PKCS12_LINE}[A-Za-z0-9+/]{{60,76}}={{0,2}}(?![A-Za-z0-9+/])){{0,4000}}"
-    rf"(?:{_PKCS12_LINE}(?=[A-Za-z]{{0,75}}[0-9+/=])[A-Za-z0-9+/]{{1,76}}={{0,2}}"
+    # The last line, shorter; a `+` that starts a line of another kind (`+}`, `+other: 1`)
+    # is a diff's, and the line not the body's.
+    rf"(?:{_PKCS12_LINE}(?!\+(?:[^A-Za-z0-9+/]|\Z|[A-Za-z0-9_\-]{{1,64}}:))"
+    rf"(?=[A-Za-z]{{0,75}}[0-9+/=])[A-Za-z0-9+/]{{1,76}}={{0,2}}"
     r"(?![A-Za-z0-9+/]))?"
 )
 

@@ -229,6 +229,38 @@ def test_pkcs12_content_in_json_quoted_twice(indent: str) -> None:
     assert inner["output"] == f"p12: |\n{indent}[REDACTED:pkcs12-content#1]\n"
 
 
+@pytest.mark.parametrize("sign", ["+", "-"], ids=["added", "removed"])
+@pytest.mark.parametrize("size", [1000, 900], ids=["last-line-short", "last-line-full"])
+@pytest.mark.parametrize("after", ["other: 1", "}", "  - x2", ""])
+def test_pkcs12_content_in_a_diff_of_a_yaml_block(sign: str, size: int, after: str) -> None:
+    """`+p12: |` then `+    MIIG…` (or `-`): every line of the body goes, and the diff's
+    lines stay lines (the next one's `+` is no part of the body)."""
+    rng = random.Random(46)
+    der = bytes([0x30, 0x82, 0x06, 0x1F, 0x02, 0x01, 0x03, 0x30, 0x82, 0x05, 0xE5])
+    encoded = base64.b64encode(der + bytes(rng.randrange(256) for _ in range(size))).decode()
+    lines = [encoded[i : i + 64] for i in range(0, len(encoded), 64)]
+    assert (len(lines[-1]) == 64) == (size == 900)
+    diff = f" config:\n{sign}p12: |\n" + "".join(f"{sign}    {line}\n" for line in lines)
+    diff += f"{sign}{after}\n"
+    expected = f" config:\n{sign}p12: |\n{sign}    [REDACTED:pkcs12-content#1]\n{sign}{after}\n"
+    for content, path, unquote in (
+        (diff, "change.diff", lambda text: text),
+        (
+            json.dumps({"type": "tool_result", "content": diff}) + "\n",
+            "events.jsonl",
+            lambda text: json.loads(text)["content"],
+        ),
+        (
+            json.dumps({"content": json.dumps({"stdout": diff})}) + "\n",
+            "events.jsonl",
+            lambda text: json.loads(json.loads(text)["content"])["stdout"],
+        ),
+    ):
+        redacted = redact_text(content, path=path).text
+        assert unquote(redacted) == expected, content
+        assert redact_text(redacted, path=path).text == redacted
+
+
 def test_kubernetes_secret_manifests() -> None:
     rng = random.Random(43)
     password, token = _b64(rng, 20), _b64(rng, 32)
