@@ -36,14 +36,20 @@ _ARMOR_HEADERS = r"(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID)
 # holds `.` or `/`). The path is read to the last separator before a line number (a key's
 # line holds neither `:` nor `-`), so a path with `-` in it is read whole.
 _GREP_PATH = r"(?!" + _ARMOR_HEADERS + r":)[A-Za-z0-9_./~@+\-]{1,200}"
-_GREP_PREFIX = (
+GREP_PREFIX = (
     r"(?:" + _GREP_PATH + r"[:\-][0-9]{1,7}[:\-]"
     r"|(?=[A-Za-z0-9_~@+\-]{0,100}[./])" + _GREP_PATH + r"[:\-]"
     r"|[0-9]{1,7}+-(?!-))"
 )
+# The same before a line of a value other rules read over several lines (netrc, YAML blocks,
+# a name and its value, PKCS#12), and a match line's `12:` of `grep -n` on one file (here a
+# line number's form).
+GREP_LINE = r"(?:" + GREP_PREFIX + r"|[0-9]{1,7}+:)"
+# Its forms with a line number (`-n`): a path alone, `app.version:`, reads as a YAML key too.
+GREP_NUMBERED_LINE = r"(?:" + _GREP_PATH + r"[:\-][0-9]{1,7}[:\-]|[0-9]{1,7}+[:\-](?!-))"
 _GAP = (
     r"(?:(?:(?<=\n)|(?<=\\n))[ \t]{0,16}+"
-    r"(?:[#>*;]{1,3}+|[+\-](?!-)|[0-9]{1,7}+(?:\t|\\t|→|\\u2192| ?[:|] ?)|" + _GREP_PREFIX + r")"
+    r"(?:[#>*;]{1,3}+|[+\-](?!-)|[0-9]{1,7}+(?:\t|\\t|→|\\u2192| ?[:|] ?)|" + GREP_PREFIX + r")"
     r"|[ \t\r\n\f\"'`,]|\\[nrt\"'\\/\r\n]|[+.](?=[ \t\r\n\"'`]))"
 )
 _GAP_RUN = _GAP + r"{0,256}+"

@@ -15,6 +15,7 @@ import base64
 import re
 
 from stet_lsp.gate import heuristics
+from stet_lsp.gate.keyblocks import GREP_LINE
 from stet_lsp.gate.patterns import lazy
 from stet_lsp.gate.rules import (
     KEY_ASSIGN,
@@ -725,13 +726,16 @@ SECURE_STRINGS = (
 # over several (a login before the password: "machine learning password reset" is prose).
 # (A diff's `+` or `-` may start each line, the first one's too: `-machine` at a line's or a
 # string's start is a removed line's, where `-` elsewhere joins a word, `virtual-machine`.
-# After an escaped newline too: `\nmachine …` in JSON quoted twice, whose `n` is no boundary.)
-_NETRC_LINE = r"(?:\r?\n|\\n)[+\-]?[ \t]{0,8}"
+# After an escaped newline too: `\nmachine …` in JSON quoted twice, whose `n` is no boundary.
+# And after what `grep` writes before a line, `.netrc:2:`, `.netrc-3-`, `3-`: a context
+# line's `-` before `machine` follows the line's number.)
+_GREP_LINE = GREP_LINE + "?"
+_NETRC_LINE = r"(?:\r?\n|\\n)" + _GREP_LINE + r"[+\-]?[ \t]{0,8}"
 _NETRC_SEP = r"(?:[ \t]{1,8}|[ \t]{0,8}" + _NETRC_LINE + r"(?:" + _NETRC_LINE + r")?)"
 NETRC_PASSWORD = Rule(
     name="netrc-password",
     pattern=lazy(
-        r"(?:(?<![A-Za-z0-9_\-])|(?<=\\n)|(?<=\\n-)|(?<=-)(?<![^\n\"']-))"
+        r"(?:(?<![A-Za-z0-9_\-])|(?<=\\n)|(?<=\\n-)|(?<=-)(?<![^\n\"'0-9]-))"
         r"machine[ \t]{1,4}[^\s\\]{1,256}"
         + _NETRC_SEP
         + r"login[ \t]{1,4}[^\s\\]{1,256}(?:"
@@ -896,7 +900,9 @@ NAME_VALUE_PAIRS = (
             + _PAIR_NAME
             + r":[ \t]{1,4}[\"']?"
             + _CREDENTIAL_NAME
-            + r"[\"']?[ \t]{0,4}(?:\r?\n|\\n)[+\-]?[ \t]{0,16}(?:-[ \t]{1,4})?"
+            + r"[\"']?[ \t]{0,4}(?:\r?\n|\\n)"
+            + _GREP_LINE
+            + r"[+\-]?[ \t]{0,16}(?:-[ \t]{1,4})?"
             + _PAIR_VALUE
             + r":[ \t]{1,4}"
             + whole_value(1, 1000)
@@ -934,17 +940,24 @@ NAME_VALUE_PAIRS = (
 # |-  # comment`): the lines indented under the key, every one of them, raw or with escaped
 # newlines (a JSON string quoted in another). The key's own indentation (a list item's `- `
 # included) is repeated on each line of the block, deeper, so a line less indented ends it
-# (a diff's `+` or `-` may start each line). A template, a reference, a placeholder and a
+# (a diff's `+` or `-` may start each line, after what `grep` writes before it, `path:3:`,
+# `path-4-`). A template, a reference, a placeholder and a
 # block of prose (a line of more than three blanks, or of words and punctuation only) stay;
 # a name ending so names metadata (`password_policy: |`) stays.
 _BLOCK_HEADER = r"[|>][+\-]?[1-9]?[+\-]?(?:[ \t]{1,4}#[^\r\n\\]{0,200})?"
 
+
+# The block's lines after what `grep` writes before each (only when it wrote it before the
+# key's line too: a YAML key holding `.`, `app.version: 2`, reads as a path).
+_GREP_BLOCK_LINE = r"(?(grep)" + GREP_LINE + r")"
+_GREP_LINES = re.compile(r"(?:\r?\n|\\n)" + GREP_LINE)
 
 _PROSE = re.compile(r"[A-Za-z ,.;:'!?()\-]+")
 _BARE_TOKEN = re.compile(r"[A-Za-z0-9_\-]+")
 
 
 def _block_value(value: str, strict: bool) -> bool:
+    value = _GREP_LINES.sub("\n", value)  # the lines as the file holds them
     lines = [line.strip() for line in value.replace("\\n", "\n").splitlines() if line.strip()]
     if not lines or any(line.count(" ") > 3 for line in lines):
         return False
@@ -961,22 +974,31 @@ def _block_value(value: str, strict: bool) -> bool:
 YAML_BLOCK_SECRET = Rule(
     name="yaml-block-secret",
     pattern=lazy(
-        r"(?:^|(?<=[\n\"])|(?<=\\n))[+\-]?(?P<indent>[ \t]{0,32})(?P<dash>-[ \t]{1,4})?[\"']?"
+        r"(?:^|(?<=[\n\"])|(?<=\\n))(?P<grep>"
+        + GREP_LINE
+        + r")?[+\-]?(?P<indent>[ \t]{0,32})(?P<dash>-[ \t]{1,4})?[\"']?"
         + _CREDENTIAL_NAME
         + r"[\"']?[ \t]{0,4}:[ \t]{1,4}"
         + _BLOCK_HEADER
-        + r"(?:[ \t]{0,64}"
+        + r"[ \t]{0,64}"
         + _NEWLINE
-        + r"){1,5}"
+        + r"(?:"
+        + _GREP_BLOCK_LINE
+        + r"[ \t]{0,64}"
+        + _NEWLINE
+        + r"){0,4}"
         # The block: each line indented past the key (blank lines inside it included).
         # Under a list item's first key (`- password: |`) the block is indented past the key,
         # where the item's `- ` stood.
+        + _GREP_BLOCK_LINE
         + r"[+\-]?(?P=indent)(?P<inner>(?(dash)[ \t]{2,5})[ \t]{1,32})(?P<secret>[^\s\\]"
         + _LINE_CHAR
         + r"{0,2000}+(?:(?:"
         + _NEWLINE
+        + _GREP_BLOCK_LINE
         + r"[ \t]{0,64}){0,4}"
         + _NEWLINE
+        + _GREP_BLOCK_LINE
         + r"[+\-]?(?P=indent)(?P=inner)"
         + _LINE_CHAR
         + r"{1,2000}+){0,200}+)",

@@ -21,6 +21,7 @@ import re
 from typing import TYPE_CHECKING
 
 from stet_lsp.gate import heuristics
+from stet_lsp.gate.keyblocks import GREP_NUMBERED_LINE
 from stet_lsp.gate.patterns import lazy
 
 if TYPE_CHECKING:
@@ -160,23 +161,28 @@ def _oci_auth_token(value: str, strict: bool) -> bool:
 # Each line may be indented, start with a diff's `+` or `-` (a `+` only before the indent: it
 # is base64's too), and be shown by a Read tool after its number and a tab (or `→`); in JSON
 # text (raw, as the rules first see it) the tabs and line ends are escapes, escaped again in
-# JSON quoted twice (`\\n`).
+# JSON quoted twice (`\\n`). Shown by `grep`, each line may start with what it writes before a
+# line (`path:12:`, `path-13-`) when the first one does, with its number (without one, a YAML
+# key holding `.` would read as a path: `tls.p12: MII…` and, after the body, `app.version: 2`).
 _LINE_NUMBER = r"(?:\d{1,7}(?:\t|\\{1,3}t|→))"
 _INDENT = r"(?:[ \t]|\\{1,3}t){0,16}"
 _DIFF_MARK = r"(?:[+\-](?=[ \t]|\\{1,3}t)|-(?=[A-Za-z0-9+/]))?"
 _PKCS12_LINE = (
-    rf"(?:\r?\n|(?:\\{{1,3}}r)?\\{{1,3}}n){_DIFF_MARK}{_INDENT}"
+    rf"(?:\r?\n|(?:\\{{1,3}}r)?\\{{1,3}}n)(?(grep){GREP_NUMBERED_LINE}?){_DIFF_MARK}{_INDENT}"
     rf"(?:{_LINE_NUMBER}{_INDENT})?(?!{_LINE_NUMBER})"
 )
 _PKCS12 = (
-    r"(?:(?<![A-Za-z0-9+/])|(?<=\\n)|(?<=\\t))(?:MII[A-Za-z0-9+/]{2}[AQgw]IBAzCC|MIACAQMwgA)"
+    rf"(?:(?:^|(?<=[\n\"])|(?<=\\n))(?P<grep>{GREP_NUMBERED_LINE}){_INDENT}"
+    r"(?:[A-Za-z0-9_.\-]{1,64}:[ \t]{1,4})?)?"
+    r"(?P<secret>(?:(?<![A-Za-z0-9+/])|(?<=\\n)|(?<=\\t))(?:MII[A-Za-z0-9+/]{2}[AQgw]IBAzCC|MIACAQMwgA)"
     r"[A-Za-z0-9+/]{20,262144}={0,2}"
     rf"(?:{_PKCS12_LINE}[A-Za-z0-9+/]{{60,76}}={{0,2}}(?![A-Za-z0-9+/])){{0,4000}}"
     # The last line, shorter; a `+` that starts a line of another kind (`+}`, `+other: 1`)
-    # is a diff's, and the line not the body's.
+    # is a diff's, and the line not the body's; nor is a run before `:` or `-`, the number
+    # `grep` writes before a line.
     rf"(?:{_PKCS12_LINE}(?!\+(?:[^A-Za-z0-9+/]|\Z|[A-Za-z0-9_\-]{{1,64}}:))"
     rf"(?=[A-Za-z]{{0,75}}[0-9+/=])[A-Za-z0-9+/]{{1,76}}={{0,2}}"
-    r"(?![A-Za-z0-9+/]))?"
+    r"(?![A-Za-z0-9+/:\-]))?)"
 )
 
 
@@ -760,7 +766,7 @@ def _build() -> tuple[Rule, ...]:
             name="pkcs12-content",
             pattern=lazy(_PKCS12),
             anchors=("ibazcc", "miacaqmwga"),
-            lead=8,
+            lead=300,  # back over what `grep` writes before the first line
             reach=300000,
             multiline=True,
             check=None,

@@ -2,6 +2,7 @@
 inside a transcript's JSON: every secret the gate finds in the file itself, it finds there,
 also the ones a rule reads over several lines (a netrc entry, a YAML block, a key block)."""
 
+import base64
 import json
 import random
 
@@ -61,3 +62,93 @@ def test_a_file_shown_in_ascii_json_loses_a_value_read_from_its_first_line(file:
     redacted = redact_text(text, path="events.jsonl").text
     assert secret[:8] not in redacted and secret[-8:] not in redacted
     json.loads(redacted)
+
+
+def _p12_lines() -> list[str]:
+    rng = random.Random(47)
+    der = bytes([0x30, 0x82, 0x06, 0x1F, 0x02, 0x01, 0x03, 0x30, 0x82, 0x05, 0xE5])
+    encoded = base64.b64encode(der + bytes(rng.randrange(256) for _ in range(1000))).decode()
+    return [encoded[i : i + 64] for i in range(0, len(encoded), 64)]
+
+
+_GREP_FILES = {
+    "netrc": ("machine h\n  login u\n  password {0}\nmachine g\n", 2),
+    "yaml-block": ("  password: |\n    {0}\n\n    {1}\n  app.version: 2\n", 0),
+    "name-value": ("        - name: DB_PASSWORD\n          value: {0}\n        - name: X\n", 0),
+    "pkcs12": ("p12: |\n" + "".join(f"    {line}\n" for line in _p12_lines()), 1),
+}
+_GREP_FRAMINGS = {
+    # grep -rn -A3 (the match first), -B3 (the match last), one file's -n -A3, and -r -A3
+    # without -n (a path alone: a PKCS#12 body's lines need numbers, see the rule).
+    "grep -n -A": lambda n, match: (
+        f"k8s/deploy-prod.yaml{':' if match else '-'}{n}{':' if match else '-'}"
+    ),
+    "grep -n -B": lambda n, match: (
+        f"./secrets/.netrc{':' if match else '-'}{n}{':' if match else '-'}"
+    ),
+    "grep -n on one file": lambda n, match: f"{n}{':' if match else '-'}",
+    "grep -r without -n": lambda n, match: f"conf/app.yaml{':' if match else '-'}",
+}
+
+
+@pytest.mark.parametrize("framing", sorted(_GREP_FRAMINGS))
+@pytest.mark.parametrize("kind", sorted(_GREP_FILES))
+def test_a_file_shown_by_grep_loses_a_value_read_over_lines(kind: str, framing: str) -> None:
+    """`grep -n -A`/`-B` writes `path:12:` before a match line and `path-13-` before a
+    context line: the rules that read a value over several lines read past them, as the key
+    block rule does, raw, in a transcript's string and in JSON quoted twice; the lines around
+    the value keep their prefixes."""
+    if kind == "pkcs12" and framing == "grep -r without -n":
+        pytest.skip("a path alone before a PKCS#12 body's lines reads as a YAML key")
+    if kind == "netrc" and framing == "grep -r without -n":
+        pytest.skip("`path-machine` without a number reads as one word, `virtual-machine`")
+    file, match_line = _GREP_FILES[kind]
+    rng = random.Random(f"grep:{kind}")
+    secrets = (
+        tuple(_p12_lines())
+        if kind == "pkcs12"
+        else tuple("Xk9" + gate_corpus.pick(rng, gate_corpus.ALNUM, 17) for _ in range(2))
+    )
+    lines = file.format(*secrets).splitlines()
+    if framing == "grep -n -B":
+        match_line = max(i for i, line in enumerate(lines) if secrets[0] in line)
+    prefix = _GREP_FRAMINGS[framing]
+    shown = "".join(
+        f"{prefix(n, i == match_line)}{line}\n" for i, line in enumerate(lines) for n in (i + 12,)
+    )
+    holding = [i for i, line in enumerate(lines) if any(secret in line for secret in secrets)]
+    kept = [
+        f"{prefix(i + 12, i == match_line)}{line}"
+        for i, line in enumerate(lines)
+        if not holding[0] <= i <= holding[-1]
+    ]
+    for content, path, unquote in (
+        (shown, "grep.txt", lambda text: text),
+        (
+            json.dumps({"type": "tool_result", "content": shown}) + "\n",
+            "events.jsonl",
+            lambda text: json.loads(text)["content"],
+        ),
+        (
+            json.dumps({"content": json.dumps({"stdout": shown})}) + "\n",
+            "events.jsonl",
+            lambda text: json.loads(json.loads(text)["content"])["stdout"],
+        ),
+    ):
+        redacted = redact_text(content, path=path).text
+        output = unquote(redacted)
+        assert gate_corpus.surviving_fragments(output, secrets) == [], output
+        assert f"[REDACTED:{kind}-" in output or "[REDACTED:" in output
+        assert [line for line in kept if line in output.splitlines()] == kept, output
+        assert redact_text(redacted, path=path).text == redacted
+
+
+def test_a_yaml_key_holding_a_dot_is_no_grep_prefix() -> None:
+    """`tls.p12: MII…` and `app.version: 2` read like `path:`: a PKCS#12 body on such a key,
+    wrapped, goes whole and the key after it stays."""
+    lines = _p12_lines()
+    text = f"tls.p12: {lines[0]}\n" + "".join(f"  {line}\n" for line in lines[1:])
+    text += "app.version: 2\n"
+    assert redact_text(text, path="values.yaml").text == (
+        "tls.p12: [REDACTED:pkcs12-content#1]\napp.version: 2\n"
+    )
