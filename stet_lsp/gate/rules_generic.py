@@ -528,6 +528,25 @@ SUDO_STDIN = Rule(
     check=_flag_password,
 )
 
+# `echo 'password' | docker login -u bot --password-stdin ghcr.io` (podman, nerdctl, oras, helm
+# registry): the safe form of a login, unless the value echoed is the password itself rather
+# than a reference (`echo "$CR_PAT" |` stays).
+REGISTRY_LOGIN_STDIN = Rule(
+    name="registry-login-password",
+    pattern=lazy(
+        _PIPED_VALUE + r"(?:docker|podman|nerdctl|oras|helm[ \t]{1,4}registry)[ \t]{1,4}login"
+        r"(?:[ \t]{1,4}[^\s|;&<>\\]{1,256}){0,8}?[ \t]{1,4}--password-stdin(?![A-Za-z0-9_\-])"
+    ),
+    anchors=tuple(
+        f"|{gap}{tool}"
+        for tool in ("docker", "podman", "nerdctl", "oras", "helm")
+        for gap in ("", " ")
+    ),
+    lead=300,
+    reach=2400,
+    check=_login_password,
+)
+
 # A name holding a credential's word (the assignment rules' list), read whole.
 _CREDENTIAL_NAME = (
     r"(?P<key>(?=[A-Za-z0-9_.\-]{0,60}?(?i:" + SECRET_KEY_WORDS + r"))[A-Za-z0-9_.\-]{1,96}+)"
@@ -1133,6 +1152,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     REGISTRY_LOGIN,
     *COMMAND_PASSWORDS,
     SUDO_STDIN,
+    REGISTRY_LOGIN_STDIN,
     HTPASSWD_BATCH,
     NPM_CONFIG_SET,
     COOKIE_VALUES,

@@ -562,6 +562,29 @@ def test_lookalikes_of_the_command_line_and_file_rules_stay(text: str) -> None:
     assert [rule for rule in markers if rule != "aws-access-key-id"] == []
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo '{pw}' | docker login -u bot --password-stdin ghcr.io",
+        'echo -n "{pw}" | podman login quay.io -u bot --password-stdin',
+        "printf '%s' {pw} | helm registry login r.example.com -u a --password-stdin",
+    ],
+)
+def test_a_password_echoed_into_a_registry_login(command: str) -> None:
+    pw = "Xk9" + gate_corpus.pick(random.Random("stdin"), gate_corpus.ALNUM, 17)
+    text = command.format(pw=pw)
+    redacted_everywhere(text, pw, "registry-login-password")
+    redacted = redact_text(text, path="notes.txt").text
+    assert redacted == text.replace(pw, "[REDACTED:registry-login-password#1]")
+    assert redact_text(redacted, path="notes.txt").text == redacted
+    for safe in (
+        'echo "$CR_PAT" | docker login ghcr.io -u bot --password-stdin',
+        'echo "${{ secrets.GITHUB_TOKEN }}" | docker login ghcr.io -u bot --password-stdin',
+        "cat ~/.docker-pw | docker login -u bot --password-stdin",
+    ):
+        _untouched_everywhere(safe)
+
+
 def test_netrc_passwords_on_one_line_or_several() -> None:
     pw = "Jr5" + gate_corpus.pick(random.Random("netrc"), gate_corpus.ALNUM, 15)
     for text in (
