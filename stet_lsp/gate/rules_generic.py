@@ -679,6 +679,16 @@ FISH_SET = Rule(
     reach=500,
     check=_named_value,
 )
+# Windows' `setx DB_PASSWORD SECRET` (`/M` after it: the machine's environment).
+SETX = Rule(
+    name="cli-password",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9_\-])(?i:setx)[ \t]{1,4}" + _CREDENTIAL_NAME + r"[ \t]{1,4}" + _FLAG_VALUE
+    ),
+    anchors=("setx ", "setx\t"),
+    reach=500,
+    check=_named_value,
+)
 SECRET_SETTERS = Rule(
     name="cli-password",
     pattern=lazy(
@@ -1159,6 +1169,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     HTTP_AUTH_PASSWORD,
     PGPASS_PASSWORD,
     FISH_SET,
+    SETX,
     SECRET_SETTERS,
     VERCEL_ENV_STDIN,
     *SECURE_STRINGS,

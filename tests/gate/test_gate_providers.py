@@ -585,6 +585,25 @@ def test_a_password_echoed_into_a_registry_login(command: str) -> None:
         _untouched_everywhere(safe)
 
 
+def test_a_credential_set_with_setx() -> None:
+    """Windows' `setx NAME value`, as fish's `set -x NAME value`: the value of a credential's
+    name, whatever it looks like; references, placeholders, paths and metadata stay."""
+    pw = "Xk9" + gate_corpus.pick(random.Random("setx"), gate_corpus.ALNUM, 17)
+    for text in (f"setx DB_PASSWORD {pw}", f'setx GITHUB_TOKEN "{pw}" /M'):
+        redacted_everywhere(text, pw, "cli-password")
+        redacted = redact_text(text, path="notes.txt").text
+        assert redacted == text.replace(pw, "[REDACTED:cli-password#1]")
+        assert redact_text(redacted, path="notes.txt").text == redacted
+    for text in (
+        "setx DB_PASSWORD %DB_PASSWORD%",
+        "setx API_TOKEN_FILE C:\\keys\\token.txt",
+        "setx TOKEN_TYPE bearer",
+        "setx GITHUB_TOKEN <your-token>",
+        'setx PATH "%PATH%;C:\\bin"',
+    ):
+        _untouched_everywhere(text)
+
+
 def test_netrc_passwords_on_one_line_or_several() -> None:
     pw = "Jr5" + gate_corpus.pick(random.Random("netrc"), gate_corpus.ALNUM, 15)
     for text in (
