@@ -261,9 +261,14 @@ KEY_ASSIGN: str = (
     + _GO_STRING
     + r"|[ \t]{0,4}(?::{1,3}=|[?.]=|=>|=|:))[ \t]{0,4}"
 )
+# A YAML core tag before a value says what it is (`password: !!str Xk9q…`, `!!binary`): the
+# value follows it. (An application's own tags, CloudFormation's `!Ref Name`, name a reference.)
+_YAML_TAG = r"(?:!!(?:str|binary)[ \t]{1,4})?"
 # The first characters of a value, quoted or not, in braces, after `new` or with a literal's
-# prefix (a cheap test before the full pattern).
-VALUE_START = r"(?:new[ \t]{1,2}|[({][ \t]{0,2})?(?:u8|[LuUbr])?[\"'`]?[^\s\"'`\\]{6}"
+# prefix or a YAML tag (a cheap test before the full pattern).
+VALUE_START: str = (
+    _YAML_TAG + r"(?:new[ \t]{1,2}|[({][ \t]{0,2})?(?:u8|[LuUbr])?[\"'`]?[^\s\"'`\\]{6}"
+)
 
 
 # Before a quoted value: a call or constructor wrapping the literal (`std::string("…")`,
@@ -282,9 +287,9 @@ def whole_value(least: int, most: int = 400) -> str:
     """A whole value as group `secret`: up to its closing quote when quoted (any character a
     secret key holds, escapes included), else up to whitespace (minus trailing `.,;`). A
     quoted value may stand in a call or braces, or carry a literal's prefix
-    (`_VALUE_WRAPPER`)."""
+    (`_VALUE_WRAPPER`), or a YAML tag (`_YAML_TAG`)."""
     return (
-        r"(?:" + _VALUE_WRAPPER + r")?"
+        _YAML_TAG + r"(?:" + _VALUE_WRAPPER + r")?"
         r"[\"'`]?(?P<secret>"
         rf"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=\")"
         rf"|(?<=')[^'\r\n]{{{least},{most}}}+(?=')"

@@ -80,6 +80,33 @@ def test_span_is_exactly_the_whole_value(text: str, value: str) -> None:
 @pytest.mark.parametrize(
     ("text", "value"),
     [
+        ("password: !!str Xk9q2LmWp4TzR7vBn3Hc\n", "Xk9q2LmWp4TzR7vBn3Hc"),
+        ("  api_key: !!str 'Xk9q2LmWp4TzR7vBn3Hc'\n", "Xk9q2LmWp4TzR7vBn3Hc"),
+        ("secret: !!binary WGs5cTJMbVdwNFR6Ujd2Qm4zSGM=\n", "WGs5cTJMbVdwNFR6Ujd2Qm4zSGM="),
+    ],
+)
+def test_a_yaml_tag_before_a_value_is_no_part_of_it(text: str, value: str) -> None:
+    """`!!str` and `!!binary` say what the value is: the value after them goes, raw and in a
+    transcript's JSON; an application's tag (`!Ref Name`), a reference and a number stay."""
+    findings = scan_text(text, cache=ResultCache())
+    assert [text[f.offset : f.end_offset] for f in findings] == [value]
+    line = json.dumps({"type": "tool_result", "content": text}) + "\n"
+    redacted = redact_text(line, path="events.jsonl").text
+    assert value not in redacted
+    assert json.loads(redacted)["content"] == text.replace(value, "[REDACTED:secret-assignment#1]")
+    assert redact_text(redacted, path="events.jsonl").text == redacted
+    for other in (
+        "password: !Ref DbPassword\n",
+        'password: !!str "$DB_PASSWORD"\n',
+        "token: !!str your-token-here\n",
+        "max_tokens: !!int 4096\n",
+    ):
+        assert scan_text(other, cache=ResultCache()) == [], other
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
         ('    db_password: str = "Vq7#mRz2Lp9xKw4T"\n', "Vq7#mRz2Lp9xKw4T"),
         (
             '    api_key: str | None = "Tq8ZmW3kRx7LpN2vYc5JhB9sDf4G"\n',
