@@ -91,17 +91,25 @@ _GREP_FRAMINGS = {
 }
 
 
-@pytest.mark.parametrize("framing", sorted(_GREP_FRAMINGS))
-@pytest.mark.parametrize("kind", sorted(_GREP_FILES))
+# Not read (docs/gate.md): a path alone before a PKCS#12 body's lines reads as a YAML key, and
+# a context line's `path-machine` without a number as one word, `virtual-machine`.
+_GREP_UNREAD = {("pkcs12", "grep -r without -n"), ("netrc", "grep -r without -n")}
+
+
+@pytest.mark.parametrize(
+    ("kind", "framing"),
+    [
+        (kind, framing)
+        for kind in sorted(_GREP_FILES)
+        for framing in sorted(_GREP_FRAMINGS)
+        if (kind, framing) not in _GREP_UNREAD
+    ],
+)
 def test_a_file_shown_by_grep_loses_a_value_read_over_lines(kind: str, framing: str) -> None:
     """`grep -n -A`/`-B` writes `path:12:` before a match line and `path-13-` before a
     context line: the rules that read a value over several lines read past them, as the key
     block rule does, raw, in a transcript's string and in JSON quoted twice; the lines around
     the value keep their prefixes."""
-    if kind == "pkcs12" and framing == "grep -r without -n":
-        pytest.skip("a path alone before a PKCS#12 body's lines reads as a YAML key")
-    if kind == "netrc" and framing == "grep -r without -n":
-        pytest.skip("`path-machine` without a number reads as one word, `virtual-machine`")
     file, match_line = _GREP_FILES[kind]
     rng = random.Random(f"grep:{kind}")
     secrets = (
