@@ -77,10 +77,12 @@ def parse_hunks(diff: str) -> list[Hunk]:
         old_left = 1 if old_count is None else int(old_count)
         new_left = 1 if new_count is None else int(new_count)
         body: list[tuple[str, str]] = []
+        last_lines: list[int] = []  # the lines `\ No newline at end of file` follows
         while index < len(lines) and (old_left > 0 or new_left > 0):
             line = lines[index]
             op, text = (line[:1], line[1:]) if line else (" ", "")
             if op == "\\":
+                last_lines.append(len(body) - 1)
                 index += 1
                 continue
             if op not in " -+":
@@ -89,10 +91,34 @@ def parse_hunks(diff: str) -> list[Hunk]:
             old_left -= op != "+"
             new_left -= op != "-"
             index += 1
+        if index < len(lines) and lines[index].startswith("\\"):  # after the hunk's last line
+            last_lines.append(len(body) - 1)
+        body = _break_only(body, last_lines)
         old_first = int(old_start) + (not any(op != "+" for op, _ in body))
         new_first = int(new_start) + (not any(op != "-" for op, _ in body))
         hunks.append(Hunk(old_first, new_first, tuple(body)))
     return hunks
+
+
+def _break_only(body: list[tuple[str, str]], last_lines: list[int]) -> list[tuple[str, str]]:
+    """The hunk's lines with a file's last line that only gained or lost its line break made
+    one context line: its removed and added copies are the same line, which the change did
+    not write. The lines of either side between the two copies stay on their side of it."""
+    for index in last_lines:
+        op, text = body[index] if index >= 0 else (" ", "")
+        if op == " ":
+            continue
+        other = "+" if op == "-" else "-"
+        span = range(index + 1, len(body)) if op == "-" else range(index - 1, -1, -1)
+        copy = next((j for j in span if body[j][0] == " " or body[j] == (other, text)), None)
+        if copy is None or body[copy][0] == " ":
+            continue
+        first, last = sorted((index, copy))
+        between = body[first + 1 : last]
+        added = [line for line in between if line[0] == "+"]
+        removed = [line for line in between if line[0] == "-"]
+        return [*body[:first], *added, (" ", text), *removed, *body[last + 1 :]]
+    return body
 
 
 def apply_hunks(

@@ -27,6 +27,7 @@ from test_importing import SESSION_A, SESSION_B, START, Claude, codex_rollout
 from stet_lsp.core.targets import Target, resolve_target
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align
 from stet_lsp.trajectory.events import FileChange
+from stet_lsp.trajectory.export_agent_trace import attributed_lines
 from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.provenance import (
     LineProvenance,
@@ -344,6 +345,31 @@ def test_a_file_ending_in_a_blank_line_keeps_it_after_an_edit(root: Path, tmp_pa
     edited = text.replace("{\n}\n{", "{\n}\nHUMAN", 1)
     hunks = provenance.hunks("src/braces.txt", edited)
     assert [(h.first_line, h.last_line) for h in hunks] == [(0, 1), (3, 6)]
+
+
+def test_a_last_line_that_only_gains_or_loses_its_line_break_keeps_its_writer(
+    root: Path, repo: pygit2.Repository, tmp_path: Path
+) -> None:
+    """A file without a final line break: appending below its last line adds the break to it,
+    and the diff removes the line and adds it back. The line is still its writer's (the
+    file's own, or an earlier step's), in the editor and in the Agent Trace export; so is a
+    line that loses its break when the lines below it are removed."""
+    original = "import os\n\nLIMIT = 10"
+    commit_files(repo, {"src/limit.py": original})
+    session = Claude(SESSION_A, root).user("Add a helper, then a flag")
+    path = f"{root}/src/limit.py"
+    text = edit(session, "toolu_h", path, original, "LIMIT = 10", "LIMIT = 10\n\ndef helper():")
+    text = edit(session, "toolu_f", path, text, "def helper():", "def helper():\n    return 1")
+    flagged = edit(session, "toolu_d", path, text, "    return 1", "    return 1\nDEBUG = 1\n")
+    text = edit(session, "toolu_r", path, flagged, "\nDEBUG = 1\n", "")
+    run_into(resolve_target(root), session, tmp_path)
+    write(root, "src/limit.py", text)
+    helper, body = change_step(root, "toolu_h"), change_step(root, "toolu_f")
+    assert text == "import os\n\nLIMIT = 10\n\ndef helper():\n    return 1"
+    found = attributed(Provenance.load(root), "src/limit.py", text)
+    assert found == {3: helper, 4: helper, 5: body}
+    events = working_folder(resolve_target(root)).read_events()
+    assert attributed_lines(events) == {"src/limit.py": [(4, 5, helper), (6, 6, body)]}
 
 
 def test_lines_inserted_or_removed_above_move_the_attribution(root: Path, edited_app: str) -> None:
