@@ -1,5 +1,6 @@
 """Following a trajectory's lines through its file changes: which step wrote each line of a
-file as it is after all of them.
+file as it is after all of them. The changes are followed in the order they were made, which
+is not the trajectory's when a session went on after a later one started.
 
 A change's anchored diff (hunk line numbers that are the file's own) moves the lines
 attributed so far and adds its own. The diff is only right about the lines if the file was as
@@ -18,11 +19,13 @@ moved, and a move from outside onto a path ends the attribution of what was ther
 
 from __future__ import annotations
 
+import heapq
 import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from stet_lsp.core.lines import lines_of
 from stet_lsp.gate.stetignore import OMITTED
@@ -306,14 +309,42 @@ class Attribution:
 
 
 def line_attribution(events: Sequence[EventBase]) -> Attribution:
-    """Who wrote which line of each file, following every file change in order. A change's
-    step is its event's `step` (its 1-based position in `events` before the trajectory is
-    stored)."""
+    """Who wrote which line of each file, following every file change in the order they were
+    made (`made_order`). A change's step is its event's `step` (its 1-based position in
+    `events` before the trajectory is stored)."""
+    changes = [
+        (event, event.step or position)
+        for position, event in enumerate(events, 1)
+        if isinstance(event, FileChange) and not rewound(event.abandoned, event.operation)
+    ]
     attribution = Attribution()
-    for position, event in enumerate(events, 1):
-        if isinstance(event, FileChange) and not rewound(event.abandoned, event.operation):
-            attribution.follow(event, event.step or position)
+    for index in made_order([(change.session, change.time) for change, _ in changes]):
+        attribution.follow(*changes[index])
     return attribution
+
+
+def made_order(changes: Sequence[tuple[str, str | None]]) -> list[int]:
+    """The order in which changes, given by session and time in the trajectory's order, were
+    made: each session's in its own order, the sessions' merged by time. Sessions are
+    composed in the order they started, and one may go on after another started (resumed
+    the next day, or run beside it). A change without a time takes the time before it."""
+    sessions: dict[str, list[tuple[float, int]]] = {}
+    moment = float("-inf")
+    for index, (session, time) in enumerate(changes):
+        found = _moment(time)
+        moment = moment if found is None else found
+        sessions.setdefault(session, []).append((moment, index))
+    return [index for _, index in heapq.merge(*sessions.values())]
+
+
+def _moment(time: str | None) -> float | None:
+    if not time:
+        return None
+    try:
+        moment = datetime.fromisoformat(time.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
 def rewound(abandoned: object, operation: object) -> bool:

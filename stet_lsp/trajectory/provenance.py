@@ -68,7 +68,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import lines_of
 from stet_lsp.core.safefs import open_regular
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align, pair_moved
-from stet_lsp.trajectory.attribution import Attribution, LeftOut, rewound
+from stet_lsp.trajectory.attribution import Attribution, LeftOut, made_order, rewound
 from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
 from stet_lsp.trajectory.importers.fields import count_field
 from stet_lsp.trajectory.paths import is_absolute, repository_path
@@ -276,7 +276,7 @@ class TrajectoryLines:
         try:
             # Read as bytes, line by line (only "\n" ends a line): most lines are skipped
             # by their kind without being decoded or parsed, and the file is never whole in
-            # memory.
+            # memory (its file changes are, until they are followed in the order made).
             with stream:
                 trajectory = cls.from_lines(
                     folder.id, meta, stream, working=folder.working, root=folder.root
@@ -334,6 +334,7 @@ class TrajectoryLines:
         reader = _EventReader(trajectory_id, root)
         for position, record in enumerate(records, 1):
             reader.read(record, position)
+        reader.follow_changes()
         trajectory._place(reader, meta)
         return trajectory
 
@@ -401,6 +402,8 @@ class _EventReader:
         self.last_message: dict[tuple[str, str | None], tuple[int, str, str]] = {}
         self.at_call: dict[tuple[str, str], tuple[int, str, str]] = {}
         self.attribution = Attribution()
+        self.changes: list[tuple[FileChange, int, str | None]] = []
+        """Each change, its step and the file after it (when recorded), until followed."""
         self.details: dict[int, StepDetail] = {}
 
     def read(self, record: dict[str, Any], position: int) -> None:
@@ -427,6 +430,13 @@ class _EventReader:
         elif kind == "file_change":
             self._change(record, step, session, agent)
 
+    def follow_changes(self) -> None:
+        """Follows the changes read, in the order they were made."""
+        keys = [(change.session, change.time) for change, _, _ in self.changes]
+        for index in made_order(keys):
+            self.attribution.follow(*self.changes[index])
+        self.changes = []
+
     def _change(self, record: dict[str, Any], step: int, session: str, agent: str | None) -> None:
         cwd = self.cwds.get(session)
         path = repository_path(_text(record.get("path")) or "", cwd)
@@ -444,6 +454,7 @@ class _EventReader:
             return
         diff = _text(record.get("diff")) or ""
         call_id = _text(record.get("call_id"))
+        time = _text(record.get("time"))
         # Validating these few fields is faster than pydantic's model_construct.
         change = FileChange.model_validate(
             {
@@ -451,6 +462,7 @@ class _EventReader:
                 "step": step,
                 "session": session,
                 "agent": agent,
+                "time": time,
                 "path": path,
                 "operation": operation,
                 "old_path": old_path,
@@ -459,8 +471,8 @@ class _EventReader:
                 "added": count_field(record.get("added")),
             }
         )
-        # The content is the file after the change: used by the attribution, not kept.
-        self.attribution.follow(change, step, _text(record.get("content")))
+        # The content is the file after the change: kept until the attribution follows it.
+        self.changes.append((change, step, _text(record.get("content"))))
         message = self.at_call.get((session, call_id)) if call_id else None
         message = message or self.last_message.get((session, agent))
         self.details[step] = StepDetail(
@@ -470,7 +482,7 @@ class _EventReader:
             operation=str(operation),
             diff=diff,
             call_id=call_id,
-            time=_text(record.get("time")),
+            time=time,
             session=session,
             agent=agent,
             message=message[2] if message else None,

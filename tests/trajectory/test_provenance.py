@@ -319,6 +319,40 @@ def test_a_persons_edit_between_two_imported_sessions_moves_the_first_ones_lines
     }
 
 
+def test_a_session_that_goes_on_after_another_started_is_followed_in_time(
+    root: Path, tmp_path: Path
+) -> None:
+    """Sessions are composed in the order they started: session A names line 3, session B
+    adds a header, then A (resumed) adds imports above the header. The changes are followed
+    in the order they were made, so each line is its own step's, in the editor and in the
+    Agent Trace export, and the imports are not taken for B's header."""
+    target = resolve_target(root)
+    path = f"{root}/src/app.py"
+    first = Claude(SESSION_A, root).user("Name line 3")
+    named = edit(first, "toolu_a1", path, APP, "line 3\n", "THIRD = 3\n")
+    second = Claude(SESSION_B, root, START + timedelta(hours=1)).user("Add a header")
+    header = edit(second, "toolu_b", path, named, "line 1\n", "# header\n# notes\nline 1\n")
+    run_into(target, second, tmp_path)
+    first.clock = START + timedelta(hours=2)
+    first.user("Import what the header needs")
+    imports = "import os\nimport sys\n\n"
+    text = edit(first, "toolu_a2", path, header, "# header\n", imports + "# header\n")
+    run_into(target, first, tmp_path)
+    write(root, "src/app.py", text)
+    name, head, top = (change_step(root, c) for c in ("toolu_a1", "toolu_b", "toolu_a2"))
+    assert head > top  # B's steps come after all of A's
+    assert attributed(Provenance.load(root), "src/app.py", text) == {
+        0: top,
+        1: top,
+        2: top,
+        3: head,
+        4: head,
+        7: name,
+    }
+    events = working_folder(target).read_events()
+    assert attributed_lines(events) == {"src/app.py": [(1, 3, top), (4, 5, head), (8, 8, name)]}
+
+
 def test_a_human_edit_on_an_attributed_line_drops_it(root: Path, edited_app: str) -> None:
     provenance = Provenance.load(root)
     step = change_step(root, "toolu_e1")
