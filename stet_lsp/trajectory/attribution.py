@@ -127,10 +127,12 @@ def _break_only(body: list[tuple[str, str]], last_lines: list[int]) -> list[tupl
 def apply_hunks(
     lines: dict[int, LineOrigin], hunks: Sequence[Hunk], step: int
 ) -> dict[int, LineOrigin]:
-    """The attributed lines after a change: kept lines move by the lines inserted or removed
-    above them, removed lines drop out, and the lines the change added are the step's."""
+    """The lines followed after a change: kept lines move by the lines inserted or removed
+    above them, removed lines drop out, the lines the change added are the step's, and its
+    context lines not followed yet are followed as step 0."""
     moved: dict[int, int | None] = {}
     added: dict[int, LineOrigin] = {}
+    context: dict[int, LineOrigin] = {}
     after_hunk: list[int] = []  # the first old line after each hunk
     shift_after: list[int] = []  # how far the lines after each hunk move
     for hunk in sorted(hunks, key=lambda hunk: hunk.old_first):
@@ -141,6 +143,8 @@ def apply_hunks(
                 new += 1
                 continue
             moved[old] = new if op == " " else None
+            if op == " ":
+                context[new] = LineOrigin(0, text)
             old += 1
             new += op == " "
         after_hunk.append(old)
@@ -155,6 +159,8 @@ def apply_hunks(
             index = bisect_right(after_hunk, line) - 1
             target = line + (shift_after[index] if index >= 0 else 0)
         result[target] = origin
+    for line, origin in context.items():
+        result.setdefault(line, origin)
     result.update(added)
     return result
 
@@ -194,14 +200,24 @@ def reversed_hunks(hunks: Sequence[Hunk]) -> list[Hunk]:
 
 @dataclass
 class Attribution:
-    """Each file's attributed lines (1-based, in the file after all the changes followed),
-    what could not be placed, and each file's whole text after its last change where that is
+    """Each file's lines followed (1-based, in the file after all the changes followed): the
+    lines a step wrote and, as step 0, the others whose text a diff showed (its context);
+    what could not be placed; and each file's whole text after its last change where that is
     known (recorded, or an earlier known text with anchored diffs applied): a string until
     its lines are needed."""
 
-    files: dict[str, dict[int, LineOrigin]] = field(default_factory=dict)
+    followed: dict[str, dict[int, LineOrigin]] = field(default_factory=dict)
     left_out: list[LeftOut] = field(default_factory=list)
     texts: dict[str, str | list[str]] = field(default_factory=dict)
+
+    @property
+    def files(self) -> dict[str, dict[int, LineOrigin]]:
+        """Each file's attributed lines: those a step wrote."""
+        written = (
+            (path, {n: origin for n, origin in lines.items() if origin.step})
+            for path, lines in self.followed.items()
+        )
+        return {path: lines for path, lines in written if lines}
 
     def text_lines(self, path: str) -> list[str] | None:
         text = self.texts.get(path)
@@ -211,7 +227,7 @@ class Attribution:
 
     def follow(self, change: FileChange, step: int, content: str | None = None) -> None:
         """Follows one change (`content`: the file after it, when not in the change)."""
-        files, texts = self.files, self.texts
+        files, texts = self.followed, self.texts
         if change.operation == "rename" and change.old_path:
             if _outside(change.path):  # moved out of the repository: gone from it
                 self._forget(change.old_path)
@@ -283,14 +299,14 @@ class Attribution:
         """A rename of a folder (`mv src lib` in a shell): every file followed under it
         moves with it. False when the old path is a file followed, or holds none."""
         old = change.old_path or ""
-        if old in self.files or old in self.texts:
+        if old in self.followed or old in self.texts:
             return False
         prefix, new = old.rstrip("/") + "/", change.path.rstrip("/") + "/"
-        inside = [path for path in {*self.files, *self.texts} if path.startswith(prefix)]
+        inside = [path for path in {*self.followed, *self.texts} if path.startswith(prefix)]
         for path in inside:
             moved = new + path[len(prefix) :]
-            if path in self.files:
-                self.files[moved] = self.files.pop(path)
+            if path in self.followed:
+                self.followed[moved] = self.followed.pop(path)
             if path in self.texts:
                 self.texts[moved] = self.texts.pop(path)
         return bool(inside)
@@ -298,13 +314,14 @@ class Attribution:
     def _forget(self, path: str) -> None:
         """The file at `path` is gone, or a folder there with every file under it."""
         prefix = path.rstrip("/") + "/"
-        gone = [name for name in {*self.files, *self.texts} if name.startswith(prefix)]
+        gone = [name for name in {*self.followed, *self.texts} if name.startswith(prefix)]
         for name in [path, *gone]:
-            self.files.pop(name, None)
+            self.followed.pop(name, None)
             self.texts.pop(name, None)
 
     def _leave_out(self, path: str, lines: dict[int, LineOrigin], reason: str) -> None:
-        for earlier, count in sorted(Counter(origin.step for origin in lines.values()).items()):
+        steps = Counter(origin.step for origin in lines.values() if origin.step)
+        for earlier, count in sorted(steps.items()):
             self.left_out.append(LeftOut(path, earlier, reason, count))
 
 

@@ -6,7 +6,9 @@ edits made between them outside the trajectory where a change recorded the file)
 then people edited the files, committed, renamed them, and the editor's buffer may hold
 unsaved text. So a trajectory's lines are not looked up by number:
 each file's lines after the trajectory form a *reference* (the texts of the attributed lines
-at their positions; the file's other lines where the text after the last change is known,
+at their positions, and of the lines around them that the diffs showed as context, so that a
+line like many others, a `}`, is found by its neighbours; the file's other lines where the
+text after the last change is known,
 from a recorded content or from one with anchored diffs applied after it; placeholders that
 pair with nothing where it is not), and the reference is aligned with the current text. A
 line the alignment pairs with an attributed line keeps that line's step; a line edited since
@@ -342,7 +344,9 @@ class TrajectoryLines:
         attribution = reader.attribution
         self.steps = reader.details
         self.unattributed = [_unattributed(self.id, item) for item in attribution.left_out]
-        for path, origins in attribution.files.items():
+        for path, origins in attribution.followed.items():
+            if not any(origin.step for origin in origins.values()):
+                continue
             content = attribution.text_lines(path)
             self.files[path] = _file_lines(
                 path,

@@ -461,6 +461,33 @@ def test_lines_of_a_file_whose_text_was_never_recorded(root: Path, tmp_path: Pat
     assert attributed(provenance, "src/app.py", "".join(app.splitlines(True)[:10])) == {7: first}
 
 
+def test_a_line_like_many_written_without_the_files_text_is_placed_by_its_context(
+    root: Path, repo: pygit2.Repository, tmp_path: Path
+) -> None:
+    """An Edit recorded with its hunks only adds a closing brace: the file's other braces are
+    not the run's. A person adds a class above it (in the buffer, then on disk before a later
+    session's Edit recorded the file): the brace is found by the lines around it that the
+    hunk showed, not at the first brace of the file, which is the person's."""
+    original = "class A {\n  int a;\n\nclass B {\n  int b;\n}\n"
+    commit_files(repo, {"src/Shapes.java": original})
+    target = resolve_target(root)
+    path = f"{root}/src/Shapes.java"
+    first = Claude(SESSION_A, root).user("Close class A")
+    closed = edit(first, "toolu_c", path, original, "  int a;\n", "  int a;\n}\n", original=False)
+    run_into(target, first, tmp_path)
+    brace = change_step(root, "toolu_c")
+    above = "class C {\n  int c;\n}\n\n" + closed
+    assert attributed(Provenance.load(root), "src/Shapes.java", above) == {6: brace}
+    second = Claude(SESSION_B, root, START + timedelta(hours=1)).user("Rename a")
+    text = edit(second, "toolu_r", path, above, "int a;", "int alpha;")
+    run_into(target, second, tmp_path)
+    write(root, "src/Shapes.java", text)
+    renamed = change_step(root, "toolu_r")
+    assert attributed(Provenance.load(root), "src/Shapes.java", text) == {5: renamed, 6: brace}
+    events = working_folder(target).read_events()
+    assert attributed_lines(events) == {"src/Shapes.java": [(6, 6, renamed), (7, 7, brace)]}
+
+
 def test_edits_then_a_commit_then_more_edits_in_the_buffer(
     root: Path, repo: pygit2.Repository, edited_app: str
 ) -> None:
