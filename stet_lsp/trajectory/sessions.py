@@ -520,7 +520,7 @@ def _partial_session_document(text: str) -> tuple[dict[str, Any], list[dict[str,
     document."""
     try:
         whole = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         whole = None
     if isinstance(whole, dict):
         messages = whole.get("messages")
@@ -544,7 +544,7 @@ def _leading_messages(text: str) -> list[dict[str, Any]]:
             return messages
         try:
             value, position = decoder.raw_decode(text, position)
-        except ValueError:
+        except (ValueError, RecursionError):
             return messages
         if isinstance(value, dict):
             messages.append(value)
@@ -893,7 +893,7 @@ def _head_records(path: Path) -> Iterator[Any]:
             continue
         try:
             yield json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             fields = _visible_fields(line)
             if fields:
                 yield fields
@@ -918,7 +918,7 @@ def _json_lines(text: str) -> list[dict[str, Any]]:
     for line in text.splitlines():
         try:
             value = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict):
             records.append(value)
@@ -939,7 +939,7 @@ def _small_json(path: Path, limit: int) -> Any:
     text = _small_text(path, limit)
     try:
         return json.loads(text) if text else None
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

@@ -809,6 +809,24 @@ def test_broken_and_odd_files(repo: Path, home: Path) -> None:
     assert {s.harness for s in find_sessions(repo, home=home, env={})} == {"claude-code"}
 
 
+def test_json_nested_too_deeply_to_decode_is_no_record(repo: Path, home: Path) -> None:
+    """A record nested deeper than json decodes (RecursionError, no ValueError) is skipped
+    like a broken one, in each harness's files: the listing goes on."""
+    deep = '{"a":' * 5_000 + "1" + "}" * 5_000
+    claude_folder(home, repo).mkdir(parents=True)
+    (claude_folder(home, repo) / "deep.jsonl").write_text(
+        deep + "\n" + "".join(json.dumps(record) + "\n" for record in claude_session(repo))
+    )
+    chats = gemini_chats(home, sha(str(repo)))
+    chats.mkdir(parents=True)
+    (chats / "session-deep.json").write_text(deep)
+    (chats / "session-deep-lines.jsonl").write_text(deep + "\n")
+    (home / ".gemini" / "projects.json").write_text(deep)
+    found = {s.path.name: s for s in find_sessions(repo, home=home, env={})}
+    assert sorted(found) == ["deep.jsonl", "session-deep-lines.jsonl", "session-deep.json"]
+    assert found["deep.jsonl"].first_prompt == "Fix the bug in app.py"
+
+
 def test_links_out_of_the_harness_folders_are_not_followed(
     repo: Path, home: Path, tmp_path: Path
 ) -> None:
