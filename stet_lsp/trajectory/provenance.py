@@ -522,7 +522,7 @@ def _parsed(line: str | bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         assert isinstance(line, bytes)
         return _parsed(line.decode("utf-8", "replace"))
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to decode
         return {}
     return record if isinstance(record, dict) else {}
 
@@ -543,6 +543,8 @@ def _read_json(folder: Folder, name: str) -> dict[str, Any]:
         value = json.loads(data)
     except ValueError as error:
         raise StetError(f"{folder.relative / name}: not JSON ({error})") from None
+    except RecursionError:
+        raise StetError(f"{folder.relative / name}: nested too deeply to read") from None
     if not isinstance(value, dict):
         raise StetError(f"{folder.relative / name}: not a JSON object")
     return value

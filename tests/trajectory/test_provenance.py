@@ -770,6 +770,27 @@ def test_a_broken_trajectory_is_named_and_the_others_are_used(root: Path, edited
     )
 
 
+def test_json_nested_too_deeply_is_a_problem_not_a_crash(
+    root: Path, edited_app: str, stet: Any
+) -> None:
+    """A committed meta.json, or an events.jsonl line, nested deeper than json decodes (a
+    RecursionError, not a ValueError): the first trajectory is named as a problem, the line
+    of the second is skipped as one that is not JSON, and the others are used."""
+    deep = '{"a":' * 5_000 + "1" + "}" * 5_000
+    for name, meta, events in (("deep-meta", deep, ""), ("deep-line", "{}", deep + "\n")):
+        folder = root / COMMITTED / name
+        folder.mkdir(parents=True)
+        (folder / "meta.json").write_text(meta)
+        (folder / "events.jsonl").write_text(events)
+    provenance = Provenance.load(root)
+    assert len(provenance.problems) == 1 and "deep-meta/meta.json" in provenance.problems[0]
+    assert attributed(provenance, "src/app.py", edited_app) == dict.fromkeys(
+        (4, 5), change_step(root, "toolu_e1")
+    )
+    code, _, err = stet("trajectory", "blame", "-C", str(root), "src/app.py")
+    assert code == 0 and "deep-meta/meta.json: nested too deeply" in err, err
+
+
 # -- what is not attributed -------------------------------------------------------------------
 
 
