@@ -173,7 +173,7 @@ def _source(line: bytes, names: set[str], ids: set[str]) -> tuple[str, Position]
         event: Any = json.loads(line)
         source = event["source"]
         name, number, pointer = source["file"], source["line"], source.get("pointer")
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, RecursionError, TypeError, KeyError, AttributeError):
         return None
     if name not in names or event.get("session") not in ids:
         return None

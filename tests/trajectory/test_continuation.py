@@ -93,6 +93,27 @@ def test_a_session_imported_again_after_a_capstone_brings_only_what_came_since(
     assert repeated == {("session_start", held[0]["source"]["line"])}  # type: ignore[index]
 
 
+def test_a_committed_line_nested_too_deeply_is_skipped_when_importing_again(
+    root: Path, tmp_path: Path
+) -> None:
+    """A committed events.jsonl holding a line nested deeper than json decodes (a
+    RecursionError, not a ValueError) is read past like any line that is not JSON."""
+    target = resolve_target(root)
+    transcript = first_turn(root)
+    source = transcript.save(tmp_path / f"{SESSION}.jsonl")
+    import_transcript(target, source)
+    first = capstone(target)
+    events = root / ".stet" / "trajectories" / first.trajectory / "events.jsonl"
+    with events.open("a") as stream:
+        stream.write('{"a":' * 5_000 + "1" + "}" * 5_000 + "\n")
+
+    second_turn(transcript, root).save(source)
+    result = import_transcript(target, source)
+
+    assert result.continues == [first.trajectory]
+    assert [f.path for f in working_folder(target).read_meta().files] == ["src/version.py"]
+
+
 def test_the_same_session_again_after_its_capstone_has_nothing_to_import(
     root: Path, tmp_path: Path
 ) -> None:
