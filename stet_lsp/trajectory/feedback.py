@@ -20,7 +20,8 @@ commits it: the capstone moves them to the committed id's file (`moved_lines`), 
 same lock (`feedback_lock`), and commits that file with the trajectory. That working file is
 never committed itself: one git tracks came with the repository (a cloned repository can commit
 `.stet/feedback/<key>.jsonl` for a branch), and its verdicts are not this clone's, so no step is
-marked into it and the capstone refuses to move it (`refuse_tracked_feedback`).
+marked into it and the capstone refuses to move it (`refuse_tracked_feedback`). Nor is a step
+marked of a working trajectory git tracks (`refuse_tracked`): its steps are none of this clone's.
 """
 
 from __future__ import annotations
@@ -231,8 +232,10 @@ def mark_step(
     (`gate_config`, else the repository's), appended to the trajectory's feedback file.
     Returns the verdict as written (redacted)."""
     from stet_lsp.gate import load_config
+    from stet_lsp.trajectory.store import refuse_tracked
 
     if folder.working:
+        refuse_tracked(folder)
         refuse_tracked_feedback(root, folder.id)
     config = gate_config if gate_config is not None else load_config(root)
     name = _checked(verdict, VERDICTS, "verdict")

@@ -1237,8 +1237,11 @@ def test_a_working_trajectory_a_clone_commits_is_not_taken_for_this_clones(
 ) -> None:
     """A repository can commit `.stet/cache/trajectories/<key>/` for a branch: its events
     (steps no agent of this clone ran) were composed into the next import, graduation
-    recorded into them, and the capstone committed them as this clone's work. Git tracking a
-    file of the working trajectory refuses all three, with nothing changed."""
+    recorded into them, a step of them marked, and the capstone committed them as this clone's
+    work. Git tracking a file of the working trajectory refuses all four, with nothing
+    changed."""
+    from stet_lsp.trajectory.feedback import mark_step
+
     elsewhere = make_repo(tmp_path / "elsewhere", files={"README.md": "hi\n"})
     other = Path(elsewhere.workdir).resolve()
     planted = (
@@ -1278,8 +1281,11 @@ def test_a_working_trajectory_a_clone_commits_is_not_taken_for_this_clones(
     with pytest.raises(StetError, match="is tracked by git"):
         graduate(target, entry.id, "trajectory")
     assert StyleSheet(target).get(entry.id).status == "open"
+    with pytest.raises(StetError, match="is tracked by git"):
+        mark_step(root, working_folder(target), 2, "wrong", "planted step")
     assert stet_files() == before
     assert not (root / ".stet" / "trajectories").exists()
+    assert not (root / ".stet" / "feedback").exists()
 
 
 def test_verdicts_a_clone_commits_for_the_working_trajectory_are_not_taken_for_this_clones(
