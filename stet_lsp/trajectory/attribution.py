@@ -35,6 +35,11 @@ from stet_lsp.trajectory.paths import repository_path
 
 _HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
+LINE_LIMIT = 1_000_000
+"""The last line a change's diff may place lines at. Placing lines takes room for every line
+above them: a diff (in a trajectory a repository commits) whose hunk starts at line
+100,000,000 took provenance 3 GB and half a minute, and one at 2**63 never ended."""
+
 
 @dataclass(frozen=True)
 class Hunk:
@@ -251,6 +256,11 @@ class Attribution:
             return
         after: str | list[str] | None = change.content if content is None else content
         hunks = parse_hunks(change.diff)
+        if any(max(h.old_first, h.new_first) + len(h.lines) > LINE_LIMIT for h in hunks):
+            beyond = f"placed past line {LINE_LIMIT:,}"
+            self.left_out.append(LeftOut(change.path, step, beyond, change.added))
+            self._leave_out(change.path, lines, f"moved by the change of step {step}, {beyond}")
+            return
         anchored = change.anchored
         if (
             not change.diff

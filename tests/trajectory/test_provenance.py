@@ -18,6 +18,7 @@ from typing import Any
 
 import pygit2
 import pytest
+from bounded import within
 from claude_transcript import Transcript
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -997,6 +998,48 @@ def test_a_large_file_is_attributed_quickly(root: Path, tmp_path: Path) -> None:
         found = provenance.attribute("src/big.py", "".join(edited))
         assert time.thread_time() - started < 1.0
         assert len(found) == len(lines) and {line.step for line in found} == {step}
+
+
+def test_a_diff_placing_lines_past_the_line_limit_is_left_out(
+    root: Path, edited_app: str, stet: Any
+) -> None:
+    """A committed trajectory's diff whose hunk starts at line 2,000,000 (past LINE_LIMIT):
+    placing its line took room for every line above it (at line 100,000,000, 3 GB; at 2**63,
+    without end). The change is left out, saying why, and the other trajectories are used."""
+    far = 2_000_000
+    folder = root / COMMITTED / "far"
+    folder.mkdir(parents=True)
+    (folder / "meta.json").write_text("{}")
+    events = [
+        FileChange(
+            step=step,
+            session="s",
+            source={"file": "s.jsonl", "line": step},
+            path="src/app.py",
+            operation=operation,
+            diff=f"--- a/src/app.py\n+++ b/src/app.py\n@@ -{far},1 +{far},1 @@\n-old\n+line 4\n",
+            anchored=True,
+        )
+        for step, operation in ((1, "modify"), (2, "create"))
+    ]
+    (folder / "events.jsonl").write_text(
+        "".join(
+            json.dumps(e.model_dump(mode="json") | {"kind": "file_change"}) + "\n" for e in events
+        )
+    )
+    provenance = within(30, lambda: Provenance.load(root))
+    assert attributed(provenance, "src/app.py", edited_app) == dict.fromkeys(
+        (4, 5), change_step(root, "toolu_e1")
+    )
+    reasons = {
+        (item.trajectory, item.step, item.reason) for item in provenance.unattributed("src/app.py")
+    }
+    assert {
+        ("far", 1, "placed past line 1,000,000"),
+        ("far", 2, "placed past line 1,000,000"),
+    } <= reasons
+    code, out, _ = stet("trajectory", "blame", "-C", str(root), "src/app.py", "--json")
+    assert code == 0 and "placed past line 1,000,000" in out
 
 
 def test_a_file_codex_moved_in_a_shell_keeps_its_lines(root: Path, tmp_path: Path) -> None:
