@@ -59,8 +59,20 @@ def sheet_of(args: argparse.Namespace) -> StyleSheet:
 
 def print_json(document: dict[str, Any]) -> None:
     """A result of stet_lsp.core.operations as it is; other documents get the version."""
-    json.dump({"version": JSON_VERSION, **document}, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+    text = json.dumps({"version": JSON_VERSION, **document}, ensure_ascii=False, indent=2)
+    sys.stdout.write(encodable(text) + "\n")
+
+
+def encodable(text: str) -> str:
+    """`text` with each lone surrogate made U+FFFD: JSON lets a committed file write one
+    ("\\ud800"), and no UTF-8 output can hold it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        from stet_lsp.trajectory.jsontext import without_lone_surrogates
+
+        return without_lone_surrogates(text)
+    return text
 
 
 def read_text_argument(text: str) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 from stet_lsp.cli.common import (
     ProgressLine,
+    encodable,
     json_option,
     print_json,
     target_of,
@@ -240,7 +241,7 @@ def _show_tree(args: argparse.Namespace) -> int:
         return 0
     rows: list[str] = []
     _tree_rows(tree["nodes"], 0, rows)
-    print("\n".join(rows))
+    print(encodable("\n".join(rows)))
     return 0
 
 

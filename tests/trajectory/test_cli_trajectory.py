@@ -324,6 +324,26 @@ def test_show_tree_groups_the_steps_as_the_editors_outline(
     assert sum(1 for row in rows if row.lstrip().split(" ")[0].isdigit()) == meta["steps"]
 
 
+def test_show_tree_of_a_committed_lone_surrogate(stet: Run, tmp_path: Path) -> None:
+    """JSON lets a committed events.jsonl write a lone surrogate ("\\ud800"), which the
+    outline reads as json does and no UTF-8 output can hold: it is shown as U+FFFD, in the
+    rows and in the JSON, where printing it ended in a traceback."""
+    from repos import hostile_clone
+
+    event = (
+        '{"kind":"tool_call","step":1,"session":"s\\ud800","time":"2026-01-01T00:00:00Z",'
+        '"call_id":"c","name":"Bash\\udfff"}\n'
+    )
+    folder = ".stet/trajectories/t"
+    root = hostile_clone(tmp_path, {f"{folder}/events.jsonl": event, f"{folder}/meta.json": "{}"})
+    code, out, err = stet("trajectory", "show", "t", "--tree", "-C", str(root))
+    assert code == 0 and "Traceback" not in err, err
+    assert "session s\ufffd" in out and "Bash\ufffd" in out
+    code, out, err = stet("trajectory", "show", "t", "--tree", "--json", "-C", str(root))
+    assert code == 0, err
+    assert json.loads(out)["nodes"][0]["name"].endswith("\ufffd")
+
+
 def test_export_atif_and_agent_trace(
     stet: Run, root: Path, repo: pygit2.Repository, tmp_path: Path, two_sessions: tuple[Path, Path]
 ) -> None:
