@@ -50,7 +50,7 @@ from stet_lsp.trajectory.continuation import (
 )
 from stet_lsp.trajectory.events import Event, EventBase, SessionStart, event_json, parse_event
 from stet_lsp.trajectory.importers import detect, importer, read_head, sniffs
-from stet_lsp.trajectory.importers.base import Importer, ParsedSession
+from stet_lsp.trajectory.importers.base import Importer, ParsedSession, Problem
 from stet_lsp.trajectory.importers.files import open_source
 from stet_lsp.trajectory.jsontext import without_lone_surrogates
 from stet_lsp.trajectory.meta import Meta, ProblemRecord, SourceFile, TargetRef, summarise
@@ -393,9 +393,15 @@ def _store_session(
 
     normalizer = Normalizer(target.root, StetIgnore.load(target.root), _cwds(parsed))
     events = normalizer.events(parsed.events)
-    blocks = _jsonl_blocks(events, normalizer)
+    too_deep: list[EventBase] = []
+    blocks = _jsonl_blocks(events, normalizer, too_deep)
+    for event in too_deep:
+        message = f"a {event.kind} nested more than {EVENT_DEPTH} deep: left out"
+        parsed.problems.append(Problem(event.source.file, event.source.line, message))
+    if too_deep:
+        parsed.dropped[NESTED_TOO_DEEP] += len(too_deep)
     first_time = next((event.time for event in events if event.time), None)
-    count = len(events)
+    count = len(events) - len(too_deep)
     # What is gated and written from here on is the text: the events go before the gate.
     events.clear()
     parsed.events.clear()
@@ -429,22 +435,31 @@ def _worked_outside(root: Path, parsed: ParsedSession) -> bool:
     return bool(cwds) and not any(inside_repository(root, cwd) for cwd in cwds)
 
 
-def _jsonl_blocks(events: list[EventBase], normalizer: Normalizer) -> list[str]:
+def _jsonl_blocks(
+    events: list[EventBase], normalizer: Normalizer, too_deep: list[EventBase]
+) -> list[str]:
     """The events as JSON Lines, paths made relative, cut as the gate cuts JSON text into
-    chunks (`stream_chunks`): each of its passes takes them as they are, none copied again."""
+    chunks (`stream_chunks`): each of its passes takes them as they are, none copied again.
+    An event nested too deeply to be read back (`EVENT_DEPTH`) is left out, into `too_deep`."""
     from stet_lsp.gate.scan import stream_chunks
 
-    return list(stream_chunks(_normalised_blocks(events, normalizer)))
+    return list(stream_chunks(_normalised_blocks(events, normalizer, too_deep)))
 
 
-def _normalised_blocks(events: list[EventBase], normalizer: Normalizer) -> Iterator[str]:
+def _normalised_blocks(
+    events: list[EventBase], normalizer: Normalizer, too_deep: list[EventBase]
+) -> Iterator[str]:
     """The events as JSON Lines, paths made relative, in blocks of whole lines of about
     BLOCK_CHARACTERS each: each pass (relative paths, lone surrogates) copies one block, not
     the whole text, and no list of every line is kept beside it."""
     lines: list[str] = []
     size = 0
     for event in events:
-        lines.append(event_json(event))
+        line = _event_line(event)
+        if line is None:
+            too_deep.append(event)
+            continue
+        lines.append(line)
         size += len(lines[-1]) + 1
         if size >= BLOCK_CHARACTERS:
             yield _block(lines, normalizer)
@@ -452,6 +467,35 @@ def _normalised_blocks(events: list[EventBase], normalizer: Normalizer) -> Itera
             size = 0
     if lines:
         yield _block(lines, normalizer)
+
+
+EVENT_DEPTH = 200
+"""The most arrays and objects an event's line may nest, itself included: what the format's
+readers (pydantic's, `parse_event`) take. A transcript's value nested deeper (json reads a
+thousand levels) made a line no reader could read back, so that the working trajectory could
+not be composed again, or, past some 500 levels, could not be written at all."""
+NESTED_TOO_DEEP = "nested_too_deeply"
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _event_line(event: EventBase) -> str | None:
+    """The event's line of events.jsonl, or None when it nests more than EVENT_DEPTH deep."""
+    try:
+        line = event_json(event)
+    except RecursionError:
+        return None
+    except ValueError as error:  # pydantic's "Circular reference detected (depth exceeded)"
+        if "depth exceeded" not in str(error):
+            raise
+        return None
+    if line.count("{") + line.count("[") <= EVENT_DEPTH:  # most lines: no deeper look
+        return line
+    depth = deepest = 0
+    for bracket in _BRACKET.findall(_STRING.sub("", line)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return line if deepest <= EVENT_DEPTH else None
 
 
 def _block(lines: list[str], normalizer: Normalizer) -> str:

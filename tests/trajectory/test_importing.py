@@ -352,6 +352,38 @@ def test_strict_mode_redacting_the_source_name_still_knows_the_session(
     assert (stet_files(root), stet_times(root)) == (files, times)
 
 
+@pytest.mark.parametrize("depth", [250, 600])
+def test_a_value_nested_too_deeply_to_read_back_is_left_out(
+    root: Path, tmp_path: Path, depth: int
+) -> None:
+    """A tool call whose input nests objects `depth` deep: json reads it, but no reader of the
+    format (pydantic's, 200 levels) could read its line back, so the working trajectory was
+    stored yet could not be composed (250), or the import ended in a traceback (600). The call
+    is left out, counted and named; the rest is imported and the trajectory composes."""
+    nested = "@@NESTED@@"
+    transcript = (
+        Claude(SESSION_A, root)
+        .user("Add a greeting")
+        .tool("toolu_deep", "Bash", {"command": "ls", "extra": nested}, "ok\n")
+        .tool("toolu_ok", "Bash", {"command": "pwd", "extra": {"a": {"b": [1]}}}, "/\n")
+        .say("Done.")
+    )
+    text = "".join(json.dumps(record) + "\n" for record in transcript.records)
+    source = tmp_path / "deep.jsonl"
+    source.write_text(text.replace(f'"{nested}"', '{"a":' * depth + "1" + "}" * depth))
+    target = target_of(root)
+    result = import_transcript(target, source)
+    assert result.dropped == {"nested_too_deeply": 1}
+    assert [(p.line, p.message) for p in result.problems] == [
+        (2, "a tool_call nested more than 200 deep: left out")
+    ]
+    events = working_folder(target).read_events()
+    calls = [event.call_id for event in events if event.kind == "tool_call"]
+    assert calls == ["toolu_ok"] and len(events) == result.events
+    issues = validate_path(working_folder(target).path)
+    assert [issue.severity for issue in issues] == ["warning"]  # the result of the call left out
+
+
 def test_a_changed_source_replaces_that_session_only(root: Path, tmp_path: Path) -> None:
     target = target_of(root)
     first = simple_session(root, SESSION_A, "First task", START)
