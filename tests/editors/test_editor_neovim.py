@@ -1296,3 +1296,48 @@ def test_a_committed_session_and_an_import_that_went_on_after_a_capstone_say_so(
     assert words["imported"].endswith(", imported)")
     assert words["continues"].endswith("; what came after 2026-03-01-main-0123456789ab")
     assert "came after" not in words["whole"]
+
+
+def test_open_style_sheet_shows_what_commands_and_the_cli_wrote(tmp_path: Path) -> None:
+    """The style sheet open without unsaved changes is read again when the server or the
+    `stet` CLI wrote it (Neovim checks files only on focus or :checktime): an agent's note
+    shows in the buffer, and an entry discarded from its line says so there, with its lenses
+    gone; the buffer stays unmodified."""
+    root = make_workspace(tmp_path / "repo")
+    entry_id = add_note(root, "first note text", "--kind", "convention")
+    cli = json.dumps(stet_command())
+    body = f"""
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.cmd("Stet sheet")
+    vim.wait(10000, function() return vim.api.nvim_buf_get_name(0):find("sheets", 1, true) ~= nil end, 50)
+    local sheet = vim.api.nvim_get_current_buf()
+    out.sheet_attached = attached(sheet)
+    local function has(text)
+      return table.concat(vim.api.nvim_buf_get_lines(sheet, 0, -1, false), "\\n"):find(text, 1, true) ~= nil
+    end
+    local cli = vim.list_extend(vim.json.decode({json.dumps(cli)}), {{ "note", "add", "an agent's note", "--author", "agent" }})
+    out.cli = vim.system(cli, {{ text = true }}):wait(30000).code
+    out.agent_note_shown = vim.wait(10000, function() return has("an agent's note") end, 50)
+    for index, line in ipairs(vim.api.nvim_buf_get_lines(sheet, 0, -1, false)) do
+      if line:find("first note text", 1, true) then
+        vim.api.nvim_win_set_cursor(0, {{ index, 0 }})
+      end
+    end
+    vim.cmd("Stet graduate discard")
+    out.discarded_shown = vim.wait(10000, function() return has("id={entry_id} author=human status=discarded") end, 50)
+    settle(500)
+    local line = vim.api.nvim_win_get_cursor(0)[1] - 1
+    vim.lsp.codelens.refresh({{ bufnr = sheet }})
+    settle(500)
+    out.lenses_on_line = #vim.tbl_filter(function(lens) return lens.range.start.line == line end, vim.lsp.codelens.get(sheet))
+    out.modified = vim.bo[sheet].modified
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True and result["sheet_attached"] is True
+    assert result["cli"] == 0
+    assert result["agent_note_shown"] is True
+    assert result["discarded_shown"] is True
+    assert result["lenses_on_line"] == 0
+    assert result["modified"] is False
+    assert [n["message"] for n in result["notifications"]] == [f"stet: entry {entry_id} discarded"]

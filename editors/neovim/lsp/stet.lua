@@ -10,6 +10,21 @@ local function attached_buffers(client)
   return vim.tbl_filter(vim.api.nvim_buf_is_loaded, vim.tbl_keys(client.attached_buffers))
 end
 
+--- Reads a buffer's file again when it changed on disk and the buffer has no changes of its
+--- own ('autoread' on): the server wrote it (the style sheet after a command, a note an agent
+--- added with the CLI), and Neovim checks files only on focus or :checktime. With unsaved
+--- changes the buffer is left alone: the server merges the disk into it.
+---@param bufnr integer
+local function reload_if_changed(bufnr)
+  local autoread = vim.api.nvim_get_option_value("autoread", { buf = bufnr })
+  if autoread == nil then
+    autoread = vim.o.autoread
+  end
+  if autoread and vim.bo[bufnr].buftype == "" and not vim.bo[bufnr].modified then
+    pcall(vim.cmd.checktime, bufnr)
+  end
+end
+
 --- The root of the git repository holding a buffer's file (the nearest folder with `.git`, a
 --- folder or, in a worktree or submodule, a file), or nil: the server works on git
 --- repositories only, so a file outside one starts no client.
@@ -61,6 +76,9 @@ return {
     ["workspace/diagnostic/refresh"] = function(_, _, ctx)
       local client = vim.lsp.get_client_by_id(ctx.client_id)
       if client then
+        for _, bufnr in ipairs(attached_buffers(client)) do
+          reload_if_changed(bufnr)
+        end
         for _, bufnr in ipairs(attached_buffers(client)) do
           local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }
           client:request("textDocument/diagnostic", params, nil, bufnr)
