@@ -1341,3 +1341,67 @@ def test_open_style_sheet_shows_what_commands_and_the_cli_wrote(tmp_path: Path) 
     assert result["lenses_on_line"] == 0
     assert result["modified"] is False
     assert [n["message"] for n in result["notifications"]] == [f"stet: entry {entry_id} discarded"]
+
+
+def test_setup_and_a_cmd_of_the_wrong_type_say_so(tmp_path: Path) -> None:
+    """`require("stet").setup()` reports an unknown option or one of the wrong type (no Lua
+    error, the rest applied); a `cmd` that is not a list (`cmd = "stet-lsp"`) is said once
+    when a repository's file opens (not an error from Neovim's rpc.lua for a file without a
+    filetype, nor silence for the others), by each command and by :checkhealth stet."""
+    root = make_workspace(tmp_path / "repo", files={"a.py": "x = 1\n", "NOTES": "n\n"})
+    body = """
+    out.errors = {}
+    local stet = require("stet")
+    for _, opts in ipairs({
+      "x", { codelens = "no" }, { lsp = 5 }, { codelense = false },
+      { lsp = { cmd = "stet-lsp", settings = { stet = { brief = { budget = 900 } } } } },
+    }) do
+      local ok, err = pcall(stet.setup, opts)
+      if not ok then
+        out.errors[#out.errors + 1] = tostring(err)
+      end
+    end
+    out.budget = vim.lsp.config.stet.settings.stet.brief.budget
+    out.codelens = vim.g.stet_codelens == nil
+    out.setup_messages = vim.tbl_map(function(n) return { n.message, n.level } end, out.notifications)
+    out.notifications = {}
+    vim.cmd.edit("a.py")
+    out.attached = attached(0)
+    vim.lsp.config("stet", { cmd = "stet-lsp" })
+    for _, name in ipairs({ "NOTES", "README.md" }) do
+      vim.cmd.edit(name)
+      settle(500)
+    end
+    vim.cmd("Stet list")
+    vim.cmd("checkhealth stet")
+    out.health = vim.tbl_filter(function(line)
+      return line:find("ERROR", 1, true) ~= nil
+    end, vim.api.nvim_buf_get_lines(0, 0, -1, false))
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["errors"] == [], result["errors"]
+    assert result["budget"] == 900 and result["codelens"] is True
+    assert result["attached"] is True
+    assert result["setup_messages"] == [
+        ['stet: setup() takes a table of options, not "x"', 4],
+        ['stet: setup(): `codelens` must be true or false, not "no"', 4],
+        ['stet: setup(): `lsp` must be a table for vim.lsp.config("stet", …), not 5', 4],
+        ['stet: setup(): unknown option "codelense" (the options are codelens and lsp)', 3],
+        [
+            'stet: setup(): `lsp.cmd` must be a list such as { "stet-lsp" } (or a function), '
+            'not "stet-lsp"',
+            4,
+        ],
+    ]
+    problem = (
+        '`cmd` of vim.lsp.config.stet must be a list such as { "stet-lsp" } (or a function), '
+        'not "stet-lsp"'
+    )
+    assert [n["message"] for n in result["notifications"]] == [
+        f"stet: {problem}, so the language server cannot start; see :checkhealth stet",
+        "stet: the stet language server is not attached to this buffer: "
+        f"{problem} (see :checkhealth stet)",
+    ]
+    assert result["health"] == [
+        '- ❌ ERROR `cmd` must be a list such as { "stet-lsp" }, not "stet-lsp"'
+    ]

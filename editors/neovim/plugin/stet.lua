@@ -20,7 +20,8 @@ if vim.g.stet_enable ~= false then
 
   -- vim.lsp.enable() starts clients on FileType; a file Neovim gives no filetype (a name
   -- without extension, say) may still hold margin notes. vim.lsp.enable() also skips a server
-  -- that is not executable without a word: say so (once a session) for a repository's file.
+  -- that is not executable, or whose `cmd` is not a list, without a word: say so (once a
+  -- session) for a repository's file.
   local missing_warned = false
   vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
     group = group,
@@ -31,7 +32,9 @@ if vim.g.stet_enable ~= false then
         end
         local config = vim.lsp.config.stet
         local cmd = config and config.cmd
-        if type(cmd) == "table" and type(cmd[1]) == "string" and vim.fn.executable(cmd[1]) ~= 1 then
+        local startable = type(cmd) == "function"
+          or (type(cmd) == "table" and type(cmd[1]) == "string" and vim.fn.executable(cmd[1]) == 1)
+        if config and not startable then
           if not missing_warned then
             missing_warned = require("stet").warn_missing(args.buf)
           end

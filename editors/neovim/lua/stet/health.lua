@@ -56,8 +56,10 @@ function M.check()
   local cmd = config and config.cmd or nil
   if type(cmd) == "function" then
     health.info("`cmd` is a function: not checked here")
-  elseif type(cmd) ~= "table" or not cmd[1] then
+  elseif cmd == nil then
     health.error("no `cmd` in vim.lsp.config.stet (is editors/neovim on 'runtimepath'?)", { INSTALL })
+  elseif type(cmd) ~= "table" or type(cmd[1]) ~= "string" then
+    health.error(('`cmd` must be a list such as { "stet-lsp" }, not %s'):format(vim.inspect(cmd)), { INSTALL })
   elseif vim.fn.executable(cmd[1]) == 0 then
     health.error(("`%s` is not an executable (cmd = %s)"):format(cmd[1], vim.inspect(cmd)), { INSTALL })
   else

@@ -11,24 +11,59 @@ M.config = {
   codelens = true,
 }
 
---- Optional: changes settings, and the server's configuration with `lsp` (passed to
---- `vim.lsp.config("stet", …)`, e.g. `{ cmd = {…}, settings = { stet = {…} } }`).
----@param opts table?
-function M.setup(opts)
-  opts = opts or {}
-  if opts.lsp then
-    vim.lsp.config("stet", opts.lsp)
-  end
-  if opts.codelens ~= nil then
-    M.config.codelens = opts.codelens
-    vim.g.stet_codelens = opts.codelens
-  end
-end
-
 M.kinds = { "convention", "ruled-out", "clarification", "markup", "note" }
 
 local function notify(message, level)
   vim.notify("stet: " .. message, level or vim.log.levels.INFO)
+end
+
+--- Why `cmd` cannot be the command that starts the server (a list of strings, or a
+--- function), or nil.
+---@param cmd any
+---@param name string what `cmd` is called in the message
+---@return string?
+local function cmd_shape_problem(cmd, name)
+  if type(cmd) ~= "function" and (type(cmd) ~= "table" or type(cmd[1]) ~= "string") then
+    return ('%s must be a list such as { "stet-lsp" } (or a function), not %s'):format(name, vim.inspect(cmd))
+  end
+end
+
+--- Optional: changes settings, and the server's configuration with `lsp` (passed to
+--- `vim.lsp.config("stet", …)`, e.g. `{ cmd = {…}, settings = { stet = {…} } }`). An unknown
+--- option or a value of the wrong type is reported and left out; the others are applied.
+---@param opts table?
+function M.setup(opts)
+  if opts ~= nil and type(opts) ~= "table" then
+    notify(("setup() takes a table of options, not %s"):format(vim.inspect(opts)), vim.log.levels.ERROR)
+    return
+  end
+  opts = opts or {}
+  for key in pairs(opts) do
+    if key ~= "lsp" and key ~= "codelens" then
+      notify(("setup(): unknown option %s (the options are codelens and lsp)"):format(vim.inspect(key)),
+        vim.log.levels.WARN)
+    end
+  end
+  local lsp = opts.lsp
+  if lsp ~= nil and type(lsp) ~= "table" then
+    notify(('setup(): `lsp` must be a table for vim.lsp.config("stet", …), not %s'):format(vim.inspect(lsp)),
+      vim.log.levels.ERROR)
+  elseif lsp ~= nil then
+    local problem = lsp.cmd ~= nil and cmd_shape_problem(lsp.cmd, "`lsp.cmd`")
+    if problem then
+      notify("setup(): " .. problem, vim.log.levels.ERROR)
+      lsp = vim.deepcopy(lsp)
+      lsp.cmd = nil
+    end
+    vim.lsp.config("stet", lsp)
+  end
+  if opts.codelens ~= nil and type(opts.codelens) ~= "boolean" then
+    notify(("setup(): `codelens` must be true or false, not %s"):format(vim.inspect(opts.codelens)),
+      vim.log.levels.ERROR)
+  elseif opts.codelens ~= nil then
+    M.config.codelens = opts.codelens
+    vim.g.stet_codelens = opts.codelens
+  end
 end
 
 --- A JSON value that may be null (vim.NIL once decoded) as nil.
@@ -49,14 +84,19 @@ local function report_failure(command, err)
   notify(message, vim.log.levels.ERROR)
 end
 
---- The command that starts the server, when it is a table whose program is not executable
---- (`stet-lsp` not installed, or not on PATH): that program; else nil.
+--- Why the configuration's command cannot start the server: it is not a list of strings (nor
+--- a function), or its program is not executable (`stet-lsp` not installed, or not on PATH);
+--- else nil.
 ---@param config vim.lsp.Config?
 ---@return string?
-function M.missing_program(config)
+function M.cmd_problem(config)
   local cmd = config and config.cmd
-  if type(cmd) == "table" and type(cmd[1]) == "string" and vim.fn.executable(cmd[1]) ~= 1 then
-    return cmd[1]
+  local problem = cmd_shape_problem(cmd, "`cmd` of vim.lsp.config.stet")
+  if problem then
+    return problem
+  end
+  if type(cmd) == "table" and vim.fn.executable(cmd[1]) ~= 1 then
+    return ("`%s` is not executable"):format(cmd[1])
   end
 end
 
@@ -87,13 +127,12 @@ local missing_warned = false
 ---@return boolean warned whether the message has been given (now or before)
 function M.warn_missing(bufnr)
   local config = vim.lsp.config.stet
-  local program = M.missing_program(config)
-  if missing_warned or not program or not root_of(config, bufnr) then
+  local problem = M.cmd_problem(config)
+  if missing_warned or not problem or not root_of(config, bufnr) then
     return missing_warned
   end
   missing_warned = true
-  notify(("`%s` is not executable, so the language server cannot start; see :checkhealth stet"):format(program),
-    vim.log.levels.WARN)
+  notify(("%s, so the language server cannot start; see :checkhealth stet"):format(problem), vim.log.levels.WARN)
   return true
 end
 
@@ -105,9 +144,9 @@ function M.why_not_attached(bufnr)
   if not config then
     return "there is no vim.lsp.config for stet (is editors/neovim on 'runtimepath'?)"
   end
-  local program = M.missing_program(config)
-  if program then
-    return ("`%s` is not executable (see :checkhealth stet)"):format(program)
+  local problem = M.cmd_problem(config)
+  if problem then
+    return problem .. " (see :checkhealth stet)"
   end
   if vim.bo[bufnr].buftype ~= "" or vim.api.nvim_buf_get_name(bufnr) == "" then
     return "it is not a file"
@@ -151,7 +190,7 @@ function M.start(bufnr)
   if not config then
     return
   end
-  if M.missing_program(config) then
+  if M.cmd_problem(config) then
     M.warn_missing(bufnr)
     return
   end
