@@ -1405,3 +1405,37 @@ def test_setup_and_a_cmd_of_the_wrong_type_say_so(tmp_path: Path) -> None:
     assert result["health"] == [
         '- ❌ ERROR `cmd` must be a list such as { "stet-lsp" }, not "stet-lsp"'
     ]
+
+
+def test_brief_shown_again_replaces_the_one_shown_before(tmp_path: Path) -> None:
+    """`:Stet brief` run again (after a note was added) shows the new brief in the brief's
+    buffer and window, not in another split beside the old brief under no name."""
+    root = make_workspace(tmp_path / "repo")
+    add_note(root, "first note text", "--kind", "convention")
+    body = """
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    local function brief_shown()
+      return vim.wait(10000, function() return vim.bo.filetype == "markdown" end, 50)
+    end
+    vim.cmd("Stet brief")
+    out.first_shown = brief_shown()
+    out.first = vim.api.nvim_get_current_buf()
+    vim.cmd("wincmd p")
+    vim.cmd("Stet note the second note")
+    vim.wait(10000, function() return #out.notifications > 0 end, 50)
+    vim.cmd("Stet brief")
+    vim.wait(10000, function()
+      return table.concat(vim.api.nvim_buf_get_lines(out.first, 0, -1, false), "\\n"):find("the second note", 1, true) ~= nil
+    end, 50)
+    out.current = vim.api.nvim_get_current_buf()
+    out.windows = #vim.api.nvim_tabpage_list_wins(0)
+    out.names = vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())
+    out.text = table.concat(vim.api.nvim_buf_get_lines(out.first, 0, -1, false), "\\n")
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True and result["first_shown"] is True
+    assert result["current"] == result["first"]
+    assert result["windows"] == 2
+    assert result["names"] == [str(root / "src" / "pay.py"), "stet://brief"]
+    assert "the second note" in result["text"] and "first note text" in result["text"]

@@ -300,14 +300,30 @@ function M.open_sheet()
   end, bufnr)
 end
 
---- A scratch buffer in a split holding `text`.
+--- A scratch buffer in a split holding `text`; the one named `name` already (the brief shown
+--- before) is shown and holds the new text instead.
 function M.scratch(name, text, filetype)
-  vim.cmd("botright new")
-  local bufnr = vim.api.nvim_get_current_buf()
-  vim.bo[bufnr].buftype = "nofile"
-  vim.bo[bufnr].bufhidden = "wipe"
-  vim.bo[bufnr].swapfile = false
-  pcall(vim.api.nvim_buf_set_name, bufnr, name)
+  local bufnr
+  for _, existing in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(existing) and vim.api.nvim_buf_get_name(existing) == name then
+      bufnr = existing
+    end
+  end
+  local window = bufnr and vim.fn.win_findbuf(bufnr)[1]
+  if window then
+    vim.api.nvim_set_current_win(window)
+  elseif bufnr then
+    vim.cmd("botright split")
+    vim.api.nvim_win_set_buf(0, bufnr)
+  else
+    vim.cmd("botright new")
+    bufnr = vim.api.nvim_get_current_buf()
+    vim.bo[bufnr].buftype = "nofile"
+    vim.bo[bufnr].bufhidden = "wipe"
+    vim.bo[bufnr].swapfile = false
+    pcall(vim.api.nvim_buf_set_name, bufnr, name)
+  end
+  vim.bo[bufnr].modifiable = true
   vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, vim.split(text, "\n", { plain = true }))
   vim.bo[bufnr].modifiable = false
   vim.bo[bufnr].filetype = filetype or "markdown"
