@@ -50,6 +50,7 @@ from editor_harness import (
     add_skill_entry,
     check_skill_and_capstone,
     claude_edit_session,
+    claude_long_session,
     claude_session,
     committed_events_with_secret,
     editor_missing,
@@ -1439,3 +1440,39 @@ def test_brief_shown_again_replaces_the_one_shown_before(tmp_path: Path) -> None
     assert result["windows"] == 2
     assert result["names"] == [str(root / "src" / "pay.py"), "stet://brief"]
     assert "the second note" in result["text"] and "first note text" in result["text"]
+
+
+def test_long_import_shows_the_server_progress(tmp_path: Path) -> None:
+    """The server reports work-done progress for an import that takes it over a second;
+    Neovim 0.11 only stores it: the plugin shows it in the message area (not the history)."""
+    root = make_workspace(tmp_path / "repo")
+    claude_long_session(root, tmp_path / "home", calls=12_000)
+    body = """
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    out.shown = {}
+    local ns = vim.api.nvim_create_namespace("stet-test-messages")
+    vim.ui_attach(ns, { ext_messages = true }, function(event, _, content)
+      if event == "msg_show" then
+        local text = ""
+        for _, chunk in ipairs(content) do
+          text = text .. chunk[2]
+        end
+        out.shown[#out.shown + 1] = text
+      end
+    end)
+    vim.ui.select = function(items, _, on_choice)
+      on_choice(items[1])
+    end
+    vim.cmd("Stet import")
+    vim.wait(90000, function() return #out.notifications > 0 end, 50)
+    vim.ui_detach(ns)
+    out.history = vim.api.nvim_exec2("messages", { output = true }).output
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    assert [n["message"] for n in result["notifications"]] == [
+        f"stet: 36003 events imported into {working_trajectory(root)['path']}, nothing redacted"
+    ]
+    assert "Stet: importing an agent session: composing" in result["shown"], result["shown"]
+    assert result["history"] == ""

@@ -45,6 +45,28 @@ if vim.g.stet_enable ~= false then
     end,
   })
 
+  -- Neovim 0.11 keeps the server's work-done progress (a long import, a capstone) but shows it
+  -- nowhere: echo it, without adding it to the message history.
+  vim.api.nvim_create_autocmd("LspProgress", {
+    group = group,
+    pattern = { "begin", "report" },
+    callback = function(args)
+      local client = vim.lsp.get_client_by_id(args.data.client_id)
+      local value = args.data.params.value
+      if not client or client.name ~= "stet" or type(value) ~= "table" then
+        return
+      end
+      local text = value.title or "Stet"
+      if value.message then
+        text = text .. ": " .. value.message
+      end
+      if value.percentage then
+        text = text .. (" (%d%%)"):format(value.percentage)
+      end
+      vim.api.nvim_echo({ { text } }, false, {})
+    end,
+  })
+
   -- Neovim 0.11 asks for code lenses only when told to: ask when a buffer is shown or saved.
   vim.api.nvim_create_autocmd({ "LspAttach", "BufEnter", "BufWritePost", "InsertLeave" }, {
     group = group,
