@@ -202,6 +202,8 @@ def isolated_env(home: Path, **extra: str) -> dict[str, str]:
     env["CLAUDE_CONFIG_DIR"] = str(claude_config_dir(home))
     env["CODEX_HOME"] = str(home / "codex")
     env["GEMINI_CLI_HOME"] = str(home / "gemini")
+    env["QWEN_RUNTIME_DIR"] = str(home / "qwen")
+    env["OPENHANDS_CONVERSATIONS_DIR"] = str(home / "openhands" / "conversations")
     env.update(extra)
     return env
 

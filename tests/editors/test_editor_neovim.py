@@ -1476,3 +1476,21 @@ def test_long_import_shows_the_server_progress(tmp_path: Path) -> None:
     ]
     assert "Stet: importing an agent session: composing" in result["shown"], result["shown"]
     assert result["history"] == ""
+
+
+def test_import_without_sessions_names_every_harness_looked_in(tmp_path: Path) -> None:
+    """`:Stet import` in a repository no agent worked in says which harnesses' sessions it
+    looked for: every one the server finds sessions of, Qwen Code included."""
+    root = make_workspace(tmp_path / "repo")
+    body = """
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.cmd("Stet import")
+    vim.wait(10000, function() return #out.notifications > 0 end, 50)
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    assert [n["message"] for n in result["notifications"]] == [
+        "stet: no agent sessions found for this repository (Claude Code, Codex, Gemini CLI, "
+        "Qwen Code, aider, OpenHands V1); :Stet import PATH imports a transcript file"
+    ]

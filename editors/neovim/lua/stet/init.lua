@@ -538,8 +538,8 @@ function M.import(path)
     local sessions = type(result) == "table" and value(result.sessions) or {}
     vim.schedule(function()
       if #sessions == 0 then
-        notify("no agent sessions found for this repository (Claude Code, Codex, Gemini CLI, aider, "
-          .. "OpenHands V1); :Stet import PATH imports a transcript file")
+        notify("no agent sessions found for this repository (Claude Code, Codex, Gemini CLI, Qwen Code, "
+          .. "aider, OpenHands V1); :Stet import PATH imports a transcript file")
         return
       end
       vim.ui.select(sessions, { prompt = "Import agent session", format_item = M.session_label, kind = "stet.session" },
