@@ -511,20 +511,6 @@ EDIT_NEW = "    response = retry(lambda: requests.post(url))"
 EDIT_LINE = 6  # 1-based: the line of src/pay.py the edit changed (MARGIN_SOURCE's line 6)
 
 
-def claude_long_session(root: Path, home: Path, calls: int) -> Path:
-    """A Claude Code session of `root`, where Claude Code keeps it, of one request and `calls`
-    shell commands with their output: one whose import takes the server a while."""
-    session = "5e551099-ab17-4a0b-9c3e-0123456789ab"
-    out = _ClaudeRecords(root, session)
-    out.user("Run every check")
-    for index in range(calls):
-        out.call(f"toolu_{index}", "Bash", command=f"echo {index}")
-        out.result(f"toolu_{index}", f"{index}\n" * 20)
-    target = claude_session_path(root, home, session)
-    target.write_text(out.text(), encoding="utf-8")
-    return target
-
-
 def claude_edit_session(root: Path, home: Path, session: str = EDIT_SESSION_ID) -> Path:
     """A Claude Code session of `root`, where Claude Code keeps it, whose one Edit changes
     line EDIT_LINE of src/pay.py (the tool's result holds the file before it, so the import
