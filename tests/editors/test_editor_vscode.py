@@ -1063,7 +1063,9 @@ def test_transcript_file_imported_from_vscode(
     # offered the file dialog, whose file was imported.
     pick = result["importPick"]
     assert [row.strip() for row in pick["rows"]] == ["Choose a transcript file…"], pick
-    assert "Claude Code, Codex, Gemini CLI, aider, OpenHands V1" in pick["placeholder"], pick
+    assert (
+        "Claude Code, Codex, Gemini CLI, Qwen Code, aider, OpenHands V1" in pick["placeholder"]
+    ), pick
     trajectory = working_trajectory(root)
     assert "events imported into" in result["imported"], result["imported"]
     assert trajectory["id"] in result["imported"], result["imported"]

@@ -610,7 +610,7 @@ function importMessage(result: ImportResult): string {
 }
 
 /** The harnesses whose sessions the server finds for a repository (stet trajectory sessions). */
-const HARNESS_NAMES = "Claude Code, Codex, Gemini CLI, aider, OpenHands V1";
+const HARNESS_NAMES = "Claude Code, Codex, Gemini CLI, Qwen Code, aider, OpenHands V1";
 
 async function importSession(args?: { path?: string } | string): Promise<ImportResult | undefined> {
   const repository = repositoryArgument();
