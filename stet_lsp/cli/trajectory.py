@@ -116,7 +116,7 @@ def _formats_help() -> str:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from stet_lsp.trajectory.continuation import DROPPED_REASON as COMMITTED_PART
+    from stet_lsp.trajectory.continuation import COMMITTED
     from stet_lsp.trajectory.operations import import_session
 
     if args.path is not None and args.harness:
@@ -152,14 +152,14 @@ def _import(args: argparse.Namespace) -> int:
     if result.outside:
         print("  the session worked outside this repository: its paths are kept as they were")
     if result.continues:
-        left = result.dropped.get(COMMITTED_PART, 0)
+        left = result.dropped.get(COMMITTED, 0)
         print(f"  went on after {', '.join(result.continues)}: its {left} events there left out")
     redacted = sum(result.redaction.values())
     if redacted:
         rules = ", ".join(f"{rule} {n}" for rule, n in result.redaction.items())
         print(f"  redacted {redacted} span(s): {rules}")
     for reason, count in result.dropped.items():
-        if reason == COMMITTED_PART:
+        if reason == COMMITTED:
             continue
         print(f"  dropped {count} ({reason})")
     for problem in result.problems:

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import read_regular
-from stet_lsp.trajectory.events import SourceRef
+from stet_lsp.trajectory.events import SessionEnd, SourceRef
 from stet_lsp.trajectory.importers.base import ParsedSession
 from stet_lsp.trajectory.meta import Meta
 from stet_lsp.trajectory.store import EVENTS, META, Folder, folders, read_small
@@ -22,17 +22,27 @@ from stet_lsp.trajectory.store import EVENTS, META, Folder, folders, read_small
 if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
 
-DROPPED_REASON = "committed"
+COMMITTED = "committed"
+"""The reason `dropped` counts the events a committed trajectory holds already."""
 
-_Segment = tuple[int, int | str]
-Position = tuple[int, tuple[_Segment, ...]]
+Place = tuple[str, str | None]
+"""Where a record's position counts: its file, and in a file that is one JSON document the
+array the record is an item of (`/steps`, `/messages`), else None (a line of the file)."""
 
 
-def position(line: int, pointer: str | None) -> Position:
-    """Where a record is in its file, in the file's order: its line, then (in a file that is
-    one JSON document) its JSON Pointer, array indexes compared as numbers."""
-    segments = (pointer or "").split("/")[1:]
-    return line, tuple((0, int(s)) if s.isdigit() else (1, s) for s in segments)
+def place_and_index(source: SourceRef) -> tuple[Place, int] | None:
+    """A record's place and its position there: its line in a file of lines; in a JSON
+    document, its index in the first array its pointer enters (`/steps/12/...` is item 12
+    of `/steps`), for a document rewritten as it grows keeps its items' indexes, not their
+    lines. None for a record of a document that is in no array (the document's own fields:
+    its start, its end, its totals)."""
+    if source.pointer is None:
+        return (source.file, None), source.line
+    segments = source.pointer.split("/")[1:]
+    for depth, segment in enumerate(segments):
+        if segment.isascii() and segment.isdigit() and len(segment) <= 9:
+            return (source.file, "/".join(["", *segments[:depth]])), int(segment)
+    return None
 
 
 @dataclass(frozen=True)
@@ -41,10 +51,13 @@ class CommittedPart:
     last record they hold."""
 
     trajectories: tuple[str, ...]
-    reached: dict[str, Position]
+    reached: dict[Place, int]
 
     def fingerprint(self) -> str:
-        return json.dumps([self.trajectories, sorted(self.reached.items())])
+        places = sorted(
+            json.dumps([file, array, index]) for (file, array), index in self.reached.items()
+        )
+        return json.dumps([self.trajectories, places])
 
 
 def committed_part(root: Path, parsed: ParsedSession, config: GateConfig) -> CommittedPart | None:
@@ -56,7 +69,7 @@ def committed_part(root: Path, parsed: ParsedSession, config: GateConfig) -> Com
     ids = _session_ids(parsed, config)
     written = [json.dumps(id, ensure_ascii=False)[1:-1].encode() for id in ids]
     trajectories: list[str] = []
-    reached: dict[str, Position] = {}
+    reached: dict[Place, int] = {}
     for folder in committed:
         try:
             data = read_small(folder.path / META, root, folder.relative / META)
@@ -64,15 +77,15 @@ def committed_part(root: Path, parsed: ParsedSession, config: GateConfig) -> Com
             if data is None or not any(id in data for id in written):
                 continue
             meta = Meta.model_validate_json(data)
+            names = {
+                source.name
+                for source in meta.sources
+                if source.session in ids and source.format == parsed.format
+            } & set(parsed.sources)
+            if names and _reach(folder, names, ids, reached):
+                trajectories.append(folder.id)
         except (StetError, ValidationError, RecursionError):
             continue
-        names = {
-            source.name
-            for source in meta.sources
-            if source.session in ids and source.format == parsed.format
-        } & set(parsed.sources)
-        if names and _reach(folder, names, ids, reached):
-            trajectories.append(folder.id)
     return CommittedPart(tuple(trajectories), reached) if reached else None
 
 
@@ -92,9 +105,10 @@ def committed_sessions(root: Path) -> dict[tuple[str, str], list[str]]:
     return held
 
 
-def leave_out(parsed: ParsedSession, part: CommittedPart) -> int:
+def leave_out(parsed: ParsedSession, part: CommittedPart) -> None:
     """Takes out of `parsed` the events and problems of the records `part` holds (the main
-    session's start aside); returns how many events were left out."""
+    session's start aside). The session's end no longer carries the whole session's reported
+    cost: the part committed counted it already, and what is left counts its own requests."""
     kept = []
     for event in parsed.events:
         own_start = (
@@ -111,16 +125,17 @@ def leave_out(parsed: ParsedSession, part: CommittedPart) -> int:
         for problem in parsed.problems
         if not _held(part, SourceRef(file=problem.source, line=max(problem.line, 1)))
     ]
+    for event in kept:
+        if isinstance(event, SessionEnd):
+            event.cost_usd = None
     if left:
-        parsed.dropped[DROPPED_REASON] += left
-    return left
+        parsed.dropped[COMMITTED] += left
 
 
 class CommittedAlready(StetError):
     """The session has nothing since what committed trajectories hold of it."""
 
     def __init__(self, source: Path, session: str, trajectories: tuple[str, ...]) -> None:
-        self.trajectories = trajectories
         self.short = f"committed already, in trajectory {', '.join(trajectories)}"
         super().__init__(f"{source}: session {session} is {self.short}, and has nothing since")
 
@@ -136,8 +151,12 @@ _NO_WORK = frozenset({"session_start", "session_end", "raw"})
 
 
 def _held(part: CommittedPart, source: SourceRef) -> bool:
-    last = part.reached.get(source.file)
-    return last is not None and position(source.line, source.pointer) <= last
+    found = place_and_index(source)
+    if found is None:
+        return False
+    place, index = found
+    last = part.reached.get(place)
+    return last is not None and index <= last
 
 
 def _session_ids(parsed: ParsedSession, config: GateConfig) -> set[str]:
@@ -150,9 +169,9 @@ def _session_ids(parsed: ParsedSession, config: GateConfig) -> set[str]:
     return {*ids, *gated}
 
 
-def _reach(folder: Folder, names: set[str], ids: set[str], reached: dict[str, Position]) -> bool:
-    """Raises `reached` to the last record of each file of `names` that the events of
-    `folder` read for a session of `ids`; whether any did."""
+def _reach(folder: Folder, names: set[str], ids: set[str], reached: dict[Place, int]) -> bool:
+    """Raises `reached` to the last record of each place in the files of `names` that the
+    events of `folder` read for a session of `ids`; whether any did."""
     data = read_regular(folder.path / EVENTS, folder.root)
     if data is None:
         return False
@@ -161,14 +180,14 @@ def _reach(folder: Folder, names: set[str], ids: set[str], reached: dict[str, Po
         source = _source(line, names, ids)
         if source is None:
             continue
-        name, at = source
-        if name not in reached or reached[name] < at:
-            reached[name] = at
+        place, index = source
+        if place not in reached or reached[place] < index:
+            reached[place] = index
         found = True
     return found
 
 
-def _source(line: bytes, names: set[str], ids: set[str]) -> tuple[str, Position] | None:
+def _source(line: bytes, names: set[str], ids: set[str]) -> tuple[Place, int] | None:
     try:
         event: Any = json.loads(line)
         source = event["source"]
@@ -177,6 +196,8 @@ def _source(line: bytes, names: set[str], ids: set[str]) -> tuple[str, Position]
         return None
     if name not in names or event.get("session") not in ids:
         return None
-    if not isinstance(number, int) or not isinstance(pointer, str | None):
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
         return None
-    return name, position(number, pointer)
+    if not isinstance(pointer, str | None):
+        return None
+    return place_and_index(SourceRef(file=name, line=number, pointer=pointer))

@@ -158,13 +158,14 @@ def _import(
         SourceFile(name=name, sha256=_sha256(path), format=parsed.format, session=parsed.session_id)
         for name, path in sorted(parsed.sources.items())
     ]
-    part = committed_part(target.root, parsed, config)
-    digest = sources_sha256(sources, parsed.consulted, part)
-    if part is not None:
-        leave_out(parsed, part)
-        refuse_nothing_since(source, parsed, part)
     with file_lock(folder.path, target.root, "the working trajectory"):
         refuse_tracked(folder)
+        # Under the lock a capstone holds while it commits: what it commits is seen here.
+        part = committed_part(target.root, parsed, config)
+        digest = sources_sha256(sources, parsed.consulted, part)
+        if part is not None:
+            leave_out(parsed, part)
+            refuse_nothing_since(source, parsed, part)
         _refuse_a_session_twice(folder, stem, parsed, source)
         record = read_record(folder, stem)
         config = _as_strict_as_before(config, record)

@@ -5,6 +5,8 @@ out, so the next capstone commits only the work done since, and no step twice.""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,11 +15,12 @@ from claude_transcript import Transcript
 from repos import make_repo
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.locking import file_lock
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import Target, resolve_target
 from stet_lsp.trajectory.capstone import CapstoneRefused, capstone
 from stet_lsp.trajectory.graduation import graduate
-from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.importing import ImportResult, import_transcript
 from stet_lsp.trajectory.sessions import claude_project_folder
 from stet_lsp.trajectory.store import working_folder
 
@@ -185,3 +188,101 @@ def test_the_command_line_says_what_was_left_out(root: Path, tmp_path: Path, ste
     assert code == 0
     assert f"went on after {first.trajectory}: its " in out
     assert "dropped" not in out
+
+
+def atif_step(step_id: int, text: str) -> dict[str, object]:
+    return {"step_id": step_id, "source": "user" if step_id % 2 else "agent", "message": text}
+
+
+def atif_run(steps: int, cost: float) -> dict[str, object]:
+    """An ATIF document of `steps` steps, an embedded subagent run and the whole run's
+    reported cost, pretty-printed as Harbor writes it."""
+    child = {
+        "schema_version": "ATIF-v1.7",
+        "session_id": "child-1",
+        "agent": {"name": "claude-code", "version": "2.1.0"},
+        "steps": [atif_step(1, "look around"), atif_step(2, "found it")],
+    }
+    return {
+        "schema_version": "ATIF-v1.7",
+        "session_id": "run-1",
+        "agent": {"name": "claude-code", "version": "2.1.0", "model_name": "claude-opus-4-6"},
+        "steps": [atif_step(n, f"step {n}") for n in range(1, steps + 1)],
+        "subagent_trajectories": [child],
+        "final_metrics": {"total_cost_usd": cost},
+    }
+
+
+def test_a_json_document_that_grew_brings_its_new_items_not_its_subagents_again(
+    root: Path, tmp_path: Path
+) -> None:
+    """In a file that is one JSON document, a record's position is its index in its array
+    (`/steps/12`), not its line (the document is written anew as it grows) nor a pointer
+    compared as text (`/subagent_trajectories/0/...` would sort after every `/steps/...`).
+    The whole run's reported cost is the committed part's: what is left counts its own."""
+    target = resolve_target(root)
+    source = tmp_path / "trajectory.json"
+    source.write_text(json.dumps(atif_run(4, cost=1.5), indent=2))
+    import_transcript(target, source)
+    first = capstone(target)
+
+    source.write_text(json.dumps(atif_run(7, cost=2.0), indent=2))
+    result = import_transcript(target, source)
+
+    assert result.continues == [first.trajectory]
+    messages = [e.text for e in working_folder(target).read_events() if e.kind == "user_message"]
+    assert messages == ["step 5", "step 7"]
+    working = working_folder(target).read_events()
+    assert not [e for e in working if e.source.pointer and "subagent" in e.source.pointer]
+    ends = [e for e in working if e.kind == "session_end"]
+    assert ends and all(e.cost_usd is None for e in ends)
+
+
+def test_a_committed_trajectory_that_cannot_be_read_is_passed_over(
+    root: Path, tmp_path: Path
+) -> None:
+    target = resolve_target(root)
+    transcript = first_turn(root)
+    source = transcript.save(tmp_path / f"{SESSION}.jsonl")
+    import_transcript(target, source)
+    first = capstone(target)
+    events = root / ".stet" / "trajectories" / first.trajectory / "events.jsonl"
+    events.unlink()
+    events.mkdir()  # a folder where the file was: read_regular refuses it
+
+    second_turn(transcript, root).save(source)
+    result = import_transcript(target, source)
+
+    assert result.continues == [] and "committed" not in result.dropped
+
+
+def test_an_import_waiting_for_a_capstone_sees_what_it_committed(
+    root: Path, tmp_path: Path
+) -> None:
+    """A hook's import that starts while a capstone holds the working trajectory's lock reads
+    the committed trajectories after the capstone, not before: else the whole session went
+    into the next working trajectory, to be committed twice. The capstone is played back:
+    its trajectory appears and the working one is archived while the lock is held."""
+    target = resolve_target(root)
+    transcript = first_turn(root)
+    source = transcript.save(tmp_path / f"{SESSION}.jsonl")
+    import_transcript(target, source)
+    done = capstone(target)
+    committed = root / ".stet" / "trajectories" / done.trajectory
+    assert done.archived is not None
+    # As before the capstone: its trajectory aside, the working one back.
+    committed.rename(tmp_path / "committed")
+    folder = working_folder(target)
+    (root / done.archived).rename(folder.path)
+    second_turn(transcript, root).save(source)
+
+    results: list[ImportResult] = []
+    with file_lock(folder.path, target.root, "the working trajectory"):
+        waiting = threading.Thread(target=lambda: results.append(import_transcript(target, source)))
+        waiting.start()
+        time.sleep(0.5)  # the import has read the session and waits for the lock
+        (tmp_path / "committed").rename(committed)
+        folder.path.rename(root / done.archived)
+    waiting.join(60)
+
+    assert results and results[0].continues == [done.trajectory]
