@@ -29,7 +29,8 @@ folder (`screenshots/`, printed with -s).
 - One behaviour each: "Stet: Show Brief"; "Stet: Restart Language Server" and a note through
   the new server; the skill and discard routes from the side bar; a whole comment thread
   discarded; an edit of a note cancelled with Escape; Go to Definition from a step of
-  events.jsonl; a trajectory's schema error and a committed one's secret in the Problems panel.
+  events.jsonl; a trajectory's schema error and a committed one's secret in the Problems panel;
+  a `stet.server.*` setting of a wrong type named in a notification.
 """
 
 from __future__ import annotations
@@ -149,6 +150,8 @@ SETTINGS = {
 def code_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """code-server with the extension in a throwaway profile: (base URL, workspace root).
 
+    Parametrized indirectly with a dict, that dict's settings are set over the usual ones.
+
     Parametrized indirectly with "venv", it sets no `stet.server.path`: the workspace has a
     `.venv` whose `bin/stet-lsp` leaves a mark, then runs the real server. With "logged",
     `stet.server.path` is a script that appends a line to `server-starts` in the test's tmp
@@ -192,6 +195,9 @@ def code_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tupl
         # them as Information, which also proves the settings reach the server.
         "stet.margin.severity": "information",
     }
+    if isinstance(getattr(request, "param", None), dict):
+        # Parametrized with a dict: settings of its own, over the ones above.
+        settings.update(request.param)
     settings_file = user / "User" / "settings.json"
     settings_file.write_text(json.dumps(settings, indent=1), encoding="utf-8")
     env = isolated_env(tmp_path / "home")
@@ -1373,3 +1379,33 @@ def test_a_folder_holding_repositories_from_vscode(
 
     rows = [row for row in result["problems"] if MARGIN_TEXT in row["text"]]
     assert len(rows) == 1 and "margin-note" in rows[0]["text"], result["problems"]
+
+
+@pytest.mark.parametrize(
+    ("code_server", "problem"),
+    [
+        (
+            {"stet.server.args": "--verbose"},
+            'stet.server.args must be a list of strings (such as ["--flag"]), not "--verbose"',
+        ),
+        (
+            {"stet.server.path": 42},
+            "stet.server.path must be a string (the stet-lsp executable), not 42",
+        ),
+    ],
+    indirect=["code_server"],
+)
+def test_server_settings_of_a_wrong_type_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path], problem: str
+) -> None:
+    """settings.json takes a value of any type: a `stet.server.args` that is not a list of
+    strings, or a `stet.server.path` that is not a string, is named in one notification (the
+    server is not started), not left to a silent failure or a raw TypeError."""
+    base, root = code_server
+
+    result = drive(tmp_path, base, root, scenario="messages", toastShows="stet.server.")
+
+    assert result["toasts"] == [f"Stet: {problem}: the language server was not started."], result[
+        "toasts"
+    ]
+    assert [item.strip() for item in result["status"]] == ["Stet"], result["status"]

@@ -25,14 +25,14 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
-// - "failedstart", "pausedrecord", "importfile": see their functions below.
+// - "failedstart", "pausedrecord", "importfile", "messages": see their functions below.
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
 // commentLine, commentText, root, stetCli, agentLine, agentText, sessionPrompt, markLine,
 // markText, entryId, entryLine, entryText, branch, stepLabel, stepLine, sessionLabel, changeLabel,
 // diffTitle, diffShows, provenanceFile, provenanceFileName, threadEntries, editedText, replyText,
 // badName, skillName, capstoneMessage, pauseUntil, editText, discardText, expand, viewportHeight,
 // secretNote, secretLine, secretId, sheetPath, lensCount, outsideFile, outsideName, outsideShows,
-// sheetName, briefTab, briefShows, startLog, serverPath, transcript, screenshots, out, chromium,
+// sheetName, briefTab, briefShows, toastShows, startLog, serverPath, transcript, screenshots, out, chromium,
 // timeoutMs).
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -1549,7 +1549,19 @@ async function runImportFile(page) {
   await screenshot(page, "imported");
 }
 
+// "messages": the window opened and nothing done: the notifications it shows by itself
+// (config.toastShows in one of them) and the status bar.
+async function runMessages(page) {
+  await openWorkbench(page);
+  await until("the notification", async () => (await toasts(page)).some((t) => t.includes(config.toastShows)));
+  await pause(3000); // any other notification shows by then
+  result.toasts = await toasts(page);
+  result.status = (await statusItems(page)).filter((t) => t.includes("Stet"));
+  await screenshot(page, "messages");
+}
+
 const run = {
+  messages: runMessages,
   failedstart: runFailedStart,
   pausedrecord: runPausedRecord,
   importfile: runImportFile,

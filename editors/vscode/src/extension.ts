@@ -210,7 +210,7 @@ async function pythonExtensionBin(folder: vscode.Uri | undefined): Promise<strin
 async function findServer(): Promise<ServerCommand | undefined> {
   const config = vscode.workspace.getConfiguration("stet");
   const configured = (config.get<string>("server.path", "") ?? "").trim();
-  const args = config.get<string[]>("server.args", []);
+  const args = config.get<string[]>("server.args", []) ?? [];
   if (configured && configured !== SERVER_NAME) {
     // Set by the user: used as it is (a name is looked up on PATH by the spawn).
     return { command: configured, args, source: "stet.server.path" };
@@ -232,6 +232,22 @@ async function findServer(): Promise<ServerCommand | undefined> {
   }
   const found = onPath(SERVER_NAME);
   return found ? { command: found, args, source: "PATH" } : undefined;
+}
+
+/** What is wrong with the settings the extension reads itself (the server checks the others),
+ * or undefined: settings.json takes values of any type, and a path that is no string or
+ * arguments that are not a list of strings would keep the server from starting. */
+function serverSettingsProblem(): string | undefined {
+  const config = vscode.workspace.getConfiguration("stet");
+  const serverPath = config.get<unknown>("server.path");
+  if (serverPath !== undefined && serverPath !== null && typeof serverPath !== "string") {
+    return `stet.server.path must be a string (the stet-lsp executable), not ${JSON.stringify(serverPath)}`;
+  }
+  const args = config.get<unknown>("server.args");
+  if (args !== undefined && args !== null && !(Array.isArray(args) && args.every((arg) => typeof arg === "string"))) {
+    return `stet.server.args must be a list of strings (such as ["--flag"]), not ${JSON.stringify(args)}`;
+  }
+  return undefined;
 }
 
 const INSTALL_MESSAGE =
@@ -267,6 +283,12 @@ class StetClient extends LanguageClient {
 }
 
 async function startClient(): Promise<void> {
+  const problem = serverSettingsProblem();
+  if (problem) {
+    output?.error(problem);
+    void vscode.window.showErrorMessage(`Stet: ${problem}: the language server was not started.`);
+    return;
+  }
   const server = await findServer();
   if (!server) {
     output?.error(`stet-lsp not found (stet.server.path, the Python environment, .venv, PATH)`);
