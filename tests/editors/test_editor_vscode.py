@@ -1409,3 +1409,33 @@ def test_server_settings_of_a_wrong_type_from_vscode(
         "toasts"
     ]
     assert [item.strip() for item in result["status"]] == ["Stet"], result["status"]
+
+
+DIRTY_ENTRY = "Prices are Decimal, never float"
+DIRTY_TYPED = "- Amounts are rounded half-even"
+DIRTY_AGENT = "The retry helper lives in src/retry.py"
+
+
+def test_sheet_with_unsaved_edits_keeps_an_agent_note_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """The style sheet open with an unsaved line while `stet note add` writes an agent's note:
+    the server merges the note into the editor; Ctrl+S then meets VS Code's own check (the file
+    on disk is newer than the editor's), and its Overwrite writes the editor's text, which holds
+    both: nothing is lost."""
+    base, root = code_server
+    add_note(root, DIRTY_ENTRY, "--kind", "convention")
+    sheet = stet_sheet_path(root)
+
+    result = drive(
+        tmp_path, base, root, scenario="dirtysheet", entryText=DIRTY_ENTRY, typed=DIRTY_TYPED,
+        agentText=DIRTY_AGENT,
+    )  # fmt: skip
+
+    assert len(result["toasts"]) == 1 and "The content of the file is newer" in result["toasts"][0]
+    assert result["dialogs"] == [] and result["dirtyAfterSave"] == 1
+    assert result["dirty"] == 0
+    on_disk = sheet.read_text(encoding="utf-8")
+    assert DIRTY_TYPED in on_disk and DIRTY_AGENT in on_disk and DIRTY_ENTRY in on_disk
+    assert on_disk.count(DIRTY_AGENT) == 1
+    assert on_disk.replace("\n", "") == result["editor"].replace("\n", "")

@@ -25,14 +25,14 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
-// - "failedstart", "pausedrecord", "importfile", "messages": see their functions below.
+// - "failedstart", "pausedrecord", "importfile", "messages", "dirtysheet": see their functions below.
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
 // commentLine, commentText, root, stetCli, agentLine, agentText, sessionPrompt, markLine,
 // markText, entryId, entryLine, entryText, branch, stepLabel, stepLine, sessionLabel, changeLabel,
 // diffTitle, diffShows, provenanceFile, provenanceFileName, threadEntries, editedText, replyText,
 // badName, skillName, capstoneMessage, pauseUntil, editText, discardText, expand, viewportHeight,
 // secretNote, secretLine, secretId, sheetPath, lensCount, outsideFile, outsideName, outsideShows,
-// sheetName, briefTab, briefShows, toastShows, startLog, serverPath, transcript, screenshots, out, chromium,
+// sheetName, briefTab, briefShows, toastShows, typed, startLog, serverPath, transcript, screenshots, out, chromium,
 // timeoutMs).
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -1560,7 +1560,47 @@ async function runMessages(page) {
   await screenshot(page, "messages");
 }
 
+// "dirtysheet": the style sheet open with an unsaved line (config.typed, at its end) while the
+// CLI adds an agent's note (config.agentText): the editor shows the note, then Ctrl+S; the
+// notifications, dialogs and dirty tabs after the save; then the notification's Overwrite.
+async function runDirtySheet(page) {
+  await openWorkbench(page);
+  await until("the server answers", async () => (await statusItems(page)).some((t) => /Stet: \S+ · \d+ open/.test(t)));
+  await runCommand(page, "Stet: Open Style Sheet");
+  const shown = async () => (await editorText(page)).replace(/\u00a0/g, " ");
+  await until("the sheet", async () => (await shown()).includes(config.entryText));
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.press("Enter");
+  await page.keyboard.type(config.typed);
+  await until("the sheet dirty", async () => (await page.locator(".tabs-container .tab.dirty").count()) === 1);
+  await pause(1000); // the server has the edit
+  const [cli, ...cliArgs] = config.stetCli;
+  execFileSync(cli, [...cliArgs, "note", "add", config.agentText, "--author", "agent"], {
+    cwd: config.root,
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: TIMEOUT,
+  });
+  await until("the agent's note in the editor", async () => (await shown()).includes(config.agentText));
+  await screenshot(page, "merged");
+  await page.keyboard.press("Control+S");
+  await pause(3000);
+  result.toasts = await toasts(page);
+  result.dialogs = await texts(page.locator(".monaco-dialog-box"));
+  result.dirtyAfterSave = await page.locator(".tabs-container .tab.dirty").count();
+  await screenshot(page, "saved");
+  const overwrite = page.locator(".notifications-toasts .monaco-button", { hasText: "Overwrite" });
+  if (await overwrite.count()) {
+    await overwrite.first().click();
+    await pause(2000);
+  }
+  result.dirty = await page.locator(".tabs-container .tab.dirty").count();
+  result.editor = await shown();
+  await screenshot(page, "overwritten");
+}
+
 const run = {
+  dirtysheet: runDirtySheet,
   messages: runMessages,
   failedstart: runFailedStart,
   pausedrecord: runPausedRecord,
