@@ -30,7 +30,8 @@ folder (`screenshots/`, printed with -s).
   the new server; the skill and discard routes from the side bar; a whole comment thread
   discarded; an edit of a note cancelled with Escape; Go to Definition from a step of
   events.jsonl; a trajectory's schema error and a committed one's secret in the Problems panel;
-  a `stet.server.*` setting of a wrong type named in a notification.
+  a `stet.server.*` setting of a wrong type named in a notification; an entry whose file is
+  gone, picked in "Stet: List Entries".
 """
 
 from __future__ import annotations
@@ -1439,3 +1440,26 @@ def test_sheet_with_unsaved_edits_keeps_an_agent_note_from_vscode(
     assert DIRTY_TYPED in on_disk and DIRTY_AGENT in on_disk and DIRTY_ENTRY in on_disk
     assert on_disk.count(DIRTY_AGENT) == 1
     assert on_disk.replace("\n", "") == result["editor"].replace("\n", "")
+
+
+GONE_TEXT = "The legacy client is kept for the batch jobs"
+
+
+def test_entry_whose_file_is_gone_listed_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """ "Stet: List Entries" on an entry whose anchored file was deleted since."""
+    base, root = code_server
+    gone = root / "src" / "legacy.py"
+    gone.write_text("def legacy():\n    return 1\n", encoding="utf-8")
+    entry_id = add_note(root, GONE_TEXT, "--file", "src/legacy.py", "--line", "1")
+    gone.unlink()
+
+    result = drive(tmp_path, base, root, scenario="listgone", entryText=GONE_TEXT)
+
+    # One message saying where the entry was anchored, not "listing the entries failed" with
+    # VS Code's "Unable to resolve nonexistent file"; no tab opened.
+    assert result["toasts"] == [
+        f"Stet: entry {entry_id} is anchored in src/legacy.py, which is no longer there."
+    ], result["toasts"]
+    assert result["tabs"] == []

@@ -25,7 +25,7 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
-// - "failedstart", "pausedrecord", "importfile", "messages", "dirtysheet": see their functions below.
+// - "failedstart", "pausedrecord", "importfile", "messages", "dirtysheet", "listgone": see their functions below.
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
 // commentLine, commentText, root, stetCli, agentLine, agentText, sessionPrompt, markLine,
 // markText, entryId, entryLine, entryText, branch, stepLabel, stepLine, sessionLabel, changeLabel,
@@ -1599,7 +1599,22 @@ async function runDirtySheet(page) {
   await screenshot(page, "overwritten");
 }
 
+// "listgone": "Stet: List Entries", the entry config.entryText picked (its anchor's file is
+// gone): the notifications and the active tab after.
+async function runListGone(page) {
+  await openWorkbench(page);
+  await until("the server answers", async () => (await statusItems(page)).some((t) => /Stet: \S+ · \d+ open/.test(t)));
+  await runCommand(page, "Stet: List Entries");
+  await pickRow(page, "the entries", config.entryText);
+  await until("a notification", async () => (await toasts(page)).length > 0, 10000).catch(() => undefined);
+  await pause(1500);
+  result.toasts = await toasts(page);
+  result.tabs = await texts(page.locator(".tabs-container .tab"));
+  await screenshot(page, "list-gone");
+}
+
 const run = {
+  listgone: runListGone,
   dirtysheet: runDirtySheet,
   messages: runMessages,
   failedstart: runFailedStart,

@@ -1424,8 +1424,16 @@ async function openAnchor(entry: Entry, root?: string): Promise<void> {
   if (!base) {
     return;
   }
+  const file = path.join(base, entry.anchor.path);
+  if (!isFile(file)) {
+    // Deleted or renamed since the entry was written: say so, not VS Code's "Unable to read file".
+    void vscode.window.showInformationMessage(
+      `Stet: entry ${entry.id} is anchored in ${entry.anchor.path}, which is no longer there.`,
+    );
+    return;
+  }
   const line = Math.max(0, (entryLine(entry) ?? 1) - 1);
-  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(base, entry.anchor.path)));
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
   const position = new vscode.Position(Math.min(line, Math.max(0, document.lineCount - 1)), 0);
   await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position) });
 }
