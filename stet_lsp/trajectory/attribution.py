@@ -33,12 +33,14 @@ from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align
 from stet_lsp.trajectory.events import EventBase, FileChange
 from stet_lsp.trajectory.paths import repository_path
 
-_HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+# At most ten digits a number: a longer one is no line of a file, and int() refuses one of
+# thousands of digits.
+_HUNK_HEADER = re.compile(r"@@ -(\d{1,10})(?:,(\d{1,10}))? \+(\d{1,10})(?:,(\d{1,10}))? @@")
 
 LINE_LIMIT = 1_000_000
 """The last line a change's diff may place lines at. Placing lines takes room for every line
-above them: a diff (in a trajectory a repository commits) whose hunk starts at line
-100,000,000 took provenance 3 GB and half a minute, and one at 2**63 never ended."""
+above them, so a diff (in a trajectory a repository commits) placing lines further down is
+left out: at line 100,000,000 it would take gigabytes."""
 
 
 @dataclass(frozen=True)
@@ -354,13 +356,22 @@ def made_order(changes: Sequence[tuple[str, str | None]]) -> list[int]:
     """The order in which changes, given by session and time in the trajectory's order, were
     made: each session's in its own order, the sessions' merged by time. Sessions are
     composed in the order they started, and one may go on after another started (resumed
-    the next day, or run beside it). A change without a time takes the time before it."""
+    the next day, or run beside it). A change without a time takes its session's time before
+    it, else its session's first time; in a session without times, the time of the change
+    before it in the trajectory."""
+    moments = [_moment(time) for _, time in changes]
+    first: dict[str, float] = {}
+    for (session, _), moment in zip(changes, moments, strict=True):
+        if moment is not None:
+            first.setdefault(session, moment)
     sessions: dict[str, list[tuple[float, int]]] = {}
-    moment = float("-inf")
-    for index, (session, time) in enumerate(changes):
-        found = _moment(time)
-        moment = moment if found is None else found
+    before = float("-inf")
+    for index, ((session, _), moment) in enumerate(zip(changes, moments, strict=True)):
+        if moment is None:
+            own = sessions.get(session)
+            moment = own[-1][0] if own else first.get(session, before)
         sessions.setdefault(session, []).append((moment, index))
+        before = moment
     return [index for _, index in heapq.merge(*sessions.values())]
 
 

@@ -13,7 +13,7 @@ import pytest
 from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import Error, EventBase, event_json
 from stet_lsp.trajectory.importers import detect, importer
-from stet_lsp.trajectory.importers.gemini import IMPORTERS
+from stet_lsp.trajectory.importers.gemini import IMPORTERS, command_failed
 
 GEMINI = IMPORTERS["gemini-cli"]
 SESSION = "b7db9eb8-618e-400c-a422-56b794b1ed60"
@@ -973,3 +973,9 @@ def test_events_serialise(tmp_path: Path) -> None:
     assert detect(path).name == "gemini-cli"
     for event in GEMINI.parse(path).events:
         json.loads(event_json(event))
+
+
+def test_an_exit_code_that_is_no_number_is_no_failure() -> None:
+    for output in ("x\nExit Code: --1", "x\nExit Code: \u00b2", "x\nExit Code: 1" + "0" * 40):
+        assert command_failed("run_shell_command", output) is False
+    assert command_failed("run_shell_command", "x\nExit Code: -1") is True

@@ -27,6 +27,7 @@ from test_importing import SESSION_A, SESSION_B, START, Claude, codex_rollout
 
 from stet_lsp.core.targets import Target, resolve_target
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align
+from stet_lsp.trajectory.attribution import made_order, parse_hunks
 from stet_lsp.trajectory.events import FileChange
 from stet_lsp.trajectory.export_agent_trace import attributed_lines
 from stet_lsp.trajectory.importing import import_transcript
@@ -1103,3 +1104,23 @@ def test_a_file_codex_moved_in_a_shell_keeps_its_lines(root: Path, tmp_path: Pat
     provenance = Provenance.load(root)
     assert provenance.paths() == ["src/kept.py"]
     assert set(attributed(provenance, "src/kept.py", "x = 1\ny = 2\n")) == {0, 1}
+
+
+def test_a_hunk_header_with_a_number_too_long_for_a_line_is_read_past() -> None:
+    """int() refuses a number of thousands of digits: such a header is no hunk's."""
+    diff = f"--- a/x.py\n+++ b/x.py\n@@ -{'9' * 5000},1 +1,1 @@\n-a\n+b\n@@ -3,1 +3,1 @@\n-c\n+d\n"
+    assert [hunk.new_first for hunk in parse_hunks(diff)] == [3]
+
+
+def test_a_change_without_a_time_takes_its_own_sessions_time() -> None:
+    """Session A at 1 and 10; session B's first change has no time, its second is at 5: B's
+    first takes B's own time, not A's 10, and both of B's come between A's."""
+    changes = [
+        ("A", "2026-01-01T00:00:01Z"),
+        ("A", "2026-01-01T00:00:10Z"),
+        ("B", None),
+        ("B", "2026-01-01T00:00:05Z"),
+    ]
+    assert made_order(changes) == [0, 2, 3, 1]
+    # a session without any time follows the change before it in the trajectory
+    assert made_order([("A", "2026-01-01T00:00:01Z"), ("C", None), ("A", None)]) == [0, 1, 2]

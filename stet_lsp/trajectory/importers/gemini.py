@@ -36,6 +36,7 @@ occurrences found…`), and an edit that succeeded is the change its arguments t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +91,7 @@ _EDIT_FAILURES = ("Failed to edit", "Error:", "Error writing", "Error executing"
 _EXIT_CODE = "Exit Code: "
 _STATUS_AFTER_EXIT = ("Signal:", "Background PIDs:", "Process Group PGID:")
 _UNTRUSTED_END = "</untrusted_context>"
+_EXIT_NUMBER = re.compile(r"-?[0-9]{1,10}")
 
 
 class GeminiImporter:
@@ -699,7 +701,7 @@ def command_failed(name: str, output: str) -> bool:
         if not line or line == _UNTRUSTED_END or line.startswith(_STATUS_AFTER_EXIT):
             continue
         code = line.removeprefix(_EXIT_CODE)
-        return code != line and code.lstrip("-").isdigit() and int(code) != 0
+        return code != line and _EXIT_NUMBER.fullmatch(code) is not None and int(code) != 0
     return False
 
 
