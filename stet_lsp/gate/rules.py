@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.58"
+RULESET_VERSION = "2026.59"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -360,7 +360,8 @@ DIRECT_INIT_ASSIGNMENT = Rule(
 # A command's flag named for a credential and its value after a blank (`vercel deploy --token
 # …`, `--api-key …`, `vault login -token …`): the flag's name ends in the credential's word
 # (`--token-file`, `--password-stdin`, `--max-tokens` name no value), and the value must look
-# generated, as an assignment's (a reference, a placeholder, a path, a word stay). A flag's
+# generated, as an assignment's (a reference, a placeholder, a path, a word stay), and not a
+# spec of `name=value` pairs (BuildKit's `--secret id=npmrc,src=…` names a file). A flag's
 # `=` (`--token=…`) is an assignment.
 _FLAG_WORDS = r"token|secret|password|passwd|api[_\-]?key"
 FLAG_ASSIGNMENT = Rule(
@@ -368,7 +369,7 @@ FLAG_ASSIGNMENT = Rule(
     pattern=lazy(
         r"(?<![A-Za-z0-9_.\-])--?(?P<key>(?:[A-Za-z0-9]{1,20}[_\-]){0,3}(?i:"
         + _FLAG_WORDS
-        + r"))[ \t]{1,4}(?!-)"
+        + r"))[ \t]{1,4}(?!-)(?![A-Za-z_]{1,20}=)"
         + whole_value(6)
     ),
     anchors=("-token ", "-secret ", "-password ", "-passwd ", "-api-key ", "-apikey ", "_key "),

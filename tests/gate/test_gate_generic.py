@@ -184,6 +184,8 @@ def test_a_credentials_flag_and_its_value_after_a_blank(command: str) -> None:
         "usage: cli [--token TOKEN] [--secret SECRET] [--api-key API_KEY]",
         "cli --password /run/secrets/db_password",
         "cli --secret my_secret_name",
+        "docker build --secret id=mysecret,src=mysecret.txt .",
+        "docker buildx build --secret id=npmrc,src=$HOME/.npmrc .",
     ],
 )
 def test_a_credentials_flag_without_a_generated_value_stays(command: str) -> None:
