@@ -167,14 +167,20 @@ def _oci_auth_token(value: str, strict: bool) -> bool:
 _LINE_NUMBER = r"(?:\d{1,7}(?:\t|\\{1,3}t|→))"
 _INDENT = r"(?:[ \t]|\\{1,3}t){0,16}"
 _DIFF_MARK = r"(?:[+\-](?=[ \t]|\\{1,3}t)|-(?=[A-Za-z0-9+/]))?"
+# A body a diff adds unindented (`+MIIG…` on each line): the first line's `+` at a line's
+# start says so, and then every line starts with one.
+_ADDED_LINE = r"(?P<added>(?:^|(?<=\n)|(?<=\\n))\+)?"
 _PKCS12_LINE = (
-    rf"(?:\r?\n|(?:\\{{1,3}}r)?\\{{1,3}}n)(?(grep){GREP_NUMBERED_LINE}?){_DIFF_MARK}{_INDENT}"
+    rf"(?:\r?\n|(?:\\{{1,3}}r)?\\{{1,3}}n)(?(grep){GREP_NUMBERED_LINE}?)"
+    rf"(?(added)\+|{_DIFF_MARK}){_INDENT}"
     rf"(?:{_LINE_NUMBER}{_INDENT})?(?!{_LINE_NUMBER})"
 )
 _PKCS12 = (
     rf"(?:(?:^|(?<=[\n\"])|(?<=\\n))(?P<grep>{GREP_NUMBERED_LINE}){_INDENT}"
     r"(?:[A-Za-z0-9_.\-]{1,64}:[ \t]{1,4})?)?"
-    r"(?P<secret>(?:(?<![A-Za-z0-9+/])|(?<=\\n)|(?<=\\t))(?:MII[A-Za-z0-9+/]{2}[AQgw]IBAzCC|MIACAQMwgA)"
+    + _ADDED_LINE
+    + r"(?P<secret>(?:(?<![A-Za-z0-9+/])|(?<=\\n)|(?<=\\t)|(?(added)(?<=\+)|(?!)))"
+    r"(?:MII[A-Za-z0-9+/]{2}[AQgw]IBAzCC|MIACAQMwgA)"
     r"[A-Za-z0-9+/]{20,262144}={0,2}"
     rf"(?:{_PKCS12_LINE}[A-Za-z0-9+/]{{60,76}}={{0,2}}(?![A-Za-z0-9+/])){{0,4000}}"
     # The last line, shorter; a `+` that starts a line of another kind (`+}`, `+other: 1`)

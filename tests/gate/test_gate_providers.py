@@ -261,6 +261,33 @@ def test_pkcs12_content_in_a_diff_of_a_yaml_block(sign: str, size: int, after: s
         assert redact_text(redacted, path=path).text == redacted
 
 
+@pytest.mark.parametrize("sign", ["+", "-"], ids=["added", "removed"])
+@pytest.mark.parametrize("after", ["other: 1", "}", ""])
+def test_pkcs12_content_a_diff_adds_or_removes_unindented(sign: str, after: str) -> None:
+    """A `.p12` file's base64 as a diff writes it: `+MIIG…` on every line (a `+` before
+    base64 is base64's own anywhere else)."""
+    rng = random.Random(48)
+    der = bytes([0x30, 0x82, 0x06, 0x1F, 0x02, 0x01, 0x03, 0x30, 0x82, 0x05, 0xE5])
+    # 1,010 bytes: the last line ends in `=` (a last line of letters alone is taken for a
+    # word, docs/gate.md)
+    encoded = base64.b64encode(der + bytes(rng.randrange(256) for _ in range(999))).decode()
+    lines = [encoded[i : i + 64] for i in range(0, len(encoded), 64)]
+    diff = "@@ -0,0 +1,17 @@\n" + "".join(f"{sign}{line}\n" for line in lines) + f" {after}\n"
+    expected = f"@@ -0,0 +1,17 @@\n{sign}[REDACTED:pkcs12-content#1]\n {after}\n"
+    for content, path, unquote in (
+        (diff, "change.diff", lambda text: text),
+        (
+            json.dumps({"kind": "file_change", "diff": diff}) + "\n",
+            "events.jsonl",
+            lambda text: json.loads(text)["diff"],
+        ),
+    ):
+        redacted = redact_text(content, path=path).text
+        assert gate_corpus.surviving_fragments(unquote(redacted), tuple(lines)) == []
+        assert unquote(redacted) == expected, content
+        assert redact_text(redacted, path=path).text == redacted
+
+
 def test_kubernetes_secret_manifests() -> None:
     rng = random.Random(43)
     password, token = _b64(rng, 20), _b64(rng, 32)
