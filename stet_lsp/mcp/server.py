@@ -225,7 +225,8 @@ class _CheckedLines:
                         continue
                     if not self._offered(message.method):
                         # The SDK reads the params of a method it knows before it finds no
-                        # handler: a bad one was answered a bare "Invalid request parameters".
+                        # handler, and would answer bad ones a bare "Invalid request
+                        # parameters" naming nothing.
                         why = f"{message.method}: this server does not offer it"
                         await self.refused.send(
                             _wire_error(message.id, types.METHOD_NOT_FOUND, why)

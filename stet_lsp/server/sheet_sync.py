@@ -269,3 +269,25 @@ def versioned_edit(
     return types.WorkspaceEdit(
         document_changes=[types.TextDocumentEdit(text_document=document, edits=edits)]
     )
+
+
+async def saved_sheet(
+    server: StetServer, state: DocumentState, base: str, unmerged: str | None
+) -> None:
+    """The editor saved the sheet. What was written on disk and never reached its buffer
+    (`unmerged`: the editor refused the merge, or cannot apply edits) was written over:
+    it is merged back into the sheet on disk, which the editor then reloads."""
+    session = state.session
+    if session is None:
+        return
+    if unmerged is not None and unmerged != state.text:
+        target = await server.off_loop(session.target)
+        if state.path == target.sheet_path:
+            async with server.sheet_edits:
+                try:
+                    await server.off_loop(StyleSheet(target).merge_in, base, unmerged)
+                except StetError as error:
+                    server.message(
+                        f"style sheet: what the save wrote over is not merged back: {error}"
+                    )
+    await server.reload(session)

@@ -473,8 +473,8 @@ def _normalised_blocks(
 EVENT_DEPTH = 200
 """The most arrays and objects an event's line may nest, itself included: what the format's
 readers (pydantic's, `parse_event`) take. A transcript's value nested deeper (json reads a
-thousand levels) made a line no reader could read back, so that the working trajectory could
-not be composed again, or, past some 500 levels, could not be written at all."""
+thousand levels) would make a line no reader can read back, and past some 500 levels one
+that cannot be written: such an event is left out."""
 NESTED_TOO_DEEP = "nested_too_deeply"
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _BRACKET = re.compile(r"[\[\]{}]")

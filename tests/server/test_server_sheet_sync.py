@@ -259,7 +259,11 @@ def test_a_save_over_disk_changes_the_editor_could_not_take_keeps_them(root: Pat
         change = {"textDocument": {"uri": uri(sheet.path), "version": 2}}
         change["contentChanges"] = [{"text": typed}]
         server.send({"method": "textDocument/didChange", "params": change})
-        time.sleep(0.5)
+        # An answer to a request after the change: the server has taken it (it reads the
+        # messages in order) before another writer adds its note.
+        symbols = {"textDocument": {"uri": uri(sheet.path)}}
+        server.send({"id": 90, "method": "textDocument/documentSymbol", "params": symbols})
+        server.answer(90)
         sheet.add("from another writer", author="agent")
         server.wait_for(
             lambda message: (

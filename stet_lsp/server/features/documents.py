@@ -10,10 +10,8 @@ import asyncio
 
 from lsprotocol import types
 
-from stet_lsp.core.errors import StetError
-from stet_lsp.core.sheet import StyleSheet
-from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.server import StetServer
+from stet_lsp.server.sheet_sync import saved_sheet
 
 
 def _load_slow_modules() -> None:
@@ -23,24 +21,6 @@ def _load_slow_modules() -> None:
 
     import stet_lsp.check
     import stet_lsp.gate  # noqa: F401
-
-
-async def saved_sheet(
-    server: StetServer, state: DocumentState, base: str, unmerged: str | None
-) -> None:
-    """The editor saved the sheet. What was written on disk and never reached its buffer
-    (`unmerged`: the editor refused the merge, or cannot apply edits) was written over:
-    it is merged back into the sheet on disk, which the editor then reloads."""
-    session = state.session
-    assert session is not None
-    if unmerged is not None and unmerged != state.text:
-        target = await server.off_loop(session.target)
-        if state.path == target.sheet_path:
-            try:
-                await server.off_loop(StyleSheet(target).merge_in, base, unmerged)
-            except StetError as error:
-                server.message(f"style sheet: what the save wrote over is not merged back: {error}")
-    await server.reload(session)
 
 
 def register(server: StetServer) -> None:
