@@ -6,6 +6,7 @@ the next working trajectory; the session's start stays, as the context its steps
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -162,11 +163,18 @@ def _held(part: CommittedPart, source: SourceRef) -> bool:
 def _session_ids(parsed: ParsedSession, config: GateConfig) -> set[str]:
     """The session's ids (its own and its subagents'), as imported and as the gate writes
     them: a committed trajectory holds them gated."""
+    ids = {parsed.session_id, *(event.session for event in parsed.events)}
+    return {*ids, *gated_ids(ids, config).values()}
+
+
+def gated_ids(ids: Iterable[str], config: GateConfig) -> dict[str, str]:
+    """Each session id as events.jsonl holds it: through the gate, as a JSON Lines field."""
     from stet_lsp.gate import redact_text
 
-    ids = sorted({parsed.session_id, *(event.session for event in parsed.events)})
-    gated = redact_text("\n".join(ids), config=config, path="session.txt").text.split("\n")
-    return {*ids, *gated}
+    ordered = sorted(set(ids))
+    text = "".join(json.dumps({"session": id}, ensure_ascii=False) + "\n" for id in ordered)
+    gated = redact_text(text, config=config, path="events.jsonl").text.splitlines()
+    return {id: json.loads(line)["session"] for id, line in zip(ordered, gated, strict=True)}
 
 
 def _reach(folder: Folder, names: set[str], ids: set[str], reached: dict[Place, int]) -> bool:

@@ -86,7 +86,7 @@ def session_rows(
     target: Target, harness: str | None = None, reached: Path | None = None
 ) -> dict[str, Any]:
     from stet_lsp.gate import load_config, redact_text
-    from stet_lsp.trajectory.continuation import committed_sessions
+    from stet_lsp.trajectory.continuation import committed_sessions, gated_ids
     from stet_lsp.trajectory.importing import imported_sessions
     from stet_lsp.trajectory.renames import follow_rename
 
@@ -94,6 +94,10 @@ def session_rows(
     follow_rename(target, config)  # a renamed branch's sessions are imported all the same
     imported = imported_sessions(target)
     committed = committed_sessions(target.root)
+    found = sessions_of(target, harness, reached)
+    # The committed trajectories name each session as the gate wrote its id.
+    ids = [s.session_id for s in found]
+    held_as = gated_ids(ids, config) if committed else {id: id for id in ids}
 
     def gated(prompt: str | None) -> str | None:
         # Shown to a person or a harness as the trajectory list's brief is: through the gate.
@@ -110,9 +114,9 @@ def session_rows(
                     "size": s.size,
                     "path": str(s.path),
                     "imported": (s.harness, s.session_id) in imported,
-                    "committed": committed.get((s.harness, s.session_id), []),
+                    "committed": committed.get((s.harness, held_as[s.session_id]), []),
                 }
-                for s in sessions_of(target, harness, reached)
+                for s in found
             ]
         }
     )

@@ -286,3 +286,30 @@ def test_an_import_waiting_for_a_capstone_sees_what_it_committed(
     waiting.join(60)
 
     assert results and results[0].continues == [done.trajectory]
+
+
+def test_a_session_whose_id_strict_mode_redacts_is_listed_as_committed(
+    root: Path, tmp_path: Path, stet: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The committed trajectories hold the id as the gate wrote it: in strict mode, a random
+    id is a marker, which the list compares the harness's id with after the same gate."""
+    (root / ".stet").mkdir(exist_ok=True)
+    (root / ".stet" / "gate.toml").write_text("strict = true\n")
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    session = "a3f9Xk2LmQ8vR7tW4yZ1bN6cP0dS5e"
+    folder = home / ".claude" / "projects" / claude_project_folder(str(root))
+    transcript = Transcript(root, session).user("Add a health check").say("Done.")
+    source = transcript.save(folder / f"{session}.jsonl")
+    target = resolve_target(root)
+    import_transcript(target, source)
+    done = capstone(target)
+    meta = (root / ".stet" / "trajectories" / done.trajectory / "meta.json").read_text()
+    assert session not in meta  # redacted
+
+    code, out, _ = stet("trajectory", "sessions", "--json", "-C", str(root))
+
+    assert code == 0
+    (row,) = json.loads(out)["sessions"]
+    assert row["committed"] == [done.trajectory]
