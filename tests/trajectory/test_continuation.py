@@ -18,7 +18,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import Target, resolve_target
-from stet_lsp.trajectory.capstone import CapstoneRefused, capstone
+from stet_lsp.trajectory.capstone import CapstoneRefused, CapstoneResult, capstone
 from stet_lsp.trajectory.graduation import graduate
 from stet_lsp.trajectory.importing import ImportResult, import_transcript
 from stet_lsp.trajectory.sessions import claude_project_folder
@@ -54,6 +54,18 @@ def second_turn(transcript: Transcript, root: Path) -> Transcript:
     )
 
 
+def first_turn_committed(
+    root: Path, tmp_path: Path
+) -> tuple[Target, Transcript, Path, CapstoneResult]:
+    """The first turn imported and committed by a capstone: the target, the transcript (to
+    go on with), its file and the capstone."""
+    target = resolve_target(root)
+    transcript = first_turn(root)
+    source = transcript.save(tmp_path / f"{SESSION}.jsonl")
+    import_transcript(target, source)
+    return target, transcript, source, capstone(target)
+
+
 def committed_events(root: Path, trajectory: str) -> list[dict[str, object]]:
     text = (root / ".stet" / "trajectories" / trajectory / "events.jsonl").read_text()
     return [json.loads(line) for line in text.splitlines()]
@@ -66,11 +78,7 @@ def kinds_and_lines(events: list[dict[str, object]]) -> list[tuple[object, objec
 def test_a_session_imported_again_after_a_capstone_brings_only_what_came_since(
     root: Path, tmp_path: Path
 ) -> None:
-    target = resolve_target(root)
-    transcript = first_turn(root)
-    source = transcript.save(tmp_path / f"{SESSION}.jsonl")
-    import_transcript(target, source)
-    first = capstone(target)
+    target, transcript, source, first = first_turn_committed(root, tmp_path)
     held = committed_events(root, first.trajectory)
     last_line = max(int(e["source"]["line"]) for e in held)  # type: ignore[index]
 
@@ -101,11 +109,7 @@ def test_a_committed_line_nested_too_deeply_is_skipped_when_importing_again(
 ) -> None:
     """A committed events.jsonl holding a line nested deeper than json decodes (a
     RecursionError, not a ValueError) is read past like any line that is not JSON."""
-    target = resolve_target(root)
-    transcript = first_turn(root)
-    source = transcript.save(tmp_path / f"{SESSION}.jsonl")
-    import_transcript(target, source)
-    first = capstone(target)
+    target, transcript, source, first = first_turn_committed(root, tmp_path)
     events = root / ".stet" / "trajectories" / first.trajectory / "events.jsonl"
     with events.open("a") as stream:
         stream.write('{"a":' * 5_000 + "1" + "}" * 5_000 + "\n")
@@ -241,11 +245,7 @@ def test_a_json_document_that_grew_brings_its_new_items_not_its_subagents_again(
 def test_a_committed_trajectory_that_cannot_be_read_is_passed_over(
     root: Path, tmp_path: Path
 ) -> None:
-    target = resolve_target(root)
-    transcript = first_turn(root)
-    source = transcript.save(tmp_path / f"{SESSION}.jsonl")
-    import_transcript(target, source)
-    first = capstone(target)
+    target, transcript, source, first = first_turn_committed(root, tmp_path)
     events = root / ".stet" / "trajectories" / first.trajectory / "events.jsonl"
     events.unlink()
     events.mkdir()  # a folder where the file was: read_regular refuses it
