@@ -163,7 +163,7 @@ def _held(part: CommittedPart, source: SourceRef) -> bool:
 def _session_ids(parsed: ParsedSession, config: GateConfig) -> set[str]:
     """The session's ids (its own and its subagents'), as imported and as the gate writes
     them: a committed trajectory holds them gated."""
-    ids = {parsed.session_id, *(event.session for event in parsed.events)}
+    ids = parsed.session_ids()
     return {*ids, *gated_ids(ids, config).values()}
 
 

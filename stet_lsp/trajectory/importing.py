@@ -160,13 +160,13 @@ def _import(
     ]
     with file_lock(folder.path, target.root, "the working trajectory"):
         refuse_tracked(folder)
+        _refuse_a_session_twice(folder, stem, parsed, source)  # before any event is left out
         # Under the lock a capstone holds while it commits: what it commits is seen here.
         part = committed_part(target.root, parsed, config)
         digest = sources_sha256(sources, parsed.consulted, part)
         if part is not None:
             leave_out(parsed, part)
             refuse_nothing_since(source, parsed, part)
-        _refuse_a_session_twice(folder, stem, parsed, source)
         record = read_record(folder, stem)
         config = _as_strict_as_before(config, record)
         if (
@@ -213,7 +213,7 @@ def _as_strict_as_before(config: GateConfig, record: dict[str, Any] | None) -> G
 def _refuse_a_session_twice(folder: Folder, stem: str, parsed: ParsedSession, source: Path) -> None:
     """A session the trajectory holds from another format (its transcript, and now an ATIF
     document of it, such as Stet's own export) would be counted twice: refused."""
-    sessions = {parsed.session_id, *(event.session for event in parsed.events)}
+    sessions = parsed.session_ids()
     for other, record in _records(folder):
         if other != stem and record.get("session") in sessions:
             raise StetError(

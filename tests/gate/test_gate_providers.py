@@ -243,19 +243,7 @@ def test_pkcs12_content_in_a_diff_of_a_yaml_block(sign: str, size: int, after: s
     diff = f" config:\n{sign}p12: |\n" + "".join(f"{sign}    {line}\n" for line in lines)
     diff += f"{sign}{after}\n"
     expected = f" config:\n{sign}p12: |\n{sign}    [REDACTED:pkcs12-content#1]\n{sign}{after}\n"
-    for content, path, unquote in (
-        (diff, "change.diff", lambda text: text),
-        (
-            json.dumps({"type": "tool_result", "content": diff}) + "\n",
-            "events.jsonl",
-            lambda text: json.loads(text)["content"],
-        ),
-        (
-            json.dumps({"content": json.dumps({"stdout": diff})}) + "\n",
-            "events.jsonl",
-            lambda text: json.loads(json.loads(text)["content"])["stdout"],
-        ),
-    ):
+    for content, path, unquote in framed(diff, "change.diff"):
         redacted = redact_text(content, path=path).text
         assert unquote(redacted) == expected, content
         assert redact_text(redacted, path=path).text == redacted
@@ -274,14 +262,7 @@ def test_pkcs12_content_a_diff_adds_or_removes_unindented(sign: str, after: str)
     lines = [encoded[i : i + 64] for i in range(0, len(encoded), 64)]
     diff = "@@ -0,0 +1,17 @@\n" + "".join(f"{sign}{line}\n" for line in lines) + f" {after}\n"
     expected = f"@@ -0,0 +1,17 @@\n{sign}[REDACTED:pkcs12-content#1]\n {after}\n"
-    for content, path, unquote in (
-        (diff, "change.diff", lambda text: text),
-        (
-            json.dumps({"kind": "file_change", "diff": diff}) + "\n",
-            "events.jsonl",
-            lambda text: json.loads(text)["diff"],
-        ),
-    ):
+    for content, path, unquote in framed(diff, "change.diff"):
         redacted = redact_text(content, path=path).text
         assert gate_corpus.surviving_fragments(unquote(redacted), tuple(lines)) == []
         assert unquote(redacted) == expected, content
@@ -410,19 +391,38 @@ def test_passwords_given_to_a_tool_by_its_command_line_flag() -> None:
             assert _found(line, path) == [], text
 
 
-def redacted_everywhere(text: str, secret: str, rule: str) -> None:
+def framed(text: str, raw_path: str = "notes.txt") -> list[tuple[str, str, Callable[[str], str]]]:
+    """`text` as the gate meets it in a transcript: raw, in a tool result's JSON string, and
+    in a tool's JSON output quoted again; each with the path it is gated as and a reader of
+    the text back out of it."""
+    return [
+        (text, raw_path, lambda redacted: redacted),
+        (
+            json.dumps({"type": "tool_result", "content": text}) + "\n",
+            "events.jsonl",
+            lambda redacted: json.loads(redacted)["content"],
+        ),
+        (
+            json.dumps({"content": json.dumps({"stdout": text})}) + "\n",
+            "events.jsonl",
+            lambda redacted: json.loads(json.loads(redacted)["content"])["stdout"],
+        ),
+    ]
+
+
+def redacted_everywhere(text: str, secret: str, rule: str, *, exact: bool = False) -> None:
     """`text` redacted raw, inside a transcript's JSON string and quoted twice: the secret
-    goes, under `rule`'s marker, and the JSON stays valid."""
-    for content, path in (
-        (text, "notes.txt"),
-        (json.dumps({"type": "tool_result", "content": text}) + "\n", "e.jsonl"),
-        (json.dumps({"content": json.dumps({"stdout": text})}) + "\n", "e.jsonl"),
-    ):
+    goes, under `rule`'s marker, the JSON stays valid and redacting again changes nothing;
+    `exact`: the raw text's one change is the secret made the marker."""
+    marker = f"[REDACTED:{rule}#1]"
+    for content, path, unquote in framed(text):
         redacted = redact_text(content, path=path).text
         assert secret not in redacted, content
-        assert f"[REDACTED:{rule}#1]" in redacted, content
-        if path.endswith(".jsonl"):
-            json.loads(redacted)
+        assert marker in redacted, content
+        assert redact_text(redacted, path=path).text == redacted, content
+        shown = unquote(redacted)  # the JSON framings still read as JSON
+        if exact:
+            assert shown == text.replace(secret, marker)
 
 
 def _untouched_everywhere(text: str) -> None:
@@ -600,10 +600,7 @@ def test_lookalikes_of_the_command_line_and_file_rules_stay(text: str) -> None:
 def test_a_password_echoed_into_a_registry_login(command: str) -> None:
     pw = "Xk9" + gate_corpus.pick(random.Random("stdin"), gate_corpus.ALNUM, 17)
     text = command.format(pw=pw)
-    redacted_everywhere(text, pw, "registry-login-password")
-    redacted = redact_text(text, path="notes.txt").text
-    assert redacted == text.replace(pw, "[REDACTED:registry-login-password#1]")
-    assert redact_text(redacted, path="notes.txt").text == redacted
+    redacted_everywhere(text, pw, "registry-login-password", exact=True)
     for safe in (
         'echo "$CR_PAT" | docker login ghcr.io -u bot --password-stdin',
         'echo "${{ secrets.GITHUB_TOKEN }}" | docker login ghcr.io -u bot --password-stdin',
@@ -617,10 +614,7 @@ def test_a_credential_set_with_setx() -> None:
     name, whatever it looks like; references, placeholders, paths and metadata stay."""
     pw = "Xk9" + gate_corpus.pick(random.Random("setx"), gate_corpus.ALNUM, 17)
     for text in (f"setx DB_PASSWORD {pw}", f'setx GITHUB_TOKEN "{pw}" /M'):
-        redacted_everywhere(text, pw, "cli-password")
-        redacted = redact_text(text, path="notes.txt").text
-        assert redacted == text.replace(pw, "[REDACTED:cli-password#1]")
-        assert redact_text(redacted, path="notes.txt").text == redacted
+        redacted_everywhere(text, pw, "cli-password", exact=True)
     for text in (
         "setx DB_PASSWORD %DB_PASSWORD%",
         "setx API_TOKEN_FILE C:\\keys\\token.txt",

@@ -43,6 +43,10 @@ class ParsedSession:
     rollout, which names the call that spawned it): not sources, yet the import depends on
     them, so importing again when one appears or changes is not a no-op."""
 
+    def session_ids(self) -> set[str]:
+        """The session's id and those of the subagent sessions its events belong to."""
+        return {self.session_id, *(event.session for event in self.events)}
+
     def emit(
         self,
         kind: type[E],
