@@ -46,7 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.targets import git_holders
+from stet_lsp.core.gitindex import index_tracks
+from stet_lsp.core.targets import git_holders, open_repository
 from stet_lsp.trajectory.importers.codex import is_harness_text
 from stet_lsp.trajectory.importers.files import open_text
 from stet_lsp.trajectory.importers.openhands_v1 import (
@@ -68,6 +69,7 @@ CLAUDE_NAME_LIMIT = 200
 _MARKER_BYTES = 4096
 _REGISTRY_BYTES = 1024 * 1024
 _AIDER_LINE_BYTES = 64 * 1024
+_AIDER_HISTORY = ".aider.chat.history.md"
 _AIDER_START = b"# aider chat started at "
 _AIDER_PROMPT = b"#### "
 # A conversation's state is small, but its agent's settings (tools, MCP servers) can grow.
@@ -664,17 +666,37 @@ def _qwen_prompt(record: dict[str, Any]) -> str | None:
 def _aider_sessions(root: Path) -> list[_Found]:
     """The repository's aider history as one session: it starts at the last "# aider chat
     started at" line (local time) and its request is the first "#### " line. Its id is the
-    importer's (`aider.first_line_id`: stable while aider appends to the file)."""
+    importer's (`aider.first_line_id`: stable while aider appends to the file). A history
+    that is as the last commit has it came with the checkout: nobody ran aider here since,
+    and a cloned repository's history is not offered as this user's session."""
     base = _real_dir(root)
     if base is None:
         return []
-    files = _regular_files(root, base, lambda name: name == ".aider.chat.history.md")
+    files = _regular_files(root, base, lambda name: name == _AIDER_HISTORY)
     found: list[_Found] = []
     for path, status in files:
+        if _as_committed(root, path):
+            continue
         head = _aider_head(path)
         if head is not None:
             found.append(_found("aider", path, status, head))
     return found
+
+
+def _as_committed(root: Path, path: Path) -> bool:
+    """Whether git tracks the history and its bytes are those of HEAD's commit."""
+    if index_tracks(root, _AIDER_HISTORY) is not True:
+        return False  # the usual case, told without loading libgit2
+    import pygit2
+
+    try:
+        repo = open_repository(root)
+        entry = repo.head.peel(pygit2.Commit).tree[_AIDER_HISTORY]
+        return entry.filemode == pygit2.enums.FileMode.BLOB and entry.id == pygit2.hashfile(
+            str(path)
+        )
+    except (StetError, pygit2.GitError, KeyError, OSError, ValueError):
+        return False  # no commit yet, or not in it: a history of this work tree's
 
 
 def _aider_head(path: Path) -> _Head | None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import zstandard
+from repos import commit_files, make_repo
 from samples import sample
 from test_import_openhands_v1 import base_state as openhands_state
 from test_import_openhands_v1 import conversation as openhands_events
@@ -742,6 +743,27 @@ def test_aider_long_lines_are_scanned_in_pieces(repo: Path, home: Path) -> None:
     assert found.started == "2025-08-04T13:59:12"
     assert found.first_prompt == "add a comment at the top of schemas/config.ts"
     assert found.session_id == history_id(path)
+
+
+def test_aider_history_as_committed_came_with_the_checkout(repo: Path, home: Path) -> None:
+    # A cloned repository's committed history is somebody else's sessions, not this user's.
+    git = make_repo(repo, files={".aider.chat.history.md": AIDER_HISTORY})
+    assert find_sessions(repo, home=home, env={}) == []
+    # Once aider runs here, it appends to the history: that is a session of this work tree.
+    path = repo / ".aider.chat.history.md"
+    path.write_text(AIDER_HISTORY + "\n# aider chat started at 2026-02-01 09:00:00\n")
+    assert [s.started for s in find_sessions(repo, home=home, env={})] == ["2026-02-01T09:00:00"]
+    # Committed again on purpose, it is as the last commit has it: given by its path then.
+    commit_files(git, {".aider.chat.history.md": path.read_text()})
+    assert find_sessions(repo, home=home, env={}) == []
+
+
+def test_aider_history_tracked_but_not_committed_yet(repo: Path, home: Path) -> None:
+    git = make_repo(repo)
+    (repo / ".aider.chat.history.md").write_text(AIDER_HISTORY)
+    git.index.add(".aider.chat.history.md")
+    git.index.write()
+    assert [s.harness for s in find_sessions(repo, home=home, env={})] == ["aider"]
 
 
 # --- all together, ordering and robustness ----------------------------------------------------
