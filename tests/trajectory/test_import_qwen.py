@@ -11,7 +11,7 @@ import pytest
 from test_import_gemini import jsonl, kinds, of
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.trajectory.events import event_json
+from stet_lsp.trajectory.events import ToolResult, event_json
 from stet_lsp.trajectory.importers import detect, importer
 from stet_lsp.trajectory.importers.qwen_code import IMPORTERS
 
@@ -290,6 +290,52 @@ def test_records_become_events(tmp_path: Path) -> None:
     assert events[-1].time == "2026-08-20T09:00:13.000Z"
     for event in events:
         json.loads(event_json(event))
+
+
+def shell_output(command: str, output: str, code: int) -> str:
+    """The output Qwen Code's shell tool gives the model for a command that ran."""
+    return (
+        f"Command: {command}\nDirectory: (root)\nOutput: {output}\nError: (none)\n"
+        f"Exit Code: {code}\nSignal: (none)\nProcess Group PGID: 4242"
+    )
+
+
+def test_a_command_that_exited_non_zero_failed(tmp_path: Path) -> None:
+    # Qwen Code records a command that ran as a success whatever its exit code.
+    long_run = "\n\nNote: this foreground command ran for 75s. Next time you run a similar"
+    runs = [
+        ("npm test", shell_output("npm test", "1 failing", 1), False),
+        ("npm run build", shell_output("npm run build", "Exit Code: 1", 0), True),
+        ("npm run e2e", shell_output("npm run e2e", "2 failing", 2) + long_run, False),
+    ]
+    records = [prompt("u1", None, 0, "run the checks")]
+    parent = "u1"
+    for index, (command, output, _) in enumerate(runs):
+        records.append(
+            reply(
+                f"a{index}",
+                parent,
+                2 * index + 1,
+                call(f"c{index}", "run_shell_command", command=command),
+            )
+        )
+        records.append(
+            result(
+                f"r{index}",
+                f"a{index}",
+                2 * index + 2,
+                f"c{index}",
+                "run_shell_command",
+                {"output": output},
+                status="success",
+            )
+        )
+        parent = f"r{index}"
+    parsed = QWEN.parse(jsonl(tmp_path / f"{SESSION}.jsonl", records))
+    results = [event for event in parsed.events if isinstance(event, ToolResult)]
+    assert [(r.call_id, r.ok) for r in results] == [
+        (f"c{index}", ok) for index, (_, _, ok) in enumerate(runs)
+    ]
 
 
 def test_rewind_abandons_the_records_off_its_line(tmp_path: Path) -> None:

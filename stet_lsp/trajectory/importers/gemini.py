@@ -86,10 +86,15 @@ _OLD_WORKSPACE_MARK = "I'm currently working in the directory: "
 # How Gemini CLI's edit and write tools begin an output that reports no change made.
 _EDIT_FAILURES = ("Failed to edit", "Error:", "Error writing", "Error executing")
 
-# The shell tool's status lines after a command's output (`Error:` comes before the exit code)
-# and the tag later builds wrap the whole output in.
+# The shell tool's status lines after a command's output (`Error:` comes before the exit code),
+# Qwen Code's advice after a long command, and the tag later builds wrap the whole output in.
 _EXIT_CODE = "Exit Code: "
-_STATUS_AFTER_EXIT = ("Signal:", "Background PIDs:", "Process Group PGID:")
+_STATUS_AFTER_EXIT = (
+    "Signal:",
+    "Background PIDs:",
+    "Process Group PGID:",
+    "Note: this foreground command ran for ",
+)
 _UNTRUSTED_END = "</untrusted_context>"
 _EXIT_NUMBER = re.compile(r"-?[0-9]{1,10}")
 
@@ -692,8 +697,9 @@ def _result_text(result: Any, call_id: str) -> str:
 
 def command_failed(name: str, output: str) -> bool:
     """Whether a `run_shell_command` output ends with a non-zero `Exit Code: N` among the
-    status lines the tool writes after the command's output: Gemini CLI records a command
-    that ran and failed as a call that succeeded, and only that line says it failed."""
+    status lines the tool writes after the command's output: Gemini CLI (and Qwen Code, its
+    fork) records a command that ran and failed as a call that succeeded, and only that line
+    says it failed."""
     if name != "run_shell_command":
         return False
     for line in reversed(output.splitlines()):

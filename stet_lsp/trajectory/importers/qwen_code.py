@@ -23,7 +23,8 @@ API message (`message`: `role` and `parts`). The records, by `type`:
   characters, the diff 50,000 or the three 100,000, each content is cut to 16,000 in the
   middle (`truncatedForSession`) and only the diff is whole, unless the diff passed 50,000:
   then it is a placeholder too (`fileDiffTruncated`), and the change is taken from the
-  call's arguments).
+  call's arguments). A `run_shell_command` whose command ran and exited non-zero is a
+  "success" there, as in Gemini CLI: the `Exit Code: N` line of its output makes it failed.
 * `system`, by `subtype`: `chat_compression` (the history after a compression in
   `systemPayload.compressedHistory`, the summary first), `rewind` (the user took back turns:
   its `parentUuid` is the record the conversation goes on from), `custom_title` (the title
@@ -64,6 +65,7 @@ from stet_lsp.trajectory.importers.edits import edits_from_arguments, file_chang
 from stet_lsp.trajectory.importers.fields import as_text, count_field, mapping, sequence, text_field
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records
 from stet_lsp.trajectory.importers.gemini import (
+    command_failed,
     content_parts,
     emit_reply,
     file_diff_fields,
@@ -444,9 +446,10 @@ class _Reader:
         body = response.get("response")
         status = text_field(info.get("status"))
         failed = (isinstance(body, dict) and "error" in body) or info.get("error") is not None
-        ok = status == "success" if status else not failed
-        display = info.get("resultDisplay")
         output = response_text(body) if body is not None else ""
+        ok = status == "success" if status else not failed
+        ok = ok and not command_failed(call.name, output)
+        display = info.get("resultDisplay")
         if not output:
             output = display if isinstance(display, str) else _error_text(info.get("error"))
         self.parsed.emit(ToolResult, at, time, agent, call_id=call_id, ok=ok, output=output)
