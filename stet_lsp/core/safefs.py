@@ -115,7 +115,7 @@ def read_record_object(path: Path | str, root: Path | str) -> dict[str, Any] | N
     file, it cannot be read, it holds more than `RECORD_LIMIT` bytes (no more is read), it is
     no JSON (or nested too deeply to parse), or no object. A record edited by hand, torn, or
     committed with a repository is then no record."""
-    import json
+    from stet_lsp.core.jsonread import object_or_none
 
     try:
         data = read_regular(path, root, limit=RECORD_LIMIT + 1)
@@ -123,11 +123,7 @@ def read_record_object(path: Path | str, root: Path | str) -> dict[str, Any] | N
         return None
     if data is None or len(data) > RECORD_LIMIT:
         return None
-    try:
-        value = json.loads(data)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
+    return object_or_none(data)
 
 
 def open_regular(path: Path | str, root: Path | str | None = None) -> BinaryIO | None:

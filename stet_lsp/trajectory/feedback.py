@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.jsonread import object_or_none
 from stet_lsp.core.locking import file_lock, held
 from stet_lsp.core.model import AUTHORS, Author, Kind, choice, format_time, parse_time, utc_now
 from stet_lsp.core.safefs import atomic_write, ensure_stet_gitignore, make_dirs
@@ -182,11 +183,8 @@ def moved_lines(data: bytes, old_id: str, new_id: str) -> list[str]:
     for line in data.decode("utf-8", "replace").split("\n"):
         if not line.strip():
             continue
-        try:
-            fields = json.loads(line)
-        except ValueError:
-            fields = None
-        if isinstance(fields, dict) and fields.get("trajectory") == old_id:
+        fields = object_or_none(line)
+        if fields is not None and fields.get("trajectory") == old_id:
             fields["trajectory"] = new_id
             text = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
             line = without_lone_surrogates(text)

@@ -33,6 +33,7 @@ from pydantic import ValidationError
 
 from stet_lsp.core.collector import collector_paused
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.jsonread import object_or_none
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.safefs import (
     atomic_write,
@@ -603,11 +604,8 @@ def read_record(folder: Folder, stem: str) -> dict[str, Any] | None:
         return None  # taken for a torn record, as a hand-edited one is
     if data is None:
         return None
-    try:
-        record = json.loads(data)
-    except (ValueError, RecursionError):
-        return None  # a torn record: the session is imported again
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+    record = object_or_none(data)  # None for a torn record: the session is imported again
+    if record is None or record.get("format") != RECORD_FORMAT:
         return None
     return record if _well_formed(record) else None
 
@@ -645,9 +643,10 @@ def _composed(folder: Folder, sources: list[Any]) -> bool:
         return False
     try:
         data = read_small(folder.path / META, folder.root, META)
-        listed = json.loads(data)["sources"] if data is not None else []
-    except (TooLarge, ValueError, TypeError, KeyError):
+    except TooLarge:
         return False
+    meta = object_or_none(data) if data is not None else {"sources": []}
+    listed = meta.get("sources") if meta is not None else None
     return isinstance(listed, list) and all(source in listed for source in sources)
 
 
@@ -665,9 +664,10 @@ def _previous_base(folder: Folder) -> str | None:
     """The base commit the working trajectory recorded first (it does not move with HEAD)."""
     try:
         data = read_small(folder.path / META, folder.root, META)
-        base = json.loads(data).get("base_commit") if data is not None else None
-    except (TooLarge, ValueError, AttributeError):
+    except TooLarge:
         return None
+    meta = object_or_none(data) if data is not None else None
+    base = meta.get("base_commit") if meta is not None else None
     return base if isinstance(base, str) else None
 
 

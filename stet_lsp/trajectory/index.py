@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from stet_lsp.core.jsonread import object_or_none
 from stet_lsp.trajectory.paths import repository_path
 
 # How long a one-line summary (a lens title's detail, a symbol's name) gets.
@@ -248,11 +249,7 @@ class TrajectoryIndex:
         return self.lines[entry.line]
 
     def record(self, entry: StepLine) -> dict[str, Any] | None:
-        try:
-            record = json.loads(self.line_text(entry))
-        except ValueError:
-            return None
-        return record if isinstance(record, dict) else None
+        return object_or_none(self.line_text(entry))
 
     def _session_cwd(self, session: str) -> str | None:
         """The working folder `session` recorded at its start (relative to the repository

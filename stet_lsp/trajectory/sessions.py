@@ -47,6 +47,7 @@ from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.gitindex import index_tracks
+from stet_lsp.core.jsonread import object_or_none, value_or_none
 from stet_lsp.core.targets import git_holders, open_repository
 from stet_lsp.trajectory.importers.codex import is_harness_text
 from stet_lsp.trajectory.importers.files import open_text
@@ -520,11 +521,8 @@ def _gemini_head(path: Path) -> _Head:
 def _partial_session_document(text: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The top-level fields and the complete messages found in (the head of) a session
     document."""
-    try:
-        whole = json.loads(text)
-    except (ValueError, RecursionError):
-        whole = None
-    if isinstance(whole, dict):
+    whole = object_or_none(text)
+    if whole is not None:
         messages = whole.get("messages")
         listed = messages if isinstance(messages, list) else []
         return whole, [message for message in listed if isinstance(message, dict)]
@@ -938,11 +936,8 @@ def _visible_fields(text: str) -> dict[str, str]:
 def _json_lines(text: str) -> list[dict[str, Any]]:
     records = []
     for line in text.splitlines():
-        try:
-            value = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(value, dict):
+        value = object_or_none(line)
+        if value is not None:
             records.append(value)
     return records
 
@@ -959,10 +954,7 @@ def _small_text(path: Path, limit: int) -> str | None:
 
 def _small_json(path: Path, limit: int) -> Any:
     text = _small_text(path, limit)
-    try:
-        return json.loads(text) if text else None
-    except (ValueError, RecursionError):
-        return None
+    return value_or_none(text) if text else None
 
 
 # --- describing -------------------------------------------------------------------------------

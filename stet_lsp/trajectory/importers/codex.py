@@ -99,6 +99,7 @@ from typing import Any
 
 from stet_lsp.core.collector import collector_paused
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.jsonread import value_or_none
 from stet_lsp.trajectory.events import (
     AgentMessage,
     Compaction,
@@ -253,7 +254,7 @@ class CodexImporter:
         lines = [line for line in head.lstrip("\ufeff").split("\n", 3)[:3] if line.strip()]
         if not lines:
             return False
-        first = _loads(lines[0])
+        first = value_or_none(lines[0])
         if first is None:
             return _is_cut_session_meta(lines[0])
         if not isinstance(first, dict):
@@ -263,7 +264,7 @@ class CodexImporter:
             return True
         if not _is_legacy_header(first):
             return False
-        second = _loads(lines[1]) if len(lines) > 1 else None
+        second = value_or_none(lines[1]) if len(lines) > 1 else None
         if not isinstance(second, dict):
             return "instructions" in first
         return "record_type" in second or text_field(second.get("type")) in _RESPONSE_ITEM_TYPES
@@ -986,13 +987,6 @@ def _is_cut_session_meta(line: str) -> bool:
     return start.startswith('{"timestamp":') and '"type":"session_meta","payload":{' in start
 
 
-def _loads(line: str) -> Any:
-    try:
-        return json.loads(line)
-    except (ValueError, RecursionError):  # not JSON, or nested too deep to decode
-        return None
-
-
 def _subagent_description(meta: Record) -> str | None:
     """How a subagent thread names its parent; None for a thread a person started."""
     source = meta.get("source")
@@ -1088,7 +1082,7 @@ def _spawn_call_in(rollout: Path, thread_id: str, agent_path: str | None) -> str
         for line in stream:
             if not any(mark in line for mark in marks):
                 continue
-            found = _rollout_record(_loads(line))
+            found = _rollout_record(value_or_none(line))
             if found is None:
                 continue
             kind, payload = found
@@ -1103,7 +1097,7 @@ def _spawn_call_in(rollout: Path, thread_id: str, agent_path: str | None) -> str
                 and payload.get("type") == "function_call_output"
                 and by_output is None
             ):
-                named = _loads(_output(payload.get("output"))[0])
+                named = value_or_none(_output(payload.get("output"))[0])
                 if isinstance(named, dict) and (
                     text_field(named.get("agent_id")) == thread_id
                     or (agent_path is not None and text_field(named.get("task_name")) == agent_path)
@@ -1292,7 +1286,7 @@ def _parent_items(path: Path, parent: str, read: list[Path]) -> list[Any] | None
     for rollout in _parent_rollouts(path, parent):
         try:
             with open_text(rollout) as stream:
-                items = [_rollout_record(_loads(line)) for line in stream if line.strip()]
+                items = [_rollout_record(value_or_none(line)) for line in stream if line.strip()]
         except (OSError, StetError, ValueError):
             continue
         read.append(rollout)
@@ -1316,7 +1310,7 @@ def _parent_total(path: Path, parent: str, end: int, read: list[Path]) -> Any:
     for rollout in _parent_rollouts(path, parent):
         try:
             with open_text(rollout) as stream:
-                values = [_loads(line) for line in stream if line.strip()]
+                values = [value_or_none(line) for line in stream if line.strip()]
         except (OSError, StetError, ValueError):
             continue
         first = _rollout_record(values[0]) if values else None
@@ -1408,7 +1402,7 @@ def _arguments(arguments: Any) -> dict[str, Any]:
     if isinstance(arguments, dict):
         return arguments
     if isinstance(arguments, str) and arguments.lstrip().startswith("{"):
-        parsed = _loads(arguments)
+        parsed = value_or_none(arguments)
         if isinstance(parsed, dict):
             return parsed
     return {"arguments": arguments}
@@ -1461,7 +1455,7 @@ def _output(output: Any) -> tuple[str, bool | None]:
     """A tool output's text and, when the output says it, whether the call succeeded."""
     if isinstance(output, str):
         if output.startswith("{"):
-            wrapped = _loads(output)
+            wrapped = value_or_none(output)
             if isinstance(wrapped, dict) and isinstance(wrapped.get("output"), str):
                 metadata = wrapped.get("metadata")
                 exit_code = metadata.get("exit_code") if isinstance(metadata, dict) else None
