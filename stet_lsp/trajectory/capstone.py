@@ -243,8 +243,7 @@ def capstone(
             # HEAD holds it already (a capstone whose archiving failed, or the same sessions
             # imported again): what that capstone left undone is done now.
             warnings: list[str] = []
-            if plan.graduated.feedback is not None:
-                _remove_working_feedback(target, plan.graduated.feedback, warnings)
+            _settle_feedback(target, plan.graduated, warnings)
             archived = _archive(target, folder, plan.trajectory, warnings)
             return plan.result(archived=archived, warnings=warnings)
         tell("writing")
@@ -475,7 +474,7 @@ def _plan(
     graduated = _Graduated()
     if not committed:
         _graduated_skills(repository, target, tree, events, trajectory, held, graduated, config)
-        _moved_feedback(target, tree, trajectory, held, graduated, config)
+    _moved_feedback(target, tree, trajectory, held, graduated, config)
     commits = set(files) | set(graduated.written) | set(graduated.kept)
     _check_room(tree, commits)
     return _Plan(
@@ -1003,6 +1002,21 @@ def _remove_working_feedback(target: Target, feedback: str | None, warnings: lis
             )
     except (OSError, StetError) as error:
         warnings.append(f"{relative} was not removed ({error}): its verdicts are committed")
+
+
+def _settle_feedback(target: Target, graduated: _Graduated, warnings: list[str]) -> None:
+    """HEAD holds the trajectory already: the working verdicts its commit lacks (recorded
+    after the commit was made) join the committed trajectory's file in the work tree, as a
+    verdict on that trajectory would, and the working file goes."""
+    if graduated.feedback is None:
+        return
+    for path, written in graduated.written.items():
+        try:
+            atomic_write(target.root / path, written.data, target.root)
+        except (OSError, StetError) as error:
+            warnings.append(f"{path} was not written ({error}): {graduated.feedback} is kept")
+            return
+    _remove_working_feedback(target, graduated.feedback, warnings)
 
 
 class _WorkTreeWrite:

@@ -510,6 +510,46 @@ def test_a_capstone_whose_archiving_failed_is_finished_by_the_next(
     assert sessions == {"00000002-1111-4222-8333-444455556666"}
 
 
+def test_a_capstone_stopped_after_its_commit_is_finished_with_its_verdicts(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """A capstone stopped right after its commit leaves the working trajectory and its
+    verdicts; the next capstone removes the working feedback file, so the branch's next
+    trajectory does not commit them again as its own, and keeps a verdict the commit lacks
+    in the committed trajectory's file."""
+    target = import_work(root, tmp_path, 1)
+    working_feedback = root / ".stet/feedback" / f"{target.key}.jsonl"
+    code, _, err = stet(
+        "trajectory", "mark", target.key, "2", "--verdict", "wrong", "--text", "never cat .env",
+        "-C", str(root),
+    )  # fmt: skip
+    assert (code, err) == (0, ""), err
+    verdicts = working_feedback.read_text(encoding="utf-8")
+    first = capstone(target)
+    assert first.archived is not None and not working_feedback.exists()
+    (root / first.archived).rename(working_folder(target).path)
+    working_feedback.write_text(verdicts, encoding="utf-8")
+    code, _, err = stet(
+        "trajectory", "mark", target.key, "3", "--verdict", "clever", "-C", str(root)
+    )  # a verdict recorded after the commit
+    assert (code, err) == (0, ""), err
+
+    again = capstone(target)
+
+    assert not again.changed and again.archived is not None
+    assert not working_feedback.exists()
+    committed = root / ".stet/feedback" / f"{first.trajectory}.jsonl"
+    assert [(v.step, v.verdict) for v in read_feedback(root, first.trajectory).verdicts] == [
+        (2, "wrong"),
+        (3, "clever"),
+    ]
+    assert committed.read_text(encoding="utf-8").startswith(
+        blob_text(repo, head_commit(repo), f".stet/feedback/{first.trajectory}.jsonl")
+    )
+    third = capstone(import_work(root, tmp_path, 2))
+    assert [c.path for c in third.paths] == trajectory_files(third.trajectory)
+
+
 def test_dry_run_says_what_would_be_committed_and_changes_nothing(
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
 ) -> None:
