@@ -78,6 +78,10 @@ def _print(result: CapstoneResult) -> None:
         for warning in result.warnings:
             print(f"stet: warning: {warning}", file=sys.stderr)
         return
+    if result.dry_run and not result.paths:  # a trajectory always commits its own files
+        print(f"trajectory {result.trajectory} is already committed; nothing would be committed")
+        print("the working trajectory would be archived")
+        return
     if result.dry_run:
         print(f"would commit trajectory {result.trajectory} on top of {parent} ({where}):")
     else:

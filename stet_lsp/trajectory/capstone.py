@@ -432,7 +432,7 @@ class _Plan:
             "message": self.message,
             "paths": [] if self.committed else self.paths,
             "changed": not self.committed and not fields.get("dry_run", False),
-            "supersedes": None if self.committed else self.supersedes,
+            "supersedes": self.supersedes,
             "redaction": self.redaction,
             "warnings": [] if self.committed else list(self.graduated.warnings),
             "left_staged": [] if self.committed else self.left_staged,
@@ -471,6 +471,8 @@ def _plan(
         f"{relative}/{META}": meta_text.encode("utf-8"),
     }
     committed = _already_committed(tree, files)
+    if committed:
+        supersedes = None  # HEAD may be this trajectory's own capstone
     graduated = _Graduated()
     if not committed:
         _graduated_skills(repository, target, tree, events, trajectory, held, graduated, config)

@@ -474,6 +474,15 @@ def test_a_capstone_again_without_new_work_changes_nothing(
     assert done.archived is not None
     (root / done.archived).rename(working_folder(target).path)
     before = snapshot(repo)
+    code, out, _ = stet("capstone", "-C", str(root), "--dry-run")
+    assert code == 0 and "would commit" not in out, out
+    assert f"trajectory {done.trajectory} is already committed" in out
+    assert "would be archived" in out
+    code, out, _ = stet("capstone", "-C", str(root), "--dry-run", "--json")
+    document = json.loads(out)
+    assert (document["paths"], document["supersedes"]) == ([], None)
+    assert "Stet-Supersedes" not in document["message"]
+    assert snapshot(repo) == before
     code, out, _ = stet("capstone", "-C", str(root))
     assert code == 0 and "already committed" in out and "archived to" in out
     assert not working_folder(target).path.exists()
