@@ -1658,3 +1658,58 @@ def test_mode_and_worktree_state_records_are_kept_as_what_they_are(tmp_path: Pat
         (4, "git worktree the session works in (null once it left it)"),
     ]
     assert raws[1].record == entered
+
+
+def test_the_copy_a_branched_conversation_starts_with_is_left_out(tmp_path: Path) -> None:
+    """`/branch` writes a new session file that starts with a copy of every message of the
+    conversation it branched from: the same uuids, times and content, under the new
+    session's id, each marking where it came from (`forkedFrom`: the session and the
+    message's uuid there). Those calls, changes and requests are the other session's:
+    imported with this one, beside it, they came twice. The copy is counted in
+    `copied_history`; the new session starts with its own first record."""
+    origin = "0ffee0c0-1111-4222-8333-444455556666"
+    write_call = tool_use("tw", "Write", {"file_path": "/work/app/a.txt", "content": "a\n"})
+    history = [
+        user("u1", None, "write a", "2026-03-31T01:00:00Z", sessionId=origin),
+        assistant("a1", "u1", "m1", [write_call], "2026-03-31T01:00:01Z", sessionId=origin),
+        user(
+            "r1",
+            "a1",
+            [result("tw", "File created successfully")],
+            "2026-03-31T01:00:02Z",
+            sessionId=origin,
+            toolUseResult={"type": "create", "filePath": "/work/app/a.txt", "content": "a\n"},
+        ),
+    ]
+    copy = [
+        record
+        | {"sessionId": SID, "forkedFrom": {"sessionId": origin, "messageUuid": record["uuid"]}}
+        for record in history
+    ]
+    title = {"type": "custom-title", "customTitle": "write a (Branch)", "sessionId": SID}
+    own = [
+        user("u2", "r1", "now b instead", "2026-03-31T02:00:00Z"),
+        assistant(
+            "a2",
+            "u2",
+            "m2",
+            [tool_use("tb", "Write", {"file_path": "/work/app/b.txt", "content": "b\n"})],
+            "2026-03-31T02:00:01Z",
+            usage={"input_tokens": 20, "output_tokens": 5},
+        ),
+    ]
+    parsed = IMPORTER.parse(write(tmp_path / f"{SID}.jsonl", [*copy, title, *own]))
+    assert parsed.session_id == SID
+    assert [u.text for u in of(parsed.events, UserMessage)] == ["now b instead"]
+    assert [c.call_id for c in of(parsed.events, ToolCall)] == ["tb"]
+    assert not of(parsed.events, FileChange)
+    assert [u.output_tokens for u in of(parsed.events, Usage)] == [5]
+    assert parsed.dropped["copied_history"] == 3
+    # Its prompt hangs from the last message copied: no rewind.
+    assert not of(parsed.events, Rewind)
+    start = of(parsed.events, SessionStart)[0]
+    assert (start.time, start.cwd, start.branch) == (
+        "2026-03-31T02:00:00Z",
+        "/work/app",
+        "feature/x",
+    )

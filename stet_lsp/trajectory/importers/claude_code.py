@@ -69,7 +69,10 @@ is a subagent no call started, standing where it ran. The agents 2.1
 runs on the conversation itself, the compaction (`agent-acompact-<id>`) and a side question
 (`agent-aside_question-<id>`), start their file with a copy of every record of the main
 conversation (the same uuids) before their own prompt and answer: the copy is left out and
-counted in `dropped.copied_history`, as its requests were the main conversation's.
+counted in `dropped.copied_history`, as its requests were the main conversation's. So is
+the copy `/branch` starts a new session's file with: every message of the conversation it
+branched from, same uuids and times, under the new session's id, each naming where it came
+from (`forkedFrom`: that session's id and the message's uuid there).
 
 A tool's output too large for the conversation is kept in `<session id>/tool-results/` and the
 transcript holds a `<persisted-output>` notice with a 2 KB preview: the result is the file's
@@ -481,6 +484,12 @@ class _FileReader:
         kind = record.get("type")
         uuid = record.get("uuid")
         if isinstance(uuid, str) and uuid in self.copied:
+            self.shared.dropped["copied_history"] += 1
+            return
+        if self.out.agent is None and _branched_from(record):
+            # The copy of the conversation `/branch` starts the new session's file with:
+            # its messages are the other session's. Only the session's id is its own.
+            self.out.session_id = _str(record.get("sessionId")) or self.out.session_id
             self.shared.dropped["copied_history"] += 1
             return
         repeated = (
@@ -1480,3 +1489,14 @@ def _first_session_id(path: Path) -> str | None:
     except (ValueError, StetError):
         return None
     return _str(value.get("sessionId")) if isinstance(value, dict) else None
+
+
+def _branched_from(record: dict[str, Any]) -> bool:
+    """Whether the record is one of the copies `/branch` writes at the start of the new
+    session's file: `forkedFrom` names the session it was copied from (and the message's
+    uuid there), under the new session's own id."""
+    origin = record.get("forkedFrom")
+    if not isinstance(origin, dict):
+        return False
+    session = _str(origin.get("sessionId"))
+    return session is not None and session != record.get("sessionId")
