@@ -7,7 +7,8 @@
   hash of the path, so such folders are recognised by that prefix and the `cwd` their
   sessions record. Sessions started in a folder inside the repository have their own
   project folder and are found the same way. `agent-*.jsonl` files are subagents' side
-  chains, which belong to their session.
+  chains, which belong to their session. A session made by `/branch` starts with a copy of
+  the conversation it branched from (`forkedFrom`): its start and request come after it.
 - Codex: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl` (or `.jsonl.zst`), `~/.codex`
   by default; the first record (`session_meta`) names the session's `cwd`.
 - Gemini CLI: `<home>/.gemini/tmp/<project>/chats/session-*.json` (and `.jsonl`, the newer
@@ -49,6 +50,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.gitindex import index_tracks
 from stet_lsp.core.jsonread import object_or_none, value_or_none
 from stet_lsp.core.targets import git_holders, open_repository
+from stet_lsp.trajectory.importers.claude_code import branched_from
 from stet_lsp.trajectory.importers.codex import is_harness_text
 from stet_lsp.trajectory.importers.files import open_text
 from stet_lsp.trajectory.importers.openhands_v1 import (
@@ -272,17 +274,24 @@ def _claude_head(path: Path) -> _Head:
     """The request is the first `user` record that is not a meta record, a tool result or a
     command (`_keyed_head`)."""
     return _keyed_head(
-        path, lambda r: _claude_prompt(r.get("message")) if _is_claude_request(r) else None
+        path,
+        lambda r: _claude_prompt(r.get("message")) if _is_claude_request(r) else None,
+        copied=branched_from,
     )
 
 
-def _keyed_head(path: Path, prompt_of: Callable[[dict[str, Any]], str | None]) -> _Head:
+def _keyed_head(
+    path: Path,
+    prompt_of: Callable[[dict[str, Any]], str | None],
+    copied: Callable[[dict[str, Any]], bool] | None = None,
+) -> _Head:
     """Session id, start, cwd and first request from the first records of a file whose
     records each name `sessionId`, `timestamp` and `cwd` (Claude Code's, Qwen Code's);
-    `prompt_of` gives a record's request, or None for a record that is none."""
+    `prompt_of` gives a record's request, or None for a record that is none. The records
+    `copied` tells apart are another session's (a branched conversation's start): passed over."""
     head = _Head()
     for record in _head_records(path):
-        if not isinstance(record, dict):
+        if not isinstance(record, dict) or (copied is not None and copied(record)):
             continue
         head.session_id = head.session_id or _string(record.get("sessionId"))
         head.cwd = head.cwd or _string(record.get("cwd"))

@@ -184,6 +184,46 @@ def test_claude_sessions_with_prompt_id_start_and_size(repo: Path, home: Path) -
     ]
 
 
+def test_a_branched_claude_session_starts_and_asks_what_it_added(repo: Path, home: Path) -> None:
+    """`/branch` starts the new session's file with a copy of the conversation it branched
+    from (old times and prompts, each record naming the other session in `forkedFrom`): the
+    session started when it was branched, with its own first request, so `--latest` finds
+    it when it is the newest."""
+    folder = claude_folder(home, repo)
+    origin = "0ffee0c0-1111-4222-8333-444455556666"
+    branched = [
+        record | {"forkedFrom": {"sessionId": origin, "messageUuid": record.get("uuid")}}
+        for record in claude_session(repo)
+        if record.get("sessionId") == CLAUDE_ID
+    ]
+    own = claude(
+        "user",
+        repo,
+        "2026-01-05T09:00:00.000Z",
+        message={"role": "user", "content": "Now the other way"},
+    )
+    path = write_jsonl(folder / f"{CLAUDE_ID}.jsonl", [*branched, own])
+    other = "7e57ab1e-1111-4222-8333-444455556666"
+    write_jsonl(
+        folder / f"{other}.jsonl",
+        [
+            claude(
+                "user",
+                repo,
+                "2026-01-03T10:00:00.000Z",
+                other,
+                message={"role": "user", "content": "Something else"},
+            )
+        ],
+    )
+    found = find_sessions(repo, home=home, env={})
+    assert [(s.session_id, s.started, s.first_prompt) for s in found] == [
+        (CLAUDE_ID, "2026-01-05T09:00:00.000Z", "Now the other way"),
+        (other, "2026-01-03T10:00:00.000Z", "Something else"),
+    ]
+    assert found[0].path == path
+
+
 def test_a_claude_sessions_size_counts_its_subagent_files_and_tool_outputs(
     repo: Path, home: Path, tmp_path: Path
 ) -> None:

@@ -486,7 +486,7 @@ class _FileReader:
         if isinstance(uuid, str) and uuid in self.copied:
             self.shared.dropped["copied_history"] += 1
             return
-        if self.out.agent is None and _branched_from(record):
+        if self.out.agent is None and branched_from(record):
             # The copy of the conversation `/branch` starts the new session's file with:
             # its messages are the other session's. Only the session's id is its own.
             self.out.session_id = _str(record.get("sessionId")) or self.out.session_id
@@ -1491,7 +1491,7 @@ def _first_session_id(path: Path) -> str | None:
     return _str(value.get("sessionId")) if isinstance(value, dict) else None
 
 
-def _branched_from(record: dict[str, Any]) -> bool:
+def branched_from(record: dict[str, Any]) -> bool:
     """Whether the record is one of the copies `/branch` writes at the start of the new
     session's file: `forkedFrom` names the session it was copied from (and the message's
     uuid there), under the new session's own id."""
