@@ -43,6 +43,8 @@ from stet_lsp.core.safefs import (
     remove_regular,
 )
 from stet_lsp.core.targets import Target
+from stet_lsp.trajectory import checkout
+from stet_lsp.trajectory.checkout import checked_out_part
 from stet_lsp.trajectory.continuation import (
     CommittedPart,
     committed_part,
@@ -162,6 +164,9 @@ def _import(
     with file_lock(folder.path, target.root, "the working trajectory"):
         refuse_tracked(folder)
         _refuse_a_session_twice(folder, stem, parsed, source)  # before any event is left out
+        checked_out = checked_out_part(target.root, parsed, _previous_base(folder))
+        checkout.leave_out(parsed, checked_out)
+        checkout.refuse_nothing_since(source, parsed, checked_out)
         # Under the lock a capstone holds while it commits: what it commits is seen here.
         part = committed_part(target.root, parsed, config)
         digest = sources_sha256(sources, parsed.consulted, part)
