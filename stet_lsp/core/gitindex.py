@@ -8,14 +8,23 @@ the file (memory-mapped, never read whole), no entry is the path, and libgit2 is
 Anything else asks libgit2: the bytes found (a path that merely ends with them too), a version
 4 index (whose paths are prefix-compressed), a split or sparse index (whose entries live
 elsewhere or as folders), a `.git` that cannot be read. libgit2 reads neither the shared part
-of a split index nor a sparse index's folders: a path held only there is not seen."""
+of a split index nor a sparse index's folders: a path held only there is not seen.
+
+Stet's writes of the index (staging a skill, the capstone's files) go through `update_index`,
+which waits a moment for git's own lock."""
 
 from __future__ import annotations
 
 import mmap
 import os
 import re
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pygit2
 
 _GITDIR = re.compile(rb"gitdir:[ \t]*(.+?)[ \t]*\r?\n?\Z")
 _HEADER = 12
@@ -94,3 +103,32 @@ def _libgit2_holds(root: Path, relative: str) -> bool | None:
         return relative in index
     except (StetError, pygit2.GitError, OSError, ValueError):  # no repository, a torn index
         return None
+
+
+INDEX_BUSY_SECONDS = 2.0
+"""How long a write of the index waits for git's own `index.lock` to go (an editor's git
+extension runs `git status`, which holds it for a moment, every few seconds)."""
+
+
+def update_index(repository: pygit2.Repository, change: Callable[[pygit2.Index], None]) -> None:
+    """Read the index, `change` it and write it back, again from a fresh read while another
+    process holds `index.lock` (for up to INDEX_BUSY_SECONDS): what it staged meanwhile is
+    kept. pygit2.GitError when the index cannot be written."""
+    import pygit2
+
+    until = time.monotonic() + INDEX_BUSY_SECONDS
+    while True:
+        index = repository.index
+        index.read(True)
+        change(index)
+        try:
+            index.write()
+            return
+        except pygit2.GitError as error:
+            if not _locked(error, repository) or time.monotonic() >= until:
+                raise
+        time.sleep(0.05)
+
+
+def _locked(error: Exception, repository: pygit2.Repository) -> bool:
+    return "index.lock" in str(error) or os.path.exists(os.path.join(repository.path, "index.lock"))

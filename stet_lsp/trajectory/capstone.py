@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.gitindex import update_index
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.safefs import (
     atomic_write,
@@ -972,17 +973,17 @@ def _update_index(
     again: another process may have staged something meanwhile)."""
     import pygit2
 
+    def add_written(index: pygit2.Index) -> None:
+        for path, staged in staging.items():
+            if staged.replaces is not None and (
+                path not in index or index[path].id != staged.replaces
+            ):
+                continue
+            index.add(pygit2.IndexEntry(path, staged.blob, staged.mode))
+
     try:
         with file_lock(root / INDEX_LOCK, root, "the git index"):
-            index = repository.index
-            index.read(True)
-            for path, staged in staging.items():
-                if staged.replaces is not None and (
-                    path not in index or index[path].id != staged.replaces
-                ):
-                    continue
-                index.add(pygit2.IndexEntry(path, staged.blob, staged.mode))
-            index.write()
+            update_index(repository, add_written)
     except (OSError, StetError, pygit2.GitError) as error:
         paths = " ".join(sorted(staging))
         return [f"the commit is made but the index was not updated ({error}): git add {paths}"]

@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.gitindex import update_index
 from stet_lsp.core.lines import split_lines
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.model import KINDS, SECTION_TITLES, Entry, Status, format_time, utc_now
@@ -581,11 +582,9 @@ def stage(root: Path, relative: PurePosixPath, data: bytes) -> None:
     try:
         with _index_lock(root):
             repository = open_repository(root)
-            index = repository.index
-            index.read(False)
             blob = repository.create_blob(data)
-            index.add(pygit2.IndexEntry(relative.as_posix(), blob, pygit2.enums.FileMode.BLOB))
-            index.write()
+            entry = pygit2.IndexEntry(relative.as_posix(), blob, pygit2.enums.FileMode.BLOB)
+            update_index(repository, lambda index: index.add(entry))
     except pygit2.GitError as error:
         raise StetError(f"{relative} could not be staged: {error}; nothing was changed") from None
 

@@ -1589,3 +1589,31 @@ def test_an_import_that_cannot_move_the_old_trajectory_refuses_rather_than_stran
 
     assert working_folder(old).path.is_dir()
     assert not working_folder(resolve_target(root)).path.exists()
+
+
+def test_git_holding_its_index_for_a_moment_is_waited_for(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """An editor's git extension runs `git status` every few seconds, which holds
+    `index.lock` for a moment: the capstone's files still enter the index (they were left
+    out, with a warning, and a plain `git commit` then deleted them)."""
+    target = import_work(root, tmp_path)
+    lock = Path(repo.path) / "index.lock"
+    lock.write_bytes(b"")
+    threading.Timer(0.5, lock.unlink).start()
+    result = capstone(target)
+    assert result.warnings == []
+    index, tree = repo.index, repo.head.peel(pygit2.Commit).tree
+    index.read(True)
+    paths = [change.path for change in result.paths]
+    assert paths and all(index[path].id == tree[path].id for path in paths)
+
+
+def test_git_holding_its_index_is_a_warning(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    target = import_work(root, tmp_path)
+    (Path(repo.path) / "index.lock").write_bytes(b"")
+    result = capstone(target)
+    assert any("the index was not updated" in warning for warning in result.warnings)
+    assert repo.head.peel(pygit2.Commit).message.startswith("Trajectory: ")

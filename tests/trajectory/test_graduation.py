@@ -339,6 +339,19 @@ def test_a_planted_secret_reaches_no_file(
 # -- refusals ---------------------------------------------------------------------------------------
 
 
+def test_a_skill_is_staged_once_git_lets_go_of_its_index(
+    sheet: StyleSheet, root: Path, repo: pygit2.Repository
+) -> None:
+    # `git status` (an editor's git extension, every few seconds) holds index.lock a moment.
+    lock = Path(repo.path) / "index.lock"
+    lock.write_bytes(b"")
+    threading.Timer(0.5, lock.unlink).start()
+    entry = add(sheet, "Wrap errors with wrap_error(). Never raise bare.", "convention", line=5)
+    done = graduate(sheet, entry.id, "skill", now=NOW)
+    repo.index.read(True)
+    assert done["staged"] and all(path in repo.index for path in done["staged"])
+
+
 @pytest.mark.parametrize(
     ("name", "rule"),
     [
