@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -170,8 +171,8 @@ def summarise(
         harnesses=list(harnesses),
         models=list(models),
         sessions=list(sessions),
-        started=min(times) if times else None,
-        ended=max(times) if times else None,
+        started=min(times, key=moment) if times else None,
+        ended=max(times, key=moment) if times else None,
         steps=len(events),
         totals=totals,
         files=files,
@@ -181,3 +182,16 @@ def summarise(
         problems=list(problems),
         sources=list(sources),
     )
+
+
+def moment(time: str) -> tuple[int, float, str]:
+    """A key ordering event times by the moment they name, whatever zone each is written in
+    (harnesses write `Z`, `+02:00` or none: a time without a zone is taken as UTC). Text that
+    is no time comes after every time, in its own order."""
+    try:
+        parsed = datetime.fromisoformat(time)
+    except ValueError:
+        return (1, 0.0, time)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return (0, parsed.timestamp(), time)

@@ -16,12 +16,15 @@ from typing import Any
 
 import pytest
 from samples import sample
+from trajectory_meta import summary
 
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.trajectory.events import (
     SCHEMA_VERSION,
     Event,
     EventBase,
+    SourceRef,
+    UserMessage,
     event_json,
     parse_event,
 )
@@ -293,3 +296,15 @@ def test_the_documented_example_is_valid() -> None:
     assert "brief" not in document
     assert _meta_errors({**document, "brief": "the issue"}) == []
     assert list(document) == [name for name in Meta.model_fields if name != "brief"]
+
+
+def test_start_and_end_are_the_earliest_and_latest_moments_whatever_the_zone() -> None:
+    # Sessions of harnesses that write their times in other zones, imported together: as
+    # text, 22:00-05:00 (03:00 UTC the next day) came before 23:30Z.
+    times = ["2026-03-01T22:00:00-05:00", "2026-03-01T23:30:00Z", "2026-03-01T23:45:00.5+00:00"]
+    events = [
+        UserMessage(session="s", source=SourceRef(file="a", line=n + 1), time=time, text="x")
+        for n, time in enumerate(times)
+    ]
+    meta = summary(events)
+    assert (meta.started, meta.ended) == ("2026-03-01T23:30:00Z", "2026-03-01T22:00:00-05:00")
