@@ -549,7 +549,9 @@ def _parse_events(text: str) -> list[EventBase]:
                 f"{EVENTS}:{number} is not a trajectory event after the gate ({_UNCHANGED})",
             ) from None
     if not events:
-        raise CapstoneRefused("no-working-trajectory", "the working trajectory has no events")
+        raise CapstoneRefused(
+            "no-working-trajectory", f"the working trajectory has no events; {_UNCHANGED}"
+        )
     return events
 
 
