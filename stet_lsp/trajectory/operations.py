@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -164,10 +165,11 @@ def trajectory_file(
     which: str,
     step: int | None = None,
     gate_config: GateConfig | None = None,
+    editor_lines: Mapping[Path, Sequence[str]] | None = None,
 ) -> tuple[Path, int]:
     """A file of the trajectory `wanted` (an id or prefix; the target's working one without),
     `which` one of TRAJECTORY_FILES, and the 0-based line where `step` shows in it (0
-    without a step)."""
+    without a step): in the editor's text when `editor_lines` (by path) holds the file."""
     from stet_lsp.trajectory.index import NarrationIndex, TrajectoryIndex
 
     name = TRAJECTORY_FILES.get(which)
@@ -177,7 +179,7 @@ def trajectory_file(
     path = _file_of(folder, name)
     if step is None or name == "meta.json":
         return path, 0
-    text = (read_regular(path, target.root) or b"").decode("utf-8", "replace")
+    text = _text_of(path, target.root, editor_lines)
     line: int | None
     if name == "narration.md":
         line = NarrationIndex(text).line_of(step)
@@ -219,21 +221,30 @@ def trajectory_steps(
 
 
 def trajectory_tree(
-    target: Target, wanted: str | None, gate_config: GateConfig | None = None
+    target: Target,
+    wanted: str | None,
+    gate_config: GateConfig | None = None,
+    editor_lines: Mapping[Path, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """The outline of the trajectory `wanted` (an id or prefix; the target's working one
     without) with every step under its session, turn or subagent: `{version, trajectory,
-    path, nodes}`, `path` its events.jsonl and `nodes` as outline.tree gives them."""
+    path, nodes}`, `path` its events.jsonl and `nodes` as outline.tree gives them (of the
+    editor's text when `editor_lines`, by path, holds the file)."""
     from stet_lsp.trajectory.index import TrajectoryIndex
     from stet_lsp.trajectory.outline import tree
 
     folder = trajectory_folder(target, wanted, gate_config)
     path = _file_of(folder, TRAJECTORY_FILES["events"])
-    data = read_regular(path, target.root)
-    index = TrajectoryIndex.from_events_text(
-        "" if data is None else data.decode("utf-8", "replace")
-    )
+    index = TrajectoryIndex.from_events_text(_text_of(path, target.root, editor_lines))
     return document({"trajectory": folder.id, "path": str(path), "nodes": tree(index)})
+
+
+def _text_of(path: Path, root: Path, editor_lines: Mapping[Path, Sequence[str]] | None) -> str:
+    """The file's text as the editor holds it (`editor_lines`, by path), else on disk."""
+    lines = editor_lines.get(path) if editor_lines is not None else None
+    if lines is not None:
+        return "\n".join(lines)
+    return (read_regular(path, root) or b"").decode("utf-8", "replace")
 
 
 def trajectory_folder(

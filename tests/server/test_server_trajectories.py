@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import pytest_lsp
 from claude_transcript import SESSION, working_session
-from lsp_harness import CLIENTS, SERVER, execute, start, uri
+from lsp_harness import CLIENTS, SERVER, execute, open_file, start, type_text, uri
 from lsp_pipe import PipeServer
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
@@ -456,3 +456,34 @@ async def test_the_list_moves_a_renamed_branch_s_trajectory_even_with_a_malforme
 
     [row] = listed["trajectories"]
     assert row["id"] == resolve_target(root).key
+
+
+async def test_open_and_the_outline_place_steps_in_the_editor_s_unsaved_text(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """The narration and events.jsonl open with unsaved lines above the steps: the line
+    `stet.trajectory.open` selects and the outline's lines are the editor's, not the disk's."""
+    from stet_lsp.trajectory.importing import import_transcript
+
+    import_transcript(resolve_target(root), working_session(root, tmp_path / f"{SESSION}.jsonl"))
+    folder = working_folder(resolve_target(root))
+    narration = folder.path / "narration.md"
+    events = folder.path / "events.jsonl"
+    added = "Reviewed up to here.\n\nMore to read below.\n"
+    narrated = open_file(client, narration, "markdown")
+    type_text(client, narrated, added + narration.read_text(encoding="utf-8"))
+    listed = open_file(client, events, "json")
+    type_text(client, listed, "\n\n" + events.read_text(encoding="utf-8"))
+
+    opened = await execute(client, "stet.trajectory.open", uri=uri(root), step=3)
+    shown = client.buffers[narrated].text.split("\n")  # type: ignore[attr-defined]
+    assert '<a id="step-3"></a>' in shown[opened["line"]]
+    opened = await execute(client, "stet.trajectory.open", uri=uri(root), step=3, file="events")
+    shown = client.buffers[listed].text.split("\n")  # type: ignore[attr-defined]
+    assert json.loads(shown[opened["line"]])["step"] == 3
+
+    tree = await execute(client, "stet.trajectory.outline", uri=uri(root))
+    (session,) = tree["nodes"]
+    assert session["line"] == 2
+    steps = [child for child in session["children"] if child["type"] == "step"]
+    assert steps and all(json.loads(shown[s["line"]])["step"] == s["step"] for s in steps)

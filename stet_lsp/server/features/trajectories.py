@@ -29,6 +29,7 @@ OPEN = "stet.trajectory.open"
 OUTLINE = "stet.trajectory.outline"
 MARK = "stet.step.mark"
 CAPSTONE = "stet.capstone"
+_STEP_FILES = ("events.jsonl", "narration.md")
 
 
 def register(server: StetServer) -> None:
@@ -95,8 +96,11 @@ def register(server: StetServer) -> None:
         step = field(args, "step", int, None)
         target = await server.off_loop(session.target)
         settings = server.settings
+        shown_lines = _editor_lines(server, session.root)
         path, line = await server.off_loop(
-            lambda: trajectory_file(target, wanted, which, step, _view_gate(settings, target.root))
+            lambda: trajectory_file(
+                target, wanted, which, step, _view_gate(settings, target.root), shown_lines
+            )
         )
         uri = from_fs_path(str(path)) or ""
         shown = False
@@ -121,9 +125,12 @@ def register(server: StetServer) -> None:
         target = await server.off_loop(session.target)
         progress = Progress(server, "Stet: reading the trajectory", wanted or target.label)
         settings = server.settings
+        shown_lines = _editor_lines(server, session.root)
         answer = await progress.run(
             server.off_loop(
-                lambda: trajectory_tree(target, wanted, _view_gate(settings, target.root))
+                lambda: trajectory_tree(
+                    target, wanted, _view_gate(settings, target.root), shown_lines
+                )
             )
         )
         path = answer.pop("path")
@@ -207,6 +214,19 @@ def register(server: StetServer) -> None:
     server.command(OUTLINE)(answering(outline))
     server.command(SESSIONS)(answering(sessions))
     server.command(LIST)(answering(list_))
+
+
+def _editor_lines(server: StetServer, root: Path) -> dict[Path, list[str]]:
+    """The lines of the repository's trajectory files open in the editor, by path (a copy
+    of each list, for a worker): a step's line is where the editor shows it."""
+    return {
+        state.path: list(state.lines)
+        for state in server.documents.values()
+        if state.path is not None
+        and state.session is not None
+        and state.session.root == root
+        and state.path.name in _STEP_FILES
+    }
 
 
 def _view_gate(settings: Settings, root: Path) -> GateConfig | None:
