@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
@@ -121,6 +122,20 @@ class StetServer(LanguageServer):
             if node is None:
                 return False
         return bool(node)
+
+    async def show_document(self, uri: str, selection: types.Range | None = None) -> bool:
+        """Ask the client to show a document; whether it did. A client that cannot (an error
+        or an answer that is no result) has not shown it, and the command still answers."""
+        if not self.supports("window", "show_document", "support"):
+            return False
+        try:
+            answer = await self.window_show_document_async(
+                types.ShowDocumentParams(uri=uri, take_focus=True, selection=selection)
+            )
+        except JsonRpcException as error:
+            log.info("the client did not show %s: %s", uri, error.message)
+            return False
+        return bool(answer and answer.success)
 
     # -- features and tasks ----------------------------------------------------------------
 

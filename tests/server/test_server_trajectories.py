@@ -487,3 +487,37 @@ async def test_open_and_the_outline_place_steps_in_the_editor_s_unsaved_text(
     assert session["line"] == 2
     steps = [child for child in session["children"] if child["type"] == "step"]
     assert steps and all(json.loads(shown[s["line"]])["step"] == s["step"] for s in steps)
+
+
+def test_a_document_the_client_cannot_show_is_answered_as_not_shown(
+    root: Path, tmp_path: Path
+) -> None:
+    """A client that answers window/showDocument with an error (a file it cannot open) gets
+    the commands' answers with `shown` false, for it to open the file itself, not that
+    error in place of them (the review was written all the same)."""
+    from stet_lsp.trajectory.importing import import_transcript
+
+    import_transcript(resolve_target(root), working_session(root, tmp_path / f"{SESSION}.jsonl"))
+    server = PipeServer().initialize({"window": {"showDocument": {"support": True}}})
+    try:
+        commands = [
+            ("stet.trajectory.open", {"uri": uri(root), "step": 3}),
+            ("stet.sheet.open", {"uri": uri(root)}),
+            ("stet.graduation.review", {"uri": uri(root)}),
+        ]
+        for number, (command, arguments) in enumerate(commands, 2):
+            params = {"command": command, "arguments": [arguments]}
+            server.send({"id": number, "method": "workspace/executeCommand", "params": params})
+            asked = server.inbox.get(timeout=15)
+            while asked.get("method") != "window/showDocument":
+                if "method" in asked and "id" in asked:
+                    server.send({"id": asked["id"], "result": None})
+                asked = server.inbox.get(timeout=15)
+            error = {"code": -32603, "message": "the editor could not open it"}
+            server.send({"id": asked["id"], "error": error})
+            answer = server.answer(number)
+            assert "result" in answer, (command, answer)
+            assert answer["result"]["shown"] is False
+            assert answer["result"]["uri"] == asked["params"]["uri"]
+    finally:
+        server.close()

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from stet_lsp.core import operations
@@ -144,12 +143,7 @@ def register(server: StetServer) -> None:
         if not await server.off_loop(sheet.path.exists):
             await server.write_sheet(session, _create)
         uri = from_fs_path(str(sheet.path))
-        shown = False
-        if server.supports("window", "show_document", "support"):
-            answer = await server.window_show_document_async(
-                types.ShowDocumentParams(uri=uri, take_focus=True)
-            )
-            shown = bool(answer and answer.success)
+        shown = await server.show_document(uri)
         return {"uri": uri, "shown": shown}
 
 

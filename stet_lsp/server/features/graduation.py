@@ -161,12 +161,7 @@ class Graduation(Feature):
         settings = self.server.settings
         path, count = await self.server.off_loop(_write_review, target, settings)
         uri = from_fs_path(str(path)) or ""
-        shown = False
-        if self.server.supports("window", "show_document", "support"):
-            answer = await self.server.window_show_document_async(
-                types.ShowDocumentParams(uri=uri, take_focus=True)
-            )
-            shown = bool(answer and answer.success)
+        shown = await self.server.show_document(uri)
         return {"uri": uri, "shown": shown, "entries": count}
 
     async def apply(self, *arguments: Any) -> dict[str, Any]:

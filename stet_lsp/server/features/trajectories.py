@@ -103,17 +103,10 @@ def register(server: StetServer) -> None:
             )
         )
         uri = from_fs_path(str(path)) or ""
-        shown = False
-        if server.supports("window", "show_document", "support"):
-            position = types.Position(line=line, character=0)
-            answer = await server.window_show_document_async(
-                types.ShowDocumentParams(
-                    uri=uri,
-                    take_focus=True,
-                    selection=types.Range(start=position, end=position) if step else None,
-                )
-            )
-            shown = bool(answer and answer.success)
+        position = types.Position(line=line, character=0)
+        shown = await server.show_document(
+            uri, types.Range(start=position, end=position) if step else None
+        )
         return {"uri": uri, "shown": shown, "line": line}
 
     async def outline(*arguments: Any) -> dict[str, Any]:
