@@ -305,13 +305,40 @@ def mark_at(
     if path.name not in (EVENTS, NARRATION):
         # meta.json and the rest show no steps, and are not read to find that out
         raise StetError(f"{path.name} shows no steps: mark one in {EVENTS} or {NARRATION}")
+    shown = content
     if content is None:
         data = read_regular(path, target.root)
         content = "" if data is None else data.decode("utf-8", "replace")
     step = step_at(path.name, content, line)
     if step is None:
         raise StetError(f"no step at line {line + 1} of {path.name}")
+    if shown is not None and path.name == EVENTS:
+        _refuse_renumbered(path, target.root, shown, line, step)
     return mark_step(target.root, folder, step, verdict, text, gate_config=gate_config)
+
+
+def _refuse_renumbered(path: Path, root: Path, shown: str, line: int, step: int) -> None:
+    """StetError when step `step` on disk is another event than the editor's text shows on
+    `line` (an import placed an earlier session before it since the editor read the file)."""
+    from stet_lsp.trajectory.index import StepLine, TrajectoryIndex
+
+    def identity(index: TrajectoryIndex, entry: StepLine | None) -> tuple[Any, Any] | None:
+        record = index.record(entry) if entry is not None else None
+        return (record.get("session"), record.get("source")) if record is not None else None
+
+    editor = TrajectoryIndex.from_events_text(shown)
+    disk = TrajectoryIndex.from_events_text(
+        (read_regular(path, root) or b"").decode("utf-8", "replace")
+    )
+    try:
+        on_disk = identity(disk, disk.get(step))
+    except KeyError:  # no such step: marking it says so
+        return
+    if on_disk is not None and on_disk != identity(editor, editor.at_line(line)):
+        raise StetError(
+            f"{path.name} changed on disk since the editor read it: step {step} is another "
+            f"event now; reload the file, then mark the step on line {line + 1} again"
+        )
 
 
 def mark_by_step(

@@ -521,3 +521,49 @@ def test_a_document_the_client_cannot_show_is_answered_as_not_shown(
             assert answer["result"]["uri"] == asked["params"]["uri"]
     finally:
         server.close()
+
+
+async def test_a_step_marked_in_an_unsaved_events_file_is_the_one_its_line_shows(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """events.jsonl open with unsaved edits while an earlier session is imported from outside:
+    the steps on disk are numbered again (sessions go in the order they started), the
+    editor's are not. A verdict on a line of the editor's text lands on the event that line
+    shows, or is refused (reloaded, it is marked); never on the event now holding its
+    number."""
+    from datetime import timedelta
+
+    from claude_transcript import START, Transcript
+
+    from stet_lsp.trajectory.importing import import_transcript
+
+    target = resolve_target(root)
+    import_transcript(target, working_session(root, tmp_path / f"{SESSION}.jsonl"))
+    events = working_folder(target).path / "events.jsonl"
+    document = open_file(client, events, "json")
+    shown = events.read_text(encoding="utf-8").split("\n")
+    type_text(client, document, "\n".join(shown) + "\n")  # a blank line typed at the end
+    line = next(n for n, text in enumerate(shown) if '"kind":"tool_call"' in text)
+    meant = json.loads(shown[line])
+
+    earlier = Transcript(root, "dddddddd-1111-4222-8333-444455556666", START - timedelta(days=1))
+    earlier.user("First look at the layout.").say("It is a small package.")
+    import_transcript(target, earlier.save(tmp_path / "earlier.jsonl"))
+
+    with pytest.raises(JsonRpcException, match="changed on disk since the editor read it"):
+        await execute(client, "stet.step.mark", uri=document, line=line, verdict="wrong")
+    feedback = root / ".stet" / "feedback" / f"{working_folder(target).id}.jsonl"
+    assert not feedback.exists()
+
+    type_text(client, document, events.read_text(encoding="utf-8"))  # the editor reloads
+    line = next(
+        n
+        for n, text in enumerate(events.read_text(encoding="utf-8").split("\n"))
+        if text and json.loads(text)["source"] == meant["source"]
+    )
+    marked = await execute(client, "stet.step.mark", uri=document, line=line, verdict="wrong")
+    verdict = marked["verdict"]
+    assert (verdict["session"], verdict["source"]["line"]) == (
+        meant["session"],
+        meant["source"]["line"],
+    )
