@@ -85,6 +85,17 @@ async def test_import_answers_as_the_command_line_and_twice_changes_nothing(
         await execute(client, "stet.trajectory.open", uri=uri(root), id="nope")
 
 
+async def test_a_relative_path_is_the_repository_s(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    # The server's own working folder is wherever the editor started it.
+    working_session(root, root / "sessions" / f"{SESSION}.jsonl")
+    imported = await execute(
+        client, "stet.trajectory.import", uri=uri(root), path=f"sessions/{SESSION}.jsonl"
+    )
+    assert imported["session"] == SESSION and imported["changed"] is True
+
+
 async def test_bad_import_arguments_fail_the_request_and_the_server_goes_on(
     client: LanguageClient, root: Path, tmp_path: Path
 ) -> None:

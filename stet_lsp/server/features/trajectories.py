@@ -51,7 +51,8 @@ def register(server: StetServer) -> None:
             lambda: document(
                 import_session(
                     target,
-                    path=None if path is None else Path(path),
+                    # A relative path is the repository's, not the editor's start folder.
+                    path=None if path is None else session.root / path,
                     session=wanted,
                     latest=latest,
                     harness=harness,
