@@ -31,7 +31,8 @@ folder (`screenshots/`, printed with -s).
   discarded; an edit of a note cancelled with Escape; Go to Definition from a step of
   events.jsonl; a trajectory's schema error and a committed one's secret in the Problems panel;
   a `stet.server.*` setting of a wrong type named in a notification; an entry whose file is
-  gone, picked in "Stet: List Entries".
+  gone, picked in "Stet: List Entries"; the status bar and the Stet view with two branches'
+  working trajectories, and after a switch to a branch without one.
 """
 
 from __future__ import annotations
@@ -1463,3 +1464,53 @@ def test_entry_whose_file_is_gone_listed_from_vscode(
         f"Stet: entry {entry_id} is anchored in src/legacy.py, which is no longer there."
     ], result["toasts"]
     assert result["tabs"] == []
+
+
+def test_branch_switched_away_from_a_working_trajectory_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """The status bar item and the Stet view on a branch with a working trajectory while
+    another branch has one too, then the item on a branch without."""
+    base, root = code_server
+    home = tmp_path / "home"
+    subprocess.run(["git", "branch", "plain"], cwd=root, check=True)
+    working = {}
+    for checkout, session in ((["-b", "feature"], claude_session), (["main"], claude_edit_session)):
+        subprocess.run(["git", "checkout", "-q", *checkout], cwd=root, check=True)
+        branch = checkout[-1]
+        imported = stet(root, "trajectory", "import", str(session(root, home)), "--json")
+        assert imported.returncode == 0, imported.stderr
+        working[branch] = working_trajectory_of(root, branch)
+
+    result = drive(
+        tmp_path, base, root, scenario="branchswitch", branch="main", otherBranch="plain"
+    )
+
+    # On main the item names its working trajectory, and the view lists it first, before
+    # feature's (which stays in .stet/cache/ until feature's capstone) ...
+    # (The item's icons are blanks in its text.)
+    before, after, later = (
+        " ".join(result[key].split()) for key in ("statusBefore", "statusAfter", "statusLater")
+    )
+    assert before == "Stet: main · 0 open · trajectory", before
+    rows = [row for row in result["treeBefore"] if row["level"] == 2]
+    assert [row["label"] for row in rows[:2]] == [
+        f"working {working['main']}",
+        f"working {working['feature']}",
+    ], rows
+    # ... and on plain, which has none (the capstone there refuses), it says nothing of one.
+    assert after == later == "Stet: plain · 0 open", (after, later)
+    refused = stet(root, "capstone", "--dry-run")
+    assert refused.returncode != 0 and "no working trajectory" in refused.stderr, refused.stderr
+
+
+def working_trajectory_of(root: Path, branch: str) -> str:
+    """The id of `branch`'s working trajectory (`stet trajectory list` lists every branch's)."""
+    done = stet(root, "trajectory", "list", "--json")
+    assert done.returncode == 0, done.stderr
+    [found] = [
+        row["id"]
+        for row in json.loads(done.stdout)["trajectories"]
+        if row["working"] and row["target"] == branch
+    ]
+    return str(found)

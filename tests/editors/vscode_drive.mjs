@@ -25,10 +25,11 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
-// - "failedstart", "pausedrecord", "importfile", "messages", "dirtysheet", "listgone": see their functions below.
+// - "failedstart", "pausedrecord", "importfile", "messages", "dirtysheet", "listgone", "branchswitch": see
+//   their functions below.
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
 // commentLine, commentText, root, stetCli, agentLine, agentText, sessionPrompt, markLine,
-// markText, entryId, entryLine, entryText, branch, stepLabel, stepLine, sessionLabel, changeLabel,
+// markText, entryId, entryLine, entryText, branch, otherBranch, stepLabel, stepLine, sessionLabel, changeLabel,
 // diffTitle, diffShows, provenanceFile, provenanceFileName, threadEntries, editedText, replyText,
 // badName, skillName, capstoneMessage, pauseUntil, editText, discardText, expand, viewportHeight,
 // secretNote, secretLine, secretId, sheetPath, lensCount, outsideFile, outsideName, outsideShows,
@@ -1613,8 +1614,36 @@ async function runListGone(page) {
   await screenshot(page, "list-gone");
 }
 
+// "branchswitch": the status bar item and the Stet view's trajectories on config.branch, then
+// the item on config.otherBranch once git (run here, as a terminal would) has switched to it:
+// its text each time, settled.
+async function runBranchSwitch(page) {
+  await openWorkbench(page);
+  await runCommand(page, "Stet: Show Stet View");
+  result.treeBefore = await until("the trajectories in the Stet view", async () => {
+    const found = await treeRows(page);
+    return found.filter((row) => row.label.startsWith("working ")).length >= 2 ? found : null;
+  });
+  const settled = (branch) => {
+    let last = null;
+    return until(`the status bar on ${branch}`, async () => {
+      const found = (await statusItems(page)).find((t) => t.includes(`Stet: ${branch} · `)) ?? null;
+      const same = found !== null && found === last;
+      last = found;
+      return same ? found : null;
+    });
+  };
+  result.statusBefore = await settled(config.branch);
+  execFileSync("git", ["checkout", "-q", config.otherBranch], { cwd: config.root });
+  result.statusAfter = await settled(config.otherBranch);
+  await pause(4500); // the item's next refresh
+  result.statusLater = await settled(config.otherBranch);
+  await screenshot(page, "branch-switched");
+}
+
 const run = {
   listgone: runListGone,
+  branchswitch: runBranchSwitch,
   dirtysheet: runDirtySheet,
   messages: runMessages,
   failedstart: runFailedStart,

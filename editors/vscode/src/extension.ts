@@ -1344,7 +1344,8 @@ interface ListResult {
   entries: Entry[];
 }
 
-/** A trajectory `stet.trajectory.list` lists (as `stet trajectory list --json`). */
+/** A trajectory `stet.trajectory.list` lists (as `stet trajectory list --json`): a working
+ * one's id is its target's key. */
 interface TrajectoryRow {
   id: string;
   working: boolean;
@@ -1653,7 +1654,8 @@ class StatusBar {
           "stet.trajectory.list",
           repositoryArgument(),
         );
-        working = trajectories.some((row) => row.working);
+        // Its own: another branch's stays in .stet/cache/ until its capstone.
+        working = trajectories.some((row) => row.working && row.id === list.target.key);
       } catch {
         // no trajectories: nothing to show
       }
@@ -2007,8 +2009,11 @@ class StetTree implements vscode.TreeDataProvider<Node> {
           none.command = { command: "stet.importSession", title: "Import Agent Session" };
           return [none];
         }
+        // The target's working trajectory first, then other branches' working ones.
+        const key = this.list?.target.key;
+        const rank = (row: TrajectoryRow) => (row.working ? (row.id === key ? 2 : 1) : 0);
         return [...trajectories]
-          .sort((a, b) => Number(b.working) - Number(a.working))
+          .sort((a, b) => rank(b) - rank(a))
           .map((row) => new TrajectoryItem(row, where));
       }
       if (node instanceof TrajectoryItem) {
