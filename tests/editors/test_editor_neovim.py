@@ -774,7 +774,8 @@ def test_trajectory_outline_lenses_hovers_and_provenance_from_neovim(tmp_path: P
         "+    return call()",
         "```",
         "",
-        f"[Open step {change['step']}]({narration.as_uri()}#step-{change['step']})",
+        f"[Open step {change['step']}]({narration.as_uri()}#step-{change['step']}) · "
+        f"[events]({narration.with_name('events.jsonl').as_uri()}#L{change['step']})",
     ]
     # Running the lens opened the narration at the step.
     anchor = f'<a id="step-{change["step"]}"></a>**Step {change["step"]} · Created** `src/retry.py`'

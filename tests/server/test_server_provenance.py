@@ -5,6 +5,7 @@ client capabilities, on a real repository."""
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import subprocess
 import sys
@@ -95,6 +96,19 @@ async def test_a_code_action_opens_the_step_that_wrote_the_line(
     narration = trajectory.path / "narration.md"
     assert opened["uri"] == uri(narration)
     assert f'<a id="step-{step}"></a>' in narration.read_text().split("\n")[opened["line"]]
+    # The hover links to the step in the narration (an anchor, for Markdown previews) and on
+    # its line of events.jsonl (`#L<n>`, the fragment editors open a file at).
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            position=types.Position(line=AGENT_LINE, character=0),
+        )
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    events = trajectory.path / "events.jsonl"
+    links = f"[Open step {step}]({uri(narration)}#step-{step}) · [events]({uri(events)}#L{step})"
+    assert hover.contents.value.endswith(links)
+    assert json.loads(events.read_text().split("\n")[step - 1])["step"] == step
 
     # The line moves with edits above it, and so does its action; rewritten, it has none.
     top = types.Position(line=0, character=0)

@@ -209,12 +209,11 @@ class ProvenanceFeature(Feature):
         if hunk is None or provenance is None:
             return None
         detail = provenance.step(hunk.trajectory, hunk.step)
-        folder = next(
-            (t.folder for t in provenance.trajectories if t.id == hunk.trajectory and t.folder),
-            None,
+        trajectory = next(
+            (t for t in provenance.trajectories if t.id == hunk.trajectory and t.folder), None
         )
-        narration = state.session.root / folder / "narration.md" if folder else None
-        return _hover(hunk, detail, narration)
+        folder = state.session.root / trajectory.folder if trajectory is not None else None
+        return _hover(hunk, detail, folder)
 
 
 def _hunks_of(provenance: Provenance, relative: str, lines: list[str]) -> list[ProvenanceHunk]:
@@ -240,7 +239,10 @@ def _short(trajectory: str) -> str:
     return trajectory if len(trajectory) <= 32 else trajectory[:29] + "…"
 
 
-def _hover(hunk: ProvenanceHunk, detail: StepDetail | None, narration: Path | None) -> str:
+def _hover(hunk: ProvenanceHunk, detail: StepDetail | None, folder: Path | None) -> str:
+    """The step's detail, and links to it: in the narration (its anchor, which Markdown
+    previews follow) and in events.jsonl, whose line N is step N (`#L<N>`: editors open a
+    file at that line, and ignore an anchor)."""
     parts = [f"**Written by step {hunk.step}** of trajectory `{hunk.trajectory}`"]
     if detail is not None:
         if detail.path != "" and hunk.path != detail.path:
@@ -258,9 +260,11 @@ def _hover(hunk: ProvenanceHunk, detail: StepDetail | None, narration: Path | No
             more = f"\n\n… {len(diff) - _DIFF_LINES} more lines" if len(diff) > _DIFF_LINES else ""
             fence = "`" * max(3, _longest_backticks(shown) + 1)
             parts.append(f"{fence}diff\n{shown}\n{fence}{more}")
-    uri = from_fs_path(str(narration)) if narration is not None else None
-    if uri:
-        parts.append(f"[Open step {hunk.step}]({uri}#step-{hunk.step})")
+    narration = from_fs_path(str(folder / "narration.md")) if folder is not None else None
+    events = from_fs_path(str(folder / "events.jsonl")) if folder is not None else None
+    if narration and events:
+        step = hunk.step
+        parts.append(f"[Open step {step}]({narration}#step-{step}) · [events]({events}#L{step})")
     return "\n\n".join(parts)
 
 
