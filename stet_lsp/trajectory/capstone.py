@@ -1220,6 +1220,26 @@ def _archive(target: Target, folder: Folder, trajectory: str, warnings: list[str
     return destination.as_posix()
 
 
+def committed_as(root: Path, key: str) -> str | None:
+    """The committed trajectory the newest capstone of working trajectory `key` made (its
+    archive is named after both), when the repository has it."""
+    try:
+        names = os.listdir(inside(root, ARCHIVE))
+    except (OSError, StetError):
+        return None
+    found = []
+    for name in names:
+        if name.startswith(f"{key}-"):
+            with suppress(OSError):
+                made = os.lstat(inside(root, ARCHIVE / name)).st_mtime_ns
+                found.append((made, name[len(key) + 1 :]))
+    for _, name in sorted(found, reverse=True):
+        for trajectory in (name, name.rsplit("-", 1)[0]):  # `-2` when archived twice
+            if trajectory and os.path.isdir(inside(root, COMMITTED / trajectory)):
+                return trajectory
+    return None
+
+
 def _free_name(root: Path, wanted: Path) -> Path:
     candidate, number = wanted, 1
     while os.path.lexists(inside(root, candidate)):

@@ -301,7 +301,7 @@ def mark_at(
         raise StetError(f"a line is 0 or more, not {line}")
     folder = folder_of(target.root, path)
     if folder is None:
-        raise StetError(f"{path.name} is not a file of a trajectory")
+        raise StetError(_not_a_trajectory_file(target.root, path))
     if path.name not in (EVENTS, NARRATION):
         # meta.json and the rest show no steps, and are not read to find that out
         raise StetError(f"{path.name} shows no steps: mark one in {EVENTS} or {NARRATION}")
@@ -315,6 +315,23 @@ def mark_at(
     if shown is not None and path.name == EVENTS:
         _refuse_renumbered(path, target.root, shown, line, step)
     return mark_step(target.root, folder, step, verdict, text, gate_config=gate_config)
+
+
+def _not_a_trajectory_file(root: Path, path: Path) -> str:
+    """Why `path` names no trajectory: a working trajectory's file left open in an editor
+    after a capstone committed it says where it went."""
+    from stet_lsp.trajectory.capstone import committed_as
+    from stet_lsp.trajectory.store import COMMITTED, WORKING
+
+    if path.parent.parent == root / WORKING and not os.path.lexists(path.parent):
+        trajectory = committed_as(root, path.parent.name)
+        if trajectory is not None:
+            return (
+                f"{path.name} is no longer there: a capstone committed its trajectory as "
+                f"{trajectory}; mark the step in {COMMITTED / trajectory / path.name}"
+            )
+        return f"{path.name} is no longer there: its working trajectory is gone"
+    return f"{path.name} is not a file of a trajectory"
 
 
 def _refuse_renumbered(path: Path, root: Path, shown: str, line: int, step: int) -> None:

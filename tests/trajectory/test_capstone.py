@@ -33,6 +33,7 @@ from stet_lsp.trajectory.capstone import CapstoneRefused, CapstoneResult, capsto
 from stet_lsp.trajectory.feedback import read_feedback
 from stet_lsp.trajectory.graduation import graduate
 from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.operations import mark_at
 from stet_lsp.trajectory.store import working_folder
 
 Stet = Callable[..., tuple[int, str, str]]
@@ -1617,3 +1618,19 @@ def test_git_holding_its_index_is_a_warning(
     result = capstone(target)
     assert any("the index was not updated" in warning for warning in result.warnings)
     assert repo.head.peel(pygit2.Commit).message.startswith("Trajectory: ")
+
+
+def test_marking_in_a_file_a_capstone_took_away_says_where_it_went(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """An editor keeps the working trajectory's narration open after the capstone moved it:
+    marking a step there names the committed trajectory, not 'no file of a trajectory'."""
+    target = import_work(root, tmp_path)
+    narration = working_folder(target).path / "narration.md"
+    result = capstone(target)
+    with pytest.raises(StetError) as refused_mark:
+        mark_at(target, narration, None, 0, "wrong", None)
+    assert str(refused_mark.value) == (
+        f"narration.md is no longer there: a capstone committed its trajectory as "
+        f"{result.trajectory}; mark the step in .stet/trajectories/{result.trajectory}/narration.md"
+    )
