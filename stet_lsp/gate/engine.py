@@ -72,6 +72,9 @@ _LINE_STARTS = ("\n", "\\n", '"')
 # blank apart (`-p '…'`, `--password '…'`).
 _QUOTED_DOLLAR = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]{0,80}")
 _FLAG_BEFORE = re.compile(r"(?<![\w\-])--?[A-Za-z][A-Za-z0-9\-]{0,40}[ \t]?\Z")
+# The words a test runner's result line starts with (Go's `--- PASS:`, automake's and
+# DejaGnu's `PASS:`, `XPASS:`, jtreg's `Passed:`): what follows names a test.
+_TEST_RESULTS = frozenset(("PASS", "XPASS", "PASSED", "Passed"))
 
 
 @dataclass(frozen=True)
@@ -571,7 +574,9 @@ class RuleScanner:
             return False
         if key is not None and is_metadata_key(key):
             return False
-        if key == "PASS" and heuristics.looks_like_reference(value):
+        if key in _TEST_RESULTS and (
+            heuristics.looks_like_reference(value) or heuristics.is_test_path(value)
+        ):
             return False  # a test runner's result names a test: `--- PASS: TestParse/empty`
         if quoted:
             return True

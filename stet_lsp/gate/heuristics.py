@@ -720,6 +720,39 @@ def is_path(value: str) -> bool:
     return not _generated("".join(segments), 12, random_case=False)
 
 
+# A test a runner's result line names (`PASS: binutils-all/i386/empty`, jtreg's `Passed:
+# compiler/arraycopy/TestArrayCopy.java#id0`): a relative path to a test's source or script,
+# or of three segments or more in lower case, perhaps a case after `#`, in words.
+_TEST_PATH = re.compile(r"[\w\-][\w.\-]{0,80}(?:/[\w.\-]{1,80}){1,30}(?:#[\w.\-]{1,80})?")
+# The extension of a test's source or script.
+_TEST_EXTENSION = re.compile(
+    r"\.(?:java|kt|scala|py|sh|bash|bats|exp|t|pl|rb|js|mjs|ts|go|rs|c|cc|cpp|cs|swift|php|lua"
+    r"|sql|test|tst)$"
+)
+
+
+def is_test_path(value: str) -> bool:
+    """Whether `value` is a path naming a test (see `_TEST_PATH`); not a password holding
+    slashes (`k9Qm/2xR7tLw4/Zp8Vn3Hc`: no extension, capitals, few English letter pairs)."""
+    if _TEST_PATH.fullmatch(value) is None:
+        return False
+    segments = value.split("#", 1)[0].split("/")
+    if _TEST_EXTENSION.search(segments[-1]) is not None:
+        least, share = 8, 0.55
+    elif len(segments) >= 3 and value.lower() == value:
+        least, share = 10, 0.7
+    else:
+        return False
+    pairs = common = 0
+    for run in _LETTERS.findall(value.lower()):
+        for index in range(len(run) - 1):
+            pairs += 1
+            common += run[index : index + 2] in _COMMON_PAIRS
+    # Words and names (`binutils-all/i386/empty`, `TestFloatJNIArgs`) are made of English
+    # letter pairs; base64 and random letters hold about 30 % of them.
+    return pairs >= least and common >= share * pairs
+
+
 def is_encoded_secret(value: str) -> bool:
     """A random hex or base64 value (Laravel's `base64:` prefix allowed): what a name that says
     credential holds. Hash lengths count: `openssl rand -hex 32` looks like a SHA-256."""

@@ -406,6 +406,29 @@ def test_a_test_runners_result_line_is_no_password(line: str) -> None:
 @pytest.mark.parametrize(
     "line",
     [
+        "PASS: binutils-all/i386/empty",
+        "XPASS: gas/elf/section-symbol-redef",
+        "Passed: compiler/arraycopy/TestArrayCopyAsLoadsStores.java#id0",
+        "Passed: java/foreign/TestCircularInit1.java",
+    ],
+)
+def test_a_test_path_in_a_result_line_is_no_password(line: str) -> None:
+    """DejaGnu's `PASS: <dir>/<test>` and jtreg's `Passed: <path>.java#<case>` name a test by
+    its path, mixed letters and digits included; a password with slashes stays one."""
+    assert scan_text(line + "\n", path="log.txt", cache=None) == []
+    assert scan_text(json.dumps({"output": line}) + "\n", path="e.jsonl", cache=None) == []
+    for secret in (
+        "k9Qm/2xR7tLw4/Zp8Vn3Hc6Jd1",
+        "Xk9q2LmWp4Tz/R7vBn3Hc6Jd1.sh",
+        "hunter2/Xk9q2Lm4",
+    ):
+        line = f"PASS: {secret}\n"
+        assert secret not in redact_text(line, path="log.txt", cache=None).text
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
         "password: HkBDLHFaDXosUduCJI:",
         "api_key: xKqPzWmNvBtRyLsD:",
         "export API_TOKEN=aZbYcXdWeVfUgThSqPoN:",
