@@ -720,6 +720,17 @@ def is_path(value: str) -> bool:
     return not _generated("".join(segments), 12, random_case=False)
 
 
+# An HTML or XML tag opening, its attributes up to the quote that ends the value a rule read
+# (`password = <span class="hljs-string">…`: highlighted code in a page's HTML).
+_TAG_OPENING = re.compile(r"<[A-Za-z]{1,15}[1-6]?(?:[ \t]{1,4}[A-Za-z][A-Za-z:\-]{0,30}=?){1,8}")
+
+
+def is_tag_opening(value: str) -> bool:
+    """Whether `value` is markup: a tag's name, a blank and attributes' names, letters alone
+    (`<span class=`, `<h2 id=`); not a password that starts with `<` (`<k9Qm2 xR7tLw4=`)."""
+    return _TAG_OPENING.fullmatch(value) is not None
+
+
 # A test a runner's result line names (`PASS: binutils-all/i386/empty`, jtreg's `Passed:
 # compiler/arraycopy/TestArrayCopy.java#id0`): a relative path to a test's source or script,
 # or of three segments or more in lower case, perhaps a case after `#`, in words.

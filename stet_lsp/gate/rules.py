@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.61"
+RULESET_VERSION = "2026.62"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -127,9 +127,14 @@ def _basic_value(value: str, strict: bool) -> bool:
 
 def _password_value(value: str, strict: bool) -> bool:
     """Any characters (`u8jz)Pde0)IgxL`), unless the whole value stands for one: a template or
-    reference (`{password}`, `%(pw)s`, `${DB_PASS}`), a placeholder word or a mask."""
+    reference (`{password}`, `%(pw)s`, `${DB_PASS}`), a placeholder word or a mask; or it is
+    markup (`<span class=`)."""
     stripped = value.strip()
-    return bool(stripped) and not heuristics.is_placeholder(stripped)
+    return (
+        bool(stripped)
+        and not heuristics.is_placeholder(stripped)
+        and not heuristics.is_tag_opening(stripped)
+    )
 
 
 def _assigned_password(value: str, strict: bool) -> bool:
@@ -143,6 +148,8 @@ def _assigned_password(value: str, strict: bool) -> bool:
     head = _ARGUMENT_END.split(core, maxsplit=1)[0].strip()
     if heuristics.looks_like_reference(core) or heuristics.looks_like_reference(head):
         return False
+    if heuristics.is_tag_opening(core):
+        return False  # highlighted code in HTML: `password = <span class="hljs-string">`
     return _generic_check(core, strict)
 
 

@@ -854,3 +854,22 @@ def test_a_generated_run_echoed_in_backticks_is_the_value(text: str) -> None:
         "TOKEN=`echo hello-world-token`\n",
     ):
         assert _redacted(kept, "run.sh") == kept
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '<span class="hljs-keyword">const</span> password = <span class="hljs-string">'
+        "'Password used to generate key'</span>;",
+        '<span class="hljs-keyword">const</span> password = <span class="hljs-keyword">new'
+        '</span> <span class="hljs-title class_">Password</span>(…);',
+    ],
+)
+def test_markup_after_a_password_is_no_value(line: str) -> None:
+    """Highlighted code in a page's HTML (Node's API docs): the tag that opens the value's
+    markup is no password, nor is any copy of it the page holds thousands of."""
+    text = line + "\n" + '<span class="hljs-title">x</span>\n'
+    assert scan_text(text, path="crypto.html", cache=None) == []
+    for secret in ("<k9Qm2 xR7tLw4=", "<Xk9q#2LmWp4", "<k9Qm2xR7tLw4>"):
+        assert secret not in _redacted(f"password = {secret}\n")
+    assert "Xk9q2LmWp4" not in _redacted('<span>password = "Xk9q2LmWp4Tz"</span>\n')
