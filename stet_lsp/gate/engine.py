@@ -456,6 +456,7 @@ class RuleScanner:
             not value
             or heuristics.is_command_substitution(self.text, start, end)
             or heuristics.is_call_on_a_literal(self.text, start, end)
+            or heuristics.inside_arn(self.text, min(start, match.start()))
         ):
             return False
         if self._shell_quoted_dollar(start, end):

@@ -720,6 +720,24 @@ def is_path(value: str) -> bool:
     return not _generated("".join(segments), 12, random_case=False)
 
 
+# An Amazon Resource Name: `arn:<partition>:<service>:<region>:<account>:<resource>`, the
+# partition `aws`, `aws-cn`, `aws-us-gov`, … or a policy's `*`.
+_ARN = re.compile(r"arn:(?:aws(?:-[a-z]{1,10}){0,3}|\*):[a-z0-9*\-]{0,40}:")
+_TOKEN_ENDS = frozenset(" \t\r\n\"'`,;=([{<>|")
+_ARN_READ = 512
+
+
+def inside_arn(text: str, offset: int) -> bool:
+    """Whether `offset` is inside an ARN (`arn:aws:secretsmanager:*:*:secret:db-*`, `arn:*:
+    ec2:*:*:security-group/*`): a resource's name, public, whose fields no credential's
+    assignment or `.pgpass` line are."""
+    start = offset
+    floor = max(0, offset - _ARN_READ)
+    while start > floor and text[start - 1] not in _TOKEN_ENDS:
+        start -= 1
+    return _ARN.match(text, start) is not None
+
+
 # An HTML or XML tag opening, its attributes up to the quote that ends the value a rule read
 # (`password = <span class="hljs-string">…`: highlighted code in a page's HTML).
 _TAG_OPENING = re.compile(r"<[A-Za-z]{1,15}[1-6]?(?:[ \t]{1,4}[A-Za-z][A-Za-z:\-]{0,30}=?){1,8}")

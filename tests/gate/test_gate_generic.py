@@ -441,3 +441,23 @@ def test_a_generated_value_ending_in_a_colon_is_a_secret(line: str) -> None:
     colon must not hide a generated value's look: these stay secrets."""
     [value] = re.findall(r"[A-Za-z0-9]{12,}:", line)
     assert value not in redact_text(line + "\n", path="notes.txt", cache=None).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"Resource": "arn:aws:secretsmanager:*:*:secret:aws/ssm/3p/*",\n',
+        '"ARN": "arn:aws:secretsmanager:us-west-2:123456789012:secret:MyTestDatabaseSecret-a1b2c3"\n',
+        '  "arn:*:ec2:*:*:security-group/*",\n',
+        '"Resource": "arn:aws-us-gov:rds:*:*:db:mydb"\n',
+    ],
+)
+def test_an_arn_is_no_assignment_nor_pgpass_line(text: str) -> None:
+    """An IAM policy's resources (`secretsmanager:…:secret:…`, `:*:` fields as a `.pgpass`
+    line's port): a resource's public name; the secret beside it is still found."""
+    assert scan_text(text, path="policy.txt", cache=None) == []
+    assert scan_text(json.dumps({"output": text}) + "\n", path="e.jsonl", cache=None) == []
+    beside = text.rstrip("\n") + ' "SecretString": "Xk9q2LmWp4Tz#R7vB"\n'
+    assert "Xk9q2LmWp4Tz#R7vB" not in redact_text(beside, path="policy.txt", cache=None).text
+    pgpass = "db.internal:*:app:deploy:Xk9q2LmWp4Tz\n"
+    assert "Xk9q2LmWp4Tz" not in redact_text(text + pgpass, path="notes.txt", cache=None).text
