@@ -408,17 +408,21 @@ def _is_secret_value(value: str, allowlist: Allowlist | None) -> bool:
 
 
 def _after_metadata_key(text: str, start: int) -> bool:
-    """Whether the value at `start` is assigned to a name about a credential (`token_type`)."""
-    key = _key_before(text, start)
-    return key is not None and is_metadata_key(key)
+    """Whether the value at `start` is assigned to a name about a credential (`token_type`)
+    or to a CloudFormation resource type (`"AWS::ApiGateway::ApiKey": "<digest>"`)."""
+    found = _key_before(text, start)
+    if found is None:
+        return False
+    key, key_start = found
+    return is_metadata_key(key) or heuristics.names_a_resource_type(text, key_start)
 
 
-def _key_before(text: str, start: int) -> str | None:
-    """The name assigned the value at `start` (`name = "`, `"name": `, `name => `): read
-    backwards from `start`, over at most 100 characters."""
+def _key_before(text: str, start: int) -> tuple[str, int] | None:
+    """The name assigned the value at `start` (`name = "`, `"name": `, `name => `) and where
+    it starts: read backwards from `start`, over at most 100 characters."""
     behind = text[max(0, start - 100) : start][::-1]
     match = _KEY_BEFORE_REVERSED.match(behind)
-    return None if match is None else match.group(1)[::-1]
+    return None if match is None else (match.group(1)[::-1], start - match.end(1))
 
 
 def _windows(text: str, offsets: list[int]) -> list[tuple[int, int]]:

@@ -433,6 +433,8 @@ class RuleScanner:
             end = block_end
         # Hostile text repeats one assignment thousands of times: judge each value once.
         key = match.group("key") if "key" in match.re.groupindex else None
+        if key is not None and heuristics.names_a_resource_type(self.text, match.start("key")):
+            return False
         form = ""
         if group == "secret" and key is not None:
             surely, maybe, form = self._parameter_ends(match, start, end)

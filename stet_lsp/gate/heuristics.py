@@ -738,6 +738,17 @@ def inside_arn(text: str, offset: int) -> bool:
     return _ARN.match(text, start) is not None
 
 
+# A CloudFormation resource type's namespace before a name (`"AWS::ApiGateway::ApiKey":`,
+# `AWS::SecretsManager::Secret`, `Alexa::ASK::Skill`, `Custom::…`): a type, not a credential.
+_RESOURCE_TYPE = re.compile(r"(?<![A-Za-z0-9_])(?:AWS|Alexa|Custom)::(?:[A-Za-z0-9]{1,64}::)?\Z")
+
+
+def names_a_resource_type(text: str, key_start: int) -> bool:
+    """Whether the name at `key_start` ends a CloudFormation resource type (see
+    `_RESOURCE_TYPE`): what is assigned to it is the type's data (a schema's digest)."""
+    return _RESOURCE_TYPE.search(text, max(0, key_start - 80), key_start) is not None
+
+
 # An HTML or XML tag opening, its attributes up to the quote that ends the value a rule read
 # (`password = <span class="hljs-string">…`: highlighted code in a page's HTML).
 _TAG_OPENING = re.compile(r"<[A-Za-z]{1,15}[1-6]?(?:[ \t]{1,4}[A-Za-z][A-Za-z:\-]{0,30}=?){1,8}")

@@ -461,3 +461,24 @@ def test_an_arn_is_no_assignment_nor_pgpass_line(text: str) -> None:
     assert "Xk9q2LmWp4Tz#R7vB" not in redact_text(beside, path="policy.txt", cache=None).text
     pgpass = "db.internal:*:app:deploy:Xk9q2LmWp4Tz\n"
     assert "Xk9q2LmWp4Tz" not in redact_text(text + pgpass, path="notes.txt", cache=None).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '    "AWS::ApiGateway::ApiKey": "48205d4ffd7feba3",\n',
+        '    "AWS::AppSync::ApiKey": "3d104ea0be48564b",\n',
+        '    "AWS::ACMPCA::CertificateAuthority": "456157e4ff304b13",\n',
+    ],
+)
+def test_a_cloudformation_resource_type_is_no_credentials_name(text: str) -> None:
+    """cfn-lint's schema digests by resource type: `AWS::ApiGateway::ApiKey` names a type;
+    a key of that name in a template's properties, or `Config::api_key` in C++, is one."""
+    assert scan_text(text, path="us_east_1.py", cache=None) == []
+    assert scan_text(json.dumps({"output": text}) + "\n", path="e.jsonl", cache=None) == []
+    for secret_line in (
+        '"ApiKey": "48205d4ffd7feba3c9e1a7b2"\n',
+        'Config::api_key = "48205d4ffd7feba3c9e1a7b2";\n',
+    ):
+        redacted = redact_text(text + secret_line, path="notes.txt", cache=None).text
+        assert "48205d4ffd7feba3c9e1a7b2" not in redacted
