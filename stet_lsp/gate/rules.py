@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.64"
+RULESET_VERSION = "2026.65"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -369,8 +369,8 @@ DIRECT_INIT_ASSIGNMENT = Rule(
 # (`--token-file`, `--password-stdin`, `--max-tokens` name no value), and the value must look
 # generated, as an assignment's (a reference, a placeholder, a path, a word stay), and not a
 # spec of `name=value` pairs (BuildKit's `--secret id=npmrc,src=…` names a file). A flag's
-# `=` (`--token=…`) is an assignment.
-_FLAG_WORDS = r"token|secret|password|passwd|api[_\-]?key"
+# `=` (`--token=…`) is an assignment. AWS CLI's `--secret-string` is the secret itself.
+_FLAG_WORDS = r"token|secret(?:[_\-]string)?|password|passwd|api[_\-]?key"
 FLAG_ASSIGNMENT = Rule(
     name="secret-assignment",
     pattern=lazy(
@@ -379,7 +379,16 @@ FLAG_ASSIGNMENT = Rule(
         + r"))[ \t]{1,4}(?!-)(?![A-Za-z_]{1,20}=)"
         + whole_value(6)
     ),
-    anchors=("-token ", "-secret ", "-password ", "-passwd ", "-api-key ", "-apikey ", "_key "),
+    anchors=(
+        "-token ",
+        "-secret ",
+        "-secret-string ",
+        "-password ",
+        "-passwd ",
+        "-api-key ",
+        "-apikey ",
+        "_key ",
+    ),
     lead=72,
     reach=480,
     check=_generic_check,

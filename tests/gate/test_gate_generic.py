@@ -157,6 +157,8 @@ def test_code_after_a_declared_type_stays(text: str) -> None:
         "oauth2-proxy --client-secret '{value}'",
         "vault login -token {value}",
         "./deploy.sh --password {value}",
+        "aws secretsmanager put-secret-value --secret-id prod/db --secret-string {value}",
+        "aws secretsmanager create-secret --name prod/db --secret-string '{value}'",
     ],
 )
 def test_a_credentials_flag_and_its_value_after_a_blank(command: str) -> None:
