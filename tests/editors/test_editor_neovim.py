@@ -1502,3 +1502,52 @@ def test_import_without_sessions_names_every_harness_looked_in(tmp_path: Path) -
         "stet: no agent sessions found for this repository (Claude Code, Codex, Gemini CLI, "
         "Qwen Code, aider, OpenHands V1); :Stet import PATH imports a transcript file"
     ]
+
+
+def test_commands_run_from_the_quickfix_list_and_the_brief(tmp_path: Path) -> None:
+    """`:Stet steps` and `:Stet brief` leave the cursor in the list or the brief they show;
+    a command about the repository run from there works from the file's window the cursor
+    came from (not "not attached: it is not a file"): `:Stet steps` again, `:Stet trajectory`
+    (the narration opens in the file's window, the quickfix window keeps the list) and
+    `:Stet brief 300`."""
+    root = make_workspace(tmp_path / "repo")
+    session = claude_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    body = """
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    local file_window = vim.api.nvim_get_current_win()
+    local function steps_listed()
+      return vim.wait(10000, function() return #vim.fn.getqflist() > 0 end, 50)
+    end
+    vim.cmd("Stet steps")
+    out.listed = steps_listed()
+    out.in_quickfix = vim.bo.buftype == "quickfix"
+    vim.fn.setqflist({}, "r", { items = {} })
+    vim.cmd("Stet steps")
+    out.listed_again = steps_listed()
+    out.quickfix_window = vim.api.nvim_get_current_win()
+    vim.cmd("Stet trajectory")
+    vim.wait(10000, function()
+      return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(file_window)):find("narration.md", 1, true) ~= nil
+    end, 50)
+    out.narration_window = vim.api.nvim_get_current_win() == file_window
+    out.quickfix_kept = vim.bo[vim.api.nvim_win_get_buf(out.quickfix_window)].buftype == "quickfix"
+    vim.cmd("Stet brief")
+    vim.wait(10000, function() return vim.api.nvim_buf_get_name(0) == "stet://brief" end, 50)
+    local brief = vim.api.nvim_get_current_buf()
+    vim.api.nvim_buf_call(brief, function() vim.bo.modifiable = true; vim.api.nvim_buf_set_lines(brief, 0, -1, false, {}) end)
+    vim.cmd("Stet brief 300")
+    out.brief_again = vim.wait(10000, function()
+      return vim.api.nvim_buf_is_valid(brief) and #table.concat(vim.api.nvim_buf_get_lines(brief, 0, -1, false)) > 0
+    end, 50)
+    settle(300)
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    assert result["listed"] is True and result["in_quickfix"] is True
+    assert result["notifications"] == [], result["notifications"]
+    assert result["listed_again"] is True
+    assert result["narration_window"] is True and result["quickfix_kept"] is True
+    assert result["brief_again"] is True

@@ -234,7 +234,21 @@ function M.execute(name, argument, on_result, bufnr)
   end, bufnr)
 end
 
-local function here()
+--- The current buffer, its URI and the cursor's line (0-based). `repository`: the command is
+--- about the repository, not the cursor; run from a window holding no file of the server's
+--- (the quickfix list `:Stet steps` filled, the brief), it works from the window the cursor
+--- came from, and goes back there, so that what it opens does not replace the list.
+---@param repository boolean?
+local function here(repository)
+  local function attached(bufnr)
+    return #vim.lsp.get_clients({ bufnr = bufnr, name = "stet" }) > 0
+  end
+  if repository and not attached(0) and vim.fn.winnr("#") > 0 then
+    local window = vim.fn.win_getid(vim.fn.winnr("#"))
+    if attached(vim.api.nvim_win_get_buf(window)) then
+      vim.api.nvim_set_current_win(window)
+    end
+  end
   local bufnr = vim.api.nvim_get_current_buf()
   return bufnr, vim.uri_from_bufnr(bufnr), vim.api.nvim_win_get_cursor(0)[1] - 1
 end
@@ -284,7 +298,7 @@ function M.record_command(command, ctx)
 end
 
 function M.open_sheet()
-  local bufnr, uri = here()
+  local bufnr, uri = here(true)
   M.execute("stet.sheet.open", { uri = uri }, function(result)
     local sheet = type(result) == "table" and result.uri or nil
     if not sheet then
@@ -331,7 +345,7 @@ function M.scratch(name, text, filetype)
 end
 
 function M.brief(budget)
-  local bufnr, uri = here()
+  local bufnr, uri = here(true)
   local argument = { uri = uri }
   if budget then
     argument.budget = budget
@@ -387,7 +401,7 @@ function M.list_items(result, root)
 end
 
 function M.list()
-  local bufnr, uri = here()
+  local bufnr, uri = here(true)
   M.execute("stet.note.list", { uri = uri }, function(result, client)
     result = type(result) == "table" and result or {}
     -- Anchors are relative to the repository's root, which holds the sheet under .stet/.
@@ -412,7 +426,7 @@ function M.list()
 end
 
 function M.edit(id, text)
-  local bufnr, uri = here()
+  local bufnr, uri = here(true)
   M.execute("stet.note.edit", { uri = uri, id = id, text = text }, function()
     notify(("note %s edited"):format(id))
   end, bufnr)
@@ -441,7 +455,7 @@ function M.discard(id)
 end
 
 function M.pause(until_date)
-  local bufnr, uri = here()
+  local bufnr, uri = here(true)
   M.execute("stet.pause", { uri = uri, ["until"] = until_date }, function(result)
     local until_time = type(result) == "table" and value(result.paused_until) or nil
     notify("paused" .. (until_time and (" until " .. until_time) or ""))
@@ -449,7 +463,7 @@ function M.pause(until_date)
 end
 
 function M.resume()
-  local bufnr, uri = here()
+  local bufnr, uri = here(true)
   M.execute("stet.resume", { uri = uri }, function(result)
     if type(result) == "table" and result.was_paused == false then
       notify("the style sheet of " .. result.target.label .. " was not paused")
@@ -524,7 +538,7 @@ end
 --- Imports a transcript file (`path`), or the session picked from those the server finds.
 ---@param path string?
 function M.import(path)
-  local bufnr, uri = here()
+  local bufnr, uri = here(true)
   local function import(file)
     M.execute("stet.trajectory.import", { uri = uri, path = file }, function(result)
       notify(M.import_message(type(result) == "table" and result or {}))
@@ -558,7 +572,7 @@ end
 ---@param file string? "narration", "events" or "meta"
 ---@param step integer?
 function M.open_trajectory(id, file, step)
-  local bufnr, uri = here()
+  local bufnr, uri = here(true)
   M.execute("stet.trajectory.open", { uri = uri, id = id, file = file, step = step }, function(result)
     local target = type(result) == "table" and result.uri or nil
     if not target then
@@ -728,7 +742,7 @@ end
 --- Writes the graduation review of the open entries and shows it; each line's code action
 --- accepts its proposal (`stet.graduation.apply`).
 function M.review()
-  local bufnr, uri = here()
+  local bufnr, uri = here(true)
   M.execute("stet.graduation.review", { uri = uri }, function(result)
     local target = type(result) == "table" and result.uri or nil
     if not target then
@@ -829,7 +843,7 @@ end
 ---@param message string?
 ---@param dry_run boolean?
 function M.capstone(message, dry_run)
-  local bufnr, uri = here()
+  local bufnr, uri = here(true)
   local argument = { uri = uri }
   if message and message ~= "" then
     argument.message = message
@@ -1045,7 +1059,7 @@ end
 --- trajectory), under its sessions, turns and subagents as the server's outline groups them.
 ---@param id string?
 function M.steps(id)
-  local bufnr, uri = here()
+  local bufnr, uri = here(true)
   M.execute("stet.trajectory.outline", { uri = uri, id = id }, function(result)
     local target = type(result) == "table" and result.uri or nil
     if not target then
