@@ -1551,3 +1551,33 @@ def test_commands_run_from_the_quickfix_list_and_the_brief(tmp_path: Path) -> No
     assert result["listed_again"] is True
     assert result["narration_window"] is True and result["quickfix_kept"] is True
     assert result["brief_again"] is True
+
+
+def test_a_steps_verdict_from_its_code_action_says_so(tmp_path: Path) -> None:
+    """The code actions "Mark step N as wrong" / "... as clever" on a line of events.jsonl say
+    what they recorded, as `:Stet mark` does ("step N marked wrong"), instead of nothing."""
+    root = make_workspace(tmp_path / "repo")
+    session = claude_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    trajectory = working_trajectory(root)
+    events = root / trajectory["path"] / "events.jsonl"
+    body = f"""
+    vim.cmd.edit({json.dumps(str(events))})
+    out.attached = attached(0)
+    vim.api.nvim_win_set_cursor(0, {{ {MARK_STEP}, 0 }})
+    vim.lsp.buf.code_action({{
+      apply = true,
+      filter = function(action) return action.title == "Mark step {MARK_STEP} as wrong" end,
+    }})
+    vim.wait(10000, function() return #out.notifications > 0 end, 50)
+    settle(300)
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    feedback = root / ".stet" / "feedback" / f"{trajectory['id']}.jsonl"
+    verdicts = [json.loads(line) for line in feedback.read_text(encoding="utf-8").splitlines()]
+    assert [(v["step"], v["verdict"]) for v in verdicts] == [(MARK_STEP, "wrong")]
+    assert result["notifications"] == [
+        {"message": f"stet: step {MARK_STEP} marked wrong", "level": 2}
+    ], result["notifications"]

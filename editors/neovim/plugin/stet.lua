@@ -94,6 +94,12 @@ vim.lsp.commands["stet.margin.record"] = vim.lsp.commands["stet.margin.record"]
     require("stet").record_command(command, ctx)
   end
 
+-- The verdict code actions of a trajectory's file: say what was marked, as :Stet mark does.
+vim.lsp.commands["stet.step.mark"] = vim.lsp.commands["stet.step.mark"]
+  or function(command, ctx)
+    require("stet").mark_command(command, ctx)
+  end
+
 -- The graduation review's code actions: read the review again once the server rewrote it.
 vim.lsp.commands["stet.graduation.apply"] = vim.lsp.commands["stet.graduation.apply"]
   or function(command, ctx)

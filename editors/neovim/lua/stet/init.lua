@@ -646,12 +646,31 @@ function M.mark(verdict, text, to_sheet)
     argument.toSheet = true
   end
   M.execute("stet.step.mark", argument, function(result)
-    result = type(result) == "table" and result or {}
-    local marked = value(result.verdict) or {}
-    local entry = value(result.entry)
-    local sheet = type(entry) == "table" and ("; style sheet entry %s added"):format(entry.id) or ""
-    notify(("step %s marked %s%s"):format(marked.step or "?", marked.verdict or verdict, sheet))
+    notify(M.marked_message(result, verdict))
   end, bufnr)
+end
+
+--- What a `stet.step.mark` result (`{verdict, entry}`) says was recorded.
+---@param result table
+---@param verdict string the verdict asked for
+---@return string
+function M.marked_message(result, verdict)
+  result = type(result) == "table" and result or {}
+  local marked = value(result.verdict) or {}
+  local entry = value(result.entry)
+  local sheet = type(entry) == "table" and ("; style sheet entry %s added"):format(entry.id) or ""
+  return ("step %s marked %s%s"):format(marked.step or "?", marked.verdict or verdict, sheet)
+end
+
+--- The handler of the server's `stet.step.mark` (vim.lsp.commands), which the verdict code
+--- actions of a trajectory's file run: it reports the verdict, as :Stet mark does.
+---@param command lsp.Command
+---@param ctx table
+function M.mark_command(command, ctx)
+  local argument = (command.arguments or {})[1] or {}
+  M.execute(command.command, argument, function(result)
+    notify(M.marked_message(result, argument.verdict or "?"))
+  end, ctx.bufnr)
 end
 
 -- Graduation: a skill's name, the review, the capstone. --------------------------------------
