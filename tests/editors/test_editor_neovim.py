@@ -1581,3 +1581,51 @@ def test_a_steps_verdict_from_its_code_action_says_so(tmp_path: Path) -> None:
     assert result["notifications"] == [
         {"message": f"stet: step {MARK_STEP} marked wrong", "level": 2}
     ], result["notifications"]
+
+
+def test_marking_a_step_in_a_trajectory_the_capstone_committed_says_so(tmp_path: Path) -> None:
+    """The working trajectory's narration open while `:Stet capstone` commits it: the
+    capstone sets the folder aside, and `:Stet mark` on a step of the buffer then says where
+    the trajectory went, not that narration.md "is not a file of a trajectory"."""
+    import pygit2
+
+    root = make_workspace(tmp_path / "repo")
+    config = pygit2.Repository(str(root)).config
+    config["user.name"] = "Stet Reviewer"
+    config["user.email"] = "reviewer@stet.invalid"
+    session = claude_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    heading = f'<a id="step-{MARK_STEP}"></a>**Step {MARK_STEP} '
+    body = f"""
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.cmd("Stet trajectory")
+    vim.wait(10000, function() return vim.api.nvim_buf_get_name(0):find("narration.md", 1, true) ~= nil end, 50)
+    for index, line in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+      if vim.startswith(line, {json.dumps(heading)}) then
+        vim.api.nvim_win_set_cursor(0, {{ index, 0 }})
+      end
+    end
+    local narration = vim.api.nvim_buf_get_name(0)
+    vim.cmd("Stet capstone")
+    out.committed = vim.wait(20000, function() return vim.fn.filereadable(narration) == 0 end, 50)
+    settle(500)
+    vim.cmd("Stet mark wrong")
+    vim.wait(10000, function() return #out.notifications > 0 end, 50)
+    settle(300)
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    assert result["committed"] is True
+    assert pygit2.Repository(str(root)).head.peel().message.startswith("Trajectory: ")
+    [committed] = [path.name for path in (root / ".stet" / "trajectories").iterdir()]
+    assert result["notifications"] == [
+        {
+            "message": "stet: narration.md is no longer there: a capstone committed its "
+            f"trajectory as {committed}; mark the step in "
+            f".stet/trajectories/{committed}/narration.md",
+            "level": 4,
+        }
+    ], result["notifications"]
+    assert not (root / ".stet" / "feedback").exists()
