@@ -674,6 +674,17 @@ _TWO_GROUPS_PAIRS = 0.65
 _ONE_GROUP_PAIRS = 0.5
 
 
+def _letter_pairs(value: str) -> tuple[int, int]:
+    """How many pairs of letters `value` holds (read inside each run of letters), and how
+    many of them are common in English."""
+    pairs = common = 0
+    for run in _LETTERS.findall(value.lower()):
+        for index in range(len(run) - 1):
+            pairs += 1
+            common += run[index : index + 2] in _COMMON_PAIRS
+    return pairs, common
+
+
 def _one_case_generated(value: str) -> bool:
     """Letters of one case and digits that read as generated: three groups of digits or
     more, or two with fewer than 65 % English letter pairs in the letters around them, or
@@ -685,11 +696,7 @@ def _one_case_generated(value: str) -> bool:
         return False
     if groups >= _SCATTERED_DIGITS:
         return True
-    pairs = common = 0
-    for run in _LETTERS.findall(value.lower()):
-        for index in range(len(run) - 1):
-            pairs += 1
-            common += run[index : index + 2] in _COMMON_PAIRS
+    pairs, common = _letter_pairs(value)
     share = common / pairs if pairs else 0.0
     return share < (_TWO_GROUPS_PAIRS if groups == 2 else _ONE_GROUP_PAIRS)
 
@@ -783,11 +790,7 @@ def is_test_path(value: str) -> bool:
         least, share = 10, 0.7
     else:
         return False
-    pairs = common = 0
-    for run in _LETTERS.findall(value.lower()):
-        for index in range(len(run) - 1):
-            pairs += 1
-            common += run[index : index + 2] in _COMMON_PAIRS
+    pairs, common = _letter_pairs(value)
     # Words and names (`binutils-all/i386/empty`, `TestFloatJNIArgs`) are made of English
     # letter pairs; base64 and random letters hold about 30 % of them.
     return pairs >= least and common >= share * pairs
