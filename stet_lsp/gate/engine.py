@@ -435,6 +435,10 @@ class RuleScanner:
         key = match.group("key") if "key" in match.re.groupindex else None
         if key is not None and heuristics.names_a_resource_type(self.text, match.start("key")):
             return False
+        if key is not None and heuristics.annotates_a_type(
+            self.text, match.start("key"), match.end("key"), start
+        ):
+            return False  # `token: CancellationToken)`: the name's type, not its value
         form = ""
         if group == "secret" and key is not None:
             surely, maybe, form = self._parameter_ends(match, start, end)

@@ -756,6 +756,98 @@ def names_a_resource_type(text: str, key_start: int) -> bool:
     return _RESOURCE_TYPE.search(text, max(0, key_start - 80), key_start) is not None
 
 
+# A type annotation in code (TypeScript, Python, Rust, Kotlin, Swift): a name's type after
+# `:` in a parameter list (`token: CancellationToken)`), a declaration (`let token:
+# Token<SyntaxKind.Identifier>;`), an interface's or a class's member (`  token: string;`): a
+# type's name, dotted, with type arguments (`<…>`, `[…]`), arrays (`[]`), `?`, and unions or
+# intersections of such; then `)`, `,`, `;`, `=`, `{`, `|`, `&` or the line's end.
+_TYPE_NAME = re.compile(r"[A-Za-z_$][\w$]{0,80}(?:\.[A-Za-z_$][\w$]{0,80}){0,8}")
+_TYPE_ARGUMENT_CHARS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.,|&? \t[]<>()"
+)
+_BRACKETS = {"<": ">", "[": "]", "(": ")"}
+_TYPE_READ = 240
+_TYPE_JOINT = re.compile(r"[ \t]{0,2}[|&][ \t]{0,2}")
+_TYPE_FOLLOWER = re.compile(r"[ \t]{0,4}(?:[),;={|&]|\r|\n|\\[rn]|\\?\"|\Z)")
+_ANNOTATION_COLON = re.compile(r"[ \t]{0,4}:[ \t]{0,4}")
+# What stands before a name that is annotated: a parameter list's `(` or `,`, a declaration's
+# keyword, or the line's start (raw or escaped in JSON): a member of an interface or a class.
+_ANNOTATED_NAME_BEFORE = re.compile(
+    r"(?:[(,][ \t]{0,4}"
+    r"|(?:^|[^\w$]|\\[nrt])(?:let|const|var|readonly|declare|private|public|protected|static)"
+    r"[ \t]{1,4}"
+    r"|(?:^|[\r\n\"]|\\[nr])[ \t]{0,40}(?:[A-Za-z_$][\w$]{0,40}[ \t]{1,4}){0,3})\Z"
+)
+# A type alias (`type ColonToken = PunctuationToken<SyntaxKind.ColonToken>;`).
+_TYPE_ALIAS = re.compile(r"(?:^|[^\w$]|\\[nrt])type[ \t]{1,4}\Z")
+_ALIAS_EQUALS = re.compile(r"[ \t]{0,4}=[ \t]{0,4}")
+
+
+def _type_arguments_end(text: str, position: int, limit: int) -> int | None:
+    """Where the bracket at `position` closes, over a type's arguments only; None when it does
+    not close before `limit` or holds what no type does."""
+    closers = []
+    index = position
+    while index < limit:
+        char = text[index]
+        if char in _BRACKETS:
+            closers.append(_BRACKETS[char])
+        elif char in ">])":
+            if not closers or closers.pop() != char:
+                return None
+            if not closers:
+                return index + 1
+        elif char not in _TYPE_ARGUMENT_CHARS:
+            return None
+        index += 1
+    return None
+
+
+def _type_end(text: str, position: int) -> int | None:
+    """The end of the type written at `position` (see `_TYPE_NAME`), or None."""
+    limit = min(len(text), position + _TYPE_READ)
+    while True:
+        name = _TYPE_NAME.match(text, position, limit)
+        if name is None:
+            return None
+        position = name.end()
+        while position < limit and text[position] in "<[?":
+            if text[position] == "?" or text.startswith("[]", position):
+                position += 1 if text[position] == "?" else 2
+                continue
+            end = _type_arguments_end(text, position, limit)
+            if end is None:
+                return None
+            position = end
+        joint = _TYPE_JOINT.match(text, position, limit)
+        if joint is None or _TYPE_NAME.match(text, joint.end(), limit) is None:
+            return position
+        position = joint.end()
+
+
+def annotates_a_type(text: str, key_start: int, key_end: int, start: int) -> bool:
+    """Whether what a rule read as a credential's value, at `start` after the name at
+    `key_start:key_end` and a colon, is the name's type (see `_TYPE_NAME`): the name stands in
+    a parameter list, a declaration or as a member (or it is a type alias's, before `=`), the
+    type is followed by what ends one, and its names read as written, not drawn (`token:
+    Xk9q2LmWp4Rt` in YAML is a value)."""
+    if text.startswith("\\", key_start - 1):
+        key_start += 1  # the name after an escaped newline (`\naccessToken:` in JSON)
+    before = max(0, key_start - 80)
+    if _ANNOTATION_COLON.fullmatch(text, key_end, start) is not None:
+        if _ANNOTATED_NAME_BEFORE.search(text, before, key_start) is None:
+            return False
+    elif _ALIAS_EQUALS.fullmatch(text, key_end, start) is not None:
+        if _TYPE_ALIAS.search(text, before, key_start) is None:
+            return False
+    else:
+        return False
+    end = _type_end(text, start)
+    if end is None or _TYPE_FOLLOWER.match(text, end) is None:
+        return False
+    return _reads_as_written(text[start:end])
+
+
 # An HTML or XML tag opening, its attributes up to the quote that ends the value a rule read
 # (`password = <span class="hljs-string">…`: highlighted code in a page's HTML).
 _TAG_OPENING = re.compile(r"<[A-Za-z]{1,15}[1-6]?(?:[ \t]{1,4}[A-Za-z][A-Za-z:\-]{0,30}=?){1,8}")

@@ -1,0 +1,71 @@
+"""Code whose syntax shows that what follows a credential's name is code, not a literal: a
+type annotation (`token: CancellationToken)`). Each is checked raw and as a transcript
+carries it (a tool result's JSON string, a tool's JSON output quoted again); the literals
+beside it are still found."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stet_lsp.gate import ResultCache, redact_text
+
+
+def _framed(text: str) -> list[tuple[str, str]]:
+    return [
+        (text, "notes.txt"),
+        (json.dumps({"type": "tool_result", "content": text}) + "\n", "events.jsonl"),
+        (json.dumps({"content": json.dumps({"stdout": text})}) + "\n", "events.jsonl"),
+    ]
+
+
+def _left_whole(text: str) -> None:
+    for content, path in _framed(text):
+        assert redact_text(content, path=path, cache=ResultCache()).text == content, content
+
+
+def _redacted(text: str, secret: str) -> None:
+    for content, path in _framed(text):
+        redacted = redact_text(content, path=path, cache=ResultCache()).text
+        assert secret not in redacted, content
+        assert "[REDACTED:" in redacted, content
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "export function provide(document: TextDocument, token: CancellationToken): "
+        "Promise<Item[]> {\n",
+        "  let token: Token<SyntaxKind.Identifier>;\n",
+        "    type ColonToken = PunctuationToken<SyntaxKind.ColonToken>;\n",
+        "    accessToken: Record<string, AccessTokenEntity>;\n",
+        "    frontFace(mode: GLenum, token: GLenum): void;\n",
+        "    removeOutdatedAccount(accountKey: string): void {\n",
+        "        const idTokenMap: Map<string, IdTokenEntity> = new Map();\n",
+        "    private_key: PKCS7PrivateKeyTypes,\n",
+        "    _token_collection_cache: Dict[Tuple[int, str], int] = {}\n",
+        "def check(password: str | None, token: Optional[Token]) -> bool:\n",
+    ],
+)
+def test_a_type_annotation_is_no_value(code: str) -> None:
+    """A parameter's, a declaration's or a member's type after `:` (a name, type arguments,
+    arrays, unions), followed by `)`, `,`, `;`, `=`, `{`, `|` or the line's end."""
+    _left_whole(code)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("token: Xk9q2LmWp4Rt\n", "Xk9q2LmWp4Rt"),
+        ("password: Summer2024!\n", "Summer2024!"),
+        ("  token: Xk9q2LmWp4Rt,\n", "Xk9q2LmWp4Rt"),
+        ("function login(token: Xk9q2LmWp4Rt) {}\n", "Xk9q2LmWp4Rt"),
+        ('  password: "Hunter2024!",\n', "Hunter2024!"),
+        ("[database]\npassword: Zq8#Wm3!Rt6\n", "Zq8#Wm3!Rt6"),
+    ],
+)
+def test_a_value_where_a_type_could_stand_is_still_found(text: str, secret: str) -> None:
+    """A generated run is no type's name, a quoted literal is a value, a password's signs no
+    type holds: YAML, INI and plain text keep their values."""
+    _redacted(text, secret)
