@@ -439,6 +439,10 @@ class RuleScanner:
             self.text, match.start("key"), match.end("key"), start
         ):
             return False  # `token: CancellationToken)`: the name's type, not its value
+        if key is not None and heuristics.is_code_expression(
+            self.text, match.start("key"), match.end("key"), start, end
+        ):
+            return False  # `{password:e,rawPassword:t}`, `(tokenKeys && …)`: code
         form = ""
         if group == "secret" and key is not None:
             surely, maybe, form = self._parameter_ends(match, start, end)

@@ -848,6 +848,74 @@ def annotates_a_type(text: str, key_start: int, key_end: int, start: int) -> boo
     return _reads_as_written(text[start:end])
 
 
+# An expression in code as a credential's name's value, unquoted (JavaScript, TypeScript,
+# Python): `{token:t,text:o}` and `{password:e,rawPassword:t}` in minified code, `(tokenKeys &&
+# …)`, `!0,this._emitCurrentToken()`, `[startLine`, `function(e){…`, `invoke(this.cache…`,
+# `idToken?.secret`. It holds names, numbers and operators only (no blank, quote, `#`, `@`, …),
+# and what only code writes: a bracket, `=>`, `&&`, `||`, `?.`, a leading `!` or `=`, or a
+# comma before the next property or assignment (`,text:`, `,this.options=`).
+_EXPRESSION_CHARS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.,;:!?()[]{}=<>&|+-*/%~^"
+)
+_EXPRESSION_SIGN = re.compile(
+    r"[()\[\]{}]|=>|&&|\|\||\?\.|^[!=]|,(?:this\.)?[A-Za-z_$][\w$]{0,80}[:=]"
+)
+# The operator between the name and the value: `:` (a property), `=` or `=>`.
+_EXPRESSION_OPERATOR = re.compile(r"[ \t]{0,4}(?::|=>?)[ \t]{0,4}")
+# Before a property's name: an object literal's `{` or `,`, an argument list's `(`.
+_PROPERTY_BEFORE = re.compile(r"[{,(][ \t]{0,4}\Z")
+_MEMBER_END = re.compile(r",[ \t]{0,4}(?:\r|\n|\\{1,64}[rn]|\Z)")
+# An environment file's line (`DB_PASSWORD=…` at the line's start): text, never code.
+_ENV_LINE_NAME = re.compile(r"(?:^|[\r\n\"]|\\[nr])(?:export[ \t]{1,4})?\Z")
+_UPPER_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+_PARAMETER_OPENERS = ("?", "&", ";")
+_WORD_RUN = re.compile(r"[A-Za-z0-9]+")
+# What no expression holds, and a generated password often does: a number with letters
+# joined to it (`5v`, `2FSAju`; not a hexadecimal `0x1f`, an exponent `1e5` or a BigInt
+# `10n`), or a name or number right after a closing bracket (`)o7`, `]x`).
+_NO_EXPRESSION = re.compile(
+    r"(?<![\w$])(?!0[xX][0-9a-fA-F]+(?![\w$]))(?>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?n?)"
+    r"[A-Za-z_$]"
+    r"|[)\]][\w$]"
+)
+
+
+def is_code_expression(text: str, key_start: int, key_end: int, start: int, end: int) -> bool:
+    """Whether the unquoted value `text[start:end]` a rule read after the name at
+    `key_start:key_end` is an expression in code (see `_EXPRESSION_SIGN`), its names written,
+    not drawn (`Xk9q2LmWp4Rt(…)` is a value). After `:` the name is an object literal's
+    property or an argument's (after `{`, `,` or `(`, or ending in a comma at the line's
+    end): a YAML key at its line's start is followed by text, its value unquoted. An
+    environment file's line and a query's or a connection string's parameter (a plain name
+    after `?`, `&` or `;`) are text too."""
+    if start < 1 or text[start - 1] in "\"'`":
+        return False
+    operator = _EXPRESSION_OPERATOR.fullmatch(text, key_end, start)
+    if operator is None:
+        return False
+    if text.startswith("\\", key_start - 1):
+        key_start += 1
+    elif text.startswith(_PARAMETER_OPENERS, key_start - 1) and "." not in text[key_start:key_end]:
+        return False  # a query's or a connection string's parameter holds text (`;Pwd={…}`)
+    before = max(0, key_start - 80)
+    if ":" in operator.group():
+        # A pretty-printed object literal's member ends in a comma at its line's end.
+        member = _MEMBER_END.match(text, end) is not None
+        if not member and _PROPERTY_BEFORE.search(text, before, key_start) is None:
+            return False
+    elif (
+        _UPPER_NAME.fullmatch(text, key_start, key_end)
+        and _ENV_LINE_NAME.search(text, before, key_start) is not None
+    ):
+        return False
+    value = text[start:end]
+    if not _EXPRESSION_CHARS.issuperset(value) or _EXPRESSION_SIGN.search(value) is None:
+        return False
+    if _NO_EXPRESSION.search(value) is not None:
+        return False
+    return not any(_generated(run, _HUMPS_READ) for run in _WORD_RUN.findall(value))
+
+
 # An HTML or XML tag opening, its attributes up to the quote that ends the value a rule read
 # (`password = <span class="hljs-string">…`: highlighted code in a page's HTML).
 _TAG_OPENING = re.compile(r"<[A-Za-z]{1,15}[1-6]?(?:[ \t]{1,4}[A-Za-z][A-Za-z:\-]{0,30}=?){1,8}")

@@ -1,5 +1,6 @@
 """Code whose syntax shows that what follows a credential's name is code, not a literal: a
-type annotation (`token: CancellationToken)`). Each is checked raw and as a transcript
+type annotation (`token: CancellationToken)`), an expression as an object literal's property
+or an assignment (`{password:e,rawPassword:t}`, `(tokenKeys && …)`). Each is checked raw and as a transcript
 carries it (a tool result's JSON string, a tool's JSON output quoted again); the literals
 beside it are still found."""
 
@@ -68,4 +69,52 @@ def test_a_type_annotation_is_no_value(code: str) -> None:
 def test_a_value_where_a_type_could_stand_is_still_found(text: str, secret: str) -> None:
     """A generated run is no type's name, a quoted literal is a value, a password's signs no
     type holds: YAML, INI and plain text keep their values."""
+    _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "  const x = { password:e,rawPassword:t };\n",
+        "constructor({password:e,passwordVerification:t}){super({start(){}})}\n",
+        "return{token:t,text:o,start:i,length:n-i}};let o=0;\n",
+        "function i(e,t){this.decoder=e,this.pass=!1,this.options=t||{}}\n",
+        "t.SemanticTokensRangeRequest={})).method=a;\n",
+        "        const refreshTokenKeys = (tokenKeys && tokenKeys.refreshToken) ||\n",
+        "    let pos = state.bMarks[startLine] + state.tShift[startLine]\n",
+        "ge.sendNotification(d.type,{token:t,value:r}),onUnhandledProgress:z.event\n",
+        "                idToken: idToken?.secret,\n",
+        "        const refreshToken = invoke(this.cacheManager.getRefreshToken.bind(this))\n",
+        "x.readToken_dot=function(){var e=this.input}\n",
+        "        token = (String.Double, 'x')\n",
+        "        statetokens = tokendefs[statestack[-1]]\n",
+    ],
+)
+def test_an_expression_is_no_value(code: str) -> None:
+    """Names, numbers and operators with a bracket, `=>`, `&&`, `||`, `?.`, a leading `!`,
+    or a comma before the next property: minified and written code alike."""
+    _left_whole(code)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('const x = { password: "Hunter2024!", user: u };\n', "Hunter2024!"),
+        ("const x = {token:'ghp_Xk9q2LmWp4RtZq8Wm3Rt6Yp1Ks4Lx9Tz7Bn3'};\n", "ghp_"),
+        ("{password:Xk9q2LmWp4Rt(z),user:u}\n", "Xk9q2LmWp4Rt"),
+        ("password: (Hunter2024\n", "(Hunter2024"),
+        ("DB_PASSWORD=hunter2[Summer]x\n", "hunter2[Summer]x"),
+        ("Server=h;Uid=u;Pwd={Hunter2Summer};Encrypt=yes\n", "Hunter2Summer"),
+        ("+DB_PASSWORD=2FSAju)rwTSs/$1W^XubSi\n", "2FSAju)rwTSs/$1W^XubSi"),
+        (
+            "+SECRET_KEY=v-5v)o7aoh0gl$fsgbfnwfuc=*8ftr^^botukpvw_q!gdle88g\n",
+            "v-5v)o7aoh0gl$fsgbfnwfuc=*8ftr^^botukpvw_q!gdle88g",
+        ),
+        ("password = Zq8#Wm3!Rt6\n", "Zq8#Wm3!Rt6"),
+        ("token: Xk9q2LmWp4Rt\n", "Xk9q2LmWp4Rt"),
+    ],
+)
+def test_a_literal_beside_code_is_still_found(text: str, secret: str) -> None:
+    """A quoted literal, a generated run, a YAML value at its line's start and an environment
+    file's line keep their values."""
     _redacted(text, secret)
