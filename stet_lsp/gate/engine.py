@@ -443,6 +443,10 @@ class RuleScanner:
             self.text, match.start("key"), match.end("key"), start, end
         ):
             return False  # `{password:e,rawPassword:t}`, `(tokenKeys && …)`: code
+        if key is not None and heuristics.is_css(
+            self.text, match.start("key"), match.end("key"), start
+        ):
+            return False  # `.codicon-gist-secret:before{…}`, `--token-color:#3c3c3c`: CSS
         form = ""
         if group == "secret" and key is not None:
             surely, maybe, form = self._parameter_ends(match, start, end)

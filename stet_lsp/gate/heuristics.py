@@ -916,6 +916,41 @@ def is_code_expression(text: str, key_start: int, key_end: int, start: int, end:
     return not any(_generated(run, _HUMPS_READ) for run in _WORD_RUN.findall(value))
 
 
+# CSS: a selector's pseudo-class or pseudo-element after a class's name holding a credential's
+# word (`.codicon-gist-secret:before{content:…}`, `.secret-token:nth-child(2n+1){`), then what
+# goes on a selector or opens its block; and a declaration's value (`--token-color:#3c3c3c;`,
+# `--secret-bg:rgba(12,34,56,0.5)`, `var(--x)`), after the block's `{` or a `;`.
+_PSEUDO = re.compile(
+    r":?(?:-(?:webkit|moz|ms)-[a-z\-]{1,40}|before|after|hover|focus|focus-within|focus-visible"
+    r"|active|visited|link|target|checked|disabled|enabled|empty|root|not|is|where|has"
+    r"|first-child|last-child|only-child|nth-child|nth-last-child|first-of-type|last-of-type"
+    r"|only-of-type|nth-of-type|placeholder|placeholder-shown|selection|marker|backdrop"
+    r"|first-line|first-letter|autofill|invalid|valid|required|optional|read-only|read-write"
+    r"|indeterminate|default|defined|host|part|slotted|scope|lang|dir|any-link)"
+    r"(?:\([^()\s\\\"']{0,80}\))?(?=[{,:.\[#>+~) ]|\Z)"
+)
+_DECLARATION_BEFORE = re.compile(r"[{;][ \t]{0,4}\Z")
+_CSS_VALUE = re.compile(
+    r"(?:rgba?|hsla?|hwb|lab|lch|color-mix|var|calc|url|env)\("
+    r"|(?:#[0-9a-fA-F]{3,8}|-?[0-9]{1,6}(?:\.[0-9]{1,6})?(?:px|em|rem|%|s|ms|vh|vw|pt|fr|deg)?)"
+    r"(?=[;}!,) ]|\Z)"
+)
+
+
+def is_css(text: str, key_start: int, key_end: int, start: int) -> bool:
+    """Whether what a rule read as a credential's value after `:` is CSS: a pseudo-class or
+    pseudo-element of a selector (see `_PSEUDO`), or a declaration's value after the block's
+    `{` or a `;` (a colour, a function of CSS, a length)."""
+    if not text.startswith(":", key_end) or key_end + 1 != start:
+        return False
+    if _PSEUDO.match(text, start) is not None:
+        return True
+    return (
+        _DECLARATION_BEFORE.search(text, max(0, key_start - 8), key_start) is not None
+        and _CSS_VALUE.match(text, start) is not None
+    )
+
+
 # An HTML or XML tag opening, its attributes up to the quote that ends the value a rule read
 # (`password = <span class="hljs-string">…`: highlighted code in a page's HTML).
 _TAG_OPENING = re.compile(r"<[A-Za-z]{1,15}[1-6]?(?:[ \t]{1,4}[A-Za-z][A-Za-z:\-]{0,30}=?){1,8}")

@@ -1,6 +1,7 @@
 """Code whose syntax shows that what follows a credential's name is code, not a literal: a
 type annotation (`token: CancellationToken)`), an expression as an object literal's property
-or an assignment (`{password:e,rawPassword:t}`, `(tokenKeys && …)`). Each is checked raw and as a transcript
+or an assignment (`{password:e,rawPassword:t}`, `(tokenKeys && …)`), CSS
+(`.codicon-gist-secret:before{…}`, `--token-color:#3c3c3c;`). Each is checked raw and as a transcript
 carries it (a tool result's JSON string, a tool's JSON output quoted again); the literals
 beside it are still found."""
 
@@ -117,4 +118,36 @@ def test_an_expression_is_no_value(code: str) -> None:
 def test_a_literal_beside_code_is_still_found(text: str, secret: str) -> None:
     """A quoted literal, a generated run, a YAML value at its line's start and an environment
     file's line keep their values."""
+    _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    "css",
+    [
+        '  .codicon-gist-secret:before{content:"\\eb45"}\n',
+        '.a{color:red}.codicon-gist-secret:before{content:"\\eb45"}.codicon-key:before{x:y}\n',
+        ".codicon-key:before,.codicon-secret-token:hover{color:red}\n",
+        ".secret-token:nth-child(2n+1){display:none}\n",
+        ".token-secret:not(.hidden) span{x:y}\n",
+        ":root{--vscode-editor-tokenForeground:#3c3c3c;--token-secret-color:rgba(12,34,56,0.5);"
+        "--password-bg:var(--vscode-input-background)}\n",
+    ],
+)
+def test_css_is_no_value(css: str) -> None:
+    """A selector's pseudo-class or pseudo-element after a class named for a credential, and
+    a declaration's colour, CSS function or length."""
+    _left_whole(css)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (".x{token:Xk9q2LmWp4Rt}\n", "Xk9q2LmWp4Rt"),
+        (".x{--token:#Xk9q2LmWp4Rt}\n", "Xk9q2LmWp4Rt"),
+        ("token:#a1b2c3d4e5f6a7b8c9\n", "a1b2c3d4e5f6a7b8c9"),
+        ("password: Summer2024!\n", "Summer2024!"),
+    ],
+)
+def test_a_value_beside_css_is_still_found(text: str, secret: str) -> None:
+    """A generated run after a property's colon, a hex run longer than a colour's."""
     _redacted(text, secret)
