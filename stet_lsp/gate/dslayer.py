@@ -340,7 +340,7 @@ def scan_windows(
             secret = judged[value] = _is_secret_value(value, allowlist)
         if heuristics.is_command_substitution(text, start, end):
             continue  # ``TOKEN=`gh auth token` ``: the command, not what it prints
-        if secret and not _after_metadata_key(text, start):
+        if secret and not _after_metadata_key(text, start, end):
             spans.append(Span(start, end, rule, priority))
     return spans
 
@@ -407,14 +407,19 @@ def _is_secret_value(value: str, allowlist: Allowlist | None) -> bool:
     )
 
 
-def _after_metadata_key(text: str, start: int) -> bool:
-    """Whether the value at `start` is assigned to a name about a credential (`token_type`)
-    or to a CloudFormation resource type (`"AWS::ApiGateway::ApiKey": "<digest>"`)."""
+def _after_metadata_key(text: str, start: int, end: int) -> bool:
+    """Whether the value at `start:end` is assigned to a name about a credential
+    (`token_type`), to a CloudFormation resource type (`"AWS::ApiGateway::ApiKey":
+    "<digest>"`), or to a name it writes another way (`PASSWORD_TOO_LONG = "passwordTooLong"`)."""
     found = _key_before(text, start)
     if found is None:
         return False
     key, key_start = found
-    return is_metadata_key(key) or heuristics.names_a_resource_type(text, key_start)
+    return (
+        is_metadata_key(key)
+        or heuristics.names_a_resource_type(text, key_start)
+        or heuristics.names_itself(key, text[start:end])
+    )
 
 
 def _key_before(text: str, start: int) -> tuple[str, int] | None:

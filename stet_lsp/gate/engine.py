@@ -468,6 +468,7 @@ class RuleScanner:
         judged = value[1:-1] if form == "braced" and len(value) > 2 else value
         if (
             not value
+            or (key is not None and heuristics.names_itself(key, value))
             or heuristics.is_command_substitution(self.text, start, end)
             or heuristics.is_call_on_a_literal(self.text, start, end)
             or heuristics.inside_arn(self.text, min(start, match.start()))

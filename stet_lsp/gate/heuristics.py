@@ -951,6 +951,38 @@ def is_css(text: str, key_start: int, key_end: int, start: int) -> bool:
     )
 
 
+# A constant whose value is its own name written another way (`PASSWORD_TOO_LONG =
+# "passwordTooLong"`, `RefreshTokenClient… = "refreshTokenClient…"`, `exports.PasswordState =
+# PasswordState`, `FLOW_NEW_PASSWORD_REQUIRED_V2 = "FlowNewPasswordRequiredResultV2"`): an
+# event's, an error code's or an export's name, not a secret.
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_NAME_VALUE = re.compile(r"[A-Za-z_$][\w$\-]{0,200}")
+_NAME_WORDS_MORE = 3
+
+
+def _name_words(name: str) -> list[str]:
+    return [word.lower() for word in _NAME_WORD.findall(name)]
+
+
+def names_itself(key: str, value: str) -> bool:
+    """Whether `value` is the name `key` (its last dotted part) written another way: the same
+    words in order (`_NAME_WORD`: camelCase humps, acronyms, runs of digits), or, for a name
+    of three words or more, those and one more word of letters among them; a value that reads
+    as generated is none."""
+    if _NAME_VALUE.fullmatch(value) is None or not _reads_as_written(value):
+        return False
+    name = _name_words(key.rsplit(".", 1)[-1])
+    words = _name_words(value)
+    if not name or words == name:
+        return bool(name)
+    if len(name) < _NAME_WORDS_MORE or len(words) != len(name) + 1:
+        return False
+    for index, word in enumerate(words):
+        if word.isalpha() and words[:index] + words[index + 1 :] == name:
+            return True
+    return False
+
+
 # An HTML or XML tag opening, its attributes up to the quote that ends the value a rule read
 # (`password = <span class="hljs-string">…`: highlighted code in a page's HTML).
 _TAG_OPENING = re.compile(r"<[A-Za-z]{1,15}[1-6]?(?:[ \t]{1,4}[A-Za-z][A-Za-z:\-]{0,30}=?){1,8}")

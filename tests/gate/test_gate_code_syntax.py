@@ -1,7 +1,8 @@
 """Code whose syntax shows that what follows a credential's name is code, not a literal: a
 type annotation (`token: CancellationToken)`), an expression as an object literal's property
 or an assignment (`{password:e,rawPassword:t}`, `(tokenKeys && …)`), CSS
-(`.codicon-gist-secret:before{…}`, `--token-color:#3c3c3c;`). Each is checked raw and as a transcript
+(`.codicon-gist-secret:before{…}`, `--token-color:#3c3c3c;`), a constant named after itself
+(`PASSWORD_TOO_LONG = "passwordTooLong"`). Each is checked raw and as a transcript
 carries it (a tool result's JSON string, a tool's JSON output quoted again); the literals
 beside it are still found."""
 
@@ -150,4 +151,36 @@ def test_css_is_no_value(css: str) -> None:
 )
 def test_a_value_beside_css_is_still_found(text: str, secret: str) -> None:
     """A generated run after a property's colon, a hex run longer than a colour's."""
+    _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'export const PASSWORD_TOO_LONG = "passwordTooLong";\n',
+        "const RefreshTokenClientAcquireTokenWithCachedRefreshToken = "
+        '"refreshTokenClientAcquireTokenWithCachedRefreshToken";\n',
+        'export declare const FLOW_NEW_PASSWORD_REQUIRED_V2 = "FlowNewPasswordRequiredResultV2";\n',
+        "exports.SignUpSubmitPasswordResult = SignUpSubmitPasswordResult;\n",
+        'export const PlatformAuthDOMGetToken = "platformAuthDOMGetToken";\n',
+        "    RESET_PASSWORD_UNSUPPORTED = 'reset_password_unsupported'\n",
+    ],
+)
+def test_a_constant_named_after_itself_is_no_value(code: str) -> None:
+    """An event's, an error code's or an export's name as its constant's value: the same
+    words, or one more among three or more."""
+    _left_whole(code)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('const DB_PASSWORD = "dbPassword2024x";\n', "dbPassword2024x"),
+        ('const ADMIN_TOKEN = "Xk9q2LmWp4RtZq8W";\n', "Xk9q2LmWp4RtZq8W"),
+        ('const PASSWORD = "Hunter2024!";\n', "Hunter2024!"),
+        ('API_TOKEN = "apiTokenXk9q2LmWp4Rt"\n', "apiTokenXk9q2LmWp4Rt"),
+    ],
+)
+def test_a_value_holding_its_names_words_is_still_found(text: str, secret: str) -> None:
+    """Words of the name with digits or a generated run beside them are a value."""
     _redacted(text, secret)
