@@ -858,12 +858,15 @@ _EXPRESSION_CHARS = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.,;:!?()[]{}=<>&|+-*/%~^"
 )
 _EXPRESSION_SIGN = re.compile(
-    r"[()\[\]{}]|=>|&&|\|\||\?\.|^[!=]|,(?:this\.)?[A-Za-z_$][\w$]{0,80}[:=]"
+    r"[()\[\]{}]|=>|&&|\|\||\?\.|^[!=]|,[A-Za-z_$][\w$]{0,80}(?:\.[A-Za-z_$][\w$]{0,80}){0,8}[:=]"
+    r"|^[A-Za-z_$][\w$]{0,80}(?:\.[A-Za-z_$][\w$]{0,80}){1,8}=(?!=)"
 )
-# The operator between the name and the value: `:` (a property), `=` or `=>`.
-_EXPRESSION_OPERATOR = re.compile(r"[ \t]{0,4}(?::|=>?)[ \t]{0,4}")
-# Before a property's name: an object literal's `{` or `,`, an argument list's `(`.
-_PROPERTY_BEFORE = re.compile(r"[{,(][ \t]{0,4}\Z")
+# The operator between the name and the value: `:` (a property), `=` or `=>`; after a quoted
+# name's quote (`{"accent-token":1,mathord:1}`) or a subscript's `]` (`z[A][r.EOF_TOKEN]=…`).
+_EXPRESSION_OPERATOR = re.compile(r"[\"']?\]?[ \t]{0,4}(?::|=>?)[ \t]{0,4}")
+# Before a property's name: an object literal's `{` or `,`, an argument list's `(`, a
+# conditional's `?` (`i&&r?r.token:Je.None`); the name may be quoted.
+_PROPERTY_BEFORE = re.compile(r"[{,(?][ \t]{0,4}[\"']?\Z")
 _MEMBER_END = re.compile(r",[ \t]{0,4}(?:\r|\n|\\{1,64}[rn]|\Z)")
 # An environment file's line (`DB_PASSWORD=…` at the line's start): text, never code.
 _ENV_LINE_NAME = re.compile(r"(?:^|[\r\n\"]|\\[nr])(?:export[ \t]{1,4})?\Z")

@@ -99,6 +99,23 @@ def test_an_expression_is_no_value(code: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "code",
+    [
+        "z[A][r.CHARACTER_TOKEN]=z[A][r.NULL_CHARACTER_TOKEN]=se,z[A][r.WHITESPACE_TOKEN]=pe;\n",
+        'Object.defineProperty(t,"__esModule",{value:!0}),t.ProgressType=t.ProgressToken='
+        "t.createMessageConnection=t.NullLogger=void 0;\n",
+        "ut.Lexer=wo,ut.lexer=wo.lex,ut.Tokenizer=jd,ut.Hooks=_d,ut.parse=ut;\n",
+        're={"accent-token":1,mathord:1,"op-token":1,spacing:1,textord:1};\n',
+        "try{n=t(new Wk(this.a,e),i&&r?r.token:tt.None)}catch(o){throw o}\n",
+    ],
+)
+def test_a_chained_or_subscripted_assignment_is_no_value(code: str) -> None:
+    """Minified code's chains of assignments (`t.A=t.B=void 0`, `a=b,c.d=e`), a subscript's
+    `]=`, a quoted property's name, a conditional's `?a.token:b`."""
+    _left_whole(code)
+
+
+@pytest.mark.parametrize(
     ("text", "secret"),
     [
         ('const x = { password: "Hunter2024!", user: u };\n', "Hunter2024!"),
@@ -114,6 +131,8 @@ def test_an_expression_is_no_value(code: str) -> None:
         ),
         ("password = Zq8#Wm3!Rt6\n", "Zq8#Wm3!Rt6"),
         ("token: Xk9q2LmWp4Rt\n", "Xk9q2LmWp4Rt"),
+        ("DB_PASSWORD=a.b=Xk9q2LmWp4Rt\n", "Xk9q2LmWp4Rt"),
+        ('{"password":Xk9q2LmWp4Rt.x=1}\n', "Xk9q2LmWp4Rt"),
     ],
 )
 def test_a_literal_beside_code_is_still_found(text: str, secret: str) -> None:
