@@ -768,16 +768,23 @@ _TYPE_ARGUMENT_CHARS = frozenset(
 _BRACKETS = {"<": ">", "[": "]", "(": ")"}
 _TYPE_READ = 240
 _TYPE_JOINT = re.compile(r"[ \t]{0,2}[|&][ \t]{0,2}")
-_TYPE_FOLLOWER = re.compile(r"[ \t]{0,4}(?:[),;={|&]|\r|\n|\\[rn]|\\?\"|\Z)")
+_CODE_AFTER_TYPE = re.compile(r"[ \t]{0,4}[),;={|&]")
+_LINE_END = re.compile(r"[ \t]{0,4}(?:\r|\n|\\[rn]|\\?\"|\Z)")
 _ANNOTATION_COLON = re.compile(r"[ \t]{0,4}:[ \t]{0,4}")
-# What stands before a name that is annotated: a parameter list's `(` or `,`, a declaration's
-# keyword, or the line's start (raw or escaped in JSON): a member of an interface or a class.
+# What stands before a name that is annotated: a parameter list's `(` or `,`, or a
+# declaration's keyword.
 _ANNOTATED_NAME_BEFORE = re.compile(
     r"(?:[(,][ \t]{0,4}"
     r"|(?:^|[^\w$]|\\[nrt])(?:let|const|var|readonly|declare|private|public|protected|static)"
-    r"[ \t]{1,4}"
-    r"|(?:^|[\r\n\"]|\\[nr])[ \t]{0,40}(?:[A-Za-z_$][\w$]{0,40}[ \t]{1,4}){0,3})\Z"
+    r"[ \t]{1,4})\Z"
 )
+# Or the line's start (raw or escaped in JSON): a member of an interface or a class, which is
+# a YAML key too: its type must then show as code (`;` or `=` after it, or a type's syntax in
+# it), as `token: WinterIsComing99` at a line's end is a YAML value.
+_MEMBER_BEFORE = re.compile(
+    r"(?:^|[\r\n\"]|\\[nr])[ \t]{0,40}(?:[A-Za-z_$][\w$]{0,40}[ \t]{1,4}){0,3}\Z"
+)
+_TYPE_SYNTAX = re.compile(r"[<\[.|&?]")
 # A type alias (`type ColonToken = PunctuationToken<SyntaxKind.ColonToken>;`).
 _TYPE_ALIAS = re.compile(r"(?:^|[^\w$]|\\[nrt])type[ \t]{1,4}\Z")
 _ALIAS_EQUALS = re.compile(r"[ \t]{0,4}=[ \t]{0,4}")
@@ -834,17 +841,25 @@ def annotates_a_type(text: str, key_start: int, key_end: int, start: int) -> boo
     if text.startswith("\\", key_start - 1):
         key_start += 1  # the name after an escaped newline (`\naccessToken:` in JSON)
     before = max(0, key_start - 80)
+    member = False
     if _ANNOTATION_COLON.fullmatch(text, key_end, start) is not None:
         if _ANNOTATED_NAME_BEFORE.search(text, before, key_start) is None:
-            return False
+            member = _MEMBER_BEFORE.search(text, before, key_start) is not None
+            if not member:
+                return False
     elif _ALIAS_EQUALS.fullmatch(text, key_end, start) is not None:
         if _TYPE_ALIAS.search(text, before, key_start) is None:
             return False
     else:
         return False
     end = _type_end(text, start)
-    if end is None or _TYPE_FOLLOWER.match(text, end) is None:
+    if end is None:
         return False
+    if _CODE_AFTER_TYPE.match(text, end) is None:
+        if _LINE_END.match(text, end) is None:
+            return False
+        if member and _TYPE_SYNTAX.search(text, start, end) is None:
+            return False  # a YAML key's plain value: `token: WinterIsComing99`
     return _reads_as_written(text[start:end])
 
 

@@ -8,28 +8,19 @@ beside it are still found."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from test_gate_providers import framed
 
 from stet_lsp.gate import ResultCache, redact_text
 
 
-def _framed(text: str) -> list[tuple[str, str]]:
-    return [
-        (text, "notes.txt"),
-        (json.dumps({"type": "tool_result", "content": text}) + "\n", "events.jsonl"),
-        (json.dumps({"content": json.dumps({"stdout": text})}) + "\n", "events.jsonl"),
-    ]
-
-
 def _left_whole(text: str) -> None:
-    for content, path in _framed(text):
+    for content, path, _ in framed(text):
         assert redact_text(content, path=path, cache=ResultCache()).text == content, content
 
 
 def _redacted(text: str, secret: str) -> None:
-    for content, path in _framed(text):
+    for content, path, _ in framed(text):
         redacted = redact_text(content, path=path, cache=ResultCache()).text
         assert secret not in redacted, content
         assert "[REDACTED:" in redacted, content
@@ -66,6 +57,9 @@ def test_a_type_annotation_is_no_value(code: str) -> None:
         ("function login(token: Xk9q2LmWp4Rt) {}\n", "Xk9q2LmWp4Rt"),
         ('  password: "Hunter2024!",\n', "Hunter2024!"),
         ("[database]\npassword: Zq8#Wm3!Rt6\n", "Zq8#Wm3!Rt6"),
+        # A YAML key's plain value reads as written as a type's name does.
+        ("db:\n  api_token: BlueSkyRunner2024\n", "BlueSkyRunner2024"),
+        ("config:\n  token: WinterIsComing99\n", "WinterIsComing99"),
     ],
 )
 def test_a_value_where_a_type_could_stand_is_still_found(text: str, secret: str) -> None:
