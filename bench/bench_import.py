@@ -736,7 +736,7 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
             normalizer = Normalizer(target.root, StetIgnore.load(target.root), cwds)
             events = normalizer.events(parsed.events)
         with clock.phase("serialise: events, paths made relative"):
-            blocks = importing._jsonl_blocks(events, normalizer)
+            blocks = importing._jsonl_blocks(events, normalizer, [])
         first_time = next((event.time for event in events if event.time), None)
         counts = {"events": len(events), "session bytes": sum(len(b.encode()) for b in blocks)}
         del events, parsed.events[:]
