@@ -69,7 +69,7 @@ from stet_lsp.trajectory.feedback import (
 )
 from stet_lsp.trajectory.graduation import INDEX_LOCK, retarget_skill, skill_lock
 from stet_lsp.trajectory.importing import compose_pending, pending
-from stet_lsp.trajectory.meta import Meta, moment, summarise
+from stet_lsp.trajectory.meta import Meta, first_and_last, summarise
 from stet_lsp.trajectory.renames import follow_rename, former_keys
 from stet_lsp.trajectory.skills import SKILL_LIMIT, skill_path
 from stet_lsp.trajectory.store import (
@@ -609,7 +609,7 @@ def trajectory_id(
     the name or the slug: the id names committed files), and the first 12 hex digits of the
     SHA-256 of the committed events.jsonl. Readable in a listing, sorted by date, and
     stable: the same events on the same target always get the same id."""
-    started = min((event.time for event in events if event.time), default=None, key=moment)
+    started = first_and_last([event.time for event in events if event.time])[0]
     digest = hashlib.sha256(events_text.encode("utf-8")).hexdigest()[:_HASH_LENGTH]
     return f"{_date(started, head)}-{_slug(target, config)}-{digest}"
 

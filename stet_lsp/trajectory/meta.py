@@ -164,6 +164,7 @@ def summarise(
     )
     totals.cost_usd, totals.cost_basis = total_cost(usages, session_costs(events))
     files = [FileStat(path=path, added=a, removed=r) for path, (a, r) in sorted(changes.items())]
+    started, ended = first_and_last(times)
     return Meta(
         id=trajectory_id,
         target=target,
@@ -171,8 +172,8 @@ def summarise(
         harnesses=list(harnesses),
         models=list(models),
         sessions=list(sessions),
-        started=min(times, key=moment) if times else None,
-        ended=max(times, key=moment) if times else None,
+        started=started,
+        ended=ended,
         steps=len(events),
         totals=totals,
         files=files,
@@ -182,6 +183,17 @@ def summarise(
         problems=list(problems),
         sources=list(sources),
     )
+
+
+def first_and_last(times: Sequence[str]) -> tuple[str | None, str | None]:
+    """The earliest and the latest of `times` by the moment they name (see `moment`). Times
+    written alike (one length, all in UTC as `Z`, as most harnesses write them) order as text,
+    and are not parsed."""
+    if not times:
+        return None, None
+    if len({len(time) for time in times}) == 1 and all(time.endswith("Z") for time in times):
+        return min(times), max(times)
+    return min(times, key=moment), max(times, key=moment)
 
 
 def moment(time: str) -> tuple[int, float, str]:
