@@ -51,11 +51,14 @@ _NUMBER_ASSIGNED = re.compile(
 )
 # From a key's end: operator, what may precede a value, the value as the rules see it, and no
 # backslash anywhere up to its end (decoding a literal cannot change such an assignment), nor
-# a call or brace that may open on an escaped literal (`std::string(\\"…\\")`, `{\\"…\\"}`).
+# a call or brace that may open on an escaped literal (`std::string(\\"…\\")`, `{\\"…\\"}`),
+# nor, on the same line, an `=` before an escaped literal: what was read was a declared type
+# (`secret: string = \\"…\\"`, `api_key: Optional[str] = \\"…\\"`).
 _PLAIN_ASSIGNMENT = re.compile(
     r"[^=:\\]{0,7}[=:][=> \t\"'`]{0,10}+[^\s\"'`,;\\<>(){}\[\]]{0,400}+(?![\\({])"
+    r"(?![^\n\\=]{0,60}=(?!=)[ \t]{0,4}\\)"
 )
-_PLAIN_ASSIGNMENT_REACH = 7 + 1 + 10 + 400 + 1
+_PLAIN_ASSIGNMENT_REACH = 7 + 1 + 10 + 400 + 1 + 60
 
 
 # After the separator that starts a parameter's name, what surely ends its unquoted value,

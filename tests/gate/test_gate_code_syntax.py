@@ -197,3 +197,18 @@ def test_a_constant_named_after_itself_is_no_value(code: str) -> None:
 def test_a_value_holding_its_names_words_is_still_found(text: str, secret: str) -> None:
     """Words of the name with digits or a generated run beside them are a value."""
     _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'let secret: string = "Hunter2024!xQ";\n',
+        'secret: str = "Hunter2024!xQ"\n',
+        'api_key: Optional[str] = "Hunter2024!xQ"\n',
+        'token: str | None = "Hunter2024!xQ"\n',
+    ],
+)
+def test_a_literal_after_a_declared_type_is_found_in_a_transcript(text: str) -> None:
+    """In a JSON string the literal's quotes are escaped: the declared type read first (a
+    plain value, `string`) must not hide the literal after `=` from the decoded scan."""
+    _redacted(text, "Hunter2024!xQ")
