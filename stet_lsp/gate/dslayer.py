@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
-from stet_lsp.gate import heuristics
+from stet_lsp.gate import heuristics, syntax
 from stet_lsp.gate.allowlist import Allowlist
 from stet_lsp.gate.engine import is_metadata_key
 from stet_lsp.gate.spans import Span
@@ -417,8 +417,8 @@ def _after_metadata_key(text: str, start: int, end: int) -> bool:
     key, key_start = found
     return (
         is_metadata_key(key)
-        or heuristics.names_a_resource_type(text, key_start)
-        or heuristics.names_itself(key, text[start:end])
+        or syntax.names_a_resource_type(text, key_start)
+        or syntax.names_itself(key, text[start:end])
     )
 
 

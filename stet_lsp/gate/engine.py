@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
 
-from stet_lsp.gate import heuristics
+from stet_lsp.gate import heuristics, syntax
 from stet_lsp.gate.allowlist import Allowlist
 from stet_lsp.gate.patterns import LazyPattern
 from stet_lsp.gate.prefilter import AnchorHit, Prefilter, ascii_lower, prefilter_for
@@ -436,20 +436,10 @@ class RuleScanner:
             end = block_end
         # Hostile text repeats one assignment thousands of times: judge each value once.
         key = match.group("key") if "key" in match.re.groupindex else None
-        if key is not None and heuristics.names_a_resource_type(self.text, match.start("key")):
-            return False
-        if key is not None and heuristics.annotates_a_type(
-            self.text, match.start("key"), match.end("key"), start
-        ):
-            return False  # `token: CancellationToken)`: the name's type, not its value
-        if key is not None and heuristics.is_code_expression(
+        if key is not None and syntax.value_is_code(
             self.text, match.start("key"), match.end("key"), start, end
         ):
-            return False  # `{password:e,rawPassword:t}`, `(tokenKeys && …)`: code
-        if key is not None and heuristics.is_css(
-            self.text, match.start("key"), match.end("key"), start
-        ):
-            return False  # `.codicon-gist-secret:before{…}`, `--token-color:#3c3c3c`: CSS
+            return False  # `token: CancellationToken)`, `{password:e,…}`, CSS: code
         form = ""
         if group == "secret" and key is not None:
             surely, maybe, form = self._parameter_ends(match, start, end)
@@ -471,10 +461,10 @@ class RuleScanner:
         judged = value[1:-1] if form == "braced" and len(value) > 2 else value
         if (
             not value
-            or (key is not None and heuristics.names_itself(key, value))
+            or (key is not None and syntax.names_itself(key, value))
             or heuristics.is_command_substitution(self.text, start, end)
             or heuristics.is_call_on_a_literal(self.text, start, end)
-            or heuristics.inside_arn(self.text, min(start, match.start()))
+            or syntax.inside_arn(self.text, min(start, match.start()))
         ):
             return False
         if self._shell_quoted_dollar(start, end):
@@ -594,7 +584,7 @@ class RuleScanner:
         if key is not None and is_metadata_key(key):
             return False
         if key in _TEST_RESULTS and (
-            heuristics.looks_like_reference(value) or heuristics.is_test_path(value)
+            heuristics.looks_like_reference(value) or syntax.is_test_path(value)
         ):
             return False  # a test runner's result names a test: `--- PASS: TestParse/empty`
         if quoted:

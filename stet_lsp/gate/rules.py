@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from stet_lsp.gate import heuristics
+from stet_lsp.gate import heuristics, syntax
 from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
@@ -133,7 +133,7 @@ def _password_value(value: str, strict: bool) -> bool:
     return (
         bool(stripped)
         and not heuristics.is_placeholder(stripped)
-        and not heuristics.is_tag_opening(stripped)
+        and not syntax.is_tag_opening(stripped)
     )
 
 
@@ -148,7 +148,7 @@ def _assigned_password(value: str, strict: bool) -> bool:
     head = _ARGUMENT_END.split(core, maxsplit=1)[0].strip()
     if heuristics.looks_like_reference(core) or heuristics.looks_like_reference(head):
         return False
-    if heuristics.is_tag_opening(core):
+    if syntax.is_tag_opening(core):
         return False  # highlighted code in HTML: `password = <span class="hljs-string">`
     return _generic_check(core, strict)
 

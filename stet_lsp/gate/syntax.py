@@ -1,0 +1,336 @@
+"""What the syntax around a value a rule read after a credential's name says it is, when that
+is no secret: code (the name's type, an expression, CSS, a constant named after itself),
+markup, a resource's name (an ARN, a CloudFormation type), a test a runner's result names.
+Each reads the text around the value, not the value alone: the same characters in YAML, an
+`.env` file or a quoted literal stay a value."""
+
+from __future__ import annotations
+
+import re
+
+from stet_lsp.gate.heuristics import letter_pairs, reads_as_written
+
+
+def value_is_code(text: str, key_start: int, key_end: int, start: int, end: int) -> bool:
+    """Whether what a rule read at `start:end` after the name at `key_start:key_end` is code,
+    not the name's value: the name ends a CloudFormation resource type, or the value is the
+    name's type, an expression or CSS."""
+    return (
+        names_a_resource_type(text, key_start)
+        or annotates_a_type(text, key_start, key_end, start)
+        or is_code_expression(text, key_start, key_end, start, end)
+        or is_css(text, key_start, key_end, start)
+    )
+
+
+# An Amazon Resource Name: `arn:<partition>:<service>:<region>:<account>:<resource>`, the
+# partition `aws`, `aws-cn`, `aws-us-gov`, … or a policy's `*`.
+_ARN = re.compile(r"arn:(?:aws(?:-[a-z]{1,10}){0,3}|\*):[a-z0-9*\-]{0,40}:")
+_TOKEN_ENDS = frozenset(" \t\r\n\"'`,;=([{<>|")
+_ARN_READ = 512
+
+
+def inside_arn(text: str, offset: int) -> bool:
+    """Whether `offset` is inside an ARN (`arn:aws:secretsmanager:*:*:secret:db-*`, `arn:*:
+    ec2:*:*:security-group/*`): a resource's name, public, whose fields no credential's
+    assignment or `.pgpass` line are."""
+    start = offset
+    floor = max(0, offset - _ARN_READ)
+    while start > floor and text[start - 1] not in _TOKEN_ENDS:
+        start -= 1
+    return _ARN.match(text, start) is not None
+
+
+# A CloudFormation resource type's namespace before a name (`"AWS::ApiGateway::ApiKey":`,
+# `AWS::SecretsManager::Secret`, `Alexa::ASK::Skill`, `Custom::…`): a type, not a credential.
+_RESOURCE_TYPE = re.compile(r"(?<![A-Za-z0-9_])(?:AWS|Alexa|Custom)::(?:[A-Za-z0-9]{1,64}::)?\Z")
+
+
+def names_a_resource_type(text: str, key_start: int) -> bool:
+    """Whether the name at `key_start` ends a CloudFormation resource type (see
+    `_RESOURCE_TYPE`): what is assigned to it is the type's data (a schema's digest)."""
+    return _RESOURCE_TYPE.search(text, max(0, key_start - 80), key_start) is not None
+
+
+# A type annotation in code (TypeScript, Python, Rust, Kotlin, Swift): a name's type after
+# `:` in a parameter list (`token: CancellationToken)`), a declaration (`let token:
+# Token<SyntaxKind.Identifier>;`), an interface's or a class's member (`  token: string;`): a
+# type's name, dotted, with type arguments (`<…>`, `[…]`), arrays (`[]`), `?`, and unions or
+# intersections of such; then `)`, `,`, `;`, `=`, `{`, `|`, `&` or the line's end.
+_TYPE_NAME = re.compile(r"[A-Za-z_$][\w$]{0,80}(?:\.[A-Za-z_$][\w$]{0,80}){0,8}")
+_TYPE_ARGUMENT_CHARS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.,|&? \t[]<>()"
+)
+_BRACKETS = {"<": ">", "[": "]", "(": ")"}
+_TYPE_READ = 240
+_TYPE_JOINT = re.compile(r"[ \t]{0,2}[|&][ \t]{0,2}")
+_CODE_AFTER_TYPE = re.compile(r"[ \t]{0,4}[),;={|&]")
+_LINE_END = re.compile(r"[ \t]{0,4}(?:\r|\n|\\[rn]|\\?\"|\Z)")
+_ANNOTATION_COLON = re.compile(r"[ \t]{0,4}:[ \t]{0,4}")
+# What stands before a name that is annotated: a parameter list's `(` or `,`, or a
+# declaration's keyword.
+_ANNOTATED_NAME_BEFORE = re.compile(
+    r"(?:[(,][ \t]{0,4}"
+    r"|(?:^|[^\w$]|\\[nrt])(?:let|const|var|readonly|declare|private|public|protected|static)"
+    r"[ \t]{1,4})\Z"
+)
+# Or the line's start (raw or escaped in JSON): a member of an interface or a class, which is
+# a YAML key too: its type must then show as code (`;` or `=` after it, or a type's syntax in
+# it), as `token: WinterIsComing99` at a line's end is a YAML value.
+_MEMBER_BEFORE = re.compile(
+    r"(?:^|[\r\n\"]|\\[nr])[ \t]{0,40}(?:[A-Za-z_$][\w$]{0,40}[ \t]{1,4}){0,3}\Z"
+)
+_TYPE_SYNTAX = re.compile(r"[<\[.|&?]")
+# A type alias (`type ColonToken = PunctuationToken<SyntaxKind.ColonToken>;`).
+_TYPE_ALIAS = re.compile(r"(?:^|[^\w$]|\\[nrt])type[ \t]{1,4}\Z")
+_ALIAS_EQUALS = re.compile(r"[ \t]{0,4}=[ \t]{0,4}")
+
+
+def _type_arguments_end(text: str, position: int, limit: int) -> int | None:
+    """Where the bracket at `position` closes, over a type's arguments only; None when it does
+    not close before `limit` or holds what no type does."""
+    closers = []
+    index = position
+    while index < limit:
+        char = text[index]
+        if char in _BRACKETS:
+            closers.append(_BRACKETS[char])
+        elif char in ">])":
+            if not closers or closers.pop() != char:
+                return None
+            if not closers:
+                return index + 1
+        elif char not in _TYPE_ARGUMENT_CHARS:
+            return None
+        index += 1
+    return None
+
+
+def _type_end(text: str, position: int) -> int | None:
+    """The end of the type written at `position` (see `_TYPE_NAME`), or None."""
+    limit = min(len(text), position + _TYPE_READ)
+    while True:
+        name = _TYPE_NAME.match(text, position, limit)
+        if name is None:
+            return None
+        position = name.end()
+        while position < limit and text[position] in "<[?":
+            if text[position] == "?" or text.startswith("[]", position):
+                position += 1 if text[position] == "?" else 2
+                continue
+            end = _type_arguments_end(text, position, limit)
+            if end is None:
+                return None
+            position = end
+        joint = _TYPE_JOINT.match(text, position, limit)
+        if joint is None or _TYPE_NAME.match(text, joint.end(), limit) is None:
+            return position
+        position = joint.end()
+
+
+def annotates_a_type(text: str, key_start: int, key_end: int, start: int) -> bool:
+    """Whether what a rule read as a credential's value, at `start` after the name at
+    `key_start:key_end` and a colon, is the name's type (see `_TYPE_NAME`): the name stands in
+    a parameter list, a declaration or as a member (or it is a type alias's, before `=`), the
+    type is followed by what ends one, and its names read as written, not drawn (`token:
+    Xk9q2LmWp4Rt` in YAML is a value)."""
+    if text.startswith("\\", key_start - 1):
+        key_start += 1  # the name after an escaped newline (`\naccessToken:` in JSON)
+    before = max(0, key_start - 80)
+    member = False
+    if _ANNOTATION_COLON.fullmatch(text, key_end, start) is not None:
+        if _ANNOTATED_NAME_BEFORE.search(text, before, key_start) is None:
+            member = _MEMBER_BEFORE.search(text, before, key_start) is not None
+            if not member:
+                return False
+    elif _ALIAS_EQUALS.fullmatch(text, key_end, start) is not None:
+        if _TYPE_ALIAS.search(text, before, key_start) is None:
+            return False
+    else:
+        return False
+    end = _type_end(text, start)
+    if end is None:
+        return False
+    if _CODE_AFTER_TYPE.match(text, end) is None:
+        if _LINE_END.match(text, end) is None:
+            return False
+        if member and _TYPE_SYNTAX.search(text, start, end) is None:
+            return False  # a YAML key's plain value: `token: WinterIsComing99`
+    return reads_as_written(text[start:end])
+
+
+# An expression in code as a credential's name's value, unquoted (JavaScript, TypeScript,
+# Python): `{token:t,text:o}` and `{password:e,rawPassword:t}` in minified code, `(tokenKeys &&
+# …)`, `!0,this._emitCurrentToken()`, `[startLine`, `function(e){…`, `invoke(this.cache…`,
+# `idToken?.secret`. It holds names, numbers and operators only (no blank, quote, `#`, `@`, …),
+# and what only code writes: a bracket, `=>`, `&&`, `||`, `?.`, a leading `!` or `=`, or a
+# comma before the next property or assignment (`,text:`, `,this.options=`).
+_EXPRESSION_CHARS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.,;:!?()[]{}=<>&|+-*/%~^"
+)
+_EXPRESSION_SIGN = re.compile(
+    r"[()\[\]{}]|=>|&&|\|\||\?\.|^[!=]|,[A-Za-z_$][\w$]{0,80}(?:\.[A-Za-z_$][\w$]{0,80}){0,8}[:=]"
+    r"|^[A-Za-z_$][\w$]{0,80}(?:\.[A-Za-z_$][\w$]{0,80}){1,8}=(?!=)"
+)
+# The operator between the name and the value: `:` (a property), `=` or `=>`; after a quoted
+# name's quote (`{"accent-token":1,mathord:1}`) or a subscript's `]` (`z[A][r.EOF_TOKEN]=…`).
+_EXPRESSION_OPERATOR = re.compile(r"[\"']?\]?[ \t]{0,4}(?::|=>?)[ \t]{0,4}")
+# Before a property's name: an object literal's `{` or `,`, an argument list's `(`, a
+# conditional's `?` (`i&&r?r.token:Je.None`); the name may be quoted.
+_PROPERTY_BEFORE = re.compile(r"[{,(?][ \t]{0,4}[\"']?\Z")
+_MEMBER_END = re.compile(r",[ \t]{0,4}(?:\r|\n|\\{1,64}[rn]|\Z)")
+# An environment file's line (`DB_PASSWORD=…` at the line's start): text, never code.
+_ENV_LINE_NAME = re.compile(r"(?:^|[\r\n\"]|\\[nr])(?:export[ \t]{1,4})?\Z")
+_UPPER_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+_PARAMETER_OPENERS = ("?", "&", ";")
+# What no expression holds, and a generated password often does: a number with letters
+# joined to it (`5v`, `2FSAju`; not a hexadecimal `0x1f`, an exponent `1e5` or a BigInt
+# `10n`), or a name or number right after a closing bracket (`)o7`, `]x`).
+_NO_EXPRESSION = re.compile(
+    r"(?<![\w$])(?!0[xX][0-9a-fA-F]+(?![\w$]))(?>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?n?)"
+    r"[A-Za-z_$]"
+    r"|[)\]][\w$]"
+)
+
+
+def is_code_expression(text: str, key_start: int, key_end: int, start: int, end: int) -> bool:
+    """Whether the unquoted value `text[start:end]` a rule read after the name at
+    `key_start:key_end` is an expression in code (see `_EXPRESSION_SIGN`), its names written,
+    not drawn (`Xk9q2LmWp4Rt(…)` is a value). After `:` the name is an object literal's
+    property or an argument's (after `{`, `,` or `(`, or ending in a comma at the line's
+    end): a YAML key at its line's start is followed by text, its value unquoted. An
+    environment file's line and a query's or a connection string's parameter (a plain name
+    after `?`, `&` or `;`) are text too."""
+    if start < 1 or text[start - 1] in "\"'`":
+        return False
+    operator = _EXPRESSION_OPERATOR.fullmatch(text, key_end, start)
+    if operator is None:
+        return False
+    if text.startswith("\\", key_start - 1):
+        key_start += 1
+    elif text.startswith(_PARAMETER_OPENERS, key_start - 1) and "." not in text[key_start:key_end]:
+        return False  # a query's or a connection string's parameter holds text (`;Pwd={…}`)
+    before = max(0, key_start - 80)
+    if ":" in operator.group():
+        # A pretty-printed object literal's member ends in a comma at its line's end.
+        member = _MEMBER_END.match(text, end) is not None
+        if not member and _PROPERTY_BEFORE.search(text, before, key_start) is None:
+            return False
+    elif (
+        _UPPER_NAME.fullmatch(text, key_start, key_end)
+        and _ENV_LINE_NAME.search(text, before, key_start) is not None
+    ):
+        return False
+    value = text[start:end]
+    if not _EXPRESSION_CHARS.issuperset(value) or _EXPRESSION_SIGN.search(value) is None:
+        return False
+    if _NO_EXPRESSION.search(value) is not None:
+        return False
+    return reads_as_written(value)
+
+
+# CSS: a selector's pseudo-class or pseudo-element after a class's name holding a credential's
+# word (`.codicon-gist-secret:before{content:…}`, `.secret-token:nth-child(2n+1){`), then what
+# goes on a selector or opens its block; and a declaration's value (`--token-color:#3c3c3c;`,
+# `--secret-bg:rgba(12,34,56,0.5)`, `var(--x)`), after the block's `{` or a `;`.
+_PSEUDO = re.compile(
+    r":?(?:-(?:webkit|moz|ms)-[a-z\-]{1,40}|before|after|hover|focus|focus-within|focus-visible"
+    r"|active|visited|link|target|checked|disabled|enabled|empty|root|not|is|where|has"
+    r"|first-child|last-child|only-child|nth-child|nth-last-child|first-of-type|last-of-type"
+    r"|only-of-type|nth-of-type|placeholder|placeholder-shown|selection|marker|backdrop"
+    r"|first-line|first-letter|autofill|invalid|valid|required|optional|read-only|read-write"
+    r"|indeterminate|default|defined|host|part|slotted|scope|lang|dir|any-link)"
+    r"(?:\([^()\s\\\"']{0,80}\))?(?=[{,:.\[#>+~) ]|\Z)"
+)
+_DECLARATION_BEFORE = re.compile(r"[{;][ \t]{0,4}\Z")
+_CSS_VALUE = re.compile(
+    r"(?:rgba?|hsla?|hwb|lab|lch|color-mix|var|calc|url|env)\("
+    r"|(?:#[0-9a-fA-F]{3,8}|-?[0-9]{1,6}(?:\.[0-9]{1,6})?(?:px|em|rem|%|s|ms|vh|vw|pt|fr|deg)?)"
+    r"(?=[;}!,) ]|\Z)"
+)
+
+
+def is_css(text: str, key_start: int, key_end: int, start: int) -> bool:
+    """Whether what a rule read as a credential's value after `:` is CSS: a pseudo-class or
+    pseudo-element of a selector (see `_PSEUDO`), or a declaration's value after the block's
+    `{` or a `;` (a colour, a function of CSS, a length)."""
+    if not text.startswith(":", key_end) or key_end + 1 != start:
+        return False
+    if _PSEUDO.match(text, start) is not None:
+        return True
+    return (
+        _DECLARATION_BEFORE.search(text, max(0, key_start - 8), key_start) is not None
+        and _CSS_VALUE.match(text, start) is not None
+    )
+
+
+# A constant whose value is its own name written another way (`PASSWORD_TOO_LONG =
+# "passwordTooLong"`, `RefreshTokenClient… = "refreshTokenClient…"`, `exports.PasswordState =
+# PasswordState`, `FLOW_NEW_PASSWORD_REQUIRED_V2 = "FlowNewPasswordRequiredResultV2"`): an
+# event's, an error code's or an export's name, not a secret.
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_NAME_VALUE = re.compile(r"[A-Za-z_$][\w$\-]{0,200}")
+_NAME_WORDS_MORE = 3
+
+
+def _name_words(name: str) -> list[str]:
+    return [word.lower() for word in _NAME_WORD.findall(name)]
+
+
+def names_itself(key: str, value: str) -> bool:
+    """Whether `value` is the name `key` (its last dotted part) written another way: the same
+    words in order (`_NAME_WORD`: camelCase humps, acronyms, runs of digits), or, for a name
+    of three words or more, those and one more word of letters among them; a value that reads
+    as generated is none."""
+    if _NAME_VALUE.fullmatch(value) is None or not reads_as_written(value):
+        return False
+    name = _name_words(key.rsplit(".", 1)[-1])
+    words = _name_words(value)
+    if not name or words == name:
+        return bool(name)
+    if len(name) < _NAME_WORDS_MORE or len(words) != len(name) + 1:
+        return False
+    for index, word in enumerate(words):
+        if word.isalpha() and words[:index] + words[index + 1 :] == name:
+            return True
+    return False
+
+
+# An HTML or XML tag opening, its attributes up to the quote that ends the value a rule read
+# (`password = <span class="hljs-string">…`: highlighted code in a page's HTML).
+_TAG_OPENING = re.compile(r"<[A-Za-z]{1,15}[1-6]?(?:[ \t]{1,4}[A-Za-z][A-Za-z:\-]{0,30}=?){1,8}")
+
+
+def is_tag_opening(value: str) -> bool:
+    """Whether `value` is markup: a tag's name, a blank and attributes' names, letters alone
+    (`<span class=`, `<h2 id=`); not a password that starts with `<` (`<k9Qm2 xR7tLw4=`)."""
+    return _TAG_OPENING.fullmatch(value) is not None
+
+
+# A test a runner's result line names (`PASS: binutils-all/i386/empty`, jtreg's `Passed:
+# compiler/arraycopy/TestArrayCopy.java#id0`): a relative path to a test's source or script,
+# or of three segments or more in lower case, perhaps a case after `#`, in words.
+_TEST_PATH = re.compile(r"[\w\-][\w.\-]{0,80}(?:/[\w.\-]{1,80}){1,30}(?:#[\w.\-]{1,80})?")
+# The extension of a test's source or script.
+_TEST_EXTENSION = re.compile(
+    r"\.(?:java|kt|scala|py|sh|bash|bats|exp|t|pl|rb|js|mjs|ts|go|rs|c|cc|cpp|cs|swift|php|lua"
+    r"|sql|test|tst)$"
+)
+
+
+def is_test_path(value: str) -> bool:
+    """Whether `value` is a path naming a test (see `_TEST_PATH`); not a password holding
+    slashes (`k9Qm/2xR7tLw4/Zp8Vn3Hc`: no extension, capitals, few English letter pairs)."""
+    if _TEST_PATH.fullmatch(value) is None:
+        return False
+    segments = value.split("#", 1)[0].split("/")
+    if _TEST_EXTENSION.search(segments[-1]) is not None:
+        least, share = 8, 0.55
+    elif len(segments) >= 3 and value.lower() == value:
+        least, share = 10, 0.7
+    else:
+        return False
+    pairs, common = letter_pairs(value)
+    # Words and names (`binutils-all/i386/empty`, `TestFloatJNIArgs`) are made of English
+    # letter pairs; base64 and random letters hold about 30 % of them.
+    return pairs >= least and common >= share * pairs
