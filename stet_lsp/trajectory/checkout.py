@@ -9,14 +9,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.gitindex import index_tracks
 from stet_lsp.trajectory.importers.base import ParsedSession
-
-if TYPE_CHECKING:
-    import pygit2
 
 CAME_WITH_CHECKOUT = "came_with_checkout"
 """The reason `dropped` counts the events of lines the start commit holds."""
@@ -37,27 +33,36 @@ def checked_out_part(root: Path, parsed: ParsedSession, commit: str | None) -> C
     (else HEAD) holds, where the file on disk starts with that commit's bytes. A file the
     commit does not hold, or that no longer starts with them (rewritten), has none."""
     lines: dict[str, int] = {}
-    inside = [
-        (name, relative)
-        for name, path in parsed.sources.items()
-        if (relative := _inside(root, path)) is not None
-        and index_tracks(root, relative) is not False
-    ]
-    if not inside:
-        return CheckedOutPart(commit or "", {})
+    start = None
+    for name, path in parsed.sources.items():
+        relative = _inside(root, path)
+        found = committed_bytes(root, relative, commit) if relative is not None else None
+        if found is None:
+            continue
+        start, held = found
+        if held and _starts_with(path, held):
+            lines[name] = held.count(b"\n")
+    return CheckedOutPart(start or commit or "", {n: count for n, count in lines.items() if count})
+
+
+def committed_bytes(
+    root: Path, relative: str, commit: str | None = None
+) -> tuple[str, bytes] | None:
+    """The commit's id (`commit`, else HEAD) and the bytes it holds at `relative`, when git
+    tracks that path (the index is asked first, without loading libgit2 when it does not
+    mention the path); None when it is untracked, or there is no such commit or file."""
+    if index_tracks(root, relative) is False:
+        return None
     import pygit2
 
     from stet_lsp.core.targets import open_repository
 
     try:
         start = open_repository(root).revparse_single(commit or "HEAD").peel(pygit2.Commit)
+        entry = start.tree[relative]
     except (StetError, pygit2.GitError, KeyError, ValueError):
-        return CheckedOutPart(commit or "", {})  # no commit yet, or one this clone lacks
-    for name, relative in inside:
-        held = _committed_bytes(start.tree, relative)
-        if held and _starts_with(parsed.sources[name], held):
-            lines[name] = held.count(b"\n")
-    return CheckedOutPart(str(start.id), {name: count for name, count in lines.items() if count})
+        return None  # no commit yet, one this clone lacks, or not in it
+    return (str(start.id), entry.data) if isinstance(entry, pygit2.Blob) else None
 
 
 def leave_out(parsed: ParsedSession, part: CheckedOutPart) -> int:
@@ -69,16 +74,12 @@ def leave_out(parsed: ParsedSession, part: CheckedOutPart) -> int:
     def held(file: str, line: int, pointer: str | None) -> bool:
         return pointer is None and line <= part.lines.get(file, 0)
 
-    going_on = {
-        event.session
-        for event in parsed.events
-        if not held(event.source.file, event.source.line, event.source.pointer)
-    }
+    since = [not held(e.source.file, e.source.line, e.source.pointer) for e in parsed.events]
+    going_on = {event.session for event, after in zip(parsed.events, since, strict=True) if after}
     kept = [
         event
-        for event in parsed.events
-        if not held(event.source.file, event.source.line, event.source.pointer)
-        or (event.kind in _LEFT_AS_CONTEXT and event.session in going_on)
+        for event, after in zip(parsed.events, since, strict=True)
+        if after or (event.kind in _LEFT_AS_CONTEXT and event.session in going_on)
     ]
     left = len(parsed.events) - len(kept)
     parsed.events[:] = kept
@@ -109,16 +110,6 @@ def _inside(root: Path, path: Path) -> str | None:
         return None
     parts = relative.parts
     return relative.as_posix() if parts and parts[0] != ".git" else None
-
-
-def _committed_bytes(tree: pygit2.Tree, relative: str) -> bytes | None:
-    import pygit2
-
-    try:
-        entry = tree[relative]
-    except KeyError:
-        return None
-    return entry.data if isinstance(entry, pygit2.Blob) else None
 
 
 def _starts_with(path: Path, held: bytes) -> bool:

@@ -47,9 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.gitindex import index_tracks
 from stet_lsp.core.jsonread import object_or_none, value_or_none
-from stet_lsp.core.targets import git_holders, open_repository
+from stet_lsp.core.targets import git_holders
 from stet_lsp.trajectory.importers.claude_code import branched_from
 from stet_lsp.trajectory.importers.codex import is_harness_text
 from stet_lsp.trajectory.importers.files import open_text
@@ -692,18 +691,16 @@ def _aider_sessions(root: Path) -> list[_Found]:
 
 def _as_committed(root: Path, path: Path) -> bool:
     """Whether git tracks the history and its bytes are those of HEAD's commit."""
-    if index_tracks(root, _AIDER_HISTORY) is not True:
-        return False  # the usual case, told without loading libgit2
-    import pygit2
+    from stet_lsp.trajectory.checkout import committed_bytes
 
+    found = committed_bytes(root, _AIDER_HISTORY)
+    if found is None:
+        return False
     try:
-        repo = open_repository(root)
-        entry = repo.head.peel(pygit2.Commit).tree[_AIDER_HISTORY]
-        return entry.filemode == pygit2.enums.FileMode.BLOB and entry.id == pygit2.hashfile(
-            str(path)
-        )
-    except (StetError, pygit2.GitError, KeyError, OSError, ValueError):
-        return False  # no commit yet, or not in it: a history of this work tree's
+        with open(path, "rb") as stream:
+            return stream.read(len(found[1]) + 1) == found[1]
+    except OSError:
+        return False
 
 
 def _aider_head(path: Path) -> _Head | None:

@@ -5,6 +5,7 @@ with the checkout, and an import leaves it out."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pygit2
@@ -84,3 +85,18 @@ def test_an_untracked_history_is_imported_whole(tmp_path: Path) -> None:
     (root / HISTORY).write_text(AUTHORS_RUN)
     import_transcript(resolve_target(root), root / HISTORY)
     assert user_messages(root) == ["add a comment at the top of config.ts"]
+
+
+def test_the_command_line_says_what_it_left_out_and_why_it_refuses(
+    root: Path, stet: Callable[..., tuple[int, str, str]]
+) -> None:
+    code, out, err = stet("trajectory", "import", HISTORY, "-C", str(root))
+    assert code == 1 and out == ""
+    assert "it came with the checkout, and has nothing written here since" in err
+    (root / HISTORY).write_text(AUTHORS_RUN + run("2026-02-01 09:00:00", "now the README"))
+    code, out, err = stet("trajectory", "import", str(root / HISTORY), "-C", str(root), "--json")
+    assert (code, err) == (0, "")
+    document = json.loads(out)
+    assert document["dropped"] == {CAME_WITH_CHECKOUT: document["dropped"][CAME_WITH_CHECKOUT]}
+    assert document["dropped"][CAME_WITH_CHECKOUT] > 0
+    assert user_messages(root) == ["now the README"]
