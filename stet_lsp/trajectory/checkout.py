@@ -91,15 +91,12 @@ def leave_out(parsed: ParsedSession, part: CheckedOutPart) -> int:
 
 def refuse_nothing_since(source: Path, parsed: ParsedSession, part: CheckedOutPart) -> None:
     """StetError when nothing but the checkout's part was in the transcript."""
-    if part.lines and all(event.kind in _NO_WORK for event in parsed.events):
+    if part.lines and not parsed.has_work():
         raise StetError(
             f"{source}: git tracks it, and commit {part.commit[:12]} holds all of it: it came "
             "with the checkout, and has nothing written here since (a copy outside the "
             "repository imports whole)"
         )
-
-
-_NO_WORK = frozenset({"session_start", "session_end", "raw"})
 
 
 def _inside(root: Path, path: Path) -> str | None:

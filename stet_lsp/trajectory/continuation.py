@@ -144,11 +144,8 @@ class CommittedAlready(StetError):
 def refuse_nothing_since(source: Path, parsed: ParsedSession, part: CommittedPart) -> None:
     """Raises CommittedAlready when all that is left of the session is its start and end and
     records no event kind reads (what a harness writes as a session closes)."""
-    if all(event.kind in _NO_WORK for event in parsed.events):
+    if not parsed.has_work():
         raise CommittedAlready(source, parsed.session_id, part.trajectories)
-
-
-_NO_WORK = frozenset({"session_start", "session_end", "raw"})
 
 
 def _held(part: CommittedPart, source: SourceRef) -> bool:

@@ -186,17 +186,17 @@ def summarise(
 
 
 def first_and_last(times: Sequence[str]) -> tuple[str | None, str | None]:
-    """The earliest and the latest of `times` by the moment they name (see `moment`). Times
+    """The earliest and the latest of `times` by the moment they name (see `_moment`). Times
     written alike (one length, all in UTC as `Z`, as most harnesses write them) order as text,
     and are not parsed."""
     if not times:
         return None, None
     if len({len(time) for time in times}) == 1 and all(time.endswith("Z") for time in times):
         return min(times), max(times)
-    return min(times, key=moment), max(times, key=moment)
+    return min(times, key=_moment), max(times, key=_moment)
 
 
-def moment(time: str) -> tuple[int, float, str]:
+def _moment(time: str) -> tuple[int, float, str]:
     """A key ordering event times by the moment they name, whatever zone each is written in
     (harnesses write `Z`, `+02:00` or none: a time without a zone is taken as UTC). Text that
     is no time comes after every time, in its own order."""

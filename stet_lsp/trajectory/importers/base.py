@@ -26,6 +26,9 @@ class Problem:
     message: str
 
 
+_NO_WORK = frozenset({"session_start", "session_end", "raw"})
+
+
 @dataclass
 class ParsedSession:
     """One agent session read from one transcript (and the files that belong to it, such as
@@ -46,6 +49,11 @@ class ParsedSession:
     def session_ids(self) -> set[str]:
         """The session's id and those of the subagent sessions its events belong to."""
         return {self.session_id, *(event.session for event in self.events)}
+
+    def has_work(self) -> bool:
+        """Whether an event is more than the session's start, its end and records no event
+        kind reads (what a harness writes as a session opens or closes)."""
+        return any(event.kind not in _NO_WORK for event in self.events)
 
     def emit(
         self,
