@@ -41,10 +41,12 @@ class Progress:
             return await asyncio.wait_for(asyncio.shield(future), PROGRESS_AFTER)
         except TimeoutError:
             pass
-        await self._begin()
+        # The answer never waits on the client's answer to the progress token.
+        begin = asyncio.ensure_future(self._begin())
         try:
             return await future
         finally:
+            begin.cancel()
             if self._token is not None:
                 self._server.work_done_progress.end(self._token, types.WorkDoneProgressEnd())
                 self._token = None

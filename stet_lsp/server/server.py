@@ -14,7 +14,7 @@ import contextlib
 import logging
 import sys
 import threading
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -45,6 +45,8 @@ log = logging.getLogger("stet_lsp")
 T = TypeVar("T")
 SETTLE_SECONDS = 30.0
 """How long a request that cannot be repeated (the outline) waits for background indexing."""
+CLIENT_ANSWER_SECONDS = 10.0
+"""How long the server waits for the client's answer to a request it sent the client."""
 
 
 class StetServer(LanguageServer):
@@ -123,18 +125,46 @@ class StetServer(LanguageServer):
                 return False
         return bool(node)
 
+    async def from_client(
+        self, request: Awaitable[T], what: str, seconds: float = CLIENT_ANSWER_SECONDS
+    ) -> T | None:
+        """The client's answer to a request the server sent it; None when the client
+        answered with an error, or did not answer within `seconds` (logged), so that the
+        request of the client's that is waiting on it still gets its own answer."""
+        try:
+            return await asyncio.wait_for(request, seconds)
+        except TimeoutError:
+            log.warning("the client did not answer %s within %g s", what, seconds)
+        except JsonRpcException as error:
+            log.info("the client answered %s with an error: %s", what, error.message)
+        except Exception as error:  # an answer that cannot be read
+            log.warning("the client's answer to %s cannot be read: %s", what, error)
+        return None
+
+    async def register_with_client(self, registration: types.Registration) -> bool:
+        """Register a capability dynamically; whether the client took it in time."""
+
+        async def registered() -> bool:
+            await self.client_register_capability_async(
+                types.RegistrationParams(registrations=[registration])
+            )
+            return True
+
+        what = f"client/registerCapability for {registration.method}"
+        return bool(await self.from_client(registered(), what))
+
     async def show_document(self, uri: str, selection: types.Range | None = None) -> bool:
-        """Ask the client to show a document; whether it did. A client that cannot (an error
-        or an answer that is no result) has not shown it, and the command still answers."""
+        """Ask the client to show a document; whether it did. A client that cannot (an error,
+        an answer that is no result, or none in time) has not shown it, and the command
+        still answers."""
         if not self.supports("window", "show_document", "support"):
             return False
-        try:
-            answer = await self.window_show_document_async(
+        answer = await self.from_client(
+            self.window_show_document_async(
                 types.ShowDocumentParams(uri=uri, take_focus=True, selection=selection)
-            )
-        except JsonRpcException as error:
-            log.info("the client did not show %s: %s", uri, error.message)
-            return False
+            ),
+            f"window/showDocument for {uri}",
+        )
         return bool(answer and answer.success)
 
     # -- features and tasks ----------------------------------------------------------------

@@ -215,17 +215,15 @@ async def replace_text(server: StetServer, state: DocumentState, new: str, label
     if not server.supports("workspace", "apply_edit"):
         return False
     edit = line_edit(server.workspace.position_codec, state.lines, split_lines(new))
-    try:
-        answer = await asyncio.wait_for(
-            server.workspace_apply_edit_async(
-                types.ApplyWorkspaceEditParams(
-                    edit=versioned_edit(server, state, [edit]), label=label
-                )
-            ),
-            APPLY_TIMEOUT_SECONDS,
-        )
-    except Exception as error:  # no answer, or one that cannot be read: not applied
-        server.message(f"style sheet: the editor did not apply the change ({error})")
+    answer = await server.from_client(
+        server.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=versioned_edit(server, state, [edit]), label=label)
+        ),
+        "workspace/applyEdit",
+        APPLY_TIMEOUT_SECONDS,
+    )
+    if answer is None:
+        server.message("style sheet: the editor did not apply the change (see the server's log)")
         return False
     return bool(answer and answer.applied)
 

@@ -196,3 +196,36 @@ async def test_work_longer_than_the_threshold_reports_progress(
     progress = Progress(server, "Stet: scanning for secrets")  # type: ignore[arg-type]
     assert await progress.run(slow(progress)) == ()
     assert calls == []
+
+
+async def test_work_answers_though_the_client_never_answers_the_progress_token(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A client that never answers `window/workDoneProgress/create` still gets the work's
+    answer as soon as the work ends, and no progress is begun on that token."""
+    calls: list[str] = []
+
+    class Silent:
+        async def create_async(self, token: str) -> None:
+            calls.append("create")
+            await asyncio.Event().wait()
+
+        def begin(self, token: str, value: types.WorkDoneProgressBegin) -> None:
+            calls.append("begin")
+
+        def report(self, token: str, value: types.WorkDoneProgressReport) -> None:
+            calls.append("report")
+
+        def end(self, token: str, value: types.WorkDoneProgressEnd) -> None:
+            calls.append("end")
+
+    server = SimpleNamespace(supports=lambda *path: True, work_done_progress=Silent())
+    monkeypatch.setattr(progress_module, "PROGRESS_AFTER", 0.01)
+
+    async def slow() -> str:
+        await asyncio.sleep(0.1)
+        return "done"
+
+    progress = Progress(server, "Stet: scanning for secrets")  # type: ignore[arg-type]
+    assert await asyncio.wait_for(progress.run(slow()), 5) == "done"
+    assert calls == ["create"]

@@ -534,6 +534,31 @@ def test_a_document_the_client_cannot_show_is_answered_as_not_shown(
         server.close()
 
 
+def test_a_document_the_client_never_shows_is_answered_as_not_shown(
+    root: Path, tmp_path: Path
+) -> None:
+    """A client that never answers window/showDocument (an editor stuck on a dialog) still
+    gets the command's answer, `shown` false, once the server stops waiting for it."""
+    from stet_lsp.server.server import CLIENT_ANSWER_SECONDS
+    from stet_lsp.trajectory.importing import import_transcript
+
+    import_transcript(resolve_target(root), working_session(root, tmp_path / f"{SESSION}.jsonl"))
+    server = PipeServer().initialize({"window": {"showDocument": {"support": True}}})
+    try:
+        params = {"command": "stet.trajectory.open", "arguments": [{"uri": uri(root), "step": 3}]}
+        server.send({"id": 2, "method": "workspace/executeCommand", "params": params})
+        asked = server.inbox.get(timeout=15)
+        while asked.get("method") != "window/showDocument":
+            if "method" in asked and "id" in asked:
+                server.send({"id": asked["id"], "result": None})
+            asked = server.inbox.get(timeout=15)
+        answer = server.answer(2, timeout=CLIENT_ANSWER_SECONDS + 15)
+        assert answer["result"]["shown"] is False
+        assert answer["result"]["uri"] == asked["params"]["uri"]
+    finally:
+        server.close()
+
+
 async def test_a_step_marked_in_an_unsaved_events_file_is_the_one_its_line_shows(
     client: LanguageClient, root: Path, tmp_path: Path
 ) -> None:

@@ -207,7 +207,7 @@ def test_an_answer_the_server_cannot_read_fails_its_request_not_the_server(root:
     logged = server.wait_for(
         lambda m: (
             m.get("method") == "window/logMessage"
-            and "workspace/configuration failed" in m["params"]["message"]
+            and "workspace/configuration with an error" in m["params"]["message"]
         )
     )
     assert logged

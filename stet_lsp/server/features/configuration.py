@@ -45,12 +45,8 @@ async def watch(ls: StetServer) -> None:
         method=types.WORKSPACE_DID_CHANGE_CONFIGURATION,
         register_options=types.DidChangeConfigurationRegistrationOptions(section=SECTION),
     )
-    try:
-        await ls.client_register_capability_async(
-            types.RegistrationParams(registrations=[registration])
-        )
-    except Exception as error:  # settings then change only through a restart
-        log.warning("cannot register for didChangeConfiguration: %s", error)
+    if not await ls.register_with_client(registration):  # settings change only on a restart
+        log.warning("cannot register for didChangeConfiguration")
 
 
 async def pull(ls: StetServer, pushed: Any = None) -> bool:
@@ -58,15 +54,15 @@ async def pull(ls: StetServer, pushed: Any = None) -> bool:
     client can answer, else `pushed`; True when the settings changed."""
     raw = pushed
     if ls.supports("workspace", "configuration"):
-        try:
-            values = await ls.workspace_configuration_async(
+        # A client that cannot answer keeps the current settings.
+        values = await ls.from_client(
+            ls.workspace_configuration_async(
                 types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
-            )
-        except Exception as error:  # a client that cannot answer keeps the current settings
-            log.warning("workspace/configuration failed: %s", error)
-        else:
-            if values and values[0] is not None:
-                raw = values[0]
+            ),
+            "workspace/configuration",
+        )
+        if values and values[0] is not None:
+            raw = values[0]
     return apply(ls, raw)
 
 

@@ -25,7 +25,7 @@ from stet_lsp.server.progress import Progress
 from stet_lsp.server.requests import answering, argument, field
 from stet_lsp.server.server import StetServer
 from stet_lsp.server.settings import Settings
-from stet_lsp.server.sheet_sync import versioned_edit
+from stet_lsp.server.sheet_sync import APPLY_TIMEOUT_SECONDS, versioned_edit
 
 if TYPE_CHECKING:  # the gate is imported on first use, so the server answers initialize sooner
     from stet_lsp.gate import Finding, GateConfig
@@ -223,10 +223,14 @@ class GateFindings(Feature):
             )
             for item in result.replacements
         ]
-        answer = await self.server.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(
-                edit=versioned_edit(self.server, state, edits, version), label="Redact secrets"
-            )
+        answer = await self.server.from_client(
+            self.server.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(
+                    edit=versioned_edit(self.server, state, edits, version), label="Redact secrets"
+                )
+            ),
+            "workspace/applyEdit",
+            APPLY_TIMEOUT_SECONDS,
         )
         return {"redacted": len(findings), "applied": bool(answer and answer.applied)}
 

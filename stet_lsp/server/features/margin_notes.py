@@ -17,7 +17,7 @@ from stet_lsp.server.feature import Feature
 from stet_lsp.server.positions import client_range, diagnostic
 from stet_lsp.server.requests import answering, argument, field
 from stet_lsp.server.server import StetServer
-from stet_lsp.server.sheet_sync import versioned_edit
+from stet_lsp.server.sheet_sync import APPLY_TIMEOUT_SECONDS, versioned_edit
 
 RECORD = "stet.margin.record"
 RECORD_ONE = "Record margin note to style sheet"
@@ -103,10 +103,14 @@ class MarginNotes(Feature):
         recorded: list[Entry] = await server.write_sheet(state.session, write)
         removed = False
         if remove and server.documents.get(state.uri) is state and state.version == version:
-            answer = await server.workspace_apply_edit_async(
-                types.ApplyWorkspaceEditParams(
-                    edit=versioned_edit(server, state, removal), label=_label(len(notes))
-                )
+            answer = await server.from_client(
+                server.workspace_apply_edit_async(
+                    types.ApplyWorkspaceEditParams(
+                        edit=versioned_edit(server, state, removal), label=_label(len(notes))
+                    )
+                ),
+                "workspace/applyEdit",
+                APPLY_TIMEOUT_SECONDS,
             )
             removed = bool(answer and answer.applied)
         return {"recorded": [entry.to_dict() for entry in recorded], "removed": removed}

@@ -49,22 +49,15 @@ class Watcher:
         options = types.DidChangeWatchedFilesRegistrationOptions(
             watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in WATCHED]
         )
-        try:
-            await self.server.client_register_capability_async(
-                types.RegistrationParams(
-                    registrations=[
-                        types.Registration(
-                            id="stet-watched-files",
-                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                            register_options=options,
-                        )
-                    ]
-                )
-            )
-        except Exception as error:  # the poll stands in
-            log.warning("the client did not take the file watchers (%s); polling instead", error)
-            return False
-        return True
+        registration = types.Registration(
+            id="stet-watched-files",
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=options,
+        )
+        if await self.server.register_with_client(registration):
+            return True
+        log.warning("the client did not take the file watchers; polling instead")
+        return False
 
     async def _poll(self) -> None:
         every = max(1, round(WATCHED_INTERVAL_SECONDS / INTERVAL_SECONDS))
