@@ -1299,6 +1299,34 @@ def test_a_committed_session_and_an_import_that_went_on_after_a_capstone_say_so(
     assert "came after" not in words["whole"]
 
 
+CAPSTONE_WORDS = """
+vim.opt.runtimepath:prepend(vim.env.STET_PLUGIN)
+vim.g.stet_enable = false
+local stet = require("stet")
+local held = { trajectory = "2026-03-01-main-0123456789ab", changed = false, dry_run = false,
+  commit = vim.NIL, archived = ".stet/cache/trajectories/archive/2026-03-01-main-0123456789ab" }
+io.write(vim.json.encode({
+  archived = stet.capstone_lines(held),
+  kept = stet.capstone_lines(vim.tbl_extend("force", held, { archived = vim.NIL })),
+}))
+"""
+
+
+def test_a_capstone_of_a_trajectory_head_holds_says_it_archived_the_working_one(
+    tmp_path: Path,
+) -> None:
+    """A capstone that found its trajectory committed already (an earlier one stopped before
+    archiving) reads as `stet capstone` prints it: nothing to commit, and where the working
+    trajectory went."""
+    lines = lua_json(tmp_path, CAPSTONE_WORDS)
+    assert lines["archived"] == [
+        "trajectory 2026-03-01-main-0123456789ab is already committed; nothing to commit",
+        "working trajectory archived to "
+        ".stet/cache/trajectories/archive/2026-03-01-main-0123456789ab",
+    ]
+    assert lines["kept"] == lines["archived"][:1]
+
+
 def test_open_style_sheet_shows_what_commands_and_the_cli_wrote(tmp_path: Path) -> None:
     """The style sheet open without unsaved changes is read again when the server or the
     `stet` CLI wrote it (Neovim checks files only on focus or :checktime): an agent's note

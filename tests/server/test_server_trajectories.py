@@ -4,6 +4,7 @@ sessions and the trajectories, answering as `stet trajectory … --json` does.""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -195,7 +196,7 @@ async def test_a_step_is_marked_from_its_line_in_events_or_narration(
 
 
 async def test_capstone_commits_the_working_trajectory_and_refuses_clearly(
-    client: LanguageClient, root: Path, transcript: tuple[Path, str]
+    client: LanguageClient, root: Path, transcript: tuple[Path, str], tmp_path: Path
 ) -> None:
     import pygit2
 
@@ -204,6 +205,9 @@ async def test_capstone_commits_the_working_trajectory_and_refuses_clearly(
     repository.config["user.email"] = "reviewer@example.invalid"
     head = repository.head.target
     await execute(client, "stet.trajectory.import", uri=uri(root), path=str(transcript[0]))
+    working = working_folder(resolve_target(root)).path
+    kept = tmp_path / "kept"
+    shutil.copytree(working, kept)
 
     dry = await execute(client, "stet.capstone", uri=uri(root), dryRun=True)
     assert dry["dry_run"] is True and repository.head.target == head
@@ -220,6 +224,15 @@ async def test_capstone_commits_the_working_trajectory_and_refuses_clearly(
     with pytest.raises(JsonRpcException, match="no working trajectory"):
         await execute(client, "stet.capstone", uri=uri(root))
     assert repository.head.target == commit.id
+
+    # The working trajectory is back (as when archiving it failed): HEAD holds it, so the
+    # capstone only archives it, and says so as it says a commit.
+    kept.rename(working)
+    again = await execute(client, "stet.capstone", uri=uri(root))
+    assert again["changed"] is False and again["commit"] is None and again["archived"]
+    assert repository.head.target == commit.id
+    said = [m.message for m in client.messages if done["trajectory"] in m.message]
+    assert any("is already committed; its working copy is archived" in m for m in said), said
 
 
 async def test_graduation_from_code_actions_and_the_review(

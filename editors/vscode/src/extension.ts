@@ -934,7 +934,8 @@ async function graduationReview(): Promise<void> {
 function capstoneText(result: CapstoneResult): string {
   const where = result.branch ?? "detached HEAD";
   if (!result.changed && !result.dry_run) {
-    return `trajectory ${result.trajectory} is already committed; nothing to do\n`;
+    const archived = result.archived ? `working trajectory archived to ${result.archived}\n` : "";
+    return `trajectory ${result.trajectory} is already committed; nothing to commit\n${archived}`;
   }
   const lines = [
     result.dry_run
@@ -987,14 +988,13 @@ async function capstone(): Promise<CapstoneResult | undefined> {
     argument.dryRun = true;
   }
   try {
-    // The server reports progress while it runs, and a message with the new commit's id.
+    // The server reports progress while it runs, and a message with the new commit's id (or
+    // that HEAD held the trajectory already).
     const result = await execute<CapstoneResult>("stet.capstone", argument);
     capstoneOutput ??= vscode.window.createOutputChannel("Stet: Capstone");
     capstoneOutput.appendLine(capstoneText(result));
     if (result.dry_run) {
       capstoneOutput.show(true);
-    } else if (!result.changed) {
-      void vscode.window.showInformationMessage(`Stet: trajectory ${result.trajectory} is already committed`);
     }
     for (const warning of result.warnings ?? []) {
       void vscode.window.showWarningMessage(`Stet: ${warning}`);

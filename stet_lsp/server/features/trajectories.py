@@ -191,14 +191,19 @@ def register(server: StetServer) -> None:
                 )
             )
         )
-        if result.changed and not dry_run and result.commit:
-            server.message(
-                f"Stet: trajectory {result.trajectory} committed as {result.commit[:12]}"
-                + (f" on {result.branch}" if result.branch else ""),
-                types.MessageType.Info,
+        if dry_run:
+            return document(result.to_json())
+        if result.commit:
+            said = f"committed as {result.commit[:12]}" + (
+                f" on {result.branch}" if result.branch else ""
             )
-            server.refresh(outside=True)
-            server.trajectories_changed(session.root)
+        else:  # HEAD held it: the capstone archived what an earlier one left
+            said = "is already committed" + (
+                "; its working copy is archived" if result.archived else ""
+            )
+        server.message(f"Stet: trajectory {result.trajectory} {said}", types.MessageType.Info)
+        server.refresh(outside=True)
+        server.trajectories_changed(session.root)
         return document(result.to_json())
 
     server.write_command(IMPORT)(answering(import_))

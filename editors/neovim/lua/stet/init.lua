@@ -821,7 +821,11 @@ end
 function M.capstone_lines(result)
   local where = value(result.branch) or "detached HEAD"
   if not result.changed and not result.dry_run then
-    return { ("trajectory %s is already committed; nothing to do"):format(result.trajectory) }
+    local lines = { ("trajectory %s is already committed; nothing to commit"):format(result.trajectory) }
+    if value(result.archived) then
+      lines[2] = "working trajectory archived to " .. result.archived
+    end
+    return lines
   end
   local lines = {}
   if result.dry_run then
@@ -870,7 +874,8 @@ function M.capstone(message, dry_run)
   if dry_run then
     argument.dryRun = true
   end
-  -- The server reports progress while it runs, and announces the new commit itself.
+  -- The server reports progress while it runs, and announces the new commit (or that HEAD
+  -- held the trajectory already) itself.
   M.execute("stet.capstone", argument, function(result)
     result = type(result) == "table" and result or {}
     vim.schedule(function()
@@ -879,8 +884,6 @@ function M.capstone(message, dry_run)
       end
       if result.dry_run then
         M.scratch("stet://capstone", table.concat(M.capstone_lines(result), "\n"), "text")
-      elseif not result.changed then
-        notify(M.capstone_lines(result)[1])
       end
     end)
   end, bufnr)
