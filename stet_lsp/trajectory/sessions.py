@@ -49,7 +49,7 @@ from typing import Any
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.jsonread import object_or_none, value_or_none
 from stet_lsp.core.targets import git_holders
-from stet_lsp.trajectory.importers.claude_code import branched_from
+from stet_lsp.trajectory.importers.claude_code import copied_from_another
 from stet_lsp.trajectory.importers.codex import is_harness_text
 from stet_lsp.trajectory.importers.files import open_text
 from stet_lsp.trajectory.importers.openhands_v1 import (
@@ -275,7 +275,7 @@ def _claude_head(path: Path) -> _Head:
     return _keyed_head(
         path,
         lambda r: _claude_prompt(r.get("message")) if _is_claude_request(r) else None,
-        copied=branched_from,
+        copied=copied_from_another(path),
     )
 
 

@@ -1660,6 +1660,70 @@ def test_mode_and_worktree_state_records_are_kept_as_what_they_are(tmp_path: Pat
     assert raws[1].record == entered
 
 
+def test_the_copy_a_forked_session_starts_with_is_left_out(tmp_path: Path) -> None:
+    """`claude --resume ID --fork-session` writes a file named by the new session's id that
+    starts with the other session's records unchanged, their `sessionId` the other's, and
+    no `forkedFrom`; its own records carry the new id. Imported beside the other session,
+    the copy came twice: it is left out and counted in `copied_history`."""
+    origin = "0ffee0c0-1111-4222-8333-444455556666"
+    write_call = tool_use("tw", "Write", {"file_path": "/work/app/a.txt", "content": "a\n"})
+    history = [
+        {"type": "file-history-snapshot", "messageId": "u1", "snapshot": {}},
+        user("u1", None, "write a", "2026-03-31T01:00:00Z", sessionId=origin),
+        assistant("a1", "u1", "m1", [write_call], "2026-03-31T01:00:01Z", sessionId=origin),
+        user(
+            "r1",
+            "a1",
+            [result("tw", "File created successfully")],
+            "2026-03-31T01:00:02Z",
+            sessionId=origin,
+            toolUseResult={"type": "create", "filePath": "/work/app/a.txt", "content": "a\n"},
+        ),
+    ]
+    own = [
+        user("u2", "r1", "now b instead", "2026-03-31T02:00:00Z"),
+        assistant(
+            "a2",
+            "u2",
+            "m2",
+            [tool_use("tb", "Write", {"file_path": "/work/app/b.txt", "content": "b\n"})],
+            "2026-03-31T02:00:01Z",
+            usage={"input_tokens": 20, "output_tokens": 5},
+        ),
+    ]
+    parsed = IMPORTER.parse(write(tmp_path / f"{SID}.jsonl", [*history, *own]))
+    assert parsed.session_id == SID
+    assert [u.text for u in of(parsed.events, UserMessage)] == ["now b instead"]
+    assert [c.call_id for c in of(parsed.events, ToolCall)] == ["tb"]
+    assert not of(parsed.events, FileChange)
+    assert parsed.dropped["copied_history"] == 3
+    assert not of(parsed.events, Rewind)
+    assert of(parsed.events, SessionStart)[0].time == "2026-03-31T02:00:00Z"
+
+    # The origin's own file, and one named by no session id: nothing in them is a copy.
+    for name in (f"{origin}.jsonl", "exported.jsonl"):
+        whole = IMPORTER.parse(write(tmp_path / name, [*history, *own]))
+        assert [u.text for u in of(whole.events, UserMessage)] == ["write a", "now b instead"]
+        assert whole.dropped["copied_history"] == 0
+
+
+def test_a_session_resumed_under_a_new_id_in_its_own_file_keeps_its_start(
+    tmp_path: Path,
+) -> None:
+    """Some builds resume a session in its own file under a new id: the file's name is the
+    first id, its last records carry the second. Neither part is a copy of another file's."""
+    resumed = "6d0ffee0-1111-4222-8333-444455556666"
+    records = [
+        user("u1", None, "write a", "2026-03-31T01:00:00Z"),
+        assistant("a1", "u1", "m1", [{"type": "text", "text": "done"}], "2026-03-31T01:00:01Z"),
+        user("u2", "a1", "go on", "2026-03-31T02:00:00Z", sessionId=resumed),
+    ]
+    parsed = IMPORTER.parse(write(tmp_path / f"{SID}.jsonl", records))
+    assert [u.text for u in of(parsed.events, UserMessage)] == ["write a", "go on"]
+    assert parsed.dropped["copied_history"] == 0
+    assert parsed.session_id == resumed
+
+
 def test_the_copy_a_branched_conversation_starts_with_is_left_out(tmp_path: Path) -> None:
     """`/branch` writes a new session file that starts with a copy of every message of the
     conversation it branched from: the same uuids, times and content, under the new

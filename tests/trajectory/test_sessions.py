@@ -224,6 +224,30 @@ def test_a_branched_claude_session_starts_and_asks_what_it_added(repo: Path, hom
     assert found[0].path == path
 
 
+def test_a_forked_claude_session_is_listed_by_its_own_id_start_and_request(
+    repo: Path, home: Path
+) -> None:
+    """`--resume --fork-session` starts the new session's file with the other session's
+    records unchanged (their `sessionId` the other's): the fork is listed under its own id,
+    from its own first request, not as a second copy of the session it was forked from."""
+    folder = claude_folder(home, repo)
+    fork = "f0c4f0c4-1111-4222-8333-444455556666"
+    own = claude(
+        "user",
+        repo,
+        "2026-01-05T09:00:00.000Z",
+        fork,
+        message={"role": "user", "content": "Now the other way"},
+    )
+    write_jsonl(folder / f"{fork}.jsonl", [*claude_session(repo), own])
+    write_jsonl(folder / f"{CLAUDE_ID}.jsonl", claude_session(repo))
+    found = find_sessions(repo, home=home, env={})
+    assert [(s.session_id, s.started, s.first_prompt) for s in found] == [
+        (fork, "2026-01-05T09:00:00.000Z", "Now the other way"),
+        (CLAUDE_ID, "2026-01-02T10:00:01.000Z", "Fix the bug in app.py"),
+    ]
+
+
 def test_a_claude_sessions_size_counts_its_subagent_files_and_tool_outputs(
     repo: Path, home: Path, tmp_path: Path
 ) -> None:

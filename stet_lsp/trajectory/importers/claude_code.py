@@ -72,7 +72,9 @@ conversation (the same uuids) before their own prompt and answer: the copy is le
 counted in `dropped.copied_history`, as its requests were the main conversation's. So is
 the copy `/branch` starts a new session's file with: every message of the conversation it
 branched from, same uuids and times, under the new session's id, each naming where it came
-from (`forkedFrom`: that session's id and the message's uuid there).
+from (`forkedFrom`: that session's id and the message's uuid there); and the copy
+`--resume --fork-session` starts one with, the other session's records as they were, its
+`sessionId` included, in a file named by the new session's id, whose own records carry that.
 
 A tool's output too large for the conversation is kept in `<session id>/tool-results/` and the
 transcript holds a `<persisted-output>` notice with a 2 KB preview: the result is the file's
@@ -84,6 +86,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -325,7 +328,9 @@ class _SessionReader:
 
     def read(self) -> ParsedSession:
         self._find_subagent_folder_files()
-        main = _FileReader(self.path.name, None, self.shared).read(self.path)
+        main = _FileReader(
+            self.path.name, None, self.shared, another_session=copied_from_another(self.path)
+        ).read(self.path)
         if main.records == 0:
             raise StetError(f"{self.path}: no Claude Code records in it")
         session_id = main.session_id or file_digest(self.path)
@@ -438,6 +443,7 @@ class _FileReader:
         agent: str | None,
         shared: _Shared,
         copied: set[str] | None = None,
+        another_session: _Copied | None = None,
     ) -> None:
         self.out = _Transcript(source=source, agent=agent)
         self.shared = shared
@@ -445,6 +451,8 @@ class _FileReader:
         # works on the conversation itself (compaction, a side question) starts its file with
         # a copy of every record of it.
         self.copied = copied or set()
+        # For a session's file: whether a record is another session's, copied into it.
+        self.another_session = another_session or branched_from
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
         self.usage: dict[str, Usage] = {}
         self.sidechain_of: dict[str, str] = {}  # record uuid -> inline sidechain agent id
@@ -486,10 +494,11 @@ class _FileReader:
         if isinstance(uuid, str) and uuid in self.copied:
             self.shared.dropped["copied_history"] += 1
             return
-        if self.out.agent is None and branched_from(record):
-            # The copy of the conversation `/branch` starts the new session's file with:
-            # its messages are the other session's. Only the session's id is its own.
-            self.out.session_id = _str(record.get("sessionId")) or self.out.session_id
+        if self.out.agent is None and self.another_session(record):
+            # The copy of a conversation a branched or forked session's file starts with: its
+            # messages are the other session's. Only `/branch`'s copies carry the new id.
+            if branched_from(record):
+                self.out.session_id = _str(record.get("sessionId")) or self.out.session_id
             self.shared.dropped["copied_history"] += 1
             return
         repeated = (
@@ -1489,6 +1498,49 @@ def _first_session_id(path: Path) -> str | None:
     except (ValueError, StetError):
         return None
     return _str(value.get("sessionId")) if isinstance(value, dict) else None
+
+
+_Copied = Callable[[dict[str, Any]], bool]
+_SESSION_FILE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"([^"\\]*)"')
+_TAIL_BYTES = (64 * 1024, 4 * 1024 * 1024)
+
+
+def copied_from_another(path: Path) -> _Copied:
+    """What tells the records of the session file at `path` that another session's records
+    were copied into: `/branch`'s copies name their origin (`forkedFrom`); the copies a
+    `--resume --fork-session` starts its file with are the origin's records unchanged, their
+    `sessionId` the origin's, where the file is named by the new session's id and its own
+    last records carry it. A file whose name is no session id, or whose last records carry
+    another id (a resumed session that went on under a new id in the same file), has no
+    such copies: nothing in it is taken for one."""
+    own = path.name.removesuffix(".jsonl")
+    if not _SESSION_FILE.fullmatch(own) or _last_session_id(path) != own:
+        return branched_from
+
+    def copied(record: dict[str, Any]) -> bool:
+        session = record.get("sessionId")
+        return (isinstance(session, str) and session != own) or branched_from(record)
+
+    return copied
+
+
+def _last_session_id(path: Path) -> str | None:
+    """The `sessionId` the file names last, read from its end: a short window, then a long
+    one (a record's id comes before its message, which may be longer than the first)."""
+    try:
+        with path.open("rb") as stream:
+            size = stream.seek(0, 2)
+            for window in _TAIL_BYTES:
+                stream.seek(max(0, size - window))
+                found: list[bytes] = _SESSION_ID.findall(stream.read(window))
+                if found:
+                    return found[-1].decode("utf-8", "replace")
+                if window >= size:
+                    break
+    except OSError:
+        return None
+    return None
 
 
 def branched_from(record: dict[str, Any]) -> bool:
