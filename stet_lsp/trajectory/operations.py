@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -312,7 +312,7 @@ def mark_at(
     step = step_at(path.name, content, line)
     if step is None:
         raise StetError(f"no step at line {line + 1} of {path.name}")
-    if shown is not None and path.name == EVENTS:
+    if shown is not None:
         _refuse_renumbered(path, target.root, shown, line, step)
     return mark_step(target.root, folder, step, verdict, text, gate_config=gate_config)
 
@@ -336,22 +336,35 @@ def _not_a_trajectory_file(root: Path, path: Path) -> str:
 
 def _refuse_renumbered(path: Path, root: Path, shown: str, line: int, step: int) -> None:
     """StetError when step `step` on disk is another event than the editor's text shows on
-    `line` (an import placed an earlier session before it since the editor read the file)."""
-    from stet_lsp.trajectory.index import StepLine, TrajectoryIndex
+    `line` (an import placed an earlier session before it since the editor read the file).
+    An event is told by its session and source in events.jsonl, by the line that opens its
+    step in narration.md (its number, kind, and time or content)."""
+    from stet_lsp.trajectory.index import NarrationIndex, StepLine, TrajectoryIndex
+    from stet_lsp.trajectory.store import EVENTS
 
-    def identity(index: TrajectoryIndex, entry: StepLine | None) -> tuple[Any, Any] | None:
+    disk = (read_regular(path, root) or b"").decode("utf-8", "replace")
+    if disk == shown:
+        return
+
+    def event(text: str, find: Callable[[TrajectoryIndex], StepLine | None]) -> Any:
+        index = TrajectoryIndex.from_events_text(text)
+        try:
+            entry = find(index)
+        except KeyError:  # no such step: marking it says so
+            return None
         record = index.record(entry) if entry is not None else None
         return (record.get("session"), record.get("source")) if record is not None else None
 
-    editor = TrajectoryIndex.from_events_text(shown)
-    disk = TrajectoryIndex.from_events_text(
-        (read_regular(path, root) or b"").decode("utf-8", "replace")
-    )
-    try:
-        on_disk = identity(disk, disk.get(step))
-    except KeyError:  # no such step: marking it says so
-        return
-    if on_disk is not None and on_disk != identity(editor, editor.at_line(line)):
+    def opening(text: str) -> str | None:
+        number = NarrationIndex(text).line_of(step)
+        return None if number is None else text.split("\n", number + 1)[number]
+
+    if path.name == EVENTS:
+        on_disk = event(disk, lambda index: index.get(step))
+        in_editor = event(shown, lambda index: index.at_line(line))
+    else:
+        on_disk, in_editor = opening(disk), opening(shown)
+    if on_disk is not None and on_disk != in_editor:
         raise StetError(
             f"{path.name} changed on disk since the editor read it: step {step} is another "
             f"event now; reload the file, then mark the step on line {line + 1} again"

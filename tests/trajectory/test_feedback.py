@@ -121,6 +121,33 @@ def test_a_verdict_finds_its_step_again_after_the_steps_are_renumbered(
     assert trajectory.read_events()[11].kind == "tool_call"
 
 
+def test_a_step_marked_in_an_unsaved_narration_is_the_one_its_line_shows(
+    root: Path, tmp_path: Path, trajectory: Folder
+) -> None:
+    """narration.md open with unsaved text while an earlier session is imported: the steps
+    on disk are numbered again, the editor's are not. A verdict on a line of the editor's
+    text is refused (the step's opening line on disk is another event's), never recorded on
+    the event now holding its number; the text as it is on disk marks it."""
+    from stet_lsp.trajectory.operations import mark_at
+
+    narration = trajectory.path / "narration.md"
+    shown = narration.read_text(encoding="utf-8")
+    line = next(n for n, text in enumerate(shown.split("\n")) if "Step 3 · Tool call" in text)
+    target = resolve_target(root)
+    unsaved = shown + "\n"
+    assert mark_at(target, narration, unsaved, line, "note", "before").step == 3
+
+    imported(root, tmp_path, SESSION_B, START - timedelta(hours=1))
+    with pytest.raises(StetError, match="changed on disk since the editor read it"):
+        mark_at(target, narration, unsaved, line, "wrong", None)
+    assert [v.verdict for v in read_verdicts(root, trajectory.id)] == ["note"]
+
+    reloaded = narration.read_text(encoding="utf-8")
+    line = next(n for n, text in enumerate(reloaded.split("\n")) if "Step 12 · Tool call" in text)
+    marked = mark_at(target, narration, reloaded + "\n", line, "wrong", None)
+    assert (marked.step, marked.kind, marked.session) == (12, "tool_call", SESSION_A)
+
+
 def test_no_verdicts_yet_is_an_empty_list(root: Path, trajectory: Folder) -> None:
     assert read_verdicts(root, trajectory.id) == []
     assert not (root / ".stet" / "feedback").exists()
