@@ -28,6 +28,7 @@ from lsp_pipe import PipeServer
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
+from repos import make_repo
 from samples import sample
 
 from stet_lsp.core.targets import resolve_target
@@ -672,5 +673,35 @@ def test_workspace_symbols_reach_the_workspace_folders_before_any_file_is_opened
         found = server.answer(2)["result"]
         assert found and all(s["location"]["uri"].endswith("/events.jsonl") for s in found)
         assert any("file_change" in s["name"] for s in found)
+    finally:
+        server.close()
+
+
+def test_workspace_symbols_of_two_folders_on_one_branch_say_which_folder(
+    tmp_path: Path,
+) -> None:
+    """Two workspace folders on the same branch (a repository and its worktree, or two
+    clones) have working trajectories of one id: each step's container names its folder."""
+    roots = []
+    for name in ("first", "second"):
+        repository = make_repo(tmp_path / name, files={"README.md": "hi\n"})
+        root = Path(repository.workdir).resolve()
+        (tmp_path / f"{name}-t").mkdir()
+        import_transcript(resolve_target(root), session_writing(root, tmp_path / f"{name}-t"))
+        roots.append(root)
+    server = PipeServer().initialize({}, [uri(root) for root in roots])
+    try:
+        server.send({"id": 2, "method": "workspace/symbol", "params": {"query": "retry.py"}})
+        found = server.answer(2)["result"]
+        by_folder = {
+            name: {s["containerName"] for s in found if f"/{name}/" in s["location"]["uri"]}
+            for name in ("first", "second")
+        }
+        trajectory = working_folder(resolve_target(roots[0])).id
+        assert trajectory == working_folder(resolve_target(roots[1])).id
+        assert by_folder == {
+            "first": {f"{trajectory} (first)"},
+            "second": {f"{trajectory} (second)"},
+        }
     finally:
         server.close()

@@ -285,9 +285,10 @@ class TrajectoryFiles(Feature):
         worker thread (it may read events.jsonl files)."""
         from stet_lsp.trajectory.store import folders
 
-        roots = set(list(self.server.sessions))
+        roots = sorted(self.server.sessions)
         found: list[types.WorkspaceSymbol] = []
-        for root in sorted(roots):
+        for root in roots:
+            where = _repository_label(root, roots)
             for folder in folders(root):
                 index = self.folder_index(folder.path, root)
                 if index is None:
@@ -302,12 +303,22 @@ class TrajectoryFiles(Feature):
                             location=types.Location(
                                 uri=uri, range=types.Range(start=position, end=position)
                             ),
-                            container_name=folder.id,
+                            container_name=folder.id + where,
                         )
                     )
                 if len(found) >= _SYMBOL_LIMIT:
                     return found
         return found
+
+
+def _repository_label(root: Path, roots: list[Path]) -> str:
+    """What tells the steps of `root` from those of the other repositories the server knows
+    (two worktrees on one branch have working trajectories of one id): nothing when it is
+    the only one, else its folder's name, or its path when another has that name."""
+    if len(roots) < 2:
+        return ""
+    alike = sum(other.name == root.name for other in roots) > 1
+    return f" ({root if alike else root.name})"
 
 
 def _openable(root: Path, path: str) -> Path | None:
