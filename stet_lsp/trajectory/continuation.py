@@ -62,13 +62,18 @@ class CommittedPart:
 
 
 def committed_part(root: Path, parsed: ParsedSession, config: GateConfig) -> CommittedPart | None:
-    """The part of `parsed` that the repository's committed trajectories hold, if any. A
-    trajectory that cannot be read is passed over: it holds nothing this import can trust."""
+    """The part of `parsed` that the repository's committed trajectories hold, if any, by
+    session id: a file of the session under another name (a copy, a rollout compressed since)
+    holds the same records as the file the trajectory read. Raises CountedTwice when a
+    committed trajectory holds the session from another format (its transcript, and now an
+    ATIF document of it). A trajectory that cannot be read is passed over: it holds nothing
+    this import can trust."""
     committed = [folder for folder in folders(root) if not folder.working]
     if not committed:
         return None
     ids = _session_ids(parsed, config)
     written = [json.dumps(id, ensure_ascii=False)[1:-1].encode() for id in ids]
+    own_file = _main_file(parsed)
     trajectories: list[str] = []
     reached: dict[Place, int] = {}
     for folder in committed:
@@ -77,17 +82,50 @@ def committed_part(root: Path, parsed: ParsedSession, config: GateConfig) -> Com
             # Most trajectories hold other sessions: told without reading them as a model.
             if data is None or not any(id in data for id in written):
                 continue
-            meta = Meta.model_validate_json(data)
-            names = {
-                source.name
-                for source in meta.sources
-                if source.session in ids and source.format == parsed.format
-            } & set(parsed.sources)
-            if names and _reach(folder, names, ids, reached):
-                trajectories.append(folder.id)
+            held = [s for s in Meta.model_validate_json(data).sources if s.session in ids]
+            places, started_in = _places(folder, ids)
         except (StetError, ValidationError, RecursionError):
             continue
+        other = next((s for s in held if s.format != parsed.format), None)
+        if other is not None:
+            raise CountedTwice(other.session, folder.id, other.format, parsed.format)
+        names = {source.name for source in held}
+        renamed = [name for name in started_in if name in names and name not in parsed.sources]
+        alias: dict[str, str] = {}
+        if own_file is not None and own_file not in names and len(renamed) == 1:
+            alias[renamed[0]] = own_file
+        found = False
+        for (name, array), index in places.items():
+            name = alias.get(name, name)
+            if name in parsed.sources and (name in names or name in alias.values()):
+                place = (name, array)
+                reached[place] = max(reached.get(place, 0), index)
+                found = True
+        if found:
+            trajectories.append(folder.id)
     return CommittedPart(tuple(trajectories), reached) if reached else None
+
+
+class CountedTwice(StetError):
+    """A committed trajectory holds the session as another format imported it."""
+
+    def __init__(self, session: str, trajectory: str, held_as: str, importing_as: str) -> None:
+        super().__init__(
+            f"session {session} is committed already, in trajectory {trajectory}, imported as "
+            f"{held_as}; importing it again as {importing_as} would count it twice"
+        )
+
+
+def _main_file(parsed: ParsedSession) -> str | None:
+    """The file the session started in (its start's source), not a subagent's."""
+    return next(
+        (
+            event.source.file
+            for event in parsed.events
+            if event.kind == "session_start" and event.agent is None
+        ),
+        None,
+    )
 
 
 def committed_sessions(root: Path) -> dict[tuple[str, str], list[str]]:
@@ -174,35 +212,38 @@ def gated_ids(ids: Iterable[str], config: GateConfig) -> dict[str, str]:
     return {id: json.loads(line)["session"] for id, line in zip(ordered, gated, strict=True)}
 
 
-def _reach(folder: Folder, names: set[str], ids: set[str], reached: dict[Place, int]) -> bool:
-    """Raises `reached` to the last record of each place in the files of `names` that the
-    events of `folder` read for a session of `ids`; whether any did."""
+def _places(folder: Folder, ids: set[str]) -> tuple[dict[Place, int], set[str]]:
+    """The last record of each place the events of `folder` read for a session of `ids`,
+    and the files those sessions started in (their main session's start)."""
     data = read_regular(folder.path / EVENTS, folder.root)
-    if data is None:
-        return False
-    found = False
-    for line in data.split(b"\n"):
-        source = _source(line, names, ids)
-        if source is None:
+    places: dict[Place, int] = {}
+    started_in: set[str] = set()
+    for line in (data or b"").split(b"\n"):
+        found = _source(line, ids)
+        if found is None:
             continue
-        place, index = source
-        if place not in reached or reached[place] < index:
-            reached[place] = index
-        found = True
-    return found
+        (place, index), started = found
+        places[place] = max(places.get(place, 0), index)
+        if started:
+            started_in.add(place[0])
+    return places, started_in
 
 
-def _source(line: bytes, names: set[str], ids: set[str]) -> tuple[Place, int] | None:
+def _source(line: bytes, ids: set[str]) -> tuple[tuple[Place, int], bool] | None:
+    """Where an event line's record is, and whether it is a main session's start."""
     try:
         event: Any = json.loads(line)
         source = event["source"]
         name, number, pointer = source["file"], source["line"], source.get("pointer")
     except (ValueError, RecursionError, TypeError, KeyError, AttributeError):
         return None
-    if name not in names or event.get("session") not in ids:
+    if not isinstance(name, str) or event.get("session") not in ids:
         return None
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
         return None
     if not isinstance(pointer, str | None):
         return None
-    return place_and_index(SourceRef(file=name, line=number, pointer=pointer))
+    found = place_and_index(SourceRef(file=name, line=number, pointer=pointer))
+    if found is None:
+        return None
+    return found, event.get("kind") == "session_start" and event.get("agent") is None

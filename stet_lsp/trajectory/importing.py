@@ -47,6 +47,7 @@ from stet_lsp.trajectory import checkout
 from stet_lsp.trajectory.checkout import checked_out_part
 from stet_lsp.trajectory.continuation import (
     CommittedPart,
+    CountedTwice,
     committed_part,
     leave_out,
     refuse_nothing_since,
@@ -168,7 +169,10 @@ def _import(
         checkout.leave_out(parsed, checked_out)
         checkout.refuse_nothing_since(source, parsed, checked_out)
         # Under the lock a capstone holds while it commits: what it commits is seen here.
-        part = committed_part(target.root, parsed, config)
+        try:
+            part = committed_part(target.root, parsed, config)
+        except CountedTwice as error:
+            raise StetError(f"{source}: {error}") from None
         digest = sources_sha256(sources, parsed.consulted, part)
         if part is not None:
             leave_out(parsed, part)

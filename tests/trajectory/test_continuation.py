@@ -104,6 +104,46 @@ def test_a_session_imported_again_after_a_capstone_brings_only_what_came_since(
     assert repeated == {("session_start", held[0]["source"]["line"])}  # type: ignore[index]
 
 
+def test_a_committed_session_under_another_name_brings_only_what_came_since(
+    root: Path, tmp_path: Path
+) -> None:
+    """The session's file copied under another name (or a rollout compressed since): the
+    same session by its id, so what the committed trajectory holds is left out as for the
+    file it read; a copy with nothing since is refused, and no step is committed twice."""
+    target, transcript, source, first = first_turn_committed(root, tmp_path)
+    copy = tmp_path / "copied" / "session.jsonl"
+    copy.parent.mkdir()
+    copy.write_bytes(source.read_bytes())
+    with pytest.raises(StetError, match=f"committed already, in trajectory {first.trajectory}"):
+        import_transcript(target, copy)
+
+    second_turn(transcript, root).save(copy)
+    result = import_transcript(target, copy)
+    assert result.continues == [first.trajectory]
+    meta = working_folder(target).read_meta()
+    assert [f.path for f in meta.files] == ["src/version.py"]
+    assert meta.brief == "Now make it return the version"
+
+
+def test_a_committed_session_imported_again_from_another_format_is_refused(
+    root: Path, tmp_path: Path, stet: Run
+) -> None:
+    """Stet's own ATIF export of a committed trajectory, imported: the same session by its
+    id, from another format, whose records cannot be matched to the transcript's. Imported,
+    every step of it would be committed twice: refused, saying which trajectory holds it."""
+    target, _, _, first = first_turn_committed(root, tmp_path)
+    exported = tmp_path / "exported.json"
+    arguments = ["-C", str(root), "trajectory", "export", first.trajectory, "--format", "atif"]
+    assert stet(*arguments, "-o", str(exported))[0] == 0
+    refusal = (
+        f"session {SESSION} is committed already, in trajectory {first.trajectory}, "
+        "imported as claude-code; importing it again as atif would count it twice"
+    )
+    with pytest.raises(StetError, match=refusal):
+        import_transcript(target, exported)
+    assert not working_folder(target).path.exists()
+
+
 def test_a_committed_line_nested_too_deeply_is_skipped_when_importing_again(
     root: Path, tmp_path: Path
 ) -> None:
