@@ -13,7 +13,9 @@ from a recorded content or from one with anchored diffs applied after it; placeh
 pair with nothing where it is not), and the reference is aligned with the current text. A
 line the alignment pairs with an attributed line keeps that line's step; a line edited since
 no longer equals its reference line and is not attributed; lines inserted or removed above
-only move the pairs.
+only move the pairs. A reference line the gate changed (a secret redacted, a home directory
+written `~`) equals a line that differs from it only there: the file holds what the agent
+wrote, the trajectory what the gate let through.
 
 The alignment (`align`) pairs equal lines in order: the common head and tail first, then
 lines that stand once on each side (patience), then, in the stretches between those, the
@@ -57,6 +59,7 @@ import hashlib
 import json
 import os
 import posixpath
+import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
@@ -69,6 +72,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import lines_of
 from stet_lsp.core.safefs import open_regular
+from stet_lsp.gate.homepaths import REPLACEMENT
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align, pair_moved
 from stet_lsp.trajectory.attribution import Attribution, LeftOut, made_order, rewound
 from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
@@ -218,10 +222,20 @@ class FileLines:
     ids: dict[str, int]
     open_end: bool
     movable: frozenset[int]
+    redacted: tuple[tuple[re.Pattern[str], int], ...] = ()
+    """The known texts the gate changed (a secret redacted, a home path made `~`), each as
+    the pattern of the lines it stands for, and its id."""
 
     def current_ids(self, lines: Sequence[str]) -> list[int]:
         get = self.ids.get
-        return [get(line, ABSENT) for line in lines]
+        found = [get(line, ABSENT) for line in lines]
+        if self.redacted:
+            for number, line in enumerate(lines):
+                if found[number] == ABSENT:
+                    found[number] = next(
+                        (id for pattern, id in self.redacted if pattern.fullmatch(line)), ABSENT
+                    )
+        return found
 
     def claims(self, lines: Sequence[str]) -> tuple[list[int], list[int]]:
         """The current lines (in order) paired with lines the trajectory wrote, and the step
@@ -386,7 +400,34 @@ def _file_lines(
     movable = frozenset(
         number for text, number in ids.items() if len(text) - text.count(" ") >= MOVABLE_TEXT
     )
-    return FileLines(path, tuple(reference), tuple(line_steps), ids, open_end, movable)
+    redacted = tuple(
+        (_as_written(text), number)
+        for text, number in ids.items()
+        if "[REDACTED:" in text or REPLACEMENT in text
+    )
+    return FileLines(path, tuple(reference), tuple(line_steps), ids, open_end, movable, redacted)
+
+
+_HOME = r"(?:~|/home/[^/\s]+|/Users/[^/\s]+|[A-Za-z]:[\\/][Uu]sers[\\/][^/\\\s]+)"
+
+
+def _as_written(text: str) -> re.Pattern[str]:
+    """The lines a text the gate wrote stands for: any value where a secret was redacted,
+    any home directory where it wrote `~` (the file on disk holds what the agent wrote)."""
+    from stet_lsp.gate.redact import MARKER
+
+    parts: list[str] = []
+    position = 0
+    for marker in MARKER.finditer(text):
+        parts.append(_literal(text[position : marker.start()]))
+        parts.append(".+?")
+        position = marker.end()
+    parts.append(_literal(text[position:]))
+    return re.compile("".join(parts))
+
+
+def _literal(text: str) -> str:
+    return _HOME.join(re.escape(part) for part in text.split(REPLACEMENT))
 
 
 def _unattributed(trajectory: str, item: LeftOut) -> Unattributed:

@@ -367,6 +367,28 @@ def test_a_human_edit_on_an_attributed_line_drops_it(root: Path, edited_app: str
     assert attributed(provenance, "src/app.py", rewritten) == {}
 
 
+def test_lines_the_gate_changed_are_still_the_runs(root: Path, tmp_path: Path) -> None:
+    """The run wrote a token and a home path: the trajectory holds them as the gate wrote
+    them (`[REDACTED:…]`, `~`), the file as the agent wrote them. Those lines are still the
+    run's, and a person's edit elsewhere on such a line still takes it away."""
+    token = "ghp_" + "Zq8RkT3vXw9LmN2pQs7YbC4dFg6HjK1aVe5U"
+    text = f"import os\n\nTOKEN = '{token}'\nLOG = '/home/alice/app.log'\nDEBUG = False\n"
+    session = Claude(SESSION_A, root).user("Add the settings")
+    session.write_file("toolu_s1", f"{root}/src/settings.py", text)
+    session.say("Done.")
+    run_into(resolve_target(root), session, tmp_path)
+    written = (working_folder(resolve_target(root)).path / "events.jsonl").read_text()
+    assert token not in written and "/home/alice" not in written
+    write(root, "src/settings.py", text)
+
+    provenance = Provenance.load(root)
+    step = change_step(root, "toolu_s1")
+    assert attributed(provenance, "src/settings.py", text) == dict.fromkeys(range(5), step)
+    assert provenance.unattributed("src/settings.py") == []
+    edited = text.replace("LOG = '/home/alice/app.log'", "LOG = '/var/log/app.log'")
+    assert attributed(provenance, "src/settings.py", edited) == {0: step, 1: step, 2: step, 4: step}
+
+
 def test_a_file_ending_in_a_blank_line_keeps_it_after_an_edit(root: Path, tmp_path: Path) -> None:
     """The empty string after a text's last line break is no line of the file: the blank
     last line stays the run's, and nothing is attributed past the end."""
