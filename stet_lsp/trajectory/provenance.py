@@ -222,20 +222,27 @@ class FileLines:
     ids: dict[str, int]
     open_end: bool
     movable: frozenset[int]
-    redacted: tuple[tuple[re.Pattern[str], int], ...] = ()
+    redacted: dict[str, list[tuple[re.Pattern[str], int]]] = field(default_factory=dict)
     """The known texts the gate changed (a secret redacted, a home path made `~`), each as
-    the pattern of the lines it stands for, and its id."""
+    the pattern of the lines it stands for and its id, by what they start with before the
+    first change (a line is tried only against the patterns whose start it has)."""
 
     def current_ids(self, lines: Sequence[str]) -> list[int]:
         get = self.ids.get
         found = [get(line, ABSENT) for line in lines]
         if self.redacted:
+            lengths = sorted({len(head) for head in self.redacted})
             for number, line in enumerate(lines):
                 if found[number] == ABSENT:
-                    found[number] = next(
-                        (id for pattern, id in self.redacted if pattern.fullmatch(line)), ABSENT
-                    )
+                    found[number] = self._as_redacted(line, lengths)
         return found
+
+    def _as_redacted(self, line: str, lengths: list[int]) -> int:
+        for length in lengths:
+            for pattern, id in self.redacted.get(line[:length], ()):
+                if pattern.fullmatch(line):
+                    return id
+        return ABSENT
 
     def claims(self, lines: Sequence[str]) -> tuple[list[int], list[int]]:
         """The current lines (in order) paired with lines the trajectory wrote, and the step
@@ -400,11 +407,13 @@ def _file_lines(
     movable = frozenset(
         number for text, number in ids.items() if len(text) - text.count(" ") >= MOVABLE_TEXT
     )
-    redacted = tuple(
-        (_as_written(text), number)
-        for text, number in ids.items()
-        if "[REDACTED:" in text or REPLACEMENT in text
-    )
+    redacted: dict[str, list[tuple[re.Pattern[str], int]]] = {}
+    for text, number in ids.items():
+        if "[REDACTED:" in text or REPLACEMENT in text:
+            head = text[
+                : min(i for i in (text.find(REPLACEMENT), text.find("[REDACTED:")) if i >= 0)
+            ]
+            redacted.setdefault(head, []).append((_as_written(text), number))
     return FileLines(path, tuple(reference), tuple(line_steps), ids, open_end, movable, redacted)
 
 
