@@ -263,6 +263,9 @@ def _open(path: str) -> BinaryIO:
     return stream
 
 
+BINARY_SKIPPED = "binary content, not scanned"
+
+
 def _is_binary(stream: BinaryIO) -> bool:
     """Whether the content is binary (a NUL byte early on); the stream is left at its start."""
     binary = b"\0" in stream.read(_BINARY_PROBE)
@@ -298,14 +301,18 @@ def _emit(
     reports: list[tuple[str, Report]],
     as_json: bool,
     problems: list[dict[str, str]] | None = None,
+    skipped: list[str] | None = None,
 ) -> None:
-    """The findings; `problems` (check's) go into the JSON document only: the text output
-    gives them on standard error."""
+    """The findings, and the files not scanned (binary content); `problems` (check's) go
+    into the JSON document only: the text output gives them on standard error."""
+    for path in skipped or ():
+        print(f"{path}: {BINARY_SKIPPED}", file=sys.stderr)
     if as_json:
         payload: dict[str, object] = {
             "version": 1,
             "count": len(reports),
             "findings": [{"path": path, **report} for path, report in reports],
+            "skipped": [{"path": path, "reason": BINARY_SKIPPED} for path in skipped or ()],
         }
         if problems is not None:
             payload["problems"] = problems
@@ -332,14 +339,16 @@ def _within(path: str, root: str) -> bool:
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _scan_one(label: str, stream: BinaryIO, setup: Setup, on_disk: bool = True) -> list[Report]:
+def _scan_one(
+    label: str, stream: BinaryIO, setup: Setup, on_disk: bool = True
+) -> list[Report] | None:
     """The file's secrets one by one, then its home paths as one report: from the on-disk
     cache when the same bytes were scanned with the same gate and options before (then the
     file is not even decoded; a file on disk whose status is unchanged is not even read).
-    Binary content (a NUL byte early on) is skipped. The file is read a block at a time:
-    memory does not grow with its size."""
+    None for binary content (a NUL byte early on), which is not scanned. The file is read a
+    block at a time: memory does not grow with its size."""
     if _is_binary(stream):
-        return []
+        return None
     own = setup.has_work_tree and _within(label, setup.root) and bool(setup.cache_dir)
     key = ""
     if own:
@@ -450,17 +459,23 @@ def _is_report(report: object) -> bool:
     )
 
 
-def _scan_files(paths: list[str], setup: Setup) -> list[tuple[str, Report]]:
+def _scan_files(paths: list[str], setup: Setup) -> tuple[list[tuple[str, Report]], list[str]]:
+    """The findings in the files of `paths`, and the files not scanned (binary content)."""
     results: list[tuple[str, Report]] = []
+    skipped: list[str] = []
     for file in _files(paths):
         with _open(file) as stream:
-            results.extend((str(file), report) for report in _scan_one(str(file), stream, setup))
-    return results
+            found = _scan_one(str(file), stream, setup)
+        if found is None:
+            skipped.append(str(file))
+        else:
+            results.extend((str(file), report) for report in found)
+    return results, skipped
 
 
 def run_scan(args: argparse.Namespace) -> int:
-    findings = _scan_files(args.paths, Setup(args))
-    _emit(findings, args.json)
+    findings, skipped = _scan_files(args.paths, Setup(args))
+    _emit(findings, args.json, skipped=skipped)
     return 1 if findings else 0
 
 
@@ -501,7 +516,7 @@ def _encoder(output: BinaryIO) -> Callable[[str], object]:
 def run_check(args: argparse.Namespace) -> int:
     setup = Setup(args)
     if args.paths:
-        findings = _scan_files(args.paths, setup)
+        findings, skipped = _scan_files(args.paths, setup)
         checked = len({path for path, _ in findings})
     else:
         from stet_lsp.gate import gitfiles
@@ -522,12 +537,15 @@ def run_check(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 1
-        findings = []
+        findings, skipped = [], []
         for artifact in artifacts:
             found = _scan_one(artifact.path, io.BytesIO(artifact.data), setup, on_disk=False)
-            findings.extend((artifact.label, report) for report in found)
-        checked = len(artifacts)
-    _emit(findings, args.json, [])
+            if found is None:
+                skipped.append(artifact.label)
+            else:
+                findings.extend((artifact.label, report) for report in found)
+        checked = len(artifacts) - len(skipped)
+    _emit(findings, args.json, [], skipped)
     if findings:
         print(f"stet gate: {len(findings)} unredacted finding(s)", file=sys.stderr)
         return 1

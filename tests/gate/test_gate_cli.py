@@ -71,6 +71,24 @@ def test_scan_json_output(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert secret[4:] not in out
 
 
+def test_a_binary_file_is_said_not_scanned_not_passed_in_silence(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Binary content (a NUL byte early on) is not scanned: scan says so for each such file,
+    on standard error and in --json's `skipped`, and its exit code speaks of what was
+    scanned only."""
+    (in_tmp / "b.bin").write_bytes(b"\0\1 token " + ghp().encode() + b" \0")
+    (in_tmp / "clean.txt").write_text("nothing here\n")
+    assert run(["scan", "b.bin", "clean.txt"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "b.bin: binary content, not scanned\n"
+    assert run(["scan", "--json", "b.bin"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["count"], data["findings"]) == (0, [])
+    assert data["skipped"] == [{"path": "b.bin", "reason": "binary content, not scanned"}]
+
+
 def test_home_paths_are_one_line_per_file_with_a_count(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -263,6 +281,7 @@ def test_check_reads_head_and_index_not_the_work_tree(
         "version": 1,
         "count": 0,
         "findings": [],
+        "skipped": [],
         "problems": [
             {
                 "path": ".stet/cache/sheets/main.md",
