@@ -38,7 +38,9 @@ def register(commands: Any) -> None:
     which.add_argument(
         "path", nargs="?", help="a transcript file, or an OpenHands V1 conversation folder"
     )
-    which.add_argument("--latest", action="store_true", help="the newest session found")
+    which.add_argument(
+        "--latest", action="store_true", help="the session the harness wrote to last"
+    )
     which.add_argument("--session", metavar="ID", help="a session found, by id or prefix")
     imports.add_argument("--harness", choices=_HARNESSES, help="with --latest: only this one")
     imports.add_argument(

@@ -47,15 +47,23 @@ def import_session(
                 raise StetError(f"no agent sessions of {harness} found for {target.root}")
             path = match_session(found, session).path
         elif found:
-            # The newest that holds something: a harness creates a session's file before
+            # The one written to last (a session resumed today may have started last week),
+            # of those that hold something: a harness creates a session's file before
             # anything is in it (that one fails with its own message when it is the only one).
-            path = next((s.path for s in found if s.size), found[0].path)
+            path = max([s for s in found if s.size] or found[:1], key=_written_at).path
         else:
             of = f" of {harness}" if harness else ""
             raise StetError(f"no agent sessions{of} found for {target.root}")
     return import_transcript(
         target, path, format_name=format_name, progress=progress, gate_config=gate_config
     )
+
+
+def _written_at(session: SessionInfo) -> int:
+    try:
+        return os.stat(session.path).st_mtime_ns
+    except OSError:
+        return -1
 
 
 def document(fields: dict[str, Any]) -> dict[str, Any]:

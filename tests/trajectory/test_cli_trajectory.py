@@ -753,6 +753,16 @@ def test_sessions_latest_and_session_prefix(stet: Run, root: Path, home: Path) -
     assert code == 2 and "not allowed with argument" in err
 
 
+def test_latest_takes_the_session_written_to_last(stet: Run, root: Path, home: Path) -> None:
+    """A session resumed today started before another one did: --latest takes the one the
+    harness wrote to last, as a harness's own `--continue` does, not the one started last."""
+    older, newer = claude_home_sessions(home, root)
+    later = newer.stat().st_mtime_ns + 60 * 10**9
+    os.utime(older, ns=(later, later))
+    code, out, _ = stet("trajectory", "import", "--latest", "--json", "-C", str(root))
+    assert code == 0 and json.loads(out)["session"] == SESSION_A
+
+
 def test_latest_passes_over_a_session_file_with_nothing_in_it_yet(
     stet: Run, root: Path, home: Path
 ) -> None:
