@@ -279,6 +279,7 @@ def _resolve(path: str) -> str:
 def _open_regular(path: Path | str, flags: int, *, follow: bool) -> int:
     """A descriptor on the regular file at `path`. The status is checked before opening, so a
     FIFO or device is never opened, and again on the descriptor, in case it changed between."""
+    writing = bool(flags & (os.O_WRONLY | os.O_RDWR))
     try:
         status = os.stat(path) if follow else os.lstat(path)
     except FileNotFoundError:
@@ -287,7 +288,7 @@ def _open_regular(path: Path | str, flags: int, *, follow: bool) -> int:
     except OSError as error:
         raise _os_error(path, error) from None
     else:
-        _require_regular(path, status)
+        _require_regular(path, status, writing=writing)
     nofollow = 0 if follow else _NOFOLLOW
     try:
         descriptor = os.open(path, flags | nofollow | _NONBLOCK | _COMMON, 0o666)
@@ -296,7 +297,7 @@ def _open_regular(path: Path | str, flags: int, *, follow: bool) -> int:
     except OSError as error:
         raise _os_error(path, error) from None
     try:
-        _require_regular(path, os.fstat(descriptor))
+        _require_regular(path, os.fstat(descriptor), writing=writing)
         os.set_blocking(descriptor, True)
     except BaseException:
         os.close(descriptor)
@@ -315,12 +316,13 @@ def _regular_or_missing(path: Path) -> os.stat_result | None:
     return status
 
 
-def _require_regular(path: Path | str, status: os.stat_result) -> None:
+def _require_regular(path: Path | str, status: os.stat_result, *, writing: bool = True) -> None:
     if stat.S_ISREG(status.st_mode):
         return
+    unchanged = f" ({_UNCHANGED})" if writing else ""  # a read changes nothing anyway
     if stat.S_ISLNK(status.st_mode):
-        raise StetError(f"{path} is a symbolic link; Stet does not follow it ({_UNCHANGED})")
-    raise StetError(f"{path} is {_kind(status.st_mode)}, not a regular file ({_UNCHANGED})")
+        raise StetError(f"{path} is a symbolic link; Stet does not follow it{unchanged}")
+    raise StetError(f"{path} is {_kind(status.st_mode)}, not a regular file{unchanged}")
 
 
 def _create_temporary(path: Path, mode: int) -> tuple[Path, int]:

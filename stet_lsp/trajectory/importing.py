@@ -709,6 +709,11 @@ def transcript_source(source: Path) -> Path:
         raise StetError(f"{source}: {error.strerror or error}") from None
     except ValueError:  # no file's path holds a NUL
         raise StetError(f"{str(source)!r}: no such file (a path holds no NUL)") from None
+    if stat.S_ISDIR(status.st_mode):
+        raise StetError(
+            f"{source}: a folder, and no OpenHands V1 conversation (it holds no "
+            "base_state.json): give the transcript's file"
+        )
     if not stat.S_ISREG(status.st_mode):
         raise StetError(f"{source}: not a regular file")
     if status.st_size == 0:

@@ -151,7 +151,13 @@ def match_session(sessions: Sequence[SessionInfo], session_id_or_prefix: str) ->
     if len(found) == 1:
         return found[0]
     if not found:
-        known = f"{len(sessions)} sessions were found" if sessions else "no sessions were found"
+        known = (
+            "1 session was found"
+            if len(sessions) == 1
+            else f"{len(sessions)} sessions were found"
+            if sessions
+            else "no sessions were found"
+        )
         raise StetError(
             f"no session id starts with {session_id_or_prefix!r} ({known} for this repository)"
         )

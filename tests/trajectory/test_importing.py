@@ -1146,7 +1146,7 @@ def test_an_empty_file_is_a_clear_error(root: Path, tmp_path: Path) -> None:
 def test_a_source_that_is_not_a_regular_file(root: Path, tmp_path: Path) -> None:
     with pytest.raises(StetError, match="No such file"):
         import_transcript(target_of(root), tmp_path / "missing.jsonl")
-    with pytest.raises(StetError, match="not a regular file"):
+    with pytest.raises(StetError, match="a folder, and no OpenHands V1 conversation"):
         import_transcript(target_of(root), tmp_path)
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)  # opening it would wait for a writer forever

@@ -1008,6 +1008,8 @@ def test_match_session_by_id_or_prefix() -> None:
         match_session(found, "  ")
     with pytest.raises(StetError, match="no sessions were found"):
         match_session([], "48f4")
+    with pytest.raises(StetError, match=r"\(1 session was found"):
+        match_session(found[:1], "zz")
     with pytest.raises(StetError, match="give the transcript's path instead"):
         match_session([info("same"), info("same", "gemini-cli")], "same")
 
