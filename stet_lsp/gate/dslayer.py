@@ -410,7 +410,9 @@ def _is_secret_value(value: str, allowlist: Allowlist | None) -> bool:
 def _after_metadata_key(text: str, start: int, end: int) -> bool:
     """Whether the value at `start:end` is assigned to a name about a credential
     (`token_type`), to a CloudFormation resource type (`"AWS::ApiGateway::ApiKey":
-    "<digest>"`), or to a name it writes another way (`PASSWORD_TOO_LONG = "passwordTooLong"`)."""
+    "<digest>"`), or to a name it writes another way (`PASSWORD_TOO_LONG = "passwordTooLong"`);
+    or is a CSS attribute selector (`password: "[type=password]"`) or a module's path
+    (`require("./password-store")`)."""
     found = _key_before(text, start)
     if found is None:
         return False
@@ -419,6 +421,8 @@ def _after_metadata_key(text: str, start: int, end: int) -> bool:
         is_metadata_key(key)
         or syntax.names_a_resource_type(text, key_start)
         or syntax.names_itself(key, text[start:end])
+        or syntax.is_attribute_selector(text, start, end)
+        or syntax.names_a_module(text, start, end)
     )
 
 

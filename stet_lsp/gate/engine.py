@@ -436,8 +436,11 @@ class RuleScanner:
             end = block_end
         # Hostile text repeats one assignment thousands of times: judge each value once.
         key = match.group("key") if "key" in match.re.groupindex else None
-        if key is not None and syntax.value_is_code(
-            self.text, match.start("key"), match.end("key"), start, end
+        # The credential's name the syntax around the value is read from: the key, or a name
+        # a rule reads without a key's other checks (`password = options.password;`).
+        named = "key" if key is not None else "name" if "name" in match.re.groupindex else None
+        if named is not None and syntax.value_is_code(
+            self.text, match.start(named), match.end(named), start, end
         ):
             return False  # `token: CancellationToken)`, `{password:e,…}`, CSS: code
         form = ""

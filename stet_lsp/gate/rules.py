@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.72"
+RULESET_VERSION = "2026.73"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -843,7 +843,7 @@ def build_rules() -> tuple[Rule, ...]:
             name="connection-string-password",
             pattern=lazy(
                 r"(?:(?P<separated>(?<=;))|(?<=^)|(?<=[\s\"']))"
-                r"[ \t]{0,4}(?i:password|pwd)[ \t]{0,4}=[ \t]{0,4}"
+                r"[ \t]{0,4}(?P<name>(?i:password|pwd))[ \t]{0,4}=[ \t]{0,4}"
                 + _VALUE_THEN_END
                 + r"(?P<secret>[^;\"'\r\n\\]{1,256}?)[ \t]{0,4}"
                 # after a `;`, up to the next or the string's end; else a `;` must follow
@@ -860,7 +860,7 @@ def build_rules() -> tuple[Rule, ...]:
         Rule(
             name="connection-string-password",
             pattern=lazy(
-                r"(?:(?<=^)|(?<=[\s\"']))[ \t]{0,4}(?i:password)[ \t]{0,4}=[ \t]{0,4}"
+                r"(?:(?<=^)|(?<=[\s\"']))[ \t]{0,4}(?P<name>(?i:password))[ \t]{0,4}=[ \t]{0,4}"
                 + _VALUE_THEN_END
                 + r"(?P<secret>[^;\"'\r\n\\]{1,256}?)[ \t]{0,4}(?=[\"'\r\n]|$)",
                 re.MULTILINE,

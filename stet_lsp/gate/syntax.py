@@ -1,5 +1,6 @@
 """What the syntax around a value a rule read after a credential's name says it is, when that
-is no secret: code (the name's type, an expression, CSS, a constant named after itself),
+is no secret: code (the name's type, an expression or an operand of one, a module's path, a
+pattern's or a template's literal, CSS, a constant named after itself),
 markup, a resource's name (an ARN, a CloudFormation type), a test a runner's result names.
 Each reads the text around the value, not the value alone: the same characters in YAML, an
 `.env` file or a quoted literal stay a value."""
@@ -14,12 +15,20 @@ from stet_lsp.gate.heuristics import letter_pairs, reads_as_written
 def value_is_code(text: str, key_start: int, key_end: int, start: int, end: int) -> bool:
     """Whether what a rule read at `start:end` after the name at `key_start:key_end` is code,
     not the name's value: the name ends a CloudFormation resource type, or the value is the
-    name's type, an expression or CSS."""
+    name's type (also an index signature's), an expression or an operand of one, CSS, a
+    module's path, a regular expression's or a template's literal."""
     return (
         names_a_resource_type(text, key_start)
         or annotates_a_type(text, key_start, key_end, start)
+        or is_index_signature(text, key_start, key_end, start)
         or is_code_expression(text, key_start, key_end, start, end)
+        or is_code_operand(text, key_start, key_end, start, end)
+        or is_code_statement(text, key_end, start, end)
         or is_css(text, key_start, key_end, start)
+        or is_attribute_selector(text, start, end)
+        or names_a_module(text, start, end)
+        or is_regex_literal(text, start)
+        or is_template_of_names(text, start, end)
     )
 
 
@@ -183,6 +192,12 @@ _MEMBER_END = re.compile(r",[ \t]{0,4}(?:\r|\n|\\{1,64}[rn]|\Z)")
 _ENV_LINE_NAME = re.compile(r"(?:^|[\r\n\"]|\\[nr])(?:export[ \t]{1,4})?\Z")
 _UPPER_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 _PARAMETER_OPENERS = ("?", "&", ";")
+# An optional chain of names (`config?.core?.askpass`): what a pretty-printed object's last
+# member holds at its line's start (no comma after it), where a YAML key's value stands too.
+_OPTIONAL_CHAIN = re.compile(
+    r"[A-Za-z_$][\w$]{0,80}(?:\??\.[A-Za-z_$][\w$]{0,80}){0,8}\?\.[A-Za-z_$][\w$]{0,80}"
+    r"(?:\??\.[A-Za-z_$][\w$]{0,80}){0,8}"
+)
 # What no expression holds, and a generated password often does: a number with letters
 # joined to it (`5v`, `2FSAju`; not a hexadecimal `0x1f`, an exponent `1e5` or a BigInt
 # `10n`), or a name or number right after a closing bracket (`)o7`, `]x`).
@@ -214,8 +229,12 @@ def is_code_expression(text: str, key_start: int, key_end: int, start: int, end:
     if ":" in operator.group():
         # A pretty-printed object literal's member ends in a comma at its line's end.
         member = _MEMBER_END.match(text, end) is not None
-        if not member and _PROPERTY_BEFORE.search(text, before, key_start) is None:
-            return False
+        if (
+            not member
+            and _PROPERTY_BEFORE.search(text, before, key_start) is None
+            and _OPTIONAL_CHAIN.fullmatch(text, start, end) is None
+        ):
+            return False  # a YAML key's value, unless an optional chain (`config?.core?.x`)
     elif (
         _UPPER_NAME.fullmatch(text, key_start, key_end)
         and _ENV_LINE_NAME.search(text, before, key_start) is not None
@@ -227,6 +246,174 @@ def is_code_expression(text: str, key_start: int, key_end: int, start: int, end:
     if _NO_EXPRESSION.search(value) is not None:
         return False
     return reads_as_written(value)
+
+
+# An operand of code's operators (`lowerCaseTokenText = isAfterTypeOnlyModifier ? "" : …`,
+# `node.questionToken = questionOrExclamationToken && …`): a name or a chain of names, a
+# blank, then an operator only code writes between blanks; after ` = ` (blanks on both sides:
+# no shell's or environment file's assignment) or as a conditional's branch (`cond ? tokenKey
+# : otherKey`, a blank before the colon, where YAML and prose write none).
+_OPERAND = re.compile(r"!{0,2}[A-Za-z_$][\w$]{0,80}(?:\??\.[A-Za-z_$][\w$]{0,80}){0,8}")
+_OPERATOR_AFTER = re.compile(r"[ \t]{1,4}(?:\?\??|&&|\|\||===?|!==?|instanceof|or|and|if)[ \t]")
+_SPACED_EQUALS = re.compile(r"[ \t]{1,4}=[ \t]{1,4}")
+_BRANCH_BEFORE = re.compile(r"[\w$)\]][ \t]{1,4}\?[ \t]{1,4}\Z")
+_BRANCH_COLON = re.compile(r"[ \t]{1,4}:[ \t]{1,4}")
+_BRANCH_END = re.compile(r"[ \t]{0,4}(?:[;,)\]}]|\r|\n|\\[rn]|\Z)")
+
+
+def is_code_operand(text: str, key_start: int, key_end: int, start: int, end: int) -> bool:
+    """Whether the unquoted value `text[start:end]` is a name of code (see `_OPERAND`) that an
+    operator of code follows after ` = `, or the else branch of a conditional whose then
+    branch is the credential's name; its names read as written (`token = Xk9q2LmWp4Rt &&` is
+    a value)."""
+    if start < 1 or text[start - 1] in "\"'`" or _OPERAND.fullmatch(text, start, end) is None:
+        return False
+    if _SPACED_EQUALS.fullmatch(text, key_end, start) is not None:
+        if _OPERATOR_AFTER.match(text, end) is None:
+            return False
+    elif (
+        _BRANCH_COLON.fullmatch(text, key_end, start) is None
+        or _BRANCH_BEFORE.search(text, max(0, key_start - 8), key_start) is None
+        or _BRANCH_END.match(text, end) is None
+    ):
+        return False
+    return reads_as_written(text[start:end])
+
+
+# A statement's value in code after ` = ` (a blank on both sides, as no shell's or
+# environment file's line writes it), read up to its `;` or the line's end: names, numbers,
+# operators and brackets, with a member's access, a call, a subscript, a conditional or
+# another operator only code writes (`password = options.password;`, `const password =
+# input.password || process.env.NPM_PASSWORD;`, Python's `password = quote(kwargs.pop(`).
+_STATEMENT_CHARS = _EXPRESSION_CHARS | frozenset(" \t")
+_STATEMENT_SIGN = re.compile(
+    r"[A-Za-z_$][\w$]{0,80}\??\.[A-Za-z_$]|[(\[]|\?\?|&&|\|\||[ \t]\?[ \t]"
+    r"|^(?:await|new|typeof|yield)[ \t]"
+)
+
+
+def is_code_statement(text: str, key_end: int, start: int, end: int) -> bool:
+    """Whether the unquoted value `text[start:end]` after ` = ` is an expression in code (see
+    `_STATEMENT_SIGN`), its names written, not drawn, and no number with letters joined to it
+    (`password = Xk9q.2LmW;` is a value)."""
+    if start < 1 or text[start - 1] in "\"'`":
+        return False
+    if _SPACED_EQUALS.fullmatch(text, key_end, start) is None:
+        return False
+    value = text[start:end]
+    if not _STATEMENT_CHARS.issuperset(value) or _STATEMENT_SIGN.search(value) is None:
+        return False
+    return _NO_EXPRESSION.search(value) is None and reads_as_written(value)
+
+
+# A TypeScript index signature (`[token: string]: Token`, `{ [secretKey: string]: number }`):
+# the name after `[`, its key's type, then `]` and the member's `:`.
+_INDEX_OPEN = re.compile(r"\[[ \t]{0,4}\Z")
+_INDEX_CLOSE = re.compile(r"[ \t]{0,4}\][ \t]{0,4}\??:")
+
+
+def is_index_signature(text: str, key_start: int, key_end: int, start: int) -> bool:
+    """Whether the name at `key_start:key_end` is an index signature's parameter and what a
+    rule read after its colon is the key's type (see `_INDEX_OPEN`, `_INDEX_CLOSE`)."""
+    if _INDEX_OPEN.search(text, max(0, key_start - 8), key_start) is None:
+        return False
+    if _ANNOTATION_COLON.fullmatch(text, key_end, start) is None:
+        return False
+    end = _type_end(text, start)
+    return (
+        end is not None
+        and _INDEX_CLOSE.match(text, end) is not None
+        and reads_as_written(text[start:end])
+    )
+
+
+# A module's specifier as the argument of `require(…)`, `require.resolve(…)` or `import(…)`
+# (`const token = require("../token-utils")`, `TokenBucket_1 = require("./TokenBucket")`): a
+# path, relative (`./`, `../`), of a scoped package (`@scope/name`), `node:`'s, or a
+# package's name and path in words.
+_MODULE_CALL = re.compile(
+    r"(?<![\w$.])(?:require(?:\.resolve)?|import)[ \t]{0,2}\([ \t]{0,2}\\{0,3}[\"'`]\Z"
+)
+_MODULE_PATH = re.compile(r"[\w.\-@+~:]{1,120}(?:/[\w.\-@+~]{1,120}){0,30}")
+_MODULE_PREFIXES = ("./", "../", "@", "node:")
+
+
+def names_a_module(text: str, start: int, end: int) -> bool:
+    """Whether the quoted value `text[start:end]` is a module's specifier given to
+    `require(…)` or `import(…)` (see `_MODULE_CALL`): a relative or scoped path, or one whose
+    names read as written (`require("Xk9q2LmWp4Rt")` is a value)."""
+    if start < 1 or text[start - 1] not in "\"'`":
+        return False
+    if _MODULE_CALL.search(text, max(0, start - 28), start) is None:
+        return False
+    value = text[start:end]
+    if _MODULE_PATH.fullmatch(value) is None:
+        return False
+    return value.startswith(_MODULE_PREFIXES) or reads_as_written(value)
+
+
+# A regular expression's literal in code (`const UNEXPECTED_TOKEN = /^Unexpected token/i`):
+# `/`, a body on one line (escapes and classes, in which `/` may stand), `/`, flags, then what
+# ends an expression; its body holds a pattern's syntax.
+_REGEX_LITERAL = re.compile(
+    r"/(?![/*])(?P<body>(?:[^/\\\[\r\n]|\\[^\r\n]|\[(?:[^\]\\\r\n]|\\[^\r\n]){0,200}\]){1,400})"
+    r"/[dgimsuvy]{0,8}(?=[ \t]{0,4}(?:[;,)\]}.:?|&]|\\{0,3}\"|\r|\n|\\{1,3}[rn]|\Z))"
+)
+_PATTERN_SYNTAX = re.compile(r"[\^$\\\[(|]|[^\\][+*?]")
+
+
+def is_regex_literal(text: str, start: int) -> bool:
+    """Whether the unquoted value a rule read at `start` opens a regular expression's literal
+    (see `_REGEX_LITERAL`) whose body holds a pattern's syntax and reads as written (`token =
+    /Xk9q2LmWp4Rt/` is a value)."""
+    if not text.startswith("/", start) or text[start - 1 : start] in ('"', "'", "`"):
+        return False
+    literal = _REGEX_LITERAL.match(text, start)
+    if literal is None:
+        return False
+    body = literal.group("body")
+    return _PATTERN_SYNTAX.search(body) is not None and reads_as_written(body)
+
+
+# A template literal whose variable parts are names of code (`new RegExp(`[${wordChars}]+|\\s+`)`,
+# `` `${scheme}://${host}` ``): the rest holds no digit in a word, no run that reads as
+# generated: `` `${user}:Summer2024` `` and `` `${prefix}Xk9q2LmWp4Rt` `` are values.
+_SUBSTITUTION = re.compile(
+    r"\$\{[ \t]{0,2}[A-Za-z_$][\w$]{0,80}(?:\??\.[A-Za-z_$][\w$]{0,80}){0,8}[ \t]{0,2}\}"
+)
+_TEMPLATE_REST = re.compile(r"[^A-Za-z0-9]*(?:[A-Za-z]{1,40}[^A-Za-z0-9]{1,40})*[A-Za-z]{0,40}")
+
+
+def is_template_of_names(text: str, start: int, end: int) -> bool:
+    """Whether the value `text[start:end]` in backquotes is a template literal of names
+    substituted (see `_SUBSTITUTION`) and of signs and words without digits around them."""
+    if start < 1 or text[start - 1] != "`" or not text.startswith("`", end):
+        return False
+    value = text[start:end]
+    if _SUBSTITUTION.search(value) is None:
+        return False
+    rest = _SUBSTITUTION.sub(" ", value)
+    if "${" in rest or _TEMPLATE_REST.fullmatch(rest) is None:
+        return False
+    return reads_as_written(value)
+
+
+# A CSS attribute selector in a string (`password: "[type=password]"`, `"inp[type=password]"`):
+# an element's name or `*`, then `[name=value]` (`~=`, `|=`, `^=`, `$=`, `*=`), in words.
+_ATTRIBUTE_SELECTOR = re.compile(
+    r"(?:[A-Za-z][\w\-]{0,40}|\*)?(?:\[[A-Za-z_][\w\-]{0,40}[~|^$*]?=[\w\-]{1,40}\]){1,4}"
+    r"(?:[:.#][\w\-]{1,40})*"
+)
+
+
+def is_attribute_selector(text: str, start: int, end: int) -> bool:
+    """Whether the quoted value `text[start:end]` is a CSS attribute selector (see
+    `_ATTRIBUTE_SELECTOR`) in words (`"[tok=Xk9q2LmWp4Rt]"` is a value)."""
+    if start < 1 or text[start - 1] not in "\"'`":
+        return False
+    if _ATTRIBUTE_SELECTOR.fullmatch(text, start, end) is None:
+        return False
+    return reads_as_written(text[start:end])
 
 
 # CSS: a selector's pseudo-class or pseudo-element after a class's name holding a credential's

@@ -8,6 +8,8 @@ beside it are still found."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from test_gate_providers import framed
 
@@ -212,3 +214,177 @@ def test_a_literal_after_a_declared_type_is_found_in_a_transcript(text: str) -> 
     """In a JSON string the literal's quotes are escaped: the declared type read first (a
     plain value, `string`) must not hide the literal after `=` from the decoded scan."""
     _redacted(text, "Hunter2024!xQ")
+
+
+_MARKER = re.compile(r"\[REDACTED:[a-z0-9\-]+#1\]")
+
+
+def _only_the_secret(text: str, secret: str) -> None:
+    """`text` raw and as a transcript carries it: the secret alone goes, the code beside it
+    stays as it is."""
+    for content, path, unquote in framed(text):
+        shown = unquote(redact_text(content, path=path, cache=ResultCache()).text)
+        assert secret not in shown, content
+        assert _MARKER.sub(lambda _: secret, shown) == text, shown
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            'const token = require("../token-utils");\nconst apiToken = "Xk9q2LmWp4RtZ8vB";\n',
+            "Xk9q2LmWp4RtZ8vB",
+        ),
+        (
+            'const tokenCredential = require("./tokenCredential.js");\nconst token = require("Xk9q2LmWp4RtZ8vB");\n',
+            "Xk9q2LmWp4RtZ8vB",
+        ),
+        (
+            "const CachingMinipassPipeline = require('./pipeline.js')\nconst token = decrypt(\"Xk9q2LmWp4RtZ8vB\");\n",
+            "Xk9q2LmWp4RtZ8vB",
+        ),
+        (
+            'const fs_minipass_1 = require("@isaacs/fs-minipass");\nconst password = "hunter2x9Q!";\n',
+            "hunter2x9Q!",
+        ),
+        (
+            'exports.setThePassword = require("./url-state-machine").setThePassword;\nAPI_TOKEN=Xk9q2LmWp4RtZ8vB\n',
+            "Xk9q2LmWp4RtZ8vB",
+        ),
+    ],
+)
+def test_a_modules_path_is_no_value(text: str, secret: str) -> None:
+    """The path given to `require(…)` or `import(…)` names a module (relative, scoped, or a
+    package's name in words); a literal that reads as generated, in a call too, is a value."""
+    _only_the_secret(text, secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "Server=db;Database=app;User Id=sa;Password=Xk9q2LmWp4Rt;\nconst password = options.password;\n",
+            "Xk9q2LmWp4Rt",
+        ),
+        (
+            'conn = "Server=db; Password=Hunter2Summer;"\npassword = process.env.PASSWORD;\n',
+            "Hunter2Summer",
+        ),
+        (
+            "password = Xk9q.2LmW;\nconst password = input.password || process.env.NPM_PASSWORD;\n",
+            "Xk9q.2LmW",
+        ),
+        (
+            "password = hunter2Summer!;\n    const password = await readUserInfo.password()\n",
+            "hunter2Summer!",
+        ),
+        (
+            "password = Tr0ub4dor&3x\nconst password = this.options.proxy.password || '';\n",
+            "Tr0ub4dor&3x",
+        ),
+        (
+            'password = Xk9q2LmWp4Rt || true\nconst password = isSet ? options.password : "";\n',
+            "Xk9q2LmWp4Rt || true",
+        ),
+        (
+            "DB_PASSWORD=Summer2024x && npm start\nconst password = querystring.unescape(parsedUrl.password);\n",
+            "Summer2024x",
+        ),
+        (
+            "export API_TOKEN=Xk9q2LmWp4RtZ8vB && ./deploy.sh\n        username, password = decode_auth(entry['auth'])\n",
+            "Xk9q2LmWp4RtZ8vB",
+        ),
+        (
+            'password = "hunter2x9Q!"\n        password = enforce_bytes(auth[1], name="auth")\n',
+            "hunter2x9Q!",
+        ),
+        (
+            'token = Xk9q2LmWp4Rt && echo ok\n    password = quote(kwargs.pop("password", "") or "", safe=PASSWORD_SAFE)\n',
+            "Xk9q2LmWp4Rt",
+        ),
+    ],
+)
+def test_a_statements_expression_is_no_password(text: str, secret: str) -> None:
+    """`password = <expression>;` in code (a blank on both sides of `=`: a member's access, a
+    call, an operator of code) is no connection string's `Password=…;`; a connection
+    string's, an ini file's and a shell line's values are found beside it."""
+    _only_the_secret(text, secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('  password: "[type=password]",\n  password: "[Xk9q2LmWp4Rt]",\n', "[Xk9q2LmWp4Rt]"),
+        (
+            'x={checkbox:"[type=checkbox]",password:"[type=password]"}\n  password: "[type=Xk9q2LmWp4Rt]",\n',
+            "[type=Xk9q2LmWp4Rt]",
+        ),
+        (
+            '{"input:password":"inp[type=password]","input:date":"inp[type=date]"}\n  password: "hunter2x9Q!",\n',
+            "hunter2x9Q!",
+        ),
+    ],
+)
+def test_a_css_attribute_selector_is_no_value(text: str, secret: str) -> None:
+    """`[name=value]` in words, perhaps after an element's name, selects elements."""
+    _only_the_secret(text, secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("  [token: string]: Token;\n[token: Xk9q2LmWp4Rt]: 1\n", "Xk9q2LmWp4Rt]:"),
+        (
+            "let _killedTokenDictionary: { [token: string]: number } = {};\ntoken: Xk9q2LmWp4Rt\n",
+            "Xk9q2LmWp4Rt",
+        ),
+        (
+            'const lowerCaseTokenText = isAfterTypeOnlyImportSpecifierModifier ? "" : text;\nconst token = `Xk9q2LmWp4Rt${suffix}`;\n',
+            "Xk9q2LmWp4Rt${suffix}",
+        ),
+        (
+            "node.questionToken = questionOrExclamationToken && isQuestionToken(node) ? a : b;\npassword: Xk9q2LmWp4Rt ? yes\n",
+            "Xk9q2LmWp4Rt ? yes",
+        ),
+        (
+            'const isValidKeyword = isClassLike(node) ? isClassMemberCompletionKeyword : isInterfaceOrTypeLiteralCompletionKeyword;\nconst apiToken = "Xk9q2LmWp4RtZ8vB";\n',
+            "Xk9q2LmWp4RtZ8vB",
+        ),
+        (
+            "let secret: string = \"Xk9q2LmWp4RtZ8vB\";\nconst UNEXPECTED_TOKEN = /^Unexpected token '?(.)'?(,)? /i\n",
+            "Xk9q2LmWp4RtZ8vB",
+        ),
+        (
+            "api_key: Optional[str] = \"Xk9q2LmWp4RtZ8vB\"\nconst tokenizeIncludingWhitespace = new RegExp(`[${extendedWordChars}]+|\\\\s+|[^${extendedWordChars}]`, 'ug');\n",
+            "Xk9q2LmWp4RtZ8vB",
+        ),
+    ],
+)
+def test_an_index_signature_a_conditional_and_a_patterns_literal_are_no_value(
+    text: str, secret: str
+) -> None:
+    """A TypeScript index signature's key type, an operand of a conditional or of `&&`, a
+    regular expression's literal, a template literal of substituted names; a type's place
+    holding a generated name, a template holding a generated run and declared literals are
+    values."""
+    _only_the_secret(text, secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "  return {\n    askPassSetInConfig: config?.core?.askpass\n  };\napi_token: BlueSkyRunner2024\n",
+            "BlueSkyRunner2024",
+        ),
+        (
+            "    askPassSetInConfig: config?.core?.askpass !== undefined,\ntoken: Xk9q2LmWp4Rt?.foo\n",
+            "Xk9q2LmWp4Rt?.foo",
+        ),
+        ("    askPass: config?.core?.askpass\npassword: hunter2x9Q!\n", "hunter2x9Q!"),
+    ],
+)
+def test_an_optional_chain_as_an_objects_last_member_is_no_value(text: str, secret: str) -> None:
+    """A pretty-printed object's last member at its line's start, an optional chain of
+    names, reads as YAML; a YAML key's plain values beside it are found."""
+    _only_the_secret(text, secret)
