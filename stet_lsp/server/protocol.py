@@ -199,6 +199,10 @@ class StetProtocol(LanguageServerProtocol):
         if not self.initialize_seen and method not in (None, types.INITIALIZE, types.EXIT):
             why = f"{method} before initialize"
             return Refused(request_id, JsonRpcServerNotInitialized(why), is_request)
+        if self.initialize_seen and method == types.INITIALIZE:
+            # A second one would replace the workspace folders and settings the server has.
+            why = "the server is initialized already: initialize is sent once"
+            return Refused(request_id, JsonRpcInvalidRequest(why), is_request)
         try:
             message = self.structure_message(data)
             self.initialize_seen = self.initialize_seen or method == types.INITIALIZE
@@ -367,8 +371,11 @@ def _valid_id(value: Any) -> bool:
 def _envelope_problem(data: dict[str, Any]) -> str | None:
     if data.get("jsonrpc") != "2.0":
         return 'a message needs "jsonrpc": "2.0"'
-    if "id" in data and data["id"] is not None and not _valid_id(data["id"]):
-        return "a message id must be a number or a string"
+    if "id" in data and not _valid_id(data["id"]):
+        if data["id"] is not None:
+            return "a message id must be a number or a string"
+        if "method" in data:  # null is an answer's id, when the request's could not be read
+            return "a request's id must be a number or a string, not null"
     if "method" in data:
         if not isinstance(data["method"], str):
             return "a method must be a string"

@@ -60,6 +60,26 @@ def test_malformed_envelopes_get_invalid_request(raw: PipeServer) -> None:
     assert raw.answer(7)["result"] is None
 
 
+def test_a_null_request_id_and_a_second_initialize_are_refused(root: Path) -> None:
+    """A request whose id is null (an answer's id when a request could not be read) is
+    refused, not carried out (it was: a null-id `shutdown` shut the server down); a second
+    `initialize` is refused and leaves the workspace folders the first one gave."""
+    server = PipeServer().initialize({}, [uri(root)])
+    try:
+        server.send({"id": None, "method": "shutdown"})
+        refused = server.wait_for(lambda m: "id" in m and m["id"] is None and "error" in m)
+        assert_plain_error(refused, -32600)
+        assert "not null" in refused["error"]["message"]
+        again = {"processId": None, "capabilities": {}}
+        server.send({"id": 2, "method": "initialize", "params": again})
+        assert_plain_error(server.answer(2), -32600)
+        listing = {"command": "stet.note.list", "arguments": [{}]}
+        server.send({"id": 3, "method": "workspace/executeCommand", "params": listing})
+        assert server.answer(3)["result"]["entries"] == []
+    finally:
+        server.close()
+
+
 def test_a_handler_failure_answers_without_a_traceback(raw: PipeServer) -> None:
     # Positions past the end of a document are the client's error; an unexpected failure is
     # the server's, and neither leaks the server's internals.
