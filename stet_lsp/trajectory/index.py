@@ -314,6 +314,8 @@ class _Builder:
         if record.abandoned is True:
             summary = f"{ABANDONED}{summary}".rstrip()
         step = record.step if type(record.step) is int and record.step > 0 else 0
+        if "\\ud" in text or "\\uD" in text:  # a lone surrogate, maybe: written as U+FFFD
+            kind, summary = (_LONE_SURROGATE.sub("\ufffd", part) for part in (kind, summary))
         kind = shared.setdefault(kind, kind)
         agent = record.agent
         time = record.time
@@ -831,6 +833,11 @@ def _fit(text: str, width: int) -> str:
     if "\n" in text or "\r" in text:
         text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""What a `\\ud800` escape with no pair decodes to: no character, so no text a client reads
+(as UTF-8 or UTF-16) can hold it."""
 
 
 def _first_words(text: str, width: int) -> str:

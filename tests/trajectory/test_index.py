@@ -840,3 +840,17 @@ def test_an_anchor_inside_a_code_block_is_content() -> None:
     narration = render({}, events)
     assert narration.count('<a id="step-99">') == 3
     assert sorted(narration_steps(narration)) == [1, 2, 3]
+
+
+def test_a_lone_surrogate_in_a_line_reaches_no_title_or_summary() -> None:
+    """`"\\ud800"` with no pair decodes to no character: a lens title or symbol holding it is
+    no text a client can read (as UTF-8 or UTF-16). It is written as U+FFFD; a pair escaped
+    as two halves is the one character it names."""
+    text = (
+        '{"kind":"agent_message","step":7,"text":"\\ud800 then more"}\n'
+        '{"kind":"agent_message","step":8,"text":"a clef \\ud834\\udd1e"}\n'
+    )
+    first, second = TrajectoryIndex.from_events_text(text).steps
+    assert first.title == "7 · agent_message \ufffd then more"
+    assert first.summary.encode("utf-8") and first.title.encode("utf-8")
+    assert second.summary == "a clef \U0001d11e"
