@@ -5,7 +5,8 @@ export (`json_schema()`, or `python -m stet_lsp.server.settings`) are derived. T
 
 Settings arrive as initializationOptions, workspace/configuration answers and
 didChangeConfiguration pushes, nested (`{"margin": {"severity": …}}`) or with dotted keys
-(`{"margin.severity": …}`). A bad value gets a message and its default; it never stops the
+(`{"margin.severity": …}`, or `{"stet.margin.severity": …}` as a settings file names it). A
+bad value gets a message and its default; it never stops the
 server. A plain dataclass rather than a pydantic model: pydantic would add about 100 ms to
 the server's start."""
 
@@ -282,9 +283,9 @@ def defaults() -> dict[str, Any]:
 
 
 def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, list[str]]:
-    """Settings from the client's `stet` object (nested, or with dotted keys, or wrapped in
-    `{"stet": …}`) over `base`; unknown keys are ignored, bad values reported and replaced
-    by the default."""
+    """Settings from the client's `stet` object (nested, or with dotted keys, with or without
+    `stet.` before them, or wrapped in `{"stet": …}`) over `base`; unknown keys are ignored,
+    bad values reported and replaced by the default."""
     settings = base or Settings()
     if raw is None or raw == [] or raw == "":
         return settings, []  # an empty Lua table arrives as []
@@ -317,8 +318,9 @@ def _show(value: Any) -> str:
 
 
 def _lookup(raw: Mapping[str, Any], path: str) -> tuple[bool, Any]:
-    if path in raw:
-        return True, raw[path]
+    for key in (path, f"{SECTION}.{path}"):  # as a settings file names it: `stet.x.y`
+        if key in raw:
+            return True, raw[key]
     node: Any = raw
     for part in path.split("."):
         if not isinstance(node, Mapping) or part not in node:

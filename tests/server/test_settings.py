@@ -33,6 +33,14 @@ def test_nested_and_dotted_keys() -> None:
     assert settings.brief_budget == 1200 and isinstance(settings.brief_budget, int)
 
 
+def test_keys_named_as_a_settings_file_names_them() -> None:
+    """`stet.margin.severity`, as VS Code's settings.json and the settings tables name it,
+    in `initializationOptions` or a pushed `settings` object: read, not passed over."""
+    settings, problems = parse_settings({"stet.margin.severity": "error", "stet.gate.strict": True})
+    assert problems == []
+    assert settings.margin_severity == "error" and settings.gate_strict is True
+
+
 def test_bad_values_get_a_message_and_the_default() -> None:
     base = Settings(brief_budget=300)
     settings, problems = parse_settings(
