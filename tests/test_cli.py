@@ -415,7 +415,7 @@ def test_demo_checks_the_transcript_before_the_walk(stet: Run, tmp_path: Path) -
     not_a_transcript.write_text("just some notes\n")
     for path, message in [
         (tmp_path / "nope.jsonl", "No such file or directory"),
-        (tmp_path, "not a regular file"),
+        (tmp_path, "a folder, and no OpenHands V1 conversation"),
         (not_a_transcript, "not a transcript of a known format"),
     ]:
         code, out, err = stet("demo", "--transcript", str(path))
