@@ -242,7 +242,7 @@ def test_lines_json_reads_but_msgspec_refuses_are_still_steps() -> None:
     assert [entry.title for entry in index.steps] == [
         "1 · usage 5 in / 0 out",
         "2 · agent_message hi",
-        "3 · agent_message lone \ud800",
+        "3 · agent_message lone \ufffd",  # a lone surrogate is no character
     ]
 
 
