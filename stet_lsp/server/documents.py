@@ -82,6 +82,10 @@ class DocumentState:
     """Set while the comments are being lexed (`comments` holds none meanwhile)."""
     lexing: asyncio.Task[None] | None = None
     """The task lexing a long text's comments, once one started."""
+    line_edits: list[tuple[int, int, int]] = field(default_factory=list)
+    """The edits since a feature last caught up with them, each as (first line, lines
+    replaced, lines written): a large text's views move with them while they are computed
+    again in a worker. The feature that reads them clears them."""
 
     @property
     def text(self) -> str:
@@ -139,13 +143,16 @@ class DocumentState:
             added = split_lines(lines[start_line][:start] + change.text + lines[end_line][end:])
             lines[start_line : end_line + 1] = added
             edit = (start_line, end_line - start_line + 1, len(added))
+            self.line_edits.append(edit)
             if self.pending is not None:
                 self.comments.splice(*edit)
                 self.pending.edits.append(edit)
             else:
                 self.comments.update(lines, *edit)
         else:
+            replaced = len(self.lines)
             self.lines = split_lines(change.text)
+            self.line_edits.append((0, replaced, len(self.lines)))
             self.comments, self.pending = _comments(self.lines, self.comments.syntax, lex=True)
 
 

@@ -113,6 +113,9 @@ async def test_a_code_action_opens_the_step_that_wrote_the_line(
     # The line moves with edits above it, and so does its action; rewritten, it has none.
     top = types.Position(line=0, character=0)
     edit_range(client, document, types.Range(start=top, end=top), "# reviewed\n")
+    # At once, before a large text's worker attributes it again: its lens moved with it.
+    now = await provenance_lenses(client, document)
+    assert [lens.range.start.line for lens in now] == [AGENT_LINE + 1]
 
     async def moved() -> list[types.CodeAction] | None:
         found = await actions_at(client, document, AGENT_LINE + 1)
@@ -251,3 +254,24 @@ async def test_lenses_follow_a_trajectory_moved_to_a_renamed_branch(
         types.ExecuteCommandParams(command=after.command.command, arguments=after.command.arguments)
     )
     assert opened["uri"] == uri(moved.path / "narration.md")
+
+
+def test_hunks_move_with_the_edits_made_since_they_were_found() -> None:
+    """A large text's hunks, shown while a worker finds them again: moved by the lines an
+    edit above added or removed; the lines an edit replaced leave their hunk (cut in two
+    when the edit falls inside it)."""
+    from stet_lsp.server.features.provenance import moved
+    from stet_lsp.trajectory.provenance import ProvenanceHunk
+
+    def hunk(first: int, last: int) -> ProvenanceHunk:
+        return ProvenanceHunk(first, last, "t", 3, "src/app.py")
+
+    found = [hunk(2, 4), hunk(10, 19)]
+    assert moved(found, []) == found
+    assert moved(found, [(0, 0, 1)]) == [hunk(3, 5), hunk(11, 20)]  # a line inserted above
+    assert moved(found, [(0, 2, 0)]) == [hunk(0, 2), hunk(8, 17)]  # two lines removed above
+    assert moved(found, [(3, 1, 1)]) == [hunk(2, 2), hunk(4, 4), hunk(10, 19)]  # typed in one
+    assert moved(found, [(12, 1, 3)]) == [hunk(2, 4), hunk(10, 11), hunk(15, 21)]
+    assert moved(found, [(25, 1, 1)]) == found  # below them all
+    assert moved(found, [(0, 30, 30)]) == []  # the whole text replaced
+    assert moved(found, [(0, 0, 1), (0, 0, 1)]) == [hunk(4, 6), hunk(12, 21)]

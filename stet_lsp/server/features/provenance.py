@@ -19,6 +19,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,12 +61,16 @@ class ProvenanceFeature(Feature):
         """By document URI: a large text's attribution in a worker, while it runs."""
         self.attributed: dict[str, tuple[DocumentState, int | None, Provenance]] = {}
         """By document URI: what a large text's hunks were found for."""
+        self.caught_up: dict[str, int] = {}
+        """By document URI: how many of its `line_edits` a large text's hunks have moved with."""
 
     def forget(self, uri: str) -> None:
         self.hunks.pop(uri, None)
         self.attributed.pop(uri, None)
+        self.caught_up.pop(uri, None)
 
     def analyse(self, state: DocumentState) -> None:
+        self._move_with_edits(state)
         if state.session is None or state.relative is None or state.relative.startswith(".stet/"):
             return
         root = state.session.root
@@ -88,6 +94,7 @@ class ProvenanceFeature(Feature):
         (those past its end are not), and the views refresh once they are known."""
         version, relative = state.version, state.relative
         lines = list(state.lines)  # the strings are shared: edits change the document's list
+        made = len(state.line_edits)
         assert relative is not None
         try:
             found = await self.server.off_loop(_hunks_of, provenance, relative, lines)
@@ -96,11 +103,26 @@ class ProvenanceFeature(Feature):
         current = self.server.documents.get(state.uri)
         if current is None:
             return
-        if current is state and current.version == version:
-            self.hunks[state.uri] = found
+        if current is state:
+            # Edited meanwhile: moved with the edits, and attributed again after the refresh.
+            self.hunks[state.uri] = moved(found, state.line_edits[made:])
+            self.caught_up[state.uri] = len(state.line_edits)
             self.attributed[state.uri] = (state, version, provenance)
-        # Refreshed in any case: edited (or opened again) meanwhile, it is attributed again.
         self.server.refresh([current], outside=True)
+
+    def _move_with_edits(self, state: DocumentState) -> None:
+        """Moves a large text's hunks with the edits made since they were found (the lines
+        an edit replaced lose theirs until the worker finds them again); the edits are kept
+        only while a worker attributes a copy of the text made before them."""
+        edits = state.line_edits
+        done = self.caught_up.get(state.uri, 0)
+        if len(edits) > done and state.uri in self.hunks:
+            self.hunks[state.uri] = moved(self.hunks[state.uri], edits[done:])
+        if state.uri in self.attributing:
+            self.caught_up[state.uri] = len(edits)
+        else:
+            edits.clear()
+            self.caught_up[state.uri] = 0
 
     async def settled(self, state: DocumentState) -> None:
         task = self.attributing.get(state.uri)
@@ -227,6 +249,27 @@ def _arguments(state: DocumentState, hunk: ProvenanceHunk) -> list[Any]:
 
 def _action_title(hunk: ProvenanceHunk) -> str:
     return f"Open step {hunk.step} of {_short(hunk.trajectory)} (narration)"
+
+
+def moved(
+    hunks: list[ProvenanceHunk], edits: Sequence[tuple[int, int, int]]
+) -> list[ProvenanceHunk]:
+    """`hunks` moved with `edits` (first line, lines replaced, lines written), in order: a
+    hunk below an edit moves by the lines it added or removed; the lines it replaced leave
+    the hunks they were in (a hunk may be cut in two)."""
+    for first, replaced, written in edits:
+        end, shift = first + replaced, written - replaced
+        kept: list[ProvenanceHunk] = []
+        for hunk in hunks:
+            if hunk.first_line < first:
+                kept.append(replace(hunk, last_line=min(hunk.last_line, first - 1)))
+            if hunk.last_line >= end:
+                start = max(hunk.first_line, end)
+                kept.append(
+                    replace(hunk, first_line=start + shift, last_line=hunk.last_line + shift)
+                )
+        hunks = kept
+    return hunks
 
 
 def _lens_title(hunk: ProvenanceHunk) -> str:
