@@ -1052,6 +1052,23 @@ def test_long_lived_states_cost_each_line_its_own_length(language: str, text: st
     within(3, lambda: index.update(["x", *lines[1:]], 0, 1, 1))  # all of it again
 
 
+def test_an_update_past_its_limit_says_so_and_a_fresh_lex_is_the_answer() -> None:
+    """A string opened above thousands of lines changes how every one of them lexes: with a
+    limit, update stops past it (None) rather than lex them all where it was called (the
+    server's loop), and the caller lexes the text again whole."""
+    syntax = SYNTAXES["python"]
+    lines = ["x = 1  # stet: note"] * 10_000
+    index = CommentIndex(lines, syntax)
+    opened = ['"""', *lines]
+    assert index.update(opened, 0, 0, 1, limit=2000) is None
+    closed_again = CommentIndex(opened, syntax)
+    assert closed_again.update(lines, 0, 1, 0, limit=2000) is None
+    # Within the limit, the same answer as a full lex.
+    small = CommentIndex(lines[:100], syntax)
+    assert small.update(['"""', *lines[:100]], 0, 0, 1, limit=2000) == 101
+    assert small.comments == CommentIndex(['"""', *lines[:100]], syntax).comments
+
+
 def test_notes_in_a_run_of_comments_anchor_to_the_nearest_code() -> None:
     """Each note of a long run of comments anchors to the first code line after it (or, at
     the file's end, the last one before it), whatever the others found on the way; a file of

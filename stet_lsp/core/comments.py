@@ -849,24 +849,31 @@ class CommentIndex:
             comments.append(found)
             state = following
 
-    def update(self, lines: list[str], first: int, removed: int, added: int) -> int:
+    def update(
+        self, lines: list[str], first: int, removed: int, added: int, limit: int | None = None
+    ) -> int | None:
         """Lines [first, first+removed) were replaced by `added` lines; `lines` is the new text.
-        Returns how many lines were re-lexed."""
+        Returns how many lines were re-lexed; None when that would pass `limit` (a string
+        opened above thousands of lines): the index is then to be lexed again whole."""
         self.splice(first, removed, added)
-        return self.relex(lines, first, first + added - 1)
+        try:
+            return self.relex(lines, first, first + added - 1, limit)
+        except _PastLimit:
+            return None
 
     def splice(self, first: int, removed: int, added: int) -> None:
         """Lines [first, first+removed) were replaced by `added` lines, not lexed yet."""
         self.starts[first : first + removed] = [None] * added
         self.comments[first : first + removed] = [()] * added
 
-    def relex(self, lines: list[str], first: int, last: int) -> int:
+    def relex(self, lines: list[str], first: int, last: int, limit: int | None = None) -> int:
         """Lexes lines `first` to `last` of `lines` (which changed), then on until a line
-        starts in the state it started in before. Returns how many lines were lexed."""
+        starts in the state it started in before. Returns how many lines were lexed; raises
+        _PastLimit when that would pass `limit`."""
         state: State = None
         if 0 < first <= len(self.starts):
             _, state = lex_line(lines[first - 1], self.starts[first - 1], self.syntax)
-        return self._relex(lines, first, state, last)
+        return self._relex(lines, first, state, last, limit)
 
     def catch_up(self, lines: list[str], edits: Iterable[tuple[int, int, int]]) -> int:
         """The index of an earlier text brought to `lines`, that text with `edits` (each
@@ -879,9 +886,12 @@ class CommentIndex:
             spans = _widened(spans, first, removed, added)
         return sum(self.relex(lines, min(low, len(lines)), high) for low, high in spans)
 
-    def _relex(self, lines: list[str], first: int, state: State, stop_after: int) -> int:
+    def _relex(
+        self, lines: list[str], first: int, state: State, stop_after: int, limit: int | None = None
+    ) -> int:
         """Lex from `first`, which starts in `state`; past `stop_after` stop as soon as a line
-        starts in the state it started in before (what follows is unchanged)."""
+        starts in the state it started in before (what follows is unchanged); _PastLimit
+        once `limit` lines past it were lexed."""
         count = len(lines)
         del self.starts[count:]
         del self.comments[count:]
@@ -893,6 +903,8 @@ class CommentIndex:
             known = number < len(self.starts)
             if number > stop_after and known and self.starts[number] == state:
                 break
+            if limit is not None and number - stop_after > limit:
+                raise _PastLimit
             found, following = lex_line(lines[number], state, self.syntax)
             if known:
                 self.starts[number] = state
@@ -903,6 +915,10 @@ class CommentIndex:
             state = following
             number += 1
         return number - first
+
+
+class _PastLimit(Exception):
+    """A relex would go on past its limit."""
 
 
 def _widened(

@@ -147,8 +147,10 @@ class DocumentState:
             if self.pending is not None:
                 self.comments.splice(*edit)
                 self.pending.edits.append(edit)
-            else:
-                self.comments.update(lines, *edit)
+            elif self.comments.update(lines, *edit, limit=LEX_STEP) is None:
+                # It changed how the rest of a long text lexes (a string opened above it):
+                # lexed again a step at a time, as a text replaced whole is.
+                self.comments, self.pending = _comments(lines, self.comments.syntax, lex=True)
         else:
             replaced = len(self.lines)
             self.lines = split_lines(change.text)

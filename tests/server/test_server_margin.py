@@ -81,6 +81,32 @@ async def test_a_long_files_notes_take_the_edits_made_while_it_was_lexed(
     assert last[0] == 60_003 + 1 - 10 and "the last line's note" in last[1]
 
 
+async def test_a_string_opened_above_a_long_files_notes_is_lexed_in_steps(
+    client: LanguageClient, root: Path
+) -> None:
+    """A string opened at the top of 20,000 lines changes how each of them lexes: relexed a
+    step at a time (the loop answers meanwhile), the note below is then inside the string,
+    and out of it again once the opener is taken away."""
+    path = root / "src" / "long.py"
+    path.write_text("\n".join(["# stet: the top note", *["x = 1"] * 20_000, "# stet: the end", ""]))
+    document = open_file(client, path)
+
+    def notes(found: list[types.Diagnostic]) -> list[int]:
+        return [d.range.start.line for d in found if d.code == "margin-note"]
+
+    async def showing(expected: list[int]) -> list[int] | None:
+        found = notes(await diagnostics(client, document))
+        return found if found == expected else None
+
+    await eventually(lambda: showing([0, 20_001]), timeout=30)
+    opener = types.Position(line=1, character=0)
+    edit_range(client, document, types.Range(start=opener, end=opener), 's = """\n')
+    await eventually(lambda: showing([0]), timeout=30)
+    after = types.Position(line=2, character=0)
+    edit_range(client, document, types.Range(start=opener, end=after), "")
+    await eventually(lambda: showing([0, 20_001]), timeout=30)
+
+
 async def test_margin_notes_become_hints_and_are_recorded(
     client: LanguageClient, root: Path
 ) -> None:
