@@ -268,3 +268,20 @@ def test_a_nul_in_a_uri_or_an_undecodable_character_in_a_text_gets_a_plain_answe
     assert [entry["text"] for entry in listed["result"]["entries"]] == [
         "caf\ufffd is spelled with an e"
     ]
+
+
+def test_a_verdict_or_route_not_among_those_taken_is_invalid_params(
+    raw: PipeServer, root: Path
+) -> None:
+    """As an unlisted `harness` or `file` is: InvalidParams naming what the argument takes,
+    before anything else is looked at (no working trajectory yet, no such entry)."""
+    commands = [
+        (2, "stet.step.mark", {"uri": uri(root), "step": 1, "verdict": "meh"}, "wrong, clever"),
+        (3, "stet.graduate", {"uri": uri(root), "id": "x", "route": "nowhere"}, "trajectory"),
+    ]
+    for number, command, arguments, taken in commands:
+        params = {"command": command, "arguments": [arguments]}
+        raw.send({"id": number, "method": "workspace/executeCommand", "params": params})
+        answer = raw.answer(number)
+        assert_plain_error(answer, -32602)
+        assert taken in answer["error"]["message"], answer

@@ -107,7 +107,7 @@ class Graduation(Feature):
         args = argument(arguments)
         session = await self.server.session_of(field(args, "uri", str, None))
         entry_id = field(args, "id", str)
-        route = field(args, "route", str)
+        route = field(args, "route", str, choices=[name for name, _ in _ROUTES])
         skill = field(args, "skill", str, None)
         text = field(args, "text", str, None)
         offered = field(args, "proposedName", str, None)

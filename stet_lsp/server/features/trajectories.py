@@ -131,11 +131,12 @@ def register(server: StetServer) -> None:
         return {**answer, "uri": from_fs_path(path) or ""}
 
     async def mark(*arguments: Any) -> dict[str, Any]:
+        from stet_lsp.trajectory.feedback import VERDICTS
         from stet_lsp.trajectory.feedback import to_sheet as sheet_entry
         from stet_lsp.trajectory.operations import document, mark_at, mark_by_step
 
         args = argument(arguments)
-        verdict = field(args, "verdict", str)
+        verdict = field(args, "verdict", str, choices=VERDICTS)
         text = field(args, "text", str, None)
         to_sheet = field(args, "toSheet", bool, False)
         step = field(args, "step", int, None)
