@@ -141,7 +141,7 @@ async def test_commands(client: LanguageClient, root: Path) -> None:
     # A text with no line break after its last line shows no line after it.
     unbroken = root / "src" / "unbroken.py"
     unbroken.write_text("a = 1\nb = 2")
-    with pytest.raises(JsonRpcException, match="does not exist"):
+    with pytest.raises(JsonRpcException, match="holds lines 0 to 1, not 2"):
         await execute(client, "stet.note.add", uri=open_file(client, unbroken), text="x", line=2)
     edited = await execute(
         client, "stet.note.edit", uri=document, id=added["id"], text="better text"
@@ -190,7 +190,8 @@ async def test_a_sheet_git_tracks_is_not_briefed(client: LanguageClient, tmp_pat
         ("stet.note.add", [{"uri": "untitled:1", "text": "x"}], "not inside a git repository"),
         ("stet.note.add", [{"uri": "URI", "text": "x", "kind": "bogus"}], "unknown kind"),
         ("stet.note.add", [{"uri": "URI", "text": "x", "line": "3"}], "whole number"),
-        ("stet.note.add", [{"uri": "URI", "text": "x", "line": 999}], "does not exist"),
+        ("stet.note.add", [{"uri": "URI", "text": "x", "line": 999}], "0 to 19, not 999"),
+        ("stet.note.add", [{"uri": "URI", "text": "x", "line": -1}], "must be 0 or more"),
         ("stet.note.edit", [{"uri": "URI", "id": "nope", "text": "x"}], "no entry with id"),
         ("stet.margin.record", [{"uri": "URI", "line": 0}], "no margin note"),
         ("stet.brief", [{"uri": "URI", "budget": 0}], "1 or more"),

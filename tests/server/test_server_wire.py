@@ -285,3 +285,18 @@ def test_a_verdict_or_route_not_among_those_taken_is_invalid_params(
         answer = raw.answer(number)
         assert_plain_error(answer, -32602)
         assert taken in answer["error"]["message"], answer
+
+
+def test_a_note_on_a_line_the_document_does_not_hold_is_refused_in_its_own_numbering(
+    raw: PipeServer, root: Path
+) -> None:
+    """Lines are 0-based here: a negative line, or one past the open document's last, is
+    InvalidParams saying so in those numbers (the store's refusal spoke of line N+1)."""
+    document = raw.open(uri(root / "src" / "app.py"), "a = 1\nb = 2\n")
+    for number, line in ((2, -1), (3, 5)):
+        arguments = {"uri": document, "text": "x", "line": line}
+        params = {"command": "stet.note.add", "arguments": [arguments]}
+        raw.send({"id": number, "method": "workspace/executeCommand", "params": params})
+        answer = raw.answer(number)
+        assert_plain_error(answer, -32602)
+    assert "0-based, and the document holds lines 0 to 1, not 5" in answer["error"]["message"]

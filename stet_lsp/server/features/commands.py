@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
 from stet_lsp.core import operations
@@ -51,21 +52,24 @@ def register(server: StetServer) -> None:
         text = field(args, "text", str)
         kind = field(args, "kind", str, "note")
         author = field(args, "author", str, "human")
-        line = field(args, "line", int, None)
+        line = field(args, "line", int, None, minimum=0)
         file, file_text = None, None
         if line is not None:
             uri = field(args, "uri", str)
             state = server.documents.get(uri)
             file = state.path if state is not None else local_path(uri)
             file_text = state.text if state is not None else None
-            if (
-                file_text is not None
-                and file_text.endswith(("\n", "\r"))
-                and line == len(lines_of(file_text))
-            ):
-                # An editor shows a line after a text's last line break, where the cursor may
-                # be: a note there is about the last line.
-                line -= 1
+            if file_text is not None:
+                count = len(lines_of(file_text))
+                if file_text.endswith(("\n", "\r")) and line == count:
+                    # An editor shows a line after a text's last line break, where the cursor
+                    # may be: a note there is about the last line.
+                    line -= 1
+                elif line >= count:
+                    held = f"lines 0 to {count - 1}" if count else "no line"
+                    raise JsonRpcInvalidParams(
+                        f"argument 'line' is 0-based, and the document holds {held}, not {line}"
+                    )
         return await server.write_sheet(
             session,
             lambda sheet: operations.add_entry(
