@@ -53,12 +53,13 @@ _NUMBER_ASSIGNED = re.compile(
 # backslash anywhere up to its end (decoding a literal cannot change such an assignment), nor
 # a call or brace that may open on an escaped literal (`std::string(\\"…\\")`, `{\\"…\\"}`),
 # nor, on the same line, an `=` before an escaped literal: what was read was a declared type
-# (`secret: string = \\"…\\"`, `api_key: Optional[str] = \\"…\\"`).
+# (`secret: string = \\"…\\"`, `api_key: Optional[str] = \\"…\\"`), nor a fallback on an
+# escaped literal (`password = process.env.P || \\"…\\"`: `syntax.FALLBACK_ESCAPED`).
 _PLAIN_ASSIGNMENT = re.compile(
     r"[^=:\\]{0,7}[=:][=> \t\"'`]{0,10}+[^\s\"'`,;\\<>(){}\[\]]{0,400}+(?![\\({])"
-    r"(?![^\n\\=]{0,60}=(?!=)[ \t]{0,4}\\)"
+    r"(?![^\n\\=]{0,60}=(?!=)[ \t]{0,4}\\)(?!" + syntax.FALLBACK_ESCAPED + ")"
 )
-_PLAIN_ASSIGNMENT_REACH = 7 + 1 + 10 + 400 + 1 + 60
+_PLAIN_ASSIGNMENT_REACH = 7 + 1 + 10 + 400 + 1 + 240 + 8
 
 
 # After the separator that starts a parameter's name, what surely ends its unquoted value,

@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.73"
+RULESET_VERSION = "2026.74"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -162,10 +162,12 @@ def _yaml_passphrase(value: str, strict: bool) -> bool:
     with it) and the whole passes `_assigned_password`. Words alone (`correct horse battery
     staple`) read as prose or a label (`Password: see the vault entry`, `password: The one
     you set at signup.`) as often as a passphrase, and stay; a single word is the generic
-    rules' to judge."""
+    rules' to judge, and so is code falling back on a literal (`password:
+    process.env.DB_PASSWORD || '…',` in a pretty-printed object: the literal alone)."""
     words = value.split()
     return (
         len(words) > 1
+        and not syntax.falls_back_on_a_literal(value)
         and any(_generic_check(word, strict) for word in words)
         and _assigned_password(value, strict)
     )
@@ -306,6 +308,20 @@ def whole_value(least: int, most: int = 400) -> str:
     )
 
 
+def quoted_value(least: int, most: int = 400) -> str:
+    """A quoted literal's content as group `secret`, as `whole_value` reads one: up to its
+    closing quote (escapes included in double quotes); a template literal in backquotes holds
+    no substitution (`${…}`). Its first six characters hold no blank, as `VALUE_START` asks
+    of a literal after a credential's name (`'in #security'` is a message)."""
+    return (
+        r"[\"'`](?=[^\s\"'`\\]{6})(?P<secret>"
+        rf"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=\")"
+        rf"|(?<=')[^'\r\n]{{{least},{most}}}+(?=')"
+        rf"|(?<=`)(?:[^`$\r\n]|\$(?!\{{)){{{least},{most}}}+(?=`)"
+        r")"
+    )
+
+
 def _generic_check(value: str, strict: bool) -> bool:
     return heuristics.looks_like_secret_value(
         value, min_length=6 if strict else 8, min_entropy=2.5 if strict else 3.0
@@ -342,6 +358,56 @@ GENERIC_ASSIGNMENT = Rule(
     check=_generic_check,
     after=lazy(r"[A-Za-z0-9_.\-]{0,128}" + KEY_ASSIGN + VALUE_START),
     start="identifier",
+)
+# A literal code falls back on after a credential's assignment (`password =
+# process.env.DB_PASSWORD || '…'`, `{token: opts.token ?? "…"}`, `token = getenv('TOKEN') or
+# '…'`, `token = isProd ? process.env.TOKEN : '…'`; `syntax.FALLBACK_CHAIN`): the literal only,
+# judged as `secret-assignment` judges one right after the name.
+FALLBACK_ASSIGNMENT = Rule(
+    name="secret-assignment",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z0-9_.\-]{0,40}?(?i:" + SECRET_KEY_WORDS + r")"
+        r"[A-Za-z0-9_.\-]{0,30})" + KEY_ASSIGN + syntax.FALLBACK_CHAIN + quoted_value(6)
+    ),
+    anchors=GENERIC_ASSIGNMENT.anchors,
+    lead=48,
+    reach=720,
+    check=_generic_check,
+    after=lazy(r"[A-Za-z0-9_.\-]{0,128}" + KEY_ASSIGN + syntax.FALLBACK_AHEAD),
+    start="identifier",
+)
+# The default of a lookup whose key names a credential (`os.environ.get('DB_PASS', '…')`,
+# `os.getenv("API_TOKEN", "…")`, `settings.get("client_secret", "…")`, `process.env.API_KEY
+# ?? '…'`, `ENV['TOKEN'] || '…'`; `syntax.LOOKUP_OPEN`), whatever the name it is assigned to.
+_LOOKUP_KEY = r"[A-Za-z0-9_.\-]{0,40}?(?i:" + SECRET_KEY_WORDS + r")"
+LOOKUP_DEFAULT = Rule(
+    name="secret-assignment",
+    pattern=lazy(
+        syntax.LOOKUP_OPEN
+        + r"(?P<key>"
+        + _LOOKUP_KEY
+        + r"[A-Za-z0-9_.\-]{0,30}+)"
+        + syntax.LOOKUP_DEFAULT
+        + quoted_value(6)
+    ),
+    anchors=(
+        "getenv(",
+        ".get(",
+        ".fetch(",
+        "getordefault(",
+        "getproperty(",
+        "env[",
+        "environ[",
+        "env.",
+    ),
+    reach=560,
+    check=_generic_check,
+    # A quoted key (`getenv("API_TOKEN"`, maybe escaped) or an environment's member's name.
+    after=lazy(
+        r"(?:[ \t]{0,4}\\{0,64}+[\"'`][A-Za-z0-9_.\-]{0,40}?|[A-Za-z0-9_]{0,40}?)(?i:"
+        + SECRET_KEY_WORDS
+        + r")"
+    ),
 )
 # C++'s direct and list initialisation of a declared name (`std::string secret("…")`,
 # `std::string api_key{"…"}`, `QString password ("…")`, `char token[] {"…"}`): a type, `*` or
@@ -923,6 +989,8 @@ def build_rules() -> tuple[Rule, ...]:
         GENERIC_ASSIGNMENT,
         DIRECT_INIT_ASSIGNMENT,
         FLAG_ASSIGNMENT,
+        FALLBACK_ASSIGNMENT,
+        LOOKUP_DEFAULT,
         *ENV_ASSIGNMENTS,
         ENV_ECHOED,
         Rule(

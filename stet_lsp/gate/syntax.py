@@ -521,3 +521,75 @@ def is_test_path(value: str) -> bool:
     # Words and names (`binutils-all/i386/empty`, `TestFloatJNIArgs`) are made of English
     # letter pairs; base64 and random letters hold about 30 % of them.
     return pairs >= least and common >= share * pairs
+
+
+# A literal code falls back on when a credential's lookup finds nothing: the right operand of
+# `||`, `??` or `or` (`password = process.env.DB_PASSWORD || '…'`, `token = getenv('TOKEN')
+# or '…'`), a conditional's branch (`token = isProd ? process.env.TOKEN : '…'`), or a
+# lookup's default argument (`os.environ.get('DB_PASS', '…')`, `os.getenv("API_TOKEN",
+# "…")`, `settings.get("client_secret", "…")`). The literal is the credential's value when
+# the lookup finds none, and is judged as a literal right after the name is; the code before
+# it never is a value. These are pieces of the rules' patterns (`rules.FALLBACK_ASSIGNMENT`,
+# `rules.LOOKUP_DEFAULT`).
+#
+# An operand of code: a name or a chain of names, with calls and subscripts of one level
+# (`process.env.DB_PASSWORD`, `os.environ.get('DB_PASS')`, `input.password`, `opts?.token`).
+CODE_OPERAND: str = (
+    r"!{0,2}(?:await[ \t]{1,4})?[A-Za-z_$][\w$]{0,80}+"
+    r"(?:\??\.[A-Za-z_$][\w$]{0,80}+|\([^()\r\n;]{0,160}+\)|\[[^\[\]\r\n;]{0,80}+\]){0,12}+"
+)
+# The operators that fall back on their right operand, with the blanks around them (`or` needs
+# its blanks: `x or'…'` is no Python).
+FALLS_BACK: str = r"(?:[ \t]{0,4}(?:\|\||\?\?)[ \t]{0,4}|[ \t]{1,4}or[ \t]{1,4})"
+# What stands between a credential's name with its assignment and the literal it falls back on
+# (an opening parenthesis may come first: `password = (process.env.P || '…')`): an operand,
+# then a fallback operator after it and up to three more (`a.secret || b.secret || '…'`), or
+# a conditional's ` ? ` after it (perhaps compared with a name or a short literal in words:
+# `env === 'dev' ? '…' : …`) with the literal either right after (the then branch) or after
+# another operand and ` : ` (the else branch). The first operand is read once.
+_COMPARISON = (
+    r"[ \t]{0,4}(?:[!=]==?|[<>]=?)[ \t]{0,4}(?:" + CODE_OPERAND + r"|[\"'][\w.\-]{0,40}+[\"'])"
+)
+_MORE_FALLBACKS = r"(?:" + CODE_OPERAND + FALLS_BACK + r"){0,3}"
+_BRANCH = (
+    r"(?:"
+    + _COMPARISON
+    + r")?[ \t]{1,4}\?[ \t]{1,4}(?:"
+    + CODE_OPERAND
+    + r"[ \t]{1,4}:[ \t]{1,4})?"
+)
+FALLBACK_CHAIN: str = (
+    r"\(?[ \t]{0,2}" + CODE_OPERAND + r"(?:" + FALLS_BACK + _MORE_FALLBACKS + r"|" + _BRANCH + r")"
+)
+# The rule's cheap test from a credential's assignment on: the code falling back, then a
+# quote, which a JSON string may escape (`|| \\"…\\"`).
+FALLBACK_AHEAD: str = FALLBACK_CHAIN + r"\\{0,64}+[\"'`]"
+# The same test where a JSON string escapes the literal's quote (`|| \\"…\\"`): the engine
+# decodes the string for the rule to read it (`engine._PLAIN_ASSIGNMENT`).
+FALLBACK_ESCAPED: str = r"[^\r\n\\;]{0,240}?(?:\|\||\?\?|[ \t]or|[ \t][?:])[ \t]{0,4}\\"
+# A lookup of a configured value by a key that names a credential: a call (`getenv(`,
+# `.get(`, `.fetch(`, Java's `getOrDefault(`, `getProperty(`) or a subscript (`env[`,
+# `environ[`) with the key quoted, or a member of the environment (`process.env.KEY`,
+# `import.meta.env.KEY`); then the default argument after `,`, or a fallback after the call's
+# `)`, the subscript's `]` or the member.
+LOOKUP_OPEN: str = (
+    r"(?:(?:(?<![\w$])(?i:getenv|getordefault|getproperty)|\.(?i:get|fetch))\([ \t]{0,4}[\"'`]"
+    r"|(?<![\w$])(?i:env|environ)\[[ \t]{0,4}[\"'`]"
+    r"|(?<![\w$])(?i:env)\.)"
+)
+LOOKUP_DEFAULT: str = (
+    r"(?:[\"'`](?:[ \t]{0,4},[ \t]{0,4}|[ \t]{0,4}[)\]]" + FALLS_BACK + r")|" + FALLS_BACK + r")"
+)
+_FALLBACK_VALUE = re.compile(
+    r"(?P<code>" + FALLBACK_CHAIN + r")(?:\"[^\"\r\n]*\"|'[^'\r\n]*'|`[^`\r\n]*`)"
+    r"[ \t]{0,4}[,;)}\]]{0,4}"
+)
+
+
+def falls_back_on_a_literal(value: str) -> bool:
+    """Whether `value`, read after a credential's name to its line's end (a YAML plain
+    scalar's reading: `password: process.env.DB_PASSWORD || '…',` in a pretty-printed object),
+    is code falling back on a literal (see `FALLBACK_CHAIN`), its names written, not drawn:
+    the literal alone is the value, and `rules.FALLBACK_ASSIGNMENT` judges it."""
+    code = _FALLBACK_VALUE.fullmatch(value)
+    return code is not None and reads_as_written(code["code"])
