@@ -1660,15 +1660,11 @@ def test_mode_and_worktree_state_records_are_kept_as_what_they_are(tmp_path: Pat
     assert raws[1].record == entered
 
 
-def test_the_copy_a_forked_session_starts_with_is_left_out(tmp_path: Path) -> None:
-    """`claude --resume ID --fork-session` writes a file named by the new session's id that
-    starts with the other session's records unchanged, their `sessionId` the other's, and
-    no `forkedFrom`; its own records carry the new id. Imported beside the other session,
-    the copy came twice: it is left out and counted in `copied_history`."""
-    origin = "0ffee0c0-1111-4222-8333-444455556666"
+def another_session_then_own(origin: str) -> tuple[list[Any], list[Any]]:
+    """The records of session `origin` (a request, a Write and its result) that a branched or
+    forked session's file starts with, and that session's own (a request, a Write)."""
     write_call = tool_use("tw", "Write", {"file_path": "/work/app/a.txt", "content": "a\n"})
     history = [
-        {"type": "file-history-snapshot", "messageId": "u1", "snapshot": {}},
         user("u1", None, "write a", "2026-03-31T01:00:00Z", sessionId=origin),
         assistant("a1", "u1", "m1", [write_call], "2026-03-31T01:00:01Z", sessionId=origin),
         user(
@@ -1691,6 +1687,17 @@ def test_the_copy_a_forked_session_starts_with_is_left_out(tmp_path: Path) -> No
             usage={"input_tokens": 20, "output_tokens": 5},
         ),
     ]
+    return history, own
+
+
+def test_the_copy_a_forked_session_starts_with_is_left_out(tmp_path: Path) -> None:
+    """`claude --resume ID --fork-session` writes a file named by the new session's id that
+    starts with the other session's records unchanged, their `sessionId` the other's, and
+    no `forkedFrom`; its own records carry the new id. Imported beside the other session,
+    the copy came twice: it is left out and counted in `copied_history`."""
+    origin = "0ffee0c0-1111-4222-8333-444455556666"
+    history, own = another_session_then_own(origin)
+    history = [{"type": "file-history-snapshot", "messageId": "u1", "snapshot": {}}, *history]
     parsed = IMPORTER.parse(write(tmp_path / f"{SID}.jsonl", [*history, *own]))
     assert parsed.session_id == SID
     assert [u.text for u in of(parsed.events, UserMessage)] == ["now b instead"]
@@ -1732,36 +1739,13 @@ def test_the_copy_a_branched_conversation_starts_with_is_left_out(tmp_path: Path
     imported with this one, beside it, they came twice. The copy is counted in
     `copied_history`; the new session starts with its own first record."""
     origin = "0ffee0c0-1111-4222-8333-444455556666"
-    write_call = tool_use("tw", "Write", {"file_path": "/work/app/a.txt", "content": "a\n"})
-    history = [
-        user("u1", None, "write a", "2026-03-31T01:00:00Z", sessionId=origin),
-        assistant("a1", "u1", "m1", [write_call], "2026-03-31T01:00:01Z", sessionId=origin),
-        user(
-            "r1",
-            "a1",
-            [result("tw", "File created successfully")],
-            "2026-03-31T01:00:02Z",
-            sessionId=origin,
-            toolUseResult={"type": "create", "filePath": "/work/app/a.txt", "content": "a\n"},
-        ),
-    ]
+    history, own = another_session_then_own(origin)
     copy = [
         record
         | {"sessionId": SID, "forkedFrom": {"sessionId": origin, "messageUuid": record["uuid"]}}
         for record in history
     ]
     title = {"type": "custom-title", "customTitle": "write a (Branch)", "sessionId": SID}
-    own = [
-        user("u2", "r1", "now b instead", "2026-03-31T02:00:00Z"),
-        assistant(
-            "a2",
-            "u2",
-            "m2",
-            [tool_use("tb", "Write", {"file_path": "/work/app/b.txt", "content": "b\n"})],
-            "2026-03-31T02:00:01Z",
-            usage={"input_tokens": 20, "output_tokens": 5},
-        ),
-    ]
     parsed = IMPORTER.parse(write(tmp_path / f"{SID}.jsonl", [*copy, title, *own]))
     assert parsed.session_id == SID
     assert [u.text for u in of(parsed.events, UserMessage)] == ["now b instead"]
