@@ -72,7 +72,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import lines_of
 from stet_lsp.core.safefs import open_regular
-from stet_lsp.gate.homepaths import REPLACEMENT
+from stet_lsp.gate.homepaths import REPLACEMENT, normalize_home_paths
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align, pair_moved
 from stet_lsp.trajectory.attribution import Attribution, LeftOut, made_order, rewound
 from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
@@ -238,8 +238,10 @@ class FileLines:
         return found
 
     def _as_redacted(self, line: str, lengths: list[int]) -> int:
-        for length in lengths:
-            for pattern, id in self.redacted.get(line[:length], ()):
+        candidates = [found for length in lengths for found in self.redacted.get(line[:length], ())]
+        if candidates:
+            line = normalize_home_paths(line)  # as the gate wrote the trajectory's text
+            for pattern, id in candidates:
                 if pattern.fullmatch(line):
                     return id
         return ABSENT
@@ -417,26 +419,23 @@ def _file_lines(
     return FileLines(path, tuple(reference), tuple(line_steps), ids, open_end, movable, redacted)
 
 
-_HOME = r"(?:~|/home/[^/\s]+|/Users/[^/\s]+|[A-Za-z]:[\\/][Uu]sers[\\/][^/\\\s]+)"
-
-
 def _as_written(text: str) -> re.Pattern[str]:
-    """The lines a text the gate wrote stands for: any value where a secret was redacted,
-    any home directory where it wrote `~` (the file on disk holds what the agent wrote)."""
+    """The lines (their home directories written `~`, as the gate writes them) that a text
+    the gate redacted stands for: any value where it wrote a marker, a value that holds no
+    character of what follows the marker (`"[REDACTED:…]" if prod else …` is no line of
+    `"[REDACTED:…]"`), matched without going back (possessive), so a line that fails to
+    match costs its length, whatever the markers."""
     from stet_lsp.gate.redact import MARKER
 
-    parts: list[str] = []
-    position = 0
-    for marker in MARKER.finditer(text):
-        parts.append(_literal(text[position : marker.start()]))
-        parts.append(".+?")
-        position = marker.end()
-    parts.append(_literal(text[position:]))
+    literals = MARKER.split(text)[::3]  # the pattern's two groups split out between them
+    parts = [re.escape(literals[0])]
+    for literal in literals[1:]:
+        if not literal:
+            continue  # two markers side by side: one value
+        parts.append(f"[^{re.escape(literal[0])}]++{re.escape(literal)}")
+    if not literals[-1]:
+        parts.append(".++")  # the line ends in a value
     return re.compile("".join(parts))
-
-
-def _literal(text: str) -> str:
-    return _HOME.join(re.escape(part) for part in text.split(REPLACEMENT))
 
 
 def _unattributed(trajectory: str, item: LeftOut) -> Unattributed:

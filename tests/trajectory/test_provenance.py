@@ -389,6 +389,23 @@ def test_lines_the_gate_changed_are_still_the_runs(root: Path, tmp_path: Path) -
     assert attributed(provenance, "src/settings.py", edited) == {0: step, 1: step, 2: step, 4: step}
 
 
+def test_a_redacted_line_stands_for_its_value_only_and_fails_to_match_at_once() -> None:
+    """A line the gate redacted matches a line with any value in the marker's place, but
+    not one edited past the value (`"…" if prod else "other"`); a line of many markers that
+    a person edited fails to match in its length's time (a pattern that went back over each
+    marker's value took 38 s for ten of them)."""
+    from stet_lsp.trajectory.provenance import _file_lines
+
+    one = 'API_KEY = "[REDACTED:generic-secret#1]"'
+    many = ", ".join(f'"k{n}": "[REDACTED:generic-secret#{n}]"' for n in range(12))
+    lines = _file_lines("src/keys.py", {1: 5, 2: 5}, {1: one, 2: many}, None)
+    values = ", ".join(f'"k{n}": "a value, {n} of them"' for n in range(12))
+    assert lines.current_ids(['API_KEY = "sk-live-Zq8RkT3v"']) == [0]
+    assert lines.current_ids(['API_KEY = "sk-live-Zq8RkT3v" if prod else "other"']) == [ABSENT]
+    assert lines.current_ids([values]) == [1]
+    assert within(5, lambda: lines.current_ids([values + " # a person's note"])) == [ABSENT]
+
+
 def test_a_file_ending_in_a_blank_line_keeps_it_after_an_edit(root: Path, tmp_path: Path) -> None:
     """The empty string after a text's last line break is no line of the file: the blank
     last line stays the run's, and nothing is attributed past the end."""
