@@ -1063,6 +1063,9 @@ def test_an_update_past_its_limit_says_so_and_a_fresh_lex_is_the_answer() -> Non
     assert index.update(opened, 0, 0, 1, limit=2000) is None
     closed_again = CommentIndex(opened, syntax)
     assert closed_again.update(lines, 0, 1, 0, limit=2000) is None
+    # So does bringing a lexed text up to edits made while it was lexed (a string closed).
+    lexed_before = CommentIndex(opened, syntax)
+    assert lexed_before.catch_up(lines, [(0, 1, 0)], limit=2000) is None
     # Within the limit, the same answer as a full lex.
     small = CommentIndex(lines[:100], syntax)
     assert small.update(['"""', *lines[:100]], 0, 0, 1, limit=2000) == 101

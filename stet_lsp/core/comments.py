@@ -875,16 +875,22 @@ class CommentIndex:
             _, state = lex_line(lines[first - 1], self.starts[first - 1], self.syntax)
         return self._relex(lines, first, state, last, limit)
 
-    def catch_up(self, lines: list[str], edits: Iterable[tuple[int, int, int]]) -> int:
+    def catch_up(
+        self, lines: list[str], edits: Iterable[tuple[int, int, int]], limit: int | None = None
+    ) -> int | None:
         """The index of an earlier text brought to `lines`, that text with `edits` (each
         (first, removed, added), as `update` takes them) made in order since: the edits are
         spliced in, then the lines they touched lexed, each stretch of them on its own.
-        Returns how many lines were lexed."""
+        Returns how many lines were lexed; None when a stretch's relex would pass `limit`
+        (the index is then to be lexed again whole)."""
         spans: list[tuple[int, int]] = []
         for first, removed, added in edits:
             self.splice(first, removed, added)
             spans = _widened(spans, first, removed, added)
-        return sum(self.relex(lines, min(low, len(lines)), high) for low, high in spans)
+        try:
+            return sum(self.relex(lines, min(low, len(lines)), high, limit) for low, high in spans)
+        except _PastLimit:
+            return None
 
     def _relex(
         self, lines: list[str], first: int, state: State, stop_after: int, limit: int | None = None

@@ -126,10 +126,14 @@ class DocumentState:
     def lexed(self, pending: PendingComments, index: CommentIndex) -> bool:
         """Takes the comments lexed from the text `pending` was made for,
         bringing them up to the edits made since; False when the whole text was replaced
-        meanwhile (the index is of no current text)."""
+        meanwhile (the index is of no current text), or an edit since changed how more
+        than LEX_STEP lines lex (the text is then to be lexed again a step at a time)."""
         if self.pending is not pending:
             return False
-        index.catch_up(self.lines, pending.edits)
+        if index.catch_up(self.lines, pending.edits, limit=LEX_STEP) is None:
+            # An edit meanwhile changed how the rest lexes (a string closed): lexed again.
+            self.pending = PendingComments()
+            return False
         self.comments, self.pending = index, None
         return True
 
