@@ -63,7 +63,9 @@ class Progress:
             return
         token = f"stet-{next(_tokens)}"
         try:
-            await self._server.work_done_progress.create_async(token)
+            # Shielded: the work may end first and cancel this, never the request, whose
+            # answer may still come.
+            await asyncio.shield(self._server.work_done_progress.create_async(token))
         except Exception:  # a client that refuses progress still gets the answer
             log.warning("the client refused a progress token", exc_info=True)
             return

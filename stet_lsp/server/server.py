@@ -130,9 +130,12 @@ class StetServer(LanguageServer):
     ) -> T | None:
         """The client's answer to a request the server sent it; None when the client
         answered with an error, or did not answer within `seconds` (logged), so that the
-        request of the client's that is waiting on it still gets its own answer."""
+        request of the client's that is waiting on it still gets its own answer. The request
+        itself is not cancelled: an answer that comes later is taken and dropped."""
+        asked = asyncio.ensure_future(request)
+        asked.add_done_callback(_retrieved)
         try:
-            return await asyncio.wait_for(request, seconds)
+            return await asyncio.wait_for(asyncio.shield(asked), seconds)
         except TimeoutError:
             log.warning("the client did not answer %s within %g s", what, seconds)
         except JsonRpcException as error:
@@ -573,6 +576,13 @@ class StetServer(LanguageServer):
     def message(self, text: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         log.log(_LOG_LEVELS.get(kind, logging.INFO), text)
         self.window_show_message(types.ShowMessageParams(type=kind, message=text))
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Reads a finished request's outcome, so that an error no one awaits any longer is not
+    reported as never retrieved."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _open_session(folder: Path) -> RepositorySession | None:

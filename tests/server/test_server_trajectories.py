@@ -568,6 +568,17 @@ def test_a_document_the_client_never_shows_is_answered_as_not_shown(
         answer = server.answer(2, timeout=CLIENT_ANSWER_SECONDS + 15)
         assert answer["result"]["shown"] is False
         assert answer["result"]["uri"] == asked["params"]["uri"]
+        # The answer comes after all: taken and dropped, with no error in the log.
+        server.send({"id": asked["id"], "result": {"success": True}})
+        server.send({"id": 3, "method": "shutdown"})
+        logged: list[dict[str, Any]] = []
+        server.wait_for(lambda m: logged.append(m) or (m.get("id") == 3 and "result" in m))
+        errors = [
+            m["params"]["message"]
+            for m in logged
+            if m.get("method") == "window/logMessage" and m["params"]["type"] == 1
+        ]
+        assert errors == []
     finally:
         server.close()
 
