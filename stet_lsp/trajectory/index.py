@@ -314,11 +314,15 @@ class _Builder:
         if record.abandoned is True:
             summary = f"{ABANDONED}{summary}".rstrip()
         step = record.step if type(record.step) is int and record.step > 0 else 0
-        if "\\ud" in text or "\\uD" in text:  # a lone surrogate, maybe: written as U+FFFD
-            kind, summary = (_LONE_SURROGATE.sub("\ufffd", part) for part in (kind, summary))
-        kind = shared.setdefault(kind, kind)
         agent = record.agent
         time = record.time
+        if "\\ud" in text or "\\uD" in text:  # a lone surrogate, maybe: written as U+FFFD
+            kind, summary, session = (_characters(part) for part in (kind, summary, session))
+            call_id, tool, agent_id, agent, time = (
+                _characters(part) if type(part) is str else part
+                for part in (call_id, tool, agent_id, agent, time)
+            )
+        kind = shared.setdefault(kind, kind)
         self.steps.append(
             _new_step(
                 StepLine,
@@ -838,6 +842,10 @@ def _fit(text: str, width: int) -> str:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 """What a `\\ud800` escape with no pair decodes to: no character, so no text a client reads
 (as UTF-8 or UTF-16) can hold it."""
+
+
+def _characters(text: str) -> str:
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def _first_words(text: str, width: int) -> str:

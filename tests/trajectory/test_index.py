@@ -852,5 +852,16 @@ def test_a_lone_surrogate_in_a_line_reaches_no_title_or_summary() -> None:
     )
     first, second = TrajectoryIndex.from_events_text(text).steps
     assert first.title == "7 · agent_message \ufffd then more"
+    named = TrajectoryIndex.from_events_text(
+        '{"kind":"tool_call","step":9,"session":"s\\ud800","agent":"a\\udc00",'
+        '"call_id":"c\\ud800","name":"Bash\\ud800","input":{}}\n'
+    )
+    (call,) = named.steps
+    assert (call.session, call.agent, call.call_id, call.tool) == (
+        "s\ufffd",
+        "a\ufffd",
+        "c\ufffd",
+        "Bash\ufffd",
+    )
     assert first.summary.encode("utf-8") and first.title.encode("utf-8")
     assert second.summary == "a clef \U0001d11e"
