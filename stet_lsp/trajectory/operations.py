@@ -4,6 +4,7 @@ server's commands): one operation, one result shape (docs/cli.md, docs/commands.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -364,8 +365,12 @@ def _refuse_renumbered(path: Path, root: Path, shown: str, line: int, step: int)
         return (record.get("session"), record.get("source")) if record is not None else None
 
     def opening(text: str) -> str | None:
+        """The step's opening line without its anchors (a call's line gains its result's
+        when the result is imported later)."""
         number = NarrationIndex(text).line_of(step)
-        return None if number is None else text.split("\n", number + 1)[number]
+        if number is None:
+            return None
+        return _ANCHORS.sub("", text.split("\n", number + 1)[number], count=1)
 
     if path.name == EVENTS:
         on_disk = event(disk, lambda index: index.get(step))
@@ -377,6 +382,9 @@ def _refuse_renumbered(path: Path, root: Path, shown: str, line: int, step: int)
             f"{path.name} changed on disk since the editor read it: step {step} is another "
             f"event now; reload the file, then mark the step on line {line + 1} again"
         )
+
+
+_ANCHORS = re.compile(r'(?:<a id="step-\d+"></a>)+')
 
 
 def mark_by_step(

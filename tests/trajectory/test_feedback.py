@@ -148,6 +148,30 @@ def test_a_step_marked_in_an_unsaved_narration_is_the_one_its_line_shows(
     assert (marked.step, marked.kind, marked.session) == (12, "tool_call", SESSION_A)
 
 
+def test_a_calls_line_that_gained_its_results_anchor_is_the_same_step(
+    root: Path, trajectory: Folder
+) -> None:
+    """The narration shows a call and its result on one line, each with its anchor: a call
+    whose result came in a later import gains the result's anchor. The editor's text from
+    before is the same step: marked, not refused as renumbered."""
+    import re
+
+    from stet_lsp.trajectory.operations import mark_at
+
+    narration = trajectory.path / "narration.md"
+    disk = narration.read_text(encoding="utf-8")
+    pair = re.compile(r'(<a id="step-(\d+)"></a>)<a id="step-\d+"></a>')
+    line = next(n for n, text in enumerate(disk.split("\n")) if pair.match(text))
+    found = pair.match(disk.split("\n")[line])
+    assert found is not None
+    shown = "\n".join(
+        pair.sub(r"\1", text, count=1) if n == line else text
+        for n, text in enumerate(disk.split("\n"))
+    )
+    marked = mark_at(resolve_target(root), narration, shown + "\n", line, "clever", None)
+    assert marked.step == int(found[2])
+
+
 def test_no_verdicts_yet_is_an_empty_list(root: Path, trajectory: Folder) -> None:
     assert read_verdicts(root, trajectory.id) == []
     assert not (root / ".stet" / "feedback").exists()
