@@ -94,10 +94,11 @@ def committed_part(root: Path, parsed: ParsedSession, config: GateConfig) -> Com
         alias: dict[str, str] = {}
         if own_file is not None and own_file not in names and len(renamed) == 1:
             alias[renamed[0]] = own_file
+            names.add(own_file)
         found = False
         for (name, array), index in places.items():
             name = alias.get(name, name)
-            if name in parsed.sources and (name in names or name in alias.values()):
+            if name in names and name in parsed.sources:
                 place = (name, array)
                 reached[place] = max(reached.get(place, 0), index)
                 found = True

@@ -427,7 +427,11 @@ def _as_written(text: str) -> re.Pattern[str]:
     match costs its length, whatever the markers."""
     from stet_lsp.gate.redact import MARKER
 
-    literals = MARKER.split(text)[::3]  # the pattern's two groups split out between them
+    literals, position = [], 0  # the text around the markers
+    for marker in MARKER.finditer(text):
+        literals.append(text[position : marker.start()])
+        position = marker.end()
+    literals.append(text[position:])
     parts = [re.escape(literals[0])]
     for literal in literals[1:]:
         if not literal:

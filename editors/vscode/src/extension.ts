@@ -718,25 +718,19 @@ async function openTrajectory(args?: { id?: string; file?: string; uri?: string 
 const TRAJECTORY_FILE = /[\\/]\.stet[\\/](?:cache[\\/])?trajectories[\\/][^\\/]+[\\/](?:events\.jsonl|narration\.md)$/;
 
 /** The step the server finds at a line of a trajectory file: the one its quick fixes there
- * ("Mark step N as wrong") name; undefined when it names none. A file just opened is indexed
- * in the server's background: asked again a few times over a second and a half. */
+ * ("Mark step N as wrong") name; undefined when it names none. */
 async function stepAt(uri: vscode.Uri, line: number): Promise<number | undefined> {
-  for (let attempt = 0; attempt < 6; attempt++) {
-    if (attempt > 0) {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-    const actions =
-      (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[] | undefined>(
-        "vscode.executeCodeActionProvider",
-        uri,
-        new vscode.Range(line, 0, line, 0),
-        vscode.CodeActionKind.QuickFix.value,
-      )) ?? [];
-    for (const action of actions) {
-      const found = /^Mark step (\d+) as /.exec(action.title);
-      if (found) {
-        return Number(found[1]);
-      }
+  const actions =
+    (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[] | undefined>(
+      "vscode.executeCodeActionProvider",
+      uri,
+      new vscode.Range(line, 0, line, 0),
+      vscode.CodeActionKind.QuickFix.value,
+    )) ?? [];
+  for (const action of actions) {
+    const found = /^Mark step (\d+) as /.exec(action.title);
+    if (found) {
+      return Number(found[1]);
     }
   }
   return undefined;

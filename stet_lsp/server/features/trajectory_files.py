@@ -122,8 +122,8 @@ class TrajectoryFiles(Feature):
             return None
 
     async def settled(self, state: DocumentState) -> None:
-        task = self.indexing.get(state.uri)
-        if task is not None:
+        # A task whose document was opened again meanwhile starts the next before it ends.
+        while (task := self.indexing.get(state.uri)) is not None:
             await asyncio.wait({task})
 
     async def _index_later(
