@@ -10,6 +10,7 @@ import re
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _NEWLINE = re.compile("\n")
 _LINE_WITH_BREAK = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+_LINE_BREAK_KEPT = re.compile(r"(\r\n|\r|\n)")
 
 
 def lines_of(text: str, *, keep_breaks: bool = False) -> list[str]:
@@ -28,6 +29,15 @@ def lines_of(text: str, *, keep_breaks: bool = False) -> list[str]:
 def split_lines(text: str) -> list[str]:
     """The lines of `text` without their breaks; a text ending in a break ends in ""."""
     return _LINE_BREAK.split(text) if "\r" in text else text.split("\n")
+
+
+def split_breaks(text: str) -> tuple[list[str], list[str] | None]:
+    """`split_lines(text)` and the break that ends each line ("" after the last), or None for
+    the breaks of a text that holds no `\\r` (each is then `\\n`)."""
+    if "\r" not in text:
+        return text.split("\n"), None
+    parts = _LINE_BREAK_KEPT.split(text)
+    return parts[::2], [*parts[1::2], ""]
 
 
 class LineIndex:

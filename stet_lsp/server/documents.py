@@ -19,7 +19,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from stet_lsp.core.comments import SYNTAXES, CommentIndex, Syntax, language_of
-from stet_lsp.core.lines import split_lines
+from stet_lsp.core.lines import split_breaks, split_lines
 from stet_lsp.core.margin import MarginNote, find_notes
 from stet_lsp.core.session import RepositorySession
 from stet_lsp.core.targets import SHEETS_DIR, is_stet_file
@@ -82,6 +82,9 @@ class DocumentState:
     """Set while the comments are being lexed (`comments` holds none meanwhile)."""
     lexing: asyncio.Task[None] | None = None
     """The task lexing a long text's comments, once one started."""
+    breaks: list[str] | None = None
+    """The break that ends each line ("" after the last), once the text held a `\\r`: an
+    edit can join a lone `\\r` and a `\\n` into one break (None: every break is `\\n`)."""
     line_edits: list[tuple[int, int, int]] = field(default_factory=list)
     """The edits since a feature last caught up with them, each as (first line, lines
     replaced, lines written): a large text's views move with them while they are computed
@@ -144,9 +147,13 @@ class DocumentState:
             end_line, end = server_position(codec, lines, change.range.end)
             if (end_line, end) < (start_line, start):
                 start_line, start, end_line, end = end_line, end, start_line, start
-            added = split_lines(lines[start_line][:start] + change.text + lines[end_line][end:])
-            lines[start_line : end_line + 1] = added
-            edit = (start_line, end_line - start_line + 1, len(added))
+            text = lines[start_line][:start] + change.text + lines[end_line][end:]
+            if self.breaks is None and "\r" not in change.text:
+                added = text.split("\n")
+                lines[start_line : end_line + 1] = added
+                edit = (start_line, end_line - start_line + 1, len(added))
+            else:
+                edit = self._splice_breaks(start_line, end_line, text)
             self.line_edits.append(edit)
             if self.pending is not None:
                 self.comments.splice(*edit)
@@ -157,21 +164,56 @@ class DocumentState:
                 self.comments, self.pending = _comments(lines, self.comments.syntax, lex=True)
         else:
             replaced = len(self.lines)
-            self.lines = split_lines(change.text)
+            self.lines, self.breaks = split_breaks(change.text)
             self.line_edits.append((0, replaced, len(self.lines)))
             self.comments, self.pending = _comments(self.lines, self.comments.syntax, lex=True)
+
+    def _splice_breaks(self, start_line: int, end_line: int, text: str) -> tuple[int, int, int]:
+        """Writes `text` over lines `start_line` to `end_line` where a break may be a `\\r`,
+        and returns the edit as (first line, lines replaced, lines written). A lone `\\r`
+        that the edit brought next to a `\\n` (either before or after the text) makes one
+        break with it, and the empty line the two seemed to hold is not a line."""
+        lines = self.lines
+        if self.breaks is None:
+            self.breaks = ["\n"] * (len(lines) - 1) + [""]
+        breaks = self.breaks
+        added, added_breaks = split_breaks(text)
+        if added_breaks is None:
+            added_breaks = ["\n"] * (len(added) - 1) + [""]
+        added_breaks[-1] = breaks[end_line]
+        lines[start_line : end_line + 1] = added
+        breaks[start_line : end_line + 1] = added_breaks
+        first, replaced, written = start_line, end_line - start_line + 1, len(added)
+        for joint in sorted({start_line + written - 2, start_line - 1}, reverse=True):
+            if joint < 0 or breaks[joint] != "\r" or breaks[joint + 1] != "\n":
+                continue
+            if lines[joint + 1] == "":
+                breaks[joint] = "\r\n"
+                del lines[joint + 1], breaks[joint + 1]
+                written -= 1
+                if joint < first:  # the line above is in the edit: its break changed
+                    first, replaced, written = joint, replaced + 1, written + 1
+        return first, replaced, written
 
 
 def new_document(
     uri: str, text: str, language_id: str | None, version: int | None
 ) -> DocumentState:
     path = local_path(uri)
-    lines = split_lines(text)
+    lines, breaks = split_breaks(text)
     language = language_of(path.name if path else uri, language_id)
     own = path is not None and ".stet" in path.parts  # Stet's files hold no margin notes
     comments, pending = _comments(lines, SYNTAXES[language], lex=not own)
     return DocumentState(
-        uri, path, language_id, lines, comments, list(lines), version=version, pending=pending
+        uri,
+        path,
+        language_id,
+        lines,
+        comments,
+        list(lines),
+        version=version,
+        pending=pending,
+        breaks=breaks,
     )
 
 

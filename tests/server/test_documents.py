@@ -1,0 +1,70 @@
+"""A document's lines kept in step with a client's edits, where the client counts lines as the
+protocol does (`\\n`, `\\r\\n` and a lone `\\r` each end one)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lsprotocol import types
+from pygls.workspace import PositionCodec
+
+from stet_lsp.core.lines import LineIndex, split_lines
+from stet_lsp.server.documents import DocumentState, new_document
+
+CODEC = PositionCodec(types.PositionEncodingKind.Utf16)
+TEXT = st.text(alphabet="ab\r\n", max_size=12)
+
+
+def edit(state: DocumentState, text: str, start: int, end: int, new: str) -> str:
+    """Sends the client's edit of `text` (characters `start` to `end` replaced by `new`) and
+    returns the client's text after it."""
+    index = LineIndex(text)
+    first, last = index.position(start), index.position(end)
+    state.apply(
+        types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(*first), types.Position(*last)), text=new
+        ),
+        CODEC,
+    )
+    return text[:start] + new + text[end:]
+
+
+def addressable(text: str, offset: int) -> bool:
+    """A position can name any offset but the one between a `\\r\\n`'s two characters."""
+    return not (0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n")
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXT, st.lists(st.tuples(st.integers(0, 20), st.integers(0, 20), TEXT), max_size=6))
+def test_the_lines_are_the_clients_after_any_edits(
+    text: str, edits: list[tuple[int, int, str]]
+) -> None:
+    state = new_document("untitled:1", text, "plaintext", 1)
+    for start, end, new in edits:
+        start, end = sorted((min(start, len(text)), min(end, len(text))))
+        if not (addressable(text, start) and addressable(text, end)):
+            continue
+        text = edit(state, text, start, end, new)
+        assert state.lines == split_lines(text)
+        assert state.text == "\n".join(split_lines(text))
+
+
+def test_a_lone_cr_and_the_lf_typed_after_it_are_one_break() -> None:
+    state = new_document("untitled:1", "one\rtwo\nthree", "plaintext", 1)
+    text = edit(state, "one\rtwo\nthree", 4, 4, "\n")  # after the \r: "one\r\ntwo"
+    assert state.lines == ["one", "two", "three"] == split_lines(text)
+    assert state.line_edits[-1] == (0, 2, 2)
+
+
+def test_a_cr_typed_before_an_lf_is_one_break_with_it() -> None:
+    state = new_document("untitled:1", "one\ntwo\nthree", "plaintext", 1)
+    edit(state, "one\ntwo\nthree", 3, 3, "\r")
+    assert state.lines == ["one", "two", "three"]
+    assert state.line_edits[-1] == (0, 1, 1)
+
+
+def test_deleting_what_stood_between_a_cr_and_an_lf_joins_them() -> None:
+    state = new_document("untitled:1", "one\rx\ntwo", "plaintext", 1)
+    edit(state, "one\rx\ntwo", 4, 5, "")
+    assert state.lines == ["one", "two"]
+    assert state.line_edits[-1] == (0, 2, 1)
