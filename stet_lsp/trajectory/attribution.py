@@ -11,7 +11,8 @@ it), the lines attributed so far are first aligned with that text, so that lines
 inserted, removed or rewrote move them or drop out. Where it does not say, a diff whose lines
 disagree with the lines attributed so far leaves those lines out (listed with a reason) rather
 than place them where they no longer are. An unanchored change (an edit recorded as its text
-only) has no position: it is left out, and so are the lines it may have moved. A rename takes
+only) is placed where its search text is in the text the trajectory left, when it is
+there once; else it has no position: it is left out, and so are the lines it may have moved. A rename takes
 a file's lines to its new path; a folder's (a shell's `mv`), those of every file under it. A
 move out of the repository (to a path the import left absolute) ends the attribution of what
 moved, and a move from outside onto a path ends the attribution of what was there.
@@ -264,6 +265,10 @@ class Attribution:
             self._leave_out(change.path, lines, f"moved by the change of step {step}, {beyond}")
             return
         anchored = change.anchored
+        if hunks and not anchored and change.operation != "create":
+            located = _located(hunks, _split(known))
+            if located is not None:
+                hunks, anchored = located, True
         if (
             not change.diff
             and not anchored
@@ -408,6 +413,30 @@ def _whole_diff(path: str, before: list[str], after: list[str]) -> list[Hunk]:
 
 def _split(text: str | list[str] | None) -> list[str] | None:
     return lines_of(text) if isinstance(text, str) else text
+
+
+def _located(hunks: Sequence[Hunk], known: list[str] | None) -> list[Hunk] | None:
+    """An unanchored change's hunks placed in the text the trajectory left, when there is one
+    place only where every hunk's context and removed lines are, the hunks keeping their
+    distances (a search and replace finds its search text once: Claude Code's Edit refuses
+    a text found twice). None when the change reads no line, or reads them at no place or
+    at several."""
+    ordered = sorted(hunks, key=lambda hunk: hunk.old_first)
+    reads = [text for op, text in ordered[0].lines if op != "+"]
+    if known is None or not reads:
+        return None
+    found: list[Hunk] | None = None
+    for start, line in enumerate(known):
+        if line != reads[0] or known[start : start + len(reads)] != reads:
+            continue
+        shift = start + 1 - ordered[0].old_first
+        placed = [Hunk(h.old_first + shift, h.new_first + shift, h.lines) for h in ordered]
+        if patched(known, placed) is None:
+            continue
+        if found is not None:
+            return None
+        found = placed
+    return found
 
 
 def _found(

@@ -875,18 +875,19 @@ def test_an_empty_trajectory_id_is_refused(
 
 
 def test_blame_of_changes_it_cannot_place(stet: Run, root: Path, tmp_path: Path) -> None:
-    """An Edit known only by its search and replace text has no line numbers: blame says what
-    it could not place, the lines it wrote or, for one that only removed lines, the change."""
+    """An Edit known only by its search and replace text has no line numbers, and one whose
+    search text the file holds twice has no one place: blame says what it could not place,
+    the lines it wrote or, for one that only removed lines, the change."""
     path = f"{root}/src/u.py"
     session = Claude(SESSION_A, root, START).user("Write and trim u.py")
-    session.write_file("toolu_w", path, "one\ntwo\nthree\n")
+    session.write_file("toolu_w", path, "one\ntwo\nthree\ntwo\n")
     session.tool(
         "toolu_e", "Edit", {"file_path": path, "old_string": "two\n", "new_string": ""}, "ok"
     )
     session.tool(
         "toolu_f", "Edit", {"file_path": path, "old_string": "one", "new_string": "ONE"}, "ok"
     )
-    (root / "src" / "u.py").write_text("ONE\nthree\n", encoding="utf-8")
+    (root / "src" / "u.py").write_text("ONE\nthree\ntwo\n", encoding="utf-8")
     trajectory = imported(stet, root, session.save(tmp_path / "session.jsonl"))["trajectory"]
 
     code, out, err = stet("trajectory", "blame", "src/u.py", "-C", str(root))

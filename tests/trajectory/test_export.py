@@ -1416,33 +1416,56 @@ def test_a_rename_over_a_file_and_a_create_over_a_file() -> None:
     }
 
 
-def test_unanchored_changes_are_left_out_with_the_lines_they_could_move() -> None:
-    base = lines("a", "b", "c")
-    loose = fragment_diff("u.py", "b\n", "B\nB2\n")  # search and replace: no position
+def loose_change(step: int, path: str, old: str, new: str) -> FileChange:
+    """An edit known by its search and replace text alone: no position."""
+    loose = fragment_diff(path, old, new)
     assert not loose.anchored
-    unanchored = FileChange(
+    return FileChange(
         session="s",
-        step=2,
-        source=SourceRef(file="session.jsonl", line=2),
-        path="u.py",
+        step=step,
+        source=SourceRef(file="session.jsonl", line=step),
+        path=path,
         operation="modify",
         diff=loose.text,
         anchored=False,
-        added=2,
-        removed=1,
+        added=loose.added,
+        removed=loose.removed,
     )
-    after = lines("a", "B", "B2", "c", "d")
+
+
+def test_unanchored_changes_are_left_out_with_the_lines_they_could_move() -> None:
+    """A search text found twice in the text the trajectory left has no one place."""
     events = [
-        change("u.py", None, base, step=1),
-        unanchored,
-        change("u.py", lines("a", "B", "B2", "c"), after, step=3),
+        change("u.py", None, lines("a", "b", "c", "b"), step=1),
+        loose_change(2, "u.py", "b\n", "B\nB2\n"),
+        change("u.py", lines("a", "B", "B2", "c", "b"), lines("a", "B", "B2", "c", "b", "d"), 3),
         change("other.py", None, lines("o"), step=4),
     ]
     attribution = line_attribution(events)
-    assert attributed_lines(events) == {"other.py": [(1, 1, 4)], "u.py": [(5, 5, 3)]}
+    assert attributed_lines(events) == {"other.py": [(1, 1, 4)], "u.py": [(6, 6, 3)]}
     assert [(i.path, i.step, i.reason, i.lines) for i in attribution.left_out] == [
         ("u.py", 2, "unanchored", 2),
-        ("u.py", 1, "moved by the unanchored change of step 2", 3),
+        ("u.py", 1, "moved by the unanchored change of step 2", 4),
+    ]
+
+
+def test_an_unanchored_change_is_placed_where_its_search_text_is_once() -> None:
+    events = [
+        change("u.py", None, lines("a", "b", "c", "d", "e", "f", "g", "h", "i"), step=1),
+        # Context trimmed to three lines on each side: the hunk reads b to h, not the fragment.
+        loose_change(2, "u.py", "a\nb\nc\nd\ne\nf\ng\nh\ni\n", "a\nb\nc\nd\nE\nf\ng\nh\ni\n"),
+        loose_change(3, "u.py", "h\n", "h\nh2\n"),
+        loose_change(4, "u.py", "x\n", "y\n"),  # read at no place
+    ]
+    attribution = line_attribution(events)
+    assert attributed_lines(events[:3]) == {
+        "u.py": [(1, 4, 1), (5, 5, 2), (6, 8, 1), (9, 9, 3), (10, 10, 1)]
+    }
+    assert [(i.path, i.step, i.reason) for i in attribution.left_out] == [
+        ("u.py", 4, "unanchored"),
+        ("u.py", 1, "moved by the unanchored change of step 4"),
+        ("u.py", 2, "moved by the unanchored change of step 4"),
+        ("u.py", 3, "moved by the unanchored change of step 4"),
     ]
 
 

@@ -16,6 +16,7 @@ import zstandard
 from samples import sample
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.attribution import line_attribution
 from stet_lsp.trajectory.events import (
     AgentMessage,
     Compaction,
@@ -564,6 +565,40 @@ def test_apply_patch_becomes_file_changes_after_its_result(tmp_path: Path) -> No
     assert (delete.path, delete.operation, delete.diff) == ("old.txt", "delete", "")
     assert (move.path, move.old_path, move.operation) == ("lib/b.py", "lib/a.py", "rename")
     assert "-y = 2\n+y = 3\n" in move.diff and (move.added, move.removed) == (1, 1)
+
+
+def test_a_patch_without_its_apply_end_is_placed_in_the_file_the_session_wrote(
+    tmp_path: Path,
+) -> None:
+    """Older rollouts record no patch_apply_end: an update's hunks carry no line numbers. Over
+    a file the session added, each is placed where its context and removed lines are."""
+    added = "*** Begin Patch\n*** Add File: src/box.py\n+def box():\n+    pass\n+\n+x = 1\n*** End Patch"
+    update = (
+        "*** Begin Patch\n*** Update File: src/box.py\n@@\n def box():\n-    pass\n"
+        "+    return 1\n+    # boxed\n*** End Patch"
+    )
+    done = wrapped_output("Success. Updated the following files:\nM src/box.py\n", 0)
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            patch_call(added, "call_a"),
+            call_output("call_a", done, "custom_tool_call_output"),
+            patch_call(update, "call_u"),
+            call_output("call_u", done, "custom_tool_call_output"),
+        ],
+    )
+    create, modify = of(session, FileChange)
+    assert create.anchored and not modify.anchored
+    attribution = line_attribution(session.events)
+    assert {n: o.text for n, o in attribution.files["src/box.py"].items()} == {
+        1: "def box():",
+        2: "    return 1",
+        3: "    # boxed",
+        4: "",
+        5: "x = 1",
+    }
+    assert attribution.left_out == []
 
 
 def test_a_failed_patch_changes_nothing(tmp_path: Path) -> None:

@@ -876,9 +876,11 @@ def test_a_file_the_run_created_then_deleted_has_no_attribution(root: Path, tmp_
     assert provenance.attribute("src/gone.py", "x = 1\ny = 2\n") == []
 
 
-def test_unanchored_changes_give_no_attribution_and_say_so(root: Path, tmp_path: Path) -> None:
-    """An Edit known only by its search and replace text has no line numbers: its lines are
-    not placed, nor are the lines written before it that it may have moved."""
+def test_an_unanchored_change_is_placed_where_its_search_text_is_once(
+    root: Path, tmp_path: Path
+) -> None:
+    """An Edit known only by its search and replace text (no line numbers) over a file whose
+    text the trajectory knows: its search text is there once, so that is where it wrote."""
     session = Claude(SESSION_A, root).user("Write and fix u.py")
     session.write_file("toolu_w", f"{root}/src/u.py", "one\ntwo\nthree\n")
     fixed = edit(
@@ -886,6 +888,31 @@ def test_unanchored_changes_give_no_attribution_and_say_so(root: Path, tmp_path:
         "toolu_e",
         f"{root}/src/u.py",
         "one\ntwo\nthree\n",
+        "two\n",
+        "TWO\nTWO AGAIN\n",
+        anchored=False,
+    )
+    run_into(resolve_target(root), session, tmp_path)
+    write(root, "src/u.py", fixed)
+    provenance = Provenance.load(root)
+    write_step, edit_step = change_step(root, "toolu_w"), change_step(root, "toolu_e")
+    found = [(item.line, item.step) for item in provenance.attribute("src/u.py", fixed)]
+    assert found == [(0, write_step), (1, edit_step), (2, edit_step), (3, write_step)]
+    assert provenance.unattributed("src/u.py") == []
+
+
+def test_unanchored_changes_found_twice_give_no_attribution_and_say_so(
+    root: Path, tmp_path: Path
+) -> None:
+    """A search text the file holds twice (an Edit with replace_all) has no one place: its
+    lines are not placed, nor are the lines written before it that it may have moved."""
+    session = Claude(SESSION_A, root).user("Write and fix u.py")
+    session.write_file("toolu_w", f"{root}/src/u.py", "one\ntwo\nthree\ntwo\n")
+    fixed = edit(
+        session,
+        "toolu_e",
+        f"{root}/src/u.py",
+        "one\ntwo\nthree\ntwo\n",
         "two\n",
         "TWO\n",
         anchored=False,
