@@ -4,6 +4,10 @@
 class StetError(Exception):
     """A failure the user can act on; its message is shown as is."""
 
+    reason: str | None = None
+    """A name a front end can tell this failure by (the capstone's refusals: docs/cli.md);
+    the language server sends it as the error's `data.reason`."""
+
 
 class TrackedSheetError(StetError):
     """A style sheet git's index holds: committed with the repository (or staged), it is not

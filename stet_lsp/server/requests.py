@@ -59,7 +59,8 @@ def field(
 
 
 def answering(handler: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn Stet's own errors into a RequestFailed answer with their message."""
+    """Turn Stet's own errors into a RequestFailed answer with their message (and their
+    `reason` as the error's `data.reason`, when they have one)."""
     if inspect.iscoroutinefunction(handler):
 
         @wraps(handler)
@@ -67,7 +68,7 @@ def answering(handler: Callable[..., Any]) -> Callable[..., Any]:
             try:
                 return await handler(*args, **kwargs)
             except StetError as error:
-                raise RequestFailed(str(error)) from None
+                raise failed(error) from None
 
         return asynchronous
 
@@ -76,6 +77,10 @@ def answering(handler: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return handler(*args, **kwargs)
         except StetError as error:
-            raise RequestFailed(str(error)) from None
+            raise failed(error) from None
 
     return synchronous
+
+
+def failed(error: StetError) -> RequestFailed:
+    return RequestFailed(str(error), data={"reason": error.reason} if error.reason else None)

@@ -12,10 +12,11 @@ inserted, removed or rewrote move them or drop out. Where it does not say, a dif
 disagree with the lines attributed so far leaves those lines out (listed with a reason) rather
 than place them where they no longer are. An unanchored change (an edit recorded as its text
 only) is placed where its search text is in the text the trajectory left, when it is
-there once; else it has no position: it is left out, and so are the lines it may have moved. A rename takes
-a file's lines to its new path; a folder's (a shell's `mv`), those of every file under it. A
-move out of the repository (to a path the import left absolute) ends the attribution of what
-moved, and a move from outside onto a path ends the attribution of what was there.
+there once; else it has no position: it is left out, and so are the lines it may have
+moved. A rename takes a file's lines to its new path; a folder's (a shell's `mv`), those of
+every file under it. A move out of the repository (to a path the import left absolute) ends
+the attribution of what moved, and a move from outside onto a path ends the attribution of
+what was there.
 """
 
 from __future__ import annotations

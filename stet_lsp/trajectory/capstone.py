@@ -316,8 +316,9 @@ def _check_repository(repository: pygit2.Repository, target: Target, allow_detac
     if detached and not allow_detached:
         raise CapstoneRefused(
             "detached",
-            f"HEAD is detached: check out the branch the work belongs to, or pass --detached "
-            f"to commit on the detached HEAD ({_UNCHANGED})",
+            "HEAD is detached: check out the branch the work belongs to, or commit on the "
+            "detached HEAD (`stet capstone --detached`; the language server's stet.capstone "
+            f"takes `detached: true`) ({_UNCHANGED})",
         )
     branch = None if detached else repository.head.name
     _check_target(target, repository, branch)

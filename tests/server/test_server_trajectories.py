@@ -221,8 +221,9 @@ async def test_capstone_commits_the_working_trajectory_and_refuses_clearly(
         f".stet/trajectories/{done['trajectory']}/{name}"
         for name in ("events.jsonl", "meta.json", "narration.md")
     }
-    with pytest.raises(JsonRpcException, match="no working trajectory"):
+    with pytest.raises(JsonRpcException, match="no working trajectory") as refused:
         await execute(client, "stet.capstone", uri=uri(root))
+    assert refused.value.data == {"reason": "no-working-trajectory"}  # docs/cli.md's names
     assert repository.head.target == commit.id
 
     # The working trajectory is back (as when archiving it failed): HEAD holds it, so the
