@@ -359,7 +359,7 @@ def _into_skill(
                 )
             previous = existing_text if current else None
             _write_skill(root, relative, extended, previous, config, staged_data)
-        staged = added or _stage_if_missing(root, relative, existing_text)
+        staged = added or _stage_if_missing(root, relative, existing_text, config)
     return SkillOutcome(
         name, str(relative), proposed, created=current is None, added=added, staged=staged
     )
@@ -379,7 +379,8 @@ def _section(
     provenance."""
     target = sheet.target
     provenance = {META_TARGET: target.label, META_TRAJECTORY: working_folder(target).id}
-    text, context = _gated_section(body, _context(sheet, entry), existing_text, config)
+    context, hidden = _context(sheet, entry, config)
+    text, context = _gated_section(body, context, hidden, existing_text, config)
     where = entry.anchor.path if entry.anchor else None
     skill = current or new_skill(name, describe(text, where), target.label)
     return skill, with_entry(skill, entry.id, text, context, provenance), text, context, provenance
@@ -464,15 +465,56 @@ def _rendered(skill: Skill, previous: str | None) -> str:
 
 
 def _gated_section(
-    body: str, context: Context | None, existing: str, config: GateConfig
+    body: str,
+    context: Context | None,
+    hidden: tuple[_Hidden, ...],
+    existing: str,
+    config: GateConfig,
 ) -> tuple[str, Context | None]:
     """The entry's text and its code through the gate with one numbering, continuing the
     skill's own markers: a secret in both gets the same marker. The description and heading
-    are cut from this text, never from the raw one (a cut secret may not be recognised)."""
+    are cut from this text, never from the raw one (a cut secret may not be recognised).
+    What the gate found in the whole file (`hidden`) is replaced in the code first."""
     if context is None or not context.lines:
         return _gate_parts([body], "SKILL.md", config, existing)[0], context
-    text, code = _gate_parts([body, "\n".join(context.lines)], "SKILL.md", config, existing)
+    code = _hide(context.lines, hidden, existing + "\n" + body)
+    text, code = _gate_parts([body, code], "SKILL.md", config, existing)
     return text, replace(context, lines=tuple(code.split("\n")))
+
+
+@dataclass(frozen=True)
+class _Hidden:
+    """Part of a line of an entry's code that the gate finds a secret in, read in the whole
+    file: a private key's block seen from its middle is found only from its header."""
+
+    line: int
+    """The line's index in the code."""
+    start: int
+    end: int
+    rule: str
+    value: str
+    """What the gate found, whole: its lines in the code share one marker."""
+    replacement: str | None
+
+
+def _hide(lines: tuple[str, ...], hidden: tuple[_Hidden, ...], numbered: str) -> str:
+    """The code with each hidden part replaced by a marker numbered after those `numbered`
+    uses."""
+    from stet_lsp.gate.redact import used_numbers
+
+    edited = list(lines)
+    highest = used_numbers(numbered)
+    markers: dict[tuple[str, str], str] = {}
+    for part in hidden:
+        key = (part.rule, part.value)
+        if part.replacement is None and key not in markers:
+            highest[part.rule] = highest.get(part.rule, 0) + 1
+            markers[key] = f"[REDACTED:{part.rule}#{highest[part.rule]}]"
+    for part in sorted(hidden, key=lambda part: (part.line, -part.start)):
+        line = edited[part.line]
+        marker = part.replacement or markers[(part.rule, part.value)]
+        edited[part.line] = line[: part.start] + marker + line[part.end :]
+    return "\n".join(edited)
 
 
 def _existing_skill(root: Path, relative: PurePosixPath, name: str) -> tuple[Skill | None, str]:
@@ -564,13 +606,14 @@ def _write_skill(
         raise
 
 
-def _stage_if_missing(root: Path, relative: PurePosixPath, text: str) -> bool:
+def _stage_if_missing(root: Path, relative: PurePosixPath, text: str, config: GateConfig) -> bool:
     """Stage a skill the index does not hold at all (a graduation stopped between writing it
-    and staging it); one the index holds, in any version, is left to the person."""
+    and staging it), as the gate passes it (the file may have been edited since); one the
+    index holds, in any version, is left to the person."""
     with _index_lock(root):
         if relative.as_posix() in open_repository(root).index:
             return False
-    stage(root, relative, text.encode("utf-8"))
+    stage(root, relative, _gate(text, "SKILL.md", config).encode("utf-8"))
     return True
 
 
@@ -595,23 +638,58 @@ def _index_lock(root: Path) -> AbstractContextManager[None]:
     return file_lock(root / INDEX_LOCK, root, "the git index")
 
 
-def _context(sheet: StyleSheet, entry: Entry) -> Context | None:
+def _context(
+    sheet: StyleSheet, entry: Entry, config: GateConfig
+) -> tuple[Context | None, tuple[_Hidden, ...]]:
     """The anchored code around the entry's current line (none for a lost anchor, only the
-    path for a file `.stetignore` names)."""
+    path for a file `.stetignore` names), and what the gate finds in it read in the whole
+    file."""
     from stet_lsp.gate.stetignore import StetIgnore
 
     anchor = entry.anchor
     if anchor is None:
-        return None
+        return None, ()
     root = sheet.target.root
     line = sheet.current_lines([entry]).get(entry.id)
     if StetIgnore.load(root).matches(anchor.path):
-        return Context(anchor.path, line or anchor.line, 0, (), omitted=True)
+        return Context(anchor.path, line or anchor.line, 0, (), omitted=True), ()
     lines = _file_lines(root, anchor.path) if line is not None else None
     if line is None or lines is None:
-        return Context(anchor.path, anchor.line, 0, ())
+        return Context(anchor.path, anchor.line, 0, ()), ()
     first, last = max(1, line - CONTEXT_AROUND), min(len(lines), line + CONTEXT_AROUND)
-    return Context(anchor.path, line, first, tuple(lines[first - 1 : last]))
+    hidden = _found_in_file(lines, first, last, anchor.path, config)
+    return Context(anchor.path, line, first, tuple(lines[first - 1 : last])), hidden
+
+
+def _found_in_file(
+    lines: list[str], first: int, last: int, path: str, config: GateConfig
+) -> tuple[_Hidden, ...]:
+    """The parts of lines `first` to `last` (1-based) that the gate finds a secret in when it
+    reads the whole file, and not when it reads those lines alone (their own findings are
+    redacted with the entry's text, one numbering for both)."""
+    from stet_lsp.gate import scan_text
+
+    starts = [0]
+    for text in lines:
+        starts.append(starts[-1] + len(text) + 1)
+    window = starts[first - 1], starts[last] - 1
+    own = scan_text("\n".join(lines[first - 1 : last]), config=config, path=path, cache=None)
+    text, hidden = "\n".join(lines), []
+    for finding in scan_text(text, config=config, path=path, cache=None):
+        start, end = max(finding.offset, window[0]), min(finding.end_offset, window[1])
+        if start >= end or any(
+            seen.offset <= start - window[0] and end - window[0] <= seen.end_offset for seen in own
+        ):
+            continue
+        value = text[finding.offset : finding.end_offset]
+        for number in range(first, last + 1):
+            begin = starts[number - 1]
+            cut = max(start, begin) - begin, min(end, begin + len(lines[number - 1])) - begin
+            if cut[0] < cut[1]:
+                hidden.append(
+                    _Hidden(number - first, *cut, finding.rule, value, finding.replacement)
+                )
+    return tuple(hidden)
 
 
 def _file_lines(root: Path, path: str) -> list[str] | None:

@@ -336,6 +336,28 @@ def test_a_planted_secret_reaches_no_file(
         assert part not in document
 
 
+def test_code_around_an_entry_in_the_middle_of_a_key_is_redacted(
+    sheet: StyleSheet, root: Path, repo: pygit2.Repository
+) -> None:
+    """The gate finds a private key's block from its header: the lines around an entry on
+    line 10 of a 20-line key, read alone, hold none, and are redacted as the file's."""
+    import random
+
+    rng = random.Random(5)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    body = ["".join(rng.choice(alphabet) for _ in range(64)) for _ in range(20)]
+    key = ["-----BEGIN RSA PRIVATE KEY-----", *body, "-----END RSA PRIVATE KEY-----"]
+    (root / "src/app.py").write_text('KEY = """\n' + "\n".join(key) + '\n"""\n')
+    entry = add(sheet, "Never inline a key: read it from the vault", "convention", line=12)
+    graduate(sheet, entry.id, "skill", skill_name="no-inline-keys")
+
+    path = ".stet/skills/no-inline-keys/SKILL.md"
+    staged = repo[pygit2.Repository(str(root)).index[path].id].data.decode()
+    for text in (staged, (root / path).read_text()):
+        assert not any(line[:24] in text for line in body), text
+        assert text.count("[REDACTED:private-key#1]") == 5  # lines 10 to 14, one marker
+
+
 # -- refusals ---------------------------------------------------------------------------------------
 
 
@@ -678,6 +700,25 @@ def test_a_skill_written_but_never_staged_is_staged_when_done_again(
     again = graduate(sheet, entry.id, "skill")
     assert again["skill"]["added"] is False and again["staged"] == [path]
     assert path in pygit2.Repository(str(root)).index
+
+
+def test_a_skill_staged_when_done_again_passes_the_gate(
+    sheet: StyleSheet, root: Path, repo: pygit2.Repository
+) -> None:
+    """Its file may have been edited since it was written: what is staged is gated."""
+    entry = add(sheet, "Use the retry helper", "convention")
+    path = ".stet/skills/retry-helper/SKILL.md"
+    graduate(sheet, entry.id, "skill")
+    index = pygit2.Repository(str(root)).index
+    index.remove(path)
+    index.write()
+    with (root / path).open("a") as file:
+        file.write(f"\nDeploy with {TOKEN}\n")
+    sheet.set_status(entry.id, "open")
+    again = graduate(sheet, entry.id, "skill")
+    assert again["staged"] == [path]
+    staged = repo[pygit2.Repository(str(root)).index[path].id].data.decode()
+    assert TOKEN not in staged and "Deploy with [REDACTED:github-token#1]" in staged
 
 
 def test_a_skill_that_breaks_the_spec_is_not_extended(sheet: StyleSheet, root: Path) -> None:
