@@ -243,7 +243,7 @@ def capstone(
         if plan.committed:
             # HEAD holds it already (a capstone whose archiving failed, or the same sessions
             # imported again): what that capstone left undone is done now.
-            warnings: list[str] = []
+            warnings = _settle_index(repository, target, config, plan.trajectory)
             _settle_feedback(target, plan.graduated, warnings)
             archived = _archive(target, folder, plan.trajectory, warnings)
             return plan.result(archived=archived, warnings=warnings)
@@ -990,6 +990,69 @@ def _update_index(
     except (OSError, StetError, pygit2.GitError) as error:
         paths = " ".join(sorted(staging))
         return [f"the commit is made but the index was not updated ({error}): git add {paths}"]
+    return []
+
+
+def _settle_index(
+    repository: pygit2.Repository, target: Target, config: GateConfig, trajectory: str
+) -> list[str]:
+    """When HEAD is the capstone that committed `trajectory` and was stopped before it updated
+    the index: each `.stet/` file that commit changed enters the index at HEAD's blob (or
+    leaves it) where the index holds what the capstone started from (what HEAD's parent held,
+    or a skill as graduation staged it). A file staged since in another version stays."""
+    import pygit2
+
+    head = repository.head.peel(pygit2.Commit)
+    if not head.parents:
+        return []
+    before, after = head.parents[0].tree, head.tree
+    changed = {
+        path
+        for delta in before.diff_to_tree(after).deltas
+        for path in (delta.old_file.path, delta.new_file.path)
+        if path.startswith(".stet/")
+    }
+    if f"{(COMMITTED / trajectory).as_posix()}/{EVENTS}" not in changed:
+        return []
+    working = (target.key, *former_keys(repository, target))
+
+    def entry(tree: pygit2.Tree, path: str) -> pygit2.Object | None:
+        try:
+            return tree[path]
+        except KeyError:
+            return None
+
+    def started_from(path: str, held: pygit2.Oid | None, new: pygit2.Object) -> bool:
+        """A skill as graduation staged it: the capstone committed it retargeted."""
+        blob = repository.get(held) if held is not None else None
+        name = PurePosixPath(path).parent.name
+        if not isinstance(blob, pygit2.Blob) or not isinstance(new, pygit2.Blob):
+            return False
+        if not path.startswith(".stet/skills/") or not path.endswith("/SKILL.md"):
+            return False
+        return _retargeted(config, blob.data, name, working, trajectory) == new.data
+
+    def settle(index: pygit2.Index) -> None:
+        for path in sorted(changed):
+            old, new = entry(before, path), entry(after, path)
+            held = index[path].id if path in index else None
+            if held == (new.id if new else None):
+                continue
+            if held != (old.id if old else None) and not (
+                new is not None and started_from(path, held, new)
+            ):
+                continue
+            if new is None:
+                index.remove(path)
+            else:
+                index.add(pygit2.IndexEntry(path, new.id, new.filemode))
+
+    try:
+        with file_lock(target.root / INDEX_LOCK, target.root, "the git index"):
+            update_index(repository, settle)
+    except (OSError, StetError, pygit2.GitError) as error:
+        paths = " ".join(sorted(changed))
+        return [f"the index still lacks the commit's files ({error}): git reset -- {paths}"]
     return []
 
 

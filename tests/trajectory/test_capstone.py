@@ -191,6 +191,35 @@ def stage(repo: pygit2.Repository, path: str, content: str) -> None:
     index.write()
 
 
+def test_a_capstone_stopped_before_it_updated_the_index_is_finished_there(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """Stopped between its commit and the index (Ctrl-C while git held index.lock): the
+    index still deletes the trajectory and holds the skill's old version, and a `git commit`
+    would undo both. The next capstone puts HEAD's blobs there; an entry staged since in
+    another version stays."""
+    target = import_work(root, tmp_path, 1)
+    graduate_into_skill(root)
+    skill = ".stet/skills/x/SKILL.md"
+    index_file = Path(repo.path) / "index"
+    before = index_file.read_bytes()
+    first = capstone(target)
+    assert first.archived is not None
+    (root / first.archived).rename(working_folder(target).path)
+    index_file.write_bytes(before)  # as the capstone found it
+    stage(repo, "other.txt", "staged meanwhile\n")
+    assert not set(trajectory_files(first.trajectory)) & set(index_entries(repo))
+
+    again = capstone(target)
+
+    assert not again.changed and again.archived is not None and again.warnings == []
+    head = head_commit(repo)
+    entries = index_entries(repo)
+    for path in [*trajectory_files(first.trajectory), skill]:
+        assert entries[path][0] == str(head.tree[path].id), path
+    assert [line for line in git_status(root) if not line.startswith("??")] == ["A  other.txt"]
+
+
 def graduate_into_skill(root: Path, text: str = "Use the retry helper for HTTP calls.") -> str:
     """An entry of the target's style sheet graduated into the skill `x`, which graduation
     writes and stages; the entry's id."""
