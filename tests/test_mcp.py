@@ -533,6 +533,35 @@ def test_garbage_on_the_wire_does_not_stop_the_server(workspace: Path) -> None:
     assert "half" not in sheet_of(workspace).read_text()
 
 
+def test_ids_no_answer_can_carry_and_values_json_does_not_have(workspace: Path) -> None:
+    """An id holding a lone surrogate cannot be written back in UTF-8: it is answered with a
+    null id, and the server goes on (writing it took the server down); NaN and Infinity are
+    not JSON, though Python reads them."""
+    lines = [
+        INITIALIZE,
+        '{"jsonrpc": "2.0", "id": "\\ud800", "method": "ping"}',
+        '{"jsonrpc": "2.0", "id": 11, "method": "tools/call", '
+        '"params": {"name": "get_brief", "arguments": {"budget": NaN}}}',
+        '{"jsonrpc": "2.0", "id": 12, "method": "tools/call", '
+        '"params": {"name": "get_brief", "arguments": {"budget": -Infinity}}}',
+        '{"jsonrpc": "2.0", "id": 13, "method": "tools/call", '
+        '"params": {"name": "add_note", "arguments": {"text": "NaN and Infinity in words"}}}',
+        {"jsonrpc": "2.0", "id": 14, "method": "tools/list"},
+    ]
+    payload = "".join(
+        (line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines
+    )
+    answers = raw_exchange(workspace, payload, wanted={None, 1, 11, 12, 13, 14})
+    assert answers[None]["error"]["code"] == -32600
+    for number in (11, 12):
+        assert answers[number]["error"] == {
+            "code": -32700,
+            "message": "not JSON: NaN and Infinity are no JSON values",
+        }
+    assert answers[13]["result"]["isError"] is False
+    assert len(answers[14]["result"]["tools"]) == len(TOOLS)
+
+
 def test_a_request_before_initialize_is_refused_saying_so(workspace: Path) -> None:
     """The SDK answered it "Invalid request parameters"; a ping may come first, and the
     session goes on once initialize comes."""

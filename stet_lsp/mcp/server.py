@@ -195,6 +195,11 @@ class _CheckedLines:
                     request_id = top_level_id(line.encode("utf-8", "surrogateescape"))
                     await self.refused.send(_wire_error(request_id, types.PARSE_ERROR, "not UTF-8"))
                     continue
+                if _with_constants(line):
+                    request_id = top_level_id(line.encode("utf-8", "surrogatepass"))
+                    why = "not JSON: NaN and Infinity are no JSON values"
+                    await self.refused.send(_wire_error(request_id, types.PARSE_ERROR, why))
+                    continue
                 try:
                     message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
                 except ValueError as error:
@@ -378,9 +383,29 @@ def _has_id(line: str) -> bool:
 
 
 def _wire_error(request_id: str | int | None, code: int, message: str) -> types.JSONRPCError:
+    if isinstance(request_id, str) and _has_lone_surrogate(request_id):
+        request_id = None  # no UTF-8 can write it back: an id that cannot be read
     return types.JSONRPCError(
         jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)
     )
+
+
+def _with_constants(line: str) -> bool:
+    """Whether the line holds `NaN`, `Infinity` or `-Infinity` as values: no JSON has them
+    (RFC 8259), though Python's json and pydantic read them."""
+    if "NaN" not in line and "Infinity" not in line:
+        return False
+
+    def refuse(constant: str) -> Any:
+        raise ValueError(constant)
+
+    try:
+        json.loads(line, parse_constant=refuse)
+    except ValueError as error:
+        return str(error) in ("NaN", "Infinity", "-Infinity")
+    except RecursionError:
+        return False
+    return False
 
 
 def _has_lone_surrogate(value: Any) -> bool:
