@@ -523,13 +523,20 @@ def _gated(config: GateConfig, text: str, label: str, path: str | None = None) -
     return redacted
 
 
-def _require_clean(config: GateConfig, text: str, label: str, path: str | None = None) -> None:
-    """What the gate still finds after redacting is what it cannot redact: refuse it."""
+def _require_clean(
+    config: GateConfig, text: str, label: str, path: str | None = None, fix: str | None = None
+) -> None:
+    """What the gate still finds after redacting is what it cannot redact (or, with `fix`, a
+    text Stet does not redact, saying how to): refuse it."""
     from stet_lsp import gate
 
     findings = gate.scan_text(text, config=config, path=path or label, cache=None)
     if findings:
         places = ", ".join(f"{f.rule} at line {f.line + 1}" for f in findings[:5])
+        if fix is not None:
+            raise CapstoneRefused(
+                "gate", f"{label} holds a secret ({places}): {fix} ({_UNCHANGED})"
+            )
         raise CapstoneRefused(
             "gate",
             f"{label}: the gate finds what it cannot redact ({places}); nothing is committed "
@@ -746,7 +753,14 @@ def _graduated_skills(
             continue
         staged = bytes(blob.data)
         text = staged.decode("utf-8", "replace")
-        _require_clean(config, text, f"{relative} (staged)", relative)
+        _require_clean(
+            config,
+            text,
+            f"{relative} (staged)",
+            relative,
+            fix=f"what you staged is committed as it is: redact it (stet gate redact "
+            f"--in-place {relative}), stage it again and run the capstone again",
+        )
         committed = _retargeted(config, staged, name, working, trajectory)
         if committed is None:
             graduated.warnings.append(
@@ -762,13 +776,13 @@ def _graduated_skills(
                 graduated.kept[relative] = entry
             continue
         _require_clean(config, committed.decode("utf-8", "replace"), relative, relative)
-        work_tree, readable = _skill_work_tree(
+        work_tree, left = _skill_work_tree(
             config, target, relative, staged, committed, name, working, trajectory
         )
-        if not readable:
+        if left is not None:
             graduated.warnings.append(
-                f"{relative} has unstaged changes Stet cannot read as a skill: they are left "
-                f"as they are, its metadata.stet-trajectory naming {target.key}"
+                f"{relative} has unstaged changes {left}: they are left as they are, its "
+                f"metadata.stet-trajectory naming {target.key}"
             )
         graduated.written[relative] = _Written(committed, entry.mode, work_tree, entry.id)
 
@@ -794,23 +808,31 @@ def _skill_work_tree(
     name: str,
     working: tuple[str, ...],
     trajectory: str,
-) -> tuple[bytes | None, bool]:
-    """What the skill's file in the work tree becomes (None: it stays as it is), and whether
-    it could be read: the committed bytes when it holds what was staged; its own text with
-    the metadata rewritten when it has unstaged changes; unchanged when it is missing (a
-    deletion not staged) or cannot be read as a skill."""
+) -> tuple[bytes | None, str | None]:
+    """What the skill's file in the work tree becomes (None: it stays as it is), and why its
+    unstaged changes are left as they are (None: they are not): the committed bytes when it
+    holds what was staged; its own text with the metadata rewritten when it has unstaged
+    changes; unchanged when it is missing (a deletion not staged), cannot be read as a skill,
+    or holds what the gate would redact (a person's text is not rewritten unseen)."""
+    from stet_lsp import gate
+
     try:
         current = read_small(target.root / relative, target.root, relative, SKILL_LIMIT)
     except StetError:  # over SKILL_LIMIT too: left as it is, with a warning
-        return None, False
+        return None, "Stet cannot read as a skill"
     if current is None:
-        return None, True
+        return None, None
     if current == staged:
-        return committed, True
+        return committed, None
+    text = current.decode("utf-8", "replace")
+    found = gate.scan_text(text, config=config, path=relative, cache=None)
+    if found:
+        places = ", ".join(f"{f.rule} at line {f.line + 1}" for f in found[:5])
+        return None, f"holding what the gate redacts ({places}; stet gate redact --in-place)"
     rewritten = _retargeted(config, current, name, working, trajectory)
     if rewritten is None:
-        return None, False
-    return (None if rewritten == current else rewritten), True
+        return None, "Stet cannot read as a skill"
+    return (None if rewritten == current else rewritten), None
 
 
 def _moved_feedback(

@@ -342,6 +342,7 @@ def _into_skill(
     root = target.root
     with skill_lock(root, name):
         current, existing_text = _existing_skill(root, relative, name)
+        _refuse_secrets(existing_text, relative, config)
         section = _section(sheet, entry, body, name, current, existing_text, config)
         skill, extended, text, context, provenance = section
         added = extended is not skill
@@ -539,6 +540,20 @@ def _existing_skill(root: Path, relative: PurePosixPath, name: str) -> tuple[Ski
             f"{relative} does not follow the Agent Skills spec ({error}); fix it before "
             "graduating into it, or choose another skill name; nothing was changed"
         ) from None
+
+
+def _refuse_secrets(text: str, relative: PurePosixPath, config: GateConfig) -> None:
+    """A skill's file holding what the gate redacts (typed in by hand) is not rewritten
+    through the gate unseen: refused, saying how to redact it."""
+    from stet_lsp.gate import scan_text
+
+    found = scan_text(text, config=config, path=relative.as_posix(), cache=None) if text else []
+    if found:
+        places = ", ".join(f"{f.rule} at line {f.line + 1}" for f in found[:5])
+        raise StetError(
+            f"{relative} holds a secret ({places}): redact it (stet gate redact --in-place "
+            f"{relative}) and graduate again; nothing was changed"
+        )
 
 
 def _index_text(root: Path, relative: PurePosixPath) -> str | None:

@@ -815,6 +815,30 @@ def test_a_skill_with_unstaged_changes_keeps_them_and_names_the_committed_trajec
     assert result.warnings == []
 
 
+def test_a_skill_whose_unstaged_changes_hold_a_secret_is_left_as_it_is_and_said_so(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """Rewriting its metadata would have redacted the person's unstaged text unseen, the
+    original gone once the commit was made."""
+    target = import_work(root, tmp_path)
+    graduate_into_skill(root)
+    staged = (root / SKILL).read_text(encoding="utf-8")
+    edited = staged + "\nReach it at postgres://admin:Xy7y3c2Eom06Dwt0@db.internal/app\n"
+    (root / SKILL).write_text(edited, encoding="utf-8")  # not staged
+
+    result = capstone(target)
+
+    assert blob_text(repo, head_commit(repo), SKILL) == staged.replace(
+        target.key, result.trajectory
+    )
+    assert (root / SKILL).read_text(encoding="utf-8") == edited
+    assert result.warnings == [
+        f"{SKILL} has unstaged changes holding what the gate redacts (url-password at line "
+        f"{edited.count(chr(10))}; stet gate redact --in-place): they are left as they are, "
+        f"its metadata.stet-trajectory naming {target.key}"
+    ]
+
+
 def test_a_skill_of_a_branch_whose_key_the_gate_redacted_names_the_committed_trajectory(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:

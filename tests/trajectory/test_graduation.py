@@ -702,10 +702,11 @@ def test_a_skill_written_but_never_staged_is_staged_when_done_again(
     assert path in pygit2.Repository(str(root)).index
 
 
-def test_a_skill_staged_when_done_again_passes_the_gate(
+def test_a_skill_holding_a_secret_typed_in_is_refused_and_never_staged(
     sheet: StyleSheet, root: Path, repo: pygit2.Repository
 ) -> None:
-    """Its file may have been edited since it was written: what is staged is gated."""
+    """Its file may have been edited since it was written (here, while the index lost it):
+    graduation does not rewrite a person's text through the gate unseen, nor stage it."""
     entry = add(sheet, "Use the retry helper", "convention")
     path = ".stet/skills/retry-helper/SKILL.md"
     graduate(sheet, entry.id, "skill")
@@ -714,11 +715,14 @@ def test_a_skill_staged_when_done_again_passes_the_gate(
     index.write()
     with (root / path).open("a") as file:
         file.write(f"\nDeploy with {TOKEN}\n")
+    written = (root / path).read_bytes()
     sheet.set_status(entry.id, "open")
-    again = graduate(sheet, entry.id, "skill")
-    assert again["staged"] == [path]
-    staged = repo[pygit2.Repository(str(root)).index[path].id].data.decode()
-    assert TOKEN not in staged and "Deploy with [REDACTED:github-token#1]" in staged
+    with pytest.raises(StetError, match=r"holds a secret \(github-token at line \d+\): redact"):
+        graduate(sheet, entry.id, "skill")
+    assert (root / path).read_bytes() == written and status(sheet, entry) == "open"
+    assert path not in pygit2.Repository(str(root)).index
+    blobs = [repo[oid] for oid in repo.odb if repo[oid].type == pygit2.enums.ObjectType.BLOB]
+    assert not any(TOKEN.encode() in blob.data for blob in blobs)
 
 
 def test_a_skill_that_breaks_the_spec_is_not_extended(sheet: StyleSheet, root: Path) -> None:
