@@ -31,18 +31,21 @@ def test_first_write_creates_the_sheet_and_ignores_the_cache(sheet: StyleSheet, 
     assert sheet.entries() == []
     sheet.add("first")
     assert sheet.path.is_file()
-    assert (root / ".stet" / ".gitignore").read_text() == "cache/\n"
+    assert (root / ".stet" / ".gitignore").read_text() == "cache/\n.*.tmp\n"
     repo = pygit2.Repository(str(root))
     assert repo.path_is_ignored(str(sheet.path.relative_to(root)))
+    # What a writer stopped midway leaves beside a file it replaces, anywhere under .stet/
+    assert repo.path_is_ignored(".stet/trajectories/t/.narration.md.x1y2.tmp")
+    assert not repo.path_is_ignored(".stet/trajectories/t/narration.md")
 
 
 def test_existing_stet_gitignore_is_extended_not_replaced(sheet: StyleSheet, root: Path) -> None:
     (root / ".stet").mkdir()
     (root / ".stet" / ".gitignore").write_text("scratch/")
     sheet.add("first")
-    assert (root / ".stet" / ".gitignore").read_text() == "scratch/\ncache/\n"
+    assert (root / ".stet" / ".gitignore").read_text() == "scratch/\ncache/\n.*.tmp\n"
     sheet.add("second")
-    assert (root / ".stet" / ".gitignore").read_text() == "scratch/\ncache/\n"
+    assert (root / ".stet" / ".gitignore").read_text() == "scratch/\ncache/\n.*.tmp\n"
 
 
 def test_add_edit_discard_list_and_show(sheet: StyleSheet, root: Path) -> None:

@@ -378,14 +378,22 @@ def _os_error(path: Path | str, error: OSError) -> StetError:
 
 
 def ensure_stet_gitignore(root: Path) -> None:
-    """`.stet/.gitignore` ignores `cache/`, so a style sheet is never committed by accident."""
+    """`.stet/.gitignore` ignores `cache/`, so a style sheet is never committed by accident,
+    and the temporary files a writer stopped midway leaves (`.<name>.<random>.tmp`)."""
     path = make_dirs(root, ".stet") / ".gitignore"
     data = read_regular(path, root)
     current = "" if data is None else data.decode("utf-8", "surrogateescape")
-    if any(
-        line.strip() in {"cache/", "/cache/", "cache", "/cache"} for line in current.splitlines()
-    ):
+    lines = {line.strip() for line in current.splitlines()}
+    missing = [
+        rule
+        for rule, written in (
+            ("cache/", {"cache/", "/cache/", "cache", "/cache"}),
+            (".*.tmp", {".*.tmp"}),
+        )
+        if not lines & written
+    ]
+    if not missing:
         return
     separator = "\n" if current and not current.endswith("\n") else ""
-    updated = f"{current}{separator}cache/\n"
+    updated = current + separator + "".join(f"{rule}\n" for rule in missing)
     atomic_write(path, updated.encode("utf-8", "surrogateescape"), root)
