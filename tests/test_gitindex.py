@@ -91,3 +91,16 @@ def test_an_index_libgit2_cannot_read_is_told_apart(tracked: Path) -> None:
     assert not index_holds(tracked, SHEET)
     index.unlink()
     assert gitindex.index_tracks(tracked, SHEET) is False
+
+
+def test_an_index_libgit2_cannot_read_is_named_with_what_to_do(tracked: Path) -> None:
+    """git writes a split or sparse index that libgit2 refuses to write back; the refusal
+    names the git command that writes it whole."""
+    git(tracked, "-c", "core.splitIndex=true", "update-index", "--split-index")
+    repository = pygit2.Repository(str(tracked))
+    with pytest.raises(pygit2.GitError) as refused:
+        gitindex.update_index(repository, lambda index: None)
+    said = gitindex.index_error(refused.value)
+    assert said.startswith("unsupported mandatory extension: 'link'")
+    assert "git update-index --no-split-index" in said
+    assert gitindex.index_error(OSError("disk full")) == "disk full"

@@ -132,3 +132,20 @@ def update_index(repository: pygit2.Repository, change: Callable[[pygit2.Index],
 
 def _locked(error: Exception, repository: pygit2.Repository) -> bool:
     return "index.lock" in str(error) or os.path.exists(os.path.join(repository.path, "index.lock"))
+
+
+_EXTENSIONS = {
+    "link": "a split index: `git update-index --no-split-index` writes it whole",
+    "sdir": "a sparse index: `git sparse-checkout disable`, or "
+    "`git config index.sparse false` and `git sparse-checkout reapply`, writes it whole",
+}
+
+
+def index_error(error: Exception) -> str:
+    """What libgit2 said of an index it cannot read, with what to do when git wrote it in a
+    form libgit2 does not read (`unsupported mandatory extension: 'link'`)."""
+    said = str(error)
+    for extension, remedy in _EXTENSIONS.items():
+        if f"extension: '{extension}'" in said:
+            return f"{said}; git wrote {remedy}"
+    return said

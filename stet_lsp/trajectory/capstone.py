@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.gitindex import update_index
+from stet_lsp.core.gitindex import index_error, update_index
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.safefs import (
     atomic_write,
@@ -326,7 +326,7 @@ def _check_repository(repository: pygit2.Repository, target: Target, allow_detac
         conflicts = repository.index.conflicts
     except pygit2.GitError as error:  # a damaged index file
         raise CapstoneRefused(
-            "index", f"the git index cannot be read: {error} ({_UNCHANGED})"
+            "index", f"the git index cannot be read: {index_error(error)} ({_UNCHANGED})"
         ) from None
     if conflicts is not None:
         raise CapstoneRefused(

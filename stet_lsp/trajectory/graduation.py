@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.gitindex import update_index
+from stet_lsp.core.gitindex import index_error, update_index
 from stet_lsp.core.lines import split_lines
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.model import KINDS, SECTION_TITLES, Entry, Status, format_time, utc_now
@@ -566,7 +566,9 @@ def _index_text(root: Path, relative: PurePosixPath) -> str | None:
             return None
         blob = repository.get(repository.index[relative.as_posix()].id)
     except (pygit2.GitError, OSError) as error:
-        raise StetError(f"{relative} could not be staged: {error}; nothing was changed") from None
+        raise StetError(
+            f"{relative} could not be staged: {index_error(error)}; nothing was changed"
+        ) from None
     return blob.data.decode("utf-8", "replace") if isinstance(blob, pygit2.Blob) else None
 
 
@@ -644,7 +646,9 @@ def stage(root: Path, relative: PurePosixPath, data: bytes) -> None:
             entry = pygit2.IndexEntry(relative.as_posix(), blob, pygit2.enums.FileMode.BLOB)
             update_index(repository, lambda index: index.add(entry))
     except pygit2.GitError as error:
-        raise StetError(f"{relative} could not be staged: {error}; nothing was changed") from None
+        raise StetError(
+            f"{relative} could not be staged: {index_error(error)}; nothing was changed"
+        ) from None
 
 
 def _index_lock(root: Path) -> AbstractContextManager[None]:
