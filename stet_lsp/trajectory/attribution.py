@@ -25,7 +25,7 @@ import heapq
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -218,6 +218,11 @@ class Attribution:
     followed: dict[str, dict[int, LineOrigin]] = field(default_factory=dict)
     left_out: list[LeftOut] = field(default_factory=list)
     texts: dict[str, str | list[str]] = field(default_factory=dict)
+    earlier: Callable[[FileChange, int], list[str] | None] | None = None
+    """The text a file the trajectory has not changed yet held before a change to it (and its
+    step), from elsewhere (git), to place an unanchored change in."""
+    touched: set[str] = field(default_factory=set)
+    """The paths a change followed so far changed."""
 
     @property
     def files(self) -> dict[str, dict[int, LineOrigin]]:
@@ -237,6 +242,8 @@ class Attribution:
     def follow(self, change: FileChange, step: int, content: str | None = None) -> None:
         """Follows one change (`content`: the file after it, when not in the change)."""
         files, texts = self.followed, self.texts
+        first_touch = change.path not in self.touched and change.old_path not in self.touched
+        self.touched.update(path for path in (change.path, change.old_path) if path)
         if change.operation == "rename" and change.old_path:
             if _outside(change.path):  # moved out of the repository: gone from it
                 self._forget(change.old_path)
@@ -268,6 +275,10 @@ class Attribution:
         anchored = change.anchored
         if hunks and not anchored and change.operation != "create":
             located = _located(hunks, _split(known))
+            if located is None and known is None and first_touch and self.earlier is not None:
+                before = self.earlier(change, step)
+                located = _located(hunks, before)
+                known = before if located is not None else None
             if located is not None:
                 hunks, anchored = located, True
         if (

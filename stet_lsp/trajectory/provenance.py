@@ -2,7 +2,10 @@
 
 A trajectory knows where its file changes left their lines (`attribution.py`: the lines
 each anchored change wrote, placed in each file after all the trajectory's changes, through
-edits made between them outside the trajectory where a change recorded the file). Since
+edits made between them outside the trajectory where a change recorded the file; a change
+known only by its search and replace text, placed where its search text is once, in what
+the trajectory left of the file or, for a file it had not changed yet, what git held before
+it: `_EventReader._earlier`). Since
 then people edited the files, committed, renamed them, and the editor's buffer may hold
 unsaved text. So a trajectory's lines are not looked up by number:
 each file's lines after the trajectory form a *reference* (the texts of the attributed lines
@@ -94,7 +97,7 @@ CACHE_SIZE = 32
 """Results kept per Provenance, by (path, text): an editor asks again for the same text."""
 
 _NEEDED_KINDS = frozenset(
-    {"session_start", "agent_message", "reasoning", "tool_call", "file_change"}
+    {"session_start", "agent_message", "reasoning", "tool_call", "file_change", "commit"}
 )
 _OPERATIONS = frozenset({"create", "modify", "delete", "rename"})
 _NO_SOURCE = SourceRef(file="", line=1)
@@ -356,7 +359,7 @@ class TrajectoryLines:
             base_commit=base if isinstance(base, str) and base else None,
             started=started if isinstance(started, str) else None,
         )
-        reader = _EventReader(trajectory_id, root)
+        reader = _EventReader(trajectory_id, root, trajectory.base_commit)
         for position, record in enumerate(records, 1):
             reader.read(record, position)
         reader.follow_changes()
@@ -451,14 +454,20 @@ class _EventReader:
     message at each tool call, and each file change (its path made repository-relative) with
     its detail and the file's content after it, where that is known."""
 
-    def __init__(self, trajectory: str, root: Path | None = None) -> None:
+    def __init__(
+        self, trajectory: str, root: Path | None = None, base_commit: str | None = None
+    ) -> None:
         self.trajectory = trajectory
         self.root = root
         """The work tree read in: a session whose folder holds it ran in a folder above it."""
+        self.base_commit = base_commit
         self.cwds: dict[str, str | None] = {}
         self.last_message: dict[tuple[str, str | None], tuple[int, str, str]] = {}
         self.at_call: dict[tuple[str, str], tuple[int, str, str]] = {}
-        self.attribution = Attribution()
+        self.repository: pygit2.Repository | None = None
+        self.commits: list[tuple[str, int, str]] = []
+        """Each commit the sessions recorded: session, step, sha (aider's, after its edits)."""
+        self.attribution = Attribution(earlier=self._earlier if root is not None else None)
         self.changes: list[tuple[FileChange, int, str | None]] = []
         """Each change, its step and the file after it (when recorded), until followed."""
         self.details: dict[int, StepDetail] = {}
@@ -486,6 +495,38 @@ class _EventReader:
                 self.at_call[(session, call_id)] = message
         elif kind == "file_change":
             self._change(record, step, session, agent)
+        elif kind == "commit":
+            sha = _text(record.get("sha"))
+            if sha:
+                self.commits.append((session, step, sha))
+
+    def _earlier(self, change: FileChange, step: int) -> list[str] | None:
+        """What a file held before the first change the trajectory made to it, from git: in
+        the parent of the first commit its session recorded after the change (aider commits
+        each edit it applies), else in the commit the trajectory was imported on; None when
+        neither holds it as text."""
+        import pygit2
+
+        after = next(
+            (sha for session, at, sha in self.commits if session == change.session and at > step),
+            None,
+        )
+        if self.repository is None:
+            try:
+                self.repository = pygit2.Repository(str(self.root))
+            except pygit2.GitError:
+                return None
+        repository = self.repository
+        for revision in (f"{after}^" if after else None, self.base_commit):
+            if revision is None:
+                continue
+            try:
+                blob = repository.revparse_single(revision).peel(pygit2.Commit).tree[change.path]
+            except (KeyError, ValueError, pygit2.GitError):
+                continue
+            if isinstance(blob, pygit2.Blob) and not blob.is_binary:
+                return lines_of(blob.data.decode("utf-8", "replace"))
+        return None
 
     def follow_changes(self) -> None:
         """Follows the changes read, in the order they were made."""

@@ -931,6 +931,52 @@ def test_unanchored_changes_found_twice_give_no_attribution_and_say_so(
     assert detail is not None and "+TWO" in detail.diff  # the hover can still show the change
 
 
+AIDER_RUN = """
+# aider chat started at 2025-07-15 11:38:37
+
+> Aider v0.85.1
+> Main model: gpt-4o with diff edit format
+
+#### say hello
+
+src/hello.py
+```python
+<<<<<<< SEARCH
+def main():
+    pass
+=======
+def main():
+    print("hello")
+>>>>>>> REPLACE
+```
+
+> Applied edit to src/hello.py
+> Commit {sha} feat: say hello
+"""
+
+
+def test_an_edit_to_a_file_the_trajectory_never_wrote_is_placed_in_what_git_held(
+    root: Path, tmp_path: Path
+) -> None:
+    """aider records its edits as search and replace text, and commits each: the file before
+    the edit is in the parent of the commit the session recorded after it."""
+    before = "import os\n\n\ndef main():\n    pass\n\n\nmain()\n"
+    after = before.replace("    pass", '    print("hello")')
+    repository = pygit2.Repository(str(root))
+    commit_files(repository, {"src/hello.py": before}, "before the run")
+    sha = str(commit_files(repository, {"src/hello.py": after}, "feat: say hello"))
+    history = tmp_path / ".aider.chat.history.md"
+    history.write_text(AIDER_RUN.format(sha=sha[:7]), encoding="utf-8")
+    commit_files(repository, {"src/hello.py": "# a line above\n" + after}, "later")
+    write(root, "src/hello.py", "# a line above\n" + after)
+    import_transcript(resolve_target(root), history)
+
+    provenance = Provenance.load(root)
+    found = provenance.attribute("src/hello.py", "# a line above\n" + after)
+    assert [item.line for item in found] == [5]  # print("hello"), below the line added since
+    assert provenance.unattributed("src/hello.py") == []
+
+
 # -- the alignment --------------------------------------------------------------------------------
 
 lines_of_few_texts = st.lists(st.integers(min_value=0, max_value=5), max_size=40)
