@@ -863,10 +863,12 @@ def test_the_reported_total_cost_is_the_sessions(
     assert parsed.dropped["final_metrics"] == (kept is None)
 
 
-def test_a_continued_session_keeps_a_total_only_when_every_file_reports_one(
+def test_a_continued_session_keeps_the_total_its_last_file_reports(
     tmp_path: Path,
 ) -> None:
-    second = trajectory([USAGE_STEP], final_metrics={"total_cost_usd": 0.25})
+    """Each file's final_metrics counts the run up to its end, the files before it included
+    (Harbor's Terminus 2 golden runs: the continuation's total is every file's steps')."""
+    second = trajectory([USAGE_STEP], final_metrics={"total_cost_usd": 0.75})
     write(tmp_path / "trajectory.cont-1.json", second)
     first = trajectory(
         [USAGE_STEP],

@@ -240,8 +240,10 @@ class _Reader:
         if self.restored is not None:
             self._end_restored(end_at)
             return self.parsed
-        # The harness's total cost of the session, when every file of it reports one.
-        cost = None if None in totals else sum(t for t in totals if t is not None)
+        # The harness's total cost of the session: a continuation's final_metrics counts the
+        # whole run so far (Harbor's Terminus 2 writes the files before it, and the
+        # summarization subagents', into it), so the last file's is the session's.
+        cost = totals[-1]
         if cost is None and mapping(root.get("final_metrics")):
             self.parsed.dropped["final_metrics"] += 1
         self._emit(SessionEnd, end_at, self.last_time, None, cost_usd=cost)
