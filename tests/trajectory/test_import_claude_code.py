@@ -1436,6 +1436,20 @@ def test_truncated_lines_invalid_utf8_and_a_huge_record(tmp_path: Path) -> None:
     assert IMPORTER.sniff(path.read_text(errors="replace")[:SNIFF_BYTES])
 
 
+def test_two_records_on_one_line_are_both_read(tmp_path: Path) -> None:
+    """A record written with no line break after it, and the next one after it on the same
+    line (seen in public sessions: the session's last answer, then its summary)."""
+    last = assistant("a1", None, "m1", [{"type": "text", "text": "Done."}], "t")
+    title = {"type": "summary", "summary": "Logging fix", "leafUuid": "a1"}
+    path = write(tmp_path / "joined.jsonl", [json.dumps(last) + json.dumps(title)])
+    parsed = IMPORTER.parse(path)
+    assert of(parsed.events, AgentMessage)[0].text == "Done."
+    assert [(p.line, p.message) for p in parsed.problems] == [
+        (1, "2 JSON values on one line (a line break missing): each read")
+    ]
+    assert all(event.source.line == 1 for event in parsed.events)
+
+
 def test_session_id_without_one_in_the_transcript_is_the_file_hash(tmp_path: Path) -> None:
     path = write(tmp_path / "anon.jsonl", [{"type": "summary", "summary": "x", "leafUuid": "y"}])
     parsed = IMPORTER.parse(path)

@@ -77,6 +77,18 @@ def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[
                     text = line.decode("utf-8", "replace")
                 try:
                     value = json.loads(text)
+                except json.JSONDecodeError as error:
+                    joined = _joined_values(text) if error.msg == "Extra data" else []
+                    if not joined:
+                        problems.append(Problem(source, number, f"not JSON: {error}"))
+                        continue
+                    said = (
+                        f"{len(joined)} JSON values on one line (a line break missing): each read"
+                    )
+                    problems.append(Problem(source, number, said))
+                    for value in joined:
+                        yield number, value
+                    continue
                 except ValueError as error:
                     problems.append(Problem(source, number, f"not JSON: {error}"))
                     continue
@@ -84,6 +96,23 @@ def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[
                     problems.append(Problem(source, number, "JSON nested too deeply to read"))
                     continue
             yield number, value
+
+
+def _joined_values(text: str) -> list[Any]:
+    """The JSON values of a line that holds several, one after the other (a writer stopped
+    before its line break, and the next record written after it); [] when what follows the
+    first is not JSON values alone."""
+    values: list[Any] = []
+    decoder, position, end = json.JSONDecoder(), 0, len(text.rstrip())
+    while position < end:
+        while text[position].isspace():
+            position += 1
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except (ValueError, RecursionError):
+            return []
+        values.append(value)
+    return values if len(values) > 1 else []
 
 
 def file_digest(path: Path) -> str:
