@@ -994,6 +994,37 @@ def test_mini_swe_agent_bare_list_is_detected(tmp_path: Path) -> None:
     assert not MINI.sniff(chat)
 
 
+def test_mini_swe_agent_bare_list_submission_is_its_file_changes(tmp_path: Path) -> None:
+    """A run saved as its message list has no `info.submission`: the submitted diff is the
+    submitting command's output, the last message."""
+    diff = (
+        "diff --git a/calc.py b/calc.py\nindex 20edef5..f55e657 100755\n--- a/calc.py\n"
+        "+++ b/calc.py\n@@ -1,2 +1,2 @@\n-def div(a, b)\n+def div(a, b):\n     return a/b\n"
+    )
+    messages = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "Fix the syntax error."},
+        {
+            "role": "assistant",
+            "content": "Submit.\n\n```mswea_bash_command\ngit add -A && git diff --cached"
+            " && echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```",
+        },
+        {"role": "user", "content": diff},
+    ]
+    path = write(tmp_path, messages, "github_issue.traj.json")
+    events = MINI.parse(path).events
+    (change,) = of(events, FileChange)
+    call = of(events, ToolCall)[0]
+    assert (change.path, change.operation, change.added, change.removed) == (
+        "calc.py",
+        "modify",
+        1,
+        1,
+    )
+    assert change.call_id == call.call_id and change.source.pointer == "/3"
+    assert [e.kind for e in events][-3:] == ["tool_result", "file_change", "session_end"]
+
+
 def test_mini_swe_agent_v2_submission_answers_the_submitting_call(tmp_path: Path) -> None:
     """v2 ends a run in the middle of a step: the exit message holds the output of the
     command that submitted (the patch), and the patch's changes belong to that call."""

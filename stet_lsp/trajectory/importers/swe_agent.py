@@ -771,6 +771,8 @@ class _MiniRun:
         self.exit_status: str | None = None
         self.exit_ref: SourceRef | None = None
         self.submission_at: int | None = None
+        self.submitted: tuple[str, SourceRef] | None = None
+        """The submitting command's output and where it is (v1: the last message)."""
         self.seen_responses: set[str] = set()
 
     def ref(self, index: int) -> SourceRef:
@@ -1040,6 +1042,7 @@ class _MiniRun:
             # v1 answers the submitting command with the submitted output as the last message.
             self.submit_call = call
             self.submission_at = len(self.events)
+            self.submitted = output, self.ref(index)
 
     def _exit(self, index: int, message: Record) -> None:
         extra = _extra(message)
@@ -1089,10 +1092,14 @@ class _MiniRun:
         self.events.append(_request_usage(self, index, message, response, usage, cost))
 
     def _submission(self) -> None:
+        """The file changes of the submitted diff: `info.submission`, or (a run saved as its
+        bare message list, which has no `info`) the submitting command's output."""
         patch = self.info.get("submission")
+        source = self.document.ref("/info/submission")
+        if not isinstance(patch, str) and self.submitted is not None:
+            patch, source = self.submitted
         if not isinstance(patch, str) or "+++ " not in patch:
             return
-        source = self.document.ref("/info/submission")
         at = self.submission_at
         call = self.submit_call if at is not None and self.submit_call else None
         changes = patch_changes(patch, self.id, source, call)
