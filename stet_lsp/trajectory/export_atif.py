@@ -62,6 +62,7 @@ UNKNOWN = "unknown"
 NO_EVENTS = "(no events)"
 NO_MESSAGES = "(no messages: the session's records are in extra)"
 SUBAGENT_STARTED = "(subagent {} started)"  # the step of a subagent no call started
+UNRECORDED_CALL = "(the result of call {}, which was not recorded)"  # its step, with no other
 COMPACTED = "(context compacted)"  # a compaction's step when its summary is opaque
 AN_ERROR = "(an error)"  # an error's step when the harness gave no message
 REWOUND = (
@@ -415,7 +416,7 @@ class _Builder:
             result["source_call_id"] = None
             result["extra"] = {**result.get("extra", {}), "call_id": event.call_id}
             step = self._current_agent_step(event) or self._system(
-                event, number, f"(the result of call {event.call_id}, which was not recorded)"
+                event, number, UNRECORDED_CALL.format(event.call_id)
             )
         else:
             self.call_results.setdefault(event.call_id, result)

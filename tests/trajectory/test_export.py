@@ -2083,6 +2083,23 @@ def test_what_the_atif_export_keeps_in_extra_imports_back(tmp_path: Path) -> Non
     ]
 
 
+def test_a_result_whose_call_was_not_recorded_imports_back_as_itself(tmp_path: Path) -> None:
+    """A session cut after a call (a checkpoint slice) starts with its result: the export
+    names the call in the result's extra, on a system step of its own."""
+    ev = Events("s")
+    ev.add(SessionStart, harness="claude-code", time="2026-05-01T10:00:00Z")
+    ev.add(ToolResult, call_id="toolu_gone", ok=False, output="Exit code 1")
+    ev.add(UserMessage, text="go on")
+    ev.add(SessionEnd)
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps(to_atif(summary(ev.items, "t").model_dump(mode="json"), ev.items)))
+    back = IMPORTERS["atif"].parse(path).events
+    assert [e.kind for e in back] == ["session_start", "tool_result", "user_message", "session_end"]
+    result = back[1]
+    assert isinstance(result, ToolResult)
+    assert (result.call_id, result.ok, result.output) == ("toolu_gone", False, "Exit code 1")
+
+
 def test_a_subagent_whose_call_returned_nothing_or_that_no_call_started_imports_back(
     tmp_path: Path,
 ) -> None:

@@ -107,6 +107,7 @@ from stet_lsp.trajectory.export_atif import (
     NO_EVENTS,
     NO_MESSAGES,
     SUBAGENT_STARTED,
+    UNRECORDED_CALL,
 )
 from stet_lsp.trajectory.importers.base import ParsedSession
 from stet_lsp.trajectory.importers.edits import (
@@ -499,8 +500,11 @@ class _Reader:
         elif self.own_export and (
             message in (NO_EVENTS, NO_MESSAGES)
             or (message.startswith(_STARTED_HEAD) and message.endswith(_STARTED_TAIL))
+            or (message.startswith(_UNRECORDED_HEAD) and message.endswith(_UNRECORDED_TAIL))
         ):
-            pass  # Stet's export's step for a session without messages or a subagent's start
+            # Stet's export's step for a session without messages, a subagent's start, or a
+            # result whose call was not recorded (the result comes back as itself)
+            pass
         elif isinstance(extra.get("error"), dict):
             interrupt = extra["error"].get("interrupt") is True
             text = "" if message == AN_ERROR else message
@@ -662,6 +666,16 @@ class _Reader:
         content = result.get("content")
         if self.own_export and refs is not None and "content" not in result:
             return  # Stet's export names the subagent a call ran that returned nothing
+        extra = mapping(result.get("extra"))
+        unrecorded = text_field(extra.get("call_id")) if self.own_export else None
+        if unrecorded is not None and result.get("source_call_id") is None:
+            # Stet's export of a result whose call was not recorded: it names the call in extra
+            failed = extra.get("is_error") is True
+            output = _content_text(content)
+            self._emit(
+                ToolResult, at, time, agent, call_id=unrecorded, ok=not failed, output=output
+            )
+            return
         if call_id is None or call_id not in self.calls:
             if content is not None or refs is None:
                 reason = "observation result without a tool call"
@@ -673,7 +687,6 @@ class _Reader:
         call = self.calls[call_id]
         call.answered = True
         output = _content_text(content)
-        extra = mapping(result.get("extra"))
         failed = extra.get("is_error") is True or extra.get("tool_result_is_error") is True
         refused = call.name == _OPENHANDS_EDITOR and output.startswith(EDITOR_REFUSAL)
         ok = not failed and not refused and _ERROR_MARK not in output
@@ -855,6 +868,7 @@ def _cost_basis(cost: float | None, extra: dict[str, Any]) -> str | None:
 
 
 _STARTED_HEAD, _STARTED_TAIL = SUBAGENT_STARTED.split("{}")
+_UNRECORDED_HEAD, _UNRECORDED_TAIL = UNRECORDED_CALL.split("{}")
 _TASK_COMPLETE = "mark_task_complete"
 """Terminus 2's call that says the task is done, after the step's commands."""
 # The fields of a file change Stet's export keeps (`extra.file_changes`).
