@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.74"
+RULESET_VERSION = "2026.75"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -361,8 +361,10 @@ GENERIC_ASSIGNMENT = Rule(
 )
 # A literal code falls back on after a credential's assignment (`password =
 # process.env.DB_PASSWORD || '…'`, `{token: opts.token ?? "…"}`, `token = getenv('TOKEN') or
-# '…'`, `token = isProd ? process.env.TOKEN : '…'`; `syntax.FALLBACK_CHAIN`): the literal only,
-# judged as `secret-assignment` judges one right after the name.
+# '…'`, `password = str(os.getenv("DB_PASSWORD")) or '…'`, `token = isProd ?
+# process.env.TOKEN : '…'`, `password = os.environ["DB_PASSWORD"] if prod else '…'`, Kotlin's
+# `System.getenv("TOKEN") ?: "…"`; `syntax.FALLBACK_CHAIN`): the literal only, judged as
+# `secret-assignment` judges one right after the name.
 FALLBACK_ASSIGNMENT = Rule(
     name="secret-assignment",
     pattern=lazy(
@@ -378,7 +380,8 @@ FALLBACK_ASSIGNMENT = Rule(
 )
 # The default of a lookup whose key names a credential (`os.environ.get('DB_PASS', '…')`,
 # `os.getenv("API_TOKEN", "…")`, `settings.get("client_secret", "…")`, `process.env.API_KEY
-# ?? '…'`, `ENV['TOKEN'] || '…'`; `syntax.LOOKUP_OPEN`), whatever the name it is assigned to.
+# ?? '…'`, `ENV['TOKEN'] || '…'`, `os.environ["DB_PASSWORD"] if prod else '…'`;
+# `syntax.LOOKUP_OPEN`, `syntax.LOOKUP_DEFAULT`), whatever the name it is assigned to.
 _LOOKUP_KEY = r"[A-Za-z0-9_.\-]{0,40}?(?i:" + SECRET_KEY_WORDS + r")"
 LOOKUP_DEFAULT = Rule(
     name="secret-assignment",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from stet_lsp.gate.heuristics import letter_pairs, reads_as_written
+from stet_lsp.gate.patterns import lazy
 
 
 def value_is_code(text: str, key_start: int, key_end: int, start: int, end: int) -> bool:
@@ -524,63 +525,124 @@ def is_test_path(value: str) -> bool:
 
 
 # A literal code falls back on when a credential's lookup finds nothing: the right operand of
-# `||`, `??` or `or` (`password = process.env.DB_PASSWORD || '…'`, `token = getenv('TOKEN')
-# or '…'`), a conditional's branch (`token = isProd ? process.env.TOKEN : '…'`), or a
-# lookup's default argument (`os.environ.get('DB_PASS', '…')`, `os.getenv("API_TOKEN",
-# "…")`, `settings.get("client_secret", "…")`). The literal is the credential's value when
-# the lookup finds none, and is judged as a literal right after the name is; the code before
-# it never is a value. These are pieces of the rules' patterns (`rules.FALLBACK_ASSIGNMENT`,
+# `||`, `??`, `?:` or `or` (`password = process.env.DB_PASSWORD || '…'`, `token =
+# getenv('TOKEN') or '…'`), a conditional's branch (`token = isProd ? process.env.TOKEN :
+# '…'`, Python's `password = os.environ["DB_PASSWORD"] if prod else '…'`), or a lookup's
+# default argument (`os.environ.get('DB_PASS', '…')`, `os.getenv("API_TOKEN", "…")`,
+# `settings.get("client_secret", "…")`). The literal is the credential's value when the lookup
+# finds none, and is judged as a literal right after the name is; the code before it never is
+# a value. These are pieces of the rules' patterns (`rules.FALLBACK_ASSIGNMENT`,
 # `rules.LOOKUP_DEFAULT`).
-#
-# An operand of code: a name or a chain of names, with calls and subscripts of one level
-# (`process.env.DB_PASSWORD`, `os.environ.get('DB_PASS')`, `input.password`, `opts?.token`).
+
+
+def _nested_call(depth: int) -> str:
+    """A call's arguments in parentheses, calls nested in them up to `depth` levels deep in
+    all (`str(os.getenv("X"))`, `f(g(h(x)))`): within a level, up to eight parts, each a run
+    without parentheses of up to 160 characters or a call one level down. Each part starts
+    with a character the other cannot, and every repeat is possessive, so a match attempt
+    reads each character once."""
+    call = r"\([^()\r\n;]{0,160}+\)"
+    for _ in range(depth - 1):
+        call = r"\((?:[^()\r\n;]{1,160}+|" + call + r"){0,8}+\)"
+    return call
+
+
+_CALL = _nested_call(3)
+# An operand of code: a name or a chain of names, with calls (see `_CALL`) and subscripts
+# (`process.env.DB_PASSWORD`, `os.environ.get('DB_PASS')`, `input.password`, `opts?.token`,
+# `cfg.get(env("X"))`), perhaps after `!`, `await` or `typeof`.
 CODE_OPERAND: str = (
-    r"!{0,2}(?:await[ \t]{1,4})?[A-Za-z_$][\w$]{0,80}+"
-    r"(?:\??\.[A-Za-z_$][\w$]{0,80}+|\([^()\r\n;]{0,160}+\)|\[[^\[\]\r\n;]{0,80}+\]){0,12}+"
+    r"!{0,2}(?:(?:await|typeof)[ \t]{1,4})?[A-Za-z_$][\w$]{0,80}+"
+    r"(?:\??\.[A-Za-z_$][\w$]{0,80}+|" + _CALL + r"|\[[^\[\]\r\n;]{0,80}+\]){0,12}+"
 )
-# The operators that fall back on their right operand, with the blanks around them (`or` needs
-# its blanks: `x or'…'` is no Python).
-FALLS_BACK: str = r"(?:[ \t]{0,4}(?:\|\||\?\?)[ \t]{0,4}|[ \t]{1,4}or[ \t]{1,4})"
+# The operators that fall back on their right operand, with the blanks around them: `||`,
+# `??`, the Elvis operator `?:` (Kotlin, Groovy, PHP: `System.getenv("TOKEN") ?: "…"`), and
+# `or` (with its blanks: `x or'…'` is no Python).
+FALLS_BACK: str = r"(?:[ \t]{0,4}(?:\|\||\?\?|\?:)[ \t]{0,4}|[ \t]{1,4}or[ \t]{1,4})"
+# A condition (of `? :` or of Python's `if … else`): up to eight terms, each an operand, a
+# short literal in words or a number, perhaps after `not`, joined by comparisons (`===`, `!=`,
+# `<=`, `is not`, `in`, `not in`) and by `&&`, `||`, `and` or `or`: `isProd`, `env === 'dev'`,
+# `os.getenv('CI') is None`, `'DB_PASS' in os.environ`, `cfg and cfg.password`. (Each term is
+# written once in the pattern: its operand holds nested calls, and copies of it made the rules'
+# patterns slow to compile.)
+_WORD_LITERAL = r"[\"'][\w.\-]{0,40}+[\"']"
+_NUMBER = r"-?[0-9]{1,12}+(?:\.[0-9]{1,12}+)?"
+_TERM = r"(?:not[ \t]{1,4})?(?:" + CODE_OPERAND + r"|" + _WORD_LITERAL + r"|" + _NUMBER + r")"
+_OPERATOR = (
+    r"(?:[ \t]{0,4}(?:[!=]==?|[<>]=?|&&|\|\|)[ \t]{0,4}"
+    r"|[ \t]{1,4}(?:is(?:[ \t]{1,4}not)?|(?:not[ \t]{1,4})?in|and|or)[ \t]{1,4})"
+)
+_MORE_TERMS = r"(?:" + _OPERATOR + _TERM + r"){0,7}"
+_CONDITION = _TERM + _MORE_TERMS
+# Python's conditional expression from the `if` after its first operand to the `else` before
+# the literal (`os.environ["DB_PASSWORD"] if prod else '…'`, `key if key else '…'`).
+_PYTHON_ELSE = r"[ \t]{1,4}if[ \t]{1,4}" + _CONDITION + r"[ \t]{1,4}else[ \t]{1,4}"
 # What stands between a credential's name with its assignment and the literal it falls back on
 # (an opening parenthesis may come first: `password = (process.env.P || '…')`): an operand,
 # then a fallback operator after it and up to three more (`a.secret || b.secret || '…'`), or
-# a conditional's ` ? ` after it (perhaps compared with a name or a short literal in words:
-# `env === 'dev' ? '…' : …`) with the literal either right after (the then branch) or after
-# another operand and ` : ` (the else branch). The first operand is read once.
-_COMPARISON = (
-    r"[ \t]{0,4}(?:[!=]==?|[<>]=?)[ \t]{0,4}(?:" + CODE_OPERAND + r"|[\"'][\w.\-]{0,40}+[\"'])"
-)
+# a conditional: the rest of a condition it starts (compared, joined to more tests: `env ===
+# 'dev' && !ci`, perhaps closed by `)`), ` ? ` and the literal either right after (the then
+# branch) or after another operand and ` : ` (the else branch); or Python's conditional
+# expression with the literal as its else branch (see `_PYTHON_ELSE`; a literal in its then
+# branch stands right after the name). The first operand is read once.
 _MORE_FALLBACKS = r"(?:" + CODE_OPERAND + FALLS_BACK + r"){0,3}"
 _BRANCH = (
-    r"(?:"
-    + _COMPARISON
-    + r")?[ \t]{1,4}\?[ \t]{1,4}(?:"
+    _MORE_TERMS
+    + r"(?:[ \t]{0,2}\))?[ \t]{1,4}\?[ \t]{1,4}(?:"
     + CODE_OPERAND
     + r"[ \t]{1,4}:[ \t]{1,4})?"
 )
 FALLBACK_CHAIN: str = (
-    r"\(?[ \t]{0,2}" + CODE_OPERAND + r"(?:" + FALLS_BACK + _MORE_FALLBACKS + r"|" + _BRANCH + r")"
+    r"\(?[ \t]{0,2}"
+    + CODE_OPERAND
+    + r"(?:"
+    + FALLS_BACK
+    + _MORE_FALLBACKS
+    + r"|"
+    + _BRANCH
+    + r"|"
+    + _PYTHON_ELSE
+    + r")"
 )
 # The rule's cheap test from a credential's assignment on: the code falling back, then a
 # quote, which a JSON string may escape (`|| \\"…\\"`).
 FALLBACK_AHEAD: str = FALLBACK_CHAIN + r"\\{0,64}+[\"'`]"
-# The same test where a JSON string escapes the literal's quote (`|| \\"…\\"`): the engine
-# decodes the string for the rule to read it (`engine._PLAIN_ASSIGNMENT`).
-FALLBACK_ESCAPED: str = r"[^\r\n\\;]{0,240}?(?:\|\||\?\?|[ \t]or|[ \t][?:])[ \t]{0,4}\\"
+# The same test where a JSON string escapes the literal's quote (`|| \\"…\\"`, `else \\"…\\"`),
+# perhaps quotes in the code before it too (`os.environ[\\"DB_PASSWORD\\"] if prod else
+# \\"…\\"`): the engine decodes the string for the rule to read it (`engine._PLAIN_ASSIGNMENT`).
+FALLBACK_ESCAPED: str = (
+    r"(?:[^\r\n\\;]|\\{1,64}+[\"']){0,240}?(?:\|\||\?\?|\?:|[ \t]or|[ \t][?:]|[ \t]else)"
+    r"[ \t]{0,4}\\"
+)
 # A lookup of a configured value by a key that names a credential: a call (`getenv(`,
 # `.get(`, `.fetch(`, Java's `getOrDefault(`, `getProperty(`) or a subscript (`env[`,
 # `environ[`) with the key quoted, or a member of the environment (`process.env.KEY`,
 # `import.meta.env.KEY`); then the default argument after `,`, or a fallback after the call's
-# `)`, the subscript's `]` or the member.
+# `)`, the subscript's `]` or the member: an operator's right operand, or the else branch of
+# a conditional the lookup is the condition or the first branch of (`process.env.API_KEY ?
+# process.env.API_KEY : '…'`, `os.environ["DB_PASSWORD"] if "DB_PASSWORD" in os.environ else
+# '…'`).
 LOOKUP_OPEN: str = (
     r"(?:(?:(?<![\w$])(?i:getenv|getordefault|getproperty)|\.(?i:get|fetch))\([ \t]{0,4}[\"'`]"
     r"|(?<![\w$])(?i:env|environ)\[[ \t]{0,4}[\"'`]"
     r"|(?<![\w$])(?i:env)\.)"
 )
-LOOKUP_DEFAULT: str = (
-    r"(?:[\"'`](?:[ \t]{0,4},[ \t]{0,4}|[ \t]{0,4}[)\]]" + FALLS_BACK + r")|" + FALLS_BACK + r")"
+_LOOKUP_FALLBACK = (
+    r"(?:"
+    + FALLS_BACK
+    + r"|"
+    + _PYTHON_ELSE
+    + r"|"
+    + _MORE_TERMS
+    + r"[ \t]{1,4}\?[ \t]{1,4}"
+    + CODE_OPERAND
+    + r"[ \t]{1,4}:[ \t]{1,4})"
 )
-_FALLBACK_VALUE = re.compile(
+LOOKUP_DEFAULT: str = (
+    r"(?:[\"'`][ \t]{0,4},[ \t]{0,4}|(?:[\"'`][ \t]{0,4}[)\]])?" + _LOOKUP_FALLBACK + r")"
+)
+# Compiled on first use, as the rules' patterns are (a YAML password's value is rare).
+_FALLBACK_VALUE = lazy(
     r"(?P<code>" + FALLBACK_CHAIN + r")(?:\"[^\"\r\n]*\"|'[^'\r\n]*'|`[^`\r\n]*`)"
     r"[ \t]{0,4}[,;)}\]]{0,4}"
 )
