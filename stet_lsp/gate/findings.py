@@ -37,6 +37,11 @@ class Finding(NamedTuple):
         }
 
 
+def places(findings: list[Finding], limit: int = 5) -> str:
+    """Where the first findings are, for a message: `github-token at line 19, …` (1-based)."""
+    return ", ".join(f"{f.rule} at line {f.line + 1}" for f in findings[:limit])
+
+
 def masked_preview(span: Span, value: str) -> str:
     if span.replacement is not None:
         return value[:6] + "…"

@@ -529,10 +529,11 @@ def _require_clean(
     """What the gate still finds after redacting is what it cannot redact (or, with `fix`, a
     text Stet does not redact, saying how to): refuse it."""
     from stet_lsp import gate
+    from stet_lsp.gate.findings import places as gate_places
 
     findings = gate.scan_text(text, config=config, path=path or label, cache=None)
     if findings:
-        places = ", ".join(f"{f.rule} at line {f.line + 1}" for f in findings[:5])
+        places = gate_places(findings)
         if fix is not None:
             raise CapstoneRefused(
                 "gate", f"{label} holds a secret ({places}): {fix} ({_UNCHANGED})"
@@ -815,6 +816,7 @@ def _skill_work_tree(
     changes; unchanged when it is missing (a deletion not staged), cannot be read as a skill,
     or holds what the gate would redact (a person's text is not rewritten unseen)."""
     from stet_lsp import gate
+    from stet_lsp.gate.findings import places as gate_places
 
     try:
         current = read_small(target.root / relative, target.root, relative, SKILL_LIMIT)
@@ -827,7 +829,7 @@ def _skill_work_tree(
     text = current.decode("utf-8", "replace")
     found = gate.scan_text(text, config=config, path=relative, cache=None)
     if found:
-        places = ", ".join(f"{f.rule} at line {f.line + 1}" for f in found[:5])
+        places = gate_places(found)
         return None, f"holding what the gate redacts ({places}; stet gate redact --in-place)"
     rewritten = _retargeted(config, current, name, working, trajectory)
     if rewritten is None:

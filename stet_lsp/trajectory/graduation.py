@@ -546,10 +546,11 @@ def _refuse_secrets(text: str, relative: PurePosixPath, config: GateConfig) -> N
     """A skill's file holding what the gate redacts (typed in by hand) is not rewritten
     through the gate unseen: refused, saying how to redact it."""
     from stet_lsp.gate import scan_text
+    from stet_lsp.gate.findings import places as gate_places
 
     found = scan_text(text, config=config, path=relative.as_posix(), cache=None) if text else []
     if found:
-        places = ", ".join(f"{f.rule} at line {f.line + 1}" for f in found[:5])
+        places = gate_places(found)
         raise StetError(
             f"{relative} holds a secret ({places}): redact it (stet gate redact --in-place "
             f"{relative}) and graduate again; nothing was changed"
