@@ -27,7 +27,7 @@ from repos import INJECTED, clone_committing_sheet
 
 from stet_lsp.core.anchors import make_anchor
 from stet_lsp.core.sheet import StyleSheet
-from stet_lsp.core.targets import resolve_target
+from stet_lsp.core.targets import Target, resolve_target
 
 
 @pytest_lsp.fixture(config=SERVER, params=CLIENTS)
@@ -278,6 +278,43 @@ async def test_the_sheet_file_has_lenses_actions_outline_and_problems(
     discard = (actions or [])[-1]
     await execute(client, discard.command.command, **discard.command.arguments[0])  # type: ignore[union-attr]
     assert sheet.get(keep.id).status == "discarded"
+
+
+async def test_another_targets_sheet_offers_no_graduation_and_says_why(
+    client: LanguageClient, root: Path
+) -> None:
+    """Graduation works on the current target's sheet: a named target's sheet (or a branch's
+    after a switch) offered routes that all failed with 'no entry with id'."""
+    other = StyleSheet(Target(root, "named", "pr-42"))
+    entry = other.add("PR-only convention", kind="convention")
+    document = open_file(client, other.path, language="markdown")
+
+    async def told() -> list[types.Diagnostic]:
+        found = await diagnostics(client, document)
+        return [d for d in found if d.code == "other-target"]
+
+    (note,) = await eventually(told)
+    assert note.range.start.line == 0
+    assert note.message == (
+        "the style sheet of named target pr-42, while HEAD is on main: its entries graduate "
+        "from their own target (`stet graduate ID --target pr-42`), so none is offered here"
+    )
+    here = types.TextDocumentIdentifier(uri=document)
+    assert not await client.text_document_code_lens_async(types.CodeLensParams(text_document=here))
+    line = (
+        other.path.read_text()
+        .splitlines()
+        .index(
+            next(
+                text for text in other.path.read_text().splitlines() if text.startswith("- PR-only")
+            )
+        )
+    )
+    where = types.Range(start=types.Position(line, 0), end=types.Position(line, 0))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(here, where, types.CodeActionContext(diagnostics=[]))
+    )
+    assert not any(entry.id in a.title for a in actions or [])  # type: ignore[union-attr]
 
 
 def _hand_id(sheet: StyleSheet) -> str:

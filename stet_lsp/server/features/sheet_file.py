@@ -8,9 +8,16 @@ from pathlib import Path
 from lsprotocol import types
 
 from stet_lsp.core.anchors import place
-from stet_lsp.core.items import Item, lost_anchor_items, open_entries, problem_items
+from stet_lsp.core.items import (
+    Item,
+    lost_anchor_items,
+    open_entries,
+    other_target_item,
+    problem_items,
+)
 from stet_lsp.core.model import SECTION_TITLES, Entry
 from stet_lsp.core.sheet_format import EntryBlock, SheetDocument
+from stet_lsp.core.targets import Target
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.features.graduation import actions_for, lenses_for
@@ -40,7 +47,14 @@ class SheetFile(Feature):
 
     def _publish(self, state: DocumentState) -> None:
         codec = self.server.workspace.position_codec
-        items = problem_items(self.parsed[state.uri], state.lines) + self.lost.get(state.uri, [])
+        document = self.parsed[state.uri]
+        items = problem_items(document, state.lines) + self.lost.get(state.uri, [])
+        current = self._current_target(state)
+        if current is not None and state.path != current.sheet_path:
+            kind, name = document.meta.target_kind, document.meta.target_name
+            if not name:  # a sheet whose header was lost: named by its file
+                kind, name = "sheet", state.path.name if state.path else state.uri
+            items.append(other_target_item(state.lines, kind, name, current.label))
         self.server.diagnostics.set(
             state.uri, "sheet", [diagnostic(codec, state.lines, item) for item in items]
         )
@@ -98,7 +112,20 @@ class SheetFile(Feature):
         document = self.parsed.get(state.uri)
         return list(document.entries()) if document else []
 
+    def _current_target(self, state: DocumentState) -> Target | None:
+        """The target HEAD is on, as last read (None: not read yet)."""
+        snapshot = self.server.snapshot(state.session) if state.session else None
+        return snapshot.target if snapshot else None
+
+    def _graduates_here(self, state: DocumentState) -> bool:
+        """Whether the sheet's entries graduate from it: it is the current target's (the
+        commands work on that target's sheet)."""
+        current = self._current_target(state)
+        return current is None or state.path == current.sheet_path
+
     def code_lenses(self, state: DocumentState) -> list[types.CodeLens]:
+        if not self._graduates_here(state):
+            return []
         codec = self.server.workspace.position_codec
         lenses = []
         for entry in self._entries(state):
@@ -111,7 +138,7 @@ class SheetFile(Feature):
     def code_actions(
         self, state: DocumentState, params: types.CodeActionParams
     ) -> list[types.CodeAction]:
-        if not state.is_sheet:
+        if not state.is_sheet or not self._graduates_here(state):
             return []
         first, last = params.range.start.line + 1, params.range.end.line + 1
         actions = []
