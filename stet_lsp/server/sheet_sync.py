@@ -249,6 +249,12 @@ def line_edit(codec: Any, old: list[str], new: list[str]) -> types.TextEdit:
             start, text = client_position(codec, old, first, 0), "\n".join(replacement)
         else:  # lines removed at the end: from the end of the last line kept
             start, text = client_position(codec, old, first - 1, len(old[first - 1])), ""
+    if start == end == types.Position(last, 0) and last > 0 and not old[last] and text[-1:] == "\n":
+        # An insertion past the break that ends the text is made before that break: Neovim
+        # takes the position past it for a line past the buffer's end, and leaves an empty
+        # line there.
+        start = end = client_position(codec, old, last - 1, len(old[last - 1]))
+        text = "\n" + text[:-1]
     return types.TextEdit(range=types.Range(start=start, end=end), new_text=text)
 
 

@@ -3,13 +3,14 @@ protocol does (`\\n`, `\\r\\n` and a lone `\\r` each end one)."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
 from stet_lsp.core.lines import LineIndex, split_lines
 from stet_lsp.server.documents import DocumentState, new_document
+from stet_lsp.server.sheet_sync import line_edit
 
 CODEC = PositionCodec(types.PositionEncodingKind.Utf16)
 TEXT = st.text(alphabet="ab\r\n", max_size=12)
@@ -68,3 +69,33 @@ def test_deleting_what_stood_between_a_cr_and_an_lf_joins_them() -> None:
     edit(state, "one\rx\ntwo", 4, 5, "")
     assert state.lines == ["one", "two"]
     assert state.line_edits[-1] == (0, 2, 1)
+
+
+def apply_edit(lines: list[str], edit: types.TextEdit) -> list[str]:
+    text = "\n".join(lines)
+    index = LineIndex(text)
+
+    def offset(position: types.Position) -> int:
+        return index.starts[position.line] + position.character
+
+    start, end = offset(edit.range.start), offset(edit.range.end)
+    return split_lines(text[:start] + edit.new_text + text[end:])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["- a", "- b", "", "## Notes"]), max_size=6),
+    st.lists(st.sampled_from(["- a", "- b", "", "## Notes"]), max_size=6),
+)
+def test_a_sheet_edit_turns_the_old_lines_into_the_new_within_the_text(
+    old: list[str], new: list[str]
+) -> None:
+    """The edit a merge sends: lines inserted before the break that ends the text are
+    inserted from the end of the line before it, never from the position past that break,
+    which Neovim reads as a line past the buffer's end (and leaves an empty line)."""
+    before, after = [*old, ""], [*new, ""]  # texts that end in a line break, as sheets do
+    assume(before != after)
+    edit = line_edit(CODEC, before, after)
+    assert apply_edit(before, edit) == after
+    if edit.range.start == edit.range.end and len(before) > 1:
+        assert edit.range.start.line < len(before) - 1
