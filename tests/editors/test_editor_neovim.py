@@ -1372,6 +1372,49 @@ def test_open_style_sheet_shows_what_commands_and_the_cli_wrote(tmp_path: Path) 
     assert [n["message"] for n in result["notifications"]] == [f"stet: entry {entry_id} discarded"]
 
 
+def test_a_style_sheet_written_on_disk_is_read_again_or_kept_merged(tmp_path: Path) -> None:
+    """When Neovim checks the sheet's file after the CLI wrote it: without unsaved changes it
+    is read again ('autoread' off too: the plugin decides for Stet's own file); with them the
+    buffer is kept, the server having merged the agent's entry into it (Neovim offered W12's
+    "Load File", which drops the unsaved lines, seen in a terminal)."""
+    root = make_workspace(tmp_path / "repo")
+    add_note(root, "first note text", "--kind", "convention")
+    cli = json.dumps(stet_command())
+    body = f"""
+    vim.o.autoread = false
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.cmd("Stet sheet")
+    vim.wait(10000, function() return vim.api.nvim_buf_get_name(0):find("sheets", 1, true) ~= nil end, 50)
+    local sheet = vim.api.nvim_get_current_buf()
+    out.sheet_attached = attached(sheet)
+    local function has(text)
+      return table.concat(vim.api.nvim_buf_get_lines(sheet, 0, -1, false), "\\n"):find(text, 1, true) ~= nil
+    end
+    local function add(text)
+      local argv = vim.list_extend(vim.json.decode({json.dumps(cli)}), {{ "note", "add", text, "--author", "agent" }})
+      return vim.system(argv, {{ text = true }}):wait(30000).code
+    end
+    out.first = add("an agent's first note")
+    settle(500)
+    vim.cmd.checktime(sheet)
+    out.read_again = vim.wait(5000, function() return has("an agent's first note") end, 50)
+    out.clean = not vim.bo[sheet].modified
+    vim.api.nvim_buf_set_lines(sheet, -1, -1, false, {{ "- typed, not saved yet" }})
+    out.second = add("an agent's second note")
+    out.merged = vim.wait(10000, function() return has("an agent's second note") end, 50)
+    vim.cmd.checktime(sheet)
+    settle(300)
+    out.kept = has("typed, not saved yet") and has("an agent's second note")
+    out.modified = vim.bo[sheet].modified
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True and result["sheet_attached"] is True
+    assert (result["first"], result["second"]) == (0, 0)
+    assert result["read_again"] is True and result["clean"] is True
+    assert result["merged"] is True and result["kept"] is True and result["modified"] is True
+
+
 def test_setup_and_a_cmd_of_the_wrong_type_say_so(tmp_path: Path) -> None:
     """`require("stet").setup()` reports an unknown option or one of the wrong type (no Lua
     error, the rest applied); a `cmd` that is not a list (`cmd = "stet-lsp"`) is said once

@@ -67,6 +67,19 @@ if vim.g.stet_enable ~= false then
     end,
   })
 
+  -- A style sheet written on disk while a buffer holds it (an agent's note through the CLI):
+  -- with unsaved changes the server merges the disk's entries into the buffer, so the buffer
+  -- is kept (Neovim would offer W12's "Load File", which drops the unsaved lines); without,
+  -- it is read again.
+  vim.api.nvim_create_autocmd("FileChangedShell", {
+    group = group,
+    pattern = "*/.stet/cache/sheets/*.md",
+    callback = function(args)
+      local keep = vim.v.fcs_reason == "deleted" or vim.bo[args.buf].modified
+      vim.v.fcs_choice = keep and "" or "reload"
+    end,
+  })
+
   -- Neovim 0.11 asks for code lenses only when told to: ask when a buffer is shown or saved.
   vim.api.nvim_create_autocmd({ "LspAttach", "BufEnter", "BufWritePost", "InsertLeave" }, {
     group = group,
