@@ -1248,11 +1248,12 @@ def test_graduate_skill_with_an_empty_name_takes_the_proposal(tmp_path: Path) ->
 
 def test_stet_without_a_subcommand_and_a_bad_budget_say_so(tmp_path: Path) -> None:
     """`:Stet` alone names the subcommands (not Vim's E471); `:Stet brief` refuses a budget
-    that is not a whole number of tokens, 1 or more, instead of ignoring it."""
+    that is not a whole number of tokens, 1 or more, instead of ignoring it; `:Stet note` with
+    a kind and no text refuses (it added a note whose text was the kind's name)."""
     root = make_workspace(tmp_path / "repo")
     body = """
     out.errors = {}
-    for _, command in ipairs({ "Stet", "Stet brief abc", "Stet brief 0", "Stet brief -5", "Stet brief 1.5" }) do
+    for _, command in ipairs({ "Stet", "Stet brief abc", "Stet brief 0", "Stet brief -5", "Stet brief 1.5", "Stet note convention  " }) do
       local ok, err = pcall(vim.cmd, command)
       if not ok then
         out.errors[#out.errors + 1] = tostring(err)
@@ -1266,7 +1267,12 @@ def test_stet_without_a_subcommand_and_a_bad_budget_say_so(tmp_path: Path) -> No
     assert result["notifications"] == [
         {"message": f"stet: a subcommand is needed; one of {', '.join(names)}", "level": 4},
         *[{"message": usage, "level": 4}] * 4,
+        {
+            "message": "stet: usage: :Stet note convention {text} (the note's text after its kind)",
+            "level": 4,
+        },
     ], result["notifications"]
+    assert stet(root, "note", "list").stdout == ""
 
 
 SESSION_WORDS = """

@@ -35,7 +35,10 @@ M.subcommands = {
     -- :Stet note [{kind}] {text}
     run = function(args)
       local kind, text = first_word(args)
-      if kind and text ~= "" and vim.tbl_contains(stet.kinds, kind) then
+      if kind and vim.tbl_contains(stet.kinds, kind) then
+        if text == "" then
+          return usage("note " .. kind .. " {text} (the note's text after its kind)")
+        end
         stet.add_note(text, kind)
       elseif args ~= "" then
         stet.add_note(args, nil)
