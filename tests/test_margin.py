@@ -787,6 +787,27 @@ BLOCK_CASES = [
         [3],
     ),
     (
+        "c one-line block comment between code",
+        "javascript",
+        "  bar(); /* stet: inline block */ baz();\n",
+        "  bar(); baz();\n",
+        [0],
+    ),
+    (
+        "c one-line block comment before code",
+        "c",
+        "  /* stet: checked */ int size(void);\n",
+        "  int size(void);\n",
+        [0],
+    ),
+    (
+        "c block comment over two lines, code after its closer",
+        "c",
+        "x(); /* stet: one\n   two */ y();\n",
+        "x(); y();\n",
+        [0],
+    ),
+    (
         "text before the note inside the comment",
         "c",
         "/**\n * Returns the size. stet: cached\n */\nint size(void);\n",

@@ -200,6 +200,13 @@ def _removal(
         # A trailing comment: from the end of the code to the end of the line.
         start = len(first_line_text[: comment.start_with_delimiter].rstrip())
         return number, start, last_line, len(lines[last_line])
+    if whole_comment and comment.block and comment.opener:
+        # A block comment with code after its closer (`bar(); /* stet: … */ baz();`): the
+        # comment goes with its delimiters, and the blanks after it where blanks stand before.
+        start, end, rest = comment.start_with_delimiter, last.end_with_delimiter, lines[last_line]
+        if start == 0 or first_line_text[start - 1] in " \t":
+            end = len(rest) - len(rest[end:].lstrip(" \t"))
+        return number, start, last_line, end
     # Inside a longer comment: only the note's own text.
     return number, match.start(), last_line, last.end
 
