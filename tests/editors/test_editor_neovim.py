@@ -1176,16 +1176,20 @@ def test_file_outside_a_repository_starts_no_client(tmp_path: Path) -> None:
     out.outside = clients()
     out.on_outside = #vim.lsp.get_clients({{ bufnr = 0 }})
     vim.cmd("Stet note a note")
+    vim.cmd("Stet discard")
+    vim.cmd("Stet mark wrong")
 """
     result = run_script(tmp_path, root, body)
     assert result["attached"] is True
     assert result["repository"] == [{"root": str(root), "buffers": 1}]
     assert result["outside"] == result["repository"], result["outside"]
     assert result["on_outside"] == 0
-    assert [n["message"] for n in result["notifications"]] == [
+    not_attached = (
         "stet: the stet language server is not attached to this buffer: "
         "its file is not inside a git repository"
-    ]
+    )
+    # discard and mark said "no style-sheet entry on this line" and "open a trajectory".
+    assert [n["message"] for n in result["notifications"]] == [not_attached] * 3
 
 
 def test_graduate_skill_by_id_offers_the_proposal_anywhere(tmp_path: Path) -> None:

@@ -444,6 +444,9 @@ end
 
 function M.discard(id)
   local bufnr, uri, line = here()
+  if not M.client(bufnr) then
+    return -- says why no server is attached
+  end
   id = id or entry_at_cursor(bufnr, line)
   if not id then
     notify("no style-sheet entry on this line; give an id", vim.log.levels.WARN)
@@ -634,6 +637,9 @@ end
 ---@param to_sheet boolean?
 function M.mark(verdict, text, to_sheet)
   local bufnr, uri, line = here()
+  if not M.client(bufnr) then
+    return -- says why no server is attached
+  end
   if not M.is_trajectory_file(vim.api.nvim_buf_get_name(bufnr)) then
     notify("open a trajectory (:Stet trajectory) and put the cursor on a step first", vim.log.levels.WARN)
     return
