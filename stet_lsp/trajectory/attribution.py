@@ -434,21 +434,26 @@ def _located(hunks: Sequence[Hunk], known: list[str] | None) -> list[Hunk] | Non
     a text found twice). None when the change reads no line, or reads them at no place or
     at several."""
     ordered = sorted(hunks, key=lambda hunk: hunk.old_first)
-    reads = [text for op, text in ordered[0].lines if op != "+"]
-    if known is None or not reads:
+    reads = [[text for op, text in hunk.lines if op != "+"] for hunk in ordered]
+    if known is None or not reads[0]:
         return None
-    found: list[Hunk] | None = None
+    first, found = reads[0], None
     for start, line in enumerate(known):
-        if line != reads[0] or known[start : start + len(reads)] != reads:
+        if line != first[0]:
             continue
         shift = start + 1 - ordered[0].old_first
-        placed = [Hunk(h.old_first + shift, h.new_first + shift, h.lines) for h in ordered]
-        if patched(known, placed) is None:
-            continue
-        if found is not None:
-            return None
-        found = placed
-    return found
+        if all(
+            known[h.old_first - 1 + shift : h.old_first - 1 + shift + len(r)] == r
+            for h, r in zip(ordered, reads, strict=True)
+            if r
+        ):
+            if found is not None:
+                return None  # a second place
+            found = shift
+    if found is None:
+        return None
+    placed = [Hunk(h.old_first + found, h.new_first + found, h.lines) for h in ordered]
+    return placed if patched(known, placed) is not None else None
 
 
 def _found(

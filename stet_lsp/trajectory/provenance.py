@@ -5,7 +5,7 @@ each anchored change wrote, placed in each file after all the trajectory's chang
 edits made between them outside the trajectory where a change recorded the file; a change
 known only by its search and replace text, placed where its search text is once, in what
 the trajectory left of the file or, for a file it had not changed yet, what git held before
-it: `_EventReader._earlier`). Since
+it: `_GitTexts`). Since
 then people edited the files, committed, renamed them, and the editor's buffer may hold
 unsaved text. So a trajectory's lines are not looked up by number:
 each file's lines after the trajectory form a *reference* (the texts of the attributed lines
@@ -449,6 +449,49 @@ def _unattributed(trajectory: str, item: LeftOut) -> Unattributed:
     return Unattributed(trajectory, item.path, item.step, item.reason, item.lines)
 
 
+class _GitTexts:
+    """What a file held before the first change a trajectory made to it, from git: in the
+    parent of the first commit its session recorded after the change (aider commits each edit
+    it applies), else in the commit the trajectory was imported on when that commit is older
+    than the change (a trajectory imported after its work was committed has a base that holds
+    the work); None when neither holds it as text."""
+
+    def __init__(self, root: Path, base_commit: str | None) -> None:
+        self.root = root
+        self.base_commit = base_commit
+        self.commits: list[tuple[str, int, str]] = []
+        """Each commit the sessions recorded: session, step, sha."""
+        self.repository: pygit2.Repository | None = None
+
+    def earlier(self, change: FileChange, step: int) -> list[str] | None:
+        import pygit2
+
+        after = next(
+            (sha for session, at, sha in self.commits if session == change.session and at > step),
+            None,
+        )
+        if self.repository is None:
+            try:
+                self.repository = pygit2.Repository(str(self.root))
+            except pygit2.GitError:
+                return None
+        repository = self.repository
+        made = _epoch(change.time) if change.time else None
+        for revision in (f"{after}^" if after else None, self.base_commit):
+            if revision is None:
+                continue
+            try:
+                commit = repository.revparse_single(revision).peel(pygit2.Commit)
+                if revision == self.base_commit and (made is None or commit.commit_time > made):
+                    continue  # the base may hold the work already (imported after commits)
+                blob = commit.tree[change.path]
+            except (KeyError, ValueError, pygit2.GitError):
+                continue
+            if isinstance(blob, pygit2.Blob) and not blob.is_binary:
+                return lines_of(blob.data.decode("utf-8", "replace"))
+        return None
+
+
 class _EventReader:
     """Reads a trajectory's events in order: each session's working folder, the agent's last
     message at each tool call, and each file change (its path made repository-relative) with
@@ -460,14 +503,14 @@ class _EventReader:
         self.trajectory = trajectory
         self.root = root
         """The work tree read in: a session whose folder holds it ran in a folder above it."""
-        self.base_commit = base_commit
         self.cwds: dict[str, str | None] = {}
         self.last_message: dict[tuple[str, str | None], tuple[int, str, str]] = {}
         self.at_call: dict[tuple[str, str], tuple[int, str, str]] = {}
-        self.repository: pygit2.Repository | None = None
-        self.commits: list[tuple[str, int, str]] = []
-        """Each commit the sessions recorded: session, step, sha (aider's, after its edits)."""
-        self.attribution = Attribution(earlier=self._earlier if root is not None else None)
+        self.git_texts = _GitTexts(root, base_commit) if root is not None else None
+        # Not a method of the reader: the attribution holding the reader would be a cycle,
+        # which only the collector's full walks free.
+        earlier = self.git_texts.earlier if self.git_texts is not None else None
+        self.attribution = Attribution(earlier=earlier)
         self.changes: list[tuple[FileChange, int, str | None]] = []
         """Each change, its step and the file after it (when recorded), until followed."""
         self.details: dict[int, StepDetail] = {}
@@ -497,36 +540,8 @@ class _EventReader:
             self._change(record, step, session, agent)
         elif kind == "commit":
             sha = _text(record.get("sha"))
-            if sha:
-                self.commits.append((session, step, sha))
-
-    def _earlier(self, change: FileChange, step: int) -> list[str] | None:
-        """What a file held before the first change the trajectory made to it, from git: in
-        the parent of the first commit its session recorded after the change (aider commits
-        each edit it applies), else in the commit the trajectory was imported on; None when
-        neither holds it as text."""
-        import pygit2
-
-        after = next(
-            (sha for session, at, sha in self.commits if session == change.session and at > step),
-            None,
-        )
-        if self.repository is None:
-            try:
-                self.repository = pygit2.Repository(str(self.root))
-            except pygit2.GitError:
-                return None
-        repository = self.repository
-        for revision in (f"{after}^" if after else None, self.base_commit):
-            if revision is None:
-                continue
-            try:
-                blob = repository.revparse_single(revision).peel(pygit2.Commit).tree[change.path]
-            except (KeyError, ValueError, pygit2.GitError):
-                continue
-            if isinstance(blob, pygit2.Blob) and not blob.is_binary:
-                return lines_of(blob.data.decode("utf-8", "replace"))
-        return None
+            if sha and self.git_texts is not None:
+                self.git_texts.commits.append((session, step, sha))
 
     def follow_changes(self) -> None:
         """Follows the changes read, in the order they were made."""

@@ -977,6 +977,36 @@ def test_an_edit_to_a_file_the_trajectory_never_wrote_is_placed_in_what_git_held
     assert provenance.unattributed("src/hello.py") == []
 
 
+@pytest.mark.parametrize("days", [-1, 1], ids=["base before the run", "work committed first"])
+def test_a_first_edit_is_placed_in_the_base_commit_only_when_it_is_older(
+    root: Path, tmp_path: Path, days: int
+) -> None:
+    """An edit known by its search and replace text alone, to a file the run never wrote and
+    no commit event follows: placed in the base commit's file when that commit is older than
+    the edit; a base made after it (the work committed, then imported) may hold the edit
+    already, and is not read."""
+    before = "import os\n\n\ndef main():\n    pass\n\n\nmain()\n"
+    hello = 'def main():\n    print("hello")\n'
+    after = before.replace("def main():\n", hello)
+    repository = pygit2.Repository(str(root))
+    write(root, "src/hello.py", before if days < 0 else after)
+    commit_all(repository, "the base", later_signature(days))
+    session = Claude(SESSION_A, root).user("Say hello")
+    edit(
+        session,
+        "toolu_h",
+        f"{root}/src/hello.py",
+        before,
+        "def main():\n",
+        hello,
+        anchored=False,
+    )
+    run_into(resolve_target(root), session, tmp_path)
+    write(root, "src/hello.py", after)
+    found = [item.line for item in Provenance.load(root).attribute("src/hello.py", after)]
+    assert found == ([4] if days < 0 else [])
+
+
 # -- the alignment --------------------------------------------------------------------------------
 
 lines_of_few_texts = st.lists(st.integers(min_value=0, max_value=5), max_size=40)
