@@ -172,16 +172,19 @@ def problem_items(document: SheetDocument, lines: list[str]) -> list[Item]:
 def other_target_item(lines: list[str], kind: str, name: str, current: str) -> Item:
     """On the first line of a style sheet that is not the current target's (another branch's,
     a named target's): why it offers no graduation, and how its entries graduate."""
-    if kind == "named":
-        how = f"`stet graduate ID --target {name}`"
-    else:
-        how = f"check out {name} first" if kind == "branch" else "check that commit out first"
-    what = {"branch": "branch", "named": "named target", "detached": "detached HEAD"}.get(
-        kind, kind
-    )
+    hows = {
+        "named": f"`stet graduate ID --target {name}`",
+        "branch": f"check out {name} first",
+        "detached": "check that commit out first",
+    }
+    whats = {"branch": "branch ", "named": "named target ", "detached": "detached HEAD "}
+    if kind in hows:
+        whose, how = f"of {whats[kind]}{name}", hows[kind]
+    else:  # its header lost: only its file tells whose it is
+        whose, how = f"in {name}", "from the target the file is named for"
     message = (
-        f"the style sheet of {what} {name}, while HEAD is on {current}: its entries graduate "
-        f"from their own target ({how}), so none is offered here"
+        f"the style sheet {whose}, while HEAD is on {current}: its entries graduate from their "
+        f"own target ({how}), so none is offered here"
     )
     return _line_item("sheet", lines, 0, "information", "other-target", message)
 

@@ -1389,6 +1389,8 @@ def test_a_style_sheet_written_on_disk_is_read_again_or_kept_merged(tmp_path: Pa
     "Load File", which drops the unsaved lines, seen in a terminal)."""
     root = make_workspace(tmp_path / "repo")
     add_note(root, "first note text", "--kind", "convention")
+    add_note(root, "a named target's note", "--target", "pr-42")
+    other = next((root / ".stet/cache/sheets").glob("named--pr-42--*.md"))
     cli = json.dumps(stet_command())
     body = f"""
     vim.o.autoread = false
@@ -1417,12 +1419,24 @@ def test_a_style_sheet_written_on_disk_is_read_again_or_kept_merged(tmp_path: Pa
     settle(300)
     out.kept = has("typed, not saved yet") and has("an agent's second note")
     out.modified = vim.bo[sheet].modified
+    out.merges_into_current = require("stet").merges_into(sheet)
+    vim.cmd.edit({json.dumps(str(other))})
+    local named = vim.api.nvim_get_current_buf()
+    out.named_attached = attached(named)
+    out.told = vim.wait(10000, function()
+      return #vim.tbl_filter(function(d) return d.code == "other-target" end, vim.diagnostic.get(named)) > 0
+    end, 50)
+    out.merges_into_named = require("stet").merges_into(named)
 """
     result = run_script(tmp_path, root, body)
     assert result["attached"] is True and result["sheet_attached"] is True
     assert (result["first"], result["second"]) == (0, 0)
     assert result["read_again"] is True and result["clean"] is True
     assert result["merged"] is True and result["kept"] is True and result["modified"] is True
+    # Another target's sheet gets nothing merged in: Neovim's own W12 question is kept for it.
+    assert result["merges_into_current"] is True
+    assert result["named_attached"] is True and result["told"] is True
+    assert result["merges_into_named"] is False
 
 
 def test_setup_and_a_cmd_of_the_wrong_type_say_so(tmp_path: Path) -> None:

@@ -68,15 +68,22 @@ if vim.g.stet_enable ~= false then
   })
 
   -- A style sheet written on disk while a buffer holds it (an agent's note through the CLI):
-  -- with unsaved changes the server merges the disk's entries into the buffer, so the buffer
-  -- is kept (Neovim would offer W12's "Load File", which drops the unsaved lines); without,
-  -- it is read again.
+  -- the current target's sheet with unsaved changes gets the disk's entries merged in by the
+  -- server, so the buffer is kept (Neovim would offer W12's "Load File", which drops the
+  -- unsaved lines); one without unsaved changes is read again. Any other case (another
+  -- target's sheet, which the server does not merge into; no server; a deleted file) is
+  -- Neovim's own question.
   vim.api.nvim_create_autocmd("FileChangedShell", {
     group = group,
     pattern = "*/.stet/cache/sheets/*.md",
     callback = function(args)
-      local keep = vim.v.fcs_reason == "deleted" or vim.bo[args.buf].modified
-      vim.v.fcs_choice = keep and "" or "reload"
+      if vim.v.fcs_reason == "deleted" then
+        vim.v.fcs_choice = "ask"
+      elseif not vim.bo[args.buf].modified then
+        vim.v.fcs_choice = "reload"
+      else
+        vim.v.fcs_choice = require("stet").merges_into(args.buf) and "" or "ask"
+      end
     end,
   })
 

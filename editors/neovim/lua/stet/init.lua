@@ -442,6 +442,23 @@ local function entry_at_cursor(bufnr, line)
   end
 end
 
+--- Whether the server merges what is written on disk into this style sheet's buffer: it is
+--- attached to it, and the sheet is the current target's (another target's carries the
+--- server's `other-target` note).
+---@param bufnr integer
+---@return boolean
+function M.merges_into(bufnr)
+  if #vim.lsp.get_clients({ bufnr = bufnr, name = "stet" }) == 0 then
+    return false
+  end
+  for _, found in ipairs(vim.diagnostic.get(bufnr)) do
+    if found.code == "other-target" then
+      return false
+    end
+  end
+  return true
+end
+
 function M.discard(id)
   local bufnr, uri, line = here()
   if not M.client(bufnr) then
