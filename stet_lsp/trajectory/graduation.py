@@ -475,10 +475,13 @@ def _gated_section(
     """The entry's text and its code through the gate with one numbering, continuing the
     skill's own markers: a secret in both gets the same marker. The description and heading
     are cut from this text, never from the raw one (a cut secret may not be recognised).
-    What the gate found in the whole file (`hidden`) is replaced in the code first."""
+    What the gate found in the whole file (`hidden`) is replaced in the code first, and in
+    the entry's text where it quotes it."""
     if context is None or not context.lines:
         return _gate_parts([body], "SKILL.md", config, existing)[0], context
-    code = _hide(context.lines, hidden, existing + "\n" + body)
+    code, markers = _hide(context.lines, hidden, existing + "\n" + body)
+    for value in sorted(markers, key=len, reverse=True):
+        body = body.replace(value, markers[value])
     text, code = _gate_parts([body, code], "SKILL.md", config, existing)
     return text, replace(context, lines=tuple(code.split("\n")))
 
@@ -498,9 +501,12 @@ class _Hidden:
     replacement: str | None
 
 
-def _hide(lines: tuple[str, ...], hidden: tuple[_Hidden, ...], numbered: str) -> str:
+def _hide(
+    lines: tuple[str, ...], hidden: tuple[_Hidden, ...], numbered: str
+) -> tuple[str, dict[str, str]]:
     """The code with each hidden part replaced by a marker numbered after those `numbered`
-    uses."""
+    uses, and each value and part of a line so replaced (of 8 characters or more) with its
+    marker, for the text that quotes them."""
     from stet_lsp.gate.redact import used_numbers
 
     edited = list(lines)
@@ -511,11 +517,15 @@ def _hide(lines: tuple[str, ...], hidden: tuple[_Hidden, ...], numbered: str) ->
         if part.replacement is None and key not in markers:
             highest[part.rule] = highest.get(part.rule, 0) + 1
             markers[key] = f"[REDACTED:{part.rule}#{highest[part.rule]}]"
+    quoted: dict[str, str] = {}
     for part in sorted(hidden, key=lambda part: (part.line, -part.start)):
         line = edited[part.line]
         marker = part.replacement or markers[(part.rule, part.value)]
+        for value in (part.value, line[part.start : part.end]):
+            if part.replacement is None and len(value.strip()) >= 8:
+                quoted[value] = marker
         edited[part.line] = line[: part.start] + marker + line[part.end :]
-    return "\n".join(edited)
+    return "\n".join(edited), quoted
 
 
 def _existing_skill(root: Path, relative: PurePosixPath, name: str) -> tuple[Skill | None, str]:

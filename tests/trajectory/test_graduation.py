@@ -348,14 +348,17 @@ def test_code_around_an_entry_in_the_middle_of_a_key_is_redacted(
     body = ["".join(rng.choice(alphabet) for _ in range(64)) for _ in range(20)]
     key = ["-----BEGIN RSA PRIVATE KEY-----", *body, "-----END RSA PRIVATE KEY-----"]
     (root / "src/app.py").write_text('KEY = """\n' + "\n".join(key) + '\n"""\n')
-    entry = add(sheet, "Never inline a key: read it from the vault", "convention", line=12)
+    quoted = f"Never inline a key such as\n{body[9]}\nread it from the vault"  # line 11's
+    entry = add(sheet, quoted, "convention", line=12)
     graduate(sheet, entry.id, "skill", skill_name="no-inline-keys")
 
     path = ".stet/skills/no-inline-keys/SKILL.md"
     staged = repo[pygit2.Repository(str(root)).index[path].id].data.decode()
     for text in (staged, (root / path).read_text()):
         assert not any(line[:24] in text for line in body), text
-        assert text.count("[REDACTED:private-key#1]") == 5  # lines 10 to 14, one marker
+        # Lines 10 to 14, and the line the entry's text quotes (in its text and in the
+        # description made from it): one marker.
+        assert text.count("[REDACTED:private-key#1]") == 7
 
 
 # -- refusals ---------------------------------------------------------------------------------------
