@@ -262,7 +262,9 @@ def test_the_gitignore_is_extended_by_replacing_it(root: Path) -> None:
     (root / ".stet").mkdir()
     (root / ".stet/.gitignore").write_bytes(b"*.bak\n\xff")
     StyleSheet(resolve_target(root)).add("a note")
-    assert (root / ".stet/.gitignore").read_bytes() == b"*.bak\n\xff\ncache/\n.*.tmp\n"
+    assert (
+        root / ".stet/.gitignore"
+    ).read_bytes() == b"*.bak\n\xff\ncache/\n.*.tmp\n.*.stet-before-capstone-*\n"
 
 
 # -- temporary files ---------------------------------------------------------------------

@@ -673,7 +673,9 @@ def test_a_settings_file_stet_created_is_removed_again(root: Path, stet: Stet) -
     assert stet_hooks(stet, root, "uninstall", "claude-code")[0] == 0
     assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
     assert exclude.read_text("utf-8") == "/.claude/settings.local.json\n"
-    assert (root / ".stet" / ".gitignore").read_text("utf-8") == "cache/\n.*.tmp\n"
+    assert (root / ".stet" / ".gitignore").read_text(
+        "utf-8"
+    ) == "cache/\n.*.tmp\n.*.stet-before-capstone-*\n"
     assert stet_hooks(stet, root, "status")[1].startswith(
         "Claude Code  .claude/settings.local.json: SessionStart, SessionEnd, Stop"
     )

@@ -31,11 +31,14 @@ def test_first_write_creates_the_sheet_and_ignores_the_cache(sheet: StyleSheet, 
     assert sheet.entries() == []
     sheet.add("first")
     assert sheet.path.is_file()
-    assert (root / ".stet" / ".gitignore").read_text() == "cache/\n.*.tmp\n"
+    assert (
+        root / ".stet" / ".gitignore"
+    ).read_text() == "cache/\n.*.tmp\n.*.stet-before-capstone-*\n"
     repo = pygit2.Repository(str(root))
     assert repo.path_is_ignored(str(sheet.path.relative_to(root)))
     # What a writer stopped midway leaves beside a file it replaces, anywhere under .stet/
     assert repo.path_is_ignored(".stet/trajectories/t/.narration.md.x1y2.tmp")
+    assert repo.path_is_ignored(".stet/skills/x/.SKILL.md.stet-before-capstone-x1y2")
     assert not repo.path_is_ignored(".stet/trajectories/t/narration.md")
 
 
@@ -43,9 +46,13 @@ def test_existing_stet_gitignore_is_extended_not_replaced(sheet: StyleSheet, roo
     (root / ".stet").mkdir()
     (root / ".stet" / ".gitignore").write_text("scratch/")
     sheet.add("first")
-    assert (root / ".stet" / ".gitignore").read_text() == "scratch/\ncache/\n.*.tmp\n"
+    assert (
+        root / ".stet" / ".gitignore"
+    ).read_text() == "scratch/\ncache/\n.*.tmp\n.*.stet-before-capstone-*\n"
     sheet.add("second")
-    assert (root / ".stet" / ".gitignore").read_text() == "scratch/\ncache/\n.*.tmp\n"
+    assert (
+        root / ".stet" / ".gitignore"
+    ).read_text() == "scratch/\ncache/\n.*.tmp\n.*.stet-before-capstone-*\n"
 
 
 def test_add_edit_discard_list_and_show(sheet: StyleSheet, root: Path) -> None:

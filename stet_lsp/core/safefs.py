@@ -379,7 +379,9 @@ def _os_error(path: Path | str, error: OSError) -> StetError:
 
 def ensure_stet_gitignore(root: Path) -> None:
     """`.stet/.gitignore` ignores `cache/`, so a style sheet is never committed by accident,
-    and the temporary files a writer stopped midway leaves (`.<name>.<random>.tmp`)."""
+    and what a writer stopped midway leaves beside a file: its temporary file
+    (`.<name>.<random>.tmp`) and the file a capstone was replacing, moved aside
+    (`.<name>.stet-before-capstone-<random>`)."""
     path = make_dirs(root, ".stet") / ".gitignore"
     data = read_regular(path, root)
     current = "" if data is None else data.decode("utf-8", "surrogateescape")
@@ -389,6 +391,7 @@ def ensure_stet_gitignore(root: Path) -> None:
         for rule, written in (
             ("cache/", {"cache/", "/cache/", "cache", "/cache"}),
             (".*.tmp", {".*.tmp"}),
+            (".*.stet-before-capstone-*", {".*.stet-before-capstone-*"}),
         )
         if not lines & written
     ]
