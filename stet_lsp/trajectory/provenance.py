@@ -466,26 +466,30 @@ class _GitTexts:
     def earlier(self, change: FileChange, step: int) -> list[str] | None:
         import pygit2
 
+        from stet_lsp.core.targets import open_repository
+
         after = next(
             (sha for session, at, sha in self.commits if session == change.session and at > step),
             None,
         )
+        made = _epoch(change.time) if change.time else None
+        # (revision, whether it must be older than the change): the base may hold the work
+        # already (a trajectory imported after its commits).
+        revisions = [(f"{after}^", False)] if after else []
+        if self.base_commit and made is not None:
+            revisions.append((self.base_commit, True))
         if self.repository is None:
             try:
-                self.repository = pygit2.Repository(str(self.root))
-            except pygit2.GitError:
+                self.repository = open_repository(self.root)
+            except (StetError, pygit2.GitError):
                 return None
-        repository = self.repository
-        made = _epoch(change.time) if change.time else None
-        for revision in (f"{after}^" if after else None, self.base_commit):
-            if revision is None:
-                continue
+        for revision, older in revisions:
             try:
-                commit = repository.revparse_single(revision).peel(pygit2.Commit)
-                if revision == self.base_commit and (made is None or commit.commit_time > made):
-                    continue  # the base may hold the work already (imported after commits)
+                commit = self.repository.revparse_single(revision).peel(pygit2.Commit)
                 blob = commit.tree[change.path]
             except (KeyError, ValueError, pygit2.GitError):
+                continue
+            if older and made is not None and commit.commit_time > made:
                 continue
             if isinstance(blob, pygit2.Blob) and not blob.is_binary:
                 return lines_of(blob.data.decode("utf-8", "replace"))

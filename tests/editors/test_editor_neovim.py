@@ -1337,15 +1337,12 @@ def test_a_capstone_of_a_trajectory_head_holds_says_it_archived_the_working_one(
     assert lines["kept"] == lines["archived"][:1]
 
 
-def test_open_style_sheet_shows_what_commands_and_the_cli_wrote(tmp_path: Path) -> None:
-    """The style sheet open without unsaved changes is read again when the server or the
-    `stet` CLI wrote it (Neovim checks files only on focus or :checktime): an agent's note
-    shows in the buffer, and an entry discarded from its line says so there, with its lenses
-    gone; the buffer stays unmodified."""
-    root = make_workspace(tmp_path / "repo")
-    entry_id = add_note(root, "first note text", "--kind", "convention")
+def open_sheet() -> str:
+    """Lua that opens the style sheet from a source file (`sheet`, and `out.attached`,
+    `out.sheet_attached`), with `has(text)` (the buffer holds it) and `add(text)` (the CLI adds
+    an agent's note; its exit code)."""
     cli = json.dumps(stet_command())
-    body = f"""
+    return f"""
     vim.cmd.edit("src/pay.py")
     out.attached = attached(0)
     vim.cmd("Stet sheet")
@@ -1355,8 +1352,23 @@ def test_open_style_sheet_shows_what_commands_and_the_cli_wrote(tmp_path: Path) 
     local function has(text)
       return table.concat(vim.api.nvim_buf_get_lines(sheet, 0, -1, false), "\\n"):find(text, 1, true) ~= nil
     end
-    local cli = vim.list_extend(vim.json.decode({json.dumps(cli)}), {{ "note", "add", "an agent's note", "--author", "agent" }})
-    out.cli = vim.system(cli, {{ text = true }}):wait(30000).code
+    local function add(text)
+      local argv = vim.list_extend(vim.json.decode({json.dumps(cli)}), {{ "note", "add", text, "--author", "agent" }})
+      return vim.system(argv, {{ text = true }}):wait(30000).code
+    end
+"""
+
+
+def test_open_style_sheet_shows_what_commands_and_the_cli_wrote(tmp_path: Path) -> None:
+    """The style sheet open without unsaved changes is read again when the server or the
+    `stet` CLI wrote it (Neovim checks files only on focus or :checktime): an agent's note
+    shows in the buffer, and an entry discarded from its line says so there, with its lenses
+    gone; the buffer stays unmodified."""
+    root = make_workspace(tmp_path / "repo")
+    entry_id = add_note(root, "first note text", "--kind", "convention")
+    body = f"""
+{open_sheet()}
+    out.cli = add("an agent's note")
     out.agent_note_shown = vim.wait(10000, function() return has("an agent's note") end, 50)
     for index, line in ipairs(vim.api.nvim_buf_get_lines(sheet, 0, -1, false)) do
       if line:find("first note text", 1, true) then
@@ -1391,22 +1403,9 @@ def test_a_style_sheet_written_on_disk_is_read_again_or_kept_merged(tmp_path: Pa
     add_note(root, "first note text", "--kind", "convention")
     add_note(root, "a named target's note", "--target", "pr-42")
     other = next((root / ".stet/cache/sheets").glob("named--pr-42--*.md"))
-    cli = json.dumps(stet_command())
     body = f"""
     vim.o.autoread = false
-    vim.cmd.edit("src/pay.py")
-    out.attached = attached(0)
-    vim.cmd("Stet sheet")
-    vim.wait(10000, function() return vim.api.nvim_buf_get_name(0):find("sheets", 1, true) ~= nil end, 50)
-    local sheet = vim.api.nvim_get_current_buf()
-    out.sheet_attached = attached(sheet)
-    local function has(text)
-      return table.concat(vim.api.nvim_buf_get_lines(sheet, 0, -1, false), "\\n"):find(text, 1, true) ~= nil
-    end
-    local function add(text)
-      local argv = vim.list_extend(vim.json.decode({json.dumps(cli)}), {{ "note", "add", text, "--author", "agent" }})
-      return vim.system(argv, {{ text = true }}):wait(30000).code
-    end
+{open_sheet()}
     out.first = add("an agent's first note")
     settle(500)
     vim.cmd.checktime(sheet)

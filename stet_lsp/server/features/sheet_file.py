@@ -49,8 +49,8 @@ class SheetFile(Feature):
         codec = self.server.workspace.position_codec
         document = self.parsed[state.uri]
         items = problem_items(document, state.lines) + self.lost.get(state.uri, [])
-        current = self._current_target(state)
-        if current is not None and state.path != current.sheet_path:
+        current = self._other_target(state)
+        if current is not None:
             kind, name = document.meta.target_kind, document.meta.target_name
             if not name:  # a sheet whose header was lost: named by its file
                 kind, name = "sheet", state.path.name if state.path else state.uri
@@ -112,19 +112,17 @@ class SheetFile(Feature):
         document = self.parsed.get(state.uri)
         return list(document.entries()) if document else []
 
-    def _current_target(self, state: DocumentState) -> Target | None:
-        """The target HEAD is on, as last read (None: not read yet)."""
+    def _other_target(self, state: DocumentState) -> Target | None:
+        """The target HEAD is on (as last read) when this sheet is not its: the graduation
+        commands work on the current target's sheet, so this one's entries graduate from
+        elsewhere. None: it is the current target's, or HEAD is not read yet."""
         snapshot = self.server.snapshot(state.session) if state.session else None
-        return snapshot.target if snapshot else None
-
-    def _graduates_here(self, state: DocumentState) -> bool:
-        """Whether the sheet's entries graduate from it: it is the current target's (the
-        commands work on that target's sheet)."""
-        current = self._current_target(state)
-        return current is None or state.path == current.sheet_path
+        if snapshot is None or state.path == snapshot.target.sheet_path:
+            return None
+        return snapshot.target
 
     def code_lenses(self, state: DocumentState) -> list[types.CodeLens]:
-        if not self._graduates_here(state):
+        if self._other_target(state) is not None:
             return []
         codec = self.server.workspace.position_codec
         lenses = []
@@ -138,7 +136,7 @@ class SheetFile(Feature):
     def code_actions(
         self, state: DocumentState, params: types.CodeActionParams
     ) -> list[types.CodeAction]:
-        if not state.is_sheet or not self._graduates_here(state):
+        if not state.is_sheet or self._other_target(state) is not None:
             return []
         first, last = params.range.start.line + 1, params.range.end.line + 1
         actions = []
