@@ -1,0 +1,211 @@
+// Graduation from the editor: a skill's name asked for, the review, the capstone; and the
+// middleware every server command run from a code action, a lens or the palette goes through.
+import * as vscode from "vscode";
+import { ExecuteCommandSignature, LSPErrorCodes, ResponseError } from "vscode-languageclient/node";
+import { changedSoon } from "./changes";
+import { CapstoneResult, GraduateResult } from "./results";
+import { repositoryArgument } from "./repositories";
+import { execute, READ_ONLY, reportFailure, sendCommand } from "./server";
+
+/** Where a capstone's result is written (made on first use). */
+let capstoneOutput: vscode.OutputChannel | undefined;
+
+/** A skill's name as the Agent Skills format has it: lowercase letters, digits and single
+ * hyphens inside, 1 to 64 characters. The message, or undefined when the name is good. */
+function skillNameProblem(name: string): string | undefined {
+  if (!name.length || name.length > 64) {
+    return "1 to 64 characters";
+  }
+  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name)) {
+    return "lowercase letters, digits and hyphens only, no hyphen at either end nor two in a row";
+  }
+  return undefined;
+}
+
+/**
+ * The middleware for server commands (workspace/executeCommand): code actions, lenses and the
+ * palette's Stet: Commit Trajectory. A command that fails is reported here, once, with the
+ * server's message. The request is sent directly, not through `next`: the language client's
+ * `next` shows its own notification for a failed request, and VS Code another one for the
+ * error it then throws.
+ */
+export async function interceptCommand(command: string, args: unknown[], _next: ExecuteCommandSignature): Promise<unknown> {
+  if (command === "stet.capstone" && args.length === 0) {
+    return capstone();
+  }
+  try {
+    return command === "stet.graduate" ? await graduate(args, sendCommand) : await sendCommand(command, args);
+  } catch (error) {
+    if (!(error instanceof ResponseError && error.code === LSPErrorCodes.RequestCancelled)) {
+      const message = error instanceof Error ? error.message : String(error);
+      void vscode.window.showErrorMessage(`Stet: ${message}`);
+    }
+    return undefined;
+  } finally {
+    if (!READ_ONLY.has(command)) {
+      changedSoon();
+    }
+  }
+}
+
+/** `stet.graduate`: the skill route without a name asks for one, offering the proposal. */
+export async function graduate(args: unknown[], next: ExecuteCommandSignature): Promise<unknown> {
+  const [argument] = args;
+  if (
+    typeof argument !== "object" ||
+    argument === null ||
+    (argument as { route?: unknown }).route !== "skill" ||
+    (argument as { skill?: unknown }).skill !== undefined
+  ) {
+    return next("stet.graduate", args);
+  }
+  const request = argument as { id?: string; uri?: string; proposedName?: string };
+  // The server's code actions and lenses carry its proposal; for the Stet view's and a
+  // comment's "Propose as a Skill…" it is asked for. Without one, an empty name leaves the
+  // choice to the server, as `stet graduate --to skill` without `--skill` does.
+  const proposed = request.proposedName ?? (await skillProposal(request));
+  const skill = await vscode.window.showInputBox({
+    title: `Stet: Propose entry ${request.id ?? ""} as a skill`,
+    prompt: proposed
+      ? "The skill's name (.stet/skills/NAME/SKILL.md)"
+      : "The skill's name (.stet/skills/NAME/SKILL.md); empty: the name Stet proposes from the entry's text",
+    placeHolder: proposed ? undefined : "empty: the name Stet proposes",
+    value: proposed ?? "",
+    ignoreFocusOut: true,
+    validateInput: (name) => (!name && !proposed ? undefined : skillNameProblem(name)),
+  });
+  if (skill === undefined) {
+    return undefined; // Escape: nothing runs
+  }
+  const sent = skill ? { ...request, skill } : request;
+  const result = (await next("stet.graduate", [sent, ...args.slice(1)])) as GraduateResult | undefined;
+  if (result?.skill) {
+    const state = result.staged.length ? "staged" : "unchanged";
+    vscode.window.setStatusBarMessage(
+      `Stet: entry ${result.entry.id} into the skill ${result.skill.name} (${result.skill.path}, ${state})`,
+      6000,
+    );
+  }
+  return result;
+}
+
+/** The skill name the server proposes for an entry (`stet.graduate.proposal`), or none. */
+async function skillProposal(request: { id?: string; uri?: string }): Promise<string | undefined> {
+  if (!request.id) {
+    return undefined;
+  }
+  const where = request.uri ? { uri: request.uri } : repositoryArgument();
+  try {
+    const answer = await execute<{ proposed_name?: string }>("stet.graduate.proposal", {
+      ...where,
+      id: request.id,
+    });
+    return answer.proposed_name || undefined;
+  } catch {
+    return undefined; // the box then leaves the name to the server
+  }
+}
+
+async function graduationReview(): Promise<void> {
+  try {
+    // The server writes the review and shows it (window/showDocument).
+    const result = await execute<{ uri: string; shown?: boolean; entries: number }>(
+      "stet.graduation.review",
+      repositoryArgument(),
+    );
+    if (!result.shown) {
+      await vscode.window.showTextDocument(vscode.Uri.parse(result.uri));
+    }
+    vscode.window.setStatusBarMessage(
+      `Stet: ${result.entries} open entr${result.entries === 1 ? "y" : "ies"} to review (Ctrl+. on a line accepts it)`,
+      6000,
+    );
+  } catch (error) {
+    reportFailure("the graduation review", error);
+  }
+}
+
+/** A capstone's result as `stet capstone` prints it. */
+function capstoneText(result: CapstoneResult): string {
+  const where = result.branch ?? "detached HEAD";
+  if (!result.changed && !result.dry_run) {
+    const archived = result.archived ? `working trajectory archived to ${result.archived}\n` : "";
+    return `trajectory ${result.trajectory} is already committed; nothing to commit\n${archived}`;
+  }
+  const lines = [
+    result.dry_run
+      ? `would commit trajectory ${result.trajectory} on top of ${result.parent.slice(0, 12)} (${where}):`
+      : `committed trajectory ${result.trajectory} as ${(result.commit ?? "").slice(0, 12)} on ${where}:`,
+    ...result.paths.map((change) => `  ${change.status.padEnd(8)} ${change.path}`),
+  ];
+  if (result.supersedes) {
+    lines.push(`  follows ${result.supersedes.trajectory} (${result.supersedes.commit.slice(0, 12)})`);
+  }
+  const rules = Object.entries(result.redaction ?? {});
+  if (rules.length) {
+    lines.push(`redacted: ${rules.map(([rule, count]) => `${rule} ${count}`).join(", ")}`);
+  }
+  lines.push("message:", ...result.message.replace(/\n+$/, "").split("\n").map((line) => `  ${line}`.trimEnd()));
+  if (result.archived) {
+    lines.push(`working trajectory archived to ${result.archived}`);
+  }
+  lines.push(...(result.warnings ?? []).map((warning) => `warning: ${warning}`));
+  return lines.join("\n") + "\n";
+}
+
+/** Stet: Commit Trajectory (Capstone): the palette's run of the server's `stet.capstone`. */
+async function capstone(): Promise<CapstoneResult | undefined> {
+  const message = await vscode.window.showInputBox({
+    title: "Stet: Commit Trajectory (Capstone)",
+    prompt:
+      "The commit message (empty: 'Trajectory: ' and the first line of the agent's first request, " +
+      "else the trajectory's id); Stet's trailers are added",
+    ignoreFocusOut: true,
+  });
+  if (message === undefined) {
+    return undefined;
+  }
+  const mode = await vscode.window.showQuickPick(
+    [
+      { label: "Dry run", description: "show what would be committed; change nothing", dryRun: true },
+      { label: "Commit", description: "commit the working trajectory on top of HEAD", dryRun: false },
+    ],
+    { title: "Stet: Commit Trajectory (Capstone)", ignoreFocusOut: true },
+  );
+  if (!mode) {
+    return undefined;
+  }
+  const argument: Record<string, unknown> = { ...repositoryArgument() };
+  if (message.trim()) {
+    argument.message = message;
+  }
+  if (mode.dryRun) {
+    argument.dryRun = true;
+  }
+  try {
+    // The server reports progress while it runs, and a message with the new commit's id (or
+    // that HEAD held the trajectory already).
+    const result = await execute<CapstoneResult>("stet.capstone", argument);
+    capstoneOutput ??= vscode.window.createOutputChannel("Stet: Capstone");
+    capstoneOutput.appendLine(capstoneText(result));
+    if (result.dry_run) {
+      capstoneOutput.show(true);
+    }
+    for (const warning of result.warnings ?? []) {
+      void vscode.window.showWarningMessage(`Stet: ${warning}`);
+    }
+    return result;
+  } catch (error) {
+    reportFailure("the capstone", error);
+    return undefined;
+  }
+}
+
+export function registerGraduation(context: vscode.ExtensionContext): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand("stet.graduationReview", graduationReview),
+    // "stet.capstone" is the server's own command (registered by the language client); the
+    // middleware asks for its arguments when the palette runs it without any.
+    { dispose: () => capstoneOutput?.dispose() },
+  );
+}

@@ -1,0 +1,92 @@
+// The status bar item: the target, its open entries, paused or not, a working trajectory.
+import * as vscode from "vscode";
+import { listEntries } from "./entries";
+import { TrajectoryRow } from "./results";
+import { repositoryArgument } from "./repositories";
+import { execute, serverRunning, serverStarting } from "./server";
+
+/** The status bar item; `seenChange` runs when what it shows changed (the view then refreshes). */
+export class StatusBar {
+  readonly item = vscode.window.createStatusBarItem("stet.status", vscode.StatusBarAlignment.Left, 10);
+  private timer: NodeJS.Timeout | undefined;
+  private busy = false;
+  /** What the last refresh saw: the view is refreshed when it changes. */
+  private seen: string | undefined;
+
+  constructor(private readonly seenChange: () => void) {
+    this.item.name = "Stet";
+    this.item.command = "stet.showView";
+    this.item.text = "$(note) Stet";
+    this.item.tooltip = "Stet: starting the language server";
+    this.item.show();
+    this.timer = setInterval(() => void this.refresh(), 4000);
+  }
+
+  async refresh(): Promise<void> {
+    if (this.busy) {
+      return;
+    }
+    if (!serverRunning()) {
+      // Not running: never started, failed to start, or stopped.
+      if (!serverStarting()) {
+        this.item.text = "$(warning) Stet";
+        this.item.tooltip = "Stet: the language server is not running (Stet: Restart Language Server)";
+      }
+      return;
+    }
+    this.busy = true;
+    try {
+      const list = await listEntries();
+      const open = list.entries.filter((entry) => entry.status === "open").length;
+      let working = false;
+      try {
+        const { trajectories } = await execute<{ trajectories: TrajectoryRow[] }>(
+          "stet.trajectory.list",
+          repositoryArgument(),
+        );
+        // Its own: another branch's stays in .stet/cache/ until its capstone.
+        working = trajectories.some((row) => row.working && row.id === list.target.key);
+      } catch {
+        // no trajectories: nothing to show
+      }
+      const parts = [`$(note) Stet: ${list.target.label}`, `${open} open`];
+      if (list.paused) {
+        parts.push("$(debug-pause) paused");
+      }
+      if (working) {
+        parts.push("$(history) trajectory");
+      }
+      this.item.text = parts.join(" · ");
+      const seen = JSON.stringify([
+        list.target.key,
+        list.paused,
+        list.entries.map((entry) => [entry.id, entry.status, entry.text, entry.placement]),
+        working,
+      ]);
+      if (this.seen !== undefined && seen !== this.seen) {
+        this.seenChange();
+      }
+      this.seen = seen;
+      this.item.tooltip = new vscode.MarkdownString(
+        [
+          `**Stet** · ${list.target.kind} \`${list.target.label}\``,
+          `${open} open entr${open === 1 ? "y" : "ies"} of ${list.entries.length}`,
+          list.paused ? `paused${list.paused_until ? ` until ${list.paused_until}` : ""}` : "not paused",
+          working ? "a working trajectory is there" : "no working trajectory",
+          "",
+          "Click to open the Stet view.",
+        ].join("\n\n"),
+      );
+    } catch (error) {
+      this.item.text = "$(note) Stet";
+      this.item.tooltip = `Stet: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  dispose(): void {
+    clearInterval(this.timer);
+    this.item.dispose();
+  }
+}

@@ -1,0 +1,233 @@
+// Trajectories from the editor: import an agent session, open a trajectory, mark its steps.
+import * as vscode from "vscode";
+import { ImportResult, MarkResult, SessionRow } from "./results";
+import { repositoryArgument } from "./repositories";
+import { execute, reportFailure } from "./server";
+
+const VERDICTS = [
+  { label: "wrong", description: "the step went wrong" },
+  { label: "clever", description: "the step is worth repeating" },
+  { label: "note", description: "a remark on the step (needs a text)" },
+] as const;
+
+function formatSize(size: number): string {
+  for (const unit of ["B", "KB", "MB"]) {
+    if (size < 1000) {
+      return unit === "B" ? `${size} B` : `${size.toFixed(1)} ${unit}`;
+    }
+    size /= 1000;
+  }
+  return `${size.toFixed(1)} GB`;
+}
+
+/** Whether a session was imported, or committed (importing it brings what came since). */
+function sessionState(row: SessionRow): string {
+  return row.imported ? "imported" : row.committed?.length ? "committed" : "";
+}
+
+/** One line about an import, from the server's result. */
+function importMessage(result: ImportResult): string {
+  const where = `${result.events} events ${result.changed ? "imported into" : "in"} ${result.folder}`;
+  if (!result.changed) {
+    return `${result.format} session ${result.session.slice(0, 8)} already imported (${where})`;
+  }
+  const rules = Object.entries(result.redaction ?? {});
+  const total = rules.reduce((sum, [, count]) => sum + count, 0);
+  const redacted = total
+    ? `redacted ${total} (${rules.map(([rule, count]) => `${rule} ${count}`).join(", ")})`
+    : "nothing redacted";
+  const problems = result.problems?.length ? `, ${result.problems.length} problem(s)` : "";
+  const outside = result.outside_repository ? "; the session worked outside this repository" : "";
+  const since = result.continues?.length ? `; what came after ${result.continues.join(", ")}` : "";
+  return `${where}, ${redacted}${problems}${outside}${since}`;
+}
+
+/** The harnesses whose sessions the server finds for a repository (stet trajectory sessions). */
+const HARNESS_NAMES = "Claude Code, Codex, Gemini CLI, Qwen Code, aider, OpenHands V1";
+
+async function importSession(args?: { path?: string } | string): Promise<ImportResult | undefined> {
+  const repository = repositoryArgument();
+  let path = typeof args === "string" ? args : args?.path;
+  try {
+    if (!path) {
+      const { sessions } = await execute<{ sessions: SessionRow[] }>(
+        "stet.trajectory.sessions",
+        repository,
+      );
+      const chooseFile = { label: "$(folder-opened) Choose a transcript file…", row: undefined };
+      const picked = await vscode.window.showQuickPick(
+        [
+          ...sessions.map((row) => ({
+            label: [row.harness, (row.started ?? "").slice(0, 16).replace("T", " "), row.first_prompt ?? ""]
+              .filter(Boolean)
+              .join(" · "),
+            description: [formatSize(row.size), sessionState(row)].filter(Boolean).join(" · "),
+            detail: row.path,
+            row,
+          })),
+          chooseFile,
+        ],
+        {
+          title: "Stet: Import Agent Session",
+          placeHolder: sessions.length
+            ? "an agent session of this repository, or a transcript file"
+            : `no agent sessions found for this repository (${HARNESS_NAMES}): choose a transcript file`,
+          ignoreFocusOut: true,
+        },
+      );
+      if (!picked) {
+        return undefined;
+      }
+      if (picked.row) {
+        path = picked.row.path;
+      } else {
+        const [file] =
+          (await vscode.window.showOpenDialog({
+            title: "Stet: Import Agent Session",
+            openLabel: "Import",
+            canSelectMany: false,
+          })) ?? [];
+        if (!file) {
+          return undefined;
+        }
+        path = file.fsPath;
+      }
+    }
+    // The server reports work-done progress for a long import.
+    const result = await execute<ImportResult>("stet.trajectory.import", { ...repository, path });
+    void vscode.window
+      .showInformationMessage(`Stet: ${importMessage(result)}`, "Open Trajectory")
+      .then((choice) => (choice ? openTrajectory({ ...repository, id: result.trajectory }) : undefined));
+    return result;
+  } catch (error) {
+    reportFailure("importing the agent session", error);
+    return undefined;
+  }
+}
+
+async function openTrajectory(args?: { id?: string; file?: string; uri?: string }): Promise<void> {
+  // `uri`: the repository the trajectory was imported into (else the current one).
+  const argument: Record<string, unknown> = args?.uri ? { uri: args.uri } : { ...repositoryArgument() };
+  if (args?.id) {
+    argument.id = args.id;
+  }
+  if (args?.file) {
+    argument.file = args.file;
+  }
+  try {
+    // The server shows the file itself (window/showDocument) when it can.
+    const result = await execute<{ uri: string; shown?: boolean }>("stet.trajectory.open", argument);
+    if (!result.shown) {
+      await vscode.window.showTextDocument(vscode.Uri.parse(result.uri));
+    }
+  } catch (error) {
+    reportFailure("opening the trajectory", error);
+  }
+}
+
+/** A trajectory's events.jsonl or narration.md (the working one under .stet/cache/, or a kept one). */
+const TRAJECTORY_FILE = /[\\/]\.stet[\\/](?:cache[\\/])?trajectories[\\/][^\\/]+[\\/](?:events\.jsonl|narration\.md)$/;
+
+/** The step the server finds at a line of a trajectory file: the one its quick fixes there
+ * ("Mark step N as wrong") name; undefined when it names none. */
+async function stepAt(uri: vscode.Uri, line: number): Promise<number | undefined> {
+  const actions =
+    (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[] | undefined>(
+      "vscode.executeCodeActionProvider",
+      uri,
+      new vscode.Range(line, 0, line, 0),
+      vscode.CodeActionKind.QuickFix.value,
+    )) ?? [];
+  for (const action of actions) {
+    const found = /^Mark step (\d+) as /.exec(action.title);
+    if (found) {
+      return Number(found[1]);
+    }
+  }
+  return undefined;
+}
+
+/** "step N" for the step at a line of a trajectory file, else "the step at line L". */
+async function stepName(uri: vscode.Uri, line: number): Promise<string> {
+  const step = await stepAt(uri, line);
+  return step !== undefined ? `step ${step}` : `the step at line ${line + 1}`;
+}
+
+export async function markStep(args?: { verdict?: string; text?: string; toSheet?: boolean }): Promise<MarkResult | undefined> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || editor.document.uri.scheme !== "file" || !TRAJECTORY_FILE.test(editor.document.uri.fsPath)) {
+    void vscode.window.showWarningMessage(
+      "Stet: open a trajectory (Stet: Open Trajectory) and put the cursor on a step first.",
+    );
+    return undefined;
+  }
+  const line = editor.selection.active.line;
+  // The prompts' title: none are shown when the verdict is given.
+  const title = args?.verdict ? "" : `Stet: Mark ${await stepName(editor.document.uri, line)}`;
+  const verdict =
+    args?.verdict ??
+    (
+      await vscode.window.showQuickPick([...VERDICTS], {
+        title,
+        placeHolder: "verdict on the step at the cursor",
+        ignoreFocusOut: true,
+      })
+    )?.label;
+  if (!verdict) {
+    return undefined;
+  }
+  let text = args?.text;
+  if (text === undefined && !args?.verdict) {
+    text = await vscode.window.showInputBox({
+      title: `${title} ${verdict}`,
+      prompt: verdict === "note" ? "The note on this step" : "What about this step (optional)",
+      ignoreFocusOut: true,
+    });
+    if (text === undefined) {
+      return undefined;
+    }
+  }
+  let toSheet = args?.toSheet;
+  if (toSheet === undefined && !args?.verdict) {
+    const where = await vscode.window.showQuickPick(
+      [
+        { label: "Mark the step", toSheet: false },
+        { label: "Mark the step and add it to the style sheet", description: "for the next agent run", toSheet: true },
+      ],
+      { title: `${title} ${verdict}`, ignoreFocusOut: true },
+    );
+    if (!where) {
+      return undefined;
+    }
+    toSheet = where.toSheet;
+  }
+  const argument: Record<string, unknown> = { uri: editor.document.uri.toString(), line, verdict };
+  if (text) {
+    argument.text = text;
+  }
+  if (toSheet) {
+    argument.toSheet = true;
+  }
+  try {
+    // The server finds the step at that line of the file.
+    const result = await execute<MarkResult>("stet.step.mark", argument);
+    const step = result.verdict?.step;
+    const sheet = result.entry ? `; style sheet entry ${result.entry.id} added` : "";
+    vscode.window.setStatusBarMessage(
+      `Stet: step ${step ?? "?"} marked ${result.verdict?.verdict ?? verdict}${sheet}`,
+      6000,
+    );
+    return result;
+  } catch (error) {
+    reportFailure("marking the step", error);
+    return undefined;
+  }
+}
+
+export function registerTrajectories(context: vscode.ExtensionContext): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand("stet.importSession", importSession),
+    vscode.commands.registerCommand("stet.openTrajectory", openTrajectory),
+    vscode.commands.registerCommand("stet.markStep", markStep),
+  );
+}
