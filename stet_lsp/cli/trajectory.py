@@ -297,7 +297,7 @@ def _export(args: argparse.Namespace) -> int:
     else:
         from stet_lsp.trajectory.export_agent_trace import to_agent_trace
 
-        document = to_agent_trace(meta, events)
+        document = to_agent_trace(meta, events, folder.root)
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     if args.output is not None:
         from stet_lsp.core.safefs import atomic_write

@@ -354,16 +354,19 @@ class Attribution:
             self.left_out.append(LeftOut(path, earlier, reason, count))
 
 
-def line_attribution(events: Sequence[EventBase]) -> Attribution:
+def line_attribution(
+    events: Sequence[EventBase],
+    earlier: Callable[[FileChange, int], list[str] | None] | None = None,
+) -> Attribution:
     """Who wrote which line of each file, following every file change in the order they were
     made (`made_order`). A change's step is its event's `step` (its 1-based position in
-    `events` before the trajectory is stored)."""
+    `events` before the trajectory is stored). `earlier`: as `Attribution.earlier`."""
     changes = [
         (event, event.step or position)
         for position, event in enumerate(events, 1)
         if isinstance(event, FileChange) and not rewound(event.abandoned, event.operation)
     ]
-    attribution = Attribution()
+    attribution = Attribution(earlier=earlier)
     for index in made_order([(change.session, change.time) for change, _ in changes]):
         attribution.follow(*changes[index])
     return attribution

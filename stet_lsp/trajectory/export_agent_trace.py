@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from stet_lsp.trajectory.attribution import Attribution, LineOrigin, line_attribution
@@ -35,6 +36,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
+from stet_lsp.trajectory.gittexts import GitTexts
 
 AGENT_TRACE_VERSION = "1.0"
 """The record schema's version: MAJOR.MINOR, as the schema requires (the RFC's text is 0.1.0)."""
@@ -80,10 +82,19 @@ def _runs(
     return runs
 
 
-def to_agent_trace(meta: dict[str, Any], events: Sequence[EventBase]) -> dict[str, Any]:
+def to_agent_trace(
+    meta: dict[str, Any], events: Sequence[EventBase], root: Path | None = None
+) -> dict[str, Any]:
     """The trajectory's attributed lines (meta.json as a dict, its events in order) as one
-    Agent Trace record."""
-    attribution = line_attribution(events)
+    Agent Trace record. With the repository's `root`, a change known only by its search and
+    replace text to a file the trajectory holds no earlier text of is placed in what git held
+    (`gittexts.py`), as provenance places it."""
+    earlier = None
+    if root is not None:
+        base = meta.get("base_commit")
+        texts = GitTexts.of_events(root, base if isinstance(base, str) else None, events)
+        earlier = texts.earlier
+    attribution = line_attribution(events, earlier)
     writers = _change_writers(meta, events)
     record: dict[str, Any] = {
         "version": AGENT_TRACE_VERSION,

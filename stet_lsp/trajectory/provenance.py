@@ -5,7 +5,7 @@ each anchored change wrote, placed in each file after all the trajectory's chang
 edits made between them outside the trajectory where a change recorded the file; a change
 known only by its search and replace text, placed where its search text is once, in what
 the trajectory left of the file or, for a file it had not changed yet, what git held before
-it: `_GitTexts`). Since
+it: `gittexts.py`). Since
 then people edited the files, committed, renamed them, and the editor's buffer may hold
 unsaved text. So a trajectory's lines are not looked up by number:
 each file's lines after the trajectory form a *reference* (the texts of the attributed lines
@@ -68,7 +68,6 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -79,6 +78,7 @@ from stet_lsp.gate.homepaths import REPLACEMENT, normalize_home_paths
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align, pair_moved
 from stet_lsp.trajectory.attribution import Attribution, LeftOut, made_order, rewound
 from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
+from stet_lsp.trajectory.gittexts import GitTexts, epoch
 from stet_lsp.trajectory.importers.fields import count_field
 from stet_lsp.trajectory.paths import is_absolute, repository_path
 from stet_lsp.trajectory.store import EVENTS, META, Folder, folders, read_small
@@ -381,10 +381,10 @@ class TrajectoryLines:
                 content,
             )
         ended = meta.get("ended")
-        fallback = _epoch(ended) if isinstance(ended, str) else None
+        fallback = epoch(ended) if isinstance(ended, str) else None
         rank = int(self.working)
         for step, detail in self.steps.items():
-            moment = _epoch(detail.time) if detail.time else None
+            moment = epoch(detail.time) if detail.time else None
             self.order[step] = (moment or fallback or 0.0, rank, step)
 
 
@@ -449,53 +449,6 @@ def _unattributed(trajectory: str, item: LeftOut) -> Unattributed:
     return Unattributed(trajectory, item.path, item.step, item.reason, item.lines)
 
 
-class _GitTexts:
-    """What a file held before the first change a trajectory made to it, from git: in the
-    parent of the first commit its session recorded after the change (aider commits each edit
-    it applies), else in the commit the trajectory was imported on when that commit is older
-    than the change (a trajectory imported after its work was committed has a base that holds
-    the work); None when neither holds it as text."""
-
-    def __init__(self, root: Path, base_commit: str | None) -> None:
-        self.root = root
-        self.base_commit = base_commit
-        self.commits: list[tuple[str, int, str]] = []
-        """Each commit the sessions recorded: session, step, sha."""
-        self.repository: pygit2.Repository | None = None
-
-    def earlier(self, change: FileChange, step: int) -> list[str] | None:
-        import pygit2
-
-        from stet_lsp.core.targets import open_repository
-
-        after = next(
-            (sha for session, at, sha in self.commits if session == change.session and at > step),
-            None,
-        )
-        made = _epoch(change.time) if change.time else None
-        # (revision, whether it must be older than the change): the base may hold the work
-        # already (a trajectory imported after its commits).
-        revisions = [(f"{after}^", False)] if after else []
-        if self.base_commit and made is not None:
-            revisions.append((self.base_commit, True))
-        if self.repository is None:
-            try:
-                self.repository = open_repository(self.root)
-            except (StetError, pygit2.GitError):
-                return None
-        for revision, older in revisions:
-            try:
-                commit = self.repository.revparse_single(revision).peel(pygit2.Commit)
-                blob = commit.tree[change.path]
-            except (KeyError, ValueError, pygit2.GitError):
-                continue
-            if older and made is not None and commit.commit_time > made:
-                continue
-            if isinstance(blob, pygit2.Blob) and not blob.is_binary:
-                return lines_of(blob.data.decode("utf-8", "replace"))
-        return None
-
-
 class _EventReader:
     """Reads a trajectory's events in order: each session's working folder, the agent's last
     message at each tool call, and each file change (its path made repository-relative) with
@@ -510,7 +463,7 @@ class _EventReader:
         self.cwds: dict[str, str | None] = {}
         self.last_message: dict[tuple[str, str | None], tuple[int, str, str]] = {}
         self.at_call: dict[tuple[str, str], tuple[int, str, str]] = {}
-        self.git_texts = _GitTexts(root, base_commit) if root is not None else None
+        self.git_texts = GitTexts(root, base_commit) if root is not None else None
         # Not a method of the reader: the attribution holding the reader would be a cycle,
         # which only the collector's full walks free.
         earlier = self.git_texts.earlier if self.git_texts is not None else None
@@ -665,14 +618,6 @@ def _read_json(folder: Folder, name: str) -> dict[str, Any]:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def _epoch(value: str) -> float | None:
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
 # -- every trajectory of a repository --------------------------------------------------------
@@ -990,7 +935,7 @@ def _commits_since(
     if repository.head_is_unborn:
         return []
     head = repository.head.peel(pygit2.Commit)
-    moment = _epoch(started) if started else None
+    moment = epoch(started) if started else None
     start_mark = None if moment is None else moment - CLOCK_SLACK
     base_commit = _ancestor_commit(repository, head, base)
     pending_base = base_commit is not None

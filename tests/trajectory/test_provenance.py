@@ -12,6 +12,7 @@ import re
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -956,7 +957,7 @@ def main():
 
 
 def test_an_edit_to_a_file_the_trajectory_never_wrote_is_placed_in_what_git_held(
-    root: Path, tmp_path: Path
+    root: Path, tmp_path: Path, stet: Callable[..., tuple[int, str, str]]
 ) -> None:
     """aider records its edits as search and replace text, and commits each: the file before
     the edit is in the parent of the commit the session recorded after it."""
@@ -975,6 +976,14 @@ def test_an_edit_to_a_file_the_trajectory_never_wrote_is_placed_in_what_git_held
     found = provenance.attribute("src/hello.py", "# a line above\n" + after)
     assert [item.line for item in found] == [5]  # print("hello"), below the line added since
     assert provenance.unattributed("src/hello.py") == []
+
+    # The Agent Trace export places it in the same text: line 5 of the file after the run.
+    code, out, _ = stet("trajectory", "export", "--format", "agent-trace", "-C", str(root))
+    trace = json.loads(out)
+    assert code == 0 and [entry["path"] for entry in trace["files"]] == ["src/hello.py"]
+    ranges = trace["files"][0]["conversations"][0]["ranges"]
+    assert [(r["start_line"], r["end_line"]) for r in ranges] == [(5, 5)]
+    assert trace["metadata"]["stet"].get("left_out", []) == []
 
 
 @pytest.mark.parametrize("days", [-1, 1], ids=["base before the run", "work committed first"])
