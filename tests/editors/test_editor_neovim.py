@@ -1398,7 +1398,8 @@ def test_a_style_sheet_written_on_disk_is_read_again_or_kept_merged(tmp_path: Pa
     """When Neovim checks the sheet's file after the CLI wrote it: without unsaved changes it
     is read again ('autoread' off too: the plugin decides for Stet's own file); with them the
     buffer is kept, the server having merged the agent's entry into it (Neovim offered W12's
-    "Load File", which drops the unsaved lines, seen in a terminal)."""
+    "Load File", which drops the unsaved lines, seen in a terminal), and saving it asks
+    nothing."""
     root = make_workspace(tmp_path / "repo")
     add_note(root, "first note text", "--kind", "convention")
     add_note(root, "a named target's note", "--target", "pr-42")
@@ -1419,6 +1420,19 @@ def test_a_style_sheet_written_on_disk_is_read_again_or_kept_merged(tmp_path: Pa
     out.kept = has("typed, not saved yet") and has("an agent's second note")
     out.modified = vim.bo[sheet].modified
     out.merges_into_current = require("stet").merges_into(sheet)
+    -- Saved without Neovim's "changed since reading it" question (it would hold the script).
+    out.saved = pcall(vim.cmd.write)
+    out.saved_clean = not vim.bo[sheet].modified
+    out.on_disk = table.concat(vim.fn.readfile(vim.api.nvim_buf_get_name(sheet)), "\\n")
+    -- A file changed since the server's last merge keeps the question: answered no here.
+    vim.api.nvim_buf_set_lines(sheet, -1, -1, false, {{ "- typed again" }})
+    local lines = vim.fn.readfile(vim.api.nvim_buf_get_name(sheet))
+    lines[#lines + 1] = "- written on disk, not merged yet"
+    vim.fn.writefile(lines, vim.api.nvim_buf_get_name(sheet))
+    vim.api.nvim_feedkeys("n", "t", false)
+    pcall(vim.cmd.write)
+    local disk = table.concat(vim.fn.readfile(vim.api.nvim_buf_get_name(sheet)), "\\n")
+    out.asked = vim.bo[sheet].modified and disk:find("not merged yet", 1, true) ~= nil
     vim.cmd.edit({json.dumps(str(other))})
     local named = vim.api.nvim_get_current_buf()
     out.named_attached = attached(named)
@@ -1432,6 +1446,10 @@ def test_a_style_sheet_written_on_disk_is_read_again_or_kept_merged(tmp_path: Pa
     assert (result["first"], result["second"]) == (0, 0)
     assert result["read_again"] is True and result["clean"] is True
     assert result["merged"] is True and result["kept"] is True and result["modified"] is True
+    assert result["saved"] is True and result["saved_clean"] is True
+    assert "typed, not saved yet" in result["on_disk"]
+    assert "an agent's second note" in result["on_disk"]
+    assert result["asked"] is True
     # Another target's sheet gets nothing merged in: Neovim's own W12 question is kept for it.
     assert result["merges_into_current"] is True
     assert result["named_attached"] is True and result["told"] is True

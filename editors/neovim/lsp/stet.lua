@@ -86,6 +86,26 @@ return {
       end
       return vim.NIL
     end,
+    -- A merge of the disk's style sheet into a buffer with unsaved changes: the file's time
+    -- and size then are kept, so that saving the buffer while the file is still the one
+    -- merged is not asked about (require("stet").write_sheet).
+    ["workspace/applyEdit"] = function(err, result, ctx, config)
+      local answer = vim.lsp.handlers["workspace/applyEdit"](err, result, ctx, config)
+      local edit = result and result.edit or {}
+      local uris = vim.tbl_keys(edit.changes or {})
+      for _, change in ipairs(edit.documentChanges or {}) do
+        if change.textDocument then
+          uris[#uris + 1] = change.textDocument.uri
+        end
+      end
+      for _, uri in ipairs(uris) do
+        local bufnr = vim.uri_to_bufnr(uri)
+        if vim.api.nvim_buf_get_name(bufnr):find("/%.stet/cache/sheets/[^/]+%.md$") then
+          require("stet").merged(bufnr)
+        end
+      end
+      return answer
+    end,
     ["workspace/codeLens/refresh"] = function(_, _, ctx)
       local client = vim.lsp.get_client_by_id(ctx.client_id)
       if client and vim.g.stet_codelens ~= false then

@@ -87,6 +87,20 @@ if vim.g.stet_enable ~= false then
     end,
   })
 
+  -- Saving that buffer: Neovim would ask "The file has been changed since reading it" (the
+  -- disk holds the write the server merged in, and Neovim takes a file's time again only by
+  -- reading it). While the file is the one the server last merged into the buffer, it is
+  -- written as `:w!` would; a file changed since (not merged yet), another target's sheet or
+  -- a write to another file keeps Neovim's question.
+  vim.api.nvim_create_autocmd("BufWriteCmd", {
+    group = group,
+    pattern = "*/.stet/cache/sheets/*.md",
+    nested = true, -- the write's own BufWritePre/BufWritePost (the server's didSave) run
+    callback = function(args)
+      require("stet").write_sheet(args.buf, args.file)
+    end,
+  })
+
   -- Neovim 0.11 asks for code lenses only when told to: ask when a buffer is shown or saved.
   vim.api.nvim_create_autocmd({ "LspAttach", "BufEnter", "BufWritePost", "InsertLeave" }, {
     group = group,

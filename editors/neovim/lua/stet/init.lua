@@ -459,6 +459,44 @@ function M.merges_into(bufnr)
   return true
 end
 
+--- The time and size of a buffer's file, or nil.
+---@param bufnr integer
+---@return string?
+local function file_stamp(bufnr)
+  local found = vim.uv.fs_stat(vim.api.nvim_buf_get_name(bufnr))
+  return found and ("%d.%d:%d"):format(found.mtime.sec, found.mtime.nsec, found.size) or nil
+end
+
+--- The server merged the style sheet on disk into this buffer (lsp/stet.lua's
+--- workspace/applyEdit): the file as it is now is held by the buffer.
+---@param bufnr integer
+function M.merged(bufnr)
+  vim.b[bufnr].stet_merged = file_stamp(bufnr)
+end
+
+--- Writes a style sheet's buffer for the BufWriteCmd of plugin/stet.lua: as `:w!` when it
+--- goes to the buffer's own file, the server merges into it, and the file is still the one
+--- it last merged (nothing on disk is written over that the buffer does not hold); else as
+--- asked, with Neovim's questions.
+---@param bufnr integer
+---@param file string the file written
+function M.write_sheet(bufnr, file)
+  local own = vim.fn.fnamemodify(file, ":p") == vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":p")
+  local merged = vim.b[bufnr].stet_merged
+  local force = vim.v.cmdbang == 1
+    or (own and merged ~= nil and merged == file_stamp(bufnr) and M.merges_into(bufnr))
+  local command = ("%s%s %s"):format(force and "write!" or "write", vim.v.cmdarg, vim.fn.fnameescape(file))
+  local ignored = vim.o.eventignore
+  vim.o.eventignore = ignored == "" and "BufWriteCmd" or ignored .. ",BufWriteCmd"
+  local ok, err = pcall(vim.api.nvim_buf_call, bufnr, function()
+    vim.cmd(command)
+  end)
+  vim.o.eventignore = ignored
+  if not ok then
+    error(err, 0)
+  end
+end
+
 function M.discard(id)
   local bufnr, uri, line = here()
   if not M.client(bufnr) then
