@@ -489,6 +489,7 @@ def run_redact(args: argparse.Namespace) -> int:
     with _open(str(source)) as stream:
         if _is_binary(stream):
             raise StetError(f"{args.path}: binary content is not redacted")
+        read = _identity(os.fstat(stream.fileno()))
         blocks, parallel = stream_blocks(stream)
         config = Setup(args).config
         if args.in_place or args.output:
@@ -496,6 +497,8 @@ def run_redact(args: argparse.Namespace) -> int:
             with atomic_writer(target) as output:
                 write = _encoder(output)
                 report = redact_blocks(blocks, config, str(source), write, parallel=parallel)
+                if args.in_place:
+                    _still_the_file_read(str(source), read)
         else:
             sys.stdout.flush()
             write = _encoder(sys.stdout.buffer)
@@ -507,6 +510,24 @@ def run_redact(args: argparse.Namespace) -> int:
     counts = ", ".join(f"{rule} {n}" for rule, n in report.counts().items())
     print(f"redacted {report.total} span(s){': ' + counts if counts else ''}", file=sys.stderr)
     return 0
+
+
+def _identity(status: os.stat_result) -> tuple[int, ...]:
+    return (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+
+
+def _still_the_file_read(path: str, read: tuple[int, ...]) -> None:
+    """Before an in-place redaction replaces `path`: it must still be the file read, as it was
+    read. The file is read by its descriptor, so neither reading sees another writer replace
+    it (a rename) or add to it once read; its redaction must not overwrite what they wrote."""
+    try:
+        now = _identity(os.stat(path))
+    except OSError:
+        now = ()
+    if now != read:
+        from stet_lsp.gate.stream import CHANGED
+
+        raise StetError(CHANGED.format(path=path))
 
 
 def _encoder(output: BinaryIO) -> Callable[[str], object]:

@@ -236,13 +236,13 @@ def _again(
     for chunk in chunks:
         text = next(texts, None)
         if text is None or len(text) != chunk.length or hash(text) != chunk.digest:
-            raise StetError(_CHANGED.format(path=path))
+            raise StetError(CHANGED.format(path=path))
         yield chunk, text
     if next(texts, None) is not None:
-        raise StetError(_CHANGED.format(path=path))
+        raise StetError(CHANGED.format(path=path))
 
 
-_CHANGED = "{path} changed while it was read: its redaction stopped; run it again"
+CHANGED = "{path} changed while it was read: its redaction stopped; run it again"
 
 
 Run = TypeVar("Run", bound=Hashable)
