@@ -83,29 +83,42 @@ def committed_and_staged(repository: pygit2.Repository) -> list[Artifact]:
         tree = None if unborn else repository.head.peel(pygit2.Commit).tree
     except (pygit2.GitError, ValueError) as error:  # a reference loop, a name git refuses
         raise StetError(f"git cannot read HEAD in {repository.path}: {error}") from None
-    if tree is not None and ".stet" in tree:
+    if tree is not None and ".stet" in tree and tree[".stet"].type_str == "tree":
         stet_tree = repository[tree[".stet"].id]
         if isinstance(stet_tree, pygit2.Tree):
             head = dict(_walk(repository, stet_tree, STET_DIR))
     staged = {
-        entry.path: entry.id for entry in staged_index(repository) if _is_artifact(entry.path)
+        entry.path: entry.id
+        for entry in staged_index(repository)
+        # A submodule (a gitlink) names a commit of another repository: no content here.
+        if _is_artifact(entry.path) and entry.mode != pygit2.enums.FileMode.COMMIT
     }
     artifacts: list[Artifact] = []
     for path in sorted(set(head) | set(staged)):
         in_head, in_index = head.get(path), staged.get(path)
         if in_head is not None and in_index is not None and in_head == in_index:
-            artifacts.append(Artifact(path, path, _blob(repository, in_head)))
+            artifacts.append(Artifact(path, path, _blob(repository, in_head, path)))
             continue
         if in_head is not None:
-            artifacts.append(Artifact(f"HEAD:{path}", path, _blob(repository, in_head)))
+            label = f"HEAD:{path}"
+            artifacts.append(Artifact(label, path, _blob(repository, in_head, label)))
         if in_index is not None:
-            artifacts.append(Artifact(f":{path}", path, _blob(repository, in_index)))
+            label = f":{path}"
+            artifacts.append(Artifact(label, path, _blob(repository, in_index, label)))
     return artifacts
 
 
-def _blob(repository: pygit2.Repository, oid: pygit2.Oid) -> bytes:
-    blob = repository[oid]
-    assert isinstance(blob, pygit2.Blob)
+def _blob(repository: pygit2.Repository, oid: pygit2.Oid, label: str) -> bytes:
+    """The blob's bytes; a blob the object store lacks (a damaged repository, a partial
+    clone's blob never fetched) is an error: what cannot be read cannot pass."""
+    try:
+        blob = repository[oid]
+    except (KeyError, pygit2.GitError):
+        raise StetError(
+            f"git cannot read {label}: its blob {oid} is not in the repository"
+        ) from None
+    if not isinstance(blob, pygit2.Blob):
+        raise StetError(f"git cannot read {label}: {oid} is no blob")
     return bytes(blob.data)
 
 

@@ -1,12 +1,14 @@
 """`stet gate scan | redact | check` on odd files: what changes while it is read, names that
 collide, and what git's index holds besides files."""
 
+import json
 import os
 import random
 from pathlib import Path
 from typing import Any
 
 import gate_corpus
+import pygit2
 import pytest
 
 from stet_lsp.cli import main
@@ -70,3 +72,53 @@ def test_a_file_appended_to_after_it_was_read_is_not_redacted_in_place(
     assert run(["redact", "n.md", "--in-place"]) == 1
     assert "n.md changed while it was read" in capsys.readouterr().err
     assert source.read_text() == original + "a line appended meanwhile\n"
+
+
+def commit(repository: pygit2.Repository, files: dict[str, str]) -> None:
+    root = Path(repository.workdir)
+    for relpath, content in files.items():
+        (root / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (root / relpath).write_text(content)
+        repository.index.add(relpath)
+    repository.index.write()
+    tree = repository.index.write_tree()
+    signature = pygit2.Signature("Gate Test", "gate@example.invalid", 1_700_000_000, 0)
+    parents = [] if repository.head_is_unborn else [repository.head.target]
+    repository.create_commit("HEAD", signature, signature, "c", tree, parents)
+
+
+def test_a_submodule_under_stet_holds_no_file_to_check(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A submodule (a gitlink: a commit of another repository) under `.stet/`, staged or
+    committed, has no content here, as HEAD's tree walk already knew."""
+    repository = pygit2.init_repository(str(in_tmp))
+    commit(repository, {".stet/feedback/t1.jsonl": '{"note": "clean"}\n'})
+    gitlink = pygit2.Oid(hex="1" * 40)
+    repository.index.add(pygit2.IndexEntry(".stet/skills/vendored", gitlink, 0o160000))
+    repository.index.write()
+    assert run(["check"]) == 0
+    assert "1 artifact(s) clean" in capsys.readouterr().err
+    commit(repository, {})
+    assert run(["check", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["findings"] == []
+
+
+def test_a_staged_file_whose_content_git_lacks_is_a_plain_error(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An index entry whose blob is not in the object store (a damaged repository, a partial
+    clone) cannot be checked: an error naming it, never a traceback nor a pass."""
+    repository = pygit2.init_repository(str(in_tmp))
+    commit(repository, {".stet/feedback/t1.jsonl": '{"note": "clean"}\n'})
+    skill = in_tmp / ".stet" / "skills" / "s" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(f"use {ghp()}\n")
+    repository.index.add(".stet/skills/s/SKILL.md")
+    repository.index.write()
+    blob = str(repository.index[".stet/skills/s/SKILL.md"].id)
+    (in_tmp / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    assert run(["check"]) == 1
+    err = capsys.readouterr().err
+    assert "stet: error: git cannot read :.stet/skills/s/SKILL.md" in err
+    assert "Traceback" not in err
