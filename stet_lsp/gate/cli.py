@@ -486,6 +486,8 @@ def run_redact(args: argparse.Namespace) -> int:
     from stet_lsp.gate.stream import redact_blocks, stream_blocks
 
     source = Path(args.path)
+    if args.report:
+        _report_apart(args.report, args.path, args.output)
     with _open(str(source)) as stream:
         if _is_binary(stream):
             raise StetError(f"{args.path}: binary content is not redacted")
@@ -510,6 +512,23 @@ def run_redact(args: argparse.Namespace) -> int:
     counts = ", ".join(f"{rule} {n}" for rule, n in report.counts().items())
     print(f"redacted {report.total} span(s){': ' + counts if counts else ''}", file=sys.stderr)
     return 0
+
+
+def _report_apart(report: str, path: str, output: str | None) -> None:
+    """The report is written last: named as the file redacted or its redacted copy, it would
+    replace it. Refused before anything is read or written."""
+    for name, what in ((path, "redacted"), (output, "the redacted copy is written to")):
+        if name is not None and _same_path(report, name):
+            raise StetError(f"--report {report} is the file {what} ({name}); name another")
+
+
+def _same_path(one: str, other: str) -> bool:
+    if os.path.realpath(one) == os.path.realpath(other):
+        return True
+    try:
+        return os.path.samefile(one, other)  # a hard link
+    except OSError:  # either one missing
+        return False
 
 
 def _identity(status: os.stat_result) -> tuple[int, ...]:

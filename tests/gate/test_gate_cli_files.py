@@ -122,3 +122,32 @@ def test_a_staged_file_whose_content_git_lacks_is_a_plain_error(
     err = capsys.readouterr().err
     assert "stet: error: git cannot read :.stet/skills/s/SKILL.md" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--report", "n.md"],
+        ["--report", "./n.md"],
+        ["--in-place", "--report", "n.md"],
+        ["-o", "out.md", "--report", "out.md"],
+        ["-o", "sub/../out.md", "--report", "out.md"],
+        ["-o", "copy.md", "--report", "n.md"],
+    ],
+)
+def test_a_report_that_would_replace_the_file_or_the_redacted_copy_is_refused(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], options: list[str]
+) -> None:
+    """The report is written after the redacted text: named as the file redacted or the copy,
+    it would replace it. Refused before anything is written."""
+    original = f"token {ghp()}\n"
+    (in_tmp / "n.md").write_text(original)
+    (in_tmp / "sub").mkdir()
+    (in_tmp / "out.md").write_text("an earlier copy\n")
+    assert run(["redact", "n.md", *options]) == 1
+    out, err = capsys.readouterr()
+    assert f"stet: error: --report {options[-1]} is the file" in err
+    assert out == ""
+    assert (in_tmp / "n.md").read_text() == original
+    assert (in_tmp / "out.md").read_text() == "an earlier copy\n"
+    assert not (in_tmp / "copy.md").exists()
