@@ -255,7 +255,7 @@ def _meets(found: Sequence[Span], starts: list[int], start: int, end: int) -> bo
 def _a_token(text: str, start: int, end: int, literals: LiteralIndex | None) -> bool:
     """Whether the copy stands as a token of its own (see the module's docstring)."""
     if literals is None:
-        before = text[start - 1] if start else ""
+        before = _before(text, start)
         after = text[end] if end < len(text) else ""
         return _apart(before, text[start], text[end - 1], after)
     literal = literals.literal_at(start)
@@ -266,9 +266,22 @@ def _a_token(text: str, start: int, end: int, literals: LiteralIndex | None) -> 
     if decoded is not None:
         value, offsets = decoded
         first, last = bisect_left(offsets, first), bisect_left(offsets, last)
-    before = value[first - 1] if first else ""
+    before = _before(value, first)
     after = value[last] if last < len(value) else ""
     return _apart(before, value[first], value[last - 1], after)
+
+
+# Escapes that stand for a separator, though they end in a letter or a digit.
+_SEPARATOR_ESCAPE = re.compile(r"\\[nrt]|%[0-9A-Fa-f]{2}")
+
+
+def _before(text: str, start: int) -> str:
+    """The character before `start`; a blank after an escape that stands for a separator
+    (`printf 'ok\\n…'`, `?q=%20…`), whose last character starts no run with the copy."""
+    for width in (2, 3):
+        if start >= width and _SEPARATOR_ESCAPE.fullmatch(text, start - width, start):
+            return " "
+    return text[start - 1] if start else ""
 
 
 def _apart(before: str, first: str, last: str, after: str) -> bool:

@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.75"
+RULESET_VERSION = "2026.76"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -25,7 +25,9 @@ BlockEnd = Callable[[str, re.Match[str], int], int | None]
 
 TOKEN = "A-Za-z0-9_-"
 BASE64 = "A-Za-z0-9+/="
-NOT_ALNUM_BEFORE = r"(?<![A-Za-z0-9])"
+# Not inside a longer run of letters and digits. An escape that stands for a separator ends
+# in one (`\n`, `\t`, `\r`; `%20`, `%22`): `printf "ok\nghp_…"`, `?q=%22ghp_…%22`.
+NOT_ALNUM_BEFORE = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2}))"
 # A line's end, and the next line's number and tab (or `→`) when a Read tool shows the file.
 _NUMBERED_LINE_END = r"\r?\n(?:[ \t]{0,16}\d{1,7}(?:\t|→))?"
 

@@ -32,7 +32,9 @@ if TYPE_CHECKING:
 # The catalogue in `rules.py` imports this module at its end, and this module needs `Rule`:
 # the table is built on first access (PEP 562), so either module may be imported first.
 TOKEN = "A-Za-z0-9_-"
-NOT_ALNUM_BEFORE = r"(?<![A-Za-z0-9])"
+# Not inside a longer run of letters and digits. An escape that stands for a separator ends
+# in one (`\n`, `\t`, `\r`; `%20`, `%22`): `printf "ok\nghp_…"`, `?q=%22ghp_…%22`.
+NOT_ALNUM_BEFORE = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2}))"
 
 HEX = "[0-9a-f]"
 HEXI = "[0-9a-fA-F]"

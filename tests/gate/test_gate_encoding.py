@@ -398,3 +398,37 @@ def test_the_command_line_scans_a_file_with_undecodable_bytes(tmp_path: Path) ->
     assert main(["gate", "redact", str(path), "--in-place"]) == 0
     data = path.read_bytes()
     assert b"Wp7zRt5Y" not in data and data.endswith(b"\nDEBUG = True\n")
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "path"),
+    [
+        ('printf "logged in\\n', '"\n', "narration.md"),  # a shell's escape in prose
+        ("{'stdout': 'ok\\n", "', 'rc': 0}\n", "run.log"),  # a Python repr
+        ("columns\\t", "\\r\\n", "out.txt"),
+        ('{"command": "printf \\"a\\\\n', '\\""}\n', "events.jsonl"),  # quoted twice
+        ("https://x.example/search?q=%22", "%22\n", "notes.md"),  # a quote, percent-encoded
+        ("https://x.example/?q=token%3A%20", "\n", "notes.md"),
+        ('{"url": "https://x.example/?q=a%20', '"}\n', "events.jsonl"),
+    ],
+)
+def test_a_token_after_an_escapes_letter_or_a_percent_escape(
+    before: str, after: str, path: str
+) -> None:
+    """`\\n` and `%20` stand for separators, but their last character is a letter or a digit:
+    read as the start of a longer run, it hid every token that starts with a prefix."""
+    secret = token()
+    text = before + secret + after
+    redacted = redact_text(text, path=path, cache=None).text
+    assert redacted == before + "[REDACTED:github-token#1]" + after
+    assert redact_text(redacted, path=path, cache=None).text == redacted
+    if path.endswith(".jsonl"):
+        json.loads(redacted)
+
+
+def test_a_value_found_once_is_found_after_an_escapes_letter() -> None:
+    secret = value()
+    text = f"export API_TOKEN={secret}\nprintf 'a\\n{secret}' | login\ncurl ?q=%20{secret}\n"
+    redacted = redact_text(text, path="run.md", cache=None).text
+    assert secret[4:-4] not in redacted
+    assert redacted.count("[REDACTED:secret-assignment#1]") == 3
