@@ -351,6 +351,8 @@ def _scan_one(
         return None
     own = setup.has_work_tree and _within(label, setup.root) and bool(setup.cache_dir)
     key = ""
+    status: list[int] | None = None
+    started = time.time_ns()
     if own:
         status = _status(stream) if on_disk else None
         key = _known_key(setup, label, status) or ""
@@ -371,11 +373,30 @@ def _scan_one(
         reports.append(
             {"rule": "home-path", "count": scanned.home_paths, "line": line, "column": column}
         )
-    if key and setup.cache_dir is not None:
+    if (
+        key
+        and setup.cache_dir is not None
+        and _read_as_keyed(setup, label, stream, status, started, key)
+    ):
         from stet_lsp.gate.entries import write_entry
 
         write_entry(setup.cache_dir, _entry_path(key), {"format": _FILE_FORMAT, "reports": reports})
     return reports
+
+
+def _read_as_keyed(
+    setup: Setup, label: str, stream: BinaryIO, status: list[int] | None, started: int, key: str
+) -> bool:
+    """Whether the bytes just scanned are the ones `key` was made of, so that their findings
+    may be kept under it: another writer may have changed a file on disk after it was hashed
+    (or its status vouched for it). Its status vouches for it again when unchanged and older
+    than the racy window before the scan started; else it is hashed again."""
+    if status is None:
+        return True  # bytes that cannot change (git's blobs)
+    if _status(stream) == status and status[1] + _RACY_NANOSECONDS < started:
+        return True
+    stream.seek(0)
+    return setup.file_key(label, stream) == key
 
 
 # A file whose status (size, times, inode) is what it was when its bytes were hashed is not

@@ -151,3 +151,32 @@ def test_a_report_that_would_replace_the_file_or_the_redacted_copy_is_refused(
     assert (in_tmp / "n.md").read_text() == original
     assert (in_tmp / "out.md").read_text() == "an earlier copy\n"
     assert not (in_tmp / "copy.md").exists()
+
+
+def test_a_file_rewritten_while_it_is_scanned_leaves_no_cached_answer_for_its_old_bytes(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache keeps a file's findings under the digest of its bytes. A file another writer
+    rewrites between the hashing and the scan was scanned as its new bytes: kept under the
+    old bytes' key, that answer passed those bytes (the secret back, as by a checkout) unread."""
+    from stet_lsp.gate import cli as gate_cli
+
+    pygit2.init_repository(str(in_tmp))
+    source = in_tmp / "a.md"
+    secret = f"token: {ghp()}\n"
+    source.write_text(secret)
+    file_key = gate_cli.Setup.file_key
+
+    def rewritten_once_hashed(self: gate_cli.Setup, label: str, stream: Any) -> str:
+        key = file_key(self, label, stream)
+        with source.open("r+") as rewriting:  # the same file, as an editor saves in place
+            rewriting.truncate(0)
+            rewriting.write("nothing to see\n".rjust(len(secret)))
+        return key
+
+    monkeypatch.setattr(gate_cli.Setup, "file_key", rewritten_once_hashed)
+    assert run(["scan", "a.md"]) == 0  # what it read: the new bytes
+    monkeypatch.setattr(gate_cli.Setup, "file_key", file_key)
+    source.write_text(secret)
+    assert run(["scan", "a.md"]) == 1
+    assert run(["check", "a.md"]) == 1
