@@ -334,7 +334,9 @@ def _create_temporary(path: Path, mode: int) -> tuple[Path, int]:
         except FileExistsError:
             continue
         except OSError as error:
-            raise _os_error(temporary, error) from None
+            # The folder is what is missing or closed: the temporary name was never the user's.
+            message = error.strerror or error
+            raise StetError(f"cannot write in {path.parent}: {message} ({_UNCHANGED})") from None
     raise StetError(f"could not create a temporary file beside {path}")
 
 

@@ -180,3 +180,14 @@ def test_a_file_rewritten_while_it_is_scanned_leaves_no_cached_answer_for_its_ol
     source.write_text(secret)
     assert run(["scan", "a.md"]) == 1
     assert run(["check", "a.md"]) == 1
+
+
+def test_a_copy_into_a_missing_folder_is_an_error_naming_that_folder(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not the temporary file the copy is first written to, a name the user never gave."""
+    (in_tmp / "n.md").write_text(f"token {ghp()}\n")
+    assert run(["redact", "n.md", "-o", "nowhere/out.md"]) == 1
+    err = capsys.readouterr().err
+    assert "stet: error: cannot write in nowhere: No such file or directory" in err
+    assert ".tmp" not in err and not (in_tmp / "nowhere").exists()
