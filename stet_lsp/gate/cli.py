@@ -507,6 +507,9 @@ def run_redact(args: argparse.Namespace) -> int:
     from stet_lsp.gate.stream import redact_blocks, stream_blocks
 
     source = Path(args.path)
+    for option, given in (("-o", args.output), ("--report", args.report)):
+        if given == "":
+            raise StetError(f"{option}: an empty path; give a file (or leave {option} out)")
     if args.report:
         _report_apart(args.report, args.path, args.output)
     with _open(str(source)) as stream:

@@ -191,3 +191,15 @@ def test_a_copy_into_a_missing_folder_is_an_error_naming_that_folder(
     err = capsys.readouterr().err
     assert "stet: error: cannot write in nowhere: No such file or directory" in err
     assert ".tmp" not in err and not (in_tmp / "nowhere").exists()
+
+
+@pytest.mark.parametrize("option", ["-o", "--report"])
+def test_an_empty_output_or_report_path_is_an_error(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], option: str
+) -> None:
+    """`-o "$OUT"` with OUT unset: not the redacted text on standard output instead, nor no
+    report at all, each with exit status 0."""
+    (in_tmp / "n.md").write_text(f"token {ghp()}\n")
+    assert run(["redact", "n.md", option, ""]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and f"stet: error: {option}: an empty path" in err
