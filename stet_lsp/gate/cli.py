@@ -267,10 +267,20 @@ BINARY_SKIPPED = "binary content, not scanned"
 
 
 def _is_binary(stream: BinaryIO) -> bool:
-    """Whether the content is binary (a NUL byte early on); the stream is left at its start."""
-    binary = b"\0" in stream.read(_BINARY_PROBE)
+    """Whether the content is binary (a NUL byte early on, and no UTF-16 byte-order mark); the
+    stream is left at its start."""
+    binary = b"\0" in stream.read(_BINARY_PROBE) and not _utf16(stream)
     stream.seek(0)
     return binary
+
+
+def _utf16(stream: BinaryIO) -> bool:
+    """Whether the content is UTF-16 text: it starts with a byte-order mark (as PowerShell's
+    `>` and Windows tools write text). Scanned decoded; the stream is left at its start."""
+    stream.seek(0)
+    mark = stream.read(2)
+    stream.seek(0)
+    return mark in (b"\xff\xfe", b"\xfe\xff")
 
 
 def _files(paths: list[str]) -> Iterator[str]:
@@ -363,9 +373,9 @@ def _scan_one(
     cached = _cached(setup.cache_dir, key) if key else None
     if cached is not None:
         return cached
-    from stet_lsp.gate.stream import scan_blocks, stream_blocks
+    from stet_lsp.gate.stream import scan_blocks, stream_blocks, utf16_blocks
 
-    blocks, parallel = stream_blocks(stream)
+    blocks, parallel = (utf16_blocks(stream), False) if _utf16(stream) else stream_blocks(stream)
     scanned = scan_blocks(blocks, setup.config, label, parallel=parallel)
     reports = [finding.to_dict() for finding in scanned.findings]
     if scanned.first_home_path is not None:
@@ -513,6 +523,11 @@ def run_redact(args: argparse.Namespace) -> int:
     if args.report:
         _report_apart(args.report, args.path, args.output)
     with _open(str(source)) as stream:
+        if _utf16(stream):
+            raise StetError(
+                f"{args.path}: UTF-16 text is not redacted (scanned, it is); convert it to UTF-8 "
+                f"first, e.g. iconv -f UTF-16 -t UTF-8"
+            )
         if _is_binary(stream):
             raise StetError(f"{args.path}: binary content is not redacted")
         read = _identity(os.fstat(stream.fileno()))

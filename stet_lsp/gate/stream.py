@@ -59,6 +59,21 @@ def stream_blocks(stream: BinaryIO) -> tuple[Callable[[], Iterator[str]], bool]:
     return lambda: _decoded(by_offset()), size >= MIN_PARALLEL_SIZE
 
 
+def utf16_blocks(stream: BinaryIO) -> Callable[[], Iterator[str]]:
+    """A UTF-16 text's blocks (see `cli._utf16`), decoded from its start at each call; a code
+    unit left alone decodes as U+FFFD."""
+
+    def again() -> Iterator[str]:
+        stream.seek(0)
+        decoder = codecs.getincrementaldecoder("utf-16")("replace")  # the mark read, not kept
+        while block := stream.read(BLOCK_SIZE):
+            yield decoder.decode(block)
+        if tail := decoder.decode(b"", final=True):
+            yield tail
+
+    return again
+
+
 def _decoded(reads: Iterable[bytes]) -> Iterator[str]:
     decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
     for block in reads:

@@ -203,3 +203,44 @@ def test_an_empty_output_or_report_path_is_an_error(
     assert run(["redact", "n.md", option, ""]) == 1
     out, err = capsys.readouterr()
     assert out == "" and f"stet: error: {option}: an empty path" in err
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_utf16_text_with_a_byte_order_mark_is_scanned_and_checked(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], encoding: str
+) -> None:
+    """PowerShell's `>` and Windows tools write UTF-16 with a byte-order mark: its NUL bytes
+    made it binary, passed unscanned. It is scanned decoded (lines and columns of its text);
+    redacting it is refused with what to do, since its bytes would not be written back."""
+    token = ghp()
+    mark = {"utf-16-le": "\ufeff", "utf-16-be": "\ufeff"}.get(encoding, "")
+    (in_tmp / "log.txt").write_bytes(f"{mark}ok\r\ntoken: {token}\r\n".encode(encoding))
+    assert run(["scan", "log.txt", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert [(f["rule"], f["line"], f["column"]) for f in report["findings"]] == [
+        ("github-token", 1, 7)
+    ]
+    assert report["skipped"] == []
+
+    repository = pygit2.init_repository(str(in_tmp))
+    (in_tmp / ".stet/skills/ps").mkdir(parents=True)
+    os.replace(in_tmp / "log.txt", in_tmp / ".stet/skills/ps/out.txt")
+    repository.index.add(".stet/skills/ps/out.txt")
+    repository.index.write()
+    assert run(["check", "--json"]) == 1
+    assert [f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]] == ["github-token"]
+
+    before = (in_tmp / ".stet/skills/ps/out.txt").read_bytes()
+    assert run(["redact", ".stet/skills/ps/out.txt", "--in-place"]) == 1
+    assert "UTF-16 text is not redacted" in capsys.readouterr().err
+    assert (in_tmp / ".stet/skills/ps/out.txt").read_bytes() == before
+
+
+def test_utf16_without_a_byte_order_mark_stays_binary(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "raw.bin").write_bytes(f"token: {ghp()}\n".encode("utf-16-le"))
+    assert run(["scan", "raw.bin", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["skipped"] == [
+        {"path": "raw.bin", "reason": "binary content, not scanned"}
+    ]
