@@ -205,6 +205,36 @@ def test_fast_insert_matches_a_full_parse_and_render(
         assert new.kind == drop_kind or "- hand" in text or not text.endswith("\n")
 
 
+@pytest.mark.parametrize(
+    ("ending", "kind"),
+    [
+        ("## Notes", "note"),  # its last entry deleted, saved without a final line break
+        ("## Notes\n\n  ", "note"),  # a blank line of spaces
+        ("## Margin markup", "note"),  # the Notes section deleted: created after it
+        ("## Margin markup\n\n ", "note"),
+        ("## Ruled out", "clarification"),
+    ],
+)
+def test_an_entry_added_to_a_sheet_ending_without_a_line_break_is_an_entry(
+    ending: str, kind: str
+) -> None:
+    """Editors may save the sheet without a final line break, so the last line of the text
+    can be a heading or a blank line of spaces: an entry added after it starts a line of its
+    own, and the heading stays a heading."""
+    text = build([Entry(id="kept", kind="convention", author="agent", text="A", created=MOMENT)])
+    text = text[: text.index(ending.split("\n")[0])] + ending
+    new = Entry(id="zzzzzz", kind=kind, author="agent", text="added", created=MOMENT)  # type: ignore[arg-type]
+    for added in (full_add(text, new), insert_entry(text, new)):
+        if added is None:
+            continue  # the fast insert leaves it to the full parse
+        written = SheetDocument.parse(added)
+        assert [(entry.id, entry.kind) for entry in written.entries()] == [
+            ("kept", "convention"),
+            ("zzzzzz", kind),
+        ]
+        assert [problem.code for problem in written.problems] == []
+
+
 def test_text_and_anchors_that_look_like_metadata_read_back_exactly() -> None:
     tricky = "Write `<!-- stet id=aaaaaa author=agent status=open created=2026-01-01T00:00:00Z -->` by hand"
     anchor = Anchor("a <!-- b -->.py", 2, "x = '<!-- stet id=q -->'  # -->")

@@ -355,6 +355,8 @@ class SheetDocument:
             position = 1  # after the blank line under the heading
         if position > 0:
             end_with_newline(section.items[position - 1])
+        else:
+            _end_line(section)  # a heading that ends the text
         section.items.insert(position, EntryBlock(entry, None))
         if position == len(section.items) - 1 and section is not self.sections[-1]:
             section.items.append(RawBlock("\n"))
@@ -373,8 +375,8 @@ class SheetDocument:
                 break
         before = self.sections[position - 1].items if position > 0 else None
         if before is not None:
+            _end_line(self.sections[position - 1])
             if before and not _is_blank(before[-1]):
-                end_with_newline(before[-1])
                 before.append(RawBlock("\n"))
         elif self.preamble:
             if not self.preamble[-1].endswith("\n"):
@@ -510,6 +512,15 @@ def end_with_newline(item: Block) -> None:
             item.text += "\n"
     elif item.raw is not None and not item.raw.endswith("\n"):
         item.raw += "\n"
+
+
+def _end_line(section: Section) -> None:
+    """Make the section's last line (its heading when it has no lines) end with a line
+    break: a sheet saved without a final one may end in any of them."""
+    if section.items:
+        end_with_newline(section.items[-1])
+    elif not section.heading.endswith("\n"):
+        section.heading += "\n"
 
 
 def _unindent(line: str) -> str:
