@@ -317,3 +317,29 @@ def test_a_sheet_saved_in_place_is_not_written_over_half_saved(
     assert added
     texts = [entry.text for entry in StyleSheet(resolve_target(root)).entries()]
     assert texts == ["typed by hand", *(f"base {n}" for n in range(6)), "agent note"]
+
+
+def test_a_sheet_without_a_final_line_break_dated_in_the_future_is_written_all_the_same(
+    root: Path,
+) -> None:
+    """A sheet that does not end with a line break is waited for while it may be in the
+    middle of a save, but for no longer than it stays still: a modification time in the
+    future (a clock set back, a file from another machine) does not hold the writer, and the
+    sheet's lock, forever."""
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("before")
+    sheet.path.write_text(sheet.path.read_text() + "- typed by hand, no line break")
+    future = time.time() + 3600
+    os.utime(sheet.path, (future, future))
+    code = (
+        "import sys\n"
+        "from stet_lsp.core.sheet import StyleSheet\n"
+        "from stet_lsp.core.targets import resolve_target\n"
+        "StyleSheet(resolve_target(sys.argv[1])).add('agent note', author='agent')\n"
+    )
+    try:
+        subprocess.run([sys.executable, "-c", code, str(root)], check=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the writer waited for the sheet to stop changing and never wrote")
+    texts = [entry.text for entry in sheet.entries()]
+    assert texts == ["before", "typed by hand, no line break", "agent note"]

@@ -288,10 +288,17 @@ class StyleSheet:
         then writes it: read in between, a part of the sheet (or nothing) would be taken for
         the whole and written back, losing the rest. Stet's sheets and nearly every saved
         file end with a newline; a file that does not, changed in the last
-        SAVE_SETTLE_SECONDS, is read again until it does or has been still that long."""
+        SAVE_SETTLE_SECONDS, is read again until it does or has been still that long (by
+        this process's clock: a time in the future, from another machine's or a clock set
+        back, is waited for no longer)."""
+        text, still_since = None, time.monotonic()
         while True:
-            text = self.read_text()
+            previous, text = text, self.read_text()
             if self.buffer is not None or text.endswith("\n") or not self._changed_lately():
+                return text
+            if text != previous:
+                still_since = time.monotonic()
+            elif time.monotonic() - still_since >= SAVE_SETTLE_SECONDS:
                 return text
             time.sleep(0.02)
 
