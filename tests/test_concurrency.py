@@ -343,3 +343,54 @@ def test_a_sheet_without_a_final_line_break_dated_in_the_future_is_written_all_t
         pytest.fail("the writer waited for the sheet to stop changing and never wrote")
     texts = [entry.text for entry in sheet.entries()]
     assert texts == ["before", "typed by hand, no line break", "agent note"]
+
+
+@pytest.mark.parametrize("operation", ["add", "discard", "edit"])
+def test_a_save_landing_while_a_writer_writes_is_merged_in_not_written_over(
+    root: Path, monkeypatch: pytest.MonkeyPatch, operation: str
+) -> None:
+    """An editor takes no lock: a person's save that lands after a writer read the sheet and
+    before it renamed its new text over it keeps what the person typed and changed, and the
+    writer's change too. An entry the save lacks is kept: the editor may never have held it."""
+    sheet = StyleSheet(resolve_target(root))
+    kept = sheet.add("kept")
+    reworded = sheet.add("to be reworded by hand")
+    editor_read = sheet.path.read_text(encoding="utf-8")  # what the editor holds
+    unseen = sheet.add("added by another writer after the editor read the sheet")
+    saved = editor_read.replace("to be reworded by hand", "reworded by hand")
+    saved += "- typed and saved in the editor\n"
+    real_fsync = os.fsync
+    saves: list[str] = []
+
+    def fsync_then_save(descriptor: int) -> None:
+        real_fsync(descriptor)
+        if not saves:  # the writer's new text is synced, not renamed yet: the editor saves
+            saves.append(saved)
+            editor_copy = sheet.path.with_name("editor-save")
+            editor_copy.write_text(saved, encoding="utf-8")
+            os.replace(editor_copy, sheet.path)
+
+    monkeypatch.setattr(os, "fsync", fsync_then_save)
+    if operation == "add":
+        sheet.add("agent note", author="agent")
+    elif operation == "discard":
+        sheet.set_status(kept.id, "discarded")
+    else:
+        sheet.edit_text(kept.id, "kept, edited by the agent")
+    monkeypatch.undo()
+    assert saves
+    document = sheet.read()
+    assert document.problems == []
+    entries = {entry.text: entry for entry in document.entries()}
+    expected = [
+        "kept, edited by the agent" if operation == "edit" else "kept",
+        "reworded by hand",
+        unseen.text,
+        "typed and saved in the editor",
+        *(["agent note"] if operation == "add" else []),
+    ]
+    assert sorted(entries) == sorted(expected)
+    assert entries["reworded by hand"].id == reworded.id
+    assert entries[unseen.text].id == unseen.id
+    status = document.find(kept.id).status  # type: ignore[union-attr]
+    assert status == ("discarded" if operation == "discard" else "open")

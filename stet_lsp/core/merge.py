@@ -43,9 +43,11 @@ class MergeResult:
     """Whether `text` differs from the buffer."""
 
 
-def merge_sheets(base: str, ours: str, theirs: str) -> MergeResult:
-    """Merge the changes from `base` to `theirs` (the disk) into `ours` (the buffer)."""
-    return _Merge(base, ours, theirs).run()
+def merge_sheets(base: str, ours: str, theirs: str, *, deletions: bool = True) -> MergeResult:
+    """Merge the changes from `base` to `theirs` (the disk) into `ours` (the buffer).
+    `deletions` False: an entry `theirs` lacks stays in `ours` (`theirs` was made from a
+    text that may never have held it)."""
+    return _Merge(base, ours, theirs).run(deletions)
 
 
 def conflict_markers(document: SheetDocument) -> list[Entry]:
@@ -155,7 +157,7 @@ class _Merge:
         self.conflicts: list[tuple[str, str, str]] = []
         self.modified = False
 
-    def run(self) -> MergeResult:
+    def run(self, deletions: bool = True) -> MergeResult:
         self._merge_meta()
         theirs_blocks = _blocks(self.theirs)
         for entry_id, block in theirs_blocks.items():
@@ -176,7 +178,7 @@ class _Merge:
                     self._keep_both(mine, theirs, "changed in the editor and on disk")
                 elif _fields(merged) != _fields(mine.entry):
                     self._replace(mine, merged)
-        if not self.theirs.meta.target_name:
+        if not deletions or not self.theirs.meta.target_name:
             return self._result()  # an empty or truncated file on disk deletes nothing
         kept_on_disk = theirs_blocks.keys() | _mentioned_ids(self.theirs)
         for entry_id, base in self.base_entries.items():

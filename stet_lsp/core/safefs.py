@@ -16,7 +16,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 
 from stet_lsp.core.errors import StetError
@@ -147,19 +147,38 @@ def open_lock_file(path: Path, root: Path) -> int:
         raise StetError(f"{path.parent} does not exist ({_UNCHANGED})") from None
 
 
-def atomic_write(path: Path, data: bytes, root: Path | None = None, mode: int = 0o666) -> None:
+class ChangedMeanwhile(Exception):
+    """The file to replace changed while its new content was written (`atomic_writer`'s
+    `unchanged` said so): nothing was replaced."""
+
+
+def atomic_write(
+    path: Path,
+    data: bytes,
+    root: Path | None = None,
+    mode: int = 0o666,
+    unchanged: Callable[[], bool] | None = None,
+) -> None:
     """Replace the file at `path` with `data` (see `atomic_writer`)."""
-    with atomic_writer(path, root, mode) as stream:
+    with atomic_writer(path, root, mode, unchanged) as stream:
         stream.write(data)
 
 
 @contextmanager
-def atomic_writer(path: Path, root: Path | None = None, mode: int = 0o666) -> Iterator[BinaryIO]:
+def atomic_writer(
+    path: Path,
+    root: Path | None = None,
+    mode: int = 0o666,
+    unchanged: Callable[[], bool] | None = None,
+) -> Iterator[BinaryIO]:
     """A stream whose bytes replace the file at `path` when the block ends without an error:
     written to an exclusively created temporary file in the same folder, synced, then renamed
     over `path`, so a crash leaves the old content or the new. An existing file keeps its
     permissions; a new one gets `mode` (less the umask). The destination may be missing or a
-    regular file, never a link: it is replaced, not written through."""
+    regular file, never a link: it is replaced, not written through. `unchanged`, asked once
+    the new content is synced, right before the rename: whether the destination still holds
+    what the new content was made from; when not, nothing is replaced and `ChangedMeanwhile`
+    is raised."""
     if root is not None:
         path = inside(root, path)
     existing = _regular_or_missing(path)
@@ -171,6 +190,8 @@ def atomic_writer(path: Path, root: Path | None = None, mode: int = 0o666) -> It
             if existing is not None and os.chmod in os.supports_fd:
                 os.chmod(stream.fileno(), stat.S_IMODE(existing.st_mode))
             os.fsync(stream.fileno())
+        if unchanged is not None and not unchanged():
+            raise ChangedMeanwhile(path)
         os.replace(temporary, path)
         _fsync_folder(path.parent)
     except OSError as error:

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from functools import partial
 
 from stet_lsp.core.anchors import check_anchor_path, place
 from stet_lsp.core.brief import DEFAULT_BUDGET, Brief, render_brief
@@ -26,6 +27,7 @@ from stet_lsp.core.model import (
 )
 from stet_lsp.core.records import FrozenRecord
 from stet_lsp.core.safefs import (
+    ChangedMeanwhile,
     atomic_write,
     ensure_stet_gitignore,
     read_regular,
@@ -57,6 +59,8 @@ SAVE_SETTLE_SECONDS = 2.0
 # 32 characters: each random byte picks one of them with the same chance.
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 _ID_LENGTH = 6
+_WRITE_ATTEMPTS = 5
+"""How often a write is merged with a save that landed meanwhile before it gives up."""
 
 
 class EntryFilter(FrozenRecord):
@@ -205,7 +209,7 @@ class StyleSheet:
                 document.add(entry)
                 document.adopt_hand_written(entry.created)
                 updated = document.render()
-            self._write(updated)
+            self._write(updated, current)
         return entry
 
     def edit_text(self, entry_id: str, text: str) -> Entry:
@@ -254,7 +258,8 @@ class StyleSheet:
         if not meta.paused and meta.paused_until is None:
             return False
         with self._locked():
-            document = self.parse(self._text_to_rewrite())
+            current = self._text_to_rewrite()
+            document = self.parse(current)
             meta = document.meta.copy()
             if not meta.paused and meta.paused_until is None:
                 return False
@@ -262,26 +267,28 @@ class StyleSheet:
             meta.paused, meta.paused_until = False, None
             document.set_meta(meta)
             document.adopt_hand_written(utc_now())
-            self._write(document.render())
+            self._write(document.render(), current)
         return was_paused
 
     def merge_in(self, base: str, theirs: str) -> bool:
         """Bring the changes from `base` to `theirs` (a text the sheet held, which an editor's
         save wrote over) into the sheet, entry by entry; whether anything was written."""
         with self._locked():
-            merged = merge_sheets(base, self._text_to_rewrite(), theirs)
+            current = self._text_to_rewrite()
+            merged = merge_sheets(base, current, theirs)
             if merged.changed:
-                self._write(merged.text)
+                self._write(merged.text, current)
         return merged.changed
 
     @contextmanager
     def edit(self) -> Iterator[SheetDocument]:
         """Read, let the caller change, and write back atomically, all under the lock."""
         with self._locked():
-            document = self.parse(self._text_to_rewrite())
+            current = self._text_to_rewrite()
+            document = self.parse(current)
             yield document
             document.adopt_hand_written(utc_now())
-            self._write(document.render())
+            self._write(document.render(), current)
 
     def _text_to_rewrite(self) -> str:
         """The text a write starts from. An editor that saves in place truncates the file,
@@ -317,13 +324,30 @@ class StyleSheet:
         with file_lock(self.path, self.target.root, "the style sheet"):
             yield
 
-    def _write(self, text: str) -> None:
+    def _write(self, text: str, read: str) -> None:
+        """Write `text`, made from `read` (the text the write started from). An editor takes
+        no lock: a person's save that lands meanwhile is merged into `text` entry by entry,
+        as the disk's changes are into an editor's buffer, rather than written over."""
         if self.buffer is not None:
             self.buffer = text
             return
-        # A style sheet is private working memory: a new one is readable by its owner only.
-        data = _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")  # from undecodable bytes
-        atomic_write(self.path, data, self.target.root, mode=0o600)
+        for _ in range(_WRITE_ATTEMPTS):
+            # A style sheet is private working memory: a new one is readable by its owner only.
+            data = _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")  # undecodable bytes
+            try:
+                atomic_write(self.path, data, self.target.root, 0o600, partial(self._holds, read))
+                return
+            except ChangedMeanwhile:
+                current = self._text_to_rewrite()
+                merged = merge_sheets(read, text, current, deletions=False)
+                text, read = merged.text, current
+        raise StetError(
+            f"{self.path} kept changing while Stet wrote it; nothing was changed, try again"
+        )
+
+    def _holds(self, text: str) -> bool:
+        """Whether the sheet's file holds `text`."""
+        return self.read_text() == text
 
     # -- helpers -----------------------------------------------------------------------
 
