@@ -141,6 +141,19 @@ def test_non_utf8_sheet_is_refused_and_left_alone(sheet: StyleSheet) -> None:
     assert sheet.path.read_bytes() == data
 
 
+def test_a_sheet_whose_lines_end_in_a_lone_carriage_return_is_refused_and_left_alone(
+    sheet: StyleSheet,
+) -> None:
+    """Read as one line, it held no entries and a write added a second sheet after them."""
+    sheet.add("valid")
+    data = sheet.path.read_bytes().replace(b"\n", b"\r")
+    sheet.path.write_bytes(data)
+    for write in (lambda: sheet.add("more"), lambda: sheet.entries()):
+        with pytest.raises(StetError, match="carriage return alone"):
+            write()
+    assert sheet.path.read_bytes() == data
+
+
 def test_anchor_follows_its_line_and_is_reported_lost(sheet: StyleSheet, root: Path) -> None:
     app = root / "service.py"
     body = [f"step_{n} = run_step({n})\n" for n in range(1, 21)]

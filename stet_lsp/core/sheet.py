@@ -138,12 +138,20 @@ class StyleSheet:
         if data is None:
             return ""
         try:
-            return data.decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise StetError(
                 f"{self.path} is not UTF-8 (byte {error.start}); "
                 "fix or move it, nothing was changed"
             ) from None
+        if "\r" in text and "\n" not in text:
+            # Read as one line, its entries would be none, and a write would add a second
+            # sheet after them.
+            raise StetError(
+                f"{self.path} ends its lines with a carriage return alone (classic Mac OS); "
+                "make them line feeds (or CR LF), nothing was changed"
+            )
+        return text
 
     def parse(self, text: str) -> SheetDocument:
         """`text` as this target's sheet (a new one when empty); refused if another's."""
