@@ -83,6 +83,8 @@ class Allowlist:
             data = tomllib.loads(content.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
             raise StetError(f"{ALLOWLIST_PATH}: cannot read: {error}") from error
+        except RecursionError:  # arrays or tables nested deeper than the parser goes
+            raise StetError(f"{ALLOWLIST_PATH}: cannot read: nested too deeply") from None
         values = data.get("values", [])
         patterns = data.get("patterns", [])
         if not _is_string_list(values) or not _is_string_list(patterns):

@@ -93,6 +93,8 @@ class GateSettings:
             data = tomllib.loads(content.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
             raise StetError(f"{source}: cannot read: {error}") from error
+        except RecursionError:  # arrays or tables nested deeper than the parser goes
+            raise StetError(f"{source}: cannot read: nested too deeply") from None
         unknown = sorted(set(data) - set(SETTINGS_KEYS))
         if unknown:
             raise StetError(

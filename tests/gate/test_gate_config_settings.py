@@ -181,3 +181,22 @@ def test_an_oversized_allowlist_or_stetignore_is_refused_unread(tmp_path: Path) 
     assert str(caught.value).startswith(f"{STETIGNORE}: larger than {MAX_BYTES:,} bytes; not read")
     assert "shorten it" in str(caught.value)
     assert peak < 4 * MAX_BYTES
+
+
+@pytest.mark.parametrize("name", ["gate.toml", "gate-allowlist.toml"])
+def test_a_cloned_file_nested_too_deeply_is_refused_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """A clone can commit a `.stet/gate.toml` or allowlist of arrays nested some thousands
+    deep, well under its size limit: the TOML parser recurses and raised RecursionError, a
+    traceback from every command and an internal error from the servers. It is malformed
+    like any other: an error naming it, and what is shown still flags (strict on)."""
+    from repos import hostile_clone
+
+    root = hostile_clone(tmp_path, {f".stet/{name}": "a = " + "[" * 30_000 + "\n"})
+    monkeypatch.chdir(root)
+    assert run("check") == 1
+    err = capsys.readouterr().err
+    assert f".stet/{name}: cannot read: nested too deeply" in err and "Traceback" not in err
+    shown = load_config(root, lenient=True)
+    assert shown.allowlist is None and shown.strict is (name == "gate.toml")
