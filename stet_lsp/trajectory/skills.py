@@ -250,6 +250,8 @@ def _split(text: str) -> tuple[dict[Any, Any], str]:
         where = getattr(error, "problem_mark", None)
         at = f" at line {where.line + 2}" if where is not None else ""
         raise StetError(f"frontmatter: not valid YAML{at}") from None
+    except RecursionError:  # flow collections nested deeper than the parser goes
+        raise StetError("frontmatter: not valid YAML (nested too deeply)") from None
     if not isinstance(fields, dict):
         raise StetError("frontmatter: must be a YAML mapping of fields")
     return fields, "\n".join(lines[closing + 1 :])

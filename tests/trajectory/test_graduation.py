@@ -649,6 +649,28 @@ def test_a_skill_whose_metadata_is_a_flow_mapping_is_refused(sheet: StyleSheet, 
     assert path.read_text() == written and status(sheet, entry) == "open"
 
 
+def test_a_cloned_skill_nested_too_deeply_is_refused_naming_it(tmp_path: Path, stet: Run) -> None:
+    """A clone can commit a SKILL.md whose frontmatter nests flow sequences some thousands
+    deep, far under the size limit: the YAML parser recursed out of the stack and graduating
+    into that skill ended in a traceback. It breaks the spec like any other: refused, naming
+    the file, nothing changed."""
+    from repos import hostile_clone
+
+    deep = "---\nname: deep\ndescription: " + "[" * 100_000 + "\n---\nbody\n"
+    root = hostile_clone(tmp_path, {".stet/skills/deep/SKILL.md": deep})
+    code, entry, err = stet("note", "add", "-C", str(root), "Use the retry helper")
+    assert code == 0, err
+    before = StyleSheet(resolve_target(root)).path.read_bytes()
+    code, _, err = stet(
+        "graduate", "-C", str(root), entry.strip(), "--to", "skill", "--skill", "deep"
+    )
+    assert code == 1 and "Traceback" not in err
+    assert ".stet/skills/deep/SKILL.md does not follow the Agent Skills spec" in err
+    assert "frontmatter: not valid YAML (nested too deeply)" in err
+    assert StyleSheet(resolve_target(root)).path.read_bytes() == before
+    assert (root / ".stet/skills/deep/SKILL.md").read_text() == deep
+
+
 def test_extending_a_skill_never_duplicates_an_entry(sheet: StyleSheet, root: Path) -> None:
     first = add(sheet, "HTTP calls go through the session helper", "convention")
     second = add(sheet, "Timeouts are 10 seconds", "convention", line=3)
