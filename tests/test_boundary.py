@@ -267,6 +267,24 @@ def test_the_gitignore_is_extended_by_replacing_it(root: Path) -> None:
     ).read_bytes() == b"*.bak\n\xff\ncache/\n.*.tmp\n.*.stet-before-capstone-*\n"
 
 
+def test_a_cloned_gitignore_too_large_is_refused_unread(tmp_path: Path, stet: Stet) -> None:
+    """Every write reads `.stet/.gitignore`: a clone committing one of gigabytes of blank lines
+    (which git compresses to almost nothing) took `stet note add` to 2 GB of memory and 19 s
+    at 200 MB, and a few gigabytes to more memory than a machine has. One over GITIGNORE_LIMIT
+    is refused, naming it, and nothing is written."""
+    rules = "cache/\n.*.tmp\n.*.stet-before-capstone-*\n"
+    big = "\n" * safefs.GITIGNORE_LIMIT + rules
+    root = hostile_clone(tmp_path, {".stet/.gitignore": big, "README.md": "hi\n"})
+    code, _, err = stet("note", "add", "-C", str(root), "a note")
+    assert code == 1 and "Traceback" not in err
+    assert f"{root / '.stet/.gitignore'}: larger than {safefs.GITIGNORE_LIMIT:,} bytes" in err
+    assert not sheet_of(root).exists()
+    assert (root / ".stet/.gitignore").read_text() == big
+    (root / ".stet/.gitignore").write_text(big[-safefs.GITIGNORE_LIMIT :])  # the limit itself
+    code, _, err = stet("note", "add", "-C", str(root), "a note")
+    assert code == 0, err
+
+
 # -- temporary files ---------------------------------------------------------------------
 
 

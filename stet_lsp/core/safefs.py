@@ -400,13 +400,23 @@ def _os_error(path: Path | str, error: OSError) -> StetError:
     return StetError(f"cannot use {path}: {error.strerror or error} ({_UNCHANGED})")
 
 
+GITIGNORE_LIMIT = 1024 * 1024
+"""The most bytes of `.stet/.gitignore` that are read (every write reads it): a few rules,
+while a repository can commit one of gigabytes that git compresses to almost nothing."""
+
+
 def ensure_stet_gitignore(root: Path) -> None:
     """`.stet/.gitignore` ignores `cache/`, so a style sheet is never committed by accident,
     and what a writer stopped midway leaves beside a file: its temporary file
     (`.<name>.<random>.tmp`) and the file a capstone was replacing, moved aside
     (`.<name>.stet-before-capstone-<random>`)."""
     path = make_dirs(root, ".stet") / ".gitignore"
-    data = read_regular(path, root)
+    data = read_regular(path, root, limit=GITIGNORE_LIMIT + 1)
+    if data is not None and len(data) > GITIGNORE_LIMIT:
+        raise StetError(
+            f"{path}: larger than {GITIGNORE_LIMIT:,} bytes, not read: shorten it (Stet needs "
+            f"three lines of it) ({_UNCHANGED})"
+        )
     current = "" if data is None else data.decode("utf-8", "surrogateescape")
     lines = {line.strip() for line in current.splitlines()}
     missing = [
