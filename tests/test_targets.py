@@ -224,6 +224,26 @@ def test_a_forged_or_steered_cache_is_not_believed(
     assert resolve_target(root).name == "main"  # deeper than json goes: no cache
 
 
+def test_a_cloned_head_cache_is_read_no_further_than_a_record(tmp_path: Path) -> None:
+    """Every command looks at `.stet/cache/head.json` first, and a clone can commit it: one of
+    gigabytes (zeros, which git compresses to almost nothing) was read whole, twice its size
+    in memory, by every command until one got as far as replacing it. No more than a
+    record's limit is read, and the branch comes from git."""
+    import tracemalloc
+
+    from repos import hostile_clone
+
+    root = hostile_clone(tmp_path, {".stet/cache/head.json": "{}", "README.md": "hi\n"})
+    os.truncate(root / ".stet/cache/head.json", 256 * 1024 * 1024)
+    tracemalloc.start()
+    try:
+        assert resolve_target(root) == Target(root, "branch", "main")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 1024 * 1024
+
+
 def test_the_repository_is_the_one_of_the_nearest_work_tree_in_every_layout(
     tmp_path: Path,
 ) -> None:

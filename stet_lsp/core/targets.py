@@ -257,14 +257,14 @@ def _plain_root(start: Path) -> Path | None:
 
 
 def _known_branch(path: Path) -> Target | None:
-    from stet_lsp.core.safefs import read_regular
+    from stet_lsp.core.safefs import read_record_object
 
     try:
         root = _plain_root(path.resolve())
         if root is None or not os.path.isdir(root / STET_DIR):
             return None
-        data = json.loads(read_regular(root / _HEAD_CACHE, root) or b"null")
-    except (OSError, StetError, ValueError, RecursionError):
+        data = read_record_object(root / _HEAD_CACHE, root)  # no more than a record's size
+    except OSError:
         return None
     if not isinstance(data, dict) or data.get("root") != str(root):
         return None
