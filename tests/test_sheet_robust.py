@@ -403,3 +403,33 @@ def test_the_cli_keeps_an_entry_whose_text_a_person_broke_over_lines(stet: Run, 
     texts = {entry["id"]: entry["text"] for entry in json.loads(edited_entry)["entries"]}
     assert texts[kept] == "Call the session helper\nfor every request"
     assert texts[gone] == "Keep b at two\nbecause the tests pin it"
+
+
+HOSTILE_LINES = {
+    "comments without an end": "- a " + "<!-- stet " * 20_000,
+    "a field without a value": "- a <!-- stet " + "a" * 200_000 + " -->",
+    "a heading of hashes": "## " + " #" * 100_000 + "x",
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_LINES))
+def test_a_cloned_sheet_of_long_lines_is_read_in_time_to_its_length(
+    tmp_path: Path, stet: Run, case: str
+) -> None:
+    """A clone can commit the style sheet of the branch it checks out (docs/security.md). Each
+    line is read in time linear in its length: three regular expressions scanned the rest of
+    the line from every position, so that a line of 200 KB took minutes (`note list`, every
+    write, the server's merge into an open sheet's buffer), and one of a megabyte hours."""
+    from bounded import within
+    from repos import hostile_clone
+
+    from stet_lsp.core.merge import merge_sheets
+    from stet_lsp.core.targets import target_key
+
+    text = sheet(HOSTILE_LINES[case])
+    path = f".stet/cache/sheets/{target_key('branch', 'main')}.md"
+    r = str(hostile_clone(tmp_path, {path: text, "README.md": "hi\n"}))
+    code, out, err = within(10, lambda: stet("note", "list", "--json", "-C", r))
+    assert code == 0, err
+    assert "first1" in {entry["id"] for entry in json.loads(out)["entries"]}
+    assert within(10, lambda: merge_sheets(text, text + "\n", text)).text.startswith(text)

@@ -36,11 +36,16 @@ if TYPE_CHECKING:
 
 FORMAT_VERSION = 1
 
-_HEADING = re.compile(r"##[ \t]+(.*?)[ \t#]*$")
+# The patterns of a line take time in proportion to it (a repository can commit a sheet): a
+# lazy `(.*?)` before `[ \t#]*$`, or a scan of the rest of the line from every `<!--` or
+# letter, took seconds on a line of a few kilobytes and hours on one of a megabyte. A title
+# ends at its last character that is not a space or `#`; metadata is looked for only on a
+# line ending in `-->`; a field's name starts at a word's start (_FIELD).
+_HEADING = re.compile(r"##[ \t]+((?:.*[^ \t#])?)[ \t#]*$")
 _BULLET = re.compile(r"[-*+][ \t]+")
 # The last `<!-- stet … -->` on the line is the metadata (the greedy text before it may hold
 # the same characters; values never do, as "<" and ">" in them are escaped).
-_ENTRY_META = re.compile(r"(.*)<!--[ \t]*stet[ \t]+(.*?)[ \t]*-->[ \t]*$")
+_ENTRY_META = re.compile(r"(?=.*-->[ \t]*$)(.*)<!--[ \t]*stet[ \t]+(.*?)[ \t]*-->[ \t]*$")
 _SHEET_META = re.compile(r"<!--[ \t]*stet-sheet\b(.*?)-->[ \t]*$")
 _BARE_VALUE = re.compile(r"[A-Za-z0-9._:/@+,-]+")
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
@@ -51,7 +56,7 @@ _CANONICAL_ENTRY = re.compile(
     r"created=(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"
     rf"(?: anchor=({_VALUE}) anchor-text=({_VALUE}))? -->"
 )
-_FIELD = re.compile(rf"([A-Za-z][\w-]*)=({_VALUE})")
+_FIELD = re.compile(rf"(?<![\w-])([A-Za-z][\w-]*+)=({_VALUE})")  # from a word's start only
 _ANCHOR_LINE = re.compile(r"[0-9]{1,10}")
 _LINE_LIMIT = 2**31 - 1  # the editor protocol's line numbers are 32-bit
 # A lone surrogate can come from a JSON escape ("\ud800") or an editor's buffer, never from a
