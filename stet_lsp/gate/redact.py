@@ -29,8 +29,10 @@ from stet_lsp.gate.report import RedactionReport
 if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
 
-MARKER = re.compile(r"\[REDACTED:([a-z0-9-]+)#(\d+)\]")
-"""The marker a redacted span is replaced by."""
+MARKER = re.compile(r"\[REDACTED:([a-z0-9-]+)#(\d{1,18})\]")
+"""The marker a redacted span is replaced by. Its number has at most 18 digits: a text
+can hold anything that looks like a marker, and Python reads no number of over 4,300 digits
+(ValueError); a longer one is text, not a marker."""
 
 
 @dataclass(frozen=True)

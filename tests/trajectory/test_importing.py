@@ -1455,3 +1455,27 @@ def test_importing_again_composes_a_file_removed_by_hand(
     assert import_transcript(target, source).changed
     assert (folder / removed).read_bytes() == before
     assert not import_transcript(target, source).changed
+
+
+def test_a_marker_like_text_of_a_huge_number_in_a_read_file_is_only_text(
+    tmp_path: Path, stet: Callable[..., tuple[int, str, str]]
+) -> None:
+    """A file of a cloned repository can hold text shaped like the gate's marker with a
+    number of thousands of digits: an agent that reads it puts it in its transcript, and the
+    gate, reading the numbers the text already uses, raised ValueError (Python reads no
+    number of over 4,300 digits), so that the import ended in a traceback. Such a number is
+    no marker's: the secret beside it is redacted and the text is kept."""
+    from repos import hostile_clone
+
+    text = "see [REDACTED:github-token#" + "9" * 5_000 + "]"
+    secret = "ghp_" + "Zq8RkT3vXw9LmN2pQs7YbC4dFg6HjK1aVe5U"
+    root = hostile_clone(tmp_path, {"README.md": text + "\n"})
+    transcript = Transcript(root).user("Read the README.")
+    transcript.tool("toolu_01", "Bash", {"command": "cat README.md"}, f"{text} {secret}\n")
+    transcript.say("Done.").save(tmp_path / "session.jsonl")
+
+    code, _, err = stet("trajectory", "import", "-C", str(root), str(tmp_path / "session.jsonl"))
+    assert code == 0, err[-2000:]
+    events = working_folder(resolve_target(root)).path.joinpath("events.jsonl").read_text()
+    assert text in events and secret not in events
+    assert "[REDACTED:github-token#1]" in events
