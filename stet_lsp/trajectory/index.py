@@ -48,14 +48,16 @@ _SALIENT_INPUT_KEYS = (
 )
 
 FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_HUNK_HEADER = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+# Numbers of at most 10 digits, as attribution reads them: Python reads no number of over
+# 4,300 digits (ValueError), and a committed trajectory can write one anywhere.
+_HUNK_HEADER = re.compile(r"^@@ -\d{1,10}(?:,\d{1,10})? \+(\d{1,10})(?:,\d{1,10})? @@")
 # A line of narration.md that may open or close a code block, hold anchors or be a heading
 # (after a line break: a search for a literal first character is fast).
 _MARK = r"(?P<quote>(?:> ?)*)(?: {0,3}(?:`{3}|~{3})|<a id=|#{2,3} )"
 _MARK_LINE = re.compile(_MARK)
 _NEXT_MARK_LINE = re.compile("\n" + _MARK)
-_ANCHORS = re.compile(r'(?:<a id="step-\d+"></a>)+')
-_ANCHOR_STEP = re.compile(r'<a id="step-(\d+)"></a>')
+_ANCHORS = re.compile(r'(?:<a id="step-\d{1,10}"></a>)+')
+_ANCHOR_STEP = re.compile(r'<a id="step-(\d{1,10})"></a>')
 _SECTION_HEADING = re.compile(r"^#{2,3} ")
 
 

@@ -705,3 +705,53 @@ def test_workspace_symbols_of_two_folders_on_one_branch_say_which_folder(
         }
     finally:
         server.close()
+
+
+def test_numbers_of_thousands_of_digits_in_a_cloned_trajectory_are_no_places(
+    tmp_path: Path,
+) -> None:
+    """A committed trajectory can write a hunk's start or a narration's step anchor with
+    thousands of digits: Python reads no number of over 4,300 (ValueError), and the server
+    logged the feature failing on go to definition, and had no lenses or outline for the
+    narration at all. Such a number is no line (the step leads to the file it changed, at its
+    top) and no step's anchor; the rest of the file shows as ever."""
+    from repos import hostile_clone
+
+    scratch = Path(make_repo(tmp_path / "scratch", files={"README.md": "hi\n"}).workdir)
+    import_transcript(resolve_target(scratch), session_writing(scratch, tmp_path))
+    working = working_folder(resolve_target(scratch)).path
+    huge = "9" * 5_000
+    events = (working / "events.jsonl").read_text()
+    assert "\n@@ -0,0 +1,2 @@" in events.replace("\\n", "\n")
+    events = events.replace("@@ -0,0 +1,2 @@", f"@@ -0,0 +{huge},2 @@")
+    narration = (working / "narration.md").read_text()
+    assert '<a id="step-2"></a>' in narration
+    narration = narration.replace('<a id="step-2"></a>', f'<a id="step-{huge}"></a>')
+    files = {
+        ".stet/trajectories/t/events.jsonl": events,
+        ".stet/trajectories/t/narration.md": narration,
+        ".stet/trajectories/t/meta.json": (working / "meta.json").read_text(),
+    }
+    root = hostile_clone(tmp_path / "hostile", files)
+    folder = root / ".stet/trajectories/t"
+    change = next(
+        number for number, line in enumerate(events.splitlines()) if '"kind":"file_change"' in line
+    )
+    server = PipeServer().initialize({}, [uri(root)])
+    try:
+        server.open(uri(folder / "events.jsonl"), events, "jsonl")
+        where = {"textDocument": {"uri": uri(folder / "events.jsonl")}}
+        position = {"line": change, "character": 0}
+        server.send(
+            {"id": 2, "method": "textDocument/definition", "params": where | {"position": position}}
+        )
+        (place,) = server.answer(2)["result"]  # the file changed, at its top
+        assert place["uri"] == uri(root / "src/retry.py") and place["range"]["start"]["line"] == 0
+        server.open(uri(folder / "narration.md"), narration, "markdown")
+        where = {"textDocument": {"uri": uri(folder / "narration.md")}}
+        server.send({"id": 3, "method": "textDocument/codeLens", "params": where})
+        titles = [lens["command"]["title"] for lens in server.answer(3)["result"]]
+        assert titles and not any(title.startswith("2 ·") for title in titles)
+        assert not [message for message in server.logged if "Traceback" in message]
+    finally:
+        server.close()
