@@ -512,6 +512,26 @@ def test_the_hooks_log_passes_the_gate(root: Path, stet: Stet) -> None:
     assert "/home/ana" not in line and "~/work/s.jsonl" in line
 
 
+def test_a_huge_committed_hooks_log_is_read_no_further_than_its_kept_lines(root: Path) -> None:
+    """A repository can commit `.stet/cache/hooks/hooks.log` of gigabytes (sparse here, as
+    git would compress it): every hook's line read it whole. Its tail is read, whose last
+    lines are kept."""
+    path = root / files.LOG
+    path.parent.mkdir(parents=True)
+    with path.open("wb") as log:
+        log.truncate(8 * 1024**3)  # 8 GiB of NUL bytes, none on disk
+        log.seek(0, 2)
+        log.write(b"2026-01-01T00:00:00Z stop: an older line\n" * 100_000)
+        log.write(b"2026-01-01T00:00:00Z stop: the last line before\n")
+    files.log(root, "stop", "a line of this hook", own_words=True)
+    lines = log_lines(root)
+    assert len(lines) == files.LOG_LINES
+    assert lines[-2:] == ["2026-01-01T00:00:00Z stop: the last line before", lines[-1]]
+    assert lines[-1].endswith("stop: a line of this hook")
+    assert path.stat().st_size < 2 * 1024**2
+    assert files.last_log_line(root) == lines[-1]
+
+
 def test_hooks_write_nothing_where_stet_is_not_set_up(
     tmp_path: Path, root: Path, elsewhere: Path
 ) -> None:

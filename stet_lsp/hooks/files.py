@@ -23,6 +23,7 @@ from stet_lsp.core.safefs import (
     ensure_stet_gitignore,
     inside,
     make_dirs,
+    open_regular,
     read_record_object,
     read_regular,
     remove_regular,
@@ -100,15 +101,37 @@ def _append(root: Path, line: str) -> None:
 
     path = hooks_dir(root) / LOG.name
     with file_lock(path, root, "the hooks log"):
-        data = read_regular(path, root) or b""
-        lines = data.decode("utf-8", "replace").splitlines(keepends=True)
+        lines = _tail(path, root).decode("utf-8", "replace").splitlines(keepends=True)
         kept = lines[-(LOG_LINES - 1) :] if len(lines) >= LOG_LINES else lines
         atomic_write(path, ("".join(kept) + line).encode("utf-8"), root)
 
 
+_LOG_TAIL = LOG_LINES * (4 * MESSAGE_CHARS + 128)
+"""Bytes enough for the lines the log keeps, each at most a message of four-byte characters
+after its time and event."""
+
+
+def _tail(path: Path, root: Path) -> bytes:
+    """The log's last `_LOG_TAIL` bytes from a line's start: all it keeps. A repository can
+    commit a log of gigabytes (git compresses it to almost nothing), which every hook would
+    otherwise read whole."""
+    stream = open_regular(path, root)
+    if stream is None:
+        return b""
+    try:
+        with stream:
+            size = os.fstat(stream.fileno()).st_size
+            if size > _LOG_TAIL:
+                stream.seek(size - _LOG_TAIL)
+                stream.readline()  # the line the seek cut
+            return stream.read(_LOG_TAIL)
+    except OSError as error:
+        raise StetError(f"cannot read {path}: {error.strerror or error}") from None
+
+
 def last_log_line(root: Path) -> str | None:
     try:
-        data = read_regular(inside(root, LOG), root)
+        data = _tail(inside(root, LOG), root)
     except StetError:
         return None
     if not data:
