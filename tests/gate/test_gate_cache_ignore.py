@@ -92,10 +92,16 @@ def test_a_stetignore_pattern_re_would_backtrack_on_does_not_hold_an_import(tmp_
 
 def test_a_stetignore_pattern_re2_cannot_take_is_refused(tmp_path) -> None:
     """Refused, not matched some other way: what `.stetignore` hides must not leak."""
+    import warnings
+
     import pytest
 
     from stet_lsp.core.errors import StetError
 
     (tmp_path / ".stetignore").write_text("secrets[[:digit:]].txt\n")
-    with pytest.raises(StetError, match="POSIX classes"):
+    with (
+        warnings.catch_warnings(),  # pathspec's own `re` reads `[[` as a nested set to come
+        pytest.raises(StetError, match="POSIX classes"),
+    ):
+        warnings.simplefilter("ignore", FutureWarning)
         StetIgnore.load(tmp_path)
