@@ -201,6 +201,29 @@ def test_the_branch_is_remembered_while_head_is_unchanged(
     assert out.stdout.split() == ["branch", "feature", "False"]
 
 
+def test_a_note_added_with_the_branch_remembered_loads_neither_libgit2_nor_the_merge(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    """`stet note add`, which agents call often, starts fast: the sheet's merge (and the
+    dataclasses it loads) is loaded only when a save landed meanwhile, libgit2 only when HEAD
+    changed."""
+    import subprocess
+    import sys
+
+    StyleSheet(resolve_target(root)).add("the sheet and .stet/cache exist")
+    _age_head(root)
+    resolve_target(root)  # remembered
+    probe = (
+        "import sys; from stet_lsp.cli import main; main(['note', 'add', 'fast']); "
+        "print(*(name in sys.modules for name in ('pygit2', 'stet_lsp.core.merge')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split()[-2:] == ["False", "False"]
+    assert [entry.text for entry in StyleSheet(resolve_target(root)).entries()][-1] == "fast"
+
+
 def test_a_forged_or_steered_cache_is_not_believed(
     repo: pygit2.Repository, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -14,7 +14,6 @@ from stet_lsp.core.anchors import check_anchor_path, place
 from stet_lsp.core.brief import DEFAULT_BUDGET, Brief, render_brief
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
-from stet_lsp.core.merge import merge_sheets
 from stet_lsp.core.model import (
     AUTHORS,
     KINDS,
@@ -281,6 +280,8 @@ class StyleSheet:
     def merge_in(self, base: str, theirs: str) -> bool:
         """Bring the changes from `base` to `theirs` (a text the sheet held, which an editor's
         save wrote over) into the sheet, entry by entry; whether anything was written."""
+        from stet_lsp.core.merge import merge_sheets  # not loaded by a short command
+
         with self._locked():
             current = self._text_to_rewrite()
             merged = merge_sheets(base, current, theirs)
@@ -346,6 +347,8 @@ class StyleSheet:
                 atomic_write(self.path, data, self.target.root, 0o600, partial(self._holds, read))
                 return
             except ChangedMeanwhile:
+                from stet_lsp.core.merge import merge_sheets
+
                 current = self._text_to_rewrite()
                 merged = merge_sheets(read, text, current, deletions=False)
                 text, read = merged.text, current
