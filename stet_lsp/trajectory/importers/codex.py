@@ -82,7 +82,8 @@ adds nothing). When that rollout is not there, the import names the missing pare
 problems, and the fork's first token count is taken for the parent's total (adding nothing)
 when it can count no request of the fork: no output of the model comes before it, or none
 between it and the next token count with another total. Without the marker the copy is told
-as before Codex wrote it: by time and by the parent's rollout.
+as before Codex wrote it: by time and by the parent's rollout. Both links to a parent are
+read in `codex_threads.py`; the records' shapes in `codex_records.py`.
 """
 
 from __future__ import annotations
@@ -93,7 +94,6 @@ import shlex
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -120,19 +120,25 @@ from stet_lsp.trajectory.events import (
 )
 from stet_lsp.trajectory.importers import diffs
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession, Problem
+from stet_lsp.trajectory.importers.codex_records import (
+    RESPONSE_ITEM_TYPES,
+    ROLLOUT_TYPES,
+    Record,
+    join_texts,
+    rollout_record,
+    text_parts,
+    tool_output,
+)
+from stet_lsp.trajectory.importers.codex_threads import copied_history, spawning_call
 from stet_lsp.trajectory.importers.edits import change_fields
 from stet_lsp.trajectory.importers.fields import count_field, text_field
-from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
+from stet_lsp.trajectory.importers.files import file_digest, jsonl_records
 from stet_lsp.trajectory.importers.shell_moves import moved_paths
 
 FORMAT = "codex"
 HARNESS = "codex"
 
-Record = dict[str, Any]
 
-_ROLLOUT_TYPES = frozenset(
-    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
-)
 # Bookkeeping records of Codex 0.14x rollouts, kept as they are, with what they are.
 _KEPT_RECORDS = {
     "world_state": "the harness state the model is shown (instructions, environment, "
@@ -140,26 +146,6 @@ _KEPT_RECORDS = {
     "inter_agent_communication_metadata": "whether the message from another agent that "
     "follows starts a turn",
 }
-# Response item types a legacy rollout holds bare (and the current format wraps in `payload`).
-_RESPONSE_ITEM_TYPES = frozenset(
-    {
-        "message",
-        "reasoning",
-        "function_call",
-        "function_call_output",
-        "custom_tool_call",
-        "custom_tool_call_output",
-        "local_shell_call",
-        "web_search_call",
-        "tool_search_call",
-        "tool_search_output",
-        "image_generation_call",
-        "ghost_snapshot",
-        "compaction",
-        "compaction_summary",
-        "context_compaction",
-    }
-)
 _ROLE_KINDS = {"user": "user", "assistant": "agent"}
 _TURN_STARTS = frozenset({"task_started", "turn_started"})
 _OPAQUE_COMPACTIONS = frozenset({"compaction", "compaction_summary", "context_compaction"})
@@ -204,8 +190,6 @@ _TURN_ITEM_CALLS = frozenset(
         "imagegeneration",
     }
 )
-# A thread id as it may appear in a file name (Codex's are UUIDs): nothing a glob would read.
-_SAFE_ID = re.compile(r"[A-Za-z0-9._-]+")
 _PATCH_BEGIN = "*** Begin Patch"
 _PATCH_END = "*** End Patch"
 
@@ -260,14 +244,14 @@ class CodexImporter:
         if not isinstance(first, dict):
             return False
         kind = text_field(first.get("type"))
-        if kind in _ROLLOUT_TYPES and isinstance(first.get("payload"), dict):
+        if kind in ROLLOUT_TYPES and isinstance(first.get("payload"), dict):
             return True
         if not _is_legacy_header(first):
             return False
         second = value_or_none(lines[1]) if len(lines) > 1 else None
         if not isinstance(second, dict):
             return "instructions" in first
-        return "record_type" in second or text_field(second.get("type")) in _RESPONSE_ITEM_TYPES
+        return "record_type" in second or text_field(second.get("type")) in RESPONSE_ITEM_TYPES
 
     def parse(self, path: Path) -> ParsedSession:
         source = path.name
@@ -276,7 +260,7 @@ class CodexImporter:
             records = list(jsonl_records(path, source, problems))
             if not records:
                 raise StetError(f"{path}: no Codex rollout records could be read")
-            copy = _copied_history(path, records)
+            copy = copied_history(path, records)
             if copy.lines:
                 records = [record for record in records if record[0] not in copy.lines]
             facts = _Facts.gather(records)
@@ -332,7 +316,7 @@ class _Facts:
             facts.first_model = text_field(first.get("model"))
         turn = 0
         for line, value in records:
-            found = _rollout_record(value)
+            found = rollout_record(value)
             if found is None:
                 continue
             kind, payload = found
@@ -359,12 +343,12 @@ class _Facts:
         self.compacted = self.compacted or kind in _OPAQUE_COMPACTIONS
         if kind == "message" and text_field(item.get("role")) in _ROLE_KINDS:
             said = _ROLE_KINDS[item["role"]]
-            parts = _text_parts(item.get("content"))
+            parts = text_parts(item.get("content"))
             self.said[said].update(part.strip() for part in parts)
-            self.said[said].add(_join(parts).strip())
+            self.said[said].add(join_texts(parts).strip())
             self.said_per_turn[turn, said] += 1
         elif kind == "reasoning":
-            parts = _text_parts(item.get("summary")) + _text_parts(item.get("content"))
+            parts = text_parts(item.get("summary")) + text_parts(item.get("content"))
             readable = [part.strip() for part in parts if part.strip()]
             self.said["reasoning"].update(readable)
             self.said_per_turn[turn, "reasoning"] += len(readable)
@@ -401,7 +385,7 @@ class _Reader:
         self.cwd = text_field((facts.meta or {}).get("cwd"))
         self.calls: set[str] = set()
         self.last_total: Any = None
-        self.inherited_line: int | None = None  # see _Copy
+        self.inherited_line: int | None = None  # see codex_threads.Copy
         self.turn = 0
         self.copies: Counter[tuple[int, str]] = Counter()
         # Texts of messages imported from completed turn items and from event_msg copies, so
@@ -443,7 +427,7 @@ class _Reader:
         description = _subagent_description(meta)
         if description is not None:
             self.agent = self.session.session_id
-            call_id, read = _spawning_call(self.path, meta, self.session.session_id)
+            call_id, read = spawning_call(self.path, meta, self.session.session_id)
             self.session.consulted.update((rollout.name, rollout) for rollout in read)
             self.emit(
                 Subagent,
@@ -472,7 +456,7 @@ class _Reader:
         if not isinstance(value, dict):
             self.raw("not a JSON object")
             return
-        found = _rollout_record(value)
+        found = rollout_record(value)
         if found is not None:
             kind, payload = found
             _RECORD_HANDLERS[kind](self, payload)
@@ -482,7 +466,7 @@ class _Reader:
             return  # a legacy state marker: it holds nothing
         elif "type" not in value:
             self.raw("record has no type")
-        elif text_field(value.get("type")) in _ROLLOUT_TYPES:
+        elif text_field(value.get("type")) in ROLLOUT_TYPES:
             self.raw(f"{value['type']} record without a payload object")
         elif text_field(value.get("type")) in _KEPT_RECORDS:
             self.raw(_KEPT_RECORDS[value["type"]])
@@ -545,8 +529,8 @@ class _Reader:
 
     def message(self, item: Record) -> None:
         role = item.get("role")
-        parts = _text_parts(item.get("content"))
-        text = _join(parts)
+        parts = text_parts(item.get("content"))
+        text = join_texts(parts)
         # A message holding harness text in any of its parts is the harness's (Codex drops
         # the whole message from the user's turns then).
         if role == "user" and any(is_harness_text(part) for part in parts):
@@ -566,7 +550,7 @@ class _Reader:
         """The readable text (raw reasoning or its summary) is a Reasoning event; encrypted
         content is never stored and is counted as dropped, whether or not a summary of it is
         kept beside it."""
-        text = _join(_text_parts(item.get("content")) or _text_parts(item.get("summary")))
+        text = join_texts(text_parts(item.get("content")) or text_parts(item.get("summary")))
         if text.strip():
             self.emit(Reasoning, text=text)
         if item.get("encrypted_content"):
@@ -615,7 +599,7 @@ class _Reader:
 
     def tool_output(self, item: Record) -> None:
         call_id = text_field(item.get("call_id")) or ""
-        text, said = _output(item.get("output"))
+        text, said = tool_output(item.get("output"))
         ok = self.outcome(call_id, text) if said is None else said
         self.emit(ToolResult, call_id=call_id, ok=ok, output=text)
         patch = self.patches.pop(call_id, None)
@@ -749,7 +733,7 @@ class _Reader:
             fragments = item.get("fragments")
             texts = [
                 text.strip()
-                for text in _text_parts(fragments if isinstance(fragments, list) else [])
+                for text in text_parts(fragments if isinstance(fragments, list) else [])
                 if text.strip()
             ]
             if texts and all(self.said_within("user", text) for text in texts):
@@ -764,12 +748,12 @@ class _Reader:
         same text, or of the event_msg copy of one that has none; else the message itself."""
         said = _TURN_ITEM_TEXTS[kind]
         if kind == "reasoning":
-            raw_content = _text_parts(item.get("raw_content"))
-            parts = raw_content or _text_parts(item.get("summary_text"))
+            raw_content = text_parts(item.get("raw_content"))
+            parts = raw_content or text_parts(item.get("summary_text"))
         else:
-            parts = _text_parts(item.get("content"))
+            parts = text_parts(item.get("content"))
         texts = [part.strip() for part in parts if part.strip()]
-        joined = _join(parts).strip()
+        joined = join_texts(parts).strip()
         if not texts:
             self.session.dropped["repeated_item"] += 1  # nothing in it to import
             return
@@ -786,11 +770,11 @@ class _Reader:
         for key in keys:
             self.from_items[said, key] += 1
         if said == "user":
-            self.emit(UserMessage, text=_join(parts))
+            self.emit(UserMessage, text=join_texts(parts))
         elif said == "agent":
-            self.emit(AgentMessage, text=_join(parts), model=self.model)
+            self.emit(AgentMessage, text=join_texts(parts), model=self.model)
         else:
-            self.emit(Reasoning, text=_join(parts))
+            self.emit(Reasoning, text=join_texts(parts))
 
     def turn_item_plan(self, item: Record) -> None:
         """A plan (plan mode): its text is a `<proposed_plan>` block of the agent message the
@@ -957,21 +941,6 @@ _EVENT_HANDLERS = {
 # --- records -----------------------------------------------------------------------------------
 
 
-def _rollout_record(value: Any) -> tuple[str, Record] | None:
-    """(record type, payload) of a record of either format; None when it is not one."""
-    if not isinstance(value, dict):
-        return None
-    kind = value.get("type")
-    if not isinstance(kind, str):
-        return None
-    payload = value.get("payload")
-    if kind in _ROLLOUT_TYPES and isinstance(payload, dict):
-        return kind, payload
-    if kind in _RESPONSE_ITEM_TYPES and "payload" not in value:
-        return "response_item", value
-    return None
-
-
 def _is_legacy_header(value: Record) -> bool:
     return (
         isinstance(value.get("id"), str)
@@ -1019,330 +988,6 @@ def _subagent_description(meta: Record) -> str | None:
     return f"{description} ({', '.join(details)})" if details else description
 
 
-# --- the call that spawned a subagent thread -----------------------------------------------------
-
-
-def _spawning_call(path: Path, meta: Record, thread_id: str) -> tuple[str | None, list[Path]]:
-    """The id of the parent thread's call that spawned this subagent thread, when the parent's
-    rollout is found where Codex keeps it (beside this one, or in another day's folder of the
-    same `sessions` tree): its `collab_agent_spawn_end` names the call and the new thread, and
-    the `spawn_agent` call's output names the thread (`agent_id`) or its agent path
-    (`task_name`). None when the parent's rollout is not there or does not name this thread.
-    With it, the rollouts read to find it."""
-    source = meta.get("source")
-    origin = source.get("subagent") if isinstance(source, dict) else None
-    spawn = origin.get("thread_spawn") if isinstance(origin, dict) else None
-    spawn = spawn if isinstance(spawn, dict) else {}
-    parent = text_field(spawn.get("parent_thread_id")) or text_field(meta.get("parent_thread_id"))
-    if not parent or parent == thread_id or not _SAFE_ID.fullmatch(parent):
-        return None, []
-    agent_path = text_field(spawn.get("agent_path")) or text_field(meta.get("agent_path"))
-    read: list[Path] = []
-    for rollout in _parent_rollouts(path, parent):
-        try:
-            found = _spawn_call_in(rollout, thread_id, agent_path)
-        except (OSError, StetError, ValueError):
-            continue
-        read.append(rollout)
-        if found is not None:
-            return found, read
-    return None, read
-
-
-def _parent_rollouts(path: Path, parent: str) -> Iterator[Path]:
-    """The files that may be the parent thread's rollout: named after it (`rollout-<time>-<id>`)
-    beside this rollout, then in the other day folders (`YYYY/MM/DD`) of its `sessions` tree."""
-    folder = path.parent
-    seen: set[Path] = set()
-    patterns = (f"*{parent}.jsonl", f"*{parent}.jsonl.zst")
-    for pattern in patterns:
-        for candidate in sorted(folder.glob(pattern)):
-            if candidate != path and candidate not in seen:
-                seen.add(candidate)
-                yield candidate
-    days = folder.parents
-    if len(days) < 3 or not all(
-        part.isdigit() for part in (folder.name, days[0].name, days[1].name)
-    ):
-        return
-    root = days[2]
-    for pattern in patterns:
-        for candidate in sorted(root.glob(f"[0-9]*/[0-9]*/[0-9]*/{pattern}"), reverse=True):
-            if candidate != path and candidate not in seen and candidate.is_file():
-                seen.add(candidate)
-                yield candidate
-
-
-def _spawn_call_in(rollout: Path, thread_id: str, agent_path: str | None) -> str | None:
-    """The call in `rollout` that spawned `thread_id` (see _spawning_call). Only the lines that
-    name the thread or its path are decoded."""
-    marks = [thread_id] + ([agent_path] if agent_path else [])
-    by_output: str | None = None
-    with open_text(rollout) as stream:
-        for line in stream:
-            if not any(mark in line for mark in marks):
-                continue
-            found = _rollout_record(value_or_none(line))
-            if found is None:
-                continue
-            kind, payload = found
-            call_id = text_field(payload.get("call_id"))
-            if not call_id:
-                continue
-            if kind == "event_msg" and payload.get("type") == "collab_agent_spawn_end":
-                if text_field(payload.get("new_thread_id")) == thread_id:
-                    return call_id
-            elif (
-                kind == "response_item"
-                and payload.get("type") == "function_call_output"
-                and by_output is None
-            ):
-                named = value_or_none(_output(payload.get("output"))[0])
-                if isinstance(named, dict) and (
-                    text_field(named.get("agent_id")) == thread_id
-                    or (agent_path is not None and text_field(named.get("task_name")) == agent_path)
-                ):
-                    by_output = call_id
-    return by_output
-
-
-# --- a forked thread's copy of its parent's history --------------------------------------------
-
-# The copy is written in one go when the fork starts: each of its lines is stamped within
-# milliseconds of the one before, and the fork's own first record comes later.
-_COPY_GAP = timedelta(milliseconds=25)
-# A long copy is not written that fast throughout: where the parent's rollout vouches for each
-# record, a pause of up to a second inside it does not end it.
-_MATCHED_COPY_GAP = timedelta(seconds=1)
-# What Codex adds at the end of a subagent's copy: an output of the parent's spawn call.
-_SPAWN_NOTICE = "You are the newly spawned agent"
-
-
-@dataclass
-class _Copy:
-    lines: set[int] = field(default_factory=set)
-    last_total: Any = None
-    read: list[Path] = field(default_factory=list)
-    # A fork by reference whose parent's total at the fork is not known: the line of its
-    # token count that repeats that total, which counts no request of the fork's own.
-    inherited_line: int | None = None
-    problems: list[Problem] = field(default_factory=list)
-
-    def note_total(self, value: Any) -> None:
-        """Keeps the token total of a copied token_count (the thread's totals go on from it)."""
-        found = _rollout_record(value)
-        if found is not None and found[0] == "event_msg" and found[1].get("type") == "token_count":
-            info = found[1].get("info")
-            if isinstance(info, dict) and info.get("total_token_usage") is not None:
-                self.last_total = info["total_token_usage"]
-
-
-def _copied_history(path: Path, records: list[tuple[int, Any]]) -> _Copy:
-    """The lines of a forked thread's rollout (`forked_from_id`: a `/fork`, or a subagent
-    spawned as a fork) that copy its parent's history: the parent's records, its
-    session_meta first, written right after the thread's own session_meta. They are the
-    parent's events, not this thread's (importing them would count the parent's requests and
-    changes again). The copy is the lines written in one go (each within 25 ms of the one
-    before, or within a second when the parent's rollout vouches for them) that are the
-    parent's records in order, when its rollout is where Codex keeps it (the copy may leave
-    records out), up to the notice Codex adds to a subagent's copy
-    (an output of the parent's spawn call). Where the session_meta says where the thread's
-    own records start (`subagent_history_start_ordinal`, in a paginated rollout whose
-    records carry an `ordinal`), the copy is the records numbered below it, whatever their
-    times. The last token total in the copy is where this thread's totals go on from."""
-    copy = _Copy()
-    start = next(
-        (i for i, (_, value) in enumerate(records) if _kind(value) == "session_meta"), None
-    )
-    if start is None:
-        return copy
-    meta = records[start][1]["payload"]
-    parent = text_field(meta.get("forked_from_id"))
-    rest = records[start + 1 :]
-    boundary = meta.get("subagent_history_start_ordinal")
-    if isinstance(boundary, int) and not isinstance(boundary, bool) and boundary >= 0:
-        numbered = [(line, value, _ordinal(value)) for line, value in rest]
-        if any(ordinal is not None for _, _, ordinal in numbered):
-            for line, value, ordinal in numbered:
-                if ordinal is not None and ordinal < boundary:
-                    copy.lines.add(line)
-                    copy.note_total(value)
-            return copy
-    if parent and isinstance(meta.get("history_base"), dict) and _SAFE_ID.fullmatch(parent):
-        # A fork that refers to its parent's history copies none; its token totals go on from
-        # the parent's at the fork (the records numbered below forked_from_ordinal_exclusive).
-        end = meta.get("forked_from_ordinal_exclusive")
-        if isinstance(end, int) and not isinstance(end, bool):
-            copy.last_total = _parent_total(path, parent, end, copy.read)
-        if copy.last_total is None:
-            copy.inherited_line = _inherited_count(rest)
-        if isinstance(end, int) and not copy.read:
-            taken = (
-                f"its token count on line {copy.inherited_line} is taken for that total"
-                if copy.inherited_line is not None
-                else "no token count of the fork was taken for that total"
-            )
-            copy.problems.append(
-                Problem(
-                    path.name,
-                    records[start][0],
-                    f"forked from thread {parent}, whose rollout is not in this sessions tree:"
-                    f" the token total the fork goes on from is not known ({taken})",
-                )
-            )
-        return copy
-    if not parent or not rest or _kind(rest[0][1]) != "session_meta":
-        return copy  # not a fork
-    items = _parent_items(path, parent, copy.read) if _SAFE_ID.fullmatch(parent) else None
-    position = 0
-    previous = _stamp(rest[0][1])
-    gap = _COPY_GAP if items is None else _MATCHED_COPY_GAP
-    for line, value in rest:
-        stamp = _stamp(value)
-        if stamp is None or previous is None:
-            if items is None:
-                break  # no time to tell the copy by, and no parent to match
-        elif not previous <= stamp <= previous + gap:
-            break
-        previous = stamp or previous
-        found = _rollout_record(value)
-        notice = _is_spawn_notice(found)
-        if items is not None and not notice:
-            while position < len(items) and items[position] != found:
-                position += 1
-            if position == len(items):
-                break
-            position += 1
-        copy.lines.add(line)
-        copy.note_total(value)
-        if notice:
-            break
-    return copy
-
-
-def _inherited_count(records: list[tuple[int, Any]]) -> int | None:
-    """The line of a fork's token count that repeats its parent's total at the fork (a fork by
-    reference goes on from the parent's running total, and may write it again before its own
-    first request is counted), for when the parent's rollout does not say what that total
-    was: the fork's first token count when no request of the fork can be counted in it, as
-    no output of the model comes before it, or none between it and the next token count with
-    another total (which counts the request that output came from). None when the first
-    token count is a request's, or there is none."""
-    counts = [
-        (index, total)
-        for index, (_, value) in enumerate(records)
-        if (total := _token_total(value)) is not None
-    ]
-    if not counts:
-        return None
-    first, total = counts[0]
-    following = next((index for index, other in counts[1:] if other != total), None)
-    if not any(_model_output(value) for _, value in records[:first]) or (
-        following is not None
-        and not any(_model_output(value) for _, value in records[first + 1 : following])
-    ):
-        return records[first][0]
-    return None
-
-
-def _token_total(value: Any) -> Any:
-    """A token_count record's running total; None for another record, or one without."""
-    found = _rollout_record(value)
-    if found is None or found[0] != "event_msg" or found[1].get("type") != "token_count":
-        return None
-    info = found[1].get("info")
-    return info.get("total_token_usage") if isinstance(info, dict) else None
-
-
-def _model_output(value: Any) -> bool:
-    """Whether a record is output of the model (its message, reasoning or a call it made),
-    which a request's token count follows."""
-    found = _rollout_record(value)
-    if found is None:
-        return False
-    kind, payload = found
-    if kind == "event_msg":
-        return payload.get("type") in ("agent_message", "agent_reasoning")
-    if kind != "response_item":
-        return False
-    item = payload.get("type")
-    if item == "message":
-        return payload.get("role") == "assistant"
-    return item == "reasoning" or (isinstance(item, str) and item.endswith("_call"))
-
-
-def _is_spawn_notice(found: tuple[str, Record] | None) -> bool:
-    if found is None or found[0] != "response_item":
-        return False
-    payload = found[1]
-    if payload.get("type") != "function_call_output":
-        return False
-    return _output(payload.get("output"))[0].lstrip().startswith(_SPAWN_NOTICE)
-
-
-def _parent_items(path: Path, parent: str, read: list[Path]) -> list[Any] | None:
-    """The records of the parent thread's rollout (see _parent_rollouts), in order; None when
-    it is not found."""
-    for rollout in _parent_rollouts(path, parent):
-        try:
-            with open_text(rollout) as stream:
-                items = [_rollout_record(value_or_none(line)) for line in stream if line.strip()]
-        except (OSError, StetError, ValueError):
-            continue
-        read.append(rollout)
-        first = items[0] if items else None
-        if first is not None and first[0] == "session_meta" and first[1].get("id") == parent:
-            return items
-    return None
-
-
-def _ordinal(value: Any) -> int | None:
-    """The `ordinal` a paginated rollout gives each record (from 0, its session_meta's)."""
-    ordinal = value.get("ordinal") if isinstance(value, dict) else None
-    return ordinal if isinstance(ordinal, int) and not isinstance(ordinal, bool) else None
-
-
-def _parent_total(path: Path, parent: str, end: int, read: list[Path]) -> Any:
-    """The parent thread's token total at a fork that refers to its history: that of its last
-    token_count numbered below `end`, in the pages of its rollout found where Codex keeps
-    them; None when none is found."""
-    best: tuple[int, Any] | None = None
-    for rollout in _parent_rollouts(path, parent):
-        try:
-            with open_text(rollout) as stream:
-                values = [value_or_none(line) for line in stream if line.strip()]
-        except (OSError, StetError, ValueError):
-            continue
-        first = _rollout_record(values[0]) if values else None
-        if first is None or first[0] != "session_meta" or first[1].get("id") != parent:
-            continue
-        read.append(rollout)
-        copy = _Copy()
-        for value in values:
-            ordinal = _ordinal(value)
-            if ordinal is None or ordinal >= end or (best is not None and ordinal <= best[0]):
-                continue
-            copy.note_total(value)
-            if copy.last_total is not None:
-                best = (ordinal, copy.last_total)
-                copy.last_total = None
-    return best[1] if best is not None else None
-
-
-def _kind(value: Any) -> str | None:
-    found = _rollout_record(value)
-    return found[0] if found is not None else None
-
-
-def _stamp(value: Any) -> datetime | None:
-    text = text_field(value.get("timestamp")) if isinstance(value, dict) else None
-    try:
-        stamp = datetime.fromisoformat(text) if text else None
-    except ValueError:
-        return None
-    return stamp.replace(tzinfo=UTC) if stamp is not None and stamp.tzinfo is None else stamp
-
-
 def _turn_item_kind(item: Any) -> str | None:
     """A turn item's type folded to lowercase letters (`AgentMessage`, `agent_message`:
     `agentmessage`)."""
@@ -1354,35 +999,11 @@ def _turn_item_kind(item: Any) -> str | None:
 # --- texts -------------------------------------------------------------------------------------
 
 
-def _text_parts(content: Any) -> list[str]:
-    """The texts of a list of content parts (input_text, output_text, summary_text, ...);
-    an image part reads as `[image]`."""
-    if isinstance(content, str):
-        return [content]
-    if not isinstance(content, list):
-        return []
-    parts = []
-    for part in content:
-        if isinstance(part, dict):
-            text = part.get("text")
-            if isinstance(text, str):
-                parts.append(text)
-            elif "image" in str(part.get("type", "")):
-                parts.append("[image]")
-        elif isinstance(part, str):
-            parts.append(part)
-    return parts
-
-
-def _join(parts: list[str]) -> str:
-    return "\n".join(parts)
-
-
 def _event_text(value: Any) -> str | None:
     if isinstance(value, str):
         return value
-    parts = _text_parts(value)
-    return _join(parts) if parts else None
+    parts = text_parts(value)
+    return join_texts(parts) if parts else None
 
 
 # --- tools -------------------------------------------------------------------------------------
@@ -1449,45 +1070,6 @@ _FAILED_CALL = ("tool call error: ", "execution error: ")
 # And a patch apply_patch refused or could not apply (`error: invalid hunk at line 3, …`,
 # `error: Failed to find expected lines […] in <path>`): the file is as it was.
 _PATCH_ERROR = "error: "
-
-
-def _output(output: Any) -> tuple[str, bool | None]:
-    """A tool output's text and, when the output says it, whether the call succeeded."""
-    if isinstance(output, str):
-        if output.startswith("{"):
-            wrapped = value_or_none(output)
-            if isinstance(wrapped, dict) and isinstance(wrapped.get("output"), str):
-                metadata = wrapped.get("metadata")
-                exit_code = metadata.get("exit_code") if isinstance(metadata, dict) else None
-                ok = exit_code == 0 if isinstance(exit_code, int) else None
-                return wrapped["output"], ok
-        exit_code = _header_exit_code(output)
-        return output, None if exit_code is None else exit_code == 0
-    if isinstance(output, list):
-        return _join(_text_parts(output)), None
-    if isinstance(output, dict):
-        # {"content", "success"} of early versions, or a single content part.
-        body = output.get("content", output.get("output", output.get("text")))
-        if isinstance(body, str | list):
-            text = _join(_text_parts(body))
-        else:
-            text = json.dumps(output, ensure_ascii=False)
-        success = output.get("success")
-        return text, success if isinstance(success, bool) else None
-    return ("" if output is None else json.dumps(output, ensure_ascii=False)), None
-
-
-def _header_exit_code(text: str) -> int | None:
-    """The exit code in the header Codex puts before a command's output (`Exit code: 1`,
-    `Process exited with code 1`, ... then `Output:`)."""
-    for line in text[:400].splitlines()[:6]:
-        if line.startswith("Output:"):
-            break
-        for prefix in ("Exit code: ", "Process exited with code "):
-            if line.startswith(prefix):
-                number = line[len(prefix) :].strip()
-                return int(number) if number.lstrip("-").isdigit() else None
-    return None
 
 
 def _mcp_failed(result: Any) -> bool:
