@@ -276,11 +276,12 @@ def _is_binary(stream: BinaryIO) -> bool:
 
 def _utf16(stream: BinaryIO) -> bool:
     """Whether the content is UTF-16 text: it starts with a byte-order mark (as PowerShell's
-    `>` and Windows tools write text). Scanned decoded; the stream is left at its start."""
+    `>` and Windows tools write text), not UTF-32's little-endian one, which starts with it
+    (binary, as before). Scanned decoded; the stream is left at its start."""
     stream.seek(0)
-    mark = stream.read(2)
+    mark = stream.read(4)
     stream.seek(0)
-    return mark in (b"\xff\xfe", b"\xfe\xff")
+    return mark[:2] in (b"\xff\xfe", b"\xfe\xff") and mark != b"\xff\xfe\0\0"
 
 
 def _files(paths: list[str]) -> Iterator[str]:

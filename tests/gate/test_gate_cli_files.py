@@ -244,3 +244,17 @@ def test_utf16_without_a_byte_order_mark_stays_binary(
     assert json.loads(capsys.readouterr().out)["skipped"] == [
         {"path": "raw.bin", "reason": "binary content, not scanned"}
     ]
+
+
+def test_utf32_with_a_byte_order_mark_stays_binary(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """UTF-32's little-endian mark starts with UTF-16's (FF FE, then 00 00): decoded as
+    UTF-16, its text had a NUL after every character, so it was reported scanned and clean."""
+    (in_tmp / "log.txt").write_bytes(f"token: {ghp()}\n".encode("utf-32"))
+    assert run(["scan", "log.txt", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["skipped"] == [
+        {"path": "log.txt", "reason": "binary content, not scanned"}
+    ]
+    assert run(["redact", "log.txt", "--in-place"]) == 1
+    assert "binary content is not redacted" in capsys.readouterr().err
