@@ -90,3 +90,12 @@ def test_the_text_of_a_file_a_patch_deleted_or_created() -> None:
     )
     texts = [whole_text(change) for change in patch_changes(patch, "s", AT, None)]
     assert texts == ["x = 1\ny = 2\n", "x = 1\ny = 3", None, None, None]
+
+
+def test_a_hunk_length_of_thousands_of_digits_is_no_length() -> None:
+    """Python reads no number of over 4,300 digits (ValueError): a submitted patch holding one
+    stopped the import with a traceback. Such a header gives no lengths: its lines count by
+    their marks, as in a hunk without them."""
+    huge = "9" * 5_000
+    patch = f"--- a/x.txt\n+++ b/x.txt\n@@ -1,{huge} +1,{huge} @@\n-a\n+b\n"
+    assert changes(patch) == [("x.txt", "modify", None, 1, 1)]

@@ -86,7 +86,9 @@ def count(diff_text: str) -> tuple[int, int]:
     return added, removed
 
 
-_HUNK_LENGTHS = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+# Numbers of at most 10 digits, as attribution reads them: Python reads no number of over
+# 4,300 digits (ValueError), and a transcript can write one anywhere.
+_HUNK_LENGTHS = re.compile(r"@@ -\d{1,10}(?:,(\d{1,10}))? \+\d{1,10}(?:,(\d{1,10}))? @@")
 
 
 def _diff(
