@@ -1125,3 +1125,21 @@ def test_public_swe_agent_sample() -> None:
     usage = of(parsed.events, Usage)[0]
     assert (usage.input_tokens, usage.output_tokens, usage.cost_usd) == (122612, 1369, 1.26719)
     assert calls[0].source.line == 4
+
+
+def test_a_return_code_of_thousands_of_digits_is_a_failure_not_a_crash(tmp_path: Path) -> None:
+    """Python reads no number of over 4,300 digits (ValueError): a result whose return code
+    had that many stopped the import with a traceback. Its only meaning is whether it is 0."""
+    document = mini_v1()
+    huge = "9" * 5_000
+    document["messages"][3]["content"] = f"<returncode>{huge}</returncode>\n<output>\nx\n</output>"
+    document["messages"][9]["content"] = (
+        f"<returncode>-{'0' * 5_000}</returncode>\n<output>\n</output>"
+    )
+    events = MINI.parse(write(tmp_path, document, "repo__issue-2.traj.json")).events
+    results = of(events, ToolResult)
+    assert [(r.ok, r.output) for r in results][:3] == [
+        (False, "x\n"),
+        (False, "The last command <command>sleep 100</command> timed out and has been killed."),
+        (True, ""),
+    ]
