@@ -930,9 +930,20 @@ def parse_review(text: str) -> tuple[tuple[str, str] | None, list[ReviewLine]]:
     header = _HEADER.search(text)
     named = None
     if header is not None:
-        if int(header["version"]) != REVIEW_VERSION:
-            raise StetError(f"review version {header['version']}: this Stet reads version 1")
-        named = (header["kind"], str(json.loads(header["target"])))
+        # Compared as digits: a person edits the review, and Python reads no number of over
+        # 4,300 digits.
+        if header["version"].lstrip("0") != str(REVIEW_VERSION):
+            raise StetError(
+                f"review version {shorten(header['version'], 20)}: this Stet reads version "
+                f"{REVIEW_VERSION}"
+            )
+        try:
+            named = (header["kind"], str(json.loads(header["target"])))
+        except ValueError:  # an escape JSON has not (`\q`)
+            raise StetError(
+                f"the review's header names no target it can read: {header['target'][:80]}; "
+                "nothing was changed"
+            ) from None
     lines = []
     for number, line in enumerate(split_lines(text), 1):
         found = _REVIEW_LINE.match(line)

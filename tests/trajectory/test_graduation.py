@@ -855,6 +855,8 @@ def test_a_bad_review_changes_nothing(sheet: StyleSheet, root: Path) -> None:
         document + "- [x] oops\n": "line 17: not a review line",
         document.replace('target="main"', 'target="other"'): "this review is for target 'other'",
         document.replace("stet-review", "review"): "this review has no header naming its target",
+        document.replace("version=1 ", f"version={'9' * 5000} "): "review version 9999",
+        document.replace('target="main"', 'target="m\\qain"'): "names no target it can read",
     }
     for text, message in cases.items():
         with pytest.raises(StetError, match=message):
