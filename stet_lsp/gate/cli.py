@@ -12,6 +12,7 @@ import argparse
 import io
 import json
 import os
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -284,17 +285,28 @@ def _utf16(stream: BinaryIO) -> bool:
     return mark[:2] in (b"\xff\xfe", b"\xfe\xff") and mark != b"\xff\xfe\0\0"
 
 
-def _files(paths: list[str]) -> Iterator[str]:
+NOT_REGULAR_SKIPPED = "not a regular file (a named pipe, a socket or a device), not scanned"
+
+
+def _files(paths: list[str]) -> Iterator[tuple[str, bool]]:
+    """Each file of `paths` (a folder walked), and whether it is to be scanned: a named pipe,
+    a socket or a device found in a folder holds no content git would commit, and is passed
+    over (named on the command line, it is an error, as is any file that cannot be read)."""
     for name in paths:
         if os.path.isdir(name):
             for root, directories, files in os.walk(name):
                 directories[:] = sorted(d for d in directories if not _skipped(root, d))
                 for file in sorted(files):
+                    path = os.path.join(root, file)
+                    try:
+                        mode = os.lstat(path).st_mode
+                    except OSError:
+                        mode = stat.S_IFREG  # gone, or unreadable: opening it says which
                     # A link found in a folder is not followed: it may lead out of the tree.
-                    if not os.path.islink(os.path.join(root, file)):
-                        yield normal_path(os.path.join(root, file))
+                    if not stat.S_ISLNK(mode):
+                        yield normal_path(path), stat.S_ISREG(mode)
         elif os.path.exists(name):
-            yield normal_path(name)
+            yield normal_path(name), True
         else:
             raise StetError(f"{name}: no such file or directory")
 
@@ -312,18 +324,18 @@ def _emit(
     reports: list[tuple[str, Report]],
     as_json: bool,
     problems: list[dict[str, str]] | None = None,
-    skipped: list[str] | None = None,
+    skipped: list[tuple[str, str]] | None = None,
 ) -> None:
-    """The findings, and the files not scanned (binary content); `problems` (check's) go
+    """The findings, and the files not scanned with why (`skipped`); `problems` (check's) go
     into the JSON document only: the text output gives them on standard error."""
-    for path in skipped or ():
-        print(f"{path}: {BINARY_SKIPPED}", file=sys.stderr)
+    for path, reason in skipped or ():
+        print(f"{path}: {reason}", file=sys.stderr)
     if as_json:
         payload: dict[str, object] = {
             "version": 1,
             "count": len(reports),
             "findings": [{"path": path, **report} for path, report in reports],
-            "skipped": [{"path": path, "reason": BINARY_SKIPPED} for path in skipped or ()],
+            "skipped": [{"path": path, "reason": reason} for path, reason in skipped or ()],
         }
         if problems is not None:
             payload["problems"] = problems
@@ -491,15 +503,21 @@ def _is_report(report: object) -> bool:
     )
 
 
-def _scan_files(paths: list[str], setup: Setup) -> tuple[list[tuple[str, Report]], list[str]]:
-    """The findings in the files of `paths`, and the files not scanned (binary content)."""
+def _scan_files(
+    paths: list[str], setup: Setup
+) -> tuple[list[tuple[str, Report]], list[tuple[str, str]]]:
+    """The findings in the files of `paths`, and the files not scanned with why (binary
+    content; not a regular file, found in a folder)."""
     results: list[tuple[str, Report]] = []
-    skipped: list[str] = []
-    for file in _files(paths):
+    skipped: list[tuple[str, str]] = []
+    for file, regular in _files(paths):
+        if not regular:
+            skipped.append((file, NOT_REGULAR_SKIPPED))
+            continue
         with _open(file) as stream:
             found = _scan_one(str(file), stream, setup)
         if found is None:
-            skipped.append(str(file))
+            skipped.append((str(file), BINARY_SKIPPED))
         else:
             results.extend((str(file), report) for report in found)
     return results, skipped
@@ -621,7 +639,7 @@ def run_check(args: argparse.Namespace) -> int:
         for artifact in artifacts:
             found = _scan_one(artifact.path, io.BytesIO(artifact.data), setup, on_disk=False)
             if found is None:
-                skipped.append(artifact.label)
+                skipped.append((artifact.label, BINARY_SKIPPED))
             else:
                 findings.extend((artifact.label, report) for report in found)
         checked = len(artifacts) - len(skipped)

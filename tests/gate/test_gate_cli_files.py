@@ -258,3 +258,25 @@ def test_utf32_with_a_byte_order_mark_stays_binary(
     ]
     assert run(["redact", "log.txt", "--in-place"]) == 1
     assert "binary content is not redacted" in capsys.readouterr().err
+
+
+def test_a_named_pipe_found_in_a_folder_is_passed_over_and_named(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A named pipe in a folder being walked stopped the whole scan (nothing else reported);
+    it holds nothing git would commit, and is now named as not scanned. Named on the command
+    line, it is still an error."""
+    (in_tmp / "d").mkdir()
+    (in_tmp / "d/a.md").write_text(f"token {ghp()}\n")
+    os.mkfifo(in_tmp / "d/pipe")
+    assert run(["scan", "d", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert [f["path"] for f in report["findings"]] == ["d/a.md"]
+    assert report["skipped"] == [
+        {
+            "path": "d/pipe",
+            "reason": "not a regular file (a named pipe, a socket or a device), not scanned",
+        }
+    ]
+    assert run(["scan", "d/pipe"]) == 1
+    assert "d/pipe is a named pipe (FIFO), not a regular file" in capsys.readouterr().err
