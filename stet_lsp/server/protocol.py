@@ -233,6 +233,8 @@ class StetProtocol(LanguageServerProtocol):
             kind = self.get_message_type(method) or JsonRPCRequestMessage
         else:
             kind = self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
+        if kind in (JsonRPCNotification, JsonRPCRequestMessage) and "params" not in data:
+            data = {**data, "params": None}  # a method of no known type: its params may be left out
         try:
             return self._converter.structure(data, kind)
         except cattrs.BaseValidationError as error:

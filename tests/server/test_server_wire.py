@@ -300,3 +300,18 @@ def test_a_note_on_a_line_the_document_does_not_hold_is_refused_in_its_own_numbe
         answer = raw.answer(number)
         assert_plain_error(answer, -32602)
     assert "0-based, and the document holds lines 0 to 1, not 5" in answer["error"]["message"]
+
+
+def test_a_message_without_params_for_a_method_the_server_does_not_know_is_no_bug(
+    raw: PipeServer,
+) -> None:
+    """JSON-RPC lets a message leave `params` out: a notification the server does not know is
+    dropped and a request it does not know gets MethodNotFound, neither logged as a failure
+    of the server's with a traceback (each was)."""
+    raw.send({"method": "$/unknown"})
+    raw.send({"method": "stet/unknown", "params": None})
+    raw.send({"id": 2, "method": "stet/unknown"})
+    assert_plain_error(raw.answer(2), -32601)
+    raw.send({"id": 3, "method": "shutdown"})
+    assert raw.answer(3)["result"] is None
+    assert not [line for line in raw.logged if "Traceback" in line or "could not" in line]
