@@ -19,7 +19,7 @@ from collections.abc import Generator
 from concurrent.futures import Future
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional, Union, get_args
 
 import cattrs
 import msgspec
@@ -56,11 +56,25 @@ short, its rest is glued to the next header, and the reading falls back in step 
 def strict_converter() -> Any:
     """pygls' converter, but a string, an integer or a boolean of the protocol is only that
     JSON type: cattrs would read `"line": "1"` as 1, `1.5` as 1 and `"uri": 5` as "5"; such
-    params are invalid (InvalidParams), as they are to any other server."""
+    params are invalid (InvalidParams), as they are to any other server. An id or a progress
+    token (an integer or a string), which lsprotocol takes as any value, is held to that too."""
     converter = default_converter()  # type: ignore[no-untyped-call]
     for kind in (str, int, bool):
         converter.register_structure_hook(kind, _exactly(kind))
+    for annotation in _IDS:
+        converter.register_structure_hook(annotation, _integer_or_string)
     return converter
+
+
+_IDS = (Union[int, str], Optional[Union[int, str]])  # noqa: UP007, UP045
+"""lsprotocol's annotations of ids and tokens (which `int | str` is not equal to)."""
+
+
+def _integer_or_string(value: Any, wanted: Any) -> int | str | None:
+    """An id or token (`Optional` ones take null, which an optional field reads as absent)."""
+    if type(value) in (int, str) or (value is None and type(None) in get_args(wanted)):
+        return value  # type: ignore[no-any-return]
+    raise TypeError(f"expected int or str, got {type(value).__name__}")
 
 
 def _exactly(kind: type) -> Any:
@@ -83,12 +97,18 @@ def _misfit(error: cattrs.BaseValidationError) -> str:
     """Where a message does not fit its type, in its own (camelCase) names: `$.params.position.
     line: expected int; …`, three places at most."""
     places = []
-    for line in cattrs.transform_error(error):
+    for line in cattrs.transform_error(error, format_exception=_expected):
         what, _, where = line.rpartition(" @ ")
         where = re.sub(r"_([a-z])", lambda match: match.group(1).upper(), where)
         places.append(f"{where}: {what.removeprefix('invalid value for type, ')}")
     more = f"; and {len(places) - 3} more" if len(places) > 3 else ""
     return "; ".join(places[:3]) + more
+
+
+def _expected(error: BaseException, kind: Any) -> str:
+    if kind in _IDS:
+        return "invalid value for type, expected int or str"
+    return cattrs.v.format_exception(error, kind)
 
 
 def pulls_diagnostics(capabilities: types.ClientCapabilities | None) -> bool:

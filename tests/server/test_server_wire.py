@@ -315,3 +315,27 @@ def test_a_message_without_params_for_a_method_the_server_does_not_know_is_no_bu
     raw.send({"id": 3, "method": "shutdown"})
     assert raw.answer(3)["result"] is None
     assert not [line for line in raw.logged if "Traceback" in line or "could not" in line]
+
+
+def test_a_cancellation_or_token_that_is_neither_a_number_nor_a_string_is_refused(
+    raw: PipeServer,
+) -> None:
+    """An id or progress token is an integer or a string: an object or array as a
+    `$/cancelRequest`'s id failed the server's reading of it (a traceback in the log), and one
+    as a request's token was taken as it was; both are refused as params that do not fit."""
+    for number, wrong in enumerate(({"a": 1}, [1], 1.5, True), start=2):
+        raw.send({"method": "$/cancelRequest", "params": {"id": wrong}})
+        params = {
+            "textDocument": {"uri": "file:///nowhere/a.py"},
+            "position": {"line": 0, "character": 0},
+            "workDoneToken": wrong,
+        }
+        raw.send({"id": number, "method": "textDocument/hover", "params": params})
+        answer = raw.answer(number)
+        assert_plain_error(answer, -32602)
+        assert "workDoneToken" in answer["error"]["message"]
+    raw.send({"id": 9, "method": "shutdown"})
+    assert raw.answer(9)["result"] is None
+    assert not [line for line in raw.logged if "Traceback" in line]
+    refused = [line for line in raw.logged if "$/cancelRequest" in line]
+    assert len(refused) == 4, raw.logged
