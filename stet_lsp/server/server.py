@@ -485,8 +485,9 @@ class StetServer(LanguageServer):
         for _ in self.ask("forget", uri):
             pass
 
-    def document(self, uri: str) -> DocumentState:
-        state = self.documents.get(uri)
+    async def document(self, uri: str) -> DocumentState:
+        """The open document, once what requests about it wait for is done (`ready`)."""
+        state = await self.ready(uri)
         if state is None:
             raise StetError(f"{uri} is not open in the editor")
         return state

@@ -339,3 +339,19 @@ def test_a_cancellation_or_token_that_is_neither_a_number_nor_a_string_is_refuse
     assert not [line for line in raw.logged if "Traceback" in line]
     refused = [line for line in raw.logged if "$/cancelRequest" in line]
     assert len(refused) == 4, raw.logged
+
+
+def test_a_margin_note_recorded_as_soon_as_its_document_is_opened_is_recorded(
+    root: Path,
+) -> None:
+    """The command waits for what the document's other requests wait for (its repository
+    found): sent right after `didOpen`, it was refused with "… is not inside a git
+    repository"."""
+    server = PipeServer().initialize({}, [uri(root)])
+    try:
+        opened = server.open(uri(root / "src" / "notes.py"), "# stet: at once\nx = 1\n")
+        record = {"command": "stet.margin.record", "arguments": [{"uri": opened, "line": 0}]}
+        server.send({"id": 2, "method": "workspace/executeCommand", "params": record})
+        assert [entry["text"] for entry in server.answer(2)["result"]["recorded"]] == ["at once"]
+    finally:
+        server.close()

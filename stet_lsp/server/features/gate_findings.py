@@ -193,7 +193,7 @@ class GateFindings(Feature):
     async def redact(self, *arguments: Any) -> dict[str, Any]:
         """Replace every finding of the open document by its marker, as one workspace edit."""
         uri = field(argument(arguments), "uri", str)
-        state = self.server.document(uri)
+        state = await self.server.document(uri)
         version, key, lines = state.version, _key(state), list(state.lines)
         known = self.scanned.get(uri)
         if known is not None and known.key == key:

@@ -63,7 +63,7 @@ class MarginNotes(Feature):
     async def record(self, *arguments: Any) -> dict[str, Any]:
         args = argument(arguments)
         server = self.server
-        state = server.document(field(args, "uri", str))
+        state = await server.document(field(args, "uri", str))
         if field(args, "all", bool, False):
             notes = list(state.notes)
         else:
