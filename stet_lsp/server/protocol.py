@@ -395,9 +395,9 @@ def _envelope_problem(data: dict[str, Any]) -> str | None:
         return 'a message needs "jsonrpc": "2.0"'
     if "id" in data and not _valid_id(data["id"]):
         if data["id"] is not None:
-            return "a message id must be a number or a string"
+            return "a message id must be an integer or a string"
         if "method" in data:  # null is an answer's id, when the request's could not be read
-            return "a request's id must be a number or a string, not null"
+            return "a request's id must be an integer or a string, not null"
     if "method" in data:
         if not isinstance(data["method"], str):
             return "a method must be a string"

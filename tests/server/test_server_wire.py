@@ -355,3 +355,18 @@ def test_a_margin_note_recorded_as_soon_as_its_document_is_opened_is_recorded(
         assert [entry["text"] for entry in server.answer(2)["result"]["recorded"]] == ["at once"]
     finally:
         server.close()
+
+
+def test_an_id_with_a_fraction_is_refused_saying_it_must_be_an_integer(raw: PipeServer) -> None:
+    """LSP's ids are integers or strings: `2.5` and `1e3` are numbers, and were refused as
+    though they were not ("a message id must be a number or a string")."""
+    for body in (
+        b'{"jsonrpc": "2.0", "id": 2.5, "method": "shutdown"}',
+        b'{"jsonrpc": "2.0", "id": 1e3, "method": "shutdown"}',
+    ):
+        raw.send_bytes(body)
+        refused = raw.wait_for(lambda m: "id" in m and m["id"] is None and "error" in m)
+        assert_plain_error(refused, -32600)
+        assert refused["error"]["message"] == "a message id must be an integer or a string"
+    raw.send({"id": 2, "method": "shutdown"})
+    assert raw.answer(2)["result"] is None
