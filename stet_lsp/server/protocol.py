@@ -19,7 +19,7 @@ from collections.abc import Generator
 from concurrent.futures import Future
 from contextlib import suppress
 from dataclasses import dataclass
-from typing import Any, Optional, Union, get_args
+from typing import Any, Optional, Union, get_args, get_origin
 
 import cattrs
 import msgspec
@@ -106,9 +106,16 @@ def _misfit(error: cattrs.BaseValidationError) -> str:
 
 
 def _expected(error: BaseException, kind: Any) -> str:
-    if kind in _IDS:
-        return "invalid value for type, expected int or str"
+    """cattrs' words, but a union named by its members (`expected str or null`, not `expected
+    Optional`)."""
+    if get_origin(kind) is Union:
+        names = ("null" if member is type(None) else _name(member) for member in get_args(kind))
+        return "invalid value for type, expected " + " or ".join(names)
     return cattrs.v.format_exception(error, kind)
+
+
+def _name(kind: Any) -> str:
+    return str(getattr(kind, "__name__", None) or getattr(get_origin(kind), "__name__", kind))
 
 
 def pulls_diagnostics(capabilities: types.ClientCapabilities | None) -> bool:

@@ -370,3 +370,21 @@ def test_an_id_with_a_fraction_is_refused_saying_it_must_be_an_integer(raw: Pipe
         assert refused["error"]["message"] == "a message id must be an integer or a string"
     raw.send({"id": 2, "method": "shutdown"})
     assert raw.answer(2)["result"] is None
+
+
+def test_a_value_that_fits_none_of_a_unions_types_is_refused_naming_them(
+    raw: PipeServer,
+) -> None:
+    """The refusal said `expected Optional` (or `expected Union`), naming no type the value
+    could have had."""
+    params = {"textDocument": {"uri": "file:///nowhere/a.py"}, "previousResultId": 5}
+    raw.send({"id": 2, "method": "textDocument/diagnostic", "params": params})
+    assert raw.answer(2)["error"]["message"] == (
+        "invalid params for textDocument/diagnostic: $.params.previousResultId: "
+        "expected str or null"
+    )
+    listing = {"command": "stet.note.list", "arguments": 5}
+    raw.send({"id": 3, "method": "workspace/executeCommand", "params": listing})
+    assert raw.answer(3)["error"]["message"] == (
+        "invalid params for workspace/executeCommand: $.params.arguments: expected Sequence or null"
+    )
