@@ -763,3 +763,26 @@ def test_numbers_of_thousands_of_digits_in_a_cloned_trajectory_are_no_places(
         assert not [message for message in server.logged if "Traceback" in message]
     finally:
         server.close()
+
+
+def test_a_narration_anchor_naming_a_step_the_events_do_not_hold_leads_nowhere(
+    root: Path, tmp_path: Path
+) -> None:
+    """Go to definition from an anchor of a step that events.jsonl does not hold (a narration
+    edited by hand) failed the feature, its traceback in the log; it offers no place, as the
+    hover there shows nothing."""
+    import_transcript(resolve_target(root), session_writing(root, tmp_path))
+    narration = working_folder(resolve_target(root)).path / "narration.md"
+    text = narration.read_text() + '\n<a id="step-99"></a>**Step 99 · File change**\n'
+    line = text.split("\n").index('<a id="step-99"></a>**Step 99 · File change**')
+    server = PipeServer().initialize({}, [uri(root)])
+    try:
+        document = server.open(uri(narration), text, "markdown")
+        where = {"textDocument": {"uri": document}, "position": {"line": line, "character": 0}}
+        server.send({"id": 2, "method": "textDocument/hover", "params": where})
+        assert server.answer(2)["result"] is None  # once the narration is indexed
+        server.send({"id": 3, "method": "textDocument/definition", "params": where})
+        assert server.answer(3)["result"] == []
+        assert not [message for message in server.logged if "Traceback" in message]
+    finally:
+        server.close()

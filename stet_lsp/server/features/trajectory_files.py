@@ -266,9 +266,13 @@ class TrajectoryFiles(Feature):
         step = _step_at(known, line) if known is not None else None
         if known is None or step is None or state.session is None:
             return []
+        try:
+            targets = known.index.file_targets(step)
+        except KeyError:  # a narration naming a step its events.jsonl does not hold
+            return []
         root = state.session.root
         locations = []
-        for path, target_line in known.index.file_targets(step):
+        for path, target_line in targets:
             file = _openable(root, path)
             uri = from_fs_path(str(file)) if file is not None else None
             if uri is None:
