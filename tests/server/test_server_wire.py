@@ -388,3 +388,46 @@ def test_a_value_that_fits_none_of_a_unions_types_is_refused_naming_them(
     assert raw.answer(3)["error"]["message"] == (
         "invalid params for workspace/executeCommand: $.params.arguments: expected Sequence or null"
     )
+
+
+def test_accepting_a_review_line_that_holds_no_proposal_is_refused(root: Path) -> None:
+    """`stet.graduation.apply` without `line` (and without `all`), with a negative line, a line
+    past the review's end or a line that is no entry's answered `{"results": []}` as though
+    it had done what was asked; each is refused now, and the entry stays open."""
+    from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.core.targets import resolve_target
+
+    sheet = StyleSheet(resolve_target(root))
+    entry = sheet.add("Tried a global retry decorator: it retried writes.", kind="ruled-out")
+    server = PipeServer().initialize({}, [uri(root)])
+    try:
+        review = {"command": "stet.graduation.review", "arguments": [{"uri": uri(root)}]}
+        server.send({"id": 2, "method": "workspace/executeCommand", "params": review})
+        document = server.answer(2)["result"]["uri"]
+        text = Path(document.removeprefix("file://")).read_text()
+        server.open(document, text, "markdown")
+        count = len(text.split("\n"))
+        refusals = [
+            ({}, -32602, "missing argument 'line'"),
+            ({"line": -1}, -32602, "argument 'line' must be 0 or more"),
+            (
+                {"line": count},
+                -32602,
+                f"argument 'line' is 0-based, and the review holds lines 0 to {count - 1}, "
+                f"not {count}",
+            ),
+            ({"line": 0}, -32803, "line 0 of the review holds no entry's proposal"),
+        ]
+        for number, (line, code, message) in enumerate(refusals, start=3):
+            apply = {"command": "stet.graduation.apply", "arguments": [{"uri": document, **line}]}
+            server.send({"id": number, "method": "workspace/executeCommand", "params": apply})
+            answer = server.answer(number)
+            assert_plain_error(answer, code)
+            assert answer["error"]["message"] == message
+        assert sheet.get(entry.id).status == "open"
+        line = next(n for n, row in enumerate(text.split("\n")) if entry.id in row)
+        apply = {"command": "stet.graduation.apply", "arguments": [{"uri": document, "line": line}]}
+        server.send({"id": 9, "method": "workspace/executeCommand", "params": apply})
+        assert [r["entry"]["id"] for r in server.answer(9)["result"]["results"]] == [entry.id]
+    finally:
+        server.close()

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
 from stet_lsp.core.errors import StetError
@@ -168,13 +169,15 @@ class Graduation(Feature):
         """Accept the review's line `line` (0-based), or every line with `all`."""
         args = argument(arguments)
         document = field(args, "uri", str)
-        line = field(args, "line", int, None)
         every = field(args, "all", bool, False)
+        line = None if every else field(args, "line", int, minimum=0)
         state = self.server.documents.get(document)
         session = await self.server.session_of(document)
         if state is None:
             raise StetError("open the review document to accept its proposals")
-        numbers = None if every else {(line or 0) + 1}
+        if line is not None:
+            _check_proposal_line(state, line)
+        numbers = None if line is None else {line + 1}
         text = state.text
         settings = self.server.settings
 
@@ -223,6 +226,21 @@ class Graduation(Feature):
         if lines:
             actions.append(_apply_action("Accept every proposal", {"uri": state.uri, "all": True}))
         return actions
+
+
+def _check_proposal_line(state: DocumentState, line: int) -> None:
+    """Refuse a 0-based `line` the review does not hold (InvalidParams) or that holds no
+    entry's proposal (Stet's error): accepting it would do nothing."""
+    from stet_lsp.trajectory.graduation import parse_review
+
+    count = len(state.lines)
+    if line >= count:
+        raise JsonRpcInvalidParams(
+            f"argument 'line' is 0-based, and the review holds lines 0 to {count - 1}, not {line}"
+        )
+    _, lines = parse_review(state.text)
+    if all(row.line != line + 1 for row in lines):
+        raise StetError(f"line {line} of the review holds no entry's proposal")
 
 
 def _staged(target: Target, mark: Callable[[StyleSheet], None]) -> Staged:
