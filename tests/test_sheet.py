@@ -141,6 +141,25 @@ def test_non_utf8_sheet_is_refused_and_left_alone(sheet: StyleSheet) -> None:
     assert sheet.path.read_bytes() == data
 
 
+def test_an_entry_text_longer_than_the_limit_is_refused_by_every_writer(
+    sheet: StyleSheet,
+) -> None:
+    """A command writes working memory, not a file's content: a 20 MB note (a file piped in)
+    made every hover and list answer 20 MB. Refused, nothing changed; at the limit it is kept."""
+    from stet_lsp.core.sheet import ENTRY_TEXT_LIMIT
+
+    entry = sheet.add("valid")
+    before = sheet.path.read_bytes()
+    for write in (
+        lambda: sheet.add("x" * (ENTRY_TEXT_LIMIT + 1)),
+        lambda: sheet.edit_text(entry.id, "y" * (ENTRY_TEXT_LIMIT + 1)),
+    ):
+        with pytest.raises(StetError, match="20,001 characters; an entry takes 20,000 at most"):
+            write()
+    assert sheet.path.read_bytes() == before
+    assert len(sheet.add("z" * ENTRY_TEXT_LIMIT).text) == ENTRY_TEXT_LIMIT
+
+
 def test_a_sheet_whose_lines_end_in_a_lone_carriage_return_is_refused_and_left_alone(
     sheet: StyleSheet,
 ) -> None:

@@ -58,6 +58,9 @@ SAVE_SETTLE_SECONDS = 2.0
 # 32 characters: each random byte picks one of them with the same chance.
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 _ID_LENGTH = 6
+ENTRY_TEXT_LIMIT = 20_000
+"""The most characters an entry's text may have when a command writes it: working memory,
+a brief's line, not a file's content (a sheet edited by hand is read whatever it holds)."""
 _WRITE_ATTEMPTS = 5
 """How often a write is merged with a save that landed meanwhile before it gives up."""
 
@@ -191,9 +194,7 @@ class StyleSheet:
         anchor: Anchor | None = None,
         via: Via = "direct",
     ) -> Entry:
-        body = normalize_text(text)
-        if not body:
-            raise StetError("an entry needs some text")
+        body = _entry_text(text, "an entry needs some text")
         if anchor is not None:
             check_anchor_path(anchor.path)
         with self._locked():
@@ -220,9 +221,7 @@ class StyleSheet:
         return entry
 
     def edit_text(self, entry_id: str, text: str) -> Entry:
-        body = normalize_text(text)
-        if not body:
-            raise StetError("an entry needs some text; to remove one, discard it")
+        body = _entry_text(text, "an entry needs some text; to remove one, discard it")
         with self.edit() as document:
             entry = find_entry(document, entry_id)
             entry.text = body
@@ -405,3 +404,17 @@ def _new_id(sheet_text: str) -> str:
         candidate = "".join([_ID_ALPHABET[byte % 32] for byte in os.urandom(_ID_LENGTH)])
         if candidate not in sheet_text:
             return candidate
+
+
+def _entry_text(text: str, empty: str) -> str:
+    """`text` as an entry's text, refused with `empty` when it has none, or when it is longer
+    than ENTRY_TEXT_LIMIT."""
+    body = normalize_text(text)
+    if not body:
+        raise StetError(empty)
+    if len(body) > ENTRY_TEXT_LIMIT:
+        raise StetError(
+            f"the text has {len(body):,} characters; an entry takes {ENTRY_TEXT_LIMIT:,} at most "
+            "(working memory: a finding, a decision, a pointer to a file; nothing was changed)"
+        )
+    return body

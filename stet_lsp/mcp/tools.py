@@ -28,7 +28,7 @@ from stet_lsp.core.brief import DEFAULT_BUDGET
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.model import KINDS, STATUSES
 from stet_lsp.core.safefs import inside
-from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.sheet import ENTRY_TEXT_LIMIT, StyleSheet
 from stet_lsp.core.targets import Target, resolve_target
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 SERVER_NAME = "stet"
 BRIEF_URI = "stet://brief"
 
-MAX_TEXT = 20_000
+MAX_TEXT = ENTRY_TEXT_LIMIT  # every text a tool takes is an entry's, or a verdict's
 """Characters of a note's text (a verdict's text has the same limit, in feedback.py)."""
 MAX_PATH = 4096
 MAX_LINE = 2**31 - 1
