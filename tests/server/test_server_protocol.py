@@ -134,6 +134,7 @@ def test_a_content_length_that_lies_does_not_stop_the_server(raw: PipeServer) ->
     }
     stdin.write(b"Content-Length: 99999999999999999999\r\n\r\n")
     stdin.write(b"Content-Length: 1000000000000\r\n\r\n")
+    stdin.write(b"Content-Length: %s\r\n\r\n" % (b"9" * 5_000))  # past what int() reads
     raw.send({"id": 2, **hover})
     assert raw.answer(2)["result"] is None
     for request_id, wrong in ((3, -5), (5, 30)):
