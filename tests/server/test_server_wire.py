@@ -431,3 +431,43 @@ def test_accepting_a_review_line_that_holds_no_proposal_is_refused(root: Path) -
         assert [r["entry"]["id"] for r in server.answer(9)["result"]["results"]] == [entry.id]
     finally:
         server.close()
+
+
+def test_a_document_closed_while_redact_now_scans_it_is_said_to_be_closed(root: Path) -> None:
+    """`stet.gate.redact` scans the document off the loop; closed meanwhile, the answer said it
+    had changed ("try again"), which nothing could do. It says the document was closed, and
+    nothing is applied."""
+    import gate_corpus
+
+    rng = __import__("random").Random(5)
+    lines = [
+        f"line {n}: token ghp_{gate_corpus.pick(rng, gate_corpus.ALNUM, 36)}\n"
+        for n in range(10_000)
+    ]
+    server = PipeServer().initialize({}, [uri(root)])
+    try:
+        opened = server.open(uri(root / "src" / "secrets.md"), "".join(lines), "markdown")
+        server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics", 60)
+        # Changed, so that the command scans it again (off the loop), and closed meanwhile.
+        end = {"line": len(lines), "character": 0}
+        change = {"range": {"start": end, "end": end}, "text": "one more line\n"}
+        server.send(
+            {
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": opened, "version": 2},
+                    "contentChanges": [change],
+                },
+            }
+        )
+        redact = {"command": "stet.gate.redact", "arguments": [{"uri": opened}]}
+        server.send({"id": 2, "method": "workspace/executeCommand", "params": redact})
+        server.send(
+            {"method": "textDocument/didClose", "params": {"textDocument": {"uri": opened}}}
+        )
+        answer = server.answer(2, timeout=60)
+        assert_plain_error(answer, -32803)
+        message = answer["error"]["message"]
+        assert message.endswith("closed while it was being scanned; nothing changed"), message
+    finally:
+        server.close()

@@ -202,7 +202,9 @@ class GateFindings(Feature):
             findings = await self._scan_off_loop(state, lines)
         if not findings:
             return {"redacted": 0, "applied": False}
-        if self.server.documents.get(uri) is not state or _key(state) != key:
+        if self.server.documents.get(uri) is not state:
+            raise StetError("the document was closed while it was being scanned; nothing changed")
+        if _key(state) != key:
             raise StetError("the document changed while it was being scanned: try again")
         text = state.text
         codec = self.server.workspace.position_codec
