@@ -275,6 +275,14 @@ def _is_binary(stream: BinaryIO) -> bool:
     return binary
 
 
+def _utf8_mark(stream: BinaryIO) -> bool:
+    """Whether the content starts with UTF-8's byte-order mark; the stream is left at its start."""
+    stream.seek(0)
+    mark = stream.read(3)
+    stream.seek(0)
+    return mark == b"\xef\xbb\xbf"
+
+
 def _utf16(stream: BinaryIO) -> bool:
     """Whether the content is UTF-16 text: it starts with a byte-order mark (as PowerShell's
     `>` and Windows tools write text), not UTF-32's little-endian one, which starts with it
@@ -396,6 +404,11 @@ def _scan_one(
         reports.append(
             {"rule": "home-path", "count": scanned.home_paths, "line": line, "column": column}
         )
+    if _utf8_mark(stream):  # an editor shows the text after it: line 0's columns count from there
+        for report in reports:
+            for line_key, column_key in (("line", "column"), ("end_line", "end_column")):
+                if report.get(line_key) == 0 and _int(report[column_key]) > 0:
+                    report[column_key] = _int(report[column_key]) - 1
     if (
         key
         and setup.cache_dir is not None

@@ -280,3 +280,20 @@ def test_a_named_pipe_found_in_a_folder_is_passed_over_and_named(
     ]
     assert run(["scan", "d/pipe"]) == 1
     assert "d/pipe is a named pipe (FIFO), not a regular file" in capsys.readouterr().err
+
+
+def test_columns_on_the_first_line_of_a_file_with_a_utf8_mark_count_from_its_text(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Editors show a UTF-8 file's text after its byte-order mark: the columns of line 1 were
+    one further than the editor's."""
+    token = ghp()
+    (in_tmp / "marked.md").write_bytes(f"\ufefftoken: {token}\nagain {token}\n".encode())
+    (in_tmp / "plain.md").write_bytes(f"token: {token}\nagain {token}\n".encode())
+    for name in ("marked.md", "plain.md"):
+        assert run(["scan", name, "--json"]) == 1
+        found = json.loads(capsys.readouterr().out)["findings"]
+        assert [(f["line"], f["column"], f["end_column"]) for f in found] == [
+            (0, 7, 47),
+            (1, 6, 46),
+        ]
