@@ -405,12 +405,17 @@ def test_a_fifo_sheet_is_an_error_in_the_session_not_a_hang(root: Path) -> None:
 def test_a_fifo_as_gate_input_or_in_a_scanned_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stet: Stet
 ) -> None:
+    """Never read (it would wait for a writer for ever): named, it is an error; found in a
+    folder, it is passed over and named as not scanned."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "folder").mkdir()
     os.mkfifo(tmp_path / "folder/pipe")
-    for arguments in (["scan", "folder"], ["redact", "folder/pipe"], ["check", "folder"]):
+    for arguments in (["scan", "folder/pipe"], ["redact", "folder/pipe"], ["check", "folder/pipe"]):
         code, _, err = within(1.0, partial(stet, "gate", *arguments))
         assert code == 1 and "named pipe" in err
+    for arguments in (["scan", "folder"], ["check", "folder"]):
+        code, _, err = within(1.0, partial(stet, "gate", *arguments))
+        assert code == 0 and "folder/pipe: not a regular file (a named pipe" in err
 
 
 def test_a_scanned_folder_never_follows_a_link_out(

@@ -906,7 +906,10 @@ def test_a_review_whose_skill_would_grow_past_the_spec_changes_nothing(
     """A skill the checked lines would make too large is found before the first line is
     carried out, as a skill that cannot be extended is; lines into one skill add up."""
     first = add(sheet, "Tried threads", "ruled-out")
-    second = add(sheet, "Long convention " + "word " * 30000, "convention")
+    second = add(sheet, "Long convention", "convention")
+    # Made long by hand: a command writes no entry past 20,000 characters.
+    long = "Long convention " + "word " * 30000
+    sheet.path.write_text(sheet.path.read_text().replace("Long convention", long.strip()))
     document = (
         '<!-- stet-review version=1 kind=branch target="main" -->\n'
         f"- [x] {first.id} → trajectory — Tried threads\n"
