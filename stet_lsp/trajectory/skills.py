@@ -369,8 +369,12 @@ def rewrite_skill(written: str, skill: Skill) -> str:
     text = "\n".join(["---", *front, "---"]) + "\n" + skill.body.replace("\r\n", "\n")
     if crlf:
         text = text.replace("\n", "\r\n")
-    after = parse_skill(text, folder=skill.name)
-    if (after.name, after.description, after.optional, after.metadata) != (
+    # The frontmatter read back (the whole file is checked against the spec by the caller:
+    # a body grown past its size is the skill's problem, not its frontmatter's).
+    fields, _ = _split(text)
+    optional = {key: fields[key] for key in FIELDS[2:5] if key in fields}
+    metadata = dict(fields.get("metadata") or {})
+    if (fields.get("name"), fields.get("description"), optional, metadata) != (
         skill.name,
         skill.description,
         skill.optional,

@@ -934,6 +934,16 @@ def test_a_review_whose_skill_would_grow_past_the_spec_changes_nothing(
     header, first_half, _ = together.split("\n")[:3]
     [alone] = apply_review(sheet, f"{header}\n{first_half}\n")
     assert alone["route"] == "skill"
+    # A skill a person wrote grows past the spec's size the same way: the skill breaks the spec
+    # (its frontmatter, kept as written, was blamed).
+    grown = root / ".stet" / "skills" / "grown" / "SKILL.md"
+    grown.parent.mkdir(parents=True)
+    grown.write_text("---\nname: grown\ndescription: Conventions.\n---\n\n" + "word " * 3000)
+    held = grown.read_bytes()
+    more = add(sheet, "More " + "word " * 1500, "convention")
+    with pytest.raises(StetError, match=r"^line 2: the skill grown would break the Agent Skills"):
+        apply_review(sheet, f"{header}\n- [x] {more.id} → skill:grown — More\n")
+    assert grown.read_bytes() == held and status(sheet, more) == "open"
 
 
 def test_a_review_whose_later_line_names_a_broken_skill_changes_nothing(
