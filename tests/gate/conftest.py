@@ -1,6 +1,8 @@
 import sys
 from pathlib import Path
 
+import pytest
+
 # Shared test code (the credential corpus, which the gate benchmark uses too) lives in tests/.
 TESTS = Path(__file__).resolve().parents[1]
 if str(TESTS) not in sys.path:
@@ -12,3 +14,10 @@ def pytest_report_header() -> str:
 
     seed = gate_corpus.RUN_SEED
     return f"gate corpus: values of seed {seed} this run ({gate_corpus.SEED_VARIABLE}={seed})"
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's own folder, as the current folder (the command line's paths are relative)."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path

@@ -28,12 +28,6 @@ def run(argv: list[str]) -> int:
     return main(["gate", *argv])
 
 
-@pytest.fixture
-def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def commit(repository: pygit2.Repository, files: dict[str, str], message: str = "c") -> None:
     root = Path(repository.workdir)
     for relpath, content in files.items():

@@ -3,32 +3,14 @@ collide, and what git's index holds besides files."""
 
 import json
 import os
-import random
 from pathlib import Path
 from typing import Any
 
-import gate_corpus
 import pygit2
 import pytest
+from test_gate_cli import ghp, run
 
-from stet_lsp.cli import main
 from stet_lsp.gate import stream
-
-RNG = random.Random(47)
-
-
-def ghp() -> str:
-    return "ghp_" + gate_corpus.pick(RNG, gate_corpus.ALNUM, 36)
-
-
-def run(argv: list[str]) -> int:
-    return main(["gate", *argv])
-
-
-@pytest.fixture
-def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def test_a_file_replaced_while_it_is_redacted_in_place_is_kept(
