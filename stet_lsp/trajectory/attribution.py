@@ -379,7 +379,7 @@ def made_order(changes: Sequence[tuple[str, str | None]]) -> list[int]:
     the next day, or run beside it). A change without a time takes its session's time before
     it, else its session's first time; in a session without times, the time of the change
     before it in the trajectory."""
-    moments = [_moment(time) for _, time in changes]
+    moments = [epoch(time) for _, time in changes]
     first: dict[str, float] = {}
     for (session, _), moment in zip(changes, moments, strict=True):
         if moment is not None:
@@ -395,7 +395,8 @@ def made_order(changes: Sequence[tuple[str, str | None]]) -> list[int]:
     return [index for _, index in heapq.merge(*sessions.values())]
 
 
-def _moment(time: str | None) -> float | None:
+def epoch(time: str | None) -> float | None:
+    """An ISO 8601 time as seconds since the epoch (UTC when it names no zone), or None."""
     if not time:
         return None
     try:

@@ -5,12 +5,12 @@ earlier text of the file. Provenance and the Agent Trace export read it alike.""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import lines_of
+from stet_lsp.trajectory.attribution import epoch
 from stet_lsp.trajectory.events import Commit, EventBase, FileChange
 
 if TYPE_CHECKING:
@@ -74,12 +74,3 @@ class GitTexts:
             if isinstance(blob, pygit2.Blob) and not blob.is_binary:
                 return lines_of(blob.data.decode("utf-8", "replace"))
         return None
-
-
-def epoch(value: str) -> float | None:
-    """An ISO 8601 time as seconds since the epoch (UTC when it names no zone), or None."""
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()

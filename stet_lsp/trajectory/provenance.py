@@ -76,9 +76,9 @@ from stet_lsp.core.lines import lines_of
 from stet_lsp.core.safefs import open_regular
 from stet_lsp.gate.homepaths import REPLACEMENT, normalize_home_paths
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align, pair_moved
-from stet_lsp.trajectory.attribution import Attribution, LeftOut, made_order, rewound
+from stet_lsp.trajectory.attribution import Attribution, LeftOut, epoch, made_order, rewound
 from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
-from stet_lsp.trajectory.gittexts import GitTexts, epoch
+from stet_lsp.trajectory.gittexts import GitTexts
 from stet_lsp.trajectory.importers.fields import count_field
 from stet_lsp.trajectory.paths import is_absolute, repository_path
 from stet_lsp.trajectory.store import EVENTS, META, Folder, folders, read_small
