@@ -1149,9 +1149,13 @@ def write_review(target: Target, gate_config: GateConfig | None = None) -> tuple
 
 
 def checked_only(text: str, numbers: set[int] | None) -> str:
-    """The review with exactly the entry lines `numbers` (1-based; None: all) checked."""
+    """The review with exactly the entry lines `numbers` (1-based; None: all) checked; a
+    number that is no entry line is an error (accepting it would do nothing)."""
     _, lines = parse_review(text)
-    wanted = {line.line for line in lines} if numbers is None else numbers
+    held = {line.line for line in lines}
+    if numbers is not None and (missing := sorted(numbers - held)):
+        raise StetError(f"line {missing[0]}: no entry's proposal on it; nothing was changed")
+    wanted = held if numbers is None else numbers
     rows = split_lines(text)
     for line in lines:
         row = rows[line.line - 1]

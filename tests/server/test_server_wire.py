@@ -416,7 +416,7 @@ def test_accepting_a_review_line_that_holds_no_proposal_is_refused(root: Path) -
                 f"argument 'line' is 0-based, and the review holds lines 0 to {count - 1}, "
                 f"not {count}",
             ),
-            ({"line": 0}, -32803, "line 0 of the review holds no entry's proposal"),
+            ({"line": 0}, -32803, "line 1: no entry's proposal on it; nothing was changed"),
         ]
         for number, (line, code, message) in enumerate(refusals, start=3):
             apply = {"command": "stet.graduation.apply", "arguments": [{"uri": document, **line}]}

@@ -229,18 +229,13 @@ class Graduation(Feature):
 
 
 def _check_proposal_line(state: DocumentState, line: int) -> None:
-    """Refuse a 0-based `line` the review does not hold (InvalidParams) or that holds no
-    entry's proposal (Stet's error): accepting it would do nothing."""
-    from stet_lsp.trajectory.graduation import parse_review
-
+    """Refuse a 0-based `line` the review does not hold (one that holds no entry's proposal,
+    `checked_only` refuses)."""
     count = len(state.lines)
     if line >= count:
         raise JsonRpcInvalidParams(
             f"argument 'line' is 0-based, and the review holds lines 0 to {count - 1}, not {line}"
         )
-    _, lines = parse_review(state.text)
-    if all(row.line != line + 1 for row in lines):
-        raise StetError(f"line {line} of the review holds no entry's proposal")
 
 
 def _staged(target: Target, mark: Callable[[StyleSheet], None]) -> Staged:
