@@ -9,9 +9,11 @@ line per file with their count; every secret is reported on its own.
 from __future__ import annotations
 
 import argparse
+import base64
 import io
 import json
 import os
+import re
 import stat
 import sys
 import time
@@ -337,13 +339,13 @@ def _emit(
     """The findings, and the files not scanned with why (`skipped`); `problems` (check's) go
     into the JSON document only: the text output gives them on standard error."""
     for path, reason in skipped or ():
-        print(f"{path}: {reason}", file=sys.stderr)
+        print(f"{shown_path(path)}: {reason}", file=sys.stderr)
     if as_json:
         payload: dict[str, object] = {
             "version": 1,
             "count": len(reports),
-            "findings": [{"path": path, **report} for path, report in reports],
-            "skipped": [{"path": path, "reason": reason} for path, reason in skipped or ()],
+            "findings": [{**path_fields(path), **report} for path, report in reports],
+            "skipped": [{**path_fields(path), "reason": reason} for path, reason in skipped or ()],
         }
         if problems is not None:
             payload["problems"] = problems
@@ -351,12 +353,49 @@ def _emit(
         return
     lines = []
     for path, report in reports:
-        place = f"{path}:{_int(report['line']) + 1}:{_int(report['column']) + 1}: {report['rule']}"
+        line, column = _int(report["line"]) + 1, _int(report["column"]) + 1
+        place = f"{shown_path(path)}:{line}:{column}: {report['rule']}"
         if "count" in report:  # a file's home paths
             lines.append(f"{place} x{report['count']} (each becomes ~ when redacted)\n")
         else:
             lines.append(f"{place} {report['preview']}\n")
     sys.stdout.write("".join(lines))
+
+
+_PLAIN_NAME = re.compile(r'[^\x00-\x1f\x7f"\\\ud800-\udfff]*')
+_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
+def shown_path(path: str) -> str:
+    """A file name on one line of text output: as it is, or, when it holds a control
+    character, a double quote, a backslash or bytes that are not UTF-8, in double quotes
+    with C escapes (as git quotes names: `"a\\nb.txt"`, `"c\\377.txt"`)."""
+    if _PLAIN_NAME.fullmatch(path):
+        return path
+    quoted = []
+    for char in path:
+        if char in _ESCAPES:
+            quoted.append(_ESCAPES[char])
+        elif char < " " or char == "\x7f" or "\ud800" <= char <= "\udfff":
+            raw = char.encode("utf-8", "surrogateescape")
+            quoted.append("".join(f"\\{byte:03o}" for byte in raw))
+        else:
+            quoted.append(char)
+    return '"' + "".join(quoted) + '"'
+
+
+def path_fields(path: str) -> dict[str, str]:
+    """A file name in `--json` output: `path` as Unicode text (bytes that are not UTF-8 as
+    U+FFFD), and `path_bytes`, the name's bytes in base64, when it is not UTF-8."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = path.encode("utf-8", "surrogateescape")
+        return {
+            "path": raw.decode("utf-8", "replace"),
+            "path_bytes": base64.b64encode(raw).decode("ascii"),
+        }
+    return {"path": path}
 
 
 def _int(value: object) -> int:
@@ -639,9 +678,9 @@ def run_check(args: argparse.Namespace) -> int:
             # Never committed, whatever they hold: the style sheet is private working memory.
             message = "in git's index, though .stet/cache/ is never committed"
             if args.json:
-                _emit([], True, [{"path": path, "message": message} for path in tracked])
+                _emit([], True, [{**path_fields(path), "message": message} for path in tracked])
             for path in tracked:
-                print(f"{path}: {message}", file=sys.stderr)
+                print(f"{shown_path(path)}: {message}", file=sys.stderr)
             print(
                 "stet gate: take them out of the index (git rm --cached -r .stet/cache) and "
                 "commit that",

@@ -279,3 +279,34 @@ def test_columns_on_the_first_line_of_a_file_with_a_utf8_mark_count_from_its_tex
             (0, 7, 47),
             (1, 6, 46),
         ]
+
+
+def test_odd_file_names_keep_one_finding_a_line(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A name holding a line break split its finding over two lines of the text output, and
+    a name that is not UTF-8 came out with a replacement character (text) or a lone
+    surrogate (JSON, which other languages' parsers refuse). Text output quotes such names
+    as git does; JSON gives the name as text and its bytes in base64."""
+    token = ghp()
+    (in_tmp / "d").mkdir()
+    for name in (b"d/a\nb.md", b"d/c\xff.md", b'd/q"uote.md', b"d/plain.md"):
+        Path(os.fsdecode(bytes(in_tmp) + b"/" + name)).write_text(f"token {token}\n")
+    assert run(["scan", "d"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.rsplit(":", 3)[0] for line in lines] == [
+        '"d/a\\nb.md"',
+        '"d/c\\377.md"',
+        "d/plain.md",
+        '"d/q\\"uote.md"',
+    ]
+    assert run(["scan", "d", "--json"]) == 1
+    out = capsys.readouterr().out
+    out.encode("utf-8")  # no lone surrogate
+    found = json.loads(out)["findings"]
+    assert [{k: f[k] for k in f if k.startswith("path")} for f in found] == [
+        {"path": "d/a\nb.md"},
+        {"path": "d/c\ufffd.md", "path_bytes": "ZC9j/y5tZA=="},
+        {"path": "d/plain.md"},
+        {"path": 'd/q"uote.md'},
+    ]
