@@ -8,6 +8,7 @@ computed and applied at a time, in the order the disk was read.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -29,6 +30,15 @@ T = TypeVar("T")
 ATTEMPTS = 3
 EDIT_WAIT_STEPS = 100
 APPLY_TIMEOUT_SECONDS = 30.0
+HOLDS = "stet/sheetHolds"
+"""A notification before an edit of the open style sheet, to a client whose capabilities'
+`experimental.stetSheetHolds` is true: `{"uri", "sha256"}`, the SHA-256 of the text on disk
+(UTF-8, line breaks as \\n) whose every entry the buffer holds once the edit is applied."""
+
+
+def _wants_holds(server: StetServer) -> bool:
+    experimental = getattr(server.client_capabilities, "experimental", None)
+    return isinstance(experimental, dict) and experimental.get("stetSheetHolds") is True
 
 
 def normalized(text: str) -> str:
@@ -77,7 +87,7 @@ async def write_into_buffer(
             continue
         changed = sheet.buffer is not None and sheet.buffer != text
         if changed and not await replace_text(
-            server, state, sheet.buffer or "", "Update the style sheet"
+            server, state, sheet.buffer or "", "Update the style sheet", _held(state)
         ):
             continue
         await _edit_arrived(state, version, changed)
@@ -140,7 +150,9 @@ async def merge_into_buffer(
             continue  # typed meanwhile: merge into the new text
         if result.conflicts:
             return False
-        if result.changed and not await replace_text(server, state, result.text, label):
+        if result.changed and not await replace_text(
+            server, state, result.text, label, _held(state)
+        ):
             continue
         await _edit_arrived(state, version, result.changed)
         return True
@@ -183,7 +195,7 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
         if state.text != ours:
             continue  # typed meanwhile: merge the new text
         if result.changed and not await replace_text(
-            server, state, result.text, "Merge style-sheet changes from disk"
+            server, state, result.text, "Merge style-sheet changes from disk", theirs
         ):
             continue  # the editor refused a stale edit
         await _edit_arrived(state, version, result.changed)
@@ -209,11 +221,23 @@ async def _edit_arrived(state: DocumentState, version: int | None, changed: bool
         await asyncio.sleep(0.02)
 
 
-async def replace_text(server: StetServer, state: DocumentState, new: str, label: str) -> bool:
+def _held(state: DocumentState) -> str | None:
+    """The text on disk that the buffer holds every entry of, when it is known."""
+    return state.disk_text if state.base_known else None
+
+
+async def replace_text(
+    server: StetServer, state: DocumentState, new: str, label: str, holds: str | None
+) -> bool:
     """Replace the document's text by `new` with one edit spanning only the changed lines,
-    versioned where the client checks versions. False: the client did not apply it."""
+    versioned where the client checks versions. False: the client did not apply it.
+    `holds`: the text on disk whose every entry the buffer holds once edited, told first
+    (`HOLDS`) to a client that asked, so that it can save over that file without asking."""
     if not server.supports("workspace", "apply_edit"):
         return False
+    if holds is not None and _wants_holds(server):
+        digest = hashlib.sha256(holds.encode("utf-8")).hexdigest()
+        server.protocol.notify(HOLDS, {"uri": state.uri, "sha256": digest})
     edit = line_edit(server.workspace.position_codec, state.lines, split_lines(new))
     answer = await server.from_client(
         server.workspace_apply_edit_async(

@@ -1399,7 +1399,8 @@ def test_a_style_sheet_written_on_disk_is_read_again_or_kept_merged(tmp_path: Pa
     is read again ('autoread' off too: the plugin decides for Stet's own file); with them the
     buffer is kept, the server having merged the agent's entry into it (Neovim offered W12's
     "Load File", which drops the unsaved lines, seen in a terminal), and saving it asks
-    nothing."""
+    nothing while the file holds what was merged: by content, not by the file's time and
+    size, which a write landing while the merge was on its way to Neovim would have had."""
     root = make_workspace(tmp_path / "repo")
     add_note(root, "first note text", "--kind", "convention")
     add_note(root, "a named target's note", "--target", "pr-42")
@@ -1424,6 +1425,23 @@ def test_a_style_sheet_written_on_disk_is_read_again_or_kept_merged(tmp_path: Pa
     out.saved = pcall(vim.cmd.write)
     out.saved_clean = not vim.bo[sheet].modified
     out.on_disk = table.concat(vim.fn.readfile(vim.api.nvim_buf_get_name(sheet)), "\\n")
+    -- Changed since the merge to a text of the same size, at the same time: told by content.
+    local name = vim.api.nvim_buf_get_name(sheet)
+    local when = os.time() + 100
+    vim.api.nvim_buf_set_lines(sheet, -1, -1, false, {{ "- typed once more" }})
+    local by_hand = vim.fn.readfile(name)
+    by_hand[#by_hand + 1] = "- put on disk by hand"
+    vim.fn.writefile(by_hand, name)
+    vim.uv.fs_utime(name, when, when)
+    out.merged_by_hand = vim.wait(10000, function() return has("put on disk by hand") end, 50)
+    settle(300)
+    by_hand[#by_hand] = "- PUT on disk by hand"
+    vim.fn.writefile(by_hand, name)
+    vim.uv.fs_utime(name, when, when)
+    vim.api.nvim_feedkeys("n", "t", false)
+    pcall(vim.cmd.write)
+    out.same_stamp_asked = vim.bo[sheet].modified
+      and table.concat(vim.fn.readfile(name), "\\n"):find("PUT on disk", 1, true) ~= nil
     -- A file changed since the server's last merge keeps the question: answered no here.
     vim.api.nvim_buf_set_lines(sheet, -1, -1, false, {{ "- typed again" }})
     local lines = vim.fn.readfile(vim.api.nvim_buf_get_name(sheet))
@@ -1450,6 +1468,7 @@ def test_a_style_sheet_written_on_disk_is_read_again_or_kept_merged(tmp_path: Pa
     assert "typed, not saved yet" in result["on_disk"]
     assert "an agent's second note" in result["on_disk"]
     assert result["asked"] is True
+    assert result["merged_by_hand"] is True and result["same_stamp_asked"] is True
     # Another target's sheet gets nothing merged in: Neovim's own W12 question is kept for it.
     assert result["merges_into_current"] is True
     assert result["named_attached"] is True and result["told"] is True

@@ -5,11 +5,13 @@ cloned repository that commits its sheets folder as a link."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -282,5 +284,45 @@ def test_a_save_over_disk_changes_the_editor_could_not_take_keeps_them(root: Pat
             "from another writer",
             "typed by hand",
         ]
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("asks", [True, False])
+def test_an_edit_merging_the_disk_says_first_what_disk_text_the_buffer_holds(
+    root: Path, asks: bool
+) -> None:
+    """Before the edit merging an outside write into an unsaved sheet, a client that asked
+    (`experimental.stetSheetHolds`) is told the digest of the disk text merged, so that it
+    can save over that file, and only that one, without asking; others are not."""
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("first")
+    disk = sheet.path.read_text(encoding="utf-8")
+    capabilities: dict[str, Any] = {"workspace": {"applyEdit": True}}
+    if asks:
+        capabilities["experimental"] = {"stetSheetHolds": True}
+    server = PipeServer().initialize(capabilities, [uri(root)])
+    try:
+        server.open(uri(sheet.path), disk, "markdown")
+        change = {"textDocument": {"uri": uri(sheet.path), "version": 2}}
+        change["contentChanges"] = [{"text": disk + "- typed by hand\n"}]
+        server.send({"method": "textDocument/didChange", "params": change})
+        symbols = {"textDocument": {"uri": uri(sheet.path)}}
+        server.send({"id": 90, "method": "textDocument/documentSymbol", "params": symbols})
+        server.answer(90)
+        sheet.add("from another writer", author="agent")
+        merged = sheet.path.read_text(encoding="utf-8")
+        seen: list[dict[str, Any]] = []
+        server.wait_for(
+            lambda message: (
+                seen.append(message) is None and message.get("method") == "workspace/applyEdit"
+            )
+        )
+        holds = [m["params"] for m in seen if m.get("method") == "stet/sheetHolds"]
+        if asks:
+            digest = hashlib.sha256(merged.encode("utf-8")).hexdigest()
+            assert holds == [{"uri": uri(sheet.path), "sha256": digest}]
+        else:
+            assert holds == []
     finally:
         server.close()

@@ -38,6 +38,10 @@ local function repository_root(bufnr)
   return vim.fs.root(bufnr, { ".git" })
 end
 
+--- By a style sheet's URI, the digest the server sent for its next edit ("stet/sheetHolds").
+---@type table<string, string>
+local sheet_holds = {}
+
 ---@type vim.lsp.Config
 return {
   cmd = { "stet-lsp" },
@@ -71,6 +75,9 @@ return {
       diagnostics = { refreshSupport = true },
       codeLens = { refreshSupport = true },
     },
+    -- Before each edit of an open style sheet, the server says which text on disk the buffer
+    -- is in step with once the edit is applied ("stet/sheetHolds" below).
+    experimental = { stetSheetHolds = true },
   },
   handlers = {
     ["workspace/diagnostic/refresh"] = function(_, _, ctx)
@@ -86,9 +93,15 @@ return {
       end
       return vim.NIL
     end,
-    -- A merge of the disk's style sheet into a buffer with unsaved changes: the file's time
-    -- and size then are kept, so that saving the buffer while the file is still the one
-    -- merged is not asked about (require("stet").write_sheet).
+    -- Which text on disk a style sheet's buffer is in step with once the edit that follows is
+    -- applied (the digest of what the server read and merged into it): saving the buffer
+    -- while the file still holds that text is not asked about (require("stet").write_sheet).
+    ["stet/sheetHolds"] = function(_, result)
+      if type(result) == "table" and type(result.uri) == "string" and type(result.sha256) == "string" then
+        sheet_holds[result.uri] = result.sha256
+      end
+      return vim.NIL
+    end,
     ["workspace/applyEdit"] = function(err, result, ctx, config)
       local answer = vim.lsp.handlers["workspace/applyEdit"](err, result, ctx, config)
       local edit = result and result.edit or {}
@@ -99,9 +112,11 @@ return {
         end
       end
       for _, uri in ipairs(uris) do
+        local holds = sheet_holds[uri]
+        sheet_holds[uri] = nil
         local bufnr = vim.uri_to_bufnr(uri)
-        if vim.api.nvim_buf_get_name(bufnr):find("/%.stet/cache/sheets/[^/]+%.md$") then
-          require("stet").merged(bufnr)
+        if type(answer) == "table" and answer.applied and holds then
+          require("stet").merged(bufnr, holds)
         end
       end
       return answer

@@ -459,32 +459,40 @@ function M.merges_into(bufnr)
   return true
 end
 
---- The time and size of a buffer's file, or nil.
+--- The SHA-256 of a buffer's file with its line breaks as "\n" (as the server digests the
+--- text it read), or nil when it cannot be read.
 ---@param bufnr integer
 ---@return string?
-local function file_stamp(bufnr)
-  local found = vim.uv.fs_stat(vim.api.nvim_buf_get_name(bufnr))
-  return found and ("%d.%d:%d"):format(found.mtime.sec, found.mtime.nsec, found.size) or nil
+local function file_digest(bufnr)
+  local file = io.open(vim.api.nvim_buf_get_name(bufnr), "rb")
+  if not file then
+    return nil
+  end
+  local text = file:read("*a")
+  file:close()
+  return text and vim.fn.sha256((text:gsub("\r\n", "\n"))) or nil
 end
 
---- The server merged the style sheet on disk into this buffer (lsp/stet.lua's
---- workspace/applyEdit): the file as it is now is held by the buffer.
+--- The buffer is in step with the style sheet on disk whose digest is `digest`: the server
+--- merged that text into it (lsp/stet.lua's "stet/sheetHolds" and workspace/applyEdit).
 ---@param bufnr integer
-function M.merged(bufnr)
-  vim.b[bufnr].stet_merged = file_stamp(bufnr)
+---@param digest string
+function M.merged(bufnr, digest)
+  vim.b[bufnr].stet_merged = digest
 end
 
 --- Writes a style sheet's buffer for the BufWriteCmd of plugin/stet.lua: as `:w!` when it
---- goes to the buffer's own file, the server merges into it, and the file is still the one
---- it last merged (nothing on disk is written over that the buffer does not hold); else as
---- asked, with Neovim's questions.
+--- goes to the buffer's own file, the server merges into it, and the file still holds the
+--- text the server last merged (nothing on disk is written over that the buffer does not
+--- hold, by its content: not its time, which a write landing while the edit was on its way
+--- would have); else as asked, with Neovim's questions.
 ---@param bufnr integer
 ---@param file string the file written
 function M.write_sheet(bufnr, file)
   local own = vim.fn.fnamemodify(file, ":p") == vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":p")
   local merged = vim.b[bufnr].stet_merged
   local force = vim.v.cmdbang == 1
-    or (own and merged ~= nil and merged == file_stamp(bufnr) and M.merges_into(bufnr))
+    or (own and merged ~= nil and merged == file_digest(bufnr) and M.merges_into(bufnr))
   local command = ("%s%s %s"):format(force and "write!" or "write", vim.v.cmdarg, vim.fn.fnameescape(file))
   local ignored = vim.o.eventignore
   vim.o.eventignore = ignored == "" and "BufWriteCmd" or ignored .. ",BufWriteCmd"
