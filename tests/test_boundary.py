@@ -453,6 +453,22 @@ def test_an_unreadable_sheet_is_a_one_line_error(root: Path, stet: Stet) -> None
     assert code == 1 and "Permission denied" in err and err.count("\n") == 1
 
 
+def test_a_read_only_sheet_is_left_as_it_is(root: Path, stet: Stet) -> None:
+    """A sheet made read-only (chmod a-w: keep it as it is) was replaced by the next write,
+    its mode kept; every writer now refuses it, naming the file, and it still reads."""
+    StyleSheet(resolve_target(root)).add("a note")
+    sheet = sheet_of(root)
+    sheet.chmod(0o400)
+    before = sheet.read_bytes()
+    code, _, err = stet("note", "add", "-C", str(root), "another note")
+    assert code == 1 and f"{sheet} is read-only" in err and err.count("\n") == 1
+    with pytest.raises(StetError, match="is read-only"):
+        StyleSheet(resolve_target(root)).add("from the core")
+    assert sheet.read_bytes() == before
+    code, out, _ = stet("note", "list", "-C", str(root))
+    assert code == 0 and "a note" in out
+
+
 def test_a_sheet_that_cannot_be_opened_is_a_one_line_error(
     root: Path, stet: Stet, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -339,6 +340,15 @@ class StyleSheet:
         if self.buffer is not None:
             self.buffer = text
             return
+        try:
+            mode = os.lstat(self.path).st_mode
+        except OSError:
+            mode = stat.S_IWUSR  # no sheet yet: a new one is made
+        if not mode & stat.S_IWUSR:
+            raise StetError(
+                f"{self.path} is read-only: nothing was changed (make it writable, "
+                "chmod u+w, for Stet to write it)"
+            )
         for _ in range(_WRITE_ATTEMPTS):
             # A style sheet is private working memory: a new one is readable by its owner only.
             data = _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")  # undecodable bytes
