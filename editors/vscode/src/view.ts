@@ -117,7 +117,58 @@ class StetTree implements vscode.TreeDataProvider<Node> {
   private readonly outlines = new Map<string, { stamp: string; items: OutlineItem[] }>();
 
   refresh(): void {
+    this.recheck = 0;
     this.changed.fire(undefined);
+  }
+
+  /** Ids of the nodes shown expanded (the groups start so). */
+  private readonly expanded = new Set<string>(["group:entries", "group:trajectories"]);
+  /** Since the tree's root was last listed: the ids listed, and those whose children were
+   * asked for. */
+  private listed = new Set<string>();
+  private asked = new Set<string>();
+  private checkTimer: NodeJS.Timeout | undefined;
+  private recheck = 0;
+
+  /** Follows what is expanded in `view`, and makes sure each expanded node's children
+   * are shown: when a refresh lands while VS Code asks for the children of the nodes it
+   * just listed, it answers that request itself with none ("No tree item with id … found"
+   * in the extension host's log) and shows the node empty until the next refresh. */
+  follow(view: vscode.TreeView<Node>): vscode.Disposable {
+    return vscode.Disposable.from(
+      view.onDidExpandElement(({ element }) => element.id && this.expanded.add(element.id)),
+      view.onDidCollapseElement(({ element }) => element.id && this.expanded.delete(element.id)),
+      new vscode.Disposable(() => clearTimeout(this.checkTimer)),
+    );
+  }
+
+  /** Records that VS Code asks for `node`'s children (the root's when undefined). */
+  private asking(node: Node | undefined): void {
+    if (!node) {
+      this.listed.clear();
+      this.asked.clear();
+    } else if (node.id) {
+      this.asked.add(node.id);
+    }
+  }
+
+  /** Records a listing and checks, once the tree is still for a moment, that every expanded
+   * node listed had its children asked for. */
+  private listing(children: Node[]): Node[] {
+    children.forEach((child) => child.id && this.listed.add(child.id));
+    clearTimeout(this.checkTimer);
+    this.checkTimer = setTimeout(() => this.check(), 1500);
+    return children;
+  }
+
+  private check(): void {
+    const dropped = [...this.listed].some((id) => this.expanded.has(id) && !this.asked.has(id));
+    // A few tries in a row: a node VS Code never asks about (hidden view) stops it.
+    this.recheck = dropped ? this.recheck + 1 : 0;
+    if (dropped && this.recheck <= 3) {
+      this.output.info("the Stet view: listed again (VS Code dropped an expanded node's children)");
+      this.changed.fire(undefined);
+    }
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -157,6 +208,11 @@ class StetTree implements vscode.TreeDataProvider<Node> {
   }
 
   async getChildren(node?: Node): Promise<Node[]> {
+    this.asking(node);
+    return this.listing(await this.children(node));
+  }
+
+  private async children(node?: Node): Promise<Node[]> {
     if (!(await whenStarted())) {
       return [];
     }
@@ -223,11 +279,13 @@ class StetTree implements vscode.TreeDataProvider<Node> {
 export function registerViews(context: vscode.ExtensionContext, output: vscode.LogOutputChannel): void {
   const view = new StetTree(output);
   const statusBar = new StatusBar(() => view.refresh());
+  const tree = vscode.window.createTreeView("stet.tree", { treeDataProvider: view, showCollapseAll: true });
   context.subscriptions.push(
     statusBar,
     onChange(() => statusBar.refresh()),
     onChange(() => view.refresh()),
-    vscode.window.createTreeView("stet.tree", { treeDataProvider: view, showCollapseAll: true }),
+    tree,
+    view.follow(tree),
     vscode.commands.registerCommand("stet.showView", () => vscode.commands.executeCommand("stet.tree.focus")),
     vscode.commands.registerCommand("stet.refreshView", changed),
     vscode.workspace.onDidSaveTextDocument(() => void changed()),
