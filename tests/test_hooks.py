@@ -212,6 +212,22 @@ def test_session_start_prints_the_brief_of_the_repository_at_cwd(
     assert "those win" in context  # the precedence wording
 
 
+def test_session_start_output_does_not_depend_on_the_output_encoding(
+    root: Path, stet: Stet, elsewhere: Path
+) -> None:
+    """The harness reads the hook's JSON as UTF-8, while Python writes standard output in the
+    locale's encoding (on Windows a pipe gets the ANSI code page, cp1252): the brief of a
+    sheet holding characters outside it still arrives whole, as JSON in ASCII."""
+    agent_note(stet, root, "Retries go through retry() \u2192 see caf\u00e9.py \U0001f389")
+    done = hook("session-start", {"cwd": str(root)}, elsewhere, env={"PYTHONIOENCODING": "cp1252"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.isascii()
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context == stet("brief", "-C", str(root))[1]
+    assert "caf\u00e9.py \U0001f389" in context
+    assert not any("error" in line for line in log_lines(root))
+
+
 def test_session_start_loads_neither_libgit2_nor_the_gate(
     root: Path, stet: Stet, elsewhere: Path
 ) -> None:

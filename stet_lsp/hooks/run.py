@@ -269,7 +269,10 @@ def _session_start(target: Target, stdout: IO[str]) -> None:
         context = {"hookEventName": "SessionStart", "additionalContext": text}
         output = {"hookSpecificOutput": context}
     try:
-        stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
+        # ASCII (other characters as \u escapes): the harness reads UTF-8, and standard output
+        # writes the locale's encoding (a pipe on Windows: the ANSI code page), which would
+        # garble the brief, or fail on a character it lacks and give none.
+        stdout.write(json.dumps(output) + "\n")
         stdout.flush()
     except BrokenPipeError:
         # The harness stopped reading. What is still buffered would fail again at the
