@@ -228,6 +228,22 @@ def test_session_start_output_does_not_depend_on_the_output_encoding(
     assert not any("error" in line for line in log_lines(root))
 
 
+def test_session_start_reads_its_input_as_utf_8_from_a_text_stream_of_another_encoding(
+    tmp_path: Path, stet: Stet, home: Path
+) -> None:
+    """Where standard input is read as a text stream (Windows: `sys.stdin` decodes the ANSI
+    code page, cp1252), the harness's JSON is still UTF-8: a cwd in a folder named with a
+    character outside ASCII is found."""
+    root = Path(make_repo(tmp_path / "Zo\u00eb" / "repo", files={"a.txt": "a\n"}).workdir)
+    agent_note(stet, root, "Use the retry helper")
+    payload = json.dumps({"cwd": str(root)}, ensure_ascii=False).encode("utf-8")
+    stdin = io.TextIOWrapper(io.BytesIO(payload), encoding="cp1252")  # no file descriptor
+    stdout = io.StringIO()
+    assert run_hook("session-start", [], stdin=stdin, stdout=stdout) == 0
+    context = json.loads(stdout.getvalue())["hookSpecificOutput"]["additionalContext"]
+    assert "Use the retry helper" in context
+
+
 def test_session_start_loads_neither_libgit2_nor_the_gate(
     root: Path, stet: Stet, elsewhere: Path
 ) -> None:

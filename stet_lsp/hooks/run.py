@@ -150,7 +150,10 @@ def _read(stdin: IO[str]) -> str:
         descriptor = -1
     try:
         if descriptor < 0 or os.name == "nt":
-            text = stdin.read(INPUT_LIMIT + 1)
+            # The harness writes UTF-8, whatever the text stream decodes (on Windows the
+            # ANSI code page): its bytes are read when it has them.
+            raw = getattr(stdin, "buffer", None)
+            text = stdin.read(INPUT_LIMIT + 1) if raw is None else _utf8(raw)
         else:
             text = _read_until_complete(descriptor)
     except (OSError, ValueError) as error:  # UnicodeDecodeError is a ValueError
@@ -158,6 +161,14 @@ def _read(stdin: IO[str]) -> str:
     if len(text) > INPUT_LIMIT:
         raise HookInputError(f"the hook's input is longer than {INPUT_LIMIT} characters")
     return text
+
+
+def _utf8(stream: IO[bytes]) -> str:
+    """`stream` decoded as UTF-8, read no further than past INPUT_LIMIT bytes."""
+    data = stream.read(INPUT_LIMIT + 1)
+    if len(data) > INPUT_LIMIT:
+        raise HookInputError(f"the hook's input is longer than {INPUT_LIMIT} characters")
+    return data.decode("utf-8")
 
 
 def _read_until_complete(descriptor: int) -> str:
