@@ -23,7 +23,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.retention import collect_garbage
 from stet_lsp.core.session import RepositorySession
 from stet_lsp.core.sheet import StyleSheet
-from stet_lsp.core.sheet_format import new_document
+from stet_lsp.core.sheet_format import SHEET_LIMIT, new_document
 from stet_lsp.core.targets import SHEETS_DIR, Target, resolve_target, target_key
 
 Stet = Callable[..., tuple[int, str, str]]
@@ -451,6 +451,21 @@ def test_an_unreadable_sheet_is_a_one_line_error(root: Path, stet: Stet) -> None
     sheet_of(root).chmod(0)
     code, _, err = stet("note", "list", "-C", str(root))
     assert code == 1 and "Permission denied" in err and err.count("\n") == 1
+
+
+def test_a_sheet_past_the_size_limit_is_refused_unread(root: Path, stet: Stet) -> None:
+    """A sheet a cloned repository committed can hold gigabytes that git stores in a few
+    (every command read it whole, and the language server with it): past SHEET_LIMIT it is
+    refused, read no further, and left as it is."""
+    StyleSheet(resolve_target(root)).add("a note")
+    sheet = sheet_of(root)
+    with sheet.open("a") as grown:
+        grown.write(("- filler entry\n" * (SHEET_LIMIT // 15 + 1))[:SHEET_LIMIT])
+    before = sheet.stat()
+    for arguments in (["note", "list"], ["note", "add", "x"], ["brief"]):
+        code, _, err = stet(*arguments[:2], "-C", str(root), *arguments[2:])
+        assert code == 1 and "larger than 8 MiB, not read" in err and err.count("\n") == 1
+    assert (sheet.stat().st_size, sheet.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
 
 
 def test_a_read_only_sheet_is_left_as_it_is(root: Path, stet: Stet) -> None:

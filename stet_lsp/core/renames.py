@@ -17,7 +17,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import held, remove_held
 from stet_lsp.core.records import FrozenRecord
 from stet_lsp.core.safefs import atomic_write, read_regular, remove_regular, unchanged_since
-from stet_lsp.core.sheet_format import SheetDocument
+from stet_lsp.core.sheet_format import SHEET_LIMIT, SheetDocument
 from stet_lsp.core.targets import Target
 
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
@@ -121,8 +121,8 @@ def move_sheet(source: Target, destination: Target, judged: os.stat_result) -> M
                 return None
             if not unchanged_since(old, judged) or os.path.lexists(new):
                 return None
-            data = read_regular(old, root)
-            if data is None:
+            data = read_regular(old, root, limit=SHEET_LIMIT + 1)
+            if data is None or len(data) > SHEET_LIMIT:
                 return None
             text = _retargeted(data.decode("utf-8"), source, destination)
             if text is None:

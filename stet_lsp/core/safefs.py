@@ -101,9 +101,28 @@ def read_regular(path: Path | str, root: Path | str | None = None, limit: int = 
         return None
     try:
         with stream:
-            return stream.read(limit)
+            return stream.read() if limit < 0 else _read_at_most(stream, limit)
     except OSError as error:
         raise _os_error(path, error) from None
+
+
+_CHUNK = 1 << 16
+
+
+def _read_at_most(stream: BinaryIO, limit: int) -> bytes:
+    """At most `limit` bytes of `stream`, with no buffer of `limit` bytes made for a small file
+    (`read(limit)` makes one): the file's size is read first, then what it did not say."""
+    want = min(os.fstat(stream.fileno()).st_size, limit) + 1
+    chunks: list[bytes] = []
+    held = 0
+    while held < limit:
+        chunk = stream.read(min(want, limit - held))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        held += len(chunk)
+        want = _CHUNK
+    return b"".join(chunks)
 
 
 RECORD_LIMIT = 1024 * 1024

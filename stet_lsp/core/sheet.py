@@ -33,6 +33,7 @@ from stet_lsp.core.safefs import (
     read_regular,
 )
 from stet_lsp.core.sheet_format import (
+    SHEET_LIMIT,
     SheetDocument,
     SheetMeta,
     header_of,
@@ -137,9 +138,14 @@ class StyleSheet:
         """The sheet's text (the buffer's, or the file's; "" when there is no file)."""
         if self.buffer is not None:
             return self.buffer
-        data = read_regular(self.path, self.target.root)
+        data = read_regular(self.path, self.target.root, limit=SHEET_LIMIT + 1)
         if data is None:
             return ""
+        if len(data) > SHEET_LIMIT:
+            raise StetError(
+                f"{self.path} is larger than {SHEET_LIMIT // 2**20} MiB, not read: a style sheet "
+                "is working memory; move it away or shorten it, nothing was changed"
+            )
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:

@@ -58,6 +58,9 @@ _CANONICAL_ENTRY = re.compile(
 )
 _FIELD = re.compile(rf"(?<![\w-])([A-Za-z][\w-]*+)=({_VALUE})")  # from a word's start only
 _ANCHOR_LINE = re.compile(r"[0-9]{1,10}")
+SHEET_LIMIT = 8 * 2**20
+"""The most bytes of a sheet that are read (a sheet a cloned repository committed could hold
+gigabytes that git stores in a few); a larger one is refused."""
 _LINE_LIMIT = 2**31 - 1  # the editor protocol's line numbers are 32-bit
 # A lone surrogate can come from a JSON escape ("\ud800") or an editor's buffer, never from a
 # decoded file; UTF-8 cannot store it.
