@@ -348,6 +348,99 @@ one
     assert changes[1].content == "one\n"
 
 
+def test_original_updated_blocks_of_aider_in_2023(tmp_path: Path) -> None:
+    """aider of mid-2023 (a public history) wrote its edits as `<<<<<<< ORIGINAL` …
+    `>>>>>>> UPDATED` blocks, the path inside the fence: every applied edit was a change
+    without a diff or content."""
+    history = """# aider chat started at 2023-07-09 16:04:08
+
+> /opt/homebrew/bin/aider ./¶
+> Model: gpt-4¶
+> Git repo: .git¶
+
+#### NameError: name 'sys' is not defined¶
+
+Add the import:
+
+```python
+game/main.py
+<<<<<<< ORIGINAL
+import pygame
+=======
+import pygame
+import sys
+>>>>>>> UPDATED
+```
+
+And the constant:
+
+```python
+game/main.py
+<<<<<<< ORIGINAL
+FPS = 15
+=======
+FPS = 30
+>>>>>>> UPDATED
+```
+
+> Applied edit to game/main.py¶
+> Commit 06f2242 aider: Added the import.¶
+""".replace("¶", "  ")
+    changes = of(AIDER.parse(write(tmp_path, history)).events, FileChange)
+    assert [(c.path, c.operation) for c in changes] == [
+        ("game/main.py", "modify"),
+        ("game/main.py", "modify"),
+    ]
+    imported, constant = changes
+    assert imported.diff.startswith("--- a/game/main.py\n+++ b/game/main.py\n")
+    assert "+import sys\n" in imported.diff and (imported.added, imported.removed) == (1, 0)
+    assert "-FPS = 15\n+FPS = 30\n" in constant.diff
+
+
+def test_head_updated_blocks_and_a_quoted_merge_conflict(tmp_path: Path) -> None:
+    """Between ORIGINAL/UPDATED and SEARCH/REPLACE aider wrote `<<<<<<< HEAD` …
+    `>>>>>>> updated` blocks. A merge conflict an answer quotes opens with the same line but
+    ends with another: it is no edit, and the edit after it is read as it was written."""
+    history = """# aider chat started at 2023-10-02 09:00:00
+
+> Model: gpt-4 with diff edit format¶
+
+#### resolve the conflict¶
+
+The file holds:
+
+```
+<<<<<<< HEAD
+x = 1
+=======
+x = 2
+>>>>>>> feature
+```
+
+conf.py
+```python
+<<<<<<< HEAD
+x = 1
+=======
+x = 3
+>>>>>>> updated
+```
+
+> Applied edit to conf.py¶
+""".replace("¶", "  ")
+    changes = of(AIDER.parse(write(tmp_path, history)).events, FileChange)
+    assert [(c.path, c.operation) for c in changes] == [("conf.py", "modify")]
+    assert "-x = 1\n+x = 3\n" in changes[0].diff
+    # In a SEARCH/REPLACE history a quoted conflict stays out of the edits just the same.
+    modern = history.replace("> Model: gpt-4 with", "> Main model: gpt-4o with")
+    modern = modern.replace(
+        "<<<<<<< HEAD\nx = 1\n=======\nx = 3\n>>>>>>> updated",
+        "<<<<<<< SEARCH\nx = 1\n=======\nx = 3\n>>>>>>> REPLACE",
+    )
+    changes = of(AIDER.parse(write(tmp_path, modern)).events, FileChange)
+    assert [c.diff.count("+x = 3\n") for c in changes] == [1]
+
+
 def test_edits_in_the_fences_aider_uses_when_a_file_holds_backticks(tmp_path: Path) -> None:
     """When a file in the chat holds triple backticks aider writes code in another fence,
     `<source>` … `</source>` (a public aider 0.85 history, architect mode with an

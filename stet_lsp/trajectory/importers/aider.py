@@ -23,10 +23,12 @@ What aider writes, line by line:
 
 How they map: user input -> user_message; an answer -> agent_message (with the model the run
 announced last); its *SEARCH/REPLACE* blocks (a file path line, a fence, `<<<<<<< SEARCH`,
-`=======`, `>>>>>>> REPLACE`) -> file_change events, only for the files aider reports
-`Applied edit to <path>` for (or the blocks a failure report says were applied), as unanchored
-fragment diffs, the path as the repository names it (`./notes.md` is `notes.md`); an empty
-SEARCH for a file aider asked to create -> a created file with its whole content. With the
+`=======`, `>>>>>>> REPLACE`; before them `<<<<<<< ORIGINAL` … `>>>>>>> UPDATED`, then
+`<<<<<<< HEAD` … `>>>>>>> updated`, the path on the line above the opener or the fence) ->
+file_change events, only for the files aider reports `Applied edit to <path>` for (or the
+blocks a failure report says were applied), as unanchored fragment diffs, the path as the
+repository names it (`./notes.md` is `notes.md`); an empty SEARCH for a file aider asked to
+create -> a created file with its whole content. With the
 `whole` edit format a file listing (path line and fenced content) is the new content of a file
 aider applied. A fence is triple backticks, or the `<source>` … `</source>` (and `<code>`,
 `<pre>`, `<codeblock>`, `<sourcecode>`) aider writes code in when a file in the chat holds
@@ -80,6 +82,10 @@ RUN_HEADER = "# aider chat started at"
 _HEAD = re.compile(r"<{5,9} SEARCH>?\s*$")
 _DIVIDER = re.compile(r"={5,9}\s*$")
 _UPDATED = re.compile(r">{5,9} REPLACE\s*$")
+# The edit blocks of aider before SEARCH/REPLACE, opener -> closer: `ORIGINAL` … `UPDATED`
+# (aider of 2023), then `HEAD` … `updated`. A block ends only with its own closer: a merge
+# conflict an answer quotes (`<<<<<<< HEAD` … `>>>>>>> main`) is no edit.
+_OLDER_BLOCKS = {"<<<<<<< ORIGINAL": ">>>>>>> UPDATED", "<<<<<<< HEAD": ">>>>>>> updated"}
 _VERSION = re.compile(r"Aider v(\S+)")
 _MODEL = re.compile(r"(Main model|Model|Editor model): (\S+) with (\S+) edit format")
 _TOKENS = re.compile(
@@ -607,6 +613,16 @@ def _search_replace_blocks(lines: list[str]) -> list[_Edit]:
     count = len(lines)
     while index < count:
         stripped = lines[index].strip()
+        closer = _OLDER_BLOCKS.get(stripped)
+        if closer is not None:
+            block = _older_block(lines, index, closer)
+            if block is not None:
+                path = _filename(lines[max(0, index - 3) : index]) or path
+                if path:
+                    edits.append(_Edit(path, _joined(block[0]), _joined(block[1])))
+                index = block[2]
+            index += 1
+            continue
         if not (stripped.startswith("<<<<<") and _HEAD.match(stripped)):
             index += 1
             continue
@@ -627,6 +643,25 @@ def _search_replace_blocks(lines: list[str]) -> list[_Edit]:
             edits.append(_Edit(path, _joined(search), _joined(replace)))
         index += 1
     return edits
+
+
+def _older_block(
+    lines: list[str], opener: int, closer: str
+) -> tuple[list[str], list[str], int] | None:
+    """(search, replace, the closer's index) of the older edit block opened at `opener`, or
+    None when the lines after it are not a divider and then `closer` (no other marker)."""
+    parts: list[list[str]] = [[]]
+    for index in range(opener + 1, len(lines)):
+        stripped = lines[index].strip()
+        if stripped == closer and len(parts) == 2:
+            return parts[0], parts[1], index
+        if _is_divider(lines[index]) and len(parts) == 1:
+            parts.append([])
+        elif stripped.startswith(("<<<<<<<", ">>>>>>>")) or _is_divider(lines[index]):
+            return None
+        else:
+            parts[-1].append(lines[index])
+    return None
 
 
 def _is_divider(line: str) -> bool:
