@@ -397,6 +397,58 @@ FPS = 30
     assert "-FPS = 15\n+FPS = 30\n" in constant.diff
 
 
+def test_the_creation_question_of_older_aider(tmp_path: Path) -> None:
+    """Older aider asked `Allow creation of new file <path>? y` where it now asks `Create new
+    file?` (public histories of 0.48.1 and of 2023): the files it made from an empty SEARCH
+    were modifications of an empty file, not created files with their content."""
+    history = """# aider chat started at 2024-08-08 13:15:45
+
+> Aider v0.48.1¶
+> Main model: claude-3-5-sonnet-20240620 with diff edit format¶
+
+#### set up the app¶
+
+app.py
+```python
+<<<<<<< SEARCH
+=======
+import streamlit as st
+>>>>>>> REPLACE
+```
+
+requirements.txt
+```
+<<<<<<< SEARCH
+=======
+streamlit
+>>>>>>> REPLACE
+```
+
+notes.md
+```
+<<<<<<< SEARCH
+=======
+# Notes
+>>>>>>> REPLACE
+```
+
+> Tokens: 5,359 sent, 961 received. Cost: $0.03 request, $0.03 session.¶
+> Allow creation of new file app.py? y¶
+> Allow creation of new file requirements.txt? yes¶
+> Add requirements.txt to git? y¶
+> Allow creation of new file notes.md? n¶
+> Skipping edits to notes.md¶
+> Applied edit to app.py¶
+> Applied edit to requirements.txt¶
+""".replace("¶", "  ")
+    changes = of(AIDER.parse(write(tmp_path, history)).events, FileChange)
+    assert [(c.path, c.operation, c.content) for c in changes] == [
+        ("app.py", "create", "import streamlit as st\n"),
+        ("requirements.txt", "create", "streamlit\n"),
+    ]
+    assert changes[0].diff.startswith("--- /dev/null\n+++ b/app.py\n@@ -0,0 +1 @@\n")
+
+
 def test_head_updated_blocks_and_a_quoted_merge_conflict(tmp_path: Path) -> None:
     """Between ORIGINAL/UPDATED and SEARCH/REPLACE aider wrote `<<<<<<< HEAD` …
     `>>>>>>> updated` blocks. A merge conflict an answer quotes opens with the same line but

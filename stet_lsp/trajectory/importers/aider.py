@@ -13,7 +13,7 @@ What aider writes, line by line:
   come `Tokens: 2.3k sent, 150 received. Cost: $0.01 message, $0.05 session.` after each model
   request, `Applied edit to <path>`, `Commit <sha> <message>`, `Running <command>` (a shell
   command the model suggested), questions with their answers (`Create new file? (Y)es/(N)o
-  [Yes]: y`), warnings and errors.
+  [Yes]: y`; older versions `Allow creation of new file <path>? y`), warnings and errors.
 * `#### text  `: what the user typed; a multi-line input is consecutive `#### ` lines (`<blank>`
   for an empty input). Slash commands (`/add file`, `/model x`) are user messages too. A
   question answered by an earlier "all"/"skip" is written this way as well, and is kept as
@@ -93,6 +93,9 @@ _TOKENS = re.compile(
     r" ([\d.,]+k?) received\."
 )
 _COST = re.compile(r"Cost: \$([\d.]+) (message|request), \$([\d.]+) session\.")
+# How older aider (0.48 and the versions of 2023) asked before making a file: its path in
+# the question, `Create new file?` only later.
+_ALLOW_CREATION = re.compile(r"Allow creation of new file (.+)\? (\S+)")
 _COMMIT = re.compile(r"Commit ([0-9a-f]{7,40}) (.*)", re.DOTALL)
 _FAILED_BLOCK = re.compile(
     r"^## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+)$",
@@ -492,6 +495,11 @@ class _History:
     def _answer_question(self, first: str) -> None:
         """Notes the answers that matter later: a new file aider may create, an architect's
         plan the editor is given."""
+        older = _ALLOW_CREATION.fullmatch(first)
+        if older is not None:
+            if older.group(2).lower().startswith("y"):
+                self.created.add(older.group(1))
+            return
         if "]: " not in first:
             return
         answer = first.rsplit(" ", 1)[-1].lower()
