@@ -449,6 +449,44 @@ notes.md
     assert changes[0].diff.startswith("--- /dev/null\n+++ b/app.py\n@@ -0,0 +1 @@\n")
 
 
+def test_the_model_lines_of_older_aider(tmp_path: Path) -> None:
+    """Older aider announced its two models on one `Models:` line (a public 0.48.1 history),
+    and in 2023 the model alone (`Model: gpt-4`): the runs had no model, their answers and
+    usage none to be priced by, and a `whole` edit format went unseen."""
+    history = """# aider chat started at 2024-08-08 13:15:45
+
+> Aider v0.48.1¶
+> Models: claude-3-5-sonnet-20240620 with whole edit format, weak model claude-3-haiku-20240307¶
+> Git repo: .git with 1 files¶
+
+#### rewrite the notes¶
+
+notes.md
+```
+all new
+```
+
+> Tokens: 5,359 sent, 961 received. Cost: $0.03 request, $0.03 session.¶
+> Applied edit to notes.md¶
+
+# aider chat started at 2023-07-09 16:04:08
+
+> Model: gpt-4¶
+> Git repo: .git¶
+
+#### hi¶
+
+Hello.
+""".replace("¶", "  ")
+    parsed = AIDER.parse(write(tmp_path, history))
+    sonnet = "claude-3-5-sonnet-20240620"
+    assert [s.model for s in of(parsed.events, SessionStart)] == [sonnet, "gpt-4"]
+    assert [a.model for a in of(parsed.events, AgentMessage)] == [sonnet, "gpt-4"]
+    assert [u.model for u in of(parsed.events, Usage)] == [sonnet]
+    changes = of(parsed.events, FileChange)
+    assert [(c.path, c.content) for c in changes] == [("notes.md", "all new\n")]
+
+
 def test_head_updated_blocks_and_a_quoted_merge_conflict(tmp_path: Path) -> None:
     """Between ORIGINAL/UPDATED and SEARCH/REPLACE aider wrote `<<<<<<< HEAD` …
     `>>>>>>> updated` blocks. A merge conflict an answer quotes opens with the same line but

@@ -9,11 +9,13 @@ What aider writes, line by line:
   A message of several lines gets `> ` on its first line only, the rest follow bare up to the
   line that ends in the two spaces (the token report with cache counts, the report of edits
   that failed to apply). The start of a run announces `Aider v0.85.1`, `Main model: gpt-4o with
-  diff edit format` (or `Model: ...`), `Weak model: ...`, `Git repo: .git with 16 files`; later
-  come `Tokens: 2.3k sent, 150 received. Cost: $0.01 message, $0.05 session.` after each model
-  request, `Applied edit to <path>`, `Commit <sha> <message>`, `Running <command>` (a shell
-  command the model suggested), questions with their answers (`Create new file? (Y)es/(N)o
-  [Yes]: y`; older versions `Allow creation of new file <path>? y`), warnings and errors.
+  diff edit format` (or `Model: ...`; older versions both models on one line, `Models: <main>
+  with diff edit format, weak model <weak>`, and those of 2023 the model alone, `Model:
+  gpt-4`), `Weak model: ...`, `Git repo: .git with 16 files`; later come `Tokens: 2.3k sent,
+  150 received. Cost: $0.01 message, $0.05 session.` after each model request, `Applied edit
+  to <path>`, `Commit <sha> <message>`, `Running <command>` (a shell command the model
+  suggested), questions with their answers (`Create new file? (Y)es/(N)o [Yes]: y`; older
+  versions `Allow creation of new file <path>? y`), warnings and errors.
 * `#### text  `: what the user typed; a multi-line input is consecutive `#### ` lines (`<blank>`
   for an empty input). Slash commands (`/add file`, `/model x`) are user messages too. A
   question answered by an earlier "all"/"skip" is written this way as well, and is kept as
@@ -87,7 +89,9 @@ _UPDATED = re.compile(r">{5,9} REPLACE\s*$")
 # conflict an answer quotes (`<<<<<<< HEAD` … `>>>>>>> main`) is no edit.
 _OLDER_BLOCKS = {"<<<<<<< ORIGINAL": ">>>>>>> UPDATED", "<<<<<<< HEAD": ">>>>>>> updated"}
 _VERSION = re.compile(r"Aider v(\S+)")
-_MODEL = re.compile(r"(Main model|Model|Editor model): (\S+) with (\S+) edit format")
+# `Models: <main> with <format> edit format, weak model <weak>` in older versions (0.48), the
+# model alone (`Model: gpt-4`) in those of 2023.
+_MODEL = re.compile(r"(Main model|Models?|Editor model): (\S+)(?: with (\S+) edit format.*)?$")
 _TOKENS = re.compile(
     r"Tokens: ([\d.,]+k?) sent(?:, ([\d.,]+k?) cache write)?(?:, ([\d.,]+k?) cache hit)?,"
     r" ([\d.,]+k?) received\."
@@ -475,7 +479,7 @@ class _History:
 
     def _announcement(self, first: str) -> None:
         assert self.run is not None
-        if not first.startswith("Aider v") and "odel: " not in first:
+        if not first.startswith(("Aider v", "Models: ")) and "odel: " not in first:
             return
         version = _VERSION.fullmatch(first)
         if version and self.run.announced:
@@ -488,7 +492,7 @@ class _History:
             self.run.editor_format = edit_format
             return
         self.run.model = name
-        self.run.edit_format = edit_format.rstrip(",")
+        self.run.edit_format = edit_format.rstrip(",") if edit_format else None
         if self.run.announced:
             self.run.start.model = name
 
