@@ -531,6 +531,55 @@ x = 3
     assert [c.diff.count("+x = 3\n") for c in changes] == [1]
 
 
+def test_paths_aider_wrote_on_windows_are_the_repository_paths(tmp_path: Path) -> None:
+    """aider on Windows lists the chat's files as `app\\components\\Footer.tsx`, and the model
+    names them so above its blocks (a public 0.50.1 history): the change was to a file named
+    with backslashes, not to `app/components/Footer.tsx`, which other changes name."""
+    history = """# aider chat started at 2024-08-20 14:08:19
+
+> Aider v0.50.1¶
+> Main model: claude-3-5-sonnet-20240620 with diff edit format¶
+
+#### restyle the footer¶
+
+app\\components\\Footer.tsx
+```tsx
+<<<<<<< SEARCH
+<footer>
+=======
+<footer className="dark">
+>>>>>>> REPLACE
+```
+
+app\\components\\Legal.tsx
+```tsx
+<<<<<<< SEARCH
+=======
+export const Legal = () => null;
+>>>>>>> REPLACE
+```
+
+> Tokens: 7,919 sent, 413 received. Cost: $0.03 message, $0.07 session.¶
+> app\\components\\Legal.tsx¶
+> Create new file? (Y)es/(N)o [Yes]: y¶
+> Applied edit to app\\components\\Footer.tsx¶
+> Applied edit to app\\components\\Legal.tsx¶
+""".replace("¶", "  ")
+    changes = of(AIDER.parse(write(tmp_path, history)).events, FileChange)
+    assert [(c.path, c.operation) for c in changes] == [
+        ("app/components/Footer.tsx", "modify"),
+        ("app/components/Legal.tsx", "create"),
+    ]
+    assert changes[0].diff.startswith(
+        "--- a/app/components/Footer.tsx\n+++ b/app/components/Footer.tsx\n"
+    )
+    assert changes[1].diff.startswith("--- /dev/null\n+++ b/app/components/Legal.tsx\n")
+    # A path with slashes is not a Windows path: its backslash is no separator.
+    escaped = history.replace("app\\components\\Legal.tsx", "app/components/Le\\_gal.tsx")
+    changes = of(AIDER.parse(write(tmp_path, escaped)).events, FileChange)
+    assert [c.path for c in changes] == ["app/components/Footer.tsx", "app/components/Le\\_gal.tsx"]
+
+
 def test_edits_in_the_fences_aider_uses_when_a_file_holds_backticks(tmp_path: Path) -> None:
     """When a file in the chat holds triple backticks aider writes code in another fence,
     `<source>` … `</source>` (a public aider 0.85 history, architect mode with an

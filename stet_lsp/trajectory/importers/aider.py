@@ -29,20 +29,20 @@ announced last); its *SEARCH/REPLACE* blocks (a file path line, a fence, `<<<<<<
 `<<<<<<< HEAD` … `>>>>>>> updated`, the path on the line above the opener or the fence) ->
 file_change events, only for the files aider reports `Applied edit to <path>` for (or the
 blocks a failure report says were applied), as unanchored fragment diffs, the path as the
-repository names it (`./notes.md` is `notes.md`); an empty SEARCH for a file aider asked to
-create -> a created file with its whole content. With the
-`whole` edit format a file listing (path line and fenced content) is the new content of a file
-aider applied. A fence is triple backticks, or the `<source>` … `</source>` (and `<code>`,
-`<pre>`, `<codeblock>`, `<sourcecode>`) aider writes code in when a file in the chat holds
-triple backticks. `Tokens:` -> usage (one a request, `2.3k` read as 2300; the cost of the
-request is the message cost less what earlier requests of the same user message cost);
-`Commit` -> commit; `Running` -> a `shell` tool call (aider does not record the
-output); `^C KeyboardInterrupt` -> an interrupting error; `The LLM did not conform to the edit
-format.` and `Exception while updating files:` with the report after them -> error. All other
-output (announcements, questions, warnings, model switches) is kept in order as raw events,
-consecutive lines together; announcements also fill in the session_start (version, model) and a
-later `Model:` line (after `/model`, `/chat-mode`, `/architect`) sets the model of the answers
-and usage after it.
+repository names it (`./notes.md` is `notes.md`, and the `docs\\notes.md` of aider on Windows
+`docs/notes.md`); an empty SEARCH for a file aider asked to create -> a created file with its
+whole content. With the `whole` edit format a file listing (path line and fenced content) is
+the new content of a file aider applied. A fence is triple backticks, or the `<source>` …
+`</source>` (and `<code>`, `<pre>`, `<codeblock>`, `<sourcecode>`) aider writes code in when a
+file in the chat holds triple backticks. `Tokens:` -> usage (one a request, `2.3k` read as
+2300; the cost of the request is the message cost less what earlier requests of the same user
+message cost); `Commit` -> commit; `Running` -> a `shell` tool call (aider does not record the
+output); `^C KeyboardInterrupt` -> an interrupting error;
+`The LLM did not conform to the edit format.` and `Exception while updating files:` with the
+report after them -> error. All other output (announcements, questions, warnings, model
+switches) is kept in order as raw events, consecutive lines together; announcements also fill
+in the session_start (version, model) and a later `Model:` line (after `/model`, `/chat-mode`,
+`/architect`) sets the model of the answers and usage after it.
 
 Files whose trailing spaces were stripped by an editor lose the message boundaries: then every
 `> `/`#### ` line is taken as aider output or user input.
@@ -774,7 +774,11 @@ def _normal(path: str) -> str:
 
 def _in_repository(path: str) -> str:
     """The path of a change as the repository names it: aider reports the name the model
-    wrote, `./report.md` for `report.md` too."""
+    wrote, `./report.md` for `report.md` too, and on Windows `app\\main.py` for
+    `app/main.py`. A path with slashes keeps its backslashes (a Markdown formatter's escape,
+    `account\\_.tsx`, is no separator)."""
+    if "/" not in path:
+        path = path.replace("\\", "/")
     while path.startswith("./") and len(path) > 2:
         path = path[2:].lstrip("/")
     return path
