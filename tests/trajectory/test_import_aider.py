@@ -487,6 +487,43 @@ Hello.
     assert [(c.path, c.content) for c in changes] == [("notes.md", "all new\n")]
 
 
+def test_a_model_line_that_marks_infinite_output(tmp_path: Path) -> None:
+    """aider 0.50 marked a model that can go on past its output limit with `♾️` before the
+    edit format (`Model: deepseek/deepseek-coder with ♾️ diff edit format`, a public
+    history): the run had no model."""
+    history = """# aider chat started at 2024-08-20 21:00:03
+
+> Aider v0.50.1¶
+> Model: deepseek/deepseek-coder with ♾️ whole edit format¶
+
+#### rewrite the notes¶
+
+notes.md
+```
+all new
+```
+
+> Tokens: 4,012 sent, 80 received. Cost: $0.0006 message, $0.0006 session.¶
+> Applied edit to notes.md¶
+
+# aider chat started at 2024-08-20 21:16:13
+
+> Aider v0.50.1¶
+> Models: claude-3-5-sonnet-20240620 with ♾️ diff edit format, weak model claude-3-haiku-20240307¶
+
+#### hi¶
+
+Hello.
+""".replace("¶", "  ")
+    parsed = AIDER.parse(write(tmp_path, history))
+    deepseek, sonnet = "deepseek/deepseek-coder", "claude-3-5-sonnet-20240620"
+    assert [s.model for s in of(parsed.events, SessionStart)] == [deepseek, sonnet]
+    assert [a.model for a in of(parsed.events, AgentMessage)] == [deepseek, sonnet]
+    assert [u.model for u in of(parsed.events, Usage)] == [deepseek]
+    changes = of(parsed.events, FileChange)
+    assert [(c.path, c.content) for c in changes] == [("notes.md", "all new\n")]
+
+
 def test_head_updated_blocks_and_a_quoted_merge_conflict(tmp_path: Path) -> None:
     """Between ORIGINAL/UPDATED and SEARCH/REPLACE aider wrote `<<<<<<< HEAD` …
     `>>>>>>> updated` blocks. A merge conflict an answer quotes opens with the same line but

@@ -90,8 +90,11 @@ _UPDATED = re.compile(r">{5,9} REPLACE\s*$")
 _OLDER_BLOCKS = {"<<<<<<< ORIGINAL": ">>>>>>> UPDATED", "<<<<<<< HEAD": ">>>>>>> updated"}
 _VERSION = re.compile(r"Aider v(\S+)")
 # `Models: <main> with <format> edit format, weak model <weak>` in older versions (0.48), the
-# model alone (`Model: gpt-4`) in those of 2023.
-_MODEL = re.compile(r"(Main model|Models?|Editor model): (\S+)(?: with (\S+) edit format.*)?$")
+# model alone (`Model: gpt-4`) in those of 2023; 0.50 marks a model that can go on past its
+# output limit with `♾️` before the format.
+_MODEL = re.compile(
+    r"(Main model|Models?|Editor model): (\S+)(?: with (?:\u267e\ufe0f? )?(\S+) edit format.*)?$"
+)
 _TOKENS = re.compile(
     r"Tokens: ([\d.,]+k?) sent(?:, ([\d.,]+k?) cache write)?(?:, ([\d.,]+k?) cache hit)?,"
     r" ([\d.,]+k?) received\."
