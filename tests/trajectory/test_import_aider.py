@@ -524,6 +524,68 @@ Hello.
     assert [(c.path, c.content) for c in changes] == [("notes.md", "all new\n")]
 
 
+def test_unified_diff_edits(tmp_path: Path) -> None:
+    """With the `udiff` edit format (aider 0.19 on, announced `using udiff edit format` then)
+    the model writes each edit as a unified diff in a `diff` fence, its hunks headed `@@ ...
+    @@` without line numbers (a public 0.19.1 history): the run had no model, and every
+    applied edit was a change without a diff or content."""
+    history = """# aider chat started at 2023-12-30 11:20:27
+
+> Aider v0.19.1¶
+> Model: gpt-4-1106-preview using udiff edit format¶
+
+#### write the game¶
+
+Here are the diffs:
+
+`Game.java`:
+```diff
+--- /dev/null
++++ Game.java
+@@ ... @@
++public class Game {
++    private int size = 6;
++}
+```
+
+`Board.java`:
+```diff
+--- Board.java
++++ Board.java
+@@ ... @@
+ public class Board {
+-    int cells;
++    int cells = 36;
+     int rows;
+@@ ... @@
+     void reset() {
+-        cells = 0;
++        cells = 36;
+     }
+```
+
+> Allow creation of new file Game.java? y¶
+> Applied edit to Game.java¶
+> Applied edit to Board.java¶
+> Commit b23ad35 aider: Write the game.¶
+""".replace("¶", "  ")
+    parsed = AIDER.parse(write(tmp_path, history))
+    assert of(parsed.events, SessionStart)[0].model == "gpt-4-1106-preview"
+    changes = of(parsed.events, FileChange)
+    assert [(c.path, c.operation) for c in changes] == [
+        ("Game.java", "create"),
+        ("Board.java", "modify"),
+        ("Board.java", "modify"),
+    ]
+    game, first, second = changes
+    assert game.content == "public class Game {\n    private int size = 6;\n}\n"
+    assert first.diff == (
+        "--- a/Board.java\n+++ b/Board.java\n@@ -1,3 +1,3 @@\n"
+        " public class Board {\n-    int cells;\n+    int cells = 36;\n     int rows;\n"
+    )
+    assert "-        cells = 0;\n+        cells = 36;\n" in second.diff
+
+
 def test_head_updated_blocks_and_a_quoted_merge_conflict(tmp_path: Path) -> None:
     """Between ORIGINAL/UPDATED and SEARCH/REPLACE aider wrote `<<<<<<< HEAD` …
     `>>>>>>> updated` blocks. A merge conflict an answer quotes opens with the same line but

@@ -31,15 +31,17 @@ file_change events, only for the files aider reports `Applied edit to <path>` fo
 blocks a failure report says were applied), as unanchored fragment diffs, the path as the
 repository names it (`./notes.md` is `notes.md`, and the `docs\\notes.md` of aider on Windows
 `docs/notes.md`); an empty SEARCH for a file aider asked to create -> a created file with its
-whole content. With the `whole` edit format a file listing (path line and fenced content) is
-the new content of a file aider applied. A fence is triple backticks, or the `<source>` …
-`</source>` (and `<code>`, `<pre>`, `<codeblock>`, `<sourcecode>`) aider writes code in when a
-file in the chat holds triple backticks. `Tokens:` -> usage (one a request, `2.3k` read as
-2300; the cost of the request is the message cost less what earlier requests of the same user
-message cost); `Commit` -> commit; `Running` -> a `shell` tool call (aider does not record the
-output); `^C KeyboardInterrupt` -> an interrupting error;
-`The LLM did not conform to the edit format.` and `Exception while updating files:` with the
-report after them -> error. All other output (announcements, questions, warnings, model
+whole content. With the `udiff` edit format each hunk of a unified diff in a `diff` fence
+(`--- `/`+++ ` headers, `@@ ... @@` lines without line numbers) is such a block: its ` ` and
+`-` lines the SEARCH text, its ` ` and `+` lines the REPLACE. With the `whole` edit format a
+file listing (path line and fenced content) is the new content of a file aider applied. A fence
+is triple backticks, or the `<source>` … `</source>` (and `<code>`, `<pre>`, `<codeblock>`,
+`<sourcecode>`) aider writes code in when a file in the chat holds triple backticks. `Tokens:`
+-> usage (one a request, `2.3k` read as 2300; the cost of the request is the message cost less
+what earlier requests of the same user message cost); `Commit` -> commit; `Running` -> a
+`shell` tool call (aider does not record the output); `^C KeyboardInterrupt` -> an interrupting
+error; `The LLM did not conform to the edit format.` and `Exception while updating files:` with
+the report after them -> error. All other output (announcements, questions, warnings, model
 switches) is kept in order as raw events, consecutive lines together; announcements also fill
 in the session_start (version, model) and a later `Model:` line (after `/model`, `/chat-mode`,
 `/architect`) sets the model of the answers and usage after it.
@@ -89,11 +91,12 @@ _UPDATED = re.compile(r">{5,9} REPLACE\s*$")
 # conflict an answer quotes (`<<<<<<< HEAD` … `>>>>>>> main`) is no edit.
 _OLDER_BLOCKS = {"<<<<<<< ORIGINAL": ">>>>>>> UPDATED", "<<<<<<< HEAD": ">>>>>>> updated"}
 _VERSION = re.compile(r"Aider v(\S+)")
-# `Models: <main> with <format> edit format, weak model <weak>` in older versions (0.48), the
-# model alone (`Model: gpt-4`) in those of 2023; 0.50 marks a model that can go on past its
-# output limit with `♾️` before the format.
+# `Models: <main> with <format> edit format, weak model <weak>` in older versions (0.48),
+# `Model: <main> using <format> edit format` in 0.19, the model alone (`Model: gpt-4`) before;
+# 0.50 marks a model that can go on past its output limit with `♾️` before the format.
 _MODEL = re.compile(
-    r"(Main model|Models?|Editor model): (\S+)(?: with (?:\u267e\ufe0f? )?(\S+) edit format.*)?$"
+    r"(Main model|Models?|Editor model): (\S+)"
+    r"(?: (?:with|using) (?:\u267e\ufe0f? )?(\S+) edit format.*)?$"
 )
 _TOKENS = re.compile(
     r"Tokens: ([\d.,]+k?) sent(?:, ([\d.,]+k?) cache write)?(?:, ([\d.,]+k?) cache hit)?,"
@@ -412,16 +415,22 @@ class _History:
             # aider writes each fenced listing as the whole file, markers and all: a
             # SEARCH/REPLACE block the model wrote anyway is not applied as one.
             self.edits = _file_listings(lines)
+        elif self._active_format().startswith("udiff"):
+            self.edits = _unified_diff_hunks(lines)
         else:
             self.edits = _search_replace_blocks(lines) if "<<<<<" in text else []
         self.created = set()
 
-    def _whole_format(self) -> bool:
+    def _active_format(self) -> str:
+        """The edit format of the answers: the editor's in architect mode."""
         assert self.run is not None
         active = self.run.edit_format
         if active == "architect":
             active = self.run.editor_format
-        return active is not None and "whole" in active
+        return active or ""
+
+    def _whole_format(self) -> bool:
+        return "whole" in self._active_format()
 
     # --- aider output ---
 
@@ -758,6 +767,57 @@ def _file_listings(lines: list[str]) -> list[_Edit]:
         if path is not None and len(path) > 250:
             path = None
     return edits
+
+
+def _unified_diff_hunks(lines: list[str]) -> list[_Edit]:
+    """The hunks of a `udiff` answer, read the way aider reads them: each `diff` fence holds
+    a file's `--- `/`+++ ` headers (the path is the `+++` one; more headers in the fence start
+    another file) and hunks after `@@ ... @@` lines (no line numbers); a hunk is its ` ` and
+    `-` lines before, its ` ` and `+` lines after, and one without `-` or `+` lines none."""
+    edits: list[_Edit] = []
+    index = 0
+    while index < len(lines):
+        if not lines[index].startswith("```diff"):
+            index += 1
+            continue
+        end = index + 1
+        while end < len(lines) and not lines[end].startswith("```"):
+            end += 1
+        block = [*lines[index + 1 : end], "@@ @@"]
+        path: str | None = None
+        if len(block) > 2 and block[0].startswith("--- ") and block[1].startswith("+++ "):
+            path, block = block[1][4:].strip(), block[2:]
+        hunk: list[str] = []
+        changed = False
+        for line in block:
+            hunk.append(line)
+            if not line:
+                continue
+            if line.startswith("+++ ") and len(hunk) > 1 and hunk[-2].startswith("--- "):
+                hunk = hunk[:-3] if len(hunk) > 2 and not hunk[-3] else hunk[:-2]
+                if changed and path:
+                    edits.append(_hunk_edit(path, hunk))
+                path, hunk, changed = line[4:].strip(), [], False
+            elif line[0] in "-+":
+                changed = True
+            elif line[0] == "@":
+                if changed and path:
+                    edits.append(_hunk_edit(path, hunk[:-1]))
+                hunk, changed = [], False
+        index = end + 1
+    return edits
+
+
+def _hunk_edit(path: str, hunk: list[str]) -> _Edit:
+    before: list[str] = []
+    after: list[str] = []
+    for line in hunk:
+        op, text = (line[0], line[1:]) if line else (" ", "")
+        if op in " -":
+            before.append(text)
+        if op in " +":
+            after.append(text)
+    return _Edit(path, _joined(before), _joined(after))
 
 
 def _edits_for(edits: list[_Edit], path: str) -> list[_Edit]:
