@@ -952,6 +952,80 @@ def test_mini_swe_agent_v2_toolcalls(tmp_path: Path) -> None:
     assert end.source.pointer == "/messages/8"
 
 
+def test_mini_swe_agent_a_format_error_keeps_what_the_model_said(tmp_path: Path) -> None:
+    """Since mini-swe-agent 2.4.6 a tool-calling model's reply that made no usable call is
+    kept only in the format error message, whole (`extra.response`), with its cost: the text
+    of the reply (a chat completion's, or a Responses API message) is the model's message
+    before the error, as a text-based model's `extra.model_response` is."""
+    error = "<error>No tool calls found in the response.</error>"
+
+    def completion(content: str) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-2",
+            "choices": [{"finish_reason": "stop", "message": {"content": content}}],
+            "usage": {"prompt_tokens": 1002, "completion_tokens": 50},
+        }
+
+    data = {
+        "info": {
+            "model_stats": {"instance_cost": 0.003, "api_calls": 2},
+            "config": {"model": {"model_name": "openai/gpt-5-mini"}},
+            "mini_version": "2.4.6",
+            "exit_status": "LimitsExceeded",
+            "submission": "",
+        },
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "Fix the bug."},
+            {
+                "role": "user",
+                "content": error,
+                "extra": {
+                    "interrupt_type": "FormatError",
+                    "cost": 0.002,
+                    "response": completion("The loop is off by one; I will fix it."),
+                },
+            },
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": error}],
+                "extra": {
+                    "interrupt_type": "FormatError",
+                    "cost": 0.001,
+                    "response": {
+                        "id": "resp_3",
+                        "output": [
+                            {"type": "reasoning", "summary": []},
+                            {
+                                "type": "message",
+                                "content": [{"type": "output_text", "text": "Done, I think."}],
+                            },
+                        ],
+                        "usage": {"input_tokens": 1100, "output_tokens": 5},
+                    },
+                },
+            },
+            {
+                "role": "exit",
+                "content": "LimitsExceeded",
+                "extra": {"exit_status": "LimitsExceeded", "submission": ""},
+            },
+        ],
+        "trajectory_format": "mini-swe-agent-1.1",
+    }
+    events = MINI.parse(write(tmp_path, data, "run.traj.json")).events
+    said = [e for e in events if isinstance(e, AgentMessage | Error)]
+    assert [(type(e).__name__, getattr(e, "text", None)) for e in said] == [
+        ("AgentMessage", "The loop is off by one; I will fix it."),
+        ("Error", None),
+        ("AgentMessage", "Done, I think."),
+        ("Error", None),
+    ]
+    assert {m.model for m in of(events, AgentMessage)} == {"openai/gpt-5-mini"}
+    assert [u.cost_usd for u in of(events, Usage)] == [0.002, 0.001]
+
+
 def test_mini_swe_agent_bare_list_and_errors(tmp_path: Path) -> None:
     messages = [
         {"role": "system", "content": "sys"},

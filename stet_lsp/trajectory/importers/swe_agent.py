@@ -54,8 +54,10 @@ bare list of messages. `info` has `exit_status`, `submission`, `model_stats`
   `<returncode>N</returncode><output>...</output>`, v2 adding `extra.returncode` and
   `extra.raw_output`; the tool result is ok when the return code is 0.
 * a harness message that is not an observation: a v1 format error (after a response that did
-  not hold exactly one command) or a v2 message with `extra.interrupt_type` is an error event;
-  a v2 `exit` message ends the run (`extra.exit_status`); in v1 the last user message is the
+  not hold exactly one command) or a v2 message with `extra.interrupt_type` is an error event,
+  after the model's reply it keeps as an agent message (a text-based model's
+  `extra.model_response`; 2.4.6 on, a tool-calling model's whole `extra.response`, with its
+  cost); a v2 `exit` message ends the run (`extra.exit_status`); in v1 the last user message is the
   submitted output.
 * Responses API models store the whole response object (`"object": "response"`, its
   `output` items `message`, `reasoning`, `function_call`) and `function_call_output` items.
@@ -991,7 +993,9 @@ class _MiniRun:
             return
         if "interrupt_type" in extra or (self.awaiting_harness_reply and self.seen_task):
             model_output = extra.get("model_response")
-            if isinstance(model_output, str) and model_output.strip():
+            if not isinstance(model_output, str) or not model_output.strip():
+                model_output = _response_reply(extra.get("response"))
+            if model_output.strip():
                 self.events.append(
                     new_event(
                         AgentMessage,
@@ -1140,6 +1144,26 @@ def _api_calls(stats: Record) -> int | None:
     """How many requests a run's `model_stats` count (`api_calls`), when it says."""
     calls = stats.get("api_calls")
     return calls if type(calls) is int and calls >= 0 else None
+
+
+def _response_reply(response: Any) -> str:
+    """The text of a model's reply that a format error keeps whole (mini-swe-agent 2.4.6 on,
+    for tool-calling models): a chat completion's first choice, or a Responses API response's
+    message items."""
+    if not isinstance(response, dict):
+        return ""
+    choices = response.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        message = choices[0].get("message")
+        return _content_text(message.get("content")) if isinstance(message, dict) else ""
+    output = response.get("output")
+    items = output if isinstance(output, list) else []
+    texts = [
+        _content_text(item.get("content"))
+        for item in items
+        if isinstance(item, dict) and item.get("type") == "message"
+    ]
+    return "\n\n".join(text for text in texts if text.strip())
 
 
 def _request_usage(
