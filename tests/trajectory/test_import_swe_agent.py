@@ -1026,6 +1026,69 @@ def test_mini_swe_agent_a_format_error_keeps_what_the_model_said(tmp_path: Path)
     assert [u.cost_usd for u in of(events, Usage)] == [0.002, 0.001]
 
 
+def test_mini_swe_agent_what_the_user_typed_in_interactive_mini(tmp_path: Path) -> None:
+    """Interactive `mini` adds what the person typed as an interruption of the run
+    (`extra.interrupt_type`): a comment after Ctrl-C, a reason for rejecting the commands, a
+    new task when the agent wanted to finish. Each was an error, the person's words in it, and
+    a new task started no turn."""
+
+    def typed(content: str, kind: str) -> dict[str, Any]:
+        return {"role": "user", "content": content, "extra": {"interrupt_type": kind}}
+
+    call = {
+        "role": "assistant",
+        "content": "Deleting the cache.",
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "bash", "arguments": '{"command": "rm -rf cache"}'},
+            }
+        ],
+        "extra": {"actions": [{"command": "rm -rf cache", "tool_call_id": "call_1"}]},
+    }
+    not_executed = {
+        "role": "tool",
+        "tool_call_id": "call_1",
+        "content": "<returncode>-1</returncode>",
+        "extra": {"returncode": -1, "exception_info": "action was not executed"},
+    }
+    data = {
+        "info": {"config": {"model": {"model_name": "gpt-5"}}, "mini_version": "2.4.6"},
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "Clean up."},
+            typed("Interrupted by user: look at the logs first", "UserInterruption"),
+            typed("Interrupted by user: Temporary interruption caught.", "UserInterruption"),
+            call,
+            not_executed,
+            typed(
+                "Commands not executed. The user rejected your commands with the following"
+                " message: keep the cache",
+                "UserRejection",
+            ),
+            typed("The user added a new task: now write the changelog", "UserNewTask"),
+            {"role": "exit", "content": "Submitted", "extra": {"exit_status": "Submitted"}},
+        ],
+        "trajectory_format": "mini-swe-agent-1.1",
+    }
+    events = MINI.parse(write(tmp_path, data, "run.traj.json")).events
+    told = [
+        (type(e).__name__, e.text if isinstance(e, UserMessage) else e.interrupt)
+        for e in events
+        if isinstance(e, UserMessage | Error)
+    ]
+    assert told == [
+        ("UserMessage", "Clean up."),
+        ("Error", True),
+        ("UserMessage", "look at the logs first"),
+        ("Error", True),
+        ("UserMessage", "keep the cache"),
+        ("UserMessage", "now write the changelog"),
+    ]
+    assert [(r.call_id, r.ok) for r in of(events, ToolResult)] == [("call_1", False)]
+
+
 def test_mini_swe_agent_bare_list_and_errors(tmp_path: Path) -> None:
     messages = [
         {"role": "system", "content": "sys"},

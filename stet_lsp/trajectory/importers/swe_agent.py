@@ -57,8 +57,10 @@ bare list of messages. `info` has `exit_status`, `submission`, `model_stats`
   not hold exactly one command) or a v2 message with `extra.interrupt_type` is an error event,
   after the model's reply it keeps as an agent message (a text-based model's
   `extra.model_response`; 2.4.6 on, a tool-calling model's whole `extra.response`, with its
-  cost); a v2 `exit` message ends the run (`extra.exit_status`); in v1 the last user message is the
-  submitted output.
+  cost); what a person typed into interactive mini is such a message too, in a sentence of the
+  harness (`interrupt_type` `UserInterruption`, `UserRejection`, `UserNewTask`): their words are
+  a user message, after an interrupting error for an interruption; a v2 `exit` message ends
+  the run (`extra.exit_status`); in v1 the last user message is the submitted output.
 * Responses API models store the whole response object (`"object": "response"`, its
   `output` items `message`, `reasoning`, `function_call`) and `function_call_output` items.
 
@@ -991,6 +993,9 @@ class _MiniRun:
         if self.pending:
             self._result(index, message, self.pending.popleft(), text)
             return
+        if extra.get("interrupt_type") in _TYPED_BY_THE_USER:
+            self._typed_by_the_user(source, time, text, extra["interrupt_type"])
+            return
         if "interrupt_type" in extra or (self.awaiting_harness_reply and self.seen_task):
             model_output = extra.get("model_response")
             if not isinstance(model_output, str) or not model_output.strip():
@@ -1017,6 +1022,25 @@ class _MiniRun:
         self.events.append(
             new_event(UserMessage, session=self.id, source=source, time=time, text=text)
         )
+
+    def _typed_by_the_user(self, source: SourceRef, time: str | None, text: str, kind: str) -> None:
+        """What a person typed into interactive mini, in the harness's sentence: a comment
+        after an interruption (the interruption, then the comment, unless they typed none), a
+        reason for rejecting the commands (their results say they did not run) or a new task:
+        the person's words are a user message."""
+        prefix = _TYPED_BY_THE_USER[kind]
+        words = text[len(prefix) :].strip() if text.startswith(prefix) else ""
+        if kind == "UserInterruption" or not words:
+            self.events.append(
+                new_event(
+                    Error, session=self.id, source=source, time=time, message=text, interrupt=True
+                )
+            )
+        if words and words != _NOTHING_TYPED:
+            self.events.append(
+                new_event(UserMessage, session=self.id, source=source, time=time, text=words)
+            )
+        self.awaiting_harness_reply = False
 
     def _result(self, index: int, message: Record, call: str, text: str) -> None:
         extra = _extra(message)
@@ -1144,6 +1168,17 @@ def _api_calls(stats: Record) -> int | None:
     """How many requests a run's `model_stats` count (`api_calls`), when it says."""
     calls = stats.get("api_calls")
     return calls if type(calls) is int and calls >= 0 else None
+
+
+# Interactive mini (`InteractiveAgent`) adds what the person typed as an interruption of the
+# run, by `extra.interrupt_type`, in a sentence of its own; a comment left empty is this one.
+_TYPED_BY_THE_USER = {
+    "UserInterruption": "Interrupted by user:",
+    "UserRejection": "Commands not executed. The user rejected your commands with the following "
+    "message:",
+    "UserNewTask": "The user added a new task:",
+}
+_NOTHING_TYPED = "Temporary interruption caught."
 
 
 def _response_reply(response: Any) -> str:
