@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from stet_lsp.core.lines import LineIndex
-from stet_lsp.gate import argv, dslayer
+from stet_lsp.gate import argv, dslayer, encoded
 from stet_lsp.gate.ansi import ansi_views
 from stet_lsp.gate.cache import DEFAULT_CACHE, ResultCache, chunk_key
 from stet_lsp.gate.config import GateConfig
@@ -204,7 +204,11 @@ def _scan_chunk(
     depth: int = 0,
 ) -> list[Span]:
     ds_keywords = dslayer.DS_ANCHORS if config.use_detect_secrets else ()
-    own = (*(_PERCENT if percent else ()), *(_JSON_KEYWORDS if as_json else ()))
+    own = (
+        *(_PERCENT if percent else ()),
+        *(_JSON_KEYWORDS if as_json else ()),
+        *encoded.KEYWORDS,
+    )
     lowered = ascii_lower(text)
     scanner = RuleScanner(
         text,
@@ -221,6 +225,7 @@ def _scan_chunk(
     percent_hits: list[int] = []
     name_hits: list[int] = []
     argv_hits: list[int] = []
+    encoded_hits: list[tuple[int, int]] = []
     for offset in scanner.keyword_hits:
         first = lowered[offset]
         if first == "\\":
@@ -231,6 +236,8 @@ def _scan_chunk(
             name_hits.append(offset)
         elif as_json and argv.is_joint(text, lowered, offset):
             argv_hits.append(offset)
+        elif (group := encoded.anchor_at(text, offset)) is not None:
+            encoded_hits.append((offset, group))
         else:
             ds_hits.append(offset)
     if config.use_detect_secrets:
@@ -252,6 +259,12 @@ def _scan_chunk(
     for view in ansi_views(text) if ansi else ():
         spans += _mapped(
             view, _scan_chunk(view.text, config, False, filename, ansi=False, depth=_QUOTED_DEPTH)
+        )
+    if encoded_hits:
+        spans += encoded.encoded_spans(
+            text,
+            encoded_hits,
+            lambda decoded: _scan_chunk(decoded, config, False, filename, depth=_QUOTED_DEPTH),
         )
     if scanner.block_hits and not as_json:  # JSON's strings are decoded, then scanned as text
         spans += _numbered_spans(text, scanner.block_hits, config)
