@@ -22,13 +22,16 @@ _USER = (
 _SEP = r"(?:\\\\|\\/|\\|/)"
 # Not inside a longer path or word (`/srv/home/x`, `~/home/x`); a JSON `\n`, `\t` or `\r`
 # escape right before the path is a line break, not part of a word; a diff header names an
-# absolute path after its `a/` or `b/` (`+++ b//home/x/…`), a file URI after `file://`
-# (`file:///home/x/…`, `file:///C:/Users/x/…`, `file:///c%3A/Users/x/…`); the same with
+# absolute path after its `a/` or `b/` (`+++ b//home/x/…`), a URI after its scheme's `://`
+# (`file:///home/x/…`, `sftp:///home/x`, `file:///C:/Users/x/…`, `file:///c%3A/Users/x/…`)
+# and VS Code's link to a file after `://file` (`vscode://file/home/x/a.py:3`,
+# `vscode://file/C:/Users/x/a.py`); the same with
 # every slash escaped (`\/home\/x\/…`, `b\/\/home\/x`, `file:\/\/\/home\/x`, `C:\/Users\/x`).
 # An escaped path starts at its first `\`, so the rest keeps its escaping: `~\/proj\/x.py`.
 HOME_PATH = re.compile(
-    rf"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=file://)|(?<=file:///)|(?<=%3[Aa])"
-    r"|(?<= [ab]\\/)|(?<=file:\\/\\/)|(?<=file:\\/\\/\\/))"
+    rf"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=://)|(?<=:///)|(?<=://file)"
+    r"|(?<=://file/)"
+    r"|(?<=%3[Aa])|(?<= [ab]\\/)|(?<=:\\/\\/)|(?<=:\\/\\/\\/)|(?<=:\\/\\/file))"
     rf"(?:/home/{_USER}|/Users/{_USER}|\\/home\\/{_USER}|\\/Users\\/{_USER}"
     rf"|[A-Za-z]:{_SEP}[Uu]sers{_SEP}{_USER})"
     r"(?![A-Za-z0-9._\-])"

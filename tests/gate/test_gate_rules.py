@@ -249,6 +249,13 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ("file:///C:/Users/ivy/x.py", "file:///~/x.py"),
         ("file:///c%3A/Users/jo/x.py", "file:///c%3A~/x.py"),
         ("file:///srv/home/x stays", "file:///srv/home/x stays"),
+        # Other schemes, and VS Code's links to a file.
+        ("oil:///home/beau/src/app.py", "oil://~/src/app.py"),
+        ("sftp:///home/kim/notes", "sftp://~/notes"),
+        ("vscode://file/home/lee/a.py:3", "vscode://file~/a.py:3"),
+        ("vscode://file/C:/Users/mo/a.py", "vscode://file/~/a.py"),
+        ('"oil:\\/\\/\\/home\\/nia\\/x"', '"oil:\\/\\/~\\/x"'),
+        ("https://example.com/home/x stays", "https://example.com/home/x stays"),
         # Slashes escaped as PHP's json_encode writes them: the rest keeps its escaping.
         ('{"cwd": "\\/home\\/alice\\/proj\\/x.py"}', '{"cwd": "~\\/proj\\/x.py"}'),
         ('"\\/Users\\/bob\\/Library"', '"~\\/Library"'),
