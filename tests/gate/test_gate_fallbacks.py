@@ -236,7 +236,7 @@ def test_a_line_of_near_fallbacks_is_scanned_in_linear_time(unit: str) -> None:
     secret = "hV8pQ2zL9wXr4TgB7nYcK3"
     text = f"{hostile}\npassword = os.environ['DB_PASSWORD'] if prod else '{secret}'\n"
     for content, path in ((text, "notes.txt"), (json.dumps({"content": text}) + "\n", "e.jsonl")):
-        with time_limit(8, repr(unit)):
+        with time_limit(30, repr(unit)):
             redacted = redact_text(content, path=path, cache=None).text
         assert secret not in redacted
 

@@ -92,7 +92,7 @@ def test_ssh2_key_header_near_misses_stay_linear(unit: str) -> None:
     block, secrets = gate_corpus.KEY_MAKERS["SSH2 ENCRYPTED PRIVATE KEY"](random.Random(unit))
     hostile = (unit * (300_000 // len(unit) + 1))[:300_000]
     text = hostile + "\n" + block + "\n"
-    with time_limit(10, "SSH2 headers"):
+    with time_limit(20, "SSH2 headers"):
         redacted = redact_text(text, cache=ResultCache()).text
     assert not gate_corpus.surviving_fragments(redacted, secrets)
 
@@ -183,7 +183,7 @@ def test_a_transcript_of_curl_commands_stays_linear() -> None:
     secret = "Tq7" + gate_corpus.pick(RNG, gate_corpus.ALNUM, 17)
     record = {"type": "tool_result", "content": lines + f"curl -u deploy:{secret} https://x\\n"}
     text = json.dumps(record) + "\n"
-    with time_limit(5, "curl lines"):
+    with time_limit(20, "curl lines"):
         redacted = redact_text(text, path="events.jsonl", cache=ResultCache()).text
     assert secret not in redacted
     json.loads(redacted)
@@ -300,6 +300,6 @@ def test_repeated_anchors_scan_in_linear_time(unit: str, path: str) -> None:
     scan_text("warm up", cache=None)
     # A guard against a hang, not a speed target (bench/): the slowest unit, `secret: "` in
     # a JSON line, takes about 2 s on a quiet 2-core machine.
-    with time_limit(8, repr(unit)):
+    with time_limit(30, repr(unit)):
         redacted = redact_text(text, path=path, cache=None).text
     assert token not in redacted and password not in redacted
