@@ -33,7 +33,8 @@ import ahocorasick_rs
 
 from stet_lsp.core.lines import LineIndex
 from stet_lsp.gate.findings import Finding, finding_for
-from stet_lsp.gate.heuristics import looks_generated, looks_like_reference
+from stet_lsp.gate.generated import looks_generated
+from stet_lsp.gate.heuristics import looks_like_reference
 from stet_lsp.gate.jsonaware import LiteralIndex, snap_to_literal
 from stet_lsp.gate.parts import pieces
 from stet_lsp.gate.spans import Span

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from stet_lsp.gate import heuristics, syntax
+from stet_lsp.gate import generated, heuristics, syntax
 from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
@@ -1110,7 +1110,7 @@ ENV_ASSIGNMENTS = tuple(
 
 
 def _echoed_value(value: str, strict: bool) -> bool:
-    return heuristics.has_generated_run(value) or heuristics.is_encoded_secret(value)
+    return generated.has_generated_run(value) or heuristics.is_encoded_secret(value)
 
 
 # A generated run a command in backticks prints (``TOKEN=`echo Xk9q2LmWp4TzR7vB…` ``): the

@@ -20,7 +20,7 @@ import binascii
 import re
 from typing import TYPE_CHECKING
 
-from stet_lsp.gate import heuristics
+from stet_lsp.gate import generated, heuristics
 from stet_lsp.gate.keyblocks import GREP_NUMBERED_LINE
 from stet_lsp.gate.patterns import lazy
 
@@ -77,8 +77,8 @@ def _keyed_value(value: str, strict: bool) -> bool:
     # under a vendor's key, in the vendor's charset and length, that costs nothing.
     varied = (
         heuristics.has_mixed_classes(value)
-        or heuristics.has_generated_run(value)
-        or (value.isalpha() and heuristics.letter_pairs_share(value) < _KEYED_WORDS)
+        or generated.has_generated_run(value)
+        or (value.isalpha() and generated.letter_pairs_share(value) < _KEYED_WORDS)
     )
     return varied and heuristics.shannon_entropy(value) >= 2.5
 
@@ -152,7 +152,7 @@ def _oci_auth_token(value: str, strict: bool) -> bool:
         any(c.isdigit() for c in value),
         any(not c.isalnum() for c in value),
     )
-    return (sum(classes) >= 3 or heuristics.looks_generated(value)) and len(set(value)) >= 12
+    return (sum(classes) >= 3 or generated.looks_generated(value)) and len(set(value)) >= 12
 
 
 # PKCS#12 (`.p12`, `.pfx`) in base64. The file is a DER SEQUENCE with two length bytes

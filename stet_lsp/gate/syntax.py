@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from stet_lsp.gate.heuristics import letter_pairs, reads_as_written
+from stet_lsp.gate.generated import letter_pairs
+from stet_lsp.gate.heuristics import reads_as_written
 from stet_lsp.gate.patterns import lazy
 
 

@@ -11,7 +11,8 @@ import string
 import pytest
 
 from stet_lsp.gate import GateConfig, ResultCache, redact_text, scan_text
-from stet_lsp.gate.heuristics import is_placeholder, looks_generated
+from stet_lsp.gate.generated import looks_generated
+from stet_lsp.gate.heuristics import is_placeholder
 
 
 def _redacted(text: str, path: str = "notes.txt", config: GateConfig | None = None) -> str:
