@@ -162,10 +162,14 @@ class StetTree implements vscode.TreeDataProvider<Node> {
   }
 
   private check(): void {
-    const dropped = [...this.listed].some((id) => this.expanded.has(id) && !this.asked.has(id));
-    // A few tries in a row: a node VS Code never asks about (hidden view) stops it.
-    this.recheck = dropped ? this.recheck + 1 : 0;
-    if (dropped && this.recheck <= 3) {
+    const dropped = [...this.listed].filter((id) => this.expanded.has(id) && !this.asked.has(id));
+    this.recheck = dropped.length ? this.recheck + 1 : 0;
+    if (this.recheck > 3) {
+      // Never asked for after three listings: collapsed in a state VS Code restored (the
+      // groups start expanded only in a new workspace), or the view is hidden.
+      dropped.forEach((id) => this.expanded.delete(id));
+      this.recheck = 0;
+    } else if (dropped.length) {
       this.output.info("the Stet view: listed again (VS Code dropped an expanded node's children)");
       this.changed.fire(undefined);
     }
