@@ -470,6 +470,33 @@ INITIALIZE = {
 }
 
 
+def test_a_malformed_notification_is_one_line_of_the_log(workspace: Path) -> None:
+    """A notification the SDK cannot read gets no answer and is logged: in one line naming
+    its method, where the log held pydantic's report of every member of the message union
+    (23 lines for a `params` that is a number)."""
+    lines = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "method": "notifications/progress", "params": 5},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    payload = "".join(json.dumps(line) + "\n" for line in lines)
+    done = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", "mcp"],
+        input=payload.encode(),
+        capture_output=True,
+        cwd=workspace,
+        env={**os.environ, "PYTHONPATH": str(PROJECT)},
+        timeout=60,
+    )
+    answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert [answer["id"] for answer in answers] == [1, 2]
+    assert done.stderr.decode().splitlines() == [
+        "stet mcp: a notification that is not valid JSON-RPC was left out "
+        "(notifications/progress): params: Input should be an object"
+    ]
+
+
 def test_garbage_on_the_wire_does_not_stop_the_server(workspace: Path) -> None:
     """Raw JSON-RPC: a line that is not JSON and a call with arguments that are not an
     object get errors; the requests after them are answered."""

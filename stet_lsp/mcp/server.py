@@ -352,7 +352,11 @@ def _refusal(line: str, error: ValueError) -> types.JSONRPCError | None:
         request_id = int(request_id)  # `1.0`: the client takes the answer to `1` as its own
     if not isinstance(request_id, str | int) or isinstance(request_id, bool):
         if isinstance(message, dict) and "id" not in message and "method" in message:
-            logger.warning("a notification that is not valid JSON-RPC was left out: %s", error)
+            logger.warning(
+                "a notification that is not valid JSON-RPC was left out (%s): %s",
+                message["method"] if isinstance(message["method"], str) else "?",
+                _notification_problem(error),
+            )
             return None
         request_id = None
     if "\\ud" in line.lower() and _has_lone_surrogate(message):
@@ -416,6 +420,19 @@ def _has_lone_surrogate(value: Any) -> bool:
     if isinstance(value, list):
         return any(_has_lone_surrogate(item) for item in value)
     return False
+
+
+def _notification_problem(error: ValueError) -> str:
+    """What pydantic found wrong with a message read as a notification (`params: Input
+    should be an object`), where its report covers every member of the message union."""
+    errors = getattr(error, "errors", None)
+    if callable(errors):
+        with contextlib.suppress(Exception):
+            for found in errors():
+                where = [str(part) for part in found["loc"]]
+                if where and where[0] == "JSONRPCNotification":
+                    return f"{'.'.join(where[1:]) or 'message'}: {found['msg']}"[:200]
+    return _first_line(error)
 
 
 def _first_line(error: ValueError) -> str:
