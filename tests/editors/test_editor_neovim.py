@@ -1760,3 +1760,39 @@ def test_marking_a_step_in_a_trajectory_the_capstone_committed_says_so(tmp_path:
         }
     ], result["notifications"]
     assert not (root / ".stet" / "feedback").exists()
+
+
+def test_a_command_run_while_the_server_starts_waits_for_it(tmp_path: Path) -> None:
+    """A command run right after a file opened, while the server still answers `initialize`
+    (about a second), runs once the server has started: not dropped with "the server did not
+    start or has stopped", which was wrong and asked the user to do it again. Each kind of
+    command: one through executeCommand (`:Stet note`), one that looks at the cursor line
+    first (`:Stet discard`), `:Stet graduate` and `:Stet mark`."""
+    root = make_workspace(tmp_path / "repo")
+    entry_id = add_note(root, "graduate me", "--kind", "convention")
+    body = f"""
+    vim.cmd.edit("src/pay.py")
+    out.starting = vim.wait(10000, function()
+      return #vim.lsp.get_clients({{ bufnr = 0, name = "stet", _uninitialized = true }}) > 0
+    end, 1)
+    out.initialized_then = #vim.lsp.get_clients({{ bufnr = 0, name = "stet" }}) > 0
+    vim.cmd("Stet note an early note")
+    vim.cmd("Stet discard nosuch")
+    vim.cmd("Stet graduate trajectory {entry_id}")
+    vim.cmd("Stet mark wrong")
+    vim.wait(20000, function() return #out.notifications >= 4 end, 50)
+    settle(300)
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["starting"] is True and result["initialized_then"] is False
+    messages = sorted(n["message"] for n in result["notifications"])
+    [early] = [entry for entry in sheet_entries(root) if entry["text"] == "an early note"]
+    assert early["anchor"]["path"] == "src/pay.py"
+    assert messages == sorted(
+        [
+            f"stet: note {early['id']} added",
+            "stet: no entry with id 'nosuch' in this style sheet",
+            f"stet: entry {entry_id} into the trajectory {working_trajectory(root)['id']}",
+            "stet: open a trajectory (:Stet trajectory) and put the cursor on a step first",
+        ]
+    ), messages

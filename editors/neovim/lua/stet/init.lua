@@ -157,8 +157,11 @@ function M.why_not_attached(bufnr)
   if not vim.lsp.is_enabled("stet") then
     return 'the server is not enabled (vim.g.stet_enable = false; vim.lsp.enable("stet") enables it)'
   end
+  if vim.lsp.get_clients({ bufnr = bufnr, name = "stet", _uninitialized = true })[1] then
+    return "the server is still starting (see :LspLog if it does not finish)"
+  end
   if #vim.lsp.get_clients({ name = "stet" }) == 0 then
-    return "the server did not start or has stopped (see :checkhealth stet and :LspLog)"
+    return "the server did not start or has stopped (see :checkhealth stet and :LspLog; :edit starts it again)"
   end
   return "the server has not attached it yet (see :checkhealth stet)"
 end
@@ -173,6 +176,42 @@ function M.client(bufnr)
       vim.log.levels.WARN)
   end
   return client
+end
+
+--- How long a command waits for a server that is still starting (ms).
+M.start_timeout = 30000
+
+--- Calls `on_client(client)` with the Stet client of a buffer once it is initialized: at once
+--- when it is; when it is still starting (a command run right after the file opened, while the
+--- server answers `initialize`, about a second), once it has started, without blocking the
+--- editor; else, or when it stops or does not start within `M.start_timeout`, says why there
+--- is none (as M.client).
+---@param bufnr integer
+---@param on_client fun(client: vim.lsp.Client)
+function M.when_ready(bufnr, on_client)
+  -- `_uninitialized`: Neovim's own filter for clients whose `initialize` is not answered yet.
+  local starting = vim.lsp.get_clients({ bufnr = bufnr, name = "stet", _uninitialized = true })[1]
+  if not starting or starting.initialized then
+    local client = M.client(bufnr)
+    if client then
+      on_client(client)
+    end
+    return
+  end
+  local deadline = vim.uv.now() + M.start_timeout
+  local function poll()
+    local client = vim.lsp.get_client_by_id(starting.id)
+    if client and client.initialized and vim.lsp.buf_is_attached(bufnr, client.id) then
+      on_client(client)
+    elseif not client or client:is_stopped() or vim.uv.now() >= deadline then
+      if vim.api.nvim_buf_is_valid(bufnr) then
+        M.client(bufnr) -- says why
+      end
+    else
+      vim.defer_fn(poll, 50)
+    end
+  end
+  vim.defer_fn(poll, 50)
 end
 
 --- Starts (or reuses) the Stet client for a file buffer, whatever its filetype, when the file
@@ -219,19 +258,17 @@ end
 ---@param bufnr integer?
 function M.execute(name, argument, on_result, bufnr)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
-  local client = M.client(bufnr)
-  if not client then
-    return
-  end
-  client:request("workspace/executeCommand", { command = name, arguments = { argument } }, function(err, result)
-    if err then
-      report_failure(name, err)
-      return
-    end
-    if on_result then
-      on_result(result, client)
-    end
-  end, bufnr)
+  M.when_ready(bufnr, function(client)
+    client:request("workspace/executeCommand", { command = name, arguments = { argument } }, function(err, result)
+      if err then
+        report_failure(name, err)
+        return
+      end
+      if on_result then
+        on_result(result, client)
+      end
+    end, bufnr)
+  end)
 end
 
 --- The current buffer, its URI and the cursor's line (0-based). `repository`: the command is
@@ -507,17 +544,16 @@ end
 
 function M.discard(id)
   local bufnr, uri, line = here()
-  if not M.client(bufnr) then
-    return -- says why no server is attached
-  end
-  id = id or entry_at_cursor(bufnr, line)
-  if not id then
-    notify("no style-sheet entry on this line; give an id", vim.log.levels.WARN)
-    return
-  end
-  M.execute("stet.note.discard", { uri = uri, id = id }, function()
-    notify(("note %s discarded"):format(id))
-  end, bufnr)
+  M.when_ready(bufnr, function() -- else says why no server is attached
+    id = id or entry_at_cursor(bufnr, line)
+    if not id then
+      notify("no style-sheet entry on this line; give an id", vim.log.levels.WARN)
+      return
+    end
+    M.execute("stet.note.discard", { uri = uri, id = id }, function()
+      notify(("note %s discarded"):format(id))
+    end, bufnr)
+  end)
 end
 
 function M.pause(until_date)
@@ -700,23 +736,22 @@ end
 ---@param to_sheet boolean?
 function M.mark(verdict, text, to_sheet)
   local bufnr, uri, line = here()
-  if not M.client(bufnr) then
-    return -- says why no server is attached
-  end
-  if not M.is_trajectory_file(vim.api.nvim_buf_get_name(bufnr)) then
-    notify("open a trajectory (:Stet trajectory) and put the cursor on a step first", vim.log.levels.WARN)
-    return
-  end
-  local argument = { uri = uri, line = line, verdict = verdict }
-  if text and text ~= "" then
-    argument.text = text
-  end
-  if to_sheet then
-    argument.toSheet = true
-  end
-  M.execute("stet.step.mark", argument, function(result)
-    notify(M.marked_message(result, verdict))
-  end, bufnr)
+  M.when_ready(bufnr, function() -- else says why no server is attached
+    if not M.is_trajectory_file(vim.api.nvim_buf_get_name(bufnr)) then
+      notify("open a trajectory (:Stet trajectory) and put the cursor on a step first", vim.log.levels.WARN)
+      return
+    end
+    local argument = { uri = uri, line = line, verdict = verdict }
+    if text and text ~= "" then
+      argument.text = text
+    end
+    if to_sheet then
+      argument.toSheet = true
+    end
+    M.execute("stet.step.mark", argument, function(result)
+      notify(M.marked_message(result, verdict))
+    end, bufnr)
+  end)
 end
 
 --- What a `stet.step.mark` result (`{verdict, entry}`) says was recorded.
@@ -1052,65 +1087,63 @@ end
 ---@param id string?
 function M.graduate(route, id)
   local bufnr, uri = here()
-  local client = M.client(bufnr)
-  if not client then
-    return
-  end
-  local function go(entry)
-    local function with_route(chosen)
-      if not chosen then
-        return
-      end
-      local argument = { uri = uri, id = entry, route = chosen }
-      local function run()
-        M.graduate_command({ command = "stet.graduate", arguments = { argument } }, { client_id = client.id, bufnr = bufnr })
-      end
-      if chosen ~= "skill" then
-        run()
-        return
-      end
-      -- The name to offer: the code action's on the cursor line, else (the entry is not
-      -- there) the server's proposal for it (stet.graduate.proposal).
-      local proposed = skill_action_arguments(bufnr, client, entry)
-      argument.proposedName = proposed and value(proposed.proposedName) or nil
-      if argument.proposedName then
-        run()
-        return
-      end
-      M.execute("stet.graduate.proposal", { uri = uri, id = entry }, function(result)
-        if type(result) == "table" and type(value(result.proposed_name)) == "string" then
-          argument.proposedName = result.proposed_name
+  M.when_ready(bufnr, function(client) -- else says why no server is attached
+    local function go(entry)
+      local function with_route(chosen)
+        if not chosen then
+          return
         end
-        vim.schedule(run)
-      end, bufnr)
+        local argument = { uri = uri, id = entry, route = chosen }
+        local function run()
+          M.graduate_command({ command = "stet.graduate", arguments = { argument } }, { client_id = client.id, bufnr = bufnr })
+        end
+        if chosen ~= "skill" then
+          run()
+          return
+        end
+        -- The name to offer: the code action's on the cursor line, else (the entry is not
+        -- there) the server's proposal for it (stet.graduate.proposal).
+        local proposed = skill_action_arguments(bufnr, client, entry)
+        argument.proposedName = proposed and value(proposed.proposedName) or nil
+        if argument.proposedName then
+          run()
+          return
+        end
+        M.execute("stet.graduate.proposal", { uri = uri, id = entry }, function(result)
+          if type(result) == "table" and type(value(result.proposed_name)) == "string" then
+            argument.proposedName = result.proposed_name
+          end
+          vim.schedule(run)
+        end, bufnr)
+      end
+      if route then
+        with_route(route)
+        return
+      end
+      local labels = {
+        trajectory = "graduate into the trajectory",
+        skill = "propose as a skill",
+        discard = "discard",
+      }
+      vim.ui.select(M.routes, {
+        prompt = ("Graduate entry %s"):format(entry),
+        format_item = function(item)
+          return labels[item] or item
+        end,
+        kind = "stet.route",
+      }, with_route)
     end
-    if route then
-      with_route(route)
+    if id then
+      go(id)
       return
     end
-    local labels = {
-      trajectory = "graduate into the trajectory",
-      skill = "propose as a skill",
-      discard = "discard",
-    }
-    vim.ui.select(M.routes, {
-      prompt = ("Graduate entry %s"):format(entry),
-      format_item = function(item)
-        return labels[item] or item
-      end,
-      kind = "stet.route",
-    }, with_route)
-  end
-  if id then
-    go(id)
-    return
-  end
-  M.entry_at_cursor(function(found)
-    if not found then
-      notify("no style-sheet entry under the cursor; give an id", vim.log.levels.WARN)
-      return
-    end
-    go(found)
+    M.entry_at_cursor(function(found)
+      if not found then
+        notify("no style-sheet entry under the cursor; give an id", vim.log.levels.WARN)
+        return
+      end
+      go(found)
+    end)
   end)
 end
 
