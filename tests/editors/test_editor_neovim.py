@@ -1520,14 +1520,14 @@ def test_setup_and_a_cmd_of_the_wrong_type_say_so(tmp_path: Path) -> None:
         ['stet: setup(): `lsp` must be a table for vim.lsp.config("stet", …), not 5', 4],
         ['stet: setup(): unknown option "codelense" (the options are codelens and lsp)', 3],
         [
-            'stet: setup(): `lsp.cmd` must be a list such as { "stet-lsp" } (or a function), '
-            'not "stet-lsp"',
+            'stet: setup(): `lsp.cmd` must be a list of strings such as { "stet-lsp" } '
+            '(or a function), not "stet-lsp"',
             4,
         ],
     ]
     problem = (
-        '`cmd` of vim.lsp.config.stet must be a list such as { "stet-lsp" } (or a function), '
-        'not "stet-lsp"'
+        '`cmd` of vim.lsp.config.stet must be a list of strings such as { "stet-lsp" } '
+        '(or a function), not "stet-lsp"'
     )
     assert [n["message"] for n in result["notifications"]] == [
         f"stet: {problem}, so the language server cannot start; see :checkhealth stet",
@@ -1535,7 +1535,7 @@ def test_setup_and_a_cmd_of_the_wrong_type_say_so(tmp_path: Path) -> None:
         f"{problem} (see :checkhealth stet)",
     ]
     assert result["health"] == [
-        '- ❌ ERROR `cmd` must be a list such as { "stet-lsp" }, not "stet-lsp"'
+        '- ❌ ERROR `cmd` must be a list of strings such as { "stet-lsp" }, not "stet-lsp"'
     ]
 
 
@@ -1796,3 +1796,66 @@ def test_a_command_run_while_the_server_starts_waits_for_it(tmp_path: Path) -> N
             "stet: open a trajectory (:Stet trajectory) and put the cursor on a step first",
         ]
     ), messages
+
+
+def test_setup_leaves_out_lsp_fields_that_would_keep_the_server_from_starting(
+    tmp_path: Path,
+) -> None:
+    """`setup({ lsp = … })` with a field of the wrong type that Neovim checks only when it
+    starts the server (`filetypes = "python"`, `settings = "x"`, `handlers = 5`, a `cmd`
+    holding a number) said nothing: the server never started, Neovim wrote why in its log
+    only or showed an error from its own client.lua. Each is reported and left out, the
+    others applied, and the server starts; `filetypes` of the wrong type given to
+    vim.lsp.config directly is said when a repository's file opens and by :checkhealth."""
+    root = make_workspace(tmp_path / "repo")
+    body = """
+    out.errors = {}
+    local stet = require("stet")
+    for _, lsp in ipairs({
+      { filetypes = "python", settings = { stet = { brief = { budget = 900 } } } },
+      { settings = "x" }, { handlers = 5 }, { capabilities = "x" }, { root_dir = 5 },
+      { cmd = { "stet-lsp", 5 } },
+    }) do
+      local ok, err = pcall(stet.setup, { lsp = lsp })
+      if not ok then
+        out.errors[#out.errors + 1] = tostring(err)
+      end
+    end
+    out.budget = vim.lsp.config.stet.settings.stet.brief.budget
+    out.setup_messages = vim.tbl_map(function(n) return n.message end, out.notifications)
+    out.notifications = {}
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.lsp.config.stet = vim.tbl_extend("force", vim.lsp.config.stet, { filetypes = "python" })
+    vim.cmd.edit("README.md")
+    settle(500)
+    vim.cmd("checkhealth stet")
+    out.health = vim.tbl_filter(function(line)
+      return line:find("ERROR", 1, true) ~= nil
+    end, vim.api.nvim_buf_get_lines(0, 0, -1, false))
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["errors"] == [], result["errors"]
+    assert result["budget"] == 900
+    assert result["attached"] is True
+    assert result["setup_messages"] == [
+        'stet: setup(): `lsp.filetypes` must be a list of strings such as { "python" }, '
+        'not "python"',
+        'stet: setup(): `lsp.settings` must be a table, not "x"',
+        "stet: setup(): `lsp.handlers` must be a table, not 5",
+        'stet: setup(): `lsp.capabilities` must be a table, not "x"',
+        "stet: setup(): `lsp.root_dir` must be a function or a string, not 5",
+        'stet: setup(): `lsp.cmd` must be a list of strings such as { "stet-lsp" } '
+        '(or a function), not { "stet-lsp", 5 }',
+    ]
+    problem = (
+        '`filetypes` of vim.lsp.config.stet must be a list of strings such as { "python" }, '
+        'not "python"'
+    )
+    assert [n["message"] for n in result["notifications"]] == [
+        f"stet: {problem}, so the language server cannot start; see :checkhealth stet"
+    ]
+    assert result["health"] == [
+        '- ❌ ERROR `filetypes` must be a list of strings, not "python": Neovim starts no '
+        "server with it"
+    ]

@@ -34,6 +34,11 @@ if vim.g.stet_enable ~= false then
         local cmd = config and config.cmd
         local startable = type(cmd) == "function"
           or (type(cmd) == "table" and type(cmd[1]) == "string" and vim.fn.executable(cmd[1]) == 1)
+        for _, word in ipairs(type(cmd) == "table" and cmd or {}) do
+          startable = startable and type(word) == "string"
+        end
+        -- Neovim skips a configuration whose `filetypes` is not a list, saying so only in its log.
+        startable = startable and (config == nil or config.filetypes == nil or type(config.filetypes) == "table")
         if config and not startable then
           if not missing_warned then
             missing_warned = require("stet").warn_missing(args.buf)

@@ -58,8 +58,10 @@ function M.check()
     health.info("`cmd` is a function: not checked here")
   elseif cmd == nil then
     health.error("no `cmd` in vim.lsp.config.stet (is editors/neovim on 'runtimepath'?)", { INSTALL })
-  elseif type(cmd) ~= "table" or type(cmd[1]) ~= "string" then
-    health.error(('`cmd` must be a list such as { "stet-lsp" }, not %s'):format(vim.inspect(cmd)), { INSTALL })
+  elseif type(cmd) ~= "table" or not vim.islist(cmd) or type(cmd[1]) ~= "string"
+    or #vim.tbl_filter(function(word) return type(word) ~= "string" end, cmd) > 0 then
+    health.error(('`cmd` must be a list of strings such as { "stet-lsp" }, not %s'):format(vim.inspect(cmd)),
+      { INSTALL })
   elseif vim.fn.executable(cmd[1]) == 0 then
     health.error(("`%s` is not an executable (cmd = %s)"):format(cmd[1], vim.inspect(cmd)), { INSTALL })
   else
@@ -77,6 +79,12 @@ function M.check()
         health.warn(("%s found, but its version is unknown: %s"):format(path, why or "?"), { INSTALL })
       end
     end
+  end
+  local filetypes = config and config.filetypes
+  if filetypes ~= nil and (type(filetypes) ~= "table"
+    or #vim.tbl_filter(function(name) return type(name) ~= "string" end, filetypes) > 0) then
+    health.error(("`filetypes` must be a list of strings, not %s: Neovim starts no server with it"):format(
+      vim.inspect(filetypes)), { 'leave `filetypes` out: the server attaches to every file of a repository' })
   end
   if vim.g.stet_enable == false then
     health.warn("vim.g.stet_enable is false: the plugin does not enable the server", {

@@ -23,8 +23,57 @@ end
 ---@param name string what `cmd` is called in the message
 ---@return string?
 local function cmd_shape_problem(cmd, name)
-  if type(cmd) ~= "function" and (type(cmd) ~= "table" or type(cmd[1]) ~= "string") then
-    return ('%s must be a list such as { "stet-lsp" } (or a function), not %s'):format(name, vim.inspect(cmd))
+  if type(cmd) == "function" then
+    return nil
+  end
+  local list = type(cmd) == "table" and type(cmd[1]) == "string" and vim.islist(cmd)
+  for _, word in ipairs(list and cmd or {}) do
+    list = list and type(word) == "string"
+  end
+  if not list then
+    return ('%s must be a list of strings such as { "stet-lsp" } (or a function), not %s'):format(
+      name, vim.inspect(cmd))
+  end
+end
+
+--- The type each field of a `vim.lsp.config` table must have, for the fields whose wrong
+--- type keeps the server from starting (Neovim says so only in its log, or with an error
+--- from its own code), and what it is called in a message.
+local LSP_FIELDS = {
+  filetypes = { check = "strings", text = 'a list of strings such as { "python" }' },
+  root_markers = { check = "list", text = 'a list such as { ".git" }' },
+  root_dir = { check = { "function", "string" }, text = "a function or a string" },
+  settings = { check = { "table" }, text = "a table" },
+  handlers = { check = { "table" }, text = "a table" },
+  capabilities = { check = { "table" }, text = "a table" },
+  init_options = { check = { "table" }, text = "a table" },
+  reuse_client = { check = { "function" }, text = "a function" },
+}
+
+--- Why `v`, the value of field `key` of a `vim.lsp.config` table, would keep the server from
+--- starting, or nil.
+---@param key string
+---@param v any
+---@return string?
+local function lsp_field_problem(key, v)
+  if key == "cmd" then
+    return cmd_shape_problem(v, "`lsp.cmd`")
+  end
+  local field = LSP_FIELDS[key]
+  if not field or v == nil then
+    return nil
+  end
+  local ok
+  if field.check == "strings" or field.check == "list" then
+    ok = type(v) == "table" and vim.islist(v)
+    for _, item in ipairs(ok and v or {}) do
+      ok = ok and (field.check == "list" or type(item) == "string")
+    end
+  else
+    ok = vim.tbl_contains(field.check, type(v))
+  end
+  if not ok then
+    return ("`lsp.%s` must be %s, not %s"):format(key, field.text, vim.inspect(v))
   end
 end
 
@@ -49,13 +98,20 @@ function M.setup(opts)
     notify(('setup(): `lsp` must be a table for vim.lsp.config("stet", …), not %s'):format(vim.inspect(lsp)),
       vim.log.levels.ERROR)
   elseif lsp ~= nil then
-    local problem = lsp.cmd ~= nil and cmd_shape_problem(lsp.cmd, "`lsp.cmd`")
-    if problem then
-      notify("setup(): " .. problem, vim.log.levels.ERROR)
-      lsp = vim.deepcopy(lsp)
-      lsp.cmd = nil
+    local keys = vim.tbl_keys(lsp)
+    table.sort(keys, function(a, b)
+      return tostring(a) < tostring(b)
+    end)
+    local kept = lsp
+    for _, key in ipairs(keys) do
+      local problem = lsp[key] ~= nil and lsp_field_problem(key, lsp[key])
+      if problem then
+        notify("setup(): " .. problem, vim.log.levels.ERROR)
+        kept = kept == lsp and vim.deepcopy(lsp) or kept
+        kept[key] = nil
+      end
     end
-    vim.lsp.config("stet", lsp)
+    vim.lsp.config("stet", kept)
   end
   if opts.codelens ~= nil and type(opts.codelens) ~= "boolean" then
     notify(("setup(): `codelens` must be true or false, not %s"):format(vim.inspect(opts.codelens)),
@@ -94,6 +150,10 @@ function M.cmd_problem(config)
   local problem = cmd_shape_problem(cmd, "`cmd` of vim.lsp.config.stet")
   if problem then
     return problem
+  end
+  local filetypes = config and lsp_field_problem("filetypes", config.filetypes)
+  if filetypes then
+    return (filetypes:gsub("^`lsp%.filetypes`", "`filetypes` of vim.lsp.config.stet"))
   end
   if type(cmd) == "table" and vim.fn.executable(cmd[1]) ~= 1 then
     return ("`%s` is not executable"):format(cmd[1])
