@@ -1859,3 +1859,48 @@ def test_setup_leaves_out_lsp_fields_that_would_keep_the_server_from_starting(
         '- ❌ ERROR `filetypes` must be a list of strings, not "python": Neovim starts no '
         "server with it"
     ]
+
+
+def test_arguments_a_subcommand_does_not_take_and_completion_after_a_modifier(
+    tmp_path: Path,
+) -> None:
+    """`:Stet record al` (a typo of `all`) recorded the note on the cursor line only, and
+    `:Stet sheet`, `list`, `resume` and `review` ran whatever followed them: each now says
+    what it takes and runs nothing. `<Tab>` after a command modifier (`:vertical Stet `,
+    `:silent Stet note c`) completed nothing: the modifier was taken for the command."""
+    root = make_workspace(tmp_path / "repo")
+    body = """
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.api.nvim_win_set_cursor(0, { 5, 0 })
+    for _, command in ipairs({ "Stet record al", "Stet sheet x", "Stet list x", "Stet resume now", "Stet review x" }) do
+      vim.cmd(command)
+    end
+    settle(1500)
+    out.buffers = #vim.api.nvim_list_bufs()
+    out.margin_kept = vim.api.nvim_buf_get_lines(0, 4, 5, false)[1]
+    out.completion = {
+      vertical = vim.fn.getcompletion("vertical Stet b", "cmdline"),
+      silent = vim.fn.getcompletion("silent! Stet note c", "cmdline"),
+      abbreviated = vim.fn.getcompletion("Ste record ", "cmdline"),
+      plain = vim.fn.getcompletion("Stet! ca", "cmdline"),
+    }
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    usages = [
+        "record [all] (the note on the cursor line, or all of the buffer's)",
+        *(f"{name} (it takes no arguments)" for name in ("sheet", "list", "resume", "review")),
+    ]
+    assert result["notifications"] == [
+        {"message": f"stet: usage: :Stet {usage}", "level": 4} for usage in usages
+    ], result["notifications"]
+    assert result["buffers"] == 1
+    assert "stet:" in result["margin_kept"]
+    assert sheet_entries(root) == []
+    assert result["completion"] == {
+        "vertical": ["brief"],
+        "silent": ["convention", "clarification"],
+        "abbreviated": ["all"],
+        "plain": ["capstone"],
+    }, result["completion"]

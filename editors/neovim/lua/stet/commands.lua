@@ -53,6 +53,9 @@ M.subcommands = {
   record = {
     -- :Stet record [all]
     run = function(args)
+      if args ~= "" and args ~= "all" then
+        return usage("record [all] (the note on the cursor line, or all of the buffer's)")
+      end
       stet.record(args == "all")
     end,
     complete = function(lead, words)
@@ -60,7 +63,10 @@ M.subcommands = {
     end,
   },
   sheet = {
-    run = function()
+    run = function(args)
+      if args ~= "" then
+        return usage("sheet (it takes no arguments)")
+      end
       stet.open_sheet()
     end,
   },
@@ -75,7 +81,10 @@ M.subcommands = {
     end,
   },
   list = {
-    run = function()
+    run = function(args)
+      if args ~= "" then
+        return usage("list (it takes no arguments)")
+      end
       stet.list()
     end,
   },
@@ -108,7 +117,10 @@ M.subcommands = {
     end,
   },
   resume = {
-    run = function()
+    run = function(args)
+      if args ~= "" then
+        return usage("resume (it takes no arguments)")
+      end
       stet.resume()
     end,
   },
@@ -173,7 +185,10 @@ M.subcommands = {
     end,
   },
   review = {
-    run = function()
+    run = function(args)
+      if args ~= "" then
+        return usage("review (it takes no arguments)")
+      end
       stet.review()
     end,
   },
@@ -223,7 +238,16 @@ end
 ---@return string[]
 function M.complete(lead, cmdline)
   local words = vim.split(cmdline, "%s+", { trimempty = true })
-  -- words[1] is "Stet" (or "Stet!"); the word being typed is `lead` (empty after a space).
+  -- The command's own word ("Stet", "Stet!" or an abbreviation such as "Ste"), after any
+  -- modifiers (`:vertical Stet brief`, `:silent Stet …`); the word being typed is `lead`
+  -- (empty after a space).
+  for index, word in ipairs(words) do
+    local name = word:gsub("!$", "")
+    if #name >= 3 and vim.startswith("Stet", name) then
+      words = vim.list_slice(words, index)
+      break
+    end
+  end
   table.remove(words, 1)
   if lead ~= "" then
     table.remove(words)
