@@ -1904,3 +1904,30 @@ def test_arguments_a_subcommand_does_not_take_and_completion_after_a_modifier(
         "abbreviated": ["all"],
         "plain": ["capstone"],
     }, result["completion"]
+
+
+def test_a_brief_too_small_for_any_entry_says_so(tmp_path: Path) -> None:
+    """`:Stet brief 5` on a sheet with entries: no entry, nor the line saying how many were
+    left out, fits 5 tokens, so the server's brief is empty; the plugin showed an empty
+    buffer and nothing else. It now says the entries were left out and how to see them."""
+    root = make_workspace(tmp_path / "repo")
+    add_note(root, "first note text", "--kind", "convention")
+    add_note(root, "second note text")
+    body = """
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.cmd("Stet brief 5")
+    vim.wait(10000, function() return #out.notifications > 0 end, 50)
+    out.name = vim.api.nvim_buf_get_name(0)
+    out.text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\\n")
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    assert result["name"] == "stet://brief" and result["text"] == ""
+    assert result["notifications"] == [
+        {
+            "message": "stet: the brief is empty: 2 entries left out to fit 5 tokens; "
+            ":Stet brief {budget} with more tokens shows them",
+            "level": 3,
+        }
+    ], result["notifications"]

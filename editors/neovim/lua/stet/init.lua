@@ -451,6 +451,13 @@ function M.brief(budget)
     local text = type(result) == "table" and result.text or tostring(result or "")
     vim.schedule(function()
       M.scratch("stet://brief", text, "markdown")
+      -- A budget too small for even the line saying what was left out gives no text at all.
+      local left_out = type(result) == "table" and tonumber(value(result.left_out)) or 0
+      if vim.trim(text) == "" and left_out > 0 then
+        notify(("the brief is empty: %d entr%s left out to fit %s; :Stet brief {budget} with more tokens shows them")
+          :format(left_out, left_out == 1 and "y" or "ies", budget and (budget .. " tokens") or "the budget (stet.brief.budget)"),
+          vim.log.levels.WARN)
+      end
     end)
   end, bufnr)
 end
