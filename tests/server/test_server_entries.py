@@ -193,7 +193,12 @@ async def test_a_sheet_git_tracks_is_not_briefed(client: LanguageClient, tmp_pat
         ("stet.note.add", [{"uri": "URI", "text": "x", "line": 999}], "0 to 19, not 999"),
         ("stet.note.add", [{"uri": "URI", "text": "x", "line": -1}], "must be 0 or more"),
         ("stet.note.edit", [{"uri": "URI", "id": "nope", "text": "x"}], "no entry with id"),
-        ("stet.margin.record", [{"uri": "URI", "line": 0}], "no margin note"),
+        ("stet.margin.record", [{"uri": "URI", "line": 0}], "no margin note on line 1 to record"),
+        (
+            "stet.margin.record",
+            [{"uri": "URI", "all": True}],
+            r"this file has no margin notes to record \(a comment holding `stet:`",
+        ),
         ("stet.brief", [{"uri": "URI", "budget": 0}], "1 or more"),
         ("stet.pause", [{"uri": "URI", "until": "soon"}], "ISO date"),
         ("stet.nonsense", [{}], "not defined"),

@@ -64,13 +64,22 @@ class MarginNotes(Feature):
         args = argument(arguments)
         server = self.server
         state = await server.document(field(args, "uri", str))
+        marker = server.settings.marker
         if field(args, "all", bool, False):
             notes = list(state.notes)
+            if not notes:
+                raise StetError(
+                    f"this file has no margin notes to record (a comment holding `{marker}:` "
+                    f"or `{marker}(<kind>):`)"
+                )
         else:
             line = field(args, "line", int)
             notes = [note for note in state.notes if note.line <= line <= note.end_line]
-        if not notes:
-            raise StetError("there is no margin note there to record")
+            if not notes:
+                raise StetError(
+                    f"there is no margin note on line {line + 1} to record (a comment holding "
+                    f"`{marker}:`; the whole file's: record all)"
+                )
         if state.session is None or state.relative is None:
             raise StetError(f"{state.uri} is not inside a git repository")
         remove = server.settings.remove_comment_on_record
