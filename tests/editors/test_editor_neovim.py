@@ -1931,3 +1931,43 @@ def test_a_brief_too_small_for_any_entry_says_so(tmp_path: Path) -> None:
             "level": 3,
         }
     ], result["notifications"]
+
+
+def test_checkhealth_after_the_server_stopped_says_why_not_where_to_go(tmp_path: Path) -> None:
+    """The server gone (killed) under a file of a repository: :checkhealth stet told the user
+    to "open a file inside a git repository", which they had; it now says the server did not
+    start or has stopped and that :edit starts it again, as the subcommands do. Outside any
+    repository it still says to open a file inside one."""
+    root = make_workspace(tmp_path / "repo")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x\\n", encoding="utf-8")
+    body = f"""
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    local children = vim.system({{ "pgrep", "-P", tostring(vim.fn.getpid()) }}, {{ text = true }}):wait().stdout
+    for child in children:gmatch("%d+") do
+      vim.uv.kill(tonumber(child), "sigkill")
+    end
+    out.stopped = vim.wait(10000, function() return #vim.lsp.get_clients({{ name = "stet" }}) == 0 end, 50)
+    local function health()
+      vim.cmd("checkhealth stet")
+      local lines = vim.tbl_filter(function(line)
+        return line:find("client", 1, true) ~= nil and line:find("^%- ") ~= nil
+      end, vim.api.nvim_buf_get_lines(0, 0, -1, false))
+      vim.cmd("tabclose")
+      return lines
+    end
+    out.in_repository = health()
+    vim.cmd.edit({json.dumps(str(outside))})
+    out.outside = health()
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True and result["stopped"] is True
+    assert result["in_repository"] == [
+        "- ⚠️ WARNING no stet client running: the server did not start or has stopped "
+        "(see :LspLog; :edit starts it again)"
+    ], result["in_repository"]
+    assert result["outside"] == [
+        "- no stet client running: its file is not inside a git repository; open a file "
+        "inside a git repository (a folder with .git)"
+    ], result["outside"]

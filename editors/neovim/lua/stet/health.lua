@@ -101,10 +101,18 @@ function M.check()
   if attached then
     health.ok(("attached to %s (client %d, root %s)"):format(
       vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":~:."), attached.id, attached.root_dir or "none"))
-  elseif #any > 0 then
-    health.info(("%d stet client(s) running, none attached to this buffer"):format(#any))
   else
-    health.info("no stet client running: open a file inside a git repository (a folder with .git): files outside one start no client")
+    -- Why, for this buffer: a file outside any repository, a server that did not start or
+    -- stopped (a crash), one still starting, or a configuration that cannot start it.
+    local why = require("stet").why_not_attached(bufnr):gsub("see :checkhealth stet and ", "see ")
+      :gsub(" %(see :checkhealth stet%)", "")
+    local running = #any > 0 and ("%d stet client(s) running, none attached to this buffer"):format(#any)
+      or "no stet client running"
+    if why:find("not inside a git repository", 1, true) or why == "it is not a file" then
+      health.info(("%s: %s; open a file inside a git repository (a folder with .git)"):format(running, why))
+    else
+      health.warn(("%s: %s"):format(running, why))
+    end
   end
 end
 
