@@ -1971,3 +1971,37 @@ def test_checkhealth_after_the_server_stopped_says_why_not_where_to_go(tmp_path:
         "- no stet client running: its file is not inside a git repository; open a file "
         "inside a git repository (a folder with .git)"
     ], result["outside"]
+
+
+def test_a_file_opened_right_after_the_sheet_shows_is_not_left_for_the_sheet(
+    tmp_path: Path,
+) -> None:
+    """`:Stet sheet`, `:Stet trajectory` and `:Stet review` are shown by the server's
+    window/showDocument before the command's answer arrives; the plugin then opened the file
+    again whenever the current buffer was another, so a file opened in between (a mapping
+    going on with `:edit`, `:wincmd p`) was left for the sheet again. The answer's `shown`
+    now decides: the plugin opens the file only when the server could not show it."""
+    root = make_workspace(tmp_path / "repo")
+    add_note(root, "a note to review", "--kind", "convention")
+    session = claude_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    body = """
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    out.after = {}
+    for _, case in ipairs({ { "Stet sheet", "sheets" }, { "Stet trajectory", "narration.md" }, { "Stet review", "review.md" } }) do
+      vim.cmd(case[1])
+      local shown = vim.wait(10000, function() return vim.api.nvim_buf_get_name(0):find(case[2], 1, true) ~= nil end, 1)
+      vim.cmd.edit("README.md")
+      settle(1000)
+      out.after[#out.after + 1] = { case[1], shown, vim.fs.basename(vim.api.nvim_buf_get_name(0)) }
+    end
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    assert result["after"] == [
+        ["Stet sheet", True, "README.md"],
+        ["Stet trajectory", True, "README.md"],
+        ["Stet review", True, "README.md"],
+    ], result["after"]

@@ -403,8 +403,8 @@ function M.open_sheet()
     end
     vim.schedule(function()
       -- The server asks the client to show the sheet (window/showDocument); edit it here
-      -- only when that did not happen.
-      if vim.uri_from_bufnr(vim.api.nvim_get_current_buf()) ~= sheet then
+      -- only when that did not happen (`shown`): the user may have gone elsewhere since.
+      if result.shown ~= true and vim.uri_from_bufnr(vim.api.nvim_get_current_buf()) ~= sheet then
         vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(sheet)))
       end
     end)
@@ -749,8 +749,9 @@ function M.open_trajectory(id, file, step)
     end
     vim.schedule(function()
       -- The server asks the client to show it (window/showDocument, the step's line
-      -- selected); edit it here when that did not happen.
-      if result.shown ~= true or vim.uri_from_bufnr(vim.api.nvim_get_current_buf()) ~= target then
+      -- selected); edit it here when that did not happen (`shown`: the user may have gone
+      -- elsewhere since).
+      if result.shown ~= true and vim.uri_from_bufnr(vim.api.nvim_get_current_buf()) ~= target then
         vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(target)))
         local line = tonumber(value(result.line))
         if step and line then
@@ -939,7 +940,8 @@ function M.review()
       return
     end
     vim.schedule(function()
-      if vim.uri_from_bufnr(vim.api.nvim_get_current_buf()) ~= target then
+      -- Shown by the server's window/showDocument unless `shown` says otherwise.
+      if result.shown ~= true and vim.uri_from_bufnr(vim.api.nvim_get_current_buf()) ~= target then
         vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(target)))
       end
       local count = tonumber(result.entries) or 0
