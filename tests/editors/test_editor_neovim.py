@@ -2005,3 +2005,32 @@ def test_a_file_opened_right_after_the_sheet_shows_is_not_left_for_the_sheet(
         ["Stet trajectory", True, "README.md"],
         ["Stet review", True, "README.md"],
     ], result["after"]
+
+
+RECORDED_WORDS = """
+vim.opt.runtimepath:prepend(vim.env.STET_PLUGIN)
+vim.g.stet_enable = false
+local stet = require("stet")
+local function recorded(count)
+  local entries = {}
+  for index = 1, count do
+    entries[index] = { id = ("id%04d"):format(index) }
+  end
+  return stet.recorded_message({ recorded = entries, removed = true })
+end
+io.write(vim.json.encode({ one = recorded(1), six = recorded(6), many = recorded(530) }))
+"""
+
+
+def test_recording_many_margin_notes_names_a_few_ids(tmp_path: Path) -> None:
+    """`:Stet record all` on a file of 530 margin notes said so with every id, a message of
+    4 KB that filled the screen behind a "Press ENTER" prompt: it names the first five and
+    how many more."""
+    words = lua_json(tmp_path, RECORDED_WORDS)
+    assert words["one"] == "margin note recorded as entry id0001"
+    ids = ", ".join(f"id{index:04d}" for index in range(1, 7))
+    assert words["six"] == f"6 margin notes recorded as entries {ids}"
+    first = ", ".join(f"id{index:04d}" for index in range(1, 6))
+    assert words["many"] == (
+        f"530 margin notes recorded as entries {first} and 525 more (:Stet list shows them)"
+    )

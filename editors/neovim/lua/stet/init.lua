@@ -362,6 +362,9 @@ function M.add_note(text, kind)
   end, bufnr)
 end
 
+--- How many ids the message about recorded margin notes names.
+local RECORDED_IDS_SHOWN = 5
+
 --- What a `stet.margin.record` result (`{recorded = {entry, …}, removed}`) says was recorded.
 ---@param result table
 ---@return string
@@ -372,6 +375,12 @@ function M.recorded_message(result)
   end, recorded)
   if #ids == 1 then
     return ("margin note recorded as entry %s"):format(ids[1])
+  end
+  -- A file's many notes recorded at once: the first ids only, the message stays one line.
+  local shown = RECORDED_IDS_SHOWN
+  if #ids > shown + 1 then
+    return ("%d margin notes recorded as entries %s and %d more (:Stet list shows them)"):format(
+      #ids, table.concat(vim.list_slice(ids, 1, shown), ", "), #ids - shown)
   end
   return ("%d margin notes recorded as entries %s"):format(#ids, table.concat(ids, ", "))
 end
