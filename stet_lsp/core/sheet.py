@@ -67,6 +67,32 @@ _WRITE_ATTEMPTS = 5
 """How often a write is merged with a save that landed meanwhile before it gives up."""
 
 
+class NewEntry(FrozenRecord):
+    """An entry to add (`StyleSheet.add_all`): its text and how it came."""
+
+    __slots__ = ("anchor", "author", "kind", "text", "via")
+    text: Final[str]
+    kind: Final[Kind]
+    author: Final[Author]
+    anchor: Final[Anchor | None]
+    via: Final[Via]
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        kind: Kind = "note",
+        author: Author = "human",
+        anchor: Anchor | None = None,
+        via: Via = "direct",
+    ) -> None:
+        self.text = text
+        self.kind = kind
+        self.author = author
+        self.anchor = anchor
+        self.via = via
+
+
 class EntryFilter(FrozenRecord):
     """Which entries to keep; `file`: a repository-relative path, for entries anchored in it."""
 
@@ -201,31 +227,43 @@ class StyleSheet:
         anchor: Anchor | None = None,
         via: Via = "direct",
     ) -> Entry:
-        body = _entry_text(text, "an entry needs some text")
-        if anchor is not None:
-            check_anchor_path(anchor.path)
+        return self.add_all([NewEntry(text, kind=kind, author=author, anchor=anchor, via=via)])[0]
+
+    def add_all(self, new: list[NewEntry]) -> list[Entry]:
+        """Add every entry of `new`, in one write: all of them or, on an error, none."""
+        bodies = [_entry_text(item.text, "an entry needs some text") for item in new]
+        for item in new:
+            if item.anchor is not None:
+                check_anchor_path(item.anchor.path)
         with self._locked():
             current = self._text_to_rewrite()
             header = header_of(current) if current else self._new_document()
             self._check_owner(header)
-            if (author == "agent" or via == "margin") and _is_paused(header.meta):
+            watched = any(item.author == "agent" or item.via == "margin" for item in new)
+            if watched and _is_paused(header.meta):
                 raise StetError(self._paused_message(header.meta))
-            entry = Entry(
-                id=_new_id(current),
-                kind=kind,
-                author=author,
-                text=body,
-                created=utc_now(),
-                anchor=anchor,
-            )
-            updated = insert_entry(current, entry) if current and not header.dirty else None
-            if updated is None:
-                document = self.parse(current)
-                document.add(entry)
-                document.adopt_hand_written(entry.created)
-                updated = document.render()
+            updated = current
+            entries = []
+            for item, body in zip(new, bodies, strict=True):
+                entry = Entry(
+                    id=_new_id(updated),
+                    kind=item.kind,
+                    author=item.author,
+                    text=body,
+                    created=utc_now(),
+                    anchor=item.anchor,
+                )
+                inserted = insert_entry(updated, entry) if updated and not header.dirty else None
+                if inserted is None:
+                    document = self.parse(updated)
+                    document.add(entry)
+                    document.adopt_hand_written(entry.created)
+                    inserted = document.render()
+                    header = header_of(inserted)
+                updated = inserted
+                entries.append(entry)
             self._write(updated, current)
-        return entry
+        return entries
 
     def edit_text(self, entry_id: str, text: str) -> Entry:
         body = _entry_text(text, "an entry needs some text; to remove one, discard it")

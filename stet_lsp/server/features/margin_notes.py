@@ -11,7 +11,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.items import margin_items
 from stet_lsp.core.margin import MarginNote, anchor_lines_after_removal, without_notes
 from stet_lsp.core.model import Anchor, Entry
-from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.sheet import NewEntry, StyleSheet
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.positions import client_range, diagnostic
@@ -98,16 +98,19 @@ class MarginNotes(Feature):
         removal = self._removal(state, notes)
 
         def write(sheet: StyleSheet) -> list[Entry]:
-            return [
-                sheet.add(
-                    note.text or "(empty margin note)",
-                    kind=note.kind,
-                    author="human",
-                    anchor=anchor,
-                    via="margin",
-                )
-                for note, anchor in anchored
-            ]
+            # One write for all of them: a file's hundred notes are one lock and one fsync.
+            return sheet.add_all(
+                [
+                    NewEntry(
+                        note.text or "(empty margin note)",
+                        kind=note.kind,
+                        author="human",
+                        anchor=anchor,
+                        via="margin",
+                    )
+                    for note, anchor in anchored
+                ]
+            )
 
         recorded: list[Entry] = await server.write_sheet(state.session, write)
         removed = False
