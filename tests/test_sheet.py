@@ -11,13 +11,13 @@ import pygit2
 import pytest
 from repos import commit_files
 
+from stet_lsp.core import sheet as sheet_module
 from stet_lsp.core.anchors import make_anchor
 from stet_lsp.core.brief import estimate_tokens, render_brief
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.model import utc_now
 from stet_lsp.core.retention import collect_garbage
 from stet_lsp.core.session import RepositorySession
-from stet_lsp.core import sheet as sheet_module
 from stet_lsp.core.sheet import EntryFilter, NewEntry, StyleSheet
 from stet_lsp.core.targets import Target, resolve_target
 
