@@ -36,6 +36,26 @@ def test_schema_defaults_parse_to_the_default_settings() -> None:
     assert list(json_schema()["properties"]) == list(flat)
 
 
+def test_a_key_that_is_no_setting_is_said_and_ignored() -> None:
+    """A misspelt key (`margin.severty`) was ignored without a word, the setting keeping its
+    default as though it had been set; the editors' own keys under `stet.` are theirs."""
+    vscode = {key: properties["default"] for key, properties in vscode_settings().items()}
+    assert parse_settings(vscode) == (Settings(), [])
+    settings, problems = parse_settings(
+        {"stet": {"margin": {"severty": "error"}, "colour": "red", "brief": {"budget": 900}}}
+    )
+    assert settings == Settings(brief_budget=900)
+    assert problems == [
+        "Stet setting stet.margin.severty is not one of Stet's settings (ignored); "
+        "did you mean stet.margin.severity?",
+        "Stet setting stet.colour is not one of Stet's settings (ignored)",
+    ]
+    assert parse_settings({"stet.margin.severty": "error"})[1] == [
+        "Stet setting stet.margin.severty is not one of Stet's settings (ignored); "
+        "did you mean stet.margin.severity?"
+    ]
+
+
 def test_vscode_settings_match_the_schema() -> None:
     properties = vscode_settings()
     # The extension's own settings (the server to start, tracing) are not the server's.

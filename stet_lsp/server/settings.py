@@ -284,8 +284,8 @@ def defaults() -> dict[str, Any]:
 
 def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, list[str]]:
     """Settings from the client's `stet` object (nested, or with dotted keys, with or without
-    `stet.` before them, or wrapped in `{"stet": …}`) over `base`; unknown keys are ignored,
-    bad values reported and replaced by the default."""
+    `stet.` before them, or wrapped in `{"stet": …}`) over `base`; bad values are reported
+    and replaced by the default, unknown keys reported and ignored."""
     settings = base or Settings()
     if raw is None or raw == [] or raw == "":
         return settings, []  # an empty Lua table arrives as []
@@ -307,7 +307,43 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
                 f"using {_show(item.default)}"
             )
             changes[item.name] = getattr(DEFAULT, item.name)
+    problems += [_unknown_message(key) for key in _unknown_keys(raw, "")]
     return replace(settings, **changes), problems
+
+
+EDITOR_KEYS = ("server", "trace")
+"""Settings of the editors' own under `stet.` (the VS Code extension's `stet.server.path`,
+`stet.server.args`, `stet.trace.server`): theirs to read, not the server's."""
+
+
+def _unknown_keys(raw: Mapping[str, Any], prefix: str) -> list[str]:
+    """The keys under `prefix` that name no setting, nor lead to one (a misspelt
+    `margin.severty`, a `stet.foo`): ignored, and said."""
+    known = {item.path for item in SCHEMA}
+    unknown = []
+    for key, value in raw.items():
+        if not isinstance(key, str):
+            continue
+        path = prefix + (
+            key[len(SECTION) + 1 :] if not prefix and key.startswith(f"{SECTION}.") else key
+        )
+        if path in known or path.split(".", 1)[0] in EDITOR_KEYS:
+            continue
+        if any(name.startswith(path + ".") for name in known):
+            if isinstance(value, Mapping):
+                unknown += _unknown_keys(value, path + ".")
+            continue  # a group that is not an object: its settings keep their values
+        unknown.append(path)
+    return unknown
+
+
+def _unknown_message(path: str) -> str:
+    import difflib
+
+    known = [item.path for item in SCHEMA]
+    close = difflib.get_close_matches(path, known, n=1, cutoff=0.7)
+    hint = f"; did you mean {SECTION}.{close[0]}?" if close else ""
+    return f"Stet setting {SECTION}.{path} is not one of Stet's settings (ignored){hint}"
 
 
 def _show(value: Any) -> str:
