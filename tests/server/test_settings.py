@@ -71,7 +71,10 @@ def test_empty_and_odd_shapes() -> None:
     assert parse_settings([]) == (Settings(), [])  # an empty Lua table
     settings, problems = parse_settings(42)
     assert settings == Settings() and "must be an object" in problems[0]
-    assert parse_settings({"unknown": 1}) == (Settings(), [])
+    assert parse_settings({"unknown": 1}) == (
+        Settings(),
+        ["Stet setting stet.unknown is not one of Stet's settings (ignored)"],
+    )
 
 
 def test_every_field_is_declared_once_with_its_default() -> None:
