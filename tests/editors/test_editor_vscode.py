@@ -32,7 +32,7 @@ folder (`screenshots/`, printed with -s).
   events.jsonl; a trajectory's schema error and a committed one's secret in the Problems panel;
   a `stet.server.*` setting of a wrong type named in a notification; an entry whose file is
   gone, picked in "Stet: List Entries"; the status bar and the Stet view with two branches'
-  working trajectories, and after a switch to a branch without one.
+  working trajectories, and after a switch to a branch without one; a folder in no repository.
 """
 
 from __future__ import annotations
@@ -1514,3 +1514,25 @@ def working_trajectory_of(root: Path, branch: str) -> str:
         if row["working"] and row["target"] == branch
     ]
     return str(found)
+
+
+def test_a_folder_in_no_repository_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """A folder in no git repository: no server starts, and nothing says it failed. The status
+    bar item has no warning and says that no repository is open, and a command says the same
+    (not "the Stet language server is not running", which Restart would not mend)."""
+    base, _ = code_server
+    plain = tmp_path / "notes"
+    plain.mkdir()
+    (plain / "todo.py").write_text("# stet: a margin note with no repository\n")
+
+    result = drive(tmp_path, base, plain, scenario="norepo")
+
+    assert not [icon for icon in result["statusIcons"] if "warning" in icon], result["statusIcons"]
+    assert "no git repository is open in this window" in result["statusTooltip"]
+    assert result["toasts"] == [
+        "Stet: opening the style sheet failed: no git repository is open in this window: Stet "
+        "works on the files of a git repository (open a folder inside one, or a file of one; "
+        "git init makes one)"
+    ], result["toasts"]

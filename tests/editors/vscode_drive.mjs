@@ -25,6 +25,7 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
+// - "norepo": a folder in no git repository: the status bar item and a command's message;
 // - "failedstart", "pausedrecord", "importfile", "messages", "dirtysheet", "listgone", "branchswitch": see
 //   their functions below.
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
@@ -1641,7 +1642,31 @@ async function runBranchSwitch(page) {
   await screenshot(page, "branch-switched");
 }
 
+// A folder in no git repository (and holding none): no server starts; the status bar item
+// says why without a warning, and "Stet: Open Style Sheet" says that no repository is open.
+async function runNoRepository(page) {
+  await openWorkbench(page);
+  const item = page.locator(".statusbar .statusbar-item", { hasText: "Stet" }).first();
+  await item.waitFor({ timeout: TIMEOUT });
+  // The item refreshes every 4 s: past the first refresh.
+  await pause(5000);
+  result.statusIcons = await item.evaluate((node) => [...node.querySelectorAll(".codicon")].map((icon) => icon.className));
+  result.statusTooltip = await acting(
+    "the status bar item's tooltip",
+    () => item.hover(),
+    async () => (await texts(page.locator(".monaco-hover, .workbench-hover"))).find((t) => t.includes("Stet")) ?? null,
+  );
+  await page.mouse.move(700, 400);
+  await runCommand(page, "Stet: Open Style Sheet");
+  result.toasts = await until("the command's message", async () => {
+    const found = await toasts(page);
+    return found.some((t) => t.startsWith("Stet:")) ? found : null;
+  });
+  await screenshot(page, "no-repository");
+}
+
 const run = {
+  norepo: runNoRepository,
   listgone: runListGone,
   branchswitch: runBranchSwitch,
   dirtysheet: runDirtySheet,

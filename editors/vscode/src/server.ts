@@ -11,7 +11,7 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 import { changed, changedSoon } from "./changes";
-import { isFile } from "./repositories";
+import { hasRepository, isFile } from "./repositories";
 
 /** What the rest of the extension gives the client it starts. */
 export interface ClientHooks {
@@ -242,10 +242,16 @@ export async function whenStarted(): Promise<boolean> {
   return serverRunning();
 }
 
+/** Why a window has no server, said to the user: no git repository is open in it. */
+export const NO_REPOSITORY =
+  "no git repository is open in this window: Stet works on the files of a git repository " +
+  "(open a folder inside one, or a file of one; git init makes one)";
+
 /** Sends workspace/executeCommand to the server; a failure is thrown, never shown. */
 export async function sendCommand(command: string, args: unknown[]): Promise<unknown> {
   if (!(await whenStarted()) || !client) {
-    throw new Error("the Stet language server is not running");
+    // A window without a repository starts no server: that, not the server, is the reason.
+    throw new Error(client || hasRepository() ? "the Stet language server is not running" : NO_REPOSITORY);
   }
   return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
 }

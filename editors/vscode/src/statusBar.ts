@@ -2,8 +2,8 @@
 import * as vscode from "vscode";
 import { listEntries } from "./entries";
 import { TrajectoryRow } from "./results";
-import { repositoryArgument } from "./repositories";
-import { execute, serverRunning, serverStarting } from "./server";
+import { hasRepository, repositoryArgument } from "./repositories";
+import { clientMade, execute, NO_REPOSITORY, serverRunning, serverStarting } from "./server";
 
 /** The status bar item; `seenChange` runs when what it shows changed (the view then refreshes). */
 export class StatusBar {
@@ -27,8 +27,12 @@ export class StatusBar {
       return;
     }
     if (!serverRunning()) {
-      // Not running: never started, failed to start, or stopped.
-      if (!serverStarting()) {
+      // Not running: never started (a window without a git repository), failed to start, or
+      // stopped.
+      if (!clientMade() && !hasRepository()) {
+        this.item.text = "$(note) Stet";
+        this.item.tooltip = `Stet: ${NO_REPOSITORY}.`;
+      } else if (!serverStarting()) {
         this.item.text = "$(warning) Stet";
         this.item.tooltip = "Stet: the language server is not running (Stet: Restart Language Server)";
       }
