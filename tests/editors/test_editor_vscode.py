@@ -32,7 +32,8 @@ folder (`screenshots/`, printed with -s).
   events.jsonl; a trajectory's schema error and a committed one's secret in the Problems panel;
   a `stet.server.*` setting of a wrong type named in a notification; an entry whose file is
   gone, picked in "Stet: List Entries"; the status bar and the Stet view with two branches'
-  working trajectories, and after a switch to a branch without one; a folder in no repository.
+  working trajectories, and after a switch to a branch without one; a folder in no repository;
+  a server that ends at once.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -1034,6 +1036,43 @@ def test_server_started_after_a_failed_start_from_vscode(
     assert result["starts"] == 1
     assert start_log.read_text(encoding="utf-8") == "started\n"
     assert not [toast for toast in result["toasts"] if "Stet" in toast], result["toasts"]
+
+
+SERVER_LAST_WORDS = "ModuleNotFoundError: No module named 'pygls'"
+
+
+@pytest.mark.parametrize(
+    "code_server",
+    [
+        {
+            # A broken install: a server that says why on standard error and ends at once.
+            "stet.server.path": sys.executable,
+            "stet.server.args": [
+                "-c",
+                'import sys; sys.stderr.write("Traceback (most recent call last):\\n'
+                f'{SERVER_LAST_WORDS}\\n"); sys.exit(1)',
+            ],
+        }
+    ],
+    indirect=True,
+)
+def test_server_that_ends_at_once_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """The notification says what the server said last (not the pipe's 'write EPIPE'), and
+    its "Show Output" shows the whole of it."""
+    base, root = code_server
+
+    result = drive(tmp_path, base, root, scenario="crashedstart", serverSays=SERVER_LAST_WORDS)
+
+    assert len(result["failureToasts"]) == 1, result["failureToasts"]
+    toast = result["failureToasts"][0]
+    assert toast.startswith(
+        f"Stet: could not start the language server '{sys.executable}' (from stet.server.path): "
+        f"it ended saying '{SERVER_LAST_WORDS}'."
+    ), toast
+    assert "EPIPE" not in toast
+    assert SERVER_LAST_WORDS in result["output"]  # the Stet output channel, shown
 
 
 def test_record_refused_while_the_sheet_is_paused_from_vscode(

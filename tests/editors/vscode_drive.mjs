@@ -25,6 +25,7 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
+// - "crashedstart": a server that ends at once: the notification and its "Show Output";
 // - "norepo": a folder in no git repository: the status bar item and a command's message;
 // - "failedstart", "pausedrecord", "importfile", "messages", "dirtysheet", "listgone", "branchswitch": see
 //   their functions below.
@@ -1665,7 +1666,32 @@ async function runNoRepository(page) {
   await screenshot(page, "no-repository");
 }
 
+// A server that ends at once (a broken install): the notification quotes what it said last,
+// and its "Show Output" button shows the Stet output channel.
+async function runCrashedStart(page) {
+  await openWorkbench(page);
+  const failed = (t) => t.includes("could not start the language server");
+  await until("the start failure", async () => (await toasts(page)).some(failed));
+  await pause(2000); // any second notification of the same failure shows by then
+  result.failureToasts = await toasts(page);
+  await screenshot(page, "start-failed");
+  const button = page
+    .locator(".notifications-toasts .notification-toast", { hasText: "could not start" })
+    .locator(".monaco-button", { hasText: "Show Output" })
+    .first();
+  result.output = await acting(
+    "the Stet output",
+    () => button.click({ timeout: 3000 }),
+    async () => {
+      const shown = await panelText(page);
+      return shown.includes(config.serverSays) ? shown : null;
+    },
+  );
+  await screenshot(page, "output");
+}
+
 const run = {
+  crashedstart: runCrashedStart,
   norepo: runNoRepository,
   listgone: runListGone,
   branchswitch: runBranchSwitch,

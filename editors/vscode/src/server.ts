@@ -1,5 +1,7 @@
 // The language server: where it is, starting and stopping it, and sending it commands.
 import * as path from "node:path";
+import * as readline from "node:readline";
+import type { Readable } from "node:stream";
 import * as vscode from "vscode";
 import {
   ExecuteCommandRequest,
@@ -132,6 +134,27 @@ const INSTALL_MESSAGE =
   "Install it into the workspace's Python environment (pip install stet-lsp, or pip install -e . in a " +
   "checkout of Stet), or set stet.server.path to the stet-lsp executable.";
 
+/** The server's standard error since its last start: a failure to start quotes its last line
+ * (a Python traceback ends with the exception), which the language client only logs. */
+let stderrTail: string[] = [];
+/** Settles when the server's standard error closes (the process ended). */
+let stderrClosed: Promise<void> = Promise.resolve();
+
+/** Lines of `input` to `log`, as the language client does by default. */
+function lines(input: Readable, log: (line: string) => void): readline.Interface {
+  const reader = readline.createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 });
+  reader.on("line", log);
+  return reader;
+}
+
+/** What the server said last on standard error, waiting a moment for it to end; undefined
+ * when it said nothing. */
+async function lastWords(): Promise<string | undefined> {
+  await Promise.race([stderrClosed, new Promise((resolve) => setTimeout(resolve, 1500))]);
+  const last = stderrTail.filter((line) => line.trim()).at(-1)?.trim();
+  return last && last.length > 300 ? `${last.slice(0, 300)}…` : last;
+}
+
 function createClient(server: ServerCommand, hooks: ClientHooks): LanguageClient {
   const { command, args } = server;
   const serverOptions: ServerOptions = {
@@ -146,6 +169,18 @@ function createClient(server: ServerCommand, hooks: ClientHooks): LanguageClient
     // Trajectory, which is the server's own stet.capstone) pass through here: where the
     // server leaves a choice to the client, the client asks, then sends the answer.
     middleware: { executeCommand: hooks.executeCommand },
+    stdioOptions: {
+      stdout: (input, channel) => void lines(input, (line) => channel.info(line)),
+      stderr: (input, channel) => {
+        stderrTail = [];
+        const reader = lines(input, (line) => {
+          channel.error(line);
+          stderrTail.push(line);
+          stderrTail.splice(0, stderrTail.length - 20);
+        });
+        stderrClosed = new Promise((resolve) => reader.on("close", () => resolve()));
+      },
+    },
   };
   return new StetClient("stet", "Stet", serverOptions, clientOptions);
 }
@@ -184,6 +219,8 @@ async function begin(hooks: ClientHooks): Promise<void> {
     return;
   }
   output.info(`starting ${server.command} (from ${server.source})`);
+  stderrTail = []; // not a server's of before (a path that names no file starts none)
+  stderrClosed = Promise.resolve();
   client = createClient(server, hooks);
   const started = client;
   started.onDidChangeState((event) => {
@@ -196,10 +233,17 @@ async function begin(hooks: ClientHooks): Promise<void> {
   try {
     await start;
   } catch (error) {
-    void vscode.window.showErrorMessage(
-      `Stet: could not start the language server '${server.command}' (from ${server.source}): ${String(error)}. ` +
-        INSTALL_MESSAGE,
-    );
+    // A server that ended at once (a broken install) fails the start with the pipe's error
+    // ("write EPIPE"): its own last words say why.
+    const said = await lastWords();
+    const why = said ? `it ended saying '${said}'` : error instanceof Error ? error.message : String(error);
+    void vscode.window
+      .showErrorMessage(
+        `Stet: could not start the language server '${server.command}' (from ${server.source}): ${why}. ` +
+          INSTALL_MESSAGE,
+        "Show Output",
+      )
+      .then((choice) => choice && output.show());
   } finally {
     if (starting === start) {
       starting = undefined;
