@@ -130,8 +130,9 @@ def test_add_checks_its_arguments(sheet: StyleSheet, root: Path) -> None:
 def test_a_note_is_never_anchored_in_the_git_directory_or_a_binary_file(
     sheet: StyleSheet, root: Path
 ) -> None:
-    """Every front end adds notes through this one operation: the git directory's files and
-    binary files (a NUL byte in the first 8000 bytes, git's own test) are refused, the file
+    """Every front end adds notes through this one operation: the git directory's files,
+    Stet's local scratch (`.stet/cache/`: the style sheet itself, which each write rewrites)
+    and binary files (a NUL byte in the first 8000 bytes, git's own test) are refused, the file
     named, and nothing is written."""
     (root / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"x" * 100 + b"\0" + b"\n" * 10)
     (root / "late-nul.txt").write_bytes(b"text\n" * 2000 + b"\0\n")  # past 8000 bytes
@@ -143,6 +144,10 @@ def test_a_note_is_never_anchored_in_the_git_directory_or_a_binary_file(
         (root / ".git" / "HEAD", "inside the git directory"),
         ("sub/.GIT/config", "inside the git directory"),
         ("link", "inside the git directory"),  # where the link leads counts
+        # Stet's local scratch: the style sheet itself, a working trajectory
+        (sheet.path, "is Stet's local scratch"),
+        (".stet/cache/trajectories/t/events.jsonl", "is Stet's local scratch"),
+        (".STET/Cache/x.md", "is Stet's local scratch"),
         ("image.png", "image.png is a binary file"),
     ]
     for file, message in cases:

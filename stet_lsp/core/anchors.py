@@ -15,6 +15,7 @@ from stet_lsp.core.lines import lines_of, split_lines
 from stet_lsp.core.model import Anchor, Entry
 from stet_lsp.core.records import FrozenRecord
 from stet_lsp.core.safefs import read_regular
+from stet_lsp.core.targets import STET_DIR
 
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
 if TYPE_CHECKING:
@@ -68,11 +69,20 @@ def make_anchor(root: Path, path: Path | str, line: int, text: str | None = None
 def check_anchor_path(relative: str) -> None:
     """An error when the repository-relative `relative` is inside a git directory (`.git/`,
     a submodule's too; any case, as git refuses such paths): its files are git's, not code
-    a note can be about."""
-    if any(part.casefold() == ".git" for part in relative.split("/")):
+    a note can be about; or inside `.stet/cache/`, Stet's local scratch (the style sheet
+    itself, working trajectories), which every write or import rewrites, so an anchor there
+    points at nothing it was written about."""
+    parts = relative.split("/")
+    if any(part.casefold() == ".git" for part in parts):
         raise StetError(
             f"{relative} is inside the git directory; a note can only be anchored in the "
             "work tree's files"
+        )
+    if [part.casefold() for part in parts[:2]] == [STET_DIR, "cache"] and len(parts) > 2:
+        raise StetError(
+            f"{relative} is Stet's local scratch (the style sheet, working trajectories); a "
+            "note can only be anchored in the repository's own files: add it without a line, "
+            "or mark a trajectory's step"
         )
 
 

@@ -1575,3 +1575,24 @@ def test_a_folder_in_no_repository_from_vscode(
         "works on the files of a git repository (open a folder inside one, or a file of one; "
         "git init makes one)"
     ], result["toasts"]
+
+
+def test_no_note_anchored_in_the_style_sheet_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """Stet: Add Note at Cursor with the style sheet itself active says why no note is
+    anchored there (every write rewrites the sheet) and asks nothing; nothing is written."""
+    base, root = code_server
+    add_note(root, "an entry so that the sheet exists", "--kind", "note")
+    sheet = stet_sheet_path(root)
+    before = sheet.read_bytes()
+
+    result = drive(tmp_path, base, root, scenario="scratchnote", sheetName=sheet.name)
+
+    assert result["asked"] == "message", result
+    assert len(result["toasts"]) == 1, result["toasts"]
+    assert result["toasts"][0].startswith(
+        f"Stet: {sheet.name} is Stet's local scratch (.stet/cache/: the style sheet, working "
+        "trajectories): anchor the note in a file of the repository"
+    ), result["toasts"]
+    assert sheet.read_bytes() == before

@@ -25,6 +25,7 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
+// - "scratchnote": "Stet: Add Note at Cursor" in the style sheet itself;
 // - "crashedstart": a server that ends at once: the notification and its "Show Output";
 // - "norepo": a folder in no git repository: the status bar item and a command's message;
 // - "failedstart", "pausedrecord", "importfile", "messages", "dirtysheet", "listgone", "branchswitch": see
@@ -1690,7 +1691,37 @@ async function runCrashedStart(page) {
   await screenshot(page, "output");
 }
 
+// "Stet: Add Note at Cursor" in the style sheet itself: it says why no note is anchored there
+// (should it ask for a note instead, the note is typed and its kind picked).
+async function runScratchNote(page) {
+  await openWorkbench(page);
+  await until("the server answers", async () => (await statusItems(page)).some((t) => /Stet: \S+ · \d+ open/.test(t)));
+  await runCommand(page, "Stet: Open Style Sheet");
+  await until("the sheet's tab", async () => {
+    const [active] = await texts(page.locator(".tabs-container .tab.active"));
+    return active?.includes(config.sheetName) ? active : null;
+  });
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  await goToLine(page, 3);
+  await runCommand(page, "Stet: Add Note at Cursor");
+  const asked = await until("a message or a question", async () =>
+    (await toasts(page)).some((t) => t.startsWith("Stet:")) ? "message" : (await quickInput(page)) ? "question" : null,
+  );
+  if (asked === "question") {
+    await page.locator(".quick-input-widget input").fill(config.noteText);
+    await page.keyboard.press("Enter");
+    await until("the kind", async () => (await quickInput(page))?.rows.some((t) => t.includes("convention")));
+    await page.locator(".quick-input-widget input").fill("note");
+    await page.keyboard.press("Enter");
+    await pause(3000);
+  }
+  result.asked = asked;
+  result.toasts = await toasts(page);
+  await screenshot(page, "scratch-note");
+}
+
 const run = {
+  scratchnote: runScratchNote,
   crashedstart: runCrashedStart,
   norepo: runNoRepository,
   listgone: runListGone,

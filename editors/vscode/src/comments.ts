@@ -9,6 +9,7 @@
 import * as vscode from "vscode";
 import { graduateEntry } from "./entries";
 import { Entry, EntryResult, GraduateResult } from "./results";
+import { stetScratch } from "./repositories";
 import { execute, reportFailure } from "./server";
 
 /** An entry as its diagnostic shows it. */
@@ -188,7 +189,8 @@ export function registerComments(context: vscode.ExtensionContext): void {
   };
   controller.commentingRangeProvider = {
     provideCommentingRanges(document: vscode.TextDocument): vscode.Range[] {
-      if (document.uri.scheme !== "file" || document.lineCount === 0) {
+      // Not in Stet's scratch (the style sheet itself): no note is anchored there.
+      if (document.uri.scheme !== "file" || document.lineCount === 0 || stetScratch(document.uri)) {
         return [];
       }
       return [new vscode.Range(0, 0, document.lineCount - 1, 0)];

@@ -2,7 +2,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { BriefResult, Entry, EntryResult, KINDS } from "./results";
-import { gitRoot, repositoryArgument } from "./repositories";
+import { gitRoot, repositoryArgument, stetScratch } from "./repositories";
 import { execute, reportFailure } from "./server";
 
 async function addNote(args?: { text?: string; kind?: string; line?: number }): Promise<Entry | undefined> {
@@ -58,6 +58,13 @@ function noteProblem(uri: vscode.Uri): string | undefined {
   }
   if (!gitRoot(path.dirname(uri.fsPath))) {
     return `${path.basename(uri.fsPath)} is not inside a git repository: a note is anchored to a file of one.`;
+  }
+  if (stetScratch(uri)) {
+    return (
+      `${path.basename(uri.fsPath)} is Stet's local scratch (.stet/cache/: the style sheet, working ` +
+      "trajectories): anchor the note in a file of the repository, type it into the style sheet, or " +
+      "mark a trajectory's step (Stet: Mark Step…)."
+    );
   }
   return undefined;
 }

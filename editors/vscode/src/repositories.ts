@@ -145,3 +145,15 @@ export function hasRepository(): boolean {
 export function repositoryFile(document: vscode.TextDocument): boolean {
   return document.uri.scheme === "file" && gitRoot(path.dirname(document.uri.fsPath)) !== undefined;
 }
+
+/** Whether a file is Stet's local scratch, `.stet/cache/` of its repository (the style sheet
+ * itself, working trajectories): every write or import rewrites it, so no note is anchored
+ * there (the server refuses it too). */
+export function stetScratch(uri: vscode.Uri): boolean {
+  if (uri.scheme !== "file") {
+    return false;
+  }
+  const root = gitRoot(path.dirname(uri.fsPath));
+  const parts = root ? path.relative(root, uri.fsPath).split(path.sep) : [];
+  return parts.length > 2 && parts[0].toLowerCase() === ".stet" && parts[1].toLowerCase() === "cache";
+}
