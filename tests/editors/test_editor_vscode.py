@@ -426,6 +426,25 @@ def test_step_marked_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) 
     ), result["marked"]
 
 
+def test_step_marked_on_a_line_with_no_step_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """Stet: Mark Step… with the cursor above the narration's first step says at once that
+    there is no step there, not after a verdict, a text and a choice were asked for."""
+    base, root = code_server
+    session = claude_session(root, tmp_path / "home")
+    assert stet(root, "trajectory", "import", str(session)).returncode == 0
+
+    result = drive(tmp_path, base, root, scenario="marknostep")
+
+    assert result["asked"] == "message", result
+    assert result["toasts"] == [
+        "Stet: no step at line 1 of narration.md: put the cursor on a step (its line of "
+        "events.jsonl, or its section of narration.md) first."
+    ], result["toasts"]
+    assert not (root / ".stet" / "feedback").exists()
+
+
 def test_subagent_steps_grouped_in_the_tree_from_vscode(
     tmp_path: Path, code_server: tuple[str, Path]
 ) -> None:

@@ -25,6 +25,7 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
+// - "marknostep": "Stet: Mark Step…" on a line of the narration above every step;
 // - "scratchnote": "Stet: Add Note at Cursor" in the style sheet itself;
 // - "crashedstart": a server that ends at once: the notification and its "Show Output";
 // - "norepo": a folder in no git repository: the status bar item and a command's message;
@@ -1720,7 +1721,23 @@ async function runScratchNote(page) {
   await screenshot(page, "scratch-note");
 }
 
+// "Stet: Mark Step…" on the narration's first line, above every step: a message at once, or
+// (should it ask) the verdict picker.
+async function runMarkNoStep(page) {
+  await openWorkbench(page);
+  await openTrajectory(page);
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  await goToLine(page, 1);
+  await runCommand(page, "Stet: Mark Step");
+  result.asked = await until("a message or a question", async () =>
+    (await toasts(page)).some((t) => t.startsWith("Stet:")) ? "message" : (await quickInput(page)) ? "question" : null,
+  );
+  result.toasts = await toasts(page);
+  await screenshot(page, "mark-no-step");
+}
+
 const run = {
+  marknostep: runMarkNoStep,
   scratchnote: runScratchNote,
   crashedstart: runCrashedStart,
   norepo: runNoRepository,

@@ -147,12 +147,6 @@ async function stepAt(uri: vscode.Uri, line: number): Promise<number | undefined
   return undefined;
 }
 
-/** "step N" for the step at a line of a trajectory file, else "the step at line L". */
-async function stepName(uri: vscode.Uri, line: number): Promise<string> {
-  const step = await stepAt(uri, line);
-  return step !== undefined ? `step ${step}` : `the step at line ${line + 1}`;
-}
-
 export async function markStep(args?: { verdict?: string; text?: string; toSheet?: boolean }): Promise<MarkResult | undefined> {
   const editor = vscode.window.activeTextEditor;
   if (!editor || editor.document.uri.scheme !== "file" || !TRAJECTORY_FILE.test(editor.document.uri.fsPath)) {
@@ -162,8 +156,20 @@ export async function markStep(args?: { verdict?: string; text?: string; toSheet
     return undefined;
   }
   const line = editor.selection.active.line;
-  // The prompts' title: none are shown when the verdict is given.
-  const title = args?.verdict ? "" : `Stet: Mark ${await stepName(editor.document.uri, line)}`;
+  // The prompts' title, naming the step: none are shown when the verdict is given. A line
+  // with no step (above the first, a header) is said at once, not after three questions.
+  let title = "";
+  if (!args?.verdict) {
+    const step = await stepAt(editor.document.uri, line);
+    if (step === undefined) {
+      void vscode.window.showWarningMessage(
+        `Stet: no step at line ${line + 1} of ${editor.document.uri.path.split("/").pop()}: put the cursor ` +
+          "on a step (its line of events.jsonl, or its section of narration.md) first.",
+      );
+      return undefined;
+    }
+    title = `Stet: Mark step ${step}`;
+  }
   const verdict =
     args?.verdict ??
     (
