@@ -1094,6 +1094,23 @@ def test_server_that_ends_at_once_from_vscode(
     assert SERVER_LAST_WORDS in result["output"]  # the Stet output channel, shown
 
 
+def test_margin_notes_recorded_from_the_palette_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """Stet: Record Margin Notes in File says what it recorded (the status bar), and run again
+    on the file with none left says so as information, not as a failure."""
+    base, root = code_server
+
+    result = drive(tmp_path, base, root, scenario="recordall")
+
+    [entry] = sheet_entries(root)
+    assert entry["text"] == MARGIN_TEXT
+    assert result["recorded"].strip() == f"Stet: margin note recorded as entry {entry['id']}"
+    assert result["toasts"] == [
+        "Stet: src/pay.py holds no margin note to record (a comment holding 'stet:')."
+    ], result["toasts"]
+
+
 def test_record_refused_while_the_sheet_is_paused_from_vscode(
     tmp_path: Path, code_server: tuple[str, Path]
 ) -> None:

@@ -25,6 +25,7 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
+// - "recordall": "Stet: Record Margin Notes in File", twice;
 // - "marknostep": "Stet: Mark Step…" on a line of the narration above every step;
 // - "scratchnote": "Stet: Add Note at Cursor" in the style sheet itself;
 // - "crashedstart": a server that ends at once: the notification and its "Show Output";
@@ -1736,7 +1737,28 @@ async function runMarkNoStep(page) {
   await screenshot(page, "mark-no-step");
 }
 
+// "Stet: Record Margin Notes in File" twice on the file: what the status bar says it recorded,
+// then the message for a file that has none left.
+async function runRecordAll(page) {
+  await openWorkbench(page);
+  await quickOpen(page, config.file, config.fileName, "def pay");
+  await until("the margin note's diagnostic", async () =>
+    (await texts(page.locator(".markers-panel .monaco-list-row"))).length > 0 ||
+    (await page.keyboard.press("Control+Shift+M"), false),
+  );
+  await runCommand(page, "Stet: Record Margin Notes in File");
+  result.recorded = await statusMessage(page, "what was recorded", /margin notes? recorded/);
+  await until("the comment removed", async () => !(await editorText(page)).includes("stet:"));
+  await runCommand(page, "Stet: Record Margin Notes in File");
+  result.toasts = await until("the second run's message", async () => {
+    const found = await toasts(page);
+    return found.some((t) => t.startsWith("Stet:")) ? found : null;
+  });
+  await screenshot(page, "record-all");
+}
+
 const run = {
+  recordall: runRecordAll,
   marknostep: runMarkNoStep,
   scratchnote: runScratchNote,
   crashedstart: runCrashedStart,

@@ -197,7 +197,7 @@ async def test_a_sheet_git_tracks_is_not_briefed(client: LanguageClient, tmp_pat
         (
             "stet.margin.record",
             [{"uri": "URI", "all": True}],
-            r"this file has no margin notes to record \(a comment holding `stet:`",
+            r"holds no margin note to record \(a comment holding 'stet:'\)",
         ),
         ("stet.brief", [{"uri": "URI", "budget": 0}], "1 or more"),
         ("stet.pause", [{"uri": "URI", "until": "soon"}], "ISO date"),

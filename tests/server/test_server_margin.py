@@ -20,6 +20,7 @@ from lsp_harness import (
     units,
 )
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from stet_lsp.core.anchors import locate
@@ -322,3 +323,31 @@ async def test_a_note_at_the_end_of_a_line_anchors_to_the_line_without_it(
     path.write_text(buffers(client)[document].text)
     [stored] = StyleSheet(resolve_target(root)).entries()
     assert locate(stored.anchor, path.read_text().split("\n")) == 2
+
+
+async def test_recording_where_there_is_no_margin_note_says_where(
+    client: LanguageClient, root: Path
+) -> None:
+    """A file without margin notes ("Record all margin notes in this file", the editors'
+    record-all command) names the file and what a note looks like; a line without one, the
+    line (1-based, as editors show it); both with `data.reason` "no-margin-note", for a
+    client to say it as what it is, not as a failure."""
+    path = root / "src" / "plain.py"
+    path.write_text("x = 1\ny = 2\n")
+    document = open_file(client, path)
+    for arguments, message in [
+        ({"all": True}, "src/plain.py holds no margin note to record (a comment holding 'stet:')"),
+        (
+            {"line": 1},
+            "there is no margin note on line 2 to record (a comment holding 'stet:'; the "
+            "whole file's: record all)",
+        ),
+    ]:
+        with pytest.raises(JsonRpcException) as refused:
+            await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(
+                    command="stet.margin.record", arguments=[{"uri": document, **arguments}]
+                )
+            )
+        assert refused.value.message == message
+        assert refused.value.data == {"reason": "no-margin-note"}

@@ -3,7 +3,8 @@
 import * as vscode from "vscode";
 import { ExecuteCommandSignature, LSPErrorCodes, ResponseError } from "vscode-languageclient/node";
 import { changedSoon } from "./changes";
-import { CapstoneResult, GraduateResult } from "./results";
+import { recordedMessage } from "./notes";
+import { CapstoneResult, Entry, GraduateResult } from "./results";
 import { repositoryArgument } from "./repositories";
 import { execute, READ_ONLY, reportFailure, sendCommand } from "./server";
 
@@ -34,7 +35,16 @@ export async function interceptCommand(command: string, args: unknown[], _next: 
     return capstone();
   }
   try {
-    return command === "stet.graduate" ? await graduate(args, sendCommand) : await sendCommand(command, args);
+    if (command === "stet.graduate") {
+      return await graduate(args, sendCommand);
+    }
+    const result = await sendCommand(command, args);
+    // A quick fix that recorded margin notes says so, as Stet: Record Margin Notes in File does.
+    const said = command === "stet.margin.record" ? recordedMessage(result as { recorded?: Entry[] }) : undefined;
+    if (said) {
+      vscode.window.setStatusBarMessage(said, 6000);
+    }
+    return result;
   } catch (error) {
     if (!(error instanceof ResponseError && error.code === LSPErrorCodes.RequestCancelled)) {
       const message = error instanceof Error ? error.message : String(error);

@@ -1,6 +1,7 @@
 // The style sheet from the editor: a note at the cursor, the sheet, the brief, margin notes.
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { ResponseError } from "vscode-languageclient/node";
 import { BriefResult, Entry, EntryResult, KINDS } from "./results";
 import { gitRoot, repositoryArgument, stetScratch } from "./repositories";
 import { execute, reportFailure } from "./server";
@@ -118,6 +119,17 @@ async function showBrief(briefDocument: BriefDocument): Promise<void> {
   }
 }
 
+/** What a `stet.margin.record` result says was recorded, for the status bar (as Neovim says it). */
+export function recordedMessage(result: { recorded?: Entry[] } | undefined): string | undefined {
+  const ids = (result?.recorded ?? []).map((entry) => entry.id);
+  if (!ids.length) {
+    return undefined;
+  }
+  return ids.length === 1
+    ? `Stet: margin note recorded as entry ${ids[0]}`
+    : `Stet: ${ids.length} margin notes recorded as entries ${ids.join(", ")}`;
+}
+
 async function recordMarginNotes(): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (!editor) {
@@ -125,8 +137,20 @@ async function recordMarginNotes(): Promise<void> {
     return;
   }
   try {
-    await execute("stet.margin.record", { uri: editor.document.uri.toString(), all: true });
+    const result = await execute<{ recorded?: Entry[] }>("stet.margin.record", {
+      uri: editor.document.uri.toString(),
+      all: true,
+    });
+    const said = recordedMessage(result);
+    if (said) {
+      vscode.window.setStatusBarMessage(said, 6000);
+    }
   } catch (error) {
+    // A file without margin notes is no failure: the server says which file and what a note is.
+    if (error instanceof ResponseError && (error.data as { reason?: unknown } | undefined)?.reason === "no-margin-note") {
+      void vscode.window.showInformationMessage(`Stet: ${error.message}.`);
+      return;
+    }
     reportFailure("recording the margin notes", error);
   }
 }

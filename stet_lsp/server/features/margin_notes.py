@@ -65,21 +65,22 @@ class MarginNotes(Feature):
         server = self.server
         state = await server.document(field(args, "uri", str))
         marker = server.settings.marker
-        if field(args, "all", bool, False):
+        every = field(args, "all", bool, False)
+        if every:
             notes = list(state.notes)
-            if not notes:
-                raise StetError(
-                    f"this file has no margin notes to record (a comment holding `{marker}:` "
-                    f"or `{marker}(<kind>):`)"
-                )
         else:
             line = field(args, "line", int)
             notes = [note for note in state.notes if note.line <= line <= note.end_line]
-            if not notes:
-                raise StetError(
-                    f"there is no margin note on line {line + 1} to record (a comment holding "
-                    f"`{marker}:`; the whole file's: record all)"
-                )
+        if not notes:
+            name = state.relative or (state.path.name if state.path else state.uri)
+            error = StetError(
+                f"{name} holds no margin note to record (a comment holding '{marker}:')"
+                if every
+                else f"there is no margin note on line {line + 1} to record (a comment holding "
+                f"'{marker}:'; the whole file's: record all)"
+            )
+            error.reason = "no-margin-note"
+            raise error
         if state.session is None or state.relative is None:
             raise StetError(f"{state.uri} is not inside a git repository")
         remove = server.settings.remove_comment_on_record
