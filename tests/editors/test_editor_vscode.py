@@ -445,6 +445,26 @@ def test_step_marked_on_a_line_with_no_step_from_vscode(
     assert not (root / ".stet" / "feedback").exists()
 
 
+def test_view_follows_an_import_from_outside_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """A session imported into the working trajectory from the command line (as the
+    SessionEnd hook does) while the Stet view shows it: the row's steps follow (the view
+    was listed again only when the working trajectory came or went)."""
+    base, root = code_server
+    home = tmp_path / "home"
+    assert stet(root, "trajectory", "import", str(claude_session(root, home))).returncode == 0
+    steps = working_trajectory(root)["steps"]
+    second = claude_edit_session(root, home)
+
+    result = drive(tmp_path, base, root, scenario="outsideimport", transcript=str(second))
+
+    assert result["before"]["description"].startswith(f"{steps} steps"), result["before"]
+    now = working_trajectory(root)["steps"]
+    assert now > steps
+    assert result["after"]["description"].startswith(f"{now} steps"), result["after"]
+
+
 def test_subagent_steps_grouped_in_the_tree_from_vscode(
     tmp_path: Path, code_server: tuple[str, Path]
 ) -> None:

@@ -25,6 +25,8 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
+// - "outsideimport": a session imported from the command line while the view shows the
+//   working trajectory;
 // - "recordall": "Stet: Record Margin Notes in File", twice;
 // - "marknostep": "Stet: Mark Step…" on a line of the narration above every step;
 // - "scratchnote": "Stet: Add Note at Cursor" in the style sheet itself;
@@ -1757,7 +1759,28 @@ async function runRecordAll(page) {
   await screenshot(page, "record-all");
 }
 
+// The Stet view showing the working trajectory while a session is imported into it from
+// outside (the command line, as a harness's hook does): its row's steps and harnesses follow.
+async function runOutsideImport(page) {
+  await openWorkbench(page);
+  await runCommand(page, "Stet: Show Stet View");
+  const working = async () => (await treeRows(page)).find((row) => row.label.startsWith("working ")) ?? null;
+  result.before = await until("the working trajectory's row", working);
+  const [cli, ...cliArgs] = config.stetCli;
+  execFileSync(cli, [...cliArgs, "trajectory", "import", config.transcript], {
+    cwd: config.root,
+    encoding: "utf8",
+    timeout: TIMEOUT,
+  });
+  result.after = await until("the row after the import", async () => {
+    const row = await working();
+    return row && row.description !== result.before.description ? row : null;
+  });
+  await screenshot(page, "outside-import");
+}
+
 const run = {
+  outsideimport: runOutsideImport,
   recordall: runRecordAll,
   marknostep: runMarkNoStep,
   scratchnote: runScratchNote,

@@ -43,11 +43,13 @@ export class StatusBar {
       const list = await listEntries();
       const open = list.entries.filter((entry) => entry.status === "open").length;
       let working = false;
+      let rows: TrajectoryRow[] = [];
       try {
         const { trajectories } = await execute<{ trajectories: TrajectoryRow[] }>(
           "stet.trajectory.list",
           repositoryArgument(),
         );
+        rows = trajectories;
         // Its own: another branch's stays in .stet/cache/ until its capstone.
         working = trajectories.some((row) => row.working && row.id === list.target.key);
       } catch {
@@ -65,7 +67,9 @@ export class StatusBar {
         list.target.key,
         list.paused,
         list.entries.map((entry) => [entry.id, entry.status, entry.text, entry.placement]),
-        working,
+        // Every trajectory as the view shows it: a session imported from outside (the CLI, a
+        // harness's hook) into the working one changes its steps, not whether it is there.
+        rows.map((row) => [row.id, row.working, row.steps, row.harnesses]),
       ]);
       if (this.seen !== undefined && seen !== this.seen) {
         this.seenChange();
