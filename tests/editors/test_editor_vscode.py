@@ -607,6 +607,29 @@ def test_entry_proposed_as_skill_and_capstone_from_vscode(
 TREE_TEXT = "Payment functions return cents"
 
 
+def test_capstone_with_no_working_trajectory_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """Stet: Commit Trajectory (Capstone) on a branch with no working trajectory says so at
+    once (with the import at hand), not after a message and a mode were asked for."""
+    base, root = code_server
+    head = _git_head(root)
+
+    result = drive(tmp_path, base, root, scenario="capstonenone")
+
+    assert result["asked"] == "message", result
+    assert result["toasts"] == [
+        "Stet: main has no working trajectory to commit: import an agent session first."
+    ], result["toasts"]
+    assert _git_head(root) == head
+
+
+def _git_head(root: Path) -> str:
+    return subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
 @pytest.mark.parametrize("code_server", ["venv"], indirect=True)
 def test_server_found_in_the_workspace_venv(tmp_path: Path, code_server: tuple[str, Path]) -> None:
     base, root = code_server

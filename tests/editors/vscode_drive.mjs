@@ -25,6 +25,7 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
+// - "capstonenone": the capstone with no working trajectory;
 // - "outsideimport": a session imported from the command line while the view shows the
 //   working trajectory;
 // - "recordall": "Stet: Record Margin Notes in File", twice;
@@ -1779,7 +1780,21 @@ async function runOutsideImport(page) {
   await screenshot(page, "outside-import");
 }
 
+// "Stet: Commit Trajectory (Capstone)" with no working trajectory: a message at once, or
+// (should it ask) the message box.
+async function runCapstoneNone(page) {
+  await openWorkbench(page);
+  await until("the server answers", async () => (await statusItems(page)).some((t) => /Stet: \S+ · \d+ open/.test(t)));
+  await runCommand(page, "Stet: Commit Trajectory (Capstone)");
+  result.asked = await until("a message or a question", async () =>
+    (await toasts(page)).some((t) => t.startsWith("Stet:")) ? "message" : (await quickInput(page)) ? "question" : null,
+  );
+  result.toasts = await toasts(page);
+  await screenshot(page, "capstone-none");
+}
+
 const run = {
+  capstonenone: runCapstoneNone,
   outsideimport: runOutsideImport,
   recordall: runRecordAll,
   marknostep: runMarkNoStep,

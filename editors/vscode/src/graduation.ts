@@ -4,7 +4,7 @@ import * as vscode from "vscode";
 import { ExecuteCommandSignature, LSPErrorCodes, ResponseError } from "vscode-languageclient/node";
 import { changedSoon } from "./changes";
 import { recordedMessage } from "./notes";
-import { CapstoneResult, Entry, GraduateResult } from "./results";
+import { CapstoneResult, Entry, GraduateResult, ListResult, TrajectoryRow } from "./results";
 import { repositoryArgument } from "./repositories";
 import { execute, READ_ONLY, reportFailure, sendCommand } from "./server";
 
@@ -163,8 +163,35 @@ function capstoneText(result: CapstoneResult): string {
   return lines.join("\n") + "\n";
 }
 
+/** Whether the current target has a working trajectory to commit (undefined when the server
+ * could not tell: the capstone then says). */
+async function hasWorkingTrajectory(where: Record<string, unknown>): Promise<{ has: boolean; label: string } | undefined> {
+  try {
+    const list = await execute<ListResult>("stet.note.list", where);
+    const { trajectories } = await execute<{ trajectories: TrajectoryRow[] }>("stet.trajectory.list", where);
+    return {
+      has: trajectories.some((row) => row.working && row.id === list.target.key),
+      label: list.target.label,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Stet: Commit Trajectory (Capstone): the palette's run of the server's `stet.capstone`. */
 async function capstone(): Promise<CapstoneResult | undefined> {
+  // Nothing to commit is said before the message and the mode are asked for.
+  const working = await hasWorkingTrajectory(repositoryArgument());
+  if (working && !working.has) {
+    const choice = await vscode.window.showInformationMessage(
+      `Stet: ${working.label} has no working trajectory to commit: import an agent session first.`,
+      "Import Agent Session…",
+    );
+    if (choice) {
+      await vscode.commands.executeCommand("stet.importSession");
+    }
+    return undefined;
+  }
   const message = await vscode.window.showInputBox({
     title: "Stet: Commit Trajectory (Capstone)",
     prompt:
