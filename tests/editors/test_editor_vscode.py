@@ -624,6 +624,29 @@ def test_capstone_with_no_working_trajectory_from_vscode(
     assert _git_head(root) == head
 
 
+def test_two_repositories_on_one_branch_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """A window of two repositories, both on main: the status bar item and the Stet view name
+    the repository they show (both said "main" alike), and follow the active file's."""
+    base, first = code_server
+    second = make_workspace(tmp_path / "billing")
+    add_note(second, "billing keeps cents", "--kind", "convention")
+    workspace = tmp_path / "two.code-workspace"
+    workspace.write_text(json.dumps({"folders": [{"path": str(first)}, {"path": str(second)}]}))
+
+    result = drive(
+        tmp_path, base, first, scenario="multiroot", url=f"{base}/?workspace={workspace}",
+        folders=[second.name, first.name],
+    )  # fmt: skip
+
+    [billing, repo] = result["seen"]
+    assert billing["status"].strip() == f"Stet: {second.name} · main · 1 open", billing
+    assert billing["group"] == f"Entries · {second.name} · main", billing
+    assert repo["status"].strip() == f"Stet: {first.name} · main · 0 open", repo
+    assert repo["group"] == f"Entries · {first.name} · main", repo
+
+
 def _git_head(root: Path) -> str:
     return subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True

@@ -25,6 +25,7 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
+// - "multiroot": a window of two repositories on one branch, a file of each active in turn;
 // - "capstonenone": the capstone with no working trajectory;
 // - "outsideimport": a session imported from the command line while the view shows the
 //   working trajectory;
@@ -1793,7 +1794,41 @@ async function runCapstoneNone(page) {
   await screenshot(page, "capstone-none");
 }
 
+// A window of two repositories on one branch (config.folders, their folder names): each
+// one's file opened in turn; the status bar item and the Stet view's entries group then.
+async function runMultiRoot(page) {
+  await openWorkbench(page);
+  await runCommand(page, "Stet: Show Stet View");
+  result.seen = [];
+  for (const folder of config.folders) {
+    await acting(
+      `${folder}'s pay.py open`,
+      async () => {
+        const input = page.locator(".quick-input-widget input");
+        if (!(await input.isVisible())) {
+          await page.keyboard.press("Control+P");
+          await input.waitFor({ state: "visible", timeout: 3000 });
+        }
+        await input.fill("pay.py");
+        await page.locator(".quick-input-list .monaco-list-row").filter({ hasText: folder }).first().click({ timeout: 3000 });
+      },
+      async () => (await texts(page.locator(".tabs-container .tab.active"))).some((t) => t.includes("pay.py")) &&
+        (await page.title()).includes("pay.py"),
+      { every: 5000 },
+    );
+    const status = await until(`the status bar names ${folder}`, async () =>
+      (await statusItems(page)).find((t) => t.includes(`Stet: ${folder} ·`)) ?? null,
+    );
+    const group = await until(`the view names ${folder}`, async () =>
+      (await treeRows(page)).find((row) => row.label.startsWith("Entries") && row.label.includes(folder)) ?? null,
+    );
+    result.seen.push({ folder, status, group: group.label });
+    await screenshot(page, `multiroot-${folder}`);
+  }
+}
+
 const run = {
+  multiroot: runMultiRoot,
   capstonenone: runCapstoneNone,
   outsideimport: runOutsideImport,
   recordall: runRecordAll,

@@ -5,7 +5,7 @@ import * as vscode from "vscode";
 import { changed } from "./changes";
 import { graduate } from "./graduation";
 import { Entry, EntryResult, GraduateResult, ListResult, Target } from "./results";
-import { currentRoot, isFile, repositoryArgument } from "./repositories";
+import { currentRoot, folderRepositories, isFile, repositoryArgument } from "./repositories";
 import { execute, reportFailure } from "./server";
 
 const ROUTES = [
@@ -22,6 +22,13 @@ export function repositoryRoot(list: ListResult | undefined): string | undefined
     return sheet.slice(0, at);
   }
   return vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === "file")?.uri.fsPath;
+}
+
+/** The target's label as the status bar and the view show it: with the repository's folder
+ * name first when the window has several repositories (two on `main` look alike else). */
+export function targetLabel(list: ListResult): string {
+  const root = repositoryRoot(list);
+  return root && folderRepositories().length > 1 ? `${path.basename(root)} · ${list.target.label}` : list.target.label;
 }
 
 function entryLine(entry: Entry): number | undefined {

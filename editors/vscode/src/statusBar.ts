@@ -1,6 +1,6 @@
 // The status bar item: the target, its open entries, paused or not, a working trajectory.
 import * as vscode from "vscode";
-import { listEntries } from "./entries";
+import { listEntries, repositoryRoot, targetLabel } from "./entries";
 import { TrajectoryRow } from "./results";
 import { hasRepository, repositoryArgument } from "./repositories";
 import { clientMade, execute, NO_REPOSITORY, serverRunning, serverStarting } from "./server";
@@ -55,7 +55,8 @@ export class StatusBar {
       } catch {
         // no trajectories: nothing to show
       }
-      const parts = [`$(note) Stet: ${list.target.label}`, `${open} open`];
+      const label = targetLabel(list);
+      const parts = [`$(note) Stet: ${label}`, `${open} open`];
       if (list.paused) {
         parts.push("$(debug-pause) paused");
       }
@@ -65,6 +66,7 @@ export class StatusBar {
       this.item.text = parts.join(" · ");
       const seen = JSON.stringify([
         list.target.key,
+        list.sheet, // the repository too: two on one branch have one target key
         list.paused,
         list.entries.map((entry) => [entry.id, entry.status, entry.text, entry.placement]),
         // Every trajectory as the view shows it: a session imported from outside (the CLI, a
@@ -78,6 +80,7 @@ export class StatusBar {
       this.item.tooltip = new vscode.MarkdownString(
         [
           `**Stet** · ${list.target.kind} \`${list.target.label}\``,
+          ...(label !== list.target.label ? [`in ${repositoryRoot(list)}`] : []),
           `${open} open entr${open === 1 ? "y" : "ies"} of ${list.entries.length}`,
           list.paused ? `paused${list.paused_until ? ` until ${list.paused_until}` : ""}` : "not paused",
           working ? "a working trajectory is there" : "no working trajectory",

@@ -3,7 +3,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { changed, onChange } from "./changes";
-import { EntryItem, repositoryRoot } from "./entries";
+import { EntryItem, repositoryRoot, targetLabel } from "./entries";
 import { Entry, KINDS, ListResult, OutlineNodeRow, OutlineResult, StepRow, TrajectoryRow } from "./results";
 import { repositoryArgument } from "./repositories";
 import { execute, whenStarted } from "./server";
@@ -224,7 +224,7 @@ class StetTree implements vscode.TreeDataProvider<Node> {
       if (!node) {
         this.where = repositoryArgument();
         this.list = await execute<ListResult>("stet.note.list", this.where);
-        const entries = new GroupItem(`Entries · ${this.list.target.label}`, "entries", this.list.entries);
+        const entries = new GroupItem(`Entries · ${targetLabel(this.list)}`, "entries", this.list.entries);
         entries.id = "group:entries";
         entries.description = `${this.list.entries.filter((entry) => entry.status === "open").length} open${
           this.list.paused ? " · paused" : ""
