@@ -647,6 +647,32 @@ def test_two_repositories_on_one_branch_from_vscode(
     assert repo["group"] == f"Entries · {first.name} · main", repo
 
 
+def test_view_says_why_it_lists_nothing_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """A style sheet the server refuses to read (a symbolic link, which Stet never follows):
+    the Stet view says so in a row, not "the Stet language server is starting, or this folder
+    is not in a git repository", which is neither."""
+    base, root = code_server
+    add_note(root, "an entry", "--kind", "note")
+    sheet = stet_sheet_path(root)
+    elsewhere = tmp_path / "elsewhere.md"
+    before = sheet.read_bytes()
+    elsewhere.write_bytes(before)
+    sheet.unlink()
+    sheet.symlink_to(elsewhere)
+
+    result = drive(tmp_path, base, root, scenario="viewproblem", problem="is a symbolic link")
+
+    [row] = result["rows"]
+    assert row["label"] == (
+        f"{sheet} is a symbolic link; Stet does not follow links in the repository "
+        "(nothing was changed)"
+    ), row
+    assert result["welcome"] == [], result["welcome"]
+    assert elsewhere.read_bytes() == before  # nothing written through the link
+
+
 def _git_head(root: Path) -> str:
     return subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True

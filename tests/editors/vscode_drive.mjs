@@ -25,6 +25,7 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
+// - "viewproblem": the Stet view when the server refuses to list the style sheet;
 // - "multiroot": a window of two repositories on one branch, a file of each active in turn;
 // - "capstonenone": the capstone with no working trajectory;
 // - "outsideimport": a session imported from the command line while the view shows the
@@ -1827,7 +1828,21 @@ async function runMultiRoot(page) {
   }
 }
 
+// The Stet view when the server refuses to list the style sheet: its rows (config.problem, a
+// part of the server's message, among them) and the view's welcome text, if shown.
+async function runViewProblem(page) {
+  await openWorkbench(page);
+  await runCommand(page, "Stet: Show Stet View");
+  result.rows = await until("the refusal in the view", async () => {
+    const rows = await treeRows(page);
+    return rows.some((row) => row.label.includes(config.problem)) ? rows : null;
+  });
+  result.welcome = await texts(page.locator(".part.sidebar .welcome-view-content"));
+  await screenshot(page, "view-problem");
+}
+
 const run = {
+  viewproblem: runViewProblem,
   multiroot: runMultiRoot,
   capstonenone: runCapstoneNone,
   outsideimport: runOutsideImport,

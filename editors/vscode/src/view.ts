@@ -274,7 +274,15 @@ class StetTree implements vscode.TreeDataProvider<Node> {
         return node.rows;
       }
     } catch (error) {
-      this.output.warn(`the Stet view: ${error instanceof Error ? error.message : String(error)}`);
+      const message = error instanceof Error ? error.message : String(error);
+      this.output.warn(`the Stet view: ${message}`);
+      // Said in the view itself: an empty one shows "the server is starting, or this folder is
+      // not in a git repository", which is neither when the server refused (an unreadable sheet).
+      const problem = new vscode.TreeItem(message, vscode.TreeItemCollapsibleState.None);
+      problem.iconPath = new vscode.ThemeIcon("error");
+      problem.tooltip = `Stet: ${message}`;
+      problem.contextValue = "stet-problem";
+      return [problem];
     }
     return [];
   }
