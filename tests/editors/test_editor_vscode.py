@@ -673,6 +673,27 @@ def test_view_says_why_it_lists_nothing_from_vscode(
     assert elsewhere.read_bytes() == before  # nothing written through the link
 
 
+def test_committed_trajectory_opened_from_the_palette_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """After the capstone the branch has no working trajectory: Stet: Open Trajectory offers
+    the repository's trajectories (the server's refusal asked for an id the palette cannot
+    take) and opens the one picked."""
+    base, root = code_server
+    session = claude_session(root, tmp_path / "home")
+    assert stet(root, "trajectory", "import", str(session)).returncode == 0
+    assert stet(root, "capstone").returncode == 0
+    listed = json.loads(stet(root, "trajectory", "list", "--json").stdout)["trajectories"]
+    [committed] = [row["id"] for row in listed if not row["working"]]
+
+    result = drive(tmp_path, base, root, scenario="opencommitted")
+
+    assert result["asked"] == "question", result
+    assert result["pick"]["placeholder"] == "main has no working trajectory yet: pick a trajectory"
+    assert any(committed in row for row in result["pick"]["rows"]), result["pick"]
+    assert f"trajectories/{committed}/narration.md" in result["opened"], result["opened"]
+
+
 def _git_head(root: Path) -> str:
     return subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True

@@ -25,6 +25,7 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
+// - "opencommitted": "Stet: Open Trajectory" with only a committed trajectory;
 // - "viewproblem": the Stet view when the server refuses to list the style sheet;
 // - "multiroot": a window of two repositories on one branch, a file of each active in turn;
 // - "capstonenone": the capstone with no working trajectory;
@@ -1841,7 +1842,32 @@ async function runViewProblem(page) {
   await screenshot(page, "view-problem");
 }
 
+// "Stet: Open Trajectory" with no working trajectory but a committed one: what it asks or
+// says; a pick is taken (Enter) and the narration's path read from the breadcrumbs.
+async function runOpenCommitted(page) {
+  await openWorkbench(page);
+  await until("the server answers", async () => (await statusItems(page)).some((t) => /Stet: \S+ · \d+ open/.test(t)));
+  await runCommand(page, "Stet: Open Trajectory");
+  result.asked = await until("a message or a question", async () =>
+    (await toasts(page)).some((t) => t.startsWith("Stet:")) ? "message" : (await quickInput(page)) ? "question" : null,
+  );
+  result.toasts = await toasts(page);
+  if (result.asked === "question") {
+    result.pick = await until("the trajectories", async () => {
+      const shown = await quickInput(page);
+      return shown?.rows.length ? shown : null;
+    });
+    await page.keyboard.press("Enter");
+    result.opened = await until("the narration", async () => {
+      const crumbs = (await texts(page.locator(".breadcrumbs-control .monaco-breadcrumb-item"))).join("/");
+      return crumbs.includes("narration.md") ? crumbs : null;
+    });
+  }
+  await screenshot(page, "open-committed");
+}
+
 const run = {
+  opencommitted: runOpenCommitted,
   viewproblem: runViewProblem,
   multiroot: runMultiRoot,
   capstonenone: runCapstoneNone,

@@ -1,6 +1,6 @@
 // Trajectories from the editor: import an agent session, open a trajectory, mark its steps.
 import * as vscode from "vscode";
-import { ImportResult, MarkResult, SessionRow } from "./results";
+import { ImportResult, MarkResult, SessionRow, TrajectoryRow } from "./results";
 import { repositoryArgument } from "./repositories";
 import { execute, reportFailure } from "./server";
 
@@ -121,8 +121,40 @@ async function openTrajectory(args?: { id?: string; file?: string; uri?: string 
       await vscode.window.showTextDocument(vscode.Uri.parse(result.uri));
     }
   } catch (error) {
-    reportFailure("opening the trajectory", error);
+    // No working trajectory (after a capstone, say): the server asks for a committed one's id,
+    // which the palette cannot type; the repository's trajectories are offered instead.
+    const picked = argument.id === undefined ? await pickTrajectory(argument, error) : undefined;
+    if (picked) {
+      await openTrajectory({ ...args, uri: argument.uri as string | undefined, id: picked });
+    } else if (picked === undefined) {
+      reportFailure("opening the trajectory", error);
+    }
   }
+}
+
+/** A trajectory of the repository picked, after `refusal` (the server's, for the working one);
+ * undefined when there is none to pick, "" on Escape. */
+async function pickTrajectory(where: Record<string, unknown>, refusal: unknown): Promise<string | undefined> {
+  let rows: TrajectoryRow[];
+  try {
+    rows = (await execute<{ trajectories: TrajectoryRow[] }>("stet.trajectory.list", where)).trajectories;
+  } catch {
+    return undefined;
+  }
+  if (!rows.length) {
+    return undefined;
+  }
+  const reason = refusal instanceof Error ? refusal.message.split(":")[0] : "no working trajectory";
+  const picked = await vscode.window.showQuickPick(
+    rows.map((row) => ({
+      label: `${row.working ? "working " : ""}${row.id}`,
+      description: [`${row.steps} steps`, (row.harnesses ?? []).join(", ")].filter(Boolean).join(" · "),
+      detail: row.started ?? undefined,
+      id: row.id,
+    })),
+    { title: "Stet: Open Trajectory", placeHolder: `${reason}: pick a trajectory`, ignoreFocusOut: true },
+  );
+  return picked?.id ?? "";
 }
 
 /** A trajectory's events.jsonl or narration.md (the working one under .stet/cache/, or a kept one). */
