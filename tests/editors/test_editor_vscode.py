@@ -1551,6 +1551,25 @@ def test_a_file_outside_the_repository_active_from_vscode(
     assert [entry["text"] for entry in sheet_entries(root)] == ["the helper is the library's"]
 
 
+def test_no_comment_threads_outside_the_repository_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """A file outside any git repository offers no comment threads (the gutter's "+"): a
+    note typed there could only be refused, after the typing."""
+    base, root = code_server
+    outside = tmp_path / "library"
+    outside.mkdir()
+    (outside / "helper.py").write_text(OUTSIDE_SOURCE, encoding="utf-8")
+
+    result = drive(
+        tmp_path, base, root, scenario="commentranges", outsideFile=str(outside / "helper.py"),
+        outsideName="helper.py", outsideShows="def helper",
+    )  # fmt: skip
+
+    assert result["inRepository"] > 0
+    assert result["outside"] == 0, result
+
+
 def test_a_folder_holding_repositories_from_vscode(
     tmp_path: Path, code_server: tuple[str, Path]
 ) -> None:

@@ -25,6 +25,7 @@
 //   and "Stet: Add Note at Cursor" (which says why it adds nothing there);
 // - "tree": the Stet view's trajectory tree, its rows (config.expand, in order) expanded; returns
 //   every row's level, label and description (a tall viewport keeps every row drawn);
+// - "commentranges": the comment gutter in a file of the repository and in one outside it;
 // - "opencommitted": "Stet: Open Trajectory" with only a committed trajectory;
 // - "viewproblem": the Stet view when the server refuses to list the style sheet;
 // - "multiroot": a window of two repositories on one branch, a file of each active in turn;
@@ -1866,7 +1867,21 @@ async function runOpenCommitted(page) {
   await screenshot(page, "open-committed");
 }
 
+// Where comment threads can be started: the commenting-range glyphs in the gutter of a file
+// of the repository, then of a file outside it (config.outsideFile).
+async function runCommentRanges(page) {
+  await openWorkbench(page);
+  const glyphs = page.locator(".editor-instance .comment-range-glyph");
+  await quickOpen(page, config.file, config.fileName, "def pay");
+  result.inRepository = await until("the repository file's glyphs", async () => (await glyphs.count()) || null);
+  await quickOpen(page, config.outsideFile, config.outsideName, config.outsideShows);
+  await pause(3000); // the provider's answer for the new editor
+  result.outside = await glyphs.count();
+  await screenshot(page, "comment-ranges");
+}
+
 const run = {
+  commentranges: runCommentRanges,
   opencommitted: runOpenCommitted,
   viewproblem: runViewProblem,
   multiroot: runMultiRoot,

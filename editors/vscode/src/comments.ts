@@ -6,10 +6,11 @@
 // line carrying entries (a comment per entry), made when the diagnostics arrive, moved when
 // they move, gone with the entry. Replying adds a note at the line; a comment can be edited,
 // discarded and graduated from its title bar.
+import * as path from "node:path";
 import * as vscode from "vscode";
 import { graduateEntry } from "./entries";
 import { Entry, EntryResult, GraduateResult } from "./results";
-import { stetScratch } from "./repositories";
+import { gitRoot, stetScratch } from "./repositories";
 import { execute, reportFailure } from "./server";
 
 /** An entry as its diagnostic shows it. */
@@ -189,8 +190,15 @@ export function registerComments(context: vscode.ExtensionContext): void {
   };
   controller.commentingRangeProvider = {
     provideCommentingRanges(document: vscode.TextDocument): vscode.Range[] {
-      // Not in Stet's scratch (the style sheet itself): no note is anchored there.
-      if (document.uri.scheme !== "file" || document.lineCount === 0 || stetScratch(document.uri)) {
+      // Only where a note can be anchored: a file of a git repository (not a library's opened
+      // by go to definition, which the server would refuse after the note was typed), and not
+      // Stet's scratch (the style sheet itself).
+      if (
+        document.uri.scheme !== "file" ||
+        document.lineCount === 0 ||
+        !gitRoot(path.dirname(document.uri.fsPath)) ||
+        stetScratch(document.uri)
+      ) {
         return [];
       }
       return [new vscode.Range(0, 0, document.lineCount - 1, 0)];
