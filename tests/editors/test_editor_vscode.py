@@ -33,7 +33,11 @@ folder (`screenshots/`, printed with -s).
   a `stet.server.*` setting of a wrong type named in a notification; an entry whose file is
   gone, picked in "Stet: List Entries"; the status bar and the Stet view with two branches'
   working trajectories, and after a switch to a branch without one; a folder in no repository;
-  a server that ends at once.
+  a server that ends at once; "Stet: Add Note at Cursor" in the style sheet; "Stet: Mark Step…"
+  above the first step; "Stet: Record Margin Notes in File" twice; a session imported from the
+  command line under the Stet view; the capstone with no working trajectory; two repositories
+  on one branch; a style sheet the server will not read; "Stet: Open Trajectory" after the
+  capstone; the comment gutter outside the repository.
 """
 
 from __future__ import annotations
