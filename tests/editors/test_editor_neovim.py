@@ -1192,6 +1192,27 @@ def test_file_outside_a_repository_starts_no_client(tmp_path: Path) -> None:
     assert [n["message"] for n in result["notifications"]] == [not_attached] * 3
 
 
+def test_discard_and_graduate_off_an_entry_say_how_to_name_one(tmp_path: Path) -> None:
+    """`:Stet discard` and `:Stet graduate` (and their mappings, which cannot give an id) on a
+    line with no entry said only "give an id": they say where entries are, and the form."""
+    root = make_workspace(tmp_path / "repo")
+    body = """
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.cmd("Stet discard")
+    vim.cmd("Stet graduate")
+    vim.wait(5000, function() return #out.notifications >= 2 end, 50)
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    assert [n["message"] for n in result["notifications"]] == [
+        "stet: no style-sheet entry on this line: put the cursor on one (:Stet sheet, :Stet "
+        "list) or give its id (:Stet discard ID)",
+        "stet: no style-sheet entry under the cursor: put the cursor on one (:Stet sheet, "
+        ":Stet list) or give its id (:Stet graduate ROUTE ID)",
+    ]
+
+
 def test_graduate_skill_by_id_offers_the_proposal_anywhere(tmp_path: Path) -> None:
     """`:Stet graduate skill ID` on a line the entry is not at (no code action there) still
     offers the server's proposed name (stet.graduate.proposal); for an id the server does not

@@ -623,7 +623,10 @@ function M.discard(id)
   M.when_ready(bufnr, function() -- else says why no server is attached
     id = id or entry_at_cursor(bufnr, line)
     if not id then
-      notify("no style-sheet entry on this line; give an id", vim.log.levels.WARN)
+      notify(
+        "no style-sheet entry on this line: put the cursor on one (:Stet sheet, :Stet list) or give its id (:Stet discard ID)",
+        vim.log.levels.WARN
+      )
       return
     end
     M.execute("stet.note.discard", { uri = uri, id = id }, function()
@@ -1217,7 +1220,10 @@ function M.graduate(route, id)
     end
     M.entry_at_cursor(function(found)
       if not found then
-        notify("no style-sheet entry under the cursor; give an id", vim.log.levels.WARN)
+        notify(
+          "no style-sheet entry under the cursor: put the cursor on one (:Stet sheet, :Stet list) or give its id (:Stet graduate ROUTE ID)",
+          vim.log.levels.WARN
+        )
         return
       end
       go(found)
