@@ -632,7 +632,8 @@ def test_two_repositories_on_one_branch_from_vscode(
     tmp_path: Path, code_server: tuple[str, Path]
 ) -> None:
     """A window of two repositories, both on main: the status bar item and the Stet view name
-    the repository they show (both said "main" alike), and follow the active file's."""
+    the repository they show (both said "main" alike), and follow the active file's, as does
+    Stet: Import Agent Session (which did not say where the session would go)."""
     base, first = code_server
     second = make_workspace(tmp_path / "billing")
     add_note(second, "billing keeps cents", "--kind", "convention")
@@ -649,6 +650,9 @@ def test_two_repositories_on_one_branch_from_vscode(
     assert billing["group"] == f"Entries · {second.name} · main", billing
     assert repo["status"].strip() == f"Stet: {first.name} · main · 0 open", repo
     assert repo["group"] == f"Entries · {first.name} · main", repo
+    # Stet: Import Agent Session names the repository the session goes into.
+    assert billing["importing"] == f"Stet: Import Agent Session into {second.name}", billing
+    assert repo["importing"] == f"Stet: Import Agent Session into {first.name}", repo
 
 
 def test_view_says_why_it_lists_nothing_from_vscode(

@@ -1825,7 +1825,14 @@ async function runMultiRoot(page) {
     const group = await until(`the view names ${folder}`, async () =>
       (await treeRows(page)).find((row) => row.label.startsWith("Entries") && row.label.includes(folder)) ?? null,
     );
-    result.seen.push({ folder, status, group: group.label });
+    // Stet: Import Agent Session says which repository the session goes into.
+    await runCommand(page, "Stet: Import Agent Session…");
+    const importing = await until(`the import names ${folder}`, async () => {
+      const shown = await quickInput(page);
+      return shown?.title.includes("Import Agent Session") ? shown.title : null;
+    });
+    await page.keyboard.press("Escape");
+    result.seen.push({ folder, status, group: group.label, importing });
     await screenshot(page, `multiroot-${folder}`);
   }
 }

@@ -1,7 +1,8 @@
 // Trajectories from the editor: import an agent session, open a trajectory, mark its steps.
+import * as path from "node:path";
 import * as vscode from "vscode";
 import { ImportResult, MarkResult, SessionRow, TrajectoryRow } from "./results";
-import { repositoryArgument } from "./repositories";
+import { currentRoot, folderRepositories, repositoryArgument } from "./repositories";
 import { execute, reportFailure } from "./server";
 
 const VERDICTS = [
@@ -45,8 +46,18 @@ function importMessage(result: ImportResult): string {
 /** The harnesses whose sessions the server finds for a repository (stet trajectory sessions). */
 const HARNESS_NAMES = "Claude Code, Codex, Gemini CLI, Qwen Code, aider, OpenHands V1";
 
+/** "Stet: Import Agent Session", naming the repository it goes into when the window has
+ * several (the active file's, or the last one used). */
+function importTitle(): string {
+  const root = currentRoot();
+  return root && folderRepositories().length > 1
+    ? `Stet: Import Agent Session into ${path.basename(root)}`
+    : "Stet: Import Agent Session";
+}
+
 async function importSession(args?: { path?: string } | string): Promise<ImportResult | undefined> {
   const repository = repositoryArgument();
+  const title = importTitle();
   let path = typeof args === "string" ? args : args?.path;
   try {
     if (!path) {
@@ -68,7 +79,7 @@ async function importSession(args?: { path?: string } | string): Promise<ImportR
           chooseFile,
         ],
         {
-          title: "Stet: Import Agent Session",
+          title,
           placeHolder: sessions.length
             ? "an agent session of this repository, or a transcript file"
             : `no agent sessions found for this repository (${HARNESS_NAMES}): choose a transcript file`,
@@ -83,7 +94,7 @@ async function importSession(args?: { path?: string } | string): Promise<ImportR
       } else {
         const [file] =
           (await vscode.window.showOpenDialog({
-            title: "Stet: Import Agent Session",
+            title,
             openLabel: "Import",
             canSelectMany: false,
           })) ?? [];
