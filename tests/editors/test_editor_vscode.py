@@ -1293,7 +1293,7 @@ def test_entry_proposed_as_skill_from_the_tree_from_vscode(
     # server proposes (stet.graduate.proposal, as its code actions carry it), and Enter on it
     # graduated the entry into that skill.
     assert [item for item in result["menu"] if item.strip()][:3] == [
-        "Graduate into the Trajectory", "Propose as a Skill…", "Discard (Graduate)",
+        "Graduate into the Trajectory", "Propose as a Skill…", "Discard, Recorded in the Trajectory",
     ], result["menu"]  # fmt: skip
     box = result["nameBox"]
     assert box["value"] == proposed, box
@@ -1321,7 +1321,7 @@ def test_entry_discarded_from_the_tree_from_vscode(
 
     result = drive(
         tmp_path, base, root, scenario="treeroute", entryText=TREE_DISCARD_TEXT,
-        menuItem="Discard (Graduate)", said="is now discarded", status="discarded",
+        menuItem="Discard, Recorded in the Trajectory", said="is now discarded", status="discarded",
         openAfter="0 open",
     )  # fmt: skip
 
