@@ -1092,7 +1092,7 @@ def test_brief_shown_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) 
 
     result = drive(
         tmp_path, base, root, scenario="brief", briefTab="Stet brief.md",
-        briefShows=f"- {BRIEF_ENTRIES[0][0]}",
+        briefShows=f"- {BRIEF_ENTRIES[0][0]}", agentText="an agent's note added later",
     )  # fmt: skip
 
     # Shown twice, one tab: a read-only editor (a key typed changes nothing, nothing to save),
@@ -1106,9 +1106,14 @@ def test_brief_shown_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) 
     for text, _, _ in BRIEF_ENTRIES:
         assert any(line.startswith(f"- {text}") for line in result["briefLines"])
     assert BRIEF_DISCARDED not in result["briefText"]
-    # Nothing written: the sheet as it was, no file added or changed in the repository.
-    assert sheet.read_bytes() == sheet_before
+    # Nothing written by showing it: no file added or changed in the repository.
     assert _git_status(root) == status_before
+    # A note the command line added afterwards shows in the open brief (it kept the first
+    # brief until shown again); the sheet changed by that note alone.
+    assert result["briefFollowed"] is True
+    assert sheet.read_bytes() != sheet_before
+    listed = json.loads(stet(root, "note", "list", "--json").stdout)["entries"]
+    assert listed[-1]["text"] == "an agent's note added later"
 
 
 RESTART_TEXT = "pay() takes the URL and nothing else"

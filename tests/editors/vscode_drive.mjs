@@ -1209,6 +1209,16 @@ async function runBrief(page) {
   result.tabs = await texts(page.locator(".tabs-container .tab"));
   result.dirtyTabs = await page.locator(".tabs-container .tab.dirty").count();
   await screenshot(page, "brief");
+  // An agent adds a note with the command line: the open brief follows.
+  const [cli, ...cliArgs] = config.stetCli;
+  execFileSync(cli, [...cliArgs, "note", "add", config.agentText, "--author", "agent"], {
+    cwd: config.root,
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: TIMEOUT,
+  });
+  result.briefFollowed = await until("the agent's note in the open brief", async () =>
+    (await shown()).includes(config.agentText) ? true : null,
+  );
 }
 
 // "Stet: Restart Language Server": the entry's diagnostic and lens before; the restart (the

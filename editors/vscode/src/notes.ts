@@ -2,6 +2,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { ResponseError } from "vscode-languageclient/node";
+import { onChange } from "./changes";
 import { BriefResult, Entry, EntryResult, KINDS } from "./results";
 import { gitRoot, repositoryArgument, stetScratch } from "./repositories";
 import { execute, reportFailure } from "./server";
@@ -90,6 +91,8 @@ const BRIEF_SCHEME = "stet-brief";
 class BriefDocument implements vscode.TextDocumentContentProvider {
   static readonly uri = vscode.Uri.from({ scheme: BRIEF_SCHEME, path: "/Stet brief.md" });
   private text = "";
+  /** `{uri}` of the repository the brief was asked for. */
+  where: Record<string, unknown> = {};
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
 
@@ -102,6 +105,24 @@ class BriefDocument implements vscode.TextDocumentContentProvider {
     this.changed.fire(BriefDocument.uri);
   }
 
+  /** Asks for the brief again while its tab is open: the entries changed. */
+  async follow(): Promise<void> {
+    const open = vscode.workspace.textDocuments.some(
+      (document) => document.uri.toString() === BriefDocument.uri.toString(),
+    );
+    if (!open) {
+      return;
+    }
+    try {
+      const brief = await execute<BriefResult>("stet.brief", this.where);
+      if (brief.text !== this.text) {
+        this.update(brief.text);
+      }
+    } catch {
+      // the tab keeps the last brief; showing it again says what failed
+    }
+  }
+
   dispose(): void {
     this.changed.dispose();
   }
@@ -110,7 +131,8 @@ class BriefDocument implements vscode.TextDocumentContentProvider {
 async function showBrief(briefDocument: BriefDocument): Promise<void> {
   try {
     // The budget is the server's `stet.brief.budget` setting.
-    const brief = await execute<BriefResult>("stet.brief", repositoryArgument());
+    briefDocument.where = repositoryArgument();
+    const brief = await execute<BriefResult>("stet.brief", briefDocument.where);
     briefDocument.update(brief.text);
     const document = await vscode.workspace.openTextDocument(BriefDocument.uri);
     await vscode.window.showTextDocument(document, { preview: false });
@@ -163,6 +185,7 @@ export function registerNotes(context: vscode.ExtensionContext): void {
     briefDocument,
     vscode.workspace.registerTextDocumentContentProvider(BRIEF_SCHEME, briefDocument),
     vscode.commands.registerCommand("stet.showBrief", () => showBrief(briefDocument)),
+    onChange(() => briefDocument.follow()),
     vscode.commands.registerCommand("stet.recordMarginNotes", recordMarginNotes),
   );
 }

@@ -290,7 +290,9 @@ class StetTree implements vscode.TreeDataProvider<Node> {
 
 export function registerViews(context: vscode.ExtensionContext, output: vscode.LogOutputChannel): void {
   const view = new StetTree(output);
-  const statusBar = new StatusBar(() => view.refresh());
+  // What the status bar item sees change (a CLI or an agent wrote the sheet, a session was
+  // imported) is a change for every listener: the view, an open brief.
+  const statusBar = new StatusBar(() => void changed());
   const tree = vscode.window.createTreeView("stet.tree", { treeDataProvider: view, showCollapseAll: true });
   context.subscriptions.push(
     statusBar,
