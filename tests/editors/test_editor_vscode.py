@@ -26,7 +26,8 @@ folder (`screenshots/`, printed with -s).
 - A file outside the repository active: the status bar, "Stet: Open Style Sheet" and "Stet:
   Add Note at Cursor" keep to the repository; a folder holding a repository below it starts
   the server.
-- One behaviour each: "Stet: Show Brief"; "Stet: Restart Language Server" and a note through
+- One behaviour each: "Stet: Show Brief" (and a CLI note in the open brief); "Stet:
+  Graduation Review" and "Accept every proposal"; "Stet: Restart Language Server" and a note through
   the new server; the skill and discard routes from the side bar; a whole comment thread
   discarded; an edit of a note cancelled with Escape; Go to Definition from a step of
   events.jsonl; a trajectory's schema error and a committed one's secret in the Problems panel;
@@ -1078,6 +1079,28 @@ BRIEF_ENTRIES = [
     ("The payment API answers 409 for a repeated key", "clarification", []),
 ]
 BRIEF_DISCARDED = "Use httpx instead of requests"
+
+
+def test_graduation_review_accepted_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """Stet: Graduation Review, then "Accept every proposal" from a line's quick fixes: both
+    entries graduate as proposed, the status bar says so (it said nothing: a code action's
+    command answers no one), and the review is written again without them."""
+    base, root = code_server
+    note = add_note(root, "Check the cache headers before the release", "--kind", "note")
+    ruled = add_note(root, "A global retry decorator retried writes", "--kind", "ruled-out")
+
+    result = drive(tmp_path, base, root, scenario="review")
+
+    assert any("Accept every proposal" in action for action in result["actions"]), result
+    assert result["said"].strip() == "Stet: 2 entries accepted: 2 into the trajectory", result
+    statuses = {
+        entry["id"]: entry["status"]
+        for entry in json.loads(stet(root, "note", "list", "--json").stdout)["entries"]
+    }
+    assert statuses == {note: "graduated-trajectory", ruled: "graduated-trajectory"}
+    assert "- [ ]" not in result["reviewAfter"]
 
 
 def test_brief_shown_from_vscode(tmp_path: Path, code_server: tuple[str, Path]) -> None:

@@ -1221,6 +1221,44 @@ async function runBrief(page) {
   );
 }
 
+// "Stet: Graduation Review": the review opens; on a proposal's line the quick fixes offer it and
+// "Accept every proposal", which is taken; the status bar says what was accepted, and the
+// review, written again, holds no proposal.
+async function runReview(page) {
+  await openWorkbench(page);
+  await until("the server answers", async () => (await statusItems(page)).some((t) => /Stet: \S+ · \d+ open/.test(t)));
+  await runCommand(page, "Stet: Graduation Review");
+  const shown = async () => (await editorText(page)).replace(/\u00a0/g, " ");
+  const text = await until("the review open", async () => {
+    const found = await shown();
+    return found.includes("# Graduation review") && found.includes("- [ ]") ? found : null;
+  });
+  result.review = text;
+  // The cursor to the first proposal (view lines are not in the DOM in line order): find it.
+  await page.locator(".editor-instance .monaco-editor textarea").first().focus();
+  await page.keyboard.press("Control+F");
+  await page.keyboard.type("- [ ]");
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Escape");
+  const title = "Accept every proposal";
+  result.actions = await quickFixes(page, "the review's quick fixes", title);
+  for (let i = 0; i < 20; i += 1) {
+    if ((await texts(page.locator(".action-widget .monaco-list-row.focused"))).some((t) => t.includes(title))) {
+      break;
+    }
+    await page.keyboard.press("ArrowDown");
+  }
+  await page.keyboard.press("Enter");
+  result.said = await until("the status bar says what was accepted", async () =>
+    (await statusItems(page)).find((t) => t.includes("accepted")) ?? null,
+  );
+  result.reviewAfter = await until("the review without proposals", async () => {
+    const found = await shown();
+    return found.includes("- [ ]") ? null : found;
+  });
+  await screenshot(page, "review-accepted");
+}
+
 // "Stet: Restart Language Server": the entry's diagnostic and lens before; the restart (the
 // server's start log gets a second line); then "Stet: Add Note at Cursor" through the new server,
 // and both entries in the Problems panel and the lens.
@@ -1928,6 +1966,7 @@ const run = {
   notes: runNotes,
   mark: runMark,
   graduate: runGraduate,
+  review: runReview,
   sidebar: runSidebar,
   threads: runThreads,
   scenario: runScenario,

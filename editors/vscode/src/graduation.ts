@@ -40,7 +40,13 @@ export async function interceptCommand(command: string, args: unknown[], _next: 
     }
     const result = await sendCommand(command, args);
     // A quick fix that recorded margin notes says so, as Stet: Record Margin Notes in File does.
-    const said = command === "stet.margin.record" ? recordedMessage(result as { recorded?: Entry[] }) : undefined;
+    // Accepting review lines likewise (the review, redrawn without them, said nothing else).
+    const said =
+      command === "stet.margin.record"
+        ? recordedMessage(result as { recorded?: Entry[] })
+        : command === "stet.graduation.apply"
+          ? acceptedMessage(result as { results?: { route?: string }[] })
+          : undefined;
     if (said) {
       vscode.window.setStatusBarMessage(said, 6000);
     }
@@ -56,6 +62,27 @@ export async function interceptCommand(command: string, args: unknown[], _next: 
       changedSoon();
     }
   }
+}
+
+const ROUTE_WORDS: Record<string, string> = {
+  trajectory: "into the trajectory",
+  skill: "into a skill",
+  discard: "discarded",
+};
+
+/** What a `stet.graduation.apply` result says was accepted, for the status bar. */
+export function acceptedMessage(result: { results?: { route?: string }[] } | undefined): string | undefined {
+  const results = result?.results ?? [];
+  if (!results.length) {
+    return undefined;
+  }
+  const counts = new Map<string, number>();
+  for (const row of results) {
+    const route = row.route ?? "";
+    counts.set(route, (counts.get(route) ?? 0) + 1);
+  }
+  const parts = [...counts].map(([route, count]) => `${count} ${ROUTE_WORDS[route] ?? route}`);
+  return `Stet: ${results.length} entr${results.length === 1 ? "y" : "ies"} accepted: ${parts.join(", ")}`;
 }
 
 /** `stet.graduate`: the skill route without a name asks for one, offering the proposal. */
