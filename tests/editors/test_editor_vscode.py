@@ -950,6 +950,10 @@ def test_sheet_paused_entry_edited_and_discarded_from_vscode(
     # the item marked paused, the sheet's header paused until then.
     assert result["statusBefore"].strip() == "Stet: main · 2 open"
     assert result["pauseBox"]["title"] == "Stet: Pause Style Sheet"
+    # A date the server refused ("soon") was asked for again with its reason, the text kept,
+    # where the command failed and the date had to be typed again from the palette.
+    assert result["pauseRefused"]["value"] == "soon", result["pauseRefused"]
+    assert result["pauseRefused"]["message"].startswith("until 'soon' is not an ISO date or time")
     assert result["paused"] == f"Stet: main paused until {until}"
     assert result["statusPaused"].strip() == "Stet: main · 2 open ·  paused"
     assert result["pausedOnDisk"] == {"paused": True, "paused_until": until}

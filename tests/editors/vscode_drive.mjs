@@ -1009,6 +1009,13 @@ async function runUpkeep(page) {
     const shown = await quickInput(page);
     return shown?.title.includes("Pause Style Sheet") && !shown.rows.length ? shown : null;
   });
+  // A date the server refuses: the box comes back saying why, the text kept.
+  await input.fill("soon");
+  await page.keyboard.press("Enter");
+  result.pauseRefused = await until("the pause box again, with the reason", async () => {
+    const shown = await quickInput(page);
+    return shown?.title.includes("Pause Style Sheet") && shown.message.includes("not an ISO date") ? shown : null;
+  });
   await input.fill(config.pauseUntil);
   await page.keyboard.press("Enter");
   result.paused = await statusMessage(page, "paused message", /paused until/);

@@ -2,6 +2,7 @@
 // it; pause and resume the style sheet.
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { LSPErrorCodes, ResponseError } from "vscode-languageclient/node";
 import { changed } from "./changes";
 import { graduate } from "./graduation";
 import { Entry, EntryResult, GraduateResult, ListResult, Target } from "./results";
@@ -227,29 +228,49 @@ async function showEntries(): Promise<void> {
   }
 }
 
+const PAUSE_PROMPT = "Pause until (an ISO date or time, e.g. 2026-12-31); empty: until resumed";
+
+type PauseResult = { target: Target; paused: boolean; paused_until: string | null; was_paused?: boolean };
+
+/** Pauses, asking until when; a date the server refuses (not ISO, in the past) is asked for
+ * again with its reason, the text kept. Undefined: the box was closed. */
+async function pauseAsked(): Promise<PauseResult | undefined> {
+  let until = "";
+  let refused: string | undefined;
+  for (;;) {
+    const typed = await vscode.window.showInputBox({
+      title: "Stet: Pause Style Sheet",
+      prompt: refused ? `${refused}. ${PAUSE_PROMPT}` : PAUSE_PROMPT,
+      value: until,
+      ignoreFocusOut: true,
+    });
+    if (typed === undefined) {
+      return undefined;
+    }
+    until = typed.trim();
+    const argument: Record<string, unknown> = { ...repositoryArgument() };
+    if (until) {
+      argument.until = until;
+    }
+    try {
+      return await execute<PauseResult>("stet.pause", argument);
+    } catch (error) {
+      if (!(error instanceof ResponseError && error.code === LSPErrorCodes.RequestFailed && until)) {
+        throw error;
+      }
+      refused = error.message;
+    }
+  }
+}
+
 async function setPaused(paused: boolean): Promise<void> {
   try {
-    let until: string | undefined;
-    if (paused) {
-      until = await vscode.window.showInputBox({
-        title: "Stet: Pause Style Sheet",
-        prompt: "Pause until (an ISO date or time, e.g. 2026-12-31); empty: until resumed",
-        ignoreFocusOut: true,
-      });
-      if (until === undefined) {
-        return;
-      }
+    const result = paused
+      ? await pauseAsked()
+      : await execute<PauseResult>("stet.resume", { ...repositoryArgument() });
+    if (!result) {
+      return;
     }
-    const argument: Record<string, unknown> = { ...repositoryArgument() };
-    if (until?.trim()) {
-      argument.until = until.trim();
-    }
-    const result = await execute<{
-      target: Target;
-      paused: boolean;
-      paused_until: string | null;
-      was_paused?: boolean;
-    }>(paused ? "stet.pause" : "stet.resume", argument);
     const when = result.paused_until ? ` until ${result.paused_until}` : "";
     const state = result.paused ? `paused${when}` : result.was_paused === false ? "was not paused" : "resumed";
     vscode.window.setStatusBarMessage(`Stet: ${result.target.label} ${state}`, 4000);
