@@ -17,7 +17,6 @@ a thread instead: a 30 MB file took seconds a keystroke)."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import time
 from collections.abc import Sequence
@@ -167,12 +166,7 @@ class ProvenanceFeature(Feature):
                 return
             from stet_lsp.trajectory.provenance import Provenance
 
-            # What is loaded is kept until the next load: out of the cyclic collector's full
-            # walks meanwhile (gc.freeze), which took 70-90 ms of a keystroke's answer now and
-            # then; back in them when it is replaced, so that its few cycles are collected.
-            gc.unfreeze()
             loaded = self.loaded[root] = await self.server.off_loop(Provenance.load, root, previous)
-            gc.freeze()
         finally:
             self._loading.discard(root)
             if root in self._again:
