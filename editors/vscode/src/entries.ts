@@ -6,7 +6,7 @@ import { LSPErrorCodes, ResponseError } from "vscode-languageclient/node";
 import { changed } from "./changes";
 import { graduate } from "./graduation";
 import { Entry, EntryResult, GraduateResult, ListResult, Target } from "./results";
-import { currentRoot, folderRepositories, isFile, repositoryArgument } from "./repositories";
+import { currentRoot, isFile, repositoryArgument, repositoryName } from "./repositories";
 import { execute, reportFailure } from "./server";
 
 const ROUTES = [
@@ -28,8 +28,8 @@ export function repositoryRoot(list: ListResult | undefined): string | undefined
 /** The target's label as the status bar and the view show it: with the repository's folder
  * name first when the window has several repositories (two on `main` look alike else). */
 export function targetLabel(list: ListResult): string {
-  const root = repositoryRoot(list);
-  return root && folderRepositories().length > 1 ? `${path.basename(root)} · ${list.target.label}` : list.target.label;
+  const name = repositoryName(repositoryRoot(list));
+  return name ? `${name} · ${list.target.label}` : list.target.label;
 }
 
 function entryLine(entry: Entry): number | undefined {

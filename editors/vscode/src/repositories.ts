@@ -118,6 +118,12 @@ export function currentUri(): vscode.Uri | undefined {
   return vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === "file")?.uri;
 }
 
+/** The name a repository goes by where the window has several (its folder's), so that two
+ * on one branch can be told apart; undefined where it has one. */
+export function repositoryName(root: string | undefined): string | undefined {
+  return root && folderRepositories().length > 1 ? path.basename(root) : undefined;
+}
+
 /** The root of the repository currentUri() is in (or is). */
 export function currentRoot(): string | undefined {
   const uri = currentUri();

@@ -1,8 +1,7 @@
 // Trajectories from the editor: import an agent session, open a trajectory, mark its steps.
-import * as path from "node:path";
 import * as vscode from "vscode";
 import { ImportResult, MarkResult, SessionRow, TrajectoryRow } from "./results";
-import { currentRoot, folderRepositories, repositoryArgument } from "./repositories";
+import { currentRoot, repositoryArgument, repositoryName } from "./repositories";
 import { execute, reportFailure } from "./server";
 
 const VERDICTS = [
@@ -49,10 +48,8 @@ const HARNESS_NAMES = "Claude Code, Codex, Gemini CLI, Qwen Code, aider, OpenHan
 /** "Stet: Import Agent Session", naming the repository it goes into when the window has
  * several (the active file's, or the last one used). */
 function importTitle(): string {
-  const root = currentRoot();
-  return root && folderRepositories().length > 1
-    ? `Stet: Import Agent Session into ${path.basename(root)}`
-    : "Stet: Import Agent Session";
+  const name = repositoryName(currentRoot());
+  return name ? `Stet: Import Agent Session into ${name}` : "Stet: Import Agent Session";
 }
 
 async function importSession(args?: { path?: string } | string): Promise<ImportResult | undefined> {
