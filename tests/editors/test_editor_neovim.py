@@ -1819,6 +1819,32 @@ def test_a_command_run_while_the_server_starts_waits_for_it(tmp_path: Path) -> N
     ), messages
 
 
+def test_a_command_run_in_the_same_tick_as_edit_waits_for_the_client(tmp_path: Path) -> None:
+    """`:edit file | Stet note …` (or a script doing both at once): Neovim starts the client a
+    tick after the buffer is read (the configuration's root_dir answers through
+    vim.schedule), so the command found no client at all and said "not attached". It waits
+    for the client to appear, then for it to start, as a command run while it starts does;
+    a file outside any repository, where no client comes, is still told at once."""
+    root = make_workspace(tmp_path / "repo")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x\n", encoding="utf-8")
+    body = f"""
+    vim.cmd("edit src/pay.py | Stet note a same-tick note")
+    vim.wait(20000, function() return #out.notifications >= 1 end, 50)
+    vim.cmd("edit {outside} | Stet note nowhere")
+    vim.wait(20000, function() return #out.notifications >= 2 end, 50)
+    settle(300)
+"""
+    result = run_script(tmp_path, root, body)
+    [entry] = [entry for entry in sheet_entries(root) if entry["text"] == "a same-tick note"]
+    assert entry["anchor"]["path"] == "src/pay.py"
+    assert [n["message"] for n in result["notifications"]] == [
+        f"stet: note {entry['id']} added",
+        "stet: the stet language server is not attached to this buffer: "
+        "its file is not inside a git repository",
+    ], result["notifications"]
+
+
 def test_setup_leaves_out_lsp_fields_that_would_keep_the_server_from_starting(
     tmp_path: Path,
 ) -> None:
@@ -1992,6 +2018,38 @@ def test_checkhealth_after_the_server_stopped_says_why_not_where_to_go(tmp_path:
         "- no stet client running: its file is not inside a git repository; open a file "
         "inside a git repository (a folder with .git)"
     ], result["outside"]
+
+
+def test_checkhealth_with_another_repository_s_server_running(tmp_path: Path) -> None:
+    """Two repositories open, the first one's server gone: :checkhealth stet (and a command) in
+    the first one's file said "the server has not attached it yet", as if it were coming,
+    because the second one's client was running. It says this repository's server did not
+    start or has stopped."""
+    first = make_workspace(tmp_path / "first")
+    second = make_workspace(tmp_path / "second")
+    body = f"""
+    vim.cmd.edit("src/pay.py")
+    local first_buffer = vim.api.nvim_get_current_buf()
+    out.first = attached(0)
+    vim.cmd.edit({json.dumps(str(second / "src" / "pay.py"))})
+    out.second = attached(0)
+    vim.lsp.get_clients({{ bufnr = first_buffer, name = "stet" }})[1]:stop(true)
+    out.stopped = vim.wait(10000, function() return #vim.lsp.get_clients({{ name = "stet" }}) == 1 end, 50)
+    vim.api.nvim_set_current_buf(first_buffer)
+    vim.cmd("checkhealth stet")
+    out.health = vim.tbl_filter(function(line)
+      return line:find("client", 1, true) ~= nil and line:find("^%- ") ~= nil
+    end, vim.api.nvim_buf_get_lines(0, 0, -1, false))
+    vim.cmd("tabclose")
+    out.why = require("stet").why_not_attached(first_buffer)
+"""
+    result = run_script(tmp_path, first, body)
+    assert result["first"] is True and result["second"] is True and result["stopped"] is True
+    assert result["health"] == [
+        "- ⚠️ WARNING 1 stet client(s) running, none attached to this buffer: the server did "
+        "not start or has stopped (see :LspLog; :edit starts it again)"
+    ], result["health"]
+    assert result["why"].startswith("the server did not start or has stopped"), result["why"]
 
 
 def test_a_file_opened_right_after_the_sheet_shows_is_not_left_for_the_sheet(

@@ -196,10 +196,10 @@ function M.warn_missing(bufnr)
   return true
 end
 
---- Why no Stet client is attached to a buffer (for the message of a command that needs one).
+--- Why no Stet client will attach to a buffer, or nil when one should (it may not have yet).
 ---@param bufnr integer
----@return string
-function M.why_not_attached(bufnr)
+---@return string?
+local function attach_blocker(bufnr)
   local config = vim.lsp.config.stet
   if not config then
     return "there is no vim.lsp.config for stet (is editors/neovim on 'runtimepath'?)"
@@ -217,10 +217,25 @@ function M.why_not_attached(bufnr)
   if not vim.lsp.is_enabled("stet") then
     return 'the server is not enabled (vim.g.stet_enable = false; vim.lsp.enable("stet") enables it)'
   end
+end
+
+--- Why no Stet client is attached to a buffer (for the message of a command that needs one).
+---@param bufnr integer
+---@return string
+function M.why_not_attached(bufnr)
+  local blocker = attach_blocker(bufnr)
+  if blocker then
+    return blocker
+  end
   if vim.lsp.get_clients({ bufnr = bufnr, name = "stet", _uninitialized = true })[1] then
     return "the server is still starting (see :LspLog if it does not finish)"
   end
-  if #vim.lsp.get_clients({ name = "stet" }) == 0 then
+  -- A client of another repository running says nothing of this one's.
+  local root = vim.fs.normalize(root_of(vim.lsp.config.stet, bufnr))
+  local of_root = vim.tbl_filter(function(client)
+    return client.root_dir ~= nil and vim.fs.normalize(client.root_dir) == root
+  end, vim.lsp.get_clients({ name = "stet" }))
+  if #of_root == 0 then
     return "the server did not start or has stopped (see :checkhealth stet and :LspLog; :edit starts it again)"
   end
   return "the server has not attached it yet (see :checkhealth stet)"
@@ -241,37 +256,42 @@ end
 --- How long a command waits for a server that is still starting (ms).
 M.start_timeout = 30000
 
+--- How long a command waits for a client to appear for a buffer one should attach to (ms):
+--- Neovim starts it a tick after the buffer is read (the configuration's root_dir answers
+--- through vim.schedule), so `:edit file | Stet note …` runs before there is one.
+M.attach_timeout = 500
+
 --- Calls `on_client(client)` with the Stet client of a buffer once it is initialized: at once
---- when it is; when it is still starting (a command run right after the file opened, while the
---- server answers `initialize`, about a second), once it has started, without blocking the
---- editor; else, or when it stops or does not start within `M.start_timeout`, says why there
---- is none (as M.client).
+--- when it is; when it is about to start or still starting (a command run right after the file
+--- opened, while the server answers `initialize`, about a second), once it has started,
+--- without blocking the editor; else, or when it stops or does not start in time, says why
+--- there is none (as M.client).
 ---@param bufnr integer
 ---@param on_client fun(client: vim.lsp.Client)
 function M.when_ready(bufnr, on_client)
-  -- `_uninitialized`: Neovim's own filter for clients whose `initialize` is not answered yet.
-  local starting = vim.lsp.get_clients({ bufnr = bufnr, name = "stet", _uninitialized = true })[1]
-  if not starting or starting.initialized then
-    local client = M.client(bufnr)
-    if client then
-      on_client(client)
+  local started = vim.uv.now()
+  local function attempt()
+    local ready = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
+    if ready then
+      on_client(ready)
+      return
     end
-    return
-  end
-  local deadline = vim.uv.now() + M.start_timeout
-  local function poll()
-    local client = vim.lsp.get_client_by_id(starting.id)
-    if client and client.initialized and vim.lsp.buf_is_attached(bufnr, client.id) then
-      on_client(client)
-    elseif not client or client:is_stopped() or vim.uv.now() >= deadline then
-      if vim.api.nvim_buf_is_valid(bufnr) then
-        M.client(bufnr) -- says why
-      end
+    -- `_uninitialized`: Neovim's own filter for clients whose `initialize` is not answered yet.
+    local starting = vim.lsp.get_clients({ bufnr = bufnr, name = "stet", _uninitialized = true })[1]
+    local waited = vim.uv.now() - started
+    local wait
+    if starting then
+      wait = not starting:is_stopped() and waited < M.start_timeout
     else
-      vim.defer_fn(poll, 50)
+      wait = vim.api.nvim_buf_is_valid(bufnr) and attach_blocker(bufnr) == nil and waited < M.attach_timeout
+    end
+    if wait then
+      vim.defer_fn(attempt, 20)
+    elseif vim.api.nvim_buf_is_valid(bufnr) then
+      M.client(bufnr) -- says why
     end
   end
-  vim.defer_fn(poll, 50)
+  attempt()
 end
 
 --- Starts (or reuses) the Stet client for a file buffer, whatever its filetype, when the file
