@@ -120,11 +120,14 @@ def discard_entry(sheet: StyleSheet, entry_id: str) -> Result:
     return _entry_result(sheet, entry)
 
 
-def brief(sheet: StyleSheet, budget: int = DEFAULT_BUDGET) -> Result:
+def brief(
+    sheet: StyleSheet, budget: int = DEFAULT_BUDGET, texts: Mapping[str, str] | None = None
+) -> Result:
+    """The brief; `texts` (unsaved buffers by repository path) place anchors as `list` does."""
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise StetError(f"budget must be a positive number of tokens (1 or more), not {budget!r}")
     refuse_tracked_sheet(sheet)
-    return result(sheet.target, **sheet.brief(budget).to_dict())
+    return result(sheet.target, **sheet.brief(budget, _texts(texts)).to_dict())
 
 
 def refuse_tracked_sheet(sheet: StyleSheet) -> None:

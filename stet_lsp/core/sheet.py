@@ -208,9 +208,9 @@ class StyleSheet:
         """Where each anchored entry's line is now (None: anchor lost), by entry id."""
         return {p.entry.id: p.line for p in place(self.target.root, entries, texts)}
 
-    def brief(self, budget: int = DEFAULT_BUDGET) -> Brief:
+    def brief(self, budget: int = DEFAULT_BUDGET, texts: dict[str, str] | None = None) -> Brief:
         entries = self.entries()
-        return render_brief(self.target.label, entries, budget, self.current_lines(entries))
+        return render_brief(self.target.label, entries, budget, self.current_lines(entries, texts))
 
     def pause_state(self) -> tuple[bool, datetime | None]:
         meta = self.read().meta

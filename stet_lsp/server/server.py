@@ -501,6 +501,17 @@ class StetServer(LanguageServer):
                 return state
             await asyncio.shield(state.ready)  # a cancelled request must not cancel it
 
+    async def unsaved_texts(self, session: RepositorySession) -> dict[str, str]:
+        """The texts of the repository's open files (not its sheets) by repository path, once
+        each is placed in its repository: a file opened just before a command counts."""
+        for uri in list(self.documents):
+            await self.ready(uri)
+        return {
+            state.relative: state.text
+            for state in self.documents.values()
+            if state.session is session and state.relative is not None and not state.is_sheet
+        }
+
     def open_sheet(self, target: Target) -> DocumentState | None:
         path = target.sheet_path
         return next((s for s in self.documents.values() if s.path == path), None)

@@ -23,7 +23,7 @@ from lsp_harness import (
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
-from repos import INJECTED, clone_committing_sheet
+from repos import INJECTED, clone_committing_sheet, make_repo
 
 from stet_lsp.core.anchors import make_anchor
 from stet_lsp.core.sheet import StyleSheet
@@ -342,3 +342,25 @@ async def test_unsaved_sheet_changes_are_never_written_under_the_user(
     text = buffers(client)[document].text
     assert "- typed, not saved" in text and f"id={added['entry']['id']}" in text
     assert "on disk" in text
+
+
+async def test_the_brief_places_anchors_in_unsaved_buffers_as_the_list_does(
+    client: LanguageClient, root: Path
+) -> None:
+    """Lines typed above an anchored line, unsaved, right after the file opened: the brief
+    placed the anchor on the file's line on disk (the list on the buffer's, once the file was
+    placed in its repository), and an unsaved file of the same path in another repository
+    stood in for this one's."""
+    app = root / "src" / "app.py"
+    StyleSheet(resolve_target(root)).add(
+        "Use the existing helper here.", anchor=make_anchor(root, app, 5)
+    )
+    document = open_file(client, app)
+    type_text(client, document, "# one\n# two\n# three\n" + app.read_text())
+    other = make_repo(root.parent / "other", files={"src/app.py": "line 5\n"})
+    other_document = open_file(client, Path(other.workdir) / "src" / "app.py")
+    type_text(client, other_document, "line 5\n")
+    brief = await execute(client, "stet.brief", uri=document, budget=500)
+    assert "Use the existing helper here. (src/app.py:8)" in brief["text"], brief["text"]
+    listed = await execute(client, "stet.note.list", uri=document)
+    assert listed["entries"][0]["placement"] == {"line": 8, "lost": False}

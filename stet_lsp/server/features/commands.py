@@ -34,16 +34,14 @@ def register(server: StetServer) -> None:
     async def session_of(args: Mapping[str, Any]) -> RepositorySession:
         return await server.session_of(field(args, "uri", str, None))
 
-    async def read(args: Mapping[str, Any], operation: Callable[[StyleSheet], Result]) -> Result:
+    async def read(
+        args: Mapping[str, Any], operation: Callable[[StyleSheet, dict[str, str]], Result]
+    ) -> Result:
+        """`operation` on the sheet, with the repository's unsaved buffers (anchors are placed
+        where the editor shows their lines)."""
         session = await session_of(args)
-        return await server.off_loop(lambda: operation(session.sheet()))
-
-    def open_texts() -> dict[str, str]:
-        return {
-            state.relative: state.text
-            for state in server.documents.values()
-            if state.relative is not None and not state.is_sheet
-        }
+        texts = await server.unsaved_texts(session)
+        return await server.off_loop(lambda: operation(session.sheet(), texts))
 
     @command("stet.note.add", writes=True)
     async def add(*arguments: Any) -> Result:
@@ -89,10 +87,9 @@ def register(server: StetServer) -> None:
         kind = field(args, "kind", str, None)
         author = field(args, "author", str, None)
         status = field(args, "status", str, None)
-        texts = open_texts()
         return await read(
             args,
-            lambda sheet: operations.list_entries(
+            lambda sheet, texts: operations.list_entries(
                 sheet, kind=kind, author=author, status=status, texts=texts
             ),
         )
@@ -101,8 +98,9 @@ def register(server: StetServer) -> None:
     async def show(*arguments: Any) -> Result:
         args = argument(arguments)
         entry_id = field(args, "id", str)
-        texts = open_texts()
-        return await read(args, lambda sheet: operations.show_entry(sheet, entry_id, texts=texts))
+        return await read(
+            args, lambda sheet, texts: operations.show_entry(sheet, entry_id, texts=texts)
+        )
 
     @command("stet.note.edit", writes=True)
     async def edit(*arguments: Any) -> Result:
@@ -124,7 +122,7 @@ def register(server: StetServer) -> None:
     async def brief(*arguments: Any) -> Result:
         args = argument(arguments)
         budget = field(args, "budget", int, server.settings.brief_budget)
-        return await read(args, lambda sheet: operations.brief(sheet, budget))
+        return await read(args, lambda sheet, texts: operations.brief(sheet, budget, texts))
 
     @command("stet.pause", writes=True)
     async def pause(*arguments: Any) -> Result:
