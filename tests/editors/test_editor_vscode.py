@@ -1358,6 +1358,12 @@ def test_entry_discarded_from_the_tree_from_vscode(
     )  # fmt: skip
 
     assert result["said"] == f"Stet: entry {entry_id} is now discarded", result["said"]
+    # Open, the entry's menu offered its routes and "Edit Note…"; discarded, only to open its
+    # anchor (the server refuses to edit or graduate a closed entry).
+    menu_before = [item.strip() for item in result["menu"] if item.strip()]
+    assert "Edit Note…" in menu_before and "Open Anchor" in menu_before, menu_before
+    menu_after = [item.strip() for item in result["menuAfter"] if item.strip()]
+    assert menu_after == ["Open Anchor"], menu_after
     [row] = [row for row in result["treeAfter"] if TREE_DISCARD_TEXT in row]
     assert "discarded · src/pay.py:4" in row, row
     # On disk: the entry discarded, its text kept; nothing graduated anywhere.

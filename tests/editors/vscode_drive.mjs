@@ -1358,6 +1358,11 @@ async function runTreeRoute(page) {
     (await statusItems(page)).find((t) => t.includes("Stet:") && t.includes(config.openAfter)) ?? null,
   );
   await screenshot(page, "entry-graduated");
+  // The entry's menu once it is no longer open: what is left to do with it.
+  const closedRow = rows.filter({ hasText: config.entryText }).first();
+  await contextMenuItem(page, "the closed entry's context menu", closedRow, "Open Anchor");
+  result.menuAfter = await texts(page.locator(".context-view .action-item"));
+  await page.keyboard.press("Escape");
 }
 
 // A comment thread's title action "Discard the Thread's Entries": every entry of the thread
