@@ -499,9 +499,37 @@ def test_other_tool_items(tmp_path: Path) -> None:
     assert calls[0].input["command"] == ["ls", "-la"]
     assert calls[1].input == {"type": "search", "query": "pydantic discriminator"}
     results = {r.call_id: r for r in of(session, ToolResult)}
-    assert set(results) == {"call_ls", "call_ts", "ig_1"}  # a web search records no result
+    assert set(results) == {"call_ls", "ws_1", "call_ts", "ig_1"}
+    # A search's pages reach only the model: it is answered, with no output.
+    assert (results["ws_1"].ok, results["ws_1"].output) == (True, "")
     assert results["call_ts"].output == '[{"name": "calendar_list"}]'
     assert "iVBOR" not in results["ig_1"].output
+
+
+def test_a_web_search_is_answered_by_its_status_or_its_end_event(tmp_path: Path) -> None:
+    def search(search_id: str, status: str | None) -> dict[str, Any]:
+        action = {"type": "open_page", "url": "https://example.com"}
+        fields = {"type": "web_search_call", "id": search_id, "action": action}
+        return item(fields if status is None else {**fields, "status": status})
+
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            search("ws_failed", "failed"),
+            search("ws_ended", "in_progress"),
+            event({"type": "web_search_end", "call_id": "ws_ended", "query": ""}),
+            search("ws_open", "in_progress"),
+        ],
+    )
+    assert [(e.kind, getattr(e, "call_id", None)) for e in session.events[1:-1]] == [
+        ("tool_call", "ws_failed"),
+        ("tool_result", "ws_failed"),
+        ("tool_call", "ws_ended"),
+        ("tool_result", "ws_ended"),
+        ("tool_call", "ws_open"),
+    ]
+    assert [r.ok for r in of(session, ToolResult)] == [False, True]
 
 
 def test_a_tool_call_with_no_result_is_kept(tmp_path: Path) -> None:
@@ -1270,6 +1298,7 @@ def test_completed_turn_items_that_repeat_other_records_are_counted_once(
         ("ws_2", "web_search"),
     ]
     assert of(session, ToolCall)[-1].input == {"type": "search", "query": "cart"}
+    assert [r.call_id for r in of(session, ToolResult)] == ["call_sleep", "call_ls", "ws_1", "ws_2"]
     assert [e.summary for e in of(session, Compaction)] == ["The cart total was fixed."]
     assert session.dropped["repeated_item"] == 8
     assert [r.reason for r in of(session, RawEvent)] == [

@@ -14,7 +14,8 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   the encrypted part is dropped and counted as `opaque_reasoning`), `function_call` (JSON
   `arguments` as a string) and `function_call_output`, `custom_tool_call` (a free-form `input`,
   e.g. the `apply_patch` envelope) and `custom_tool_call_output`, `local_shell_call`,
-  `web_search_call`, `tool_search_call`/`tool_search_output`, `image_generation_call`, and
+  `web_search_call` (answered by its `status` or its `web_search_end`: the pages it found
+  reach only the model), `tool_search_call`/`tool_search_output`, `image_generation_call`, and
   harness bookkeeping (`ghost_snapshot`, opaque `compaction`). A shell call that ran and
   moved files with `mv` or `git mv` (`shell_moves`) is a rename for each, from its
   `workdir`. Tool outputs are a string, a
@@ -299,6 +300,7 @@ class _Facts:
     patch_ends: dict[str, Record] = field(default_factory=dict)
     exec_exit_codes: dict[str, int] = field(default_factory=dict)
     failed_mcp_calls: set[str] = field(default_factory=set)
+    ended_web_searches: set[str] = field(default_factory=set)
     item_ids: set[str] = field(default_factory=set)  # the call ids and ids of response items
     compacted: bool = False  # a compaction is recorded (a `compacted` record or an item)
 
@@ -366,6 +368,8 @@ class _Facts:
                 self.exec_exit_codes[call_id] = exit_code
         elif kind == "mcp_tool_call_end" and call_id and _mcp_failed(event.get("result")):
             self.failed_mcp_calls.add(call_id)
+        elif kind == "web_search_end" and call_id:
+            self.ended_web_searches.add(call_id)
 
 
 class _Reader:
@@ -585,8 +589,16 @@ class _Reader:
         self.expect_moves(call_id, tool_input)
 
     def web_search_call(self, item: Record) -> None:
+        """A search the model ran on the server: the rollout keeps what it asked (`action`)
+        and its `status`, not the pages found (the model read them), so a finished search is
+        answered with no output, a failed one with a failure."""
         action = item.get("action")
-        self.call(item, "web_search", action if isinstance(action, dict) else {})
+        call_id = self.call(item, "web_search", action if isinstance(action, dict) else {})
+        status = item.get("status")
+        if status == "failed":
+            self.emit(ToolResult, call_id=call_id, ok=False, output="")
+        elif status == "completed" or call_id in self.facts.ended_web_searches:
+            self.emit(ToolResult, call_id=call_id, ok=True, output="")
 
     def tool_search_call(self, item: Record) -> None:
         arguments = item.get("arguments")
@@ -795,7 +807,8 @@ class _Reader:
         elif kind == "websearch":
             action = item.get("action")
             tool_input = action if isinstance(action, dict) else {"query": item.get("query")}
-            self.call({"id": item_id}, "web_search", tool_input)
+            call_id = self.call({"id": item_id}, "web_search", tool_input)
+            self.emit(ToolResult, call_id=call_id, ok=True, output="")
         else:
             self.raw(f"item_completed {item.get('type')} item whose call the rollout does not hold")
 
