@@ -375,6 +375,22 @@ def test_rewind_abandons_the_records_off_its_line(tmp_path: Path) -> None:
     assert events[0].title is None  # the only title was on the branch left
 
 
+def test_a_compression_with_no_history_is_summarised_by_its_counts(tmp_path: Path) -> None:
+    info = {"originalTokenCount": 91234, "newTokenCount": 8100, "compressionStatus": 1}
+    records = [
+        prompt("u1", None, 1, "Round the totals"),
+        system("c1", "u1", 2, "chat_compression", {"info": info}),
+        system("c2", "c1", 3, "chat_compression", {"info": {}, "compressedHistory": []}),
+        system("c3", "c2", 4, "chat_compression", {"info": {"newTokenCount": 300}}),
+    ]
+    parsed = QWEN.parse(jsonl(tmp_path / f"{SESSION}.jsonl", records))
+    assert [c.summary for c in of(parsed.events, "compaction")] == [
+        "Context compressed from 91,234 to 8,100 tokens (no summary recorded).",
+        "Context compressed (no summary recorded).",
+        "Context compressed to 300 tokens (no summary recorded).",
+    ]
+
+
 def test_a_rewind_to_the_first_prompt_resumes_after_nothing(tmp_path: Path) -> None:
     path = jsonl(
         tmp_path / "s.jsonl",

@@ -26,7 +26,8 @@ API message (`message`: `role` and `parts`). The records, by `type`:
   call's arguments). A `run_shell_command` whose command ran and exited non-zero is a
   "success" there, as in Gemini CLI: the `Exit Code: N` line of its output makes it failed.
 * `system`, by `subtype`: `chat_compression` (the history after a compression in
-  `systemPayload.compressedHistory`, the summary first), `rewind` (the user took back turns:
+  `systemPayload.compressedHistory`, the summary first; a record with only
+  `systemPayload.info` is summarised by its token counts), `rewind` (the user took back turns:
   its `parentUuid` is the record the conversation goes on from), `custom_title` (the title
   `/rename` or the harness set; the last one on the conversation kept names the session),
   `turn_result` (a daemon turn's end: cancelled or failed), and records kept for resuming
@@ -576,7 +577,20 @@ def _changes(call: _Call, display: Any, output: str) -> list[dict[str, Any]]:
 
 def _compression_summary(payload: dict[str, Any]) -> str:
     """The summary a compression left: the text of the history's first content (the
-    summary turn), else of all of it."""
+    summary turn), else of all of it; with no history, what its `info` counted."""
     history = [c for c in sequence(payload.get("compressedHistory")) if isinstance(c, dict)]
     texts = [parts_text(c.get("parts")) for c in history]
-    return next((t for t in texts if t.strip()), "")
+    summary = next((t for t in texts if t.strip()), "")
+    if summary:
+        return summary
+    info = mapping(payload.get("info"))
+    before, after = info.get("originalTokenCount"), info.get("newTokenCount")
+    counted = (f" from {before:,}" if _is_count(before) else "") + (
+        f" to {after:,}" if _is_count(after) else ""
+    )
+    counted += " tokens" if counted else ""
+    return f"Context compressed{counted} (no summary recorded)."
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
