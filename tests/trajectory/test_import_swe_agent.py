@@ -1089,6 +1089,53 @@ def test_mini_swe_agent_what_the_user_typed_in_interactive_mini(tmp_path: Path) 
     assert [(r.call_id, r.ok) for r in of(events, ToolResult)] == [("call_1", False)]
 
 
+def test_mini_swe_agent_a_command_typed_in_human_mode_is_a_call(tmp_path: Path) -> None:
+    """Human mode (`/u`) runs what the person types: a user message holding the command in
+    `extra.actions`, answered by a user message (no tool call id) with its output."""
+    data = {
+        "info": {"config": {"model": {"model_name": "gpt-5"}}, "mini_version": "2.4.6"},
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "Clean up."},
+            {
+                "role": "user",
+                "content": "User command: \n```bash\nls cache\n```",
+                "extra": {"actions": [{"command": "ls cache"}], "timestamp": 1767225600.0},
+            },
+            {
+                "role": "user",
+                "content": "<returncode>2</returncode>\n<output>\nno such file\n</output>",
+                "extra": {"raw_output": "no such file\n", "returncode": 2},
+            },
+            {"role": "user", "content": "User command: but no actions", "extra": {}},
+        ],
+        "trajectory_format": "mini-swe-agent-1.1",
+    }
+    events = MINI.parse(write(tmp_path, data, "run.traj.json")).events
+    assert [e.kind for e in events[2:]] == [
+        "user_message",
+        "tool_call",
+        "tool_result",
+        "user_message",
+        "session_end",
+    ]
+    call, result = of(events, ToolCall)[0], of(events, ToolResult)[0]
+    assert (call.call_id, call.name, call.input) == (
+        "user-command-2-1",
+        "bash",
+        {"command": "ls cache"},
+    )
+    assert (result.call_id, result.ok, result.output) == (
+        "user-command-2-1",
+        False,
+        "no such file\n",
+    )
+    assert [u.text for u in of(events, UserMessage)] == [
+        "Clean up.",
+        "User command: but no actions",
+    ]
+
+
 def test_mini_swe_agent_bare_list_and_errors(tmp_path: Path) -> None:
     messages = [
         {"role": "system", "content": "sys"},

@@ -59,7 +59,9 @@ bare list of messages. `info` has `exit_status`, `submission`, `model_stats`
   `extra.model_response`; 2.4.6 on, a tool-calling model's whole `extra.response`, with its
   cost); what a person typed into interactive mini is such a message too, in a sentence of the
   harness (`interrupt_type` `UserInterruption`, `UserRejection`, `UserNewTask`): their words are
-  a user message, after an interrupting error for an interruption; a v2 `exit` message ends
+  a user message, after an interrupting error for an interruption; a command they typed in
+  human mode (a `User command:` message, the command in `extra.actions`) is a `bash` call of
+  id `user-command-<message>-<n>`, which the observation after it answers; a v2 `exit` message ends
   the run (`extra.exit_status`); in v1 the last user message is the submitted output.
 * Responses API models store the whole response object (`"object": "response"`, its
   `output` items `message`, `reasoning`, `function_call`) and `function_call_output` items.
@@ -996,6 +998,10 @@ class _MiniRun:
         if extra.get("interrupt_type") in _TYPED_BY_THE_USER:
             self._typed_by_the_user(source, time, text, extra["interrupt_type"])
             return
+        commands = _typed_commands(text, extra)
+        if commands:
+            self._user_commands(index, source, time, commands)
+            return
         if "interrupt_type" in extra or (self.awaiting_harness_reply and self.seen_task):
             model_output = extra.get("model_response")
             if not isinstance(model_output, str) or not model_output.strip():
@@ -1040,6 +1046,29 @@ class _MiniRun:
             self.events.append(
                 new_event(UserMessage, session=self.id, source=source, time=time, text=words)
             )
+        self.awaiting_harness_reply = False
+
+    def _user_commands(
+        self, index: int, source: SourceRef, time: str | None, commands: list[str]
+    ) -> None:
+        """Commands a person typed in interactive mini's human mode: each a `bash` call (its
+        id saying who made it) that the observation after it answers."""
+        self.pending.clear()
+        for number, command in enumerate(commands):
+            call = f"user-command-{index}-{number + 1}"
+            self.events.append(
+                new_event(
+                    ToolCall,
+                    session=self.id,
+                    source=source,
+                    time=time,
+                    call_id=call,
+                    name="bash",
+                    input={"command": command},
+                )
+            )
+            self.pending.append(call)
+            self.last_call = call
         self.awaiting_harness_reply = False
 
     def _result(self, index: int, message: Record, call: str, text: str) -> None:
@@ -1179,6 +1208,18 @@ _TYPED_BY_THE_USER = {
     "UserNewTask": "The user added a new task:",
 }
 _NOTHING_TYPED = "Temporary interruption caught."
+# Human mode (v2): a user message holding the command the person typed, in `extra.actions`.
+_USER_COMMAND = "User command:"
+
+
+def _typed_commands(text: str, extra: Record) -> list[str]:
+    """The commands of a human mode message, or none when the message is not one."""
+    actions = extra.get("actions")
+    if not text.startswith(_USER_COMMAND) or not isinstance(actions, list) or not actions:
+        return []
+    commands = [action.get("command") for action in actions if isinstance(action, dict)]
+    typed = [command for command in commands if isinstance(command, str)]
+    return typed if len(typed) == len(actions) else []
 
 
 def _response_reply(response: Any) -> str:
