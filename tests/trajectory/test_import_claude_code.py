@@ -930,6 +930,50 @@ def test_records_without_an_event_of_their_own_are_kept(tmp_path: Path) -> None:
     assert of(events, SessionStart)[0].title == "My title"
 
 
+def test_a_prompt_the_running_turn_absorbed_is_a_prompt_once(tmp_path: Path) -> None:
+    """A prompt typed while the agent works and absorbed into its turn leaves an `enqueue`, a
+    `remove` of reason `absorbed_mid_turn` and (in some builds, before or after the remove) a
+    queued_command attachment: one prompt, from whichever holds it first. A task's
+    notification absorbed so is no prompt, nor is a remove with no reason."""
+
+    def queue(operation: str, content: str, **extra: Any) -> dict[str, Any]:
+        return {"type": "queue-operation", "operation": operation, "timestamp": "t"} | {
+            "content": content,
+            "sessionId": SID,
+            **extra,
+        }
+
+    def queued(prompt: str, mode: str = "prompt") -> dict[str, Any]:
+        attachment = {"type": "queued_command", "prompt": prompt, "commandMode": mode}
+        return {**COMMON, "type": "attachment", "timestamp": "t", "attachment": attachment}
+
+    absorbed = {"reason": "absorbed_mid_turn"}
+    notice = "<task-notification>build done</task-notification>"
+    records: list[Any] = [
+        user("u1", None, "Fix the parser.", "t"),
+        queue("enqueue", "only in the queue"),
+        queue("remove", "only in the queue", **absorbed),  # 3
+        queue("enqueue", "attachment first"),
+        queued("attachment first"),  # 5
+        queue("remove", "attachment first", **absorbed),
+        queue("enqueue", "queue first"),
+        queue("remove", "queue first", **absorbed),  # 8
+        queued("queue first"),
+        queue("remove", "a notice in prompt's words", **absorbed),
+        queued("a notice in prompt's words", "task-notification"),
+        queue("remove", notice, **absorbed),
+        queue("remove", "withdrawn"),
+    ]
+    events = IMPORTER.parse(write(tmp_path / "q.jsonl", records)).events
+    assert [(u.text, u.source.line) for u in of(events, UserMessage)] == [
+        ("Fix the parser.", 1),
+        ("only in the queue", 3),
+        ("attachment first", 5),
+        ("queue first", 8),
+    ]
+    assert len(of(events, RawEvent)) == len(records) - 4
+
+
 def test_a_hook_that_blocked_stopped_or_failed_is_an_error_with_its_words(tmp_path: Path) -> None:
     """2.1 builds write a hook's refusal (a PreToolUse hook exiting 2, a Stop hook sending the
     agent back to work) as a `hook_blocking_error` attachment, a PostToolUse hook ending the

@@ -28,7 +28,9 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   the file), `bridge-session` (the remote-control session mirroring this one).
 * `progress` (hook, bash, MCP and subagent progress; `agent_progress` carries a subagent's
   messages while it runs), `attachment` (context the harness attached: hook output, skill
-  listings, a prompt queued while the agent worked), `queue-operation`, `last-prompt`,
+  listings, a prompt queued while the agent worked), `queue-operation` (a `remove` of reason
+  `absorbed_mid_turn` holds a prompt the running turn took in, which the attachment may
+  repeat before or after it: one prompt), `last-prompt`,
   `permission-mode`, `pr-link` (a pull request the session created or was linked to),
   `teleported-from` (the first record of a session brought over from Claude Code on the web:
   `remoteSessionId`, `branch`, `messageCount`; alone in the file when nothing followed).
@@ -469,6 +471,11 @@ class _FileReader:
         # it names ("@" and its messageId: a file-history snapshot or delta), else None.
         self.event_keys: list[str | None] = []
         self.record_key: str | None = None
+        # Prompts the running turn absorbed: the texts of the queued_command attachments not
+        # yet matched by their queue record, and the prompts taken from queue records (their
+        # event's index and record) not yet matched by an attachment.
+        self.queued_texts: Counter[str] = Counter()
+        self.absorbed: dict[str, list[tuple[int, _At, dict[str, Any]]]] = {}
 
     def read(self, path: Path) -> _Transcript:
         for line, value in jsonl_records(path, self.out.source, self.shared.problems):
@@ -534,6 +541,8 @@ class _FileReader:
             self._progress(at, record)
         elif kind == "attachment":
             self._attachment(at, record)
+        elif kind == "queue-operation":
+            self._queue_operation(at, record)
         elif kind in _KEPT_RECORDS:
             self._note_title(kind, record)
             self._emit(RawEvent, at, record=record, reason=_KEPT_RECORDS[kind])
@@ -811,18 +820,63 @@ class _FileReader:
         time = _str(nested.get("timestamp")) or at.time
         self._message(_At(at.source, time, agent_id), nested)
 
+    def _queue_operation(self, at: _At, record: dict[str, Any]) -> None:
+        """A prompt the running turn absorbed (`remove`, reason `absorbed_mid_turn`) is a
+        prompt, unless the queued_command attachment that says so too was read already (it
+        is written before or after the queue record, or not at all)."""
+        text = _text_of(record.get("content"))
+        if (
+            record.get("operation") != "remove"
+            or record.get("reason") != "absorbed_mid_turn"
+            or not text.strip()
+            or text.lstrip().startswith(_TASK_NOTIFICATION)
+        ):
+            self._emit(RawEvent, at, record=record, reason=_KEPT_RECORDS["queue-operation"])
+        elif self.queued_texts[text] > 0:
+            self.queued_texts[text] -= 1
+            reason = "prompt queue operation (the absorbed prompt its attachment holds)"
+            self._emit(RawEvent, at, record=record, reason=reason)
+        else:
+            self.absorbed.setdefault(text, []).append((len(self.out.events), at, record))
+            self._user_text(at, text)
+
+    def _queued_command(self, at: _At, record: dict[str, Any], attachment: dict[str, Any]) -> bool:
+        """A prompt queued while the agent worked: a prompt (unless a queue record gave it
+        already); another mode's (a task's notification) stays raw. Whether it is handled."""
+        text = _text_of(attachment.get("prompt"))
+        earlier = self.absorbed.get(text)
+        prompt = attachment.get("commandMode", "prompt") == "prompt"
+        if not earlier:
+            self.queued_texts[text] += 1
+            if prompt and text:
+                self._user_text(at, text)
+                return True
+            return False
+        index, earlier_at, earlier_record = earlier.pop(0)
+        if not prompt:
+            # No one typed it: the queue record's prompt was the harness's.
+            self.out.events[index] = RawEvent(
+                session="",
+                agent=earlier_at.agent,
+                time=earlier_at.time,
+                source=earlier_at.source,
+                record=earlier_record,
+                reason=_KEPT_RECORDS["queue-operation"],
+            )
+            return False
+        reason = "queued prompt (imported from its queue record)"
+        self._emit(RawEvent, at, record=record, reason=reason)
+        return True
+
     def _attachment(self, at: _At, record: dict[str, Any]) -> None:
         attachment = record.get("attachment")
         kind = _str(attachment.get("type")) if isinstance(attachment, dict) else None
         if (
             isinstance(attachment, dict)
             and kind == "queued_command"
-            and attachment.get("commandMode", "prompt") == "prompt"
+            and self._queued_command(at, record, attachment)
         ):
-            text = _text_of(attachment.get("prompt"))
-            if text:
-                self._user_text(at, text)
-                return
+            return
         if isinstance(attachment, dict) and kind in _HOOK_ERRORS:
             self._emit(Error, at, message=_hook_error_text(kind, attachment))
             return
