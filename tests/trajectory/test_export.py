@@ -1229,6 +1229,32 @@ def test_usage_after_results_belongs_to_the_next_request_where_usage_leads() -> 
     assert second["message"] == "There is a.py." and second["metrics"]["prompt_tokens"] == 7
 
 
+def test_one_session_comes_back_with_its_start_and_end(tmp_path: Path) -> None:
+    """An export of one session is read as any ATIF document, but for what the root's
+    `extra.sessions` kept of its start and end, which ATIF has no field for: its end reason,
+    its folder, and no version where the export wrote its placeholder."""
+    ev = Events()
+    ev.add(SessionStart, harness="openhands", model="gpt-4o", cwd="src", branch="fix", time="t0")
+    ev.add(UserMessage, text="what's 1+1?", time="t1")
+    ev.add(AgentMessage, text="2", model="gpt-4o", time="t2")
+    ev.add(SessionEnd, reason="finish", time="t3")
+    doc = to_atif({"id": "traj-1"}, ev.items)
+    assert doc["agent"]["version"] == "unknown"
+    again = tmp_path / "again.json"
+    again.write_text(json.dumps(doc), encoding="utf-8")
+    events = IMPORTERS["atif"].parse(again).events
+    [start] = [e for e in events if isinstance(e, SessionStart)]
+    [end] = [e for e in events if isinstance(e, SessionEnd)]
+    assert (start.harness, start.harness_version, start.cwd, start.branch, start.time) == (
+        "openhands",
+        None,
+        "src",
+        "fix",
+        "t0",
+    )
+    assert (end.reason, end.time) == ("finish", "t3")
+
+
 def test_several_sessions_and_a_meta_without_session_start() -> None:
     one, two = Events("first"), Events("second")
     one.add(UserMessage, text="start")

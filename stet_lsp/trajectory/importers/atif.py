@@ -215,6 +215,8 @@ class _Reader:
         self.own_export = False
         self.session: str | None = None
         self.harness = FORMAT
+        # Stet's export of one session: what the root's `extra.sessions` recorded of it.
+        self.recorded: dict[str, Any] = {}
 
     def read(self) -> ParsedSession:
         main = self._open(self.path, self.path.name)
@@ -229,6 +231,9 @@ class _Reader:
         self.restored = _exported_sessions(root)
         extra = mapping(root.get("extra"))
         self.own_export = "meta" in extra or "sessions" in extra
+        recorded = [e for e in sequence(extra.get("sessions")) if isinstance(e, dict)]
+        if self.restored is None and len(recorded) == 1:
+            self.recorded = recorded[0]
         self._start(main)
         current: _File | None = main
         totals: list[float | None] = []
@@ -247,7 +252,9 @@ class _Reader:
         cost = totals[-1]
         if cost is None and mapping(root.get("final_metrics")):
             self.parsed.dropped["final_metrics"] += 1
-        self._emit(SessionEnd, end_at, self.last_time, None, cost_usd=cost)
+        ended = text_field(self.recorded.get("ended")) or self.last_time
+        reason = text_field(self.recorded.get("end_reason"))
+        self._emit(SessionEnd, end_at, ended, None, reason=reason, cost_usd=cost)
         return self.parsed
 
     def _end_restored(self, at: SourceRef) -> None:
@@ -355,18 +362,28 @@ class _Reader:
             None,
         )
         self.harness = text_field(agent.get("name")) or FORMAT
+        version = text_field(agent.get("version"))
+        if version is not None and version.strip().lower() == _NO_VERSION:
+            version = None  # what ATIF writers (Stet's export too) put for none recorded
+        recorded = {
+            key: text_field(self.recorded.get(key))
+            for key in ("harness_version", "model", "cwd", "branch", "commit", "title", "started")
+        }
         if self.restored is None:  # else each session's start comes before its first step
             self._emit(
                 SessionStart,
                 SourceRef(file=main.name, line=1, pointer=""),
-                first_time,
+                recorded["started"] or first_time,
                 None,
                 harness=self.harness,
-                harness_version=text_field(agent.get("version")),
-                model=model,
-                cwd=_single(extras, ("cwd", "working_dir", "cwds")),
-                branch=_single(extras, ("git_branch", "branch", "gitBranch", "git_branches")),
-                commit=_single(extras, ("git_commit", "commit", "commit_hash")),
+                harness_version=recorded["harness_version"] or version,
+                model=recorded["model"] or model,
+                cwd=recorded["cwd"] or _single(extras, ("cwd", "working_dir", "cwds")),
+                branch=recorded["branch"]
+                or _single(extras, ("git_branch", "branch", "gitBranch", "git_branches")),
+                commit=recorded["commit"]
+                or _single(extras, ("git_commit", "commit", "commit_hash")),
+                title=recorded["title"],
             )
         # What no event holds is counted: notes, tool definitions (and, in `read`, the totals
         # when their cost is not kept: the token totals are recomputed from the steps).
@@ -856,6 +873,7 @@ def _single(extras: Iterable[dict[str, Any]], keys: Sequence[str]) -> str | None
     return None
 
 
+_NO_VERSION = "unknown"
 # What the export's `extra.sessions` records of a session's end.
 _ENDED = frozenset({"ended", "end_reason", "reported_cost_usd"})
 
