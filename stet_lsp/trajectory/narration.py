@@ -598,7 +598,11 @@ def _compaction(context: _Context, index: int, compaction: Compaction) -> list[s
         "<details>",
         "<summary>Summary of the conversation so far</summary>",
         "",
-        *_quote(_markdown(compaction.summary)),
+        *(
+            _quote(_markdown(compaction.summary))
+            if _has_text(compaction.summary)
+            else ["_No readable summary was recorded._"]
+        ),
         "",
         "</details>",
     ]

@@ -246,6 +246,17 @@ def test_turns_messages_reasoning() -> None:
     )
 
 
+def test_a_compaction_without_a_readable_summary_says_so() -> None:
+    """A server-side compaction (Codex) keeps its summary encrypted: the event's summary is
+    empty, and the narration says none was recorded rather than quote nothing."""
+    events = numbered([Compaction(**common(), summary=" \n")])
+    text = render(META, events)
+    assert (
+        "<summary>Summary of the conversation so far</summary>\n\n"
+        "_No readable summary was recorded._\n"
+    ) in text
+
+
 def test_tool_calls_fold_input_and_result() -> None:
     text = render(META, every_kind())
     block = (
