@@ -33,7 +33,7 @@ TURN_NAME_CHARS = 60
 # Tool arguments that say best what a call does, in order of preference.
 _MINUS = "\u2212"
 """narration.MINUS (not imported: narration loads the event models)."""
-_SALIENT_INPUT_KEYS = (
+SALIENT_INPUT_KEYS = (
     "file_path",
     "path",
     "filePath",
@@ -460,7 +460,7 @@ def _tool_call_summary(record: _Fields) -> str:
 
 
 def _input_gist(arguments: dict[str, Any]) -> str:
-    for key in _SALIENT_INPUT_KEYS:
+    for key in SALIENT_INPUT_KEYS:
         value = arguments.get(key)
         if isinstance(value, str) and value.strip():
             return _head(value)

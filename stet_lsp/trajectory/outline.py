@@ -25,7 +25,7 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.index import graduation_summary
+from stet_lsp.trajectory.index import SALIENT_INPUT_KEYS, graduation_summary
 
 if TYPE_CHECKING:
     from stet_lsp.trajectory.index import OutlineNode, TrajectoryIndex
@@ -85,10 +85,14 @@ def _describe(event: EventBase) -> str:
 
 
 def _arguments(arguments: dict[str, object]) -> str:
-    for key in ("file_path", "path", "command", "pattern", "url", "query", "description"):
+    """What a call was asked to do, by the arguments the editor's outline names it by (a
+    command given as a list of words is the words), else all of them."""
+    for key in SALIENT_INPUT_KEYS:
         value = arguments.get(key)
-        if isinstance(value, str):
+        if isinstance(value, str) and value.strip():
             return value
+        if isinstance(value, list) and value and all(isinstance(word, str) for word in value):
+            return " ".join(value)
     return json.dumps(arguments, ensure_ascii=False)
 
 

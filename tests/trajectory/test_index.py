@@ -46,7 +46,7 @@ from stet_lsp.trajectory.index import (
     narration_steps,
 )
 from stet_lsp.trajectory.narration import MINUS, render
-from stet_lsp.trajectory.outline import tree
+from stet_lsp.trajectory.outline import summary, tree
 from stet_lsp.trajectory.store import EVENTS, NARRATION, working_folder
 
 SOURCE = SourceRef(file="session.jsonl", line=1)
@@ -214,6 +214,19 @@ def test_lens_titles_name_the_kind_the_tool_the_files_and_the_tokens(
     assert titles[25] == "25 · session_end exit · $0.4624 reported"
     # by number or by entry alike
     assert index.lens_title(7) == index.lens_title(index.steps[6]) == titles[7]
+
+
+def test_show_names_a_call_by_the_arguments_the_outline_does() -> None:
+    """`stet trajectory show` names a call as the outline does: Codex's `cmd` and command
+    word lists, Qwen Code's `absolute_path`; all the arguments when none of them is there."""
+
+    def shown(**arguments: Any) -> str:
+        return summary(ToolCall(**common(), call_id="c", name="t", input=arguments))
+
+    assert shown(cmd="find . -type f") == "t find . -type f"
+    assert shown(command=["bash", "-lc", "ls"]) == "t bash -lc ls"
+    assert shown(absolute_path="/r/settings.ts") == "t /r/settings.ts"
+    assert shown(title="X") == 't {"title": "X"}'
 
 
 def test_usage_titles_count_the_cache_and_the_cost() -> None:
