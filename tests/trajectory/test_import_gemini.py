@@ -324,7 +324,8 @@ def test_json_session_maps_every_message_type(tmp_path: Path) -> None:
     assert events[20].message == "Please provide a file path."
     assert [e.reason for e in events[21:23]] == ["info message", "warning message"]
     assert events[-1].time == "2026-06-12T13:10:23.208Z"
-    assert not parsed.dropped
+    # The user message after the reply only repeats its two calls' results.
+    assert parsed.dropped == {"repeated_result": 2}
 
 
 def test_jsonl_session_updates_rewinds_and_subagents(tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ before that message). A message has `id`, `timestamp`, `type` and `content` (a s
 Gemini API parts):
 
 * `user`: the prompt (`displayContent` is what the user typed when it differs); parts
-  holding only `functionResponse`s repeat tool results; `<session_context>` text is the
+  holding only `functionResponse`s repeat tool results (counted in `repeated_result`; one
+  or two such messages follow a reply whose calls ran); `<session_context>` text is the
   workspace context the harness sends first; `<state_snapshot>` text is the summary a
   compression left.
 * `gemini`: a model reply: text, `thoughts` (`subject`, `description`), `tokens` (`input`
@@ -488,6 +489,7 @@ class _Reader:
             )
         call = context.calls.get(call_id) if call_id else None
         if call is not None and call.answered:
+            self.parsed.dropped["repeated_result"] += 1
             return
         if call is None or call_id is None:
             self.parsed.emit(
