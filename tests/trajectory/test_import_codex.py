@@ -532,6 +532,27 @@ def test_a_web_search_is_answered_by_its_status_or_its_end_event(tmp_path: Path)
     assert [r.ok for r in of(session, ToolResult)] == [False, True]
 
 
+def test_a_web_search_only_the_event_stream_records_is_a_call(tmp_path: Path) -> None:
+    """Codex of mid-2025 kept no web_search_call item in its rollouts, only the begin and end
+    events of each search: the end is the search, answered; a begin with no end is kept."""
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            event({"type": "web_search_begin", "call_id": "ws_1"}),
+            event({"type": "web_search_end", "call_id": "ws_1", "query": "pydantic v2"}),
+            event({"type": "web_search_begin", "call_id": "ws_2"}),
+        ],
+    )
+    assert [(e.kind, getattr(e, "call_id", None)) for e in session.events[1:-1]] == [
+        ("tool_call", "ws_1"),
+        ("tool_result", "ws_1"),
+        ("raw", None),
+    ]
+    assert of(session, ToolCall)[0].input == {"query": "pydantic v2"}
+    assert of(session, RawEvent)[0].reason == "web search begun, with no end recorded"
+
+
 def test_a_tool_call_with_no_result_is_kept(tmp_path: Path) -> None:
     session = parse(tmp_path, [meta(), function_call("shell", '{"command":["ls"]}', "c1")])
     assert kinds(session) == ["session_start", "tool_call", "session_end"]

@@ -15,11 +15,12 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   `arguments` as a string) and `function_call_output`, `custom_tool_call` (a free-form `input`,
   e.g. the `apply_patch` envelope) and `custom_tool_call_output`, `local_shell_call`,
   `web_search_call` (answered by its `status` or its `web_search_end`: the pages it found
-  reach only the model), `tool_search_call`/`tool_search_output`, `image_generation_call`, and
-  harness bookkeeping (`ghost_snapshot`, opaque `compaction`). A shell call that ran and
-  moved files with `mv` or `git mv` (`shell_moves`) is a rename for each, from its
-  `workdir`. Tool outputs are a string, a
-  JSON string `{"output", "metadata": {"exit_code"}}`, text headed by `Exit code: N` or
+  reach only the model; rollouts of mid-2025 kept no such item, and their `web_search_end`
+  event is the search, its `web_search_begin` adding nothing),
+  `tool_search_call`/`tool_search_output`, `image_generation_call`, and harness bookkeeping
+  (`ghost_snapshot`, opaque `compaction`). A shell call that ran and moved files with `mv`
+  or `git mv` (`shell_moves`) is a rename for each, from its `workdir`. Tool outputs are a
+  string, a JSON string `{"output", "metadata": {"exit_code"}}`, text headed by `Exit code: N` or
   `Process exited with code N`, or a list of content parts; a call Codex could not make is
   answered `tool call error: …` (MCP) or `execution error: …` (a command), and a patch it
   could not apply `error: …`: failed results, where no event says so.
@@ -162,7 +163,6 @@ _REPEATING_EVENTS = frozenset(
         "thread_name_updated",
         "exec_command_end",
         "mcp_tool_call_end",
-        "web_search_end",
         "view_image_tool_call",
         "image_generation_end",
         "agent_reasoning_section_break",
@@ -301,6 +301,7 @@ class _Facts:
     exec_exit_codes: dict[str, int] = field(default_factory=dict)
     failed_mcp_calls: set[str] = field(default_factory=set)
     ended_web_searches: set[str] = field(default_factory=set)
+    web_search_items: int = 0  # web_search_call response items (not kept before late 2025)
     item_ids: set[str] = field(default_factory=set)  # the call ids and ids of response items
     compacted: bool = False  # a compaction is recorded (a `compacted` record or an item)
 
@@ -343,6 +344,7 @@ class _Facts:
         ids = (text_field(item.get("call_id")), text_field(item.get("id")))
         self.item_ids.update(found for found in ids if found)
         self.compacted = self.compacted or kind in _OPAQUE_COMPACTIONS
+        self.web_search_items += kind == "web_search_call"
         if kind == "message" and text_field(item.get("role")) in _ROLE_KINDS:
             said = _ROLE_KINDS[item["role"]]
             parts = text_parts(item.get("content"))
@@ -873,6 +875,26 @@ class _Reader:
                 output_tokens=output_tokens,
             )
 
+    def web_search_end(self, event: Record) -> None:
+        """A finished search. Rollouts of mid-2025 kept no web_search_call item, and this event
+        is then the search's only record: a web_search call, answered (with no output: the
+        pages reach only the model). Where the rollout keeps the items, it repeats one."""
+        call_id = text_field(event.get("call_id"))
+        if self.facts.web_search_items or (call_id and call_id in self.facts.item_ids):
+            return
+        action = event.get("action")
+        query = text_field(event.get("query"))
+        tool_input = action if isinstance(action, dict) else ({"query": query} if query else {})
+        call = self.call({"call_id": call_id}, "web_search", tool_input)
+        self.emit(ToolResult, call_id=call, ok=True, output="")
+
+    def web_search_begin(self, event: Record) -> None:
+        """A search begun: its end or its item says the rest; one with neither is kept."""
+        call_id = text_field(event.get("call_id"))
+        if self.facts.web_search_items or (call_id and call_id in self.facts.ended_web_searches):
+            return
+        self.raw("web search begun, with no end recorded")
+
     def turn_aborted(self, event: Record) -> None:
         reason = text_field(event.get("reason")) or "interrupted"
         self.emit(Error, message=f"turn aborted: {reason}", interrupt=True)
@@ -946,6 +968,8 @@ _EVENT_HANDLERS = {
     "stream_error": _Reader.error,
     "thread_rolled_back": _Reader.thread_rolled_back,
     "patch_apply_end": _Reader.patch_apply_end,
+    "web_search_begin": _Reader.web_search_begin,
+    "web_search_end": _Reader.web_search_end,
     "item_completed": _Reader.item_completed,
     "sub_agent_activity": _Reader.sub_agent_activity,
 }
