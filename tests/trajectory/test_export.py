@@ -781,8 +781,11 @@ def test_a_reported_total_goes_out_as_reported_and_comes_back(
     estimated = to_atif(META, claude_code_session())
     assert estimated["final_metrics"]["extra"]["cost_basis"] != "reported"
     again.write_text(json.dumps(estimated), encoding="utf-8")
-    [end] = [e for e in IMPORTERS["atif"].parse(again).events if isinstance(e, SessionEnd)]
+    parsed = IMPORTERS["atif"].parse(again)
+    [end] = [e for e in parsed.events if isinstance(e, SessionEnd)]
     assert end.cost_usd is None
+    # Its final metrics are what its steps give again: nothing is said to be left out.
+    assert "final_metrics" not in parsed.dropped, parsed.dropped
 
 
 def test_records_with_no_step_of_their_session_get_a_system_step_with_a_message() -> None:

@@ -41,7 +41,7 @@ The root's `final_metrics.total_cost_usd` is the session's cost as the harness r
 (`session_end`'s `cost_usd`; not when Stet's own export marks it `estimated` or `mixed`); its
 token totals are recomputed from the steps' metrics. Its `notes` and the agent's
 `tool_definitions` become no event: each is counted in `dropped`, as `final_metrics` is when
-its cost is not kept.
+its cost is not kept (but in Stet's own export, whose steps give it again).
 
 Stet's own export (its root `extra` holds `meta` or `sessions`) keeps in each step's `extra`
 the events ATIF has no field for: its `file_changes`, `commits` and `raw_records` become
@@ -250,7 +250,9 @@ class _Reader:
         # whole run so far (Harbor's Terminus 2 writes the files before it, and the
         # summarization subagents', into it), so the last file's is the session's.
         cost = totals[-1]
-        if cost is None and mapping(root.get("final_metrics")):
+        # Stet's own export writes final_metrics from its steps (and the costs its sessions'
+        # ends keep): what they give again is not dropped.
+        if cost is None and mapping(root.get("final_metrics")) and not self.own_export:
             self.parsed.dropped["final_metrics"] += 1
         ended = text_field(self.recorded.get("ended")) or self.last_time
         reason = text_field(self.recorded.get("end_reason"))
