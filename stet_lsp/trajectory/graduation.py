@@ -235,8 +235,9 @@ def _compose(target: Target, config: GateConfig) -> None:
         with file_lock(folder.path, target.root, "the working trajectory"):
             compose_pending(target, folder, config)
     except StetError as error:
+        why = str(error).removesuffix("; nothing was changed")
         raise StetError(
-            f"graduated, but the working trajectory was not composed: {error} (the next "
+            f"graduated, but the working trajectory was not composed: {why} (the next "
             "import, graduation or capstone composes it)"
         ) from None
 

@@ -283,8 +283,11 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
         del data
         for number, raw in enumerate(stored, 1):
             if raw:
-                lines.append(_with_step(raw.decode("utf-8", "replace"), len(lines) + 1))
-                events.append(_stored_event(lines[-1], folder, stem, number))
+                line = _with_step(raw.decode("utf-8", "replace"), len(lines) + 1)
+                if line is None:
+                    raise _not_an_event(folder, stem, number, "not a JSON object of an event")
+                lines.append(line)
+                events.append(_stored_event(line, folder, stem, number))
         del stored
         redaction.update(record.get("redaction", {}))
         dropped.update(record.get("dropped", {}))
@@ -569,11 +572,12 @@ def sources_sha256(
     return hashlib.sha256(listed.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _with_step(line: str, step: int) -> str:
-    """The serialised event with its step: `"step"` follows `"kind"` in event_json's order."""
+def _with_step(line: str, step: int) -> str | None:
+    """The serialised event with its step: `"step"` follows `"kind"` in event_json's order;
+    None when the line is not one Stet wrote."""
     head, comma, rest = line.partition(",")
     if not head.startswith('{"kind":') or not comma:
-        raise StetError(f"not a trajectory event line: {line[:80]!r}")
+        return None
     if rest.startswith('"step":'):
         rest = rest.partition(",")[2]
     return f'{head},"step":{step},{rest}'
@@ -585,12 +589,16 @@ def _stored_event(line: str, folder: Folder, stem: str, number: int) -> Event:
     try:
         return parse_event(line)
     except ValidationError as error:
-        where = f"{folder.relative / SESSIONS / stem}.jsonl:{number}"
         problem = error.errors()[0]["msg"] if error.errors() else str(error)
-        raise StetError(
-            f"{where} is not a trajectory event ({problem}): remove that session file, or "
-            "import its transcript again; nothing was changed"
-        ) from None
+        raise _not_an_event(folder, stem, number, problem) from None
+
+
+def _not_an_event(folder: Folder, stem: str, number: int, problem: str) -> StetError:
+    where = f"{folder.relative / SESSIONS / stem}.jsonl:{number}"
+    return StetError(
+        f"{where} is not a trajectory event ({problem}): correct or remove that line, or "
+        "remove that session file and import its transcript again; nothing was changed"
+    )
 
 
 def _records(folder: Folder) -> list[tuple[str, dict[str, Any]]]:

@@ -589,6 +589,41 @@ def test_a_first_graduation_left_uncomposed_is_committed_and_previewed(
     assert preview.trajectory == result.trajectory and result.changed
 
 
+def test_a_session_file_broken_by_hand_is_named_and_no_decision_is_lost(
+    sheet: StyleSheet, root: Path
+) -> None:
+    """A line of graduation's session file edited by hand into no event: the next graduation
+    closes its entry and stores its decision, then says which line of which file to correct
+    (not that nothing was changed); once it is removed, the capstone commits every note."""
+    from stet_lsp.trajectory.capstone import capstone
+
+    first, second = add(sheet, "First note."), add(sheet, "Second note.")
+    graduate(sheet, first.id, "trajectory")
+    stored = working_folder(sheet.target).path / "sessions" / "graduation.jsonl"
+    kept = stored.read_text(encoding="utf-8")
+    stored.write_text(kept + "not json\n", encoding="utf-8")
+
+    with pytest.raises(StetError) as refused:
+        graduate(sheet, second.id, "trajectory")
+    said = str(refused.value)
+    assert "graduation.jsonl:3 is not a trajectory event" in said
+    assert "correct or remove that line" in said and "nothing was changed" not in said
+    assert status(sheet, second) == "graduated-trajectory"
+    with pytest.raises(StetError, match=r"graduation\.jsonl:3 is not a trajectory event"):
+        capstone(sheet.target)
+
+    lines = stored.read_text(encoding="utf-8").split("\n")
+    stored.write_text("\n".join(line for line in lines if line != "not json"), encoding="utf-8")
+    result = capstone(sheet.target)
+    commit = pygit2.Repository(str(root)).head.peel(pygit2.Commit)
+    committed = commit.tree / ".stet" / "trajectories" / result.trajectory / "events.jsonl"
+    notes = [json.loads(line) for line in committed.data.decode().splitlines()]
+    assert [event["text"] for event in notes if event["kind"] == "note"] == [
+        "First note.",
+        "Second note.",
+    ]
+
+
 # -- extending a skill ------------------------------------------------------------------------------
 
 

@@ -1440,6 +1440,28 @@ def test_a_stored_session_line_that_is_no_event_is_a_clear_error(
     assert stet_files(root) == before
 
 
+@pytest.mark.parametrize("written", ["not json", '{"text": "no kind"}', '{"kind":"x"}'])
+def test_a_stored_session_line_stet_did_not_write_names_its_place_and_what_to_do(
+    root: Path, tmp_path: Path, written: str
+) -> None:
+    """A line edited by hand into something that is no event line at all (not even
+    `{"kind":...,`) is named as a malformed event is, with what to do about it."""
+    target = target_of(root)
+    source = simple_session(root, SESSION_A, "Mine").save(tmp_path / "a.jsonl")
+    import_transcript(target, source)
+    folder = working_folder(target)
+    stored = next((folder.path / "sessions").glob("*.jsonl"))
+    with stored.open("a", encoding="utf-8") as stream:
+        stream.write(written + "\n")
+    number = len(stored.read_text(encoding="utf-8").splitlines())
+    before = stet_files(root)
+    with pytest.raises(StetError, match=rf"{stored.name}:{number} is not a trajectory event"):
+        compose(target, folder)
+    with pytest.raises(StetError, match="correct or remove that line"):
+        compose(target, folder)
+    assert stet_files(root) == before
+
+
 @pytest.mark.parametrize("removed", ["events.jsonl", "narration.md"])
 def test_importing_again_composes_a_file_removed_by_hand(
     root: Path, tmp_path: Path, removed: str
