@@ -286,7 +286,7 @@ def _brief(meta: Mapping[str, Any], context: _Context) -> list[str]:
     if not brief:
         first = _first_user_message(context.events)
         brief = first.text if first else ""
-    body = _quote(_markdown(brief)) if _has_text(brief) else ["_No request was recorded._"]
+    body = _quote(contained_markdown(brief)) if _has_text(brief) else ["_No request was recorded._"]
     return ["## Brief", "", *body]
 
 
@@ -454,16 +454,20 @@ def _event_block(context: _Context, index: int) -> list[str]:
 
 def _user_message(context: _Context, index: int, message: UserMessage) -> list[str]:
     title = _label(context.numbers[index], "User", message.time)
-    return [title, "", *_quote(_markdown(message.text))]
+    return [title, "", *_quote(contained_markdown(message.text))]
 
 
 def _agent_message(context: _Context, index: int, message: AgentMessage) -> list[str]:
-    return [_label(context.numbers[index], "Agent", message.time), "", *_markdown(message.text)]
+    return [
+        _label(context.numbers[index], "Agent", message.time),
+        "",
+        *contained_markdown(message.text),
+    ]
 
 
 def _reasoning(context: _Context, index: int, reasoning: Reasoning) -> list[str]:
     title = _label(context.numbers[index], "Reasoning", reasoning.time, emphasis="*")
-    return [title, "", *_quote(_markdown(reasoning.text))]
+    return [title, "", *_quote(contained_markdown(reasoning.text))]
 
 
 def _usage(context: _Context, index: int, usage: Usage) -> list[str]:
@@ -475,7 +479,7 @@ def _error(context: _Context, index: int, error: Error) -> list[str]:
     title = _label(
         context.numbers[index], "Interrupted" if error.interrupt else "Error", error.time
     )
-    return [title, "", *_quote(_markdown(error.message))]
+    return [title, "", *_quote(contained_markdown(error.message))]
 
 
 def _session_end(context: _Context, index: int, end: SessionEnd) -> list[str]:
@@ -599,7 +603,7 @@ def _compaction(context: _Context, index: int, compaction: Compaction) -> list[s
         "<summary>Summary of the conversation so far</summary>",
         "",
         *(
-            _quote(_markdown(compaction.summary))
+            _quote(contained_markdown(compaction.summary))
             if _has_text(compaction.summary)
             else ["_No readable summary was recorded._"]
         ),
@@ -620,7 +624,7 @@ def _subagent(context: _Context, index: int, subagent: Subagent) -> list[str]:
 def _commit(context: _Context, index: int, commit: Commit) -> list[str]:
     number = context.numbers[index]
     title = _label(number, "Commit", commit.time, _code(commit.sha[:12] if commit.sha else ""))
-    return [title, "", *_quote(_markdown(commit.message))]
+    return [title, "", *_quote(contained_markdown(commit.message))]
 
 
 def _note(context: _Context, index: int, note: Note) -> list[str]:
@@ -628,7 +632,7 @@ def _note(context: _Context, index: int, note: Note) -> list[str]:
     detail = f"{_inline(note.entry_kind)} {_code(note.entry_id)}"
     if note.author:
         detail += f" by {_inline(note.author)}"
-    return [_label(number, "Note", note.time, detail), "", *_quote(_markdown(note.text))]
+    return [_label(number, "Note", note.time, detail), "", *_quote(contained_markdown(note.text))]
 
 
 def _graduation(context: _Context, index: int, decision: Graduation) -> list[str]:
@@ -842,7 +846,7 @@ def _has_text(text: str) -> bool:
     return bool(text) and not text.isspace()
 
 
-def _markdown(text: str) -> list[str]:
+def contained_markdown(text: str) -> list[str]:
     """A Markdown text that cannot break the document around it: outside code fences,
     headings and setext underlines are escaped and HTML is shown as text; a fence left open
     is closed."""

@@ -449,10 +449,14 @@ def with_entry(
 
 def section(text: str, context: Context | None) -> str:
     """An entry as a body section: a heading from its first line, its text, and the code it
-    was anchored to."""
+    was anchored to. The text is Markdown that cannot break the skill around it (as in
+    narration.md): a heading or setext underline in it is escaped, HTML shown as text, and a
+    fence it leaves open closed, so the next entry's section is not swallowed by it."""
+    from stet_lsp.trajectory.narration import contained_markdown
+
     clean = _strip(text)
     first_line = clean.split("\n", 1)[0]
-    parts = [f"## {shorten(first_line, _HEADING_CHARS)}", "", clean]
+    parts = [f"## {shorten(first_line, _HEADING_CHARS)}", "", *contained_markdown(clean)]
     if context is not None:
         parts += ["", *_context_lines(context)]
     return "\n".join(parts) + "\n"

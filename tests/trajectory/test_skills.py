@@ -218,6 +218,22 @@ def test_sections_of_anchors_without_code() -> None:
     assert heading.startswith("## word word") and heading.endswith("…") and len(heading) <= 76
 
 
+def test_an_entrys_markdown_cannot_break_the_skill_around_it() -> None:
+    """A heading, a setext underline, an HTML comment or an open fence in an entry's text
+    stays in its own section: the next entry's heading is still a heading of the skill."""
+    text = "Fence the examples\n# Top heading\nSetext\n---\n<!-- hidden\n```python\nopen fence"
+    skill = with_entry(new_skill("house", "House.", "main"), "abc123", text, None, {})
+    skill = with_entry(skill, "def456", "Second rule.", None, {})
+    body = skill.body.split("## Fence the examples\n\n", 1)[1]
+    assert body == (
+        "Fence the examples\n\\# Top heading\nSetext\n\\---\n&lt;!-- hidden\n"
+        "```python\nopen fence\n```\n\n## Second rule.\n\nSecond rule.\n"
+    )
+    assert validate_skill(render_skill(skill), folder="house") == []
+    closed = "Run it:\n```sh\nmake\n```\nthen push."
+    assert section(closed, None) == f"## Run it:\n\n{closed}\n"  # kept as written
+
+
 def test_description_is_cut_to_fit() -> None:
     description = describe("x" * 5000)
     assert len(description) <= 1024 and description.startswith("x" * 100)
