@@ -130,6 +130,18 @@ def update_index(repository: pygit2.Repository, change: Callable[[pygit2.Index],
         time.sleep(0.05)
 
 
+def index_lock_left(repository: pygit2.Repository) -> Path | None:
+    """git's `index.lock` when another process still holds it after INDEX_BUSY_SECONDS (None
+    once it is gone): for a writer that must not go ahead without the index."""
+    lock = Path(repository.path) / "index.lock"
+    until = time.monotonic() + INDEX_BUSY_SECONDS
+    while lock.exists():
+        if time.monotonic() >= until:
+            return lock
+        time.sleep(0.05)
+    return None
+
+
 def _locked(error: Exception, repository: pygit2.Repository) -> bool:
     return "index.lock" in str(error) or os.path.exists(os.path.join(repository.path, "index.lock"))
 

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.gitindex import index_error, update_index
+from stet_lsp.core.gitindex import index_error, index_lock_left, update_index
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.safefs import (
     atomic_write,
@@ -247,6 +247,7 @@ def capstone(
             _settle_feedback(target, plan.graduated, warnings)
             archived = _archive(target, folder, plan.trajectory, warnings)
             return plan.result(archived=archived, warnings=warnings)
+        _check_index_free(repository)
         tell("writing")
         return _apply(repository, target, folder, plan, signature, tell)
 
@@ -333,6 +334,19 @@ def _check_repository(repository: pygit2.Repository, target: Target, allow_detac
             "conflicts", f"the index has unresolved conflicts: resolve them first ({_UNCHANGED})"
         )
     return _Head(repository.head.peel(pygit2.Commit), branch)
+
+
+def _check_index_free(repository: pygit2.Repository) -> None:
+    """git's own lock on the index, held past a moment: committing anyway would leave the
+    index without the commit's files, so that the next `git commit` deletes them."""
+    lock = index_lock_left(repository)
+    if lock is not None:
+        raise CapstoneRefused(
+            "index",
+            f"the git index is locked ({lock}): another git process is using it, or one "
+            "stopped and left the file; run the capstone again once it is done, or remove "
+            f"that file if no git process is running ({_UNCHANGED})",
+        )
 
 
 def _check_in_progress(repository: pygit2.Repository) -> None:

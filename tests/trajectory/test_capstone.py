@@ -1663,11 +1663,36 @@ def test_git_holding_its_index_for_a_moment_is_waited_for(
     assert paths and all(index[path].id == tree[path].id for path in paths)
 
 
-def test_git_holding_its_index_is_a_warning(
+def test_git_holding_its_index_refuses_the_capstone(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
+    """Another process holds `index.lock` past a moment (or a git stopped and left it): the
+    capstone is refused, naming the file, as `git commit` refuses. Committing anyway left the
+    index without the commit's files, staged as deleted for the next `git commit`."""
     target = import_work(root, tmp_path)
-    (Path(repo.path) / "index.lock").write_bytes(b"")
+    graduate_into_skill(root)
+    lock = Path(repo.path) / "index.lock"
+    lock.write_bytes(b"")
+    head = repo.head.target
+    status = git_status(root)
+
+    error = refused("index", lambda: capstone(target))
+
+    assert str(lock) in str(error) and "remove that file if no git process" in str(error)
+    assert repo.head.target == head and git_status(root) == status
+    lock.unlink()
+    result = capstone(target)
+    assert result.warnings == []
+    assert [line for line in git_status(root) if not line.startswith("??")] == []
+
+
+def test_git_taking_its_index_while_the_capstone_commits_is_a_warning(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """The lock taken after the capstone looked (here by its pre-commit hook): the commit is
+    made, and the warning says which files to add."""
+    target = import_work(root, tmp_path)
+    write_hook(Path(repo.path) / "hooks", "pre-commit", f"touch '{repo.path}index.lock'\n")
     result = capstone(target)
     assert any("the index was not updated" in warning for warning in result.warnings)
     assert repo.head.peel(pygit2.Commit).message.startswith("Trajectory: ")
