@@ -153,10 +153,17 @@ _EXTENSIONS = {
 }
 
 
-def index_error(error: Exception) -> str:
-    """What libgit2 said of an index it cannot read, with what to do when git wrote it in a
-    form libgit2 does not read (`unsupported mandatory extension: 'link'`)."""
+def index_error(error: Exception, repository: pygit2.Repository | None = None) -> str:
+    """What libgit2 said of an index it cannot read or write, with what to do when git wrote
+    it in a form libgit2 does not read (`unsupported mandatory extension: 'link'`), or (given
+    the repository) when git's `index.lock` is in the way."""
     said = str(error)
+    if repository is not None and _locked(error, repository):
+        lock = os.path.join(repository.path, "index.lock")
+        return (
+            f"{said} ({lock}): try again once the git process using the index is done, or "
+            "remove that file if none is running"
+        )
     for extension, remedy in _EXTENSIONS.items():
         if f"extension: '{extension}'" in said:
             return f"{said}; git wrote {remedy}"

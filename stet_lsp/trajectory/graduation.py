@@ -651,16 +651,17 @@ def stage(root: Path, relative: PurePosixPath, data: bytes) -> None:
     index written back. Every other entry, staged or not, stays as it was."""
     import pygit2
 
-    try:
-        with _index_lock(root):
-            repository = open_repository(root)
+    with _index_lock(root):
+        repository = open_repository(root)
+        try:
             blob = repository.create_blob(data)
             entry = pygit2.IndexEntry(relative.as_posix(), blob, pygit2.enums.FileMode.BLOB)
             update_index(repository, lambda index: index.add(entry))
-    except pygit2.GitError as error:
-        raise StetError(
-            f"{relative} could not be staged: {index_error(error)}; nothing was changed"
-        ) from None
+        except pygit2.GitError as error:
+            raise StetError(
+                f"{relative} could not be staged: {index_error(error, repository)}; "
+                "nothing was changed"
+            ) from None
 
 
 def _index_lock(root: Path) -> AbstractContextManager[None]:

@@ -739,8 +739,10 @@ def test_a_skill_that_cannot_be_staged_is_taken_back(
     entry = add(sheet, "Use the retry helper", "convention")
     lock = Path(repo.path) / "index.lock"  # another git process is writing the index
     lock.write_text("")
-    with pytest.raises(StetError, match="could not be staged"):
+    with pytest.raises(StetError, match="could not be staged") as refused:
         graduate(sheet, entry.id, "skill")
+    assert f"({lock}): try again once the git process" in str(refused.value)
+    assert "remove that file if none is running; nothing was changed" in str(refused.value)
     assert not (root / ".stet/skills/retry-helper/SKILL.md").exists()
     assert status(sheet, entry) == "open"
     lock.unlink()
