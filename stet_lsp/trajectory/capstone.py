@@ -113,6 +113,7 @@ _UNCHANGED = "nothing was changed"
 _MESSAGE = ("the commit message", "message")
 """The label and the path the gate is given for a commit message (plain text)."""
 _TRAILER_LINE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*: ")
+_STET_TRAILER_LINE = re.compile(rf"(?i)({TRAILER}|{SUPERSEDES_TRAILER})[ \t]*:")
 # What git leaves in the git folder while an operation is under way, beside what
 # repository.state() reports (it misses a sequencer left by `git cherry-pick A..B`).
 _IN_PROGRESS_FILES = {
@@ -215,7 +216,7 @@ def capstone(
     would be committed). Raises CapstoneRefused, having changed nothing, when it cannot.
     Everything committed passes the gate with `gate_config`, else the repository's."""
     tell = progress or (lambda phase: None)
-    if message is not None and not message.strip():
+    if message is not None and not _without_stet_trailers(message).strip():
         raise CapstoneRefused("message", f"the commit message is empty ({_UNCHANGED})")
     config = gate_config or _repository_gate(target)
     repository = _open(target)
@@ -678,7 +679,7 @@ def _message(
     """The given message, or `Trajectory: <the brief's first line>`, then the trailers that
     find the trajectory from the commit (git interpret-trailers reads them)."""
     if given is not None:
-        body = given.strip()
+        body = _without_stet_trailers(given).strip()
     else:
         first = (brief or "").strip().split("\n", 1)[0].strip() or trajectory
         body = _shortened(f"Trajectory: {first}")
@@ -686,6 +687,16 @@ def _message(
     if supersedes is not None:
         trailers.append(f"{SUPERSEDES_TRAILER}: {supersedes.trajectory}")
     return _gated(config, _with_trailers(body, trailers), *_MESSAGE)
+
+
+def _without_stet_trailers(message: str) -> str:
+    """`message` without lines naming Stet's trailers (a message reused from an earlier
+    capstone, a hook that copies one in): the capstone writes them, once each, and a second
+    `Stet-Trajectory` would name another trajectory for the commit."""
+    if not _STET_TRAILER_LINE.search(message):
+        return message
+    lines = message.split("\n")
+    return "\n".join(line for line in lines if not _STET_TRAILER_LINE.match(line))
 
 
 def _trailers_of(message: str) -> list[str]:
@@ -1285,8 +1296,8 @@ def _edited_message(config: GateConfig, message_file: Path, trailers: list[str])
     the gate again."""
     edited = message_file.read_text(encoding="utf-8", errors="replace")
     lines: list[str] = []
-    for line in edited.rstrip().split("\n"):
-        if line.rstrip() in trailers or (not line.strip() and lines and not lines[-1].strip()):
+    for line in _without_stet_trailers(edited).rstrip().split("\n"):
+        if not line.strip() and lines and not lines[-1].strip():
             continue
         lines.append(line.rstrip())
     text = "\n".join(lines).rstrip()

@@ -1300,6 +1300,39 @@ def test_a_message_ending_in_trailers_keeps_them_with_stets(
     }
 
 
+@POSIX
+def test_stets_trailers_in_a_given_message_or_a_hooks_are_stets_alone(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """A message reused from an earlier capstone (its trailers copied along), or a hook that
+    adds one: the commit names one trajectory, this one, and supersedes only what HEAD was."""
+    target = import_work(root, tmp_path)
+    given = (
+        "Record the run\n\nSigned-off-by: Ada Reviewer <ada@example.invalid>\n"
+        "Stet-Trajectory: 2026-01-01-main-000000000000\nstet-supersedes : older"
+    )
+    done = capstone(target, message=given)
+    commit = head_commit(reopen(repo))
+    assert commit.message == (
+        "Record the run\n\nSigned-off-by: Ada Reviewer <ada@example.invalid>\n"
+        f"Stet-Trajectory: {done.trajectory}\n"
+    )
+    error = refused("message", lambda: capstone(target, message="Stet-Trajectory: x\n"))
+    assert "the commit message is empty" in str(error)
+
+    import_work(root, tmp_path, 2)
+    write_hook(
+        Path(repo.path) / "hooks",
+        "commit-msg",
+        'printf "\\nStet-Trajectory: forged\\n" >> "$1"\n',
+    )
+    again = capstone(resolve_target(root))
+    assert head_commit(reopen(repo)).message == (
+        f"{again.message.split(chr(10))[0]}\n\nStet-Trajectory: {again.trajectory}\n"
+        f"Stet-Supersedes: {done.trajectory}\n"
+    )
+
+
 def test_a_file_where_the_trajectories_folder_goes_is_refused(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
