@@ -472,7 +472,7 @@ def _plan(
 
     working = folder.read_meta()
     events_text, counts = _gated_events(folder, target, config)
-    events = _parse_events(events_text)
+    events = _parse_events(events_text, folder, target)
     trajectory = trajectory_id(target, events_text, events, head.commit, config)
     supersedes = _superseded(head.commit)
     meta = _meta(working, trajectory, events, counts, head.commit, supersedes)
@@ -520,7 +520,8 @@ def _gated_events(folder: Folder, target: Target, config: GateConfig) -> tuple[s
     if data is None:
         raise CapstoneRefused(
             "no-working-trajectory",
-            f"{folder.relative / EVENTS} is missing: import the session again ({_UNCHANGED})",
+            f"{folder.relative / EVENTS} is missing: import the session again, or graduate "
+            f"an entry, to compose it again from the stored sessions ({_UNCHANGED})",
         )
     from stet_lsp import gate
 
@@ -560,23 +561,44 @@ def _require_clean(
         )
 
 
-def _parse_events(text: str) -> list[EventBase]:
+def _parse_events(text: str, folder: Folder, target: Target) -> list[EventBase]:
     events: list[EventBase] = []
     for number, line in enumerate(text.split("\n"), 1):
         if not line:
             continue
         try:
             events.append(parse_event(line))
-        except ValidationError:
-            raise CapstoneRefused(
-                "gate",
-                f"{EVENTS}:{number} is not a trajectory event after the gate ({_UNCHANGED})",
-            ) from None
+        except ValidationError as error:
+            raise _not_an_event(folder, target, number, error) from None
     if not events:
         raise CapstoneRefused(
             "no-working-trajectory", f"the working trajectory has no events; {_UNCHANGED}"
         )
     return events
+
+
+def _not_an_event(
+    folder: Folder, target: Target, number: int, error: ValidationError
+) -> CapstoneRefused:
+    """A line of events.jsonl that is no event: one the gate made so (its reason), or one that
+    was none before it, the file edited by hand (said so, with where and what to do)."""
+    data = read_regular(folder.path / EVENTS, target.root) or b""
+    lines = data.split(b"\n")
+    raw = lines[number - 1].decode("utf-8", "replace") if number <= len(lines) else ""
+    try:
+        parse_event(raw)
+    except ValidationError:
+        problem = error.errors()[0]["msg"] if error.errors() else str(error)
+        return CapstoneRefused(
+            "no-working-trajectory",
+            f"{folder.relative / EVENTS}:{number} is not a trajectory event ({problem}): the "
+            "file was edited by hand; correct or remove that line, or remove the file and "
+            f"import the session again, or graduate an entry, to compose it again from the "
+            f"stored sessions ({_UNCHANGED})",
+        )
+    return CapstoneRefused(
+        "gate", f"{EVENTS}:{number} is not a trajectory event after the gate ({_UNCHANGED})"
+    )
 
 
 def _parse_meta(text: str) -> Meta:

@@ -1333,6 +1333,32 @@ def test_stets_trailers_in_a_given_message_or_a_hooks_are_stets_alone(
     )
 
 
+def test_a_working_trajectory_broken_by_hand_says_where_and_how_to_mend_it(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """events.jsonl of the working trajectory edited by hand into a line that is no event
+    (the gate did not make it so): refused naming the file, the line and what to do, not
+    as the gate's doing; removed, a graduation composes it again and the capstone commits."""
+    target = import_work(root, tmp_path)
+    events = working_folder(target).path / "events.jsonl"
+    kept = events.read_text(encoding="utf-8")
+    events.write_text(kept + '{"kind": "note", broken\n', encoding="utf-8")
+    number = len(kept.splitlines()) + 1
+    before = snapshot(repo)
+
+    error = refused("no-working-trajectory", lambda: capstone(target))
+
+    relative = working_folder(target).relative / "events.jsonl"
+    assert str(error).startswith(f"{relative}:{number} is not a trajectory event (")
+    assert "edited by hand; correct or remove that line" in str(error)
+    assert snapshot(repo) == before
+    events.unlink()
+    error = refused("no-working-trajectory", lambda: capstone(target))
+    assert "import the session again, or graduate an entry" in str(error)
+    graduate_into_skill(root)
+    assert capstone(target).changed
+
+
 def test_a_file_where_the_trajectories_folder_goes_is_refused(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
