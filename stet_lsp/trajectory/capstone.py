@@ -470,7 +470,14 @@ def _plan(
     until the capstone is done: what the plan read cannot change before it is committed."""
     import pygit2
 
-    working = folder.read_meta()
+    try:
+        working = folder.read_meta()
+    except StetError as error:
+        raise CapstoneRefused(
+            "no-working-trajectory",
+            f"{error}: the file was edited by hand; remove it, then import the session again "
+            f"or graduate an entry to compose it again from the stored sessions ({_UNCHANGED})",
+        ) from None
     events_text, counts = _gated_events(folder, target, config)
     events = _parse_events(events_text, folder, target)
     trajectory = trajectory_id(target, events_text, events, head.commit, config)

@@ -1359,6 +1359,25 @@ def test_a_working_trajectory_broken_by_hand_says_where_and_how_to_mend_it(
     assert capstone(target).changed
 
 
+def test_a_working_header_broken_by_hand_is_a_refusal_saying_how_to_mend_it(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    target = import_work(root, tmp_path)
+    meta = working_folder(target).path / "meta.json"
+    meta.write_text("{broken", encoding="utf-8")
+    before = snapshot(repo)
+
+    error = refused("no-working-trajectory", lambda: capstone(target))
+
+    relative = working_folder(target).relative / "meta.json"
+    assert str(error).startswith(f"{relative}: ")
+    assert "edited by hand; remove it, then import the session again" in str(error)
+    assert snapshot(repo) == before
+    meta.unlink()
+    graduate_into_skill(root)
+    assert capstone(target).changed
+
+
 def test_a_file_where_the_trajectories_folder_goes_is_refused(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
