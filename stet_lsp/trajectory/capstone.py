@@ -233,7 +233,12 @@ def capstone(
         tracked = tracked_feedback(target.root, target.key)
         if tracked is not None:
             raise CapstoneRefused("tracked", tracked_feedback_message(tracked))
-        compose_pending(target, folder, config)
+        try:
+            compose_pending(target, folder, config)
+        except CapstoneRefused:
+            raise
+        except StetError as error:  # a stored session edited by hand: the error says where
+            raise CapstoneRefused("no-working-trajectory", str(error)) from None
         _require_working(target, folder)  # again: a capstone that held the lock archived it
         head = _check_repository(repository, target, allow_detached)
         signature = _signature(repository)

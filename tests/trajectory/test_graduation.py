@@ -595,7 +595,7 @@ def test_a_session_file_broken_by_hand_is_named_and_no_decision_is_lost(
     """A line of graduation's session file edited by hand into no event: the next graduation
     closes its entry and stores its decision, then says which line of which file to correct
     (not that nothing was changed); once it is removed, the capstone commits every note."""
-    from stet_lsp.trajectory.capstone import capstone
+    from stet_lsp.trajectory.capstone import CapstoneRefused, capstone
 
     first, second = add(sheet, "First note."), add(sheet, "Second note.")
     graduate(sheet, first.id, "trajectory")
@@ -609,8 +609,11 @@ def test_a_session_file_broken_by_hand_is_named_and_no_decision_is_lost(
     assert "graduation.jsonl:3 is not a trajectory event" in said
     assert "correct or remove that line" in said and "nothing was changed" not in said
     assert status(sheet, second) == "graduated-trajectory"
-    with pytest.raises(StetError, match=r"graduation\.jsonl:3 is not a trajectory event"):
+    with pytest.raises(
+        CapstoneRefused, match=r"graduation\.jsonl:3 is not a trajectory event"
+    ) as caught:
         capstone(sheet.target)
+    assert caught.value.reason == "no-working-trajectory"
 
     lines = stored.read_text(encoding="utf-8").split("\n")
     stored.write_text("\n".join(line for line in lines if line != "not json"), encoding="utf-8")
