@@ -343,14 +343,13 @@ def _into_skill(
     root = target.root
     with skill_lock(root, name):
         current, existing_text = _existing_skill(root, relative, name)
-        _refuse_secrets(existing_text, relative, config)
+        index_text = _refuse_written_secrets(root, relative, existing_text, config)
         section = _section(sheet, entry, body, name, current, existing_text, config)
         skill, extended, text, context, provenance = section
         added = extended is not skill
         if added:
             # A person's unstaged changes to the file stay unstaged: the index gets its own
             # version with the entry added, the work tree its own.
-            index_text = _index_text(root, relative)
             staged_data = None
             if index_text is not None and index_text != existing_text:
                 staged_skill = _parsed_staged(index_text, relative, name)
@@ -401,7 +400,9 @@ def _skills_after(sheet: StyleSheet, lines: list[ReviewLine], config: GateConfig
         name = line.skill or proposed_name(entry.text, config)
         try:
             if name not in made:
-                made[name] = _existing_skill(sheet.target.root, skill_path(name), name)
+                relative = skill_path(name)
+                made[name] = _existing_skill(sheet.target.root, relative, name)
+                _refuse_written_secrets(sheet.target.root, relative, made[name][1], config)
             current, existing_text = made[name]
             skill, extended, *_ = _section(
                 sheet, entry, entry.text, name, current, existing_text, config
@@ -553,19 +554,41 @@ def _existing_skill(root: Path, relative: PurePosixPath, name: str) -> tuple[Ski
         ) from None
 
 
-def _refuse_secrets(text: str, relative: PurePosixPath, config: GateConfig) -> None:
-    """A skill's file holding what the gate redacts (typed in by hand) is not rewritten
-    through the gate unseen: refused, saying how to redact it."""
+def _refuse_written_secrets(
+    root: Path, relative: PurePosixPath, existing_text: str, config: GateConfig
+) -> str | None:
+    """Refuse a skill whose file, or the version the index holds of it, holds what the gate
+    redacts; the index's text (None when it holds none)."""
+    _refuse_secrets(existing_text, relative, config)
+    index_text = _index_text(root, relative)
+    if index_text is not None and index_text != existing_text:
+        _refuse_secrets(index_text, relative, config, staged=True)
+    return index_text
+
+
+def _refuse_secrets(
+    text: str, relative: PurePosixPath, config: GateConfig, staged: bool = False
+) -> None:
+    """A skill's file (or, `staged`, the version the index holds) holding what the gate
+    redacts (typed in by hand) is not rewritten through the gate unseen: refused, saying
+    how to redact it."""
     from stet_lsp.gate import scan_text
     from stet_lsp.gate.findings import places as gate_places
 
     found = scan_text(text, config=config, path=relative.as_posix(), cache=None) if text else []
-    if found:
-        places = gate_places(found)
+    if not found:
+        return
+    places = gate_places(found)
+    if staged:
         raise StetError(
-            f"{relative} holds a secret ({places}): redact it (stet gate redact --in-place "
-            f"{relative}) and graduate again; nothing was changed"
+            f"the staged {relative} holds a secret ({places}), and the file has unstaged "
+            f"changes: stage the work tree's version (git add {relative}) or redact the "
+            "staged one, and graduate again; nothing was changed"
         )
+    raise StetError(
+        f"{relative} holds a secret ({places}): redact it (stet gate redact --in-place "
+        f"{relative}) and graduate again; nothing was changed"
+    )
 
 
 def _index_text(root: Path, relative: PurePosixPath) -> str | None:

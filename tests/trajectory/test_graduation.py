@@ -790,6 +790,33 @@ def test_a_skill_holding_a_secret_typed_in_is_refused_and_never_staged(
     assert not any(TOKEN.encode() in blob.data for blob in blobs)
 
 
+def test_a_staged_skill_holding_a_secret_typed_in_is_refused_and_left_staged(
+    sheet: StyleSheet, root: Path, repo: pygit2.Repository
+) -> None:
+    """The index's version holds the secret, the work tree's not (cleaned after staging):
+    graduation does not rewrite the staged text through the gate unseen either."""
+    path = ".stet/skills/house/SKILL.md"
+    file = root / path
+    file.parent.mkdir(parents=True)
+    file.write_text(f'---\nname: house\ndescription: "x"\n---\nDeploy with {TOKEN}\n')
+    index = repo.index
+    index.read()
+    index.add(path)
+    index.write()
+    staged = index[path].id
+    file.write_text('---\nname: house\ndescription: "x"\n---\nDeploy with the vault.\n')
+    entry = add(sheet, "Use the retry helper", "convention")
+
+    with pytest.raises(StetError) as refused:
+        graduate(sheet, entry.id, "skill", skill_name="house")
+
+    assert str(refused.value).startswith(f"the staged {path} holds a secret (github-token at")
+    assert f"stage the work tree's version (git add {path})" in str(refused.value)
+    index.read(True)
+    assert index[path].id == staged and status(sheet, entry) == "open"
+    assert "Deploy with the vault." in file.read_text()
+
+
 def test_a_skill_that_breaks_the_spec_is_not_extended(sheet: StyleSheet, root: Path) -> None:
     folder = root / ".stet/skills/http"
     folder.mkdir(parents=True)
@@ -1003,6 +1030,37 @@ def test_a_review_whose_later_line_names_a_broken_skill_changes_nothing(
     )
     before = sheet.path.read_bytes()
     with pytest.raises(StetError, match=r"line 3: .*does not follow the Agent Skills spec"):
+        apply_review(sheet, document)
+    assert sheet.path.read_bytes() == before
+    assert status(sheet, first) == "open"
+    assert not (working_folder(sheet.target).path / "sessions").exists()  # no event stored
+
+
+@pytest.mark.parametrize("where", ["work tree", "index"])
+def test_a_review_whose_later_line_names_a_skill_holding_a_secret_changes_nothing(
+    sheet: StyleSheet, root: Path, repo: pygit2.Repository, where: str
+) -> None:
+    """A skill holding a secret typed in (in its file, or in the version the index holds)
+    is refused before the first line is carried out, as a broken one is."""
+    first = add(sheet, "Tried threads", "ruled-out")
+    second = add(sheet, "Log with structlog", "convention")
+    path = ".stet/skills/logging/SKILL.md"
+    file = root / path
+    file.parent.mkdir(parents=True)
+    file.write_text(f'---\nname: logging\ndescription: "x"\n---\nDeploy with {TOKEN}\n')
+    if where == "index":
+        index = repo.index
+        index.read()
+        index.add(path)
+        index.write()
+        file.write_text('---\nname: logging\ndescription: "x"\n---\nDeploy with the vault.\n')
+    document = (
+        '<!-- stet-review version=1 kind=branch target="main" -->\n'
+        f"- [x] {first.id} → trajectory — Tried threads\n"
+        f"- [x] {second.id} → skill:logging — Log with structlog\n"
+    )
+    before = sheet.path.read_bytes()
+    with pytest.raises(StetError, match=r"line 3: .*holds a secret .*; nothing was changed$"):
         apply_review(sheet, document)
     assert sheet.path.read_bytes() == before
     assert status(sheet, first) == "open"
