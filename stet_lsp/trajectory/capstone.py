@@ -244,6 +244,7 @@ def capstone(
         signature = _signature(repository)
         tell("redacting")
         plan = _plan(repository, target, folder, head, message, held, config)
+        _check_index_free(repository)  # a dry run says what the capstone would do
         if dry_run:
             return plan.result(dry_run=True)
         if plan.committed:
@@ -253,7 +254,6 @@ def capstone(
             _settle_feedback(target, plan.graduated, warnings)
             archived = _archive(target, folder, plan.trajectory, warnings)
             return plan.result(archived=archived, warnings=warnings)
-        _check_index_free(repository)
         tell("writing")
         return _apply(repository, target, folder, plan, signature, tell)
 

@@ -220,6 +220,33 @@ def test_a_capstone_stopped_before_it_updated_the_index_is_finished_there(
     assert [line for line in git_status(root) if not line.startswith("??")] == ["A  other.txt"]
 
 
+def test_finishing_a_stopped_capstone_waits_for_git_to_let_go_of_its_index(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """A capstone stopped before it updated the index, run again while git holds
+    `index.lock`: refused, and the working trajectory kept (archived, nothing would be left
+    to finish the index from); once the lock is gone, the index is finished."""
+    target = import_work(root, tmp_path, 1)
+    index_file = Path(repo.path) / "index"
+    before = index_file.read_bytes()
+    first = capstone(target)
+    assert first.archived is not None
+    (root / first.archived).rename(working_folder(target).path)
+    index_file.write_bytes(before)  # as the capstone found it
+    lock = Path(repo.path) / "index.lock"
+    lock.write_bytes(b"")
+
+    refused("index", lambda: capstone(target))
+
+    assert (working_folder(target).path / "meta.json").exists()
+    lock.unlink()
+    again = capstone(target)
+    assert not again.changed and again.warnings == []
+    entries, head = index_entries(repo), head_commit(repo)
+    for path in trajectory_files(first.trajectory):
+        assert entries[path][0] == str(head.tree[path].id), path
+
+
 def graduate_into_skill(root: Path, text: str = "Use the retry helper for HTTP calls.") -> str:
     """An entry of the target's style sheet graduated into the skill `x`, which graduation
     writes and stages; the entry's id."""
@@ -1757,6 +1784,7 @@ def test_git_holding_its_index_refuses_the_capstone(
     error = refused("index", lambda: capstone(target))
 
     assert str(lock) in str(error) and "remove that file if no git process" in str(error)
+    refused("index", lambda: capstone(target, dry_run=True))
     assert repo.head.target == head and git_status(root) == status
     lock.unlink()
     result = capstone(target)
