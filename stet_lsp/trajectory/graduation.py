@@ -52,6 +52,8 @@ from stet_lsp.core.sheet_format import SheetDocument, normalize_text
 from stet_lsp.core.targets import Target, open_repository
 from stet_lsp.trajectory.events import Graduation, Note, SourceRef, event_json, parse_event
 from stet_lsp.trajectory.importing import (
+    GRADUATION_IMPORTER,
+    GRADUATION_SESSION,
     RECORD_FORMAT,
     SESSIONS,
     compose_pending,
@@ -97,9 +99,8 @@ STATUS_OF: dict[Route, Status] = {
     "skill": "graduated-skill",
     "discard": "discarded",
 }
-SESSION = "graduation"
-"""The session id of graduation's events, and the stem of their file in `sessions/`."""
-IMPORTER = "stet-graduation"
+SESSION = GRADUATION_SESSION
+IMPORTER = GRADUATION_IMPORTER
 NOTE_MAX_AGE = timedelta(days=14)
 """A note older than this is proposed for discarding: scratch nobody came back to."""
 CONTEXT_AROUND = 2

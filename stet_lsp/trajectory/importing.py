@@ -85,6 +85,9 @@ COMPOSING = "composing"
 trajectory: an import that finds it composes again, whatever meta.json lists."""
 RECORD_FORMAT = 1
 """The version of a session record (`sessions/<n>.json`) this code reads and writes."""
+GRADUATION_SESSION = "graduation"
+"""The session id of graduation's events, and the stem of their file in `sessions/`."""
+GRADUATION_IMPORTER = "stet-graduation"
 _RECORD_FORMAT = RECORD_FORMAT  # the name bench/bench_import.py reads
 BLOCK_CHARACTERS = 1 << 20
 """About how much of a session's events is serialised at a time (see `_jsonl_blocks`)."""
@@ -609,8 +612,36 @@ def _records(folder: Folder) -> list[tuple[str, dict[str, Any]]]:
             record = read_record(folder, path.stem)
             if record is not None:
                 found.append((path.stem, record))
+        if all(stem != GRADUATION_SESSION for stem, _ in found):
+            graduation = _graduation_record(folder)
+            if graduation is not None:
+                found.append((GRADUATION_SESSION, graduation))
     found.sort(key=lambda item: (item[1].get("first_time") or "", item[0]))
     return found
+
+
+def _graduation_record(folder: Folder) -> dict[str, Any] | None:
+    """A record for graduation's stored events when theirs is missing or torn (removed or
+    edited by hand): an imported session so left out comes back when its transcript is
+    imported again, but graduation's decisions have no transcript, and would be left out
+    of the trajectory, and of its commit, until the next graduation wrote the record again."""
+    data = read_regular(folder.path / SESSIONS / f"{GRADUATION_SESSION}.jsonl", folder.root)
+    lines = [line for line in (data or b"").split(b"\n") if line.strip()]
+    if not lines:
+        return None
+    first = object_or_none(lines[0])
+    time = first.get("time") if first is not None else None
+    return {
+        "format": RECORD_FORMAT,
+        "importer": GRADUATION_IMPORTER,
+        "session": GRADUATION_SESSION,
+        "first_time": time if isinstance(time, str) else None,
+        "events": len(lines),
+        "sources": [],
+        "redaction": {},
+        "dropped": {},
+        "problems": [],
+    }
 
 
 def read_record(folder: Folder, stem: str) -> dict[str, Any] | None:

@@ -157,6 +157,34 @@ def test_into_the_trajectory_between_imported_sessions(sheet: StyleSheet, root: 
     ]
 
 
+@pytest.mark.parametrize("record", ["removed", "torn"])
+def test_graduations_record_lost_by_hand_loses_no_decision(
+    sheet: StyleSheet, root: Path, record: str
+) -> None:
+    """Graduation's session record removed or edited by hand: an import composing the
+    trajectory still holds the decisions (an imported session's record lost is made again
+    by importing its transcript; graduation's decisions have none), and so does the commit."""
+    from stet_lsp.trajectory.capstone import capstone
+
+    entry = add(sheet, "Tried urllib3's Retry: it retries POSTs.", "ruled-out")
+    graduate(sheet, entry.id, "trajectory", now=NOW)
+    kept = working_folder(sheet.target).path / "sessions" / "graduation.json"
+    if record == "removed":
+        kept.unlink()
+    else:
+        kept.write_text("{torn", encoding="utf-8")
+
+    import_transcript(sheet.target, transcript(root, "after", stamp(timedelta(hours=1)), "later"))
+
+    (note,) = of(events(sheet), Note)
+    assert note.entry_id == entry.id
+    assert [event.session for event in events(sheet)][:2] == ["graduation", "graduation"]
+    result = capstone(sheet.target)
+    commit = pygit2.Repository(str(root)).head.peel(pygit2.Commit)
+    committed = commit.tree / ".stet" / "trajectories" / result.trajectory / "events.jsonl"
+    assert f'"entry_id":"{entry.id}"' in committed.data.decode()
+
+
 def test_the_proposed_name_is_the_skill_routes_and_holds_no_secret(sheet: StyleSheet) -> None:
     entry = add(sheet, f"Deploy keys live in the vault, never {TOKEN} inline.", "convention")
     asked = skill_proposal(sheet, entry.id)
