@@ -785,7 +785,9 @@ def phases(root: Path, source: Path, clock: Clock) -> dict[str, int]:
                 for raw in stored.split(b"\n"):
                     if raw:
                         line = raw.decode("utf-8", "replace")
-                        lines.append(importing._with_step(line, len(lines) + 1))
+                        stepped = importing._with_step(line, len(lines) + 1)
+                        assert stepped is not None
+                        lines.append(stepped)
                 redaction.update(entry.get("redaction", {}))
                 dropped.update(entry.get("dropped", {}))
                 problems += [ProblemRecord(**problem) for problem in entry.get("problems", [])]
