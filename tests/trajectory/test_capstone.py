@@ -712,6 +712,25 @@ def test_on_a_detached_head_only_when_asked(
     assert next(iter(fresh.references["HEAD"].log())).oid_new == fresh.head.target
 
 
+def test_a_detached_head_s_style_sheet_goes_with_it(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """A detached HEAD's sheet is keyed by its commit: the capstone moved HEAD on and its open
+    entries were no longer listed or briefed (the file stranded under the old commit). The
+    sheet goes with HEAD, as a branch's stays with its branch."""
+    repo.set_head(repo.head.target)
+    target = import_work(root, tmp_path)
+    StyleSheet(target).add("Keep the retries idempotent.", kind="convention")
+    result = capstone(target, allow_detached=True)
+    after = resolve_target(root)
+    assert after.kind == "detached" and after.name != target.name
+    assert str(reopen(repo).head.target) == result.commit
+    assert [e.text for e in StyleSheet(after).entries()] == ["Keep the retries idempotent."]
+    assert not target.sheet_path.exists()
+    assert f"# Style sheet: {after.label}" in after.sheet_path.read_text(encoding="utf-8")
+    assert result.warnings == []
+
+
 # -- what graduation made for the trajectory: feedback, skills; nothing else ------------------------
 
 
