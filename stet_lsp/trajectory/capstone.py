@@ -297,8 +297,8 @@ def _require_working(target: Target, folder: Folder) -> None:
         raise CapstoneRefused(
             "no-working-trajectory",
             f"{target.label} has no working trajectory to commit: import an agent session "
-            f"first (Stet's import command in the editor, or stet trajectory import) "
-            f"({_UNCHANGED})",
+            f"(Stet's import command in the editor, or stet trajectory import) or graduate "
+            f"an entry first ({_UNCHANGED})",
         )
 
 

@@ -271,9 +271,9 @@ def trajectory_folder(
     folder = working_folder(target)
     if not (folder.path / META).is_file():
         raise StetError(
-            f"{target.label} has no working trajectory yet: import an agent session first "
-            "(Stet's import command in the editor, or stet trajectory import), or name a "
-            "committed trajectory"
+            f"{target.label} has no working trajectory yet: import an agent session (Stet's "
+            "import command in the editor, or stet trajectory import) or graduate an entry "
+            "first, or name a committed trajectory"
         )
     return folder
 

@@ -624,7 +624,8 @@ def test_capstone_with_no_working_trajectory_from_vscode(
 
     assert result["asked"] == "message", result
     assert result["toasts"] == [
-        "Stet: main has no working trajectory to commit: import an agent session first."
+        "Stet: main has no working trajectory to commit: import an agent session or graduate "
+        "an entry first."
     ], result["toasts"]
     assert _git_head(root) == head
 

@@ -187,9 +187,9 @@ def test_list_show_and_render(stet: Run, root: Path, two_sessions: tuple[Path, P
     assert (code, out) == (0, "no trajectories yet (stet trajectory import …)\n")
     code, _, err = stet("trajectory", "show", "-C", str(root))
     assert code == 1 and err == (
-        "stet: error: main has no working trajectory yet: import an agent session first (Stet's "
-        "import command in the editor, or stet trajectory import), or name a committed "
-        "trajectory\n"
+        "stet: error: main has no working trajectory yet: import an agent session (Stet's "
+        "import command in the editor, or stet trajectory import) or graduate an entry first, "
+        "or name a committed trajectory\n"
     )
     for source in two_sessions:
         imported(stet, root, source)

@@ -211,7 +211,7 @@ async function capstone(): Promise<CapstoneResult | undefined> {
   const working = await hasWorkingTrajectory(repositoryArgument());
   if (working && !working.has) {
     const choice = await vscode.window.showInformationMessage(
-      `Stet: ${working.label} has no working trajectory to commit: import an agent session first.`,
+      `Stet: ${working.label} has no working trajectory to commit: import an agent session or graduate an entry first.`,
       "Import Agent Session…",
     );
     if (choice) {
