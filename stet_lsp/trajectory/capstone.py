@@ -796,6 +796,12 @@ def _graduated_skills(
         index = repository.index
         index.read(False)
         if relative not in index:
+            if relative not in tree:
+                graduated.warnings.append(
+                    f"{relative} is not staged (unstaged since graduation wrote it): it is not "
+                    f"committed, though the trajectory records entries graduated into it; "
+                    f"stage it (git add {relative}) before the capstone to commit it"
+                )
             continue
         entry = index[relative]
         kind, size = repository.odb.read_header(entry.id)

@@ -861,6 +861,29 @@ def test_a_skill_with_unstaged_changes_keeps_them_and_names_the_committed_trajec
     assert result.warnings == []
 
 
+def test_a_skill_unstaged_after_graduation_is_not_committed_and_said_so(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """`git reset` after graduating into a skill: the skill is not committed (the capstone
+    commits what the index holds), and the capstone says so, where it was silent while the
+    committed trajectory recorded entries graduated into that skill."""
+    target = import_work(root, tmp_path)
+    graduate_into_skill(root)
+    index = repo.index
+    index.read(False)
+    index.remove(SKILL)
+    index.write()
+
+    result = capstone(target)
+
+    assert SKILL not in flat(repo, head_commit(repo).tree)
+    assert result.warnings == [
+        f"{SKILL} is not staged (unstaged since graduation wrote it): it is not committed, "
+        "though the trajectory records entries graduated into it; stage it "
+        f"(git add {SKILL}) before the capstone to commit it"
+    ]
+
+
 def test_a_skill_whose_unstaged_changes_hold_a_secret_is_left_as_it_is_and_said_so(
     repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
