@@ -732,7 +732,7 @@ _CODE_PART = re.compile(
 )
 
 
-def _written_names(value: str) -> bool:
+def written_names(value: str) -> bool:
     """The names of code (`os.getenv(`, `base64.b64decode(`, `get_secret_key()`): every part a
     name's, and none generated (`z_Q8DFEX0cea9_v8M5K[` is a password)."""
     parts = [part for part in re.split(r"[^A-Za-z0-9]+", value) if part]
@@ -775,7 +775,7 @@ def looks_like_env_password(value: str) -> bool:
         return False
     if looks_like_pattern(value) or _UUID.fullmatch(value) or value.startswith(_HASH_PREFIXES):
         return False
-    if _ENV_CODE.fullmatch(value) and _written_names(value):
+    if _ENV_CODE.fullmatch(value) and written_names(value):
         return False
     if _NUMBER.fullmatch(value) or is_path(value):
         return False

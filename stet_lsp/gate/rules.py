@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.79"
+RULESET_VERSION = "2026.80"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -106,6 +106,24 @@ def _random_value(value: str, strict: bool) -> bool:
 
 def _bearer_value(value: str, strict: bool) -> bool:
     return heuristics.looks_random(value, min_length=12 if strict else 16, min_entropy=3.0)
+
+
+def _header_bearer_value(value: str, strict: bool) -> bool:
+    """The credential after an `Authorization` header's `Bearer`: the header says what it is,
+    so an API's short key (`Bearer Xk9mQ2vLp8rT`) is one from 8 characters, where `bearer`
+    alone (prose's `bearer token`) asks `_bearer_value`'s length. Names written as code
+    (`Bearer accessToken`, `Bearer myToken2`), placeholders and digests stay."""
+    if _bearer_value(value, strict):
+        return True
+    return (
+        len(value) >= 8
+        and heuristics.has_mixed_classes(value)
+        and heuristics.shannon_entropy(value) >= 2.5
+        and not heuristics.is_placeholder(value)
+        and not heuristics.is_hash_or_uuid(value)
+        and not heuristics.is_agent_id(value)
+        and not heuristics.written_names(value)
+    )
 
 
 def _authorization_value(value: str, strict: bool) -> bool:
@@ -977,6 +995,17 @@ def build_rules() -> tuple[Rule, ...]:
             anchors=("bearer",),
             reach=4100,
             check=_bearer_value,
+            start="anchor",
+        ),
+        Rule(
+            name="bearer-token",
+            pattern=lazy(
+                r"(?i:authorization)[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?(?i:bearer)[ \t]{1,4}"
+                r"(?P<secret>[A-Za-z0-9\-._~+/]{8,4000}=*)(?![A-Za-z0-9\-._~+/=])"
+            ),
+            anchors=("authorization",),
+            reach=4100,
+            check=_header_bearer_value,
             start="anchor",
         ),
         Rule(

@@ -1,0 +1,53 @@
+"""Credentials as agent transcripts show them in tool output: an HTTP dump's short bearer
+token, a kubeadm bootstrap token, a token a terminal wrapped onto the next line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stet_lsp.gate import ResultCache, redact_text, scan_text
+
+
+def _redacted(text: str, path: str = "notes.txt") -> str:
+    return redact_text(text, path=path, cache=ResultCache()).text
+
+
+def _in_transcript(text: str) -> str:
+    return json.dumps({"type": "tool_result", "content": text}) + "\n"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "> Authorization: Bearer {}\n",
+        "authorization: bearer {}\n",
+        '{{"headers": {{"Authorization": "Bearer {}"}}}}\n',
+        "Authorization=Bearer {}\n",
+    ],
+)
+@pytest.mark.parametrize("token", ["Xk9mQ2vLp8rT", "LOpaMxxNDi9LE1", "q7Zt4Wm2"])
+def test_an_authorization_headers_short_bearer_token_is_redacted(line: str, token: str) -> None:
+    text = line.format(token)
+    assert token not in _redacted(text)
+    assert token not in _redacted(_in_transcript(text), path="events.jsonl")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Authorization: Bearer accessToken\n",
+        "Authorization: Bearer myToken2\n",
+        "Authorization: Bearer YOUR_TOKEN\n",
+        "Authorization: Bearer <token>\n",
+        "Authorization: Bearer $TOKEN\n",
+        "Authorization: Bearer ${API_TOKEN}\n",
+        "Authorization: Bearer sk-xxxxxxxx\n",
+        "Authorization: Bearer token_value\n",
+        "headers['Authorization'] = 'Bearer ' + token\n",
+        "The Authorization header carries a Bearer token.\n",
+    ],
+)
+def test_a_bearer_headers_name_or_placeholder_stays(line: str) -> None:
+    assert scan_text(line, cache=ResultCache()) == []
