@@ -536,11 +536,20 @@ def looks_like_attribute(value: str) -> bool:
     return _ATTRIBUTE.fullmatch(value) is not None
 
 
+# A Kubernetes bootstrap token (`kubeadm join --token`, a kubeconfig's `token:`): an id of
+# six and a secret of sixteen lower-case letters and digits, which a dotted name's pattern fits.
+_BOOTSTRAP_TOKEN = re.compile(r"[a-z0-9]{6}\.(?P<secret>[a-z0-9]{16})")
+
+
 def looks_like_reference(value: str) -> bool:
     """Code names, calls, subscripts, numbers, versions, paths and URLs; not a random run of
-    letters and digits that a name's pattern happens to fit (`HkBDLHFaDXosUduCJI`)."""
+    letters and digits that a name's pattern happens to fit (`HkBDLHFaDXosUduCJI`), nor a
+    bootstrap token whose secret reads as generated (`kok16z.v0mwufxbv932byv7`)."""
     core = value.rstrip(")]},;")
     if core and (looks_generated(core) or looks_generated(core.removesuffix(":"))):
+        return False
+    bootstrap = _BOOTSTRAP_TOKEN.fullmatch(core)
+    if bootstrap is not None and looks_generated(bootstrap.group("secret")):
         return False
     # Words with a colon after them are the next key of a mapping written on one line (a
     # tool call's one-line summary: `1password: op_secret_key: "…"`).

@@ -51,3 +51,33 @@ def test_an_authorization_headers_short_bearer_token_is_redacted(line: str, toke
 )
 def test_a_bearer_headers_name_or_placeholder_stays(line: str) -> None:
     assert scan_text(line, cache=ResultCache()) == []
+
+
+_BOOTSTRAP = "kok16z.v0mwufxbv932byv7"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"kubeadm join 10.0.0.1:6443 --token {_BOOTSTRAP} --discovery-token-ca-cert-hash sha256:1f\n",
+        f"users:\n- name: kubelet-bootstrap\n  user:\n    token: {_BOOTSTRAP}\n",
+        f'bootstrapTokens:\n- token: "{_BOOTSTRAP}"\n  ttl: 24h0m0s\n',
+        f"K3S_TOKEN={_BOOTSTRAP}\n",
+    ],
+)
+def test_a_kubernetes_bootstrap_token_is_redacted(text: str) -> None:
+    assert _BOOTSTRAP not in _redacted(text)
+    assert _BOOTSTRAP not in _redacted(_in_transcript(text), path="events.jsonl")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # kubeadm's documented example, and dotted names of the same shape
+        "kubeadm join 10.0.0.1:6443 --token abcdef.0123456789abcdef\n",
+        "token = module.v2compatibility1\n",
+        "token: config.getdefaultvalues\n",
+    ],
+)
+def test_a_dotted_name_of_a_bootstrap_tokens_shape_stays(text: str) -> None:
+    assert scan_text(text, cache=ResultCache()) == []
