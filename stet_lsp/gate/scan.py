@@ -29,6 +29,7 @@ from stet_lsp.gate.prefilter import AnchorHit, ascii_lower
 from stet_lsp.gate.repeats import Repeats
 from stet_lsp.gate.spans import Span, merge_spans
 from stet_lsp.gate.urls import url_views
+from stet_lsp.gate.wrapped import extend_wrapped
 
 JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
 CHUNK_SIZE = 256 * 1024
@@ -149,7 +150,7 @@ def chunk_spans(
     key = chunk_key(chunk, config.fingerprint, as_json) if cache is not None else ""
     found = cache.get(key, config.cache_dir) if cache is not None else None
     if found is None:
-        found = tuple(_scan_chunk(chunk, config, as_json, filename))
+        found = tuple(extend_wrapped(chunk, _scan_chunk(chunk, config, as_json, filename), as_json))
         if cache is not None:
             cache.put(key, found, config.cache_dir)
     return found

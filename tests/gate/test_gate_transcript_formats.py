@@ -81,3 +81,59 @@ def test_a_kubernetes_bootstrap_token_is_redacted(text: str) -> None:
 )
 def test_a_dotted_name_of_a_bootstrap_tokens_shape_stays(text: str) -> None:
     assert scan_text(text, cache=ResultCache()) == []
+
+
+_WRAPPED_KEY = (
+    "sk-proj-aB3dE9xZq7LmN2pR4tVwY6",
+    "uK8sH1jF5gD0cX3vB7nM9qW2eR4tY6uI8oP1aS3dF5gH7jK9lZ",
+    "x0cV2bN4mQ",
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "export OPENAI_API_KEY={}\n{}\n{}\n".format(*_WRAPPED_KEY),
+        "export OPENAI_API_KEY={}\r\n{}\r\n{}\r\n".format(*_WRAPPED_KEY),
+        "token: ghp_7Rk2Lq9ZmW4xPv8N\nTb3Yc6Hd1Jf5Gs0Ua2Ke\n",
+        # a log's repr of the printed value
+        "stdout='OPENAI_API_KEY={}\\n{}\\n{}\\n'\n".format(*_WRAPPED_KEY),
+    ],
+)
+def test_a_token_wrapped_onto_the_next_lines_is_redacted_whole(text: str) -> None:
+    redacted = _redacted(text)
+    tails = [line.strip() for line in text.replace("\\n", "\n").splitlines()[1:] if line.strip()]
+    assert tails and not any(tail in redacted for tail in tails if tail != "'")
+    assert redacted.count("[REDACTED:") == 1
+
+
+def test_a_token_wrapped_in_a_transcripts_tool_output_is_redacted_whole() -> None:
+    record = _in_transcript("$ cat .env\nOPENAI_API_KEY={}\n{}\n{}\n".format(*_WRAPPED_KEY))
+    redacted = _redacted(record, path="events.jsonl")
+    assert not any(piece in redacted for piece in _WRAPPED_KEY)
+    assert json.loads(redacted)["content"].startswith("$ cat .env\nOPENAI_API_KEY=[REDACTED:")
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "3f2a9c1e7b3f2a9c1e7b3f2a9c1e7b3f2a9c1e7b",  # a commit id
+        "HelloWorld",
+        "DEBUG=True",
+        "  indentedValue9Kq2mZ7Lp4",
+        "PYTHONUNBUFFERED",
+        "Done in 2.3s",
+    ],
+)
+def test_a_line_after_a_secret_that_is_no_rest_of_it_stays(after: str) -> None:
+    text = f"API_KEY=Xk9mQ2vLp8rTabcdEfGhIjKl\n{after}\n"
+    redacted = _redacted(text)
+    assert redacted == f"API_KEY=[REDACTED:secret-assignment#1]\n{after}\n"
+
+
+def test_a_secret_on_the_next_line_keeps_its_own_marker() -> None:
+    second = "ghp_" + "Tb3Yc6Hd1Jf5Gs0Ua2KeWq8Rz4Xn7Lm9Pv1Bc"
+    text = f"API_KEY=Xk9mQ2vLp8rTabcdEfGhIjKl\n{second}\n"
+    redacted = _redacted(text)
+    assert second not in redacted
+    assert redacted.count("[REDACTED:") == 2

@@ -1,0 +1,67 @@
+"""A token wrapped onto the lines after it: a terminal, a console library (`rich`) or
+`base64` cuts a long value at its width, and a transcript stores the cut as it was printed
+(a raw newline, or `\\n` in a JSON string). A rule finds the value up to the line's end; the
+lines that go on with it, each a run of a token's characters alone, are the same value."""
+
+from __future__ import annotations
+
+import re
+
+from stet_lsp.gate import generated, heuristics
+from stet_lsp.gate.spans import Span
+
+# A line break as text stores it: raw in a file, escaped in a JSON string (or a log's repr).
+_RAW_BREAK = re.compile(r"\r?\n|\\r\\n|\\n")
+_ESCAPED_BREAK = re.compile(r"\\r\\n|\\n")
+# A whole line of a token's characters (base64's padding at its end only).
+_LINE_RUN = re.compile(r"[A-Za-z0-9+/_\-]{8,512}={0,2}")
+# What ends a line that holds nothing but the run: a break, a closing quote, the text's end.
+_LINE_END = re.compile(r"\r?\n|\\[nr]|[\"'`]|\Z")
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_MOST_LINES = 16
+
+
+def extend_wrapped(text: str, spans: list[Span], as_json: bool) -> list[Span]:
+    """`spans` (sorted, apart), each that ends a line in a token's character run on over the
+    lines after it that read as the rest of the value; never into another span. In JSON only
+    an escaped break joins: a raw one ends a record."""
+    breaks = _ESCAPED_BREAK if as_json else _RAW_BREAK
+    extended = []
+    for index, span in enumerate(spans):
+        limit = spans[index + 1].start if index + 1 < len(spans) else len(text)
+        end = span.end
+        if end > span.start and text[end - 1] in _TOKEN_CHARS:
+            end = _wrapped_end(text, span.start, end, limit, breaks)
+        extended.append(span if end == span.end else span._replace(end=end))
+    return extended
+
+
+def _wrapped_end(text: str, start: int, end: int, limit: int, breaks: re.Pattern[str]) -> int:
+    hex_value = _HEX.issuperset(text[start:end])
+    for _ in range(_MOST_LINES):
+        line_break = breaks.match(text, end)
+        if line_break is None:
+            break
+        run = _LINE_RUN.match(text, line_break.end())
+        if run is None or run.end() > limit or _LINE_END.match(text, run.end()) is None:
+            break
+        if not _goes_on(run.group(), hex_value):
+            break
+        end = run.end()
+        if run.group().endswith("="):
+            break  # base64's padding ends the value
+    return end
+
+
+def _goes_on(run: str, hex_value: bool) -> bool:
+    """Whether a line of a token's characters reads as the rest of a value: generated, not a
+    name or a word; hex (a commit id, a digest) only after a hex value."""
+    if not hex_value and _HEX.issuperset(run):
+        return False
+    if heuristics.is_placeholder(run) or heuristics.is_agent_id(run):
+        return False
+    core = run.rstrip("=")
+    return generated.reads_generated(core, generated.HUMPS_READ) or heuristics.looks_random(
+        core, min_length=8, min_entropy=2.5
+    )
