@@ -379,6 +379,13 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
     ),
     # SaaS and developer tools
     (
+        "tailscale-key",
+        "TS_AUTHKEY",
+        "Tailscale",
+        shaped("tskey-auth-k", (ALNUM, 10), "CNTRL-", (ALNUM, 33)),
+    ),
+    ("ngrok-authtoken", "NGROK_AUTHTOKEN", "ngrok", shaped("2", (ALNUM, 26), "_", (ALNUM, 21))),
+    (
         "1password-service-account",
         "OP_SERVICE_ACCOUNT_TOKEN",
         "1Password",

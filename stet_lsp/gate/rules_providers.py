@@ -602,6 +602,25 @@ def _build() -> tuple[Rule, ...]:
             check=_keyed_uuid,
         ),
         # --- SaaS and developer tools ----------------------------------------------------------
+        # Tailscale's auth, API and OAuth client keys: `tskey-<kind>-<id>CNTRL-<secret>`.
+        _token(
+            "tailscale-key",
+            ("tskey-",),
+            "(?:[a-z]{3,8}-)?[A-Za-z0-9]{6,40}-[A-Za-z0-9]{16,80}",
+            extend="A-Za-z0-9",
+        ),
+        # ngrok's agent authtoken has no prefix: the command or the prose that names it.
+        Rule(
+            name="ngrok-authtoken",
+            pattern=lazy(
+                r"(?i:authtoken)(?:[ \t]{1,4}|[ \t]{0,4}(?i:is)?[ \t]{0,4}[:=][ \t]{0,4}[\"'`]?)"
+                r"(?P<secret>[1-9][A-Za-z0-9]{20,40}_[A-Za-z0-9]{15,30})(?![A-Za-z0-9_\-])"
+            ),
+            anchors=("authtoken",),
+            reach=120,
+            check=_keyed_value,
+            start="anchor",
+        ),
         _token(
             "1password-service-account-token",
             ("ops_eyJ",),
