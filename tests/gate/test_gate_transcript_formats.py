@@ -174,3 +174,47 @@ def test_tailscale_keys_and_ngrok_authtokens_are_redacted(
 )
 def test_tailscale_and_ngrok_placeholders_stay(text: str) -> None:
     assert scan_text(text, cache=ResultCache()) == []
+
+
+_FORM_KEY = "Xk9mQ2vLp8rTabcdEfGh12"
+_ENCODED_GITHUB = "".join(f"%{ord(c):02X}" for c in "ghp_Xk9mQ2vLp8rTabcdEfGhIjKlMn3Zq7Wv5Ut8")
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # a form body holding JSON, as a request dump shows it
+        (f"data=%7B%22api_key%22%3A%22{_FORM_KEY}%22%7D\n", _FORM_KEY),
+        (f"Authorization%3A%20Bearer%20{_FORM_KEY}\n", _FORM_KEY),
+        (f"body=client_secret%3D{_FORM_KEY}%26grant_type%3Dclient_credentials\n", _FORM_KEY),
+        # an OAuth redirect's URL in a parameter, once and twice encoded
+        (
+            f"https://login.example.com/?next=https%3A%2F%2Fapp%2Fcb%3Ftoken%3D{_FORM_KEY}%26x%3D1\n",
+            _FORM_KEY,
+        ),
+        (
+            f"https://a.example/?next=https%253A%252F%252Fapp%252Fcb%253Ftoken%253D{_FORM_KEY}\n",
+            _FORM_KEY,
+        ),
+        ("DATABASE_URL=postgres%3A%2F%2Fapp%3AXk9mQ2vLp8rT%40db%2Fapp\n", "Xk9mQ2vLp8rT"),
+        # a token written in escapes alone, outside a URL
+        (f"the value was {_ENCODED_GITHUB} ok\n", _ENCODED_GITHUB[:40]),
+    ],
+)
+def test_a_value_whose_structure_is_percent_encoded_is_redacted(text: str, secret: str) -> None:
+    redacted = _redacted(text)
+    assert secret not in redacted
+    assert "[REDACTED:" in redacted
+    assert secret not in _redacted(_in_transcript(text), path="events.jsonl")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://google.com/search?q=how%20to%20rotate%20an%20api%20key%20safely\n",
+        "/docs/api%20keys/password%20reset%20guide.md\n",
+        "https://x.org/login?next=%2Fsettings%2Ftokens%3Ftab%3Dpersonal\n",
+    ],
+)
+def test_encoded_words_and_paths_stay(text: str) -> None:
+    assert scan_text(text, cache=ResultCache()) == []
