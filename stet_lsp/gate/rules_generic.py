@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import re
+from dataclasses import replace
 
 from stet_lsp.gate import heuristics
 from stet_lsp.gate.keyblocks import GREP_LINE
@@ -721,6 +722,133 @@ VERCEL_ENV_STDIN = Rule(
     check=_flag_password,
 )
 
+# Options between a command's words and its arguments (`--global`, `-g`, `--auth`, `--vault-name
+# kv`): at most six, each a flag and maybe its word.
+_OPTIONS = r"(?:[ \t]{1,4}--?[A-Za-z][A-Za-z\-]{0,30}(?:=[^\s;|&]{1,128})?){0,6}?"
+_WORD = r"[^\s\"'\\;|&<>]{1,256}"
+
+
+# Secret stores and package managers' credential settings, on their command line:
+# `aws ssm put-parameter … --value SECRET`, `az keyvault secret set … --value SECRET`, `cargo
+# login TOKEN`, `poetry config http-basic.<repo> user SECRET` (composer's too), `composer
+# config github-oauth.github.com TOKEN` (`gitlab-token.`, `gitlab-oauth.`, `bearer.`), `git
+# config github.token TOKEN` (a key ending in a credential's word), `dotnet user-secrets set
+# "Stripe:SecretKey" "SECRET"` and `netlify env:set API_KEY SECRET` of a credential's name.
+def _stored_value(value: str, strict: bool) -> bool:
+    """A value given to a secret store; not a file the CLI reads it from (`file://pw.txt`)."""
+    return not value.startswith(("file://", "fileb://")) and _flag_password(value, strict)
+
+
+CREDENTIAL_SETTERS = (
+    replace(
+        _command_password(
+            ("aws ssm put-parameter", "az keyvault secret set"), r"--value(?:[ \t]{1,4}|=)"
+        ),
+        check=_stored_value,
+    ),
+    Rule(
+        name="cli-password",
+        pattern=lazy(
+            r"(?<![A-Za-z0-9_\-])cargo[ \t]{1,4}login"
+            r"(?:[ \t]{1,4}--registry(?:[ \t]{1,4}|=)" + _WORD + r")?[ \t]{1,4}" + _FLAG_VALUE
+        ),
+        anchors=("cargo login",),
+        reach=400,
+        check=_flag_password,
+    ),
+    Rule(
+        name="cli-password",
+        pattern=lazy(
+            r"(?<![A-Za-z0-9_\-])(?:poetry|composer)[ \t]{1,4}config"
+            + _OPTIONS
+            + r"[ \t]{1,4}http-basic\.[^\s]{1,128}[ \t]{1,4}[\"']?"
+            + _WORD
+            + r"[\"']?[ \t]{1,4}"
+            + _FLAG_VALUE
+        ),
+        anchors=("http-basic.",),
+        lead=80,
+        reach=700,
+        check=_flag_password,
+    ),
+    Rule(
+        name="cli-password",
+        pattern=lazy(
+            r"(?<![A-Za-z0-9_\-])composer[ \t]{1,4}config"
+            + _OPTIONS
+            + r"[ \t]{1,4}(?:github-oauth|gitlab-token|gitlab-oauth|bearer)\.[^\s]{1,128}"
+            r"[ \t]{1,4}" + _FLAG_VALUE
+        ),
+        anchors=("github-oauth.", "gitlab-token.", "gitlab-oauth.", "bearer."),
+        lead=80,
+        reach=600,
+        check=_flag_password,
+    ),
+    Rule(
+        name="cli-password",
+        pattern=lazy(
+            r"(?<![A-Za-z0-9_\-])git[ \t]{1,4}config"
+            + _OPTIONS
+            + r"[ \t]{1,4}[A-Za-z0-9_.\-]{0,96}(?i:token|password|secret)[ \t]{1,4}"
+            + _FLAG_VALUE
+        ),
+        anchors=("git config",),
+        reach=600,
+        check=_named_value,
+    ),
+    Rule(
+        name="cli-password",
+        pattern=lazy(
+            r"(?<![A-Za-z0-9_\-])(?:dotnet[ \t]{1,4}user-secrets[ \t]{1,4}set"
+            r"|netlify[ \t]{1,4}env:set)"
+            + _OPTIONS
+            + r"[ \t]{1,4}[\"']?(?=[A-Za-z0-9_.:\-]{0,60}?(?i:"
+            + SECRET_KEY_WORDS
+            + r"))[A-Za-z0-9_.:\-]{1,96}[\"']?[ \t]{1,4}"
+            + _FLAG_VALUE
+        ),
+        anchors=("user-secrets set", "env:set"),
+        lead=16,
+        reach=600,
+        check=_named_value,
+    ),
+)
+
+# Commands that read a credential from their input, given it by `echo SECRET |` or a
+# here-string (`<<< SECRET`): `gh auth login --with-token`, `gcloud secrets create NAME
+# --data-file=-` (`versions add`), and with a here-string also `docker login
+# --password-stdin` (podman's, nerdctl's), `vercel env add NAME` and `sudo -S`.
+_READS_STDIN = (
+    r"gh[ \t]{1,4}auth[ \t]{1,4}login[^\r\n|;&<>]{0,200}?--with-token(?![A-Za-z0-9_\-])"
+    r"|gcloud[ \t]{1,4}secrets[ \t]{1,4}(?:create|versions[ \t]{1,4}add)"
+    r"[^\r\n|;&<>]{0,300}?--data-file[ \t=]{1,4}-(?![A-Za-z0-9_\-])"
+)
+STDIN_CREDENTIALS = (
+    Rule(
+        name="cli-password",
+        pattern=lazy(_PIPED_VALUE + r"(?:" + _READS_STDIN + r")"),
+        anchors=("| gh", "|gh", "| gcloud", "|gcloud"),
+        lead=300,
+        reach=400,
+        check=_flag_password,
+    ),
+    Rule(
+        name="cli-password",
+        pattern=lazy(
+            r"(?<![A-Za-z0-9_\-])(?:"
+            + _READS_STDIN
+            + r"|(?:docker|podman|nerdctl)[ \t]{1,4}login[^\r\n|;&<>]{0,300}?--password-stdin"
+            r"|vercel[ \t]{1,4}env[ \t]{1,4}add[^\r\n|;&<>]{1,200}?"
+            r"|sudo[ \t]{1,4}(?:-[A-Za-z]{0,4}S|--stdin)[^\r\n|;&<>]{0,300}?"
+            r")[ \t]{0,4}<<<[ \t]{0,4}" + _FLAG_VALUE
+        ),
+        anchors=("<<<",),
+        lead=400,
+        reach=300,
+        check=_flag_password,
+    ),
+)
+
 # PowerShell's `ConvertTo-SecureString 'SECRET' -AsPlainText -Force` (`-String "…"`, or the
 # string piped in): the plain text.
 _AS_PLAIN_TEXT = r"[ \t]{1,4}(?:-Force[ \t]{1,4})?-AsPlainText"
@@ -1172,6 +1300,8 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     SETX,
     SECRET_SETTERS,
     VERCEL_ENV_STDIN,
+    *CREDENTIAL_SETTERS,
+    *STDIN_CREDENTIALS,
     *SECURE_STRINGS,
     NETRC_PASSWORD,
     *XML_SECRETS,

@@ -218,3 +218,59 @@ def test_a_value_whose_structure_is_percent_encoded_is_redacted(text: str, secre
 )
 def test_encoded_words_and_paths_stay(text: str) -> None:
     assert scan_text(text, cache=ResultCache()) == []
+
+
+_STORED = "Xk9#mQ2vLp8rT!"
+_CLI_TOKEN = "Xk9mQ2vLp8rTabcdEfGh12"
+
+
+@pytest.mark.parametrize(
+    ("command", "secret"),
+    [
+        (f"aws ssm put-parameter --name /prod/db --type SecureString --value '{_STORED}'", _STORED),
+        (f"aws ssm put-parameter --name /prod/api --value {_CLI_TOKEN} --overwrite", _CLI_TOKEN),
+        (f"az keyvault secret set --vault-name kv --name DbPassword --value '{_STORED}'", _STORED),
+        (f"cargo login {_CLI_TOKEN}", _CLI_TOKEN),
+        (f"cargo login --registry internal {_CLI_TOKEN}", _CLI_TOKEN),
+        (f"poetry config http-basic.private alice '{_STORED}'", _STORED),
+        (f"composer config http-basic.repo.example.com alice '{_STORED}'", _STORED),
+        (f"composer config --global --auth github-oauth.github.com {_CLI_TOKEN}", _CLI_TOKEN),
+        (f"git config --global github.token {_CLI_TOKEN}", _CLI_TOKEN),
+        (f'dotnet user-secrets set "Stripe:SecretKey" "{_CLI_TOKEN}"', _CLI_TOKEN),
+        (f"netlify env:set API_KEY {_CLI_TOKEN}", _CLI_TOKEN),
+        (f"echo {_CLI_TOKEN} | gh auth login --with-token", _CLI_TOKEN),
+        (f"gh auth login --with-token <<< {_CLI_TOKEN}", _CLI_TOKEN),
+        (f"echo -n '{_STORED}' | gcloud secrets create db-pass --data-file=-", _STORED),
+        (f"gcloud secrets versions add db-pass --data-file=- <<< '{_STORED}'", _STORED),
+        (f"vercel env add API_KEY production <<< {_CLI_TOKEN}", _CLI_TOKEN),
+        (f"docker login -u bob --password-stdin <<< '{_STORED}'", _STORED),
+    ],
+)
+def test_a_credential_given_to_a_cli_that_stores_it_is_redacted(command: str, secret: str) -> None:
+    text = f"$ {command}\n"
+    redacted = _redacted(text)
+    assert secret not in redacted
+    assert "[REDACTED:cli-password#1]" in redacted
+    assert secret not in _redacted(_in_transcript(text), path="events.jsonl")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'aws ssm put-parameter --name x --value "$DB_PASSWORD"',
+        "aws ssm put-parameter --name x --value file://secret.txt",
+        "cargo login",
+        "poetry config http-basic.private alice $PYPI_PASSWORD",
+        "git config --global user.name Alice",
+        "git config --global credential.helper store",
+        "git config --get github.token",
+        'dotnet user-secrets set "Logging:Level" "Debug"',
+        "composer config --global github-oauth.github.com ${GITHUB_TOKEN}",
+        'echo "$GH_TOKEN" | gh auth login --with-token',
+        'gh auth login --with-token <<< "$GH_TOKEN"',
+        "gh auth login --with-token < token.txt",
+        'cat <<< "hello world"',
+    ],
+)
+def test_a_cli_given_a_reference_or_no_credential_keeps_its_line(command: str) -> None:
+    assert scan_text(f"$ {command}\n", cache=ResultCache()) == []
