@@ -79,6 +79,11 @@ _FLAG_BEFORE = re.compile(r"(?<![\w\-])--?[A-Za-z][A-Za-z0-9\-]{0,40}[ \t]?\Z")
 # The words a test runner's result line starts with (Go's `--- PASS:`, automake's and
 # DejaGnu's `PASS:`, `XPASS:`, jtreg's `Passed:`): what follows names a test.
 _TEST_RESULTS = frozenset(("PASS", "XPASS", "PASSED", "Passed"))
+# An OpenPGP key's id or fingerprint (16 or 40 hex digits) under a GPG or PGP key's name: the
+# public key that signs a release, as the official Python images set it (`GPG_KEY=A035C8C1…`,
+# in every `docker inspect` and `env` of one). A private key exported is no hex.
+_OPENPGP_NAME = re.compile(r"(?i:gpg|pgp)")
+_OPENPGP_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")
 
 
 @dataclass(frozen=True)
@@ -586,6 +591,8 @@ class RuleScanner:
         if self.allowlist is not None and self.allowlist.allows(value):
             return False
         if key is not None and is_metadata_key(key):
+            return False
+        if key is not None and _OPENPGP_NAME.search(key) and _OPENPGP_ID.fullmatch(value):
             return False
         if key in _TEST_RESULTS and (
             heuristics.looks_like_reference(value) or syntax.is_test_path(value)

@@ -274,3 +274,41 @@ def test_a_credential_given_to_a_cli_that_stores_it_is_redacted(command: str, se
 )
 def test_a_cli_given_a_reference_or_no_credential_keeps_its_line(command: str) -> None:
     assert scan_text(f"$ {command}\n", cache=ResultCache()) == []
+
+
+_PYTHON_IMAGE_ENV = [
+    "PATH=/usr/local/bin:/usr/bin:/bin",
+    "GPG_KEY=A035C8C19219BA821ECEA86B64E628F8D684696D",
+    "PYTHON_VERSION=3.11.7",
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("\n".join(_PYTHON_IMAGE_ENV) + "\n", "env.txt"),
+        (json.dumps([{"Config": {"Env": _PYTHON_IMAGE_ENV}}], indent=4) + "\n", "inspect.json"),
+        (
+            _in_transcript(
+                "$ docker inspect python:3.11\n" + json.dumps({"Env": _PYTHON_IMAGE_ENV})
+            ),
+            "events.jsonl",
+        ),
+        ("ENV GPG_KEY=7169605F62C751356D054A26A821E680E5FA6305\n", "Dockerfile"),
+        ("PGP_KEY_ID=0x64E628F8D684696D\n", "env.txt"),
+    ],
+)
+def test_an_openpgp_fingerprint_under_a_gpg_keys_name_stays(text: str, path: str) -> None:
+    assert scan_text(text, path=path, cache=ResultCache()) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "GPG_PRIVATE_KEY=LS0tLS1CRUdJTiBQR1AgUFJJVkFURSBLRVkgQkxPQ0stLS0tLQpYazltUTJ2THA4clRhYmNk\n",
+        "GPG_PASSPHRASE=Xk9mQ2vLp8rTabcd\n",
+        "SIGNING_KEY=A035C8C19219BA821ECEA86B64E628F8D684696D\n",
+    ],
+)
+def test_a_gpg_keys_secret_or_a_hex_key_of_another_name_is_redacted(line: str) -> None:
+    assert scan_text(line, cache=ResultCache()) != []
