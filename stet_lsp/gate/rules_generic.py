@@ -966,7 +966,8 @@ XML_SECRETS = (
 )
 
 
-# PHP `define( 'DB_PASSWORD', '…' );` and WordPress's keys and salts (`AUTH_SALT`).
+# PHP `define( 'DB_PASSWORD', '…' );` and WordPress's keys and salts (`AUTH_SALT`, `NONCE_KEY`,
+# `LOGGED_IN_KEY`).
 def _defined_value(value: str, strict: bool) -> bool:
     return not value.lower().endswith("_here") and _flag_password(value, strict)
 
@@ -975,8 +976,11 @@ PHP_DEFINE = Rule(
     name="php-define-secret",
     pattern=lazy(
         r"define[ \t]{0,2}\([ \t]{0,4}(?P<quote>\\{0,3}[\"'])"
-        r"(?P<key>(?=[A-Za-z0-9_]{0,60}?(?i:" + SECRET_KEY_WORDS + r"|salt))[A-Za-z0-9_]{1,96}+)"
-        r"(?P=quote)[ \t]{0,4},[ \t]{0,4}(?P<open>\\{0,3}[\"'])"
+        r"(?P<key>(?=[A-Za-z0-9_]{0,60}?(?i:"
+        + SECRET_KEY_WORDS
+        + r"|salt|nonce_key|logged_in_key))[A-Za-z0-9_]{1,96}+)"
+        # WordPress aligns the values in a column (`'AUTH_KEY',         '…'`: 9 blanks).
+        r"(?P=quote)[ \t]{0,4},[ \t]{0,16}(?P<open>\\{0,3}[\"'])"
         # The value up to its quote: no quote or escaped quote inside (read in one pass).
         r"(?P<secret>(?:[^\r\n\"'\\]|\\(?![\\\"'])){1,400}+)(?P=open)[ \t]{0,4}\)"
     ),

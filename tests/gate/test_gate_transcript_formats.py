@@ -312,3 +312,30 @@ def test_an_openpgp_fingerprint_under_a_gpg_keys_name_stays(text: str, path: str
 )
 def test_a_gpg_keys_secret_or_a_hex_key_of_another_name_is_redacted(line: str) -> None:
     assert scan_text(line, cache=ResultCache()) != []
+
+
+# As WordPress's salt generator (api.wordpress.org/secret-key) writes them: a column.
+_WORDPRESS_SALTS = """\
+define( 'AUTH_KEY',         'k9#Xq2!mZ7@Lp4$Wt8%Rv3^Bn6&Hc1*Jd5(Fg0)Ys9-Ue2_Ia7+Ko4=Pl' );
+define( 'SECURE_AUTH_KEY',  'Vb3]Nm8{Qw1}Er6|Ty0<Ui5>Op2~As7`Df4+Gh9=Jk3-Lz8_Xc1.Cv6,Bn0' );
+define( 'LOGGED_IN_KEY',    'Mn7;Bv2:Cx9?Za4/Sd8!Fg3@Hj6#Kl1$Qw5%Er0^Ty7&Ui2*Op9(As4)Df1' );
+define( 'NONCE_KEY',        'Gh8-Jk3_Lz6+Xc0=Cv5|Bn2~Nm9`Qw4{Er7}Ty1[Ui6]Op3<As8>Df5.Gh2' );
+define( 'AUTH_SALT',        'Zx4,Cv9;Bn1:Nm6?Qw3/Er8!Ty2@Ui7#Op5$As0%Df9^Gh4&Jk8*Lz3(Xc6' );
+define( 'SECURE_AUTH_SALT', 'Er5)Ty0-Ui4_Op9+As3=Df8|Gh1~Jk6`Lz0{Xc5}Cv9[Bn4]Nm8<Qw2>Er7' );
+define( 'LOGGED_IN_SALT',   'Ty3.Ui8,Op1;As6:Df0?Gh5/Jk9!Lz4@Xc8#Cv2$Bn7%Nm1^Qw6&Er0*Ty5' );
+define( 'NONCE_SALT',       'Ui9(Op4)As8-Df3_Gh7+Jk2=Lz6|Xc1~Cv5`Bn0{Nm4}Qw9[Er3]Ty8<Ui2' );
+"""
+
+
+@pytest.mark.parametrize("path", ["wp-config.php", "events.jsonl"])
+def test_every_wordpress_key_and_salt_in_a_column_is_redacted(path: str) -> None:
+    text = _in_transcript(_WORDPRESS_SALTS) if path.endswith(".jsonl") else _WORDPRESS_SALTS
+    redacted = _redacted(text, path=path)
+    values = [line.split("'")[3] for line in _WORDPRESS_SALTS.splitlines()]
+    assert [value for value in values if json.dumps(value)[1:-1] in redacted] == []
+    assert redacted.count("[REDACTED:php-define-secret#") == 8
+
+
+def test_wordpress_sample_placeholders_in_a_column_stay() -> None:
+    text = "define( 'AUTH_KEY',         'put your unique phrase here' );\n"
+    assert scan_text(text, cache=ResultCache()) == []
