@@ -283,6 +283,57 @@ KUBERNETES_SECRET_JSON = Rule(
     check=lambda value, strict: ":" in value and _manifest_values(value.replace(",", "\n"), strict),
 )
 
+# Terraform's sensitive values in JSON: an output marked sensitive (`terraform output -json`
+# writes `"sensitive": true` before its `"value"`, a state file's `outputs` after it) and a
+# `random_password`'s `result` in a state file (`terraform state pull`, `cat
+# terraform.tfstate`); raw, or in a JSON string (`\"value\": \"…\"`).
+_TF_STRING = r"\\?\"(?P<secret>[^\"\\\r\n]{1,4096})\\?\""
+_TF_SENSITIVE = r"\\?\"sensitive\\?\":[ \t]{0,4}true"
+_TF_VALUE = r"\\?\"value\\?\":[ \t]{0,4}"
+_TF_SENSITIVE_ANCHORS = ('"sensitive": true', '"sensitive":true', '\\"sensitive\\": true')
+
+
+def _terraform_value(value: str, strict: bool) -> bool:
+    return "[REDACTED:" not in value and not heuristics.is_placeholder(value)
+
+
+TERRAFORM_SECRETS = (
+    Rule(
+        name="terraform-sensitive-value",
+        pattern=lazy(_TF_SENSITIVE + r"[^{}]{0,400}?" + _TF_VALUE + _TF_STRING),
+        anchors=_TF_SENSITIVE_ANCHORS,
+        lead=2,
+        reach=4600,
+        multiline=True,
+        check=_terraform_value,
+        start="anchor",
+    ),
+    Rule(
+        name="terraform-sensitive-value",
+        pattern=lazy(_TF_VALUE + _TF_STRING + r"(?=[^{}]{0,400}?" + _TF_SENSITIVE + r")"),
+        anchors=_TF_SENSITIVE_ANCHORS,
+        lead=4600,
+        reach=30,
+        multiline=True,
+        check=_terraform_value,
+    ),
+    Rule(
+        name="terraform-sensitive-value",
+        pattern=lazy(
+            r"\\?\"type\\?\":[ \t]{0,4}\\?\"random_password\\?\""
+            # Within the resource: never past the next one's `"type"`.
+            r"(?:(?!\\?\"type\\?\":)[\s\S]){0,3000}?"
+            r"\\?\"result\\?\":[ \t]{0,4}" + _TF_STRING
+        ),
+        anchors=('random_password\\"', 'random_password"'),
+        lead=12,
+        reach=3200,
+        multiline=True,
+        check=_terraform_value,
+    ),
+)
+
+
 # `curl -u user:password`, `curl --user 'user:password'` (the whole pair: a user name next to
 # its password is as sensitive), also on a continuation line of the same command.
 _CURL_VALUE = (
@@ -1306,6 +1357,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     VERCEL_ENV_STDIN,
     *CREDENTIAL_SETTERS,
     *STDIN_CREDENTIALS,
+    *TERRAFORM_SECRETS,
     *SECURE_STRINGS,
     NETRC_PASSWORD,
     *XML_SECRETS,

@@ -339,3 +339,43 @@ def test_every_wordpress_key_and_salt_in_a_column_is_redacted(path: str) -> None
 def test_wordpress_sample_placeholders_in_a_column_stay() -> None:
     text = "define( 'AUTH_KEY',         'put your unique phrase here' );\n"
     assert scan_text(text, cache=ResultCache()) == []
+
+
+_TF_PASSWORD = "q7$Kp!2mZx9@Lw4R"
+_TF_RESULT = "Zr8#Tq3!Wm6@Yp1$"
+_TF_OUTPUT = {
+    "api_url": {"sensitive": False, "type": "string", "value": "https://api.example.com"},
+    "db_password": {"sensitive": True, "type": "string", "value": _TF_PASSWORD},
+}
+_TF_STATE = {
+    "version": 4,
+    "outputs": {
+        "db_password": {"value": _TF_PASSWORD, "type": "string", "sensitive": True},
+        "region": {"value": "us-east-1", "type": "string"},
+    },
+    "resources": [
+        {
+            "type": "random_password",
+            "name": "db",
+            "instances": [{"attributes": {"id": "none", "length": 16, "result": _TF_RESULT}}],
+        },
+        {"type": "aws_instance", "instances": [{"attributes": {"result": "not-a-secret"}}]},
+    ],
+}
+
+
+@pytest.mark.parametrize("document", [_TF_OUTPUT, _TF_STATE], ids=["output", "state"])
+@pytest.mark.parametrize("path", ["terraform.json", "notes.txt", "events.jsonl"])
+def test_terraforms_sensitive_values_are_redacted(document: dict[str, object], path: str) -> None:
+    text = json.dumps(document, indent=2) + "\n"
+    if path.endswith(".jsonl"):
+        text = _in_transcript("$ terraform output -json\n" + text)
+    redacted = _redacted(text, path=path)
+    assert _TF_PASSWORD not in redacted and _TF_RESULT not in redacted
+    assert "[REDACTED:terraform-sensitive-value#1]" in redacted
+    # what is not marked sensitive stays
+    assert all(
+        kept in redacted
+        for kept in ("api.example.com", "us-east-1", "not-a-secret")
+        if kept in text
+    )
