@@ -126,6 +126,12 @@ def _header_bearer_value(value: str, strict: bool) -> bool:
     )
 
 
+def _telegram_secret(value: str, strict: bool) -> bool:
+    """A bot token's secret after `:AA` varies (a run of one character or a word is none)."""
+    secret = value.partition(":")[2]
+    return heuristics.shannon_entropy(secret) >= 3.0 and not heuristics.is_placeholder(secret)
+
+
 def _authorization_value(value: str, strict: bool) -> bool:
     """A scheme's credential (`Authorization: token …`): random, or hex of 32 characters or
     more (GitHub's 40-hex OAuth tokens and old personal tokens, which a content digest's
@@ -821,6 +827,16 @@ def build_rules() -> tuple[Rule, ...]:
             anchors=("bot",),
             lead=300,
             reach=300,
+        ),
+        # Without `bot` in sight (`I set it to 7213808860:AAH1…`): the `:AA` that starts every
+        # token's secret, after the bot's id.
+        Rule(
+            name="telegram-bot-token",
+            pattern=lazy(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_\-]{32,34}(?![A-Za-z0-9_\-])"),
+            anchors=(":aa",),
+            lead=11,
+            reach=35,
+            check=_telegram_secret,
         ),
         _token("shopify-token", ("shpat_", "shpca_", "shppa_", "shpss_"), "[a-fA-F0-9]{32}"),
         _token("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), "[a-f0-9]{64}"),

@@ -379,3 +379,22 @@ def test_terraforms_sensitive_values_are_redacted(document: dict[str, object], p
         for kept in ("api.example.com", "us-east-1", "not-a-secret")
         if kept in text
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I set it to 7213808860:AAH1bjqpKKW3maRSPAxzIU-0v6xNuq2-NjM for the staging chat\n",
+        "TG=110201543:AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw\n",
+    ],
+)
+def test_a_telegram_bot_token_with_no_bot_in_sight_is_redacted(text: str) -> None:
+    redacted = _redacted(text)
+    assert "[REDACTED:telegram-bot-token#1]" in redacted
+    assert ":AA" not in redacted
+
+
+def test_a_telegram_shaped_run_of_one_character_stays() -> None:
+    assert (
+        scan_text("id 123456789:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n", cache=ResultCache()) == []
+    )
