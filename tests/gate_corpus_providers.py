@@ -108,6 +108,16 @@ def _kubernetes_secret_listed(rng: random.Random) -> tuple[str, tuple[str, ...]]
     return manifest, (encoded,)
 
 
+def _terraform_output(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    """`terraform output -json`: a sensitive output's value in clear beside its flag."""
+    password = pick(rng, ALNUM, 20)
+    document = {
+        "db_password": {"sensitive": True, "type": "string", "value": password},
+        "region": {"sensitive": False, "type": "string", "value": "eu-west-1"},
+    }
+    return json.dumps(document, indent=2), (password,)
+
+
 # (name, variable, service, maker)
 PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
     # Cloud and hosting
@@ -523,6 +533,7 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
     ("pkcs12", "CLIENT_P12", "TLS", _pkcs12),
     ("kubernetes-secret", "MANIFEST", "Kubernetes", _kubernetes_secret),
     ("kubernetes-secret-listed", "MANIFEST", "Kubernetes", _kubernetes_secret_listed),
+    ("terraform-output", "TF_OUTPUT", "Terraform", _terraform_output),
     (
         "curl-user",
         "CURL_COMMAND",
