@@ -52,8 +52,12 @@ class Feature:
     def definition(self, state: DocumentState, line: int) -> Sequence[types.Location]:
         return ()
 
-    def workspace_symbols(self, query: str) -> Sequence[types.WorkspaceSymbol]:
-        """Runs in a worker thread (it may read files): use only state that is safe there."""
+    def workspace_symbols(
+        self, query: str, roots: Sequence[Path]
+    ) -> Sequence[types.WorkspaceSymbol]:
+        """The symbols of the repositories at `roots` (the workspace folders' and the open
+        documents'). Runs in a worker thread (it may read files): use only state that is safe
+        there."""
         return ()
 
     def polled(self, root: Path) -> None:

@@ -311,6 +311,17 @@ class StetServer(LanguageServer):
             if folder is not None and (session := await self.session_for(folder / "_"))
         }
 
+    async def shown_roots(self) -> list[Path]:
+        """The roots of the repositories the workspace shows: its folders' and those of the
+        open documents (not every repository the server looked at since it started: a folder
+        taken out of the workspace leaves with its repository)."""
+        roots = set(await self.workspace_sessions())
+        for uri in list(self.documents):
+            state = await self.ready(uri)  # an opened document's repository is being found
+            if state is not None and state.session is not None:
+                roots.add(state.session.root)
+        return sorted(roots)
+
     async def _only_session(self) -> RepositorySession:
         sessions = await self.workspace_sessions()
         if len(sessions) == 1:

@@ -709,6 +709,43 @@ def test_workspace_symbols_of_two_folders_on_one_branch_say_which_folder(
         server.close()
 
 
+def test_workspace_symbols_leave_out_a_folder_taken_out_of_the_workspace(
+    root: Path, tmp_path: Path
+) -> None:
+    """A folder taken out of the workspace (and a document of it closed) takes its
+    repository's steps out of the search: they came back from every repository the server
+    had ever looked at."""
+    import_transcript(resolve_target(root), session_writing(root, tmp_path))
+    folder = {"uri": uri(root), "name": root.name}
+    server = PipeServer().initialize({}, [uri(root)])
+
+    def found(request_id: int) -> list[dict[str, Any]]:
+        server.send(
+            {"id": request_id, "method": "workspace/symbol", "params": {"query": "retry.py"}}
+        )
+        result: list[dict[str, Any]] = server.answer(request_id)["result"]
+        return result
+
+    def folders(added: list[dict[str, str]], removed: list[dict[str, str]]) -> None:
+        event = {"added": added, "removed": removed}
+        server.send({"method": "workspace/didChangeWorkspaceFolders", "params": {"event": event}})
+
+    try:
+        assert found(2)
+        folders([], [folder])
+        assert found(3) == []
+        document = server.open(uri(root / "README.md"), "hi\n", "markdown")
+        assert found(4)  # a document of the repository is open
+        server.send(
+            {"method": "textDocument/didClose", "params": {"textDocument": {"uri": document}}}
+        )
+        assert found(5) == []
+        folders([folder], [])
+        assert found(6)
+    finally:
+        server.close()
+
+
 def test_numbers_of_thousands_of_digits_in_a_cloned_trajectory_are_no_places(
     tmp_path: Path,
 ) -> None:

@@ -66,8 +66,8 @@ def register(server: StetServer) -> None:
     async def workspace_symbols(
         ls: StetServer, params: types.WorkspaceSymbolParams
     ) -> list[types.WorkspaceSymbol]:
-        await ls.workspace_sessions()  # its repositories, whether or not a file is open
-        return await ls.off_loop(ls.gather, "workspace_symbols", params.query)
+        roots = await ls.shown_roots()  # the folders' repositories, whether or not a file is open
+        return await ls.off_loop(ls.gather, "workspace_symbols", params.query, roots)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: StetServer, params: types.HoverParams) -> types.Hover | None:

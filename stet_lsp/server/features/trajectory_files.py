@@ -283,16 +283,16 @@ class TrajectoryFiles(Feature):
             )
         return locations
 
-    def workspace_symbols(self, query: str) -> list[types.WorkspaceSymbol]:
-        """Steps of every trajectory of the repositories the server knows (the workspace's
-        and those of the documents opened) whose title holds the query's words. Runs in a
-        worker thread (it may read events.jsonl files)."""
+    def workspace_symbols(self, query: str, roots: Sequence[Path]) -> list[types.WorkspaceSymbol]:
+        """Steps of every trajectory of the repositories at `roots` (the workspace folders'
+        and the open documents') whose title holds the query's words. Runs in a worker thread
+        (it may read events.jsonl files)."""
         from stet_lsp.trajectory.store import folders
 
-        roots = sorted(self.server.sessions)
+        ordered = sorted(roots)
         found: list[types.WorkspaceSymbol] = []
-        for root in roots:
-            where = _repository_label(root, roots)
+        for root in ordered:
+            where = _repository_label(root, ordered)
             for folder in folders(root):
                 index = self.folder_index(folder.path, root)
                 if index is None:
@@ -316,7 +316,7 @@ class TrajectoryFiles(Feature):
 
 
 def _repository_label(root: Path, roots: list[Path]) -> str:
-    """What tells the steps of `root` from those of the other repositories the server knows
+    """What tells the steps of `root` from those of the other repositories searched
     (two worktrees on one branch have working trajectories of one id): nothing when it is
     the only one, else its folder's name, or its path when another has that name."""
     if len(roots) < 2:
