@@ -17,7 +17,7 @@ from lsp_harness import SERVER, diagnostics, eventually, execute, open_file, sta
 from lsp_pipe import PipeServer
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from repos import make_repo
+from repos import clone_linking_sheets_to, make_repo
 
 
 def test_malformed_messages_get_errors_and_the_server_keeps_serving(
@@ -185,6 +185,28 @@ def test_a_refused_command_is_one_line_of_the_log_without_a_traceback(
     assert len(refusals) == 2, server.logged
     assert "must be a whole number" in refusals[0] and "zzz" in refusals[1]
     assert not any("Traceback" in line for line in server.logged)
+
+
+def test_retention_refused_by_a_cloned_sheets_folder_is_one_line_of_the_log(
+    tmp_path: Path,
+) -> None:
+    """A cloned repository whose sheets folder is a link (or whose .stet is a file) keeps
+    retention out, as it keeps every write out: one warning saying why, where the log had
+    an error with a traceback, as for a bug of the server."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = Path(clone_linking_sheets_to(tmp_path, outside).workdir).resolve()
+    server = PipeServer().initialize({}, [uri(root)])
+    try:
+        server.open(uri(root / "README.md"), "hi\n", "markdown")
+        deadline = time.monotonic() + 15
+        while not any("retention" in line for line in server.logged):
+            assert time.monotonic() < deadline, server.logged
+            time.sleep(0.05)
+    finally:
+        server.close()
+    [said] = [line for line in server.logged if "retention" in line]
+    assert "symbolic link" in said and "Traceback" not in said, said
 
 
 def test_cancelling_a_request_answered_already_logs_nothing(root: Path, tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from stet_lsp.core.errors import StetError
 from stet_lsp.core.retention import collect_garbage
 from stet_lsp.core.targets import current_target, open_repository
 from stet_lsp.server.server import StetServer, log
@@ -124,5 +125,7 @@ def _collect(root: Path, ttl_days: float) -> None:
             )
         for removal in collected.removed:
             log.info("removed the style sheet %s (%s)", removal.path.name, removal.reason)
+    except StetError as error:  # a sheets folder Stet does not write into (a link, say)
+        log.warning("style-sheet retention left %s alone: %s", root, error)
     except Exception:
         log.exception("style-sheet retention failed in %s", root)
