@@ -155,6 +155,9 @@ class StetProtocol(LanguageServerProtocol):
         self._commands_running: dict[Any, str] = {}
         """The executeCommand requests not answered yet: their command, by request id."""
 
+    _closing = False
+    """Whether `shutdown` came: it may wait for writes to answer before it is done."""
+
     initialize_seen = False
     """Whether `initialize` came: before it, a request is refused (ServerNotInitialized)
     and a notification but `exit` dropped, as LSP says."""
@@ -221,7 +224,7 @@ class StetProtocol(LanguageServerProtocol):
         if _depth_exceeds(data.get("params"), MAX_DEPTH):
             problem = f"params nest deeper than {MAX_DEPTH} levels"
             return self._refuse(data, request_id, JsonRpcInvalidParams(problem), is_request)
-        if self._shutdown and method is not None and method != types.EXIT:
+        if (self._shutdown or self._closing) and method is not None and method != types.EXIT:
             return Refused(request_id, JsonRpcInvalidRequest("the server is shut down"), is_request)
         if not self.initialize_seen and method not in (None, types.INITIALIZE, types.EXIT):
             why = f"{method} before initialize"
@@ -338,13 +341,24 @@ class StetProtocol(LanguageServerProtocol):
     def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
         """pygls's shutdown, over a copy of the pending requests: cancelling one (a command
         still running) calls back at once to take it out of that table, and walking the table
-        itself then failed the shutdown, so a client could not restart the server."""
+        itself then failed the shutdown, so a client could not restart the server. A command
+        that writes is not cancelled (its write goes on in a worker): the shutdown is
+        answered once it answered with its result. Requests sent meanwhile are refused."""
+        self._closing = True
         if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
             yield user_handler, args, None
         current = self.msg_id  # this request's own future is not cancelled
+        uncancelled = getattr(self._server, "uncancelled_commands", ())
+        writes = []
         for msg_id, future in list(self._request_futures.items()):
-            if msg_id != current and not future.done():
+            if msg_id == current or future.done():
+                continue
+            if self._commands_running.get(msg_id) in uncancelled:
+                writes.append(future)
+            else:  # a write's own handler, run under its request, goes on (write_command)
                 future.cancel()
+        if writes:
+            yield _answered, (writes,), None
         self._shutdown = True
         return None
 
@@ -387,6 +401,11 @@ def _decode(body: bytes) -> Any:
         return msgspec.json.decode(body)
     except msgspec.MsgspecError:
         return json.loads(body)
+
+
+async def _answered(requests: list[Any]) -> None:
+    """Returns once these requests (futures of either kind) are answered."""
+    await asyncio.gather(*map(asyncio.wrap_future, requests), return_exceptions=True)
 
 
 def _plain(error: JsonRpcException) -> ResponseError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import sys
 import threading
@@ -209,11 +210,25 @@ class StetServer(LanguageServer):
         return task
 
     def write_command(self, name: str) -> Callable[[Callable[..., Any]], Any]:
-        """Register a command that writes: a client's cancel does not stop it once it is
-        read, and its answer is its result (LSP allows that), where 'cancelled' while the
-        write went on made a client that took it for 'not done' do it twice."""
+        """Register a command that writes: neither a client's cancel nor `shutdown` stops it
+        once it is read, and its answer is its result (LSP allows that), where 'cancelled'
+        while the write went on made a client that took it for 'not done' do it twice."""
         self.uncancelled_commands.add(name)
-        return self.command(name)
+
+        def register(handler: Callable[..., Any]) -> Any:
+            @functools.wraps(handler)
+            async def uncancelled(*args: Any) -> Any:
+                work = asyncio.ensure_future(handler(*args))
+                while True:
+                    try:
+                        return await asyncio.shield(work)
+                    except asyncio.CancelledError:
+                        if work.cancelled():
+                            raise
+
+            return self.command(name)(uncancelled)
+
+        return register
 
     @staticmethod
     async def off_loop(function: Callable[..., T], *args: Any) -> T:

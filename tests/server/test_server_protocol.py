@@ -305,6 +305,47 @@ def test_a_write_is_not_cancelled_and_answers_with_its_result(root: Path) -> Non
         server.close()
 
 
+def test_a_write_running_at_shutdown_answers_with_its_result_before_the_shutdown(
+    root: Path,
+) -> None:
+    """`shutdown` while a command that writes waits for the sheet's lock (another process
+    holds it): the write goes on, so its answer is its result, sent before the shutdown's,
+    where shutdown answered it 'cancelled' and the entry was written all the same. Reads
+    still cancel, and what comes after the shutdown request is refused."""
+    from stet_lsp.core.locking import file_lock
+    from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.core.targets import resolve_target
+
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("before")
+    server = PipeServer().initialize(folders=[uri(root)])
+    answers: list[dict[str, Any]] = []
+
+    def every_answer(message: dict[str, Any]) -> bool:
+        if "id" in message and "method" not in message:
+            answers.append(message)
+        return {2, 3, 4} <= {answer["id"] for answer in answers}
+
+    try:
+        with file_lock(sheet.path, root, "the style sheet"):
+            add = {"command": "stet.note.add", "arguments": [{"text": "during shutdown"}]}
+            server.send({"id": 2, "method": "workspace/executeCommand", "params": add})
+            time.sleep(0.5)  # the write waits for the lock in a worker
+            server.send({"id": 3, "method": "shutdown"})
+            time.sleep(0.5)
+            server.send({"id": 4, "method": "textDocument/hover", "params": {}})
+        server.wait_for(every_answer)
+    finally:
+        server.close()
+    by_id = {answer["id"]: answer for answer in answers}
+    assert by_id[2]["result"]["entry"]["text"] == "during shutdown", by_id[2]
+    order = [answer["id"] for answer in answers]
+    assert order.index(2) < order.index(3), order
+    assert by_id[3]["result"] is None
+    assert by_id[4]["error"]["message"] == "the server is shut down"
+    assert "during shutdown" in sheet.path.read_text()
+
+
 @pytest_lsp.fixture(config=SERVER, params=["utf-16", "utf-8"])
 async def encoded(request: pytest.FixtureRequest, lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
     lsp_client.applied_edits = []  # type: ignore[attr-defined]
