@@ -209,6 +209,29 @@ def test_retention_refused_by_a_cloned_sheets_folder_is_one_line_of_the_log(
     assert "symbolic link" in said and "Traceback" not in said, said
 
 
+def test_a_repository_deleted_while_watched_is_one_line_of_the_log(root: Path) -> None:
+    """A repository deleted (a worktree removed, a scratch clone) while the server polls it:
+    the client's log says once that it cannot be checked, where every poll (three times a
+    second) logged an error with a traceback for as long as the server ran."""
+    import shutil
+
+    server = PipeServer().initialize({}, [uri(root)])
+    try:
+        document = server.open(uri(root / "src" / "app.py"), "x = 1\n")
+        params = {"textDocument": {"uri": document}, "position": {"line": 0, "character": 0}}
+        server.send({"id": 2, "method": "textDocument/hover", "params": params})
+        server.answer(2)  # the document is placed in its repository
+        shutil.rmtree(root)
+        time.sleep(3)  # about ten polls
+        server.send({"id": 3, "method": "textDocument/hover", "params": params})
+        assert "error" not in server.answer(3)
+    finally:
+        server.close()
+    said = [line for line in server.logged if "outside changes" in line]
+    assert len(said) == 1, said
+    assert "Traceback" not in said[0] and "HEAD" in said[0], said
+
+
 def test_cancelling_a_request_answered_already_logs_nothing(root: Path, tmp_path: Path) -> None:
     """Editors cancel requests whose answer crossed the cancellation (VS Code did so 13 times
     in one session): pygls logged a warning for each, which editors showed as an error."""

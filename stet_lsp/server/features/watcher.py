@@ -40,6 +40,8 @@ class Watcher:
         self._again = False
         self.watched = False
         """Whether the client reports file changes."""
+        self.failing: dict[Path, str] = {}
+        """By repository root: why checking it failed, as last logged (logged once)."""
 
     async def start(self) -> None:
         if self.server.supports("workspace", "did_change_watched_files", "dynamic_registration"):
@@ -101,8 +103,22 @@ class Watcher:
                 if fingerprint != session.seen:
                     await self.server.reload(session)
                     session.seen = fingerprint
-            except Exception:  # one broken repository must not keep the others unchecked
-                log.exception("checking %s for outside changes failed", session.root)
+            except Exception as error:  # one broken repository must not keep the others unchecked
+                self._failed(session.root, error)
+            else:
+                self.failing.pop(session.root, None)
+
+    def _failed(self, root: Path, error: Exception) -> None:
+        """Say once why a repository cannot be checked (deleted, say), not at every poll; a
+        failure that is no refusal of Stet's (a bug) with its traceback."""
+        said = f"{type(error).__name__}: {error}"
+        if self.failing.get(root) == said:
+            return
+        self.failing[root] = said
+        if isinstance(error, StetError):
+            log.warning("cannot check %s for outside changes: %s", root, error)
+        else:
+            log.error("checking %s for outside changes failed", root, exc_info=error)
 
 
 def register(server: StetServer) -> None:
