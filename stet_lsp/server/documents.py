@@ -10,6 +10,7 @@ notes, and records its edits, which are spliced into the lexed index when it is 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ LEX_ON_LOOP = 5000
 line); a longer text's are lexed `LEX_STEP` lines at a time."""
 LEX_STEP = 2000
 """Lines lexed between two turns of the loop (about 15 ms)."""
+_revisions = itertools.count(1)
 
 
 @dataclass
@@ -55,6 +57,10 @@ class DocumentState:
     a large document's text."""
     version: int | None = None
     """The client's version of the text, for versioned edits and published diagnostics."""
+    revision: int = field(default_factory=lambda: next(_revisions))
+    """Which text this is, new with each change the server applies (and each document
+    opened): what a view computed from the text is kept for. Not the client's version,
+    which a client may send twice."""
     session: RepositorySession | None = None
     relative: str | None = None
     """The path inside the repository (POSIX), once the repository is known."""
@@ -141,6 +147,7 @@ class DocumentState:
         return True
 
     def apply(self, change: types.TextDocumentContentChangeEvent, codec: Any) -> None:
+        self.revision = next(_revisions)
         if isinstance(change, types.TextDocumentContentChangePartial):
             lines = self.lines
             start_line, start = server_position(codec, lines, change.range.start)

@@ -22,6 +22,7 @@ from lsp_harness import (
     open_file,
     start,
     text_edits,
+    uri,
 )
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -84,6 +85,57 @@ async def test_a_secret_in_the_style_sheet_is_a_warning_that_never_shows_it(
     assert_no_part_of(token, diagnostic)
     line = target.sheet_path.read_text("utf-8").splitlines()[diagnostic.range.start.line]
     assert line[diagnostic.range.start.character : diagnostic.range.end.character] == token
+
+
+def test_a_secret_typed_under_a_version_sent_twice_is_found(root: Path) -> None:
+    """A client that sends one version number for two changes of the same line count: the
+    second change is scanned, where the findings of the first text were kept for it (a
+    token typed then showed no warning)."""
+    import time
+
+    from lsp_pipe import PipeServer
+
+    target = resolve_target(root)
+    StyleSheet(target).add("The release job needs a token.", kind="note")
+    text = target.sheet_path.read_text("utf-8")
+    line = text.splitlines().index(
+        next(line for line in text.splitlines() if "release job" in line)
+    )
+    server = PipeServer().initialize({}, [uri(root)])
+    try:
+        document = server.open(uri(target.sheet_path), text, "markdown")
+
+        def change(new_text: str) -> None:
+            params = {
+                "textDocument": {"uri": document, "version": 2},
+                "contentChanges": [
+                    {
+                        "range": {
+                            "start": {"line": line, "character": 0},
+                            "end": {"line": line + 1, "character": 0},
+                        },
+                        "text": new_text + "\n",
+                    }
+                ],
+            }
+            server.send({"method": "textDocument/didChange", "params": params})
+
+        def codes(request_id: int) -> list[str]:
+            params = {"textDocument": {"uri": document}}
+            server.send({"id": request_id, "method": "textDocument/diagnostic", "params": params})
+            return [item["code"] for item in server.answer(request_id)["result"]["items"]]
+
+        change("- The release job needs no token.")
+        assert "github-token" not in codes(2)
+        change(f"- The release job uses {github_token()}.")
+        deadline = time.monotonic() + 10
+        request_id = 3
+        while "github-token" not in codes(request_id):
+            assert time.monotonic() < deadline, "the token typed was never found"
+            request_id += 1
+            time.sleep(0.1)
+    finally:
+        server.close()
 
 
 async def test_a_broken_allowlist_flags_more_never_less(client: LanguageClient, root: Path) -> None:

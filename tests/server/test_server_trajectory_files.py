@@ -746,6 +746,54 @@ def test_workspace_symbols_leave_out_a_folder_taken_out_of_the_workspace(
         server.close()
 
 
+def test_a_narration_changed_twice_under_one_version_shows_its_last_text(
+    root: Path, tmp_path: Path
+) -> None:
+    """A client that sends a version number twice (LSP says it only grows; some clients
+    repeat it, or number edits from 1 again): the views follow the text the server holds,
+    where a narration (always indexed in a worker) kept the lenses of the first text as
+    long as its line count stayed."""
+    import_transcript(resolve_target(root), session_writing(root, tmp_path))
+    narration = working_folder(resolve_target(root)).path / "narration.md"
+    text = narration.read_text(encoding="utf-8")
+    [anchored] = [n for n, line in enumerate(text.splitlines()) if 'id="step-6"' in line]
+    without = text.replace('<a id="step-6"></a>', "")
+    server = PipeServer().initialize({}, [uri(root)])
+
+    def lens_lines(request_id: int) -> list[int]:
+        params = {"textDocument": {"uri": document}}
+        server.send({"id": request_id, "method": "textDocument/codeLens", "params": params})
+        return [lens["range"]["start"]["line"] for lens in server.answer(request_id)["result"]]
+
+    def change(version: int, new_text: str) -> None:
+        params = {
+            "textDocument": {"uri": document, "version": version},
+            "contentChanges": [{"text": new_text}],
+        }
+        server.send({"method": "textDocument/didChange", "params": params})
+
+    try:
+        document = server.open(uri(narration), text, "markdown")
+        deadline = time.monotonic() + 15
+        while anchored not in lens_lines(1000):
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        change(2, without)
+        deadline = time.monotonic() + 15
+        while anchored in lens_lines(1001):
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        change(2, text)
+        deadline = time.monotonic() + 15
+        request_id = 1002
+        while anchored not in lens_lines(request_id):
+            assert time.monotonic() < deadline, "the lens of step 6 did not come back"
+            request_id += 1
+            time.sleep(0.1)
+    finally:
+        server.close()
+
+
 def test_numbers_of_thousands_of_digits_in_a_cloned_trajectory_are_no_places(
     tmp_path: Path,
 ) -> None:

@@ -45,8 +45,8 @@ CONFIG_SECONDS = 5.0
 
 @dataclass(frozen=True)
 class Scanned:
-    key: tuple[int | None, int]
-    """The document's version and line count when it was scanned (a large document's text
+    key: tuple[int, int]
+    """The document's revision and line count when it was scanned (a large document's text
     is not kept a second time to tell whether it changed)."""
     findings: tuple[Finding, ...]
 
@@ -237,8 +237,8 @@ class GateFindings(Feature):
         return {"redacted": len(findings), "applied": bool(answer and answer.applied)}
 
 
-def _key(state: DocumentState) -> tuple[int | None, int]:
-    return state.version, len(state.lines)
+def _key(state: DocumentState) -> tuple[int, int]:
+    return state.revision, len(state.lines)
 
 
 def _size(state: DocumentState) -> int:

@@ -59,7 +59,7 @@ class ProvenanceFeature(Feature):
         """By document URI: the hunks of the text last analysed."""
         self.attributing: dict[str, asyncio.Task[None]] = {}
         """By document URI: a large text's attribution in a worker, while it runs."""
-        self.attributed: dict[str, tuple[DocumentState, int | None, Provenance]] = {}
+        self.attributed: dict[str, tuple[DocumentState, int, Provenance]] = {}
         """By document URI: what a large text's hunks were found for."""
         self.caught_up: dict[str, int] = {}
         """By document URI: how many of its `line_edits` a large text's hunks have moved with."""
@@ -82,7 +82,7 @@ class ProvenanceFeature(Feature):
             self.hunks[state.uri] = provenance.hunks(state.relative, state.text)
         elif state.uri not in self.attributing:  # one at a time; the next starts after it
             done = self.attributed.get(state.uri)
-            if done is not None and done[0] is state and done[1:] == (state.version, provenance):
+            if done is not None and done[0] is state and done[1:] == (state.revision, provenance):
                 return
             task = self.server.spawn(
                 self._attribute_later(state, provenance), f"attributing {state.uri}"
@@ -92,7 +92,7 @@ class ProvenanceFeature(Feature):
     async def _attribute_later(self, state: DocumentState, provenance: Provenance) -> None:
         """A large text's lines attributed in a worker; its last hunks stay shown meanwhile
         (those past its end are not), and the views refresh once they are known."""
-        version, relative = state.version, state.relative
+        revision, relative = state.revision, state.relative
         lines = list(state.lines)  # the strings are shared: edits change the document's list
         made = len(state.line_edits)
         assert relative is not None
@@ -107,7 +107,7 @@ class ProvenanceFeature(Feature):
             # Edited meanwhile: moved with the edits, and attributed again after the refresh.
             self.hunks[state.uri] = moved(found, state.line_edits[made:])
             self.caught_up[state.uri] = len(state.line_edits)
-            self.attributed[state.uri] = (state, version, provenance)
+            self.attributed[state.uri] = (state, revision, provenance)
         self.server.refresh([current], outside=True)
 
     def _move_with_edits(self, state: DocumentState) -> None:

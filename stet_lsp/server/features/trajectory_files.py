@@ -50,8 +50,8 @@ _SYMBOL_KINDS = {
 
 @dataclass(frozen=True)
 class Indexed:
-    key: tuple[int | None, int]
-    """The document's version and line count when it was indexed."""
+    key: tuple[int, int]
+    """The document's revision and line count when it was indexed."""
     index: TrajectoryIndex
     anchors: dict[int, int]
     """For a narration: each step's anchor line; empty for events.jsonl."""
@@ -66,7 +66,7 @@ class TrajectoryFiles(Feature):
         super().__init__(server)
         self.indexed: dict[str, Indexed] = {}
         """By document URI: the index of the text last indexed."""
-        self.issues: dict[str, tuple[tuple[int | None, int], list[LineIssue]]] = {}
+        self.issues: dict[str, tuple[tuple[int, int], list[LineIssue]]] = {}
         """By document URI: the schema problems of an events.jsonl, checked after indexing
         (it parses every line) so the lenses do not wait for it."""
         self.indexing: dict[str, asyncio.Task[None]] = {}
@@ -87,7 +87,7 @@ class TrajectoryFiles(Feature):
         kind = _kind(state)
         if kind is None or state.path is None:
             return
-        key = (state.version, len(state.lines))
+        key = (state.revision, len(state.lines))
         known = self.indexed.get(state.uri)
         large = kind == "narration.md" or sum(map(len, state.lines)) > INLINE_LIMIT
         if known is None or known.key != key:
@@ -126,9 +126,7 @@ class TrajectoryFiles(Feature):
         while (task := self.indexing.get(state.uri)) is not None:
             await asyncio.wait({task})
 
-    async def _index_later(
-        self, state: DocumentState, kind: str, key: tuple[int | None, int]
-    ) -> None:
+    async def _index_later(self, state: DocumentState, kind: str, key: tuple[int, int]) -> None:
         where = _where(state)
         # A snapshot of the list of lines (the strings are shared, not copied): the worker
         # indexes it while edits change the document's own list.
@@ -357,7 +355,7 @@ def _index(
     lines: list[str],
     where: tuple[Path, Path],
     feature: TrajectoryFiles,
-    key: tuple[int | None, int],
+    key: tuple[int, int],
 ) -> Indexed:
     """The document's index (blocking: a narration reads the events.jsonl beside it)."""
     with collector_paused():
@@ -369,7 +367,7 @@ def _indexed(
     lines: list[str],
     where: tuple[Path, Path],
     feature: TrajectoryFiles,
-    key: tuple[int | None, int],
+    key: tuple[int, int],
 ) -> Indexed:
     from stet_lsp.trajectory.index import TrajectoryIndex, narration_steps
 
