@@ -162,6 +162,9 @@ class StetProtocol(LanguageServerProtocol):
     """Whether `initialize` came: before it, a request is refused (ServerNotInitialized)
     and a notification but `exit` dropped, as LSP says."""
 
+    initialized_seen = False
+    """Whether `initialized` came: it starts the server's background work, once."""
+
     # -- reading -------------------------------------------------------------------------
 
     def receive(self, body: bytes) -> None:
@@ -233,9 +236,14 @@ class StetProtocol(LanguageServerProtocol):
             # A second one would replace the workspace folders and settings the server has.
             why = "the server is initialized already: initialize is sent once"
             return Refused(request_id, JsonRpcInvalidRequest(why), is_request)
+        if self.initialized_seen and method == types.INITIALIZED:
+            # A second one would start the watchers, registrations and polls once more.
+            why = "the client said it is initialized already: initialized is sent once"
+            return Refused(request_id, JsonRpcInvalidRequest(why), is_request)
         try:
             message = self.structure_message(data)
             self.initialize_seen = self.initialize_seen or method == types.INITIALIZE
+            self.initialized_seen = self.initialized_seen or method == types.INITIALIZED
             if method == types.WORKSPACE_EXECUTE_COMMAND and request_id is not None:
                 self._commands_running[request_id] = message.params.command
             return message

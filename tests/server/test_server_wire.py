@@ -4,6 +4,7 @@ traceback, and the exit code follows the lifecycle."""
 from __future__ import annotations
 
 import json
+import queue
 import time
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,43 @@ def test_a_null_request_id_and_a_second_initialize_are_refused(root: Path) -> No
         listing = {"command": "stet.note.list", "arguments": [{}]}
         server.send({"id": 3, "method": "workspace/executeCommand", "params": listing})
         assert server.answer(3)["result"]["entries"] == []
+    finally:
+        server.close()
+
+
+def test_initialized_sent_again_starts_nothing_again(root: Path) -> None:
+    """LSP sends `initialized` once; a client that sends it again got everything the server
+    starts on it started again: its file watchers and settings registered twice more (one
+    id each, which a client refuses the second time) and a poll of every repository per
+    notification, for as long as the server ran. Again, it is refused in one log line."""
+    capabilities = {
+        "workspace": {
+            "didChangeWatchedFiles": {"dynamicRegistration": True},
+            "didChangeConfiguration": {"dynamicRegistration": True},
+        }
+    }
+    server = PipeServer()
+    try:
+        params = {
+            "capabilities": capabilities,
+            "workspaceFolders": [{"uri": uri(root), "name": "r"}],
+        }
+        server.send({"id": 1, "method": "initialize", "params": params})
+        assert "result" in server.answer(1)
+        for _ in range(3):
+            server.send({"method": "initialized", "params": {}})
+        registered: list[str] = []
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline:
+            try:
+                message = server.wait_for(lambda m: True, timeout=0.2)
+            except queue.Empty:
+                continue
+            if message.get("method") == "client/registerCapability":
+                registered += [r["id"] for r in message["params"]["registrations"]]
+        assert sorted(registered) == ["stet-watched-files", "stet.configuration"]
+        refusals = [line for line in server.logged if "initialized" in line]
+        assert len(refusals) == 2 and "once" in refusals[0], server.logged
     finally:
         server.close()
 
