@@ -10,6 +10,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 if TYPE_CHECKING:
     from stet_lsp.server.server import StetServer
@@ -66,8 +67,11 @@ class Progress:
             # Shielded: the work may end first and cancel this, never the request, whose
             # answer may still come.
             await asyncio.shield(self._server.work_done_progress.create_async(token))
-        except Exception:  # a client that refuses progress still gets the answer
-            log.warning("the client refused a progress token", exc_info=True)
+        except JsonRpcException as error:  # a client that refuses progress still gets the answer
+            log.warning("the client refused a progress token: %s", error.message)
+            return
+        except Exception:  # a bug: its traceback, and the answer all the same
+            log.exception("asking the client for a progress token failed")
             return
         self._token = token
         self._server.work_done_progress.begin(

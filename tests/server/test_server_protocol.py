@@ -232,6 +232,54 @@ def test_a_repository_deleted_while_watched_is_one_line_of_the_log(root: Path) -
     assert "Traceback" not in said[0] and "HEAD" in said[0], said
 
 
+def test_a_progress_token_the_client_refuses_is_one_line_of_the_log(
+    root: Path, tmp_path: Path
+) -> None:
+    """A client that answers window/workDoneProgress/create with an error still gets the
+    command's answer, and its log one line saying the token was refused, where it had a
+    traceback, as for a bug of the server. The capstone runs past a second here because
+    the working trajectory's lock is held meanwhile."""
+    from test_server_trajectory_files import edit_session
+
+    from stet_lsp.core.locking import file_lock
+    from stet_lsp.core.targets import resolve_target
+    from stet_lsp.trajectory.importing import import_transcript
+    from stet_lsp.trajectory.store import working_folder
+
+    import_transcript(resolve_target(root), edit_session(root, tmp_path))
+    folder = working_folder(resolve_target(root))
+    server = PipeServer()
+    try:
+        capabilities = {"window": {"workDoneProgress": True}}
+        server.send(
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "capabilities": capabilities,
+                    "workspaceFolders": [{"uri": uri(root), "name": root.name}],
+                },
+            }
+        )
+        assert "result" in server.answer(1)
+        server.send({"method": "initialized", "params": {}})
+        with file_lock(folder.path, root, "the working trajectory"):
+            capstone = {"command": "stet.capstone", "arguments": [{"dryRun": True}]}
+            server.send({"id": 2, "method": "workspace/executeCommand", "params": capstone})
+            create = server.inbox.get(timeout=15)
+            while create.get("method") != "window/workDoneProgress/create":
+                create = server.inbox.get(timeout=15)
+            refusal = {"code": -32601, "message": "no progress here"}
+            server.send({"id": create["id"], "error": refusal})
+            time.sleep(0.3)
+        assert "result" in server.answer(2, timeout=30)
+    finally:
+        server.close()
+    said = [line for line in server.logged if "progress token" in line]
+    assert len(said) == 1 and "no progress here" in said[0], server.logged
+    assert "Traceback" not in said[0], said[0]
+
+
 def test_cancelling_a_request_answered_already_logs_nothing(root: Path, tmp_path: Path) -> None:
     """Editors cancel requests whose answer crossed the cancellation (VS Code did so 13 times
     in one session): pygls logged a warning for each, which editors showed as an error."""
