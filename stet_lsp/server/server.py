@@ -331,9 +331,8 @@ class StetServer(LanguageServer):
         open documents (not every repository the server looked at since it started: a folder
         taken out of the workspace leaves with its repository)."""
         roots = set(await self.workspace_sessions())
-        for uri in list(self.documents):
-            state = await self.ready(uri)  # an opened document's repository is being found
-            if state is not None and state.session is not None:
+        for state in await self.placed_documents():
+            if state.session is not None:
                 roots.add(state.session.root)
         return sorted(roots)
 
@@ -527,14 +526,21 @@ class StetServer(LanguageServer):
                 return state
             await asyncio.shield(state.ready)  # a cancelled request must not cancel it
 
-    async def unsaved_texts(self, session: RepositorySession) -> dict[str, str]:
-        """The texts of the repository's open files (not its sheets) by repository path, once
-        each is placed in its repository: a file opened just before a command counts."""
+    async def placed_documents(self) -> list[DocumentState]:
+        """The open documents, each once placed in its repository (`ready`): a file opened
+        just before a request counts, in the repository it is in."""
+        placed = []
         for uri in list(self.documents):
-            await self.ready(uri)
+            state = await self.ready(uri)
+            if state is not None:
+                placed.append(state)
+        return placed
+
+    async def unsaved_texts(self, session: RepositorySession) -> dict[str, str]:
+        """The texts of the repository's open files (not its sheets) by repository path."""
         return {
             state.relative: state.text
-            for state in self.documents.values()
+            for state in await self.placed_documents()
             if state.session is session and state.relative is not None and not state.is_sheet
         }
 
