@@ -508,6 +508,30 @@ async def test_a_step_is_named_by_code_actions_and_hover_asked_at_once(
     assert hover is not None
 
 
+async def test_a_narration_without_its_events_offers_no_step_to_mark(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """A narration whose events.jsonl is gone (removed by hand, a partial copy) offered "Mark
+    step N as wrong/clever" on its steps, and running either failed ("no such file"): it
+    offers none, as it shows no lens for them."""
+    import_transcript(resolve_target(root), working_session(root, tmp_path / "session.jsonl"))
+    folder = working_folder(resolve_target(root)).path
+    text = (folder / "narration.md").read_text(encoding="utf-8").split("\n")
+    line = next(n for n, t in enumerate(text) if t.startswith('<a id="step-'))
+    (folder / "events.jsonl").unlink()
+    document = open_file(client, folder / "narration.md", "markdown")
+    here = types.Position(line=line, character=0)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            range=types.Range(start=here, end=here),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    titles = [a.title for a in actions or [] if isinstance(a, types.CodeAction)]
+    assert not [t for t in titles if t.startswith("Mark step")], titles
+
+
 async def test_a_narration_opened_again_while_indexed_shows_its_own_steps(
     client: LanguageClient, root: Path, tmp_path: Path
 ) -> None:

@@ -398,13 +398,22 @@ def _step_lines(index: TrajectoryIndex, anchors: dict[int, int]) -> list[tuple[i
 
 
 def _step_at(known: Indexed, line: int) -> int | None:
+    """The step shown at `line`: in a narration, one its events.jsonl holds (a narration
+    whose events.jsonl is missing or lacks that step offers nothing to do with it)."""
     if not known.anchors:
         entry = known.index.at_line(line)
         return entry.step if entry is not None and entry.step else None
     above = [
         (anchor_line, step) for step, anchor_line in known.anchors.items() if anchor_line <= line
     ]
-    return max(above)[1] if above else None
+    if not above:
+        return None
+    step = max(above)[1]
+    try:
+        known.index.get(step)
+    except KeyError:
+        return None
+    return step
 
 
 def _at_anchors(node: OutlineNode, anchors: dict[int, int]) -> OutlineNode | None:
