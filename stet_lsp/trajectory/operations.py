@@ -45,7 +45,7 @@ def import_session(
         found = sessions_of(target, harness, reached)
         if session is not None:
             if harness and not found:
-                raise StetError(f"no agent sessions of {harness} found for {target.root}")
+                raise StetError(_none_found(target, harness))
             path = match_session(found, session).path
         elif found:
             # The one written to last (a session resumed today may have started last week),
@@ -53,11 +53,15 @@ def import_session(
             # anything is in it (that one fails with its own message when it is the only one).
             path = max([s for s in found if s.size] or found[:1], key=_written_at).path
         else:
-            of = f" of {harness}" if harness else ""
-            raise StetError(f"no agent sessions{of} found for {target.root}")
+            raise StetError(_none_found(target, harness))
     return import_transcript(
         target, path, format_name=format_name, progress=progress, gate_config=gate_config
     )
+
+
+def _none_found(target: Target, harness: str | None) -> str:
+    of = f" of {harness}" if harness else ""
+    return f"no agent sessions{of} found for {target.root}: give the transcript's path instead"
 
 
 def _written_at(session: SessionInfo) -> int:

@@ -24,6 +24,8 @@ from stet_lsp.trajectory.sessions import claude_project_folder
 from stet_lsp.trajectory.store import working_folder
 
 Run = Callable[..., tuple[int, str, str]]
+GIVE_PATH = ": give the transcript's path instead"
+"""What a refusal to find a session says to do."""
 
 
 def folder_of(root: Path) -> Path:
@@ -679,7 +681,7 @@ def test_sessions_latest_and_session_prefix(stet: Run, root: Path, home: Path) -
     code, out, _ = stet("trajectory", "sessions", "-C", str(root))
     assert (code, out) == (0, f"no agent sessions found for {root}\n")
     code, _, err = stet("trajectory", "import", "--latest", "-C", str(root))
-    assert code == 1 and err == f"stet: error: no agent sessions found for {root}\n"
+    assert code == 1 and err == f"stet: error: no agent sessions found for {root}{GIVE_PATH}\n"
 
     older, newer = claude_home_sessions(home, root)
     # a session of another project beside them is not this repository's
@@ -748,7 +750,10 @@ def test_sessions_latest_and_session_prefix(stet: Run, root: Path, home: Path) -
     code, _, err = stet("trajectory", "import", "--session", "ffff", "-C", str(root))
     assert code == 1 and "no session id starts with 'ffff' (2 sessions were found" in err
     code, _, err = stet("trajectory", "import", "--latest", "--harness", "codex", "-C", str(root))
-    assert code == 1 and err == f"stet: error: no agent sessions of codex found for {root}\n"
+    assert (
+        code == 1
+        and err == f"stet: error: no agent sessions of codex found for {root}{GIVE_PATH}\n"
+    )
     code, _, err = stet("trajectory", "import", "--latest", str(older), "-C", str(root))
     assert code == 2 and "not allowed with argument" in err
 
@@ -777,7 +782,10 @@ def test_latest_passes_over_a_session_file_with_nothing_in_it_yet(
     code, _, err = stet(
         "trajectory", "import", "--session", SESSION_A[:8], "--harness", "codex", "-C", str(root)
     )
-    assert (code, err) == (1, f"stet: error: no agent sessions of codex found for {root}\n")
+    assert (code, err) == (
+        1,
+        f"stet: error: no agent sessions of codex found for {root}{GIVE_PATH}\n",
+    )
 
 
 def test_a_qwen_code_session_is_listed_imported_and_valid(
