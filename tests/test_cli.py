@@ -197,7 +197,11 @@ def test_errors_go_to_stderr_with_a_nonzero_exit(stet: Run, root: Path, tmp_path
     outside = tmp_path / "not-a-repo"
     outside.mkdir()
     code, _, err = stet("note", "list", "-C", str(outside))
-    assert code == 1 and "not inside a git repository" in err
+    assert (code, err) == (
+        1,
+        f"stet: error: not inside a git repository: {outside.resolve()} "
+        "(run Stet in a repository's work tree, or name one with -C DIR)\n",
+    )
     code, _, err = stet("note", "add", "x", "--kind", "bogus", "-C", r)
     assert code == 2 and "invalid choice" in err
 

@@ -91,7 +91,10 @@ def open_repository(path: Path | str) -> pygit2.Repository:
     start = Path(path).resolve()
     repo = find_repository(start)
     if repo is None:
-        raise StetError(f"not inside a git repository: {start}")
+        raise StetError(
+            f"not inside a git repository: {start} (run Stet in a repository's work tree, "
+            "or name one with -C DIR)"
+        )
     if repo.is_bare or repo.workdir is None:
         raise StetError(f"the repository at {repo.path} has no work tree")
     return repo
