@@ -206,6 +206,21 @@ def test_errors_go_to_stderr_with_a_nonzero_exit(stet: Run, root: Path, tmp_path
     assert code == 2 and "invalid choice" in err
 
 
+def test_an_unknown_argument_is_the_commands_own_usage_error(stet: Run, root: Path) -> None:
+    """The error names the command and shows its usage, which lists the options it takes."""
+    r = str(root)
+    for command, args, extra in [
+        ("note list", ("--bogus", "-C", r), "--bogus"),
+        ("trajectory show", ("a", "b", "-C", r), "b"),
+        ("gate scan", ("x", "--bogus"), "--bogus"),
+    ]:
+        code, out, err = stet(*command.split(), *args)
+        assert (code, out) == (2, ""), command
+        assert err.startswith(f"usage: stet {command} "), err
+        assert err.endswith(f"stet {command}: error: unrecognized arguments: {extra}\n"), err
+    assert stet("note", "list", "--json", "-C", r)[0] == 0
+
+
 def test_note_add_refuses_the_git_directory_and_binary_files(stet: Run, root: Path) -> None:
     r = str(root)
     (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\n")

@@ -72,6 +72,16 @@ class CommandParser(argparse.ArgumentParser):
         options.setdefault("formatter_class", HelpFormatter)
         super().__init__(**options)
 
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> tuple[Any, list[str]]:
+        """A command's unknown option is its own usage error (`stet note list: error: …`,
+        under that command's usage), not the top-level one's, which lists no option of it."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and self._subparsers is None:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser; given the arguments, with only the module of the command they name (a
