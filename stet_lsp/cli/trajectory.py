@@ -309,6 +309,9 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+_ELSEWHERE = " (give -o a path outside it)"
+
+
 def _export_path(given: str, root: Path) -> Path:
     """Where `export -o` writes: anywhere but git's folder and Stet's own (`.stet/`), whose
     files an export would replace (a repository's config, a trajectory's events)."""
@@ -316,7 +319,10 @@ def _export_path(given: str, root: Path) -> Path:
         raise StetError("-o: an empty path; give a file (or leave -o out for standard output)")
     output = Path(given)
     if not output.parent.is_dir():
-        raise StetError(f"{given}: no folder {output.parent}; nothing was written")
+        raise StetError(
+            f"{given}: no folder {output.parent}; nothing was written (make the folder, or "
+            "give -o another path)"
+        )
     placed = output.parent.resolve() / output.name
     from stet_lsp.core.targets import open_repository
 
@@ -326,12 +332,12 @@ def _export_path(given: str, root: Path) -> Path:
     }
     for folder, name in kept.items():
         if placed == folder or folder in placed.parents:
-            raise StetError(f"{given}: inside {name} ({folder}); nothing was written")
+            raise StetError(f"{given}: inside {name} ({folder}); nothing was written{_ELSEWHERE}")
     # Named in another case (a file system that ignores it), or a submodule's git folder.
     inside = root.resolve() in placed.parents
     parts = [part.casefold() for part in placed.relative_to(root.resolve()).parts] if inside else []
     if parts[:1] == [".stet"] or ".git" in parts:
-        raise StetError(f"{given}: inside a git folder or Stet's; nothing was written")
+        raise StetError(f"{given}: inside a git folder or Stet's; nothing was written{_ELSEWHERE}")
     return output
 
 

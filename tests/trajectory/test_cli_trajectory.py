@@ -387,7 +387,10 @@ def test_export_atif_and_agent_trace(
     code, out, err = stet(
         "trajectory", "export", "--format", "atif", "-o", str(nowhere), "-C", str(root)
     )
-    assert (code, out) == (1, "") and f"no folder {nowhere.parent}" in err
+    assert (code, out) == (1, "") and err == (
+        f"stet: error: {nowhere}: no folder {nowhere.parent}; nothing was written "
+        "(make the folder, or give -o another path)\n"
+    )
     assert ".tmp" not in err and not nowhere.parent.exists()
     code, _, err = stet("trajectory", "export", "--format", "nope", "-C", str(root))
     assert code == 2 and "invalid choice: 'nope'" in err
@@ -414,7 +417,8 @@ def test_export_never_writes_into_git_or_stet_folders(
             "trajectory", "export", "--format", "atif", "-o", output, "-C", str(root)
         )
         assert (code, out) == (1, "") and err.startswith("stet: error: "), output
-        assert "nothing was written" in err or "an empty path" in err
+        hints = ("(give -o a path outside it)\n", "(make the folder, or give -o another path)\n")
+        assert err.endswith(hints) or "an empty path" in err, err
     assert {path: path.read_bytes() for path in kept} == kept
     # -C's folder is where a relative path starts, for -o and for the transcript alike.
     copy = root / "session-copy.jsonl"
