@@ -144,7 +144,10 @@ def import_transcript(
     source = transcript_source(source)
     chosen: Importer = importer(format_name) if format_name else detect(source)
     if format_name and not sniffs(chosen, read_head(source)):
-        raise StetError(f"{source}: not in the format it was named as ({chosen.label})")
+        raise StetError(
+            f"{source}: not in the format it was named as ({chosen.label}); name another "
+            "format, or none to have it detected"
+        )
     # Paused for the whole import: the events (parsed, then composed) are alive through most
     # of it, and a collection between its phases would walk every one of them.
     with collector_paused():

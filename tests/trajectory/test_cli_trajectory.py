@@ -167,7 +167,11 @@ def test_import_with_an_explicit_format(
     code, _, err = stet(
         "trajectory", "import", str(two_sessions[1]), "--format", "codex", "-C", str(root)
     )
-    assert code == 1 and "not in the format it was named as (Codex CLI rollout JSONL)" in err
+    assert (code, err) == (
+        1,
+        f"stet: error: {two_sessions[1]}: not in the format it was named as (Codex CLI rollout "
+        "JSONL); name another format, or none to have it detected\n",
+    )
 
 
 def test_an_import_problem_is_shown_with_its_line(stet: Run, root: Path, tmp_path: Path) -> None:
