@@ -136,11 +136,14 @@ def _read_document(args: argparse.Namespace) -> str:
     path = Path(args.directory) / args.apply
     data = read_regular(path)
     if data is None:
-        raise StetError(f"{path}: no such file")
+        raise StetError(f"{path}: no such file (`stet graduate --review > FILE` writes a review)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise StetError(f"{path} is not UTF-8 (byte {error.start})") from None
+        raise StetError(
+            f"{path} is not UTF-8 (byte {error.start}): save the review as UTF-8; nothing was "
+            "changed"
+        ) from None
 
 
 def _describe(result: dict[str, Any]) -> str:

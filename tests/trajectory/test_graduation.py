@@ -1145,6 +1145,24 @@ def test_cli(sheet: StyleSheet, root: Path, stet: Run, tmp_path: Path) -> None:
         assert code == 2, usage
 
 
+def test_a_review_that_cannot_be_read_says_what_to_do(
+    root: Path, stet: Run, tmp_path: Path
+) -> None:
+    missing, latin = tmp_path / "missing.md", tmp_path / "latin.md"
+    latin.write_bytes(b"- [x] caf\xe9")
+    code, _, err = stet("graduate", "--apply", str(missing), "-C", str(root))
+    assert (code, err) == (
+        1,
+        f"stet: error: {missing}: no such file (`stet graduate --review > FILE` writes a review)\n",
+    )
+    code, _, err = stet("graduate", "--apply", str(latin), "-C", str(root))
+    assert (code, err) == (
+        1,
+        f"stet: error: {latin} is not UTF-8 (byte 9): save the review as UTF-8; nothing was "
+        "changed\n",
+    )
+
+
 def test_a_decision_is_shown_as_which_entry_went_where(
     sheet: StyleSheet, root: Path, stet: Run
 ) -> None:
