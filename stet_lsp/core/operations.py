@@ -165,14 +165,17 @@ def resume(sheet: StyleSheet) -> Result:
     return result(sheet.target, paused=False, paused_until=None, was_paused=was_paused)
 
 
+_UNTIL_FORMS = " (such as 2026-12-24, or 2026-12-24T18:00:00Z for a time)"
+
+
 def parse_until(until: str) -> datetime:
     """An ISO date or time in the future (a bare date is its midnight UTC)."""
     try:
         moment = parse_time(_string(until, "until"))
     except ValueError:
-        raise StetError(f"until {until!r} is not an ISO date or time") from None
+        raise StetError(f"until {until!r} is not an ISO date or time{_UNTIL_FORMS}") from None
     if moment <= utc_now():
-        raise StetError(f"until {format_time(moment)} is in the past")
+        raise StetError(f"until {format_time(moment)} is in the past: give a later one")
     return moment
 
 
