@@ -13,6 +13,9 @@ import pygit2
 import pytest
 from repos import INJECTED, clone_committing_sheet, commit_files, make_repo
 
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.targets import resolve_target
+
 Run = Callable[..., tuple[int, str, str]]
 
 
@@ -393,6 +396,38 @@ def test_real_subprocess_with_text_from_stdin(root: Path) -> None:
         timeout=60,
     )
     assert json.loads(shown.stdout)["entry"]["text"] == "first line\nsecond line"
+
+
+@pytest.mark.parametrize("locale", ["C", "C.UTF-8"])
+def test_text_from_stdin_that_is_not_utf8_is_refused(root: Path, locale: str) -> None:
+    """Bytes that are not UTF-8 on standard input (a Latin-1 file piped in) were stored as
+    replacement characters; they are refused, the sheet unchanged. UTF-8 is read as UTF-8
+    whatever the locale says."""
+    env = {**os.environ, "LC_ALL": locale, "PYTHONIOENCODING": ""}
+    for command in (["note", "add", "-"], ["graduate", "--apply", "-"]):
+        refused = subprocess.run(
+            [sys.executable, "-m", "stet_lsp", *command],
+            input=b"caf\xe9 latin-1\n",
+            capture_output=True,
+            cwd=root,
+            env=env,
+            timeout=60,
+        )
+        assert refused.returncode == 1, refused
+        assert refused.stderr.decode() == (
+            "stet: error: standard input is not UTF-8 (byte 3): give the text as UTF-8; "
+            "nothing was changed\n"
+        )
+    assert not StyleSheet(resolve_target(root)).entries()
+    added = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", "note", "add", "-", "--json"],
+        input="caf\u00e9 \u2192 UTF-8\n".encode(),
+        capture_output=True,
+        cwd=root,
+        env=env,
+        timeout=60,
+    )
+    assert json.loads(added.stdout)["entry"]["text"] == "caf\u00e9 \u2192 UTF-8"
 
 
 def test_demo_walks_through_the_flows(stet: Run) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TextIO
 
 from stet_lsp.cli import CommandParser
+from stet_lsp.core.errors import StetError
 from stet_lsp.core.operations import JSON_VERSION
 from stet_lsp.core.operations import target_json as target_json
 from stet_lsp.core.sheet import StyleSheet
@@ -77,7 +78,20 @@ def encodable(text: str) -> str:
 
 def read_text_argument(text: str) -> str:
     """`-` reads the text from standard input (for multi-line notes from a harness)."""
-    return sys.stdin.read() if text == "-" else text
+    return read_stdin() if text == "-" else text
+
+
+def read_stdin() -> str:
+    """Standard input as UTF-8, whatever the locale: text that is not UTF-8 is refused, not
+    kept with replacement characters where its bytes were."""
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise StetError(
+            f"standard input is not UTF-8 (byte {error.start}): give the text as UTF-8; "
+            "nothing was changed"
+        ) from None
 
 
 class ProgressLine:

@@ -10,13 +10,13 @@ is. Registering imports nothing of the trajectory modules (other commands start 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 from stet_lsp.cli.common import (
     json_option,
     print_json,
+    read_stdin,
     read_text_argument,
     sheet_of,
     target_options,
@@ -132,7 +132,7 @@ def _apply(args: argparse.Namespace) -> int:
 
 def _read_document(args: argparse.Namespace) -> str:
     if args.apply == "-":
-        return sys.stdin.read()
+        return read_stdin()
     path = Path(args.directory) / args.apply
     data = read_regular(path)
     if data is None:
