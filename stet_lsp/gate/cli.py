@@ -626,10 +626,15 @@ def run_redact(args: argparse.Namespace) -> int:
 
 def _report_apart(report: str, path: str, output: str | None) -> None:
     """The report is written last: named as the file redacted or its redacted copy, it would
-    replace it. Refused before anything is read or written."""
+    replace it; a folder, or a file in none, could not be written after the redacted text
+    was. Refused before anything is read or written."""
     for name, what in ((path, "redacted"), (output, "the redacted copy is written to")):
         if name is not None and _same_path(report, name):
             raise StetError(f"--report {report} is the file {what} ({name}); name another")
+    folder = os.path.dirname(report) or "."
+    if os.path.isdir(report) or not os.path.isdir(folder):
+        where = "is a folder" if os.path.isdir(report) else f"is in no folder ({folder})"
+        raise StetError(f"--report {report} {where}: name a file in an existing folder")
 
 
 def _same_path(one: str, other: str) -> bool:

@@ -135,6 +135,28 @@ def test_a_report_that_would_replace_the_file_or_the_redacted_copy_is_refused(
     assert not (in_tmp / "copy.md").exists()
 
 
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (["--report", "sub"], "--report sub is a folder"),
+        (["-o", "copy.md", "--report", "sub"], "--report sub is a folder"),
+        (["--report", "nowhere/r.json"], "--report nowhere/r.json is in no folder (nowhere)"),
+    ],
+)
+def test_a_report_that_cannot_be_written_is_refused_before_the_redacted_text(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], options: list[str], said: str
+) -> None:
+    """A report naming a folder, or a file in a folder that is not there, failed after the
+    redacted text had gone to standard output (or the copy was written). Refused first."""
+    (in_tmp / "n.md").write_text(f"token {ghp()}\n")
+    (in_tmp / "sub").mkdir()
+    assert run(["redact", "n.md", *options]) == 1
+    out, err = capsys.readouterr()
+    assert err == f"stet: error: {said}: name a file in an existing folder\n"
+    assert out == ""
+    assert not (in_tmp / "copy.md").exists()
+
+
 def test_a_file_rewritten_while_it_is_scanned_leaves_no_cached_answer_for_its_old_bytes(
     in_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
