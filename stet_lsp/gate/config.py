@@ -92,7 +92,10 @@ class GateSettings:
         try:
             data = tomllib.loads(content.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-            raise StetError(f"{source}: cannot read: {error}") from error
+            raise StetError(
+                f"{source}: cannot read: {error}: correct it (TOML; docs/gate.md names its "
+                "settings) or remove it"
+            ) from error
         except RecursionError:  # arrays or tables nested deeper than the parser goes
             raise StetError(f"{source}: cannot read: nested too deeply") from None
         unknown = sorted(set(data) - set(SETTINGS_KEYS))

@@ -25,9 +25,13 @@ class Artifact:
 
 
 def open_repository(start: Path | None = None) -> pygit2.Repository:
-    repository = find_repository(start or Path(os.getcwd()))
+    folder = start or Path(os.getcwd())
+    repository = find_repository(folder)
     if repository is None:
-        raise StetError("not inside a git repository")
+        raise StetError(
+            f"not inside a git repository: {folder} (run it in a repository's work tree, or "
+            "name the files to check)"
+        )
     return repository
 
 

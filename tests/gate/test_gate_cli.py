@@ -241,7 +241,10 @@ def test_user_errors(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["redact", "bin"]) == 1
     assert "binary" in capsys.readouterr().err
     assert run(["check"]) == 1
-    assert "not inside a git repository" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"stet: error: not inside a git repository: {in_tmp} (run it in a repository's work "
+        "tree, or name the files to check)\n"
+    )
 
 
 def test_env_name_and_strict_options(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -127,7 +127,9 @@ def test_check_refuses_a_malformed_file(
 ) -> None:
     settings_file(repository, "strict = maybe\n")
     assert run("check") == 1
-    assert ".stet/gate.toml: cannot read" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert ".stet/gate.toml: cannot read" in err
+    assert err.rstrip().endswith("correct it (TOML; docs/gate.md names its settings) or remove it")
 
 
 def test_what_is_shown_keeps_each_files_part_when_the_other_is_broken(repository: Path) -> None:
