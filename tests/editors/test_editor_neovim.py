@@ -2113,3 +2113,46 @@ def test_recording_many_margin_notes_names_a_few_ids(tmp_path: Path) -> None:
     assert words["many"] == (
         f"530 margin notes recorded as entries {first} and 525 more (:Stet list shows them)"
     )
+
+
+def test_a_buffer_with_unsaved_changes_and_nohidden_keeps_its_window(tmp_path: Path) -> None:
+    """With 'hidden' off and unsaved changes in the current buffer, `:Stet trajectory`,
+    `:Stet sheet` and `:Stet review` failed with a Lua stack trace (E37, "No write since last
+    change") from Neovim's window/showDocument and the plugin's own `:edit`: each opens what
+    it shows in a new split, and the buffer keeps its changes."""
+    root = make_workspace(tmp_path / "repo")
+    session = claude_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    body = """
+    vim.o.hidden = false
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    local source = vim.api.nvim_get_current_buf()
+    vim.api.nvim_buf_set_lines(source, 0, 0, false, { "# not saved yet" })
+    out.shown = {}
+    for _, command in ipairs({ "Stet trajectory", "Stet sheet", "Stet review" }) do
+      vim.cmd("buffer " .. source .. " | only")
+      vim.cmd(command)
+      vim.wait(10000, function() return vim.api.nvim_get_current_buf() ~= source end, 50)
+      settle(300)
+      out.shown[#out.shown + 1] = {
+        name = vim.fs.basename(vim.api.nvim_buf_get_name(0)),
+        windows = #vim.api.nvim_tabpage_list_wins(0),
+        source_shown = #vim.fn.win_findbuf(source),
+      }
+    end
+    out.modified = vim.bo[source].modified
+    out.first_line = vim.api.nvim_buf_get_lines(source, 0, 1, false)[1]
+    out.errmsg = vim.v.errmsg
+    out.messages = vim.api.nvim_exec2("messages", { output = true }).output
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    names = [shown["name"] for shown in result["shown"]]
+    assert names[0] == "narration.md", result["shown"]
+    assert names[1].endswith(".md") and names[2].endswith(".review.md"), result["shown"]
+    assert [(s["windows"], s["source_shown"]) for s in result["shown"]] == [(2, 1)] * 3
+    assert result["modified"] is True and result["first_line"] == "# not saved yet"
+    assert "E37" not in result["messages"] + result["errmsg"], result["messages"]
+    assert [n for n in result["notifications"] if n["level"] >= 3] == []

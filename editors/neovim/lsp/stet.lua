@@ -121,6 +121,17 @@ return {
       end
       return answer
     end,
+    -- The server shows the style sheet, a trajectory's narration at a step, the review: Neovim
+    -- shows it in the current window, and fails with E37 when that window's buffer has
+    -- unsaved changes that 'hidden' does not keep. Then it opens in a new split instead.
+    ["window/showDocument"] = function(err, result, ctx, config)
+      local shown_here = type(result) == "table" and not result.external and type(result.uri) == "string"
+        and result.takeFocus ~= false and vim.uri_to_bufnr(result.uri) ~= vim.api.nvim_get_current_buf()
+      if shown_here and require("stet").window_holds_changes() then
+        vim.cmd("split")
+      end
+      return vim.lsp.handlers["window/showDocument"](err, result, ctx, config)
+    end,
     ["workspace/codeLens/refresh"] = function(_, _, ctx)
       local client = vim.lsp.get_client_by_id(ctx.client_id)
       if client and vim.g.stet_codelens ~= false then

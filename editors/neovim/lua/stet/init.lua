@@ -423,6 +423,31 @@ function M.record_command(command, ctx)
   end, ctx.bufnr)
 end
 
+--- Whether showing another buffer in the current window would fail with E37 ("No write
+--- since last change"): the current buffer has unsaved changes, this is its only window,
+--- and neither 'hidden' (or 'bufhidden' "hide") nor 'autowrite' lets it go.
+---@return boolean
+function M.window_holds_changes()
+  local bufnr = vim.api.nvim_get_current_buf()
+  if not vim.bo[bufnr].modified or #vim.fn.win_findbuf(bufnr) > 1 then
+    return false
+  end
+  local bufhidden = vim.bo[bufnr].bufhidden
+  local hides = bufhidden == "hide" or (bufhidden == "" and vim.o.hidden)
+  return not (hides or vim.o.autowrite or vim.o.autowriteall)
+end
+
+--- Opens a file in the current window, or in a new split when the current buffer's unsaved
+--- changes keep the window from showing another (see M.window_holds_changes).
+---@param path string
+function M.show_file(path)
+  if vim.fs.normalize(vim.api.nvim_buf_get_name(0)) ~= vim.fs.normalize(path) and M.window_holds_changes() then
+    vim.cmd.split(vim.fn.fnameescape(path))
+  else
+    vim.cmd.edit(vim.fn.fnameescape(path))
+  end
+end
+
 function M.open_sheet()
   local bufnr, uri = here(true)
   M.execute("stet.sheet.open", { uri = uri }, function(result)
@@ -434,7 +459,7 @@ function M.open_sheet()
       -- The server asks the client to show the sheet (window/showDocument); edit it here
       -- only when that did not happen (`shown`): the user may have gone elsewhere since.
       if result.shown ~= true and vim.uri_from_bufnr(vim.api.nvim_get_current_buf()) ~= sheet then
-        vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(sheet)))
+        M.show_file(vim.uri_to_fname(sheet))
       end
     end)
   end, bufnr)
@@ -784,7 +809,7 @@ function M.open_trajectory(id, file, step)
       -- selected); edit it here when that did not happen (`shown`: the user may have gone
       -- elsewhere since).
       if result.shown ~= true and vim.uri_from_bufnr(vim.api.nvim_get_current_buf()) ~= target then
-        vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(target)))
+        M.show_file(vim.uri_to_fname(target))
         local line = tonumber(value(result.line))
         if step and line then
           pcall(vim.api.nvim_win_set_cursor, 0, { line + 1, 0 })
@@ -974,7 +999,7 @@ function M.review()
     vim.schedule(function()
       -- Shown by the server's window/showDocument unless `shown` says otherwise.
       if result.shown ~= true and vim.uri_from_bufnr(vim.api.nvim_get_current_buf()) ~= target then
-        vim.cmd.edit(vim.fn.fnameescape(vim.uri_to_fname(target)))
+        M.show_file(vim.uri_to_fname(target))
       end
       local count = tonumber(result.entries) or 0
       notify(("%d open entr%s to review (code action on a line accepts it)"):format(count, count == 1 and "y" or "ies"))
