@@ -2156,3 +2156,36 @@ def test_a_buffer_with_unsaved_changes_and_nohidden_keeps_its_window(tmp_path: P
     assert result["modified"] is True and result["first_line"] == "# not saved yet"
     assert "E37" not in result["messages"] + result["errmsg"], result["messages"]
     assert [n for n in result["notifications"] if n["level"] >= 3] == []
+
+
+def test_a_command_run_while_the_server_stops_says_it_stopped(tmp_path: Path) -> None:
+    """A command run right after the client was told to stop (vim.lsp.stop_client, a
+    restart) went to that client, whose server answered "the server is shut down": it is
+    not sent, the message says the server stopped and how to start it again, and once it
+    has, the command runs."""
+    root = make_workspace(tmp_path / "repo")
+    add_note(root, "a note to list")
+    body = """
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    local client = vim.lsp.get_clients({ bufnr = 0, name = "stet" })[1]
+    vim.lsp.stop_client(client.id)
+    vim.cmd("Stet list")
+    vim.wait(5000, function() return #out.notifications > 0 end, 50)
+    out.stopped = vim.wait(10000, function() return vim.lsp.get_client_by_id(client.id) == nil end, 50)
+    vim.cmd("edit")
+    out.again = attached(0)
+    vim.cmd("Stet list")
+    out.listed = vim.wait(10000, function() return #vim.fn.getqflist() > 0 end, 50)
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True and result["stopped"] is True
+    assert result["again"] is True and result["listed"] is True
+    assert result["notifications"] == [
+        {
+            "message": "stet: the stet language server is not attached to this buffer: the "
+            "server did not start or has stopped (see :checkhealth stet and :LspLog; :edit "
+            "starts it again)",
+            "level": 3,
+        }
+    ], result["notifications"]

@@ -196,6 +196,18 @@ function M.warn_missing(bufnr)
   return true
 end
 
+--- The Stet clients of a buffer (all: `bufnr` nil) that are not stopping: one being stopped
+--- (vim.lsp.stop_client, a restart) stays listed until its server exits, and answers every
+--- request with "the server is shut down". `uninitialized`: also those still starting.
+---@param bufnr integer?
+---@param uninitialized boolean?
+---@return vim.lsp.Client[]
+local function live_clients(bufnr, uninitialized)
+  return vim.tbl_filter(function(client)
+    return not client:is_stopped()
+  end, vim.lsp.get_clients({ bufnr = bufnr, name = "stet", _uninitialized = uninitialized }))
+end
+
 --- Why no Stet client will attach to a buffer, or nil when one should (it may not have yet).
 ---@param bufnr integer
 ---@return string?
@@ -227,14 +239,14 @@ function M.why_not_attached(bufnr)
   if blocker then
     return blocker
   end
-  if vim.lsp.get_clients({ bufnr = bufnr, name = "stet", _uninitialized = true })[1] then
+  if live_clients(bufnr, true)[1] then
     return "the server is still starting (see :LspLog if it does not finish)"
   end
   -- A client of another repository running says nothing of this one's.
   local root = vim.fs.normalize(root_of(vim.lsp.config.stet, bufnr))
   local of_root = vim.tbl_filter(function(client)
     return client.root_dir ~= nil and vim.fs.normalize(client.root_dir) == root
-  end, vim.lsp.get_clients({ name = "stet" }))
+  end, live_clients(nil))
   if #of_root == 0 then
     return "the server did not start or has stopped (see :checkhealth stet and :LspLog; :edit starts it again)"
   end
@@ -245,7 +257,7 @@ end
 ---@param bufnr integer
 ---@return vim.lsp.Client?
 function M.client(bufnr)
-  local client = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
+  local client = live_clients(bufnr)[1]
   if not client then
     notify("the stet language server is not attached to this buffer: " .. M.why_not_attached(bufnr),
       vim.log.levels.WARN)
@@ -271,13 +283,13 @@ M.attach_timeout = 500
 function M.when_ready(bufnr, on_client)
   local started = vim.uv.now()
   local function attempt()
-    local ready = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
+    local ready = live_clients(bufnr)[1]
     if ready then
       on_client(ready)
       return
     end
     -- `_uninitialized`: Neovim's own filter for clients whose `initialize` is not answered yet.
-    local starting = vim.lsp.get_clients({ bufnr = bufnr, name = "stet", _uninitialized = true })[1]
+    local starting = live_clients(bufnr, true)[1]
     local waited = vim.uv.now() - started
     local wait
     if starting then
