@@ -2189,3 +2189,53 @@ def test_a_command_run_while_the_server_stops_says_it_stopped(tmp_path: Path) ->
             "level": 3,
         }
     ], result["notifications"]
+
+
+def test_note_mappings_say_what_is_wrong_before_asking_for_the_text(tmp_path: Path) -> None:
+    """<Plug>(StetMarkNote) off a trajectory's file, and <Plug>(StetNote) in a file outside any
+    repository, asked for the note's text first and then refused it, throwing away what was
+    typed: they say so without asking. In a narration the mapping asks and marks the step."""
+    root = make_workspace(tmp_path / "repo")
+    session = claude_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x\n", encoding="utf-8")
+    heading = f'<a id="step-{MARK_STEP}"></a>**Step {MARK_STEP} '
+    body = f"""
+    out.prompts = {{}}
+    vim.ui.input = function(opts, on_confirm)
+      out.prompts[#out.prompts + 1] = opts.prompt
+      on_confirm("typed with care")
+    end
+    local function plug(name)
+      vim.cmd("execute \\"normal \\\\<Plug>(" .. name .. ")\\"")
+    end
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    plug("StetMarkNote")
+    vim.cmd.edit({json.dumps(str(outside))})
+    plug("StetNote")
+    out.refused_prompts = vim.deepcopy(out.prompts)
+    vim.cmd.edit("src/pay.py")
+    vim.cmd("Stet trajectory")
+    vim.wait(10000, function() return vim.api.nvim_buf_get_name(0):find("narration.md", 1, true) ~= nil end, 50)
+    for index, line in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+      if vim.startswith(line, {json.dumps(heading)}) then
+        vim.api.nvim_win_set_cursor(0, {{ index, 0 }})
+      end
+    end
+    plug("StetMarkNote")
+    vim.wait(10000, function() return #out.notifications >= 3 end, 50)
+    settle(300)
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    assert result["refused_prompts"] == [], result["refused_prompts"]
+    assert result["prompts"] == ["Note on this step: "]
+    assert [n["message"] for n in result["notifications"]] == [
+        "stet: open a trajectory (:Stet trajectory) and put the cursor on a step first",
+        "stet: the stet language server is not attached to this buffer: "
+        "its file is not inside a git repository",
+        f"stet: step {MARK_STEP} marked note",
+    ], result["notifications"]

@@ -163,11 +163,7 @@ local function plug(name, rhs, desc)
 end
 
 plug("StetNote", function()
-  vim.ui.input({ prompt = "Stet note: " }, function(text)
-    if text and vim.trim(text) ~= "" then
-      require("stet").add_note(text, nil)
-    end
-  end)
+  require("stet").ask_note()
 end, "add a note anchored at the cursor line (asks for the text)")
 plug("StetRecord", function()
   require("stet").record(false)
@@ -194,9 +190,5 @@ plug("StetMarkClever", function()
   require("stet").mark("clever", nil, false)
 end, "mark the step at the cursor clever")
 plug("StetMarkNote", function()
-  vim.ui.input({ prompt = "Note on this step: " }, function(text)
-    if text and vim.trim(text) ~= "" then
-      require("stet").mark("note", text, false)
-    end
-  end)
+  require("stet").ask_mark_note()
 end, "mark the step at the cursor with a note (asks for the text)")

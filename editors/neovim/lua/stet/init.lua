@@ -891,6 +891,37 @@ function M.mark(verdict, text, to_sheet)
   end)
 end
 
+--- Asks for a note's text (vim.ui.input) and marks the step at the cursor with it, for
+--- <Plug>(StetMarkNote): off a trajectory's file it says so before asking, so that nothing
+--- typed is thrown away.
+function M.ask_mark_note()
+  if not M.is_trajectory_file(vim.api.nvim_buf_get_name(0)) then
+    notify("open a trajectory (:Stet trajectory) and put the cursor on a step first", vim.log.levels.WARN)
+    return
+  end
+  vim.ui.input({ prompt = "Note on this step: " }, function(text)
+    if text and vim.trim(text) ~= "" then
+      M.mark("note", text, false)
+    end
+  end)
+end
+
+--- Asks for a note's text (vim.ui.input) and adds it at the cursor line, for
+--- <Plug>(StetNote): in a buffer no server will attach to (not a file, outside any
+--- repository, no server) it says why before asking.
+function M.ask_note()
+  local blocker = attach_blocker(vim.api.nvim_get_current_buf())
+  if blocker then
+    notify("the stet language server is not attached to this buffer: " .. blocker, vim.log.levels.WARN)
+    return
+  end
+  vim.ui.input({ prompt = "Stet note: " }, function(text)
+    if text and vim.trim(text) ~= "" then
+      M.add_note(text, nil)
+    end
+  end)
+end
+
 --- What a `stet.step.mark` result (`{verdict, entry}`) says was recorded.
 ---@param result table
 ---@param verdict string the verdict asked for
