@@ -51,6 +51,7 @@ from editor_harness import (
     check_skill_and_capstone,
     claude_edit_session,
     claude_session,
+    claude_transcript,
     committed_events_with_secret,
     editor_missing,
     events_with_schema_error,
@@ -2239,3 +2240,30 @@ def test_note_mappings_say_what_is_wrong_before_asking_for_the_text(tmp_path: Pa
         "its file is not inside a git repository",
         f"stet: step {MARK_STEP} marked note",
     ], result["notifications"]
+
+
+def test_import_takes_a_path_with_wildcard_characters_as_it_is(tmp_path: Path) -> None:
+    """`:Stet import PATH` ran the path through expand(), which globbed it: a transcript
+    named `s{a,b}.jsonl` became two names joined by a newline ("No such file"), `s[1].jsonl`
+    another file. The path is taken as written, `~` expanded."""
+    root = make_workspace(tmp_path / "repo")
+    session = claude_session(root, tmp_path / "home")
+    braces = tmp_path / "home" / "s{a,b}.jsonl"
+    braces.write_bytes(session.read_bytes())
+    other = claude_transcript(root, "5e551011-ed17-4a0b-9c3e-0123456789cd")
+    (tmp_path / "home" / "s[1].jsonl").write_text(other, encoding="utf-8")
+    (tmp_path / "home" / "s1.jsonl").write_text("not a transcript\n", encoding="utf-8")
+    body = f"""
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.cmd("Stet import " .. {json.dumps(str(braces))})
+    vim.wait(10000, function() return #out.notifications >= 1 end, 50)
+    vim.env.HOME = {json.dumps(str(tmp_path / "home"))}
+    vim.cmd("Stet import ~/s[1].jsonl")
+    vim.wait(10000, function() return #out.notifications >= 2 end, 50)
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    messages = [n["message"] for n in result["notifications"]]
+    imported = "stet: 12 events imported into .stet/cache/trajectories/"
+    assert [message.startswith(imported) for message in messages] == [True, True], messages

@@ -783,7 +783,9 @@ function M.import(path)
     end, bufnr)
   end
   if path then
-    import(vim.fn.fnamemodify(vim.fn.expand(path), ":p"))
+    -- `~` and environment variables expanded, not wildcards: a name holding `[1]` or `{a,b}`
+    -- is the file's own (expand() turned it into other files, or several names in one).
+    import(vim.fn.fnamemodify(vim.fs.normalize(path), ":p"))
     return
   end
   M.execute("stet.trajectory.sessions", { uri = uri }, function(result)
