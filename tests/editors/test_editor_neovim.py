@@ -2267,3 +2267,28 @@ def test_import_takes_a_path_with_wildcard_characters_as_it_is(tmp_path: Path) -
     messages = [n["message"] for n in result["notifications"]]
     imported = "stet: 12 events imported into .stet/cache/trajectories/"
     assert [message.startswith(imported) for message in messages] == [True, True], messages
+
+
+def test_ids_complete_in_the_quickfix_list_of_steps(tmp_path: Path) -> None:
+    """`:Stet trajectory`, `:Stet steps` and `:Stet edit` run from the quickfix list that
+    `:Stet steps` or `:Stet list` filled work from the file's window, but their ids did not
+    complete there (the list is no file of the server's): they complete as in the file."""
+    root = make_workspace(tmp_path / "repo")
+    session = claude_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    entry_id = add_note(root, "complete me")
+    body = """
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.cmd("Stet steps")
+    out.listed = vim.wait(10000, function() return vim.bo.buftype == "quickfix" end, 50)
+    out.trajectory = vim.fn.getcompletion("Stet trajectory ", "cmdline")
+    out.steps = vim.fn.getcompletion("Stet steps ", "cmdline")
+    out.edit = vim.fn.getcompletion("Stet edit ", "cmdline")
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True and result["listed"] is True
+    trajectory = working_trajectory(root)["id"]
+    assert result["trajectory"] == [trajectory] and result["steps"] == [trajectory], result
+    assert result["edit"] == [entry_id], result

@@ -363,20 +363,38 @@ function M.execute(name, argument, on_result, bufnr)
   end)
 end
 
+--- The window a command about the repository works from, when it is not the current one:
+--- the window the cursor came from, when the current window holds no file of the server's
+--- (the quickfix list `:Stet steps` filled, the brief) and that one does; else nil.
+---@return integer?
+function M.repository_window()
+  local function attached(bufnr)
+    return #vim.lsp.get_clients({ bufnr = bufnr, name = "stet" }) > 0
+  end
+  if not attached(0) and vim.fn.winnr("#") > 0 then
+    local window = vim.fn.win_getid(vim.fn.winnr("#"))
+    if attached(vim.api.nvim_win_get_buf(window)) then
+      return window
+    end
+  end
+end
+
+--- The buffer a command about the repository works from (see M.repository_window).
+---@return integer
+local function repository_buffer()
+  local window = M.repository_window()
+  return window and vim.api.nvim_win_get_buf(window) or vim.api.nvim_get_current_buf()
+end
+
 --- The current buffer, its URI and the cursor's line (0-based). `repository`: the command is
 --- about the repository, not the cursor; run from a window holding no file of the server's
 --- (the quickfix list `:Stet steps` filled, the brief), it works from the window the cursor
 --- came from, and goes back there, so that what it opens does not replace the list.
 ---@param repository boolean?
 local function here(repository)
-  local function attached(bufnr)
-    return #vim.lsp.get_clients({ bufnr = bufnr, name = "stet" }) > 0
-  end
-  if repository and not attached(0) and vim.fn.winnr("#") > 0 then
-    local window = vim.fn.win_getid(vim.fn.winnr("#"))
-    if attached(vim.api.nvim_win_get_buf(window)) then
-      vim.api.nvim_set_current_win(window)
-    end
+  local window = repository and M.repository_window()
+  if window then
+    vim.api.nvim_set_current_win(window)
   end
   local bufnr = vim.api.nvim_get_current_buf()
   return bufnr, vim.uri_from_bufnr(bufnr), vim.api.nvim_win_get_cursor(0)[1] - 1
@@ -836,7 +854,7 @@ end
 --- The ids of the repository's trajectories (for completion; empty when the server is slow).
 ---@return string[]
 function M.trajectory_ids()
-  local bufnr = vim.api.nvim_get_current_buf()
+  local bufnr = repository_buffer()
   local client = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
   if not client then
     return {}
@@ -1380,7 +1398,7 @@ end
 --- The ids of the open entries (for completion; empty when the server is slow).
 ---@return string[]
 function M.entry_ids()
-  local bufnr = vim.api.nvim_get_current_buf()
+  local bufnr = repository_buffer()
   local client = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
   if not client then
     return {}
