@@ -2292,3 +2292,44 @@ def test_ids_complete_in_the_quickfix_list_of_steps(tmp_path: Path) -> None:
     trajectory = working_trajectory(root)["id"]
     assert result["trajectory"] == [trajectory] and result["steps"] == [trajectory], result
     assert result["edit"] == [entry_id], result
+
+
+def test_a_step_marked_from_the_quickfix_list_of_steps(tmp_path: Path) -> None:
+    """`:Stet mark` in the quickfix list `:Stet steps` filled said "the stet language server
+    is not attached to this buffer: it is not a file": it marks the step of the item under
+    the cursor (events.jsonl not open in any buffer), and on a heading says to pick a step."""
+    root = make_workspace(tmp_path / "repo")
+    session = claude_session(root, tmp_path / "home")
+    imported = stet(root, "trajectory", "import", str(session), "--json")
+    assert imported.returncode == 0, imported.stderr
+    body = f"""
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.cmd("Stet steps")
+    out.listed = vim.wait(10000, function() return vim.bo.buftype == "quickfix" end, 50)
+    vim.api.nvim_win_set_cursor(0, {{ 1, 0 }}) -- the session's heading
+    vim.cmd("Stet mark wrong")
+    vim.wait(5000, function() return #out.notifications >= 1 end, 50)
+    for index, item in ipairs(vim.fn.getqflist()) do
+      if vim.startswith(item.text, "step {MARK_STEP} ") then
+        vim.api.nvim_win_set_cursor(0, {{ index, 0 }})
+      end
+    end
+    vim.cmd("Stet mark clever")
+    vim.wait(10000, function() return #out.notifications >= 2 end, 50)
+    out.still_listed = vim.bo.buftype == "quickfix"
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True and result["listed"] is True
+    assert result["still_listed"] is True
+    assert result["notifications"] == [
+        {
+            "message": "stet: put the cursor on a step of the list (:Stet steps), or open a "
+            "trajectory (:Stet trajectory)",
+            "level": 3,
+        },
+        {"message": f"stet: step {MARK_STEP} marked clever", "level": 2},
+    ], result["notifications"]
+    feedback = root / ".stet" / "feedback" / f"{working_trajectory(root)['id']}.jsonl"
+    verdicts = [json.loads(line) for line in feedback.read_text(encoding="utf-8").splitlines()]
+    assert [(v["step"], v["verdict"]) for v in verdicts] == [(MARK_STEP, "clever")]

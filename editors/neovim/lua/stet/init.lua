@@ -886,6 +886,23 @@ function M.is_trajectory_file(name)
   return false
 end
 
+--- The step under the cursor of a quickfix or location list (the one `:Stet steps` fills):
+--- the buffer of its trajectory file and its line (0-based), or nil.
+---@return integer? bufnr
+---@return integer? line
+local function listed_step()
+  local window = vim.api.nvim_get_current_win()
+  local info = vim.fn.getwininfo(window)[1]
+  if not info or info.quickfix ~= 1 then
+    return nil
+  end
+  local items = info.loclist == 1 and vim.fn.getloclist(window) or vim.fn.getqflist()
+  local item = items[vim.fn.line(".")]
+  if item and item.valid == 1 and item.bufnr > 0 and M.is_trajectory_file(vim.api.nvim_buf_get_name(item.bufnr)) then
+    return item.bufnr, item.lnum - 1
+  end
+end
+
 --- Records a verdict on the step at the cursor of an open trajectory file; the server finds
 --- the step at that line. `to_sheet` also adds it to the style sheet.
 ---@param verdict string wrong, clever or note
@@ -893,8 +910,19 @@ end
 ---@param to_sheet boolean?
 function M.mark(verdict, text, to_sheet)
   local bufnr, uri, line = here()
+  local file = bufnr
+  local listed, listed_line = listed_step()
+  if listed then
+    -- The server reads the step's file from disk when no buffer of it is open.
+    file, line, uri = listed, listed_line, vim.uri_from_bufnr(listed)
+    bufnr = #vim.lsp.get_clients({ bufnr = listed, name = "stet" }) > 0 and listed or repository_buffer()
+  elseif vim.bo[bufnr].buftype == "quickfix" then
+    notify("put the cursor on a step of the list (:Stet steps), or open a trajectory (:Stet trajectory)",
+      vim.log.levels.WARN)
+    return
+  end
   M.when_ready(bufnr, function() -- else says why no server is attached
-    if not M.is_trajectory_file(vim.api.nvim_buf_get_name(bufnr)) then
+    if not M.is_trajectory_file(vim.api.nvim_buf_get_name(file)) then
       notify("open a trajectory (:Stet trajectory) and put the cursor on a step first", vim.log.levels.WARN)
       return
     end
@@ -915,7 +943,7 @@ end
 --- <Plug>(StetMarkNote): off a trajectory's file it says so before asking, so that nothing
 --- typed is thrown away.
 function M.ask_mark_note()
-  if not M.is_trajectory_file(vim.api.nvim_buf_get_name(0)) then
+  if not M.is_trajectory_file(vim.api.nvim_buf_get_name(0)) and not listed_step() then
     notify("open a trajectory (:Stet trajectory) and put the cursor on a step first", vim.log.levels.WARN)
     return
   end
