@@ -2333,3 +2333,26 @@ def test_a_step_marked_from_the_quickfix_list_of_steps(tmp_path: Path) -> None:
     feedback = root / ".stet" / "feedback" / f"{working_trajectory(root)['id']}.jsonl"
     verdicts = [json.loads(line) for line in feedback.read_text(encoding="utf-8").splitlines()]
     assert [(v["step"], v["verdict"]) for v in verdicts] == [(MARK_STEP, "clever")]
+
+
+def test_import_completes_a_path_with_spaces(tmp_path: Path) -> None:
+    """`:Stet import` takes the whole text after it as the path, spaces included, but its
+    completion looked at the first word only: past a space in a folder's name it offered
+    nothing. It completes the path from the last space on (what Vim replaces)."""
+    root = make_workspace(tmp_path / "repo")
+    folder = tmp_path / "agent sessions"
+    folder.mkdir()
+    (folder / "first session.jsonl").write_text("{}\n", encoding="utf-8")
+    (folder / "second.jsonl").write_text("{}\n", encoding="utf-8")
+    body = f"""
+    vim.cmd.edit("src/pay.py")
+    out.folder = vim.fn.getcompletion("Stet import {tmp_path}/agent", "cmdline")
+    out.files = vim.fn.getcompletion("Stet import {folder}/", "cmdline")
+    out.first = vim.fn.getcompletion("Stet import {folder}/first s", "cmdline")
+    out.relative = vim.fn.getcompletion("Stet import sr", "cmdline")
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["folder"] == [f"{folder}/"], result
+    assert result["files"] == ["sessions/first session.jsonl", "sessions/second.jsonl"], result
+    assert result["first"] == ["session.jsonl"], result
+    assert result["relative"] == ["src/"], result

@@ -27,7 +27,7 @@ end
 
 ---@class stet.Subcommand
 ---@field run fun(args: string, opts: table) `args`: the text after the subcommand; `opts`: :command's
----@field complete? fun(lead: string, words: string[]): string[] `words`: the arguments before `lead`
+---@field complete? fun(lead: string, words: string[], cmdline: string): string[] `words`: the arguments before `lead`
 
 ---@type table<string, stet.Subcommand>
 M.subcommands = {
@@ -129,8 +129,18 @@ M.subcommands = {
     run = function(args)
       stet.import(optional(args))
     end,
-    complete = function(lead, words)
-      return #words == 0 and vim.fn.getcompletion(lead, "file") or {}
+    complete = function(lead, _, cmdline)
+      -- The path is all the text after `import`, spaces included; Vim replaces only `lead`
+      -- (what follows the last space) with what is chosen, so each name is offered from there.
+      local typed = cmdline:match("%simport%s+(.*)$") or lead
+      local before = typed:sub(1, #typed - #lead)
+      local names = {}
+      for _, name in ipairs(vim.fn.getcompletion(typed, "file")) do
+        if vim.startswith(name, before) then
+          names[#names + 1] = name:sub(#before + 1)
+        end
+      end
+      return names
     end,
   },
   trajectory = {
@@ -259,7 +269,7 @@ function M.complete(lead, cmdline)
   if not subcommand or not subcommand.complete then
     return {}
   end
-  return subcommand.complete(lead, vim.list_slice(words, 2))
+  return subcommand.complete(lead, vim.list_slice(words, 2), cmdline)
 end
 
 return M
