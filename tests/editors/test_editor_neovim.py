@@ -2356,3 +2356,46 @@ def test_import_completes_a_path_with_spaces(tmp_path: Path) -> None:
     assert result["files"] == ["sessions/first session.jsonl", "sessions/second.jsonl"], result
     assert result["first"] == ["session.jsonl"], result
     assert result["relative"] == ["src/"], result
+
+
+def test_entries_discarded_and_graduated_from_the_quickfix_list(tmp_path: Path) -> None:
+    """`:Stet discard` and `:Stet graduate` in the quickfix list `:Stet list` filled (which
+    their messages point to) said "the stet language server is not attached to this buffer:
+    it is not a file": they act on the entry of the item under the cursor, and a route still
+    asked for is asked for it."""
+    root = make_workspace(tmp_path / "repo")
+    first = add_note(root, "first entry", "--kind", "convention")
+    second = add_note(root, "second entry", "--kind", "ruled-out")
+    body = f"""
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.ui.select = function(items, opts, on_choice)
+      out.route_prompt = opts.prompt
+      on_choice("trajectory")
+    end
+    vim.cmd("Stet list")
+    out.listed = vim.wait(10000, function() return vim.bo.buftype == "quickfix" end, 50)
+    local function to(id)
+      for index, item in ipairs(vim.fn.getqflist()) do
+        if item.text:find(id, 1, true) then
+          vim.api.nvim_win_set_cursor(0, {{ index, 0 }})
+        end
+      end
+    end
+    to({json.dumps(first)})
+    vim.cmd("Stet discard")
+    vim.wait(10000, function() return #out.notifications >= 1 end, 50)
+    to({json.dumps(second)})
+    vim.cmd("Stet graduate")
+    vim.wait(10000, function() return #out.notifications >= 2 end, 50)
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True and result["listed"] is True
+    trajectory = working_trajectory(root)["id"]
+    assert [n["message"] for n in result["notifications"]] == [
+        f"stet: note {first} discarded",
+        f"stet: entry {second} into the trajectory {trajectory}",
+    ], result["notifications"]
+    assert result["route_prompt"] == f"Graduate entry {second}"
+    statuses = {entry["id"]: entry["status"] for entry in sheet_entries(root)}
+    assert statuses == {first: "discarded", second: "graduated-trajectory"}

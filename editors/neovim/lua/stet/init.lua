@@ -363,6 +363,27 @@ function M.execute(name, argument, on_result, bufnr)
   end)
 end
 
+--- The item under the cursor when the current window is a quickfix or location list, else nil.
+---@return table?
+function M.list_item()
+  local window = vim.api.nvim_get_current_win()
+  local info = vim.fn.getwininfo(window)[1]
+  if not info or info.quickfix ~= 1 then
+    return nil
+  end
+  local items = info.loclist == 1 and vim.fn.getloclist(window) or vim.fn.getqflist()
+  return items[vim.fn.line(".")]
+end
+
+--- The style-sheet entry of the quickfix item under the cursor (`:Stet list` gives each item
+--- its entry's id), or nil.
+---@return string?
+local function listed_entry()
+  local item = M.list_item()
+  local data = item and item.user_data
+  return type(data) == "table" and type(data.stet_entry) == "string" and data.stet_entry or nil
+end
+
 --- The window a command about the repository works from, when it is not the current one:
 --- the window the cursor came from, when the current window holds no file of the server's
 --- (the quickfix list `:Stet steps` filled, the brief) and that one does; else nil.
@@ -560,7 +581,7 @@ function M.list_items(result, root)
     -- where the anchored text is now (null once it is gone).
     local placement = value(entry.placement)
     local text = ("[%s %s %s] %s"):format(entry.id, entry.kind, entry.status or "open", entry.text or "")
-    local item = { text = text, lnum = 1 }
+    local item = { text = text, lnum = 1, user_data = { stet_entry = entry.id } }
     if anchor and anchor.path then
       item.filename = vim.fs.joinpath(root, anchor.path)
       item.lnum = placement and value(placement.line) or anchor.line or 1
@@ -695,8 +716,14 @@ end
 
 function M.discard(id)
   local bufnr, uri, line = here()
+  local in_list = vim.bo[bufnr].buftype == "quickfix"
+  if in_list then -- the entry of the item under the cursor (:Stet list), in the file's repository
+    id = id or listed_entry()
+    bufnr = repository_buffer()
+    uri = vim.uri_from_bufnr(bufnr)
+  end
   M.when_ready(bufnr, function() -- else says why no server is attached
-    id = id or entry_at_cursor(bufnr, line)
+    id = id or (not in_list and entry_at_cursor(bufnr, line) or nil)
     if not id then
       notify(
         "no style-sheet entry on this line: put the cursor on one (:Stet sheet, :Stet list) or give its id (:Stet discard ID)",
@@ -891,13 +918,7 @@ end
 ---@return integer? bufnr
 ---@return integer? line
 local function listed_step()
-  local window = vim.api.nvim_get_current_win()
-  local info = vim.fn.getwininfo(window)[1]
-  if not info or info.quickfix ~= 1 then
-    return nil
-  end
-  local items = info.loclist == 1 and vim.fn.getloclist(window) or vim.fn.getqflist()
-  local item = items[vim.fn.line(".")]
+  local item = M.list_item()
   if item and item.valid == 1 and item.bufnr > 0 and M.is_trajectory_file(vim.api.nvim_buf_get_name(item.bufnr)) then
     return item.bufnr, item.lnum - 1
   end
@@ -1304,6 +1325,12 @@ end
 ---@param id string?
 function M.graduate(route, id)
   local bufnr, uri = here()
+  local in_list = vim.bo[bufnr].buftype == "quickfix"
+  if in_list then -- the entry of the item under the cursor (:Stet list), in the file's repository
+    id = id or listed_entry()
+    bufnr = repository_buffer()
+    uri = vim.uri_from_bufnr(bufnr)
+  end
   M.when_ready(bufnr, function(client) -- else says why no server is attached
     local function go(entry)
       local function with_route(chosen)
@@ -1354,7 +1381,7 @@ function M.graduate(route, id)
       go(id)
       return
     end
-    M.entry_at_cursor(function(found)
+    local function found_at_cursor(found)
       if not found then
         notify(
           "no style-sheet entry under the cursor: put the cursor on one (:Stet sheet, :Stet list) or give its id (:Stet graduate ROUTE ID)",
@@ -1363,7 +1390,12 @@ function M.graduate(route, id)
         return
       end
       go(found)
-    end)
+    end
+    if in_list then
+      found_at_cursor(nil) -- not an entry's item (a sheet's problem)
+      return
+    end
+    M.entry_at_cursor(found_at_cursor)
   end)
 end
 
