@@ -2021,6 +2021,27 @@ def test_checkhealth_after_the_server_stopped_says_why_not_where_to_go(tmp_path:
     ], result["outside"]
 
 
+def test_checkhealth_right_after_the_server_is_told_to_stop(tmp_path: Path) -> None:
+    """:checkhealth stet run right after the client was told to stop (vim.lsp.stop_client, a
+    restart) said "attached", of a client that answers every request with "the server is
+    shut down", as the commands no longer take it for one that is."""
+    root = make_workspace(tmp_path / "repo")
+    body = """
+    vim.cmd.edit("src/pay.py")
+    out.attached = attached(0)
+    vim.lsp.stop_client(vim.lsp.get_clients({ bufnr = 0, name = "stet" })[1].id)
+    vim.cmd("checkhealth stet")
+    out.health = vim.tbl_filter(function(line)
+      return line:find("client", 1, true) ~= nil and line:find("^%- ") ~= nil
+    end, vim.api.nvim_buf_get_lines(0, 0, -1, false))
+    vim.cmd("tabclose")
+"""
+    result = run_script(tmp_path, root, body)
+    assert result["attached"] is True
+    [line] = result["health"]
+    assert line.startswith("- ⚠️ WARNING no stet client running: "), result["health"]
+
+
 def test_checkhealth_with_another_repository_s_server_running(tmp_path: Path) -> None:
     """Two repositories open, the first one's server gone: :checkhealth stet (and a command) in
     the first one's file said "the server has not attached it yet", as if it were coming,

@@ -96,15 +96,16 @@ function M.check()
 
   health.start("Client")
   local bufnr = user_buffer()
-  local attached = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
-  local any = vim.lsp.get_clients({ name = "stet" })
+  local stet = require("stet")
+  local attached = stet.live_clients(bufnr)[1]
+  local any = stet.live_clients(nil)
   if attached then
     health.ok(("attached to %s (client %d, root %s)"):format(
       vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ":~:."), attached.id, attached.root_dir or "none"))
   else
     -- Why, for this buffer: a file outside any repository, a server that did not start or
     -- stopped (a crash), one still starting, or a configuration that cannot start it.
-    local why = require("stet").why_not_attached(bufnr):gsub("see :checkhealth stet and ", "see ")
+    local why = stet.why_not_attached(bufnr):gsub("see :checkhealth stet and ", "see ")
       :gsub(" %(see :checkhealth stet%)", "")
     local running = #any > 0 and ("%d stet client(s) running, none attached to this buffer"):format(#any)
       or "no stet client running"

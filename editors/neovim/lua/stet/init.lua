@@ -202,11 +202,12 @@ end
 ---@param bufnr integer?
 ---@param uninitialized boolean?
 ---@return vim.lsp.Client[]
-local function live_clients(bufnr, uninitialized)
+function M.live_clients(bufnr, uninitialized)
   return vim.tbl_filter(function(client)
     return not client:is_stopped()
   end, vim.lsp.get_clients({ bufnr = bufnr, name = "stet", _uninitialized = uninitialized }))
 end
+local live_clients = M.live_clients
 
 --- Why no Stet client will attach to a buffer, or nil when one should (it may not have yet).
 ---@param bufnr integer
