@@ -81,9 +81,20 @@ _FLAG_BEFORE = re.compile(r"(?<![\w\-])--?[A-Za-z][A-Za-z0-9\-]{0,40}[ \t]?\Z")
 _TEST_RESULTS = frozenset(("PASS", "XPASS", "PASSED", "Passed"))
 # An OpenPGP key's id or fingerprint (16 or 40 hex digits) under a GPG or PGP key's name: the
 # public key that signs a release, as the official Python images set it (`GPG_KEY=A035C8C1…`,
-# in every `docker inspect` and `env` of one). A private key exported is no hex.
+# in every `docker inspect` and `env` of one). A private key exported is no hex; a name that
+# also says what else it holds (`GPG_PASSPHRASE`, `PGP_SECRET`, `SIGNING_GPG_TOKEN`) is
+# judged as any other, whatever its value looks like.
 _OPENPGP_NAME = re.compile(r"(?i:gpg|pgp)")
+_OPENPGP_SECRET_NAME = re.compile(r"(?i:pass|secret|token|pwd|auth|private|api|cred|session)")
 _OPENPGP_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")
+
+
+def _is_openpgp_id(key: str, value: str) -> bool:
+    return (
+        _OPENPGP_NAME.search(key) is not None
+        and _OPENPGP_SECRET_NAME.search(key) is None
+        and _OPENPGP_ID.fullmatch(value) is not None
+    )
 
 
 @dataclass(frozen=True)
@@ -592,7 +603,7 @@ class RuleScanner:
             return False
         if key is not None and is_metadata_key(key):
             return False
-        if key is not None and _OPENPGP_NAME.search(key) and _OPENPGP_ID.fullmatch(value):
+        if key is not None and _is_openpgp_id(key, value):
             return False
         if key in _TEST_RESULTS and (
             heuristics.looks_like_reference(value) or syntax.is_test_path(value)

@@ -308,6 +308,12 @@ def test_an_openpgp_fingerprint_under_a_gpg_keys_name_stays(text: str, path: str
         "GPG_PRIVATE_KEY=LS0tLS1CRUdJTiBQR1AgUFJJVkFURSBLRVkgQkxPQ0stLS0tLQpYazltUTJ2THA4clRhYmNk\n",
         "GPG_PASSPHRASE=Xk9mQ2vLp8rTabcd\n",
         "SIGNING_KEY=A035C8C19219BA821ECEA86B64E628F8D684696D\n",
+        # Hex a fingerprint's length, under a name that says it is no key's id.
+        "GPG_PASSPHRASE=9f2c4e1a7b3d8e5f0a6c2b9d4e7f1a3c5b8d0e2f\n",
+        "PGP_SECRET=9f2c4e1a7b3d8e5f0a6c2b9d4e7f1a3c5b8d0e2f\n",
+        "GPG_PRIVATE_KEY_PASSWORD=9f2c4e1a7b3d8e5f\n",
+        "SIGNING_GPG_TOKEN=9f2c4e1a7b3d8e5f0a6c2b9d4e7f1a3c5b8d0e2f\n",
+        "MYPGP_API_KEY=9f2c4e1a7b3d8e5f0a6c2b9d4e7f1a3c5b8d0e2f\n",
     ],
 )
 def test_a_gpg_keys_secret_or_a_hex_key_of_another_name_is_redacted(line: str) -> None:
