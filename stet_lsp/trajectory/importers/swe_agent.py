@@ -890,20 +890,7 @@ class _MiniRun:
             )
         self.awaiting_harness_reply = not commands
         for number, (command, call_id) in enumerate(commands):
-            call = call_id or f"message-{index}-{number + 1}"
-            self.events.append(
-                new_event(
-                    ToolCall,
-                    session=self.id,
-                    source=source,
-                    time=time,
-                    call_id=call,
-                    name="bash",
-                    input={"command": command},
-                )
-            )
-            self.pending.append(call)
-            self.last_call = call
+            self._bash_call(source, time, call_id or f"message-{index}-{number + 1}", command)
 
     def _response(self, index: int, message: Record) -> None:
         """A Responses API response object: its output items in order."""
@@ -1055,21 +1042,24 @@ class _MiniRun:
         id saying who made it) that the observation after it answers."""
         self.pending.clear()
         for number, command in enumerate(commands):
-            call = f"user-command-{index}-{number + 1}"
-            self.events.append(
-                new_event(
-                    ToolCall,
-                    session=self.id,
-                    source=source,
-                    time=time,
-                    call_id=call,
-                    name="bash",
-                    input={"command": command},
-                )
-            )
-            self.pending.append(call)
-            self.last_call = call
+            self._bash_call(source, time, f"user-command-{index}-{number + 1}", command)
         self.awaiting_harness_reply = False
+
+    def _bash_call(self, source: SourceRef, time: str | None, call: str, command: str) -> None:
+        """A `bash` call, waiting for the observation that answers it."""
+        self.events.append(
+            new_event(
+                ToolCall,
+                session=self.id,
+                source=source,
+                time=time,
+                call_id=call,
+                name="bash",
+                input={"command": command},
+            )
+        )
+        self.pending.append(call)
+        self.last_call = call
 
     def _result(self, index: int, message: Record, call: str, text: str) -> None:
         extra = _extra(message)
