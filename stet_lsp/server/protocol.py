@@ -372,7 +372,8 @@ class StetProtocol(LanguageServerProtocol):
 
     @lsp_method(types.EXIT)
     def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
-        self.exit_code = 0 if self._shutdown else 1
+        # A shutdown still waiting for writes to answer was received all the same.
+        self.exit_code = 0 if self._shutdown or self._closing else 1
         yield from super().lsp_exit(*args)
 
     # Stet keeps each document's text itself (server/documents.py) and applies a change in

@@ -417,6 +417,32 @@ def test_a_write_running_at_shutdown_answers_with_its_result_before_the_shutdown
     assert "during shutdown" in sheet.path.read_text()
 
 
+def test_exit_while_shutdown_waits_for_a_write_exits_zero(root: Path) -> None:
+    """`exit` sent after `shutdown` but before its answer, which waits for a write to answer
+    (the sheet's lock held by another process): the shutdown was received, so the server
+    exits 0, as LSP says, and the write is done; it exited 1, as for no shutdown at all."""
+    from stet_lsp.core.locking import file_lock
+    from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.core.targets import resolve_target
+
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("before")
+    server = PipeServer().initialize(folders=[uri(root)])
+    try:
+        with file_lock(sheet.path, root, "the style sheet"):
+            add = {"command": "stet.note.add", "arguments": [{"text": "during shutdown"}]}
+            server.send({"id": 2, "method": "workspace/executeCommand", "params": add})
+            time.sleep(0.5)  # the write waits for the lock in a worker
+            server.send({"id": 3, "method": "shutdown"})
+            time.sleep(0.5)
+            server.send({"method": "exit"})
+            time.sleep(0.5)
+        assert server.process.wait(timeout=15) == 0
+    finally:
+        server.close()
+    assert "during shutdown" in sheet.path.read_text()
+
+
 @pytest_lsp.fixture(config=SERVER, params=["utf-16", "utf-8"])
 async def encoded(request: pytest.FixtureRequest, lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
     lsp_client.applied_edits = []  # type: ignore[attr-defined]
