@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import pytest_lsp
@@ -18,6 +18,9 @@ from lsp_pipe import PipeServer
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from repos import clone_linking_sheets_to, make_repo
+
+if TYPE_CHECKING:
+    from stet_lsp.core.sheet import StyleSheet
 
 
 def test_malformed_messages_get_errors_and_the_server_keeps_serving(
@@ -383,7 +386,6 @@ def test_a_write_running_at_shutdown_answers_with_its_result_before_the_shutdown
     holds it): the write goes on, so its answer is its result, sent before the shutdown's,
     where shutdown answered it 'cancelled' and the entry was written all the same. Reads
     still cancel, and what comes after the shutdown request is refused."""
-    from stet_lsp.core.locking import file_lock
     from stet_lsp.core.sheet import StyleSheet
     from stet_lsp.core.targets import resolve_target
 
@@ -398,13 +400,8 @@ def test_a_write_running_at_shutdown_answers_with_its_result_before_the_shutdown
         return {2, 3, 4} <= {answer["id"] for answer in answers}
 
     try:
-        with file_lock(sheet.path, root, "the style sheet"):
-            add = {"command": "stet.note.add", "arguments": [{"text": "during shutdown"}]}
-            server.send({"id": 2, "method": "workspace/executeCommand", "params": add})
-            time.sleep(0.5)  # the write waits for the lock in a worker
-            server.send({"id": 3, "method": "shutdown"})
-            time.sleep(0.5)
-            server.send({"id": 4, "method": "textDocument/hover", "params": {}})
+        hover = {"id": 4, "method": "textDocument/hover", "params": {}}
+        _shutdown_while_a_note_waits(server, sheet, then=hover)
         server.wait_for(every_answer)
     finally:
         server.close()
@@ -421,7 +418,6 @@ def test_exit_while_shutdown_waits_for_a_write_exits_zero(root: Path) -> None:
     """`exit` sent after `shutdown` but before its answer, which waits for a write to answer
     (the sheet's lock held by another process): the shutdown was received, so the server
     exits 0, as LSP says, and the write is done; it exited 1, as for no shutdown at all."""
-    from stet_lsp.core.locking import file_lock
     from stet_lsp.core.sheet import StyleSheet
     from stet_lsp.core.targets import resolve_target
 
@@ -429,18 +425,28 @@ def test_exit_while_shutdown_waits_for_a_write_exits_zero(root: Path) -> None:
     sheet.add("before")
     server = PipeServer().initialize(folders=[uri(root)])
     try:
-        with file_lock(sheet.path, root, "the style sheet"):
-            add = {"command": "stet.note.add", "arguments": [{"text": "during shutdown"}]}
-            server.send({"id": 2, "method": "workspace/executeCommand", "params": add})
-            time.sleep(0.5)  # the write waits for the lock in a worker
-            server.send({"id": 3, "method": "shutdown"})
-            time.sleep(0.5)
-            server.send({"method": "exit"})
-            time.sleep(0.5)
+        _shutdown_while_a_note_waits(server, sheet, then={"method": "exit"})
         assert server.process.wait(timeout=15) == 0
     finally:
         server.close()
     assert "during shutdown" in sheet.path.read_text()
+
+
+def _shutdown_while_a_note_waits(
+    server: PipeServer, sheet: StyleSheet, then: dict[str, Any]
+) -> None:
+    """Sends stet.note.add (id 2) while another process holds the sheet's lock, then
+    shutdown (id 3) and `then`; the lock is let go half a second after."""
+    from stet_lsp.core.locking import file_lock
+
+    with file_lock(sheet.path, sheet.target.root, "the style sheet"):
+        add = {"command": "stet.note.add", "arguments": [{"text": "during shutdown"}]}
+        server.send({"id": 2, "method": "workspace/executeCommand", "params": add})
+        time.sleep(0.5)  # the write waits for the lock in a worker
+        server.send({"id": 3, "method": "shutdown"})
+        time.sleep(0.5)
+        server.send(then)
+        time.sleep(0.5)
 
 
 @pytest_lsp.fixture(config=SERVER, params=["utf-16", "utf-8"])
