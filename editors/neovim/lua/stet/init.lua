@@ -408,6 +408,24 @@ local function repository_buffer()
   return window and vim.api.nvim_win_get_buf(window) or vim.api.nvim_get_current_buf()
 end
 
+--- For a command about an entry run in a quickfix list (:Stet list): the buffer and URI of
+--- the file's repository it works in, and the entry of the item under the cursor unless `id`
+--- is given; elsewhere what it was given. The fourth value: whether it runs in the list.
+---@param bufnr integer
+---@param uri string
+---@param id string?
+---@return integer bufnr
+---@return string uri
+---@return string? id
+---@return boolean in_list
+local function from_list(bufnr, uri, id)
+  if vim.bo[bufnr].buftype ~= "quickfix" then
+    return bufnr, uri, id, false
+  end
+  local file = repository_buffer()
+  return file, vim.uri_from_bufnr(file), id or listed_entry(), true
+end
+
 --- The current buffer, its URI and the cursor's line (0-based). `repository`: the command is
 --- about the repository, not the cursor; run from a window holding no file of the server's
 --- (the quickfix list `:Stet steps` filled, the brief), it works from the window the cursor
@@ -717,12 +735,8 @@ end
 
 function M.discard(id)
   local bufnr, uri, line = here()
-  local in_list = vim.bo[bufnr].buftype == "quickfix"
-  if in_list then -- the entry of the item under the cursor (:Stet list), in the file's repository
-    id = id or listed_entry()
-    bufnr = repository_buffer()
-    uri = vim.uri_from_bufnr(bufnr)
-  end
+  local in_list
+  bufnr, uri, id, in_list = from_list(bufnr, uri, id)
   M.when_ready(bufnr, function() -- else says why no server is attached
     id = id or (not in_list and entry_at_cursor(bufnr, line) or nil)
     if not id then
@@ -1326,12 +1340,8 @@ end
 ---@param id string?
 function M.graduate(route, id)
   local bufnr, uri = here()
-  local in_list = vim.bo[bufnr].buftype == "quickfix"
-  if in_list then -- the entry of the item under the cursor (:Stet list), in the file's repository
-    id = id or listed_entry()
-    bufnr = repository_buffer()
-    uri = vim.uri_from_bufnr(bufnr)
-  end
+  local in_list
+  bufnr, uri, id, in_list = from_list(bufnr, uri, id)
   M.when_ready(bufnr, function(client) -- else says why no server is attached
     local function go(entry)
       local function with_route(chosen)
