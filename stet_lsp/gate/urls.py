@@ -67,8 +67,9 @@ def _encodes_structure(text: str, start: int, end: int) -> bool:
         return True
     # Most such tokens are a search's words or a path (`q=a%20b`, `%2Fdocs%2F`): read again
     # only where the decoded text names a credential, a header or a URL's userinfo.
-    # (An encoder leaves letters as they are: the words show in the raw token.)
-    token = text[start:end].lower()
+    # (An encoder leaves letters as they are: the words show in the raw token; a delimiter
+    # encoded twice, `%253A`, is read as encoded once.)
+    token = _TWICE_ENCODED.sub("%", text[start:end].lower())
     if not any(hint in token for hint in _CREDENTIAL_HINTS) and not (
         ("@" in token or "%40" in token) and ("://" in token or "%3a%2f%2f" in token)
     ):
@@ -84,6 +85,7 @@ def _encodes_structure(text: str, start: int, end: int) -> bool:
 # An escape, or an escape's `%` escaped again (`%253D` is `%3D`, which is `=`), in a text
 # encoded twice (a URL in a parameter of a URL in a parameter).
 _NESTED_PERCENT = re.compile(r"%(?:25)*([0-9A-Fa-f]{2})")
+_TWICE_ENCODED = re.compile(r"%(?:25)+(?=[0-9a-f]{2})")
 _ENCODED_VALUE = 8
 _CREDENTIAL_HINTS = (
     "key", "token", "secret", "pass", "pwd", "auth", "bearer", "sig", "session", "cookie",

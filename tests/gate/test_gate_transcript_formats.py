@@ -197,6 +197,8 @@ _ENCODED_GITHUB = "".join(f"%{ord(c):02X}" for c in "ghp_Xk9mQ2vLp8rTabcdEfGhIjK
             _FORM_KEY,
         ),
         ("DATABASE_URL=postgres%3A%2F%2Fapp%3AXk9mQ2vLp8rT%40db%2Fapp\n", "Xk9mQ2vLp8rT"),
+        # a URL's userinfo encoded twice (a URL in a parameter of a URL in a parameter)
+        ("next=postgres%253A%252F%252Fapp%253AXk9mQ2vLp8rT%2540db%252Fapp\n", "Xk9mQ2vLp8rT"),
         # a token written in escapes alone, outside a URL
         (f"the value was {_ENCODED_GITHUB} ok\n", _ENCODED_GITHUB[:40]),
     ],
