@@ -90,8 +90,11 @@ def test_explicit_target(repo: pygit2.Repository, root: Path) -> None:
 
 
 def test_outside_a_repository_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(StetError, match="not inside a git repository"):
+    """The core names the folder; how to name another (`-C DIR`) is the command line's to add,
+    not the editor's or an agent's (tests/test_cli.py)."""
+    with pytest.raises(StetError) as caught:
         resolve_target(tmp_path)
+    assert str(caught.value) == f"not inside a git repository: {tmp_path.resolve()}"
 
 
 @pytest.mark.parametrize("name", ["", "   "])

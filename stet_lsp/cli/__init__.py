@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 
 from stet_lsp import __version__
-from stet_lsp.core.errors import StetError
+from stet_lsp.core.errors import NotInRepository, StetError
 
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
 if TYPE_CHECKING:
@@ -216,7 +216,10 @@ def _run(args: argparse.Namespace) -> int:
         with _started_in(args.chdir), _started_in(_own_folder(args)):
             code: int = args.func(args)
     except StetError as error:
-        print(f"stet: error: {error}", file=sys.stderr)
+        hint = ""
+        if isinstance(error, NotInRepository):
+            hint = " (run Stet in a repository's work tree, or name one with -C DIR)"
+        print(f"stet: error: {error}{hint}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 141

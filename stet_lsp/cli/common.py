@@ -84,7 +84,10 @@ def read_text_argument(text: str) -> str:
 def read_stdin() -> str:
     """Standard input as UTF-8, whatever the locale: text that is not UTF-8 is refused, not
     kept with replacement characters where its bytes were."""
-    data = sys.stdin.buffer.read()
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text stream set in its place (an embedding program, a test)
+        return sys.stdin.read()
+    data: bytes = buffer.read()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -9,6 +9,10 @@ class StetError(Exception):
     the language server sends it as the error's `data.reason`."""
 
 
+class NotInRepository(StetError):
+    """No git repository holds the folder; the command line adds how to name one (`-C`)."""
+
+
 class TrackedSheetError(StetError):
     """A style sheet git's index holds: committed with the repository (or staged), it is not
     this clone's own working memory, and its text is not given to an agent as such."""

@@ -12,7 +12,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from stet_lsp.core.digests import sha256
-from stet_lsp.core.errors import StetError
+from stet_lsp.core.errors import NotInRepository, StetError
 from stet_lsp.core.records import FrozenRecord
 
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
@@ -91,10 +91,7 @@ def open_repository(path: Path | str) -> pygit2.Repository:
     start = Path(path).resolve()
     repo = find_repository(start)
     if repo is None:
-        raise StetError(
-            f"not inside a git repository: {start} (run Stet in a repository's work tree, "
-            "or name one with -C DIR)"
-        )
+        raise NotInRepository(f"not inside a git repository: {start}")
     if repo.is_bare or repo.workdir is None:
         raise StetError(f"the repository at {repo.path} has no work tree")
     return repo

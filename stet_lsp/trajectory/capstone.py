@@ -235,10 +235,10 @@ def capstone(
             raise CapstoneRefused("tracked", tracked_feedback_message(tracked))
         try:
             compose_pending(target, folder, config)
-        except CapstoneRefused:
-            raise
         except StetError as error:  # a stored session edited by hand: the error says where
-            raise CapstoneRefused("no-working-trajectory", str(error)) from None
+            if isinstance(error, CapstoneRefused) or error.reason is None:
+                raise
+            raise CapstoneRefused(error.reason, str(error)) from None
         _require_working(target, folder)  # again: a capstone that held the lock archived it
         head = _check_repository(repository, target, allow_detached)
         signature = _signature(repository)

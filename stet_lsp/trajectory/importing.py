@@ -601,10 +601,12 @@ def _stored_event(line: str, folder: Folder, stem: str, number: int) -> Event:
 
 def _not_an_event(folder: Folder, stem: str, number: int, problem: str) -> StetError:
     where = f"{folder.relative / SESSIONS / stem}.jsonl:{number}"
-    return StetError(
+    error = StetError(
         f"{where} is not a trajectory event ({problem}): correct or remove that line, or "
         "remove that session file and import its transcript again; nothing was changed"
     )
+    error.reason = "no-working-trajectory"  # the capstone's refusal (docs/cli.md)
+    return error
 
 
 def _records(folder: Folder) -> list[tuple[str, dict[str, Any]]]:
