@@ -526,21 +526,24 @@ class StetServer(LanguageServer):
                 return state
             await asyncio.shield(state.ready)  # a cancelled request must not cancel it
 
-    async def placed_documents(self) -> list[DocumentState]:
-        """The open documents, each once placed in its repository (`ready`): a file opened
-        just before a request counts, in the repository it is in."""
+    async def placed_documents(self, under: Path | None = None) -> list[DocumentState]:
+        """The open documents (those of files under the folder `under`), each once placed in
+        its repository (`ready`): a file opened just before a request counts, in the
+        repository it is in."""
         placed = []
-        for uri in list(self.documents):
-            state = await self.ready(uri)
-            if state is not None:
-                placed.append(state)
+        for uri, state in list(self.documents.items()):
+            if under is not None and (state.path is None or under not in state.path.parents):
+                continue
+            ready = await self.ready(uri)
+            if ready is not None:
+                placed.append(ready)
         return placed
 
     async def unsaved_texts(self, session: RepositorySession) -> dict[str, str]:
         """The texts of the repository's open files (not its sheets) by repository path."""
         return {
             state.relative: state.text
-            for state in await self.placed_documents()
+            for state in await self.placed_documents(session.root)
             if state.session is session and state.relative is not None and not state.is_sheet
         }
 
