@@ -797,10 +797,12 @@ def _graduated_skills(
         index.read(False)
         if relative not in index:
             if relative not in tree:
+                removed = not os.path.lexists(root / relative)
                 graduated.warnings.append(
-                    f"{relative} is not staged (unstaged since graduation wrote it): it is not "
-                    f"committed, though the trajectory records entries graduated into it; "
-                    f"stage it (git add {relative}) before the capstone to commit it"
+                    f"{relative} is not staged ({'removed' if removed else 'unstaged'} since "
+                    "graduation wrote it): it is not committed, though the trajectory records "
+                    "entries graduated into it"
+                    + ("" if removed else f"; stage it (git add {relative}) to commit it")
                 )
             continue
         entry = index[relative]

@@ -874,13 +874,19 @@ def test_a_skill_unstaged_after_graduation_is_not_committed_and_said_so(
     index.remove(SKILL)
     index.write()
 
-    result = capstone(target)
+    result = capstone(target, dry_run=True)
 
-    assert SKILL not in flat(repo, head_commit(repo).tree)
     assert result.warnings == [
         f"{SKILL} is not staged (unstaged since graduation wrote it): it is not committed, "
         "though the trajectory records entries graduated into it; stage it "
-        f"(git add {SKILL}) before the capstone to commit it"
+        f"(git add {SKILL}) to commit it"
+    ]
+    (root / SKILL).unlink()  # removed too: nothing to stage
+    result = capstone(target)
+    assert SKILL not in flat(repo, head_commit(repo).tree)
+    assert result.warnings == [
+        f"{SKILL} is not staged (removed since graduation wrote it): it is not committed, "
+        "though the trajectory records entries graduated into it"
     ]
 
 
