@@ -897,6 +897,8 @@ def test_style_sheet_secret_redacted_and_lost_anchor_from_neovim(tmp_path: Path)
     said = json.dumps([result["diagnostics"], result["offered"]]) + json.dumps(
         [(lens["title"], lens["arguments"][0].get("proposedName")) for lens in result["lenses"]]
     )
+    for entry_id in ids.values():  # made at random, an id may hold three letters of it
+        said = said.replace(entry_id, "<id>")
     assert not [part for part in fragments(token) if part in said], said
 
     # A lens per route on each open entry's line, none on the discarded one's.

@@ -1034,6 +1034,8 @@ def test_style_sheet_secret_redacted_and_lost_anchor_from_vscode(
     said = json.dumps([[row["text"] for row in rows], result["actions"]]) + json.dumps(
         [lens["text"] for lens in result["lenses"]]
     )
+    for entry_id in ids.values():  # made at random, an id may hold three letters of it
+        said = said.replace(entry_id, "<id>")
     assert not [part for part in fragments(token) if part in said], said
 
     # The lenses: one row of the three routes above each open entry's line (not the discarded).
