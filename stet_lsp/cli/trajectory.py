@@ -347,6 +347,8 @@ def _mark(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.feedback import feedback_path, mark_step, to_sheet
     from stet_lsp.trajectory.store import find_folder
 
+    if args.verdict == "note" and args.text is None:
+        raise StetError("--verdict note needs its text: --text TEXT (`-` reads standard input)")
     target = target_of(args)
     config = config_of(target.root, args)
     folder = find_folder(target.root, args.id)

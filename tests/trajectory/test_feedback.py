@@ -381,6 +381,18 @@ def test_mark_prints_what_it_recorded(stet: Run, root: Path, trajectory: Folder)
     assert [v.text for v in read_verdicts(root, trajectory.id)] == ["use the helper"]
 
 
+def test_mark_note_without_its_text_names_the_option(
+    stet: Run, root: Path, trajectory: Folder
+) -> None:
+    """`--verdict note` with no `--text` said only "a note needs a text": it names the option."""
+    code, out, err = mark(stet, root, trajectory.id, "3", "--verdict", "note")
+    assert (code, out) == (1, "")
+    assert err == (
+        "stet: error: --verdict note needs its text: --text TEXT (`-` reads standard input)\n"
+    )
+    assert read_verdicts(root, trajectory.id) == []
+
+
 def test_mark_note_to_sheet_adds_the_entry(stet: Run, root: Path, trajectory: Folder) -> None:
     code, out, err = mark(
         stet, root / "src", trajectory.id, "5", "--verdict", "clever", "--note-to-sheet"
@@ -437,7 +449,7 @@ def test_mark_refuses_bad_input_and_writes_nothing(
     code, _, err = mark(stet, root, trajectory.id, "1", "--verdict", "great")
     assert code == 2 and "invalid choice: 'great'" in err
 
-    code, _, err = mark(stet, root, trajectory.id, "1", "--verdict", "note")
+    code, _, err = mark(stet, root, trajectory.id, "1", "--verdict", "note", "--text", " ")
     assert code == 1 and "a note needs a text" in err
     assert not (root / ".stet" / "feedback").exists()
 
