@@ -104,3 +104,19 @@ def test_an_index_libgit2_cannot_read_is_named_with_what_to_do(tracked: Path) ->
     assert said.startswith("unsupported mandatory extension: 'link'")
     assert "git update-index --no-split-index" in said
     assert gitindex.index_error(OSError("disk full")) == "disk full"
+
+
+def test_only_a_lock_error_is_called_the_lock(tmp_path: Path) -> None:
+    """With an `index.lock` left beside the index, an error of another kind (an extension
+    libgit2 does not read) was described as the lock; only libgit2's lock errors are."""
+    repository = make_repo(tmp_path / "repo")
+    (Path(repository.path) / "index.lock").touch()
+    locked = gitindex.index_error(
+        pygit2.GitError("the index is locked; this might be due to a concurrent process"),
+        repository,
+    )
+    assert "index.lock): try again once the git process using the index is done" in locked
+    other = gitindex.index_error(
+        pygit2.GitError("unsupported mandatory extension: 'link'"), repository
+    )
+    assert "index.lock" not in other and "--no-split-index" in other

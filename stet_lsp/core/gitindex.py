@@ -158,7 +158,7 @@ def index_error(error: Exception, repository: pygit2.Repository | None = None) -
     it in a form libgit2 does not read (`unsupported mandatory extension: 'link'`), or (given
     the repository) when git's `index.lock` is in the way."""
     said = str(error)
-    if repository is not None and _locked(error, repository):
+    if repository is not None and ("index.lock" in said or "index is locked" in said):
         lock = os.path.join(repository.path, "index.lock")
         return (
             f"{said} ({lock}): try again once the git process using the index is done, or "
