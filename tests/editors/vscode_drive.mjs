@@ -695,7 +695,15 @@ async function runThreads(page) {
   await replyBox.waitFor({ state: "visible", timeout: TIMEOUT });
   await replyBox.click();
   await page.keyboard.type(config.replyText);
-  await page.keyboard.press("Control+Enter");
+  // The form's button, not Ctrl+Enter: VS Code's submit goes to the thread's last active comment
+  // (the one just edited) while it has one, and the reply would stay in its box.
+  const addButton = page
+    .locator(".review-widget .comment-form-container .form-actions .monaco-button", { hasText: "Add to Style Sheet" })
+    .first();
+  await until("reply's button enabled", async () =>
+    (await addButton.isVisible()) && !(await addButton.evaluate((node) => node.classList.contains("disabled"))),
+  );
+  await addButton.click();
   result.threadReplied = await until("reply in the thread", async () => {
     const shown = (await texts(page.locator(".review-widget"))).join("\n");
     return shown.includes(config.replyText) && shown.includes(config.editedText) ? shown : null;
