@@ -589,6 +589,31 @@ def test_ids_no_answer_can_carry_and_values_json_does_not_have(workspace: Path) 
     assert len(answers[14]["result"]["tools"]) == len(TOOLS)
 
 
+def test_a_line_not_utf8_with_a_fractional_id_is_not_answered_as_another_request(
+    workspace: Path,
+) -> None:
+    """The id of a line that is not UTF-8 is read from its bytes: `2.5` or `7e2` is no whole
+    number, so its refusal's id is null, where it was 2 or 7 (the digits before the point),
+    a second answer to the request that has that id."""
+    not_utf8 = "\udce9"  # the byte 0xe9
+    lines = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 7, "method": "ping"},
+        '{"jsonrpc": "2.0", "id": 2.5, "method": "tools/call", "params": {"name": "add_note", '
+        '"arguments": {"text": "caf' + not_utf8 + '"}}}',
+        '{"jsonrpc": "2.0", "id": 7e2, "method": "tools/call", "params": {"name": "add_note", '
+        '"arguments": {"text": "caf' + not_utf8 + '"}}}',
+    ]
+    payload = "".join(
+        (line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines
+    )
+    answers = raw_exchange(workspace, payload, wanted={None, 1, 2, 7})  # each answered once
+    assert answers[2]["result"] == answers[7]["result"] == {}
+    assert answers[None]["error"] == {"code": -32700, "message": "not UTF-8"}
+
+
 def test_a_request_before_initialize_is_refused_saying_so(workspace: Path) -> None:
     """The SDK answered it "Invalid request parameters"; a ping may come first, and the
     session goes on once initialize comes."""

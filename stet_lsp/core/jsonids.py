@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import re
 
-_TOP_LEVEL_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
+_TOP_LEVEL_ID = re.compile(rb'"id"\s*:\s*(-?\d+(?![\d.eE])|"(?:[^"\\]|\\.)*")')
+"""A whole number or a string; a number with a fraction or an exponent (`2.5`, `7e2`) is no
+id to read (its digits before the point are another request's id)."""
 
 
 def top_level_id(body: bytes) -> int | str | None:
