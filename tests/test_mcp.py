@@ -589,6 +589,25 @@ def test_ids_no_answer_can_carry_and_values_json_does_not_have(workspace: Path) 
     assert len(answers[14]["result"]["tools"]) == len(TOOLS)
 
 
+def test_an_id_with_a_zero_fraction_is_answered_as_the_number_written(workspace: Path) -> None:
+    """`12345678901234567890.0` is answered `12345678901234567890`, served or refused, where
+    it was read as a float and answered `12345678901234567168`, an id the client never sent."""
+    big = "12345678901234567890"
+    lines = [
+        INITIALIZE,
+        '{"jsonrpc": "2.0", "id": ' + big + '.0, "method": "ping"}',
+        '{"jsonrpc": "1.0", "id": -' + big + '.000, "method": "ping"}',
+        '{"jsonrpc": "2.0", "id": 1e400, "method": "ping"}',  # no number a float can hold
+    ]
+    payload = "".join(
+        (line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines
+    )
+    answers = raw_exchange(workspace, payload, wanted={None, 1, int(big), -int(big)})
+    assert answers[int(big)]["result"] == {}
+    assert answers[-int(big)]["error"]["code"] == -32600
+    assert answers[None]["error"]["message"] == "the id is neither a string nor a whole number"
+
+
 def test_a_line_not_utf8_with_a_fractional_id_is_not_answered_as_another_request(
     workspace: Path,
 ) -> None:

@@ -15,9 +15,11 @@ import contextlib
 import io
 import json
 import logging
+import math
 import re
 import sys
 from collections import Counter
+from decimal import Decimal
 from typing import Any
 
 import anyio
@@ -348,8 +350,8 @@ def _refusal(line: str, error: ValueError) -> types.JSONRPCError | None:
     except ValueError:
         return _wire_error(None, types.PARSE_ERROR, "not JSON")
     request_id = message.get("id") if isinstance(message, dict) else None
-    if isinstance(request_id, float) and request_id.is_integer():
-        request_id = int(request_id)  # `1.0`: the client takes the answer to `1` as its own
+    if isinstance(request_id, float):
+        request_id = _whole_id(line)  # `1.0`: the client takes the answer to `1` as its own
     if not isinstance(request_id, str | int) or isinstance(request_id, bool):
         if isinstance(message, dict) and "id" not in message and "method" in message:
             logger.warning(
@@ -370,11 +372,23 @@ def _refusal(line: str, error: ValueError) -> types.JSONRPCError | None:
 
 def _integral_id(line: str) -> str | None:
     """The message with its id `N.0` written `N`; None when the id is not such a number."""
-    message = json.loads(line)
-    request_id = message.get("id")
-    if not isinstance(request_id, float) or not request_id.is_integer():
+    request_id = _whole_id(line)
+    if request_id is None:
         return None
-    return json.dumps({**message, "id": int(request_id)}, ensure_ascii=False)
+    return json.dumps({**json.loads(line), "id": request_id}, ensure_ascii=False)
+
+
+def _whole_id(line: str) -> int | None:
+    """The message's id written with a fraction of zero (`8.0`) as the whole number it writes,
+    read exactly: as a float, `12345678901234567890.0` would be answered as another number
+    (`12345678901234567168`). None when the id is no such number."""
+    message = json.loads(line, parse_float=Decimal)
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if not isinstance(request_id, Decimal) or not math.isfinite(request_id):
+        return None
+    if request_id != request_id.to_integral_value():
+        return None
+    return int(request_id)
 
 
 def _has_id(line: str) -> bool:
