@@ -608,6 +608,27 @@ def test_an_id_with_a_zero_fraction_is_answered_as_the_number_written(workspace:
     assert answers[None]["error"]["message"] == "the id is neither a string nor a whole number"
 
 
+def test_a_line_cut_short_is_refused_under_its_id(workspace: Path) -> None:
+    """A request that is not JSON because it was cut short still names its id: its refusal
+    carries it, where it was null and the client waited for that answer forever."""
+    lines = [
+        INITIALIZE,
+        '{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "add_note"',
+        '{"jsonrpc": "2.0", "id": "five", "method": "tools/call", "params": {"name": ',
+        '{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"id": 6',
+        {"jsonrpc": "2.0", "id": 7, "method": "ping"},
+    ]
+    payload = "".join(
+        (line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines
+    )
+    answers = raw_exchange(workspace, payload, wanted={None, 1, 5, "five", 7})
+    assert (
+        answers[5]["error"] == answers["five"]["error"] == {"code": -32700, "message": "not JSON"}
+    )
+    assert 6 not in answers  # that id is in the params: the line has none of its own
+    assert answers[7]["result"] == {}
+
+
 def test_a_line_not_utf8_with_a_fractional_id_is_not_answered_as_another_request(
     workspace: Path,
 ) -> None:

@@ -348,7 +348,10 @@ def _refusal(line: str, error: ValueError) -> types.JSONRPCError | None:
         request_id = top_level_id(line.encode("utf-8", "surrogatepass"))
         return _wire_error(request_id, types.INVALID_REQUEST, "nested too deep")
     except ValueError:
-        return _wire_error(None, types.PARSE_ERROR, "not JSON")
+        # A line cut short (`{"jsonrpc": "2.0", "id": 5, "method": …`) still names its id:
+        # answered under it, its client does not wait for request 5 forever.
+        request_id = top_level_id(line.encode("utf-8", "surrogatepass"))
+        return _wire_error(request_id, types.PARSE_ERROR, "not JSON")
     request_id = message.get("id") if isinstance(message, dict) else None
     if isinstance(request_id, float):
         request_id = _whole_id(line)  # `1.0`: the client takes the answer to `1` as its own
