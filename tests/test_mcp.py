@@ -608,6 +608,24 @@ def test_an_id_with_a_zero_fraction_is_answered_as_the_number_written(workspace:
     assert answers[None]["error"]["message"] == "the id is neither a string nor a whole number"
 
 
+def test_a_byte_order_mark_before_a_message_is_read_past(workspace: Path) -> None:
+    """A client writing "UTF-8 with signature" puts a byte order mark before its first
+    message: the initialize after it is served, where it was refused as not JSON (under a
+    null id) and the session never started."""
+    lines = [
+        "\ufeff" + json.dumps(INITIALIZE),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        "\ufeff" + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ]
+    payload = "".join(
+        (line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines
+    )
+    answers = raw_exchange(workspace, payload, wanted={1, 2})
+    assert answers[1]["result"]["serverInfo"]["name"] == "stet"
+    assert len(answers[2]["result"]["tools"]) == len(TOOLS)
+    assert None not in answers
+
+
 def test_a_line_cut_short_is_refused_under_its_id(workspace: Path) -> None:
     """A request that is not JSON because it was cut short still names its id: its refusal
     carries it, where it was null and the client waited for that answer forever."""

@@ -191,6 +191,9 @@ class _CheckedLines:
     async def _checked(self) -> Any:
         async with self.refused:
             async for line in self.lines:
+                # A byte order mark, which a writer of "UTF-8 with signature" puts before its
+                # first message: no JSON, and RFC 8259 lets a parser read past it.
+                line = line.removeprefix("\ufeff")
                 if not line.strip():
                     continue
                 if _NOT_UTF8.search(line):
