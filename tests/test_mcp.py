@@ -626,6 +626,31 @@ def test_a_byte_order_mark_before_a_message_is_read_past(workspace: Path) -> Non
     assert None not in answers
 
 
+def test_a_batch_is_refused_under_each_of_its_ids(workspace: Path) -> None:
+    """MCP has had no JSON-RPC batches since 2025-06-18 (the SDK reads none): each request of
+    a batch is refused under its own id, saying so, where one refusal under null left the
+    client waiting for every answer; a batch of no requests gets one, under null."""
+    lines = [
+        INITIALIZE,
+        [
+            {"jsonrpc": "2.0", "id": 30, "method": "ping"},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": "b", "method": "tools/list"},
+        ],
+        [],
+        {"jsonrpc": "2.0", "id": 31, "method": "ping"},
+    ]
+    payload = "".join(json.dumps(line) + "\n" for line in lines)
+    answers = raw_exchange(workspace, payload, wanted={None, 1, 30, "b", 31})
+    for request_id in (30, "b", None):
+        assert answers[request_id]["error"] == {
+            "code": -32600,
+            "message": "a batch (a JSON array of messages): MCP has none since its 2025-06-18 "
+            "revision; send each message on a line of its own",
+        }
+    assert answers[31]["result"] == {}
+
+
 def test_a_line_cut_short_is_refused_under_its_id(workspace: Path) -> None:
     """A request that is not JSON because it was cut short still names its id: its refusal
     carries it, where it was null and the client waited for that answer forever."""

@@ -209,11 +209,13 @@ class _CheckedLines:
                     message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
                 except ValueError as error:
                     try:
-                        refusal = _refusal(line, error)
+                        refusals = _refusals(line, error)
                     except RecursionError:  # json read it, but it is too deep to look into
                         request_id = top_level_id(line.encode("utf-8", "surrogatepass"))
-                        refusal = _wire_error(request_id, types.INVALID_REQUEST, "nested too deep")
-                    if refusal is not None:
+                        refusals = [
+                            _wire_error(request_id, types.INVALID_REQUEST, "nested too deep")
+                        ]
+                    for refusal in refusals:
                         await self.refused.send(refusal)
                     continue
                 if isinstance(message, types.JSONRPCNotification) and _has_id(line):
@@ -343,18 +345,49 @@ class _Answers:
         return result
 
 
-def _refusal(line: str, error: ValueError) -> types.JSONRPCError | None:
-    """The answer to a line the SDK cannot read; None for a notification (it gets none)."""
+def _refusals(line: str, error: ValueError) -> list[types.JSONRPCError]:
+    """The answers to a line the SDK cannot read: one, or one for each request of a batch;
+    none for a notification."""
     try:
         message = json.loads(line)
     except RecursionError:  # JSON, deeper than the parser goes: its id is still read
         request_id = top_level_id(line.encode("utf-8", "surrogatepass"))
-        return _wire_error(request_id, types.INVALID_REQUEST, "nested too deep")
+        return [_wire_error(request_id, types.INVALID_REQUEST, "nested too deep")]
     except ValueError:
         # A line cut short (`{"jsonrpc": "2.0", "id": 5, "method": …`) still names its id:
         # answered under it, its client does not wait for request 5 forever.
         request_id = top_level_id(line.encode("utf-8", "surrogatepass"))
-        return _wire_error(request_id, types.PARSE_ERROR, "not JSON")
+        return [_wire_error(request_id, types.PARSE_ERROR, "not JSON")]
+    if isinstance(message, list):
+        return _batch_refusals(message)
+    refusal = _refusal(line, message, error)
+    return [] if refusal is None else [refusal]
+
+
+_NO_BATCHES = (
+    "a batch (a JSON array of messages): MCP has none since its 2025-06-18 revision; "
+    "send each message on a line of its own"
+)
+
+
+def _batch_refusals(batch: list[Any]) -> list[types.JSONRPCError]:
+    """A refusal for each request of a batch, under its id, so that no client waits for the
+    answers; one under null when none of its members has an id to answer."""
+    ids = [member.get("id") for member in batch if isinstance(member, dict)]
+    answerable: list[str | int | None] = [
+        request_id
+        for request_id in ids
+        if isinstance(request_id, str | int) and not isinstance(request_id, bool)
+    ]
+    return [
+        _wire_error(request_id, types.INVALID_REQUEST, _NO_BATCHES)
+        for request_id in answerable or [None]
+    ]
+
+
+def _refusal(line: str, message: Any, error: ValueError) -> types.JSONRPCError | None:
+    """The answer to a line of JSON the SDK cannot read; None for a notification (it gets
+    none)."""
     request_id = message.get("id") if isinstance(message, dict) else None
     if isinstance(request_id, float):
         request_id = _whole_id(line)  # `1.0`: the client takes the answer to `1` as its own
