@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tomllib
@@ -1739,3 +1740,32 @@ def test_a_toml_entry_without_a_record_goes_with_its_lines(
     config.write_text(content)
     assert uninstall(stet, root, "codex")[0] == 0
     assert config.read_text() == left
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX signal")
+def test_an_interrupt_ends_the_server_at_once(workspace: Path) -> None:
+    """SIGINT (Ctrl-C) cancelled the server, which then answered nothing and did not end
+    until another line came on its input (the thread reading it cannot be stopped): it now
+    ends at once, as on SIGTERM, saying so."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "stet_lsp", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=workspace,
+        env={**os.environ, "PYTHONPATH": str(PROJECT)},
+    )
+    try:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+        server.stdin.flush()
+        assert json.loads(server.stdout.readline())["id"] == 1  # serving, its input open
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=20) == 130
+        assert server.stderr is not None
+        assert server.stderr.read().decode() == (
+            "stet mcp: interrupted; no file is left half-written\n"
+        )
+    finally:
+        server.kill()
+        server.wait()

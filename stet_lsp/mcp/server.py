@@ -16,7 +16,9 @@ import io
 import json
 import logging
 import math
+import os
 import re
+import signal
 import sys
 from collections import Counter
 from decimal import Decimal
@@ -134,6 +136,7 @@ def serve(place: Place) -> int:
     except StetError as error:  # served anyway: each call says what is wrong
         logger.warning("%s; every tool call will fail until this is fixed", error)
     server = build_server(place)
+    _stop_at_interrupt()
 
     async def run() -> None:
         refused_send, refused = anyio.create_memory_object_stream[types.JSONRPCError](100)
@@ -169,6 +172,23 @@ def serve(place: Place) -> int:
             raise
         return 141
     return 0
+
+
+def _stop_at_interrupt() -> None:
+    """Have an interrupt (SIGINT, Ctrl-C) end the server at once, as SIGTERM does. Left to
+    Python, it cancelled the server, which then neither answered nor ended: the thread
+    reading standard input cannot be stopped, and was waited for until the next line came.
+    An interrupt ignored when the server started (a background job's) stays ignored."""
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        # Every file Stet writes is replaced whole (a temporary file renamed over it).
+        with contextlib.suppress(OSError):  # no standard error to write to
+            os.write(2, b"stet mcp: interrupted; no file is left half-written\n")
+        os._exit(130)
+
+    signal.signal(signal.SIGINT, stop)
 
 
 class _CheckedLines:
