@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -1769,3 +1770,15 @@ def test_an_interrupt_ends_the_server_at_once(workspace: Path) -> None:
     finally:
         server.kill()
         server.wait()
+
+
+def test_a_folder_removed_while_serving_is_named_in_each_error(tmp_path: Path) -> None:
+    """The server's folder removed under it (a worktree taken away while the agent runs):
+    each call says it is in no repository, naming the folder, where each was an internal
+    error (FileNotFoundError: the working folder could not be read) with a traceback."""
+    root = Path(make_repo(tmp_path / "gone", files={"a.txt": "a\n"}).workdir).resolve()
+    with serving(root) as client:
+        assert client.ok("add_note", {"text": "Written before the folder went."})["entry"]
+        shutil.rmtree(root)
+        message = client.error("add_note", {"text": "Written after."})
+        assert message == f"stet: error: not inside a git repository: {root}"

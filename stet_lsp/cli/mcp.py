@@ -87,7 +87,9 @@ def _serve(args: argparse.Namespace) -> int:
     from stet_lsp.mcp.server import serve  # the SDK loads here, and only here
     from stet_lsp.mcp.tools import Place
 
-    return serve(Place(Path(args.directory), args.target))
+    # Absolute: a folder removed while serving (a worktree taken away) is then named in each
+    # call's error, where the working folder could no longer be read at all.
+    return serve(Place(Path(args.directory).absolute(), args.target))
 
 
 def _install(args: argparse.Namespace) -> int:
