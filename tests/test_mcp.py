@@ -1485,6 +1485,25 @@ def test_an_entry_there_before_install_is_taken_out_not_restored(
     assert exclude_bytes(repo) == exclude_before
 
 
+def test_uninstall_of_a_server_install_replaced_says_why_the_file_is_not_restored(
+    stet: Stet, home: Path, root: Path
+) -> None:
+    """A stet server of the user's own, replaced by install: uninstall takes the entry out,
+    saying the file held one before, where it said the file had changed since install wrote
+    it, which it had not."""
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('model = "m"\n\n[mcp_servers.stet]\ncommand = "old"\n')
+    assert install(stet, root, "codex")[0] == 0
+    code, out, err = uninstall(stet, root, "codex", "--json")
+    assert code == 0, err
+    assert json.loads(out)["notes"] == [
+        "the file held a stet server before stet mcp install replaced it: the stet entry is "
+        "taken out, the rest of the file is kept"
+    ]
+    assert config.read_text() == 'model = "m"\n'
+
+
 def test_uninstall_when_nothing_is_installed(stet: Stet, home: Path, root: Path) -> None:
     for client in ("claude-code", "codex", "cursor", "vscode"):
         code, out, err = uninstall(stet, root, client)

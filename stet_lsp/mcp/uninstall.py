@@ -114,13 +114,16 @@ def plan_removal(
         return Removal(target, None, current, current, False, recorded, (), unexclusion, notes)
     assert current is not None and body is not None
     after: str | None = None
-    restored = False
+    restored = held_before = False
     if record is not None and record.get("after") == records.digest(current):
         original = None
         if record.get("before") is not None:
             original = records.undone(current, record.get("undo"))
         fits = records.digest(original) == record.get("before")
-        if fits and (original is None or _entry(target, original.removeprefix(BOM)) is None):
+        held_before = (
+            fits and original is not None and _entry(target, original.removeprefix(BOM)) is not None
+        )
+        if fits and not held_before:
             after, restored = original, True
     if not restored:
         rest, empty = _without(target, body)
@@ -130,7 +133,7 @@ def plan_removal(
     if after is None and record is not None:
         folders = _created_folders(target, record)
     unexclusion = _unexclusion(target, record) if record is not None else None
-    notes = _notes(target, record, restored, after, unexclusion)
+    notes = _notes(target, record, restored, held_before, after, unexclusion)
     return Removal(
         target, entry, current, after, restored, record is not None, folders, unexclusion, notes
     )
@@ -278,12 +281,18 @@ def _notes(
     target: Plan,
     record: dict[str, Any] | None,
     restored: bool,
+    held_before: bool,
     after: str | None,
     unexclusion: Unexclusion | None,
 ) -> tuple[str, ...]:
     notes: list[str] = []
     if after is not None and not restored:
-        if record is None:
+        if held_before:
+            notes.append(
+                "the file held a stet server before stet mcp install replaced it: the stet "
+                "entry is taken out, the rest of the file is kept"
+            )
+        elif record is None:
             notes.append(
                 "no record of an install here (added by hand, or by an earlier Stet): only the "
                 "stet entry is taken out, the rest of the file is kept"
