@@ -959,6 +959,33 @@ def test_a_reinstall_keeps_what_a_person_added_to_the_entry(
     assert (entry["env"], entry["disabled"]) == ({"STET_LOG": "1"}, True)
 
 
+def test_a_codex_reinstall_keeps_what_a_person_added_to_the_table(
+    stet: Stet, home: Path, root: Path
+) -> None:
+    """As in JSON: the table's `command` and `args` are Stet's, and what a person set stays,
+    where the table was replaced whole: `enabled = false` gone switched the server on again,
+    and the `env` subtable was lost."""
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(
+        '[mcp_servers.stet]\ncommand = "/old/bin/stet"\nargs = ["mcp"]\nenabled = false\n'
+        'startup_timeout_sec = 30\ntool_timeout_sec = 1.5\nenabled_tools = ["add_note"]\n\n'
+        '[mcp_servers.stet.env]\nSTET_LOG = "1"\n\n[profiles.x]\nmodel = "y"\n'
+    )
+    assert install(stet, root, "codex")[0] == 0
+    data = tomllib.loads(config.read_text())
+    entry = data["mcp_servers"]["stet"]
+    assert entry["command"] != "/old/bin/stet" and entry["args"][-1] == "mcp"
+    assert {key: value for key, value in entry.items() if key not in ("command", "args")} == {
+        "enabled": False,
+        "startup_timeout_sec": 30,
+        "tool_timeout_sec": 1.5,
+        "enabled_tools": ["add_note"],
+        "env": {"STET_LOG": "1"},
+    }
+    assert data["profiles"] == {"x": {"model": "y"}}
+
+
 def test_the_install_message_shows_the_repository_as_it_is_spelled(
     stet: Stet, home: Path, tmp_path: Path
 ) -> None:
@@ -1068,11 +1095,11 @@ def test_codex_replaces_only_its_own_table(stet: Stet, home: Path, root: Path) -
     )
     assert install(stet, root, "codex")[0] == 0
     text = config.read_text()
-    assert "old-stet" not in text and "X = " not in text
-    assert text.endswith('\n\n# the docs server\n[mcp_servers.docs]\ncommand = "docs"\n')
+    assert "old-stet" not in text and '"serve"' not in text
+    assert text.endswith('X = "1"\n\n# the docs server\n[mcp_servers.docs]\ncommand = "docs"\n')
     data = tomllib.loads(text)
     assert set(data["mcp_servers"]) == {"stet", "docs"}
-    assert set(data["mcp_servers"]["stet"]) == {"command", "args"}
+    assert data["mcp_servers"]["stet"]["env"] == {"X": "1"}  # a person's, kept
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ import copy
 import dataclasses
 import difflib
 import json
+import math
 import os
 import re
 import shlex
@@ -554,7 +555,16 @@ def merge_toml(text: str | None, name: str, server: dict[str, Any], shown: str) 
     servers = data.get("mcp_servers", {})
     if not isinstance(servers, dict):
         raise StetError(f"{shown}: mcp_servers is not a table; {NOTHING}")
-    if text is not None and servers.get(name) == server:
+    existing = servers.get(name)
+    if isinstance(existing, dict):
+        # As in JSON: what a person added (`env`, `enabled`, timeouts) stays; how to start
+        # the server is Stet's.
+        started = ("command", "args")
+        server = {
+            **existing,
+            **{k: v for k, v in server.items() if k in started or k not in existing},
+        }
+    if text is not None and existing == server:
         return text
     block = _toml_table(name, server)
     lines = source.splitlines(keepends=True)
@@ -563,6 +573,8 @@ def merge_toml(text: str | None, name: str, server: dict[str, Any], shown: str) 
         first = spans[0][0]
         kept = [line for number, line in enumerate(lines) if not _in(number, spans)]
         before, after = kept[:first], kept[first:]
+        while len(after) > 1 and not after[0].strip() and not after[1].strip():
+            after.pop(0)  # the blank lines between the tables taken out and what follows
         separator = "\n" if after and after[0].strip() else ""
         result = "".join(before) + block + separator + "".join(after)
     else:
@@ -581,20 +593,54 @@ def merge_toml(text: str | None, name: str, server: dict[str, Any], shown: str) 
     if merged != expected:
         raise StetError(
             f"{shown} defines mcp_servers in a form Stet does not edit line by line (an inline "
-            f"table, or dotted keys); {NOTHING}. Add this table by hand:\n\n{block}"
+            f"table, dotted keys, or a value in the stet server such as a date, which Stet does "
+            f"not write); {NOTHING}. Add this table by hand:\n\n{block}"
         )
     return result
 
 
 def _toml_table(name: str, server: Mapping[str, Any]) -> str:
-    lines = [f"[mcp_servers.{_toml_key(name)}]\n"]
-    for key, value in server.items():
-        if isinstance(value, list):
-            rendered = "[" + ", ".join(_toml_string(item) for item in value) + "]"
-        else:
-            rendered = _toml_string(value)
-        lines.append(f"{_toml_key(key)} = {rendered}\n")
+    return _toml_tables(["mcp_servers", name], server)
+
+
+def _toml_tables(keys: list[str], table: Mapping[str, Any]) -> str:
+    """The table at `keys`, its values first, then a table of its own for each table in it
+    (a person's `env`). A value of a type not written here (a date) is left out: the check
+    that the result reads as the data it should refuses it."""
+    lines = ["[" + ".".join(_toml_key(key) for key in keys) + "]\n"]
+    nested = []
+    for key, value in table.items():
+        if isinstance(value, dict):
+            nested.append((key, value))
+            continue
+        rendered = _toml_value(value)
+        if rendered is not None:
+            lines.append(f"{_toml_key(key)} = {rendered}\n")
+    for key, value in nested:
+        lines.append("\n" + _toml_tables([*keys, key], value))
     return "".join(lines)
+
+
+def _toml_value(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, list):
+        items = [_toml_value(item) for item in value]
+        if any(item is None for item in items):
+            return None
+        return "[" + ", ".join(item for item in items if item is not None) + "]"
+    if isinstance(value, dict):
+        pairs = [(key, _toml_value(item)) for key, item in value.items()]
+        if any(rendered is None for _, rendered in pairs):
+            return None
+        return "{" + ", ".join(f"{_toml_key(key)} = {rendered}" for key, rendered in pairs) + "}"
+    return None
 
 
 def _toml_key(key: str) -> str:
