@@ -1214,6 +1214,32 @@ def test_status_says_what_is_installed_where(root: Path, stet: Stet, home: Path)
     assert document["log"] == str(root / files.LOG)
 
 
+def test_install_warns_when_other_settings_run_stets_hooks_too(
+    root: Path, stet: Stet, home: Path
+) -> None:
+    """Claude Code runs the hooks of every settings file: Stet's in the user's settings as
+    well as in the local ones put the brief into a session twice. Install said nothing of
+    it; it now names the other file and its events."""
+    code, out, _ = stet_hooks(stet, root, "install", "claude-code", "--dry-run")
+    assert code == 0 and "warning" not in out
+    (home / ".claude").mkdir()
+    hook = {"type": "command", "command": "stet hooks run session-start"}
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"SessionStart": [{"hooks": [hook]}]}})
+    )
+    code, out, _ = stet_hooks(stet, root, "install", "claude-code")
+    assert code == 0
+    assert (
+        "warning: ~/.claude/settings.json runs Stet's SessionStart too, and Claude Code runs "
+        "the hooks of each settings file: take Stet's out of one of them, or the brief may go "
+        "into a session twice"
+    ) in out
+    document = json.loads(stet_hooks(stet, root, "install", "claude-code", "--json")[1])
+    assert document["elsewhere"] == [
+        {"path": str(home / ".claude" / "settings.json"), "events": ["SessionStart"]}
+    ]
+
+
 def test_status_reads_the_user_settings_where_claude_code_does(
     root: Path, stet: Stet, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -95,6 +95,7 @@ def _install(args: argparse.Namespace) -> int:
         from stet_lsp.hooks import claude_code
 
         result = claude_code.install(root, dry_run=args.dry_run)
+        result["elsewhere"] = _stet_hooks_elsewhere(root)
     else:
         from stet_lsp.hooks import codex
 
@@ -106,6 +107,22 @@ def _install(args: argparse.Namespace) -> int:
             keep_notify=args.keep_notify,
         )
     return _print_change(args, root, result, installing=True)
+
+
+def _stet_hooks_elsewhere(root: Path) -> list[dict[str, Any]]:
+    """The other settings files Claude Code reads (the project's, the user's) that run Stet's
+    hooks too: Claude Code runs the hooks of every one, so such an event runs Stet twice (the
+    brief twice in a session's context)."""
+    import os
+
+    from stet_lsp.hooks import claude_code
+
+    settings = claude_code.status(root, _home(), os.environ)["settings"]
+    return [
+        {"path": entry["path"], "events": entry["events"]}
+        for entry in settings
+        if entry["scope"] != "local" and entry["events"]
+    ]
 
 
 def _uninstall(args: argparse.Namespace) -> int:
@@ -133,7 +150,7 @@ def _print_change(
     would = "would " if result["dry_run"] else ""
     if result["harness"] == "claude-code":
         if installing:
-            _print_claude_install(path, result, would)
+            _print_claude_install(root, path, result, would)
         else:
             _print_claude_uninstall(path, result, would)
     else:
@@ -144,7 +161,7 @@ def _print_change(
     return 0
 
 
-def _print_claude_install(path: str, result: dict[str, Any], would: str) -> None:
+def _print_claude_install(root: Path, path: str, result: dict[str, Any], would: str) -> None:
     if result["renewed"]:
         print(f"Claude Code: {would}start Stet as this install does in {path}:")
         for event in result["renewed"]:
@@ -159,6 +176,12 @@ def _print_claude_install(path: str, result: dict[str, Any], would: str) -> None
             print(f"  {event:<13} {result['commands'][event]}")
     if result.get("excluded"):
         print(f"  and {would}keep it out of commits with a line in {result['excluded']}")
+    for other in result.get("elsewhere", []):
+        print(
+            f"warning: {_shown(root, Path(other['path']))} runs Stet's "
+            f"{', '.join(other['events'])} too, and Claude Code runs the hooks of each settings "
+            "file: take Stet's out of one of them, or the brief may go into a session twice"
+        )
     print(
         "The brief goes into each new session; each finished session is imported into the "
         "working trajectory."
