@@ -5,7 +5,10 @@ removed by retention as the sheet of a branch that no longer exists.
 Git records a rename in the branch's reflog ("Branch: renamed refs/heads/old to
 refs/heads/new", libgit2 with a small b), which moves with the branch; that record is the
 only evidence taken. A sheet moves only to a name that has no sheet of its own, under both
-sheets' locks, its header (and the title Stet wrote) naming the new branch."""
+sheets' locks, its header (and the title Stet wrote) naming the new branch.
+
+A detached HEAD moved on by a commit (an amend, a rebase: `core/lineage.py`) takes the sheet
+of the commit it came from the same way, so that no move merges two sheets."""
 
 from __future__ import annotations
 
@@ -44,7 +47,10 @@ class Move(FrozenRecord):
 
     @classmethod
     def of(cls, source: Target, destination: Target) -> Move:
-        reason = f"branch {source.name!r} was renamed to {destination.name!r}"
+        if source.kind == "detached":
+            reason = f"HEAD moved on from {source.name} to {destination.name}"
+        else:
+            reason = f"branch {source.name!r} was renamed to {destination.name!r}"
         return cls(source.sheet_path, destination.sheet_path, source.name, reason)
 
     def to_dict(self) -> dict[str, str]:
@@ -86,18 +92,32 @@ def renamed_branches(repo: pygit2.Repository) -> dict[str, str]:
     return renamed
 
 
+def former_targets(repo: pygit2.Repository, current: Target) -> list[Target]:
+    """The targets whose sheet and working trajectory `current` takes over, nearest first: a
+    branch's former names that are no branch now, or the detached HEADs a detached HEAD
+    continues."""
+    if current.kind == "detached":
+        from stet_lsp.core.lineage import earlier_heads
+
+        return earlier_heads(repo, current)
+    if current.kind != "branch":
+        return []
+    branches = set(repo.branches.local)
+    return [
+        Target(current.root, "branch", old)
+        for old in former_names(repo, current.name)
+        if old not in branches
+    ]
+
+
 def follow_rename(repo: pygit2.Repository, current: Target) -> Move | None:
-    """Give the current branch, when it has no sheet, the sheet it had under its newest
-    former name that has one (and is no branch now). The move made, or None."""
-    if current.kind != "branch" or os.path.lexists(current.sheet_path):
+    """Give the current target, when it has no sheet, the sheet of the nearest of its
+    `former_targets` that has one. The move made, or None."""
+    if current.kind == "named" or os.path.lexists(current.sheet_path):
         return None
     if not current.sheet_path.parent.is_dir():
         return None
-    branches = set(repo.branches.local)
-    for old in former_names(repo, current.name):
-        source = Target(current.root, "branch", old)
-        if old in branches or not os.path.lexists(source.sheet_path):
-            continue
+    for source in former_targets(repo, current):
         try:
             judged = os.lstat(source.sheet_path)
         except OSError:

@@ -53,7 +53,16 @@ class RepositorySession:
             return current_target(self.repo)
 
     def sheet(self) -> StyleSheet:
-        return StyleSheet(self.target())
+        target = self.target()
+        if not os.path.lexists(target.sheet_path):
+            self._follow(target)
+        return StyleSheet(target)
+
+    def _follow(self, target: Target) -> None:
+        """Looked for at every read of a missing sheet: a name left may be renamed into again,
+        from any branch, and HEAD may have been committed on since."""
+        with self._git:
+            follow_rename(self.repo, target)
 
     def fingerprint(self) -> tuple[object, ...]:
         """Changes whenever what the editor shows could: HEAD moved, or the sheet changed."""
@@ -64,10 +73,8 @@ class RepositorySession:
         """The target and its sheet now (the last snapshot when neither changed)."""
         target = self.target()
         stamp = _stamp(target.sheet_path)
-        if stamp is None and target.kind == "branch":
-            # Looked for at every load: a name left may be renamed into again, from any branch.
-            with self._git:
-                follow_rename(self.repo, target)  # renamed since its sheet was written
+        if stamp is None:
+            self._follow(target)
             stamp = _stamp(target.sheet_path)
         cached = self._snapshot
         if cached is not None and cached.target == target and cached.stamp == stamp:

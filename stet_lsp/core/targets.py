@@ -279,10 +279,11 @@ def _known_branch(path: Path) -> Target | None:
 
 
 def _follow_rename(repo: pygit2.Repository, target: Target) -> None:
-    """A branch renamed since its sheet was written gets that sheet (`core/renames.py`)."""
+    """A branch renamed since its sheet was written gets that sheet, and a detached HEAD a
+    commit moved on gets the sheet of the commit before (`core/renames.py`)."""
     from stet_lsp.core.renames import follow_rename
 
-    if target.kind == "branch" and not os.path.lexists(target.sheet_path):
+    if not os.path.lexists(target.sheet_path):
         follow_rename(repo, target)
 
 

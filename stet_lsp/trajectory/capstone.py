@@ -1003,29 +1003,7 @@ def _apply(
     warnings += _update_index(repository, target.root, staging)
     _remove_working_feedback(target, plan.graduated.feedback, warnings)
     archived = _archive(target, folder, plan.trajectory, warnings)
-    _carry_detached_sheet(repository, target, commit, warnings)
     return plan.result(commit=str(commit), message=message, archived=archived, warnings=warnings)
-
-
-def _carry_detached_sheet(
-    repository: pygit2.Repository, target: Target, commit: pygit2.Oid, warnings: list[str]
-) -> None:
-    """A detached HEAD's style sheet is keyed by its commit, which the capstone moved on: the
-    sheet (its open entries) goes with HEAD, as a branch's stays with the branch."""
-    from stet_lsp.core.renames import move_sheet
-
-    if target.kind != "detached" or not os.path.lexists(target.sheet_path):
-        return
-    moved = Target(target.root, "detached", repository[commit].short_id)
-    try:
-        judged = os.lstat(target.sheet_path)
-    except OSError:
-        return
-    if os.path.lexists(moved.sheet_path) or move_sheet(target, moved, judged) is None:
-        warnings.append(
-            f"the style sheet of {target.label} stays with that commit (HEAD is at "
-            f"{moved.name} now): {target.sheet_path.relative_to(target.root)}"
-        )
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,9 @@ trajectory under the old key (with the verdicts on its steps) would stand apart,
 the capstone until every session was imported again.
 
 The evidence is the sheet's: the branch's reflog. When the branch has no working trajectory,
-the one of its newest former name that has one (and is no branch now) moves to the new key,
+the one of its newest former name that has one (and is no branch now) moves to the new key
+(and a detached HEAD moved on by a commit takes the one of the commit it came from, found in
+HEAD's reflog: `core/lineage.py`),
 under both folders' locks and both feedback files' (a writer at work keeps it where it is
 until the next call; an import, a graduation or the capstone, which would otherwise make a
 new folder beside it, waits). Its verdicts move to the new id's file, and the trajectory is
@@ -37,14 +39,15 @@ if TYPE_CHECKING:
 def follow_rename(
     target: Target, gate_config: GateConfig | None = None, *, wait: bool = False
 ) -> Folder | None:
-    """Give the branch `target`, when it has no working trajectory, the one it had under a
-    former name (see the module), composed again with `gate_config` (else the repository's).
-    The folder it moved to, or None when nothing moved. A lock held on either folder or
-    their verdicts leaves the move to a later call; with `wait` (a writer about to make the
-    target's working folder: an import, a graduation, the capstone), it is waited for as
-    any writer waits, and StetError says to try again when it is not let go."""
-    if target.kind != "branch" or not _others_there(target):
+    """Give the branch or detached HEAD `target`, when it has no working trajectory, the one
+    it had under a former name or commit (see the module), composed again with `gate_config`
+    (else the repository's). The folder it moved to, or None when nothing moved. A lock held
+    on either folder or their verdicts leaves the move to a later call; with `wait` (a writer
+    about to make the target's working folder: an import, a graduation, the capstone), it is
+    waited for as any writer waits, and StetError says to try again when it is not let go."""
+    if target.kind == "named" or not _others_there(target):
         return None
+    from stet_lsp.core.renames import former_targets
     from stet_lsp.core.targets import open_repository
 
     for source in former_targets(open_repository(target.root), target):
@@ -54,22 +57,10 @@ def follow_rename(
     return None
 
 
-def former_targets(repo: pygit2.Repository, target: Target) -> list[Target]:
-    """The branch `target`'s former names that are no branch now, newest first."""
-    from stet_lsp.core.renames import former_names
-
-    if target.kind != "branch":
-        return []
-    branches = set(repo.branches.local)
-    return [
-        Target(target.root, "branch", old)
-        for old in former_names(repo, target.name)
-        if old not in branches
-    ]
-
-
 def former_keys(repo: pygit2.Repository, target: Target) -> list[str]:
-    """The keys the working trajectory of `target` may have had (its former names')."""
+    """The keys the working trajectory of `target` may have had (its former targets')."""
+    from stet_lsp.core.renames import former_targets
+
     return [former.key for former in former_targets(repo, target)]
 
 
@@ -113,8 +104,8 @@ def _move(
         if not taken:
             if timeout:
                 raise StetError(
-                    f"the working trajectory of {source.label}, which the renamed branch "
-                    f"{destination.label} takes over, is locked by another process; try again"
+                    f"the working trajectory of {source.label}, which {_taker(destination)} "
+                    f"takes over, is locked by another process; try again"
                 )
             return None
         try:
@@ -129,8 +120,8 @@ def _move(
         except (OSError, StetError) as error:
             if timeout:  # a writer would make a new folder beside it: the old one stranded
                 raise StetError(
-                    f"the working trajectory of {source.label} could not move to the renamed "
-                    f"branch {destination.label}: {error}"
+                    f"the working trajectory of {source.label} could not move to "
+                    f"{_taker(destination)}: {error}"
                 ) from None
             return None
         verdicts.close()
@@ -138,6 +129,12 @@ def _move(
         with contextlib.suppress(StetError):
             compose(destination, new, gate_config)
     return new
+
+
+def _taker(destination: Target) -> str:
+    if destination.kind == "branch":
+        return f"the renamed branch {destination.label}"
+    return destination.label
 
 
 def _is_dir(root: Path, relative: Path) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pygit2
@@ -114,6 +115,38 @@ async def test_outside_writes_and_branch_switches_reach_open_documents(
     repo.checkout(repo.branches.local["main"])
     files_changed(client, root / ".git" / "HEAD")
     assert await eventually(shown, timeout=3)
+
+
+async def test_a_commit_on_a_detached_head_keeps_its_entries(
+    client: LanguageClient, repo: pygit2.Repository, root: Path
+) -> None:
+    """The sheet is keyed by the detached commit: after `git commit` the editor listed nothing
+    and its notes no longer showed, the file stranded under the commit before."""
+    repo.set_head(repo.head.target)
+    app = root / "src" / "app.py"
+    document = open_file(client, app)
+    await execute(client, "stet.note.add", uri=document, text="kept on", line=2)
+    app.write_text(app.read_text() + "line 21\n")
+    git_cli = ["git", "-c", "user.name=A", "-c", "user.email=a@stet.invalid"]
+    subprocess.run([*git_cli, "commit", "-qam", "more"], cwd=root, check=True)
+    head = repo[repo.head.target].short_id
+
+    listed = await execute(client, "stet.note.list", uri=document)  # before any watcher event
+
+    assert listed["target"] == {"kind": "detached", "name": head, **_key_of(root, head)}
+    assert [e["text"] for e in listed["entries"]] == ["kept on"]
+    files_changed(client, root / ".git" / "HEAD")
+    [shown] = await eventually(lambda: _entries_shown(client, document), timeout=3)
+    assert "kept on" in shown.message
+
+
+def _key_of(root: Path, head: str) -> dict[str, str]:
+    target = Target(root, "detached", head)
+    return {"key": target.key, "label": target.label}
+
+
+async def _entries_shown(client: LanguageClient, document: str) -> list[types.Diagnostic]:
+    return entries_of(await diagnostics(client, document))
 
 
 async def test_commands(client: LanguageClient, root: Path) -> None:

@@ -731,6 +731,30 @@ def test_a_detached_head_s_style_sheet_goes_with_it(
     assert result.warnings == []
 
 
+def test_a_detached_head_s_working_trajectory_follows_a_git_commit(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """Keyed by the commit too: a `git commit` on the detached HEAD left it under the old key,
+    and the capstone refused for want of a working trajectory."""
+    repo.set_head(repo.head.target)
+    old = import_work(root, tmp_path)
+    (root / "src/app.py").write_text("x = 2\n", encoding="utf-8")
+    subprocess.run(["git", "commit", "-qam", "more"], cwd=root, check=True, capture_output=True)
+    new = resolve_target(root)
+    assert new.kind == "detached" and new.key != old.key
+
+    code, out, _ = stet("trajectory", "list", "--json", "-C", str(root))
+    assert code == 0
+    listed = json.loads(out)["trajectories"]
+    assert [(t["id"], t["target"]) for t in listed] == [(new.key, new.name)]
+    assert not (root / ".stet/cache/trajectories" / old.key).exists()
+
+    result = capstone(new, allow_detached=True)
+    assert str(reopen(repo).head.target) == result.commit
+    meta = json.loads(blob_text(repo, head_commit(repo), trajectory_files(result.trajectory)[1]))
+    assert meta["target"]["name"] == new.name
+
+
 # -- what graduation made for the trajectory: feedback, skills; nothing else ------------------------
 
 

@@ -1,0 +1,137 @@
+"""A detached HEAD's style sheet follows its line of work (core/lineage.py): git moves HEAD
+to a new commit, a new target, and the sheet of the commit before goes with it, as git's
+own commands move it (the `git` command line, as a user runs it)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.targets import Target, resolve_target
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=A User", "-c", "user.email=user@stet.invalid", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+def change(root: Path, name: str, text: str = "x\n") -> None:
+    (root / name).write_text(text, encoding="utf-8")
+    git(root, "add", name)
+
+
+def texts(target: Target) -> list[str]:
+    return [entry.text for entry in StyleSheet(target).entries()]
+
+
+@pytest.fixture
+def detached(root: Path) -> Target:
+    """HEAD detached at main's commit, with a sheet of one entry."""
+    git(root, "checkout", "-q", "--detach")
+    target = resolve_target(root)
+    assert target.kind == "detached"
+    StyleSheet(target).add("Keep the retries idempotent.", kind="convention")
+    return target
+
+
+@pytest.mark.parametrize(
+    "moves",
+    [
+        [["commit", "-q", "-m", "two"]],
+        [["commit", "-q", "-m", "two"], ["commit", "-q", "--amend", "-m", "two, amended"]],
+        [["commit", "-q", "-m", "two"], ["reset", "-q", "--soft", "HEAD~1"]],
+        [["commit", "-q", "-m", "two"], ["revert", "--no-edit", "HEAD"]],
+    ],
+    ids=["commit", "amend", "reset", "revert"],
+)
+def test_the_sheet_follows_commits_on_a_detached_head(
+    root: Path, detached: Target, moves: list[list[str]]
+) -> None:
+    """The entries stayed under the commit HEAD was detached at, unlisted once git committed."""
+    change(root, "new.txt")
+    before = detached
+    for move in moves:
+        git(root, *move)
+        after = resolve_target(root)
+        assert after.kind == "detached" and after.name != before.name
+        assert texts(after) == ["Keep the retries idempotent."]
+        assert not before.sheet_path.exists()
+        header = after.sheet_path.read_text(encoding="utf-8")
+        assert f"# Style sheet: {after.label}\n" in header
+        assert f"target={after.name} " in header
+        before = after
+
+
+def test_several_commits_made_without_stet_in_between_are_followed(
+    root: Path, detached: Target
+) -> None:
+    for name in ("a.txt", "b.txt", "c.txt"):
+        change(root, name)
+        git(root, "commit", "-q", "-m", name)
+    assert texts(resolve_target(root)) == ["Keep the retries idempotent."]
+
+
+def test_a_cherry_pick_and_a_rebase_of_the_detached_head_carry_it(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    git(root, "checkout", "-q", "-b", "other")
+    change(root, "other.txt")
+    git(root, "commit", "-q", "-m", "other")
+    git(root, "checkout", "-q", "--detach", "main")
+    StyleSheet(resolve_target(root)).add("One entry.")
+    change(root, "mine.txt")
+    git(root, "commit", "-q", "-m", "mine")
+    git(root, "cherry-pick", "other")
+    assert texts(resolve_target(root)) == ["One entry."]
+    git(root, "checkout", "-q", "main")
+    change(root, "main.txt")
+    git(root, "commit", "-q", "-m", "on main")
+    git(root, "checkout", "-q", "--detach", "HEAD@{2}")  # back to the cherry-pick
+    assert texts(resolve_target(root)) == ["One entry."]
+    git(root, "rebase", "-q", "main")
+    assert texts(resolve_target(root)) == ["One entry."]
+
+
+def test_a_checkout_of_another_commit_leaves_the_sheet_where_it_is(
+    repo: pygit2.Repository, root: Path, detached: Target
+) -> None:
+    """A checkout is a switch to other work: the sheet waits for its commit's return."""
+    change(root, "new.txt")
+    git(root, "commit", "-q", "-m", "two")
+    git(root, "checkout", "-q", "--detach", "main")
+    git(root, "checkout", "-q", "--detach", "HEAD@{1}")  # the commit made, checked out
+    assert texts(resolve_target(root)) == []
+    git(root, "checkout", "-q", "--detach", "main")
+    assert resolve_target(root) == detached
+    assert texts(detached) == ["Keep the retries idempotent."]
+
+
+def test_a_branch_made_from_the_detached_head_keeps_its_own_sheet(
+    root: Path, detached: Target
+) -> None:
+    git(root, "checkout", "-q", "-b", "feature")
+    change(root, "new.txt")
+    git(root, "commit", "-q", "-m", "two")
+    git(root, "checkout", "-q", "--detach")
+    assert texts(resolve_target(root)) == []
+    assert texts(detached) == ["Keep the retries idempotent."]
+
+
+def test_a_sheet_of_its_own_is_never_merged_with_the_one_before(
+    repo: pygit2.Repository, root: Path, detached: Target
+) -> None:
+    change(root, "new.txt")
+    git(root, "commit", "-q", "-m", "two")
+    own = Target(root, "detached", repo[repo.head.target].short_id)
+    StyleSheet(own).add("Its own entry.")
+    assert resolve_target(root) == own
+    assert texts(own) == ["Its own entry."]
+    assert texts(detached) == ["Keep the retries idempotent."]
