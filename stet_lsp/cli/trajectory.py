@@ -210,6 +210,9 @@ def _list(args: argparse.Namespace) -> int:
         kind = "working " if row["working"] else "committed"
         brief = " ".join((row["brief"] or "").split())[:60]
         print(f"{kind} {row['id']}  {row['steps']} steps  {','.join(row['harnesses'])}  {brief}")
+        if row["orphaned"]:
+            name = row["target"]
+            print(f"  its branch {name} was deleted: stet capstone --target {name} commits it")
     return 0
 
 

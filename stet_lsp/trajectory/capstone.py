@@ -70,7 +70,12 @@ from stet_lsp.trajectory.feedback import (
 from stet_lsp.trajectory.graduation import INDEX_LOCK, retarget_skill, skill_lock
 from stet_lsp.trajectory.importing import compose_pending, pending
 from stet_lsp.trajectory.meta import Meta, first_and_last, summarise
-from stet_lsp.trajectory.renames import follow_rename, former_keys
+from stet_lsp.trajectory.renames import (
+    branch_gone,
+    follow_rename,
+    former_keys,
+    orphaned_branches,
+)
 from stet_lsp.trajectory.skills import SKILL_LIMIT, skill_path
 from stet_lsp.trajectory.store import (
     COMMITTED,
@@ -294,11 +299,16 @@ def _require_working(target: Target, folder: Folder) -> None:
     if header is not None:
         header.close()
     if header is None:
+        left = "".join(
+            f"; the working trajectory of the deleted branch {name} is left: "
+            f"stet capstone --target {name} commits it here"
+            for name in orphaned_branches(target.root)
+        )
         raise CapstoneRefused(
             "no-working-trajectory",
             f"{target.label} has no working trajectory to commit: import an agent session "
             f"(Stet's import command in the editor, or stet trajectory import) or graduate "
-            f"an entry first ({_UNCHANGED})",
+            f"an entry first{left} ({_UNCHANGED})",
         )
 
 
@@ -374,8 +384,11 @@ def _check_in_progress(repository: pygit2.Repository) -> None:
 
 
 def _check_target(target: Target, repository: pygit2.Repository, branch: str | None) -> None:
-    """The working trajectory of one branch is never committed on another."""
+    """The working trajectory of one branch is never committed on another; a deleted
+    branch's (asked for by name: `stet capstone --target NAME`) is committed where HEAD is."""
     if target.kind == "branch" and (branch is None or repository.head.shorthand != target.name):
+        if branch_gone(repository, target.name):
+            return
         where = repository.head.shorthand if branch else "a detached HEAD"
         raise CapstoneRefused(
             "target",

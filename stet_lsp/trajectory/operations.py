@@ -17,6 +17,8 @@ from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.importing import ImportResult, Progress, import_transcript
 
 if TYPE_CHECKING:
+    import pygit2
+
     from stet_lsp.gate.config import GateConfig
     from stet_lsp.trajectory.feedback import Verdict
     from stet_lsp.trajectory.sessions import SessionInfo
@@ -139,12 +141,14 @@ def session_rows(
 def trajectory_rows(target: Target, gate_config: GateConfig | None = None) -> dict[str, Any]:
     """Every trajectory of the target's repository (the target's own working one after a
     rename of its branch under its new name: `follow_rename`, composing with `gate_config`)."""
-    from stet_lsp.trajectory.renames import follow_rename
+    from stet_lsp.core.targets import open_repository
+    from stet_lsp.trajectory.renames import branch_gone, follow_rename
     from stet_lsp.trajectory.store import folders
 
     follow_rename(target, gate_config)
     rows: list[dict[str, Any]] = []
     problems: list[dict[str, str]] = []
+    repository: pygit2.Repository | None = None
     for folder in folders(target.root):
         try:
             meta = folder.read_meta()
@@ -152,6 +156,11 @@ def trajectory_rows(target: Target, gate_config: GateConfig | None = None) -> di
             message = str(error) if isinstance(error, StetError) else "meta.json: nested too deep"
             problems.append({"path": str(folder.relative), "message": message})
             continue
+        orphaned = False  # its branch deleted: `stet capstone --target NAME` commits it
+        if folder.working and meta.target.kind == "branch":
+            if repository is None:
+                repository = open_repository(target.root)
+            orphaned = branch_gone(repository, meta.target.name)
         rows.append(
             {
                 "id": folder.id,
@@ -164,6 +173,7 @@ def trajectory_rows(target: Target, gate_config: GateConfig | None = None) -> di
                 # meta.json keeps each version of a harness apart; a name is shown once.
                 "harnesses": list(dict.fromkeys(h.name for h in meta.harnesses)),
                 "brief": meta.brief,
+                "orphaned": orphaned,
             }
         )
     return document({"trajectories": rows, "problems": problems})

@@ -64,6 +64,47 @@ def former_keys(repo: pygit2.Repository, target: Target) -> list[str]:
     return [former.key for former in former_targets(repo, target)]
 
 
+def branch_gone(repo: pygit2.Repository, name: str) -> bool:
+    """Whether the branch `name` was deleted: no local branch, nor a renamed one's former name
+    (whose working trajectory follows it)."""
+    from stet_lsp.core.renames import renamed_branches
+
+    return name not in repo.branches.local and name not in renamed_branches(repo)
+
+
+def orphaned_branches(root: Path) -> list[str]:
+    """The deleted branches whose working trajectory is left, as their meta.json names them."""
+    from stet_lsp.core.targets import open_repository
+    from stet_lsp.trajectory.store import folders
+
+    names: list[str] = []
+    repo = None
+    for folder in folders(root):
+        try:
+            meta = folder.read_meta() if folder.working else None
+        except (StetError, RecursionError):  # listed as a problem by trajectory list
+            continue
+        if meta is not None and meta.target.kind == "branch":
+            repo = repo if repo is not None else open_repository(root)
+            if branch_gone(repo, meta.target.name):
+                names.append(meta.target.name)
+    return names
+
+
+def deleted_branch(target: Target) -> Target | None:
+    """For an explicit target (`--target NAME`) that has no working trajectory, the branch
+    `NAME` when it was deleted with its working trajectory left: the capstone commits that
+    on HEAD, the branch being gone. None otherwise."""
+    from stet_lsp.core.targets import open_repository
+
+    branch = Target(target.root, "branch", target.name)
+    if target.kind != "named" or _is_dir(target.root, working_folder(target).relative):
+        return None
+    if not _is_dir(branch.root, working_folder(branch).relative):
+        return None
+    return branch if branch_gone(open_repository(target.root), branch.name) else None
+
+
 def _others_there(target: Target) -> bool:
     """Whether the target has no working folder while some other target has one (without
     that, there is nothing to move and the repository is not opened)."""

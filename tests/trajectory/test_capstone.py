@@ -1719,6 +1719,56 @@ def test_the_list_after_a_rename_shows_the_trajectory_under_the_new_name(
     assert [(t["id"], t["target"]) for t in listed] == [(resolve_target(root).key, "topic-2")]
 
 
+def test_a_deleted_branch_s_working_trajectory_is_shown_and_committed_by_name(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """A branch deleted with its working trajectory left: the list showed it as any other,
+    the capstone on the current branch said only that this one had none, and
+    `--target NAME` named a target of its own that had none either."""
+    on_branch(repo, "topic")
+    left = import_work(root, tmp_path)
+    repo.checkout(repo.branches.local["main"])
+    repo.branches.local.delete("topic")
+    main = head_commit(repo).id
+
+    code, out, _ = stet("trajectory", "list", "--json", "-C", str(root))
+    [row] = json.loads(out)["trajectories"]
+    assert (code, row["id"], row["orphaned"]) == (0, left.key, True)
+    code, out, _ = stet("trajectory", "list", "-C", str(root))
+    assert "its branch topic was deleted: stet capstone --target topic commits it" in out
+    code, _, err = stet("capstone", "-C", str(root))
+    assert code == 1
+    assert "the deleted branch topic is left: stet capstone --target topic commits it here" in err
+
+    code, out, err = stet("capstone", "--target", "topic", "--json", "-C", str(root))
+
+    assert (code, err) == (0, "")
+    result = json.loads(out)
+    after = reopen(repo)
+    assert after.head.shorthand == "main" and after[after.head.target].parents[0].id == main
+    assert result["target"]["name"] == "topic" and result["branch"] == "main"
+    assert not working_folder(left).path.exists()
+    code, out, _ = stet("trajectory", "list", "--json", "-C", str(root))
+    [row] = json.loads(out)["trajectories"]
+    assert (row["id"], row["working"], row["orphaned"]) == (result["trajectory"], False, False)
+
+
+def test_a_renamed_branch_s_working_trajectory_is_no_orphan(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    on_branch(repo, "topic")
+    import_work(root, tmp_path)
+    repo.branches.local["topic"].rename("topic-2")
+    repo.checkout(repo.branches.local["main"])
+
+    code, out, _ = stet("trajectory", "list", "--json", "-C", str(root))
+    [row] = json.loads(out)["trajectories"]
+    assert (code, row["target"], row["orphaned"]) == (0, "topic", False)
+    code, _, err = stet("capstone", "--target", "topic", "-C", str(root))
+    assert code == 1 and "topic has no working trajectory" in err
+    assert "deleted branch" not in err
+
+
 def test_an_import_after_a_rename_waits_for_the_old_trajectory_s_writer(
     repo: pygit2.Repository, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

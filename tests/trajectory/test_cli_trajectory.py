@@ -217,6 +217,7 @@ def test_list_show_and_render(stet: Run, root: Path, two_sessions: tuple[Path, P
                 "ended": meta["ended"],
                 "harnesses": ["claude-code"],
                 "brief": "Add the greeting module",
+                "orphaned": False,
             }
         ],
         "problems": [],
