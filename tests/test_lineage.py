@@ -5,6 +5,7 @@ own commands move it (the `git` command line, as a user runs it)."""
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pygit2
@@ -12,6 +13,8 @@ import pytest
 
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import Target, resolve_target
+
+Stet = Callable[..., tuple[int, str, str]]
 
 
 def git(root: Path, *args: str) -> None:
@@ -126,8 +129,9 @@ def test_a_branch_made_from_the_detached_head_keeps_its_own_sheet(
 
 
 def test_a_sheet_of_its_own_is_never_merged_with_the_one_before(
-    repo: pygit2.Repository, root: Path, detached: Target
+    repo: pygit2.Repository, root: Path, detached: Target, stet: Stet
 ) -> None:
+    """Both kept, and the command line says where the older one is."""
     change(root, "new.txt")
     git(root, "commit", "-q", "-m", "two")
     own = Target(root, "detached", repo[repo.head.target].short_id)
@@ -135,3 +139,10 @@ def test_a_sheet_of_its_own_is_never_merged_with_the_one_before(
     assert resolve_target(root) == own
     assert texts(own) == ["Its own entry."]
     assert texts(detached) == ["Keep the retries idempotent."]
+    code, out, err = stet("note", "list", "-C", str(root))
+    assert code == 0 and "Its own entry." in out and "retries" not in out
+    assert f"the style sheet of detached HEAD {detached.name}, the commit HEAD" in err
+    assert f"check out {detached.name} to see its entries ({detached.sheet_path})" in err
+    git(root, "checkout", "-q", "--detach", detached.name)
+    code, out, err = stet("note", "list", "-C", str(root))
+    assert "retries" in out and err == ""

@@ -51,7 +51,24 @@ def target_of(args: argparse.Namespace) -> Target:
             f"{target.name} (leave --target out to work on the current branch)",
             file=sys.stderr,
         )
+    if target.kind == "detached":
+        _note_kept_apart(target)
     return target
+
+
+def _note_kept_apart(target: Target) -> None:
+    """A detached HEAD's sheet beside the one of the commit it was made from: both kept."""
+    from stet_lsp.core.renames import kept_apart
+    from stet_lsp.core.targets import open_repository
+
+    source = kept_apart(open_repository(target.root), target)
+    if source is not None:
+        print(
+            f"stet: note: the style sheet of {source.label}, the commit HEAD was made from, is "
+            f"kept apart from this one, which HEAD's commit had of its own: check out "
+            f"{source.name} to see its entries ({source.sheet_path})",
+            file=sys.stderr,
+        )
 
 
 def sheet_of(args: argparse.Namespace) -> StyleSheet:

@@ -126,6 +126,14 @@ def follow_rename(repo: pygit2.Repository, current: Target) -> Move | None:
     return None
 
 
+def kept_apart(repo: pygit2.Repository, current: Target) -> Target | None:
+    """The nearest of `current`'s former targets that has a sheet while `current` has one of
+    its own: the two are never merged, and the older one is not followed."""
+    if not os.path.lexists(current.sheet_path):
+        return None
+    return next((t for t in former_targets(repo, current) if os.path.lexists(t.sheet_path)), None)
+
+
 def move_sheet(source: Target, destination: Target, judged: os.stat_result) -> Move | None:
     """Move `source`'s sheet to `destination`, which has none, when it is still the file
     `judged` (same inode, size and time): under both locks, neither waited for. The move
