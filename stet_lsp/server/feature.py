@@ -68,6 +68,10 @@ class Feature:
         """A command of the server wrote the repository's trajectories (an import, the
         capstone, a graduation): what the feature read of them is to be read again now."""
 
+    def forgotten(self, root: Path) -> None:
+        """The repository at `root` left the workspace (no folder or open document is in
+        it): drop what is kept about it."""
+
     async def settled(self, state: DocumentState) -> None:
         """Return once this feature's background work on the document (indexing a large
         file) is done: for requests a client cannot be told to repeat, such as the outline."""

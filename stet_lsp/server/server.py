@@ -77,6 +77,9 @@ class StetServer(LanguageServer):
         """The event loop, once the client is initialized (for worker threads' messages)."""
         self.uncancelled_commands: set[str] = set()
         """The commands that write (`write_command`): a cancel does not stop them."""
+        self.folders_changed = False
+        """Whether the client changed the workspace's folders: its root then no longer
+        stands for a folder once they are all taken out."""
 
     # -- transport -------------------------------------------------------------------------
 
@@ -251,12 +254,40 @@ class StetServer(LanguageServer):
         found = await self.off_loop(_open_session, path.parent)
         if found is None:
             return None
-        session = self.sessions.setdefault(found.root, found)
-        if session.root not in self.snapshots:
-            snapshot = self.snapshots[session.root] = await self.off_loop(session.load)
-            self._warn_tracked(session, None, snapshot)
+        session = self.sessions.get(found.root)
+        if session is None:
+            snapshot = await self.off_loop(found.load)
+            # Registered at once with its snapshot, after the last wait: a repository is
+            # either known whole or not at all (`forget_repositories`).
+            session = self.sessions.setdefault(found.root, found)
+            if session is found:
+                self.snapshots[session.root] = snapshot
+                self._warn_tracked(session, None, snapshot)
         self._folder_sessions[path.parent] = session
         return session
+
+    def forget_repositories(self) -> None:
+        """Forget the repositories that no workspace folder and no open document is in (a
+        folder taken out of the workspace, its files closed): they are polled no more, and
+        what was read of them is dropped. One asked about again is found again."""
+        places = self._folder_paths()
+        places += [state.path for state in self.documents.values() if state.path is not None]
+        for root, session in list(self.sessions.items()):
+            if any(place == root or root in place.parents for place in places):
+                continue
+            del self.sessions[root]
+            self.snapshots.pop(root, None)
+            lock = self._reloading.get(root)
+            if lock is not None and not lock.locked():
+                del self._reloading[root]
+            self._folder_sessions = {
+                folder: known
+                for folder, known in self._folder_sessions.items()
+                if known is not session
+            }
+            log.info("the repository %s is out of the workspace: no longer watched", root)
+            for _ in self.ask("forgotten", root):
+                pass
 
     def snapshot(self, session: RepositorySession) -> Snapshot | None:
         return self.snapshots.get(session.root)
@@ -269,6 +300,10 @@ class StetServer(LanguageServer):
         async with self._reloading.setdefault(session.root, asyncio.Lock()):
             previous = self.snapshots.get(session.root)
             snapshot = await self.off_loop(session.load)
+            if self.sessions.get(session.root) is not session:  # forgotten meanwhile
+                if force:
+                    self.refresh(outside=True)
+                return
             self.snapshots[session.root] = snapshot
             if snapshot.error and (previous is None or previous.error != snapshot.error):
                 self.message(f"style sheet of {snapshot.target.label}: {snapshot.error}")
@@ -317,14 +352,18 @@ class StetServer(LanguageServer):
 
     async def workspace_sessions(self) -> dict[Path, RepositorySession]:
         """The repositories of the workspace's folders (of its root without folders)."""
-        folders = [local_path(folder.uri) for folder in self.workspace.folders.values()]
-        if not folders and self.workspace.root_uri:
-            folders = [local_path(self.workspace.root_uri)]
         return {
             session.root: session
-            for folder in folders
-            if folder is not None and (session := await self.session_for(folder / "_"))
+            for folder in self._folder_paths()
+            if (session := await self.session_for(folder / "_"))
         }
+
+    def _folder_paths(self) -> list[Path]:
+        """The workspace's folders; its root for a client that has none."""
+        folders = [local_path(folder.uri) for folder in self.workspace.folders.values()]
+        if not folders and not self.folders_changed and self.workspace.root_uri:
+            folders = [local_path(self.workspace.root_uri)]
+        return [folder for folder in folders if folder is not None]
 
     async def shown_roots(self) -> list[Path]:
         """The roots of the repositories the workspace shows: its folders' and those of the
@@ -509,6 +548,7 @@ class StetServer(LanguageServer):
         self._published.pop(uri, None)
         for _ in self.ask("forget", uri):
             pass
+        self.forget_repositories()
 
     async def document(self, uri: str) -> DocumentState:
         """The open document, once what requests about it wait for is done (`ready`)."""

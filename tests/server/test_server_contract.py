@@ -100,6 +100,51 @@ def test_client_edits_cause_no_refresh_requests(root: Path) -> None:
         server.close()
 
 
+def test_a_repository_out_of_the_workspace_is_watched_no_more_until_it_is_back(
+    root: Path, tmp_path: Path
+) -> None:
+    """Its folder taken out of the workspace (the last one: the root the client named at
+    the start no longer counts) and its files closed, an outside write to its sheet makes
+    the server ask the client for nothing; back in the workspace, it does again. The
+    repository of a file still open is watched throughout."""
+    other = Path(make_repo(tmp_path / "other", files={"a.txt": "a\n"}).workdir).resolve()
+    server = PipeServer()
+    folder = {"uri": uri(root), "name": root.name}
+    params = {"capabilities": PULL_CAPABILITIES, "rootUri": uri(root), "workspaceFolders": [folder]}
+    server.send({"id": 1, "method": "initialize", "params": params})
+    assert "result" in server.answer(1)
+    server.send({"method": "initialized", "params": {}})
+    sheet, others = StyleSheet(resolve_target(root)), StyleSheet(resolve_target(other))
+
+    def refreshed_after(write: Any) -> bool:
+        drain(server, 0.5)
+        write()
+        return any(m.get("method") in REFRESHES for m in drain(server, 2.0))
+
+    def folders(change: str) -> None:
+        event = {"added": [], "removed": [], change: [folder]}
+        server.send({"method": "workspace/didChangeWorkspaceFolders", "params": {"event": event}})
+
+    try:
+        document = did_open(server, root / "src" / "app.py", "x = 1\n")
+        did_open(server, other / "a.txt", "a\n")
+        assert refreshed_after(lambda: sheet.add("one"))
+        assert refreshed_after(lambda: others.add("one"))
+        folders("removed")
+        assert refreshed_after(lambda: sheet.add("two"))  # its file is still open
+        server.send(
+            {"method": "textDocument/didClose", "params": {"textDocument": {"uri": document}}}
+        )
+        assert not refreshed_after(lambda: sheet.add("three"))
+        assert refreshed_after(lambda: others.add("two"))
+        folders("added")
+        server.send({"id": 2, "method": "workspace/symbol", "params": {"query": ""}})
+        assert "result" in server.answer(2)  # the folder's repository is looked at again
+        assert refreshed_after(lambda: sheet.add("four"))
+    finally:
+        server.close()
+
+
 def test_published_diagnostics_carry_the_document_version(root: Path) -> None:
     server = started(PUSH_CAPABILITIES)
     try:

@@ -63,6 +63,12 @@ def register(server: StetServer) -> None:
             # A saved sheet changes what every open document shows.
             ls.spawn(saved_sheet(ls, state, base, unmerged), "reading the saved style sheet")
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def folders_changed(ls: StetServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        # pygls has changed the workspace's folders already.
+        ls.folders_changed = True
+        ls.forget_repositories()
+
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: StetServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri

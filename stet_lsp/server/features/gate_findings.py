@@ -70,6 +70,9 @@ class GateFindings(Feature):
     def forget(self, uri: str) -> None:
         self.scanned.pop(uri, None)
 
+    def forgotten(self, root: Path) -> None:
+        self.configs.pop(root, None)
+
     # -- diagnostics -------------------------------------------------------------------
 
     def analyse(self, state: DocumentState) -> None:

@@ -69,6 +69,11 @@ class ProvenanceFeature(Feature):
         self.attributed.pop(uri, None)
         self.caught_up.pop(uri, None)
 
+    def forgotten(self, root: Path) -> None:
+        self.loaded.pop(root, None)
+        self._checked.pop(root, None)
+        self._again.discard(root)
+
     def analyse(self, state: DocumentState) -> None:
         self._move_with_edits(state)
         if state.session is None or state.relative is None or state.relative.startswith(".stet/"):
@@ -166,7 +171,10 @@ class ProvenanceFeature(Feature):
                 return
             from stet_lsp.trajectory.provenance import Provenance
 
-            loaded = self.loaded[root] = await self.server.off_loop(Provenance.load, root, previous)
+            loaded = await self.server.off_loop(Provenance.load, root, previous)
+            if root not in self.server.sessions:  # forgotten meanwhile
+                return
+            self.loaded[root] = loaded
         finally:
             self._loading.discard(root)
             if root in self._again:

@@ -81,6 +81,11 @@ class TrajectoryFiles(Feature):
         self.indexed.pop(uri, None)
         self.issues.pop(uri, None)
 
+    def forgotten(self, root: Path) -> None:
+        with self._folders_lock:
+            for folder in [folder for folder in self._folders if root in folder.parents]:
+                del self._folders[folder]
+
     # -- indexing ------------------------------------------------------------------------
 
     def analyse(self, state: DocumentState) -> None:

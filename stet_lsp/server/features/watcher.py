@@ -87,6 +87,8 @@ class Watcher:
     async def check(self, *, polled_only: bool = False) -> None:
         """Reload the repositories that changed; `polled_only`: skip those whose changes the
         client reports."""
+        for root in [root for root in self.failing if root not in self.server.sessions]:
+            del self.failing[root]  # forgotten: said again if it comes back still failing
         for session in list(self.server.sessions.values()):
             if polled_only and self.watched and session.git_dir == session.root / ".git":
                 continue
