@@ -76,21 +76,21 @@ async def write_into_buffer(
     for _ in range(ATTEMPTS):
         if server.documents.get(state.uri) is not state or not state.modified:
             return None
-        version, text = state.version, state.text
+        revision, text = state.revision, state.text
         sheet = StyleSheet(target, buffer=text)
         result: T | None = None
         if staged is None:
             result = await server.off_loop(operation, sheet)
         else:
             await server.off_loop(staged.change, sheet)
-        if server.documents.get(state.uri) is not state or state.version != version:
+        if server.documents.get(state.uri) is not state or state.revision != revision:
             continue
         changed = sheet.buffer is not None and sheet.buffer != text
         if changed and not await replace_text(
             server, state, sheet.buffer or "", "Update the style sheet", _held(state)
         ):
             continue
-        await _edit_arrived(state, version, changed)
+        await _edit_arrived(state, revision, changed)
         if staged is None:
             return result
         return await _carry_out(server, state, target, operation, staged, text, sheet.buffer)
@@ -142,7 +142,7 @@ async def merge_into_buffer(
     for _ in range(ATTEMPTS):
         if server.documents.get(state.uri) is not state:
             return False
-        ours, version = state.text, state.version
+        ours, revision = state.text, state.revision
         result = await server.off_loop(merge_sheets, base, ours, theirs)
         if server.documents.get(state.uri) is not state:
             return False
@@ -154,7 +154,7 @@ async def merge_into_buffer(
             server, state, result.text, label, _held(state)
         ):
             continue
-        await _edit_arrived(state, version, result.changed)
+        await _edit_arrived(state, revision, result.changed)
         return True
     return False
 
@@ -188,7 +188,7 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
     base = state.disk_text if state.base_known else ""
     saves = state.saves
     for _ in range(ATTEMPTS):
-        ours, version = state.text, state.version
+        ours, revision = state.text, state.revision
         result = await server.off_loop(merge_sheets, base, ours, theirs)
         if server.documents.get(state.uri) is not state:
             return
@@ -198,7 +198,7 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
             server, state, result.text, "Merge style-sheet changes from disk", theirs
         ):
             continue  # the editor refused a stale edit
-        await _edit_arrived(state, version, result.changed)
+        await _edit_arrived(state, revision, result.changed)
         if state.saves == saves:  # else the saved text is what is on disk now
             state.disk_text, state.base_known, state.expected_reload = theirs, True, None
             state.modified = state.text != theirs
@@ -212,11 +212,11 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
     )
 
 
-async def _edit_arrived(state: DocumentState, version: int | None, changed: bool) -> None:
+async def _edit_arrived(state: DocumentState, revision: int, changed: bool) -> None:
     """Wait (briefly) for the editor to report the edit it applied, so the next merge starts
-    from the merged text."""
+    from the merged text (told by the text's own revision: a client may repeat a version)."""
     for _ in range(EDIT_WAIT_STEPS):
-        if not changed or state.version != version:
+        if not changed or state.revision != revision:
             return
         await asyncio.sleep(0.02)
 

@@ -195,17 +195,19 @@ def apply_to_buffers(client: LanguageClient, edit: types.WorkspaceEdit) -> bool:
             continue
         if versions.get(document) not in (None, buffer.version):
             return False
-        text = buffer.text
-        for item in sorted(
-            text_edits(edit, document),
-            key=lambda e: (e.range.start.line, e.range.start.character),
-            reverse=True,
-        ):
-            start = _offset(client, text, item.range.start)
-            end = _offset(client, text, item.range.end)
-            text = text[:start] + item.new_text + text[end:]
-        type_text(client, document, text)
+        type_text(client, document, edited(client, buffer.text, text_edits(edit, document)))
     return True
+
+
+def edited(client: LanguageClient, text: str, edits: list[types.TextEdit]) -> str:
+    """`text` with the edits (ranges of `text`, in the negotiated units) applied."""
+    for item in sorted(
+        edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True
+    ):
+        start = _offset(client, text, item.range.start)
+        end = _offset(client, text, item.range.end)
+        text = text[:start] + item.new_text + text[end:]
+    return text
 
 
 def _offset(client: LanguageClient, text: str, position: types.Position) -> int:

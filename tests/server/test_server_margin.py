@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from stet_lsp.core.anchors import locate
+from stet_lsp.core.locking import held
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
 
@@ -351,3 +353,45 @@ async def test_recording_where_there_is_no_margin_note_says_where(
             )
         assert refused.value.message == message
         assert refused.value.data == {"reason": "no-margin-note"}
+
+
+async def test_a_note_recorded_while_typed_under_a_repeated_version_is_left_in_place(
+    client: LanguageClient, root: Path
+) -> None:
+    """The text changed while the note was written to the sheet (held up by the sheet's
+    lock), under the same version the client sent before (a client may repeat one): the
+    removal computed for the old text is not sent, so the line typed above is not cut."""
+    path = root / "src" / "fetch.py"
+    path.write_text(SOURCE)
+    document = open_file(client, path)
+    await eventually(lambda: diagnostics(client, document))
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("before")  # the sheet and its lock file exist
+    lock = sheet.path.with_name(sheet.path.name + ".lock")
+    with held(lock, root, 0) as acquired:
+        assert acquired
+        recording = asyncio.ensure_future(
+            execute(client, "stet.margin.record", uri=document, line=2)
+        )
+        await asyncio.sleep(0.5)  # the write waits for the lock
+        typed = "# typed while it waited\n" + SOURCE
+        buffers(client)[document].text = typed
+        top = types.Position(line=0, character=0)
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=document, version=1),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(start=top, end=top), text="# typed while it waited\n"
+                    )
+                ],
+            )
+        )
+        await asyncio.sleep(0.3)
+    result = await recording
+    assert [entry["text"] for entry in result["recorded"]] == [
+        "use the retry helper, it handles 429s"
+    ]
+    assert result["removed"] is False
+    assert client.applied_edits == []  # type: ignore[attr-defined]
+    assert buffers(client)[document].text == typed

@@ -8,6 +8,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +18,14 @@ from lsp_harness import (
     CLIENTS,
     SERVER,
     buffers,
+    edited,
     eventually,
     execute,
     files_changed,
     open_file,
     save,
     start,
+    text_edits,
     type_text,
     uri,
 )
@@ -116,6 +119,49 @@ async def test_a_restored_buffer_that_is_what_is_on_disk_stays_clean(
     await execute(client, "stet.note.add", uri=document, text="from the editor")
     assert sorted(e.text for e in sheet.entries()) == ["from the editor", "on disk before"]
     assert client.applied_edits == []  # type: ignore[attr-defined]
+
+
+async def test_notes_written_into_a_buffer_whose_edits_come_back_under_the_same_version(
+    client: LanguageClient, root: Path
+) -> None:
+    """A client that reports the server's edit under the version it had (a client may send
+    one twice): the server tells that the edit arrived by the text, not by the version, so
+    each note is answered at once (it waited two seconds a note for a version that never
+    came) and the buffer holds every note."""
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("on disk before")
+    typed = sheet.path.read_text() + "- typed before the restart\n"
+    document = open_file(client, sheet.path, "markdown", typed)
+    await asyncio.sleep(0.5)  # the server has read the disk: the buffer has unsaved edits
+    features = client.protocol.fm.features
+
+    def same_version(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        buffer = buffers(client)[document]
+        text = edited(client, buffer.text, text_edits(params.edit, document))
+        buffer.text = text
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=document, version=buffer.version
+                ),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    features[types.WORKSPACE_APPLY_EDIT] = same_version
+    began = time.monotonic()
+    for number in range(3):
+        await execute(client, "stet.note.add", uri=document, text=f"from the editor {number}")
+    took = time.monotonic() - began
+    assert sorted(texts(buffers(client)[document].text)) == [
+        "from the editor 0",
+        "from the editor 1",
+        "from the editor 2",
+        "on disk before",
+        "typed before the restart",
+    ]
+    assert took < 3.0  # six seconds at least when each waited for a new version
 
 
 def graduation_events(root: Path) -> list[dict[str, Any]]:

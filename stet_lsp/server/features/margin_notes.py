@@ -95,7 +95,7 @@ class MarginNotes(Feature):
             (note, Anchor(state.relative, line + 1, line_key(text[line])))
             for note, line in zip(notes, lines, strict=True)
         ]
-        version = state.version
+        revision = state.revision  # the client's version may repeat: the text's own
         removal = self._removal(state, notes)
 
         def write(sheet: StyleSheet) -> list[Entry]:
@@ -115,7 +115,7 @@ class MarginNotes(Feature):
 
         recorded: list[Entry] = await server.write_sheet(state.session, write)
         removed = False
-        if remove and server.documents.get(state.uri) is state and state.version == version:
+        if remove and server.documents.get(state.uri) is state and state.revision == revision:
             answer = await server.from_client(
                 server.workspace_apply_edit_async(
                     types.ApplyWorkspaceEditParams(
