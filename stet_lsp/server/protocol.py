@@ -227,6 +227,8 @@ class StetProtocol(LanguageServerProtocol):
         if _depth_exceeds(data.get("params"), MAX_DEPTH):
             problem = f"params nest deeper than {MAX_DEPTH} levels"
             return self._refuse(data, request_id, JsonRpcInvalidParams(problem), is_request)
+        if method == types.TEXT_DOCUMENT_DID_CHANGE:
+            _null_ranges_as_whole_text(data.get("params"))
         if (self._shutdown or self._closing) and method is not None and method != types.EXIT:
             return Refused(request_id, JsonRpcInvalidRequest("the server is shut down"), is_request)
         if not self.initialize_seen and method not in (None, types.INITIALIZE, types.EXIT):
@@ -400,6 +402,17 @@ class StetProtocol(LanguageServerProtocol):
         handler = self.fm.features.get(method)
         if handler is not None:
             yield handler, (params,), None
+
+
+def _null_ranges_as_whole_text(params: Any) -> None:
+    """A change whose `range` is null is taken for a change of the whole text, as clients
+    that send one mean it (the protocol has no null range; refused, the server's text
+    stayed another than the client's until its next whole change)."""
+    changes = params.get("contentChanges") if isinstance(params, dict) else None
+    for change in changes if isinstance(changes, list) else ():
+        if isinstance(change, dict) and "range" in change and change["range"] is None:
+            del change["range"]
+            change.pop("rangeLength", None)
 
 
 def _decode(body: bytes) -> Any:

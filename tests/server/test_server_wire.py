@@ -509,3 +509,54 @@ def test_a_document_closed_while_redact_now_scans_it_is_said_to_be_closed(root: 
         assert message.endswith("closed while it was being scanned; nothing changed"), message
     finally:
         server.close()
+
+
+def test_a_change_with_a_null_range_replaces_the_whole_text(root: Path) -> None:
+    """`"range": null` is no range in the protocol, but clients send it for a change of the
+    whole text: taken as that, the server holds the client's text (a margin note in it is
+    found, and an edit made after it lands where the client has it)."""
+    server = PipeServer().initialize(
+        {"textDocument": {"publishDiagnostics": {"versionSupport": True}}}, [uri(root)]
+    )
+    try:
+        document = server.open(uri(root / "src" / "app.py"), "x = 1\n")
+        whole = {"range": None, "rangeLength": None, "text": "y = 2\n# stet: from the whole text\n"}
+        server.send(
+            {
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": document, "version": 2},
+                    "contentChanges": [whole],
+                },
+            }
+        )
+        at = {"line": 1, "character": 8}
+        typed = {"range": {"start": at, "end": at}, "text": "typed after, "}
+        server.send(
+            {
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": document, "version": 3},
+                    "contentChanges": [typed],
+                },
+            }
+        )
+
+        def published(message: dict[str, Any]) -> bool:
+            params = message.get("params") or {}
+            return (
+                message.get("method") == "textDocument/publishDiagnostics"
+                and params.get("version") == 3
+                and any(d.get("code") == "margin-note" for d in params["diagnostics"])
+            )
+
+        [note] = [
+            d
+            for d in server.wait_for(published)["params"]["diagnostics"]
+            if d.get("code") == "margin-note"
+        ]
+        assert note["range"]["start"]["line"] == 1
+        assert note["message"].endswith(": typed after, from the whole text")
+        assert not [line for line in server.logged if "invalid params" in line]
+    finally:
+        server.close()
