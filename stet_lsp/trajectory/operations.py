@@ -192,15 +192,21 @@ def trajectory_file(
 ) -> tuple[Path, int]:
     """A file of the trajectory `wanted` (an id or prefix; the target's working one without),
     `which` one of TRAJECTORY_FILES, and the 0-based line where `step` shows in it (0
-    without a step): in the editor's text when `editor_lines` (by path) holds the file."""
+    without a step; meta.json, which shows none, is refused one): in the editor's text when
+    `editor_lines` (by path) holds the file."""
     from stet_lsp.trajectory.index import NarrationIndex, TrajectoryIndex
 
     name = TRAJECTORY_FILES.get(which)
     if name is None:
         raise StetError(f"{which!r} is not a trajectory file: {', '.join(TRAJECTORY_FILES)}")
+    if step is not None and name == "meta.json":
+        raise StetError(
+            f"meta.json holds no steps: open it without step {step}, or open the narration "
+            "or the events at it"
+        )
     folder = trajectory_folder(target, wanted, gate_config)
     path = _file_of(folder, name)
-    if step is None or name == "meta.json":
+    if step is None:
         return path, 0
     text = _text_of(path, target.root, editor_lines)
     line: int | None

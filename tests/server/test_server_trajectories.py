@@ -80,6 +80,13 @@ async def test_import_answers_as_the_command_line_and_twice_changes_nothing(
         client, "stet.trajectory.open", uri=uri(root), id=folder.id[:12], file="events"
     )
     assert opened["uri"] == uri(folder.path / "events.jsonl")
+    opened = await execute(client, "stet.trajectory.open", uri=uri(root), file="meta")
+    assert (opened["uri"], opened["line"]) == (uri(folder.path / "meta.json"), 0)
+    # meta.json shows no step: one asked for there is refused, not taken for its top.
+    with pytest.raises(
+        JsonRpcException, match=r"meta\.json holds no steps: open it without step 2"
+    ):
+        await execute(client, "stet.trajectory.open", uri=uri(root), file="meta", step=2)
     with pytest.raises(JsonRpcException, match="'file' is one of narration, events, meta"):
         await execute(client, "stet.trajectory.open", uri=uri(root), file="other")
     with pytest.raises(JsonRpcException, match="no trajectory 'nope'"):
