@@ -74,7 +74,8 @@ class Feature:
 
     async def settled(self, state: DocumentState) -> None:
         """Return once this feature's background work on the document (indexing a large
-        file) is done: for requests a client cannot be told to repeat, such as the outline."""
+        file, loading what it shows) is done: for requests a client cannot be told to
+        repeat, such as the outline (and lenses, for a client that cannot refresh them)."""
 
     def forget(self, uri: str) -> None:
         """The document was closed: drop what is kept about it."""

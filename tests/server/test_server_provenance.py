@@ -275,3 +275,35 @@ def test_hunks_move_with_the_edits_made_since_they_were_found() -> None:
     assert moved(found, [(25, 1, 1)]) == found  # below them all
     assert moved(found, [(0, 30, 30)]) == []  # the whole text replaced
     assert moved(found, [(0, 0, 1), (0, 0, 1)]) == [hunk(4, 6), hunk(12, 21)]
+
+
+@pytest.mark.parametrize("asked", ["hover", "lenses"])
+async def test_a_hover_or_lenses_asked_for_at_once_after_opening_hold_provenance(
+    client: LanguageClient, root: Path, tmp_path: Path, asked: str
+) -> None:
+    """Asked for as soon as the file is opened, while the repository's trajectories are
+    still being loaded: the hover waits for them, and so do the lenses of a client that
+    cannot be asked to refresh them (Neovim 0.11, which showed none until it asked again);
+    one that can gets them after a refresh. Two hundred committed copies of the trajectory
+    make the load take long enough to be asked during it."""
+    import_transcript(resolve_target(root), edit_session(root, tmp_path))
+    working = working_folder(resolve_target(root)).path
+    for number in range(200):
+        shutil.copytree(working, root / COMMITTED / f"copy-{number}")
+    document = open_file(client, root / "src" / "app.py")
+    if asked == "hover":
+        hover = await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=document),
+                position=types.Position(line=AGENT_LINE, character=0),
+            )
+        )
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        assert hover.contents.value.startswith("**Written by step")
+        return
+    found = await provenance_lenses(client, document)
+    workspace = client.capabilities.workspace if client.capabilities else None
+    if workspace and workspace.code_lens and workspace.code_lens.refresh_support:
+        found = await eventually(lambda: provenance_lenses(client, document), timeout=15)
+    [lens] = found
+    assert lens.range.start.line == AGENT_LINE

@@ -34,6 +34,11 @@ def register(server: StetServer) -> None:
         state = await ls.ready(params.text_document.uri)
         if state is None:
             return []
+        if not ls.supports("workspace", "code_lens", "refresh_support"):
+            # Such a client (Neovim 0.11) cannot be asked to ask again once the background
+            # work is done: as the outline, it waits for it. One that can is answered at
+            # once (a large text's attribution would hold every answer) and refreshed.
+            await ls.settled(state)
         answers = [answer for _, answer in ls.ask("code_lenses", state) if answer]
         written = [answer.items for answer in answers if isinstance(answer, LensesJSON)]
         lenses = [

@@ -52,7 +52,8 @@ class ProvenanceFeature(Feature):
         super().__init__(server)
         self.loaded: dict[Path, Provenance] = {}
         self._checked: dict[Path, float] = {}
-        self._loading: set[Path] = set()
+        self._loading: dict[Path, asyncio.Task[None]] = {}
+        """By repository root: the load of its trajectories, while it runs."""
         self._again: set[Path] = set()
         """Repositories whose trajectories a command wrote while they were being loaded."""
         self.hunks: dict[str, list[ProvenanceHunk]] = {}
@@ -130,6 +131,12 @@ class ProvenanceFeature(Feature):
             self.caught_up[state.uri] = 0
 
     async def settled(self, state: DocumentState) -> None:
+        """The first load of the document's repository's trajectories, then the attribution
+        of a large text in a worker."""
+        if state.session is not None and state.session.root not in self.loaded:
+            load = self._loading.get(state.session.root)
+            if load is not None:
+                await asyncio.wait({load})
         task = self.attributing.get(state.uri)
         if task is not None:
             await asyncio.wait({task})
@@ -158,11 +165,13 @@ class ProvenanceFeature(Feature):
         if not at_once and now - self._checked.get(root, -CHECK_SECONDS) < CHECK_SECONDS:
             return
         self._checked[root] = now
-        self._loading.add(root)
         try:
-            self.server.spawn(self._reload(root), f"loading the trajectories of {root}")
+            asyncio.get_running_loop()
         except RuntimeError:  # no loop (a test calling analyse directly)
-            self._loading.discard(root)
+            return
+        self._loading[root] = self.server.spawn(
+            self._reload(root), f"loading the trajectories of {root}"
+        )
 
     async def _reload(self, root: Path) -> None:
         try:
@@ -176,7 +185,7 @@ class ProvenanceFeature(Feature):
                 return
             self.loaded[root] = loaded
         finally:
-            self._loading.discard(root)
+            self._loading.pop(root, None)
             if root in self._again:
                 self._again.discard(root)
                 self._refresh_later(root, at_once=True)
