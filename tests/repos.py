@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pygit2
 
 SIGNATURE = pygit2.Signature("Stet tests", "tests@stet.invalid", 1_700_000_000, 0)
+
+# Where the current branch was read from git, cached once HEAD is two seconds old (git's
+# "racily clean"): any command may write it, on a slow machine in the middle of a test.
+HEAD_CACHE = ".stet/cache/head.json"
+
+
+def age_head(repo: pygit2.Repository) -> None:
+    """HEAD made older than git's racy window, as a slow machine leaves it by the time a
+    test's command runs: that command caches the branch it names (`HEAD_CACHE`)."""
+    head = Path(repo.path) / "HEAD"
+    old = head.stat().st_mtime_ns - 10_000_000_000
+    os.utime(head, ns=(old, old))
 
 
 def commit_files(

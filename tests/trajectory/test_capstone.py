@@ -21,7 +21,7 @@ from typing import Any
 import pygit2
 import pytest
 from claude_transcript import Transcript
-from repos import SIGNATURE, commit_files, hostile_clone, make_repo
+from repos import HEAD_CACHE, SIGNATURE, age_head, commit_files, hostile_clone, make_repo
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import file_lock
@@ -115,7 +115,8 @@ def reopen(repo: pygit2.Repository) -> pygit2.Repository:
 def snapshot(repo: pygit2.Repository) -> dict[str, Any]:
     """HEAD, every ref and reflog, the index (bytes and entries) and every file and folder
     of the work tree but empty lock files in `.stet/cache/` (the capstone takes the lock of
-    the trajectory it would commit, whose lock file stays, never committed)."""
+    the trajectory it would commit, whose lock file stays, never committed) and the cached
+    branch of HEAD (`HEAD_CACHE`, which any command may write)."""
     fresh = reopen(repo)
     root = Path(fresh.workdir)
     head = fresh.references["HEAD"]
@@ -131,7 +132,7 @@ def snapshot(repo: pygit2.Repository) -> dict[str, Any]:
     tree = {}
     for path in sorted(root.rglob("*")):
         relative = path.relative_to(root).as_posix()
-        if relative == ".git" or relative.startswith(".git/"):
+        if relative in (".git", HEAD_CACHE) or relative.startswith(".git/"):
             continue
         if relative.startswith(".stet/cache/") and relative.endswith(".lock"):
             assert path.stat().st_size == 0
@@ -622,6 +623,7 @@ def test_dry_run_says_what_would_be_committed_and_changes_nothing(
     import_work(root, tmp_path)
     graduate_into_skill(root)
     stage(repo, STRAY, "staged by hand\n")
+    age_head(repo)
     before = snapshot(repo)
 
     code, out, err = stet("capstone", "-C", str(root), "--dry-run")

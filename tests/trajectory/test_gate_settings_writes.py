@@ -14,7 +14,7 @@ from typing import Any
 import pygit2
 import pytest
 from claude_transcript import Transcript, working_session
-from repos import commit_files, make_repo
+from repos import HEAD_CACHE, commit_files, make_repo
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.sheet import StyleSheet
@@ -101,11 +101,6 @@ def gate_check(root: Path, monkeypatch: pytest.MonkeyPatch, stet: Any, *options:
     monkeypatch.chdir(root)
     code, _, _ = stet("gate", "check", *options)
     return int(code)
-
-
-# Where the current branch was read from git, cached once HEAD is two seconds old (git's
-# "racily clean"): any command may write it, on a slow machine in the middle of a test.
-HEAD_CACHE = ".stet/cache/head.json"
 
 
 def work_tree(root: Path) -> dict[str, bytes | str]:
