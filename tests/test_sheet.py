@@ -15,7 +15,7 @@ from stet_lsp.core import sheet as sheet_module
 from stet_lsp.core.anchors import make_anchor
 from stet_lsp.core.brief import estimate_tokens, render_brief
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.model import utc_now
+from stet_lsp.core.model import format_time, utc_now
 from stet_lsp.core.retention import collect_garbage
 from stet_lsp.core.session import RepositorySession
 from stet_lsp.core.sheet import EntryFilter, NewEntry, StyleSheet
@@ -275,10 +275,14 @@ def test_pause_refuses_agent_and_margin_writes_and_forgets_nothing(sheet: StyleS
 def test_pause_until_a_date_lapses_by_itself(sheet: StyleSheet) -> None:
     with pytest.raises(StetError, match="in the past"):
         sheet.pause(utc_now() - timedelta(days=1))
-    sheet.pause(utc_now() + timedelta(seconds=2))
+    until = utc_now() + timedelta(hours=1)
+    sheet.pause(until)
     with pytest.raises(StetError, match="paused until"):
         sheet.add("refused", author="agent")
-    time.sleep(2.1)
+    # The hour passes (a pause of seconds, waited out, could lapse before the refusal on a
+    # loaded machine): the header's time is now one the clock has passed.
+    passed = format_time(utc_now() - timedelta(minutes=1))
+    sheet.path.write_text(sheet.path.read_text().replace(format_time(until), passed))
     sheet.add("accepted", author="agent")
     assert sheet.pause_state() == (False, None)
 
