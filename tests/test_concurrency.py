@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
+from repos import age_head
 
 from stet_lsp.core import sheet as sheet_module
 from stet_lsp.core.locking import file_lock
@@ -56,6 +57,8 @@ HANGING_WRITER = textwrap.dedent(
     from stet_lsp.core.targets import resolve_target
 
     root, signal_file = sys.argv[1], Path(sys.argv[2])
+    # Resolved before the hang is set up: it may write (and sync) the cached branch of HEAD.
+    sheet = StyleSheet(resolve_target(root))
     real_fsync = os.fsync
 
     def fsync_then_hang(descriptor):
@@ -64,30 +67,33 @@ HANGING_WRITER = textwrap.dedent(
         time.sleep(600)
 
     os.fsync = fsync_then_hang
-    StyleSheet(resolve_target(root)).add("never lands", author="agent")
+    sheet.add("never lands", author="agent")
     """
 )
 
 
 def test_a_writer_killed_mid_write_leaves_the_previous_file_intact(
-    root: Path, tmp_path: Path
+    repo: pygit2.Repository, root: Path, tmp_path: Path
 ) -> None:
     sheet = StyleSheet(resolve_target(root))
     for number in range(50):
         sheet.add(f"entry {number}")
+    age_head(repo)  # as on a slow machine: the writer caches the branch of HEAD
     before = sheet.path.read_bytes()
     signal_file = tmp_path / "writing"
     writer = subprocess.Popen([sys.executable, "-c", HANGING_WRITER, str(root), str(signal_file)])
-    deadline = time.monotonic() + 60
-    while not signal_file.exists():
-        assert time.monotonic() < deadline, "the writer never reached its write"
-        assert writer.poll() is None
-        time.sleep(0.02)
-    # The new content is written and synced to a temporary file, not yet renamed.
-    leftovers = list(sheet.path.parent.glob(f".{sheet.path.name}.*.tmp"))
-    assert leftovers and b"never lands" in leftovers[0].read_bytes()
-    os.kill(writer.pid, signal.SIGKILL)
-    writer.wait(timeout=30)
+    try:
+        deadline = time.monotonic() + 60
+        while not signal_file.exists():
+            assert time.monotonic() < deadline, "the writer never reached its write"
+            assert writer.poll() is None
+            time.sleep(0.02)
+        # The new content is written and synced to a temporary file, not yet renamed.
+        leftovers = list(sheet.path.parent.glob(f".{sheet.path.name}.*.tmp"))
+        assert leftovers and b"never lands" in leftovers[0].read_bytes()
+    finally:
+        os.kill(writer.pid, signal.SIGKILL)  # a failed check leaves no writer hanging
+        writer.wait(timeout=30)
     assert sheet.path.read_bytes() == before
     assert len(sheet.entries()) == 50
     # The lock died with the writer: the next write goes through.
