@@ -1665,17 +1665,30 @@ async function runDirtySheet(page) {
   await until("the agent's note in the editor", async () => (await shown()).includes(config.agentText));
   await screenshot(page, "merged");
   await page.keyboard.press("Control+S");
-  await pause(3000);
+  // The save answers with a notification or a dialog (or writes at once); under load that can
+  // take more than a fixed pause. Then a moment for any second one.
+  const dirtyTabs = () => page.locator(".tabs-container .tab.dirty").count();
+  await until(
+    "the save answered",
+    async () => (await toasts(page)).length > 0 || (await page.locator(".monaco-dialog-box").count()) > 0 || !(await dirtyTabs()),
+  ).catch(() => undefined);
+  await pause(1500);
   result.toasts = await toasts(page);
   result.dialogs = await texts(page.locator(".monaco-dialog-box"));
-  result.dirtyAfterSave = await page.locator(".tabs-container .tab.dirty").count();
+  result.dirtyAfterSave = await dirtyTabs();
   await screenshot(page, "saved");
   const overwrite = page.locator(".notifications-toasts .monaco-button", { hasText: "Overwrite" });
   if (await overwrite.count()) {
-    await overwrite.first().click();
-    await pause(2000);
+    // Clicked again while the tab stays dirty (a click lost under load); the write itself
+    // can take a while then, too.
+    await acting(
+      "the sheet overwritten",
+      () => overwrite.first().click({ timeout: 3000 }),
+      async () => !(await dirtyTabs()),
+      { every: 3000 },
+    ).catch(() => undefined);
   }
-  result.dirty = await page.locator(".tabs-container .tab.dirty").count();
+  result.dirty = await dirtyTabs();
   result.editor = await shown();
   await screenshot(page, "overwritten");
 }
