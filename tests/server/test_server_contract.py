@@ -248,8 +248,10 @@ def test_the_server_keeps_answering_while_a_write_waits_for_the_lock(root: Path)
                 }
             )
             time.sleep(0.3)  # the write is now waiting for the lock
+            # Each hover is answered well within the lock's 15 s timeout, which a server
+            # waiting on the lock in its loop would answer none of them before (a loaded
+            # machine takes over a second for one).
             for number in range(3, 13):
-                asked = time.monotonic()
                 server.send(
                     {
                         "id": number,
@@ -260,8 +262,7 @@ def test_the_server_keeps_answering_while_a_write_waits_for_the_lock(root: Path)
                         },
                     }
                 )
-                assert "result" in server.answer(number, timeout=2)
-                assert time.monotonic() - asked < 1.0
+                assert "result" in server.answer(number, timeout=5)
             assert [e.text for e in sheet.entries()] == ["before"]
         added = server.answer(2, timeout=10)["result"]["entry"]
         assert added["text"] == "waits"
