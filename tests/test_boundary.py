@@ -353,6 +353,12 @@ def test_temporary_names_are_unpredictable(tmp_path: Path, monkeypatch: pytest.M
 # -- only regular files, never blocking --------------------------------------------------
 
 
+# How much longer than `stet --help` a command refused at once may take: a named pipe read
+# for ever takes longer than the run is given (30 s); a loaded machine starts Python a second
+# or two slower from one run to the next.
+AT_ONCE = 10.0
+
+
 def run_cli(*arguments: str, cwd: Path) -> tuple[int, str, float]:
     started = time.monotonic()
     done = subprocess.run(
@@ -360,7 +366,7 @@ def run_cli(*arguments: str, cwd: Path) -> tuple[int, str, float]:
         cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=5,
+        timeout=30,
     )
     return done.returncode, done.stderr, time.monotonic() - started
 
@@ -375,9 +381,9 @@ def test_a_fifo_is_refused_at_once_by_the_command_line(root: Path) -> None:
     for arguments in (["note", "list"], ["note", "add", "a note"], ["gate", "scan", str(sheet)]):
         code, err, elapsed = run_cli(*arguments, cwd=root)
         assert code == 1 and "named pipe" in err and "Traceback" not in err, err
-        assert elapsed < startup + 1.0
+        assert elapsed < startup + AT_ONCE
     code, err, elapsed = run_cli("sheet", "gc", "--ttl", "0", cwd=root)
-    assert code == 0 and "Traceback" not in err and elapsed < startup + 1.0
+    assert code == 0 and "Traceback" not in err and elapsed < startup + AT_ONCE
     assert other.exists()  # not a regular file: not proven to be a sheet
 
 
@@ -387,9 +393,9 @@ def test_a_fifo_as_the_anchored_file_or_a_working_file_is_refused_at_once(root: 
     code, err, elapsed = run_cli(
         "note", "add", "x", "--file", "src/pipe.py", "--line", "1", cwd=root
     )
-    assert code == 1 and "named pipe" in err and elapsed < startup + 1.0
+    assert code == 1 and "named pipe" in err and elapsed < startup + AT_ONCE
     code, err, elapsed = run_cli("check", cwd=root)
-    assert "Traceback" not in err and elapsed < startup + 2.0
+    assert "Traceback" not in err and elapsed < startup + AT_ONCE
 
 
 def test_a_fifo_sheet_is_an_error_in_the_session_not_a_hang(root: Path) -> None:
