@@ -1283,8 +1283,17 @@ def test_a_hook_returns_when_its_input_is_whole_even_if_the_stream_stays_open(
 ) -> None:
     agent_note(stet, root, "Use the session helper")
     env = {k: v for k, v in os.environ.items() if k not in HARNESS_VARIABLES}
+    # The hook's limit on waiting for its input (INPUT_SECONDS, 5 s) is raised past the
+    # test's wait, so the hook returns only for having read a whole object, however long a
+    # loaded machine takes to start it.
+    hook_waiting_long = (
+        "from stet_lsp.hooks import run\n"
+        "run.INPUT_SECONDS = 600.0\n"
+        "from stet_lsp.cli import main\n"
+        "raise SystemExit(main(['hooks', 'run', 'session-start']))\n"
+    )
     process = subprocess.Popen(
-        [sys.executable, "-m", "stet_lsp", "hooks", "run", "session-start"],
+        [sys.executable, "-c", hook_waiting_long],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         cwd=elsewhere,
@@ -1295,7 +1304,7 @@ def test_a_hook_returns_when_its_input_is_whole_even_if_the_stream_stays_open(
     process.stdin.write(json.dumps({"cwd": str(root)}))
     process.stdin.flush()  # and not closed, as a harness tearing down might leave it
     try:
-        assert process.wait(timeout=4) == 0
+        assert process.wait(timeout=30) == 0
         assert "Use the session helper" in process.stdout.read()
     finally:
         process.stdin.close()
