@@ -1531,7 +1531,9 @@ def test_a_large_rollout_imports_quickly(tmp_path: Path) -> None:
     elapsed = time.perf_counter() - started
     assert len(of(session, ToolResult)) == len(of(session, UserMessage)) == 2500
     assert len(of(session, Usage)) == 2500
-    assert elapsed < 3.0
+    # The bound keeps out a parse that grows faster than the rollout (quadratic work); this
+    # one takes about a second, 1.3 s on a loaded machine (speed targets belong in bench/).
+    assert elapsed < 20
 
 
 # --- public samples -----------------------------------------------------------------------------
