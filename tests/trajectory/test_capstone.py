@@ -1068,29 +1068,57 @@ sys.exit(1)
 
 @POSIX
 def test_a_verdict_waiting_out_a_capstone_on_the_trajectory_it_committed_is_refused(
-    repo: pygit2.Repository, root: Path, tmp_path: Path
+    repo: pygit2.Repository, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A step of the working trajectory is marked while the capstone commits it (the mark
     waits for the feedback lock the capstone holds): the mark is refused once the working
     trajectory is gone, instead of leaving its verdict to the next working trajectory."""
+    from stet_lsp.trajectory import feedback
     from stet_lsp.trajectory.feedback import mark_step, read_verdicts
 
     target = import_work(root, tmp_path)
     mark_step(root, working_folder(target), 1, "clever")
-    started = tmp_path / "hook-started"
-    write_hook(Path(repo.path) / "hooks", "pre-commit", f"touch {started}\nsleep 1\n")
+    started, released = tmp_path / "hook-started", tmp_path / "hook-released"
+    # The commit waits until the mark has read its step and asks for the lock: a fixed wait
+    # let a loaded machine find the trajectory committed before the mark had read it.
+    waiting = f"touch {started}\nwhile [ ! -e {released} ]; do sleep 0.02; done\n"
+    write_hook(Path(repo.path) / "hooks", "pre-commit", waiting)
+    asking = threading.Event()
+    lock = feedback.feedback_lock
+
+    def asked_for(*args: Any) -> Any:
+        asking.set()
+        return lock(*args)
+
+    monkeypatch.setattr(feedback, "feedback_lock", asked_for)  # the capstone holds its own
     folder = working_folder(target)
     committed: list[CapstoneResult] = []
+    marked: list[BaseException | None] = []
+
+    def mark() -> None:
+        try:
+            mark_step(root, folder, 2, "wrong")
+            marked.append(None)
+        except BaseException as error:
+            marked.append(error)
+
     worker = threading.Thread(target=lambda: committed.append(capstone(target)))
     worker.start()
     try:
         deadline = time.monotonic() + 20
         while not started.exists() and time.monotonic() < deadline:
             time.sleep(0.02)
-        with pytest.raises(StetError, match="was committed or removed while the verdict waited"):
-            mark_step(root, folder, 2, "wrong")
+        marker = threading.Thread(target=mark)
+        marker.start()
+        assert asking.wait(20)
+        released.touch()
+        marker.join(30)
     finally:
+        released.touch()  # a failed check leaves no hook waiting
         worker.join(30)
+    [error] = marked
+    assert isinstance(error, StetError)
+    assert "was committed or removed while the verdict waited" in str(error)
     [result] = committed
     assert [v.verdict for v in read_verdicts(root, result.trajectory)] == ["clever"]
     assert not (root / ".stet" / "feedback" / f"{target.key}.jsonl").exists()
