@@ -18,7 +18,7 @@ import yaml
 
 from stet_lsp.core.anchors import make_anchor
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.locking import file_lock
+from stet_lsp.core.locking import file_lock, held
 from stet_lsp.core.model import Entry, Kind, format_time, utc_now
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
@@ -513,7 +513,17 @@ def test_an_edit_made_while_an_entry_graduates_waits_for_it(sheet: StyleSheet, r
             target=lambda: graduated.append(graduate(sheet, entry.id, "trajectory"))
         )
         graduation.start()
-        time.sleep(0.5)  # graduate has read the entry, and waits
+        # Graduate has read the entry, and waits holding the sheet's lock (waited for: a
+        # loaded machine may start it after any fixed time, and the edit would come first).
+        lock = sheet.path.with_name(sheet.path.name + ".lock")
+        deadline = time.monotonic() + 20
+        while True:
+            with held(lock, root, 0) as free:
+                pass
+            if not free:
+                break
+            assert time.monotonic() < deadline, "the graduation never took the sheet's lock"
+            time.sleep(0.02)
         edit = threading.Thread(
             target=lambda: edited.append(
                 StyleSheet(sheet.target).edit_text(entry.id, "Do not use requests directly")
