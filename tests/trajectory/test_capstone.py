@@ -1866,13 +1866,24 @@ def test_a_step_marked_in_the_old_folder_while_it_moves_is_refused_not_lost(
 
     marker = threading.Thread(target=mark)
     original = feedback.move_feedback
+    asking = threading.Event()
+    lock = feedback.feedback_lock
+
+    def asked_for(*args: Any) -> Any:
+        if threading.current_thread() is marker:
+            asking.set()
+        return lock(*args)
 
     def moving(*args: Any) -> bool:
         marker.start()
+        # Waited for: a loaded machine may start the mark after any fixed time, when the
+        # folder has moved and its step cannot be read.
+        assert asking.wait(20)
         time.sleep(0.3)
         assert outcome == []  # waiting for the verdicts' lock
         return original(*args)
 
+    monkeypatch.setattr(feedback, "feedback_lock", asked_for)
     monkeypatch.setattr(feedback, "move_feedback", moving)
     assert follow_rename(new) is not None
     marker.join()
