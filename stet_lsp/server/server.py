@@ -615,12 +615,23 @@ class StetServer(LanguageServer):
             state = self.open_sheet(target)
             done = False
             if state is not None and state.modified:
+                await self._caught_up_with_disk(session, state)
+            if state is not None and state.modified:
                 result = await write_into_buffer(self, state, target, operation, staged)
                 done = result is not None
             if not done:
                 result = await self.off_loop(operation, StyleSheet(target))
         await self.reload(session, force=True)
         return result  # type: ignore[return-value]
+
+    async def _caught_up_with_disk(self, session: RepositorySession, state: DocumentState) -> None:
+        """An open sheet taken for one with unsaved edits whose text is what the disk holds
+        now has none: the editor reloaded an outside write that the server has not read yet
+        (the client's report of it, or the next poll, comes after the command)."""
+        snapshot = await self.off_loop(session.load)
+        if snapshot.text is not None and normalized(snapshot.text) == state.text:
+            state.disk_text, state.base_known, state.expected_reload = state.text, True, None
+            state.modified = False
 
     # -- publishing ------------------------------------------------------------------------
 
