@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 from stet_lsp.core.lines import LineIndex
@@ -47,10 +47,9 @@ _BLOCK_ANCHORS = {
 
 # Extra literals for the prefilter's one pass (reported as keyword hits, never given to
 # detect-secrets): escapes that can hide a token's characters (`\u0067hp_`, `https:\/\/`),
-# percent escapes, and a credential-like name ending a string that another string follows
+# and a credential-like name ending a string that another string follows
 # (`["X-Api-Key", "..."]`, `{"name": "Authorization", "value": "..."}`).
 _HIDING_ESCAPES = ("\\u", "\\/")
-_PERCENT = ("%",)
 _NAME_WORDS = (
     "key",
     "token",
@@ -73,6 +72,8 @@ _JSON_KEYWORDS = (*_HIDING_ESCAPES, *_NAME_JOINTS, *argv.JOINTS)
 # How many times text quoted as a JSON string inside text is decoded (a transcript's events
 # quote a tool's output, which may quote a log line's JSON, which may quote JSON again).
 _QUOTED_DEPTH = 3
+# Between views scanned as one text (a span found there never runs past its view's end).
+_VIEW_SEPARATOR = "\n\n\n"
 _MAX_NAME = 96
 _MAX_NEIGHBOUR_VALUE = 8192
 _NEIGHBOUR_GAP = re.compile(
@@ -205,11 +206,7 @@ def _scan_chunk(
     depth: int = 0,
 ) -> list[Span]:
     ds_keywords = dslayer.DS_ANCHORS if config.use_detect_secrets else ()
-    own = (
-        *(_PERCENT if percent else ()),
-        *(_JSON_KEYWORDS if as_json else ()),
-        *encoded.KEYWORDS,
-    )
+    own = (*(_JSON_KEYWORDS if as_json else ()), *encoded.KEYWORDS)
     lowered = ascii_lower(text)
     scanner = RuleScanner(
         text,
@@ -223,7 +220,6 @@ def _scan_chunk(
     spans = scanner.run()
     ds_hits: list[int] = []
     escape_hits: list[int] = []
-    percent_hits: list[int] = []
     name_hits: list[int] = []
     argv_hits: list[int] = []
     encoded_hits: list[tuple[int, int]] = []
@@ -231,8 +227,6 @@ def _scan_chunk(
         first = lowered[offset]
         if first == "\\":
             escape_hits.append(offset)
-        elif first == "%":
-            percent_hits.append(offset)
         elif as_json and _is_name_joint(lowered, offset):
             name_hits.append(offset)
         elif as_json and argv.is_joint(text, lowered, offset):
@@ -252,10 +246,12 @@ def _scan_chunk(
             priority=len(scanner.rules.rules),
         )
     # The views quote what the text quotes, which the text's own scan decodes (once).
-    for view in url_views(text, percent_hits):
-        spans += _mapped(
-            view,
-            _scan_chunk(view.text, config, False, filename, percent=False, depth=_QUOTED_DEPTH),
+    if percent and "%" in text:
+        spans += _views_spans(
+            url_views(text),
+            lambda joined: _scan_chunk(
+                joined, config, False, filename, percent=False, depth=_QUOTED_DEPTH
+            ),
         )
     for view in ansi_views(text) if ansi else ():
         spans += _mapped(
@@ -330,6 +326,28 @@ def _is_name_joint(lowered: str, offset: int) -> bool:
     """Whether a keyword hit is one of `_NAME_JOINTS` (not a detect-secrets keyword)."""
     quote = lowered.find('"', offset, offset + 16)
     return quote > offset and lowered[offset:quote] in _NAME_WORD_SET
+
+
+def _views_spans(views: list[View], scan: Callable[[str], list[Span]]) -> list[Span]:
+    """What `scan` finds in the views, scanned as one text (a text of tokens written in
+    escapes holds tens of thousands), mapped back to the raw text. Blank lines part them; a
+    span is the view's it starts in, and ends with it."""
+    if not views:
+        return []
+    starts = []
+    position = 0
+    for view in views:
+        starts.append(position)
+        position += len(view.text) + len(_VIEW_SEPARATOR)
+    mapped = []
+    for span in scan(_VIEW_SEPARATOR.join(view.text for view in views)):
+        index = bisect.bisect_right(starts, span.start) - 1
+        view, base = views[index], starts[index]
+        end = min(span.end, base + len(view.text))
+        if end > span.start:
+            start, end = view.to_raw(span.start - base, end - base)
+            mapped.append(span._replace(start=start, end=end))
+    return mapped
 
 
 def _mapped(view: View, spans: list[Span]) -> list[Span]:

@@ -16,40 +16,56 @@ from stet_lsp.gate.jsonaware import View, view_replacing
 
 # A URL (or a query string) runs to the next space, quote, bracket or backslash (a JSON escape
 # ends the raw token; the decoded JSON view is scanned on its own).
-_URL_STOP = frozenset(" \t\r\n\"'`<>()[]{}\\")
+_URL_RUN = re.compile(r"[^ \t\r\n\"'`<>()\[\]{}\\]*")
 _MAX_URL = 4096
 _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
 _HEX = re.compile(r"[0-9A-Fa-f]+")
 # A Windows `%NAME%` reference (`%DB_PASSWORD%`, `%APPDATA%`) is no escape, though it may
 # start like one: its name holds a character no `%XX` run does (`%C3%` is UTF-8's).
 _REFERENCE = re.compile(r"%[A-Za-z_][A-Za-z0-9_]*%")
+# Any such reference whose name is not hex: a token without one decodes with no look at them.
+_NAMED_REFERENCE = re.compile(r"%(?:[A-Fa-f][0-9A-Fa-f]*+)?[G-Zg-z_][A-Za-z0-9_]*+%")
 # Delimiters and characters that would change what the URL says are left encoded.
 _KEEP_ENCODED = frozenset(":/?#[]@!$&'()*,;=%\"<>\\`{}|^ ")
+_HEX_PAIRS = [a + b for a in "0123456789ABCDEFabcdef" for b in "0123456789ABCDEFabcdef"]
+# What each escape's two hex digits decode to in a URL's view (None: left encoded), and with
+# every escape decoded.
+_URL_CHAR = {
+    pair: char if char not in _KEEP_ENCODED and char.isprintable() else None
+    for pair in _HEX_PAIRS
+    for char in [chr(int(pair, 16))]
+}
+_ANY_CHAR = {
+    pair: char if char.isprintable() or char in "\t\r\n" else None
+    for pair in _HEX_PAIRS
+    for char in [chr(int(pair, 16))]
+}
 
 
-def url_views(text: str, hits: list[int]) -> list[View]:
-    """Decoded views of the URL-like tokens holding the `%` at each offset in `hits`."""
+def url_views(text: str) -> list[View]:
+    """Decoded views of the URL-like tokens of `text` that hold a `%XX` escape."""
     views: list[View] = []
-    done_until = -1
-    for hit in hits:
-        if hit < done_until or _PERCENT.match(text, hit) is None:
-            continue
-        start = hit
+    backwards = ""
+    size = len(text)
+    position = 0
+    while (escape := _PERCENT.search(text, position)) is not None:
+        hit = escape.start()
+        if not backwards:
+            backwards = text[::-1]
         floor = max(0, hit - _MAX_URL)
-        while start > floor and text[start - 1] not in _URL_STOP:
-            start -= 1
-        end = hit
-        ceiling = min(len(text), hit + _MAX_URL)
-        while end < ceiling and text[end] not in _URL_STOP:
-            end += 1
-        done_until = end
+        # The token's start, found in the text read backwards (a run of the same characters).
+        back = _URL_RUN.match(backwards, size - hit, size - floor)
+        start = hit - (back.end() - back.start()) if back else hit
+        run = _URL_RUN.match(text, hit, min(size, hit + _MAX_URL))
+        end = run.end() if run else hit
+        position = end
         token = text[start:end]
         if "=" in token or "@" in token or "://" in token:
             view = _decode(text, start, end)
             if view is not None:
                 views.append(view)
         if _encodes_structure(text, start, end):
-            whole = view_replacing(text, start, end, _every_escape(text, start, end))
+            whole = _decode_every_escape(text, start, end)
             if whole is not None:
                 views.append(whole)
     return views
@@ -85,12 +101,51 @@ def _encodes_structure(text: str, start: int, end: int) -> bool:
 # An escape, or an escape's `%` escaped again (`%253D` is `%3D`, which is `=`), in a text
 # encoded twice (a URL in a parameter of a URL in a parameter).
 _NESTED_PERCENT = re.compile(r"%(?:25)*([0-9A-Fa-f]{2})")
+_NESTED_SPLIT = re.compile(r"(%(?:25)*([0-9A-Fa-f]{2}))")
 _TWICE_ENCODED = re.compile(r"%(?:25)+(?=[0-9a-f]{2})")
 _ENCODED_VALUE = 8
 _CREDENTIAL_HINTS = (
     "key", "token", "secret", "pass", "pwd", "auth", "bearer", "sig", "session", "cookie",
     "credential", "private",
 )  # fmt: skip
+
+
+def _decode(text: str, start: int, end: int) -> View | None:
+    """The token with every escape decoded that stands for no delimiter."""
+    token = text[start:end]
+    if _NAMED_REFERENCE.search(token) is not None:
+        return view_replacing(text, start, end, _decoded_escapes(text, start, end))
+    parts = _PERCENT.split(token)
+    chars = [_URL_CHAR[pair] for pair in parts[1::2]]
+    if not any(chars):
+        return None
+    parts[1::2] = [char or "%" + pair for char, pair in zip(chars, parts[1::2], strict=True)]
+    return View("".join(parts), start, lambda: _marks(start, _decoded_escapes(text, start, end)))
+
+
+def _decode_every_escape(text: str, start: int, end: int) -> View | None:
+    """The token with every escape decoded, a `%25` before one too (encoded twice)."""
+    token = text[start:end]
+    if _NAMED_REFERENCE.search(token) is not None:
+        return view_replacing(text, start, end, _every_escape(text, start, end))
+    parts = _NESTED_SPLIT.split(token)
+    chars = [_ANY_CHAR[pair] for pair in parts[2::3]]
+    if not any(chars):
+        return None
+    decoded = [char or escape for char, escape in zip(chars, parts[1::3], strict=True)]
+    joined = [part for pair in zip(parts[::3], decoded, strict=False) for part in pair]
+    joined.append(parts[-1])
+    return View("".join(joined), start, lambda: _marks(start, _every_escape(text, start, end)))
+
+
+def _marks(start: int, replaced: Iterator[tuple[int, int, str]]) -> list[tuple[int, int, int]]:
+    """A view's marks (as `view_replacing` makes them) of the escapes `replaced`."""
+    marks = []
+    shrunk = 0
+    for raw_start, raw_end, _ in replaced:
+        marks.append((raw_start - start - shrunk, raw_start, raw_end))
+        shrunk += raw_end - raw_start - 1
+    return marks
 
 
 def _every_escape(text: str, start: int, end: int) -> Iterator[tuple[int, int, str]]:
@@ -101,10 +156,6 @@ def _every_escape(text: str, start: int, end: int) -> Iterator[tuple[int, int, s
         char = chr(int(match.group(1), 16))
         if char.isprintable() or char in "\t\r\n":
             yield match.start(), match.end(), char
-
-
-def _decode(text: str, start: int, end: int) -> View | None:
-    return view_replacing(text, start, end, _decoded_escapes(text, start, end))
 
 
 def _decoded_escapes(text: str, start: int, end: int) -> Iterator[tuple[int, int, str]]:

@@ -432,3 +432,40 @@ def test_a_value_found_once_is_found_after_an_escapes_letter() -> None:
     redacted = redact_text(text, path="run.md", cache=None).text
     assert secret[4:-4] not in redacted
     assert redacted.count("[REDACTED:secret-assignment#1]") == 3
+
+
+def test_tokens_written_in_percent_escapes_are_read_as_one_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A text of thousands of tokens in escapes (`%41%42…`, `a%3Db%26c`) is decoded token by
+    token but scanned once, not once a token; each secret among them maps back to its own
+    escapes, and a secret's decoded neighbours stay."""
+    from stet_lsp.gate import engine
+
+    scans = 0
+    real_init = engine.RuleScanner.__init__
+
+    def counting_init(self: engine.RuleScanner, *args: object, **kwargs: object) -> None:
+        nonlocal scans
+        scans += 1
+        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine.RuleScanner, "__init__", counting_init)
+
+    def escaped(word: str) -> str:
+        return "".join(f"%{ord(char):02X}" for char in word)
+
+    secrets = [token() for _ in range(3)]
+    filler = [escaped(gate_corpus.pick(RNG, ALNUM, 10)) for _ in range(2000)]
+    words = [*filler[:700], escaped(secrets[0]), *filler[700:1400]]
+    words += [f"a%3Db%26c%3D{index}" for index in range(500)]
+    words += ["https://x.example/?q=ghp_%41" + secrets[1][5:], *filler[1400:], escaped(secrets[2])]
+    text = " ".join(words) + "\n"
+    result = redact_text(text, cache=ResultCache())
+    assert scans < 10
+    assert [finding.rule for finding in result.findings] == ["github-token"] * 3
+    kept = result.text.split(" ")
+    assert kept[700].startswith("[REDACTED:github-token#") and kept[701] == filler[700]
+    assert kept[699] == filler[699]
+    assert kept[-1].startswith("[REDACTED:github-token#")
+    assert all(secret not in result.text for secret in secrets)
