@@ -89,6 +89,19 @@ _OPENPGP_SECRET_NAME = re.compile(r"(?i:pass|secret|token|pwd|auth|private|api|c
 _OPENPGP_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")
 
 
+# A URL's user given as its password: an account's default (`root:root`, `admin:admin`,
+# `guest:guest`) is its working password, however placeholder-like the word.
+_ACCOUNT_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+
+
+def _repeats_user(match: re.Match[str], value: str) -> bool:
+    return (
+        "user" in match.re.groupindex
+        and match.group("user") == value
+        and _ACCOUNT_NAME.fullmatch(value) is not None
+    )
+
+
 def _is_openpgp_id(key: str, value: str) -> bool:
     return (
         _OPENPGP_NAME.search(key) is not None
@@ -487,7 +500,7 @@ class RuleScanner:
             or syntax.inside_arn(self.text, min(start, match.start()))
         ):
             return False
-        if self._shell_quoted_dollar(start, end):
+        if self._shell_quoted_dollar(start, end) or _repeats_user(match, value):
             secret = self._judge(priority, rule, judged, key, literal=True, quoted=True)
         else:
             secret = self._judge(priority, rule, judged, key, literal=form != "")

@@ -195,7 +195,7 @@ _ALPHABET_RUN = re.compile(
 )
 
 
-def is_placeholder(value: str, *, whole: bool = False) -> bool:
+def is_placeholder(value: str, *, whole: bool = False, word_of_few_letters: bool = True) -> bool:
     """The whole value stands for a secret rather than being one: a word such as `changeme`,
     a template or reference alone (`<your-key>`, `${VAR}`, `{{ x }}`, `%(name)s`) or with only
     words around it (`Bearer ${TOKEN}`), a mask (`xxxx`, `sk-****`), an ellipsis with little
@@ -207,10 +207,19 @@ def is_placeholder(value: str, *, whole: bool = False) -> bool:
     what a rule's characters cut out of it, so a template that opens it is closed or reads as
     one cut at its blank (`{{.Values.pw`), not `{{Nc4RU#Fu&Ns$r{xFsz`; and what a template
     leaves on either side of it is two parts, not one word (`ktda*8*&o{cT67a1}ov7` leaves
-    `o`, a letter alone)."""
+    `o`, a letter alone).
+
+    `word_of_few_letters`: a value of three distinct characters or fewer is one (`xxxx`,
+    `***`, `abab`); when False, only a character repeated or a mask's is: a password where
+    any value is one (a URL's) may be a short word (`root`, `app`, `1234`)."""
     value = value.strip("\"'`")
     lowered = value.lower()
-    if lowered in _PLACEHOLDER_VALUES or len(set(value)) <= 3 or _ALPHABET_RUN.search(value):
+    if lowered in _PLACEHOLDER_VALUES or _ALPHABET_RUN.search(value):
+        return True
+    distinct = set(value)
+    if len(distinct) <= 3 and (
+        word_of_few_letters or len(distinct) == 1 or not value.isalnum() or "x" in distinct
+    ):
         return True
     if _OWN_MARKER in lowered or is_env_reference(value):
         return True

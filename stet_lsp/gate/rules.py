@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.81"
+RULESET_VERSION = "2026.82"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -151,16 +151,22 @@ def _basic_value(value: str, strict: bool) -> bool:
     return heuristics.is_basic_credential(value)
 
 
-def _password_value(value: str, strict: bool) -> bool:
+def _password_value(value: str, strict: bool, word_of_few_letters: bool = True) -> bool:
     """Any characters (`u8jz)Pde0)IgxL`), unless the whole value stands for one: a template or
     reference (`{password}`, `%(pw)s`, `${DB_PASS}`), a placeholder word or a mask; or it is
     markup (`<span class=`)."""
     stripped = value.strip()
     return (
         bool(stripped)
-        and not heuristics.is_placeholder(stripped)
+        and not heuristics.is_placeholder(stripped, word_of_few_letters=word_of_few_letters)
         and not syntax.is_tag_opening(stripped)
     )
+
+
+def _userinfo_password(value: str, strict: bool) -> bool:
+    """A URL's password (`mysql://root:root@`, `jdbc:oracle:thin:scott/tiger@`): what
+    `_password_value` takes, a short word too (`root`, `app`): a password stands there."""
+    return _password_value(value, strict, word_of_few_letters=False)
 
 
 def _assigned_password(value: str, strict: bool) -> bool:
@@ -919,7 +925,7 @@ def build_rules() -> tuple[Rule, ...]:
             ),
             anchors=("://", ":\\/\\/"),
             reach=400,
-            check=_password_value,
+            check=_userinfo_password,
             start="anchor",
         ),
         Rule(
@@ -929,7 +935,7 @@ def build_rules() -> tuple[Rule, ...]:
             ),
             anchors=("jdbc:oracle",),
             reach=220,
-            check=_password_value,
+            check=_userinfo_password,
             start="anchor",
         ),
         Rule(

@@ -321,6 +321,43 @@ def test_url_passwords_only_the_password_goes() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "mysql://root:root@localhost:3306/app",
+        "postgres://postgres:postgres@localhost/app",
+        "mongodb://admin:admin@db:27017",
+        "mysql://test:test@127.0.0.1/test",
+        "amqp://guest:guest@rabbit:5672",
+        "mysql://app:app@db/app",
+        "mysql://user:root@db/app",
+        "jdbc:oracle:thin:system/system@db:1521:xe",
+    ],
+)
+def test_a_urls_default_password_goes_like_any_other(url: str) -> None:
+    """A URL's password is a password whatever it reads as: a short word (`root`, `app`,
+    which three letters or fewer no longer make a mask) and the account's own name given
+    again (`root:root`, `admin:admin`: the default that works), as `postgres:postgres`."""
+    result = redact_text(url + "\n")
+    assert [finding.rule for finding in result.findings] in (["url-password"], ["jdbc-password"])
+    assert result.text.count("[REDACTED:") == 1 and "@" in result.text
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgres://user:password@localhost/app",
+        "mysql://root:pass@db",
+        "postgres://u:changeme@h/app",
+        "mysql://root:xxxx@db",
+        "mysql://root:***@db",
+        "postgres://${DB_USER}:${DB_USER}@db",
+    ],
+)
+def test_a_urls_placeholder_password_stays(url: str) -> None:
+    assert redact_text(url + "\n").findings == []
+
+
 def test_an_aws_secret_beside_its_key_id_or_after_its_name_and_blanks() -> None:
     """The 40-character secret with no `=` after its name (`aws configure set`, a table's
     column) or with no name at all beside an access key id (a console's credentials.csv,
