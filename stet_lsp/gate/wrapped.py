@@ -15,6 +15,12 @@ _RAW_BREAK = re.compile(r"\r?\n|\\r\\n|\\n")
 _ESCAPED_BREAK = re.compile(r"\\r\\n|\\n")
 # A whole line of a token's characters (base64's padding at its end only).
 _LINE_RUN = re.compile(r"[A-Za-z0-9+/_\-]{8,512}={0,2}")
+# The value's last piece, shorter than a line: taken only after lines all cut at one width.
+_LAST_PIECE = re.compile(r"[A-Za-z0-9+/_\-]{1,7}={0,2}")
+# Where the line a value starts on starts: after a break, raw or escaped (in JSON also a
+# string's opening quote).
+_LINE_STARTS = ("\n", "\\n")
+_JSON_LINE_STARTS = ("\\n", '"')
 # What ends a line that holds nothing but the run: a break, a closing quote, the text's end.
 _LINE_END = re.compile(r"\r?\n|\\[nr]|[\"'`]|\Z")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
@@ -26,28 +32,46 @@ def extend_wrapped(text: str, spans: list[Span], as_json: bool) -> list[Span]:
     """`spans` (sorted, apart), each that ends a line in a token's character run on over the
     lines after it that read as the rest of the value; never into another span. In JSON only
     an escaped break joins: a raw one ends a record."""
-    breaks = _ESCAPED_BREAK if as_json else _RAW_BREAK
     extended = []
     for index, span in enumerate(spans):
         limit = spans[index + 1].start if index + 1 < len(spans) else len(text)
         end = span.end
         if end > span.start and text[end - 1] in _TOKEN_CHARS:
-            end = _wrapped_end(text, span.start, end, limit, breaks)
+            end = _wrapped_end(text, span.start, end, limit, as_json)
         extended.append(span if end == span.end else span._replace(end=end))
     return extended
 
 
-def _wrapped_end(text: str, start: int, end: int, limit: int, breaks: re.Pattern[str]) -> int:
+def _wrapped_end(text: str, start: int, end: int, limit: int, as_json: bool) -> int:
+    breaks = _ESCAPED_BREAK if as_json else _RAW_BREAK
     hex_value = _HEX.issuperset(text[start:end])
+    line_start = max(0, start - 512)
+    for mark in _JSON_LINE_STARTS if as_json else _LINE_STARTS:
+        found = text.rfind(mark, line_start, start)
+        line_start = max(line_start, found + len(mark) if found >= 0 else 0)
+    first_width = end - line_start
+    widths: list[int] = []
     for _ in range(_MOST_LINES):
         line_break = breaks.match(text, end)
         if line_break is None:
             break
         run = _LINE_RUN.match(text, line_break.end())
         if run is None or run.end() > limit or _LINE_END.match(text, run.end()) is None:
+            # A piece shorter than a line ends the value when each line before it was cut at
+            # the first one's width, as a terminal or `base64` cuts (two lines at least).
+            last = _LAST_PIECE.match(text, line_break.end())
+            if (
+                widths
+                and all(width == first_width for width in widths)
+                and last is not None
+                and last.end() <= limit
+                and _LINE_END.match(text, last.end()) is not None
+            ):
+                end = last.end()
             break
         if not _goes_on(run.group(), hex_value):
             break
+        widths.append(run.end() - run.start())
         end = run.end()
         if run.group().endswith("="):
             break  # base64's padding ends the value

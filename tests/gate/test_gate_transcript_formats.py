@@ -114,6 +114,33 @@ def test_a_token_wrapped_in_a_transcripts_tool_output_is_redacted_whole() -> Non
     assert json.loads(redacted)["content"].startswith("$ cat .env\nOPENAI_API_KEY=[REDACTED:")
 
 
+@pytest.mark.parametrize("width", [43, 45, 66])
+def test_a_wrapped_tokens_last_piece_under_eight_characters_goes_with_it(width: int) -> None:
+    """Cut at one width (43, 45, 66: the last piece 7, 1, 4 characters), the value's short
+    last line is its end; the output after it stays."""
+    line = "export OPENAI_API_KEY=" + "".join(_WRAPPED_KEY) + "Rk2Lq9ZmW4xPv8NTb3Yc6Hd1"
+    pieces = [line[at : at + width] for at in range(0, len(line), width)]
+    assert len(pieces[-1]) < 8
+    text = "\n".join(pieces) + "\n$ echo ok\nok\n"
+    assert _redacted(text).endswith("#1]\n$ echo ok\nok\n")
+    record = _in_transcript(text)
+    content = json.loads(_redacted(record, path="events.jsonl"))["content"]
+    assert content.endswith("#1]\n$ echo ok\nok\n")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the line before is not cut at the first one's width
+        "API_KEY=Xk9mQ2vLp8rTabcdEfGhIjKl\nb7Vq2Lm9Xz4Wp\nok\n",
+        # one line only: no width to read
+        "API_KEY=Xk9mQ2vLp8rTabcdEfGhIjKl\nok\n",
+    ],
+)
+def test_a_short_line_after_a_value_not_cut_at_one_width_stays(text: str) -> None:
+    assert _redacted(text).endswith("\nok\n")
+
+
 @pytest.mark.parametrize(
     "after",
     [
