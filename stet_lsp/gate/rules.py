@@ -580,6 +580,21 @@ def build_rules() -> tuple[Rule, ...]:
             # (a truncated log) still loses its whole body; a bare header is no secret.
             block=key_block_end,
         ),
+        # An OpenSSH private key's body without its header (a copy of its lines, a grep):
+        # base64 of `openssh-key-v1\0`, which no public key starts with, and the base64
+        # lines after it (16 characters or more each; a wrapped last piece is `wrapped.py`'s).
+        Rule(
+            name="private-key",
+            pattern=lazy(
+                NOT_ALNUM_BEFORE + r"b3BlbnNzaC1rZXktdjEAAAAA[A-Za-z0-9+/]{0,4096}={0,2}"
+                r"(?:(?:\r?\n|\\n)[A-Za-z0-9+/]{16,4096}={0,2}){0,400}"
+            ),
+            anchors=("b3blbnnzac1rzxktdjeaaaaa",),
+            reach=70000,
+            prefix="b3BlbnNzaC1rZXktdjE",
+            multiline=True,
+            start="anchor",
+        ),
         # SSH.com's SSH2 keys (RFC 4716 framing): header lines, the body, the END line.
         Rule(
             name="private-key",
@@ -901,6 +916,20 @@ def build_rules() -> tuple[Rule, ...]:
         _token("supabase-token", ("sbp_",), "[a-f0-9]{40}"),
         _token("figma-token", ("figd_",), "[A-Za-z0-9_\\-]{40,64}"),
         _token("notion-token", ("ntn_",), "[A-Za-z0-9]{40,60}"),
+        # Notion's internal integration secret, `secret_` and 43 letters and digits, in prose too.
+        _token("notion-token", ("secret_",), "[A-Za-z0-9]{43}(?![A-Za-z0-9_])", extend=""),
+        # A legacy Firebase Cloud Messaging server key: `AAAA`, 7 characters, `:APA91b`, 134.
+        Rule(
+            name="fcm-server-key",
+            pattern=lazy(
+                NOT_ALNUM_BEFORE
+                + r"AAAA[A-Za-z0-9_\-]{7}:APA91b[A-Za-z0-9_\-]{134}(?![A-Za-z0-9_\-])"
+            ),
+            anchors=(":apa91b",),
+            lead=11,
+            reach=140,
+            prefix="AAAA",
+        ),
         _token("groq-api-key", ("gsk_",), "[A-Za-z0-9]{48,64}"),
         _token("replicate-token", ("r8_",), "[A-Za-z0-9]{37,40}"),
         _token("perplexity-api-key", ("pplx-",), "[A-Za-z0-9]{40,64}"),

@@ -283,6 +283,11 @@ CASES = [
     ("elevenlabs-api-key", "ELEVENLABS_API_KEY=<<sk_{H48}>>", "ELEVENLABS_API_KEY=sk_..."),
     ("etsy-token", "ETSY_API_KEY=<<{L24}>>", "ETSY_SHOP_NAME=handmadegoods"),
     ("fastly-api-token", "FASTLY_API_TOKEN=<<{W32}>>", "FASTLY_SERVICE_ID={A22}"),
+    (
+        "fcm-server-key",
+        'headers = {"Authorization": "key=<<AAAA{A7}:APA91b{W134}>>"}',
+        "registration_token = 'AAAA' # then :APA91b and the device's",
+    ),
     ("figma-token", "FIGMA_TOKEN=<<figd_{W43}>>", "FIGMA_TOKEN=figd_<personal-access-token>"),
     ("finicity-secret", "FINICITY_SECRET=<<{L20}>>", "FINICITY_PARTNER_ID={D13}"),
     ("finnhub-token", "FINNHUB_API_KEY=<<{L20}>>", "FINNHUB_BASE_URL=https://finnhub.io/api/v1"),

@@ -2,6 +2,7 @@
 
 import json
 import random
+from collections.abc import Callable
 
 import gate_corpus
 import pytest
@@ -356,6 +357,65 @@ def test_a_urls_default_password_goes_like_any_other(url: str) -> None:
 )
 def test_a_urls_placeholder_password_stays(url: str) -> None:
     assert redact_text(url + "\n").findings == []
+
+
+def _openssh_body() -> str:
+    rng = random.Random("openssh-body")
+    body = "b3BlbnNzaC1rZXktdjEAAAAA" + gate_corpus.pick(rng, gate_corpus.ALNUM + "+/", 2000)
+    return "\n".join(body[at : at + 70] for at in range(0, len(body), 70))
+
+
+@pytest.mark.parametrize(
+    ("make", "rule"),
+    [
+        (
+            lambda rng: (
+                "pat"
+                + gate_corpus.pick(rng, gate_corpus.ALNUM, 14)
+                + "."
+                + gate_corpus.pick(rng, "0123456789abcdef", 64)
+            ),
+            "airtable-token",
+        ),
+        (lambda rng: "secret_" + gate_corpus.pick(rng, gate_corpus.ALNUM, 43), "notion-token"),
+        (
+            lambda rng: (
+                "AAAA"
+                + gate_corpus.pick(rng, gate_corpus.B64URL, 7)
+                + ":APA91b"
+                + gate_corpus.pick(rng, gate_corpus.B64URL, 134)
+            ),
+            "fcm-server-key",
+        ),
+        (lambda rng: _openssh_body(), "private-key"),
+    ],
+)
+def test_a_format_known_by_its_shape_is_found_in_prose_and_a_transcript(
+    make: Callable[[random.Random], str], rule: str
+) -> None:
+    """An Airtable personal access token, a Notion integration secret, a legacy FCM server key
+    and an OpenSSH private key's body without its header need no name beside them."""
+    secret = make(random.Random(rule))
+    text = f"Here it is:\n{secret}\nthat is all\n"
+    result = redact_text(text)
+    assert [finding.rule for finding in result.findings] == [rule]
+    assert result.text == f"Here it is:\n[REDACTED:{rule}#1]\nthat is all\n"
+    record = json.dumps({"content": text}) + "\n"
+    redacted = json.loads(redact_text(record, path="events.jsonl").text)["content"]
+    assert redacted == f"Here it is:\n[REDACTED:{rule}#1]\nthat is all\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "patternMatching12.deadbeef",  # a name, not 64 hex
+        "secret_key_base = settings.SECRET_KEY",
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl",
+        "a device's id is AAAAd6uQOsJ:APA91b and so on",
+    ],
+)
+def test_look_alikes_of_those_formats_stay(text: str) -> None:
+    assert redact_text(text + "\n").findings == []
 
 
 def test_an_aws_secret_beside_its_key_id_or_after_its_name_and_blanks() -> None:
