@@ -619,6 +619,12 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
         shaped(" db.internal:5432:app:deploy:", (ALNUM + "@#%!", 18), "\n"),
     ),
     (
+        "printed-secret",
+        "SECRET_READ",
+        "1Password",
+        shaped("$ op read op://prod/db/password\n", (ALNUM, 20), "\n$ echo done\n"),
+    ),
+    (
         "cli-password-zip",
         "ARCHIVE_COMMAND",
         "zip",

@@ -1336,7 +1336,43 @@ ENCODED_ENV_FILE = Rule(
     check=_encoded_assignments,
 )
 
+# A command that prints a secret, then what it printed alone on the next line, in a terminal's
+# log or a tool's output (`op read op://vault/item/password`, `terraform output -raw
+# db_password`, `vault kv get -field=password secret/db`, `gcloud secrets versions access
+# latest --secret=db`). Not a command whose output goes elsewhere (`$(op read …)`, `| …`,
+# `> file`); the line after it holds one run of characters and nothing else.
+_PRINTING_COMMANDS = (
+    "op read ",
+    "terraform output -raw ",
+    "vault kv get ",
+    "vault read ",
+    "gcloud secrets versions access ",
+)
+# The rest of a command's line, up to what would send its output elsewhere.
+_COMMAND_REST = r"(?:[^\r\n\\|>)`;&]|\\[^nr])"
+PRINTED_SECRET = Rule(
+    name="printed-secret",
+    pattern=lazy(
+        r"(?<![(`\w-])(?:op read |gcloud secrets versions access "
+        # an output named for a credential; one field of a Vault secret
+        r"|terraform output -raw [^\s\\|>)`;&]{0,64}(?i:pass|secret|token|key|pwd|cred|auth)"
+        r"|vault (?:kv get|read) "
+        + _COMMAND_REST
+        + r"{0,128}-field[= ])"
+        + _COMMAND_REST
+        + r"{0,256}(?:\r?\n|\\r\\n|\\n)(?P<secret>[^\s\"'`\\]{6,512})(?=\r?\n|\\[nr]|[\"'`]|\Z)"
+    ),
+    anchors=_PRINTING_COMMANDS,
+    reach=800,
+    multiline=True,
+    check=lambda value, strict: (
+        not value.endswith(":") and heuristics.looks_like_env_literal(value)
+    ),
+    start="anchor",
+)
+
 STRUCTURE_RULES: tuple[Rule, ...] = (
+    PRINTED_SECRET,
     KUBERNETES_SECRET_AFTER_KIND,
     KUBERNETES_SECRET_BEFORE_KIND,
     KUBERNETES_SECRET_JSON,

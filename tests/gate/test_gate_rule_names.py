@@ -508,6 +508,11 @@ CASES = [
         "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: eddsa-key-20240101\nPublic-Lines: 2\n{B64}\n{B16}\n<<Private-Lines: 1\n{B44}\nPrivate-MAC: {H64}>>\n",
         "Private-Lines: the number of lines of the private key that follow.",
     ),
+    (
+        "printed-secret",
+        "$ op read op://prod/db/password\n<<{A20}>>\n$ echo ok\n",
+        "$ op read op://prod/db/password > db.txt\nchmod-600-db.txt\n",
+    ),
     ("pypi-token", "TWINE_PASSWORD=<<pypi-AgEIcHlwaS5vcmc{W80}>>", "TWINE_PASSWORD=pypi-AgE..."),
     (
         "query-password",

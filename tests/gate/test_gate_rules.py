@@ -418,6 +418,50 @@ def test_look_alikes_of_those_formats_stay(text: str) -> None:
     assert redact_text(text + "\n").findings == []
 
 
+_PRINTED = "Xk9q2LmWp4TzR7vB"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "op read op://vault/db/password",
+        'op read "op://vault/db/password"',
+        "terraform output -raw db_password",
+        "vault kv get -field=password secret/db",
+        "vault read -field=token auth/token/lookup-self",
+        "gcloud secrets versions access latest --secret=db-password",
+    ],
+)
+def test_what_a_command_that_prints_a_secret_printed_on_the_next_line_goes(
+    command: str,
+) -> None:
+    """In a terminal's log and in a tool's output quoted in a transcript: the line the
+    command printed, alone, after the command's line."""
+    text = f"$ {command}\n{_PRINTED}\n$ echo done\n"
+    result = redact_text(text)
+    assert result.text == f"$ {command}\n[REDACTED:printed-secret#1]\n$ echo done\n"
+    record = json.dumps({"content": text}) + "\n"
+    assert _PRINTED not in redact_text(record, path="events.jsonl").text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DB=$(op read op://vault/db/password)\nexport-DB-now\n",
+        "op read op://vault/db/password > pw.txt\nchmod-600-pw\n",
+        "op read op://vault/db/password | docker login --password-stdin\nLoginSucceeded\n",
+        "Run op read to fetch it\nhttps://developer.1password.com/docs/cli\n",
+        "$ terraform output -raw instance_id\ni-0abc123def4567890\n",
+        "$ terraform output -raw endpoint\nhttps://db.example.com:5432\n",
+        "$ vault kv get secret/db\n====== Data ======\nKey Value\n",
+        "$ op read op://a/b/c\n[ERROR] 2024/01/01 item not found\n",
+        "$ op read op://a/b/c\ndeactivate\n",
+    ],
+)
+def test_a_line_after_such_a_command_that_is_not_its_secret_stays(text: str) -> None:
+    assert redact_text(text).findings == []
+
+
 def test_an_aws_secret_beside_its_key_id_or_after_its_name_and_blanks() -> None:
     """The 40-character secret with no `=` after its name (`aws configure set`, a table's
     column) or with no name at all beside an access key id (a console's credentials.csv,
