@@ -641,10 +641,6 @@ def _build() -> tuple[Rule, ...]:
             f"(?:pat[A-Za-z0-9]{{14}}\\.{HEX}{{64}}|[A-Za-z0-9]{{17}})",
             chars="A-Za-z0-9",
         ),
-        # A personal access token needs no vendor's name: `pat`, 14 characters, `.`, 64 hex.
-        _token(
-            "airtable-token", ("pat",), "[A-Za-z0-9]{14}\\.[a-f0-9]{64}(?![A-Za-z0-9])", extend=""
-        ),
         _keyword(
             "asana-token",
             ("asana",),

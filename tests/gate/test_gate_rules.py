@@ -368,15 +368,6 @@ def _openssh_body() -> str:
 @pytest.mark.parametrize(
     ("make", "rule"),
     [
-        (
-            lambda rng: (
-                "pat"
-                + gate_corpus.pick(rng, gate_corpus.ALNUM, 14)
-                + "."
-                + gate_corpus.pick(rng, "0123456789abcdef", 64)
-            ),
-            "airtable-token",
-        ),
         (lambda rng: "secret_" + gate_corpus.pick(rng, gate_corpus.ALNUM, 43), "notion-token"),
         (
             lambda rng: (
@@ -393,8 +384,8 @@ def _openssh_body() -> str:
 def test_a_format_known_by_its_shape_is_found_in_prose_and_a_transcript(
     make: Callable[[random.Random], str], rule: str
 ) -> None:
-    """An Airtable personal access token, a Notion integration secret, a legacy FCM server key
-    and an OpenSSH private key's body without its header need no name beside them."""
+    """A Notion integration secret, a legacy FCM server key and an OpenSSH private key's body
+    without its header need no name beside them."""
     secret = make(random.Random(rule))
     text = f"Here it is:\n{secret}\nthat is all\n"
     result = redact_text(text)
@@ -408,7 +399,6 @@ def test_a_format_known_by_its_shape_is_found_in_prose_and_a_transcript(
 @pytest.mark.parametrize(
     "text",
     [
-        "patternMatching12.deadbeef",  # a name, not 64 hex
         "secret_key_base = settings.SECRET_KEY",
         "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl",
         "a device's id is AAAAd6uQOsJ:APA91b and so on",
