@@ -106,15 +106,15 @@ async def test_outside_writes_and_branch_switches_reach_open_documents(
     async def shown() -> list[types.Diagnostic]:
         return entries_of(await diagnostics(client, document))
 
-    [found] = await eventually(shown, timeout=3)
+    [found] = await eventually(shown, timeout=15)
     assert found.range.start.line == 2 and "written by an agent" in found.message
     repo.branches.local.create("other", repo[repo.head.target])
     repo.checkout(repo.branches.local["other"])
     files_changed(client, root / ".git" / "HEAD")
-    await eventually(lambda: _no_entries(client, document), timeout=3)
+    await eventually(lambda: _no_entries(client, document), timeout=15)
     repo.checkout(repo.branches.local["main"])
     files_changed(client, root / ".git" / "HEAD")
-    assert await eventually(shown, timeout=3)
+    assert await eventually(shown, timeout=15)
 
 
 async def test_a_commit_on_a_detached_head_keeps_its_entries(
@@ -136,7 +136,7 @@ async def test_a_commit_on_a_detached_head_keeps_its_entries(
     assert listed["target"] == {"kind": "detached", "name": head, **_key_of(root, head)}
     assert [e["text"] for e in listed["entries"]] == ["kept on"]
     files_changed(client, root / ".git" / "HEAD")
-    [shown] = await eventually(lambda: _entries_shown(client, document), timeout=3)
+    [shown] = await eventually(lambda: _entries_shown(client, document), timeout=15)
     assert "kept on" in shown.message
 
 
