@@ -10,7 +10,7 @@ written in escapes alone) is also read with every escape decoded, twice-encoded 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from stet_lsp.gate.jsonaware import View, view_replacing
 
@@ -102,6 +102,7 @@ def _encodes_structure(text: str, start: int, end: int) -> bool:
 # encoded twice (a URL in a parameter of a URL in a parameter).
 _NESTED_PERCENT = re.compile(r"%(?:25)*([0-9A-Fa-f]{2})")
 _NESTED_SPLIT = re.compile(r"(%(?:25)*([0-9A-Fa-f]{2}))")
+_SPLIT = re.compile(r"(%([0-9A-Fa-f]{2}))")
 _TWICE_ENCODED = re.compile(r"%(?:25)+(?=[0-9a-f]{2})")
 _ENCODED_VALUE = 8
 _CREDENTIAL_HINTS = (
@@ -112,30 +113,35 @@ _CREDENTIAL_HINTS = (
 
 def _decode(text: str, start: int, end: int) -> View | None:
     """The token with every escape decoded that stands for no delimiter."""
-    token = text[start:end]
-    if _NAMED_REFERENCE.search(token) is not None:
-        return view_replacing(text, start, end, _decoded_escapes(text, start, end))
-    parts = _PERCENT.split(token)
-    chars = [_URL_CHAR[pair] for pair in parts[1::2]]
-    if not any(chars):
-        return None
-    parts[1::2] = [char or "%" + pair for char, pair in zip(chars, parts[1::2], strict=True)]
-    return View("".join(parts), start, lambda: _marks(start, _decoded_escapes(text, start, end)))
+    return _decoded_view(text, start, end, _SPLIT, _URL_CHAR, _decoded_escapes)
 
 
 def _decode_every_escape(text: str, start: int, end: int) -> View | None:
     """The token with every escape decoded, a `%25` before one too (encoded twice)."""
+    return _decoded_view(text, start, end, _NESTED_SPLIT, _ANY_CHAR, _every_escape)
+
+
+def _decoded_view(
+    text: str,
+    start: int,
+    end: int,
+    split: re.Pattern[str],
+    chars_of: dict[str, str | None],
+    replaced: Callable[[str, int, int], Iterator[tuple[int, int, str]]],
+) -> View | None:
+    """The token with the escapes `split` finds (the escape, then its two hex digits) decoded
+    by `chars_of` (None: left as it is); None when none is."""
     token = text[start:end]
     if _NAMED_REFERENCE.search(token) is not None:
-        return view_replacing(text, start, end, _every_escape(text, start, end))
-    parts = _NESTED_SPLIT.split(token)
-    chars = [_ANY_CHAR[pair] for pair in parts[2::3]]
+        return view_replacing(text, start, end, replaced(text, start, end))
+    parts = split.split(token)
+    chars = [chars_of[pair] for pair in parts[2::3]]
     if not any(chars):
         return None
     decoded = [char or escape for char, escape in zip(chars, parts[1::3], strict=True)]
     joined = [part for pair in zip(parts[::3], decoded, strict=False) for part in pair]
     joined.append(parts[-1])
-    return View("".join(joined), start, lambda: _marks(start, _every_escape(text, start, end)))
+    return View("".join(joined), start, lambda: _marks(start, replaced(text, start, end)))
 
 
 def _marks(start: int, replaced: Iterator[tuple[int, int, str]]) -> list[tuple[int, int, int]]:
