@@ -552,10 +552,12 @@ _BOOTSTRAP_TOKEN = re.compile(r"[a-z0-9]{6}\.(?P<secret>[a-z0-9]{16})")
 
 def looks_like_reference(value: str) -> bool:
     """Code names, calls, subscripts, numbers, versions, paths and URLs; not a random run of
-    letters and digits that a name's pattern happens to fit (`HkBDLHFaDXosUduCJI`), nor a
-    bootstrap token whose secret reads as generated (`kok16z.v0mwufxbv932byv7`)."""
+    letters and digits that a name's pattern happens to fit (`HkBDLHFaDXosUduCJI`, and from
+    eight characters on, `Xk9mQ2vLp8`: every caller judges a credential's value, where a
+    short password stands as often as a name), nor a bootstrap token whose secret reads as
+    generated (`kok16z.v0mwufxbv932byv7`)."""
     core = value.rstrip(")]},;")
-    if core and (looks_generated(core) or looks_generated(core.removesuffix(":"))):
+    if core and any(reads_generated(run, HUMPS_READ) for run in (core, core.removesuffix(":"))):
         return False
     bootstrap = _BOOTSTRAP_TOKEN.fullmatch(core)
     if bootstrap is not None and looks_generated(bootstrap.group("secret")):

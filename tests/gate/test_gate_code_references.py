@@ -57,6 +57,38 @@ def test_connection_strings_and_npmrc_values_are_secrets(text: str, secret: str)
     assert [value for _, value in found] == [secret]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password=Xk9mQ2vLp8",
+        "password: Xk9mQ2vLp8",
+        "db_password: aB3dE5gH",
+        "export API_TOKEN=R4nd0mPw",
+        "secret = Tx7rKp2m",
+    ],
+)
+def test_a_short_unquoted_generated_value_is_a_secret(text: str) -> None:
+    """Eight to eleven letters and digits drawn at random, unquoted after a credential's name:
+    a name's pattern fits them, but they read as generated, not as a name written in code."""
+    value = text.rsplit(" ", 1)[-1].split("=")[-1]
+    assert [found for _, found in _found(text + "\n")] == [value]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "password=userPwd1,",
+        "token = myToken1",
+        "secret: v1Secret",
+        "api_key = apiKey2x",
+        "token=k8sToken",
+        "password = oauth2Token",
+    ],
+)
+def test_a_short_name_in_code_after_a_credentials_name_stays(code: str) -> None:
+    assert _found(code + "\n") == []
+
+
 @pytest.mark.parametrize("value", ["admin", "test", "password", "foo", "xxxx", "<your-pass>", "x"])
 def test_a_configured_name_is_redacted_whatever_its_value(value: str) -> None:
     config = GateConfig(env_names=("MY_SERVICE_PASS",))
