@@ -90,6 +90,17 @@ class Repeats:
     def add_findings(self, text: str, findings: Iterable[Finding], offset: int = 0) -> None:
         self.add(text, (_span_of(finding) for finding in findings), offset)
 
+    def add_known(self, text: str, findings: Iterable[Finding]) -> None:
+        """Remember values rules found in another text, one the text searched does not show
+        them in (what a command printed, paired with the command by an importer): a secret
+        there whatever it looks like, so only their length is asked (`printed-secret` takes
+        six characters)."""
+        for finding in findings:
+            value = text[finding.offset : finding.end_offset]
+            if finding.replacement is None and len(value) <= MAX_LENGTH:
+                self._origins.setdefault(value, _span_of(finding))
+                self._automaton = None
+
     def in_json(self) -> Repeats:
         """The same values, looked for in JSON text: each also as a JSON string writes it
         (`"` and `\\` escaped), under the same marker."""

@@ -1341,7 +1341,7 @@ ENCODED_ENV_FILE = Rule(
 # db_password`, `vault kv get -field=password secret/db`, `gcloud secrets versions access
 # latest --secret=db`). Not a command whose output goes elsewhere (`$(op read …)`, `| …`,
 # `> file`); the line after it holds one run of characters and nothing else.
-_PRINTING_COMMANDS = (
+PRINTING_COMMANDS = (
     "op read ",
     "terraform output -raw ",
     "vault kv get ",
@@ -1362,7 +1362,7 @@ PRINTED_SECRET = Rule(
         + _COMMAND_REST
         + r"{0,256}(?:\r?\n|\\r\\n|\\n)(?P<secret>[^\s\"'`\\]{6,512})(?=\r?\n|\\[nr]|[\"'`]|\Z)"
     ),
-    anchors=_PRINTING_COMMANDS,
+    anchors=PRINTING_COMMANDS,
     reach=800,
     multiline=True,
     check=lambda value, strict: (

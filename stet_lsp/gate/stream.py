@@ -186,18 +186,23 @@ def redact_blocks(
     write: Callable[[str], object],
     *,
     parallel: bool = False,
+    known: Sequence[tuple[str, list[Finding]]] = (),
 ) -> RedactionReport:
     """Write the redacted text, chunk by chunk, once every chunk is scanned: a value found
     in a later chunk is a secret in an earlier one too (`repeats`). `blocks` is read twice (a
     third time by a parallel scan's helper): to scan, collecting the marker numbers the text
     uses already (so redacting twice changes nothing and no marker is reused), then to write.
-    Only the findings are kept between the two."""
+    Only the findings are kept between the two. `known`: other texts and what was found in
+    them (`printed.printed_secrets`), each value redacted wherever it stands in this one."""
     findings: list[Finding] = []
     homes = 0
     repeats = Repeats(is_json_path(path))
     chunks: list[_Read] = []
     used: dict[str, int] = {}
     numbering = Numbering(used)  # the numbers used, as the chunks' scans find them
+    for text, found in known:
+        repeats.add_known(text, found)
+        numbering.know(text, found)
     parts = scan_chunks(blocks, config, path, home_paths=False, parallel=parallel)
     with contextlib.closing(parts):  # a helper still at work stops if this one fails
         for part in parts:

@@ -714,6 +714,60 @@ def test_a_value_only_the_narration_finds_leaves_no_copy_in_the_cache(
     assert import_transcript(target, source).changed is False
 
 
+PRINTED = {
+    "op read op://Private/db/password": "Xk9mQ2vLp8rT4wZ",
+    "vault kv get -field=password secret/db": "Hq7L!mP2xW",
+    "gcloud secrets versions access latest --secret=api-key": "pa55-9Zt",
+}
+
+
+def test_what_a_command_printed_as_a_secret_is_redacted_though_its_call_is_apart(
+    root: Path, tmp_path: Path
+) -> None:
+    """A transcript keeps a call's command and its result in records of their own: paired,
+    the result's printed value is redacted in every file (a copy of it later too), counted as
+    `printed-secret`. Codex's header before a command's output is read past."""
+    session = Claude(SESSION_A, root).user("Connect to the database.")
+    for number, (command, value) in enumerate(PRINTED.items()):
+        output = (
+            value + "\n"
+            if number != 2
+            else f"Exit code: 0\nWall time: 0.4 seconds\nOutput:\n{value}\n"
+        )
+        session.tool(f"toolu_{number}", "Bash", {"command": command}, output)
+    session.say(f"Connected with {PRINTED['op read op://Private/db/password']}.")
+    result = import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+
+    for name, data in stet_files(root).items():
+        assert not [value for value in PRINTED.values() if value.encode() in data], name
+    outputs = [result.output for result in of(events_of(root), ToolResult)]
+    assert outputs[0] == "[REDACTED:printed-secret#1]\n"
+    assert outputs[2].endswith("Output:\n[REDACTED:printed-secret#3]\n")
+    assert meta_of(root)["redaction"] == {"printed-secret": 4}
+    assert result.redaction == {"printed-secret": 4}
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("op read op://Private/db/password > .env.local", "Xk9mQ2vLp8rT4wZ"),
+        ("op read op://Private/db/password | wc -c", "      16"),
+        ('export PGPASSWORD="$(op read op://Private/db/password)"', "Xk9mQ2vLp8rT4wZ"),
+        ("vault kv get secret/db", "Xk9mQ2vLp8rT4wZ"),
+        ("op read --help", "Usage: op read <reference> [flags]"),
+    ],
+)
+def test_output_a_printing_command_sent_elsewhere_is_kept(
+    root: Path, tmp_path: Path, command: str, output: str
+) -> None:
+    session = Claude(SESSION_A, root).user("Look at the secret's length.")
+    session.tool("toolu_1", "Bash", {"command": command}, output)
+    import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+    (result,) = of(events_of(root), ToolResult)
+    assert result.output == output
+    assert meta_of(root)["redaction"] == {}
+
+
 def test_a_long_session_is_gated_in_chunks_as_if_whole(root: Path, tmp_path: Path) -> None:
     """A session of megabytes is stored through the gate a chunk at a time (on two cores
     where it can): one value keeps one marker across chunks, another takes the next

@@ -1,0 +1,56 @@
+"""What a shell command that prints a secret printed, told by pairing its tool call with its
+result: the gate reads each event's JSON line apart, so `printed-secret` never sees a command
+(`op read op://vault/db/password`) beside its output in a transcript (gate/printed.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from stet_lsp.trajectory.events import EventBase, ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from stet_lsp.gate.config import GateConfig
+    from stet_lsp.gate.findings import Finding
+
+# The header Codex puts before a command's output (`Exit code: 0`, `Wall time: …`, then
+# `Output:`): the output the command printed starts after it.
+_HEADER_STARTS = ("Exit code: ", "Process exited with code ")
+_HEADER_END = "\nOutput:\n"
+
+
+def printed_secrets(
+    events: Iterable[EventBase], config: GateConfig
+) -> list[tuple[str, list[Finding]]]:
+    """For each call's result that holds what its command printed as a secret: the text the
+    gate read (command, then output) and what it found there."""
+    from stet_lsp.gate.printed import printed_secrets as found_in
+
+    commands: dict[str, str] = {}
+    known: list[tuple[str, list[Finding]]] = []
+    for event in events:
+        if isinstance(event, ToolCall):
+            command = _command(event.input)
+            if command:
+                commands[event.call_id] = command
+        elif isinstance(event, ToolResult) and event.call_id in commands:
+            found = found_in(commands[event.call_id], _printed(event.output), config)
+            if found is not None:
+                known.append(found)
+    return known
+
+
+def _command(tool_input: dict[str, Any]) -> str | None:
+    """The shell command of a call's input (`command` or `cmd`, a string or an argv list)."""
+    command = tool_input.get("command", tool_input.get("cmd"))
+    if isinstance(command, list):
+        return " ".join(part for part in command if isinstance(part, str))
+    return command if isinstance(command, str) else None
+
+
+def _printed(output: str) -> str:
+    if output.startswith(_HEADER_STARTS):
+        end = output.find(_HEADER_END, 0, 400)
+        if end >= 0:
+            return output[end + len(_HEADER_END) :]
+    return output
