@@ -117,15 +117,50 @@ def test_a_checkout_of_another_commit_leaves_the_sheet_where_it_is(
     assert texts(detached) == ["Keep the retries idempotent."]
 
 
-def test_a_branch_made_from_the_detached_head_keeps_its_own_sheet(
+@pytest.mark.parametrize(
+    "make",
+    [
+        [["switch", "-q", "-c", "feature"]],
+        [["checkout", "-q", "-b", "feature"]],
+        [["branch", "feature"], ["checkout", "-q", "feature"]],
+    ],
+    ids=["switch -c", "checkout -b", "branch, then checkout"],
+)
+def test_a_branch_made_from_the_detached_head_takes_its_sheet(
+    root: Path, detached: Target, make: list[list[str]]
+) -> None:
+    """git's advice for keeping a detached HEAD's commits: the branch goes on with its work,
+    commits made detached before it included."""
+    change(root, "new.txt")
+    git(root, "commit", "-q", "-m", "two")  # no Stet in between: the sheet is the first commit's
+    for move in make:
+        git(root, *move)
+    feature = resolve_target(root)
+    assert feature == Target(root, "branch", "feature")
+    assert texts(feature) == ["Keep the retries idempotent."]
+    assert not detached.sheet_path.exists()
+    assert "target=feature " in feature.sheet_path.read_text(encoding="utf-8")
+
+
+def test_a_branch_made_from_a_detached_head_checked_out_from_elsewhere_keeps_its_own_sheet(
     root: Path, detached: Target
 ) -> None:
-    git(root, "checkout", "-q", "-b", "feature")
+    """Made where HEAD was detached, but checked out from another commit: other work."""
+    git(root, "branch", "feature")
     change(root, "new.txt")
     git(root, "commit", "-q", "-m", "two")
-    git(root, "checkout", "-q", "--detach")
+    git(root, "checkout", "-q", "feature")
     assert texts(resolve_target(root)) == []
+    git(root, "checkout", "-q", "--detach", detached.name)
     assert texts(detached) == ["Keep the retries idempotent."]
+
+
+def test_a_branch_made_from_another_branch_starts_with_no_sheet(root: Path) -> None:
+    StyleSheet(resolve_target(root)).add("On main.")
+    git(root, "checkout", "-q", "-b", "feature")
+    assert texts(resolve_target(root)) == []
+    git(root, "checkout", "-q", "main")
+    assert texts(resolve_target(root)) == ["On main."]
 
 
 def test_a_sheet_of_its_own_is_never_merged_with_the_one_before(

@@ -47,7 +47,9 @@ class Move(FrozenRecord):
 
     @classmethod
     def of(cls, source: Target, destination: Target) -> Move:
-        if source.kind == "detached":
+        if source.kind == "detached" and destination.kind == "branch":
+            reason = f"branch {destination.name!r} was made from detached HEAD {source.name}"
+        elif source.kind == "detached":
             reason = f"HEAD moved on from {source.name} to {destination.name}"
         else:
             reason = f"branch {source.name!r} was renamed to {destination.name!r}"
@@ -94,20 +96,20 @@ def renamed_branches(repo: pygit2.Repository) -> dict[str, str]:
 
 def former_targets(repo: pygit2.Repository, current: Target) -> list[Target]:
     """The targets whose sheet and working trajectory `current` takes over, nearest first: a
-    branch's former names that are no branch now, or the detached HEADs a detached HEAD
-    continues."""
+    branch's former names that are no branch now, then the detached HEADs it was made from;
+    or the detached HEADs a detached HEAD continues."""
     if current.kind == "detached":
         from stet_lsp.core.lineage import earlier_heads
 
         return earlier_heads(repo, current)
     if current.kind != "branch":
         return []
+    from stet_lsp.core.lineage import heads_made_into
+
     branches = set(repo.branches.local)
-    return [
-        Target(current.root, "branch", old)
-        for old in former_names(repo, current.name)
-        if old not in branches
-    ]
+    names = former_names(repo, current.name)
+    renamed = [Target(current.root, "branch", old) for old in names if old not in branches]
+    return renamed + heads_made_into(repo, current, [current.name, *names])
 
 
 def follow_rename(repo: pygit2.Repository, current: Target) -> Move | None:
@@ -173,7 +175,7 @@ def _retargeted(text: str, source: Target, destination: Target) -> str | None:
     if (meta.target_kind, meta.target_name) != (source.kind, source.name):
         return None
     moved = meta.copy()
-    moved.target_name = destination.name
+    moved.target_kind, moved.target_name = destination.kind, destination.name
     document.set_meta(moved)
     title = f"# Style sheet: {source.label}\n"
     if document.preamble and document.preamble[0] == title:

@@ -144,9 +144,10 @@ def _move(
             return None
         if not taken:
             if timeout:
+                taker = _taker(source, destination)
                 raise StetError(
-                    f"the working trajectory of {source.label}, which {_taker(destination)} "
-                    f"takes over, is locked by another process; try again"
+                    f"the working trajectory of {source.label}, which {taker} takes over, is "
+                    "locked by another process; try again"
                 )
             return None
         try:
@@ -162,7 +163,7 @@ def _move(
             if timeout:  # a writer would make a new folder beside it: the old one stranded
                 raise StetError(
                     f"the working trajectory of {source.label} could not move to "
-                    f"{_taker(destination)}: {error}"
+                    f"{_taker(source, destination)}: {error}"
                 ) from None
             return None
         verdicts.close()
@@ -172,7 +173,9 @@ def _move(
     return new
 
 
-def _taker(destination: Target) -> str:
+def _taker(source: Target, destination: Target) -> str:
+    if destination.kind == "branch" and source.kind == "detached":
+        return f"the branch {destination.label}, made from it,"
     if destination.kind == "branch":
         return f"the renamed branch {destination.label}"
     return destination.label

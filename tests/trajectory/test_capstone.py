@@ -757,6 +757,27 @@ def test_a_detached_head_s_working_trajectory_follows_a_git_commit(
     assert meta["target"]["name"] == new.name
 
 
+def test_a_branch_made_from_a_detached_head_takes_its_working_trajectory(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """`git switch -c`, as git advises to keep a detached HEAD's commits: the branch goes on
+    with its work, and its capstone commits the sessions imported while HEAD was detached."""
+    repo.set_head(repo.head.target)
+    old = import_work(root, tmp_path)
+    subprocess.run(["git", "switch", "-q", "-c", "rescued"], cwd=root, check=True)
+    new = resolve_target(root)
+    assert new == Target(root, "branch", "rescued")
+
+    code, out, _ = stet("trajectory", "list", "--json", "-C", str(root))
+    assert code == 0
+    listed = json.loads(out)["trajectories"]
+    assert [(t["id"], t["target"]) for t in listed] == [(new.key, "rescued")]
+    assert not (root / ".stet/cache/trajectories" / old.key).exists()
+    result = capstone(new)
+    meta = json.loads(blob_text(repo, head_commit(repo), trajectory_files(result.trajectory)[1]))
+    assert meta["target"] == {"kind": "branch", "name": "rescued", "key": new.key}
+
+
 # -- what graduation made for the trajectory: feedback, skills; nothing else ------------------------
 
 
