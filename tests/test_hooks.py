@@ -1002,6 +1002,46 @@ def test_codex_config_stet_created_is_removed_again(root: Path, stet: Stet, home
     assert not config.exists()
 
 
+def test_codex_config_a_dotfiles_manager_links_is_written_where_it_points(
+    root: Path, stet: Stet, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`~/.codex/config.toml` as a link into a dotfiles repository: install and uninstall
+    write the file it points to, as `stet mcp install codex` does, and the link stays a link.
+    A link to nothing is refused, naming the link, and nothing is created through it."""
+    dotfiles = home / "dotfiles" / "codex"
+    dotfiles.mkdir(parents=True)
+    original = b'model = "o3"\n\n[tui]\nnotifications = true\n'
+    (dotfiles / "config.toml").write_bytes(original)
+    link = home / ".codex" / "config.toml"
+    link.parent.mkdir()
+    link.symlink_to(dotfiles / "config.toml")
+    code, _, err = stet_hooks(stet, root, "install", "codex")
+    assert code == 0, err
+    assert (
+        link.is_symlink() and tomllib.loads(link.read_text("utf-8"))["notify"] == notify_program()
+    )
+    status = json.loads(stet_hooks(stet, root, "status", "--json")[1])["codex"]
+    assert status["installed"] and status["problem"] is None
+    assert stet("mcp", "install", "codex", "-C", str(root))[0] == 0
+    assert "mcp_servers" in tomllib.loads(link.read_text("utf-8"))
+    assert stet("mcp", "uninstall", "codex", "-C", str(root))[0] == 0
+    assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
+    assert link.is_symlink() and (dotfiles / "config.toml").read_bytes() == original
+    # CODEX_HOME itself a link to a folder of the dotfiles repository.
+    (home / "codex-home").symlink_to(dotfiles)
+    monkeypatch.setenv("CODEX_HOME", str(home / "codex-home"))
+    assert stet_hooks(stet, root, "install", "codex")[0] == 0
+    assert tomllib.loads((dotfiles / "config.toml").read_text("utf-8"))["notify"]
+    assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
+    assert (dotfiles / "config.toml").read_bytes() == original
+    monkeypatch.delenv("CODEX_HOME")
+    (dotfiles / "config.toml").unlink()
+    for action in ("install", "uninstall"):
+        code, _, err = stet_hooks(stet, root, action, "codex")
+        assert code == 1 and f"{link} is a symbolic link to" in err and "does not exist" in err
+        assert not (dotfiles / "config.toml").exists()
+
+
 def test_codex_uninstall_leaves_a_notify_line_stet_did_not_write(
     root: Path, stet: Stet, home: Path
 ) -> None:
@@ -1118,13 +1158,13 @@ def test_a_consent_that_cannot_be_written_leaves_codex_config_as_it_was(
 def test_a_codex_config_that_cannot_be_written_records_no_consent(
     root: Path, stet: Stet, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """CODEX_HOME a link to nothing: the config cannot be written, and the repository is not
-    left opted in to imports either."""
-    (home / "codex").symlink_to(home / "gone" / "codex")
-    monkeypatch.setenv("CODEX_HOME", str(home / "codex"))
+    """CODEX_HOME in a folder that is a link to nothing: the config cannot be written, and
+    the repository is not left opted in to imports either."""
+    (home / "file").symlink_to(home / "gone")
+    monkeypatch.setenv("CODEX_HOME", str(home / "file" / "codex"))
     code, _, err = stet_hooks(stet, root, "install", "codex")
     assert code == 1
-    assert err.startswith(f"stet: error: cannot write {home / 'codex' / 'config.toml'}: ")
+    assert err.startswith(f"stet: error: cannot write {home / 'file' / 'codex' / 'config.toml'}: ")
     assert "nothing was changed" in err
     assert not (root / files.HOOKS_DIR / "codex.json").exists()
     assert not json.loads(stet_hooks(stet, root, "status", "--json")[1])["codex"]["repository"]

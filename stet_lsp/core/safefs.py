@@ -267,6 +267,28 @@ def move_aside(path: Path, root: Path, suffix: str) -> Path | None:
 # -- helpers ----------------------------------------------------------------------------
 
 
+def followed_link(path: Path) -> Path:
+    """A user's own configuration file outside every repository (`~/.codex/config.toml`)
+    that is a symbolic link, a dotfiles manager's, is read and written where the link points,
+    as an editor would; the path itself when it is no link. A link to nothing is refused:
+    what it points to may be anywhere, and is not created. (Inside a repository every link is
+    refused: `inside`.)"""
+    if not os.path.islink(path):
+        return path
+    try:
+        return path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        try:
+            pointed = os.readlink(path)
+        except OSError:
+            pointed = "what it points to"
+        raise StetError(
+            f"{path} is a symbolic link to {pointed}, which does not exist: Stet does not "
+            f"create a file through a link. Create what it points to, or remove the link; "
+            f"{_UNCHANGED}"
+        ) from None
+
+
 def _below(root: str, path: str) -> tuple[str, list[str]]:
     """The path below `root` that `path` names, and its parts below `root` (as pathlib reads
     a path: empty and `.` parts dropped), refusing one outside `root` or with a `..`."""

@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.launch import by_bare_name, stet_command, stet_prefix
-from stet_lsp.core.safefs import atomic_write, read_regular
+from stet_lsp.core.safefs import atomic_write, followed_link, read_regular
 from stet_lsp.hooks.files import (
     read_record,
     record_tracked,
@@ -79,10 +78,12 @@ def codex_home(home: Path | None, env: Mapping[str, str]) -> Path | None:
 
 
 def config_path(home: Path | None, env: Mapping[str, str]) -> Path:
+    """Codex's config.toml, where its symbolic link points when it is one (a dotfiles
+    manager's), as `stet mcp install codex` writes it; a link to nothing is refused."""
     folder = codex_home(home, env)
     if folder is None:
         raise StetError("no home folder and no CODEX_HOME: cannot find Codex's config.toml")
-    return folder / "config.toml"
+    return followed_link(followed_link(folder) / "config.toml")
 
 
 def consented(root: Path) -> bool:
@@ -109,18 +110,6 @@ def _write_config(path: Path, content: str) -> None:
 
 
 def _read_config(path: Path) -> str | None:
-    try:
-        status = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise StetError(f"cannot use {path}: {error.strerror or error}") from None
-    if stat.S_ISLNK(status.st_mode):
-        raise StetError(
-            f"{path} is a symbolic link; Stet does not write through links. Add this line "
-            f"near its top (before any [table]) by hand instead:\n"
-            f"  {notify_line(notify_program())}"
-        )
     data = read_regular(path)
     if data is None:
         return None

@@ -36,7 +36,7 @@ from typing import Any, Literal
 from stet_lsp.core import exclusions
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.launch import stet_command
-from stet_lsp.core.safefs import atomic_write, inside, make_dirs, read_regular
+from stet_lsp.core.safefs import atomic_write, followed_link, inside, make_dirs, read_regular
 from stet_lsp.core.targets import common_git_dir, open_repository, repository_root
 from stet_lsp.mcp import records
 
@@ -270,7 +270,7 @@ def _excluded(exclusion: Exclusion | None) -> dict[str, Any] | None:
 
 def _claude(scope: str, start: list[str], env: Environment, root: Path | None) -> Plan:
     folder = env.variables.get("CLAUDE_CONFIG_DIR")
-    path = _followed(_followed(Path(folder) if folder else env.home) / ".claude.json")
+    path = followed_link(followed_link(Path(folder) if folder else env.home) / ".claude.json")
     server = {"type": "stdio", "command": start[0], "args": [*start[1:], "mcp"], "env": {}}
     keys: tuple[str, ...] = ("mcpServers",)
     if root is not None:
@@ -320,7 +320,9 @@ def _codex(scope: str, start: list[str], env: Environment, root: Path | None, re
         )
     else:
         folder = env.variables.get("CODEX_HOME")
-        path = _followed(_followed(Path(folder) if folder else env.home / ".codex") / "config.toml")
+        path = followed_link(
+            followed_link(Path(folder) if folder else env.home / ".codex") / "config.toml"
+        )
         shown = env.shown(path)
         before = _read(path, None)
         notes = ("Codex starts the server in the folder it runs in: that repository's branch",)
@@ -347,7 +349,7 @@ def _editor(
         shown = relative
         before = _read(path, root)
     else:
-        path = _followed(_user_file(client, env))
+        path = followed_link(_user_file(client, env))
         shown = env.shown(path)
         before = _read(path, None)
     after = _keeping_bom(before, lambda text: merge_json(text, (key,), SERVER, server, shown))
@@ -387,22 +389,6 @@ def _user_file(client: str, env: Environment) -> Path:
 
 
 # -- reading and keeping out of commits --------------------------------------------------------
-
-
-def _followed(path: Path) -> Path:
-    """A file in the user's home that is a symbolic link (a dotfiles manager's) is written
-    where the link points, as an editor would; inside a repository links are refused. A link
-    to nothing is refused too: what it points to may be anywhere, and is not created."""
-    if not path.is_symlink():
-        return path
-    try:
-        return path.resolve(strict=True)
-    except (OSError, RuntimeError):
-        raise StetError(
-            f"{path} is a symbolic link to {os.readlink(path)}, which does not exist: Stet "
-            f"does not create a file through a link. Create what it points to, or remove the "
-            f"link; {NOTHING}"
-        ) from None
 
 
 BOM = "\ufeff"
