@@ -764,6 +764,46 @@ def test_a_settings_file_that_does_not_parse_is_refused_unchanged(root: Path, st
     assert not (root / files.HOOKS_DIR / "claude-code.json").exists()
 
 
+def test_hooks_claude_code_cannot_read_are_refused_by_install_and_kept_by_uninstall(
+    root: Path, stet: Stet, home: Path
+) -> None:
+    """Claude Code skips a settings file whose hooks it cannot read whole (its "Settings
+    Error": "Files with errors are skipped entirely"), so Stet's hooks added beside such a
+    group would never run: install refuses and changes nothing. Uninstall takes Stet's own
+    handlers out and keeps everything else as it is; status names the problem."""
+    shapes = [
+        {"PreToolUse": [{"matcher": "Bash"}]},
+        {"PostToolUse": "./format.sh"},
+        {"Stop": [{"hooks": [{"command": "say done"}]}]},
+        {"Stop": [{"hooks": [{"type": "command"}]}]},
+        {"Notification": [{"matcher": {"tools": ["Bash"]}, "hooks": []}]},
+        {"SessionStart": ["echo hi"]},
+    ]
+    for shape in shapes:
+        data = write_settings(root, {"env": {"A": "1"}, "hooks": shape})
+        code, out, err = stet_hooks(stet, root, "install", "claude-code")
+        assert code == 1 and out == "", shape
+        assert "Claude Code does not read" in err and "nothing was changed" in err, err
+        assert (root / LOCAL_SETTINGS).read_bytes() == data
+        assert not (root / files.HOOKS_DIR / "claude-code.json").exists()
+        local = json.loads(stet_hooks(stet, root, "status", "--json")[1])["claude_code"]
+        assert "Claude Code skips this file" in local["settings"][0]["problem"]
+    # Installed first, the odd group added by hand afterwards: uninstall keeps it.
+    write_settings(root, {"env": {"A": "1"}})
+    assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
+    settings = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
+    settings["hooks"]["Stop"].insert(0, {"matcher": "Bash"})
+    settings["hooks"]["PostToolUse"] = "./format.sh"
+    write_settings(root, settings)
+    code, _, err = stet_hooks(stet, root, "uninstall", "claude-code")
+    assert code == 0, err
+    left = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
+    assert left == {
+        "env": {"A": "1"},
+        "hooks": {"Stop": [{"matcher": "Bash"}], "PostToolUse": "./format.sh"},
+    }
+
+
 def test_dry_run_writes_nothing(root: Path, stet: Stet) -> None:
     code, out, _ = stet_hooks(stet, root, "install", "claude-code", "--dry-run")
     assert code == 0 and "would create .claude/settings.local.json" in out

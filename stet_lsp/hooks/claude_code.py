@@ -151,6 +151,42 @@ def _check_shape(settings: Settings, where: Path | str) -> None:
             raise StetError(f"{where}: `hooks.{event}` is not a list; nothing was changed")
 
 
+def hooks_problem(settings: Settings) -> str | None:
+    """What in the settings' `hooks` Claude Code cannot read (None when nothing): every
+    event a list of matcher groups, each an object whose `hooks` is a list of handlers, each
+    an object with a string `type` (a `command` handler with a string `command`), a group's
+    `matcher` a string. Claude Code skips a settings file with such an error whole, its
+    hooks with it, so Stet's hooks added there would never run. The handler types and the
+    events themselves are not checked: Claude Code adds new ones."""
+    hooks = settings.get("hooks")
+    if hooks is None:
+        return None
+    if not isinstance(hooks, dict):
+        return "`hooks` is not an object"
+    for event, groups in hooks.items():
+        if groups is None:
+            continue
+        if not isinstance(groups, list):
+            return f"`hooks.{event}` is not a list"
+        for number, group in enumerate(groups):
+            where = f"`hooks.{event}[{number}]`"
+            if not isinstance(group, dict):
+                return f"{where} is not an object"
+            if "matcher" in group and not isinstance(group["matcher"], str):
+                return f"{where}.matcher is not a string"
+            if not isinstance(group.get("hooks"), list):
+                return f"{where} has no `hooks` list"
+            for index, item in enumerate(group["hooks"]):
+                place = f"{where}.hooks[{index}]"
+                if not isinstance(item, dict):
+                    return f"{place} is not an object"
+                if not isinstance(item.get("type"), str):
+                    return f"{place} has no string `type`"
+                if item["type"] == "command" and not isinstance(item.get("command"), str):
+                    return f"{place} is a command without a string `command`"
+    return None
+
+
 def installed_events(settings: Settings) -> list[str]:
     """The events for which Stet's command is among the settings' hooks."""
     return [event for event in EVENTS if _has_command(settings, event)]
@@ -321,6 +357,13 @@ def install(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
     path = inside(root, LOCAL_SETTINGS)
     data = read_regular(path, root)
     settings = parse_settings(data, LOCAL_SETTINGS)
+    problem = hooks_problem(settings)
+    if problem is not None:
+        raise StetError(
+            f"{LOCAL_SETTINGS}: {problem}, which Claude Code does not read: it skips the whole "
+            "file, and would skip Stet's hooks with it. Fix that entry (or take it out); "
+            "nothing was changed"
+        )
     added = add_hooks(settings)
     renewed = renew_commands(settings)
     before = data.decode("utf-8") if data is not None else None
@@ -574,6 +617,9 @@ def status(root: Path, home: Path | None, env: Mapping[str, str]) -> dict[str, A
             settings = parse_settings(data, path)
             entry["events"] = installed_events(settings)
             entry["bare_name"] = runs_bare_name(settings)
+            problem = hooks_problem(settings)
+            if problem is not None:
+                entry["problem"] = f"{problem}: Claude Code skips this file, hooks and all"
         except StetError as error:
             entry["problem"] = str(error)
         files.append(entry)
