@@ -1320,6 +1320,39 @@ def test_install_warns_when_other_settings_run_stets_hooks_too(
     ]
 
 
+def test_install_warns_when_settings_disable_all_hooks(root: Path, stet: Stet, home: Path) -> None:
+    """`disableAllHooks: true` in any settings file Claude Code reads for the project makes
+    it run no hook, Stet's included: install (text and --json) and status say which file. The
+    local settings override the project's, and those the user's."""
+    user = home / ".claude" / "settings.json"
+    user.parent.mkdir()
+    user.write_text('{"disableAllHooks": true}\n', "utf-8")
+    code, out, _ = stet_hooks(stet, root, "install", "claude-code")
+    assert code == 0
+    assert (
+        "warning: ~/.claude/settings.json sets disableAllHooks to true: Claude Code runs no "
+        "hooks, Stet's included, until it is false (or taken out)"
+    ) in out
+    document = json.loads(stet_hooks(stet, root, "install", "claude-code", "--json")[1])
+    assert document["hooks_disabled_by"] == str(user)
+    status = json.loads(stet_hooks(stet, root, "status", "--json")[1])["claude_code"]
+    assert status["hooks_disabled_by"] == str(user)
+    assert "sets disableAllHooks to true" in stet_hooks(stet, root, "status")[1]
+    project = root / ".claude" / "settings.json"
+    project.write_text('{"disableAllHooks": false}\n', "utf-8")
+    document = json.loads(stet_hooks(stet, root, "install", "claude-code", "--json")[1])
+    assert document["hooks_disabled_by"] is None
+    assert "disableAllHooks" not in stet_hooks(stet, root, "install", "claude-code")[1]
+    local = json.loads((root / LOCAL_SETTINGS).read_text("utf-8"))
+    write_settings(root, {**local, "disableAllHooks": True})
+    document = json.loads(stet_hooks(stet, root, "install", "claude-code", "--json")[1])
+    assert document["hooks_disabled_by"] == str(root / LOCAL_SETTINGS)
+    assert (
+        "warning: .claude/settings.local.json sets disableAllHooks"
+        in (stet_hooks(stet, root, "install", "claude-code", "--dry-run")[1])
+    )
+
+
 def test_status_reads_the_user_settings_where_claude_code_does(
     root: Path, stet: Stet, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -96,6 +96,7 @@ def _install(args: argparse.Namespace) -> int:
 
         result = claude_code.install(root, dry_run=args.dry_run)
         result["elsewhere"] = _stet_hooks_elsewhere(root)
+        result["hooks_disabled_by"] = claude_code.hooks_disabled_by(root, _home(), os.environ)
     else:
         from stet_lsp.hooks import codex
 
@@ -182,6 +183,12 @@ def _print_claude_install(root: Path, path: str, result: dict[str, Any], would: 
             f"{', '.join(other['events'])} too, and Claude Code runs the hooks of each settings "
             "file: take Stet's out of one of them, or the brief may go into a session twice"
         )
+    disabled = result.get("hooks_disabled_by")
+    if disabled:
+        print(
+            f"warning: {_shown(root, Path(disabled))} sets disableAllHooks to true: Claude "
+            "Code runs no hooks, Stet's included, until it is false (or taken out)"
+        )
     print(
         "The brief goes into each new session; each finished session is imported into the "
         "working trajectory."
@@ -251,6 +258,11 @@ def _status(args: argparse.Namespace) -> int:
             print(f"Claude Code  {where}: {state}")
     if claude["ignored_by_git"] is False and claude["settings"][0]["exists"]:
         print(f"  warning: git does not ignore {claude_code.LOCAL_SETTINGS}; keep it uncommitted")
+    if claude["hooks_disabled_by"]:
+        print(
+            f"  warning: {_shown(root, Path(claude['hooks_disabled_by']))} sets "
+            "disableAllHooks to true: Claude Code runs no hooks, Stet's included"
+        )
     entry = document["codex"]
     if entry["problem"]:
         print(f"Codex        unreadable: {entry['problem']}")

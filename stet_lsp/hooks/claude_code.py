@@ -598,17 +598,8 @@ def status(root: Path, home: Path | None, env: Mapping[str, str]) -> dict[str, A
     """Where Stet's hooks are: the local settings (what install writes), and, when someone put
     them there, the committed project settings and the user's settings (in
     `CLAUDE_CONFIG_DIR` when it is set, as Claude Code reads them)."""
-    places: list[tuple[str, Path, Path | None]] = [
-        ("local", root / LOCAL_SETTINGS, root),
-        ("project", root / PROJECT_SETTINGS, root),
-    ]
-    folder = env.get("CLAUDE_CONFIG_DIR")
-    if folder:
-        places.append(("user", Path(folder) / "settings.json", None))
-    elif home is not None:
-        places.append(("user", home / ".claude" / "settings.json", None))
     files = []
-    for scope, path, inside_root in places:
+    for scope, path, inside_root in _places(root, home, env):
         entry: dict[str, Any] = {"scope": scope, "path": str(path), "exists": False}
         entry.update({"events": [], "problem": None, "bare_name": False})
         try:
@@ -630,7 +621,42 @@ def status(root: Path, home: Path | None, env: Mapping[str, str]) -> dict[str, A
         "settings": files,
         "commands": commands(),
         "ignored_by_git": _ignored(root, LOCAL_SETTINGS),
+        "hooks_disabled_by": hooks_disabled_by(root, home, env),
     }
+
+
+def _places(
+    root: Path, home: Path | None, env: Mapping[str, str]
+) -> list[tuple[str, Path, Path | None]]:
+    """The settings files Claude Code reads for the project, the one that wins first: the
+    local, the project's and the user's (in `CLAUDE_CONFIG_DIR` when it is set), each with
+    the root its path must stay inside (None: the user's own file)."""
+    places: list[tuple[str, Path, Path | None]] = [
+        ("local", root / LOCAL_SETTINGS, root),
+        ("project", root / PROJECT_SETTINGS, root),
+    ]
+    folder = env.get("CLAUDE_CONFIG_DIR")
+    if folder:
+        places.append(("user", Path(folder) / "settings.json", None))
+    elif home is not None:
+        places.append(("user", home / ".claude" / "settings.json", None))
+    return places
+
+
+def hooks_disabled_by(root: Path, home: Path | None, env: Mapping[str, str]) -> str | None:
+    """The settings file whose `disableAllHooks: true` stops Claude Code running any hook,
+    Stet's included (None when none does): the first of the files that sets it, as the local
+    settings override the project's, and those the user's. A file that cannot be read says
+    nothing."""
+    for _, path, inside_root in _places(root, home, env):
+        try:
+            settings = parse_settings(read_regular(path, inside_root), path)
+        except StetError:
+            continue
+        disabled = settings.get("disableAllHooks")
+        if isinstance(disabled, bool):
+            return str(path) if disabled else None
+    return None
 
 
 def _ignored(root: Path, relative: Path) -> bool | None:
