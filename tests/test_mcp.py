@@ -1828,3 +1828,38 @@ def test_a_folder_removed_while_serving_is_named_in_each_error(tmp_path: Path) -
         shutil.rmtree(root)
         message = client.error("add_note", {"text": "Written after."})
         assert message == f"stet: error: not inside a git repository: {root}"
+
+
+def test_a_server_started_in_a_folder_that_is_not_there_answers_and_names_it_per_call(
+    tmp_path: Path, stet: Stet
+) -> None:
+    """`stet mcp -C DIR` with a DIR that is not there (a worktree removed, a client that
+    passed `${workspaceFolder}` unexpanded) exited 1 before answering `initialize`, which a
+    client shows only as "failed to start"; a server outside a repository serves, each call
+    saying why it fails. It now serves the same way, naming the folder, with `stet -C DIR`
+    before the command too. Install and uninstall still refuse such a folder."""
+    missing = tmp_path / "removed-worktree"
+    with serving(tmp_path, "-C", str(missing)) as client:
+        assert client.started.server_info.name
+        assert client.error("list_notes") == f"stet: error: not inside a git repository: {missing}"
+    with serving(tmp_path, "-C", WORKSPACE) as client:
+        assert client.error("get_brief") == (
+            f"stet: error: not inside a git repository: {tmp_path / WORKSPACE}"
+        )
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "stet_lsp", "-C", str(missing), "mcp", "-C", "sub"],
+        cwd=str(tmp_path),
+        env={"PYTHONPATH": str(PROJECT)},
+    )
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(stdio_client(params)) as (read, write),
+        portal.wrap_async_context_manager(ClientSession(read, write)) as session,
+    ):
+        client = Client(portal, session, portal.call(session.initialize))
+        message = client.error("list_notes")
+        assert message == f"stet: error: not inside a git repository: {missing / 'sub'}"
+    for action in ("install", "uninstall"):
+        code, _, err = stet("mcp", action, "cursor", "-C", str(missing))
+        assert code == 1 and f"cannot change to {missing}" in err

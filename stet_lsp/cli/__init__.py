@@ -119,6 +119,14 @@ def _command_named(argv: Sequence[str]) -> str | None:
     return None
 
 
+class _CannotChange(StetError):
+    """A folder of `-C DIR` that cannot be changed to; `folder` is it, absolute."""
+
+    def __init__(self, folder: str, error: OSError) -> None:
+        super().__init__(f"cannot change to {folder}: {error.strerror or error}")
+        self.folder = os.path.abspath(folder)
+
+
 @contextmanager
 def _started_in(folders: Sequence[str] | None) -> Iterator[None]:
     """Run in the folders of `stet -C DIR …`, one after the other (an empty one changes
@@ -136,9 +144,7 @@ def _started_in(folders: Sequence[str] | None) -> Iterator[None]:
                 try:
                     os.chdir(folder)
                 except OSError as error:
-                    raise StetError(
-                        f"cannot change to {folder}: {error.strerror or error}"
-                    ) from None
+                    raise _CannotChange(folder, error) from None
         yield
     finally:
         if previous is not None:
@@ -213,8 +219,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     try:
-        with _started_in(args.chdir), _started_in(_own_folder(args)):
-            code: int = args.func(args)
+        try:
+            with _started_in(args.chdir), _started_in(_own_folder(args)):
+                code: int = args.func(args)
+        except _CannotChange as error:
+            # A server a client starts in a folder that is not there serves all the same,
+            # each call saying what is wrong: a client shows a server that exits at once
+            # only as one that failed to start.
+            serve_anyway = getattr(args, "serve_in_missing_folder", None)
+            if serve_anyway is None:
+                raise
+            return int(serve_anyway(args, error.folder))
     except StetError as error:
         hint = ""
         if isinstance(error, NotInRepository):

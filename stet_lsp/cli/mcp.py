@@ -37,7 +37,7 @@ def register(commands: Any) -> None:
             "`stet mcp uninstall CLIENT` takes that out again."
         ),
     )
-    mcp.set_defaults(func=_serve)
+    mcp.set_defaults(func=_serve, serve_in_missing_folder=_serve_in_missing_folder)
     # Without `prog`, argparse names the action after the parent's custom usage, both lines.
     actions = mcp.add_subparsers(dest="action", metavar="ACTION", prog="stet mcp")
     install = actions.add_parser(
@@ -50,7 +50,7 @@ def register(commands: Any) -> None:
         ),
     )
     _client_options(install)
-    install.set_defaults(func=_install)
+    install.set_defaults(func=_install, serve_in_missing_folder=None)
     uninstall = actions.add_parser(
         "uninstall",
         help="take the stet server out of an MCP client's configuration again",
@@ -62,7 +62,7 @@ def register(commands: Any) -> None:
         ),
     )
     _client_options(uninstall)
-    uninstall.set_defaults(func=_uninstall)
+    uninstall.set_defaults(func=_uninstall, serve_in_missing_folder=None)
 
 
 def _client_options(parser: argparse.ArgumentParser) -> None:
@@ -90,6 +90,16 @@ def _serve(args: argparse.Namespace) -> int:
     # Absolute: a folder removed while serving (a worktree taken away) is then named in each
     # call's error, where the working folder could no longer be read at all.
     return serve(Place(Path(args.directory).absolute(), args.target))
+
+
+def _serve_in_missing_folder(args: argparse.Namespace, folder: str) -> int:
+    """Serve where `-C` points though it cannot be changed to (a folder that is not there,
+    or not one): `initialize` is answered, and each call names the folder in its error."""
+    from stet_lsp.mcp.server import serve
+    from stet_lsp.mcp.tools import Place
+
+    # `stet -C GONE mcp -C sub`: the server's folder is sub of GONE.
+    return serve(Place(Path(folder) / args.directory, args.target))
 
 
 def _install(args: argparse.Namespace) -> int:
