@@ -1120,6 +1120,25 @@ def test_codex_refuses_what_it_cannot_edit_safely(
     assert config.read_text() == content
 
 
+def test_codex_uninstall_of_a_server_it_cannot_edit_says_to_take_it_out_by_hand(
+    stet: Stet, home: Path, root: Path
+) -> None:
+    """A stet server written as an inline table or with dotted keys is refused by uninstall
+    as by install, and the message says to take it out by hand: it said to add the table."""
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    for content in (
+        '[mcp_servers]\nstet = { command = "/opt/stet/bin/stet", args = ["mcp"] }\n',
+        'mcp_servers.stet.command = "/opt/stet/bin/stet"\n',
+    ):
+        config.write_text(content)
+        code, out, err = uninstall(stet, root, "codex")
+        assert code == 1 and out == "" and config.read_text() == content
+        assert "nothing was changed. Remove mcp_servers.stet by hand" in err, err
+        assert "Add this table by hand" not in err
+        assert "Add this table by hand" in install(stet, root, "codex")[2]
+
+
 def test_codex_local_scope_is_kept_out_of_commits(
     stet: Stet, home: Path, root: Path, repo: pygit2.Repository
 ) -> None:

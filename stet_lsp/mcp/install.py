@@ -577,12 +577,21 @@ def merge_toml(text: str | None, name: str, server: dict[str, Any], shown: str) 
     except tomllib.TOMLDecodeError:
         merged = None
     if merged != expected:
-        raise StetError(
-            f"{shown} defines mcp_servers in a form Stet does not edit line by line (an inline "
-            f"table, dotted keys, or a value in the stet server such as a date, which Stet does "
-            f"not write); {NOTHING}. Add this table by hand:\n\n{block}"
-        )
+        raise UneditableToml(shown, block)
     return result
+
+
+class UneditableToml(StetError):
+    """A TOML file whose `mcp_servers` Stet cannot edit line by line; the message says to
+    add `block` by hand (uninstall says to take the server out instead)."""
+
+    def __init__(self, shown: str, block: str) -> None:
+        super().__init__(
+            f"{shown} defines mcp_servers in a form Stet does not edit line by line (an "
+            f"inline table, dotted keys, or a value in the stet server such as a date, which "
+            f"Stet does not write); {NOTHING}. Add this table by hand:\n\n{block}"
+        )
+        self.shown = shown
 
 
 def _toml_table(name: str, server: Mapping[str, Any]) -> str:

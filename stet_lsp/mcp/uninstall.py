@@ -33,6 +33,7 @@ from stet_lsp.mcp.install import (
     SERVER,
     Environment,
     Plan,
+    UneditableToml,
     parse_json,
     plan,
     render_json,
@@ -98,7 +99,13 @@ def plan_removal(
     """What uninstalling the server of `client` at `scope` does, run from `directory`."""
     env = environment or Environment.current()
     # The install plan finds the file and refuses what install refuses; its merge is unused.
-    target = plan(client, scope, directory=directory, environment=env, command=["stet"])
+    try:
+        target = plan(client, scope, directory=directory, environment=env, command=["stet"])
+    except UneditableToml as error:
+        raise StetError(
+            f"{error.shown} defines the stet server in a form Stet does not edit line by line "
+            f"(an inline table, or dotted keys); {NOTHING}. Remove mcp_servers.stet by hand"
+        ) from None
     current = target.before
     state = target.state
     record = records.read(state, target.path, target.where) if state is not None else None
