@@ -1125,6 +1125,28 @@ def test_codex_install_refuses_to_replace_another_notify(
     assert code == 1 and "is not valid TOML" in err and config.read_bytes() == b"notify = [\n"
 
 
+def test_codex_install_keep_notify_without_a_notify_sets_stets(
+    root: Path, stet: Stet, home: Path
+) -> None:
+    """--keep-notify in a config without notify (or without a config) kept nothing, said
+    "notify ... left as it is" and opted the repository in to imports no notify would ever
+    call. With nothing to keep, Stet's notify is set as without the option."""
+    config = home / ".codex" / "config.toml"
+    code, out, err = stet_hooks(stet, root, "install", "codex", "--keep-notify")
+    assert code == 0, err
+    assert "left as it is" not in out and "set notify" in out
+    assert tomllib.loads(config.read_text("utf-8"))["notify"] == notify_program()
+    document = json.loads(stet_hooks(stet, root, "status", "--json")[1])["codex"]
+    assert document["installed"] and document["repository"]
+    assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
+    assert not config.exists()
+    config.parent.mkdir(exist_ok=True)
+    config.write_text('model = "o3"\n', "utf-8")
+    result = json.loads(stet_hooks(stet, root, "install", "codex", "--keep-notify", "--json")[1])
+    assert result["changed"] and not result["kept_notify"]
+    assert tomllib.loads(config.read_text("utf-8"))["notify"] == notify_program()
+
+
 def test_codex_notify_imports_the_finished_turn(
     root: Path, stet: Stet, home: Path, elsewhere: Path
 ) -> None:

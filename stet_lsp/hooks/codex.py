@@ -217,9 +217,10 @@ def install(
     dry_run: bool = False,
     keep_notify: bool = False,
 ) -> dict[str, Any]:
-    """Set notify to Stet and record this repository's consent. With `keep_notify`, notify
-    stays as it is (the user's own notify program calls `stet hooks run codex-notify`) and
-    only the consent is recorded."""
+    """Set notify to Stet and record this repository's consent. With `keep_notify`, a notify
+    the config has stays as it is (the user's own notify program calls `stet hooks run
+    codex-notify`) and only the consent is recorded; without one there is nothing to keep,
+    and Stet's is set, as Codex would otherwise call nothing."""
     if record_tracked(root, CONSENT):
         raise StetError(
             tracked_record_message(CONSENT, "a consent committed with the repository is none")
@@ -229,7 +230,7 @@ def install(
     current = _parse(text, path).get("notify") if text is not None else None
     program = notify_program()
     content = None
-    if keep_notify:
+    if keep_notify and current is not None:
         pass
     elif is_stet_notify(current):
         # Stet started otherwise (by its bare name, as earlier versions wrote it, or from where
@@ -266,7 +267,7 @@ def install(
         "repository": str(root),
         "consent_added": consent,
         "consent_removed": False,
-        "kept_notify": keep_notify and not is_stet_notify(current),
+        "kept_notify": keep_notify and current is not None and not is_stet_notify(current),
     }
 
 
