@@ -804,6 +804,42 @@ def test_hooks_claude_code_cannot_read_are_refused_by_install_and_kept_by_uninst
     }
 
 
+def test_a_read_only_settings_file_or_config_is_left_as_it_is(
+    root: Path, stet: Stet, home: Path
+) -> None:
+    """A settings file or Codex config its owner made read-only was replaced all the same
+    (a new file renamed over it, its mode kept): install and uninstall now refuse it and
+    change nothing, the repository's opt-in and records included."""
+    data = write_settings(root, {"env": {"A": "1"}})
+    settings = root / LOCAL_SETTINGS
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_bytes(b'model = "o3"\n')
+    for path in (settings, config):
+        path.chmod(0o444)
+    for harness, path in (("claude-code", settings), ("codex", config)):
+        before = path.read_bytes()
+        code, out, err = stet_hooks(stet, root, "install", harness)
+        assert code == 1 and out == "", out
+        assert f"{path} is read-only (mode 0444)" in err and "nothing was changed" in err
+        assert path.read_bytes() == before
+    assert not (root / files.HOOKS_DIR / "claude-code.json").exists()
+    assert not (root / files.HOOKS_DIR / "codex.json").exists()
+    for path in (settings, config):
+        path.chmod(0o644)
+    assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
+    assert stet_hooks(stet, root, "install", "codex")[0] == 0
+    for harness, path in (("claude-code", settings), ("codex", config)):
+        path.chmod(0o444)
+        installed = path.read_bytes()
+        code, _, err = stet_hooks(stet, root, "uninstall", harness)
+        assert code == 1 and f"{path} is read-only" in err
+        assert path.read_bytes() == installed
+        path.chmod(0o644)
+        assert stet_hooks(stet, root, "uninstall", harness)[0] == 0
+    assert settings.read_bytes() == data and config.read_bytes() == b'model = "o3"\n'
+
+
 def test_dry_run_writes_nothing(root: Path, stet: Stet) -> None:
     code, out, _ = stet_hooks(stet, root, "install", "claude-code", "--dry-run")
     assert code == 0 and "would create .claude/settings.local.json" in out

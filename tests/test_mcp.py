@@ -1139,6 +1139,29 @@ def test_codex_uninstall_of_a_server_it_cannot_edit_says_to_take_it_out_by_hand(
         assert "Add this table by hand" in install(stet, root, "codex")[2]
 
 
+def test_a_read_only_configuration_is_left_as_it_is(stet: Stet, home: Path, root: Path) -> None:
+    """A client's configuration its owner made read-only was replaced all the same (a new
+    file renamed over it): install and uninstall now refuse it, write no record, and
+    change nothing."""
+    config = home / ".cursor" / "mcp.json"
+    config.parent.mkdir()
+    config.write_text('{"mcpServers": {}}\n')
+    config.chmod(0o444)
+    code, _, err = install(stet, root, "cursor", "--scope", "user")
+    assert code == 1 and f"{config} is read-only (mode 0444)" in err
+    assert config.read_text() == '{"mcpServers": {}}\n'
+    assert not (home / ".local" / "state" / "stet").exists()
+    config.chmod(0o644)
+    assert install(stet, root, "cursor", "--scope", "user")[0] == 0
+    config.chmod(0o444)
+    installed = config.read_text()
+    code, _, err = uninstall(stet, root, "cursor", "--scope", "user")
+    assert code == 1 and f"{config} is read-only" in err and config.read_text() == installed
+    config.chmod(0o644)
+    assert uninstall(stet, root, "cursor", "--scope", "user")[0] == 0
+    assert config.read_text() == '{"mcpServers": {}}\n'
+
+
 def test_codex_local_scope_is_kept_out_of_commits(
     stet: Stet, home: Path, root: Path, repo: pygit2.Repository
 ) -> None:

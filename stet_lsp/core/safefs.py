@@ -267,6 +267,23 @@ def move_aside(path: Path, root: Path, suffix: str) -> Path | None:
 # -- helpers ----------------------------------------------------------------------------
 
 
+def require_writable(path: Path) -> None:
+    """Refuse a configuration file its owner made read-only (no write bit for the owner):
+    replacing it whole, as `atomic_write` does, would go past that, where an editor or the
+    harness itself would stop. A missing file passes."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise _os_error(path, error) from None
+    if stat.S_ISREG(mode) and not mode & stat.S_IWUSR:
+        raise StetError(
+            f"{path} is read-only (mode {stat.S_IMODE(mode):04o}): Stet leaves it as it is. "
+            f"Make it writable (chmod u+w) and run the command again; {_UNCHANGED}"
+        )
+
+
 def followed_link(path: Path) -> Path:
     """A user's own configuration file outside every repository (`~/.codex/config.toml`)
     that is a symbolic link, a dotfiles manager's, is read and written where the link points,

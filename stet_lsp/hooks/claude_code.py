@@ -47,6 +47,7 @@ from stet_lsp.core.safefs import (
     make_dirs,
     read_regular,
     remove_regular,
+    require_writable,
 )
 from stet_lsp.hooks.files import (
     read_record,
@@ -380,6 +381,7 @@ def install(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
     result["excluded"] = str(exclusion.path) if exclusion is not None else None
     if not (added or renewed) or dry_run:
         return result
+    require_writable(path)
     ensure_stet_gitignore(root)
     record = _read_own_record(root)
     if record is None:
@@ -438,6 +440,7 @@ def uninstall(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
     else:
         text = render(settings, current)
     if not dry_run:
+        require_writable(path)
         if text is None:
             remove_regular(path, root)
             if record.get("created_folder"):

@@ -31,7 +31,7 @@ from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.launch import by_bare_name, stet_command, stet_prefix
-from stet_lsp.core.safefs import atomic_write, followed_link, read_regular
+from stet_lsp.core.safefs import atomic_write, followed_link, read_regular, require_writable
 from stet_lsp.hooks.files import (
     read_record,
     record_tracked,
@@ -251,6 +251,8 @@ def install(
             "--keep-notify`."
         )
     consent = not consented(root)
+    if content is not None and not dry_run:
+        require_writable(path)
     if not dry_run:
         # The consent first: a repository that refuses it (a link) leaves the config unchanged,
         # and a config that cannot be written takes the consent back. Either way nothing changed.
@@ -296,6 +298,8 @@ def uninstall(
             remove_file = created and not content
     consent = consented(root)
     if not dry_run:
+        if changed:
+            require_writable(path)
         if remove_file:
             os.unlink(path)
         elif changed and content is not None:

@@ -36,7 +36,14 @@ from typing import Any, Literal
 from stet_lsp.core import exclusions
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.launch import stet_command
-from stet_lsp.core.safefs import atomic_write, followed_link, inside, make_dirs, read_regular
+from stet_lsp.core.safefs import (
+    atomic_write,
+    followed_link,
+    inside,
+    make_dirs,
+    read_regular,
+    require_writable,
+)
 from stet_lsp.core.targets import common_git_dir, open_repository, repository_root
 from stet_lsp.mcp import records
 
@@ -171,6 +178,8 @@ def apply(plan: Plan) -> None:
     it cannot be written to stops the install before anything is written), the exclusion, so
     the file is never there unignored (also when the file holds the server already), then the
     file."""
+    if plan.action != "unchanged":
+        require_writable(plan.path)
     record = _record(plan)
     if record is not None and plan.state is not None:
         records.write(plan.state, record)

@@ -25,7 +25,7 @@ from typing import Any
 from stet_lsp.core import exclusions
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.exclusions import Unexclusion
-from stet_lsp.core.safefs import atomic_write, inside, remove_regular
+from stet_lsp.core.safefs import atomic_write, inside, remove_regular, require_writable
 from stet_lsp.mcp import records
 from stet_lsp.mcp.install import (
     BOM,
@@ -151,6 +151,7 @@ def apply_removal(removal: Removal) -> None:
     record."""
     target = removal.target
     if removal.server is not None:
+        require_writable(target.path)
         if removal.after is None:
             if target.root is not None:
                 remove_regular(target.path, target.root)
