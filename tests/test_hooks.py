@@ -778,6 +778,7 @@ def test_hooks_claude_code_cannot_read_are_refused_by_install_and_kept_by_uninst
         {"Stop": [{"hooks": [{"type": "command"}]}]},
         {"Notification": [{"matcher": {"tools": ["Bash"]}, "hooks": []}]},
         {"SessionStart": ["echo hi"]},
+        {"PreToolUse": None},
     ]
     for shape in shapes:
         data = write_settings(root, {"env": {"A": "1"}, "hooks": shape})

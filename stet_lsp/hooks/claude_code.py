@@ -165,8 +165,8 @@ def hooks_problem(settings: Settings) -> str | None:
     if not isinstance(hooks, dict):
         return "`hooks` is not an object"
     for event, groups in hooks.items():
-        if groups is None:
-            continue
+        if groups is None and event in EVENTS:
+            continue  # install puts a list of Stet's group there
         if not isinstance(groups, list):
             return f"`hooks.{event}` is not a list"
         for number, group in enumerate(groups):
