@@ -1905,3 +1905,36 @@ def test_a_server_started_in_a_folder_that_is_not_there_answers_and_names_it_per
     for action in ("install", "uninstall"):
         code, _, err = stet("mcp", action, "cursor", "-C", str(missing))
         assert code == 1 and f"cannot change to {missing}" in err
+
+
+def test_a_server_started_in_a_folder_removed_before_it_started_still_answers(
+    tmp_path: Path,
+) -> None:
+    """A client that starts the server in a folder removed meanwhile (the working folder
+    cannot be read, so nothing names it): the server exited with `stet: error: No such file
+    or directory` before answering `initialize`. It now answers, and each call says why it
+    cannot work; a relative `-C` below that folder too."""
+    folder = tmp_path / "removed"
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call"}
+    call["params"] = {"name": "list_notes", "arguments": {}}
+    payload = "".join(json.dumps(m) + "\n" for m in (INITIALIZE, initialized, call))
+    for args in ([], ["-C", "sub"]):
+        folder.mkdir()
+        done = subprocess.run(
+            [sys.executable, "-m", "stet_lsp", "mcp", *args],
+            input=payload.encode(),
+            capture_output=True,
+            cwd=folder,
+            preexec_fn=folder.rmdir,  # in the child, once it is in the folder
+            env={**os.environ, "PYTHONPATH": str(PROJECT)},
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        answers = {m["id"]: m for m in map(json.loads, done.stdout.decode().splitlines())}
+        assert answers[1]["result"]["serverInfo"]["name"]
+        assert answers[2]["result"]["isError"]
+        assert answers[2]["result"]["content"][0]["text"] == (
+            "stet: error: the folder this server was started in no longer exists; start it "
+            "again in a repository's work tree (or give it -C DIR)"
+        )

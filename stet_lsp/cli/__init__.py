@@ -124,7 +124,10 @@ class _CannotChange(StetError):
 
     def __init__(self, folder: str, error: OSError) -> None:
         super().__init__(f"cannot change to {folder}: {error.strerror or error}")
-        self.folder = os.path.abspath(folder)
+        try:
+            self.folder = os.path.abspath(folder)
+        except OSError:  # relative to a working folder that was removed: left relative
+            self.folder = folder
 
 
 @contextmanager
@@ -204,7 +207,8 @@ def _own_folder(args: argparse.Namespace) -> list[str]:
     directory = getattr(args, "directory", ".")
     if not isinstance(directory, str) or directory in ("", "."):
         return []
-    args.directory = os.path.abspath(directory)
+    with suppress(OSError):  # the working folder was removed: changing to DIR says so
+        args.directory = os.path.abspath(directory)
     return [args.directory]
 
 

@@ -89,7 +89,11 @@ def _serve(args: argparse.Namespace) -> int:
 
     # Absolute: a folder removed while serving (a worktree taken away) is then named in each
     # call's error, where the working folder could no longer be read at all.
-    return serve(Place(Path(args.directory).absolute(), args.target))
+    try:
+        directory = Path(args.directory).absolute()
+    except OSError:  # started in a folder removed before: served, each call saying so
+        return serve(Place(Path(args.directory), args.target, gone=True))
+    return serve(Place(directory, args.target))
 
 
 def _serve_in_missing_folder(args: argparse.Namespace, folder: str) -> int:
@@ -99,7 +103,9 @@ def _serve_in_missing_folder(args: argparse.Namespace, folder: str) -> int:
     from stet_lsp.mcp.tools import Place
 
     # `stet -C GONE mcp -C sub`: the server's folder is sub of GONE.
-    return serve(Place(Path(folder) / args.directory, args.target))
+    directory = Path(folder) / args.directory
+    # Relative: to a working folder removed before the server started, which nothing names.
+    return serve(Place(directory, args.target, gone=not directory.is_absolute()))
 
 
 def _install(args: argparse.Namespace) -> int:

@@ -84,8 +84,16 @@ class Place:
 
     directory: Path
     target_name: str | None = None
+    gone: bool = False
+    """The folder the server was started in was removed before it started (it cannot be
+    named: the working folder cannot be read); each call says so."""
 
     def target(self) -> Target:
+        if self.gone:
+            raise StetError(
+                "the folder this server was started in no longer exists; start it again in "
+                "a repository's work tree (or give it -C DIR)"
+            )
         return resolve_target(self.directory, self.target_name)
 
     def sheet(self) -> StyleSheet:
