@@ -367,6 +367,27 @@ def test_claude_project_dir_is_used_when_cwd_is_in_no_repository(
     )
 
 
+def test_a_cwd_in_a_nested_repository_without_stet_gives_way_to_the_project(
+    tmp_path: Path, root: Path, stet: Stet, elsewhere: Path
+) -> None:
+    """The agent went into a repository nested in the project (a vendored clone, a
+    submodule) where Stet is not set up, and Claude Code reports that `cwd`: the brief was
+    not given and the session not imported, silently. The project folder Claude Code names
+    (`$CLAUDE_PROJECT_DIR`), where Stet is set up, is used instead."""
+    agent_note(stet, root, "Prefer small commits")
+    nested = Path(make_repo(root / "vendor" / "lib", files={"lib.py": "x = 1\n"}).workdir)
+    env = {"CLAUDE_PROJECT_DIR": str(root)}
+    done = hook("session-start", {"cwd": str(nested)}, elsewhere, env=env)
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Prefer small commits" in context
+    transcript = claude_transcript(tmp_path / f"{SID}.jsonl", root)
+    payload = {"session_id": SID, "transcript_path": str(transcript), "cwd": str(nested)}
+    assert hook("session-end", payload, elsewhere, env=env).returncode == 0
+    wait_for_log(root, "session-end", SID, "imported")
+    assert "Rename the helper" in events_text(root)
+    assert not (nested / ".stet").exists()
+
+
 # -- session-end and stop: imports ----------------------------------------------------------------
 
 

@@ -14,9 +14,9 @@ would keep a Stop going), and a hook must never hold up a session. What goes wro
 written to `.stet/cache/hooks/hooks.log` (standard error when there is nowhere to write).
 
 The repository is the one holding the `cwd` the harness reports (Claude Code's project
-folder, `$CLAUDE_PROJECT_DIR`, when that is in none; the process's own folder only when no
-`cwd` is given). The hooks write only into a repository that has a `.stet` folder, and Codex
-turns only into one that consented (`stet hooks install codex`).
+folder, `$CLAUDE_PROJECT_DIR`, when that is in none, or in one without Stet; the process's
+own folder only when no `cwd` is given). The hooks write only into a repository that has a
+`.stet` folder, and Codex turns only into one that consented (`stet hooks install codex`).
 
 session-start prints the brief exactly as `stet brief` renders it, paused sheet or not (a
 sheet git's index holds is not briefed, nor one that cannot be read: the hook then prints
@@ -218,7 +218,9 @@ def _repository(
     payload: Mapping[str, Any], event: str, env: Mapping[str, str]
 ) -> tuple[Path | None, Target | None]:
     """(a root to log into, the target) for the payload's `cwd`; (root or None, None) when
-    no repository holds it."""
+    no repository holds it. A `cwd` in a repository where Stet is not set up (the agent went
+    into a nested repository, a submodule or a vendored clone) gives way to Claude Code's
+    project folder when Stet is set up there: the session is the project's."""
     from stet_lsp.hooks.repository import find_target
 
     cwd = _string(payload, "cwd")
@@ -231,6 +233,7 @@ def _repository(
         candidates.append(env.get("CLAUDE_PROJECT_DIR", ""))
     if cwd is None:
         candidates.append(os.getcwd())
+    found: Target | None = None
     for candidate in candidates:
         if not candidate:
             continue
@@ -238,8 +241,10 @@ def _repository(
             target = find_target(candidate)
         except StetError:
             continue
-        return target.root, target
-    return None, None
+        if files.has_stet(target.root):
+            return target.root, target
+        found = found or target
+    return (found.root, found) if found is not None else (None, None)
 
 
 def _fallback_root(env: Mapping[str, str]) -> Path | None:
