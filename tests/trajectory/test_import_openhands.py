@@ -1220,6 +1220,64 @@ def test_odd_input(tmp_path: Path) -> None:
     assert of(events, "raw")[0].record == "text"
 
 
+def recall(number: int, **extras: str) -> dict[str, Any]:
+    return {
+        "id": number,
+        "timestamp": "2025-06-01T10:00:01.5",
+        "source": "environment",
+        "message": "Added workspace context",
+        "cause": number - 1,
+        "observation": "recall",
+        "content": "Added workspace context",
+        "extras": {"recall_type": "workspace_context", **extras},
+    }
+
+
+@pytest.mark.parametrize(
+    ("extras", "cwd"),
+    [
+        # As OpenHands writes it: the folder the repository was cloned into, in the workspace.
+        ({"working_dir": "/workspace", "repo_directory": "app"}, "/workspace/app"),
+        ({"working_dir": "/workspace", "repo_directory": "/srv/app"}, "/srv/app"),
+        ({"working_dir": "/workspace", "repo_directory": ""}, "/workspace"),
+        # No workspace to place a folder name in: the commands' folder tells.
+        ({"repo_directory": "app"}, "/workspace/app/src"),
+    ],
+)
+def test_the_recalled_repository_folder_is_in_the_workspace(
+    tmp_path: Path, extras: dict[str, str], cwd: str
+) -> None:
+    records = [
+        {
+            "id": 1,
+            "timestamp": "2025-06-01T10:00:01",
+            "source": "user",
+            "message": "Fix it",
+            "action": "message",
+            "args": {"content": "Fix it"},
+        },
+        recall(2, repo_name="acme/app", repo_branch="main", **extras),
+        {
+            "id": 3,
+            "source": "agent",
+            "message": "Running command: ls",
+            "action": "run",
+            "args": {"command": "ls"},
+        },
+        {
+            "id": 4,
+            "source": "agent",
+            "message": "",
+            "cause": 3,
+            "observation": "run",
+            "content": "",
+            "extras": {"metadata": {"exit_code": 0, "working_dir": "/workspace/app/src"}},
+        },
+    ]
+    start = OPENHANDS.parse(write(tmp_path / "t.json", records)).events[0]
+    assert (start.cwd, start.branch) == (cwd, "main")
+
+
 def test_interrupting_states_and_redacted_reasoning(tmp_path: Path) -> None:
     thinking = response("chatcmpl-t", "")
     thinking["choices"][0]["message"]["thinking_blocks"] = [

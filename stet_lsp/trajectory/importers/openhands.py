@@ -24,7 +24,8 @@ Every event has `id`, `timestamp`, `source` ("user", "agent" or "environment") a
   and moved files with `mv` or `git mv` is a rename for each, where its command line leaves
   no doubt, `shell_moves`, from that folder), `read`, `write`, `edit`
   (`extras.diff`, or `old_content`/`new_content`), `error`, `browse`, `mcp`, `recall`
-  (workspace context: `repo_directory`, `repo_branch`), `agent_state_changed`, `condense`,
+  (workspace context: `working_dir`, the workspace, `repo_directory`, the folder in it that
+  the repository was cloned into, and `repo_branch`), `agent_state_changed`, `condense`,
   `null`, `think`, `user_rejected`, `success`, `delegate`, `task_tracking`. An edit or read
   observation whose content starts with `ERROR:` is the file editor refusing the command
   (an `old_str` it did not find): a failed result, with no file change.
@@ -71,6 +72,7 @@ from __future__ import annotations
 
 import ast
 import json
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -447,8 +449,7 @@ class _Reader:
             if facts.model is None:
                 facts.model = _model(event)
             if event.get("observation") == "recall":
-                facts.cwd = facts.cwd or text_field(extras.get("repo_directory"))
-                facts.cwd = facts.cwd or text_field(extras.get("working_dir"))
+                facts.cwd = facts.cwd or _recalled_repository(extras)
                 facts.branch = facts.branch or text_field(extras.get("repo_branch"))
             elif event.get("observation") == "run" and facts.cwd is None:
                 facts.cwd = text_field(mapping(extras.get("metadata")).get("working_dir"))
@@ -1018,6 +1019,17 @@ def _skill_edit(function: str, arguments: dict[str, Any]) -> Edit | None:
         if isinstance(text, str) and text:
             return Edit(path, "modify", fragment_diff(path, "", text))
     return None
+
+
+def _recalled_repository(extras: dict[str, Any]) -> str | None:
+    """The folder a workspace recall names: its repository's, `repo_directory`, which is the
+    folder the repository was cloned into, named within the workspace (`working_dir`, as
+    OpenHands writes it; older files name it absolutely); else the workspace."""
+    workspace = text_field(extras.get("working_dir"))
+    directory = text_field(extras.get("repo_directory"))
+    if directory is None or posixpath.isabs(directory):
+        return directory or workspace
+    return posixpath.join(workspace, directory) if workspace else None
 
 
 def _time(event: Any) -> str | None:
