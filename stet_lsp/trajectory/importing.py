@@ -412,7 +412,9 @@ def _store_session(
     from stet_lsp.gate.stetignore import StetIgnore
     from stet_lsp.gate.stream import redact_blocks
 
-    normalizer = Normalizer(target.root, StetIgnore.load(target.root), _cwds(parsed))
+    cwds = _cwds(parsed)
+    sandbox = _sandbox_root(target.root, parsed)
+    normalizer = Normalizer(target.root, StetIgnore.load(target.root), cwds, sandbox)
     events = normalizer.events(parsed.events)
     too_deep: list[EventBase] = []
     blocks = _jsonl_blocks(events, normalizer, too_deep)
@@ -452,9 +454,22 @@ def _cwds(parsed: ParsedSession) -> list[str]:
     return [event.cwd for event in parsed.events if isinstance(event, SessionStart) and event.cwd]
 
 
+def _sandbox_root(root: Path, parsed: ParsedSession) -> str | None:
+    """The folder the session's repository was in, in a sandbox of its own, when it stands
+    for this repository: no such folder is on this machine (one that is, outside the
+    repository, is another project's)."""
+    folder = parsed.sandbox_root
+    if not folder or not os.path.isabs(folder) or inside_repository(root, folder):
+        return None
+    return None if os.path.lexists(folder) else os.path.normpath(folder)
+
+
 def _worked_outside(root: Path, parsed: ParsedSession) -> bool:
-    """Whether the session recorded working folders, none of them in this repository."""
+    """Whether the session recorded working folders, none of them in this repository (nor
+    in the sandbox folder that stands for it)."""
     cwds = _cwds(parsed)
+    if _sandbox_root(root, parsed) is not None:
+        return False
     return bool(cwds) and not any(inside_repository(root, cwd) for cwd in cwds)
 
 

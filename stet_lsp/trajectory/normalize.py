@@ -1,5 +1,6 @@
-"""What an import changes before the gate sees it: paths inside the repository become relative
-to it, and what `.stetignore` names keeps its path but loses its content. (Home directories
+"""What an import changes before the gate sees it: paths inside the repository (or in the
+sandbox folder that stands for it) become relative to it, and what `.stetignore` names keeps
+its path but loses its content. (Home directories
 become `~` in the gate's own pass, everywhere.)"""
 
 from __future__ import annotations
@@ -28,8 +29,16 @@ _SHELL_WORD_BREAK = re.compile(r"""[\s;|&<>()'"`=,]+""")
 
 
 class Normalizer:
-    def __init__(self, root: Path, ignore: StetIgnore | None, cwds: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        root: Path,
+        ignore: StetIgnore | None,
+        cwds: Iterable[str] = (),
+        sandbox: str | None = None,
+    ) -> None:
         roots = {str(root), str(root.resolve()), *linked_roots(root, cwds)}
+        if sandbox:
+            roots.add(sandbox)  # the repository as the session's sandbox named it
         alternatives = "|".join(re.escape(r) for r in sorted(roots, key=len, reverse=True))
         # The root itself becomes ".", a path under it loses the root and its slash (and a
         # file URI its scheme: `file:///repo/a.py` is `a.py`, not the broken `file://a.py`);

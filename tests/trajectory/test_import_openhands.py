@@ -1278,6 +1278,102 @@ def test_the_recalled_repository_folder_is_in_the_workspace(
     assert (start.cwd, start.branch) == (cwd, "main")
 
 
+def sandbox_edit(folder: str, number: int) -> list[dict[str, Any]]:
+    """A command run in the sandbox's workspace, and an edit of line 5 of `src/app.py` of
+    the repository at `folder` in it."""
+    path = f"{folder}/src/app.py"
+    return [
+        {
+            "id": number,
+            "source": "agent",
+            "message": f"Running command: grep -n 'line 5' {path}",
+            "action": "run",
+            "args": {"command": f"grep -n 'line 5' {path}"},
+        },
+        {
+            "id": number + 1,
+            "source": "agent",
+            "message": "",
+            "cause": number,
+            "observation": "run",
+            "content": f"{path}:5:line 5",
+            "extras": {"metadata": {"exit_code": 0, "working_dir": "/workspace"}},
+        },
+        {
+            "id": number + 2,
+            "source": "agent",
+            "message": f"I am editing {path}.",
+            "action": "edit",
+            "args": {
+                "path": path,
+                "command": "str_replace",
+                "old_str": "line 5\n",
+                "new_str": "line five\n",
+            },
+        },
+        {
+            "id": number + 3,
+            "source": "agent",
+            "message": f"I edited the file {path}.",
+            "cause": number + 2,
+            "observation": "edit",
+            "content": f"The file {path} has been edited.",
+            "extras": {
+                "path": path,
+                "diff": f"--- {path}\n+++ {path}\n@@ -5 +5 @@\n-line 5\n+line five\n",
+            },
+        },
+    ]
+
+
+@pytest.mark.parametrize("form", ["recalled", "patched"])
+def test_a_sandboxs_workspace_stands_for_the_repository(
+    stet: Any, root: Path, tmp_path: Path, form: str
+) -> None:
+    """OpenHands works in its container's `/workspace`, where the repository is cloned into
+    a folder of its own (the recall names it) or was put (the run's patch is of it): the
+    paths the agent wrote there are the repository's once imported."""
+    user = {
+        "id": 1,
+        "source": "user",
+        "message": "Change line 5",
+        "action": "message",
+        "args": {"content": "Change line 5"},
+    }
+    if form == "recalled":
+        extras = {"working_dir": "/workspace", "repo_directory": "repo"}
+        document: Any = [user, recall(2, **extras), *sandbox_edit("/workspace/repo", 3)]
+    else:
+        patch = (
+            "diff --git a/src/app.py b/src/app.py\nindex 1b2c3d4..5e6f7a8 100644\n"
+            "--- a/src/app.py\n+++ b/src/app.py\n@@ -5 +5 @@\n-line 5\n+line five\n"
+        )
+        document = {
+            "instance_id": "acme__repo-5",
+            "instruction": "Change line 5",
+            "metadata": {},
+            "history": [user, *sandbox_edit("/workspace/acme__repo", 3)],
+            "test_result": {"git_patch": patch},
+        }
+    path = write(tmp_path / "trajectory.json", document)
+    code, out, err = stet("trajectory", "import", str(path), "--json", "-C", str(root))
+    assert (code, err) == (0, "")
+    result = json.loads(out)
+    assert result["outside_repository"] is False
+    folder = root / result["folder"]
+    lines = (folder / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    [call] = [r for r in records if r["kind"] == "tool_call" and r["name"] == "run"]
+    assert call["input"]["command"] == "grep -n 'line 5' src/app.py"
+    [change] = [r for r in records if r["kind"] == "file_change"]
+    assert (change["path"], change["operation"], change["call_id"]) == ("src/app.py", "modify", "5")
+    assert change["diff"].startswith("--- a/src/app.py\n+++ b/src/app.py\n@@ -5 +5 @@")
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    assert meta["files"] == [{"path": "src/app.py", "added": 1, "removed": 1}]
+    narration = (folder / "narration.md").read_text(encoding="utf-8")
+    assert "/workspace/" not in narration and "`src/app.py`" in narration
+
+
 def test_interrupting_states_and_redacted_reasoning(tmp_path: Path) -> None:
     thinking = response("chatcmpl-t", "")
     thinking["choices"][0]["message"]["thinking_blocks"] = [

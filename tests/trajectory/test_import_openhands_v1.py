@@ -1196,6 +1196,31 @@ def test_importing_twice_changes_nothing(root: Path, tmp_path: Path) -> None:
     assert grown.changed and grown.events == first.events + 1
 
 
+def test_a_sandboxs_workspace_stands_for_the_repository(root: Path, tmp_path: Path) -> None:
+    """The SDK's agent server works in its container's `/workspace/project`: its paths are
+    the repository's, relative once imported; `/workspace/other` stays as it was."""
+    events = conversation("/workspace/project")
+    events.append(
+        user_message(Clock(), "Also compare with /workspace/other/app.py and /workspace/project")
+    )
+    folder = write_conversation(
+        tmp_path / "conversations", base_state("/workspace/project"), events
+    )
+    result = import_transcript(resolve_target(root), folder / "base_state.json")
+    assert not result.outside
+    trajectory = working_folder(resolve_target(root)).path
+    lines = (trajectory / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    assert records[0]["cwd"] == "."
+    [change] = [r for r in records if r["kind"] == "file_change"]
+    assert change["path"] == "src/app.py"
+    assert change["diff"].startswith("--- a/src/app.py\n+++ b/src/app.py\n")
+    said = [r["text"] for r in records if r["kind"] == "user_message"]
+    assert said[-1] == "Also compare with /workspace/other/app.py and ."
+    meta = json.loads((trajectory / "meta.json").read_text(encoding="utf-8"))
+    assert meta["files"] == [{"path": "src/app.py", "added": 1, "removed": 1}]
+
+
 def test_sessions_lists_the_conversations_of_this_repository(root: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     conversations = home / ".openhands" / "conversations"

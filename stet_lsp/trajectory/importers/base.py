@@ -46,6 +46,11 @@ class ParsedSession:
     rollout, which names the call that spawned it): not sources, yet the import depends on
     them, so importing again when one appears or changes is not a no-op."""
 
+    sandbox_root: str | None = None
+    """Where the session's repository was in a sandbox of the harness's own (an OpenHands
+    container's `/workspace`): when no such folder is on this machine, the import takes it for
+    the repository the session is imported into, so its paths become relative to it."""
+
     def session_ids(self) -> set[str]:
         """The session's id and those of the subagent sessions its events belong to."""
         return {self.session_id, *(event.session for event in self.events)}

@@ -59,6 +59,10 @@ after (nothing when the patch holds no lines of them: a binary or empty file); i
 of the new path alone (git did not track the file where it was) gives its lines, as a change
 of the new path.
 
+OpenHands works in a sandbox whose workspace is `/workspace`: the session's folder there (the
+recalled repository's, else the commands'), or the folder the events name the patch's files
+from, is its `sandbox_root`, which the import takes for the repository.
+
 Tool actions become tool calls whose id is the action's id, answered by the observations
 that name it as their `cause`. `llm_metrics` is cumulative, so each action's usage is what
 was added since the one before (with the cost OpenHands reported, when the accumulated cost
@@ -119,6 +123,7 @@ from stet_lsp.trajectory.importers.patches import patch_changes, whole_text
 from stet_lsp.trajectory.importers.shell_moves import moved_paths
 
 FORMAT = "openhands"
+SANDBOX_WORKSPACE = "/workspace"
 
 
 _TOOL_ACTIONS = frozenset(
@@ -292,6 +297,7 @@ class _Reader:
         self.record: Any = None
         self.pending: list[str] = []  # made-up ids of older tool actions not yet answered
         self.requests: list[int] = []  # where each action the model chose ends in the events
+        self.patch_root: str | None = None  # the folder the run's patch is of, in the events
 
     def read(self) -> ParsedSession:
         spec: Spec = [None]
@@ -333,6 +339,7 @@ class _Reader:
             self._run_metrics(root.get("metrics"))
         if isinstance(root, dict):
             self._run_patch(root)
+        self.parsed.sandbox_root = sandbox_folder(self.patch_root or facts.cwd)
         last_pointer, last_event = events[-1] if events else ("", None)
         self.parsed.emit(
             SessionEnd,
@@ -773,6 +780,7 @@ class _Reader:
             patch = patch.replace("\r\n", "\n")  # written with CRLF line ends throughout
         changes = patch_changes(patch, self.parsed.session_id, self._at(pointer), None)
         paths = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
+        self.patch_root = _patch_root(paths, self.parsed.events)
         files = _EventFiles(paths, self.parsed.events)
         deletions = {change.path: change for change in changes if change.operation == "delete"}
         for change in changes:
@@ -861,6 +869,25 @@ def _paired_move(old: str, deleted: FileChange, created: FileChange) -> FileChan
             "content": None,
         }
     )
+
+
+def _patch_root(paths: set[str], events: list[EventBase]) -> str | None:
+    """The folder the events name the patch's files from (`/workspace/app` for an event's
+    `/workspace/app/pkg/x.py` and the patch's `pkg/x.py`): the repository's."""
+    for event in events:
+        if isinstance(event, FileChange) and posixpath.isabs(event.path):
+            found = _patch_path(event.path, paths)
+            if found is not None and found != event.path:
+                return event.path[: -len(found) - 1] or "/"
+    return None
+
+
+def sandbox_folder(folder: str | None) -> str | None:
+    """`folder` when it is in the workspace of OpenHands' sandbox (`/workspace`, where the
+    sandbox holds the work folder it was given or clones the repository into)."""
+    if folder and (folder == SANDBOX_WORKSPACE or folder.startswith(SANDBOX_WORKSPACE + "/")):
+        return posixpath.normpath(folder)
+    return None
 
 
 def _patch_path(path: str, paths: set[str]) -> str | None:

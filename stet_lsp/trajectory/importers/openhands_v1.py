@@ -33,7 +33,8 @@ The path given may be `base_state.json` (by content, whatever it is called) or a
 file of the folder: the whole conversation is read, and every file read is a source (an event
 file that is not JSON is a problem named after it, and the rest is read). An event file
 outside such a folder (or a file of events one a line) is read on its own. The session is the
-conversation's UUID; the SDK records no version of its own.
+conversation's UUID; the SDK records no version of its own. A working folder in the workspace
+of OpenHands' sandbox (`/workspace/project`) is the session's `sandbox_root`.
 
 Tool calls are paired with their results by `tool_call_id` (or `action_id`); an agent error
 or a rejection answering a call is a failed result, and the reports of an ACP agent's tool
@@ -99,6 +100,7 @@ from stet_lsp.trajectory.importers.fields import (
 )
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
 from stet_lsp.trajectory.importers.jsondoc import JsonDocument, escape, leading_members
+from stet_lsp.trajectory.importers.openhands import sandbox_folder
 from stet_lsp.trajectory.importers.openhands_metrics import CumulativeUsage
 
 FORMAT = "openhands-v1"
@@ -427,6 +429,7 @@ class _Reader:
         )
         self.state.model = model
         cwd = self.state.cwd or _terminal_dir(records)
+        self.parsed.sandbox_root = sandbox_folder(cwd)
         at = self._state_ref() if base_state is not None else records[0].at
         first_time = next((t for r in records if (t := _time(r.value))), None)
         self.parsed.emit(SessionStart, at, first_time, harness=HARNESS, model=model, cwd=cwd)
