@@ -57,6 +57,7 @@ from stet_lsp.trajectory.importers.openhands_v1 import (
     conversation_id,
     event_files,
     event_kind,
+    subagent_folders,
     working_dir,
 )
 from stet_lsp.trajectory.importers.openhands_v1 import FORMAT as OPENHANDS_V1
@@ -784,7 +785,13 @@ def _openhands_head(path: Path, roots: list[str]) -> _Head | None:
         for event_path in event_files(path.parent)
         if base is not None and _is_below(os.path.realpath(event_path), base)
     ]  # not a link leading out of the conversation's folder
-    head.more_bytes = sum(_size_of(event_path) for event_path in inside)
+    delegated = [
+        event_path
+        for sub in subagent_folders(path.parent)
+        for event_path in event_files(sub)
+        if base is not None and _is_below(os.path.realpath(event_path), base)
+    ]
+    head.more_bytes = sum(_size_of(event_path) for event_path in inside + delegated)
     for number, event_path in enumerate(inside[:_OPENHANDS_PROMPT_EVENTS]):
         event = _small_json(event_path, _OPENHANDS_STATE_BYTES)
         if not isinstance(event, dict):

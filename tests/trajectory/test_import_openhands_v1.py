@@ -997,6 +997,124 @@ def test_an_mcp_tools_call_and_result(tmp_path: Path) -> None:
     ]
 
 
+def delegation(clock: Clock, tasks: dict[str, str], call_id: str, response_id: str) -> list[Any]:
+    """The delegate tool's call handing `tasks` to sub-agents, and its observation."""
+    arguments = {"command": "delegate", "tasks": tasks}
+    call = action(clock, "delegate", call_id, arguments, "DelegateAction", response_id)
+    results = "\n".join(f"Agent {agent}: done" for agent in tasks)
+    result = {
+        "content": [text(f"Completed delegation of {len(tasks)} tasks\n\nResults:\n{results}")],
+        "is_error": False,
+        "command": "delegate",
+        "kind": "DelegateObservation",
+    }
+    return [call, observation(clock, "delegate", call_id, call["id"], result)]
+
+
+def sub_conversation(clock: Clock, tasks: list[str], prefix: str) -> list[Any]:
+    """A sub-agent's conversation: each task it was given, a command and its answer."""
+    events: list[Any] = [system_prompt(clock)]
+    for number, task in enumerate(tasks, 1):
+        run = action(
+            clock,
+            "terminal",
+            f"{prefix}-call-{number}",
+            {"command": "ls", "is_input": False, "reset": False},
+            "TerminalAction",
+            f"{prefix}-response-{number}",
+        )
+        events += [
+            user_message(clock, task),
+            run,
+            observation(
+                clock,
+                "terminal",
+                f"{prefix}-call-{number}",
+                run["id"],
+                terminal_result("a.py", 0, "/w"),
+            ),
+            agent_message(clock, f"{prefix} finished task {number}", f"{prefix}-answer-{number}"),
+        ]
+    return events
+
+
+def test_delegated_sub_conversations_are_subagents_of_their_calls(tmp_path: Path) -> None:
+    """The delegate tool runs each task in a sub-agent's own conversation, persisted in
+    `subagents/<id>/` of the parent's folder: its events follow the call that gave it the
+    task, as the sub-agent's; each sub-agent's usage, which the parent's state holds under
+    `delegate:<agent>`, is placed at its events once."""
+    clock = Clock()
+    parent = [
+        system_prompt(clock),
+        user_message(clock, "Plan a trip"),
+        *delegation(clock, {"lodging": "Find hotels", "food": "Find food"}, "call-a", "r-1"),
+        *delegation(clock, {"lodging": "Cheaper ones"}, "call-b", "r-2"),
+        agent_message(clock, "Here is the plan.", "r-3"),
+    ]
+    sub_clock = Clock()
+    lodging = sub_conversation(sub_clock, ["Find hotels", "Cheaper ones"], "lodging")
+    food = sub_conversation(sub_clock, ["Find food"], "food")
+    spawned = sub_conversation(sub_clock, ["A task nobody gave"], "stray")
+    usage = {
+        "agent": metrics([token_usage(f"r-{n}", 1000, 10) for n in (1, 2, 3)], []),
+        "delegate:lodging": metrics(
+            [
+                token_usage(f"lodging-{k}-{n}", 500, 5)
+                for n in (1, 2)
+                for k in ("response", "answer")
+            ],
+            [],
+        ),
+        "delegate:food": metrics(
+            [token_usage(f"food-{k}-1", 400, 4) for k in ("response", "answer")], []
+        ),
+    }
+    conversations = tmp_path / "conversations"
+    folder = write_conversation(conversations, base_state("/w", usage), parent)
+    for name, events in [("aaaa", lodging), ("bbbb", food), ("cccc", spawned)]:
+        sub_state = {**base_state("/w", {}), "id": name}
+        write_conversation(folder / "subagents", sub_state, events, folder=name)
+    parsed = IMPORTERS["openhands-v1"].parse(folder / "base_state.json")
+    events = parsed.events
+    subagents = of(events, "subagent")
+    assert [(s.agent_id, s.call_id, s.description) for s in subagents] == [
+        ("lodging", "call-a", "Find hotels"),
+        ("food", "call-a", "Find food"),
+        ("lodging", "call-b", "Cheaper ones"),
+        ("cccc", None, None),
+    ]
+    said = [(e.agent, e.text) for e in of(events, "user_message")]
+    assert said == [
+        (None, "Plan a trip"),
+        ("lodging", "Find hotels"),
+        ("food", "Find food"),
+        ("lodging", "Cheaper ones"),
+        ("cccc", "A task nobody gave"),
+    ]
+    # Each run follows its call, and the call's result follows the runs.
+    order = [(e.kind, e.agent) for e in events if e.kind in ("tool_call", "tool_result")]
+    assert order == [
+        ("tool_call", None),
+        ("tool_call", "lodging"),
+        ("tool_result", "lodging"),
+        ("tool_call", "food"),
+        ("tool_result", "food"),
+        ("tool_result", None),
+        ("tool_call", None),
+        ("tool_call", "lodging"),
+        ("tool_result", "lodging"),
+        ("tool_result", None),
+        ("tool_call", "cccc"),
+        ("tool_result", "cccc"),
+    ]
+    usages = [(u.agent or "", u.input_tokens) for u in of(events, "usage")]
+    assert sorted(usages) == sorted([("", 1000)] * 3 + [("lodging", 500)] * 4 + [("food", 400)] * 2)
+    assert events[-1].kind == "session_end" and events[-1].reason == "finished"
+    sources = sorted(parsed.sources)
+    assert f"{FOLDER}/subagents/aaaa/events/" in "".join(sources)
+    assert not [e for e in events if e.kind == "raw" and e.reason != "system prompt"]
+
+
 def test_less_common_event_kinds(tmp_path: Path) -> None:
     clock = Clock()
     acp = {
@@ -1239,6 +1357,13 @@ def test_sessions_lists_the_conversations_of_this_repository(root: Path, tmp_pat
     # its size is the whole conversation's: the state and every event file
     files = [conversations / FOLDER / "base_state.json"]
     files += (conversations / FOLDER / "events").glob("event-*.json")
+    assert session.size == sum(path.stat().st_size for path in files)
+    # and its sub-agents' event files, which the import reads too
+    sub = write_conversation(
+        conversations / FOLDER / "subagents", None, [user_message(Clock(), "A task")], "sub"
+    )
+    [session] = [s for s in find_sessions(root, home=home, env={}) if s.harness == "openhands-v1"]
+    files += (sub / "events").glob("event-*.json")
     assert session.size == sum(path.stat().st_size for path in files)
     # the folder the CLI is told to use
     moved = tmp_path / "elsewhere"

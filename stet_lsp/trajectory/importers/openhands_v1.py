@@ -29,6 +29,13 @@ it) persists for a conversation, a folder `<conversations>/<conversation id hex>
   `HookExecutionEvent`, `ACPToolCallEvent`, `TokenEvent` and `LLMCompletionLogEvent`. Events
   of September 2025 carried a cumulative `metrics` snapshot instead of `stats`.
 
+The delegate tool's sub-agents persist their conversations in `subagents/<id>/` of the
+conversation's folder (the same layout): each is cut into the runs of the tasks it was given
+(a run starts at the user's message that gave the task), and a run follows the delegate call
+whose `tasks` holds that task, as a Subagent (the call's agent name) and the sub-agent's events;
+a run no call names follows the conversation's events. The sub-agents' usage is in the
+parent's `stats` (`delegate:<agent>`), by response, so it is placed at their events.
+
 The path given may be `base_state.json` (by content, whatever it is called) or any event
 file of the folder: the whole conversation is read, and every file read is a source (an event
 file that is not JSON is a problem named after it, and the rest is read). An event file
@@ -77,13 +84,14 @@ from stet_lsp.trajectory.events import (
     SessionEnd,
     SessionStart,
     SourceRef,
+    Subagent,
     ToolCall,
     ToolResult,
     Usage,
     UserMessage,
 )
 from stet_lsp.trajectory.importers import read_head
-from stet_lsp.trajectory.importers.base import ParsedSession, Problem
+from stet_lsp.trajectory.importers.base import E, ParsedSession, Problem
 from stet_lsp.trajectory.importers.diffs import Diff, file_diff, headers
 from stet_lsp.trajectory.importers.edits import (
     change_fields,
@@ -107,6 +115,7 @@ FORMAT = "openhands-v1"
 HARNESS = "openhands"
 BASE_STATE = "base_state.json"
 EVENTS_FOLDER = "events"
+SUBAGENTS_FOLDER = "subagents"
 EVENT_FILE = re.compile(r"^event-(\d{5,})-(.+)\.json$")
 
 
@@ -211,6 +220,14 @@ def event_files(folder: Path) -> list[Path]:
     return [folder / EVENTS_FOLDER / name for _, name in sorted(numbered)]
 
 
+def subagent_folders(folder: Path) -> list[Path]:
+    """The conversation folders of the sub-agents a conversation's delegate tool started."""
+    try:
+        return sorted(p for p in (folder / SUBAGENTS_FOLDER).iterdir() if p.is_dir())
+    except OSError:
+        return []
+
+
 def conversation_folder(path: Path) -> Path | None:
     """The conversation folder `path` belongs to: the folder of a `base_state.json`, or the
     one above the `events/` folder of an event file named as the SDK names them."""
@@ -237,6 +254,16 @@ class _Record:
 
     at: SourceRef
     value: Any
+
+
+@dataclass
+class _Run:
+    """The part of a sub-agent's conversation that one task started."""
+
+    conversation: str  # the folder name of the sub-agent's conversation
+    task: str | None  # the user's message it starts with
+    records: list[_Record]
+    done: bool = False
 
 
 @dataclass
@@ -292,6 +319,8 @@ class _Reader:
         self.usage = CumulativeUsage()
         self.end_reason: str | None = None
         self.last_time: str | None = None
+        self.agent: str | None = None  # the sub-agent whose events are being read
+        self.delegated: list[_Run] = []  # the runs of the sub-agents' tasks
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -314,17 +343,26 @@ class _Reader:
             or file_digest(self.path)
         )
         self._start(base_state, records)
+        if self.folder is not None:
+            self.delegated = self._sub_conversations(self.folder)
         for record in records:
             self._event(record)
             self.last_time = _time(record.value) or self.last_time
+        for run in self.delegated:
+            if not run.done:  # a run no call's task names: after the conversation's events
+                self._run_of_subagent(run, run.conversation, None, None)
         for usage in [u for usages in self.state.requests.values() for u in usages]:
             self._emit_usage(usage, None)
         for usage in self.state.unplaced:
             self._emit_usage(usage, None)
         end_at = records[-1].at if records else self._state_ref()
         reason = self.end_reason or self.state.status
-        self.parsed.emit(SessionEnd, end_at, self.last_time, reason=reason)
+        self._emit(SessionEnd, end_at, self.last_time, reason=reason)
         return self.parsed
+
+    def _emit(self, kind: type[E], at: SourceRef, time: str | None, **fields: Any) -> E:
+        """An event of the agent whose events are being read (None: the conversation's own)."""
+        return self.parsed.emit(kind, at, time, self.agent, **fields)
 
     def _state_ref(self) -> SourceRef:
         name = self.prefix + (self.state_path or self.path).name
@@ -391,8 +429,65 @@ class _Reader:
             else:
                 self.state.requests.setdefault(response_id, []).append(request)
 
-    def _read_event_file(self, path: Path) -> Iterator[_Record]:
-        name = f"{self.prefix}{EVENTS_FOLDER}/{path.name}"
+    def _sub_conversations(self, folder: Path) -> list[_Run]:
+        """The conversations of the sub-agents the delegate tool started (`subagents/<id>/`
+        of the conversation's folder), each cut into the runs of the tasks it was given: a
+        run starts at a message of the user's (the task), and what comes before the first
+        one (the system prompt) goes with it."""
+        runs: list[_Run] = []
+        for sub in subagent_folders(folder):
+            prefix = f"{self.prefix}{SUBAGENTS_FOLDER}/{sub.name}/"
+            mine: list[_Run] = []
+            for path in event_files(sub):
+                for record in self._read_event_file(path, prefix):
+                    task = _user_text(record.value)
+                    if not mine or (task is not None and mine[-1].task is not None):
+                        mine.append(_Run(sub.name, task, []))
+                    elif task is not None:
+                        mine[-1].task = task  # the first task, after the system prompt
+                    mine[-1].records.append(record)
+            runs.extend(mine)
+        return runs
+
+    def _subagent_runs(
+        self, call_id: str, arguments: dict[str, Any], at: SourceRef, time: str | None
+    ) -> None:
+        """The runs of the tasks a delegate call gave its sub-agents (`tasks`: agent ->
+        task), each found by its task among the sub-agents' conversations."""
+        for agent, task in mapping(arguments.get("tasks")).items():
+            if not isinstance(task, str):
+                continue
+            run = next((r for r in self.delegated if not r.done and r.task == task.strip()), None)
+            if run is not None:
+                self._run_of_subagent(run, str(agent), call_id, task, at, time)
+
+    def _run_of_subagent(
+        self,
+        run: _Run,
+        agent: str,
+        call_id: str | None,
+        task: str | None,
+        at: SourceRef | None = None,
+        time: str | None = None,
+    ) -> None:
+        """A sub-agent's run as its events, after the event that starts it (at the call that
+        gave it its task, or at its first record when no call did)."""
+        run.done = True
+        first = run.records[0]
+        start_at, start_time = (at, time) if at is not None else (first.at, _time(first.value))
+        self._emit(
+            Subagent, start_at, start_time, agent_id=agent, call_id=call_id, description=task
+        )
+        outer = self.agent, self.end_reason
+        self.agent = agent
+        try:
+            for record in run.records:
+                self._event(record)
+        finally:
+            self.agent, self.end_reason = outer
+
+    def _read_event_file(self, path: Path, prefix: str | None = None) -> Iterator[_Record]:
+        name = f"{self.prefix if prefix is None else prefix}{EVENTS_FOLDER}/{path.name}"
         self.parsed.sources[name] = path
         try:
             with open_text(path) as stream:
@@ -432,14 +527,14 @@ class _Reader:
         self.parsed.sandbox_root = sandbox_folder(cwd)
         at = self._state_ref() if base_state is not None else records[0].at
         first_time = next((t for r in records if (t := _time(r.value))), None)
-        self.parsed.emit(SessionStart, at, first_time, harness=HARNESS, model=model, cwd=cwd)
+        self._emit(SessionStart, at, first_time, harness=HARNESS, model=model, cwd=cwd)
 
     # -- events -----------------------------------------------------------------------------
 
     def _event(self, record: _Record) -> None:
         event, at = record.value, record.at
         if not isinstance(event, dict):
-            self.parsed.emit(RawEvent, at, None, record=event, reason="event is not a JSON object")
+            self._emit(RawEvent, at, None, record=event, reason="event is not a JSON object")
             return
         time = _time(event)
         kind = event_kind(event.get("kind"))
@@ -455,28 +550,26 @@ class _Reader:
             reason = text_field(event.get("rejection_reason")) or "the user rejected the action"
             self._failure(event, f"Action rejected: {reason}", at, time)
         elif kind in ("SystemPromptEvent", "SystemPromptUpdateEvent"):
-            self.parsed.emit(RawEvent, at, time, record=event, reason="system prompt")
+            self._emit(RawEvent, at, time, record=event, reason="system prompt")
         elif kind in ("Condensation", "CondensationSummaryEvent"):
             self._compaction(event, at, time)
         elif kind == "ConversationStateUpdateEvent":
             self._state_update(event, at, time)
         elif kind == "ConversationErrorEvent":
             detail = text_field(event.get("detail")) or as_text(event.get("code"))
-            self.parsed.emit(Error, at, time, message=detail or "conversation error")
+            self._emit(Error, at, time, message=detail or "conversation error")
         elif kind in ("PauseEvent", "InterruptEvent"):
             verb = "paused" if kind == "PauseEvent" else "interrupted"
-            self.parsed.emit(Error, at, time, message=f"{verb} by the user", interrupt=True)
+            self._emit(Error, at, time, message=f"{verb} by the user", interrupt=True)
         elif kind == "ACPToolCallEvent":
             self._acp_tool_call(event, at, time)
         elif kind == "HookExecutionEvent":
-            self.parsed.emit(RawEvent, at, time, record=event, reason="hook execution")
+            self._emit(RawEvent, at, time, record=event, reason="hook execution")
         elif kind in _UNRECORDED:
             self.parsed.dropped[_UNRECORDED[kind]] += 1
         else:
             shown = as_text(event.get("kind")) or "none"
-            self.parsed.emit(
-                RawEvent, at, time, record=event, reason=f"unknown event kind {shown!r}"
-            )
+            self._emit(RawEvent, at, time, record=event, reason=f"unknown event kind {shown!r}")
         if kind != "ConversationStateUpdateEvent" and isinstance(event.get("metrics"), dict):
             key = "condenser" if kind == "Condensation" else "agent"
             self._cumulative_usage(key, mapping(event["metrics"]), at, time)
@@ -490,23 +583,23 @@ class _Reader:
         source, role = event.get("source"), message.get("role")
         if source == "user" and role in ("user", None):
             # A user's text is theirs whole, a `<think>` block in it too.
-            self.parsed.emit(UserMessage, at, time, text=text)
+            self._emit(UserMessage, at, time, text=text)
             self.end_reason = None  # the conversation goes on after a finish
         elif source == "agent" and role in ("assistant", None):
             think, text = _split_think(text)
             self._response(event, message, at, time, think)
             if text:
-                self.parsed.emit(AgentMessage, at, time, text=text, model=self.state.model)
+                self._emit(AgentMessage, at, time, text=text, model=self.state.model)
             self._response_usage(event, at, time)
         else:
             reason = f"message from {as_text(source)!r} with role {as_text(role)!r}"
-            self.parsed.emit(RawEvent, at, time, record=event, reason=reason)
+            self._emit(RawEvent, at, time, record=event, reason=reason)
 
     def _action(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
         think, thought = _split_think(_content_text(event.get("thought"), "\n\n"))
         self._response(event, event, at, time, think)
         if thought:
-            self.parsed.emit(AgentMessage, at, time, text=thought, model=self.state.model)
+            self._emit(AgentMessage, at, time, text=thought, model=self.state.model)
         call_id = as_text(event.get("tool_call_id"))
         name = as_text(event.get("tool_name")) or "tool"
         action = event.get("action")
@@ -514,23 +607,23 @@ class _Reader:
         action_kind = event_kind(mapping(action).get("kind"))
         if action_kind == "ThinkAction" or (name == "think" and "thought" in arguments):
             self.absorbed.add(call_id)
-            self.parsed.emit(Reasoning, at, time, text=as_text(arguments.get("thought")))
+            self._emit(Reasoning, at, time, text=as_text(arguments.get("thought")))
         elif action_kind == "FinishAction" or (name == "finish" and "message" in arguments):
             self.absorbed.add(call_id)
             text = as_text(arguments.get("message"))
             if text:
-                self.parsed.emit(AgentMessage, at, time, text=text, model=self.state.model)
+                self._emit(AgentMessage, at, time, text=text, model=self.state.model)
             self.end_reason = "finish"
         elif not call_id:
-            self.parsed.emit(
-                RawEvent, at, time, record=event, reason="action without a tool_call_id"
-            )
+            self._emit(RawEvent, at, time, record=event, reason="action without a tool_call_id")
         else:
             self.calls[call_id] = _Call(call_id, name, arguments)
             action_id = text_field(event.get("id"))
             if action_id is not None:
                 self.calls.setdefault(action_id, self.calls[call_id])
-            self.parsed.emit(ToolCall, at, time, call_id=call_id, name=name, input=arguments)
+            self._emit(ToolCall, at, time, call_id=call_id, name=name, input=arguments)
+            if self.delegated:
+                self._subagent_runs(call_id, arguments, at, time)
         self._response_usage(event, at, time)
 
     def _observation(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
@@ -541,17 +634,17 @@ class _Reader:
                 self.parsed.dropped[f"{tool}_acknowledgement"] += 1
                 return
             reason = "observation without a matching action"
-            self.parsed.emit(RawEvent, at, time, record=event, reason=reason)
+            self._emit(RawEvent, at, time, record=event, reason=reason)
             return
         observation = mapping(event.get("observation"))
         output = _observation_text(observation)
         failed = _failed(observation)
         call.answered = True
-        self.parsed.emit(ToolResult, at, time, call_id=call.call_id, ok=not failed, output=output)
+        self._emit(ToolResult, at, time, call_id=call.call_id, ok=not failed, output=output)
         if failed:
             return
         for change in _observed_changes(call, observation, output):
-            self.parsed.emit(FileChange, at, time, call_id=call.call_id, **change)
+            self._emit(FileChange, at, time, call_id=call.call_id, **change)
 
     def _failure(
         self, event: dict[str, Any], message: str, at: SourceRef, time: str | None
@@ -559,10 +652,10 @@ class _Reader:
         """An error or a rejection answering a tool call (an error of its own without one)."""
         call = self._call_of(event)
         if call is None:
-            self.parsed.emit(Error, at, time, message=message)
+            self._emit(Error, at, time, message=message)
             return
         call.answered = True
-        self.parsed.emit(ToolResult, at, time, call_id=call.call_id, ok=False, output=message)
+        self._emit(ToolResult, at, time, call_id=call.call_id, ok=False, output=message)
 
     def _call_of(self, event: dict[str, Any]) -> _Call | None:
         for key in ("tool_call_id", "action_id"):
@@ -577,14 +670,14 @@ class _Reader:
             forgotten = event.get("forgotten_event_ids")
             count = len(forgotten) if isinstance(forgotten, list) else 0
             summary = f"forgot {count} events"
-        self.parsed.emit(Compaction, at, time, summary=summary)
+        self._emit(Compaction, at, time, summary=summary)
         self._response_usage(event, at, time)
 
     def _state_update(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
         key, value = event.get("key"), event.get("value")
         if key == "execution_status" and isinstance(value, str):
             if value in _FAILED_STATUSES:
-                self.parsed.emit(Error, at, time, message=f"the conversation is {value}")
+                self._emit(Error, at, time, message=f"the conversation is {value}")
             else:
                 self.parsed.dropped["state_update"] += 1
             return
@@ -599,7 +692,7 @@ class _Reader:
         same call may be reported again as it progresses."""
         call_id = as_text(event.get("tool_call_id"))
         if not call_id:
-            self.parsed.emit(RawEvent, at, time, record=event, reason="ACP tool call without an id")
+            self._emit(RawEvent, at, time, record=event, reason="ACP tool call without an id")
             return
         call = self.calls.get(call_id)
         if call is None:
@@ -607,14 +700,14 @@ class _Reader:
             arguments = raw if isinstance(raw, dict) else ({} if raw is None else {"input": raw})
             name = text_field(event.get("tool_kind")) or as_text(event.get("title")) or "tool"
             call = self.calls[call_id] = _Call(call_id, name, arguments)
-            self.parsed.emit(ToolCall, at, time, call_id=call_id, name=name, input=arguments)
+            self._emit(ToolCall, at, time, call_id=call_id, name=name, input=arguments)
         status = event.get("status")
         if call.answered or status not in _ACP_DONE:
             return
         call.answered = True
         failed = status == "failed" or event.get("is_error") is True
         output = as_text(event.get("raw_output")) or _content_text(event.get("content"), "\n")
-        self.parsed.emit(ToolResult, at, time, call_id=call_id, ok=not failed, output=output)
+        self._emit(ToolResult, at, time, call_id=call_id, ok=not failed, output=output)
         if failed:
             return
         for block in sequence(event.get("content")):
@@ -627,7 +720,7 @@ class _Reader:
             before = old if isinstance(old, str) else None
             operation = "modify" if before is not None else "create"
             fields = change_fields(path, operation, file_diff(path, before, new), new)
-            self.parsed.emit(FileChange, at, time, call_id=call_id, **fields)
+            self._emit(FileChange, at, time, call_id=call_id, **fields)
 
     # -- reasoning and usage --------------------------------------------------------------------
 
@@ -663,7 +756,7 @@ class _Reader:
             ]
             text = "\n\n".join(readable) or think
         if text:
-            self.parsed.emit(Reasoning, at, time, text=text)
+            self._emit(Reasoning, at, time, text=text)
 
     def _response_usage(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
         """The usage of the requests behind a response, at the first of its events."""
@@ -677,7 +770,7 @@ class _Reader:
     def _emit_usage(self, usage: _RequestUsage, time: str | None) -> None:
         if not (usage.prompt or usage.output or usage.cost):
             return
-        self.parsed.emit(
+        self._emit(
             Usage,
             usage.at,
             time,
@@ -700,13 +793,21 @@ class _Reader:
         fields = self.usage.added(snapshot, key)
         if fields is not None:
             fields["model"] = fields["model"] or text_field(snapshot.get("model_name"))
-            self.parsed.emit(Usage, at, time, **fields, requests=None)  # one or more
+            self._emit(Usage, at, time, **fields, requests=None)  # one or more
 
     # -- helpers ----------------------------------------------------------------------------
 
 
 def _time(event: Any) -> str | None:
     return text_field(event.get("timestamp")) if isinstance(event, dict) else None
+
+
+def _user_text(event: Any) -> str | None:
+    """The text of a user's message event (stripped), None for any other event."""
+    event = mapping(event)
+    if event_kind(event.get("kind")) != "MessageEvent" or event.get("source") != "user":
+        return None
+    return _content_text(mapping(event.get("llm_message")).get("content"), "\n").strip()
 
 
 def _first_conversation(records: list[_Record]) -> str | None:
