@@ -511,6 +511,84 @@ def test_jsonl_session_updates_rewinds_and_subagents(tmp_path: Path) -> None:
     assert [(p.source, p.line) for p in parsed.problems] == [(path.name, len(records) + 1)]
 
 
+def subagent_call(call_id: str, state: str, output: str, **more: Any) -> dict[str, Any]:
+    """A subagent tool's call as Gemini CLI of March 2026 recorded it: its progress shown
+    (`resultDisplay`), status "success" even when the subagent failed (the tool leaves out
+    `error` so that the progress is shown), and no session of the subagent's own."""
+    return {
+        "id": call_id,
+        "name": "generalist",
+        "args": {"request": "Create hello.txt"},
+        "result": [response(call_id, "generalist", {"output": output})],
+        "status": "success",
+        "timestamp": "2026-04-01T11:14:15.882Z",
+        "resultDisplay": {
+            "isSubagentProgress": True,
+            "agentName": "generalist",
+            "recentActivity": [
+                {
+                    "id": "3a229858",
+                    "type": "tool_call",
+                    "content": "activate_skill",
+                    "displayName": "activate_skill",
+                    "args": '{"skill_name":"skill-creator"}',
+                    "status": "error",
+                },
+                {
+                    "id": "feac592a",
+                    "type": "thought",
+                    "content": "Error: TerminalQuotaError: You have exhausted your daily quota.",
+                    "status": "error",
+                },
+            ],
+            "state": state,
+        },
+        "description": "Delegating to agent 'generalist'",
+        "displayName": "Generalist Agent",
+        **more,
+    }
+
+
+@pytest.mark.parametrize(
+    ("state", "ok"), [("completed", True), ("error", False), ("cancelled", False)]
+)
+def test_a_subagent_shown_only_by_its_progress(tmp_path: Path, state: str, ok: bool) -> None:
+    failed = "Subagent 'generalist' failed. Error: You have exhausted your daily quota."
+    call = subagent_call("ip8uyj0a", state, "Subagent 'generalist' finished." if ok else failed)
+    session = {
+        "sessionId": SESSION,
+        "projectHash": "91f1",
+        "startTime": "2026-04-01T11:11:56.830Z",
+        "lastUpdated": "2026-04-01T11:16:13.947Z",
+        "messages": [
+            {
+                "id": "u1",
+                "timestamp": "2026-04-01T11:11:56.830Z",
+                "type": "user",
+                "content": [{"text": "create a hello world file"}],
+            },
+            {
+                "id": "g1",
+                "timestamp": "2026-04-01T11:12:49.033Z",
+                "type": "gemini",
+                "content": "I will delegate it.",
+                "model": "gemini-3-flash-preview",
+                "toolCalls": [call],
+            },
+        ],
+        "kind": "main",
+    }
+    path = tmp_path / "session-2026-04-01T11-11-5cdd2021.json"
+    path.write_text(json.dumps(session), encoding="utf-8")
+    events = GEMINI.parse(path).events
+    assert kinds(events)[3:] == ["tool_call", "subagent", "raw", "tool_result", "session_end"]
+    subagent, activity, result = events[4:7]
+    assert (subagent.agent_id, subagent.call_id, subagent.agent) == ("generalist", "ip8uyj0a", None)
+    assert activity.agent == "generalist"
+    assert activity.record == call["resultDisplay"]["recentActivity"]
+    assert (result.call_id, result.ok) == ("ip8uyj0a", ok)
+
+
 def test_thought_parts_without_summaries_and_opaque_signatures(tmp_path: Path) -> None:
     records = [
         {"sessionId": "s", "projectHash": "p"},

@@ -19,19 +19,23 @@ Gemini API parts):
   including `cached`, `output`, `cached`, `thoughts`, `tool`, `total`), `model`, and
   `toolCalls`: `id`, `name`, `args`, `result` (functionResponse parts), `status` ("success",
   "error", "cancelled"...), `resultDisplay` (for edits a FileDiff with `originalContent` and
-  `newContent`), `agentId` when the call ran a subagent. A shell command that ran and exited
+  `newContent`; for a subagent's call its progress: `isSubagentProgress`, `agentName`,
+  `recentActivity`, its last few steps, and `state`, "error" or "cancelled" for a subagent
+  that failed, whose call is recorded as a success), `agentId` when the call ran a subagent
+  whose session was recorded (from April 2026). A shell command that ran and exited
   non-zero is a call of status "success" whose output ends with the tool's status lines,
   one of them `Exit Code: N`: its result is failed.
 * `info`, `warning`: notices the CLI showed; `error`: an error it showed.
 
 A subagent's session is `<session id>/<agent id>.jsonl` beside the main file; its events
-follow the call that ran it. `logs.json` is a list of `{sessionId, messageId, type, message,
-timestamp}` prompts; a checkpoint is the model history itself (`{role, parts}` contents,
-alone or under `history`): a call there is answered by a `functionResponse` in the user's
-next content (failed when it holds an `error`, when a command's output ends with a non-zero
-`Exit Code: N`, or when an edit's output says it made no change: `Failed to edit, 0
-occurrences found…`), and an edit that succeeded is the change its arguments tell
-(`replace`'s old and new strings, `write_file`'s content).
+follow the call that ran it. A subagent's call without one keeps what its progress showed of
+it (`recentActivity`) as a raw event of the subagent. `logs.json` is a list of `{sessionId,
+messageId, type, message, timestamp}` prompts; a checkpoint is the model history itself
+(`{role, parts}` contents, alone or under `history`): a call there is answered by a
+`functionResponse` in the user's next content (failed when it holds an `error`, when a
+command's output ends with a non-zero `Exit Code: N`, or when an edit's output says it made
+no change: `Failed to edit, 0 occurrences found…`), and an edit that succeeded is the change
+its arguments tell (`replace`'s old and new strings, `write_file`'s content).
 """
 
 from __future__ import annotations
@@ -79,6 +83,7 @@ _SNAPSHOT = "<state_snapshot>"
 # What the CLI sends in the user's turn to make the model go on (after an invalid stream).
 _CONTINUE = "System: Please continue."
 _FINISHED = frozenset({"success", "error", "cancelled"})
+_SUBAGENT_FAILED = frozenset({"error", "cancelled"})
 _CANCELLED = "Request cancelled."
 """The info message Gemini CLI records when the user stops a request."""
 _WORKSPACE_MARK = "Workspace Directories:**"
@@ -124,6 +129,11 @@ class GeminiImporter:
 
 
 IMPORTERS = {FORMAT: GeminiImporter()}
+
+
+def _is_subagent_progress(display: Any) -> bool:
+    """Whether a call's `resultDisplay` is a subagent's progress (`isSubagentProgress`)."""
+    return isinstance(display, dict) and display.get("isSubagentProgress") is True
 
 
 def _is_content(members: dict[str, Any]) -> bool:
@@ -434,23 +444,29 @@ class _Reader:
         """A recorded call's subagent, result and file change."""
         agent, call_id = context.agent, call["id"]
         display = call.get("resultDisplay")
+        progress = display if _is_subagent_progress(display) else None
         agent_id = text_field(call.get("agentId"))
-        if agent_id:
+        if agent_id or progress is not None:
             description = text_field(mapping(display).get("agentName")) or text_field(
                 mapping(call.get("args")).get("agent_name")
             )
+            subagent = agent_id or description or context.calls[call_id].name
             self.parsed.emit(
                 Subagent,
                 at,
                 time,
                 agent,
-                agent_id=agent_id,
+                agent_id=subagent,
                 call_id=call_id,
                 description=description,
             )
-            sub = self._subagent_file(context.transcript, agent_id)
+            sub = self._subagent_file(context.transcript, agent_id) if agent_id else None
             if sub is not None:
                 self._events(_Context(sub, agent_id))
+            elif progress is not None and sequence(progress.get("recentActivity")):
+                reason = "the subagent's last steps as the CLI showed them (no session of its own)"
+                record = progress["recentActivity"]
+                self.parsed.emit(RawEvent, at, time, subagent, record=record, reason=reason)
         status = as_text(call.get("status"))
         if status not in _FINISHED:
             return
@@ -458,6 +474,9 @@ class _Reader:
             display if isinstance(display, str) else ""
         )
         ok = status == "success" and not command_failed(context.calls[call_id].name, output)
+        # A subagent that failed is recorded as a call that succeeded (so that the CLI shows
+        # its progress rather than the error): its progress's state tells.
+        ok = ok and mapping(progress).get("state") not in _SUBAGENT_FAILED
         context.calls[call_id].answered = True
         self.parsed.emit(ToolResult, at, time, agent, call_id=call_id, ok=ok, output=output)
         if not ok:
