@@ -28,6 +28,7 @@ from stet_lsp.trajectory.events import (
     UserMessage,
 )
 from stet_lsp.trajectory.importers import detect
+from stet_lsp.trajectory.importers.base import SNIFF_BYTES
 from stet_lsp.trajectory.importers.swe_agent import IMPORTERS
 
 SWE = IMPORTERS["swe-agent"]
@@ -1282,6 +1283,23 @@ def test_sniff(tmp_path: Path) -> None:
     assert not SWE.sniff(claude) and not MINI.sniff(claude)
     assert not SWE.sniff('[{"role": "user"}]') and not MINI.sniff('[{"role": "user"}]')
     assert not SWE.sniff("# aider chat started at 2025-01-01 00:00:00\n")
+
+
+def test_a_first_observation_longer_than_the_sniffed_head(tmp_path: Path) -> None:
+    """SWE-agent writes a step's `observation` before its `response` and `thought`, and keeps
+    up to 100,000 characters of it: a first command that printed more than the sniffed head
+    (a `find` over a large tree) leaves only the step's first members to tell."""
+    run = swe_agent_1x()
+    listing = "".join(f"./src/module_{n}/file_{n}.py\n" for n in range(3000))
+    assert len(listing) > SNIFF_BYTES
+    run["trajectory"][0]["observation"] = listing
+    for indent in (2, None):
+        path = write(tmp_path, run, f"long-{indent}.traj", indent=indent)
+        assert detect(path).name == "swe-agent"
+        events = SWE.parse(path).events
+        assert any(
+            e.kind == "tool_result" and e.output.startswith("./src/module_0/") for e in events
+        )
 
 
 def test_public_swe_agent_sample() -> None:

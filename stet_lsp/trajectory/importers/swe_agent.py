@@ -112,6 +112,11 @@ Record = dict[str, Any]
 # The first key of the document, as both harnesses write it.
 _FIRST_KEY = re.compile(r'\{\s*"([A-Za-z_]+)"\s*:')
 _TRAJECTORY_ARRAY = re.compile(r'"trajectory"\s*:\s*\[')
+# The first step's first members as SWE-agent writes them, for a step whose observation (up
+# to 100,000 characters, before `response` and `thought`) runs past the sniffed head.
+_FIRST_STEP = re.compile(
+    r'"trajectory"\s*:\s*\[\s*\{\s*"action"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*"observation"\s*:\s*"'
+)
 # mini-swe-agent's `info` (first in both versions) starts with `exit_status` (v1) or
 # `model_stats` (v2).
 _MINI_INFO_FIRST = re.compile(r'\{\s*"info"\s*:\s*\{\s*"(?:exit_status|model_stats)"\s*:')
@@ -153,7 +158,7 @@ class SweAgentImporter:
         start = head.lstrip(_LEADING)
         if _HISTORY_ONLY_START.match(start) and _TRAJECTORY_ARRAY.search(head) is None:
             return _HISTORY_ITEM_MARK.search(start) is not None
-        return (
+        return _FIRST_STEP.search(head) is not None or (
             _TRAJECTORY_ARRAY.search(head) is not None
             and '"observation"' in head
             and '"thought"' in head
