@@ -1302,6 +1302,41 @@ def test_a_first_observation_longer_than_the_sniffed_head(tmp_path: Path) -> Non
         )
 
 
+def test_an_edit_the_tool_did_not_apply_is_a_failed_result(tmp_path: Path) -> None:
+    """SWE-agent's edit tools say so when they change nothing (0.x's `edit` an edit that
+    brings new syntax errors, 1.x's `str_replace_editor` an `old_str` not found once); the
+    same words printed by another command are its output."""
+    refused = (
+        "Your proposed edit has introduced new syntax error(s).\n...\n"
+        "Your changes have NOT been applied. Please fix your edit command and try again.\n"
+    )
+    steps = [
+        ("edit 3:3\n    x = (\nend_of_edit", refused),
+        (
+            "str_replace_editor str_replace /repo/a.py --old_str x --new_str y",
+            ("No replacement was performed, old_str `x` did not appear verbatim in /repo/a.py."),
+        ),
+        ("cat tools/edit_linting.py", f"print({refused!r})"),
+        ("edit 3:3\n    x = 1\nend_of_edit", "[File: /repo/a.py (3 lines total)]"),
+    ]
+    run = {
+        "trajectory": [
+            {
+                "action": action,
+                "observation": observation,
+                "response": "",
+                "thought": "",
+                "state": {"working_dir": "/repo"},
+            }
+            for action, observation in steps
+        ],
+        "history": [],
+        "info": {},
+    }
+    events = SWE.parse(write(tmp_path, run, "run.traj")).events
+    assert [r.ok for r in of(events, ToolResult)] == [False, False, True, True]
+
+
 def test_public_swe_agent_sample() -> None:
     parsed = SWE.parse(sample("swe-agent/SWE-agent__pydicom__pydicom-1458.traj"))
     counts = Counter(e.kind for e in parsed.events)
@@ -1327,6 +1362,9 @@ def test_public_swe_agent_sample() -> None:
     usage = of(parsed.events, Usage)[0]
     assert (usage.input_tokens, usage.output_tokens, usage.cost_usd) == (122612, 1369, 1.26719)
     assert calls[0].source.line == 4
+    # The three edits whose lines had syntax errors were not applied.
+    failed = [r.call_id for r in of(parsed.events, ToolResult) if not r.ok]
+    assert failed == ["step-6", "step-7", "step-8"]
 
 
 def test_a_return_code_of_thousands_of_digits_is_a_failure_not_a_crash(tmp_path: Path) -> None:

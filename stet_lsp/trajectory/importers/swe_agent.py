@@ -7,7 +7,9 @@ SWE-agent (`<instance_id>.traj`, written with `json.dumps(indent=2)`):
   `response` is the model's whole output, `thought` the part before the command, `action` the
   command that ran (its first word names the tool: `edit`, `create`, `submit`, `bash`...) and
   `observation` what it printed. `state` holds `working_dir` (a JSON string in 0.x, a dict in
-  1.x). `query`/`messages` repeat the conversation the model saw and are not read.
+  1.x). `query`/`messages` repeat the conversation the model saw and are not read. A step's
+  result is failed when its edit tool says it changed nothing (0.x's `edit`: "Your changes
+  have NOT been applied.", 1.x's `str_replace_editor`: "No replacement was performed").
 * `history`: the conversation. 0.x items are `{"role", "content", "agent", "is_demo"?}`; 1.x
   items add `message_type` (`system_prompt`, `demonstration`, `observation`, `action`...),
   and for function-calling models `tool_calls` (with the call ids) on actions and
@@ -122,6 +124,8 @@ _FIRST_STEP = re.compile(
 _MINI_INFO_FIRST = re.compile(r'\{\s*"info"\s*:\s*\{\s*"(?:exit_status|model_stats)"\s*:')
 _MINI_MARKER = re.compile(r'"trajectory_format"\s*:\s*"mini-swe-agent|"mini_version"\s*:')
 _LEADING = "\ufeff \t\r\n"
+_EDIT_NOT_APPLIED = "Your changes have NOT been applied."
+_NO_REPLACEMENT = "No replacement was performed"
 _SWE_AGENT_FIRST_KEYS = frozenset(
     {"environment", "trajectory", "history", "info", "attempts", "replay_config"}
 )
@@ -585,9 +589,16 @@ class _SweAgentRun:
             if observation.strip():
                 self._raw(pointer, step, "observation without an action")
             return None
+        tool = (text_field(step.get("action")) or "").split(maxsplit=1)[:1]
+        ok = not _edit_refused(tool[0] if tool else "", observation)
         self.events.append(
             new_event(
-                ToolResult, session=self.run_id, source=source, call_id=call_id, output=observation
+                ToolResult,
+                session=self.run_id,
+                source=source,
+                call_id=call_id,
+                ok=ok,
+                output=observation,
             )
         )
         return call_id
@@ -725,6 +736,15 @@ def _replay_config(value: Any) -> Record:
         except ValueError:
             return {}
     return value if isinstance(value, dict) else {}
+
+
+def _edit_refused(tool: str, observation: str) -> bool:
+    """Whether an edit tool said it changed nothing: 0.x's `edit` refuses an edit that brings
+    new syntax errors ("Your changes have NOT been applied"), 1.x's `str_replace_editor` an
+    `old_str` it did not find once ("No replacement was performed")."""
+    if tool == "edit":
+        return _EDIT_NOT_APPLIED in observation
+    return tool == "str_replace_editor" and observation.lstrip().startswith(_NO_REPLACEMENT)
 
 
 def _working_dir(state: Any) -> str | None:
