@@ -1326,7 +1326,7 @@ def sandbox_edit(folder: str, number: int) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.mark.parametrize("form", ["recalled", "patched"])
+@pytest.mark.parametrize("form", ["recalled", "patched", "unnamed"])
 def test_a_sandboxs_workspace_stands_for_the_repository(
     stet: Any, root: Path, tmp_path: Path, form: str
 ) -> None:
@@ -1343,6 +1343,10 @@ def test_a_sandboxs_workspace_stands_for_the_repository(
     if form == "recalled":
         extras = {"working_dir": "/workspace", "repo_directory": "repo"}
         document: Any = [user, recall(2, **extras), *sandbox_edit("/workspace/repo", 3)]
+    elif form == "unnamed":
+        # No folder recalled, no command's folder reported: the workspace the edit was in.
+        document = [user, *sandbox_edit("/workspace", 3)]
+        document[2]["extras"]["metadata"].pop("working_dir")
     else:
         patch = (
             "diff --git a/src/app.py b/src/app.py\nindex 1b2c3d4..5e6f7a8 100644\n"

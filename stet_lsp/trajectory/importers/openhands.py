@@ -61,7 +61,8 @@ of the new path.
 
 OpenHands works in a sandbox whose workspace is `/workspace`: the session's folder there (the
 recalled repository's, else the commands'), or the folder the events name the patch's files
-from, is its `sandbox_root`, which the import takes for the repository.
+from, or else the workspace itself when the events changed files in it, is its
+`sandbox_root`, which the import takes for the repository.
 
 Tool actions become tool calls whose id is the action's id, answered by the observations
 that name it as their `cause`. `llm_metrics` is cumulative, so each action's usage is what
@@ -339,7 +340,9 @@ class _Reader:
             self._run_metrics(root.get("metrics"))
         if isinstance(root, dict):
             self._run_patch(root)
-        self.parsed.sandbox_root = sandbox_folder(self.patch_root or facts.cwd)
+        self.parsed.sandbox_root = sandbox_folder(
+            self.patch_root or facts.cwd or _workspace_changed(self.parsed.events)
+        )
         last_pointer, last_event = events[-1] if events else ("", None)
         self.parsed.emit(
             SessionEnd,
@@ -879,6 +882,15 @@ def _patch_root(paths: set[str], events: list[EventBase]) -> str | None:
             found = _patch_path(event.path, paths)
             if found is not None and found != event.path:
                 return event.path[: -len(found) - 1] or "/"
+    return None
+
+
+def _workspace_changed(events: list[EventBase]) -> str | None:
+    """The sandbox's workspace when the session names no folder of its own but changed files
+    in it: OpenHands' work folder, where it was given none to clone into."""
+    for event in events:
+        if isinstance(event, FileChange) and event.path.startswith(SANDBOX_WORKSPACE + "/"):
+            return SANDBOX_WORKSPACE
     return None
 
 
