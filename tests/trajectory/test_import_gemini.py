@@ -467,7 +467,7 @@ def test_jsonl_session_updates_rewinds_and_subagents(tmp_path: Path) -> None:
         "agent_message",
         "tool_result",
         "user_message",
-        "raw",  # the rewind
+        "rewind",
         "compaction",
         "agent_message",
         "raw",
@@ -491,7 +491,11 @@ def test_jsonl_session_updates_rewinds_and_subagents(tmp_path: Path) -> None:
     assert events[5].agent == subagent and events[5].source.file == f"{SESSION}/{subagent}.jsonl"
     assert events[5].source.line == 2
     assert (events[7].call_id, events[7].agent) == ("invoke_1", None)
-    assert events[9].reason == "the user rewound the conversation to before this message"
+    # The rewind to before "try again" leaves that prompt behind, and goes on after the reply.
+    rewind = events[9]
+    assert (rewind.resumes_after.file, rewind.resumes_after.line) == (path.name, 6)
+    assert [e.kind for e in events if e.abandoned] == ["user_message"]
+    assert events[8].text == "try again" and events[8].abandoned
     assert (
         events[10].summary.startswith("<state_snapshot>")
         and events[10].source.pointer == "/$set/messages/1"
@@ -509,6 +513,65 @@ def test_jsonl_session_updates_rewinds_and_subagents(tmp_path: Path) -> None:
         f"{SESSION}/other.jsonl",
     }
     assert [(p.source, p.line) for p in parsed.problems] == [(path.name, len(records) + 1)]
+
+
+def test_a_rewind_leaves_the_messages_after_it_behind(tmp_path: Path) -> None:
+    """`{"$rewindTo": id}` takes the conversation back to before that message: it and every
+    message after it are abandoned (a file change among them too), and a message written
+    later with the id of one taken back is a new one."""
+
+    def user(message_id: str, text: str) -> dict[str, Any]:
+        return {
+            "id": message_id,
+            "timestamp": "2026-06-12T12:39:01Z",
+            "type": "user",
+            "content": text,
+        }
+
+    edit = {
+        "id": "write_1",
+        "name": "write_file",
+        "args": {"file_path": "/p/a.txt", "content": "one\n"},
+        "result": [response("write_1", "write_file", {"output": "Wrote a.txt"})],
+        "status": "success",
+        "timestamp": "2026-06-12T12:39:03Z",
+    }
+    records = [
+        {"sessionId": SESSION, "projectHash": "7302", "startTime": "2026-06-12T12:39:00Z"},
+        user("u1", "first"),
+        {"id": "g1", "timestamp": "2026-06-12T12:39:02Z", "type": "gemini", "content": "ok"},
+        user("u2", "write a.txt"),
+        {"id": "g2", "type": "gemini", "content": "", "toolCalls": [edit]},
+        {"$rewindTo": "u2"},
+        user("u2", "write b.txt instead"),
+        {"$rewindTo": "nowhere"},
+        user("u3", "start over"),
+    ]
+    path = jsonl(tmp_path / "session-2026-06-12T12-39-b7db9eb8.jsonl", records)
+    events = GEMINI.parse(path).events
+    shown = [
+        (e.kind, e.abandoned) for e in events if e.kind not in ("session_start", "session_end")
+    ]
+    assert shown == [
+        ("user_message", True),
+        ("agent_message", True),
+        ("user_message", True),
+        ("tool_call", True),
+        ("tool_result", True),
+        ("file_change", True),
+        ("rewind", True),  # on the branch the second rewind leaves
+        ("user_message", True),
+        ("rewind", False),
+        ("user_message", False),
+    ]
+    first, second = of(events, "rewind")
+    assert (first.resumes_after.line, second.resumes_after) == (3, None)
+    assert [e.text for e in of(events, "user_message")] == [
+        "first",
+        "write a.txt",
+        "write b.txt instead",
+        "start over",
+    ]
 
 
 def subagent_call(call_id: str, state: str, output: str, **more: Any) -> dict[str, Any]:

@@ -7,7 +7,8 @@ A session file starts with its metadata (`sessionId`, `projectHash`, `startTime`
 message (written again, whole, each time it changes, so the last copy of an id counts),
 `{"$set": {...}}` metadata updates (a `messages` list there re-syncs the history after a
 compression or a resume) and `{"$rewindTo": id}` (the user rewound the conversation to
-before that message). A message has `id`, `timestamp`, `type` and `content` (a string or
+before that message: a Rewind, the events of that message and the ones after it abandoned).
+A message has `id`, `timestamp`, `type` and `content` (a string or
 Gemini API parts):
 
 * `user`: the prompt (`displayContent` is what the user typed when it differs); parts
@@ -55,6 +56,7 @@ from stet_lsp.trajectory.events import (
     FileChange,
     RawEvent,
     Reasoning,
+    Rewind,
     SessionEnd,
     SessionStart,
     SourceRef,
@@ -172,9 +174,13 @@ class _Transcript:
             self.messages[message_id].at = at
             self.messages[message_id].record = record
 
-    def records(self) -> Iterator[_Entry]:
-        for entry in self.entries:
-            yield self.messages[entry.message_id] if entry.message_id else entry
+    def rewind(self, message_id: str) -> None:
+        """The conversation taken back to before `message_id` (before all of it when no
+        message has that id, as Gemini CLI reads it): a message written after this with the
+        id of one taken back is a new message."""
+        ids = list(self.messages)
+        for gone in ids[ids.index(message_id) if message_id in ids else 0 :]:
+            del self.messages[gone]
 
 
 @dataclass
@@ -249,6 +255,8 @@ class _Reader:
         for line, record in jsonl_records(transcript.path, name, self.parsed.problems):
             at = SourceRef(file=name, line=line)
             if not isinstance(record, dict) or "$rewindTo" in record:
+                if isinstance(record, dict) and isinstance(record["$rewindTo"], str):
+                    transcript.rewind(record["$rewindTo"])
                 transcript.entries.append(_Entry(at, record))
             elif isinstance(record.get("$set"), dict):
                 update = record["$set"]
@@ -305,7 +313,7 @@ class _Reader:
 
     def _start(self, main: _Transcript) -> None:
         metadata = main.metadata
-        records = [e.record for e in main.records() if isinstance(e.record, dict)]
+        records = [e.record for e in main.entries if isinstance(e.record, dict)]
         model = next((m for r in records if (m := text_field(r.get("model")))), None)
         directories = [d for d in sequence(metadata.get("directories")) if text_field(d)]
         cwd = directories[0] if directories else _context_directory(records)
@@ -327,14 +335,36 @@ class _Reader:
 
     def _events(self, context: _Context) -> None:
         transcript = context.transcript
-        for entry in transcript.records():
+        shown: list[tuple[_Entry, int]] = []  # the messages read, each with its first event
+        for entry in transcript.entries:
             record, at = entry.record, entry.at
+            first = len(self.parsed.events)
             if transcript.form == "logs":
                 self._log_entry(context, record, at)
             elif transcript.form == "checkpoint":
                 self._content(context, record, at)
+            elif isinstance(record, dict) and isinstance(record.get("$rewindTo"), str):
+                self._rewind(context, record["$rewindTo"], at, shown)
             else:
                 self._message(context, record, at)
+            if entry.message_id is not None:
+                shown.append((entry, first))
+
+    def _rewind(
+        self, context: _Context, message_id: str, at: SourceRef, shown: list[tuple[_Entry, int]]
+    ) -> None:
+        """The user took the conversation back to before `message_id`: the events of that
+        message and of those after it are on a branch left behind."""
+        taken = next(
+            (i for i in range(len(shown) - 1, -1, -1) if shown[i][0].message_id == message_id),
+            0,
+        )
+        if taken < len(shown):
+            for event in self.parsed.events[shown[taken][1] :]:
+                event.abandoned = True
+        resumes_after = shown[taken - 1][0].at if taken else None
+        del shown[taken:]
+        self.parsed.emit(Rewind, at, None, context.agent, resumes_after=resumes_after)
 
     def _message(self, context: _Context, record: Any, at: SourceRef) -> None:
         agent = context.agent
