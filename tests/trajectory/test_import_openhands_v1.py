@@ -1049,11 +1049,13 @@ def test_delegated_sub_conversations_are_subagents_of_their_calls(tmp_path: Path
         user_message(clock, "Plan a trip"),
         *delegation(clock, {"lodging": "Find hotels", "food": "Find food"}, "call-a", "r-1"),
         *delegation(clock, {"lodging": "Cheaper ones"}, "call-b", "r-2"),
+        # The same task for both: each in its own conversation.
+        *delegation(clock, {"food": "Sum up", "lodging": "Sum up"}, "call-c", "r-4"),
         agent_message(clock, "Here is the plan.", "r-3"),
     ]
     sub_clock = Clock()
-    lodging = sub_conversation(sub_clock, ["Find hotels", "Cheaper ones"], "lodging")
-    food = sub_conversation(sub_clock, ["Find food"], "food")
+    lodging = sub_conversation(sub_clock, ["Find hotels", "Cheaper ones", "Sum up"], "lodging")
+    food = sub_conversation(sub_clock, ["Find food", "Sum up"], "food")
     spawned = sub_conversation(sub_clock, ["A task nobody gave"], "stray")
     usage = {
         "agent": metrics([token_usage(f"r-{n}", 1000, 10) for n in (1, 2, 3)], []),
@@ -1081,15 +1083,18 @@ def test_delegated_sub_conversations_are_subagents_of_their_calls(tmp_path: Path
         ("lodging", "call-a", "Find hotels"),
         ("food", "call-a", "Find food"),
         ("lodging", "call-b", "Cheaper ones"),
+        ("food", "call-c", "Sum up"),
+        ("lodging", "call-c", "Sum up"),
         ("cccc", None, None),
     ]
-    said = [(e.agent, e.text) for e in of(events, "user_message")]
-    assert said == [
-        (None, "Plan a trip"),
-        ("lodging", "Find hotels"),
-        ("food", "Find food"),
-        ("lodging", "Cheaper ones"),
-        ("cccc", "A task nobody gave"),
+    said = [(e.agent, e.text, e.source.file.split("/")[2]) for e in of(events, "user_message")]
+    assert said[1:] == [
+        ("lodging", "Find hotels", "aaaa"),
+        ("food", "Find food", "bbbb"),
+        ("lodging", "Cheaper ones", "aaaa"),
+        ("food", "Sum up", "bbbb"),
+        ("lodging", "Sum up", "aaaa"),
+        ("cccc", "A task nobody gave", "cccc"),
     ]
     # Each run follows its call, and the call's result follows the runs.
     order = [(e.kind, e.agent) for e in events if e.kind in ("tool_call", "tool_result")]
@@ -1101,6 +1106,12 @@ def test_delegated_sub_conversations_are_subagents_of_their_calls(tmp_path: Path
         ("tool_result", "food"),
         ("tool_result", None),
         ("tool_call", None),
+        ("tool_call", "lodging"),
+        ("tool_result", "lodging"),
+        ("tool_result", None),
+        ("tool_call", None),
+        ("tool_call", "food"),
+        ("tool_result", "food"),
         ("tool_call", "lodging"),
         ("tool_result", "lodging"),
         ("tool_result", None),

@@ -321,6 +321,7 @@ class _Reader:
         self.last_time: str | None = None
         self.agent: str | None = None  # the sub-agent whose events are being read
         self.delegated: list[_Run] = []  # the runs of the sub-agents' tasks
+        self.conversations: dict[str, str] = {}  # each sub-agent's conversation, once found
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -453,12 +454,19 @@ class _Reader:
         self, call_id: str, arguments: dict[str, Any], at: SourceRef, time: str | None
     ) -> None:
         """The runs of the tasks a delegate call gave its sub-agents (`tasks`: agent ->
-        task), each found by its task among the sub-agents' conversations."""
+        task), each found by its task among the sub-agents' conversations: in the agent's
+        own conversation once a task found it, else in one no other agent's task found."""
         for agent, task in mapping(arguments.get("tasks")).items():
             if not isinstance(task, str):
                 continue
-            run = next((r for r in self.delegated if not r.done and r.task == task.strip()), None)
+            own = self.conversations.get(str(agent))
+            taken = set(self.conversations.values()) - {own}
+            runs = [r for r in self.delegated if not r.done and r.task == task.strip()]
+            run = next((r for r in runs if r.conversation == own), None) or next(
+                (r for r in runs if r.conversation not in taken), None
+            )
             if run is not None:
+                self.conversations[str(agent)] = run.conversation
                 self._run_of_subagent(run, str(agent), call_id, task, at, time)
 
     def _run_of_subagent(
