@@ -1326,7 +1326,7 @@ def sandbox_edit(folder: str, number: int) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.mark.parametrize("form", ["recalled", "patched", "unnamed"])
+@pytest.mark.parametrize("form", ["recalled", "patched", "unnamed", "moved"])
 def test_a_sandboxs_workspace_stands_for_the_repository(
     stet: Any, root: Path, tmp_path: Path, form: str
 ) -> None:
@@ -1347,6 +1347,10 @@ def test_a_sandboxs_workspace_stands_for_the_repository(
         # No folder recalled, no command's folder reported: the workspace the edit was in.
         document = [user, *sandbox_edit("/workspace", 3)]
         document[2]["extras"]["metadata"].pop("working_dir")
+    elif form == "moved":
+        # The first command ran in a folder inside the workspace: the workspace is the root.
+        document = [user, *sandbox_edit("/workspace", 3)]
+        document[2]["extras"]["metadata"]["working_dir"] = "/workspace/src"
     else:
         patch = (
             "diff --git a/src/app.py b/src/app.py\nindex 1b2c3d4..5e6f7a8 100644\n"

@@ -59,10 +59,10 @@ after (nothing when the patch holds no lines of them: a binary or empty file); i
 of the new path alone (git did not track the file where it was) gives its lines, as a change
 of the new path.
 
-OpenHands works in a sandbox whose workspace is `/workspace`: the session's folder there (the
-recalled repository's, else the commands'), or the folder the events name the patch's files
-from, or else the workspace itself when the events changed files in it, is its
-`sandbox_root`, which the import takes for the repository.
+OpenHands works in a sandbox whose workspace is `/workspace`: the folder the events name the
+patch's files from, else the recalled repository's, else the workspace itself when the
+session ran commands or changed files in it, is its `sandbox_root`, which the import takes
+for the repository.
 
 Tool actions become tool calls whose id is the action's id, answered by the observations
 that name it as their `cause`. `llm_metrics` is cumulative, so each action's usage is what
@@ -275,6 +275,7 @@ class _Facts:
     version: str | None = None
     model: str | None = None
     cwd: str | None = None
+    repository: str | None = None  # the folder a workspace recall names
     branch: str | None = None
     metered: bool = False  # whether any action carries llm_metrics
 
@@ -341,7 +342,7 @@ class _Reader:
         if isinstance(root, dict):
             self._run_patch(root)
         self.parsed.sandbox_root = sandbox_folder(
-            self.patch_root or facts.cwd or _workspace_changed(self.parsed.events)
+            self.patch_root or facts.repository or _workspace_used(facts.cwd, self.parsed.events)
         )
         last_pointer, last_event = events[-1] if events else ("", None)
         self.parsed.emit(
@@ -459,7 +460,8 @@ class _Reader:
             if facts.model is None:
                 facts.model = _model(event)
             if event.get("observation") == "recall":
-                facts.cwd = facts.cwd or _recalled_repository(extras)
+                facts.repository = facts.repository or _recalled_repository(extras)
+                facts.cwd = facts.cwd or facts.repository
                 facts.branch = facts.branch or text_field(extras.get("repo_branch"))
             elif event.get("observation") == "run" and facts.cwd is None:
                 facts.cwd = text_field(mapping(extras.get("metadata")).get("working_dir"))
@@ -885,11 +887,15 @@ def _patch_root(paths: set[str], events: list[EventBase]) -> str | None:
     return None
 
 
-def _workspace_changed(events: list[EventBase]) -> str | None:
-    """The sandbox's workspace when the session names no folder of its own but changed files
-    in it: OpenHands' work folder, where it was given none to clone into."""
+def _workspace_used(cwd: str | None, events: list[EventBase]) -> str | None:
+    """The sandbox's workspace when the session ran commands in it (`cwd`, the first one's
+    folder, which may be a folder inside it) or changed files in it, with no repository
+    recalled or patched: OpenHands' work folder, where it was given none to clone into."""
+    inside = SANDBOX_WORKSPACE + "/"
+    if cwd is not None and (cwd == SANDBOX_WORKSPACE or cwd.startswith(inside)):
+        return SANDBOX_WORKSPACE
     for event in events:
-        if isinstance(event, FileChange) and event.path.startswith(SANDBOX_WORKSPACE + "/"):
+        if isinstance(event, FileChange) and event.path.startswith(inside):
             return SANDBOX_WORKSPACE
     return None
 
