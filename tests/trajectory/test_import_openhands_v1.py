@@ -1126,6 +1126,40 @@ def test_delegated_sub_conversations_are_subagents_of_their_calls(tmp_path: Path
     assert not [e for e in events if e.kind == "raw" and e.reason != "system prompt"]
 
 
+def test_a_sub_agent_whose_conversation_is_not_kept_is_still_a_subagent(tmp_path: Path) -> None:
+    """The task tool's sub-agent conversations are removed when they end, and a delegate's
+    are kept only when the conversation persists: their calls still started sub-agents."""
+    clock = Clock()
+    arguments = {
+        "description": "Find the tests",
+        "prompt": "List the test files",
+        "subagent_type": "explore",
+    }
+    task = action(clock, "task", "call-t", arguments, "TaskAction", "r-1")
+    result = {
+        "content": [text("tests/")],
+        "is_error": False,
+        "task_id": "task_00000001",
+        "subagent": "explore",
+        "status": "completed",
+        "kind": "TaskObservation",
+    }
+    events = [
+        user_message(clock, "Where are the tests?"),
+        task,
+        observation(clock, "task", "call-t", task["id"], result),
+        *delegation(clock, {"lodging": "Find hotels"}, "call-d", "r-2"),
+    ]
+    folder = write_conversation(tmp_path / "conversations", base_state("/w", {}), events)
+    parsed = IMPORTERS["openhands-v1"].parse(folder / "base_state.json")
+    subagents = of(parsed.events, "subagent")
+    assert [(s.agent_id, s.call_id, s.description, s.agent) for s in subagents] == [
+        ("explore", "call-t", "Find the tests", None),
+        ("lodging", "call-d", "Find hotels", None),
+    ]
+    assert [e.kind for e in parsed.events if e.agent is not None] == []
+
+
 def test_less_common_event_kinds(tmp_path: Path) -> None:
     clock = Clock()
     acp = {

@@ -33,7 +33,9 @@ The delegate tool's sub-agents persist their conversations in `subagents/<id>/` 
 conversation's folder (the same layout): each is cut into the runs of the tasks it was given
 (a run starts at the user's message that gave the task), and a run follows the delegate call
 whose `tasks` holds that task, as a Subagent (the call's agent name) and the sub-agent's events;
-a run no call names follows the conversation's events. The sub-agents' usage is in the
+a run no call names follows the conversation's events. A task whose conversation is not there,
+and a call of the task tool (whose sub-agent conversations are removed when they end), is a
+Subagent without events. The sub-agents' usage is in the
 parent's `stats` (`delegate:<agent>`), by response, so it is placed at their events.
 
 The path given may be `base_state.json` (by content, whatever it is called) or any event
@@ -116,6 +118,8 @@ HARNESS = "openhands"
 BASE_STATE = "base_state.json"
 EVENTS_FOLDER = "events"
 SUBAGENTS_FOLDER = "subagents"
+DELEGATE_TOOL = "delegate"
+TASK_TOOL = "task"
 EVENT_FILE = re.compile(r"^event-(\d{5,})-(.+)\.json$")
 
 
@@ -450,24 +454,42 @@ class _Reader:
             runs.extend(mine)
         return runs
 
-    def _subagent_runs(
-        self, call_id: str, arguments: dict[str, Any], at: SourceRef, time: str | None
+    def _subagents(
+        self, call_id: str, tool: str, arguments: dict[str, Any], at: SourceRef, time: str | None
     ) -> None:
-        """The runs of the tasks a delegate call gave its sub-agents (`tasks`: agent ->
-        task), each found by its task among the sub-agents' conversations: in the agent's
-        own conversation once a task found it, else in one no other agent's task found."""
-        for agent, task in mapping(arguments.get("tasks")).items():
-            if not isinstance(task, str):
-                continue
-            own = self.conversations.get(str(agent))
-            taken = set(self.conversations.values()) - {own}
-            runs = [r for r in self.delegated if not r.done and r.task == task.strip()]
-            run = next((r for r in runs if r.conversation == own), None) or next(
-                (r for r in runs if r.conversation not in taken), None
-            )
-            if run is not None:
-                self.conversations[str(agent)] = run.conversation
-                self._run_of_subagent(run, str(agent), call_id, task, at, time)
+        """The sub-agents a call started: each task of a delegate call (`tasks`: agent ->
+        task), or a task call's prompt (its `subagent_type`), a Subagent followed by its run
+        when the sub-agent's conversation holds it (the task tool's are removed when they
+        end)."""
+        tasks: dict[str, tuple[str, str | None]] = {}
+        if tool == DELEGATE_TOOL:
+            for agent, task in mapping(arguments.get("tasks")).items():
+                if isinstance(task, str):
+                    tasks[str(agent)] = (task, task)
+        elif tool == TASK_TOOL and (prompt := text_field(arguments.get("prompt"))):
+            agent = text_field(arguments.get("subagent_type")) or TASK_TOOL
+            tasks[agent] = (prompt, text_field(arguments.get("description")) or prompt)
+        for agent, (task, description) in tasks.items():
+            run = self._run_of_task(agent, task)
+            if run is None:
+                self._emit(
+                    Subagent, at, time, agent_id=agent, call_id=call_id, description=description
+                )
+            else:
+                self._run_of_subagent(run, agent, call_id, description, at, time)
+
+    def _run_of_task(self, agent: str, task: str) -> _Run | None:
+        """The run of `task` among the sub-agents' conversations: in the agent's own once a
+        task found it, else in one no other agent's task found."""
+        own = self.conversations.get(agent)
+        taken = set(self.conversations.values()) - {own}
+        runs = [r for r in self.delegated if not r.done and r.task == task.strip()]
+        run = next((r for r in runs if r.conversation == own), None) or next(
+            (r for r in runs if r.conversation not in taken), None
+        )
+        if run is not None:
+            self.conversations[agent] = run.conversation
+        return run
 
     def _run_of_subagent(
         self,
@@ -630,8 +652,7 @@ class _Reader:
             if action_id is not None:
                 self.calls.setdefault(action_id, self.calls[call_id])
             self._emit(ToolCall, at, time, call_id=call_id, name=name, input=arguments)
-            if self.delegated:
-                self._subagent_runs(call_id, arguments, at, time)
+            self._subagents(call_id, name, arguments, at, time)
         self._response_usage(event, at, time)
 
     def _observation(self, event: dict[str, Any], at: SourceRef, time: str | None) -> None:
