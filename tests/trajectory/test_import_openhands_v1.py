@@ -1160,6 +1160,52 @@ def test_a_sub_agent_whose_conversation_is_not_kept_is_still_a_subagent(tmp_path
     assert [e.kind for e in parsed.events if e.agent is not None] == []
 
 
+def test_a_branch_left_by_navigating_back_is_abandoned(tmp_path: Path) -> None:
+    """The SDK keeps the conversation as a tree (each event's `parent_id`; mid-2026 on):
+    navigating back and going on leaves a branch, whose events stay in the log. They are
+    abandoned, and the event that starts the new branch follows a rewind to its parent."""
+    clock = Clock()
+    first = {**user_message(clock, "Name the module"), "parent_id": "__root__"}
+    reply = {**agent_message(clock, "Call it util.", "r-1"), "parent_id": first["id"]}
+    again = {**user_message(clock, "Shorter?"), "parent_id": reply["id"]}
+    short = {**agent_message(clock, "u.", "r-2"), "parent_id": again["id"]}
+    running = {
+        **clock.stamp(),
+        "source": "environment",
+        "parent_id": short["id"],
+        "key": "execution_status",
+        "value": "running",
+        "kind": "ConversationStateUpdateEvent",
+    }
+    instead = {**user_message(clock, "Longer instead"), "parent_id": reply["id"]}
+    long = {**agent_message(clock, "utilities.", "r-3"), "parent_id": instead["id"]}
+    events = [first, reply, again, short, running, instead, long]
+    state = {**base_state("/w", {}), "leaf_event_id": long["id"]}
+    folder = write_conversation(tmp_path / "conversations", state, events)
+    parsed = IMPORTERS["openhands-v1"].parse(folder / "base_state.json")
+    shown = [
+        (e.kind, getattr(e, "text", None), e.abandoned)
+        for e in parsed.events
+        if e.kind in ("user_message", "agent_message", "rewind")
+    ]
+    assert shown == [
+        ("user_message", "Name the module", False),
+        ("agent_message", "Call it util.", False),
+        ("user_message", "Shorter?", True),
+        ("agent_message", "u.", True),
+        ("rewind", None, False),
+        ("user_message", "Longer instead", False),
+        ("agent_message", "utilities.", False),
+    ]
+    [rewind] = of(parsed.events, "rewind")
+    assert rewind.resumes_after.file.endswith(f"event-00001-{reply['id']}.json")
+    # Without `leaf_event_id` (HEAD moved past in an older state file) the last event is HEAD.
+    del state["leaf_event_id"]
+    again_folder = write_conversation(tmp_path / "again", state, events)
+    parsed = IMPORTERS["openhands-v1"].parse(again_folder / "base_state.json")
+    assert [e.abandoned for e in of(parsed.events, "user_message")] == [False, True, False]
+
+
 def test_less_common_event_kinds(tmp_path: Path) -> None:
     clock = Clock()
     acp = {

@@ -51,8 +51,11 @@ call give one call and one result. The `think` and `finish` tools become reasoni
 agent message (their acknowledgements are counted in `dropped`). A file editor's observation
 gives the file change as a diff of the whole file before and after; `apply_patch`
 observations list their changes; otherwise the change comes from the call's arguments.
-Events are read in the order of their files: the SDK's conversation tree (`parent_id`,
-branches left by navigation) is not followed. Each model request's usage is taken once from
+Events are read in the order of their files. Since mid-2026 the SDK keeps the conversation as
+a tree (each event's `parent_id`, `__root__` for a root; base_state.json's `leaf_event_id`
+its HEAD): events off the branch from HEAD back to the root (left by navigating back) are
+abandoned, and an event whose parent is not the event before it starts a branch, after a
+Rewind to that parent. Each model request's usage is taken once from
 `base_state.json`, placed at the first event of its response (the others, such as a title's,
 at the end); a cost is kept only when every request of an LLM has one, the list having no
 response ids. Without per-request usage the cumulative `stats` updates (or `metrics`
@@ -83,6 +86,7 @@ from stet_lsp.trajectory.events import (
     FileChange,
     RawEvent,
     Reasoning,
+    Rewind,
     SessionEnd,
     SessionStart,
     SourceRef,
@@ -118,6 +122,7 @@ HARNESS = "openhands"
 BASE_STATE = "base_state.json"
 EVENTS_FOLDER = "events"
 SUBAGENTS_FOLDER = "subagents"
+ROOT_PARENT = "__root__"  # the `parent_id` of a root of the conversation tree
 DELEGATE_TOOL = "delegate"
 TASK_TOOL = "task"
 EVENT_FILE = re.compile(r"^event-(\d{5,})-(.+)\.json$")
@@ -261,6 +266,62 @@ class _Record:
 
 
 @dataclass
+class _Tree:
+    """The conversation tree of the SDK's events (mid-2026 on): each event's `parent_id`
+    (`__root__` for a root; an event written before the tree has the one before it in the
+    log), and the events on the active branch, from base_state.json's `leaf_event_id` (HEAD)
+    back to the root. State updates are in the log but are no branch of their own."""
+
+    parents: dict[str, str | None]
+    nodes: dict[str, SourceRef]  # the events of the tree (not state updates), where read
+    active: set[str]
+
+    @classmethod
+    def of(cls, records: list[_Record], state: dict[str, Any]) -> _Tree | None:
+        """The tree, None for a conversation written before it (no event has a parent)."""
+        if not any(isinstance(mapping(r.value).get("parent_id"), str) for r in records):
+            return None
+        tree = cls({}, {}, set())
+        previous: str | None = None
+        last: str | None = None
+        for record in records:
+            event = mapping(record.value)
+            event_id = text_field(event.get("id"))
+            if event_id is None:
+                continue
+            parent = event.get("parent_id")
+            tree.parents[event_id] = (
+                None if parent == ROOT_PARENT else parent if isinstance(parent, str) else previous
+            )
+            previous = event_id
+            kind = event_kind(event.get("kind"))
+            if kind != "ConversationStateUpdateEvent":
+                tree.nodes[event_id] = record.at
+                last = event_id if kind != "ConversationErrorEvent" else last
+        leaf = text_field(state.get("leaf_event_id"))
+        if leaf is None and state.get("head_is_empty") is not True:
+            leaf = last
+        while leaf is not None and leaf in tree.parents and leaf not in tree.active:
+            tree.active.add(leaf)
+            leaf = tree.parents[leaf]
+        return tree
+
+    def node(self, record: _Record) -> str | None:
+        """The record's event id when it is an event of the tree."""
+        event_id = text_field(mapping(record.value).get("id"))
+        return event_id if event_id in self.nodes else None
+
+    def parent(self, node: str) -> str | None:
+        """The event of the tree `node` follows, past the state updates between them."""
+        seen = {node}
+        parent = self.parents.get(node)
+        while parent is not None and parent not in self.nodes and parent not in seen:
+            seen.add(parent)
+            parent = self.parents.get(parent)
+        return parent if parent in self.nodes else None
+
+
+@dataclass
 class _Run:
     """The part of a sub-agent's conversation that one task started."""
 
@@ -350,8 +411,23 @@ class _Reader:
         self._start(base_state, records)
         if self.folder is not None:
             self.delegated = self._sub_conversations(self.folder)
+        tree = _Tree.of(records, self.state.value)
+        last_node: str | None = None  # the tree event read last
         for record in records:
+            first = len(self.parsed.events)
+            node = tree.node(record) if tree is not None else None
+            if tree is not None and node is not None:
+                parent = tree.parent(node)
+                if last_node is not None and parent != last_node:
+                    # Appended after navigating back: a branch from an earlier event.
+                    resumes_after = tree.nodes[parent] if parent is not None else None
+                    time = _time(record.value)
+                    self._emit(Rewind, record.at, time, resumes_after=resumes_after)
+                last_node = node
             self._event(record)
+            if tree is not None and node is not None and node not in tree.active:
+                for event in self.parsed.events[first:]:
+                    event.abandoned = True
             self.last_time = _time(record.value) or self.last_time
         for run in self.delegated:
             if not run.done:  # a run no call's task names: after the conversation's events
