@@ -1,7 +1,7 @@
 """What an import changes before the gate sees it: paths inside the repository (or in the
 sandbox folder that stands for it) become relative to it, and what `.stetignore` names keeps
-its path but loses its content. (Home directories
-become `~` in the gate's own pass, everywhere.)"""
+its path but loses its content. (Home directories become `~` in the gate's own pass,
+everywhere.)"""
 
 from __future__ import annotations
 

@@ -32,11 +32,11 @@ it) persists for a conversation, a folder `<conversations>/<conversation id hex>
 The delegate tool's sub-agents persist their conversations in `subagents/<id>/` of the
 conversation's folder (the same layout): each is cut into the runs of the tasks it was given
 (a run starts at the user's message that gave the task), and a run follows the delegate call
-whose `tasks` holds that task, as a Subagent (the call's agent name) and the sub-agent's events;
-a run no call names follows the conversation's events. A task whose conversation is not there,
-and a call of the task tool (whose sub-agent conversations are removed when they end), is a
-Subagent without events. The sub-agents' usage is in the
-parent's `stats` (`delegate:<agent>`), by response, so it is placed at their events.
+whose `tasks` holds that task, as a Subagent (the call's agent name) and the sub-agent's
+events; a run no call names follows the conversation's events. A task whose conversation is
+not there, and a call of the task tool (whose sub-agent conversations are removed when they
+end), is a Subagent without events. The sub-agents' usage is in the parent's `stats`
+(`delegate:<agent>`), by response, so it is placed at their events.
 
 The path given may be `base_state.json` (by content, whatever it is called) or any event
 file of the folder: the whole conversation is read, and every file read is a source (an event
