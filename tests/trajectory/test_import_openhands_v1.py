@@ -28,6 +28,7 @@ Where each shape comes from (github.com/OpenHands/software-agent-sdk):
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,11 @@ from stet_lsp.trajectory.store import working_folder
 V1 = IMPORTERS["openhands-v1"]
 CONVERSATION = "4f1c2a7e-9b3d-4e8a-a6c5-0d2e8f9b1c34"
 FOLDER = CONVERSATION.replace("-", "")
+
+# A sandbox's folder that is on this machine is another project's (the import leaves it).
+NO_LOCAL_WORKSPACE = pytest.mark.skipif(
+    os.path.lexists("/workspace"), reason="this machine has a /workspace folder"
+)
 MODEL = "litellm_proxy/claude-sonnet-4-5-20250929"
 RESPONSE_1 = "chatcmpl-0680149d625114e6a97f54b158714212"
 RESPONSE_2 = "chatcmpl-1eb65bb322e7473f855c2dcf26ae8e08"
@@ -1405,6 +1411,7 @@ def test_importing_twice_changes_nothing(root: Path, tmp_path: Path) -> None:
     assert grown.changed and grown.events == first.events + 1
 
 
+@NO_LOCAL_WORKSPACE
 def test_a_sandboxs_workspace_stands_for_the_repository(root: Path, tmp_path: Path) -> None:
     """The SDK's agent server works in its container's `/workspace/project`: its paths are
     the repository's, relative once imported; `/workspace/other` stays as it was."""
