@@ -55,9 +55,9 @@ from stet_lsp.trajectory.importers.files import open_text
 from stet_lsp.trajectory.importers.openhands_v1 import (
     BASE_STATE,
     conversation_id,
+    delegated_folders,
     event_files,
     event_kind,
-    subagent_folders,
     working_dir,
 )
 from stet_lsp.trajectory.importers.openhands_v1 import FORMAT as OPENHANDS_V1
@@ -787,7 +787,7 @@ def _openhands_head(path: Path, roots: list[str]) -> _Head | None:
     ]  # not a link leading out of the conversation's folder
     delegated = [
         event_path
-        for sub in subagent_folders(path.parent)
+        for sub in delegated_folders(path.parent)
         for event_path in event_files(sub)
         if base is not None and _is_below(os.path.realpath(event_path), base)
     ]

@@ -1132,6 +1132,46 @@ def test_delegated_sub_conversations_are_subagents_of_their_calls(tmp_path: Path
     assert not [e for e in events if e.kind == "raw" and e.reason != "system prompt"]
 
 
+def test_a_sub_agent_that_delegates_in_turn(root: Path, tmp_path: Path) -> None:
+    """A sub-agent's own sub-agents keep their conversations in `subagents/` of its folder:
+    their runs follow its calls, as its subagents; a link back up is not followed."""
+    clock = Clock()
+    parent = [
+        user_message(clock, "Plan a trip"),
+        *delegation(clock, {"lodging": "Find hotels"}, "call-a", "r-1"),
+    ]
+    sub_clock = Clock()
+    lodging = [
+        user_message(sub_clock, "Find hotels"),
+        *delegation(sub_clock, {"prices": "Check prices"}, "call-n", "n-1"),
+        agent_message(sub_clock, "Hotel A.", "n-2"),
+    ]
+    prices = sub_conversation(Clock(), ["Check prices"], "prices")
+    folder = write_conversation(tmp_path / "conversations", base_state("/w", {}), parent)
+    sub = write_conversation(folder / "subagents", None, lodging, folder="aaaa")
+    nested = write_conversation(sub / "subagents", None, prices, folder="dddd")
+    (nested / "subagents").mkdir()
+    (nested / "subagents" / "up").symlink_to(folder, target_is_directory=True)
+    parsed = IMPORTERS["openhands-v1"].parse(folder / "base_state.json")
+    assert [(s.agent_id, s.call_id, s.agent) for s in of(parsed.events, "subagent")] == [
+        ("lodging", "call-a", None),
+        ("prices", "call-n", "lodging"),
+    ]
+    said = [(e.agent, e.text) for e in of(parsed.events, "user_message")]
+    assert said == [(None, "Plan a trip"), ("lodging", "Find hotels"), ("prices", "Check prices")]
+    assert f"{FOLDER}/subagents/aaaa/subagents/dddd/events/" in "".join(parsed.sources)
+    home = tmp_path / "home"
+    conversations = home / ".openhands" / "conversations"
+    listed = write_conversation(conversations, base_state(root), conversation(root))
+    nested_copy = write_conversation(
+        listed / "subagents" / "aaaa" / "subagents", None, prices, "dddd"
+    )
+    [session] = [s for s in find_sessions(root, home=home, env={}) if s.harness == "openhands-v1"]
+    files = [listed / "base_state.json", *(listed / "events").glob("event-*.json")]
+    files += (nested_copy / "events").glob("event-*.json")
+    assert session.size == sum(path.stat().st_size for path in files)
+
+
 def test_a_sub_agent_whose_conversation_is_not_kept_is_still_a_subagent(tmp_path: Path) -> None:
     """The task tool's sub-agent conversations are removed when they end, and a delegate's
     are kept only when the conversation persists: their calls still started sub-agents."""

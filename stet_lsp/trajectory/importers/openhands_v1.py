@@ -237,6 +237,22 @@ def subagent_folders(folder: Path) -> list[Path]:
         return []
 
 
+def delegated_folders(folder: Path) -> list[Path]:
+    """The conversation folders of a conversation's sub-agents and of theirs in turn (a link
+    back to a folder listed already is not followed)."""
+    found: list[Path] = []
+    seen = {folder.resolve()}
+    pending = subagent_folders(folder)
+    while pending:
+        sub = pending.pop(0)
+        if sub.resolve() in seen:
+            continue
+        seen.add(sub.resolve())
+        found.append(sub)
+        pending += subagent_folders(sub)
+    return found
+
+
 def conversation_folder(path: Path) -> Path | None:
     """The conversation folder `path` belongs to: the folder of a `base_state.json`, or the
     one above the `events/` folder of an event file named as the SDK names them."""
@@ -512,12 +528,12 @@ class _Reader:
 
     def _sub_conversations(self, folder: Path) -> list[_Run]:
         """The conversations of the sub-agents the delegate tool started (`subagents/<id>/`
-        of the conversation's folder), each cut into the runs of the tasks it was given: a
-        run starts at a message of the user's (the task), and what comes before the first
-        one (the system prompt) goes with it."""
+        of the conversation's folder, and theirs in turn), each cut into the runs of the
+        tasks it was given: a run starts at a message of the user's (the task), and what
+        comes before the first one (the system prompt) goes with it."""
         runs: list[_Run] = []
-        for sub in subagent_folders(folder):
-            prefix = f"{self.prefix}{SUBAGENTS_FOLDER}/{sub.name}/"
+        for sub in delegated_folders(folder):
+            prefix = f"{self.prefix}{sub.relative_to(folder).as_posix()}/"
             mine: list[_Run] = []
             for path in event_files(sub):
                 for record in self._read_event_file(path, prefix):
