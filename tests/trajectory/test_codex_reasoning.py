@@ -90,7 +90,8 @@ def test_the_public_synthetic_rollout_counts_its_encrypted_reasoning(root: Path)
     import_transcript(target, source)
     folder = working_folder(target).path
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    assert meta["dropped"] == {"opaque_reasoning": 1}
+    # and the event stream's copies of the prompt and the answer
+    assert meta["dropped"] == {"opaque_reasoning": 1, "repeated_event": 2}
     events = (folder / "events.jsonl").read_text(encoding="utf-8")
     assert "I will inspect the synthetic directory." in events
     assert "SYNTHETIC_ENCRYPTED_CONTENT" not in events

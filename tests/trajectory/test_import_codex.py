@@ -366,6 +366,44 @@ def test_reasoning_summaries_are_kept_and_opaque_reasoning_is_counted(tmp_path: 
     assert "gAAAA" not in "".join(event_json(e) for e in session.events)
 
 
+def test_event_stream_records_that_give_no_event_are_counted(tmp_path: Path) -> None:
+    """The event stream's copies of response items, its turn markers and its token counts of
+    rate limits alone give no event, and each is counted in `dropped`: no record is left out
+    unsaid. A copy with no response item to repeat is the event itself."""
+    rate_limits = {"primary": {"used_percent": 13.0, "window_minutes": 300}}
+    records = [
+        meta(),
+        turn_context(),
+        event({"type": "task_started", "turn_id": "turn-1", "model_context_window": 258400}),
+        message("user", "Fix the cart totals"),
+        event({"type": "user_message", "message": "Fix the cart totals", "images": []}),
+        event({"type": "token_count", "info": None, "rate_limits": rate_limits}),
+        item({"type": "reasoning", "summary": [{"type": "summary_text", "text": "Reading."}]}),
+        event({"type": "agent_reasoning", "text": "Reading."}),
+        event({"type": "agent_reasoning_section_break"}),
+        function_call("shell", json.dumps({"command": ["ls"]}), "call_ls"),
+        event({"type": "exec_command_end", "call_id": "call_ls", "exit_code": 0}),
+        call_output("call_ls", "cart.py\n"),
+        token_count((30279, 0, 100), (30279, 0, 100)),
+        token_count((30279, 0, 100), (30279, 0, 100)),
+        event({"type": "agent_message", "message": "Fixed."}),
+        message("assistant", "Fixed."),
+        event({"type": "agent_message", "message": "Only the stream said this."}),
+        event({"type": "task_complete", "turn_id": "turn-1", "last_agent_message": "Fixed."}),
+    ]
+    session = parse(tmp_path, records)
+    assert [e.text for e in of(session, AgentMessage)] == ["Fixed.", "Only the stream said this."]
+    assert len(of(session, UserMessage)) == len(of(session, Reasoning)) == 1
+    assert len(of(session, Usage)) == 1
+    assert not of(session, RawEvent)
+    # the prompt's, the reasoning's, the command's end, the token count again, the answer's
+    assert session.dropped == {"repeated_event": 5, "turn_marker": 3, "rate_limits": 1}
+    # Every record is an event (the session's meta its start) or counted, but for the turn
+    # context, read into the model its events name.
+    lines = {e.source.line for e in session.events if not isinstance(e, SessionEnd)}
+    assert len(lines) + sum(session.dropped.values()) == len(records) - 1
+
+
 # --- tool calls ---------------------------------------------------------------------------------
 
 
@@ -888,7 +926,8 @@ def test_compactions(tmp_path: Path) -> None:
         ],
     )
     assert [c.summary for c in of(session, Compaction)] == [summary, ""]
-    assert session.dropped == {"opaque_compaction": 2, "ghost_snapshot": 1}
+    # context_compacted is the event stream's notice of the first compaction
+    assert session.dropped == {"opaque_compaction": 2, "ghost_snapshot": 1, "repeated_event": 1}
     assert not of(session, RawEvent)
 
 
@@ -1770,7 +1809,8 @@ def test_a_parent_and_its_fork_imported_together_count_the_parents_work_once(
         assert (code, err) == (0, ""), err
     folder = root / json.loads(out)["folder"]
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    assert meta["dropped"] == {"copied_history": len(parents_history())}
+    # the fork's first token count repeats the parent's total at the fork
+    assert meta["dropped"] == {"copied_history": len(parents_history()), "repeated_event": 1}
     # 30,279 + 30,282 for the parent's requests, 30,300 for the fork's own
     assert meta["totals"]["input_tokens"] + meta["totals"]["cache_read_tokens"] == 90861
     events = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]

@@ -27,9 +27,13 @@ Each line is one record `{"timestamp", "type", "payload"}`:
 * `event_msg`: the UI's event stream. `user_message`, `agent_message` and `agent_reasoning`
   repeat response items (they are used only for what the response items lack); `token_count`
   carries the usage of the last model request (`info.last_token_usage`, repeated while
-  `info.total_token_usage` stays the same); `patch_apply_end` says whether a patch applied and
-  may carry the applied changes with diffs against the real files; `exec_command_end` and
-  `mcp_tool_call_end` repeat tool outputs with their exit status; `turn_aborted` and `error`.
+  `info.total_token_usage` stays the same), or only the account's rate limits (`info` null);
+  `patch_apply_end` says whether a patch applied and may carry the applied changes with diffs
+  against the real files; `exec_command_end` and `mcp_tool_call_end` repeat tool outputs with
+  their exit status; `turn_aborted` and `error`. A copy of another record (a message, a
+  reasoning, a tool's end, a token count of the same total) is counted in
+  `dropped.repeated_event`, a turn's start or end (`task_started`, `task_complete`) in
+  `dropped.turn_marker`, a token count of rate limits only in `dropped.rate_limits`.
   `item_completed` holds a completed turn item (`TurnItem` in codex-rs/protocol/src/items.rs).
   Codex writes only its `Plan` items (plan mode: the text of a `<proposed_plan>` block of the
   agent message) and, in recent versions, `Sleep` items (the `sleep` tool's call) to rollouts
@@ -151,21 +155,26 @@ _KEPT_RECORDS = {
 _ROLE_KINDS = {"user": "user", "assistant": "agent"}
 _TURN_STARTS = frozenset({"task_started", "turn_started"})
 _OPAQUE_COMPACTIONS = frozenset({"compaction", "compaction_summary", "context_compaction"})
-# event_msg types that only repeat what response items, turn contexts or `compacted` records
-# already say (or mark turn boundaries): they add no event.
-_REPEATING_EVENTS = frozenset(
+# event_msg types that mark where a turn starts or ends, or where the model's reasoning starts
+# a new section: they add no event, and are counted in `dropped.turn_marker`.
+_MARKER_EVENTS = frozenset(
     {
         "task_started",
         "task_complete",
         "turn_started",
         "turn_complete",
+        "agent_reasoning_section_break",
+    }
+)
+# event_msg types that only repeat what response items or `compacted` records already say:
+# they add no event, and are counted in `dropped.repeated_event`.
+_REPEATING_EVENTS = frozenset(
+    {
         "context_compacted",
-        "thread_name_updated",
         "exec_command_end",
         "mcp_tool_call_end",
         "view_image_tool_call",
         "image_generation_end",
-        "agent_reasoning_section_break",
         "collab_agent_spawn_end",
         "collab_agent_interaction_end",
         "collab_waiting_end",
@@ -526,8 +535,12 @@ class _Reader:
         handler = _EVENT_HANDLERS.get(kind)
         if handler is not None:
             handler(self, event)
+        elif kind in _MARKER_EVENTS:
+            self.session.dropped["turn_marker"] += 1
         elif kind in _REPEATING_EVENTS:
-            return
+            self.session.dropped["repeated_event"] += 1
+        elif kind == "thread_name_updated":
+            return  # the session's title (Facts.title)
         else:
             self.raw(f"event_msg of type {kind!r} is not translated")
 
@@ -695,19 +708,29 @@ class _Reader:
     # --- event messages ----------------------------------------------------------------------
 
     def user_message(self, event: Record) -> None:
-        text = _event_text(event.get("message"))
-        if text and not self.is_copy("user", text) and not self.streamed("user", text):
+        text = self.event_copy("user", _event_text(event.get("message")))
+        if text:
             self.emit(UserMessage, text=text)
 
     def agent_message(self, event: Record) -> None:
-        text = _event_text(event.get("message"))
-        if text and not self.is_copy("agent", text) and not self.streamed("agent", text):
+        text = self.event_copy("agent", _event_text(event.get("message")))
+        if text:
             self.emit(AgentMessage, text=text, model=self.model)
 
     def agent_reasoning(self, event: Record) -> None:
-        text = _event_text(event.get("text"))
-        if text and not self.is_copy("reasoning", text) and not self.streamed("reasoning", text):
+        text = self.event_copy("reasoning", _event_text(event.get("text")))
+        if text:
             self.emit(Reasoning, text=text)
+
+    def event_copy(self, said: str, text: str | None) -> str | None:
+        """The text of an event_msg message that says what no other record does; None for a
+        copy of a response item or of a turn item, counted in `dropped.repeated_event`."""
+        if not text:
+            return None
+        if self.is_copy(said, text) or self.streamed(said, text):
+            self.session.dropped["repeated_event"] += 1
+            return None
+        return text
 
     def streamed(self, said: str, text: str) -> bool:
         """Whether an event_msg message repeats a completed turn item already imported (one
@@ -849,9 +872,11 @@ class _Reader:
         if isinstance(info, dict):
             total = info.get("total_token_usage")
             if total is not None and total == self.last_total:
-                return  # the same request reported again
+                self.session.dropped["repeated_event"] += 1  # the same request reported again
+                return
             if total is not None and self.line == self.inherited_line:
                 self.last_total = total  # the parent's total at the fork, written again
+                self.session.dropped["repeated_event"] += 1
                 return
             last = info.get("last_token_usage")
             usage = last if isinstance(last, dict) else _difference(total, self.last_total)
@@ -860,7 +885,8 @@ class _Reader:
         elif "input_tokens" in event:
             usage = event  # early rollouts: the usage fields on the event itself
         else:
-            return  # rate limits only
+            self.session.dropped["rate_limits"] += 1  # the account's rate limits only
+            return
         input_tokens = _count(usage, "input_tokens")
         cached = min(_count(usage, "cached_input_tokens"), input_tokens)
         written = min(_count(usage, "cache_write_input_tokens"), input_tokens - cached)
@@ -881,6 +907,7 @@ class _Reader:
         pages reach only the model). Where the rollout keeps the items, it repeats one."""
         call_id = text_field(event.get("call_id"))
         if self.facts.web_search_items or (call_id and call_id in self.facts.item_ids):
+            self.session.dropped["repeated_event"] += 1
             return
         action = event.get("action")
         query = text_field(event.get("query"))
@@ -892,6 +919,7 @@ class _Reader:
         """A search begun: its end or its item says the rest; one with neither is kept."""
         call_id = text_field(event.get("call_id"))
         if self.facts.web_search_items or (call_id and call_id in self.facts.ended_web_searches):
+            self.session.dropped["repeated_event"] += 1
             return
         self.raw("web search begun, with no end recorded")
 
