@@ -12,7 +12,10 @@ same step. A subagent's run is embedded whole in `subagent_trajectories` (with i
 
 What ATIF has no field for stays in a step's `extra` (file changes, commits, notes, records the
 importer did not understand) or becomes a system step (compactions, errors); session details and
-meta.json go to the root `extra`. Nothing of the trajectory is left out.
+meta.json go to the root `extra`. Nothing of the trajectory is left out. What a step's fields
+lose for an import to give back is in its `extra` too: the lengths of the texts its `message`
+or `reasoning_content` joins when it joins several (`message_parts`, `reasoning_parts`), and
+the order its events came in (`event_order`, their kinds) when it is not the fields' order.
 
 As in Harbor's own conversion of a Claude Code session, a session's first step is its first
 message (usually the user's prompt), not a step of its own for the harness records written
@@ -187,6 +190,8 @@ class _Step:
     closed: bool = False
     # The source records of its reasoning, text and calls.
     output_sources: set[SourceRef] = field(default_factory=set)
+    # The kinds of the events an import gives back from the step, in the order they came.
+    order: list[str] = field(default_factory=list)
 
     def has_output(self) -> bool:
         return bool(self.message or self.reasoning or self.tool_calls)
@@ -316,6 +321,7 @@ class _Builder:
         self.steps.append(step)
         self._touch(step, event, number)
         pending, self.pending = self.pending, []
+        step.order[:0] = [waiting.kind for waiting, _ in pending if waiting.kind in EVENT_ORDER]
         for waiting, waiting_number in pending:
             # Harness records before the session's first message: kept in its first step.
             self._keep(step, waiting)
@@ -352,6 +358,9 @@ class _Builder:
                 step.extra.setdefault("recorded_time", event.time)
         step.first_event = min(step.first_event or number, number)
         step.last_event = max(step.last_event, number)
+        # A step's usages are one `metrics`: one event again, where the first one was.
+        if event.kind in EVENT_ORDER and not (event.kind == "usage" and "usage" in step.order):
+            step.order.append(event.kind)
 
     def _current_agent_step(self, event: EventBase) -> _Step | None:
         step = self.steps[-1] if self.steps else None
@@ -552,12 +561,34 @@ class _Builder:
         extra = dict(step.extra)
         if step.first_event:
             extra["event_steps"] = [step.first_event, step.last_event]
+        # What the joined texts and the fields' fixed order lose, for an import to give back.
+        if is_agent and len(step.message) > 1:
+            extra["message_parts"] = [len(text) for text in step.message]
+        if is_agent and len(step.reasoning) > 1:
+            extra["reasoning_parts"] = [len(text) for text in step.reasoning]
+        if step.order != sorted(step.order, key=EVENT_ORDER.index):
+            extra["event_order"] = step.order
         if self.several_sessions and step.session:
             extra["session"] = step.session
         if extra:
             out["extra"] = extra
         return out
 
+
+# The kinds of events a step gives back on import, in the order an import gives them
+# (the fields of the step, then what its `extra` keeps): a step whose events came in another
+# order records theirs in `extra.event_order`.
+EVENT_ORDER = (
+    "user_message",
+    "reasoning",
+    "agent_message",
+    "tool_call",
+    "usage",
+    "tool_result",
+    "file_change",
+    "commit",
+    "raw",
+)
 
 # What a session's entry in the root `extra.sessions` holds of its end.
 _ENDED = frozenset({"ended", "end_reason", "reported_cost_usd"})

@@ -2227,3 +2227,51 @@ def test_a_change_a_rollback_kept_stays_kept_through_an_atif_export(tmp_path: Pa
     assert change.abandoned is False
     assert [e.abandoned for e in events if isinstance(e, ToolCall)] == [True]
     assert "notes.md" in line_attribution(events).files
+
+
+def test_the_events_of_one_request_come_back_apart_and_in_their_order(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    """`stet trajectory export --format atif` and `stet trajectory import` of the export give
+    back a request's texts and reasonings one event each (ATIF's step joins them in one
+    field), and the events of a step in the order they came (ATIF's fields have one order:
+    a harness record written between a call and its result, or before the first prompt, came
+    back after the step's own events)."""
+    transcript = (
+        Transcript(root)
+        .notice("a hook ran before the first prompt")
+        .user("Add a greeting module")
+        .assistant(
+            {"type": "text", "text": "First the plan.\n\nThen the module."},
+            {"type": "thinking", "thinking": "A module of one function.", "signature": "Eq"},
+            {"type": "text", "text": "Writing it now."},
+            {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}},
+        )
+        .notice("a hook ran after the call")
+        .user([{"tool_use_id": "toolu_1", "type": "tool_result", "content": "src\n"}])
+        .say("Done.")
+        .save(tmp_path / "session.jsonl")
+    )
+
+    def imported(source: Path, repo: Path) -> list[dict[str, Any]]:
+        code, out, err = stet("trajectory", "import", str(source), "--json", "-C", str(repo))
+        assert (code, err) == (0, ""), err
+        events = repo / json.loads(out)["folder"] / "events.jsonl"
+        kept = []
+        for line in events.read_text(encoding="utf-8").splitlines():
+            event = json.loads(line)
+            # What ATIF keeps once a step: its time; and where each event was read from.
+            kept.append({k: v for k, v in event.items() if k not in ("step", "source", "time")})
+        return kept
+
+    before = imported(transcript, root)
+    code, out, err = stet("trajectory", "export", "--format", "atif", "-C", str(root))
+    assert (code, err) == (0, ""), err
+    export = tmp_path / "export.json"
+    export.write_text(out, encoding="utf-8")
+    other = Path(make_repo(tmp_path / "other", files={"README.md": "hi\n"}).workdir)
+    after = imported(export, other)
+    assert [e["kind"] for e in after] == [e["kind"] for e in before]
+    assert after == before
+    texts = [e["text"] for e in after if e["kind"] == "agent_message"]
+    assert texts == ["First the plan.\n\nThen the module.", "Writing it now.", "Done."]

@@ -48,7 +48,10 @@ the events ATIF has no field for: its `file_changes`, `commits` and `raw_records
 those events again, after the step's own, and a call's file change is taken from them, not
 read from its arguments; the step it writes for a session without messages, or for the start
 of a subagent no call started, is no event, nor is the result without content that names the
-subagent a call ran when the call itself returned nothing.
+subagent a call ran when the call itself returned nothing. A step's message and reasoning
+that join several texts (`extra.message_parts`, `extra.reasoning_parts`: their lengths) are
+those texts again, and its events take the order `extra.event_order` names (their kinds),
+when it names the events the step gave.
 
 Stet's own export of a trajectory of several sessions (its root `extra` holds `meta` or
 `sessions`, and each step names its session in `extra.session`) is read back as those
@@ -104,6 +107,7 @@ from stet_lsp.trajectory.events import (
 from stet_lsp.trajectory.export_atif import (
     AN_ERROR,
     COMPACTED,
+    EVENT_ORDER,
     NO_EVENTS,
     NO_MESSAGES,
     SUBAGENT_STARTED,
@@ -461,6 +465,7 @@ class _Reader:
         own: dict[int, bool] = {}  # a kept file change's own `abandoned`, by the event's id()
         if self.own_export:
             own = self._kept_events(extra, at, time, trajectory.agent)
+            _restore_order(self.parsed.events, before, trajectory.agent, extra.get("event_order"))
         if extra.get("abandoned") is True:
             for event in self.parsed.events[before:]:
                 event.abandoned = own.get(id(event), True)
@@ -538,12 +543,13 @@ class _Reader:
     ) -> None:
         agent = trajectory.agent
         model = text_field(step.get("model_name")) or _agent_model(trajectory.file.root)
+        extra = mapping(step.get("extra")) if self.own_export else {}
         reasoning = text_field(step.get("reasoning_content"))
-        if reasoning:
-            self._emit(Reasoning, at, time, agent, text=reasoning)
+        for part in _parts(reasoning or "", extra.get("reasoning_parts")):
+            self._emit(Reasoning, at, time, agent, text=part)
         text = _content_text(step.get("message"))
-        if text:
-            self._emit(AgentMessage, at, time, agent, text=text, model=model)
+        for part in _parts(text, extra.get("message_parts")):
+            self._emit(AgentMessage, at, time, agent, text=part, model=model)
         calls = step.get("tool_calls")
         if calls is not None and not isinstance(calls, list):
             self._emit(
@@ -820,6 +826,45 @@ class _Reader:
         if agent is None and kind is not SessionStart:
             self.last, self.last_time = at, time or self.last_time
         return event
+
+
+_JOINED = "\n\n"  # what Stet's export writes between two texts of one field
+
+
+def _parts(text: str, lengths: Any) -> list[str]:
+    """The texts Stet's export joined into one field (with a blank line between two), split
+    again by their lengths (`extra.message_parts`, `extra.reasoning_parts`); the text whole
+    when the lengths do not cut it at those blank lines, and nothing when it is empty."""
+    if not text:
+        return []
+    if not isinstance(lengths, list) or not all(type(n) is int and n >= 0 for n in lengths):
+        return [text]
+    parts, start = [], 0
+    for length in lengths:
+        parts.append(text[start : start + length])
+        start += length + len(_JOINED)
+    return parts if _JOINED.join(parts) == text else [text]
+
+
+def _restore_order(events: list[EventBase], start: int, agent: str | None, order: Any) -> None:
+    """Puts the events a step of Stet's export gave (from `start` on, those of the step's own
+    agent: a subagent's run stays where its call's result put it) back in the order its
+    `extra.event_order` names by kind, when that order names the same events."""
+    if not isinstance(order, list) or not all(isinstance(kind, str) for kind in order):
+        return
+    places = [
+        index
+        for index in range(start, len(events))
+        if events[index].agent == agent and events[index].kind in EVENT_ORDER
+    ]
+    given = [events[index] for index in places]
+    if sorted(event.kind for event in given) != sorted(order):
+        return
+    by_kind: dict[str, list[EventBase]] = {}
+    for event in given:
+        by_kind.setdefault(event.kind, []).append(event)
+    for index, kind in zip(places, order, strict=True):
+        events[index] = by_kind[kind].pop(0)
 
 
 def _content_text(content: Any) -> str:
