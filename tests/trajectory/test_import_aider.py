@@ -828,6 +828,10 @@ def test_odd_input(tmp_path: Path) -> None:
     assert [s.session.rsplit("-", 1)[1] for s in starts] == ["0", "1"]
     users = of(parsed.events, UserMessage)
     assert users[0].text == "caf\ufffd"
+    # The replaced byte is a problem of its line, as in the JSON Lines formats.
+    assert [(p.source, p.line, p.message) for p in parsed.problems] == [
+        (".aider.chat.history.md", 5, "bytes that are not UTF-8 at column 9, read as U+FFFD")
+    ]
     answers = of(parsed.events, AgentMessage)
     assert answers[0].text == "stray line"
     assert answers[1].text == big

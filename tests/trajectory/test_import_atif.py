@@ -490,9 +490,14 @@ def test_invalid_utf8_and_a_2mb_record(tmp_path: Path) -> None:
     raw = document.encode().replace("caf\u00e9".encode(), b"caf\xff")
     path = tmp_path / "t.json"
     path.write_bytes(raw)
-    events = ATIF.parse(path).events
-    text = of(events, "user_message")[0].text
+    parsed = ATIF.parse(path)
+    text = of(parsed.events, "user_message")[0].text
     assert text.startswith("caf\ufffd ") and len(text) == len(big) + 5
+    # The replaced byte is a problem of its line, as in the JSON Lines formats.
+    column = document.index("caf\u00e9") + 4
+    assert [(p.source, p.line, p.message) for p in parsed.problems] == [
+        ("t.json", 1, f"bytes that are not UTF-8 at column {column}, read as U+FFFD")
+    ]
     assert ATIF.sniff(raw[:65536].decode("utf-8", "replace"))
 
 

@@ -1450,7 +1450,11 @@ def test_truncated_file_2mb_record_and_invalid_utf8(tmp_path: Path) -> None:
     parsed = OPENHANDS.parse(path)
     assert kinds(parsed.events) == ["session_start", "user_message", "session_end"]
     assert parsed.events[1].text == "caf\ufffd " + big
-    assert len(parsed.problems) == 1 and parsed.problems[0].line == text[:cut].count("\n") + 1
+    replaced = text[: text.index('"content": "caf')].count("\n") + 1
+    assert [(p.line, p.message[:22]) for p in parsed.problems] == [
+        (replaced, "bytes that are not UTF"),
+        (text[:cut].count("\n") + 1, "not JSON: Expecting pr"),
+    ]
 
 
 def test_nothing_readable_is_an_error(tmp_path: Path) -> None:

@@ -78,7 +78,7 @@ from stet_lsp.trajectory.events import (
 from stet_lsp.trajectory.importers import diffs
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession, new_event
 from stet_lsp.trajectory.importers.edits import change_fields
-from stet_lsp.trajectory.importers.files import open_source, open_text
+from stet_lsp.trajectory.importers.files import not_utf8, open_source, read_text
 
 Made = TypeVar("Made", bound=EventBase)
 
@@ -128,12 +128,12 @@ class AiderImporter:
         return text.startswith(RUN_HEADER) or ("\n" + RUN_HEADER) in text
 
     def parse(self, path: Path) -> ParsedSession:
-        with open_text(path) as stream:
-            text = stream.read()
+        text, undecodable = read_text(path)
         if not text.strip():
             raise StetError(f"{path}: empty aider chat history")
         session = ParsedSession(format=self.name, session_id=history_id(path))
         session.sources[path.name] = path
+        session.problems += [not_utf8(path.name, *where) for where in undecodable]
         lines = [line.rstrip("\r") for line in text.split("\n")]
         _History(session, path.name, lines).read()
         return session

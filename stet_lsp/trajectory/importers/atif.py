@@ -327,9 +327,7 @@ class _Reader:
         self.visited.add(resolved)
         document = JsonDocument.read(path)
         root = document.load(_TRAJECTORY)
-        problem = document.problem(name)
-        if problem is not None:
-            self.parsed.problems.append(problem)
+        self.parsed.problems += document.problems(name)
         if not isinstance(root, dict):
             return None
         self.parsed.sources[name] = path

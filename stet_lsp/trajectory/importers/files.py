@@ -50,6 +50,29 @@ def open_text(path: Path) -> IO[str]:
     return io.TextIOWrapper(open_bytes(path), encoding="utf-8", errors="replace", newline="")
 
 
+def read_text(path: Path) -> tuple[str, list[tuple[int, int]]]:
+    """The whole file as text (zstd frames decompressed), with bytes that are not UTF-8 read as
+    U+FFFD; and where such bytes are: the line and column of the first of each line holding
+    some, for a Problem (`not_utf8`) to name."""
+    with open_bytes(path) as stream:
+        data = stream.read()
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError:
+        pass
+    found = []
+    for number, line in enumerate(data.split(b"\n"), 1):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            found.append((number, len(line[: error.start].decode("utf-8", "replace")) + 1))
+    return data.decode("utf-8", "replace"), found
+
+
+def not_utf8(source: str, line: int, column: int) -> Problem:
+    return Problem(source, line, f"bytes that are not UTF-8 at column {column}, read as U+FFFD")
+
+
 def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
     """(line number, decoded value) of every JSON line; blank lines are skipped and a line
     that is not JSON (a truncated last line, say) becomes a Problem and is skipped. Bytes that
@@ -72,8 +95,7 @@ def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[
                     text = line.decode("utf-8")
                 except UnicodeDecodeError as error:
                     column = len(line[: error.start].decode("utf-8", "replace")) + 1
-                    message = f"bytes that are not UTF-8 at column {column}, read as U+FFFD"
-                    problems.append(Problem(source, number, message))
+                    problems.append(not_utf8(source, number, column))
                     text = line.decode("utf-8", "replace")
                 try:
                     value = json.loads(text)

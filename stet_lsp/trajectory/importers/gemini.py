@@ -286,9 +286,7 @@ class _Reader:
             if document.text.lstrip().startswith("{")
             else [None]
         )
-        problem = document.problem(name)
-        if problem is not None:
-            self.parsed.problems.append(problem)
+        self.parsed.problems += document.problems(name)
         if isinstance(root, dict) and isinstance(root.get("messages"), list):
             transcript.metadata = {k: v for k, v in root.items() if k != "messages"}
             items, pointer = root["messages"], "/messages"

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from stet_lsp.trajectory.importers.base import Problem
-from stet_lsp.trajectory.importers.files import open_text
+from stet_lsp.trajectory.importers.files import not_utf8, read_text
 
 # Which parts of a document to locate: a dict names the members of an object to descend into,
 # a one-element list applies its element to every item of an array, None decodes the value
@@ -36,16 +36,16 @@ class JsonDocument:
     that a record inside it can name the line it starts on. A document cut short decodes as
     far as it goes (`error` then says where it stopped)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, not_utf8: Sequence[tuple[int, int]] = ()) -> None:
         self.text = text
         self.offsets: dict[str, int] = {}
         self.error: tuple[int, str] | None = None
+        self.not_utf8 = not_utf8  # (line, column) of bytes read as U+FFFD
         self._lines: dict[int, int] | None = None
 
     @classmethod
     def read(cls, path: Path) -> JsonDocument:
-        with open_text(path) as stream:
-            return cls(stream.read())
+        return cls(*read_text(path))
 
     def load(self, spec: Spec) -> Any:
         """The document's value (None when not even its start is JSON)."""
@@ -76,11 +76,14 @@ class JsonDocument:
         found = self._lines.get(offset)
         return found if found is not None else 1 + self.text.count("\n", 0, offset)
 
-    def problem(self, source: str) -> Problem | None:
-        if self.error is None:
-            return None
-        position, message = self.error
-        return Problem(source, self.line_at(position), f"not JSON: {message}")
+    def problems(self, source: str) -> list[Problem]:
+        """Where bytes that are not UTF-8 were read as U+FFFD, and where a document cut short
+        stops."""
+        found = [not_utf8(source, line, column) for line, column in self.not_utf8]
+        if self.error is not None:
+            position, message = self.error
+            found.append(Problem(source, self.line_at(position), f"not JSON: {message}"))
+        return found
 
     def _skip(self, position: int) -> int:
         match = _WHITESPACE.match(self.text, position)

@@ -312,9 +312,7 @@ class _Reader:
             }
         root = self.document.load(spec)
         self._refuse_several_instances(root)
-        problem = self.document.problem(self.name)
-        if problem is not None:
-            self.parsed.problems.append(problem)
+        self.parsed.problems += self.document.problems(self.name)
         events = self._events(root)
         if events is None:
             raise StetError(f"{self.path}: not an OpenHands event list")

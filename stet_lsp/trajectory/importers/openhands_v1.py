@@ -470,9 +470,7 @@ class _Reader:
         self.parsed.sources[name] = path
         document = JsonDocument.read(path)
         first = document.load(None)
-        problem = document.problem(name)
-        if problem is not None:
-            self.parsed.problems.append(problem)
+        self.parsed.problems += document.problems(name)
         if not isinstance(first, dict):
             if first is not None:
                 self.parsed.problems.append(Problem(name, 1, f"{path.name} is not an object"))

@@ -176,7 +176,7 @@ class SweAgentImporter:
             raise StetError(f"{path}: not a SWE-agent trajectory (the document is not an object)")
         session = ParsedSession(format=self.name, session_id=document.session_id)
         session.sources[document.source] = path
-        session.problems += [document.problem] if document.problem else []
+        session.problems += document.problems
         attempts = data.get("attempts")
         if isinstance(attempts, list) and _has_steps(attempts):
             self._attempts(document, attempts, session)
@@ -238,7 +238,7 @@ class MiniSweAgentImporter:
             raise StetError(f"{path}: not a mini-swe-agent trajectory (no `messages` list)")
         session = ParsedSession(format=self.name, session_id=document.session_id)
         session.sources[document.source] = path
-        session.problems += [document.problem] if document.problem else []
+        session.problems += document.problems
         title = data.get("instance_id") if isinstance(data, dict) else None
         _MiniRun(document, session, info, messages, pointer, title).read()
         return session
@@ -272,8 +272,9 @@ class _Document:
     session_id: str
     key_lines: dict[str, int] = field(default_factory=dict)
     element_lines: dict[str, list[int]] = field(default_factory=dict)
-    problem: Problem | None = None
-    """Where a document cut short stops: what comes before it is read."""
+    problems: list[Problem] = field(default_factory=list)
+    """Where bytes that are not UTF-8 were read, and where a document cut short stops: what
+    comes before it is read."""
 
     @classmethod
     def read(cls, path: Path) -> _Document:
@@ -295,7 +296,7 @@ class _Document:
             source=path.name,
             data=data,
             session_id=file_digest(path),
-            problem=parsed.problem(path.name),
+            problems=parsed.problems(path.name),
         )
         document._index_lines(parsed.text)
         return document
