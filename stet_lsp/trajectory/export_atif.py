@@ -459,6 +459,9 @@ class _Builder:
             ref["extra"] = {"description": event.description}
         if event.call_id and event.call_id in self.later_calls:
             self.call_subagents.append((event.call_id, ref))
+            if event.call_id in self.call_steps:
+                # Its place among its call's step's events (the reference goes on the result).
+                self.call_steps[event.call_id].order.append(event.kind)
             return
         if event.call_id:
             ref.setdefault("extra", {})["call_id"] = event.call_id
@@ -566,7 +569,7 @@ class _Builder:
             extra["message_parts"] = [len(text) for text in step.message]
         if is_agent and len(step.reasoning) > 1:
             extra["reasoning_parts"] = [len(text) for text in step.reasoning]
-        if step.order != sorted(step.order, key=EVENT_ORDER.index):
+        if step.order != sorted(step.order, key=_IMPORT_RANK.__getitem__):
             extra["event_order"] = step.order
         if self.several_sessions and step.session:
             extra["session"] = step.session
@@ -576,19 +579,27 @@ class _Builder:
 
 
 # The kinds of events a step gives back on import, in the order an import gives them
-# (the fields of the step, then what its `extra` keeps): a step whose events came in another
-# order records theirs in `extra.event_order`.
+# (the step's own event, its fields, then what its `extra` keeps): a step whose events came in
+# another order records theirs in `extra.event_order`.
 EVENT_ORDER = (
     "user_message",
+    "rewind",
+    "compaction",
+    "error",
     "reasoning",
     "agent_message",
     "tool_call",
     "usage",
     "tool_result",
+    "subagent",
     "file_change",
     "commit",
     "raw",
 )
+# A subagent's start comes back with the result that names its run, before that result.
+_IMPORT_RANK = {kind: rank for rank, kind in enumerate(EVENT_ORDER)} | {
+    "subagent": EVENT_ORDER.index("tool_result")
+}
 
 # What a session's entry in the root `extra.sessions` holds of its end.
 _ENDED = frozenset({"ended", "end_reason", "reported_cost_usd"})

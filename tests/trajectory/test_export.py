@@ -2235,8 +2235,9 @@ def test_the_events_of_one_request_come_back_apart_and_in_their_order(
     """`stet trajectory export --format atif` and `stet trajectory import` of the export give
     back a request's texts and reasonings one event each (ATIF's step joins them in one
     field), and the events of a step in the order they came (ATIF's fields have one order:
-    a harness record written between a call and its result, or before the first prompt, came
-    back after the step's own events)."""
+    a harness record written between a call and its result, or before the first prompt, or
+    before a subagent's start, came back after the step's own events)."""
+    task = {"description": "Look around", "prompt": "List the files"}
     transcript = (
         Transcript(root)
         .notice("a hook ran before the first prompt")
@@ -2249,9 +2250,27 @@ def test_the_events_of_one_request_come_back_apart_and_in_their_order(
         )
         .notice("a hook ran after the call")
         .user([{"tool_use_id": "toolu_1", "type": "tool_result", "content": "src\n"}])
-        .say("Done.")
-        .save(tmp_path / "session.jsonl")
+        .assistant({"type": "tool_use", "id": "toolu_2", "name": "Task", "input": task})
+        .notice("a hook ran before the subagent")
     )
+    # The subagent's prompt as Claude Code 2.1 reports it while the subagent runs.
+    prompt = {"role": "user", "content": [{"type": "text", "text": "List the files"}]}
+    transcript.records.append(
+        {
+            **transcript.records[-1],
+            "type": "progress",
+            "uuid": "progress-1",
+            "parentToolUseID": "toolu_2",
+            "data": {
+                "type": "agent_progress",
+                "agentId": "a1",
+                "prompt": "List the files",
+                "message": {"type": "user", "message": prompt, "uuid": "sub-1"},
+            },
+        }
+    )
+    transcript.user([{"tool_use_id": "toolu_2", "type": "tool_result", "content": "src"}])
+    transcript.say("Done.").save(tmp_path / "session.jsonl")
 
     def imported(source: Path, repo: Path) -> list[dict[str, Any]]:
         code, out, err = stet("trajectory", "import", str(source), "--json", "-C", str(repo))
@@ -2264,7 +2283,7 @@ def test_the_events_of_one_request_come_back_apart_and_in_their_order(
             kept.append({k: v for k, v in event.items() if k not in ("step", "source", "time")})
         return kept
 
-    before = imported(transcript, root)
+    before = imported(tmp_path / "session.jsonl", root)
     code, out, err = stet("trajectory", "export", "--format", "atif", "-C", str(root))
     assert (code, err) == (0, ""), err
     export = tmp_path / "export.json"
@@ -2275,3 +2294,24 @@ def test_the_events_of_one_request_come_back_apart_and_in_their_order(
     assert after == before
     texts = [e["text"] for e in after if e["kind"] == "agent_message"]
     assert texts == ["First the plan.\n\nThen the module.", "Writing it now.", "Done."]
+    assert [e["kind"] for e in after].count("subagent") == 1
+
+
+def test_the_records_before_an_error_come_back_before_it(tmp_path: Path) -> None:
+    """A session whose first step is an error (aider interrupted before any message) keeps the
+    records written before it in that step's `extra`: they come back before the error, where
+    they were, and so do a compaction's and a rewind's."""
+    ev = Events("run")
+    ev.add(SessionStart, harness="aider", time="2026-05-02T10:00:00Z")
+    ev.add(RawEvent, record="> Aider v0.84.0", reason="aider output")
+    ev.add(Error, message="^C KeyboardInterrupt", interrupt=True)
+    ev.add(RawEvent, record="> Tokens: none", reason="aider output")
+    ev.add(SessionEnd, reason="interrupted")
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps(to_atif(summary(ev.items, "t").model_dump(mode="json"), ev.items)))
+    back = IMPORTERS["atif"].parse(path).events
+    assert [e.kind for e in back] == [e.kind for e in ev.items]
+    assert [e.record for e in back if isinstance(e, RawEvent)] == [
+        "> Aider v0.84.0",
+        "> Tokens: none",
+    ]

@@ -50,8 +50,8 @@ read from its arguments; the step it writes for a session without messages, or f
 of a subagent no call started, is no event, nor is the result without content that names the
 subagent a call ran when the call itself returned nothing. A step's message and reasoning
 that join several texts (`extra.message_parts`, `extra.reasoning_parts`: their lengths) are
-those texts again, and its events take the order `extra.event_order` names (their kinds),
-when it names the events the step gave.
+those texts again, and its events take the order `extra.event_order` names (their kinds; a
+subagent's start moves with its run), when it names the events the step gave.
 
 Stet's own export of a trajectory of several sessions (its root `extra` holds `meta` or
 `sessions`, and each step names its session in `extra.session`) is read back as those
@@ -845,24 +845,31 @@ def _parts(text: str, lengths: Any) -> list[str]:
 
 
 def _restore_order(events: list[EventBase], start: int, agent: str | None, order: Any) -> None:
-    """Puts the events a step of Stet's export gave (from `start` on, those of the step's own
-    agent: a subagent's run stays where its call's result put it) back in the order its
-    `extra.event_order` names by kind, when that order names the same events."""
+    """Puts the events a step of Stet's export gave (from `start` on) back in the order its
+    `extra.event_order` names by kind, when that order names the same events: those of the
+    step's own agent, each with the run of a subagent's events that follows it (a subagent's
+    start and its run move together)."""
     if not isinstance(order, list) or not all(isinstance(kind, str) for kind in order):
         return
-    places = [
+    units: list[list[EventBase]] = []
+    for event in events[start:]:
+        if units and event.agent != agent:
+            units[-1].append(event)
+        else:
+            units.append([event])
+    movable = [
         index
-        for index in range(start, len(events))
-        if events[index].agent == agent and events[index].kind in EVENT_ORDER
+        for index, unit in enumerate(units)
+        if unit[0].agent == agent and unit[0].kind in EVENT_ORDER
     ]
-    given = [events[index] for index in places]
-    if sorted(event.kind for event in given) != sorted(order):
+    if sorted(units[index][0].kind for index in movable) != sorted(order):
         return
-    by_kind: dict[str, list[EventBase]] = {}
-    for event in given:
-        by_kind.setdefault(event.kind, []).append(event)
-    for index, kind in zip(places, order, strict=True):
-        events[index] = by_kind[kind].pop(0)
+    by_kind: dict[str, list[list[EventBase]]] = {}
+    for index in movable:
+        by_kind.setdefault(units[index][0].kind, []).append(units[index])
+    for index, kind in zip(movable, order, strict=True):
+        units[index] = by_kind[kind].pop(0)
+    events[start:] = [event for unit in units for event in unit]
 
 
 def _content_text(content: Any) -> str:
