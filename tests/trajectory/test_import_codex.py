@@ -790,8 +790,12 @@ def test_patch_apply_end_supplies_anchored_diffs_and_the_outcome(tmp_path: Path)
                     },
                 }
             ),
+            # One for no call that did not apply: kept as it is, not left out unsaid.
+            event({"type": "patch_apply_end", "call_id": "call_gone", "success": False}),
         ],
     )
+    (unapplied,) = of(session, RawEvent)
+    assert unapplied.record["payload"]["call_id"] == "call_gone"
     assert [r.ok for r in of(session, ToolResult)] == [True, False]
     update, add, delete, lost, by_diff = of(session, FileChange)
     assert update.path == "/home/dev/shop/src/app.py" and update.anchored
@@ -830,8 +834,13 @@ def test_token_counts_become_one_usage_per_request(tmp_path: Path) -> None:
                     "output_tokens": 20,
                 }
             ),
+            # Usage it cannot read: kept as it is, not left out unsaid.
+            event({"type": "token_count", "info": {"total_token_usage": "n/a"}}),
         ],
     )
+    (unread,) = of(session, RawEvent)
+    assert (unread.reason, unread.source.line) == ("token count whose usage cannot be read", 10)
+    assert session.dropped == {"rate_limits": 1, "repeated_event": 1}
     usages = of(session, Usage)
     assert [
         (u.model, u.input_tokens, u.cache_read_tokens, u.output_tokens, u.source.line)

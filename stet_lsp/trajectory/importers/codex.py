@@ -33,7 +33,9 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   their exit status; `turn_aborted` and `error`. A copy of another record (a message, a
   reasoning, a tool's end, a token count of the same total) is counted in
   `dropped.repeated_event`, a turn's start or end (`task_started`, `task_complete`) in
-  `dropped.turn_marker`, a token count of rate limits only in `dropped.rate_limits`.
+  `dropped.turn_marker`, a token count of rate limits only in `dropped.rate_limits`; a token
+  count whose usage cannot be read, and the end of a patch whose call the rollout does not
+  hold that applied nothing, are kept raw.
   `item_completed` holds a completed turn item (`TurnItem` in codex-rs/protocol/src/items.rs).
   Codex writes only its `Plan` items (plan mode: the text of a `<proposed_plan>` block of the
   agent message) and, in recent versions, `Sleep` items (the `sleep` tool's call) to rollouts
@@ -879,6 +881,9 @@ class _Reader:
                 self.session.dropped["repeated_event"] += 1
                 return
             last = info.get("last_token_usage")
+            if not isinstance(last, dict) and not isinstance(total, dict):
+                self.raw("token count whose usage cannot be read")
+                return
             usage = last if isinstance(last, dict) else _difference(total, self.last_total)
             if total is not None:
                 self.last_total = total
@@ -958,9 +963,13 @@ class _Reader:
 
     def patch_apply_end(self, event: Record) -> None:
         call_id = text_field(event.get("call_id")) or ""
-        # The changes of a known call follow that call's result; these have no call here.
-        if call_id not in self.calls and event.get("success") is True:
-            self.file_changes(call_id, None)
+        if call_id in self.calls:
+            return  # its outcome and changes are its call's result's (Facts.patch_ends)
+        changes = event.get("changes")
+        if event.get("success") is True and isinstance(changes, dict) and changes:
+            self.file_changes(call_id, None)  # a patch whose call is not in the rollout
+        else:
+            self.raw("patch end of a call the rollout does not hold, with no change applied")
 
 
 _RECORD_HANDLERS = {
