@@ -390,14 +390,21 @@ def test_event_stream_records_that_give_no_event_are_counted(tmp_path: Path) -> 
         message("assistant", "Fixed."),
         event({"type": "agent_message", "message": "Only the stream said this."}),
         event({"type": "task_complete", "turn_id": "turn-1", "last_agent_message": "Fixed."}),
+        # A prompt of an image alone: the stream's copy has no text. An answer with none
+        # repeats nothing: it is kept as it is.
+        event({"type": "task_started", "turn_id": "turn-2"}),
+        user_parts({"type": "input_image", "image_url": "data:image/png;base64,AAAA"}),
+        event({"type": "user_message", "message": "", "images": ["data:image/png;base64,AAAA"]}),
+        event({"type": "agent_message", "message": ""}),
     ]
     session = parse(tmp_path, records)
     assert [e.text for e in of(session, AgentMessage)] == ["Fixed.", "Only the stream said this."]
-    assert len(of(session, UserMessage)) == len(of(session, Reasoning)) == 1
+    assert [e.text for e in of(session, UserMessage)] == ["Fix the cart totals", "[image]"]
+    assert len(of(session, Reasoning)) == 1
     assert len(of(session, Usage)) == 1
-    assert not of(session, RawEvent)
-    # the prompt's, the reasoning's, the command's end, the token count again, the answer's
-    assert session.dropped == {"repeated_event": 5, "turn_marker": 3, "rate_limits": 1}
+    assert [e.reason for e in of(session, RawEvent)] == ["agent message event with no text"]
+    # the prompts', the reasoning's, the command's end, the token count again, the answer's
+    assert session.dropped == {"repeated_event": 6, "turn_marker": 4, "rate_limits": 1}
     # Every record is an event (the session's meta its start) or counted, but for the turn
     # context, read into the model its events name.
     lines = {e.source.line for e in session.events if not isinstance(e, SessionEnd)}

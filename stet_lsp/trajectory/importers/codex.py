@@ -726,13 +726,14 @@ class _Reader:
 
     def event_copy(self, said: str, text: str | None) -> str | None:
         """The text of an event_msg message that says what no other record does; None for a
-        copy of a response item or of a turn item, counted in `dropped.repeated_event`."""
-        if not text:
-            return None
-        if self.is_copy(said, text) or self.streamed(said, text):
+        copy of a response item or of a turn item, counted in `dropped.repeated_event`; one
+        with no text (an image alone) that repeats none is kept raw."""
+        if self.is_copy(said, text or "") or (text and self.streamed(said, text)):
             self.session.dropped["repeated_event"] += 1
             return None
-        return text
+        if not text:
+            self.raw(f"{said} message event with no text")
+        return text or None
 
     def streamed(self, said: str, text: str) -> bool:
         """Whether an event_msg message repeats a completed turn item already imported (one
