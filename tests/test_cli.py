@@ -209,6 +209,31 @@ def test_errors_go_to_stderr_with_a_nonzero_exit(stet: Run, root: Path, tmp_path
     assert code == 2 and "invalid choice" in err
 
 
+def test_an_unknown_entry_id_says_where_the_ids_are(stet: Run, root: Path, tmp_path: Path) -> None:
+    """An id the sheet does not hold (mistyped, or an entry of another branch's sheet) is
+    refused naming the sheet's target and the command that lists its ids, by every command
+    that takes one and by a reviewed document's line."""
+    r = str(root)
+    hint = (
+        "no entry with id 'nosuch' in the style sheet of main (`stet note list` shows its "
+        "entries and their ids; each branch has a sheet of its own)"
+    )
+    stet("note", "add", "kept", "-C", r)
+    for args in (
+        ("note", "show", "nosuch"),
+        ("note", "edit", "nosuch", "x"),
+        ("note", "discard", "nosuch"),
+        ("graduate", "nosuch", "--to", "discard"),
+    ):
+        code, out, err = stet(*args, "-C", r)
+        assert (code, out, err) == (1, "", f"stet: error: {hint}\n"), args
+    review = tmp_path / "review.md"
+    _, document, _ = stet("graduate", "--review", "-C", r)
+    review.write_text(document + "- [x] nosuch → discard\n")
+    code, _, err = stet("graduate", "--apply", str(review), "-C", r)
+    assert code == 1 and f": {hint}; nothing was changed" in err, err
+
+
 def test_an_unknown_argument_is_the_commands_own_usage_error(stet: Run, root: Path) -> None:
     """The error names the command and shows its usage, which lists the options it takes."""
     r = str(root)

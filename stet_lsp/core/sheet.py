@@ -200,7 +200,7 @@ class StyleSheet:
         return [entry for entry in self.read().entries() if where is None or where(entry)]
 
     def get(self, entry_id: str) -> Entry:
-        return find_entry(self.read(), entry_id)
+        return find_entry(self.read(), entry_id, self.target.label)
 
     def current_lines(
         self, entries: list[Entry], texts: dict[str, str] | None = None
@@ -268,14 +268,14 @@ class StyleSheet:
     def edit_text(self, entry_id: str, text: str) -> Entry:
         body = _entry_text(text, "an entry needs some text; to remove one, discard it")
         with self.edit() as document:
-            entry = find_entry(document, entry_id)
+            entry = find_entry(document, entry_id, self.target.label)
             entry.text = body
             document.touch(entry_id)
         return entry
 
     def set_status(self, entry_id: str, status: Status) -> Entry:
         with self.edit() as document:
-            entry = find_entry(document, entry_id)
+            entry = find_entry(document, entry_id, self.target.label)
             entry.status = status
             document.touch(entry_id)
         return entry
@@ -445,11 +445,20 @@ def _is_paused(meta: SheetMeta) -> bool:
     return meta.paused and (meta.paused_until is None or meta.paused_until > utc_now())
 
 
-def find_entry(document: SheetDocument, entry_id: str) -> Entry:
+def find_entry(document: SheetDocument, entry_id: str, label: str) -> Entry:
+    """The entry `entry_id` of the style sheet of the target `label`, refused with where to
+    find the ids when it holds none."""
     entry = document.find(entry_id)
     if entry is None:
-        raise StetError(f"no entry with id {entry_id!r} in this style sheet")
+        raise StetError(missing_entry(entry_id, label))
     return entry
+
+
+def missing_entry(entry_id: str, label: str) -> str:
+    return (
+        f"no entry with id {entry_id!r} in the style sheet of {label} (`stet note list` "
+        "shows its entries and their ids; each branch has a sheet of its own)"
+    )
 
 
 def _new_id(sheet_text: str) -> str:

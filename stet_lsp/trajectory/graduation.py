@@ -47,7 +47,7 @@ from stet_lsp.core.safefs import (
     read_regular,
     remove_regular,
 )
-from stet_lsp.core.sheet import StyleSheet, find_entry
+from stet_lsp.core.sheet import StyleSheet, find_entry, missing_entry
 from stet_lsp.core.sheet_format import SheetDocument, normalize_text
 from stet_lsp.core.targets import Target, open_repository
 from stet_lsp.trajectory.events import Graduation, Note, SourceRef, event_json, parse_event
@@ -255,7 +255,7 @@ def checked_decision(
     and the text that graduates, refused as `graduate` refuses the request; nothing is
     written (an editor's buffer takes the new status first)."""
     chosen = check_route(route)
-    entry = find_entry(document or sheet.read(), _string(entry_id, "id"))
+    entry = find_entry(document or sheet.read(), _string(entry_id, "id"), sheet.target.label)
     _check_request(entry, chosen, skill_name, text)
     if skill_name is not None:
         from stet_lsp.trajectory.skills import skill_path
@@ -1067,7 +1067,7 @@ def _check_lines(sheet: StyleSheet, lines: list[ReviewLine], config: GateConfig)
     for line in lines:
         entry = entries.get(line.entry_id)
         if entry is None:
-            problems.append(f"line {line.line}: no entry with id {line.entry_id!r}")
+            problems.append(f"line {line.line}: {missing_entry(line.entry_id, sheet.target.label)}")
         elif entry.status != "open":
             problems.append(f"line {line.line}: entry {entry.id} is {entry.status}, not open")
         if line.entry_id in seen:

@@ -79,6 +79,10 @@ NOTE_LINE = 5  # 0-based: "return response.json()" once the margin comment is go
 AGENT_TEXT = "HTTP calls go through payments.http.session"
 AGENT_LINE = 0  # 0-based: "import requests"
 PAUSE_UNTIL = "2999-01-01"
+NO_SUCH_ENTRY = (
+    "stet: no entry with id 'nosuch' in the style sheet of main (`stet note list` shows its "
+    "entries and their ids; each branch has a sheet of its own)"
+)
 REQUIRED_SUBCOMMANDS = [
     *("note", "record", "sheet", "brief", "list", "edit", "discard", "pause", "resume"),
     *("import", "trajectory", "steps", "mark", "graduate", "review", "capstone"),
@@ -1244,9 +1248,8 @@ def test_graduate_skill_by_id_offers_the_proposal_anywhere(tmp_path: Path) -> No
         {"prompt": f"Skill name for entry {entry_id}: ", "default": proposed}
     ], result
     assert not result["notified_first"], result["notified_first"]
-    assert result["notifications"] == [
-        {"message": "stet: no entry with id 'nosuch' in this style sheet", "level": 4}
-    ], result["notifications"]
+    notifications = result["notifications"]
+    assert notifications == [{"message": NO_SUCH_ENTRY, "level": 4}], notifications
     statuses = {entry["id"]: entry["status"] for entry in sheet_entries(root)}
     assert statuses[entry_id] == "open"
 
@@ -1815,7 +1818,7 @@ def test_a_command_run_while_the_server_starts_waits_for_it(tmp_path: Path) -> N
     assert messages == sorted(
         [
             f"stet: note {early['id']} added",
-            "stet: no entry with id 'nosuch' in this style sheet",
+            NO_SUCH_ENTRY,
             f"stet: entry {entry_id} into the trajectory {working_trajectory(root)['id']}",
             "stet: open a trajectory (:Stet trajectory) and put the cursor on a step first",
         ]
