@@ -440,8 +440,8 @@ def test_text_from_stdin_that_is_not_utf8_is_refused(root: Path, locale: str) ->
         )
         assert refused.returncode == 1, refused
         assert refused.stderr.decode() == (
-            "stet: error: standard input is not UTF-8 (byte 3): give the text as UTF-8; "
-            "nothing was changed\n"
+            "stet: error: standard input is not UTF-8 (line 1, column 4): give the text as "
+            "UTF-8; nothing was changed\n"
         )
     assert not StyleSheet(resolve_target(root)).entries()
     added = subprocess.run(

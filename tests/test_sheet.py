@@ -170,10 +170,14 @@ def test_malformed_parts_survive_writes(sheet: StyleSheet) -> None:
 
 
 def test_non_utf8_sheet_is_refused_and_left_alone(sheet: StyleSheet) -> None:
+    """The refusal places the byte as an editor shows it: 1-based line and column, the column
+    in characters (the `é` and `→` before it are one each)."""
     sheet.add("valid")
-    data = sheet.path.read_bytes() + b"\xff\xfe broken\n"
+    text = sheet.path.read_bytes()
+    data = text + "caf\u00e9 \u2192 ".encode() + b"\xff\xfe broken\n"
     sheet.path.write_bytes(data)
-    with pytest.raises(StetError, match="not UTF-8"):
+    line = text.count(b"\n") + 1
+    with pytest.raises(StetError, match=rf"is not UTF-8 \(line {line}, column 8\); fix or move"):
         sheet.add("more")
     assert sheet.path.read_bytes() == data
 

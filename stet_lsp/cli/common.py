@@ -12,6 +12,7 @@ from typing import TextIO
 
 from stet_lsp.cli import CommandParser
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.lines import undecodable_at
 from stet_lsp.core.operations import JSON_VERSION
 from stet_lsp.core.operations import target_json as target_json
 from stet_lsp.core.sheet import StyleSheet
@@ -109,7 +110,8 @@ def read_stdin() -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise StetError(
-            f"standard input is not UTF-8 (byte {error.start}): give the text as UTF-8; "
+            f"standard input is not UTF-8 ({undecodable_at(data, error)}): give the text as "
+            "UTF-8; "
             "nothing was changed"
         ) from None
 

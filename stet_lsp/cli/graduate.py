@@ -22,6 +22,7 @@ from stet_lsp.cli.common import (
     target_options,
 )
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.lines import undecodable_at
 from stet_lsp.core.safefs import read_regular
 from stet_lsp.gate.cli import add_config_options, config_of
 
@@ -141,7 +142,8 @@ def _read_document(args: argparse.Namespace) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise StetError(
-            f"{path} is not UTF-8 (byte {error.start}): save the review as UTF-8; nothing was "
+            f"{path} is not UTF-8 ({undecodable_at(data, error)}): save the review as UTF-8; "
+            "nothing was "
             "changed"
         ) from None
 

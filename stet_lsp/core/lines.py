@@ -40,6 +40,14 @@ def split_breaks(text: str) -> tuple[list[str], list[str] | None]:
     return parts[::2], [*parts[1::2], ""]
 
 
+def undecodable_at(data: bytes, error: UnicodeDecodeError) -> str:
+    """Where `data`'s first byte that is not UTF-8 (`error`, of decoding `data` whole) is, as
+    editors and compilers number a place for people: `line L, column C`, both 1-based, the
+    column counted in characters."""
+    before = split_lines(data[: error.start].decode("utf-8", "replace"))
+    return f"line {len(before)}, column {len(before[-1]) + 1}"
+
+
 class LineIndex:
     """Offsets in a text to (line, column) pairs: 0-based, columns in Python characters."""
 

@@ -14,6 +14,7 @@ from functools import partial
 from stet_lsp.core.anchors import check_anchor_path, place
 from stet_lsp.core.brief import DEFAULT_BUDGET, Brief, render_brief
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.lines import undecodable_at
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.model import (
     AUTHORS,
@@ -176,7 +177,7 @@ class StyleSheet:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise StetError(
-                f"{self.path} is not UTF-8 (byte {error.start}); "
+                f"{self.path} is not UTF-8 ({undecodable_at(data, error)}); "
                 "fix or move it, nothing was changed"
             ) from None
         if "\r" in text and "\n" not in text:

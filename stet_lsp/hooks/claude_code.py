@@ -40,6 +40,7 @@ from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.launch import by_bare_name, stet_command, stet_prefix
+from stet_lsp.core.lines import undecodable_at
 from stet_lsp.core.safefs import (
     atomic_write,
     ensure_stet_gitignore,
@@ -99,7 +100,9 @@ def parse_settings(data: bytes | None, where: Path | str) -> Settings:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise StetError(f"{where} is not UTF-8 (byte {error.start}); nothing was changed") from None
+        raise StetError(
+            f"{where} is not UTF-8 ({undecodable_at(data, error)}); nothing was changed"
+        ) from None
     if not text.strip():
         return {}
     try:

@@ -31,6 +31,7 @@ from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.launch import by_bare_name, stet_command, stet_prefix
+from stet_lsp.core.lines import undecodable_at
 from stet_lsp.core.safefs import atomic_write, followed_link, read_regular, require_writable
 from stet_lsp.hooks.files import (
     read_record,
@@ -116,7 +117,9 @@ def _read_config(path: Path) -> str | None:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise StetError(f"{path} is not UTF-8 (byte {error.start}); nothing was changed") from None
+        raise StetError(
+            f"{path} is not UTF-8 ({undecodable_at(data, error)}); nothing was changed"
+        ) from None
 
 
 def _parse(text: str, path: Path) -> dict[str, Any]:

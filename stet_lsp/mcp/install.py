@@ -36,6 +36,7 @@ from typing import Any, Literal
 from stet_lsp.core import exclusions
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.launch import stet_command
+from stet_lsp.core.lines import undecodable_at
 from stet_lsp.core.safefs import (
     atomic_write,
     followed_link,
@@ -418,7 +419,7 @@ def _read(path: Path, root: Path | None) -> str | None:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise StetError(f"{path} is not UTF-8 (byte {error.start}); {NOTHING}") from None
+        raise StetError(f"{path} is not UTF-8 ({undecodable_at(data, error)}); {NOTHING}") from None
 
 
 def _exclusion(repo: Any, root: Path, relative: str) -> Exclusion | None:

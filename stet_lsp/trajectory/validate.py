@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,8 @@ from stet_lsp.core.targets import git_holders
 from stet_lsp.trajectory.events import SCHEMA_VERSION, ToolCall, ToolResult, parse_event
 from stet_lsp.trajectory.meta import Meta
 from stet_lsp.trajectory.store import EVENTS, META, TooLarge, read_small
+
+_JSON_PLACE = re.compile(r" at line 1 column (\d+)$")
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,8 @@ def _not_utf8(data: bytes, name: str) -> list[Issue]:
         try:
             line.decode("utf-8")
         except UnicodeDecodeError as error:
-            issues.append(Issue(name, number, f"not UTF-8: byte {error.start + 1} of the line"))
+            column = len(line[: error.start].decode("utf-8")) + 1  # in characters, as editors
+            issues.append(Issue(name, number, f"not UTF-8 (column {column})"))
     return issues
 
 
@@ -113,7 +117,7 @@ def validate_events(text: str | Sequence[str], name: str = EVENTS) -> tuple[list
         try:
             event = parse_event(line)
         except ValidationError as error:
-            issues.append(Issue(name, number, _first_error(error)))
+            issues.append(Issue(name, number, _first_error(error, line)))
             continue
         if event.step != count:
             issues.append(Issue(name, number, f"step is {event.step}, expected {count}"))
@@ -145,10 +149,19 @@ def _validate_meta(data: bytes, name: str, steps: int) -> list[Issue]:
     return issues
 
 
-def _first_error(error: ValidationError) -> str:
+def _first_error(error: ValidationError, line: str | None = None) -> str:
+    """The first error's field and message; on one line of events.jsonl, JSON that does not
+    parse is placed by its column in characters (pydantic names a line of its own, always 1,
+    and counts the column in bytes)."""
     first = error.errors()[0]
     where = ".".join(str(part) for part in first["loc"])
-    return f"{where}: {first['msg']}" if where else str(first["msg"])
+    message = str(first["msg"])
+    place = _JSON_PLACE.search(message) if line is not None else None
+    if line is not None and place is not None:
+        before = line.encode("utf-8")[: int(place.group(1)) - 1]
+        column = len(before.decode("utf-8", "ignore")) + 1
+        message = f"{message[: place.start()]} at column {column}"
+    return f"{where}: {message}" if where else message
 
 
 def _readable(version: str) -> bool:

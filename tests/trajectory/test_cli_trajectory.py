@@ -629,9 +629,26 @@ def test_validate_refuses_bytes_that_are_not_utf8(
     assert b"\xff" in data[1]
     broken = tmp_path / "events.jsonl"
     broken.write_bytes(b"\n".join(data))
-    byte = data[1].index(b"\xff") + 1
+    column = len(data[1][: data[1].index(b"\xff")].decode()) + 1
     code, out, _ = stet("trajectory", "validate", str(broken))
-    assert (code, out) == (1, f"events.jsonl:2: error: not UTF-8: byte {byte} of the line\n")
+    assert (code, out) == (1, f"events.jsonl:2: error: not UTF-8 (column {column})\n")
+
+
+def test_validate_places_broken_json_by_its_column_in_characters(
+    stet: Run, root: Path, tmp_path: Path, two_sessions: tuple[Path, Path]
+) -> None:
+    """A line that is not JSON is placed as a compiler places it, `file:line:` and the
+    column in characters on that line, not pydantic's own `line 1` and its column in bytes."""
+    imported(stet, root, two_sessions[0])
+    lines = (folder_of(root) / "events.jsonl").read_text().split("\n")
+    lines[1] = '{"note": "caf\u00e9 \u2192 x" oops}'
+    broken = tmp_path / "events.jsonl"
+    broken.write_text("\n".join(lines))
+    code, out, _ = stet("trajectory", "validate", str(broken))
+    assert (code, out) == (
+        1,
+        "events.jsonl:2: error: Invalid JSON: expected `,` or `}` at column 21\n",
+    )
 
 
 def test_validating_a_transcript_says_to_import_it(stet: Run, root: Path, tmp_path: Path) -> None:

@@ -1168,8 +1168,8 @@ def test_a_review_that_cannot_be_read_says_what_to_do(
     code, _, err = stet("graduate", "--apply", str(latin), "-C", str(root))
     assert (code, err) == (
         1,
-        f"stet: error: {latin} is not UTF-8 (byte 9): save the review as UTF-8; nothing was "
-        "changed\n",
+        f"stet: error: {latin} is not UTF-8 (line 1, column 10): save the review as UTF-8; "
+        "nothing was changed\n",
     )
 
 
