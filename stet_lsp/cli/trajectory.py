@@ -212,7 +212,12 @@ def _list(args: argparse.Namespace) -> int:
         print(f"{kind} {row['id']}  {row['steps']} steps  {','.join(row['harnesses'])}  {brief}")
         if row["orphaned"]:
             name = row["target"]
-            print(f"  its branch {name} was deleted: stet capstone --target {name} commits it")
+            left = (  # a working trajectory's id is its target's key: `<kind>--…`
+                f"its detached HEAD {name} was left"
+                if row["id"].startswith("detached--")
+                else f"its branch {name} was deleted"
+            )
+            print(f"  {left}: stet capstone --target {name} commits it")
     return 0
 
 

@@ -74,7 +74,8 @@ from stet_lsp.trajectory.renames import (
     branch_gone,
     follow_rename,
     former_keys,
-    orphaned_branches,
+    left_behind,
+    orphaned_targets,
 )
 from stet_lsp.trajectory.skills import SKILL_LIMIT, skill_path
 from stet_lsp.trajectory.store import (
@@ -300,9 +301,8 @@ def _require_working(target: Target, folder: Folder) -> None:
         header.close()
     if header is None:
         left = "".join(
-            f"; the working trajectory of the deleted branch {name} is left: "
-            f"stet capstone --target {name} commits it here"
-            for name in orphaned_branches(target.root)
+            f"; {left_behind(orphan)}: stet capstone --target {orphan.name} commits it here"
+            for orphan in orphaned_targets(target.root)
         )
         raise CapstoneRefused(
             "no-working-trajectory",

@@ -142,7 +142,7 @@ def trajectory_rows(target: Target, gate_config: GateConfig | None = None) -> di
     """Every trajectory of the target's repository (the target's own working one after a
     rename of its branch under its new name: `follow_rename`, composing with `gate_config`)."""
     from stet_lsp.core.targets import open_repository
-    from stet_lsp.trajectory.renames import branch_gone, follow_rename
+    from stet_lsp.trajectory.renames import follow_rename, orphaned
     from stet_lsp.trajectory.store import folders
 
     follow_rename(target, gate_config)
@@ -156,11 +156,11 @@ def trajectory_rows(target: Target, gate_config: GateConfig | None = None) -> di
             message = str(error) if isinstance(error, StetError) else "meta.json: nested too deep"
             problems.append({"path": str(folder.relative), "message": message})
             continue
-        orphaned = False  # its branch deleted: `stet capstone --target NAME` commits it
-        if folder.working and meta.target.kind == "branch":
+        left = False  # its branch deleted or its detached HEAD left: `stet capstone --target NAME`
+        if folder.working and meta.target.kind in ("branch", "detached"):
             if repository is None:
                 repository = open_repository(target.root)
-            orphaned = branch_gone(repository, meta.target.name)
+            left = orphaned(repository, target.root, meta.target.kind, meta.target.name)
         rows.append(
             {
                 "id": folder.id,
@@ -173,7 +173,7 @@ def trajectory_rows(target: Target, gate_config: GateConfig | None = None) -> di
                 # meta.json keeps each version of a harness apart; a name is shown once.
                 "harnesses": list(dict.fromkeys(h.name for h in meta.harnesses)),
                 "brief": meta.brief,
-                "orphaned": orphaned,
+                "orphaned": left,
             }
         )
     return document({"trajectories": rows, "problems": problems})

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     import pygit2
 
+    from stet_lsp.core.targets import TargetKind
     from stet_lsp.gate.config import GateConfig
 
 
@@ -72,37 +73,74 @@ def branch_gone(repo: pygit2.Repository, name: str) -> bool:
     return name not in repo.branches.local and name not in renamed_branches(repo)
 
 
-def orphaned_branches(root: Path) -> list[str]:
-    """The deleted branches whose working trajectory is left, as their meta.json names them."""
+def detached_left(repo: pygit2.Repository, root: Path, name: str) -> bool:
+    """Whether HEAD left the detached HEAD at commit `name` (its short id): HEAD is on a branch
+    now, or detached at another commit that does not carry that one's work on
+    (`core/lineage.py`). Its working trajectory is then no current target's, as a deleted
+    branch's is not; checking the commit out again makes it current again."""
+    from stet_lsp.core.renames import former_targets
+
+    if not repo.head_is_detached:
+        return True
+    head = Target(root, "detached", repo[repo.head.target].short_id)
+    return name != head.name and name not in {t.name for t in former_targets(repo, head)}
+
+
+def orphaned(repo: pygit2.Repository, root: Path, kind: str, name: str) -> bool:
+    """Whether the working trajectory of the target (`kind`, `name`) is one no current target
+    takes: its branch deleted, or its detached HEAD left. `stet capstone --target NAME`
+    commits it on HEAD."""
+    if kind == "branch":
+        return branch_gone(repo, name)
+    return kind == "detached" and detached_left(repo, root, name)
+
+
+def orphaned_targets(root: Path) -> list[Target]:
+    """The deleted branches and left detached HEADs whose working trajectory is left, as
+    their meta.json names them."""
     from stet_lsp.core.targets import open_repository
     from stet_lsp.trajectory.store import folders
 
-    names: list[str] = []
+    found: list[Target] = []
     repo = None
     for folder in folders(root):
         try:
             meta = folder.read_meta() if folder.working else None
         except (StetError, RecursionError):  # listed as a problem by trajectory list
             continue
-        if meta is not None and meta.target.kind == "branch":
+        if meta is not None and meta.target.kind in ("branch", "detached"):
+            kind: TargetKind = "branch" if meta.target.kind == "branch" else "detached"
             repo = repo if repo is not None else open_repository(root)
-            if branch_gone(repo, meta.target.name):
-                names.append(meta.target.name)
-    return names
+            if orphaned(repo, root, kind, meta.target.name):
+                found.append(Target(root, kind, meta.target.name))
+    return found
+
+
+def left_behind(orphan: Target) -> str:
+    """What an orphaned target's working trajectory is, for a message."""
+    if orphan.kind == "detached":
+        return f"the working trajectory of the detached HEAD {orphan.name} is left (HEAD left it)"
+    return f"the working trajectory of the deleted branch {orphan.name} is left"
 
 
 def deleted_branch(target: Target) -> Target | None:
     """For an explicit target (`--target NAME`) that has no working trajectory, the branch
-    `NAME` when it was deleted with its working trajectory left: the capstone commits that
-    on HEAD, the branch being gone. None otherwise."""
+    `NAME` when it was deleted with its working trajectory left, or the detached HEAD at
+    commit `NAME` when HEAD left it with its working trajectory: the capstone commits that on
+    HEAD. None otherwise."""
     from stet_lsp.core.targets import open_repository
 
-    branch = Target(target.root, "branch", target.name)
     if target.kind != "named" or _is_dir(target.root, working_folder(target).relative):
         return None
-    if not _is_dir(branch.root, working_folder(branch).relative):
-        return None
-    return branch if branch_gone(open_repository(target.root), branch.name) else None
+    for left in (
+        Target(target.root, "branch", target.name),
+        Target(target.root, "detached", target.name),
+    ):
+        if _is_dir(left.root, working_folder(left).relative) and orphaned(
+            open_repository(left.root), left.root, left.kind, left.name
+        ):
+            return left
+    return None
 
 
 def _others_there(target: Target) -> bool:

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -1798,6 +1799,50 @@ def test_a_deleted_branch_s_working_trajectory_is_shown_and_committed_by_name(
     after = reopen(repo)
     assert after.head.shorthand == "main" and after[after.head.target].parents[0].id == main
     assert result["target"]["name"] == "topic" and result["branch"] == "main"
+    assert not working_folder(left).path.exists()
+    code, out, _ = stet("trajectory", "list", "--json", "-C", str(root))
+    [row] = json.loads(out)["trajectories"]
+    assert (row["id"], row["working"], row["orphaned"]) == (result["trajectory"], False, False)
+
+
+def test_a_left_detached_head_s_working_trajectory_is_shown_and_committed_by_name(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """Work imported on a detached HEAD, then a branch checked out to keep it (`git switch
+    -c`): the list showed the detached HEAD's working trajectory unmarked, and nothing
+    committed it from the branch (`--target` named a target of its own that had none). It is
+    marked as a deleted branch's is, and `--target NAME` commits it on HEAD; checking its
+    commit out again makes it current, unmarked."""
+    git = partial(subprocess.run, cwd=root, check=True, capture_output=True)
+    git(["git", "checkout", "-q", "--detach"])
+    left = import_work(root, tmp_path)
+    assert left.kind == "detached"
+    git(["git", "switch", "-q", "-c", "topic"])
+    topic = head_commit(repo).id
+
+    code, out, _ = stet("trajectory", "list", "--json", "-C", str(root))
+    [row] = json.loads(out)["trajectories"]
+    assert (code, row["id"], row["target"], row["orphaned"]) == (0, left.key, left.name, True)
+    code, out, _ = stet("trajectory", "list", "-C", str(root))
+    hint = f"stet capstone --target {left.name} commits it"
+    assert f"its detached HEAD {left.name} was left: {hint}" in out
+    code, _, err = stet("capstone", "-C", str(root))
+    assert code == 1
+    assert f"the detached HEAD {left.name} is left (HEAD left it): {hint} here" in err
+
+    git(["git", "checkout", "-q", "--detach", left.name])
+    code, out, _ = stet("trajectory", "list", "--json", "-C", str(root))
+    [row] = json.loads(out)["trajectories"]
+    assert (row["id"], row["orphaned"]) == (left.key, False)
+    git(["git", "switch", "-q", "topic"])
+
+    code, out, err = stet("capstone", "--target", left.name, "--json", "-C", str(root))
+
+    assert (code, err) == (0, "")
+    result = json.loads(out)
+    after = reopen(repo)
+    assert after.head.shorthand == "topic" and after[after.head.target].parents[0].id == topic
+    assert result["target"]["key"] == left.key and result["branch"] == "topic"
     assert not working_folder(left).path.exists()
     code, out, _ = stet("trajectory", "list", "--json", "-C", str(root))
     [row] = json.loads(out)["trajectories"]
