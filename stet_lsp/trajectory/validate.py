@@ -17,7 +17,7 @@ from stet_lsp.core.safefs import read_regular
 from stet_lsp.core.targets import git_holders
 from stet_lsp.trajectory.events import SCHEMA_VERSION, ToolCall, ToolResult, parse_event
 from stet_lsp.trajectory.meta import Meta
-from stet_lsp.trajectory.store import EVENTS, META, TooLarge, read_small
+from stet_lsp.trajectory.store import EVENTS, META, NARRATION, TooLarge, read_small
 
 _JSON_PLACE = re.compile(r" at line 1 column (\d+)$")
 
@@ -39,11 +39,14 @@ class Issue:
 
 
 def validate_path(path: Path) -> list[Issue]:
-    """A trajectory folder, or an events.jsonl on its own. Inside a work tree (as the path
+    """A trajectory folder (named by itself, its meta.json or its narration.md), or an
+    events.jsonl on its own. Inside a work tree (as the path
     reads, links left unresolved), its files are read with the work tree as the boundary:
     no link is followed, as a cloned repository may commit one pointing anywhere."""
     path = Path(os.path.abspath(path))
     root = next(git_holders(path), None)
+    if path.name in (META, NARRATION) and os.path.isfile(path):
+        path = path.parent  # a file of a trajectory: the trajectory, not its lines as events
     is_folder = os.path.isdir(path)
     if is_folder:
         events_path, meta_path = path / EVENTS, path / META

@@ -620,6 +620,22 @@ def test_validate_a_trajectory_and_a_broken_events_file(
     assert code == 1 and "no such file" in err
 
 
+def test_validate_given_a_trajectory_s_meta_json_or_narration_checks_the_trajectory(
+    stet: Run, root: Path, tmp_path: Path, two_sessions: tuple[Path, Path]
+) -> None:
+    """A trajectory's meta.json or narration.md was read as an events.jsonl: an error for
+    every line of a valid trajectory. Either names its folder, which is checked."""
+    imported(stet, root, two_sessions[0])
+    folder = folder_of(root)
+    for name in ("meta.json", "narration.md"):
+        code, out, err = stet("trajectory", "validate", str(folder / name))
+        assert (code, out, err) == (0, "", f"{folder / name}: valid\n")
+    meta = json.loads((folder / "meta.json").read_text())
+    (folder / "meta.json").write_text(json.dumps(meta | {"steps": 1}))
+    code, out, _ = stet("trajectory", "validate", str(folder / "meta.json"))
+    assert code == 1 and out.startswith("meta.json:1: error: steps is 1"), out
+
+
 def test_validate_refuses_bytes_that_are_not_utf8(
     stet: Run, root: Path, tmp_path: Path, two_sessions: tuple[Path, Path]
 ) -> None:
