@@ -128,6 +128,8 @@ def _import(args: argparse.Namespace) -> int:
         )
     if args.path == "-":
         raise StetError("-: a transcript is read from a file, not from standard input")
+    if args.path == "":
+        raise StetError("the transcript's path is empty: give the file its harness wrote")
     target = target_of(args)
     config = config_of(target.root, args)
     progress = ProgressLine("importing", enabled=not args.json and sys.stderr.isatty())

@@ -39,6 +39,8 @@ def import_session(
 ) -> ImportResult:
     """Import a transcript file, a session found by id (or prefix), or the newest session,
     through the gate with `gate_config` (else the repository's)."""
+    if session == "":
+        raise StetError("a session id cannot be empty (`stet trajectory sessions` lists them)")
     if sum(1 for given in (path, session, latest or None) if given) != 1:
         raise StetError("give one of a transcript path, a session id or latest")
     if path is None:

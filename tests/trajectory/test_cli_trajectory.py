@@ -144,6 +144,23 @@ def test_import_errors_are_one_clear_line(stet: Run, root: Path, tmp_path: Path)
     assert not (root / ".stet").exists()
 
 
+def test_an_empty_path_or_session_id_is_named_as_such(stet: Run, root: Path) -> None:
+    """An empty PATH or `--session ""` (a variable that was not set) was told to give one of
+    a path, a session id or `latest`, which it had."""
+    code, out, err = stet("trajectory", "import", "", "-C", str(root))
+    assert (code, out, err) == (
+        1,
+        "",
+        "stet: error: the transcript's path is empty: give the file its harness wrote\n",
+    )
+    code, out, err = stet("trajectory", "import", "--session", "", "-C", str(root))
+    assert (code, out, err) == (
+        1,
+        "",
+        "stet: error: a session id cannot be empty (`stet trajectory sessions` lists them)\n",
+    )
+
+
 def test_import_help_says_what_path_may_be(stet: Run) -> None:
     code, out, _ = stet("trajectory", "import", "--help")
     assert code == 0
