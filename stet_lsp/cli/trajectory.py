@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -219,7 +220,7 @@ def _list(args: argparse.Namespace) -> int:
                 if row["id"].startswith("detached--")
                 else f"its branch {name} was deleted"
             )
-            print(f"  {left}: stet capstone --target {name} commits it")
+            print(f"  {left}: stet capstone --target {shlex.quote(name)} commits it")
     return 0
 
 

@@ -4,6 +4,7 @@ into diagnostics; `stet check` (stet_lsp/check.py) prints them for the whole rep
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,7 +174,7 @@ def other_target_item(lines: list[str], kind: str, name: str, current: str) -> I
     """On the first line of a style sheet that is not the current target's (another branch's,
     a named target's): why it offers no graduation, and how its entries graduate."""
     hows = {
-        "named": f"`stet graduate ID --target {name}`",
+        "named": f"`stet graduate ID --target {shlex.quote(name)}`",
         "branch": f"check out {name} first",
         "detached": "check that commit out first",
     }

@@ -30,6 +30,7 @@ import contextlib
 import hashlib
 import os
 import re
+import shlex
 import signal
 import stat
 import subprocess
@@ -301,7 +302,8 @@ def _require_working(target: Target, folder: Folder) -> None:
         header.close()
     if header is None:
         left = "".join(
-            f"; {left_behind(orphan)}: stet capstone --target {orphan.name} commits it here"
+            f"; {left_behind(orphan)}: stet capstone --target {shlex.quote(orphan.name)} commits "
+            "it here"
             for orphan in orphaned_targets(target.root)
         )
         raise CapstoneRefused(

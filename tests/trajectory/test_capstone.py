@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -25,6 +26,7 @@ from claude_transcript import Transcript
 from repos import HEAD_CACHE, SIGNATURE, age_head, commit_files, hostile_clone, make_repo
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.items import other_target_item
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import Target, resolve_target
@@ -1803,6 +1805,27 @@ def test_a_deleted_branch_s_working_trajectory_is_shown_and_committed_by_name(
     code, out, _ = stet("trajectory", "list", "--json", "-C", str(root))
     [row] = json.loads(out)["trajectories"]
     assert (row["id"], row["working"], row["orphaned"]) == (result["trajectory"], False, False)
+
+
+def test_the_command_that_commits_a_left_trajectory_is_quoted_for_a_shell(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """A branch name git takes may hold what a shell reads apart (`fix(it's)`): the command
+    printed to commit its left working trajectory failed as printed."""
+    on_branch(repo, "fix(it's)")
+    import_work(root, tmp_path)
+    repo.checkout(repo.branches.local["main"])
+    repo.branches.local.delete("fix(it's)")
+    command = "stet capstone --target 'fix(it'\"'\"'s)'"
+    assert shlex.split(command)[-1] == "fix(it's)"
+
+    code, out, _ = stet("trajectory", "list", "-C", str(root))
+    assert f"its branch fix(it's) was deleted: {command} commits it" in out
+    code, _, err = stet("capstone", "-C", str(root))
+    assert code == 1 and f"{command} commits it here" in err
+    # So is the command a named target's sheet shows to graduate its entries.
+    item = other_target_item(["# Style sheet"], "named", "pr 42", "main")
+    assert "(`stet graduate ID --target 'pr 42'`)" in item.message, item.message
 
 
 def test_a_left_detached_head_s_working_trajectory_is_shown_and_committed_by_name(
