@@ -7,11 +7,12 @@ it as `RawEvent`-like data. The JSON Schema in docs/schema/ is generated from th
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from stet_lsp.trajectory import jsontext
@@ -301,3 +302,28 @@ def _fixed(annotation: Any) -> bool:
 def parse_event(line: str | bytes) -> Event:
     """One events.jsonl line as its model (pydantic.ValidationError when it is not one)."""
     return EVENT_ADAPTER.validate_json(line)
+
+
+_JSON_PLACE = re.compile(r" at line (\d+) column (\d+)$")
+
+
+def first_error(error: ValidationError, text: str | bytes | None = None) -> str:
+    """The first error of `error`, raised reading the JSON `text`: its field and message. A
+    place in JSON that does not parse is given as editors and compilers give one, its line and
+    column 1-based and the column in characters, where pydantic counts the column in bytes
+    (0 after a line break); in a text of one line (a line of a JSON Lines file, which the
+    message's reader places), by its column alone."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    message = str(first["msg"])
+    place = _JSON_PLACE.search(message) if text is not None else None
+    if text is not None and place is not None:
+        rows = (text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text).split(
+            b"\n"
+        )
+        number, byte = int(place.group(1)), int(place.group(2))
+        row = rows[number - 1] if number <= len(rows) else b""
+        column = len(row[: max(byte, 1) - 1].decode("utf-8", "ignore")) + 1
+        at = f"column {column}" if len(rows) == 1 else f"line {number}, column {column}"
+        message = f"{message[: place.start()]} at {at}"
+    return f"{where}: {message}" if where else message

@@ -43,7 +43,7 @@ from stet_lsp.core.jsonread import object_or_none
 from stet_lsp.core.locking import file_lock, held
 from stet_lsp.core.model import AUTHORS, Author, Kind, choice, format_time, parse_time, utc_now
 from stet_lsp.core.safefs import atomic_write, ensure_stet_gitignore, make_dirs
-from stet_lsp.trajectory.events import EventBase, SourceRef
+from stet_lsp.trajectory.events import EventBase, SourceRef, first_error
 from stet_lsp.trajectory.jsontext import without_lone_surrogates
 
 if TYPE_CHECKING:
@@ -274,7 +274,7 @@ def read_feedback(root: Path, trajectory_id: str) -> Feedback:
         try:
             verdicts.append(Verdict.model_validate_json(line))
         except ValidationError as error:
-            skipped.append(Skipped(number, _first_error(error)))
+            skipped.append(Skipped(number, first_error(error, line)))
     return Feedback(verdicts, skipped)
 
 
@@ -374,7 +374,7 @@ def _gated(verdict: Verdict, config: GateConfig) -> Verdict:
     try:
         return Verdict.model_validate_json(result.text)
     except ValidationError as error:  # the gate keeps JSON valid; this guards the model
-        raise StetError(f"the redacted verdict is not valid: {_first_error(error)}") from None
+        raise StetError(f"the redacted verdict is not valid: {first_error(error)}") from None
 
 
 def _append(root: Path, trajectory: Folder, line: str) -> None:
@@ -399,9 +399,3 @@ def _append(root: Path, trajectory: Folder, line: str) -> None:
         if current and not current.endswith(b"\n"):
             current += b"\n"  # a hand edit without a final newline keeps its last line
         atomic_write(path, current + line.encode("utf-8") + b"\n", root)
-
-
-def _first_error(error: ValidationError) -> str:
-    first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
-    return f"{where}: {first['msg']}" if where else str(first["msg"])

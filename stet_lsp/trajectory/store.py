@@ -28,7 +28,7 @@ from stet_lsp.core.safefs import (
     read_regular,
 )
 from stet_lsp.core.targets import Target
-from stet_lsp.trajectory.events import Event, parse_event
+from stet_lsp.trajectory.events import Event, first_error, parse_event
 from stet_lsp.trajectory.meta import Meta
 
 WORKING = Path(".stet") / "cache" / "trajectories"
@@ -68,7 +68,7 @@ class Folder:
         try:
             return Meta.model_validate_json(data)
         except ValidationError as error:
-            raise StetError(f"{self.relative / META}: {_first_error(error)}") from None
+            raise StetError(f"{self.relative / META}: {first_error(error, data)}") from None
 
     def read_events(self) -> list[Event]:
         return [event for _, event in self.iter_events()]
@@ -84,7 +84,7 @@ class Folder:
             try:
                 yield number, parse_event(line)
             except ValidationError as error:
-                message = _first_error(error)
+                message = first_error(error, line)
                 raise StetError(f"{self.relative / EVENTS}:{number}: {message}") from None
 
     def write(
@@ -230,9 +230,3 @@ def pick_folder(candidates: list[Folder], trajectory_id: str) -> Folder:
         raise StetError(f"no trajectory {trajectory_id!r} (trajectories: {known})")
     names = ", ".join(folder.id for folder in matching)
     raise StetError(f"{trajectory_id!r} names several trajectories: {names}")
-
-
-def _first_error(error: ValidationError) -> str:
-    first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
-    return f"{where}: {first['msg']}" if where else str(first["msg"])

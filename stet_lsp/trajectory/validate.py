@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,11 +14,15 @@ from pydantic import ValidationError
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import read_regular
 from stet_lsp.core.targets import git_holders
-from stet_lsp.trajectory.events import SCHEMA_VERSION, ToolCall, ToolResult, parse_event
+from stet_lsp.trajectory.events import (
+    SCHEMA_VERSION,
+    ToolCall,
+    ToolResult,
+    first_error,
+    parse_event,
+)
 from stet_lsp.trajectory.meta import Meta
 from stet_lsp.trajectory.store import EVENTS, META, NARRATION, TooLarge, read_small
-
-_JSON_PLACE = re.compile(r" at line 1 column (\d+)$")
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,7 @@ def validate_events(text: str | Sequence[str], name: str = EVENTS) -> tuple[list
         try:
             event = parse_event(line)
         except ValidationError as error:
-            issues.append(Issue(name, number, _first_error(error, line)))
+            issues.append(Issue(name, number, first_error(error, line)))
             continue
         if event.step != count:
             issues.append(Issue(name, number, f"step is {event.step}, expected {count}"))
@@ -135,6 +138,8 @@ def validate_events(text: str | Sequence[str], name: str = EVENTS) -> tuple[list
 def _validate_meta(data: bytes, name: str, steps: int) -> list[Issue]:
     try:
         json.loads(data)
+    except json.JSONDecodeError as error:  # placed by its line, its column in characters
+        return [Issue(name, error.lineno, f"not JSON: {error.msg} at column {error.colno}")]
     except ValueError as error:
         return [Issue(name, 1, f"not JSON: {error}")]
     except RecursionError:
@@ -142,7 +147,7 @@ def _validate_meta(data: bytes, name: str, steps: int) -> list[Issue]:
     try:
         meta = Meta.model_validate_json(data)
     except ValidationError as error:  # the field and what is wrong with it, not a summary
-        return [Issue(name, 1, _first_error(error))]
+        return [Issue(name, 1, first_error(error, data))]
     issues = []
     if not _readable(meta.schema_version):
         message = f"schema_version {meta.schema_version}; this Stet reads up to {SCHEMA_VERSION}"
@@ -150,21 +155,6 @@ def _validate_meta(data: bytes, name: str, steps: int) -> list[Issue]:
     if meta.steps != steps:
         issues.append(Issue(name, 1, f"steps is {meta.steps}, events.jsonl holds {steps}"))
     return issues
-
-
-def _first_error(error: ValidationError, line: str | None = None) -> str:
-    """The first error's field and message; on one line of events.jsonl, JSON that does not
-    parse is placed by its column in characters (pydantic names a line of its own, always 1,
-    and counts the column in bytes)."""
-    first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
-    message = str(first["msg"])
-    place = _JSON_PLACE.search(message) if line is not None else None
-    if line is not None and place is not None:
-        before = line.encode("utf-8")[: int(place.group(1)) - 1]
-        column = len(before.decode("utf-8", "ignore")) + 1
-        message = f"{message[: place.start()]} at column {column}"
-    return f"{where}: {message}" if where else message
 
 
 def _readable(version: str) -> bool:

@@ -684,6 +684,36 @@ def test_validate_places_broken_json_by_its_column_in_characters(
     )
 
 
+def test_a_meta_json_that_is_not_json_is_placed_alike_everywhere(
+    stet: Run, root: Path, two_sessions: tuple[Path, Path]
+) -> None:
+    """A meta.json edited into broken JSON: `trajectory list` gave pydantic's place, the
+    column in bytes (`column 17` past an `é`; `line 2 column 0` after a line break), and
+    validate `meta.json:1` with json's `line N column 16 (char …)`. Both give the line and
+    column 16, in characters, as an editor shows them."""
+    imported(stet, root, two_sessions[0])
+    folder = folder_of(root)
+    text = json.dumps(json.loads((folder / "meta.json").read_text()), indent=2)
+    rows = text.split("\n")
+    number = next(n for n, row in enumerate(rows, 1) if row.startswith('  "steps": '))
+    rows[number - 1] = '  "steps": "\u00e9" x,'
+    (folder / "meta.json").write_text("\n".join(rows))
+    code, out, _ = stet("trajectory", "validate", str(folder))
+    assert (code, out) == (
+        1,
+        f"meta.json:{number}: error: not JSON: Expecting ',' delimiter at column 16\n",
+    )
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+    assert code == 0 and err.endswith(
+        f"meta.json: Invalid JSON: expected `,` or `}}` at line {number}, column 16\n"
+    ), err
+    (folder / "meta.json").write_text("{\n")
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+    assert err.endswith(
+        "meta.json: Invalid JSON: EOF while parsing an object at line 2, column 1\n"
+    )
+
+
 def test_validating_a_transcript_says_to_import_it(stet: Run, root: Path, tmp_path: Path) -> None:
     source = simple_session(root, SESSION_A, "Add the greeting module").save(tmp_path / "s.jsonl")
     code, out, err = stet("trajectory", "validate", str(source))
