@@ -123,7 +123,7 @@ def left_behind(orphan: Target) -> str:
     return f"the working trajectory of the deleted branch {orphan.name} is left"
 
 
-def deleted_branch(target: Target) -> Target | None:
+def orphan_named(target: Target) -> Target | None:
     """For an explicit target (`--target NAME`) that has no working trajectory, the branch
     `NAME` when it was deleted with its working trajectory left, or the detached HEAD at
     commit `NAME` when HEAD left it with its working trajectory: the capstone commits that on
