@@ -1831,8 +1831,9 @@ def test_the_command_that_commits_a_left_trajectory_is_quoted_for_a_shell(
 def test_a_left_detached_head_s_working_trajectory_is_shown_and_committed_by_name(
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
 ) -> None:
-    """Work imported on a detached HEAD, then a branch checked out to keep it (`git switch
-    -c`): the list showed the detached HEAD's working trajectory unmarked, and nothing
+    """Work imported on a detached HEAD, then a branch made from another one checked out
+    (`git switch -c topic main`: not made from the detached HEAD, so it does not take it
+    over): the list showed the detached HEAD's working trajectory unmarked, and nothing
     committed it from the branch (`--target` named a target of its own that had none). It is
     marked as a deleted branch's is, and `--target NAME` commits it on HEAD; checking its
     commit out again makes it current, unmarked."""
@@ -1840,7 +1841,7 @@ def test_a_left_detached_head_s_working_trajectory_is_shown_and_committed_by_nam
     git(["git", "checkout", "-q", "--detach"])
     left = import_work(root, tmp_path)
     assert left.kind == "detached"
-    git(["git", "switch", "-q", "-c", "topic"])
+    git(["git", "switch", "-q", "-c", "topic", "main"])
     topic = head_commit(repo).id
 
     code, out, _ = stet("trajectory", "list", "--json", "-C", str(root))
