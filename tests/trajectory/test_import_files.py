@@ -15,7 +15,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.trajectory.importers import detect
 from stet_lsp.trajectory.importers.base import Problem
-from stet_lsp.trajectory.importers.files import jsonl_records
+from stet_lsp.trajectory.importers.files import jsonl_records, not_json
 from stet_lsp.trajectory.importing import import_transcript
 
 LINES = [
@@ -44,12 +44,16 @@ def test_values_and_problems_are_json_s(tmp_path: Path) -> None:
             continue
         try:
             expected.append((number, json.loads(line)))
-        except ValueError as error:
-            expected_problems.append(Problem("t.jsonl", number, f"not JSON: {error}"))
+        except json.JSONDecodeError as error:
+            expected_problems.append(Problem("t.jsonl", number, not_json(line, error)))
     assert [number for number, _ in records] == [number for number, _ in expected]
     for (_, value), (_, wanted) in zip(records, expected, strict=True):
         assert json.dumps(value, sort_keys=True) == json.dumps(wanted, sort_keys=True)
     assert problems == expected_problems and len(problems) == 2
+    assert [problem.message for problem in problems] == [
+        "not JSON: Expecting ',' delimiter at column 6",
+        "not JSON: Unterminated string starting at column 30",
+    ]
     nan = records[3][1]
     assert math.isnan(nan["nan"]) and nan["huge"] == math.inf
     assert records[2][1]["lone"] == "\ud800" and records[2][1]["pair"] == "😀"

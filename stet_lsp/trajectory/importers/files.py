@@ -73,6 +73,15 @@ def not_utf8(source: str, line: int, column: int) -> Problem:
     return Problem(source, line, f"bytes that are not UTF-8 at column {column}, read as U+FFFD")
 
 
+def not_json(line: str, error: json.JSONDecodeError) -> str:
+    """A line that is not JSON, placed as the problem's other columns are: 1-based, in
+    characters of the line (json's own place counts the line's break as a line of its own,
+    and from 0)."""
+    column = min(error.pos, len(line.rstrip("\r\n"))) + 1
+    said = error.msg if error.msg.endswith(" at") else f"{error.msg} at"  # "starting at"
+    return f"not JSON: {said} column {column}"
+
+
 def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
     """(line number, decoded value) of every JSON line; blank lines are skipped and a line
     that is not JSON (a truncated last line, say) becomes a Problem and is skipped. Bytes that
@@ -102,7 +111,7 @@ def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[
                 except json.JSONDecodeError as error:
                     joined = _joined_values(text) if error.msg == "Extra data" else []
                     if not joined:
-                        problems.append(Problem(source, number, f"not JSON: {error}"))
+                        problems.append(Problem(source, number, not_json(text, error)))
                         continue
                     said = (
                         f"{len(joined)} JSON values on one line (a line break missing): each read"
