@@ -672,6 +672,85 @@ def test_thought_parts_without_summaries_and_opaque_signatures(tmp_path: Path) -
     assert parsed.dropped["opaque_reasoning"] == 1
 
 
+def test_reply_parts_of_every_kind_are_kept(tmp_path: Path) -> None:
+    """Parts the Gemini API defines besides text, thoughts and function calls (the code
+    execution tool's code and result, inline data, files) and parts of no known kind are
+    events or counted, and a record of nothing readable is a raw event, never nothing."""
+    image = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg=="
+    reply = [
+        {"text": "Running it."},
+        {"executableCode": {"language": "PYTHON", "code": "print(2 + 2)"}},
+        {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "4\n"}},
+        {"executableCode": {"id": "c2", "language": "PYTHON", "code": "1 / 0"}},
+        {"codeExecutionResult": {"id": "c2", "outcome": "OUTCOME_FAILED", "output": "boom"}},
+        {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "stray"}},
+        {"inlineData": {"mimeType": "image/png", "data": image}, "thoughtSignature": "c2ln"},
+        {"fileData": {"mimeType": "text/csv", "fileUri": "gs://bucket/x.csv"}},
+        {"videoMetadata": {"fps": 1}},
+    ]
+    records = [
+        {"sessionId": "s", "projectHash": "p"},
+        {"id": "g1", "timestamp": "t", "type": "gemini", "content": reply},
+        {"id": "g2", "type": "gemini", "content": {"weird": 1}, "tokens": "many"},
+        {"id": "g3", "type": "gemini", "content": []},
+        {"id": "g4", "type": "gemini", "content": 7},
+        {"id": "u1", "type": "user", "content": [{"weird": 2}]},
+        {"id": "u2", "type": "user", "content": [{"text": "see this"}, {"weird": 3}]},
+    ]
+    parsed = GEMINI.parse(jsonl(tmp_path / "s.jsonl", records))
+    events = parsed.events
+    assert kinds(events) == [
+        "session_start",
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "tool_call",
+        "tool_result",
+        "raw",
+        "raw",
+        "raw",
+        "raw",
+        "raw",
+        "raw",
+        "raw",
+        "agent_message",
+        "raw",
+        "user_message",
+        "raw",
+        "session_end",
+    ]
+    first, second = of(events, "tool_call")
+    assert (first.name, first.input) == ("code_execution", reply[1]["executableCode"])
+    assert (second.call_id, second.input) == ("c2", {"language": "PYTHON", "code": "1 / 0"})
+    results = of(events, "tool_result")
+    assert [(r.call_id, r.ok, r.output) for r in results] == [
+        (first.call_id, True, "4\n"),
+        ("c2", False, "boom"),
+    ]
+    raws = of(events, "raw")
+    assert [r.reason for r in raws] == [
+        "code execution result without its code",
+        "inline data in the model's reply (its bytes left out)",
+        "file in the model's reply",
+        "reply part of a kind not understood",
+        "reply part of a kind not understood",
+        "token counts not understood",
+        "model reply with nothing readable",
+        "user message without text",
+        "user message part of a kind not understood",
+    ]
+    assert raws[1].record == {"inlineData": {"mimeType": "image/png"}}
+    assert [r.record for r in raws[3:6]] == [
+        {"videoMetadata": {"fps": 1}},
+        {"weird": 1},
+        {"tokens": "many"},
+    ]
+    assert raws[6].record["id"] == "g3" and raws[8].record == {"weird": 3}
+    assert of(events, "agent_message")[1].text == "7"
+    assert parsed.dropped == {"inline_data": 1, "opaque_reasoning": 1}
+    assert not any(image in event_json(e) for e in events)
+
+
 def test_logs_json_holds_prompts(tmp_path: Path) -> None:
     logs = [
         {

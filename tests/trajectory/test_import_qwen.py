@@ -391,6 +391,29 @@ def test_a_compression_with_no_history_is_summarised_by_its_counts(tmp_path: Pat
     ]
 
 
+def test_reply_parts_that_are_no_text_or_call_are_kept(tmp_path: Path) -> None:
+    """A reply's parts are Gemini API parts: code the code execution tool ran is a call its
+    result answers, and inline data and parts of no known kind are raw events."""
+    records = [
+        prompt("u1", None, 1, "Plot it"),
+        reply(
+            "a1",
+            "u1",
+            2,
+            {"executableCode": {"language": "PYTHON", "code": "print(1)"}},
+            {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "1\n"}},
+            {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}},
+            {"weird": 1},
+        ),
+    ]
+    parsed = QWEN.parse(jsonl(tmp_path / f"{SESSION}.jsonl", records))
+    assert kinds(parsed.events)[2:6] == ["tool_call", "tool_result", "raw", "raw"]
+    call, answer, image, weird = parsed.events[2:6]
+    assert (call.name, answer.call_id, answer.output) == ("code_execution", call.call_id, "1\n")
+    assert (image.record, weird.record) == ({"inlineData": {"mimeType": "image/png"}}, {"weird": 1})
+    assert parsed.dropped["inline_data"] == 1
+
+
 def test_a_rewind_to_the_first_prompt_resumes_after_nothing(tmp_path: Path) -> None:
     path = jsonl(
         tmp_path / "s.jsonl",

@@ -16,16 +16,19 @@ Gemini API parts):
   or two such messages follow a reply whose calls ran); `<session_context>` text is the
   workspace context the harness sends first; `<state_snapshot>` text is the summary a
   compression left.
-* `gemini`: a model reply: text, `thoughts` (`subject`, `description`), `tokens` (`input`
-  including `cached`, `output`, `cached`, `thoughts`, `tool`, `total`), `model`, and
-  `toolCalls`: `id`, `name`, `args`, `result` (functionResponse parts), `status` ("success",
-  "error", "cancelled"...), `resultDisplay` (for edits a FileDiff with `originalContent` and
-  `newContent`; for a subagent's call its progress: `isSubagentProgress`, `agentName`,
-  `recentActivity`, its last few steps, and `state`, "error" or "cancelled" for a subagent
-  that failed, whose call is recorded as a success), `agentId` when the call ran a subagent
-  whose session was recorded (from April 2026). A shell command that ran and exited
-  non-zero is a call of status "success" whose output ends with the tool's status lines,
-  one of them `Exit Code: N`: its result is failed.
+* `gemini`: a model reply: text (parts of the API's other kinds: the code execution tool's
+  `executableCode` a `code_execution` call that its `codeExecutionResult` answers,
+  `inlineData` a raw event without its bytes, anything else a raw event), `thoughts`
+  (`subject`, `description`), `tokens` (`input` including `cached`, `output`, `cached`,
+  `thoughts`, `tool`, `total`), `model`, and `toolCalls`: `id`, `name`, `args`, `result`
+  (functionResponse parts), `status` ("success", "error", "cancelled"...), `resultDisplay`
+  (for edits a FileDiff with `originalContent` and `newContent`; for a subagent's call its
+  progress: `isSubagentProgress`, `agentName`, `recentActivity`, its last few steps, and
+  `state`, "error" or "cancelled" for a subagent that failed, whose call is recorded as a
+  success), `agentId` when the call ran a subagent whose session was recorded (from April
+  2026). A shell command that ran and exited non-zero is a call of status "success" whose
+  output ends with the tool's status lines, one of them `Exit Code: N`: its result is
+  failed.
 * `info`, `warning`: notices the CLI showed; `error`: an error it showed.
 
 A subagent's session is `<session id>/<agent id>.jsonl` beside the main file; its events
@@ -105,6 +108,19 @@ _STATUS_AFTER_EXIT = (
 )
 _UNTRUSTED_END = "</untrusted_context>"
 _EXIT_NUMBER = re.compile(r"-?[0-9]{1,10}")
+
+# The call a reply's `executableCode` part (code the API's own code execution tool ran) is.
+CODE_EXECUTION = "code_execution"
+_CODE_FAILED = frozenset({"OUTCOME_FAILED", "OUTCOME_DEADLINE_EXCEEDED"})
+# The parts of a user message that its text (`parts_text`) or its responses hold.
+_USER_PARTS = frozenset({"text", "inlineData", "fileData", "functionResponse"})
+# Why a reply's part of another kind the Gemini API defines is kept raw.
+_OTHER_PARTS = {
+    "inlineData": "inline data in the model's reply (its bytes left out)",
+    "fileData": "file in the model's reply",
+    "codeExecutionResult": "code execution result without its code",
+    "functionResponse": "function response in the model's reply",
+}
 
 
 class GeminiImporter:
@@ -417,6 +433,14 @@ class _Reader:
         responses = _function_responses(record.get("content"))
         if not responses and shown is not None:
             responses = _function_responses(shown)
+        if not (stripped or sent.strip() or responses):
+            reason = "user message without text"
+            self.parsed.emit(RawEvent, at, time, agent, record=record, reason=reason)
+            return
+        for part in content_parts(record.get("content")):
+            if not part.keys() & _USER_PARTS:
+                reason = "user message part of a kind not understood"
+                self.parsed.emit(RawEvent, at, time, agent, record=part, reason=reason)
         for response in responses:
             self._late_response(context, response, at, time)
 
@@ -424,6 +448,7 @@ class _Reader:
         self, context: _Context, record: dict[str, Any], at: SourceRef, time: str | None
     ) -> None:
         agent = context.agent
+        first = len(self.parsed.events)
         model = text_field(record.get("model"))
         parts = content_parts(record.get("content"))
         thoughts = [t for t in sequence(record.get("thoughts")) if isinstance(t, dict)]
@@ -453,6 +478,9 @@ class _Reader:
         for call in calls:
             if isinstance(call, dict) and text_field(call.get("id")):
                 self._outcome(context, call, at, text_field(call.get("timestamp")) or time)
+        if len(self.parsed.events) == first:
+            reason = "model reply with nothing readable"
+            self.parsed.emit(RawEvent, at, time, agent, record=record, reason=reason)
 
     def _call(
         self, context: _Context, call: dict[str, Any], at: SourceRef, time: str | None
@@ -574,9 +602,13 @@ class _Reader:
         time: str | None,
         agent: str | None,
     ) -> None:
-        fields = token_fields(record.get("tokens"))
+        tokens = record.get("tokens")
+        fields = token_fields(tokens)
         if fields is not None:
             self.parsed.emit(Usage, at, time, agent, model=model, **fields)
+        elif tokens is not None and not isinstance(tokens, dict):
+            reason = "token counts not understood"
+            self.parsed.emit(RawEvent, at, time, agent, record={"tokens": tokens}, reason=reason)
 
     # -- logs.json and checkpoints ------------------------------------------------------------
 
@@ -650,12 +682,12 @@ def _safe(part: str) -> str:
 
 
 def content_parts(content: Any) -> list[dict[str, Any]]:
-    """Content as parts: a string is one text part."""
-    if isinstance(content, str):
-        return [{"text": content}]
+    """Content as parts: a string (or another value that is no part) is one text part."""
     if isinstance(content, dict):
         return [content]
-    return [p if isinstance(p, dict) else {"text": as_text(p)} for p in sequence(content)]
+    if isinstance(content, list):
+        return [p if isinstance(p, dict) else {"text": as_text(p)} for p in content]
+    return [] if content is None else [{"text": as_text(content)}]
 
 
 def _function_responses(content: Any) -> list[dict[str, Any]]:
@@ -688,7 +720,10 @@ def emit_reply(
     thoughts_given: bool = False,
 ) -> None:
     """A reply's `thought: true` parts as reasoning (unless its thoughts were given apart:
-    `thoughts_given`; one without text is opaque, counted), its other text as one message."""
+    `thoughts_given`; one without text is opaque, counted), its other text as one message,
+    then its parts of other kinds but function calls (the caller's): code the API's code
+    execution tool ran as a call that its result answers, and anything else as a raw event
+    (inline data without its bytes, counted in `inline_data`)."""
     for part in parts:
         if part.get("thought") is not True or thoughts_given:
             continue
@@ -701,6 +736,59 @@ def emit_reply(
     )
     if text.strip():
         parsed.emit(AgentMessage, at, time, agent, text=text, model=model)
+    open_code: list[str] = []  # the reply's code not answered yet, by call id
+    for index, part in enumerate(parts):
+        if "text" in part or "functionCall" in part or part.get("thought") is True:
+            continue
+        call_id = f"{at.pointer or at.line}#{index}"
+        _emit_other_part(parsed, part, call_id, open_code, at, time, agent)
+
+
+def _emit_other_part(
+    parsed: ParsedSession,
+    part: dict[str, Any],
+    fallback_id: str,
+    open_code: list[str],
+    at: SourceRef,
+    time: str | None,
+    agent: str | None,
+) -> None:
+    """A reply's part that is neither text, thought nor function call."""
+    code, result = part.get("executableCode"), part.get("codeExecutionResult")
+    if isinstance(code, dict):
+        call_id = text_field(code.get("id")) or fallback_id
+        open_code.append(call_id)
+        arguments = {k: v for k, v in code.items() if k != "id"}
+        parsed.emit(
+            ToolCall, at, time, agent, call_id=call_id, name=CODE_EXECUTION, input=arguments
+        )
+        return
+    if isinstance(result, dict) and open_code:
+        # The result follows its code; an id, when the API gives one, names it.
+        named = text_field(result.get("id"))
+        call_id = named if named in open_code else open_code[-1]
+        if named is None or named == call_id:
+            open_code.remove(call_id)
+            ok = as_text(result.get("outcome")) not in _CODE_FAILED
+            output = as_text(result.get("output"))
+            parsed.emit(ToolResult, at, time, agent, call_id=call_id, ok=ok, output=output)
+            return
+    if part.keys() == {"thoughtSignature"}:
+        parsed.dropped["opaque_reasoning"] += 1
+        return
+    record, reason = (
+        dict(part),
+        _OTHER_PARTS.get(
+            next((k for k in _OTHER_PARTS if k in part), ""), "reply part of a kind not understood"
+        ),
+    )
+    if record.pop("thoughtSignature", None) is not None:
+        parsed.dropped["opaque_reasoning"] += 1
+    blob = part.get("inlineData")
+    if isinstance(blob, dict) and "data" in blob:
+        record["inlineData"] = {k: v for k, v in blob.items() if k != "data"}
+        parsed.dropped["inline_data"] += 1
+    parsed.emit(RawEvent, at, time, agent, record=record, reason=reason)
 
 
 def token_fields(tokens: Any) -> dict[str, int] | None:
