@@ -804,6 +804,19 @@ def test_usage_is_counted_once(tmp_path: Path) -> None:
     assert {u.model for u in usages} == {MODEL}
 
 
+def test_a_token_usage_that_is_not_an_object_is_kept_raw(tmp_path: Path) -> None:
+    usages = [token_usage(RESPONSE_1, 12000, 300), "12000 tokens", None]
+    usage = {"agent": {**metrics(usages[:1], []), "token_usages": usages}}
+    folder = write_conversation(tmp_path, base_state("/w", usage=usage), conversation("/w"))
+    events = V1.parse(folder / "base_state.json").events
+    assert len(of(events, "usage")) == 1
+    raws = [e for e in of(events, "raw") if e.source.file.endswith("base_state.json")]
+    assert [(r.record, r.source.pointer) for r in raws] == [
+        ("12000 tokens", "/stats/usage_to_metrics/agent/token_usages/1"),
+        (None, "/stats/usage_to_metrics/agent/token_usages/2"),
+    ]
+
+
 def test_without_per_request_usage_the_cumulative_stats_give_it(tmp_path: Path) -> None:
     clock = Clock()
     snapshot = {

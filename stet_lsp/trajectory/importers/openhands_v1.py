@@ -57,9 +57,10 @@ its HEAD): events off the branch from HEAD back to the root (left by navigating 
 abandoned, and an event whose parent is not the event before it starts a branch, after a
 Rewind to that parent. Each model request's usage is taken once from
 `base_state.json`, placed at the first event of its response (the others, such as a title's,
-at the end); a cost is kept only when every request of an LLM has one, the list having no
-response ids. Without per-request usage the cumulative `stats` updates (or `metrics`
-snapshots) give it as differences, with a cost only where `accumulated_cost` grew. System
+at the end, and after them, raw, an entry of `token_usages` that is no object); a cost is
+kept only when every request of an LLM has one, the list having no response ids. Without
+per-request usage the cumulative `stats` updates (or `metrics` snapshots) give it as
+differences, with a cost only where `accumulated_cost` grew. System
 prompts, hook executions and kinds not known here are kept raw; state updates, condensation
 requests, token ids, completion logs and the context the harness added to a message
 (`extended_content`) are counted in `dropped`. Readable reasoning is kept, redacted thinking
@@ -376,6 +377,7 @@ class _State:
     status: str | None = None
     requests: dict[str, list[_RequestUsage]] = field(default_factory=dict)
     unplaced: list[_RequestUsage] = field(default_factory=list)
+    unread: list[tuple[SourceRef, Any]] = field(default_factory=list)  # usages not objects
 
 
 class _Reader:
@@ -452,6 +454,9 @@ class _Reader:
             self._emit_usage(usage, None)
         for usage in self.state.unplaced:
             self._emit_usage(usage, None)
+        for at, value in self.state.unread:
+            unread = "a request's token usage that is not an object"
+            self._emit(RawEvent, at, None, record=value, reason=unread)
         end_at = records[-1].at if records else self._state_ref()
         reason = self.end_reason or self.state.status
         self._emit(SessionEnd, end_at, self.last_time, reason=reason)
@@ -505,10 +510,11 @@ class _Reader:
             costs = []
         prefix = f"/stats/usage_to_metrics/{escape(usage_id)}/token_usages"
         for index, usage in enumerate(usages):
-            if not isinstance(usage, dict):
-                continue
             pointer = f"{prefix}/{index}"
             at = SourceRef(file=name, line=document.line(pointer), pointer=pointer)
+            if not isinstance(usage, dict):
+                self.state.unread.append((at, usage))
+                continue
             request = _RequestUsage(
                 at=at,
                 model=text_field(usage.get("model")) or text_field(metrics.get("model_name")),
