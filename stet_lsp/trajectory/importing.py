@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
+import posixpath
 import re
 import stat
 from collections import Counter
@@ -58,7 +59,7 @@ from stet_lsp.trajectory.importers.base import Importer, ParsedSession, Problem
 from stet_lsp.trajectory.importers.files import open_source
 from stet_lsp.trajectory.jsontext import without_lone_surrogates
 from stet_lsp.trajectory.meta import Meta, ProblemRecord, SourceFile, TargetRef, summarise
-from stet_lsp.trajectory.normalize import Normalizer, inside_repository
+from stet_lsp.trajectory.normalize import Normalizer, inside_repository, sandbox_paths
 from stet_lsp.trajectory.printed import printed_secrets
 from stet_lsp.trajectory.renames import follow_rename
 from stet_lsp.trajectory.store import (
@@ -457,11 +458,42 @@ def _cwds(parsed: ParsedSession) -> list[str]:
 def _sandbox_root(root: Path, parsed: ParsedSession) -> str | None:
     """The folder the session's repository was in, in a sandbox of its own, when it stands
     for this repository: no such folder is on this machine (one that is, outside the
-    repository, is another project's)."""
-    folder = parsed.sandbox_root
+    repository, is another project's); the importer's candidate when the session's paths in
+    it are this repository's, else the folder it was sure of."""
+    folder = _absent_folder(root, parsed.sandbox_root)
+    candidate = _absent_folder(root, parsed.sandbox_candidate)
+    if candidate is not None and _holds_the_repository(root, candidate, folder, parsed.events):
+        return candidate
+    return folder
+
+
+def _absent_folder(root: Path, folder: str | None) -> str | None:
     if not folder or not os.path.isabs(folder) or inside_repository(root, folder):
         return None
     return None if os.path.lexists(folder) else os.path.normpath(folder)
+
+
+# How many of the paths a session named in a sandbox's folder are looked for in the repository.
+_PATHS_CHECKED = 200
+
+
+def _holds_the_repository(
+    root: Path, candidate: str, sandbox: str | None, events: list[EventBase]
+) -> bool:
+    """Whether the paths the session named in `candidate` are those of this repository: one
+    of them is a file or folder of it (or the candidate has the repository's name), and when
+    the candidate is a folder of the sandbox's, none is one of it as named from there (the
+    candidate being then a folder of the repository, not the repository)."""
+    named = sorted(sandbox_paths(candidate, events))[:_PATHS_CHECKED]
+    if not named:
+        return False
+    if sandbox is not None and candidate.startswith(sandbox + "/"):
+        inner = candidate[len(sandbox) + 1 :]
+        if any(os.path.lexists(root / inner / path) for path in named if path):
+            return False
+    return posixpath.basename(candidate) == root.name or any(
+        os.path.lexists(root / path) for path in named if path
+    )
 
 
 def _worked_outside(root: Path, parsed: ParsedSession) -> bool:

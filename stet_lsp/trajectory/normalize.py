@@ -6,13 +6,14 @@ everywhere.)"""
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from stet_lsp.gate.stetignore import OMITTED, StetIgnore
-from stet_lsp.trajectory.events import EventBase, FileChange, ToolCall, ToolResult
+from stet_lsp.trajectory.events import EventBase, FileChange, SessionStart, ToolCall, ToolResult
 
 # Tool input keys that name the file a call reads or writes, and keys that carry its content.
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filename", "file", "absolute_path")
@@ -198,3 +199,36 @@ def linked_roots(root: Path, cwds: Iterable[str]) -> set[str]:
         if Path(spelled, inner) == Path(cwd) and spelled != os.sep:
             found.add(spelled)
     return found
+
+
+def sandbox_paths(folder: str, events: Iterable[EventBase]) -> set[str]:
+    """The paths in `folder` (relative to it; `""` for the folder itself) that the session's
+    events name as files: changed files, the working folders of its starts, the path
+    arguments of its calls and the words of its commands."""
+    named: list[Any] = []
+    for event in events:
+        if isinstance(event, FileChange):
+            named += [event.path, event.old_path]
+        elif isinstance(event, SessionStart):
+            named.append(event.cwd)
+        elif isinstance(event, ToolCall):
+            named += [event.input.get(key) for key in _PATH_KEYS]
+            for key in _COMMAND_KEYS:
+                value = event.input.get(key)
+                for text in value if isinstance(value, list) else [value]:
+                    if isinstance(text, str) and folder in text:
+                        named += _SHELL_WORD_BREAK.split(text)
+    return {rest for path in named if (rest := sandbox_path(folder, path)) is not None}
+
+
+def sandbox_path(folder: str, path: Any) -> str | None:
+    """`path` relative to `folder` (`""` for the folder itself), None when it is not in it."""
+    if not isinstance(path, str) or "\0" in path:
+        return None
+    path = path.rstrip("/")
+    if path == folder.rstrip("/"):
+        return ""
+    if not path.startswith(folder.rstrip("/") + "/"):
+        return None
+    rest = posixpath.normpath(path[len(folder.rstrip("/")) + 1 :])
+    return None if rest in (".", "..") or rest.startswith(("../", "/")) else rest

@@ -1490,6 +1490,31 @@ def test_a_sandboxs_workspace_stands_for_the_repository(root: Path, tmp_path: Pa
     assert meta["files"] == [{"path": "src/app.py", "added": 1, "removed": 1}]
 
 
+@NO_LOCAL_WORKSPACE
+def test_a_repository_cloned_into_the_working_folder_stands_for_the_repository(
+    root: Path, tmp_path: Path
+) -> None:
+    """The OpenHands app server works in `/workspace/project` and clones the repository a
+    conversation was started on into `/workspace/project/<name>`, which nothing in the
+    conversation names: the one folder its paths lead into, whose files are the repository's,
+    is the repository."""
+    events = conversation("/workspace/project/shop")
+    events.append(user_message(Clock(), "See /workspace/project/shop/src/app.py"))
+    folder = write_conversation(
+        tmp_path / "conversations", base_state("/workspace/project"), events
+    )
+    result = import_transcript(resolve_target(root), folder / "base_state.json")
+    assert not result.outside
+    trajectory = working_folder(resolve_target(root)).path
+    lines = (trajectory / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    assert records[0]["cwd"] == "/workspace/project"
+    [change] = [r for r in records if r["kind"] == "file_change"]
+    assert change["path"] == "src/app.py"
+    said = [r["text"] for r in records if r["kind"] == "user_message"]
+    assert said[-1] == "See src/app.py"
+
+
 def test_sessions_lists_the_conversations_of_this_repository(root: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     conversations = home / ".openhands" / "conversations"

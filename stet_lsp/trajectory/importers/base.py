@@ -51,6 +51,13 @@ class ParsedSession:
     container's `/workspace`): when no such folder is on this machine, the import takes it for
     the repository the session is imported into, so its paths become relative to it."""
 
+    sandbox_candidate: str | None = None
+    """A folder of such a sandbox that the repository may have been in, which the transcript
+    alone does not make sure of (a folder the OpenHands app server cloned it into, in its
+    working folder; a SWE-agent container's `/testbed`): the import takes it for the
+    repository, in place of `sandbox_root`, when the paths the session named in it are the
+    repository's (see `importing._holds_the_repository`)."""
+
     def session_ids(self) -> set[str]:
         """The session's id and those of the subagent sessions its events belong to."""
         return {self.session_id, *(event.session for event in self.events)}

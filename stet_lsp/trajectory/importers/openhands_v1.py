@@ -43,7 +43,9 @@ file of the folder: the whole conversation is read, and every file read is a sou
 file that is not JSON is a problem named after it, and the rest is read). An event file
 outside such a folder (or a file of events one a line) is read on its own. The session is the
 conversation's UUID; the SDK records no version of its own. A working folder in the workspace
-of OpenHands' sandbox (`/workspace/project`) is the session's `sandbox_root`.
+of OpenHands' sandbox (`/workspace/project`) is the session's `sandbox_root`, and the one
+folder of it that the session's files, commands and terminals were in its
+`sandbox_candidate` (the app server clones a selected repository there).
 
 Tool calls are paired with their results by `tool_call_id` (or `action_id`); an agent error
 or a rejection answering a call is a failed result, and the reports of an ACP agent's tool
@@ -84,6 +86,7 @@ from stet_lsp.trajectory.events import (
     AgentMessage,
     Compaction,
     Error,
+    EventBase,
     FileChange,
     RawEvent,
     Reasoning,
@@ -460,6 +463,10 @@ class _Reader:
         end_at = records[-1].at if records else self._state_ref()
         reason = self.end_reason or self.state.status
         self._emit(SessionEnd, end_at, self.last_time, reason=reason)
+        if self.parsed.sandbox_root is not None:
+            self.parsed.sandbox_candidate = _cloned_repository(
+                self.parsed.sandbox_root, self.parsed.events, records
+            )
         return self.parsed
 
     def _emit(self, kind: type[E], at: SourceRef, time: str | None, **fields: Any) -> E:
@@ -948,6 +955,27 @@ def _terminal_dir(records: list[_Record]) -> str | None:
         if found:
             return found
     return None
+
+
+def _cloned_repository(
+    working_folder: str, events: list[EventBase], records: list[_Record]
+) -> str | None:
+    """The folder of the working folder that the session's paths in it all lead into (the
+    OpenHands app server clones a selected repository into `/workspace/project/<name>`, and
+    nothing in the conversation names it): the one folder its files, commands and terminals
+    were in."""
+    from stet_lsp.trajectory.normalize import sandbox_path, sandbox_paths
+
+    named = sandbox_paths(working_folder, events)
+    for record in records:
+        observation = mapping(mapping(record.value).get("observation"))
+        terminal = sandbox_path(
+            working_folder, mapping(observation.get("metadata")).get("working_dir")
+        )
+        if terminal is not None:
+            named.add(terminal)
+    firsts = {path.split("/", 1)[0] for path in named if path}
+    return f"{working_folder}/{firsts.pop()}" if len(firsts) == 1 else None
 
 
 def _split_think(text: str) -> tuple[str | None, str]:
