@@ -772,6 +772,16 @@ def test_mini_swe_agent_v1(tmp_path: Path) -> None:
     assert isinstance(end, SessionEnd) and end.reason == "Submitted"
 
 
+def test_mini_swe_agent_the_folder_its_patch_is_of(tmp_path: Path) -> None:
+    """The container folder the run worked in is the repository when a command named the
+    patch's file in it; otherwise it is a candidate the import checks in the repository."""
+    trajectory = mini_v1()
+    assert MINI.parse(write(tmp_path, trajectory, "a.traj.json")).sandbox_candidate == "/testbed"
+    trajectory["messages"][2]["content"] = "THOUGHT: look.\n\n```bash\ncat /testbed/src/app.py\n```"
+    parsed = MINI.parse(write(tmp_path, trajectory, "b.traj.json"))
+    assert (parsed.sandbox_root, parsed.sandbox_candidate) == ("/testbed", None)
+
+
 def test_mini_swe_agent_reasoning_in_an_openrouter_response(tmp_path: Path) -> None:
     """A model reached through OpenRouter (Gemini 3, in public mini-swe-agent runs) answers
     with `reasoning` and `reasoning_details` on the response's message, which mini-swe-agent
@@ -1365,6 +1375,48 @@ def test_public_swe_agent_sample() -> None:
     # The three edits whose lines had syntax errors were not applied.
     failed = [r.call_id for r in of(parsed.events, ToolResult) if not r.ok]
     assert failed == ["step-6", "step-7", "step-8"]
+    # The container folder the run's patch is of (its files named in it) is the repository.
+    assert (parsed.sandbox_root, parsed.sandbox_candidate) == ("/pydicom__pydicom", None)
+
+
+def test_the_public_sample_imported_has_the_repositorys_paths(stet: Any, root: Path) -> None:
+    """SWE-agent works in the container's copy of the repository (`/pydicom__pydicom`,
+    `/testbed`): its paths there are the repository's, relative once imported."""
+    path = sample("swe-agent/SWE-agent__pydicom__pydicom-1458.traj")
+    code, out, err = stet("trajectory", "import", str(path), "--json", "-C", str(root))
+    assert (code, err) == (0, "")
+    result = json.loads(out)
+    assert result["outside_repository"] is False
+    text = (root / result["folder"] / "events.jsonl").read_text(encoding="utf-8")
+    assert json.loads(text.splitlines()[0])["cwd"] == "."
+    assert "/pydicom__pydicom" not in text.replace("SWE-agent__pydicom__pydicom", "")
+    assert "[File: pydicom/pixel_data_handlers/numpy_handler.py (372 lines total)]" in text
+
+
+@pytest.mark.parametrize("in_repository", [True, False])
+def test_a_run_without_a_patch_in_the_repositorys_files(
+    stet: Any, root: Path, tmp_path: Path, in_repository: bool
+) -> None:
+    """With no patch to tell, the container folder is the repository when the files the
+    run named in it are the repository's (the `root` fixture holds `src/app.py`)."""
+    name = "src/app.py" if in_repository else "lib/other.py"
+    step = {
+        "action": f"str_replace_editor view /testbed/{name}",
+        "observation": "1\tline 1",
+        "response": "",
+        "thought": "Look at it.",
+        "state": {"working_dir": "/testbed"},
+    }
+    run = {"trajectory": [step], "history": [], "info": {"exit_status": "exit_cost"}}
+    path = write(tmp_path, run, "run.traj")
+    code, out, err = stet("trajectory", "import", str(path), "--json", "-C", str(root))
+    assert (code, err) == (0, "")
+    result = json.loads(out)
+    assert result["outside_repository"] is not in_repository
+    lines = (root / result["folder"] / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    [call] = [json.loads(line) for line in lines if '"tool_call"' in line]
+    expected = name if in_repository else f"/testbed/{name}"
+    assert call["input"]["command"] == f"str_replace_editor view {expected}"
 
 
 def test_a_return_code_of_thousands_of_digits_is_a_failure_not_a_crash(tmp_path: Path) -> None:

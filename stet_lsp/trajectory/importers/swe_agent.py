@@ -68,6 +68,11 @@ bare list of messages. `info` has `exit_status`, `submission`, `model_stats`
 * Responses API models store the whole response object (`"object": "response"`, its
   `output` items `message`, `reasoning`, `function_call`) and `function_call_output` items.
 
+The folder the run worked in (SWE-agent's first `working_dir`, mini-swe-agent's
+`environment.cwd`: a container's `/testbed` or `/<repo>`) is the session's `sandbox_root`
+when the submitted patch's files are named in it (a call or an output holding
+`/testbed/src/a.py` for the patch's `src/a.py`), else its `sandbox_candidate`.
+
 Lines: a SourceRef points at the element (`/trajectory/3`, `/messages/5`) and its line in the
 file when the file is indented JSON (as both harnesses write it), else line 1.
 """
@@ -87,6 +92,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.trajectory.events import (
     AgentMessage,
     Error,
+    FileChange,
     RawEvent,
     Reasoning,
     SessionEnd,
@@ -184,6 +190,7 @@ class SweAgentImporter:
             _SweAgentRun(document, session, data, document.session_id, "").read()
         else:
             raise StetError(f"{path}: not a SWE-agent trajectory (no `trajectory` list)")
+        _container_folder(session)
         return session
 
     def _attempts(self, document: _Document, attempts: list[Any], session: ParsedSession) -> None:
@@ -241,6 +248,7 @@ class MiniSweAgentImporter:
         session.problems += document.problems
         title = data.get("instance_id") if isinstance(data, dict) else None
         _MiniRun(document, session, info, messages, pointer, title).read()
+        _container_folder(session)
         return session
 
 
@@ -248,6 +256,32 @@ IMPORTERS: dict[str, Importer] = {
     SweAgentImporter.name: SweAgentImporter(),
     MiniSweAgentImporter.name: MiniSweAgentImporter(),
 }
+
+
+def _container_folder(session: ParsedSession) -> None:
+    """The container's folder the run worked in (`/testbed`, `/pydicom__pydicom`), where the
+    repository was: the session's `sandbox_root` when the submitted patch's files are named
+    in it (`/testbed/src/a.py` for the patch's `src/a.py`), else its `sandbox_candidate`,
+    which the import takes for the repository when the files the run named in it are the
+    repository's."""
+    cwd = next((e.cwd for e in session.events if isinstance(e, SessionStart) and e.cwd), None)
+    folder = cwd.rstrip("/") if cwd else ""
+    if not folder.startswith("/"):
+        return
+    patched = {
+        f"{folder}/{event.path}"
+        for event in session.events
+        if isinstance(event, FileChange) and not event.path.startswith("/")
+    }
+    texts = [
+        event.output if isinstance(event, ToolResult) else json.dumps(event.input)
+        for event in session.events
+        if isinstance(event, ToolResult | ToolCall)
+    ]
+    if any(path in text for path in patched for text in texts):
+        session.sandbox_root = folder
+    else:
+        session.sandbox_candidate = folder
 
 
 # --- the document and its lines ------------------------------------------------------------
