@@ -838,6 +838,26 @@ def test_mini_swe_agent_nothing_dropped_counts_nothing(tmp_path: Path) -> None:
     assert "opaque_reasoning" not in parsed.dropped
 
 
+def test_mini_swe_agent_an_action_that_is_no_command_is_kept(tmp_path: Path) -> None:
+    def reply(**fields: Any) -> dict[str, Any]:
+        return {"role": "assistant", "content": "Checking.", **fields}
+
+    bash = {"id": "c3", "type": "function", "function": {"arguments": '{"command": "pwd"}'}}
+    data = {
+        "info": {"mini_version": "2.0.0", "exit_status": "Submitted"},
+        "messages": [
+            {"role": "user", "content": "List files."},
+            reply(extra={"actions": [{"command": "ls"}, {"command": 5}, "junk"]}),
+            reply(tool_calls=["junk", bash]),
+        ],
+        "trajectory_format": "mini-swe-agent-1.1",
+    }
+    events = MINI.parse(write(tmp_path, data, "run.traj.json")).events
+    assert [c.input["command"] for c in of(events, ToolCall)] == ["ls", "pwd"]
+    raws = [(r.record, r.reason) for r in of(events, RawEvent)]
+    assert raws == [(r, "action that is no command") for r in ({"command": 5}, "junk", "junk")]
+
+
 def test_mini_swe_agent_v2_toolcalls(tmp_path: Path) -> None:
     data = {
         "info": {

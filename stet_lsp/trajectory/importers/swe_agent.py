@@ -51,7 +51,8 @@ bare list of messages. `info` has `exit_status`, `submission`, `model_stats`
   models: ```` ```mswea_bash_command ````) holding the command; v2 adds `extra.actions`
   (`[{"command", "tool_call_id"?}]`), `extra.cost` and `extra.response` (the raw API response
   with its `usage`), and tool-calling models put the command in `tool_calls`. Each command is a
-  `bash` tool call; a response with its own cost or token counts is one usage event.
+  `bash` tool call (an action or a call that is no object, or an action without a command,
+  a raw event); a response with its own cost or token counts is one usage event.
 * the observation after it: `user` (text models) or `tool` (with `tool_call_id`) content
   `<returncode>N</returncode><output>...</output>`, v2 adding `extra.returncode` and
   `extra.raw_output`; the tool result is ok when the return code is 0.
@@ -931,7 +932,10 @@ class _MiniRun:
                 new_event(Reasoning, session=self.id, source=source, time=time, text=text)
             )
         content = _content_text(message.get("content"))
-        commands = _message_commands(message, content)
+        unread: list[Any] = []
+        commands = _message_commands(message, content, unread)
+        for action in unread:
+            self._raw(index, action, "action that is no command")
         text = content
         if commands and not message.get("tool_calls"):
             blocks = list(_ACTION_BLOCK.finditer(content))
@@ -1318,21 +1322,27 @@ def _request_usage(
     )
 
 
-def _message_commands(message: Record, content: str) -> list[tuple[str, str | None]]:
+def _message_commands(
+    message: Record, content: str, unread: list[Any]
+) -> list[tuple[str, str | None]]:
     """The commands a response ran: `extra.actions` (v2), `tool_calls`, or the one command
-    block of a text response (v1; none when there is not exactly one)."""
+    block of a text response (v1; none when there is not exactly one). An action or a call
+    that is not an object, or an action without a command, goes into `unread`."""
     actions = _extra(message).get("actions")
     if isinstance(actions, list) and actions:
         found = []
         for action in actions:
             if isinstance(action, dict) and isinstance(action.get("command"), str):
                 found.append((action["command"], text_field(action.get("tool_call_id"))))
+            else:
+                unread.append(action)
         return found
     calls = message.get("tool_calls")
     if isinstance(calls, list) and calls:
         found = []
         for call in calls:
             if not isinstance(call, dict):
+                unread.append(call)
                 continue
             function = call.get("function")
             arguments = _json_object(
