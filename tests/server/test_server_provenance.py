@@ -21,6 +21,7 @@ from test_server_trajectory_files import edit_session, lenses
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.server.features.provenance import INLINE_LIMIT
 from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.operations import line_origins
 from stet_lsp.trajectory.store import COMMITTED, HEADER_LIMIT, working_folder
 
 AGENT_LINE = 2  # 0-based: the line edit_session's step rewrote in src/app.py
@@ -108,6 +109,7 @@ async def test_a_code_action_opens_the_step_that_wrote_the_line(
     events = trajectory.path / "events.jsonl"
     links = f"[Open step {step}]({uri(narration)}#step-{step}) · [events]({uri(events)}#L{step})"
     assert hover.contents.value.endswith(links)
+    assert " (as " not in hover.contents.value.split("\n", 1)[0]  # written at this path
     assert json.loads(events.read_text().split("\n")[step - 1])["step"] == step
 
     # The line moves with edits above it, and so does its action; rewritten, it has none.
@@ -222,6 +224,18 @@ async def test_a_file_moved_with_a_plain_mv_keeps_its_lines(
     renamed = open_file(client, moved)
     [lens] = await eventually(lambda: provenance_lenses(client, renamed), timeout=15)
     assert lens.range.start.line == AGENT_LINE
+    # The hover names the path the step wrote, as `stet trajectory blame` does.
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=renamed),
+            position=types.Position(line=AGENT_LINE, character=0),
+        )
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    first = hover.contents.value.split("\n", 1)[0]
+    assert first.endswith(" (as `src/app.py`)")
+    blamed = line_origins(root, moved, AGENT_LINE + 1)
+    assert [run["written_as"] for run in blamed["runs"]] == ["src/app.py"]
 
 
 async def test_lenses_follow_a_trajectory_moved_to_a_renamed_branch(

@@ -252,7 +252,7 @@ class ProvenanceFeature(Feature):
             (t for t in provenance.trajectories if t.id == hunk.trajectory and t.folder), None
         )
         folder = state.session.root / trajectory.folder if trajectory is not None else None
-        return _hover(hunk, detail, folder)
+        return _hover(hunk, detail, folder, state.relative)
 
 
 def _hunks_of(provenance: Provenance, relative: str, lines: list[str]) -> list[ProvenanceHunk]:
@@ -299,14 +299,17 @@ def _short(trajectory: str) -> str:
     return trajectory if len(trajectory) <= 32 else trajectory[:29] + "…"
 
 
-def _hover(hunk: ProvenanceHunk, detail: StepDetail | None, folder: Path | None) -> str:
+def _hover(
+    hunk: ProvenanceHunk, detail: StepDetail | None, folder: Path | None, relative: str | None
+) -> str:
     """The step's detail, and links to it: in the narration (its anchor, which Markdown
     previews follow) and in events.jsonl, whose line N is step N (`#L<N>`: editors open a
-    file at that line, and ignore an anchor)."""
+    file at that line, and ignore an anchor). A file renamed since the step wrote it names
+    the path it was written to, as `stet trajectory blame` does."""
     parts = [f"**Written by step {hunk.step}** of trajectory `{hunk.trajectory}`"]
+    if hunk.path != relative:
+        parts[0] += f" (as `{hunk.path}`)"
     if detail is not None:
-        if detail.path != "" and hunk.path != detail.path:
-            parts[0] += f" (as `{detail.path}`)"
         if detail.message:
             said = "reasoned" if detail.message_kind == "reasoning" else "said"
             message = detail.message.strip()
