@@ -95,6 +95,9 @@ MOVABLE_TEXT = 12
 """The fewest characters (spaces aside) of a line that is followed when moved."""
 CACHE_SIZE = 32
 """Results kept per Provenance, by (path, text): an editor asks again for the same text."""
+BOM = "\ufeff"
+"""A byte order mark opening a file: no text of its first line to an editor, which holds the
+file without it."""
 
 _NEEDED_KINDS = frozenset(
     {"session_start", "agent_message", "reasoning", "tool_call", "file_change", "commit"}
@@ -404,6 +407,8 @@ def _file_lines(
     line_steps: list[int] = []
     for number in range(1, length + 1):
         text = content[number - 1] if content is not None else texts.get(number)
+        if text is not None and number == 1:
+            text = text.removeprefix(BOM)
         if text is None:
             reference.append(PLACEHOLDER)
         else:
@@ -718,6 +723,7 @@ class Provenance:
         entries = self._by_path.get(path)
         if not entries:
             return []
+        text = text.removeprefix(BOM)  # what the editor holds of it, and the reference too
         key = (path, hashlib.blake2b(text.encode("utf-8", "surrogatepass")).hexdigest())
         with self._lock:
             cached = self._cache.get(key)

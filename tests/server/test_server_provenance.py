@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+from claude_transcript import Transcript
 from lsp_harness import CLIENTS, SERVER, edit_range, eventually, execute, open_file, start, uri
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -321,3 +322,24 @@ async def test_a_hover_or_lenses_asked_for_at_once_after_opening_hold_provenance
         found = await eventually(lambda: provenance_lenses(client, document), timeout=15)
     [lens] = found
     assert lens.range.start.line == AGENT_LINE
+
+
+async def test_a_file_opening_with_a_byte_order_mark_is_attributed_as_on_the_command_line(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """Editors hold a file without its byte order mark; the trajectory recorded it, and the
+    command line reads it from disk: its first line is the step's all the same, in both."""
+    written = "\ufeffimport os\nprint(os.getcwd())\n"
+    transcript = Transcript(root)
+    transcript.user("Print the working folder.")
+    transcript.say("A two-line script.")
+    transcript.write_file("toolu_01", f"{root}/src/where.py", written)
+    (root / "src" / "where.py").write_bytes(written.encode())
+    import_transcript(resolve_target(root), transcript.save(tmp_path / "bom.jsonl"))
+
+    blamed = line_origins(root, root / "src" / "where.py")
+    assert [(run["first_line"], run["last_line"]) for run in blamed["runs"]] == [(1, 2)]
+    document = open_file(client, root / "src" / "where.py", text=written.removeprefix("\ufeff"))
+    [lens] = await eventually(lambda: provenance_lenses(client, document), timeout=15)
+    assert lens.range.start.line == 0
+    assert lens.command is not None and lens.command.title.endswith(" wrote 2 lines")
