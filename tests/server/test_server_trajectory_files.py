@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from claude_transcript import working_session
+from claude_transcript import Transcript, working_session
 from lsp_harness import (
     CLIENTS,
     SERVER,
@@ -895,3 +895,41 @@ def test_a_narration_anchor_naming_a_step_the_events_do_not_hold_leads_nowhere(
         assert not [message for message in server.logged if "Traceback" in message]
     finally:
         server.close()
+
+
+async def test_definition_asked_at_once_waits_for_the_steps(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """A narration (always indexed in a worker) and a long events.jsonl answer go to
+    definition asked right after opening as hovers do: LSP has no way to make the client ask
+    again once the steps are known."""
+    transcript = Transcript(root)
+    transcript.user("Echo a while, then write the helper.")
+    for number in range(1500):
+        transcript.tool(f"toolu_{number}", "Bash", {"command": f"echo {number}"}, "x" * 200)
+    transcript.write_file(
+        "toolu_write", f"{root}/src/retry.py", "def retry(call):\n    return call()\n"
+    )
+    (root / "src" / "retry.py").write_text("def retry(call):\n    return call()\n")
+    import_transcript(resolve_target(root), transcript.save(tmp_path / "long.jsonl"))
+    folder = working_folder(resolve_target(root)).path
+    records = lines_of(folder / "events.jsonl")
+    [step] = [record["step"] for record in records if record["kind"] == "file_change"]
+    text = (folder / "narration.md").read_text().split("\n")
+    anchors = {
+        "events.jsonl": step - 1,
+        "narration.md": next(n for n, line in enumerate(text) if f'id="step-{step}"' in line),
+    }
+    for name, line in anchors.items():
+        document = open_file(
+            client, folder / name, "json" if name.endswith("jsonl") else "markdown"
+        )
+        found = await client.text_document_definition_async(
+            types.DefinitionParams(
+                text_document=types.TextDocumentIdentifier(uri=document),
+                position=types.Position(line=line, character=0),
+            )
+        )
+        assert isinstance(found, list) and [(f.uri, f.range.start.line) for f in found] == [
+            (uri(root / "src" / "retry.py"), 0)
+        ], name

@@ -65,7 +65,9 @@ def register(server: StetServer) -> None:
         state = await ls.ready(params.text_document.uri)
         if state is None:
             return []
-        return ls.gather("definition", state, server_line(state.lines, params.position))
+        line = server_line(state.lines, params.position)
+        await ls.settled(state)  # a trajectory file's steps, indexed in a worker
+        return ls.gather("definition", state, line)
 
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbols(
