@@ -658,6 +658,7 @@ class Provenance:
         index = _PathIndex.build(root, trajectories, self._commit_renames)
         self._by_path = index.files
         self._unattributed = index.unattributed
+        self._renamed = index.renamed
         self._present = _present(root, set(index.files) | set(index.unattributed))
         self._cache: OrderedDict[tuple[str, str], tuple[ProvenanceHunk, ...]] = OrderedDict()
         """By path and the text's digest (not the text: 32 copies of a large file's)."""
@@ -705,6 +706,11 @@ class Provenance:
         """The current paths of the files some trajectory wrote lines of (these may have
         attributed lines; other files have none)."""
         return sorted(self._by_path)
+
+    def current_path(self, folder: str, path: str) -> str:
+        """Where the file that the trajectory in `folder` (relative to the root) wrote at
+        `path` is now: the path git saw it renamed to since, else `path`."""
+        return self._renamed.get((folder, path), path)
 
     def step(self, trajectory: str, step: int) -> StepDetail | None:
         """A file change's detail for a hover (None for a step that changed no file)."""
@@ -829,6 +835,8 @@ class _PathIndex:
 
     files: dict[str, list[tuple[TrajectoryLines, FileLines]]] = field(default_factory=dict)
     unattributed: dict[str, list[Unattributed]] = field(default_factory=dict)
+    renamed: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(trajectory folder, path it wrote) → the path now, for the files renamed since."""
 
     @classmethod
     def build(
@@ -846,6 +854,8 @@ class _PathIndex:
             for item in trajectory.unattributed:
                 current = moved.get((number, item.path), item.path)
                 index.unattributed.setdefault(current, []).append(item)
+        for (number, path), current in moved.items():
+            index.renamed[(trajectories[number].folder, path)] = current
         return index
 
 

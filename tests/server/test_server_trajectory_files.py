@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pygit2
 import pytest
 import pytest_lsp
 from claude_transcript import Transcript, working_session
@@ -30,7 +31,7 @@ from lsp_pipe import PipeServer
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
-from repos import make_repo
+from repos import commit_files, make_repo
 from samples import sample
 
 from stet_lsp.core.targets import resolve_target
@@ -932,4 +933,38 @@ async def test_definition_asked_at_once_waits_for_the_steps(
         )
         assert isinstance(found, list) and [(f.uri, f.range.start.line) for f in found] == [
             (uri(root / "src" / "retry.py"), 0)
+        ], name
+
+
+async def test_definition_follows_a_file_renamed_since(
+    client: LanguageClient, repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """The file a step wrote, committed and then moved with a plain `mv`: go to definition
+    from the step (in events.jsonl and in the narration) lands in the file where it is now,
+    as provenance follows it, not at the path it had."""
+    content = "def retry(call):\n    return call()\n"
+    (root / "src" / "retry.py").write_text(content)
+    import_transcript(resolve_target(root), session_writing(root, tmp_path))
+    commit_files(repo, {"src/retry.py": content}, "the agent's helper")
+    (root / "src" / "retry.py").rename(root / "src" / "retrying.py")
+    folder = working_folder(resolve_target(root)).path
+    records = lines_of(folder / "events.jsonl")
+    [step] = [record["step"] for record in records if record["kind"] == "file_change"]
+    text = (folder / "narration.md").read_text().split("\n")
+    anchors = {
+        "events.jsonl": step - 1,
+        "narration.md": next(n for n, line in enumerate(text) if f'id="step-{step}"' in line),
+    }
+    for name, line in anchors.items():
+        document = open_file(
+            client, folder / name, "json" if name.endswith("jsonl") else "markdown"
+        )
+        found = await client.text_document_definition_async(
+            types.DefinitionParams(
+                text_document=types.TextDocumentIdentifier(uri=document),
+                position=types.Position(line=line, character=0),
+            )
+        )
+        assert isinstance(found, list) and [(f.uri, f.range.start.line) for f in found] == [
+            (uri(root / "src" / "retrying.py"), 0)
         ], name

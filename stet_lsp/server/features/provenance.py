@@ -29,6 +29,7 @@ from pygls.uris import from_fs_path
 
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
+from stet_lsp.server.features.trajectory_files import TRAJECTORY_FILE
 from stet_lsp.server.positions import line_range
 from stet_lsp.server.server import StetServer
 
@@ -77,9 +78,13 @@ class ProvenanceFeature(Feature):
 
     def analyse(self, state: DocumentState) -> None:
         self._move_with_edits(state)
-        if state.session is None or state.relative is None or state.relative.startswith(".stet/"):
+        if state.session is None or state.relative is None:
             return
         root = state.session.root
+        if state.relative.startswith(".stet/"):
+            if TRAJECTORY_FILE.match(state.relative):  # its steps lead to files renamed since
+                self._refresh_later(root)
+            return
         provenance = self.loaded.get(root)
         self._refresh_later(root)
         if provenance is None:
@@ -201,6 +206,12 @@ class ProvenanceFeature(Feature):
             if state.session is not None and state.session.root == root
         ]
         self.server.refresh(states, outside=True)
+
+    def current_path(self, root: Path, folder: str, path: str) -> str:
+        """Where the file that the trajectory in `folder` wrote at `path` is now (`path`
+        until the repository's trajectories are loaded)."""
+        provenance = self.loaded.get(root)
+        return provenance.current_path(folder, path) if provenance is not None else path
 
     def code_lenses(self, state: DocumentState) -> list[types.CodeLens]:
         codec = self.server.workspace.position_codec

@@ -39,7 +39,9 @@ INLINE_LIMIT = 256 * 1024
 """Texts up to this many characters are indexed on the event loop; longer ones in a thread."""
 CHECK_DELAY_SECONDS = 1.0
 """How long after indexing a large file its schema check starts."""
-_FILE = re.compile(r"^\.stet/(?:cache/)?trajectories/[^/]+/(events\.jsonl|narration\.md)$")
+TRAJECTORY_FILE = re.compile(
+    r"^\.stet/(?:cache/)?trajectories/[^/]+/(events\.jsonl|narration\.md)$"
+)
 _SYMBOL_LIMIT = 500
 _SYMBOL_KINDS = {
     "session": types.SymbolKind.Namespace,
@@ -274,8 +276,10 @@ class TrajectoryFiles(Feature):
         except KeyError:  # a narration naming a step its events.jsonl does not hold
             return []
         root = state.session.root
+        folder = (state.relative or "").rsplit("/", 1)[0]
         locations = []
-        for path, target_line in targets:
+        for written, target_line in targets:
+            path = self._current_path(root, folder, written)
             file = _openable(root, path)
             uri = from_fs_path(str(file)) if file is not None else None
             if uri is None:
@@ -285,6 +289,16 @@ class TrajectoryFiles(Feature):
                 types.Location(uri=uri, range=types.Range(start=position, end=position))
             )
         return locations
+
+    def _current_path(self, root: Path, folder: str, path: str) -> str:
+        """The path now of a file a step of the trajectory in `folder` wrote at `path`
+        (renamed since, as provenance follows it)."""
+        from stet_lsp.server.features.provenance import ProvenanceFeature
+
+        for feature in self.server.features:
+            if isinstance(feature, ProvenanceFeature):
+                return feature.current_path(root, folder, path)
+        return path
 
     def workspace_symbols(self, query: str, roots: Sequence[Path]) -> list[types.WorkspaceSymbol]:
         """Steps of every trajectory of the repositories at `roots` (the workspace folders'
@@ -345,7 +359,7 @@ def _openable(root: Path, path: str) -> Path | None:
 def _kind(state: DocumentState) -> str | None:
     if state.relative is None:
         return None
-    found = _FILE.match(state.relative)
+    found = TRAJECTORY_FILE.match(state.relative)
     return found.group(1) if found else None
 
 
