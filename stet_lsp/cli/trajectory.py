@@ -356,6 +356,7 @@ def _mark(args: argparse.Namespace) -> int:
     from stet_lsp.cli.common import read_text_argument
     from stet_lsp.core.sheet import StyleSheet
     from stet_lsp.trajectory.feedback import feedback_path, mark_step, to_sheet
+    from stet_lsp.trajectory.operations import marked
     from stet_lsp.trajectory.store import find_folder
 
     if args.verdict == "note" and args.text is None:
@@ -367,7 +368,7 @@ def _mark(args: argparse.Namespace) -> int:
     verdict = mark_step(target.root, folder, args.step, args.verdict, text, gate_config=config)
     entry = to_sheet(StyleSheet(target), verdict) if args.note_to_sheet else None
     if args.json:
-        print_json({"verdict": json.loads(verdict.line()), "entry": entry})
+        print_json(marked(verdict, entry))
         return 0
     said = f": {verdict.text}" if verdict.text else ""
     print(f"step {verdict.step} of {verdict.trajectory}: {verdict.verdict}{said}")

@@ -231,6 +231,7 @@ def _list_steps(place: Place, arguments: dict[str, Any]) -> dict[str, Any]:
 
 def _mark_step(place: Place, arguments: dict[str, Any]) -> dict[str, Any]:
     from stet_lsp.trajectory.feedback import mark_step, to_sheet
+    from stet_lsp.trajectory.operations import marked
 
     target = place.target()
     folder = trajectory_folder(target, arguments.get("trajectory"))
@@ -251,11 +252,7 @@ def _mark_step(place: Place, arguments: dict[str, Any]) -> dict[str, Any]:
         author=AGENT,
     )
     entry = to_sheet(StyleSheet(target), verdict) if note_to_sheet else None
-    return {
-        "version": operations.JSON_VERSION,
-        "verdict": json.loads(verdict.line()),
-        "entry": entry,
-    }
+    return marked(verdict, entry)
 
 
 TOOLS: tuple[Tool, ...] = (

@@ -80,6 +80,15 @@ def document(fields: dict[str, Any]) -> dict[str, Any]:
     return {"version": JSON_VERSION, **fields}
 
 
+def marked(verdict: Verdict, entry: dict[str, Any] | None) -> dict[str, Any]:
+    """A step's mark as every front end gives it: the verdict as the line written to the
+    feedback file holds it (fields without a value left out), and the style-sheet entry
+    added for it, or None."""
+    import json
+
+    return document({"verdict": json.loads(verdict.line()), "entry": entry})
+
+
 def sessions_of(
     target: Target, harness: str | None = None, reached: Path | None = None
 ) -> list[SessionInfo]:

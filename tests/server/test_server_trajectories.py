@@ -194,6 +194,11 @@ async def test_a_step_is_marked_from_its_line_in_events_or_narration(
         client, "stet.step.mark", uri=uri(narration), line=below, verdict="clever"
     )
     assert marked["verdict"]["step"] == step and marked["entry"] is None
+    # The verdict as the feedback file holds it (no text: none given), as `stet trajectory
+    # mark --json` and the MCP tool give it.
+    written = (root / ".stet" / "feedback" / f"{folder.id}.jsonl").read_text(encoding="utf-8")
+    assert marked["verdict"] == json.loads(written.splitlines()[-1])
+    assert "text" not in marked["verdict"]
     with pytest.raises(JsonRpcException, match="not a file of a trajectory"):
         await execute(
             client, "stet.step.mark", uri=uri(root / "src" / "app.py"), line=0, verdict="note"

@@ -133,7 +133,7 @@ def register(server: StetServer) -> None:
     async def mark(*arguments: Any) -> dict[str, Any]:
         from stet_lsp.trajectory.feedback import VERDICTS
         from stet_lsp.trajectory.feedback import to_sheet as sheet_entry
-        from stet_lsp.trajectory.operations import document, mark_at, mark_by_step
+        from stet_lsp.trajectory.operations import mark_at, mark_by_step, marked
 
         args = argument(arguments)
         verdict = field(args, "verdict", str, choices=VERDICTS)
@@ -166,7 +166,7 @@ def register(server: StetServer) -> None:
         entry = None
         if to_sheet:
             entry = await server.write_sheet(session, lambda sheet: sheet_entry(sheet, recorded))
-        return document({"verdict": recorded.model_dump(mode="json"), "entry": entry})
+        return marked(recorded, entry)
 
     async def capstone(*arguments: Any) -> dict[str, Any]:
         from stet_lsp.trajectory.capstone import capstone as commit_trajectory
