@@ -113,6 +113,9 @@ async def test_bad_import_arguments_fail_the_request_and_the_server_goes_on(
         await execute(client, "stet.trajectory.import", uri=uri(root), path=str(unknown))
     with pytest.raises(JsonRpcException, match="give one of"):
         await execute(client, "stet.trajectory.import", uri=uri(root))
+    # An empty path is none, as on the command line (not the repository's own folder).
+    with pytest.raises(JsonRpcException, match="give one of"):
+        await execute(client, "stet.trajectory.import", uri=uri(root), path="")
     with pytest.raises(JsonRpcException, match="must be"):
         await execute(client, "stet.trajectory.import", uri=uri(root), path=7)
     listed = await execute(client, "stet.trajectory.list", uri=uri(root))

@@ -51,8 +51,9 @@ def register(server: StetServer) -> None:
             lambda: document(
                 import_session(
                     target,
-                    # A relative path is the repository's, not the editor's start folder.
-                    path=None if path is None else session.root / path,
+                    # A relative path is the repository's, not the editor's start folder; an
+                    # empty one is none, as on the command line.
+                    path=session.root / path if path else None,
                     session=wanted,
                     latest=latest,
                     harness=harness,
