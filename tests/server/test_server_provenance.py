@@ -343,3 +343,30 @@ async def test_a_file_opening_with_a_byte_order_mark_is_attributed_as_on_the_com
     [lens] = await eventually(lambda: provenance_lenses(client, document), timeout=15)
     assert lens.range.start.line == 0
     assert lens.command is not None and lens.command.title.endswith(" wrote 2 lines")
+
+
+async def test_a_skill_the_agent_wrote_is_attributed_as_on_the_command_line(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """A `.stet/` file an agent may write (a skill) is any file's equal: its lines are the
+    step's in the editor as in `stet trajectory blame`; Stet's own (the trajectory's files)
+    have none."""
+    skill = root / ".stet" / "skills" / "wrap-errors" / "SKILL.md"
+    written = "---\nname: wrap-errors\ndescription: Wrap errors\n---\n\nWrap every error.\n"
+    transcript = Transcript(root)
+    transcript.user("Write a skill for wrapping errors.")
+    transcript.say("A skill, then.")
+    transcript.write_file("toolu_01", str(skill), written)
+    skill.parent.mkdir(parents=True)
+    skill.write_text(written)
+    import_transcript(resolve_target(root), transcript.save(tmp_path / "skill.jsonl"))
+
+    blamed = line_origins(root, skill)
+    assert [(run["first_line"], run["last_line"]) for run in blamed["runs"]] == [(1, 6)]
+    document = open_file(client, skill, "markdown")
+    [lens] = await eventually(lambda: provenance_lenses(client, document), timeout=15)
+    assert lens.range.start.line == 0
+    assert lens.command is not None and lens.command.title.endswith(" wrote 6 lines")
+    narration = open_file(client, working_folder(resolve_target(root)).path / "narration.md")
+    await eventually(lambda: lenses(client, narration), timeout=10)
+    assert await provenance_lenses(client, narration) == []

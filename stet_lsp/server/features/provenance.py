@@ -42,6 +42,9 @@ CHECK_SECONDS = 2.0
 INLINE_LIMIT = 256 * 1024
 """Texts up to this many characters are attributed on the loop; longer ones in a thread."""
 OPEN_STEP = "stet.trajectory.open"
+STETS_OWN = (".stet/cache/", ".stet/trajectories/", ".stet/feedback/")
+"""Where Stet's own files are (sheets, trajectories, reviews, verdicts), which no step wrote;
+other `.stet/` files (a skill, the gate's settings) may be an agent's, as any file."""
 _DIFF_LINES = 40
 _MESSAGE_CHARS = 1500
 
@@ -81,7 +84,7 @@ class ProvenanceFeature(Feature):
         if state.session is None or state.relative is None:
             return
         root = state.session.root
-        if state.relative.startswith(".stet/"):
+        if state.relative.startswith(STETS_OWN):
             if TRAJECTORY_FILE.match(state.relative):  # its steps lead to files renamed since
                 self._refresh_later(root)
             return
