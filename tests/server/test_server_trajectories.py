@@ -643,3 +643,32 @@ async def test_a_step_marked_in_an_unsaved_events_file_is_the_one_its_line_shows
         meant["session"],
         meant["source"]["line"],
     )
+
+
+async def test_a_step_named_as_a_provenance_lens_names_it_is_marked_in_that_trajectory(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """A provenance lens names a step as `{uri, id, step}` (and `stet.trajectory.open` takes
+    the trajectory as `id`): marked with those arguments, the step of that trajectory gets
+    the verdict, not the working trajectory's step of the same number."""
+    import pygit2
+
+    repository = pygit2.Repository(str(root))
+    repository.config["user.name"] = "Reviewer"
+    repository.config["user.email"] = "reviewer@example.invalid"
+    first = working_session(root, tmp_path / "first.jsonl")
+    await execute(client, "stet.trajectory.import", uri=uri(root), path=str(first))
+    committed = (await execute(client, "stet.capstone", uri=uri(root)))["trajectory"]
+    second = working_session(
+        root, tmp_path / "second.jsonl", "dddddddd-1111-4222-8333-444455556666"
+    )
+    await execute(client, "stet.trajectory.import", uri=uri(root), path=str(second))
+    working = working_folder(resolve_target(root)).id
+
+    lens = {"uri": uri(root / "src" / "app.py"), "id": committed, "step": 2}
+    marked = await execute(client, "stet.step.mark", **lens, verdict="wrong")
+    assert marked["verdict"]["trajectory"] == committed
+    marked = await execute(client, "stet.step.mark", **lens, trajectory=committed, verdict="clever")
+    assert marked["verdict"]["trajectory"] == committed
+    with pytest.raises(JsonRpcException, match="once"):
+        await execute(client, "stet.step.mark", **lens, trajectory=working, verdict="wrong")

@@ -7,10 +7,12 @@ What they write passes the gate with the repository's configuration and the edit
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
 from stet_lsp.server.documents import local_path
@@ -144,7 +146,7 @@ def register(server: StetServer) -> None:
         settings = server.settings
         if step is not None:  # by trajectory and step, as a provenance lens names them
             session = await server.session_of(field(args, "uri", str, None))
-            wanted = field(args, "trajectory", str, None)
+            wanted = _trajectory_named(args)
             target = await server.off_loop(session.target)
             recorded = await server.off_loop(
                 lambda: mark_by_step(
@@ -215,6 +217,18 @@ def register(server: StetServer) -> None:
     server.command(OUTLINE)(answering(outline))
     server.command(SESSIONS)(answering(sessions))
     server.command(LIST)(answering(list_))
+
+
+def _trajectory_named(args: Mapping[str, Any]) -> str | None:
+    """The trajectory a step is marked in: `trajectory`, or `id` as a provenance lens (and
+    `stet.trajectory.open`) names it; None for the working one."""
+    named = field(args, "trajectory", str, None)
+    lens = field(args, "id", str, None)
+    if named is not None and lens is not None and named != lens:
+        raise JsonRpcInvalidParams(
+            f"give the trajectory once: 'trajectory' {named!r} and 'id' {lens!r} differ"
+        )
+    return named if named is not None else lens
 
 
 def _editor_lines(server: StetServer, root: Path) -> dict[Path, list[str]]:
