@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
@@ -335,6 +335,10 @@ class StetServer(LanguageServer):
         the workspace's only repository."""
         if uri is None:
             return await self._only_session()
+        if not uri:
+            raise JsonRpcInvalidParams(
+                "argument 'uri' is empty: give a file or folder of the repository"
+            )
         state = await self.ready(uri)
         if state is not None and state.session is not None:
             return state.session

@@ -113,6 +113,8 @@ async def test_bad_import_arguments_fail_the_request_and_the_server_goes_on(
         await execute(client, "stet.trajectory.import", uri=uri(root), path=str(unknown))
     with pytest.raises(JsonRpcException, match="give one of"):
         await execute(client, "stet.trajectory.import", uri=uri(root))
+    with pytest.raises(JsonRpcException, match="argument 'uri' is empty"):
+        await execute(client, "stet.trajectory.import", uri="", latest=True)
     # An empty path is none, as on the command line (not the repository's own folder).
     with pytest.raises(JsonRpcException, match="give one of"):
         await execute(client, "stet.trajectory.import", uri=uri(root), path="")
