@@ -471,6 +471,13 @@ def test_arguments_outside_what_a_command_takes_are_refused(
             -32803,
             "cannot be empty",
         ),
+        # A step given twice (its file's line and its number): which one is meant is unsaid.
+        (
+            "stet.step.mark",
+            {"uri": uri(events), "line": 1, "step": 5, "verdict": "wrong"},
+            -32602,
+            "either",
+        ),
     ]
     for number, (command, arguments, code, says) in enumerate(refused, 2):
         params = {"command": command, "arguments": [arguments]}

@@ -144,6 +144,11 @@ def register(server: StetServer) -> None:
         to_sheet = field(args, "toSheet", bool, False)
         step = field(args, "step", int, None)
         settings = server.settings
+        if step is not None and args.get("line") is not None:
+            raise JsonRpcInvalidParams(
+                "give the step either as 'step' (with 'trajectory') or as 'uri' and 'line' of "
+                "a trajectory's file, not both"
+            )
         if step is not None:  # by trajectory and step, as a provenance lens names them
             session = await server.session_of(field(args, "uri", str, None))
             wanted = _trajectory_named(args)
