@@ -13,6 +13,8 @@ import pygit2
 import pytest
 from repos import INJECTED, clone_committing_sheet, commit_files, make_repo
 
+from stet_lsp.core.anchors import make_anchor
+from stet_lsp.core.model import Anchor
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
 
@@ -529,6 +531,28 @@ def test_check_lists_margin_notes_and_entries_and_strict_fails_on_notes(
     commit_files(pygit2.Repository(r), {".stet/trajectories/t1/narration.md": quoted})
     shown = json.loads(stet("check", "--json", "-C", r)[1])["shown"]
     assert [item["kind"] for item in shown] == ["entry"]
+
+
+def test_a_byte_order_mark_is_no_part_of_a_first_lines_anchor(stet: Run, root: Path) -> None:
+    """An editor holds a file without the mark it opens with: a note anchored on its first
+    line keeps the line's text alone, so the editor and `stet check` place it alike (one
+    stored with the mark, as before, is read without it)."""
+    r = str(root)
+    (root / "src" / "bom.py").write_text("\ufeffx = 1\ny = 2\n", encoding="utf-8")
+    stet("note", "add", "on the first line", "--file", "src/bom.py", "--line", "1", "-C", r)
+    target = resolve_target(root)
+    [entry] = StyleSheet(target).entries()
+    assert entry.anchor is not None and entry.anchor.text == "x = 1"
+    from_editor = make_anchor(root, root / "src/bom.py", 1, text="x = 1\ny = 2\n")
+    assert from_editor.text == entry.anchor.text
+
+    StyleSheet(target).add("stored with it", anchor=Anchor("src/bom.py", 1, "\ufeffx = 1"))
+    (root / "src" / "bom.py").write_text("\ufeffz = 0\nx = 1\ny = 2\n", encoding="utf-8")
+    shown = json.loads(stet("check", "--json", "-C", r)[1])["shown"]
+    assert [(item["line"], item["message"].split(": ")[-1]) for item in shown] == [
+        (2, "on the first line"),
+        (2, "stored with it"),
+    ]
 
 
 def test_check_takes_only_a_word_for_the_marker(stet: Run, root: Path) -> None:

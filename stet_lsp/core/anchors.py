@@ -39,8 +39,13 @@ def relative_path(root: Path, path: Path | str) -> str:
         raise StetError(f"{path} is outside the repository {root}") from None
 
 
+BOM = "\ufeff"
+
+
 def line_key(line: str) -> str:
-    return line.strip()[:ANCHOR_TEXT_LIMIT]
+    """What an anchor keeps of a line: its text without the blanks around it, nor the byte
+    order mark a file may open with (an editor holds the file without it)."""
+    return line.removeprefix(BOM).strip()[:ANCHOR_TEXT_LIMIT]
 
 
 def make_anchor(root: Path, path: Path | str, line: int, text: str | None = None) -> Anchor:

@@ -223,7 +223,7 @@ def _anchor(value: str, text: str) -> Anchor:
     path, _, number = value.rpartition(":")
     if not path or not _ANCHOR_LINE.fullmatch(number) or not 1 <= int(number) <= _LINE_LIMIT:
         raise ValueError(f"anchor {_shown(value)} is not PATH:LINE with a line from 1 to 2^31-1")
-    return Anchor(path, int(number), text)
+    return Anchor(path, int(number), text.removeprefix("\ufeff"))  # as `anchors.line_key`
 
 
 def render_fields(fields: dict[str, str]) -> str:
