@@ -1100,6 +1100,35 @@ def test_codex_config_stet_created_is_removed_again(root: Path, stet: Stet, home
     assert not config.exists()
 
 
+def test_codex_config_stet_created_then_moved_into_dotfiles_stays(
+    root: Path, stet: Stet, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A config Stet created, moved into a dotfiles repository and linked back (the file, or
+    Codex's folder), is the user's now: uninstall takes Stet's lines out and leaves it, empty,
+    where the link points; the link stays a link."""
+    dotfiles = home / "dotfiles"
+    dotfiles.mkdir()
+    config = home / ".codex" / "config.toml"
+    assert stet_hooks(stet, root, "install", "codex")[0] == 0
+    config.rename(dotfiles / "config.toml")
+    config.symlink_to(dotfiles / "config.toml")
+    code, out, err = stet_hooks(stet, root, "uninstall", "codex")
+    assert code == 0, err
+    assert "leave it empty" in out and "symbolic link" in out
+    assert config.is_symlink() and (dotfiles / "config.toml").read_bytes() == b""
+    # Codex's folder moved into the dotfiles repository and linked back.
+    config.unlink()
+    (dotfiles / "config.toml").unlink()
+    assert stet_hooks(stet, root, "install", "codex")[0] == 0
+    (home / ".codex").rename(dotfiles / "codex")
+    (home / ".codex").symlink_to(dotfiles / "codex")
+    code, out, err = stet_hooks(stet, root, "uninstall", "codex", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["kept_created_file"] and not result["removed_file"]
+    assert (dotfiles / "codex" / "config.toml").read_bytes() == b""
+
+
 def test_codex_config_a_dotfiles_manager_links_is_written_where_it_points(
     root: Path, stet: Stet, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1464,6 +1464,64 @@ def test_uninstall_gives_back_the_exact_bytes(
     assert code == 0 and "no stet server to remove" in out
 
 
+@pytest.mark.parametrize(
+    ("client", "linked"),
+    [
+        (client, linked)
+        for client in ("claude-code", "codex", "cursor", "vscode")
+        for linked in ("file", "folder")
+        if (client, linked) != ("claude-code", "folder")  # ~/.claude.json's folder is home
+    ],
+)
+def test_a_created_file_moved_into_dotfiles_and_linked_back_stays(
+    stet: Stet, home: Path, root: Path, client: str, linked: str
+) -> None:
+    """A user's file install created, moved since into a dotfiles repository and linked back
+    (the file, or the folder it is in), is the user's: uninstall takes the stet entry out of
+    the file the link points to and leaves it there, whatever else it holds; the link stays,
+    and the record goes."""
+    config = config_path(client, "user", home, root)
+    assert install(stet, root, client, "--scope", "user")[0] == 0
+    dotfiles = home / "dotfiles"
+    dotfiles.mkdir()
+    if linked == "file":
+        moved = dotfiles / config.name
+        config.rename(moved)
+        config.symlink_to(moved)
+    else:
+        moved = dotfiles / "folder" / config.name
+        config.parent.rename(moved.parent)
+        config.parent.symlink_to(moved.parent)
+    code, out, err = uninstall(stet, root, client, "--scope", "user")
+    assert code == 0, err
+    assert "no longer where it was created" in out and "created" not in out.splitlines()[0]
+    assert config.is_symlink() or config.parent.is_symlink()
+    assert moved.exists() and "stet" not in moved.read_text()
+    assert state_files(home) == []
+
+
+@pytest.mark.parametrize("client", ["cursor", "vscode"])
+def test_an_editors_user_folder_that_is_a_link_is_written_where_it_points(
+    stet: Stet, home: Path, root: Path, client: str
+) -> None:
+    """`~/.cursor` (or VS Code's `User` folder) as a link into a dotfiles repository: the file
+    is written there, as the folders of Claude Code's and Codex's files are, and uninstall
+    removes the file install created there."""
+    config = config_path(client, "user", home, root)
+    folder = home / "dotfiles" / client
+    folder.mkdir(parents=True)
+    config.parent.parent.mkdir(parents=True, exist_ok=True)
+    config.parent.symlink_to(folder)
+    code, out, err = install(stet, root, client, "--scope", "user")
+    assert code == 0, err
+    servers = json.loads((folder / "mcp.json").read_text())
+    assert "stet" in servers["mcpServers" if client == "cursor" else "servers"]
+    code, out, err = uninstall(stet, root, client, "--scope", "user")
+    assert code == 0, err
+    assert "which stet mcp install created" in out and not (folder / "mcp.json").exists()
+    assert config.parent.is_symlink()
+
+
 def test_uninstall_after_an_edit_keeps_the_edit(
     stet: Stet, home: Path, root: Path, repo: pygit2.Repository
 ) -> None:

@@ -219,6 +219,11 @@ def _print_codex(path: str, result: dict[str, Any], would: str, installing: bool
         return
     if result["removed_file"]:
         print(f"Codex: {would}remove {path} (Stet created it)")
+    elif result.get("kept_created_file"):
+        print(
+            f"Codex: {would}take Stet's notify out of {path}, and leave it empty: Stet created "
+            "it, but it is reached through a symbolic link now (a dotfiles manager's)"
+        )
     elif result["changed"]:
         print(f"Codex: {would}take Stet's notify out of {path}")
     else:

@@ -18,8 +18,9 @@ the message says how to call Stet from that program instead).
 The setting is written as two lines at the top of the file (a top-level key must come before
 the first table), after a comment that says who wrote them; uninstalling removes exactly
 those lines, and a file Stet created (the comment says so) is removed when nothing else is in
-it. The notes and the brief reach Codex through its MCP configuration (`stet mcp install
-codex`, docs/mcp.md)."""
+it, unless it (or its folder) is a symbolic link now: a file moved into a dotfiles repository
+and linked back is the user's, and stays, empty. The notes and the brief reach Codex through
+its MCP configuration (`stet mcp install codex`, docs/mcp.md)."""
 
 from __future__ import annotations
 
@@ -85,6 +86,13 @@ def config_path(home: Path | None, env: Mapping[str, str]) -> Path:
     if folder is None:
         raise StetError("no home folder and no CODEX_HOME: cannot find Codex's config.toml")
     return followed_link(followed_link(folder) / "config.toml")
+
+
+def reached_through_link(home: Path | None, env: Mapping[str, str]) -> bool:
+    """Whether Codex's config.toml, or its folder, is a symbolic link: the file is then a
+    dotfiles manager's (moved into its repository and linked back), whoever created it."""
+    folder = codex_home(home, env)
+    return folder is not None and (os.path.islink(folder) or os.path.islink(folder / "config.toml"))
 
 
 def consented(root: Path) -> bool:
@@ -282,7 +290,7 @@ def uninstall(
     path = config_path(home, env)
     text = _read_config(path)
     content: str | None = None
-    remove_file = False
+    remove_file = kept_created_file = False
     changed = False
     if text is not None:
         parsed = _parse(text, path)
@@ -298,7 +306,10 @@ def uninstall(
             if is_stet_notify(_parse(content, path).get("notify")):
                 raise StetError(f"{path}: cannot take notify out; nothing was changed")
             changed = True
-            remove_file = created and not content
+            # A file Stet created that is reached through a link now lives in a dotfiles
+            # repository: it stays, empty, and the link with it.
+            kept_created_file = created and not content and reached_through_link(home, env)
+            remove_file = created and not content and not kept_created_file
     consent = consented(root)
     if not dry_run:
         if changed:
@@ -317,6 +328,7 @@ def uninstall(
         "consent_removed": consent,
         "kept_notify": False,
         "removed_file": remove_file,
+        "kept_created_file": kept_created_file,
     }
 
 

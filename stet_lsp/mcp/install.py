@@ -113,6 +113,9 @@ class Plan:
     """The keys of the JSON object that holds the servers (none for TOML)."""
     state: Path | None = None
     """The user's state folder, where `apply` records what it did (records.py)."""
+    configured: Path | None = None
+    """A user's file as the client names it, before symbolic links were followed to `path`
+    (None: inside the repository, where no link is followed)."""
 
     @property
     def action(self) -> str:
@@ -223,6 +226,7 @@ def _record(plan: Plan) -> dict[str, Any] | None:
         if records.digest(original) == recorded:
             record = _new_record(plan, original, excluded or old.get("excluded"))
             record["created_folders"] = old.get("created_folders") or []
+            record["real_path"] = old.get("real_path") or str(plan.path)
             return record
     return _new_record(plan, plan.before, excluded or (old or {}).get("excluded"))
 
@@ -246,6 +250,9 @@ def _new_record(plan: Plan, original: str | None, excluded: Any) -> dict[str, An
         "undo": records.undo(plan.after, original),
         "created_folders": missing,
         "excluded": excluded,
+        # Where the file is, every link followed: uninstall removes a file install created
+        # only while it is still there (not moved into a dotfiles repository and linked back).
+        "real_path": os.path.realpath(plan.path),
     }
 
 
@@ -280,7 +287,8 @@ def _excluded(exclusion: Exclusion | None) -> dict[str, Any] | None:
 
 def _claude(scope: str, start: list[str], env: Environment, root: Path | None) -> Plan:
     folder = env.variables.get("CLAUDE_CONFIG_DIR")
-    path = followed_link(followed_link(Path(folder) if folder else env.home) / ".claude.json")
+    configured = (Path(folder) if folder else env.home) / ".claude.json"
+    path = followed_link(followed_link(configured.parent) / configured.name)
     server = {"type": "stdio", "command": start[0], "args": [*start[1:], "mcp"], "env": {}}
     keys: tuple[str, ...] = ("mcpServers",)
     if root is not None:
@@ -313,12 +321,14 @@ def _claude(scope: str, start: list[str], env: Environment, root: Path | None) -
         notes=notes,
         mode=0o600,
         keys=keys,
+        configured=configured,
     )
 
 
 def _codex(scope: str, start: list[str], env: Environment, root: Path | None, repo: Any) -> Plan:
     server = {"command": start[0], "args": [*start[1:], "mcp"]}
     exclusion = None
+    configured = None
     if root is not None:
         relative = ".codex/config.toml"
         path = inside(root, relative)
@@ -330,16 +340,28 @@ def _codex(scope: str, start: list[str], env: Environment, root: Path | None, re
         )
     else:
         folder = env.variables.get("CODEX_HOME")
-        path = followed_link(
-            followed_link(Path(folder) if folder else env.home / ".codex") / "config.toml"
-        )
+        configured = (Path(folder) if folder else env.home / ".codex") / "config.toml"
+        path = followed_link(followed_link(configured.parent) / configured.name)
         shown = env.shown(path)
         before = _read(path, None)
         notes = ("Codex starts the server in the folder it runs in: that repository's branch",)
     after = _keeping_bom(before, lambda text: merge_toml(text, SERVER, server, shown))
     notes = (*notes, "restart Codex; /mcp lists the stet server")
     where = f"[mcp_servers.{SERVER}]"
-    return Plan("codex", scope, path, shown, where, before, after, server, root, exclusion, notes)
+    return Plan(
+        "codex",
+        scope,
+        path,
+        shown,
+        where,
+        before,
+        after,
+        server,
+        root,
+        exclusion,
+        notes,
+        configured=configured,
+    )
 
 
 def _editor(
@@ -352,6 +374,7 @@ def _editor(
     }
     key = "mcpServers" if client == "cursor" else "servers"
     exclusion = None
+    configured = None
     if root is not None:
         relative = ".cursor/mcp.json" if client == "cursor" else ".vscode/mcp.json"
         path = inside(root, relative)
@@ -359,7 +382,8 @@ def _editor(
         shown = relative
         before = _read(path, root)
     else:
-        path = followed_link(_user_file(client, env))
+        configured = _user_file(client, env)
+        path = followed_link(followed_link(configured.parent) / configured.name)
         shown = env.shown(path)
         before = _read(path, None)
     after = _keeping_bom(before, lambda text: merge_json(text, (key,), SERVER, server, shown))
@@ -381,6 +405,7 @@ def _editor(
         exclusion,
         notes,
         keys=(key,),
+        configured=configured,
     )
 
 

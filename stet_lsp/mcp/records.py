@@ -104,6 +104,7 @@ def _well_formed(record: dict[str, Any]) -> bool:
         and optional("undo", list)
         and optional("client", str)
         and optional("scope", str)
+        and optional("real_path", str)
     )
 
 

@@ -56,6 +56,9 @@ class Removal:
     folders: tuple[Path, ...]
     unexclusion: Unexclusion | None
     notes: tuple[str, ...]
+    recorded_at: Path | None = None
+    """The path the record is kept under (install's; the configured path's when the file was
+    moved and linked back since)."""
 
     @property
     def action(self) -> str:
@@ -107,8 +110,7 @@ def plan_removal(
             f"(an inline table, or dotted keys); {NOTHING}. Remove mcp_servers.stet by hand"
         ) from None
     current = target.before
-    state = target.state
-    record = records.read(state, target.path, target.where) if state is not None else None
+    record, recorded_at = _record(target)
     body = current.removeprefix(BOM) if current is not None else None
     entry = _entry(target, body) if body is not None and body.strip() else None
     if entry is None:
@@ -118,10 +120,15 @@ def plan_removal(
             # The file went by hand: the exclude line install added goes with the record.
             unexclusion = _unexclusion(target, record)
         recorded = record is not None
-        return Removal(target, None, current, current, False, recorded, (), unexclusion, notes)
+        return Removal(
+            target, None, current, current, False, recorded, (), unexclusion, notes, recorded_at
+        )
     assert current is not None and body is not None
     after: str | None = None
     restored = held_before = False
+    # A file install created goes only while it is still where install created it.
+    created = record is not None and record.get("before") is None
+    moved = record is not None and created and not _where_created(target, record, recorded_at)
     if record is not None and record.get("after") == records.digest(current):
         original = None
         if record.get("before") is not None:
@@ -130,19 +137,27 @@ def plan_removal(
         held_before = (
             fits and original is not None and _entry(target, original.removeprefix(BOM)) is not None
         )
-        if fits and not held_before:
+        if fits and not held_before and not moved:
             after, restored = original, True
     if not restored:
         rest, empty = _without(target, body)
-        created = record is not None and record.get("before") is None
-        after = None if empty and created else (BOM if current.startswith(BOM) else "") + rest
+        after = None if empty and created and not moved else BOM * current.startswith(BOM) + rest
     folders: tuple[Path, ...] = ()
     if after is None and record is not None:
         folders = _created_folders(target, record)
     unexclusion = _unexclusion(target, record) if record is not None else None
-    notes = _notes(target, record, restored, held_before, after, unexclusion)
+    notes = _notes(target, record, restored, held_before, after, unexclusion, moved)
     return Removal(
-        target, entry, current, after, restored, record is not None, folders, unexclusion, notes
+        target,
+        entry,
+        current,
+        after,
+        restored,
+        record is not None,
+        folders,
+        unexclusion,
+        notes,
+        recorded_at,
     )
 
 
@@ -166,7 +181,33 @@ def apply_removal(removal: Removal) -> None:
     if removal.unexclusion is not None:
         exclusions.apply(removal.unexclusion)
     if removal.recorded and target.state is not None:
-        records.remove(target.state, target.path, target.where)
+        records.remove(target.state, removal.recorded_at or target.path, target.where)
+
+
+def _record(target: Plan) -> tuple[dict[str, Any] | None, Path | None]:
+    """The record of the install, and the path it is kept under: the file's, else (the file
+    was moved and linked back since install wrote it) the path the client names."""
+    state = target.state
+    if state is None:
+        return None, None
+    for path in (target.path, target.configured):
+        if path is not None:
+            record = records.read(state, path, target.where)
+            if record is not None:
+                return record, path
+    return None, None
+
+
+def _where_created(target: Plan, record: dict[str, Any], recorded_at: Path | None) -> bool:
+    """Whether the file is where install created it. Inside the repository it is (no link
+    is followed there); a user's file is when its path, every link followed, is still the one
+    install wrote: one moved into a dotfiles repository and linked back (the file or a
+    folder on its way) is the user's now, and stays."""
+    if target.root is not None:
+        return True
+    if recorded_at != target.path:
+        return False
+    return bool(os.path.realpath(target.path) == record.get("real_path", str(target.path)))
 
 
 # -- the entry ---------------------------------------------------------------------------------
@@ -292,10 +333,17 @@ def _notes(
     held_before: bool,
     after: str | None,
     unexclusion: Unexclusion | None,
+    moved: bool,
 ) -> tuple[str, ...]:
     notes: list[str] = []
     if after is not None and not restored:
-        if held_before:
+        if moved:
+            notes.append(
+                "stet mcp install created this file, but it is no longer where it was created "
+                "(a symbolic link leads to it now, a dotfiles manager's): the stet entry is "
+                "taken out and the file is kept, even if empty"
+            )
+        elif held_before:
             notes.append(
                 "the file held a stet server before stet mcp install replaced it: the stet "
                 "entry is taken out, the rest of the file is kept"
