@@ -323,6 +323,59 @@ def test_dash_c_goes_before_the_command_as_for_git_or_after_it(
         assert json.loads(done.stdout)["entry"]["text"] == "before"
 
 
+GONE_COMMANDS = [
+    ("note", "list"),
+    ("note", "add", "x", "--json"),
+    ("brief",),
+    ("check", "--json"),
+    ("trajectory", "list", "--json"),
+    ("trajectory", "import", "--latest"),
+    ("capstone", "--dry-run"),
+    ("gate", "scan", "x"),
+    ("hooks", "status", "--json"),
+    ("hooks", "install", "codex"),
+    ("mcp", "install", "cursor", "--json"),
+    ("mcp", "uninstall", "cursor"),
+    ("-C", ".", "note", "list"),
+]
+
+
+def test_a_command_in_a_removed_folder_says_the_folder_is_gone(root: Path, tmp_path: Path) -> None:
+    """Started in a folder removed after the shell entered it, every command says so and
+    what to do, with or without --json, where it said only "No such file or directory"; a
+    relative -C DIR (before the command or after it) names the folder it is relative to."""
+    gone = tmp_path / "gone"
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        gone.mkdir()
+        return subprocess.run(
+            [sys.executable, "-m", "stet_lsp", *args],
+            capture_output=True,
+            text=True,
+            cwd=gone,
+            env=env,
+            timeout=60,
+            preexec_fn=lambda: os.rmdir(gone),
+        )
+
+    for command in GONE_COMMANDS:
+        done = run(*command)
+        assert (done.returncode, done.stdout) == (1, ""), command
+        assert done.stderr.startswith(
+            "stet: error: the current folder no longer exists (it was removed or moved after "
+            "the shell entered it): change to an existing folder (cd)"
+        ), (command, done.stderr)
+    for command in (("-C", "sub", "note", "list"), ("note", "list", "-C", "sub")):
+        done = run(*command)
+        assert done.returncode == 1
+        assert done.stderr.startswith(
+            "stet: error: cannot change to sub: it is relative to the current folder, which "
+            "no longer exists"
+        ), done.stderr
+    assert not (tmp_path / "home").exists()  # nothing was installed
+
+
 def test_an_anchor_counts_the_lines_an_editor_shows(stet: Run, root: Path) -> None:
     """src/app.py holds 20 lines, each ending in a line break: the empty string after the
     last break is no line 21."""

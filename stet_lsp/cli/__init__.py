@@ -119,15 +119,41 @@ def _command_named(argv: Sequence[str]) -> str | None:
     return None
 
 
+_RUN_AGAIN = (
+    "change to an existing folder (cd), or name the repository with -C and an absolute path, "
+    "and run the command again"
+)
+FOLDER_GONE = (
+    "the current folder no longer exists (it was removed or moved after the shell entered "
+    f"it): {_RUN_AGAIN}"
+)
+
+
+def _working_folder_gone() -> bool:
+    """Whether the folder the process runs in was removed (its path cannot be read)."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 class _CannotChange(StetError):
     """A folder of `-C DIR` that cannot be changed to; `folder` is it, absolute."""
 
     def __init__(self, folder: str, error: OSError) -> None:
-        super().__init__(f"cannot change to {folder}: {error.strerror or error}")
+        message = f"cannot change to {folder}: {error.strerror or error}"
         try:
             self.folder = os.path.abspath(folder)
         except OSError:  # relative to a working folder that was removed: left relative
             self.folder = folder
+            message = (
+                f"cannot change to {folder}: it is relative to the current folder, which no "
+                f"longer exists (it was removed or moved after the shell entered it): {_RUN_AGAIN}"
+            )
+        super().__init__(message)
 
 
 @contextmanager
@@ -243,6 +269,10 @@ def _run(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         return 141
     except OSError as error:  # writing the output (a full disk): every other is a StetError
+        if error.filename is None and _working_folder_gone():
+            # Reading the working folder's path (os.getcwd), which names no file.
+            print(f"stet: error: {FOLDER_GONE}", file=sys.stderr)
+            return 1
         print(f"stet: error: {error.strerror or error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
