@@ -28,7 +28,7 @@ from stet_lsp.core.launch import stet_command
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.hooks import files
 from stet_lsp.hooks.claude_code import EVENTS as HOOK_EVENTS
-from stet_lsp.hooks.claude_code import LOCAL_SETTINGS, commands
+from stet_lsp.hooks.claude_code import LOCAL_SETTINGS, MANAGED_VARIABLE, commands
 from stet_lsp.hooks.codex import notify_line, notify_program
 from stet_lsp.hooks.repository import branch_target, find_target
 from stet_lsp.hooks.run import run_hook, work
@@ -45,10 +45,12 @@ HARNESS_VARIABLES = ("CODEX_HOME", "CLAUDE_PROJECT_DIR", "CLAUDE_CONFIG_DIR")
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A home folder of the test's own, for this process and the hooks it starts."""
+    """A home folder of the test's own, for this process and the hooks it starts (and a
+    folder of Claude Code's managed settings of its own, empty)."""
     folder = tmp_path / "home"
     folder.mkdir()
     monkeypatch.setenv("HOME", str(folder))
+    monkeypatch.setenv(MANAGED_VARIABLE, str(tmp_path / "managed"))
     for name in HARNESS_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     return folder
@@ -1460,6 +1462,47 @@ def test_install_warns_when_settings_disable_all_hooks(root: Path, stet: Stet, h
         "warning: .claude/settings.local.json sets disableAllHooks"
         in (stet_hooks(stet, root, "install", "claude-code", "--dry-run")[1])
     )
+
+
+def test_install_and_status_warn_when_managed_settings_stop_stets_hooks(
+    root: Path, stet: Stet, home: Path, tmp_path: Path
+) -> None:
+    """Claude Code's managed settings (`/etc/claude-code/managed-settings.json` on Linux, here
+    a folder of the test's own) override every other settings file: `disableAllHooks: true`
+    there runs no hook, `allowManagedHooksOnly: true` only the managed settings' own; either
+    keeps Stet's from running, and install and status (text and --json) say so, naming the
+    file. A drop-in of `managed-settings.d/` merged after the base file wins over it."""
+    managed = tmp_path / "managed"
+    managed.mkdir()
+    base = managed / "managed-settings.json"
+    base.write_text('{"allowManagedHooksOnly": true, "hooks": {}}\n', "utf-8")
+    code, out, _ = stet_hooks(stet, root, "install", "claude-code")
+    assert code == 0
+    assert (
+        f"warning: {base}, Claude Code's managed settings, sets allowManagedHooksOnly to true: "
+        "Claude Code runs only the hooks of the managed settings, not Stet's"
+    ) in out
+    document = json.loads(stet_hooks(stet, root, "install", "claude-code", "--json")[1])
+    assert document["hooks_disabled_by"] == str(base)
+    assert document["hooks_disabled_setting"] == "allowManagedHooksOnly"
+    code, out, _ = stet_hooks(stet, root, "status")
+    assert code == 0 and "sets allowManagedHooksOnly to true" in out
+    drop_ins = managed / "managed-settings.d"
+    drop_ins.mkdir()
+    (drop_ins / "20-hooks.json").write_text('{"disableAllHooks": true}\n', "utf-8")
+    (drop_ins / "10-hooks.json").write_text('{"allowManagedHooksOnly": false}\n', "utf-8")
+    (drop_ins / ".hidden.json").write_text('{"allowManagedHooksOnly": true}\n', "utf-8")
+    status = json.loads(stet_hooks(stet, root, "status", "--json")[1])["claude_code"]
+    assert status["hooks_disabled_by"] == str(drop_ins / "20-hooks.json")
+    assert status["hooks_disabled_setting"] == "disableAllHooks"
+    assert (
+        "Claude Code's managed settings, sets disableAllHooks to true: Claude Code runs no "
+        "hooks, Stet's included"
+    ) in stet_hooks(stet, root, "status")[1]
+    (drop_ins / "20-hooks.json").write_text('{"disableAllHooks": false}\n', "utf-8")
+    status = json.loads(stet_hooks(stet, root, "status", "--json")[1])["claude_code"]
+    assert status["hooks_disabled_by"] is None and status["hooks_disabled_setting"] is None
+    assert "warning" not in stet_hooks(stet, root, "install", "claude-code")[1]
 
 
 def test_status_reads_the_user_settings_where_claude_code_does(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -96,7 +97,7 @@ def _install(args: argparse.Namespace) -> int:
 
         result = claude_code.install(root, dry_run=args.dry_run)
         result["elsewhere"] = _stet_hooks_elsewhere(root)
-        result["hooks_disabled_by"] = claude_code.hooks_disabled_by(root, _home(), os.environ)
+        result.update(claude_code.disabled_fields(root, _home(), os.environ))
     else:
         from stet_lsp.hooks import codex
 
@@ -183,17 +184,41 @@ def _print_claude_install(root: Path, path: str, result: dict[str, Any], would: 
             f"{', '.join(other['events'])} too, and Claude Code runs the hooks of each settings "
             "file: take Stet's out of one of them, or the brief may go into a session twice"
         )
-    disabled = result.get("hooks_disabled_by")
-    if disabled:
-        print(
-            f"warning: {_shown(root, Path(disabled))} sets disableAllHooks to true: Claude "
-            "Code runs no hooks, Stet's included, until it is false (or taken out)"
-        )
+    warning = _disabled_warning(root, result)
+    if warning:
+        print(f"warning: {warning}")
     print(
         "The brief goes into each new session; each finished session is imported into the "
         "working trajectory."
     )
     print("For notes and the brief as tools: stet mcp install claude-code")
+
+
+def _disabled_warning(root: Path, result: dict[str, Any]) -> str | None:
+    """What keeps Claude Code from running Stet's hooks (`hooks_disabled_by`), in words."""
+    disabled = result.get("hooks_disabled_by")
+    if not disabled:
+        return None
+    path = _shown(root, Path(disabled))
+    from stet_lsp.hooks.claude_code import managed_settings_files, managed_settings_folder
+
+    managed = Path(disabled) in managed_settings_files(managed_settings_folder(os.environ))
+    if result.get("hooks_disabled_setting") == "allowManagedHooksOnly":
+        return (
+            f"{path}, Claude Code's managed settings, sets allowManagedHooksOnly to true: "
+            "Claude Code runs only the hooks of the managed settings, not Stet's; your "
+            "organisation's administrators decide that setting"
+        )
+    if managed:
+        return (
+            f"{path}, Claude Code's managed settings, sets disableAllHooks to true: Claude "
+            "Code runs no hooks, Stet's included; your organisation's administrators decide "
+            "that setting"
+        )
+    return (
+        f"{path} sets disableAllHooks to true: Claude Code runs no hooks, Stet's included, "
+        "until it is false (or taken out)"
+    )
 
 
 def _print_claude_uninstall(path: str, result: dict[str, Any], would: str) -> None:
@@ -263,11 +288,9 @@ def _status(args: argparse.Namespace) -> int:
             print(f"Claude Code  {where}: {state}")
     if claude["ignored_by_git"] is False and claude["settings"][0]["exists"]:
         print(f"  warning: git does not ignore {claude_code.LOCAL_SETTINGS}; keep it uncommitted")
-    if claude["hooks_disabled_by"]:
-        print(
-            f"  warning: {_shown(root, Path(claude['hooks_disabled_by']))} sets "
-            "disableAllHooks to true: Claude Code runs no hooks, Stet's included"
-        )
+    warning = _disabled_warning(root, claude)
+    if warning:
+        print(f"  warning: {warning}")
     entry = document["codex"]
     if entry["problem"]:
         print(f"Codex        unreadable: {entry['problem']}")

@@ -32,6 +32,7 @@ import json
 import os
 import re
 import shlex
+import sys
 from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass
@@ -627,7 +628,16 @@ def status(root: Path, home: Path | None, env: Mapping[str, str]) -> dict[str, A
         "settings": files,
         "commands": commands(),
         "ignored_by_git": _ignored(root, LOCAL_SETTINGS),
-        "hooks_disabled_by": hooks_disabled_by(root, home, env),
+        **disabled_fields(root, home, env),
+    }
+
+
+def disabled_fields(root: Path, home: Path | None, env: Mapping[str, str]) -> dict[str, Any]:
+    """`hooks_disabled_by` and `hooks_disabled_setting` of `status` and install's result."""
+    disabled = hooks_disabled(root, home, env)
+    return {
+        "hooks_disabled_by": disabled[0] if disabled else None,
+        "hooks_disabled_setting": disabled[1] if disabled else None,
     }
 
 
@@ -649,11 +659,66 @@ def _places(
     return places
 
 
+MANAGED_FOLDERS = {
+    "darwin": Path("/Library/Application Support/ClaudeCode"),
+    "win32": Path("C:/Program Files/ClaudeCode"),
+}
+"""Where Claude Code reads its managed settings (an organisation's policy, which no other
+settings file overrides) on macOS and Windows; elsewhere (Linux, WSL) `/etc/claude-code`."""
+MANAGED_VARIABLE = "STET_CLAUDE_MANAGED_SETTINGS_DIR"
+"""Names another folder to read as the managed settings' (to check a policy before it is
+deployed, or in tests): Claude Code itself reads only its own."""
+MANAGED_KEYS = ("disableAllHooks", "allowManagedHooksOnly")
+"""The managed settings that keep Stet's hooks from running: no hook at all, or only the
+hooks of the managed settings themselves."""
+
+
+def managed_settings_folder(env: Mapping[str, str], platform: str = sys.platform) -> Path:
+    configured = env.get(MANAGED_VARIABLE)
+    if configured:
+        return Path(configured)
+    return MANAGED_FOLDERS.get(platform, Path("/etc/claude-code"))
+
+
+def managed_settings_files(folder: Path) -> list[Path]:
+    """`managed-settings.json`, then each `managed-settings.d/*.json` but hidden ones, in
+    alphabetical order: the order Claude Code merges them in, a later value winning."""
+    files = [folder / "managed-settings.json"]
+    with suppress(OSError):
+        drop_ins = folder / "managed-settings.d"
+        names = sorted(os.listdir(drop_ins))
+        files += [drop_ins / name for name in names if name.endswith(".json") and name[0] != "."]
+    return files
+
+
+def hooks_disabled(root: Path, home: Path | None, env: Mapping[str, str]) -> tuple[str, str] | None:
+    """The settings file that keeps Stet's hooks from running, and the setting that does
+    (None when none does): the managed settings' `disableAllHooks` or `allowManagedHooksOnly`
+    (the last file to set it, of the base file and its drop-ins), else `disableAllHooks` of
+    the local, project or user settings (`hooks_disabled_by`). A file that cannot be read
+    says nothing."""
+    managed: dict[str, tuple[bool, Path]] = {}
+    for path in managed_settings_files(managed_settings_folder(env)):
+        try:
+            settings = parse_settings(read_regular(path), path)
+        except StetError:
+            continue
+        for key in MANAGED_KEYS:
+            if isinstance(settings.get(key), bool):
+                managed[key] = (settings[key], path)
+    for key in MANAGED_KEYS:
+        value, path = managed.get(key, (False, Path()))
+        if value:
+            return str(path), key
+    disabled_by = hooks_disabled_by(root, home, env)
+    return (disabled_by, "disableAllHooks") if disabled_by is not None else None
+
+
 def hooks_disabled_by(root: Path, home: Path | None, env: Mapping[str, str]) -> str | None:
-    """The settings file whose `disableAllHooks: true` stops Claude Code running any hook,
-    Stet's included (None when none does): the first of the files that sets it, as the local
-    settings override the project's, and those the user's. A file that cannot be read says
-    nothing."""
+    """The settings file whose `disableAllHooks: true` stops Claude Code running any hook but
+    the managed settings', Stet's included (None when none does): the first of the files that
+    sets it, as the local settings override the project's, and those the user's. A file that
+    cannot be read says nothing."""
     for _, path, inside_root in _places(root, home, env):
         try:
             settings = parse_settings(read_regular(path, inside_root), path)
