@@ -1102,6 +1102,26 @@ def test_codex_config_stet_created_is_removed_again(root: Path, stet: Stet, home
     assert not config.exists()
 
 
+def test_codex_with_an_empty_home_says_so_and_writes_nothing(
+    root: Path, stet: Stet, home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An empty HOME is no home folder (Python would read it as `/`, Codex reads it as
+    unset): without CODEX_HOME, install and status say HOME is empty; with it, Codex's
+    folder is CODEX_HOME's."""
+    monkeypatch.setenv("HOME", "")
+    code, out, err = stet_hooks(stet, root, "install", "codex", "--dry-run")
+    assert (code, out) == (1, "")
+    assert err.startswith(
+        "stet: error: HOME is empty, and CODEX_HOME is not set: cannot find Codex's config.toml"
+    )
+    status = json.loads(stet_hooks(stet, root, "status", "--json")[1])
+    assert status["codex"]["problem"].startswith("HOME is empty")
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    code, out, err = stet_hooks(stet, root, "install", "codex", "--dry-run")
+    assert code == 0, err
+    assert str(tmp_path / "codex" / "config.toml") in out
+
+
 def test_codex_config_stet_created_then_moved_into_dotfiles_stays(
     root: Path, stet: Stet, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

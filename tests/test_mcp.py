@@ -1011,6 +1011,25 @@ def test_a_link_to_nothing_is_refused_and_nothing_is_created_through_it(
     assert (home / ".claude.json").is_symlink() and "stet" in missing.read_text()
 
 
+@pytest.mark.parametrize("value", ["", "relative/home"])
+def test_an_empty_or_relative_home_is_refused(
+    stet: Stet, home: Path, root: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """An empty HOME (Python reads it as `/`) or a relative one (below wherever Stet runs)
+    names no folder a harness reads: install and uninstall say what is wrong with HOME and
+    write nothing, the record of a local install included."""
+    monkeypatch.setenv("HOME", value)
+    for action in ("install", "uninstall"):
+        for client in ("codex", "cursor"):
+            code, out, err = stet("mcp", action, client, "--dry-run", "-C", str(root))
+            assert (code, out) == (1, ""), (action, client)
+            problem = "HOME is empty" if not value else f"HOME is not an absolute path ({value})"
+            assert err == (
+                f"stet: error: {problem}: set HOME to your home folder, where the harnesses "
+                "keep their configuration; nothing was changed\n"
+            )
+
+
 def test_claude_code_user_scope_and_a_new_file(stet: Stet, home: Path, root: Path) -> None:
     code, _, err = install(stet, root, "claude-code", "--scope", "user")
     assert code == 0, err

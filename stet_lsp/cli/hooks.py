@@ -82,10 +82,9 @@ def _root(args: argparse.Namespace) -> Path:
 
 
 def _home() -> Path | None:
-    try:
-        return Path.home()
-    except (RuntimeError, KeyError, OSError):
-        return None
+    from stet_lsp.core.home import home_folder
+
+    return home_folder(os.environ)
 
 
 def _install(args: argparse.Namespace) -> int:

@@ -84,7 +84,12 @@ def config_path(home: Path | None, env: Mapping[str, str]) -> Path:
     manager's), as `stet mcp install codex` writes it; a link to nothing is refused."""
     folder = codex_home(home, env)
     if folder is None:
-        raise StetError("no home folder and no CODEX_HOME: cannot find Codex's config.toml")
+        from stet_lsp.core.home import home_problem
+
+        raise StetError(
+            f"{home_problem(env)}, and CODEX_HOME is not set: cannot find Codex's config.toml. "
+            "Set HOME to your home folder (or CODEX_HOME to Codex's); nothing was changed"
+        )
     return followed_link(followed_link(folder) / "config.toml")
 
 

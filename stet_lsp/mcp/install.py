@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from stet_lsp.core import exclusions
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.home import required_home
 from stet_lsp.core.launch import stet_command
 from stet_lsp.core.lines import undecodable_at
 from stet_lsp.core.safefs import (
@@ -70,7 +71,7 @@ class Environment:
 
     @classmethod
     def current(cls) -> Environment:
-        return cls(Path.home(), dict(os.environ), sys.platform)
+        return cls(required_home(os.environ), dict(os.environ), sys.platform)
 
     def shown(self, path: Path) -> str:
         """`path` with the home folder as `~`."""
