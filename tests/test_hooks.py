@@ -667,6 +667,30 @@ def test_install_merges_into_local_settings_and_uninstall_restores_the_bytes(
     assert code == 0 and "nothing changed" in out
 
 
+def test_install_and_uninstall_in_a_repository_whose_path_is_not_utf8(
+    stet: Stet, home: Path, tmp_path: Path
+) -> None:
+    """A repository whose folder name holds a byte that is not UTF-8: the install record
+    names its `info/exclude`, and was written as UTF-8, which cannot hold that byte (a
+    traceback, after `.stet/` was made). It is written escaped, and uninstall reads it back:
+    the exclude line goes again. What the commands print names the folder with U+FFFD for
+    that byte, on a stream that refuses what is not UTF-8 (as pytest's, or a UTF-8 locale's)
+    as in JSON, where the print ended in a traceback after the work was done."""
+    repo = make_repo(tmp_path / os.fsdecode(b"caf\xe9 repo"))
+    root = Path(repo.workdir).resolve()
+    exclude = Path(repo.path) / "info" / "exclude"
+    before = exclude.read_bytes() if exclude.exists() else None
+    code, out, err = stet_hooks(stet, root, "install", "claude-code")
+    assert code == 0, err
+    assert f"with a line in {tmp_path}/caf\ufffd repo/.git/info/exclude" in out
+    assert b"/.claude/settings.local.json\n" in exclude.read_bytes()
+    code, out, err = stet_hooks(stet, root, "uninstall", "claude-code", "--json")
+    assert code == 0, err
+    assert json.loads(out)["path"] == f"{tmp_path}/caf\ufffd repo/{LOCAL_SETTINGS}"
+    assert not (root / LOCAL_SETTINGS).exists()
+    assert (exclude.read_bytes() if exclude.exists() else None) == before
+
+
 @pytest.mark.parametrize(
     "hooks",
     [{}, {"SessionStart": [], "Stop": []}, None, {"Stop": None}],

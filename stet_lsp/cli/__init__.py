@@ -190,16 +190,36 @@ _PICTURES = {
 
 
 class _Shown:
-    """A terminal's stream: a control character is written as its picture (ESC as ␛), so
-    that text from a transcript (a prompt, a tool's output, a file name) cannot move the
-    cursor, retitle the window or write the clipboard. Output to a pipe or a file is left
-    as it is."""
+    """A command's standard output or error. On a terminal, a control character is written
+    as its picture (ESC as ␛), so that text from a transcript (a prompt, a tool's output, a
+    file name) cannot move the cursor, retitle the window or write the clipboard; output to a
+    pipe or a file is left as it is. Text the stream cannot encode (a path whose bytes are
+    not UTF-8 holds lone surrogates, which a strict UTF-8 stream refuses) is written with
+    U+FFFD in their place, or the encoding's replacement, rather than ending the command
+    with a traceback after its work is done."""
 
-    def __init__(self, stream: Any) -> None:
+    def __init__(self, stream: Any, terminal: bool) -> None:
         self._stream = stream
+        self._terminal = terminal
 
     def write(self, text: str) -> int:
-        return int(self._stream.write(text.translate(_PICTURES)))
+        if self._terminal:
+            text = text.translate(_PICTURES)
+        try:
+            return int(self._stream.write(text))
+        except UnicodeEncodeError:
+            return int(self._stream.write(self._encodable(text)))
+
+    def _encodable(self, text: str) -> str:
+        text = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+        encoding = getattr(self._stream, "encoding", None) or "utf-8"
+        try:
+            text.encode(encoding)
+        except UnicodeEncodeError:
+            return text.encode(encoding, "replace").decode(encoding)
+        except LookupError:
+            pass
+        return text
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -207,9 +227,9 @@ class _Shown:
 
 @contextmanager
 def _terminal() -> Iterator[None]:
-    """Standard output and error as `_Shown` while the command runs, when a terminal."""
+    """Standard output and error as `_Shown` while the command runs."""
     streams = sys.stdout, sys.stderr
-    shown = [_Shown(s) if s is not None and _is_terminal(s) else s for s in streams]
+    shown = [_Shown(s, _is_terminal(s)) if s is not None else s for s in streams]
     sys.stdout, sys.stderr = shown
     try:
         yield

@@ -335,5 +335,7 @@ def _shown(root: Path, path: Path) -> str:
 
 
 def _print_json(document: dict[str, Any]) -> None:
-    json.dump({"version": 1, **document}, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+    from stet_lsp.cli.common import encodable  # a path that is not UTF-8: U+FFFD, as elsewhere
+
+    text = json.dumps({"version": 1, **document}, ensure_ascii=False, indent=2)
+    sys.stdout.write(encodable(text) + "\n")

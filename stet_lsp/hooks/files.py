@@ -218,9 +218,10 @@ def read_record(root: Path, name: str) -> dict[str, Any] | None:
 
 
 def write_record(root: Path, name: str, record: dict[str, Any]) -> None:
-    """Written readable by the owner only: a record may hold a copy of a settings file."""
-    text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
-    atomic_write(hooks_dir(root) / name, text.encode("utf-8"), root, mode=0o600)
+    """Written readable by the owner only: a record may hold a copy of a settings file. In
+    ASCII: a path that is not UTF-8 (a lone surrogate) is escaped, and read back as it was."""
+    text = json.dumps(record, ensure_ascii=True, indent=2) + "\n"
+    atomic_write(hooks_dir(root) / name, text.encode("ascii"), root, mode=0o600)
 
 
 def remove_record(root: Path, name: str) -> None:
