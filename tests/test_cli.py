@@ -376,6 +376,27 @@ def test_a_command_in_a_removed_folder_says_the_folder_is_gone(root: Path, tmp_p
     assert not (tmp_path / "home").exists()  # nothing was installed
 
 
+def test_a_work_tree_whose_repository_moved_is_refused_not_taken_for_the_one_around(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    """A linked work tree kept inside the main one (`.wt/feat`), after its repository moved:
+    its `.git` file names a git folder that is not there. git refuses it; Stet took it for a
+    folder of the repository around it and wrote to that one's branch. It refuses it too,
+    saying which file names what."""
+    tree = root / ".wt" / "feat"
+    tree.mkdir(parents=True)
+    gone = tmp_path / "moved" / ".git" / "worktrees" / "feat"
+    (tree / ".git").write_text(f"gitdir: {gone}\n", "utf-8")
+    for command in (("note", "add", "x"), ("note", "list", "--json"), ("hooks", "status")):
+        code, out, err = stet(*command, "-C", str(tree))
+        assert (code, out) == (1, ""), command
+        assert err.startswith(
+            f"stet: error: {tree / '.git'} names the git folder {gone}, which does not open"
+        ), err
+    code, out, _ = stet("note", "list", "--json", "-C", str(root))
+    assert code == 0 and json.loads(out)["entries"] == []
+
+
 def test_an_anchor_counts_the_lines_an_editor_shows(stet: Run, root: Path) -> None:
     """src/app.py holds 20 lines, each ending in a line break: the empty string after the
     last break is no line 21."""

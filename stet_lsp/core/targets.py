@@ -90,11 +90,39 @@ def common_git_dir(git_dir: Path) -> Path:
 def open_repository(path: Path | str) -> pygit2.Repository:
     start = Path(path).resolve()
     repo = find_repository(start)
+    _refuse_lost_git_folder(start, repo)
     if repo is None:
         raise NotInRepository(f"not inside a git repository: {start}")
     if repo.is_bare or repo.workdir is None:
         raise StetError(f"the repository at {repo.path} has no work tree")
     return repo
+
+
+def _refuse_lost_git_folder(start: Path, repo: pygit2.Repository | None) -> None:
+    """Refuse a `.git` file on the way up from `start` (a linked work tree's, a submodule's)
+    whose `gitdir:` names a folder that does not open, nearer than the repository found: its
+    repository was moved or removed. git stops there; looking further up would take the
+    folder for part of a repository around it (a work tree kept inside the main one), and
+    work on that one's branch."""
+    around = Path(repo.workdir).resolve() if repo is not None and repo.workdir else None
+    for folder in git_holders(start):
+        if folder == around:
+            return
+        marker = folder / ".git"
+        if not marker.is_file() or marker.is_symlink():
+            continue
+        try:
+            with open(marker, "rb") as stream:
+                first = stream.readline(4096).decode("utf-8", "surrogateescape")
+        except OSError:
+            continue
+        if first.startswith("gitdir:"):
+            named = first[len("gitdir:") :].strip()
+            raise StetError(
+                f"{marker} names the git folder {named}, which does not open (its repository "
+                "was moved or removed, say): run `git worktree repair` in that repository, or "
+                "remove the .git file; as git does, Stet looks no further up"
+            )
 
 
 def git_holders(path: Path) -> Iterator[Path]:
