@@ -38,8 +38,6 @@ class Normalizer:
         sandbox: str | None = None,
     ) -> None:
         roots = {str(root), str(root.resolve()), *linked_roots(root, cwds)}
-        if sandbox:
-            roots.add(sandbox)  # the repository as the session's sandbox named it
         alternatives = "|".join(re.escape(r) for r in sorted(roots, key=len, reverse=True))
         # The root itself becomes ".", a path under it loses the root and its slash (and a
         # file URI its scheme: `file:///repo/a.py` is `a.py`, not the broken `file://a.py`);
@@ -48,8 +46,15 @@ class Normalizer:
         # optional `file://` in front of one pattern made the pass six times slower).
         rest = "(?:(/)|(?![\\w.\\-]))"
         self._root = re.compile(f"(?:{alternatives}){rest}")
-        self._uri = re.compile(f"file://(?:{alternatives}){rest}")
-        self._roots = tuple(roots)
+        uris = f"{alternatives}|{re.escape(sandbox)}" if sandbox else alternatives
+        self._uri = re.compile(f"file://(?:{uris}){rest}")
+        # The repository as the session's sandbox named it (`/workspace`, `/testbed`): a short
+        # name that also ends other paths and URLs (`https://app.slack.com/workspace/…`,
+        # `~/workspace/…`), so only where no name runs on into it (a JSON string's escaped
+        # line break or tab before it is no name).
+        start = "(?:(?<![\\w.~\\-])|(?<=\\\\[nrt]))"
+        self._sandbox = re.compile(f"{start}{re.escape(sandbox)}{rest}") if sandbox else None
+        self._roots = (*roots, sandbox) if sandbox else tuple(roots)
         self._ignore = None if ignore is None or ignore.empty else ignore
 
     def relative(self, value: str) -> str:
@@ -59,6 +64,8 @@ class Normalizer:
             return value
         if "file://" in value:
             value = self._uri.sub(_relative_match, value)
+        if self._sandbox is not None:
+            value = self._sandbox.sub(_relative_match, value)
         return self._root.sub(_relative_match, value)
 
     def events(self, events: Iterable[EventBase]) -> list[EventBase]:

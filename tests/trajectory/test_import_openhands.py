@@ -1837,3 +1837,37 @@ def test_a_file_moved_twice_is_matched_under_every_name(tmp_path: Path, paired: 
     rest = of(events, "file_change")[3]
     assert (rest.added, rest.removed) == (1, 0)
     assert rest.diff.endswith(" h\n+log()\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "relative"),
+    [
+        ("cd /workspace/app && ls", "cd app && ls"),
+        ('"/workspace/a.py"', '"a.py"'),
+        ("--- a//workspace/x.py", "--- a/x.py"),
+        ("file:///workspace/x.py", "x.py"),
+        ("/workspace", "."),
+        ("see https://app.slack.com/workspace/settings", None),
+        ("cd /home/alice/workspace/other && ls", None),
+        ("kubectl get /api/v1/workspace", None),
+        ("~/workspace/x and /workspace-old/x", None),
+    ],
+)
+def test_a_sandbox_folder_is_made_relative_only_where_no_name_runs_into_it(
+    tmp_path: Path, text: str, relative: str | None
+) -> None:
+    """`/workspace` also ends other paths and URLs: those keep it."""
+    from stet_lsp.trajectory.normalize import Normalizer
+
+    normalizer = Normalizer(tmp_path, None, (), "/workspace")
+    assert normalizer.relative(text) == (text if relative is None else relative)
+
+
+def test_a_sandbox_folder_after_an_escaped_line_break_in_json_is_made_relative(
+    tmp_path: Path,
+) -> None:
+    from stet_lsp.trajectory.normalize import Normalizer
+
+    normalizer = Normalizer(tmp_path, None, (), "/workspace")
+    line = '{"output":"found:\\n/workspace/a.py\\t/workspace/b.py"}'
+    assert normalizer.relative(line) == '{"output":"found:\\na.py\\tb.py"}'
