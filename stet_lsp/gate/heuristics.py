@@ -553,9 +553,9 @@ _BOOTSTRAP_TOKEN = re.compile(r"[a-z0-9]{6}\.(?P<secret>[a-z0-9]{16})")
 def looks_like_reference(value: str) -> bool:
     """Code names, calls, subscripts, numbers, versions, paths and URLs; not a random run of
     letters and digits that a name's pattern happens to fit (`HkBDLHFaDXosUduCJI`, and from
-    eight characters on, `Xk9mQ2vLp8`: every caller judges a credential's value, where a
-    short password stands as often as a name), nor a bootstrap token whose secret reads as
-    generated (`kok16z.v0mwufxbv932byv7`)."""
+    eight characters on, `Xk9mQ2vLp8`: the callers judge a credential's value, where a short
+    password stands as often as a name, or a value found as one, which is looked for again),
+    nor a bootstrap token whose secret reads as generated (`kok16z.v0mwufxbv932byv7`)."""
     core = value.rstrip(")]},;")
     if core and any(reads_generated(run, HUMPS_READ) for run in (core, core.removesuffix(":"))):
         return False

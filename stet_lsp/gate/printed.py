@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.findings import Finding
-from stet_lsp.gate.rules_generic import PRINTED_SECRET, PRINTING_COMMANDS
 from stet_lsp.gate.scan import scan_text
 
 
@@ -17,6 +16,9 @@ def printed_secrets(
 ) -> tuple[str, list[Finding]] | None:
     """The text a terminal would show (the command's last line, then the output's first) and
     the secrets found in it as what `command` printed; None when there are none."""
+    # The rules' modules load each other (rules.py first): through `scan`, loaded above.
+    from stet_lsp.gate.rules_generic import PRINTED_SECRET, PRINTING_COMMANDS
+
     if not any(anchor in command for anchor in PRINTING_COMMANDS):
         return None
     shown = command.rstrip().rsplit("\n", 1)[-1]

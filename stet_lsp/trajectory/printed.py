@@ -4,6 +4,7 @@ result: the gate reads each event's JSON line apart, so `printed-secret` never s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -13,10 +14,10 @@ if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
     from stet_lsp.gate.findings import Finding
 
-# The header Codex puts before a command's output (`Exit code: 0`, `Wall time: …`, then
-# `Output:`): the output the command printed starts after it.
-_HEADER_STARTS = ("Exit code: ", "Process exited with code ")
-_HEADER_END = "\nOutput:\n"
+# The lines a harness puts before a command's output, up to its `Output:` (Codex: `Exit code:
+# 0` or `Chunk ID: …`, `Wall time: …`, `Process exited with code 0`, then `Output:` on a line
+# of its own; Gemini CLI and Qwen Code: `Command: …`, `Directory: …`, then `Output: …`).
+_HEADER = re.compile(r"(?:[A-Z][^\n]{0,200}\n){0,8}?Output:(?:\n| )")
 
 
 def printed_secrets(
@@ -49,8 +50,6 @@ def _command(tool_input: dict[str, Any]) -> str | None:
 
 
 def _printed(output: str) -> str:
-    if output.startswith(_HEADER_STARTS):
-        end = output.find(_HEADER_END, 0, 400)
-        if end >= 0:
-            return output[end + len(_HEADER_END) :]
-    return output
+    """What the command printed: the output after its harness's header, when it has one."""
+    header = _HEADER.match(output, 0, 2000)
+    return output[header.end() :] if header is not None else output

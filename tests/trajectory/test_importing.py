@@ -718,7 +718,19 @@ PRINTED = {
     "op read op://Private/db/password": "Xk9mQ2vLp8rT4wZ",
     "vault kv get -field=password secret/db": "Hq7L!mP2xW",
     "gcloud secrets versions access latest --secret=api-key": "pa55-9Zt",
+    "op read op://Private/api/credential": "Zt4kWq9Lm2Xp",
+    "vault read -field=token auth/token/lookup-self": "hvs7Rk2mQ9xLp4Tz",
 }
+# As harnesses write a command's output: bare (Claude Code), after Codex's header of either
+# form, after Gemini CLI's and Qwen Code's `Command:` and `Directory:` lines.
+HEADERS = (
+    "",
+    "",
+    "Exit code: 0\nWall time: 0.4 seconds\nOutput:\n",
+    "Chunk ID: 36c2f2\nWall time: 0.0 seconds\nProcess exited with code 0\n"
+    "Original token count: 5\nOutput:\n",
+    "Command: vault read -field=token auth/token/lookup-self\nDirectory: (root)\nOutput: ",
+)
 
 
 def test_what_a_command_printed_as_a_secret_is_redacted_though_its_call_is_apart(
@@ -726,15 +738,10 @@ def test_what_a_command_printed_as_a_secret_is_redacted_though_its_call_is_apart
 ) -> None:
     """A transcript keeps a call's command and its result in records of their own: paired,
     the result's printed value is redacted in every file (a copy of it later too), counted as
-    `printed-secret`. Codex's header before a command's output is read past."""
+    `printed-secret`. The header a harness writes before a command's output is read past."""
     session = Claude(SESSION_A, root).user("Connect to the database.")
-    for number, (command, value) in enumerate(PRINTED.items()):
-        output = (
-            value + "\n"
-            if number != 2
-            else f"Exit code: 0\nWall time: 0.4 seconds\nOutput:\n{value}\n"
-        )
-        session.tool(f"toolu_{number}", "Bash", {"command": command}, output)
+    for number, ((command, value), header) in enumerate(zip(PRINTED.items(), HEADERS, strict=True)):
+        session.tool(f"toolu_{number}", "Bash", {"command": command}, f"{header}{value}\n")
     session.say(f"Connected with {PRINTED['op read op://Private/db/password']}.")
     result = import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
 
@@ -743,8 +750,9 @@ def test_what_a_command_printed_as_a_secret_is_redacted_though_its_call_is_apart
     outputs = [result.output for result in of(events_of(root), ToolResult)]
     assert outputs[0] == "[REDACTED:printed-secret#1]\n"
     assert outputs[2].endswith("Output:\n[REDACTED:printed-secret#3]\n")
-    assert meta_of(root)["redaction"] == {"printed-secret": 4}
-    assert result.redaction == {"printed-secret": 4}
+    assert outputs[4].endswith("Output: [REDACTED:printed-secret#5]\n")
+    assert meta_of(root)["redaction"] == {"printed-secret": 6}
+    assert result.redaction == {"printed-secret": 6}
 
 
 @pytest.mark.parametrize(
