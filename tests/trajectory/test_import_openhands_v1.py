@@ -1263,6 +1263,12 @@ def test_a_branch_left_by_navigating_back_is_abandoned(tmp_path: Path) -> None:
     again_folder = write_conversation(tmp_path / "again", state, events)
     parsed = IMPORTERS["openhands-v1"].parse(again_folder / "base_state.json")
     assert [e.abandoned for e in of(parsed.events, "user_message")] == [False, True, False]
+    # A `leaf_event_id` of an event not written yet (a conversation still running): the last
+    # event is HEAD, where every step was abandoned.
+    state["leaf_event_id"] = "not-written-yet"
+    ahead_folder = write_conversation(tmp_path / "ahead", state, events)
+    parsed = IMPORTERS["openhands-v1"].parse(ahead_folder / "base_state.json")
+    assert [e.abandoned for e in of(parsed.events, "user_message")] == [False, True, False]
 
 
 def test_less_common_event_kinds(tmp_path: Path) -> None:

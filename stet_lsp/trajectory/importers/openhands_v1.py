@@ -319,6 +319,8 @@ class _Tree:
                 tree.nodes[event_id] = record.at
                 last = event_id if kind != "ConversationErrorEvent" else last
         leaf = text_field(state.get("leaf_event_id"))
+        if leaf is not None and leaf not in tree.parents:
+            leaf = None  # written ahead of its event (a conversation still running): the last
         if leaf is None and state.get("head_is_empty") is not True:
             leaf = last
         while leaf is not None and leaf in tree.parents and leaf not in tree.active:
