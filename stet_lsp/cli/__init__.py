@@ -211,7 +211,9 @@ class _Shown:
             return int(self._stream.write(self._encodable(text)))
 
     def _encodable(self, text: str) -> str:
-        text = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+        from stet_lsp.cli.common import encodable
+
+        text = encodable(text)
         encoding = getattr(self._stream, "encoding", None) or "utf-8"
         try:
             text.encode(encoding)

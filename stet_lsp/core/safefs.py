@@ -306,6 +306,12 @@ def followed_link(path: Path) -> Path:
         ) from None
 
 
+def followed_links(path: Path) -> Path:
+    """`followed_link` of the file's folder, then of the file in it (`~/.codex` and its
+    `config.toml` may each be a dotfiles manager's link)."""
+    return followed_link(followed_link(path.parent) / path.name)
+
+
 def _below(root: str, path: str) -> tuple[str, list[str]]:
     """The path below `root` that `path` names, and its parts below `root` (as pathlib reads
     a path: empty and `.` parts dropped), refusing one outside `root` or with a `..`."""

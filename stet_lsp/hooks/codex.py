@@ -33,7 +33,7 @@ from typing import Any
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.launch import by_bare_name, stet_command, stet_prefix
 from stet_lsp.core.lines import undecodable_at
-from stet_lsp.core.safefs import atomic_write, followed_link, read_regular, require_writable
+from stet_lsp.core.safefs import atomic_write, followed_links, read_regular, require_writable
 from stet_lsp.hooks.files import (
     read_record,
     record_tracked,
@@ -90,7 +90,7 @@ def config_path(home: Path | None, env: Mapping[str, str]) -> Path:
             f"{home_problem(env)}, and CODEX_HOME is not set: cannot find Codex's config.toml. "
             "Set HOME to your home folder (or CODEX_HOME to Codex's); nothing was changed"
         )
-    return followed_link(followed_link(folder) / "config.toml")
+    return followed_links(folder / "config.toml")
 
 
 def reached_through_link(home: Path | None, env: Mapping[str, str]) -> bool:

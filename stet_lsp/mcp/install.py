@@ -40,7 +40,7 @@ from stet_lsp.core.launch import stet_command
 from stet_lsp.core.lines import undecodable_at
 from stet_lsp.core.safefs import (
     atomic_write,
-    followed_link,
+    followed_links,
     inside,
     make_dirs,
     read_regular,
@@ -289,7 +289,7 @@ def _excluded(exclusion: Exclusion | None) -> dict[str, Any] | None:
 def _claude(scope: str, start: list[str], env: Environment, root: Path | None) -> Plan:
     folder = env.variables.get("CLAUDE_CONFIG_DIR")
     configured = (Path(folder) if folder else env.home) / ".claude.json"
-    path = followed_link(followed_link(configured.parent) / configured.name)
+    path = followed_links(configured)
     server = {"type": "stdio", "command": start[0], "args": [*start[1:], "mcp"], "env": {}}
     keys: tuple[str, ...] = ("mcpServers",)
     if root is not None:
@@ -342,7 +342,7 @@ def _codex(scope: str, start: list[str], env: Environment, root: Path | None, re
     else:
         folder = env.variables.get("CODEX_HOME")
         configured = (Path(folder) if folder else env.home / ".codex") / "config.toml"
-        path = followed_link(followed_link(configured.parent) / configured.name)
+        path = followed_links(configured)
         shown = env.shown(path)
         before = _read(path, None)
         notes = ("Codex starts the server in the folder it runs in: that repository's branch",)
@@ -384,7 +384,7 @@ def _editor(
         before = _read(path, root)
     else:
         configured = _user_file(client, env)
-        path = followed_link(followed_link(configured.parent) / configured.name)
+        path = followed_links(configured)
         shown = env.shown(path)
         before = _read(path, None)
     after = _keeping_bom(before, lambda text: merge_json(text, (key,), SERVER, server, shown))
