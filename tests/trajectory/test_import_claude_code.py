@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from claude_transcript import Transcript
 from samples import sample
 
 from stet_lsp.core.errors import StetError
@@ -1819,3 +1820,18 @@ def test_the_copy_a_branched_conversation_starts_with_is_left_out(tmp_path: Path
         "/work/app",
         "feature/x",
     )
+
+
+def test_a_text_block_of_blank_lines_is_counted_and_one_of_no_text_kept(tmp_path: Path) -> None:
+    """Claude Code writes text blocks of blank lines alone between a reply's parts: nothing
+    to show, but read, so counted in `dropped.empty_text`; a block whose text is no string
+    is kept raw."""
+    transcript = Transcript(tmp_path).user("Go on.")
+    transcript.assistant({"type": "text", "text": "\n\n"})
+    transcript.assistant({"type": "text", "text": 42})
+    transcript.say("Done.")
+    parsed = IMPORTER.parse(transcript.save(tmp_path / "s.jsonl"))
+    assert [e.text for e in of(parsed.events, AgentMessage)] == ["Done."]
+    assert parsed.dropped["empty_text"] == 1
+    [raw] = [e for e in parsed.events if e.kind == "raw" and e.record.get("text") == 42]
+    assert raw.reason == "unknown assistant content block"

@@ -665,10 +665,12 @@ class _FileReader:
     def _assistant_block(self, at: _At, block: Any, model: str | None) -> str | None:
         """Emits one content block of a reply; returns the call id of a Task/Agent call."""
         kind = block.get("type") if isinstance(block, dict) else None
-        if kind == "text":
-            text = _str(block.get("text"))
-            if text and text.strip():
+        if kind == "text" and isinstance(block.get("text"), str):
+            text = block["text"]
+            if text.strip():
                 self._emit(AgentMessage, at, text=text, model=model)
+            else:
+                self.shared.dropped["empty_text"] += 1  # blank lines only: read, and counted
         elif kind == "thinking" and (_str(block.get("thinking")) or "").strip():
             self._emit(Reasoning, at, text=block["thinking"])
         elif kind in ("thinking", "redacted_thinking"):
