@@ -159,6 +159,11 @@ def _import(args: argparse.Namespace) -> int:
     if result.continues:
         left = result.dropped.get(COMMITTED, 0)
         print(f"  went on after {', '.join(result.continues)}: its {left} events there left out")
+    if result.also_in:
+        print(
+            f"  note: the working trajectory of another target holds this session too "
+            f"({', '.join(result.also_in)}): the capstone of each would commit its steps"
+        )
     redacted = sum(result.redaction.values())
     if redacted:
         rules = ", ".join(f"{rule} {n}" for rule, n in result.redaction.items())

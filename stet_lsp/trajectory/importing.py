@@ -68,6 +68,7 @@ from stet_lsp.trajectory.store import (
     NARRATION,
     Folder,
     TooLarge,
+    folders,
     read_small,
     refuse_tracked,
     working_folder,
@@ -110,6 +111,9 @@ class ImportResult:
     """The session worked outside this repository (its paths are kept as they were)."""
     continues: list[str] = field(default_factory=list)
     """The committed trajectories that hold the session's earlier part, left out here."""
+    also_in: list[str] = field(default_factory=list)
+    """Other targets' working trajectories that hold the session too: each capstone would
+    commit its steps."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -124,6 +128,7 @@ class ImportResult:
             "dropped": self.dropped,
             "outside_repository": self.outside,
             "continues": self.continues,
+            "also_in": self.also_in,
         }
 
 
@@ -659,6 +664,17 @@ def _not_an_event(folder: Folder, stem: str, number: int, problem: str) -> StetE
     return error
 
 
+def _also_in(folder: Folder, sessions: set[str]) -> list[str]:
+    """The other working trajectories of the repository that hold one of `sessions`."""
+    return [
+        other.id
+        for other in folders(folder.root)
+        if other.working
+        and other.relative != folder.relative
+        and any(record.get("session") in sessions for _, record in _records(other))
+    ]
+
+
 def _records(folder: Folder) -> list[tuple[str, dict[str, Any]]]:
     directory = folder.path / SESSIONS
     found: list[tuple[str, dict[str, Any]]] = []
@@ -851,6 +867,7 @@ def _result(
         dropped=dict(record.get("dropped", {})),
         outside=outside,
         continues=[str(t) for t in record.get("continues", []) if isinstance(t, str)],
+        also_in=_also_in(folder, set(parsed.session_ids()) | {str(record.get("session"))}),
     )
 
 

@@ -65,6 +65,7 @@ def test_import_json_is_the_documented_shape(
     - redaction: {rule: spans} the gate replaced; dropped: {reason: count} left out
     - outside_repository: the session worked in folders none of which is in this repository
     - continues: the committed trajectories that hold the session's earlier part (left out)
+    - also_in: other targets' working trajectories that hold the session too
     """
     source, _ = two_sessions
     document = imported(stet, root, source)
@@ -82,6 +83,7 @@ def test_import_json_is_the_documented_shape(
         "dropped": {},
         "outside_repository": False,
         "continues": [],
+        "also_in": [],
     }
     events = (root / document["folder"] / "events.jsonl").read_text().splitlines()
     assert document["events"] == len(events) >= 6

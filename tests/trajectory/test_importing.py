@@ -330,6 +330,26 @@ def test_importing_the_same_file_again_changes_nothing(root: Path, tmp_path: Pat
     assert not import_transcript(target, copy).changed
 
 
+def test_a_session_another_targets_working_trajectory_holds_is_named(
+    root: Path, tmp_path: Path, stet: Callable[..., tuple[int, str, str]]
+) -> None:
+    """Imported on main, then on a branch checked out from it: both working trajectories
+    hold it, and each capstone would commit its steps. The second import names the first
+    trajectory (`also_in`), the first names none until asked again."""
+    source = simple_session(root, SESSION_A, "Add a greeting").save(tmp_path / "a.jsonl")
+    on_main = import_transcript(target_of(root), source)
+    assert on_main.also_in == []
+    repo = pygit2.Repository(str(root))
+    repo.branches.local.create("topic", repo.head.peel(pygit2.Commit))
+    repo.checkout("refs/heads/topic")
+    code, out, _ = stet("trajectory", "import", str(source), "--json", "-C", str(root))
+    assert code == 0 and json.loads(out)["also_in"] == [on_main.trajectory]
+    code, out, _ = stet("trajectory", "import", str(source), "-C", str(root))
+    assert f"holds this session too ({on_main.trajectory})" in out
+    other = simple_session(root, SESSION_B, "Add a farewell").save(tmp_path / "b.jsonl")
+    assert import_transcript(target_of(root), other).also_in == []
+
+
 def test_strict_mode_redacting_the_source_name_still_knows_the_session(
     root: Path, tmp_path: Path
 ) -> None:
