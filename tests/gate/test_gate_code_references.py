@@ -111,3 +111,14 @@ def test_a_configured_name_is_redacted_whatever_its_value(value: str) -> None:
 )
 def test_a_configured_name_with_no_value_or_a_reference_is_left(text: str) -> None:
     assert _found(text, GateConfig(env_names=("MY_SERVICE_PASS",))) == []
+
+
+@pytest.mark.parametrize("prefix", ["", "+", " ", "-", "    ", "+export "])
+def test_an_environment_line_with_operators_in_its_value_is_text_in_a_diff_too(
+    prefix: str,
+) -> None:
+    """A generated value full of code's signs (`&`, `+`, `=`, `((`) on an environment file's
+    line is text, also indented or as a diff shows the line (`+SECRET_KEY=…`)."""
+    value = "cahos2393o&v&v5qh+oes=((i8a$f2=r2ygqal_i820!=yqj1*"
+    text = f"@@ -1,2 +1,3 @@\n DEBUG=false\n{prefix}SECRET_KEY={value}\n PORT=8080\n"
+    assert [found for _, found in _found(text)] == [value]
