@@ -60,7 +60,7 @@ from stet_lsp.trajectory.importers.files import open_source
 from stet_lsp.trajectory.jsontext import without_lone_surrogates
 from stet_lsp.trajectory.meta import Meta, ProblemRecord, SourceFile, TargetRef, summarise
 from stet_lsp.trajectory.normalize import Normalizer, inside_repository, sandbox_paths
-from stet_lsp.trajectory.printed import printed_secrets
+from stet_lsp.trajectory.printed import secrets_calls_printed
 from stet_lsp.trajectory.renames import follow_rename
 from stet_lsp.trajectory.store import (
     EVENTS,
@@ -431,7 +431,7 @@ def _store_session(
         parsed.dropped[NESTED_TOO_DEEP] += len(too_deep)
     first_time = next((event.time for event in events if event.time), None)
     count = len(events) - len(too_deep)
-    printed = printed_secrets(events, config)
+    printed = secrets_calls_printed(events, config)
     # What is gated and written from here on is the text: the events go before the gate.
     events.clear()
     parsed.events.clear()

@@ -20,12 +20,12 @@ if TYPE_CHECKING:
 _HEADER = re.compile(r"(?:[A-Z][^\n]{0,200}\n){0,8}?Output:(?:\n| )")
 
 
-def printed_secrets(
+def secrets_calls_printed(
     events: Iterable[EventBase], config: GateConfig
 ) -> list[tuple[str, list[Finding]]]:
     """For each call's result that holds what its command printed as a secret: the text the
     gate read (command, then output) and what it found there."""
-    from stet_lsp.gate.printed import printed_secrets as found_in
+    from stet_lsp.gate.printed import printed_secrets
 
     commands: dict[str, str] = {}
     known: list[tuple[str, list[Finding]]] = []
@@ -35,7 +35,7 @@ def printed_secrets(
             if command:
                 commands[event.call_id] = command
         elif isinstance(event, ToolResult) and event.call_id in commands:
-            found = found_in(commands[event.call_id], _printed(event.output), config)
+            found = printed_secrets(commands[event.call_id], _printed(event.output), config)
             if found is not None:
                 known.append(found)
     return known
