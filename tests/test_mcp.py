@@ -1806,6 +1806,69 @@ def test_an_install_over_an_install_keeps_the_original(home: Path, root: Path) -
     assert json.loads(config.read_text()) == expected
 
 
+@pytest.mark.parametrize("existing", [True, False])
+@pytest.mark.parametrize("linked", ["file", "folder"])
+def test_an_install_after_the_file_moved_into_dotfiles_moves_its_record(
+    home: Path, root: Path, existing: bool, linked: str
+) -> None:
+    """Installed, moved into a dotfiles repository and linked back, then installed again
+    with another command: one record is left, under the file's new path, still holding the
+    original; uninstall gives that back (a file install created stays, emptied) and leaves
+    no record behind."""
+    from stet_lsp.mcp.install import apply
+    from stet_lsp.mcp.uninstall import apply_removal, plan_removal
+
+    environment = Environment(home, {}, "linux")
+    config = config_path("codex", "user", home, root)
+    original = b'model = "m"\n'
+    if existing:
+        config.parent.mkdir()
+        config.write_bytes(original)
+    apply(plan("codex", directory=root, environment=environment, command=["/a/stet"]))
+    dotfiles = home / "dotfiles"
+    dotfiles.mkdir()
+    if linked == "file":
+        moved = dotfiles / config.name
+        config.rename(moved)
+        config.symlink_to(moved)
+    else:
+        moved = dotfiles / "codex" / config.name
+        config.parent.rename(moved.parent)
+        config.parent.symlink_to(moved.parent)
+    apply(plan("codex", directory=root, environment=environment, command=["/b/stet"]))
+    assert len(state_files(home)) == 1
+    removal = plan_removal("codex", directory=root, environment=environment)
+    assert removal.server["command"] == "/b/stet"
+    apply_removal(removal)
+    assert moved.read_bytes() == (original if existing else b"")
+    assert state_files(home) == []
+
+
+def test_uninstall_takes_out_a_record_left_under_the_path_the_client_names(
+    home: Path, root: Path
+) -> None:
+    """Two records of one file, as an earlier version left them when a file moved and linked
+    back since was installed again: uninstall takes both out."""
+    from stet_lsp.mcp import records
+    from stet_lsp.mcp.install import apply
+    from stet_lsp.mcp.uninstall import apply_removal, plan_removal
+
+    environment = Environment(home, {}, "linux")
+    config = config_path("codex", "user", home, root)
+    apply(plan("codex", directory=root, environment=environment, command=["/a/stet"]))
+    [left] = state_files(home)
+    moved = home / "dotfiles" / config.name
+    moved.parent.mkdir()
+    config.rename(moved)
+    config.symlink_to(moved)
+    installed = plan("codex", directory=root, environment=environment, command=["/a/stet"])
+    record = json.loads(left.read_text()) | {"path": str(moved)}
+    records.write(installed.state, record)
+    assert len(state_files(home)) == 2
+    apply_removal(plan_removal("codex", directory=root, environment=environment))
+    assert state_files(home) == []
+
+
 def test_a_record_keeps_no_secret_and_no_large_part_of_the_file(
     stet: Stet, home: Path, root: Path
 ) -> None:

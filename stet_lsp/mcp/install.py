@@ -188,6 +188,10 @@ def apply(plan: Plan) -> None:
     record = _record(plan)
     if record is not None and plan.state is not None:
         records.write(plan.state, record)
+        moved_from = _moved_from(plan)
+        if moved_from is not None:
+            # The file was moved and linked back since: its record is now under its new path.
+            records.remove(plan.state, moved_from, plan.where)
     if plan.exclusion is not None:
         exclusion = plan.exclusion
         make_dirs(exclusion.base, exclusion.path.parent.relative_to(exclusion.base))
@@ -211,14 +215,17 @@ def _record(plan: Plan) -> dict[str, Any] | None:
     if plan.state is None:
         return None
     old = records.read(plan.state, plan.path, plan.where)
+    moved_from = _moved_from(plan) if old is None else None
+    if moved_from is not None:
+        old = records.read(plan.state, moved_from, plan.where)
     excluded = _excluded(plan.exclusion)
     if excluded is None and not (old is not None and old.get("excluded")):
         excluded = _claimed_elsewhere(plan)
     if plan.action == "unchanged":
-        if excluded is None:
+        if excluded is None and moved_from is None:
             return None
         if old is not None:
-            return {**old, "excluded": old.get("excluded") or excluded}
+            return _moved(old, plan) | {"excluded": old.get("excluded") or excluded}
         return _new_record(plan, plan.before, excluded)  # the entry is a person's
     if old is not None and old.get("after") == records.digest(plan.before):
         assert plan.before is not None
@@ -227,9 +234,27 @@ def _record(plan: Plan) -> dict[str, Any] | None:
         if records.digest(original) == recorded:
             record = _new_record(plan, original, excluded or old.get("excluded"))
             record["created_folders"] = old.get("created_folders") or []
-            record["real_path"] = old.get("real_path") or str(plan.path)
+            record["real_path"] = _moved(old, plan)["real_path"]
             return record
     return _new_record(plan, plan.before, excluded or (old or {}).get("excluded"))
+
+
+def _moved_from(plan: Plan) -> Path | None:
+    """The path the client names, when the file is elsewhere now (moved into a dotfiles
+    repository and linked back) and an install's record is kept under that path."""
+    configured = plan.configured
+    if plan.state is None or configured is None or configured == plan.path:
+        return None
+    if records.read(plan.state, configured, plan.where) is None:
+        return None
+    return configured
+
+
+def _moved(old: dict[str, Any], plan: Plan) -> dict[str, Any]:
+    """An earlier record under the file's path now. Where install wrote the file stays as
+    recorded (the path it was recorded under, for a record that does not say): uninstall
+    then sees the file moved since."""
+    return old | {"path": str(plan.path), "real_path": old.get("real_path") or old["path"]}
 
 
 def _new_record(plan: Plan, original: str | None, excluded: Any) -> dict[str, Any]:

@@ -181,7 +181,11 @@ def apply_removal(removal: Removal) -> None:
     if removal.unexclusion is not None:
         exclusions.apply(removal.unexclusion)
     if removal.recorded and target.state is not None:
-        records.remove(target.state, removal.recorded_at or target.path, target.where)
+        # Both paths: an earlier version left the record under the path the client names
+        # when a file moved and linked back since was installed again.
+        for path in (target.path, target.configured):
+            if path is not None:
+                records.remove(target.state, path, target.where)
 
 
 def _record(target: Plan) -> tuple[dict[str, Any] | None, Path | None]:
