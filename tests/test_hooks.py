@@ -1117,13 +1117,24 @@ def test_codex_install_reads_past_a_byte_order_mark_and_keeps_it(
 
 
 def test_codex_config_stet_created_is_removed_again(root: Path, stet: Stet, home: Path) -> None:
+    """With the folder install created for it; a folder that was there before stays, and so
+    does one that holds other files now."""
     config = home / ".codex" / "config.toml"
     code, out, _ = stet_hooks(stet, root, "install", "codex", "--dry-run")
     assert code == 0 and "would set notify" in out and not config.exists()
+    assert not config.parent.exists()
     assert stet_hooks(stet, root, "install", "codex")[0] == 0
     assert tomllib.loads(config.read_text("utf-8")) == {"notify": notify_program()}
     assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
-    assert not config.exists()
+    assert not config.parent.exists()
+    assert stet_hooks(stet, root, "install", "codex")[0] == 0
+    (config.parent / "auth.json").write_text("{}")
+    assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
+    assert not config.exists() and (config.parent / "auth.json").exists()
+    (config.parent / "auth.json").unlink()
+    assert stet_hooks(stet, root, "install", "codex")[0] == 0
+    assert stet_hooks(stet, root, "uninstall", "codex")[0] == 0
+    assert not config.exists() and config.parent.is_dir()
 
 
 def test_codex_with_an_empty_home_says_so_and_writes_nothing(

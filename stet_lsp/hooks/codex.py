@@ -18,7 +18,8 @@ the message says how to call Stet from that program instead).
 The setting is written as two lines at the top of the file (a top-level key must come before
 the first table), after a comment that says who wrote them; uninstalling removes exactly
 those lines, and a file Stet created (the comment says so) is removed when nothing else is in
-it, unless it (or its folder) is a symbolic link now: a file moved into a dotfiles repository
+it, with the folder it created for it (the comment says that too) while that is empty,
+unless it (or its folder) is a symbolic link now: a file moved into a dotfiles repository
 and linked back is the user's, and stays, empty. The notes and the brief reach Codex through
 its MCP configuration (`stet mcp install codex`, docs/mcp.md)."""
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +51,11 @@ MARKER_CREATED = (
     "# Added by `stet hooks install codex`, which created this file "
     "(undo: stet hooks uninstall codex)"
 )
+MARKER_CREATED_FOLDER = (
+    "# Added by `stet hooks install codex`, which created this file and its folder "
+    "(undo: stet hooks uninstall codex)"
+)
+MARKERS = (MARKER, MARKER_CREATED, MARKER_CREATED_FOLDER)
 CONSENT = "codex.json"
 """This repository's consent to imports of Codex turns, under `.stet/cache/hooks/`."""
 BOM = "\ufeff"
@@ -144,12 +151,14 @@ def _parse(text: str, path: Path) -> dict[str, Any]:
         raise StetError(f"{path} is not valid TOML ({error}); nothing was changed") from None
 
 
-def with_notify(text: str | None, program: list[str]) -> str:
+def with_notify(text: str | None, program: list[str], *, new_folder: bool = False) -> str:
     """The config's text with Stet's notify block (running `program`) at the top (after the
-    byte order mark a Windows editor may have started it with)."""
+    byte order mark a Windows editor may have started it with). With no text (no file), the
+    marker says Stet created the file, and its folder when `new_folder`."""
     line = notify_line(program)
     if not text:
-        return f"{MARKER_CREATED if text is None else MARKER}\n{line}\n"
+        created = MARKER_CREATED_FOLDER if new_folder else MARKER_CREATED
+        return f"{created if text is None else MARKER}\n{line}\n"
     bom, text = _split_bom(text)
     end = "\r\n" if "\r\n" in text else "\n"  # the file's own line endings
     return f"{bom}{MARKER}{end}{line}{end}{end}{text}"
@@ -175,19 +184,15 @@ def _stet_line(lines: list[str]) -> int | None:
     no obstacle."""
     bare = [line.rstrip("\r\n") for line in lines]
     return next(
-        (
-            n
-            for n in range(1, len(bare))
-            if bare[n - 1] in (MARKER, MARKER_CREATED) and _is_notify_line(bare[n])
-        ),
+        (n for n in range(1, len(bare)) if bare[n - 1] in MARKERS and _is_notify_line(bare[n])),
         None,
     )
 
 
-def without_notify(text: str) -> tuple[str, bool] | None:
-    """The config's text without Stet's lines, and whether Stet created the file; None when
-    the text has no line Stet wrote. Lines are compared without their line ending, so an
-    editor that changed those is no obstacle."""
+def without_notify(text: str) -> tuple[str, bool, bool] | None:
+    """The config's text without Stet's lines, whether Stet created the file, and whether it
+    created the file's folder too; None when the text has no line Stet wrote. Lines are
+    compared without their line ending, so an editor that changed those is no obstacle."""
     bom, text = _split_bom(text)
     lines = text.splitlines(keepends=True)
     bare = [line.rstrip("\r\n") for line in lines]
@@ -195,11 +200,11 @@ def without_notify(text: str) -> tuple[str, bool] | None:
     if index is None:
         return None
     start, end = index - 1, index + 1
-    created = bare[start] == MARKER_CREATED
+    created = bare[start] in (MARKER_CREATED, MARKER_CREATED_FOLDER)
     if start == 0 and end < len(lines) and bare[end] == "":
         end += 1  # the blank line written between Stet's block and the file's text
     rest = "".join(lines[:start] + lines[end:])
-    return (bom + rest if rest else rest), created
+    return (bom + rest if rest else rest), created, bare[start] == MARKER_CREATED_FOLDER
 
 
 def _is_notify_line(line: str) -> bool:
@@ -254,7 +259,7 @@ def install(
         if current != program:
             content = renewed_notify(text or "", program)
     elif current is None:
-        content = with_notify(text, program)
+        content = with_notify(text, program, new_folder=not os.path.lexists(path.parent))
         if _parse(content, path).get("notify") != program:
             raise StetError(f"{path}: cannot add notify at its top; nothing was changed")
     else:
@@ -295,7 +300,7 @@ def uninstall(
     path = config_path(home, env)
     text = _read_config(path)
     content: str | None = None
-    remove_file = kept_created_file = False
+    remove_file = kept_created_file = folder_created = False
     changed = False
     if text is not None:
         parsed = _parse(text, path)
@@ -307,7 +312,7 @@ def uninstall(
                     "line by hand (nothing was changed)"
                 )
         else:
-            content, created = found
+            content, created, folder_created = found
             if is_stet_notify(_parse(content, path).get("notify")):
                 raise StetError(f"{path}: cannot take notify out; nothing was changed")
             changed = True
@@ -321,6 +326,9 @@ def uninstall(
             require_writable(path)
         if remove_file:
             os.unlink(path)
+            if folder_created:
+                with suppress(OSError):
+                    os.rmdir(path.parent)  # only while empty: Codex keeps its own files there
         elif changed and content is not None:
             atomic_write(path, content.encode("utf-8"))
         if consent:
