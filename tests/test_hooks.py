@@ -369,6 +369,43 @@ def test_claude_project_dir_is_used_when_cwd_is_in_no_repository(
     )
 
 
+def test_a_hook_started_in_a_removed_folder_with_no_cwd_says_so_in_one_line(
+    root: Path, stet: Stet, tmp_path: Path
+) -> None:
+    """The folder the harness started the hook in was removed and the input names no `cwd`:
+    Claude Code's project folder is still used when there is one; without it the hook says
+    what is wrong in one line (it was `FileNotFoundError`, the project folder never tried),
+    and exits 0."""
+    agent_note(stet, root, "Prefer small commits")
+    gone = tmp_path / "gone"
+
+    def from_removed_folder(event: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        gone.mkdir()
+        inherited = {k: v for k, v in os.environ.items() if k not in HARNESS_VARIABLES}
+        started = f'cd "$1" && rmdir "$1" && exec "$2" -m stet_lsp hooks run {event}'
+        return subprocess.run(
+            ["/bin/sh", "-c", started, "sh", str(gone), sys.executable],
+            input=json.dumps({"session_id": SID}),
+            capture_output=True,
+            text=True,
+            env={**inherited, **env},
+            timeout=60,
+        )
+
+    done = from_removed_folder("session-start", {"CLAUDE_PROJECT_DIR": str(root)})
+    assert done.returncode == 0 and done.stderr == ""
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Prefer small commits" in context
+    for event in ("session-start", "session-end"):
+        done = from_removed_folder(event, {})
+        assert (done.returncode, done.stdout) == (0, "")
+        [line] = done.stderr.splitlines()
+        assert line.startswith("stet hooks: 20") and line.endswith(
+            f"{event}: error: the hook's input names no cwd, and the folder the hook was "
+            "started in no longer exists (it was removed): no repository to work in"
+        )
+
+
 def test_a_cwd_in_a_nested_repository_without_stet_gives_way_to_the_project(
     tmp_path: Path, root: Path, stet: Stet, elsewhere: Path
 ) -> None:

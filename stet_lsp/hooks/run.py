@@ -231,8 +231,12 @@ def _repository(
         candidates.append(cwd)
     if event != "codex-notify":
         candidates.append(env.get("CLAUDE_PROJECT_DIR", ""))
+    folder_gone = False
     if cwd is None:
-        candidates.append(os.getcwd())
+        try:
+            candidates.append(os.getcwd())
+        except FileNotFoundError:  # the folder the harness started the hook in was removed
+            folder_gone = True
     found: Target | None = None
     for candidate in candidates:
         if not candidate:
@@ -244,6 +248,11 @@ def _repository(
         if files.has_stet(target.root):
             return target.root, target
         found = found or target
+    if found is None and folder_gone:
+        raise HookInputError(
+            "the hook's input names no cwd, and the folder the hook was started in no longer "
+            "exists (it was removed): no repository to work in"
+        )
     return (found.root, found) if found is not None else (None, None)
 
 
