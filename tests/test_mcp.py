@@ -875,6 +875,29 @@ def test_requests_in_flight_when_input_ends_are_answered(workspace: Path) -> Non
     assert answers["brief"]["result"]["contents"][0]["uri"] == "stet://brief"
 
 
+def test_ids_5_and_string_5_are_each_answered_under_their_own_id(workspace: Path) -> None:
+    """JSON-RPC's 5 and "5" are two ids. The SDK correlates them as one (its table of
+    requests in flight, and a cancel's `requestId`), and so does the wait for what is
+    unanswered when input ends; each request is still answered, under the id it was sent
+    with, with its own result."""
+    lines = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "method": "tools/call",
+            "params": {"name": "add_note", "arguments": {"text": "Answered under 5."}},
+        },
+        {"jsonrpc": "2.0", "id": "5", "method": "tools/list"},
+    ]
+    payload = "".join(json.dumps(line) + "\n" for line in lines)
+    answers = raw_exchange(workspace, payload, wanted={1, 5, "5"})
+    added = answers[5]["result"]["structuredContent"]["entry"]
+    assert added["text"] == "Answered under 5."
+    assert {tool["name"] for tool in answers["5"]["result"]["tools"]} == {t.name for t in TOOLS}
+
+
 def test_arguments_are_checked_against_the_schema_itself() -> None:
     schema = {tool.name: tool.schema for tool in TOOLS}
     assert check_arguments(schema["get_brief"], None) == {"budget": 800}
