@@ -470,6 +470,23 @@ def test_session_end_imports_a_hand_written_transcript(
     assert "Rename the helper" in text and "Renamed it." in text
 
 
+def test_a_session_id_holding_a_lone_surrogate_is_imported_and_logged(
+    tmp_path: Path, root: Path, stet: Stet, elsewhere: Path
+) -> None:
+    """JSON lets the harness write a lone surrogate ("\\ud800"), which no UTF-8 text holds:
+    the worker could not be started with it in its argument, and the log's lines naming it
+    went to standard error instead. The log shows it as U+FFFD."""
+    agent_note(stet, root, "Set up")
+    transcript = claude_transcript(tmp_path / f"{SID}.jsonl", root)
+    session = "ab\ud800cd"
+    payload = {"session_id": session, "transcript_path": str(transcript), "cwd": str(root)}
+    done = hook("session-end", json.dumps(payload), elsewhere)
+    assert (done.returncode, done.stderr) == (0, "")
+    (line,) = wait_for_log(root, "session-end", "imported")
+    assert "claude-code session ab\ufffdcd: imported" in line
+    assert "Rename the helper" in events_text(root)
+
+
 def test_stop_imports_too(tmp_path: Path, root: Path, stet: Stet, elsewhere: Path) -> None:
     agent_note(stet, root, "Set up")
     transcript = claude_transcript(tmp_path / f"{SID}.jsonl", root, "Add the parser test")

@@ -71,6 +71,12 @@ def log(root: Path | None, event: str, message: str, *, own_words: bool = False)
     waits for, does not load the gate for them). Never raises: a hook must not fail on its
     log."""
     text = " ".join(message.split())
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate the harness's JSON wrote ("\ud800")
+        from stet_lsp.trajectory.jsontext import without_lone_surrogates
+
+        text = without_lone_surrogates(text)
     if len(text) > MESSAGE_CHARS:
         text = text[: MESSAGE_CHARS - 1] + "…"
     line = f"{now_text()} {event}: {text}\n"

@@ -388,7 +388,9 @@ def start_worker(root: Path, event: str, job: Job) -> None:
     else:
         options["start_new_session"] = True
     subprocess.Popen(
-        [*command, json.dumps(job, ensure_ascii=False)],
+        # ASCII: a lone surrogate the harness's JSON wrote ("\ud800") is no argument a
+        # process can be given, and the worker reads the same string back.
+        [*command, json.dumps(job)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
