@@ -573,6 +573,9 @@ def test_bad_input_exits_0_and_is_logged(root: Path, stet: Stet, elsewhere: Path
     cases = [
         ("session-end", "{not json", project, "is not JSON"),
         ("stop", "[1, 2]", project, "is not a JSON object"),
+        # JSON nested past the decoder's depth, whole or cut short: no RecursionError.
+        ("session-start", '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", project, "too deeply"),
+        ("session-end", "[" * 100_000, project, "nests too deeply to decode"),
         ("session-end", {"cwd": str(root), "session_id": SID}, {}, "no transcript_path"),
         (
             "session-end",

@@ -194,6 +194,8 @@ def _is_json(data: bytes | bytearray) -> bool:
         json.loads(data)
     except ValueError:
         return False
+    except RecursionError:  # whole or not, too deep to decode: no more input makes it JSON
+        return True
     return True
 
 
@@ -204,6 +206,8 @@ def _payload(text: str) -> dict[str, Any]:
         value = json.loads(text)
     except ValueError as error:
         raise HookInputError(f"the hook's input is not JSON ({error})") from None
+    except RecursionError:
+        raise HookInputError("the hook's input nests too deeply to decode") from None
     if not isinstance(value, dict):
         raise HookInputError("the hook's input is not a JSON object")
     return value
