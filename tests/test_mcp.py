@@ -1955,6 +1955,66 @@ def test_a_malformed_record_is_no_record(
     assert exclude_bytes(repo) is not None and b"/.cursor/mcp.json" in exclude_bytes(repo)
 
 
+@pytest.mark.parametrize("client", ["codex", "cursor"])
+def test_a_file_changed_between_reading_and_writing_is_not_overwritten(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository, client: str
+) -> None:
+    """The client (or another `stet` command) writes the file after install read it: the
+    install writes nothing over it, takes its record and exclude line back, and says so; the
+    command line plans again and keeps the change. Uninstall the same."""
+    from stet_lsp.core.errors import StetError
+    from stet_lsp.mcp.install import apply
+    from stet_lsp.mcp.uninstall import apply_removal, plan_removal
+
+    environment = Environment(home, {}, "linux")
+    config = config_path(client, "local", home, root)
+    exclude_before = exclude_bytes(repo)
+    planned = plan(client, "local", directory=root, environment=environment, command=["/a/stet"])
+    config.parent.mkdir()
+    changed = b'model = "m"\n' if client == "codex" else b'{"mcpServers": {}, "theirs": 1}\n'
+    config.write_bytes(changed)
+    with pytest.raises(StetError, match="changed while Stet wrote it"):
+        apply(planned)
+    assert config.read_bytes() == changed
+    assert state_files(home) == [] and exclude_bytes(repo) == exclude_before
+    assert install(stet, root, client, "--scope", "local")[0] == 0
+    installed = config.read_text()
+    assert "stet" in installed and ("model" in installed or "theirs" in installed)
+    removal = plan_removal(client, "local", directory=root, environment=environment)
+    config.write_text(installed + ("\n# mine\n" if client == "codex" else "\n"))
+    with pytest.raises(StetError, match="changed while Stet wrote it"):
+        apply_removal(removal)
+    assert config.read_text().startswith(installed) and len(state_files(home)) == 1
+    assert uninstall(stet, root, client, "--scope", "local")[0] == 0
+    assert "stet" not in config.read_text() and state_files(home) == []
+
+
+def test_mcp_and_hooks_installs_at_once_keep_each_others_change(home: Path, root: Path) -> None:
+    """`stet mcp install codex` and `stet hooks install codex` run side by side write the
+    same file: each wrote its change over what it read, and one was lost most times."""
+    config = home / ".codex" / "config.toml"
+    environment = {**os.environ, "PYTHONPATH": str(PROJECT), "HOME": str(home)}
+    for _ in range(4):
+        shutil.rmtree(config.parent, ignore_errors=True)
+        config.parent.mkdir()
+        config.write_text('model = "m"\n')
+        commands = [["mcp", "install", "codex"], ["hooks", "install", "codex"]]
+        started = [
+            subprocess.Popen(
+                [sys.executable, "-m", "stet_lsp", *command, "-C", str(root)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env=environment,
+            )
+            for command in commands
+        ]
+        for process in started:
+            assert process.wait(timeout=60) == 0, process.stderr
+        data = tomllib.loads(config.read_text())
+        assert "stet" in data["mcp_servers"] and data["notify"][-1] == "codex-notify"
+        assert data["model"] == "m"
+
+
 def test_a_state_folder_through_a_link_stops_the_install_before_any_write(
     stet: Stet, home: Path, root: Path, repo: pygit2.Repository, tmp_path: Path
 ) -> None:

@@ -109,11 +109,18 @@ def _serve_in_missing_folder(args: argparse.Namespace, folder: str) -> int:
 
 
 def _install(args: argparse.Namespace) -> int:
-    from stet_lsp.mcp.install import apply, plan
+    from stet_lsp.mcp.install import WRITE_ATTEMPTS, ChangedWhileWritten, apply, plan
 
-    planned = plan(args.client, args.scope, directory=Path(args.directory))
-    if not args.dry_run:
-        apply(planned)
+    for attempt in range(1, WRITE_ATTEMPTS + 1):
+        planned = plan(args.client, args.scope, directory=Path(args.directory))
+        if args.dry_run:
+            break
+        try:
+            apply(planned)
+            break
+        except ChangedWhileWritten:
+            if attempt == WRITE_ATTEMPTS:
+                raise
     if args.json:
         print_json(planned.to_json(args.dry_run))
         return 0
@@ -141,11 +148,19 @@ def _install(args: argparse.Namespace) -> int:
 
 
 def _uninstall(args: argparse.Namespace) -> int:
+    from stet_lsp.mcp.install import WRITE_ATTEMPTS, ChangedWhileWritten
     from stet_lsp.mcp.uninstall import apply_removal, plan_removal
 
-    removal = plan_removal(args.client, args.scope, directory=Path(args.directory))
-    if not args.dry_run:
-        apply_removal(removal)
+    for attempt in range(1, WRITE_ATTEMPTS + 1):
+        removal = plan_removal(args.client, args.scope, directory=Path(args.directory))
+        if args.dry_run:
+            break
+        try:
+            apply_removal(removal)
+            break
+        except ChangedWhileWritten:
+            if attempt == WRITE_ATTEMPTS:
+                raise
     if args.json:
         print_json(removal.to_json(args.dry_run))
         return 0

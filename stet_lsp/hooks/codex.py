@@ -35,7 +35,13 @@ from typing import Any
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.launch import by_bare_name, stet_command, stet_prefix
 from stet_lsp.core.lines import undecodable_at
-from stet_lsp.core.safefs import atomic_write, followed_links, read_regular, require_writable
+from stet_lsp.core.safefs import (
+    ChangedMeanwhile,
+    atomic_write,
+    followed_links,
+    read_regular,
+    require_writable,
+)
 from stet_lsp.hooks.files import (
     read_record,
     record_tracked,
@@ -120,14 +126,34 @@ def consented(root: Path) -> bool:
 # -- the config file -------------------------------------------------------------------------
 
 
-def _write_config(path: Path, content: str) -> None:
+class ChangedWhileWritten(StetError):
+    """The config changed between its reading and its writing (Codex, an editor, another
+    `stet` command): nothing was written; reading it again reads the change."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"{path} kept changing while Stet wrote it; nothing was changed, run the command again"
+        )
+
+
+WRITE_ATTEMPTS = 5
+
+
+def _write_config(path: Path, content: str, before: str | None) -> None:
+    """Write the config, only while it still holds `before` (None: no file)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, content.encode("utf-8"))
+        atomic_write(path, content.encode("utf-8"), unchanged=lambda: _holds(path, before))
+    except ChangedMeanwhile:
+        raise ChangedWhileWritten(path) from None
     except OSError as error:
         raise StetError(
             f"cannot write {path}: {error.strerror or error}; nothing was changed"
         ) from None
+
+
+def _holds(path: Path, text: str | None) -> bool:
+    return read_regular(path) == (None if text is None else text.encode("utf-8"))
 
 
 def _read_config(path: Path) -> str | None:
@@ -238,6 +264,21 @@ def install(
     dry_run: bool = False,
     keep_notify: bool = False,
 ) -> dict[str, Any]:
+    """`_install`, again while the config changes as it is written."""
+    for _ in range(WRITE_ATTEMPTS - 1):
+        with suppress(ChangedWhileWritten):
+            return _install(root, home=home, env=env, dry_run=dry_run, keep_notify=keep_notify)
+    return _install(root, home=home, env=env, dry_run=dry_run, keep_notify=keep_notify)
+
+
+def _install(
+    root: Path,
+    *,
+    home: Path | None,
+    env: Mapping[str, str],
+    dry_run: bool,
+    keep_notify: bool,
+) -> dict[str, Any]:
     """Set notify to Stet and record this repository's consent. With `keep_notify`, a notify
     the config has stays as it is (the user's own notify program calls `stet hooks run
     codex-notify`) and only the consent is recorded; without one there is nothing to keep,
@@ -281,7 +322,7 @@ def install(
             write_record(root, CONSENT, {"version": 1, "imports": True})
         if content is not None:
             try:
-                _write_config(path, content)
+                _write_config(path, content, text)
             except StetError:
                 if consent:
                     remove_record(root, CONSENT)
@@ -296,6 +337,16 @@ def install(
 
 def uninstall(
     root: Path, *, home: Path | None, env: Mapping[str, str], dry_run: bool = False
+) -> dict[str, Any]:
+    """`_uninstall`, again while the config changes as it is written."""
+    for _ in range(WRITE_ATTEMPTS - 1):
+        with suppress(ChangedWhileWritten):
+            return _uninstall(root, home=home, env=env, dry_run=dry_run)
+    return _uninstall(root, home=home, env=env, dry_run=dry_run)
+
+
+def _uninstall(
+    root: Path, *, home: Path | None, env: Mapping[str, str], dry_run: bool
 ) -> dict[str, Any]:
     path = config_path(home, env)
     text = _read_config(path)
@@ -324,13 +375,18 @@ def uninstall(
     if not dry_run:
         if changed:
             require_writable(path)
+        if changed and not _holds(path, text):
+            raise ChangedWhileWritten(path)
         if remove_file:
             os.unlink(path)
             if folder_created:
                 with suppress(OSError):
                     os.rmdir(path.parent)  # only while empty: Codex keeps its own files there
         elif changed and content is not None:
-            atomic_write(path, content.encode("utf-8"))
+            try:
+                atomic_write(path, content.encode("utf-8"), unchanged=lambda: _holds(path, text))
+            except ChangedMeanwhile:
+                raise ChangedWhileWritten(path) from None
         if consent:
             remove_record(root, CONSENT)
     return _result(

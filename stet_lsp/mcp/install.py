@@ -39,11 +39,13 @@ from stet_lsp.core.home import required_home
 from stet_lsp.core.launch import stet_command
 from stet_lsp.core.lines import undecodable_at
 from stet_lsp.core.safefs import (
+    ChangedMeanwhile,
     atomic_write,
     followed_links,
     inside,
     make_dirs,
     read_regular,
+    remove_regular,
     require_writable,
 )
 from stet_lsp.core.targets import common_git_dir, open_repository, repository_root
@@ -178,34 +180,79 @@ def plan(
     return dataclasses.replace(result, state=records.state_base(env.home, env.variables))
 
 
+class ChangedWhileWritten(StetError):
+    """The file changed between its reading and its writing (the client, another editor,
+    another `stet` command): nothing was written; planning again reads the change."""
+
+    def __init__(self, shown: str) -> None:
+        super().__init__(f"{shown} changed while Stet wrote it; {NOTHING}, run the command again")
+
+
+WRITE_ATTEMPTS = 5
+"""How often a command plans and writes again when the file changed meanwhile."""
+
+
 def apply(plan: Plan) -> None:
     """Write the plan: the record of what is done (for `stet mcp uninstall`; a state folder
     it cannot be written to stops the install before anything is written), the exclusion, so
     the file is never there unignored (also when the file holds the server already), then the
-    file."""
+    file, only while it still holds what the plan read (ChangedWhileWritten: the record and
+    the exclusion are taken back)."""
     if plan.action != "unchanged":
         require_writable(plan.path)
     record = _record(plan)
+    previous = None
     if record is not None and plan.state is not None:
+        previous = records.read(plan.state, plan.path, plan.where)
         records.write(plan.state, record)
-        moved_from = _moved_from(plan)
-        if moved_from is not None:
-            # The file was moved and linked back since: its record is now under its new path.
-            records.remove(plan.state, moved_from, plan.where)
     if plan.exclusion is not None:
         exclusion = plan.exclusion
         make_dirs(exclusion.base, exclusion.path.parent.relative_to(exclusion.base))
         data = exclusion.after.encode("utf-8", "surrogateescape")
         atomic_write(exclusion.path, data, exclusion.base)
-    if plan.action == "unchanged":
-        return
+    if plan.action != "unchanged":
+        try:
+            _write(plan)
+        except ChangedMeanwhile:
+            if record is not None and plan.state is not None:
+                if previous is None:
+                    records.remove(plan.state, plan.path, plan.where)
+                else:
+                    records.write(plan.state, previous)
+            if plan.exclusion is not None:
+                _take_back(plan.exclusion)
+            raise ChangedWhileWritten(plan.shown) from None
+    moved_from = _moved_from(plan) if record is not None else None
+    if moved_from is not None and plan.state is not None:
+        # The file was moved and linked back since: its record is now under its new path.
+        records.remove(plan.state, moved_from, plan.where)
+
+
+def _write(plan: Plan) -> None:
     data = plan.after.encode("utf-8")
+    before = None if plan.before is None else plan.before.encode("utf-8")
+
+    def unchanged() -> bool:
+        return read_regular(plan.path, plan.root) == before
+
     if plan.root is not None:
         make_dirs(plan.root, plan.path.parent.relative_to(plan.root))
-        atomic_write(plan.path, data, plan.root, mode=plan.mode)
     else:
         plan.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(plan.path, data, mode=plan.mode)
+    atomic_write(plan.path, data, plan.root, mode=plan.mode, unchanged=unchanged)
+
+
+def _take_back(exclusion: Exclusion) -> None:
+    """The exclude file as it was before `apply` added the line, unless it changed since."""
+    after = exclusion.after.encode("utf-8", "surrogateescape")
+    if read_regular(exclusion.path, exclusion.base) != after:
+        return
+    if exclusion.before:
+        atomic_write(
+            exclusion.path, exclusion.before.encode("utf-8", "surrogateescape"), exclusion.base
+        )
+    else:
+        remove_regular(exclusion.path, exclusion.base)
 
 
 def _record(plan: Plan) -> dict[str, Any] | None:

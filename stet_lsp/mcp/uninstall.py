@@ -25,12 +25,20 @@ from typing import Any
 from stet_lsp.core import exclusions
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.exclusions import Unexclusion
-from stet_lsp.core.safefs import atomic_write, inside, remove_regular, require_writable
+from stet_lsp.core.safefs import (
+    ChangedMeanwhile,
+    atomic_write,
+    inside,
+    read_regular,
+    remove_regular,
+    require_writable,
+)
 from stet_lsp.mcp import records
 from stet_lsp.mcp.install import (
     BOM,
     NOTHING,
     SERVER,
+    ChangedWhileWritten,
     Environment,
     Plan,
     UneditableToml,
@@ -167,6 +175,13 @@ def apply_removal(removal: Removal) -> None:
     target = removal.target
     if removal.server is not None:
         require_writable(target.path)
+        before = None if removal.before is None else removal.before.encode("utf-8")
+
+        def unchanged() -> bool:
+            return read_regular(target.path, target.root) == before
+
+        if not unchanged():  # the file changed since it was read: plan again
+            raise ChangedWhileWritten(target.shown)
         if removal.after is None:
             if target.root is not None:
                 remove_regular(target.path, target.root)
@@ -177,7 +192,11 @@ def apply_removal(removal: Removal) -> None:
                 with suppress(OSError):
                     os.rmdir(folder)  # only an empty folder; a link is no folder to rmdir
         else:
-            atomic_write(target.path, removal.after.encode("utf-8"), target.root)
+            try:
+                data = removal.after.encode("utf-8")
+                atomic_write(target.path, data, target.root, unchanged=unchanged)
+            except ChangedMeanwhile:
+                raise ChangedWhileWritten(target.shown) from None
     if removal.unexclusion is not None:
         exclusions.apply(removal.unexclusion)
     if removal.recorded and target.state is not None:
