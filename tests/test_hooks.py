@@ -13,6 +13,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import tomllib
 from collections.abc import Callable
@@ -722,6 +723,42 @@ def test_install_merges_into_local_settings_and_uninstall_restores_the_bytes(
     assert not (root / files.HOOKS_DIR / "claude-code.json").exists()
     code, out, _ = stet_hooks(stet, root, "uninstall", "claude-code")
     assert code == 0 and "nothing changed" in out
+
+
+def test_install_and_uninstall_keep_what_claude_code_writes_meanwhile(
+    root: Path, stet: Stet, home: Path
+) -> None:
+    """Claude Code writes the local settings while it runs (a permission granted for good):
+    install and uninstall read the file, then wrote their result over whatever it held by
+    then, and the permissions granted in between were lost. A writer that adds one a few
+    milliseconds apart, as Claude Code would, keeps every one."""
+    from stet_lsp.core.safefs import atomic_write
+
+    settings = root / LOCAL_SETTINGS
+    settings.parent.mkdir()
+    settings.write_text('{"permissions": {"allow": []}}\n')
+    granted: list[str] = []
+    done = threading.Event()
+
+    def claude_code_granting() -> None:
+        while not done.is_set():
+            data = json.loads(settings.read_text("utf-8"))
+            granted.append(f"Bash(make test-{len(granted)})")
+            data.setdefault("permissions", {}).setdefault("allow", []).append(granted[-1])
+            atomic_write(settings, (json.dumps(data, indent=2) + "\n").encode(), root)
+            time.sleep(0.003)
+
+    writer = threading.Thread(target=claude_code_granting)
+    writer.start()
+    try:
+        for action in ("install", "uninstall"):
+            code, _, err = stet_hooks(stet, root, action, "claude-code")
+            assert code == 0 or "kept changing while Stet wrote it" in err, err
+    finally:
+        done.set()
+        writer.join()
+    kept = json.loads(settings.read_text("utf-8"))["permissions"]["allow"]
+    assert len(granted) > 10 and kept == granted
 
 
 def test_install_and_uninstall_in_a_repository_whose_path_is_not_utf8(

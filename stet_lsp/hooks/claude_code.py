@@ -36,6 +36,7 @@ import sys
 from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.launch import by_bare_name, stet_command, stet_prefix
 from stet_lsp.core.lines import undecodable_at
 from stet_lsp.core.safefs import (
+    ChangedMeanwhile,
     atomic_write,
     ensure_stet_gitignore,
     inside,
@@ -52,9 +54,12 @@ from stet_lsp.core.safefs import (
     require_writable,
 )
 from stet_lsp.hooks.files import (
+    ChangedWhileWritten,
+    holds,
     read_record,
     record_tracked,
     remove_record,
+    retried,
     tracked_record_message,
     write_record,
 )
@@ -352,7 +357,13 @@ def render(settings: Settings, like: str | None) -> str:
 def install(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
     """Add Stet's hooks to the local settings. Before the file is written, git is made to
     ignore it (a line in the repository's own `info/exclude`) unless it does already; a file
-    git tracks is refused, since the hooks would be committed with it."""
+    git tracks is refused, since the hooks would be committed with it. The file is written
+    only while it holds what was read (Claude Code writes it too, as permissions are
+    granted): else the record and the exclude line are taken back, and it is read again."""
+    return retried(lambda: _install(root, dry_run=dry_run))
+
+
+def _install(root: Path, *, dry_run: bool) -> dict[str, Any]:
     if record_tracked(root, RECORD):
         raise StetError(
             tracked_record_message(
@@ -388,6 +399,7 @@ def install(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
     require_writable(path)
     ensure_stet_gitignore(root)
     record = _read_own_record(root)
+    previous = None if record is None else dict(record)
     if record is None:
         # The first install keeps what the file was; a later one (after some of Stet's
         # hooks were taken out by hand) keeps that first record.
@@ -411,14 +423,28 @@ def install(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
         exclusion.write()
     make_dirs(root, FOLDER)
     assert text is not None
-    atomic_write(path, text.encode("utf-8"), root)
+    try:
+        atomic_write(path, text.encode("utf-8"), root, unchanged=partial(holds, path, data, root))
+    except ChangedMeanwhile:
+        if previous is None:
+            remove_record(root, RECORD)
+        else:
+            write_record(root, RECORD, previous)
+        if exclusion is not None:
+            exclusion.take_back()
+        raise ChangedWhileWritten(path) from None
     return result
 
 
 def uninstall(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
     """Take Stet's hooks out of the local settings: the file's original bytes when nothing
     else in it changed, removed when Stet created it and nothing else is in it; and the
-    `info/exclude` line install added."""
+    `info/exclude` line install added. Written only while the file holds what was read, as
+    by install."""
+    return retried(lambda: _uninstall(root, dry_run=dry_run))
+
+
+def _uninstall(root: Path, *, dry_run: bool) -> dict[str, Any]:
     path = inside(root, LOCAL_SETTINGS)
     data = read_regular(path, root)
     # A record git tracks (or one whose tracking cannot be told) is none, and stays.
@@ -445,12 +471,18 @@ def uninstall(root: Path, *, dry_run: bool = False) -> dict[str, Any]:
         text = render(settings, current)
     if not dry_run:
         require_writable(path)
+        if not holds(path, data, root):
+            raise ChangedWhileWritten(path)
         if text is None:
             remove_regular(path, root)
             if record.get("created_folder"):
                 _remove_empty_folder(root, FOLDER)
         else:
-            atomic_write(path, text.encode("utf-8"), root)
+            unchanged = partial(holds, path, data, root)
+            try:
+                atomic_write(path, text.encode("utf-8"), root, unchanged=unchanged)
+            except ChangedMeanwhile:
+                raise ChangedWhileWritten(path) from None
         _unexclude(root, record.get("excluded"))
         if own:
             remove_record(root, RECORD)
@@ -499,6 +531,15 @@ class _Exclusion:
     def write(self) -> None:
         make_dirs(self.base, self.path.parent.relative_to(self.base))
         atomic_write(self.path, (self.before or b"") + self.added, self.base)
+
+    def take_back(self) -> None:
+        """The file as it was before `write`, unless it changed since."""
+        if not holds(self.path, (self.before or b"") + self.added, self.base):
+            return
+        if self.before is None:
+            remove_regular(self.path, self.base)
+        else:
+            atomic_write(self.path, self.before, self.base)
 
 
 EXCLUDE_LINE = "/" + LOCAL_SETTINGS.as_posix()

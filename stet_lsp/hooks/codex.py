@@ -43,9 +43,12 @@ from stet_lsp.core.safefs import (
     require_writable,
 )
 from stet_lsp.hooks.files import (
+    ChangedWhileWritten,
+    holds,
     read_record,
     record_tracked,
     remove_record,
+    retried,
     tracked_record_message,
     write_record,
 )
@@ -126,19 +129,6 @@ def consented(root: Path) -> bool:
 # -- the config file -------------------------------------------------------------------------
 
 
-class ChangedWhileWritten(StetError):
-    """The config changed between its reading and its writing (Codex, an editor, another
-    `stet` command): nothing was written; reading it again reads the change."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(
-            f"{path} kept changing while Stet wrote it; nothing was changed, run the command again"
-        )
-
-
-WRITE_ATTEMPTS = 5
-
-
 def _write_config(path: Path, content: str, before: str | None) -> None:
     """Write the config, only while it still holds `before` (None: no file)."""
     try:
@@ -153,7 +143,7 @@ def _write_config(path: Path, content: str, before: str | None) -> None:
 
 
 def _holds(path: Path, text: str | None) -> bool:
-    return read_regular(path) == (None if text is None else text.encode("utf-8"))
+    return holds(path, None if text is None else text.encode("utf-8"))
 
 
 def _read_config(path: Path) -> str | None:
@@ -265,10 +255,9 @@ def install(
     keep_notify: bool = False,
 ) -> dict[str, Any]:
     """`_install`, again while the config changes as it is written."""
-    for _ in range(WRITE_ATTEMPTS - 1):
-        with suppress(ChangedWhileWritten):
-            return _install(root, home=home, env=env, dry_run=dry_run, keep_notify=keep_notify)
-    return _install(root, home=home, env=env, dry_run=dry_run, keep_notify=keep_notify)
+    return retried(
+        lambda: _install(root, home=home, env=env, dry_run=dry_run, keep_notify=keep_notify)
+    )
 
 
 def _install(
@@ -339,10 +328,7 @@ def uninstall(
     root: Path, *, home: Path | None, env: Mapping[str, str], dry_run: bool = False
 ) -> dict[str, Any]:
     """`_uninstall`, again while the config changes as it is written."""
-    for _ in range(WRITE_ATTEMPTS - 1):
-        with suppress(ChangedWhileWritten):
-            return _uninstall(root, home=home, env=env, dry_run=dry_run)
-    return _uninstall(root, home=home, env=env, dry_run=dry_run)
+    return retried(lambda: _uninstall(root, home=home, env=env, dry_run=dry_run))
 
 
 def _uninstall(
