@@ -2015,6 +2015,38 @@ def test_mcp_and_hooks_installs_at_once_keep_each_others_change(home: Path, root
         assert data["model"] == "m"
 
 
+def test_installs_at_once_each_keep_their_file_out_of_commits(
+    home: Path, root: Path, repo: pygit2.Repository
+) -> None:
+    """`stet hooks install claude-code`, `stet mcp install cursor` and `stet mcp install
+    vscode` run side by side each add a line to the repository's `info/exclude`: each wrote
+    the file as it read it plus its line, so a line was lost and git showed (and would
+    commit) that file. Uninstalls side by side take every line out again."""
+    environment = {**os.environ, "PYTHONPATH": str(PROJECT), "HOME": str(home)}
+    exclude_before = exclude_bytes(repo)
+
+    def side_by_side(action: str) -> None:
+        commands = [["hooks", action, "claude-code"], ["mcp", action, "cursor"]]
+        commands.append(["mcp", action, "vscode"])
+        started = [
+            subprocess.Popen(
+                [sys.executable, "-m", "stet_lsp", *command, "-C", str(root)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env=environment,
+            )
+            for command in commands
+        ]
+        for process in started:
+            assert process.wait(timeout=60) == 0, process.stderr
+
+    for _ in range(3):
+        side_by_side("install")
+        assert set(repo.status()) == {".stet/.gitignore"}
+        side_by_side("uninstall")
+        assert exclude_bytes(repo) == exclude_before
+
+
 def test_a_state_folder_through_a_link_stops_the_install_before_any_write(
     stet: Stet, home: Path, root: Path, repo: pygit2.Repository, tmp_path: Path
 ) -> None:

@@ -13,23 +13,28 @@ import os
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.safefs import atomic_write, read_regular, remove_regular
+from stet_lsp.core.safefs import ChangedMeanwhile, atomic_write, read_regular, remove_regular
 
 
 @dataclass(frozen=True)
 class Unexclusion:
     """The `info/exclude` line to take out: the file's text before and after (None: the file
-    goes, install created it)."""
+    goes, install created it), and what it was worked out from (`unexclusion`'s arguments),
+    to work it out again when the file changes meanwhile."""
 
     path: Path
     base: Path
     pattern: str
     before: str
     after: str | None
+    root: Path
+    relative: Path
+    excluded: dict[str, Any]
 
 
 def unexclusion(root: Path, relative: Path, excluded: Any) -> Unexclusion | None:
@@ -63,14 +68,42 @@ def unexclusion(root: Path, relative: Path, excluded: Any) -> Unexclusion | None
         del lines[mine[-1]]
         rest = "".join(lines)
     after = None if excluded.get("created") is True and not rest else rest
-    return Unexclusion(path, base, pattern, text, after)
+    return Unexclusion(path, base, pattern, text, after, root, relative, excluded)
+
+
+WRITE_ATTEMPTS = 5
 
 
 def apply(gone: Unexclusion) -> None:
-    if gone.after is None:
-        remove_regular(gone.path, gone.base)
-    else:
-        atomic_write(gone.path, gone.after.encode("utf-8", "surrogateescape"), gone.base)
+    """Take the line out, only from the text it was worked out from: another install or
+    uninstall may add or take out a line of its own meanwhile, which is then read, and the
+    line worked out again (up to WRITE_ATTEMPTS times in all)."""
+    for attempt in range(1, WRITE_ATTEMPTS + 1):
+        before = gone.before.encode("utf-8", "surrogateescape")
+        holds = partial(_holds, gone.path, gone.base, before)
+        try:
+            if gone.after is None:
+                if not holds():
+                    raise ChangedMeanwhile(gone.path)
+                remove_regular(gone.path, gone.base)
+            else:
+                data = gone.after.encode("utf-8", "surrogateescape")
+                atomic_write(gone.path, data, gone.base, unchanged=holds)
+            return
+        except ChangedMeanwhile:
+            if attempt == WRITE_ATTEMPTS:
+                raise StetError(
+                    f"{gone.path} kept changing while Stet wrote it; {gone.pattern} is left in "
+                    "it, run the command again"
+                ) from None
+            again = unexclusion(gone.root, gone.relative, gone.excluded)
+            if again is None:
+                return
+            gone = again
+
+
+def _holds(path: Path, base: Path, data: bytes) -> bool:
+    return read_regular(path, base) == data
 
 
 def held_elsewhere(root: Path, repo: Any, common: Path, relative: Path) -> bool:

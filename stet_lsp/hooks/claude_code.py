@@ -419,18 +419,21 @@ def _install(root: Path, *, dry_run: bool) -> dict[str, Any]:
     elif record.get("excluded") is None:
         record["excluded"] = _claimed_elsewhere(root)
     write_record(root, RECORD, record)
-    if exclusion is not None:
-        exclusion.write()
-    make_dirs(root, FOLDER)
-    assert text is not None
+    excluded = False
     try:
-        atomic_write(path, text.encode("utf-8"), root, unchanged=partial(holds, path, data, root))
+        if exclusion is not None:
+            exclusion.write()
+            excluded = True
+        make_dirs(root, FOLDER)
+        assert text is not None
+        unchanged = partial(holds, path, data, root)
+        atomic_write(path, text.encode("utf-8"), root, unchanged=unchanged)
     except ChangedMeanwhile:
         if previous is None:
             remove_record(root, RECORD)
         else:
             write_record(root, RECORD, previous)
-        if exclusion is not None:
+        if exclusion is not None and excluded:
             exclusion.take_back()
         raise ChangedWhileWritten(path) from None
     return result
@@ -529,8 +532,11 @@ class _Exclusion:
         return separator + EXCLUDE_LINE.encode("utf-8") + b"\n"
 
     def write(self) -> None:
+        """Add the line, only to the text read: another install may add a line of its own
+        meanwhile (ChangedMeanwhile)."""
         make_dirs(self.base, self.path.parent.relative_to(self.base))
-        atomic_write(self.path, (self.before or b"") + self.added, self.base)
+        unchanged = partial(holds, self.path, self.before, self.base)
+        atomic_write(self.path, (self.before or b"") + self.added, self.base, unchanged=unchanged)
 
     def take_back(self) -> None:
         """The file as it was before `write`, unless it changed since."""

@@ -205,23 +205,22 @@ def apply(plan: Plan) -> None:
     if record is not None and plan.state is not None:
         previous = records.read(plan.state, plan.path, plan.where)
         records.write(plan.state, record)
-    if plan.exclusion is not None:
-        exclusion = plan.exclusion
-        make_dirs(exclusion.base, exclusion.path.parent.relative_to(exclusion.base))
-        data = exclusion.after.encode("utf-8", "surrogateescape")
-        atomic_write(exclusion.path, data, exclusion.base)
-    if plan.action != "unchanged":
-        try:
+    excluded = False
+    try:
+        if plan.exclusion is not None:
+            _exclude(plan.exclusion)
+            excluded = True
+        if plan.action != "unchanged":
             _write(plan)
-        except ChangedMeanwhile:
-            if record is not None and plan.state is not None:
-                if previous is None:
-                    records.remove(plan.state, plan.path, plan.where)
-                else:
-                    records.write(plan.state, previous)
-            if plan.exclusion is not None:
-                _take_back(plan.exclusion)
-            raise ChangedWhileWritten(plan.shown) from None
+    except ChangedMeanwhile:
+        if record is not None and plan.state is not None:
+            if previous is None:
+                records.remove(plan.state, plan.path, plan.where)
+            else:
+                records.write(plan.state, previous)
+        if plan.exclusion is not None and excluded:
+            _take_back(plan.exclusion)
+        raise ChangedWhileWritten(plan.shown) from None
     moved_from = _moved_from(plan) if record is not None else None
     if moved_from is not None and plan.state is not None:
         # The file was moved and linked back since: its record is now under its new path.
@@ -240,6 +239,19 @@ def _write(plan: Plan) -> None:
     else:
         plan.path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(plan.path, data, plan.root, mode=plan.mode, unchanged=unchanged)
+
+
+def _exclude(exclusion: Exclusion) -> None:
+    """Add the line, only to the text the plan read: another install may add a line of its
+    own meanwhile (ChangedMeanwhile)."""
+    before = exclusion.before.encode("utf-8", "surrogateescape")
+
+    def unchanged() -> bool:
+        return (read_regular(exclusion.path, exclusion.base) or b"") == before
+
+    make_dirs(exclusion.base, exclusion.path.parent.relative_to(exclusion.base))
+    data = exclusion.after.encode("utf-8", "surrogateescape")
+    atomic_write(exclusion.path, data, exclusion.base, unchanged=unchanged)
 
 
 def _take_back(exclusion: Exclusion) -> None:
