@@ -1008,7 +1008,8 @@ def test_the_hooks_start_stet_as_mcp_install_does(
     assert shutil.which("stet", path=NO_STET) is None
     agent_note(stet, root, "Use the retry helper")
     inherited = {k: v for k, v in os.environ.items() if k not in HARNESS_VARIABLES}
-    environment = inherited | {"HOME": str(home), "PYTHONPATH": str(Path.cwd())}
+    project = Path(__file__).resolve().parents[1]
+    environment = inherited | {"HOME": str(home), "PYTHONPATH": str(project)}
     folder = tmp_path / "bin"
     folder.mkdir()
     program = folder / "stet"
