@@ -568,6 +568,31 @@ def test_a_stop_import_skips_while_one_of_the_same_session_runs(
     assert "imported" in log_lines(root)[-1]
 
 
+def test_an_old_lock_an_import_holds_is_not_removed_as_stale(
+    tmp_path: Path, root: Path, stet: Stet
+) -> None:
+    """Locking leaves a lock file's time as it is, so an import of a session resumed after
+    more than a week holds a lock that old: another session's Stop hook removed it as stale,
+    and the next import of the session took a new one and ran beside the first. It is removed
+    once nobody holds it."""
+    agent_note(stet, root, "Set up")
+    transcript = claude_transcript(tmp_path / f"{SID}.jsonl", root)
+    job = {"root": str(root), "session": SID, "transcript": str(transcript)}
+    job["harness"] = "claude-code"
+    key = files.session_key(SID)
+    lock = root / files.SESSIONS / f"{key}.lock"
+    week_ago = time.time() - files.STALE_SECONDS - 60
+    with files.session_lock(root, key, 0) as held:
+        assert held
+        os.utime(lock, (week_ago, week_ago))
+        files.set_stamp(root, files.session_key("another session"), "stop")
+        assert lock.exists()
+        work("stop", job, os.environ)
+        assert "an import is running; skipped" in log_lines(root)[-1]
+    files.set_stamp(root, files.session_key("another session"), "stop")
+    assert not lock.exists()
+
+
 def test_bad_input_exits_0_and_is_logged(root: Path, stet: Stet, elsewhere: Path) -> None:
     agent_note(stet, root, "Set up")
     project = {"CLAUDE_PROJECT_DIR": str(root)}

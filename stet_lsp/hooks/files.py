@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.gitindex import index_tracks
-from stet_lsp.core.locking import held
+from stet_lsp.core.locking import held, remove_held
 from stet_lsp.core.safefs import (
     atomic_write,
     ensure_stet_gitignore,
@@ -190,7 +190,15 @@ def _remove_stale(root: Path, folder: Path) -> None:
     for name in names:
         path = folder / name
         try:
-            if os.lstat(path).st_mtime < limit:
+            if os.lstat(path).st_mtime >= limit:
+                continue
+            if name.endswith(".lock"):
+                # Locking leaves a lock file's time as it is: an import of a session resumed
+                # after a week holds one this old. Removed only while nobody holds it.
+                with held(path, root, 0) as acquired:
+                    if acquired:
+                        remove_held(path, root)
+            else:
                 remove_regular(path, root)
         except (OSError, StetError):
             continue
