@@ -253,6 +253,21 @@ def test_session_start_and_end_carry_the_session_metadata(tmp_path: Path) -> Non
     assert all(e.source.file == "rollout.jsonl" for e in session.events)
 
 
+def test_every_name_the_thread_was_given_is_kept(tmp_path: Path) -> None:
+    """A thread renamed twice keeps both names, in order, where they were given; the last is
+    the session's title."""
+    renamed = [
+        event({"type": "thread_name_updated", "thread_id": SESSION, "thread_name": name})
+        for name in ("Shop", "Shop checkout")
+    ]
+    session = parse(tmp_path, [meta(), message("user", "hi"), renamed[0], renamed[1]])
+    assert kinds(session) == ["session_start", "user_message", "raw", "raw", "session_end"]
+    names = [raw.record["payload"]["thread_name"] for raw in of(session, RawEvent)]
+    assert names == ["Shop", "Shop checkout"]
+    assert [raw.source.line for raw in of(session, RawEvent)] == [3, 4]
+    assert of(session, SessionStart)[0].title == "Shop checkout"
+
+
 def test_a_rollout_without_session_meta_is_named_by_its_digest(tmp_path: Path) -> None:
     path = write(tmp_path / "r.jsonl", [turn_context(), message("user", "hi")])
     session = CODEX.parse(path)

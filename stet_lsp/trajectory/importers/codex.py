@@ -30,8 +30,9 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   `info.total_token_usage` stays the same), or only the account's rate limits (`info` null);
   `patch_apply_end` says whether a patch applied and may carry the applied changes with diffs
   against the real files; `exec_command_end` and `mcp_tool_call_end` repeat tool outputs with
-  their exit status; `turn_aborted` and `error`. A copy of another record (a message, a
-  reasoning, a tool's end, a token count of the same total) is counted in
+  their exit status; `turn_aborted` and `error`; `thread_name_updated` (the thread named or
+  renamed: kept raw each time, the last name the session's title). A copy of another record
+  (a message, a reasoning, a tool's end, a token count of the same total) is counted in
   `dropped.repeated_event`, a turn's start or end (`task_started`, `task_complete`) in
   `dropped.turn_marker`, a token count of rate limits only in `dropped.rate_limits`; a token
   count whose usage cannot be read, and the end of a patch whose call the rollout does not
@@ -542,7 +543,8 @@ class _Reader:
         elif kind in _REPEATING_EVENTS:
             self.session.dropped["repeated_event"] += 1
         elif kind == "thread_name_updated":
-            return  # the session's title (Facts.title)
+            # Each name the thread was given is kept; the last one is the session's title.
+            self.raw("the thread's new name (the session's title is the last one given)")
         else:
             self.raw(f"event_msg of type {kind!r} is not translated")
 
