@@ -672,6 +672,40 @@ def test_thought_parts_without_summaries_and_opaque_signatures(tmp_path: Path) -
     assert parsed.dropped["opaque_reasoning"] == 1
 
 
+def test_signatures_on_the_parts_read_are_opaque_reasoning(tmp_path: Path) -> None:
+    """A reasoning signature on a text, a thought or a function call is left out and counted,
+    once a part (a thought whose only content is its signature counts once); the parts' text
+    and calls are read as ever."""
+    history = [
+        {"role": "user", "parts": [{"text": "check"}]},
+        {
+            "role": "model",
+            "parts": [
+                {"text": "Looking.", "thought": True, "thoughtSignature": "c2lnMQ=="},
+                {"thought": True, "thoughtSignature": "c2lnMg=="},
+                {"text": "Listing the files.", "thoughtSignature": "c2lnMw=="},
+                {
+                    "functionCall": {"name": "ls", "args": {}, "id": "l1"},
+                    "thoughtSignature": "c2ln",
+                },
+            ],
+        },
+    ]
+    path = tmp_path / "checkpoint-signed.json"
+    path.write_text(json.dumps(history), encoding="utf-8")
+    parsed = GEMINI.parse(path)
+    assert kinds(parsed.events) == [
+        "session_start",
+        "user_message",
+        "reasoning",
+        "agent_message",
+        "tool_call",
+        "session_end",
+    ]
+    assert parsed.dropped == {"opaque_reasoning": 4}
+    assert not any("c2ln" in event_json(e) for e in parsed.events)
+
+
 def test_reply_parts_of_every_kind_are_kept(tmp_path: Path) -> None:
     """Parts the Gemini API defines besides text, thoughts and function calls (the code
     execution tool's code and result, inline data, files) and parts of no known kind are

@@ -18,7 +18,8 @@ Gemini API parts):
   compression left.
 * `gemini`: a model reply: text (parts of the API's other kinds: the code execution tool's
   `executableCode` a `code_execution` call that its `codeExecutionResult` answers,
-  `inlineData` a raw event without its bytes, anything else a raw event), `thoughts`
+  `inlineData` a raw event without its bytes, anything else a raw event; a part's opaque
+  `thoughtSignature` left out, counted in `opaque_reasoning`), `thoughts`
   (`subject`, `description`), `tokens` (`input` including `cached`, `output`, `cached`,
   `thoughts`, `tool`, `total`), `model`, and `toolCalls`: `id`, `name`, `args`, `result`
   (functionResponse parts), `status` ("success", "error", "cancelled"...), `resultDisplay`
@@ -723,13 +724,18 @@ def emit_reply(
     `thoughts_given`; one without text is opaque, counted), its other text as one message,
     then its parts of other kinds but function calls (the caller's): code the API's code
     execution tool ran as a call that its result answers, and anything else as a raw event
-    (inline data without its bytes, counted in `inline_data`)."""
+    (inline data without its bytes, counted in `inline_data`). The opaque signature of the
+    model's reasoning that a part may carry (`thoughtSignature`) is left out and counted in
+    `opaque_reasoning`, once a part."""
     for part in parts:
-        if part.get("thought") is not True or thoughts_given:
-            continue
-        if text_field(part.get("text")):
+        if not _is_read_part(part):
+            continue  # its signature is counted with the part (_emit_other_part)
+        shown_thought = part.get("thought") is True and not thoughts_given
+        readable = shown_thought and text_field(part.get("text")) is not None
+        if readable:
             parsed.emit(Reasoning, at, time, agent, text=part["text"])
-        else:
+        opaque_thought = shown_thought and not readable
+        if opaque_thought or part.get("thoughtSignature") is not None:
             parsed.dropped["opaque_reasoning"] += 1
     text = "".join(
         as_text(p.get("text")) for p in parts if "text" in p and p.get("thought") is not True
@@ -738,10 +744,15 @@ def emit_reply(
         parsed.emit(AgentMessage, at, time, agent, text=text, model=model)
     open_code: list[str] = []  # the reply's code not answered yet, by call id
     for index, part in enumerate(parts):
-        if "text" in part or "functionCall" in part or part.get("thought") is True:
+        if _is_read_part(part):
             continue
         call_id = f"{at.pointer or at.line}#{index}"
         _emit_other_part(parsed, part, call_id, open_code, at, time, agent)
+
+
+def _is_read_part(part: dict[str, Any]) -> bool:
+    """A reply's part of text, a thought or a function call (the others are kept whole)."""
+    return "text" in part or "functionCall" in part or part.get("thought") is True
 
 
 def _emit_other_part(
