@@ -1,6 +1,6 @@
 """Estimated cost of a request whose harness did not report one: list prices in US dollars per
-million tokens, by model family (the longest matching name prefix wins). An estimate is always
-marked as one (`cost_basis: "estimated"`); a model not listed gets no estimate.
+million tokens, by model. An estimate is always marked as one (`cost_basis: "estimated"`); a
+model the table does not name gets no estimate.
 
 `usage_cost` and `total_cost` are the one rule for what a request or a run cost: meta.json's
 totals, narration.md's cost table and the ATIF export's `total_cost_usd` all use them, so the
@@ -9,6 +9,7 @@ same events give them the same figures. A session whose harness reported its who
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Literal
@@ -18,40 +19,78 @@ from stet_lsp.trajectory.events import EventBase, SessionEnd, Usage
 Basis = Literal["reported", "estimated"]
 TotalBasis = Literal["reported", "estimated", "mixed"]
 
-# (input, output, cache read, cache write) per million tokens, public list prices (2025-26).
-# A version not listed takes its family's price (`claude-opus-4-1` that of `claude-opus-4`).
+Prices = tuple[float, float, float, float]
+
+# (input, output, cache read, cache write) per million tokens: the vendors' public list prices
+# (2025-26) of each model named. A model is priced by its own name only, and a dated snapshot
+# by its model's (`claude-opus-4-1-20250805` as `claude-opus-4-1`) unless the table names the
+# snapshot: a version the table does not name gets no estimate, since a new version may cost
+# another price (`gpt-5.2` costs 40% more than `gpt-5`, `claude-opus-4-5` a third of
+# `claude-opus-4`). Models that share a price are listed each by name.
 # OpenAI lists no price of its own for input written to the cache (Codex counts it since 0.145,
 # within the input): such input costs what uncached input costs.
-_PRICES: dict[str, tuple[float, float, float, float]] = {
-    "claude-opus-4-6": (5.0, 25.0, 0.5, 6.25),
-    "claude-opus-4-5": (5.0, 25.0, 0.5, 6.25),
-    "claude-opus-4": (15.0, 75.0, 1.5, 18.75),
-    "claude-sonnet-4": (3.0, 15.0, 0.3, 3.75),
-    "claude-3-7-sonnet": (3.0, 15.0, 0.3, 3.75),
-    "claude-3-5-sonnet": (3.0, 15.0, 0.3, 3.75),
+_CLAUDE_OPUS_4 = (15.0, 75.0, 1.5, 18.75)
+_CLAUDE_OPUS_4_5 = (5.0, 25.0, 0.5, 6.25)
+_CLAUDE_SONNET = (3.0, 15.0, 0.3, 3.75)
+_GPT_5 = (1.25, 10.0, 0.125, 1.25)
+_GPT_5_MINI = (0.25, 2.0, 0.025, 0.25)
+_GPT_5_2 = (1.75, 14.0, 0.175, 1.75)
+_PRICES: dict[str, Prices] = {
+    "claude-opus-4-6": _CLAUDE_OPUS_4_5,
+    "claude-opus-4-5": _CLAUDE_OPUS_4_5,
+    "claude-opus-4-1": _CLAUDE_OPUS_4,
+    "claude-opus-4-0": _CLAUDE_OPUS_4,
+    "claude-opus-4": _CLAUDE_OPUS_4,
+    "claude-sonnet-4-6": _CLAUDE_SONNET,
+    "claude-sonnet-4-5": _CLAUDE_SONNET,
+    "claude-sonnet-4-0": _CLAUDE_SONNET,
+    "claude-sonnet-4": _CLAUDE_SONNET,
+    "claude-3-7-sonnet": _CLAUDE_SONNET,
+    "claude-3-5-sonnet": _CLAUDE_SONNET,
     "claude-haiku-4-5": (1.0, 5.0, 0.1, 1.25),
     "claude-3-5-haiku": (0.8, 4.0, 0.08, 1.0),
-    "gpt-5": (1.25, 10.0, 0.125, 1.25),
-    "gpt-5-mini": (0.25, 2.0, 0.025, 0.25),
+    "gpt-5.5": (5.0, 30.0, 0.5, 5.0),
+    "gpt-5.4": (2.5, 15.0, 0.25, 2.5),
+    "gpt-5.4-mini": (0.75, 4.5, 0.075, 0.75),
+    "gpt-5.3-codex": _GPT_5_2,
+    "gpt-5.2-codex": _GPT_5_2,
+    "gpt-5.2": _GPT_5_2,
+    "gpt-5.1-codex-max": _GPT_5,
+    "gpt-5.1-codex-mini": _GPT_5_MINI,
+    "gpt-5.1-codex": _GPT_5,
+    "gpt-5.1": _GPT_5,
+    "gpt-5-codex": _GPT_5,
+    "gpt-5": _GPT_5,
+    "gpt-5-mini": _GPT_5_MINI,
+    "gpt-5-nano": (0.05, 0.4, 0.005, 0.05),
     "gpt-4.1": (2.0, 8.0, 0.5, 2.0),
     "gpt-4.1-mini": (0.4, 1.6, 0.1, 0.4),
+    "gpt-4.1-nano": (0.1, 0.4, 0.025, 0.1),
     "gpt-4o": (2.5, 10.0, 1.25, 2.5),
+    "gpt-4o-2024-05-13": (5.0, 15.0, 5.0, 5.0),  # the first snapshot, dearer, and no cache
     "gpt-4o-mini": (0.15, 0.6, 0.075, 0.15),
     "o3": (2.0, 8.0, 0.5, 2.0),
+    "o3-mini": (1.1, 4.4, 0.55, 1.1),
     "o4-mini": (1.1, 4.4, 0.275, 1.1),
     "gemini-2.5-pro": (1.25, 10.0, 0.31, 0.0),
     "gemini-2.5-flash": (0.3, 2.5, 0.075, 0.0),
+    "gemini-2.5-flash-lite": (0.1, 0.4, 0.025, 0.0),
 }
+# The date a snapshot of a model is named with: Anthropic's `-20250805`, OpenAI's
+# `-2025-08-07`, Vertex AI's `@20250805`.
+_SNAPSHOT = re.compile(r"(?:-|@)(?:\d{8}|\d{4}-\d{2}-\d{2})$")
 
 
 # A few models across thousands of requests; bounded, since a transcript names them.
 @lru_cache(maxsize=256)
-def prices(model: str | None) -> tuple[float, float, float, float] | None:
+def prices(model: str | None) -> Prices | None:
+    """The list prices of a model the table names, or of the model a dated snapshot is of."""
     if not model:
         return None
     name = model.lower().rsplit("/", 1)[-1]
-    best = max((prefix for prefix in _PRICES if name.startswith(prefix)), key=len, default=None)
-    return None if best is None else _PRICES[best]
+    if name in _PRICES:
+        return _PRICES[name]
+    return _PRICES.get(_SNAPSHOT.sub("", name))
 
 
 def estimate_cost(usage: Usage) -> float | None:
