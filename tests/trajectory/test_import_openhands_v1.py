@@ -1016,6 +1016,54 @@ def test_an_mcp_tools_call_and_result(tmp_path: Path) -> None:
     ]
 
 
+def test_content_parts_of_other_kinds_are_kept_raw(tmp_path: Path) -> None:
+    """A message's, a thought's or an observation's content part that is neither text nor an
+    image (a kind a later SDK may add) is a raw event after the event its text went into,
+    never left out."""
+    clock = Clock()
+    audio = {"type": "audio", "format": "wav", "data": "UklGRg=="}
+    document = {"type": "file", "file_id": "file-7", "cache_prompt": False}
+    prompt = user_message(clock, "Read the attached notes")
+    prompt["llm_message"]["content"].append(document)
+    call = action(clock, "terminal", "toolu_01", {"command": "ls"}, "TerminalAction", RESPONSE_1)
+    call["thought"] = [text("Listing."), {"type": "citation", "url": "https://example.com"}]
+    result = terminal_result("a.py\n", 0, str(tmp_path / "work"))
+    result["content"].append(audio)
+    events = [
+        prompt,
+        call,
+        observation(clock, "terminal", "toolu_01", call["id"], result),
+        agent_message(clock, "Done.", RESPONSE_2),
+    ]
+    events[-1]["llm_message"]["content"].insert(0, "a bare string")
+    folder = write_conversation(tmp_path, base_state(tmp_path / "work"), events)
+    parsed = V1.parse(folder / "base_state.json")
+    assert kinds(parsed.events)[1:13] == [
+        "user_message",
+        "raw",
+        "agent_message",
+        "raw",
+        "tool_call",
+        "usage",
+        "tool_result",
+        "raw",
+        "reasoning",
+        "agent_message",
+        "raw",
+        "usage",
+    ]
+    raws = of(parsed.events, "raw")
+    assert [r.record for r in raws] == [document, call["thought"][1], audio, "a bare string"]
+    assert [r.reason for r in raws] == [
+        "message content part of a kind not understood",
+        "thought content part of a kind not understood",
+        "observation content part of a kind not understood",
+        "message content part of a kind not understood",
+    ]
+    assert of(parsed.events, "user_message")[0].text == "Read the attached notes"
+    assert of(parsed.events, "tool_result")[0].output == "a.py\n"
+
+
 def delegation(clock: Clock, tasks: dict[str, str], call_id: str, response_id: str) -> list[Any]:
     """The delegate tool's call handing `tasks` to sub-agents, and its observation."""
     arguments = {"command": "delegate", "tasks": tasks}

@@ -70,6 +70,8 @@ and encrypted reasoning are counted as `opaque_reasoning`; reasoning a model wro
 before its reply (`<think>…</think>`, kept in the thought or message text beside
 `reasoning_content`) is reasoning, not agent text. A pause or an interrupt is an
 interrupting error; the session ends with `finish` or the conversation's last status.
+Content parts are text and images (named in the text, `[image: <url>]`); a part of another
+kind is kept raw after the event its text went into.
 """
 
 from __future__ import annotations
@@ -719,12 +721,14 @@ class _Reader:
         if source == "user" and role in ("user", None):
             # A user's text is theirs whole, a `<think>` block in it too.
             self._emit(UserMessage, at, time, text=text)
+            self._unread_parts(message.get("content"), "message", at, time)
             self.end_reason = None  # the conversation goes on after a finish
         elif source == "agent" and role in ("assistant", None):
             think, text = _split_think(text)
             self._response(event, message, at, time, think)
             if text:
                 self._emit(AgentMessage, at, time, text=text, model=self.state.model)
+            self._unread_parts(message.get("content"), "message", at, time)
             self._response_usage(event, at, time)
         else:
             reason = f"message from {as_text(source)!r} with role {as_text(role)!r}"
@@ -735,6 +739,7 @@ class _Reader:
         self._response(event, event, at, time, think)
         if thought:
             self._emit(AgentMessage, at, time, text=thought, model=self.state.model)
+        self._unread_parts(event.get("thought"), "thought", at, time)
         call_id = as_text(event.get("tool_call_id"))
         name = as_text(event.get("tool_name")) or "tool"
         action = event.get("action")
@@ -775,6 +780,7 @@ class _Reader:
         failed = _failed(observation)
         call.answered = True
         self._emit(ToolResult, at, time, call_id=call.call_id, ok=not failed, output=output)
+        self._unread_parts(observation.get("content"), "observation", at, time)
         if failed:
             return
         for change in _observed_changes(call, observation, output):
@@ -855,6 +861,16 @@ class _Reader:
             operation = "modify" if before is not None else "create"
             fields = change_fields(path, operation, file_diff(path, before, new), new)
             self._emit(FileChange, at, time, call_id=call_id, **fields)
+
+    def _unread_parts(self, parts: Any, held_by: str, at: SourceRef, time: str | None) -> None:
+        """The content parts of a kind not read as text (neither text nor an image), each
+        kept raw after the event their text went into."""
+        if isinstance(parts, str):
+            return
+        for part in sequence(parts):
+            if not _is_read_part(part):
+                reason = f"{held_by} content part of a kind not understood"
+                self._emit(RawEvent, at, time, record=part, reason=reason)
 
     # -- reasoning and usage --------------------------------------------------------------------
 
@@ -990,8 +1006,15 @@ def _split_think(text: str) -> tuple[str | None, str]:
     return found.group(1).strip() or None, text[found.end() :]
 
 
+def _is_read_part(part: Any) -> bool:
+    """A content part `_content_text` reads: a text, or an image (which it names)."""
+    part = mapping(part)
+    return part.get("type") == "image" or isinstance(part.get("text"), str)
+
+
 def _content_text(parts: Any, separator: str) -> str:
-    """The text of a list of content parts; images are named, not kept."""
+    """The text of a list of content parts; images are named, not kept, and parts of other
+    kinds left to `_unread_parts`."""
     if isinstance(parts, str):
         return parts
     texts: list[str] = []
