@@ -226,6 +226,8 @@ def test_swe_agent_1x(tmp_path: Path) -> None:
     assert [e.kind for e in events] == [
         "session_start",
         "raw",
+        "raw",
+        "raw",
         "user_message",
         "reasoning",
         "agent_message",
@@ -239,6 +241,7 @@ def test_swe_agent_1x(tmp_path: Path) -> None:
         "file_change",
         "file_change",
         "usage",
+        "raw",
         "session_end",
     ]
     start = events[0]
@@ -249,11 +252,18 @@ def test_swe_agent_1x(tmp_path: Path) -> None:
         "claude-sonnet-4",
     )
     assert (start.cwd, start.commit, start.title) == ("/repo", "deadbeef", "repo__issue-1")
-    assert parsed.dropped == Counter({"demonstration": 1, "opaque_reasoning": 1})
-    system = events[1]
+    assert parsed.dropped == Counter({"demonstration": 1, "opaque_reasoning": 1, "edited_files": 1})
+    # The environment the run ran in: its name, and its configuration from replay_config.
+    environment, configuration = events[1:3]
+    assert isinstance(environment, RawEvent) and isinstance(configuration, RawEvent)
+    assert (environment.record, environment.source.pointer) == ("main", "/environment")
+    assert environment.source.line == line_of(path, '"environment"')
+    assert configuration.record == {"repo": {"base_commit": "deadbeef"}}
+    assert configuration.source.pointer == "/replay_config/env"
+    system = events[3]
     assert isinstance(system, RawEvent) and system.reason == "system prompt"
     assert system.source.pointer == "/history/0"
-    user = events[2]
+    user = events[4]
     assert isinstance(user, UserMessage) and user.text == "Fix the bug in app.py"
     assert of(events, Reasoning)[0].text == "The bug is in main."
     call, result = of(events, ToolCall)[0], of(events, ToolResult)[0]
@@ -266,7 +276,7 @@ def test_swe_agent_1x(tmp_path: Path) -> None:
     assert call.source.pointer == "/trajectory/0"
     assert call.source.line == line_of(path, '"trajectory"') + 1
     assert of(events, AgentMessage)[1].text == "I am stuck."
-    bad = events[8]
+    bad = events[10]
     assert isinstance(bad, RawEvent) and bad.record == "not a step"
     assert bad.source.pointer == "/trajectory/2"
     # The patch: one anchored change per file, right after the submit call's result.
@@ -280,7 +290,7 @@ def test_swe_agent_1x(tmp_path: Path) -> None:
     assert changes[0].diff.startswith("--- a/src/app.py\n+++ b/src/app.py\n@@ -10,3 +10,4 @@")
     assert (changes[0].added, changes[0].removed) == (2, 1)
     assert changes[1].diff == "--- /dev/null\n+++ b/docs/new.md\n@@ -0,0 +1 @@\n+hello\n"
-    usage = events[-2]
+    usage = events[-3]
     assert isinstance(usage, Usage)
     assert (usage.input_tokens, usage.output_tokens, usage.cost_usd, usage.cost_basis) == (
         12000,
@@ -290,6 +300,10 @@ def test_swe_agent_1x(tmp_path: Path) -> None:
     )
     assert usage.model == "claude-sonnet-4"
     assert usage.requests == 4  # the run's totals: model_stats.api_calls
+    # What info holds besides the end, the submission, the usage and the version.
+    information = events[-2]
+    assert isinstance(information, RawEvent) and information.source.pointer == "/info"
+    assert information.record == {"swe_agent_hash": "abc"}
     end = events[-1]
     assert isinstance(end, SessionEnd) and end.reason == "submitted"
     assert end.source.line == line_of(path, '"info"')
@@ -340,6 +354,7 @@ def test_swe_agent_0x_and_compact_json(tmp_path: Path) -> None:
     assert kinds == [
         "session_start",
         "raw",
+        "raw",
         "user_message",
         "agent_message",
         "tool_call",
@@ -347,6 +362,8 @@ def test_swe_agent_0x_and_compact_json(tmp_path: Path) -> None:
         "usage",
         "session_end",
     ]
+    environment = parsed.events[1]
+    assert isinstance(environment, RawEvent) and environment.record == "swe_main"
     assert parsed.dropped["demonstration"] == 1
     start = parsed.events[0]
     assert isinstance(start, SessionStart) and start.cwd == "/repo"
@@ -1373,7 +1390,7 @@ def test_public_swe_agent_sample() -> None:
     assert counts == Counter(
         {
             "session_start": 1,
-            "raw": 1,
+            "raw": 3,
             "user_message": 1,
             "agent_message": 12,
             "tool_call": 12,
@@ -1384,6 +1401,11 @@ def test_public_swe_agent_sample() -> None:
         }
     )
     assert parsed.dropped["demonstration"] == 1
+    raws = of(parsed.events, RawEvent)
+    assert [(r.source.pointer, r.record) for r in raws[::2]] == [
+        ("/environment", "swe_main"),
+        ("/info", {"model_stats": {"total_cost": 1.26719}}),  # the batch's cost so far
+    ]
     calls = of(parsed.events, ToolCall)
     assert [c.name for c in calls][:2] == ["create", "edit"] and calls[-1].name == "submit"
     change = of(parsed.events, FileChange)[0]

@@ -21,9 +21,14 @@ SWE-agent (`<instance_id>.traj`, written with `json.dumps(indent=2)`):
 * `info`: `exit_status` (the session's end reason), `submission` (the final patch: a git
   diff, imported as one anchored file change per file), `model_stats` (`instance_cost`,
   `tokens_sent`, `tokens_received`, `api_calls`: one usage event for the whole run, the cost
-  reported), `swe_agent_version` (1.x), `edited_files30`...
+  reported), `swe_agent_version` (1.x); the rest (hashes, the runtime's version, 0.x's
+  `total_cost` of the batch so far) is one raw event before the end, but for
+  `edited_files30`, `50` and `70`, excerpts of the files around the submission's changes,
+  counted in `dropped["edited_files"]`.
+* `environment`: the environment's name (`swe_main`, `main`), a raw event after the start.
 * `replay_config` (a JSON string or object): the run's configuration, read for the model
-  (`agent.model.name`), the base commit (`env.repo.base_commit`) and the instance id.
+  (`agent.model.name`), the base commit (`env.repo.base_commit`) and the instance id; its
+  `env` (the container's image, the repository) a raw event after the environment's name.
 * `attempts` (the retry agent): one such document per attempt; each attempt is imported as a
   session of its own (start to end), and the top-level copy of the chosen attempt is skipped.
 
@@ -151,6 +156,11 @@ _HISTORY_ITEM_MARK = re.compile(r'"(?:agent|message_type)"\s*:\s*"')
 # The lines SWE-agent's shell prints after a command's output (its status and prompt).
 _STATUS_LINE = re.compile(r"\((?:Open file|Current directory): .*\)|bash-\$\s*|")
 _THINKING_TYPES = frozenset({"thinking"})
+# The members of a SWE-agent run's `info` read into events (the strings), and of its
+# `model_stats` (the usage).
+_INFO_READ = frozenset({"exit_status", "submission", "swe_agent_version"})
+_MODEL_STATS_READ = frozenset({"instance_cost", "tokens_sent", "tokens_received", "api_calls"})
+_EDITED_FILES = re.compile(r"edited_files\d+")
 _OPAQUE_THINKING_TYPES = frozenset({"redacted_thinking"})
 
 
@@ -446,6 +456,7 @@ class _SweAgentRun:
         history_value = self.data.get("history")
         history: list[Any] = history_value if isinstance(history_value, list) else []
         self._start(steps)
+        self._environment()
         for key, value, kind, named in (
             ("trajectory", trajectory, list, "list"),
             ("history", history_value, list, "list"),
@@ -459,6 +470,7 @@ class _SweAgentRun:
         else:
             self._steps(steps, history)
         self._usage()
+        self._information()
         self.events.append(
             new_event(
                 SessionEnd,
@@ -467,6 +479,34 @@ class _SweAgentRun:
                 reason=text_field(self.info.get("exit_status")),
             )
         )
+
+    def _environment(self) -> None:
+        """The environment the run ran in, kept raw: its name (`environment`) and its
+        configuration (`replay_config.env`: the container's image, the repository, the
+        commands run after it started)."""
+        if "environment" in self.data:
+            self._raw("/environment", self.data["environment"], "the environment the run ran in")
+        if "env" in self.replay:
+            reason = "the configuration of the environment the run ran in"
+            self._raw("/replay_config/env", self.replay["env"], reason)
+
+    def _information(self) -> None:
+        """What `info` holds that no other event does (the versions and hashes of SWE-agent
+        and its runtime, a review, the model stats' other figures), kept raw in one event; the
+        excerpts of the edited files (`edited_files30`, ...), which repeat the files around
+        the submission's changes, are counted in `dropped["edited_files"]`."""
+        rest: Record = {}
+        for key, value in self.info.items():
+            if _EDITED_FILES.fullmatch(key):
+                self.session.dropped["edited_files"] += 1
+            elif key == "model_stats" and isinstance(value, dict):
+                other = {k: v for k, v in value.items() if k not in _MODEL_STATS_READ}
+                if other:
+                    rest[key] = other
+            elif key not in _INFO_READ or not isinstance(value, str):
+                rest[key] = value
+        if rest:
+            self._raw("/info", rest, "the run's information that no other event holds")
 
     def _steps(self, steps: list[Any], history: list[Any]) -> None:
         actions = [item for item in history if _is_history_action(item)]
