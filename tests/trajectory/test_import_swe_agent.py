@@ -376,6 +376,37 @@ def test_swe_agent_0x_and_compact_json(tmp_path: Path) -> None:
     assert isinstance(end, SessionEnd) and end.reason == "exit_cost"
 
 
+def test_a_submission_that_is_no_patch_is_kept_raw(tmp_path: Path) -> None:
+    """A run that changes no file (SWE-agent's capture-the-flag demonstrations submit a flag)
+    keeps what it submitted, after the submit's result, where a patch's changes would be."""
+    flag = "\nflag{an example flag}\n"
+    data = {
+        "environment": "swe_main",
+        "trajectory": [
+            {
+                "action": "submit 'flag{an example flag}'\n",
+                "observation": flag,
+                "response": "Found it.\n\n```\nsubmit 'flag{an example flag}'\n```",
+                "state": '{"open_file": "n/a", "working_dir": "/ctf"}',
+                "thought": "Found it.\n\n",
+            }
+        ],
+        "history": [{"role": "user", "content": "Find the flag", "agent": "primary"}],
+        "info": {"exit_status": "submitted", "submission": flag},
+    }
+    parsed = SWE.parse(write(tmp_path, data, "ctf.traj"))
+    assert [e.kind for e in parsed.events][3:] == [
+        "agent_message",
+        "tool_call",
+        "tool_result",
+        "raw",
+        "session_end",
+    ]
+    submitted = of(parsed.events, RawEvent)[-1]
+    assert submitted.record == flag and submitted.source.pointer == "/info/submission"
+    assert submitted.reason == "the run's submission, which is no patch"
+
+
 def test_swe_agent_retry_attempts(tmp_path: Path) -> None:
     attempt = swe_agent_1x()
     data = {"attempts": [attempt, dict(attempt, info={"exit_status": "exit_format"})]}

@@ -19,7 +19,8 @@ SWE-agent (`<instance_id>.traj`, written with `json.dumps(indent=2)`):
   user messages. The rest of the history repeats the trajectory and is read only for call ids
   and thinking.
 * `info`: `exit_status` (the session's end reason), `submission` (the final patch: a git
-  diff, imported as one anchored file change per file), `model_stats` (`instance_cost`,
+  diff, imported as one anchored file change per file; a submission that is no patch, such
+  as a capture-the-flag run's flag, a raw event), `model_stats` (`instance_cost`,
   `tokens_sent`, `tokens_received`, `api_calls`: one usage event for the whole run, the cost
   reported), `swe_agent_version` (1.x); the rest (hashes, the runtime's version, 0.x's
   `total_cost` of the batch so far) is one raw event before the end, but for
@@ -730,7 +731,14 @@ class _SweAgentRun:
         if patch is None:
             return
         source = self.ref("/info/submission")
-        changes = patch_changes(patch, self.run_id, source, submit_call)
+        changes: list[Any] = patch_changes(patch, self.run_id, source, submit_call)
+        if not changes:
+            # What a run that changes no file submits (a capture-the-flag run's flag).
+            reason = "the run's submission, which is no patch"
+            raw = new_event(
+                RawEvent, session=self.run_id, source=source, record=patch, reason=reason
+            )
+            changes = [raw]
         if submit_at is None:
             self.events.extend(changes)
         else:
