@@ -798,10 +798,23 @@ def test_mini_swe_agent_v1(tmp_path: Path) -> None:
     assert results[0].time == "2025-06-15T15:06:43+00:00"
     raws = of(events, RawEvent)
     assert [r.reason for r in raws] == [
+        "the environment the run ran in",
         "system prompt",
         "message is not an object",
         "message without a known role",
+        "the run's information that no other event holds",
     ]
+    # The environment after the start, and the rest of info (the model's configuration)
+    # before the end.
+    assert events[1] is raws[0] and events[-2] is raws[-1]
+    assert (raws[0].source.pointer, raws[0].record) == (
+        "/info/config",
+        {"environment": {"cwd": "/testbed"}},
+    )
+    assert (raws[-1].source.pointer, raws[-1].record) == (
+        "/info",
+        {"config": {"model": {"model_name": "anthropic/claude-sonnet-4"}}},
+    )
     # The submitted patch follows the result of the command that submitted it.
     last_result = events.index(results[-1])
     assert [e.kind for e in events[last_result + 1 : last_result + 3]] == [
@@ -1196,6 +1209,7 @@ def test_mini_swe_agent_a_command_typed_in_human_mode_is_a_call(tmp_path: Path) 
         "tool_call",
         "tool_result",
         "user_message",
+        "raw",
         "session_end",
     ]
     call, result = of(events, ToolCall)[0], of(events, ToolResult)[0]

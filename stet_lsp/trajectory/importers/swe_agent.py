@@ -50,7 +50,9 @@ mini-swe-agent (`<instance_id>.traj.json`): `{"info", "messages", "trajectory_fo
 `trajectory_format` `mini-swe-agent-1` (v1) or `mini-swe-agent-1.1` (v2); older files are a
 bare list of messages. `info` has `exit_status`, `submission`, `model_stats`
 (`instance_cost`, `api_calls`), `mini_version` and `config` (`model.model_name`,
-`environment.cwd`). `messages` are chat messages:
+`environment.cwd`). The environment (`config.environment` and `environment_type`) is a raw
+event after the start, and the rest of `info` (the agent's and the model's configuration)
+one before the end. `messages` are chat messages:
 
 * `system` (the prompt: a raw event), then `user` (the task: a user message);
 * `assistant`: in v1 the content is a THOUGHT and one ```` ```bash ```` block (v2 text-based
@@ -162,6 +164,10 @@ _THINKING_TYPES = frozenset({"thinking"})
 _INFO_READ = frozenset({"exit_status", "submission", "swe_agent_version"})
 _MODEL_STATS_READ = frozenset({"instance_cost", "tokens_sent", "tokens_received", "api_calls"})
 _EDITED_FILES = re.compile(r"edited_files\d+")
+# The same for a mini-swe-agent run (its `info.config` holding the environment's).
+_MINI_INFO_READ = frozenset({"exit_status", "submission", "mini_version"})
+_MINI_MODEL_STATS_READ = frozenset({"instance_cost", "api_calls"})
+_MINI_ENVIRONMENT = ("environment", "environment_type")
 _OPAQUE_THINKING_TYPES = frozenset({"redacted_thinking"})
 
 
@@ -907,6 +913,7 @@ class _MiniRun:
                 title=self.title,
             )
         )
+        self._environment()
         for index, message in enumerate(self.messages):
             if not isinstance(message, dict):
                 self._raw(index, message, "message is not an object")
@@ -914,6 +921,7 @@ class _MiniRun:
             self._message(index, message)
         self._submission()
         self._total_cost()
+        self._information()
         end_source = self.exit_ref or (
             self.document.ref("/info") if self.pointer else self.document.ref("", 1)
         )
@@ -926,6 +934,37 @@ class _MiniRun:
                 reason=text_field(self.info.get("exit_status")) or self.exit_status,
             )
         )
+
+    def _environment(self) -> None:
+        """The environment the run ran in (`info.config`'s `environment`: the container's
+        image, the working folder, the variables set; and `environment_type`), kept raw."""
+        config = mapping(self.info.get("config"))
+        environment = {key: config[key] for key in _MINI_ENVIRONMENT if key in config}
+        if environment:
+            self._raw_at("/info/config", environment, "the environment the run ran in")
+
+    def _information(self) -> None:
+        """What `info` holds that no other event does (the agent's and the model's
+        configuration, the model stats' other figures), kept raw in one event."""
+        rest: Record = {}
+        for key, value in self.info.items():
+            if key == "config" and isinstance(value, dict):
+                other = {k: v for k, v in value.items() if k not in _MINI_ENVIRONMENT}
+                if other:
+                    rest[key] = other
+            elif key == "model_stats" and isinstance(value, dict):
+                other = {k: v for k, v in value.items() if k not in _MINI_MODEL_STATS_READ}
+                if other:
+                    rest[key] = other
+            elif key not in _MINI_INFO_READ or not isinstance(value, str):
+                rest[key] = value
+        if rest:
+            self._raw_at("/info", rest, "the run's information that no other event holds")
+
+    def _raw_at(self, pointer: str, record: Any, reason: str) -> None:
+        source = self.document.ref(pointer)
+        event = new_event(RawEvent, session=self.id, source=source, record=record, reason=reason)
+        self.events.append(event)
 
     def _first_time(self) -> str | None:
         for message in self.messages[:3]:
