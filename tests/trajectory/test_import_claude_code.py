@@ -518,12 +518,14 @@ def test_tool_results_as_text_images_errors_and_calls_without_results(tmp_path: 
             ),
         ],
     )
-    events = IMPORTER.parse(path).events
+    parsed = IMPORTER.parse(path)
+    events = parsed.events
     results = {r.call_id: r for r in of(events, ToolResult)}
     assert set(results) == {"t1", "t2", "t3", "t4"}  # t5 never answered: fine
     assert results["t1"].output == "[]"
     assert results["t2"].output == "A screenshot:\n[image]"
     assert "iVBOR" not in event_json(results["t2"])
+    assert parsed.dropped["inline_data"] == 1  # the image's bytes, left out
     assert (results["t3"].ok, results["t3"].output) == (
         False,
         "<tool_use_error>Exit code 1</tool_use_error>",
@@ -590,8 +592,10 @@ def test_user_images_and_interruptions(tmp_path: Path) -> None:
             user("u3", "u2", "[Request interrupted by user]", "2026-01-01T00:00:05Z"),
         ],
     )
-    events = IMPORTER.parse(path).events
+    parsed = IMPORTER.parse(path)
+    events = parsed.events
     assert of(events, UserMessage)[0].text == "[image]\n\nWhat is wrong here?"
+    assert parsed.dropped["inline_data"] == 1  # the image's bytes, left out
     assert of(events, ToolResult)[0].ok is False
     errors = of(events, Error)
     assert [(e.message, e.interrupt, e.source.line) for e in errors] == [

@@ -338,8 +338,17 @@ def test_message_parts_and_images(tmp_path: Path) -> None:
         {"type": "input_text", "text": "What is on this screen?"},
         {"type": "input_image", "image_url": "data:image/png;base64,AAAA"},
     )
-    session = parse(tmp_path, [meta(), user])
+    screenshot = {"type": "input_image", "image_url": "data:image/png;base64,AAAA"}
+    viewed = call_output("call_view", [screenshot, {"type": "input_text", "text": "shown"}])
+    linked = user_parts({"type": "input_image", "image_url": "https://example.com/a.png"})
+    session = parse(
+        tmp_path, [meta(), user, function_call("view_image", {}, "call_view"), viewed, linked]
+    )
     assert of(session, UserMessage)[0].text == "What is on this screen?\n[image]"
+    assert of(session, ToolResult)[0].output == "[image]\nshown"
+    # The bytes of the two images given as data are left out, and counted; a link is no bytes.
+    assert session.dropped["inline_data"] == 2
+    assert not any("AAAA" in event_json(e) for e in session.events)
 
 
 def test_reasoning_summaries_are_kept_and_opaque_reasoning_is_counted(tmp_path: Path) -> None:
@@ -419,11 +428,17 @@ def test_event_stream_records_that_give_no_event_are_counted(tmp_path: Path) -> 
     assert len(of(session, Usage)) == 1
     assert [e.reason for e in of(session, RawEvent)] == ["agent message event with no text"]
     # the prompts', the reasoning's, the command's end, the token count again, the answer's
-    assert session.dropped == {"repeated_event": 6, "turn_marker": 4, "rate_limits": 1}
+    assert session.dropped == {
+        "repeated_event": 6,
+        "turn_marker": 4,
+        "rate_limits": 1,
+        "inline_data": 1,
+    }
     # Every record is an event (the session's meta its start) or counted, but for the turn
     # context, read into the model its events name.
     lines = {e.source.line for e in session.events if not isinstance(e, SessionEnd)}
-    assert len(lines) + sum(session.dropped.values()) == len(records) - 1
+    records_dropped = sum(n for reason, n in session.dropped.items() if reason != "inline_data")
+    assert len(lines) + records_dropped == len(records) - 1
 
 
 # --- tool calls ---------------------------------------------------------------------------------

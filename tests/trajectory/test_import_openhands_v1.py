@@ -1019,12 +1019,13 @@ def test_an_mcp_tools_call_and_result(tmp_path: Path) -> None:
 def test_content_parts_of_other_kinds_are_kept_raw(tmp_path: Path) -> None:
     """A message's, a thought's or an observation's content part that is neither text nor an
     image (a kind a later SDK may add) is a raw event after the event its text went into,
-    never left out."""
+    never left out; an image given as data is named, its bytes counted."""
     clock = Clock()
     audio = {"type": "audio", "format": "wav", "data": "UklGRg=="}
     document = {"type": "file", "file_id": "file-7", "cache_prompt": False}
     prompt = user_message(clock, "Read the attached notes")
-    prompt["llm_message"]["content"].append(document)
+    images = ["data:image/png;base64,iVBORw0KGgo=", "https://example.com/a.png"]
+    prompt["llm_message"]["content"] += [{"type": "image", "image_urls": images}, document]
     call = action(clock, "terminal", "toolu_01", {"command": "ls"}, "TerminalAction", RESPONSE_1)
     call["thought"] = [text("Listing."), {"type": "citation", "url": "https://example.com"}]
     result = terminal_result("a.py\n", 0, str(tmp_path / "work"))
@@ -1060,8 +1061,11 @@ def test_content_parts_of_other_kinds_are_kept_raw(tmp_path: Path) -> None:
         "observation content part of a kind not understood",
         "message content part of a kind not understood",
     ]
-    assert of(parsed.events, "user_message")[0].text == "Read the attached notes"
+    said = "Read the attached notes\n[image]\n[image: https://example.com/a.png]"
+    assert of(parsed.events, "user_message")[0].text == said
     assert of(parsed.events, "tool_result")[0].output == "a.py\n"
+    # The bytes of the image given as data are left out, and counted.
+    assert parsed.dropped["inline_data"] == 1
 
 
 def delegation(clock: Clock, tasks: dict[str, str], call_id: str, response_id: str) -> list[Any]:

@@ -616,6 +616,7 @@ class _FileReader:
                 continue
             if kind in ("image", "document"):
                 texts.append(f"[{kind}]")
+                self._count_inline_data([block])
                 continue
             self._user_text(at, "\n\n".join(texts))
             texts = []
@@ -680,10 +681,18 @@ class _FileReader:
         elif isinstance(kind, str) and kind.endswith("_tool_result"):
             call_id = _str(block.get("tool_use_id")) or ""
             output = _result_text(block.get("content"))
+            self._count_inline_data(block.get("content"))
             self._emit(ToolResult, at, call_id=call_id, output=output)
         else:
             self._emit(RawEvent, at, record=block, reason="unknown assistant content block")
         return None
+
+    def _count_inline_data(self, content: Any) -> None:
+        """The image and document blocks of content that hold their bytes, which the text
+        naming them (`[image]`) leaves out: counted."""
+        held = _blocks_holding_data(content)
+        if held:
+            self.shared.dropped["inline_data"] += held
 
     def _tool_call(self, at: _At, block: dict[str, Any]) -> str | None:
         call_id: str = block["id"]
@@ -742,6 +751,7 @@ class _FileReader:
         call_id = _str(block.get("tool_use_id")) or ""
         ok = not block.get("is_error")
         output = _result_text(block.get("content"))
+        self._count_inline_data(block.get("content"))
         if output.startswith(_PERSISTED):
             output = self.shared.persisted_output(output) or output
         self._emit(ToolResult, at, call_id=call_id, ok=ok, output=output)
@@ -1340,6 +1350,21 @@ _RESULT_FILE = re.compile(r"[\w-][\w.-]*")
 PERSISTED_LIMIT = 64 << 20
 """The most bytes of a tool's output read from the session's `tool-results/` folder; a larger
 output keeps the notice and its preview."""
+
+
+def _blocks_holding_data(content: Any) -> int:
+    """How many image and document blocks of content hold their bytes (`source.data`,
+    base64 or text)."""
+    if not isinstance(content, list):
+        return 0
+    return sum(
+        1
+        for block in content
+        if isinstance(block, dict)
+        and block.get("type") in ("image", "document")
+        and isinstance(block.get("source"), dict)
+        and "data" in block["source"]
+    )
 
 
 def _result_text(content: Any) -> str:

@@ -133,6 +133,7 @@ from stet_lsp.trajectory.importers.codex_records import (
     RESPONSE_ITEM_TYPES,
     ROLLOUT_TYPES,
     Record,
+    inline_images,
     join_texts,
     rollout_record,
     text_parts,
@@ -140,7 +141,7 @@ from stet_lsp.trajectory.importers.codex_records import (
 )
 from stet_lsp.trajectory.importers.codex_threads import copied_history, spawning_call
 from stet_lsp.trajectory.importers.edits import change_fields
-from stet_lsp.trajectory.importers.fields import count_field, text_field
+from stet_lsp.trajectory.importers.fields import count_field, mapping, text_field
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records
 from stet_lsp.trajectory.importers.shell_moves import moved_paths
 
@@ -562,12 +563,21 @@ class _Reader:
             )
         elif role == "user":
             self.emit(UserMessage, text=text)
+            self.count_inline_images(item.get("content"))
         elif role == "assistant":
             self.emit(AgentMessage, text=text, model=self.model)
+            self.count_inline_images(item.get("content"))
         elif role in ("developer", "system"):
             self.raw(f"{role} message (instructions from the harness)")
         else:
             self.raw(f"message with role {role!r}")
+
+    def count_inline_images(self, content: Any) -> None:
+        """The images given as data in content that its text names (`[image]`): their bytes
+        are left out, and counted."""
+        images = inline_images(content)
+        if images:
+            self.session.dropped["inline_data"] += images
 
     def reasoning(self, item: Record) -> None:
         """The readable text (raw reasoning or its summary) is a Reasoning event; encrypted
@@ -630,9 +640,11 @@ class _Reader:
 
     def tool_output(self, item: Record) -> None:
         call_id = text_field(item.get("call_id")) or ""
-        text, said = tool_output(item.get("output"))
+        output = item.get("output")
+        text, said = tool_output(output)
         ok = self.outcome(call_id, text) if said is None else said
         self.emit(ToolResult, call_id=call_id, ok=ok, output=text)
+        self.count_inline_images(mapping(output).get("content", output))
         patch = self.patches.pop(call_id, None)
         if ok and patch is not None:
             self.file_changes(call_id, patch)

@@ -75,6 +75,20 @@ def text_parts(content: Any) -> list[str]:
     return parts
 
 
+def inline_images(content: Any) -> int:
+    """How many image parts of a list of content parts hold their bytes (a `data:` URL),
+    which `text_parts` names (`[image]`) without them."""
+    if not isinstance(content, list):
+        return 0
+    return sum(
+        1
+        for part in content
+        if isinstance(part, dict)
+        and "image" in str(part.get("type", ""))
+        and str(part.get("image_url", "")).startswith("data:")
+    )
+
+
 def join_texts(parts: list[str]) -> str:
     return "\n".join(parts)
 

@@ -863,14 +863,20 @@ class _Reader:
             self._emit(FileChange, at, time, call_id=call_id, **fields)
 
     def _unread_parts(self, parts: Any, held_by: str, at: SourceRef, time: str | None) -> None:
-        """The content parts of a kind not read as text (neither text nor an image), each
-        kept raw after the event their text went into."""
+        """What the text of content parts leaves out: each part of a kind not read as text
+        (neither text nor an image) is kept raw after the event their text went into, and
+        the bytes of an image given as data (`data:` URL, named `[image]`) are counted."""
         if isinstance(parts, str):
             return
         for part in sequence(parts):
             if not _is_read_part(part):
                 reason = f"{held_by} content part of a kind not understood"
                 self._emit(RawEvent, at, time, record=part, reason=reason)
+            elif mapping(part).get("type") == "image":
+                urls = sequence(mapping(part).get("image_urls"))
+                inline = sum(1 for url in urls if as_text(url).startswith("data:"))
+                if inline:
+                    self.parsed.dropped["inline_data"] += inline
 
     # -- reasoning and usage --------------------------------------------------------------------
 
