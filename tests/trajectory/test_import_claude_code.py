@@ -534,6 +534,46 @@ def test_tool_results_as_text_images_errors_and_calls_without_results(tmp_path: 
     assert [c.call_id for c in of(events, ToolCall)] == ["t1", "t2", "t3", "t4", "t5"]
 
 
+def test_tool_result_blocks_the_text_only_names_are_kept_raw(tmp_path: Path) -> None:
+    """A tool result's block of a kind its text does not read (a search result, the results
+    of a server-side web search) is named in the output by its kind and kept whole as a raw
+    event after the result, never left out."""
+    found = {
+        "type": "search_result",
+        "source": "https://docs.example.com/retry",
+        "title": "Retrying requests",
+        "content": [{"type": "text", "text": "Use session() for retries."}],
+    }
+    page = {"type": "web_search_result", "url": "https://example.com", "title": "Example"}
+    path = write(
+        tmp_path / "s.jsonl",
+        [
+            user("u1", None, "How do retries work?", "2026-01-01T00:00:00Z"),
+            assistant(
+                "a1",
+                "u1",
+                "msg_1",
+                [
+                    tool_use("t1", "mcp__docs__search", {"query": "retry"}),
+                    {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {}},
+                    {"type": "web_search_tool_result", "tool_use_id": "s1", "content": [page]},
+                ],
+                "2026-01-01T00:00:01Z",
+            ),
+            user("r1", "a1", [result("t1", [found])], "2026-01-01T00:00:02Z"),
+        ],
+    )
+    events = IMPORTER.parse(path).events
+    outputs = [(r.call_id, r.output) for r in of(events, ToolResult)]
+    assert outputs == [("s1", "[web_search_result]"), ("t1", "[search_result]")]
+    raws = of(events, RawEvent)
+    assert [(r.record, r.reason) for r in raws] == [
+        (page, "tool result content block of a kind not understood"),
+        (found, "tool result content block of a kind not understood"),
+    ]
+    assert events.index(raws[1]) == events.index(of(events, ToolResult)[1]) + 1
+
+
 def test_a_message_written_again_by_a_resumed_session_is_read_once(tmp_path: Path) -> None:
     """Claude Code writes a session's last message again when it is resumed, under the new
     session's id and a later time: the call it answers gets one result, and the copy is

@@ -683,9 +683,18 @@ class _FileReader:
             output = _result_text(block.get("content"))
             self._count_inline_data(block.get("content"))
             self._emit(ToolResult, at, call_id=call_id, output=output)
+            self._unread_result_blocks(at, block.get("content"))
         else:
             self._emit(RawEvent, at, record=block, reason="unknown assistant content block")
         return None
+
+    def _unread_result_blocks(self, at: _At, content: Any) -> None:
+        """The blocks of a tool result's content that its text only names by their kind
+        (`[search_result]`), each kept raw after the result."""
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and not _is_read_result_block(block):
+                reason = "tool result content block of a kind not understood"
+                self._emit(RawEvent, at, record=block, reason=reason)
 
     def _count_inline_data(self, content: Any) -> None:
         """The image and document blocks of content that hold their bytes, which the text
@@ -755,6 +764,7 @@ class _FileReader:
         if output.startswith(_PERSISTED):
             output = self.shared.persisted_output(output) or output
         self._emit(ToolResult, at, call_id=call_id, ok=ok, output=output)
+        self._unread_result_blocks(at, block.get("content"))
         name, tool_input = self.calls.get(call_id, ("", {}))
         name = name or tool_of_result(structured)
         if name in _SPAWN_TOOLS or (isinstance(structured, dict) and "runId" in structured):
@@ -1343,6 +1353,7 @@ def _text_of(content: Any) -> str:
     return "\n\n".join(parts)
 
 
+_NAMED_RESULT_BLOCKS = frozenset({"image", "document", "tool_reference"})
 _PERSISTED = "<persisted-output>"
 _PERSISTED_FILE = re.compile(r"Full output saved to: ([^\n]+)")
 _RESULTS = "tool-results"
@@ -1365,6 +1376,12 @@ def _blocks_holding_data(content: Any) -> int:
         and isinstance(block.get("source"), dict)
         and "data" in block["source"]
     )
+
+
+def _is_read_result_block(block: dict[str, Any]) -> bool:
+    """A tool result's block whose text `_result_text` reads: a text, an image or a document
+    (named, their bytes counted), a tool reference (by the tool's name)."""
+    return isinstance(block.get("text"), str) or block.get("type") in _NAMED_RESULT_BLOCKS
 
 
 def _result_text(content: Any) -> str:
