@@ -351,6 +351,47 @@ def test_message_parts_and_images(tmp_path: Path) -> None:
     assert not any("AAAA" in event_json(e) for e in session.events)
 
 
+def test_message_parts_of_other_kinds_are_kept_raw(tmp_path: Path) -> None:
+    """A part that is neither text nor an image (a refusal, a file) is a raw event after the
+    message or the result its text went into."""
+    attached = {"type": "input_file", "file_id": "file-7", "filename": "notes.pdf"}
+    refusal = {"type": "refusal", "refusal": "I can't help with that."}
+    refused = item(
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Sorry."}, refusal],
+        }
+    )
+    read = call_output("call_read", [{"type": "input_text", "text": "read"}, attached])
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            user_parts({"type": "input_text", "text": "Summarise it"}, attached),
+            refused,
+            function_call("read_file", {}, "call_read"),
+            read,
+        ],
+    )
+    assert kinds(session)[1:-1] == [
+        "user_message",
+        "raw",
+        "agent_message",
+        "raw",
+        "tool_call",
+        "tool_result",
+        "raw",
+    ]
+    raws = of(session, RawEvent)
+    assert [r.record for r in raws] == [attached, refusal, attached]
+    assert [r.reason for r in raws] == [
+        "message content part of a kind not understood",
+        "message content part of a kind not understood",
+        "tool output content part of a kind not understood",
+    ]
+
+
 def test_reasoning_summaries_are_kept_and_opaque_reasoning_is_counted(tmp_path: Path) -> None:
     session = parse(
         tmp_path,

@@ -138,6 +138,7 @@ from stet_lsp.trajectory.importers.codex_records import (
     rollout_record,
     text_parts,
     tool_output,
+    unread_parts,
 )
 from stet_lsp.trajectory.importers.codex_threads import copied_history, spawning_call
 from stet_lsp.trajectory.importers.edits import change_fields
@@ -563,21 +564,25 @@ class _Reader:
             )
         elif role == "user":
             self.emit(UserMessage, text=text)
-            self.count_inline_images(item.get("content"))
+            self.parts_left_out(item.get("content"), "message")
         elif role == "assistant":
             self.emit(AgentMessage, text=text, model=self.model)
-            self.count_inline_images(item.get("content"))
+            self.parts_left_out(item.get("content"), "message")
         elif role in ("developer", "system"):
             self.raw(f"{role} message (instructions from the harness)")
         else:
             self.raw(f"message with role {role!r}")
 
-    def count_inline_images(self, content: Any) -> None:
-        """The images given as data in content that its text names (`[image]`): their bytes
-        are left out, and counted."""
+    def parts_left_out(self, content: Any, held_by: str) -> None:
+        """What the text of content parts leaves out: the bytes of the images given as data,
+        which it names (`[image]`), are counted, and each part of a kind it does not read (a
+        refusal, a file) is kept raw after the event the text went into."""
         images = inline_images(content)
         if images:
             self.session.dropped["inline_data"] += images
+        for part in unread_parts(content):
+            reason = f"{held_by} content part of a kind not understood"
+            self.emit(RawEvent, record=part, reason=reason)
 
     def reasoning(self, item: Record) -> None:
         """The readable text (raw reasoning or its summary) is a Reasoning event; encrypted
@@ -644,7 +649,7 @@ class _Reader:
         text, said = tool_output(output)
         ok = self.outcome(call_id, text) if said is None else said
         self.emit(ToolResult, call_id=call_id, ok=ok, output=text)
-        self.count_inline_images(mapping(output).get("content", output))
+        self.parts_left_out(mapping(output).get("content", output), "tool output")
         patch = self.patches.pop(call_id, None)
         if ok and patch is not None:
             self.file_changes(call_id, patch)

@@ -75,6 +75,22 @@ def text_parts(content: Any) -> list[str]:
     return parts
 
 
+def unread_parts(content: Any) -> list[Any]:
+    """The parts of a list of content parts that `text_parts` does not read: neither text nor
+    an image (a refusal, a file)."""
+    if not isinstance(content, list):
+        return []
+    return [
+        part
+        for part in content
+        if not isinstance(part, str)
+        and not (
+            isinstance(part, dict)
+            and (isinstance(part.get("text"), str) or "image" in str(part.get("type", "")))
+        )
+    ]
+
+
 def inline_images(content: Any) -> int:
     """How many image parts of a list of content parts hold their bytes (a `data:` URL),
     which `text_parts` names (`[image]`) without them."""
