@@ -1323,6 +1323,44 @@ def test_a_branch_left_by_navigating_back_is_abandoned(tmp_path: Path) -> None:
     assert [e.abandoned for e in of(parsed.events, "user_message")] == [False, True, False]
 
 
+def test_an_acp_tool_calls_text_blocks_are_its_output(tmp_path: Path) -> None:
+    """The SDK stores an ACP tool call's content as the ACP schema's models dump them: a
+    text is wrapped in a `content` block. Without a `raw_output`, those texts are the
+    result's output; a block of another kind (a terminal) is kept raw after it."""
+    clock = Clock()
+    started = {
+        **clock.stamp(),
+        "source": "agent",
+        "tool_call_id": "acp-2",
+        "title": "Run the tests",
+        "status": "in_progress",
+        "tool_kind": "execute",
+        "raw_input": {"command": "pytest -q"},
+        "is_error": False,
+        "kind": "ACPToolCallEvent",
+    }
+    terminal = {"type": "terminal", "terminal_id": "term-1"}
+    done = {
+        **started,
+        **clock.stamp(),
+        "status": "completed",
+        "content": [
+            {"type": "content", "content": {"type": "text", "text": "3 passed"}},
+            {"type": "content", "text": "in 0.12s"},
+            terminal,
+        ],
+    }
+    folder = write_conversation(tmp_path, base_state(tmp_path / "work"), [started, done])
+    parsed = V1.parse(folder / "base_state.json")
+    (result,) = of(parsed.events, "tool_result")
+    assert (result.call_id, result.ok, result.output) == ("acp-2", True, "3 passed\nin 0.12s")
+    raws = of(parsed.events, "raw")
+    assert [(r.record, r.reason) for r in raws] == [
+        (terminal, "ACP tool call content block of a kind not understood")
+    ]
+    assert parsed.events.index(raws[0]) == parsed.events.index(result) + 1
+
+
 def test_less_common_event_kinds(tmp_path: Path) -> None:
     clock = Clock()
     acp = {

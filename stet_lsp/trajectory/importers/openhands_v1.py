@@ -846,11 +846,17 @@ class _Reader:
             return
         call.answered = True
         failed = status == "failed" or event.get("is_error") is True
-        output = as_text(event.get("raw_output")) or _content_text(event.get("content"), "\n")
+        blocks = sequence(event.get("content"))
+        texts = [text for block in blocks if (text := _acp_block_text(block)) is not None]
+        output = as_text(event.get("raw_output")) or "\n".join(texts)
         self._emit(ToolResult, at, time, call_id=call_id, ok=not failed, output=output)
+        for block in blocks:
+            if _acp_block_text(block) is None and mapping(block).get("type") != "diff":
+                reason = "ACP tool call content block of a kind not understood"
+                self._emit(RawEvent, at, time, record=block, reason=reason)
         if failed:
             return
-        for block in sequence(event.get("content")):
+        for block in blocks:
             block = mapping(block)
             path = text_field(block.get("path"))
             new = block.get("new_text", block.get("newText"))
@@ -1010,6 +1016,17 @@ def _split_think(text: str) -> tuple[str | None, str]:
     if found is None:
         return None, text
     return found.group(1).strip() or None, text[found.end() :]
+
+
+def _acp_block_text(block: Any) -> str | None:
+    """The text of an ACP tool call's content block: a text block wrapped in a `content`
+    block (`{"type": "content", "content": {"type": "text", "text"}}`, as the SDK stores
+    the ACP schema's models) or given flat; None for any other block (a diff, a terminal)."""
+    block = mapping(block)
+    wrapped = block.get("content")
+    inner = wrapped if block.get("type") == "content" and isinstance(wrapped, dict) else block
+    text = inner.get("text")
+    return text if isinstance(text, str) else None
 
 
 def _is_read_part(part: Any) -> bool:
