@@ -46,11 +46,8 @@ def register(commands: Any) -> None:
 
 def _capstone(args: argparse.Namespace) -> int:
     from stet_lsp.trajectory.capstone import capstone
-    from stet_lsp.trajectory.renames import orphan_named
 
     target = target_of(args)
-    if args.target is not None:
-        target = orphan_named(target) or target
     config = config_of(target.root, args)
     progress = ProgressLine("capstone", enabled=not args.json and sys.stderr.isatty())
     try:

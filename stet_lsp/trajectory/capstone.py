@@ -76,6 +76,7 @@ from stet_lsp.trajectory.renames import (
     follow_rename,
     former_keys,
     left_behind,
+    orphan_named,
     orphaned_targets,
 )
 from stet_lsp.trajectory.skills import SKILL_LIMIT, skill_path
@@ -220,13 +221,17 @@ def capstone(
     gate_config: GateConfig | None = None,
 ) -> CapstoneResult:
     """Commit the target's working trajectory on top of HEAD (or, with `dry_run`, say what
-    would be committed). Raises CapstoneRefused, having changed nothing, when it cannot.
+    would be committed). A named target without one (`stet capstone --target NAME`, the
+    server's `target`) is the deleted branch or left detached HEAD of that name whose working
+    trajectory is left, when there is one (`renames.orphan_named`); the result names the
+    target committed. Raises CapstoneRefused, having changed nothing, when it cannot.
     Everything committed passes the gate with `gate_config`, else the repository's."""
     tell = progress or (lambda phase: None)
     if message is not None and not _without_stet_trailers(message).strip():
         raise CapstoneRefused("message", f"the commit message is empty ({_UNCHANGED})")
     config = gate_config or _repository_gate(target)
     repository = _open(target)
+    target = orphan_named(target) or target
     follow_rename(target, config, wait=True)
     folder = working_folder(target)
     if not pending(folder):
@@ -306,6 +311,14 @@ def _require_working(target: Target, folder: Folder) -> None:
             "it here"
             for orphan in orphaned_targets(target.root)
         )
+        if target.kind == "named":  # asked for by name: maybe meant for a left one
+            raise CapstoneRefused(
+                "no-working-trajectory",
+                f"{target.name} has no working trajectory to commit: no target of that name "
+                "has one, nor did a branch deleted or a detached HEAD left under that name "
+                f"leave one (stet trajectory list lists the working trajectories){left} "
+                f"({_UNCHANGED})",
+            )
         raise CapstoneRefused(
             "no-working-trajectory",
             f"{target.label} has no working trajectory to commit: import an agent session "

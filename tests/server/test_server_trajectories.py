@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -251,6 +252,60 @@ async def test_capstone_commits_the_working_trajectory_and_refuses_clearly(
     assert repository.head.target == commit.id
     said = [m.message for m in client.messages if done["trajectory"] in m.message]
     assert any("is already committed; its working copy is archived" in m for m in said), said
+
+
+async def test_capstone_commits_a_deleted_branch_s_or_a_left_detached_head_s_by_name(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """The working trajectory of a deleted branch, or of a detached HEAD that HEAD left, was
+    committed only by `stet capstone --target NAME`: the server's command took no target.
+    `target` names it as `--target` does, with the same result and refusals."""
+    import subprocess
+
+    import pygit2
+
+    repository = pygit2.Repository(str(root))
+    repository.config["user.name"] = "Reviewer"
+    repository.config["user.email"] = "reviewer@example.invalid"
+    git = partial(subprocess.run, cwd=root, check=True, capture_output=True)
+    git(["git", "switch", "-q", "-c", "topic"])
+    source = working_session(root, tmp_path / f"{SESSION}.jsonl")
+    await execute(client, "stet.trajectory.import", uri=uri(root), path=str(source))
+    branch_left = working_folder(resolve_target(root))
+    git(["git", "switch", "-q", "main"])
+    git(["git", "branch", "-q", "-D", "topic"])
+    git(["git", "checkout", "-q", "--detach"])
+    other = working_session(root, tmp_path / "other.jsonl", session=SESSION.replace("1", "2"))
+    await execute(client, "stet.trajectory.import", uri=uri(root), path=str(other))
+    detached = resolve_target(root)
+    assert detached.kind == "detached"
+    git(["git", "switch", "-q", "-c", "next", "main"])
+    next_head = repository.head.target
+
+    with pytest.raises(JsonRpcException, match="stet capstone --target topic commits it here"):
+        await execute(client, "stet.capstone", uri=uri(root))
+    with pytest.raises(JsonRpcException, match="nosuch has no working trajectory") as refused:
+        await execute(client, "stet.capstone", uri=uri(root), target="nosuch")
+    assert refused.value.data == {"reason": "no-working-trajectory"}
+    assert "stet trajectory list lists the working trajectories" in str(refused.value)
+    with pytest.raises(JsonRpcException, match="a target name cannot be empty"):
+        await execute(client, "stet.capstone", uri=uri(root), target="")
+    assert repository.head.target == next_head
+
+    done = await execute(client, "stet.capstone", uri=uri(root), target="topic")
+    assert (done["target"]["kind"], done["target"]["name"]) == ("branch", "topic")
+    assert done["branch"] == "next"
+    commit = repository[repository.head.target]
+    assert str(commit.id) == done["commit"] and commit.parents[0].id == next_head
+    assert not branch_left.path.exists()
+    # The same result as the command line's for the same operation.
+    dry = await execute(client, "stet.capstone", uri=uri(root), target=detached.name, dryRun=True)
+    assert dry["target"]["key"] == detached.key and dry["dry_run"] is True
+    done = await execute(client, "stet.capstone", uri=uri(root), target=detached.name)
+    assert done["target"]["key"] == detached.key and done["commit"]
+    assert not working_folder(detached).path.exists()
+    listed = await execute(client, "stet.trajectory.list", uri=uri(root))
+    assert [row["working"] for row in listed["trajectories"]] == [False, False]
 
 
 async def test_graduation_from_code_actions_and_the_review(

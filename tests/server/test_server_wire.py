@@ -325,6 +325,25 @@ def test_a_verdict_or_route_not_among_those_taken_is_invalid_params(
         assert taken in answer["error"]["message"], answer
 
 
+def test_a_capstone_s_target_that_is_no_string_or_names_nothing_is_refused_plainly(
+    raw: PipeServer, root: Path
+) -> None:
+    """`target` of `stet.capstone` is a name: any other JSON type is InvalidParams; a name
+    that no working trajectory goes by is the capstone's own refusal, as on the command
+    line."""
+    for number, target in ((2, 42), (3, ["topic"]), (4, {"name": "topic"}), (5, True)):
+        params = {"command": "stet.capstone", "arguments": [{"uri": uri(root), "target": target}]}
+        raw.send({"id": number, "method": "workspace/executeCommand", "params": params})
+        answer = raw.answer(number)
+        assert_plain_error(answer, -32602)
+        assert answer["error"]["message"] == "argument 'target' must be a str", answer
+    params = {"command": "stet.capstone", "arguments": [{"uri": uri(root), "target": "topic"}]}
+    raw.send({"id": 6, "method": "workspace/executeCommand", "params": params})
+    error = raw.answer(6)["error"]
+    assert error["code"] == -32803 and error["data"] == {"reason": "no-working-trajectory"}
+    assert error["message"].startswith("topic has no working trajectory to commit"), error
+
+
 def test_a_note_on_a_line_the_document_does_not_hold_is_refused_in_its_own_numbering(
     raw: PipeServer, root: Path
 ) -> None:

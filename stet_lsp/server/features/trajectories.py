@@ -15,6 +15,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
+from stet_lsp.core.targets import resolve_target
 from stet_lsp.server.documents import local_path
 from stet_lsp.server.progress import Progress
 from stet_lsp.server.requests import answering, argument, field
@@ -185,8 +186,12 @@ def register(server: StetServer) -> None:
         message = field(args, "message", str, None)
         dry_run = field(args, "dryRun", bool, False)
         detached = field(args, "detached", bool, False)
+        named = field(args, "target", str, None)
         settings = server.settings
-        target = await server.off_loop(session.target)
+        if named is None:
+            target = await server.off_loop(session.target)
+        else:  # as `stet capstone --target NAME`: a deleted branch's or left detached HEAD's
+            target = await server.off_loop(resolve_target, session.root, named)
         progress = Progress(server, "Stet: committing the trajectory", target.label)
         result = await progress.run(
             server.off_loop(
