@@ -25,6 +25,7 @@ from lsp_harness import (
     execute,
     open_file,
     start,
+    type_text,
     uri,
 )
 from lsp_pipe import PipeServer
@@ -268,6 +269,44 @@ async def test_definition_goes_from_a_file_change_to_the_file(
 
     symbols = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="retry.py"))
     assert symbols and any("file_change" in s.name for s in symbols)
+
+
+async def test_workspace_symbols_of_an_open_events_file_are_where_its_buffer_has_them(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """An open events.jsonl with unsaved edits: the steps workspace symbols found were read
+    from the disk, so a step moved in the buffer was placed on the line the disk has it on
+    (another step's in the editor), and one the buffer renamed was found by its old title."""
+    import_transcript(resolve_target(root), session_writing(root, tmp_path))
+    folder = working_folder(resolve_target(root))
+
+    async def found(query: str) -> list[tuple[str, int]]:
+        symbols = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
+        return [
+            (s.location.uri, s.location.range.start.line)
+            for s in symbols or []
+            if isinstance(s.location, types.Location)
+        ]
+
+    document, _, change = opened_at_the_change(client, folder.path)
+    await eventually(lambda: lenses(client, document), timeout=10)
+    on_disk = await found("retry.py")
+    assert (document, change) in on_disk and all(line >= 2 for _, line in on_disk)
+    disk = (folder.path / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    # The first two lines cut from the buffer, the file change's path edited, unsaved.
+    edited = [line.replace("src/retry.py", "src/backoff.py") for line in disk[2:]]
+    type_text(client, document, "\n".join(edited) + "\n")
+
+    moved = [(where, line - 2) for where, line in on_disk]
+    assert await eventually(lambda: found("backoff.py")) == moved
+    assert await found("retry.py") == []
+    # Closed, the file on disk is searched again (a source file keeps the repository shown).
+    open_file(client, root / "src" / "app.py")
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=document))
+    )
+    assert await eventually(lambda: found("retry.py")) == on_disk
+    assert await found("backoff.py") == []
 
 
 @pytest.mark.parametrize("trap", ["a linked folder", "a FIFO"])

@@ -78,10 +78,23 @@ class TrajectoryFiles(Feature):
         """The documents whose schema check runs in a worker (one at a time each)."""
         self._folders: dict[Path, tuple[tuple[int, int], TrajectoryIndex]] = {}
         self._folders_lock = threading.Lock()
+        self.open_events: dict[str, tuple[Path, TrajectoryIndex]] = {}
+        """By document URI: each open events.jsonl's path and the index of its text as the
+        editor holds it, which workspace symbols search instead of the file. A worker reads
+        it, so it is replaced whole on the loop, never changed in place."""
 
     def forget(self, uri: str) -> None:
         self.indexed.pop(uri, None)
         self.issues.pop(uri, None)
+        if uri in self.open_events:
+            self.open_events = {k: v for k, v in self.open_events.items() if k != uri}
+
+    def _keep(self, state: DocumentState, kind: str, indexed: Indexed) -> Indexed:
+        """`indexed` as the document's index (on the loop)."""
+        self.indexed[state.uri] = indexed
+        if kind == "events.jsonl" and state.path is not None:
+            self.open_events = {**self.open_events, state.uri: (state.path, indexed.index)}
+        return indexed
 
     def forgotten(self, root: Path) -> None:
         with self._folders_lock:
@@ -105,7 +118,7 @@ class TrajectoryFiles(Feature):
                         self.indexing[state.uri] = task
             else:
                 lines = list(state.lines)
-                known = self.indexed[state.uri] = _index(kind, lines, _where(state), self, key)
+                known = self._keep(state, kind, _index(kind, lines, _where(state), self, key))
         if kind != "events.jsonl" or known is None:
             return
         checked = self.issues.get(state.uri)
@@ -146,7 +159,7 @@ class TrajectoryFiles(Feature):
         if current is None:
             return
         if current is state:  # else closed and opened again meanwhile: its text may differ
-            self.indexed[state.uri] = indexed
+            self._keep(state, kind, indexed)
         self.server.refresh([current], outside=True)
 
     async def _check_later(self, state: DocumentState, known: Indexed) -> None:
@@ -302,19 +315,23 @@ class TrajectoryFiles(Feature):
 
     def workspace_symbols(self, query: str, roots: Sequence[Path]) -> list[types.WorkspaceSymbol]:
         """Steps of every trajectory of the repositories at `roots` (the workspace folders'
-        and the open documents') whose title holds the query's words. Runs in a worker thread
-        (it may read events.jsonl files)."""
+        and the open documents') whose title holds the query's words: in an open events.jsonl,
+        as the editor holds it (unsaved edits and all), else as the file holds it. Runs in a
+        worker thread (it may read events.jsonl files)."""
         from stet_lsp.trajectory.store import folders
 
+        shown = {path: (uri, index) for uri, (path, index) in self.open_events.items()}
         ordered = sorted(roots)
         found: list[types.WorkspaceSymbol] = []
         for root in ordered:
             where = _repository_label(root, ordered)
             for folder in folders(root):
-                index = self.folder_index(folder.path, root)
+                path = folder.path / "events.jsonl"
+                uri, index = shown.get(path) or (from_fs_path(str(path)) or "", None)
+                if index is None:
+                    index = self.folder_index(folder.path, root)
                 if index is None:
                     continue
-                uri = from_fs_path(str(folder.path / "events.jsonl")) or ""
                 for match in index.symbols(query, limit=_SYMBOL_LIMIT - len(found)):
                     position = types.Position(line=match.line, character=0)
                     found.append(
