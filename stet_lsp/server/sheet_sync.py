@@ -34,6 +34,10 @@ HOLDS = "stet/sheetHolds"
 """A notification before an edit of the open style sheet, to a client whose capabilities'
 `experimental.stetSheetHolds` is true: `{"uri", "sha256"}`, the SHA-256 of the text on disk
 (UTF-8, line breaks as \\n) whose every entry the buffer holds once the edit is applied."""
+DIGEST_INLINE_LIMIT = 1 << 20
+"""Texts up to this many characters get their `HOLDS` digest on the event loop (a
+millisecond at most); longer ones, up to a sheet's 8 MiB (about 10 ms), in a worker thread,
+which hashlib lets the loop run beside."""
 
 
 def _wants_holds(server: StetServer) -> bool:
@@ -236,7 +240,13 @@ async def replace_text(
     if not server.supports("workspace", "apply_edit"):
         return False
     if holds is not None and _wants_holds(server):
-        digest = hashlib.sha256(holds.encode("utf-8")).hexdigest()
+        revision = state.revision
+        if len(holds) <= DIGEST_INLINE_LIMIT:
+            digest = _digest(holds)
+        else:
+            digest = await server.off_loop(_digest, holds)
+            if server.documents.get(state.uri) is not state or state.revision != revision:
+                return False  # typed in meanwhile: the caller computes its change again
         server.protocol.notify(HOLDS, {"uri": state.uri, "sha256": digest})
     edit = line_edit(server.workspace.position_codec, state.lines, split_lines(new))
     answer = await server.from_client(
@@ -250,6 +260,10 @@ async def replace_text(
         server.message("style sheet: the editor did not apply the change (see the server's log)")
         return False
     return bool(answer and answer.applied)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def line_edit(codec: Any, old: list[str], new: list[str]) -> types.TextEdit:

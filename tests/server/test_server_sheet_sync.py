@@ -292,16 +292,22 @@ def test_a_save_over_disk_changes_the_editor_could_not_take_keeps_them(root: Pat
         server.close()
 
 
-@pytest.mark.parametrize("asks", [True, False])
+@pytest.mark.parametrize(("asks", "entries"), [(True, 1), (False, 1), (True, 16_000)])
 def test_an_edit_merging_the_disk_says_first_what_disk_text_the_buffer_holds(
-    root: Path, asks: bool
+    root: Path, asks: bool, entries: int
 ) -> None:
     """Before the edit merging an outside write into an unsaved sheet, a client that asked
     (`experimental.stetSheetHolds`) is told the digest of the disk text merged, so that it
-    can save over that file, and only that one, without asking; others are not."""
+    can save over that file, and only that one, without asking; others are not. A sheet over
+    a MiB has its digest made in a worker, told all the same before the edit."""
     sheet = StyleSheet(resolve_target(root))
     sheet.add("first")
+    if entries > 1:  # entries typed into the file by hand, a line each
+        line = "- a convention written out at some length, to make the sheet long: {}\n"
+        with sheet.path.open("a", encoding="utf-8") as sheet_file:
+            sheet_file.write("".join(line.format(n) for n in range(entries)))
     disk = sheet.path.read_text(encoding="utf-8")
+    assert (len(disk) > 2**20) == (entries > 1)
     capabilities: dict[str, Any] = {"workspace": {"applyEdit": True}}
     if asks:
         capabilities["experimental"] = {"stetSheetHolds": True}
