@@ -263,7 +263,8 @@ async def replace_text(
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    # A lone surrogate (a client's JSON may send one) as the editor may have saved it.
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def line_edit(codec: Any, old: list[str], new: list[str]) -> types.TextEdit:

@@ -336,3 +336,45 @@ def test_an_edit_merging_the_disk_says_first_what_disk_text_the_buffer_holds(
             assert holds == []
     finally:
         server.close()
+
+
+def test_a_sheet_saved_with_a_lone_surrogate_still_takes_a_command_s_write(root: Path) -> None:
+    """A client may send a lone surrogate in a text (JSON's "\\udce9", what a byte that is not
+    UTF-8 can become). Saved, that text is what the buffer holds of the disk, and its
+    `stet/sheetHolds` digest failed to encode it: the next command writing into the unsaved
+    buffer was an internal error. It is hashed as the editor may have written it (WTF-8)."""
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("first")
+    disk = sheet.path.read_text(encoding="utf-8")
+    capabilities = {"workspace": {"applyEdit": True}, "experimental": {"stetSheetHolds": True}}
+    server = PipeServer().initialize(capabilities, [uri(root)])
+    try:
+        document = server.open(uri(sheet.path), disk, "markdown")
+        saved = disk + "- caf\udce9 typed by hand\n"
+        for version, text in ((2, saved), (3, saved + "- typed after the save\n")):
+            change = {"textDocument": {"uri": document, "version": version}}
+            server.send(
+                {
+                    "method": "textDocument/didChange",
+                    "params": {**change, "contentChanges": [{"text": text}]},
+                }
+            )
+            if version == 2:
+                sheet.path.write_bytes(saved.encode("utf-8", "surrogatepass"))
+                identifier = {"textDocument": {"uri": document}}
+                server.send({"method": "textDocument/didSave", "params": identifier})
+        arguments = [{"uri": uri(root), "text": "from a command"}]
+        params = {"command": "stet.note.add", "arguments": arguments}
+        server.send({"id": 2, "method": "workspace/executeCommand", "params": params})
+        seen: list[dict[str, Any]] = []
+        answer = server.wait_for(
+            lambda message: (
+                seen.append(message) is None and message.get("id") == 2 and "method" not in message
+            )
+        )
+        assert answer.get("error", {}).get("code") != -32603, answer
+        holds = [m["params"] for m in seen if m.get("method") == "stet/sheetHolds"]
+        digest = hashlib.sha256(saved.encode("utf-8", "surrogatepass")).hexdigest()
+        assert holds and holds[0] == {"uri": document, "sha256": digest}
+    finally:
+        server.close()
