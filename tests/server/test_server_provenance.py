@@ -370,3 +370,48 @@ async def test_a_skill_the_agent_wrote_is_attributed_as_on_the_command_line(
     narration = open_file(client, working_folder(resolve_target(root)).path / "narration.md")
     await eventually(lambda: lenses(client, narration), timeout=10)
     assert await provenance_lenses(client, narration) == []
+
+
+async def test_changes_that_could_not_be_placed_are_named_on_the_file_s_first_line(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """An edit known only by its search and replace text, whose search text the file holds
+    twice, has no one place: neither its lines nor those written before it are attributed.
+    `stet trajectory blame` says so for each step; the editor showed no trace of either. A
+    lens on the first line names each, as blame does, and opens its step; so does a code
+    action there, for a client without lenses."""
+    written = "one\ntwo\nthree\ntwo\n"
+    transcript = Transcript(root)
+    transcript.user("Write and fix u.py.")
+    transcript.write_file("toolu_w", f"{root}/src/u.py", written)
+    path = f"{root}/src/u.py"
+    edit_input = {"file_path": path, "old_string": "two\n", "new_string": "TWO\n"}
+    transcript.tool("toolu_e", "Edit", edit_input, f"The file {path} has been updated.")
+    fixed = written.replace("two\n", "TWO\n", 1)
+    (root / "src" / "u.py").write_text(fixed)
+    import_transcript(resolve_target(root), transcript.save(tmp_path / "unplaced.jsonl"))
+
+    blamed = line_origins(root, root / "src" / "u.py")
+    assert blamed["runs"] == []
+    said = [(item["step"], item["lines"], item["reason"]) for item in blamed["unattributed"]]
+    assert len(said) == 2
+    document = open_file(client, root / "src" / "u.py")
+    found = await eventually(lambda: provenance_lenses(client, document), timeout=15)
+    trajectory = working_folder(resolve_target(root)).id
+    short = trajectory if len(trajectory) <= 32 else trajectory[:29] + "…"
+    assert [(lens.range.start.line, lens.command and lens.command.title) for lens in found] == [
+        (
+            0,
+            f"agent: step {step} of {short} changed {lines} line{'s' if lines != 1 else ''} "
+            f"that could not be placed: {reason}",
+        )
+        for step, lines, reason in said
+    ]
+    assert [list(lens.command.arguments or []) for lens in found if lens.command] == [
+        [{"uri": document, "id": trajectory, "step": step}] for step, _, _ in said
+    ]
+    actions = await actions_at(client, document, 0)
+    assert [list(action.command.arguments or []) for action in actions if action.command] == [
+        [{"uri": document, "id": trajectory, "step": step}] for step, _, _ in said
+    ]
+    assert await actions_at(client, document, 1) == []

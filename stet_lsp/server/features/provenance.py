@@ -1,7 +1,9 @@
 """Provenance in source files: a line an agent's step wrote carries a hover ("written by step
 N of trajectory T", the agent's message that led to it, the step's diff, a link to the step),
 a code lens on the first line of each hunk and, on each of its lines, a code action opening
-the step as the lens does (for clients that show no lenses or never refresh them).
+the step as the lens does (for clients that show no lenses or never refresh them). A change
+whose lines could not be placed has its lens and action on the file's first line, worded as
+`stet trajectory blame` lists it.
 Attribution follows the current buffer: a line edited since is no longer attributed,
 untouched lines stay attributed after edits above.
 
@@ -34,7 +36,12 @@ from stet_lsp.server.positions import line_range
 from stet_lsp.server.server import StetServer
 
 if TYPE_CHECKING:  # loaded with the first repository: the server starts without pydantic
-    from stet_lsp.trajectory.provenance import Provenance, ProvenanceHunk, StepDetail
+    from stet_lsp.trajectory.provenance import (
+        Provenance,
+        ProvenanceHunk,
+        StepDetail,
+        Unattributed,
+    )
 
 log = logging.getLogger(__name__)
 
@@ -218,7 +225,18 @@ class ProvenanceFeature(Feature):
 
     def code_lenses(self, state: DocumentState) -> list[types.CodeLens]:
         codec = self.server.workspace.position_codec
-        return [
+        unplaced = [
+            types.CodeLens(
+                range=line_range(codec, state.lines, 0),
+                command=types.Command(
+                    title=_unplaced_title(item),
+                    command=OPEN_STEP,
+                    arguments=_arguments(state, item),
+                ),
+            )
+            for item in self._unplaced(state)
+        ]
+        return unplaced + [
             types.CodeLens(
                 range=line_range(codec, state.lines, hunk.first_line),
                 command=types.Command(
@@ -231,25 +249,44 @@ class ProvenanceFeature(Feature):
             if hunk.first_line < len(state.lines)
         ]
 
+    def _unplaced(self, state: DocumentState) -> list[Unattributed]:
+        """The changes to the document's file whose lines could not be placed (as `stet
+        trajectory blame` lists them), shown on its first line: the lines they wrote carry
+        no lens, and these say which steps changed the file all the same."""
+        provenance = self.loaded.get(state.session.root) if state.session is not None else None
+        if provenance is None or state.relative is None or state.relative.startswith(STETS_OWN):
+            return []
+        return provenance.unattributed(state.relative)
+
     def code_actions(
         self, state: DocumentState, params: types.CodeActionParams
     ) -> list[types.CodeAction]:
         """The lens's command, on every line of the hunk: a client that shows no lenses (or
         never refreshes them, as Neovim 0.11) still opens the step that wrote the line."""
         first, last = params.range.start.line, params.range.end.line
-        return [
-            types.CodeAction(
-                title=_action_title(hunk),
-                kind=types.CodeActionKind.QuickFix,
-                command=types.Command(
-                    title=_action_title(hunk), command=OPEN_STEP, arguments=_arguments(state, hunk)
-                ),
-            )
+        steps: list[ProvenanceHunk | Unattributed] = [
+            hunk
             for hunk in self.hunks.get(state.uri, [])
             if hunk.first_line <= last
             and hunk.last_line >= first
             and hunk.first_line < len(state.lines)
         ]
+        if first == 0:  # the line the unplaced changes' lenses are on
+            steps += self._unplaced(state)
+        actions: dict[tuple[str, int], types.CodeAction] = {}
+        for step in steps:
+            title = _action_title(step)
+            actions.setdefault(
+                (step.trajectory, step.step),
+                types.CodeAction(
+                    title=title,
+                    kind=types.CodeActionKind.QuickFix,
+                    command=types.Command(
+                        title=title, command=OPEN_STEP, arguments=_arguments(state, step)
+                    ),
+                ),
+            )
+        return list(actions.values())
 
     def hover(self, state: DocumentState, line: int) -> str | None:
         if state.session is None:
@@ -273,12 +310,12 @@ def _hunks_of(provenance: Provenance, relative: str, lines: list[str]) -> list[P
     return provenance.hunks(relative, "\n".join(lines))
 
 
-def _arguments(state: DocumentState, hunk: ProvenanceHunk) -> list[Any]:
+def _arguments(state: DocumentState, hunk: ProvenanceHunk | Unattributed) -> list[Any]:
     """`stet.trajectory.open`'s argument: the step's line in the trajectory's narration."""
     return [{"uri": state.uri, "id": hunk.trajectory, "step": hunk.step}]
 
 
-def _action_title(hunk: ProvenanceHunk) -> str:
+def _action_title(hunk: ProvenanceHunk | Unattributed) -> str:
     return f"Open step {hunk.step} of {_short(hunk.trajectory)} (narration)"
 
 
@@ -307,6 +344,15 @@ def _lens_title(hunk: ProvenanceHunk) -> str:
     lines = hunk.last_line - hunk.first_line + 1
     plural = "s" if lines != 1 else ""
     return f"agent: step {hunk.step} of {_short(hunk.trajectory)} wrote {lines} line{plural}"
+
+
+def _unplaced_title(item: Unattributed) -> str:
+    """As `stet trajectory blame` says it."""
+    where = f"agent: step {item.step} of {_short(item.trajectory)}"
+    if not item.lines:  # it only removed lines
+        return f"{where} changed this file at a place that could not be found: {item.reason}"
+    plural = "s" if item.lines != 1 else ""
+    return f"{where} changed {item.lines} line{plural} that could not be placed: {item.reason}"
 
 
 def _short(trajectory: str) -> str:
