@@ -784,7 +784,16 @@ def _hunks(
 
 def _present(root: Path, paths: set[str]) -> dict[str, bool]:
     """Whether each repository path is a file in the work tree (a stat each)."""
-    return {path: (root / path).is_file() for path in paths}
+    return {path: _is_file(root / path) for path in paths}
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; a path this file system cannot have (a name longer than it
+    takes, as another system's trajectory may record) is none, not an error."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _stamped_folders(root: Path) -> list[tuple[Folder, tuple[FileStamp, FileStamp]]]:
@@ -868,7 +877,7 @@ def _moves(
         (number, trajectory, path)
         for number, trajectory in enumerate(trajectories)
         for path in sorted(trajectory.paths())
-        if not (root / path).is_file()
+        if not _is_file(root / path)
     ]
     if not missing:
         return {}
@@ -889,7 +898,7 @@ def _moves(
         current = path
         for renames in walks[key]:
             current = renames.get(current, current)
-        if current != path and (root / current).is_file():
+        if current != path and _is_file(root / current):
             moves[(number, path)] = current
     return moves
 

@@ -415,3 +415,23 @@ async def test_changes_that_could_not_be_placed_are_named_on_the_file_s_first_li
         [{"uri": document, "id": trajectory, "step": step}] for step, _, _ in said
     ]
     assert await actions_at(client, document, 1) == []
+
+
+async def test_a_path_too_long_for_this_file_system_leaves_the_other_files_attributed(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """A trajectory may name a file this file system cannot hold (a name of 300 bytes, which
+    another system took): asking whether it was there raised, and provenance was lost for
+    every file of the repository, in the editor and in `stet trajectory blame` alike."""
+    transcript = Transcript(root)
+    transcript.user("Write two modules.")
+    transcript.write_file("toolu_01", f"{root}/src/{'n' * 300}.py", "x = 1\n")
+    transcript.write_file("toolu_02", f"{root}/src/b.py", "y = 2\n")
+    (root / "src" / "b.py").write_text("y = 2\n")
+    import_transcript(resolve_target(root), transcript.save(tmp_path / "long.jsonl"))
+
+    blamed = line_origins(root, root / "src" / "b.py")
+    assert [(run["first_line"], run["last_line"]) for run in blamed["runs"]] == [(1, 1)]
+    document = open_file(client, root / "src" / "b.py")
+    [lens] = await eventually(lambda: provenance_lenses(client, document), timeout=15)
+    assert lens.command is not None and lens.command.title.endswith(" wrote 1 line")
