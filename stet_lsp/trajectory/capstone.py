@@ -58,7 +58,7 @@ from stet_lsp.core.safefs import (
     read_regular,
     remove_regular,
 )
-from stet_lsp.core.targets import Target, common_git_dir, find_repository
+from stet_lsp.core.targets import Target, common_git_dir, find_repository, names_a_branch
 from stet_lsp.trajectory.events import EventBase, Graduation, parse_event
 from stet_lsp.trajectory.feedback import (
     FEEDBACK_LIMIT,
@@ -312,12 +312,18 @@ def _require_working(target: Target, folder: Folder) -> None:
             for orphan in orphaned_targets(target.root)
         )
         if target.kind == "named":  # asked for by name: maybe meant for a left one
+            branch = (
+                f"; the branch {target.name}'s own is committed with no target named, on "
+                "that branch"
+                if names_a_branch(target)
+                else ""
+            )
             raise CapstoneRefused(
                 "no-working-trajectory",
                 f"{target.name} has no working trajectory to commit: no target of that name "
                 "has one, nor did a branch deleted or a detached HEAD left under that name "
-                f"leave one (stet trajectory list lists the working trajectories){left} "
-                f"({_UNCHANGED})",
+                f"leave one (stet trajectory list lists the working trajectories){branch}"
+                f"{left} ({_UNCHANGED})",
             )
         raise CapstoneRefused(
             "no-working-trajectory",

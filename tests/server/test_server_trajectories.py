@@ -288,6 +288,9 @@ async def test_capstone_commits_a_deleted_branch_s_or_a_left_detached_head_s_by_
         await execute(client, "stet.capstone", uri=uri(root), target="nosuch")
     assert refused.value.data == {"reason": "no-working-trajectory"}
     assert "stet trajectory list lists the working trajectories" in str(refused.value)
+    # A branch's name is a target of its own, as `--target` takes it: the refusal says so.
+    with pytest.raises(JsonRpcException, match="the branch next's own is committed with no"):
+        await execute(client, "stet.capstone", uri=uri(root), target="next")
     with pytest.raises(JsonRpcException, match="a target name cannot be empty"):
         await execute(client, "stet.capstone", uri=uri(root), target="")
     assert repository.head.target == next_head
