@@ -2015,6 +2015,36 @@ def test_mcp_and_hooks_installs_at_once_keep_each_others_change(home: Path, root
         assert data["model"] == "m"
 
 
+def test_the_last_codex_uninstall_removes_what_either_install_created(
+    stet: Stet, home: Path, root: Path
+) -> None:
+    """`stet mcp install codex` and `stet hooks install codex` write the same config: the
+    second install inherits that the first created the file and `~/.codex`, so whichever
+    uninstall comes last removes both, in every order. A file someone else wrote to since, or
+    a folder that was there before, stays."""
+    config = home / ".codex" / "config.toml"
+    mcp, hooks = ("mcp",), ("hooks",)
+    for first, second in ((mcp, hooks), (hooks, mcp)):
+        for last in (first, second):
+            assert stet(*first, "install", "codex", "-C", str(root))[0] == 0
+            assert stet(*second, "install", "codex", "-C", str(root))[0] == 0
+            for front in (second, first) if last is first else (first, second):
+                assert stet(*front, "uninstall", "codex", "-C", str(root))[0] == 0
+            assert not config.parent.exists(), (first, second, last)
+    assert stet(*hooks, "install", "codex", "-C", str(root))[0] == 0
+    assert stet(*mcp, "install", "codex", "-C", str(root))[0] == 0
+    config.write_text(config.read_text() + "\n[tui]\nnotifications = true\n")
+    assert stet(*mcp, "uninstall", "codex", "-C", str(root))[0] == 0
+    assert stet(*hooks, "uninstall", "codex", "-C", str(root))[0] == 0
+    assert tomllib.loads(config.read_text()) == {"tui": {"notifications": True}}
+    config.unlink()
+    assert stet(*mcp, "install", "codex", "-C", str(root))[0] == 0
+    assert stet(*hooks, "install", "codex", "-C", str(root))[0] == 0
+    assert stet(*hooks, "uninstall", "codex", "-C", str(root))[0] == 0
+    assert stet(*mcp, "uninstall", "codex", "-C", str(root))[0] == 0
+    assert not config.exists() and config.parent.is_dir()
+
+
 def test_installs_at_once_each_keep_their_file_out_of_commits(
     home: Path, root: Path, repo: pygit2.Repository
 ) -> None:

@@ -20,8 +20,11 @@ the first table), after a comment that says who wrote them; uninstalling removes
 those lines, and a file Stet created (the comment says so) is removed when nothing else is in
 it, with the folder it created for it (the comment says that too) while that is empty,
 unless it (or its folder) is a symbolic link now: a file moved into a dotfiles repository
-and linked back is the user's, and stays, empty. The notes and the brief reach Codex through
-its MCP configuration (`stet mcp install codex`, docs/mcp.md)."""
+and linked back is the user's, and stays, empty. `stet mcp install codex` writes the same
+file and records what it created (mcp/records.py): the second of the two installs inherits
+that the first created the file and its folder, so the last uninstall removes them. The
+notes and the brief reach Codex through its MCP configuration (`stet mcp install codex`,
+docs/mcp.md)."""
 
 from __future__ import annotations
 
@@ -167,17 +170,49 @@ def _parse(text: str, path: Path) -> dict[str, Any]:
         raise StetError(f"{path} is not valid TOML ({error}); nothing was changed") from None
 
 
-def with_notify(text: str | None, program: list[str], *, new_folder: bool = False) -> str:
+def with_notify(
+    text: str | None, program: list[str], *, created: bool = False, new_folder: bool = False
+) -> str:
     """The config's text with Stet's notify block (running `program`) at the top (after the
-    byte order mark a Windows editor may have started it with). With no text (no file), the
-    marker says Stet created the file, and its folder when `new_folder`."""
+    byte order mark a Windows editor may have started it with). With no text (no file), or
+    `created` (`stet mcp install codex` created the file), the marker says Stet created the
+    file, and its folder when `new_folder`."""
     line = notify_line(program)
+    marker = MARKER
+    if text is None or created:
+        marker = MARKER_CREATED_FOLDER if new_folder else MARKER_CREATED
     if not text:
-        created = MARKER_CREATED_FOLDER if new_folder else MARKER_CREATED
-        return f"{created if text is None else MARKER}\n{line}\n"
+        return f"{marker}\n{line}\n"
     bom, text = _split_bom(text)
     end = "\r\n" if "\r\n" in text else "\n"  # the file's own line endings
-    return f"{bom}{MARKER}{end}{line}{end}{end}{text}"
+    return f"{bom}{marker}{end}{line}{end}{end}{text}"
+
+
+def created_by_install(text: str) -> tuple[bool, bool]:
+    """Whether this install created the config whose text this is (its marker says so), and
+    the config's folder too: what `stet mcp install codex` inherits when it writes the file
+    next (mcp/install.py)."""
+    found = without_notify(text)
+    return (found[1], found[2]) if found is not None else (False, False)
+
+
+def _created_by_mcp_install(
+    path: Path, home: Path | None, env: Mapping[str, str]
+) -> tuple[bool, bool]:
+    """Whether `stet mcp install codex` created the config (its record says so, and the file
+    is still where it created it), and the config's folder too: inherited by this install's
+    marker, so whichever of the two uninstalls last removes them."""
+    if home is None:
+        return False, False
+    from stet_lsp.mcp import records
+
+    base = records.state_base(home, env)
+    record = records.read(base, path, records.CODEX_WHERE)
+    if record is None or not records.stet_created(record):
+        return False, False
+    if record.get("real_path", str(path)) != os.path.realpath(path):
+        return False, False
+    return True, str(path.parent) in (record.get("created_folders") or [])
 
 
 def renewed_notify(text: str, program: list[str]) -> str | None:
@@ -289,7 +324,11 @@ def _install(
         if current != program:
             content = renewed_notify(text or "", program)
     elif current is None:
-        content = with_notify(text, program, new_folder=not os.path.lexists(path.parent))
+        if text is None:
+            created, new_folder = True, not os.path.lexists(path.parent)
+        else:
+            created, new_folder = _created_by_mcp_install(path, home, env)
+        content = with_notify(text, program, created=created, new_folder=new_folder)
         if _parse(content, path).get("notify") != program:
             raise StetError(f"{path}: cannot add notify at its top; nothing was changed")
     else:

@@ -324,6 +324,9 @@ def _new_record(plan: Plan, original: str | None, excluded: Any) -> dict[str, An
             break
         missing.append(str(folder))
         folder = folder.parent
+    created, created_folder = _created_by_hooks(plan, original)
+    if created_folder:
+        missing.append(str(plan.path.parent))
     return {
         "version": records.VERSION,
         "client": plan.client,
@@ -334,11 +337,23 @@ def _new_record(plan: Plan, original: str | None, excluded: Any) -> dict[str, An
         "after": records.digest(plan.after),
         "undo": records.undo(plan.after, original),
         "created_folders": missing,
+        "created": created,
         "excluded": excluded,
         # Where the file is, every link followed: uninstall removes a file install created
         # only while it is still there (not moved into a dotfiles repository and linked back).
         "real_path": os.path.realpath(plan.path),
     }
+
+
+def _created_by_hooks(plan: Plan, original: str | None) -> tuple[bool, bool]:
+    """For Codex's config of the user: whether `stet hooks install codex` created the file
+    (its comment says so), and its folder too. The record inherits that, so whichever of the
+    two uninstalls last removes them."""
+    if plan.client != "codex" or plan.root is not None or original is None:
+        return False, False
+    from stet_lsp.hooks.codex import created_by_install
+
+    return created_by_install(original)
 
 
 def _claimed_elsewhere(plan: Plan) -> dict[str, Any] | None:
@@ -432,7 +447,7 @@ def _codex(scope: str, start: list[str], env: Environment, root: Path | None, re
         notes = ("Codex starts the server in the folder it runs in: that repository's branch",)
     after = _keeping_bom(before, lambda text: merge_toml(text, SERVER, server, shown))
     notes = (*notes, "restart Codex; /mcp lists the stet server")
-    where = f"[mcp_servers.{SERVER}]"
+    where = records.CODEX_WHERE
     return Plan(
         "codex",
         scope,

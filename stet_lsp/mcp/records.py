@@ -14,9 +14,12 @@ their replacements), never a copy of the file (`~/.claude.json` holds the whole 
 and a server's `env` may hold a token). `undo` is kept only when its text is under 4 KiB and
 Stet's redaction gate finds no secret in it; otherwise it is null (a one-line JSON file
 changes whole), and uninstall then takes out only the `stet` entry. It also names the
-folders install created and the `info/exclude` line it added (or the one another work
-tree's install of the same file added, which it found there). Written atomically, readable
-by the owner only; nothing below the state folder is followed through a symbolic link.
+folders install created, `created` when `stet hooks install codex` created the file before
+it (its folder is then among the folders when that install created it too: the last
+uninstall of the two removes them), and the `info/exclude` line it added (or the one
+another work tree's install of the same file added, which it found there). Written
+atomically, readable by the owner only; nothing below the state folder is followed through a
+symbolic link.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ from stet_lsp.core.safefs import (
 
 VERSION = 1
 FOLDER = Path("stet") / "mcp"
+CODEX_WHERE = "[mcp_servers.stet]"
+"""Where `stet mcp install codex` puts its entry, as its record names it: `stet hooks install
+codex`, which writes the same file, reads the record to learn whether Stet created it."""
 
 
 def state_base(home: Path, variables: Mapping[str, str]) -> Path:
@@ -105,7 +111,14 @@ def _well_formed(record: dict[str, Any]) -> bool:
         and optional("client", str)
         and optional("scope", str)
         and optional("real_path", str)
+        and optional("created", bool)
     )
+
+
+def stet_created(record: Mapping[str, Any]) -> bool:
+    """Whether Stet created the file: this install (there was no file before it) or, before
+    it, `stet hooks install codex` (`created`: the file held only what that install wrote)."""
+    return record.get("before") is None or record.get("created") is True
 
 
 def write(base: Path, record: dict[str, Any]) -> None:

@@ -135,7 +135,7 @@ def plan_removal(
     after: str | None = None
     restored = held_before = False
     # A file install created goes only while it is still where install created it.
-    created = record is not None and record.get("before") is None
+    created = record is not None and records.stet_created(record)
     moved = record is not None and created and not _where_created(target, record, recorded_at)
     if record is not None and record.get("after") == records.digest(current):
         original = None
