@@ -1257,6 +1257,33 @@ def test_codex_config_stet_created_is_removed_again(root: Path, stet: Stet, home
     assert not config.exists() and config.parent.is_dir()
 
 
+def test_codex_home_in_missing_folders_is_refused_by_both_installs(
+    root: Path, stet: Stet, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CODEX_HOME whose folder is missing too (mistyped, most likely: Codex refuses a
+    CODEX_HOME that does not exist): install created every folder up to it, and uninstall
+    took out only the innermost, leaving the others behind. Stet creates Codex's folder, not
+    the folders above it: both installs refuse, creating nothing; with the folder above
+    there, Codex's folder is created and removed again."""
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)  # the MCP install's record: in home
+    monkeypatch.setenv("CODEX_HOME", str(home / "a" / "b" / "codex"))
+    for command in (("hooks", "install", "codex"), ("mcp", "install", "codex")):
+        for dry_run in ((), ("--dry-run",)):
+            code, out, err = stet(*command, *dry_run, "-C", str(root))
+            assert (code, out) == (1, ""), command
+            assert f"{home / 'a' / 'b'} does not exist" in err and "CODEX_HOME" in err
+    assert not (home / "a").exists()
+    assert stet("hooks", "uninstall", "codex", "-C", str(root))[0] == 0
+    assert stet("mcp", "uninstall", "codex", "-C", str(root))[0] == 0
+    (home / "a" / "b").mkdir(parents=True)
+    for front in ("hooks", "mcp"):
+        assert stet(front, "install", "codex", "-C", str(root))[0] == 0
+    for front in ("hooks", "mcp"):
+        assert stet(front, "uninstall", "codex", "-C", str(root))[0] == 0
+    assert list((home / "a").iterdir()) == [home / "a" / "b"]
+    assert list((home / "a" / "b").iterdir()) == []
+
+
 def test_codex_with_an_empty_home_says_so_and_writes_nothing(
     root: Path, stet: Stet, home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

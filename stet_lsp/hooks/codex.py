@@ -132,10 +132,24 @@ def consented(root: Path) -> bool:
 # -- the config file -------------------------------------------------------------------------
 
 
+def require_folder_above(path: Path) -> None:
+    """Refuse to create the config when its folder (Codex's, `$CODEX_HOME`) is missing and so
+    is the folder that would hold that: Stet creates Codex's folder, which Codex needs, never
+    the folders above it (a mistyped CODEX_HOME would leave a tree of them behind; Codex
+    itself refuses a CODEX_HOME that does not exist)."""
+    folder = path.parent
+    if os.path.lexists(folder) or os.path.lexists(folder.parent):
+        return
+    raise StetError(
+        f"{folder.parent} does not exist: Stet creates Codex's folder {folder}, not the "
+        "folders above it (is CODEX_HOME mistyped?). Create them first; nothing was changed"
+    )
+
+
 def _write_config(path: Path, content: str, before: str | None) -> None:
     """Write the config, only while it still holds `before` (None: no file)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(exist_ok=True)  # Codex's folder only (require_folder_above)
         atomic_write(path, content.encode("utf-8"), unchanged=lambda: _holds(path, before))
     except ChangedMeanwhile:
         raise ChangedWhileWritten(path) from None
@@ -325,6 +339,7 @@ def _install(
             content = renewed_notify(text or "", program)
     elif current is None:
         if text is None:
+            require_folder_above(path)
             created, new_folder = True, not os.path.lexists(path.parent)
         else:
             created, new_folder = _created_by_mcp_install(path, home, env)

@@ -155,8 +155,10 @@ def plan(
     directory: Path | str = ".",
     environment: Environment | None = None,
     command: Sequence[str] | None = None,
+    removing: bool = False,
 ) -> Plan:
-    """The plan for `client` at `scope` (its default when None), run from `directory`."""
+    """The plan for `client` at `scope` (its default when None), run from `directory`
+    (`removing`: for uninstall, which finds the file as install does and creates nothing)."""
     if client not in CLIENTS:
         raise StetError(f"unknown client {client!r} (expected one of: {', '.join(CLIENTS)})")
     scope = scope or DEFAULT_SCOPES[client]
@@ -175,6 +177,10 @@ def plan(
         result = _claude(scope, start, env, root)
     elif client == "codex":
         result = _codex(scope, start, env, root, repo)
+        if result.action == "create" and root is None and not removing:
+            from stet_lsp.hooks.codex import require_folder_above
+
+            require_folder_above(result.path)
     else:
         result = _editor(client, scope, start, env, root, repo)
     return dataclasses.replace(result, state=records.state_base(env.home, env.variables))

@@ -111,7 +111,9 @@ def plan_removal(
     env = environment or Environment.current()
     # The install plan finds the file and refuses what install refuses; its merge is unused.
     try:
-        target = plan(client, scope, directory=directory, environment=env, command=["stet"])
+        target = plan(
+            client, scope, directory=directory, environment=env, command=["stet"], removing=True
+        )
     except UneditableToml as error:
         raise StetError(
             f"{error.shown} defines the stet server in a form Stet does not edit line by line "
