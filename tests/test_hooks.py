@@ -1257,6 +1257,25 @@ def test_codex_config_stet_created_is_removed_again(root: Path, stet: Stet, home
     assert not config.exists() and config.parent.is_dir()
 
 
+def test_status_says_what_it_found_in_files_it_cannot_read(
+    root: Path, stet: Stet, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Status changes nothing: a file it cannot read is reported as what is wrong with it,
+    without install's "nothing was changed"."""
+    (root / ".claude").mkdir()
+    (root / LOCAL_SETTINGS).write_text('{"hooks": 3}')
+    (root / ".claude" / "settings.json").write_bytes(b"\xff\xfe")
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text("x = [")
+    code, out, err = stet_hooks(stet, root, "status")
+    assert code == 0, err
+    assert out.count("unreadable: ") == 3 and "not valid TOML" in out and "not UTF-8" in out
+    monkeypatch.setenv("HOME", "")
+    status = json.loads(stet_hooks(stet, root, "status", "--json")[1])
+    assert status["codex"]["problem"].startswith("HOME is empty")
+    assert "nothing was changed" not in out + status["codex"]["problem"]
+
+
 def test_codex_home_in_missing_folders_is_refused_by_both_installs(
     root: Path, stet: Stet, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

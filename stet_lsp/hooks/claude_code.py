@@ -55,6 +55,7 @@ from stet_lsp.core.safefs import (
 )
 from stet_lsp.hooks.files import (
     ChangedWhileWritten,
+    as_found,
     holds,
     read_record,
     record_tracked,
@@ -666,7 +667,7 @@ def status(root: Path, home: Path | None, env: Mapping[str, str]) -> dict[str, A
             if problem is not None:
                 entry["problem"] = f"{problem}: Claude Code skips this file, hooks and all"
         except StetError as error:
-            entry["problem"] = str(error)
+            entry["problem"] = as_found(error)
         files.append(entry)
     local = files[0]
     return {

@@ -47,6 +47,7 @@ from stet_lsp.core.safefs import (
 )
 from stet_lsp.hooks.files import (
     ChangedWhileWritten,
+    as_found,
     holds,
     read_record,
     record_tracked,
@@ -470,5 +471,5 @@ def status(root: Path, *, home: Path | None, env: Mapping[str, str]) -> dict[str
             entry["installed"] = is_stet_notify(notify)
             entry["bare_name"] = is_stet_notify(notify) and by_bare_name(notify or [])
     except StetError as error:
-        entry["problem"] = str(error)
+        entry["problem"] = as_found(error)
     return entry

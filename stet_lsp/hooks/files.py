@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 import sys
 import time
@@ -272,3 +273,12 @@ def write_record(root: Path, name: str, record: dict[str, Any]) -> None:
 def remove_record(root: Path, name: str) -> None:
     with suppress(StetError):
         remove_regular(inside(root, HOOKS_DIR / name), root)
+
+
+_NOTHING_CHANGED = re.compile(r"(?:; | \()nothing was changed\)?")
+
+
+def as_found(error: StetError) -> str:
+    """A refusal of install or uninstall as `stet hooks status` reports it: what it found
+    wrong with the file, without what the command did about it (status changes nothing)."""
+    return _NOTHING_CHANGED.sub("", str(error))
