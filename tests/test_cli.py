@@ -193,6 +193,10 @@ def test_errors_go_to_stderr_with_a_nonzero_exit(stet: Run, root: Path, tmp_path
         (("note", "add", "x", "--file", "src/app.py", "--line", "500", "-C", r), "does not exist"),
         (("pause", "--until", "tomorrow", "-C", r), "not an ISO date"),
         (("brief", "--budget", "0", "-C", r), "positive"),
+        *(
+            (("sheet", "gc", f"--ttl={ttl}", "-C", r), "ttl must be a finite number of days")
+            for ttl in ("nan", "inf", "-1", "1e400")
+        ),
         (("note", "add", "x", "--target", "", "-C", r), "cannot be empty"),
     ]
     for args, message in cases:

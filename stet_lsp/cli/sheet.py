@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from stet_lsp.cli.common import json_option, print_json, target_json, target_of, target_options
-from stet_lsp.core.errors import StetError
 from stet_lsp.core.retention import DEFAULT_TTL_DAYS
 
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
@@ -55,8 +54,6 @@ def _path(args: argparse.Namespace) -> int:
 
 
 def _gc(args: argparse.Namespace) -> int:
-    if args.ttl < 0:
-        raise StetError("--ttl must be zero or more days")
     from stet_lsp.core.retention import collect_garbage
     from stet_lsp.core.targets import open_repository
 

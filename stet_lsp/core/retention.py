@@ -3,6 +3,7 @@ sheet of a renamed branch moves to its new name instead (`core/renames.py`)."""
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 import time
@@ -61,6 +62,9 @@ def collect_garbage(
 
     Only regular files in the real sheets folder are candidates, and a sheet only when its
     header names a target whose key is its file name: anything else there is left alone."""
+    if not (math.isfinite(ttl_days) and ttl_days >= 0):
+        # NaN compared as never expiring; infinity is no number of days either.
+        raise StetError(f"ttl must be a finite number of days (0 or more), not {ttl_days:g}")
     root = current.root
     folder = inside(root, SHEETS_DIR)
     try:
