@@ -35,6 +35,13 @@ interface ServerCommand {
 }
 
 const SERVER_NAME = "stet-lsp";
+/**
+ * How long `stop` waits for the server to answer `shutdown` before ending it. The server
+ * answers once a write it runs has answered, and a write may wait up to 15 s for the style
+ * sheet's lock (stet_lsp/core/locking.py); the client's default, 2 s, would end the server
+ * first (it is killed 2 s after the wait gives up), and its write with it.
+ */
+const STOP_TIMEOUT_MS = 20_000;
 const EXE = process.platform === "win32" ? ".exe" : "";
 const BIN = process.platform === "win32" ? "Scripts" : "bin";
 
@@ -260,7 +267,7 @@ export async function stopClient(): Promise<void> {
   // that failed to start (or stopped) has nothing to stop.
   await start?.catch(() => undefined);
   if (running?.state === State.Running) {
-    await running.stop();
+    await running.stop(STOP_TIMEOUT_MS);
   }
 }
 
