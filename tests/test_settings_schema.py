@@ -11,7 +11,14 @@ from typing import Any
 
 import pytest
 
-from stet_lsp.server.settings import SCHEMA, Settings, defaults, json_schema, parse_settings
+from stet_lsp.server.settings import (
+    DEFAULT,
+    SCHEMA,
+    Settings,
+    defaults,
+    json_schema,
+    parse_settings,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "editors" / "vscode" / "package.json"
@@ -54,6 +61,15 @@ def test_a_key_that_is_no_setting_is_said_and_ignored() -> None:
         "Stet setting stet.margin.severty is not one of Stet's settings (ignored); "
         "did you mean stet.margin.severity?"
     ]
+
+
+def test_a_number_setting_that_is_not_finite_is_said_and_replaced_by_its_default() -> None:
+    """JSON's 1e400 reads as infinity (and NaN passed `minimum`): no number of days a
+    retention can run with, so it is reported like any value out of range."""
+    for value in (json.loads("1e400"), float("nan"), float("-inf")):
+        settings, problems = parse_settings({"sheet": {"ttlDays": value}})
+        assert settings.ttl_days == DEFAULT.ttl_days, value
+        assert len(problems) == 1 and problems[0].startswith("Stet setting stet.sheet.ttlDays = ")
 
 
 def test_vscode_settings_match_the_schema() -> None:

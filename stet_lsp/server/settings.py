@@ -13,6 +13,7 @@ the server's start."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -203,8 +204,8 @@ class Setting:
             parsed: Any = value
         elif kind == "integer" and number and (isinstance(value, int) or value.is_integer()):
             parsed = int(value)
-        elif kind == "number" and number:
-            parsed = float(value)
+        elif kind == "number" and number and math.isfinite(value):
+            parsed = float(value)  # 1e400 reads as infinity, which is no number of days
         elif kind == "string" and isinstance(value, str):
             parsed = value
         elif kind == "array" and isinstance(value, list):
