@@ -644,6 +644,31 @@ def test_user_images_and_interruptions(tmp_path: Path) -> None:
     ]
 
 
+def test_images_given_by_url_keep_their_address(tmp_path: Path) -> None:
+    """An image or document given by URL is no bulk data: its address is kept in the text
+    that names it, where the gate reads it, and nothing is counted as left out."""
+    linked = {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
+    paper = {"type": "document", "source": {"type": "url", "url": "https://example.com/b.pdf"}}
+    path = write(
+        tmp_path / "s.jsonl",
+        [
+            user(
+                "u1",
+                None,
+                [linked, paper, {"type": "text", "text": "What is wrong here?"}],
+                "2026-01-01T00:00:01Z",
+            ),
+            assistant("a1", "u1", "m1", [tool_use("t1", "Fetch", {"url": "x"})], "t"),
+            user("r1", "a1", [result("t1", [linked])], "2026-01-01T00:00:03Z"),
+        ],
+    )
+    parsed = IMPORTER.parse(path)
+    said = "[image: https://example.com/a.png]\n\n[document: https://example.com/b.pdf]"
+    assert of(parsed.events, UserMessage)[0].text == said + "\n\nWhat is wrong here?"
+    assert of(parsed.events, ToolResult)[0].output == "[image: https://example.com/a.png]"
+    assert "inline_data" not in parsed.dropped
+
+
 def test_a_background_tasks_notification_is_no_prompt(tmp_path: Path) -> None:
     """When a background command or agent ends, Claude Code sends the model a user record of
     `<task-notification>` text (a string or a text block; later builds mark it `origin.kind`

@@ -346,6 +346,8 @@ def test_message_parts_and_images(tmp_path: Path) -> None:
     )
     assert of(session, UserMessage)[0].text == "What is on this screen?\n[image]"
     assert of(session, ToolResult)[0].output == "[image]\nshown"
+    # An image given by URL keeps its address: it is no bulk data, and the gate reads it.
+    assert of(session, UserMessage)[1].text == "[image: https://example.com/a.png]"
     # The bytes of the two images given as data are left out, and counted; a link is no bytes.
     assert session.dropped["inline_data"] == 2
     assert not any("AAAA" in event_json(e) for e in session.events)

@@ -681,6 +681,19 @@ def test_a_command_given_as_a_list_of_arguments_is_redacted_in_every_file(
     assert [call.input["command"][:2] for call in calls] == [command[:2] for command in commands]
 
 
+def test_an_image_address_the_transcript_keeps_passes_the_gate(root: Path, tmp_path: Path) -> None:
+    """An image given by URL keeps its address, and a token in it is redacted."""
+    github, github_parts = make("github-classic", random.Random(11))
+    url = f"https://assets.example.com/shot.png?token={github}"
+    image = {"type": "image", "source": {"type": "url", "url": url}}
+    session = Claude(SESSION_A, root).user([image, {"type": "text", "text": "What broke?"}])
+    import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+    for name, data in stet_files(root).items():
+        assert gate_corpus.surviving_fragments(data.decode(), github_parts) == [], name
+    (said,) = of(events_of(root), UserMessage)
+    assert said.text.startswith("[image: https://assets.example.com/shot.png?token=[REDACTED:")
+
+
 NPM_TOKEN = "kq8ZrT2vLx9NwB4mYp7Hs"
 NPM_COMMAND = ("npm", "config", "set", "//registry.npmjs.org/:_authToken", NPM_TOKEN)
 

@@ -615,7 +615,7 @@ class _FileReader:
                 texts.append(block["text"])
                 continue
             if kind in ("image", "document"):
-                texts.append(f"[{kind}]")
+                texts.append(_named_block(block))
                 self._count_inline_data([block])
                 continue
             self._user_text(at, "\n\n".join(texts))
@@ -1349,8 +1349,18 @@ def _text_of(content: Any) -> str:
         elif isinstance(block, dict) and isinstance(block.get("text"), str):
             parts.append(block["text"])
         elif isinstance(block, dict) and block.get("type") in ("image", "document"):
-            parts.append(f"[{block['type']}]")
+            parts.append(_named_block(block))
     return "\n\n".join(parts)
+
+
+def _named_block(block: dict[str, Any]) -> str:
+    """An image or document block as the text names it: its kind, and the address of one
+    given by URL (`[image: https://…]`), which, unlike bytes given as data, is kept."""
+    source = block.get("source")
+    url = source.get("url") if isinstance(source, dict) else None
+    if isinstance(url, str) and url.startswith(("http://", "https://")):
+        return f"[{block['type']}: {url}]"
+    return f"[{block['type']}]"
 
 
 _NAMED_RESULT_BLOCKS = frozenset({"image", "document", "tool_reference"})
@@ -1386,7 +1396,7 @@ def _is_read_result_block(block: dict[str, Any]) -> bool:
 
 def _result_text(content: Any) -> str:
     """A tool result's content as text: a string, or its blocks one a line (an image as
-    "[image]", a tool reference by the tool's name)."""
+    "[image]", or with its URL, a tool reference by the tool's name)."""
     if content is None:
         return ""
     if isinstance(content, str):
@@ -1401,6 +1411,8 @@ def _result_text(content: Any) -> str:
             parts.append(block["text"])
         elif block.get("type") == "tool_reference":
             parts.append(f"[tool: {block.get('tool_name')}]")
+        elif block.get("type") in ("image", "document"):
+            parts.append(_named_block(block))
         else:
             parts.append(f"[{block.get('type') or 'block'}]")
     return "\n".join(parts)

@@ -57,7 +57,8 @@ def rollout_record(value: Any) -> tuple[str, Record] | None:
 
 def text_parts(content: Any) -> list[str]:
     """The texts of a list of content parts (input_text, output_text, summary_text, ...);
-    an image part reads as `[image]`."""
+    an image part reads as `[image]`, one given by URL as `[image: <url>]` (an address, unlike
+    the bytes of a `data:` URL, is kept)."""
     if isinstance(content, str):
         return [content]
     if not isinstance(content, list):
@@ -69,7 +70,11 @@ def text_parts(content: Any) -> list[str]:
             if isinstance(text, str):
                 parts.append(text)
             elif "image" in str(part.get("type", "")):
-                parts.append("[image]")
+                url = part.get("image_url")
+                if isinstance(url, str) and url.startswith(("http://", "https://")):
+                    parts.append(f"[image: {url}]")
+                else:
+                    parts.append("[image]")
         elif isinstance(part, str):
             parts.append(part)
     return parts
