@@ -225,6 +225,49 @@ def test_system_steps_copied_context_and_multimodal_content(tmp_path: Path) -> N
     assert not of(events, "usage")
 
 
+def test_content_parts_of_a_kind_atif_does_not_define_are_kept_raw(tmp_path: Path) -> None:
+    """A content part that is neither text, an image nor audio keeps its fields: a `raw`
+    event after the event its message's or result's text went into, not `[video: ]`."""
+    video = {"type": "video", "source": {"media_type": "video/mp4", "url": "https://x/v.mp4"}}
+    table = {"type": "table", "rows": [["a", 1]]}
+    linked = {"type": "image", "source": {"media_type": "image/png", "path": "https://x/a.png"}}
+    steps = [
+        {"step_id": 1, "source": "user", "message": [{"type": "text", "text": "Watch"}, video]},
+        {
+            "step_id": 2,
+            "source": "agent",
+            "message": [{"type": "text", "text": "Reading it"}, table, 7],
+            "tool_calls": [{"tool_call_id": "c1", "function_name": "look", "arguments": {}}],
+            "observation": {
+                "results": [{"source_call_id": "c1", "content": [linked, {"type": "image"}, table]}]
+            },
+        },
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps, schema_version="ATIF-v1.8")))
+    events = parsed.events
+    assert kinds(events)[1:-1] == [
+        "user_message",
+        "raw",
+        "agent_message",
+        "raw",
+        "raw",
+        "tool_call",
+        "tool_result",
+        "raw",
+    ]
+    assert events[1].text == "Watch"
+    assert events[3].text == "Reading it"
+    assert events[7].output == "[image: https://x/a.png]\n[image]"
+    raws = of(events, "raw")
+    assert [r.record for r in raws] == [video, table, 7, table]
+    assert [r.reason for r in raws] == [
+        "message content part of a kind not understood",
+        "message content part of a kind not understood",
+        "message content part of a kind not understood",
+        "result content part of a kind not understood",
+    ]
+
+
 def test_compaction_and_error_steps_of_stets_own_export(tmp_path: Path) -> None:
     """Stet's export marks a compaction `extra.compaction` and an error `extra.error`: they
     come back as what they were (a Gemini CLI checkpoint's compression summary and aider's

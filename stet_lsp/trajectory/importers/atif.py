@@ -65,7 +65,8 @@ estimate.
 Since v1.5 `is_copied_context` marks steps copied from an earlier trajectory for context (a
 continuation after summarisation): they are not imported again and are counted in
 `dropped.copied_context`. Since v1.6 `message` and result `content` may be a list of content
-parts (`text`, `image`, and since v1.8 `audio`, whose `source.path` names the media file).
+parts (`text`, `image`, and since v1.8 `audio`, whose `source.path` names the media file);
+a part of another kind is kept raw after the event the text went into.
 
 Subagents: a result's `subagent_trajectory_ref` names a trajectory embedded in
 `subagent_trajectories` (by `trajectory_id`) or stored in another file (`trajectory_path`,
@@ -449,6 +450,7 @@ class _Reader:
             text = _content_text(step.get("message"))
             if text:
                 self._emit(UserMessage, at, time, agent, text=text)
+            self._parts_left_out(step.get("message"), "message", at, time, agent)
         elif source == "agent":
             self._agent_step(trajectory, step, at, time)
         elif source == "system" and isinstance(extra.get("rewind"), dict):
@@ -506,6 +508,15 @@ class _Reader:
             self._emit(RawEvent, at, time, agent, record=record, reason=reason)
         return own
 
+    def _parts_left_out(
+        self, content: Any, held_by: str, at: SourceRef, time: str | None, agent: str | None
+    ) -> None:
+        """Each content part of a kind the text does not read, kept raw after the event the
+        text went into."""
+        for part in _unread_parts(content):
+            reason = f"{held_by} content part of a kind not understood"
+            self._emit(RawEvent, at, time, agent, record=part, reason=reason)
+
     def _system_step(
         self, step: dict[str, Any], at: SourceRef, time: str | None, agent: str | None
     ) -> None:
@@ -516,9 +527,11 @@ class _Reader:
         message = _content_text(step.get("message"))
         if isinstance(extra.get("context_management"), dict):
             self._emit(Compaction, at, time, agent, summary=message or "context compacted")
+            self._parts_left_out(step.get("message"), "message", at, time, agent)
         elif extra.get("compaction") is True:
             summary = "" if message == COMPACTED else message
             self._emit(Compaction, at, time, agent, summary=summary)
+            self._parts_left_out(step.get("message"), "message", at, time, agent)
         elif self.own_export and (
             message in (NO_EVENTS, NO_MESSAGES)
             or (message.startswith(_STARTED_HEAD) and message.endswith(_STARTED_TAIL))
@@ -531,6 +544,7 @@ class _Reader:
             interrupt = extra["error"].get("interrupt") is True
             text = "" if message == AN_ERROR else message
             self._emit(Error, at, time, agent, message=text, interrupt=interrupt)
+            self._parts_left_out(step.get("message"), "message", at, time, agent)
         else:
             self._emit(
                 RawEvent, at, time, agent, record=step, reason="system prompt or harness message"
@@ -548,6 +562,7 @@ class _Reader:
         text = _content_text(step.get("message"))
         for part in _parts(text, extra.get("message_parts")):
             self._emit(AgentMessage, at, time, agent, text=part, model=model)
+        self._parts_left_out(step.get("message"), "message", at, time, agent)
         calls = step.get("tool_calls")
         if calls is not None and not isinstance(calls, list):
             self._emit(
@@ -698,6 +713,7 @@ class _Reader:
             self._emit(
                 ToolResult, at, time, agent, call_id=unrecorded, ok=not failed, output=output
             )
+            self._parts_left_out(content, "result", at, time, agent)
             return
         if call_id is None or call_id not in self.calls:
             if content is not None or refs is None:
@@ -714,6 +730,7 @@ class _Reader:
         refused = call.name == _OPENHANDS_EDITOR and output.startswith(EDITOR_REFUSAL)
         ok = not failed and not refused and _ERROR_MARK not in output
         self._emit(ToolResult, at, time, agent, call_id=call_id, ok=ok, output=output)
+        self._parts_left_out(content, "result", at, time, agent)
         if ok and not self.own_export:  # Stet's export keeps the changes themselves
             for edit in edits_from_arguments(call.name, call.arguments, output):
                 self._emit(FileChange, at, time, agent, call_id=call_id, **file_change_fields(edit))
@@ -872,23 +889,43 @@ def _restore_order(events: list[EventBase], start: int, agent: str | None, order
     events[start:] = [event for unit in units for event in unit]
 
 
+_MEDIA_PARTS = frozenset({"image", "audio"})
+"""The content parts `_content_text` names by their file (`[image: images/shot.png]`)."""
+
+
+def _is_read_part(part: Any) -> bool:
+    """A content part `_content_text` reads: a string, a text, an image or audio."""
+    return isinstance(part, str) or (
+        isinstance(part, dict) and (part.get("type") == "text" or part.get("type") in _MEDIA_PARTS)
+    )
+
+
 def _content_text(content: Any) -> str:
     """A message or result's text: a string, or content parts (text; images and audio by
-    their file)."""
+    their file, which may be a URL). Parts of other kinds are left to `_unread_parts`."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
         return as_text(content)
     texts = []
     for part in content:
-        if not isinstance(part, dict):
-            texts.append(as_text(part))
+        if isinstance(part, str):
+            texts.append(part)
+        elif not _is_read_part(part):
+            continue
         elif part.get("type") == "text":
             texts.append(as_text(part.get("text")))
         else:
-            source = mapping(part.get("source"))
-            texts.append(f"[{part.get('type', 'content')}: {as_text(source.get('path'))}]")
+            path = as_text(mapping(part.get("source")).get("path"))
+            texts.append(f"[{part['type']}: {path}]" if path else f"[{part['type']}]")
     return "\n".join(texts)
+
+
+def _unread_parts(content: Any) -> list[Any]:
+    """The content parts `_content_text` does not read (of a kind ATIF does not define)."""
+    return (
+        [part for part in content if not _is_read_part(part)] if isinstance(content, list) else []
+    )
 
 
 def _arguments(value: Any) -> dict[str, Any]:
