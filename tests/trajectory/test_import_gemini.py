@@ -706,6 +706,30 @@ def test_signatures_on_the_parts_read_are_opaque_reasoning(tmp_path: Path) -> No
     assert not any("c2ln" in event_json(e) for e in parsed.events)
 
 
+def test_a_reply_of_opaque_reasoning_alone_is_counted_once_and_not_stored(
+    tmp_path: Path,
+) -> None:
+    """A reply whose only part is a reasoning signature on an empty text, or a thought
+    without text, is counted in `opaque_reasoning` and nothing else: no raw event of a reply
+    with nothing readable, which would store the signature the count says was left out."""
+    records = [
+        {"sessionId": "s", "projectHash": "p"},
+        {"id": "u1", "timestamp": "t1", "type": "user", "content": [{"text": "go"}]},
+        {
+            "id": "g1",
+            "timestamp": "t2",
+            "type": "gemini",
+            "content": [{"text": "", "thoughtSignature": "c2lnMQ=="}],
+        },
+        {"id": "g2", "timestamp": "t3", "type": "gemini", "content": [{"thought": True}]},
+        {"id": "g3", "timestamp": "t4", "type": "gemini", "content": [{"text": "Done."}]},
+    ]
+    parsed = GEMINI.parse(jsonl(tmp_path / "s.jsonl", records))
+    assert kinds(parsed.events) == ["session_start", "user_message", "agent_message", "session_end"]
+    assert parsed.dropped == {"opaque_reasoning": 2}
+    assert not any("c2ln" in event_json(e) for e in parsed.events)
+
+
 def test_reply_parts_of_every_kind_are_kept(tmp_path: Path) -> None:
     """Parts the Gemini API defines besides text, thoughts and function calls (the code
     execution tool's code and result, inline data, files) and parts of no known kind are

@@ -450,6 +450,7 @@ class _Reader:
     ) -> None:
         agent = context.agent
         first = len(self.parsed.events)
+        opaque = self.parsed.dropped["opaque_reasoning"]
         model = text_field(record.get("model"))
         parts = content_parts(record.get("content"))
         thoughts = [t for t in sequence(record.get("thoughts")) if isinstance(t, dict)]
@@ -479,7 +480,8 @@ class _Reader:
         for call in calls:
             if isinstance(call, dict) and text_field(call.get("id")):
                 self._outcome(context, call, at, text_field(call.get("timestamp")) or time)
-        if len(self.parsed.events) == first:
+        if len(self.parsed.events) == first and self.parsed.dropped["opaque_reasoning"] == opaque:
+            # A reply of opaque reasoning alone is counted, not stored: it has its signature.
             reason = "model reply with nothing readable"
             self.parsed.emit(RawEvent, at, time, agent, record=record, reason=reason)
 
