@@ -407,6 +407,52 @@ def test_a_submission_that_is_no_patch_is_kept_raw(tmp_path: Path) -> None:
     assert submitted.reason == "the run's submission, which is no patch"
 
 
+def ctf_run(model_stats: Any) -> dict[str, Any]:
+    """A one-step run whose `model_stats` is as given."""
+    step = {
+        "action": "ls\n",
+        "observation": "flag.txt\n",
+        "response": "Look.\n\n```\nls\n```",
+        "state": '{"open_file": "n/a", "working_dir": "/ctf"}',
+        "thought": "Look.\n\n",
+    }
+    history = [{"role": "user", "content": "Find the flag", "agent": "primary"}]
+    info = {"exit_status": "submitted", "model_stats": model_stats}
+    return {"environment": "swe_main", "trajectory": [step], "history": history, "info": info}
+
+
+def test_model_stats_written_as_a_python_repr_give_the_usage(tmp_path: Path) -> None:
+    """Some SWE-agent runs (its capture-the-flag demonstrations among them) wrote
+    `model_stats` as the Python repr of the dict: a flat dict literal is read (as a literal,
+    never run) for the usage, and its other figures are kept raw as those of an object are."""
+    stats = "{'total_cost': 2.5, 'instance_cost': 0.75, 'tokens_sent': 1200, 'tokens_received': 80, 'api_calls': 3}"
+    parsed = SWE.parse(write(tmp_path, ctf_run(stats), "ctf.traj"))
+    (usage,) = of(parsed.events, Usage)
+    assert (usage.input_tokens, usage.output_tokens, usage.requests) == (1200, 80, 3)
+    assert (usage.cost_usd, usage.cost_basis) == (0.75, "reported")
+    assert usage.source.pointer == "/info/model_stats"
+    information = of(parsed.events, RawEvent)[-1]
+    assert information.record == {"model_stats": {"total_cost": 2.5}}
+
+
+@pytest.mark.parametrize(
+    "stats",
+    [
+        "__import__('os').getcwd()",
+        "{'instance_cost': 1e999}",
+        "{'instance_cost': [1, 2]}",
+        "{1: 2}",
+        "{'instance_cost': 0.5, " + "'x': 0, " * 1000 + "}",
+        "not a dict",
+    ],
+)
+def test_model_stats_that_are_no_plain_dict_literal_stay_raw(tmp_path: Path, stats: str) -> None:
+    parsed = SWE.parse(write(tmp_path, ctf_run(stats), "ctf.traj"))
+    assert not of(parsed.events, Usage)
+    information = of(parsed.events, RawEvent)[-1]
+    assert information.record == {"model_stats": stats}
+
+
 def test_swe_agent_retry_attempts(tmp_path: Path) -> None:
     attempt = swe_agent_1x()
     data = {"attempts": [attempt, dict(attempt, info={"exit_status": "exit_format"})]}

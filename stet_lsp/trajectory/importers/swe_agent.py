@@ -22,7 +22,8 @@ SWE-agent (`<instance_id>.traj`, written with `json.dumps(indent=2)`):
   diff, imported as one anchored file change per file; a submission that is no patch, such
   as a capture-the-flag run's flag, a raw event), `model_stats` (`instance_cost`,
   `tokens_sent`, `tokens_received`, `api_calls`: one usage event for the whole run, the cost
-  reported), `swe_agent_version` (1.x); the rest (hashes, the runtime's version, 0.x's
+  reported; some runs wrote the dict's Python repr, read when it is a flat dict literal),
+  `swe_agent_version` (1.x); the rest (hashes, the runtime's version, 0.x's
   `total_cost` of the batch so far) is one raw event before the end, but for
   `edited_files30`, `50` and `70`, excerpts of the files around the submission's changes,
   counted in `dropped["edited_files"]`.
@@ -90,6 +91,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -448,6 +450,7 @@ class _SweAgentRun:
         self.events = session.events
         info = data.get("info")
         self.info: Record = info if isinstance(info, dict) else {}
+        self.model_stats = _model_stats(self.info.get("model_stats"))
         self.replay = _replay_config(data.get("replay_config"))
         self.model = _text_at(self.replay, "agent", "model", "name")
 
@@ -506,8 +509,9 @@ class _SweAgentRun:
         for key, value in self.info.items():
             if _EDITED_FILES.fullmatch(key):
                 self.session.dropped["edited_files"] += 1
-            elif key == "model_stats" and isinstance(value, dict):
-                other = {k: v for k, v in value.items() if k not in _MODEL_STATS_READ}
+            elif key == "model_stats" and self.model_stats is not None:
+                stats = self.model_stats
+                other = {k: v for k, v in stats.items() if k not in _MODEL_STATS_READ}
                 if other:
                     rest[key] = other
             elif key not in _INFO_READ or not isinstance(value, str):
@@ -751,8 +755,8 @@ class _SweAgentRun:
             self.events[submit_at:submit_at] = changes
 
     def _usage(self) -> None:
-        stats = self.info.get("model_stats")
-        if not isinstance(stats, dict):
+        stats = self.model_stats
+        if stats is None:
             return
         cost = cost_field(stats.get("instance_cost"))
         self.events.append(
@@ -826,6 +830,36 @@ def _replay_config(value: Any) -> Record:
         except ValueError:
             return {}
     return value if isinstance(value, dict) else {}
+
+
+_MODEL_STATS_REPR_LIMIT = 4096
+"""The longest `model_stats` repr read: a run's figures take a few hundred characters."""
+
+
+def _model_stats(value: Any) -> Record | None:
+    """A run's `model_stats`: the object, or the Python repr of a flat dict of numbers and
+    strings that some SWE-agent runs wrote instead (`"{'instance_cost': 0, ...}"`), read as
+    a literal, never run; None for anything else, which stays raw."""
+    if isinstance(value, dict):
+        return value
+    if not isinstance(value, str) or len(value) > _MODEL_STATS_REPR_LIMIT:
+        return None
+    try:
+        stats = ast.literal_eval(value.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if not isinstance(stats, dict) or not all(
+        isinstance(key, str) and _plain_figure(figure) for key, figure in stats.items()
+    ):
+        return None
+    return stats
+
+
+def _plain_figure(value: Any) -> bool:
+    """A value JSON holds as it is: a string, a finite number, a boolean or null."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, str | int)
 
 
 def _edit_refused(tool: str, observation: str) -> bool:
