@@ -730,6 +730,59 @@ def test_a_reply_of_opaque_reasoning_alone_is_counted_once_and_not_stored(
     assert not any("c2ln" in event_json(e) for e in parsed.events)
 
 
+def test_what_the_harness_sent_for_a_typed_prompt_is_kept_and_its_bytes_counted(
+    tmp_path: Path,
+) -> None:
+    """A prompt whose `content` (what the model was sent: the files an @ named, read) is
+    not what the user typed (`displayContent`) keeps that content as a raw event after the
+    prompt; the bytes of inline data in a prompt (an image an @ named) are left out of every
+    event and counted in `inline_data`, as a reply's are."""
+    image = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB"
+    sent = [
+        {"text": "What is in @shot.png?"},
+        {"text": "\n--- Content from referenced files ---"},
+        {"inlineData": {"mimeType": "image/png", "data": image}},
+        {"text": "\n--- End of content ---"},
+    ]
+    records = [
+        {"sessionId": "s", "projectHash": "p"},
+        {
+            "id": "u1",
+            "timestamp": "t1",
+            "type": "user",
+            "content": sent,
+            "displayContent": [{"text": "What is in @shot.png?"}],
+        },
+        {"id": "g1", "timestamp": "t2", "type": "gemini", "content": [{"text": "A cat."}]},
+        {
+            "id": "u2",
+            "timestamp": "t3",
+            "type": "user",
+            "content": [
+                {"text": "And this?"},
+                {"inlineData": {"mimeType": "image/png", "data": image}},
+            ],
+        },
+    ]
+    parsed = GEMINI.parse(jsonl(tmp_path / "s.jsonl", records))
+    events = parsed.events
+    assert kinds(events) == [
+        "session_start",
+        "user_message",
+        "raw",
+        "agent_message",
+        "user_message",
+        "session_end",
+    ]
+    assert events[1].text == "What is in @shot.png?"
+    assert events[2].reason == "the prompt as the harness sent it for what the user typed"
+    assert events[2].record[2] == {"inlineData": {"mimeType": "image/png"}}
+    assert [p.get("text") for p in events[2].record] == [p.get("text") for p in sent]
+    assert events[4].text == "And this?[inline data: image/png]"
+    assert parsed.dropped == {"inline_data": 2}
+    assert not any(image in event_json(e) for e in events)
+
+
 def test_reply_parts_of_every_kind_are_kept(tmp_path: Path) -> None:
     """Parts the Gemini API defines besides text, thoughts and function calls (the code
     execution tool's code and result, inline data, files) and parts of no known kind are

@@ -11,7 +11,9 @@ before that message: a Rewind, the events of that message and the ones after it 
 A message has `id`, `timestamp`, `type` and `content` (a string or
 Gemini API parts):
 
-* `user`: the prompt (`displayContent` is what the user typed when it differs); parts
+* `user`: the prompt (`displayContent` is what the user typed when it differs: the content
+  sent, a command's prompt or the files an @ named, is then kept raw after it; inline data's
+  bytes are left out, counted in `inline_data`); parts
   holding only `functionResponse`s repeat tool results (counted in `repeated_result`; one
   or two such messages follow a reply whose calls ran); `<session_context>` text is the
   workspace context the harness sends first; `<state_snapshot>` text is the summary a
@@ -416,6 +418,7 @@ class _Reader:
         sent = parts_text(record.get("content"))
         text = parts_text(shown) if shown is not None else sent
         stripped = text.strip()
+        record = self._without_bytes(record)
         if stripped.startswith(_HARNESS_CONTEXT):
             self.parsed.emit(
                 RawEvent, at, time, agent, record=record, reason="context the harness sent"
@@ -427,6 +430,11 @@ class _Reader:
             self.parsed.emit(RawEvent, at, time, agent, record=record, reason=reason)
         elif stripped:
             self.parsed.emit(UserMessage, at, time, agent, text=text)
+            if shown is not None and sent.strip() and sent.strip() != stripped:
+                # What the harness sent for what the user typed: the prompt of a command
+                # (`/init`), the files an @ named, read.
+                reason = "the prompt as the harness sent it for what the user typed"
+                self.parsed.emit(RawEvent, at, time, agent, record=record["content"], reason=reason)
         elif sent.strip():
             # Shown as something else (a tool's output, say): text the harness sent itself.
             reason = "text the harness sent in the user's turn"
@@ -444,6 +452,24 @@ class _Reader:
                 self.parsed.emit(RawEvent, at, time, agent, record=part, reason=reason)
         for response in responses:
             self._late_response(context, response, at, time)
+
+    def _without_bytes(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A user message with the bytes of its inline data (an image an @ named) left out,
+        and counted: its text names them (`[inline data: image/png]`)."""
+        copy = dict(record)
+        for key in ("content", "displayContent"):
+            parts = record.get(key)
+            if not isinstance(parts, list):
+                continue
+            kept: list[Any] = []
+            for part in parts:
+                blob = part.get("inlineData") if isinstance(part, dict) else None
+                if isinstance(blob, dict) and "data" in blob:
+                    part = {**part, "inlineData": {k: v for k, v in blob.items() if k != "data"}}
+                    self.parsed.dropped["inline_data"] += 1
+                kept.append(part)
+            copy[key] = kept
+        return copy
 
     def _reply(
         self, context: _Context, record: dict[str, Any], at: SourceRef, time: str | None
