@@ -921,6 +921,11 @@ def test_checkpoints_are_model_histories(tmp_path: Path) -> None:
         path.write_text(json.dumps(document, indent=2), encoding="utf-8")
         assert detect(path).name == "gemini-cli"
         events = GEMINI.parse(path).events
+        if isinstance(document, dict):
+            # What the checkpoint holds besides its history is kept, after the start.
+            metadata = events.pop(1)
+            assert (metadata.kind, metadata.record) == ("raw", {"authType": "oauth"})
+            assert metadata.reason == "the session's metadata that no event holds"
         assert kinds(events) == [
             "session_start",
             "user_message",
@@ -933,6 +938,21 @@ def test_checkpoints_are_model_histories(tmp_path: Path) -> None:
         call, result = events[3], events[4]
         assert call.call_id == result.call_id and call.call_id.endswith("/1#1")
         assert result.output == "a.py"
+
+
+def test_session_metadata_no_event_holds_is_kept_raw(tmp_path: Path) -> None:
+    """A session's metadata fields other than those read (the id, the project's hash, the
+    times, the summary, the folders, the kind), first line or a later `$set`, are one raw
+    event after the start."""
+    records = [
+        {"sessionId": "s", "projectHash": "p", "kind": "main", "memory": {"notes": "x"}},
+        {"id": "u1", "timestamp": "t1", "type": "user", "content": "hi"},
+        {"$set": {"lastUpdated": "t2", "approvalMode": "yolo"}},
+    ]
+    events = GEMINI.parse(jsonl(tmp_path / "s.jsonl", records)).events
+    assert kinds(events) == ["session_start", "raw", "user_message", "session_end"]
+    assert events[1].record == {"memory": {"notes": "x"}, "approvalMode": "yolo"}
+    assert events[1].source.line == 1
 
 
 def test_checkpoint_edits_are_file_changes(tmp_path: Path) -> None:

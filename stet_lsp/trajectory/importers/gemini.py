@@ -2,7 +2,8 @@
 `.json` before April 2026), the older `logs.json` and `/chat save` checkpoints.
 
 A session file starts with its metadata (`sessionId`, `projectHash`, `startTime`,
-`lastUpdated`, `summary`, `directories`, `kind`). The `.json` form is one document holding
+`lastUpdated`, `summary`, `directories`, `kind`; any other field, a raw event after the
+start). The `.json` form is one document holding
 `messages`; the `.jsonl` form appends records as the session runs: the metadata line, each
 message (written again, whole, each time it changes, so the last copy of an id counts),
 `{"$set": {...}}` metadata updates (a `messages` list there re-syncs the history after a
@@ -115,6 +116,10 @@ _EXIT_NUMBER = re.compile(r"-?[0-9]{1,10}")
 # The call a reply's `executableCode` part (code the API's own code execution tool ran) is.
 CODE_EXECUTION = "code_execution"
 _CODE_FAILED = frozenset({"OUTCOME_FAILED", "OUTCOME_DEADLINE_EXCEEDED"})
+# The session metadata read: what no event holds is kept raw.
+_METADATA_READ = frozenset(
+    {"sessionId", "projectHash", "startTime", "lastUpdated", "summary", "directories", "kind"}
+)
 # The parts of a user message that its text (`parts_text`) or its responses hold.
 _USER_PARTS = frozenset({"text", "inlineData", "fileData", "functionResponse"})
 # Why a reply's part of another kind the Gemini API defines is kept raw.
@@ -311,6 +316,7 @@ class _Reader:
             items, pointer = root["messages"], "/messages"
         elif isinstance(root, dict) and isinstance(root.get("history"), list):
             transcript.form, items, pointer = "checkpoint", root["history"], "/history"
+            transcript.metadata = {k: v for k, v in root.items() if k != "history"}
         elif isinstance(root, list):
             first = root[0] if root and isinstance(root[0], dict) else {}
             transcript.form = "logs" if "messageId" in first else "checkpoint"
@@ -352,6 +358,12 @@ class _Reader:
 
     def _events(self, context: _Context) -> None:
         transcript = context.transcript
+        unread = {k: v for k, v in transcript.metadata.items() if k not in _METADATA_READ}
+        if unread:
+            # A checkpoint's `authType`, fields of versions newer than this reader.
+            at = SourceRef(file=transcript.name, line=1)
+            reason = "the session's metadata that no event holds"
+            self.parsed.emit(RawEvent, at, None, context.agent, record=unread, reason=reason)
         shown: list[tuple[_Entry, int]] = []  # the messages read, each with its first event
         for entry in transcript.entries:
             record, at = entry.record, entry.at
