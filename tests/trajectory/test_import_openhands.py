@@ -1193,6 +1193,55 @@ def test_metrics_whose_cost_stays_zero_report_no_cost(tmp_path: Path) -> None:
     ]
 
 
+def test_images_given_as_data_are_named_and_counted_not_stored(tmp_path: Path) -> None:
+    """An image the web UI uploads with a message is a `data:` URL in `image_urls`: the
+    message names it by its media type and the bytes are counted in `inline_data`; a
+    browser observation's screenshots, which the output leaves out, are counted too."""
+    image = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB"
+    screenshot = "data:image/png;base64,U0NSRUVOU0hPVA=="
+    browser = metadata("browser", "t1", response("r1"))
+    events = [
+        {
+            "id": 0,
+            "timestamp": "2025-06-01T10:00:00",
+            "source": "user",
+            "message": "Look",
+            "action": "message",
+            "args": {
+                "content": "Look at this",
+                "image_urls": [image, "https://x/y.png"],
+                "wait_for_response": False,
+            },
+        },
+        {
+            "id": 1,
+            "timestamp": "2025-06-01T10:00:01",
+            "source": "agent",
+            "message": "Browsing",
+            "action": "browse",
+            "tool_call_metadata": browser,
+            "args": {"url": "https://x", "thought": ""},
+        },
+        {
+            "id": 2,
+            "timestamp": "2025-06-01T10:00:02",
+            "source": "environment",
+            "message": "Visited https://x",
+            "observation": "browse",
+            "content": "the page",
+            "cause": 1,
+            "tool_call_metadata": browser,
+            "extras": {"url": "https://x", "screenshot": screenshot, "set_of_marks": screenshot},
+        },
+    ]
+    parsed = OPENHANDS.parse(write(tmp_path / "t.json", events))
+    (said,) = of(parsed.events, "user_message")
+    assert said.text == "Look at this\n[attachment: image/png]\n[attachment: https://x/y.png]"
+    assert of(parsed.events, "tool_result")[0].output == "the page"
+    assert parsed.dropped["inline_data"] == 3
+    assert not any("base64" in event_json(e) for e in parsed.events)
+
+
 def test_odd_input(tmp_path: Path) -> None:
     records = [
         "text",

@@ -152,6 +152,8 @@ _BOOKKEEPING_ARGS = frozenset(
     {"thought", "translated_ipython_code", "impl_source", "confirmation_state", "hidden"}
 )
 _EVENT_KEYS = frozenset({"id", "timestamp", "source", "message"})
+# The screenshots of the page a browser's observation holds in its extras, as `data:` URLs.
+_SCREENSHOTS = ("screenshot", "set_of_marks")
 # The older forms (see the module's docstring): the kinds an event without `source`, `args`
 # or `extras` is recognised by, and the members that stay beside `args` and `extras`.
 _OLDER_ACTIONS = _TOOL_ACTIONS | {
@@ -556,7 +558,7 @@ class _Reader:
     ) -> None:
         text = as_text(args.get("content", event.get("message")))
         urls = [*sequence(args.get("image_urls")), *sequence(args.get("file_urls"))]
-        text = "\n".join([text, *(f"[attachment: {as_text(u)}]" for u in urls)]) if urls else text
+        text = "\n".join([text, *(self._attachment(as_text(u)) for u in urls)]) if urls else text
         if source == "user":
             self.parsed.emit(UserMessage, at, time, text=text)
             self.end_reason = None  # the session goes on after a finish
@@ -566,6 +568,15 @@ class _Reader:
             self.parsed.emit(
                 RawEvent, at, time, record=self.record, reason=f"message from {source!r}"
             )
+
+    def _attachment(self, url: str) -> str:
+        """A message's image or file as its text names it: by its address, or, when it is
+        given as data (a `data:` URL, as the web UI sends an uploaded image), by its media
+        type alone, the bytes left out and counted."""
+        if not url.startswith("data:"):
+            return f"[attachment: {url}]"
+        self.parsed.dropped["inline_data"] += 1
+        return f"[attachment: {url[5:].split(';', 1)[0].split(',', 1)[0] or 'data'}]"
 
     def _finish(self, kind: str, args: dict[str, Any], at: SourceRef, time: str | None) -> None:
         outputs = mapping(args.get("outputs"))
@@ -618,6 +629,10 @@ class _Reader:
         )
         call.answered = True
         self.parsed.emit(ToolResult, at, time, call_id=call_id, ok=not failed, output=content)
+        # A browser's screenshots of the page (`data:` URLs), which the output leaves out.
+        for key in _SCREENSHOTS:
+            if as_text(extras.get(key)).startswith("data:"):
+                self.parsed.dropped["inline_data"] += 1
         if failed:
             return
         for edit in self._edits(kind, call, extras, content):
