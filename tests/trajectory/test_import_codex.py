@@ -353,6 +353,33 @@ def test_message_parts_and_images(tmp_path: Path) -> None:
     assert not any("AAAA" in event_json(e) for e in session.events)
 
 
+def test_images_of_a_user_message_event_no_response_item_holds(tmp_path: Path) -> None:
+    """A user_message event's attached images, when no response item repeats the event,
+    are named in its prompt as a response item's are (an image alone is a prompt too): the
+    bytes of one given as data are left out and counted, an address is kept."""
+    screenshot = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB"
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            event({"type": "user_message", "message": "", "images": [screenshot]}),
+            event(
+                {
+                    "type": "user_message",
+                    "message": "and this one",
+                    "images": ["https://example.com/b.png"],
+                }
+            ),
+        ],
+    )
+    assert [e.text for e in of(session, UserMessage)] == [
+        "[image]",
+        "and this one\n[image: https://example.com/b.png]",
+    ]
+    assert session.dropped["inline_data"] == 1
+    assert not any("iVBOR" in event_json(e) for e in session.events)
+
+
 def test_message_parts_of_other_kinds_are_kept_raw(tmp_path: Path) -> None:
     """A part that is neither text nor an image (a refusal, a file) is a raw event after the
     message or the result its text went into."""

@@ -729,9 +729,23 @@ class _Reader:
     # --- event messages ----------------------------------------------------------------------
 
     def user_message(self, event: Record) -> None:
-        text = self.event_copy("user", _event_text(event.get("message")))
-        if text:
-            self.emit(UserMessage, text=text)
+        images = [url for url in event.get("images") or () if isinstance(url, str)]
+        if not images:
+            text = self.event_copy("user", _event_text(event.get("message")))
+            if text:
+                self.emit(UserMessage, text=text)
+            return
+        # The images the user attached (`data:` URLs, or addresses), named as a response
+        # item's are: a message of images alone is a prompt too, its bytes never kept.
+        said = _event_text(event.get("message")) or ""
+        if self.is_copy("user", said) or (said and self.streamed("user", said)):
+            self.session.dropped["repeated_event"] += 1
+            return
+        parts = [{"type": "input_image", "image_url": url} for url in images]
+        self.session.dropped["inline_data"] += inline_images(parts)
+        self.emit(
+            UserMessage, text=join_texts([said, *text_parts(parts)] if said else text_parts(parts))
+        )
 
     def agent_message(self, event: Record) -> None:
         text = self.event_copy("agent", _event_text(event.get("message")))
@@ -746,7 +760,7 @@ class _Reader:
     def event_copy(self, said: str, text: str | None) -> str | None:
         """The text of an event_msg message that says what no other record does; None for a
         copy of a response item or of a turn item, counted in `dropped.repeated_event`; one
-        with no text (an image alone) that repeats none is kept raw."""
+        with no text that repeats none is kept raw."""
         if self.is_copy(said, text or "") or (text and self.streamed(said, text)):
             self.session.dropped["repeated_event"] += 1
             return None
