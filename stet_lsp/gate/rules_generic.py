@@ -12,6 +12,7 @@ identifier closely); the others start exactly at their anchor. Every repetition 
 from __future__ import annotations
 
 import base64
+import json
 import re
 from dataclasses import replace
 
@@ -286,21 +287,62 @@ KUBERNETES_SECRET_JSON = Rule(
 # Terraform's sensitive values in JSON: an output marked sensitive (`terraform output -json`
 # writes `"sensitive": true` before its `"value"`, a state file's `outputs` after it) and a
 # `random_password`'s `result` in a state file (`terraform state pull`, `cat
-# terraform.tfstate`); raw, or in a JSON string (`\"value\": \"…\"`).
-_TF_STRING = r"\\?\"(?P<secret>[^\"\\\r\n]{1,4096})\\?\""
+# terraform.tfstate`); raw, or in a JSON string (`\"value\": \"…\"`). An output of a list,
+# set, map or object type is sensitive whole (`["pw1", "pw2"]`, `{"password": "…"}`).
+_TF_JSON_STRING = r'"(?:[^"\\\r\n]|\\.){0,4096}"'
+
+
+def _json_brackets(depth: int) -> str:
+    """A raw JSON list or object, nested `depth` levels deep at most."""
+    item = r'[^\[\]{}"]'
+    for _ in range(depth):
+        inner = rf"(?:{_TF_JSON_STRING}|{item}){{0,4096}}"
+        brackets = rf"\[{inner}\]|\{{{inner}\}}"
+        item = rf'(?:[^\[\]{{}}"]|{brackets})'
+    return brackets
+
+
+_TF_STRING = (
+    r"(?:\\?\")?(?P<secret>(?<=\")[^\"\\\r\n]{1,4096}(?=\\?\")|(?<!\")(?:"
+    + _json_brackets(3)
+    + "))"
+)
 _TF_SENSITIVE = r"\\?\"sensitive\\?\":[ \t]{0,4}true"
 _TF_VALUE = r"\\?\"value\\?\":[ \t]{0,4}"
+# What stands between the flag and the value in one output: never the object's end, though an
+# object type's description holds braces (`"type": ["object", {"password": "string"}]`).
+_TF_BETWEEN = r"(?:[^{}]|" + _json_brackets(2) + r"){0,400}?"
 _TF_SENSITIVE_ANCHORS = ('"sensitive": true', '"sensitive":true', '\\"sensitive\\": true')
 
 
 def _terraform_value(value: str, strict: bool) -> bool:
-    return "[REDACTED:" not in value and not heuristics.is_placeholder(value)
+    if "[REDACTED:" in value:
+        return False
+    if value.startswith(("[", "{")):
+        return any(not heuristics.is_placeholder(leaf) for leaf in _json_strings(value))
+    return not heuristics.is_placeholder(value)
+
+
+def _json_strings(value: str) -> list[str]:
+    """The strings a JSON list or object holds at any depth, its keys apart."""
+    try:
+        nodes = [json.loads(value)]
+    except ValueError:
+        return []
+    strings = []
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, str):
+            strings.append(node)
+        elif isinstance(node, (dict, list)):
+            nodes.extend(node.values() if isinstance(node, dict) else node)
+    return strings
 
 
 TERRAFORM_SECRETS = (
     Rule(
         name="terraform-sensitive-value",
-        pattern=lazy(_TF_SENSITIVE + r"[^{}]{0,400}?" + _TF_VALUE + _TF_STRING),
+        pattern=lazy(_TF_SENSITIVE + _TF_BETWEEN + _TF_VALUE + _TF_STRING),
         anchors=_TF_SENSITIVE_ANCHORS,
         lead=2,
         reach=4600,
@@ -310,7 +352,7 @@ TERRAFORM_SECRETS = (
     ),
     Rule(
         name="terraform-sensitive-value",
-        pattern=lazy(_TF_VALUE + _TF_STRING + r"(?=[^{}]{0,400}?" + _TF_SENSITIVE + r")"),
+        pattern=lazy(_TF_VALUE + _TF_STRING + r"(?=" + _TF_BETWEEN + _TF_SENSITIVE + r")"),
         anchors=_TF_SENSITIVE_ANCHORS,
         lead=4600,
         reach=30,

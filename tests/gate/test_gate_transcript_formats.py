@@ -378,15 +378,27 @@ def test_wordpress_sample_placeholders_in_a_column_stay() -> None:
 
 _TF_PASSWORD = "q7$Kp!2mZx9@Lw4R"
 _TF_RESULT = "Zr8#Tq3!Wm6@Yp1$"
+_TF_LIST = ["Hv5%Nc8^Qa2&Ub7*", "Jd4(Sk9)Fe6_Gl1+"]
+_TF_OBJECT_PASSWORD = "Wn3=Bx7|Cy2~Dz5`"
+_TF_SENSITIVE_VALUES = [_TF_PASSWORD, _TF_RESULT, *_TF_LIST, _TF_OBJECT_PASSWORD]
+_TF_LIST_TYPE = ["list", "string"]
+_TF_OBJECT_TYPE = ["object", {"password": "string", "user": "string"}]
+_TF_OBJECT = {"password": _TF_OBJECT_PASSWORD, "user": "app"}
 _TF_OUTPUT = {
     "api_url": {"sensitive": False, "type": "string", "value": "https://api.example.com"},
     "db_password": {"sensitive": True, "type": "string", "value": _TF_PASSWORD},
+    "replica_passwords": {"sensitive": True, "type": _TF_LIST_TYPE, "value": _TF_LIST},
+    "db_credentials": {"sensitive": True, "type": _TF_OBJECT_TYPE, "value": _TF_OBJECT},
+    "zones": {"sensitive": False, "type": _TF_LIST_TYPE, "value": ["eu-west-1a", "eu-west-1b"]},
 }
 _TF_STATE = {
     "version": 4,
     "outputs": {
         "db_password": {"value": _TF_PASSWORD, "type": "string", "sensitive": True},
         "region": {"value": "us-east-1", "type": "string"},
+        "replica_passwords": {"value": _TF_LIST, "type": _TF_LIST_TYPE, "sensitive": True},
+        "db_credentials": {"value": _TF_OBJECT, "type": _TF_OBJECT_TYPE, "sensitive": True},
+        "zones": {"value": ["eu-west-1a", "eu-west-1b"], "type": _TF_LIST_TYPE},
     },
     "resources": [
         {
@@ -400,20 +412,33 @@ _TF_STATE = {
 
 
 @pytest.mark.parametrize("document", [_TF_OUTPUT, _TF_STATE], ids=["output", "state"])
+@pytest.mark.parametrize("indent", [2, None])
 @pytest.mark.parametrize("path", ["terraform.json", "notes.txt", "events.jsonl"])
-def test_terraforms_sensitive_values_are_redacted(document: dict[str, object], path: str) -> None:
-    text = json.dumps(document, indent=2) + "\n"
+def test_terraforms_sensitive_values_are_redacted(
+    document: dict[str, object], indent: int | None, path: str
+) -> None:
+    text = json.dumps(document, indent=indent) + "\n"
     if path.endswith(".jsonl"):
         text = _in_transcript("$ terraform output -json\n" + text)
     redacted = _redacted(text, path=path)
-    assert _TF_PASSWORD not in redacted and _TF_RESULT not in redacted
+    assert [value for value in _TF_SENSITIVE_VALUES if value in redacted] == []
     assert "[REDACTED:terraform-sensitive-value#1]" in redacted
     # what is not marked sensitive stays
     assert all(
         kept in redacted
-        for kept in ("api.example.com", "us-east-1", "not-a-secret")
+        for kept in ("api.example.com", "us-east-1", "not-a-secret", "eu-west-1a", "eu-west-1b")
         if kept in text
     )
+    if path.endswith((".json", ".jsonl")):
+        json.loads(redacted)
+    assert _redacted(redacted, path=path) == redacted
+
+
+def test_a_sensitive_outputs_list_of_placeholders_stays() -> None:
+    text = json.dumps(
+        {"names": {"sensitive": True, "type": _TF_LIST_TYPE, "value": ["changeme", "<token>"]}}
+    )
+    assert scan_text(text, cache=ResultCache()) == []
 
 
 @pytest.mark.parametrize(
