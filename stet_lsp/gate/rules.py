@@ -918,6 +918,21 @@ def build_rules() -> tuple[Rule, ...]:
         _token("notion-token", ("ntn_",), "[A-Za-z0-9]{40,60}"),
         # Notion's internal integration secret, `secret_` and 43 letters and digits, in prose too.
         _token("notion-token", ("secret_",), "[A-Za-z0-9]{43}(?![A-Za-z0-9_])", extend=""),
+        # An Airtable personal access token, `pat`, 14 letters and digits, `.` and 64 hex: the
+        # dot and the hex after it say what it is where no vendor's name stands beside it. No
+        # anchor: `pat` starts every `path`, and a search for the whole shape, its literal
+        # first, costs far less than a hit of each (the name beside it is `airtable-token`'s
+        # provider rule).
+        Rule(
+            name="airtable-token",
+            pattern=lazy(
+                r"pat(?:(?<![A-Za-z0-9]pat)|(?<=\\[nrt]pat)|(?<=%[0-9A-Fa-f]{2}pat))"
+                r"[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![A-Za-z0-9_])"
+            ),
+            anchors=(),
+            prefix="pat",
+            check=_random_body,
+        ),
         # A legacy Firebase Cloud Messaging server key: `AAAA`, 7 characters, `:APA91b`, 134.
         Rule(
             name="fcm-server-key",

@@ -136,6 +136,22 @@ def test_square_and_facebook_tokens_without_a_vendor_name() -> None:
         assert _found(text) == [], text
 
 
+def test_an_airtable_personal_access_token_without_the_vendors_name() -> None:
+    rng = random.Random(43)
+    token = "pat" + gate_corpus.pick(rng, gate_corpus.ALNUM, 14) + "."
+    token += gate_corpus.pick(rng, gate_corpus.HEX, 64)
+    assert _found(f"fetch(url, {{ headers: h({token!r}) }})\n") == [("airtable-token", token)]
+    assert _found(f"I used {token} for the base.\n") == [("airtable-token", token)]
+    assert _found(json.dumps({"content": f"ok\n{token}"}) + "\n") == [("airtable-token", token)]
+    for text in (
+        f"the path is /tmp/x{token}\n",  # inside a longer run: a part of something else
+        "import path.to.module; pathologically.long\n",
+        f"{token[:-1]}\n",  # one hex short
+        f"{token.upper()}\n",  # the hex is lower-case
+    ):
+        assert _found(text) == [], text
+
+
 def test_oracle_cloud_auth_token() -> None:
     token = "Ab3;kZ9(qR7<mT2#xW5p"
     for text, path in (
