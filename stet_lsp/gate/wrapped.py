@@ -26,6 +26,10 @@ _LINE_END = re.compile(r"\r?\n|\\[nr]|[\"'`]|\Z")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _MOST_LINES = 16
+# Widths a program cuts its output at without a terminal to ask: PEM's and `openssl base64`'s
+# 64, `base64`'s and MIME's 76, `textwrap`'s 70, `fold`'s and `rich`'s 80, and terminals' usual
+# ones. A value's first line as wide says it was cut, though it was wrapped once only.
+_CUT_WIDTHS = frozenset({64, 70, 72, 76, 79, 80, 100, 120, 132})
 
 
 def extend_wrapped(text: str, spans: list[Span], as_json: bool) -> list[Span]:
@@ -58,10 +62,11 @@ def _wrapped_end(text: str, start: int, end: int, limit: int, as_json: bool) -> 
         run = _LINE_RUN.match(text, line_break.end())
         if run is None or run.end() > limit or _LINE_END.match(text, run.end()) is None:
             # A piece shorter than a line ends the value when each line before it was cut at
-            # the first one's width, as a terminal or `base64` cuts (two lines at least).
+            # the first one's width, as a terminal or `base64` cuts (two lines at least, or
+            # one as wide as a usual cut).
             last = _LAST_PIECE.match(text, line_break.end())
             if (
-                widths
+                (widths or first_width in _CUT_WIDTHS)
                 and all(width == first_width for width in widths)
                 and last is not None
                 and last.end() <= limit

@@ -128,6 +128,22 @@ def test_a_wrapped_tokens_last_piece_under_eight_characters_goes_with_it(width: 
     assert content.endswith("#1]\n$ echo ok\nok\n")
 
 
+@pytest.mark.parametrize("width", [64, 76, 80, 120])
+@pytest.mark.parametrize("rest", [1, 4, 7])
+def test_a_value_wrapped_once_at_a_usual_width_keeps_no_short_last_piece(
+    width: int, rest: int
+) -> None:
+    """`base64`, `fold` or a console library cut at a usual width: a first line that wide says
+    the short line after it is the value's end, though the value was wrapped once only."""
+    line = ("export OPENAI_API_KEY=" + "".join(_WRAPPED_KEY) + "Rk2Lq9ZmW4xPv8NTb3Yc6Hd1" * 3)[
+        : width + rest
+    ]
+    text = f"{line[:width]}\n{line[width:]}\n$ echo ok\nok\n"
+    assert _redacted(text) == "export OPENAI_API_KEY=[REDACTED:openai-api-key#1]\n$ echo ok\nok\n"
+    content = json.loads(_redacted(_in_transcript(text), path="events.jsonl"))["content"]
+    assert content == "export OPENAI_API_KEY=[REDACTED:openai-api-key#1]\n$ echo ok\nok\n"
+
+
 @pytest.mark.parametrize(
     "text",
     [
