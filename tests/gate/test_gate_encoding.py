@@ -10,7 +10,7 @@ import gate_corpus
 import pygit2
 import pytest
 from deadline import within
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from stet_lsp.cli import main
@@ -469,3 +469,31 @@ def test_tokens_written_in_percent_escapes_are_read_as_one_text(
     assert kept[699] == filler[699]
     assert kept[-1].startswith("[REDACTED:github-token#")
     assert all(secret not in result.text for secret in secrets)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="%%%2533AaFf41_=xG", max_size=40))
+@example("%2541%41%253D")
+@example("%%41%4%41%3d")
+@example("%A%%41%aF")
+def test_a_tokens_escapes_decode_as_they_do_one_at_a_time(token: str) -> None:
+    """The decoded views of a token (its split on `%` looked up pair by pair) read and map
+    back as the same token's escapes replaced one at a time do: `%%41`, `%4%41`, `%2541`
+    (encoded twice), a `%A%` reference."""
+    from stet_lsp.gate import urls
+    from stet_lsp.gate.jsonaware import view_replacing
+
+    text = f"a {token} b"
+    start, end = 2, 2 + len(token)
+    for decoded, replaced in (
+        (urls._decode, urls._decoded_escapes),
+        (urls._decode_every_escape, urls._every_escape),
+    ):
+        view = decoded(text, start, end)
+        expected = view_replacing(text, start, end, replaced(text, start, end))
+        assert (view is None) == (expected is None)
+        if view is None or expected is None:
+            continue
+        assert view.text == expected.text
+        spans = [(at, until) for at in range(len(view.text)) for until in (at + 1, len(view.text))]
+        assert [view.to_raw(*span) for span in spans] == [expected.to_raw(*span) for span in spans]
