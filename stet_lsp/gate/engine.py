@@ -78,6 +78,8 @@ _QUOTED_DOLLAR = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]{0,80}")
 _FLAG_BEFORE = re.compile(r"(?<![\w\-])--?[A-Za-z][A-Za-z0-9\-]{0,40}[ \t]?\Z")
 # The words a test runner's result line starts with (Go's `--- PASS:`, automake's and
 # DejaGnu's `PASS:`, `XPASS:`, jtreg's `Passed:`): what follows names a test.
+# What opens a literal or an argument a value may stand in (`"…"`, `f("…")`, `{…}`).
+_LITERAL_OPENERS = frozenset("\"'`({[")
 _TEST_RESULTS = frozenset(("PASS", "XPASS", "PASSED", "Passed"))
 # An OpenPGP key's id or fingerprint (16 or 40 hex digits) under a GPG or PGP key's name: the
 # public key that signs a release, as the official Python images set it (`GPG_KEY=A035C8C1…`,
@@ -214,7 +216,7 @@ class RuleScanner:
         self.allowlist = allowlist
         self.spans: list[Span] = []
         self._tried: set[tuple[int, int]] = set()
-        self._judged: dict[tuple[int, str, str | None, bool, bool], bool] = {}
+        self._judged: dict[tuple[int, str, str | None, bool, bool, bool], bool] = {}
         self._covered_until: dict[int, int] = {}
         self._token_until: dict[int, int] = {}
         """Per rule that extends its tokens: the end of the last token it read."""
@@ -503,7 +505,12 @@ class RuleScanner:
         if self._shell_quoted_dollar(start, end) or _repeats_user(match, value):
             secret = self._judge(priority, rule, judged, key, literal=True, quoted=True)
         else:
-            secret = self._judge(priority, rule, judged, key, literal=form != "")
+            # Written bare after its name (`password=hunter22`), not a literal in code; an
+            # environment line's value (`DB_PASSWORD=…`) is `env-assignment`'s to judge.
+            before = self.text[start - 1] if start > 0 else ""
+            bare = bool(before) and before not in _LITERAL_OPENERS
+            bare &= not (before == "=" and key is not None and key.isupper())
+            secret = self._judge(priority, rule, judged, key, literal=form != "", bare=bare)
         if not secret:
             return False
         if self.text.startswith(_ELLIPSES, end) and heuristics.is_placeholder(value + "..."):
@@ -520,11 +527,13 @@ class RuleScanner:
         key: str | None,
         literal: bool = False,
         quoted: bool = False,
+        bare: bool = False,
     ) -> bool:
-        judged = (priority, value, key, literal, quoted)
+        judged = (priority, value, key, literal, quoted, bare)
         secret = self._judged.get(judged)
         if secret is None:
-            secret = self._judged[judged] = self._is_secret(rule, value, key, literal, quoted)
+            secret = self._is_secret(rule, value, key, literal, quoted, bare)
+            self._judged[judged] = secret
         return secret
 
     def _shell_quoted_dollar(self, start: int, end: int) -> bool:
@@ -603,11 +612,13 @@ class RuleScanner:
         key: str | None,
         literal: bool = False,
         quoted: bool = False,
+        bare: bool = False,
     ) -> bool:
         """Whether `value` of `rule` (assigned to `key`) is a secret; `literal`: the value is
         text, never code's name (a parameter's, `_parameter_ends`); `quoted`: the value is
         `$NAME` in a shell's single quotes (`_shell_quoted_dollar`), characters, never a
-        reference, which the rule's own check would take it for."""
+        reference, which the rule's own check would take it for; `bare`: the value stands
+        right after its name's `=` or `:`, in no quote, call or braces."""
         if rule.replacement is not None:
             return True
         if heuristics.is_documented_example(value):
@@ -625,5 +636,7 @@ class RuleScanner:
         if quoted:
             return True
         if rule.check is None or rule.check(value, self.strict):
+            return True
+        if bare and rule.written_passwords and heuristics.is_written_password(key or "", value):
             return True
         return literal and heuristics.looks_like_env_literal(value)

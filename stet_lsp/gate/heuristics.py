@@ -626,6 +626,38 @@ def looks_like_env_literal(value: str) -> bool:
     return sum((lower, upper, digits, symbol)) >= 2 and shannon_entropy(value) >= 2.5
 
 
+# A password's name (`password`, `DB_PASS`, `adminPwd`, `passphrase`), a word of its own in the
+# key: not `bypass`, `compass`, `passed`, `passenger`, nor `pass` alone (a test runner's
+# `PASS:`).
+_PASSWORD_NAME = re.compile(
+    r"(?:(?<![A-Za-z])|(?<=[a-z])(?=P))(?i:password|passwd|passphrase|pwd|pass)(?![a-z])"
+)
+# A password written by hand: a word (lower case, capitalised or upper case) and digits or
+# symbols after it (`hunter22`, `Summer2024!`). Digits inside the letters (`sha256digest`,
+# `Argon2id`, `oauth2Token`) or humps (`userPwd1`) are code's names or settings.
+_WRITTEN_PASSWORD = re.compile(
+    r"(?P<word>[a-z]{3,40}|[A-Z][a-z]{2,40}|[A-Z]{3,40})[0-9!#%&*+?@^~\-]{1,12}"
+)
+# A hash, a cipher or an encoding named with its number is a setting's value (`bcrypt12`,
+# `latin1`, `sha512`), not a password.
+_ALGORITHM_WORDS = frozenset((
+    "sha", "md", "bcrypt", "scrypt", "argon", "pbkdf", "aes", "des", "rsa", "ecdsa", "hmac",
+    "blake", "crc", "latin", "utf", "ascii", "base", "cp", "iso", "ucs", "win", "rot",
+))  # fmt: skip
+
+
+def is_written_password(key: str, value: str) -> bool:
+    """A short password a person chose, unquoted after a password's name (`password=hunter22`,
+    `PASSWORD: correcthorse1`, `DB_PASS=Summer2024!`), which no test of randomness takes:
+    a word then digits or symbols, neither a placeholder, a reference, nor code's name."""
+    if key.lower() == "pass" or _PASSWORD_NAME.search(key) is None:
+        return False
+    written = _WRITTEN_PASSWORD.fullmatch(value)
+    if len(value) < 6 or written is None or written["word"].lower() in _ALGORITHM_WORDS:
+        return False
+    return looks_like_env_literal(value) and not is_placeholder(value.rstrip("0123456789"))
+
+
 # A regular expression's constructs. Sure ones make a pattern alone: a lookahead on `.*`, a
 # lookbehind, an inline flag, a counted repeat after a class, an escape, `.` or `)`, an open
 # repeat after a class, a value that is one class (`TOKEN_RE = r"ghp_[A-Za-z0-9]{36}"`,

@@ -63,6 +63,9 @@ class Rule:
     It is searched in those characters in lower case, so it is written in lower case without
     `(?i:…)`: the regular expression engine skips ahead to a literal's first character only in
     a pattern that ignores no case (ten times faster on transcripts)."""
+    written_passwords: bool = False
+    """For assignments: a short password a person wrote after a password's name is a secret
+    though the check finds it no random value (`heuristics.is_written_password`)."""
     start: str = "window"
     """Where a match may start: "anchor" (prefix rules: exactly at the anchor), "identifier"
     (at the start of the identifier holding the anchor), or "window" (search around it)."""
@@ -390,6 +393,7 @@ GENERIC_ASSIGNMENT = Rule(
     check=_generic_check,
     after=lazy(r"[A-Za-z0-9_.\-]{0,128}" + KEY_ASSIGN + VALUE_START),
     start="identifier",
+    written_passwords=True,
 )
 # A literal code falls back on after a credential's assignment (`password =
 # process.env.DB_PASSWORD || '…'`, `{token: opts.token ?? "…"}`, `token = getenv('TOKEN') or

@@ -874,3 +874,52 @@ def test_markup_after_a_password_is_no_value(line: str) -> None:
     for secret in ("<k9Qm2 xR7tLw4=", "<Xk9q#2LmWp4", "<k9Qm2xR7tLw4>"):
         assert secret not in _redacted(f"password = {secret}\n")
     assert "Xk9q2LmWp4" not in _redacted('<span>password = "Xk9q2LmWp4Tz"</span>\n')
+
+
+@pytest.mark.parametrize(
+    ("text", "password"),
+    [
+        ("password=hunter22\n", "hunter22"),
+        ("PASSWORD: correcthorse1\n", "correcthorse1"),
+        ("db:\n  password: hunter2\n", "hunter2"),
+        ("export DB_PASS=Summer2024!\n", "Summer2024!"),
+        ("mysql_root_password = Welcome1\n", "Welcome1"),
+        ("adminPassword: MONKEY99\n", "MONKEY99"),
+    ],
+)
+@pytest.mark.parametrize("path", ["notes.md", "config.yaml", "events.jsonl"])
+def test_a_written_password_after_a_passwords_name_is_redacted(
+    text: str, password: str, path: str
+) -> None:
+    """A short password a person chose, a word then digits or symbols, written bare after a
+    password's name: no test of randomness takes it, the name says what it is."""
+    if path.endswith(".jsonl"):
+        text = json.dumps({"type": "tool_result", "content": text}) + "\n"
+    redacted = _redacted(text, path=path)
+    assert password not in redacted
+    assert "[REDACTED:secret-assignment#1]" in redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password=password\n",
+        "password: str\n",
+        "password: changeme\n",
+        "password=password1\n",
+        'password=os.environ["DB_PASSWORD"]\n',
+        "password=new_password2\n",
+        "password = oauth2Token\n",
+        "password_hasher=pbkdf2\n",
+        "password_encoder=bcrypt12\n",
+        "password = password.encode(latin1)\n",
+        "PASS: TestParse2\n",  # a test runner's result
+        "bypass=route66\n",
+        "compass: north99\n",
+        "passed=tests12\n",
+    ],
+)
+def test_a_passwords_name_before_code_a_setting_or_a_placeholder_keeps_it(text: str) -> None:
+    assert [
+        f.rule for f in scan_text(text, cache=ResultCache()) if f.rule == "secret-assignment"
+    ] == []
