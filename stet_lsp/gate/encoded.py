@@ -1,5 +1,6 @@
 """Base64 that decodes to a credential (`echo Z2hwX… | base64 -d`, a key in a `tls.key:` or
-`--data` value): the decoded text is scanned, and what it finds redacts the whole run.
+`--data` value, JSON naming one): the decoded text is scanned, and what it finds redacts the
+whole run.
 
 The prefilter's one pass finds the runs: each prefix below, placed at each of the three
 byte offsets a group of base64 can start it at, encodes to characters that depend on the
@@ -38,6 +39,19 @@ _PREFIXES = (
     "npm_",
     "pypi-",
     "hf_",
+    # JSON that names a credential (a Docker config's `auths`, a service's settings passed as
+    # one value): the key with its quotes, so a longer name (`"auth_time"`) is none.
+    '"password"',
+    '"passwd"',
+    '"secret"',
+    '"client_secret"',
+    '"token"',
+    '"access_token"',
+    '"refresh_token"',
+    '"auth"',
+    '"api_key"',
+    '"apiKey"',
+    '"private_key"',
 )
 _ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 # How far a run is followed each side of its anchor (a 4096-bit PEM key is 4.4 KB of it).

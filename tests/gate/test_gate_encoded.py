@@ -50,8 +50,32 @@ def test_a_private_key_in_base64_and_in_a_transcript_line() -> None:
 
 
 @pytest.mark.parametrize(
+    ("document", "rule"),
+    [
+        ({"password": "Zx8#Cv2$Bn7%Nm", "host": "db.internal"}, "secret-assignment"),
+        ({"service": "billing", "api_key": "Qw1Er6Ty0Ui5Op9As4Df"}, "secret-assignment"),
+        # a Docker config's auths, as `kubectl create secret docker-registry` stores them
+        ({"auths": {"registry.example": {"auth": _b64("deploy:Pw9xLm2Qr7Tz")}}}, None),
+    ],
+)
+@pytest.mark.parametrize("lead", ["CONFIG_JSON=", "echo ", "  .dockerconfigjson: "])
+def test_json_naming_a_credential_in_base64_is_redacted_whole(
+    document: dict[str, object], rule: str | None, lead: str
+) -> None:
+    encoded = _b64(json.dumps(document))
+    text = f"{lead}{encoded}\n"
+    findings = scan_text(text, cache=ResultCache())
+    assert len(findings) == 1 and rule in (None, findings[0].rule)
+    assert _redacted(text) == f"{lead}[REDACTED:{findings[0].rule}#1]\n"
+    line = json.dumps({"type": "tool_result", "content": text}) + "\n"
+    assert encoded[8:40] not in _redacted(line, "session.jsonl")
+
+
+@pytest.mark.parametrize(
     "plain",
     [
+        '{"auth_time": 1712345678, "token_type": "Bearer", "password_set": true}',
+        '{"password": "changeme", "token": null}',
         "ghp_" + "x" * 36,  # a placeholder
         "ghp_ is how a classic token starts",  # a prefix alone
         "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ\n-----END CERTIFICATE-----\n",
