@@ -584,6 +584,18 @@ def build_rules() -> tuple[Rule, ...]:
             # (a truncated log) still loses its whole body; a bare header is no secret.
             block=key_block_end,
         ),
+        # OpenVPN's static key (`openvpn --genkey`, inline in a profile's `<tls-auth>` or
+        # `<tls-crypt>`): 2048 bits shared by both ends, in hex lines.
+        Rule(
+            name="private-key",
+            pattern=lazy(r"-----BEGIN(?P<label> OpenVPN (?:tls-crypt-v2 )?Static key V1)-----"),
+            anchors=("-----begin openvpn ",),
+            reach=70000,
+            prefix="-----BEGIN",
+            multiline=True,
+            start="anchor",
+            block=key_block_end,
+        ),
         # An OpenSSH private key's body without its header (a copy of its lines, a grep):
         # base64 of `openssh-key-v1\0`, which no public key starts with, and the base64
         # lines after it (16 characters or more each; a wrapped last piece is `wrapped.py`'s).

@@ -361,3 +361,23 @@ def test_an_ssh2_public_key_stays() -> None:
     for text, path in ((f"{public}\n", "id.pub"), (jsonl(record(public)), "e.jsonl")):
         assert scan_text(text, path=path) == []
         assert redact_text(text, path=path).text == text
+
+
+@pytest.mark.parametrize("label", ["OpenVPN Static key V1", "OpenVPN tls-crypt-v2 Static key V1"])
+@pytest.mark.parametrize("path", ["client.ovpn", "events.jsonl"])
+def test_an_openvpn_static_key_inline_in_a_profile_is_redacted_whole(label: str, path: str) -> None:
+    rng = random.Random(17)
+    lines = ["".join(rng.choice("0123456789abcdef") for _ in range(32)) for _ in range(16)]
+    key = f"-----BEGIN {label}-----\n" + "\n".join(lines) + f"\n-----END {label}-----\n"
+    profile = f"client\nremote vpn.example 1194\n<tls-crypt>\n{key}</tls-crypt>\nverb 3\n"
+    text = json.dumps({"type": "tool_result", "content": profile}) + "\n"
+    redacted = redact_text(text if path.endswith(".jsonl") else profile, path=path).text
+    shown = json.loads(redacted)["content"] if path.endswith(".jsonl") else redacted
+    kept = "client\nremote vpn.example 1194\n<tls-crypt>\n[REDACTED:private-key#1]\n"
+    assert shown == kept + "</tls-crypt>\nverb 3\n"
+    assert not any(line in redacted for line in lines)
+
+
+def test_an_openvpn_static_keys_header_alone_stays() -> None:
+    text = "openvpn writes -----BEGIN OpenVPN Static key V1----- before the key\n"
+    assert scan_text(text) == []
