@@ -565,6 +565,12 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
         shaped("sshpass -p '", (ALNUM + "@#%!", 18), "' ssh deploy@10.0.0.4"),
     ),
     (
+        "wifi-password",
+        "WIFI_COMMAND",
+        "Wi-Fi",
+        shaped("nmcli dev wifi connect HomeNet password ", (ALNUM + "@#%!", 16), ""),
+    ),
+    (
         "netrc-password",
         "NETRC",
         "netrc",

@@ -556,6 +556,30 @@ def _command_password(
     )
 
 
+def _wifi_passphrase(value: str, strict: bool) -> bool:
+    # A command's usage names its argument: `wpa_passphrase ssid passphrase`.
+    return value.lower() not in ("passphrase", "password", "psk") and _flag_password(value, strict)
+
+
+# A Wi-Fi network's passphrase (8 to 63 characters) or its 64 hex digits of pre-shared key:
+# wpa_supplicant's and NetworkManager's `psk=` (quoted or not; `psk` is no credential's name
+# the assignment rules know), `wpa_passphrase <ssid> <passphrase>`, `nmcli … wifi connect
+# <ssid> password <passphrase>` and its `wifi-sec.psk <passphrase>`.
+WIFI_PASSWORD = Rule(
+    name="wifi-password",
+    pattern=lazy(
+        r"(?:(?<![A-Za-z0-9_.\-])|(?<=\\n))(?:psk[ \t]{0,4}=[ \t]{0,4}"
+        r"|wpa_passphrase[ \t]{1,4}"
+        r"(?:\\?\"[^\"\r\n]{1,32}\\?\"|'[^'\r\n]{1,32}'|[^\s\"']{1,32})[ \t]{1,4}"
+        r"|nmcli[ \t][^\r\n|;&]{0,200}?[ \t](?:password|wifi-sec\.psk)[ \t]{1,4})"
+        + whole_value(8, 64)
+    ),
+    anchors=("psk=", "psk =", "wpa_passphrase ", "nmcli "),
+    reach=400,
+    check=_wifi_passphrase,
+)
+
+
 _MYSQL_TOOLS = tuple(
     f"{base}{tail}"
     for base, tails in (
@@ -1436,6 +1460,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     *CREDENTIAL_SETTERS,
     *STDIN_CREDENTIALS,
     *TERRAFORM_SECRETS,
+    WIFI_PASSWORD,
     *SECURE_STRINGS,
     NETRC_PASSWORD,
     *XML_SECRETS,

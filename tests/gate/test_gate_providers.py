@@ -1267,3 +1267,38 @@ def test_archive_and_htpasswd_passwords_on_the_command_line() -> None:
         "htpasswd -b .htpasswd admin $HTPASSWD",
     ):
         _untouched_everywhere(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('network={\n    ssid="HomeNet"\n    psk="Wifi2024Secure!"\n}\n', "Wifi2024Secure!"),
+        ("[wifi-security]\nkey-mgmt=wpa-psk\npsk=Wifi2024Secure!\n", "Wifi2024Secure!"),
+        ("psk=" + "3f8a9c1e7b" * 6 + "3f2a\n", "3f8a9c1e7b" * 6 + "3f2a"),
+        ("wpa_passphrase HomeNet Wifi2024Secure! > wpa.conf\n", "Wifi2024Secure!"),
+        ('wpa_passphrase "Home Net" "correct horse battery"\n', "correct horse battery"),
+        ("nmcli dev wifi connect HomeNet password Wifi2024Secure!\n", "Wifi2024Secure!"),
+        ("nmcli con modify home wifi-sec.psk 'Wifi 2024 Secure'\n", "Wifi 2024 Secure"),
+    ],
+)
+def test_a_wifi_networks_passphrase_is_redacted(text: str, secret: str) -> None:
+    for content, path, unquote in framed(text):
+        redacted = redact_text(content, path=path).text
+        assert secret not in unquote(redacted), content
+        assert "[REDACTED:wifi-password#1]" in redacted, content
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "key-mgmt=wpa-psk\n",
+        "psk=$WIFI_PSK\n",
+        'psk="your-passphrase"\n',
+        "psk=/etc/NetworkManager/wifi.psk\n",
+        "usage: wpa_passphrase ssid passphrase\n",
+        'nmcli dev wifi connect HomeNet password "$WIFI_PASS"\n',
+        "nmcli --ask dev wifi connect HomeNet\n",
+    ],
+)
+def test_a_wifi_settings_reference_or_usage_stays(text: str) -> None:
+    assert _found(text) == []

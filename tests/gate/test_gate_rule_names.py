@@ -163,6 +163,11 @@ CASES = [
         '#define PASSWORD_PROMPT "Enter password: "',
     ),
     (
+        "wifi-password",
+        'network={\n    ssid="HomeNet"\n    psk="<<{A12}!>>"\n}',
+        "key-mgmt=wpa-psk\npsk=$WIFI_PSK",
+    ),
+    (
         "xml-secret",
         "<server><id>corp</id><password><<{A18}>></password></server>",
         "<server><id>corp</id><password>${env.DEPLOY_PASSWORD}</password></server>",
