@@ -565,6 +565,12 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
         shaped("sshpass -p '", (ALNUM + "@#%!", 18), "' ssh deploy@10.0.0.4"),
     ),
     (
+        "masked-value",
+        "MASK_COMMAND",
+        "GitHub Actions",
+        shaped('echo "::add-mask::', (ALNUM + "@#%!", 20), '"'),
+    ),
+    (
         "wifi-password",
         "WIFI_COMMAND",
         "Wi-Fi",

@@ -556,6 +556,18 @@ def _command_password(
     )
 
 
+# What a GitHub Actions step asks the runner to mask in its logs is a secret by its own word:
+# `echo "::add-mask::<value>"` (a reference, `$TOKEN`, `${{ steps.x.outputs.token }}`, stays).
+ADD_MASK = Rule(
+    name="masked-value",
+    pattern=lazy(r"::add-mask::(?P<secret>[^\s\"'`\\]{4,512})"),
+    anchors=("::add-mask::",),
+    reach=530,
+    check=_flag_password,
+    start="anchor",
+)
+
+
 def _wifi_passphrase(value: str, strict: bool) -> bool:
     # A command's usage names its argument: `wpa_passphrase ssid passphrase`.
     return value.lower() not in ("passphrase", "password", "psk") and _flag_password(value, strict)
@@ -1461,6 +1473,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     *STDIN_CREDENTIALS,
     *TERRAFORM_SECRETS,
     WIFI_PASSWORD,
+    ADD_MASK,
     *SECURE_STRINGS,
     NETRC_PASSWORD,
     *XML_SECRETS,

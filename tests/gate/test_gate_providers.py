@@ -1302,3 +1302,15 @@ def test_a_wifi_networks_passphrase_is_redacted(text: str, secret: str) -> None:
 )
 def test_a_wifi_settings_reference_or_usage_stays(text: str) -> None:
     assert _found(text) == []
+
+
+def test_a_value_a_workflow_masks_is_redacted_and_a_reference_stays() -> None:
+    value = "Pz4Rt7Yu1Io3LkWq"
+    redacted_everywhere(f'echo "::add-mask::{value}"\n', value, "masked-value")
+    redacted_everywhere(f"::add-mask::{value}\n", value, "masked-value")
+    for text in (
+        'echo "::add-mask::$TOKEN"\n',
+        'echo "::add-mask::${{ steps.login.outputs.token }}"\n',
+        "The ::add-mask:: command hides a value in the log.\n",
+    ):
+        assert _found(text) == [], text

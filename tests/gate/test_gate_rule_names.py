@@ -163,6 +163,11 @@ CASES = [
         '#define PASSWORD_PROMPT "Enter password: "',
     ),
     (
+        "masked-value",
+        'echo "::add-mask::<<{A24}>>"',
+        'echo "::add-mask::${{ steps.login.outputs.token }}"',
+    ),
+    (
         "wifi-password",
         'network={\n    ssid="HomeNet"\n    psk="<<{A12}!>>"\n}',
         "key-mgmt=wpa-psk\npsk=$WIFI_PSK",
