@@ -309,9 +309,17 @@ _TF_STRING = (
 )
 _TF_SENSITIVE = r"\\?\"sensitive\\?\":[ \t]{0,4}true"
 _TF_VALUE = r"\\?\"value\\?\":[ \t]{0,4}"
-# What stands between the flag and the value in one output: never the object's end, though an
-# object type's description holds braces (`"type": ["object", {"password": "string"}]`).
-_TF_BETWEEN = r"(?:[^{}]|" + _json_brackets(2) + r"){0,400}?"
+
+
+def _tf_then(after: str) -> str:
+    """`after` further in the same output: never past the object's end, though an object
+    type's description between holds braces (`"type": ["object", {"password": "string"}]`).
+    Text without braces is one lazy run of a character class, as fast as before such types
+    were read; the braced groups are read (each run to one taken whole) only when it fails."""
+    braced = r"(?:[^{}]{0,400}+(?=\{)(?:" + _json_brackets(2) + r")){1,8}"
+    return rf"(?:[^{{}}]{{0,400}}?{after}|{braced}[^{{}}]{{0,400}}?{after})"
+
+
 _TF_SENSITIVE_ANCHORS = ('"sensitive": true', '"sensitive":true', '\\"sensitive\\": true')
 
 
@@ -342,7 +350,7 @@ def _json_strings(value: str) -> list[str]:
 TERRAFORM_SECRETS = (
     Rule(
         name="terraform-sensitive-value",
-        pattern=lazy(_TF_SENSITIVE + _TF_BETWEEN + _TF_VALUE + _TF_STRING),
+        pattern=lazy(_TF_SENSITIVE + _tf_then(_TF_VALUE) + _TF_STRING),
         anchors=_TF_SENSITIVE_ANCHORS,
         lead=2,
         reach=4600,
@@ -352,7 +360,7 @@ TERRAFORM_SECRETS = (
     ),
     Rule(
         name="terraform-sensitive-value",
-        pattern=lazy(_TF_VALUE + _TF_STRING + r"(?=" + _TF_BETWEEN + _TF_SENSITIVE + r")"),
+        pattern=lazy(_TF_VALUE + _TF_STRING + r"(?=" + _tf_then(_TF_SENSITIVE) + r")"),
         anchors=_TF_SENSITIVE_ANCHORS,
         lead=4600,
         reach=30,
