@@ -32,6 +32,19 @@ _MOST_LINES = 16
 _CUT_WIDTHS = frozenset({64, 70, 72, 76, 79, 80, 100, 120, 132})
 
 
+# A quoted value's literal continued by another piece of token characters in the same quotes:
+# joined by `+` or by the pieces' adjacency (Python's, C's), perhaps over a line break (a
+# backslash before it in a shell or Python). In JSON text the quotes are escaped.
+_NEXT_PIECE = re.compile(
+    r"(?P<quote>[\"'])[ \t]{0,8}\+?[ \t]{0,8}(?:\\?\r?\n[ \t]{0,40}\+?[ \t]{0,8})?"
+    r"(?P=quote)(?P<piece>[A-Za-z0-9+/_\-]{1,512}={0,2})(?P=quote)"
+)
+_JSON_NEXT_PIECE = re.compile(
+    r"(?P<quote>\\\"|')[ \t]{0,8}\+?[ \t]{0,8}(?:(?:\\\\)?\\n[ \t]{0,40}\+?[ \t]{0,8})?"
+    r"(?P=quote)(?P<piece>[A-Za-z0-9+/_\-]{1,512}={0,2})(?P=quote)"
+)
+
+
 def extend_wrapped(text: str, spans: list[Span], as_json: bool) -> list[Span]:
     """`spans` (sorted, apart), each that ends a line in a token's character run on over the
     lines after it that read as the rest of the value; never into another span. In JSON only
@@ -42,6 +55,7 @@ def extend_wrapped(text: str, spans: list[Span], as_json: bool) -> list[Span]:
         end = span.end
         if end > span.start and text[end - 1] in _TOKEN_CHARS:
             end = _wrapped_end(text, span.start, end, limit, as_json)
+            end = _joined_piece_end(text, span.start, end, limit, as_json)
         extended.append(span if end == span.end else span._replace(end=end))
     return extended
 
@@ -94,3 +108,22 @@ def _goes_on(run: str, hex_value: bool) -> bool:
     return generated.reads_generated(core, generated.HUMPS_READ) or heuristics.looks_random(
         core, min_length=8, min_entropy=2.5
     )
+
+
+def _joined_piece_end(text: str, start: int, end: int, limit: int, as_json: bool) -> int:
+    """The end of the value's last piece when its literal goes on in another one
+    (`"sk-proj-…" "Hk2"`, `'…' +\\n '…'`): a piece of a token's characters alone in the
+    same quotes, read as the rest of the value (generated, or shorter than a line of one and
+    no word in one case)."""
+    piece = (_JSON_NEXT_PIECE if as_json else _NEXT_PIECE).match(text, end)
+    if piece is None or piece.end("piece") > limit:
+        return end
+    quote = piece["quote"]
+    if not text.startswith(quote, start - len(quote)):
+        return end  # the value is no literal of those quotes
+    run = piece["piece"]
+    if len(run) >= 8 and not _goes_on(run, _HEX.issuperset(text[start:end])):
+        return end
+    if len(run) < 8 and run.isalpha() and (run.islower() or run.isupper()):
+        return end  # a word (`+ "README"`), not the rest of a key
+    return piece.end("piece")

@@ -474,3 +474,35 @@ def test_a_telegram_shaped_run_of_one_character_stays() -> None:
     assert (
         scan_text("id 123456789:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n", cache=ResultCache()) == []
     )
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'OPENAI_API_KEY = (\n    "{head}"\n    "{rest}"\n)\n',  # Python's adjacent literals
+        'const key = "{head}" +\n  "{rest}";\n',
+        "export OPENAI_API_KEY='{head}'\\\n'{rest}'\n",
+    ],
+)
+@pytest.mark.parametrize("rest", ["Hk2", "x0cV2bN4mQ7Lp"])
+@pytest.mark.parametrize("path", ["app.py", "events.jsonl"])
+def test_a_key_split_into_string_pieces_is_redacted_whole(code: str, rest: str, path: str) -> None:
+    text = code.format(head="".join(_WRAPPED_KEY[:2]), rest=rest)
+    if path.endswith(".jsonl"):
+        text = _in_transcript(text)
+    redacted = _redacted(text, path=path)
+    assert rest not in redacted and _WRAPPED_KEY[1] not in redacted
+    assert redacted.count("[REDACTED:openai-api-key#1]") == 1
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'client("{head}", "Hk2")\n',  # another argument
+        'url = "{head}" + "README"\n',  # a word
+        'a = "{head}"\nb = "Hk2"\n',  # another assignment
+    ],
+)
+def test_a_literal_after_a_keys_literal_that_does_not_go_on_with_it_stays(code: str) -> None:
+    text = code.format(head="".join(_WRAPPED_KEY[:2]))
+    assert code.replace("{head}", "[REDACTED:openai-api-key#1]") == _redacted(text)
