@@ -27,7 +27,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 from repos import INJECTED, clone_committing_sheet, commit_files, make_repo
 
-from stet_lsp.core import operations
+from stet_lsp.core import exclusions, operations
 from stet_lsp.core.launch import stet_command
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
@@ -2075,6 +2075,47 @@ def test_installs_at_once_each_keep_their_file_out_of_commits(
         assert set(repo.status()) == {".stet/.gitignore"}
         side_by_side("uninstall")
         assert exclude_bytes(repo) == exclude_before
+
+
+@pytest.mark.parametrize(
+    ("commands", "line"),
+    [
+        ([["mcp", "install", "cursor"]], "/.cursor/mcp.json"),
+        ([["hooks", "install", "claude-code"]], "/.claude/settings.local.json"),
+        ([["mcp", "install", "cursor"], ["mcp", "uninstall", "cursor"]], None),
+        ([["hooks", "install", "claude-code"], ["hooks", "uninstall", "claude-code"]], None),
+    ],
+)
+def test_a_write_of_info_exclude_waits_for_another_of_stets_writers(
+    home: Path, root: Path, repo: pygit2.Repository, commands: list[list[str]], line: str | None
+) -> None:
+    """Each of Stet's writers of `info/exclude` compared the file with what it read right
+    before replacing it, but two could both pass the compare and the last replace won, losing
+    the other's line. Each now holds Stet's lock on the file around the compare and the
+    replace: while another holds it, the write waits, then finds the file changed, reads it
+    again and keeps the other's line."""
+    environment = {**os.environ, "PYTHONPATH": str(PROJECT), "HOME": str(home)}
+    *earlier, command = commands
+    for step in earlier:
+        run = [sys.executable, "-m", "stet_lsp", *step, "-C", str(root)]
+        subprocess.run(run, check=True, capture_output=True, env=environment)
+    exclude = Path(repo.path) / "info" / "exclude"
+    with exclusions.locked(Path(repo.path)):
+        started = subprocess.Popen(
+            [sys.executable, "-m", "stet_lsp", *command, "-C", str(root)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=environment,
+        )
+        with pytest.raises(subprocess.TimeoutExpired):
+            started.wait(timeout=4)
+        exclude.write_bytes(exclude.read_bytes() + b"/another-install\n")
+    assert started.wait(timeout=60) == 0, started.stderr
+    lines = exclude.read_text().splitlines()
+    assert "/another-install" in lines
+    assert (line in lines) if line is not None else not any(".cursor" in n for n in lines)
+    assert sorted(path.name for path in exclude.parent.iterdir()) == ["exclude"]
+    assert set(repo.status()) <= {".stet/.gitignore"}
 
 
 def test_a_state_folder_through_a_link_stops_the_install_before_any_write(

@@ -10,14 +10,15 @@ it may hold a secret. Imports little: the hooks start fast; libgit2 is loaded on
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from contextlib import suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.locking import LOCK_TIMEOUT_SECONDS, held, remove_held
 from stet_lsp.core.safefs import ChangedMeanwhile, atomic_write, read_regular, remove_regular
 
 
@@ -71,6 +72,31 @@ def unexclusion(root: Path, relative: Path, excluded: Any) -> Unexclusion | None
     return Unexclusion(path, base, pattern, text, after, root, relative, excluded)
 
 
+# Not `exclude.lock`: a tool that writes `info/exclude` the way git writes its own files
+# creates that name exclusively, and would fail while Stet held it.
+LOCK_NAME = "exclude.stet-lock"
+
+
+@contextmanager
+def locked(base: Path) -> Iterator[None]:
+    """Hold Stet's lock on the `info/exclude` of the common git folder `base` while reading,
+    comparing and replacing it: without it two of Stet's writers could both find the file as
+    they read it and the last replace win, losing the other's line. Writers that are not
+    Stet's (git, an editor) take no lock; the compare before the replace still covers them.
+    The lock file is removed when released, so none stays beside the exclude file."""
+    lock_path = base / "info" / LOCK_NAME
+    with held(lock_path, base, LOCK_TIMEOUT_SECONDS) as acquired:
+        if not acquired:
+            raise StetError(
+                f"the repository's info/exclude is locked by another process ({lock_path}); "
+                "try again"
+            )
+        try:
+            yield
+        finally:
+            remove_held(lock_path, base)
+
+
 WRITE_ATTEMPTS = 5
 
 
@@ -82,13 +108,14 @@ def apply(gone: Unexclusion) -> None:
         before = gone.before.encode("utf-8", "surrogateescape")
         holds = partial(_holds, gone.path, gone.base, before)
         try:
-            if gone.after is None:
-                if not holds():
-                    raise ChangedMeanwhile(gone.path)
-                remove_regular(gone.path, gone.base)
-            else:
-                data = gone.after.encode("utf-8", "surrogateescape")
-                atomic_write(gone.path, data, gone.base, unchanged=holds)
+            with locked(gone.base):
+                if gone.after is None:
+                    if not holds():
+                        raise ChangedMeanwhile(gone.path)
+                    remove_regular(gone.path, gone.base)
+                else:
+                    data = gone.after.encode("utf-8", "surrogateescape")
+                    atomic_write(gone.path, data, gone.base, unchanged=holds)
             return
         except ChangedMeanwhile:
             if attempt == WRITE_ATTEMPTS:

@@ -535,18 +535,26 @@ class _Exclusion:
     def write(self) -> None:
         """Add the line, only to the text read: another install may add a line of its own
         meanwhile (ChangedMeanwhile)."""
+        from stet_lsp.core.exclusions import locked
+
         make_dirs(self.base, self.path.parent.relative_to(self.base))
         unchanged = partial(holds, self.path, self.before, self.base)
-        atomic_write(self.path, (self.before or b"") + self.added, self.base, unchanged=unchanged)
+        with locked(self.base):
+            data = (self.before or b"") + self.added
+            atomic_write(self.path, data, self.base, unchanged=unchanged)
 
     def take_back(self) -> None:
         """The file as it was before `write`, unless it changed since."""
-        if not holds(self.path, (self.before or b"") + self.added, self.base):
-            return
-        if self.before is None:
-            remove_regular(self.path, self.base)
-        else:
-            atomic_write(self.path, self.before, self.base)
+        from stet_lsp.core.exclusions import locked
+
+        unchanged = partial(holds, self.path, (self.before or b"") + self.added, self.base)
+        with locked(self.base):
+            if not unchanged():
+                return
+            if self.before is None:
+                remove_regular(self.path, self.base)
+            else:
+                atomic_write(self.path, self.before, self.base, unchanged=unchanged)
 
 
 EXCLUDE_LINE = "/" + LOCAL_SETTINGS.as_posix()

@@ -257,20 +257,25 @@ def _exclude(exclusion: Exclusion) -> None:
 
     make_dirs(exclusion.base, exclusion.path.parent.relative_to(exclusion.base))
     data = exclusion.after.encode("utf-8", "surrogateescape")
-    atomic_write(exclusion.path, data, exclusion.base, unchanged=unchanged)
+    with exclusions.locked(exclusion.base):
+        atomic_write(exclusion.path, data, exclusion.base, unchanged=unchanged)
 
 
 def _take_back(exclusion: Exclusion) -> None:
     """The exclude file as it was before `apply` added the line, unless it changed since."""
     after = exclusion.after.encode("utf-8", "surrogateescape")
-    if read_regular(exclusion.path, exclusion.base) != after:
-        return
-    if exclusion.before:
-        atomic_write(
-            exclusion.path, exclusion.before.encode("utf-8", "surrogateescape"), exclusion.base
-        )
-    else:
-        remove_regular(exclusion.path, exclusion.base)
+    before = exclusion.before.encode("utf-8", "surrogateescape")
+
+    def unchanged() -> bool:
+        return read_regular(exclusion.path, exclusion.base) == after
+
+    with exclusions.locked(exclusion.base):
+        if not unchanged():
+            return
+        if before:
+            atomic_write(exclusion.path, before, exclusion.base, unchanged=unchanged)
+        else:
+            remove_regular(exclusion.path, exclusion.base)
 
 
 def _record(plan: Plan) -> dict[str, Any] | None:
