@@ -25,6 +25,7 @@ import pytest
 from repos import INJECTED, clone_committing_sheet, commit_files, hostile_clone, make_repo
 from samples import sample
 
+from stet_lsp.core.exclusions import LOCK_NAME
 from stet_lsp.core.launch import stet_command
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.hooks import files
@@ -1900,3 +1901,29 @@ def test_uninstall_after_the_settings_file_went_takes_the_exclude_line_out(
     for _ in range(2):
         assert stet_hooks(stet, root, "uninstall", "claude-code")[0] == 0
     assert exclude.read_text() == "# mine\n"
+
+
+def test_an_uninstall_whose_exclude_line_stayed_takes_it_out_when_run_again(
+    repo: pygit2.Repository, root: Path, stet: Stet
+) -> None:
+    """An uninstall that took the hooks out but could not write `info/exclude` reported
+    success and dropped the record, the only thing that knew the line was Stet's: the line
+    stayed for good. It now fails, keeps the record, and the next uninstall takes the line
+    out, also when the settings file is kept."""
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.parent.mkdir(exist_ok=True)
+    exclude.write_text("# mine\n")
+    settings = root / LOCAL_SETTINGS
+    settings.parent.mkdir()
+    settings.write_text('{"env": {"A": "1"}}\n')
+    assert stet_hooks(stet, root, "install", "claude-code")[0] == 0
+    in_the_way = exclude.parent / LOCK_NAME
+    in_the_way.mkdir()  # no lock file can be opened there: the exclude write fails
+    code, _, err = stet_hooks(stet, root, "uninstall", "claude-code")
+    assert code != 0 and LOCK_NAME in err
+    assert json.loads(settings.read_text()) == {"env": {"A": "1"}}
+    in_the_way.rmdir()
+    code, _, err = stet_hooks(stet, root, "uninstall", "claude-code")
+    assert code == 0, err
+    assert exclude.read_text() == "# mine\n"
+    assert set(repo.status()) >= {LOCAL_SETTINGS.as_posix()}

@@ -2118,6 +2118,31 @@ def test_a_write_of_info_exclude_waits_for_another_of_stets_writers(
     assert set(repo.status()) <= {".stet/.gitignore"}
 
 
+def test_an_uninstall_whose_exclude_line_stayed_takes_it_out_when_run_again(
+    stet: Stet, home: Path, root: Path, repo: pygit2.Repository
+) -> None:
+    """An uninstall that took the entry out but could not write `info/exclude` said to run
+    it again, but the next one, finding no entry in the kept file, dropped the record (the
+    only thing that knew the line was Stet's) and left the line. It takes the line out."""
+    exclude_before = exclude_bytes(repo)
+    config = root / ".cursor" / "mcp.json"
+    config.parent.mkdir()
+    config.write_text('{"mcpServers": {"docs": {"command": "docs-mcp"}}}\n')
+    assert install(stet, root, "cursor")[0] == 0
+    in_the_way = Path(repo.path) / "info" / exclusions.LOCK_NAME
+    in_the_way.mkdir()  # no lock file can be opened there: the exclude write fails
+    code, _, err = stet("mcp", "uninstall", "cursor", "-C", str(root))
+    assert code != 0 and exclusions.LOCK_NAME in err
+    assert "stet" not in json.loads(config.read_text())["mcpServers"]
+    in_the_way.rmdir()
+    code, out, err = stet("mcp", "uninstall", "cursor", "-C", str(root))
+    assert code == 0, err
+    assert "took /.cursor/mcp.json out of" in out
+    assert "is kept, and no longer out of commits" in out
+    assert exclude_bytes(repo) == exclude_before
+    assert ".cursor/mcp.json" in repo.status()
+
+
 def test_a_state_folder_through_a_link_stops_the_install_before_any_write(
     stet: Stet, home: Path, root: Path, repo: pygit2.Repository, tmp_path: Path
 ) -> None:

@@ -458,10 +458,9 @@ def _uninstall(root: Path, *, dry_run: bool) -> dict[str, Any]:
     removed = remove_hooks(settings)
     if not removed:
         if not dry_run and record:
-            # The hooks went by hand (or the file did): the exclude line install added goes
-            # with the record, which alone knows it.
-            if data is None:
-                _unexclude(root, record.get("excluded"))
+            # The hooks went by hand (or the file did, or an uninstall took the hooks out but
+            # not the exclude line): the line goes with the record, which alone knows it.
+            _unexclude(root, record.get("excluded"))
             remove_record(root, RECORD)
         return _result(root, dry_run, removed=[])
     current = data.decode("utf-8") if data is not None else None
@@ -592,13 +591,13 @@ def _claimed_elsewhere(root: Path) -> dict[str, Any] | None:
 
 def _unexclude(root: Path, excluded: Any) -> None:
     """Take out the `info/exclude` line install added (core/exclusions.py: kept while another
-    work tree has the local settings at all)."""
+    work tree has the local settings at all). A write that fails raises, before the record
+    goes: uninstall run again takes the line out."""
     from stet_lsp.core import exclusions
 
-    with suppress(StetError):
-        gone = exclusions.unexclusion(root, LOCAL_SETTINGS, excluded)
-        if gone is not None:
-            exclusions.apply(gone)
+    gone = exclusions.unexclusion(root, LOCAL_SETTINGS, excluded)
+    if gone is not None:
+        exclusions.apply(gone)
 
 
 def _same(before: str, settings: Settings) -> bool:

@@ -126,9 +126,12 @@ def plan_removal(
     if entry is None:
         notes: tuple[str, ...] = ()
         unexclusion = None
-        if record is not None and current is None:
-            # The file went by hand: the exclude line install added goes with the record.
+        if record is not None:
+            # The entry went by hand, or the file did, or an uninstall took the entry out but
+            # not the exclude line: the line goes with the record, which alone knows it.
             unexclusion = _unexclusion(target, record)
+            if unexclusion is not None and current is not None:
+                notes = (f"{target.shown} is kept, and no longer out of commits: git shows it",)
         recorded = record is not None
         return Removal(
             target, None, current, current, False, recorded, (), unexclusion, notes, recorded_at
