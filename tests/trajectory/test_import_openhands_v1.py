@@ -1361,6 +1361,59 @@ def test_an_acp_tool_calls_text_blocks_are_its_output(tmp_path: Path) -> None:
     assert parsed.events.index(raws[0]) == parsed.events.index(result) + 1
 
 
+def test_an_acp_tool_calls_image_audio_and_blob_are_named_without_their_bytes(
+    tmp_path: Path,
+) -> None:
+    """An image, audio or a resource's blob in an ACP tool call's content was kept raw whole,
+    base64 bytes and all, and not counted. The output names each; the block is kept without
+    its bytes and counted in `inline_data`, as the images of messages and observations."""
+    clock = Clock()
+    started = {
+        **clock.stamp(),
+        "source": "agent",
+        "tool_call_id": "acp-3",
+        "title": "Screenshot",
+        "status": "in_progress",
+        "tool_kind": "other",
+        "raw_input": {},
+        "is_error": False,
+        "kind": "ACPToolCallEvent",
+    }
+    data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 20
+    image = {"type": "image", "mimeType": "image/png", "data": data}
+    audio = {"type": "audio", "mimeType": "audio/wav", "data": data}
+    resource = {"uri": "file:///w/shot.png", "mimeType": "image/png", "blob": data}
+    done = {
+        **started,
+        **clock.stamp(),
+        "status": "completed",
+        "content": [
+            {"type": "content", "content": {"type": "text", "text": "took it"}},
+            {"type": "content", "content": image},
+            audio,
+            {"type": "content", "content": {"type": "resource", "resource": resource}},
+        ],
+    }
+    folder = write_conversation(tmp_path, base_state(tmp_path / "work"), [started, done])
+    parsed = V1.parse(folder / "base_state.json")
+    (result,) = of(parsed.events, "tool_result")
+    assert result.output == "took it\n[image]\n[audio]\n[resource]"
+    raws = of(parsed.events, "raw")
+    assert [r.record for r in raws] == [
+        {"type": "content", "content": {"type": "image", "mimeType": "image/png"}},
+        {"type": "audio", "mimeType": "audio/wav"},
+        {
+            "type": "content",
+            "content": {
+                "type": "resource",
+                "resource": {"uri": "file:///w/shot.png", "mimeType": "image/png"},
+            },
+        },
+    ]
+    assert all(data not in str(r.record) for r in raws)
+    assert parsed.dropped["inline_data"] == 3
+
+
 def test_less_common_event_kinds(tmp_path: Path) -> None:
     clock = Clock()
     acp = {

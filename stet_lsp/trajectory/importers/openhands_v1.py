@@ -847,13 +847,20 @@ class _Reader:
         call.answered = True
         failed = status == "failed" or event.get("is_error") is True
         blocks = sequence(event.get("content"))
-        texts = [text for block in blocks if (text := _acp_block_text(block)) is not None]
+        texts = [shown for block in blocks if (shown := _acp_block_shown(block)) is not None]
         output = as_text(event.get("raw_output")) or "\n".join(texts)
         self._emit(ToolResult, at, time, call_id=call_id, ok=not failed, output=output)
         for block in blocks:
-            if _acp_block_text(block) is None and mapping(block).get("type") != "diff":
+            if _acp_block_text(block) is not None or mapping(block).get("type") == "diff":
+                continue
+            held = _acp_inline_data(block)
+            if held is None:
                 reason = "ACP tool call content block of a kind not understood"
                 self._emit(RawEvent, at, time, record=block, reason=reason)
+            else:
+                self.parsed.dropped["inline_data"] += 1
+                reason = f"ACP tool call content block holding data: {held[1]}"
+                self._emit(RawEvent, at, time, record=held[0], reason=reason)
         if failed:
             return
         for block in blocks:
@@ -1027,6 +1034,43 @@ def _acp_block_text(block: Any) -> str | None:
     inner = wrapped if block.get("type") == "content" and isinstance(wrapped, dict) else block
     text = inner.get("text")
     return text if isinstance(text, str) else None
+
+
+def _acp_block_shown(block: Any) -> str | None:
+    """What an ACP tool call's content block puts in the result's output: its text, or the
+    name of the data it holds (`[image]`); None for any other block."""
+    text = _acp_block_text(block)
+    if text is not None:
+        return text
+    held = _acp_inline_data(block)
+    return held[1] if held is not None else None
+
+
+_ACP_DATA_KINDS = {"image": "[image]", "audio": "[audio]", "resource": "[resource]"}
+
+
+def _acp_inline_data(block: Any) -> tuple[dict[str, Any], str] | None:
+    """An ACP tool call's content block holding bytes as base64 (an image, audio, or a
+    resource's `blob`), wrapped in a `content` block or given flat: the block without them,
+    and how the output names it. None for any other block."""
+    block = mapping(block)
+    wrapped = block.get("content")
+    is_wrapped = block.get("type") == "content" and isinstance(wrapped, dict)
+    inner = wrapped if is_wrapped else block
+    kind = inner.get("type")
+    name = _ACP_DATA_KINDS.get(kind) if isinstance(kind, str) else None
+    if name is None:
+        return None
+    if kind == "resource":
+        resource = mapping(inner.get("resource"))
+        if "blob" not in resource:
+            return None
+        kept = {**inner, "resource": {k: v for k, v in resource.items() if k != "blob"}}
+    elif "data" in inner:
+        kept = {k: v for k, v in inner.items() if k != "data"}
+    else:
+        return None
+    return ({**block, "content": kept} if is_wrapped else kept), name
 
 
 def _is_read_part(part: Any) -> bool:
