@@ -46,8 +46,13 @@ detection in each step. The walk goes back past both marks it has: meta.json's
 after a rename) and the trajectory's start (less `CLOCK_SLACK`: the transcript's clock and
 the commits' may disagree), and never past `RENAME_WALK_LIMIT` commits. Walking every
 commit, not diffing one commit against HEAD, also follows a file the trajectory created
-(absent from the base) and renamed later. Nothing is followed for a file that is still
-where the trajectory left it.
+(absent from the base) and renamed later. A file git never tracked, moved with a plain `mv`,
+leaves git no rename to see, only a new file: a path still not followed is taken to be the
+one file that appeared since the marks (added in a commit walked or the index, or untracked)
+whose lines are mostly the trajectory's text of it (`MOVED_LIKENESS`, a distinctive line the
+trajectory wrote among them) and that no trajectory wrote at its own path; two such files
+(copies), or two paths that one file is equally like, leave it unfollowed. Nothing is
+followed for a file that is still where the trajectory left it.
 
 Several trajectories may have written the same line (a later run rewrote it with the same
 text): the newest step wins, by the change's time, then working before committed, then
@@ -95,6 +100,11 @@ MOVABLE_TEXT = 12
 """The fewest characters (spaces aside) of a line that is followed when moved."""
 CACHE_SIZE = 32
 """Results kept per Provenance, by (path, text): an editor asks again for the same text."""
+MOVED_LIKENESS = 0.5
+"""The least share of a file's lines (of the longer of its text and the trajectory's) that
+must be the trajectory's for a file to be taken for one moved where git did not see it."""
+MOVED_FILE_BYTES = 4 * 1024 * 1024
+"""The largest file read as one a trajectory's file may have been moved to."""
 BOM = "\ufeff"
 """A byte order mark opening a file: no text of its first line to an editor, which holds the
 file without it."""
@@ -251,6 +261,24 @@ class FileLines:
                 if pattern.fullmatch(line):
                     return id
         return ABSENT
+
+    def likeness(self, lines: Sequence[str]) -> float:
+        """How much a text is this file: the share of the longer of the two (of the known
+        lines alone, when the file's end is unknown) that pairs with the reference; 0 under
+        `MOVED_LIKENESS`, or when no distinctive line the trajectory wrote is among them."""
+        paired = align(self.reference, self.current_ids(lines))
+        matched = 0
+        distinctive = False
+        for id, step, line in zip(self.reference, self.steps, paired, strict=True):
+            if line >= 0:
+                matched += 1
+                distinctive = distinctive or (step != 0 and id in self.movable)
+        if self.open_end:
+            longer = sum(1 for id in self.reference if id != PLACEHOLDER)
+        else:
+            longer = max(len(self.reference), len(lines))
+        share = matched / longer if longer else 0.0
+        return share if distinctive and share >= MOVED_LIKENESS else 0.0
 
     def claims(self, lines: Sequence[str]) -> tuple[list[int], list[int]]:
         """The current lines (in order) paired with lines the trajectory wrote, and the step
@@ -644,18 +672,18 @@ class Provenance:
         stamps: dict[str, tuple[FileStamp, FileStamp]],
         signature: Signature,
         problems: list[str],
-        commit_renames: dict[str, dict[str, str]] | None = None,
+        commit_paths: dict[str, CommitPaths] | None = None,
     ) -> None:
         self.root = root
         self.trajectories = trajectories
         self.problems = problems
         self.signature = signature
         self._stamps = stamps
-        # The renames each commit made (by commit id): a commit never changes, so they are
-        # handed from one load to the next.
-        self._commit_renames = {} if commit_renames is None else commit_renames
+        # The renames and additions each commit made (by commit id): a commit never
+        # changes, so they are handed from one load to the next.
+        self._commit_paths = {} if commit_paths is None else commit_paths
         self._by_id = {trajectory.id: trajectory for trajectory in reversed(trajectories)}
-        index = _PathIndex.build(root, trajectories, self._commit_renames)
+        index = _PathIndex.build(root, trajectories, self._commit_paths)
         self._by_path = index.files
         self._unattributed = index.unattributed
         self._renamed = index.renamed
@@ -691,8 +719,8 @@ class Provenance:
                     continue
             trajectories.append(trajectory)
             stamps[key] = stamp
-        renames = previous._commit_renames if previous is not None else None
-        return cls(root, trajectories, stamps, signature, problems, renames)
+        walked = previous._commit_paths if previous is not None else None
+        return cls(root, trajectories, stamps, signature, problems, walked)
 
     def stale(self) -> bool:
         """Whether a trajectory, HEAD or the index changed since this was loaded, or a file
@@ -852,9 +880,9 @@ class _PathIndex:
         cls,
         root: Path,
         trajectories: list[TrajectoryLines],
-        commit_renames: dict[str, dict[str, str]],
+        commit_paths: dict[str, CommitPaths],
     ) -> _PathIndex:
-        moved = _moves(root, trajectories, commit_renames)
+        moved = _moves(root, trajectories, commit_paths)
         index = cls()
         for number, trajectory in enumerate(trajectories):
             for path, file in trajectory.files.items():
@@ -869,10 +897,11 @@ class _PathIndex:
 
 
 def _moves(
-    root: Path, trajectories: list[TrajectoryLines], commit_renames: dict[str, dict[str, str]]
+    root: Path, trajectories: list[TrajectoryLines], commit_paths: dict[str, CommitPaths]
 ) -> dict[tuple[int, str], str]:
     """(trajectory's place in the list, path) → the path now, for each path a trajectory
-    changed that is no longer in the work tree and that git saw renamed since."""
+    changed that is no longer in the work tree and that git saw renamed since, or that a
+    file new since then holds (`_moved_untracked`: moved where git never saw it)."""
     missing = [
         (number, trajectory, path)
         for number, trajectory in enumerate(trajectories)
@@ -889,63 +918,162 @@ def _moves(
         repository = open_repository(root)
     except (StetError, pygit2.GitError):
         return {}
-    walks: dict[tuple[str | None, str | None], list[dict[str, str]]] = {}
+    walks: dict[tuple[str | None, str | None], _Walk] = {}
     moves: dict[tuple[int, str], str] = {}
+    unfollowed: list[tuple[int, TrajectoryLines, str]] = []
     for number, trajectory, path in missing:
         key = (trajectory.base_commit, trajectory.started)
         if key not in walks:
-            walks[key] = _rename_steps(repository, key, commit_renames)
+            walks[key] = _rename_steps(repository, key, commit_paths)
         current = path
-        for renames in walks[key]:
+        for renames in walks[key].renames:
             current = renames.get(current, current)
         if current != path and _is_file(root / current):
             moves[(number, path)] = current
+        else:
+            unfollowed.append((number, trajectory, path))
+    if unfollowed:
+        taken = set(moves.values()) | {
+            path
+            for trajectory in trajectories
+            for path in trajectory.paths()
+            if (root / path).is_file()
+        }
+        moves.update(_moved_untracked(root, unfollowed, walks, taken))
     return moves
+
+
+def _moved_untracked(
+    root: Path,
+    unfollowed: list[tuple[int, TrajectoryLines, str]],
+    walks: dict[tuple[str | None, str | None], _Walk],
+    taken: set[str],
+) -> dict[tuple[int, str], str]:
+    """Where files gone from their paths with no rename git saw (moved with a plain `mv`
+    while git did not track them) are now: in the one file that appeared since the
+    trajectory's marks, that no trajectory wrote at its path, and whose lines are at least
+    `MOVED_LIKENESS` like the trajectory's text of the file, with a distinctive line of the
+    trajectory's among them. A path two such files are equally like, or a file two paths
+    are equally like, stays unfollowed."""
+    candidates: dict[str, set[str]] = {}
+    for _, trajectory, path in unfollowed:
+        if path in trajectory.files:
+            new = walks[(trajectory.base_commit, trajectory.started)].new_paths
+            candidates.setdefault(path, set()).update(new - taken)
+    texts: dict[str, list[str] | None] = {}
+    likeness: dict[str, dict[str, float]] = {}
+    for _, trajectory, path in unfollowed:
+        file = trajectory.files.get(path)
+        if file is None:
+            continue
+        scores = likeness.setdefault(path, {})
+        for candidate in sorted(candidates.get(path, ())):
+            if candidate not in texts:
+                texts[candidate] = _small_text_lines(root / candidate)
+            lines = texts[candidate]
+            if lines is not None:
+                score = file.likeness(lines)
+                scores[candidate] = max(score, scores.get(candidate, 0.0))
+    best: dict[str, tuple[float, str]] = {}
+    for path, scores in likeness.items():
+        ranked = sorted(
+            ((score, candidate) for candidate, score in scores.items() if score), reverse=True
+        )
+        if ranked and (len(ranked) == 1 or ranked[0][0] > ranked[1][0]):
+            best[path] = ranked[0]
+    claimed: dict[str, list[tuple[float, str]]] = {}
+    for path, (score, candidate) in best.items():
+        claimed.setdefault(candidate, []).append((score, path))
+    found: dict[str, str] = {}
+    for candidate, claims in claimed.items():
+        claims.sort(reverse=True)
+        if len(claims) == 1 or claims[0][0] > claims[1][0]:
+            found[claims[0][1]] = candidate
+    return {(number, path): found[path] for number, _, path in unfollowed if path in found}
+
+
+def _small_text_lines(path: Path) -> list[str] | None:
+    """A file's lines as provenance counts them, when it is a text of at most
+    `MOVED_FILE_BYTES`."""
+    try:
+        if path.stat().st_size > MOVED_FILE_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\0" in data:
+        return None
+    return lines_of(data.decode("utf-8", "replace").removeprefix(BOM))
+
+
+CommitPaths = tuple[dict[str, str], frozenset[str]]
+"""What one commit did to paths: its renames (old path → new path) and the paths it added."""
+
+
+@dataclass
+class _Walk:
+    """What git saw happen to paths since a trajectory's marks."""
+
+    renames: list[dict[str, str]] = field(default_factory=list)
+    """The renames (old path → new path) of each step, oldest first."""
+    new_paths: set[str] = field(default_factory=set)
+    """The paths (as they are now) of the files that appeared since, renamed from nothing."""
+
+    def add(self, renames: dict[str, str], added: Iterable[str]) -> None:
+        self.renames.append(renames)
+        self.new_paths = {renames.get(path, path) for path in self.new_paths}
+        self.new_paths.update(added)
 
 
 def _rename_steps(
     repository: pygit2.Repository,
     marks: tuple[str | None, str | None],
-    commit_renames: dict[str, dict[str, str]],
-) -> list[dict[str, str]]:
-    """The renames (old path → new path) of each commit since the trajectory's marks (base
-    commit, start), oldest first, then of the index against HEAD and of the work tree
-    against the index. Each commit's renames are kept in `commit_renames`."""
+    commit_paths: dict[str, CommitPaths],
+) -> _Walk:
+    """The renames and additions of each commit since the trajectory's marks (base commit,
+    start), oldest first, then of the index against HEAD and of the work tree against the
+    index (its untracked files). Each commit's are kept in `commit_paths`."""
     import pygit2
     from pygit2.enums import DiffFind, DiffOption
 
-    steps = []
+    walk = _Walk()
     for commit in _commits_since(repository, *marks):
         if commit.parents:
             key = str(commit.id)
-            if key not in commit_renames:
+            if key not in commit_paths:
                 diff = repository.diff(commit.parents[0], commit)
-                commit_renames[key] = _renames(diff, DiffFind.FIND_RENAMES)
-            steps.append(commit_renames[key])
+                commit_paths[key] = _paths_changed(diff, DiffFind.FIND_RENAMES)
+            walk.add(*commit_paths[key])
     try:
-        if not repository.head_is_unborn:
+        if repository.head_is_unborn:
+            walk.add({}, [entry.path for entry in repository.index])
+        else:
             head = repository.head.peel(pygit2.Commit).tree
             staged = repository.index.diff_to_tree(head)
-            steps.append(_renames(staged, DiffFind.FIND_RENAMES))
+            walk.add(*_paths_changed(staged, DiffFind.FIND_RENAMES))
         untracked = DiffOption.INCLUDE_UNTRACKED | DiffOption.RECURSE_UNTRACKED_DIRS
         unstaged = repository.index.diff_to_workdir(untracked)
         find = DiffFind.FIND_RENAMES | DiffFind.FIND_FOR_UNTRACKED
-        steps.append(_renames(unstaged, find))
+        walk.add(*_paths_changed(unstaged, find))
     except pygit2.GitError:
         pass
-    return steps
+    return walk
 
 
-def _renames(diff: pygit2.Diff, find: DiffFind) -> dict[str, str]:
-    """Old path → new path of the renames in a diff."""
+def _paths_changed(diff: pygit2.Diff, find: DiffFind) -> CommitPaths:
+    """Old path → new path of the renames in a diff, and the paths it adds (untracked files
+    too)."""
     from pygit2.enums import DeltaStatus
 
     diff.find_similar(find)
-    found = {}
+    renames = {}
+    added = set()
     for delta in diff.deltas:
         if delta.status == DeltaStatus.RENAMED:
-            found[delta.old_file.path] = delta.new_file.path
-    return found
+            renames[delta.old_file.path] = delta.new_file.path
+        elif delta.status in (DeltaStatus.ADDED, DeltaStatus.UNTRACKED):
+            added.add(delta.new_file.path)
+    return renames, frozenset(added)
 
 
 def _commits_since(

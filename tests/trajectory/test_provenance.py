@@ -676,6 +676,50 @@ def test_a_file_moved_in_the_work_tree_only_makes_the_provenance_stale(
     assert provenance.paths() == ["src/app.py", "src/new.py"]
 
 
+def test_a_file_git_never_tracked_is_followed_through_a_plain_mv(
+    root: Path, repo: pygit2.Repository, edited_app: str
+) -> None:
+    """src/new.py was never added: git sees no rename, only a new untracked file. The one
+    file new since the run that is mostly the run's text is where it went, edited or not."""
+    step = change_step(root, "toolu_w1")
+    (root / "src/new.py").rename(root / "src/greeting.py")
+    provenance = Provenance.load(root)
+    assert provenance.paths() == ["src/app.py", "src/greeting.py"]
+    assert attributed(provenance, "src/greeting.py", NEW) == dict.fromkeys(range(5), step)
+    folder = str(working_folder(resolve_target(root)).relative)
+    assert provenance.current_path(folder, "src/new.py") == "src/greeting.py"
+
+    # edited since, then added and committed under its new name, then moved again
+    edited = NEW.replace("print(greet('you'))", "print(greet('me'))")
+    write(root, "src/greeting.py", edited)
+    commit_all(repo, "the greeter", later_signature(1))
+    (root / "src/greeting.py").rename(root / "lib.py")
+    provenance = Provenance.load(root, provenance)
+    assert attributed(provenance, "lib.py", edited) == dict.fromkeys(range(4), step)
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"src/a.py": NEW, "src/b.py": NEW},  # copied twice: which is the run's?
+        {"src/other.py": "x = 1\n"},  # a file of its own
+        {"src/other.py": "def greet(name):\n" + "".join(f"x{n} = {n}\n" for n in range(9))},
+        {"src/other.py": "\n\n\n"},  # only lines like any file's
+    ],
+    ids=["two copies", "unlike", "one line of it", "no distinctive line"],
+)
+def test_a_file_gone_without_a_rename_is_not_found_in_a_file_unlike_it(
+    root: Path, edited_app: str, files: dict[str, str]
+) -> None:
+    (root / "src/new.py").unlink()
+    for path, text in files.items():
+        write(root, path, text)
+    provenance = Provenance.load(root)
+    assert provenance.paths() == ["src/app.py", "src/new.py"]
+    for path, text in files.items():
+        assert provenance.hunks(path, text) == []
+
+
 def test_a_rename_committed_before_the_import_is_followed(
     root: Path, repo: pygit2.Repository, tmp_path: Path
 ) -> None:
