@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -426,6 +427,80 @@ def test_a_session_follows_a_rename_into_a_name_it_showed_before(
         snapshot = session.load()
         assert snapshot.target.name == new
         assert [e.text for e in snapshot.document.entries()] == ["keep me"]
+
+
+def _age_sheets(root: Path) -> None:
+    """The sheets written a minute ago: before the renames that follow, by their reflogs'
+    seconds."""
+    old = time.time() - 60
+    for path in (root / ".stet/cache/sheets").glob("*.md"):
+        os.utime(path, (old, old))
+
+
+def _swap_names(repo: pygit2.Repository, between: Callable[[], object]) -> None:
+    """`git branch -m a tmp; git branch -m b a; git branch -m tmp b`, `between` run after
+    each rename."""
+    for old, new in [("a", "tmp"), ("b", "a"), ("tmp", "b")]:
+        repo.branches.local[old].rename(new)
+        between()
+
+
+def _entries_of(root: Path, branch: str) -> list[str]:
+    return [e.text for e in StyleSheet(Target(root, "branch", branch)).entries()]
+
+
+@pytest.mark.parametrize("front", ["command line", "session"])
+def test_sheets_follow_two_branches_swapping_names(
+    repo: pygit2.Repository, root: Path, front: str
+) -> None:
+    """After the swap the branch called `b` is the one that was `a`: its sheet is a's, and
+    the sheet it found under `b` goes to the branch that wrote it, now `a`."""
+    head = repo[repo.head.target]
+    for name in ("b", "a"):
+        repo.branches.local.create(name, head)
+        repo.checkout(repo.branches.local[name])
+        StyleSheet(resolve_target(root)).add(f"entry of {name}")
+    _age_sheets(root)
+    if front == "session":
+        session = RepositorySession(root)
+        _swap_names(repo, session.load)
+        assert [e.text for e in session.load().document.entries()] == ["entry of a"]
+    else:
+        _swap_names(repo, lambda: resolve_target(root))
+    assert resolve_target(root).name == "b"
+    assert _entries_of(root, "b") == ["entry of a"]
+    assert _entries_of(root, "a") == ["entry of b"]
+    assert sorted(p.name for p in (root / ".stet/cache/sheets").glob("*.md")) == sorted(
+        Target(root, "branch", name).sheet_path.name for name in ("a", "b")
+    )
+    text = Target(root, "branch", "a").sheet_path.read_text(encoding="utf-8")
+    assert text.startswith("# Style sheet: a\n") and "target=a " in text
+
+
+def test_a_sheet_written_under_a_name_taken_over_is_kept(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    """A branch renamed back to a name it had keeps that name's sheet, and a sheet written
+    since a branch took its name (or in the same second) is that branch's."""
+    head = repo[repo.head.target]
+    repo.branches.local.create("topic", head)
+    repo.checkout(repo.branches.local["topic"])
+    StyleSheet(resolve_target(root)).add("mine")
+    _age_sheets(root)
+    repo.branches.local["topic"].rename("topic-2")
+    repo.branches.local["topic-2"].rename("topic")
+    assert resolve_target(root).name == "topic"
+    assert _entries_of(root, "topic") == ["mine"]
+
+    repo.branches.local.create("first", head)
+    StyleSheet(Target(root, "branch", "first")).add("of the first first")
+    _age_sheets(root)
+    repo.branches.local["first"].rename("second")
+    repo.branches.local["topic"].rename("first")  # HEAD's branch
+    StyleSheet(Target(root, "branch", "first")).add("written since")
+    assert resolve_target(root).name == "first"
+    assert _entries_of(root, "first") == ["of the first first", "written since"]
+    assert _entries_of(root, "second") == []
 
 
 def test_sheet_survives_branch_switch_round_trip(repo: pygit2.Repository, root: Path) -> None:

@@ -8,7 +8,16 @@ only evidence taken. A sheet moves only to a name that has no sheet of its own, 
 sheets' locks, its header (and the title Stet wrote) naming the new branch.
 
 A detached HEAD moved on by a commit (an amend, a rebase: `core/lineage.py`) takes the sheet
-of the commit it came from the same way, so that no move merges two sheets."""
+of the commit it came from the same way, so that no move merges two sheets.
+
+A name can change hands: after `git branch -m a tmp; git branch -m b a; git branch -m tmp b`
+(two branches' names swapped) the branch now called `b` finds a sheet of that name that the
+other branch wrote while it was `b`. A sheet last written before the current branch took its
+name by a rename (in an earlier second than its reflog's record of it) is the sheet of the
+branch that was renamed away from that name before: it moves to that branch's name when that
+has none, and the current branch then follows its own former names. Two sheets each waiting
+for the other's name (the swap made with no Stet command between the renames) stay where
+they are."""
 
 from __future__ import annotations
 
@@ -66,6 +75,16 @@ class Move(FrozenRecord):
 
 def former_names(repo: pygit2.Repository, branch: str) -> list[str]:
     """The names the local branch `branch` had before, newest first (from its reflog)."""
+    names: list[str] = []
+    for _, old, _ in _renames_in_log(repo, branch):
+        if old not in names and old != branch:
+            names.append(old)
+    return names
+
+
+def _renames_in_log(repo: pygit2.Repository, branch: str) -> list[tuple[int, str, str]]:
+    """The renames the reflog of the local branch `branch` records: (time, old name, new
+    name), newest first."""
     import pygit2
 
     reference = repo.references.get(f"refs/heads/{branch}")
@@ -75,12 +94,43 @@ def former_names(repo: pygit2.Repository, branch: str) -> list[str]:
         entries = list(reference.log())
     except (pygit2.GitError, KeyError, ValueError):  # no reflog, or one git cannot read
         return []
-    names = []
+    found = []
     for entry in entries:
-        found = _RENAMED.fullmatch((entry.message or "").strip())
-        if found and found.group(1) not in names and found.group(1) != branch:
-            names.append(found.group(1))
-    return names
+        matched = _RENAMED.fullmatch((entry.message or "").strip())
+        if matched:
+            found.append((entry.committer.time, matched.group(1), matched.group(2)))
+    return found
+
+
+def previous_holder(repo: pygit2.Repository, current: Target, written: float) -> Target | None:
+    """The branch that had `current`'s name before `current` took it by a rename, when its
+    sheet was last `written` (a time) before that: the branch renamed away from the name
+    last before then. None when the sheet may be `current`'s own (written since, or in the
+    same second), or no branch or several (of the same second) were renamed away from it."""
+    if current.kind != "branch":
+        return None
+    took = next(
+        (
+            t
+            for t, old, new in _renames_in_log(repo, current.name)
+            if new == current.name and old != new
+        ),
+        None,
+    )
+    if took is None or int(written) >= took:
+        return None
+    left: list[tuple[int, str]] = []
+    for branch in repo.branches.local:
+        if branch == current.name:
+            continue
+        times = [t for t, old, _ in _renames_in_log(repo, branch) if old == current.name]
+        before = [t for t in times if t <= took]
+        if before:
+            left.append((max(before), branch))
+    left.sort(reverse=True)
+    if not left or (len(left) > 1 and left[0][0] == left[1][0]):
+        return None
+    return Target(current.root, "branch", left[0][1])
 
 
 def renamed_branches(repo: pygit2.Repository) -> dict[str, str]:
@@ -114,18 +164,36 @@ def former_targets(repo: pygit2.Repository, current: Target) -> list[Target]:
 
 def follow_rename(repo: pygit2.Repository, current: Target) -> Move | None:
     """Give the current target, when it has no sheet, the sheet of the nearest of its
-    `former_targets` that has one. The move made, or None."""
-    if current.kind == "named" or os.path.lexists(current.sheet_path):
+    `former_targets` that has one; a sheet it has that the branch it took its name from
+    wrote goes to that branch first (`give_back`). The last move made, or None."""
+    if current.kind == "named":
         return None
-    if not current.sheet_path.parent.is_dir():
-        return None
+    given = give_back(repo, current)
+    if os.path.lexists(current.sheet_path) or not current.sheet_path.parent.is_dir():
+        return given
     for source in former_targets(repo, current):
         try:
             judged = os.lstat(source.sheet_path)
         except OSError:
             continue
-        return move_sheet(source, current, judged)
-    return None
+        return move_sheet(source, current, judged) or given
+    return given
+
+
+def give_back(repo: pygit2.Repository, current: Target) -> Move | None:
+    """Move the sheet of `current`'s name to the branch that wrote it under that name before
+    `current` took the name (`previous_holder`), when that branch has none. The move made,
+    or None."""
+    if current.kind != "branch":
+        return None
+    try:
+        judged = os.lstat(current.sheet_path)
+    except OSError:
+        return None
+    holder = previous_holder(repo, current, judged.st_mtime)
+    if holder is None or os.path.lexists(holder.sheet_path):
+        return None
+    return move_sheet(current, holder, judged)
 
 
 def kept_apart(repo: pygit2.Repository, current: Target) -> Target | None:

@@ -54,13 +54,14 @@ class RepositorySession:
 
     def sheet(self) -> StyleSheet:
         target = self.target()
-        if not os.path.lexists(target.sheet_path):
-            self._follow(target)
+        self._follow(target)
         return StyleSheet(target)
 
     def _follow(self, target: Target) -> None:
-        """Looked for at every read of a missing sheet: a name left may be renamed into again,
-        from any branch, and HEAD may have been committed on since."""
+        """Looked for at every read of a missing sheet (a name left may be renamed into again,
+        from any branch, and HEAD may have been committed on since), at each new target and
+        before each write (the sheet a branch finds under a name it took may be the sheet of
+        the branch that had the name)."""
         with self._git:
             follow_rename(self.repo, target)
 
@@ -73,10 +74,10 @@ class RepositorySession:
         """The target and its sheet now (the last snapshot when neither changed)."""
         target = self.target()
         stamp = _stamp(target.sheet_path)
-        if stamp is None:
+        cached = self._snapshot
+        if stamp is None or cached is None or cached.target != target:
             self._follow(target)
             stamp = _stamp(target.sheet_path)
-        cached = self._snapshot
         if cached is not None and cached.target == target and cached.stamp == stamp:
             return cached
         sheet = StyleSheet(target)

@@ -307,12 +307,12 @@ def _known_branch(path: Path) -> Target | None:
 
 
 def _follow_rename(repo: pygit2.Repository, target: Target) -> None:
-    """A branch renamed since its sheet was written gets that sheet, and a detached HEAD a
-    commit moved on gets the sheet of the commit before (`core/renames.py`)."""
+    """A branch renamed since its sheet was written gets that sheet (and a sheet its new name
+    had goes to the branch that wrote it), and a detached HEAD a commit moved on gets the
+    sheet of the commit before (`core/renames.py`)."""
     from stet_lsp.core.renames import follow_rename
 
-    if not os.path.lexists(target.sheet_path):
-        follow_rename(repo, target)
+    follow_rename(repo, target)
 
 
 def _remember_branch(repo: pygit2.Repository, target: Target) -> None:

@@ -12,6 +12,10 @@ until the next call; an import, a graduation or the capstone, which would otherw
 new folder beside it, waits). Its verdicts move to the new id's file, and the trajectory is
 composed again, its meta.json naming the branch. Skills graduated before the rename name the
 former key in their metadata; the capstone retargets every former key (`former_keys`).
+
+After two branches swapped names, the working trajectory a branch finds under the name it
+took, composed before it took it, goes to the branch that had the name, as its sheet does
+(`core/renames.py`).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import LOCK_TIMEOUT_SECONDS, held, remove_held
 from stet_lsp.core.safefs import inside
 from stet_lsp.core.targets import Target
-from stet_lsp.trajectory.store import WORKING, Folder, tracked_file, working_folder
+from stet_lsp.trajectory.store import META, WORKING, Folder, tracked_file, working_folder
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -46,16 +50,43 @@ def follow_rename(
     on either folder or their verdicts leaves the move to a later call; with `wait` (a writer
     about to make the target's working folder: an import, a graduation, the capstone), it is
     waited for as any writer waits, and StetError says to try again when it is not let go."""
-    if target.kind == "named" or not _others_there(target):
+    if target.kind == "named":
         return None
+    timeout = LOCK_TIMEOUT_SECONDS if wait else 0
+    given = _give_back(target, gate_config, timeout)
+    if not _others_there(target):
+        return given
     from stet_lsp.core.renames import former_targets
     from stet_lsp.core.targets import open_repository
 
     for source in former_targets(open_repository(target.root), target):
-        moved = _move(source, target, gate_config, LOCK_TIMEOUT_SECONDS if wait else 0)
+        moved = _move(source, target, gate_config, timeout)
         if moved is not None:
             return moved
-    return None
+    return given
+
+
+def _give_back(target: Target, gate_config: GateConfig | None, timeout: float) -> Folder | None:
+    """Move the working trajectory of the branch `target`'s name, last composed before the
+    branch took that name by a rename, to the branch that had the name then (two branches'
+    names swapped: `core/renames.previous_holder`), when that branch has none."""
+    from stet_lsp.core.renames import previous_holder
+    from stet_lsp.core.targets import open_repository
+
+    if target.kind != "branch":
+        return None
+    folder = working_folder(target)
+    try:
+        written = os.lstat(inside(target.root, folder.relative / META)).st_mtime
+    except (OSError, StetError):
+        return None
+    try:
+        holder = previous_holder(open_repository(target.root), target, written)
+    except StetError:
+        return None
+    if holder is None or _is_dir(target.root, working_folder(holder).relative):
+        return None
+    return _move(target, holder, gate_config, timeout)
 
 
 def former_keys(repo: pygit2.Repository, target: Target) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shlex
 import shutil
@@ -1739,6 +1740,38 @@ def test_a_renamed_branch_with_a_trajectory_of_its_own_moves_nothing(
     assert working_folder(new).read_meta().target.name == "topic-2"
     assert len(working_folder(new).read_meta().sources) == 1
     assert working_folder(old).read_meta().target.name == "topic"  # topic's, left to it
+
+
+def test_working_trajectories_follow_two_branches_swapping_names(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """`git branch -m a tmp; git branch -m b a; git branch -m tmp b` with Stet run between:
+    the branch now called `b` (that was `a`) has a's sessions, and `a` b's."""
+    from stet_lsp.trajectory.renames import follow_rename
+
+    on_branch(repo, "b")
+    import_work(root, tmp_path, 1)
+    repo.checkout(repo.branches.local["main"])
+    on_branch(repo, "a")
+    import_work(root, tmp_path, 2)
+    old = time.time() - 60  # composed a minute before the renames
+    for meta in (root / ".stet/cache/trajectories").glob("*/meta.json"):
+        os.utime(meta, (old, old))
+    for former, new in [("a", "tmp"), ("b", "a"), ("tmp", "b")]:
+        repo.branches.local[former].rename(new)
+        follow_rename(resolve_target(root))
+
+    def sessions(branch: str) -> list[str]:
+        meta = working_folder(Target(root, "branch", branch)).read_meta()
+        assert meta.target.name == branch
+        return [source.session for source in meta.sources]
+
+    assert sessions("b") == ["00000002-1111-4222-8333-444455556666"]
+    assert sessions("a") == ["00000001-1111-4222-8333-444455556666"]
+    folders = (root / ".stet/cache/trajectories").iterdir()
+    assert sorted(p.name for p in folders if p.is_dir()) == sorted(
+        Target(root, "branch", name).key for name in ("a", "b")
+    )
 
 
 def test_a_rename_waits_for_the_writer_of_the_old_trajectory(
