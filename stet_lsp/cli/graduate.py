@@ -1,6 +1,6 @@
 """`stet graduate`: make style-sheet entries durable, one by one or through a review.
 
-    stet graduate ID --to trajectory|skill|discard [--skill NAME] [--text TEXT]
+    stet graduate ID --to trajectory|skill|discard [--skill NAME] [--text TEXT] [--recreate]
     stet graduate --review            # every open entry with a proposed route, as Markdown
     stet graduate --apply FILE        # carry out the lines checked in a reviewed document
 
@@ -42,6 +42,11 @@ def register(commands: Any) -> None:
         "--text", help="graduate this text instead of the entry's (`-` reads standard input)"
     )
     graduate.add_argument(
+        "--recreate",
+        action="store_true",
+        help="make a skill anew that was deleted on purpose (in a commit, or a staged deletion)",
+    )
+    graduate.add_argument(
         "--review", action="store_true", help="print every open entry with a proposed route"
     )
     graduate.add_argument(
@@ -71,6 +76,8 @@ def _check_usage(args: argparse.Namespace) -> None:
         parser.error("--to trajectory|skill|discard is required with an entry ID")
     if args.id is None and (args.route or args.skill or args.text is not None):
         parser.error("--to, --skill and --text go with an entry ID")
+    if args.recreate and args.review:
+        parser.error("--recreate goes with an entry ID or --apply")
 
 
 def _one(args: argparse.Namespace) -> int:
@@ -80,7 +87,13 @@ def _one(args: argparse.Namespace) -> int:
     config = config_of(sheet.target.root, args)
     text = read_text_argument(args.text) if args.text is not None else None
     result = graduate(
-        sheet, args.id, args.route, skill_name=args.skill, text=text, gate_config=config
+        sheet,
+        args.id,
+        args.route,
+        skill_name=args.skill,
+        text=text,
+        gate_config=config,
+        recreate=args.recreate,
     )
     if args.json:
         print_json(result)
@@ -120,7 +133,7 @@ def _apply(args: argparse.Namespace) -> int:
 
     sheet = sheet_of(args)
     config = config_of(sheet.target.root, args)
-    results = apply_review(sheet, _read_document(args), gate_config=config)
+    results = apply_review(sheet, _read_document(args), gate_config=config, recreate=args.recreate)
     if args.json:
         print_json(result(sheet.target, results=results))
         return 0

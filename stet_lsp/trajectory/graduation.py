@@ -186,17 +186,20 @@ def graduate(
     *,
     now: datetime | None = None,
     gate_config: GateConfig | None = None,
+    recreate: bool = False,
 ) -> Result:
     """Carry out a person's decision on one open entry: `route` `trajectory`, `skill` (into
     `skill_name`, or a name proposed from the text) or `discard`; `text` replaces the entry's
-    text in what graduates. Returns `version`, `target`, `entry` (with its new status),
-    `route`, `trajectory` (the working trajectory that records the decision), `skill` (skill
-    route only), `edited` and `staged` (repository-relative paths put in the git index).
+    text in what graduates. A skill deleted on purpose (in a commit on HEAD's line, or by a
+    staged deletion) is refused unless `recreate`. Returns `version`, `target`, `entry` (with
+    its new status), `route`, `trajectory` (the working trajectory that records the decision),
+    `skill` (skill route only), `edited` and `staged` (repository-relative paths put in the
+    git index).
     What is written passes the gate with `gate_config`, else the repository's."""
     sheet = _sheet_of(sheet_or_target)
     config = _config_of(sheet, gate_config)
     follow_rename(sheet.target, config, wait=True)  # before the sheet's lock: it may compose
-    result = _graduate(sheet, entry_id, route, skill_name, text, now, config)
+    result = _graduate(sheet, entry_id, route, skill_name, text, now, config, recreate)
     _compose(sheet.target, config)
     return result
 
@@ -209,6 +212,7 @@ def _graduate(
     text: str | None,
     now: datetime | None,
     config: GateConfig,
+    recreate: bool = False,
 ) -> Result:
     """`graduate` up to storing its events: the working trajectory is composed after the
     sheet's lock is let go (composing a long trajectory takes seconds, which the agents'
@@ -221,7 +225,11 @@ def _graduate(
         refuse_tracked(working_folder(sheet.target))
         edited = body != entry.text
         moment = now or utc_now()
-        outcome = _into_skill(sheet, entry, body, skill_name, config) if chosen == "skill" else None
+        outcome = (
+            _into_skill(sheet, entry, body, skill_name, config, recreate)
+            if chosen == "skill"
+            else None
+        )
         folder = _record(sheet, entry, chosen, body, edited, outcome, moment, config)
         entry.status = STATUS_OF[chosen]
         document.touch(entry.id)
@@ -332,11 +340,16 @@ def proposed_name(text: str, config: GateConfig) -> str:
 
 
 def _into_skill(
-    sheet: StyleSheet, entry: Entry, body: str, skill_name: str | None, config: GateConfig
+    sheet: StyleSheet,
+    entry: Entry,
+    body: str,
+    skill_name: str | None,
+    config: GateConfig,
+    recreate: bool = False,
 ) -> SkillOutcome:
-    """Write the entry into the skill's SKILL.md (creating it) and stage that file alone.
-    The name is proposed from the text after the gate, so no part of a secret can reach a
-    folder name."""
+    """Write the entry into the skill's SKILL.md (creating it, unless it was deleted on
+    purpose and not `recreate`) and stage that file alone. The name is proposed from the text
+    after the gate, so no part of a secret can reach a folder name."""
     target = sheet.target
     proposed = proposed_name(body, config)
     name = proposed if skill_name is None else skill_name
@@ -345,6 +358,8 @@ def _into_skill(
     with skill_lock(root, name):
         current, existing_text = _existing_skill(root, relative, name)
         index_text = _refuse_written_secrets(root, relative, existing_text, config)
+        if current is None and index_text is None and not recreate:
+            _refuse_deleted(root, relative, name)
         section = _section(sheet, entry, body, name, current, existing_text, config)
         skill, extended, text, context, provenance = section
         added = extended is not skill
@@ -388,9 +403,12 @@ def _section(
     return skill, with_entry(skill, entry.id, text, context, provenance), text, context, provenance
 
 
-def _skills_after(sheet: StyleSheet, lines: list[ReviewLine], config: GateConfig) -> list[str]:
+def _skills_after(
+    sheet: StyleSheet, lines: list[ReviewLine], config: GateConfig, recreate: bool = False
+) -> list[str]:
     """What each checked skill line would make of its skill, line after line, checked as
-    graduation checks it (the spec, the size): the problems, before anything is written."""
+    graduation checks it (the spec, the size, a deletion on purpose): the problems, before
+    anything is written."""
     entries = {entry.id: entry for entry in sheet.entries()}
     made: dict[str, tuple[Skill | None, str]] = {}
     problems = []
@@ -403,7 +421,10 @@ def _skills_after(sheet: StyleSheet, lines: list[ReviewLine], config: GateConfig
             if name not in made:
                 relative = skill_path(name)
                 made[name] = _existing_skill(sheet.target.root, relative, name)
-                _refuse_written_secrets(sheet.target.root, relative, made[name][1], config)
+                root = sheet.target.root
+                staged = _refuse_written_secrets(root, relative, made[name][1], config)
+                if made[name][0] is None and staged is None and not recreate:
+                    _refuse_deleted(root, relative, name)
             current, existing_text = made[name]
             skill, extended, *_ = _section(
                 sheet, entry, entry.text, name, current, existing_text, config
@@ -553,6 +574,48 @@ def _existing_skill(root: Path, relative: PurePosixPath, name: str) -> tuple[Ski
             f"{relative} does not follow the Agent Skills spec ({error}); fix it before "
             "graduating into it, or choose another skill name; nothing was changed"
         ) from None
+
+
+DELETION_WALK_LIMIT = 1000
+"""The most commits of HEAD's line looked through for the one that deleted a skill."""
+
+
+def _refuse_deleted(root: Path, relative: PurePosixPath, name: str) -> None:
+    """Refuse to create the skill `name` anew when it was deleted on purpose: HEAD holds it
+    and the index does not (a staged deletion), or a commit on HEAD's first-parent line
+    removed it. Graduating into it would bring back what someone took out."""
+    how = deleted_skill(root, relative)
+    if how is not None:
+        raise StetError(
+            f"the skill {name} was deleted ({how}): graduating into it would bring it back; "
+            "choose another skill name, or graduate again with --recreate to make it anew; "
+            "nothing was changed"
+        )
+
+
+def deleted_skill(root: Path, relative: PurePosixPath) -> str | None:
+    """How the skill at `relative`, held by neither the work tree nor the index, was deleted
+    on purpose (a staged deletion, or the commit that removed it), else None."""
+    import pygit2
+
+    try:
+        repository = open_repository(root)
+        if repository.head_is_unborn or relative.as_posix() in repository.index:
+            return None
+        commit = repository.head.peel(pygit2.Commit)
+        if relative.as_posix() in commit.tree:
+            return "its deletion is staged"
+        for _ in range(DELETION_WALK_LIMIT):
+            if not commit.parents:
+                return None
+            parent = commit.parents[0]
+            if relative.as_posix() in parent.tree:
+                summary = commit.message.split("\n", 1)[0].strip()
+                return f"in commit {commit.short_id}, {summary!r}"
+            commit = parent
+    except (pygit2.GitError, StetError, KeyError, ValueError):
+        return None
+    return None
 
 
 def _refuse_written_secrets(
@@ -987,11 +1050,14 @@ def parse_review(text: str) -> tuple[tuple[str, str] | None, list[ReviewLine]]:
 
 
 def checked_review(
-    sheet: StyleSheet, document_text: str, gate_config: GateConfig | None = None
+    sheet: StyleSheet,
+    document_text: str,
+    gate_config: GateConfig | None = None,
+    recreate: bool = False,
 ) -> list[ReviewLine]:
     """The checked lines of a review document, refused as `apply_review` refuses them (no
     header, another target's review, an entry that is not open or named twice, an invalid
-    skill name); nothing is written."""
+    skill name, a skill deleted on purpose unless `recreate`); nothing is written."""
     named, lines = parse_review(_string(document_text, "document"))
     target = sheet.target
     if named is None:
@@ -1004,7 +1070,7 @@ def checked_review(
             f"this review is for target {named[1]!r}, not {target.name!r}; nothing was changed"
         )
     checked = [line for line in lines if line.checked]
-    _check_lines(sheet, checked, _config_of(sheet, gate_config))
+    _check_lines(sheet, checked, _config_of(sheet, gate_config), recreate)
     return checked
 
 
@@ -1025,15 +1091,17 @@ def apply_review(
     document_text: str,
     *,
     gate_config: GateConfig | None = None,
+    recreate: bool = False,
 ) -> list[Result]:
     """Carry out the checked lines of a review document, in order; each result is
     `graduate`'s. Every checked line is checked first (the entry exists, is open, is named
-    once, its skill name is valid, the skill it extends can be read, and extended follows the
-    spec): one bad line changes nothing. A line that still fails as it is carried out (the
-    disk, a lock) stops the apply; the lines before it stay done, as the error says."""
+    once, its skill name is valid, the skill it extends can be read and was not deleted on
+    purpose unless `recreate`, and extended follows the spec): one bad line changes nothing.
+    A line that still fails as it is carried out (the disk, a lock) stops the apply; the
+    lines before it stay done, as the error says."""
     sheet = _sheet_of(sheet_or_target)
     config = _config_of(sheet, gate_config)
-    checked = checked_review(sheet, document_text, config)
+    checked = checked_review(sheet, document_text, config, recreate)
     if checked:
         follow_rename(sheet.target, config, wait=True)
     results: list[Result] = []
@@ -1041,7 +1109,9 @@ def apply_review(
     for line in checked:
         try:
             results.append(
-                _graduate(sheet, line.entry_id, line.route, line.skill, None, None, config)
+                _graduate(
+                    sheet, line.entry_id, line.route, line.skill, None, None, config, recreate
+                )
             )
         except StetError as error:
             # What only carrying it out finds (a skill past the size limit): the lines before
@@ -1060,7 +1130,9 @@ def apply_review(
     return results
 
 
-def _check_lines(sheet: StyleSheet, lines: list[ReviewLine], config: GateConfig) -> None:
+def _check_lines(
+    sheet: StyleSheet, lines: list[ReviewLine], config: GateConfig, recreate: bool = False
+) -> None:
     entries = {entry.id: entry for entry in sheet.entries()}
     problems = []
     seen: set[str] = set()
@@ -1083,7 +1155,7 @@ def _check_lines(sheet: StyleSheet, lines: list[ReviewLine], config: GateConfig)
                     why = str(error).removesuffix("; nothing was changed")
                     problems.append(f"line {line.line}: {why}")
     if not problems:  # each skill as the lines before it leave it: past the size limit, say
-        problems = _skills_after(sheet, lines, config)
+        problems = _skills_after(sheet, lines, config, recreate)
     if problems:
         raise StetError("; ".join(problems) + "; nothing was changed")
 

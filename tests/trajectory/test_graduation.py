@@ -5,6 +5,7 @@ decisions as events; the gate on every file written; the review and its applicat
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -1263,3 +1264,87 @@ def test_unstaged_changes_to_a_skill_stay_unstaged(sheet: StyleSheet, root: Path
     assert validate_skill(staged, folder=name) == []
     worked = path.read_text()
     assert "Log the wrapped error once" in worked and "WIP: my own notes" in worked
+
+
+# -- a skill deleted on purpose ------------------------------------------------------------------
+
+
+def _commit_index(repo: pygit2.Repository, message: str) -> None:
+    signature = pygit2.Signature("Stet tests", "tests@stet.invalid", 1_700_000_000, 0)
+    tree = repo.index.write_tree()
+    repo.create_commit("HEAD", signature, signature, message, tree, [repo.head.target])
+
+
+def test_a_skill_deleted_on_purpose_is_not_made_again_unless_asked(
+    sheet: StyleSheet, root: Path, stet: Run
+) -> None:
+    """A skill someone removed in a commit (or whose removal is staged) is not brought back by
+    the next entry graduated under its name: refused, nothing changed, until --recreate."""
+    repo = pygit2.Repository(str(root))
+    first = add(sheet, "HTTP calls go through payments.http.session()", "convention")
+    graduate(sheet, first.id, "skill", "http-calls")
+    _commit_index(repo, "Add the http-calls skill")
+    path = root / ".stet/skills/http-calls/SKILL.md"
+    path.unlink()
+    repo.index.remove(".stet/skills/http-calls/SKILL.md")
+    repo.index.write()
+    staged = add(sheet, "HTTP calls time out after five seconds", "convention")
+    code, _, err = stet(
+        "graduate", staged.id, "--to", "skill", "--skill", "http-calls", "-C", str(root)
+    )
+    assert code != 0 and "the skill http-calls was deleted (its deletion is staged)" in err
+    _commit_index(repo, "Drop the http-calls skill\n\nIt was wrong.")
+    dropped = repo.head.peel(pygit2.Commit).short_id
+
+    index_before = (Path(repo.path) / "index").read_bytes()
+    code, _, err = stet(
+        "graduate", staged.id, "--to", "skill", "--skill", "http-calls", "-C", str(root)
+    )
+    assert code != 0
+    assert (
+        f"the skill http-calls was deleted (in commit {dropped}, 'Drop the http-calls skill')"
+        in err
+    )
+    assert "--recreate" in err and "nothing was changed" in err
+    assert status(sheet, staged) == "open" and not path.exists()
+    assert (Path(repo.path) / "index").read_bytes() == index_before
+    checked = review(sheet).replace(f"[ ] {staged.id} → skill:", f"[x] {staged.id} → skill:")
+    checked = re.sub(rf"(\[x\] {staged.id} → skill:)[a-z0-9-]+", r"\1http-calls", checked)
+    with pytest.raises(StetError, match=r"line [0-9]+: the skill http-calls was deleted"):
+        apply_review(sheet, checked)
+    assert status(sheet, staged) == "open"
+
+    code, out, err = stet(
+        "graduate",
+        staged.id,
+        "--to",
+        "skill",
+        "--skill",
+        "http-calls",
+        "--recreate",
+        "-C",
+        str(root),
+    )
+    assert code == 0, err
+    assert "http-calls" in out and status(sheet, staged) == "graduated-skill"
+    text = path.read_text(encoding="utf-8")
+    assert "five seconds" in text and "payments.http.session" not in text
+    repo.index.read()
+    assert ".stet/skills/http-calls/SKILL.md" in repo.index
+
+
+def test_a_review_may_recreate_a_deleted_skill(sheet: StyleSheet, root: Path) -> None:
+    repo = pygit2.Repository(str(root))
+    first = add(sheet, "Use the retry helper for HTTP calls", "convention")
+    graduate(sheet, first.id, "skill", "retry")
+    _commit_index(repo, "Add the retry skill")
+    (root / ".stet/skills/retry/SKILL.md").unlink()
+    repo.index.remove(".stet/skills/retry/SKILL.md")
+    repo.index.write()
+    _commit_index(repo, "Drop the retry skill")
+    again = add(sheet, "Retry with jitter", "convention")
+    checked = re.sub(
+        rf"\[ \] {again.id} → skill:[a-z0-9-]+", f"[x] {again.id} → skill:retry", review(sheet)
+    )
+    [result] = apply_review(sheet, checked, recreate=True)
+    assert result["skill"]["created"] and status(sheet, again) == "graduated-skill"

@@ -112,6 +112,7 @@ class Graduation(Feature):
         skill = field(args, "skill", str, None)
         text = field(args, "text", str, None)
         offered = field(args, "proposedName", str, None)
+        recreate = field(args, "recreate", bool, False)
         settings = self.server.settings
 
         def decide(sheet: StyleSheet) -> dict[str, Any]:
@@ -125,7 +126,9 @@ class Graduation(Feature):
                 # repository's gate (the action's was made without it, and a value it
                 # redacts must not reach the skill's folder name).
                 chosen = proposed_name(sheet.get(entry_id).text, config)
-            return graduate(sheet, entry_id, route, chosen, text, gate_config=config)
+            return graduate(
+                sheet, entry_id, route, chosen, text, gate_config=config, recreate=recreate
+            )
 
         def mark(sheet: StyleSheet) -> None:
             """The entry's new status alone, refused as `graduate` refuses the request."""
@@ -170,6 +173,7 @@ class Graduation(Feature):
         args = argument(arguments)
         document = field(args, "uri", str)
         every = field(args, "all", bool, False)
+        recreate = field(args, "recreate", bool, False)
         line = None if every else field(args, "line", int, minimum=0)
         state = self.server.documents.get(document)
         session = await self.server.session_of(document)
@@ -185,13 +189,15 @@ class Graduation(Feature):
             from stet_lsp.trajectory.graduation import apply_review, checked_only
 
             config = settings.gate_config(sheet.target.root)
-            return apply_review(sheet, checked_only(text, numbers), gate_config=config)
+            checked = checked_only(text, numbers)
+            return apply_review(sheet, checked, gate_config=config, recreate=recreate)
 
         def mark(sheet: StyleSheet) -> None:
             """The checked entries' new statuses alone, refused as `apply_review` refuses."""
             from stet_lsp.trajectory.graduation import STATUS_OF, checked_only, checked_review
 
-            for row in checked_review(sheet, checked_only(text, numbers)):
+            checked = checked_only(text, numbers)
+            for row in checked_review(sheet, checked, recreate=recreate):
                 sheet.set_status(row.entry_id, STATUS_OF[row.route])
 
         target = await self.server.off_loop(session.target)
