@@ -553,7 +553,7 @@ def test_demo_walks_through_the_flows(stet: Run) -> None:
         "-> skill http-calls-go-through (.stet/skills/http-calls-go-through/SKILL.md, staged)",
         "-> a note in the working trajectory (through the gate)",
         "  added .stet/skills/http-calls-go-through/SKILL.md",
-        "4 artifact(s) checked, 0 finding(s)",
+        "5 artifact(s) checked, 0 finding(s)",  # the skill, .stet/.gitignore, the trajectory
     ]:
         assert step in out, step
     assert "AKIA" not in out.split("stet trajectory import")[1]

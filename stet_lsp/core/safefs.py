@@ -469,19 +469,35 @@ GITIGNORE_LIMIT = 1024 * 1024
 while a repository can commit one of gigabytes that git compresses to almost nothing."""
 
 
+STET_GITIGNORE = ".stet/.gitignore"
+
+
 def ensure_stet_gitignore(root: Path) -> None:
     """`.stet/.gitignore` ignores `cache/`, so a style sheet is never committed by accident,
     and what a writer stopped midway leaves beside a file: its temporary file
     (`.<name>.<random>.tmp`) and the file a capstone was replacing, moved aside
     (`.<name>.stet-before-capstone-<random>`)."""
     path = make_dirs(root, ".stet") / ".gitignore"
+    current = read_stet_gitignore(root)
+    updated = with_stet_rules(current)
+    if updated != current:
+        atomic_write(path, updated.encode("utf-8", "surrogateescape"), root)
+
+
+def read_stet_gitignore(root: Path) -> str:
+    """`.stet/.gitignore`'s text ("" when there is none); refused past GITIGNORE_LIMIT."""
+    path = inside(root, STET_GITIGNORE)
     data = read_regular(path, root, limit=GITIGNORE_LIMIT + 1)
     if data is not None and len(data) > GITIGNORE_LIMIT:
         raise StetError(
             f"{path}: larger than {GITIGNORE_LIMIT:,} bytes, not read: shorten it (Stet needs "
             f"three lines of it) ({_UNCHANGED})"
         )
-    current = "" if data is None else data.decode("utf-8", "surrogateescape")
+    return "" if data is None else data.decode("utf-8", "surrogateescape")
+
+
+def with_stet_rules(current: str) -> str:
+    """`.stet/.gitignore`'s text `current` with the rules Stet needs that it lacks added."""
     lines = {line.strip() for line in current.splitlines()}
     missing = [
         rule
@@ -493,7 +509,6 @@ def ensure_stet_gitignore(root: Path) -> None:
         if not lines & written
     ]
     if not missing:
-        return
+        return current
     separator = "\n" if current and not current.endswith("\n") else ""
-    updated = current + separator + "".join(f"{rule}\n" for rule in missing)
-    atomic_write(path, updated.encode("utf-8", "surrogateescape"), root)
+    return current + separator + "".join(f"{rule}\n" for rule in missing)

@@ -7,9 +7,10 @@ the gate one final time, writes it to `.stet/trajectories/<id>/` and commits exa
 files on top of HEAD, with pygit2, together with what graduation made for that trajectory:
 the skills its `graduation` events name, as the index holds them, with their
 `metadata.stet-trajectory` naming the committed id instead of the working one, and the
-verdicts on its steps, moved from `.stet/feedback/<key>.jsonl` to `.stet/feedback/<id>.jsonl`.
-Other staged changes (other `.stet/` files included) stay staged and are not committed; the
-rest of the work tree is left alone.
+verdicts on its steps, moved from `.stet/feedback/<key>.jsonl` to `.stet/feedback/<id>.jsonl`,
+and `.stet/.gitignore` when neither HEAD nor the index holds one (untracked, a `git clean`
+removes it and the cache becomes files to commit). Other staged changes (other `.stet/`
+files included) stay staged and are not committed; the rest of the work tree is left alone.
 
 Every refusal is decided before anything is written. The one check that needs the files on
 disk, the repository's own commit hooks (pygit2 runs none), runs after
@@ -50,13 +51,16 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.gitindex import index_error, index_lock_left, update_index
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.safefs import (
+    STET_GITIGNORE,
     atomic_write,
     inside,
     make_dirs,
     move_aside,
     open_regular,
     read_regular,
+    read_stet_gitignore,
     remove_regular,
+    with_stet_rules,
 )
 from stet_lsp.core.targets import Target, common_git_dir, find_repository, names_a_branch
 from stet_lsp.trajectory.events import EventBase, Graduation, parse_event
@@ -540,6 +544,8 @@ def _plan(
     if not committed:
         _graduated_skills(repository, target, tree, events, trajectory, held, graduated, config)
     _moved_feedback(target, tree, trajectory, held, graduated, config)
+    if not committed:
+        _stet_gitignore(repository, target, tree, graduated, config)
     commits = set(files) | set(graduated.written) | set(graduated.kept)
     _check_room(tree, commits)
     return _Plan(
@@ -975,6 +981,45 @@ def _moved_feedback(
         return
     graduated.written[relative] = _Written(
         text, pygit2.enums.FileMode.BLOB, work_tree=text, replaces=None
+    )
+
+
+def _stet_gitignore(
+    repository: pygit2.Repository,
+    target: Target,
+    tree: pygit2.Index,
+    graduated: _Graduated,
+    config: GateConfig,
+) -> None:
+    """`.stet/.gitignore` (Stet's rules: the cache, a stopped writer's files) with the
+    capstone, when neither HEAD nor the index holds one: left untracked, `git clean` takes it
+    away and the next `git add -A` commits the cache (the style sheets, the working
+    trajectories). The work tree's file, the rules it lacks added (written too), once it
+    passes the gate; one staged by hand, or holding what the gate redacts, is left to the
+    person."""
+    import pygit2
+
+    if STET_GITIGNORE in tree or STET_GITIGNORE in repository.index:
+        return
+    current = read_stet_gitignore(target.root)
+    text = with_stet_rules(current)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # not UTF-8 as written: the person's to commit
+        return
+    try:
+        _gated(config, text, STET_GITIGNORE)
+    except CapstoneRefused:
+        graduated.warnings.append(
+            f"{STET_GITIGNORE} holds what the gate redacts: not committed (redact it and "
+            f"commit it: git add {STET_GITIGNORE})"
+        )
+        return
+    graduated.written[STET_GITIGNORE] = _Written(
+        data,
+        pygit2.enums.FileMode.BLOB,
+        work_tree=data if text != current else None,
+        replaces=None,
     )
 
 

@@ -238,7 +238,7 @@ async def test_capstone_commits_the_working_trajectory_and_refuses_clearly(
     assert committed == {
         f".stet/trajectories/{done['trajectory']}/{name}"
         for name in ("events.jsonl", "meta.json", "narration.md")
-    }
+    } | {".stet/.gitignore"}  # the first capstone's
     with pytest.raises(JsonRpcException, match="no working trajectory") as refused:
         await execute(client, "stet.capstone", uri=uri(root))
     assert refused.value.data == {"reason": "no-working-trajectory"}  # docs/cli.md's names

@@ -179,6 +179,10 @@ def head_commit(repo: pygit2.Repository) -> pygit2.Commit:
     return reopen(repo).head.peel(pygit2.Commit)
 
 
+GITIGNORE = ".stet/.gitignore"
+"""Committed with the first capstone of a line of commits that holds none."""
+
+
 def trajectory_files(trajectory: str) -> list[str]:
     return [
         f".stet/trajectories/{trajectory}/{name}"
@@ -351,7 +355,7 @@ def test_the_capstone_commits_the_trajectory_and_graduations_files_only(
     # else: the stray staged file is left staged, as it was
     before, after = flat(repo, parent.tree), flat(repo, commit.tree)
     added = sorted(set(after) - set(before))
-    assert added == sorted([*trajectory_files(trajectory), SKILL])
+    assert added == sorted([*trajectory_files(trajectory), SKILL, GITIGNORE])
     assert {path: after[path] for path in before} == before
     assert [(c.path, c.status) for c in result.paths] == sorted((path, "added") for path in added)
     assert result.left_staged == [STRAY]
@@ -396,7 +400,7 @@ def test_the_capstone_commits_the_trajectory_and_graduations_files_only(
     # the index: the new files at the commit's blobs, every other entry as it was
     entries_after = index_entries(repo)
     expected = dict(entries_before)
-    for path in [*trajectory_files(trajectory), SKILL]:
+    for path in [*trajectory_files(trajectory), SKILL, GITIGNORE]:
         expected[path] = (after[path][0], pygit2.enums.FileMode.BLOB)
     assert entries_after == expected
     assert entries_after[STRAY] == entries_before[STRAY] and STRAY not in after
@@ -406,7 +410,7 @@ def test_the_capstone_commits_the_trajectory_and_graduations_files_only(
     assert (root / "README.md").read_text() == "hi, unstaged\n"
     assert (root / "src/app.py").read_text() == "x = 2\n"
     assert (root / "notes.txt").read_text() == "untracked\n"
-    for path in [*trajectory_files(trajectory), SKILL]:
+    for path in [*trajectory_files(trajectory), SKILL, GITIGNORE]:
         assert (root / path).read_text(encoding="utf-8") == blob_text(repo, commit, path)
     assert (root / STRAY).read_text() == "staged by hand\n"
 
@@ -419,8 +423,10 @@ def test_the_capstone_commits_the_trajectory_and_graduations_files_only(
 
     history_is_whole(repo)
     if GIT:
-        # what git shows: the staged skill is committed, nothing else moved
-        assert git_status(root) == [line for line in status_before if SKILL not in line]
+        # what git shows: the staged skill and .stet/.gitignore are committed, nothing else
+        # moved
+        kept = [line for line in status_before if SKILL not in line and GITIGNORE not in line]
+        assert git_status(root) == kept
 
 
 def test_the_id_is_the_first_events_date_the_target_and_a_hash_of_the_events(
@@ -676,7 +682,9 @@ def test_json_output(repo: pygit2.Repository, root: Path, tmp_path: Path, stet: 
         "parent": str(commit.parent_ids[0]),
         "branch": "main",
         "message": f"Add the health check\n\nStet-Trajectory: {trajectory}\n",
-        "paths": [{"path": path, "status": "added"} for path in trajectory_files(trajectory)],
+        "paths": [
+            {"path": path, "status": "added"} for path in [GITIGNORE, *trajectory_files(trajectory)]
+        ],
         "supersedes": None,
         "archived": f".stet/cache/trajectories/.archive/{target.key}-{trajectory}",
         "redaction": {},
@@ -807,7 +815,7 @@ def test_verdicts_on_the_working_trajectory_move_to_the_committed_id(
     commit = head_commit(repo)
     after = flat(repo, commit.tree)
     assert sorted(set(after) - set(flat(repo, commit.parents[0].tree))) == sorted(
-        [*trajectory_files(trajectory), moved]
+        [*trajectory_files(trajectory), moved, GITIGNORE]
     )
     assert (moved, "added") in [(c.path, c.status) for c in result.paths]
     # the same verdicts, naming the committed trajectory, which the commit holds
@@ -880,9 +888,10 @@ def test_a_stray_staged_stet_change_is_not_committed_and_stays_staged(
     result = capstone(target)
 
     assert result.left_staged == strays
-    assert sorted(c.path for c in result.paths) == trajectory_files(result.trajectory)
+    added = [GITIGNORE, *trajectory_files(result.trajectory)]
+    assert sorted(c.path for c in result.paths) == added
     before, after = flat(repo, parent.tree), flat(repo, head_commit(repo).tree)
-    assert sorted(set(after) - set(before)) == trajectory_files(result.trajectory)
+    assert sorted(set(after) - set(before)) == added
     assert after[".stet/old/notes.md"] == before[".stet/old/notes.md"]
     entries_after = index_entries(repo)
     assert {p: e for p, e in entries_after.items() if p in entries_before} == entries_before
@@ -1171,7 +1180,7 @@ def test_the_hooks_see_what_is_committed_and_commit_msg_may_edit_the_message(
     result = capstone(resolve_target(root))
 
     files = trajectory_files(result.trajectory)
-    assert seen.read_text().splitlines() == [*files, files[1]]
+    assert seen.read_text().splitlines() == [GITIGNORE, *files, files[1]]
     commit = head_commit(repo)
     assert commit.message == (
         "Trajectory: Add a health check endpoint (round 1)\n\n"
@@ -2104,3 +2113,49 @@ def test_marking_in_a_file_a_capstone_took_away_says_where_it_went(
         f"narration.md is no longer there: a capstone committed its trajectory as "
         f"{result.trajectory}; mark the step in .stet/trajectories/{result.trajectory}/narration.md"
     )
+
+
+# -- .stet/.gitignore ----------------------------------------------------------------------------
+
+
+def git(root: Path, *args: str) -> str:
+    assert GIT is not None
+    done = subprocess.run([GIT, *args], cwd=root, check=True, capture_output=True, text=True)
+    return done.stdout
+
+
+@pytest.mark.skipif(GIT is None, reason="git clean is git's")
+def test_the_first_capstone_commits_the_stet_gitignore_so_git_clean_keeps_the_cache_out(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """Left untracked, `.stet/.gitignore` went with the next `git clean -fd`, and the style
+    sheets and working trajectories were then files for `git add -A` to commit."""
+    target = import_work(root, tmp_path, 1)
+    StyleSheet(target).add("a note of the working memory")
+    (root / GITIGNORE).unlink()  # gone by a `git clean` before the capstone: written back
+    result = capstone(target)
+    assert GITIGNORE in [c.path for c in result.paths]
+    written = (root / GITIGNORE).read_text(encoding="utf-8")
+    assert "cache/" in written.splitlines()
+    assert blob_text(repo, head_commit(repo), GITIGNORE) == written
+    assert GITIGNORE in reopen(repo).index
+    assert git(root, "clean", "-fd") == ""  # nothing left to clean: the cache stays ignored
+    assert (root / GITIGNORE).exists()
+    assert git(root, "status", "--porcelain", "--untracked-files=all") == ""
+
+    # HEAD holds one now: a person's later rules are theirs to commit
+    (root / GITIGNORE).write_text(written + "scratch/\n", encoding="utf-8")
+    second = capstone(import_work(root, tmp_path, 2))
+    assert GITIGNORE not in [c.path for c in second.paths]
+    assert blob_text(repo, head_commit(repo), GITIGNORE) == written
+
+
+def test_a_stet_gitignore_staged_by_hand_is_left_staged(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    target = import_work(root, tmp_path)
+    stage(repo, GITIGNORE, "cache/\nmine/\n")
+    result = capstone(target)
+    assert GITIGNORE not in [c.path for c in result.paths]
+    assert result.left_staged == [GITIGNORE]
+    assert GITIGNORE not in flat(repo, head_commit(repo).tree)
