@@ -73,7 +73,7 @@ from stet_lsp.trajectory.feedback import (
     tracked_feedback_message,
 )
 from stet_lsp.trajectory.graduation import INDEX_LOCK, retarget_skill, skill_lock
-from stet_lsp.trajectory.importing import compose_pending, pending
+from stet_lsp.trajectory.importing import compose_pending, pending, secrets_in_sheet
 from stet_lsp.trajectory.meta import Meta, first_and_last, summarise
 from stet_lsp.trajectory.renames import (
     branch_gone,
@@ -566,8 +566,9 @@ def _plan(
 
 
 def _gated_events(folder: Folder, target: Target, config: GateConfig) -> tuple[str, dict[str, int]]:
-    """events.jsonl through the gate once more: rules may have grown since the import, and
-    the cache is a file anyone can edit."""
+    """events.jsonl through the gate once more: rules may have grown since the import, the
+    cache is a file anyone can edit, and a note written since may hold a value the events
+    repeat bare (`secrets_in_sheet`)."""
     data = read_regular(folder.path / EVENTS, target.root)
     if data is None:
         raise CapstoneRefused(
@@ -575,12 +576,15 @@ def _gated_events(folder: Folder, target: Target, config: GateConfig) -> tuple[s
             f"{folder.relative / EVENTS} is missing: import the session again, or graduate "
             f"an entry, to compose it again from the stored sessions ({_UNCHANGED})",
         )
-    from stet_lsp import gate
+    from stet_lsp.gate.stream import redact_blocks
 
     text = data.decode("utf-8", "replace")
-    result = gate.redact_text(text, config=config, path=EVENTS, cache=None)
-    _require_clean(config, result.text, EVENTS)
-    return result.text, result.report.counts()
+    written: list[str] = []
+    known = secrets_in_sheet(target, config)
+    report = redact_blocks(lambda: [text], config, EVENTS, written.append, known=known)
+    redacted = "".join(written)
+    _require_clean(config, redacted, EVENTS)
+    return redacted, report.counts()
 
 
 def _gated(config: GateConfig, text: str, label: str, path: str | None = None) -> str:

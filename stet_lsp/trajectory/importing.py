@@ -76,6 +76,7 @@ from stet_lsp.trajectory.store import (
 
 if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
+    from stet_lsp.gate.findings import Finding
     from stet_lsp.gate.report import RedactionReport
     from stet_lsp.gate.stream import Carried
 
@@ -431,7 +432,7 @@ def _store_session(
         parsed.dropped[NESTED_TOO_DEEP] += len(too_deep)
     first_time = next((event.time for event in events if event.time), None)
     count = len(events) - len(too_deep)
-    printed = secrets_calls_printed(events, config)
+    known = [*secrets_calls_printed(events, config), *secrets_in_sheet(target, config)]
     # What is gated and written from here on is the text: the events go before the gate.
     events.clear()
     parsed.events.clear()
@@ -443,7 +444,7 @@ def _store_session(
             "events.jsonl",
             lambda chunk: stream.write(chunk.encode("utf-8")),
             parallel=sum(map(len, blocks)) >= MIN_PARALLEL_SIZE,
-            known=printed,
+            known=known,
         )
         record = _session_record(
             parsed, sources, digest, config, first_time, count, report, continues
@@ -453,6 +454,24 @@ def _store_session(
         remove_regular(sessions / f"{stem}.json", target.root)
     _write_record(target, sessions / f"{stem}.json", record)
     return record
+
+
+def secrets_in_sheet(target: Target, config: GateConfig) -> list[tuple[str, list[Finding]]]:
+    """The target's style sheet and the secrets the gate finds in it: a value a note holds
+    where a rule sees it (`DB_PASSWORD=…`) is a secret wherever a transcript repeats it bare
+    (a prompt: `connect with …`), which no rule could tell from another word. Nothing when
+    the sheet cannot be read."""
+    from stet_lsp.core.sheet import StyleSheet
+    from stet_lsp.gate.scan import scan_text
+
+    try:
+        text = StyleSheet(target).read_text()
+    except StetError:
+        return []
+    if not text:
+        return []
+    found = scan_text(text, config=config, path=target.sheet_path.name, cache=None)
+    return [(text, found)] if found else []
 
 
 def _cwds(parsed: ParsedSession) -> list[str]:

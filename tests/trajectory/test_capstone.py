@@ -31,7 +31,6 @@ from stet_lsp.core.items import other_target_item
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import Target, resolve_target
-from stet_lsp.gate.redact import RedactionResult
 from stet_lsp.gate.report import RedactionReport
 from stet_lsp.trajectory.capstone import CapstoneRefused, CapstoneResult, capstone
 from stet_lsp.trajectory.feedback import read_feedback
@@ -1298,10 +1297,18 @@ def test_what_the_gate_cannot_redact_is_refused(
     events.write_text(events.read_text().replace("Done.", f"Done ({OTHER_TOKEN})."))
     before = snapshot(repo)
 
-    def unable(text: str, **_: Any) -> RedactionResult:  # a redaction that leaves the secret
-        return RedactionResult(text, [], [], RedactionReport())
+    def unable(
+        blocks: Callable[[], list[str]],
+        config: Any,
+        path: str,
+        write: Callable[[str], Any],
+        **_: Any,
+    ) -> RedactionReport:  # a redaction that leaves the secret
+        for block in blocks():
+            write(block)
+        return RedactionReport()
 
-    monkeypatch.setattr("stet_lsp.gate.redact_text", unable)
+    monkeypatch.setattr("stet_lsp.gate.stream.redact_blocks", unable)
     error = refused("gate", lambda: capstone(target))
 
     assert "events.jsonl" in str(error) and "github-token at line" in str(error)
@@ -2159,3 +2166,46 @@ def test_a_stet_gitignore_staged_by_hand_is_left_staged(
     assert GITIGNORE not in [c.path for c in result.paths]
     assert result.left_staged == [GITIGNORE]
     assert GITIGNORE not in flat(repo, head_commit(repo).tree)
+
+
+# -- a secret a note held, repeated bare ---------------------------------------------------------
+
+BARE = "Xq9LmTz4RwPa8v"  # no rule tells it from a word alone; `DB_PASSWORD=` makes it a secret
+
+
+def import_prompt(root: Path, tmp_path: Path, prompt: str) -> Target:
+    session = Transcript(root, "eeeeeeee-1111-4222-8333-444455556666").user(prompt).say("Done.")
+    target = resolve_target(root)
+    import_transcript(target, session.save(tmp_path / "bare.jsonl"))
+    return target
+
+
+@pytest.mark.parametrize("note_first", [True, False], ids=["note, then import", "import, note"])
+def test_a_value_a_note_holds_is_redacted_where_the_brief_repeats_it(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, note_first: bool
+) -> None:
+    """The first request repeats bare a value the style sheet holds as a secret: neither the
+    working trajectory (imported after the note) nor the capstone (the note written after the
+    import) lets it through, in the brief, the events, the narration or the message."""
+    note = f"DB_PASSWORD={BARE} for the staging database"
+    if note_first:
+        StyleSheet(resolve_target(root)).add(note)
+    target = import_prompt(root, tmp_path, f"Connect to the staging database with {BARE} please")
+    if note_first:
+        folder = working_folder(target)
+        assert folder.read_meta().brief == (
+            "Connect to the staging database with [REDACTED:secret-assignment#1] please"
+        )
+        for name in ("events.jsonl", "meta.json", "narration.md"):
+            assert BARE not in (folder.path / name).read_text(encoding="utf-8"), name
+    else:
+        StyleSheet(target).add(note)
+
+    result = capstone(target)
+
+    commit = head_commit(repo)
+    assert BARE not in commit.message and "[REDACTED:secret-assig" in result.message
+    for path in flat(repo, commit.tree):
+        assert BARE not in blob_text(repo, commit, path), path
+    meta = json.loads(blob_text(repo, commit, f".stet/trajectories/{result.trajectory}/meta.json"))
+    assert meta["brief"].endswith("[REDACTED:secret-assignment#1] please")
