@@ -99,9 +99,12 @@ from stet_lsp.trajectory.store import (
 from stet_lsp.trajectory.store import meta_json as dump_meta
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pygit2
 
     from stet_lsp.gate.config import GateConfig
+    from stet_lsp.gate.findings import Finding
 
 Progress = Callable[[str], None]
 """Told the phase the capstone is in: `redacting`, `writing`, `committing`."""
@@ -596,14 +599,34 @@ def _gated(config: GateConfig, text: str, label: str, path: str | None = None) -
 
 
 def _require_clean(
-    config: GateConfig, text: str, label: str, path: str | None = None, fix: str | None = None
+    config: GateConfig,
+    text: str,
+    label: str,
+    path: str | None = None,
+    fix: str | None = None,
+    known: Sequence[tuple[str, list[Finding]]] = (),
 ) -> None:
     """What the gate still finds after redacting is what it cannot redact (or, with `fix`, a
-    text Stet does not redact, saying how to): refuse it."""
+    text Stet does not redact, saying how to): refuse it. A value a `known` text's findings
+    hold (the style sheet's) counts wherever it stands."""
     from stet_lsp import gate
     from stet_lsp.gate.findings import places as gate_places
+    from stet_lsp.gate.repeats import Repeats
+    from stet_lsp.gate.scan import is_json_path
 
     findings = gate.scan_text(text, config=config, path=path or label, cache=None)
+    if known and not findings:
+        repeats = Repeats(is_json_path(path or label))
+        for other, found in known:
+            repeats.add_known(other, found)
+        repeated = repeats.findings(text, findings)
+        if repeated:
+            raise CapstoneRefused(
+                "gate",
+                f"{label} repeats a value the style sheet holds as a secret "
+                f"({gate_places(repeated)}): take it out, stage the file again and run the "
+                f"capstone again ({_UNCHANGED})",
+            )
     if findings:
         places = gate_places(findings)
         if fix is not None:
@@ -831,6 +854,7 @@ def _graduated_skills(
     root = target.root
     working = (target.key, *former_keys(repository, target))
     names = {e.skill for e in events if isinstance(e, Graduation) and e.route == "skill"}
+    known = secrets_in_sheet(target, config) if names else []
     for name in sorted(filter(None, names)):
         try:
             relative = skill_path(name).as_posix()
@@ -872,6 +896,7 @@ def _graduated_skills(
             relative,
             fix=f"what you staged is committed as it is: redact it (stet gate redact "
             f"--in-place {relative}), stage it again and run the capstone again",
+            known=known,
         )
         committed = _retargeted(config, staged, name, working, trajectory)
         if committed is None:

@@ -89,8 +89,15 @@ from stet_lsp.trajectory.store import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from stet_lsp.gate.config import GateConfig
+    from stet_lsp.gate.findings import Finding
     from stet_lsp.gate.redact import RedactionResult
+
+    Known = Sequence[tuple[str, list[Finding]]]
+    """Other texts and the secrets found in them (the style sheet), redacted wherever their
+    values stand."""
 
 Route = Literal["trajectory", "skill", "discard"]
 ROUTES: tuple[Route, ...] = get_args(Route)
@@ -281,7 +288,7 @@ def skill_proposal(
     config = _config_of(sheet, gate_config)
     entry = sheet.get(_string(entry_id, "id"))
     lines = sheet.current_lines([entry]) if entry.anchor else {}
-    proposed = proposed_name(entry.text, config)
+    proposed = proposed_name(entry.text, config, sheet_secrets(sheet, config))
     return result(sheet.target, entry=entry_json(entry, lines), proposed_name=proposed)
 
 
@@ -333,10 +340,10 @@ def _edited(text: object) -> str:
 # -- into a skill -------------------------------------------------------------------------------
 
 
-def proposed_name(text: str, config: GateConfig) -> str:
-    """`propose_name` of the text after the gate (as SKILL.md, with `config`): no part of a
-    secret can reach a folder name."""
-    return propose_name(_gate(text, "SKILL.md", config))
+def proposed_name(text: str, config: GateConfig, known: Known = ()) -> str:
+    """`propose_name` of the text after the gate (as SKILL.md, with `config`, and the values
+    of `known` texts: `sheet_secrets`): no part of a secret can reach a folder name."""
+    return propose_name(_gate(text, "SKILL.md", config, known))
 
 
 def _into_skill(
@@ -351,7 +358,8 @@ def _into_skill(
     purpose and not `recreate`) and stage that file alone. The name is proposed from the text
     after the gate, so no part of a secret can reach a folder name."""
     target = sheet.target
-    proposed = proposed_name(body, config)
+    known = sheet_secrets(sheet, config)
+    proposed = proposed_name(body, config, known)
     name = proposed if skill_name is None else skill_name
     relative = skill_path(name)  # refused here, naming the rule, when the name breaks one
     root = target.root
@@ -360,7 +368,7 @@ def _into_skill(
         index_text = _refuse_written_secrets(root, relative, existing_text, config)
         if current is None and index_text is None and not recreate:
             _refuse_deleted(root, relative, name)
-        section = _section(sheet, entry, body, name, current, existing_text, config)
+        section = _section(sheet, entry, body, name, current, existing_text, config, known)
         skill, extended, text, context, provenance = section
         added = extended is not skill
         if added:
@@ -390,6 +398,7 @@ def _section(
     current: Skill | None,
     existing_text: str,
     config: GateConfig,
+    known: Known = (),
 ) -> tuple[Skill, Skill, str, Any, dict[str, str]]:
     """The skill `name` as it is (or new), the same with the entry's section (the skill
     itself when it has the section already), and the section's gated text, context and
@@ -397,7 +406,7 @@ def _section(
     target = sheet.target
     provenance = {META_TARGET: target.label, META_TRAJECTORY: working_folder(target).id}
     context, hidden = _context(sheet, entry, config)
-    text, context = _gated_section(body, context, hidden, existing_text, config)
+    text, context = _gated_section(body, context, hidden, existing_text, config, known)
     where = entry.anchor.path if entry.anchor else None
     skill = current or new_skill(name, describe(text, where), target.label)
     return skill, with_entry(skill, entry.id, text, context, provenance), text, context, provenance
@@ -412,11 +421,12 @@ def _skills_after(
     entries = {entry.id: entry for entry in sheet.entries()}
     made: dict[str, tuple[Skill | None, str]] = {}
     problems = []
+    known = sheet_secrets(sheet, config)
     for line in lines:
         entry = entries.get(line.entry_id)
         if line.route != "skill" or entry is None:
             continue
-        name = line.skill or proposed_name(entry.text, config)
+        name = line.skill or proposed_name(entry.text, config, known)
         try:
             if name not in made:
                 relative = skill_path(name)
@@ -427,7 +437,7 @@ def _skills_after(
                     _refuse_deleted(root, relative, name)
             current, existing_text = made[name]
             skill, extended, *_ = _section(
-                sheet, entry, entry.text, name, current, existing_text, config
+                sheet, entry, entry.text, name, current, existing_text, config, known
             )
             if extended is not skill:
                 data = _checked_text(extended, existing_text if current else None, config)
@@ -495,6 +505,7 @@ def _gated_section(
     hidden: tuple[_Hidden, ...],
     existing: str,
     config: GateConfig,
+    known: Known = (),
 ) -> tuple[str, Context | None]:
     """The entry's text and its code through the gate with one numbering, continuing the
     skill's own markers: a secret in both gets the same marker. The description and heading
@@ -502,11 +513,11 @@ def _gated_section(
     What the gate found in the whole file (`hidden`) is replaced in the code first, and in
     the entry's text where it quotes it."""
     if context is None or not context.lines:
-        return _gate_parts([body], "SKILL.md", config, existing)[0], context
+        return _gate_parts([body], "SKILL.md", config, existing, known)[0], context
     code, markers = _hide(context.lines, hidden, existing + "\n" + body)
     for value in sorted(markers, key=len, reverse=True):
         body = body.replace(value, markers[value])
-    text, code = _gate_parts([body, code], "SKILL.md", config, existing)
+    text, code = _gate_parts([body, code], "SKILL.md", config, existing, known)
     return text, replace(context, lines=tuple(code.split("\n")))
 
 
@@ -864,13 +875,18 @@ def _record(
     )
     folder = working_folder(target)
     ensure_stet_gitignore(target.root)
+    known = sheet_secrets(sheet, config)
     with file_lock(folder.path, target.root, "the working trajectory"):
-        _append(target, folder, events, config)
+        _append(target, folder, events, config, known)
     return folder
 
 
 def _append(
-    target: Target, folder: Folder, events: list[Note | Graduation], config: GateConfig
+    target: Target,
+    folder: Folder,
+    events: list[Note | Graduation],
+    config: GateConfig,
+    known: Known = (),
 ) -> None:
     """Add the events to graduation's session, through the gate. The whole session is gated
     again (what it held is redacted already, and the gate is idempotent) so that markers
@@ -879,7 +895,8 @@ def _append(
     data = read_regular(folder.path / SESSIONS / f"{SESSION}.jsonl", target.root)
     old = [line for line in (data or b"").decode("utf-8", "replace").split("\n") if line]
     new = [without_lone_surrogates(event_json(event)) for event in events]
-    gated = _gate_result("".join(line + "\n" for line in old + new), "events.jsonl", config)
+    joined = "".join(line + "\n" for line in old + new)
+    gated = _gate_result(joined, "events.jsonl", config, known)
     lines = [line for line in gated.text.split("\n") if line]
     seen = {_identity(line) for line in lines[: len(old)]}
     kept = lines[: len(old)]
@@ -945,11 +962,13 @@ def proposals(
     config = _config_of(sheet, gate_config)
     moment = now or utc_now()
     open_entries = [entry for entry in sheet.entries() if entry.status == "open"]
-    return [_propose(entry, moment, config) for entry in open_entries]
+    known = sheet_secrets(sheet, config)
+    return [_propose(entry, moment, config, known) for entry in open_entries]
 
 
-def _propose(entry: Entry, now: datetime, config: GateConfig) -> Proposal:
-    gated = _gate(entry.text, "SKILL.md", config)  # the same gate as graduation: the same name
+def _propose(entry: Entry, now: datetime, config: GateConfig, known: Known) -> Proposal:
+    # the same gate as graduation: the same name
+    gated = _gate(entry.text, "SKILL.md", config, known)
     if entry.kind == "convention":
         return Proposal(entry, "skill", propose_name(gated), "a convention is house style", gated)
     if entry.kind == "note" and entry.has_time and now - entry.created > NOTE_MAX_AGE:
@@ -1189,14 +1208,17 @@ def _repository_gate(root: Path) -> GateConfig:
     return load_config(root)
 
 
-def _gate(text: str, path: str, config: GateConfig | None) -> str:
-    return _gate_result(text, path, config).text
+def _gate(text: str, path: str, config: GateConfig | None, known: Known = ()) -> str:
+    return _gate_result(text, path, config, known).text
 
 
-def _gate_parts(parts: list[str], path: str, config: GateConfig, existing: str = "") -> list[str]:
+def _gate_parts(
+    parts: list[str], path: str, config: GateConfig, existing: str = "", known: Known = ()
+) -> list[str]:
     """Texts that will stand side by side, through the gate with one numbering that follows
     the markers `existing` already uses: a value gets the same marker in every part, and a
-    value found in one part is redacted in the others too."""
+    value found in one part (or in a `known` text: the style sheet) is redacted in the others
+    too."""
     from stet_lsp.gate import scan_text
     from stet_lsp.gate.redact import Numbering, apply_redaction, used_numbers
     from stet_lsp.gate.repeats import Repeats
@@ -1212,6 +1234,9 @@ def _gate_parts(parts: list[str], path: str, config: GateConfig, existing: str =
     for part, findings in zip(clean, found, strict=True):
         repeats.add_findings(part, findings)
         numbering.know(part, findings)
+    for text, findings in known:  # after the parts' own: a value they hold keeps their marker
+        repeats.add_known(text, findings)
+        numbering.know(text, findings)
     return [
         apply_redaction(
             part, findings + repeats.findings(part, findings), path=path, numbering=numbering
@@ -1220,12 +1245,43 @@ def _gate_parts(parts: list[str], path: str, config: GateConfig, existing: str =
     ]
 
 
-def _gate_result(text: str, path: str, config: GateConfig | None) -> RedactionResult:
+def _gate_result(
+    text: str, path: str, config: GateConfig | None, known: Known = ()
+) -> RedactionResult:
     """The redaction gate, without its result cache: the same text always gives the same
-    bytes, and nothing of it is kept in memory."""
-    from stet_lsp.gate import redact_text
+    bytes, and nothing of it is kept in memory. A value a `known` text's findings hold is
+    redacted wherever it stands."""
+    from stet_lsp.gate import redact_text, scan_text
+    from stet_lsp.gate.redact import Numbering, apply_redaction, used_numbers
+    from stet_lsp.gate.repeats import Repeats
+    from stet_lsp.gate.scan import is_json_path
 
-    return redact_text(without_lone_surrogates(text), config=config, path=path, cache=None)
+    clean = without_lone_surrogates(text)
+    if not known:
+        return redact_text(clean, config=config, path=path, cache=None)
+    found = scan_text(clean, config=config, path=path, cache=None)
+    numbering = Numbering(used_numbers(clean))
+    numbering.know(clean, found)
+    repeats = Repeats(is_json_path(path))
+    repeats.add_findings(clean, found)
+    for other, findings in known:  # after the text's own: a value it holds keeps its marker
+        repeats.add_known(other, findings)
+        numbering.know(other, findings)
+    return apply_redaction(
+        clean, found + repeats.findings(clean, found), path=path, numbering=numbering
+    )
+
+
+def sheet_secrets(sheet: StyleSheet, config: GateConfig) -> Known:
+    """The sheet's text and the secrets the gate finds in it (`secrets_in_sheet`), for every
+    text graduation gates: a value one entry holds as a secret is one in another entry."""
+    from stet_lsp.trajectory.importing import secrets_in_sheet
+
+    try:
+        text = sheet.read_text()
+    except StetError:
+        return []
+    return secrets_in_sheet(sheet.target, config, text)
 
 
 REVIEWS = Path(".stet") / "cache" / "graduation"

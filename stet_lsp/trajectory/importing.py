@@ -456,16 +456,18 @@ def _store_session(
     return record
 
 
-def secrets_in_sheet(target: Target, config: GateConfig) -> list[tuple[str, list[Finding]]]:
-    """The target's style sheet and the secrets the gate finds in it: a value a note holds
-    where a rule sees it (`DB_PASSWORD=…`) is a secret wherever a transcript repeats it bare
-    (a prompt: `connect with …`), which no rule could tell from another word. Nothing when
-    the sheet cannot be read."""
+def secrets_in_sheet(
+    target: Target, config: GateConfig, text: str | None = None
+) -> list[tuple[str, list[Finding]]]:
+    """The target's style sheet (its `text`, when given: an editor's buffer) and the secrets
+    the gate finds in it: a value a note holds where a rule sees it (`DB_PASSWORD=…`) is a
+    secret wherever a transcript or another entry repeats it bare (`connect with …`), which no
+    rule could tell from another word. Nothing when the sheet cannot be read."""
     from stet_lsp.core.sheet import StyleSheet
     from stet_lsp.gate.scan import scan_text
 
     try:
-        text = StyleSheet(target).read_text()
+        text = StyleSheet(target).read_text() if text is None else text
     except StetError:
         return []
     if not text:

@@ -1348,3 +1348,52 @@ def test_a_review_may_recreate_a_deleted_skill(sheet: StyleSheet, root: Path) ->
     )
     [result] = apply_review(sheet, checked, recreate=True)
     assert result["skill"]["created"] and status(sheet, again) == "graduated-skill"
+
+
+# -- a value another entry holds as a secret ------------------------------------------------------
+
+BARE = "Xq9LmTz4RwPa8v"  # no rule tells it from a word alone; `DB_PASSWORD=` makes it a secret
+
+
+def test_a_value_another_entry_holds_as_a_secret_is_redacted_in_what_graduates(
+    sheet: StyleSheet, root: Path
+) -> None:
+    """The skill's name, its text and the review, and a note in the trajectory: none holds a
+    value the sheet holds as a secret elsewhere, where this entry repeats it bare."""
+    add(sheet, f"DB_PASSWORD={BARE} for the staging database")
+    convention = add(sheet, f"Staging connects with {BARE} through the pooler", "convention")
+    note = add(sheet, f"Remember {BARE} rotates monthly")
+
+    assert BARE not in review(sheet)
+    assert BARE.lower() not in skill_proposal(sheet, convention.id)["proposed_name"]
+    done = graduate(sheet, convention.id, "skill")
+    name = done["skill"]["name"]
+    assert BARE.lower() not in name and name == "staging-connects-through-pooler"
+    text = (root / done["skill"]["path"]).read_text(encoding="utf-8")
+    assert BARE not in text and "[REDACTED:secret-assignment#1]" in text
+    graduate(sheet, note.id, "trajectory")
+    folder = working_folder(sheet.target)
+    for path in (folder.path / "sessions").glob("graduation.jsonl"):
+        assert BARE not in path.read_text(encoding="utf-8")
+    (note_event,) = of(events(sheet), Note)
+    assert note_event.text == "Remember [REDACTED:secret-assignment#1] rotates monthly"
+
+
+def test_a_staged_skill_repeating_a_value_the_sheet_holds_is_refused_by_the_capstone(
+    sheet: StyleSheet, root: Path
+) -> None:
+    from stet_lsp.trajectory.capstone import CapstoneRefused, capstone
+
+    repo = pygit2.Repository(str(root))
+    repo.config["user.name"], repo.config["user.email"] = "Ada", "ada@example.invalid"
+    add(sheet, f"DB_PASSWORD={BARE} for the staging database")
+    convention = add(sheet, "Staging connects through the pooler", "convention")
+    done = graduate(sheet, convention.id, "skill")
+    path = root / done["skill"]["path"]
+    path.write_text(path.read_text(encoding="utf-8") + f"\nIts password is {BARE}.\n")
+    repo.index.add(done["skill"]["path"])
+    repo.index.write()
+    head = repo.head.target
+    with pytest.raises(CapstoneRefused, match="repeats a value the style sheet holds as a secret"):
+        capstone(sheet.target)
+    assert repo.head.target == head

@@ -117,7 +117,7 @@ class Graduation(Feature):
 
         def decide(sheet: StyleSheet) -> dict[str, Any]:
             # in the worker: heavy
-            from stet_lsp.trajectory.graduation import graduate, proposed_name
+            from stet_lsp.trajectory.graduation import graduate, proposed_name, sheet_secrets
 
             config = settings.gate_config(sheet.target.root)
             chosen = skill
@@ -125,7 +125,8 @@ class Graduation(Feature):
                 # The action's proposal, accepted as offered: proposed again with the
                 # repository's gate (the action's was made without it, and a value it
                 # redacts must not reach the skill's folder name).
-                chosen = proposed_name(sheet.get(entry_id).text, config)
+                known = sheet_secrets(sheet, config)
+                chosen = proposed_name(sheet.get(entry_id).text, config, known)
             return graduate(
                 sheet, entry_id, route, chosen, text, gate_config=config, recreate=recreate
             )
