@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -501,6 +503,31 @@ def test_a_sheet_written_under_a_name_taken_over_is_kept(
     assert resolve_target(root).name == "first"
     assert _entries_of(root, "first") == ["of the first first", "written since"]
     assert _entries_of(root, "second") == []
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git dates the renames")
+def test_a_name_left_long_ago_by_another_branch_takes_no_sheet_from_it(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    """`z` left the name `topic` before the branch now called `topic` wrote its sheet; the
+    branch then went to `topic-2` and back: the sheet is its own, not z's."""
+    now = int(time.time())
+
+    def git(*args: str, at: int) -> None:
+        env = {**os.environ, "GIT_COMMITTER_DATE": f"@{at} +0000"}
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+    git("branch", "topic", at=now - 400)
+    git("branch", "-m", "topic", "z", at=now - 300)
+    git("checkout", "-q", "-b", "topic", at=now - 250)
+    StyleSheet(resolve_target(root)).add("mine")
+    written = now - 200
+    os.utime(Target(root, "branch", "topic").sheet_path, (written, written))
+    git("branch", "-m", "topic", "topic-2", at=now - 100)
+    git("branch", "-m", "topic-2", "topic", at=now - 100)
+    assert resolve_target(root).name == "topic"
+    assert _entries_of(root, "topic") == ["mine"]
+    assert not Target(root, "branch", "z").sheet_path.exists()
 
 
 def test_sheet_survives_branch_switch_round_trip(repo: pygit2.Repository, root: Path) -> None:

@@ -104,9 +104,11 @@ def _renames_in_log(repo: pygit2.Repository, branch: str) -> list[tuple[int, str
 
 def previous_holder(repo: pygit2.Repository, current: Target, written: float) -> Target | None:
     """The branch that had `current`'s name before `current` took it by a rename, when its
-    sheet was last `written` (a time) before that: the branch renamed away from the name
-    last before then. None when the sheet may be `current`'s own (written since, or in the
-    same second), or no branch or several (of the same second) were renamed away from it."""
+    sheet was last `written` (a time) while that branch held the name: the branch renamed
+    away from the name last before `current` took it. None when the sheet may be `current`'s
+    own (written since it took the name, or in the same second; `current` itself the last
+    to leave the name, renamed back to it), was written after the other branch left the
+    name, or no branch or several (of the same second) left it."""
     if current.kind != "branch":
         return None
     took = next(
@@ -121,8 +123,6 @@ def previous_holder(repo: pygit2.Repository, current: Target, written: float) ->
         return None
     left: list[tuple[int, str]] = []
     for branch in repo.branches.local:
-        if branch == current.name:
-            continue
         times = [t for t, old, _ in _renames_in_log(repo, branch) if old == current.name]
         before = [t for t in times if t <= took]
         if before:
@@ -130,7 +130,10 @@ def previous_holder(repo: pygit2.Repository, current: Target, written: float) ->
     left.sort(reverse=True)
     if not left or (len(left) > 1 and left[0][0] == left[1][0]):
         return None
-    return Target(current.root, "branch", left[0][1])
+    away, holder = left[0]
+    if holder == current.name or int(written) > away:
+        return None
+    return Target(current.root, "branch", holder)
 
 
 def renamed_branches(repo: pygit2.Repository) -> dict[str, str]:
