@@ -51,7 +51,8 @@ leaves git no rename to see, only a new file: a path still not followed is taken
 one file that appeared since the marks (added in a commit walked or the index, or untracked)
 whose lines are mostly the trajectory's text of it (`MOVED_LIKENESS`, a distinctive line the
 trajectory wrote among them) and that no trajectory wrote at its own path; two such files
-(copies), or two paths that one file is equally like, leave it unfollowed. Nothing is
+(copies), or two paths that one file is equally like, leave it unfollowed, and so do more
+than `MOVED_CANDIDATES` new files of a size it could have (only those are read). Nothing is
 followed for a file that is still where the trajectory left it.
 
 Several trajectories may have written the same line (a later run rewrote it with the same
@@ -105,6 +106,10 @@ MOVED_LIKENESS = 0.5
 must be the trajectory's for a file to be taken for one moved where git did not see it."""
 MOVED_FILE_BYTES = 4 * 1024 * 1024
 """The largest file read as one a trajectory's file may have been moved to."""
+MOVED_CANDIDATES = 256
+"""The most new files of a fitting size read for one path gone without a rename: past it
+(a build's output left unignored, say), the path stays unfollowed rather than be read
+against thousands of files on every load, or be taken for one of a few read."""
 BOM = "\ufeff"
 """A byte order mark opening a file: no text of its first line to an editor, which holds the
 file without it."""
@@ -261,6 +266,17 @@ class FileLines:
                 if pattern.fullmatch(line):
                     return id
         return ABSENT
+
+    def size_range(self) -> tuple[int, int]:
+        """The sizes in bytes a file this like the reference may have (`likeness`): a
+        quarter to four times the reference's known text, the top open when its end is
+        unknown."""
+        texts = {id: text for text, id in self.ids.items()}
+        known = sum(
+            len(texts[id].encode("utf-8", "surrogatepass")) + 1 for id in self.reference if id >= 0
+        )
+        top = MOVED_FILE_BYTES if self.open_end else known * 4 + 4096
+        return known // 4, top
 
     def likeness(self, lines: Sequence[str]) -> float:
         """How much a text is this file: the share of the longer of the two (of the known
@@ -954,7 +970,8 @@ def _moved_untracked(
     trajectory's marks, that no trajectory wrote at its path, and whose lines are at least
     `MOVED_LIKENESS` like the trajectory's text of the file, with a distinctive line of the
     trajectory's among them. A path two such files are equally like, or a file two paths
-    are equally like, stays unfollowed."""
+    are equally like, stays unfollowed, and so does one with more than `MOVED_CANDIDATES`
+    new files of a size it could have."""
     candidates: dict[str, set[str]] = {}
     for _, trajectory, path in unfollowed:
         if path in trajectory.files:
@@ -962,12 +979,25 @@ def _moved_untracked(
             candidates.setdefault(path, set()).update(new - taken)
     texts: dict[str, list[str] | None] = {}
     likeness: dict[str, dict[str, float]] = {}
+    sizes: dict[str, int | None] = {}
+    too_many: set[str] = set()
     for _, trajectory, path in unfollowed:
         file = trajectory.files.get(path)
         if file is None:
             continue
         scores = likeness.setdefault(path, {})
+        low, high = file.size_range()
+        fitting = []
         for candidate in sorted(candidates.get(path, ())):
+            if candidate not in sizes:
+                sizes[candidate] = _size(root / candidate)
+            size = sizes[candidate]
+            if size is not None and low <= size <= high:
+                fitting.append(candidate)
+        if len(fitting) > MOVED_CANDIDATES:
+            too_many.add(path)  # unfollowed, whatever another trajectory's text finds
+            continue
+        for candidate in fitting:
             if candidate not in texts:
                 texts[candidate] = _small_text_lines(root / candidate)
             lines = texts[candidate]
@@ -976,6 +1006,8 @@ def _moved_untracked(
                 scores[candidate] = max(score, scores.get(candidate, 0.0))
     best: dict[str, tuple[float, str]] = {}
     for path, scores in likeness.items():
+        if path in too_many:
+            continue
         ranked = sorted(
             ((score, candidate) for candidate, score in scores.items() if score), reverse=True
         )
@@ -990,6 +1022,13 @@ def _moved_untracked(
         if len(claims) == 1 or claims[0][0] > claims[1][0]:
             found[claims[0][1]] = candidate
     return {(number, path): found[path] for number, _, path in unfollowed if path in found}
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
 
 
 def _small_text_lines(path: Path) -> list[str] | None:

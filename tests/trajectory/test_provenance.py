@@ -33,6 +33,7 @@ from stet_lsp.trajectory.events import FileChange
 from stet_lsp.trajectory.export_agent_trace import attributed_lines
 from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.provenance import (
+    MOVED_CANDIDATES,
     LineProvenance,
     Provenance,
     ProvenanceHunk,
@@ -718,6 +719,19 @@ def test_a_file_gone_without_a_rename_is_not_found_in_a_file_unlike_it(
     assert provenance.paths() == ["src/app.py", "src/new.py"]
     for path, text in files.items():
         assert provenance.hunks(path, text) == []
+
+
+def test_a_file_gone_among_too_many_new_files_of_its_size_is_not_followed(
+    root: Path, edited_app: str
+) -> None:
+    """A build's output left unignored: reading every file against the run's text on every
+    load would cost seconds, and reading a few could miss the copy that makes it ambiguous."""
+    for number in range(MOVED_CANDIDATES + 1):
+        write(root, f"out/part{number:04d}.txt", f"filler value {number:04d}\n")
+    (root / "src/new.py").rename(root / "src/greeting.py")
+    provenance = Provenance.load(root)
+    assert provenance.paths() == ["src/app.py", "src/new.py"]
+    assert provenance.hunks("src/greeting.py", NEW) == []
 
 
 def test_a_rename_committed_before_the_import_is_followed(
