@@ -168,3 +168,44 @@ def index_error(error: Exception, repository: pygit2.Repository | None = None) -
         if f"extension: '{extension}'" in said:
             return f"{said}; git wrote {remedy}"
     return said
+
+
+# What git leaves in the git folder while an operation is under way, beside what
+# repository.state() reports (it misses a sequencer left by `git cherry-pick A..B`).
+_IN_PROGRESS_FILES = {
+    "MERGE_HEAD": "a merge",
+    "CHERRY_PICK_HEAD": "a cherry-pick",
+    "REVERT_HEAD": "a revert",
+    "BISECT_LOG": "a bisect",
+    "rebase-merge": "a rebase",
+    "rebase-apply": "a rebase or `git am`",
+    "sequencer": "a cherry-pick or revert sequence",
+}
+_STATE_NAMES = {
+    "MERGE": "a merge",
+    "REVERT": "a revert",
+    "REVERT_SEQUENCE": "a revert",
+    "CHERRYPICK": "a cherry-pick",
+    "CHERRYPICK_SEQUENCE": "a cherry-pick",
+    "BISECT": "a bisect",
+    "REBASE": "a rebase",
+    "REBASE_INTERACTIVE": "a rebase",
+    "REBASE_MERGE": "a rebase",
+    "APPLY_MAILBOX": "`git am`",
+    "APPLY_MAILBOX_OR_REBASE": "a rebase or `git am`",
+}
+
+
+def operation_in_progress(repository: pygit2.Repository) -> str | None:
+    """The operation git is in the middle of (a merge, rebase, cherry-pick, revert, `git am`
+    or bisect), named for a message, or None: git's own state first, then its files."""
+    import pygit2
+
+    state = pygit2.enums.RepositoryState(repository.state())
+    what = _STATE_NAMES.get(state.name) if state != pygit2.enums.RepositoryState.NONE else None
+    if what is None:
+        git_dir = Path(repository.path)
+        what = next(
+            (w for name, w in _IN_PROGRESS_FILES.items() if (git_dir / name).exists()), None
+        )
+    return what

@@ -48,7 +48,12 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.gitindex import index_error, index_lock_left, update_index
+from stet_lsp.core.gitindex import (
+    index_error,
+    index_lock_left,
+    operation_in_progress,
+    update_index,
+)
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.safefs import (
     STET_GITIGNORE,
@@ -129,30 +134,6 @@ _MESSAGE = ("the commit message", "message")
 """The label and the path the gate is given for a commit message (plain text)."""
 _TRAILER_LINE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*: ")
 _STET_TRAILER_LINE = re.compile(rf"(?i)({TRAILER}|{SUPERSEDES_TRAILER})[ \t]*:")
-# What git leaves in the git folder while an operation is under way, beside what
-# repository.state() reports (it misses a sequencer left by `git cherry-pick A..B`).
-_IN_PROGRESS_FILES = {
-    "MERGE_HEAD": "a merge",
-    "CHERRY_PICK_HEAD": "a cherry-pick",
-    "REVERT_HEAD": "a revert",
-    "BISECT_LOG": "a bisect",
-    "rebase-merge": "a rebase",
-    "rebase-apply": "a rebase or `git am`",
-    "sequencer": "a cherry-pick or revert sequence",
-}
-_STATE_NAMES = {
-    "MERGE": "a merge",
-    "REVERT": "a revert",
-    "REVERT_SEQUENCE": "a revert",
-    "CHERRYPICK": "a cherry-pick",
-    "CHERRYPICK_SEQUENCE": "a cherry-pick",
-    "BISECT": "a bisect",
-    "REBASE": "a rebase",
-    "REBASE_INTERACTIVE": "a rebase",
-    "REBASE_MERGE": "a rebase",
-    "APPLY_MAILBOX": "`git am`",
-    "APPLY_MAILBOX_OR_REBASE": "a rebase or `git am`",
-}
 
 
 class CapstoneRefused(StetError):
@@ -396,15 +377,7 @@ def _check_index_free(repository: pygit2.Repository) -> None:
 def _check_in_progress(repository: pygit2.Repository) -> None:
     """A commit in the middle of a merge, rebase, cherry-pick, revert or bisect would be
     taken into that operation (or lost by it): git's own state first, then its files."""
-    import pygit2
-
-    state = pygit2.enums.RepositoryState(repository.state())
-    what = _STATE_NAMES.get(state.name) if state != pygit2.enums.RepositoryState.NONE else None
-    if what is None:
-        git_dir = Path(repository.path)
-        what = next(
-            (w for name, w in _IN_PROGRESS_FILES.items() if (git_dir / name).exists()), None
-        )
+    what = operation_in_progress(repository)
     if what is not None:
         raise CapstoneRefused(
             "in-progress", f"{what} is in progress: finish or abort it first ({_UNCHANGED})"

@@ -363,6 +363,7 @@ def _into_skill(
     name = proposed if skill_name is None else skill_name
     relative = skill_path(name)  # refused here, naming the rule, when the name breaks one
     root = target.root
+    _refuse_in_progress(root, relative)
     with skill_lock(root, name):
         current, existing_text = _existing_skill(root, relative, name)
         index_text = _refuse_written_secrets(root, relative, existing_text, config)
@@ -430,6 +431,7 @@ def _skills_after(
         try:
             if name not in made:
                 relative = skill_path(name)
+                _refuse_in_progress(sheet.target.root, relative)
                 made[name] = _existing_skill(sheet.target.root, relative, name)
                 root = sheet.target.root
                 staged = _refuse_written_secrets(root, relative, made[name][1], config)
@@ -585,6 +587,25 @@ def _existing_skill(root: Path, relative: PurePosixPath, name: str) -> tuple[Ski
             f"{relative} does not follow the Agent Skills spec ({error}); fix it before "
             "graduating into it, or choose another skill name; nothing was changed"
         ) from None
+
+
+def _refuse_in_progress(root: Path, relative: PurePosixPath) -> None:
+    """A skill staged in the middle of a merge, rebase, cherry-pick, revert or `git am` would
+    be committed by that operation (the merge commit, the commit replayed), not reviewed and
+    committed with the capstone: refused until it is done. A bisect commits nothing."""
+    import pygit2
+
+    from stet_lsp.core.gitindex import operation_in_progress
+
+    try:
+        what = operation_in_progress(open_repository(root))
+    except (pygit2.GitError, StetError):
+        return
+    if what is not None and what != "a bisect":
+        raise StetError(
+            f"{what} is in progress: {relative} staged now would be committed by it; finish "
+            "or abort it first, then graduate into the skill; nothing was changed"
+        )
 
 
 DELETION_WALK_LIMIT = 1000

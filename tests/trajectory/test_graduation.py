@@ -1397,3 +1397,30 @@ def test_a_staged_skill_repeating_a_value_the_sheet_holds_is_refused_by_the_caps
     with pytest.raises(CapstoneRefused, match="repeats a value the style sheet holds as a secret"):
         capstone(sheet.target)
     assert repo.head.target == head
+
+
+@pytest.mark.parametrize("state", ["MERGE_HEAD", "rebase-merge", "CHERRY_PICK_HEAD"])
+def test_no_skill_is_staged_while_git_is_in_the_middle_of_an_operation(
+    sheet: StyleSheet, root: Path, state: str
+) -> None:
+    """The merge commit, or the commit a rebase replays, would take the staged skill in: it
+    waits until the operation is done; the other routes do not touch the index."""
+    repo = pygit2.Repository(str(root))
+    marker = Path(repo.path) / state
+    if state.endswith("HEAD"):
+        marker.write_text(f"{repo.head.target}\n")
+    else:
+        marker.mkdir()
+        (marker / "head-name").write_text("refs/heads/main\n")
+    index_before = (Path(repo.path) / "index").read_bytes()
+    convention = add(sheet, "Use the retry helper for HTTP calls", "convention")
+    with pytest.raises(StetError, match=r"is in progress: .*finish or abort it first"):
+        graduate(sheet, convention.id, "skill")
+    checked = review(sheet).replace(f"[ ] {convention.id}", f"[x] {convention.id}")
+    with pytest.raises(StetError, match=r"line [0-9]+: a .* is in progress"):
+        apply_review(sheet, checked)
+    assert status(sheet, convention) == "open"
+    assert (Path(repo.path) / "index").read_bytes() == index_before
+    assert not (root / ".stet/skills").exists()
+    graduate(sheet, convention.id, "trajectory")
+    assert status(sheet, convention) == "graduated-trajectory"
