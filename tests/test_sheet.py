@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -528,6 +529,34 @@ def test_a_name_left_long_ago_by_another_branch_takes_no_sheet_from_it(
     assert resolve_target(root).name == "topic"
     assert _entries_of(root, "topic") == ["mine"]
     assert not Target(root, "branch", "z").sheet_path.exists()
+
+
+@pytest.mark.skipif(
+    shutil.which("git") is None or sys.platform == "darwin",
+    reason="git makes the branch; macOS refuses a file name that is not UTF-8",
+)
+def test_a_branch_whose_name_is_not_utf8_keeps_its_sheet(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    """Its header names it with U+FFFD for the byte, as the writer writes it: the sheet is
+    still its own at the next write, and reflogs naming it (a rename, a checkout away from
+    it), which pygit2 cannot decode, are passed over rather than crash every command."""
+    name = b"caf\xe9"
+
+    def git(*args: bytes) -> None:
+        subprocess.run([b"git", *args], cwd=root, check=True, capture_output=True)
+
+    git(b"checkout", b"-q", b"-b", name)
+    target = resolve_target(root)
+    assert target.name == name.decode("utf-8", "surrogateescape")
+    StyleSheet(target).add("one")
+    StyleSheet(resolve_target(root)).add("two")
+    assert _entries_of(root, target.name) == ["one", "two"]
+    assert 'target="caf\ufffd"' in target.sheet_path.read_text(encoding="utf-8")
+    git(b"branch", b"-m", name, name + b"-2")
+    assert resolve_target(root).name == name.decode("utf-8", "surrogateescape") + "-2"
+    git(b"checkout", b"-q", b"--detach")
+    assert resolve_target(root).kind == "detached"
 
 
 def test_sheet_survives_branch_switch_round_trip(repo: pygit2.Repository, root: Path) -> None:

@@ -31,6 +31,15 @@ if TYPE_CHECKING:
 _CARRIES_ON = re.compile(r"(commit|cherry-pick|revert|merge|pull|rebase|am|reset)\b")
 
 
+def log_message(entry: pygit2.RefLogEntry) -> str:
+    """A reflog entry's message; "" when it is not UTF-8 (a branch named in other bytes,
+    which pygit2 cannot decode): an entry that says nothing Stet reads."""
+    try:
+        return entry.message or ""
+    except UnicodeDecodeError:
+        return ""
+
+
 def earlier_heads(repo: pygit2.Repository, target: Target) -> list[Target]:
     """The detached HEADs the detached HEAD `target` (HEAD now) continues, nearest first."""
     import pygit2
@@ -64,13 +73,13 @@ def heads_made_into(repo: pygit2.Repository, target: Target, names: list[str]) -
         entries = iter(repo.references["HEAD"].log())
     except (pygit2.GitError, KeyError, ValueError, IndexError):  # no reflog, or an odd one
         return []
-    if (created.message or "").strip() != _CREATED_FROM_HEAD:
+    if log_message(created).strip() != _CREATED_FROM_HEAD:
         return []
     at, since = created.oid_new, created.committer.time
     for entry in entries:
         if entry.committer.time < since:
             return []  # older than the branch: HEAD never moved from its commit onto it
-        moved = _CHECKOUT_FROM_COMMIT.fullmatch((entry.message or "").strip())
+        moved = _CHECKOUT_FROM_COMMIT.fullmatch(log_message(entry).strip())
         if (
             moved is not None
             and entry.oid_old == at
@@ -92,7 +101,7 @@ def _carried_to(
     earlier: list[Target] = []
     seen = {at}
     for entry in entries:
-        if entry.oid_new != at or not _CARRIES_ON.match(entry.message or ""):
+        if entry.oid_new != at or not _CARRIES_ON.match(log_message(entry)):
             break
         at = entry.oid_old
         if at in seen or at not in repo:  # a reset back and forth; none before the first

@@ -26,10 +26,11 @@ import re
 from contextlib import ExitStack
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.lineage import log_message
 from stet_lsp.core.locking import held, remove_held
 from stet_lsp.core.records import FrozenRecord
 from stet_lsp.core.safefs import atomic_write, read_regular, remove_regular, unchanged_since
-from stet_lsp.core.sheet_format import SHEET_LIMIT, SheetDocument
+from stet_lsp.core.sheet_format import SHEET_LIMIT, SheetDocument, written_name
 from stet_lsp.core.targets import Target
 
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
@@ -96,7 +97,7 @@ def _renames_in_log(repo: pygit2.Repository, branch: str) -> list[tuple[int, str
         return []
     found = []
     for entry in entries:
-        matched = _RENAMED.fullmatch((entry.message or "").strip())
+        matched = _RENAMED.fullmatch(log_message(entry).strip())
         if matched:
             found.append((entry.committer.time, matched.group(1), matched.group(2)))
     return found
@@ -243,7 +244,8 @@ def _retargeted(text: str, source: Target, destination: Target) -> str | None:
     except Exception:  # a file the parser cannot read is not proven to be the sheet
         return None
     meta = document.meta
-    if (meta.target_kind, meta.target_name) != (source.kind, source.name):
+    written = (meta.target_kind, written_name(meta.target_name))
+    if written != (source.kind, written_name(source.name)):
         return None
     moved = meta.copy()
     moved.target_kind, moved.target_name = destination.kind, destination.name

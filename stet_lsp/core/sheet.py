@@ -41,6 +41,7 @@ from stet_lsp.core.sheet_format import (
     insert_entry,
     new_document,
     normalize_text,
+    written_name,
 )
 from stet_lsp.core.targets import Target
 
@@ -421,9 +422,9 @@ class StyleSheet:
 
     def _check_owner(self, document: SheetDocument) -> None:
         meta = document.meta
-        if meta.target_name and (meta.target_kind, meta.target_name) != (
+        if meta.target_name and (meta.target_kind, written_name(meta.target_name)) != (
             self.target.kind,
-            self.target.name,
+            written_name(self.target.name),
         ):
             raise StetError(
                 f"{self.path} belongs to target {meta.target_name!r}, not {self.target.name!r}; "

@@ -481,6 +481,12 @@ def insert_entry(text: str, entry: Entry) -> str | None:
     return text[:at] + rendered + text[at:]
 
 
+def written_name(name: str) -> str:
+    """A target's name as a sheet's header holds it: a byte of a branch's name that is not
+    UTF-8 (a lone surrogate here) is written U+FFFD, as the sheet's writer writes it."""
+    return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in name)
+
+
 def render_sheet_meta(meta: SheetMeta) -> str:
     fields = {"version": str(FORMAT_VERSION), "kind": meta.target_kind, "target": meta.target_name}
     if meta.paused:
