@@ -43,6 +43,7 @@ from stet_lsp.core.safefs import (
     read_regular,
     remove_regular,
 )
+from stet_lsp.core.sheet_format import written_name
 from stet_lsp.core.targets import Target
 from stet_lsp.trajectory import checkout
 from stet_lsp.trajectory.checkout import checked_out_part
@@ -310,7 +311,7 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     previous = _previous_base(folder)
     meta = summarise(
         trajectory_id=folder.id,
-        target=TargetRef(kind=target.kind, name=target.name, key=target.key),
+        target=TargetRef(kind=target.kind, name=written_name(target.name), key=target.key),
         base_commit=previous,
         events=events,
         redaction=redaction,

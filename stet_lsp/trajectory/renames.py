@@ -100,8 +100,11 @@ def branch_gone(repo: pygit2.Repository, name: str) -> bool:
     """Whether the branch `name` was deleted: no local branch, nor a renamed one's former name
     (whose working trajectory follows it)."""
     from stet_lsp.core.renames import renamed_branches
+    from stet_lsp.core.sheet_format import written_name
 
-    return name not in repo.branches.local and name not in renamed_branches(repo)
+    # As meta.json names it: a byte of a branch's name that is not UTF-8 written U+FFFD.
+    known = {written_name(branch) for branch in [*repo.branches.local, *renamed_branches(repo)]}
+    return written_name(name) not in known
 
 
 def detached_left(repo: pygit2.Repository, root: Path, name: str) -> bool:

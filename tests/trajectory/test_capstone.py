@@ -2209,3 +2209,22 @@ def test_a_value_a_note_holds_is_redacted_where_the_brief_repeats_it(
         assert BARE not in blob_text(repo, commit, path), path
     meta = json.loads(blob_text(repo, commit, f".stet/trajectories/{result.trajectory}/meta.json"))
     assert meta["brief"].endswith("[REDACTED:secret-assignment#1] please")
+
+
+@pytest.mark.skipif(
+    GIT is None or sys.platform == "darwin",
+    reason="git makes the branch; macOS refuses a file name that is not UTF-8",
+)
+def test_a_branch_whose_name_is_not_utf8_imports_graduates_and_commits(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """meta.json names the branch with U+FFFD for the byte (UTF-8 cannot hold it as it is),
+    as the sheet's header does; the trajectory is still the branch's, not a deleted one's."""
+    subprocess.run([b"git", b"checkout", b"-q", b"-b", b"caf\xe9"], cwd=root, check=True)
+    target = import_work(root, tmp_path)
+    assert working_folder(target).read_meta().target.name == "caf\ufffd"
+    graduate_into_skill(root)
+    code, out, _ = stet("trajectory", "list", "-C", str(root))
+    assert code == 0 and "capstone --target" not in out
+    result = capstone(resolve_target(root))
+    assert result.changed and SKILL in [c.path for c in result.paths]
