@@ -455,12 +455,13 @@ REDACTED_TOKEN = "[REDACTED:github-token#1]"
 TOKEN_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
-def fake_github_token() -> str:
+def fake_github_token(seed: str = "") -> str:
     """A token of GitHub's shape (`ghp_` and 36 letters and digits), made up here; seeded, so
-    the checks that no fragment of it shows are the same on every run."""
+    the checks that no fragment of it shows are the same on every run (another `seed`,
+    another token)."""
     import random
 
-    pick = random.Random("stet-editor-sheet")
+    pick = random.Random("stet-editor-sheet" + seed)
     return "ghp_" + "".join(pick.choice(TOKEN_ALPHABET) for _ in range(36))
 
 

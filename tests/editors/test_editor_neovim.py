@@ -1095,10 +1095,15 @@ end })
 
 
 def run_script(
-    tmp_path: Path, root: Path, body: str, cmd: list[str] | None = None
+    tmp_path: Path,
+    root: Path,
+    body: str,
+    cmd: list[str] | None = None,
+    env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Runs `body` (Lua, with `out`, `settle`, `attached` and `clients` in scope) in headless
-    Neovim with the plugin and the server `cmd` (default this tree's); returns `out`."""
+    Neovim with the plugin and the server `cmd` (default this tree's), `env` added to its
+    environment; returns `out`."""
     init = tmp_path / "script.lua"
     init.write_text(SCRIPT_HEAD + body + SCRIPT_TAIL, encoding="utf-8")
     out = tmp_path / "script-result.json"
@@ -1107,6 +1112,7 @@ def run_script(
         STET_PLUGIN=str(NEOVIM_PLUGIN),
         STET_CMD=json.dumps(cmd or server_command()),
         STET_OUT=str(out),
+        **(env or {}),
     )
     done = subprocess.run(
         [NVIM, "--headless", "--clean", "-u", str(init)],
@@ -2425,3 +2431,76 @@ def test_entries_discarded_and_graduated_from_the_quickfix_list(tmp_path: Path) 
     assert result["route_prompt"] == f"Graduate entry {second}"
     statuses = {entry["id"]: entry["status"] for entry in sheet_entries(root)}
     assert statuses == {first: "discarded", second: "graduated-trajectory"}
+
+
+MANY_SECRETS_REDACTED = """
+vim.cmd.edit(vim.fn.fnameescape(vim.env.STET_SHEET))
+local sheet = vim.api.nvim_get_current_buf()
+assert(attached(sheet))
+local function secrets()
+  return vim.tbl_filter(function(d) return d.code == "github-token" end, vim.diagnostic.get(sheet))
+end
+assert(vim.wait(30000, function() return #secrets() == tonumber(vim.env.STET_COUNT) end, 50))
+local client = vim.lsp.get_clients({ bufnr = sheet, name = "stet" })[1]
+local apply = client.handlers["workspace/applyEdit"]
+out.edited_lines = {}
+client.handlers["workspace/applyEdit"] = function(err, params, ctx, config)
+  for _, change in ipairs(params.edit.documentChanges or {}) do
+    for _, edit in ipairs(change.edits) do
+      out.edited_lines[#out.edited_lines + 1] = { edit.range.start.line, edit.range["end"].line }
+    end
+  end
+  for _, edits in pairs(params.edit.changes or {}) do
+    for _, edit in ipairs(edits) do
+      out.edited_lines[#out.edited_lines + 1] = { edit.range.start.line, edit.range["end"].line }
+    end
+  end
+  return apply(err, params, ctx, config)
+end
+local first = secrets()[1]
+vim.api.nvim_win_set_cursor(0, { first.lnum + 1, first.col })
+local started = vim.uv.hrtime()
+vim.lsp.buf.code_action({ apply = true, filter = function(action)
+  return vim.startswith(action.title, "Redact now")
+end })
+assert(vim.wait(30000, function() return #secrets() == 0 end, 20), "the secrets' warnings stay")
+out.seconds = (vim.uv.hrtime() - started) / 1e9
+out.buffer = vim.api.nvim_buf_get_lines(sheet, 0, -1, false)
+out.modified = vim.bo[sheet].modified
+"""
+
+
+def test_redact_now_of_hundreds_of_secrets_on_two_lines(tmp_path: Path) -> None:
+    """527 secrets on two entries' lines of a sheet (one of them not ASCII) are replaced in
+    the buffer by one edit a line, their warnings gone within seconds: as an edit a secret,
+    the server walked the long line a character at a time for each change Neovim sent back,
+    and Neovim diffed the whole line for each edit, 7 s in all."""
+    root = make_workspace(tmp_path / "repo")
+    add_note(root, "first")
+    add_note(root, "second")
+    sheet = stet_sheet_path(root)
+    tokens = [fake_github_token(str(number)) for number in range(527)]
+    text = sheet.read_text(encoding="utf-8")
+    text = text.replace("- first <!--", "- first " + " ".join(tokens[:300]) + " <!--")
+    text = text.replace("- second <!--", "- second é😀 " + " ".join(tokens[300:]) + " <!--")
+    sheet.write_text(text, encoding="utf-8")
+    lines = text.splitlines()
+    first, second = find_line(lines, "- first "), find_line(lines, "- second ")
+
+    result = run_script(
+        tmp_path,
+        root,
+        MANY_SECRETS_REDACTED,
+        env={"STET_SHEET": str(sheet), "STET_COUNT": str(len(tokens))},
+    )
+
+    assert result["edited_lines"] == [[first, first], [second, second]]
+    markers = [f"[REDACTED:github-token#{number}]" for number in range(1, 528)]
+    expected = list(lines)
+    for number, token in enumerate(tokens):
+        line = first if number < 300 else second
+        expected[line] = expected[line].replace(token, markers[number])
+    assert result["buffer"] == expected
+    assert result["modified"] is True
+    assert result["seconds"] < 5, result["seconds"]
+    assert sheet.read_text(encoding="utf-8") == text  # the buffer's until written

@@ -15,6 +15,7 @@ import pytest_lsp
 from lsp_harness import (
     CLIENTS,
     SERVER,
+    buffers,
     diagnostics,
     edit_range,
     eventually,
@@ -181,6 +182,43 @@ async def test_redact_now_replaces_the_secret_through_an_edit(
     assert text_edit.new_text == "[REDACTED:github-token#1]"
     assert text_edit.range == diagnostic.range
     assert path.read_text("utf-8").count(token) == 1  # the server never wrote the file
+
+
+async def test_redact_now_sends_one_edit_a_line_however_many_secrets_it_holds(
+    client: LanguageClient, root: Path
+) -> None:
+    """Each edit is a change of its own to an editor (Neovim diffs the whole line for each):
+    a line of hundreds of secrets took seconds as an edit a secret."""
+    tokens = [github_token() for _ in range(5)]
+    lines = [
+        json.dumps({"type": "tool", "output": f"é {tokens[0]} and {tokens[1]}, {tokens[2]}"}),
+        json.dumps({"type": "text", "text": "nothing here"}),
+        json.dumps({"type": "tool", "output": f"{tokens[3]} {tokens[4]}"}),
+    ]
+    text = "\n".join(lines) + "\n"
+    path = artifact(root, text)
+    document = open_file(client, path, "json")
+    found = await eventually(lambda: gate_diagnostics(client, document))
+    assert len(found) == 5
+    answer = await execute(client, REDACT, uri=document)
+    assert answer == {"redacted": 5, "applied": True}
+    [edit] = client.applied_edits  # type: ignore[attr-defined]
+    first, last = text_edits(edit, document)
+    assert (first.range.start.line, first.range.end.line) == (0, 0)
+    assert (last.range.start.line, last.range.end.line) == (2, 2)
+    redacted = buffers(client)[document].text
+    assert redacted.splitlines() == [
+        json.dumps({"type": "tool", "output": "é [REDACTED:github-token#1] and "
+                    "[REDACTED:github-token#2], [REDACTED:github-token#3]"}),
+        lines[1],
+        json.dumps({"type": "tool", "output": "[REDACTED:github-token#4] "
+                    "[REDACTED:github-token#5]"}),
+    ]  # fmt: skip
+
+    async def cleared() -> bool:
+        return not await gate_diagnostics(client, document)
+
+    await eventually(cleared)
 
 
 async def test_a_clean_artifact_and_files_outside_stet_get_no_gate_diagnostics(

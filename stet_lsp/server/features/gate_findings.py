@@ -29,6 +29,7 @@ from stet_lsp.server.sheet_sync import APPLY_TIMEOUT_SECONDS, versioned_edit
 
 if TYPE_CHECKING:  # the gate is imported on first use, so the server answers initialize sooner
     from stet_lsp.gate import Finding, GateConfig
+    from stet_lsp.gate.redact import Replacement
 
 log = logging.getLogger("stet_lsp")
 GateKind = Literal["sheet", "artifact"]
@@ -216,17 +217,12 @@ class GateFindings(Feature):
         result = apply_redaction(text, findings)
         edits: list[types.TextEdit | types.AnnotatedTextEdit | types.SnippetTextEdit] = [
             types.TextEdit(
-                range=client_range(
-                    codec,
-                    state.lines,
-                    item.finding.line,
-                    item.finding.column,
-                    item.finding.end_line,
-                    item.finding.end_column,
-                ),
-                new_text=item.text,
+                range=client_range(codec, state.lines, line, column, end_line, end_column),
+                new_text=new_text,
             )
-            for item in result.replacements
+            for line, column, end_line, end_column, new_text in _line_edits(
+                text, result.replacements
+            )
         ]
         answer = await self.server.from_client(
             self.server.workspace_apply_edit_async(
@@ -238,6 +234,31 @@ class GateFindings(Feature):
             APPLY_TIMEOUT_SECONDS,
         )
         return {"redacted": len(findings), "applied": bool(answer and answer.applied)}
+
+
+def _line_edits(text: str, replacements: list[Replacement]) -> list[tuple[int, int, int, int, str]]:
+    """The replacements (in the text's order) as edits (line, column, end line, end column,
+    new text), those that share a line as one: an editor takes each edit as a change of its
+    own (Neovim diffs the whole line for each), so a line holding hundreds of secrets was
+    hundreds of changes of that line, seconds in Neovim."""
+    edits: list[tuple[int, int, int, int, str]] = []
+    last_end = 0
+    for item in replacements:
+        found = item.finding
+        if edits and edits[-1][2] == found.line:
+            line, column, _, _, new_text = edits[-1]
+            between = text[last_end : found.offset]
+            edits[-1] = (
+                line,
+                column,
+                found.end_line,
+                found.end_column,
+                new_text + between + item.text,
+            )
+        else:
+            edits.append((found.line, found.column, found.end_line, found.end_column, item.text))
+        last_end = found.end_offset
+    return edits
 
 
 def _key(state: DocumentState) -> tuple[int, int]:
