@@ -28,7 +28,7 @@ folder (`screenshots/`, printed with -s).
   the server.
 - One behaviour each: "Stet: Show Brief" (and a CLI note in the open brief); "Stet:
   Graduation Review" and "Accept every proposal"; "Stet: Restart Language Server" and a note through
-  the new server; the skill and discard routes from the side bar; a whole comment thread
+  the new server; the Stet view once a killed server is started again; the skill and discard routes from the side bar; a whole comment thread
   discarded; an edit of a note cancelled with Escape; Go to Definition from a step of
   events.jsonl; a trajectory's schema error and a committed one's secret in the Problems panel;
   a `stet.server.*` setting of a wrong type named in a notification; an entry whose file is
@@ -165,7 +165,9 @@ def code_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tupl
     `.venv` whose `bin/stet-lsp` leaves a mark, then runs the real server. With "logged",
     `stet.server.path` is a script that appends a line to `server-starts` in the test's tmp
     folder, then runs the real server; with "broken", it names no file (that script is there,
-    `stet-lsp-logged`, for the test to set)."""
+    `stet-lsp-logged`, for the test to set); with "crashing", it is a script that appends the
+    server's process id to `server-pids`, and waits three seconds before every start after the
+    first."""
     assert CODE_SERVER is not None
     root = make_workspace(tmp_path / "repo")
     venv = getattr(request, "param", None) == "venv"
@@ -184,6 +186,17 @@ def code_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tupl
         wrapper = tmp_path / "stet-lsp-logged"
         wrapper.write_text(
             f'#!/bin/sh\necho started >> {tmp_path / "server-starts"}\nexec {server_path} "$@"\n',
+            encoding="utf-8",
+        )
+        wrapper.chmod(0o755)
+        server_path = str(wrapper)
+    if getattr(request, "param", None) == "crashing":
+        # Each start appends its process id (exec keeps it the server's) to `server-pids`;
+        # every start after the first takes three seconds, as a slow machine's would.
+        pids = tmp_path / "server-pids"
+        wrapper = tmp_path / "stet-lsp-pids"
+        wrapper.write_text(
+            f'#!/bin/sh\n[ -s {pids} ] && sleep 3\necho $$ >> {pids}\nexec {server_path} "$@"\n',
             encoding="utf-8",
         )
         wrapper.chmod(0o755)
@@ -1182,6 +1195,30 @@ def test_server_restarted_from_vscode(tmp_path: Path, code_server: tuple[str, Pa
         "style sheet: 2 notes" in lens.replace("\xa0", " ") for lens in result["lensAfterNote"]
     )
     assert entries[RESTART_TEXT]["status"] == "open"
+
+
+@pytest.mark.parametrize("code_server", ["crashing"], indirect=True)
+def test_stet_view_heals_once_a_crashed_server_is_back(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """The server ends without being asked (killed) while the Stet view shows the working
+    trajectory; the language client starts it again, and the view, refreshed while it was
+    down (nothing to show then), lists the trajectory again once it is back: it stayed on
+    "the Stet language server is starting" until the next save or command."""
+    base, root = code_server
+    assert (
+        stet(root, "trajectory", "import", str(claude_session(root, tmp_path / "home"))).returncode
+        == 0
+    )
+    steps = working_trajectory(root)["steps"]
+
+    result = drive(tmp_path, base, root, scenario="viewheal", pidLog=str(tmp_path / "server-pids"))
+
+    assert len(result["pidsAfter"]) == 2, result["pidsAfter"]
+    assert result["before"]["description"].startswith(f"{steps} steps"), result["before"]
+    assert result["rowsWhileDown"] == [], result["rowsWhileDown"]
+    assert result["after"]["description"] == result["before"]["description"], result["after"]
+    assert result["stepAfter"], result
 
 
 @pytest.mark.parametrize("code_server", ["broken"], indirect=True)

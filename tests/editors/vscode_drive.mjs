@@ -37,6 +37,7 @@
 // - "scratchnote": "Stet: Add Note at Cursor" in the style sheet itself;
 // - "crashedstart": a server that ends at once: the notification and its "Show Output";
 // - "norepo": a folder in no git repository: the status bar item and a command's message;
+// - "viewheal": the Stet view while the server is killed and started again;
 // - "failedstart", "pausedrecord", "importfile", "messages", "dirtysheet", "listgone", "branchswitch": see
 //   their functions below.
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
@@ -1865,6 +1866,35 @@ async function runOutsideImport(page) {
   await screenshot(page, "outside-import");
 }
 
+// The Stet view while the server ends without being asked (its process killed) and the
+// language client starts it again (config.pidLog: a process id a start): the working
+// trajectory's row before; the view refreshed while the server is down (nothing to list);
+// the row again once the second server runs, and its children.
+async function runViewHeal(page) {
+  await openWorkbench(page);
+  await runCommand(page, "Stet: Show Stet View");
+  const working = async () => (await treeRows(page)).find((row) => row.label.startsWith("working ")) ?? null;
+  result.before = await until("the working trajectory's row", working);
+  const pids = () => readFileSync(config.pidLog, "utf8").split("\n").filter(Boolean);
+  const [first] = pids();
+  process.kill(Number(first), "SIGKILL");
+  result.rowsWhileDown = await acting(
+    "the view refreshed while the server is down",
+    () => runCommand(page, "Stet: Refresh"),
+    async () => ((await treeRows(page)).length === 0 && pids().length === 1 ? [] : null),
+    { every: 1500 },
+  );
+  await screenshot(page, "view-while-down");
+  result.after = await until("the working trajectory's row again", working);
+  result.pidsAfter = pids();
+  const rows = page.locator(".part.sidebar .monaco-list-row");
+  await expandRow(page, rows, "working ");
+  result.stepAfter = await until("the trajectory's sessions", async () =>
+    (await treeRows(page)).find((row) => row.level > 2) ?? null,
+  );
+  await screenshot(page, "view-healed");
+}
+
 // "Stet: Commit Trajectory (Capstone)" with no working trajectory: a message at once, or
 // (should it ask) the message box.
 async function runCapstoneNone(page) {
@@ -1970,6 +2000,7 @@ async function runCommentRanges(page) {
 
 const run = {
   commentranges: runCommentRanges,
+  viewheal: runViewHeal,
   opencommitted: runOpenCommitted,
   viewproblem: runViewProblem,
   multiroot: runMultiRoot,

@@ -233,6 +233,11 @@ async function begin(hooks: ClientHooks): Promise<void> {
   started.onDidChangeState((event) => {
     if (client === started) {
       setServerRunning(event.newState === State.Running);
+      if (event.newState === State.Running) {
+        // Also after the language client started a server that ended again on its own: what
+        // the view and the status bar listed while it was down was nothing.
+        void changed();
+      }
     }
   });
   const start = client.start();
