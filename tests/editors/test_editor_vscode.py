@@ -28,7 +28,7 @@ folder (`screenshots/`, printed with -s).
   the server.
 - One behaviour each: "Stet: Show Brief" (and a CLI note in the open brief); "Stet:
   Graduation Review" and "Accept every proposal"; "Stet: Restart Language Server" and a note through
-  the new server; the Stet view once a killed server is started again; the skill and discard routes from the side bar; a whole comment thread
+  the new server; the Stet view once a killed server is started again, and once a refused sheet is readable; the skill and discard routes from the side bar; a whole comment thread
   discarded; an edit of a note cancelled with Escape; Go to Definition from a step of
   events.jsonl; a trajectory's schema error and a committed one's secret in the Problems panel;
   a `stet.server.*` setting of a wrong type named in a notification; an entry whose file is
@@ -694,6 +694,32 @@ def test_view_says_why_it_lists_nothing_from_vscode(
     ), row
     assert result["welcome"] == [], result["welcome"]
     assert elsewhere.read_bytes() == before  # nothing written through the link
+
+
+def test_view_lists_again_once_the_sheet_is_readable_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """The style sheet is for a while a link the server refuses to read: the view, refreshed
+    then, says so in a row; the file back as it was, the view lists the entries again without
+    being asked (the status bar's poll sees the change), where it kept the refusal until the
+    next save or command."""
+    base, root = code_server
+    add_note(root, "an entry", "--kind", "note")
+    sheet = stet_sheet_path(root)
+    before = sheet.read_bytes()
+
+    result = drive(
+        tmp_path, base, root, scenario="viewrecover", sheetPath=str(sheet),
+        linkTarget=str(tmp_path / "elsewhere.md"), problem="is a symbolic link",
+    )  # fmt: skip
+
+    assert [row["label"] for row in result["rowsBroken"]] == [
+        f"{sheet} is a symbolic link; Stet does not follow links in the repository "
+        "(nothing was changed)"
+    ], result["rowsBroken"]
+    assert result["after"] == result["before"], (result["before"], result["after"])
+    assert not [row for row in result["rowsAfter"] if "symbolic link" in row["label"]]
+    assert sheet.read_bytes() == before
 
 
 def test_committed_trajectory_opened_from_the_palette_from_vscode(

@@ -38,6 +38,7 @@
 // - "crashedstart": a server that ends at once: the notification and its "Show Output";
 // - "norepo": a folder in no git repository: the status bar item and a command's message;
 // - "viewheal": the Stet view while the server is killed and started again;
+// - "viewrecover": the Stet view while the style sheet is for a while one the server refuses;
 // - "failedstart", "pausedrecord", "importfile", "messages", "dirtysheet", "listgone", "branchswitch": see
 //   their functions below.
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
@@ -49,7 +50,7 @@
 // sheetName, briefTab, briefShows, toastShows, typed, startLog, serverPath, transcript, screenshots, out, chromium,
 // timeoutMs).
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 
@@ -1895,6 +1896,35 @@ async function runViewHeal(page) {
   await screenshot(page, "view-healed");
 }
 
+// The Stet view while the style sheet (config.sheetPath) is, for a while, a link the server
+// refuses to read (to config.linkTarget, holding the same text): the entries' group before;
+// the refusal once the view is refreshed; the group again, unasked, once the file is back.
+async function runViewRecover(page) {
+  await openWorkbench(page);
+  await runCommand(page, "Stet: Show Stet View");
+  const entries = async () => (await treeRows(page)).find((row) => row.label.startsWith("Entries")) ?? null;
+  result.before = await until("the entries' group", entries);
+  const text = readFileSync(config.sheetPath);
+  writeFileSync(config.linkTarget, text);
+  unlinkSync(config.sheetPath);
+  symlinkSync(config.linkTarget, config.sheetPath);
+  result.rowsBroken = await acting(
+    "the refusal in the view",
+    () => runCommand(page, "Stet: Refresh"),
+    async () => {
+      const rows = await treeRows(page);
+      return rows.some((row) => row.label.includes(config.problem)) ? rows : null;
+    },
+    { every: 3000 },
+  );
+  await screenshot(page, "view-refused");
+  unlinkSync(config.sheetPath);
+  writeFileSync(config.sheetPath, text);
+  result.after = await until("the entries' group again", entries);
+  result.rowsAfter = await treeRows(page);
+  await screenshot(page, "view-recovered");
+}
+
 // "Stet: Commit Trajectory (Capstone)" with no working trajectory: a message at once, or
 // (should it ask) the message box.
 async function runCapstoneNone(page) {
@@ -2001,6 +2031,7 @@ async function runCommentRanges(page) {
 const run = {
   commentranges: runCommentRanges,
   viewheal: runViewHeal,
+  viewrecover: runViewRecover,
   opencommitted: runOpenCommitted,
   viewproblem: runViewProblem,
   multiroot: runMultiRoot,

@@ -73,10 +73,7 @@ export class StatusBar {
         // harness's hook) into the working one changes its steps, not whether it is there.
         rows.map((row) => [row.id, row.working, row.steps, row.harnesses]),
       ]);
-      if (this.seen !== undefined && seen !== this.seen) {
-        this.seenChange();
-      }
-      this.seen = seen;
+      this.see(seen);
       this.item.tooltip = new vscode.MarkdownString(
         [
           `**Stet** · ${list.target.kind} \`${list.target.label}\``,
@@ -89,11 +86,23 @@ export class StatusBar {
         ].join("\n\n"),
       );
     } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
       this.item.text = "$(note) Stet";
-      this.item.tooltip = `Stet: ${error instanceof Error ? error.message : String(error)}`;
+      this.item.tooltip = `Stet: ${message}`;
+      // A refusal is a state of its own: the view lists again when it comes and when it goes
+      // (the sheet readable again, as it was before, is a change from the refusal).
+      this.see(JSON.stringify(["refused", message]));
     } finally {
       this.busy = false;
     }
+  }
+
+  /** Records what a refresh saw, telling `seenChange` when it differs from the last. */
+  private see(seen: string): void {
+    if (this.seen !== undefined && seen !== this.seen) {
+      this.seenChange();
+    }
+    this.seen = seen;
   }
 
   dispose(): void {
