@@ -106,24 +106,35 @@ def test_neovim_settings_are_the_schema_defaults() -> None:
     assert neovim_settings() == {"stet": defaults()}
 
 
-def configuration_section() -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index("\n## Configuration\n")
+def configuration_section(path: Path = README, heading: str = "## Configuration") -> str:
+    text = path.read_text(encoding="utf-8")
+    start = text.index(f"\n{heading}\n")
     end = text.find("\n## ", start + 1)
     return text[start:end]
 
 
-def test_readme_lists_every_setting_with_its_default() -> None:
-    rows = {
+def settings_table(section: str) -> dict[str, str]:
+    """A section's table of settings: each `stet.*` key with its default as written."""
+    return {
         line.split("|")[1].strip(): line.split("|")[2].strip()
-        for line in configuration_section().splitlines()
-        if line.startswith("| `")
+        for line in section.splitlines()
+        if line.startswith("| `stet.")
     }
-    shown = {
-        f"`{item.key}`": f"`{item.default if isinstance(item.default, str) else json.dumps(item.default)}`"
-        for item in SCHEMA
-    }
-    assert rows == shown
+
+
+SHOWN = {
+    f"`{item.key}`": f"`{item.default if isinstance(item.default, str) else json.dumps(item.default)}`"
+    for item in SCHEMA
+}
+
+
+def test_readme_lists_every_setting_with_its_default() -> None:
+    assert settings_table(configuration_section()) == SHOWN
+
+
+def test_the_commands_page_lists_every_setting_with_its_default() -> None:
+    section = configuration_section(ROOT / "docs" / "commands.md", "## Settings")
+    assert settings_table(section) == SHOWN
 
 
 def test_the_server_prints_its_settings_schema_and_serves_nothing() -> None:

@@ -546,7 +546,8 @@ def test_help_file_has_clean_tags_for_every_subcommand_mapping_and_setting(
         start = text.index(f"*{item.key}*") + len(item.key) + 2
         following = re.compile(r"\*[^*\s|]+\*").search(text, start)
         about = " ".join(text[start : following.start() if following else len(text)].split())
-        assert f"default {lua_value(item.default)}" in about, (item.key, about)
+        kind = "list of strings" if item.type == "array" else item.type
+        assert f"{kind}, default {lua_value(item.default)}" in about, (item.key, about)
         assert " ".join(item.description.split()) in about, (item.key, about)
         for allowed in item.enum:
             assert json.dumps(allowed) in about, (item.key, allowed, about)
@@ -2504,3 +2505,48 @@ def test_redact_now_of_hundreds_of_secrets_on_two_lines(tmp_path: Path) -> None:
     assert result["modified"] is True
     assert result["seconds"] < 5, result["seconds"]
     assert sheet.read_text(encoding="utf-8") == text  # the buffer's until written
+
+
+BAD_SETTINGS = """
+out.shown = {}
+local ns = vim.api.nvim_create_namespace("stet-test-messages")
+vim.ui_attach(ns, { ext_messages = true }, function(event, _, content)
+  if event == "msg_show" then
+    local text = ""
+    for _, chunk in ipairs(content) do
+      text = text .. chunk[2]
+    end
+    out.shown[#out.shown + 1] = text
+  end
+end)
+vim.lsp.config("stet", {
+  settings = { stet = { brief = { budget = "lots" }, margin = { severty = "information" } } },
+})
+vim.cmd.edit("src/pay.py")
+assert(attached(vim.api.nvim_get_current_buf()))
+vim.wait(10000, function() return #vim.tbl_filter(function(text)
+  return text:find("Stet setting", 1, true) ~= nil
+end, out.shown) >= 2 end, 50)
+settle(1000)
+vim.ui_detach(ns)
+out.running = #vim.lsp.get_clients({ name = "stet" })
+"""
+
+
+def test_a_server_setting_of_a_bad_value_says_so(tmp_path: Path) -> None:
+    """`settings.stet` holding a budget that is no number and a misspelt key: a message each
+    in the message area (Neovim's own showMessage handler), naming the setting, what it takes
+    and the value used instead; the server runs."""
+    root = make_workspace(tmp_path / "repo")
+
+    result = run_script(tmp_path, root, BAD_SETTINGS)
+
+    said = [text.strip() for text in result["shown"] if "Stet setting" in text]
+    assert said == [
+        'LSP[stet][Warning] Stet setting stet.brief.budget = "lots" is not a whole number of 1 '
+        "or more; using 800",
+        "LSP[stet][Warning] Stet setting stet.margin.severty is not one of Stet's settings "
+        "(ignored); did you mean stet.margin.severity?",
+    ], result["shown"]
+    assert result["notifications"] == []
+    assert result["running"] == 1

@@ -1732,6 +1732,29 @@ def test_server_settings_of_a_wrong_type_from_vscode(
     assert [item.strip() for item in result["status"]] == ["Stet"], result["status"]
 
 
+@pytest.mark.parametrize(
+    "code_server",
+    [{"stet.brief.budget": "lots", "stet.margin.severty": "information"}],
+    indirect=True,
+)
+def test_a_server_setting_of_a_bad_value_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """settings.json holding a `stet.brief.budget` that is no number and a misspelt key: the
+    server says so in a notification each, naming the setting, what it takes and the value
+    used instead; the server runs."""
+    base, root = code_server
+
+    result = drive(tmp_path, base, root, scenario="messages", toastShows="stet.brief.budget")
+
+    assert sorted(result["toasts"]) == [
+        'Stet setting stet.brief.budget = "lots" is not a whole number of 1 or more; using 800',
+        "Stet setting stet.margin.severty is not one of Stet's settings (ignored); "
+        "did you mean stet.margin.severity?",
+    ], result["toasts"]
+    assert [item.strip() for item in result["status"]] == ["Stet: main · 0 open"], result["status"]
+
+
 DIRTY_ENTRY = "Prices are Decimal, never float"
 DIRTY_TYPED = "- Amounts are rounded half-even"
 DIRTY_AGENT = "The retry helper lives in src/retry.py"
