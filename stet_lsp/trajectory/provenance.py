@@ -953,7 +953,7 @@ def _moves(
             path
             for trajectory in trajectories
             for path in trajectory.paths()
-            if (root / path).is_file()
+            if _is_file(root / path)
         }
         moves.update(_moved_untracked(root, unfollowed, walks, taken))
     return moves
