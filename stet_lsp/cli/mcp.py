@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from stet_lsp.cli.common import json_option, print_json, target_options
+
+_Plan = TypeVar("_Plan")
 
 _CLIENTS = ("claude-code", "codex", "cursor", "vscode")
 _SCOPES = ("local", "user")
@@ -109,18 +112,13 @@ def _serve_in_missing_folder(args: argparse.Namespace, folder: str) -> int:
 
 
 def _install(args: argparse.Namespace) -> int:
-    from stet_lsp.mcp.install import WRITE_ATTEMPTS, ChangedWhileWritten, apply, plan
+    from stet_lsp.mcp.install import apply, plan
 
-    for attempt in range(1, WRITE_ATTEMPTS + 1):
-        planned = plan(args.client, args.scope, directory=Path(args.directory))
-        if args.dry_run:
-            break
-        try:
-            apply(planned)
-            break
-        except ChangedWhileWritten:
-            if attempt == WRITE_ATTEMPTS:
-                raise
+    planned = _planned_and_applied(
+        lambda: plan(args.client, args.scope, directory=Path(args.directory)),
+        apply,
+        args.dry_run,
+    )
     if args.json:
         print_json(planned.to_json(args.dry_run))
         return 0
@@ -148,19 +146,13 @@ def _install(args: argparse.Namespace) -> int:
 
 
 def _uninstall(args: argparse.Namespace) -> int:
-    from stet_lsp.mcp.install import WRITE_ATTEMPTS, ChangedWhileWritten
     from stet_lsp.mcp.uninstall import apply_removal, plan_removal
 
-    for attempt in range(1, WRITE_ATTEMPTS + 1):
-        removal = plan_removal(args.client, args.scope, directory=Path(args.directory))
-        if args.dry_run:
-            break
-        try:
-            apply_removal(removal)
-            break
-        except ChangedWhileWritten:
-            if attempt == WRITE_ATTEMPTS:
-                raise
+    removal = _planned_and_applied(
+        lambda: plan_removal(args.client, args.scope, directory=Path(args.directory)),
+        apply_removal,
+        args.dry_run,
+    )
     if args.json:
         print_json(removal.to_json(args.dry_run))
         return 0
@@ -190,3 +182,25 @@ def _uninstall(args: argparse.Namespace) -> int:
         print()
         print(removal.diff(), end="")
     return 0
+
+
+def _planned_and_applied(
+    make_plan: Callable[[], _Plan], apply: Callable[[_Plan], object], dry_run: bool
+) -> _Plan:
+    """The plan, applied unless `dry_run`: planned again from what the files hold now when one
+    changed while it was written, up to `WRITE_ATTEMPTS` times."""
+    from stet_lsp.mcp.install import WRITE_ATTEMPTS, ChangedWhileWritten
+
+    for _ in range(WRITE_ATTEMPTS - 1):
+        planned = make_plan()
+        if dry_run:
+            return planned
+        try:
+            apply(planned)
+            return planned
+        except ChangedWhileWritten:
+            continue
+    planned = make_plan()
+    if not dry_run:
+        apply(planned)
+    return planned
