@@ -440,6 +440,11 @@ def _age_sheets(root: Path) -> None:
         os.utime(path, (old, old))
 
 
+def _next_second() -> None:
+    """Wait for the next second of the clock: reflogs date their entries in whole seconds."""
+    time.sleep(1.01 - time.time() % 1)
+
+
 def _swap_names(repo: pygit2.Repository, between: Callable[[], object]) -> None:
     """`git branch -m a tmp; git branch -m b a; git branch -m tmp b`, `between` run after
     each rename."""
@@ -461,9 +466,11 @@ def test_sheets_follow_two_branches_swapping_names(
     head = repo[repo.head.target]
     for name in ("b", "a"):
         repo.branches.local.create(name, head)
+    _next_second()  # the sheets written after the branches took their names
+    for name in ("b", "a"):
         repo.checkout(repo.branches.local[name])
         StyleSheet(resolve_target(root)).add(f"entry of {name}")
-    _age_sheets(root)
+    _next_second()  # and before the renames
     if front == "session":
         session = RepositorySession(root)
         _swap_names(repo, session.load)
@@ -529,6 +536,33 @@ def test_a_name_left_long_ago_by_another_branch_takes_no_sheet_from_it(
     assert resolve_target(root).name == "topic"
     assert _entries_of(root, "topic") == ["mine"]
     assert not Target(root, "branch", "z").sheet_path.exists()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git dates the renames")
+def test_a_sheet_written_before_another_branch_held_its_name_stays_with_its_writer(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    """`topic` writes its sheet and goes to `tmp`; `y` holds the name `topic` a while and
+    leaves it for `y2`; `tmp` comes back to `topic`. The sheet is older than y's stay under
+    the name: it is topic's, not y's."""
+    now = int(time.time())
+
+    def git(*args: str, at: int) -> None:
+        env = {**os.environ, "GIT_COMMITTER_DATE": f"@{at} +0000"}
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+    git("checkout", "-q", "-b", "topic", at=now - 500)
+    StyleSheet(resolve_target(root)).add("topic's")
+    written = now - 400
+    os.utime(Target(root, "branch", "topic").sheet_path, (written, written))
+    git("branch", "-m", "topic", "tmp", at=now - 300)
+    git("branch", "y", at=now - 300)
+    git("branch", "-m", "y", "topic", at=now - 200)
+    git("branch", "-m", "topic", "y2", at=now - 100)
+    git("branch", "-m", "tmp", "topic", at=now - 50)
+    assert resolve_target(root).name == "topic"
+    assert _entries_of(root, "topic") == ["topic's"]
+    assert not Target(root, "branch", "y2").sheet_path.exists()
 
 
 @pytest.mark.skipif(

@@ -13,9 +13,11 @@ of the commit it came from the same way, so that no move merges two sheets.
 A name can change hands: after `git branch -m a tmp; git branch -m b a; git branch -m tmp b`
 (two branches' names swapped) the branch now called `b` finds a sheet of that name that the
 other branch wrote while it was `b`. A sheet last written before the current branch took its
-name by a rename (in an earlier second than its reflog's record of it) is the sheet of the
-branch that was renamed away from that name before: it moves to that branch's name when that
-has none, and the current branch then follows its own former names. Two sheets each waiting
+name by a rename (in an earlier second than its reflog's record of it), while the branch that
+was renamed away from that name last before held it (after the second it took the name, by a
+rename or by its making), is that branch's: it moves to that branch's name when that has
+none, and the current branch then follows its own former names. A sheet older than that
+branch's stay under the name stays where it is. Two sheets each waiting
 for the other's name (the swap made with no Stet command between the renames) stay where
 they are."""
 
@@ -109,7 +111,8 @@ def previous_holder(repo: pygit2.Repository, current: Target, written: float) ->
     away from the name last before `current` took it. None when the sheet may be `current`'s
     own (written since it took the name, or in the same second; `current` itself the last
     to leave the name, renamed back to it), was written after the other branch left the
-    name, or no branch or several (of the same second) left it."""
+    name or not after the second it took it (the sheet of a branch that held the name
+    before), or no branch or several (of the same second) left it."""
     if current.kind != "branch":
         return None
     took = next(
@@ -122,19 +125,51 @@ def previous_holder(repo: pygit2.Repository, current: Target, written: float) ->
     )
     if took is None or int(written) >= took:
         return None
-    left: list[tuple[int, str]] = []
+    left: list[tuple[int, int, str]] = []
     for branch in repo.branches.local:
-        times = [t for t, old, _ in _renames_in_log(repo, branch) if old == current.name]
-        before = [t for t in times if t <= took]
-        if before:
-            left.append((max(before), branch))
+        stay = _last_stay(repo, branch, current.name, took)
+        if stay is not None:
+            left.append((stay[1], stay[0], branch))
     left.sort(reverse=True)
     if not left or (len(left) > 1 and left[0][0] == left[1][0]):
         return None
-    away, holder = left[0]
-    if holder == current.name or int(written) > away:
+    away, came, holder = left[0]
+    if holder == current.name or not came < int(written) <= away:
         return None
     return Target(current.root, "branch", holder)
+
+
+def _last_stay(
+    repo: pygit2.Repository, branch: str, name: str, until: int
+) -> tuple[int, int] | None:
+    """When the local branch `branch` last held `name` before leaving it by a rename no later
+    than `until`: (the time it took the name, the time it left it). It took the name by the
+    rename before that, or else when its reflog starts (when the branch was made under that
+    name; later, never earlier, when git expired the oldest entries). None when it left no
+    such name then."""
+    renames = _renames_in_log(repo, branch)
+    for index, (left, old, _) in enumerate(renames):
+        if old != name or left > until:
+            continue
+        if index + 1 < len(renames):
+            came, _, new = renames[index + 1]
+            return (came, left) if new == name else None
+        oldest = _oldest_entry_time(repo, branch)
+        return None if oldest is None else (oldest, left)
+    return None
+
+
+def _oldest_entry_time(repo: pygit2.Repository, branch: str) -> int | None:
+    import pygit2
+
+    reference = repo.references.get(f"refs/heads/{branch}")
+    if reference is None:
+        return None
+    try:
+        entries = list(reference.log())
+    except (pygit2.GitError, KeyError, ValueError):
+        return None
+    return entries[-1].committer.time if entries else None
 
 
 def renamed_branches(repo: pygit2.Repository) -> dict[str, str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shlex
 import shutil
@@ -1766,13 +1765,14 @@ def test_working_trajectories_follow_two_branches_swapping_names(
     from stet_lsp.trajectory.renames import follow_rename
 
     on_branch(repo, "b")
-    import_work(root, tmp_path, 1)
     repo.checkout(repo.branches.local["main"])
     on_branch(repo, "a")
+    time.sleep(1.01 - time.time() % 1)  # composed after the branches took their names,
+    repo.checkout(repo.branches.local["b"])
+    import_work(root, tmp_path, 1)
+    repo.checkout(repo.branches.local["a"])
     import_work(root, tmp_path, 2)
-    old = time.time() - 60  # composed a minute before the renames
-    for meta in (root / ".stet/cache/trajectories").glob("*/meta.json"):
-        os.utime(meta, (old, old))
+    time.sleep(1.01 - time.time() % 1)  # and before the renames (reflogs count seconds)
     for former, new in [("a", "tmp"), ("b", "a"), ("tmp", "b")]:
         repo.branches.local[former].rename(new)
         follow_rename(resolve_target(root))
