@@ -573,8 +573,9 @@ def test_a_branch_whose_name_is_not_utf8_keeps_its_sheet(
     repo: pygit2.Repository, root: Path
 ) -> None:
     """Its header names it with U+FFFD for the byte, as the writer writes it: the sheet is
-    still its own at the next write, and reflogs naming it (a rename, a checkout away from
-    it), which pygit2 cannot decode, are passed over rather than crash every command."""
+    still its own at the next write, follows the branch renamed away from the name (a reflog
+    entry pygit2 cannot decode, read from the reflog's file), and a checkout away from it
+    (another such entry, in HEAD's reflog) crashes no command."""
     name = b"caf\xe9"
 
     def git(*args: bytes) -> None:
@@ -588,7 +589,16 @@ def test_a_branch_whose_name_is_not_utf8_keeps_its_sheet(
     assert _entries_of(root, target.name) == ["one", "two"]
     assert 'target="caf\ufffd"' in target.sheet_path.read_text(encoding="utf-8")
     git(b"branch", b"-m", name, name + b"-2")
-    assert resolve_target(root).name == name.decode("utf-8", "surrogateescape") + "-2"
+    renamed = resolve_target(root)
+    assert renamed.name == name.decode("utf-8", "surrogateescape") + "-2"
+    assert _entries_of(root, renamed.name) == ["one", "two"]
+    assert not target.sheet_path.exists()
+    assert 'target="caf\ufffd-2"' in renamed.sheet_path.read_text(encoding="utf-8")
+    git(b"branch", b"-m", name + b"-2", b"plain")
+    assert resolve_target(root).name == "plain"
+    assert _entries_of(root, "plain") == ["one", "two"]
+    text = Target(root, "branch", "plain").sheet_path.read_text(encoding="utf-8")
+    assert "target=plain " in text
     git(b"checkout", b"-q", b"--detach")
     assert resolve_target(root).kind == "detached"
 
