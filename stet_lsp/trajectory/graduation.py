@@ -1298,11 +1298,7 @@ def sheet_secrets(sheet: StyleSheet, config: GateConfig) -> Known:
     text graduation gates: a value one entry holds as a secret is one in another entry."""
     from stet_lsp.trajectory.importing import secrets_in_sheet
 
-    try:
-        text = sheet.read_text()
-    except StetError:
-        return []
-    return secrets_in_sheet(sheet.target, config, text)
+    return secrets_in_sheet(sheet.target, config, sheet.buffer)
 
 
 REVIEWS = Path(".stet") / "cache" / "graduation"

@@ -43,7 +43,7 @@ from stet_lsp.core.safefs import (
     read_regular,
     remove_regular,
 )
-from stet_lsp.core.sheet_format import written_name
+from stet_lsp.core.sheet_format import SHEET_LIMIT, written_name
 from stet_lsp.core.targets import Target
 from stet_lsp.trajectory import checkout
 from stet_lsp.trajectory.checkout import checked_out_part
@@ -463,18 +463,40 @@ def secrets_in_sheet(
     """The target's style sheet (its `text`, when given: an editor's buffer) and the secrets
     the gate finds in it: a value a note holds where a rule sees it (`DB_PASSWORD=…`) is a
     secret wherever a transcript or another entry repeats it bare (`connect with …`), which no
-    rule could tell from another word. Nothing when the sheet cannot be read."""
-    from stet_lsp.core.sheet import StyleSheet
+    rule could tell from another word."""
     from stet_lsp.gate.scan import scan_text
 
-    try:
-        text = StyleSheet(target).read_text() if text is None else text
-    except StetError:
-        return []
+    if text is None:
+        text = _sheet_text_scanned(target)
     if not text:
         return []
     found = scan_text(text, config=config, path=target.sheet_path.name, cache=None)
     return [(text, found)] if found else []
+
+
+def _sheet_text_scanned(target: Target) -> str:
+    """The target's style sheet file as the gate reads it for the values it holds ("" when
+    there is none). A sheet Stet will not work with still holds them: one that is not UTF-8 is
+    read with what does not decode replaced, one whose lines end in a carriage return alone
+    with line feeds for them. One whose bytes cannot be read (not a regular file, over the
+    sheet's size limit) refuses: what it holds would pass the gate unknown."""
+    path = target.sheet_path
+    redacted = "the values it holds as secrets are redacted wherever they are repeated"
+    try:
+        data = read_regular(path, target.root, limit=SHEET_LIMIT + 1)
+    except StetError as error:
+        raise StetError(f"the style sheet cannot be read, and {redacted}: {error}") from None
+    if data is None:
+        return ""
+    if len(data) > SHEET_LIMIT:
+        raise StetError(
+            f"{path} is larger than {SHEET_LIMIT // 2**20} MiB, not read, and {redacted}: "
+            "move it away or shorten it, nothing was changed"
+        )
+    text = data.decode("utf-8", "replace")
+    if "\r" in text and "\n" not in text:
+        text = text.replace("\r", "\n")
+    return text
 
 
 def _cwds(parsed: ParsedSession) -> list[str]:

@@ -2211,6 +2211,70 @@ def test_a_value_a_note_holds_is_redacted_where_the_brief_repeats_it(
     assert meta["brief"].endswith("[REDACTED:secret-assignment#1] please")
 
 
+def damage_sheet(target: Target, damage: str) -> None:
+    """Leave the sheet as Stet will not read it: a byte that is not UTF-8, or its lines ended
+    by a carriage return alone."""
+    path = target.sheet_path
+    data = path.read_bytes()
+    path.write_bytes(
+        data + b"note: caf\xe9\n" if damage == "latin-1" else data.replace(b"\n", b"\r")
+    )
+
+
+@pytest.mark.parametrize("damage", ["latin-1", "cr"])
+@pytest.mark.parametrize("note_first", [True, False], ids=["note, then import", "import, note"])
+def test_a_value_a_sheet_stet_will_not_read_holds_is_redacted_all_the_same(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, damage: str, note_first: bool
+) -> None:
+    """A sheet that is not UTF-8, or ends its lines with a carriage return alone, is refused
+    by the sheet's operations, but the secrets it holds are still found in its bytes: the
+    import (sheet damaged before it) and the capstone (after) keep the bare value out."""
+    target = resolve_target(root)
+    if note_first:
+        StyleSheet(target).add(f"DB_PASSWORD={BARE} for the staging database")
+        damage_sheet(target, damage)
+    target = import_prompt(root, tmp_path, f"Connect to the staging database with {BARE} please")
+    folder = working_folder(target)
+    if note_first:
+        for path in folder.path.rglob("*"):
+            assert not path.is_file() or BARE.encode() not in path.read_bytes(), path
+    else:
+        StyleSheet(target).add(f"DB_PASSWORD={BARE} for the staging database")
+        damage_sheet(target, damage)
+    with pytest.raises(StetError):
+        StyleSheet(target).read()
+
+    result = capstone(target)
+
+    commit = head_commit(repo)
+    assert BARE not in commit.message and "[REDACTED:secret-assig" in result.message
+    for path in flat(repo, commit.tree):
+        assert BARE not in blob_text(repo, commit, path), path
+
+
+def test_a_sheet_too_large_to_read_refuses_the_import_and_the_capstone(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """Over the size limit the sheet's bytes are not read, so the values it holds cannot be
+    known: rather than let them through, the import and the capstone refuse, naming it."""
+    target = import_prompt(root, tmp_path, f"Connect to the staging database with {BARE} please")
+    before = {p: p.read_bytes() for p in working_folder(target).path.rglob("*") if p.is_file()}
+    StyleSheet(target).add(f"DB_PASSWORD={BARE} for the staging database")
+    with target.sheet_path.open("ab") as sheet:
+        sheet.write(b"padding\n" * (2**20 + 1))
+    session = Transcript(root, "ffffffff-1111-4222-8333-444455556666").user(BARE).say("Done.")
+
+    with pytest.raises(StetError, match="is larger than 8 MiB") as refused:
+        import_transcript(target, session.save(tmp_path / "second.jsonl"))
+    assert str(target.sheet_path) in str(refused.value)
+    after = {p: p.read_bytes() for p in working_folder(target).path.rglob("*") if p.is_file()}
+    assert after == before
+    head = head_commit(repo).id
+    with pytest.raises(StetError, match="is larger than 8 MiB"):
+        capstone(target)
+    assert head_commit(repo).id == head
+
+
 @pytest.mark.skipif(
     GIT is None or sys.platform == "darwin",
     reason="git makes the branch; macOS refuses a file name that is not UTF-8",
