@@ -444,6 +444,11 @@ def test_model_stats_written_as_a_python_repr_give_the_usage(tmp_path: Path) -> 
         "{1: 2}",
         "{'instance_cost': 0.5, " + "'x': 0, " * 1000 + "}",
         "not a dict",
+        # a hex literal of thousands of digits: no JSON reader takes such an int back
+        pytest.param("{'instance_cost': 0.5, 'x': 0x" + "f" * 4000 + "}", id="hex-other"),
+        pytest.param("{'instance_cost': 0x" + "f" * 4000 + "}", id="hex-cost"),
+        pytest.param("{'tokens_sent': -0x" + "f" * 4000 + "}", id="hex-tokens"),
+        pytest.param("{'api_calls': " + str(2**63) + "}", id="past-2**63"),
     ],
 )
 def test_model_stats_that_are_no_plain_dict_literal_stay_raw(tmp_path: Path, stats: str) -> None:
@@ -451,6 +456,23 @@ def test_model_stats_that_are_no_plain_dict_literal_stay_raw(tmp_path: Path, sta
     assert not of(parsed.events, Usage)
     information = of(parsed.events, RawEvent)[-1]
     assert information.record == {"model_stats": stats}
+
+
+def test_model_stats_figures_no_count_or_cost_holds_are_left_out(tmp_path: Path) -> None:
+    """A cost or token count past what a run reports (an int too large for a float, one past
+    2**63, an infinity) gives no cost and no tokens, never an error."""
+    stats = {"instance_cost": 10**400, "tokens_sent": 10**400, "tokens_received": 1e300}
+    parsed = SWE.parse(write(tmp_path, ctf_run(stats), "ctf.traj"))
+    (usage,) = of(parsed.events, Usage)
+    assert (usage.cost_usd, usage.input_tokens, usage.output_tokens) == (None, 0, 0)
+    stats = {"instance_cost": 2.0**64, "tokens_sent": 2**63, "tokens_received": 12}
+    parsed = SWE.parse(write(tmp_path, ctf_run(stats), "ctf.traj"))
+    (usage,) = of(parsed.events, Usage)
+    assert (usage.cost_usd, usage.input_tokens, usage.output_tokens) == (None, 0, 12)
+    text = write(tmp_path, ctf_run({"instance_cost": 0.5}), "ctf.traj").read_text()
+    infinite = write_text(tmp_path / "inf.traj", text.replace("0.5", "Infinity"))
+    (usage,) = of(SWE.parse(infinite).events, Usage)
+    assert usage.cost_usd is None
 
 
 def test_swe_agent_retry_attempts(tmp_path: Path) -> None:

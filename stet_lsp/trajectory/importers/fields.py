@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 
@@ -11,18 +12,30 @@ def text_field(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+LARGEST_FIGURE = 2**63 - 1
+"""The largest count or cost read: one past it is no figure a run reports (a float cannot hold
+it, and past 4,300 digits Python's JSON reader refuses it back)."""
+
+
+def _figure(value: Any) -> int | float | None:
+    """A finite number within ±LARGEST_FIGURE, else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value if -LARGEST_FIGURE <= value <= LARGEST_FIGURE else None
+
+
 def count_field(value: Any) -> int:
     """A token count as a non-negative int (0 when missing or not a number)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    return max(int(value), 0)
+    figure = _figure(value)
+    return 0 if figure is None else max(int(figure), 0)
 
 
 def cost_field(value: Any) -> float | None:
     """A number (a cost) as a float; None when missing or not a number."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
+    figure = _figure(value)
+    return None if figure is None else float(figure)
 
 
 def mapping(value: Any) -> dict[str, Any]:

@@ -116,6 +116,7 @@ from stet_lsp.trajectory.events import (
 )
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession, Problem, new_event
 from stet_lsp.trajectory.importers.fields import (
+    LARGEST_FIGURE,
     cost_field,
     count_field,
     mapping,
@@ -765,8 +766,8 @@ class _SweAgentRun:
                 session=self.run_id,
                 source=self.ref("/info/model_stats"),
                 model=self.model,
-                input_tokens=int(cost_field(stats.get("tokens_sent")) or 0),
-                output_tokens=int(cost_field(stats.get("tokens_received")) or 0),
+                input_tokens=count_field(stats.get("tokens_sent")),
+                output_tokens=count_field(stats.get("tokens_received")),
                 cost_usd=cost,
                 cost_basis="reported" if cost is not None else None,
                 requests=_api_calls(stats),
@@ -856,10 +857,14 @@ def _model_stats(value: Any) -> Record | None:
 
 
 def _plain_figure(value: Any) -> bool:
-    """A value JSON holds as it is: a string, a finite number, a boolean or null."""
+    """A value JSON holds as it is: a string, a finite number, a boolean or null. An int past
+    ±LARGEST_FIGURE is none (a literal reads `0xfff…` into thousands of digits, which no JSON
+    reader takes back)."""
     if isinstance(value, float):
         return math.isfinite(value)
-    return value is None or isinstance(value, str | int)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return -LARGEST_FIGURE <= value <= LARGEST_FIGURE
+    return value is None or isinstance(value, str | bool)
 
 
 def _edit_refused(tool: str, observation: str) -> bool:
