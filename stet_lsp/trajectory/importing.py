@@ -207,10 +207,40 @@ def _import(
             return _result(folder, parsed, record, changed=True, outside=outside)
         tell("redacting")
         continues = part.trajectories if part is not None else ()
-        record = _store_session(target, folder, stem, parsed, sources, digest, config, continues)
-        tell("composing")
-        compose(target, folder, config)
+        with _stored_until_composed(target, folder, stem):
+            record = _store_session(
+                target, folder, stem, parsed, sources, digest, config, continues
+            )
+            tell("composing")
+            compose(target, folder, config)
     return _result(folder, parsed, record, changed=True, outside=outside)
+
+
+@contextlib.contextmanager
+def _stored_until_composed(target: Target, folder: Folder, stem: str) -> Iterator[None]:
+    """The session stored in the block, taken back when composing it fails (its events do
+    not read back as events, a write fails): the session's files are again what they were,
+    so the error's "nothing was changed" holds and the next import is not refused by them.
+    A stop (an interrupt) leaves the session stored, composed by the next import."""
+    sessions = folder.path / SESSIONS
+    names = (f"{stem}.jsonl", f"{stem}.json")
+    before = {name: read_regular(sessions / name, target.root) for name in names}
+    was_pending = pending(folder)
+    try:
+        yield
+    except Exception:
+        # The record first: a session file whose record is missing is imported again.
+        for name in reversed(names):
+            data = before[name]
+            if data is None:
+                remove_regular(sessions / name, target.root)
+        for name in names:
+            data = before[name]
+            if data is not None:
+                atomic_write(sessions / name, data, target.root)
+        if not was_pending:
+            remove_regular(sessions / COMPOSING, target.root)
+        raise
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

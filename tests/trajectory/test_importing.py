@@ -478,6 +478,40 @@ def test_an_import_that_fails_after_its_events_leaves_the_session_as_it_was(
     assert "One more thing: the tests pass." not in [line.get("text") for line in lines_of(root)]
 
 
+def trajectory_files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("earlier", [False, True], ids=["first session", "second session"])
+def test_an_import_whose_compose_fails_leaves_the_trajectory_as_it_was(
+    root: Path, tmp_path: Path, earlier: bool
+) -> None:
+    """Composing fails after the session was stored (here narration.md cannot be written):
+    the error says nothing was changed, so the session is taken back, and once the cause is
+    gone the same import works instead of failing on what the failed one left."""
+    target = target_of(root)
+    folder = working_folder(target).path
+    if earlier:
+        first = simple_session(root, SESSION_A, "First", START).save(tmp_path / "a.jsonl")
+        import_transcript(target, first)
+    before = trajectory_files(folder)
+    (folder / "narration.md").unlink(missing_ok=True)
+    (folder / "narration.md").mkdir(parents=True)
+    second = simple_session(root, SESSION_B, "Second", START + timedelta(hours=1))
+    source = second.save(tmp_path / "b.jsonl")
+
+    with pytest.raises(StetError):
+        import_transcript(target, source)
+    (folder / "narration.md").rmdir()
+    assert trajectory_files(folder) == {k: v for k, v in before.items() if k != "narration.md"}
+
+    result = import_transcript(target, source)
+    assert result.changed and result.session == SESSION_B
+    assert {line["session"] for line in lines_of(root)} == (
+        {SESSION_A, SESSION_B} if earlier else {SESSION_B}
+    )
+
+
 def test_an_import_that_stopped_before_composing_is_finished_by_the_next(
     root: Path, tmp_path: Path
 ) -> None:
