@@ -1920,3 +1920,44 @@ def test_a_sandbox_folder_after_an_escaped_line_break_in_json_is_made_relative(
     normalizer = Normalizer(tmp_path, None, (), "/workspace")
     line = '{"output":"found:\\n/workspace/a.py\\t/workspace/b.py"}'
     assert normalizer.relative(line) == '{"output":"found:\\na.py\\tb.py"}'
+
+
+HEX = "0x" + "f" * 4000  # a literal of some 4,800 digits, past what JSON or `str` take back
+
+
+def test_an_int_literal_past_2_63_in_an_editor_call_is_not_read(tmp_path: Path) -> None:
+    """`translated_ipython_code` is read as a literal: an argument no JSON reader takes back
+    would be written into the session and refused when it is composed, so the editor's
+    arguments holding one are not read from it; every event still reads back."""
+    editor = f"print(file_editor(**{{'command': 'view', 'path': '/workspace/a.py', 'view_range': [1, {HEX}]}}))"
+    model = response("chatcmpl-a", "I'll look.", prompt=10, output=5, cached=0, written=0)
+    events_in = [
+        {"id": 0, "source": "user", "action": "message", "args": {"content": "Look at a.py"}},
+        {
+            "id": 1,
+            "source": "agent",
+            "action": "read",
+            "tool_call_metadata": metadata("str_replace_editor", "toolu_1", model),
+            "args": {"path": "/workspace/a.py", "translated_ipython_code": editor},
+        },
+    ]
+    parsed = OPENHANDS.parse(write(tmp_path / "t.json", events_in))
+    for event in parsed.events:
+        json.loads(event_json(event))
+    (call,) = [e for e in parsed.events if e.kind == "tool_call"]
+    assert "view_range" not in call.input and call.input["path"] == "/workspace/a.py"
+
+
+def test_a_line_number_past_2_63_in_a_skill_call_is_no_edit(tmp_path: Path) -> None:
+    """An agent skill's call is read as a literal for the edit it made: a line number no
+    string can hold (`str` refuses past 4,300 digits) made the import fail; it is no edit."""
+    run = older_resolver_output(7)
+    for item in run["history"]:
+        if "code" in item:
+            item["code"] = f"insert_content_at_line('/workspace/app.py', {HEX}, 'x')"
+    path = tmp_path / "output.jsonl"
+    path.write_text(json.dumps(run) + "\n", encoding="utf-8")
+    parsed = OPENHANDS.parse(path)
+    assert not [e for e in parsed.events if e.kind == "file_change" and e.call_id is not None]
+    for event in parsed.events:
+        json.loads(event_json(event))

@@ -26,6 +26,22 @@ def _figure(value: Any) -> int | float | None:
     return value if -LARGEST_FIGURE <= value <= LARGEST_FIGURE else None
 
 
+def holds_int_past_figures(value: Any) -> bool:
+    """Whether `value` (what `ast.literal_eval` read) holds an int past ±LARGEST_FIGURE, as a
+    key or a value at any depth: a hex literal reads into thousands of digits, which no JSON
+    reader takes back (nor `str`, past 4,300)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, int) and not -LARGEST_FIGURE <= item <= LARGEST_FIGURE:
+            return True
+        if isinstance(item, dict):
+            stack += [*item.keys(), *item.values()]
+        elif isinstance(item, list | tuple | set | frozenset):
+            stack += item
+    return False
+
+
 def count_field(value: Any) -> int:
     """A token count as a non-negative int (0 when missing or not a number)."""
     figure = _figure(value)

@@ -113,6 +113,7 @@ from stet_lsp.trajectory.importers.fields import (
     as_text,
     cost_field,
     count_field,
+    holds_int_past_figures,
     mapping,
     sequence,
     text_field,
@@ -1055,7 +1056,7 @@ def _literal_arguments(call: ast.Call, names: tuple[str, ...]) -> dict[str, Any]
             arguments[keyword.arg] = ast.literal_eval(keyword.value)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
-    return arguments
+    return None if holds_int_past_figures(arguments) else arguments
 
 
 def _skill_edit(function: str, arguments: dict[str, Any]) -> Edit | None:
@@ -1110,7 +1111,7 @@ def _arguments(args: dict[str, Any]) -> dict[str, Any]:
             editor = ast.literal_eval(code[len(_FILE_EDITOR) : -2])
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             editor = None
-        if isinstance(editor, dict):
+        if isinstance(editor, dict) and not holds_int_past_figures(editor):
             arguments.update({str(k): v for k, v in editor.items()})
     return arguments
 
