@@ -302,8 +302,18 @@ def _json_brackets(depth: int) -> str:
     return brackets
 
 
+# A string's characters with their escapes: raw JSON (`ab\"c`), or JSON inside a JSON string
+# (`\"ab\\\"c\"`), where the string's own quotes are `\"` and its escapes doubled.
+_TF_RAW_CHARACTERS = r'(?<=(?<!\\)")(?:[^"\\\r\n]|\\.){1,4096}(?=")'
+_TF_QUOTED_CHARACTERS = (
+    r'(?<=\\")(?:[^"\\\r\n]|\\\\(?:\\[\\"]|[^"\\\r\n])|\\[^"\\\r\n]){1,4096}(?=\\")'
+)
 _TF_STRING = (
-    r"(?:\\?\")?(?P<secret>(?<=\")[^\"\\\r\n]{1,4096}(?=\\?\")|(?<!\")(?:"
+    r"(?:\\?\")?(?P<secret>"
+    + _TF_RAW_CHARACTERS
+    + "|"
+    + _TF_QUOTED_CHARACTERS
+    + r'|(?<!")(?:'
     + _json_brackets(3)
     + "))"
 )

@@ -450,6 +450,26 @@ def test_terraforms_sensitive_values_are_redacted(
     assert _redacted(redacted, path=path) == redacted
 
 
+@pytest.mark.parametrize("password", ['ab"Zk8qP2mX7vL9wR4', "Zk8\\qP2mX7vL9wR4"])
+@pytest.mark.parametrize("state", [False, True], ids=["output", "state"])
+@pytest.mark.parametrize("quoting", ["raw", "in a json string", "events.jsonl"])
+def test_a_sensitive_string_with_escapes_is_redacted(
+    password: str, state: bool, quoting: str
+) -> None:
+    output = {"value": password, "type": "string", "sensitive": True}
+    if not state:
+        output = dict(reversed(output.items()))
+    text = json.dumps({"db": output})
+    path = "terraform.json"
+    if quoting == "in a json string":
+        text, path = json.dumps(text), "notes.txt"
+    elif quoting == "events.jsonl":
+        text, path = _in_transcript("$ terraform output -json\n" + text + "\n"), quoting
+    redacted = _redacted(text, path=path)
+    assert "Zk8" not in redacted
+    assert "[REDACTED:terraform-sensitive-value#1]" in redacted
+
+
 def test_a_sensitive_outputs_list_of_placeholders_stays() -> None:
     text = json.dumps(
         {"names": {"sensitive": True, "type": _TF_LIST_TYPE, "value": ["changeme", "<token>"]}}
