@@ -294,11 +294,11 @@ _TF_JSON_STRING = r'"(?:[^"\\\r\n]|\\.){0,4096}"'
 
 def _json_brackets(depth: int) -> str:
     """A raw JSON list or object, nested `depth` levels deep at most."""
-    item = r'[^\[\]{}"]'
+    item = r'[^\[\]{}"\\]'
     for _ in range(depth):
         inner = rf"(?:{_TF_JSON_STRING}|{item}){{0,4096}}"
         brackets = rf"\[{inner}\]|\{{{inner}\}}"
-        item = rf'(?:[^\[\]{{}}"]|{brackets})'
+        item = rf'(?:[^\[\]{{}}"\\]|{brackets})'
     return brackets
 
 
@@ -321,16 +321,19 @@ _TF_SENSITIVE = r"\\?\"sensitive\\?\":[ \t]{0,4}true"
 _TF_VALUE = r"\\?\"value\\?\":[ \t]{0,4}"
 
 
-def _tf_then(after: str) -> str:
+def _tf_then(after: str, gap: str = r"[^{}]") -> str:
     """`after` further in the same output: never past the object's end, though an object
     type's description between holds braces (`"type": ["object", {"password": "string"}]`).
-    Text without braces is one lazy run of a character class, as fast as before such types
-    were read; the braced groups are read (each run to one taken whole) only when it fails."""
-    braced = r"(?:[^{}]{0,400}+(?=\{)(?:" + _json_brackets(2) + r")){1,8}"
-    return rf"(?:[^{{}}]{{0,400}}?{after}|{braced}[^{{}}]{{0,400}}?{after})"
+    Text without braces is one lazy run of `gap`, as fast as before such types were read;
+    the braced groups are read (each run to one taken whole) only when it fails."""
+    braced = rf"(?:{gap}{{0,400}}+(?=\{{)(?:" + _json_brackets(2) + r")){1,8}"
+    return rf"(?:{gap}{{0,400}}?{after}|{braced}{gap}{{0,400}}?{after})"
 
 
 _TF_SENSITIVE_ANCHORS = ('"sensitive": true', '"sensitive":true', '\\"sensitive\\": true')
+# From an anchor to its `"value"`, never over another anchor: of a run of them, the last one
+# alone reads the value (a list's or object's read is long, when it fails the longest).
+_TF_GAP_TO_VALUE = r'(?:(?!"sensitive": ?true|\\"sensitive\\": true)[^{}])'
 
 
 def _terraform_value(value: str, strict: bool) -> bool:
@@ -360,7 +363,7 @@ def _json_strings(value: str) -> list[str]:
 TERRAFORM_SECRETS = (
     Rule(
         name="terraform-sensitive-value",
-        pattern=lazy(_TF_SENSITIVE + _tf_then(_TF_VALUE) + _TF_STRING),
+        pattern=lazy(_TF_SENSITIVE + _tf_then(_TF_VALUE, _TF_GAP_TO_VALUE) + _TF_STRING),
         anchors=_TF_SENSITIVE_ANCHORS,
         lead=2,
         reach=4600,

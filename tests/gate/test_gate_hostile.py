@@ -249,6 +249,18 @@ def test_each_rule_with_a_large_reach_is_linear_on_its_repeated_anchors(rule: Ru
                 scan_text((anchor + tail) * 10_000, config=config, cache=ResultCache())
 
 
+def test_runs_of_terraforms_sensitive_marks_before_an_unclosed_list_stay_linear() -> None:
+    """Each of twenty `"sensitive": true` read the same 4,000-character list that never
+    closes, and that list was read again from each of its escaped quotes: 9 s a megabyte."""
+    unit = '"sensitive": true, ' * 20 + '"value": ["' + '\\"' * 2000 + " "
+    text = unit * (1_000_000 // len(unit))
+    secret = "Tq7" + gate_corpus.pick(RNG, gate_corpus.ALNUM, 17)
+    text += json.dumps({"db": {"sensitive": True, "type": "string", "value": secret}})
+    with time_limit(6, "terraform"):
+        redacted = redact_text(text, cache=ResultCache()).text
+    assert secret not in redacted
+
+
 # Anchors and near misses repeated along one line, as an editor may hold them (the language
 # server scans texts up to 128 KiB inline). Before, 100 KB of `pwd=` took 2.5 s, of
 # `api_key: '` 1.7 s (detect-secrets on windows overlapping six times, each value judged at
