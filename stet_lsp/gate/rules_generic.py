@@ -591,7 +591,23 @@ ADD_MASK = Rule(
 
 def _wifi_passphrase(value: str, strict: bool) -> bool:
     # A command's usage names its argument: `wpa_passphrase ssid passphrase`.
-    return value.lower() not in ("passphrase", "password", "psk") and _flag_password(value, strict)
+    if value.lower() in ("passphrase", "password", "psk") or _PSK_AGAIN.match(value):
+        return False
+    return not _one_piece_repeated(value) and _flag_password(value, strict)
+
+
+# `psk=psk=…`: the key written again, no passphrase.
+_PSK_AGAIN = re.compile(r"(?i)psk[ \t]{0,4}=")
+_REPEATED_PIECE = re.compile(r"(.{1,8}?)\1{2,}", re.DOTALL)
+
+
+def _one_piece_repeated(value: str) -> bool:
+    """`abcabcabc`, `ps=ps=ps=p`: a piece of at most 8 characters three times or more, then
+    the start of it."""
+    repeated = _REPEATED_PIECE.match(value)
+    if repeated is None:
+        return False
+    return repeated.group(1).startswith(value[repeated.end() :])
 
 
 # A Wi-Fi network's passphrase (8 to 63 characters) or its 64 hex digits of pre-shared key:

@@ -1298,6 +1298,8 @@ def test_a_wifi_networks_passphrase_is_redacted(text: str, secret: str) -> None:
         "usage: wpa_passphrase ssid passphrase\n",
         'nmcli dev wifi connect HomeNet password "$WIFI_PASS"\n',
         "nmcli --ask dev wifi connect HomeNet\n",
+        "psk=" * 50 + "\n",  # the key again, each one's value the next
+        "psk=key=key=key=\n",  # one piece repeated
     ],
 )
 def test_a_wifi_settings_reference_or_usage_stays(text: str) -> None:
