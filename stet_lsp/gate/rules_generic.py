@@ -591,13 +591,11 @@ ADD_MASK = Rule(
 
 def _wifi_passphrase(value: str, strict: bool) -> bool:
     # A command's usage names its argument: `wpa_passphrase ssid passphrase`.
-    if value.lower() in ("passphrase", "password", "psk") or _PSK_AGAIN.match(value):
+    if value.lower() in ("passphrase", "password", "psk"):
         return False
     return not _one_piece_repeated(value) and _flag_password(value, strict)
 
 
-# `psk=psk=…`: the key written again, no passphrase.
-_PSK_AGAIN = re.compile(r"(?i)psk[ \t]{0,4}=")
 _REPEATED_PIECE = re.compile(r"(.{1,8}?)\1{2,}", re.DOTALL)
 
 
@@ -613,11 +611,12 @@ def _one_piece_repeated(value: str) -> bool:
 # A Wi-Fi network's passphrase (8 to 63 characters) or its 64 hex digits of pre-shared key:
 # wpa_supplicant's and NetworkManager's `psk=` (quoted or not; `psk` is no credential's name
 # the assignment rules know), `wpa_passphrase <ssid> <passphrase>`, `nmcli … wifi connect
-# <ssid> password <passphrase>` and its `wifi-sec.psk <passphrase>`.
+# <ssid> password <passphrase>` and its `wifi-sec.psk <passphrase>`. `psk=psk=…` is the key
+# written again, no passphrase.
 WIFI_PASSWORD = Rule(
     name="wifi-password",
     pattern=lazy(
-        r"(?:(?<![A-Za-z0-9_.\-])|(?<=\\n))(?:psk[ \t]{0,4}=[ \t]{0,4}"
+        r"(?:(?<![A-Za-z0-9_.\-])|(?<=\\n))(?:psk[ \t]{0,4}=[ \t]{0,4}(?!psk[ \t]{0,4}=)"
         r"|wpa_passphrase[ \t]{1,4}"
         r"(?:\\?\"[^\"\r\n]{1,32}\\?\"|'[^'\r\n]{1,32}'|[^\s\"']{1,32})[ \t]{1,4}"
         r"|nmcli[ \t][^\r\n|;&]{0,200}?[ \t](?:password|wifi-sec\.psk)[ \t]{1,4})"
