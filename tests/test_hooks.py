@@ -778,13 +778,15 @@ def test_install_and_uninstall_keep_what_claude_code_writes_meanwhile(
     writer.start()
     try:
         for action in ("install", "uninstall"):
+            before = len(granted)
             code, _, err = stet_hooks(stet, root, action, "claude-code")
             assert code == 0 or "kept changing while Stet wrote it" in err, err
+            assert len(granted) > before, "no permission was granted while the command ran"
     finally:
         done.set()
         writer.join()
     kept = json.loads(settings.read_text("utf-8"))["permissions"]["allow"]
-    assert len(granted) > 10 and kept == granted
+    assert kept == granted
 
 
 def test_install_and_uninstall_in_a_repository_whose_path_is_not_utf8(
