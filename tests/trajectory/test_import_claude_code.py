@@ -669,6 +669,26 @@ def test_images_given_by_url_keep_their_address(tmp_path: Path) -> None:
     assert "inline_data" not in parsed.dropped
 
 
+def test_images_given_by_file_id_keep_their_id(tmp_path: Path) -> None:
+    """An image or document uploaded through the Files API (`source.type` "file") is given
+    by its `file_id`: no bytes to count, and the id is kept in the text that names it."""
+    uploaded = {"type": "image", "source": {"type": "file", "file_id": "file_011CNha8iCJcU1"}}
+    paper = {"type": "document", "source": {"type": "file", "file_id": "file_011CPMxVD3fH"}}
+    path = write(
+        tmp_path / "s.jsonl",
+        [
+            user("u1", None, [uploaded, paper, {"type": "text", "text": "Read these"}], "t"),
+            assistant("a1", "u1", "m1", [tool_use("t1", "Fetch", {"url": "x"})], "t"),
+            user("r1", "a1", [result("t1", [uploaded])], "t"),
+        ],
+    )
+    parsed = IMPORTER.parse(path)
+    said = "[image: file_011CNha8iCJcU1]\n\n[document: file_011CPMxVD3fH]\n\nRead these"
+    assert of(parsed.events, UserMessage)[0].text == said
+    assert of(parsed.events, ToolResult)[0].output == "[image: file_011CNha8iCJcU1]"
+    assert "inline_data" not in parsed.dropped
+
+
 def test_a_background_tasks_notification_is_no_prompt(tmp_path: Path) -> None:
     """When a background command or agent ends, Claude Code sends the model a user record of
     `<task-notification>` text (a string or a text block; later builds mark it `origin.kind`

@@ -121,7 +121,7 @@ from stet_lsp.trajectory.importers.claude_code_changes import (
     tool_of_result,
 )
 from stet_lsp.trajectory.importers.edits import change_fields
-from stet_lsp.trajectory.importers.fields import text_field
+from stet_lsp.trajectory.importers.fields import mapping, text_field
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
 from stet_lsp.trajectory.importers.qwen_code import is_qwen_record
 from stet_lsp.trajectory.importers.shell_moves import moved_paths
@@ -1355,11 +1355,15 @@ def _text_of(content: Any) -> str:
 
 def _named_block(block: dict[str, Any]) -> str:
     """An image or document block as the text names it: its kind, and the address of one
-    given by URL (`[image: https://…]`), which, unlike bytes given as data, is kept."""
-    source = block.get("source")
-    url = source.get("url") if isinstance(source, dict) else None
+    given by URL (`[image: https://…]`) or the id of one uploaded through the Files API
+    (`[image: file_011…]`), which, unlike bytes given as data, are kept."""
+    source = mapping(block.get("source"))
+    url = source.get("url")
     if isinstance(url, str) and url.startswith(("http://", "https://")):
         return f"[{block['type']}: {url}]"
+    file_id = source.get("file_id")
+    if source.get("type") == "file" and isinstance(file_id, str) and file_id:
+        return f"[{block['type']}: {file_id}]"
     return f"[{block['type']}]"
 
 
