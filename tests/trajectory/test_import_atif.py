@@ -225,6 +225,47 @@ def test_system_steps_copied_context_and_multimodal_content(tmp_path: Path) -> N
     assert not of(events, "usage")
 
 
+def test_media_given_as_data_are_named_and_counted(tmp_path: Path) -> None:
+    """An image or audio part whose path is a `data:` URL holds its bytes: its text names it
+    by its kind alone, a raw record keeps the URL's head without them, and each is counted in
+    `dropped.inline_data`, as the other importers count data."""
+    data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+    shot = {
+        "type": "image",
+        "source": {"media_type": "image/png", "path": f"data:image/png;base64,{data}"},
+    }
+    sound = {
+        "type": "audio",
+        "source": {"media_type": "audio/wav", "path": f"data:audio/wav;base64,{data}"},
+    }
+    steps = [
+        {"step_id": 1, "source": "system", "message": [{"type": "text", "text": "Look"}, shot]},
+        {
+            "step_id": 2,
+            "source": "user",
+            "message": [{"type": "text", "text": "What is it?"}, shot, sound],
+        },
+        {
+            "step_id": 3,
+            "source": "agent",
+            "message": "Taking a screenshot",
+            "tool_calls": [{"tool_call_id": "c1", "function_name": "screenshot", "arguments": {}}],
+            "observation": {
+                "results": [{"source_call_id": "c1", "content": [shot]}, {"content": [shot]}]
+            },
+        },
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps, schema_version="ATIF-v1.8")))
+    events = parsed.events
+    assert of(events, "user_message")[0].text == "What is it?\n[image]\n[audio]"
+    assert of(events, "tool_result")[0].output == "[image]"
+    raws = of(events, "raw")
+    assert raws[0].record["message"][1]["source"]["path"] == "data:image/png;base64"
+    assert raws[1].record["content"][0]["source"]["path"] == "data:image/png;base64"
+    assert parsed.dropped["inline_data"] == 5
+    assert not any(data in json.dumps(event_json(e)) for e in events)
+
+
 def test_content_parts_of_a_kind_atif_does_not_define_are_kept_raw(tmp_path: Path) -> None:
     """A content part that is neither text, an image nor audio keeps its fields: a `raw`
     event after the event its message's or result's text went into, not `[video: ]`."""

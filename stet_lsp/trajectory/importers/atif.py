@@ -65,8 +65,9 @@ estimate.
 Since v1.5 `is_copied_context` marks steps copied from an earlier trajectory for context (a
 continuation after summarisation): they are not imported again and are counted in
 `dropped.copied_context`. Since v1.6 `message` and result `content` may be a list of content
-parts (`text`, `image`, and since v1.8 `audio`, whose `source.path` names the media file);
-a part of another kind is kept raw after the event the text went into.
+parts (`text`, `image`, and since v1.8 `audio`, whose `source.path` names the media file,
+or holds it as a `data:` URL, whose bytes are left out and counted in `inline_data`); a part
+of another kind is kept raw after the event the text went into.
 
 Subagents: a result's `subagent_trajectory_ref` names a trajectory embedded in
 `subagent_trajectories` (by `trajectory_id`) or stored in another file (`trajectory_path`,
@@ -512,10 +513,27 @@ class _Reader:
         self, content: Any, held_by: str, at: SourceRef, time: str | None, agent: str | None
     ) -> None:
         """Each content part of a kind the text does not read, kept raw after the event the
-        text went into."""
+        text went into; the images and audio given as data, which the text names without
+        their bytes, counted."""
+        self._without_data(content)
         for part in _unread_parts(content):
             reason = f"{held_by} content part of a kind not understood"
             self._emit(RawEvent, at, time, agent, record=part, reason=reason)
+
+    def _without_data(self, content: Any) -> Any:
+        """Content as a raw event keeps it: each image or audio part given as data (a `data:`
+        URL as its path) without its bytes, counted in `inline_data`."""
+        if not isinstance(content, list):
+            return content
+        kept = []
+        for part in content:
+            path = _data_path(part)
+            if path is not None:
+                self.parsed.dropped["inline_data"] += 1
+                source = part["source"] | {"path": path.split(",", 1)[0]}
+                part = part | {"source": source}
+            kept.append(part)
+        return kept
 
     def _system_step(
         self, step: dict[str, Any], at: SourceRef, time: str | None, agent: str | None
@@ -546,8 +564,13 @@ class _Reader:
             self._emit(Error, at, time, agent, message=text, interrupt=interrupt)
             self._parts_left_out(step.get("message"), "message", at, time, agent)
         else:
+            record = (
+                step | {"message": self._without_data(step["message"])}
+                if "message" in step
+                else step
+            )
             self._emit(
-                RawEvent, at, time, agent, record=step, reason="system prompt or harness message"
+                RawEvent, at, time, agent, record=record, reason="system prompt or harness message"
             )
 
     def _agent_step(
@@ -718,7 +741,12 @@ class _Reader:
         if call_id is None or call_id not in self.calls:
             if content is not None or refs is None:
                 reason = "observation result without a tool call"
-                self._emit(RawEvent, at, time, agent, record=result, reason=reason)
+                record = (
+                    result | {"content": self._without_data(content)}
+                    if "content" in result
+                    else result
+                )
+                self._emit(RawEvent, at, time, agent, record=record, reason=reason)
                 # The model read what came back (Terminus' terminal screen): the next agent
                 # step is a request of its own, whatever its metrics.
                 trajectory.last_metrics = None
@@ -917,8 +945,17 @@ def _content_text(content: Any) -> str:
             texts.append(as_text(part.get("text")))
         else:
             path = as_text(mapping(part.get("source")).get("path"))
-            texts.append(f"[{part['type']}: {path}]" if path else f"[{part['type']}]")
+            named = path and _data_path(part) is None  # not the bytes of one given as data
+            texts.append(f"[{part['type']}: {path}]" if named else f"[{part['type']}]")
     return "\n".join(texts)
+
+
+def _data_path(part: Any) -> str | None:
+    """The path of an image or audio part given as data (a `data:` URL), else None."""
+    if not isinstance(part, dict) or part.get("type") not in _MEDIA_PARTS:
+        return None
+    path = mapping(part.get("source")).get("path")
+    return path if isinstance(path, str) and path.startswith("data:") else None
 
 
 def _unread_parts(content: Any) -> list[Any]:
