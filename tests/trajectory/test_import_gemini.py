@@ -896,6 +896,8 @@ def test_logs_json_holds_prompts(tmp_path: Path) -> None:
 
 
 def test_checkpoints_are_model_histories(tmp_path: Path) -> None:
+    """A checkpoint is one JSON document, spread over lines or written on one (then it is
+    no JSON Lines record: a whole object holding `history`)."""
     history = [
         {"role": "user", "parts": [{"text": "list the files"}]},
         {
@@ -913,12 +915,13 @@ def test_checkpoints_are_model_histories(tmp_path: Path) -> None:
         },
         {"role": "system", "parts": []},
     ]
-    for name, document in (
-        ("checkpoint-a.json", history),
-        ("checkpoint-b.json", {"history": history, "authType": "oauth"}),
+    for name, document, indent in (
+        ("checkpoint-a.json", history, 2),
+        ("checkpoint-b.json", {"history": history, "authType": "oauth"}, 2),
+        ("checkpoint-c.json", {"history": history, "authType": "oauth"}, None),
     ):
         path = tmp_path / name
-        path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+        path.write_text(json.dumps(document, indent=indent) + "\n", encoding="utf-8")
         assert detect(path).name == "gemini-cli"
         events = GEMINI.parse(path).events
         if isinstance(document, dict):

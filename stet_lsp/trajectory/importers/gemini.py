@@ -264,7 +264,7 @@ class _Reader:
         with open_text(path) as stream:
             first_line = stream.readline()
         opening = first_line.lstrip()[:1]
-        if opening == "{" and _whole_object(first_line):
+        if opening == "{" and _is_jsonl_record(first_line):
             self._read_jsonl(transcript)
         elif opening in ("{", "["):
             if not self._read_document(transcript):
@@ -708,13 +708,15 @@ class _Reader:
     # -- helpers ------------------------------------------------------------------------------
 
 
-def _whole_object(line: str) -> bool:
-    """Whether a file's first line is a whole JSON object (a JSONL record), not the start
-    of a document spread over lines."""
+def _is_jsonl_record(line: str) -> bool:
+    """Whether a file's first line is a whole JSON object that is a JSONL record, not the
+    start of a document spread over lines, nor a checkpoint written on one line (a session's
+    records never hold a `history`)."""
     try:
-        return isinstance(json.loads(line), dict)
+        record = json.loads(line)
     except ValueError:
         return False
+    return isinstance(record, dict) and not isinstance(record.get("history"), list)
 
 
 def _safe(part: str) -> str:
