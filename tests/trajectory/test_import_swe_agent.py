@@ -901,6 +901,28 @@ def test_mini_swe_agent_v1(tmp_path: Path) -> None:
     assert isinstance(end, SessionEnd) and end.reason == "Submitted"
 
 
+def test_mini_swe_agent_model_stats_written_as_a_python_repr_give_the_usage(
+    tmp_path: Path,
+) -> None:
+    """mini-swe-agent's `model_stats` written as the Python repr of the dict is read as
+    SWE-agent's is (a literal, never run): the run's cost when no request carried its own,
+    and its other figures kept raw as those of an object are; a repr that is no plain dict
+    literal stays raw, whole."""
+    trajectory = mini_v1()
+    messages = trajectory["messages"]
+    messages[2] = {key: value for key, value in messages[2].items() if key != "extra"}
+    trajectory["info"]["model_stats"] = "{'instance_cost': 0.25, 'api_calls': 4, 'rate': 1.5}"
+    events = MINI.parse(write(tmp_path, trajectory, "repr.traj.json")).events
+    (usage,) = of(events, Usage)
+    assert (usage.cost_usd, usage.cost_basis, usage.requests) == (0.25, "reported", 4)
+    assert usage.source.pointer == "/info/model_stats"
+    assert of(events, RawEvent)[-1].record["model_stats"] == {"rate": 1.5}
+    trajectory["info"]["model_stats"] = "__import__('os').getcwd()"
+    events = MINI.parse(write(tmp_path, trajectory, "code.traj.json")).events
+    assert not of(events, Usage)
+    assert of(events, RawEvent)[-1].record["model_stats"] == "__import__('os').getcwd()"
+
+
 def test_mini_swe_agent_the_folder_its_patch_is_of(tmp_path: Path) -> None:
     """The container folder the run worked in is the repository when a command named the
     patch's file in it; otherwise it is a candidate the import checks in the repository."""

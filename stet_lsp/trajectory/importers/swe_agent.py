@@ -917,6 +917,7 @@ class _MiniRun:
         self.session = session
         self.events = session.events
         self.info = info
+        self.model_stats = _model_stats(info.get("model_stats"))
         self.messages = messages
         self.pointer = pointer
         self.title = text_field(title)
@@ -991,8 +992,9 @@ class _MiniRun:
                 other = {k: v for k, v in value.items() if k not in _MINI_ENVIRONMENT}
                 if other:
                     rest[key] = other
-            elif key == "model_stats" and isinstance(value, dict):
-                other = {k: v for k, v in value.items() if k not in _MINI_MODEL_STATS_READ}
+            elif key == "model_stats" and self.model_stats is not None:
+                stats = self.model_stats
+                other = {k: v for k, v in stats.items() if k not in _MINI_MODEL_STATS_READ}
                 if other:
                     rest[key] = other
             elif key not in _MINI_INFO_READ or not isinstance(value, str):
@@ -1347,8 +1349,8 @@ class _MiniRun:
 
     def _total_cost(self) -> None:
         """The run's reported cost when no request carried its own."""
-        stats = self.info.get("model_stats")
-        if not isinstance(stats, dict) or self.usage_costs:
+        stats = self.model_stats
+        if stats is None or self.usage_costs:
             return
         cost = cost_field(stats.get("instance_cost"))
         if cost is None:
