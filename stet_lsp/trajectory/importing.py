@@ -302,7 +302,8 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     """events.jsonl, meta.json and narration.md from every session of the working folder (the
     imported ones and graduation's), in the order the sessions started (their records'
     `first_time`); steps are numbered from 1 across them. The narration passes the gate
-    (`gate_config`, else the repository's)."""
+    (`gate_config`, else the repository's). When a write fails, the files written before it
+    are put back as they were."""
     from stet_lsp.gate import load_config
     from stet_lsp.gate.stream import Carried
 
@@ -351,28 +352,64 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     )
     if meta.base_commit is None:
         meta.base_commit = _head(target.root)
+    replaced = _files_as_they_are(
+        target, [folder.path / name for name in (NARRATION, EVENTS, META)]
+    )
     carried = Carried()
     gated = gated_narration(meta, events, lines, config, carried)
-    with contextlib.closing(gated):  # a helper still at work stops if a write fails
-        # The narration is written first: a value its gate found is redacted in the events
-        # too (counted in meta.json, written last). Line by line: one string of every line
-        # would take up to four bytes a character, all of them as wide as the widest.
-        shown = carried.redact_json_lines(lines, "events.jsonl", meta.redaction)
-        events_bytes = (line.encode("utf-8") + b"\n" for line in shown)
-        folder.write(events_bytes, meta, (text.encode("utf-8") for text in gated))
-    if carried.values:
-        _carry_into_sessions(target, folder, records, carried)
+    try:
+        with contextlib.closing(gated):  # a helper still at work stops if a write fails
+            # The narration is written first: a value its gate found is redacted in the events
+            # too (counted in meta.json, written last). Line by line: one string of every line
+            # would take up to four bytes a character, all of them as wide as the widest.
+            shown = carried.redact_json_lines(lines, "events.jsonl", meta.redaction)
+            events_bytes = (line.encode("utf-8") + b"\n" for line in shown)
+            folder.write(events_bytes, meta, (text.encode("utf-8") for text in gated))
+        if carried.values:
+            _carry_into_sessions(target, folder, records, carried, replaced)
+    except Exception:
+        # A write failed after others were done (events.jsonl after narration.md, a stored
+        # session after the trajectory): every file is put back, as the error's "nothing
+        # was changed" says. A stop (an interrupt) leaves them for the next compose.
+        _put_back(target, replaced)
+        raise
     if pending(folder):
         remove_regular(folder.path / SESSIONS / COMPOSING, target.root)
 
 
+def _files_as_they_are(target: Target, paths: list[Path]) -> dict[Path, bytes | None]:
+    """The bytes of each regular file of `paths` (None for one not there), to put back; a
+    path that is no regular file is left out (nothing can be written there)."""
+    kept: dict[Path, bytes | None] = {}
+    for path in paths:
+        try:
+            kept[path] = read_regular(path, target.root)
+        except StetError:
+            continue
+    return kept
+
+
+def _put_back(target: Target, files: dict[Path, bytes | None]) -> None:
+    """Each file as it was: its bytes written again, or removed when it was not there."""
+    for path, data in files.items():
+        if data is None:
+            remove_regular(path, target.root)
+        else:
+            atomic_write(path, data, target.root)
+
+
 def _carry_into_sessions(
-    target: Target, folder: Folder, records: list[tuple[str, dict[str, Any]]], carried: Carried
+    target: Target,
+    folder: Folder,
+    records: list[tuple[str, dict[str, Any]]],
+    carried: Carried,
+    replaced: dict[Path, bytes | None],
 ) -> None:
     """What the narration's gate found, redacted in the stored sessions too (as in
     events.jsonl, under the same markers), each counted in its session's record: the cache
     keeps no value the trajectory redacts, and composing again finds nothing more to carry.
-    The session file first: a stop between the two leaves a count short, never a value."""
+    The session file first: a stop between the two leaves a count short, never a value.
+    What each file held before is added to `replaced`, for a failure to put back."""
     for stem, record in records:
         path = folder.path / SESSIONS / f"{stem}.jsonl"
         data = read_regular(path, target.root)
@@ -384,10 +421,12 @@ def _carry_into_sessions(
         shown = list(carried.redact_json_lines(lines, "events.jsonl", counts))
         if not counts:
             continue
+        record_path = path.with_suffix(".json")
+        replaced.update(_files_as_they_are(target, [path, record_path]))
         atomic_write(path, "\n".join(shown).encode("utf-8"), target.root)
         redaction = Counter(record.get("redaction", {}))
         redaction.update(counts)
-        _write_record(target, path.with_suffix(".json"), {**record, "redaction": dict(redaction)})
+        _write_record(target, record_path, {**record, "redaction": dict(redaction)})
 
 
 def compose_pending(target: Target, folder: Folder, gate_config: GateConfig | None = None) -> bool:

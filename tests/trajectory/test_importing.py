@@ -512,6 +512,37 @@ def test_an_import_whose_compose_fails_leaves_the_trajectory_as_it_was(
     )
 
 
+@pytest.mark.parametrize("stored", [False, True], ids=["new session", "stored earlier"])
+def test_a_compose_that_fails_after_a_write_puts_back_every_file(
+    root: Path, tmp_path: Path, stored: bool
+) -> None:
+    """Composing writes narration.md, then events.jsonl, then meta.json: when a later write
+    fails (here events.jsonl is a folder), narration.md is put back too, whether the import
+    stored the session or found it stored earlier (same sources, not composed yet), so the
+    repository is as it was before the import."""
+    target = target_of(root)
+    folder = working_folder(target).path
+    import_transcript(target, simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl"))
+    second = simple_session(root, SESSION_B, "Second", START + timedelta(hours=1))
+    source = second.save(tmp_path / "b.jsonl")
+    if stored:  # B stored, and the trajectory as it was before it was composed
+        after_first = trajectory_files(folder)
+        import_transcript(target, source)
+        for name in ("events.jsonl", "meta.json", "narration.md"):
+            (folder / name).write_bytes(after_first[name])
+    (folder / "events.jsonl").unlink()
+    (folder / "events.jsonl").mkdir()
+    before = trajectory_files(folder)
+
+    with pytest.raises(StetError, match=r"events\.jsonl is a folder"):
+        import_transcript(target, source)
+    assert trajectory_files(folder) == before
+
+    (folder / "events.jsonl").rmdir()
+    assert import_transcript(target, source).changed
+    assert {line["session"] for line in lines_of(root)} == {SESSION_A, SESSION_B}
+
+
 def test_an_import_that_stopped_before_composing_is_finished_by_the_next(
     root: Path, tmp_path: Path
 ) -> None:
