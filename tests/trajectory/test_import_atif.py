@@ -973,6 +973,89 @@ def test_a_continued_session_keeps_the_total_its_last_file_reports(
     assert parsed.dropped["final_metrics"] == 1
 
 
+def test_a_steps_extra_and_reasoning_effort_are_kept_without_repeating_the_calls(
+    tmp_path: Path,
+) -> None:
+    """What a step holds that no event does (its `reasoning_effort`, its `extra`, its calls'
+    `extra`) is one raw event after its events, shaped as the step; a member that repeats a
+    call's arguments (the object, or its JSON text) or name, as Harbor's `raw_arguments` and
+    `tool_use_name` do, is counted in `dropped.repeated_extra` instead. What the reader reads
+    from `extra` (a compaction's `context_management`) is not kept again."""
+    arguments = {"command": "ls", "description": "List"}
+    steps = [
+        {"step_id": 1, "source": "user", "message": "List the files"},
+        {
+            "step_id": 2,
+            "source": "agent",
+            "message": "Listing.",
+            "reasoning_effort": "high",
+            "tool_calls": [
+                {
+                    "tool_call_id": "c1",
+                    "function_name": "Bash",
+                    "arguments": arguments,
+                    "extra": {
+                        "raw_arguments": arguments,
+                        "tool_use_name": "Bash",
+                        "caller": {"type": "direct"},
+                    },
+                },
+                {"tool_call_id": "c2", "function_name": "Read", "arguments": {"path": "a"}},
+            ],
+            "observation": {
+                "results": [
+                    {"source_call_id": "c1", "content": "a"},
+                    {"source_call_id": "c2", "content": "x"},
+                ]
+            },
+            "extra": {
+                "stop_reason": "tool_use",
+                "requestId": "req_011",
+                "raw_arguments": json.dumps(arguments),
+            },
+        },
+        {
+            "step_id": 3,
+            "source": "system",
+            "message": "Summary so far",
+            "extra": {"context_management": {"type": "compaction"}},
+        },
+        {"step_id": 4, "source": "agent", "message": "Done.", "reasoning_effort": 0.5},
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps, schema_version="ATIF-v1.8")))
+    events = parsed.events
+    assert kinds(events)[1:-1] == [
+        "user_message",
+        "agent_message",
+        "tool_call",
+        "tool_call",
+        "tool_result",
+        "tool_result",
+        "raw",
+        "compaction",
+        "agent_message",
+        "raw",
+    ]
+    kept = of(events, "raw")
+    assert kept[0].record == {
+        "reasoning_effort": "high",
+        "extra": {"stop_reason": "tool_use", "requestId": "req_011"},
+        "tool_calls": [{"tool_call_id": "c1", "extra": {"caller": {"type": "direct"}}}],
+    }
+    assert kept[1].record == {"reasoning_effort": 0.5}
+    assert {r.reason for r in kept} == {"what the step holds that no event does"}
+    assert [r.source.pointer for r in kept] == ["/steps/1", "/steps/3"]
+    assert parsed.dropped["repeated_extra"] == 3
+
+
+def test_public_sample_repeats_each_calls_arguments_and_name_in_its_extra() -> None:
+    """Harbor's Claude Code trajectory keeps each call's arguments and name again in the
+    call's `extra`: counted, nothing kept twice."""
+    parsed = ATIF.parse(sample("atif/harbor__trajectory_pass.json"))
+    assert parsed.dropped["repeated_extra"] == 24
+    assert not of(parsed.events, "raw")
+
+
 def test_public_sample_keeps_the_reported_total() -> None:
     parsed = ATIF.parse(sample("atif/harbor__trajectory_pass.json"))
     assert of(parsed.events, "session_end")[0].cost_usd == pytest.approx(0.462381)

@@ -69,6 +69,11 @@ parts (`text`, `image`, and since v1.8 `audio`, whose `source.path` names the me
 or holds it as a `data:` URL, whose bytes are left out and counted in `inline_data`); a part
 of another kind is kept raw after the event the text went into.
 
+What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
+read into events, and those of its calls' `extra`) is kept in one raw event after its events,
+but for a member that repeats a call's arguments or name (Harbor's `raw_arguments` and
+`tool_use_name`), counted in `dropped.repeated_extra`.
+
 Subagents: a result's `subagent_trajectory_ref` names a trajectory embedded in
 `subagent_trajectories` (by `trajectory_id`) or stored in another file (`trajectory_path`,
 relative to this one); its steps follow the call's result as the subagent's events. A
@@ -447,6 +452,7 @@ class _Reader:
             trajectory.last_metrics = None
         before = len(self.parsed.events)
         extra = mapping(step.get("extra"))
+        kept_whole = False  # a step kept as a raw event: nothing of it is kept again
         if source == "user":
             text = _content_text(step.get("message"))
             if text:
@@ -457,7 +463,7 @@ class _Reader:
         elif source == "system" and isinstance(extra.get("rewind"), dict):
             self._emit(Rewind, at, time, agent, resumes_after=trajectory.kept)
         elif source == "system":
-            self._system_step(step, at, time, agent)
+            kept_whole = self._system_step(step, at, time, agent)
         else:
             reason = "step has no source" if source is None else f"unknown step source {source!r}"
             self._emit(RawEvent, at, time, agent, record=step, reason=reason)
@@ -467,6 +473,8 @@ class _Reader:
         if self.own_export:
             own = self._kept_events(extra, at, time, trajectory.agent)
             _restore_order(self.parsed.events, before, trajectory.agent, extra.get("event_order"))
+        if not kept_whole:
+            self._unread_fields(step, at, time, agent)
         if extra.get("abandoned") is True:
             for event in self.parsed.events[before:]:
                 event.abandoned = own.get(id(event), True)
@@ -509,6 +517,60 @@ class _Reader:
             self._emit(RawEvent, at, time, agent, record=record, reason=reason)
         return own
 
+    def _unread_fields(
+        self, step: dict[str, Any], at: SourceRef, time: str | None, agent: str | None
+    ) -> None:
+        """What a step holds that no event does, one raw event after the step's events,
+        shaped as the step: its `reasoning_effort`, the members of its `extra` not read into
+        events, and those of its calls' `extra` (with the call's `tool_call_id`). A member
+        that repeats a call of the step (Harbor keeps each call's arguments again,
+        `raw_arguments`, and its name, `tool_use_name`) is left out and counted in
+        `dropped.repeated_extra`. Stet's own export keeps in `extra` what its events are read
+        back from, and nothing more."""
+        calls = [c for c in sequence(step.get("tool_calls")) if isinstance(c, dict)]
+        arguments = [_arguments(call.get("arguments")) for call in calls]
+        record: dict[str, Any] = {}
+        if step.get("reasoning_effort") is not None:
+            record["reasoning_effort"] = step["reasoning_effort"]
+        if not self.own_export:
+            extra = step.get("extra")
+            if isinstance(extra, dict):
+                read = _READ_STEP_EXTRA | (
+                    {_RECORDED_RESULT} if step.get("observation") is None else set()
+                )
+                extra = {key: value for key, value in extra.items() if key not in read}
+            if kept := self._unrepeated(extra, arguments, []):
+                record["extra"] = kept
+            kept_calls = [
+                {"tool_call_id": call.get("tool_call_id"), "extra": kept}
+                for call, given in zip(calls, arguments, strict=True)
+                if (
+                    kept := self._unrepeated(
+                        call.get("extra"), [given], [call.get("function_name")]
+                    )
+                )
+            ]
+            if kept_calls:
+                record["tool_calls"] = kept_calls
+        if record:
+            reason = "what the step holds that no event does"
+            self._emit(RawEvent, at, time, agent, record=record, reason=reason)
+
+    def _unrepeated(self, extra: Any, arguments: list[dict[str, Any]], names: list[Any]) -> Any:
+        """An `extra` without the members that repeat a call's `arguments` (the object, or
+        the JSON text of it) or name (`names`), each of those counted; one that is no object
+        is kept whole."""
+        if not isinstance(extra, dict):
+            return extra
+        kept = {}
+        for key, value in extra.items():
+            repeats_arguments = isinstance(value, dict | str) and _arguments(value) in arguments
+            if repeats_arguments or (isinstance(value, str) and value in names):
+                self.parsed.dropped["repeated_extra"] += 1
+            else:
+                kept[key] = value
+        return kept
+
     def _parts_left_out(
         self, content: Any, held_by: str, at: SourceRef, time: str | None, agent: str | None
     ) -> None:
@@ -537,10 +599,10 @@ class _Reader:
 
     def _system_step(
         self, step: dict[str, Any], at: SourceRef, time: str | None, agent: str | None
-    ) -> None:
+    ) -> bool:
         """A system prompt has no event of its own and is kept as it is; a context
         management step is a compaction, and so are the compaction and error steps of Stet's
-        own export (`extra.compaction`, `extra.error`)."""
+        own export (`extra.compaction`, `extra.error`). Whether the step was kept whole."""
         extra = mapping(step.get("extra"))
         message = _content_text(step.get("message"))
         if isinstance(extra.get("context_management"), dict):
@@ -572,6 +634,8 @@ class _Reader:
             self._emit(
                 RawEvent, at, time, agent, record=record, reason="system prompt or harness message"
             )
+            return True
+        return False
 
     def _agent_step(
         self, trajectory: _Trajectory, step: dict[str, Any], at: SourceRef, time: str | None
@@ -870,6 +934,32 @@ class _Reader:
             self.last, self.last_time = at, time or self.last_time
         return event
 
+
+_RECORDED_RESULT = "tool_result_metadata"
+"""The `extra` member of a step without an observation that may hold its call's result."""
+_READ_STEP_EXTRA = frozenset(
+    {
+        # read into events: a compaction, an error, a rewind, abandoned events
+        "context_management",
+        "compaction",
+        "error",
+        "rewind",
+        "abandoned",
+        # Stet's export: the events it keeps, how its texts and events were put in the
+        # step, and its own bookkeeping (the events' steps, their recorded time)
+        "file_changes",
+        "commits",
+        "raw_records",
+        "message_parts",
+        "reasoning_parts",
+        "event_order",
+        "session",
+        "event_steps",
+        "recorded_time",
+    }
+)
+"""The members of a step's `extra` the reader reads (or Stet's export keeps for itself),
+which are not kept again as the step's raw fields."""
 
 _JOINED = "\n\n"  # what Stet's export writes between two texts of one field
 
