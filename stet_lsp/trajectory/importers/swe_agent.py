@@ -94,6 +94,7 @@ import json
 import math
 import re
 from collections import Counter, deque
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -506,17 +507,14 @@ class _SweAgentRun:
         and its runtime, a review, the model stats' other figures), kept raw in one event; the
         excerpts of the edited files (`edited_files30`, ...), which repeat the files around
         the submission's changes, are counted in `dropped["edited_files"]`."""
-        rest: Record = {}
+        info: Record = {}
         for key, value in self.info.items():
             if _EDITED_FILES.fullmatch(key):
                 self.session.dropped["edited_files"] += 1
-            elif key == "model_stats" and self.model_stats is not None:
-                stats = self.model_stats
-                other = {k: v for k, v in stats.items() if k not in _MODEL_STATS_READ}
-                if other:
-                    rest[key] = other
-            elif key not in _INFO_READ or not isinstance(value, str):
-                rest[key] = value
+            else:
+                info[key] = value
+        within = {"model_stats": _MODEL_STATS_READ}
+        rest = _unread_information(info, self.model_stats, _INFO_READ, within)
         if rest:
             self._raw("/info", rest, "the run's information that no other event holds")
 
@@ -856,6 +854,28 @@ def _model_stats(value: Any) -> Record | None:
     return stats
 
 
+def _unread_information(
+    info: Record,
+    model_stats: Record | None,
+    read: Collection[str],
+    read_within: Mapping[str, Collection[str]],
+) -> Record:
+    """What a run's `info` holds that no event does: its members but the strings read into
+    events (`read`), and of each object named in `read_within` the members not read from it
+    (`model_stats` as `_model_stats` read it, also from a Python repr)."""
+    rest: Record = {}
+    for key, value in info.items():
+        if key == "model_stats" and model_stats is not None:
+            value = model_stats
+        if key in read_within and isinstance(value, dict):
+            other = {k: v for k, v in value.items() if k not in read_within[key]}
+            if other:
+                rest[key] = other
+        elif key not in read or not isinstance(value, str):
+            rest[key] = value
+    return rest
+
+
 def _plain_figure(value: Any) -> bool:
     """A value JSON holds as it is: a string, a finite number, a boolean or null. An int past
     ±LARGEST_FIGURE is none (a literal reads `0xfff…` into thousands of digits, which no JSON
@@ -986,19 +1006,8 @@ class _MiniRun:
     def _information(self) -> None:
         """What `info` holds that no other event does (the agent's and the model's
         configuration, the model stats' other figures), kept raw in one event."""
-        rest: Record = {}
-        for key, value in self.info.items():
-            if key == "config" and isinstance(value, dict):
-                other = {k: v for k, v in value.items() if k not in _MINI_ENVIRONMENT}
-                if other:
-                    rest[key] = other
-            elif key == "model_stats" and self.model_stats is not None:
-                stats = self.model_stats
-                other = {k: v for k, v in stats.items() if k not in _MINI_MODEL_STATS_READ}
-                if other:
-                    rest[key] = other
-            elif key not in _MINI_INFO_READ or not isinstance(value, str):
-                rest[key] = value
+        within = {"model_stats": _MINI_MODEL_STATS_READ, "config": _MINI_ENVIRONMENT}
+        rest = _unread_information(self.info, self.model_stats, _MINI_INFO_READ, within)
         if rest:
             self._raw_at("/info", rest, "the run's information that no other event holds")
 
