@@ -979,8 +979,11 @@ def test_a_steps_extra_and_reasoning_effort_are_kept_without_repeating_the_calls
     """What a step holds that no event does (its `reasoning_effort`, its `extra`, its calls'
     `extra`) is one raw event after its events, shaped as the step; a member that repeats a
     call's arguments (the object, or its JSON text) or name, as Harbor's `raw_arguments` and
-    `tool_use_name` do, is counted in `dropped.repeated_extra` instead. What the reader reads
-    from `extra` (a compaction's `context_management`) is not kept again."""
+    `tool_use_name` do, is counted in `dropped.repeated_extra` instead, and so is the tool
+    result Claude Code recorded (`tool_result_metadata.raw_tool_result`) of a call that has
+    its result. What the reader reads from `extra` (a compaction's `context_management`) is
+    not kept again."""
+    recorded = {"type": "tool_result", "tool_use_id": "c3", "content": "", "is_error": False}
     arguments = {"command": "ls", "description": "List"}
     steps = [
         {"step_id": 1, "source": "user", "message": "List the files"},
@@ -1021,6 +1024,20 @@ def test_a_steps_extra_and_reasoning_effort_are_kept_without_repeating_the_calls
             "extra": {"context_management": {"type": "compaction"}},
         },
         {"step_id": 4, "source": "agent", "message": "Done.", "reasoning_effort": 0.5},
+        {
+            "step_id": 5,
+            "source": "agent",
+            "message": "",
+            "tool_calls": [
+                {"tool_call_id": "c3", "function_name": "Bash", "arguments": {"command": ":"}}
+            ],
+            "extra": {
+                "tool_result_metadata": {
+                    "raw_tool_result": recorded,
+                    "tool_use_result": {"stdout": "", "interrupted": False},
+                }
+            },
+        },
     ]
     parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps, schema_version="ATIF-v1.8")))
     events = parsed.events
@@ -1035,6 +1052,9 @@ def test_a_steps_extra_and_reasoning_effort_are_kept_without_repeating_the_calls
         "compaction",
         "agent_message",
         "raw",
+        "tool_call",
+        "tool_result",
+        "raw",
     ]
     kept = of(events, "raw")
     assert kept[0].record == {
@@ -1043,9 +1063,12 @@ def test_a_steps_extra_and_reasoning_effort_are_kept_without_repeating_the_calls
         "tool_calls": [{"tool_call_id": "c1", "extra": {"caller": {"type": "direct"}}}],
     }
     assert kept[1].record == {"reasoning_effort": 0.5}
+    assert kept[2].record == {
+        "extra": {"tool_result_metadata": {"tool_use_result": {"stdout": "", "interrupted": False}}}
+    }
     assert {r.reason for r in kept} == {"what the step holds that no event does"}
-    assert [r.source.pointer for r in kept] == ["/steps/1", "/steps/3"]
-    assert parsed.dropped["repeated_extra"] == 3
+    assert [r.source.pointer for r in kept] == ["/steps/1", "/steps/3", "/steps/4"]
+    assert parsed.dropped["repeated_extra"] == 4
 
 
 def test_public_sample_repeats_each_calls_arguments_and_name_in_its_extra() -> None:

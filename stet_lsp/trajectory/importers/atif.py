@@ -72,7 +72,8 @@ of another kind is kept raw after the event the text went into.
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
 read into events, and those of its calls' `extra`) is kept in one raw event after its events,
 but for a member that repeats a call's arguments or name (Harbor's `raw_arguments` and
-`tool_use_name`), counted in `dropped.repeated_extra`.
+`tool_use_name`) or the recorded result of a call that has its result, counted in
+`dropped.repeated_extra`.
 
 Subagents: a result's `subagent_trajectory_ref` names a trajectory embedded in
 `subagent_trajectories` (by `trajectory_id`) or stored in another file (`trajectory_path`,
@@ -535,10 +536,8 @@ class _Reader:
         if not self.own_export:
             extra = step.get("extra")
             if isinstance(extra, dict):
-                read = _READ_STEP_EXTRA | (
-                    {_RECORDED_RESULT} if step.get("observation") is None else set()
-                )
-                extra = {key: value for key, value in extra.items() if key not in read}
+                extra = {k: v for k, v in extra.items() if k not in _READ_STEP_EXTRA}
+                extra = self._without_answered_result(extra)
             if kept := self._unrepeated(extra, arguments, []):
                 record["extra"] = kept
             kept_calls = [
@@ -555,6 +554,23 @@ class _Reader:
         if record:
             reason = "what the step holds that no event does"
             self._emit(RawEvent, at, time, agent, record=record, reason=reason)
+
+    def _without_answered_result(self, extra: dict[str, Any]) -> dict[str, Any]:
+        """A step's `extra` without the tool result Claude Code recorded
+        (`tool_result_metadata.raw_tool_result`, in Harbor's conversion) when its call has a
+        result, which holds it (counted in `dropped.repeated_extra`)."""
+        metadata = extra.get(_RECORDED_RESULT)
+        if not isinstance(metadata, dict):
+            return extra
+        call_id = text_field(mapping(metadata.get(_RAW_TOOL_RESULT)).get("tool_use_id"))
+        call = self.calls.get(call_id) if call_id is not None else None
+        if call is None or not call.answered:
+            return extra
+        self.parsed.dropped["repeated_extra"] += 1
+        rest = {key: value for key, value in metadata.items() if key != _RAW_TOOL_RESULT}
+        if rest:
+            return extra | {_RECORDED_RESULT: rest}
+        return {key: value for key, value in extra.items() if key != _RECORDED_RESULT}
 
     def _unrepeated(self, extra: Any, arguments: list[dict[str, Any]], names: list[Any]) -> Any:
         """An `extra` without the members that repeat a call's `arguments` (the object, or
@@ -833,8 +849,8 @@ class _Reader:
         """The result of a step's call whose observation Harbor's early Claude Code
         converter left out (the tool's output was empty), from the result Claude Code
         recorded in the step's `extra.tool_result_metadata.raw_tool_result`."""
-        metadata = mapping(mapping(step.get("extra")).get("tool_result_metadata"))
-        recorded = mapping(metadata.get("raw_tool_result"))
+        metadata = mapping(mapping(step.get("extra")).get(_RECORDED_RESULT))
+        recorded = mapping(metadata.get(_RAW_TOOL_RESULT))
         call_id = text_field(recorded.get("tool_use_id")) or ""
         call = self.calls.get(call_id) if call_id in _call_ids(step) else None
         if recorded.get("type") != "tool_result" or call is None or call.answered:
@@ -936,7 +952,9 @@ class _Reader:
 
 
 _RECORDED_RESULT = "tool_result_metadata"
-"""The `extra` member of a step without an observation that may hold its call's result."""
+_RAW_TOOL_RESULT = "raw_tool_result"
+"""Where Harbor's conversion of Claude Code keeps the tool result Claude Code recorded:
+`extra.tool_result_metadata.raw_tool_result`."""
 _READ_STEP_EXTRA = frozenset(
     {
         # read into events: a compaction, an error, a rewind, abandoned events
