@@ -21,11 +21,11 @@ end
 vim.notify = function(message, level)
   result.notifications[#result.notifications + 1] = { message = message, level = level }
 end
--- What the server shows the user (window/showMessage): a warning there is a failure.
+-- What the server shows the user (window/showMessage, which the plugin's handler shows): a
+-- warning there is a failure.
 result.server_messages = {}
-vim.lsp.handlers["window/showMessage"] = function(_, params)
+require("stet").server_message = function(params)
   result.server_messages[#result.server_messages + 1] = { type = params.type, message = params.message }
-  return vim.NIL
 end
 
 local function finish()

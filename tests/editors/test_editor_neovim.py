@@ -1549,14 +1549,14 @@ def test_setup_and_a_cmd_of_the_wrong_type_say_so(tmp_path: Path) -> None:
     assert result["budget"] == 900 and result["codelens"] is True
     assert result["attached"] is True
     assert result["setup_messages"] == [
-        ['stet: setup() takes a table of options, not "x"', 4],
-        ['stet: setup(): `codelens` must be true or false, not "no"', 4],
-        ['stet: setup(): `lsp` must be a table for vim.lsp.config("stet", …), not 5', 4],
+        ['stet: setup() takes a table of options, not "x"', 3],
+        ['stet: setup(): `codelens` must be true or false, not "no"', 3],
+        ['stet: setup(): `lsp` must be a table for vim.lsp.config("stet", …), not 5', 3],
         ['stet: setup(): unknown option "codelense" (the options are codelens and lsp)', 3],
         [
             'stet: setup(): `lsp.cmd` must be a list of strings such as { "stet-lsp" } '
             '(or a function), not "stet-lsp"',
-            4,
+            3,
         ],
     ]
     problem = (
@@ -2526,27 +2526,145 @@ vim.cmd.edit("src/pay.py")
 assert(attached(vim.api.nvim_get_current_buf()))
 vim.wait(10000, function() return #vim.tbl_filter(function(text)
   return text:find("Stet setting", 1, true) ~= nil
-end, out.shown) >= 2 end, 50)
+end, out.shown) >= 1 end, 50)
 settle(1000)
 vim.ui_detach(ns)
 out.running = #vim.lsp.get_clients({ name = "stet" })
+out.messages = vim.api.nvim_exec2("messages", { output = true }).output
+vim.cmd("checkhealth stet")
+out.health = vim.tbl_filter(function(line)
+  return line:find("Stet setting", 1, true) ~= nil
+end, vim.api.nvim_buf_get_lines(0, 0, -1, false))
 """
+
+BUDGET_PROBLEM = (
+    'Stet setting stet.brief.budget = "lots" is not a whole number of 1 or more; using 800'
+)
+SEVERITY_PROBLEM = (
+    "Stet setting stet.margin.severty is not one of Stet's settings (ignored); did you mean "
+    "stet.margin.severity?"
+)
 
 
 def test_a_server_setting_of_a_bad_value_says_so(tmp_path: Path) -> None:
-    """`settings.stet` holding a budget that is no number and a misspelt key: a message each
-    in the message area (Neovim's own showMessage handler), naming the setting, what it takes
-    and the value used instead; the server runs."""
+    """`settings.stet` holding a budget that is no number and a misspelt key: one message in
+    the message area, a line that names the first setting and says how many more problems
+    :checkhealth stet lists, where each is in full (what the setting takes, the value used
+    instead); the server runs."""
     root = make_workspace(tmp_path / "repo")
 
     result = run_script(tmp_path, root, BAD_SETTINGS)
 
-    said = [text.strip() for text in result["shown"] if "Stet setting" in text]
-    assert said == [
-        'LSP[stet][Warning] Stet setting stet.brief.budget = "lots" is not a whole number of 1 '
-        "or more; using 800",
-        "LSP[stet][Warning] Stet setting stet.margin.severty is not one of Stet's settings "
-        "(ignored); did you mean stet.margin.severity?",
-    ], result["shown"]
+    said = [text for text in result["shown"] if "Stet setting" in text]
+    assert len(said) == 1, result["shown"]
+    assert said[0].startswith(f"stet: {BUDGET_PROBLEM[:30]}"), said
+    assert said[0].endswith("… (1 more: :checkhealth stet)") and "\n" not in said[0], said
+    assert result["messages"] == said[0]
+    assert result["health"] == [f"- ⚠️ WARNING {BUDGET_PROBLEM}", f"- ⚠️ WARNING {SEVERITY_PROBLEM}"]
     assert result["notifications"] == []
     assert result["running"] == 1
+
+
+SETUP_PROBLEMS = """
+vim.opt.runtimepath:prepend(vim.env.STET_PLUGIN)
+vim.g.stet_enable = false
+local said = {}
+vim.notify = function(message, level)
+  said[#said + 1] = { message, level }
+end
+vim.o.columns = 200
+require("stet").setup({ codelens = "yes", lsp = { root_markers = 5 } })
+vim.o.columns = 80
+require("stet").setup({ codelens = "yes", lsp = { root_dir = 5, root_markers = 5 }, colour = 1 })
+io.write(vim.json.encode({ said = said, kept = require("stet").said }))
+"""
+
+
+def test_the_problems_of_one_setup_call_are_one_message(tmp_path: Path) -> None:
+    """Problems in one setup() call: one message, all of them in it when they fit on the
+    command line (200 columns), else the first and how many more :checkhealth stet lists in
+    full (80 columns)."""
+    result = lua_json(tmp_path, SETUP_PROBLEMS)
+    assert result["said"] == [
+        [
+            'stet: setup(): `lsp.root_markers` must be a list such as { ".git" }, not 5; '
+            '`codelens` must be true or false, not "yes"',
+            3,
+        ],
+        [
+            'stet: setup(): unknown option "colour" … (3 more: :checkhealth stet)',
+            3,
+        ],
+    ]
+    assert [kept["text"] for kept in result["kept"]][2:] == [
+        'setup(): unknown option "colour" (the options are codelens and lsp)',
+        "setup(): `lsp.root_dir` must be a function or a string, not 5",
+        'setup(): `lsp.root_markers` must be a list such as { ".git" }, not 5',
+        'setup(): `codelens` must be true or false, not "yes"',
+    ]
+
+
+IN_A_TERMINAL = """
+-- The Neovim under test runs in a terminal of this headless one, 80 columns by 24 lines, as
+-- a user sees it: with its screen and its message area, which a headless Neovim has not.
+local screen = vim.api.nvim_get_current_buf()
+local job = vim.fn.jobstart(vim.json.decode(vim.env.STET_INNER), { term = true })
+local function text()
+  return table.concat(vim.api.nvim_buf_get_lines(screen, 0, -1, false), "\\n")
+end
+local shown = vim.wait(30000, function()
+  return text():find("Stet setting", 1, true) ~= nil or text():find("Press ENTER", 1, true) ~= nil
+end, 50)
+vim.wait(1500, function() return false end)
+vim.fn.writefile({ vim.json.encode({ shown = shown, screen = vim.api.nvim_buf_get_lines(screen, 0, -1, false) }) },
+  vim.env.STET_OUT)
+vim.fn.jobstop(job)
+vim.cmd("qall!")
+"""
+
+STARTING_WITH_PROBLEMS = """
+vim.opt.runtimepath:prepend(vim.env.STET_PLUGIN)
+vim.opt.swapfile = false
+vim.opt.shadafile = "NONE"
+vim.lsp.config("stet", {
+  cmd = vim.json.decode(vim.env.STET_CMD),
+  settings = { stet = { brief = { budget = "lots" }, margin = { severty = "information" } } },
+})
+require("stet").setup({ codelens = "yes", lsp = { root_markers = 5 } })
+"""
+
+
+def test_problems_at_start_up_ask_for_no_enter(tmp_path: Path) -> None:
+    """Neovim in a terminal, started with two bad options to setup() and two bad server
+    settings: each pair was two messages, and Neovim's message area then asked the user to
+    press Enter before anything else (Neovim's own showMessage handler did even for one
+    message). Each pair is one line now, and the screen waits for nothing."""
+    root = make_workspace(tmp_path / "repo")
+    init = tmp_path / "inner.lua"
+    init.write_text(STARTING_WITH_PROBLEMS, encoding="utf-8")
+    outer = tmp_path / "outer.lua"
+    outer.write_text(IN_A_TERMINAL, encoding="utf-8")
+    out = tmp_path / "terminal.json"
+    env = isolated_env(
+        tmp_path / "home",
+        STET_PLUGIN=str(NEOVIM_PLUGIN),
+        STET_CMD=json.dumps(server_command()),
+        STET_OUT=str(out),
+        STET_INNER=json.dumps([NVIM, "--clean", "-u", str(init), "src/pay.py"]),
+    )
+    subprocess.run(
+        [NVIM, "--headless", "--clean", "-u", str(outer)],
+        cwd=root,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+    )
+    result = json.loads(out.read_text(encoding="utf-8"))
+    screen = "\n".join(result["screen"])
+    assert result["shown"] is True, screen
+    assert "Press ENTER" not in screen, screen
+    said = [line.rstrip() for line in result["screen"] if line.startswith("stet: ")]
+    assert len(said) == 1, screen
+    assert said[0].startswith(f"stet: {BUDGET_PROBLEM[:30]}"), screen
+    assert said[0].endswith("… (1 more: :checkhealth stet)"), screen

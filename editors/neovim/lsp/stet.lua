@@ -132,6 +132,11 @@ return {
       end
       return vim.lsp.handlers["window/showDocument"](err, result, ctx, config)
     end,
+    -- Messages that come together (two bad settings at start-up) are one line: Neovim's own
+    -- handler shows each on two lines, and asks for Enter.
+    ["window/showMessage"] = function(_, result)
+      require("stet").server_message(result)
+    end,
     ["workspace/codeLens/refresh"] = function(_, _, ctx)
       local client = vim.lsp.get_client_by_id(ctx.client_id)
       if client and vim.g.stet_codelens ~= false then

@@ -94,6 +94,20 @@ function M.check()
     health.warn("the stet configuration is not enabled", { 'vim.lsp.enable("stet")' })
   end
 
+  -- What setup() found wrong and what the server said, in full: the message area shows
+  -- several of them as one line.
+  local said = require("stet").said
+  if #said > 0 then
+    health.start("Messages")
+    for _, message in ipairs(said) do
+      local levels = vim.log.levels
+      local report = message.level >= levels.ERROR and health.error
+        or message.level == levels.WARN and health.warn
+        or health.info
+      report(message.text)
+    end
+  end
+
   health.start("Client")
   local bufnr = user_buffer()
   local stet = require("stet")

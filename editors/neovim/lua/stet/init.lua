@@ -17,6 +17,85 @@ local function notify(message, level)
   vim.notify("stet: " .. message, level or vim.log.levels.INFO)
 end
 
+--- What setup() found wrong and what the server said (window/showMessage), each in full and
+--- in order, for :checkhealth stet: the message area shows several of them as one line.
+---@type { text: string, level: integer }[]
+M.said = {}
+
+--- Keeps `text` for :checkhealth stet (the last 50).
+local function keep_said(text, level)
+  M.said[#M.said + 1] = { text = text, level = level }
+  if #M.said > 50 then
+    table.remove(M.said, 1)
+  end
+end
+
+--- `texts` after `prefix` as one message: one text whole, as Neovim shows any message;
+--- several in one line, all of them joined by "; " when they fit on the command line, else the
+--- first cut short and how many more :checkhealth stet lists. Messages that take more lines
+--- than the command line has (two at once) make Neovim ask for Enter before anything else
+--- can be done.
+---@param prefix string
+---@param texts string[]
+---@return string
+function M.one_line(prefix, texts)
+  local room = math.max(vim.v.echospace, 40)
+  local whole = prefix .. table.concat(texts, "; ")
+  if #texts == 1 or vim.fn.strdisplaywidth(whole) <= room then
+    return whole
+  end
+  local more = (" (%d more: :checkhealth stet)"):format(#texts - 1)
+  local first = vim.fn.strcharpart(texts[1], 0, room - vim.fn.strdisplaywidth(prefix .. more) - 1)
+  while first ~= "" and vim.fn.strdisplaywidth(prefix .. first .. "…" .. more) > room do
+    first = vim.fn.strcharpart(first, 0, vim.fn.strchars(first) - 1)
+  end
+  return prefix .. first .. "…" .. more
+end
+
+--- The server's messages that came within a moment of each other, not shown yet.
+---@type { type: integer, message: string }[]?
+local pending_messages
+
+--- Shows messages that came together as one line, at the gravest type among them.
+local function show_messages()
+  local batch = pending_messages or {}
+  pending_messages = nil
+  if #batch == 0 then
+    return
+  end
+  local gravest = math.min(unpack(vim.tbl_map(function(said)
+    return said.type
+  end, batch)))
+  local texts = vim.tbl_map(function(said)
+    return (said.message:gsub("^Stet: ", ""))
+  end, batch)
+  local text = M.one_line("stet: ", texts)
+  if gravest == 1 then
+    vim.api.nvim_echo({ { text } }, true, { err = true })
+  else
+    vim.api.nvim_echo({ { text, gravest == 2 and "WarningMsg" or nil } }, true, {})
+  end
+end
+
+--- The handler of the server's window/showMessage. Neovim 0.11's own ends each message with
+--- a newline, so that even one message takes two lines and asks for Enter; two bad settings
+--- at start-up are two messages at once. The messages that come within 100 ms of the first
+--- are shown together, in one line (see M.one_line), and kept for :checkhealth stet.
+---@param params lsp.ShowMessageParams
+function M.server_message(params)
+  if type(params) ~= "table" or type(params.message) ~= "string" then
+    return
+  end
+  local kind = tonumber(params.type) or 4
+  local levels = vim.log.levels
+  keep_said(params.message, ({ levels.ERROR, levels.WARN, levels.INFO })[kind] or levels.DEBUG)
+  if not pending_messages then
+    pending_messages = {}
+    vim.defer_fn(show_messages, 100)
+  end
+  pending_messages[#pending_messages + 1] = { type = kind, message = params.message }
+end
+
 --- Why `cmd` cannot be the command that starts the server (a list of strings, or a
 --- function), or nil.
 ---@param cmd any
@@ -80,23 +159,32 @@ end
 --- Optional: changes settings, and the server's configuration with `lsp` (passed to
 --- `vim.lsp.config("stet", …)`, e.g. `{ cmd = {…}, settings = { stet = {…} } }`). An unknown
 --- option or a value of the wrong type is reported and left out; the others are applied.
+--- The problems of one call are one message (see M.one_line).
 ---@param opts table?
 function M.setup(opts)
   if opts ~= nil and type(opts) ~= "table" then
-    notify(("setup() takes a table of options, not %s"):format(vim.inspect(opts)), vim.log.levels.ERROR)
+    local problem = ("setup() takes a table of options, not %s"):format(vim.inspect(opts))
+    keep_said(problem, vim.log.levels.WARN)
+    notify(problem, vim.log.levels.WARN)
     return
   end
   opts = opts or {}
+  -- Warnings, not errors: what is wrong is left out and the rest applies, and an error given
+  -- while Neovim reads its configuration takes a second line ("Error detected while
+  -- processing …"), which asks for Enter.
+  local problems = {}
+  local function problem(text)
+    problems[#problems + 1] = text
+    keep_said("setup(): " .. text, vim.log.levels.WARN)
+  end
   for key in pairs(opts) do
     if key ~= "lsp" and key ~= "codelens" then
-      notify(("setup(): unknown option %s (the options are codelens and lsp)"):format(vim.inspect(key)),
-        vim.log.levels.WARN)
+      problem(("unknown option %s (the options are codelens and lsp)"):format(vim.inspect(key)))
     end
   end
   local lsp = opts.lsp
   if lsp ~= nil and type(lsp) ~= "table" then
-    notify(('setup(): `lsp` must be a table for vim.lsp.config("stet", …), not %s'):format(vim.inspect(lsp)),
-      vim.log.levels.ERROR)
+    problem(('`lsp` must be a table for vim.lsp.config("stet", …), not %s'):format(vim.inspect(lsp)))
   elseif lsp ~= nil then
     local keys = vim.tbl_keys(lsp)
     table.sort(keys, function(a, b)
@@ -104,9 +192,9 @@ function M.setup(opts)
     end)
     local kept = lsp
     for _, key in ipairs(keys) do
-      local problem = lsp[key] ~= nil and lsp_field_problem(key, lsp[key])
-      if problem then
-        notify("setup(): " .. problem, vim.log.levels.ERROR)
+      local wrong = lsp[key] ~= nil and lsp_field_problem(key, lsp[key])
+      if wrong then
+        problem(wrong)
         kept = kept == lsp and vim.deepcopy(lsp) or kept
         kept[key] = nil
       end
@@ -114,11 +202,13 @@ function M.setup(opts)
     vim.lsp.config("stet", kept)
   end
   if opts.codelens ~= nil and type(opts.codelens) ~= "boolean" then
-    notify(("setup(): `codelens` must be true or false, not %s"):format(vim.inspect(opts.codelens)),
-      vim.log.levels.ERROR)
+    problem(("`codelens` must be true or false, not %s"):format(vim.inspect(opts.codelens)))
   elseif opts.codelens ~= nil then
     M.config.codelens = opts.codelens
     vim.g.stet_codelens = opts.codelens
+  end
+  if #problems > 0 then
+    vim.notify(M.one_line("stet: setup(): ", problems), vim.log.levels.WARN)
   end
 end
 
