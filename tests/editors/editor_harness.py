@@ -438,6 +438,31 @@ def check_skill_and_capstone(root: Path, entry_id: str, message: str) -> dict[st
     return entry
 
 
+# -- working trajectories a deleted branch left, for `stet capstone --target NAME` --------------
+
+
+def left_by_deleted_branches(root: Path, home: Path, branches: list[str]) -> None:
+    """Gives the repository a committer, and for each of `branches` a working trajectory
+    (a Claude Code session imported on it) that the branch's deletion left: back on main,
+    `stet trajectory list` marks each `orphaned`, and only `--target NAME` commits it."""
+    import pygit2
+
+    repo = pygit2.Repository(str(root))
+    repo.config["user.name"] = "Stet Reviewer"
+    repo.config["user.email"] = "reviewer@stet.invalid"
+    for number, branch in enumerate(branches):
+        repo.branches.local.create(branch, repo.head.peel(pygit2.Commit))
+        repo.checkout(repo.branches.local[branch])
+        session = claude_session(root, home, SESSION_ID.replace("0123", f"{number:04d}"))
+        imported = stet(root, "trajectory", "import", str(session), "--json")
+        assert imported.returncode == 0, imported.stderr
+        repo.checkout(repo.branches.local["main"])
+        repo.branches.local.delete(branch)
+    listed = stet(root, "trajectory", "list", "--json")
+    rows = json.loads(listed.stdout)["trajectories"]
+    assert sorted(row["target"] for row in rows if row["orphaned"]) == sorted(branches), rows
+
+
 # -- the style sheet itself: a pasted secret and a lost anchor ----------------------------------
 
 

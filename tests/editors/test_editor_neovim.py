@@ -28,6 +28,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pygit2
 import pytest
 from editor_harness import (
     CAPSTONE_MESSAGE,
@@ -60,6 +61,7 @@ from editor_harness import (
     find_nvim,
     fragments,
     isolated_env,
+    left_by_deleted_branches,
     make_workspace,
     server_command,
     sheet_entries,
@@ -1746,6 +1748,62 @@ def test_a_steps_verdict_from_its_code_action_says_so(tmp_path: Path) -> None:
     assert result["notifications"] == [
         {"message": f"stet: step {MARK_STEP} marked wrong", "level": 2}
     ], result["notifications"]
+
+
+CAPSTONE_OF_A_TARGET = """
+vim.cmd.edit("src/pay.py")
+out.attached = attached(0)
+out.server = {}
+require("stet").server_message = function(params)
+  out.server[#out.server + 1] = params.message
+end
+-- Completion waits a second for the server: once it has listed the trajectories, it is quick.
+local client = vim.lsp.get_clients({ bufnr = 0, name = "stet" })[1]
+client:request_sync("workspace/executeCommand", { command = "stet.trajectory.list", arguments = { {} } }, 20000, 0)
+out.options = vim.fn.getcompletion("Stet capstone --", "cmdline")
+out.targets = vim.fn.getcompletion("Stet capstone --target ", "cmdline")
+out.after_dry_run = vim.fn.getcompletion("Stet! capstone --dry-run --target t", "cmdline")
+out.after_message = vim.fn.getcompletion("Stet capstone --target topic a --", "cmdline")
+vim.cmd("Stet capstone --target nosuch")
+vim.wait(10000, function() return #out.notifications > 0 end, 50)
+out.refused = out.notifications
+out.notifications = {}
+vim.cmd("Stet! capstone --target topic")
+vim.wait(10000, function() return vim.api.nvim_buf_get_name(0) == "stet://capstone" end, 50)
+out.dry_run = vim.api.nvim_buf_get_lines(0, 0, 1, false)[1]
+vim.cmd("close")
+vim.cmd("Stet capstone --target topic Commit what the topic branch left")
+vim.wait(10000, function() return #out.server > 0 or #out.notifications > 0 end, 50)
+settle(300)
+out.targets_after = vim.fn.getcompletion("Stet capstone --target ", "cmdline")
+"""
+
+
+def test_capstone_of_a_deleted_branch_s_trajectory_by_its_name(tmp_path: Path) -> None:
+    """`:Stet capstone --target NAME` commits the working trajectory a deleted branch left, as
+    `stet capstone --target NAME` does; <Tab> after `--target` offers the targets left so
+    (none once committed); a name with none is the server's refusal, said as it words it."""
+    root = make_workspace(tmp_path / "repo")
+    left_by_deleted_branches(root, tmp_path / "home", ["topic"])
+
+    result = run_script(tmp_path, root, CAPSTONE_OF_A_TARGET)
+
+    assert result["attached"] is True
+    assert result["options"] == ["--dry-run", "--target"]
+    assert result["targets"] == ["topic"] and result["after_dry_run"] == ["topic"]
+    assert result["after_message"] == []
+    [refused] = result["refused"]
+    assert refused["level"] == 4 and "nosuch has no working trajectory" in refused["message"]
+    assert result["dry_run"].startswith("would commit trajectory "), result["dry_run"]
+    assert result["notifications"] == [], result["notifications"]
+    [said] = result["server"]
+    assert " committed as " in said and said.endswith(" on main"), said
+    repo = pygit2.Repository(str(root))
+    head = repo.head.peel(pygit2.Commit)
+    assert head.message.startswith("Commit what the topic branch left\n"), head.message
+    rows = json.loads(stet(root, "trajectory", "list", "--json").stdout)["trajectories"]
+    assert [(row["working"], row["orphaned"]) for row in rows] == [(False, False)]
+    assert result["targets_after"] == []
 
 
 def test_marking_a_step_in_a_trajectory_the_capstone_committed_says_so(tmp_path: Path) -> None:

@@ -57,6 +57,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pygit2
 import pytest
 from editor_harness import (
     CAPSTONE_MESSAGE,
@@ -101,6 +102,7 @@ from editor_harness import (
     fragments,
     free_port,
     isolated_env,
+    left_by_deleted_branches,
     make_workspace,
     playwright_installed,
     server_command,
@@ -641,6 +643,58 @@ def test_capstone_with_no_working_trajectory_from_vscode(
         "an entry first."
     ], result["toasts"]
     assert _git_head(root) == head
+
+
+def test_capstone_of_a_deleted_branch_s_trajectory_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """Working trajectories that deleted branches left were committed only by `stet capstone
+    --target NAME`: the Stet view marks their rows, whose context menu commits one (here
+    refused while git's index is locked: the server's refusal comes back, nothing changed),
+    and Stet: Commit Trajectory (Capstone) offers them after the branch's own, then commits
+    the one picked on top of HEAD."""
+    base, root = code_server
+    left_by_deleted_branches(root, tmp_path / "home", ["spike", "topic"])
+    # main's own working trajectory, the default of the palette's pick.
+    session = claude_session(root, tmp_path / "home")
+    assert stet(root, "trajectory", "import", str(session)).returncode == 0
+    lock = root / ".git" / "index.lock"
+    lock.write_text("", encoding="utf-8")
+    head = _git_head(root)
+
+    result = drive(
+        tmp_path,
+        base,
+        root,
+        scenario="capstonetarget",
+        viewTarget="spike",
+        paletteTarget="topic",
+        indexLock=str(lock),
+        capstoneMessage=CAPSTONE_MESSAGE,
+    )
+
+    left_rows = sorted(
+        row["label"] for row in result["treeRows"] if row["label"].startswith("left ")
+    )
+    assert [label.split("--")[:2] for label in left_rows] == [
+        ["left branch", "spike"],
+        ["left branch", "topic"],
+    ], result["treeRows"]
+    assert "Commit Trajectory (Capstone)…" in result["menu"], result["menu"]
+    assert "spike" in result["viewBox"]["title"], result["viewBox"]
+    assert "index" in result["refusal"] and "locked" in result["refusal"], result["refusal"]
+    # The current branch first (the default), then what the deleted branches left.
+    rows = result["targets"]["rows"]
+    assert len(rows) == 3 and "main" in rows[0], rows
+    assert sorted(row.strip()[: len("spike")] for row in rows[1:]) == ["spike", "topic"], rows
+    assert all("left · " in row for row in rows[1:]), rows
+    assert "committed as" in result["committed"], result["committed"]
+    repo = pygit2.Repository(str(root))
+    commit = repo.head.peel(pygit2.Commit)
+    assert commit.message.startswith(CAPSTONE_MESSAGE + "\n") and str(commit.parents[0].id) == head
+    listed = json.loads(stet(root, "trajectory", "list", "--json").stdout)["trajectories"]
+    left = sorted(row["target"] for row in listed if row["working"] and row["orphaned"])
+    assert left == ["spike"], listed
 
 
 def test_two_repositories_on_one_branch_from_vscode(

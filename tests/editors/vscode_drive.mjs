@@ -30,6 +30,9 @@
 // - "viewproblem": the Stet view when the server refuses to list the style sheet;
 // - "multiroot": a window of two repositories on one branch, a file of each active in turn;
 // - "capstonenone": the capstone with no working trajectory;
+// - "capstonetarget": working trajectories deleted branches left: the Stet view's row of one,
+//   "Commit Trajectory (Capstone)…" from its context menu (refused: the git index is locked),
+//   then, the lock gone, "Stet: Commit Trajectory (Capstone)" with another picked;
 // - "outsideimport": a session imported from the command line while the view shows the
 //   working trajectory;
 // - "recordall": "Stet: Record Margin Notes in File", twice;
@@ -1938,6 +1941,66 @@ async function runCapstoneNone(page) {
   await screenshot(page, "capstone-none");
 }
 
+// config.viewTarget's row in the Stet view: its context menu's "Commit Trajectory (Capstone)…",
+// which the server refuses while config.indexLock is there; the lock removed, the palette's
+// "Stet: Commit Trajectory (Capstone)" offers the targets, config.paletteTarget picked and
+// committed with config.capstoneMessage.
+async function runCapstoneTarget(page) {
+  await openWorkbench(page);
+  await runCommand(page, "Stet: Show Stet View");
+  const rows = page.locator(".part.sidebar .monaco-list-row");
+  result.treeRows = await until("the left trajectories in the Stet view", async () => {
+    const found = await treeRows(page);
+    return found.filter((row) => row.label.startsWith("left ") && row.description.startsWith("left by ")).length === 2
+      ? found
+      : null;
+  });
+  const row = rows.filter({ hasText: `left by ${config.viewTarget}` }).first();
+  const menuItem = await contextMenuItem(page, "the left trajectory's context menu", row, "Commit Trajectory (Capstone)");
+  result.menu = await texts(page.locator(".context-view .action-item"));
+  await screenshot(page, "left-trajectory-menu");
+  await chooseMenuItem(page, menuItem);
+  const input = page.locator(".quick-input-widget input");
+  result.viewBox = await until("the view's capstone message box", async () => {
+    const shown = await quickInput(page);
+    return shown?.title.includes(config.viewTarget) && !shown.rows.length ? shown : null;
+  });
+  await input.fill(config.capstoneMessage);
+  await page.keyboard.press("Enter");
+  result.viewModes = await until("the view's capstone mode picker", async () => {
+    const shown = await quickInput(page);
+    return shown?.rows.some((t) => t.includes("Dry run")) ? shown.rows : null;
+  });
+  await input.fill("Commit");
+  await page.keyboard.press("Enter");
+  result.refusal = await until("the refusal", async () =>
+    (await toasts(page)).find((t) => t.startsWith("Stet:") && t.includes("index")) ?? null,
+  );
+  await screenshot(page, "left-trajectory-refused");
+  unlinkSync(config.indexLock);
+
+  await runCommand(page, "Stet: Commit Trajectory (Capstone)");
+  result.targets = await until("the capstone's targets", async () => {
+    const shown = await quickInput(page);
+    return shown?.rows.length && shown.title.includes("Capstone") ? shown : null;
+  });
+  await screenshot(page, "capstone-targets");
+  await pickRow(page, "the palette's target", config.paletteTarget);
+  result.paletteBox = await until("the palette's capstone message box", async () => {
+    const shown = await quickInput(page);
+    return shown?.title.includes(config.paletteTarget) && !shown.rows.length ? shown : null;
+  });
+  await input.fill(config.capstoneMessage);
+  await page.keyboard.press("Enter");
+  await until("the palette's capstone mode picker", async () => (await quickInput(page))?.rows.some((t) => t.includes("Dry run")));
+  await input.fill("Commit");
+  await page.keyboard.press("Enter");
+  result.committed = await until("the commit's message", async () =>
+    (await toasts(page)).find((t) => t.includes("committed as")) ?? null,
+  );
+  await screenshot(page, "left-trajectory-committed");
+}
+
 // A window of two repositories on one branch (config.folders, their folder names): each
 // one's file opened in turn; the status bar item and the Stet view's entries group then.
 async function runMultiRoot(page) {
@@ -2036,6 +2099,7 @@ const run = {
   viewproblem: runViewProblem,
   multiroot: runMultiRoot,
   capstonenone: runCapstoneNone,
+  capstonetarget: runCapstoneTarget,
   outsideimport: runOutsideImport,
   recordall: runRecordAll,
   marknostep: runMarkNoStep,

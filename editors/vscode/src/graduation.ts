@@ -190,37 +190,76 @@ function capstoneText(result: CapstoneResult): string {
   return lines.join("\n") + "\n";
 }
 
-/** Whether the current target has a working trajectory to commit (undefined when the server
- * could not tell: the capstone then says). */
-async function hasWorkingTrajectory(where: Record<string, unknown>): Promise<{ has: boolean; label: string } | undefined> {
+/** What a capstone can commit: whether the current target has a working trajectory, its
+ * label, and the working trajectories a deleted branch or a left detached HEAD left, which
+ * only a capstone naming them commits (`stet.trajectory.list` marks them `orphaned`).
+ * Undefined when the server could not tell: the capstone then says. */
+async function capstoneTargets(
+  where: Record<string, unknown>,
+): Promise<{ has: boolean; label: string; left: TrajectoryRow[] } | undefined> {
   try {
     const list = await execute<ListResult>("stet.note.list", where);
     const { trajectories } = await execute<{ trajectories: TrajectoryRow[] }>("stet.trajectory.list", where);
     return {
       has: trajectories.some((row) => row.working && row.id === list.target.key),
       label: list.target.label,
+      left: trajectories.filter((row) => row.working && row.orphaned),
     };
   } catch {
     return undefined;
   }
 }
 
-/** Stet: Commit Trajectory (Capstone): the palette's run of the server's `stet.capstone`. */
-async function capstone(): Promise<CapstoneResult | undefined> {
-  // Nothing to commit is said before the message and the mode are asked for.
-  const working = await hasWorkingTrajectory(repositoryArgument());
-  if (working && !working.has) {
-    const choice = await vscode.window.showInformationMessage(
-      `Stet: ${working.label} has no working trajectory to commit: import an agent session or graduate an entry first.`,
-      "Import Agent Session…",
-    );
-    if (choice) {
-      await vscode.commands.executeCommand("stet.importSession");
+/** One line about a trajectory's size, for a quick pick. */
+function rowDescription(row: TrajectoryRow): string {
+  return [`${row.steps} steps`, ...(row.harnesses ?? [])].join(" · ");
+}
+
+const CAPSTONE_TITLE = "Stet: Commit Trajectory (Capstone)";
+
+/** Stet: Commit Trajectory (Capstone): the palette's run of the server's `stet.capstone`, and
+ * the Stet view's on a left working trajectory (`target`, as `stet capstone --target` takes
+ * it; `uri`: the repository the view listed it from). */
+async function capstone(args?: { target?: string; uri?: string }): Promise<CapstoneResult | undefined> {
+  const where: Record<string, unknown> = args?.uri ? { uri: args.uri } : { ...repositoryArgument() };
+  let target = args?.target;
+  if (target === undefined) {
+    // Nothing to commit is said before the message and the mode are asked for; the working
+    // trajectories left by deleted branches are offered after the current target's own.
+    const targets = await capstoneTargets(where);
+    if (targets?.left.length) {
+      const picked = await vscode.window.showQuickPick(
+        [
+          ...(targets.has
+            ? [{ label: `$(git-branch) ${targets.label}`, description: "this branch's working trajectory", target: undefined }]
+            : []),
+          ...targets.left.map((row) => ({
+            label: `$(history) ${row.target}`,
+            description: `left · ${rowDescription(row)}`,
+            detail: `${row.id}: its branch was deleted or HEAD left it; committed on top of HEAD`,
+            target: row.target,
+          })),
+        ],
+        { title: CAPSTONE_TITLE, placeHolder: "the working trajectory to commit", ignoreFocusOut: true },
+      );
+      if (!picked) {
+        return undefined;
+      }
+      target = picked.target;
+    } else if (targets && !targets.has) {
+      const choice = await vscode.window.showInformationMessage(
+        `Stet: ${targets.label} has no working trajectory to commit: import an agent session or graduate an entry first.`,
+        "Import Agent Session…",
+      );
+      if (choice) {
+        await vscode.commands.executeCommand("stet.importSession");
+      }
+      return undefined;
     }
-    return undefined;
   }
+  const title = target === undefined ? CAPSTONE_TITLE : `${CAPSTONE_TITLE}: ${target}`;
   const message = await vscode.window.showInputBox({
-    title: "Stet: Commit Trajectory (Capstone)",
+    title,
     prompt:
       "The commit message (empty: 'Trajectory: ' and the first line of the agent's first request, " +
       "else the trajectory's id); Stet's trailers are added",
@@ -229,17 +268,21 @@ async function capstone(): Promise<CapstoneResult | undefined> {
   if (message === undefined) {
     return undefined;
   }
+  const which = target === undefined ? "the working trajectory" : `the working trajectory ${target} left`;
   const mode = await vscode.window.showQuickPick(
     [
       { label: "Dry run", description: "show what would be committed; change nothing", dryRun: true },
-      { label: "Commit", description: "commit the working trajectory on top of HEAD", dryRun: false },
+      { label: "Commit", description: `commit ${which} on top of HEAD`, dryRun: false },
     ],
-    { title: "Stet: Commit Trajectory (Capstone)", ignoreFocusOut: true },
+    { title, ignoreFocusOut: true },
   );
   if (!mode) {
     return undefined;
   }
-  const argument: Record<string, unknown> = { ...repositoryArgument() };
+  const argument: Record<string, unknown> = { ...where };
+  if (target !== undefined) {
+    argument.target = target;
+  }
   if (message.trim()) {
     argument.message = message;
   }
@@ -265,9 +308,17 @@ async function capstone(): Promise<CapstoneResult | undefined> {
   }
 }
 
+/** The Stet view's "Commit Trajectory (Capstone)…" on a working trajectory a deleted branch
+ * or a left detached HEAD left. */
+function capstoneOfRow(item?: { row?: TrajectoryRow; where?: Record<string, unknown> }): Promise<CapstoneResult | undefined> {
+  const uri = typeof item?.where?.uri === "string" ? item.where.uri : undefined;
+  return item?.row ? capstone({ target: item.row.target, uri }) : capstone();
+}
+
 export function registerGraduation(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     vscode.commands.registerCommand("stet.graduationReview", graduationReview),
+    vscode.commands.registerCommand("stet.capstoneTrajectory", capstoneOfRow),
     // "stet.capstone" is the server's own command (registered by the language client); the
     // middleware asks for its arguments when the palette runs it without any.
     { dispose: () => capstoneOutput?.dispose() },

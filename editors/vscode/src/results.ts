@@ -124,6 +124,11 @@ export interface TrajectoryRow {
   id: string;
   working: boolean;
   path: string;
+  /** The target's name, as `stet capstone --target` takes it. */
+  target: string;
+  /** A working trajectory whose branch was deleted, or whose detached HEAD was left: only
+   * a capstone with its `target` commits it. */
+  orphaned: boolean;
   steps: number;
   started: string | null;
   harnesses: string[];

@@ -31,6 +31,14 @@ class TrajectoryItem extends vscode.TreeItem {
     this.description = `${row.steps} steps · ${(row.harnesses ?? []).join(", ")}`;
     this.contextValue = "stet-trajectory";
     this.iconPath = new vscode.ThemeIcon(row.working ? "history" : "git-commit");
+    if (row.working && row.orphaned) {
+      // Its branch was deleted, or HEAD left its detached HEAD: only a capstone naming it
+      // commits it (the row's "Commit Trajectory (Capstone)…").
+      this.label = `left ${row.id}`;
+      this.description = `left by ${row.target} · ${this.description}`;
+      this.tooltip = `${row.target} is gone or HEAD left it: Commit Trajectory (Capstone)… commits this working trajectory on top of HEAD`;
+      this.contextValue = "stet-trajectory-left";
+    }
   }
 }
 

@@ -203,17 +203,42 @@ M.subcommands = {
     end,
   },
   capstone = {
-    -- :Stet[!] capstone [--dry-run] [message]
+    -- :Stet[!] capstone [--dry-run] [--target {name}] [message]
     run = function(args, opts)
-      local dry_run = opts.bang
+      local dry_run, target = opts.bang, nil
       local word, rest = first_word(args)
-      if word == "--dry-run" then
-        dry_run, args = true, rest
+      while word == "--dry-run" or word == "--target" or (word and vim.startswith(word, "--target=")) do
+        if word == "--dry-run" then
+          dry_run = true
+        elseif word == "--target" then
+          word, rest = first_word(rest)
+          if not word then
+            return usage("capstone [--dry-run] [--target {name}] [message] (the name of a deleted branch or a left detached HEAD; <Tab> lists them)")
+          end
+          target = word
+        else
+          target = word:sub(#"--target=" + 1)
+        end
+        args = rest
+        word, rest = first_word(args)
       end
-      stet.capstone(optional(args), dry_run)
+      stet.capstone(optional(args), dry_run, target)
     end,
     complete = function(lead, words)
-      return #words == 0 and matching({ "--dry-run" }, lead) or {}
+      if words[#words] == "--target" then
+        return matching(stet.capstone_targets(), lead)
+      end
+      -- Options come before the message.
+      for index, word in ipairs(words) do
+        local option = word == "--dry-run" or word == "--target" or vim.startswith(word, "--target=")
+        if not option and words[index - 1] ~= "--target" then
+          return {}
+        end
+      end
+      local options = vim.tbl_filter(function(option)
+        return not vim.tbl_contains(words, option)
+      end, { "--dry-run", "--target" })
+      return matching(options, lead)
     end,
   },
 }

@@ -999,6 +999,29 @@ function M.trajectory_ids()
   end, rows)
 end
 
+--- The targets whose working trajectory nothing else commits (for completion of `:Stet
+--- capstone --target`): the deleted branches and left detached HEADs that
+--- `stet.trajectory.list` marks `orphaned`, by the name its `target` gives them. Empty when
+--- the server is slow.
+---@return string[]
+function M.capstone_targets()
+  local bufnr = repository_buffer()
+  local client = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
+  if not client then
+    return {}
+  end
+  local params = { command = "stet.trajectory.list", arguments = { { uri = vim.uri_from_bufnr(bufnr) } } }
+  local response = client:request_sync("workspace/executeCommand", params, 1000, bufnr)
+  local rows = response and type(response.result) == "table" and value(response.result.trajectories) or {}
+  local names = {}
+  for _, row in ipairs(rows) do
+    if row.working and row.orphaned == true and type(row.target) == "string" then
+      names[#names + 1] = row.target
+    end
+  end
+  return names
+end
+
 --- Whether a file is one of a trajectory's (events.jsonl or narration.md under
 --- .stet/cache/trajectories/<id>/ or .stet/trajectories/<id>/).
 ---@param name string
@@ -1310,9 +1333,12 @@ end
 
 --- Commits the working trajectory on top of HEAD (`message`: the commit message, default the
 --- server's); `dry_run` shows what would be committed in a scratch buffer and changes nothing.
+--- `target`: the working trajectory of that target instead, as `stet capstone --target NAME`
+--- takes it (a deleted branch's, a left detached HEAD's: see M.capstone_targets).
 ---@param message string?
 ---@param dry_run boolean?
-function M.capstone(message, dry_run)
+---@param target string?
+function M.capstone(message, dry_run, target)
   local bufnr, uri = here(true)
   local argument = { uri = uri }
   if message and message ~= "" then
@@ -1320,6 +1346,9 @@ function M.capstone(message, dry_run)
   end
   if dry_run then
     argument.dryRun = true
+  end
+  if target then
+    argument.target = target
   end
   -- The server reports progress while it runs, and announces the new commit (or that HEAD
   -- held the trajectory already) itself.
