@@ -565,6 +565,38 @@ def test_a_sheet_written_before_another_branch_held_its_name_stays_with_its_writ
     assert not Target(root, "branch", "y2").sheet_path.exists()
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="git dates the renames")
+@pytest.mark.parametrize("history", ["written as it was made", "renamed away and back"])
+def test_a_sheet_written_in_any_stay_of_its_writer_under_the_name_goes_back_to_it(
+    repo: pygit2.Repository, root: Path, history: str
+) -> None:
+    """`topic` writes its sheet in the second it is made (`git checkout -b topic && stet
+    note add ...`), or is renamed away and back with no Stet command between; it goes to
+    `tmp`, and `other` takes the name `topic`. The sheet under `topic` is tmp's: it was
+    written while tmp held the name, in the second its stay began, or in an earlier stay."""
+    now = int(time.time())
+
+    def git(*args: str, at: int) -> None:
+        env = {**os.environ, "GIT_COMMITTER_DATE": f"@{at} +0000"}
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+    git("branch", "other", at=now - 600)
+    git("checkout", "-q", "-b", "topic", at=now - 500)
+    StyleSheet(resolve_target(root)).add("topic's")
+    written = now - 500 if history == "written as it was made" else now - 450
+    os.utime(Target(root, "branch", "topic").sheet_path, (written, written))
+    git("checkout", "-q", "main", at=now - 400)
+    if history == "renamed away and back":
+        git("branch", "-m", "topic", "topic-typo", at=now - 400)
+        git("branch", "-m", "topic-typo", "topic", at=now - 350)
+    git("branch", "-m", "topic", "tmp", at=now - 300)
+    git("branch", "-m", "other", "topic", at=now - 200)
+    git("checkout", "-q", "topic", at=now - 200)
+    assert resolve_target(root).name == "topic"
+    assert _entries_of(root, "topic") == []
+    assert _entries_of(root, "tmp") == ["topic's"]
+
+
 @pytest.mark.skipif(
     shutil.which("git") is None or sys.platform == "darwin",
     reason="git makes the branch; macOS refuses a file name that is not UTF-8",

@@ -14,10 +14,11 @@ A name can change hands: after `git branch -m a tmp; git branch -m b a; git bran
 (two branches' names swapped) the branch now called `b` finds a sheet of that name that the
 other branch wrote while it was `b`. A sheet last written before the current branch took its
 name by a rename (in an earlier second than its reflog's record of it), while the branch that
-was renamed away from that name last before held it (after the second it took the name, by a
-rename or by its making), is that branch's: it moves to that branch's name when that has
-none, and the current branch then follows its own former names. A sheet older than that
-branch's stay under the name stays where it is. Two sheets each waiting
+was renamed away from that name last before held it (in one of its stays under the name, from
+the second it took the name, by a rename or by its making, to the second it left it), is that
+branch's: it moves to that branch's name when that has none, and the current branch then
+follows its own former names. A sheet written in no stay of that branch under the name stays
+where it is. Two sheets each waiting
 for the other's name (the swap made with no Stet command between the renames) stay where
 they are."""
 
@@ -151,9 +152,10 @@ def previous_holder(repo: pygit2.Repository, current: Target, written: float) ->
     sheet was last `written` (a time) while that branch held the name: the branch renamed
     away from the name last before `current` took it. None when the sheet may be `current`'s
     own (written since it took the name, or in the same second; `current` itself the last
-    to leave the name, renamed back to it), was written after the other branch left the
-    name or not after the second it took it (the sheet of a branch that held the name
-    before), or no branch or several (of the same second) left it."""
+    to leave the name, renamed back to it), was written in none of the other branch's stays
+    under the name (from the second it took the name to the second it left it: the sheet of
+    another branch that held the name), or no branch or several (of the same second) left
+    it."""
     if current.kind != "branch":
         return None
     took = next(
@@ -166,38 +168,41 @@ def previous_holder(repo: pygit2.Repository, current: Target, written: float) ->
     )
     if took is None or int(written) >= took:
         return None
-    left: list[tuple[int, int, str]] = []
+    left: list[tuple[int, list[tuple[int, int]], str]] = []
     for branch in repo.branches.local:
-        stay = _last_stay(repo, branch, current.name, took)
-        if stay is not None:
-            left.append((stay[1], stay[0], branch))
-    left.sort(reverse=True)
+        stays = _stays(repo, branch, current.name, took)
+        if stays:
+            left.append((stays[0][1], stays, branch))
+    left.sort(key=lambda found: found[0], reverse=True)
     if not left or (len(left) > 1 and left[0][0] == left[1][0]):
         return None
-    away, came, holder = left[0]
-    if holder == current.name or not came < int(written) <= away:
+    _, stays, holder = left[0]
+    if holder == current.name or not any(came <= int(written) <= away for came, away in stays):
         return None
     return Target(current.root, "branch", holder)
 
 
-def _last_stay(
-    repo: pygit2.Repository, branch: str, name: str, until: int
-) -> tuple[int, int] | None:
-    """When the local branch `branch` last held `name` before leaving it by a rename no later
-    than `until`: (the time it took the name, the time it left it). It took the name by the
-    rename before that, or else when its reflog starts (when the branch was made under that
-    name; later, never earlier, when git expired the oldest entries). None when it left no
-    such name then."""
+def _stays(repo: pygit2.Repository, branch: str, name: str, until: int) -> list[tuple[int, int]]:
+    """When the local branch `branch` held `name` before leaving it by a rename no later than
+    `until`: (the time it took the name, the time it left it) each time, newest first. It took
+    the name by the rename before, or else when its reflog starts (when the branch was made
+    under that name; later, never earlier, when git expired the oldest entries). A stay whose
+    start the reflog does not tell ends the list: none when it is the last."""
     renames = _renames_in_log(repo, branch)
+    stays: list[tuple[int, int]] = []
     for index, (left, old, _) in enumerate(renames):
         if old != name or left > until:
             continue
         if index + 1 < len(renames):
             came, _, new = renames[index + 1]
-            return (came, left) if new == name else None
+            if new != name:
+                break  # a reflog that does not say when the branch took the name
+            stays.append((came, left))
+            continue
         oldest = _oldest_entry_time(repo, branch)
-        return None if oldest is None else (oldest, left)
-    return None
+        if oldest is not None:
+            stays.append((oldest, left))
+    return stays
 
 
 def _oldest_entry_time(repo: pygit2.Repository, branch: str) -> int | None:

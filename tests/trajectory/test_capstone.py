@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shlex
 import shutil
@@ -1788,6 +1789,40 @@ def test_working_trajectories_follow_two_branches_swapping_names(
     assert sorted(p.name for p in folders if p.is_dir()) == sorted(
         Target(root, "branch", name).key for name in ("a", "b")
     )
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git dates the renames")
+def test_a_working_trajectory_composed_in_an_earlier_stay_under_the_name_goes_back_to_it(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """`topic` imports a session, goes to `topic-typo` and back with no Stet command between,
+    then to `tmp`, and `other` takes the name `topic`: the working trajectory under `topic`
+    was composed in tmp's first stay under the name, and goes to tmp."""
+    from stet_lsp.trajectory.renames import follow_rename
+
+    now = int(time.time())
+
+    def git(*args: str, at: int) -> None:
+        env = {**os.environ, "GIT_COMMITTER_DATE": f"@{at} +0000"}
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+    git("branch", "other", at=now - 600)
+    git("checkout", "-q", "-b", "topic", at=now - 500)
+    import_work(root, tmp_path, 1)
+    meta = working_folder(Target(root, "branch", "topic")).path / "meta.json"
+    os.utime(meta, (now - 450, now - 450))
+    git("checkout", "-q", "main", at=now - 400)
+    git("branch", "-m", "topic", "topic-typo", at=now - 400)
+    git("branch", "-m", "topic-typo", "topic", at=now - 350)
+    git("branch", "-m", "topic", "tmp", at=now - 300)
+    git("branch", "-m", "other", "topic", at=now - 200)
+    git("checkout", "-q", "topic", at=now - 200)
+    follow_rename(resolve_target(root))
+
+    meta_of_tmp = working_folder(Target(root, "branch", "tmp")).read_meta()
+    assert meta_of_tmp.target.name == "tmp"
+    assert [s.session for s in meta_of_tmp.sources] == ["00000001-1111-4222-8333-444455556666"]
+    assert not working_folder(Target(root, "branch", "topic")).path.exists()
 
 
 def test_a_rename_waits_for_the_writer_of_the_old_trajectory(
