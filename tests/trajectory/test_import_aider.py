@@ -803,6 +803,28 @@ def test_usage_commits_shell_and_errors(tmp_path: Path) -> None:
     assert interrupt.message == "^C KeyboardInterrupt" and interrupt.interrupt
 
 
+def test_token_counts_and_costs_past_what_a_run_reports_are_no_figures(tmp_path: Path) -> None:
+    """A count or cost past 2**63 (past a float: 400 digits), or that is no number (`1.2.3`),
+    is read as none, never an error."""
+    nines = "9" * 400
+    reports = [
+        f"Tokens: {nines} sent, 5 received. Cost: ${nines} message, $1.00 session.",
+        f"Tokens: {'9' * 300} sent, {'9' * 20}k received. Cost: $1.2.3 message, $1.00 session.",
+        f"Tokens: 12 sent, {'9' * 30} received. Cost: ${'9' * 30} message, $1.00 session.",
+        "Tokens: 12 sent, 5 received. Cost: $0.25 message, $1.00 session.",
+    ]
+    history = "# aider chat started at 2025-07-15 11:38:37\n\n#### hello  \n\nHi.\n\n" + "".join(
+        f"> {report}  \n" for report in reports
+    )
+    usage = of(AIDER.parse(write(tmp_path, history)).events, Usage)
+    assert [(u.input_tokens, u.output_tokens, u.cost_usd) for u in usage] == [
+        (0, 5, None),
+        (0, 0, None),
+        (12, 0, None),
+        (12, 5, 0.25),
+    ]
+
+
 def test_history_without_trailing_spaces(tmp_path: Path) -> None:
     stripped = "\n".join(line.rstrip() for line in HISTORY.split("\n"))
     parsed = AIDER.parse(write(tmp_path, stripped))

@@ -938,6 +938,8 @@ USAGE_STEP = {
         ({"total_cost_usd": -1}, None),
         ({"total_cost_usd": "0.5"}, None),
         ({"total_cost_usd": True}, None),
+        ({"total_cost_usd": 10**400}, None),  # past a float: no figure, never an error
+        ({"total_cost_usd": 2**63}, None),
     ],
 )
 def test_the_reported_total_cost_is_the_sessions(
@@ -950,6 +952,18 @@ def test_the_reported_total_cost_is_the_sessions(
     end = of(parsed.events, "session_end")[0]
     assert end.cost_usd == kept
     assert parsed.dropped["final_metrics"] == (kept is None)
+
+
+def test_a_request_count_past_what_a_run_reports_counts_one(tmp_path: Path) -> None:
+    """An `llm_call_count` past 2**63 is no count: the step's metrics are one request's."""
+    steps = [
+        {"step_id": 1, "source": "user", "message": "hi"},
+        USAGE_STEP | {"llm_call_count": 10**400},
+        USAGE_STEP | {"step_id": 3, "llm_call_count": 2**63, "message": "Again."},
+        USAGE_STEP | {"step_id": 4, "llm_call_count": 3, "message": "Thrice."},
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    assert [u.requests for u in of(parsed.events, "usage")] == [1, 1, 3]
 
 
 def test_a_continued_session_keeps_the_total_its_last_file_reports(

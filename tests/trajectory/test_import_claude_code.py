@@ -469,6 +469,32 @@ def test_a_turn_becomes_messages_reasoning_calls_and_one_usage_per_request(
         assert json.loads(event_json(event))["kind"] == event.kind
 
 
+def test_counts_and_costs_past_what_a_run_reports_are_no_figures(tmp_path: Path) -> None:
+    """A token count or `costUSD` past 2**63 (10**400: no float holds it) is read as none,
+    never an error; a request with no figure left gives no usage."""
+    ts = "2026-01-22T03:41:30.000Z"
+    huge = {"input_tokens": 10**400, "output_tokens": 3, "cache_read_input_tokens": 2**63}
+    records = [
+        user("u1", None, "hello", ts),
+        assistant("a1", "u1", "msg_1", [{"type": "text", "text": "hi"}], ts, huge, costUSD=10**400),
+        assistant("a2", "a1", "msg_2", [{"type": "text", "text": "so"}], ts, costUSD=2**63),
+        assistant(
+            "a3",
+            "a2",
+            "msg_3",
+            [{"type": "text", "text": "and"}],
+            ts,
+            {"input_tokens": 10**30, "output_tokens": 0},
+        ),
+        assistant("a4", "a3", "msg_4", [{"type": "text", "text": "done"}], ts, costUSD=0.25),
+    ]
+    events = IMPORTER.parse(write(tmp_path / f"{SID}.jsonl", records)).events
+    assert [
+        (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cost_usd)
+        for u in of(events, Usage)
+    ] == [(0, 3, 0, None), (10, 3, 0, None), (10, 3, 0, 0.25)]
+
+
 def test_tool_results_as_text_images_errors_and_calls_without_results(tmp_path: Path) -> None:
     path = write(
         tmp_path / "s.jsonl",

@@ -961,6 +961,24 @@ def test_token_counts_become_one_usage_per_request(tmp_path: Path) -> None:
     assert all(u.cost_usd is None and u.cache_write_tokens == 0 for u in usages)
 
 
+def test_token_counts_past_what_a_run_reports_are_no_figures(tmp_path: Path) -> None:
+    """A count past 2**63 (10**400: no float holds it) is read as none, never an error."""
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            turn_context(),
+            token_count((10**400, 0, 10), (10**400, 0, 10)),
+            token_count((2**63, 0, 0), (2**63, 0, 0)),
+            token_count((100, 2**63, 5), (200, 2**63, 15)),
+        ],
+    )
+    assert [(u.input_tokens, u.cache_read_tokens, u.output_tokens) for u in of(session, Usage)] == [
+        (0, 0, 10),
+        (100, 0, 5),
+    ]
+
+
 def test_tokens_written_to_the_cache_are_their_own_count(tmp_path: Path) -> None:
     """Codex 0.145 and later count the input written to the cache (a part of `input_tokens`,
     as the cached input is): the line of a public 0.148 rollout, then a request whose last

@@ -382,12 +382,15 @@ def test_a_compression_with_no_history_is_summarised_by_its_counts(tmp_path: Pat
         system("c1", "u1", 2, "chat_compression", {"info": info}),
         system("c2", "c1", 3, "chat_compression", {"info": {}, "compressedHistory": []}),
         system("c3", "c2", 4, "chat_compression", {"info": {"newTokenCount": 300}}),
+        # a count past 2**63 is no count
+        system("c4", "c3", 5, "chat_compression", {"info": {"originalTokenCount": 10**400}}),
     ]
     parsed = QWEN.parse(jsonl(tmp_path / f"{SESSION}.jsonl", records))
     assert [c.summary for c in of(parsed.events, "compaction")] == [
         "Context compressed from 91,234 to 8,100 tokens (no summary recorded).",
         "Context compressed (no summary recorded).",
         "Context compressed to 300 tokens (no summary recorded).",
+        "Context compressed (no summary recorded).",
     ]
 
 

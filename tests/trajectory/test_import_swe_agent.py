@@ -459,16 +459,23 @@ def test_model_stats_that_are_no_plain_dict_literal_stay_raw(tmp_path: Path, sta
 
 
 def test_model_stats_figures_no_count_or_cost_holds_are_left_out(tmp_path: Path) -> None:
-    """A cost or token count past what a run reports (an int too large for a float, one past
-    2**63, an infinity) gives no cost and no tokens, never an error."""
-    stats = {"instance_cost": 10**400, "tokens_sent": 10**400, "tokens_received": 1e300}
+    """A cost, token or request count past what a run reports (an int too large for a float,
+    one past 2**63, an infinity) gives no cost, no tokens and no count, never an error."""
+    stats = {
+        "instance_cost": 10**400,
+        "tokens_sent": 10**400,
+        "tokens_received": 1e300,
+        "api_calls": 10**400,
+    }
     parsed = SWE.parse(write(tmp_path, ctf_run(stats), "ctf.traj"))
     (usage,) = of(parsed.events, Usage)
     assert (usage.cost_usd, usage.input_tokens, usage.output_tokens) == (None, 0, 0)
-    stats = {"instance_cost": 2.0**64, "tokens_sent": 2**63, "tokens_received": 12}
+    assert usage.requests is None
+    stats = {"instance_cost": 2.0**64, "tokens_sent": 2**63, "tokens_received": 12, "api_calls": 2}
     parsed = SWE.parse(write(tmp_path, ctf_run(stats), "ctf.traj"))
     (usage,) = of(parsed.events, Usage)
     assert (usage.cost_usd, usage.input_tokens, usage.output_tokens) == (None, 0, 12)
+    assert usage.requests == 2
     text = write(tmp_path, ctf_run({"instance_cost": 0.5}), "ctf.traj").read_text()
     infinite = write_text(tmp_path / "inf.traj", text.replace("0.5", "Infinity"))
     (usage,) = of(SWE.parse(infinite).events, Usage)

@@ -78,6 +78,7 @@ from stet_lsp.trajectory.events import (
 from stet_lsp.trajectory.importers import diffs
 from stet_lsp.trajectory.importers.base import Importer, ParsedSession, new_event
 from stet_lsp.trajectory.importers.edits import change_fields
+from stet_lsp.trajectory.importers.fields import cost_field, count_field
 from stet_lsp.trajectory.importers.files import not_utf8, open_source, read_text
 
 Made = TypeVar("Made", bound=EventBase)
@@ -551,7 +552,7 @@ class _History:
         found = _COST.search(text)
         if found is not None:
             # The cost of the request(s) this report counts (`request` before aider 0.59).
-            cost = float(found.group(1))
+            cost = _cost(found.group(1))
         self.emit(
             Usage,
             line,
@@ -868,7 +869,15 @@ def _count(value: str | None) -> int:
     value = value.replace(",", "")
     try:
         if value.endswith("k"):
-            return round(float(value[:-1]) * 1000)
-        return round(float(value))
-    except ValueError:
+            return count_field(round(float(value[:-1]) * 1000))
+        return count_field(round(float(value)))
+    except (ValueError, OverflowError):  # not a number (`1.2.3`), or past a float (infinite)
         return 0
+
+
+def _cost(value: str) -> float | None:
+    """A cost as aider prints it (`0.03`); None when it is no number a cost can be."""
+    try:
+        return cost_field(float(value))
+    except ValueError:
+        return None

@@ -85,7 +85,6 @@ session.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -134,6 +133,7 @@ from stet_lsp.trajectory.importers.fields import (
     mapping,
     sequence,
     text_field,
+    whole_count,
 )
 from stet_lsp.trajectory.importers.files import file_digest
 from stet_lsp.trajectory.importers.jsondoc import JsonDocument, leading_members
@@ -686,7 +686,7 @@ class _Reader:
             # and one for each tool call, each with the whole response's metrics.
             self.parsed.dropped["repeated_metrics"] += 1
         elif isinstance(metrics, dict) and count != 0:
-            requests = count if type(count) is int and count > 0 else 1
+            requests = whole_count(count) or 1
             self._usage(metrics, model, at, time, agent, requests)
         elif metrics is not None and not isinstance(metrics, dict):
             self._emit(
@@ -1162,12 +1162,12 @@ def _reported_total(final_metrics: Any) -> float | None:
     """A trajectory's total cost as its harness reported it: `final_metrics.total_cost_usd`,
     unless `extra.cost_basis` (Stet's export) says it holds estimates."""
     metrics = mapping(final_metrics)
-    cost = metrics.get("total_cost_usd")
-    if not isinstance(cost, int | float) or isinstance(cost, bool) or not 0 <= cost < math.inf:
+    cost = cost_field(metrics.get("total_cost_usd"))
+    if cost is None or cost < 0:
         return None
     if mapping(metrics.get("extra")).get("cost_basis", "reported") != "reported":
         return None
-    return float(cost)
+    return cost
 
 
 def _call_ids(step: dict[str, Any]) -> list[str]:

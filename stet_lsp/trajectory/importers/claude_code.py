@@ -121,7 +121,7 @@ from stet_lsp.trajectory.importers.claude_code_changes import (
     tool_of_result,
 )
 from stet_lsp.trajectory.importers.edits import change_fields
-from stet_lsp.trajectory.importers.fields import mapping, text_field
+from stet_lsp.trajectory.importers.fields import cost_field, mapping, text_field, whole_count
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
 from stet_lsp.trajectory.importers.qwen_code import is_qwen_record
 from stet_lsp.trajectory.importers.shell_moves import moved_paths
@@ -733,8 +733,9 @@ class _FileReader:
             "cache_read_tokens": _int(usage.get("cache_read_input_tokens")),
             "cache_write_tokens": _int(usage.get("cache_creation_input_tokens")),
         }
-        cost = record.get("costUSD")
-        cost_usd = float(cost) if isinstance(cost, int | float) and cost >= 0 else None
+        cost_usd = cost_field(record.get("costUSD"))
+        if cost_usd is not None and cost_usd < 0:
+            cost_usd = None
         if not any(counts.values()) and cost_usd is None:
             return
         key = _str(message.get("id")) or _str(record.get("requestId"))
@@ -1262,7 +1263,8 @@ def _str(value: Any) -> str | None:
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+    """A count written as an int, 0 when none (or past what a count can be: `whole_count`)."""
+    return whole_count(value) or 0
 
 
 _LOCAL_COMMAND_TAGS = (

@@ -142,7 +142,7 @@ from stet_lsp.trajectory.importers.codex_records import (
 )
 from stet_lsp.trajectory.importers.codex_threads import copied_history, spawning_call
 from stet_lsp.trajectory.importers.edits import change_fields
-from stet_lsp.trajectory.importers.fields import count_field, mapping, text_field
+from stet_lsp.trajectory.importers.fields import count_field, mapping, text_field, whole_count
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records
 from stet_lsp.trajectory.importers.shell_moves import moved_paths
 
@@ -1190,8 +1190,7 @@ def _mcp_failed(result: Any) -> bool:
 
 
 def _count(usage: Any, key: str) -> int:
-    value = usage.get(key) if isinstance(usage, dict) else None
-    return value if isinstance(value, int) and value > 0 else 0
+    return whole_count(usage.get(key) if isinstance(usage, dict) else None) or 0
 
 
 def _difference(total: Any, previous: Any) -> dict[str, int]:

@@ -42,6 +42,13 @@ def holds_int_past_figures(value: Any) -> bool:
     return False
 
 
+def whole_count(value: Any) -> int | None:
+    """A count given as an int (no bool, no float) from 0 to LARGEST_FIGURE, else None."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if 0 <= value <= LARGEST_FIGURE else None
+
+
 def count_field(value: Any) -> int:
     """A token count as a non-negative int (0 when missing or not a number)."""
     figure = _figure(value)

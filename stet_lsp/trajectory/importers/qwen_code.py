@@ -63,7 +63,14 @@ from stet_lsp.trajectory.events import (
 from stet_lsp.trajectory.importers import head_records
 from stet_lsp.trajectory.importers.base import ParsedSession
 from stet_lsp.trajectory.importers.edits import edits_from_arguments, file_change_fields
-from stet_lsp.trajectory.importers.fields import as_text, count_field, mapping, sequence, text_field
+from stet_lsp.trajectory.importers.fields import (
+    as_text,
+    count_field,
+    mapping,
+    sequence,
+    text_field,
+    whole_count,
+)
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records
 from stet_lsp.trajectory.importers.gemini import (
     command_failed,
@@ -593,4 +600,4 @@ def _compression_summary(payload: dict[str, Any]) -> str:
 
 
 def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return whole_count(value) is not None

@@ -123,6 +123,7 @@ from stet_lsp.trajectory.importers.fields import (
     mapping,
     sequence,
     text_field,
+    whole_count,
 )
 from stet_lsp.trajectory.importers.files import file_digest
 from stet_lsp.trajectory.importers.jsondoc import JsonDocument, Spec
@@ -1386,8 +1387,7 @@ class _MiniRun:
 
 def _api_calls(stats: Record) -> int | None:
     """How many requests a run's `model_stats` count (`api_calls`), when it says."""
-    calls = stats.get("api_calls")
-    return calls if type(calls) is int and calls >= 0 else None
+    return whole_count(stats.get("api_calls"))
 
 
 # Interactive mini (`InteractiveAgent`) adds what the person typed as an interruption of the
