@@ -17,6 +17,7 @@ with the imported ones.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import hashlib
 import json
@@ -532,23 +533,39 @@ def secrets_in_sheet(
     """The target's style sheet (its `text`, when given: an editor's buffer) and the secrets
     the gate finds in it: a value a note holds where a rule sees it (`DB_PASSWORD=…`) is a
     secret wherever a transcript or another entry repeats it bare (`connect with …`), which no
-    rule could tell from another word."""
+    rule could tell from another word. A text each way the sheet's file is read
+    (`_sheet_texts_scanned`) with the secrets found in it."""
     from stet_lsp.gate.scan import scan_text
 
-    if text is None:
-        text = _sheet_text_scanned(target)
-    if not text:
-        return []
-    found = scan_text(text, config=config, path=target.sheet_path.name, cache=None)
-    return [(text, found)] if found else []
+    texts = [text] if text is not None else _sheet_texts_scanned(target)
+    known: list[tuple[str, list[Finding]]] = []
+    for scanned in texts:
+        found = scan_text(scanned, config=config, path=target.sheet_path.name, cache=None)
+        if found:
+            known.append((scanned, found))
+    return known
 
 
-def _sheet_text_scanned(target: Target) -> str:
-    """The target's style sheet file as the gate reads it for the values it holds ("" when
+# Byte order marks of the encodings a sheet is written in by mistake (PowerShell's `>` and
+# Out-File wrote UTF-16 until PowerShell 6), UTF-32's first: its little-endian one starts with
+# UTF-16's.
+_WIDE_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def _sheet_texts_scanned(target: Target) -> list[str]:
+    """The target's style sheet file as the gate reads it for the values it holds (none when
     there is none). A sheet Stet will not work with still holds them: one that is not UTF-8 is
-    read with what does not decode replaced, one whose lines end in a carriage return alone
-    with line feeds for them. One whose bytes cannot be read (not a regular file, over the
-    sheet's size limit) refuses: what it holds would pass the gate unknown."""
+    read with what does not decode replaced, and also as UTF-16 or UTF-32 when it starts with
+    their byte order mark, and with its NUL bytes left out when it has any (the ASCII text of
+    UTF-16 or UTF-32 without a mark, or of a UTF-16 line amid UTF-8 ones); one whose lines end
+    in a carriage return alone with line feeds for them. One whose bytes cannot be read (not a
+    regular file, over the sheet's size limit) refuses: what it holds would pass the gate
+    unknown."""
     path = target.sheet_path
     redacted = "the values it holds as secrets are redacted wherever they are repeated"
     try:
@@ -556,16 +573,25 @@ def _sheet_text_scanned(target: Target) -> str:
     except StetError as error:
         raise StetError(f"the style sheet cannot be read, and {redacted}: {error}") from None
     if data is None:
-        return ""
+        return []
     if len(data) > SHEET_LIMIT:
         raise StetError(
             f"{path} is larger than {SHEET_LIMIT // 2**20} MiB, not read, and {redacted}: "
             "move it away or shorten it, nothing was changed"
         )
-    text = data.decode("utf-8", "replace")
-    if "\r" in text and "\n" not in text:
-        text = text.replace("\r", "\n")
-    return text
+    texts = [data.decode("utf-8", "replace")]
+    wide = next((codec for mark, codec in _WIDE_MARKS if data.startswith(mark)), None)
+    if wide is not None:
+        texts.append(data.decode(wide, "replace"))
+    if b"\0" in data:
+        texts.append(data.replace(b"\0", b"").decode("utf-8", "replace"))
+    read: list[str] = []
+    for text in texts:
+        if "\r" in text and "\n" not in text:
+            text = text.replace("\r", "\n")
+        if text and text not in read:
+            read.append(text)
+    return read
 
 
 def _cwds(parsed: ParsedSession) -> list[str]:

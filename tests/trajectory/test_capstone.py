@@ -2247,23 +2247,35 @@ def test_a_value_a_note_holds_is_redacted_where_the_brief_repeats_it(
 
 
 def damage_sheet(target: Target, damage: str) -> None:
-    """Leave the sheet as Stet will not read it: a byte that is not UTF-8, or its lines ended
-    by a carriage return alone."""
+    """Leave the sheet as Stet will not read it: a byte that is not UTF-8, its lines ended by
+    a carriage return alone, written in UTF-16 (with its byte order mark) or UTF-32 (big-endian,
+    without one), or the line that holds the value alone in UTF-16 amid UTF-8 lines."""
     path = target.sheet_path
     data = path.read_bytes()
-    path.write_bytes(
-        data + b"note: caf\xe9\n" if damage == "latin-1" else data.replace(b"\n", b"\r")
-    )
+    text = data.decode("utf-8")
+    damaged = {
+        "latin-1": lambda: data + b"note: caf\xe9\n",
+        "cr": lambda: data.replace(b"\n", b"\r"),
+        "utf-16": lambda: text.replace("\n", "\r\n").encode("utf-16"),
+        "utf-32-be": lambda: text.encode("utf-32-be"),
+        "a utf-16 line": lambda: b"".join(
+            line.encode("utf-16-le") if BARE in line else line.encode("utf-8")
+            for line in text.splitlines(keepends=True)
+        ),
+    }
+    path.write_bytes(damaged[damage]())
 
 
-@pytest.mark.parametrize("damage", ["latin-1", "cr"])
+@pytest.mark.parametrize("damage", ["latin-1", "cr", "utf-16", "utf-32-be", "a utf-16 line"])
 @pytest.mark.parametrize("note_first", [True, False], ids=["note, then import", "import, note"])
 def test_a_value_a_sheet_stet_will_not_read_holds_is_redacted_all_the_same(
     repo: pygit2.Repository, root: Path, tmp_path: Path, damage: str, note_first: bool
 ) -> None:
-    """A sheet that is not UTF-8, or ends its lines with a carriage return alone, is refused
-    by the sheet's operations, but the secrets it holds are still found in its bytes: the
-    import (sheet damaged before it) and the capstone (after) keep the bare value out."""
+    """A sheet that is not UTF-8 (UTF-16), or ends its lines with a carriage return alone, is
+    refused by the sheet's operations, and one in UTF-32 or with a line in UTF-16 (NUL bytes
+    among the characters) has no entry holding the value, but the secrets they hold are still
+    found in their bytes: the import (sheet damaged before it) and the capstone (after) keep
+    the bare value out."""
     target = resolve_target(root)
     if note_first:
         StyleSheet(target).add(f"DB_PASSWORD={BARE} for the staging database")
@@ -2276,8 +2288,11 @@ def test_a_value_a_sheet_stet_will_not_read_holds_is_redacted_all_the_same(
     else:
         StyleSheet(target).add(f"DB_PASSWORD={BARE} for the staging database")
         damage_sheet(target, damage)
-    with pytest.raises(StetError):
-        StyleSheet(target).read()
+    if damage in ("utf-32-be", "a utf-16 line"):  # UTF-8 all the same, NUL bytes and all
+        assert not any(BARE in entry.text for entry in StyleSheet(target).entries())
+    else:
+        with pytest.raises(StetError):
+            StyleSheet(target).read()
 
     result = capstone(target)
 
