@@ -597,6 +597,37 @@ def test_a_sheet_written_in_any_stay_of_its_writer_under_the_name_goes_back_to_i
     assert _entries_of(root, "tmp") == ["topic's"]
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="git dates the renames")
+def test_a_sheet_written_between_two_stays_of_the_last_holder_stays_where_it_is(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    """`tmp` held the name `topic` twice, and `y` held it in between and wrote its sheet then;
+    `tmp` leaves it last, and `other` takes it. The sheet is none of tmp's stays': tmp does
+    not get it."""
+    now = int(time.time())
+
+    def git(*args: str, at: int) -> None:
+        env = {**os.environ, "GIT_COMMITTER_DATE": f"@{at} +0000"}
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+    git("branch", "other", at=now - 600)
+    git("branch", "topic", at=now - 500)
+    git("branch", "-m", "topic", "tmp", at=now - 450)
+    git("branch", "y", at=now - 450)
+    git("branch", "-m", "y", "topic", at=now - 400)
+    StyleSheet(Target(root, "branch", "topic")).add("y's")
+    written = now - 380
+    os.utime(Target(root, "branch", "topic").sheet_path, (written, written))
+    git("branch", "-m", "topic", "y2", at=now - 350)
+    git("branch", "-m", "tmp", "topic", at=now - 300)
+    git("branch", "-m", "topic", "tmp", at=now - 250)
+    git("branch", "-m", "other", "topic", at=now - 200)
+    git("checkout", "-q", "topic", at=now - 200)
+    assert resolve_target(root).name == "topic"
+    assert _entries_of(root, "topic") == ["y's"]
+    assert not Target(root, "branch", "tmp").sheet_path.exists()
+
+
 @pytest.mark.skipif(
     shutil.which("git") is None or sys.platform == "darwin",
     reason="git makes the branch; macOS refuses a file name that is not UTF-8",
