@@ -69,6 +69,7 @@ from stet_lsp.core.safefs import (
 )
 from stet_lsp.core.targets import Target, common_git_dir, find_repository, names_a_branch
 from stet_lsp.trajectory.events import EventBase, Graduation, parse_event
+from stet_lsp.trajectory.eventsfile import events_text
 from stet_lsp.trajectory.feedback import (
     FEEDBACK_LIMIT,
     feedback_lock,
@@ -554,7 +555,7 @@ def _gated_events(folder: Folder, target: Target, config: GateConfig) -> tuple[s
         )
     from stet_lsp.gate.stream import redact_blocks
 
-    text = data.decode("utf-8", "replace")
+    text = events_text(data)
     written: list[str] = []
     known = secrets_in_sheet(target, config)
     report = redact_blocks(lambda: [text], config, EVENTS, written.append, known=known)
@@ -634,9 +635,8 @@ def _not_an_event(
 ) -> CapstoneRefused:
     """A line of events.jsonl that is no event: one the gate made so (its reason), or one that
     was none before it, the file edited by hand (said so, with where and what to do)."""
-    data = read_regular(folder.path / EVENTS, target.root) or b""
-    lines = data.split(b"\n")
-    raw = lines[number - 1].decode("utf-8", "replace") if number <= len(lines) else ""
+    lines = events_text(read_regular(folder.path / EVENTS, target.root) or b"").split("\n")
+    raw = lines[number - 1] if number <= len(lines) else ""
     try:
         parse_event(raw)
     except ValidationError:

@@ -284,6 +284,17 @@ def _text_of(path: Path, root: Path, editor_lines: Mapping[Path, Sequence[str]] 
     lines = editor_lines.get(path) if editor_lines is not None else None
     if lines is not None:
         return "\n".join(lines)
+    return _disk_text(path, root)
+
+
+def _disk_text(path: Path, root: Path) -> str:
+    """A trajectory file's text on disk ("" when there is none); events.jsonl's as its
+    reader reads it."""
+    from stet_lsp.trajectory.eventsfile import read_events_text
+    from stet_lsp.trajectory.store import EVENTS
+
+    if path.name == EVENTS:
+        return read_events_text(path, root) or ""
     return (read_regular(path, root) or b"").decode("utf-8", "replace")
 
 
@@ -347,8 +358,7 @@ def mark_at(
         raise StetError(f"{path.name} shows no steps: mark one in {EVENTS} or {NARRATION}")
     shown = content
     if content is None:
-        data = read_regular(path, target.root)
-        content = "" if data is None else data.decode("utf-8", "replace")
+        content = _disk_text(path, target.root)
     step = step_at(path.name, content, line)
     if step is None:
         raise StetError(f"no step at line {line + 1} of {path.name}")
@@ -382,7 +392,7 @@ def _refuse_renumbered(path: Path, root: Path, shown: str, line: int, step: int)
     from stet_lsp.trajectory.index import NarrationIndex, StepLine, TrajectoryIndex
     from stet_lsp.trajectory.store import EVENTS
 
-    disk = (read_regular(path, root) or b"").decode("utf-8", "replace")
+    disk = _disk_text(path, root)
     if disk == shown:
         return
 

@@ -84,6 +84,7 @@ from stet_lsp.gate.homepaths import REPLACEMENT, normalize_home_paths
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align, pair_moved
 from stet_lsp.trajectory.attribution import Attribution, LeftOut, epoch, made_order, rewound
 from stet_lsp.trajectory.events import EventBase, FileChange, SourceRef
+from stet_lsp.trajectory.eventsfile import events_lines
 from stet_lsp.trajectory.gittexts import GitTexts
 from stet_lsp.trajectory.importers.fields import count_field
 from stet_lsp.trajectory.paths import is_absolute, repository_path
@@ -354,7 +355,7 @@ class TrajectoryLines:
             # memory (its file changes are, until they are followed in the order made).
             with stream:
                 trajectory = cls.from_lines(
-                    folder.id, meta, stream, working=folder.working, root=folder.root
+                    folder.id, meta, events_lines(stream), working=folder.working, root=folder.root
                 )
         except OSError as error:
             raise StetError(f"{folder.relative / EVENTS}: {error.strerror or error}") from None

@@ -25,10 +25,10 @@ from stet_lsp.core.safefs import (
     inside,
     make_dirs,
     open_regular,
-    read_regular,
 )
 from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.events import Event, first_error, parse_event
+from stet_lsp.trajectory.eventsfile import read_events_text
 from stet_lsp.trajectory.meta import Meta
 
 WORKING = Path(".stet") / "cache" / "trajectories"
@@ -74,11 +74,11 @@ class Folder:
         return [event for _, event in self.iter_events()]
 
     def iter_events(self) -> Iterator[tuple[int, Event]]:
-        data = read_regular(self.path / EVENTS, self.root)
-        if data is None:
+        text = read_events_text(self.path / EVENTS, self.root)
+        if text is None:
             raise StetError(f"{self.relative / EVENTS}: no such file")
         # Only "\n" ends a line (str.splitlines() would also split at a U+2028 in a text).
-        for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
+        for number, line in enumerate(text.split("\n"), 1):
             if not line.strip():
                 continue
             try:

@@ -21,6 +21,7 @@ from stet_lsp.trajectory.events import (
     first_error,
     parse_event,
 )
+from stet_lsp.trajectory.eventsfile import BOM, events_text
 from stet_lsp.trajectory.meta import Meta
 from stet_lsp.trajectory.store import EVENTS, META, NARRATION, TooLarge, read_small
 
@@ -58,7 +59,8 @@ def validate_path(path: Path) -> list[Issue]:
     data = read_regular(events_path, root)
     if data is None:
         raise StetError(f"{events_path}: no such file")
-    issues, steps = validate_events(data.decode("utf-8", "replace"), events_path.name)
+    data = data.removeprefix(BOM)
+    issues, steps = validate_events(events_text(data), events_path.name)
     issues = sorted([*issues, *_not_utf8(data, events_path.name)], key=lambda issue: issue.line)
     if not is_folder and steps and len(issues) >= steps:
         _refuse_a_transcript(events_path)

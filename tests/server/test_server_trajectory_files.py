@@ -1007,3 +1007,50 @@ async def test_definition_follows_a_file_renamed_since(
         assert isinstance(found, list) and [(f.uri, f.range.start.line) for f in found] == [
             (uri(root / "src" / "retrying.py"), 0)
         ], name
+
+
+def test_events_saved_with_a_byte_order_mark_keep_their_first_step(
+    root: Path, tmp_path: Path
+) -> None:
+    """An events.jsonl an editor saved with a byte order mark before its first line: the
+    narration's lens and hover of step 1, which read the events on disk, and the workspace's
+    symbols show step 1 as they do without it (the mark is no part of the line's JSON)."""
+    import_transcript(resolve_target(root), session_writing(root, tmp_path))
+    folder = working_folder(resolve_target(root)).path
+    events = folder / "events.jsonl"
+    events.write_bytes(b"\xef\xbb\xbf" + events.read_bytes())
+    narration = (folder / "narration.md").read_text(encoding="utf-8")
+    [anchor] = [n for n, line in enumerate(narration.split("\n")) if 'id="step-1"' in line]
+    server = PipeServer().initialize({}, [uri(root)])
+    try:
+        server.send({"id": 2, "method": "workspace/symbol", "params": {"query": "session_start"}})
+        found = server.answer(2)["result"]
+        assert [(s["name"][:17], s["location"]["range"]["start"]["line"]) for s in found] == [
+            ("1 · session_start", 0)
+        ]
+        document = server.open(uri(folder / "narration.md"), narration, "markdown")
+        params = {"textDocument": {"uri": document}}
+        request_id, deadline = 3, time.monotonic() + 15
+        while True:
+            server.send({"id": request_id, "method": "textDocument/codeLens", "params": params})
+            shown = server.answer(request_id)["result"]
+            if shown:
+                break
+            assert time.monotonic() < deadline
+            request_id += 1
+            time.sleep(0.1)
+        first = min(shown, key=lambda lens: lens["range"]["start"]["line"])
+        assert first["range"]["start"]["line"] == anchor
+        assert first["command"]["title"].startswith("1 · session_start")
+        position = {"line": anchor, "character": 0}
+        server.send(
+            {
+                "id": 1000,
+                "method": "textDocument/hover",
+                "params": {**params, "position": position},
+            }
+        )
+        hover = server.answer(1000)["result"]
+        assert hover is not None and hover["contents"]["value"].startswith("**Step 1 ·")
+    finally:
+        server.close()

@@ -1104,3 +1104,32 @@ def test_sessions_after_a_rename_of_the_branch_are_still_imported(
         (SESSION_B, True),
         (SESSION_A, False),
     ]
+
+
+def test_an_events_file_saved_with_a_byte_order_mark_keeps_its_first_step(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    """A byte order mark an editor saved before the first line is no part of its JSON: show,
+    the tree, validate and blame read step 1 as they do without it."""
+    written = "def greet(name):\n    return name\n"
+    source = (
+        Claude(SESSION_A, root, START)
+        .user("Add the greeting module")
+        .write_file("toolu_greet", f"{root}/src/greet.py", written)
+        .save(tmp_path / "session.jsonl")
+    )
+    (root / "src" / "greet.py").write_text(written, encoding="utf-8")
+    imported(stet, root, source)
+    events = folder_of(root) / "events.jsonl"
+    commands = [
+        ("trajectory", "show", "--json"),
+        ("trajectory", "show", "--tree", "--json"),
+        ("trajectory", "validate", str(events.parent)),
+        ("trajectory", "blame", "src/greet.py", "--json"),
+    ]
+    without = [stet(*command, "-C", str(root)) for command in commands]
+    assert json.loads(without[0][1])["steps"][0]["kind"] == "session_start"
+
+    events.write_bytes(b"\xef\xbb\xbf" + events.read_bytes())
+
+    assert [stet(*command, "-C", str(root)) for command in commands] == without

@@ -24,7 +24,7 @@ from pygls.uris import from_fs_path
 
 from stet_lsp.core.collector import collector_paused
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.safefs import checked_path, read_regular
+from stet_lsp.core.safefs import checked_path
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.positions import SOURCE, LensesJSON, line_range
@@ -194,16 +194,17 @@ class TrajectoryFiles(Feature):
             known = self._folders.get(folder)
         if known is not None and known[0] == stamp:
             return known[1]
+        from stet_lsp.trajectory.eventsfile import read_events_text
         from stet_lsp.trajectory.index import TrajectoryIndex
 
         try:
-            data = read_regular(path, root)
+            text = read_events_text(path, root)
         except StetError as error:
             log.warning("%s", error)
             return None
-        if data is None:
+        if text is None:
             return None
-        index = TrajectoryIndex.from_events_text(data.decode("utf-8", "replace"))
+        index = TrajectoryIndex.from_events_text(text)
         with self._folders_lock:
             self._folders[folder] = (stamp, index)
         return index
