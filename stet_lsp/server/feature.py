@@ -7,7 +7,7 @@ turn; one that raises is logged and skipped, and the others still answer.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,13 +43,18 @@ class Feature:
         """The document's lenses: objects, or (very many of them) already written as JSON."""
         return ()
 
-    def hover(self, state: DocumentState, line: int) -> str | None:
+    def hover(self, state: DocumentState, line: int) -> str | Awaitable[str | None] | None:
+        """Markdown about the line; or, for work that would hold the loop (reading a step of
+        megabytes), an awaitable of it that runs the work in a worker thread."""
         return None
 
     def symbols(self, state: DocumentState) -> Sequence[types.DocumentSymbol]:
         return ()
 
-    def definition(self, state: DocumentState, line: int) -> Sequence[types.Location]:
+    def definition(
+        self, state: DocumentState, line: int
+    ) -> Sequence[types.Location] | Awaitable[Sequence[types.Location]]:
+        """Where the line leads; or, as for `hover`, an awaitable of it."""
         return ()
 
     def workspace_symbols(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import inspect
 import logging
 import sys
 import threading
@@ -195,6 +196,20 @@ class StetServer(LanguageServer):
                 log.error(
                     "waiting for a feature on %s failed", state.uri, exc_info=wait.exception()
                 )
+
+    async def ask_awaiting(self, method: str, *args: Any) -> list[tuple[Feature, Any]]:
+        """As `ask`, with the answers a feature gives as awaitables (work it runs in a worker
+        thread) awaited; one that fails is logged and skipped."""
+        answers = []
+        for feature, answer in self.ask(method, *args):
+            if inspect.isawaitable(answer):
+                try:
+                    answer = await answer
+                except Exception:
+                    log.exception("the %s feature failed in %s", feature.name, method)
+                    continue
+            answers.append((feature, answer))
+        return answers
 
     def gather(self, method: str, *args: Any) -> list[Any]:
         return [item for _, answer in self.ask(method, *args) for item in answer or ()]

@@ -1054,3 +1054,65 @@ def test_events_saved_with_a_byte_order_mark_keep_their_first_step(
         assert hover is not None and hover["contents"]["value"].startswith("**Step 1 ·")
     finally:
         server.close()
+
+
+@pytest.mark.parametrize("request_method", ["textDocument/hover", "textDocument/definition"])
+def test_a_step_of_megabytes_leaves_other_requests_answered(
+    root: Path, request_method: str
+) -> None:
+    """A result whose output is 20 MiB, or a change whose diff is, takes a tenth of a second
+    or more to read in full for its hover or its definition: that runs in a worker, so a
+    hover in another document asked just after it is answered first, as it was not while
+    the loop read the step."""
+    events = working_folder(resolve_target(root)).path / "events.jsonl"
+    events.parent.mkdir(parents=True)
+    printed = "".join(f"line {n} of what the command printed\n" for n in range(550_000))
+    diff = "@@ -0,0 +1,900000 @@\n" + "".join(f"+line {n} added\n" for n in range(1_200_000))
+    source = {"file": "s.jsonl", "line": 1}
+    records: list[dict[str, Any]] = [
+        {"kind": "session_start", "harness": "claude-code", "cwd": "."},
+        {"kind": "tool_call", "call_id": "c1", "name": "Bash", "input": {"command": "cat"}},
+        {"kind": "tool_result", "call_id": "c1", "output": printed},
+    ]
+    if request_method == "textDocument/definition":
+        change = {"operation": "modify", "path": "src/app.py", "diff": diff, "anchored": True}
+        records[1:] = [{"kind": "file_change", **change}]
+    text = "".join(
+        json.dumps({**record, "step": n, "session": "s1", "source": source}) + "\n"
+        for n, record in enumerate(records, 1)
+    )
+    assert len(text) > 20 * 1024 * 1024
+    server = PipeServer().initialize({}, [uri(root)])
+
+    def ask(request_id: int, method: str, document: str, line: int) -> None:
+        position = {"line": line, "character": 0}
+        params = {"textDocument": {"uri": document}, "position": position}
+        server.send({"id": request_id, "method": method, "params": params})
+
+    def answered(request_id: int) -> Any:
+        return server.answer(request_id, timeout=60)["result"]
+
+    try:
+        source_file = server.open(uri(root / "src" / "app.py"), "line 1\n")
+        document = server.open(uri(events), text, "json")
+        big = len(records) - 1
+        ask(2, request_method, document, big)  # answered once the file is indexed
+        assert answered(2)
+        ask(3, "textDocument/hover", source_file, 0)
+        answered(3)
+        for request_id in range(10, 16, 2):
+            ask(request_id, request_method, document, big)
+            ask(request_id + 1, "textDocument/hover", source_file, 0)
+            first = server.wait_for(
+                lambda message, asked=(request_id, request_id + 1): message.get("id") in asked
+            )
+            assert first["id"] == request_id + 1
+            found = answered(request_id)
+            if request_method == "textDocument/hover":
+                assert "**Call** · step 2" in found["contents"]["value"]
+            else:
+                assert [(f["uri"], f["range"]["start"]["line"]) for f in found] == [
+                    (uri(root / "src" / "app.py"), 0)
+                ]
+    finally:
+        server.close()

@@ -67,7 +67,8 @@ def register(server: StetServer) -> None:
             return []
         line = server_line(state.lines, params.position)
         await ls.settled(state)  # a trajectory file's steps, indexed in a worker
-        return ls.gather("definition", state, line)
+        answers = await ls.ask_awaiting("definition", state, line)
+        return [location for _, found in answers for location in found or ()]
 
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbols(
@@ -83,7 +84,7 @@ def register(server: StetServer) -> None:
             return None
         await ls.settled(state)
         line = server_line(state.lines, params.position)
-        parts = [text for _, text in ls.ask("hover", state, line) if text]
+        parts = [text for _, text in await ls.ask_awaiting("hover", state, line) if text]
         if not parts:
             return None
         return types.Hover(

@@ -14,7 +14,7 @@ import os
 import re
 import stat
 import threading
-from collections.abc import Coroutine, Sequence
+from collections.abc import Awaitable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -237,15 +237,15 @@ class TrajectoryFiles(Feature):
         # if its lines are as many (the lenses stay inside it); else it has none until then.
         return known.lenses if known.key[1] == len(state.lines) else ()
 
-    def hover(self, state: DocumentState, line: int) -> str | None:
+    def hover(self, state: DocumentState, line: int) -> str | Awaitable[str | None] | None:
         known = self.indexed.get(state.uri)
         step = _step_at(known, line) if known is not None else None
         if known is None or step is None:
             return None
-        try:
-            return known.index.hover(step)
-        except KeyError:
-            return None
+        # The index and its lines are never changed once made, so a worker may read them.
+        if _read_size(known.index, step) > INLINE_LIMIT:
+            return self.server.off_loop(_hover, known.index, step)
+        return _hover(known.index, step)
 
     def code_actions(
         self, state: DocumentState, params: types.CodeActionParams
@@ -280,15 +280,28 @@ class TrajectoryFiles(Feature):
             return [_symbol(codec, state.lines, node) for node in placed if node is not None]
         return [_symbol(codec, state.lines, node) for node in known.index.outline()]
 
-    def definition(self, state: DocumentState, line: int) -> list[types.Location]:
+    def definition(
+        self, state: DocumentState, line: int
+    ) -> list[types.Location] | Awaitable[list[types.Location]]:
         known = self.indexed.get(state.uri)
         step = _step_at(known, line) if known is not None else None
         if known is None or step is None or state.session is None:
             return []
-        try:
-            targets = known.index.file_targets(step)
-        except KeyError:  # a narration naming a step its events.jsonl does not hold
-            return []
+        if _read_size(known.index, step) > INLINE_LIMIT:
+            return self._definition_later(state, known.index, step)
+        return self._locations(state, _file_targets(known.index, step))
+
+    async def _definition_later(
+        self, state: DocumentState, index: TrajectoryIndex, step: int
+    ) -> list[types.Location]:
+        targets = await self.server.off_loop(_file_targets, index, step)
+        return self._locations(state, targets)
+
+    def _locations(
+        self, state: DocumentState, targets: list[tuple[str, int]]
+    ) -> list[types.Location]:
+        """Where in the work tree the file targets of a step are (paths followed since)."""
+        assert state.session is not None
         root = state.session.root
         folder = (state.relative or "").rsplit("/", 1)[0]
         locations = []
@@ -451,6 +464,31 @@ def _step_at(known: Indexed, line: int) -> int | None:
     except KeyError:
         return None
     return step
+
+
+def _read_size(index: TrajectoryIndex, step: int) -> int:
+    """How many characters a hover on `step` parses: its line and its partner's (a call shows
+    its result, a result its call); a definition reads its line alone."""
+    try:
+        entry = index.get(step)
+    except KeyError:
+        return 0
+    partner = index.partner(entry)
+    return sum(len(index.lines[found.line]) for found in (entry, partner) if found is not None)
+
+
+def _hover(index: TrajectoryIndex, step: int) -> str | None:
+    try:
+        return index.hover(step)
+    except KeyError:
+        return None
+
+
+def _file_targets(index: TrajectoryIndex, step: int) -> list[tuple[str, int]]:
+    try:
+        return index.file_targets(step)
+    except KeyError:  # a narration naming a step its events.jsonl does not hold
+        return []
 
 
 def _at_anchors(node: OutlineNode, anchors: dict[int, int]) -> OutlineNode | None:
