@@ -417,6 +417,99 @@ async def test_changes_that_could_not_be_placed_are_named_on_the_file_s_first_li
     assert await actions_at(client, document, 1) == []
 
 
+@pytest.mark.parametrize("choice", [2, None])
+async def test_many_changes_that_could_not_be_placed_are_one_lens_that_lists_them(
+    client: LanguageClient, root: Path, tmp_path: Path, choice: int | None
+) -> None:
+    """Six changes that could not be placed made a row of six lenses on the file's first
+    line, pushing the file out of view. Past three they are one lens (and one action there)
+    saying how many, whose command lists them, worded as blame words them, for the user to
+    pick one (`window/showMessageRequest`): the picked change's step opens in the narration,
+    and a pick the user leaves opens nothing."""
+    written = "one\ntwo\nthree\ntwo\n"
+    transcript = Transcript(root)
+    transcript.user("Write and fix u.py.")
+    path = f"{root}/src/u.py"
+    transcript.write_file("toolu_w", path, written)
+    text = written
+    edits = [("two\n", "TWO\n"), ("two\n", "Two\n"), ("one", "ONE"), ("three", "3"), ("ONE", "1")]
+    for number, (old, new) in enumerate(edits):
+        edit_input = {"file_path": path, "old_string": old, "new_string": new}
+        transcript.tool(f"toolu_e{number}", "Edit", edit_input, f"The file {path} was updated.")
+        text = text.replace(old, new, 1)
+    (root / "src" / "u.py").write_text(text)
+    import_transcript(resolve_target(root), transcript.save(tmp_path / "unplaced.jsonl"))
+    said = [
+        (item["step"], item["lines"], item["reason"])
+        for item in line_origins(root, root / "src" / "u.py")["unattributed"]
+    ]
+    assert len(said) == 6
+    trajectory = working_folder(resolve_target(root))
+    short = trajectory.id if len(trajectory.id) <= 32 else trajectory.id[:29] + "…"
+    titles = [
+        f"agent: step {step} of {short} changed {lines} line{'s' if lines != 1 else ''} "
+        f"that could not be placed: {reason}"
+        for step, lines, reason in said
+    ]
+    asked: list[types.ShowMessageRequestParams] = []
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def pick(
+        _: LanguageClient, params: types.ShowMessageRequestParams
+    ) -> types.MessageActionItem | None:
+        asked.append(params)
+        return types.MessageActionItem(title=titles[choice]) if choice is not None else None
+
+    document = open_file(client, root / "src" / "u.py")
+
+    async def unplaced_lenses() -> list[types.CodeLens]:
+        found = await lenses(client, document)
+        return [lens for lens in found if lens.command and lens.command.title.startswith("agent")]
+
+    [lens] = await eventually(unplaced_lenses, timeout=15)
+    assert lens.range.start.line == 0 and lens.command is not None
+    assert lens.command.title == "agent: 6 changes that could not be placed"
+    assert lens.command.command == "stet.provenance.unplaced"
+    assert list(lens.command.arguments or []) == [{"uri": document}]
+    here = types.Position(line=0, character=0)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=document),
+            range=types.Range(start=here, end=here),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    commands = [
+        action.command
+        for action in actions or []
+        if isinstance(action, types.CodeAction) and action.command is not None
+    ]
+    assert [(c.title, c.command, list(c.arguments or [])) for c in commands] == [
+        (
+            "Open the step of one of 6 changes that could not be placed",
+            "stet.provenance.unplaced",
+            [{"uri": document}],
+        )
+    ]
+
+    result = await execute(client, "stet.provenance.unplaced", uri=document)
+
+    [question] = asked
+    assert [action.title for action in question.actions or []] == titles
+    assert "src/u.py" in question.message
+    assert [change["title"] for change in result["changes"]] == titles
+    assert [(c["step"], c["lines"], c["reason"]) for c in result["changes"]] == said
+    if choice is None:
+        assert result["picked"] is None
+        return
+    picked = result["picked"]
+    step = said[choice][0]
+    assert (picked["id"], picked["step"]) == (trajectory.id, step)
+    narration = trajectory.path / "narration.md"
+    assert picked["uri"] == uri(narration)
+    assert f'<a id="step-{step}"></a>' in narration.read_text().split("\n")[picked["line"]]
+
+
 async def test_a_path_too_long_for_this_file_system_leaves_the_other_files_attributed(
     client: LanguageClient, root: Path, tmp_path: Path
 ) -> None:

@@ -330,6 +330,7 @@ export const READ_ONLY = new Set([
   "stet.trajectory.sessions",
   "stet.trajectory.open",
   "stet.trajectory.outline",
+  "stet.provenance.unplaced",
   "stet.brief",
   "stet.sheet.open",
 ]);

@@ -3,7 +3,8 @@ N of trajectory T", the agent's message that led to it, the step's diff, a link 
 a code lens on the first line of each hunk and, on each of its lines, a code action opening
 the step as the lens does (for clients that show no lenses or never refresh them). A change
 whose lines could not be placed has its lens and action on the file's first line, worded as
-`stet trajectory blame` lists it.
+`stet trajectory blame` lists it; past UNPLACED_LENSES such changes, one lens and one action
+there list them all for the user to pick the one whose step opens.
 Attribution follows the current buffer: a line edited since is no longer attributed,
 untouched lines stay attributed after edits above.
 
@@ -29,10 +30,12 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from stet_lsp.core.errors import StetError
 from stet_lsp.server.documents import DocumentState
 from stet_lsp.server.feature import Feature
 from stet_lsp.server.features.trajectory_files import TRAJECTORY_FILE
 from stet_lsp.server.positions import line_range
+from stet_lsp.server.requests import answering, argument, field
 from stet_lsp.server.server import StetServer
 
 if TYPE_CHECKING:  # loaded with the first repository: the server starts without pydantic
@@ -49,6 +52,12 @@ CHECK_SECONDS = 2.0
 INLINE_LIMIT = 256 * 1024
 """Texts up to this many characters are attributed on the loop; longer ones in a thread."""
 OPEN_STEP = "stet.trajectory.open"
+PICK_UNPLACED = "stet.provenance.unplaced"
+UNPLACED_LENSES = 3
+"""The most changes not placed that get a lens each on a file's first line: more get one lens
+(a row of them pushes the file's first line out of sight)."""
+PICK_SECONDS = 300.0
+"""How long a pick among the changes not placed waits for the user's choice."""
 STETS_OWN = (".stet/cache/", ".stet/trajectories/", ".stet/feedback/")
 """Where Stet's own files are (sheets, trajectories, reviews, verdicts), which no step wrote;
 other `.stet/` files (a skill, the gate's settings) may be an agent's, as any file."""
@@ -75,6 +84,7 @@ class ProvenanceFeature(Feature):
         """By document URI: what a large text's hunks were found for."""
         self.caught_up: dict[str, int] = {}
         """By document URI: how many of its `line_edits` a large text's hunks have moved with."""
+        server.command(PICK_UNPLACED)(answering(self.pick_unplaced))
 
     def forget(self, uri: str) -> None:
         self.hunks.pop(uri, None)
@@ -225,17 +235,20 @@ class ProvenanceFeature(Feature):
 
     def code_lenses(self, state: DocumentState) -> list[types.CodeLens]:
         codec = self.server.workspace.position_codec
-        unplaced = [
-            types.CodeLens(
-                range=line_range(codec, state.lines, 0),
-                command=types.Command(
+        changes = self._unplaced(state)
+        if len(changes) > UNPLACED_LENSES:
+            commands = [_pick_command(state, changes, _pick_title(changes))]
+        else:
+            commands = [
+                types.Command(
                     title=_unplaced_title(item),
                     command=OPEN_STEP,
                     arguments=_arguments(state, item),
-                ),
-            )
-            for item in self._unplaced(state)
-        ]
+                )
+                for item in changes
+            ]
+        first_line = line_range(codec, state.lines, 0)
+        unplaced = [types.CodeLens(range=first_line, command=command) for command in commands]
         return unplaced + [
             types.CodeLens(
                 range=line_range(codec, state.lines, hunk.first_line),
@@ -271,8 +284,19 @@ class ProvenanceFeature(Feature):
             and hunk.last_line >= first
             and hunk.first_line < len(state.lines)
         ]
+        picks: list[types.CodeAction] = []
         if first == 0:  # the line the unplaced changes' lenses are on
-            steps += self._unplaced(state)
+            changes = self._unplaced(state)
+            if len(changes) > UNPLACED_LENSES:
+                title = f"Open the step of one of {len(changes)} changes that could not be placed"
+                command = _pick_command(state, changes, title)
+                picks.append(
+                    types.CodeAction(
+                        title=title, kind=types.CodeActionKind.QuickFix, command=command
+                    )
+                )
+            else:
+                steps += changes
         actions: dict[tuple[str, int], types.CodeAction] = {}
         for step in steps:
             title = _action_title(step)
@@ -286,7 +310,58 @@ class ProvenanceFeature(Feature):
                     ),
                 ),
             )
-        return list(actions.values())
+        return [*actions.values(), *picks]
+
+    async def pick_unplaced(self, *arguments: Any) -> dict[str, Any]:
+        """`stet.provenance.unplaced`: the changes to an open document's file that could not
+        be placed, offered to the user to pick one (`window/showMessageRequest`, its actions
+        worded as the lenses); the picked change's step opens as `stet.trajectory.open`
+        opens it. `{changes: [{id, step, lines, reason, title}], picked}`, `picked` null when
+        the user picked none, else `{id, step, uri, shown, line}`."""
+        from stet_lsp.server.features.trajectories import open_trajectory_file
+
+        document = field(argument(arguments), "uri", str)
+        state = await self.server.ready(document)
+        if state is None or state.session is None:
+            raise StetError(f"{document} is not an open document of a repository")
+        session = state.session
+        changes = self._unplaced(state)
+        listed = [
+            {
+                "id": item.trajectory,
+                "step": item.step,
+                "lines": item.lines,
+                "reason": item.reason,
+                "title": _unplaced_title(item),
+            }
+            for item in changes
+        ]
+        if not changes:
+            return {"changes": [], "picked": None}
+        by_title: dict[str, Unattributed] = {}  # one choice for a change listed twice
+        for item in changes:
+            by_title.setdefault(_unplaced_title(item), item)
+        answer = await self.server.from_client(
+            self.server.window_show_message_request_async(
+                types.ShowMessageRequestParams(
+                    type=types.MessageType.Info,
+                    message=f"{_pick_title(changes)} in {state.relative}: open the step of one",
+                    actions=[types.MessageActionItem(title=title) for title in by_title],
+                )
+            ),
+            "window/showMessageRequest",
+            PICK_SECONDS,
+        )
+        picked = by_title.get(answer.title) if answer is not None else None
+        if picked is None:
+            return {"changes": listed, "picked": None}
+        opened = await open_trajectory_file(
+            self.server, session, picked.trajectory, "narration", picked.step
+        )
+        return {
+            "changes": listed,
+            "picked": {"id": picked.trajectory, "step": picked.step, **opened},
+        }
 
     def hover(self, state: DocumentState, line: int) -> str | None:
         if state.session is None:
@@ -313,6 +388,14 @@ def _hunks_of(provenance: Provenance, relative: str, lines: list[str]) -> list[P
 def _arguments(state: DocumentState, hunk: ProvenanceHunk | Unattributed) -> list[Any]:
     """`stet.trajectory.open`'s argument: the step's line in the trajectory's narration."""
     return [{"uri": state.uri, "id": hunk.trajectory, "step": hunk.step}]
+
+
+def _pick_command(state: DocumentState, changes: list[Unattributed], title: str) -> types.Command:
+    return types.Command(title=title, command=PICK_UNPLACED, arguments=[{"uri": state.uri}])
+
+
+def _pick_title(changes: list[Unattributed]) -> str:
+    return f"agent: {len(changes)} changes that could not be placed"
 
 
 def _action_title(hunk: ProvenanceHunk | Unattributed) -> str:

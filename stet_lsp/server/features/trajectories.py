@@ -22,6 +22,7 @@ from stet_lsp.server.requests import answering, argument, field
 from stet_lsp.server.server import StetServer
 
 if TYPE_CHECKING:
+    from stet_lsp.core.session import RepositorySession
     from stet_lsp.gate.config import GateConfig
     from stet_lsp.server.settings import Settings
 
@@ -92,27 +93,14 @@ def register(server: StetServer) -> None:
         )
 
     async def open_(*arguments: Any) -> dict[str, Any]:
-        from stet_lsp.trajectory.operations import TRAJECTORY_FILES, trajectory_file
+        from stet_lsp.trajectory.operations import TRAJECTORY_FILES
 
         args = argument(arguments)
         session = await server.session_of(field(args, "uri", str, None))
         wanted = field(args, "id", str, None)
         which = field(args, "file", str, "narration", choices=TRAJECTORY_FILES)
         step = field(args, "step", int, None)
-        target = await server.off_loop(session.target)
-        settings = server.settings
-        shown_lines = _editor_lines(server, session.root)
-        path, line = await server.off_loop(
-            lambda: trajectory_file(
-                target, wanted, which, step, _view_gate(settings, target.root), shown_lines
-            )
-        )
-        uri = from_fs_path(str(path)) or ""
-        position = types.Position(line=line, character=0)
-        shown = await server.show_document(
-            uri, types.Range(start=position, end=position) if step else None
-        )
-        return {"uri": uri, "shown": shown, "line": line}
+        return await open_trajectory_file(server, session, wanted, which, step)
 
     async def outline(*arguments: Any) -> dict[str, Any]:
         from stet_lsp.trajectory.operations import trajectory_tree
@@ -227,6 +215,29 @@ def register(server: StetServer) -> None:
     server.command(OUTLINE)(answering(outline))
     server.command(SESSIONS)(answering(sessions))
     server.command(LIST)(answering(list_))
+
+
+async def open_trajectory_file(
+    server: StetServer, session: RepositorySession, wanted: str | None, which: str, step: int | None
+) -> dict[str, Any]:
+    """`stet.trajectory.open`: the trajectory's file (`narration`, `events` or `meta`) shown
+    at the step's line; `{uri, shown, line}`."""
+    from stet_lsp.trajectory.operations import trajectory_file
+
+    target = await server.off_loop(session.target)
+    settings = server.settings
+    shown_lines = _editor_lines(server, session.root)
+    path, line = await server.off_loop(
+        lambda: trajectory_file(
+            target, wanted, which, step, _view_gate(settings, target.root), shown_lines
+        )
+    )
+    uri = from_fs_path(str(path)) or ""
+    position = types.Position(line=line, character=0)
+    shown = await server.show_document(
+        uri, types.Range(start=position, end=position) if step else None
+    )
+    return {"uri": uri, "shown": shown, "line": line}
 
 
 def _trajectory_named(args: Mapping[str, Any]) -> str | None:
