@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stet_lsp.core.anchors import AnchorTrack, locate, similar_lines
+from stet_lsp.core.anchors import AnchorTrack, exact_lines, exact_lines_of, locate, similar_lines
 from stet_lsp.core.model import Anchor
 
 TEXT = "total = compute_the_total(items, tax)"
@@ -100,3 +100,24 @@ def test_a_lost_anchor_is_found_again_when_its_text_is_typed_back() -> None:
     lines[70:70] = [TEXT]
     track.edit(70, 0, [TEXT])
     assert track.line(len(lines)) == 71 == locate(anchor, lines)  # the text itself wins
+
+
+def test_many_texts_are_found_in_one_pass_as_each_alone() -> None:
+    """`exact_lines_of`, which the server uses to place a file's many new entries at once,
+    finds for each text the lines `exact_lines` finds for it alone: blanks around a line and
+    a byte order mark do not count, a long line is known by its first 200 characters."""
+    long = "x" * 300
+    lines = [
+        "\ufeffdef handler(request):",
+        "    return request.send()",
+        "",
+        "def handler(request):  ",
+        "  def handler(request):",
+        "return request.send()",
+        long,
+        long + "y",
+        "# def handler(request):",
+    ] * 50
+    texts = ["def handler(request):", "return request.send()", "x" * 200, "absent"]
+    assert exact_lines_of(texts, lines) == {text: exact_lines(text, lines) for text in texts}
+    assert len(exact_lines_of(texts, lines)["def handler(request):"]) == 150

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from stet_lsp.core import comments
 from stet_lsp.core.comments import SYNTAXES, CommentIndex, language_of
 from stet_lsp.core.margin import (
+    MarginNote,
     anchor_lines_after_removal,
     find_notes,
     line_after_removals,
@@ -1112,3 +1113,53 @@ def test_notes_in_a_run_of_comments_anchor_to_the_nearest_code() -> None:
     many = ["# stet: n"] * 50_000
     index = CommentIndex(many, SYNTAXES["python"])
     assert len(within(30, lambda: find_notes(many, index))) == 50_000
+
+
+def removed_one_at_a_time(lines: list[str], notes: list[MarginNote]) -> list[str]:
+    """Each note's removal made in the list itself, from the last note up: what recording
+    them did before the lines were copied once (a whole list moved a note)."""
+    kept = list(lines)
+    for note in sorted(notes, key=lambda note: note.line, reverse=True):
+        line, column, end_line, end = note.removal
+        tail = kept[end_line][end:] if end_line < len(kept) else ""
+        kept[line : end_line + 1] = [kept[line][:column] + tail]
+    return kept
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.lists(line_pieces, max_size=3).map(" ".join), min_size=1, max_size=40),
+    st.sampled_from(["python", "javascript", "go", "c", "rust", "csharp", "shellscript", "yaml"]),
+)
+def test_notes_recorded_together_move_as_each_removal_moves_them(
+    lines: list[str], language: str
+) -> None:
+    """Recording every note of a file computes the anchors and the text left in one pass
+    over the notes and the lines: the same as moving each anchor past every removal, and
+    making each removal in turn."""
+    notes = find_notes(lines, CommentIndex(lines, SYNTAXES[language]))
+    removals = [note.removal for note in notes]
+    assert anchor_lines_after_removal(notes) == [
+        line_after_removals(note.anchor_line, removals) for note in notes
+    ]
+    assert without_notes(lines, notes) == removed_one_at_a_time(lines, notes)
+
+
+def test_hundreds_of_notes_among_repeated_lines_are_recorded_as_one_at_a_time() -> None:
+    repeated = ["def handler(request):", "    return request.send()", "", "    pass"]
+    lines = []
+    for number in range(4_000):
+        lines.append(repeated[number % 4])
+        if number % 9 == 3:
+            lines.append(f"    # stet: keep the retry count in one place ({number})")
+        if number % 13 == 5:
+            lines[-1] += f"  # stet: trailing {number}"
+        if number % 29 == 7:
+            lines += ["    # stet(convention): a note", "    # over two lines"]
+    notes = find_notes(lines, CommentIndex(lines, SYNTAXES["python"]))
+    assert len(notes) > 600
+    removals = [note.removal for note in notes]
+    assert anchor_lines_after_removal(notes) == [
+        line_after_removals(note.anchor_line, removals) for note in notes
+    ]
+    assert without_notes(lines, notes) == removed_one_at_a_time(lines, notes)

@@ -136,6 +136,18 @@ def exact_lines(wanted: str, lines: Sequence[str], first: int = 1) -> list[int]:
     ]
 
 
+def exact_lines_of(texts: Iterable[str], lines: Sequence[str]) -> dict[str, list[int]]:
+    """`exact_lines` of each of `texts` (1-based numbers), from one pass over the lines: for
+    many texts at once, where a pass a text costs texts x lines (a file's hundreds of margin
+    notes recorded together, their anchored lines repeated all over it)."""
+    found: dict[str, list[int]] = {text: [] for text in texts}
+    for number, line in enumerate(lines, 1):
+        listed = found.get(line_key(line))
+        if listed is not None:
+            listed.append(number)
+    return found
+
+
 def similar_lines(wanted: str, lines: Sequence[str], first: int = 1) -> list[tuple[int, float]]:
     """(number counted from `first`, ratio) of each line similar enough to `wanted` to be
     found as it (identical lines included), in order: the slow part of `locate`, about 15 µs
@@ -186,9 +198,17 @@ class AnchorTrack:
 
     __slots__ = ("_fresh", "_last", "anchor", "exact", "similar")
 
-    def __init__(self, anchor: Anchor, lines: Sequence[str]) -> None:
+    def __init__(
+        self, anchor: Anchor, lines: Sequence[str], exact: list[int] | None = None
+    ) -> None:
+        """`exact`: the lines' `exact_lines` of the anchor's text, when already known."""
         self.anchor = anchor
-        self.exact = exact_lines(anchor.text, lines) if anchor.text else []
+        if not anchor.text:
+            exact = []
+        elif exact is None:
+            exact = exact_lines(anchor.text, lines)
+        # Never changed in place (an edit makes a new list): tracks may share one.
+        self.exact = exact
         """The numbers of the lines holding the anchored text, in order."""
         self.similar: list[tuple[int, float]] | None = None if self.searches else []
         """(number, ratio) of the lines similar to the text, in order; None: not searched."""

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 
 from stet_lsp.core.comments import Comment, CommentIndex
 from stet_lsp.core.errors import StetError
@@ -130,19 +132,39 @@ def _note_at(
 def anchor_lines_after_removal(notes: Sequence[MarginNote]) -> list[int]:
     """Each note's anchor line once every one of `notes` is removed: notes recorded together
     are removed together, so each anchor moves up by the lines all the removals above it take."""
-    removals = [note.removal for note in notes]
-    return [line_after_removals(note.anchor_line, removals) for note in notes]
+    # As line_after_removals of each, in one pass: removals sorted by their first line
+    # end where the next begins or above it, so each removal above a line takes all of its
+    # lines from it but the last one above it, which may hold the line.
+    removals = sorted(note.removal for note in notes)
+    starts = [start for start, _, _, _ in removals]
+    taken = list(accumulate(end - start for start, _, end, _ in removals))
+    moved = []
+    for note in notes:
+        line = note.anchor_line
+        above = bisect_left(starts, line)
+        if above:
+            start, _, end, _ = removals[above - 1]
+            line -= taken[above - 1] - (end - start) + min(line, end) - start
+        moved.append(line)
+    return moved
 
 
 def without_notes(lines: Sequence[str], notes: Sequence[MarginNote]) -> list[str]:
     """The lines once every one of `notes` is removed from the code (the text recording them
     leaves): a note at the end of a line of code leaves that line without it."""
     kept = list(lines)
+    # From the last note up, the lines below each removal kept as they are: every line is
+    # copied once, however many notes there are.
+    pieces = []
+    below = len(kept)  # kept[below:] is in `pieces`
     for note in sorted(notes, key=lambda note: note.line, reverse=True):
         line, column, end_line, end = note.removal
         tail = kept[end_line][end:] if end_line < len(kept) else ""
-        kept[line : end_line + 1] = [kept[line][:column] + tail]
-    return kept
+        pieces.append(kept[end_line + 1 : below])
+        kept[line] = kept[line][:column] + tail
+        below = line + 1
+    pieces.append(kept[:below])
+    return [text for piece in reversed(pieces) for text in piece]
 
 
 def line_after_removals(line: int, removals: Iterable[tuple[int, int, int, int]]) -> int:

@@ -25,7 +25,9 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from stet_lsp.core.anchors import locate
+from stet_lsp.core.comments import SYNTAXES, CommentIndex
 from stet_lsp.core.locking import held
+from stet_lsp.core.margin import find_notes, line_after_removals
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
 
@@ -303,6 +305,59 @@ async def test_recording_all_notes_anchors_each_past_every_removal_above_it(
     ]
     stored = {e.text: e.anchor.line for e in StyleSheet(resolve_target(root)).entries()}
     assert stored == {"one": 1, "two, over two lines": 2, "three": 3}
+
+
+async def test_recording_all_of_many_notes_among_repeated_lines_anchors_each_as_alone(
+    client: LanguageClient, root: Path
+) -> None:
+    """A file of repeated lines with a hundred notes of every shape (on their own lines, over
+    two lines, after code) recorded at once: each entry is anchored where moving its note's
+    anchor past every removal above it puts it, in the text the removals leave, and is shown
+    on that line."""
+    repeated = ["def handler(request):", "    return request.send()", "", "    pass"]
+    lines = []
+    for number in range(600):
+        lines.append(repeated[number % 4])
+        if number % 9 == 3:
+            lines.append(f"    # stet: keep the retry count in one place ({number})")
+        if number % 13 == 5:
+            lines[-1] += f"  # stet: trailing {number}"
+        if number % 29 == 7:
+            lines += ["    # stet(convention): a note", "    # over two lines"]
+    path = root / "src" / "handlers.py"
+    path.write_text("\n".join(lines) + "\n")
+    notes = find_notes(lines, CommentIndex(lines, SYNTAXES["python"]))
+    assert len(notes) > 100
+    removals = [note.removal for note in notes]
+    left = list(lines)
+    for note in sorted(notes, key=lambda note: note.line, reverse=True):
+        line, column, end_line, end = note.removal
+        left[line : end_line + 1] = [left[line][:column] + left[end_line][end:]]
+    anchors = [line_after_removals(note.anchor_line, removals) for note in notes]
+    expected = [
+        (note.text, line + 1, left[line].strip()) for note, line in zip(notes, anchors, strict=True)
+    ]
+    document = open_file(client, path)
+    await eventually(lambda: diagnostics(client, document))
+
+    answer = await execute(client, "stet.margin.record", uri=document, all=True)
+
+    assert answer["removed"] is True
+    assert buffers(client)[document].text == "\n".join(left) + "\n"
+    recorded = [(e["text"], e["anchor"]["line"], e["anchor"]["text"]) for e in answer["recorded"]]
+    assert recorded == expected
+    stored = StyleSheet(resolve_target(root)).entries()  # in the sheet, by kind
+    assert sorted((e.text, e.anchor.line, e.anchor.text) for e in stored if e.anchor) == sorted(
+        expected
+    )
+
+    async def shown() -> list[int] | None:
+        found = await diagnostics(client, document)
+        entries = [d for d in found if isinstance(d.data, dict) and d.data["type"] == "entry"]
+        lines = sorted(d.range.start.line for d in entries)
+        return lines if len(lines) == len(expected) else None
+
+    assert await eventually(shown, timeout=15) == sorted(line - 1 for _, line, _ in expected)
 
 
 async def test_a_note_at_the_end_of_a_line_anchors_to_the_line_without_it(

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from stet_lsp.core.anchors import AnchorTrack, similar_lines
+from stet_lsp.core.anchors import AnchorTrack, exact_lines_of, similar_lines
 from stet_lsp.core.items import anchored, placed_entry_items
 from stet_lsp.core.model import Anchor, Entry
 from stet_lsp.server.documents import DocumentState
@@ -209,9 +209,11 @@ class Tracked:
         """Track exactly these anchors (the sheet's entries changed)."""
         for anchor in [anchor for anchor in self.tracks if anchor not in anchors]:
             del self.tracks[anchor]
-        for anchor in anchors:
-            if anchor not in self.tracks:
-                self.tracks[anchor] = AnchorTrack(anchor, self.lines)
+        new = [anchor for anchor in anchors if anchor not in self.tracks]
+        # Many new anchors (a file's margin notes recorded together) are found in one pass.
+        found = exact_lines_of({a.text for a in new if a.text}, self.lines) if len(new) > 1 else {}
+        for anchor in new:
+            self.tracks[anchor] = AnchorTrack(anchor, self.lines, found.get(anchor.text))
 
     def unknown(self) -> list[AnchorTrack]:
         return [track for track in self.tracks.values() if not track.known]
