@@ -26,7 +26,7 @@ _COMMON_PAIRS_TEXT = (
     " rc rr eg au ck ew mu br bi pt ak pu"
 )
 _COMMON_PAIRS = frozenset(_COMMON_PAIRS_TEXT.split())
-_WORDLIKE_PAIRS = 0.55
+WORDLIKE_PAIRS = 0.55
 _UNWORDLIKE_PAIRS = 0.35
 _GENERATED_CAPITALS = 0.35
 _PAIRS_READ = 64
@@ -104,7 +104,7 @@ def reads_generated(value: str, least: int, *, random_case: bool = True) -> bool
     runs = _LETTER_RUN.findall(value)
     for run in runs:
         share = letter_pairs_share(run)
-        if share >= _WORDLIKE_PAIRS:
+        if share >= WORDLIKE_PAIRS:
             # English letter pairs by chance (`wpnEJfoduCrmfIiAipEF`): still generated when
             # capitals are many, in short humps, and none starts an acronym as names have
             if random_case and _random_case(run):
@@ -124,7 +124,7 @@ def reads_generated(value: str, least: int, *, random_case: bool = True) -> bool
     letters = "".join(c for c in value if c.isalpha())
     if len(letters) < HUMPS_READ or letters.isupper() or letters.islower():
         return False
-    return letter_pairs_share(letters) < _WORDLIKE_PAIRS and _unlike_a_name(value)
+    return letter_pairs_share(letters) < WORDLIKE_PAIRS and _unlike_a_name(value)
 
 
 # Letters of one case and digits (`l44ldqbwzb90xya`, `pan0rlykei2iiaa`), 12 characters or

@@ -11,7 +11,9 @@ from collections import Counter
 
 from stet_lsp.gate.generated import (
     HUMPS_READ,
+    WORDLIKE_PAIRS,
     has_generated_run,
+    letter_pairs_share,
     looks_generated,
     looks_generated_segment,
     reads_generated,
@@ -646,16 +648,47 @@ _ALGORITHM_WORDS = frozenset((
 ))  # fmt: skip
 
 
+# A word written with digits or signs for the letters they look like (`p4ssw0rd`, `s3cr3t`,
+# `P@ssw0rd`, `pa$$word`): letters, one or two of those between letters, then digits or signs
+# and a few letters at most (`s3cr3t!x`).
+_LEET_WORD = re.compile(r"[A-Za-z]+(?:[013457@$]{1,2}[A-Za-z]+)*")
+_LEET_TAIL = re.compile(r"[0-9!#%&*+?@^~\-]{0,12}[A-Za-z]{0,3}")
+_LEET_LETTERS = str.maketrans("013457@$", "oieastas")
+
+
 def is_written_password(key: str, value: str) -> bool:
     """A short password a person chose, unquoted after a password's name (`password=hunter22`,
-    `PASSWORD: correcthorse1`, `DB_PASS=Summer2024!`), which no test of randomness takes:
-    a word then digits or symbols, neither a placeholder, a reference, nor code's name."""
-    if key.lower() == "pass" or _PASSWORD_NAME.search(key) is None:
+    `PASSWORD: correcthorse1`, `DB_PASS=Summer2024!`, `password=p4ssw0rd`), which no test of
+    randomness takes: a word then digits or symbols, or a word written with digits for its
+    letters; neither a placeholder, a reference, nor code's name."""
+    if key.lower() == "pass" or _PASSWORD_NAME.search(key) is None or len(value) < 6:
         return False
     written = _WRITTEN_PASSWORD.fullmatch(value)
-    if len(value) < 6 or written is None or written["word"].lower() in _ALGORITHM_WORDS:
+    if written is None:
+        if not _is_leet_word(value):
+            return False
+    elif written["word"].lower() in _ALGORITHM_WORDS:
         return False
     return looks_like_env_literal(value) and not is_placeholder(value.rstrip("0123456789"))
+
+
+def _is_leet_word(value: str) -> bool:
+    """A word of five letters or more written with digits or signs standing for some of them
+    (`p4ssw0rd`, `S3cr3t!x`), whose letters read as English once read back, in one case or
+    capitalised: not a name holding a number (`md5crypt`, `ipv6Addr`, `x509cert`)."""
+    word = _LEET_WORD.match(value)
+    if word is None or _LEET_TAIL.fullmatch(value, word.end()) is None:
+        return False
+    written = word.group()
+    letters = written.translate(_LEET_LETTERS)
+    if letters == written or len(letters) < 5:
+        return False
+    if not (letters.islower() or letters.isupper() or letters[1:].islower()):
+        return False
+    first_letters = re.match(r"[A-Za-z]+", written)
+    if first_letters is not None and first_letters.group().lower() in _ALGORITHM_WORDS:
+        return False
+    return letter_pairs_share(letters) >= WORDLIKE_PAIRS
 
 
 # A regular expression's constructs. Sure ones make a pattern alone: a lookahead on `.*`, a

@@ -885,14 +885,19 @@ def test_markup_after_a_password_is_no_value(line: str) -> None:
         ("export DB_PASS=Summer2024!\n", "Summer2024!"),
         ("mysql_root_password = Welcome1\n", "Welcome1"),
         ("adminPassword: MONKEY99\n", "MONKEY99"),
+        ("password=p4ssw0rd\n", "p4ssw0rd"),
+        ("PASSWORD: s3cr3t!x\n", "s3cr3t!x"),
+        ("db_pass: Pa55word\n", "Pa55word"),
+        ("password=l33tsp34k\n", "l33tsp34k"),
     ],
 )
 @pytest.mark.parametrize("path", ["notes.md", "config.yaml", "events.jsonl"])
 def test_a_written_password_after_a_passwords_name_is_redacted(
     text: str, password: str, path: str
 ) -> None:
-    """A short password a person chose, a word then digits or symbols, written bare after a
-    password's name: no test of randomness takes it, the name says what it is."""
+    """A short password a person chose, a word then digits or symbols or a word written with
+    digits for some letters (`p4ssw0rd`), written bare after a password's name: no test of
+    randomness takes it, the name says what it is."""
     if path.endswith(".jsonl"):
         text = json.dumps({"type": "tool_result", "content": text}) + "\n"
     redacted = _redacted(text, path=path)
@@ -917,6 +922,12 @@ def test_a_written_password_after_a_passwords_name_is_redacted(
         "bypass=route66\n",
         "compass: north99\n",
         "passed=tests12\n",
+        "password=${DB_PASSWORD}\n",
+        "password_min_length=8\n",
+        "password=True\n",
+        "password_hash=md5crypt\n",
+        "password_source=ipv4addr\n",
+        "password_cert=x509cert\n",
     ],
 )
 def test_a_passwords_name_before_code_a_setting_or_a_placeholder_keeps_it(text: str) -> None:
