@@ -212,6 +212,11 @@ def _yaml_passphrase(value: str, strict: bool) -> bool:
 # quote, the line's end): tested first in one pass, so a `Password= ` repeated along a line
 # does not try every length up to 256 at each.
 _VALUE_THEN_END = r"(?=[^;\"'\r\n\\]{1,260}+(?:[;\"'\r\n]|$))"
+# The next key of a libpq connection string (`host=db password=s3cret dbname=app`): its values
+# are separated by blanks (one holding a blank is quoted), so a password ends before it. Its
+# keywords are lower-case and hold a value (`<k9Qm2 xR7tLw4=` is one password).
+_NEXT_KEY = r"[ \t]+[a-z_][a-z0-9_]{0,40}[ \t]{0,4}=[ \t]{0,4}[^\s=]"
+_CONNECTION_VALUE = r"(?P<secret>(?:(?!" + _NEXT_KEY + r")[^;\"'\r\n\\]){1,256}?)[ \t]{0,4}"
 
 
 def _npm_auth(value: str, strict: bool) -> bool:
@@ -1016,9 +1021,12 @@ def build_rules() -> tuple[Rule, ...]:
                 r"(?:(?P<separated>(?<=;))|(?<=^)|(?<=[\s\"']))"
                 r"[ \t]{0,4}(?P<name>(?i:password|pwd))[ \t]{0,4}=[ \t]{0,4}"
                 + _VALUE_THEN_END
-                + r"(?P<secret>[^;\"'\r\n\\]{1,256}?)[ \t]{0,4}"
-                # after a `;`, up to the next or the string's end; else a `;` must follow
-                r"(?(separated)(?=;|[\"'\r\n]|$)|(?=;))",
+                + _CONNECTION_VALUE
+                # after a `;`, up to the next, a libpq key or the string's end; else a `;`
+                # must follow
+                + r"(?(separated)(?=;|[\"'\r\n]|$|"
+                + _NEXT_KEY
+                + r")|(?=;))",
                 re.MULTILINE,
             ),
             anchors=("password", "pwd"),
@@ -1033,7 +1041,10 @@ def build_rules() -> tuple[Rule, ...]:
             pattern=lazy(
                 r"(?:(?<=^)|(?<=[\s\"']))[ \t]{0,4}(?P<name>(?i:password))[ \t]{0,4}=[ \t]{0,4}"
                 + _VALUE_THEN_END
-                + r"(?P<secret>[^;\"'\r\n\\]{1,256}?)[ \t]{0,4}(?=[\"'\r\n]|$)",
+                + _CONNECTION_VALUE
+                + r"(?=[\"'\r\n]|$|"
+                + _NEXT_KEY
+                + ")",
                 re.MULTILINE,
             ),
             anchors=("password",),

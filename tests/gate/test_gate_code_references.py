@@ -58,6 +58,22 @@ def test_connection_strings_and_npmrc_values_are_secrets(text: str, secret: str)
 
 
 @pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("host=db password=s3cret dbname=app", "s3cret"),
+        ('psql "host=db port=5432 password=Xk9q2LmWp4 dbname=app sslmode=require"', "Xk9q2LmWp4"),
+        ("host=db password = Zq8#Wm3!Rt6  dbname = app", "Zq8#Wm3!Rt6"),
+        ("Server=db;Password=Xk9q2LmWp4 dbname=app;", "Xk9q2LmWp4"),
+    ],
+)
+def test_a_libpq_password_ends_before_the_next_key(text: str, secret: str) -> None:
+    """A libpq connection string separates its `key=value` pairs by blanks (a value holding
+    one is quoted): the password is redacted, and the keys after it stay."""
+    assert [value for _, value in _found(text + "\n")] == [secret]
+    assert "dbname" in redact_text(text, cache=ResultCache()).text
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "password=Xk9mQ2vLp8",
