@@ -409,8 +409,9 @@ def _is_secret_value(value: str, allowlist: Allowlist | None) -> bool:
 
 def _after_metadata_key(text: str, start: int, end: int) -> bool:
     """Whether the value at `start:end` is assigned to a name about a credential
-    (`token_type`), to a CloudFormation resource type (`"AWS::ApiGateway::ApiKey":
-    "<digest>"`), or to a name it writes another way (`PASSWORD_TOO_LONG = "passwordTooLong"`);
+    (`token_type`), to a URL's user (`smtp://apikey:…@host`), to a CloudFormation resource
+    type (`"AWS::ApiGateway::ApiKey": "<digest>"`), or to a name it writes another way
+    (`PASSWORD_TOO_LONG = "passwordTooLong"`);
     or is a CSS attribute selector (`password: "[type=password]"`) or a module's path
     (`require("./password-store")`)."""
     found = _key_before(text, start)
@@ -419,11 +420,20 @@ def _after_metadata_key(text: str, start: int, end: int) -> bool:
     key, key_start = found
     return (
         is_metadata_key(key)
+        or _is_url_user(text, key_start)
         or syntax.names_a_resource_type(text, key_start)
         or syntax.names_itself(key, text[start:end])
         or syntax.is_attribute_selector(text, start, end)
         or syntax.names_a_module(text, start, end)
     )
+
+
+def _is_url_user(text: str, key_start: int) -> bool:
+    """Whether the name before a value is a URL's user (`smtp://apikey:SG.…@smtp.sendgrid.net`,
+    also with its slashes escaped): the keyword plugin reads the rest of the URL as the
+    value, host and all; `url-password` finds the password alone."""
+    before = text[max(0, key_start - 5) : key_start]
+    return before.endswith(("://", ":\\/\\/"))
 
 
 def _key_before(text: str, start: int) -> tuple[str, int] | None:

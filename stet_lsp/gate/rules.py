@@ -371,7 +371,11 @@ def _generic_check(value: str, strict: bool) -> bool:
 GENERIC_ASSIGNMENT = Rule(
     name="secret-assignment",
     pattern=lazy(
-        r"(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z0-9_.\-]{0,40}?(?i:" + SECRET_KEY_WORDS + r")"
+        # Not a URL's user (`smtp://apikey:SG.…@smtp.sendgrid.net`): `url-password` takes the
+        # password alone, where an assignment's value would run on over the host.
+        r"(?<![A-Za-z0-9_.\-])(?<!://)(?<!:\\/\\/)(?P<key>[A-Za-z0-9_.\-]{0,40}?(?i:"
+        + SECRET_KEY_WORDS
+        + r")"
         r"[A-Za-z0-9_.\-]{0,30})" + KEY_ASSIGN + whole_value(6)
     ),
     anchors=(

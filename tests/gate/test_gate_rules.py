@@ -13,6 +13,7 @@ from stet_lsp.gate import (
     RULE_NAMES,
     Allowlist,
     GateConfig,
+    ResultCache,
     count_home_paths,
     normalize_home_paths,
     redact_text,
@@ -320,6 +321,27 @@ def test_url_passwords_only_the_password_goes() -> None:
         "redis://:[REDACTED:url-password#1]@cache:6379/0 and "
         "postgres://app:[REDACTED:url-password#1]@db/app"
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("{url}", "notes.txt"),
+        ("EMAIL_URL: {url}", "config.yaml"),
+        ("MAIL_URL={url}", "app.env"),
+        ('{{"url": "{url}"}}', "events.jsonl"),
+        ('{{"url": "{escaped}"}}', "events.jsonl"),
+    ],
+)
+def test_a_key_named_user_in_a_url_keeps_the_host(line: str, path: str) -> None:
+    """SendGrid's SMTP relay takes the user `apikey` and the key as its password: the user's
+    name is no assignment whose value runs on over the host."""
+    key = token("SG.", length=22) + "." + gate_corpus.pick(RNG, gate_corpus.ALNUM, 43)
+    url = f"smtp://apikey:{key}@smtp.sendgrid.net:587"
+    text = line.format(url=url, escaped=url.replace("/", "\\/")) + "\n"
+    redacted = redact_text(text, path=path, cache=ResultCache()).text
+    assert key[3:] not in redacted
+    assert "[REDACTED:sendgrid-api-key#1]@smtp.sendgrid.net:587" in redacted
 
 
 @pytest.mark.parametrize(
