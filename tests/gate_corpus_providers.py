@@ -589,6 +589,12 @@ PROVIDER_FORMATS: tuple[tuple[str, str, str, Maker], ...] = (
         shaped("<server><id>corp</id><password>", (ALNUM + "@#%!", 18), "</password></server>"),
     ),
     (
+        "composer-auth-token",
+        "COMPOSER_AUTH",
+        "Composer",
+        shaped('{"bearer": {"repo.example.org": "', (ALNUM, 32), '"}}'),
+    ),
+    (
         "php-define-secret",
         "WP_CONFIG",
         "WordPress",

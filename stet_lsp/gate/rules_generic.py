@@ -1125,10 +1125,66 @@ def _generic_value(value: str, strict: bool) -> bool:
     return heuristics.looks_like_secret_value(value, min_length=8, min_entropy=3.0)
 
 
+# Maven's `settings-security.xml`: `<master>{…}</master>`, the master password that decrypts
+# every password of `settings.xml`, encrypted with a key Maven 3 builds in, so as good as
+# plain; text may stand around the braces (a note on when it was set). Base64 in braces:
+# `<master>` elsewhere (a branch's name, a flag) stays.
+_MAVEN_MASTER = re.compile(r"\{[A-Za-z0-9+/]{16,}={0,2}\}")
+
+
+def _maven_master(value: str, strict: bool) -> bool:
+    return _MAVEN_MASTER.search(value) is not None
+
+
 XML_SECRETS = (
     _xml_element(_XML_PASSWORD_WORDS, _flag_password),
     _xml_element(_XML_OTHER_WORDS, _generic_value),
+    _xml_element(("master",), _maven_master),
 )
+
+
+# Composer's `auth.json` (also `COMPOSER_AUTH` and `composer.json`'s `config`): a token per
+# host under `bearer`, `github-oauth`, `gitlab-token` or `gitlab-oauth`, `{"bearer":
+# {"repo.example.org": "…"}}`. One rule per place in the object, as a host's token is found
+# only after the key: the first four hosts (a file holds one or two).
+_COMPOSER_KEYS = ("bearer", "github-oauth", "gitlab-token", "gitlab-oauth")
+_JSON_BLANK = r"[ \t\r\n]{0,16}"
+# A host's name, dotted (an OpenAPI scheme's `"bearer": {"type": "http"}` names no host).
+_COMPOSER_HOST = (
+    _JSON_BLANK
+    + r'"[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63}){1,8}(?::[0-9]{1,5})?"'
+    + _JSON_BLANK
+    + ":"
+    + _JSON_BLANK
+)
+_COMPOSER_OTHER = _COMPOSER_HOST + r'"[^"\\\r\n]{0,400}"' + _JSON_BLANK + ","
+
+
+def _composer_token(position: int) -> Rule:
+    return Rule(
+        name="composer-auth-token",
+        pattern=lazy(
+            r'"(?:'
+            + "|".join(_COMPOSER_KEYS)
+            + r')"'
+            + _JSON_BLANK
+            + ":"
+            + _JSON_BLANK
+            + r"\{"
+            + _COMPOSER_OTHER * position
+            + _COMPOSER_HOST
+            + r'"(?P<secret>[^"\\\r\n]{1,400})"'
+        ),
+        anchors=tuple(f'"{key}"' for key in _COMPOSER_KEYS),
+        lead=1,
+        reach=2000,
+        multiline=True,
+        check=_flag_password,
+        start="anchor",
+    )
+
+
+COMPOSER_TOKENS = tuple(_composer_token(position) for position in range(4))
 
 
 # PHP `define( 'DB_PASSWORD', '…' );` and WordPress's keys and salts (`AUTH_SALT`, `NONCE_KEY`,
@@ -1514,6 +1570,7 @@ STRUCTURE_RULES: tuple[Rule, ...] = (
     NETRC_PASSWORD,
     *XML_SECRETS,
     XML_ADD_KEY,
+    *COMPOSER_TOKENS,
     YAML_BLOCK_SECRET,
     TOML_MULTILINE_SECRET,
     SIGNED_URL,

@@ -1316,3 +1316,55 @@ def test_a_value_a_workflow_masks_is_redacted_and_a_reference_stays() -> None:
         "The ::add-mask:: command hides a value in the log.\n",
     ):
         assert _found(text) == [], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"bearer": {"repo.example.org": "@@"}}\n',
+        '{\n    "bearer": {\n        "repo.example.org": "@@"\n    }\n}\n',
+        '{"gitlab-token": {"gitlab.example.org:8443": "@@"}}\n',
+        '{"bearer": {"a.example.org": "Qw8eRt5yUi2oPa7s", "pkgs.example.com": "@@"}}\n',
+    ],
+)
+def test_a_composer_auth_json_token_is_redacted_and_its_host_stays(text: str) -> None:
+    """Composer's `auth.json` holds a token per host under `bearer` (and `github-oauth`,
+    `gitlab-token`, `gitlab-oauth`): each token goes, each host stays."""
+    token = "Xk9q2LmWp4TzR7vBn3Hc6Jd1"
+    redacted_everywhere(text.replace("@@", token), token, "composer-auth-token")
+    redacted = redact_text(text.replace("@@", token), path="auth.json").text
+    assert ".example." in redacted and "Qw8eRt5yUi2oPa7s" not in redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"bearer": {"repo.example.org": "${COMPOSER_TOKEN}"}}\n',
+        '{"bearer": {"repo.example.org": "your-token-here"}}\n',
+        '{"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}}\n',
+    ],
+)
+def test_a_composer_reference_or_an_openapi_scheme_stays(text: str) -> None:
+    _untouched_everywhere(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<settingsSecurity>\n  <master>@@</master>\n</settingsSecurity>\n",
+        "<settingsSecurity><master>@@</master></settingsSecurity>\n",
+        "<master>set on 2026-03-11 @@</master>\n",
+    ],
+)
+def test_a_maven_master_password_is_redacted(text: str) -> None:
+    """`settings-security.xml`'s `<master>{…}</master>` decrypts every password of Maven's
+    `settings.xml` with a key Maven builds in: it is as good as the password itself."""
+    master = "{L+bX9REL8CAH/EkcFM4NPLUxjaEZ6nQ79feSk+xDxhE=}"
+    redacted_everywhere(text.replace("@@", master), master, "xml-secret")
+
+
+@pytest.mark.parametrize(
+    "text", ["<branch><master>true</master></branch>\n", "<master>${env.MASTER}</master>\n"]
+)
+def test_a_master_element_of_no_encrypted_password_stays(text: str) -> None:
+    _untouched_everywhere(text)

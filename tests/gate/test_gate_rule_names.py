@@ -173,6 +173,11 @@ CASES = [
         "key-mgmt=wpa-psk\npsk=$WIFI_PSK",
     ),
     (
+        "composer-auth-token",
+        '{"bearer": {"repo.example.org": "<<{A32}>>"}}',
+        '{"bearer": {"repo.example.org": "${COMPOSER_BEARER}"}}',
+    ),
+    (
         "xml-secret",
         "<server><id>corp</id><password><<{A18}>></password></server>",
         "<server><id>corp</id><password>${env.DEPLOY_PASSWORD}</password></server>",
