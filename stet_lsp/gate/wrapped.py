@@ -85,6 +85,9 @@ def _wrapped_end(text: str, start: int, end: int, limit: int, as_json: bool) -> 
                 and last is not None
                 and last.end() <= limit
                 and _LINE_END.match(text, last.end()) is not None
+                # Wrapped once, only the first line's width says it was cut: the piece must
+                # read as the value's rest too (`done`, `OK` after it are output).
+                and (widths or _continues(last.group(), text[start:end]))
             ):
                 end = last.end()
             break
@@ -95,6 +98,27 @@ def _wrapped_end(text: str, start: int, end: int, limit: int, as_json: bool) -> 
         if run.group().endswith("="):
             break  # base64's padding ends the value
     return end
+
+
+def _continues(piece: str, value: str) -> bool:
+    """Whether a short piece reads as the rest of `value`: of the value's alphabet (its kinds
+    of characters: lower-case, upper-case, digits, `+/`, `-_`, hex after hex), and no word of
+    two letters or more, in one case or capitalised."""
+    core = piece.rstrip("=")
+    letters = core.isalpha() and len(core) >= 2
+    if letters and (core.islower() or core.isupper() or core.istitle()):
+        return False
+    if _HEX.issuperset(value) and not _HEX.issuperset(core):
+        return False
+    return all(_kind(char) in {_kind(other) for other in value} for char in core)
+
+
+def _kind(char: str) -> str:
+    if char.isdigit():
+        return "0"
+    if char.isalpha():
+        return "a" if char.islower() else "A"
+    return "+" if char in "+/" else "-"
 
 
 def _goes_on(run: str, hex_value: bool) -> bool:

@@ -144,6 +144,22 @@ def test_a_value_wrapped_once_at_a_usual_width_keeps_no_short_last_piece(
     assert content == "export OPENAI_API_KEY=[REDACTED:openai-api-key#1]\n$ echo ok\nok\n"
 
 
+@pytest.mark.parametrize("width", [64, 80])
+@pytest.mark.parametrize("after", ["done", "OK", "ok", "Done", "Q_7"])
+def test_a_short_line_after_a_value_wrapped_once_that_is_no_rest_of_it_stays(
+    width: int, after: str
+) -> None:
+    """Wrapped once, only the first line's width says the value was cut: a short line after
+    it that is a word (`done`, `OK`) or of other characters than the value's (`_` after
+    letters and digits) is the command's output, and stays."""
+    key = "".join(_WRAPPED_KEY).replace("-", "").replace("_", "")
+    line = ("API_KEY=" + key)[:width]
+    text = f"{line}\n{after}\n$ echo ok\n"
+    assert _redacted(text) == f"API_KEY=[REDACTED:secret-assignment#1]\n{after}\n$ echo ok\n"
+    content = json.loads(_redacted(_in_transcript(text), path="events.jsonl"))["content"]
+    assert content == f"API_KEY=[REDACTED:secret-assignment#1]\n{after}\n$ echo ok\n"
+
+
 @pytest.mark.parametrize(
     "text",
     [
