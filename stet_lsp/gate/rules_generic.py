@@ -593,19 +593,25 @@ def _wifi_passphrase(value: str, strict: bool) -> bool:
     # A command's usage names its argument: `wpa_passphrase ssid passphrase`.
     if value.lower() in ("passphrase", "password", "psk"):
         return False
-    return not _one_piece_repeated(value) and _flag_password(value, strict)
+    return not _assignments_or_one_character_repeated(value) and _flag_password(value, strict)
 
 
 _REPEATED_PIECE = re.compile(r"(.{1,8}?)\1{2,}", re.DOTALL)
 
 
-def _one_piece_repeated(value: str) -> bool:
-    """`abcabcabc`, `ps=ps=ps=p`: a piece of at most 8 characters three times or more, then
-    the start of it."""
+def _assignments_or_one_character_repeated(value: str) -> bool:
+    """`key=key=key=`, `ps=ps=ps=p` (a key's form written again, each `psk=` of
+    `psk=psk=…` reading the next as its value) or `xxxxxxxx`: a piece of at most 8
+    characters three times or more, then the start of it, that holds `=` or is one
+    character. A passphrase of one word said three times (`hunter22hunter22hunter22`) is
+    a passphrase all the same."""
     repeated = _REPEATED_PIECE.match(value)
     if repeated is None:
         return False
-    return repeated.group(1).startswith(value[repeated.end() :])
+    piece = repeated.group(1)
+    if not piece.startswith(value[repeated.end() :]):
+        return False
+    return "=" in piece or len(set(piece)) == 1
 
 
 # A Wi-Fi network's passphrase (8 to 63 characters) or its 64 hex digits of pre-shared key:

@@ -1279,6 +1279,11 @@ def test_archive_and_htpasswd_passwords_on_the_command_line() -> None:
         ('wpa_passphrase "Home Net" "correct horse battery"\n', "correct horse battery"),
         ("nmcli dev wifi connect HomeNet password Wifi2024Secure!\n", "Wifi2024Secure!"),
         ("nmcli con modify home wifi-sec.psk 'Wifi 2024 Secure'\n", "Wifi 2024 Secure"),
+        # A passphrase made of one piece said three times is a passphrase all the same.
+        ("nmcli dev wifi connect home password hunter22hunter22hunter22\n", "hunter22" * 3),
+        ('psk="abc123abc123abc123"\n', "abc123" * 3),
+        ("wpa_passphrase HomeNet qwertyqwertyqwerty\n", "qwerty" * 3),
+        ("psk=Ab1!Ab1!Ab1!\n", "Ab1!" * 3),
     ],
 )
 def test_a_wifi_networks_passphrase_is_redacted(text: str, secret: str) -> None:
@@ -1299,7 +1304,8 @@ def test_a_wifi_networks_passphrase_is_redacted(text: str, secret: str) -> None:
         'nmcli dev wifi connect HomeNet password "$WIFI_PASS"\n',
         "nmcli --ask dev wifi connect HomeNet\n",
         "psk=" * 50 + "\n",  # the key again, each one's value the next
-        "psk=key=key=key=\n",  # one piece repeated
+        "psk=key=key=key=\n",  # the key's form repeated
+        "psk=xxxxxxxxxxxx\n",  # one character over and over
     ],
 )
 def test_a_wifi_settings_reference_or_usage_stays(text: str) -> None:
