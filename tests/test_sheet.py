@@ -218,6 +218,22 @@ def test_a_sheet_whose_lines_end_in_a_lone_carriage_return_is_refused_and_left_a
     assert sheet.path.read_bytes() == data
 
 
+@pytest.mark.parametrize("codec", ["utf-32-be", "utf-32-le", "utf-16-le", "utf-16-be"])
+def test_a_sheet_written_in_a_wide_encoding_without_a_mark_is_refused_and_left_alone(
+    sheet: StyleSheet, codec: str
+) -> None:
+    """UTF-32, and UTF-16 of ASCII text, without a byte order mark is valid UTF-8 whose every
+    other byte is NUL: read so, the sheet held no entries, and a write put a new sheet's
+    header in front of the old text."""
+    sheet.add("valid")
+    data = sheet.path.read_bytes().decode("utf-8").encode(codec)
+    sheet.path.write_bytes(data)
+    for write in (lambda: sheet.add("more"), lambda: sheet.entries()):
+        with pytest.raises(StetError, match="holds NUL bytes"):
+            write()
+    assert sheet.path.read_bytes() == data
+
+
 def test_anchor_follows_its_line_and_is_reported_lost(sheet: StyleSheet, root: Path) -> None:
     app = root / "service.py"
     body = [f"step_{n} = run_step({n})\n" for n in range(1, 21)]

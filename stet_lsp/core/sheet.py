@@ -181,6 +181,13 @@ class StyleSheet:
                 f"{self.path} is not UTF-8 ({undecodable_at(data, error)}); "
                 "fix or move it, nothing was changed"
             ) from None
+        if "\0" in text:
+            # UTF-32, or UTF-16 of ASCII text, with no byte order mark decodes as UTF-8: read
+            # so, it held no entries, and a write put a new sheet in front of the old text.
+            raise StetError(
+                f"{self.path} holds NUL bytes (written as UTF-16 or UTF-32?); "
+                "save it as UTF-8, nothing was changed"
+            )
         if "\r" in text and "\n" not in text:
             # Read as one line, its entries would be none, and a write would add a second
             # sheet after them.
