@@ -188,19 +188,13 @@ def _planned_and_applied(
     make_plan: Callable[[], _Plan], apply: Callable[[_Plan], object], dry_run: bool
 ) -> _Plan:
     """The plan, applied unless `dry_run`: planned again from what the files hold now when one
-    changed while it was written, up to `WRITE_ATTEMPTS` times."""
-    from stet_lsp.mcp.install import WRITE_ATTEMPTS, ChangedWhileWritten
+    changed while it was written (core/rewrites.py)."""
+    from stet_lsp.core.rewrites import retried
 
-    for _ in range(WRITE_ATTEMPTS - 1):
+    def attempt() -> _Plan:
         planned = make_plan()
-        if dry_run:
-            return planned
-        try:
+        if not dry_run:
             apply(planned)
-            return planned
-        except ChangedWhileWritten:
-            continue
-    planned = make_plan()
-    if not dry_run:
-        apply(planned)
-    return planned
+        return planned
+
+    return retried(attempt)

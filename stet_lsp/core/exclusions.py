@@ -19,6 +19,7 @@ from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import LOCK_TIMEOUT_SECONDS, held, remove_held
+from stet_lsp.core.rewrites import retried
 from stet_lsp.core.safefs import ChangedMeanwhile, atomic_write, read_regular, remove_regular
 
 
@@ -97,36 +98,39 @@ def locked(base: Path) -> Iterator[None]:
             remove_held(lock_path, base)
 
 
-WRITE_ATTEMPTS = 5
-
-
 def apply(gone: Unexclusion) -> None:
     """Take the line out, only from the text it was worked out from: another install or
     uninstall may add or take out a line of its own meanwhile, which is then read, and the
-    line worked out again (up to WRITE_ATTEMPTS times in all)."""
-    for attempt in range(1, WRITE_ATTEMPTS + 1):
-        before = gone.before.encode("utf-8", "surrogateescape")
-        holds = partial(_holds, gone.path, gone.base, before)
-        try:
-            with locked(gone.base):
-                if gone.after is None:
-                    if not holds():
-                        raise ChangedMeanwhile(gone.path)
-                    remove_regular(gone.path, gone.base)
-                else:
-                    data = gone.after.encode("utf-8", "surrogateescape")
-                    atomic_write(gone.path, data, gone.base, unchanged=holds)
-            return
-        except ChangedMeanwhile:
-            if attempt == WRITE_ATTEMPTS:
-                raise StetError(
-                    f"{gone.path} kept changing while Stet wrote it; {gone.pattern} is left in "
-                    "it, run the command again"
-                ) from None
-            again = unexclusion(gone.root, gone.relative, gone.excluded)
-            if again is None:
-                return
-            gone = again
+    line worked out again (core/rewrites.py)."""
+    first = True
+
+    def attempt() -> None:
+        nonlocal first
+        current = gone if first else unexclusion(gone.root, gone.relative, gone.excluded)
+        first = False
+        if current is not None:
+            _take_out(current)
+
+    try:
+        retried(attempt, ChangedMeanwhile)
+    except ChangedMeanwhile:
+        raise StetError(
+            f"{gone.path} kept changing while Stet wrote it; {gone.pattern} is left in it, "
+            "run the command again"
+        ) from None
+
+
+def _take_out(gone: Unexclusion) -> None:
+    before = gone.before.encode("utf-8", "surrogateescape")
+    holds = partial(_holds, gone.path, gone.base, before)
+    with locked(gone.base):
+        if gone.after is None:
+            if not holds():
+                raise ChangedMeanwhile(gone.path)
+            remove_regular(gone.path, gone.base)
+        else:
+            data = gone.after.encode("utf-8", "surrogateescape")
+            atomic_write(gone.path, data, gone.base, unchanged=holds)
 
 
 def _holds(path: Path, base: Path, data: bytes) -> bool:

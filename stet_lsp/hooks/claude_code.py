@@ -43,6 +43,7 @@ from typing import Any
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.launch import by_bare_name, stet_command, stet_prefix
 from stet_lsp.core.lines import undecodable_at
+from stet_lsp.core.rewrites import retried
 from stet_lsp.core.safefs import (
     ChangedMeanwhile,
     atomic_write,
@@ -60,7 +61,6 @@ from stet_lsp.hooks.files import (
     read_record,
     record_tracked,
     remove_record,
-    retried,
     tracked_record_message,
     write_record,
 )

@@ -11,11 +11,12 @@ import re
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
+from stet_lsp.core import rewrites
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.gitindex import index_tracks
 from stet_lsp.core.locking import held, remove_held
@@ -37,7 +38,6 @@ SESSIONS = HOOKS_DIR / "sessions"
 LOG_LINES = 400
 """The log keeps its newest lines only."""
 MESSAGE_CHARS = 600
-T = TypeVar("T")
 STALE_SECONDS = 7 * 24 * 3600
 """Stamps and locks of sessions nobody touched for this long are removed."""
 
@@ -208,7 +208,7 @@ def _remove_stale(root: Path, folder: Path) -> None:
 # -- writing a harness's settings -----------------------------------------------------------
 
 
-class ChangedWhileWritten(StetError):
+class ChangedWhileWritten(rewrites.ChangedWhileWritten):
     """A harness's settings file changed between its reading and its writing (the harness,
     an editor, another `stet` command): nothing was written over it."""
 
@@ -216,18 +216,6 @@ class ChangedWhileWritten(StetError):
         super().__init__(
             f"{path} kept changing while Stet wrote it; nothing was changed, run the command again"
         )
-
-
-WRITE_ATTEMPTS = 5
-
-
-def retried(attempt: Callable[[], T]) -> T:
-    """`attempt()`, made again (WRITE_ATTEMPTS times in all) while the file it writes changes
-    under it: each attempt reads the file anew."""
-    for _ in range(WRITE_ATTEMPTS - 1):
-        with suppress(ChangedWhileWritten):
-            return attempt()
-    return attempt()
 
 
 def holds(path: Path, data: bytes | None, root: Path | None = None) -> bool:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from stet_lsp.core import exclusions
+from stet_lsp.core import exclusions, rewrites
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.home import required_home
 from stet_lsp.core.launch import stet_command
@@ -186,16 +186,12 @@ def plan(
     return dataclasses.replace(result, state=records.state_base(env.home, env.variables))
 
 
-class ChangedWhileWritten(StetError):
+class ChangedWhileWritten(rewrites.ChangedWhileWritten):
     """The file changed between its reading and its writing (the client, another editor,
     another `stet` command): nothing was written; planning again reads the change."""
 
     def __init__(self, shown: str) -> None:
         super().__init__(f"{shown} changed while Stet wrote it; {NOTHING}, run the command again")
-
-
-WRITE_ATTEMPTS = 5
-"""How often a command plans and writes again when the file changed meanwhile."""
 
 
 def apply(plan: Plan) -> None:
