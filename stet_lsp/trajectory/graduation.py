@@ -367,16 +367,17 @@ def _into_skill(
     with skill_lock(root, name):
         current, existing_text = _existing_skill(root, relative, name)
         index_text = _refuse_written_secrets(root, relative, existing_text, config)
-        if current is None and index_text is None and not recreate:
+        if current is None and not recreate:
             _refuse_deleted(root, relative, name)
         section = _section(sheet, entry, body, name, current, existing_text, config, known)
         skill, extended, text, context, provenance = section
         added = extended is not skill
         if added:
             # A person's unstaged changes to the file stay unstaged: the index gets its own
-            # version with the entry added, the work tree its own.
+            # version with the entry added, the work tree its own. A skill made anew
+            # (--recreate) keeps nothing of the version the index held.
             staged_data = None
-            if index_text is not None and index_text != existing_text:
+            if current is not None and index_text is not None and index_text != existing_text:
                 staged_skill = _parsed_staged(index_text, relative, name)
                 staged_data = _checked_text(
                     with_entry(staged_skill, entry.id, text, context, provenance),
@@ -434,8 +435,8 @@ def _skills_after(
                 _refuse_in_progress(sheet.target.root, relative)
                 made[name] = _existing_skill(sheet.target.root, relative, name)
                 root = sheet.target.root
-                staged = _refuse_written_secrets(root, relative, made[name][1], config)
-                if made[name][0] is None and staged is None and not recreate:
+                _refuse_written_secrets(root, relative, made[name][1], config)
+                if made[name][0] is None and not recreate:
                     _refuse_deleted(root, relative, name)
             current, existing_text = made[name]
             skill, extended, *_ = _section(
@@ -613,9 +614,10 @@ DELETION_WALK_LIMIT = 1000
 
 
 def _refuse_deleted(root: Path, relative: PurePosixPath, name: str) -> None:
-    """Refuse to create the skill `name` anew when it was deleted on purpose: HEAD holds it
-    and the index does not (a staged deletion), or a commit on HEAD's first-parent line
-    removed it. Graduating into it would bring back what someone took out."""
+    """Refuse to create the skill `name` anew when it was deleted on purpose: the index holds
+    it (a deletion from the work tree), HEAD holds it and the index does not (a staged
+    deletion), or a commit on HEAD's first-parent line removed it. Graduating into it would
+    bring back what someone took out."""
     how = deleted_skill(root, relative)
     if how is not None:
         raise StetError(
@@ -626,13 +628,15 @@ def _refuse_deleted(root: Path, relative: PurePosixPath, name: str) -> None:
 
 
 def deleted_skill(root: Path, relative: PurePosixPath) -> str | None:
-    """How the skill at `relative`, held by neither the work tree nor the index, was deleted
-    on purpose (a staged deletion, or the commit that removed it), else None."""
+    """How the skill at `relative`, which the work tree does not hold, was deleted on purpose
+    (from the work tree, a staged deletion, or the commit that removed it), else None."""
     import pygit2
 
     try:
         repository = open_repository(root)
-        if repository.head_is_unborn or relative.as_posix() in repository.index:
+        if relative.as_posix() in repository.index:
+            return "from the work tree, its deletion not staged"
+        if repository.head_is_unborn:
             return None
         commit = repository.head.peel(pygit2.Commit)
         if relative.as_posix() in commit.tree:

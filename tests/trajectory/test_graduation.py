@@ -1333,6 +1333,51 @@ def test_a_skill_deleted_on_purpose_is_not_made_again_unless_asked(
     assert ".stet/skills/http-calls/SKILL.md" in repo.index
 
 
+def test_a_skill_removed_from_the_work_tree_alone_is_deleted_on_purpose(
+    sheet: StyleSheet, root: Path, stet: Run
+) -> None:
+    """A skill removed with a plain `rm` (git still tracks it) is not written again by the next
+    entry graduated under its name; --recreate makes it anew, staged as the work tree has it."""
+    repo = pygit2.Repository(str(root))
+    first = add(sheet, "HTTP calls go through payments.http.session()", "convention")
+    graduate(sheet, first.id, "skill", "http-calls")
+    _commit_index(repo, "Add the http-calls skill")
+    path = root / ".stet/skills/http-calls/SKILL.md"
+    path.unlink()
+    index_before = (Path(repo.path) / "index").read_bytes()
+    again = add(sheet, "HTTP calls time out after five seconds", "convention")
+    code, _, err = stet(
+        "graduate", again.id, "--to", "skill", "--skill", "http-calls", "-C", str(root)
+    )
+    assert code != 0
+    assert "the skill http-calls was deleted (from the work tree, its deletion not staged)" in err
+    assert "--recreate" in err and "nothing was changed" in err
+    assert status(sheet, again) == "open" and not path.exists()
+    assert (Path(repo.path) / "index").read_bytes() == index_before
+    checked = review(sheet).replace(f"[ ] {again.id} → skill:", f"[x] {again.id} → skill:")
+    checked = re.sub(rf"(\[x\] {again.id} → skill:)[a-z0-9-]+", r"\1http-calls", checked)
+    with pytest.raises(StetError, match=r"line [0-9]+: the skill http-calls was deleted"):
+        apply_review(sheet, checked)
+
+    code, _, err = stet(
+        "graduate",
+        again.id,
+        "--to",
+        "skill",
+        "--skill",
+        "http-calls",
+        "--recreate",
+        "-C",
+        str(root),
+    )
+    assert code == 0, err
+    text = path.read_text(encoding="utf-8")
+    assert "five seconds" in text and "payments.http.session" not in text
+    repo.index.read()
+    blob = repo.get(repo.index[".stet/skills/http-calls/SKILL.md"].id)
+    assert isinstance(blob, pygit2.Blob) and blob.data.decode("utf-8") == text
+
+
 def test_a_review_may_recreate_a_deleted_skill(sheet: StyleSheet, root: Path) -> None:
     repo = pygit2.Repository(str(root))
     first = add(sheet, "Use the retry helper for HTTP calls", "convention")
