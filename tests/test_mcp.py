@@ -1460,7 +1460,9 @@ CASES = [
 
 
 def state_files(home: Path) -> list[Path]:
-    return [path for path in (home / ".local" / "state").rglob("*") if path.is_file()]
+    """The install records (the note of the folders made for them left out)."""
+    found = (home / ".local" / "state").rglob("*")
+    return [path for path in found if path.is_file() and path.name != "created-folders.json"]
 
 
 def exclude_bytes(repo: pygit2.Repository) -> bytes | None:
@@ -2141,6 +2143,31 @@ def test_an_uninstall_whose_exclude_line_stayed_takes_it_out_when_run_again(
     assert "is kept, and no longer out of commits" in out
     assert exclude_bytes(repo) == exclude_before
     assert ".cursor/mcp.json" in repo.status()
+
+
+def test_the_last_uninstall_removes_the_folders_install_made_for_its_records(
+    stet: Stet, home: Path, root: Path
+) -> None:
+    """The records' folder goes with the last record, and so do the empty folders above it
+    that install made; a folder Stet did not make stays, empty or not."""
+    assert install(stet, root, "cursor", "--scope", "user")[0] == 0
+    assert install(stet, root, "codex")[0] == 0
+    assert uninstall(stet, root, "cursor", "--scope", "user")[0] == 0
+    assert len(state_files(home)) == 1
+    assert uninstall(stet, root, "codex")[0] == 0
+    assert not (home / ".local").exists()
+
+    (home / ".local" / "state").mkdir(parents=True)
+    assert install(stet, root, "cursor", "--scope", "user")[0] == 0
+    folder = home / ".local" / "state" / "stet" / "mcp"
+    assert (folder / "created-folders.json").stat().st_mode & 0o777 == 0o600
+    assert uninstall(stet, root, "cursor", "--scope", "user")[0] == 0
+    assert list((home / ".local").rglob("*")) == [home / ".local" / "state"]
+
+    folder.mkdir(parents=True)  # by hand: no note of Stet's making it
+    assert install(stet, root, "cursor", "--scope", "user")[0] == 0
+    assert uninstall(stet, root, "cursor", "--scope", "user")[0] == 0
+    assert folder.is_dir() and list(folder.iterdir()) == []
 
 
 def test_a_state_folder_through_a_link_stops_the_install_before_any_write(

@@ -19,7 +19,7 @@ it (its folder is then among the folders when that install created it too: the l
 uninstall of the two removes them), and the `info/exclude` line it added (or the one
 another work tree's install of the same file added, which it found there). Written
 atomically, readable by the owner only; nothing below the state folder is followed through a
-symbolic link.
+symbolic link. The last record's removal takes out the folders made for the records (`CREATED`).
 """
 
 from __future__ import annotations
@@ -44,6 +44,9 @@ from stet_lsp.core.safefs import (
 
 VERSION = 1
 FOLDER = Path("stet") / "mcp"
+CREATED = "created-folders.json"
+"""In the records' folder, made with it: the folders made for it (the folder itself, and those
+above it that did not exist), which the last record's removal takes out again."""
 CODEX_WHERE = "[mcp_servers.stet]"
 """Where `stet mcp install codex` puts its entry, as its record names it: `stet hooks install
 codex`, which writes the same file, reads the record to learn whether Stet created it."""
@@ -122,23 +125,70 @@ def stet_created(record: Mapping[str, Any]) -> bool:
 
 
 def write(base: Path, record: dict[str, Any]) -> None:
+    name = record_name(Path(record["path"]), record["where"])
+    # ASCII: a path that is not UTF-8 (a lone surrogate) is escaped, and read back as it was.
+    text = json.dumps(record, ensure_ascii=True, indent=2) + "\n"
+    for attempt in (1, 2):
+        folder = _folder(base)
+        try:
+            atomic_write(folder / name, text.encode("ascii"), base, mode=0o600)
+            return
+        except StetError:
+            # The last uninstall may have removed the folder between its making and the write.
+            if attempt == 2 or os.path.isdir(folder):
+                raise
+
+
+def _folder(base: Path) -> Path:
+    """The records' folder, made when missing; the folders made for it are noted in it
+    (`CREATED`), for the last record's removal to take them out again."""
     try:
+        created = _missing(inside(base, FOLDER))
         base.mkdir(parents=True, exist_ok=True)  # the user's own state folder, as XDG asks
         folder = make_dirs(base, FOLDER)
+        if created:
+            note = {"version": VERSION, "created_folders": [str(path) for path in created]}
+            text = json.dumps(note, ensure_ascii=True, indent=2) + "\n"
+            atomic_write(folder / CREATED, text.encode("ascii"), base, mode=0o600)
     except (OSError, StetError) as error:
         raise StetError(
             f"the record of this install (for stet mcp uninstall) cannot be written to "
             f"{base / FOLDER}: {error}"
         ) from None
-    name = record_name(Path(record["path"]), record["where"])
-    # ASCII: a path that is not UTF-8 (a lone surrogate) is escaped, and read back as it was.
-    text = json.dumps(record, ensure_ascii=True, indent=2) + "\n"
-    atomic_write(folder / name, text.encode("ascii"), base, mode=0o600)
+    return folder
+
+
+def _missing(folder: Path) -> list[Path]:
+    """`folder` and its parents that do not exist, the deepest first."""
+    missing = []
+    while not os.path.lexists(folder) and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
 
 
 def remove(base: Path, path: Path, where: str) -> None:
+    """Take out the record; the last one's removal takes out the records' folder too, with
+    the folders made for it that are empty, when Stet made them (`CREATED` names them)."""
     with suppress(StetError):
         remove_regular(inside(base, FOLDER / record_name(path, where)), base)
+    try:
+        folder = inside(base, FOLDER)
+        if os.listdir(folder) != [CREATED]:
+            return  # a record is left, or something not Stet's, or no note of making it
+        note = read_record_object(folder / CREATED, base)
+        created = note.get("created_folders") if note is not None else None
+        chain = [str(path) for path in (folder, *folder.parents)]
+        if not isinstance(created, list) or not created or created != chain[: len(created)]:
+            return  # not this folder and those above it: edited by hand, another state folder
+        remove_regular(folder / CREATED, base)
+    except (OSError, StetError):
+        return
+    for made in created:
+        try:
+            os.rmdir(made)  # only while empty
+        except OSError:
+            return
 
 
 UNDO_LIMIT = 4096
