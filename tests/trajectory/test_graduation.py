@@ -1275,56 +1275,63 @@ def _commit_index(repo: pygit2.Repository, message: str) -> None:
     repo.create_commit("HEAD", signature, signature, message, tree, [repo.head.target])
 
 
-def test_a_skill_deleted_on_purpose_is_not_made_again_unless_asked(
-    sheet: StyleSheet, root: Path, stet: Run
-) -> None:
-    """A skill someone removed in a commit (or whose removal is staged) is not brought back by
-    the next entry graduated under its name: refused, nothing changed, until --recreate."""
+def removed_http_calls(sheet: StyleSheet) -> tuple[pygit2.Repository, Path]:
+    """The skill http-calls graduated into, committed, then its file removed: the repository
+    and the file's path."""
+    root = sheet.target.root
     repo = pygit2.Repository(str(root))
     first = add(sheet, "HTTP calls go through payments.http.session()", "convention")
     graduate(sheet, first.id, "skill", "http-calls")
     _commit_index(repo, "Add the http-calls skill")
     path = root / ".stet/skills/http-calls/SKILL.md"
     path.unlink()
+    return repo, path
+
+
+def refused_as_deleted(sheet: StyleSheet, stet: Run, entry: Entry, how: str) -> None:
+    """Graduating `entry` into the skill http-calls, on the command line or by a review, is
+    refused as a skill deleted on purpose (`how`), and changes nothing."""
+    root = sheet.target.root
+    index = Path(pygit2.Repository(str(root)).path) / "index"
+    index_before = index.read_bytes()
+    code, _, err = into_http_calls(stet, root, entry)
+    assert code != 0 and f"the skill http-calls was deleted ({how})" in err
+    assert "--recreate" in err and "nothing was changed" in err
+    assert status(sheet, entry) == "open"
+    assert not (root / ".stet/skills/http-calls/SKILL.md").exists()
+    assert index.read_bytes() == index_before
+    checked = review(sheet).replace(f"[ ] {entry.id} → skill:", f"[x] {entry.id} → skill:")
+    checked = re.sub(rf"(\[x\] {entry.id} → skill:)[a-z0-9-]+", r"\1http-calls", checked)
+    with pytest.raises(StetError, match=r"line [0-9]+: the skill http-calls was deleted"):
+        apply_review(sheet, checked)
+    assert status(sheet, entry) == "open"
+
+
+def into_http_calls(stet: Run, root: Path, entry: Entry, *extra: str) -> tuple[int, str, str]:
+    """`stet graduate ENTRY --to skill --skill http-calls`, with `extra`."""
+    return stet(
+        "graduate", entry.id, "--to", "skill", "--skill", "http-calls", *extra, "-C", str(root)
+    )
+
+
+def test_a_skill_deleted_on_purpose_is_not_made_again_unless_asked(
+    sheet: StyleSheet, root: Path, stet: Run
+) -> None:
+    """A skill someone removed in a commit (or whose removal is staged) is not brought back by
+    the next entry graduated under its name: refused, nothing changed, until --recreate."""
+    repo, path = removed_http_calls(sheet)
     repo.index.remove(".stet/skills/http-calls/SKILL.md")
     repo.index.write()
     staged = add(sheet, "HTTP calls time out after five seconds", "convention")
-    code, _, err = stet(
-        "graduate", staged.id, "--to", "skill", "--skill", "http-calls", "-C", str(root)
-    )
+    code, _, err = into_http_calls(stet, root, staged)
     assert code != 0 and "the skill http-calls was deleted (its deletion is staged)" in err
     _commit_index(repo, "Drop the http-calls skill\n\nIt was wrong.")
     dropped = repo.head.peel(pygit2.Commit).short_id
 
-    index_before = (Path(repo.path) / "index").read_bytes()
-    code, _, err = stet(
-        "graduate", staged.id, "--to", "skill", "--skill", "http-calls", "-C", str(root)
-    )
-    assert code != 0
-    assert (
-        f"the skill http-calls was deleted (in commit {dropped}, 'Drop the http-calls skill')"
-        in err
-    )
-    assert "--recreate" in err and "nothing was changed" in err
-    assert status(sheet, staged) == "open" and not path.exists()
-    assert (Path(repo.path) / "index").read_bytes() == index_before
-    checked = review(sheet).replace(f"[ ] {staged.id} → skill:", f"[x] {staged.id} → skill:")
-    checked = re.sub(rf"(\[x\] {staged.id} → skill:)[a-z0-9-]+", r"\1http-calls", checked)
-    with pytest.raises(StetError, match=r"line [0-9]+: the skill http-calls was deleted"):
-        apply_review(sheet, checked)
-    assert status(sheet, staged) == "open"
+    how = f"in commit {dropped}, 'Drop the http-calls skill'"
+    refused_as_deleted(sheet, stet, staged, how)
 
-    code, out, err = stet(
-        "graduate",
-        staged.id,
-        "--to",
-        "skill",
-        "--skill",
-        "http-calls",
-        "--recreate",
-        "-C",
-        str(root),
-    )
+    code, out, err = into_http_calls(stet, root, staged, "--recreate")
     assert code == 0, err
     assert "http-calls" in out and status(sheet, staged) == "graduated-skill"
     text = path.read_text(encoding="utf-8")
@@ -1338,38 +1345,11 @@ def test_a_skill_removed_from_the_work_tree_alone_is_deleted_on_purpose(
 ) -> None:
     """A skill removed with a plain `rm` (git still tracks it) is not written again by the next
     entry graduated under its name; --recreate makes it anew, staged as the work tree has it."""
-    repo = pygit2.Repository(str(root))
-    first = add(sheet, "HTTP calls go through payments.http.session()", "convention")
-    graduate(sheet, first.id, "skill", "http-calls")
-    _commit_index(repo, "Add the http-calls skill")
-    path = root / ".stet/skills/http-calls/SKILL.md"
-    path.unlink()
-    index_before = (Path(repo.path) / "index").read_bytes()
+    repo, path = removed_http_calls(sheet)
     again = add(sheet, "HTTP calls time out after five seconds", "convention")
-    code, _, err = stet(
-        "graduate", again.id, "--to", "skill", "--skill", "http-calls", "-C", str(root)
-    )
-    assert code != 0
-    assert "the skill http-calls was deleted (from the work tree, its deletion not staged)" in err
-    assert "--recreate" in err and "nothing was changed" in err
-    assert status(sheet, again) == "open" and not path.exists()
-    assert (Path(repo.path) / "index").read_bytes() == index_before
-    checked = review(sheet).replace(f"[ ] {again.id} → skill:", f"[x] {again.id} → skill:")
-    checked = re.sub(rf"(\[x\] {again.id} → skill:)[a-z0-9-]+", r"\1http-calls", checked)
-    with pytest.raises(StetError, match=r"line [0-9]+: the skill http-calls was deleted"):
-        apply_review(sheet, checked)
+    refused_as_deleted(sheet, stet, again, "from the work tree, its deletion not staged")
 
-    code, _, err = stet(
-        "graduate",
-        again.id,
-        "--to",
-        "skill",
-        "--skill",
-        "http-calls",
-        "--recreate",
-        "-C",
-        str(root),
-    )
+    code, _, err = into_http_calls(stet, root, again, "--recreate")
     assert code == 0, err
     text = path.read_text(encoding="utf-8")
     assert "five seconds" in text and "payments.http.session" not in text
