@@ -4,7 +4,9 @@ own commands move it (the `git` command line, as a user runs it)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -103,6 +105,18 @@ def test_a_cherry_pick_and_a_rebase_of_the_detached_head_carry_it(
     assert texts(resolve_target(root)) == ["One entry."]
 
 
+def test_a_commit_whose_subject_is_not_utf8_is_followed(root: Path, detached: Target) -> None:
+    """Its reflog entry (`commit: caf\xe9`), which pygit2 cannot decode, is read from the
+    reflog's file."""
+    change(root, "new.txt")
+    subprocess.run(
+        [b"git", b"-c", b"i18n.commitEncoding=latin-1", b"commit", b"-q", b"-m", b"caf\xe9"],
+        cwd=root,
+        check=True,
+    )
+    assert texts(resolve_target(root)) == ["Keep the retries idempotent."]
+
+
 def test_a_checkout_of_another_commit_leaves_the_sheet_where_it_is(
     repo: pygit2.Repository, root: Path, detached: Target
 ) -> None:
@@ -140,6 +154,25 @@ def test_a_branch_made_from_the_detached_head_takes_its_sheet(
     assert texts(feature) == ["Keep the retries idempotent."]
     assert not detached.sheet_path.exists()
     assert "target=feature " in feature.sheet_path.read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(
+    shutil.which("git") is None or sys.platform == "darwin",
+    reason="git makes the branch; macOS refuses a file name that is not UTF-8",
+)
+def test_a_branch_whose_name_is_not_utf8_made_from_the_detached_head_takes_its_sheet(
+    root: Path, detached: Target
+) -> None:
+    """HEAD's reflog names the branch in bytes pygit2 cannot decode (`checkout: moving from
+    <commit> to caf\xe9`): the message is read from the reflog's file."""
+    change(root, "new.txt")
+    git(root, "commit", "-q", "-m", "two")
+    name = b"caf\xe9"
+    subprocess.run([b"git", b"switch", b"-q", b"-c", name], cwd=root, check=True)
+    branch = resolve_target(root)
+    assert branch == Target(root, "branch", name.decode("utf-8", "surrogateescape"))
+    assert texts(branch) == ["Keep the retries idempotent."]
+    assert not detached.sheet_path.exists()
 
 
 def test_a_branch_made_from_a_detached_head_checked_out_from_elsewhere_keeps_its_own_sheet(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from stet_lsp.core.reflogs import log_message, reflog
 from stet_lsp.core.targets import Target
 
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
@@ -31,15 +32,6 @@ if TYPE_CHECKING:
 _CARRIES_ON = re.compile(r"(commit|cherry-pick|revert|merge|pull|rebase|am|reset)\b")
 
 
-def log_message(entry: pygit2.RefLogEntry) -> str:
-    """A reflog entry's message; "" when it is not UTF-8 (a branch named in other bytes,
-    which pygit2 cannot decode): an entry that says nothing Stet reads."""
-    try:
-        return entry.message or ""
-    except UnicodeDecodeError:
-        return ""
-
-
 def earlier_heads(repo: pygit2.Repository, target: Target) -> list[Target]:
     """The detached HEADs the detached HEAD `target` (HEAD now) continues, nearest first."""
     import pygit2
@@ -50,10 +42,10 @@ def earlier_heads(repo: pygit2.Repository, target: Target) -> list[Target]:
     if not isinstance(at, pygit2.Oid) or repo[at].short_id != target.name:
         return []  # HEAD moved since the target was resolved: its line is not HEAD's
     try:
-        entries = repo.references["HEAD"].log()
+        entries = reflog(repo, "HEAD")
     except (pygit2.GitError, KeyError, ValueError):  # no reflog, or one git cannot read
         return []
-    return _carried_to(repo, target.root, iter(entries), at)
+    return _carried_to(repo, target.root, entries, at)
 
 
 _CHECKOUT_FROM_COMMIT = re.compile(r"checkout: moving from ([0-9a-f]{40}|[0-9a-f]{64}) to (.+)")
@@ -70,16 +62,16 @@ def heads_made_into(repo: pygit2.Repository, target: Target, names: list[str]) -
         return []
     try:
         created = list(reference.log())[-1]
-        entries = iter(repo.references["HEAD"].log())
+        entries = reflog(repo, "HEAD")
     except (pygit2.GitError, KeyError, ValueError, IndexError):  # no reflog, or an odd one
         return []
     if log_message(created).strip() != _CREATED_FROM_HEAD:
         return []
     at, since = created.oid_new, created.committer.time
-    for entry in entries:
+    for entry, message in entries:
         if entry.committer.time < since:
             return []  # older than the branch: HEAD never moved from its commit onto it
-        moved = _CHECKOUT_FROM_COMMIT.fullmatch(log_message(entry).strip())
+        moved = _CHECKOUT_FROM_COMMIT.fullmatch(message.strip())
         if (
             moved is not None
             and entry.oid_old == at
@@ -94,14 +86,17 @@ def heads_made_into(repo: pygit2.Repository, target: Target, names: list[str]) -
 
 
 def _carried_to(
-    repo: pygit2.Repository, root: Path, entries: Iterator[pygit2.RefLogEntry], at: pygit2.Oid
+    repo: pygit2.Repository,
+    root: Path,
+    entries: Iterator[tuple[pygit2.RefLogEntry, str]],
+    at: pygit2.Oid,
 ) -> list[Target]:
-    """The detached HEADs that HEAD's reflog `entries` (newest first, from HEAD at `at` on)
-    carried on to `at`, nearest first."""
+    """The detached HEADs that HEAD's reflog `entries` (newest first, from HEAD at `at` on,
+    each with its message) carried on to `at`, nearest first."""
     earlier: list[Target] = []
     seen = {at}
-    for entry in entries:
-        if entry.oid_new != at or not _CARRIES_ON.match(log_message(entry)):
+    for entry, message in entries:
+        if entry.oid_new != at or not _CARRIES_ON.match(message):
             break
         at = entry.oid_old
         if at in seen or at not in repo:  # a reset back and forth; none before the first

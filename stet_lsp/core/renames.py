@@ -29,9 +29,9 @@ import re
 from contextlib import ExitStack
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.lineage import log_message
 from stet_lsp.core.locking import held, remove_held
 from stet_lsp.core.records import FrozenRecord
+from stet_lsp.core.reflogs import reflog
 from stet_lsp.core.safefs import atomic_write, read_regular, remove_regular, unchanged_since
 from stet_lsp.core.sheet_format import SHEET_LIMIT, SheetDocument, written_name
 from stet_lsp.core.targets import Target
@@ -91,60 +91,16 @@ def _renames_in_log(repo: pygit2.Repository, branch: str) -> list[tuple[int, str
     name), newest first."""
     import pygit2
 
-    reference = repo.references.get(f"refs/heads/{branch}")
-    if reference is None:
-        return []
     try:
-        entries = list(reference.log())
-    except (pygit2.GitError, KeyError, ValueError):  # no reflog, or one git cannot read
+        entries = list(reflog(repo, f"refs/heads/{branch}"))
+    except (pygit2.GitError, KeyError, ValueError):  # no branch, no reflog, or one git cannot read
         return []
     found = []
-    for entry, message in zip(entries, _messages(repo, branch, entries), strict=True):
+    for entry, message in entries:
         matched = _RENAMED.fullmatch(message.strip())
         if matched:
             found.append((entry.committer.time, matched.group(1), matched.group(2)))
     return found
-
-
-_REFLOG_LIMIT = 16 << 20
-
-
-def _messages(repo: pygit2.Repository, branch: str, entries: list[pygit2.RefLogEntry]) -> list[str]:
-    """The messages of the reflog `entries` of the local branch `branch`. pygit2 cannot
-    decode one naming a branch whose name is not UTF-8 (`branch: renamed refs/heads/caf\xe9
-    to ...`): its bytes are read from the reflog's file, decoded as pygit2 decodes such a
-    branch's name (each byte that is not UTF-8 a lone surrogate), when the file's lines are
-    those entries; else it says nothing Stet reads ("")."""
-    messages = [log_message(entry) for entry in entries]
-    if all(message or _decodes(entry) for entry, message in zip(entries, messages, strict=True)):
-        return messages
-    from pathlib import Path
-
-    from stet_lsp.core.targets import common_git_dir
-
-    common = common_git_dir(Path(repo.path))
-    try:
-        data = read_regular(common / "logs" / "refs" / "heads" / branch, common, _REFLOG_LIMIT)
-    except (OSError, StetError):
-        return messages
-    lines = [line for line in (data or b"").split(b"\n") if line]
-    if data is None or len(data) >= _REFLOG_LIMIT or len(lines) != len(entries):
-        return messages
-    read: list[str] = []
-    for entry, line in zip(entries, reversed(lines), strict=True):
-        header, _, message = line.partition(b"\t")
-        if header.split()[:2] != [str(entry.oid_old).encode(), str(entry.oid_new).encode()]:
-            return messages  # not the entries pygit2 read: the reflog changed since
-        read.append(message.decode("utf-8", "surrogateescape"))
-    return [message or raw for message, raw in zip(messages, read, strict=True)]
-
-
-def _decodes(entry: pygit2.RefLogEntry) -> bool:
-    try:
-        entry.message  # noqa: B018 (pygit2 decodes it when read)
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def previous_holder(repo: pygit2.Repository, current: Target, written: float) -> Target | None:
