@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pygit2
@@ -95,3 +96,11 @@ def clone_committing_sheet(folder: Path, branch: str = "main", text: str = INJEC
 
     sheet = (SHEETS_DIR / f"{target_key('branch', branch)}.md").as_posix()
     return hostile_clone(folder, {"README.md": "hi\n", sheet: committed_sheet(branch, text)})
+
+
+def git_at(root: Path, *args: str, at: int) -> None:
+    """Run git's own command line in `root` as if at `at` (seconds since the epoch): the
+    reflog entries it writes (a branch made, renamed) carry that time, as a user's commands
+    an hour apart would."""
+    env = {**os.environ, "GIT_COMMITTER_DATE": f"@{at} +0000"}
+    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)

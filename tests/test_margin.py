@@ -8,6 +8,7 @@ import pytest
 from bounded import within
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from margin_lines import notes_among_repeated_lines
 
 from stet_lsp.core import comments
 from stet_lsp.core.comments import SYNTAXES, CommentIndex, language_of
@@ -1146,16 +1147,7 @@ def test_notes_recorded_together_move_as_each_removal_moves_them(
 
 
 def test_hundreds_of_notes_among_repeated_lines_are_recorded_as_one_at_a_time() -> None:
-    repeated = ["def handler(request):", "    return request.send()", "", "    pass"]
-    lines = []
-    for number in range(4_000):
-        lines.append(repeated[number % 4])
-        if number % 9 == 3:
-            lines.append(f"    # stet: keep the retry count in one place ({number})")
-        if number % 13 == 5:
-            lines[-1] += f"  # stet: trailing {number}"
-        if number % 29 == 7:
-            lines += ["    # stet(convention): a note", "    # over two lines"]
+    lines = notes_among_repeated_lines(4_000)
     notes = find_notes(lines, CommentIndex(lines, SYNTAXES["python"]))
     assert len(notes) > 600
     removals = [note.removal for note in notes]

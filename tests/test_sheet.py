@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from repos import commit_files
+from repos import commit_files, git_at
 
 from stet_lsp.core import sheet as sheet_module
 from stet_lsp.core.anchors import make_anchor
@@ -537,18 +537,14 @@ def test_a_name_left_long_ago_by_another_branch_takes_no_sheet_from_it(
     branch then went to `topic-2` and back: the sheet is its own, not z's."""
     now = int(time.time())
 
-    def git(*args: str, at: int) -> None:
-        env = {**os.environ, "GIT_COMMITTER_DATE": f"@{at} +0000"}
-        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
-
-    git("branch", "topic", at=now - 400)
-    git("branch", "-m", "topic", "z", at=now - 300)
-    git("checkout", "-q", "-b", "topic", at=now - 250)
+    git_at(root, "branch", "topic", at=now - 400)
+    git_at(root, "branch", "-m", "topic", "z", at=now - 300)
+    git_at(root, "checkout", "-q", "-b", "topic", at=now - 250)
     StyleSheet(resolve_target(root)).add("mine")
     written = now - 200
     os.utime(Target(root, "branch", "topic").sheet_path, (written, written))
-    git("branch", "-m", "topic", "topic-2", at=now - 100)
-    git("branch", "-m", "topic-2", "topic", at=now - 100)
+    git_at(root, "branch", "-m", "topic", "topic-2", at=now - 100)
+    git_at(root, "branch", "-m", "topic-2", "topic", at=now - 100)
     assert resolve_target(root).name == "topic"
     assert _entries_of(root, "topic") == ["mine"]
     assert not Target(root, "branch", "z").sheet_path.exists()
@@ -563,19 +559,15 @@ def test_a_sheet_written_before_another_branch_held_its_name_stays_with_its_writ
     the name: it is topic's, not y's."""
     now = int(time.time())
 
-    def git(*args: str, at: int) -> None:
-        env = {**os.environ, "GIT_COMMITTER_DATE": f"@{at} +0000"}
-        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
-
-    git("checkout", "-q", "-b", "topic", at=now - 500)
+    git_at(root, "checkout", "-q", "-b", "topic", at=now - 500)
     StyleSheet(resolve_target(root)).add("topic's")
     written = now - 400
     os.utime(Target(root, "branch", "topic").sheet_path, (written, written))
-    git("branch", "-m", "topic", "tmp", at=now - 300)
-    git("branch", "y", at=now - 300)
-    git("branch", "-m", "y", "topic", at=now - 200)
-    git("branch", "-m", "topic", "y2", at=now - 100)
-    git("branch", "-m", "tmp", "topic", at=now - 50)
+    git_at(root, "branch", "-m", "topic", "tmp", at=now - 300)
+    git_at(root, "branch", "y", at=now - 300)
+    git_at(root, "branch", "-m", "y", "topic", at=now - 200)
+    git_at(root, "branch", "-m", "topic", "y2", at=now - 100)
+    git_at(root, "branch", "-m", "tmp", "topic", at=now - 50)
     assert resolve_target(root).name == "topic"
     assert _entries_of(root, "topic") == ["topic's"]
     assert not Target(root, "branch", "y2").sheet_path.exists()
@@ -592,22 +584,18 @@ def test_a_sheet_written_in_any_stay_of_its_writer_under_the_name_goes_back_to_i
     written while tmp held the name, in the second its stay began, or in an earlier stay."""
     now = int(time.time())
 
-    def git(*args: str, at: int) -> None:
-        env = {**os.environ, "GIT_COMMITTER_DATE": f"@{at} +0000"}
-        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
-
-    git("branch", "other", at=now - 600)
-    git("checkout", "-q", "-b", "topic", at=now - 500)
+    git_at(root, "branch", "other", at=now - 600)
+    git_at(root, "checkout", "-q", "-b", "topic", at=now - 500)
     StyleSheet(resolve_target(root)).add("topic's")
     written = now - 500 if history == "written as it was made" else now - 450
     os.utime(Target(root, "branch", "topic").sheet_path, (written, written))
-    git("checkout", "-q", "main", at=now - 400)
+    git_at(root, "checkout", "-q", "main", at=now - 400)
     if history == "renamed away and back":
-        git("branch", "-m", "topic", "topic-typo", at=now - 400)
-        git("branch", "-m", "topic-typo", "topic", at=now - 350)
-    git("branch", "-m", "topic", "tmp", at=now - 300)
-    git("branch", "-m", "other", "topic", at=now - 200)
-    git("checkout", "-q", "topic", at=now - 200)
+        git_at(root, "branch", "-m", "topic", "topic-typo", at=now - 400)
+        git_at(root, "branch", "-m", "topic-typo", "topic", at=now - 350)
+    git_at(root, "branch", "-m", "topic", "tmp", at=now - 300)
+    git_at(root, "branch", "-m", "other", "topic", at=now - 200)
+    git_at(root, "checkout", "-q", "topic", at=now - 200)
     assert resolve_target(root).name == "topic"
     assert _entries_of(root, "topic") == []
     assert _entries_of(root, "tmp") == ["topic's"]
@@ -622,23 +610,19 @@ def test_a_sheet_written_between_two_stays_of_the_last_holder_stays_where_it_is(
     not get it."""
     now = int(time.time())
 
-    def git(*args: str, at: int) -> None:
-        env = {**os.environ, "GIT_COMMITTER_DATE": f"@{at} +0000"}
-        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
-
-    git("branch", "other", at=now - 600)
-    git("branch", "topic", at=now - 500)
-    git("branch", "-m", "topic", "tmp", at=now - 450)
-    git("branch", "y", at=now - 450)
-    git("branch", "-m", "y", "topic", at=now - 400)
+    git_at(root, "branch", "other", at=now - 600)
+    git_at(root, "branch", "topic", at=now - 500)
+    git_at(root, "branch", "-m", "topic", "tmp", at=now - 450)
+    git_at(root, "branch", "y", at=now - 450)
+    git_at(root, "branch", "-m", "y", "topic", at=now - 400)
     StyleSheet(Target(root, "branch", "topic")).add("y's")
     written = now - 380
     os.utime(Target(root, "branch", "topic").sheet_path, (written, written))
-    git("branch", "-m", "topic", "y2", at=now - 350)
-    git("branch", "-m", "tmp", "topic", at=now - 300)
-    git("branch", "-m", "topic", "tmp", at=now - 250)
-    git("branch", "-m", "other", "topic", at=now - 200)
-    git("checkout", "-q", "topic", at=now - 200)
+    git_at(root, "branch", "-m", "topic", "y2", at=now - 350)
+    git_at(root, "branch", "-m", "tmp", "topic", at=now - 300)
+    git_at(root, "branch", "-m", "topic", "tmp", at=now - 250)
+    git_at(root, "branch", "-m", "other", "topic", at=now - 200)
+    git_at(root, "checkout", "-q", "topic", at=now - 200)
     assert resolve_target(root).name == "topic"
     assert _entries_of(root, "topic") == ["y's"]
     assert not Target(root, "branch", "tmp").sheet_path.exists()

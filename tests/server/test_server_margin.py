@@ -21,6 +21,7 @@ from lsp_harness import (
     units,
 )
 from lsprotocol import types
+from margin_lines import notes_among_repeated_lines
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
@@ -314,16 +315,7 @@ async def test_recording_all_of_many_notes_among_repeated_lines_anchors_each_as_
     two lines, after code) recorded at once: each entry is anchored where moving its note's
     anchor past every removal above it puts it, in the text the removals leave, and is shown
     on that line."""
-    repeated = ["def handler(request):", "    return request.send()", "", "    pass"]
-    lines = []
-    for number in range(600):
-        lines.append(repeated[number % 4])
-        if number % 9 == 3:
-            lines.append(f"    # stet: keep the retry count in one place ({number})")
-        if number % 13 == 5:
-            lines[-1] += f"  # stet: trailing {number}"
-        if number % 29 == 7:
-            lines += ["    # stet(convention): a note", "    # over two lines"]
+    lines = notes_among_repeated_lines(600)
     path = root / "src" / "handlers.py"
     path.write_text("\n".join(lines) + "\n")
     notes = find_notes(lines, CommentIndex(lines, SYNTAXES["python"]))

@@ -24,7 +24,7 @@ from typing import Any
 import pygit2
 import pytest
 from claude_transcript import Transcript
-from repos import HEAD_CACHE, SIGNATURE, age_head, commit_files, hostile_clone, make_repo
+from repos import HEAD_CACHE, SIGNATURE, age_head, commit_files, git_at, hostile_clone, make_repo
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.items import other_target_item
@@ -1802,21 +1802,17 @@ def test_a_working_trajectory_composed_in_an_earlier_stay_under_the_name_goes_ba
 
     now = int(time.time())
 
-    def git(*args: str, at: int) -> None:
-        env = {**os.environ, "GIT_COMMITTER_DATE": f"@{at} +0000"}
-        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
-
-    git("branch", "other", at=now - 600)
-    git("checkout", "-q", "-b", "topic", at=now - 500)
+    git_at(root, "branch", "other", at=now - 600)
+    git_at(root, "checkout", "-q", "-b", "topic", at=now - 500)
     import_work(root, tmp_path, 1)
     meta = working_folder(Target(root, "branch", "topic")).path / "meta.json"
     os.utime(meta, (now - 450, now - 450))
-    git("checkout", "-q", "main", at=now - 400)
-    git("branch", "-m", "topic", "topic-typo", at=now - 400)
-    git("branch", "-m", "topic-typo", "topic", at=now - 350)
-    git("branch", "-m", "topic", "tmp", at=now - 300)
-    git("branch", "-m", "other", "topic", at=now - 200)
-    git("checkout", "-q", "topic", at=now - 200)
+    git_at(root, "checkout", "-q", "main", at=now - 400)
+    git_at(root, "branch", "-m", "topic", "topic-typo", at=now - 400)
+    git_at(root, "branch", "-m", "topic-typo", "topic", at=now - 350)
+    git_at(root, "branch", "-m", "topic", "tmp", at=now - 300)
+    git_at(root, "branch", "-m", "other", "topic", at=now - 200)
+    git_at(root, "checkout", "-q", "topic", at=now - 200)
     follow_rename(resolve_target(root))
 
     meta_of_tmp = working_folder(Target(root, "branch", "tmp")).read_meta()

@@ -983,9 +983,9 @@ function M.open_trajectory(id, file, step)
   end, bufnr)
 end
 
---- The ids of the repository's trajectories (for completion; empty when the server is slow).
----@return string[]
-function M.trajectory_ids()
+--- The rows of `stet.trajectory.list` (for completion; empty when the server is slow).
+---@return table[]
+local function trajectory_rows()
   local bufnr = repository_buffer()
   local client = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
   if not client then
@@ -993,7 +993,13 @@ function M.trajectory_ids()
   end
   local params = { command = "stet.trajectory.list", arguments = { { uri = vim.uri_from_bufnr(bufnr) } } }
   local response = client:request_sync("workspace/executeCommand", params, 1000, bufnr)
-  local rows = response and type(response.result) == "table" and value(response.result.trajectories) or {}
+  return response and type(response.result) == "table" and value(response.result.trajectories) or {}
+end
+
+--- The ids of the repository's trajectories (for completion; empty when the server is slow).
+---@return string[]
+function M.trajectory_ids()
+  local rows = trajectory_rows()
   return vim.tbl_map(function(row)
     return row.id
   end, rows)
@@ -1005,14 +1011,7 @@ end
 --- the server is slow.
 ---@return string[]
 function M.capstone_targets()
-  local bufnr = repository_buffer()
-  local client = vim.lsp.get_clients({ bufnr = bufnr, name = "stet" })[1]
-  if not client then
-    return {}
-  end
-  local params = { command = "stet.trajectory.list", arguments = { { uri = vim.uri_from_bufnr(bufnr) } } }
-  local response = client:request_sync("workspace/executeCommand", params, 1000, bufnr)
-  local rows = response and type(response.result) == "table" and value(response.result.trajectories) or {}
+  local rows = trajectory_rows()
   local names = {}
   for _, row in ipairs(rows) do
     if row.working and row.orphaned == true and type(row.target) == "string" then
