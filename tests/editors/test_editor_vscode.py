@@ -59,6 +59,7 @@ from typing import Any
 
 import pygit2
 import pytest
+from claude_transcript import Transcript
 from editor_harness import (
     CAPSTONE_MESSAGE,
     EDIT_LINE,
@@ -1603,6 +1604,57 @@ def test_definition_from_a_trajectory_step_from_vscode(
     assert result["dirty"] == 0
     assert source.read_text(encoding="utf-8") == source_text
     assert events_file.read_text(encoding="utf-8") == events_text
+
+
+def test_changes_that_could_not_be_placed_picked_from_vscode(
+    tmp_path: Path, code_server: tuple[str, Path]
+) -> None:
+    """Past three changes provenance could not place, a file's first line has one lens for
+    them all. Its command offered them through `window/showMessageRequest`, which VS Code
+    shows as a notification with a button a change (six here, thirty elsewhere); VS Code
+    offers them in a quick pick instead, worded as their lenses, and the step of the one
+    picked opens in the narration at its line."""
+    base, root = code_server
+    written = "one\ntwo\nthree\ntwo\n"
+    transcript = Transcript(root)
+    transcript.user("Write and fix u.py.")
+    path = f"{root}/src/u.py"
+    transcript.write_file("toolu_w", path, written)
+    text = written
+    edits = [("two\n", "TWO\n"), ("two\n", "Two\n"), ("one", "ONE"), ("three", "3"), ("ONE", "1")]
+    for number, (old, new) in enumerate(edits):
+        edit_input = {"file_path": path, "old_string": old, "new_string": new}
+        transcript.tool(f"toolu_e{number}", "Edit", edit_input, f"The file {path} was updated.")
+        text = text.replace(old, new, 1)
+    (root / "src" / "u.py").write_text(text, encoding="utf-8")
+    imported = stet(root, "trajectory", "import", str(transcript.save(tmp_path / "u.jsonl")))
+    assert imported.returncode == 0, imported.stderr
+    blamed = stet(root, "trajectory", "blame", "src/u.py", "--json")
+    unplaced = json.loads(blamed.stdout)["unattributed"]
+    assert len(unplaced) == 6, unplaced
+    trajectory = working_trajectory(root)
+    short = trajectory["id"] if len(trajectory["id"]) <= 32 else trajectory["id"][:29] + "…"
+    titles = [
+        f"agent: step {item['step']} of {short} changed {item['lines']} "
+        f"line{'s' if item['lines'] != 1 else ''} that could not be placed: {item['reason']}"
+        for item in unplaced
+    ]
+    picked = unplaced[2]
+
+    result = drive(
+        tmp_path, base, root, scenario="unplaced", file="src/u.py", fileName="u.py",
+        fileShows="TWO", lensTitle="agent: 6 changes that could not be placed",
+        pickTitle=titles[2],
+    )  # fmt: skip
+
+    assert "u.py" in result["pick"]["title"] and "6 changes" in result["pick"]["title"]
+    assert sorted(result["labels"]) == sorted(titles), result["labels"]
+    assert result["toasts"] == [], result["toasts"]
+    assert "narration.md" in result["openedTab"], result["openedTab"]
+    narration = (root / trajectory["path"] / "narration.md").read_text(encoding="utf-8")
+    anchor = find_line(narration.splitlines(), f'<a id="step-{picked["step"]}"></a>')
+    shown = re.match(r"Ln (\d+),", result["cursor"])
+    assert shown is not None and int(shown.group(1)) == anchor + 1, (result["cursor"], anchor)
 
 
 def test_trajectory_schema_error_shown_from_vscode(

@@ -42,6 +42,7 @@
 // - "norepo": a folder in no git repository: the status bar item and a command's message;
 // - "viewheal": the Stet view while the server is killed and started again;
 // - "viewrecover": the Stet view while the style sheet is for a while one the server refuses;
+// - "unplaced": the lens of a file's changes provenance could not place, their quick pick;
 // - "failedstart", "pausedrecord", "importfile", "messages", "dirtysheet", "listgone", "branchswitch": see
 //   their functions below.
 // Usage: node vscode_drive.mjs CONFIG.json   (url, scenario, file, marginLine, noteLine, noteText,
@@ -50,7 +51,7 @@
 // diffTitle, diffShows, provenanceFile, provenanceFileName, threadEntries, editedText, replyText,
 // badName, skillName, capstoneMessage, pauseUntil, editText, discardText, expand, viewportHeight,
 // secretNote, secretLine, secretId, sheetPath, lensCount, outsideFile, outsideName, outsideShows,
-// sheetName, briefTab, briefShows, toastShows, typed, startLog, serverPath, transcript, screenshots, out, chromium,
+// sheetName, briefTab, briefShows, toastShows, fileShows, lensTitle, pickTitle, typed, startLog, serverPath, transcript, screenshots, out, chromium,
 // timeoutMs).
 import { execFileSync } from "node:child_process";
 import { readFileSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
@@ -1493,6 +1494,42 @@ async function runDefinition(page) {
   await screenshot(page, "definition");
 }
 
+// "unplaced": a file with more changes than provenance could place than get a lens each: the
+// one lens on its first line saying how many (config.lensTitle) offers them in a quick pick;
+// the one picked (config.pickTitle) opens its step in the narration.
+async function runUnplaced(page) {
+  await openWorkbench(page);
+  await quickOpen(page, config.file, config.fileName, config.fileShows);
+  const lenses = page.locator(".editor-instance .codelens-decoration");
+  result.lenses = await until("the lens of the changes not placed", async () => {
+    const found = (await texts(lenses)).map((t) => t.replace(/\u00a0/g, " "));
+    return found.some((t) => t.includes(config.lensTitle)) ? found : null;
+  });
+  await screenshot(page, "unplaced-lens");
+  const lens = page.locator(".editor-instance .codelens-decoration a").filter({ hasText: config.lensTitle });
+  result.pick = await acting(
+    "the changes offered",
+    () => lens.first().click({ timeout: 3000 }),
+    async () => {
+      const shown = await quickInput(page);
+      return shown?.rows.length ? shown : null;
+    },
+  );
+  await screenshot(page, "unplaced-pick");
+  // Each row's own words (a row element the file pick drew before keeps its hidden separator).
+  result.labels = await page
+    .locator(".quick-input-list .monaco-list-row")
+    .evaluateAll((nodes) => nodes.map((n) => n.getAttribute("aria-label")));
+  await pickRow(page, "the change picked", config.pickTitle);
+  result.openedTab = await until("the narration open", async () => {
+    const [active] = await texts(page.locator(".tabs-container .tab.active"));
+    return active?.includes("narration.md") ? active : null;
+  });
+  result.cursor = await cursorAt(page, "the cursor at the step", /^Ln \d+, Col \d+/);
+  result.toasts = await toasts(page);
+  await screenshot(page, "unplaced-step");
+}
+
 // A trajectory's events.jsonl the server finds fault with, opened from the tree (the working
 // trajectory) or quick open (a committed one): the Problems panel once config.message is in it.
 async function runEventsDiagnostics(page) {
@@ -2120,6 +2157,7 @@ const run = {
   threaddiscard: runThreadDiscard,
   editcancel: runEditCancel,
   definition: runDefinition,
+  unplaced: runUnplaced,
   eventsdiag: runEventsDiagnostics,
   upkeep: runUpkeep,
   notes: runNotes,

@@ -16,6 +16,7 @@ import pytest_lsp
 from claude_transcript import Transcript
 from lsp_harness import CLIENTS, SERVER, edit_range, eventually, execute, open_file, start, uri
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 from test_server_trajectory_files import edit_session, lenses
 
@@ -425,7 +426,8 @@ async def test_many_changes_that_could_not_be_placed_are_one_lens_that_lists_the
     line, pushing the file out of view. Past three they are one lens (and one action there)
     saying how many, whose command lists them, worded as blame words them, for the user to
     pick one (`window/showMessageRequest`): the picked change's step opens in the narration,
-    and a pick the user leaves opens nothing."""
+    and a pick the user leaves opens nothing. With `pick: false` the command only lists them
+    (VS Code offers them in a pick of its own: a message's thirty buttons are no pick)."""
     written = "one\ntwo\nthree\ntwo\n"
     transcript = Transcript(root)
     transcript.user("Write and fix u.py.")
@@ -491,6 +493,14 @@ async def test_many_changes_that_could_not_be_placed_are_one_lens_that_lists_the
             [{"uri": document}],
         )
     ]
+
+    listed = await execute(client, "stet.provenance.unplaced", uri=document, pick=False)
+    assert asked == []
+    assert [change["title"] for change in listed["changes"]] == titles
+    assert listed["picked"] is None
+    with pytest.raises(JsonRpcInvalidParams, match="argument 'pick' must be a bool"):
+        await execute(client, "stet.provenance.unplaced", uri=document, pick="no")
+    assert asked == []
 
     result = await execute(client, "stet.provenance.unplaced", uri=document)
 

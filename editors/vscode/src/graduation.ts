@@ -7,6 +7,7 @@ import { recordedMessage } from "./notes";
 import { CapstoneResult, Entry, GraduateResult, ListResult, TrajectoryRow } from "./results";
 import { repositoryArgument } from "./repositories";
 import { execute, READ_ONLY, reportFailure, sendCommand } from "./server";
+import { pickUnplaced } from "./trajectories";
 
 /** Where a capstone's result is written (made on first use). */
 let capstoneOutput: vscode.OutputChannel | undefined;
@@ -37,6 +38,9 @@ export async function interceptCommand(command: string, args: unknown[], _next: 
   try {
     if (command === "stet.graduate") {
       return await graduate(args, sendCommand);
+    }
+    if (command === "stet.provenance.unplaced") {
+      return await pickUnplaced(args);
     }
     const result = await sendCommand(command, args);
     // A quick fix that recorded margin notes says so, as Stet: Record Margin Notes in File does.

@@ -160,3 +160,18 @@ export interface OutlineResult {
   uri: string;
   nodes: OutlineNodeRow[];
 }
+
+/** A change to a file whose lines provenance could not place (`stet.provenance.unplaced`). */
+export interface UnplacedChange {
+  id: string;
+  step: number;
+  lines: number;
+  reason: string;
+  /** As the lens words it. */
+  title: string;
+}
+
+export interface UnplacedResult {
+  changes: UnplacedChange[];
+  picked: { id: string; step: number; uri: string; shown: boolean; line: number } | null;
+}

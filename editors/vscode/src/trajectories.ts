@@ -1,8 +1,8 @@
 // Trajectories from the editor: import an agent session, open a trajectory, mark its steps.
 import * as vscode from "vscode";
-import { ImportResult, MarkResult, SessionRow, TrajectoryRow } from "./results";
+import { ImportResult, MarkResult, SessionRow, TrajectoryRow, UnplacedResult } from "./results";
 import { currentRoot, repositoryArgument, repositoryName } from "./repositories";
-import { execute, reportFailure } from "./server";
+import { execute, reportFailure, sendCommand } from "./server";
 
 const VERDICTS = [
   { label: "wrong", description: "the step went wrong" },
@@ -163,6 +163,45 @@ async function pickTrajectory(where: Record<string, unknown>, refusal: unknown):
     { title: "Stet: Open Trajectory", placeHolder: `${reason}: pick a trajectory`, ignoreFocusOut: true },
   );
   return picked?.id ?? "";
+}
+
+/** `stet.provenance.unplaced` (the lens "agent: N changes that could not be placed"): the
+ * server lists the changes and VS Code offers them in a quick pick, worded as their lenses (the
+ * server's own offer is a message with a button a change); the one picked opens its step as a
+ * single change's lens does. Failures are thrown, for the middleware to report. */
+export async function pickUnplaced(args: unknown[]): Promise<unknown> {
+  const [argument] = args;
+  if (typeof argument !== "object" || argument === null || "pick" in argument) {
+    return sendCommand("stet.provenance.unplaced", args); // the server answers as asked
+  }
+  const request = argument as { uri?: string };
+  const listed = (await sendCommand("stet.provenance.unplaced", [{ ...request, pick: false }])) as UnplacedResult;
+  if (!listed.changes.length) {
+    return listed;
+  }
+  const where = request.uri ? ` in ${vscode.workspace.asRelativePath(vscode.Uri.parse(request.uri))}` : "";
+  const choice = await vscode.window.showQuickPick(
+    listed.changes.map((change) => ({ label: change.title, change })),
+    {
+      title: `Stet: ${listed.changes.length} changes that could not be placed${where}`,
+      placeHolder: "Open the step of one",
+      ignoreFocusOut: true,
+    },
+  );
+  if (!choice) {
+    return listed;
+  }
+  const { id, step } = choice.change;
+  const opened = (await sendCommand("stet.trajectory.open", [{ uri: request.uri, id, step }])) as {
+    uri: string;
+    shown: boolean;
+    line: number;
+  };
+  if (!opened.shown) {
+    const line = new vscode.Range(opened.line, 0, opened.line, 0);
+    await vscode.window.showTextDocument(vscode.Uri.parse(opened.uri), { selection: line });
+  }
+  return { changes: listed.changes, picked: { id, step, ...opened } };
 }
 
 /** A trajectory's events.jsonl or narration.md (the working one under .stet/cache/, or a kept one). */

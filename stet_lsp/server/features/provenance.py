@@ -317,10 +317,14 @@ class ProvenanceFeature(Feature):
         be placed, offered to the user to pick one (`window/showMessageRequest`, its actions
         worded as the lenses); the picked change's step opens as `stet.trajectory.open`
         opens it. `{changes: [{id, step, lines, reason, title}], picked}`, `picked` null when
-        the user picked none, else `{id, step, uri, shown, line}`."""
+        the user picked none, else `{id, step, uri, shown, line}`. With `pick: false` the
+        changes are only listed, for a client that offers them in a pick of its own (a
+        message's buttons, one a change, are no pick for thirty)."""
         from stet_lsp.server.features.trajectories import open_trajectory_file
 
-        document = field(argument(arguments), "uri", str)
+        args = argument(arguments)
+        document = field(args, "uri", str)
+        pick = field(args, "pick", bool, True)
         state = await self.server.ready(document)
         if state is None or state.session is None:
             raise StetError(f"{document} is not an open document of a repository")
@@ -336,8 +340,8 @@ class ProvenanceFeature(Feature):
             }
             for item in changes
         ]
-        if not changes:
-            return {"changes": [], "picked": None}
+        if not changes or not pick:
+            return {"changes": listed, "picked": None}
         by_title: dict[str, Unattributed] = {}  # one choice for a change listed twice
         for item in changes:
             by_title.setdefault(_unplaced_title(item), item)
