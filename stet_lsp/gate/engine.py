@@ -468,6 +468,14 @@ class RuleScanner:
             end = block_end
         # Hostile text repeats one assignment thousands of times: judge each value once.
         key = match.group("key") if "key" in match.re.groupindex else None
+        if (
+            key
+            and self.text.startswith(key, start)
+            and self.text[start + len(key) : start + len(key) + 1] in ("=", ":")
+        ):
+            # `pwd=pwd=pwd=…`: the value is the assignment written again, whose own hit
+            # judges what it assigns.
+            return False
         # The credential's name the syntax around the value is read from: the key, or a name
         # a rule reads without a key's other checks (`password = options.password;`).
         named = "key" if key is not None else "name" if "name" in match.re.groupindex else None
