@@ -10,14 +10,16 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
-from claude_transcript import Transcript
+from claude_transcript import SESSION, Transcript
 from lsp_harness import CLIENTS, SERVER, edit_range, eventually, execute, open_file, start, uri
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
+from repos import git_at
 from test_server_trajectory_files import edit_session, lenses
 
 from stet_lsp.core.targets import resolve_target
@@ -418,18 +420,11 @@ async def test_changes_that_could_not_be_placed_are_named_on_the_file_s_first_li
     assert await actions_at(client, document, 1) == []
 
 
-@pytest.mark.parametrize("choice", [2, None])
-async def test_many_changes_that_could_not_be_placed_are_one_lens_that_lists_them(
-    client: LanguageClient, root: Path, tmp_path: Path, choice: int | None
-) -> None:
-    """Six changes that could not be placed made a row of six lenses on the file's first
-    line, pushing the file out of view. Past three they are one lens (and one action there)
-    saying how many, whose command lists them, worded as blame words them, for the user to
-    pick one (`window/showMessageRequest`): the picked change's step opens in the narration,
-    and a pick the user leaves opens nothing. With `pick: false` the command only lists them
-    (VS Code offers them in a pick of its own: a message's thirty buttons are no pick)."""
+def unplaced_session(root: Path, tmp_path: Path, session: str = SESSION) -> Path:
+    """A session that writes src/u.py and edits it five times, each edit known only by its
+    search and replace text: six changes that could not be placed."""
     written = "one\ntwo\nthree\ntwo\n"
-    transcript = Transcript(root)
+    transcript = Transcript(root, session=session)
     transcript.user("Write and fix u.py.")
     path = f"{root}/src/u.py"
     transcript.write_file("toolu_w", path, written)
@@ -440,7 +435,20 @@ async def test_many_changes_that_could_not_be_placed_are_one_lens_that_lists_the
         transcript.tool(f"toolu_e{number}", "Edit", edit_input, f"The file {path} was updated.")
         text = text.replace(old, new, 1)
     (root / "src" / "u.py").write_text(text)
-    import_transcript(resolve_target(root), transcript.save(tmp_path / "unplaced.jsonl"))
+    return transcript.save(tmp_path / f"{session}.jsonl")
+
+
+@pytest.mark.parametrize("choice", [2, None])
+async def test_many_changes_that_could_not_be_placed_are_one_lens_that_lists_them(
+    client: LanguageClient, root: Path, tmp_path: Path, choice: int | None
+) -> None:
+    """Six changes that could not be placed made a row of six lenses on the file's first
+    line, pushing the file out of view. Past three they are one lens (and one action there)
+    saying how many, whose command lists them, worded as blame words them, for the user to
+    pick one (`window/showMessageRequest`): the picked change's step opens in the narration,
+    and a pick the user leaves opens nothing. With `pick: false` the command only lists them
+    (VS Code offers them in a pick of its own: a message's thirty buttons are no pick)."""
+    import_transcript(resolve_target(root), unplaced_session(root, tmp_path))
     said = [
         (item["step"], item["lines"], item["reason"])
         for item in line_origins(root, root / "src" / "u.py")["unattributed"]
@@ -518,6 +526,63 @@ async def test_many_changes_that_could_not_be_placed_are_one_lens_that_lists_the
     narration = trajectory.path / "narration.md"
     assert picked["uri"] == uri(narration)
     assert f'<a id="step-{step}"></a>' in narration.read_text().split("\n")[picked["line"]]
+
+
+async def test_changes_of_trajectories_whose_ids_shorten_alike_are_one_choice_each(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """A title shortens a trajectory's id to its first 29 characters. The same session
+    imported on feature/payment-retry-alpha and on feature/payment-retry-beta made twelve
+    changes that could not be placed, in pairs read alike: the user was offered six, and
+    picking one opened the alpha trajectory's step, whichever the user meant. Where two
+    changes would read alike, each names its trajectory in full: twelve choices, in the
+    message and in the list, and the picked one opens its own trajectory's step."""
+    ids = []
+    for branch, session in [
+        ("feature/payment-retry-alpha", "11111111-1111-1111-1111-111111111111"),
+        ("feature/payment-retry-beta", "22222222-2222-2222-2222-222222222222"),
+    ]:
+        git_at(root, "checkout", "-q", "-B", branch, at=1_700_000_000)
+        import_transcript(resolve_target(root), unplaced_session(root, tmp_path, session))
+        ids.append(working_folder(resolve_target(root)).id)
+    alpha, beta = ids
+    assert alpha[:29] == beta[:29] and len(alpha) > 32
+    said = [
+        (item["trajectory"], item["step"], item["lines"], item["reason"])
+        for item in line_origins(root, root / "src" / "u.py")["unattributed"]
+    ]
+    assert len(said) == 12 and {trajectory for trajectory, *_ in said} == {alpha, beta}
+    titles = [
+        f"agent: step {step} of {trajectory} changed {lines} line{'s' if lines != 1 else ''} "
+        f"that could not be placed: {reason}"
+        for trajectory, step, lines, reason in said
+    ]
+    choice = max(i for i, (trajectory, *_) in enumerate(said) if trajectory == beta)
+    asked: list[types.ShowMessageRequestParams] = []
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def pick(_: LanguageClient, params: types.ShowMessageRequestParams) -> types.MessageActionItem:
+        asked.append(params)
+        return types.MessageActionItem(title=titles[choice])
+
+    document = open_file(client, root / "src" / "u.py")
+
+    async def listing() -> dict[str, Any] | None:
+        listed = await execute(client, "stet.provenance.unplaced", uri=document, pick=False)
+        return listed if listed["changes"] else None
+
+    listed = await eventually(listing, timeout=15)
+    assert [change["title"] for change in listed["changes"]] == titles
+    assert [change["id"] for change in listed["changes"]] == [t for t, *_ in said]
+
+    result = await execute(client, "stet.provenance.unplaced", uri=document)
+
+    [question] = asked
+    assert [action.title for action in question.actions or []] == titles
+    picked = result["picked"]
+    assert (picked["id"], picked["step"]) == (beta, said[choice][1])
+    narration = working_folder(resolve_target(root)).path / "narration.md"
+    assert picked["uri"] == uri(narration)
 
 
 async def test_a_path_too_long_for_this_file_system_leaves_the_other_files_attributed(

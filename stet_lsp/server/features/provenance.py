@@ -240,12 +240,8 @@ class ProvenanceFeature(Feature):
             commands = [_pick_command(state, changes, _pick_title(changes))]
         else:
             commands = [
-                types.Command(
-                    title=_unplaced_title(item),
-                    command=OPEN_STEP,
-                    arguments=_arguments(state, item),
-                )
-                for item in changes
+                types.Command(title=title, command=OPEN_STEP, arguments=_arguments(state, item))
+                for item, title in zip(changes, _unplaced_titles(changes), strict=True)
             ]
         first_line = line_range(codec, state.lines, 0)
         unplaced = [types.CodeLens(range=first_line, command=command) for command in commands]
@@ -330,21 +326,22 @@ class ProvenanceFeature(Feature):
             raise StetError(f"{document} is not an open document of a repository")
         session = state.session
         changes = self._unplaced(state)
+        titles = _unplaced_titles(changes)
         listed = [
             {
                 "id": item.trajectory,
                 "step": item.step,
                 "lines": item.lines,
                 "reason": item.reason,
-                "title": _unplaced_title(item),
+                "title": title,
             }
-            for item in changes
+            for item, title in zip(changes, titles, strict=True)
         ]
         if not changes or not pick:
             return {"changes": listed, "picked": None}
         by_title: dict[str, Unattributed] = {}  # one choice for a change listed twice
-        for item in changes:
-            by_title.setdefault(_unplaced_title(item), item)
+        for item, title in zip(changes, titles, strict=True):
+            by_title.setdefault(title, item)
         answer = await self.server.from_client(
             self.server.window_show_message_request_async(
                 types.ShowMessageRequestParams(
@@ -433,9 +430,23 @@ def _lens_title(hunk: ProvenanceHunk) -> str:
     return f"agent: step {hunk.step} of {_short(hunk.trajectory)} wrote {lines} line{plural}"
 
 
-def _unplaced_title(item: Unattributed) -> str:
-    """As `stet trajectory blame` says it."""
-    where = f"agent: step {item.step} of {_short(item.trajectory)}"
+def _unplaced_titles(changes: list[Unattributed]) -> list[str]:
+    """The changes' titles, one a change: where two trajectories whose ids shorten alike (as
+    ids sharing their first 29 characters do) made changes that would read alike, each names
+    its trajectory in full, or a pick of the one would open the other."""
+    short = [_unplaced_title(item) for item in changes]
+    trajectories: dict[str, set[str]] = {}
+    for item, title in zip(changes, short, strict=True):
+        trajectories.setdefault(title, set()).add(item.trajectory)
+    return [
+        _unplaced_title(item, full=True) if len(trajectories[title]) > 1 else title
+        for item, title in zip(changes, short, strict=True)
+    ]
+
+
+def _unplaced_title(item: Unattributed, full: bool = False) -> str:
+    """As `stet trajectory blame` says it (the trajectory's id shortened unless `full`)."""
+    where = f"agent: step {item.step} of {item.trajectory if full else _short(item.trajectory)}"
     if not item.lines:  # it only removed lines
         return f"{where} changed this file at a place that could not be found: {item.reason}"
     plural = "s" if item.lines != 1 else ""
