@@ -30,26 +30,42 @@ local function keep_said(text, level)
   end
 end
 
---- `texts` after `prefix` as one message: one text whole, as Neovim shows any message;
---- several in one line, all of them joined by "; " when they fit on the command line, else the
---- first cut short and how many more :checkhealth stet lists. Messages that take more lines
---- than the command line has (two at once) make Neovim ask for Enter before anything else
---- can be done.
+--- `text` cut to `width` columns, ending in "…" when cut ("" when no room is left).
+---@param text string
+---@param width integer
+---@return string
+local function cut(text, width)
+  if vim.fn.strdisplaywidth(text) <= width then
+    return text
+  end
+  local kept = vim.fn.strcharpart(text, 0, math.max(width - 1, 0))
+  while kept ~= "" and vim.fn.strdisplaywidth(kept .. "…") > width do
+    kept = vim.fn.strcharpart(kept, 0, vim.fn.strchars(kept) - 1)
+  end
+  return width > 0 and kept .. "…" or ""
+end
+
+--- `texts` after `prefix` as one line that fits on the command line (`v:echospace`): all of
+--- them joined by "; " when they fit, else the first cut short and where :checkhealth stet
+--- has them in full (a single text too). A message wider than the command line takes two
+--- lines, as two messages at once do, and Neovim then asks for Enter before anything else can
+--- be done.
 ---@param prefix string
 ---@param texts string[]
 ---@return string
 function M.one_line(prefix, texts)
-  local room = math.max(vim.v.echospace, 40)
+  local room = vim.v.echospace
   local whole = prefix .. table.concat(texts, "; ")
-  if #texts == 1 or vim.fn.strdisplaywidth(whole) <= room then
+  if vim.fn.strdisplaywidth(whole) <= room then
     return whole
   end
-  local more = (" (%d more: :checkhealth stet)"):format(#texts - 1)
-  local first = vim.fn.strcharpart(texts[1], 0, room - vim.fn.strdisplaywidth(prefix .. more) - 1)
-  while first ~= "" and vim.fn.strdisplaywidth(prefix .. first .. "…" .. more) > room do
-    first = vim.fn.strcharpart(first, 0, vim.fn.strchars(first) - 1)
+  local more = #texts == 1 and " (in full: :checkhealth stet)"
+    or (" (%d more: :checkhealth stet)"):format(#texts - 1)
+  local left = room - vim.fn.strdisplaywidth(prefix .. more)
+  if left < 2 then -- a window too narrow to say where the rest is
+    return cut(whole, room)
   end
-  return prefix .. first .. "…" .. more
+  return prefix .. cut(texts[1], left) .. more
 end
 
 --- The server's messages that came within a moment of each other, not shown yet.
