@@ -993,9 +993,9 @@ def test_a_steps_extra_and_reasoning_effort_are_kept_without_repeating_the_calls
     """What a step holds that no event does (its `reasoning_effort`, its `extra`, its calls'
     `extra`) is one raw event after its events, shaped as the step; a member that repeats a
     call's arguments (the object, or its JSON text) or name, as Harbor's `raw_arguments` and
-    `tool_use_name` do, is counted in `dropped.repeated_extra` instead, and so is the tool
-    result Claude Code recorded (`tool_result_metadata.raw_tool_result`) of a call that has
-    its result. What the reader reads from `extra` (a compaction's `context_management`) is
+    `tool_use_name` do, is counted in `dropped.repeated_extra` instead, and so is what Claude
+    Code recorded of the result of a call that has its result (`tool_result_metadata`'s
+    `raw_tool_result` and `tool_use_result`). What the reader reads from `extra` (a compaction's `context_management`) is
     not kept again."""
     recorded = {"type": "tool_result", "tool_use_id": "c3", "content": "", "is_error": False}
     arguments = {"command": "ls", "description": "List"}
@@ -1068,7 +1068,6 @@ def test_a_steps_extra_and_reasoning_effort_are_kept_without_repeating_the_calls
         "raw",
         "tool_call",
         "tool_result",
-        "raw",
     ]
     kept = of(events, "raw")
     assert kept[0].record == {
@@ -1077,12 +1076,77 @@ def test_a_steps_extra_and_reasoning_effort_are_kept_without_repeating_the_calls
         "tool_calls": [{"tool_call_id": "c1", "extra": {"caller": {"type": "direct"}}}],
     }
     assert kept[1].record == {"reasoning_effort": 0.5}
-    assert kept[2].record == {
-        "extra": {"tool_result_metadata": {"tool_use_result": {"stdout": "", "interrupted": False}}}
-    }
     assert {r.reason for r in kept} == {"what the step holds that no event does"}
-    assert [r.source.pointer for r in kept] == ["/steps/1", "/steps/3", "/steps/4"]
-    assert parsed.dropped["repeated_extra"] == 4
+    assert [r.source.pointer for r in kept] == ["/steps/1", "/steps/3"]
+    assert parsed.dropped["repeated_extra"] == 5
+
+
+def test_what_claude_code_recorded_of_a_result_is_not_kept_again_nor_any_bytes(
+    tmp_path: Path,
+) -> None:
+    """The structured result Harbor keeps beside the recorded one (`tool_use_result`, which
+    its converter writes into the result's content) repeats a call's result as
+    `raw_tool_result` does: counted in `dropped.repeated_extra`, and never stored with the
+    bytes of the image it holds. What a step's or a call's `extra` keeps otherwise is kept
+    without the bytes of its data (a `data:` URL, base64), counted in `dropped.inline_data`."""
+    data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 8
+    source = {"type": "base64", "media_type": "image/png", "data": data}
+    recorded = {
+        "type": "tool_result",
+        "tool_use_id": "c1",
+        "content": [{"type": "image", "source": source}],
+    }
+    image = {"type": "image", "file": {"base64": data, "type": "image/png", "originalSize": 352}}
+    shot = {"type": "image", "source": {"path": f"data:image/png;base64,{data}"}}
+    steps = [
+        {
+            "step_id": 1,
+            "source": "agent",
+            "message": "Reading.",
+            "tool_calls": [
+                {
+                    "tool_call_id": "c1",
+                    "function_name": "Read",
+                    "arguments": {"file_path": "shot.png"},
+                    "extra": {"preview": f"data:image/png;base64,{data}"},
+                }
+            ],
+            "observation": {"results": [{"source_call_id": "c1", "content": [shot]}]},
+            "extra": {
+                "tool_result_metadata": {"raw_tool_result": recorded, "tool_use_result": image}
+            },
+        },
+        {
+            "step_id": 2,
+            "source": "agent",
+            "message": "Again.",
+            "extra": {"tool_result_metadata": {"tool_use_result": image}, "shown": recorded},
+        },
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps, schema_version="ATIF-v1.8")))
+    kept = of(parsed.events, "raw")
+    assert [r.record for r in kept] == [
+        {"tool_calls": [{"tool_call_id": "c1", "extra": {"preview": "data:image/png;base64"}}]},
+        {
+            "extra": {
+                "tool_result_metadata": {
+                    "tool_use_result": {
+                        "type": "image",
+                        "file": {"type": "image/png", "originalSize": 352},
+                    }
+                },
+                "shown": recorded
+                | {
+                    "content": [
+                        {"type": "image", "source": {"type": "base64", "media_type": "image/png"}}
+                    ]
+                },
+            }
+        },
+    ]
+    assert data[:40] not in "".join(event_json(e) for e in parsed.events)
+    assert parsed.dropped["repeated_extra"] == 2
+    assert parsed.dropped["inline_data"] == 4
 
 
 def test_public_sample_repeats_each_calls_arguments_and_name_in_its_extra() -> None:

@@ -72,8 +72,10 @@ of another kind is kept raw after the event the text went into.
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
 read into events, and those of its calls' `extra`) is kept in one raw event after its events,
 but for a member that repeats a call's arguments or name (Harbor's `raw_arguments` and
-`tool_use_name`) or the recorded result of a call that has its result, counted in
-`dropped.repeated_extra`.
+`tool_use_name`) or what Claude Code recorded of the result of a call that has its result
+(`tool_result_metadata`'s `raw_tool_result` and `tool_use_result`), counted in
+`dropped.repeated_extra`; the bytes of the data it holds (a `data:` URL, base64) are left
+out and counted in `inline_data`.
 
 Subagents: a result's `subagent_trajectory_ref` names a trajectory embedded in
 `subagent_trajectories` (by `trajectory_id`) or stored in another file (`trajectory_path`,
@@ -526,8 +528,9 @@ class _Reader:
         events, and those of its calls' `extra` (with the call's `tool_call_id`). A member
         that repeats a call of the step (Harbor keeps each call's arguments again,
         `raw_arguments`, and its name, `tool_use_name`) is left out and counted in
-        `dropped.repeated_extra`. Stet's own export keeps in `extra` what its events are read
-        back from, and nothing more."""
+        `dropped.repeated_extra`, and the bytes of data are left out (`_without_bytes`).
+        Stet's own export keeps in `extra` what its events are read back from, and nothing
+        more."""
         calls = [c for c in sequence(step.get("tool_calls")) if isinstance(c, dict)]
         arguments = [_arguments(call.get("arguments")) for call in calls]
         record: dict[str, Any] = {}
@@ -539,9 +542,9 @@ class _Reader:
                 extra = {k: v for k, v in extra.items() if k not in _READ_STEP_EXTRA}
                 extra = self._without_answered_result(extra)
             if kept := self._unrepeated(extra, arguments, []):
-                record["extra"] = kept
+                record["extra"] = self._without_bytes(kept)
             kept_calls = [
-                {"tool_call_id": call.get("tool_call_id"), "extra": kept}
+                {"tool_call_id": call.get("tool_call_id"), "extra": self._without_bytes(kept)}
                 for call, given in zip(calls, arguments, strict=True)
                 if (
                     kept := self._unrepeated(
@@ -556,9 +559,11 @@ class _Reader:
             self._emit(RawEvent, at, time, agent, record=record, reason=reason)
 
     def _without_answered_result(self, extra: dict[str, Any]) -> dict[str, Any]:
-        """A step's `extra` without the tool result Claude Code recorded
-        (`tool_result_metadata.raw_tool_result`, in Harbor's conversion) when its call has a
-        result, which holds it (counted in `dropped.repeated_extra`)."""
+        """A step's `extra` without what Claude Code recorded of a call's result, in Harbor's
+        conversion (`tool_result_metadata`: the result, `raw_tool_result`, and the tool's
+        structured output, `tool_use_result`, which the converter writes into the result's
+        content) when the call has a result, which holds them (each counted in
+        `dropped.repeated_extra`)."""
         metadata = extra.get(_RECORDED_RESULT)
         if not isinstance(metadata, dict):
             return extra
@@ -566,8 +571,8 @@ class _Reader:
         call = self.calls.get(call_id) if call_id is not None else None
         if call is None or not call.answered:
             return extra
-        self.parsed.dropped["repeated_extra"] += 1
-        rest = {key: value for key, value in metadata.items() if key != _RAW_TOOL_RESULT}
+        rest = {key: value for key, value in metadata.items() if key not in _RESULT_RECORDS}
+        self.parsed.dropped["repeated_extra"] += len(metadata) - len(rest)
         if rest:
             return extra | {_RECORDED_RESULT: rest}
         return {key: value for key, value in extra.items() if key != _RECORDED_RESULT}
@@ -611,6 +616,29 @@ class _Reader:
                 source = part["source"] | {"path": path.split(",", 1)[0]}
                 part = part | {"source": source}
             kept.append(part)
+        return kept
+
+    def _without_bytes(self, value: Any) -> Any:
+        """A value kept raw without the bytes of the data it holds, each counted in
+        `inline_data`: a `data:` URL keeps its head (`data:image/png;base64`), and an object
+        leaves out its `base64` member (Claude Code's structured result of an image or PDF
+        it read) and, when its `type` is `base64` (an image's or document's source in
+        Anthropic's API), its `data`."""
+        if isinstance(value, str) and _DATA_URL.match(value):
+            self.parsed.dropped["inline_data"] += 1
+            return value.split(",", 1)[0]
+        if isinstance(value, list):
+            return [self._without_bytes(item) for item in value]
+        if not isinstance(value, dict):
+            return value
+        kept = {}
+        for key, member in value.items():
+            if isinstance(member, str) and (
+                key == "base64" or (key == "data" and value.get("type") == "base64")
+            ):
+                self.parsed.dropped["inline_data"] += 1
+            else:
+                kept[key] = self._without_bytes(member)
         return kept
 
     def _system_step(
@@ -955,6 +983,11 @@ _RECORDED_RESULT = "tool_result_metadata"
 _RAW_TOOL_RESULT = "raw_tool_result"
 """Where Harbor's conversion of Claude Code keeps the tool result Claude Code recorded:
 `extra.tool_result_metadata.raw_tool_result`."""
+_RESULT_RECORDS = frozenset({_RAW_TOOL_RESULT, "tool_use_result"})
+"""What `tool_result_metadata` holds of a call's result: the result Claude Code recorded
+and the tool's structured output (`toolUseResult`), which Harbor writes into the result."""
+_DATA_URL = re.compile(r"data:(?:[\w.+-]+/[\w.+-]+)?(?:;[\w.+-]+(?:=[^;,\s]*)?)*,")
+"""The head of a `data:` URL, up to the comma its data follows."""
 _READ_STEP_EXTRA = frozenset(
     {
         # read into events: a compaction, an error, a rewind, abandoned events
