@@ -337,7 +337,16 @@ def test_compaction_and_error_steps_of_stets_own_export(tmp_path: Path) -> None:
         {"step_id": 5, "source": "system", "message": "(an error)", "extra": {"error": {}}},
     ]
     events = ATIF.parse(write(tmp_path / "t.json", trajectory(steps))).events
-    assert kinds(events)[1:-1] == ["user_message", "compaction", "compaction", "error", "error"]
+    assert kinds(events)[1:-1] == [
+        "user_message",
+        "compaction",
+        "raw",
+        "compaction",
+        "error",
+        "error",
+    ]
+    # Not Stet's own export (its root `extra` holds no `meta`): its bookkeeping is not read.
+    assert of(events, "raw")[0].record == {"extra": {"event_steps": [3, 3]}}
     assert [c.summary for c in of(events, "compaction")] == [
         "<state_snapshot>the goal</state_snapshot>",
         "",
@@ -1079,6 +1088,78 @@ def test_a_steps_extra_and_reasoning_effort_are_kept_without_repeating_the_calls
     assert {r.reason for r in kept} == {"what the step holds that no event does"}
     assert [r.source.pointer for r in kept] == ["/steps/1", "/steps/3"]
     assert parsed.dropped["repeated_extra"] == 5
+
+
+def test_only_the_members_of_extra_read_into_a_steps_events_are_not_kept(
+    tmp_path: Path,
+) -> None:
+    """A member of a step's `extra` is left out of what the step keeps only where it was
+    read into the step's events: a compaction's mark on the system step read as one, an
+    error's on the error step, a rewind's, `abandoned`. Elsewhere (an `error` or a
+    `compaction` a user or an agent step holds), and outside Stet's own export the names its
+    bookkeeping uses (`session`, `commits`, `file_changes`, `raw_records`), are kept."""
+    steps = [
+        {
+            "step_id": 1,
+            "source": "user",
+            "message": "hi",
+            "extra": {"error": "overloaded", "session": "abc", "raw_records": [1]},
+        },
+        {
+            "step_id": 2,
+            "source": "agent",
+            "message": "ok",
+            "extra": {
+                "error": "rate limited",
+                "compaction": True,
+                "context_management": {"type": "x"},
+                "commits": ["abc"],
+                "file_changes": [],
+                "abandoned": False,
+            },
+        },
+        {
+            "step_id": 3,
+            "source": "system",
+            "message": "Summary",
+            "extra": {"compaction": True, "error": {"interrupt": True}, "abandoned": True},
+        },
+        {
+            "step_id": 4,
+            "source": "system",
+            "message": "boom",
+            "extra": {"error": {}, "compaction": False, "rewind": "no"},
+        },
+        {"step_id": 5, "source": "system", "message": "", "extra": {"rewind": {}, "error": 1}},
+    ]
+    events = ATIF.parse(write(tmp_path / "t.json", trajectory(steps))).events
+    assert kinds(events)[1:-1] == [
+        "user_message",
+        "raw",
+        "agent_message",
+        "raw",
+        "compaction",
+        "raw",
+        "error",
+        "raw",
+        "rewind",
+        "raw",
+    ]
+    assert [r.record for r in of(events, "raw")] == [
+        {"extra": {"error": "overloaded", "session": "abc", "raw_records": [1]}},
+        {
+            "extra": {
+                "error": "rate limited",
+                "compaction": True,
+                "context_management": {"type": "x"},
+                "commits": ["abc"],
+                "file_changes": [],
+            }
+        },
+        {"extra": {"error": {"interrupt": True}}},
+        {"extra": {"compaction": False, "rewind": "no"}},
+        {"extra": {"error": 1}},
+    ]
 
 
 def test_what_claude_code_recorded_of_a_result_is_not_kept_again_nor_any_bytes(

@@ -70,7 +70,7 @@ or holds it as a `data:` URL, whose bytes are left out and counted in `inline_da
 of another kind is kept raw after the event the text went into.
 
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
-read into events, and those of its calls' `extra`) is kept in one raw event after its events,
+read into its events, and those of its calls' `extra`) is kept in one raw event after its events,
 but for a member that repeats a call's arguments or name (Harbor's `raw_arguments` and
 `tool_use_name`) or what Claude Code recorded of the result of a call that has its result
 (`tool_result_metadata`'s `raw_tool_result` and `tool_use_result`), counted in
@@ -455,7 +455,9 @@ class _Reader:
             trajectory.last_metrics = None
         before = len(self.parsed.events)
         extra = mapping(step.get("extra"))
-        kept_whole = False  # a step kept as a raw event: nothing of it is kept again
+        # The members of the step's `extra` read into its events (None: the step is kept as
+        # a raw event, and nothing of it again).
+        read: frozenset[str] | None = frozenset()
         if source == "user":
             text = _content_text(step.get("message"))
             if text:
@@ -465,8 +467,9 @@ class _Reader:
             self._agent_step(trajectory, step, at, time)
         elif source == "system" and isinstance(extra.get("rewind"), dict):
             self._emit(Rewind, at, time, agent, resumes_after=trajectory.kept)
+            read = frozenset({"rewind"})
         elif source == "system":
-            kept_whole = self._system_step(step, at, time, agent)
+            read = self._system_step(step, at, time, agent)
         else:
             reason = "step has no source" if source is None else f"unknown step source {source!r}"
             self._emit(RawEvent, at, time, agent, record=step, reason=reason)
@@ -476,8 +479,10 @@ class _Reader:
         if self.own_export:
             own = self._kept_events(extra, at, time, trajectory.agent)
             _restore_order(self.parsed.events, before, trajectory.agent, extra.get("event_order"))
-        if not kept_whole:
-            self._unread_fields(step, at, time, agent)
+        if read is not None:
+            if isinstance(extra.get("abandoned"), bool):
+                read |= {"abandoned"}
+            self._unread_fields(step, read, at, time, agent)
         if extra.get("abandoned") is True:
             for event in self.parsed.events[before:]:
                 event.abandoned = own.get(id(event), True)
@@ -521,16 +526,22 @@ class _Reader:
         return own
 
     def _unread_fields(
-        self, step: dict[str, Any], at: SourceRef, time: str | None, agent: str | None
+        self,
+        step: dict[str, Any],
+        read: frozenset[str],
+        at: SourceRef,
+        time: str | None,
+        agent: str | None,
     ) -> None:
         """What a step holds that no event does, one raw event after the step's events,
         shaped as the step: its `reasoning_effort`, the members of its `extra` not read into
-        events, and those of its calls' `extra` (with the call's `tool_call_id`). A member
-        that repeats a call of the step (Harbor keeps each call's arguments again,
-        `raw_arguments`, and its name, `tool_use_name`) is left out and counted in
-        `dropped.repeated_extra`, and the bytes of data are left out (`_without_bytes`).
-        Stet's own export keeps in `extra` what its events are read back from, and nothing
-        more."""
+        its events (`read`: outside Stet's own export, a compaction's, an error's, a rewind's
+        or `abandoned`, only where the step was read so), and those of its calls' `extra`
+        (with the call's `tool_call_id`). A member that repeats a call of the step (Harbor
+        keeps each call's arguments again, `raw_arguments`, and its name, `tool_use_name`) is
+        left out and counted in `dropped.repeated_extra`, and the bytes of data are left out
+        (`_without_bytes`). Stet's own export keeps in `extra` what its events are read back
+        from, and nothing more."""
         calls = [c for c in sequence(step.get("tool_calls")) if isinstance(c, dict)]
         arguments = [_arguments(call.get("arguments")) for call in calls]
         record: dict[str, Any] = {}
@@ -539,7 +550,7 @@ class _Reader:
         if not self.own_export:
             extra = step.get("extra")
             if isinstance(extra, dict):
-                extra = {k: v for k, v in extra.items() if k not in _READ_STEP_EXTRA}
+                extra = {k: v for k, v in extra.items() if k not in read}
                 extra = self._without_answered_result(extra)
             if kept := self._unrepeated(extra, arguments, []):
                 record["extra"] = self._without_bytes(kept)
@@ -643,19 +654,22 @@ class _Reader:
 
     def _system_step(
         self, step: dict[str, Any], at: SourceRef, time: str | None, agent: str | None
-    ) -> bool:
+    ) -> frozenset[str] | None:
         """A system prompt has no event of its own and is kept as it is; a context
         management step is a compaction, and so are the compaction and error steps of Stet's
-        own export (`extra.compaction`, `extra.error`). Whether the step was kept whole."""
+        own export (`extra.compaction`, `extra.error`). The members of the step's `extra`
+        read into its event, or None when the step was kept whole."""
         extra = mapping(step.get("extra"))
         message = _content_text(step.get("message"))
         if isinstance(extra.get("context_management"), dict):
             self._emit(Compaction, at, time, agent, summary=message or "context compacted")
             self._parts_left_out(step.get("message"), "message", at, time, agent)
+            return frozenset({"context_management"})
         elif extra.get("compaction") is True:
             summary = "" if message == COMPACTED else message
             self._emit(Compaction, at, time, agent, summary=summary)
             self._parts_left_out(step.get("message"), "message", at, time, agent)
+            return frozenset({"compaction"})
         elif self.own_export and (
             message in (NO_EVENTS, NO_MESSAGES)
             or (message.startswith(_STARTED_HEAD) and message.endswith(_STARTED_TAIL))
@@ -669,6 +683,7 @@ class _Reader:
             text = "" if message == AN_ERROR else message
             self._emit(Error, at, time, agent, message=text, interrupt=interrupt)
             self._parts_left_out(step.get("message"), "message", at, time, agent)
+            return frozenset({"error"})
         else:
             record = (
                 step | {"message": self._without_data(step["message"])}
@@ -678,8 +693,8 @@ class _Reader:
             self._emit(
                 RawEvent, at, time, agent, record=record, reason="system prompt or harness message"
             )
-            return True
-        return False
+            return None
+        return frozenset()
 
     def _agent_step(
         self, trajectory: _Trajectory, step: dict[str, Any], at: SourceRef, time: str | None
@@ -988,30 +1003,6 @@ _RESULT_RECORDS = frozenset({_RAW_TOOL_RESULT, "tool_use_result"})
 and the tool's structured output (`toolUseResult`), which Harbor writes into the result."""
 _DATA_URL = re.compile(r"data:(?:[\w.+-]+/[\w.+-]+)?(?:;[\w.+-]+(?:=[^;,\s]*)?)*,")
 """The head of a `data:` URL, up to the comma its data follows."""
-_READ_STEP_EXTRA = frozenset(
-    {
-        # read into events: a compaction, an error, a rewind, abandoned events
-        "context_management",
-        "compaction",
-        "error",
-        "rewind",
-        "abandoned",
-        # Stet's export: the events it keeps, how its texts and events were put in the
-        # step, and its own bookkeeping (the events' steps, their recorded time)
-        "file_changes",
-        "commits",
-        "raw_records",
-        "message_parts",
-        "reasoning_parts",
-        "event_order",
-        "session",
-        "event_steps",
-        "recorded_time",
-    }
-)
-"""The members of a step's `extra` the reader reads (or Stet's export keeps for itself),
-which are not kept again as the step's raw fields."""
-
 _JOINED = "\n\n"  # what Stet's export writes between two texts of one field
 
 
