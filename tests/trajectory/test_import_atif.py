@@ -1230,6 +1230,37 @@ def test_what_claude_code_recorded_of_a_result_is_not_kept_again_nor_any_bytes(
     assert parsed.dropped["inline_data"] == 4
 
 
+def test_an_empty_object_in_extra_repeats_no_arguments(tmp_path: Path) -> None:
+    """A call without arguments (`{}`) has nothing a member of `extra` could repeat: an
+    empty object there (`raw_arguments`, `metadata`) is kept as any other member, and not
+    counted in `dropped.repeated_extra`; the call's name, given again, still is."""
+    call = {
+        "tool_call_id": "c1",
+        "function_name": "shot",
+        "arguments": {},
+        "extra": {"raw_arguments": "{}", "metadata": {}, "tool_use_name": "shot"},
+    }
+    steps = [
+        {
+            "step_id": 1,
+            "source": "agent",
+            "message": "ok",
+            "tool_calls": [call],
+            "extra": {"context": {}},
+        }
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    assert [r.record for r in of(parsed.events, "raw")] == [
+        {
+            "extra": {"context": {}},
+            "tool_calls": [
+                {"tool_call_id": "c1", "extra": {"raw_arguments": "{}", "metadata": {}}}
+            ],
+        }
+    ]
+    assert parsed.dropped["repeated_extra"] == 1
+
+
 def test_public_sample_repeats_each_calls_arguments_and_name_in_its_extra() -> None:
     """Harbor's Claude Code trajectory keeps each call's arguments and name again in the
     call's `extra`: counted, nothing kept twice."""

@@ -70,12 +70,12 @@ or holds it as a `data:` URL, whose bytes are left out and counted in `inline_da
 of another kind is kept raw after the event the text went into.
 
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
-read into its events, and those of its calls' `extra`) is kept in one raw event after its events,
-but for a member that repeats a call's arguments or name (Harbor's `raw_arguments` and
-`tool_use_name`) or what Claude Code recorded of the result of a call that has its result
-(`tool_result_metadata`'s `raw_tool_result` and `tool_use_result`), counted in
-`dropped.repeated_extra`; the bytes of the data it holds (a `data:` URL, base64) are left
-out and counted in `inline_data`.
+read into its events, and those of its calls' `extra`) is kept in one raw event after its
+events, but for a member that repeats a call's arguments or name (Harbor's `raw_arguments`
+and `tool_use_name`; an empty object repeats nothing) or what Claude Code recorded of the
+result of a call that has its result (`tool_result_metadata`'s `raw_tool_result` and
+`tool_use_result`), counted in `dropped.repeated_extra`; the bytes of the data it holds (a
+`data:` URL, base64) are left out and counted in `inline_data`.
 
 Subagents: a result's `subagent_trajectory_ref` names a trajectory embedded in
 `subagent_trajectories` (by `trajectory_id`) or stored in another file (`trajectory_path`,
@@ -591,12 +591,14 @@ class _Reader:
     def _unrepeated(self, extra: Any, arguments: list[dict[str, Any]], names: list[Any]) -> Any:
         """An `extra` without the members that repeat a call's `arguments` (the object, or
         the JSON text of it) or name (`names`), each of those counted; one that is no object
-        is kept whole."""
+        is kept whole. An empty object repeats nothing (the arguments of a call that has
+        none): it is kept as any other member."""
         if not isinstance(extra, dict):
             return extra
         kept = {}
         for key, value in extra.items():
-            repeats_arguments = isinstance(value, dict | str) and _arguments(value) in arguments
+            given = _arguments(value) if isinstance(value, dict | str) else None
+            repeats_arguments = bool(given) and given in arguments
             if repeats_arguments or (isinstance(value, str) and value in names):
                 self.parsed.dropped["repeated_extra"] += 1
             else:
