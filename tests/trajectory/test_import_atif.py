@@ -1168,8 +1168,10 @@ def test_what_claude_code_recorded_of_a_result_is_not_kept_again_nor_any_bytes(
     """The structured result Harbor keeps beside the recorded one (`tool_use_result`, which
     its converter writes into the result's content) repeats a call's result as
     `raw_tool_result` does: counted in `dropped.repeated_extra`, and never stored with the
-    bytes of the image it holds. What a step's or a call's `extra` keeps otherwise is kept
-    without the bytes of its data (a `data:` URL, base64), counted in `dropped.inline_data`."""
+    bytes of the image it holds, nor again as the step's `metadata`, which Harbor's converter
+    gives the step of a result it found no call for. What a step's or a call's `extra` keeps
+    otherwise is kept without the bytes of its data (a `data:` URL, base64), counted in
+    `dropped.inline_data`."""
     data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 8
     source = {"type": "base64", "media_type": "image/png", "data": data}
     recorded = {
@@ -1194,7 +1196,9 @@ def test_what_claude_code_recorded_of_a_result_is_not_kept_again_nor_any_bytes(
             ],
             "observation": {"results": [{"source_call_id": "c1", "content": [shot]}]},
             "extra": {
-                "tool_result_metadata": {"raw_tool_result": recorded, "tool_use_result": image}
+                "tool_result_metadata": {"raw_tool_result": recorded, "tool_use_result": image},
+                "metadata": {"raw_tool_result": recorded, "tool_use_result": image},
+                "is_sidechain": False,
             },
         },
         {
@@ -1207,7 +1211,10 @@ def test_what_claude_code_recorded_of_a_result_is_not_kept_again_nor_any_bytes(
     parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps, schema_version="ATIF-v1.8")))
     kept = of(parsed.events, "raw")
     assert [r.record for r in kept] == [
-        {"tool_calls": [{"tool_call_id": "c1", "extra": {"preview": "data:image/png;base64"}}]},
+        {
+            "extra": {"is_sidechain": False},
+            "tool_calls": [{"tool_call_id": "c1", "extra": {"preview": "data:image/png;base64"}}],
+        },
         {
             "extra": {
                 "tool_result_metadata": {
@@ -1226,7 +1233,7 @@ def test_what_claude_code_recorded_of_a_result_is_not_kept_again_nor_any_bytes(
         },
     ]
     assert data[:40] not in "".join(event_json(e) for e in parsed.events)
-    assert parsed.dropped["repeated_extra"] == 2
+    assert parsed.dropped["repeated_extra"] == 3
     assert parsed.dropped["inline_data"] == 4
 
 

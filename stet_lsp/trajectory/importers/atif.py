@@ -574,10 +574,14 @@ class _Reader:
         conversion (`tool_result_metadata`: the result, `raw_tool_result`, and the tool's
         structured output, `tool_use_result`, which the converter writes into the result's
         content) when the call has a result, which holds them (each counted in
-        `dropped.repeated_extra`)."""
+        `dropped.repeated_extra`). The converter gives a result it found no call for a step of
+        its own, whose `extra.metadata` is `tool_result_metadata` again: counted too."""
         metadata = extra.get(_RECORDED_RESULT)
         if not isinstance(metadata, dict):
             return extra
+        if extra.get("metadata") == metadata:
+            self.parsed.dropped["repeated_extra"] += 1
+            extra = {key: value for key, value in extra.items() if key != "metadata"}
         call_id = text_field(mapping(metadata.get(_RAW_TOOL_RESULT)).get("tool_use_id"))
         call = self.calls.get(call_id) if call_id is not None else None
         if call is None or not call.answered:
