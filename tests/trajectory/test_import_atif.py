@@ -1268,6 +1268,73 @@ def test_an_empty_object_in_extra_repeats_no_arguments(tmp_path: Path) -> None:
     assert parsed.dropped["repeated_extra"] == 1
 
 
+def test_a_results_extra_and_the_metrics_extra_are_kept_but_for_what_events_hold(
+    tmp_path: Path,
+) -> None:
+    """A result's `extra` and the step's `metrics.extra` are kept with the step's other
+    fields (a result's by its `source_call_id`), but for what the events hold: whether the
+    result failed (`is_error`, `tool_result_is_error`, and `tool_result_metadata.is_error`
+    when it agrees), what Claude Code recorded of the result (where Harbor's current
+    converter puts it), the cache writes and the cost's basis, and the cached tokens
+    again; the repeats counted in `dropped.repeated_extra`, the bytes left out."""
+    data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 8
+    recorded = {"type": "tool_result", "tool_use_id": "c1", "content": "boom", "is_error": True}
+    metadata = {"raw_tool_result": recorded, "tool_use_result": "Error: boom", "is_error": True}
+    steps = [
+        {
+            "step_id": 1,
+            "source": "agent",
+            "message": "Running.",
+            "tool_calls": [
+                {"tool_call_id": "c1", "function_name": "Bash", "arguments": {"command": "x"}},
+                {"tool_call_id": "c2", "function_name": "Bash", "arguments": {"command": "y"}},
+            ],
+            "observation": {
+                "results": [
+                    {
+                        "source_call_id": "c1",
+                        "content": "boom\n\n[error] tool reported failure",
+                        "extra": {
+                            "tool_result_metadata": metadata,
+                            "tool_result_is_error": True,
+                            "duration_ms": 12,
+                        },
+                    },
+                    {
+                        "source_call_id": "c2",
+                        "content": "fine",
+                        "extra": {"is_error": False, "shot": f"data:image/png;base64,{data}"},
+                    },
+                ]
+            },
+            "metrics": {
+                "prompt_tokens": 120,
+                "completion_tokens": 5,
+                "cached_tokens": 100,
+                "extra": {
+                    "cache_creation_input_tokens": 10,
+                    "cache_read_input_tokens": 100,
+                    "service_tier": "standard",
+                    "cost_basis": "reported",
+                },
+            },
+        }
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    assert kinds(parsed.events)[-2] == "raw"
+    assert of(parsed.events, "raw")[0].record == {
+        "observation": {
+            "results": [
+                {"source_call_id": "c1", "extra": {"duration_ms": 12}},
+                {"source_call_id": "c2", "extra": {"shot": "data:image/png;base64"}},
+            ]
+        },
+        "metrics": {"extra": {"service_tier": "standard"}},
+    }
+    assert parsed.dropped["repeated_extra"] == 4
+    assert parsed.dropped["inline_data"] == 1
+
+
 def test_public_sample_repeats_each_calls_arguments_and_name_in_its_extra() -> None:
     """Harbor's Claude Code trajectory keeps each call's arguments and name again in the
     call's `extra`: counted, nothing kept twice."""

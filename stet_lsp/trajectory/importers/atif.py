@@ -70,12 +70,14 @@ or holds it as a `data:` URL, whose bytes are left out and counted in `inline_da
 of another kind is kept raw after the event the text went into.
 
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
-read into its events, and those of its calls' `extra`) is kept in one raw event after its
-events, but for a member that repeats a call's arguments or name (Harbor's `raw_arguments`
-and `tool_use_name`; an empty object repeats nothing) or what Claude Code recorded of the
-result of a call that has its result (`tool_result_metadata`'s `raw_tool_result` and
-`tool_use_result`), counted in `dropped.repeated_extra`; the bytes of the data it holds (a
-`data:` URL, base64) are left out and counted in `inline_data`.
+read into its events, those of its calls' `extra`, of its results' `extra` but for whether
+they failed, and of its `metrics.extra` but for the cache writes, the cost's basis and the
+cached tokens again) is kept in one raw event after its events, but for a member that
+repeats a call's arguments or name (Harbor's `raw_arguments` and `tool_use_name`; an empty
+object repeats nothing) or what Claude Code recorded of the result of a call that has its
+result (`tool_result_metadata`'s `raw_tool_result` and `tool_use_result`), counted in
+`dropped.repeated_extra`; the bytes of the data it holds (a `data:` URL, base64) are left
+out and counted in `inline_data`.
 
 Subagents: a result's `subagent_trajectory_ref` names a trajectory embedded in
 `subagent_trajectories` (by `trajectory_id`) or stored in another file (`trajectory_path`,
@@ -458,13 +460,14 @@ class _Reader:
         # The members of the step's `extra` read into its events (None: the step is kept as
         # a raw event, and nothing of it again).
         read: frozenset[str] | None = frozenset()
+        metrics: dict[str, Any] | None = None  # the metrics read, whose `extra` may hold more
         if source == "user":
             text = _content_text(step.get("message"))
             if text:
                 self._emit(UserMessage, at, time, agent, text=text)
             self._parts_left_out(step.get("message"), "message", at, time, agent)
         elif source == "agent":
-            self._agent_step(trajectory, step, at, time)
+            metrics = self._agent_step(trajectory, step, at, time)
         elif source == "system" and isinstance(extra.get("rewind"), dict):
             self._emit(Rewind, at, time, agent, resumes_after=trajectory.kept)
             read = frozenset({"rewind"})
@@ -474,7 +477,7 @@ class _Reader:
             reason = "step has no source" if source is None else f"unknown step source {source!r}"
             self._emit(RawEvent, at, time, agent, record=step, reason=reason)
             return
-        self._results(trajectory, step, pointer, at, time)
+        results = self._results(trajectory, step, pointer, at, time)
         own: dict[int, bool] = {}  # a kept file change's own `abandoned`, by the event's id()
         if self.own_export:
             own = self._kept_events(extra, at, time, trajectory.agent)
@@ -482,7 +485,7 @@ class _Reader:
         if read is not None:
             if isinstance(extra.get("abandoned"), bool):
                 read |= {"abandoned"}
-            self._unread_fields(step, read, at, time, agent)
+            self._unread_fields(step, read, results, metrics, at, time, agent)
         if extra.get("abandoned") is True:
             for event in self.parsed.events[before:]:
                 event.abandoned = own.get(id(event), True)
@@ -529,17 +532,21 @@ class _Reader:
         self,
         step: dict[str, Any],
         read: frozenset[str],
+        results: list[tuple[str, dict[str, Any], bool]],
+        metrics: dict[str, Any] | None,
         at: SourceRef,
         time: str | None,
         agent: str | None,
     ) -> None:
         """What a step holds that no event does, one raw event after the step's events,
         shaped as the step: its `reasoning_effort`, the members of its `extra` not read into
-        its events (`read`: outside Stet's own export, a compaction's, an error's, a rewind's
-        or `abandoned`, only where the step was read so), and those of its calls' `extra`
-        (with the call's `tool_call_id`). A member that repeats a call of the step (Harbor
-        keeps each call's arguments again, `raw_arguments`, and its name, `tool_use_name`) is
-        left out and counted in `dropped.repeated_extra`, and the bytes of data are left out
+        its events (`read`: outside Stet's own export, a compaction's, an error's, a
+        rewind's or `abandoned`, only where the step was read so), those of its calls'
+        `extra` (with the call's `tool_call_id`), of the `extra` of its results that
+        answered a call (`results`, with the call's id) and of its `metrics.extra` (of the
+        `metrics` read). A member that repeats a call of the step (Harbor keeps each call's
+        arguments again, `raw_arguments`, and its name, `tool_use_name`) is left out and
+        counted in `dropped.repeated_extra`, and the bytes of data are left out
         (`_without_bytes`). Stet's own export keeps in `extra` what its events are read back
         from, and nothing more."""
         calls = [c for c in sequence(step.get("tool_calls")) if isinstance(c, dict)]
@@ -565,6 +572,15 @@ class _Reader:
             ]
             if kept_calls:
                 record["tool_calls"] = kept_calls
+            kept_results = [
+                {"source_call_id": call_id, "extra": self._without_bytes(kept)}
+                for call_id, extra, ok in results
+                if (kept := self._unread_result_extra(extra, ok))
+            ]
+            if kept_results:
+                record["observation"] = {"results": kept_results}
+            if metrics is not None and (kept := self._unread_metrics_extra(metrics)):
+                record["metrics"] = {"extra": self._without_bytes(kept)}
         if record:
             reason = "what the step holds that no event does"
             self._emit(RawEvent, at, time, agent, record=record, reason=reason)
@@ -591,6 +607,43 @@ class _Reader:
         if rest:
             return extra | {_RECORDED_RESULT: rest}
         return {key: value for key, value in extra.items() if key != _RECORDED_RESULT}
+
+    def _unread_result_extra(self, extra: dict[str, Any], ok: bool) -> dict[str, Any]:
+        """A result's `extra` but for what its event holds: whether it failed (`is_error`,
+        `tool_result_is_error`, and `tool_result_metadata.is_error` when it says so) and
+        what Claude Code recorded of the result (`raw_tool_result`, `tool_use_result`),
+        counted in `dropped.repeated_extra`."""
+        kept = {key: value for key, value in extra.items() if key not in _READ_RESULT_EXTRA}
+        metadata = kept.get(_RECORDED_RESULT)
+        if not isinstance(metadata, dict):
+            return kept
+        rest = {
+            key: value
+            for key, value in metadata.items()
+            if key not in _RESULT_RECORDS and not (key == "is_error" and value is (not ok))
+        }
+        self.parsed.dropped["repeated_extra"] += len(metadata) - len(rest)
+        if rest:
+            return kept | {_RECORDED_RESULT: rest}
+        return {key: value for key, value in kept.items() if key != _RECORDED_RESULT}
+
+    def _unread_metrics_extra(self, metrics: dict[str, Any]) -> Any:
+        """A step's `metrics.extra` but for what its usage holds: the cache writes
+        (`_CACHE_WRITE_KEYS`), the basis of its cost, and the cached tokens again
+        (`cache_read_input_tokens`, as Harbor keeps Claude Code's), counted in
+        `dropped.repeated_extra`; one that is no object is kept whole."""
+        extra = metrics.get("extra")
+        if not isinstance(extra, dict):
+            return extra
+        kept = {}
+        for key, value in extra.items():
+            if key in _CACHE_WRITE_KEYS or key == "cost_basis":
+                continue
+            if key == "cache_read_input_tokens" and value == metrics.get("cached_tokens"):
+                self.parsed.dropped["repeated_extra"] += 1
+                continue
+            kept[key] = value
+        return kept
 
     def _unrepeated(self, extra: Any, arguments: list[dict[str, Any]], names: list[Any]) -> Any:
         """An `extra` without the members that repeat a call's `arguments` (the object, or
@@ -704,7 +757,8 @@ class _Reader:
 
     def _agent_step(
         self, trajectory: _Trajectory, step: dict[str, Any], at: SourceRef, time: str | None
-    ) -> None:
+    ) -> dict[str, Any] | None:
+        """The step's events; the metrics read (not repeated, nor kept raw), if any."""
         agent = trajectory.agent
         model = text_field(step.get("model_name")) or _agent_model(trajectory.file.root)
         extra = mapping(step.get("extra")) if self.own_export else {}
@@ -730,18 +784,22 @@ class _Reader:
             self._emit(ToolCall, at, time, agent, call_id=call_id, name=name, input=arguments)
         metrics = step.get("metrics")
         count = step.get("llm_call_count")
+        read = metrics if isinstance(metrics, dict) else None
         if isinstance(metrics, dict) and count is None and metrics == trajectory.last_metrics:
             # Harbor's early Claude Code converter split a response into a step for its text
             # and one for each tool call, each with the whole response's metrics.
             self.parsed.dropped["repeated_metrics"] += 1
+            read = None
         elif isinstance(metrics, dict) and count != 0:
             requests = whole_count(count) or 1
-            self._usage(metrics, model, at, time, agent, requests)
+            if self._usage(metrics, model, at, time, agent, requests):
+                read = None
         elif metrics is not None and not isinstance(metrics, dict):
             self._emit(
                 RawEvent, at, time, agent, record=metrics, reason="metrics that are no object"
             )
         trajectory.last_metrics = metrics if isinstance(metrics, dict) and metrics else None
+        return read
 
     def _usage(
         self,
@@ -751,9 +809,10 @@ class _Reader:
         time: str | None,
         agent: str | None,
         requests: int,
-    ) -> None:
+    ) -> bool:
         """`prompt_tokens` counts cached and cache-written tokens too; Usage counts them apart.
-        `requests`: the step's `llm_call_count` (one when it gives none)."""
+        `requests`: the step's `llm_call_count` (one when it gives none). Whether the metrics
+        were kept whole as a raw event (figures it cannot read)."""
         extra = mapping(metrics.get("extra"))
         cached = count_field(metrics.get("cached_tokens"))
         written = count_field(next((extra[k] for k in _CACHE_WRITE_KEYS if k in extra), None))
@@ -765,7 +824,8 @@ class _Reader:
             if any(metrics.get(name) not in (None, 0) for name in figures):
                 # Figures it cannot read (a count that is a word, or below zero): kept as read.
                 self._emit(RawEvent, at, time, agent, record=metrics, reason="unreadable metrics")
-            return
+                return True
+            return False
         self._emit(
             Usage,
             at,
@@ -780,6 +840,7 @@ class _Reader:
             cost_basis=_cost_basis(cost, extra),
             requests=requests,
         )
+        return False
 
     def _results(
         self,
@@ -788,11 +849,13 @@ class _Reader:
         pointer: str,
         at: SourceRef,
         time: str | None,
-    ) -> None:
+    ) -> list[tuple[str, dict[str, Any], bool]]:
+        """The step's results; the `extra` of each that answered a call, with the call's id
+        and whether it succeeded."""
         observation = step.get("observation")
         if observation is None:
             self._recorded_result(trajectory, step, at, time)
-            return
+            return []
         results = observation.get("results") if isinstance(observation, dict) else None
         if not isinstance(results, list):
             self._emit(
@@ -803,10 +866,16 @@ class _Reader:
                 record=observation,
                 reason="observation without results",
             )
-            return
+            return []
         own_calls = _call_ids(step)
+        answered = []
         for result in results:
-            self._result(trajectory, result, own_calls, at, time, whole_step=len(results) == 1)
+            found = self._result(
+                trajectory, result, own_calls, at, time, whole_step=len(results) == 1
+            )
+            if found is not None:
+                answered.append(found)
+        return answered
 
     def _result(
         self,
@@ -816,7 +885,9 @@ class _Reader:
         at: SourceRef,
         time: str | None,
         whole_step: bool = False,
-    ) -> None:
+    ) -> tuple[str, dict[str, Any], bool] | None:
+        """The result's event; when it answers a call, the call's id, the result's `extra`
+        and whether it succeeded."""
         agent = trajectory.agent
         if not isinstance(result, dict):
             self._emit(
@@ -827,7 +898,7 @@ class _Reader:
                 record=result,
                 reason="observation result is not a JSON object",
             )
-            return
+            return None
         call_id = text_field(result.get("source_call_id"))
         if call_id is None:
             # A producer that left the id out of a step's only call still meant that call.
@@ -855,7 +926,7 @@ class _Reader:
             self._reference(trajectory, ref, call_id, at, time)
         content = result.get("content")
         if self.own_export and refs is not None and "content" not in result:
-            return  # Stet's export names the subagent a call ran that returned nothing
+            return None  # Stet's export names the subagent a call ran that returned nothing
         extra = mapping(result.get("extra"))
         unrecorded = text_field(extra.get("call_id")) if self.own_export else None
         if unrecorded is not None and result.get("source_call_id") is None:
@@ -866,7 +937,7 @@ class _Reader:
                 ToolResult, at, time, agent, call_id=unrecorded, ok=not failed, output=output
             )
             self._parts_left_out(content, "result", at, time, agent)
-            return
+            return None
         if call_id is None or call_id not in self.calls:
             if content is not None or refs is None:
                 reason = "observation result without a tool call"
@@ -879,7 +950,7 @@ class _Reader:
                 # The model read what came back (Terminus' terminal screen): the next agent
                 # step is a request of its own, whatever its metrics.
                 trajectory.last_metrics = None
-            return
+            return None
         call = self.calls[call_id]
         call.answered = True
         output = _content_text(content)
@@ -891,6 +962,7 @@ class _Reader:
         if ok and not self.own_export:  # Stet's export keeps the changes themselves
             for edit in edits_from_arguments(call.name, call.arguments, output):
                 self._emit(FileChange, at, time, agent, call_id=call_id, **file_change_fields(edit))
+        return call_id, extra, ok
 
     def _recorded_result(
         self, trajectory: _Trajectory, step: dict[str, Any], at: SourceRef, time: str | None
@@ -1007,6 +1079,9 @@ _RAW_TOOL_RESULT = "raw_tool_result"
 _RESULT_RECORDS = frozenset({_RAW_TOOL_RESULT, "tool_use_result"})
 """What `tool_result_metadata` holds of a call's result: the result Claude Code recorded
 and the tool's structured output (`toolUseResult`), which Harbor writes into the result."""
+_READ_RESULT_EXTRA = frozenset({"is_error", "tool_result_is_error"})
+"""The members of a result's `extra` the reader reads (outside Stet's own export): whether
+it failed."""
 _DATA_URL = re.compile(r"data:(?:[\w.+-]+/[\w.+-]+)?(?:;[\w.+-]+(?:=[^;,\s]*)?)*,")
 """The head of a `data:` URL, up to the comma its data follows."""
 _JOINED = "\n\n"  # what Stet's export writes between two texts of one field
