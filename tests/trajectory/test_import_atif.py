@@ -1335,6 +1335,44 @@ def test_a_results_extra_and_the_metrics_extra_are_kept_but_for_what_events_hold
     assert parsed.dropped["inline_data"] == 1
 
 
+def test_the_bytes_harbor_writes_into_a_results_text_are_left_out(tmp_path: Path) -> None:
+    """Harbor's Claude Code converter writes a result's content blocks into its text as
+    JSON, an image with its base64 data, and the tool's structured output after
+    `[metadata] `, an image Read's with the file's `base64`: the text keeps that JSON
+    without the bytes, counted in `dropped.inline_data`. A block of another kind, and JSON
+    the tool printed, stay as they are."""
+    data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 8
+    source = {"type": "base64", "media_type": "image/png", "data": data}
+    structured = {"type": "image", "file": {"base64": data, "type": "image/png"}}
+    printed = json.dumps({"type": "text", "base64": data})
+    lines = [
+        json.dumps({"type": "image", "source": source}),
+        "",
+        "[metadata] " + json.dumps(structured),
+        printed,
+    ]
+    steps = [
+        {
+            "step_id": 1,
+            "source": "agent",
+            "message": "",
+            "tool_calls": [
+                {"tool_call_id": "t1", "function_name": "Read", "arguments": {"file_path": "a"}}
+            ],
+            "observation": {"results": [{"source_call_id": "t1", "content": "\n".join(lines)}]},
+        }
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    [result] = of(parsed.events, "tool_result")
+    assert result.output.split("\n") == [
+        '{"type": "image", "source": {"type": "base64", "media_type": "image/png"}}',
+        "",
+        '[metadata] {"type": "image", "file": {"type": "image/png"}}',
+        printed,
+    ]
+    assert parsed.dropped["inline_data"] == 2
+
+
 def test_public_sample_repeats_each_calls_arguments_and_name_in_its_extra() -> None:
     """Harbor's Claude Code trajectory keeps each call's arguments and name again in the
     call's `extra`: counted, nothing kept twice."""

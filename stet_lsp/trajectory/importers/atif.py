@@ -67,7 +67,10 @@ continuation after summarisation): they are not imported again and are counted i
 `dropped.copied_context`. Since v1.6 `message` and result `content` may be a list of content
 parts (`text`, `image`, and since v1.8 `audio`, whose `source.path` names the media file,
 or holds it as a `data:` URL, whose bytes are left out and counted in `inline_data`); a part
-of another kind is kept raw after the event the text went into.
+of another kind is kept raw after the event the text went into. Harbor's Claude Code
+converter writes a result's content blocks into its text as JSON, a line each, and the
+tool's structured output after `[metadata] `: an image's or a document's base64 there is
+left out of the text too, and counted.
 
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
 read into its events, those of its calls' `extra`, of its results' `extra` but for whether
@@ -711,6 +714,28 @@ class _Reader:
                 kept[key] = self._without_bytes(member)
         return kept
 
+    def _without_encoded_bytes(self, output: str) -> str:
+        """A result's text without the bytes Harbor's Claude Code converter writes into it:
+        it gives each content block of a result as its JSON on a line (an image's or a
+        document's with its base64 `data`) and the tool's structured output as JSON after
+        `[metadata] ` (an image's or a PDF's with its `base64`). Such a line keeps its JSON
+        without them (`_without_bytes`, counted in `inline_data`)."""
+        if "base64" not in output:
+            return output
+        lines = output.split("\n")
+        for index, line in enumerate(lines):
+            head = _METADATA if line.startswith(_METADATA) else ""
+            if not line.startswith(head + "{") or "base64" not in line:
+                continue
+            try:
+                value = json.loads(line[len(head) :])
+            except ValueError:
+                continue
+            block = isinstance(value, dict) and value.get("type") in _DATA_BLOCKS
+            if head or (block and mapping(value.get("source")).get("type") == "base64"):
+                lines[index] = head + json.dumps(self._without_bytes(value), ensure_ascii=False)
+        return "\n".join(lines)
+
     def _system_step(
         self, step: dict[str, Any], at: SourceRef, time: str | None, agent: str | None
     ) -> frozenset[str] | None:
@@ -953,7 +978,7 @@ class _Reader:
             return None
         call = self.calls[call_id]
         call.answered = True
-        output = _content_text(content)
+        output = self._without_encoded_bytes(_content_text(content))
         failed = extra.get("is_error") is True or extra.get("tool_result_is_error") is True
         refused = call.name == _OPENHANDS_EDITOR and output.startswith(EDITOR_REFUSAL)
         ok = not failed and not refused and _ERROR_MARK not in output
@@ -1082,6 +1107,11 @@ and the tool's structured output (`toolUseResult`), which Harbor writes into the
 _READ_RESULT_EXTRA = frozenset({"is_error", "tool_result_is_error"})
 """The members of a result's `extra` the reader reads (outside Stet's own export): whether
 it failed."""
+_METADATA = "[metadata] "
+"""What Harbor's Claude Code converter writes before the tool's structured output in a
+result's text."""
+_DATA_BLOCKS = frozenset({"image", "document"})
+"""The content blocks of Anthropic's API that may hold their bytes (`source.data`)."""
 _DATA_URL = re.compile(r"data:(?:[\w.+-]+/[\w.+-]+)?(?:;[\w.+-]+(?:=[^;,\s]*)?)*,")
 """The head of a `data:` URL, up to the comma its data follows."""
 _JOINED = "\n\n"  # what Stet's export writes between two texts of one field
