@@ -1373,6 +1373,23 @@ def test_the_bytes_harbor_writes_into_a_results_text_are_left_out(tmp_path: Path
     assert parsed.dropped["inline_data"] == 2
 
 
+def test_a_part_of_a_kind_not_read_is_kept_without_its_bytes(tmp_path: Path) -> None:
+    """A content part of a kind the text does not read (a video) is kept raw, after the
+    event the text went into or in the step kept whole, without the bytes of its data (a
+    `data:` URL keeps its head), counted in `dropped.inline_data`."""
+    data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 8
+    video = {"type": "video", "source": {"path": f"data:video/mp4;base64,{data}"}}
+    kept = {"type": "video", "source": {"path": "data:video/mp4;base64"}}
+    steps = [
+        {"step_id": 1, "source": "user", "message": [{"type": "text", "text": "hi"}, video]},
+        {"step_id": 2, "source": "system", "message": [video]},
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    raws = of(parsed.events, "raw")
+    assert [r.record for r in raws] == [kept, {"step_id": 2, "source": "system", "message": [kept]}]
+    assert parsed.dropped["inline_data"] == 2
+
+
 def test_public_sample_repeats_each_calls_arguments_and_name_in_its_extra() -> None:
     """Harbor's Claude Code trajectory keeps each call's arguments and name again in the
     call's `extra`: counted, nothing kept twice."""

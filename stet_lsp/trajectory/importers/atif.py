@@ -67,7 +67,8 @@ continuation after summarisation): they are not imported again and are counted i
 `dropped.copied_context`. Since v1.6 `message` and result `content` may be a list of content
 parts (`text`, `image`, and since v1.8 `audio`, whose `source.path` names the media file,
 or holds it as a `data:` URL, whose bytes are left out and counted in `inline_data`); a part
-of another kind is kept raw after the event the text went into. Harbor's Claude Code
+of another kind is kept raw after the event the text went into, without the bytes of its data
+(counted too). Harbor's Claude Code
 converter writes a result's content blocks into its text as JSON, a line each, and the
 tool's structured output after `[metadata] `: an image's or a document's base64 there is
 left out of the text too, and counted.
@@ -669,16 +670,17 @@ class _Reader:
         self, content: Any, held_by: str, at: SourceRef, time: str | None, agent: str | None
     ) -> None:
         """Each content part of a kind the text does not read, kept raw after the event the
-        text went into; the images and audio given as data, which the text names without
-        their bytes, counted."""
-        self._without_data(content)
-        for part in _unread_parts(content):
+        text went into (without the bytes of its data); the images and audio given as data,
+        which the text names without their bytes, counted."""
+        for part in _unread_parts(self._without_data(content)):
             reason = f"{held_by} content part of a kind not understood"
             self._emit(RawEvent, at, time, agent, record=part, reason=reason)
 
     def _without_data(self, content: Any) -> Any:
         """Content as a raw event keeps it: each image or audio part given as data (a `data:`
-        URL as its path) without its bytes, counted in `inline_data`."""
+        URL as its path) without its bytes, and a part of a kind the text does not read
+        without the bytes of the data it holds (`_without_bytes`), counted in
+        `inline_data`."""
         if not isinstance(content, list):
             return content
         kept = []
@@ -688,6 +690,8 @@ class _Reader:
                 self.parsed.dropped["inline_data"] += 1
                 source = part["source"] | {"path": path.split(",", 1)[0]}
                 part = part | {"source": source}
+            elif not _is_read_part(part):
+                part = self._without_bytes(part)
             kept.append(part)
         return kept
 
