@@ -975,6 +975,22 @@ def test_a_request_count_past_what_a_run_reports_counts_one(tmp_path: Path) -> N
     assert [u.requests for u in of(parsed.events, "usage")] == [1, 1, 3]
 
 
+def test_the_figures_of_a_step_that_made_no_request_are_kept_raw(tmp_path: Path) -> None:
+    """A step whose `llm_call_count` is 0 made no request: figures it gives all the same are
+    no request's usage, and were left out with nothing to say so; they are kept as given."""
+    steps = [
+        {"step_id": 1, "source": "user", "message": "hi"},
+        USAGE_STEP | {"llm_call_count": 0},
+        USAGE_STEP | {"step_id": 3, "llm_call_count": 0, "metrics": {"prompt_tokens": 0}},
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    assert not of(parsed.events, "usage")
+    kept = of(parsed.events, "raw")
+    assert [(r.reason, r.record) for r in kept] == [
+        ("metrics of a step that made no request (llm_call_count 0)", USAGE_STEP["metrics"])
+    ]
+
+
 def test_a_continued_session_keeps_the_total_its_last_file_reports(
     tmp_path: Path,
 ) -> None:

@@ -823,6 +823,12 @@ class _Reader:
             requests = whole_count(count) or 1
             if self._usage(metrics, model, at, time, agent, requests):
                 read = None
+        elif isinstance(metrics, dict) and _has_figures(metrics):
+            # A step that made no request gives figures all the same: no usage of a request,
+            # but kept as the step gave them.
+            reason = "metrics of a step that made no request (llm_call_count 0)"
+            self._emit(RawEvent, at, time, agent, record=metrics, reason=reason)
+            read = None
         elif metrics is not None and not isinstance(metrics, dict):
             self._emit(
                 RawEvent, at, time, agent, record=metrics, reason="metrics that are no object"
@@ -849,8 +855,7 @@ class _Reader:
         output = count_field(metrics.get("completion_tokens"))
         cost = cost_field(metrics.get("cost_usd"))
         if not (prompt or output or cached or cost):
-            figures = ("prompt_tokens", "completion_tokens", "cached_tokens", "cost_usd")
-            if any(metrics.get(name) not in (None, 0) for name in figures):
+            if _has_figures(metrics):
                 # Figures it cannot read (a count that is a word, or below zero): kept as read.
                 self._emit(RawEvent, at, time, agent, record=metrics, reason="unreadable metrics")
                 return True
@@ -1249,6 +1254,12 @@ def _single(extras: Iterable[dict[str, Any]], keys: Sequence[str]) -> str | None
 _NO_VERSION = "unknown"
 # What the export's `extra.sessions` records of a session's end.
 _ENDED = frozenset({"ended", "end_reason", "reported_cost_usd"})
+
+
+def _has_figures(metrics: dict[str, Any]) -> bool:
+    """Whether a step's metrics give a figure other than nothing or zero."""
+    figures = ("prompt_tokens", "completion_tokens", "cached_tokens", "cost_usd")
+    return any(metrics.get(name) not in (None, 0) for name in figures)
 
 
 def _cost_basis(cost: float | None, extra: dict[str, Any]) -> str | None:
