@@ -28,6 +28,7 @@ from typing import Any
 from stet_lsp.gate import heuristics, syntax
 from stet_lsp.gate.allowlist import Allowlist
 from stet_lsp.gate.engine import is_metadata_key
+from stet_lsp.gate.rules import URL_USERINFO
 from stet_lsp.gate.spans import Span
 
 _REGEX_PLUGINS = (
@@ -100,6 +101,7 @@ _KEY_BEFORE_REVERSED = re.compile(
     r"\n?[\"'`]?[ \t]{0,4}(?:=:|>=|=|:)[ \t]{0,4}\]?[\"']?([A-Za-z0-9_.\-]{1,80})"
 )
 _RULE_NAME = re.compile(r"[^a-z0-9]+")
+_URL_USERINFO = re.compile(URL_USERINFO)
 # TwilioKeyDetector reports account SIDs (`AC` + 32 hex) with API keys (`SK…`): a SID names an
 # account, as a user name does, and is no credential. The gate's own rules judge API keys
 # (`twilio-api-key`) and auth tokens (`twilio-auth-token`). A token whose word characters are
@@ -429,11 +431,12 @@ def _after_metadata_key(text: str, start: int, end: int) -> bool:
 
 
 def _is_url_user(text: str, key_start: int) -> bool:
-    """Whether the name before a value is a URL's user (`smtp://apikey:SG.…@smtp.sendgrid.net`,
-    also with its slashes escaped): the keyword plugin reads the rest of the URL as the
-    value, host and all; `url-password` finds the password alone."""
+    """Whether the name before a value is a URL's user whose password `url-password` reads
+    (`smtp://apikey:SG.…@smtp.sendgrid.net`, also with its slashes escaped): the keyword
+    plugin reads the rest of the URL as the value, host and all; `url-password` finds the
+    password alone. One it cannot read (`https://token:Xk9q/Zq8W@host`) stays the plugin's."""
     before = text[max(0, key_start - 5) : key_start]
-    return before.endswith(("://", ":\\/\\/"))
+    return before.endswith(("://", ":\\/\\/")) and _URL_USERINFO.match(text, key_start) is not None
 
 
 def _key_before(text: str, start: int) -> tuple[str, int] | None:

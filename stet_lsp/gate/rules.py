@@ -332,6 +332,17 @@ _VALUE_WRAPPER = (
 )
 
 
+# A URL's userinfo after its `://` (`:\/\/` in JSON), as `url-password` reads it. No `[` in
+# the user: a token as the user (`https://ghp_…@github.com`) is redacted to a marker,
+# `[REDACTED:github-token#1]`, whose `:` is no password's. The password runs up to the last
+# `@` before the host (`u8jz@Pde0@IgxL@db`): after an `@` in the password, no `?` or `#` (a
+# query or fragment's `@` is not the host's).
+URL_USER = r"[^\s:@/\"'<>\\\[]{0,128}"
+URL_PASSWORD = r"[^\s@/\"'<>\\]{1,256}+(?:@[^\s@/\"'<>\\?#]{1,256}+){0,8}"
+URL_HOST_AFTER = r"@(?=[A-Za-z0-9\[._\-])"
+URL_USERINFO = URL_USER + ":" + URL_PASSWORD + URL_HOST_AFTER
+
+
 def whole_value(least: int, most: int = 400) -> str:
     """A whole value as group `secret`: up to its closing quote when quoted (any character a
     secret key holds, escapes included), else up to whitespace (minus trailing `.,;`). A
@@ -371,11 +382,11 @@ def _generic_check(value: str, strict: bool) -> bool:
 GENERIC_ASSIGNMENT = Rule(
     name="secret-assignment",
     pattern=lazy(
-        # Not a URL's user (`smtp://apikey:SG.…@smtp.sendgrid.net`): `url-password` takes the
-        # password alone, where an assignment's value would run on over the host.
-        r"(?<![A-Za-z0-9_.\-])(?<!://)(?<!:\\/\\/)(?P<key>[A-Za-z0-9_.\-]{0,40}?(?i:"
-        + SECRET_KEY_WORDS
-        + r")"
+        # Not a URL's user whose password `url-password` reads (`smtp://apikey:SG.…@smtp.
+        # sendgrid.net`), where an assignment's value would run on over the host; one it
+        # cannot read (`https://token:Xk9q/Zq8W@host`, no host at all) is the assignment's.
+        r"(?<![A-Za-z0-9_.\-])(?:(?<!://)(?<!:\\/\\/)|(?!" + URL_USERINFO + r"))"
+        r"(?P<key>[A-Za-z0-9_.\-]{0,40}?(?i:" + SECRET_KEY_WORDS + r")"
         r"[A-Za-z0-9_.\-]{0,30})" + KEY_ASSIGN + whole_value(6)
     ),
     anchors=(
@@ -984,13 +995,12 @@ def build_rules() -> tuple[Rule, ...]:
         Rule(
             name="url-password",
             pattern=lazy(
-                # No `[` in the user: a token as the user (`https://ghp_…@github.com`) is
-                # redacted to a marker, `[REDACTED:github-token#1]`, whose `:` is no password's.
-                r":(?://|\\/\\/)(?P<user>[^\s:@/\"'<>\\\[]{0,128}):"
-                # Up to the last `@` before the host (`u8jz@Pde0@IgxL@db`): after an `@` in
-                # the password, no `?` or `#` (a query or fragment's `@` is not the host's).
-                r"(?P<secret>[^\s@/\"'<>\\]{1,256}+(?:@[^\s@/\"'<>\\?#]{1,256}+){0,8})"
-                r"@(?=[A-Za-z0-9\[._\-])"
+                r":(?://|\\/\\/)(?P<user>"
+                + URL_USER
+                + r"):(?P<secret>"
+                + URL_PASSWORD
+                + r")"
+                + URL_HOST_AFTER
             ),
             anchors=("://", ":\\/\\/"),
             reach=400,

@@ -345,6 +345,30 @@ def test_a_key_named_user_in_a_url_keeps_the_host(line: str, path: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("url", "password"),
+    [
+        ("https://token:{pw}@git.example.com/a.git", "Xk9q2LmWp4/Zq8Wm3Rt6Y"),
+        (
+            "smtp://apikey:{pw}@email-smtp.us-east-1.amazonaws.com:587",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYq8Zt2LmWp9q",
+        ),
+        ("https://secret:{pw}", "Zq8Wm3Rt6YxK"),
+    ],
+)
+@pytest.mark.parametrize("json_line", [False, True])
+def test_a_url_password_with_a_slash_or_no_host_is_redacted(
+    url: str, password: str, json_line: bool
+) -> None:
+    """A password holding a `/`, or with no host after it, is no password `url-password`
+    reads: after a user named for a credential it stays the assignment's value."""
+    line = "git remote add origin " + url.format(pw=password)
+    text = json.dumps({"type": "tool_result", "content": line}) if json_line else line
+    redacted = redact_text(text + "\n", path="events.jsonl" if json_line else "notes.txt").text
+    assert not any(piece in redacted for piece in password.split("/"))
+    assert "[REDACTED:secret-assignment#1]" in redacted
+
+
+@pytest.mark.parametrize(
     "url",
     [
         "mysql://root:root@localhost:3306/app",
