@@ -654,6 +654,10 @@ _ALGORITHM_WORDS = frozenset((
 _LEET_WORD = re.compile(r"[A-Za-z]+(?:[013457@$]{1,2}[A-Za-z]+)*")
 _LEET_TAIL = re.compile(r"[0-9!#%&*+?@^~\-]{0,12}[A-Za-z]{0,3}")
 _LEET_LETTERS = str.maketrans("013457@$", "oieastas")
+_LEET_RUN = re.compile(r"[013457@$]+")
+# Words people make passwords of: written with a digit for one letter (`s3cret`, `passw0rd`,
+# `adm1n`), they are passwords, where one number between words is a name's (`s3bucket`).
+_PASSWORD_WORDS = ("password", "passwd", "secret", "admin", "welcome", "letmein", "master")
 
 
 def is_written_password(key: str, value: str) -> bool:
@@ -675,11 +679,23 @@ def is_written_password(key: str, value: str) -> bool:
 def _is_leet_word(value: str) -> bool:
     """A word of five letters or more written with digits or signs standing for some of them
     (`p4ssw0rd`, `S3cr3t!x`), whose letters read as English once read back, in one case or
-    capitalised: not a name holding a number (`md5crypt`, `ipv6Addr`, `x509cert`)."""
+    capitalised: not a name holding a number (`md5crypt`, `ipv6Addr`, `x509cert`,
+    `llama3chat`, `x11forward`)."""
     word = _LEET_WORD.match(value)
     if word is None or _LEET_TAIL.fullmatch(value, word.end()) is None:
         return False
     written = word.group()
+    # Letters written as digits in two places or more (`p4ssw0rd`, `s3cr3t`), a doubled letter
+    # after two letters or more (`Pa55word`, `pa$$word`), or one letter of a password's word
+    # (`s3cret`): one number between words is a name's (`log4jconfig`, `s3bucket`,
+    # `tls13cipher`, `m1chip`, `x11forward`).
+    runs = list(_LEET_RUN.finditer(written))
+    if len(runs) == 1:
+        run = runs[0].group()
+        doubled = runs[0].start() >= 2 and len(run) == 2 and run[0] == run[1]
+        read_back = written.translate(_LEET_LETTERS).lower()
+        if not doubled and not any(word in read_back for word in _PASSWORD_WORDS):
+            return False
     letters = written.translate(_LEET_LETTERS)
     if letters == written or len(letters) < 5:
         return False

@@ -889,6 +889,11 @@ def test_markup_after_a_password_is_no_value(line: str) -> None:
         ("PASSWORD: s3cr3t!x\n", "s3cr3t!x"),
         ("db_pass: Pa55word\n", "Pa55word"),
         ("password=l33tsp34k\n", "l33tsp34k"),
+        ("password: P@ssw0rd\n", "P@ssw0rd"),
+        ("password=pa$$word\n", "pa$$word"),
+        ("password=s3cret\n", "s3cret"),
+        ("PASSWORD: passw0rd\n", "passw0rd"),
+        ("admin_password: adm1n123\n", "adm1n123"),
     ],
 )
 @pytest.mark.parametrize("path", ["notes.md", "config.yaml", "events.jsonl"])
@@ -928,6 +933,18 @@ def test_a_written_password_after_a_passwords_name_is_redacted(
         "password_hash=md5crypt\n",
         "password_source=ipv4addr\n",
         "password_cert=x509cert\n",
+        # A name holding one number between its words, not digits for a password's letters.
+        "password_logger: log4jconfig\n",
+        "password_model=llama3chat\n",
+        "password_model: gpt4turbo\n",
+        "password_storage = s3bucket\n",
+        "password: html5input\n",
+        "password=web3token\n",
+        "password_sample=mp4video\n",
+        "password_cipher=tls13cipher\n",
+        "password_ssh=x11forward\n",
+        "password_model: claude3opus\n",
+        "password_host=m1chip\n",
     ],
 )
 def test_a_passwords_name_before_code_a_setting_or_a_placeholder_keeps_it(text: str) -> None:
