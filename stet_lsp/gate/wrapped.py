@@ -102,15 +102,28 @@ def _wrapped_end(text: str, start: int, end: int, limit: int, as_json: bool) -> 
 
 def _continues(piece: str, value: str) -> bool:
     """Whether a short piece reads as the rest of `value`: of the value's alphabet (its kinds
-    of characters: lower-case, upper-case, digits, `+/`, `-_`, hex after hex), and no word of
-    two letters or more, in one case or capitalised."""
+    of characters: lower-case, upper-case, digits, `+/`, `-_`; hex after hex, which is its
+    rest even when it spells a word, `fed`), and, after another value, no word (`done`, `OK`)."""
     core = piece.rstrip("=")
-    letters = core.isalpha() and len(core) >= 2
-    if letters and (core.islower() or core.isupper() or core.istitle()):
-        return False
-    if _HEX.issuperset(value) and not _HEX.issuperset(core):
+    if _HEX.issuperset(value):
+        if not _HEX.issuperset(core):
+            return False
+    elif _is_word(core):
         return False
     return all(_kind(char) in {_kind(other) for other in value} for char in core)
+
+
+def _is_word(run: str) -> bool:
+    """A word a command prints (`done`, `OK`, `Done`): letters, two or more, in one case or
+    capitalised, with a vowel, and English letter pairs when three or more; not a generated
+    value's letters (`kq`, `Qw`, `Zmq`, `abc`)."""
+    if not (run.isalpha() and len(run) >= 2):
+        return False
+    if not (run.islower() or run.isupper() or run.istitle()):
+        return False
+    if not any(vowel in run.lower() for vowel in "aeiou"):
+        return False
+    return len(run) == 2 or generated.letter_pairs_share(run) >= generated.WORDLIKE_PAIRS
 
 
 def _kind(char: str) -> str:

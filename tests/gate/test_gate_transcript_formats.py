@@ -161,6 +161,29 @@ def test_a_short_line_after_a_value_wrapped_once_that_is_no_rest_of_it_stays(
 
 
 @pytest.mark.parametrize(
+    ("name", "value", "rest"),
+    [
+        ("API_KEY", "".join(_WRAPPED_KEY).replace("-", "").replace("_", ""), rest)
+        for rest in ["abc", "XYZ", "Qw", "kq", "Zmq"]
+    ]
+    + [
+        ("WEBHOOK_SECRET", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", rest)
+        for rest in ["ab", "fed"]
+    ],
+)
+def test_letters_after_a_value_wrapped_once_that_are_no_word_go_with_it(
+    name: str, value: str, rest: str
+) -> None:
+    """Letters in one case or capitalised after a value wrapped once at a usual width are its
+    rest when they are no word (`kq`, `Zmq`), and hex letters after a hex value are, even one
+    that spells a word (`fed`)."""
+    text = f"{(name + '=' + value)[:64]}\n{rest}\n$ echo ok\n"
+    expected = f"{name}=[REDACTED:secret-assignment#1]\n$ echo ok\n"
+    assert _redacted(text) == expected
+    assert json.loads(_redacted(_in_transcript(text), path="events.jsonl"))["content"] == expected
+
+
+@pytest.mark.parametrize(
     "text",
     [
         # the line before is not cut at the first one's width
