@@ -585,6 +585,79 @@ async def test_changes_of_trajectories_whose_ids_shorten_alike_are_one_choice_ea
     assert picked["uri"] == uri(narration)
 
 
+def anchored_edit(root: Path, tmp_path: Path, session: str, line: int) -> Path:
+    """A session that rewrites line `line` (1-based) of src/app.py, an anchored patch."""
+    app = root / "src" / "app.py"
+    original = app.read_text()
+    lines = original.splitlines(keepends=True)
+    old, new = lines[line - 1], f"line_{line} = retried()  # the agent's\n"
+    path = str(app)
+    patch = {
+        "filePath": path,
+        "oldString": old,
+        "newString": new,
+        "originalFile": original,
+        "structuredPatch": [
+            {
+                "oldStart": line,
+                "oldLines": 1,
+                "newStart": line,
+                "newLines": 1,
+                "lines": ["-" + old.rstrip("\n"), "+" + new.rstrip("\n")],
+            }
+        ],
+    }
+    transcript = Transcript(root, session=session)
+    transcript.user(f"Retry on line {line}.")
+    edit_input = {"file_path": path, "old_string": old, "new_string": new}
+    transcript.tool("toolu_e", "Edit", edit_input, f"The file {path} was updated.", patch)
+    app.write_text("".join([*lines[: line - 1], new, *lines[line:]]))
+    return transcript.save(tmp_path / f"{session}.jsonl")
+
+
+async def test_lines_of_trajectories_whose_ids_shorten_alike_name_each_its_own(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """Sessions alike imported on feature/payment-retry-alpha and on feature/payment-retry-beta
+    each wrote a line of src/app.py at the same step: the two lenses read alike, and so did
+    the two lines' actions, "step 2 of" the same shortened id. Where steps of two
+    trajectories would read alike, each names its trajectory in full, on every line."""
+    ids, written = [], [4, 9]
+    for branch, session, line in [
+        ("feature/payment-retry-alpha", "11111111-1111-1111-1111-111111111111", written[0]),
+        ("feature/payment-retry-beta", "22222222-2222-2222-2222-222222222222", written[1]),
+    ]:
+        git_at(root, "checkout", "-q", "-B", branch, at=1_700_000_000)
+        import_transcript(resolve_target(root), anchored_edit(root, tmp_path, session, line))
+        ids.append(working_folder(resolve_target(root)).id)
+    alpha, beta = ids
+    assert alpha[:29] == beta[:29] and len(alpha) > 32
+    document = open_file(client, root / "src" / "app.py")
+
+    async def both() -> list[types.CodeLens] | None:
+        found = await provenance_lenses(client, document)
+        return found if len(found) == 2 else None
+
+    found = await eventually(both, timeout=15)
+    opened = [list(lens.command.arguments or []) for lens in found if lens.command]
+    step = opened[0][0]["step"]
+    assert [(lens.range.start.line, *where) for lens, where in zip(found, opened, strict=True)] == [
+        (written[0] - 1, {"uri": document, "id": alpha, "step": step}),
+        (written[1] - 1, {"uri": document, "id": beta, "step": step}),
+    ]
+    assert [lens.command and lens.command.title for lens in found] == [
+        f"agent: step {step} of {alpha} wrote 1 line",
+        f"agent: step {step} of {beta} wrote 1 line",
+    ]
+    [first] = await actions_at(client, document, written[0] - 1)
+    [second] = await actions_at(client, document, written[1] - 1)
+    assert [first.title, second.title] == [
+        f"Open step {step} of {alpha} (narration)",
+        f"Open step {step} of {beta} (narration)",
+    ]
+    assert [list(a.command.arguments or []) for a in (first, second) if a.command] == opened
+
+
 async def test_a_path_too_long_for_this_file_system_leaves_the_other_files_attributed(
     client: LanguageClient, root: Path, tmp_path: Path
 ) -> None:

@@ -22,10 +22,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -63,6 +63,7 @@ STETS_OWN = (".stet/cache/", ".stet/trajectories/", ".stet/feedback/")
 other `.stet/` files (a skill, the gate's settings) may be an agent's, as any file."""
 _DIFF_LINES = 40
 _MESSAGE_CHARS = 1500
+Step = TypeVar("Step", bound="ProvenanceHunk | Unattributed")
 
 
 class ProvenanceFeature(Feature):
@@ -245,18 +246,21 @@ class ProvenanceFeature(Feature):
             ]
         first_line = line_range(codec, state.lines, 0)
         unplaced = [types.CodeLens(range=first_line, command=command) for command in commands]
+        hunks = self._shown(state)
         return unplaced + [
             types.CodeLens(
                 range=line_range(codec, state.lines, hunk.first_line),
                 command=types.Command(
-                    title=_lens_title(hunk),
-                    command=OPEN_STEP,
-                    arguments=_arguments(state, hunk),
+                    title=title, command=OPEN_STEP, arguments=_arguments(state, hunk)
                 ),
             )
-            for hunk in self.hunks.get(state.uri, [])
-            if hunk.first_line < len(state.lines)
+            for hunk, title in zip(hunks, _distinct_titles(hunks, _lens_title), strict=True)
         ]
+
+    def _shown(self, state: DocumentState) -> list[ProvenanceHunk]:
+        """The document's hunks within its text (a large text's may be past its end until
+        they are found again)."""
+        return [h for h in self.hunks.get(state.uri, []) if h.first_line < len(state.lines)]
 
     def _unplaced(self, state: DocumentState) -> list[Unattributed]:
         """The changes to the document's file whose lines could not be placed (as `stet
@@ -273,16 +277,13 @@ class ProvenanceFeature(Feature):
         """The lens's command, on every line of the hunk: a client that shows no lenses (or
         never refreshes them, as Neovim 0.11) still opens the step that wrote the line."""
         first, last = params.range.start.line, params.range.end.line
+        hunks = self._shown(state)
+        changes = self._unplaced(state)
         steps: list[ProvenanceHunk | Unattributed] = [
-            hunk
-            for hunk in self.hunks.get(state.uri, [])
-            if hunk.first_line <= last
-            and hunk.last_line >= first
-            and hunk.first_line < len(state.lines)
+            hunk for hunk in hunks if hunk.first_line <= last and hunk.last_line >= first
         ]
         picks: list[types.CodeAction] = []
         if first == 0:  # the line the unplaced changes' lenses are on
-            changes = self._unplaced(state)
             if len(changes) > UNPLACED_LENSES:
                 title = f"Open the step of one of {len(changes)} changes that could not be placed"
                 command = _pick_command(state, changes, title)
@@ -293,9 +294,17 @@ class ProvenanceFeature(Feature):
                 )
             else:
                 steps += changes
+        # Worded alike on every line: told apart among all the file's steps, not these only.
+        everywhere: list[ProvenanceHunk | Unattributed] = [*hunks, *changes]
+        titles = {
+            (step.trajectory, step.step): title
+            for step, title in zip(
+                everywhere, _distinct_titles(everywhere, _action_title), strict=True
+            )
+        }
         actions: dict[tuple[str, int], types.CodeAction] = {}
         for step in steps:
-            title = _action_title(step)
+            title = titles[step.trajectory, step.step]
             actions.setdefault(
                 (step.trajectory, step.step),
                 types.CodeAction(
@@ -399,8 +408,8 @@ def _pick_title(changes: list[Unattributed]) -> str:
     return f"agent: {len(changes)} changes that could not be placed"
 
 
-def _action_title(hunk: ProvenanceHunk | Unattributed) -> str:
-    return f"Open step {hunk.step} of {_short(hunk.trajectory)} (narration)"
+def _action_title(hunk: ProvenanceHunk | Unattributed, full: bool = False) -> str:
+    return f"Open step {hunk.step} of {_named(hunk.trajectory, full)} (narration)"
 
 
 def moved(
@@ -424,37 +433,44 @@ def moved(
     return hunks
 
 
-def _lens_title(hunk: ProvenanceHunk) -> str:
+def _lens_title(hunk: ProvenanceHunk, full: bool = False) -> str:
     lines = hunk.last_line - hunk.first_line + 1
     plural = "s" if lines != 1 else ""
-    return f"agent: step {hunk.step} of {_short(hunk.trajectory)} wrote {lines} line{plural}"
+    return f"agent: step {hunk.step} of {_named(hunk.trajectory, full)} wrote {lines} line{plural}"
+
+
+def _distinct_titles(steps: Sequence[Step], title: Callable[[Step, bool], str]) -> list[str]:
+    """The steps' titles, one a step, as `title` words them with the trajectory's id
+    shortened: where steps of two trajectories whose ids shorten alike (as ids sharing their
+    first 29 characters do) would read alike, each names its trajectory in full (`title` with
+    `full`), or the user could not tell which opens which, and a pick of the one would open
+    the other."""
+    short = [title(step, False) for step in steps]
+    trajectories: dict[str, set[str]] = {}
+    for step, said in zip(steps, short, strict=True):
+        trajectories.setdefault(said, set()).add(step.trajectory)
+    return [
+        title(step, True) if len(trajectories[said]) > 1 else said
+        for step, said in zip(steps, short, strict=True)
+    ]
 
 
 def _unplaced_titles(changes: list[Unattributed]) -> list[str]:
-    """The changes' titles, one a change: where two trajectories whose ids shorten alike (as
-    ids sharing their first 29 characters do) made changes that would read alike, each names
-    its trajectory in full, or a pick of the one would open the other."""
-    short = [_unplaced_title(item) for item in changes]
-    trajectories: dict[str, set[str]] = {}
-    for item, title in zip(changes, short, strict=True):
-        trajectories.setdefault(title, set()).add(item.trajectory)
-    return [
-        _unplaced_title(item, full=True) if len(trajectories[title]) > 1 else title
-        for item, title in zip(changes, short, strict=True)
-    ]
+    return _distinct_titles(changes, _unplaced_title)
 
 
 def _unplaced_title(item: Unattributed, full: bool = False) -> str:
     """As `stet trajectory blame` says it (the trajectory's id shortened unless `full`)."""
-    where = f"agent: step {item.step} of {item.trajectory if full else _short(item.trajectory)}"
+    where = f"agent: step {item.step} of {_named(item.trajectory, full)}"
     if not item.lines:  # it only removed lines
         return f"{where} changed this file at a place that could not be found: {item.reason}"
     plural = "s" if item.lines != 1 else ""
     return f"{where} changed {item.lines} line{plural} that could not be placed: {item.reason}"
 
 
-def _short(trajectory: str) -> str:
-    return trajectory if len(trajectory) <= 32 else trajectory[:29] + "…"
+def _named(trajectory: str, full: bool) -> str:
+    """The trajectory's id as a title names it: shortened past 32 characters unless `full`."""
+    return trajectory if full or len(trajectory) <= 32 else trajectory[:29] + "…"
 
 
 def _hover(
