@@ -229,9 +229,24 @@ def test_a_sheet_written_in_a_wide_encoding_without_a_mark_is_refused_and_left_a
     data = sheet.path.read_bytes().decode("utf-8").encode(codec)
     sheet.path.write_bytes(data)
     for write in (lambda: sheet.add("more"), lambda: sheet.entries()):
-        with pytest.raises(StetError, match="holds NUL bytes"):
+        with pytest.raises(StetError, match="is mostly NUL bytes"):
             write()
     assert sheet.path.read_bytes() == data
+
+
+def test_a_nul_character_is_no_entrys_text_and_a_sheet_holding_one_is_read(
+    sheet: StyleSheet,
+) -> None:
+    """The servers refuse a NUL in an entry's text; `stet note add -` took one from its input.
+    A sheet holding one here and there (written so before) is read as it is."""
+    with pytest.raises(StetError, match="holds a NUL character"):
+        sheet.add("before\0after")
+    entry = sheet.add("valid")
+    with pytest.raises(StetError, match="holds a NUL character"):
+        sheet.edit_text(entry.id, "x\0y")
+    data = sheet.path.read_bytes()
+    sheet.path.write_bytes(data.replace(b"valid", b"va\0lid"))
+    assert [e.text for e in sheet.entries()] == ["va\0lid"]
 
 
 def test_anchor_follows_its_line_and_is_reported_lost(sheet: StyleSheet, root: Path) -> None:

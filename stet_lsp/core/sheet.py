@@ -181,11 +181,12 @@ class StyleSheet:
                 f"{self.path} is not UTF-8 ({undecodable_at(data, error)}); "
                 "fix or move it, nothing was changed"
             ) from None
-        if "\0" in text:
-            # UTF-32, or UTF-16 of ASCII text, with no byte order mark decodes as UTF-8: read
-            # so, it held no entries, and a write put a new sheet in front of the old text.
+        if text.count("\0") * 3 >= len(text) > 0:
+            # UTF-32, or UTF-16 of ASCII text, with no byte order mark decodes as UTF-8 with a
+            # NUL beside each character: read so, it held no entries, and a write put a new
+            # sheet in front of the old text. A NUL here and there is the sheet's text.
             raise StetError(
-                f"{self.path} holds NUL bytes (written as UTF-16 or UTF-32?); "
+                f"{self.path} is mostly NUL bytes (UTF-16 or UTF-32?); "
                 "save it as UTF-8, nothing was changed"
             )
         if "\r" in text and "\n" not in text:
@@ -484,6 +485,8 @@ def _entry_text(text: str, empty: str) -> str:
     body = normalize_text(text)
     if not body:
         raise StetError(empty)
+    if "\0" in body:  # as the servers refuse it: no text of Stet's holds one
+        raise StetError("the text holds a NUL character; nothing was changed")
     if len(body) > ENTRY_TEXT_LIMIT:
         raise StetError(
             f"the text has {len(body):,} characters; an entry takes {ENTRY_TEXT_LIMIT:,} at most "
