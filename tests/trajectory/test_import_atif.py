@@ -1389,6 +1389,52 @@ def test_the_bytes_harbor_writes_into_a_results_text_are_left_out(tmp_path: Path
     assert parsed.dropped["inline_data"] == 2
 
 
+def test_a_record_kept_whole_keeps_no_bytes_either(tmp_path: Path) -> None:
+    """A result no call answers (Harbor's converter gives one it found no call for a step
+    of its own), a step without a source and metrics it cannot read are kept whole, without
+    the bytes of the data they hold: the result's text without the base64 Harbor's converter
+    wrote into it, its `extra` and the others without a `base64` member, a `data:` URL or
+    the `data` of a source of type `base64`, each counted in `dropped.inline_data`."""
+    data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 8
+    source = {"type": "base64", "media_type": "image/png", "data": data}
+    structured = {"type": "image", "file": {"base64": data, "type": "image/png"}}
+    text = json.dumps({"type": "image", "source": source}) + "\n[metadata] "
+    text += json.dumps(structured)
+    result = {
+        "source_call_id": "toolu_orphan",
+        "content": text,
+        "extra": {"tool_result_metadata": {"tool_use_result": structured}},
+    }
+    shot = {"type": "image", "source": {"path": f"data:image/png;base64,{data}"}}
+    steps = [
+        {"step_id": 1, "source": "agent", "message": "", "observation": {"results": [result]}},
+        {"step_id": 2, "message": [shot]},
+        {
+            "step_id": 3,
+            "source": "agent",
+            "message": "b",
+            "metrics": {"prompt_tokens": "lots", "extra": {"shown": source}},
+        },
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    without = {"type": "image", "file": {"type": "image/png"}}
+    assert [r.record for r in of(parsed.events, "raw")] == [
+        {
+            "source_call_id": "toolu_orphan",
+            "content": '{"type": "image", "source": {"type": "base64", "media_type": "image/png"}}'
+            '\n[metadata] {"type": "image", "file": {"type": "image/png"}}',
+            "extra": {"tool_result_metadata": {"tool_use_result": without}},
+        },
+        {"step_id": 2, "message": [{"type": "image", "source": {"path": "data:image/png;base64"}}]},
+        {
+            "prompt_tokens": "lots",
+            "extra": {"shown": {"type": "base64", "media_type": "image/png"}},
+        },
+    ]
+    assert data[:40] not in "".join(event_json(e) for e in parsed.events)
+    assert parsed.dropped["inline_data"] == 5
+
+
 def test_a_part_of_a_kind_not_read_is_kept_without_its_bytes(tmp_path: Path) -> None:
     """A content part of a kind the text does not read (a video) is kept raw, after the
     event the text went into or in the step kept whole, without the bytes of its data (a

@@ -71,7 +71,9 @@ of another kind is kept raw after the event the text went into, without the byte
 (counted too). Harbor's Claude Code
 converter writes a result's content blocks into its text as JSON, a line each, and the
 tool's structured output after `[metadata] `: an image's or a document's base64 there is
-left out of the text too, and counted.
+left out of the text too, and counted (of a result no call answers, kept raw, as well). No
+raw event holds the bytes of data: a step, its metrics or a result kept whole leaves them out
+as what a step holds that no event does leaves them out (below), counted in `inline_data`.
 
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
 read into its events, those of its calls' `extra`, of its results' `extra` but for whether
@@ -564,9 +566,9 @@ class _Reader:
                 extra = {k: v for k, v in extra.items() if k not in read}
                 extra = self._without_answered_result(extra)
             if kept := self._unrepeated(extra, arguments, []):
-                record["extra"] = self._without_bytes(kept)
+                record["extra"] = kept
             kept_calls = [
-                {"tool_call_id": call.get("tool_call_id"), "extra": self._without_bytes(kept)}
+                {"tool_call_id": call.get("tool_call_id"), "extra": kept}
                 for call, given in zip(calls, arguments, strict=True)
                 if (
                     kept := self._unrepeated(
@@ -577,14 +579,14 @@ class _Reader:
             if kept_calls:
                 record["tool_calls"] = kept_calls
             kept_results = [
-                {"source_call_id": call_id, "extra": self._without_bytes(kept)}
+                {"source_call_id": call_id, "extra": kept}
                 for call_id, extra, ok in results
                 if (kept := self._unread_result_extra(extra, ok))
             ]
             if kept_results:
                 record["observation"] = {"results": kept_results}
             if metrics is not None and (kept := self._unread_metrics_extra(metrics)):
-                record["metrics"] = {"extra": self._without_bytes(kept)}
+                record["metrics"] = {"extra": kept}
         if record:
             reason = "what the step holds that no event does"
             self._emit(RawEvent, at, time, agent, record=record, reason=reason)
@@ -773,13 +775,8 @@ class _Reader:
             self._parts_left_out(step.get("message"), "message", at, time, agent)
             return frozenset({"error"})
         else:
-            record = (
-                step | {"message": self._without_data(step["message"])}
-                if "message" in step
-                else step
-            )
             self._emit(
-                RawEvent, at, time, agent, record=record, reason="system prompt or harness message"
+                RawEvent, at, time, agent, record=step, reason="system prompt or harness message"
             )
             return None
         return frozenset()
@@ -976,8 +973,8 @@ class _Reader:
             if content is not None or refs is None:
                 reason = "observation result without a tool call"
                 record = (
-                    result | {"content": self._without_data(content)}
-                    if "content" in result
+                    result | {"content": self._without_encoded_bytes(content)}
+                    if isinstance(content, str)
                     else result
                 )
                 self._emit(RawEvent, at, time, agent, record=record, reason=reason)
@@ -1096,6 +1093,8 @@ class _Reader:
     def _emit(
         self, kind: type[E], at: SourceRef, time: str | None, agent: str | None, **fields: Any
     ) -> E:
+        if kind is RawEvent:  # what is kept raw keeps no bytes of data (counted)
+            fields["record"] = self._without_bytes(fields.get("record"))
         if self.session is not None:
             event = kind(session=self.session, source=at, time=time, agent=agent, **fields)
             self.parsed.events.append(event)
