@@ -1354,18 +1354,21 @@ def test_a_results_extra_and_the_metrics_extra_are_kept_but_for_what_events_hold
 def test_the_bytes_harbor_writes_into_a_results_text_are_left_out(tmp_path: Path) -> None:
     """Harbor's Claude Code converter writes a result's content blocks into its text as
     JSON, an image with its base64 data, and the tool's structured output after
-    `[metadata] `, an image Read's with the file's `base64`: the text keeps that JSON
-    without the bytes, counted in `dropped.inline_data`. A block of another kind, and JSON
-    the tool printed, stay as they are."""
+    `[metadata] `, an image Read's with the file's `base64` (an MCP tool's, a list of
+    content blocks): the text keeps that JSON without the bytes, counted in
+    `dropped.inline_data`. A block of another kind, and JSON the tool printed, stay as they
+    are."""
     data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 8
     source = {"type": "base64", "media_type": "image/png", "data": data}
     structured = {"type": "image", "file": {"base64": data, "type": "image/png"}}
     printed = json.dumps({"type": "text", "base64": data})
+    blocks = [{"type": "text", "text": "shot"}, {"type": "image", "source": source}]
     lines = [
         json.dumps({"type": "image", "source": source}),
         "",
         "[metadata] " + json.dumps(structured),
         printed,
+        "[metadata] " + json.dumps(blocks),
     ]
     steps = [
         {
@@ -1385,8 +1388,10 @@ def test_the_bytes_harbor_writes_into_a_results_text_are_left_out(tmp_path: Path
         "",
         '[metadata] {"type": "image", "file": {"type": "image/png"}}',
         printed,
+        '[metadata] [{"type": "text", "text": "shot"}, {"type": "image", "source": {"type": '
+        '"base64", "media_type": "image/png"}}]',
     ]
-    assert parsed.dropped["inline_data"] == 2
+    assert parsed.dropped["inline_data"] == 3
 
 
 def test_a_record_kept_whole_keeps_no_bytes_either(tmp_path: Path) -> None:

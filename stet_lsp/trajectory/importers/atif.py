@@ -68,12 +68,12 @@ continuation after summarisation): they are not imported again and are counted i
 parts (`text`, `image`, and since v1.8 `audio`, whose `source.path` names the media file,
 or holds it as a `data:` URL, whose bytes are left out and counted in `inline_data`); a part
 of another kind is kept raw after the event the text went into, without the bytes of its data
-(counted too). Harbor's Claude Code
-converter writes a result's content blocks into its text as JSON, a line each, and the
-tool's structured output after `[metadata] `: an image's or a document's base64 there is
-left out of the text too, and counted (of a result no call answers, kept raw, as well). No
-raw event holds the bytes of data: a step, its metrics or a result kept whole leaves them out
-as what a step holds that no event does leaves them out (below), counted in `inline_data`.
+(counted too). Harbor's Claude Code converter writes a result's content blocks into its text
+as JSON, a line each, and the tool's structured output after `[metadata] ` (an object, or a
+list of content blocks): an image's or a document's base64 there is left out of the text
+too, and counted (of a result no call answers, kept raw, as well). No raw event holds the
+bytes of data: a step, its metrics or a result kept whole leaves them out as what a step
+holds that no event does leaves them out (below), counted in `inline_data`.
 
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
 read into its events, those of its calls' `extra`, of its results' `extra` but for whether
@@ -724,14 +724,16 @@ class _Reader:
         """A result's text without the bytes Harbor's Claude Code converter writes into it:
         it gives each content block of a result as its JSON on a line (an image's or a
         document's with its base64 `data`) and the tool's structured output as JSON after
-        `[metadata] ` (an image's or a PDF's with its `base64`). Such a line keeps its JSON
-        without them (`_without_bytes`, counted in `inline_data`)."""
+        `[metadata] ` (an image's or a PDF's with its `base64`; an MCP tool's, a list of
+        content blocks). Such a line keeps its JSON without them (`_without_bytes`, counted
+        in `inline_data`)."""
         if "base64" not in output:
             return output
         lines = output.split("\n")
         for index, line in enumerate(lines):
             head = _METADATA if line.startswith(_METADATA) else ""
-            if not line.startswith(head + "{") or "base64" not in line:
+            opening = ("{", "[") if head else ("{",)  # the output may be a list (of blocks)
+            if not line[len(head) :].startswith(opening) or "base64" not in line:
                 continue
             try:
                 value = json.loads(line[len(head) :])
