@@ -1186,8 +1186,8 @@ def test_what_claude_code_recorded_of_a_result_is_not_kept_again_nor_any_bytes(
     `raw_tool_result` does: counted in `dropped.repeated_extra`, and never stored with the
     bytes of the image it holds, nor again as the step's `metadata`, which Harbor's converter
     gives the step of a result it found no call for. What a step's or a call's `extra` keeps
-    otherwise is kept without the bytes of its data (a `data:` URL, base64), counted in
-    `dropped.inline_data`."""
+    otherwise is kept without the bytes of its data (a `data:` URL, base64, an MCP image's
+    `data`), counted in `dropped.inline_data`."""
     data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 8
     source = {"type": "base64", "media_type": "image/png", "data": data}
     recorded = {
@@ -1223,6 +1223,12 @@ def test_what_claude_code_recorded_of_a_result_is_not_kept_again_nor_any_bytes(
             "message": "Again.",
             "extra": {"tool_result_metadata": {"tool_use_result": image}, "shown": recorded},
         },
+        {
+            "step_id": 3,
+            "source": "agent",
+            "message": "Shot.",
+            "extra": {"shot": {"type": "image", "data": data, "mimeType": "image/png"}},
+        },
     ]
     parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps, schema_version="ATIF-v1.8")))
     kept = of(parsed.events, "raw")
@@ -1247,10 +1253,11 @@ def test_what_claude_code_recorded_of_a_result_is_not_kept_again_nor_any_bytes(
                 },
             }
         },
+        {"extra": {"shot": {"type": "image", "mimeType": "image/png"}}},
     ]
     assert data[:40] not in "".join(event_json(e) for e in parsed.events)
     assert parsed.dropped["repeated_extra"] == 3
-    assert parsed.dropped["inline_data"] == 4
+    assert parsed.dropped["inline_data"] == 5
 
 
 def test_an_empty_object_in_extra_repeats_no_arguments(tmp_path: Path) -> None:

@@ -82,8 +82,8 @@ cached tokens again) is kept in one raw event after its events, but for a member
 repeats a call's arguments or name (Harbor's `raw_arguments` and `tool_use_name`; an empty
 object repeats nothing) or what Claude Code recorded of the result of a call that has its
 result (`tool_result_metadata`'s `raw_tool_result` and `tool_use_result`), counted in
-`dropped.repeated_extra`; the bytes of the data it holds (a `data:` URL, base64) are left
-out and counted in `inline_data`.
+`dropped.repeated_extra`; the bytes of the data it holds (a `data:` URL, base64, an MCP
+tool's image or audio `data`) are left out and counted in `inline_data`.
 
 Subagents: a result's `subagent_trajectory_ref` names a trajectory embedded in
 `subagent_trajectories` (by `trajectory_id`) or stored in another file (`trajectory_path`,
@@ -702,7 +702,7 @@ class _Reader:
         `inline_data`: a `data:` URL keeps its head (`data:image/png;base64`), and an object
         leaves out its `base64` member (Claude Code's structured result of an image or PDF
         it read) and, when its `type` is `base64` (an image's or document's source in
-        Anthropic's API), its `data`."""
+        Anthropic's API) or `image` or `audio` (an MCP tool's content), its `data`."""
         if isinstance(value, str) and _DATA_URL.match(value):
             self.parsed.dropped["inline_data"] += 1
             return value.split(",", 1)[0]
@@ -713,7 +713,7 @@ class _Reader:
         kept = {}
         for key, member in value.items():
             if isinstance(member, str) and (
-                key == "base64" or (key == "data" and value.get("type") == "base64")
+                key == "base64" or (key == "data" and value.get("type") in _DATA_HOLDERS)
             ):
                 self.parsed.dropped["inline_data"] += 1
             else:
@@ -1122,6 +1122,9 @@ _METADATA = "[metadata] "
 result's text."""
 _DATA_BLOCKS = frozenset({"image", "document"})
 """The content blocks of Anthropic's API that may hold their bytes (`source.data`)."""
+_DATA_HOLDERS = frozenset({"base64", "image", "audio"})
+"""The `type` of an object whose `data` is bytes: a source of Anthropic's API, and MCP's
+image and audio content (`{"type": "image", "data": …, "mimeType": "image/png"}`)."""
 _DATA_URL = re.compile(r"data:(?:[\w.+-]+/[\w.+-]+)?(?:;[\w.+-]+(?:=[^;,\s]*)?)*,")
 """The head of a `data:` URL, up to the comma its data follows."""
 _JOINED = "\n\n"  # what Stet's export writes between two texts of one field
