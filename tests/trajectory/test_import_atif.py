@@ -1334,6 +1334,7 @@ def test_a_results_extra_and_the_metrics_extra_are_kept_but_for_what_events_hold
                 "prompt_tokens": 120,
                 "completion_tokens": 5,
                 "cached_tokens": 100,
+                "cost_usd": 0.01,
                 "extra": {
                     "cache_creation_input_tokens": 10,
                     "cache_read_input_tokens": 100,
@@ -1356,6 +1357,40 @@ def test_a_results_extra_and_the_metrics_extra_are_kept_but_for_what_events_hold
     }
     assert parsed.dropped["repeated_extra"] == 4
     assert parsed.dropped["inline_data"] == 1
+
+
+def test_the_metrics_extra_keeps_what_the_usage_does_not_hold(tmp_path: Path) -> None:
+    """Of a step's `metrics.extra`, only what its usage holds is left out: the cache writes
+    it read (under the first name given, a count) and its cost's basis. The cache writes
+    under a second name, a count that is a word, a basis the usage does not give, and the
+    cache writes of metrics that give no usage stay in the step's raw event."""
+
+    def step(number: int, metrics: dict[str, Any]) -> dict[str, Any]:
+        return {"step_id": number, "source": "agent", "message": "hi", "metrics": metrics}
+
+    two = {"cache_creation_input_tokens": 50, "cache_write_tokens": 70, "cost_basis": "list"}
+    steps = [
+        step(1, {"prompt_tokens": 100, "completion_tokens": 5, "cost_usd": 0.01, "extra": two}),
+        step(2, {"prompt_tokens": 0, "extra": {"cache_creation_input_tokens": 5000}}),
+        step(
+            3,
+            {
+                "prompt_tokens": 100,
+                "completion_tokens": 5,
+                "extra": {"cache_creation_input_tokens": "many", "cost_basis": "reported"},
+            },
+        ),
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    usages = [
+        (u.input_tokens, u.cache_write_tokens, u.cost_basis) for u in of(parsed.events, "usage")
+    ]
+    assert usages == [(50, 50, "reported"), (100, 0, None)]
+    assert [r.record for r in of(parsed.events, "raw")] == [
+        {"metrics": {"extra": {"cache_write_tokens": 70, "cost_basis": "list"}}},
+        {"metrics": {"extra": {"cache_creation_input_tokens": 5000}}},
+        {"metrics": {"extra": {"cache_creation_input_tokens": "many", "cost_basis": "reported"}}},
+    ]
 
 
 def test_the_bytes_harbor_writes_into_a_results_text_are_left_out(tmp_path: Path) -> None:

@@ -77,13 +77,14 @@ holds that no event does leaves them out (below), counted in `inline_data`.
 
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
 read into its events, those of its calls' `extra`, of its results' `extra` but for whether
-they failed, and of its `metrics.extra` but for the cache writes, the cost's basis and the
-cached tokens again) is kept in one raw event after its events, but for a member that
-repeats a call's arguments or name (Harbor's `raw_arguments` and `tool_use_name`; an empty
-object repeats nothing) or what Claude Code recorded of the result of a call that has its
-result (`tool_result_metadata`'s `raw_tool_result` and `tool_use_result`), counted in
-`dropped.repeated_extra`; the bytes of the data it holds (a `data:` URL, base64, an MCP
-tool's image or audio `data`) are left out and counted in `inline_data`.
+they failed, and of its `metrics.extra` but for the cache writes and the cost's basis its
+usage holds and the cached tokens again) is kept in one raw event after its events, but for
+a member that repeats a call's arguments or name (Harbor's `raw_arguments` and
+`tool_use_name`; an empty object repeats nothing) or what Claude Code recorded of the result
+of a call that has its result (`tool_result_metadata`'s `raw_tool_result` and
+`tool_use_result`), counted in `dropped.repeated_extra`; the bytes of the data it holds (a
+`data:` URL, base64, an MCP tool's image or audio `data`) are left out and counted in
+`inline_data`.
 
 Subagents: a result's `subagent_trajectory_ref` names a trajectory embedded in
 `subagent_trajectories` (by `trajectory_id`) or stored in another file (`trajectory_path`,
@@ -467,13 +468,14 @@ class _Reader:
         # a raw event, and nothing of it again).
         read: frozenset[str] | None = frozenset()
         metrics: dict[str, Any] | None = None  # the metrics read, whose `extra` may hold more
+        usage: Usage | None = None  # the usage read from them
         if source == "user":
             text = _content_text(step.get("message"))
             if text:
                 self._emit(UserMessage, at, time, agent, text=text)
             self._parts_left_out(step.get("message"), "message", at, time, agent)
         elif source == "agent":
-            metrics = self._agent_step(trajectory, step, at, time)
+            metrics, usage = self._agent_step(trajectory, step, at, time)
         elif source == "system" and isinstance(extra.get("rewind"), dict):
             self._emit(Rewind, at, time, agent, resumes_after=trajectory.kept)
             read = frozenset({"rewind"})
@@ -491,7 +493,7 @@ class _Reader:
         if read is not None:
             if isinstance(extra.get("abandoned"), bool):
                 read |= {"abandoned"}
-            self._unread_fields(step, read, results, metrics, at, time, agent)
+            self._unread_fields(step, read, results, metrics, usage, at, time, agent)
         if extra.get("abandoned") is True:
             for event in self.parsed.events[before:]:
                 event.abandoned = own.get(id(event), True)
@@ -540,6 +542,7 @@ class _Reader:
         read: frozenset[str],
         results: list[tuple[str, dict[str, Any], bool]],
         metrics: dict[str, Any] | None,
+        usage: Usage | None,
         at: SourceRef,
         time: str | None,
         agent: str | None,
@@ -550,11 +553,11 @@ class _Reader:
         rewind's or `abandoned`, only where the step was read so), those of its calls'
         `extra` (with the call's `tool_call_id`), of the `extra` of its results that
         answered a call (`results`, with the call's id) and of its `metrics.extra` (of the
-        `metrics` read). A member that repeats a call of the step (Harbor keeps each call's
-        arguments again, `raw_arguments`, and its name, `tool_use_name`) is left out and
-        counted in `dropped.repeated_extra`, and the bytes of data are left out
-        (`_without_bytes`). Stet's own export keeps in `extra` what its events are read back
-        from, and nothing more."""
+        `metrics` read, but for what their `usage` holds). A member that repeats a call of
+        the step (Harbor keeps each call's arguments again, `raw_arguments`, and its name,
+        `tool_use_name`) is left out and counted in `dropped.repeated_extra`, and the bytes
+        of data are left out (`_without_bytes`). Stet's own export keeps in `extra` what its
+        events are read back from, and nothing more."""
         calls = [c for c in sequence(step.get("tool_calls")) if isinstance(c, dict)]
         arguments = [_arguments(call.get("arguments")) for call in calls]
         record: dict[str, Any] = {}
@@ -585,7 +588,7 @@ class _Reader:
             ]
             if kept_results:
                 record["observation"] = {"results": kept_results}
-            if metrics is not None and (kept := self._unread_metrics_extra(metrics)):
+            if metrics is not None and (kept := self._unread_metrics_extra(metrics, usage)):
                 record["metrics"] = {"extra": kept}
         if record:
             reason = "what the step holds that no event does"
@@ -633,17 +636,19 @@ class _Reader:
             return kept | {_RECORDED_RESULT: rest}
         return {key: value for key, value in kept.items() if key != _RECORDED_RESULT}
 
-    def _unread_metrics_extra(self, metrics: dict[str, Any]) -> Any:
-        """A step's `metrics.extra` but for what its usage holds: the cache writes
-        (`_CACHE_WRITE_KEYS`), the basis of its cost, and the cached tokens again
-        (`cache_read_input_tokens`, as Harbor keeps Claude Code's), counted in
-        `dropped.repeated_extra`; one that is no object is kept whole."""
+    def _unread_metrics_extra(self, metrics: dict[str, Any], usage: Usage | None) -> Any:
+        """A step's `metrics.extra` but for what its usage holds (`usage`: None when they
+        gave none): the cache writes it read (`_usage_members`) and the basis of its cost,
+        and the cached tokens again (`cache_read_input_tokens`, as Harbor keeps Claude
+        Code's), counted in `dropped.repeated_extra`; one that is no object is kept
+        whole."""
         extra = metrics.get("extra")
         if not isinstance(extra, dict):
             return extra
+        held = _usage_members(extra, usage)
         kept = {}
         for key, value in extra.items():
-            if key in _CACHE_WRITE_KEYS or key == "cost_basis":
+            if key in held:
                 continue
             if key == "cache_read_input_tokens" and value == metrics.get("cached_tokens"):
                 self.parsed.dropped["repeated_extra"] += 1
@@ -785,8 +790,9 @@ class _Reader:
 
     def _agent_step(
         self, trajectory: _Trajectory, step: dict[str, Any], at: SourceRef, time: str | None
-    ) -> dict[str, Any] | None:
-        """The step's events; the metrics read (not repeated, nor kept raw), if any."""
+    ) -> tuple[dict[str, Any] | None, Usage | None]:
+        """The step's events; the metrics read (not repeated, nor kept raw), if any, and the
+        usage read from them, if any."""
         agent = trajectory.agent
         model = text_field(step.get("model_name")) or _agent_model(trajectory.file.root)
         extra = mapping(step.get("extra")) if self.own_export else {}
@@ -813,6 +819,7 @@ class _Reader:
         metrics = step.get("metrics")
         count = step.get("llm_call_count")
         read = metrics if isinstance(metrics, dict) else None
+        usage = None
         if isinstance(metrics, dict) and count is None and metrics == trajectory.last_metrics:
             # Harbor's early Claude Code converter split a response into a step for its text
             # and one for each tool call, each with the whole response's metrics.
@@ -820,7 +827,11 @@ class _Reader:
             read = None
         elif isinstance(metrics, dict) and count != 0:
             requests = whole_count(count) or 1
-            if self._usage(metrics, model, at, time, agent, requests):
+            usage = self._usage(metrics, model, at, time, agent, requests)
+            if usage is None and _has_figures(metrics):
+                # Figures it cannot read (a count that is a word, or below zero): kept as read.
+                reason = "unreadable metrics"
+                self._emit(RawEvent, at, time, agent, record=metrics, reason=reason)
                 read = None
         elif isinstance(metrics, dict) and _has_figures(metrics):
             # A step that made no request gives figures all the same: no usage of a request,
@@ -833,7 +844,7 @@ class _Reader:
                 RawEvent, at, time, agent, record=metrics, reason="metrics that are no object"
             )
         trajectory.last_metrics = metrics if isinstance(metrics, dict) and metrics else None
-        return read
+        return read, usage
 
     def _usage(
         self,
@@ -843,10 +854,10 @@ class _Reader:
         time: str | None,
         agent: str | None,
         requests: int,
-    ) -> bool:
+    ) -> Usage | None:
         """`prompt_tokens` counts cached and cache-written tokens too; Usage counts them apart.
-        `requests`: the step's `llm_call_count` (one when it gives none). Whether the metrics
-        were kept whole as a raw event (figures it cannot read)."""
+        `requests`: the step's `llm_call_count` (one when it gives none). None when the
+        metrics give no figure it can read."""
         extra = mapping(metrics.get("extra"))
         cached = count_field(metrics.get("cached_tokens"))
         written = count_field(next((extra[k] for k in _CACHE_WRITE_KEYS if k in extra), None))
@@ -854,12 +865,8 @@ class _Reader:
         output = count_field(metrics.get("completion_tokens"))
         cost = cost_field(metrics.get("cost_usd"))
         if not (prompt or output or cached or cost):
-            if _has_figures(metrics):
-                # Figures it cannot read (a count that is a word, or below zero): kept as read.
-                self._emit(RawEvent, at, time, agent, record=metrics, reason="unreadable metrics")
-                return True
-            return False
-        self._emit(
+            return None
+        return self._emit(
             Usage,
             at,
             time,
@@ -873,7 +880,6 @@ class _Reader:
             cost_basis=_cost_basis(cost, extra),
             requests=requests,
         )
-        return False
 
     def _results(
         self,
@@ -1264,6 +1270,22 @@ def _has_figures(metrics: dict[str, Any]) -> bool:
     """Whether a step's metrics give a figure other than nothing or zero."""
     figures = ("prompt_tokens", "completion_tokens", "cached_tokens", "cost_usd")
     return any(metrics.get(name) not in (None, 0) for name in figures)
+
+
+def _usage_members(extra: dict[str, Any], usage: Usage | None) -> set[str]:
+    """The members of a step's `metrics.extra` its usage holds: the first of
+    `_CACHE_WRITE_KEYS` given, when it is the count the usage read, and the basis of its
+    cost, when it is the usage's."""
+    held: set[str] = set()
+    if usage is None:
+        return held
+    written = next((key for key in _CACHE_WRITE_KEYS if key in extra), None)
+    value = extra.get(written) if written is not None else None
+    if written is not None and not isinstance(value, bool) and value == usage.cache_write_tokens:
+        held.add(written)  # the count it read (not a word, nor below zero)
+    if usage.cost_basis is not None and extra.get("cost_basis") == usage.cost_basis:
+        held.add("cost_basis")
+    return held
 
 
 def _cost_basis(cost: float | None, extra: dict[str, Any]) -> str | None:
