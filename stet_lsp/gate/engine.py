@@ -468,9 +468,13 @@ class RuleScanner:
             end = block_end
         # Hostile text repeats one assignment thousands of times: judge each value once.
         key = match.group("key") if "key" in match.re.groupindex else None
-        if key and _assigns_again(self.text, start, key):
-            # `pwd=pwd=pwd=…`, `password: {password: …}`: the value is the assignment written
-            # again, whose own hit judges what it assigns.
+        if (
+            key
+            and self.text.startswith(key, start)
+            and self.text[start + len(key) : start + len(key) + 1] in ("=", ":")
+        ):
+            # `pwd=pwd=pwd=…`: the value is the assignment written again, whose own hit
+            # judges what it assigns.
             return False
         # The credential's name the syntax around the value is read from: the key, or a name
         # a rule reads without a key's other checks (`password = options.password;`).
@@ -644,12 +648,3 @@ class RuleScanner:
         if bare and rule.written_passwords and heuristics.is_written_password(key or "", value):
             return True
         return literal and heuristics.looks_like_env_literal(value)
-
-
-def _assigns_again(text: str, start: int, key: str) -> bool:
-    """Whether the value at `start` is `key` assigned again (`=` or `:` after it), maybe
-    inside an opening brace, bracket or quote."""
-    if text[start : start + 1] in ("{", "[", "(", '"', "'"):
-        start += 1
-    end = start + len(key)
-    return text.startswith(key, start) and text[end : end + 1] in ("=", ":")
