@@ -57,7 +57,7 @@ from stet_lsp.trajectory.continuation import (
 )
 from stet_lsp.trajectory.events import Event, EventBase, SessionStart, event_json, parse_event
 from stet_lsp.trajectory.importers import detect, importer, read_head, sniffs
-from stet_lsp.trajectory.importers.base import Importer, ParsedSession, Problem
+from stet_lsp.trajectory.importers.base import EVENT_DEPTH, Importer, ParsedSession, Problem
 from stet_lsp.trajectory.importers.files import open_source
 from stet_lsp.trajectory.jsontext import without_lone_surrogates
 from stet_lsp.trajectory.meta import Meta, ProblemRecord, SourceFile, TargetRef, summarise
@@ -683,11 +683,6 @@ def _normalised_blocks(
         yield _block(lines, normalizer)
 
 
-EVENT_DEPTH = 200
-"""The most arrays and objects an event's line may nest, itself included: what the format's
-readers (pydantic's, `parse_event`) take. A transcript's value nested deeper (json reads a
-thousand levels) would make a line no reader can read back, and past some 500 levels one
-that cannot be written: such an event is left out."""
 NESTED_TOO_DEEP = "nested_too_deeply"
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _BRACKET = re.compile(r"[\[\]{}]")

@@ -1586,3 +1586,24 @@ def test_an_edit_the_openhands_file_editor_refused_changes_no_file(tmp_path: Pat
     assert results == [("toolu_2", False), ("toolu_3", True), ("toolu_4", True)]
     [change] = of(events, "file_change")
     assert (change.call_id, change.added, change.removed) == ("toolu_3", 1, 1)
+
+
+def test_a_record_nested_deeper_than_an_event_may_is_read_without_a_crash(tmp_path: Path) -> None:
+    """A step that is a list nested 900 deep (or a result's extra so nested) is kept raw and
+    then left out as nested too deeply when written; taking the bytes of data out of it
+    walked every level, past Python's recursion limit, and stopped the import."""
+    deep: Any = "x"
+    for _ in range(900):
+        deep = [deep]
+    steps = [
+        {"step_id": 1, "source": "user", "message": "hi"},
+        deep,
+        {
+            "step_id": 3,
+            "source": "agent",
+            "message": "",
+            "observation": {"results": [{"source_call_id": "none", "extra": {"k": deep}}]},
+        },
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    assert len(of(parsed.events, "raw")) == 2

@@ -131,7 +131,7 @@ from stet_lsp.trajectory.export_atif import (
     SUBAGENT_STARTED,
     UNRECORDED_CALL,
 )
-from stet_lsp.trajectory.importers.base import ParsedSession
+from stet_lsp.trajectory.importers.base import EVENT_DEPTH, ParsedSession
 from stet_lsp.trajectory.importers.edits import (
     EDITOR_REFUSAL,
     edits_from_arguments,
@@ -702,7 +702,7 @@ class _Reader:
             kept.append(part)
         return kept
 
-    def _without_bytes(self, value: Any) -> Any:
+    def _without_bytes(self, value: Any, depth: int = 0) -> Any:
         """A value kept raw without the bytes of the data it holds, each counted in
         `inline_data`: a `data:` URL keeps its head (`data:image/png;base64`), and an object
         leaves out its `base64` member (Claude Code's structured result of an image or PDF
@@ -711,8 +711,10 @@ class _Reader:
         if isinstance(value, str) and _DATA_URL.match(value):
             self.parsed.dropped["inline_data"] += 1
             return value.split(",", 1)[0]
+        if depth > EVENT_DEPTH:
+            return value  # the event is left out whole (nested too deeply), bytes and all
         if isinstance(value, list):
-            return [self._without_bytes(item) for item in value]
+            return [self._without_bytes(item, depth + 1) for item in value]
         if not isinstance(value, dict):
             return value
         kept = {}
@@ -722,7 +724,7 @@ class _Reader:
             ):
                 self.parsed.dropped["inline_data"] += 1
             else:
-                kept[key] = self._without_bytes(member)
+                kept[key] = self._without_bytes(member, depth + 1)
         return kept
 
     def _without_encoded_bytes(self, output: str) -> str:

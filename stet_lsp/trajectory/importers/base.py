@@ -14,6 +14,12 @@ from stet_lsp.trajectory.events import EventBase, SourceRef
 E = TypeVar("E", bound=EventBase)
 
 # How much of a file `sniff` sees: enough for a header record or the first few JSONL lines.
+EVENT_DEPTH = 200
+"""The most arrays and objects an event's line may nest, itself included: what the format's
+readers (pydantic's, `parse_event`) take. A transcript's value nested deeper (json reads a
+thousand levels) would make a line no reader can read back, and past some 500 levels one
+that cannot be written: such an event is left out."""
+
 SNIFF_BYTES = 64 * 1024
 
 
