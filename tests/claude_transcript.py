@@ -165,3 +165,21 @@ def working_session(cwd: Path, path: Path, session: str = SESSION) -> Path:
     transcript.tool("toolu_03", "Bash", {"command": "python -m pytest -q"}, "3 passed in 0.02s\n")
     transcript.say("Added src/retry.py; the tests pass.")
     return transcript.save(path)
+
+
+def unplaced_session(root: Path, tmp_path: Path, session: str = SESSION) -> Path:
+    """A session that writes src/u.py and edits it five times, each edit known only by its
+    search and replace text: six changes that could not be placed."""
+    written = "one\ntwo\nthree\ntwo\n"
+    transcript = Transcript(root, session=session)
+    transcript.user("Write and fix u.py.")
+    path = f"{root}/src/u.py"
+    transcript.write_file("toolu_w", path, written)
+    text = written
+    edits = [("two\n", "TWO\n"), ("two\n", "Two\n"), ("one", "ONE"), ("three", "3"), ("ONE", "1")]
+    for number, (old, new) in enumerate(edits):
+        edit_input = {"file_path": path, "old_string": old, "new_string": new}
+        transcript.tool(f"toolu_e{number}", "Edit", edit_input, f"The file {path} was updated.")
+        text = text.replace(old, new, 1)
+    (root / "src" / "u.py").write_text(text, encoding="utf-8")
+    return transcript.save(tmp_path / f"{session}.jsonl")

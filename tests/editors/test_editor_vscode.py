@@ -59,7 +59,7 @@ from typing import Any
 
 import pygit2
 import pytest
-from claude_transcript import Transcript
+from claude_transcript import unplaced_session
 from editor_harness import (
     CAPSTONE_MESSAGE,
     EDIT_LINE,
@@ -1615,19 +1615,7 @@ def test_changes_that_could_not_be_placed_picked_from_vscode(
     offers them in a quick pick instead, worded as their lenses, and the step of the one
     picked opens in the narration at its line."""
     base, root = code_server
-    written = "one\ntwo\nthree\ntwo\n"
-    transcript = Transcript(root)
-    transcript.user("Write and fix u.py.")
-    path = f"{root}/src/u.py"
-    transcript.write_file("toolu_w", path, written)
-    text = written
-    edits = [("two\n", "TWO\n"), ("two\n", "Two\n"), ("one", "ONE"), ("three", "3"), ("ONE", "1")]
-    for number, (old, new) in enumerate(edits):
-        edit_input = {"file_path": path, "old_string": old, "new_string": new}
-        transcript.tool(f"toolu_e{number}", "Edit", edit_input, f"The file {path} was updated.")
-        text = text.replace(old, new, 1)
-    (root / "src" / "u.py").write_text(text, encoding="utf-8")
-    imported = stet(root, "trajectory", "import", str(transcript.save(tmp_path / "u.jsonl")))
+    imported = stet(root, "trajectory", "import", str(unplaced_session(root, tmp_path)))
     assert imported.returncode == 0, imported.stderr
     blamed = stet(root, "trajectory", "blame", "src/u.py", "--json")
     unplaced = json.loads(blamed.stdout)["unattributed"]

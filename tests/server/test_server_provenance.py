@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from claude_transcript import SESSION, Transcript
+from claude_transcript import Transcript, unplaced_session
 from lsp_harness import CLIENTS, SERVER, edit_range, eventually, execute, open_file, start, uri
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -418,24 +418,6 @@ async def test_changes_that_could_not_be_placed_are_named_on_the_file_s_first_li
         [{"uri": document, "id": trajectory, "step": step}] for step, _, _ in said
     ]
     assert await actions_at(client, document, 1) == []
-
-
-def unplaced_session(root: Path, tmp_path: Path, session: str = SESSION) -> Path:
-    """A session that writes src/u.py and edits it five times, each edit known only by its
-    search and replace text: six changes that could not be placed."""
-    written = "one\ntwo\nthree\ntwo\n"
-    transcript = Transcript(root, session=session)
-    transcript.user("Write and fix u.py.")
-    path = f"{root}/src/u.py"
-    transcript.write_file("toolu_w", path, written)
-    text = written
-    edits = [("two\n", "TWO\n"), ("two\n", "Two\n"), ("one", "ONE"), ("three", "3"), ("ONE", "1")]
-    for number, (old, new) in enumerate(edits):
-        edit_input = {"file_path": path, "old_string": old, "new_string": new}
-        transcript.tool(f"toolu_e{number}", "Edit", edit_input, f"The file {path} was updated.")
-        text = text.replace(old, new, 1)
-    (root / "src" / "u.py").write_text(text)
-    return transcript.save(tmp_path / f"{session}.jsonl")
 
 
 @pytest.mark.parametrize("choice", [2, None])
