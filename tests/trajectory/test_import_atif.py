@@ -1411,6 +1411,7 @@ def test_the_bytes_harbor_writes_into_a_results_text_are_left_out(tmp_path: Path
         "[metadata] " + json.dumps(structured),
         printed,
         "[metadata] " + json.dumps(blocks),
+        "[metadata] " + json.dumps([{"type": "image", "data": data, "mimeType": "image/png"}]),
     ]
     steps = [
         {
@@ -1432,8 +1433,9 @@ def test_the_bytes_harbor_writes_into_a_results_text_are_left_out(tmp_path: Path
         printed,
         '[metadata] [{"type": "text", "text": "shot"}, {"type": "image", "source": {"type": '
         '"base64", "media_type": "image/png"}}]',
+        '[metadata] [{"type": "image", "mimeType": "image/png"}]',
     ]
-    assert parsed.dropped["inline_data"] == 3
+    assert parsed.dropped["inline_data"] == 4
 
 
 def test_a_record_kept_whole_keeps_no_bytes_either(tmp_path: Path) -> None:

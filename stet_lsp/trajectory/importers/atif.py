@@ -734,13 +734,13 @@ class _Reader:
         `[metadata] ` (an image's or a PDF's with its `base64`; an MCP tool's, a list of
         content blocks). Such a line keeps its JSON without them (`_without_bytes`, counted
         in `inline_data`)."""
-        if "base64" not in output:
+        if not _may_hold_bytes(output):
             return output
         lines = output.split("\n")
         for index, line in enumerate(lines):
             head = _METADATA if line.startswith(_METADATA) else ""
             opening = ("{", "[") if head else ("{",)  # the output may be a list (of blocks)
-            if not line[len(head) :].startswith(opening) or "base64" not in line:
+            if not line[len(head) :].startswith(opening) or not _may_hold_bytes(line):
                 continue
             try:
                 value = json.loads(line[len(head) :])
@@ -1266,6 +1266,12 @@ def _single(extras: Iterable[dict[str, Any]], keys: Sequence[str]) -> str | None
 _NO_VERSION = "unknown"
 # What the export's `extra.sessions` records of a session's end.
 _ENDED = frozenset({"ended", "end_reason", "reported_cost_usd"})
+
+
+def _may_hold_bytes(text: str) -> bool:
+    """Whether JSON in `text` may hold the bytes of data: a `base64` member or source, or an
+    MCP tool's image or audio content (`"data"` beside its `"mimeType"`)."""
+    return "base64" in text or ('"data"' in text and '"mimeType"' in text)
 
 
 def _has_figures(metrics: dict[str, Any]) -> bool:
