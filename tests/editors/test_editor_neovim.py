@@ -1610,6 +1610,22 @@ def test_brief_shown_again_replaces_the_one_shown_before(tmp_path: Path) -> None
     assert "the second note" in result["text"] and "first note text" in result["text"]
 
 
+# Lua: what the message area shows, in out.shown (ext_messages; `ns` to detach).
+SHOWN_MESSAGES = """
+out.shown = {}
+local ns = vim.api.nvim_create_namespace("stet-test-messages")
+vim.ui_attach(ns, { ext_messages = true }, function(event, _, content)
+  if event == "msg_show" then
+    local text = ""
+    for _, chunk in ipairs(content) do
+      text = text .. chunk[2]
+    end
+    out.shown[#out.shown + 1] = text
+  end
+end)
+"""
+
+
 def test_the_servers_progress_is_shown_in_the_message_area(tmp_path: Path) -> None:
     """The server reports work-done progress for work that takes it over a second (an import,
     a capstone); Neovim 0.11 only stores it: the plugin shows it in the message area (not the
@@ -1617,21 +1633,14 @@ def test_the_servers_progress_is_shown_in_the_message_area(tmp_path: Path) -> No
     is given to Neovim's own handler, as the server's messages are: whether a real import
     takes over a second depends on the machine."""
     root = make_workspace(tmp_path / "repo")
-    body = """
+    body = (
+        """
     vim.cmd.edit("src/pay.py")
     out.attached = attached(0)
     local client = vim.lsp.get_clients({ bufnr = 0, name = "stet" })[1]
-    out.shown = {}
-    local ns = vim.api.nvim_create_namespace("stet-test-messages")
-    vim.ui_attach(ns, { ext_messages = true }, function(event, _, content)
-      if event == "msg_show" then
-        local text = ""
-        for _, chunk in ipairs(content) do
-          text = text .. chunk[2]
-        end
-        out.shown[#out.shown + 1] = text
-      end
-    end)
+"""
+        + SHOWN_MESSAGES
+        + """
     local ctx = { client_id = client.id, method = "$/progress" }
     local title = "Stet: importing an agent session"
     for _, value in ipairs({
@@ -1645,6 +1654,7 @@ def test_the_servers_progress_is_shown_in_the_message_area(tmp_path: Path) -> No
     vim.ui_detach(ns)
     out.history = vim.api.nvim_exec2("messages", { output = true }).output
 """
+    )
     result = run_script(tmp_path, root, body)
     assert result["attached"] is True
     assert result["shown"][:2] == [
@@ -2567,18 +2577,9 @@ def test_redact_now_of_hundreds_of_secrets_on_two_lines(tmp_path: Path) -> None:
     assert sheet.read_text(encoding="utf-8") == text  # the buffer's until written
 
 
-BAD_SETTINGS = """
-out.shown = {}
-local ns = vim.api.nvim_create_namespace("stet-test-messages")
-vim.ui_attach(ns, { ext_messages = true }, function(event, _, content)
-  if event == "msg_show" then
-    local text = ""
-    for _, chunk in ipairs(content) do
-      text = text .. chunk[2]
-    end
-    out.shown[#out.shown + 1] = text
-  end
-end)
+BAD_SETTINGS = (
+    SHOWN_MESSAGES
+    + """
 vim.lsp.config("stet", {
   settings = { stet = { brief = { budget = "lots" }, margin = { severty = "information" } } },
 })
@@ -2596,6 +2597,7 @@ out.health = vim.tbl_filter(function(line)
   return line:find("Stet setting", 1, true) ~= nil
 end, vim.api.nvim_buf_get_lines(0, 0, -1, false))
 """
+)
 
 BUDGET_PROBLEM = (
     'Stet setting stet.brief.budget = "lots" is not a whole number of 1 or more; using 800'
