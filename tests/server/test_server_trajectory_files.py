@@ -1060,19 +1060,25 @@ def test_events_saved_with_a_byte_order_mark_keep_their_first_step(
 def test_a_step_of_megabytes_leaves_other_requests_answered(
     root: Path, request_method: str
 ) -> None:
-    """A result whose output is 20 MiB, or a change whose diff is, takes a tenth of a second
-    or more to read in full for its hover or its definition: that runs in a worker, so a
-    hover in another document asked just after it is answered first, as it was not while
-    the loop read the step."""
+    """A call whose arguments are 20 MiB (250,000 edits in one call), or a change whose diff
+    is, takes a tenth of a second or more to show in its hover or to place for its
+    definition: that runs in a worker, so a hover in another document asked just after it is
+    answered first, as it was not while the loop read the step. (A step whose bulk is one
+    string is mostly one C call that holds the interpreter's lock: the worker cannot let the
+    other hover through during it, so that case cannot show the worker's effect.)"""
     events = working_folder(resolve_target(root)).path / "events.jsonl"
     events.parent.mkdir(parents=True)
-    printed = "".join(f"line {n} of what the command printed\n" for n in range(550_000))
+    edits = [
+        {"old_string": f"line {n} of the file", "new_string": f"line {n} of the file, changed"}
+        for n in range(250_000)
+    ]
     diff = "@@ -0,0 +1,900000 @@\n" + "".join(f"+line {n} added\n" for n in range(1_200_000))
     source = {"file": "s.jsonl", "line": 1}
+    arguments = {"file_path": "src/app.py", "edits": edits}
     records: list[dict[str, Any]] = [
         {"kind": "session_start", "harness": "claude-code", "cwd": "."},
-        {"kind": "tool_call", "call_id": "c1", "name": "Bash", "input": {"command": "cat"}},
-        {"kind": "tool_result", "call_id": "c1", "output": printed},
+        {"kind": "tool_call", "call_id": "c1", "name": "MultiEdit", "input": arguments},
+        {"kind": "tool_result", "call_id": "c1", "output": "Applied 250000 edits"},
     ]
     if request_method == "textDocument/definition":
         change = {"operation": "modify", "path": "src/app.py", "diff": diff, "anchored": True}
@@ -1095,32 +1101,35 @@ def test_a_step_of_megabytes_leaves_other_requests_answered(
     try:
         source_file = server.open(uri(root / "src" / "app.py"), "line 1\n")
         document = server.open(uri(events), text, "json")
-        big = len(records) - 1
+        big = 1  # the call, or the change
         ask(2, request_method, document, big)  # answered once the file is indexed
         assert answered(2)
         ask(3, "textDocument/hover", source_file, 0)
         answered(3)
         # The loop reads the next message only when it is not busy: without the worker, the
-        # large step's answer always came first. With it, the other hover does, unless the
-        # worker (holding the interpreter's lock through one long C call) starves the reader
-        # on a loaded machine now and then: one round of three is enough to tell.
-        others_first = 0
-        for request_id in range(10, 16, 2):
+        # large step's answer always came first. With it, the other hover does, unless a
+        # loaded machine schedules the reader late: one round of six is enough to tell.
+        others_first = False
+        for request_id in range(10, 22, 2):
             ask(request_id, request_method, document, big)
             ask(request_id + 1, "textDocument/hover", source_file, 0)
             first = server.wait_for(
                 lambda message, asked=(request_id, request_id + 1): message.get("id") in asked
             )
-            others_first += first["id"] == request_id + 1
-            other_id = request_id if first["id"] == request_id + 1 else request_id + 1
+            others_first = first["id"] == request_id + 1
+            other_id = request_id if others_first else request_id + 1
             second = server.answer(other_id, timeout=60)
-            found = (first if first["id"] == request_id else second)["result"]
+            found = (second if others_first else first)["result"]
             if request_method == "textDocument/hover":
-                assert "**Call** · step 2" in found["contents"]["value"]
+                shown = found["contents"]["value"]
+                assert "**Step 2 · tool\\_call**" in shown and "`MultiEdit`" in shown
+                assert "Applied 250000 edits" in shown
             else:
                 assert [(f["uri"], f["range"]["start"]["line"]) for f in found] == [
                     (uri(root / "src" / "app.py"), 0)
                 ]
+            if others_first:
+                break
         assert others_first, "the large step's answer came first every time"
     finally:
         server.close()
