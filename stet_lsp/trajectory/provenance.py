@@ -69,6 +69,7 @@ import json
 import os
 import posixpath
 import re
+import stat
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
@@ -79,7 +80,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import lines_of
-from stet_lsp.core.safefs import open_regular
+from stet_lsp.core.safefs import checked_path, open_regular, read_regular
 from stet_lsp.gate.homepaths import REPLACEMENT, normalize_home_paths
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align, pair_moved
 from stet_lsp.trajectory.attribution import Attribution, LeftOut, epoch, made_order, rewound
@@ -829,16 +830,23 @@ def _hunks(
 
 def _present(root: Path, paths: set[str]) -> dict[str, bool]:
     """Whether each repository path is a file in the work tree (a stat each)."""
-    return {path: _is_file(root / path) for path in paths}
+    return {path: _is_file(root, path) for path in paths}
 
 
-def _is_file(path: Path) -> bool:
-    """Whether `path` is a file; a path this file system cannot have (a name longer than it
-    takes, as another system's trajectory may record) is none, not an error."""
+def _is_file(root: Path, path: str) -> bool:
+    return _size(root, path) is not None
+
+
+def _size(root: Path, path: str) -> int | None:
+    """The size of the regular file at `path` in the work tree; None for anything else: a
+    link (a cloned repository's may lead anywhere: to /dev/zero, or to a file outside it), a
+    FIFO or device, a path leaving the repository, or one this file system cannot have (a
+    name longer than it takes, as another system's trajectory may record)."""
     try:
-        return path.is_file()
-    except OSError:
-        return False
+        status = os.lstat(checked_path(root, path))
+    except (OSError, StetError):
+        return None
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
 
 
 def _stamped_folders(root: Path) -> list[tuple[Folder, tuple[FileStamp, FileStamp]]]:
@@ -923,7 +931,7 @@ def _moves(
         (number, trajectory, path)
         for number, trajectory in enumerate(trajectories)
         for path in sorted(trajectory.paths())
-        if not _is_file(root / path)
+        if not _is_file(root, path)
     ]
     if not missing:
         return {}
@@ -945,7 +953,7 @@ def _moves(
         current = path
         for renames in walks[key].renames:
             current = renames.get(current, current)
-        if current != path and _is_file(root / current):
+        if current != path and _is_file(root, current):
             moves[(number, path)] = current
         else:
             unfollowed.append((number, trajectory, path))
@@ -954,7 +962,7 @@ def _moves(
             path
             for trajectory in trajectories
             for path in trajectory.paths()
-            if _is_file(root / path)
+            if _is_file(root, path)
         }
         moves.update(_moved_untracked(root, unfollowed, walks, taken))
     return moves
@@ -991,7 +999,7 @@ def _moved_untracked(
         fitting = []
         for candidate in sorted(candidates.get(path, ())):
             if candidate not in sizes:
-                sizes[candidate] = _size(root / candidate)
+                sizes[candidate] = _size(root, candidate)
             size = sizes[candidate]
             if size is not None and low <= size <= high:
                 fitting.append(candidate)
@@ -1000,7 +1008,7 @@ def _moved_untracked(
             continue
         for candidate in fitting:
             if candidate not in texts:
-                texts[candidate] = _small_text_lines(root / candidate)
+                texts[candidate] = _small_text_lines(root, candidate)
             lines = texts[candidate]
             if lines is not None:
                 score = file.likeness(lines)
@@ -1025,23 +1033,14 @@ def _moved_untracked(
     return {(number, path): found[path] for number, _, path in unfollowed if path in found}
 
 
-def _size(path: Path) -> int | None:
+def _small_text_lines(root: Path, path: str) -> list[str] | None:
+    """The lines of the regular file at `path` in the work tree as provenance counts them,
+    when it is a text of at most `MOVED_FILE_BYTES`."""
     try:
-        return path.stat().st_size
-    except OSError:
+        data = read_regular(root / path, root, limit=MOVED_FILE_BYTES + 1)
+    except StetError:
         return None
-
-
-def _small_text_lines(path: Path) -> list[str] | None:
-    """A file's lines as provenance counts them, when it is a text of at most
-    `MOVED_FILE_BYTES`."""
-    try:
-        if path.stat().st_size > MOVED_FILE_BYTES:
-            return None
-        data = path.read_bytes()
-    except OSError:
-        return None
-    if b"\0" in data:
+    if data is None or len(data) > MOVED_FILE_BYTES or b"\0" in data:
         return None
     return lines_of(data.decode("utf-8", "replace").removeprefix(BOM))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import json
+import os
 import random
 import re
 import shutil
@@ -719,6 +720,31 @@ def test_a_file_gone_without_a_rename_is_not_found_in_a_file_unlike_it(
     assert provenance.paths() == ["src/app.py", "src/new.py"]
     for path, text in files.items():
         assert provenance.hunks(path, text) == []
+
+
+def test_a_file_gone_is_never_looked_for_through_a_link_or_a_fifo(
+    root: Path, tmp_path: Path
+) -> None:
+    """A cloned repository may hold links where a moved file would be looked for: to a file
+    outside it holding the run's text (which was read, and taken for the moved file), to
+    /dev/zero (read until memory ran out, the size of a character device being 0, which a
+    file of one short line may have), or a FIFO (the read never ended). None is a file."""
+    session = Claude(SESSION_A, root).user("Add a marker")
+    session.write_file("toolu_w1", f"{root}/src/mark.py", "ab\n")
+    session.write_file("toolu_w2", f"{root}/src/new.py", NEW)
+    run_into(resolve_target(root), session, tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "greeting.py").write_text(NEW)
+    (root / "src/greeting.py").symlink_to(outside / "greeting.py")
+    (root / "src/zero.py").symlink_to("/dev/zero")
+    os.mkfifo(root / "src/pipe.py")
+    provenance = within(20, lambda: Provenance.load(root))
+    assert provenance.paths() == ["src/mark.py", "src/new.py"]
+    assert provenance.hunks("src/greeting.py", NEW) == []
+    # a file with the run's text in the repository is still where src/new.py went
+    write(root, "src/kept.py", NEW)
+    assert "src/kept.py" in Provenance.load(root).paths()
 
 
 def test_a_file_gone_among_too_many_new_files_of_its_size_is_not_followed(
