@@ -120,3 +120,26 @@ def test_only_a_lock_error_is_called_the_lock(tmp_path: Path) -> None:
         pygit2.GitError("unsupported mandatory extension: 'link'"), repository
     )
     assert "index.lock" not in other and "--no-split-index" in other
+
+
+def test_what_git_stages_while_stet_changes_the_index_is_never_lost(tracked: Path) -> None:
+    """libgit2 takes `index.lock` only to write, after a read made without it: a `git add`
+    between the two was written over. Stet holds git's lock from the read to the write, so
+    git, as between two git processes, refuses meanwhile instead of losing what it staged."""
+    repository = pygit2.Repository(str(tracked))
+    (tracked / "b.txt").write_text("b\n")
+    blob = repository.create_blob(b"c\n")
+    meanwhile: list[subprocess.CompletedProcess[str]] = []
+
+    def change(index: pygit2.Index) -> None:
+        add = ["git", "-C", str(tracked), "add", "b.txt"]
+        meanwhile.append(subprocess.run(add, capture_output=True, text=True))
+        index.add(pygit2.IndexEntry("c.txt", blob, pygit2.GIT_FILEMODE_BLOB))
+
+    gitindex.update_index(repository, change)
+    (added,) = meanwhile
+    assert added.returncode != 0 and "index.lock" in added.stderr
+    git(tracked, "add", "b.txt")
+    index = pygit2.Repository(str(tracked)).index
+    assert "b.txt" in index and "c.txt" in index and "README.md" in index
+    assert sorted(path.name for path in Path(repository.path).glob("index*")) == ["index"]

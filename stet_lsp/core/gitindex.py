@@ -15,9 +15,12 @@ which waits a moment for git's own lock."""
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 import re
+import shutil
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -111,23 +114,44 @@ extension runs `git status`, which holds it for a moment, every few seconds)."""
 
 
 def update_index(repository: pygit2.Repository, change: Callable[[pygit2.Index], None]) -> None:
-    """Read the index, `change` it and write it back, again from a fresh read while another
-    process holds `index.lock` (for up to INDEX_BUSY_SECONDS): what it staged meanwhile is
-    kept. pygit2.GitError when the index cannot be written."""
+    """Read the index, `change` it and write it back, holding git's own `index.lock` from the
+    read to the write (as git does), so that nothing another process stages meanwhile is
+    lost: libgit2 takes the lock only to write, after a read made without it. While another
+    process holds the lock, waits up to INDEX_BUSY_SECONDS. `change` may add and remove
+    entries (blobs already written), not read the work tree. pygit2.GitError when the index
+    cannot be written."""
     import pygit2
 
+    folder = Path(repository.path)
+    index_file, lock = folder / "index", folder / "index.lock"
     until = time.monotonic() + INDEX_BUSY_SECONDS
     while True:
-        index = repository.index
-        index.read(True)
-        change(index)
         try:
-            index.write()
-            return
-        except pygit2.GitError as error:
-            if not _locked(error, repository) or time.monotonic() >= until:
-                raise
+            os.close(os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            break
+        except FileExistsError:
+            if time.monotonic() >= until:
+                raise pygit2.GitError(
+                    f"the index is locked: {lock} exists (another git process is using it)"
+                ) from None
         time.sleep(0.05)
+    # libgit2 writes an index it opened only by taking that file's lock: it changes a copy,
+    # which then takes the index's place while git's lock is still held.
+    copy = folder / f"index.stet-{os.getpid()}-{threading.get_ident()}"
+    try:
+        # An index libgit2 cannot read (a split one) is refused here: pygit2.Index failing
+        # on the copy would leave a half-made object that complains when collected.
+        repository.index.read(True)
+        with contextlib.suppress(FileNotFoundError):  # none yet: libgit2 starts an empty one
+            shutil.copyfile(index_file, copy)
+        index = pygit2.Index(str(copy))
+        change(index)
+        index.write()
+        os.replace(copy, index_file)
+    finally:
+        for leftover in (copy, lock):
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
 
 
 def index_lock_left(repository: pygit2.Repository) -> Path | None:
@@ -140,10 +164,6 @@ def index_lock_left(repository: pygit2.Repository) -> Path | None:
             return lock
         time.sleep(0.05)
     return None
-
-
-def _locked(error: Exception, repository: pygit2.Repository) -> bool:
-    return "index.lock" in str(error) or os.path.exists(os.path.join(repository.path, "index.lock"))
 
 
 _EXTENSIONS = {
