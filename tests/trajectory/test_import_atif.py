@@ -1438,6 +1438,40 @@ def test_the_bytes_harbor_writes_into_a_results_text_are_left_out(tmp_path: Path
     assert parsed.dropped["inline_data"] == 4
 
 
+def test_a_whole_tool_result_block_in_a_results_text_loses_its_bytes(tmp_path: Path) -> None:
+    """A line of a result's text that is a whole `tool_result` content block (its content
+    an image with its base64 data) keeps the block without the bytes, counted in
+    `dropped.inline_data`: the image's source still says what it was."""
+    data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 8
+    source = {"type": "base64", "media_type": "image/png", "data": data}
+    block = {
+        "type": "tool_result",
+        "tool_use_id": "toolu_inner",
+        "content": [{"type": "text", "text": "shot"}, {"type": "image", "source": source}],
+    }
+    steps = [
+        {
+            "step_id": 1,
+            "source": "agent",
+            "message": "",
+            "tool_calls": [
+                {"tool_call_id": "t1", "function_name": "Task", "arguments": {"prompt": "look"}}
+            ],
+            "observation": {
+                "results": [{"source_call_id": "t1", "content": "Done.\n" + json.dumps(block)}]
+            },
+        }
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    [result] = of(parsed.events, "tool_result")
+    kept = {"type": "base64", "media_type": "image/png"}
+    assert result.output.split("\n") == [
+        "Done.",
+        json.dumps(block | {"content": [block["content"][0], {"type": "image", "source": kept}]}),
+    ]
+    assert parsed.dropped["inline_data"] == 1
+
+
 def test_a_record_kept_whole_keeps_no_bytes_either(tmp_path: Path) -> None:
     """A result no call answers (Harbor's converter gives one it found no call for a step
     of its own), a step without a source and metrics it cannot read are kept whole, without

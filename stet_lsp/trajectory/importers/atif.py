@@ -70,10 +70,11 @@ or holds it as a `data:` URL, whose bytes are left out and counted in `inline_da
 of another kind is kept raw after the event the text went into, without the bytes of its data
 (counted too). Harbor's Claude Code converter writes a result's content blocks into its text
 as JSON, a line each, and the tool's structured output after `[metadata] ` (an object, or a
-list of content blocks): an image's or a document's base64 there is left out of the text
-too, and counted (of a result no call answers, kept raw, as well). No raw event holds the
-bytes of data: a step, its metrics or a result kept whole leaves them out as what a step
-holds that no event does leaves them out (below), counted in `inline_data`.
+list of content blocks): an image's or a document's base64 there (in a whole `tool_result`
+block's content too) is left out of the text too, and counted (of a result no call answers,
+kept raw, as well). No raw event holds the bytes of data: a step, its metrics or a result
+kept whole leaves them out as what a step holds that no event does leaves them out (below),
+counted in `inline_data`.
 
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
 read into its events, those of its calls' `extra`, of its results' `extra` but for whether
@@ -730,10 +731,10 @@ class _Reader:
     def _without_encoded_bytes(self, output: str) -> str:
         """A result's text without the bytes Harbor's Claude Code converter writes into it:
         it gives each content block of a result as its JSON on a line (an image's or a
-        document's with its base64 `data`) and the tool's structured output as JSON after
-        `[metadata] ` (an image's or a PDF's with its `base64`; an MCP tool's, a list of
-        content blocks). Such a line keeps its JSON without them (`_without_bytes`, counted
-        in `inline_data`)."""
+        document's with its base64 `data`, a whole `tool_result` block with such blocks in
+        its content) and the tool's structured output as JSON after `[metadata] ` (an
+        image's or a PDF's with its `base64`; an MCP tool's, a list of content blocks). Such
+        a line keeps its JSON without them (`_without_bytes`, counted in `inline_data`)."""
         if not _may_hold_bytes(output):
             return output
         lines = output.split("\n")
@@ -746,8 +747,7 @@ class _Reader:
                 value = json.loads(line[len(head) :])
             except ValueError:
                 continue
-            block = isinstance(value, dict) and value.get("type") in _DATA_BLOCKS
-            if head or (block and mapping(value.get("source")).get("type") == "base64"):
+            if head or _is_data_block(value):
                 lines[index] = head + json.dumps(self._without_bytes(value), ensure_ascii=False)
         return "\n".join(lines)
 
@@ -1272,6 +1272,19 @@ def _may_hold_bytes(text: str) -> bool:
     """Whether JSON in `text` may hold the bytes of data: a `base64` member or source, or an
     MCP tool's image or audio content (`"data"` beside its `"mimeType"`)."""
     return "base64" in text or ('"data"' in text and '"mimeType"' in text)
+
+
+def _is_data_block(value: Any) -> bool:
+    """Whether a JSON value is a content block of Anthropic's API that may hold bytes: an
+    image or a document whose source is base64, or a `tool_result` block (whose content
+    holds such blocks)."""
+    if not isinstance(value, dict):
+        return False
+    if value.get("type") == "tool_result":
+        return True
+    return (
+        value.get("type") in _DATA_BLOCKS and mapping(value.get("source")).get("type") == "base64"
+    )
 
 
 def _has_figures(metrics: dict[str, Any]) -> bool:
