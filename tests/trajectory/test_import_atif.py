@@ -1518,6 +1518,27 @@ def test_a_record_kept_whole_keeps_no_bytes_either(tmp_path: Path) -> None:
     assert parsed.dropped["inline_data"] == 5
 
 
+def test_a_result_no_call_answers_keeps_no_bytes_in_its_content_parts(tmp_path: Path) -> None:
+    """A result no call answers whose content is a list of parts (ATIF v1.6) is kept raw
+    as a result with a call has its text read: the lines of JSON Harbor's converter wrote
+    into a text part lose the base64 of an image, counted in `dropped.inline_data`."""
+    data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 8
+    source = {"type": "base64", "media_type": "image/png", "data": data}
+    structured = {"type": "image", "file": {"base64": data, "type": "image/png"}}
+    text = json.dumps({"type": "image", "source": source}) + "\n[metadata] "
+    text += json.dumps(structured)
+    result = {"source_call_id": None, "content": [{"type": "text", "text": text}, text]}
+    steps = [{"step_id": 1, "source": "agent", "message": "", "observation": {"results": [result]}}]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps, schema_version="ATIF-v1.6")))
+    kept = (
+        '{"type": "image", "source": {"type": "base64", "media_type": "image/png"}}'
+        '\n[metadata] {"type": "image", "file": {"type": "image/png"}}'
+    )
+    [raw] = of(parsed.events, "raw")
+    assert raw.record == {"source_call_id": None, "content": [{"type": "text", "text": kept}, kept]}
+    assert parsed.dropped["inline_data"] == 4
+
+
 def test_a_part_of_a_kind_not_read_is_kept_without_its_bytes(tmp_path: Path) -> None:
     """A content part of a kind the text does not read (a video) is kept raw, after the
     event the text went into or in the step kept whole, without the bytes of its data (a

@@ -72,9 +72,9 @@ of another kind is kept raw after the event the text went into, without the byte
 as JSON, a line each, and the tool's structured output after `[metadata] ` (an object, or a
 list of content blocks): an image's or a document's base64 there (in a whole `tool_result`
 block's content too) is left out of the text too, and counted (of a result no call answers,
-kept raw, as well). No raw event holds the bytes of data: a step, its metrics or a result
-kept whole leaves them out as what a step holds that no event does leaves them out (below),
-counted in `inline_data`.
+kept raw, as well, in each of its text parts). No raw event holds the bytes of data: a
+step, its metrics or a result kept whole leaves them out as what a step holds that no event
+does leaves them out (below), counted in `inline_data`.
 
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
 read into its events, those of its calls' `extra`, of its results' `extra` but for whether
@@ -751,6 +751,22 @@ class _Reader:
                 lines[index] = head + json.dumps(self._without_bytes(value), ensure_ascii=False)
         return "\n".join(lines)
 
+    def _content_without_encoded_bytes(self, content: str | list[Any]) -> str | list[Any]:
+        """A result's content kept raw without the bytes Harbor's converter wrote into its
+        text (`_without_encoded_bytes`): a string, or each string or text part of a list."""
+        if isinstance(content, str):
+            return self._without_encoded_bytes(content)
+        kept = []
+        for part in content:
+            if isinstance(part, str):
+                part = self._without_encoded_bytes(part)
+            elif isinstance(part, dict) and part.get("type") == "text":
+                text = part.get("text")
+                if isinstance(text, str):
+                    part = part | {"text": self._without_encoded_bytes(text)}
+            kept.append(part)
+        return kept
+
     def _system_step(
         self, step: dict[str, Any], at: SourceRef, time: str | None, agent: str | None
     ) -> frozenset[str] | None:
@@ -983,8 +999,8 @@ class _Reader:
             if content is not None or refs is None:
                 reason = "observation result without a tool call"
                 record = (
-                    result | {"content": self._without_encoded_bytes(content)}
-                    if isinstance(content, str)
+                    result | {"content": self._content_without_encoded_bytes(content)}
+                    if isinstance(content, str | list)
                     else result
                 )
                 self._emit(RawEvent, at, time, agent, record=record, reason=reason)
