@@ -1539,6 +1539,48 @@ def test_a_result_no_call_answers_keeps_no_bytes_in_its_content_parts(tmp_path: 
     assert parsed.dropped["inline_data"] == 4
 
 
+def test_an_mcp_resources_blob_is_kept_nowhere(tmp_path: Path) -> None:
+    """An MCP tool's embedded resource holds its bytes as base64 in `blob` (`{"type":
+    "resource", "resource": {"uri", "mimeType", "blob"}}`): as a result's content part kept
+    raw, in the structured output Harbor writes after `[metadata] ` and in a step's `extra`,
+    it is kept without the blob (its uri and mime type say what it was), each counted in
+    `dropped.inline_data`."""
+    data = "JVBERi0xLjQKJcfsj6IKNSAwIG9iago8PC9MZW5ndGggNiAwIFI" * 8
+    resource = {"uri": "file:///r/report.pdf", "mimeType": "application/pdf", "blob": data}
+    embedded = {"type": "resource", "resource": resource}
+    without = {"type": "resource", "resource": {k: v for k, v in resource.items() if k != "blob"}}
+    output = "Fetched.\n[metadata] " + json.dumps([embedded])
+    steps = [
+        {
+            "step_id": 1,
+            "source": "agent",
+            "message": "",
+            "tool_calls": [
+                {"tool_call_id": "c1", "function_name": "mcp__docs__fetch", "arguments": {}},
+                {"tool_call_id": "c2", "function_name": "mcp__docs__fetch", "arguments": {}},
+            ],
+            "observation": {
+                "results": [
+                    {"source_call_id": "c1", "content": [{"type": "text", "text": "r"}, embedded]},
+                    {"source_call_id": "c2", "content": output},
+                ]
+            },
+            "extra": {"resource": embedded},
+        }
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps, schema_version="ATIF-v1.6")))
+    assert [r.output for r in of(parsed.events, "tool_result")] == [
+        "r",
+        "Fetched.\n[metadata] " + json.dumps([without]),
+    ]
+    assert [r.record for r in of(parsed.events, "raw")] == [
+        without,
+        {"extra": {"resource": without}},
+    ]
+    assert data[:40] not in "".join(event_json(e) for e in parsed.events)
+    assert parsed.dropped["inline_data"] == 3
+
+
 def test_a_part_of_a_kind_not_read_is_kept_without_its_bytes(tmp_path: Path) -> None:
     """A content part of a kind the text does not read (a video) is kept raw, after the
     event the text went into or in the step kept whole, without the bytes of its data (a

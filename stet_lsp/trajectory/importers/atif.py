@@ -84,8 +84,8 @@ a member that repeats a call's arguments or name (Harbor's `raw_arguments` and
 `tool_use_name`; an empty object repeats nothing) or what Claude Code recorded of the result
 of a call that has its result (`tool_result_metadata`'s `raw_tool_result` and
 `tool_use_result`), counted in `dropped.repeated_extra`; the bytes of the data it holds (a
-`data:` URL, base64, an MCP tool's image or audio `data`) are left out and counted in
-`inline_data`.
+`data:` URL, base64, an MCP tool's image or audio `data`, an MCP resource's `blob`) are left
+out and counted in `inline_data`.
 
 Subagents: a result's `subagent_trajectory_ref` names a trajectory embedded in
 `subagent_trajectories` (by `trajectory_id`) or stored in another file (`trajectory_path`,
@@ -707,8 +707,9 @@ class _Reader:
         """A value kept raw without the bytes of the data it holds, each counted in
         `inline_data`: a `data:` URL keeps its head (`data:image/png;base64`), and an object
         leaves out its `base64` member (Claude Code's structured result of an image or PDF
-        it read) and, when its `type` is `base64` (an image's or document's source in
-        Anthropic's API) or `image` or `audio` (an MCP tool's content), its `data`."""
+        it read), when its `type` is `base64` (an image's or document's source in
+        Anthropic's API) or `image` or `audio` (an MCP tool's content), its `data`, and
+        beside a `uri` (an MCP resource's contents), its `blob`."""
         if isinstance(value, str) and _DATA_URL.match(value):
             self.parsed.dropped["inline_data"] += 1
             return value.split(",", 1)[0]
@@ -721,7 +722,9 @@ class _Reader:
         kept = {}
         for key, member in value.items():
             if isinstance(member, str) and (
-                key == "base64" or (key == "data" and value.get("type") in _DATA_HOLDERS)
+                key == "base64"
+                or (key == "data" and value.get("type") in _DATA_HOLDERS)
+                or (key == "blob" and "uri" in value)
             ):
                 self.parsed.dropped["inline_data"] += 1
             else:
@@ -1285,9 +1288,14 @@ _ENDED = frozenset({"ended", "end_reason", "reported_cost_usd"})
 
 
 def _may_hold_bytes(text: str) -> bool:
-    """Whether JSON in `text` may hold the bytes of data: a `base64` member or source, or an
-    MCP tool's image or audio content (`"data"` beside its `"mimeType"`)."""
-    return "base64" in text or ('"data"' in text and '"mimeType"' in text)
+    """Whether JSON in `text` may hold the bytes of data: a `base64` member or source, an
+    MCP tool's image or audio content (`"data"` beside its `"mimeType"`) or an MCP
+    resource's `"blob"` (beside its `"uri"`)."""
+    return (
+        "base64" in text
+        or ('"data"' in text and '"mimeType"' in text)
+        or ('"blob"' in text and '"uri"' in text)
+    )
 
 
 def _is_data_block(value: Any) -> bool:
