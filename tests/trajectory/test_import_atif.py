@@ -1581,6 +1581,44 @@ def test_an_mcp_resources_blob_is_kept_nowhere(tmp_path: Path) -> None:
     assert parsed.dropped["inline_data"] == 3
 
 
+def test_a_data_url_inside_a_text_keeps_only_its_head(tmp_path: Path) -> None:
+    """A `data:` URL inside a longer text (a markdown image in a message, an `<img>` in a
+    tool's output, a system prompt kept raw) keeps its head (`data:image/png;base64`), which
+    says what it held, without its bytes, each counted in `dropped.inline_data`. Code that
+    only builds one (the head, then a variable) is no data and stays as it is."""
+    data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 8
+    url = f"data:image/png;base64,{data}=="
+    code = 'src = "data:image/png;base64," + encoded'
+    steps = [
+        {"step_id": 1, "source": "system", "message": f"Logo: ![logo]({url})"},
+        {"step_id": 2, "source": "user", "message": f"What is this? ![shot]({url})"},
+        {
+            "step_id": 3,
+            "source": "agent",
+            "message": f"It is ![shot]({url}), a pixel.",
+            "reasoning_content": f"The image {url} is one pixel.",
+            "tool_calls": [
+                {"tool_call_id": "c1", "function_name": "Read", "arguments": {"path": "a.html"}}
+            ],
+            "observation": {
+                "results": [{"source_call_id": "c1", "content": f'<img src="{url}">\n{code}'}]
+            },
+        },
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    head = "data:image/png;base64"
+    [system] = of(parsed.events, "raw")
+    assert system.record["message"] == f"Logo: ![logo]({head})"
+    assert [e.text for e in of(parsed.events, "user_message")] == [f"What is this? ![shot]({head})"]
+    assert [e.text for e in of(parsed.events, "agent_message")] == [
+        f"It is ![shot]({head}), a pixel."
+    ]
+    assert [e.text for e in of(parsed.events, "reasoning")] == [f"The image {head} is one pixel."]
+    assert [e.output for e in of(parsed.events, "tool_result")] == [f'<img src="{head}">\n{code}']
+    assert data[:40] not in "".join(event_json(e) for e in parsed.events)
+    assert parsed.dropped["inline_data"] == 5
+
+
 def test_a_part_of_a_kind_not_read_is_kept_without_its_bytes(tmp_path: Path) -> None:
     """A content part of a kind the text does not read (a video) is kept raw, after the
     event the text went into or in the step kept whole, without the bytes of its data (a

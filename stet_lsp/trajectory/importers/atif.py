@@ -74,7 +74,9 @@ list of content blocks): an image's or a document's base64 there (in a whole `to
 block's content too) is left out of the text too, and counted (of a result no call answers,
 kept raw, as well, in each of its text parts). No raw event holds the bytes of data: a
 step, its metrics or a result kept whole leaves them out as what a step holds that no event
-does leaves them out (below), counted in `inline_data`.
+does leaves them out (below), counted in `inline_data`. Nor does any text: a `data:` URL
+inside one (a markdown image in a message, an `<img>` in a tool's output, a string kept raw)
+keeps its head alone (`data:image/png;base64`), its bytes counted in `inline_data`.
 
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
 read into its events, those of its calls' `extra`, of its results' `extra` but for whether
@@ -713,6 +715,8 @@ class _Reader:
         if isinstance(value, str) and _DATA_URL.match(value):
             self.parsed.dropped["inline_data"] += 1
             return value.split(",", 1)[0]
+        if isinstance(value, str):
+            return self._without_data_urls(value)
         if depth > EVENT_DEPTH:
             return value  # the event is left out whole (nested too deeply), bytes and all
         if isinstance(value, list):
@@ -729,6 +733,16 @@ class _Reader:
                 self.parsed.dropped["inline_data"] += 1
             else:
                 kept[key] = self._without_bytes(member, depth + 1)
+        return kept
+
+    def _without_data_urls(self, text: str) -> str:
+        """A text without the bytes of each `data:` URL inside it (a markdown image,
+        `![shot](data:image/png;base64,…)`): the URL keeps its head, which says what it
+        held, each counted in `inline_data`."""
+        if "data:" not in text:
+            return text
+        kept, found = _DATA_URL_IN_TEXT.subn(r"\1", text)
+        self.parsed.dropped["inline_data"] += found
         return kept
 
     def _without_encoded_bytes(self, output: str) -> str:
@@ -1124,6 +1138,9 @@ class _Reader:
     ) -> E:
         if kind is RawEvent:  # what is kept raw keeps no bytes of data (counted)
             fields["record"] = self._without_bytes(fields.get("record"))
+        for name in _TEXT_FIELDS.intersection(fields):
+            if isinstance(fields[name], str):
+                fields[name] = self._without_data_urls(fields[name])
         if self.session is not None:
             event = kind(session=self.session, source=at, time=time, agent=agent, **fields)
             self.parsed.events.append(event)
@@ -1134,6 +1151,9 @@ class _Reader:
         return event
 
 
+_TEXT_FIELDS = frozenset({"text", "output", "summary", "message"})
+"""The fields of an event that hold a text of the trajectory (a message, a reasoning, a
+result's output, a compaction's summary, an error), which keep no bytes of a `data:` URL."""
 _RECORDED_RESULT = "tool_result_metadata"
 _RAW_TOOL_RESULT = "raw_tool_result"
 """Where Harbor's conversion of Claude Code keeps the tool result Claude Code recorded:
@@ -1154,6 +1174,12 @@ _DATA_HOLDERS = frozenset({"base64", "image", "audio"})
 image and audio content (`{"type": "image", "data": …, "mimeType": "image/png"}`)."""
 _DATA_URL = re.compile(r"data:(?:[\w.+-]+/[\w.+-]+)?(?:;[\w.+-]+(?:=[^;,\s]*)?)*,")
 """The head of a `data:` URL, up to the comma its data follows."""
+_DATA_URL_IN_TEXT = re.compile(
+    r"(data:(?<![\w.+-]data:)(?:[\w.+-]+/[\w.+-]+)?(?:;[\w.+-]+(?:=[^;,\s]*)?)*),"
+    r"(?:(?<=;base64,)[A-Za-z0-9+/_-]+=*|(?<!;base64,)[^\s\"'<>()\[\]{}\\]+)"
+)
+"""A `data:` URL inside a text (not part of a longer word), its head apart: the data
+after the comma, base64 or up to what ends a URL in markdown, HTML or JSON."""
 _JOINED = "\n\n"  # what Stet's export writes between two texts of one field
 
 
