@@ -1393,6 +1393,38 @@ def test_the_metrics_extra_keeps_what_the_usage_does_not_hold(tmp_path: Path) ->
     ]
 
 
+def test_figures_it_cannot_read_beside_ones_it_reads_are_kept_raw(tmp_path: Path) -> None:
+    """A step's metrics that give a count it reads beside figures it cannot read (a count
+    that is a word or below zero, a cost that is no number) give the usage of what it read,
+    and keep the others as they were given, in the raw event of what the step holds that no
+    event does, as metrics it cannot read at all are kept."""
+    metrics = {
+        "prompt_tokens": 1200,
+        "completion_tokens": "eighty",
+        "cached_tokens": -3,
+        "cost_usd": "n/a",
+        "extra": {"service_tier": "standard"},
+    }
+    steps = [
+        {"step_id": 1, "source": "user", "message": "go"},
+        {"step_id": 2, "source": "agent", "message": "a", "metrics": metrics},
+        {"step_id": 3, "source": "agent", "message": "b", "metrics": {"prompt_tokens": 7}},
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    usages = [(u.input_tokens, u.output_tokens, u.cost_usd) for u in of(parsed.events, "usage")]
+    assert usages == [(1200, 0, None), (7, 0, None)]
+    [raw] = of(parsed.events, "raw")
+    assert raw.reason == "what the step holds that no event does"
+    assert raw.record == {
+        "metrics": {
+            "completion_tokens": "eighty",
+            "cached_tokens": -3,
+            "cost_usd": "n/a",
+            "extra": {"service_tier": "standard"},
+        }
+    }
+
+
 def test_the_bytes_harbor_writes_into_a_results_text_are_left_out(tmp_path: Path) -> None:
     """Harbor's Claude Code converter writes a result's content blocks into its text as
     JSON, an image with its base64 data, and the tool's structured output after

@@ -80,8 +80,9 @@ keeps its head alone (`data:image/png;base64`), its bytes counted in `inline_dat
 
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
 read into its events, those of its calls' `extra`, of its results' `extra` but for whether
-they failed, and of its `metrics.extra` but for the cache writes and the cost's basis its
-usage holds and the cached tokens again) is kept in one raw event after its events, but for
+they failed, of its `metrics.extra` but for the cache writes and the cost's basis its
+usage holds and the cached tokens again, and the figures of its metrics its usage cannot
+read, beside those it reads) is kept in one raw event after its events, but for
 a member that repeats a call's arguments or name (Harbor's `raw_arguments` and
 `tool_use_name`; an empty object repeats nothing) or what Claude Code recorded of the result
 of a call that has its result (`tool_result_metadata`'s `raw_tool_result` and
@@ -555,8 +556,9 @@ class _Reader:
         its events (`read`: outside Stet's own export, a compaction's, an error's, a
         rewind's or `abandoned`, only where the step was read so), those of its calls'
         `extra` (with the call's `tool_call_id`), of the `extra` of its results that
-        answered a call (`results`, with the call's id) and of its `metrics.extra` (of the
-        `metrics` read, but for what their `usage` holds). A member that repeats a call of
+        answered a call (`results`, with the call's id), and of the `metrics` read the
+        figures their `usage` could not read and their `extra` but for what the usage
+        holds. A member that repeats a call of
         the step (Harbor keeps each call's arguments again, `raw_arguments`, and its name,
         `tool_use_name`) is left out and counted in `dropped.repeated_extra`, and the bytes
         of data are left out (`_without_bytes`). Stet's own export keeps in `extra` what its
@@ -591,8 +593,12 @@ class _Reader:
             ]
             if kept_results:
                 record["observation"] = {"results": kept_results}
-            if metrics is not None and (kept := self._unread_metrics_extra(metrics, usage)):
-                record["metrics"] = {"extra": kept}
+            if metrics is not None:
+                kept_metrics = _unreadable_figures(metrics)
+                if kept := self._unread_metrics_extra(metrics, usage):
+                    kept_metrics["extra"] = kept
+                if kept_metrics:
+                    record["metrics"] = kept_metrics
         if record:
             reason = "what the step holds that no event does"
             self._emit(RawEvent, at, time, agent, record=record, reason=reason)
@@ -1337,10 +1343,25 @@ def _is_data_block(value: Any) -> bool:
     )
 
 
+_FIGURES = ("prompt_tokens", "completion_tokens", "cached_tokens", "cost_usd")
+"""The figures of a step's metrics its usage is read from (counts, and the cost)."""
+
+
 def _has_figures(metrics: dict[str, Any]) -> bool:
     """Whether a step's metrics give a figure other than nothing or zero."""
-    figures = ("prompt_tokens", "completion_tokens", "cached_tokens", "cost_usd")
-    return any(metrics.get(name) not in (None, 0) for name in figures)
+    return any(metrics.get(name) not in (None, 0) for name in _FIGURES)
+
+
+def _unreadable_figures(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The figures of a step's metrics its usage cannot read, as they were given: a count
+    that is no number or is below zero, a cost that is no number."""
+    unreadable = {}
+    for name in _FIGURES:
+        value = metrics.get(name)
+        figure = cost_field(value)
+        if value is not None and (figure is None or (name != "cost_usd" and figure < 0)):
+            unreadable[name] = value
+    return unreadable
 
 
 def _usage_members(extra: dict[str, Any], usage: Usage | None) -> set[str]:
