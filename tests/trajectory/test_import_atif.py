@@ -1504,6 +1504,23 @@ def test_a_whole_tool_result_block_in_a_results_text_loses_its_bytes(tmp_path: P
     assert parsed.dropped["inline_data"] == 1
 
 
+def test_an_image_block_harbor_writes_into_a_message_loses_its_bytes(tmp_path: Path) -> None:
+    """Harbor's Claude Code converter writes a message's content block that is neither a
+    text nor a call (an image the user pasted) into the message's text as its JSON: the
+    line keeps that JSON without the base64, counted in `dropped.inline_data`."""
+    data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 8
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+    steps = [
+        {"step_id": 1, "source": "user", "message": "What is this?\n\n" + json.dumps(image)},
+        {"step_id": 2, "source": "agent", "message": json.dumps(image) + "\n\nA pixel."},
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    kept = '{"type": "image", "source": {"type": "base64", "media_type": "image/png"}}'
+    assert [e.text for e in of(parsed.events, "user_message")] == [f"What is this?\n\n{kept}"]
+    assert [e.text for e in of(parsed.events, "agent_message")] == [f"{kept}\n\nA pixel."]
+    assert parsed.dropped["inline_data"] == 2
+
+
 def test_a_record_kept_whole_keeps_no_bytes_either(tmp_path: Path) -> None:
     """A result no call answers (Harbor's converter gives one it found no call for a step
     of its own), a step without a source and metrics it cannot read are kept whole, without

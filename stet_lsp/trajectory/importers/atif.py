@@ -69,7 +69,8 @@ parts (`text`, `image`, and since v1.8 `audio`, whose `source.path` names the me
 or holds it as a `data:` URL, whose bytes are left out and counted in `inline_data`); a part
 of another kind is kept raw after the event the text went into, without the bytes of its data
 (counted too). Harbor's Claude Code converter writes a result's content blocks into its text
-as JSON, a line each, and the tool's structured output after `[metadata] ` (an object, or a
+as JSON, a line each (and so a message's block that is neither a text nor a call: an image
+the user pasted), and the tool's structured output after `[metadata] ` (an object, or a
 list of content blocks): an image's or a document's base64 there (in a whole `tool_result`
 block's content too) is left out of the text too, and counted (of a result no call answers,
 kept raw, as well, in each of its text parts). No raw event holds the bytes of data: a
@@ -474,7 +475,7 @@ class _Reader:
         metrics: dict[str, Any] | None = None  # the metrics read, whose `extra` may hold more
         usage: Usage | None = None  # the usage read from them
         if source == "user":
-            text = _content_text(step.get("message"))
+            text = self._without_encoded_bytes(_content_text(step.get("message")))
             if text:
                 self._emit(UserMessage, at, time, agent, text=text)
             self._parts_left_out(step.get("message"), "message", at, time, agent)
@@ -752,12 +753,14 @@ class _Reader:
         return kept
 
     def _without_encoded_bytes(self, output: str) -> str:
-        """A result's text without the bytes Harbor's Claude Code converter writes into it:
-        it gives each content block of a result as its JSON on a line (an image's or a
-        document's with its base64 `data`, a whole `tool_result` block with such blocks in
-        its content) and the tool's structured output as JSON after `[metadata] ` (an
-        image's or a PDF's with its `base64`; an MCP tool's, a list of content blocks). Such
-        a line keeps its JSON without them (`_without_bytes`, counted in `inline_data`)."""
+        """A result's or a message's text without the bytes Harbor's Claude Code converter
+        writes into it: it gives a message's content block that is neither a text nor a
+        call (an image the user pasted) and each content block of a result as its JSON on a
+        line (an image's or a document's with its base64 `data`, a whole `tool_result`
+        block with such blocks in its content) and the tool's structured output as JSON
+        after `[metadata] ` (an image's or a PDF's with its `base64`; an MCP tool's, a list
+        of content blocks). Such a line keeps its JSON without them (`_without_bytes`,
+        counted in `inline_data`)."""
         if not _may_hold_bytes(output):
             return output
         lines = output.split("\n")
@@ -842,6 +845,7 @@ class _Reader:
             self._emit(Reasoning, at, time, agent, text=part)
         text = _content_text(step.get("message"))
         for part in _parts(text, extra.get("message_parts")):
+            part = self._without_encoded_bytes(part)
             self._emit(AgentMessage, at, time, agent, text=part, model=model)
         self._parts_left_out(step.get("message"), "message", at, time, agent)
         calls = step.get("tool_calls")
