@@ -510,6 +510,56 @@ async def test_many_changes_that_could_not_be_placed_are_one_lens_that_lists_the
     assert f'<a id="step-{step}"></a>' in narration.read_text().split("\n")[picked["line"]]
 
 
+async def test_a_lens_of_changes_no_longer_there_says_so_and_is_drawn_again(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """The lens "agent: 6 changes that could not be placed" was drawn, then the trajectory
+    went (discarded, imported again without them): running it listed nothing and VS Code,
+    which offers the list in a pick of its own, showed nothing at all. The server tells the
+    user the lens was out of date, whether it was asked to pick or only to list, and asks
+    a client that can to draw its lenses again."""
+    import_transcript(resolve_target(root), unplaced_session(root, tmp_path))
+    asked: list[types.ShowMessageRequestParams] = []
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def pick(_: LanguageClient, params: types.ShowMessageRequestParams) -> None:
+        asked.append(params)
+
+    document = open_file(client, root / "src" / "u.py")
+    # Run as soon as the file opens, it answers once the trajectories are loaded: an empty
+    # list then would not be an out-of-date lens.
+    listed = await execute(client, "stet.provenance.unplaced", uri=document, pick=False)
+    assert len(listed["changes"]) == 6
+
+    async def unplaced_lenses() -> list[types.CodeLens]:
+        found = await lenses(client, document)
+        return [lens for lens in found if lens.command and lens.command.title.startswith("agent")]
+
+    [lens] = await eventually(unplaced_lenses, timeout=15)
+    assert lens.command is not None and lens.command.command == "stet.provenance.unplaced"
+    shutil.rmtree(working_folder(resolve_target(root)).path)
+
+    async def gone() -> bool:
+        return await unplaced_lenses() == []
+
+    await eventually(gone, timeout=15)
+    workspace = client.capabilities.workspace if client.capabilities else None
+    refreshing = bool(workspace and workspace.code_lens and workspace.code_lens.refresh_support)
+    for pick_argument in [{"pick": False}, {}]:
+        refreshes = getattr(client, "lens_refreshes", 0)
+        told = len(client.messages)
+        result = await execute(client, "stet.provenance.unplaced", uri=document, **pick_argument)
+        assert result == {"changes": [], "picked": None}
+        [message] = client.messages[told:]  # sent before the answer
+        assert message.type == types.MessageType.Info
+        assert message.message == (
+            "No change to src/u.py is left that could not be placed: the lens was out of date"
+        )
+        if refreshing:
+            assert getattr(client, "lens_refreshes", 0) > refreshes
+    assert asked == []
+
+
 async def test_changes_of_trajectories_whose_ids_shorten_alike_are_one_choice_each(
     client: LanguageClient, root: Path, tmp_path: Path
 ) -> None:

@@ -177,7 +177,7 @@ export async function pickUnplaced(args: unknown[]): Promise<unknown> {
   const request = argument as { uri?: string };
   const listed = (await sendCommand("stet.provenance.unplaced", [{ ...request, pick: false }])) as UnplacedResult;
   if (!listed.changes.length) {
-    return listed;
+    return listed; // an out-of-date lens: the server told the user so, and no pick is shown
   }
   const where = request.uri ? ` in ${vscode.workspace.asRelativePath(vscode.Uri.parse(request.uri))}` : "";
   const choice = await vscode.window.showQuickPick(

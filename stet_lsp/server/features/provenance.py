@@ -324,7 +324,9 @@ class ProvenanceFeature(Feature):
         opens it. `{changes: [{id, step, lines, reason, title}], picked}`, `picked` null when
         the user picked none, else `{id, step, uri, shown, line}`. With `pick: false` the
         changes are only listed, for a client that offers them in a pick of its own (a
-        message's buttons, one a change, are no pick for thirty)."""
+        message's buttons, one a change, are no pick for thirty). None left (the lens was
+        drawn before the document or its trajectories changed): the user is told so
+        (`window/showMessage`), either way, and the lenses are asked for again."""
         from stet_lsp.server.features.trajectories import open_trajectory_file
 
         args = argument(arguments)
@@ -334,6 +336,7 @@ class ProvenanceFeature(Feature):
         if state is None or state.session is None:
             raise StetError(f"{document} is not an open document of a repository")
         session = state.session
+        await self.settled(state)  # the first load of the trajectories: none are known before
         changes = self._unplaced(state)
         titles = _unplaced_titles(changes)
         listed = [
@@ -346,7 +349,18 @@ class ProvenanceFeature(Feature):
             }
             for item, title in zip(changes, titles, strict=True)
         ]
-        if not changes or not pick:
+        if not changes:
+            # The lens was drawn before its document or trajectories changed; a pick of
+            # nothing would show nothing, so the user is told why and the lenses drawn again.
+            self.server.message(
+                f"No change to {state.relative} is left that could not be placed: "
+                "the lens was out of date",
+                types.MessageType.Info,
+            )
+            if self.server.supports("workspace", "code_lens", "refresh_support"):
+                self.server.workspace_code_lens_refresh(None)
+            return {"changes": listed, "picked": None}
+        if not pick:
             return {"changes": listed, "picked": None}
         by_title: dict[str, Unattributed] = {}  # one choice for a change listed twice
         for item, title in zip(changes, titles, strict=True):
