@@ -617,12 +617,125 @@ async def test_changes_of_trajectories_whose_ids_shorten_alike_are_one_choice_ea
     assert picked["uri"] == uri(narration)
 
 
-def anchored_edit(root: Path, tmp_path: Path, session: str, line: int) -> Path:
-    """A session that rewrites line `line` (1-based) of src/app.py, an anchored patch."""
+def unplaced_edit(root: Path, tmp_path: Path, session: str, written: str) -> Path:
+    """A session that writes src/u.py and replaces the first of its two "two" lines with
+    `written`, an edit known only by its search and replace text: two changes that could not
+    be placed, the edit's lines and the write's."""
+    transcript = Transcript(root, session=session)
+    transcript.user("Write and fix u.py.")
+    path = f"{root}/src/u.py"
+    text = "one\ntwo\nthree\ntwo\n"
+    transcript.write_file("toolu_w", path, text)
+    edit_input = {"file_path": path, "old_string": "two\n", "new_string": written}
+    transcript.tool("toolu_e", "Edit", edit_input, f"The file {path} was updated.")
+    (root / "src" / "u.py").write_text(text.replace("two\n", written, 1))
+    return transcript.save(tmp_path / f"{session}.jsonl")
+
+
+async def test_changes_of_trajectories_whose_ids_shorten_alike_name_them_in_full_whatever_else(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """A trajectory imported on feature/payment-retry-alpha changed one line that could not
+    be placed, another on feature/payment-retry-beta two at the same step: the two titles
+    differed in their line counts only, so each kept the shortened id both ids shorten to,
+    and the user could not tell which trajectory each change was of. Whether a title names
+    its trajectory in full is decided by the shortened ids alone."""
+    ids = []
+    for branch, session, written in [
+        ("feature/payment-retry-alpha", "11111111-1111-1111-1111-111111111111", "TWO\n"),
+        ("feature/payment-retry-beta", "22222222-2222-2222-2222-222222222222", "TWO\nTOO\n"),
+    ]:
+        git_at(root, "checkout", "-q", "-B", branch, at=1_700_000_000)
+        import_transcript(resolve_target(root), unplaced_edit(root, tmp_path, session, written))
+        ids.append(working_folder(resolve_target(root)).id)
+    alpha, beta = ids
+    assert alpha[:29] == beta[:29] and len(alpha) > 32
+    said = [
+        (item["trajectory"], item["step"], item["lines"], item["reason"])
+        for item in line_origins(root, root / "src" / "u.py")["unattributed"]
+    ]
+    edits = [(trajectory, lines) for trajectory, _, lines, reason in said if reason == "unanchored"]
+    assert edits == [(alpha, 1), (beta, 2)]
+    document = open_file(client, root / "src" / "u.py")
+
+    listed = await execute(client, "stet.provenance.unplaced", uri=document, pick=False)
+
+    assert [change["title"] for change in listed["changes"]] == [
+        f"agent: step {step} of {trajectory} changed {lines} line{'s' if lines != 1 else ''} "
+        f"that could not be placed: {reason}"
+        for trajectory, step, lines, reason in said
+    ]
+
+
+async def test_lenses_of_trajectories_whose_ids_shorten_alike_name_them_in_full_everywhere(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """The trajectory imported on feature/payment-retry-alpha made two changes to src/u.py
+    that could not be placed, the one imported on feature/payment-retry-beta rewrote its
+    third line: the lenses on the first line and the one on the third named both by the
+    same shortened id, each told apart only among lenses of its own kind."""
+    git_at(root, "checkout", "-q", "-B", "feature/payment-retry-alpha", at=1_700_000_000)
+    alpha_session = "11111111-1111-1111-1111-111111111111"
+    import_transcript(resolve_target(root), unplaced_edit(root, tmp_path, alpha_session, "TWO\n"))
+    alpha = working_folder(resolve_target(root)).id
+    git_at(root, "checkout", "-q", "-B", "feature/payment-retry-beta", at=1_700_000_000)
+    module = root / "src" / "u.py"
+    original = module.read_text()
+    patch = {
+        "filePath": str(module),
+        "oldString": "three\n",
+        "newString": "THREE\n",
+        "originalFile": original,
+        "structuredPatch": [
+            {
+                "oldStart": 3,
+                "oldLines": 1,
+                "newStart": 3,
+                "newLines": 1,
+                "lines": ["-three", "+THREE"],
+            }
+        ],
+    }
+    transcript = Transcript(root, session="22222222-2222-2222-2222-222222222222")
+    transcript.user("Shout three.")
+    edit_input = {"file_path": str(module), "old_string": "three\n", "new_string": "THREE\n"}
+    transcript.tool("toolu_e", "Edit", edit_input, f"The file {module} was updated.", patch)
+    module.write_text(original.replace("three\n", "THREE\n"))
+    import_transcript(resolve_target(root), transcript.save(tmp_path / "beta.jsonl"))
+    beta = working_folder(resolve_target(root)).id
+    assert alpha[:29] == beta[:29] and len(alpha) > 32
+    blamed = line_origins(root, module)
+    [run] = blamed["runs"]
+    assert (run["trajectory"], run["first_line"], run["last_line"]) == (beta, 3, 3)
+    said = [(item["trajectory"], item["step"], item["lines"]) for item in blamed["unattributed"]]
+    assert [trajectory for trajectory, *_ in said] == [alpha, alpha]
+    document = open_file(client, module)
+
+    async def all_three() -> list[types.CodeLens] | None:
+        found = await lenses(client, document)
+        shown = [lens for lens in found if lens.command and lens.command.title.startswith("agent")]
+        return shown if len(shown) == 3 else None
+
+    found = await eventually(all_three, timeout=15)
+    titles = [lens.command.title.split(" that could not", 1)[0] for lens in found if lens.command]
+    assert titles == [
+        *(
+            f"agent: step {step} of {alpha} changed {lines} line{'s' if lines != 1 else ''}"
+            for _, step, lines in said
+        ),
+        f"agent: step {run['step']} of {beta} wrote 1 line",
+    ]
+
+
+def anchored_edit(root: Path, tmp_path: Path, session: str, line: int, count: int = 1) -> Path:
+    """A session that rewrites `count` lines from line `line` (1-based) of src/app.py, an
+    anchored patch."""
     app = root / "src" / "app.py"
     original = app.read_text()
     lines = original.splitlines(keepends=True)
-    old, new = lines[line - 1], f"line_{line} = retried()  # the agent's\n"
+    end = line - 1 + count
+    old = "".join(lines[line - 1 : end])
+    new = "".join(f"line_{n} = retried()  # the agent's\n" for n in range(line, line + count))
     path = str(app)
     patch = {
         "filePath": path,
@@ -632,10 +745,13 @@ def anchored_edit(root: Path, tmp_path: Path, session: str, line: int) -> Path:
         "structuredPatch": [
             {
                 "oldStart": line,
-                "oldLines": 1,
+                "oldLines": count,
                 "newStart": line,
-                "newLines": 1,
-                "lines": ["-" + old.rstrip("\n"), "+" + new.rstrip("\n")],
+                "newLines": count,
+                "lines": [
+                    *("-" + text for text in old.splitlines()),
+                    *("+" + text for text in new.splitlines()),
+                ],
             }
         ],
     }
@@ -643,24 +759,33 @@ def anchored_edit(root: Path, tmp_path: Path, session: str, line: int) -> Path:
     transcript.user(f"Retry on line {line}.")
     edit_input = {"file_path": path, "old_string": old, "new_string": new}
     transcript.tool("toolu_e", "Edit", edit_input, f"The file {path} was updated.", patch)
-    app.write_text("".join([*lines[: line - 1], new, *lines[line:]]))
+    app.write_text("".join([*lines[: line - 1], new, *lines[end:]]))
     return transcript.save(tmp_path / f"{session}.jsonl")
 
 
+@pytest.mark.parametrize("beta_lines", [1, 2])
 async def test_lines_of_trajectories_whose_ids_shorten_alike_name_each_its_own(
-    client: LanguageClient, root: Path, tmp_path: Path
+    client: LanguageClient, root: Path, tmp_path: Path, beta_lines: int
 ) -> None:
     """Sessions alike imported on feature/payment-retry-alpha and on feature/payment-retry-beta
     each wrote a line of src/app.py at the same step: the two lenses read alike, and so did
-    the two lines' actions, "step 2 of" the same shortened id. Where steps of two
-    trajectories would read alike, each names its trajectory in full, on every line."""
+    the two lines' actions, "step 2 of" the same shortened id. Where the file shows steps of
+    two trajectories whose ids shorten alike, each names its trajectory in full, on every
+    line, and so it does when the lenses differ in their line counts (the beta session
+    writing two lines)."""
     ids, written = [], [4, 9]
-    for branch, session, line in [
-        ("feature/payment-retry-alpha", "11111111-1111-1111-1111-111111111111", written[0]),
-        ("feature/payment-retry-beta", "22222222-2222-2222-2222-222222222222", written[1]),
+    for branch, session, line, count in [
+        ("feature/payment-retry-alpha", "11111111-1111-1111-1111-111111111111", written[0], 1),
+        (
+            "feature/payment-retry-beta",
+            "22222222-2222-2222-2222-222222222222",
+            written[1],
+            beta_lines,
+        ),
     ]:
         git_at(root, "checkout", "-q", "-B", branch, at=1_700_000_000)
-        import_transcript(resolve_target(root), anchored_edit(root, tmp_path, session, line))
+        session_file = anchored_edit(root, tmp_path, session, line, count)
+        import_transcript(resolve_target(root), session_file)
         ids.append(working_folder(resolve_target(root)).id)
     alpha, beta = ids
     assert alpha[:29] == beta[:29] and len(alpha) > 32
@@ -679,7 +804,7 @@ async def test_lines_of_trajectories_whose_ids_shorten_alike_name_each_its_own(
     ]
     assert [lens.command and lens.command.title for lens in found] == [
         f"agent: step {step} of {alpha} wrote 1 line",
-        f"agent: step {step} of {beta} wrote 1 line",
+        f"agent: step {step} of {beta} wrote {beta_lines} line{'s' if beta_lines != 1 else ''}",
     ]
     [first] = await actions_at(client, document, written[0] - 1)
     [second] = await actions_at(client, document, written[1] - 1)

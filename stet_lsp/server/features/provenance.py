@@ -237,16 +237,16 @@ class ProvenanceFeature(Feature):
     def code_lenses(self, state: DocumentState) -> list[types.CodeLens]:
         codec = self.server.workspace.position_codec
         changes = self._unplaced(state)
+        hunks = self._shown(state)
         if len(changes) > UNPLACED_LENSES:
             commands = [_pick_command(state, changes, _pick_title(changes))]
         else:
             commands = [
                 types.Command(title=title, command=OPEN_STEP, arguments=_arguments(state, item))
-                for item, title in zip(changes, _unplaced_titles(changes), strict=True)
+                for item, title in zip(changes, _unplaced_titles(changes, hunks), strict=True)
             ]
         first_line = line_range(codec, state.lines, 0)
         unplaced = [types.CodeLens(range=first_line, command=command) for command in commands]
-        hunks = self._shown(state)
         return unplaced + [
             types.CodeLens(
                 range=line_range(codec, state.lines, hunk.first_line),
@@ -254,7 +254,9 @@ class ProvenanceFeature(Feature):
                     title=title, command=OPEN_STEP, arguments=_arguments(state, hunk)
                 ),
             )
-            for hunk, title in zip(hunks, _distinct_titles(hunks, _lens_title), strict=True)
+            for hunk, title in zip(
+                hunks, _distinct_titles(hunks, _lens_title, changes), strict=True
+            )
         ]
 
     def _shown(self, state: DocumentState) -> list[ProvenanceHunk]:
@@ -338,7 +340,7 @@ class ProvenanceFeature(Feature):
         session = state.session
         await self.settled(state)  # the first load of the trajectories: none are known before
         changes = self._unplaced(state)
-        titles = _unplaced_titles(changes)
+        titles = _unplaced_titles(changes, self._shown(state))
         listed = [
             {
                 "id": item.trajectory,
@@ -453,24 +455,27 @@ def _lens_title(hunk: ProvenanceHunk, full: bool = False) -> str:
     return f"agent: step {hunk.step} of {_named(hunk.trajectory, full)} wrote {lines} line{plural}"
 
 
-def _distinct_titles(steps: Sequence[Step], title: Callable[[Step, bool], str]) -> list[str]:
+def _distinct_titles(
+    steps: Sequence[Step],
+    title: Callable[[Step, bool], str],
+    others: Sequence[ProvenanceHunk | Unattributed] = (),
+) -> list[str]:
     """The steps' titles, one a step, as `title` words them with the trajectory's id
-    shortened: where steps of two trajectories whose ids shorten alike (as ids sharing their
-    first 29 characters do) would read alike, each names its trajectory in full (`title` with
-    `full`), or the user could not tell which opens which, and a pick of the one would open
-    the other."""
-    short = [title(step, False) for step in steps]
+    shortened, unless the file shows (in `steps` or `others`, its other lenses or actions)
+    steps of two trajectories whose ids shorten alike (as ids sharing their first 29
+    characters do): those name their trajectories in full (`title` with `full`), whatever
+    else their titles say, or the user could not tell which trajectory a step is of, and a
+    pick of the one would open the other."""
     trajectories: dict[str, set[str]] = {}
-    for step, said in zip(steps, short, strict=True):
-        trajectories.setdefault(said, set()).add(step.trajectory)
-    return [
-        title(step, True) if len(trajectories[said]) > 1 else said
-        for step, said in zip(steps, short, strict=True)
-    ]
+    for step in [*steps, *others]:
+        trajectories.setdefault(_named(step.trajectory, False), set()).add(step.trajectory)
+    return [title(step, len(trajectories[_named(step.trajectory, False)]) > 1) for step in steps]
 
 
-def _unplaced_titles(changes: list[Unattributed]) -> list[str]:
-    return _distinct_titles(changes, _unplaced_title)
+def _unplaced_titles(
+    changes: list[Unattributed], hunks: Sequence[ProvenanceHunk] = ()
+) -> list[str]:
+    return _distinct_titles(changes, _unplaced_title, hunks)
 
 
 def _unplaced_title(item: Unattributed, full: bool = False) -> str:
