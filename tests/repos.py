@@ -104,3 +104,22 @@ def git_at(root: Path, *args: str, at: int) -> None:
     an hour apart would."""
     env = {**os.environ, "GIT_COMMITTER_DATE": f"@{at} +0000"}
     subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+
+def skip_worktree(repo: pygit2.Repository, path: str) -> None:
+    """Mark the index's entry `path` skip-worktree (as a sparse checkout marks the files it
+    leaves out) and remove the file from the work tree, as the sparse checkout would.
+    pygit2's IndexEntry carries no flags; the entry is added again through libgit2's own
+    `git_index_add`, which keeps the extended flags it is given."""
+    from pygit2.ffi import C, ffi
+
+    index = repo.index
+    index.read()
+    entry = C.git_index_get_bypath(index._index, path.encode(), 0)
+    assert entry != ffi.NULL, path
+    flagged = ffi.new("git_index_entry *")
+    ffi.buffer(flagged)[:] = ffi.buffer(entry)[:]
+    flagged.flags_extended |= 0x4000  # GIT_INDEX_ENTRY_SKIP_WORKTREE
+    assert C.git_index_add(index._index, flagged) == 0
+    index.write()
+    (Path(repo.workdir) / path).unlink()

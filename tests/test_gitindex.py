@@ -74,6 +74,32 @@ def test_a_version_4_or_split_index_and_a_worktree(
     assert not index_holds(tracked, "nope.md") and asked == ["nope.md", "nope.md"]
 
 
+def test_a_file_a_sparse_checkout_leaves_out_is_told_in_every_index_version(
+    tmp_path: Path,
+) -> None:
+    """`outside_sparse_checkout` reads the skip-worktree flag git's sparse checkout sets, from
+    the index file: in versions 3 and 4 (prefix-compressed paths) and in a sparse index,
+    where a folder left out is one entry. git's own command line writes these, as libgit2
+    writes neither a version 4 nor a sparse index."""
+    skill = ".stet/skills/retry/SKILL.md"
+    files = {f"dir{n}/file{m}.txt": f"{n} {m}\n" for n in range(3) for m in range(12)}
+    repo = make_repo(tmp_path / "repo", files={**files, skill: "x\n", "src/app.py": "a\n"})
+    root = Path(repo.workdir).resolve()
+    left_out = gitindex.outside_sparse_checkout
+    assert not left_out(root, skill)
+    git(root, "sparse-checkout", "set", "--no-cone", "/src/", "/dir1/")
+    assert not (root / skill).exists()
+    for version in ["3", "4"]:
+        git(root, "update-index", "--index-version", version)
+        assert left_out(root, skill) and left_out(root, "dir2/file7.txt")
+        assert not left_out(root, "src/app.py") and not left_out(root, "dir1/file7.txt")
+        assert not left_out(root, "nope.md")
+    git(root, "sparse-checkout", "set", "--cone", "--sparse-index", "src")
+    assert left_out(root, skill) and not left_out(root, "src/app.py")
+    git(root, "sparse-checkout", "disable")
+    assert not left_out(root, skill) and (root / skill).exists()
+
+
 def test_no_index_holds_nothing(tmp_path: Path) -> None:
     root = Path(pygit2.init_repository(str(tmp_path / "empty")).workdir)
     assert not index_holds(root, SHEET)

@@ -10,6 +10,9 @@ Anything else asks libgit2: the bytes found (a path that merely ends with them t
 elsewhere or as folders), a `.git` that cannot be read. libgit2 reads neither the shared part
 of a split index nor a sparse index's folders: a path held only there is not seen.
 
+Whether a sparse checkout leaves a path out (`outside_sparse_checkout`) is read from the
+index file's entries themselves: pygit2 shows no entry's flags.
+
 Stet's writes of the index (staging a skill, the capstone's files) go through `update_index`,
 which waits a moment for git's own lock."""
 
@@ -22,7 +25,7 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -106,6 +109,87 @@ def _libgit2_holds(root: Path, relative: str) -> bool | None:
         return relative in index
     except (StetError, pygit2.GitError, OSError, ValueError):  # no repository, a torn index
         return None
+
+
+_SKIP_WORKTREE = 0x4000
+"""An entry's extended flag (index version 3 and up): the path is left out of the work tree,
+as a sparse checkout leaves out what it does not include."""
+_EXTENDED = 0x4000
+"""An entry's flag saying that the extended flags follow."""
+_ENTRY_FIXED = 62
+"""An entry's bytes before its path: stat data (40), a SHA-1 object id (20), flags (2)."""
+
+
+def outside_sparse_checkout(root: Path, relative: str) -> bool:
+    """Whether git's index marks `relative` (a POSIX path from the root) skip-worktree, as a
+    sparse checkout marks the files it leaves out, or, in a sparse index, a folder holding it:
+    such a file is missing from the work tree without being deleted. Read from the index
+    file itself, since pygit2 shows no entry's flags and libgit2 reads no sparse index. No
+    index, one that cannot be read or a split one (whose entries live in another file):
+    False."""
+    gitdir = _git_dir(root)
+    if gitdir is None or _split(gitdir):
+        return False
+    index = gitdir / "index"
+    wanted = os.fsencode(relative)
+    if not _may_hold(index, wanted):
+        return False
+    try:
+        with (
+            open(index, "rb") as stream,
+            mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data,
+        ):
+            for path, extended in _entries(data):
+                if path == wanted or (path.endswith(b"/") and wanted.startswith(path)):
+                    return bool(extended & _SKIP_WORKTREE)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def _entries(data: mmap.mmap) -> Iterator[tuple[bytes, int]]:
+    """Each entry's path and extended flags, in a version 2, 3 or 4 index (a sparse index's
+    folders end with `/`). ValueError when the data is no such index."""
+    if data[:4] != b"DIRC":
+        raise ValueError("not an index")
+    version = int.from_bytes(data[4:8], "big")
+    if version not in (2, 3, 4):
+        raise ValueError(f"index version {version}")
+    at, path = _HEADER, b""
+    for _ in range(int.from_bytes(data[8:12], "big")):
+        start = at
+        flags = int.from_bytes(data[at + _ENTRY_FIXED - 2 : at + _ENTRY_FIXED], "big")
+        at += _ENTRY_FIXED
+        extended = 0
+        if version >= 3 and flags & _EXTENDED:
+            extended = int.from_bytes(data[at : at + 2], "big")
+            at += 2
+        if version == 4:  # the path: how much of the previous one to drop, then the rest
+            dropped, at = _offset(data, at)
+            end = data.find(b"\0", at)
+            if end < 0 or dropped > len(path):
+                raise ValueError("a torn index")
+            path = path[: len(path) - dropped] + data[at:end]
+            at = end + 1
+        else:  # the path, then NULs to the next multiple of 8 bytes from the entry's start
+            end = data.find(b"\0", at)
+            if end < 0:
+                raise ValueError("a torn index")
+            path = data[at:end]
+            at = start + ((end - start + 8) & ~7)
+        yield path, extended
+
+
+def _offset(data: mmap.mmap, at: int) -> tuple[int, int]:
+    """git's variable-length integer at `at` (a version 4 index's path prefix), and where
+    the bytes after it start."""
+    byte = data[at]
+    value = byte & 0x7F
+    while byte & 0x80:
+        at += 1
+        byte = data[at]
+        value = ((value + 1) << 7) | (byte & 0x7F)
+    return value, at + 1
 
 
 INDEX_BUSY_SECONDS = 2.0

@@ -366,6 +366,8 @@ def _into_skill(
     _refuse_in_progress(root, relative)
     with skill_lock(root, name):
         current, existing_text = _existing_skill(root, relative, name)
+        if current is None:
+            _refuse_left_out(root, relative, name)
         index_text = _refuse_written_secrets(root, relative, existing_text, config)
         if current is None and not recreate:
             _refuse_deleted(root, relative, name)
@@ -435,6 +437,8 @@ def _skills_after(
                 _refuse_in_progress(sheet.target.root, relative)
                 made[name] = _existing_skill(sheet.target.root, relative, name)
                 root = sheet.target.root
+                if made[name][0] is None:
+                    _refuse_left_out(root, relative, name)
                 _refuse_written_secrets(root, relative, made[name][1], config)
                 if made[name][0] is None and not recreate:
                     _refuse_deleted(root, relative, name)
@@ -611,6 +615,20 @@ def _refuse_in_progress(root: Path, relative: PurePosixPath) -> None:
 
 DELETION_WALK_LIMIT = 1000
 """The most commits of HEAD's line looked through for the one that deleted a skill."""
+
+
+def _refuse_left_out(root: Path, relative: PurePosixPath, name: str) -> None:
+    """Refuse the skill `name` that the work tree lacks only because a sparse checkout leaves
+    it out (git's index marks it skip-worktree): it is not deleted, and writing it, even anew
+    with --recreate, would replace what git holds of it unseen."""
+    from stet_lsp.core.gitindex import outside_sparse_checkout
+
+    if outside_sparse_checkout(root, relative.as_posix()):
+        raise StetError(
+            f"the skill {name} is outside the sparse checkout ({relative} is left out of the "
+            f"work tree): include it (git sparse-checkout add {relative.parent}) and "
+            "graduate again; nothing was changed"
+        )
 
 
 def _refuse_deleted(root: Path, relative: PurePosixPath, name: str) -> None:

@@ -5,7 +5,9 @@ decisions as events; the gate on every file written; the review and its applicat
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -16,6 +18,7 @@ from typing import Any
 import pygit2
 import pytest
 import yaml
+from repos import skip_worktree
 
 from stet_lsp.core.anchors import make_anchor
 from stet_lsp.core.errors import StetError
@@ -1356,6 +1359,66 @@ def test_a_skill_removed_from_the_work_tree_alone_is_deleted_on_purpose(
     repo.index.read()
     blob = repo.get(repo.index[".stet/skills/http-calls/SKILL.md"].id)
     assert isinstance(blob, pygit2.Blob) and blob.data.decode("utf-8") == text
+
+
+def test_a_skill_a_sparse_checkout_leaves_out_is_not_taken_for_deleted(
+    sheet: StyleSheet, root: Path, stet: Run
+) -> None:
+    """A skill missing from the work tree only because a sparse checkout leaves it out (git's
+    index marks it skip-worktree) was refused as deleted on purpose, with --recreate offered,
+    which would have written it over what git holds of it. It is refused, naming the sparse
+    checkout and how to include it, with --recreate too, and nothing changes."""
+    repo = pygit2.Repository(str(root))
+    first = add(sheet, "HTTP calls go through payments.http.session()", "convention")
+    graduate(sheet, first.id, "skill", "http-calls")
+    _commit_index(repo, "Add the http-calls skill")
+    skip_worktree(repo, ".stet/skills/http-calls/SKILL.md")
+    index = Path(repo.path) / "index"
+    index_before = index.read_bytes()
+    again = add(sheet, "HTTP calls time out after five seconds", "convention")
+    said = (
+        "the skill http-calls is outside the sparse checkout (.stet/skills/http-calls/SKILL.md "
+        "is left out of the work tree): include it (git sparse-checkout add "
+        ".stet/skills/http-calls) and graduate again"
+    )
+    for extra in [(), ("--recreate",)]:
+        code, _, err = into_http_calls(stet, root, again, *extra)
+        assert code != 0 and said in err and "nothing was changed" in err
+        assert "was deleted" not in err
+    checked = review(sheet).replace(f"[ ] {again.id} → skill:", f"[x] {again.id} → skill:")
+    checked = re.sub(rf"(\[x\] {again.id} → skill:)[a-z0-9-]+", r"\1http-calls", checked)
+    for recreate in [False, True]:
+        with pytest.raises(StetError, match=rf"line [0-9]+: {re.escape(said)}"):
+            apply_review(sheet, checked, recreate=recreate)
+    assert status(sheet, again) == "open"
+    assert not (root / ".stet/skills/http-calls/SKILL.md").exists()
+    assert index.read_bytes() == index_before
+
+
+def test_a_skill_a_sparse_index_leaves_out_is_refused_for_the_sparse_checkout(
+    sheet: StyleSheet, root: Path, stet: Run
+) -> None:
+    """git's own sparse checkout, with a sparse index (which libgit2 can neither write nor
+    read: git's command line makes it): the refusal names the sparse checkout first, not
+    the index that could not be read."""
+    repo = pygit2.Repository(str(root))
+    first = add(sheet, "HTTP calls go through payments.http.session()", "convention")
+    graduate(sheet, first.id, "skill", "http-calls")
+    _commit_index(repo, "Add the http-calls skill")
+    skill = root / ".stet/skills/http-calls/SKILL.md"
+    # Older than the index, or git takes the file for changed since it was staged (racily
+    # clean) and leaves it in the work tree.
+    os.utime(skill, (1_700_000_000, 1_700_000_000))
+    git = ["git", "-C", str(root)]
+    subprocess.run([*git, "update-index", "-q", "--refresh"], check=True, capture_output=True)
+    sparse = ["sparse-checkout", "set", "--cone", "--sparse-index", "src"]
+    subprocess.run([*git, *sparse], check=True, capture_output=True)
+    assert not skill.exists()
+    again = add(sheet, "HTTP calls time out after five seconds", "convention")
+    code, _, err = into_http_calls(stet, root, again, "--recreate")
+    assert code != 0 and "the skill http-calls is outside the sparse checkout" in err
+    assert "git sparse-checkout add .stet/skills/http-calls" in err
+    assert status(sheet, again) == "open"
 
 
 def test_a_review_may_recreate_a_deleted_skill(sheet: StyleSheet, root: Path) -> None:
