@@ -350,6 +350,47 @@ def test_temporary_names_are_unpredictable(tmp_path: Path, monkeypatch: pytest.M
     assert len(set(names)) == 3 and all(name.startswith(".out.") for name in names)
 
 
+@pytest.mark.parametrize("links", [True, False], ids=["hard links", "no hard links"])
+def test_a_file_kept_aside_is_put_back_whole_with_its_permissions(
+    root: Path, monkeypatch: pytest.MonkeyPatch, links: bool
+) -> None:
+    """`keep_aside` gives a file a second name while it is replaced: a hard link (the same
+    file, nothing read), or a copy where the file system has none; `put_back` renames it
+    back over whatever replaced it, and over the file itself when it was never replaced."""
+    if not links:
+
+        def no_hard_links(*args: object, **kwargs: object) -> None:
+            raise PermissionError(1, "Operation not permitted")
+
+        monkeypatch.setattr(os, "link", no_hard_links)
+    folder = root / ".stet" / "cache"
+    folder.mkdir(parents=True)
+    path = folder / "events.jsonl"
+    path.write_bytes(b"old\n" * 100_000)
+    path.chmod(0o640)
+    status = path.stat()
+
+    aside = safefs.keep_aside(path, root, ".kept")
+    assert aside is not None and aside.name.startswith(".events.jsonl.kept-")
+    assert (aside.stat().st_ino == status.st_ino) is links
+    assert aside.stat().st_mode == status.st_mode
+    safefs.atomic_write(path, b"new\n", root)
+    assert aside.read_bytes() == b"old\n" * 100_000
+    safefs.put_back(aside, path, root)
+    assert path.read_bytes() == b"old\n" * 100_000 and path.stat().st_mode == status.st_mode
+    assert (path.stat().st_ino == status.st_ino) is links
+    assert sorted(p.name for p in folder.iterdir()) == ["events.jsonl"]
+
+    aside = safefs.keep_aside(path, root, ".kept")  # never replaced, then put back
+    assert aside is not None
+    safefs.put_back(aside, path, root)
+    assert sorted(p.name for p in folder.iterdir()) == ["events.jsonl"]
+    assert path.read_bytes() == b"old\n" * 100_000
+    assert safefs.keep_aside(folder / "missing", root, ".kept") is None
+    with pytest.raises(StetError, match="not a regular file"):
+        safefs.keep_aside(folder.parent, root, ".kept")
+
+
 # -- only regular files, never blocking --------------------------------------------------
 
 

@@ -264,6 +264,63 @@ def move_aside(path: Path, root: Path, suffix: str) -> Path | None:
     return aside
 
 
+def keep_aside(path: Path, root: Path, suffix: str) -> Path | None:
+    """A second name for the regular file at `path` inside `root`, a new sibling
+    `.<name><suffix>-<random>`, that keeps the file as it is while `path` is replaced (every
+    write renames a new file over the name) until `put_back` renames it back: a hard link,
+    so nothing is read or copied (a copy made a block at a time where the file system has no
+    hard links). None when there is no file; StetError when the path is no regular file."""
+    path = inside(root, path)
+    status = _regular_or_missing(path)
+    if status is None:
+        return None
+    for _ in range(100):
+        aside = path.with_name(f".{path.name}{suffix}-{_random_suffix()}")
+        try:
+            os.link(path, aside, follow_symlinks=False)
+        except FileExistsError:
+            continue
+        except FileNotFoundError:
+            return None
+        except OSError:
+            _copy_beside(path, aside, status)
+        return aside
+    raise StetError(f"could not name a file beside {path}")
+
+
+def put_back(aside: Path, path: Path, root: Path) -> None:
+    """The file `keep_aside` kept as `aside`, at `path` inside `root` again, in one rename
+    (whatever replaced it meanwhile goes)."""
+    path = inside(root, path)
+    try:
+        os.replace(aside, path)
+        if os.path.lexists(aside):  # the two names were one file's: the rename did nothing
+            os.unlink(aside)
+    except OSError as error:
+        raise _os_error(path, error) from None
+    _fsync_folder(path.parent)
+
+
+def _copy_beside(path: Path, aside: Path, status: os.stat_result) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _COMMON
+    try:
+        descriptor = os.open(aside, flags, 0o600)
+    except OSError as error:
+        raise _os_error(path, error) from None
+    try:
+        with os.fdopen(descriptor, "wb") as copy:
+            with os.fdopen(_open_regular(path, os.O_RDONLY, follow=False), "rb") as reading:
+                while chunk := reading.read(_CHUNK):
+                    copy.write(chunk)
+            os.chmod(aside, stat.S_IMODE(status.st_mode))
+    except OSError as error:
+        _discard(aside)
+        raise _os_error(path, error) from None
+    except BaseException:
+        _discard(aside)
+        raise
+
+
 # -- helpers ----------------------------------------------------------------------------
 
 

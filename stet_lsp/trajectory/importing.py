@@ -40,7 +40,10 @@ from stet_lsp.core.locking import file_lock
 from stet_lsp.core.safefs import (
     atomic_write,
     atomic_writer,
+    inside,
+    keep_aside,
     make_dirs,
+    put_back,
     read_regular,
     remove_regular,
 )
@@ -310,6 +313,7 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
 
     config = gate_config or load_config(target.root)
     refuse_tracked(folder)
+    _remove_left_aside(target, folder)
     records = _records(folder)
     lines: list[str] = []
     events: list[Event] = []
@@ -353,9 +357,7 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     )
     if meta.base_commit is None:
         meta.base_commit = _head(target.root)
-    replaced = _files_as_they_are(
-        target, [folder.path / name for name in (NARRATION, EVENTS, META)]
-    )
+    replaced = _kept_aside(target, [folder.path / name for name in (NARRATION, EVENTS, META)])
     carried = Carried()
     gated = gated_narration(meta, events, lines, config, carried)
     try:
@@ -371,32 +373,68 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     except Exception:
         # A write failed after others were done (events.jsonl after narration.md, a stored
         # session after the trajectory): every file is put back, as the error's "nothing
-        # was changed" says. A stop (an interrupt) leaves them for the next compose.
+        # was changed" says.
         _put_back(target, replaced)
         raise
+    except BaseException:  # a stop (an interrupt): the new files stay for the next compose
+        _let_go(replaced)
+        raise
+    _let_go(replaced)
     if pending(folder):
         remove_regular(folder.path / SESSIONS / COMPOSING, target.root)
 
 
-def _files_as_they_are(target: Target, paths: list[Path]) -> dict[Path, bytes | None]:
-    """The bytes of each regular file of `paths` (None for one not there), to put back; a
+_KEPT_BEFORE_COMPOSE = ".stet-before-compose"
+"""Until a compose is done, each file it replaces is kept beside it (a hard link, not a copy)
+as `.<name>.stet-before-compose-<random>`, to put back if it fails; what a crash leaves so
+goes at the next compose."""
+_LEFT_BEFORE_COMPOSE = re.compile(r"\..+\.stet-before-compose-[0-9a-f]{16}")
+
+
+def _kept_aside(target: Target, paths: list[Path]) -> dict[Path, Path | None]:
+    """Each regular file of `paths` kept aside (None for one not there), to put back; a
     path that is no regular file is left out (nothing can be written there)."""
-    kept: dict[Path, bytes | None] = {}
+    kept: dict[Path, Path | None] = {}
     for path in paths:
         try:
-            kept[path] = read_regular(path, target.root)
+            kept[path] = keep_aside(path, target.root, _KEPT_BEFORE_COMPOSE)
         except StetError:
             continue
     return kept
 
 
-def _put_back(target: Target, files: dict[Path, bytes | None]) -> None:
-    """Each file as it was: its bytes written again, or removed when it was not there."""
-    for path, data in files.items():
-        if data is None:
+def _put_back(target: Target, files: dict[Path, Path | None]) -> None:
+    """Each file as it was: the one kept aside renamed back, or removed when it was not
+    there."""
+    for path, aside in files.items():
+        if aside is None:
             remove_regular(path, target.root)
         else:
-            atomic_write(path, data, target.root)
+            put_back(aside, path, target.root)
+
+
+def _let_go(files: dict[Path, Path | None]) -> None:
+    """The files kept aside are not needed: the new ones stay."""
+    for aside in files.values():
+        if aside is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(aside)
+
+
+def _remove_left_aside(target: Target, folder: Folder) -> None:
+    """The files an earlier compose kept aside and a crash left (never read: every reader
+    of the folder reads its files by name)."""
+    for relative in (folder.relative, folder.relative / SESSIONS):
+        try:
+            names = os.listdir(inside(target.root, relative))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as error:
+            raise StetError(f"cannot list {relative}: {error.strerror or error}") from None
+        for name in names:
+            if _LEFT_BEFORE_COMPOSE.fullmatch(name):
+                with contextlib.suppress(StetError):  # no regular file: not one of them
+                    remove_regular(target.root / relative / name, target.root)
 
 
 def _carry_into_sessions(
@@ -404,13 +442,13 @@ def _carry_into_sessions(
     folder: Folder,
     records: list[tuple[str, dict[str, Any]]],
     carried: Carried,
-    replaced: dict[Path, bytes | None],
+    replaced: dict[Path, Path | None],
 ) -> None:
     """What the narration's gate found, redacted in the stored sessions too (as in
     events.jsonl, under the same markers), each counted in its session's record: the cache
     keeps no value the trajectory redacts, and composing again finds nothing more to carry.
     The session file first: a stop between the two leaves a count short, never a value.
-    What each file held before is added to `replaced`, for a failure to put back."""
+    Each file is kept aside in `replaced` before it is replaced, for a failure to put back."""
     for stem, record in records:
         path = folder.path / SESSIONS / f"{stem}.jsonl"
         data = read_regular(path, target.root)
@@ -423,7 +461,7 @@ def _carry_into_sessions(
         if not counts:
             continue
         record_path = path.with_suffix(".json")
-        replaced.update(_files_as_they_are(target, [path, record_path]))
+        replaced.update(_kept_aside(target, [path, record_path]))
         atomic_write(path, "\n".join(shown).encode("utf-8"), target.root)
         redaction = Counter(record.get("redaction", {}))
         redaction.update(counts)

@@ -23,6 +23,7 @@ from claude_transcript import Transcript
 from samples import sample
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.safefs import keep_aside
 from stet_lsp.core.targets import Target, resolve_target
 from stet_lsp.gate import count_home_paths
 from stet_lsp.gate.stetignore import OMITTED
@@ -541,6 +542,137 @@ def test_a_compose_that_fails_after_a_write_puts_back_every_file(
     (folder / "events.jsonl").rmdir()
     assert import_transcript(target, source).changed
     assert {line["session"] for line in lines_of(root)} == {SESSION_A, SESSION_B}
+
+
+def inodes_and_modes(folder: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(p.relative_to(folder)): (p.stat().st_ino, p.stat().st_mode)
+        for p in folder.rglob("*")
+        if p.is_file()
+    }
+
+
+@pytest.mark.parametrize("stored", [False, True], ids=["new session", "stored earlier"])
+def test_a_failed_compose_puts_back_the_same_files_it_replaced(
+    root: Path, tmp_path: Path, stored: bool
+) -> None:
+    """Every file a failed compose had replaced comes back as the same file (the same inode:
+    kept aside under a second name, never read or copied), with its bytes and permissions,
+    whether the import stored the session or found it stored earlier (the same sources'
+    digest, not composed yet); nothing kept aside is left beside them."""
+    target = target_of(root)
+    folder = working_folder(target).path
+    import_transcript(target, simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl"))
+    second = simple_session(root, SESSION_B, "Second", START + timedelta(hours=1))
+    source = second.save(tmp_path / "b.jsonl")
+    if stored:  # B stored, and the trajectory as it was before it was composed
+        after_first = trajectory_files(folder)
+        import_transcript(target, source)
+        for name in ("events.jsonl", "meta.json", "narration.md"):
+            (folder / name).write_bytes(after_first[name])
+    (folder / "narration.md").chmod(0o640)
+    (folder / "events.jsonl").unlink()
+    (folder / "events.jsonl").mkdir()
+    before, files = trajectory_files(folder), inodes_and_modes(folder)
+
+    with pytest.raises(StetError, match=r"events\.jsonl is a folder"):
+        import_transcript(target, source)
+    assert trajectory_files(folder) == before
+    assert inodes_and_modes(folder) == files
+
+
+def test_a_compose_failing_as_it_carries_a_value_into_a_session_puts_everything_back(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last write of a compose (the record of a stored session its narration's gate found
+    a value in) fails with the disk full, once the trajectory's three files and the session's
+    events were replaced: each is the same file again, the session taken back."""
+    import stet_lsp.trajectory.importing as importing
+
+    target = target_of(root)
+    folder = working_folder(target).path
+    import_transcript(target, simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl"))
+    command = ["npm", "config", "set", "//registry.npmjs.org/:_authToken", "kq8ZrT2vLx9NwB4mYp7Hs"]
+    session = (
+        Claude(SESSION_B, root, START + timedelta(hours=1))
+        .user("Publish the package.")
+        .tool("toolu_1", "mcp__shell__exec", {"command": command}, "done")
+        .say("Published.")
+    )
+    source = session.save(tmp_path / f"{SESSION_B}.jsonl")
+    before, files = trajectory_files(folder), inodes_and_modes(folder)
+    real = importing._write_record
+    carried: list[Path] = []
+
+    def full_disk(target: Target, path: Path, record: dict[str, Any]) -> None:
+        if "npm-auth-token" in record.get("redaction", {}):  # only the narration found it
+            carried.append(path)
+            raise StetError(f"cannot use {path}: No space left on device (nothing was changed)")
+        real(target, path, record)
+
+    monkeypatch.setattr(importing, "_write_record", full_disk)
+    with pytest.raises(StetError, match="No space left"):
+        import_transcript(target, source)
+    assert [path.parent.name for path in carried] == ["sessions"]
+    assert trajectory_files(folder) == before
+    assert inodes_and_modes(folder) == files
+
+
+def left_by_a_crash(root: Path, folder: Path) -> list[Path]:
+    """What a compose killed while it wrote leaves: each file it replaces, kept beside it."""
+    names = ("events.jsonl", "meta.json", "narration.md")
+    stored = sorted((folder / "sessions").glob("*.json*"))
+    kept = [
+        keep_aside(path, root, ".stet-before-compose")
+        for path in [*map(folder.joinpath, names), *stored]
+    ]
+    return [path for path in kept if path is not None]
+
+
+def test_what_a_crashed_compose_kept_aside_is_never_read_or_committed_and_goes_at_the_next(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Callable[..., tuple[int, str, str]]
+) -> None:
+    """A compose keeps each file it replaces beside it until it is done; a crash leaves them
+    there. Listing and validating the trajectory read none of them, the next compose removes
+    them, and a capstone neither stages nor commits them."""
+    repo.config["user.name"] = "Ada Reviewer"
+    repo.config["user.email"] = "ada@example.invalid"
+    target = target_of(root)
+    folder = working_folder(target).path
+    import_transcript(target, simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl"))
+    listed = stet("trajectory", "list", "--json", "-C", str(root))
+    validated = stet("trajectory", "validate", str(folder), "--json")
+    assert listed[0] == validated[0] == 0
+
+    left = left_by_a_crash(root, folder)
+    assert len(left) == 5
+    assert stet("trajectory", "list", "--json", "-C", str(root)) == listed
+    assert stet("trajectory", "validate", str(folder), "--json") == validated
+    second = simple_session(root, SESSION_B, "Second", START + timedelta(hours=1))
+    import_transcript(target, second.save(tmp_path / "b.jsonl"))
+    assert [path for path in left if os.path.lexists(path)] == []
+
+    left = left_by_a_crash(root, folder)
+    code, out, err = stet("capstone", "-C", str(root), "--json")
+    assert code == 0, err
+    committed = repo.revparse_single("HEAD").tree
+    paths: list[str] = []
+    stack = [(committed, "")]
+    while stack:
+        tree, prefix = stack.pop()
+        for entry in tree:
+            if entry.type_str == "tree":
+                stack.append((repo[entry.id], f"{prefix}{entry.name}/"))
+            else:
+                paths.append(prefix + entry.name)
+    trajectory = json.loads(out)["trajectory"]
+    assert sorted(p for p in paths if p.startswith(".stet/trajectories/")) == [
+        f".stet/trajectories/{trajectory}/{name}"
+        for name in ("events.jsonl", "meta.json", "narration.md")
+    ]
+    repo.index.read()
+    assert [e.path for e in repo.index if "stet-before-compose" in e.path] == []
+    assert [p for p in repo.status() if "stet-before-compose" in p] == []
 
 
 def test_an_import_that_stopped_before_composing_is_finished_by_the_next(
