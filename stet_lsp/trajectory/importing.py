@@ -227,24 +227,23 @@ def _stored_until_composed(target: Target, folder: Folder, stem: str) -> Iterato
     so the error's "nothing was changed" holds and the next import is not refused by them.
     A stop (an interrupt) leaves the session stored, composed by the next import."""
     sessions = folder.path / SESSIONS
-    names = (f"{stem}.jsonl", f"{stem}.json")
-    before = {name: read_regular(sessions / name, target.root) for name in names}
+    _remove_left_aside(target, folder, _KEPT_BEFORE_IMPORT)
+    # Put back in this order, removed in the other: a session file whose record is missing
+    # is imported again, one beside another session's record would be taken for it.
+    paths = [sessions / f"{stem}.jsonl", sessions / f"{stem}.json"]
+    before = {path: keep_aside(path, target.root, _KEPT_BEFORE_IMPORT) for path in paths}
     was_pending = pending(folder)
     try:
         yield
     except Exception:
-        # The record first: a session file whose record is missing is imported again.
-        for name in reversed(names):
-            data = before[name]
-            if data is None:
-                remove_regular(sessions / name, target.root)
-        for name in names:
-            data = before[name]
-            if data is not None:
-                atomic_write(sessions / name, data, target.root)
+        _put_back(target, before)
         if not was_pending:
             remove_regular(sessions / COMPOSING, target.root)
         raise
+    except BaseException:
+        _let_go(before)
+        raise
+    _let_go(before)
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -313,7 +312,7 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
 
     config = gate_config or load_config(target.root)
     refuse_tracked(folder)
-    _remove_left_aside(target, folder)
+    _remove_left_aside(target, folder, _KEPT_BEFORE_COMPOSE)
     records = _records(folder)
     lines: list[str] = []
     events: list[Event] = []
@@ -388,7 +387,9 @@ _KEPT_BEFORE_COMPOSE = ".stet-before-compose"
 """Until a compose is done, each file it replaces is kept beside it (a hard link, not a copy)
 as `.<name>.stet-before-compose-<random>`, to put back if it fails; what a crash leaves so
 goes at the next compose."""
-_LEFT_BEFORE_COMPOSE = re.compile(r"\..+\.stet-before-compose-[0-9a-f]{16}")
+_KEPT_BEFORE_IMPORT = ".stet-before-import"
+"""The same for the stored session an import replaces, until it is composed (see
+`_stored_until_composed`); what a crash leaves so goes at the next import."""
 
 
 def _kept_aside(target: Target, paths: list[Path]) -> dict[Path, Path | None]:
@@ -404,12 +405,14 @@ def _kept_aside(target: Target, paths: list[Path]) -> dict[Path, Path | None]:
 
 
 def _put_back(target: Target, files: dict[Path, Path | None]) -> None:
-    """Each file as it was: the one kept aside renamed back, or removed when it was not
-    there."""
-    for path, aside in files.items():
+    """Each file as it was: those that were not there removed, the last first (meta.json before
+    the files it completes, a session's record before its events), then each one kept aside
+    renamed back in order."""
+    for path, aside in reversed(files.items()):
         if aside is None:
             remove_regular(path, target.root)
-        else:
+    for path, aside in files.items():
+        if aside is not None:
             put_back(aside, path, target.root)
 
 
@@ -421,9 +424,10 @@ def _let_go(files: dict[Path, Path | None]) -> None:
                 os.unlink(aside)
 
 
-def _remove_left_aside(target: Target, folder: Folder) -> None:
-    """The files an earlier compose kept aside and a crash left (never read: every reader
-    of the folder reads its files by name)."""
+def _remove_left_aside(target: Target, folder: Folder, suffix: str) -> None:
+    """The files an earlier compose (or import, by `suffix`) kept aside and a crash left
+    (never read: every reader of the folder reads its files by name)."""
+    left = re.compile(rf"\..+{re.escape(suffix)}-[0-9a-f]{{16}}")
     for relative in (folder.relative, folder.relative / SESSIONS):
         try:
             names = os.listdir(inside(target.root, relative))
@@ -432,7 +436,7 @@ def _remove_left_aside(target: Target, folder: Folder) -> None:
         except OSError as error:
             raise StetError(f"cannot list {relative}: {error.strerror or error}") from None
         for name in names:
-            if _LEFT_BEFORE_COMPOSE.fullmatch(name):
+            if left.fullmatch(name):
                 with contextlib.suppress(StetError):  # no regular file: not one of them
                     remove_regular(target.root / relative / name, target.root)
 

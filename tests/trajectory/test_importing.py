@@ -618,6 +618,38 @@ def test_a_compose_failing_as_it_carries_a_value_into_a_session_puts_everything_
     assert inodes_and_modes(folder) == files
 
 
+def test_a_session_imported_again_whose_compose_fails_is_stored_as_it_was(
+    root: Path, tmp_path: Path
+) -> None:
+    """A grown transcript imported again replaces its stored session, kept aside (never read)
+    until composed: when composing fails, the same session files are back, and nothing kept
+    aside stays; what a crash left kept aside goes at the next import."""
+    target = target_of(root)
+    folder = working_folder(target).path
+    session = simple_session(root, SESSION_A, "First")
+    source = session.save(tmp_path / "a.jsonl")
+    import_transcript(target, source)
+    session.say("One more thing: the tests pass.").save(source)
+    (folder / "narration.md").unlink()
+    (folder / "narration.md").mkdir()
+    before, files = trajectory_files(folder), inodes_and_modes(folder)
+
+    with pytest.raises(StetError, match=r"narration\.md is a folder"):
+        import_transcript(target, source)
+    assert trajectory_files(folder) == before
+    assert inodes_and_modes(folder) == files
+
+    (folder / "narration.md").rmdir()
+    left = [
+        keep_aside(path, root, ".stet-before-import")
+        for path in sorted((folder / "sessions").glob("*.json*"))
+    ]
+    assert import_transcript(target, source).changed
+    assert [path for path in left if path is not None and os.path.lexists(path)] == []
+    assert [name for name in trajectory_files(folder) if "stet-before" in name] == []
+    assert "One more thing: the tests pass." in [line.get("text") for line in lines_of(root)]
+
+
 def left_by_a_crash(root: Path, folder: Path) -> list[Path]:
     """What a compose killed while it wrote leaves: each file it replaces, kept beside it."""
     names = ("events.jsonl", "meta.json", "narration.md")
