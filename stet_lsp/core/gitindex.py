@@ -23,6 +23,7 @@ import mmap
 import os
 import re
 import shutil
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -197,17 +198,86 @@ INDEX_BUSY_SECONDS = 2.0
 extension runs `git status`, which holds it for a moment, every few seconds)."""
 
 
+INDEX_ATTEMPTS = 20
+"""How many times a write of the index starts again when another process changed the index
+between Stet's read of it and its write."""
+_COPY = "index.stet-"
+
+
 def update_index(repository: pygit2.Repository, change: Callable[[pygit2.Index], None]) -> None:
-    """Read the index, `change` it and write it back, holding git's own `index.lock` from the
-    read to the write (as git does), so that nothing another process stages meanwhile is
-    lost: libgit2 takes the lock only to write, after a read made without it. While another
-    process holds the lock, waits up to INDEX_BUSY_SECONDS. `change` may add and remove
-    entries (blobs already written), not read the work tree. pygit2.GitError when the index
+    """Read the index, `change` it and write it back, losing nothing another process staged
+    meanwhile: libgit2 takes git's `index.lock` only to write, after a read made without it,
+    so Stet changes a copy of the index and, holding the lock, puts it in the index's place
+    only if the index is still the file it copied (git replaces the index whole on every
+    write), else starts again. The lock is held for that check and a rename alone, so a
+    process stopped meanwhile seldom leaves it behind. While another process holds it, waits
+    up to INDEX_BUSY_SECONDS. `change` may run more than once; it adds and removes entries
+    (blobs already written) and does not read the work tree. pygit2.GitError when the index
     cannot be written."""
     import pygit2
 
     folder = Path(repository.path)
-    index_file, lock = folder / "index", folder / "index.lock"
+    index_file = folder / "index"
+    copy = folder / f"{_COPY}{os.getpid()}-{threading.get_ident()}"
+    try:
+        _remove_abandoned_copies(folder)
+        for _ in range(INDEX_ATTEMPTS):
+            # An index libgit2 cannot read (a split one) is refused here: pygit2.Index failing
+            # on the copy would leave a half-made object that complains when collected.
+            repository.index.read(True)
+            copied = _copy_index(index_file, copy)
+            index = pygit2.Index(str(copy))
+            change(index)
+            index.write()
+            with _index_lock(folder):
+                if _identity(index_file) == copied:
+                    if copied is not None:
+                        os.chmod(copy, copied[3])
+                    os.replace(copy, index_file)
+                    return
+        raise pygit2.GitError(f"{index_file} kept changing while Stet wrote it; try again")
+    except OSError as error:
+        raise pygit2.GitError(f"{error.filename or index_file}: {error.strerror}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            copy.unlink()
+
+
+_Identity = tuple[int, int, int, int]
+"""An index file's inode, size, modification time and permissions."""
+
+
+def _identity(path: Path) -> _Identity | None:
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return _identity_of(status)
+
+
+def _identity_of(status: os.stat_result) -> _Identity:
+    return status.st_ino, status.st_size, status.st_mtime_ns, stat.S_IMODE(status.st_mode)
+
+
+def _copy_index(index_file: Path, copy: Path) -> _Identity | None:
+    """`index_file` copied to `copy`, and the identity of what was copied (None, and no copy,
+    when there is no index yet: libgit2 starts an empty one)."""
+    with contextlib.suppress(FileNotFoundError):
+        copy.unlink()
+    try:
+        with open(index_file, "rb") as source, open(copy, "xb") as target:
+            shutil.copyfileobj(source, target)
+            return _identity_of(os.fstat(source.fileno()))
+    except FileNotFoundError:  # the index, opened first
+        return None
+
+
+@contextlib.contextmanager
+def _index_lock(folder: Path) -> Iterator[None]:
+    """git's `index.lock`, taken as git takes it, waiting up to INDEX_BUSY_SECONDS."""
+    import pygit2
+
+    lock = folder / "index.lock"
     until = time.monotonic() + INDEX_BUSY_SECONDS
     while True:
         try:
@@ -219,23 +289,32 @@ def update_index(repository: pygit2.Repository, change: Callable[[pygit2.Index],
                     f"the index is locked: {lock} exists (another git process is using it)"
                 ) from None
         time.sleep(0.05)
-    # libgit2 writes an index it opened only by taking that file's lock: it changes a copy,
-    # which then takes the index's place while git's lock is still held.
-    copy = folder / f"index.stet-{os.getpid()}-{threading.get_ident()}"
     try:
-        # An index libgit2 cannot read (a split one) is refused here: pygit2.Index failing
-        # on the copy would leave a half-made object that complains when collected.
-        repository.index.read(True)
-        with contextlib.suppress(FileNotFoundError):  # none yet: libgit2 starts an empty one
-            shutil.copyfile(index_file, copy)
-        index = pygit2.Index(str(copy))
-        change(index)
-        index.write()
-        os.replace(copy, index_file)
+        yield
     finally:
-        for leftover in (copy, lock):
+        with contextlib.suppress(FileNotFoundError):
+            lock.unlink()
+
+
+def _remove_abandoned_copies(folder: Path) -> None:
+    """Copies of the index that a process stopped while writing left behind."""
+    for name in os.listdir(folder):
+        if not name.startswith(_COPY):
+            continue
+        pid = name[len(_COPY) :].split("-", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
             with contextlib.suppress(FileNotFoundError):
-                leftover.unlink()
+                os.unlink(folder / name)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
 
 
 def index_lock_left(repository: pygit2.Repository) -> Path | None:
