@@ -623,12 +623,29 @@ def _refuse_left_out(root: Path, relative: PurePosixPath, name: str) -> None:
     with --recreate, would replace what git holds of it unseen."""
     from stet_lsp.core.gitindex import outside_sparse_checkout
 
-    if outside_sparse_checkout(root, relative.as_posix()):
+    if not outside_sparse_checkout(root, relative.as_posix()):
+        return
+    if _sparse_checkout(root):
         raise StetError(
             f"the skill {name} is outside the sparse checkout ({relative} is left out of the "
             f"work tree): include it (git sparse-checkout add {relative.parent}) and "
             "graduate again; nothing was changed"
         )
+    raise StetError(  # marked by hand, as `git update-index --skip-worktree` marks a file
+        f"the skill {name} is marked skip-worktree in git's index ({relative} is left out of "
+        f"the work tree): bring it back (git update-index --no-skip-worktree {relative} && "
+        f"git checkout -- {relative}) and graduate again; nothing was changed"
+    )
+
+
+def _sparse_checkout(root: Path) -> bool:
+    """Whether the repository's configuration turns git's sparse checkout on."""
+    import pygit2
+
+    try:
+        return open_repository(root).config.get_bool("core.sparseCheckout")
+    except (KeyError, StetError, pygit2.GitError, ValueError):
+        return False
 
 
 def _refuse_deleted(root: Path, relative: PurePosixPath, name: str) -> None:

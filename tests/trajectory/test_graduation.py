@@ -1376,6 +1376,16 @@ def test_a_skill_a_sparse_checkout_leaves_out_is_not_taken_for_deleted(
     index = Path(repo.path) / "index"
     index_before = index.read_bytes()
     again = add(sheet, "HTTP calls time out after five seconds", "convention")
+    # marked by hand, with no sparse checkout: `git sparse-checkout add` would fail
+    code, _, err = into_http_calls(stet, root, again)
+    assert code != 0 and "nothing was changed" in err
+    assert (
+        "the skill http-calls is marked skip-worktree in git's index (.stet/skills/http-calls/"
+        "SKILL.md is left out of the work tree): bring it back (git update-index "
+        "--no-skip-worktree .stet/skills/http-calls/SKILL.md && git checkout -- "
+        ".stet/skills/http-calls/SKILL.md) and graduate again"
+    ) in err
+    repo.config["core.sparseCheckout"] = True
     said = (
         "the skill http-calls is outside the sparse checkout (.stet/skills/http-calls/SKILL.md "
         "is left out of the work tree): include it (git sparse-checkout add "
