@@ -80,7 +80,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import lines_of
-from stet_lsp.core.safefs import checked_path, open_regular, read_regular
+from stet_lsp.core.safefs import open_regular, read_regular
 from stet_lsp.gate.homepaths import REPLACEMENT, normalize_home_paths
 from stet_lsp.trajectory.alignment import ABSENT, PLACEHOLDER, align, pair_moved
 from stet_lsp.trajectory.attribution import Attribution, LeftOut, epoch, made_order, rewound
@@ -829,24 +829,46 @@ def _hunks(
 
 
 def _present(root: Path, paths: set[str]) -> dict[str, bool]:
-    """Whether each repository path is a file in the work tree (a stat each)."""
-    return {path: _is_file(root, path) for path in paths}
+    """Whether each repository path is a file in the work tree."""
+    files = _WorkTreeFiles(root)
+    return {path: files.size(path) is not None for path in paths}
 
 
-def _is_file(root: Path, path: str) -> bool:
-    return _size(root, path) is not None
+class _WorkTreeFiles:
+    """The regular files of the work tree, by repository path (a stat each, and one a folder
+    however many paths it holds). Anything else is none: a link, or a path through one (a
+    cloned repository's may lead anywhere: to /dev/zero, or to a file outside it), a FIFO
+    or device, a path leaving the repository, one this file system cannot have (a name
+    longer than it takes, as another system's trajectory may record)."""
 
+    __slots__ = ("_folders", "_root")
 
-def _size(root: Path, path: str) -> int | None:
-    """The size of the regular file at `path` in the work tree; None for anything else: a
-    link (a cloned repository's may lead anywhere: to /dev/zero, or to a file outside it), a
-    FIFO or device, a path leaving the repository, or one this file system cannot have (a
-    name longer than it takes, as another system's trajectory may record)."""
-    try:
-        status = os.lstat(checked_path(root, path))
-    except (OSError, StetError):
-        return None
-    return status.st_size if stat.S_ISREG(status.st_mode) else None
+    def __init__(self, root: Path) -> None:
+        self._root = os.fspath(root)
+        self._folders: dict[str, bool] = {"": True}
+
+    def size(self, path: str) -> int | None:
+        folder, _, name = path.rpartition("/")
+        if name in ("", ".", "..") or path.startswith("/") or not self._folder(folder):
+            return None
+        try:
+            status = os.lstat(os.path.join(self._root, path))
+        except (OSError, ValueError):
+            return None
+        return status.st_size if stat.S_ISREG(status.st_mode) else None
+
+    def _folder(self, folder: str) -> bool:
+        known = self._folders.get(folder)
+        if known is None:
+            parent, _, name = folder.rpartition("/")
+            known = name not in ("", ".", "..") and self._folder(parent)
+            if known:
+                try:
+                    known = stat.S_ISDIR(os.lstat(os.path.join(self._root, folder)).st_mode)
+                except (OSError, ValueError):
+                    known = False
+            self._folders[folder] = known
+        return known
 
 
 def _stamped_folders(root: Path) -> list[tuple[Folder, tuple[FileStamp, FileStamp]]]:
@@ -927,11 +949,12 @@ def _moves(
     """(trajectory's place in the list, path) → the path now, for each path a trajectory
     changed that is no longer in the work tree and that git saw renamed since, or that a
     file new since then holds (`_moved_untracked`: moved where git never saw it)."""
+    files = _WorkTreeFiles(root)
     missing = [
         (number, trajectory, path)
         for number, trajectory in enumerate(trajectories)
         for path in sorted(trajectory.paths())
-        if not _is_file(root, path)
+        if files.size(path) is None
     ]
     if not missing:
         return {}
@@ -953,7 +976,7 @@ def _moves(
         current = path
         for renames in walks[key].renames:
             current = renames.get(current, current)
-        if current != path and _is_file(root, current):
+        if current != path and files.size(current) is not None:
             moves[(number, path)] = current
         else:
             unfollowed.append((number, trajectory, path))
@@ -962,14 +985,15 @@ def _moves(
             path
             for trajectory in trajectories
             for path in trajectory.paths()
-            if _is_file(root, path)
+            if files.size(path) is not None
         }
-        moves.update(_moved_untracked(root, unfollowed, walks, taken))
+        moves.update(_moved_untracked(root, files, unfollowed, walks, taken))
     return moves
 
 
 def _moved_untracked(
     root: Path,
+    files: _WorkTreeFiles,
     unfollowed: list[tuple[int, TrajectoryLines, str]],
     walks: dict[tuple[str | None, str | None], _Walk],
     taken: set[str],
@@ -999,7 +1023,7 @@ def _moved_untracked(
         fitting = []
         for candidate in sorted(candidates.get(path, ())):
             if candidate not in sizes:
-                sizes[candidate] = _size(root, candidate)
+                sizes[candidate] = files.size(candidate)
             size = sizes[candidate]
             if size is not None and low <= size <= high:
                 fitting.append(candidate)

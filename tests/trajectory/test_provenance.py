@@ -726,7 +726,8 @@ def test_a_file_gone_is_never_looked_for_through_a_link_or_a_fifo(
     root: Path, tmp_path: Path
 ) -> None:
     """A cloned repository may hold links where a moved file would be looked for: to a file
-    outside it holding the run's text (which was read, and taken for the moved file), to
+    or a folder outside it holding the run's text (which was read, and taken for the moved
+    file), to
     /dev/zero (read until memory ran out, the size of a character device being 0, which a
     file of one short line may have), or a FIFO (the read never ended). None is a file."""
     session = Claude(SESSION_A, root).user("Add a marker")
@@ -737,6 +738,7 @@ def test_a_file_gone_is_never_looked_for_through_a_link_or_a_fifo(
     outside.mkdir()
     (outside / "greeting.py").write_text(NEW)
     (root / "src/greeting.py").symlink_to(outside / "greeting.py")
+    (root / "lib").symlink_to(outside)  # lib/greeting.py: a path through a link
     (root / "src/zero.py").symlink_to("/dev/zero")
     os.mkfifo(root / "src/pipe.py")
     provenance = within(20, lambda: Provenance.load(root))
