@@ -69,6 +69,9 @@ _QUERY = (re.compile("&"), re.compile("[&;#]"))
 _URL_SURE_END = re.compile("[&#]")  # `#` starts a URL's fragment
 _PARAMETER_SEPARATORS = {"?": _QUERY, "&": _QUERY, ";": (re.compile(";"), re.compile(";"))}
 _QUOTES = frozenset("\"'`")
+# What a value opens on right before a name it assigns again (`password: {password: …}`,
+# `secret: ["token": …]`, `password: (password=…)`).
+_OPENS_ON_A_NAME = re.compile(r"[{\[(][ \t]{0,4}[\"']?")
 # What starts the stretch a single quote's parity is counted over: a newline, raw or escaped
 # (`\\n` in a JSON string), a double quote (a JSON string's start).
 _LINE_STARTS = ("\n", "\\n", '"')
@@ -218,6 +221,8 @@ class RuleScanner:
         self._tried: set[tuple[int, int]] = set()
         self._judged: dict[tuple[int, str, str | None, bool, bool, bool], bool] = {}
         self._covered_until: dict[int, int] = {}
+        self._covered_from: dict[int, int] = {}
+        """Per rule: where the value that reaches `_covered_until` starts."""
         self._token_until: dict[int, int] = {}
         """Per rule that extends its tokens: the end of the last token it read."""
         self._runs: dict[int, tuple[int, int, bool]] = {}
@@ -451,7 +456,7 @@ class RuleScanner:
         if (priority, start) in self._tried:
             return False
         self._tried.add((priority, start))
-        if start < self._covered_until.get(priority, -1):
+        if start < self._covered_until.get(priority, -1) and not self._opened_on(priority, start):
             return True  # inside a value this rule took: `SECRET_KEY=SECRET_KEY=…` repeated
         match = rule.pattern.match(text, start, offset + anchor_length + rule.reach)
         return match is not None and self._accept(priority, rule, match)
@@ -524,8 +529,18 @@ class RuleScanner:
         if self.text.startswith(_ELLIPSES, end) and heuristics.is_placeholder(value + "..."):
             return False  # `API_KEY=sk-ant-...`: the rules' values stop before a final dot
         self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
-        self._covered_until[priority] = max(self._covered_until.get(priority, -1), end)
+        if end > self._covered_until.get(priority, -1):
+            self._covered_until[priority] = end
+            self._covered_from[priority] = start
         return True
+
+    def _opened_on(self, priority: int, start: int) -> bool:
+        """Whether the value this rule took last opens a mapping, list or call right before
+        the name at `start`: the rule read that value up to a blank, `{password:` of
+        `password: {password: Xk9q…}`, which ends before what the name is assigned. The name's
+        own assignment reads that (its span joins the first)."""
+        opened = self._covered_from.get(priority, -1)
+        return opened >= 0 and _OPENS_ON_A_NAME.fullmatch(self.text, opened, start) is not None
 
     def _judge(
         self,

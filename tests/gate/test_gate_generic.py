@@ -78,6 +78,34 @@ def test_span_is_exactly_the_whole_value(text: str, value: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "password: {password: Xk9vQ2mLp7Rt}\n",
+        "password: [password: Xk9vQ2mLp7Rt]\n",
+        "password: (password: Xk9vQ2mLp7Rt)\n",
+        "token: {api_key: Xk9vQ2mLp7Rt}\n",
+        "DB_PASSWORD=[api_key = Xk9vQ2mLp7Rt]\n",
+        'secret: {"password": "Xk9vQ2mLp7Rt"}\n',
+        'password = {password = "Xk9vQ2mLp7Rt"}\n',
+        "password: [password=Xk9vQ2mLp7Rt]\n",
+        "password: (password=hunter2)\n",
+    ],
+)
+@pytest.mark.parametrize("path", ["notes.md", "events.jsonl"])
+def test_a_value_assigning_a_credential_again_leaves_nothing_of_it(text: str, path: str) -> None:
+    """A credential's name given a mapping, list or call that assigns one again: the outer
+    assignment reads its value up to a blank (`{password:`), which ended before the secret;
+    the inner assignment, inside that value, was not read. Both are now, raw and in a
+    transcript's JSON."""
+    value = "hunter2" if "hunter2" in text else "Xk9vQ2mLp7Rt"
+    if path.endswith(".jsonl"):
+        text = json.dumps({"content": text}) + "\n"
+    redacted = redact_text(text, path=path, cache=None).text
+    assert value not in redacted
+    assert redacted.startswith(text.split(":")[0].split("=")[0])
+
+
+@pytest.mark.parametrize(
     ("text", "value"),
     [
         ("password: !!str Xk9q2LmWp4TzR7vBn3Hc\n", "Xk9q2LmWp4TzR7vBn3Hc"),

@@ -275,6 +275,7 @@ REPEATED_ANCHORS = (
     ";pwd=",
     "password=",
     "password= ",
+    "password: {",
     "Password = ",
     'secret: "',
     "secret=",
