@@ -41,3 +41,52 @@ def test_the_first_line_a_printing_command_printed(
         text, findings = found
         assert [text[f.offset : f.end_offset] for f in findings] == [value]
         assert {f.rule for f in findings} == {"printed-secret"}
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "values"),
+    [
+        (
+            "op read op://Private/db/password\nop read op://Private/api/credential",
+            "Xk9mQ2vLp8rT4wZ\nZt4kWq9Lm2Xp\n",
+            ["Xk9mQ2vLp8rT4wZ", "Zt4kWq9Lm2Xp"],
+        ),
+        (
+            "op read op://a/db/password && vault kv get -field=token secret/api",
+            "Xk9mQ2vLp8rT4wZ\nhvs7Rk2mQ9xLp4Tz\n",
+            ["Xk9mQ2vLp8rT4wZ", "hvs7Rk2mQ9xLp4Tz"],
+        ),
+        (
+            'echo "db:"; op read op://a/db/password; echo "api:"; op read op://a/api/token',
+            "db:\nXk9mQ2vLp8rT4wZ\napi:\nZt4kWq9Lm2Xp\n",
+            ["Xk9mQ2vLp8rT4wZ", "Zt4kWq9Lm2Xp"],
+        ),
+        (
+            "cd app\nop read op://a/db/password\nexport X=1\nop read op://a/api/token",
+            "Xk9mQ2vLp8rT4wZ\nZt4kWq9Lm2Xp\n",
+            ["Xk9mQ2vLp8rT4wZ", "Zt4kWq9Lm2Xp"],
+        ),
+        # What `ls` printed stands between the first value and the second: the second
+        # command's line is not known, and no line after the first is taken for it.
+        (
+            "op read op://a/db/password; ls; op read op://a/api/token",
+            "Xk9mQ2vLp8rT4wZ\nMakefile\nsetup.cfg\nZt4kWq9Lm2Xp\n",
+            ["Xk9mQ2vLp8rT4wZ"],
+        ),
+        (
+            "op read op://a/db/password\ngit rev-parse HEAD",
+            "Xk9mQ2vLp8rT4wZ\n3f5f8c2a1b9d4e6f7a8b9c0d1e2f3a4b5c6d7e8f\n",
+            ["Xk9mQ2vLp8rT4wZ"],
+        ),
+    ],
+)
+def test_each_line_several_printing_commands_printed(
+    command: str, output: str, values: list[str]
+) -> None:
+    """Each printing command prints its value on a line of its own, in order; an `echo`
+    before one prints a line of its own, and a command whose output is not known ends the
+    pairing."""
+    found = printed_secrets(command, output, GateConfig())
+    assert found is not None
+    text, findings = found
+    assert [text[f.offset : f.end_offset] for f in findings] == values

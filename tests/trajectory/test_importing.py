@@ -1018,6 +1018,37 @@ def test_what_a_command_printed_as_a_secret_is_redacted_though_its_call_is_apart
 
 
 @pytest.mark.parametrize(
+    "command",
+    [
+        "op read op://Private/db/password\nop read op://Private/api/credential",
+        "op read op://Private/db/password && op read op://Private/api/credential",
+        "cd app; op read op://Private/db/password; op read op://Private/api/credential",
+        "op read op://Private/db/password\nop read op://Private/api/credential\ngit status",
+    ],
+)
+def test_each_value_a_command_of_several_printing_commands_printed_is_redacted(
+    root: Path, tmp_path: Path, command: str
+) -> None:
+    """A command that runs several printing commands prints their values on lines of their
+    own, in order: each is paired with its command, not the first alone. What a command after
+    them printed (`git status`) stays."""
+    values = ("Xk9mQ2vLp8rT4wZ", "Zt4kWq9Lm2Xp")
+    status = "On branch main\nnothing to commit, working tree clean\n"
+    output = "\n".join(values) + "\n" + (status if "git status" in command else "")
+    session = Claude(SESSION_A, root).user("Read the credentials.")
+    session.tool("toolu_1", "Bash", {"command": command}, output)
+    import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+
+    (result,) = of(events_of(root), ToolResult)
+    assert result.output == output.replace(values[0], "[REDACTED:printed-secret#1]").replace(
+        values[1], "[REDACTED:printed-secret#2]"
+    )
+    for name, data in stet_files(root).items():
+        assert not [value for value in values if value.encode() in data], name
+    assert meta_of(root)["redaction"] == {"printed-secret": 2}
+
+
+@pytest.mark.parametrize(
     ("command", "output"),
     [
         ("op read op://Private/db/password > .env.local", "Xk9mQ2vLp8rT4wZ"),
