@@ -72,6 +72,10 @@ _QUOTES = frozenset("\"'`")
 # What a value opens on right before a name it assigns again (`password: {password: …}`,
 # `secret: ["token": …]`, `password: (password=…)`).
 _OPENS_ON_A_NAME = re.compile(r"[{\[(][ \t]{0,4}[\"']?")
+# A bracket opened right before a name (`{password: …}`, `f(password=…)`), and the one that
+# closes it.
+_OPENED_BEFORE = re.compile(r"([{\[(])[ \t]{0,4}[\"']?\Z")
+_OPENERS = {"}": "{", "]": "[", ")": "("}
 # What starts the stretch a single quote's parity is counted over: a newline, raw or escaped
 # (`\\n` in a JSON string), a double quote (a JSON string's start).
 _LINE_STARTS = ("\n", "\\n", '"')
@@ -528,11 +532,24 @@ class RuleScanner:
             return False
         if self.text.startswith(_ELLIPSES, end) and heuristics.is_placeholder(value + "..."):
             return False  # `API_KEY=sk-ant-...`: the rules' values stop before a final dot
+        if key is not None and self._closes_what_opened_on(match.start("key"), start, end):
+            end -= 1  # `{password: Xk9q…}`: the brace closes the mapping, not the value
         self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
         if end > self._covered_until.get(priority, -1):
             self._covered_until[priority] = end
             self._covered_from[priority] = start
         return True
+
+    def _closes_what_opened_on(self, key_start: int, start: int, end: int) -> bool:
+        """Whether the value at `start:end` ends in the bracket that closes the one opened
+        right before its name (`{password: Xk9q…}`, `f(password=Xk9q…)`), holding no other."""
+        text = self.text
+        closer = text[end - 1 : end]
+        opener = _OPENERS.get(closer)
+        if opener is None or end - start < 2 or opener in text[start : end - 1]:
+            return False
+        before = _OPENED_BEFORE.search(text, max(0, key_start - 8), key_start)
+        return before is not None and before.group(1) == opener
 
     def _opened_on(self, priority: int, start: int) -> bool:
         """Whether the value this rule took last opens a mapping, list or call right before

@@ -106,6 +106,28 @@ def test_a_value_assigning_a_credential_again_leaves_nothing_of_it(text: str, pa
 
 
 @pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("config: {password: Xk9vQ2mLp7Rt}", "config: {password: [REDACTED:secret-assignment#1]}"),
+        ("connect(password=Xk9vQ2mLp7Rt)", "connect(password=[REDACTED:secret-assignment#1])"),
+        ("auth: [token: Xk9vQ2mLp7Rt]", "auth: [token: [REDACTED:secret-assignment#1]]"),
+    ],
+)
+@pytest.mark.parametrize("path", ["notes.md", "events.jsonl"])
+def test_a_value_ends_before_the_bracket_closing_the_one_opened_before_its_name(
+    text: str, redacted: str, path: str
+) -> None:
+    """The value was read up to a blank, the mapping's or call's closing bracket with it
+    (`Xk9vQ2mLp7Rt}`): the value looked for again elsewhere in the text was that, and a copy
+    of the secret written bare (`I used Xk9vQ2mLp7Rt`) stayed."""
+    text = f"{text}\nI connected with Xk9vQ2mLp7Rt.\n"
+    expected = f"{redacted}\nI connected with [REDACTED:secret-assignment#1].\n"
+    if path.endswith(".jsonl"):
+        text, expected = (json.dumps({"content": t}) + "\n" for t in (text, expected))
+    assert redact_text(text, path=path, cache=None).text == expected
+
+
+@pytest.mark.parametrize(
     ("text", "value"),
     [
         ("password: !!str Xk9q2LmWp4TzR7vBn3Hc\n", "Xk9q2LmWp4TzR7vBn3Hc"),
