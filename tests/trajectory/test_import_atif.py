@@ -3,6 +3,7 @@ and the public sample."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -1666,6 +1667,50 @@ def test_a_data_url_inside_a_text_keeps_only_its_head(tmp_path: Path) -> None:
     assert [e.output for e in of(parsed.events, "tool_result")] == [f'<img src="{head}">\n{code}']
     assert data[:40] not in "".join(event_json(e) for e in parsed.events)
     assert parsed.dropped["inline_data"] == 5
+
+
+def test_only_a_data_url_that_holds_data_loses_it(tmp_path: Path) -> None:
+    """Code that builds a `data:` URL from a template, and words that merely look like
+    one, stay as they are in a text and in a raw record. A URL that holds data loses it:
+    a long run of base64 (its slashes escaped in JSON text, or wrapped on lines of 76,
+    with a line break or an escaped one), or data up to where the URL ends that is long
+    (an SVG percent-encoded in CSS). Only what is left out is counted."""
+    data = base64.b64encode(bytes(range(256)) * 2).decode()
+    wrapped = "\n".join(data[i : i + 76] for i in range(0, len(data), 76))
+    escaped = data.replace("/", "\\/")
+    svg = (
+        "%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 8 8'%3E"
+        "%3Cpath d='M0 0h8v8H0z'/%3E%3C/svg%3E"
+    )
+    kept = [
+        "const url = `data:image/svg+xml,${encodeURIComponent(svg)}`;",
+        'curl -d "data:text/plain,$PAYLOAD" http://localhost:8080',
+        'url = "data:text/html;charset=utf-8,%s" % quote(html)',
+        'val uri = "data:text/plain,$body"',
+        'src = "data:text/html,#{html}"',
+        "minified: {data:e/t,loaded:n}",
+        "split data:train/test,80/20 for the run",
+        'src = "data:image/png;base64," + encoded',
+    ]
+    cut = {
+        f'{{"src":"data:image/png;base64,{escaped}"}}': '{"src":"data:image/png;base64"}',
+        f'background: url("data:image/svg+xml,{svg}");': 'background: url("data:image/svg+xml");',
+        f"data:image/png;base64,{wrapped}\nThe form above": "data:image/png;base64\nThe form above",
+        json.dumps(
+            {"shot": f"data:image/png;base64,{wrapped}"}
+        ): '{"shot": "data:image/png;base64"}',
+    }
+    steps = [{"step_id": 1, "source": "system", "message": "\n".join(kept)}]
+    steps += [
+        {"step_id": i + 2, "source": "agent", "message": text}
+        for i, text in enumerate([*kept, *cut])
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    [system] = of(parsed.events, "raw")
+    assert system.record["message"] == "\n".join(kept)
+    assert [e.text for e in of(parsed.events, "agent_message")] == [*kept, *cut.values()]
+    assert data[:40] not in "".join(event_json(e) for e in parsed.events)
+    assert parsed.dropped["inline_data"] == 4
 
 
 def test_a_part_of_a_kind_not_read_is_kept_without_its_bytes(tmp_path: Path) -> None:

@@ -77,7 +77,12 @@ kept raw, as well, in each of its text parts). No raw event holds the bytes of d
 step, its metrics or a result kept whole leaves them out as what a step holds that no event
 does leaves them out (below), counted in `inline_data`. Nor does any text: a `data:` URL
 inside one (a markdown image in a message, an `<img>` in a tool's output, a string kept raw)
-keeps its head alone (`data:image/png;base64`), its bytes counted in `inline_data`.
+that holds data keeps its head alone (`data:image/png;base64`), its bytes counted in
+`inline_data`: a long run of base64 (40 letters at the least, its slashes escaped in JSON
+text or wrapped on lines of 64 or 76 too), or other data up to where the URL ends (its
+closing quote, else a space, a quote, `)`, `<` or `>`) of 200 characters (64 when
+percent-encoded). Code that builds one from a template (`"data:text/plain,$body"`) and
+words that merely look like one (`{data:e/t,loaded:n}`) stay as they are.
 
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
 read into its events, those of its calls' `extra`, of its results' `extra` but for whether
@@ -743,14 +748,23 @@ class _Reader:
         return kept
 
     def _without_data_urls(self, text: str) -> str:
-        """A text without the bytes of each `data:` URL inside it (a markdown image,
-        `![shot](data:image/png;base64,…)`): the URL keeps its head, which says what it
-        held, each counted in `inline_data`."""
+        """A text without the bytes of each `data:` URL inside it that holds data (a
+        markdown image, `![shot](data:image/png;base64,…)`; `_data_end`): the URL keeps its
+        head, which says what it held, each counted in `inline_data`."""
         if "data:" not in text:
             return text
-        kept, found = _DATA_URL_IN_TEXT.subn(r"\1", text)
+        kept, start, found = [], 0, 0
+        head = _DATA_URL_HEAD.search(text)
+        while head is not None:
+            end, data = _data_end(text, head)
+            if data:
+                kept.append(text[start : head.end() - 1])
+                start, found = end, found + 1
+            head = _DATA_URL_HEAD.search(text, max(end, head.end()))
+        if not found:
+            return text
         self.parsed.dropped["inline_data"] += found
-        return kept
+        return "".join(kept) + text[start:]
 
     def _without_encoded_bytes(self, output: str) -> str:
         """A result's or a message's text without the bytes Harbor's Claude Code converter
@@ -1184,12 +1198,43 @@ _DATA_HOLDERS = frozenset({"base64", "image", "audio"})
 image and audio content (`{"type": "image", "data": …, "mimeType": "image/png"}`)."""
 _DATA_URL = re.compile(r"data:(?:[\w.+-]+/[\w.+-]+)?(?:;[\w.+-]+(?:=[^;,\s]*)?)*,")
 """The head of a `data:` URL, up to the comma its data follows."""
-_DATA_URL_IN_TEXT = re.compile(
-    r"(data:(?<![\w.+-]data:)(?:[\w.+-]+/[\w.+-]+)?(?:;[\w.+-]+(?:=[^;,\s]*)?)*),"
-    r"(?:(?<=;base64,)[A-Za-z0-9+/_-]+=*|(?<!;base64,)[^\s\"'<>()\[\]{}\\]+)"
+_MEDIA_NAME = r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}"
+"""A media type's type or subtype (RFC 6838)."""
+_DATA_URL_HEAD = re.compile(
+    r"(?:(?<![\w.+-])|(?<=\\[nrt]))data:"
+    rf"(?:{_MEDIA_NAME}(?:/|\\/){_MEDIA_NAME})?"
+    r"(?:;[A-Za-z0-9!#$&^_.+-]+(?:=[A-Za-z0-9!#$&^_.+%-]*)?)*,"
 )
-"""A `data:` URL inside a text (not part of a longer word), its head apart: the data
-after the comma, base64 or up to what ends a URL in markdown, HTML or JSON."""
+"""The head of a `data:` URL inside a text (not part of a longer word), up to the comma its
+data follows: a media type (whose slash JSON text may escape, `image\\/png`), if any, and
+its parameters (`;charset=utf-8`, `;base64`)."""
+_BASE64_RUN = re.compile(r"(?:[A-Za-z0-9+/=_-]|\\/)*")
+"""Base64 (URL-safe too), whose slashes JSON text may escape (`\\/`)."""
+_LINE_BREAK = re.compile(r"\r?\n|\\r\\n|\\n")
+"""A line break, or one JSON text escapes (`\\n`)."""
+_WRAPPED = (64, 76)
+"""The widths of the lines of wrapped base64 (PEM's, MIME's)."""
+_LONG_BASE64 = 40
+"""The base64 letters data has at the least (a one-pixel GIF's have 56): fewer are a
+placeholder in an example."""
+_URL_RUN = re.compile(r"[A-Za-z0-9._~:/?#\[\]@!$&*+,;=%-]*")
+"""What a URL written without quotes may hold (RFC 3986, but for its quotes and
+parentheses)."""
+_URL_ENDS = frozenset("\"'`)<>")
+"""What ends a URL written without quotes, beside a space or the end of the text."""
+_QUOTED_RUN = {quote: re.compile(rf"(?:[^{quote}\\\n]|\\.)*") for quote in "\"'`"}
+"""What a quoted URL holds up to its closing quote, on its line (an escaped quote too)."""
+_ESCAPED_QUOTED_RUN = {quote: re.compile(rf"(?:[^\\\n]|\\[^{quote}\n])*") for quote in "\"'`"}
+"""What a URL whose quotes JSON text escapes (`\\"`) holds up to its closing one."""
+_TEMPLATE = re.compile(r"\$|#\{|\{\{|\{[\w.]*\}|%s|%\(")
+"""What marks a template in code (`${…}`, `$name`, `#{…}`, `{{…}}`, `{name}`, `%s`,
+`%(name)s`): what holds one builds a URL, and holds no data."""
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_LONG_DATA = 200
+_LONG_ENCODED = 64
+"""The characters data that is not base64 has at the least: 200, or 64 when it is
+percent-encoded (holds three `%XX` escapes or more); fewer are a short URL in prose or
+code (`data:text/plain,hello`)."""
 _JOINED = "\n\n"  # what Stet's export writes between two texts of one field
 
 
@@ -1206,6 +1251,62 @@ def _parts(text: str, lengths: Any) -> list[str]:
         parts.append(text[start : start + length])
         start += length + len(_JOINED)
     return parts if _JOINED.join(parts) == text else [text]
+
+
+def _data_end(text: str, head: re.Match[str]) -> tuple[int, bool]:
+    """Where the data of a `data:` URL inside a text ends (it follows the comma `head` ends
+    with), and whether it is data. Base64 (`;base64,`) is a run of its letters, 40 at the
+    least, and of the lines of wrapped base64 after it (`_base64_end`), that no template
+    marker follows; other data runs up to where the URL ends, the quote that opened it (on
+    its line) or else a space, a quote, `)`, `<`, `>` or the end of the text, and is long
+    (200 characters, 64 when percent-encoded) and holds no template marker. Code that
+    builds a URL (`"data:text/plain,$body"`, `` `data:image/svg+xml,${svg}` ``) and a
+    word that merely looks like one (`{data:e/t,loaded:n}`) hold no data."""
+    begin = head.end()
+    if head.group().endswith(";base64,"):
+        end = _base64_end(text, begin)
+        letters = end - begin - text.count("\\", begin, end)
+        return end, letters >= _LONG_BASE64 and _TEMPLATE.match(text, end) is None
+    opening = text[head.start() - 1] if head.start() else ""
+    if opening in _QUOTED_RUN:
+        escaped = text[head.start() - 2 : head.start() - 1] == "\\"
+        runs = _ESCAPED_QUOTED_RUN if escaped else _QUOTED_RUN
+        end = _run_end(runs[opening], text, begin)
+        ended = text.startswith("\\" + opening if escaped else opening, end)
+    else:
+        end = _run_end(_URL_RUN, text, begin)
+        ended = end == len(text) or text[end].isspace() or text[end] in _URL_ENDS
+    run = text[begin:end]
+    encoded = len(_PERCENT_ESCAPE.findall(run)) >= 3
+    long = len(run) >= (_LONG_ENCODED if encoded else _LONG_DATA)
+    return end, ended and long and _TEMPLATE.search(run) is None
+
+
+def _base64_end(text: str, begin: int) -> int:
+    """Where a run of base64 from `begin` ends: its first line, and when that line is as
+    wide as a line of wrapped base64 (64 or 76 letters), each line after a line break that
+    is as wide and the last, no wider, a whole line of base64 (a multiple of four letters
+    up to the end of its line or of a quoted URL)."""
+    end = _run_end(_BASE64_RUN, text, begin)
+    width = end - begin - text.count("\\", begin, end)
+    if width not in _WRAPPED:
+        return end
+    while (brk := _LINE_BREAK.match(text, end)) is not None:
+        line_end = _run_end(_BASE64_RUN, text, brk.end())
+        letters = line_end - brk.end() - text.count("\\", brk.end(), line_end)
+        whole = line_end == len(text) or text[line_end] in "\r\n\\" or text[line_end] in _URL_ENDS
+        if not 0 < letters <= width or letters % 4 or not whole:
+            break
+        end = line_end
+        if letters < width:
+            break
+    return end
+
+
+def _run_end(run: re.Pattern[str], text: str, begin: int) -> int:
+    """Where what `run` matches from `begin` ends (it may match nothing)."""
+    found = run.match(text, begin)
+    return found.end() if found is not None else begin
 
 
 def _restore_order(events: list[EventBase], start: int, agent: str | None, order: Any) -> None:
