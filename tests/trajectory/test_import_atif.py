@@ -1713,6 +1713,36 @@ def test_only_a_data_url_that_holds_data_loses_it(tmp_path: Path) -> None:
     assert parsed.dropped["inline_data"] == 4
 
 
+def test_a_raw_string_that_starts_with_a_data_url_keeps_the_text_after_it(
+    tmp_path: Path,
+) -> None:
+    """A string of a raw record that starts with a `data:` URL loses the URL's data alone:
+    the text after it stays (a result's text after a screenshot, a note that merely starts
+    with one). A string that is such a URL whole loses its data whatever its length, but
+    for a template (`$PAYLOAD`) and a URL with no data (`data:,`)."""
+    shot = "data:image/png;base64,iVBORw0KGgo="
+    text = "The screenshot above shows the login form; its submit button is disabled."
+    note = "data:,see the attached notes below for the full explanation of the change"
+    extra = {
+        "note": note,
+        "shot": shot,
+        "plain": "data:text/plain,hello",
+        "template": "data:text/plain,$PAYLOAD",
+        "empty": "data:,",
+    }
+    result = {"source_call_id": None, "content": f"{shot}\n{text}"}
+    steps = [
+        {"step_id": 1, "source": "agent", "message": "", "observation": {"results": [result]}},
+        {"step_id": 2, "source": "agent", "message": "ok", "extra": extra},
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    assert [r.record for r in of(parsed.events, "raw")] == [
+        {"source_call_id": None, "content": f"data:image/png;base64\n{text}"},
+        {"extra": extra | {"shot": "data:image/png;base64", "plain": "data:text/plain"}},
+    ]
+    assert parsed.dropped["inline_data"] == 3
+
+
 def test_a_part_of_a_kind_not_read_is_kept_without_its_bytes(tmp_path: Path) -> None:
     """A content part of a kind the text does not read (a video) is kept raw, after the
     event the text went into or in the step kept whole, without the bytes of its data (a

@@ -82,7 +82,9 @@ that holds data keeps its head alone (`data:image/png;base64`), its bytes counte
 text or wrapped on lines of 64 or 76 too), or other data up to where the URL ends (its
 closing quote, else a space, a quote, `)`, `<` or `>`) of 200 characters (64 when
 percent-encoded). Code that builds one from a template (`"data:text/plain,$body"`) and
-words that merely look like one (`{data:e/t,loaded:n}`) stay as they are.
+words that merely look like one (`{data:e/t,loaded:n}`) stay as they are. A string kept
+raw that starts with one keeps the text after its data, and loses its base64, or data
+without a space that is the whole string, whatever its length.
 
 What a step holds that no event does (its `reasoning_effort`, the members of its `extra` not
 read into its events, those of its calls' `extra`, of its results' `extra` but for whether
@@ -719,16 +721,14 @@ class _Reader:
 
     def _without_bytes(self, value: Any, depth: int = 0) -> Any:
         """A value kept raw without the bytes of the data it holds, each counted in
-        `inline_data`: a `data:` URL keeps its head (`data:image/png;base64`), and an object
-        leaves out its `base64` member (Claude Code's structured result of an image or PDF
-        it read), when its `type` is `base64` (an image's or document's source in
-        Anthropic's API) or `image` or `audio` (an MCP tool's content), its `data`, and
-        beside a `uri` (an MCP resource's contents), its `blob`."""
-        if isinstance(value, str) and _DATA_URL.match(value):
-            self.parsed.dropped["inline_data"] += 1
-            return value.split(",", 1)[0]
+        `inline_data`: a `data:` URL keeps its head (`data:image/png;base64`) and the text
+        after its data (`_without_data_urls`), and an object leaves out its `base64`
+        member (Claude Code's structured result of an image or PDF it read), when its
+        `type` is `base64` (an image's or document's source in Anthropic's API) or `image`
+        or `audio` (an MCP tool's content), its `data`, and beside a `uri` (an MCP
+        resource's contents), its `blob`."""
         if isinstance(value, str):
-            return self._without_data_urls(value)
+            return self._without_data_urls(value, whole=True)
         if depth > EVENT_DEPTH:
             return value  # the event is left out whole (nested too deeply), bytes and all
         if isinstance(value, list):
@@ -747,16 +747,18 @@ class _Reader:
                 kept[key] = self._without_bytes(member, depth + 1)
         return kept
 
-    def _without_data_urls(self, text: str) -> str:
+    def _without_data_urls(self, text: str, whole: bool = False) -> str:
         """A text without the bytes of each `data:` URL inside it that holds data (a
-        markdown image, `![shot](data:image/png;base64,…)`; `_data_end`): the URL keeps its
-        head, which says what it held, each counted in `inline_data`."""
+        markdown image, `![shot](data:image/png;base64,…)`; `_data_end`, which reads a
+        string of a raw record, `whole`, as a value of its own): the URL keeps its head,
+        which says what it held, and the text after its data stays, each counted in
+        `inline_data`."""
         if "data:" not in text:
             return text
         kept, start, found = [], 0, 0
         head = _DATA_URL_HEAD.search(text)
         while head is not None:
-            end, data = _data_end(text, head)
+            end, data = _data_end(text, head, whole and head.start() == 0)
             if data:
                 kept.append(text[start : head.end() - 1])
                 start, found = end, found + 1
@@ -1196,8 +1198,6 @@ _DATA_BLOCKS = frozenset({"image", "document"})
 _DATA_HOLDERS = frozenset({"base64", "image", "audio"})
 """The `type` of an object whose `data` is bytes: a source of Anthropic's API, and MCP's
 image and audio content (`{"type": "image", "data": …, "mimeType": "image/png"}`)."""
-_DATA_URL = re.compile(r"data:(?:[\w.+-]+/[\w.+-]+)?(?:;[\w.+-]+(?:=[^;,\s]*)?)*,")
-"""The head of a `data:` URL, up to the comma its data follows."""
 _MEDIA_NAME = r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}"
 """A media type's type or subtype (RFC 6838)."""
 _DATA_URL_HEAD = re.compile(
@@ -1230,6 +1230,7 @@ _TEMPLATE = re.compile(r"\$|#\{|\{\{|\{[\w.]*\}|%s|%\(")
 """What marks a template in code (`${…}`, `$name`, `#{…}`, `{{…}}`, `{name}`, `%s`,
 `%(name)s`): what holds one builds a URL, and holds no data."""
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_SPACE = re.compile(r"\s")
 _LONG_DATA = 200
 _LONG_ENCODED = 64
 """The characters data that is not base64 has at the least: 200, or 64 when it is
@@ -1253,7 +1254,7 @@ def _parts(text: str, lengths: Any) -> list[str]:
     return parts if _JOINED.join(parts) == text else [text]
 
 
-def _data_end(text: str, head: re.Match[str]) -> tuple[int, bool]:
+def _data_end(text: str, head: re.Match[str], value: bool = False) -> tuple[int, bool]:
     """Where the data of a `data:` URL inside a text ends (it follows the comma `head` ends
     with), and whether it is data. Base64 (`;base64,`) is a run of its letters, 40 at the
     least, and of the lines of wrapped base64 after it (`_base64_end`), that no template
@@ -1261,14 +1262,22 @@ def _data_end(text: str, head: re.Match[str]) -> tuple[int, bool]:
     its line) or else a space, a quote, `)`, `<`, `>` or the end of the text, and is long
     (200 characters, 64 when percent-encoded) and holds no template marker. Code that
     builds a URL (`"data:text/plain,$body"`, `` `data:image/svg+xml,${svg}` ``) and a
-    word that merely looks like one (`{data:e/t,loaded:n}`) hold no data."""
+    word that merely looks like one (`{data:e/t,loaded:n}`) hold no data.
+
+    A string that starts with the URL (`value`, a string of a raw record) is one: its
+    base64 is data whatever its length, and other data ends at the string's end, its
+    closing quote, when no line break comes first, and is data whatever its length when
+    it holds no space. Text after the data stays (`data:,see the notes below`)."""
     begin = head.end()
     if head.group().endswith(";base64,"):
         end = _base64_end(text, begin)
         letters = end - begin - text.count("\\", begin, end)
-        return end, letters >= _LONG_BASE64 and _TEMPLATE.match(text, end) is None
+        least = 1 if value else _LONG_BASE64
+        return end, letters >= least and _TEMPLATE.match(text, end) is None
     opening = text[head.start() - 1] if head.start() else ""
-    if opening in _QUOTED_RUN:
+    if value and text.find("\n", begin) < 0:
+        end, ended = len(text), True
+    elif opening in _QUOTED_RUN:
         escaped = text[head.start() - 2 : head.start() - 1] == "\\"
         runs = _ESCAPED_QUOTED_RUN if escaped else _QUOTED_RUN
         end = _run_end(runs[opening], text, begin)
@@ -1278,8 +1287,10 @@ def _data_end(text: str, head: re.Match[str]) -> tuple[int, bool]:
         ended = end == len(text) or text[end].isspace() or text[end] in _URL_ENDS
     run = text[begin:end]
     encoded = len(_PERCENT_ESCAPE.findall(run)) >= 3
-    long = len(run) >= (_LONG_ENCODED if encoded else _LONG_DATA)
-    return end, ended and long and _TEMPLATE.search(run) is None
+    least = _LONG_ENCODED if encoded else _LONG_DATA
+    if value and end == len(text) and _SPACE.search(run) is None:
+        least = 1  # the string is the URL, and holds no words
+    return end, ended and len(run) >= least and _TEMPLATE.search(run) is None
 
 
 def _base64_end(text: str, begin: int) -> int:
