@@ -1522,6 +1522,39 @@ def test_an_image_block_harbor_writes_into_a_message_loses_its_bytes(tmp_path: P
     assert parsed.dropped["inline_data"] == 2
 
 
+def test_a_line_of_json_that_holds_no_bytes_stays_as_it_was_written(tmp_path: Path) -> None:
+    """A line of a message's or a result's text that is JSON Harbor's converter may have
+    written (a `tool_result` block, structured output after `[metadata] `) but that holds
+    no bytes stays byte for byte, and nothing is counted; a line beside it that holds some
+    is the only one written again."""
+    data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 8
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+    lines = [
+        "Is this payload right?",
+        '{"type":"tool_result","tool_use_id":"t1","content":"file is base64","is_error":false}',
+        '[metadata] {"encoding":"base64","size":1e3}',
+    ]
+    text = "\n".join(lines)
+    steps = [
+        {"step_id": 1, "source": "user", "message": text},
+        {
+            "step_id": 2,
+            "source": "agent",
+            "message": text,
+            "tool_calls": [{"tool_call_id": "c1", "function_name": "Read", "arguments": {}}],
+            "observation": {
+                "results": [{"source_call_id": "c1", "content": f"{text}\n{json.dumps(image)}"}]
+            },
+        },
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    assert [e.text for e in of(parsed.events, "user_message")] == [text]
+    assert [e.text for e in of(parsed.events, "agent_message")] == [text]
+    kept = {"type": "image", "source": {"type": "base64", "media_type": "image/png"}}
+    assert [r.output for r in of(parsed.events, "tool_result")] == [f"{text}\n{json.dumps(kept)}"]
+    assert parsed.dropped["inline_data"] == 1
+
+
 def test_a_record_kept_whole_keeps_no_bytes_either(tmp_path: Path) -> None:
     """A result no call answers (Harbor's converter gives one it found no call for a step
     of its own), a step without a source and metrics it cannot read are kept whole, without

@@ -73,7 +73,8 @@ as JSON, a line each (and so a message's block that is neither a text nor a call
 the user pasted), and the tool's structured output after `[metadata] ` (an object, or a
 list of content blocks): an image's or a document's base64 there (in a whole `tool_result`
 block's content too) is left out of the text too, and counted (of a result no call answers,
-kept raw, as well, in each of its text parts). No raw event holds the bytes of data: a
+kept raw, as well, in each of its text parts); a line that holds none stays as it was
+written. No raw event holds the bytes of data: a
 step, its metrics or a result kept whole leaves them out as what a step holds that no event
 does leaves them out (below), counted in `inline_data`. Nor does any text: a `data:` URL
 inside one (a markdown image in a message, an `<img>` in a tool's output, a string kept raw)
@@ -776,7 +777,7 @@ class _Reader:
         block with such blocks in its content) and the tool's structured output as JSON
         after `[metadata] ` (an image's or a PDF's with its `base64`; an MCP tool's, a list
         of content blocks). Such a line keeps its JSON without them (`_without_bytes`,
-        counted in `inline_data`)."""
+        counted in `inline_data`); one that holds none stays as it was written."""
         if not _may_hold_bytes(output):
             return output
         lines = output.split("\n")
@@ -789,8 +790,12 @@ class _Reader:
                 value = json.loads(line[len(head) :])
             except ValueError:
                 continue
-            if head or _is_data_block(value):
-                lines[index] = head + json.dumps(self._without_bytes(value), ensure_ascii=False)
+            if not head and not _is_data_block(value):
+                continue
+            dropped = self.parsed.dropped["inline_data"]
+            kept = self._without_bytes(value)
+            if self.parsed.dropped["inline_data"] > dropped:  # else the line stays as it is
+                lines[index] = head + json.dumps(kept, ensure_ascii=False)
         return "\n".join(lines)
 
     def _content_without_encoded_bytes(self, content: str | list[Any]) -> str | list[Any]:
