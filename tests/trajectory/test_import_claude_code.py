@@ -1090,6 +1090,60 @@ def test_a_prompt_the_running_turn_absorbed_is_a_prompt_once(tmp_path: Path) -> 
     assert len(of(events, RawEvent)) == len(records) - 4
 
 
+def test_a_prompt_only_an_enqueue_and_a_bare_remove_hold_is_a_prompt(tmp_path: Path) -> None:
+    """Builds up to 2.1.42 write a prompt the running turn took in only as an `enqueue` and,
+    when the turn takes it, a `remove` naming nothing: a prompt, where the remove stands.
+    A remove takes what waits longest but a task's notification; a slash command stays
+    raw, as does a prompt popped back into the input box (`popAll`); one sent as a prompt
+    of its own (`dequeue`, or a remove naming it) is its user record, and off the queue."""
+
+    def queue(operation: str, content: str | None = None, **extra: Any) -> dict[str, Any]:
+        record = {"type": "queue-operation", "operation": operation, "timestamp": "t"}
+        named = {} if content is None else {"content": content}
+        return record | {"sessionId": SID} | named | extra
+
+    notice = "<task-notification>build done</task-notification>"
+    reply = assistant("a2", "u2", "m2", [{"type": "text", "text": "The trailer, then."}], "t")
+    records: list[Any] = [
+        user("u1", None, "Fix the trailer.", "t"),
+        assistant("a1", "u1", "m1", [tool_use("toolu_1", "Bash", {"command": "git log"})], "t"),
+        user("u2", "a1", [result("toolu_1", "abc123 first")], "t"),
+        queue("enqueue", "it's not adding the trailer properly??"),
+        reply,
+        queue("remove"),  # 6
+        queue("enqueue", "/help"),
+        queue("remove"),
+        queue("enqueue", "can we do this in a subagent?"),
+        queue("popAll", "can we do this in a subagent?"),
+        queue("enqueue", "/compact"),
+        queue("dequeue"),
+        queue("enqueue", "and the tests"),
+        queue("remove", "and the tests", reason="absorbed_mid_turn"),  # 14
+        queue("enqueue", notice),
+        queue("enqueue", "why is this different for gemini?"),
+        queue("remove"),  # 17
+        queue("enqueue", "then commit"),
+        queue("dequeue"),
+        user("u3", "a2", "then commit", "t"),  # 20
+        queue("enqueue", "and push"),
+        queue("remove", "and push"),
+        user("u4", "u3", "and push", "t"),  # 23
+        queue("remove"),
+    ]
+    events = IMPORTER.parse(write(tmp_path / "q.jsonl", records)).events
+    assert [(u.text, u.source.line) for u in of(events, UserMessage)] == [
+        ("Fix the trailer.", 1),
+        ("it's not adding the trailer properly??", 6),
+        ("and the tests", 14),
+        ("why is this different for gemini?", 17),
+        ("then commit", 20),
+        ("and push", 23),
+    ]
+    raws = of(events, RawEvent)
+    queued = [4, 7, 8, 9, 10, 11, 12, 13, 15, 16, 18, 19, 21, 22, 24]
+    assert [r.source.line for r in raws] == queued
+
+
 def test_a_hook_that_blocked_stopped_or_failed_is_an_error_with_its_words(tmp_path: Path) -> None:
     """2.1 builds write a hook's refusal (a PreToolUse hook exiting 2, a Stop hook sending the
     agent back to work) as a `hook_blocking_error` attachment, a PostToolUse hook ending the

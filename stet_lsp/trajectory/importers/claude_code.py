@@ -30,7 +30,9 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   messages while it runs), `attachment` (context the harness attached: hook output, skill
   listings, a prompt queued while the agent worked), `queue-operation` (a `remove` of reason
   `absorbed_mid_turn` holds a prompt the running turn took in, which the attachment may
-  repeat before or after it: one prompt), `last-prompt`,
+  repeat before or after it: one prompt; builds up to 2.1.42 write only the `enqueue` that
+  holds it and a `remove` naming nothing when the turn takes it, and a `dequeue` when it is
+  sent as a prompt of its own, a `popAll` when it goes back to the input box), `last-prompt`,
   `permission-mode`, `pr-link` (a pull request the session created or was linked to),
   `teleported-from` (the first record of a session brought over from Claude Code on the web:
   `remoteSessionId`, `branch`, `messageCount`; alone in the file when nothing followed).
@@ -182,6 +184,10 @@ _KEPT_RECORDS = {
 _SPAWN_TOOLS = frozenset({"Task", "Agent"})
 _INTERRUPTED = "[Request interrupted by user"
 _TASK_NOTIFICATION = "<task-notification>"
+# What the harness queues for the model beside the prompts typed while the agent works.
+_QUEUED_NOTICES = (_TASK_NOTIFICATION, "<agent-notification>")
+# A queued slash command (`/help`, `/model opus`), run by the harness, not sent as typed.
+_SLASH_COMMAND = re.compile(r"/[\w:.-]+(?:\s|$)")
 _SYNTHETIC_MODEL = "<synthetic>"
 _AGENT_ID_MARK = "agentId: "
 
@@ -476,6 +482,9 @@ class _FileReader:
         # event's index and record) not yet matched by an attachment.
         self.queued_texts: Counter[str] = Counter()
         self.absorbed: dict[str, list[tuple[int, _At, dict[str, Any]]]] = {}
+        # The texts queued while the agent worked and not yet taken off the queue, oldest
+        # first: what a `remove` that names none took.
+        self.waiting: list[str] = []
 
     def read(self, path: Path) -> _Transcript:
         for line, value in jsonl_records(path, self.out.source, self.shared.problems):
@@ -592,6 +601,8 @@ class _FileReader:
             self._compaction_summary(at, _text_of(content))
             return
         self.pending_compaction = None
+        if at.agent is None and _is_prompt(record) and not record.get("isMeta"):
+            self._sent_from_queue(_text_of(content))
         if record.get("isMeta"):
             reason = "text the harness added to the conversation (isMeta)"
             self._emit(RawEvent, at, record=record, reason=reason)
@@ -846,14 +857,30 @@ class _FileReader:
     def _queue_operation(self, at: _At, record: dict[str, Any]) -> None:
         """A prompt the running turn absorbed (`remove`, reason `absorbed_mid_turn`) is a
         prompt, unless the queued_command attachment that says so too was read already (it
-        is written before or after the queue record, or not at all)."""
+        is written before or after the queue record, or not at all). Builds up to 2.1.42
+        write such a `remove` with no content and no reason: it took the prompt queued
+        first (`enqueue`) and not yet taken off the queue, a `dequeue` sending it as a
+        prompt of its own, a `popAll` back to the input box. A task's or agent's
+        notification leaves the queue without a record in some builds: a `remove` takes one
+        only when no prompt waits."""
+        operation = record.get("operation")
         text = _text_of(record.get("content"))
-        if (
-            record.get("operation") != "remove"
-            or record.get("reason") != "absorbed_mid_turn"
-            or not text.strip()
-            or text.lstrip().startswith(_TASK_NOTIFICATION)
-        ):
+        waiting = self.waiting
+        absorbed = record.get("reason") == "absorbed_mid_turn"
+        if operation == "enqueue":
+            waiting.append(text)
+        elif operation == "dequeue" and waiting:
+            waiting.pop(0)
+        elif operation == "popAll":
+            waiting.clear()
+        elif operation == "remove" and record.get("content") is None and waiting:
+            typed = [queued for queued in waiting if not _is_queued_notice(queued)]
+            text = (typed or waiting)[0]
+            waiting.remove(text)
+            absorbed = not _SLASH_COMMAND.match(text.lstrip())
+        elif operation == "remove" and text in waiting:
+            waiting.remove(text)
+        if operation != "remove" or not absorbed or not text.strip() or _is_queued_notice(text):
             self._emit(RawEvent, at, record=record, reason=_KEPT_RECORDS["queue-operation"])
         elif self.queued_texts[text] > 0:
             self.queued_texts[text] -= 1
@@ -862,6 +889,13 @@ class _FileReader:
         else:
             self.absorbed.setdefault(text, []).append((len(self.out.events), at, record))
             self._user_text(at, text)
+
+    def _sent_from_queue(self, text: str) -> None:
+        """A prompt sent as its own (after the turn it was queued in) is off the queue, with
+        or without a `dequeue` saying so."""
+        sent = next((queued for queued in self.waiting if queued.strip() == text.strip()), None)
+        if sent is not None:
+            self.waiting.remove(sent)
 
     def _queued_command(self, at: _At, record: dict[str, Any], attachment: dict[str, Any]) -> bool:
         """A prompt queued while the agent worked: a prompt (unless a queue record gave it
@@ -1323,6 +1357,12 @@ def _is_task_notification(record: dict[str, Any], content: Any) -> bool:
     ):
         return False
     return _text_of(content).lstrip().startswith(_TASK_NOTIFICATION)
+
+
+def _is_queued_notice(text: str) -> bool:
+    """Whether queued text is the harness's notice to the model (a background task or an
+    agent ended), which no one typed."""
+    return text.lstrip().startswith(_QUEUED_NOTICES)
 
 
 def _is_prompt(record: dict[str, Any]) -> bool:
