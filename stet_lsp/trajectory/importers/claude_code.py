@@ -188,6 +188,8 @@ _TASK_NOTIFICATION = "<task-notification>"
 _QUEUED_NOTICES = (_TASK_NOTIFICATION, "<agent-notification>")
 # A queued slash command (`/help`, `/model opus`), run by the harness, not sent as typed.
 _SLASH_COMMAND = re.compile(r"/[\w:.-]+(?:\s|$)")
+# The most prompts followed while queued: a person types a few while the agent works.
+_QUEUE_HELD = 256
 _SYNTHETIC_MODEL = "<synthetic>"
 _AGENT_ID_MARK = "agentId: "
 
@@ -869,6 +871,7 @@ class _FileReader:
         absorbed = record.get("reason") == "absorbed_mid_turn"
         if operation == "enqueue":
             waiting.append(text)
+            del waiting[:-_QUEUE_HELD]  # a queue no one takes from costs no more to search
         elif operation == "dequeue" and waiting:
             waiting.pop(0)
         elif operation == "popAll":
