@@ -1,11 +1,12 @@
 """Home directories: a normalisation, not a finding per occurrence.
 
-`/home/<user>`, `/Users/<user>` and `C:\\Users\\<user>` (also JSON-escaped: `C:\\\\Users\\\\`,
-and with escaped slashes as PHP's json_encode writes them, `\\/home\\/<user>`) are personal,
-not secret: redaction rewrites every one to `~` in one regex pass over the
-already redacted text, and a scan reports how many a file holds. A match never starts or ends
-inside a JSON escape sequence and contains no quote, so JSON stays JSON; `~` never starts a
-new match, so normalising twice changes nothing.
+`/home/<user>`, `/Users/<user>` and `C:\\Users\\<user>` (also with every `\\` doubled, as JSON
+escapes it and Python prints it: `C:\\\\Users\\\\`; doubled twice over, a path Python printed,
+then escaped in JSON: `C:\\\\\\\\Users\\\\\\\\`; and with escaped slashes as PHP's json_encode
+writes them, `\\/home\\/<user>`) are personal, not secret: redaction rewrites every one to
+`~` in one regex pass over the already redacted text, and a scan reports how many a file
+holds. A match never starts or ends inside a JSON escape sequence and contains no quote, so
+JSON stays JSON; `~` never starts a new match, so normalising twice changes nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ _USER = (
     r"(?!(?:Shared|Public|Default|All Users|runner|linuxbrew)(?![A-Za-z0-9._\-]))"
     r"[A-Za-z0-9._\-]{1,64}"
 )
-_SEP = r"(?:\\\\|\\/|\\|/)"
+# Separators: a `\` doubled in JSON, or twice over for a Windows path as Python prints it
+# (`'C:\\Users\\x'`) once written into JSON.
+_SEP = r"(?:\\\\\\\\|\\\\|\\/|\\|/)"
 # Not inside a longer path or word (`/srv/home/x`, `~/home/x`); a JSON `\n`, `\t` or `\r`
 # escape right before the path is a line break, not part of a word; a diff header names an
 # absolute path after its `a/` or `b/` (`+++ b//home/x/…`), a URI after its scheme's `://`
@@ -40,7 +43,7 @@ HOME_PATH = re.compile(
 # before `sers`: two str.find passes (`/home`, `sers`) run through megabytes in C, where a
 # regex that tries its look-behind at every position (or an alternation of the literals)
 # takes 5-20x longer on a transcript.
-_WINDOWS_SEPARATORS = (":\\\\", ":\\/", ":\\", ":/")
+_WINDOWS_SEPARATORS = (":\\\\\\\\", ":\\\\", ":\\/", ":\\", ":/")
 
 
 def _candidates(text: str) -> list[int]:

@@ -314,6 +314,22 @@ def test_home_paths_with_escaped_slashes_in_json_lines() -> None:
     assert normalize_home_paths(result.text) == result.text
 
 
+@pytest.mark.parametrize("user", ["bob"])
+def test_windows_home_paths_as_python_prints_them(user: str) -> None:
+    """Python's repr of a Windows path doubles every `\\`; the same written into JSON has four
+    to a separator. Both become `~`, the rest keeping its escaping."""
+    denied = "PermissionError: [Errno 13] Permission denied: "
+    printed = denied + repr(f"C:\\Users\\{user}\\AppData\\x.db")
+    expected = denied + repr("~\\AppData\\x.db")
+    assert redact_text(printed).text == expected
+    raw = json.dumps({"content": printed}) + "\n"
+    assert f"C:\\\\\\\\Users\\\\\\\\{user}" in raw
+    result = redact_text(raw, path="e.jsonl")
+    assert json.loads(result.text) == {"content": expected}
+    assert result.report.counts() == {"home-path": 1}
+    assert normalize_home_paths(result.text) == result.text
+
+
 def test_url_passwords_only_the_password_goes() -> None:
     password = gate_corpus.pick(RNG, gate_corpus.ALNUM, 16)
     text = f"redis://:{password}@cache:6379/0 and postgres://app:{password}@db/app"
