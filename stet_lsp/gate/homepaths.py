@@ -31,19 +31,28 @@ _SEP = r"(?:\\\\\\\\|\\\\|\\/|\\|/)"
 # `vscode://file/C:/Users/x/a.py`); the same with
 # every slash escaped (`\/home\/x\/…`, `b\/\/home\/x`, `file:\/\/\/home\/x`, `C:\/Users\/x`).
 # An escaped path starts at its first `\`, so the rest keeps its escaping: `~\/proj\/x.py`.
+# A relative path that climbs into a home folder (`../../Users/x/…`, `..\/home\/x`) keeps its
+# `../`: the folder becomes `../../~/…`.
 HOME_PATH = re.compile(
-    rf"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=://)|(?<=:///)|(?<=://file)"
+    r"(?:(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=://)|(?<=:///)|(?<=://file)"
     r"|(?<=://file/)"
     r"|(?<=%3[Aa])|(?<= [ab]\\/)|(?<=:\\/\\/)|(?<=:\\/\\/\\/)|(?<=:\\/\\/file))"
     rf"(?:/home/{_USER}|/Users/{_USER}|\\/home\\/{_USER}|\\/Users\\/{_USER}"
     rf"|[A-Za-z]:{_SEP}[Uu]sers{_SEP}{_USER})"
+    rf"|(?<=\.\./)(?:home|Users)/{_USER}|(?<=\.\.\\/)(?:home|Users)\\/{_USER})"
     r"(?![A-Za-z0-9._\-])"
 )
-# Every match starts at `/home/` or `\/home\/`, or at `/Users/`, `\/Users\/` or a drive letter
-# before `sers`: two str.find passes (`/home`, `sers`) run through megabytes in C, where a
-# regex that tries its look-behind at every position (or an alternation of the literals)
-# takes 5-20x longer on a transcript.
+# Every match starts at `/home/` or `\/home\/`, or at `/Users/`, `\/Users\/` (after the slash,
+# when `..` comes before it) or a drive letter before `sers`: two str.find passes (`/home`,
+# `sers`) run through megabytes in C, where a regex that tries its look-behind at every
+# position (or an alternation of the literals) takes 5-20x longer on a transcript.
 _WINDOWS_SEPARATORS = (":\\\\\\\\", ":\\\\", ":\\/", ":\\", ":/")
+
+
+def _climbs(text: str, slash: int) -> bool:
+    """Whether `..` comes right before the `/` (or `\\/`) at `slash`: a relative path into a
+    home folder, which starts after that slash."""
+    return slash >= 2 and text.startswith("..", slash - 2)
 
 
 def _candidates(text: str) -> list[int]:
@@ -52,18 +61,18 @@ def _candidates(text: str) -> list[int]:
     while index >= 0:
         after = index + 5
         if text.startswith("/", after):
-            starts.append(index)
+            starts.append(index + 1 if _climbs(text, index) else index)
         elif text.startswith("\\/", after) and index > 0 and text[index - 1] == "\\":
-            starts.append(index - 1)
+            starts.append(index + 1 if _climbs(text, index - 1) else index - 1)
         index = text.find("/home", after)
     index = text.find("sers", 2)
     while index >= 0:
         users = index - 1
         if text[users] in "Uu":
             if text.startswith("/Users/", users - 1):
-                starts.append(users - 1)
+                starts.append(users if _climbs(text, users - 1) else users - 1)
             elif users >= 2 and text.startswith("\\/Users\\/", users - 2):
-                starts.append(users - 2)
+                starts.append(users if _climbs(text, users - 2) else users - 2)
             for separator in _WINDOWS_SEPARATORS:
                 drive = users - len(separator) - 1
                 if drive >= 0 and text.startswith(separator, drive + 1):

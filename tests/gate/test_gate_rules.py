@@ -270,6 +270,12 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ('"data\\/\\/home\\/x\\/y stays"', '"data\\/\\/home\\/x\\/y stays"'),
         ('"\\/Users\\/Shared\\/x stays"', '"\\/Users\\/Shared\\/x stays"'),
         ('"\\/homework\\/x stays"', '"\\/homework\\/x stays"'),
+        # A relative path that climbs into a home folder keeps its `../`.
+        ("../../Users/alex/cli/a.go:10", "../../~/cli/a.go:10"),
+        ('"out": "../../home/bob/b.go:1\\n../Users/cy"', '"out": "../../~/b.go:1\\n../~"'),
+        ('"..\\/..\\/home\\/bob\\/b.go"', '"..\\/..\\/~\\/b.go"'),
+        ("../../Users/Shared/x stays", "../../Users/Shared/x stays"),
+        ("./home/x/y stays", "./home/x/y stays"),
     ],
 )
 def test_home_paths_become_tilde(text: str, expected: str) -> None:
