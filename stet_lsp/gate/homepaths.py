@@ -16,13 +16,25 @@ import re
 RULE = "home-path"
 REPLACEMENT = "~"
 
-_USER = (
-    r"(?!(?:Shared|Public|Default|All Users|runner|linuxbrew)(?![A-Za-z0-9._\-]))"
-    r"[A-Za-z0-9._\-]{1,64}"
-)
+_NAME = r"[A-Za-z0-9._\-]{1,64}"
+_USER = rf"(?!(?:Shared|Public|Default|All Users|runner|linuxbrew)(?![A-Za-z0-9._\-])){_NAME}"
 # Separators: a `\` doubled in JSON, or twice over for a Windows path as Python prints it
 # (`'C:\\Users\\x'`) once written into JSON.
 _SEP = r"(?:\\\\\\\\|\\\\|\\/|\\|/)"
+
+
+def _spaced_user(separator: str) -> str:
+    """A user name that may hold spaces (`John Smith`: Windows allows it, and a macOS home
+    folder can be renamed so): taken
+    whole only when `separator` follows it (`C:\\Users\\John Smith\\proj`), or when the path is
+    a whole quoted string (`"C:\\Users\\John Smith"`); else it ends at its first space, so a
+    path in prose never takes the words after it (`C:\\Users\\bob and then` is `~ and then`)."""
+    return rf"(?:{_USER}(?: {_NAME}){{1,3}}(?={separator}|(?(quote)\\?(?P=quote)|(?!)))|{_USER})"
+
+
+_SLASHED = _spaced_user("/")
+_ESCAPED = _spaced_user(r"\\/")
+_WINDOWS = _spaced_user("(?P=separator)")
 # Not inside a longer path or word (`/srv/home/x`, `~/home/x`); a JSON `\n`, `\t` or `\r`
 # escape right before the path is a line break, not part of a word; a diff header names an
 # absolute path after its `a/` or `b/` (`+++ b//home/x/…`), a URI after its scheme's `://`
@@ -32,14 +44,17 @@ _SEP = r"(?:\\\\\\\\|\\\\|\\/|\\|/)"
 # every slash escaped (`\/home\/x\/…`, `b\/\/home\/x`, `file:\/\/\/home\/x`, `C:\/Users\/x`).
 # An escaped path starts at its first `\`, so the rest keeps its escaping: `~\/proj\/x.py`.
 # A relative path that climbs into a home folder (`../../Users/x/…`, `..\/home\/x`) keeps its
-# `../`: the folder becomes `../../~/…`.
+# `../`: the folder becomes `../../~/…`. A quote right before the path is remembered, for a
+# user name with a space that ends a whole quoted path (`_spaced_user`).
 HOME_PATH = re.compile(
+    r"""(?:(?<=(?P<quote>["']))|(?<!["']))"""
     r"(?:(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=://)|(?<=:///)|(?<=://file)"
     r"|(?<=://file/)"
     r"|(?<=%3[Aa])|(?<= [ab]\\/)|(?<=:\\/\\/)|(?<=:\\/\\/\\/)|(?<=:\\/\\/file))"
-    rf"(?:/home/{_USER}|/Users/{_USER}|\\/home\\/{_USER}|\\/Users\\/{_USER}"
-    rf"|[A-Za-z]:{_SEP}[Uu]sers{_SEP}{_USER})"
-    rf"|(?<=\.\./)(?:home|Users)/{_USER}|(?<=\.\.\\/)(?:home|Users)\\/{_USER})"
+    rf"(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED}"
+    rf"|[A-Za-z]:{_SEP}[Uu]sers(?P<separator>{_SEP}){_WINDOWS})"
+    rf"|(?<=\.\./)(?:home/{_USER}|Users/{_SLASHED})"
+    rf"|(?<=\.\.\\/)(?:home\\/{_USER}|Users\\/{_ESCAPED}))"
     r"(?![A-Za-z0-9._\-])"
 )
 # Every match starts at `/home/` or `\/home\/`, or at `/Users/`, `\/Users\/` (after the slash,

@@ -276,6 +276,19 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ('"..\\/..\\/home\\/bob\\/b.go"', '"..\\/..\\/~\\/b.go"'),
         ("../../Users/Shared/x stays", "../../Users/Shared/x stays"),
         ("./home/x/y stays", "./home/x/y stays"),
+        # A user name with a space: whole before a separator or ending a quoted path, else
+        # the path ends at the space, so the words after a path in prose stay.
+        ("> C:\\Users\\Asus Laptop\\.local\\bin\\aider", "> ~\\.local\\bin\\aider"),
+        ("cd /Users/Jo Ann Lee/src", "cd ~/src"),
+        ('{"cwd": "C:\\\\Users\\\\John Smith\\\\proj"}', '{"cwd": "~\\\\proj"}'),
+        ('{"cwd": "C:\\\\Users\\\\John Smith"}', '{"cwd": "~"}'),
+        ("cd 'C:\\Users\\John Smith'", "cd '~'"),
+        ('"cd \\"\\/Users\\/Jo Lee\\""', '"cd \\"~\\""'),
+        ("C:\\Users\\bob and then", "~ and then"),
+        ("C:\\Users\\John Smith", "~ Smith"),
+        ('"C:\\\\Users\\\\bob and then\\nnext"', '"~ and then\\nnext"'),
+        ("/Users/bob and C:\\Users\\cy\\x", "~ and ~\\x"),
+        ("C:\\Users\\Default User\\x stays", "C:\\Users\\Default User\\x stays"),
     ],
 )
 def test_home_paths_become_tilde(text: str, expected: str) -> None:
@@ -320,7 +333,7 @@ def test_home_paths_with_escaped_slashes_in_json_lines() -> None:
     assert normalize_home_paths(result.text) == result.text
 
 
-@pytest.mark.parametrize("user", ["bob"])
+@pytest.mark.parametrize("user", ["bob", "Mi Notebook"])
 def test_windows_home_paths_as_python_prints_them(user: str) -> None:
     """Python's repr of a Windows path doubles every `\\`; the same written into JSON has four
     to a separator. Both become `~`, the rest keeping its escaping."""
