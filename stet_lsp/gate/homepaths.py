@@ -16,8 +16,11 @@ import re
 RULE = "home-path"
 REPLACEMENT = "~"
 
-_NAME = r"[A-Za-z0-9._\-]{1,64}"
-_USER = rf"(?!(?:Shared|Public|Default|All Users|runner|linuxbrew)(?![A-Za-z0-9._\-])){_NAME}"
+# Any letter (`José`, `Łukasz`), also as JSON escapes one past ASCII and Latin-1's symbols
+# (`Jos\u00e9`; never an escaped quote or `>`).
+_NAME = r"(?:[\w.\-]|\\u(?!00[0-9A-Ba-b])[0-9A-Fa-f]{4}){1,64}"
+_SPACE = r"(?: |%20)"  # %20 in a file URI
+_USER = rf"(?!(?:Shared|Public|Default|All Users|runner|linuxbrew)(?![\w.\-])){_NAME}"
 # Separators: a `\` doubled in JSON, or twice over for a Windows path as Python prints it
 # (`'C:\\Users\\x'`) once written into JSON.
 _SEP = r"(?:\\\\\\\\|\\\\|\\/|\\|/)"
@@ -29,7 +32,8 @@ def _spaced_user(separator: str) -> str:
     whole only when `separator` follows it (`C:\\Users\\John Smith\\proj`), or when the path is
     a whole quoted string (`"C:\\Users\\John Smith"`); else it ends at its first space, so a
     path in prose never takes the words after it (`C:\\Users\\bob and then` is `~ and then`)."""
-    return rf"(?:{_USER}(?: {_NAME}){{1,3}}(?={separator}|(?(quote)\\?(?P=quote)|(?!)))|{_USER})"
+    spaced = rf"{_USER}(?:{_SPACE}{_NAME}){{1,3}}"
+    return rf"(?:{spaced}(?={separator}|(?(quote)\\?(?P=quote)|(?!)))|{_USER})"
 
 
 _SLASHED = _spaced_user("/")
@@ -55,7 +59,7 @@ HOME_PATH = re.compile(
     rf"|[A-Za-z]:{_SEP}[Uu]sers(?P<separator>{_SEP}){_WINDOWS})"
     rf"|(?<=\.\./)(?:home/{_USER}|Users/{_SLASHED})"
     rf"|(?<=\.\.\\/)(?:home\\/{_USER}|Users\\/{_ESCAPED}))"
-    r"(?![A-Za-z0-9._\-])"
+    r"(?![\w.\-])"
 )
 # Every match starts at `/home/` or `\/home\/`, or at `/Users/`, `\/Users\/` (after the slash,
 # when `..` comes before it) or a drive letter before `sers`: two str.find passes (`/home`,

@@ -289,6 +289,12 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ('"C:\\\\Users\\\\bob and then\\nnext"', '"~ and then\\nnext"'),
         ("/Users/bob and C:\\Users\\cy\\x", "~ and ~\\x"),
         ("C:\\Users\\Default User\\x stays", "C:\\Users\\Default User\\x stays"),
+        ("file:///C:/Users/John%20Smith/x.py", "file:///~/x.py"),
+        # A user name of any letters, also as JSON escapes them; an escaped ASCII character
+        # after a name is not part of it.
+        ("C:\\Users\\José\\x and /home/łukasz/src", "~\\x and ~/src"),
+        ('"C:\\\\Users\\\\Jos\\u00e9\\\\x"', '"~\\\\x"'),
+        ('"/home/bob\\u003e x"', '"~\\u003e x"'),
     ],
 )
 def test_home_paths_become_tilde(text: str, expected: str) -> None:
