@@ -397,10 +397,10 @@ def _kept_aside(target: Target, paths: list[Path]) -> dict[Path, Path | None]:
     path that is no regular file is left out (nothing can be written there)."""
     kept: dict[Path, Path | None] = {}
     for path in paths:
-        try:
-            kept[path] = keep_aside(path, target.root, _KEPT_BEFORE_COMPOSE)
-        except StetError:
+        if path.is_symlink() or (path.exists() and not path.is_file()):
             continue
+        # A file that cannot be kept (no room for a copy) stops the compose before it writes.
+        kept[path] = keep_aside(path, target.root, _KEPT_BEFORE_COMPOSE)
     return kept
 
 

@@ -22,6 +22,7 @@ from bounded import within
 from claude_transcript import Transcript
 from samples import sample
 
+from stet_lsp.core import safefs
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import keep_aside
 from stet_lsp.core.targets import Target, resolve_target
@@ -579,6 +580,31 @@ def test_a_failed_compose_puts_back_the_same_files_it_replaced(
         import_transcript(target, source)
     assert trajectory_files(folder) == before
     assert inodes_and_modes(folder) == files
+
+
+def test_a_file_compose_cannot_keep_aside_stops_it_before_it_writes(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the file system has no hard links, each file is kept as a copy; a copy that
+    fails (no room left) was taken for no file there, so a compose failing later could not
+    put that file back. It stops the compose before anything is written."""
+    target = target_of(root)
+    folder = working_folder(target).path
+    import_transcript(target, simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl"))
+    before = trajectory_files(folder)
+
+    def no_hard_links(*args: object, **kwargs: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    def no_room(*args: object, **kwargs: object) -> None:
+        raise StetError("No space left on device")
+
+    monkeypatch.setattr(os, "link", no_hard_links)
+    monkeypatch.setattr(safefs, "_copy_beside", no_room)
+    second = simple_session(root, SESSION_B, "Second", START + timedelta(hours=1))
+    with pytest.raises(StetError, match="No space left on device"):
+        import_transcript(target, second.save(tmp_path / "b.jsonl"))
+    assert trajectory_files(folder) == before
 
 
 def test_a_compose_failing_as_it_carries_a_value_into_a_session_puts_everything_back(
