@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pygit2
@@ -179,21 +180,30 @@ def test_a_write_of_the_index_keeps_its_mode_and_clears_what_a_stopped_one_left(
     tracked: Path,
 ) -> None:
     """The index keeps its permissions (a repository shared with a group); a copy of the
-    index that a stopped process left goes, not one a running process is writing."""
+    index that a stopped process left an hour ago goes; a recent one stays, even when its
+    process seems gone (another PID namespace or host may be writing it), and so does one a
+    running process is writing."""
     repository = pygit2.Repository(str(tracked))
     folder = Path(repository.path)
     (folder / "index").chmod(0o660)
-    left = folder / "index.stet-999999999-1"
-    running = folder / f"index.stet-{os.getppid()}-1"
-    left.write_bytes(b"DIRC")
-    running.write_bytes(b"DIRC")
+    copies = {
+        "left": folder / "index.stet-999999999-1",
+        "no process's number": folder / "index.stet-99999999999999999999-1",
+        "recent": folder / "index.stet-999999998-1",
+        "running": folder / f"index.stet-{os.getppid()}-1",
+    }
+    hour_ago = time.time() - gitindex.ABANDONED_COPY_SECONDS - 60
+    for name, copy in copies.items():
+        copy.write_bytes(b"DIRC")
+        if name != "recent":
+            os.utime(copy, (hour_ago, hour_ago))
     blob = repository.create_blob(b"c\n")
     gitindex.update_index(
         repository, lambda index: index.add(pygit2.IndexEntry("c.txt", blob, 0o100644))
     )
     assert "c.txt" in pygit2.Repository(str(tracked)).index
     assert stat.S_IMODE((folder / "index").stat().st_mode) == 0o660
-    assert not left.exists() and running.exists()
+    assert {name for name, copy in copies.items() if copy.exists()} == {"recent", "running"}
 
 
 def test_an_index_that_cannot_be_written_is_a_git_error_naming_it(tracked: Path) -> None:

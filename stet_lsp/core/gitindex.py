@@ -243,20 +243,26 @@ def update_index(repository: pygit2.Repository, change: Callable[[pygit2.Index],
             copy.unlink()
 
 
-_Identity = tuple[int, int, int, int]
-"""An index file's inode, size, modification time and permissions."""
+_Identity = tuple[int, int, int, int, bytes]
+"""An index file's inode, size, modification time, permissions and checksum (its last 32
+bytes: a SHA-1's or SHA-256's; an inode is reused and a time may be coarse, the checksum of
+different entries never agrees)."""
+_CHECKSUM = 32
 
 
 def _identity(path: Path) -> _Identity | None:
     try:
-        status = os.stat(path)
+        with open(path, "rb") as stream:
+            return _identity_of(stream.fileno())
     except FileNotFoundError:
         return None
-    return _identity_of(status)
 
 
-def _identity_of(status: os.stat_result) -> _Identity:
-    return status.st_ino, status.st_size, status.st_mtime_ns, stat.S_IMODE(status.st_mode)
+def _identity_of(descriptor: int) -> _Identity:
+    status = os.fstat(descriptor)
+    checksum = os.pread(descriptor, _CHECKSUM, max(0, status.st_size - _CHECKSUM))
+    mode = stat.S_IMODE(status.st_mode)
+    return status.st_ino, status.st_size, status.st_mtime_ns, mode, checksum
 
 
 def _copy_index(index_file: Path, copy: Path) -> _Identity | None:
@@ -267,7 +273,7 @@ def _copy_index(index_file: Path, copy: Path) -> _Identity | None:
     try:
         with open(index_file, "rb") as source, open(copy, "xb") as target:
             shutil.copyfileobj(source, target)
-            return _identity_of(os.fstat(source.fileno()))
+            return _identity_of(source.fileno())
     except FileNotFoundError:  # the index, opened first
         return None
 
@@ -296,21 +302,32 @@ def _index_lock(folder: Path) -> Iterator[None]:
             lock.unlink()
 
 
+ABANDONED_COPY_SECONDS = 3600.0
+"""How old a copy of the index is before a write removes it when the process that made it
+seems gone: a process in another PID namespace (a container sharing the repository) or on
+another host seems gone while it writes, and its copy must stay until it is done."""
+
+
 def _remove_abandoned_copies(folder: Path) -> None:
     """Copies of the index that a process stopped while writing left behind."""
     for name in os.listdir(folder):
         if not name.startswith(_COPY):
             continue
+        path = folder / name
         pid = name[len(_COPY) :].split("-", 1)[0]
-        if pid.isdigit() and not _running(int(pid)):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(folder / name)
+        with contextlib.suppress(FileNotFoundError):
+            if time.time() - path.stat().st_mtime < ABANDONED_COPY_SECONDS:
+                continue
+            if not (pid.isdigit() and _running(int(pid))):
+                path.unlink()
 
 
 def _running(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
+        return False
+    except (OverflowError, ValueError):  # no process's number
         return False
     except OSError:  # another user's process
         return True
