@@ -834,6 +834,15 @@ def _present(root: Path, paths: set[str]) -> dict[str, bool]:
     return {path: files.size(path) is not None for path in paths}
 
 
+def _rooted(path: str) -> bool:
+    """Whether joining `path` to a folder gives `path` itself, or a path through `\\` that
+    this system reads as a separator: `/etc/x`; on Windows also `C:/x`, `\\\\host\\share\\x`
+    and `a\\..\\..\\x`."""
+    if os.sep == "\\" and "\\" in path:
+        return True
+    return os.path.isabs(path) or bool(os.path.splitdrive(path)[0])
+
+
 class _WorkTreeFiles:
     """The regular files of the work tree, by repository path (a stat each, and one a folder
     however many paths it holds). Anything else is none: a link, or a path through one (a
@@ -849,7 +858,7 @@ class _WorkTreeFiles:
 
     def size(self, path: str) -> int | None:
         folder, _, name = path.rpartition("/")
-        if name in ("", ".", "..") or path.startswith("/") or not self._folder(folder):
+        if name in ("", ".", "..") or _rooted(path) or not self._folder(folder):
             return None
         try:
             status = os.lstat(os.path.join(self._root, path))
