@@ -1756,12 +1756,19 @@ def test_a_raw_string_that_starts_with_a_data_url_keeps_the_text_after_it(
     shot = "data:image/png;base64,iVBORw0KGgo="
     text = "The screenshot above shows the login form; its submit button is disabled."
     note = "data:,see the attached notes below for the full explanation of the change"
+    base64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ" * 40
+    wrapped = {  # base64 wrapped at any width, a whole number of groups of four
+        f"wrapped at {width}": "data:image/png;base64,"
+        + "\n".join(base64[n : n + width] for n in range(0, len(base64), width))
+        for width in (60, 72, 76)
+    }
     extra = {
         "note": note,
         "shot": shot,
         "plain": "data:text/plain,hello",
         "template": "data:text/plain,$PAYLOAD",
         "empty": "data:,",
+        **wrapped,
     }
     result = {"source_call_id": None, "content": f"{shot}\n{text}"}
     steps = [
@@ -1771,9 +1778,13 @@ def test_a_raw_string_that_starts_with_a_data_url_keeps_the_text_after_it(
     parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
     assert [r.record for r in of(parsed.events, "raw")] == [
         {"source_call_id": None, "content": f"data:image/png;base64\n{text}"},
-        {"extra": extra | {"shot": "data:image/png;base64", "plain": "data:text/plain"}},
+        {
+            "extra": extra
+            | {"shot": "data:image/png;base64", "plain": "data:text/plain"}
+            | dict.fromkeys(wrapped, "data:image/png;base64")
+        },
     ]
-    assert parsed.dropped["inline_data"] == 3
+    assert parsed.dropped["inline_data"] == 6
 
 
 def test_a_part_of_a_kind_not_read_is_kept_without_its_bytes(tmp_path: Path) -> None:

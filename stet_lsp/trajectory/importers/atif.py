@@ -1275,7 +1275,7 @@ def _data_end(text: str, head: re.Match[str], value: bool = False) -> tuple[int,
     it holds no space. Text after the data stays (`data:,see the notes below`)."""
     begin = head.end()
     if head.group().endswith(";base64,"):
-        end = _base64_end(text, begin)
+        end = _base64_end(text, begin, any_width=value and head.start() == 0)
         letters = end - begin - text.count("\\", begin, end)
         least = 1 if value else _LONG_BASE64
         return end, letters >= least and _TEMPLATE.match(text, end) is None
@@ -1298,14 +1298,16 @@ def _data_end(text: str, head: re.Match[str], value: bool = False) -> tuple[int,
     return end, ended and len(run) >= least and _TEMPLATE.search(run) is None
 
 
-def _base64_end(text: str, begin: int) -> int:
+def _base64_end(text: str, begin: int, any_width: bool = False) -> int:
     """Where a run of base64 from `begin` ends: its first line, and when that line is as
-    wide as a line of wrapped base64 (64 or 76 letters), each line after a line break that
-    is as wide and the last, no wider, a whole line of base64 (a multiple of four letters
-    up to the end of its line or of a quoted URL)."""
+    wide as a line of wrapped base64 (64 or 76 letters; with `any_width`, in a string that
+    is the URL, any whole number of groups of four from 40), each line after a line break
+    that is as wide and the last, no wider, a whole line of base64 (a multiple of four
+    letters up to the end of its line or of a quoted URL)."""
     end = _run_end(_BASE64_RUN, text, begin)
     width = end - begin - text.count("\\", begin, end)
-    if width not in _WRAPPED:
+    wrapped = width in _WRAPPED or (any_width and width >= 40 and width % 4 == 0)
+    if not wrapped:
         return end
     while (brk := _LINE_BREAK.match(text, end)) is not None:
         line_end = _run_end(_BASE64_RUN, text, brk.end())
