@@ -267,6 +267,23 @@ def test_media_given_as_data_are_named_and_counted(tmp_path: Path) -> None:
     assert not any(data in json.dumps(event_json(e)) for e in events)
 
 
+def test_media_given_as_a_data_url_without_data_count_nothing_left_out(tmp_path: Path) -> None:
+    """An image or audio part whose `data:` URL holds no bytes (`data:,`, a head alone) keeps
+    its path whole, and nothing is counted in `dropped.inline_data`."""
+    parts = [
+        {"type": "image", "source": {"path": "data:,"}},
+        {"type": "audio", "source": {"media_type": "audio/wav", "path": "data:audio/wav"}},
+    ]
+    steps = [
+        {"step_id": 1, "source": "system", "message": parts},
+        {"step_id": 2, "source": "user", "message": parts},
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    assert of(parsed.events, "user_message")[0].text == "[image]\n[audio]"
+    assert [r.record["message"] for r in of(parsed.events, "raw")] == [parts]
+    assert parsed.dropped["inline_data"] == 0
+
+
 def test_content_parts_of_a_kind_atif_does_not_define_are_kept_raw(tmp_path: Path) -> None:
     """A content part that is neither text, an image nor audio keeps its fields: a `raw`
     event after the event its message's or result's text went into, not `[video: ]`."""

@@ -704,17 +704,18 @@ class _Reader:
     def _without_data(self, content: Any) -> Any:
         """Content as a raw event keeps it: each image or audio part given as data (a `data:`
         URL as its path) without its bytes, and a part of a kind the text does not read
-        without the bytes of the data it holds (`_without_bytes`), counted in
-        `inline_data`."""
+        without the bytes of the data it holds (`_without_bytes`), counted in `inline_data`
+        when there are bytes to leave out (`data:,` holds none)."""
         if not isinstance(content, list):
             return content
         kept = []
         for part in content:
             path = _data_path(part)
             if path is not None:
-                self.parsed.dropped["inline_data"] += 1
-                source = part["source"] | {"path": path.split(",", 1)[0]}
-                part = part | {"source": source}
+                head, _, data = path.partition(",")
+                if data:
+                    self.parsed.dropped["inline_data"] += 1
+                    part = part | {"source": part["source"] | {"path": head}}
             elif not _is_read_part(part):
                 part = self._without_bytes(part)
             kept.append(part)
