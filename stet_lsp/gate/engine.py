@@ -9,6 +9,7 @@ from operator import itemgetter
 
 from stet_lsp.gate import heuristics, syntax
 from stet_lsp.gate.allowlist import Allowlist
+from stet_lsp.gate.generated import looks_generated_segment
 from stet_lsp.gate.patterns import LazyPattern
 from stet_lsp.gate.prefilter import AnchorHit, Prefilter, ascii_lower, prefilter_for
 from stet_lsp.gate.rules import METADATA_KEY_SUFFIXES, RULES, Rule, env_value_rule
@@ -88,6 +89,24 @@ _FLAG_BEFORE = re.compile(r"(?<![\w\-])--?[A-Za-z][A-Za-z0-9\-]{0,40}[ \t]?\Z")
 # What opens a literal or an argument a value may stand in (`"…"`, `f("…")`, `{…}`).
 _LITERAL_OPENERS = frozenset("\"'`({[")
 _TEST_RESULTS = frozenset(("PASS", "XPASS", "PASSED", "Passed"))
+# A test log's verdict line: the verdict, upper-case, starts its line (perhaps indented, or
+# after Go's `--- `), then `: ` and the test's name (`PASS: gas/i386/x86-64-pr20141`,
+# `UNSUPPORTED: ld-elf/pr26256-2b-alt`, `    --- PASS: TestParse/empty`), or Go's `=== RUN`
+# or DejaGnu's `Running <path>.exp ...` that starts a test file's verdicts (GDB's own
+# `DUPLICATE:` marks a test's name given twice).
+# Of the verdicts only those that say `PASS` are read as a password's name.
+_VERDICT_KEYS = frozenset(("PASS", "XPASS", "KPASS"))
+_VERDICT_LEAD = re.compile(r"[ \t]{0,16}(?:--- )?")
+_VERDICT_LINE = re.compile(
+    r"[ \t]{0,16}(?:(?:--- )?(?:PASS|FAIL|XFAIL|XPASS|SKIP|ERROR|UNRESOLVED|UNSUPPORTED"
+    r"|UNTESTED|KPASS|KFAIL|DUPLICATE): |=== (?:RUN|PAUSE|CONT|NAME) "
+    r"|Running [^ \t\n\\]{1,300}\.exp \.\.\.)"
+)
+# How far a verdict line's neighbour is looked for: a test's name and its notes.
+_VERDICT_REACH = 400
+_BREAKS = ("\n", "\\n")  # a newline, raw or escaped (`\\n` in a JSON string)
+# A run a test's name is judged by: no part of `x86-64-pr20141` reads as generated.
+_VERDICT_RUN = re.compile(r"[A-Za-z0-9]{8,}")
 # An OpenPGP key's id or fingerprint (16 or 40 hex digits) under a GPG or PGP key's name: the
 # public key that signs a release, as the official Python images set it (`GPG_KEY=A035C8C1…`,
 # in every `docker inspect` and `env` of one). A private key exported is no hex; a name that
@@ -109,6 +128,18 @@ def _repeats_user(match: re.Match[str], value: str) -> bool:
         and match.group("user") == value
         and _ACCOUNT_NAME.fullmatch(value) is not None
     )
+
+
+def _line_start(text: str, at: int, reach: int) -> int:
+    """Where the line holding `at` starts: after a newline, raw or escaped, or a JSON string's
+    opening quote, at most `reach` characters before `at`; -1 when none is that near."""
+    floor = max(0, at - reach)
+    line = -1 if floor else 0
+    for mark in (*_BREAKS, '"'):
+        found = text.rfind(mark, floor, at)
+        if found >= 0:
+            line = max(line, found + len(mark))
+    return line
 
 
 def _is_openpgp_id(key: str, value: str) -> bool:
@@ -223,7 +254,7 @@ class RuleScanner:
         self.allowlist = allowlist
         self.spans: list[Span] = []
         self._tried: set[tuple[int, int]] = set()
-        self._judged: dict[tuple[int, str, str | None, bool, bool, bool], bool] = {}
+        self._judged: dict[tuple[int, str, str | None, bool, bool, bool, bool], bool] = {}
         self._covered_until: dict[int, int] = {}
         self._covered_from: dict[int, int] = {}
         """Per rule: where the value that reaches `_covered_until` starts."""
@@ -527,7 +558,10 @@ class RuleScanner:
             before = self.text[start - 1] if start > 0 else ""
             bare = bool(before) and before not in _LITERAL_OPENERS
             bare &= not (before == "=" and key is not None and key.isupper())
-            secret = self._judge(priority, rule, judged, key, literal=form != "", bare=bare)
+            verdict = key is not None and self._is_verdict(match, start, end)
+            secret = self._judge(
+                priority, rule, judged, key, literal=form != "", bare=bare, verdict=verdict
+            )
         if not secret:
             return False
         if self.text.startswith(_ELLIPSES, end) and heuristics.is_placeholder(value + "..."):
@@ -539,6 +573,34 @@ class RuleScanner:
             self._covered_until[priority] = end
             self._covered_from[priority] = start
         return True
+
+    def _is_verdict(self, match: re.Match[str], start: int, end: int) -> bool:
+        """Whether the value at `start:end` is the test's name on a verdict line of a test log
+        (`_VERDICT_LINE`): its key (`PASS`) starts the line, perhaps indented or after Go's
+        `--- `, a colon and one blank stand between them, and the line before or the one
+        after is a verdict line too. A lone `PASS: …` is a note's or a mapping's password as
+        well as a test's verdict (`USER: bob` then `PASS: hunter22`)."""
+        text = self.text
+        key_start, key_end = match.span("key")
+        if key_start > 0 and text.startswith("\\n", key_start - 1):
+            key_start += 1  # `\\nPASS` in a JSON string: the escape's `n` is no part of the key
+        if text[key_start:key_end] not in _VERDICT_KEYS:
+            return False
+        if start != key_end + 2 or not text.startswith(": ", key_end):
+            return False
+        line = _line_start(text, key_start, 24)
+        if line < 0 or _VERDICT_LEAD.fullmatch(text, line, key_start) is None:
+            return False
+        for mark in _BREAKS:
+            found = text.find(mark, end, end + _VERDICT_REACH)
+            if found >= 0 and _VERDICT_LINE.match(text, found + len(mark)) is not None:
+                return True
+            if line >= len(mark) and text.startswith(mark, line - len(mark)):
+                before = line - len(mark)
+                previous = _line_start(text, before, _VERDICT_REACH)
+                if previous >= 0 and _VERDICT_LINE.match(text, previous, before) is not None:
+                    return True
+        return False
 
     def _closes_what_opened_on(self, key_start: int, start: int, end: int) -> bool:
         """Whether the value at `start:end` ends in the bracket that closes the one opened
@@ -568,11 +630,12 @@ class RuleScanner:
         literal: bool = False,
         quoted: bool = False,
         bare: bool = False,
+        verdict: bool = False,
     ) -> bool:
-        judged = (priority, value, key, literal, quoted, bare)
+        judged = (priority, value, key, literal, quoted, bare, verdict)
         secret = self._judged.get(judged)
         if secret is None:
-            secret = self._is_secret(rule, value, key, literal, quoted, bare)
+            secret = self._is_secret(rule, value, key, literal, quoted, bare, verdict)
             self._judged[judged] = secret
         return secret
 
@@ -653,12 +716,15 @@ class RuleScanner:
         literal: bool = False,
         quoted: bool = False,
         bare: bool = False,
+        verdict: bool = False,
     ) -> bool:
         """Whether `value` of `rule` (assigned to `key`) is a secret; `literal`: the value is
         text, never code's name (a parameter's, `_parameter_ends`); `quoted`: the value is
         `$NAME` in a shell's single quotes (`_shell_quoted_dollar`), characters, never a
         reference, which the rule's own check would take it for; `bare`: the value stands
-        right after its name's `=` or `:`, in no quote, call or braces."""
+        right after its name's `=` or `:`, in no quote, call or braces; `verdict`: the value
+        follows a verdict in a test log (`_is_verdict`), a test's name unless it reads as
+        generated."""
         if rule.replacement is not None:
             return True
         if heuristics.is_documented_example(value):
@@ -673,6 +739,8 @@ class RuleScanner:
             heuristics.looks_like_reference(value) or syntax.is_test_path(value)
         ):
             return False  # a test runner's result names a test: `--- PASS: TestParse/empty`
+        if verdict and not any(looks_generated_segment(run) for run in _VERDICT_RUN.findall(value)):
+            return False  # `PASS: ld-x86-64/pr20253-1g`, `PASS: -Bsymbolic-functions` in a log
         if quoted:
             return True
         if rule.check is None or rule.check(value, self.strict):

@@ -479,6 +479,49 @@ def test_a_test_path_in_a_result_line_is_no_password(line: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "log",
+    [
+        "PASS: gas/i386/x86-64-pr20141\nPASS: -Bsymbolic-functions\nFAIL: ld-elf/pr26256-2b\n",
+        "Running /build/binutils-2.40/ld/testsuite/ld-misc/defsym.exp ...\nPASS: ld-misc/defsym1\n",
+        "PASS: SORT_BY_NAME(SORT_BY_ALIGNMENT()) --sort-section alignment\n"
+        "UNSUPPORTED: ld-elf/compressed1d-alt\n",
+        "PASS: gdb.dwarf2/dw2-errno.exp: continue to breakpoint: breakpoint\n"
+        "DUPLICATE: gdb.dwarf2/dw2-errno.exp: continue to breakpoint: breakpoint\n",
+        "XFAIL: t/basic.sh\nKPASS: t/known-1b\nXPASS: t/flaky-2c\n",
+        "=== RUN   TestParse\n    --- PASS: TestParse/utf8_bom-2 (0.00s)\n",
+    ],
+)
+def test_a_test_logs_verdict_lines_name_tests(log: str) -> None:
+    """A verdict line of a test log (`PASS:` starting its line, another verdict line before
+    or after it) names a test, whatever its letters and digits, unless a part reads as
+    generated."""
+    assert scan_text(log, path="check.log", cache=None) == []
+    assert scan_text(json.dumps({"output": log}) + "\n", path="e.jsonl", cache=None) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("PASS: ld-elf/pr23591\nPASS: Xk9vQ2mLp7Rt\nFAIL: ld-elf/now-3\n", "Xk9vQ2mLp7Rt"),
+        ("PASS: ld-elf/pr23591\nPASS: Xk9q2Lm4\n", "Xk9q2Lm4"),
+        # Alone, a note's password as much as a verdict.
+        ("PASS: -Bsymbolic-functions\n", "-Bsymbolic-functions"),
+        ("USER: bob\nPASS: ld-x86-64/pr20253-1g\n", "ld-x86-64/pr20253-1g"),
+        ("echo PASS: ld-x86-64/pr20253-1g\nPASS: ld-elf/pr23591\n", "ld-x86-64/pr20253-1g"),
+        ("PASS=Xk9vQ2mLp7Rt\nFAIL: ld-elf/now-3\n", "Xk9vQ2mLp7Rt"),
+        ("DB_PASS: Xk9vQ2mLp7Rt\nPASS: ld-elf/pr23591\n", "Xk9vQ2mLp7Rt"),
+        ("services:\n  db:\n    environment:\n      PASS: Xk9vQ2mLp7Rt\n", "Xk9vQ2mLp7Rt"),
+    ],
+)
+def test_a_password_after_pass_outside_a_verdict_line_stays_one(text: str, value: str) -> None:
+    """Only a verdict line of a test log names a test: a generated value after `PASS:` in a
+    log, a lone `PASS:` line, one after a line that is no verdict, `PASS=`, `DB_PASS:` and a
+    mapping's `PASS:` are a password's assignment."""
+    for scanned, path in ((text, "check.log"), (json.dumps({"output": text}) + "\n", "e.jsonl")):
+        assert value not in redact_text(scanned, path=path, cache=None).text
+
+
+@pytest.mark.parametrize(
     "line",
     [
         "password: HkBDLHFaDXosUduCJI:",
